@@ -1,0 +1,101 @@
+import { FormatError } from './format-error.ts';
+import type { SourceFile } from './reader.ts';
+
+/** Inputs above this size are refused instead of exhausting memory. */
+export const MAX_INPUT_BYTES = 512 * 1024 * 1024;
+
+/** lineAt returns the 1-based line number of a character offset. */
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  let i = text.indexOf('\n');
+  while (i >= 0 && i < offset) {
+    line += 1;
+    i = text.indexOf('\n', i + 1);
+  }
+  return line;
+}
+
+/** checkText refuses absurdly large inputs and binary content. */
+export function checkText(file: SourceFile): void {
+  if (file.text.length > MAX_INPUT_BYTES) {
+    throw new FormatError(file.path, undefined, `input is ${file.text.length} bytes, above the ${MAX_INPUT_BYTES}-byte limit`);
+  }
+  const nul = file.text.indexOf('\u0000');
+  if (nul >= 0) {
+    throw new FormatError(file.path, lineAt(file.text, nul), 'input contains NUL bytes; is this a binary file?');
+  }
+}
+
+/**
+ * parseJsonDocument parses a JSON file, turning syntax errors into a
+ * FormatError with the line of the problem.
+ */
+export function parseJsonDocument(file: SourceFile): unknown {
+  checkText(file);
+  if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
+  try {
+    return JSON.parse(file.text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /position (\d+)/.exec(message);
+    const line = position ? lineAt(file.text, Number(position[1])) : undefined;
+    throw new FormatError(file.path, line, `invalid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`);
+  }
+}
+
+/**
+ * JsonReader tracks where in a document a value came from, so type errors say
+ * `benchmarks[3].real_time` instead of "expected a number".
+ */
+export class JsonReader {
+  readonly file: string;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  fail(path: string, message: string): never {
+    throw new FormatError(this.file, undefined, `${path}: ${message}`);
+  }
+
+  object(value: unknown, path: string): Record<string, unknown> {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) this.fail(path, `expected an object, got ${describe(value)}`);
+    return value as Record<string, unknown>;
+  }
+
+  array(value: unknown, path: string): unknown[] {
+    if (!Array.isArray(value)) this.fail(path, `expected an array, got ${describe(value)}`);
+    return value;
+  }
+
+  string(value: unknown, path: string): string {
+    if (typeof value !== 'string') this.fail(path, `expected a string, got ${describe(value)}`);
+    return value;
+  }
+
+  /** number accepts finite numbers only: NaN and Infinity are refused. */
+  number(value: unknown, path: string): number {
+    if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(path, `expected a finite number, got ${describe(value)}`);
+    return value;
+  }
+
+  numbers(value: unknown, path: string): number[] {
+    return this.array(value, path).map((v, i) => this.number(v, `${path}[${i}]`));
+  }
+
+  optionalString(value: unknown, path: string): string | undefined {
+    return value === undefined || value === null ? undefined : this.string(value, path);
+  }
+
+  optionalNumber(value: unknown, path: string): number | undefined {
+    return value === undefined || value === null ? undefined : this.number(value, path);
+  }
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
