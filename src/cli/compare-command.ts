@@ -1,0 +1,124 @@
+import { parseArgs } from 'node:util';
+import type { Measurement } from '../model/measurement.ts';
+import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
+import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
+import { renderMarkdown } from '../report/markdown-report.ts';
+import { renderText } from '../report/text-report.ts';
+import { renderJson } from '../report/json-report.ts';
+import { renderComparePy } from '../report/compare-py-report.ts';
+import { readInput } from './read-inputs.ts';
+import { UsageError } from './usage-error.ts';
+
+export const COMPARE_USAGE = `usage: benchbot compare BASE HEAD [options]
+
+Compares benchmark results of a base and a head run and prints a report.
+BASE and HEAD are each a file, a comma-separated list of files (their samples
+pool) or a criterion directory (target/criterion).
+
+options:
+  --format F            input format (default: detected from content)
+  --threshold X         smallest change that matters, e.g. 2% (default 2%)
+  --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
+  --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
+  --output O            markdown | text | json | compare.py (default text)
+  --filter REGEX        only compare benchmarks whose name matches REGEX
+
+exit status: 0 no regression, 1 at least one regression, 2 usage or input error`;
+
+const OUTPUTS = ['markdown', 'text', 'json', 'compare.py'] as const;
+
+/** CompareSettings is the parsed, validated command line of `benchbot compare`. */
+export interface CompareSettings {
+  base: string[];
+  head: string[];
+  format?: string;
+  threshold: number;
+  rules: ThresholdRule[];
+  alpha: number;
+  output: (typeof OUTPUTS)[number];
+  filter?: RegExp;
+}
+
+/** parseCompareArgs validates the command line; every problem names the flag to change. */
+export function parseCompareArgs(args: string[]): CompareSettings {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        format: { type: 'string' },
+        threshold: { type: 'string' },
+        'threshold-for': { type: 'string', multiple: true },
+        alpha: { type: 'string' },
+        output: { type: 'string' },
+        filter: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
+  const threshold = values.threshold === undefined ? 0.02 : parsePercent(values.threshold);
+  if (threshold === undefined) throw new UsageError(`--threshold ${values.threshold}: give a percentage such as 2% or 0.5%`);
+  const rules = (values['threshold-for'] ?? []).map((rule) => {
+    const eq = rule.lastIndexOf('=');
+    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : undefined;
+    if (value === undefined) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
+    return { glob: rule.slice(0, eq), threshold: value };
+  });
+  const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
+  if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${values.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
+  const output = (values.output ?? 'text') as CompareSettings['output'];
+  if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(', ')}`);
+  let filter: RegExp | undefined;
+  if (values.filter !== undefined) {
+    try {
+      filter = new RegExp(values.filter);
+    } catch (error) {
+      throw new UsageError(`--filter ${values.filter}: not a valid regular expression (${(error as Error).message})`);
+    }
+  }
+  const split = (list: string) => list.split(',').filter((p) => p !== '');
+  return { base: split(positionals[0]), head: split(positionals[1]), format: values.format, threshold, rules, alpha, output, filter };
+}
+
+/** readSide reads and pools every input of one side. */
+export function readSide(paths: string[], format: string | undefined, filter: RegExp | undefined): CompareSide {
+  const side: CompareSide = { measurements: [], warnings: [], hints: {} };
+  for (const path of paths) {
+    const outcome = readInput(path, format);
+    const keep = (m: { benchmark?: string }) => filter === undefined || m.benchmark === undefined || filter.test(m.benchmark);
+    side.measurements.push(...outcome.measurements.filter(keep));
+    side.warnings.push(...outcome.warnings.filter(keep));
+    Object.assign(side.hints, outcome.hints);
+  }
+  return side;
+}
+
+/** runCompare implements `benchbot compare`; returns the exit code. */
+export function runCompare(args: string[], out: (text: string) => void): number {
+  const settings = parseCompareArgs(args);
+  const base = readSide(settings.base, settings.format, settings.filter);
+  const head = readSide(settings.head, settings.format, settings.filter);
+  if (base.measurements.length === 0 && head.measurements.length === 0) {
+    throw new UsageError(settings.filter ? `--filter ${settings.filter.source} matches no benchmark` : 'neither side has any measurement');
+  }
+  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
+  out(render(settings.output, report, base.measurements, head.measurements));
+  return report.summary.regressed > 0 ? 1 : 0;
+}
+
+function render(output: CompareSettings['output'], report: ReturnType<typeof compareRuns>, base: Measurement[], head: Measurement[]): string {
+  switch (output) {
+    case 'markdown':
+      return renderMarkdown(report);
+    case 'json':
+      return renderJson(report);
+    case 'compare.py':
+      return renderComparePy(base, head, report.alpha);
+    default:
+      return renderText(report);
+  }
+}

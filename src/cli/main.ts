@@ -1,0 +1,55 @@
+import { FormatError } from '../formats/format-error.ts';
+import { UnknownFormatError } from '../formats/detect.ts';
+import { runParse, PARSE_USAGE } from './parse-command.ts';
+import { runCompare, COMPARE_USAGE } from './compare-command.ts';
+import { UsageError } from './usage-error.ts';
+
+const USAGE = `usage: benchbot <command> [options]
+
+commands:
+  parse FILE...          show what benchbot reads from benchmark output
+  compare BASE HEAD      compare two sets of results and report what changed
+  help                   this text
+
+Run \`benchbot <command> --help\` for a command's options.`;
+
+type Command = { usage: string; run: (args: string[], out: (text: string) => void) => number };
+
+const COMMANDS: Record<string, Command> = {
+  parse: { usage: PARSE_USAGE, run: runParse },
+  compare: { usage: COMPARE_USAGE, run: runCompare },
+};
+
+/**
+ * main runs the benchbot CLI and returns the exit code: 0 success, 1 a
+ * regression was found (compare/run), 2 bad usage or bad input.
+ */
+export function main(argv: string[], out = (t: string) => process.stdout.write(t + '\n'), err = (t: string) => process.stderr.write(t + '\n')): number {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    out(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    err(`benchbot: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    out(command.usage);
+    return 0;
+  }
+  try {
+    return command.run(args, out);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err(`benchbot ${name}: ${error.message}\n\n${command.usage}`);
+      return 2;
+    }
+    if (error instanceof FormatError || error instanceof UnknownFormatError) {
+      err(`benchbot ${name}: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { readSource, type ReadOutcome } from '../formats/detect.ts';
+import { readCriterionDirectory } from '../formats/criterion.ts';
+import { FormatError } from '../formats/format-error.ts';
+import { MAX_INPUT_BYTES } from '../formats/json-document.ts';
+import type { SourceFile } from '../formats/reader.ts';
+
+/**
+ * readInput reads one path given on the command line: a file in any format
+ * (detected unless `format` is given), or a criterion directory
+ * (`target/criterion` or any folder below it), whose `new/` results are read.
+ */
+export function readInput(path: string, format?: string): ReadOutcome {
+  const stat = statOrFail(path);
+  if (stat.isDirectory()) {
+    if (format !== undefined && format !== 'criterion') {
+      throw new FormatError(path, undefined, `is a directory; only --format criterion reads directories`);
+    }
+    const files = criterionFiles(path);
+    if (files.length === 0) {
+      throw new FormatError(path, undefined, 'is a directory without criterion results (no */new/sample.json below it)');
+    }
+    return { format: 'criterion', ...readCriterionDirectory(files) };
+  }
+  if (stat.size > MAX_INPUT_BYTES) {
+    throw new FormatError(path, undefined, `is ${stat.size} bytes, above the ${MAX_INPUT_BYTES}-byte limit`);
+  }
+  return readSource({ path, text: readFileSync(path, 'utf8') }, format);
+}
+
+function statOrFail(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    throw new FormatError(path, undefined, 'no such file or directory');
+  }
+}
+
+/** criterionFiles collects the JSON files in every `new/` folder below root. */
+function criterionFiles(root: string): SourceFile[] {
+  const files: SourceFile[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (depth > 12) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full, depth + 1);
+      else if (entry.name.endsWith('.json') && dir.split(sep).at(-1) === 'new') {
+        files.push({ path: relative(process.cwd(), full) || full, text: readFileSync(full, 'utf8') });
+      }
+    }
+  };
+  walk(root, 0);
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}

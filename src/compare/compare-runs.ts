@@ -1,0 +1,208 @@
+import type { Comparison, SideSummary, Verdict } from '../model/comparison.ts';
+import type { Fingerprint } from '../model/fingerprint.ts';
+import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
+import { conversionFactor, normalizeTimeUnit } from '../formats/units.ts';
+import { thresholdFor, type ThresholdRule } from './thresholds.ts';
+import { hygieneWarnings, suiteWarnings } from './hygiene.ts';
+import { estimateChange } from './estimate-change.ts';
+import { benjaminiHochberg } from '../stats/fdr.ts';
+import { geometricMean } from '../stats/summary.ts';
+
+/** CompareSide is everything read for one side (base or head) of a comparison. */
+export interface CompareSide {
+  measurements: Measurement[];
+  warnings: ReadWarning[];
+  hints: FingerprintHints;
+  fingerprint?: Fingerprint;
+}
+
+/**
+ * CompareOptions: `threshold` is theta as a fraction (default 0.02 = 2%),
+ * `rules` override it per benchmark glob, `alpha` is the false discovery
+ * rate across the whole suite and 1 - the CI level (default 0.05).
+ */
+export interface CompareOptions {
+  threshold: number;
+  alpha: number;
+  rules: ThresholdRule[];
+}
+
+export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { threshold: 0.02, alpha: 0.05, rules: [] };
+
+/** ComparisonSummary counts verdicts; geomeanRatio is over time metrics only (see compareRuns). */
+export interface ComparisonSummary {
+  regressed: number;
+  improved: number;
+  unchanged: number;
+  inconclusive: number;
+  new: number;
+  removed: number;
+  error: number;
+  geomeanRatio: number | null;
+}
+
+/** ComparisonReport is the result of comparing two sides: what every report renders. */
+export interface ComparisonReport {
+  comparisons: Comparison[];
+  summary: ComparisonSummary;
+  warnings: string[];
+  threshold: number;
+  alpha: number;
+}
+
+const key = (m: { benchmark: string; metric: string }) => `${m.benchmark}\u0000${m.metric}`;
+
+/**
+ * poolMeasurements merges measurements of the same benchmark and metric (from
+ * several input files) into one, converting units to the first one seen.
+ * Values in a unit that does not convert are kept apart under their own unit.
+ */
+export function poolMeasurements(measurements: readonly Measurement[]): Measurement[] {
+  const pooled = new Map<string, Measurement>();
+  for (const m of measurements) {
+    const existing = pooled.get(key(m));
+    const factor = existing ? conversionFactor(m.unit, existing.unit) : undefined;
+    if (existing && factor !== undefined) {
+      existing.values.push(...m.values.map((v) => v * factor));
+    } else if (existing) {
+      pooled.set(`${key(m)}\u0000${m.unit}`, { ...m, values: [...m.values] });
+    } else {
+      pooled.set(key(m), { ...m, values: [...m.values] });
+    }
+  }
+  return [...pooled.values()];
+}
+
+/**
+ * compareRuns pairs base and head by (benchmark, metric) and decides a verdict
+ * for each pair:
+ *
+ * - the change is the Hodges-Lehmann estimate of head/base on log values with
+ *   its distribution-free CI at level 1 - alpha;
+ * - p is the two-sided Mann-Whitney U test, q its Benjamini-Hochberg
+ *   adjustment across every pair in the suite;
+ * - CI inside (-theta, +theta): `unchanged`; q < alpha and the estimate
+ *   beyond +theta in the bad direction: `regressed`, in the good direction:
+ *   `improved`; anything else: `inconclusive`.
+ *
+ * The suite geomean is taken over time metrics only: counters such as
+ * allocation counts can move by orders of magnitude and would drown it.
+ */
+export function compareRuns(base: CompareSide, head: CompareSide, options: CompareOptions = DEFAULT_COMPARE_OPTIONS): ComparisonReport {
+  const baseByKey = new Map(poolMeasurements(base.measurements).map((m) => [key(m), m]));
+  const headByKey = new Map(poolMeasurements(head.measurements).map((m) => [key(m), m]));
+  const baseErrors = erroredBenchmarks(base.warnings);
+  const headErrors = erroredBenchmarks(head.warnings);
+
+  const drafts: Draft[] = [];
+  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options));
+  for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
+
+  const tested = drafts.filter((d) => d.comparison.p !== null);
+  const qs = benjaminiHochberg(tested.map((d) => d.comparison.p as number));
+  tested.forEach((d, i) => (d.comparison.q = qs[i]));
+
+  const comparisons = drafts.map((d) => {
+    if (d.decided === undefined) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
+    return d.comparison;
+  });
+  return {
+    comparisons,
+    summary: summarize(comparisons),
+    warnings: suiteWarnings(base, head),
+    threshold: options.threshold,
+    alpha: options.alpha,
+  };
+}
+
+interface Draft {
+  comparison: Comparison;
+  threshold: number;
+  /** Set when the verdict follows from the inputs alone (new, removed, error, not comparable). */
+  decided?: Verdict;
+}
+
+function erroredBenchmarks(warnings: readonly ReadWarning[]): Map<string, string> {
+  const errors = new Map<string, string>();
+  for (const w of warnings) if (w.kind === 'error' && w.benchmark !== undefined) errors.set(w.benchmark, w.message);
+  return errors;
+}
+
+function emptyComparison(m: Measurement): Comparison {
+  return {
+    benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better,
+    base: null, head: null, ratio: null, ratioCi: null, p: null, q: null, verdict: 'inconclusive', warnings: [],
+  };
+}
+
+function headOnly(h: Measurement, baseErrors: Map<string, string>): Draft {
+  const comparison = emptyComparison(h);
+  comparison.head = sideSummary(h.values, 0.05);
+  const error = baseErrors.get(h.benchmark);
+  comparison.verdict = error === undefined ? 'new' : 'error';
+  if (error !== undefined) comparison.warnings.push(`base failed: ${error}`);
+  return { comparison, threshold: 0, decided: comparison.verdict };
+}
+
+function draft(b: Measurement, h: Measurement | undefined, headErrors: Map<string, string>, options: CompareOptions): Draft {
+  const comparison = emptyComparison(b);
+  const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
+  comparison.base = sideSummary(b.values, options.alpha);
+  if (h === undefined) {
+    const error = headErrors.get(b.benchmark);
+    comparison.verdict = error === undefined ? 'removed' : 'error';
+    if (error !== undefined) comparison.warnings.push(`head failed: ${error}`);
+    return { comparison, threshold, decided: comparison.verdict };
+  }
+  const factor = conversionFactor(h.unit, b.unit);
+  if (factor === undefined) {
+    comparison.head = sideSummary(h.values, options.alpha);
+    comparison.warnings.push(`units differ and do not convert: base in ${b.unit}, head in ${h.unit}`);
+    return { comparison, threshold, decided: 'inconclusive' };
+  }
+  const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
+  comparison.head = sideSummary(headValues, options.alpha);
+  const change = estimateChange(b.values, headValues, options.alpha);
+  comparison.ratio = change.ratio;
+  comparison.ratioCi = change.ratioCi;
+  comparison.p = change.p;
+  comparison.warnings.push(...change.notes, ...hygieneWarnings(b, b.values, headValues));
+  return { comparison, threshold };
+}
+
+function sideSummary(values: readonly number[], alpha: number): SideSummary {
+  const { median, lo, hi } = medianWithCi(values, alpha);
+  return { n: values.length, median, ci: [lo, hi] };
+}
+
+/**
+ * decideVerdict applies the threshold rule to a tested comparison. A ratio is
+ * read as a cost ratio (above 1 is worse) after flipping higher-is-better
+ * metrics, so one rule serves both directions.
+ */
+export function decideVerdict(c: Comparison, threshold: number, alpha: number): Verdict {
+  if (c.ratio === null || c.ratioCi === null) {
+    return c.p !== null && c.q !== null && c.q < alpha && c.ratio !== null ? beyond(c, threshold) : 'inconclusive';
+  }
+  const [lo, hi] = c.better === 'lower' ? c.ratioCi : [1 / c.ratioCi[1], 1 / c.ratioCi[0]];
+  if (lo > 1 - threshold && hi < 1 + threshold) return 'unchanged';
+  if (c.q === null || c.q >= alpha) return 'inconclusive';
+  return beyond(c, threshold);
+}
+
+function beyond(c: Comparison, threshold: number): Verdict {
+  const cost = c.better === 'lower' ? (c.ratio as number) : 1 / (c.ratio as number);
+  if (cost > 1 + threshold) return 'regressed';
+  if (cost < 1 - threshold) return 'improved';
+  return 'inconclusive';
+}
+
+function summarize(comparisons: readonly Comparison[]): ComparisonSummary {
+  const summary: ComparisonSummary = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
+  for (const c of comparisons) summary[c.verdict] += 1;
+  const timeRatios = comparisons
+    .filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split('/')[0]) !== undefined)
+    .map((c) => c.ratio as number);
+  summary.geomeanRatio = timeRatios.length > 0 ? geometricMean(timeRatios) : null;
+  return summary;
+}
