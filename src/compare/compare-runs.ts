@@ -7,6 +7,7 @@ import { hygieneWarnings, suiteWarnings } from './hygiene.ts';
 import { estimateChange } from './estimate-change.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
 import { geometricMean } from '../stats/summary.ts';
+import { medianWithCi } from '../stats/quantile-ci.ts';
 
 /** CompareSide is everything read for one side (base or head) of a comparison. */
 export interface CompareSide {

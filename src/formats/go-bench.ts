@@ -45,18 +45,13 @@ export const goBenchReader: Reader = {
   description: 'go test -bench text output (Go benchmark data format)',
 
   sniff(head: string): boolean {
-    try {
-      const lines = head.split(/\r?\n/);
-      let results = 0;
-      let config = 0;
-      for (const line of lines) {
-        if (/^(goos|goarch|pkg):\s+\S/.test(line)) config += 1;
-        else if (BENCHMARK_NAME.test(line) && /^\S+\s+\d+\s+[-+\d.eE]+\s+\S+/.test(line)) results += 1;
-      }
-      return results > 0 || config >= 2;
-    } catch {
-      return false;
+    let results = 0;
+    let config = 0;
+    for (const line of head.split(/\r?\n/)) {
+      if (/^(goos|goarch|pkg):\s+\S/.test(line)) config += 1;
+      else if (BENCHMARK_NAME.test(line) && /^\S+\s+\d+\s+[-+\d.eE]+\s+\S+/.test(line)) results += 1;
     }
+    return results > 0 || config >= 2;
   },
 
   read(file: SourceFile): ReadResult {

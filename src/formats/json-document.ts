@@ -1,5 +1,6 @@
 import { FormatError } from './format-error.ts';
 import type { SourceFile } from './reader.ts';
+import { jsonErrorOffset } from './json-error-offset.ts';
 
 /** Inputs above this size are refused instead of exhausting memory. */
 export const MAX_INPUT_BYTES = 512 * 1024 * 1024;
@@ -37,9 +38,10 @@ export function parseJsonDocument(file: SourceFile): unknown {
     return JSON.parse(file.text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const position = /position (\d+)/.exec(message);
-    const line = position ? lineAt(file.text, Number(position[1])) : undefined;
-    throw new FormatError(file.path, line, `invalid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`);
+    const offset = jsonErrorOffset(file.text);
+    const line = lineAt(file.text, offset < 0 ? file.text.length : offset);
+    const reason = offset >= file.text.length ? 'the file ends early (truncated?)' : message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').slice(0, 200);
+    throw new FormatError(file.path, line, `invalid JSON: ${reason}`);
   }
 }
 

@@ -1,14 +1,7 @@
 import type { Direction } from '../model/measurement.ts';
 
-/** Time units understood everywhere, as seconds per unit. */
-const SECONDS_PER_TIME_UNIT: Record<string, number> = {
-  ns: 1e-9,
-  us: 1e-6,
-  'µs': 1e-6,
-  'μs': 1e-6,
-  ms: 1e-3,
-  s: 1,
-};
+/** Time units understood everywhere, as the power of ten of seconds per unit (exact, unlike 1e-6 / 1e-9). */
+const SECONDS_EXPONENT: Record<string, number> = { ns: -9, us: -6, 'µs': -6, 'μs': -6, ms: -3, s: 0 };
 
 /**
  * normalizeTimeUnit maps the spellings harnesses use (`µs`, `μs`, `us`,
@@ -17,7 +10,7 @@ const SECONDS_PER_TIME_UNIT: Record<string, number> = {
 export function normalizeTimeUnit(unit: string): string | undefined {
   const u = unit.trim();
   if (u === 'µs' || u === 'μs') return 'us';
-  return u in SECONDS_PER_TIME_UNIT ? u : undefined;
+  return u in SECONDS_EXPONENT ? u : undefined;
 }
 
 /**
@@ -34,7 +27,8 @@ export function conversionFactor(from: string, to: string): number | undefined {
   const a = normalizeTimeUnit(fromBase);
   const b = normalizeTimeUnit(toBase);
   if (a === undefined || b === undefined) return undefined;
-  return SECONDS_PER_TIME_UNIT[a] / SECONDS_PER_TIME_UNIT[b];
+  const exponent = SECONDS_EXPONENT[a] - SECONDS_EXPONENT[b];
+  return exponent >= 0 ? 10 ** exponent : 1 / 10 ** -exponent;
 }
 
 function splitPer(unit: string): [string, string] {

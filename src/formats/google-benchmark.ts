@@ -1,0 +1,326 @@
+import type { Direction, FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
+import { FormatError } from './format-error.ts';
+import { describe, parseJsonDocument } from './json-document.ts';
+import type { Reader, ReadResult, SourceFile } from './reader.ts';
+import { conversionFactor, directionOf, normalizeTimeUnit } from './units.ts';
+
+/**
+ * Fields of a benchmark row that describe the row rather than measure
+ * something; everything else that is numeric is a measurement.
+ */
+const DESCRIPTIVE_FIELDS = new Set([
+  'name',
+  'run_name',
+  'run_type',
+  'repetitions',
+  'repetition_index',
+  'threads',
+  'family_index',
+  'per_family_instance_index',
+  'aggregate_name',
+  'aggregate_unit',
+  'error_occurred',
+  'error_message',
+  'skipped',
+  'skip_message',
+  // The iteration count is chosen by the harness to fill min_time; comparing
+  // it between runs says nothing about speed.
+  'iterations',
+  'time_unit',
+  'label',
+  // Complexity rows (aggregate_name BigO / RMS) carry these instead of times.
+  'cpu_coefficient',
+  'real_coefficient',
+  'big_o',
+  'rms',
+]);
+
+/** Built-in fields with a unit of their own; direction follows the unit. */
+const KNOWN_UNITS: Record<string, string> = {
+  bytes_per_second: 'bytes/s',
+  items_per_second: 'items/s',
+  // MemoryManager results (benchmark::RegisterMemoryManager).
+  allocs_per_iter: 'count',
+  max_bytes_used: 'B',
+  total_allocated_bytes: 'B',
+  net_heap_growth: 'B',
+};
+
+/** Aggregate names Google Benchmark appends to a run name (`BM_x_mean`). */
+const AGGREGATE_SUFFIX = /_(mean|median|stddev|cv|BigO|RMS)$/;
+
+/** User counters flagged kIsRate are only recognizable by their name. */
+const RATE_COUNTER = /(per_?sec(ond)?|_per_s|\/s)$/i;
+
+/** Google Benchmark prints non-finite doubles as bare tokens, which JSON.parse refuses. */
+const NON_FINITE_TOKEN = /"(?:[^"\\]|\\.)*"|-?\b(?:NaN|Infinity|nan|inf)\b/g;
+const NON_FINITE_STRINGS = new Set(['NaN', '-NaN', 'Infinity', '-Infinity', 'nan', '-nan', 'inf', '-inf']);
+
+type Row = Record<string, unknown>;
+
+interface Group {
+  name: string;
+  /** Iteration rows seen, failed ones included. */
+  iterations: number;
+  failed: number;
+  failureKind: 'error' | 'skipped' | undefined;
+  failureMessage: string;
+  /** Aggregate rows with their index in `benchmarks`, kept only for summary-only groups. */
+  aggregates: { kind: string; row: Row; index: number }[];
+  metrics: Map<string, Measurement>;
+}
+
+/** Context keys copied into the hints as they are (strings, numbers, booleans). */
+const CONTEXT_STRINGS = ['library_build_type', 'host_name', 'date', 'executable'];
+const CONTEXT_NUMBERS = ['num_cpus', 'mhz_per_cpu'];
+
+/**
+ * googleBenchmarkReader reads Google Benchmark's `--benchmark_out_format=json`
+ * output (1.x, including the old schemas of compare.py's test inputs).
+ *
+ * - Samples are iteration rows (`run_type` "iteration", or no `run_type` and
+ *   a name without an aggregate suffix), one value per repetition, grouped by
+ *   `run_name` (else `name`) so repetitions of one benchmark form one series.
+ * - Metrics: `real_time` and `cpu_time` in the row's `time_unit` (default
+ *   `ns`; `us` for µs), `bytes_per_second` (`bytes/s`) and
+ *   `items_per_second` (`items/s`) higher is better, MemoryManager fields
+ *   (`allocs_per_iter` count, `max_bytes_used` etc. in `B`), and every other
+ *   numeric field as a user counter with unit `count`, lower is better unless
+ *   its name says it is a rate (`LookupsPerSecond`, `ops_per_sec`, `x/s`).
+ * - Aggregate rows (mean, median, stddev, cv, BigO, RMS, user statistics)
+ *   never mix into samples. A benchmark that has only aggregates (from
+ *   `--benchmark_report_aggregates_only`) contributes its median row (else its
+ *   mean row) as a single value per metric plus a `summary-only` warning,
+ *   because benchbot runs the suite in rounds and one median per round is a
+ *   fair sample; without median or mean it contributes nothing but the
+ *   warning. Groups made only of complexity rows (BigO/RMS) are ignored.
+ * - Rows with `error_occurred` or `skipped` true contribute nothing; each such
+ *   benchmark gets one `error` or `skipped` warning.
+ * - Hints: `context`'s library_build_type, host_name, date, executable,
+ *   num_cpus, mhz_per_cpu, cpu_scaling_enabled, and `load_avg` as its first
+ *   (1-minute) value.
+ * - The bare NaN/Infinity tokens the library writes for 0/0 statistics are
+ *   tolerated in rows whose values are not used; in a used row they are a
+ *   FormatError, as is any other non-finite or non-numeric measurement.
+ */
+export const googleBenchmarkReader: Reader = {
+  format: 'google-benchmark',
+  description: 'Google Benchmark JSON (--benchmark_out_format=json)',
+  sniff,
+  read,
+};
+
+function sniff(head: string): boolean {
+  try {
+    if (!/^\uFEFF?\s*\{/.test(head)) return false;
+    if (/"(library_build_type|mhz_per_cpu|cpu_scaling_enabled)"\s*:/.test(head)) return true;
+    return /"benchmarks"\s*:\s*\[/.test(head) && /"(real_time|cpu_time|run_type|time_unit)"\s*:/.test(head);
+  } catch {
+    return false;
+  }
+}
+
+function read(file: SourceFile): ReadResult {
+  const { document, sanitized } = parse(file);
+  const path = file.path;
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    throw new FormatError(path, undefined, `expected a JSON object with "context" and "benchmarks", got ${describe(document)}`);
+  }
+  const top = document as Row;
+  const hints = readHints(path, top.context);
+  const rows = top.benchmarks;
+  if (!Array.isArray(rows)) throw new FormatError(path, undefined, `benchmarks: expected an array, got ${describe(rows)}`);
+
+  const groups = new Map<string, Group>();
+  for (let i = 0; i < rows.length; i++) {
+    const value: unknown = rows[i];
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new FormatError(path, undefined, `benchmarks[${i}]: expected an object, got ${describe(value)}`);
+    }
+    const row = value as Row;
+    const name = row.name;
+    if (typeof name !== 'string') throw new FormatError(path, undefined, `benchmarks[${i}].name: expected a string, got ${describe(name)}`);
+    const runName = row.run_name;
+    if (runName !== undefined && typeof runName !== 'string') {
+      throw new FormatError(path, undefined, `benchmarks[${i}].run_name: expected a string, got ${describe(runName)}`);
+    }
+    const aggregate = isAggregate(path, row, name, i);
+    const key = runName ?? (aggregate ? stripAggregateSuffix(row, name) : name);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { name: key, iterations: 0, failed: 0, failureKind: undefined, failureMessage: '', aggregates: [], metrics: new Map() };
+      groups.set(key, group);
+    }
+    if (aggregate) {
+      if (group.iterations === 0) group.aggregates.push({ kind: aggregateKind(row, name), row, index: i });
+      continue;
+    }
+    group.iterations += 1;
+    if (group.aggregates.length > 0) group.aggregates = [];
+    if (recordFailure(path, group, row, i)) continue;
+    addRow(path, group, row, i, sanitized);
+  }
+
+  const measurements: Measurement[] = [];
+  const warnings: ReadWarning[] = [];
+  for (const group of groups.values()) {
+    if (group.failed > 0) warnings.push(failureWarning(group));
+    if (group.iterations === 0) summarize(path, group, warnings, sanitized);
+    for (const m of group.metrics.values()) measurements.push(m);
+  }
+  return { measurements, warnings, hints };
+}
+
+/** parse runs JSON.parse once, and a second time only for files with bare NaN/Infinity. */
+function parse(file: SourceFile): { document: unknown; sanitized: boolean } {
+  try {
+    return { document: parseJsonDocument(file), sanitized: false };
+  } catch (error) {
+    if (!(error instanceof FormatError) || !/\b(NaN|Infinity|nan|inf)\b/.test(file.text)) throw withEndLine(error, file.text);
+    // Quoting keeps every token on its line, so errors from the second parse still point at the right line.
+    const text = file.text.replace(NON_FINITE_TOKEN, (token) => (token.charCodeAt(0) === 34 ? token : `"${token}"`));
+    try {
+      return { document: parseJsonDocument({ path: file.path, text }), sanitized: true };
+    } catch (second) {
+      throw withEndLine(second, text);
+    }
+  }
+}
+
+/** withEndLine gives V8's "Unexpected end of JSON input", which has no position, the last line. */
+function withEndLine(error: unknown, text: string): unknown {
+  if (!(error instanceof FormatError) || error.line !== undefined || !/Unexpected end of JSON input/.test(error.message)) return error;
+  const line = text.trimEnd().split('\n').length;
+  return new FormatError(error.file, line, error.message.slice(error.file.length + 2));
+}
+
+function isAggregate(path: string, row: Row, name: string, index: number): boolean {
+  const runType = row.run_type;
+  if (runType === 'iteration') return false;
+  if (runType === 'aggregate') return true;
+  if (runType === undefined) return row.aggregate_name !== undefined || AGGREGATE_SUFFIX.test(name);
+  throw new FormatError(path, undefined, `benchmarks[${index}].run_type: expected "iteration" or "aggregate", got ${describe(runType)}`);
+}
+
+function aggregateKind(row: Row, name: string): string {
+  if (typeof row.aggregate_name === 'string') return row.aggregate_name;
+  const suffix = AGGREGATE_SUFFIX.exec(name);
+  return suffix ? suffix[1] : '';
+}
+
+/** stripAggregateSuffix groups old-schema `BM_x_mean` rows (no run_name) with `BM_x`. */
+function stripAggregateSuffix(row: Row, name: string): string {
+  const kind = aggregateKind(row, name);
+  return kind !== '' && name.endsWith(`_${kind}`) ? name.slice(0, name.length - kind.length - 1) : name;
+}
+
+/** recordFailure notes an errored or skipped row and says whether it was one. */
+function recordFailure(path: string, group: Group, row: Row, index: number): boolean {
+  const error = flag(path, row, 'error_occurred', index);
+  const skipped = flag(path, row, 'skipped', index);
+  if (!error && !skipped) return false;
+  group.failed += 1;
+  if (group.failureKind !== 'error') {
+    group.failureKind = error ? 'error' : 'skipped';
+    const message = error ? row.error_message : row.skip_message;
+    group.failureMessage = typeof message === 'string' ? message : '';
+  }
+  return true;
+}
+
+function flag(path: string, row: Row, field: string, index: number): boolean {
+  const value = row[field];
+  if (value === undefined || value === false) return false;
+  if (value === true) return true;
+  throw new FormatError(path, undefined, `benchmarks[${index}].${field}: expected a boolean, got ${describe(value)}`);
+}
+
+function failureWarning(group: Group): ReadWarning {
+  const what = group.failureKind === 'error' ? 'failed' : 'was skipped';
+  const detail = group.failureMessage === '' ? '' : `: ${group.failureMessage}`;
+  return {
+    message: `${group.name} ${what} in ${group.failed} of ${group.iterations} repetitions${detail}`,
+    benchmark: group.name,
+    kind: group.failureKind,
+  };
+}
+
+function summarize(path: string, group: Group, warnings: ReadWarning[], sanitized: boolean): void {
+  const kinds = group.aggregates.map((a) => a.kind);
+  if (kinds.every((k) => k === 'BigO' || k === 'RMS')) return;
+  const pick = group.aggregates.find((a) => a.kind === 'median') ?? group.aggregates.find((a) => a.kind === 'mean');
+  const listed = [...new Set(kinds.map((k) => k || 'unnamed'))].join(', ');
+  warnings.push({
+    message: pick
+      ? `${group.name} reported only aggregates (${listed}); its ${pick.kind} is used as a single value per metric`
+      : `${group.name} reported only aggregates (${listed}) and no median or mean; it contributes no values`,
+    benchmark: group.name,
+    kind: 'summary-only',
+  });
+  if (pick) addRow(path, group, pick.row, pick.index, sanitized);
+}
+
+/** addRow appends one row's metrics to its group: the per-row hot path, so no allocation per field. */
+function addRow(path: string, group: Group, row: Row, index: number, sanitized: boolean): void {
+  let timeUnit: string | undefined;
+  for (const field in row) {
+    if (DESCRIPTIVE_FIELDS.has(field)) continue;
+    const value = row[field];
+    let unit: string;
+    if (field === 'real_time' || field === 'cpu_time') {
+      timeUnit ??= timeUnitOf(path, row, index);
+      unit = timeUnit;
+    } else if (typeof value === 'number' || (sanitized && typeof value === 'string' && NON_FINITE_STRINGS.has(value))) {
+      unit = KNOWN_UNITS[field] ?? 'count';
+    } else {
+      // Strings, booleans and objects that are not standard fields carry no measurement.
+      continue;
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      const got = typeof value === 'string' && sanitized && NON_FINITE_STRINGS.has(value) ? value : describe(value);
+      throw new FormatError(path, undefined, `benchmarks[${index}].${field}: expected a finite number, got ${got}`);
+    }
+    let m = group.metrics.get(field);
+    if (m === undefined) {
+      m = { benchmark: group.name, metric: field, unit, better: directionFor(field, unit), values: [] };
+      group.metrics.set(field, m);
+    }
+    if (m.unit === unit) {
+      m.values.push(value);
+    } else {
+      const factor = conversionFactor(unit, m.unit);
+      if (factor === undefined) throw new FormatError(path, undefined, `benchmarks[${index}].${field}: unit ${unit} does not match ${m.unit} of earlier rows`);
+      m.values.push(value * factor);
+    }
+  }
+}
+
+function timeUnitOf(path: string, row: Row, index: number): string {
+  const raw = row.time_unit;
+  if (raw === undefined) return 'ns';
+  const unit = typeof raw === 'string' ? normalizeTimeUnit(raw) : undefined;
+  if (unit === undefined) throw new FormatError(path, undefined, `benchmarks[${index}].time_unit: expected ns, us, ms or s, got ${describe(raw)}`);
+  return unit;
+}
+
+function directionFor(metric: string, unit: string): Direction {
+  if (unit === 'count' && RATE_COUNTER.test(metric)) return 'higher';
+  return directionOf(metric, unit);
+}
+
+function readHints(path: string, context: unknown): FingerprintHints {
+  const hints: FingerprintHints = {};
+  if (context === undefined || context === null) return hints;
+  if (typeof context !== 'object' || Array.isArray(context)) throw new FormatError(path, undefined, `context: expected an object, got ${describe(context)}`);
+  const c = context as Row;
+  for (const key of CONTEXT_STRINGS) if (typeof c[key] === 'string') hints[key] = c[key];
+  for (const key of CONTEXT_NUMBERS) {
+    const v = c[key];
+    if (typeof v === 'number' && Number.isFinite(v)) hints[key] = v;
+  }
+  if (typeof c.cpu_scaling_enabled === 'boolean') hints.cpu_scaling_enabled = c.cpu_scaling_enabled;
+  // The 1-minute value is the one that says whether the machine was busy during this run.
+  const load = c.load_avg;
+  if (Array.isArray(load) && typeof load[0] === 'number' && Number.isFinite(load[0])) hints.load_avg = load[0];
+  return hints;
+}
