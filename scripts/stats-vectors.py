@@ -202,6 +202,44 @@ def bootstrap():
     return out
 
 
+def xoshiro128():
+    """xoshiro128** (Blackman & Vigna) from a raw state and from a seed, as documented in bootstrap.ts."""
+    mask = 0xFFFFFFFF
+
+    def rotl(x, k):
+        return ((x << k) | (x >> (32 - k))) & mask
+
+    def generator(state):
+        s = list(state)
+        while True:
+            result = (rotl((s[1] * 5) & mask, 7) * 9) & mask
+            t = (s[1] << 9) & mask
+            s[2] ^= s[0]
+            s[3] ^= s[1]
+            s[1] ^= s[2]
+            s[0] ^= s[3]
+            s[2] ^= t
+            s[3] = rotl(s[3], 11)
+            yield result
+
+    def seeded_state(seed):
+        weyl = seed & mask
+        state = []
+        for _ in range(4):
+            weyl = (weyl + 0x9E3779B9) & mask
+            z = weyl
+            z = ((z ^ (z >> 16)) * 0x85EBCA6B) & mask
+            z = ((z ^ (z >> 13)) * 0xC2B2AE35) & mask
+            state.append(z ^ (z >> 16))
+        return state
+
+    def take(gen, n):
+        return [next(gen) for _ in range(n)]
+
+    return {"state": [1, 2, 3, 4], "fromState": take(generator([1, 2, 3, 4]), 20),
+            "seed": 42, "fromSeed": take(generator(seeded_state(42)), 20)}
+
+
 def fdr():
     out = []
     for m in [1, 2, 3, 5, 10, 30, 100, 300]:
@@ -269,6 +307,7 @@ def main():
         "hodges-lehmann.json": hodges_lehmann(cases),
         "quantile-ci.json": quantile_ci(),
         "bootstrap.json": bootstrap(),
+        "xoshiro128.json": [xoshiro128()],
         "fdr.json": fdr(),
         "summary.json": summary(),
     }

@@ -6,8 +6,8 @@ import { thresholdFor, type ThresholdRule } from './thresholds.ts';
 import { hygieneWarnings, suiteWarnings } from './hygiene.ts';
 import { estimateChange } from './estimate-change.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
-import { geometricMean } from '../stats/summary.ts';
-import { medianWithCi } from '../stats/quantile-ci.ts';
+import { geometricMean } from '../stats/geometric-mean.ts';
+import { medianCi } from '../stats/quantile-ci.ts';
 
 /** CompareSide is everything read for one side (base or head) of a comparison. */
 export interface CompareSide {
@@ -172,8 +172,9 @@ function draft(b: Measurement, h: Measurement | undefined, headErrors: Map<strin
 }
 
 function sideSummary(values: readonly number[], alpha: number): SideSummary {
-  const { median, lo, hi } = medianWithCi(values, alpha);
-  return { n: values.length, median, ci: [lo, hi] };
+  const ci = medianCi(values, alpha);
+  if (ci === null) throw new RangeError('sideSummary: no values');
+  return { n: values.length, median: ci.estimate, ci: [ci.lower, ci.upper] };
 }
 
 /**
@@ -204,6 +205,6 @@ function summarize(comparisons: readonly Comparison[]): ComparisonSummary {
   const timeRatios = comparisons
     .filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split('/')[0]) !== undefined)
     .map((c) => c.ratio as number);
-  summary.geomeanRatio = timeRatios.length > 0 ? geometricMean(timeRatios) : null;
+  summary.geomeanRatio = geometricMean(timeRatios);
   return summary;
 }

@@ -1,6 +1,5 @@
-import { mannWhitneyU } from '../stats/mann-whitney.ts';
 import { hodgesLehmann, ratioWithCi } from '../stats/hodges-lehmann.ts';
-import { median } from '../stats/quantile-ci.ts';
+import { median } from '../stats/order-statistics.ts';
 
 /** ChangeEstimate is head vs base for one measurement: ratio head/base with its CI, and the U test's p. */
 export interface ChangeEstimate {
@@ -28,16 +27,19 @@ export function estimateChange(base: readonly number[], head: readonly number[],
       notes: [`cannot test with ${base.length} base and ${head.length} head sample(s): at least 2 per side needed`],
     };
   }
-  const p = mannWhitneyU(base, head).p;
-  if (base.every((v) => v > 0) && head.every((v) => v > 0)) {
-    const r = ratioWithCi(base, head, alpha);
-    return { ratio: r.ratio, ratioCi: [r.lo, r.hi], p, notes: [] };
-  }
+  const logRatio = ratioWithCi(base, head, alpha);
+  if (logRatio !== null) return { ratio: logRatio.ratio, ratioCi: [logRatio.lower, logRatio.upper], p: logRatio.p, notes: [] };
+
   const mb = median(base);
-  const hl = hodgesLehmann(base, head, alpha);
+  const hl = hodgesLehmann(base, head, { alpha });
   if (mb > 0) {
-    return { ratio: (mb + hl.shift) / mb, ratioCi: [(mb + hl.lo) / mb, (mb + hl.hi) / mb], p, notes: [] };
+    return { ratio: (mb + hl.estimate) / mb, ratioCi: [(mb + hl.lower) / mb, (mb + hl.upper) / mb], p: hl.p, notes: [] };
   }
-  if (base.every((v) => v === 0) && head.every((v) => v === 0)) return { ratio: 1, ratioCi: [1, 1], p, notes: [] };
-  return { ratio: null, ratioCi: null, p, notes: [`base median is ${mb}: the change is a difference of ${hl.shift} (CI ${hl.lo} to ${hl.hi}), not a ratio`] };
+  if (base.every((v) => v === 0) && head.every((v) => v === 0)) return { ratio: 1, ratioCi: [1, 1], p: hl.p, notes: [] };
+  return {
+    ratio: null,
+    ratioCi: null,
+    p: hl.p,
+    notes: [`base median is ${mb}: the change is a difference of ${hl.estimate} (CI ${hl.lower} to ${hl.upper}), not a ratio`],
+  };
 }

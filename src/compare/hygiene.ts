@@ -1,7 +1,9 @@
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { FingerprintHints, Measurement } from '../model/measurement.ts';
 import { conversionFactor } from '../formats/units.ts';
-import { bimodality, mannKendall, robustCv } from '../stats/summary.ts';
+import { bimodality } from '../stats/bimodality.ts';
+import { mannKendall } from '../stats/mann-kendall.ts';
+import { robustCv } from '../stats/robust-cv.ts';
 
 /** Fewer samples per side than this draws a warning (compare.py recommends 9+ repetitions too). */
 export const RECOMMENDED_SAMPLES = 9;

@@ -1,7 +1,7 @@
 import type { Measurement } from '../model/measurement.ts';
 import { conversionFactor } from '../formats/units.ts';
 import { mannWhitneyU } from '../stats/mann-whitney.ts';
-import { geometricMean } from '../stats/summary.ts';
+import { geometricMean } from '../stats/geometric-mean.ts';
 
 /**
  * renderComparePy prints what Google Benchmark's `compare.py benchmarks A B`
@@ -92,7 +92,9 @@ function geomeanSeconds(times: Map<string, Times>): [number, number] | undefined
     cpu.push(...t.cpu.map((v) => v * toSeconds));
   }
   if (real.length === 0) return undefined;
-  return [geometricMean(real), geometricMean(cpu)];
+  const r = geometricMean(real);
+  const c = geometricMean(cpu);
+  return r === null || c === null ? undefined : [r, c];
 }
 
 /** fixed formats like Python's `{:.Nf}`: exact ties round half to even, -0 keeps its sign. */

@@ -18,8 +18,10 @@
  * percentile interval and says so in `method`.
  *
  * {@link bootstrapCi} draws its own resamples from {@link xoshiro128}, a
- * xoshiro128** generator (Blackman & Vigna 2018) seeded through splitmix32,
- * so a seed gives the same interval on every platform.
+ * xoshiro128** generator (Blackman & Vigna 2018) whose state is filled from
+ * the seed by a Weyl sequence (increment 0x9e3779b9) through MurmurHash3's
+ * fmix32, so a seed gives the same interval on every platform. Checked
+ * against a Python implementation in scripts/stats-vectors.py.
  */
 
 import { normalCdf, normalQuantile } from './normal.ts';
@@ -149,8 +151,8 @@ function bcaLevels(values: readonly number[], statistic: Statistic, estimate: nu
 
 /**
  * xoshiro128 returns a xoshiro128** generator of uniform doubles in [0, 1)
- * (32 random bits each), its 128-bit state filled by splitmix32 from `seed`
- * (any number; its low 32 bits are used).
+ * (32 random bits each), its 128-bit state filled from `seed` (any number;
+ * its low 32 bits are used).
  */
 export function xoshiro128(seed: number): () => number {
   const next = xoshiro128Uint32(seed);
@@ -160,17 +162,22 @@ export function xoshiro128(seed: number): () => number {
 /** xoshiro128Uint32 is {@link xoshiro128} returning the raw uint32 outputs. */
 export function xoshiro128Uint32(seed: number): () => number {
   let s = seed >>> 0;
-  const splitmix = (): number => {
+  const fill = (): number => {
     s = (s + 0x9e3779b9) >>> 0;
     let z = s;
     z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = splitmix();
-  let b = splitmix();
-  let c = splitmix();
-  let d = splitmix();
+  return xoshiro128FromState(fill(), fill(), fill(), fill());
+}
+
+/** xoshiro128FromState is the raw xoshiro128** uint32 generator from a given 128-bit state (not all zero). */
+export function xoshiro128FromState(s0: number, s1: number, s2: number, s3: number): () => number {
+  let a = s0 >>> 0;
+  let b = s1 >>> 0;
+  let c = s2 >>> 0;
+  let d = s3 >>> 0;
   return () => {
     const result = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
     const t = (b << 9) >>> 0;

@@ -194,6 +194,20 @@ describe('googleBenchmarkReader', () => {
     assert.deepEqual(test3.warnings.map((w) => [w.kind, w.benchmark]), [['summary-only', 'BM_One'], ['summary-only', 'short']]);
   });
 
+  it('reads a file that starts with a byte order mark', () => {
+    const text = loadFixture('google-benchmark/repetitions.json').text;
+    assert.equal(googleBenchmarkReader.sniff(`\uFEFF${text.slice(0, 4095)}`), true);
+    assert.deepEqual(read(`\uFEFF${text}`), googleBenchmarkReader.read(loadFixture('google-benchmark/repetitions.json')));
+  });
+
+  it('keeps counters named like Object.prototype members as plain counters', () => {
+    const { measurements } = read(doc(ROW.replace('"iterations": 10', '"constructor": 3, "__proto__": 4, "toString": 5')));
+    assert.deepEqual(
+      measurements.filter((m) => m.unit === 'count').map((m) => [m.metric, m.better, m.values]),
+      [['constructor', 'lower', [3]], ['__proto__', 'lower', [4]], ['toString', 'lower', [5]]],
+    );
+  });
+
   it('converts a time unit that changes between repetitions to the first one', () => {
     const { measurements } = read(doc(ROW, ROW.replace('"real_time": 1.5', '"real_time": 0.002').replace('"ns"', '"us"')));
     assert.deepEqual(measurements.find((m) => m.metric === 'real_time')?.values, [1.5, 2]);
