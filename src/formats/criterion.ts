@@ -178,15 +178,13 @@ export function readCriterionDirectory(files: SourceFile[]): ReadResult {
     const { perIteration } = readSample(sampleFile);
     const benchmarkFile = byPath.get(samplePath.replace(/sample\.json$/, 'benchmark.json'));
     let benchmark = criterionNameFromPath(sampleFile.path);
-    let throughput: [string, number] | undefined;
-    let throughputFile = sampleFile;
+    let throughput: { unit: string; amount: number; file: SourceFile } | undefined;
     if (benchmarkFile === undefined) {
       warnings.push({ benchmark, kind: 'note', message: `${sampleFile.path}: no benchmark.json beside it; named the benchmark "${benchmark}" from its path and read no throughput` });
     } else {
       const described = readBenchmarkJson(benchmarkFile, warnings);
       benchmark = described.name;
-      throughput = described.throughput;
-      throughputFile = benchmarkFile;
+      if (described.throughput) throughput = { unit: described.throughput[0], amount: described.throughput[1], file: benchmarkFile };
     }
     const where = benchmarkFile?.path ?? sampleFile.path;
     const earlier = seen.get(benchmark);
@@ -194,7 +192,7 @@ export function readCriterionDirectory(files: SourceFile[]): ReadResult {
     seen.set(benchmark, where);
     measurements.push({ benchmark, metric: 'time', unit: 'ns', better: 'lower', values: perIteration });
     if (throughput) {
-      measurements.push({ benchmark, metric: 'throughput', unit: throughput[0], better: 'higher', values: throughputValues(throughputFile, perIteration, throughput[1]) });
+      measurements.push({ benchmark, metric: 'throughput', unit: throughput.unit, better: 'higher', values: throughputValues(throughput.file, perIteration, throughput.amount) });
     }
   }
   return { measurements, warnings, hints: {} };

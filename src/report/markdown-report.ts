@@ -92,7 +92,7 @@ function tableWithin(rows: readonly Comparison[], budget: number): { text: strin
 function row(c: Comparison): string {
   const change = c.ratio === null ? '–' : `${bold(formatChange(c.ratio), c.verdict === 'regressed' || c.verdict === 'improved')}${c.ratioCi ? ` [${formatChange(c.ratioCi[0])}, ${formatChange(c.ratioCi[1])}]` : ''}`;
   const verdict = VERDICT_LABEL[c.verdict] + (c.warnings.length > 0 ? ` ⚠️` : '');
-  return `| ${escapeCell(c.benchmark)} | ${escapeCell(c.metric)}${c.better === 'higher' ? ' ↑' : ''} | ${side(c.base, c.unit)} | ${side(c.head, c.unit)} | ${change} | ${formatP(c.q)} | ${verdict} |`;
+  return `| ${code(c.benchmark)} | ${code(c.metric)}${c.better === 'higher' ? ' ↑' : ''} | ${side(c.base, c.unit)} | ${side(c.head, c.unit)} | ${change} | ${formatP(c.q)} | ${verdict} |`;
 }
 
 function side(s: SideSummary | null, unit: string): string {
@@ -124,9 +124,18 @@ function warningLines(warnings: readonly string[], max: number): string[] {
   return ['', '**Warnings**', '', ...shown];
 }
 
-/** escapeCell keeps benchmark names from breaking the table or injecting markup. */
+/** escapeCell keeps free text from breaking the table or injecting markup. */
 export function escapeCell(text: string): string {
   return escapeInline(text).replace(/\|/g, '\\|');
+}
+
+/**
+ * code shows a name as a code span, where markdown and HTML are inert; only
+ * backticks (which would end the span), pipes (which would end the cell) and
+ * line breaks need care.
+ */
+export function code(text: string): string {
+  return `\`${text.replace(/`/g, "'").replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|')}\``;
 }
 
 function escapeInline(text: string): string {

@@ -125,6 +125,7 @@ describe('criterionReader', () => {
     assert.equal(criterionNameFromPath('C:\\p\\target\\criterion\\g\\f\\new\\sample.json'), 'g/f');
     assert.equal(criterionNameFromPath('target/criterion/criterion/new/sample.json'), 'criterion');
     assert.equal(criterionNameFromPath('out/parse/new/sample.json'), 'parse');
+    assert.equal(criterionNameFromPath('target/criterion/g/f/base/sample.json'), 'g/f');
     assert.equal(criterionNameFromPath('sample.json'), 'sample.json');
   });
 
@@ -150,6 +151,7 @@ describe('criterionReader', () => {
     assertFormatError(() => readSample('{"sampling_mode":"Linear","iters":[1,0],"times":[1,1]}'), SAMPLE, /iters\[1\]: expected a positive/);
     assertFormatError(() => readSample('{"sampling_mode":"Linear","iters":[1,2],"times":[1,-1]}'), SAMPLE, /times\[1\]: expected a positive/);
     assertFormatError(() => readSample('{"sampling_mode":"Linear","iters":[],"times":[]}'), SAMPLE, /iters: no samples/);
+    assertFormatError(() => readSample('{"sampling_mode":"Linear","iters":[1e-320],"times":[1e300]}'), SAMPLE, /times\[0\]: time per iteration Infinity is out of range/);
     assertFormatError(() => readSample('{"sampling_mode":7,"iters":[1],"times":[1]}'), SAMPLE, /sampling_mode: expected a string/);
   });
 });
