@@ -19,10 +19,10 @@ export function renderComparePy(base: readonly Measurement[], head: readonly Mea
   for (const name of names) {
     const b = baseTimes.get(name) as Times;
     const h = headTimes.get(name) as Times;
-    const factor = conversionFactor(h.unit, b.unit);
-    if (factor === undefined) continue;
-    const hReal = h.real.map((v) => v * factor);
-    const hCpu = h.cpu.map((v) => v * factor);
+    // compare.py only pairs rows in the base's time unit; a benchmark whose unit changed is left out.
+    if (h.unit !== b.unit) continue;
+    const hReal = h.real;
+    const hCpu = h.cpu;
     const rows: number[][] = [];
     for (let i = 0; i < Math.min(b.real.length, hReal.length); i++) {
       rows.push([change(b.real[i], hReal[i]), change(b.cpu[i], hCpu[i]), b.real[i], hReal[i], b.cpu[i], hCpu[i]]);
