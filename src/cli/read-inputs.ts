@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { readSource, type ReadOutcome } from '../formats/detect.ts';
+import { readerFor, readSource, type ReadOutcome } from '../formats/detect.ts';
 import { readCriterionDirectory } from '../formats/criterion.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { MAX_INPUT_BYTES } from '../formats/json-document.ts';
@@ -12,6 +12,7 @@ import type { SourceFile } from '../formats/reader.ts';
  * (`target/criterion` or any folder below it), whose `new/` results are read.
  */
 export function readInput(path: string, format?: string): ReadOutcome {
+  if (format !== undefined) readerFor(format);
   const stat = statOrFail(path);
   if (stat.isDirectory()) {
     if (format !== undefined && format !== 'criterion') {

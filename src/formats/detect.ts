@@ -1,4 +1,5 @@
 import { FormatError } from './format-error.ts';
+import { checkText } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { googleBenchmarkReader } from './google-benchmark.ts';
 import { hyperfineReader } from './hyperfine.ts';
@@ -75,6 +76,7 @@ export interface ReadOutcome extends ReadResult {
 
 /** readSource reads one input with the given format, or the detected one when format is undefined. */
 export function readSource(file: SourceFile, format?: string): ReadOutcome {
+  checkText(file);
   const reader = format === undefined ? detectReader(file) : readerFor(format);
   return { format: reader.format, ...reader.read(file) };
 }

@@ -29,6 +29,7 @@
 
 import { asymptoticPValue, chooseMethod, exactPValue, rankSum } from './mann-whitney.ts';
 import type { MannWhitneyMethod } from './mann-whitney.ts';
+import { selectRanks } from './order-statistics.ts';
 
 /** HodgesLehmannOptions: `alpha` (default 0.05) gives a 1 - alpha CI; `method` as {@link mannWhitneyU} (default `auto`). */
 export interface HodgesLehmannOptions {
@@ -66,12 +67,6 @@ export function hodgesLehmann(x: readonly number[], y: readonly number[], option
   const big = n1 * n2;
   const p = pOf(ranks.u1);
 
-  const diffs = new Float64Array(big);
-  let k = 0;
-  for (let j = 0; j < n2; j++) for (let i = 0; i < n1; i++) diffs[k++] = y[j] - x[i];
-  diffs.sort();
-  const estimate = big % 2 === 1 ? diffs[(big - 1) / 2] : (diffs[big / 2 - 1] + diffs[big / 2]) / 2;
-
   // p depends on U only through |U - N/2| and is non-increasing in it; search
   // the largest accepted half-integer distance h over 0, 1/2, ..., N/2.
   let lo = 0; // accepted: distance 0 gives p = 1 with both methods
@@ -82,6 +77,13 @@ export function hodgesLehmann(x: readonly number[], y: readonly number[], option
     else hi = mid;
   }
   const rank = Math.ceil(big / 2 - lo / 2);
+
+  const diffs = new Float64Array(big);
+  let k = 0;
+  for (let j = 0; j < n2; j++) for (let i = 0; i < n1; i++) diffs[k++] = y[j] - x[i];
+  const middle = big % 2 === 1 ? [(big - 1) / 2] : [big / 2 - 1, big / 2];
+  selectRanks(diffs, rank <= 0 ? middle : [rank - 1, ...middle, big - rank]);
+  const estimate = middle.length === 1 ? diffs[middle[0]] : (diffs[middle[0]] + diffs[middle[1]]) / 2;
   const lower = rank <= 0 ? -Infinity : diffs[rank - 1];
   const upper = rank <= 0 ? Infinity : diffs[big - rank];
   return { estimate, lower, upper, alpha, p, excludesZero: p <= alpha, method };

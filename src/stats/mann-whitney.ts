@@ -78,22 +78,31 @@ export function rankSum(x: readonly number[], y: readonly number[]): RankSum {
   const n1 = x.length;
   const n2 = y.length;
   if (n1 === 0 || n2 === 0) throw new RangeError('mannWhitneyU: both samples must be non-empty');
-  const n = n1 + n2;
-  const values = new Float64Array(n);
-  for (let i = 0; i < n1; i++) values[i] = x[i];
-  for (let j = 0; j < n2; j++) values[n1 + j] = y[j];
-  for (let i = 0; i < n; i++) if (Number.isNaN(values[i])) throw new RangeError('mannWhitneyU: samples must not contain NaN');
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => values[a] - values[b]);
+  // Sort each side and merge: cheaper than sorting pooled indices with a comparator.
+  const xs = Float64Array.from(x).sort();
+  const ys = Float64Array.from(y).sort();
+  if (Number.isNaN(xs[n1 - 1]) || Number.isNaN(ys[n2 - 1])) throw new RangeError('mannWhitneyU: samples must not contain NaN');
   let r1 = 0;
   let tieTerm = 0;
-  for (let start = 0; start < n; ) {
-    let end = start + 1;
-    while (end < n && values[order[end]] === values[order[start]]) end++;
-    const t = end - start;
-    const midRank = (start + 1 + end) / 2;
-    for (let k = start; k < end; k++) if (order[k] < n1) r1 += midRank;
+  let i = 0;
+  let j = 0;
+  let rank = 0; // ranks assigned so far
+  while (i < n1 || j < n2) {
+    const v = j >= n2 || (i < n1 && xs[i] <= ys[j]) ? xs[i] : ys[j];
+    let a = 0;
+    while (i < n1 && xs[i] === v) {
+      i++;
+      a++;
+    }
+    let b = 0;
+    while (j < n2 && ys[j] === v) {
+      j++;
+      b++;
+    }
+    const t = a + b;
+    r1 += a * (rank + (t + 1) / 2);
     if (t > 1) tieTerm += t * t * t - t;
-    start = end;
+    rank += t;
   }
   return { u1: r1 - (n1 * (n1 + 1)) / 2, tieTerm };
 }

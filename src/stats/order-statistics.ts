@@ -45,3 +45,49 @@ export function medianSorted(sorted: ArrayLike<number>): number {
   const mid = n >> 1;
   return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
+
+/**
+ * selectRanks rearranges `values` in place so that each requested 0-based
+ * rank holds the value a full sort would put there (quickselect, expected
+ * linear time). Hodges-Lehmann needs three or four order statistics of n1*n2
+ * pairwise differences; selecting them is several times faster than sorting.
+ */
+export function selectRanks(values: Float64Array, ranks: readonly number[]): void {
+  const wanted = [...new Set(ranks)].filter((r) => r >= 0 && r < values.length).sort((a, b) => a - b);
+  let from = 0;
+  for (const rank of wanted) {
+    select(values, rank, from, values.length - 1);
+    from = rank + 1;
+  }
+}
+
+function select(a: Float64Array, k: number, left: number, right: number): void {
+  while (right > left) {
+    // Median of three as the pivot keeps sorted or reversed input linear.
+    const mid = (left + right) >>> 1;
+    if (a[mid] < a[left]) swap(a, mid, left);
+    if (a[right] < a[left]) swap(a, right, left);
+    if (a[right] < a[mid]) swap(a, right, mid);
+    const pivot = a[mid];
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return;
+  }
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+}

@@ -73,8 +73,15 @@ export function medianCi(values: readonly number[], alpha = 0.05): QuantileCi | 
   return quantileCi(values, { q: 0.5, alpha });
 }
 
-/** binomialCdf returns P(B <= k) for k = 0..n, B ~ Binomial(n, q), summed from log-space pmfs. */
+// A suite compares thousands of benchmarks with the same n; the CDF depends on (n, q) only.
+const cdfCache = new Map<string, Float64Array>();
+
+/** binomialCdf returns P(B <= k) for k = 0..n, B ~ Binomial(n, q), summed from log-space pmfs (cached; do not modify the result). */
 export function binomialCdf(n: number, q: number): Float64Array {
+  const key = `${n}/${q}`;
+  const cached = cdfCache.get(key);
+  if (cached) return cached;
+  if (cdfCache.size > 1000) cdfCache.clear();
   const cdf = new Float64Array(n + 1);
   const logQ = Math.log(q);
   const log1mQ = Math.log1p(-q);
@@ -85,6 +92,7 @@ export function binomialCdf(n: number, q: number): Float64Array {
     sum += Math.exp(logChoose + k * logQ + (n - k) * log1mQ);
     cdf[k] = Math.min(1, sum);
   }
+  cdfCache.set(key, cdf);
   return cdf;
 }
 

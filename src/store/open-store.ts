@@ -1,0 +1,79 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { PostgresStore, redactUrl } from './postgres-store.ts';
+import { SqliteStore } from './sqlite-store.ts';
+import { StoreError, type Store, type StoreOptions } from './store.ts';
+
+/** DEFAULT_SQLITE_PATH is where the embedded store lives, relative to the working directory. */
+export const DEFAULT_SQLITE_PATH = join('.benchbot', 'benchbot.db');
+
+/** STORE_URL_ENV names the environment variable read when no --store is given. */
+export const STORE_URL_ENV = 'BENCHBOT_DATABASE_URL';
+
+/** StoreLocation is where a store URL points: a SQLite file or a PostgreSQL server. */
+export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; display: string };
+
+/** OpenStoreOptions say where relative paths and the default live, and tune the adapter. */
+export interface OpenStoreOptions extends StoreOptions {
+  /** Directory that relative SQLite paths and the default `.benchbot/benchbot.db` are under. */
+  cwd: string;
+  /** Environment for BENCHBOT_DATABASE_URL (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Run pending migrations on open (default true). */
+  migrate?: boolean;
+}
+
+/**
+ * resolveStoreLocation decides which store a URL means, without touching
+ * anything: `postgres://` or `postgresql://` is PostgreSQL; `sqlite:PATH`
+ * (also `sqlite://PATH`) or a plain path is a SQLite file, relative to `cwd`;
+ * no URL (or an empty one) falls back to BENCHBOT_DATABASE_URL, then to
+ * `.benchbot/benchbot.db` under `cwd`. Any other scheme is a StoreError.
+ */
+export function resolveStoreLocation(url: string | undefined, options: { cwd: string; env?: Record<string, string | undefined> }): StoreLocation {
+  const env = options.env ?? process.env;
+  const chosen = nonEmpty(url) ?? nonEmpty(env[STORE_URL_ENV]);
+  if (chosen === undefined) return { kind: 'sqlite', path: resolve(options.cwd, DEFAULT_SQLITE_PATH) };
+  if (/^postgres(ql)?:\/\//i.test(chosen)) {
+    try {
+      new URL(chosen);
+    } catch {
+      throw new StoreError(`the store URL ${redactUrl(chosen)} is not a valid URL; write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
+    }
+    return { kind: 'postgres', url: chosen, display: redactUrl(chosen) };
+  }
+  const sqlite = /^sqlite:(\/\/)?/i.exec(chosen);
+  if (sqlite) {
+    const path = chosen.slice(sqlite[0].length);
+    if (path === '') throw new StoreError(`the store URL ${chosen} names no file; write sqlite:PATH, e.g. sqlite:${DEFAULT_SQLITE_PATH}`);
+    return { kind: 'sqlite', path: resolve(options.cwd, path) };
+  }
+  // A scheme of two or more letters is a URL we do not speak (one letter is a Windows drive).
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(chosen);
+  if (scheme && !isAbsolute(chosen)) {
+    throw new StoreError(`unsupported store URL scheme "${scheme[1]}:" in ${redactUrl(chosen)}; use a file path, sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
+  }
+  return { kind: 'sqlite', path: resolve(options.cwd, chosen) };
+}
+
+/**
+ * openStore opens (and by default migrates) the store a URL points to; see
+ * resolveStoreLocation for the URL forms. It fails with a StoreError naming
+ * the path or URL and what to fix, before anything is written.
+ */
+export async function openStore(url: string | undefined, options: OpenStoreOptions): Promise<Store> {
+  const location = resolveStoreLocation(url, options);
+  const store = location.kind === 'sqlite' ? SqliteStore.open(location.path, options) : await PostgresStore.open(location.url, options);
+  if (options.migrate !== false) {
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return store;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

@@ -1,0 +1,207 @@
+import pg from 'pg';
+import type { Measurement } from '../model/measurement.ts';
+import type { Dialect } from './migrations.ts';
+import { SqlStore, type Row, type SqlConn, type SqlValue } from './sql-store.ts';
+import { StoreError, type StoreOptions } from './store.ts';
+
+/** DEFAULT_CONNECT_TIMEOUT_MS bounds how long opening a PostgreSQL store may hang on an unreachable host. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Samples per INSERT (and per onSamples report): a few MB of array text per statement. */
+const SAMPLE_BATCH = 50_000;
+/** An arbitrary constant naming benchbot's migration lock among advisory locks. */
+const MIGRATION_LOCK_ID = 4_210_771_337;
+
+/**
+ * PostgresStore is the shared-server adapter over `pg`. Reads borrow a
+ * pooled connection; each write is one transaction on one connection.
+ * Samples go in as three arrays per statement through `unnest`, which is an
+ * order of magnitude faster than row-by-row inserts and needs no COPY.
+ */
+export class PostgresStore extends SqlStore {
+  readonly kind = 'postgres' as const;
+  readonly location: string;
+  protected readonly dialect: Dialect = 'postgres';
+  private readonly pool: pg.Pool;
+  private closed = false;
+
+  private constructor(pool: pg.Pool, display: string, options: StoreOptions) {
+    super(options);
+    this.pool = pool;
+    this.location = display;
+  }
+
+  /** open connects once to fail early with a message that says what to fix. */
+  static async open(url: string, options: StoreOptions = {}): Promise<PostgresStore> {
+    const display = redactUrl(url);
+    const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 4, connectionTimeoutMillis: timeout });
+    // An idle client dropped by the server (restart, admin kill) must not crash the process; the next query reconnects.
+    pool.on('error', () => undefined);
+    try {
+      const client = await pool.connect();
+      client.release();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw new StoreError(`cannot connect to the PostgreSQL store ${display}: ${connectReason(error, timeout)}. ${connectFix(error)} (set with --store or BENCHBOT_DATABASE_URL)`, { cause: error });
+    }
+    return new PostgresStore(pool, display, options);
+  }
+
+  protected async read<T>(fn: (c: SqlConn) => Promise<T>): Promise<T> {
+    this.checkOpen();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.wrap(error);
+    }
+    try {
+      return await fn(conn(client));
+    } catch (error) {
+      throw this.wrap(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  protected write<T>(fn: (c: SqlConn) => Promise<T>): Promise<T> {
+    return this.transaction(fn, false);
+  }
+
+  protected writeLocked<T>(fn: (c: SqlConn) => Promise<T>): Promise<T> {
+    return this.transaction(fn, true);
+  }
+
+  private async transaction<T>(fn: (c: SqlConn) => Promise<T>, lock: boolean): Promise<T> {
+    this.checkOpen();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.wrap(error);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      if (lock) await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
+      const result = await fn(conn(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        // The connection is unusable: drop it from the pool instead of reusing it.
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      }
+      throw this.wrap(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  protected async insertSamples(c: SqlConn, ids: readonly number[], measurements: readonly Measurement[], progress: (written: number) => void): Promise<void> {
+    let mids: number[] = [];
+    let idxs: number[] = [];
+    let vals: number[] = [];
+    let written = 0;
+    const flush = async (): Promise<void> => {
+      if (vals.length === 0) return;
+      // Array literals built here: numbers print as valid float8/int input, and pg's generic escaping per element is slow.
+      await c.run('INSERT INTO samples (measurement_id, idx, value) SELECT * FROM unnest(?::bigint[], ?::integer[], ?::float8[])', [
+        `{${mids.join(',')}}`,
+        `{${idxs.join(',')}}`,
+        `{${vals.join(',')}}`,
+      ]);
+      written += vals.length;
+      mids = [];
+      idxs = [];
+      vals = [];
+      progress(written);
+    };
+    for (let k = 0; k < measurements.length; k++) {
+      const values = measurements[k].values;
+      for (let i = 0; i < values.length; i++) {
+        mids.push(ids[k]);
+        idxs.push(i);
+        vals.push(values[i]);
+        if (vals.length >= SAMPLE_BATCH) await flush();
+      }
+    }
+    await flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StoreError(`the PostgreSQL store ${this.location} is closed`);
+  }
+
+  private wrap(error: unknown): unknown {
+    if (error instanceof StoreError) return error;
+    const e = error as { message?: string; code?: string };
+    const text = e.message || e.code || String(error);
+    return new StoreError(`PostgreSQL store ${this.location}: ${text}`, { cause: error });
+  }
+}
+
+function conn(client: pg.PoolClient): SqlConn {
+  return {
+    all: async (sql, params = []) => (await client.query(numbered(sql), params as SqlValue[])).rows as Row[],
+    run: async (sql, params = []) => (await client.query(numbered(sql), params as SqlValue[])).rowCount ?? 0,
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+  };
+}
+
+/** numbered turns the shared `?` placeholders into PostgreSQL's `$1, $2, ...` (no shared SQL has a literal `?`). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** redactUrl hides the password of a connection URL, for messages and `location`. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  }
+}
+
+function connectReason(error: unknown, timeout: number): string {
+  const e = error as { message?: string; code?: string; errors?: { message?: string }[] };
+  if (/timeout/i.test(e.message ?? '')) return `no answer within ${timeout} ms`;
+  if (e.code === 'ECONNREFUSED') return 'connection refused';
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return 'host not found';
+  // Node reports a refused dual-stack connect as an AggregateError with an empty message.
+  return e.message || e.errors?.map((x) => x.message).join('; ') || e.code || String(error);
+}
+
+function connectFix(error: unknown): string {
+  const e = error as { message?: string; code?: string };
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return 'Nothing listens at that host and port: start PostgreSQL there, or fix the host/port in the URL.';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'Fix the host name in the URL.';
+    case '28P01':
+    case '28000':
+      return 'Fix the user name and password in the URL (or the server\'s pg_hba.conf).';
+    case '3D000':
+      return 'Create the database (createdb NAME) or fix the database name at the end of the URL.';
+    case '42501':
+      return 'The user lacks a privilege benchbot needs: grant it CREATE and USAGE on the schema, or use another user.';
+  }
+  if (/timeout/i.test(e.message ?? '')) return 'Check that the host is reachable (firewall, VPN) and the port is right.';
+  return 'Check the URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE.';
+}

@@ -1,0 +1,168 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { Measurement } from '../model/measurement.ts';
+import type { Dialect } from './migrations.ts';
+import { SqlStore, type Row, type SqlConn, type SqlValue } from './sql-store.ts';
+import { StoreError, type StoreOptions } from './store.ts';
+
+/** DEFAULT_BUSY_TIMEOUT_MS is how long a SQLite writer waits for another's lock. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/** Samples are reported to onSamples after every this many rows. */
+const SAMPLE_BATCH = 65_536;
+/** Rows per multi-row INSERT: far fewer statement steps than one row each, well under SQLite's 32766 variables. */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * SqliteStore is the embedded adapter over `node:sqlite`. DatabaseSync is
+ * synchronous, so every call is queued behind the previous one: one
+ * connection can hold only one transaction, and an async caller must not see
+ * another caller's uncommitted rows.
+ */
+export class SqliteStore extends SqlStore {
+  readonly kind = 'sqlite' as const;
+  readonly location: string;
+  protected readonly dialect: Dialect = 'sqlite';
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private readonly conn: SqlConn;
+
+  private constructor(path: string, db: DatabaseSync, options: StoreOptions) {
+    super(options);
+    this.location = path;
+    this.db = db;
+    const prepare = (sql: string): StatementSync => {
+      let s = this.statements.get(sql);
+      if (!s) this.statements.set(sql, (s = db.prepare(sql)));
+      return s;
+    };
+    this.conn = {
+      all: async (sql, params = []) => prepare(sql).all(...(params as SqlValue[])) as Row[],
+      run: async (sql, params = []) => Number(prepare(sql).run(...(params as SqlValue[])).changes),
+      exec: async (sql) => db.exec(sql),
+    };
+  }
+
+  /**
+   * open creates the file (and its directory) when missing and sets the
+   * connection up: busy timeout first, so that even switching to WAL waits
+   * for a concurrent opener instead of failing.
+   */
+  static open(path: string, options: StoreOptions = {}): SqliteStore {
+    const busy = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    let db: DatabaseSync | undefined;
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      db = new DatabaseSync(path, { timeout: busy, enableForeignKeyConstraints: true });
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy))}`);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = NORMAL');
+      db.exec('PRAGMA foreign_keys = ON');
+    } catch (error) {
+      try {
+        db?.close();
+      } catch {
+        // the open failure is the error worth reporting
+      }
+      throw new StoreError(`cannot open the SQLite store at ${path}: ${reason(error)}. ${fixFor(error)}`, { cause: error });
+    }
+    return new SqliteStore(path, db, options);
+  }
+
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(() => {
+      if (this.closed) throw new StoreError(`the SQLite store at ${this.location} is closed`);
+      return fn();
+    });
+    this.queue = result.catch(() => undefined);
+    return result.catch((error: unknown) => {
+      throw this.wrap(error);
+    });
+  }
+
+  protected read<T>(fn: (c: SqlConn) => Promise<T>): Promise<T> {
+    return this.serialize(() => fn(this.conn));
+  }
+
+  protected write<T>(fn: (c: SqlConn) => Promise<T>): Promise<T> {
+    return this.serialize(async () => {
+      // IMMEDIATE takes the write lock up front (waiting up to the busy timeout); a deferred
+      // transaction would fail with SQLITE_BUSY when upgrading from read to write.
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(this.conn);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  protected writeLocked<T>(fn: (c: SqlConn) => Promise<T>): Promise<T> {
+    return this.write(fn);
+  }
+
+  protected async insertSamples(_c: SqlConn, ids: readonly number[], measurements: readonly Measurement[], progress: (written: number) => void): Promise<void> {
+    const many = this.db.prepare(`INSERT INTO samples (measurement_id, idx, value) VALUES ${new Array(ROWS_PER_INSERT).fill('(?, ?, ?)').join(', ')}`);
+    const one = this.db.prepare('INSERT INTO samples (measurement_id, idx, value) VALUES (?, ?, ?)');
+    const params = new Array<number>(ROWS_PER_INSERT * 3);
+    let written = 0;
+    let reported = 0;
+    for (let k = 0; k < measurements.length; k++) {
+      const id = ids[k];
+      const values = measurements[k].values;
+      let i = 0;
+      for (; i + ROWS_PER_INSERT <= values.length; i += ROWS_PER_INSERT) {
+        for (let j = 0; j < ROWS_PER_INSERT; j++) {
+          params[3 * j] = id;
+          params[3 * j + 1] = i + j;
+          params[3 * j + 2] = values[i + j];
+        }
+        many.run(...params);
+        written += ROWS_PER_INSERT;
+        if (written - reported >= SAMPLE_BATCH) progress((reported = written));
+      }
+      for (; i < values.length; i++) {
+        one.run(id, i, values[i]);
+        written++;
+      }
+      if (written - reported >= SAMPLE_BATCH) progress((reported = written));
+    }
+    if (written > reported) progress(written);
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    if (this.closed) return;
+    this.closed = true;
+    this.statements.clear();
+    this.db.close();
+  }
+
+  private wrap(error: unknown): unknown {
+    if (error instanceof StoreError) return error;
+    const busy = /database is locked|SQLITE_BUSY/i.test(reason(error));
+    const hint = busy ? ' Another process held the write lock longer than the busy timeout; retry, or raise the busy timeout.' : '';
+    return new StoreError(`SQLite store ${this.location}: ${reason(error)}.${hint}`, { cause: error });
+  }
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
+}
+
+function fixFor(error: unknown): string {
+  const code = (error as { code?: string; errstr?: string }).code;
+  const text = reason(error);
+  if (/not a database/i.test(text)) return 'The file exists but is not a SQLite database: point --store (or BENCHBOT_DATABASE_URL) at a new file.';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || /readonly|read-only|unable to open|permission/i.test(text)) {
+    return 'Pass --store (or set BENCHBOT_DATABASE_URL) with a path in a directory you can write to.';
+  }
+  if (code === 'ENOTDIR' || code === 'EEXIST') return 'A parent of that path is a file, not a directory: pass --store (or set BENCHBOT_DATABASE_URL) with a path in a writable directory.';
+  return 'Check the path, or pass --store (or set BENCHBOT_DATABASE_URL) with another one.';
+}

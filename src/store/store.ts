@@ -1,0 +1,221 @@
+/**
+ * Store is the port through which benchbot keeps history: runs, the
+ * fingerprints of the machines that made them, every raw sample, and a small
+ * key-value `state` table for the app. Two adapters implement it with one
+ * logical schema: SQLite through the built-in `node:sqlite` (the embedded
+ * default, `.benchbot/benchbot.db`) and PostgreSQL through `pg`. `openStore`
+ * (open-store.ts) picks one from a URL.
+ *
+ * Schema (migration 1; `schema_migrations(version, name, applied_at)` records
+ * what ran):
+ *
+ * - `fingerprints(id, key UNIQUE, body)`: one row per distinct fingerprint
+ *   content; `key` is the SHA-256 of its canonical JSON (sorted keys), `body`
+ *   that JSON. Runs reference it, so a machine's fingerprint is stored once.
+ * - `runs(id, key UNIQUE, repo, branch, sha, ref, role, time, time_ms,
+ *   harness, fingerprint_id, warnings, hints)`: `key` is the run id the port
+ *   hands out. It is the caller's `key` when given (a client-supplied uuid),
+ *   else the SHA-256 of the run's canonical JSON, so ingesting the same run
+ *   twice (a retry, a re-import) stores it once. `time` keeps the ISO string
+ *   as given; `time_ms` (epoch ms) orders runs, because ISO strings with
+ *   different offsets do not sort as text. `warnings` and `hints` are JSON.
+ * - `measurements(id, run_id, ordinal, benchmark, metric, unit, better, n,
+ *   median)`: one row per Measurement in its run's order; `n` and `median`
+ *   are precomputed for the nightly series.
+ * - `samples(measurement_id, idx, value)`: every raw value, one row each,
+ *   `idx` its position (repetition / round) in the measurement.
+ * - `state(key, value, version, updated_at)`: JSON text values with a version
+ *   that starts at 1 and grows by one per write, for compare-and-set.
+ *
+ * Transactions: an ingest (one run or many) is a single transaction covering
+ * fingerprint, run, measurements and samples, so a process killed mid-write
+ * leaves the previous state. SQLite runs in WAL mode with `synchronous =
+ * NORMAL` (a killed process never loses a commit; only a power cut may lose
+ * the last one), `busy_timeout` 5000 ms by default, foreign keys on, and
+ * takes write transactions with `BEGIN IMMEDIATE` so concurrent writers
+ * queue on the lock instead of failing on upgrade. Within one process the
+ * SQLite adapter serializes its calls, since one connection cannot hold two
+ * transactions. PostgreSQL uses a pool, READ COMMITTED, and `ON CONFLICT` on
+ * the natural keys so two writers of the same fingerprint or run both succeed.
+ * Migrations run in one transaction each under a lock (`BEGIN IMMEDIATE`, or
+ * a PostgreSQL advisory lock), so processes that open a fresh store together
+ * apply them once.
+ *
+ * Queries: `listRuns` is newest first; `samplesFor` and `series` are oldest
+ * first (time, then insertion order, then the measurement's position).
+ * Filters left undefined do not filter: `repo: undefined` means any repo.
+ */
+import type { Direction, Measurement } from '../model/measurement.ts';
+import type { Run, RunRole } from '../model/run.ts';
+
+/** IngestRun is a Run with where it belongs and, optionally, a caller-chosen id (`key`, at most 200 chars). */
+export type IngestRun = Run & { repo?: string; branch?: string; key?: string };
+
+/** StoredRun is a Run read back from the store, with its id and fingerprint key. */
+export type StoredRun = Run & { id: string; repo?: string; branch?: string; fingerprintKey: string };
+
+/** RunSummary is a stored run without its measurements; `measurements` is their count. */
+export interface RunSummary {
+  id: string;
+  repo?: string;
+  branch?: string;
+  sha: string;
+  ref?: string;
+  role: RunRole;
+  time: string;
+  harness: string;
+  fingerprintKey: string;
+  measurements: number;
+}
+
+/** RunQuery selects runs for listRuns. `before` is an ISO time (exclusive); `limit` defaults to 100. */
+export interface RunQuery {
+  repo?: string;
+  branch?: string;
+  role?: RunRole;
+  sha?: string;
+  limit?: number;
+  before?: string;
+}
+
+/** SampleQuery selects the raw samples of the runs at one commit (PR comparison, bisect references). */
+export interface SampleQuery {
+  repo?: string;
+  sha: string;
+  role?: RunRole;
+  benchmark?: string;
+  metric?: string;
+  fingerprintKey?: string;
+}
+
+/**
+ * RunSamples is one measurement of one stored run. Samples of several runs
+ * are returned separately, never pooled, because runs from different
+ * fingerprints must not be mixed silently; poolSamples pools them on purpose.
+ */
+export type RunSamples = Measurement & { runId: string; sha: string; role: RunRole; time: string; fingerprintKey: string };
+
+/** SeriesQuery selects one branch's history for the nightly scan; `values: true` adds the raw samples. */
+export interface SeriesQuery {
+  repo?: string;
+  branch?: string;
+  role?: RunRole;
+  benchmark?: string;
+  metric?: string;
+  fingerprintKey?: string;
+  values?: boolean;
+}
+
+/** SeriesPoint is one measurement of one run in a series: its sample count and median (null when it has no samples). */
+export interface SeriesPoint {
+  runId: string;
+  sha: string;
+  role: RunRole;
+  time: string;
+  fingerprintKey: string;
+  benchmark: string;
+  metric: string;
+  unit: string;
+  better: Direction;
+  n: number;
+  median: number | null;
+  values?: number[];
+}
+
+/** StateEntry is a value of the state table with its version (1 after the first write). */
+export interface StateEntry {
+  key: string;
+  value: unknown;
+  version: number;
+}
+
+/** StoreCounts counts the rows of each table; handy for checks and for `benchbot import` summaries. */
+export interface StoreCounts {
+  runs: number;
+  fingerprints: number;
+  measurements: number;
+  samples: number;
+  state: number;
+}
+
+/** IngestResult says which ids a batch ingest produced and how many of them were new. */
+export interface IngestResult {
+  ids: string[];
+  created: number;
+}
+
+/** Store is the history port; every method may throw StoreError. */
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  /** location is the SQLite path or the PostgreSQL URL without its password, for messages. */
+  readonly location: string;
+  /** migrate applies pending migrations and returns how many it applied. openStore calls it. */
+  migrate(): Promise<number>;
+  /** ingestRun stores a run in one transaction and returns its id; an already stored run returns its id unchanged. */
+  ingestRun(run: IngestRun): Promise<string>;
+  /** ingestRuns stores many runs in ONE transaction: all or nothing. */
+  ingestRuns(runs: readonly IngestRun[]): Promise<IngestResult>;
+  getRun(id: string): Promise<StoredRun | undefined>;
+  listRuns(query?: RunQuery): Promise<RunSummary[]>;
+  /** listRunIds returns every run id, oldest first (for export). */
+  listRunIds(): Promise<string[]>;
+  samplesFor(query: SampleQuery): Promise<RunSamples[]>;
+  series(query: SeriesQuery): Promise<SeriesPoint[]>;
+  getState(key: string): Promise<StateEntry | undefined>;
+  /** putState writes a JSON value unconditionally and returns its new version. */
+  putState(key: string, value: unknown): Promise<number>;
+  /**
+   * compareAndSetState writes only when the current version is
+   * `expectedVersion` (null: only when the key is absent). It returns the new
+   * version, or null when the expectation failed and nothing was written.
+   */
+  compareAndSetState(key: string, expectedVersion: number | null, value: unknown): Promise<number | null>;
+  /** deleteState removes a key (only at `expectedVersion` when given); true when a row was removed. */
+  deleteState(key: string, expectedVersion?: number): Promise<boolean>;
+  /** listState returns the entries whose key starts with `prefix`, ordered by key. */
+  listState(prefix: string): Promise<StateEntry[]>;
+  counts(): Promise<StoreCounts>;
+  close(): Promise<void>;
+}
+
+/** StoreOptions tune an adapter; every field has a default. */
+export interface StoreOptions {
+  /** SQLite: how long a writer waits for the lock before failing, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** PostgreSQL: connection timeout in ms (default 10000). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: pool size (default 4). */
+  maxConnections?: number;
+  /**
+   * onSamples is called inside an ingest transaction after each batch of
+   * samples is written (running total and the batch's total), before commit:
+   * progress for big imports, and the hook the crash test kills on.
+   */
+  onSamples?: (written: number, total: number) => void;
+}
+
+/**
+ * StoreError is any failure of the store: cannot open or connect, invalid
+ * run, bad query. Its message names the store location and what to fix.
+ */
+export class StoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** poolSamples concatenates the values of the same benchmark x metric across runs, in the order given. */
+export function poolSamples(rows: readonly RunSamples[]): Measurement[] {
+  const pooled = new Map<string, Measurement>();
+  for (const row of rows) {
+    const key = `${row.benchmark}\u0000${row.metric}\u0000${row.unit}`;
+    let m = pooled.get(key);
+    if (!m) {
+      m = { benchmark: row.benchmark, metric: row.metric, unit: row.unit, better: row.better, values: [] };
+      pooled.set(key, m);
+    }
+    for (const v of row.values) m.values.push(v);
+  }
+  return [...pooled.values()];
+}
