@@ -424,7 +424,7 @@ function verdictLine(results: Results, population: string): string {
 }
 
 /** benchQuality runs the whole comparison of rules and returns the printed lines. */
-export async function benchQuality(options: QualityOptions = { suites: 200, seed: 20251122 }): Promise<string[]> {
+export async function benchQuality(options: QualityOptions = { suites: 150, seed: 20251122 }): Promise<string[]> {
   const pools = options.pools ?? loadCorpus();
   const found = options.benchstat === false ? { skip: 'benchstat skipped: turned off by the caller' } : findBenchstat();
   const benchstat = 'path' in found ? found.path : null;

@@ -1,4 +1,4 @@
 // Entry file: no logic here, see main.ts.
 import { main } from './main.ts';
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

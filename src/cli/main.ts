@@ -3,28 +3,37 @@ import { UnknownFormatError } from '../formats/detect.ts';
 import { runParse, PARSE_USAGE } from './parse-command.ts';
 import { runCompare, COMPARE_USAGE } from './compare-command.ts';
 import { UsageError } from './usage-error.ts';
+import { runRun, RUN_USAGE } from './run-command.ts';
+import { runExport, runImport, EXPORT_USAGE, IMPORT_USAGE } from './history-commands.ts';
+import { RunnerError } from '../runner/git-checkout.ts';
+import { StoreError } from '../store/store.ts';
 
 const USAGE = `usage: benchbot <command> [options]
 
 commands:
   parse FILE...          show what benchbot reads from benchmark output
   compare BASE HEAD      compare two sets of results and report what changed
+  run --base --head      A/B two commits on this machine: build, interleaved rounds, report, store
+  export / import        move history between stores as NDJSON; import github-action-benchmark data.js
   help                   this text
 
 Run \`benchbot <command> --help\` for a command's options.`;
 
-type Command = { usage: string; run: (args: string[], out: (text: string) => void) => number };
+type Command = { usage: string; run: (args: string[], out: (text: string) => void) => number | Promise<number> };
 
 const COMMANDS: Record<string, Command> = {
   parse: { usage: PARSE_USAGE, run: runParse },
   compare: { usage: COMPARE_USAGE, run: runCompare },
+  run: { usage: RUN_USAGE, run: runRun },
+  export: { usage: EXPORT_USAGE, run: runExport },
+  import: { usage: IMPORT_USAGE, run: runImport },
 };
 
 /**
  * main runs the benchbot CLI and returns the exit code: 0 success, 1 a
  * regression was found (compare/run), 2 bad usage or bad input.
  */
-export function main(argv: string[], out = (t: string) => process.stdout.write(t + '\n'), err = (t: string) => process.stderr.write(t + '\n')): number {
+export async function main(argv: string[], out = (t: string) => process.stdout.write(t + '\n'), err = (t: string) => process.stderr.write(t + '\n')): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     out(USAGE);
@@ -40,13 +49,13 @@ export function main(argv: string[], out = (t: string) => process.stdout.write(t
     return 0;
   }
   try {
-    return command.run(args, out);
+    return await command.run(args, out);
   } catch (error) {
     if (error instanceof UsageError) {
       err(`benchbot ${name}: ${error.message}\n\n${command.usage}`);
       return 2;
     }
-    if (error instanceof FormatError || error instanceof UnknownFormatError) {
+    if (error instanceof FormatError || error instanceof UnknownFormatError || error instanceof RunnerError || error instanceof StoreError) {
       err(`benchbot ${name}: ${error.message}`);
       return 2;
     }

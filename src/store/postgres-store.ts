@@ -9,6 +9,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Samples per INSERT (and per onSamples report): a few MB of array text per statement. */
 const SAMPLE_BATCH = 50_000;
+/** Measurement ids per sample query. */
+const ID_BATCH = 1000;
 /** An arbitrary constant naming benchbot's migration lock among advisory locks. */
 const MIGRATION_LOCK_ID = 4_210_771_337;
 
@@ -132,6 +134,21 @@ export class PostgresStore extends SqlStore {
     await flush();
   }
 
+  protected async readSamples(c: PgConn, ids: readonly number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    for (let start = 0; start < ids.length; start += ID_BATCH) {
+      const batch = ids.slice(start, start + ID_BATCH);
+      const rows = await c.arrays('SELECT measurement_id, value FROM samples WHERE measurement_id = ANY(?::bigint[]) ORDER BY measurement_id, idx', [`{${batch.join(',')}}`]);
+      for (const [mid, value] of rows) {
+        const id = Number(mid);
+        let list = out.get(id);
+        if (!list) out.set(id, (list = []));
+        list.push(Number(value));
+      }
+    }
+    return out;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -150,14 +167,20 @@ export class PostgresStore extends SqlStore {
   }
 }
 
-function conn(client: pg.PoolClient): SqlConn {
+function conn(client: pg.PoolClient): PgConn {
   return {
     all: async (sql, params = []) => (await client.query(numbered(sql), params as SqlValue[])).rows as Row[],
     run: async (sql, params = []) => (await client.query(numbered(sql), params as SqlValue[])).rowCount ?? 0,
+    arrays: async (sql, params = []) => (await client.query({ text: numbered(sql), values: params as SqlValue[], rowMode: 'array' })).rows as unknown[][],
     exec: async (sql) => {
       await client.query(sql);
     },
   };
+}
+
+/** PgConn adds array rows, which skip building an object per sample row. */
+interface PgConn extends SqlConn {
+  arrays(sql: string, params?: readonly SqlValue[]): Promise<unknown[][]>;
 }
 
 /** numbered turns the shared `?` placeholders into PostgreSQL's `$1, $2, ...` (no shared SQL has a literal `?`). */

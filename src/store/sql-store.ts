@@ -61,6 +61,8 @@ export abstract class SqlStore implements Store {
   protected abstract writeLocked<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
   /** insertSamples writes every value of the measurements (ids in the same order), calling progress per batch. */
   protected abstract insertSamples(c: SqlConn, ids: readonly number[], measurements: readonly Measurement[], progress: (written: number) => void): Promise<void>;
+  /** readSamples returns the values of each measurement id, in index order (missing ids map to nothing). */
+  protected abstract readSamples(c: SqlConn, ids: readonly number[]): Promise<Map<number, number[]>>;
   abstract close(): Promise<void>;
 
   async migrate(): Promise<number> {
@@ -143,7 +145,7 @@ export abstract class SqlStore implements Store {
       );
       if (!r) return undefined;
       const rows = await c.all('SELECT id, benchmark, metric, unit, better FROM measurements WHERE run_id = ? ORDER BY ordinal', [Number(r.id)]);
-      const values = await valuesOf(c, 'FROM samples s JOIN measurements m ON m.id = s.measurement_id WHERE m.run_id = ?', [Number(r.id)]);
+      const values = await this.readSamples(c, rows.map((m) => Number(m.id)));
       const run: StoredRun = {
         id: String(r.key),
         sha: String(r.sha),
@@ -214,7 +216,7 @@ export abstract class SqlStore implements Store {
     where.eq('r.repo', query.repo).eq('r.sha', query.sha).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.key', query.fingerprintKey);
     return this.read(async (c) => {
       const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.key AS fp_key, m.benchmark, m.metric, m.unit, m.better ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
-      const values = await valuesOf(c, `${SAMPLE_FROM} ${where.sql()}`, where.params);
+      const values = await this.readSamples(c, rows.map((r) => Number(r.id)));
       return rows.map((r) => ({
         runId: String(r.key),
         sha: String(r.sha),
@@ -238,7 +240,7 @@ export abstract class SqlStore implements Store {
         `SELECT m.id, r.key, r.sha, r.role, r.time, f.key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
         where.params,
       );
-      const values = query.values ? await valuesOf(c, `${SAMPLE_FROM} ${where.sql()}`, where.params) : undefined;
+      const values = query.values ? await this.readSamples(c, rows.map((r) => Number(r.id))) : undefined;
       return rows.map((r) => {
         const p: SeriesPoint = {
           runId: String(r.key),
@@ -329,19 +331,6 @@ export abstract class SqlStore implements Store {
 }
 
 const MEASUREMENT_FROM = 'FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id';
-const SAMPLE_FROM = 'FROM samples s JOIN measurements m ON m.id = s.measurement_id JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id';
-
-/** valuesOf reads `s.measurement_id, s.value` for a FROM/WHERE clause over samples `s`, grouped by measurement in index order. */
-async function valuesOf(c: SqlConn, fromWhere: string, params: readonly SqlValue[]): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>();
-  for (const r of await c.all(`SELECT s.measurement_id, s.value ${fromWhere} ORDER BY s.measurement_id, s.idx`, params)) {
-    const id = Number(r.measurement_id);
-    let list = out.get(id);
-    if (!list) out.set(id, (list = []));
-    list.push(Number(r.value));
-  }
-  return out;
-}
 
 /** Where collects `AND`ed conditions with their parameters; undefined filters are skipped. */
 class Where {

@@ -136,6 +136,20 @@ export class SqliteStore extends SqlStore {
     if (written > reported) progress(written);
   }
 
+  protected async readSamples(_c: SqlConn, ids: readonly number[]): Promise<Map<number, number[]>> {
+    // One indexed range scan per measurement, already in idx order; arrays instead of row objects halve the cost.
+    const stmt = this.db.prepare('SELECT value FROM samples WHERE measurement_id = ? ORDER BY idx');
+    stmt.setReturnArrays(true);
+    const out = new Map<number, number[]>();
+    for (const id of ids) {
+      const rows = stmt.all(id) as unknown as [number][];
+      const values = new Array<number>(rows.length);
+      for (let i = 0; i < rows.length; i++) values[i] = rows[i][0];
+      out.set(id, values);
+    }
+    return out;
+  }
+
   async close(): Promise<void> {
     await this.queue;
     if (this.closed) return;

@@ -23,7 +23,8 @@
  *   median)`: one row per Measurement in its run's order; `n` and `median`
  *   are precomputed for the nightly series.
  * - `samples(measurement_id, idx, value)`: every raw value, one row each,
- *   `idx` its position (repetition / round) in the measurement.
+ *   `idx` its position (repetition / round) in the measurement; primary key
+ *   (measurement_id, idx), no foreign key (see migrations.ts).
  * - `state(key, value, version, updated_at)`: JSON text values with a version
  *   that starts at 1 and grows by one per write, for compare-and-set.
  *

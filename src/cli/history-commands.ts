@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { openStore } from '../store/open-store.ts';
+import { exportNdjson } from '../store/export-ndjson.ts';
+import { importNdjson } from '../store/import-ndjson.ts';
+import { importGithubActionBenchmark } from '../store/github-action-benchmark.ts';
+import { UsageError } from './usage-error.ts';
+
+export const EXPORT_USAGE = `usage: benchbot export [--store URL] [--output FILE]
+
+Writes the whole history (runs, fingerprints, every raw sample) as NDJSON to
+FILE or stdout.`;
+
+export const IMPORT_USAGE = `usage: benchbot import FILE [--store URL] [--from benchbot|github-action-benchmark] [--repo OWNER/NAME] [--branch NAME]
+
+Adds history to the store in one transaction: a benchbot NDJSON export, or the
+data.js that benchmark-action/github-action-benchmark keeps on gh-pages.
+Importing the same file twice adds nothing.`;
+
+function parse(args: string[], options: Parameters<typeof parseArgs>[0]['options'], positionals: boolean) {
+  try {
+    return parseArgs({ args, options, allowPositionals: positionals });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** runExport implements `benchbot export`. */
+export async function runExport(args: string[], out: (text: string) => void): Promise<number> {
+  const { values } = parse(args, { store: { type: 'string' }, output: { type: 'string', short: 'o' } }, false);
+  const store = await openStore(values.store as string | undefined, { cwd: process.cwd() });
+  try {
+    if (typeof values.output === 'string') {
+      const file = createWriteStream(values.output);
+      const result = await exportNdjson(store, async (chunk) => {
+        if (!file.write(chunk)) await once(file, 'drain');
+      });
+      file.end();
+      await once(file, 'finish');
+      out(`exported ${result.runs} runs to ${values.output}`);
+    } else {
+      await exportNdjson(store, async (chunk) => {
+        if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+      });
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** runImport implements `benchbot import`. */
+export async function runImport(args: string[], out: (text: string) => void): Promise<number> {
+  const { values, positionals } = parse(args, { store: { type: 'string' }, from: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } }, true);
+  if (positionals.length !== 1) throw new UsageError('import needs exactly one FILE (use - for stdin)');
+  const from = (values.from as string | undefined) ?? 'benchbot';
+  if (from !== 'benchbot' && from !== 'github-action-benchmark') throw new UsageError(`--from ${from}: use benchbot or github-action-benchmark`);
+  const file = positionals[0];
+  let text: string;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch {
+    throw new UsageError(`${file}: cannot read this file`);
+  }
+  const store = await openStore(values.store as string | undefined, { cwd: process.cwd() });
+  try {
+    const result = from === 'benchbot'
+      ? await importNdjson(store, text, { file })
+      : await importGithubActionBenchmark(store, text, { file, repo: values.repo as string | undefined, branch: values.branch as string | undefined });
+    out(`imported ${result.runs} runs from ${file} (${result.created} new)`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,205 @@
+import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { parsePercent } from '../compare/thresholds.ts';
+import { readerFor } from '../formats/detect.ts';
+import { renderMarkdown } from '../report/markdown-report.ts';
+import { renderText } from '../report/text-report.ts';
+import { toJsonReport } from '../report/json-report.ts';
+import { runAb, type RunAbResult, type RunAbSettings } from '../runner/run-ab.ts';
+import { createExecutor, parseExecutorSpec } from '../runner/executor.ts';
+import { createProgress } from '../runner/progress.ts';
+import { acquireMachineLock } from '../runner/machine-lock.ts';
+import { waitForQuietMachine } from '../runner/load-guard.ts';
+import { openStore } from '../store/open-store.ts';
+import { UsageError } from './usage-error.ts';
+
+export const RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
+
+Checks out base and head in git worktrees, builds each once, runs the
+benchmark in interleaved ABBA rounds on this machine (or an executor's), adds
+rounds until every benchmark is decisive, stores both runs and prints the report.
+
+options:
+  --base REF              base commit, branch or tag (required)
+  --head REF              head commit, branch or tag (required)
+  --bench CMD             benchmark command, run in the checkout (required)
+  --build CMD             build command, run once per checkout (skipped when that tree was built before)
+  --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
+  --result-file PATH      read results from this file (relative to the checkout) instead of stdout
+  --min-runs N            rounds per side before the first look (default 10)
+  --max-runs N            round budget per side (default 40)
+  --warmup N              discarded warm-up rounds per side (default 1)
+  --threshold X           smallest change that matters (default 2%)
+  --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
+  --alpha A               overall error rate, split across looks (default 0.05)
+  --output O              markdown | text | json (default text)
+  --store URL             history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
+  --no-store              do not store the runs
+  --executor E            local (default) | ssh://user@host[:port][/dir] | device
+  --device-run T          device executor: command template with {cmd}, e.g. 'adb shell {cmd}'
+  --device-push T         device executor: push template with {src} {dst}
+  --device-pull T         device executor: pull template with {src} {dst}
+  --repo DIR              repository to benchmark (default .)
+  --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
+  --round-timeout S       seconds before a round is killed (default 600)
+  --build-timeout S       seconds before a build is killed (default 3600)
+  --max-failed-rounds N   failed rounds tolerated before giving up (default 3)
+  --max-load L            wait until the 1-minute load average is at most L (default: 0.5 + 10% of cores)
+  --load-wait S           how long to wait for that, in seconds (default 300)
+  --seed N                seed of the round order (default: derived from the two SHAs)
+  --labels L1,L2          runner labels recorded in the fingerprint (default: env RUNNER_LABELS)
+  --allow-dirty           run although the repository has uncommitted changes
+
+exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
+
+const OUTPUTS = ['markdown', 'text', 'json'] as const;
+
+/** RunCommandSettings are the parsed flags: the runner's settings plus where to store and how to print. */
+export interface RunCommandSettings extends RunAbSettings {
+  output: (typeof OUTPUTS)[number];
+  store?: string;
+  noStore: boolean;
+  executor: string;
+  device: { run?: string; push?: string; pull?: string };
+  maxLoad?: number;
+  loadWaitMs: number;
+  lockTimeoutMs: number;
+}
+
+function positiveInt(value: string | undefined, flag: string, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} ${value}: give a whole number of at least ${min}`);
+  return n;
+}
+
+function seconds(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback * 1000;
+  const n = Number(value.replace(/s$/, ''));
+  if (!(n > 0)) throw new UsageError(`${flag} ${value}: give a number of seconds, e.g. 600`);
+  return n * 1000;
+}
+
+/** parseRunArgs validates `benchbot run`'s flags; every problem names the flag to change. */
+export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv): RunCommandSettings {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: false,
+      options: {
+        base: { type: 'string' }, head: { type: 'string' }, bench: { type: 'string' }, build: { type: 'string' },
+        format: { type: 'string' }, 'result-file': { type: 'string' },
+        'min-runs': { type: 'string' }, 'max-runs': { type: 'string' }, warmup: { type: 'string' },
+        threshold: { type: 'string' }, 'threshold-for': { type: 'string', multiple: true }, alpha: { type: 'string' },
+        output: { type: 'string' }, store: { type: 'string' }, 'no-store': { type: 'boolean' },
+        executor: { type: 'string' }, 'device-run': { type: 'string' }, 'device-push': { type: 'string' }, 'device-pull': { type: 'string' },
+        repo: { type: 'string' }, counters: { type: 'boolean' },
+        'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, 'max-failed-rounds': { type: 'string' },
+        'max-load': { type: 'string' }, 'load-wait': { type: 'string' }, 'lock-timeout': { type: 'string' },
+        seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const v = parsed.values;
+  for (const flag of ['base', 'head', 'bench'] as const) if (!v[flag]) throw new UsageError(`--${flag} is required`);
+  if (v.format !== undefined && v.format !== 'command') readerFor(v.format);
+  const minRuns = positiveInt(v['min-runs'], '--min-runs', 10, 2);
+  const maxRuns = positiveInt(v['max-runs'], '--max-runs', Math.max(40, minRuns));
+  if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
+  const threshold = v.threshold === undefined ? 0.02 : parsePercent(v.threshold);
+  if (threshold === undefined) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
+  const rules = (v['threshold-for'] ?? []).map((rule) => {
+    const eq = rule.lastIndexOf('=');
+    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : undefined;
+    if (value === undefined) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
+    return { glob: rule.slice(0, eq), threshold: value };
+  });
+  const alpha = v.alpha === undefined ? 0.05 : Number(v.alpha);
+  if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${v.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
+  const output = (v.output ?? 'text') as RunCommandSettings['output'];
+  if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS.join(', ')}`);
+  const maxLoad = v['max-load'] === undefined ? undefined : Number(v['max-load']);
+  if (maxLoad !== undefined && !(maxLoad > 0)) throw new UsageError(`--max-load ${v['max-load']}: give a positive load average, e.g. 1.5`);
+  const repo = resolve(cwd, v.repo ?? '.');
+  const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
+  const labels = (v.labels ?? env.RUNNER_LABELS ?? '').split(',').map((l) => l.trim()).filter((l) => l !== '');
+  return {
+    repo,
+    base: v.base as string,
+    head: v.head as string,
+    bench: v.bench as string,
+    build: v.build,
+    format: v.format,
+    resultFile: v['result-file'],
+    minRuns,
+    maxRuns,
+    warmup: positiveInt(v.warmup, '--warmup', 1, 0),
+    threshold,
+    alpha,
+    rules,
+    roundTimeoutMs: seconds(v['round-timeout'], '--round-timeout', 600),
+    buildTimeoutMs: seconds(v['build-timeout'], '--build-timeout', 3600),
+    seed: seed ?? -1,
+    counters: v.counters === true,
+    allowDirty: v['allow-dirty'] === true,
+    stateDir: join(repo, '.benchbot'),
+    labels,
+    maxFailedRounds: positiveInt(v['max-failed-rounds'], '--max-failed-rounds', 3, 0),
+    output,
+    store: v.store,
+    noStore: v['no-store'] === true,
+    executor: v.executor ?? 'local',
+    device: { run: v['device-run'], push: v['device-push'], pull: v['device-pull'] },
+    maxLoad,
+    loadWaitMs: seconds(v['load-wait'], '--load-wait', 300),
+    lockTimeoutMs: seconds(v['lock-timeout'], '--lock-timeout', 3600),
+  };
+}
+
+/** renderRunReport prints the comparison plus how the rounds went. */
+export function renderRunReport(result: RunAbResult, output: RunCommandSettings['output']): string {
+  const sampling = `${result.roundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(', ')})${result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : ''}${result.undecided.length > 0 ? `; still inconclusive at the cap: ${result.undecided.join(', ')}` : ''}`;
+  const environment = [result.base.fingerprint.cpuModel, result.base.fingerprint.cores && `${result.base.fingerprint.cores} cores`, result.base.fingerprint.kernel && `Linux ${result.base.fingerprint.kernel}`].filter(Boolean).join(', ');
+  switch (output) {
+    case 'json':
+      return JSON.stringify({ ...toJsonReport(result.report), base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided }, null, 2);
+    case 'markdown':
+      return renderMarkdown(result.report, { environment, footer: `Base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}.` });
+    default:
+      return `${renderText(result.report)}\nbase ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}${environment ? `\nmachine: ${environment}` : ''}`;
+  }
+}
+
+/** runRun implements `benchbot run`; returns the exit code. */
+export async function runRun(args: string[], out: (text: string) => void): Promise<number> {
+  const settings = parseRunArgs(args, process.cwd(), process.env);
+  const executor = createExecutor(parseExecutorSpec(settings.executor, settings.device));
+  // Open the store first: a store that does not connect should fail before an hour of measuring.
+  const store = settings.noStore ? undefined : await openStore(settings.store, { cwd: settings.repo });
+  try {
+    const result = await runAb(settings, {
+        executor,
+        progress: createProgress(),
+        now: () => new Date().toISOString(),
+        holdMachine: async () => {
+          const release = await acquireMachineLock(undefined, { timeoutMs: settings.lockTimeoutMs });
+          try {
+            await waitForQuietMachine({ maxLoad: settings.maxLoad, timeoutMs: settings.loadWaitMs });
+          } catch (error) {
+            release();
+            throw error;
+          }
+          return release;
+        },
+    });
+    if (store) await store.ingestRuns([{ ...result.base, repo: settings.repo }, { ...result.head, repo: settings.repo }]);
+    out(renderRunReport(result, settings.output));
+    return result.report.summary.regressed > 0 ? 1 : 0;
+  } finally {
+    await executor.close();
+    await store?.close();
+  }
+}
