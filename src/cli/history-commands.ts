@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { openStore } from '../store/open-store.ts';
@@ -18,7 +18,7 @@ Adds history to the store in one transaction: a benchbot NDJSON export, or the
 data.js that benchmark-action/github-action-benchmark keeps on gh-pages.
 Importing the same file twice adds nothing.`;
 
-function parse(args: string[], options: Parameters<typeof parseArgs>[0]['options'], positionals: boolean) {
+function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boolean) {
   try {
     return parseArgs({ args, options, allowPositionals: positionals });
   } catch (error) {

@@ -117,6 +117,17 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
       });
     });
 
+    test('concurrent calls from one process all land', async () => {
+      await withStore(make(), async (store) => {
+        const writes = Array.from({ length: 20 }, (_, i) => store.ingestRun(run({ time: new Date(Date.UTC(2024, 0, 1, i)).toISOString() })));
+        const states = Array.from({ length: 10 }, (_, i) => store.compareAndSetState(`k${i % 5}`, null, i));
+        const [ids, versions] = await Promise.all([Promise.all(writes), Promise.all(states)]);
+        assert.equal(new Set(ids).size, 20);
+        assert.equal(versions.filter((v) => v === 1).length, 5, 'exactly one claim per key wins');
+        assert.equal((await store.counts()).runs, 20);
+      });
+    });
+
     test('listRuns filters, orders newest first, limits and pages with before', async () => {
       await withStore(make(), async (store) => {
         const ids: string[] = [];
@@ -283,6 +294,7 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
       // Create the schema first so the children race on data, then again on a fresh store below.
       await (await open(url)).close();
       const children = [startChild(url, 'many', 'w1'), startChild(url, 'many', 'w2')];
+      await goTogether(children);
       const results = await Promise.all(children.map((c) => c.exited));
       results.forEach((r, i) => assert.equal(r.code, 0, `writer ${i + 1} failed: ${children[i].output()}`));
       const ids = children.flatMap((c) => c.lines().filter((l) => l.startsWith('id ')).map((l) => l.slice(3)));
@@ -301,6 +313,7 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
     test('two processes opening a brand-new store together both succeed', { timeout: 60_000 }, async () => {
       const url = await make()();
       const children = [startChild(url, 'many', 'n1'), startChild(url, 'many', 'n2')];
+      await goTogether(children);
       const results = await Promise.all(children.map((c) => c.exited));
       results.forEach((r, i) => assert.equal(r.code, 0, `writer ${i + 1} failed: ${children[i].output()}`));
       const store = await open(url);
@@ -330,6 +343,9 @@ if (mode === 'huge') {
   await store.close();
 } else {
   const store = await openStore(url, { cwd: process.cwd(), env: {} });
+  // Start writing only when the parent says so, which it does once every writer is ready.
+  say('ready');
+  await new Promise((resolve) => process.stdin.once('data', resolve));
   for (let i = 0; i < 50; i++) {
     const time = new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString();
     say('id ' + await store.ingestRun({ ...base, sha: tag.padEnd(40, '0'), time, measurements: [{ benchmark: 'B' + tag, metric: 'time', unit: 'ns', better: 'lower', values: [i, i + 1, i + 2] }] }));
@@ -345,13 +361,20 @@ if (mode === 'huge') {
 interface Child {
   waitFor(pattern: RegExp, accept?: (m: RegExpMatchArray) => boolean): Promise<boolean>;
   kill(): void;
+  go(): void;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   lines(): string[];
   output(): string;
 }
 
+async function goTogether(children: Child[]): Promise<void> {
+  const ready = await Promise.all(children.map((c) => c.waitFor(/^ready$/)));
+  ready.forEach((ok, i) => assert.ok(ok, `writer ${i + 1} did not get ready: ${children[i].output()}`));
+  for (const c of children) c.go();
+}
+
 function startChild(url: string, mode: string, tag = ''): Child {
-  const child = spawn(process.execPath, [CHILD, url, mode, tag], { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CHILD, url, mode, tag], { cwd: scratch, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const waiters: { pattern: RegExp; accept: (m: RegExpMatchArray) => boolean; resolve: (ok: boolean) => void }[] = [];
@@ -384,6 +407,7 @@ function startChild(url: string, mode: string, tag = ''): Child {
         check();
       }),
     kill: () => child.kill('SIGKILL'),
+    go: () => child.stdin.end('go\n'),
     exited,
     lines: () => stdout.split('\n').filter((l) => l !== ''),
     output: () => `${stdout}\n${stderr}`.trim(),
@@ -402,3 +426,10 @@ if (!noPostgres) {
   after(() => server?.stop());
 }
 storeContract('postgres', () => async () => server!.createDatabase(fresh('db_')), noPostgres);
+
+describe('postgres adapter', { skip: noPostgres }, () => {
+  test('a database that does not exist fails naming it and the fix', async () => {
+    const url = server!.url.replace(/\/[^/]+$/, '/no_such_db');
+    await assert.rejects(open(url), (e: unknown) => e instanceof StoreError && /database "no_such_db" does not exist/.test(e.message) && /createdb/.test(e.message));
+  });
+});
