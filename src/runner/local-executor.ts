@@ -51,11 +51,14 @@ export function runProcess(file: string, args: readonly string[], options: Proce
       reject(error);
       return;
     }
+    // stdio is 'pipe' for both, so neither stream is null.
+    const out = child.stdout!;
+    const err = child.stderr!;
     const stdout = options.stdoutSink ? undefined : new CappedBuffer();
     const stderr = new CappedBuffer();
-    if (options.stdoutSink) child.stdout.pipe(options.stdoutSink, { end: false });
-    else child.stdout.on('data', (chunk: Buffer) => stdout!.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    if (options.stdoutSink) out.pipe(options.stdoutSink, { end: false });
+    else out.on('data', (chunk: Buffer) => stdout!.push(chunk));
+    err.on('data', (chunk: Buffer) => stderr.push(chunk));
     if (child.stdin) {
       // The program may exit without reading all of its input.
       child.stdin.on('error', () => {});
@@ -93,8 +96,8 @@ export function runProcess(file: string, args: readonly string[], options: Proce
       // A straggler that escaped the group (setsid) may still hold a pipe: do not wait for it for ever.
       timers.push(
         setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
+          out.destroy();
+          err.destroy();
           finish();
         }, 1000),
       );
