@@ -6,9 +6,10 @@
 #
 #   scripts/make-demo-repo.sh DIR
 #
-# DIR is wiped and recreated. Authors, dates and content are fixed, and no
-# global or system git config is read, so the commit SHAs are the same on
-# every machine with the same git object format. Tags:
+# DIR is wiped and recreated (only if it is empty or a repository this
+# script made). Authors, dates and content are fixed, and no global or system
+# git config is read, so the commit SHAs are the same on every machine with
+# the same git object format. Tags:
 #   v1         the initial commit
 #   demo-base  merge of #13, the last merge before the regression
 #   demo-head  merge of #14, the regression (base..head is that one PR)
@@ -30,6 +31,12 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_TERMINAL_PROMPT=0 LC_ALL=C TZ=UTC
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 
+# The wipe only ever removes an empty folder or a repository this script made.
+if [[ -e "$dir" ]] && [[ -n "$(ls -A "$dir" 2>/dev/null)" ]] &&
+  ! grep -qs 'maintainer@recordkit.example' "$dir/.git/config"; then
+  echo "make-demo-repo.sh: $dir exists and is not a demo repository made by this script; not wiping it" >&2
+  exit 1
+fi
 rm -rf "$dir"
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"

@@ -9,7 +9,7 @@ import { runAb, type RunAbResult, type RunAbSettings } from '../runner/run-ab.ts
 import { createExecutor, parseExecutorSpec } from '../runner/executor.ts';
 import { createProgress } from '../runner/progress.ts';
 import { acquireMachineLock } from '../runner/machine-lock.ts';
-import { waitForQuietMachine } from '../runner/load-guard.ts';
+import { defaultMaxLoad, waitForQuietMachine } from '../runner/load-guard.ts';
 import { openStore } from '../store/open-store.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -180,19 +180,25 @@ export async function runRun(args: string[], out: (text: string) => void): Promi
   // Open the store first: a store that does not connect should fail before an hour of measuring.
   const store = settings.noStore ? undefined : await openStore(settings.store, { cwd: settings.repo });
   try {
+    const progress = createProgress();
     const result = await runAb(settings, {
         executor,
-        progress: createProgress(),
+        progress,
         now: () => new Date().toISOString(),
-        holdMachine: async () => {
-          const release = await acquireMachineLock(undefined, { timeoutMs: settings.lockTimeoutMs });
+        holdMachine: async (cores) => {
+          const lock = await acquireMachineLock(undefined, { timeoutMs: settings.lockTimeoutMs, onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : 'another job'}`) });
           try {
-            await waitForQuietMachine({ maxLoad: settings.maxLoad, timeoutMs: settings.loadWaitMs });
+            await waitForQuietMachine({
+              maxLoad: settings.maxLoad ?? defaultMaxLoad(cores),
+              timeoutMs: settings.loadWaitMs,
+              readLoad: () => executor.loadAverage(),
+              onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (--max-load, --load-wait)`),
+            });
           } catch (error) {
-            release();
+            lock.release();
             throw error;
           }
-          return release;
+          return () => lock.release();
         },
     });
     if (store) await store.ingestRuns([{ ...result.base, repo: settings.repo }, { ...result.head, repo: settings.repo }]);

@@ -62,14 +62,23 @@ const MACHINE_HINTS = ['host_name', 'num_cpus', 'mhz_per_cpu', 'cpu', 'goos', 'g
  * warning the readers raised.
  */
 export function suiteWarnings(base: SideFacts, head: SideFacts): string[] {
-  const warnings: string[] = [];
+  // Collect per side, then say once what both sides share ("base and head: ...").
+  const bySide = new Map<string, Set<string>>();
+  const add = (side: string, message: string) => {
+    const sides = bySide.get(message) ?? new Set<string>();
+    sides.add(side);
+    bySide.set(message, sides);
+  };
   const sides: [string, SideFacts][] = [['base', base], ['head', head]];
   for (const [side, facts] of sides) {
     const build = facts.hints.library_build_type ?? facts.fingerprint?.buildType;
-    if (typeof build === 'string' && build.toLowerCase() === 'debug') warnings.push(`${side} was built in debug mode: timings do not reflect release code`);
-    if (facts.hints.cpu_scaling_enabled === true) warnings.push(`CPU frequency scaling was on during the ${side} run: expect noise (set the governor to performance)`);
-    for (const w of facts.warnings) warnings.push(`${side}: ${w.benchmark !== undefined && !w.message.includes(w.benchmark) ? `${w.benchmark}: ` : ''}${w.message}`);
+    if (typeof build === 'string' && build.toLowerCase() === 'debug') {
+      add(side, 'the benchmark library reports a debug build (library_build_type): timings may be distorted; use a release build of the harness and of the code');
+    }
+    if (facts.hints.cpu_scaling_enabled === true) add(side, 'CPU frequency scaling was on: expect noise (set the governor to performance)');
+    for (const w of facts.warnings) add(side, `${w.benchmark !== undefined && !w.message.includes(w.benchmark) ? `${w.benchmark}: ` : ''}${w.message}`);
   }
+  const warnings = [...bySide].map(([message, where]) => `${[...where].join(' and ')}: ${message}`);
   warnings.push(...fingerprintDifferences(base, head).map((d) => `base and head ran on different machines: ${d}`));
   return warnings;
 }

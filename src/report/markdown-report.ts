@@ -53,7 +53,7 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   const tail = [
     ...warningLines(allWarnings(report), 50),
     '',
-    `<sub>Threshold ${(report.threshold * 100).toFixed(1).replace(/\.0$/, '')}%, CI level ${((1 - report.alpha) * 100).toFixed(0)}%, false discovery rate ${report.alpha} across ${report.comparisons.length} comparisons (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg).${options.environment ? ` Environment: ${escapeCell(options.environment)}.` : ''}${options.footer ? ` ${options.footer}` : ''}</sub>`,
+    `<sub>Threshold ${(report.threshold * 100).toFixed(1).replace(/\.0$/, '')}%, CI level ${((1 - report.alpha) * 100).toFixed(0)}%, false discovery rate ${Number(report.alpha.toPrecision(2))} across ${report.comparisons.length} comparisons (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg).${options.environment ? ` Environment: ${escapeCell(options.environment)}.` : ''}${options.footer ? ` ${options.footer}` : ''}</sub>`,
   ].join('\n');
 
   // Reserve room for the notice that rows were dropped, then fill the budget.

@@ -13,7 +13,7 @@ export function renderText(report: ComparisonReport): string {
   const out = [headline(report.summary), '', line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
   const warnings = allWarnings(report);
   if (warnings.length > 0) out.push('', 'warnings:', ...warnings.map((w) => `  - ${w}`));
-  out.push('', `threshold ${(report.threshold * 100).toFixed(1)}%, alpha ${report.alpha} (FDR across ${report.comparisons.length} comparisons)`);
+  out.push('', `threshold ${(report.threshold * 100).toFixed(1)}%, alpha ${Number(report.alpha.toPrecision(2))} (FDR across ${report.comparisons.length} comparisons)`);
   return out.join('\n');
 }
 

@@ -54,8 +54,8 @@ export interface RunAbDeps {
   progress: Progress;
   /** now returns the current time as ISO 8601 (the runs' timestamps). */
   now: () => string;
-  /** holdMachine waits for a quiet machine and takes the machine lock; returns the release function. */
-  holdMachine?: () => Promise<() => void>;
+  /** holdMachine takes the machine lock and waits for a quiet machine (given its core count); returns the release function. */
+  holdMachine?: (cores: number | undefined) => Promise<() => void>;
 }
 
 /** RoundFailure is one round that produced no usable numbers. */
@@ -118,25 +118,26 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join('; ')}${dirty.length > 3 ? '; …' : ''}); benchbot measures commits, so commit or stash them, or pass --allow-dirty`);
   }
 
-  const builds: RunAbResult['builds'] = [];
-  const sides = {} as Record<Side, SideState>;
-  for (const [side, sha] of [['base', baseSha], ['head', headSha]] as const) {
-    progress.group(`${side}: ${sha.slice(0, 12)}`);
-    const worktree = checkoutWorktree(repo, sha, settings.stateDir);
-    if (settings.build) {
-      const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side} (${sha.slice(0, 12)})`, settings.buildTimeoutMs);
-      builds.push({ side, ...outcome });
-      progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1000).toFixed(1)} s`);
-    }
-    const dir = await executor.prepare(worktree, `${side}-${sha.slice(0, 12)}`);
-    sides[side] = { sha, dir, measurements: [], warnings: new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? 'detected' };
-    progress.endGroup();
-  }
-
-  const release = deps.holdMachine ? await deps.holdMachine() : () => {};
+  // Lock and check the load before building: a build's own load would otherwise hold the guard for a minute.
+  const fingerprint = await executor.fingerprint(settings.labels);
+  const release = deps.holdMachine ? await deps.holdMachine(fingerprint.cores) : () => {};
   const scratch = mkdtempSync(join(tmpdir(), 'benchbot-run-'));
   try {
-    const fingerprint = await executor.fingerprint(settings.labels);
+    const builds: RunAbResult['builds'] = [];
+    const sides = {} as Record<Side, SideState>;
+    for (const [side, sha] of [['base', baseSha], ['head', headSha]] as const) {
+      progress.group(`${side}: ${sha.slice(0, 12)}`);
+      const worktree = checkoutWorktree(repo, sha, settings.stateDir);
+      if (settings.build) {
+        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side} (${sha.slice(0, 12)})`, settings.buildTimeoutMs);
+        builds.push({ side, ...outcome });
+        progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1000).toFixed(1)} s`);
+      }
+      const dir = await executor.prepare(worktree, `${side}-${sha.slice(0, 12)}`);
+      sides[side] = { sha, dir, measurements: [], warnings: new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? 'detected' };
+      progress.endGroup();
+    }
+
     const failures: RoundFailure[] = [];
     let benchMs = 0;
     let roundMs = 0;

@@ -26,8 +26,8 @@ export interface RemoteScript {
  * remoteScript wraps a command for a machine benchbot reaches through a
  * transport (ssh, adb). Killing the local ssh or adb does not reliably kill
  * what runs on the far side, so the timeout runs there: the command gets its
- * own process group (`set -m`) and a watchdog sends SIGTERM, then SIGKILL, to
- * that group. The watchdog's output goes to /dev/null because an open
+ * own process group (setsid, or `set -m`) and a watchdog in another group
+ * sends SIGTERM, then SIGKILL, to it. The watchdog's output goes to /dev/null because an open
  * descriptor would keep the ssh channel open until it ended. When it fires
  * it leaves a file that makes the script print a random marker on stderr.
  */
@@ -36,21 +36,26 @@ export function remoteScript(command: string, options: RunOptions): RemoteScript
   const timeoutMarker = `benchbot-timeout-${randomBytes(8).toString('hex')}`;
   const lines = [`cd ${remotePath(options.cwd)} || exit 125`];
   for (const [name, value] of Object.entries(options.env ?? {})) lines.push(`export ${name}=${shellQuote(value)}`);
-  if (!(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))) {
-    lines.push(`exec sh -c ${shellQuote(command)}`);
-    return { script: lines.join('\n'), timeoutMarker };
-  }
-  const seconds = (ms: number): string => (Math.max(ms, 1) / 1000).toFixed(3);
-  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  // setsid (util-linux, busybox, toybox) makes the background job a group leader;
+  // without it, `set -m` does the same in bash and mksh (dash needs a tty for it).
   lines.push(
     `m="\${TMPDIR:-/tmp}/${timeoutMarker}"`,
-    'set -m',
-    `sh -c ${shellQuote(command)} &`,
+    "if command -v setsid >/dev/null 2>&1; then g=setsid; else g=''; set -m 2>/dev/null; fi",
+    `$g sh -c ${shellQuote(command)} &`,
     'p=$!',
-    `( sleep ${seconds(options.timeoutMs)}; : > "$m"; kill -s TERM -- "-$p" || kill -s TERM "$p"; sleep ${seconds(grace)}; kill -s KILL -- "-$p" || kill -s KILL "$p" ) </dev/null >/dev/null 2>&1 &`,
-    'w=$!',
-    'wait "$p"; rc=$?',
-    'kill -s KILL -- "-$w" 2>/dev/null || kill -s KILL "$w" 2>/dev/null',
+  );
+  const timed = options.timeoutMs > 0 && Number.isFinite(options.timeoutMs);
+  if (timed) {
+    const seconds = (ms: number): string => (Math.max(ms, 1) / 1000).toFixed(3);
+    const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    const watchdog = `sleep ${seconds(options.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
+    lines.push(`$g sh -c ${shellQuote(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, 'w=$!');
+  }
+  lines.push('wait "$p"; rc=$?');
+  if (timed) lines.push('kill -s KILL -- "-$w" 2>/dev/null || kill -s KILL "$w" 2>/dev/null');
+  lines.push(
+    // Stragglers would hold the channel open and disturb the next round, as in runProcess.
+    'kill -s KILL -- "-$p" 2>/dev/null',
     `if [ -e "$m" ]; then rm -f "$m"; echo ${timeoutMarker} >&2; fi`,
     'exit $rc',
   );
@@ -162,8 +167,9 @@ export class SshExecutor implements Executor {
     const script = `set -e; mkdir -p ${remotePath(base)}; cd ${remotePath(base)}; rm -rf ${shellQuote(name)}; mkdir ${shellQuote(name)}; cd ${shellQuote(name)}; tar -xf -; pwd`;
     const result = await this.ssh(script, { timeoutMs: 30 * 60_000, input: tar.stdout });
     const [tarCode] = (await tarDone) as [number | null];
-    if (tarCode !== 0) throw new RunnerError(`cannot pack ${localDir} to ship to ${this.description}: tar ${tarCode === null ? 'could not run' : `exit ${tarCode}`}: ${tarErr.trim()}`);
+    // ssh first: when it cannot connect, tar only sees a broken pipe.
     if (result.exitCode !== 0) throw this.fail(`shipping ${localDir} to ${base}/${name}`, result);
+    if (tarCode !== 0) throw new RunnerError(`cannot pack ${localDir} to ship to ${this.description}: tar ${tarCode === null ? 'could not run' : `exit ${tarCode}`}: ${tarErr.trim()}`);
     const path = result.stdout.trim().split('\n').pop() ?? '';
     if (!path.startsWith('/')) throw new RunnerError(`shipping ${localDir} to ${this.description}: the remote shell printed no directory (got ${JSON.stringify(result.stdout.slice(0, 200))})`);
     return path;
