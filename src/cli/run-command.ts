@@ -6,7 +6,7 @@ import { renderMarkdown } from '../report/markdown-report.ts';
 import { renderText } from '../report/text-report.ts';
 import { toJsonReport } from '../report/json-report.ts';
 import { runAb, type RunAbResult, type RunAbSettings } from '../runner/run-ab.ts';
-import { createExecutor, parseExecutorSpec } from '../runner/executor.ts';
+import { createExecutor, parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 import { createProgress } from '../runner/progress.ts';
 import { acquireMachineLock } from '../runner/machine-lock.ts';
 import { defaultMaxLoad, waitForQuietMachine } from '../runner/load-guard.ts';
@@ -59,8 +59,7 @@ export interface RunCommandSettings extends RunAbSettings {
   output: (typeof OUTPUTS)[number];
   store?: string;
   noStore: boolean;
-  executor: string;
-  device: { run?: string; push?: string; pull?: string };
+  executorSpec: ExecutorSpec;
   maxLoad?: number;
   loadWaitMs: number;
   lockTimeoutMs: number;
@@ -78,6 +77,14 @@ function seconds(value: string | undefined, flag: string, fallback: number): num
   const n = Number(value.replace(/s$/, ''));
   if (!(n > 0)) throw new UsageError(`${flag} ${value}: give a number of seconds, e.g. 600`);
   return n * 1000;
+}
+
+function executorSpec(text: string, device: { run?: string; push?: string; pull?: string }): ExecutorSpec {
+  try {
+    return parseExecutorSpec(text, device);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** parseRunArgs validates `benchbot run`'s flags; every problem names the flag to change. */
@@ -151,8 +158,7 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
     output,
     store: v.store,
     noStore: v['no-store'] === true,
-    executor: v.executor ?? 'local',
-    device: { run: v['device-run'], push: v['device-push'], pull: v['device-pull'] },
+    executorSpec: executorSpec(v.executor ?? 'local', { run: v['device-run'], push: v['device-push'], pull: v['device-pull'] }),
     maxLoad,
     loadWaitMs: seconds(v['load-wait'], '--load-wait', 300),
     lockTimeoutMs: seconds(v['lock-timeout'], '--lock-timeout', 3600),
@@ -176,7 +182,7 @@ export function renderRunReport(result: RunAbResult, output: RunCommandSettings[
 /** runRun implements `benchbot run`; returns the exit code. */
 export async function runRun(args: string[], out: (text: string) => void): Promise<number> {
   const settings = parseRunArgs(args, process.cwd(), process.env);
-  const executor = createExecutor(parseExecutorSpec(settings.executor, settings.device));
+  const executor = createExecutor(settings.executorSpec);
   // Open the store first: a store that does not connect should fail before an hour of measuring.
   const store = settings.noStore ? undefined : await openStore(settings.store, { cwd: settings.repo });
   try {
