@@ -1,4 +1,3 @@
-import { FormatError } from '../formats/format-error.ts';
 import { JsonReader, parseJsonDocument } from '../formats/json-document.ts';
 import { directionOf, normalizeTimeUnit } from '../formats/units.ts';
 import type { Direction, Measurement } from '../model/measurement.ts';

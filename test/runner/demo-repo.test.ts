@@ -7,13 +7,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The demo's fixture repository (scripts/make-demo-repo.sh): its history, and
-// one real measurement that the one regression it was built to show is there
-// and is alone.
+// that it builds and prints every benchmark. Its measured regression is
+// checked by `npm run bench` (demo verdicts over repeated runs).
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCRIPT = join(ROOT, 'scripts/make-demo-repo.sh');
-const SLOWED = 'BM_RecordHash/65536';
-const UNCHANGED = 'BM_SortInts/4096';
 const ALL_BENCHMARKS = [
   'BM_VectorSum/65536',
   'BM_SortInts/4096',
@@ -57,12 +55,6 @@ function toolchainProblem(): string | undefined {
     return 'Google Benchmark is missing (benchmark/benchmark.h not found): install the Debian package libbenchmark-dev (apt-get install libbenchmark-dev)';
   }
   return undefined;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 interface GBenchRow {
@@ -111,7 +103,7 @@ test('the regression merge touches the benchmark source of BM_RecordHash and no 
   assert.deepEqual(code, ['src/hash.cpp']);
 });
 
-test('the suite builds at demo-base and demo-head, and only BM_RecordHash is ~10% slower', { timeout: 180_000 }, (t) => {
+test('the suite builds at demo-base and demo-head and bench.sh prints every benchmark', { timeout: 180_000 }, () => {
   const problem = toolchainProblem();
   if (problem) assert.fail(problem);
 
@@ -135,28 +127,7 @@ test('the suite builds at demo-base and demo-head, and only BM_RecordHash is ~10
     assert.ok(r.cpu_time > 0 && r.real_time > 0, r.name);
   }
 
-  // Interleaved (ABBA), and compared pair by pair: the two runs of a round
-  // are adjacent in time, so a burst of load on the shared machine lands on
-  // both. Another attempt (three in all) only if one is out of range.
-  const filter = `--benchmark_filter=^(${SLOWED}|${UNCHANGED})$`;
-  const attempts: string[] = [];
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const ratios = new Map<string, number[]>([[SLOWED, []], [UNCHANGED, []]]);
-    for (let round = 0; round < 8; round++) {
-      const headFirst = round % 4 === 1 || round % 4 === 2;
-      const first = benchJson(headFirst ? head : base, filter);
-      const second = benchJson(headFirst ? base : head, filter);
-      const [b, h] = headFirst ? [second, first] : [first, second];
-      for (const [name, list] of ratios) {
-        const cpu = (rows: GBenchRow[]) => rows.find((r) => r.name === name)?.cpu_time ?? Number.NaN;
-        list.push(cpu(h) / cpu(b));
-      }
-    }
-    const slowed = median(ratios.get(SLOWED) ?? []);
-    const unchanged = median(ratios.get(UNCHANGED) ?? []);
-    attempts.push(`${SLOWED} ${slowed.toFixed(3)}, ${UNCHANGED} ${unchanged.toFixed(3)}`);
-    t.diagnostic(`head/base cpu_time, median of 8 paired rounds: ${attempts.at(-1)}`);
-    if (slowed >= 1.04 && slowed <= 1.25 && unchanged >= 0.9 && unchanged <= 1.1) return;
-  }
-  assert.fail(`head/base median cpu_time ratios out of range (want ${SLOWED} in [1.04, 1.25], ${UNCHANGED} in [0.9, 1.1]): ${attempts.join('; ')}`);
+  // Whether the slowdown is ~10% and the rest unchanged is a measurement,
+  // so it lives in `npm run bench` (the demo verdicts over repeated runs),
+  // not in a unit test on a shared machine.
 });
