@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Measurement, ReadWarning, FingerprintHints } from '../model/measurement.ts';
 import type { Run } from '../model/run.ts';
-import { compareRuns, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
+import { compareRuns, poolMeasurements, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
 import { decideStop } from '../compare/adaptive-stop.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { readSource } from '../formats/detect.ts';
@@ -235,15 +235,8 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
 }
 
 function toCompareSide(state: SideState, fingerprint: Fingerprint): CompareSide {
-  // Pool each round's values into one measurement per benchmark and metric, in round order.
-  const pooled = new Map<string, Measurement>();
-  for (const m of state.measurements) {
-    const key = `${m.benchmark}\u0000${m.metric}\u0000${m.unit}`;
-    const existing = pooled.get(key);
-    if (existing) existing.values.push(...m.values);
-    else pooled.set(key, { ...m, values: [...m.values] });
-  }
-  return { measurements: [...pooled.values()], warnings: [...state.warnings.values()], hints: state.hints, fingerprint };
+  // One measurement per benchmark and metric, each round's values in round order.
+  return { measurements: poolMeasurements(state.measurements), warnings: [...state.warnings.values()], hints: state.hints, fingerprint };
 }
 
 type RoundOutcome = { failure: RoundFailure } | { format: string; measurements: Measurement[]; warnings: ReadWarning[]; hints: FingerprintHints; durationMs: number };
