@@ -2,9 +2,13 @@
 // measured in the same run.
 import { benchReaders } from './readers.ts';
 import { benchCompareSpeed } from './compare-speed.ts';
+import { benchRunnerOverhead } from './runner-overhead.ts';
 
-const sections = [benchReaders, benchCompareSpeed];
+// The long simulations have their own scripts: bench:quality (detection
+// quality vs peers), bench:demo (demo verdicts over repeated real runs,
+// adaptive vs fixed rounds), bench:bisect.
+const sections: (() => string[] | Promise<string[]>)[] = [benchReaders, benchCompareSpeed, benchRunnerOverhead];
 for (const section of sections) {
-  console.log(section().join('\n'));
+  console.log((await section()).join('\n'));
   console.log();
 }
