@@ -1,7 +1,7 @@
 // Bundles the entry points into dist/ (committed; CI checks it is current).
 import { build } from 'esbuild';
 
-const ENTRIES = { benchbot: 'src/cli/benchbot.ts' };
+const ENTRIES = { benchbot: 'src/cli/benchbot.ts', action: 'src/action/main.ts' };
 
 await build({
   entryPoints: ENTRIES,

@@ -1,0 +1,187 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parsePercent } from '../compare/thresholds.ts';
+import { readerFor, UnknownFormatError } from '../formats/detect.ts';
+import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
+
+/**
+ * ActionInputError is a bad action input; its message starts with the input's
+ * name as written in the workflow's `with:`, so the user knows what to change.
+ */
+export class ActionInputError extends Error {
+  override name = 'ActionInputError';
+}
+
+/** CommentMode says when the sticky PR comment is written. */
+export type CommentMode = 'always' | 'on-change' | 'never';
+
+/** FailOn says what fails the step. */
+export type FailOn = 'regression' | 'never';
+
+/** ActionMode: `pr` compares a pull request's base and head; `nightly` records the branch head as nightly history. */
+export type ActionMode = 'pr' | 'nightly';
+
+/** Shard is one part of a suite split across identical runners: `index` of `count`, both from 1. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/**
+ * ActionSettings are the action's inputs, parsed and validated once. Paths
+ * are absolute. `base` and `head` are undefined when the workflow left them
+ * to the event (the pull request's SHAs); `store` is undefined for "no store".
+ */
+export interface ActionSettings {
+  bench: string;
+  build?: string;
+  format?: string;
+  base?: string;
+  head?: string;
+  minRuns: number;
+  maxRuns: number;
+  threshold: number;
+  alpha: number;
+  executor: ExecutorSpec;
+  /** SQLite path or postgres:// URL; undefined: do not store. */
+  store?: string;
+  counters: boolean;
+  comment: CommentMode;
+  failOn: FailOn;
+  githubToken: string;
+  workingDirectory: string;
+  mode: ActionMode;
+  shard?: Shard;
+  /** merge: directory of shard results (downloaded artifacts) to compare instead of measuring. */
+  merge?: string;
+  checkName: string;
+  artifactName: string;
+  /** prNumber overrides the pull request taken from the event (a `/bench` dispatch names it this way). */
+  prNumber?: number;
+}
+
+/** INPUT_ENV_PREFIX prefixes the environment variables the composite step sets, one per input. */
+export const INPUT_ENV_PREFIX = 'BENCHBOT_INPUT_';
+
+/** inputEnvName maps an input name to its environment variable: `min-runs` -> `BENCHBOT_INPUT_MIN_RUNS`. */
+export function inputEnvName(input: string): string {
+  return INPUT_ENV_PREFIX + input.toUpperCase().replace(/-/g, '_');
+}
+
+type Env = Record<string, string | undefined>;
+
+function oneOf<T extends string>(env: Env, input: string, allowed: readonly T[], fallback: T): T {
+  const value = text(env, input) ?? fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ActionInputError(`${input}: "${value}" is not one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+function text(env: Env, input: string): string | undefined {
+  const value = env[inputEnvName(input)]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function wholeNumber(env: Env, input: string, fallback: number, min: number): number {
+  const value = text(env, input);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new ActionInputError(`${input}: "${value}" is not a whole number of at least ${min}`);
+  return n;
+}
+
+function flag(env: Env, input: string): boolean {
+  const value = (text(env, input) ?? 'false').toLowerCase();
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new ActionInputError(`${input}: "${value}" is not true or false`);
+}
+
+function parseShard(value: string | undefined): Shard | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)\s*\/\s*(\d+)$/.exec(value);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || index < 1 || count < 1 || index > count) {
+    throw new ActionInputError(`shard: "${value}" is not INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 2/4`);
+  }
+  return count === 1 ? undefined : { index, count };
+}
+
+/**
+ * defaultStorePath is where the action keeps history when `store` is empty:
+ * on the runner's own disk, outside the workspace (which checkouts clean),
+ * because a bare-metal runner's history belongs to that machine.
+ */
+export function defaultStorePath(env: Env): string {
+  return join(env.HOME ?? homedir(), '.benchbot', 'benchbot.db');
+}
+
+/**
+ * readActionInputs parses the inputs from the environment the composite step
+ * sets (BENCHBOT_INPUT_<NAME>); every error names the input to change. The
+ * token comes in as BENCHBOT_INPUT_GITHUB_TOKEN like any other input.
+ */
+export function readActionInputs(env: Env): ActionSettings {
+  const merge = text(env, 'merge');
+  const bench = text(env, 'bench');
+  if (bench === undefined && merge === undefined) throw new ActionInputError('bench: required; give the command that runs your benchmarks, e.g. ./build/bench --benchmark_format=json');
+  const format = text(env, 'format');
+  if (format !== undefined && format !== 'command') {
+    try {
+      readerFor(format);
+    } catch (error) {
+      if (error instanceof UnknownFormatError) throw new ActionInputError(`format: ${error.message}`);
+      throw error;
+    }
+  }
+  const minRuns = wholeNumber(env, 'min-runs', 10, 2);
+  const maxRuns = wholeNumber(env, 'max-runs', Math.max(40, minRuns), 2);
+  if (maxRuns < minRuns) throw new ActionInputError(`max-runs: ${maxRuns} is below min-runs ${minRuns}`);
+  const thresholdText = text(env, 'threshold') ?? '2%';
+  const threshold = parsePercent(thresholdText);
+  if (threshold === undefined) throw new ActionInputError(`threshold: "${thresholdText}" is not a percentage such as 2%`);
+  const alphaText = text(env, 'alpha') ?? '0.05';
+  const alpha = Number(alphaText);
+  if (!(alpha > 0 && alpha < 0.5)) throw new ActionInputError(`alpha: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
+  let executor: ExecutorSpec;
+  try {
+    executor = parseExecutorSpec(text(env, 'executor') ?? 'local');
+  } catch (error) {
+    throw new ActionInputError(`executor: ${(error as Error).message.replace(/^--executor: /, '')}`);
+  }
+  const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
+  const workingDirectory = resolve(workspace, text(env, 'working-directory') ?? '.');
+  const storeText = text(env, 'store');
+  const store = storeText === 'none' ? undefined : (storeText ?? env.BENCHBOT_DATABASE_URL ?? defaultStorePath(env));
+  const mode = oneOf(env, 'mode', ['pr', 'nightly'] as const, 'pr');
+  const shard = parseShard(text(env, 'shard'));
+  if (shard && merge) throw new ActionInputError('shard: a shard measures its part; merge compares the shards\' results afterwards; give one of them');
+  const artifactName = text(env, 'artifact-name') ?? (shard ? `benchbot-shard-${shard.index}-of-${shard.count}` : mode === 'nightly' ? 'benchbot-nightly' : 'benchbot-report');
+  if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
+  return {
+    bench: bench ?? '',
+    build: text(env, 'build'),
+    format,
+    base: text(env, 'base'),
+    head: text(env, 'head'),
+    minRuns,
+    maxRuns,
+    threshold,
+    alpha,
+    executor,
+    store,
+    counters: flag(env, 'counters'),
+    comment: oneOf(env, 'comment', ['always', 'on-change', 'never'] as const, 'always'),
+    failOn: oneOf(env, 'fail-on', ['regression', 'never'] as const, 'regression'),
+    githubToken: text(env, 'github-token') ?? '',
+    workingDirectory,
+    mode,
+    shard,
+    merge: merge === undefined ? undefined : resolve(workspace, merge),
+    checkName: text(env, 'check-name') ?? (mode === 'nightly' ? 'benchbot nightly' : 'benchbot'),
+    artifactName,
+    prNumber: text(env, 'pr-number') === undefined ? undefined : wholeNumber(env, 'pr-number', 0, 1),
+  };
+}

@@ -1,0 +1,488 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadOpenApiDescription } from './github-api/openapi-description.ts';
+import type { OperationMatch } from './github-api/openapi-description.ts';
+import { artifact, checkRun, collaboratorPermission, issueComment, publicUser, reaction } from './github-api/github-objects.ts';
+import type { Account, ArtifactRecord, CheckRunRecord, IssueCommentRecord, Permission, ReactionRecord } from './github-api/github-objects.ts';
+
+export type { Account, ArtifactRecord, CheckRunRecord, IssueCommentRecord, Permission, ReactionRecord } from './github-api/github-objects.ts';
+
+/**
+ * A local stand-in for api.github.com. Every request is matched against the
+ * path templates of GitHub's published OpenAPI description and validated
+ * (path and query parameters, JSON body); unknown paths get 404, invalid
+ * requests 422 with the errors, and both are recorded as validation failures
+ * that assertAllValid reports. The endpoints benchbot uses have in-memory
+ * behaviour; every response is itself checked against the documented
+ * response schema, so the stand-in cannot drift from GitHub's shapes unnoticed.
+ *
+ * Usable across processes: `url` is `http://127.0.0.1:PORT`, to be passed as
+ * GITHUB_API_URL; `GET /__stand-in/requests` returns the recorded requests.
+ * Run this file directly to serve one on PORT (default: any free port).
+ */
+
+/** DispatchRecord is one accepted workflow_dispatch. */
+export interface DispatchRecord {
+  owner: string;
+  repo: string;
+  workflowId: string;
+  ref: string;
+  inputs: Record<string, unknown>;
+}
+
+/** StandInState is the stand-in's mutable world; tests may read and seed it directly. */
+export interface StandInState {
+  /**
+   * actor authors what the token creates. A `Bot` actor (the default,
+   * `github-actions[bot]`, i.e. a GITHUB_TOKEN) gets 403 from `GET /user`, as
+   * installation tokens do; a `User` actor gets its public profile.
+   */
+  actor: Account;
+  /** token, when set, must be presented as `Bearer <token>` or `token <token>`, else 401. */
+  token: string | null;
+  comments: IssueCommentRecord[];
+  reactions: ReactionRecord[];
+  checkRuns: CheckRunRecord[];
+  dispatches: DispatchRecord[];
+  /** workflows lists the workflow ids or file names that exist; null accepts any. */
+  workflows: string[] | null;
+  /** permissions by `owner/repo:login` or by `login`; others get defaultPermission. */
+  permissions: Record<string, Permission>;
+  /** defaultPermission is what a user not listed has; `read`, as on a public repository. */
+  defaultPermission: Permission;
+  artifacts: ArtifactRecord[];
+  nextId: number;
+}
+
+/** RecordedRequest is one request as the stand-in saw and answered it. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: unknown;
+  operationId: string | null;
+  template: string | null;
+  status: number;
+  /** errors are request validation failures: unknown path, bad parameter, bad body. */
+  errors: string[];
+  /** responseErrors are the stand-in's own responses failing the documented schema. */
+  responseErrors: string[];
+}
+
+/** Fault is an injected failure answered instead of the normal response. */
+export interface Fault {
+  method?: string;
+  /** path matches the concrete path, the template, or a RegExp over the path. */
+  path?: string | RegExp;
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** times the fault fires; default 1. */
+  times?: number;
+}
+
+/** StandInOptions configure startGitHubApiStandIn. */
+export interface StandInOptions {
+  state?: Partial<StandInState>;
+  host?: string;
+  port?: number;
+  /** validateResponses checks the stand-in's own responses; default true. */
+  validateResponses?: boolean;
+}
+
+/** GitHubApiStandIn is a running stand-in. */
+export interface GitHubApiStandIn {
+  url: string;
+  requests: RecordedRequest[];
+  /** blobRequests are fetches of redirect targets (artifact archives), with their headers. */
+  blobRequests: { path: string; headers: Record<string, string> }[];
+  state: StandInState;
+  /** failNext queues a fault for the next matching request(s). */
+  failNext(fault: Fault): void;
+  /** addComment seeds a comment as if `user` had written it; returns its record. */
+  addComment(comment: { owner: string; repo: string; issueNumber: number; body: string; user: Account }): IssueCommentRecord;
+  /** addArtifact seeds a workflow run artifact. */
+  addArtifact(a: Omit<ArtifactRecord, 'id'> & { id?: number }): ArtifactRecord;
+  close(): Promise<void>;
+}
+
+interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** raw skips JSON encoding and response validation (redirect targets). */
+  raw?: Uint8Array;
+}
+
+interface Context {
+  match: OperationMatch;
+  p: Record<string, string>;
+  query: URLSearchParams;
+  body: Record<string, unknown>;
+  path: string;
+}
+
+const DOCS = 'https://docs.github.com/rest';
+
+/** startGitHubApiStandIn starts a stand-in on a free port of 127.0.0.1 (or options.host/port). */
+export async function startGitHubApiStandIn(options: StandInOptions = {}): Promise<GitHubApiStandIn> {
+  const description = loadOpenApiDescription();
+  const state: StandInState = {
+    actor: { login: 'github-actions[bot]', type: 'Bot', id: 41898282 },
+    token: null,
+    comments: [],
+    reactions: [],
+    checkRuns: [],
+    dispatches: [],
+    workflows: null,
+    permissions: {},
+    defaultPermission: 'read',
+    artifacts: [],
+    nextId: 1_000_001,
+    ...options.state,
+  };
+  const requests: RecordedRequest[] = [];
+  const blobRequests: { path: string; headers: Record<string, string> }[] = [];
+  const faults: Fault[] = [];
+  const validateResponses = options.validateResponses ?? true;
+  let url = '';
+
+  const nextId = () => state.nextId++;
+  const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  const inRepo = (r: { owner: string; repo: string }, p: Record<string, string>) => same(r.owner, p.owner) && same(r.repo, p.repo);
+  const notFound = (): Reply => ({ status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } });
+
+  function page(items: unknown[], ctx: Context, wrap?: (pageItems: unknown[]) => unknown): Reply {
+    const perPage = Math.min(100, Math.max(1, Number(ctx.query.get('per_page') ?? 30)));
+    const pageNo = Math.max(1, Number(ctx.query.get('page') ?? 1));
+    const last = Math.max(1, Math.ceil(items.length / perPage));
+    const slice = items.slice((pageNo - 1) * perPage, pageNo * perPage);
+    const link = (n: number, rel: string) => {
+      const q = new URLSearchParams(ctx.query);
+      q.set('page', String(n));
+      return `<${url}${ctx.path}?${q}>; rel="${rel}"`;
+    };
+    const links: string[] = [];
+    if (pageNo > 1) links.push(link(pageNo - 1, 'prev'));
+    if (pageNo < last) links.push(link(pageNo + 1, 'next'), link(last, 'last'));
+    if (pageNo > 1) links.push(link(1, 'first'));
+    return { status: 200, body: wrap ? wrap(slice) : slice, headers: links.length > 0 ? { link: links.join(', ') } : {} };
+  }
+
+  const comment = (c: IssueCommentRecord) => issueComment(url, c, state.reactions);
+  const findComment = (p: Record<string, string>) => state.comments.find((c) => c.id === Number(p.comment_id) && inRepo(c, p));
+
+  const handlers: Record<string, (ctx: Context) => Reply> = {
+    'users/get-authenticated': () => state.actor.type === 'User'
+      ? { status: 200, body: publicUser(url, state.actor, '2020-01-01T00:00:00Z') }
+      : { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: `${DOCS}/users/users#get-the-authenticated-user`, status: '403' } },
+
+    'issues/list-comments': (ctx) => {
+      const since = ctx.query.get('since');
+      const list = state.comments
+        .filter((c) => inRepo(c, ctx.p) && c.issueNumber === Number(ctx.p.issue_number) && (since === null || c.updatedAt >= since))
+        .sort((a, b) => a.id - b.id);
+      return page(list.map(comment), ctx);
+    },
+    'issues/create-comment': (ctx) => {
+      const c = stand.addComment({ owner: ctx.p.owner, repo: ctx.p.repo, issueNumber: Number(ctx.p.issue_number), body: String(ctx.body.body), user: state.actor });
+      return { status: 201, body: comment(c), headers: { location: `${url}/repos/${c.owner}/${c.repo}/issues/comments/${c.id}` } };
+    },
+    'issues/get-comment': (ctx) => {
+      const c = findComment(ctx.p);
+      return c ? { status: 200, body: comment(c) } : notFound();
+    },
+    'issues/update-comment': (ctx) => {
+      const c = findComment(ctx.p);
+      if (!c) return notFound();
+      c.body = String(ctx.body.body);
+      c.updatedAt = now();
+      return { status: 200, body: comment(c) };
+    },
+    'issues/delete-comment': (ctx) => {
+      const c = findComment(ctx.p);
+      if (!c) return notFound();
+      state.comments.splice(state.comments.indexOf(c), 1);
+      return { status: 204 };
+    },
+
+    'reactions/list-for-issue-comment': (ctx) => {
+      if (!findComment(ctx.p)) return notFound();
+      const content = ctx.query.get('content');
+      const list = state.reactions.filter((r) => r.commentId === Number(ctx.p.comment_id) && (content === null || r.content === content));
+      return page(list.map((r) => reaction(url, r)), ctx);
+    },
+    'reactions/create-for-issue-comment': (ctx) => {
+      if (!findComment(ctx.p)) return notFound();
+      const commentId = Number(ctx.p.comment_id);
+      const content = String(ctx.body.content);
+      const existing = state.reactions.find((r) => r.commentId === commentId && r.content === content && same(r.user.login, state.actor.login));
+      if (existing) return { status: 200, body: reaction(url, existing) };
+      const r: ReactionRecord = { id: nextId(), commentId, content, user: state.actor, createdAt: now() };
+      state.reactions.push(r);
+      return { status: 201, body: reaction(url, r) };
+    },
+
+    'checks/create': (ctx) => {
+      const b = ctx.body as { name: string; head_sha: string; status?: string; conclusion?: string; details_url?: string; external_id?: string; started_at?: string; completed_at?: string; output?: { title?: string; summary?: string; text?: string } };
+      const status = b.conclusion !== undefined ? 'completed' : (b.status ?? 'queued');
+      // The schema cannot express this rule; GitHub enforces it.
+      if (status === 'completed' && b.conclusion === undefined) return { status: 422, body: { message: 'Invalid request.\n\nconclusion is required when status is completed.', documentation_url: `${DOCS}/checks/runs#create-a-check-run`, status: '422' } };
+      const r: CheckRunRecord = {
+        id: nextId(),
+        owner: ctx.p.owner,
+        repo: ctx.p.repo,
+        headSha: b.head_sha,
+        name: b.name,
+        status,
+        conclusion: b.conclusion ?? null,
+        detailsUrl: b.details_url ?? null,
+        externalId: b.external_id ?? null,
+        startedAt: b.started_at ?? now(),
+        completedAt: status === 'completed' ? (b.completed_at ?? now()) : null,
+        output: { title: b.output?.title ?? null, summary: b.output?.summary ?? null, text: b.output?.text ?? null },
+        history: [ctx.body],
+      };
+      state.checkRuns.push(r);
+      return { status: 201, body: checkRun(url, r) };
+    },
+    'checks/update': (ctx) => {
+      const r = state.checkRuns.find((x) => x.id === Number(ctx.p.check_run_id) && inRepo(x, ctx.p));
+      if (!r) return notFound();
+      const b = ctx.body as { name?: string; status?: string; conclusion?: string; details_url?: string; external_id?: string; completed_at?: string; output?: { title?: string; summary?: string; text?: string } };
+      if (b.name !== undefined) r.name = b.name;
+      if (b.details_url !== undefined) r.detailsUrl = b.details_url;
+      if (b.external_id !== undefined) r.externalId = b.external_id;
+      if (b.conclusion !== undefined) r.conclusion = b.conclusion;
+      r.status = b.conclusion !== undefined ? 'completed' : (b.status ?? r.status);
+      if (r.status === 'completed' && r.conclusion === null) return { status: 422, body: { message: 'Invalid request.\n\nconclusion is required when status is completed.', documentation_url: `${DOCS}/checks/runs#update-a-check-run`, status: '422' } };
+      if (r.status === 'completed') r.completedAt = b.completed_at ?? r.completedAt ?? now();
+      if (b.output !== undefined) r.output = { title: b.output.title ?? r.output.title, summary: b.output.summary ?? r.output.summary, text: b.output.text ?? r.output.text };
+      r.history.push(ctx.body);
+      return { status: 200, body: checkRun(url, r) };
+    },
+    'checks/get': (ctx) => {
+      const r = state.checkRuns.find((x) => x.id === Number(ctx.p.check_run_id) && inRepo(x, ctx.p));
+      return r ? { status: 200, body: checkRun(url, r) } : notFound();
+    },
+
+    'actions/create-workflow-dispatch': (ctx) => {
+      const workflowId = ctx.p.workflow_id;
+      if (state.workflows !== null && !state.workflows.includes(workflowId)) return notFound();
+      const b = ctx.body as { ref: string; inputs?: Record<string, unknown>; return_run_details?: boolean };
+      state.dispatches.push({ owner: ctx.p.owner, repo: ctx.p.repo, workflowId, ref: b.ref, inputs: b.inputs ?? {} });
+      if (!b.return_run_details) return { status: 204 };
+      const runId = nextId();
+      return { status: 200, body: { workflow_run_id: runId, run_url: `${url}/repos/${ctx.p.owner}/${ctx.p.repo}/actions/runs/${runId}`, html_url: `https://github.com/${ctx.p.owner}/${ctx.p.repo}/actions/runs/${runId}` } };
+    },
+
+    'repos/get-collaborator-permission-level': (ctx) => {
+      const login = ctx.p.username;
+      const role = state.permissions[`${ctx.p.owner}/${ctx.p.repo}:${login}`] ?? state.permissions[login] ?? state.defaultPermission;
+      return { status: 200, body: collaboratorPermission(url, login, role) };
+    },
+
+    'actions/list-artifacts-for-repo': (ctx) => {
+      const name = ctx.query.get('name');
+      const list = state.artifacts.filter((a) => inRepo(a, ctx.p) && (name === null || a.name === name)).sort((a, b) => b.id - a.id);
+      return page(list.map((a) => artifact(url, a)), ctx, (items) => ({ total_count: list.length, artifacts: items }));
+    },
+    'actions/list-workflow-run-artifacts': (ctx) => {
+      const name = ctx.query.get('name');
+      const list = state.artifacts.filter((a) => inRepo(a, ctx.p) && a.runId === Number(ctx.p.run_id) && (name === null || a.name === name));
+      if (ctx.query.get('direction') !== 'asc') list.sort((a, b) => b.id - a.id);
+      else list.sort((a, b) => a.id - b.id);
+      return page(list.map((a) => artifact(url, a)), ctx, (items) => ({ total_count: list.length, artifacts: items }));
+    },
+    'actions/get-artifact': (ctx) => {
+      const a = state.artifacts.find((x) => x.id === Number(ctx.p.artifact_id) && inRepo(x, ctx.p));
+      return a ? { status: 200, body: artifact(url, a) } : notFound();
+    },
+    'actions/download-artifact': (ctx) => {
+      const a = state.artifacts.find((x) => x.id === Number(ctx.p.artifact_id) && inRepo(x, ctx.p));
+      if (!a || ctx.p.archive_format !== 'zip') return notFound();
+      if (a.expired) return { status: 410, body: { message: 'Artifact has expired', documentation_url: `${DOCS}/actions/artifacts#download-an-artifact`, status: '410' } };
+      return { status: 302, headers: { location: `${url}/__stand-in/blobs/artifacts/${a.id}.zip` } };
+    },
+  };
+
+  function blob(path: string, req: IncomingMessage): Reply {
+    blobRequests.push({ path, headers: headerRecord(req) });
+    const artifactMatch = /^\/__stand-in\/blobs\/artifacts\/(\d+)\.zip$/.exec(path);
+    if (artifactMatch) {
+      const a = state.artifacts.find((x) => x.id === Number(artifactMatch[1]));
+      if (a) return { status: 200, raw: a.data, headers: { 'content-type': 'application/zip' } };
+    }
+    if (path === '/__stand-in/requests') return { status: 200, raw: Buffer.from(JSON.stringify(requests)), headers: { 'content-type': 'application/json' } };
+    if (path === '/__stand-in/state') return { status: 200, raw: Buffer.from(JSON.stringify(state, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v))), headers: { 'content-type': 'application/json' } };
+    return { status: 404, raw: Buffer.from('no such stand-in blob') };
+  }
+
+  function takeFault(method: string, path: string, template: string | null): Fault | null {
+    const i = faults.findIndex((f) => (f.method === undefined || f.method.toUpperCase() === method)
+      && (f.path === undefined || (f.path instanceof RegExp ? f.path.test(path) : f.path === path || f.path === template)));
+    if (i === -1) return null;
+    const fault = faults[i];
+    fault.times = (fault.times ?? 1) - 1;
+    if (fault.times <= 0) faults.splice(i, 1);
+    return fault;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const parsed = new URL(req.url ?? '/', 'http://stand-in');
+    const path = parsed.pathname;
+    const text = await readBody(req);
+    if (path.startsWith('/__stand-in/')) return send(res, method, blob(path, req));
+
+    const record: RecordedRequest = {
+      method,
+      path,
+      query: Object.fromEntries(parsed.searchParams),
+      headers: headerRecord(req),
+      body: undefined,
+      operationId: null,
+      template: null,
+      status: 0,
+      errors: [],
+      responseErrors: [],
+    };
+    requests.push(record);
+    const reply = (r: Reply) => {
+      record.status = r.status;
+      send(res, method, r);
+    };
+
+    const match = description.match(method, path);
+    if (match === null) {
+      record.errors.push(description.pathExists(path)
+        ? `${method} is not an operation of ${path} in GitHub's OpenAPI description`
+        : `no path template in GitHub's OpenAPI description matches ${method} ${path}`);
+      return reply({ status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } });
+    }
+    record.operationId = match.operationId;
+    record.template = match.template;
+
+    const hasBody = text.length > 0;
+    if (hasBody) {
+      try {
+        record.body = JSON.parse(text);
+      } catch {
+        record.errors.push('request body is not valid JSON');
+        return reply({ status: 400, body: { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' } });
+      }
+    }
+    const version = req.headers['x-github-api-version'];
+    if (version !== undefined && version !== '2022-11-28') record.errors.push(`X-GitHub-Api-Version ${String(version)} is not supported`);
+    if (state.token !== null) {
+      const auth = req.headers.authorization ?? '';
+      if (auth !== `Bearer ${state.token}` && auth !== `token ${state.token}`) return reply({ status: 401, body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' } });
+    }
+    record.errors.push(...description.validateRequest(match, parsed.searchParams, record.body, hasBody));
+    if (record.errors.length > 0) {
+      return reply({ status: 422, body: { message: `Invalid request.\n\n${record.errors.join('\n')}`, documentation_url: DOCS, status: '422' } });
+    }
+
+    const fault = takeFault(method, path, match.template);
+    if (fault) return reply({ status: fault.status, headers: fault.headers, body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: DOCS } });
+
+    const handler = handlers[match.operationId];
+    if (handler === undefined) {
+      return reply({ status: 501, body: { message: `the GitHub API stand-in does not implement ${match.operationId} (${method} ${match.template})` } });
+    }
+    const body = record.body !== null && typeof record.body === 'object' ? (record.body as Record<string, unknown>) : {};
+    const result = handler({ match, p: match.pathParams, query: parsed.searchParams, body, path });
+    if (validateResponses && result.raw === undefined) record.responseErrors.push(...description.validateResponse(match, result.status, result.body));
+    return reply(result);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, 'GET', { status: 500, body: { message: `stand-in crashed: ${String((error as Error)?.stack ?? error)}` } });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+
+  const stand: GitHubApiStandIn = {
+    url,
+    requests,
+    blobRequests,
+    state,
+    failNext(fault) {
+      faults.push({ ...fault });
+    },
+    addComment(c) {
+      const at = now();
+      const record: IssueCommentRecord = { id: nextId(), owner: c.owner, repo: c.repo, issueNumber: c.issueNumber, body: c.body, user: c.user, createdAt: at, updatedAt: at };
+      state.comments.push(record);
+      return record;
+    },
+    addArtifact(a) {
+      const record: ArtifactRecord = { ...a, id: a.id ?? nextId() };
+      state.artifacts.push(record);
+      return record;
+    },
+    close: () => new Promise<void>((resolve, reject) => {
+      server.closeAllConnections();
+      server.close((error) => (error ? reject(error) : resolve()));
+    }),
+  };
+  return stand;
+}
+
+/**
+ * assertAllValid fails when any request the stand-in saw failed validation
+ * against GitHub's OpenAPI description, or when one of its own responses did.
+ */
+export function assertAllValid(standIn: Pick<GitHubApiStandIn, 'requests'>): void {
+  const bad = standIn.requests.filter((r) => r.errors.length > 0 || r.responseErrors.length > 0);
+  assert.equal(bad.length, 0, `requests that fail GitHub's OpenAPI description:\n${bad.map((r) => `  ${r.method} ${r.path} -> ${r.status}\n${[...r.errors, ...r.responseErrors.map((e) => `(stand-in response) ${e}`)].map((e) => `    ${e}`).join('\n')}`).join('\n')}`);
+}
+
+function headerRecord(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(req.headers)) if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, method: string, reply: Reply): void {
+  const headers: Record<string, string> = {
+    'x-github-media-type': 'github.v3; format=json',
+    'x-ratelimit-limit': '5000',
+    'x-ratelimit-remaining': '4999',
+    'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+    ...reply.headers,
+  };
+  let payload: Uint8Array | undefined = reply.raw;
+  if (payload === undefined && reply.body !== undefined && reply.status !== 204) {
+    payload = Buffer.from(JSON.stringify(reply.body));
+    headers['content-type'] ??= 'application/json; charset=utf-8';
+  }
+  res.writeHead(reply.status, headers);
+  res.end(method === 'HEAD' ? undefined : payload);
+}
+
+if (import.meta.main) {
+  const standIn = await startGitHubApiStandIn({ port: Number(process.env.PORT ?? 0), host: process.env.HOST });
+  process.stdout.write(`${JSON.stringify({ url: standIn.url })}\n`);
+  const stop = () => void standIn.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
