@@ -6028,9 +6028,7 @@ function sideSummary(values, alpha) {
   return { n: values.length, median: ci.estimate, ci: [ci.lower, ci.upper] };
 }
 function decideVerdict(c, threshold, alpha) {
-  if (c.ratio === null || c.ratioCi === null) {
-    return c.p !== null && c.q !== null && c.q < alpha && c.ratio !== null ? beyond(c, threshold) : "inconclusive";
-  }
+  if (c.ratio === null || c.ratioCi === null) return "inconclusive";
   const [lo, hi] = c.better === "lower" ? c.ratioCi : [1 / c.ratioCi[1], 1 / c.ratioCi[0]];
   if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
   if (c.q === null || c.q >= alpha) return "inconclusive";
@@ -10236,7 +10234,7 @@ function createGitHubClient(options) {
       const wait = retryWaitMs(response, failure.message, attempt, now());
       if (wait !== null && attempt < maxRetries) {
         if (wait > maxWaitMs) {
-          throw toError(method, displayPath, response, failure, `rate limited; retrying would mean waiting ${Math.ceil(wait / 1e3)} s, more than the ${Math.ceil(maxWaitMs / 1e3)} s allowed`);
+          throw toError(method, displayPath, response, failure, `not retried: GitHub asks to wait ${Math.ceil(wait / 1e3)} s, more than maxWaitMs (${Math.ceil(maxWaitMs / 1e3)} s)`);
         }
         await sleep(wait);
         continue;
@@ -10324,11 +10322,11 @@ function backoffMs(attempt) {
 function retryWaitMs(response, message, attempt, nowMs) {
   const status = response.status;
   if (status >= 500 && status !== 501) {
-    const after2 = retryAfterMs(response.headers);
+    const after2 = retryAfterMs(response.headers, nowMs);
     return after2 ?? backoffMs(attempt);
   }
   if (status !== 403 && status !== 429) return null;
-  const after = retryAfterMs(response.headers);
+  const after = retryAfterMs(response.headers, nowMs);
   if (after !== null) return after;
   if (response.headers.get("x-ratelimit-remaining") === "0") {
     const reset = Number(response.headers.get("x-ratelimit-reset"));
@@ -10338,13 +10336,13 @@ function retryWaitMs(response, message, attempt, nowMs) {
   if (status === 429 || message !== null && /rate limit/i.test(message)) return 6e4 * 2 ** attempt;
   return null;
 }
-function retryAfterMs(headers) {
+function retryAfterMs(headers, nowMs) {
   const value = headers.get("retry-after");
   if (value === null) return null;
   const seconds = Number(value);
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1e3;
   const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
 }
 async function errorBody(response) {
   const text2 = await response.text().catch(() => "");
@@ -10394,7 +10392,24 @@ function itemsOf(data, pathTemplate) {
   throw new GitHubError({ method: "GET", path: pathTemplate, status: 200, detail: "paginate: the response is not a list" });
 }
 
+// src/github/truncate-markdown.ts
+function truncateMarkdown(markdown, limit, note) {
+  const encoder = new TextEncoder();
+  const bytes = encoder.encode(markdown);
+  if (bytes.length <= limit) return { text: markdown, truncated: false };
+  const closing = note(bytes.length, limit);
+  const budget = limit - encoder.encode(closing).length;
+  if (budget <= 0) throw new RangeError(`truncateMarkdown: limit ${limit} leaves no room for the note`);
+  let cut = budget;
+  while (cut > 0 && (bytes[cut] & 192) === 128) cut--;
+  let head = new TextDecoder().decode(bytes.subarray(0, cut));
+  const lastBreak = head.lastIndexOf("\n");
+  if (lastBreak > head.length * 0.75) head = head.slice(0, lastBreak);
+  return { text: head + closing, truncated: true };
+}
+
 // src/github/sticky-comment.ts
+var COMMENT_BODY_LIMIT = 65536;
 var DEFAULT_BOT_LOGIN = "github-actions[bot]";
 function withMarker(marker, body) {
   const normalized = body.replace(/\r\n/g, "\n");
@@ -10418,13 +10433,17 @@ async function findStickyComments(client, options) {
 }
 async function upsertStickyComment(client, options) {
   const { owner, repo, issueNumber } = options;
-  const body = withMarker(options.marker, options.body);
+  const { text: body, truncated } = truncateMarkdown(withMarker(options.marker, options.body), COMMENT_BODY_LIMIT, (bytes, limit) => `
+
+---
+_benchbot truncated this comment: the report is ${bytes} bytes and GitHub allows ${limit}. The job summary has the full report._
+`);
   const matches = await findStickyComments(client, options);
   const [kept, ...duplicates] = matches;
   if (kept === void 0) {
-    if ((options.mode ?? "always") === "on-change" && options.hasChanges === false) return { action: "skipped", deletedIds: [] };
+    if ((options.mode ?? "always") === "on-change" && options.hasChanges === false) return { action: "skipped", deletedIds: [], truncated };
     const created = await client.request("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", { owner, repo, issue_number: issueNumber, body });
-    return { action: "created", id: created.id, url: created.html_url, deletedIds: [] };
+    return { action: "created", id: created.id, url: created.html_url, deletedIds: [], truncated };
   }
   let action = "unchanged";
   let url = kept.html_url;
@@ -10443,7 +10462,7 @@ async function upsertStickyComment(client, options) {
     deletedIds.push(duplicate.id);
   }
   if (action === "unchanged" && deletedIds.length > 0) action = "deleted-duplicates";
-  return { action, id: kept.id, url, deletedIds };
+  return { action, id: kept.id, url, deletedIds, truncated };
 }
 function firstLine(text2) {
   const end = text2.indexOf("\n");
@@ -10475,22 +10494,11 @@ async function publishCheckRun(client, options) {
   return { id: run.id, url: run.html_url ?? "", truncated: summary.truncated || (text2?.truncated ?? false) };
 }
 function truncateForCheckRun(markdown, limit = CHECK_RUN_TEXT_LIMIT) {
-  const encoder = new TextEncoder();
-  const bytes = encoder.encode(markdown);
-  if (bytes.length <= limit) return { text: markdown, truncated: false };
-  const note = `
+  return truncateMarkdown(markdown, limit, (bytes, max) => `
 
 ---
-_benchbot truncated this text: it was ${bytes.length} bytes and GitHub allows ${limit}. The job summary and the PR comment have the full report._
-`;
-  const budget = limit - encoder.encode(note).length;
-  if (budget <= 0) throw new RangeError(`truncateForCheckRun: limit ${limit} leaves no room for the note`);
-  let cut = budget;
-  while (cut > 0 && (bytes[cut] & 192) === 128) cut--;
-  let head = new TextDecoder().decode(bytes.subarray(0, cut));
-  const lastBreak = head.lastIndexOf("\n");
-  if (lastBreak > head.length * 0.75) head = head.slice(0, lastBreak);
-  return { text: head + note, truncated: true };
+_benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max}. The job summary and the PR comment have the full report._
+`);
 }
 
 // src/action/action-inputs.ts
@@ -10542,6 +10550,9 @@ function defaultStorePath(env) {
 }
 function readActionInputs(env) {
   const merge = text(env, "merge");
+  const maxLoadText = text(env, "max-load");
+  const maxLoad = maxLoadText === void 0 ? void 0 : Number(maxLoadText);
+  if (maxLoad !== void 0 && !(maxLoad > 0)) throw new ActionInputError(`max-load: "${maxLoadText}" is not a positive load average, e.g. 1.5`);
   const bench = text(env, "bench");
   if (bench === void 0 && merge === void 0) throw new ActionInputError("bench: required; give the command that runs your benchmarks, e.g. ./build/bench --benchmark_format=json");
   const format = text(env, "format");
@@ -10549,7 +10560,7 @@ function readActionInputs(env) {
     try {
       readerFor(format);
     } catch (error) {
-      if (error instanceof UnknownFormatError) throw new ActionInputError(`format: ${error.message}`);
+      if (error instanceof UnknownFormatError) throw new ActionInputError(`format: ${error.message.replace("use --format with one of", "use one of")}`);
       throw error;
     }
   }
@@ -10571,7 +10582,8 @@ function readActionInputs(env) {
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const workingDirectory = resolve6(workspace, text(env, "working-directory") ?? ".");
   const storeText = text(env, "store");
-  const store = storeText === "none" ? void 0 : storeText ?? env.BENCHBOT_DATABASE_URL ?? defaultStorePath(env);
+  const fromEnv = env.BENCHBOT_DATABASE_URL?.trim() || void 0;
+  const store = storeText === "none" ? void 0 : storeText ?? fromEnv ?? defaultStorePath(env);
   const mode = oneOf(env, "mode", ["pr", "nightly"], "pr");
   const shard = parseShard(text(env, "shard"));
   if (shard && merge) throw new ActionInputError("shard: a shard measures its part; merge compares the shards' results afterwards; give one of them");
@@ -10599,6 +10611,7 @@ function readActionInputs(env) {
     merge: merge === void 0 ? void 0 : resolve6(workspace, merge),
     checkName: text(env, "check-name") ?? (mode === "nightly" ? "benchbot nightly" : "benchbot"),
     artifactName,
+    maxLoad,
     prNumber: text(env, "pr-number") === void 0 ? void 0 : wholeNumber(env, "pr-number", 0, 1)
   };
 }
@@ -10693,7 +10706,7 @@ async function measure(settings, event, deps) {
       stateDir: join9(settings.workingDirectory, ".benchbot"),
       labels: (env.RUNNER_LABELS ?? "").split(",").map((l) => l.trim()).filter((l) => l !== ""),
       maxFailedRounds: 3
-    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress) });
+    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, settings.maxLoad) });
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
     return fromRun(result, settings);
   } finally {
@@ -10717,15 +10730,15 @@ async function nightlyBase(settings, head, store, repoName, env) {
     throw new ActionInputError(`base: ${headSha.slice(0, 12)} has no parent in this checkout; fetch more history (actions/checkout with fetch-depth: 0) or give base`);
   }
 }
-function holdMachine(executor, progress) {
+function holdMachine(executor, progress, maxLoad) {
   return async (cores) => {
     const lock = await acquireMachineLock(void 0, { timeoutMs: 36e5, onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`) });
     try {
       await waitForQuietMachine({
-        maxLoad: defaultMaxLoad(cores),
+        maxLoad: maxLoad ?? defaultMaxLoad(cores),
         timeoutMs: 3e5,
         readLoad: () => executor.loadAverage(),
-        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting`)
+        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (input max-load)`)
       });
     } catch (error) {
       lock.release();

@@ -7764,9 +7764,7 @@ function sideSummary(values, alpha) {
   return { n: values.length, median: ci.estimate, ci: [ci.lower, ci.upper] };
 }
 function decideVerdict(c, threshold, alpha) {
-  if (c.ratio === null || c.ratioCi === null) {
-    return c.p !== null && c.q !== null && c.q < alpha && c.ratio !== null ? beyond(c, threshold) : "inconclusive";
-  }
+  if (c.ratio === null || c.ratioCi === null) return "inconclusive";
   const [lo, hi] = c.better === "lower" ? c.ratioCi : [1 / c.ratioCi[1], 1 / c.ratioCi[0]];
   if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
   if (c.q === null || c.q >= alpha) return "inconclusive";

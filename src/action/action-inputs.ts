@@ -56,6 +56,8 @@ export interface ActionSettings {
   merge?: string;
   checkName: string;
   artifactName: string;
+  /** maxLoad is the 1-minute load average to wait for before measuring; undefined: 0.5 + 10% of the cores. */
+  maxLoad?: number;
   /** prNumber overrides the pull request taken from the event (a `/bench` dispatch names it this way). */
   prNumber?: number;
 }
@@ -125,6 +127,9 @@ export function defaultStorePath(env: Env): string {
  */
 export function readActionInputs(env: Env): ActionSettings {
   const merge = text(env, 'merge');
+  const maxLoadText = text(env, 'max-load');
+  const maxLoad = maxLoadText === undefined ? undefined : Number(maxLoadText);
+  if (maxLoad !== undefined && !(maxLoad > 0)) throw new ActionInputError(`max-load: "${maxLoadText}" is not a positive load average, e.g. 1.5`);
   const bench = text(env, 'bench');
   if (bench === undefined && merge === undefined) throw new ActionInputError('bench: required; give the command that runs your benchmarks, e.g. ./build/bench --benchmark_format=json');
   const format = text(env, 'format');
@@ -132,7 +137,7 @@ export function readActionInputs(env: Env): ActionSettings {
     try {
       readerFor(format);
     } catch (error) {
-      if (error instanceof UnknownFormatError) throw new ActionInputError(`format: ${error.message}`);
+      if (error instanceof UnknownFormatError) throw new ActionInputError(`format: ${error.message.replace('use --format with one of', 'use one of')}`);
       throw error;
     }
   }
@@ -154,7 +159,8 @@ export function readActionInputs(env: Env): ActionSettings {
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const workingDirectory = resolve(workspace, text(env, 'working-directory') ?? '.');
   const storeText = text(env, 'store');
-  const store = storeText === 'none' ? undefined : (storeText ?? env.BENCHBOT_DATABASE_URL ?? defaultStorePath(env));
+  const fromEnv = env.BENCHBOT_DATABASE_URL?.trim() || undefined;
+  const store = storeText === 'none' ? undefined : (storeText ?? fromEnv ?? defaultStorePath(env));
   const mode = oneOf(env, 'mode', ['pr', 'nightly'] as const, 'pr');
   const shard = parseShard(text(env, 'shard'));
   if (shard && merge) throw new ActionInputError('shard: a shard measures its part; merge compares the shards\' results afterwards; give one of them');
@@ -182,6 +188,7 @@ export function readActionInputs(env: Env): ActionSettings {
     merge: merge === undefined ? undefined : resolve(workspace, merge),
     checkName: text(env, 'check-name') ?? (mode === 'nightly' ? 'benchbot nightly' : 'benchbot'),
     artifactName,
+    maxLoad,
     prNumber: text(env, 'pr-number') === undefined ? undefined : wholeNumber(env, 'pr-number', 0, 1),
   };
 }

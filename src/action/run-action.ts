@@ -164,7 +164,7 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
       stateDir: join(settings.workingDirectory, '.benchbot'),
       labels: (env.RUNNER_LABELS ?? '').split(',').map((l) => l.trim()).filter((l) => l !== ''),
       maxFailedRounds: 3,
-    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress) });
+    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, settings.maxLoad) });
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
     return fromRun(result, settings);
   } finally {
@@ -196,15 +196,15 @@ async function nightlyBase(settings: ActionSettings, head: string, store: Store 
   }
 }
 
-function holdMachine(executor: Executor, progress: Progress) {
+function holdMachine(executor: Executor, progress: Progress, maxLoad: number | undefined) {
   return async (cores: number | undefined) => {
     const lock = await acquireMachineLock(undefined, { timeoutMs: 3_600_000, onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : 'another job'}`) });
     try {
       await waitForQuietMachine({
-        maxLoad: defaultMaxLoad(cores),
+        maxLoad: maxLoad ?? defaultMaxLoad(cores),
         timeoutMs: 300_000,
         readLoad: () => executor.loadAverage(),
-        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting`),
+        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (input max-load)`),
       });
     } catch (error) {
       lock.release();

@@ -183,9 +183,7 @@ function sideSummary(values: readonly number[], alpha: number): SideSummary {
  * metrics, so one rule serves both directions.
  */
 export function decideVerdict(c: Comparison, threshold: number, alpha: number): Verdict {
-  if (c.ratio === null || c.ratioCi === null) {
-    return c.p !== null && c.q !== null && c.q < alpha && c.ratio !== null ? beyond(c, threshold) : 'inconclusive';
-  }
+  if (c.ratio === null || c.ratioCi === null) return 'inconclusive';
   const [lo, hi] = c.better === 'lower' ? c.ratioCi : [1 / c.ratioCi[1], 1 / c.ratioCi[0]];
   if (lo > 1 - threshold && hi < 1 + threshold) return 'unchanged';
   if (c.q === null || c.q >= alpha) return 'inconclusive';

@@ -1,4 +1,5 @@
 import type { GitHubClient } from './github-client.ts';
+import { truncateMarkdown } from './truncate-markdown.ts';
 
 /**
  * CHECK_RUN_TEXT_LIMIT is GitHub's cap on a check run's `output.summary` and
@@ -76,22 +77,9 @@ export async function publishCheckRun(client: GitHubClient, options: CheckRunOpt
 }
 
 /**
- * truncateForCheckRun cuts Markdown to at most `limit` UTF-8 bytes including
- * a closing note, preferring a line break so that a table row is not cut in
- * half, and never splitting a character.
+ * truncateForCheckRun cuts Markdown to at most `limit` UTF-8 bytes with a
+ * note pointing at the full report (see truncateMarkdown).
  */
 export function truncateForCheckRun(markdown: string, limit = CHECK_RUN_TEXT_LIMIT): { text: string; truncated: boolean } {
-  const encoder = new TextEncoder();
-  const bytes = encoder.encode(markdown);
-  if (bytes.length <= limit) return { text: markdown, truncated: false };
-  const note = `\n\n---\n_benchbot truncated this text: it was ${bytes.length} bytes and GitHub allows ${limit}. The job summary and the PR comment have the full report._\n`;
-  const budget = limit - encoder.encode(note).length;
-  if (budget <= 0) throw new RangeError(`truncateForCheckRun: limit ${limit} leaves no room for the note`);
-  let cut = budget;
-  // Step back off UTF-8 continuation bytes so the cut lands on a character start.
-  while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--;
-  let head = new TextDecoder().decode(bytes.subarray(0, cut));
-  const lastBreak = head.lastIndexOf('\n');
-  if (lastBreak > head.length * 0.75) head = head.slice(0, lastBreak);
-  return { text: head + note, truncated: true };
+  return truncateMarkdown(markdown, limit, (bytes, max) => `\n\n---\n_benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max}. The job summary and the PR comment have the full report._\n`);
 }

@@ -152,7 +152,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       const wait = retryWaitMs(response, failure.message, attempt, now());
       if (wait !== null && attempt < maxRetries) {
         if (wait > maxWaitMs) {
-          throw toError(method, displayPath, response, failure, `rate limited; retrying would mean waiting ${Math.ceil(wait / 1000)} s, more than the ${Math.ceil(maxWaitMs / 1000)} s allowed`);
+          throw toError(method, displayPath, response, failure, `not retried: GitHub asks to wait ${Math.ceil(wait / 1000)} s, more than maxWaitMs (${Math.ceil(maxWaitMs / 1000)} s)`);
         }
         await sleep(wait);
         continue;
@@ -259,11 +259,11 @@ function retryWaitMs(response: Response, message: string | null, attempt: number
   const status = response.status;
   // 501 means the endpoint does not exist in this deployment: final.
   if (status >= 500 && status !== 501) {
-    const after = retryAfterMs(response.headers);
+    const after = retryAfterMs(response.headers, nowMs);
     return after ?? backoffMs(attempt);
   }
   if (status !== 403 && status !== 429) return null;
-  const after = retryAfterMs(response.headers);
+  const after = retryAfterMs(response.headers, nowMs);
   if (after !== null) return after;
   if (response.headers.get('x-ratelimit-remaining') === '0') {
     const reset = Number(response.headers.get('x-ratelimit-reset'));
@@ -275,13 +275,13 @@ function retryWaitMs(response: Response, message: string | null, attempt: number
   return null;
 }
 
-function retryAfterMs(headers: Headers): number | null {
+function retryAfterMs(headers: Headers, nowMs: number): number | null {
   const value = headers.get('retry-after');
   if (value === null) return null;
   const seconds = Number(value);
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
 }
 
 interface ErrorBody {

@@ -1,5 +1,9 @@
 import type { GitHubClient } from './github-client.ts';
 import { GitHubError } from './github-client.ts';
+import { truncateMarkdown } from './truncate-markdown.ts';
+
+/** COMMENT_BODY_LIMIT is GitHub's cap on a comment body (65536 characters; counted here as UTF-8 bytes, the stricter reading). */
+export const COMMENT_BODY_LIMIT = 65536;
 
 /** DEFAULT_BOT_LOGIN is the author of comments made with a workflow's GITHUB_TOKEN. */
 export const DEFAULT_BOT_LOGIN = 'github-actions[bot]';
@@ -46,6 +50,8 @@ export interface StickyCommentResult {
   id?: number;
   url?: string;
   deletedIds: number[];
+  /** truncated is true when the body exceeded COMMENT_BODY_LIMIT and was cut with a note. */
+  truncated: boolean;
 }
 
 /** IssueComment is the part of GitHub's issue-comment object this module reads. */
@@ -59,7 +65,8 @@ export interface IssueComment {
 
 /**
  * withMarker returns the body as it is stored: the marker alone on the first
- * line, then the body. A body that already starts with the marker line is kept.
+ * line, then the body. A body that already starts with the marker line is
+ * kept. The result is not yet cut to COMMENT_BODY_LIMIT.
  */
 export function withMarker(marker: string, body: string): string {
   const normalized = body.replace(/\r\n/g, '\n');
@@ -102,14 +109,14 @@ export async function findStickyComments(client: GitHubClient, options: Pick<Sti
  */
 export async function upsertStickyComment(client: GitHubClient, options: StickyCommentOptions): Promise<StickyCommentResult> {
   const { owner, repo, issueNumber } = options;
-  const body = withMarker(options.marker, options.body);
+  const { text: body, truncated } = truncateMarkdown(withMarker(options.marker, options.body), COMMENT_BODY_LIMIT, (bytes, limit) => `\n\n---\n_benchbot truncated this comment: the report is ${bytes} bytes and GitHub allows ${limit}. The job summary has the full report._\n`);
   const matches = await findStickyComments(client, options);
   const [kept, ...duplicates] = matches;
 
   if (kept === undefined) {
-    if ((options.mode ?? 'always') === 'on-change' && options.hasChanges === false) return { action: 'skipped', deletedIds: [] };
+    if ((options.mode ?? 'always') === 'on-change' && options.hasChanges === false) return { action: 'skipped', deletedIds: [], truncated };
     const created = await client.request<IssueComment>('POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issueNumber, body });
-    return { action: 'created', id: created.id, url: created.html_url, deletedIds: [] };
+    return { action: 'created', id: created.id, url: created.html_url, deletedIds: [], truncated };
   }
 
   let action: StickyAction = 'unchanged';
@@ -131,7 +138,7 @@ export async function upsertStickyComment(client: GitHubClient, options: StickyC
     deletedIds.push(duplicate.id);
   }
   if (action === 'unchanged' && deletedIds.length > 0) action = 'deleted-duplicates';
-  return { action, id: kept.id, url, deletedIds };
+  return { action, id: kept.id, url, deletedIds, truncated };
 }
 
 function firstLine(text: string): string {

@@ -20,8 +20,7 @@ afterEach(() => {
   try {
     assertAllValid(standIn);
   } finally {
-    standIn.requests.length = 0;
-    standIn.state.comments.length = 0;
+    standIn.reset();
     sleeps = [];
   }
 });
@@ -122,7 +121,7 @@ test('x-ratelimit-remaining: 0 waits until x-ratelimit-reset; a secondary limit 
 test('a rate limit that resets beyond maxWaitMs fails at once instead of hanging', async () => {
   const nowMs = 1_700_000_000_000;
   standIn.failNext({ path: COMMENTS, status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(nowMs / 1000 + 3600) }, body: { message: 'API rate limit exceeded for installation ID 1.' } });
-  await assert.rejects(client({ now: () => nowMs, maxWaitMs: 60_000 }).request('GET', COMMENTS, { ...repo, issue_number: 5 }), /GET \/repos\/octo-org\/widgets\/issues\/5\/comments failed with 403: API rate limit exceeded for installation ID 1\.: rate limited; retrying would mean waiting 3601 s, more than the 60 s allowed/);
+  await assert.rejects(client({ now: () => nowMs, maxWaitMs: 60_000 }).request('GET', COMMENTS, { ...repo, issue_number: 5 }), /GET \/repos\/octo-org\/widgets\/issues\/5\/comments failed with 403: API rate limit exceeded for installation ID 1\.: not retried: GitHub asks to wait 3601 s, more than maxWaitMs \(60 s\)/);
   assert.deepEqual(sleeps, []);
   standIn.requests.length = 0;
 });

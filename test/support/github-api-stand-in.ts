@@ -106,6 +106,8 @@ export interface GitHubApiStandIn {
   addComment(comment: { owner: string; repo: string; issueNumber: number; body: string; user: Account }): IssueCommentRecord;
   /** addArtifact seeds a workflow run artifact. */
   addArtifact(a: Omit<ArtifactRecord, 'id'> & { id?: number }): ArtifactRecord;
+  /** reset forgets requests, pending faults and all created objects; configuration (actor, token, permissions, workflows) stays. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -173,6 +175,9 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     return { status: 200, body: wrap ? wrap(slice) : slice, headers: links.length > 0 ? { link: links.join(', ') } : {} };
   }
 
+  // GitHub's limit on comment bodies, which the schema does not state.
+  const tooLong = (body: unknown) => [...String(body)].length > 65536;
+  const bodyTooLong = (): Reply => ({ status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'unprocessable', field: 'data', message: 'Body is too long (maximum is 65536 characters)' }], documentation_url: `${DOCS}/issues/comments#create-an-issue-comment`, status: '422' } });
   const comment = (c: IssueCommentRecord) => issueComment(url, c, state.reactions);
   const findComment = (p: Record<string, string>) => state.comments.find((c) => c.id === Number(p.comment_id) && inRepo(c, p));
 
@@ -189,6 +194,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       return page(list.map(comment), ctx);
     },
     'issues/create-comment': (ctx) => {
+      if (tooLong(ctx.body.body)) return bodyTooLong();
       const c = stand.addComment({ owner: ctx.p.owner, repo: ctx.p.repo, issueNumber: Number(ctx.p.issue_number), body: String(ctx.body.body), user: state.actor });
       return { status: 201, body: comment(c), headers: { location: `${url}/repos/${c.owner}/${c.repo}/issues/comments/${c.id}` } };
     },
@@ -199,6 +205,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     'issues/update-comment': (ctx) => {
       const c = findComment(ctx.p);
       if (!c) return notFound();
+      if (tooLong(ctx.body.body)) return bodyTooLong();
       c.body = String(ctx.body.body);
       c.updatedAt = now();
       return { status: 200, body: comment(c) };
@@ -311,7 +318,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
   };
 
   function blob(path: string, req: IncomingMessage): Reply {
-    blobRequests.push({ path, headers: headerRecord(req) });
+    if (path.startsWith('/__stand-in/blobs/')) blobRequests.push({ path, headers: headerRecord(req) });
     const artifactMatch = /^\/__stand-in\/blobs\/artifacts\/(\d+)\.zip$/.exec(path);
     if (artifactMatch) {
       const a = state.artifacts.find((x) => x.id === Number(artifactMatch[1]));
@@ -432,6 +439,12 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       const record: ArtifactRecord = { ...a, id: a.id ?? nextId() };
       state.artifacts.push(record);
       return record;
+    },
+    reset() {
+      requests.length = 0;
+      blobRequests.length = 0;
+      faults.length = 0;
+      for (const list of [state.comments, state.reactions, state.checkRuns, state.dispatches, state.artifacts]) list.length = 0;
     },
     close: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections();

@@ -148,7 +148,7 @@ export interface CheckRunRecord {
   startedAt: string;
   completedAt: string | null;
   output: { title: string | null; summary: string | null; text: string | null };
-  /** requests keeps every create/update body in order, as sent. */
+  /** history keeps every create/update body in order, as sent. */
   history: unknown[];
 }
 

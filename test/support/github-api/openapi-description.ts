@@ -61,7 +61,7 @@ export const OPENAPI_FILE = require.resolve('@octokit/openapi/generated/api.gith
 
 /** loadOpenApiDescription returns the process-wide description, loading it on first use. */
 export function loadOpenApiDescription(): OpenApiDescription {
-  loaded ??= build(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')));
+  loaded ??= build(allowNullInNullableEnums(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'))));
   return loaded;
 }
 
@@ -188,6 +188,23 @@ function build(spec: { info: { version: string }; paths: Record<string, Record<s
       return v(body) ? [] : (v.errors ?? []).map((e) => `response${e.instancePath || ''} ${e.message}`);
     },
   };
+}
+
+/**
+ * allowNullInNullableEnums adds null to the enum of every `nullable: true`
+ * schema. GitHub sends `"conclusion": null` on a running check run, whose
+ * schema is a nullable enum without null; OpenAPI 3.0.3 says such an enum
+ * excludes null, GitHub means it to include it.
+ */
+function allowNullInNullableEnums<T>(node: T): T {
+  if (Array.isArray(node)) {
+    for (const item of node) allowNullInNullableEnums(item);
+  } else if (node !== null && typeof node === 'object') {
+    const schema = node as Record<string, unknown>;
+    if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+    for (const value of Object.values(schema)) allowNullInNullableEnums(value);
+  }
+  return node;
 }
 
 function coercions(raw: string): unknown[] {

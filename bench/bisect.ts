@@ -1,0 +1,271 @@
+// `npm run bench:bisect`: how well the nightly scan and the bisect oracle
+// work on real noise, beside what people do today.
+//
+// The noise is real: fixtures/noise/ holds run-to-run samples captured on a
+// shared development machine. One benchmark session (a nightly run, or one
+// probe of a bisect) is a contiguous block of a pool in capture order, so
+// the drift and bursts of a real session come along; a regression multiplies
+// the values. A shift of "s noise SDs" multiplies by exp(s * sigma), sigma
+// the robust (MAD) standard deviation of the pool's log values.
+//
+// Bisect: 64 candidate merges, one of them (uniformly) the culprit, the
+// good and bad references one session each (from the nightly history, so
+// not counted as sessions). benchbot = the state machine of src/bisect with
+// 10 samples per session; plain = what a naive `git bisect run` script does:
+// one sample per probe, bad when above the midpoint of one good and one bad
+// sample. Scan: 60-night histories of 10 samples per night, scanned every
+// night as the nightly job does.
+import { fileURLToPath } from 'node:url';
+import { loadCorpus, type Pool } from './quality.ts';
+import { createBisect, nextProbes, recordProbe, result } from '../src/bisect/create-bisect.ts';
+import type { BisectOptions, Commit } from '../src/bisect/create-bisect.ts';
+import { scanHistory } from '../src/scan/scan-history.ts';
+import type { Series } from '../src/scan/scan-history.ts';
+import { xoshiro128 } from '../src/stats/bootstrap.ts';
+import { median } from '../src/stats/order-statistics.ts';
+import { MAD_TO_SIGMA } from '../src/stats/robust-cv.ts';
+
+export { loadCorpus };
+export type { Pool };
+
+/** SESSION_SAMPLES is the number of samples of one benchmark session (nightly run or bisect probe). */
+export const SESSION_SAMPLES = 10;
+/** CANDIDATES is the number of merges between good and bad in the bisect simulation. */
+export const CANDIDATES = 64;
+
+/** Rng is a uniform [0, 1) generator. */
+export type Rng = () => number;
+
+/** seeded returns a seeded xoshiro128** generator. */
+export function seeded(seed: number): Rng {
+  return xoshiro128(seed);
+}
+
+/** logSigma is the robust standard deviation of a pool's log values: what "one noise SD" means here. */
+export function logSigma(values: readonly number[]): number {
+  const logs = values.map(Math.log);
+  const center = median(logs);
+  return MAD_TO_SIGMA * median(logs.map((v) => Math.abs(v - center)));
+}
+
+/** drawSession is one session of n samples: a contiguous block of the pool (wrapping) at a random start, times `factor`. */
+export function drawSession(values: readonly number[], n: number, rng: Rng, factor = 1): number[] {
+  const start = Math.floor(rng() * values.length);
+  return Array.from({ length: n }, (_, i) => values[(start + i) % values.length] * factor);
+}
+
+/** HistorySpec: a nightly history of `nights` nights from a pool, multiplied by `factor` from night `stepAt` on. */
+export interface HistorySpec {
+  pool: Pool;
+  nights: number;
+  samplesPerNight?: number;
+  stepAt?: number;
+  factor?: number;
+  key?: string;
+  better?: 'lower' | 'higher';
+}
+
+/** makeHistory builds a scan Series with SHAs `n000`, `n001`... one night per day from 2026-01-01. */
+export function makeHistory(spec: HistorySpec, rng: Rng): Series {
+  const n = spec.samplesPerNight ?? SESSION_SAMPLES;
+  const nights = Array.from({ length: spec.nights }, (_, i) => {
+    const factor = spec.stepAt !== undefined && i >= spec.stepAt ? (spec.factor ?? 1) : 1;
+    return { sha: `n${String(i).padStart(3, '0')}`, time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: drawSession(spec.pool.values, n, rng, factor) };
+  });
+  return {
+    key: spec.key ?? spec.pool.name, benchmark: spec.pool.name, metric: 'time', unit: spec.pool.unit,
+    better: spec.better ?? 'lower', fingerprintKey: 'fp', branch: 'main', nights,
+  };
+}
+
+/** makeCandidates names N merges `m00`... with PR numbers 100 + i. */
+export function makeCandidates(n: number): Commit[] {
+  return Array.from({ length: n }, (_, i) => ({ sha: `m${String(i).padStart(2, '0')}`, subject: `Merge pull request #${100 + i}`, pr: 100 + i }));
+}
+
+/** BisectTrial is one simulated bisect's outcome. */
+export interface BisectTrial {
+  correct: boolean;
+  sessions: number;
+  steps: number;
+  status: string;
+  culprits: string[];
+}
+
+/**
+ * simulateBisect runs benchbot's state machine on a simulated range: candidate i
+ * has factor `factorAt(i)` (1 for good); `skips` are SHAs that fail to build.
+ */
+export function simulateBisect(opts: {
+  values: readonly number[];
+  factorAt: (i: number) => number;
+  n?: number;
+  rng: Rng;
+  k?: number;
+  skips?: ReadonlySet<string>;
+  options?: BisectOptions;
+  expected: string[];
+}): BisectTrial {
+  const n = opts.n ?? SESSION_SAMPLES;
+  const candidates = makeCandidates(CANDIDATES);
+  let state = createBisect({
+    candidates,
+    goodSamples: drawSession(opts.values, n, opts.rng, 1),
+    badSamples: drawSession(opts.values, n, opts.rng, opts.factorAt(CANDIDATES - 1)),
+    options: opts.options,
+  });
+  let steps = 0;
+  for (let guard = 0; guard < 200; guard++) {
+    const probes = nextProbes(state, opts.k ?? 1);
+    if (probes.length === 0) break;
+    steps++;
+    for (const sha of probes) {
+      const i = candidates.findIndex((c) => c.sha === sha);
+      state = recordProbe(state, sha, opts.skips?.has(sha) ? { skip: 'build failed' } : drawSession(opts.values, n, opts.rng, opts.factorAt(i)));
+    }
+  }
+  const r = result(state);
+  const culprits = r.culprits.filter((c) => c.range.length === 1).map((c) => c.commit.sha);
+  return {
+    correct: r.status === 'found' && culprits.length === opts.expected.length && culprits.every((c, i) => c === opts.expected[i]),
+    sessions: r.sessions, steps, status: r.status, culprits: r.culprits.map((c) => c.commit.sha),
+  };
+}
+
+/** simulatePlain is the naive `git bisect run` oracle: one sample per probe against the midpoint of one good and one bad sample. */
+export function simulatePlain(values: readonly number[], factorAt: (i: number) => number, rng: Rng, culprit: number): BisectTrial {
+  const one = (factor: number) => drawSession(values, 1, rng, factor)[0];
+  const mid = (one(1) + one(factorAt(CANDIDATES - 1))) / 2;
+  let lo = -1;
+  let hi = CANDIDATES - 1;
+  let sessions = 0;
+  while (hi - lo > 1) {
+    const m = lo + Math.round((hi - lo) / 2);
+    sessions++;
+    if (one(factorAt(m)) > mid) hi = m;
+    else lo = m;
+  }
+  return { correct: hi === culprit, sessions, steps: sessions, status: 'found', culprits: [`m${String(hi).padStart(2, '0')}`] };
+}
+
+interface Tally {
+  correct: number;
+  sessions: number;
+  steps: number;
+  trials: number;
+}
+
+const tally = (): Tally => ({ correct: 0, sessions: 0, steps: 0, trials: 0 });
+const add = (t: Tally, r: BisectTrial) => {
+  t.trials++;
+  t.sessions += r.sessions;
+  t.steps += r.steps;
+  if (r.correct) t.correct++;
+};
+const pct = (t: Tally) => `${((100 * t.correct) / t.trials).toFixed(1)}%`;
+const mean = (x: number, t: Tally) => (x / t.trials).toFixed(2);
+
+/** benchBisect runs every section and returns the markdown lines. */
+export async function benchBisect(trialsPerPool = 30, seed = 20261122): Promise<string[]> {
+  const pools = loadCorpus();
+  const rng = seeded(seed);
+  const lines: string[] = ['## Bisect: benchbot oracle vs a plain single-sample `git bisect run` (resampled real noise)', ''];
+  const log2n = Math.log2(CANDIDATES);
+  lines.push(`${CANDIDATES} candidate merges, culprit uniform, ${trialsPerPool} bisects per pool per shift over ${pools.length} pools; sessions = benchmark sessions on probes (references come from the nightly history); benchbot takes ${SESSION_SAMPLES} samples per session.`, '');
+  lines.push('| shift | benchbot accuracy | benchbot sessions | plain accuracy | plain sessions |', '| --- | --- | --- | --- | --- |');
+  let at2: Tally | undefined;
+  for (const sds of [1, 2, 3]) {
+    const ours = tally();
+    const plain = tally();
+    for (const pool of pools) {
+      const factor = Math.exp(sds * logSigma(pool.values));
+      for (let t = 0; t < trialsPerPool; t++) {
+        const culprit = Math.floor(rng() * CANDIDATES);
+        const factorAt = (i: number) => (i >= culprit ? factor : 1);
+        add(ours, simulateBisect({ values: pool.values, factorAt, rng, expected: [`m${String(culprit).padStart(2, '0')}`] }));
+        add(plain, simulatePlain(pool.values, factorAt, rng, culprit));
+      }
+    }
+    if (sds === 2) at2 = ours;
+    lines.push(`| ${sds} SD | ${pct(ours)} | ${mean(ours.sessions, ours)} | ${pct(plain)} | ${mean(plain.sessions, plain)} |`);
+  }
+
+  lines.push('', `Parallel probes at 2 SD (steps = rounds of k simultaneous sessions; log_(k+1)(${CANDIDATES}) shown):`, '');
+  lines.push('| k | accuracy | mean steps | log_(k+1) N | mean sessions |', '| --- | --- | --- | --- | --- |');
+  for (const k of [1, 3]) {
+    const t = tally();
+    for (const pool of pools) {
+      const factor = Math.exp(2 * logSigma(pool.values));
+      for (let i = 0; i < Math.ceil(trialsPerPool / 3); i++) {
+        const culprit = Math.floor(rng() * CANDIDATES);
+        add(t, simulateBisect({ values: pool.values, factorAt: (j) => (j >= culprit ? factor : 1), rng, k, expected: [`m${String(culprit).padStart(2, '0')}`] }));
+      }
+    }
+    lines.push(`| ${k} | ${pct(t)} | ${mean(t.steps, t)} | ${(Math.log(CANDIDATES) / Math.log(k + 1)).toFixed(2)} | ${mean(t.sessions, t)} |`);
+  }
+
+  lines.push('', ...scanSection(pools, rng));
+
+  const target = 1.5 * log2n;
+  const ok = at2 !== undefined && at2.correct / at2.trials >= 0.95 && at2.sessions / at2.trials <= target;
+  lines.push('', `Target (>= 95% accuracy at 2 SD with <= ${target.toFixed(1)} sessions): ${ok ? 'MET' : 'NOT MET'} (benchbot ${at2 ? pct(at2) : '?'} with ${at2 ? mean(at2.sessions, at2) : '?'} sessions)`);
+  return lines;
+}
+
+/** scanSection measures detection delay on injected steps and false alarms on A/A histories, scanning night by night. */
+function scanSection(pools: readonly Pool[], rng: Rng): string[] {
+  const nights = 60;
+  const stepAt = 40;
+  const firstScan = 30;
+  const lines = ['## Nightly scan: detection delay and false alarms (resampled real noise, 10 samples per night)', ''];
+  lines.push(`${nights}-night histories; the scan runs after every night from night ${firstScan}; a step multiplies every value from night ${stepAt} on. Delay = bad nights seen when a regression finding first names night ${stepAt} (+-1) as first bad.`, '');
+  lines.push('| step | detected | mean delay (nights) | max delay | range exact |', '| --- | --- | --- | --- | --- |');
+  const perPool = 4;
+  for (const step of [0.05, 0.1, 0.2]) {
+    let detected = 0;
+    let exact = 0;
+    let delays = 0;
+    let maxDelay = 0;
+    let total = 0;
+    for (const pool of pools) {
+      for (let t = 0; t < perPool; t++) {
+        total++;
+        const series = makeHistory({ pool, nights, stepAt, factor: 1 + step }, rng);
+        for (let end = stepAt + 1; end <= nights; end++) {
+          const scan = scanHistory([{ ...series, nights: series.nights.slice(0, end) }]);
+          const hit = scan.findings.find((f) => f.kind !== 'watch' && f.direction === 'regression' && Math.abs(Number(f.firstBad.sha.slice(1)) - stepAt) <= 1);
+          if (hit) {
+            detected++;
+            if (hit.firstBad.sha === series.nights[stepAt].sha && hit.lastGood.sha === series.nights[stepAt - 1].sha) exact++;
+            delays += end - stepAt;
+            maxDelay = Math.max(maxDelay, end - stepAt);
+            break;
+          }
+        }
+      }
+    }
+    lines.push(`| +${step * 100}% | ${detected}/${total} | ${detected ? (delays / detected).toFixed(1) : '-'} | ${maxDelay} | ${exact}/${detected} |`);
+  }
+
+  // A/A: every pool, 10 histories each, scanned each night as a suite (one FDR step per night).
+  const histories: Series[] = [];
+  for (const pool of pools) for (let t = 0; t < 10; t++) histories.push(makeHistory({ pool, nights, key: `${pool.name}#${t}` }, rng));
+  const alarms = new Set<string>();
+  const watches = new Set<string>();
+  let seriesNights = 0;
+  for (let end = firstScan; end <= nights; end++) {
+    const scan = scanHistory(histories.map((h) => ({ ...h, nights: h.nights.slice(0, end) })));
+    seriesNights += histories.length;
+    for (const f of scan.findings) (f.kind === 'watch' ? watches : alarms).add(`${f.series}@${f.firstBad.sha}`);
+  }
+  lines.push('', `A/A: ${histories.length} histories, scanned nightly from night ${firstScan} to ${nights} as one suite: ${seriesNights} series-nights.`, '');
+  lines.push('| false findings (distinct series x first bad night) | per 1,000 series-nights | watches (one night, not filed) per 1,000 |', '| --- | --- | --- |');
+  lines.push(`| ${alarms.size} | ${((1000 * alarms.size) / seriesNights).toFixed(2)} | ${((1000 * watches.size) / seriesNights).toFixed(2)} |`);
+  return lines;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const started = process.hrtime.bigint();
+  console.log((await benchBisect()).join('\n'));
+  console.log(`\n(${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s)`);
+}

@@ -1,0 +1,25 @@
+/**
+ * series-from-points: groups the store's nightly SeriesPoints (store.series
+ * with `values: true`, oldest first) into scan Series, one per benchmark x
+ * metric x fingerprint on one branch. Points of different fingerprints
+ * never share a series: a new machine starts a new history.
+ */
+
+import type { SeriesPoint } from '../store/store.ts';
+import type { Series } from './scan-history.ts';
+
+/** seriesFromPoints groups points (oldest first) into series on `branch`; a point without values uses its median as its one value. */
+export function seriesFromPoints(points: readonly SeriesPoint[], branch: string): Series[] {
+  const bySeries = new Map<string, Series & { nights: Series['nights'][number][] }>();
+  for (const p of points) {
+    const id = `${p.benchmark}\u0000${p.metric}\u0000${p.fingerprintKey}`;
+    let s = bySeries.get(id);
+    if (!s) {
+      s = { benchmark: p.benchmark, metric: p.metric, unit: p.unit, better: p.better, fingerprintKey: p.fingerprintKey, branch, nights: [] };
+      bySeries.set(id, s);
+    }
+    const values = p.values ?? (p.median === null ? [] : [p.median]);
+    s.nights.push({ sha: p.sha, time: p.time, values, ...(p.median === null ? {} : { median: p.median }) });
+  }
+  return [...bySeries.values()];
+}
