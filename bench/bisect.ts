@@ -22,8 +22,6 @@ import type { BisectOptions, Commit } from '../src/bisect/create-bisect.ts';
 import { scanHistory } from '../src/scan/scan-history.ts';
 import type { Series } from '../src/scan/scan-history.ts';
 import { xoshiro128 } from '../src/stats/bootstrap.ts';
-import { median } from '../src/stats/order-statistics.ts';
-import { MAD_TO_SIGMA } from '../src/stats/robust-cv.ts';
 
 export { loadCorpus };
 export type { Pool };
@@ -32,6 +30,8 @@ export type { Pool };
 export const SESSION_SAMPLES = 10;
 /** CANDIDATES is the number of merges between good and bad in the bisect simulation. */
 export const CANDIDATES = 64;
+/** REFERENCE_SESSIONS is how many nightly sessions make each reference: the 5 nights the scan pooled on each side. */
+export const REFERENCE_SESSIONS = 5;
 
 /** Rng is a uniform [0, 1) generator. */
 export type Rng = () => number;
@@ -41,15 +41,24 @@ export function seeded(seed: number): Rng {
   return xoshiro128(seed);
 }
 
-/** logSigma is the robust standard deviation of a pool's log values: what "one noise SD" means here. */
-export function logSigma(values: readonly number[]): number {
+/** logSd is the standard deviation of a pool's log values: what "one noise SD" means here. */
+export function logSd(values: readonly number[]): number {
   const logs = values.map(Math.log);
-  const center = median(logs);
-  return MAD_TO_SIGMA * median(logs.map((v) => Math.abs(v - center)));
+  const m = logs.reduce((a, b) => a + b, 0) / logs.length;
+  return Math.sqrt(logs.reduce((a, b) => a + (b - m) ** 2, 0) / (logs.length - 1));
 }
 
-/** drawSession is one session of n samples: a contiguous block of the pool (wrapping) at a random start, times `factor`. */
-export function drawSession(values: readonly number[], n: number, rng: Rng, factor = 1): number[] {
+/**
+ * Draw says how a session samples a pool: `iid` draws each sample
+ * independently (with replacement); `block` takes a contiguous block in
+ * capture order, so a session inherits the drift and bursts of one stretch
+ * of the shared machine (session-to-session noise, the pessimistic case).
+ */
+export type Draw = 'iid' | 'block';
+
+/** drawSession is one session of n samples from a pool, times `factor`. */
+export function drawSession(values: readonly number[], n: number, rng: Rng, factor = 1, draw: Draw = 'iid'): number[] {
+  if (draw === 'iid') return Array.from({ length: n }, () => values[Math.floor(rng() * values.length)] * factor);
   const start = Math.floor(rng() * values.length);
   return Array.from({ length: n }, (_, i) => values[(start + i) % values.length] * factor);
 }
@@ -63,6 +72,7 @@ export interface HistorySpec {
   factor?: number;
   key?: string;
   better?: 'lower' | 'higher';
+  draw?: Draw;
 }
 
 /** makeHistory builds a scan Series with SHAs `n000`, `n001`... one night per day from 2026-01-01. */
@@ -70,7 +80,7 @@ export function makeHistory(spec: HistorySpec, rng: Rng): Series {
   const n = spec.samplesPerNight ?? SESSION_SAMPLES;
   const nights = Array.from({ length: spec.nights }, (_, i) => {
     const factor = spec.stepAt !== undefined && i >= spec.stepAt ? (spec.factor ?? 1) : 1;
-    return { sha: `n${String(i).padStart(3, '0')}`, time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: drawSession(spec.pool.values, n, rng, factor) };
+    return { sha: `n${String(i).padStart(3, '0')}`, time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: drawSession(spec.pool.values, n, rng, factor, spec.draw) };
   });
   return {
     key: spec.key ?? spec.pool.name, benchmark: spec.pool.name, metric: 'time', unit: spec.pool.unit,
@@ -105,15 +115,12 @@ export function simulateBisect(opts: {
   skips?: ReadonlySet<string>;
   options?: BisectOptions;
   expected: string[];
+  draw?: Draw;
 }): BisectTrial {
   const n = opts.n ?? SESSION_SAMPLES;
   const candidates = makeCandidates(CANDIDATES);
-  let state = createBisect({
-    candidates,
-    goodSamples: drawSession(opts.values, n, opts.rng, 1),
-    badSamples: drawSession(opts.values, n, opts.rng, opts.factorAt(CANDIDATES - 1)),
-    options: opts.options,
-  });
+  const reference = (factor: number) => Array.from({ length: REFERENCE_SESSIONS }, () => drawSession(opts.values, n, opts.rng, factor, opts.draw)).flat();
+  let state = createBisect({ candidates, goodSamples: reference(1), badSamples: reference(opts.factorAt(CANDIDATES - 1)), options: opts.options });
   let steps = 0;
   for (let guard = 0; guard < 200; guard++) {
     const probes = nextProbes(state, opts.k ?? 1);
@@ -121,7 +128,7 @@ export function simulateBisect(opts: {
     steps++;
     for (const sha of probes) {
       const i = candidates.findIndex((c) => c.sha === sha);
-      state = recordProbe(state, sha, opts.skips?.has(sha) ? { skip: 'build failed' } : drawSession(opts.values, n, opts.rng, opts.factorAt(i)));
+      state = recordProbe(state, sha, opts.skips?.has(sha) ? { skip: 'build failed' } : drawSession(opts.values, n, opts.rng, opts.factorAt(i), opts.draw));
     }
   }
   const r = result(state);
@@ -133,8 +140,8 @@ export function simulateBisect(opts: {
 }
 
 /** simulatePlain is the naive `git bisect run` oracle: one sample per probe against the midpoint of one good and one bad sample. */
-export function simulatePlain(values: readonly number[], factorAt: (i: number) => number, rng: Rng, culprit: number): BisectTrial {
-  const one = (factor: number) => drawSession(values, 1, rng, factor)[0];
+export function simulatePlain(values: readonly number[], factorAt: (i: number) => number, rng: Rng, culprit: number, draw: Draw = 'iid'): BisectTrial {
+  const one = (factor: number) => drawSession(values, 1, rng, factor, draw)[0];
   const mid = (one(1) + one(factorAt(CANDIDATES - 1))) / 2;
   let lo = -1;
   let hi = CANDIDATES - 1;
@@ -169,33 +176,41 @@ const mean = (x: number, t: Tally) => (x / t.trials).toFixed(2);
 export async function benchBisect(trialsPerPool = 30, seed = 20261122): Promise<string[]> {
   const pools = loadCorpus();
   const rng = seeded(seed);
-  const lines: string[] = ['## Bisect: benchbot oracle vs a plain single-sample `git bisect run` (resampled real noise)', ''];
   const log2n = Math.log2(CANDIDATES);
-  lines.push(`${CANDIDATES} candidate merges, culprit uniform, ${trialsPerPool} bisects per pool per shift over ${pools.length} pools; sessions = benchmark sessions on probes (references come from the nightly history); benchbot takes ${SESSION_SAMPLES} samples per session.`, '');
-  lines.push('| shift | benchbot accuracy | benchbot sessions | plain accuracy | plain sessions |', '| --- | --- | --- | --- | --- |');
+  const lines: string[] = ['## Bisect: benchbot oracle vs a plain single-sample `git bisect run` (resampled real noise)', ''];
+  lines.push(
+    `${CANDIDATES} candidate merges, culprit uniform, ${trialsPerPool} bisects per pool and row over ${pools.length} pools (fixtures/noise/). ` +
+      `1 SD = the standard deviation of the pool's log values. benchbot: ${SESSION_SAMPLES} samples per session, references = ${REFERENCE_SESSIONS} nightly sessions each ` +
+      '(the nights the scan pooled; not counted as sessions). plain: one sample per probe, bad when above the midpoint of one good and one bad sample. ' +
+      'Sessions = benchmark sessions on probes. Accuracy = exactly the true culprit, and no other.',
+    '',
+  );
+  lines.push('| draw | shift | benchbot accuracy | benchbot sessions | plain accuracy | plain sessions |', '| --- | --- | --- | --- | --- | --- |');
   let at2: Tally | undefined;
-  for (const sds of [1, 2, 3]) {
+  const rows: Array<[Draw, number]> = [['iid', 1], ['iid', 2], ['iid', 3], ['block', 2], ['block', 3]];
+  for (const [draw, sds] of rows) {
     const ours = tally();
     const plain = tally();
     for (const pool of pools) {
-      const factor = Math.exp(sds * logSigma(pool.values));
+      const factor = Math.exp(sds * logSd(pool.values));
       for (let t = 0; t < trialsPerPool; t++) {
         const culprit = Math.floor(rng() * CANDIDATES);
         const factorAt = (i: number) => (i >= culprit ? factor : 1);
-        add(ours, simulateBisect({ values: pool.values, factorAt, rng, expected: [`m${String(culprit).padStart(2, '0')}`] }));
-        add(plain, simulatePlain(pool.values, factorAt, rng, culprit));
+        add(ours, simulateBisect({ values: pool.values, factorAt, rng, draw, expected: [`m${String(culprit).padStart(2, '0')}`] }));
+        add(plain, simulatePlain(pool.values, factorAt, rng, culprit, draw));
       }
     }
-    if (sds === 2) at2 = ours;
-    lines.push(`| ${sds} SD | ${pct(ours)} | ${mean(ours.sessions, ours)} | ${pct(plain)} | ${mean(plain.sessions, plain)} |`);
+    if (draw === 'iid' && sds === 2) at2 = ours;
+    lines.push(`| ${draw} | ${sds} SD | ${pct(ours)} | ${mean(ours.sessions, ours)} | ${pct(plain)} | ${mean(plain.sessions, plain)} |`);
   }
+  lines.push('', 'iid: every sample drawn independently from the pool. block: a session is a contiguous stretch of the capture, so it carries that stretch\'s drift and bursts (session-to-session noise the oracle, which pools samples as independent, does not model).');
 
-  lines.push('', `Parallel probes at 2 SD (steps = rounds of k simultaneous sessions; log_(k+1)(${CANDIDATES}) shown):`, '');
+  lines.push('', `Parallel probes (iid, 2 SD; steps = rounds of k simultaneous sessions):`, '');
   lines.push('| k | accuracy | mean steps | log_(k+1) N | mean sessions |', '| --- | --- | --- | --- | --- |');
   for (const k of [1, 3]) {
     const t = tally();
     for (const pool of pools) {
-      const factor = Math.exp(2 * logSigma(pool.values));
+      const factor = Math.exp(2 * logSd(pool.values));
       for (let i = 0; i < Math.ceil(trialsPerPool / 3); i++) {
         const culprit = Math.floor(rng() * CANDIDATES);
         add(t, simulateBisect({ values: pool.values, factorAt: (j) => (j >= culprit ? factor : 1), rng, k, expected: [`m${String(culprit).padStart(2, '0')}`] }));
@@ -208,7 +223,7 @@ export async function benchBisect(trialsPerPool = 30, seed = 20261122): Promise<
 
   const target = 1.5 * log2n;
   const ok = at2 !== undefined && at2.correct / at2.trials >= 0.95 && at2.sessions / at2.trials <= target;
-  lines.push('', `Target (>= 95% accuracy at 2 SD with <= ${target.toFixed(1)} sessions): ${ok ? 'MET' : 'NOT MET'} (benchbot ${at2 ? pct(at2) : '?'} with ${at2 ? mean(at2.sessions, at2) : '?'} sessions)`);
+  lines.push('', `Target (>= 95% accuracy at 2 SD with <= ${target.toFixed(1)} sessions, iid draws): ${ok ? 'MET' : 'NOT MET'} (benchbot ${at2 ? pct(at2) : '?'} with ${at2 ? mean(at2.sessions, at2) : '?'} sessions)`);
   return lines;
 }
 
@@ -217,50 +232,56 @@ function scanSection(pools: readonly Pool[], rng: Rng): string[] {
   const nights = 60;
   const stepAt = 40;
   const firstScan = 30;
-  const lines = ['## Nightly scan: detection delay and false alarms (resampled real noise, 10 samples per night)', ''];
-  lines.push(`${nights}-night histories; the scan runs after every night from night ${firstScan}; a step multiplies every value from night ${stepAt} on. Delay = bad nights seen when a regression finding first names night ${stepAt} (+-1) as first bad.`, '');
-  lines.push('| step | detected | mean delay (nights) | max delay | range exact |', '| --- | --- | --- | --- | --- |');
-  const perPool = 4;
-  for (const step of [0.05, 0.1, 0.2]) {
-    let detected = 0;
-    let exact = 0;
-    let delays = 0;
-    let maxDelay = 0;
-    let total = 0;
-    for (const pool of pools) {
-      for (let t = 0; t < perPool; t++) {
-        total++;
-        const series = makeHistory({ pool, nights, stepAt, factor: 1 + step }, rng);
-        for (let end = stepAt + 1; end <= nights; end++) {
-          const scan = scanHistory([{ ...series, nights: series.nights.slice(0, end) }]);
-          const hit = scan.findings.find((f) => f.kind !== 'watch' && f.direction === 'regression' && Math.abs(Number(f.firstBad.sha.slice(1)) - stepAt) <= 1);
-          if (hit) {
-            detected++;
-            if (hit.firstBad.sha === series.nights[stepAt].sha && hit.lastGood.sha === series.nights[stepAt - 1].sha) exact++;
-            delays += end - stepAt;
-            maxDelay = Math.max(maxDelay, end - stepAt);
-            break;
+  const lines = [`## Nightly scan: detection delay and false alarms (resampled real noise, ${SESSION_SAMPLES} samples per night)`, ''];
+  lines.push(
+    `${nights}-night histories, 4 per pool and row; the scan runs after every night from night ${firstScan}; a step multiplies every value from night ${stepAt} on. ` +
+      `Delay = bad nights seen when a regression finding (change point or two-night alert) first names night ${stepAt} (+-1) as first bad; exact = last good/first bad exactly nights ${stepAt - 1}/${stepAt}.`,
+    '',
+  );
+  lines.push('| draw | step | detected | mean delay (nights) | max delay | range exact |', '| --- | --- | --- | --- | --- | --- |');
+  for (const draw of ['iid', 'block'] as const) {
+    for (const step of [0.05, 0.1, 0.2]) {
+      let detected = 0;
+      let exact = 0;
+      let delays = 0;
+      let maxDelay = 0;
+      let total = 0;
+      for (const pool of pools) {
+        for (let t = 0; t < 4; t++) {
+          total++;
+          const series = makeHistory({ pool, nights, stepAt, factor: 1 + step, draw }, rng);
+          for (let end = stepAt + 1; end <= nights; end++) {
+            const scan = scanHistory([{ ...series, nights: series.nights.slice(0, end) }]);
+            const hit = scan.findings.find((f) => f.kind !== 'watch' && f.direction === 'regression' && Math.abs(Number(f.firstBad.sha.slice(1)) - stepAt) <= 1);
+            if (hit) {
+              detected++;
+              if (hit.firstBad.sha === series.nights[stepAt].sha && hit.lastGood.sha === series.nights[stepAt - 1].sha) exact++;
+              delays += end - stepAt;
+              maxDelay = Math.max(maxDelay, end - stepAt);
+              break;
+            }
           }
         }
       }
+      lines.push(`| ${draw} | +${step * 100}% | ${detected}/${total} | ${detected ? (delays / detected).toFixed(1) : '-'} | ${maxDelay || '-'} | ${exact}/${detected} |`);
     }
-    lines.push(`| +${step * 100}% | ${detected}/${total} | ${detected ? (delays / detected).toFixed(1) : '-'} | ${maxDelay} | ${exact}/${detected} |`);
   }
 
-  // A/A: every pool, 10 histories each, scanned each night as a suite (one FDR step per night).
-  const histories: Series[] = [];
-  for (const pool of pools) for (let t = 0; t < 10; t++) histories.push(makeHistory({ pool, nights, key: `${pool.name}#${t}` }, rng));
-  const alarms = new Set<string>();
-  const watches = new Set<string>();
-  let seriesNights = 0;
-  for (let end = firstScan; end <= nights; end++) {
-    const scan = scanHistory(histories.map((h) => ({ ...h, nights: h.nights.slice(0, end) })));
-    seriesNights += histories.length;
-    for (const f of scan.findings) (f.kind === 'watch' ? watches : alarms).add(`${f.series}@${f.firstBad.sha}`);
+  lines.push('', `A/A: 10 histories per pool, scanned nightly from night ${firstScan} to ${nights} as one suite (one FDR step per night); a false finding is a distinct (series, first bad night) reported as a change point or alert.`, '');
+  lines.push('| draw | series-nights | false findings | per 1,000 series-nights | watches (one night, not filed) per 1,000 |', '| --- | --- | --- | --- | --- |');
+  for (const draw of ['iid', 'block'] as const) {
+    const histories: Series[] = [];
+    for (const pool of pools) for (let t = 0; t < 10; t++) histories.push(makeHistory({ pool, nights, key: `${pool.name}#${t}`, draw }, rng));
+    const alarms = new Set<string>();
+    const watches = new Set<string>();
+    let seriesNights = 0;
+    for (let end = firstScan; end <= nights; end++) {
+      const scan = scanHistory(histories.map((h) => ({ ...h, nights: h.nights.slice(0, end) })));
+      seriesNights += histories.length;
+      for (const f of scan.findings) (f.kind === 'watch' ? watches : alarms).add(`${f.series}@${f.firstBad.sha}`);
+    }
+    lines.push(`| ${draw} | ${seriesNights} | ${alarms.size} | ${((1000 * alarms.size) / seriesNights).toFixed(2)} | ${((1000 * watches.size) / seriesNights).toFixed(2)} |`);
   }
-  lines.push('', `A/A: ${histories.length} histories, scanned nightly from night ${firstScan} to ${nights} as one suite: ${seriesNights} series-nights.`, '');
-  lines.push('| false findings (distinct series x first bad night) | per 1,000 series-nights | watches (one night, not filed) per 1,000 |', '| --- | --- | --- |');
-  lines.push(`| ${alarms.size} | ${((1000 * alarms.size) / seriesNights).toFixed(2)} | ${((1000 * watches.size) / seriesNights).toFixed(2)} |`);
   return lines;
 }
 

@@ -10575,9 +10575,11 @@ function readActionInputs(env) {
   if (!(alpha > 0 && alpha < 0.5)) throw new ActionInputError(`alpha: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
   let executor;
   try {
-    executor = parseExecutorSpec(text(env, "executor") ?? "local");
+    executor = parseExecutorSpec(text(env, "executor") ?? "local", { run: text(env, "device-run"), push: text(env, "device-push"), pull: text(env, "device-pull") });
   } catch (error) {
-    throw new ActionInputError(`executor: ${error.message.replace(/^--executor: /, "")}`);
+    const message = error.message;
+    const flag3 = /^--([\w-]+):? /.exec(message);
+    throw new ActionInputError(flag3 ? `${flag3[1]}: ${message.slice(flag3[0].length)}`.replace(/--(device-\w+)/g, "$1") : `executor: ${message}`);
   }
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const workingDirectory = resolve6(workspace, text(env, "working-directory") ?? ".");
@@ -10587,12 +10589,14 @@ function readActionInputs(env) {
   const mode = oneOf(env, "mode", ["pr", "nightly"], "pr");
   const shard = parseShard(text(env, "shard"));
   if (shard && merge) throw new ActionInputError("shard: a shard measures its part; merge compares the shards' results afterwards; give one of them");
+  const checkName = text(env, "check-name");
   const artifactName = text(env, "artifact-name") ?? (shard ? `benchbot-shard-${shard.index}-of-${shard.count}` : mode === "nightly" ? "benchbot-nightly" : "benchbot-report");
   if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
   return {
     bench: bench ?? "",
     build: text(env, "build"),
     format,
+    resultFile: text(env, "result-file"),
     base: text(env, "base"),
     head: text(env, "head"),
     minRuns,
@@ -10609,7 +10613,7 @@ function readActionInputs(env) {
     mode,
     shard,
     merge: merge === void 0 ? void 0 : resolve6(workspace, merge),
-    checkName: text(env, "check-name") ?? (mode === "nightly" ? "benchbot nightly" : "benchbot"),
+    checkName: checkName === "none" ? "" : checkName ?? (mode === "nightly" ? "benchbot nightly" : "benchbot"),
     artifactName,
     maxLoad,
     prNumber: text(env, "pr-number") === void 0 ? void 0 : wholeNumber(env, "pr-number", 0, 1)
@@ -10692,6 +10696,7 @@ async function measure(settings, event, deps) {
       bench,
       build: settings.build,
       format: settings.format,
+      resultFile: settings.resultFile,
       minRuns: settings.minRuns,
       maxRuns: settings.maxRuns,
       warmup: 1,

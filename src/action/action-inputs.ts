@@ -36,6 +36,7 @@ export interface ActionSettings {
   bench: string;
   build?: string;
   format?: string;
+  resultFile?: string;
   base?: string;
   head?: string;
   minRuns: number;
@@ -152,9 +153,12 @@ export function readActionInputs(env: Env): ActionSettings {
   if (!(alpha > 0 && alpha < 0.5)) throw new ActionInputError(`alpha: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
   let executor: ExecutorSpec;
   try {
-    executor = parseExecutorSpec(text(env, 'executor') ?? 'local');
+    executor = parseExecutorSpec(text(env, 'executor') ?? 'local', { run: text(env, 'device-run'), push: text(env, 'device-push'), pull: text(env, 'device-pull') });
   } catch (error) {
-    throw new ActionInputError(`executor: ${(error as Error).message.replace(/^--executor: /, '')}`);
+    // The runner's messages name CLI flags; the action's inputs have the same names without the dashes.
+    const message = (error as Error).message;
+    const flag = /^--([\w-]+):? /.exec(message);
+    throw new ActionInputError(flag ? `${flag[1]}: ${message.slice(flag[0].length)}`.replace(/--(device-\w+)/g, '$1') : `executor: ${message}`);
   }
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const workingDirectory = resolve(workspace, text(env, 'working-directory') ?? '.');
@@ -164,12 +168,14 @@ export function readActionInputs(env: Env): ActionSettings {
   const mode = oneOf(env, 'mode', ['pr', 'nightly'] as const, 'pr');
   const shard = parseShard(text(env, 'shard'));
   if (shard && merge) throw new ActionInputError('shard: a shard measures its part; merge compares the shards\' results afterwards; give one of them');
+  const checkName = text(env, 'check-name');
   const artifactName = text(env, 'artifact-name') ?? (shard ? `benchbot-shard-${shard.index}-of-${shard.count}` : mode === 'nightly' ? 'benchbot-nightly' : 'benchbot-report');
   if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
   return {
     bench: bench ?? '',
     build: text(env, 'build'),
     format,
+    resultFile: text(env, 'result-file'),
     base: text(env, 'base'),
     head: text(env, 'head'),
     minRuns,
@@ -186,7 +192,7 @@ export function readActionInputs(env: Env): ActionSettings {
     mode,
     shard,
     merge: merge === undefined ? undefined : resolve(workspace, merge),
-    checkName: text(env, 'check-name') ?? (mode === 'nightly' ? 'benchbot nightly' : 'benchbot'),
+    checkName: checkName === 'none' ? '' : (checkName ?? (mode === 'nightly' ? 'benchbot nightly' : 'benchbot')),
     artifactName,
     maxLoad,
     prNumber: text(env, 'pr-number') === undefined ? undefined : wholeNumber(env, 'pr-number', 0, 1),

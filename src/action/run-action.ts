@@ -150,6 +150,7 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
       bench,
       build: settings.build,
       format: settings.format,
+      resultFile: settings.resultFile,
       minRuns: settings.minRuns,
       maxRuns: settings.maxRuns,
       warmup: 1,

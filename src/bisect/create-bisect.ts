@@ -218,8 +218,10 @@ function advance(state: BisectState): BisectState {
     if (v.hi === last || state.searches.length >= state.options.maxCulprits) return { ...state, finished: true };
     const culpritSamples = state.probes[state.candidates[v.hi].sha].samples;
     const remaining = ratioWithCi(culpritSamples, state.bad, state.options.ciAlpha);
-    const d = Math.sign(Math.log(state.reference.ratio as number));
-    const more = remaining !== null && remaining.excludesOne && d * Math.log(remaining.ratio) >= Math.log1p(state.options.threshold);
+    const total = Math.log(state.reference.ratio as number);
+    // As strict as the oracle's partial-shift rule: a quarter of the total shift, at level ciAlpha / 5.
+    const quarter = Math.max(Math.log1p(state.options.threshold), Math.abs(total) / 4);
+    const more = remaining !== null && remaining.p <= state.options.ciAlpha / 5 && Math.sign(total) * Math.log(remaining.ratio) >= quarter;
     if (!more) return { ...state, finished: true };
     state = { ...state, searches: [...state.searches, { from: v.hi, good: [...culpritSamples] }] };
   }

@@ -12,11 +12,16 @@
  * 2. Windowed E-divisive means (e-divisive.ts, Otava's algorithm and
  *    defaults: t test, p <= 0.001, window 30 nights) on log(median per
  *    night), with a minimum magnitude of the threshold (2%).
- * 3. Each change point is confirmed by the PR rule (compareRuns'
- *    decideVerdict) on the raw samples of up to 5 nights before vs up to 5
- *    nights after it, pooled, never crossing a neighbouring change point:
- *    Hodges-Lehmann ratio with its Mann-Whitney CI, q < alpha after BH
- *    across all series, and the ratio beyond the threshold.
+ * 3. Each change point needs two nights after it (one night is the fast
+ *    alert's `watch`). It is moved to the night within `confirmNights`
+ *    where the raw samples before and after differ most (medians locate a
+ *    change only roughly, and the bisect range must contain it), then
+ *    confirmed by the PR rule (compareRuns' decideVerdict) on the raw
+ *    samples of up to 5 nights before vs up to 5 nights after it, pooled,
+ *    never crossing a neighbouring change point: Hodges-Lehmann ratio with
+ *    its Mann-Whitney CI, q < alpha after BH across all series, and the
+ *    ratio beyond the threshold. p and the CI are Bonferroni-corrected for
+ *    the nights the move tried.
  * 4. The fast alert: the newest two nights against the median and MAD of
  *    log(median) over the current segment. One night beyond `zThreshold`
  *    robust z (and beyond the threshold in size) is a `watch`; two
@@ -34,6 +39,7 @@ import type { Direction } from '../model/measurement.ts';
 import { decideVerdict } from '../compare/compare-runs.ts';
 import { estimateChange } from '../compare/estimate-change.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
+import { mannWhitneyU } from '../stats/mann-whitney.ts';
 import { median } from '../stats/order-statistics.ts';
 import { MAD_TO_SIGMA } from '../stats/robust-cv.ts';
 import { eDivisive, logMagnitude } from './e-divisive.ts';
@@ -77,7 +83,7 @@ export interface Ack {
  * - `alpha` (0.05): the FDR level across all series and 1 - the CI level;
  * - `windowLen` (30 nights), `maxPValue` (0.001), `minMagnitude` (= threshold): E-divisive;
  * - `confirmNights` (5): nights pooled on each side of a change point for the PR rule;
- * - `zThreshold` (4): robust z for the fast alert; `minBaselineNights` (5) the fewest nights it needs as baseline;
+ * - `zThreshold` (4): robust z for the fast alert; `minBaselineNights` (10) the fewest nights it needs as baseline;
  * - `maxAgeNights` (30): change points whose first bad night is older are not reported;
  * - `trendNights` (30): nights in each finding's trend;
  * - `acks`: expected changes.
@@ -155,7 +161,7 @@ const DEFAULTS = {
   maxPValue: 0.001,
   confirmNights: 5,
   zThreshold: 4,
-  minBaselineNights: 5,
+  minBaselineNights: 10,
   maxAgeNights: 30,
   trendNights: 30,
 };
@@ -238,11 +244,13 @@ function candidatesOf(series: Series, o: Resolved, warnings: string[]): { candid
   const candidates: Candidate[] = [];
   const boundaries = [start, ...found, end];
   for (let i = 1; i < boundaries.length - 1; i++) {
-    const at = boundaries[i];
+    // One night after the change is the fast alert's business: it needs a second night.
+    if (end - boundaries[i] < 2) continue;
+    const { at, looks } = refine(nights, boundaries[i - 1], boundaries[i], Math.min(boundaries[i + 1], end - 1), o.confirmNights);
     if (end - at > o.maxAgeNights) continue;
     const before = nights.slice(Math.max(boundaries[i - 1], at - o.confirmNights), at);
     const after = nights.slice(at, Math.min(boundaries[i + 1], at + o.confirmNights));
-    const finding = confirm(series, key, nights, before, after, at, 'change-point', o);
+    const finding = confirm(series, key, nights, before, after, at, 'change-point', o, looks);
     if (finding) candidates.push({ finding });
   }
 
@@ -250,8 +258,8 @@ function candidatesOf(series: Series, o: Resolved, warnings: string[]): { candid
   const fast = fastAlert(nights, [start, ...found], o);
   if (fast) {
     const at = fast.kind === 'alert' ? end - 2 : end - 1;
-    // A change point at the same nights already covers it.
-    if (!found.some((c) => c >= end - 2)) {
+    // A reported change point at the same nights already covers it (one at the newest night is not reported).
+    if (!found.includes(end - 2)) {
       const before = nights.slice(Math.max(fast.baselineStart, fast.baselineEnd - o.confirmNights), fast.baselineEnd);
       const finding = confirm(series, key, nights, before, nights.slice(at), at, fast.kind, o);
       if (finding) {
@@ -262,6 +270,39 @@ function candidatesOf(series: Series, o: Resolved, warnings: string[]): { candid
     }
   }
   return { candidates, watches };
+}
+
+/**
+ * refine moves a change point found on nightly medians to the night within
+ * `radius` (and strictly between its neighbours) where the raw samples of
+ * up to `radius` nights on each side differ most (largest |z| of the
+ * Mann-Whitney U; ties keep the night closest to E-divisive's), leaving at
+ * least two nights after it (`next` is capped by the caller). `looks`
+ * counts the nights tried; the confirmation's p-value is multiplied by it. Medians lose most of the
+ * samples' information, and a range off by a night sends the bisect to the
+ * wrong commits.
+ */
+function refine(nights: readonly UsableNight[], prev: number, at: number, next: number, radius: number): { at: number; looks: number } {
+  let best = at;
+  let looks = 0;
+  let bestP = Infinity;
+  const from = Math.max(prev + 1, at - radius);
+  const to = Math.min(next - 1, at + radius);
+  for (let c = from; c <= to; c++) {
+    const base = nights.slice(Math.max(prev, c - radius), c).flatMap((n) => n.values);
+    const head = nights.slice(c, Math.min(next, c + radius)).flatMap((n) => n.values);
+    if (base.length < 2 || head.length < 2) continue;
+    looks++;
+    // |z| of U rather than p: p also shrinks with n, which would favour mixed windows near the end.
+    const n1 = base.length;
+    const n2 = head.length;
+    const z = -Math.abs(mannWhitneyU(base, head, { method: 'asymptotic' }).u - (n1 * n2) / 2) / Math.sqrt((n1 * n2 * (n1 + n2 + 1)) / 12);
+    if (z < bestP || (z === bestP && Math.abs(c - at) < Math.abs(best - at))) {
+      best = c;
+      bestP = z;
+    }
+  }
+  return { at: best, looks: Math.max(1, looks) };
 }
 
 function baselineStart(key: string, nights: readonly UsableNight[], acks: readonly Ack[], warnings: string[]): number {
@@ -281,14 +322,16 @@ function baselineStart(key: string, nights: readonly UsableNight[], acks: readon
 
 function confirm(
   series: Series, key: string, nights: readonly UsableNight[], before: readonly UsableNight[], after: readonly UsableNight[],
-  at: number, kind: ScanFinding['kind'], o: Resolved,
+  at: number, kind: ScanFinding['kind'], o: Resolved, looks = 1,
 ): ScanFinding | null {
   if (before.length === 0 || after.length === 0) return null;
   const base = before.flatMap((n) => n.values);
   const head = after.flatMap((n) => n.values);
-  const change = estimateChange(base, head, o.alpha);
+  // Bonferroni over the nights refine() looked at: the night was chosen for its difference.
+  const change = estimateChange(base, head, o.alpha / looks);
   const ratio = change.ratio ?? median(head) / median(base);
   if (change.p === null || !Number.isFinite(ratio)) return null;
+  change.p = Math.min(1, change.p * looks);
   const worse = series.better === 'lower' ? ratio > 1 : ratio < 1;
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, at - 5));
   return {

@@ -31,6 +31,7 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeFixtureRepo, type FixtureRepo } from '../support/fixture-repo.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { assertAllValid, startGitHubApiStandIn, type GitHubApiStandIn } from '../support/github-api-stand-in.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -75,6 +76,7 @@ inputs:
   name: { description: artifact name, required: true }
   path: { description: file or directory, required: true }
   if-no-files-found: { description: error, warn or ignore, default: warn }
+  overwrite: { description: replace an artifact of the same name, default: 'false' }
 runs:
   using: composite
   steps:
@@ -149,9 +151,41 @@ before(async () => {
   standIn = await startGitHubApiStandIn({ state: { token: TOKEN } });
   // The caller lives outside the fixture repository (act -W), so the benchmarked commits stay as the fixture made them.
   writeFileSync(join(work, 'caller.yml'), caller({ bench: './bench.sh' }));
+  writeFileSync(join(work, 'caller-nightly.yml'), nightlyCaller());
   // Two shards: each prints one of the two benchmarks, as a suite split by BENCHBOT_SHARD would.
   writeFileSync(join(work, 'caller-sharded.yml'), caller({ bench: './bench.sh | sed -n "$BENCHBOT_SHARD"p', shards: 2 }));
 });
+
+/** nightlyCaller is a scheduled workflow calling the reusable nightly workflow. */
+function nightlyCaller(): string {
+  return `name: e2e nightly
+on: schedule
+permissions: {}
+jobs:
+  nightly:
+    permissions:
+      contents: read
+      checks: write
+    uses: benchbot/benchbot/.github/workflows/nightly.yml@v1
+    with:
+      runs-on: '["self-hosted", "bench"]'
+      build: ./build.sh
+      bench: ./bench.sh
+      format: plain
+      min-runs: 10
+      max-runs: 20
+      store: ${join(work, 'nightly-history.db')}
+      max-load: '1000'
+  show:
+    needs: nightly
+    runs-on: [self-hosted]
+    steps:
+      - env:
+          VERDICT: \${{ needs.nightly.outputs.verdict }}
+          REGRESSIONS: \${{ needs.nightly.outputs.regressions }}
+        run: echo "e2e-outputs verdict=$VERDICT regressions=$REGRESSIONS"
+`;
+}
 
 /** caller is the workflow of the repository under test: it calls the reusable PR workflow and prints its outputs. */
 function caller(options: { bench: string; shards?: number }): string {
@@ -209,16 +243,23 @@ function prEvent(baseSha: string, headSha: string, number = PR_NUMBER): string {
   return path;
 }
 
-function runAct(eventPath: string, label: string, workflow = 'caller.yml', artifactDir = artifacts): Promise<ActRun> {
+interface ActOptions {
+  event?: string;
+  workflow?: string;
+  artifactDir?: string;
+  cwd?: string;
+}
+
+function runAct(eventPath: string, label: string, options: ActOptions = {}): Promise<ActRun> {
   const args = [
-    'pull_request', '-W', join(work, workflow), '-e', eventPath,
+    options.event ?? 'pull_request', '-W', join(work, options.workflow ?? 'caller.yml'), '-e', eventPath,
     '-P', 'self-hosted=-self-hosted', '-P', 'bench=-self-hosted',
     '--action-cache-path', join(work, 'act-cache'),
     '--local-repository', `benchbot/benchbot@v1=${release}`,
     ...actionRefs.flatMap((r) => ['--local-repository', r]),
     '-s', `GITHUB_TOKEN=${TOKEN}`,
     '--env', `GITHUB_API_URL=${standIn.url}`,
-    '--env', `BENCHBOT_E2E_ARTIFACTS=${artifactDir}`,
+    '--env', `BENCHBOT_E2E_ARTIFACTS=${options.artifactDir ?? artifacts}`,
   ];
   // Host mode inherits this environment: Node.js 24 first on PATH, and a private machine lock.
   const env = {
@@ -229,7 +270,7 @@ function runAct(eventPath: string, label: string, workflow = 'caller.yml', artif
   };
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(act as string, args, { cwd: repo.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(act as string, args, { cwd: options.cwd ?? repo.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     child.stdout.on('data', (d) => (log += d));
     child.stderr.on('data', (d) => (log += d));
@@ -315,7 +356,7 @@ test('the PR workflow under act with shards: 2: each shard measures its part, th
   const pr = PR_NUMBER + 1;
   const shardArtifacts = join(work, 'artifacts-sharded');
   const before = { comments: standIn.state.comments.length, checkRuns: standIn.state.checkRuns.length };
-  const run = await runAct(prEvent(repo.baseSha, repo.headSha, pr), 'sharded', 'caller-sharded.yml', shardArtifacts);
+  const run = await runAct(prEvent(repo.baseSha, repo.headSha, pr), 'sharded', { workflow: 'caller-sharded.yml', artifactDir: shardArtifacts });
   t.diagnostic(`sharded act run: ${run.ms} ms`);
   assert.notEqual(run.code, 0, `the merged report has a regression, so act should fail; see ${run.logFile}`);
   // Each shard ran only its part, and neither commented nor failed.
@@ -335,5 +376,49 @@ test('the PR workflow under act with shards: 2: each shard measures its part, th
   assert.equal(checks.length, 1, 'one check run, from the report job');
   assert.equal(checks[0].headSha, repo.headSha);
   assert.equal(checks[0].conclusion, 'failure');
+  assertAllValid(standIn);
+});
+
+test('the nightly workflow under act: compares with the last nightly and records the head in the branch history', { timeout: 180_000 }, async (t) => {
+  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@latest` (.ci/run does) or set ACT to its path');
+  // A repository of its own: the default branch's head is the slower commit, then a fix lands.
+  const nightlyRepo = makeFixtureRepo({ headFactor: 1.1 });
+  execFileSync('git', ['-C', nightlyRepo.dir, 'remote', 'add', 'origin', `https://github.com/${OWNER}/${REPO}.git`]);
+  // act names the ref after a tag at HEAD when there is one; the nightly must see the branch, as on GitHub.
+  execFileSync('git', ['-C', nightlyRepo.dir, 'tag', '-d', 'base', 'head']);
+  const event = join(work, 'event-schedule.json');
+  writeFileSync(event, JSON.stringify({ schedule: '17 3 * * *', repository: { full_name: `${OWNER}/${REPO}`, name: REPO, owner: { login: OWNER } } }));
+  const checksBefore = standIn.state.checkRuns.length;
+
+  const first = await runAct(event, 'nightly-1', { event: 'schedule', workflow: 'caller-nightly.yml', cwd: nightlyRepo.dir, artifactDir: join(work, 'artifacts-nightly-1') });
+  t.diagnostic(`first nightly act run: ${first.ms} ms`);
+  assert.equal(first.code, 0, `a nightly reports and does not fail; see ${first.logFile}`);
+  // No nightly yet: the head is compared with its parent, the base commit.
+  expectLog(first, /e2e-outputs verdict=regressed regressions=1\n/);
+
+  writeFileSync(join(nightlyRepo.dir, 'slow.txt'), '0.8\n');
+  execFileSync('git', ['-C', nightlyRepo.dir, '-c', 'user.name=benchbot test', '-c', 'user.email=test@benchbot.invalid', 'commit', '-qam', 'faster parse']);
+  writeFileSync(join(nightlyRepo.dir, 'build.sh'), '#!/bin/sh\necho building again; touch built.flag\n');
+  execFileSync('git', ['-C', nightlyRepo.dir, '-c', 'user.name=benchbot test', '-c', 'user.email=test@benchbot.invalid', 'commit', '-qam', 'build: say so']);
+  const tip = execFileSync('git', ['-C', nightlyRepo.dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  const second = await runAct(event, 'nightly-2', { event: 'schedule', workflow: 'caller-nightly.yml', cwd: nightlyRepo.dir, artifactDir: join(work, 'artifacts-nightly-2') });
+  t.diagnostic(`second nightly act run: ${second.ms} ms`);
+  assert.equal(second.code, 0, `see ${second.logFile}`);
+  // Compared with the last nightly (two merges back), not with the parent: parse got faster.
+  expectLog(second, /e2e-outputs verdict=improved regressions=0\n/);
+  const report = JSON.parse(readFileSync(join(work, 'artifacts-nightly-2', 'benchbot-nightly', 'report.json'), 'utf8'));
+  assert.equal(report.base_sha, nightlyRepo.headSha);
+  assert.equal(report.head_sha, tip);
+
+  const store = await openStore(join(work, 'nightly-history.db'), { cwd: work });
+  try {
+    const nightlies = await store.listRuns({ repo: `${OWNER}/${REPO}`, branch: 'main', role: 'nightly' });
+    assert.deepEqual(nightlies.map((r) => r.sha).sort(), [nightlyRepo.headSha, tip].sort());
+  } finally {
+    await store.close();
+  }
+  const checks = standIn.state.checkRuns.slice(checksBefore);
+  assert.deepEqual(checks.map((c) => [c.name, c.headSha, c.conclusion]), [['benchbot nightly', nightlyRepo.headSha, 'neutral'], ['benchbot nightly', tip, 'success']]);
+  assert.equal(standIn.state.comments.filter((c) => c.body.includes(tip.slice(0, 12))).length, 0, 'a nightly writes no PR comment');
   assertAllValid(standIn);
 });
