@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { compareRuns, type CompareSide } from '../src/compare/compare-runs.ts';
 import { renderMarkdown } from '../src/report/markdown-report.ts';
 import { lognormalSamples } from '../test/support/samples.ts';
-import { COMPARE_PY, benchstatPath, timeCommand } from './peer-tools.ts';
+import { COMPARE_PY, bestOf, benchstatPath, timeCommand } from './peer-tools.ts';
 
 const BENCHMARKS = 10_000;
 const SAMPLES = 30;
@@ -45,16 +45,6 @@ function googleBenchmarkJson(names: string[], values: number[][]): string {
 
 function side(suite: Suite, values: number[][]): CompareSide {
   return { measurements: suite.names.map((name, i) => ({ benchmark: name, metric: 'time', unit: 'ns/op', better: 'lower' as const, values: values[i] })), warnings: [], hints: {} };
-}
-
-function bestOf(runs: number, work: () => unknown): number {
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    work();
-    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return best;
 }
 
 const show = (r: { ms: number } | { error: string }) => ('ms' in r ? `${(r.ms / 1000).toFixed(2)} s` : `failed: ${r.error}`);

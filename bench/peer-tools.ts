@@ -24,3 +24,14 @@ export function timeCommand(command: string, args: string[], okStatuses: readonl
   if (!okStatuses.includes(run.status ?? -1)) return { error: `exit ${run.status}: ${run.stderr.slice(0, 200)}` };
   return { ms };
 }
+
+/** bestOf runs work `runs` times and returns the fastest wall time in ms (the least disturbed run). */
+export function bestOf(runs: number, work: () => unknown): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    work();
+    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return best;
+}

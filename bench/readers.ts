@@ -3,6 +3,7 @@
 import { googleBenchmarkReader } from '../src/formats/google-benchmark.ts';
 import { goBenchReader } from '../src/formats/go-bench.ts';
 import type { Reader } from '../src/formats/reader.ts';
+import { bestOf } from './peer-tools.ts';
 
 const TARGET_BYTES = 50 * 1024 * 1024;
 
@@ -33,16 +34,6 @@ function goBenchText(): string {
   }
   lines.push('PASS', 'ok  \texample.com/bench\t12.345s');
   return lines.join('\n');
-}
-
-function bestOf(runs: number, work: () => unknown): number {
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    work();
-    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return best;
 }
 
 function mbPerSecond(bytes: number, ms: number): string {

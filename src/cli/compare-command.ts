@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { Measurement } from '../model/measurement.ts';
 import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
-import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
+import type { ThresholdRule } from '../compare/thresholds.ts';
+import { parseThresholdFlags } from './threshold-flags.ts';
 import { renderMarkdown } from '../report/markdown-report.ts';
 import { renderText } from '../report/text-report.ts';
 import { renderJson } from '../report/json-report.ts';
@@ -60,16 +61,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
   }
   const { values, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
-  const threshold = values.threshold === undefined ? 0.02 : parsePercent(values.threshold);
-  if (threshold === undefined) throw new UsageError(`--threshold ${values.threshold}: give a percentage such as 2% or 0.5%`);
-  const rules = (values['threshold-for'] ?? []).map((rule) => {
-    const eq = rule.lastIndexOf('=');
-    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : undefined;
-    if (value === undefined) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
-    return { glob: rule.slice(0, eq), threshold: value };
-  });
-  const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
-  if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${values.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
+  const { threshold, rules, alpha } = parseThresholdFlags(values);
   const output = (values.output ?? 'text') as CompareSettings['output'];
   if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(', ')}`);
   let filter: RegExp | undefined;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
-import { parsePercent } from '../compare/thresholds.ts';
+import { parseThresholdFlags } from './threshold-flags.ts';
 import { readerFor } from '../formats/detect.ts';
 import { renderMarkdown } from '../report/markdown-report.ts';
 import { renderText } from '../report/text-report.ts';
@@ -116,16 +116,7 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
   const minRuns = positiveInt(v['min-runs'], '--min-runs', 10, 2);
   const maxRuns = positiveInt(v['max-runs'], '--max-runs', Math.max(40, minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
-  const threshold = v.threshold === undefined ? 0.02 : parsePercent(v.threshold);
-  if (threshold === undefined) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
-  const rules = (v['threshold-for'] ?? []).map((rule) => {
-    const eq = rule.lastIndexOf('=');
-    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : undefined;
-    if (value === undefined) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
-    return { glob: rule.slice(0, eq), threshold: value };
-  });
-  const alpha = v.alpha === undefined ? 0.05 : Number(v.alpha);
-  if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${v.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
+  const { threshold, rules, alpha } = parseThresholdFlags(v);
   const output = (v.output ?? 'text') as RunCommandSettings['output'];
   if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS.join(', ')}`);
   const maxLoad = v['max-load'] === undefined ? undefined : Number(v['max-load']);
