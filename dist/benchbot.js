@@ -7784,6 +7784,21 @@ function summarize2(comparisons) {
   return summary;
 }
 
+// src/cli/threshold-flags.ts
+function parseThresholdFlags(values) {
+  const threshold = values.threshold === void 0 ? 0.02 : parsePercent(values.threshold);
+  if (threshold === void 0) throw new UsageError(`--threshold ${values.threshold}: give a percentage such as 2% or 0.5%`);
+  const rules = (values["threshold-for"] ?? []).map((rule) => {
+    const eq = rule.lastIndexOf("=");
+    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : void 0;
+    if (value === void 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
+    return { glob: rule.slice(0, eq), threshold: value };
+  });
+  const alpha = values.alpha === void 0 ? 0.05 : Number(values.alpha);
+  if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${values.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
+  return { threshold, rules, alpha };
+}
+
 // src/report/format-numbers.ts
 var TIME_SCALES = [["s", "s"], ["ms", "ms"], ["us", "\xB5s"], ["ns", "ns"]];
 function significant(value, digits = 3) {
@@ -8125,16 +8140,7 @@ function parseCompareArgs(args) {
   }
   const { values, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
-  const threshold = values.threshold === void 0 ? 0.02 : parsePercent(values.threshold);
-  if (threshold === void 0) throw new UsageError(`--threshold ${values.threshold}: give a percentage such as 2% or 0.5%`);
-  const rules = (values["threshold-for"] ?? []).map((rule) => {
-    const eq = rule.lastIndexOf("=");
-    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : void 0;
-    if (value === void 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
-    return { glob: rule.slice(0, eq), threshold: value };
-  });
-  const alpha = values.alpha === void 0 ? 0.05 : Number(values.alpha);
-  if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${values.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
+  const { threshold, rules, alpha } = parseThresholdFlags(values);
   const output = values.output ?? "text";
   if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(", ")}`);
   let filter;
@@ -10471,16 +10477,7 @@ function parseRunArgs(args, cwd, env) {
   const minRuns = positiveInt(v["min-runs"], "--min-runs", 10, 2);
   const maxRuns = positiveInt(v["max-runs"], "--max-runs", Math.max(40, minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
-  const threshold = v.threshold === void 0 ? 0.02 : parsePercent(v.threshold);
-  if (threshold === void 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
-  const rules = (v["threshold-for"] ?? []).map((rule) => {
-    const eq = rule.lastIndexOf("=");
-    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : void 0;
-    if (value === void 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
-    return { glob: rule.slice(0, eq), threshold: value };
-  });
-  const alpha = v.alpha === void 0 ? 0.05 : Number(v.alpha);
-  if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${v.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
+  const { threshold, rules, alpha } = parseThresholdFlags(v);
   const output = v.output ?? "text";
   if (!OUTPUTS2.includes(output)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS2.join(", ")}`);
   const maxLoad = v["max-load"] === void 0 ? void 0 : Number(v["max-load"]);

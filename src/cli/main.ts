@@ -5,6 +5,8 @@ import { runCompare, COMPARE_USAGE } from './compare-command.ts';
 import { UsageError } from './usage-error.ts';
 import { runRun, RUN_USAGE } from './run-command.ts';
 import { runExport, runImport, EXPORT_USAGE, IMPORT_USAGE } from './history-commands.ts';
+import { runScan, runAck, SCAN_USAGE, ACK_USAGE } from './scan-command.ts';
+import { runBisect, runBisectOracle, BISECT_USAGE, BISECT_ORACLE_USAGE } from './bisect-command.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 import { StoreError } from '../store/store.ts';
 
@@ -15,6 +17,10 @@ commands:
   compare BASE HEAD      compare two sets of results and report what changed
   run --base --head      A/B two commits on this machine: build, interleaved rounds, report, store
   export / import        move history between stores as NDJSON; import github-action-benchmark data.js
+  scan                   scan the nightly history for regressions (change points, confirmed on raw samples)
+  ack SERIES --at SHA    mark an expected change: no alert, a new baseline from there
+  bisect --good --bad    find the merge that caused a regression (statistical oracle, skips broken commits)
+  bisect-oracle          one oracle verdict for git bisect run / cargo-bisect-rustc (see bisect/)
   help                   this text
 
 Run \`benchbot <command> --help\` for a command's options.`;
@@ -27,6 +33,10 @@ const COMMANDS: Record<string, Command> = {
   run: { usage: RUN_USAGE, run: runRun },
   export: { usage: EXPORT_USAGE, run: runExport },
   import: { usage: IMPORT_USAGE, run: runImport },
+  scan: { usage: SCAN_USAGE, run: runScan },
+  ack: { usage: ACK_USAGE, run: runAck },
+  bisect: { usage: BISECT_USAGE, run: runBisect },
+  'bisect-oracle': { usage: BISECT_ORACLE_USAGE, run: runBisectOracle },
 };
 
 /**

@@ -26,8 +26,10 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE TABLE fingerprints (
           id INTEGER PRIMARY KEY,
           key TEXT NOT NULL UNIQUE,
+          machine_key TEXT NOT NULL,
           body TEXT NOT NULL
         );
+        CREATE INDEX fingerprints_machine_key ON fingerprints (machine_key);
         CREATE TABLE runs (
           id INTEGER PRIMARY KEY,
           key TEXT NOT NULL UNIQUE,
@@ -76,8 +78,10 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE TABLE fingerprints (
           id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
           key TEXT NOT NULL UNIQUE,
+          machine_key TEXT NOT NULL,
           body TEXT NOT NULL
         );
+        CREATE INDEX fingerprints_machine_key ON fingerprints (machine_key);
         CREATE TABLE runs (
           id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
           key TEXT NOT NULL UNIQUE,

@@ -2,7 +2,7 @@ import type { Measurement } from '../model/measurement.ts';
 import type { RunRole } from '../model/run.ts';
 import { median } from '../stats/order-statistics.ts';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, type Dialect } from './migrations.ts';
-import { canonicalJson, fingerprintKey, runKey } from './run-key.ts';
+import { canonicalJson, fingerprintContentKey, fingerprintKey, runKey } from './run-key.ts';
 import {
   StoreError,
   type IngestResult,
@@ -94,16 +94,16 @@ export abstract class SqlStore implements Store {
       const run = validateRun(r, (path, message) => {
         throw new StoreError(`invalid run${runs.length > 1 ? ` #${i + 1}` : ''}: ${path}: ${message}`);
       });
-      return { run, key: runKey(run), fpKey: fingerprintKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint) };
+      return { run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: fingerprintKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint) };
     });
     const total = prepared.reduce((sum, p) => sum + p.run.measurements.reduce((s, m) => s + m.values.length, 0), 0);
     return this.write(async (c) => {
       const ids: string[] = [];
       let created = 0;
       let written = 0;
-      for (const { run, key, fpKey, fpBody } of prepared) {
+      for (const { run, key, fpKey, machineKey, fpBody } of prepared) {
         ids.push(key);
-        await c.run('INSERT INTO fingerprints (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [fpKey, fpBody]);
+        await c.run('INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING', [fpKey, machineKey, fpBody]);
         const [fp] = await c.all('SELECT id FROM fingerprints WHERE key = ?', [fpKey]);
         const inserted = await c.all(
           `INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints)
@@ -139,7 +139,7 @@ export abstract class SqlStore implements Store {
   async getRun(id: string): Promise<StoredRun | undefined> {
     return this.read(async (c) => {
       const [r] = await c.all(
-        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.key AS fp_key, f.body AS fp_body
+        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.machine_key AS fp_key, f.body AS fp_body
          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id WHERE r.key = ?`,
         [id],
       );
@@ -183,7 +183,7 @@ export abstract class SqlStore implements Store {
     }
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.key AS fp_key,
+        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.machine_key AS fp_key,
                 (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ${where.sql()}
          ORDER BY r.time_ms DESC, r.id DESC LIMIT ?`,
@@ -213,9 +213,9 @@ export abstract class SqlStore implements Store {
 
   async samplesFor(query: SampleQuery): Promise<RunSamples[]> {
     const where = new Where();
-    where.eq('r.repo', query.repo).eq('r.sha', query.sha).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.key', query.fingerprintKey);
+    where.eq('r.repo', query.repo).eq('r.sha', query.sha).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
     return this.read(async (c) => {
-      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.key AS fp_key, m.benchmark, m.metric, m.unit, m.better ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
+      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
       const values = await this.readSamples(c, rows.map((r) => Number(r.id)));
       return rows.map((r) => ({
         runId: String(r.key),
@@ -234,10 +234,10 @@ export abstract class SqlStore implements Store {
 
   async series(query: SeriesQuery): Promise<SeriesPoint[]> {
     const where = new Where();
-    where.eq('r.repo', query.repo).eq('r.branch', query.branch).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.key', query.fingerprintKey);
+    where.eq('r.repo', query.repo).eq('r.branch', query.branch).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT m.id, r.key, r.sha, r.role, r.time, f.key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
+        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
         where.params,
       );
       const values = query.values ? await this.readSamples(c, rows.map((r) => Number(r.id))) : undefined;

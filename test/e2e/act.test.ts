@@ -1,10 +1,16 @@
 /**
- * End to end: the real reusable workflow (.github/workflows/pr.yml) calls the
- * real composite action (action.yml -> dist/action.js), run by `act` on this
- * host (`-P self-hosted=-self-hosted`, no Docker) in a fixture repository
- * whose head makes one benchmark 10% slower. The workflow's GitHub API calls
- * go to the local stand-in, which validates each against GitHub's OpenAPI
- * description.
+ * End to end: the real reusable workflows (.github/workflows/pr.yml and
+ * nightly.yml) call the real composite action (action.yml -> the committed
+ * dist/action.js), run by `act` on this host (`-P self-hosted=-self-hosted`,
+ * no Docker) in a fixture repository whose head makes one benchmark 10%
+ * slower: a PR run that fails on the regression, a second push that fixes it
+ * (same comment, updated), a PR split into two shards and merged, and two
+ * nightlies. The workflows' GitHub API calls go to the local stand-in, which
+ * validates each against GitHub's OpenAPI description.
+ *
+ * act ends a run at the first failed job, so where the benchmark job fails
+ * on purpose the caller's job that prints the workflow outputs cannot run;
+ * those runs check the action's step outputs in act's log instead.
  *
  * What is substituted, and why: GitHub itself is unreachable here, so act
  * cannot clone remote actions; `--local-repository` points each one at a

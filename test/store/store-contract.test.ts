@@ -180,6 +180,10 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
         assert.equal(points[0].values, undefined);
         const same = await store.series({ repo: 'example-org/fastjson', branch: 'main', fingerprintKey: fingerprintKey(run().fingerprint), values: true });
         assert.deepEqual(same.map((p) => p.values), [[10, 20], [5, 1, 3]]);
+        // A night on the same machine under a different load (or with newer tools) stays in the same series.
+        const busier = await store.ingestRun(run({ time: '2024-03-06T01:00:00Z', measurements: m([9]), fingerprint: { ...run().fingerprint, loadAverage: 3.5, toolVersions: { gcc: '13.1' } } }));
+        const still = await store.series({ repo: 'example-org/fastjson', branch: 'main', benchmark: 'B', fingerprintKey: fingerprintKey(run().fingerprint) });
+        assert.deepEqual(still.map((p) => p.runId), [early, late, busier]);
         const empty = await store.ingestRun(run({ time: '2024-03-05T01:00:00Z', measurements: [{ benchmark: 'E', metric: 'time', unit: 'ns', better: 'lower', values: [] }] }));
         assert.deepEqual((await store.series({ benchmark: 'E' })).map((p) => [p.runId, p.median, p.n]), [[empty, null, 0]]);
       });

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
+import { createVerify, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOpenApiDescription } from './github-api/openapi-description.ts';
 import type { OperationMatch } from './github-api/openapi-description.ts';
-import { artifact, checkRun, collaboratorPermission, issueComment, publicUser, reaction } from './github-api/github-objects.ts';
-import type { Account, ArtifactRecord, CheckRunRecord, IssueCommentRecord, Permission, ReactionRecord } from './github-api/github-objects.ts';
+import { artifact, checkRun, collaboratorPermission, contentFile, installationToken, integration, issue, issueComment, job, publicUser, pullRequest, reaction } from './github-api/github-objects.ts';
+import type { Account, AppRecord, ArtifactRecord, CheckRunRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord } from './github-api/github-objects.ts';
 
-export type { Account, ArtifactRecord, CheckRunRecord, IssueCommentRecord, Permission, ReactionRecord } from './github-api/github-objects.ts';
+export type { Account, AppRecord, ArtifactRecord, CheckRunRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord } from './github-api/github-objects.ts';
 
 /**
  * A local stand-in for api.github.com. Every request is matched against the
@@ -43,6 +44,8 @@ export interface StandInState {
   /** token, when set, must be presented as `Bearer <token>` or `token <token>`, else 401. */
   token: string | null;
   comments: IssueCommentRecord[];
+  /** issues are issues (not pull requests) created through the API or seeded with addIssue. */
+  issues: IssueRecord[];
   reactions: ReactionRecord[];
   checkRuns: CheckRunRecord[];
   dispatches: DispatchRecord[];
@@ -53,6 +56,22 @@ export interface StandInState {
   /** defaultPermission is what a user not listed has; `read`, as on a public repository. */
   defaultPermission: Permission;
   artifacts: ArtifactRecord[];
+  /** pulls are pull requests, seeded by tests (GET .../pulls/{n}). */
+  pulls: PullRecord[];
+  /** files are repository contents at a ref (GET .../contents/{path}). */
+  files: FileRecord[];
+  /** jobs are workflow run jobs (GET .../actions/runs/{id}/jobs). */
+  jobs: JobRecord[];
+  /** cancelled lists the workflow runs cancelled through the API, as `owner/repo/run id`. */
+  cancelled: string[];
+  /**
+   * app, when set, makes the stand-in a GitHub App's world: `/app...`
+   * endpoints need a JWT signed by the app's key, everything else one of
+   * the installation tokens it issued (or `token`).
+   */
+  app: AppRecord | null;
+  /** installationTokens are the tokens issued by POST /app/installations/{id}/access_tokens. */
+  installationTokens: string[];
   nextId: number;
 }
 
@@ -104,6 +123,8 @@ export interface GitHubApiStandIn {
   failNext(fault: Fault): void;
   /** addComment seeds a comment as if `user` had written it; returns its record. */
   addComment(comment: { owner: string; repo: string; issueNumber: number; body: string; user: Account }): IssueCommentRecord;
+  /** addIssue seeds an issue as if `user` had filed it; returns its record. */
+  addIssue(i: { owner: string; repo: string; title: string; body?: string | null; labels?: string[]; state?: 'open' | 'closed'; user: Account; number?: number }): IssueRecord;
   /** addArtifact seeds a workflow run artifact. */
   addArtifact(a: Omit<ArtifactRecord, 'id'> & { id?: number }): ArtifactRecord;
   /** reset forgets requests, pending faults and all created objects; configuration (actor, token, permissions, workflows) stays. */
@@ -136,6 +157,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     actor: { login: 'github-actions[bot]', type: 'Bot', id: 41898282 },
     token: null,
     comments: [],
+    issues: [],
     reactions: [],
     checkRuns: [],
     dispatches: [],
@@ -143,6 +165,12 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     permissions: {},
     defaultPermission: 'read',
     artifacts: [],
+    pulls: [],
+    files: [],
+    jobs: [],
+    cancelled: [],
+    app: null,
+    installationTokens: [],
     nextId: 1_000_001,
     ...options.state,
   };
@@ -180,6 +208,9 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
   const bodyTooLong = (): Reply => ({ status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'unprocessable', field: 'data', message: 'Body is too long (maximum is 65536 characters)' }], documentation_url: `${DOCS}/issues/comments#create-an-issue-comment`, status: '422' } });
   const comment = (c: IssueCommentRecord) => issueComment(url, c, state.reactions);
   const findComment = (p: Record<string, string>) => state.comments.find((c) => c.id === Number(p.comment_id) && inRepo(c, p));
+  const findIssue = (p: Record<string, string>) => state.issues.find((i) => i.number === Number(p.issue_number) && inRepo(i, p));
+  const issueObject = (i: IssueRecord) => issue(url, i, state.comments.filter((c) => same(c.owner, i.owner) && same(c.repo, i.repo) && c.issueNumber === i.number).length);
+  const labelNames = (labels: (string | { name?: string })[] | undefined) => [...new Set((labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l !== ''))];
 
   const handlers: Record<string, (ctx: Context) => Reply> = {
     'users/get-authenticated': () => state.actor.type === 'User'
@@ -215,6 +246,45 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       if (!c) return notFound();
       state.comments.splice(state.comments.indexOf(c), 1);
       return { status: 204 };
+    },
+
+    'issues/list-for-repo': (ctx) => {
+      const wanted = ctx.query.get('state') ?? 'open';
+      const labels = (ctx.query.get('labels') ?? '').split(',').map((l) => l.trim()).filter((l) => l !== '');
+      const list = state.issues
+        .filter((i) => inRepo(i, ctx.p) && (wanted === 'all' || i.state === wanted) && labels.every((l) => i.labels.some((x) => same(x, l))))
+        .sort((a, b) => (ctx.query.get('direction') === 'asc' ? a.number - b.number : b.number - a.number));
+      return page(list.map(issueObject), ctx);
+    },
+    'issues/create': (ctx) => {
+      const b = ctx.body as { title: string | number; body?: string | null; labels?: (string | { name?: string })[]; assignees?: string[]; assignee?: string | null };
+      if (tooLong(b.body ?? '')) return bodyTooLong();
+      const i = stand.addIssue({ owner: ctx.p.owner, repo: ctx.p.repo, title: String(b.title), body: b.body ?? null, labels: labelNames(b.labels), user: state.actor });
+      i.assignees = b.assignees ?? (b.assignee ? [b.assignee] : []);
+      i.history.push(ctx.body);
+      return { status: 201, body: issueObject(i), headers: { location: `${url}/repos/${i.owner}/${i.repo}/issues/${i.number}` } };
+    },
+    'issues/get': (ctx) => {
+      const i = findIssue(ctx.p);
+      return i ? { status: 200, body: issueObject(i) } : notFound();
+    },
+    'issues/update': (ctx) => {
+      const i = findIssue(ctx.p);
+      if (!i) return notFound();
+      const b = ctx.body as { title?: string | number | null; body?: string | null; state?: 'open' | 'closed'; state_reason?: IssueRecord['stateReason']; labels?: (string | { name?: string })[]; assignees?: string[] };
+      if (b.body !== undefined && tooLong(b.body ?? '')) return bodyTooLong();
+      if (b.title !== undefined && b.title !== null) i.title = String(b.title);
+      if (b.body !== undefined) i.body = b.body;
+      if (b.labels !== undefined) i.labels = labelNames(b.labels);
+      if (b.assignees !== undefined) i.assignees = b.assignees;
+      if (b.state !== undefined && b.state !== i.state) {
+        i.state = b.state;
+        i.closedAt = b.state === 'closed' ? now() : null;
+        i.stateReason = b.state === 'closed' ? (b.state_reason ?? 'completed') : 'reopened';
+      }
+      i.updatedAt = now();
+      i.history.push(ctx.body);
+      return { status: 200, body: issueObject(i) };
     },
 
     'reactions/list-for-issue-comment': (ctx) => {
@@ -285,6 +355,33 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       if (!b.return_run_details) return { status: 204 };
       const runId = nextId();
       return { status: 200, body: { workflow_run_id: runId, run_url: `${url}/repos/${ctx.p.owner}/${ctx.p.repo}/actions/runs/${runId}`, html_url: `https://github.com/${ctx.p.owner}/${ctx.p.repo}/actions/runs/${runId}` } };
+    },
+
+    'pulls/get': (ctx) => {
+      const p = state.pulls.find((x) => x.number === Number(ctx.p.pull_number) && inRepo(x, ctx.p));
+      return p ? { status: 200, body: pullRequest(url, p) } : notFound();
+    },
+    'repos/get-content': (ctx) => {
+      const ref = ctx.query.get('ref') ?? 'main';
+      const f = state.files.find((x) => inRepo(x, ctx.p) && x.path === ctx.p.path && x.ref === ref);
+      return f ? { status: 200, body: contentFile(url, f) } : notFound();
+    },
+    'apps/get-authenticated': () => (state.app ? { status: 200, body: integration(url, state.app) } : notFound()),
+    'apps/create-installation-access-token': (ctx) => {
+      if (!state.app || !state.app.installations.includes(Number(ctx.p.installation_id))) return notFound();
+      const token = `ghs_${randomBytes(18).toString('base64url')}`;
+      state.installationTokens.push(token);
+      return { status: 201, body: installationToken(token, new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z')) };
+    },
+    'actions/cancel-workflow-run': (ctx) => {
+      const key = `${ctx.p.owner}/${ctx.p.repo}/${ctx.p.run_id}`;
+      if (state.cancelled.includes(key)) return { status: 409, body: { message: 'Cannot cancel a workflow run that is completed.', documentation_url: `${DOCS}/actions/workflow-runs#cancel-a-workflow-run`, status: '409' } };
+      state.cancelled.push(key);
+      return { status: 202, body: {} };
+    },
+    'actions/list-jobs-for-workflow-run': (ctx) => {
+      const list = state.jobs.filter((j) => inRepo(j, ctx.p) && j.runId === Number(ctx.p.run_id)).map((j) => job(url, { ...j, id: j.id ?? j.runId * 10 + state.jobs.indexOf(j) }));
+      return page(list, ctx, (items) => ({ total_count: list.length, jobs: items }));
     },
 
     'repos/get-collaborator-permission-level': (ctx) => {
@@ -385,9 +482,13 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     }
     const version = req.headers['x-github-api-version'];
     if (version !== undefined && version !== '2022-11-28') record.errors.push(`X-GitHub-Api-Version ${String(version)} is not supported`);
-    if (state.token !== null) {
-      const auth = req.headers.authorization ?? '';
-      if (auth !== `Bearer ${state.token}` && auth !== `token ${state.token}`) return reply({ status: 401, body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' } });
+    const auth = req.headers.authorization ?? '';
+    if (state.app !== null && (match.template === '/app' || match.template.startsWith('/app/'))) {
+      const problem = appJwtProblem(auth, state.app);
+      if (problem !== null) return reply({ status: 401, body: { message: problem, documentation_url: DOCS, status: '401' } });
+    } else if (state.token !== null || state.app !== null) {
+      const tokens = [state.token, ...state.installationTokens].filter((t) => t !== null);
+      if (!tokens.some((t) => new RegExp(`^(bearer|token) ${t}$`, 'i').test(auth))) return reply({ status: 401, body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' } });
     }
     record.errors.push(...description.validateRequest(match, parsed.searchParams, record.body, hasBody));
     if (record.errors.length > 0) {
@@ -435,6 +536,18 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       state.comments.push(record);
       return record;
     },
+    addIssue(i) {
+      const at = now();
+      const number = i.number ?? Math.max(0, ...state.issues.filter((x) => same(x.owner, i.owner) && same(x.repo, i.repo)).map((x) => x.number)) + 1;
+      const state_ = i.state ?? 'open';
+      const record: IssueRecord = {
+        id: nextId(), owner: i.owner, repo: i.repo, number, title: i.title, body: i.body ?? null, state: state_,
+        stateReason: state_ === 'closed' ? 'completed' : null, labels: i.labels ?? [], assignees: [], user: i.user,
+        createdAt: at, updatedAt: at, closedAt: state_ === 'closed' ? at : null, history: [],
+      };
+      state.issues.push(record);
+      return record;
+    },
     addArtifact(a) {
       const record: ArtifactRecord = { ...a, id: a.id ?? nextId() };
       state.artifacts.push(record);
@@ -444,7 +557,8 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       requests.length = 0;
       blobRequests.length = 0;
       faults.length = 0;
-      for (const list of [state.comments, state.reactions, state.checkRuns, state.dispatches, state.artifacts]) list.length = 0;
+      for (const list of [state.comments, state.issues, state.reactions, state.checkRuns, state.dispatches, state.artifacts]) list.length = 0;
+      for (const list of [state.pulls, state.files, state.jobs, state.cancelled]) list.length = 0;
     },
     close: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections();
@@ -461,6 +575,35 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
 export function assertAllValid(standIn: Pick<GitHubApiStandIn, 'requests'>): void {
   const bad = standIn.requests.filter((r) => r.errors.length > 0 || r.responseErrors.length > 0);
   assert.equal(bad.length, 0, `requests that fail GitHub's OpenAPI description:\n${bad.map((r) => `  ${r.method} ${r.path} -> ${r.status}\n${[...r.errors, ...r.responseErrors.map((e) => `(stand-in response) ${e}`)].map((e) => `    ${e}`).join('\n')}`).join('\n')}`);
+}
+
+/**
+ * appJwtProblem checks a GitHub App JWT as GitHub does: RS256, signed by the
+ * app's key, `iss` the app id, `iat` not in the future (60 s of skew), `exp`
+ * not past and at most 10 minutes after `iat`. Null when it is good.
+ */
+function appJwtProblem(authorization: string, app: AppRecord): string | null {
+  const jwt = /^bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/i.exec(authorization);
+  if (!jwt) return 'A JSON web token could not be decoded';
+  const [, header, payload, signature] = jwt;
+  const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+  let head: Record<string, unknown>;
+  let claims: Record<string, unknown>;
+  try {
+    head = decode(header);
+    claims = decode(payload);
+  } catch {
+    return 'A JSON web token could not be decoded';
+  }
+  if (head.alg !== 'RS256') return "'alg' must be RS256";
+  const verifier = createVerify('RSA-SHA256');
+  verifier.update(`${header}.${payload}`);
+  if (!verifier.verify(app.publicKey, Buffer.from(signature, 'base64url'))) return 'A JSON web token could not be decoded';
+  const now = Math.floor(Date.now() / 1000);
+  if (String(claims.iss) !== String(app.id)) return "'Issuer' claim ('iss') must be an Integer";
+  if (typeof claims.iat !== 'number' || claims.iat > now + 60) return "'Issued at' claim ('iat') must be an Integer representing a time in the past.";
+  if (typeof claims.exp !== 'number' || claims.exp < now || claims.exp - claims.iat > 600) return "'Expiration time' claim ('exp') is too far in the future";
+  return null;
 }
 
 function headerRecord(req: IncomingMessage): Record<string, string> {

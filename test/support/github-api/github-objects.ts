@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Builders for GitHub-shaped response objects. Each returns what the OpenAPI
  * description's response schema requires (the stand-in validates its own
@@ -222,5 +224,216 @@ export function collaboratorPermission(api: string, login: string, role: Permiss
       permissions: { pull: rank >= 1, triage: rank >= 2, push: rank >= 3, maintain: rank >= 4, admin: rank >= 5 },
       role_name: role,
     },
+  };
+}
+
+/** IssueRecord is an issue in the stand-in's state; `labels` are names (their objects are derived). */
+export interface IssueRecord {
+  id: number;
+  owner: string;
+  repo: string;
+  number: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  stateReason: 'completed' | 'reopened' | 'not_planned' | 'duplicate' | null;
+  labels: string[];
+  assignees: string[];
+  user: Account;
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+  /** history keeps every create/update body in order, as sent. */
+  history: unknown[];
+}
+
+/** label is GitHub's `label` schema for a label name; the id and color are derived from the name. */
+export function label(api: string, owner: string, repo: string, name: string): Record<string, unknown> {
+  const id = accountId({ login: `label:${name}`, type: 'User' });
+  return { id, node_id: nodeId('Label', id), url: `${api}/repos/${owner}/${repo}/labels/${encodeURIComponent(name)}`, name, description: null, color: 'ededed', default: false };
+}
+
+/** issue is GitHub's `issue` schema; `comments` is the number of comments on it. */
+export function issue(api: string, i: IssueRecord, comments: number): Record<string, unknown> {
+  const repoApi = `${api}/repos/${i.owner}/${i.repo}`;
+  const url = `${repoApi}/issues/${i.number}`;
+  const assignees = i.assignees.map((login) => simpleUser(api, { login, type: 'User' }));
+  return {
+    id: i.id,
+    node_id: nodeId('Issue', i.id),
+    url,
+    repository_url: repoApi,
+    labels_url: `${url}/labels{/name}`,
+    comments_url: `${url}/comments`,
+    events_url: `${url}/events`,
+    html_url: `${HTML_URL}/${i.owner}/${i.repo}/issues/${i.number}`,
+    number: i.number,
+    state: i.state,
+    state_reason: i.stateReason,
+    title: i.title,
+    body: i.body,
+    user: simpleUser(api, i.user),
+    labels: i.labels.map((name) => label(api, i.owner, i.repo, name)),
+    assignee: assignees[0] ?? null,
+    assignees,
+    milestone: null,
+    locked: false,
+    active_lock_reason: null,
+    comments,
+    closed_at: i.closedAt,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+    author_association: i.user.type === 'Bot' ? 'NONE' : 'MEMBER',
+  };
+}
+
+/** repository is GitHub's `repository` schema (also what a pull request's head and base carry). */
+export function repository(api: string, owner: Account, name: string, options: { fork?: boolean; defaultBranch?: string; private?: boolean } = {}): Record<string, unknown> {
+  const full = `${owner.login}/${name}`;
+  const url = `${api}/repos/${full}`;
+  const id = accountId({ login: full, type: 'User' });
+  const templated: Record<string, string> = {
+    archive_url: `${url}/{archive_format}{/ref}`, assignees_url: `${url}/assignees{/user}`, blobs_url: `${url}/git/blobs{/sha}`,
+    branches_url: `${url}/branches{/branch}`, collaborators_url: `${url}/collaborators{/collaborator}`, comments_url: `${url}/comments{/number}`,
+    commits_url: `${url}/commits{/sha}`, compare_url: `${url}/compare/{base}...{head}`, contents_url: `${url}/contents/{+path}`,
+    git_commits_url: `${url}/git/commits{/sha}`, git_refs_url: `${url}/git/refs{/sha}`, git_tags_url: `${url}/git/tags{/sha}`,
+    issue_comment_url: `${url}/issues/comments{/number}`, issue_events_url: `${url}/issues/events{/number}`, issues_url: `${url}/issues{/number}`,
+    keys_url: `${url}/keys{/key_id}`, labels_url: `${url}/labels{/name}`, milestones_url: `${url}/milestones{/number}`,
+    notifications_url: `${url}/notifications{?since,all,participating}`, pulls_url: `${url}/pulls{/number}`, releases_url: `${url}/releases{/id}`,
+    statuses_url: `${url}/statuses/{sha}`, trees_url: `${url}/git/trees{/sha}`,
+  };
+  const plain = ['contributors', 'deployments', 'downloads', 'events', 'forks', 'hooks', 'languages', 'merges', 'stargazers', 'subscribers', 'subscription', 'tags', 'teams'];
+  return {
+    id, node_id: nodeId('Repository', id), name, full_name: full, owner: simpleUser(api, owner), private: options.private ?? false,
+    html_url: `${HTML_URL}/${full}`, description: null, fork: options.fork ?? false, url, ...templated,
+    ...Object.fromEntries(plain.map((p) => [`${p}_url`, `${url}/${p}`])),
+    git_url: `git://github.com/${full}.git`, ssh_url: `git@github.com:${full}.git`, clone_url: `${HTML_URL}/${full}.git`, svn_url: `${HTML_URL}/${full}`,
+    mirror_url: null, homepage: null, language: null, forks: 0, forks_count: 0, stargazers_count: 0, watchers_count: 0, watchers: 0, size: 0,
+    default_branch: options.defaultBranch ?? 'main', open_issues: 0, open_issues_count: 0, has_issues: true, has_projects: false, has_wiki: false,
+    has_pages: false, has_downloads: true, archived: false, disabled: false, license: null,
+    pushed_at: '2025-01-01T00:00:00Z', created_at: '2020-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z',
+  };
+}
+
+/** PullRecord is a pull request in the stand-in's state; a fork's head lives in `headOwner/headRepo`. */
+export interface PullRecord {
+  owner: string;
+  repo: string;
+  number: number;
+  title: string;
+  state: 'open' | 'closed';
+  user: Account;
+  headSha: string;
+  headRef: string;
+  /** headOwner differs from owner for a pull request from a fork. */
+  headOwner: string;
+  headRepo: string;
+  baseSha: string;
+  baseRef: string;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** pullRequest is GitHub's `pull-request` schema. */
+export function pullRequest(api: string, p: PullRecord): Record<string, unknown> {
+  const repoApi = `${api}/repos/${p.owner}/${p.repo}`;
+  const html = `${HTML_URL}/${p.owner}/${p.repo}/pull/${p.number}`;
+  const id = 2_000_000 + accountId({ login: `${p.owner}/${p.repo}#${p.number}`, type: 'User' });
+  const link = (href: string) => ({ href });
+  const fork = p.headOwner.toLowerCase() !== p.owner.toLowerCase() || p.headRepo.toLowerCase() !== p.repo.toLowerCase();
+  const headOwner: Account = { login: p.headOwner, type: 'User' };
+  const baseOwner: Account = { login: p.owner, type: 'Organization' };
+  const at = p.createdAt ?? '2025-01-01T00:00:00Z';
+  return {
+    url: `${repoApi}/pulls/${p.number}`, id, node_id: nodeId('PullRequest', id), html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`,
+    issue_url: `${repoApi}/issues/${p.number}`, commits_url: `${repoApi}/pulls/${p.number}/commits`, review_comments_url: `${repoApi}/pulls/${p.number}/comments`,
+    review_comment_url: `${repoApi}/pulls/comments{/number}`, comments_url: `${repoApi}/issues/${p.number}/comments`, statuses_url: `${repoApi}/statuses/${p.headSha}`,
+    number: p.number, state: p.state, locked: false, title: p.title, user: simpleUser(api, p.user), body: null, labels: [], milestone: null,
+    created_at: at, updated_at: p.updatedAt ?? at, closed_at: p.state === 'closed' ? (p.updatedAt ?? at) : null, merged_at: null, merge_commit_sha: null,
+    assignee: null, assignees: [], requested_reviewers: [], requested_teams: [],
+    head: { label: `${p.headOwner}:${p.headRef}`, ref: p.headRef, sha: p.headSha, user: simpleUser(api, headOwner), repo: repository(api, headOwner, p.headRepo, { fork }) },
+    base: { label: `${p.owner}:${p.baseRef}`, ref: p.baseRef, sha: p.baseSha, user: simpleUser(api, baseOwner), repo: repository(api, baseOwner, p.repo) },
+    _links: {
+      self: link(`${repoApi}/pulls/${p.number}`), html: link(html), issue: link(`${repoApi}/issues/${p.number}`), comments: link(`${repoApi}/issues/${p.number}/comments`),
+      review_comments: link(`${repoApi}/pulls/${p.number}/comments`), review_comment: link(`${repoApi}/pulls/comments{/number}`),
+      commits: link(`${repoApi}/pulls/${p.number}/commits`), statuses: link(`${repoApi}/statuses/${p.headSha}`),
+    },
+    author_association: fork ? 'CONTRIBUTOR' : 'MEMBER', auto_merge: null, draft: false, merged: false, mergeable: true, rebaseable: true,
+    mergeable_state: 'clean', merged_by: null, comments: 0, review_comments: 0, maintainer_can_modify: false, commits: 1, additions: 1, deletions: 0, changed_files: 1,
+  };
+}
+
+/** FileRecord is a file in a repository at a ref (a branch name or SHA), for `GET .../contents/{path}`. */
+export interface FileRecord {
+  owner: string;
+  repo: string;
+  path: string;
+  /** ref is where the file exists; `GET` without `ref` reads the default branch, `main`. */
+  ref: string;
+  content: string;
+}
+
+/** contentFile is GitHub's `content-file` schema, content base64-encoded in 60-character lines as GitHub sends it. */
+export function contentFile(api: string, f: FileRecord): Record<string, unknown> {
+  const bytes = Buffer.from(f.content, 'utf8');
+  const sha = createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+  const url = `${api}/repos/${f.owner}/${f.repo}/contents/${f.path}?ref=${encodeURIComponent(f.ref)}`;
+  const html = `${HTML_URL}/${f.owner}/${f.repo}/blob/${f.ref}/${f.path}`;
+  const git = `${api}/repos/${f.owner}/${f.repo}/git/blobs/${sha}`;
+  return {
+    type: 'file', encoding: 'base64', size: bytes.length, name: f.path.split('/').pop(), path: f.path,
+    content: (bytes.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n', sha, url, git_url: git, html_url: html,
+    download_url: `https://raw.githubusercontent.com/${f.owner}/${f.repo}/${f.ref}/${f.path}`, _links: { self: url, git, html },
+  };
+}
+
+/** AppRecord is the GitHub App the stand-in knows: JWTs must be RS256-signed by `publicKey`'s private half with `iss` = id. */
+export interface AppRecord {
+  id: number;
+  slug: string;
+  owner: Account;
+  /** publicKey is PEM (SPKI). */
+  publicKey: string;
+  /** installations the app may get tokens for. */
+  installations: number[];
+}
+
+/** integration is GitHub's `integration` schema, what `GET /app` returns. */
+export function integration(api: string, app: AppRecord): Record<string, unknown> {
+  return {
+    id: app.id, slug: app.slug, node_id: nodeId('Integration', app.id), client_id: `Iv1.${app.slug}`, owner: simpleUser(api, app.owner), name: app.slug,
+    description: null, external_url: `${HTML_URL}/apps/${app.slug}`, html_url: `${HTML_URL}/apps/${app.slug}`,
+    created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z',
+    permissions: { actions: 'write', checks: 'write', contents: 'read', issues: 'write', metadata: 'read', pull_requests: 'write' },
+    events: ['issue_comment', 'workflow_run'],
+  };
+}
+
+/** installationToken is GitHub's `installation-token` schema. */
+export function installationToken(token: string, expiresAt: string): Record<string, unknown> {
+  return { token, expires_at: expiresAt, permissions: { actions: 'write', checks: 'write', contents: 'read', issues: 'write', metadata: 'read', pull_requests: 'write' }, repository_selection: 'all' };
+}
+
+/** JobRecord is a workflow run's job in the stand-in's state. */
+export interface JobRecord {
+  id?: number;
+  owner: string;
+  repo: string;
+  runId: number;
+  name: string;
+  conclusion: 'success' | 'failure' | 'cancelled' | 'skipped' | 'timed_out' | null;
+  steps: { name: string; conclusion: string | null }[];
+}
+
+/** job is GitHub's `job` schema. */
+export function job(api: string, j: JobRecord & { id: number }): Record<string, unknown> {
+  const runUrl = `${api}/repos/${j.owner}/${j.repo}/actions/runs/${j.runId}`;
+  return {
+    id: j.id, run_id: j.runId, run_url: runUrl, node_id: nodeId('Job', j.id), head_sha: '0'.repeat(40), url: `${api}/repos/${j.owner}/${j.repo}/actions/jobs/${j.id}`,
+    html_url: `${HTML_URL}/${j.owner}/${j.repo}/actions/runs/${j.runId}/job/${j.id}`, status: 'completed', conclusion: j.conclusion,
+    created_at: '2025-01-01T00:00:00Z', started_at: '2025-01-01T00:00:00Z', completed_at: '2025-01-01T00:05:00Z', name: j.name,
+    steps: j.steps.map((s, i) => ({ name: s.name, status: 'completed', conclusion: s.conclusion, number: i + 1, started_at: '2025-01-01T00:00:00Z', completed_at: '2025-01-01T00:01:00Z' })),
+    check_run_url: `${api}/repos/${j.owner}/${j.repo}/check-runs/${j.id}`, labels: ['self-hosted'], runner_id: 1, runner_name: 'bench-1',
+    runner_group_id: 1, runner_group_name: 'Default', workflow_name: 'benchbot /bench', head_branch: 'main',
   };
 }

@@ -194,7 +194,9 @@ function build(spec: { info: { version: string }; paths: Record<string, Record<s
  * allowNullInNullableEnums adds null to the enum of every `nullable: true`
  * schema. GitHub sends `"conclusion": null` on a running check run, whose
  * schema is a nullable enum without null; OpenAPI 3.0.3 says such an enum
- * excludes null, GitHub means it to include it.
+ * excludes null, GitHub means it to include it. A `nullable` schema without
+ * a `type` gets null as one more anyOf/oneOf alternative, since Ajv cannot
+ * compile `nullable` alone.
  */
 function allowNullInNullableEnums<T>(node: T): T {
   if (Array.isArray(node)) {
@@ -202,6 +204,11 @@ function allowNullInNullableEnums<T>(node: T): T {
   } else if (node !== null && typeof node === 'object') {
     const schema = node as Record<string, unknown>;
     if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+    // Ajv refuses `nullable` without `type` (issue-field-value's anyOf value); say it as a null alternative instead.
+    if (schema.nullable === true && schema.type === undefined) {
+      delete schema.nullable;
+      for (const key of ['anyOf', 'oneOf'] as const) if (Array.isArray(schema[key])) schema[key] = [...(schema[key] as unknown[]), { type: 'null' }];
+    }
     for (const value of Object.values(schema)) allowNullInNullableEnums(value);
   }
   return node;

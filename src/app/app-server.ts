@@ -1,0 +1,130 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Bottleneck from 'bottleneck';
+import { createNodeMiddleware, Probot, ProbotOctokit } from 'probot';
+import type { Store } from '../store/store.ts';
+import { createApp, type CreateAppOptions } from './create-app.ts';
+
+/** WEBHOOK_PATH is where GitHub delivers webhooks (Probot's default). */
+export const WEBHOOK_PATH = '/api/github/webhooks';
+
+/** HEALTH_PATH answers 200 when the app can reach its store, 503 otherwise. */
+export const HEALTH_PATH = '/healthz';
+
+/**
+ * AppServerOptions configure startAppServer. Give either `appId` and
+ * `privateKey` (a GitHub App: JWT, then installation tokens per event) or
+ * `githubToken` (one token for everything; for tests and single-repository
+ * setups). `secret` verifies every delivery's X-Hub-Signature-256.
+ */
+export interface AppServerOptions {
+  appId?: string | number;
+  privateKey?: string;
+  githubToken?: string;
+  secret: string;
+  /** apiUrl is the REST API root: https://api.github.com, GHES's https://HOST/api/v3, or a stand-in. */
+  apiUrl: string;
+  store: Store;
+  port?: number;
+  host?: string;
+  botLogin?: string | null;
+  /**
+   * writeIntervalMs spaces writes (POST, PATCH, PUT, DELETE) per installation.
+   * Undefined keeps GitHub's guidance as Probot's throttling plugin applies it
+   * (one write per second, three seconds between content-creating writes);
+   * a number (0 on a loopback stand-in) replaces both spacings.
+   */
+  writeIntervalMs?: number;
+  /**
+   * throttle turns Probot's throttling plugin off with false (default true).
+   * Off, rate-limit answers are not waited out; only the retry plugin (5xx,
+   * network) remains. For loopback tests and the load bench, where the
+   * plugin's queues cost more than the stand-in itself.
+   */
+  throttle?: boolean;
+  configTtlMs?: CreateAppOptions['configTtlMs'];
+  logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  logFormat?: 'json' | 'pretty';
+  now?: CreateAppOptions['now'];
+  onHandled?: CreateAppOptions['onHandled'];
+}
+
+/** AppServer is a running app: its URL, its Probot, and close(). */
+export interface AppServer {
+  url: string;
+  webhookUrl: string;
+  probot: Probot;
+  close(): Promise<void>;
+}
+
+/**
+ * startAppServer starts the app on node:http: Probot's middleware (signature
+ * check, then the handlers; 200 when they finished, 400 for a missing or
+ * wrong signature, 500 when a handler failed) at WEBHOOK_PATH, the health
+ * check at HEALTH_PATH, 404 elsewhere. Octokit comes with Probot's retry
+ * (5xx, network) and throttling (primary and secondary rate limits) plugins.
+ */
+export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
+  const probot = new Probot({
+    appId: options.appId,
+    privateKey: options.privateKey,
+    githubToken: options.githubToken,
+    secret: options.secret,
+    baseUrl: options.apiUrl,
+    Octokit: octokitClass(options.writeIntervalMs, options.throttle ?? true),
+    logLevel: options.logLevel ?? 'info',
+    logFormat: options.logFormat ?? 'json',
+  });
+  const appFn = createApp({ store: options.store, apiUrl: options.apiUrl, botLogin: options.botLogin, now: options.now, configTtlMs: options.configTtlMs, onHandled: options.onHandled });
+  const middleware = await createNodeMiddleware(appFn, { probot, webhooksPath: WEBHOOK_PATH });
+
+  const server = createServer((req, res) => {
+    void route(req, res).catch((error: unknown) => {
+      probot.log.error({ err: error }, 'request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n');
+    });
+  });
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://app').pathname;
+    if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) return health(options.store, res);
+    if (!(await middleware(req, res))) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  const url = `http://${host}:${address.port}`;
+  return {
+    url,
+    webhookUrl: `${url}${WEBHOOK_PATH}`,
+    probot,
+    close: () => new Promise<void>((resolve, reject) => {
+      server.closeIdleConnections();
+      server.close((error) => (error ? reject(error) : resolve()));
+    }),
+  };
+}
+
+async function health(store: Store, res: ServerResponse): Promise<void> {
+  try {
+    await store.getState('health:probe');
+    res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ status: 'ok', store: store.kind })}\n`);
+  } catch (error) {
+    res.writeHead(503, { 'content-type': 'application/json' }).end(`${JSON.stringify({ status: 'unavailable', store: store.kind, error: String((error as Error)?.message ?? error) })}\n`);
+  }
+}
+
+/**
+ * octokitClass returns Probot's Octokit, with the write spacing replaced when
+ * asked. The groups are made per server, keyed by installation inside.
+ */
+function octokitClass(writeIntervalMs: number | undefined, throttle: boolean): typeof ProbotOctokit {
+  if (!throttle) return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown> }) => ({ ...instance, throttle: { ...instance.throttle, enabled: false } })) as typeof ProbotOctokit;
+  if (writeIntervalMs === undefined) return ProbotOctokit;
+  const write = new Bottleneck.Group({ id: 'benchbot-write', maxConcurrent: 1, minTime: writeIntervalMs });
+  const notifications = new Bottleneck.Group({ id: 'benchbot-notifications', maxConcurrent: 1, minTime: writeIntervalMs });
+  return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown> }) => ({ ...instance, throttle: { ...instance.throttle, write, notifications } })) as typeof ProbotOctokit;
+}

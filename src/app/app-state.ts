@@ -1,0 +1,183 @@
+import type { Store } from '../store/store.ts';
+
+/**
+ * The app keeps its memory in the Store's `state` table, so that several
+ * replicas behind one PostgreSQL database agree, and a restart forgets
+ * nothing. Keys:
+ *
+ * - `delivery:<X-GitHub-Delivery>`: a webhook delivery being or having been
+ *   handled. Claimed with compare-and-set, so the same delivery twice (a
+ *   redelivery, a replay, two replicas) is handled once.
+ * - `bench:<owner>/<repo>#<pr>`: the latest `/bench` on a pull request.
+ * - `run:<owner>/<repo>/<run id>`: the `/bench` a dispatched workflow run
+ *   measures, so its completion finds its pull request and approved SHA.
+ * - `bisect:<owner>/<repo>:<series>@<good>..<bad>`: a nightly regression whose
+ *   bisection was dispatched, so the next nightlies (which still see it) do
+ *   not dispatch it again.
+ * - `bisect-run:<owner>/<repo>/<run id>`: the finding a bisect run works on.
+ * - `issue:<owner>/<repo>:<series>`: the regression issue filed for a series.
+ *
+ * Owner and repository names are lower-cased in keys: GitHub treats them
+ * case-insensitively, and a webhook may spell them differently from an API
+ * response.
+ */
+
+/** STALE_CLAIM_MS is how long a delivery may stay `processing` before another replica may take it over (a crashed handler). */
+export const STALE_CLAIM_MS = 10 * 60 * 1000;
+
+/** DeliveryRecord is the value of a `delivery:` key. */
+export interface DeliveryRecord {
+  event: string;
+  status: 'processing' | 'done';
+  at: string;
+}
+
+/** BenchRequest is one accepted `/bench`: what was approved, by whom, and where it runs. */
+export interface BenchRequest {
+  owner: string;
+  repo: string;
+  pr: number;
+  /** base and head are the exact SHAs seen when the command was accepted. */
+  base: string;
+  head: string;
+  requestedBy: string;
+  commentId: number;
+  commentUrl: string;
+  /** args are the typed workflow inputs beyond pr-number, base and head. */
+  args: Record<string, string>;
+  workflow: string;
+  /** runId is the dispatched workflow run, or null when GitHub did not say (then the workflow reports by itself). */
+  runId: number | null;
+  runUrl: string | null;
+  checkRunId: number | null;
+  status: 'running' | 'replaced' | 'reported';
+  at: string;
+}
+
+/** BisectRecord is the value of a `bisect-run:` key: the scan finding (scan JSON shape) and its branch. */
+export interface BisectRecord {
+  finding: Record<string, unknown>;
+  branch: string;
+  threshold: number;
+  at: string;
+}
+
+/** IssueRecord is the value of an `issue:` key. */
+export interface IssueRecord {
+  number: number;
+  url: string;
+  marker: string;
+  at: string;
+}
+
+/** Versioned pairs a value with the state version it was read at, for compare-and-set. */
+export interface Versioned<T> {
+  value: T;
+  version: number;
+}
+
+/** AppState is the app's typed view of the Store's state table. */
+export interface AppState {
+  /**
+   * claimDelivery marks a delivery as being handled and returns true, or
+   * returns false when it was already handled or is being handled (by this or
+   * another replica) and that claim is not stale.
+   */
+  claimDelivery(id: string, event: string): Promise<boolean>;
+  /** finishDelivery marks a claimed delivery as done. */
+  finishDelivery(id: string, event: string): Promise<void>;
+  /** releaseDelivery forgets a claim after a failure, so GitHub's redelivery is handled again. */
+  releaseDelivery(id: string): Promise<void>;
+  /** pruneDeliveries deletes delivery records older than `olderThanMs`; returns how many. */
+  pruneDeliveries(olderThanMs: number): Promise<number>;
+  getBench(owner: string, repo: string, pr: number): Promise<Versioned<BenchRequest> | undefined>;
+  /** setBench writes the latest request for a pull request if its version is still `expected` (null: absent). */
+  setBench(request: BenchRequest, expected: number | null): Promise<boolean>;
+  getRun(owner: string, repo: string, runId: number): Promise<Versioned<BenchRequest> | undefined>;
+  /** putRun records which request a run measures (overwriting, e.g. with a new status). */
+  putRun(request: BenchRequest & { runId: number }): Promise<void>;
+  /** claimBisect records that a regression's bisection is being dispatched; false when it already was. */
+  claimBisect(owner: string, repo: string, series: string, range: string): Promise<boolean>;
+  /** releaseBisect forgets a claim whose dispatch failed, so the next nightly tries again. */
+  releaseBisect(owner: string, repo: string, series: string, range: string): Promise<void>;
+  putBisectRun(owner: string, repo: string, runId: number, record: BisectRecord): Promise<void>;
+  getBisectRun(owner: string, repo: string, runId: number): Promise<BisectRecord | undefined>;
+  putIssue(owner: string, repo: string, series: string, record: IssueRecord): Promise<void>;
+  getIssue(owner: string, repo: string, series: string): Promise<IssueRecord | undefined>;
+}
+
+/** benchKey is the state key of a pull request's latest `/bench`. */
+export function benchKey(owner: string, repo: string, pr: number): string {
+  return `bench:${owner.toLowerCase()}/${repo.toLowerCase()}#${pr}`;
+}
+
+/** runKey is the state key of a dispatched run. */
+export function runKey(owner: string, repo: string, runId: number): string {
+  return `run:${owner.toLowerCase()}/${repo.toLowerCase()}/${runId}`;
+}
+
+const slug = (owner: string, repo: string) => `${owner.toLowerCase()}/${repo.toLowerCase()}`;
+
+/** createAppState wraps a Store; `now` is injectable for tests of stale claims. */
+export function createAppState(store: Store, now: () => number = Date.now): AppState {
+  const deliveryKey = (id: string) => `delivery:${id}`;
+  const iso = () => new Date(now()).toISOString();
+  return {
+    async claimDelivery(id, event) {
+      const key = deliveryKey(id);
+      const record: DeliveryRecord = { event, status: 'processing', at: iso() };
+      if ((await store.compareAndSetState(key, null, record)) !== null) return true;
+      const existing = await store.getState(key);
+      if (existing === undefined) return (await store.compareAndSetState(key, null, record)) !== null;
+      const value = existing.value as DeliveryRecord;
+      if (value.status !== 'processing' || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
+      return (await store.compareAndSetState(key, existing.version, record)) !== null;
+    },
+    async finishDelivery(id, event) {
+      await store.putState(deliveryKey(id), { event, status: 'done', at: iso() } satisfies DeliveryRecord);
+    },
+    async releaseDelivery(id) {
+      await store.deleteState(deliveryKey(id));
+    },
+    async pruneDeliveries(olderThanMs) {
+      let removed = 0;
+      for (const entry of await store.listState('delivery:')) {
+        const at = Date.parse((entry.value as DeliveryRecord).at);
+        if (Number.isFinite(at) && now() - at > olderThanMs && (await store.deleteState(entry.key, entry.version))) removed++;
+      }
+      return removed;
+    },
+    async getBench(owner, repo, pr) {
+      const entry = await store.getState(benchKey(owner, repo, pr));
+      return entry === undefined ? undefined : { value: entry.value as BenchRequest, version: entry.version };
+    },
+    async setBench(request, expected) {
+      return (await store.compareAndSetState(benchKey(request.owner, request.repo, request.pr), expected, request)) !== null;
+    },
+    async getRun(owner, repo, runId) {
+      const entry = await store.getState(runKey(owner, repo, runId));
+      return entry === undefined ? undefined : { value: entry.value as BenchRequest, version: entry.version };
+    },
+    async putRun(request) {
+      await store.putState(runKey(request.owner, request.repo, request.runId), request);
+    },
+    async claimBisect(owner, repo, series, range) {
+      return (await store.compareAndSetState(`bisect:${slug(owner, repo)}:${series}@${range}`, null, { at: iso() })) !== null;
+    },
+    async releaseBisect(owner, repo, series, range) {
+      await store.deleteState(`bisect:${slug(owner, repo)}:${series}@${range}`);
+    },
+    async putBisectRun(owner, repo, runId, record) {
+      await store.putState(`bisect-run:${slug(owner, repo)}/${runId}`, record);
+    },
+    async getBisectRun(owner, repo, runId) {
+      return (await store.getState(`bisect-run:${slug(owner, repo)}/${runId}`))?.value as BisectRecord | undefined;
+    },
+    async putIssue(owner, repo, series, record) {
+      await store.putState(`issue:${slug(owner, repo)}:${series}`, record);
+    },
+    async getIssue(owner, repo, series) {
+      return (await store.getState(`issue:${slug(owner, repo)}:${series}`))?.value as IssueRecord | undefined;
+    },
+  };
+}

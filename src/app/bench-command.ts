@@ -1,0 +1,184 @@
+import { parsePercent } from '../compare/thresholds.ts';
+
+/**
+ * BENCH_USAGE is what `/bench help` and every rejected `/bench` show.
+ */
+export const BENCH_USAGE = [
+  '```',
+  '/bench [REGEX] [runs=N] [runner=LABEL] [threshold=X%]',
+  '/bench help',
+  '```',
+  '',
+  '- `REGEX` runs only the benchmarks whose name matches (a JavaScript regular expression, no spaces).',
+  '- `runs=N` is the round budget per side (default: the workflow\'s).',
+  '- `runner=LABEL` picks a runner label listed under `bench.runners` in `.github/benchbot.yml`.',
+  '- `threshold=X%` is the smallest change that matters (default: the workflow\'s, usually 2%).',
+].join('\n');
+
+/** MAX_COMMAND_LENGTH bounds the `/bench` line, in characters; anything longer is refused unread. */
+export const MAX_COMMAND_LENGTH = 300;
+
+/** MAX_REGEX_LENGTH bounds the REGEX argument, in characters. */
+export const MAX_REGEX_LENGTH = 200;
+
+/** BenchLimits are the repository's policy for arguments (from `.github/benchbot.yml`). */
+export interface BenchLimits {
+  /** maxRuns is the largest `runs=N` accepted (default 100); the smallest is always 2. */
+  maxRuns?: number;
+  /** runners are the labels `runner=` may name; empty (the default) refuses `runner=`. */
+  runners?: readonly string[];
+}
+
+/** BenchArguments are the parsed, validated arguments; null means "not given". */
+export interface BenchArguments {
+  filter: string | null;
+  runs: number | null;
+  runner: string | null;
+  /** threshold is normalized to a percentage string such as `1.5%`. */
+  threshold: string | null;
+}
+
+/**
+ * BenchCommand is what a comment asks for: `help`, a valid `run`, or an
+ * `invalid` one with every problem found (each names the argument).
+ */
+export type BenchCommand =
+  | { kind: 'help' }
+  | ({ kind: 'run' } & BenchArguments)
+  | { kind: 'invalid'; problems: string[] };
+
+const KEYS = ['runs', 'runner', 'threshold'] as const;
+type Key = (typeof KEYS)[number];
+
+/**
+ * parseBenchCommand finds a `/bench` command in a comment body and parses it,
+ * or returns null when the comment holds none. The command is the first line
+ * that starts with `/bench` followed by a space or the end of the line,
+ * outside quotes (`>`) and fenced code blocks. Its text is hostile until
+ * proven otherwise: over MAX_COMMAND_LENGTH characters, any control
+ * character, any non-ASCII character (bidi overrides, zero-width spaces and
+ * look-alike letters included) or a shell-only construct in REGEX makes it
+ * `invalid`, with the offending code point named. Valid arguments still reach
+ * the workflow only as typed `workflow_dispatch` inputs.
+ */
+export function parseBenchCommand(body: string, limits: BenchLimits = {}): BenchCommand | null {
+  const line = findCommandLine(body);
+  if (line === null) return null;
+  const hostile = hostileText(line);
+  if (hostile !== null) return { kind: 'invalid', problems: [hostile] };
+
+  const tokens = line.trim().split(/[ \t]+/).slice(1);
+  if (tokens.length === 1 && tokens[0].toLowerCase() === 'help') return { kind: 'help' };
+  if (tokens.length > 1 && tokens.some((t) => t.toLowerCase() === 'help')) return { kind: 'invalid', problems: ['`help` takes no other arguments'] };
+
+  const problems: string[] = [];
+  const args: BenchArguments = { filter: null, runs: null, runner: null, threshold: null };
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    const option = /^([A-Za-z][\w-]*)=(.*)$/s.exec(token);
+    if (option && isKey(option[1].toLowerCase())) {
+      const key = option[1].toLowerCase() as Key;
+      if (seen.has(key)) {
+        problems.push(`\`${key}=\` is given twice`);
+        continue;
+      }
+      seen.add(key);
+      const problem = setOption(args, key, option[2], limits);
+      if (problem !== null) problems.push(problem);
+      continue;
+    }
+    if (option) {
+      problems.push(`unknown option \`${option[1]}=\`; the options are ${KEYS.map((k) => `\`${k}=\``).join(', ')}`);
+      continue;
+    }
+    if (args.filter !== null) {
+      problems.push('give at most one REGEX (spaces separate arguments; use `\\s` inside a regular expression)');
+      continue;
+    }
+    const problem = regexProblem(token);
+    if (problem !== null) problems.push(problem);
+    else args.filter = token;
+  }
+  return problems.length > 0 ? { kind: 'invalid', problems } : { kind: 'run', ...args };
+}
+
+function isKey(name: string): name is Key {
+  return (KEYS as readonly string[]).includes(name);
+}
+
+function setOption(args: BenchArguments, key: Key, value: string, limits: BenchLimits): string | null {
+  if (key === 'runs') {
+    const max = limits.maxRuns ?? 100;
+    if (!/^\d{1,6}$/.test(value) || Number(value) < 2 || Number(value) > max) return `\`runs=${value}\`: give a whole number from 2 to ${max}`;
+    args.runs = Number(value);
+    return null;
+  }
+  if (key === 'runner') {
+    const allowed = limits.runners ?? [];
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) return `\`runner=${value}\`: a runner label is letters, digits, \`.\`, \`_\` and \`-\``;
+    if (allowed.length === 0) return `\`runner=${value}\`: this repository lists no runner labels (\`bench.runners\` in \`.github/benchbot.yml\`)`;
+    const match = allowed.find((label) => label.toLowerCase() === value.toLowerCase());
+    if (match === undefined) return `\`runner=${value}\`: not one of ${allowed.map((l) => `\`${l}\``).join(', ')} (\`bench.runners\` in \`.github/benchbot.yml\`)`;
+    args.runner = match;
+    return null;
+  }
+  const fraction = /^\d{1,3}(\.\d{1,3})?%$/.test(value) ? parsePercent(value) : undefined;
+  if (fraction === undefined || fraction <= 0 || fraction > 0.5) return `\`threshold=${value}\`: give a percentage above 0% and at most 50%, e.g. \`threshold=1.5%\``;
+  args.threshold = `${Number((fraction * 100).toFixed(3))}%`;
+  return null;
+}
+
+/**
+ * regexProblem checks REGEX: bounded length, a valid JavaScript regular
+ * expression, and none of the characters that only matter to a shell. They
+ * would be harmless as a typed input, but nothing legitimate needs them, and
+ * refusing them keeps a later careless `run:` step from becoming an injection.
+ */
+function regexProblem(token: string): string | null {
+  if (token.length > MAX_REGEX_LENGTH) return `REGEX is ${token.length} characters long; the limit is ${MAX_REGEX_LENGTH}`;
+  const shell = /[`'";&!]|\$[({]/.exec(token);
+  if (shell) return `REGEX may not contain \`${shell[0].replace(/`/g, "'")}\` (shell syntax is refused; benchmark names do not need it)`;
+  try {
+    new RegExp(token);
+  } catch (error) {
+    return `REGEX is not a valid regular expression: ${(error as Error).message.replace(/`/g, "'")}`;
+  }
+  return null;
+}
+
+/**
+ * hostileText returns a problem for text that must not be processed: too
+ * long, control characters, or anything outside printable ASCII. Code points
+ * are named, since an invisible character cannot be quoted back.
+ */
+function hostileText(line: string): string | null {
+  if (line.length > MAX_COMMAND_LENGTH) return `the command is ${line.length} characters long; the limit is ${MAX_COMMAND_LENGTH}`;
+  for (const ch of line) {
+    const cp = ch.codePointAt(0) as number;
+    if (cp === 0x09 || (cp >= 0x20 && cp < 0x7f)) continue;
+    const name = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return `the command contains the control character ${name}`;
+    if (/\p{Cf}/u.test(ch)) return `the command contains the invisible formatting character ${name} (bidirectional or zero-width text is refused)`;
+    return `the command contains the non-ASCII character ${name}; arguments are plain ASCII`;
+  }
+  return null;
+}
+
+/** findCommandLine returns the first `/bench` line outside quotes and code fences, or null. */
+function findCommandLine(body: string): string | null {
+  let fence: string | null = null;
+  // Split on LF only: a stray CR or other control character stays in the line and is refused there.
+  for (const raw of body.split('\n')) {
+    const line = raw.replace(/\r$/, '');
+    const fenceMatch = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fenceMatch) {
+      if (fence === null) fence = fenceMatch[1][0];
+      else if (fenceMatch[1][0] === fence) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    const trimmed = line.replace(/^[ \t]+/, '');
+    if (/^\/bench(?=$|[^A-Za-z0-9_-])/i.test(trimmed)) return trimmed.replace(/[ \t]+$/, '');
+  }
+  return null;
+}

@@ -1,0 +1,192 @@
+import type { ComparisonReport } from '../compare/compare-runs.ts';
+import type { Comparison, SideSummary, Verdict } from '../model/comparison.ts';
+import { GITHUB_COMMENT_LIMIT, REPORT_MARKER, renderMarkdown } from '../report/markdown-report.ts';
+
+/**
+ * Renders what the app writes into the sticky PR comment over a `/bench`
+ * lifecycle: "running" when dispatched, the report when the run completes,
+ * or the failure with a link to the log. Pure: the handlers fetch, this
+ * formats. The JSON report comes from an artifact that a workflow wrote
+ * after running pull-request code, so it is validated field by field.
+ */
+
+/** REPORT_ARTIFACT is the artifact the action uploads with report.json (action.yml `artifact-name` default). */
+export const REPORT_ARTIFACT = 'benchbot-report';
+
+/** ReportShapeError says which field of report.json is wrong. */
+export class ReportShapeError extends Error {
+  override name = 'ReportShapeError';
+}
+
+/** BenchMeta is what the app knows about a `/bench` beyond the report. */
+export interface BenchMeta {
+  requestedBy: string;
+  commentUrl: string;
+  base: string;
+  /** head is the approved SHA, the one measured. */
+  head: string;
+  /** currentHead is the pull request's head now; a different one means newer commits exist. */
+  currentHead?: string | null;
+  runUrl?: string | null;
+  /** notes are extra Markdown paragraphs (config problems, replacements). */
+  notes?: string[];
+}
+
+const VERDICTS: readonly Verdict[] = ['regressed', 'improved', 'unchanged', 'inconclusive', 'new', 'removed', 'error'];
+
+/**
+ * parseJsonReport validates the text of report.json (docs/report-json.md)
+ * and returns it as the ComparisonReport the renderers take. Throws
+ * ReportShapeError naming the JSON path of the first bad field.
+ */
+export function parseJsonReport(text: string): ComparisonReport {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ReportShapeError(`report.json is not JSON: ${(error as Error).message}`);
+  }
+  const root = object(raw, '$');
+  if (root.version !== 1) throw new ReportShapeError(`$.version: expected 1, got ${JSON.stringify(root.version)}`);
+  const list = root.comparisons;
+  if (!Array.isArray(list)) throw new ReportShapeError('$.comparisons: expected an array');
+  if (list.length > 100_000) throw new ReportShapeError(`$.comparisons: ${list.length} entries; the limit is 100000`);
+  const comparisons: Comparison[] = list.map((item, i) => {
+    const path = `$.comparisons[${i}]`;
+    const c = object(item, path);
+    const verdict = c.verdict;
+    if (typeof verdict !== 'string' || !(VERDICTS as readonly string[]).includes(verdict)) throw new ReportShapeError(`${path}.verdict: expected one of ${VERDICTS.join(', ')}`);
+    const better = c.better;
+    if (better !== 'lower' && better !== 'higher') throw new ReportShapeError(`${path}.better: expected "lower" or "higher"`);
+    return {
+      benchmark: text256(c.benchmark, `${path}.benchmark`),
+      metric: text256(c.metric, `${path}.metric`),
+      unit: text256(c.unit, `${path}.unit`),
+      better,
+      base: side(c.base, `${path}.base`),
+      head: side(c.head, `${path}.head`),
+      ratio: numberOrNull(c.ratio, `${path}.ratio`),
+      ratioCi: pairOrNull(c.ratio_ci, `${path}.ratio_ci`),
+      p: numberOrNull(c.p, `${path}.p`),
+      q: numberOrNull(c.q, `${path}.q`),
+      verdict: verdict as Verdict,
+      warnings: strings(c.warnings, `${path}.warnings`),
+    };
+  });
+  const s = object(root.summary, '$.summary');
+  const count = (key: string) => {
+    const v = s[key];
+    if (!Number.isInteger(v) || (v as number) < 0) throw new ReportShapeError(`$.summary.${key}: expected a count`);
+    return v as number;
+  };
+  return {
+    comparisons,
+    summary: {
+      regressed: count('regressed'),
+      improved: count('improved'),
+      unchanged: count('unchanged'),
+      inconclusive: count('inconclusive'),
+      new: count('new'),
+      removed: count('removed'),
+      error: count('error'),
+      geomeanRatio: numberOrNull(s.geomean_ratio, '$.summary.geomean_ratio'),
+    },
+    warnings: strings(root.warnings, '$.warnings'),
+    threshold: finite(root.threshold, '$.threshold'),
+    alpha: finite(root.alpha, '$.alpha'),
+  };
+}
+
+/** renderBenchReport renders a completed `/bench` for the sticky comment (marker first). */
+export function renderBenchReport(report: ComparisonReport, meta: BenchMeta): string {
+  const lines = preamble(meta);
+  const budget = GITHUB_COMMENT_LIMIT - lines.join('\n').length - 1000;
+  const body = renderMarkdown(report, { title: 'benchbot /bench', marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : undefined });
+  const [marker, title, ...rest] = body.split('\n');
+  return [marker, title, '', ...lines, ...rest].join('\n');
+}
+
+/** renderBenchRunning is the sticky comment while a dispatched run is under way. */
+export function renderBenchRunning(meta: BenchMeta): string {
+  return [REPORT_MARKER, '### benchbot /bench: running', '', ...preamble(meta), meta.runUrl ? `Follow the [workflow run](${meta.runUrl}); this comment will show the results.` : 'The workflow reports here when it is done.'].join('\n');
+}
+
+/** FailedStep names a job and step that failed, for renderBenchFailure. */
+export interface FailedStep {
+  job: string;
+  step: string | null;
+  url: string | null;
+}
+
+/**
+ * renderBenchFailure is the sticky comment for a run that produced no report:
+ * its conclusion, the failed jobs and steps, and a link to the log.
+ */
+export function renderBenchFailure(meta: BenchMeta & { conclusion: string; failed: FailedStep[]; detail?: string | null }): string {
+  const what = meta.conclusion === 'cancelled' ? 'was cancelled' : `ended with \`${safe(meta.conclusion)}\``;
+  const lines = [REPORT_MARKER, `### benchbot /bench: the run ${what}`, '', ...preamble(meta)];
+  if (meta.failed.length > 0) {
+    lines.push('**What failed**', '');
+    for (const f of meta.failed.slice(0, 10)) lines.push(`- job \`${safe(f.job)}\`${f.step ? `, step \`${safe(f.step)}\`` : ''}${f.url ? ` ([log](${f.url}))` : ''}`);
+    lines.push('');
+  }
+  if (meta.detail) lines.push(`No report was produced: ${safe(meta.detail)}`, '');
+  lines.push(`${meta.runUrl ? `[Open the workflow run's log](${meta.runUrl}). ` : ''}Comment \`/bench\` to try again.`);
+  return lines.join('\n');
+}
+
+function preamble(meta: BenchMeta): string[] {
+  const lines = [`Measured head \`${short(meta.head)}\` against base \`${short(meta.base)}\`, as [approved](${meta.commentUrl}) by @${safe(meta.requestedBy)}.`, ''];
+  if (meta.currentHead && meta.currentHead !== meta.head) {
+    lines.push(`> [!NOTE]`, `> The pull request has newer commits (head is now \`${short(meta.currentHead)}\`); these results are for the approved \`${short(meta.head)}\`. Comment \`/bench\` to measure the new head.`, '');
+  }
+  for (const note of meta.notes ?? []) if (note) lines.push(note, '');
+  return lines;
+}
+
+function short(sha: string): string {
+  return /^[0-9a-f]{7,64}$/i.test(sha) ? sha.slice(0, 12) : safe(sha).slice(0, 40);
+}
+
+function safe(text: string): string {
+  return text.replace(/[`\r\n<>]/g, ' ').slice(0, 200);
+}
+
+function object(value: unknown, path: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ReportShapeError(`${path}: expected an object`);
+  return value as Record<string, unknown>;
+}
+
+function text256(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value.length > 1000) throw new ReportShapeError(`${path}: expected a string of at most 1000 characters`);
+  return value;
+}
+
+function finite(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new ReportShapeError(`${path}: expected a finite number`);
+  return value;
+}
+
+function numberOrNull(value: unknown, path: string): number | null {
+  return value === null ? null : finite(value, path);
+}
+
+function pairOrNull(value: unknown, path: string): [number, number] | null {
+  if (value === null) return null;
+  if (!Array.isArray(value) || value.length !== 2) throw new ReportShapeError(`${path}: expected [low, high] or null`);
+  return [finite(value[0], `${path}[0]`), finite(value[1], `${path}[1]`)];
+}
+
+function side(value: unknown, path: string): SideSummary | null {
+  if (value === null) return null;
+  const s = object(value, path);
+  if (!Number.isInteger(s.n) || (s.n as number) < 0) throw new ReportShapeError(`${path}.n: expected a count`);
+  const ci = pairOrNull(s.ci, `${path}.ci`);
+  if (ci === null) throw new ReportShapeError(`${path}.ci: expected [low, high]`);
+  return { n: s.n as number, median: finite(s.median, `${path}.median`), ci };
+}
+
+function strings(value: unknown, path: string): string[] {
+  if (!Array.isArray(value)) throw new ReportShapeError(`${path}: expected an array of strings`);
+  return value.map((w, i) => text256(w, `${path}[${i}]`));
+}

@@ -1,0 +1,115 @@
+import type { ApplicationFunction, Context, Probot } from 'probot';
+import type { Store } from '../store/store.ts';
+import { createAppState, type AppState } from './app-state.ts';
+import type { HandlerDeps } from './handler-deps.ts';
+import { handleIssueCommentCreated, type IssueCommentPayload } from './issue-comment-created.ts';
+import { loadRepoConfig } from './load-repo-config.ts';
+import { octokitClient, type OctokitLike } from './octokit-client.ts';
+import type { GitHubClient } from '../github/github-client.ts';
+import type { ParsedConfig } from './app-config.ts';
+import { handleWorkflowRunCompleted, type WorkflowRunPayload } from './workflow-run-completed.ts';
+
+/** CreateAppOptions configure createApp. */
+export interface CreateAppOptions {
+  store: Store;
+  /** apiUrl is the REST API root the Octokit instances talk to (GitHub, GHES, or a test stand-in). */
+  apiUrl: string;
+  /**
+   * botLogin is the app's own login (`<slug>[bot]`), the author of the
+   * comments it reconciles. Undefined asks `GET /app` once; null accepts any
+   * Bot author (for a token without an app, as in some tests).
+   */
+  botLogin?: string | null;
+  now?: () => Date;
+  /**
+   * configTtlMs keeps a repository's `.github/benchbot.yml` for this long
+   * (default 60000): a busy pull request does not read it per comment, and
+   * an edit takes effect within a minute. 0 reads it every time.
+   */
+  configTtlMs?: number;
+  /** onHandled is called after each delivery with its outcome and duration in ms (the load bench listens). */
+  onHandled?: (event: { id: string; name: string; outcome: string; ms: number }) => void;
+}
+
+/**
+ * createApp wires benchbot's handlers into Probot: one per event, each behind
+ * the same guard, which claims the delivery id in the Store first, so a
+ * delivery GitHub sends twice (or two replicas receive) is handled once. A
+ * handler that throws releases its claim, answers 500, and GitHub's
+ * redelivery runs it again.
+ */
+export function createApp(options: CreateAppOptions): ApplicationFunction {
+  const state = createAppState(options.store);
+  return (app: Probot) => {
+    let login: string | null | undefined = options.botLogin;
+    const deps: HandlerDeps = {
+      state,
+      botLogin: async () => (login === undefined ? (login = await resolveBotLogin(app)) : login),
+      log: {
+        info: (fields, message) => app.log.info(fields, message),
+        warn: (fields, message) => app.log.warn(fields, message),
+      },
+      now: options.now ?? (() => new Date()),
+      loadConfig: cachedConfigLoader(options.configTtlMs ?? 60_000),
+    };
+
+    app.on('issue_comment.created', (context) => once(state, options, context, () => handleIssueCommentCreated(deps, clientOf(context, options), context.payload as IssueCommentPayload)));
+    app.on('workflow_run.completed', (context) => once(state, options, context, () => handleWorkflowRunCompleted(deps, clientOf(context, options), context.payload as WorkflowRunPayload)));
+  };
+}
+
+async function once(state: AppState, options: CreateAppOptions, context: Context, handle: () => Promise<string>): Promise<void> {
+  const started = performance.now();
+  const name = `${context.name}.${(context.payload as { action?: string }).action ?? ''}`;
+  if (!(await state.claimDelivery(context.id, name))) {
+    context.log.info({ delivery: context.id }, 'delivery already handled; nothing to do');
+    options.onHandled?.({ id: context.id, name, outcome: 'duplicate', ms: performance.now() - started });
+    return;
+  }
+  let outcome: string;
+  try {
+    outcome = await handle();
+  } catch (error) {
+    await state.releaseDelivery(context.id).catch(() => undefined);
+    options.onHandled?.({ id: context.id, name, outcome: 'error', ms: performance.now() - started });
+    // Without a `status`, the webhook middleware answers 500: a GitHub API 404 must not read as "no such webhook endpoint".
+    throw new Error(`${name} (delivery ${context.id}) failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
+  await state.finishDelivery(context.id, name);
+  options.onHandled?.({ id: context.id, name, outcome, ms: performance.now() - started });
+}
+
+function clientOf(context: Context, options: CreateAppOptions) {
+  return octokitClient(context.octokit as unknown as OctokitLike, options.apiUrl);
+}
+
+/** cachedConfigLoader wraps loadRepoConfig with a per-repository, per-ref cache of `ttlMs` (bounded to 1000 entries). */
+function cachedConfigLoader(ttlMs: number): HandlerDeps['loadConfig'] {
+  const cache = new Map<string, { at: number; config: Promise<ParsedConfig> }>();
+  return (client: GitHubClient, owner: string, repo: string, ref: string) => {
+    if (ttlMs <= 0) return loadRepoConfig(client, owner, repo, ref);
+    const key = `${owner.toLowerCase()}/${repo.toLowerCase()}@${ref}`;
+    const now = Date.now();
+    const hit = cache.get(key);
+    if (hit && now - hit.at < ttlMs) return hit.config;
+    if (cache.size >= 1000) cache.delete(cache.keys().next().value as string);
+    const config = loadRepoConfig(client, owner, repo, ref);
+    cache.set(key, { at: now, config });
+    // A failed read is not cached: the next delivery asks again.
+    config.catch(() => cache.delete(key));
+    return config;
+  };
+}
+
+/**
+ * resolveBotLogin asks GitHub for the app's slug with the app's JWT. A
+ * failure throws (and is asked again on the next delivery): guessing could
+ * make the app take over another bot's comment.
+ */
+async function resolveBotLogin(app: Probot): Promise<string> {
+  const octokit = (await app.auth()) as unknown as OctokitLike;
+  const { data } = await octokit.request('GET /app');
+  const slug = (data as { slug?: unknown } | null)?.slug;
+  if (typeof slug !== 'string' || slug === '') throw new Error('GET /app returned no slug; set BOT_LOGIN to the app\'s <slug>[bot] login');
+  return `${slug}[bot]`;
+}

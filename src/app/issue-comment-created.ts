@@ -1,0 +1,242 @@
+import type { GitHubClient } from '../github/github-client.ts';
+import { GitHubError } from '../github/github-client.ts';
+import { upsertStickyComment } from '../github/sticky-comment.ts';
+import { REPORT_MARKER } from '../report/markdown-report.ts';
+import type { AppConfig } from './app-config.ts';
+import { formatConfigProblems } from './app-config.ts';
+import type { BenchRequest } from './app-state.ts';
+import { BENCH_USAGE, parseBenchCommand, type BenchArguments } from './bench-command.ts';
+import { renderBenchRunning } from './bench-report.ts';
+import { CHECK_NAME, REPLY_MARKER, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
+
+/** IssueCommentPayload is the part of an `issue_comment` webhook this handler reads. */
+export interface IssueCommentPayload {
+  action?: string;
+  issue?: { number?: number; pull_request?: unknown };
+  comment?: { id?: number; body?: string | null; html_url?: string; user?: { login?: string; type?: string } | null };
+  repository?: { name?: string; owner?: { login?: string }; default_branch?: string };
+}
+
+/** CommentOutcome says what handleIssueCommentCreated did, for logs and tests. */
+export type CommentOutcome = 'ignored' | 'help' | 'refused' | 'invalid' | 'closed' | 'dispatch-failed' | 'dispatched';
+
+/** WRITE_PERMISSIONS are the collaborator permissions that may run `/bench`. */
+const WRITE_ROLES = ['admin', 'maintain', 'write'];
+
+/**
+ * handleIssueCommentCreated runs `/bench` on a pull request. Guards come
+ * first and return early: not a pull request, a bot, no command. Then, in
+ * order: the repository's config from the default branch; `/bench help`
+ * (answered for anyone); the commenter's permission (write, maintain or admin
+ * from the collaborator permission API, or `bench.allow`), else a polite
+ * refusal; the arguments, else the usage; the pull request's exact base and
+ * head SHAs; the workflow_dispatch with those SHAs and the arguments as typed
+ * inputs; the latest-`/bench` record, cancelling a still-running earlier one;
+ * a check run in progress on the head; and the sticky comment saying so.
+ */
+export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHubClient, payload: IssueCommentPayload): Promise<CommentOutcome> {
+  if (payload.action !== 'created' || !payload.issue?.pull_request) return 'ignored';
+  const where = repoOf(payload);
+  const comment = payload.comment;
+  const pr = payload.issue.number;
+  if (where === null || !comment || typeof comment.id !== 'number' || typeof pr !== 'number' || !Number.isInteger(pr)) return 'ignored';
+  const login = comment.user?.login;
+  // Bots never run /bench: it keeps the app from answering itself or another bot in a loop.
+  if (typeof login !== 'string' || comment.user?.type !== 'User') return 'ignored';
+  const body = typeof comment.body === 'string' ? comment.body : '';
+  const first = parseBenchCommand(body);
+  if (first === null) return 'ignored';
+
+  const target = { ...where, pr };
+  const defaultBranch = payload.repository?.default_branch || 'main';
+  const { config, problems } = await deps.loadConfig(client, where.owner, where.repo, defaultBranch);
+  const configNote = formatConfigProblems(problems);
+
+  if (first.kind === 'help') {
+    await reply(deps, client, target, login, ['here is how to run benchmarks on this pull request:', '', BENCH_USAGE, '', `Only people with write access${config.bench.allow.length > 0 ? ' (or listed under `bench.allow`)' : ''} can start a run.`], configNote);
+    return 'help';
+  }
+
+  if (!(await mayRun(client, where, login, config))) {
+    await reply(deps, client, target, login, [`thanks for your interest! \`/bench\` runs this pull request's code on the project's own benchmark machines, so only people with write access to the repository${config.bench.allow.length > 0 ? ' or listed under `bench.allow` in `.github/benchbot.yml`' : ''} can start it. A maintainer can comment \`/bench\` for you.`], configNote);
+    return 'refused';
+  }
+
+  const command = parseBenchCommand(body, { maxRuns: config.bench.maxRuns, runners: config.bench.runners });
+  if (command === null || command.kind === 'help') return 'ignored';
+  if (command.kind === 'invalid') {
+    await react(client, where, comment.id, 'confused');
+    await reply(deps, client, target, login, [`I could not run that \`/bench\`:`, '', ...command.problems.map((p) => `- ${p}`), '', 'Usage:', '', BENCH_USAGE], configNote);
+    return 'invalid';
+  }
+
+  await react(client, where, comment.id, 'eyes');
+  const pull = await client.request<{ state: string; head: { sha: string }; base: { sha: string } }>('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', { ...where, pull_number: pr });
+  if (pull.state !== 'open') {
+    await reply(deps, client, target, login, [`this pull request is ${pull.state === 'closed' ? 'closed' : `in state \`${pull.state}\``}, so there is nothing to benchmark.`], configNote);
+    return 'closed';
+  }
+
+  const inputs = workflowInputs(pr, pull.base.sha, pull.head.sha, command, config);
+  let run: { id: number | null; url: string | null };
+  try {
+    run = await dispatch(client, where, config.bench.workflow, defaultBranch, inputs);
+  } catch (error) {
+    if (!(error instanceof GitHubError) || error.status >= 500 || error.status === 0) throw error;
+    await react(client, where, comment.id, 'confused');
+    const hint = error.status === 404
+      ? `There is no workflow \`${config.bench.workflow}\` on \`${defaultBranch}\` (set \`bench.workflow\` in \`.github/benchbot.yml\`, see the app's docs), or the app may not run it.`
+      : `GitHub answered ${error.status}${error.githubMessage ? `: ${oneLine(error.githubMessage)}` : ''}. If it names unexpected inputs, declare them under \`on.workflow_dispatch.inputs\` of \`${config.bench.workflow}\`.`;
+    await reply(deps, client, target, login, [`I could not start the benchmark workflow. ${hint}`], configNote);
+    return 'dispatch-failed';
+  }
+
+  const checkRun = await client.request<{ id: number }>('POST', '/repos/{owner}/{repo}/check-runs', {
+    ...where,
+    name: CHECK_NAME,
+    head_sha: pull.head.sha,
+    status: 'in_progress',
+    started_at: deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    details_url: run.url ?? undefined,
+    external_id: run.id === null ? undefined : String(run.id),
+    output: { title: 'Benchmarking', summary: `\`/bench\` by @${login}: measuring head \`${pull.head.sha.slice(0, 12)}\` against base \`${pull.base.sha.slice(0, 12)}\`.` },
+  });
+
+  const request: BenchRequest = {
+    owner: where.owner,
+    repo: where.repo,
+    pr,
+    base: pull.base.sha,
+    head: pull.head.sha,
+    requestedBy: login,
+    commentId: comment.id,
+    commentUrl: typeof comment.html_url === 'string' ? comment.html_url : '',
+    args: Object.fromEntries(Object.entries(inputs).filter(([k]) => !['pr-number', 'base', 'head'].includes(k))),
+    workflow: config.bench.workflow,
+    runId: run.id,
+    runUrl: run.url,
+    checkRunId: checkRun.id,
+    status: 'running',
+    at: deps.now().toISOString(),
+  };
+  if (request.runId !== null) await deps.state.putRun({ ...request, runId: request.runId });
+  const previous = await recordLatest(deps, request);
+  const notes: string[] = [];
+  if (previous !== null) {
+    await retire(deps, client, previous, request);
+    notes.push(`This \`/bench\` replaces the one by @${previous.requestedBy} at \`${previous.head.slice(0, 12)}\`${previous.runUrl ? ` ([run](${previous.runUrl}))` : ''}, which was cancelled: one \`/bench\` runs per pull request.`);
+  }
+  if (Object.keys(request.args).length > 0) notes.push(`Arguments: ${Object.entries(request.args).map(([k, v]) => `\`${k}\` = \`${v.replace(/`/g, "'").replace(/\n/g, ', ')}\``).join(', ')}.`);
+  if (run.id === null) notes.push('GitHub did not name the dispatched run, so the workflow reports by itself.');
+  notes.push(configNote);
+  await upsertStickyComment(client, {
+    ...where,
+    issueNumber: pr,
+    marker: REPORT_MARKER,
+    botLogin: await deps.botLogin(),
+    body: renderBenchRunning({ requestedBy: login, commentUrl: request.commentUrl, base: request.base, head: request.head, runUrl: run.url, notes }),
+  });
+  deps.log.info({ owner: where.owner, repo: where.repo, pr, head: request.head, runId: run.id }, 'dispatched /bench');
+  return 'dispatched';
+}
+
+/**
+ * mayRun asks GitHub for the commenter's permission on the repository;
+ * `author_association` is not enough (an org MEMBER may have read access
+ * only). A user GitHub does not know as a collaborator (404) may not run.
+ */
+async function mayRun(client: GitHubClient, where: Repo, login: string, config: AppConfig): Promise<boolean> {
+  if (config.bench.allow.some((allowed) => allowed.toLowerCase() === login.toLowerCase())) return true;
+  try {
+    const answer = await client.request<{ permission?: string; role_name?: string; user?: { permissions?: { push?: boolean } } | null }>('GET', '/repos/{owner}/{repo}/collaborators/{username}/permission', { ...where, username: login });
+    return answer.permission === 'admin' || answer.permission === 'write' || WRITE_ROLES.includes(answer.role_name ?? '') || answer.user?.permissions?.push === true;
+  } catch (error) {
+    if (error instanceof GitHubError && (error.status === 404 || error.status === 403)) return false;
+    throw error;
+  }
+}
+
+/**
+ * workflowInputs builds the typed workflow_dispatch inputs. Every value is a
+ * string that GitHub hands to the workflow as `inputs.<name>`; none is
+ * spliced into a script here, and the workflow passes them through `env:`.
+ */
+function workflowInputs(pr: number, base: string, head: string, args: BenchArguments, config: AppConfig): Record<string, string> {
+  const inputs: Record<string, string> = { 'pr-number': String(pr), base, head };
+  if (args.filter !== null) inputs.filter = args.filter;
+  if (args.runs !== null) inputs.runs = String(args.runs);
+  if (args.runner !== null) inputs.runner = args.runner;
+  if (args.threshold !== null) inputs.threshold = args.threshold;
+  if (config.thresholds.length > 0) inputs.thresholds = config.thresholds.map((r) => `${r.glob}=${Number((r.threshold * 100).toFixed(3))}%`).join('\n');
+  return inputs;
+}
+
+async function dispatch(client: GitHubClient, where: Repo, workflow: string, ref: string, inputs: Record<string, string>): Promise<{ id: number | null; url: string | null }> {
+  const answer = await client.request<{ workflow_run_id?: number; html_url?: string } | undefined>('POST', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+    ...where,
+    workflow_id: workflow,
+    ref,
+    inputs,
+    // Without the run id the completion could not be tied back to this pull request.
+    return_run_details: true,
+  });
+  return { id: typeof answer?.workflow_run_id === 'number' ? answer.workflow_run_id : null, url: typeof answer?.html_url === 'string' ? answer.html_url : null };
+}
+
+/**
+ * recordLatest makes `request` the pull request's latest `/bench` with
+ * compare-and-set (two replicas, two comments at once), and returns the
+ * request it replaced if that one was still running.
+ */
+async function recordLatest(deps: HandlerDeps, request: BenchRequest): Promise<BenchRequest | null> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const current = await deps.state.getBench(request.owner, request.repo, request.pr);
+    if (await deps.state.setBench(request, current?.version ?? null)) return current?.value.status === 'running' ? current.value : null;
+  }
+  throw new Error(`could not record the /bench on ${request.owner}/${request.repo}#${request.pr}: the state kept changing`);
+}
+
+/** retire cancels a replaced run and completes its check run as cancelled; both may already be over. */
+async function retire(deps: HandlerDeps, client: GitHubClient, previous: BenchRequest, by: BenchRequest): Promise<void> {
+  const where = { owner: previous.owner, repo: previous.repo };
+  if (previous.runId !== null) {
+    await deps.state.putRun({ ...previous, runId: previous.runId, status: 'replaced' });
+    try {
+      await client.request('POST', '/repos/{owner}/{repo}/actions/runs/{run_id}/cancel', { ...where, run_id: previous.runId });
+    } catch (error) {
+      // 409: it already finished; 404: it is gone. Either way it no longer runs.
+      if (!(error instanceof GitHubError && (error.status === 409 || error.status === 404))) throw error;
+    }
+  }
+  if (previous.checkRunId !== null) {
+    try {
+      await client.request('PATCH', '/repos/{owner}/{repo}/check-runs/{check_run_id}', {
+        ...where,
+        check_run_id: previous.checkRunId,
+        status: 'completed',
+        conclusion: 'cancelled',
+        output: { title: 'Replaced', summary: `Replaced by the \`/bench\` of @${by.requestedBy} at \`${by.head.slice(0, 12)}\`.` },
+      });
+    } catch (error) {
+      if (!(error instanceof GitHubError && error.status === 404)) throw error;
+    }
+  }
+}
+
+async function react(client: GitHubClient, where: Repo, commentId: number, content: 'eyes' | 'confused'): Promise<void> {
+  try {
+    await client.request('POST', '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', { ...where, comment_id: commentId, content });
+  } catch (error) {
+    // A reaction is a courtesy; a deleted comment must not stop the command.
+    if (!(error instanceof GitHubError && error.status < 500)) throw error;
+  }
+}
+
+async function reply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, login: string, lines: string[], configNote: string): Promise<void> {
+  const body = [`@${login}, ${lines[0]}`, ...lines.slice(1), ...(configNote ? ['', configNote] : [])].join('\n');
+  await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/`/g, "'").slice(0, 300);
+}

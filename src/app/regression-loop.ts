@@ -1,0 +1,183 @@
+import type { GitHubClient } from '../github/github-client.ts';
+import { GitHubError } from '../github/github-client.ts';
+import { findRegressionIssue, upsertRegressionIssue } from '../github/regression-issue.ts';
+import { withMarker } from '../github/sticky-comment.ts';
+import { regressionMarker, renderRegressionIssue, type BisectLog } from '../report/regression-issue.ts';
+import type { ScanFinding } from '../scan/scan-history.ts';
+import type { AppConfig } from './app-config.ts';
+import { downloadArtifactFile } from './artifact-file.ts';
+import type { HandlerDeps, Repo } from './handler-deps.ts';
+
+/**
+ * The app's side of the nightly loop: a completed nightly run whose artifact
+ * carries the scan JSON dispatches one bisection per confirmed regression; a
+ * completed bisection files (or updates) the regression issue with the
+ * culprit. The artifacts are the contract (docs/app.md):
+ *
+ * - the nightly workflow uploads NIGHTLY_ARTIFACT with `scan.json`, the output
+ *   of `benchbot scan --output json` (ScanJson, src/report/scan-report.ts);
+ * - the bisect workflow takes the inputs `good`, `bad`, `benchmark`, `metric`
+ *   and `series`, and uploads BISECT_ARTIFACT with `bisect.json`, the output of
+ *   `benchbot bisect --output json` (BisectLog, src/report/regression-issue.ts).
+ */
+
+/** NIGHTLY_ARTIFACT is the nightly run's artifact (the action's default in nightly mode). */
+export const NIGHTLY_ARTIFACT = 'benchbot-nightly';
+
+/** BISECT_ARTIFACT is the bisect run's artifact. */
+export const BISECT_ARTIFACT = 'benchbot-bisect';
+
+/** RegressionOutcome says what the nightly loop did with a run. */
+export type RegressionOutcome = 'no-scan' | 'no-regression' | 'bisect-dispatched' | 'bisect-known' | 'not-dispatched-here' | 'issue-filed';
+
+/** ScanFindingJson is one finding of the scan JSON, as validated here. */
+type ScanFindingJson = Record<string, unknown> & { series: string; benchmark: string; metric: string; kind: string; direction: string; last_good: { sha: string; time: string }; first_bad: { sha: string; time: string } };
+
+/** isWorkflow tells whether a run's path (`.github/workflows/x.yml`) is the configured workflow file. */
+export function isWorkflow(path: string, workflow: string): boolean {
+  return path.toLowerCase() === `.github/workflows/${workflow.toLowerCase()}`;
+}
+
+/**
+ * handleNightlyCompleted reads `scan.json` from the nightly run's artifact and
+ * dispatches the bisect workflow once per confirmed regression (a change
+ * point or a two-night alert, not a one-night watch). A regression stays in
+ * the scan night after night; the claim in the state keeps it to one
+ * bisection. A dispatch that fails releases the claim for the next night.
+ */
+export async function handleNightlyCompleted(deps: HandlerDeps, client: GitHubClient, where: Repo, runId: number, config: AppConfig, defaultBranch: string): Promise<RegressionOutcome> {
+  const text = await downloadArtifactFile(client, where, runId, NIGHTLY_ARTIFACT, 'scan.json');
+  if (text === null) return 'no-scan';
+  const scan = parseScan(text);
+  const confirmed = scan.findings.filter((f) => f.kind !== 'watch' && f.direction === 'regression');
+  if (confirmed.length === 0) return 'no-regression';
+  let dispatched = 0;
+  for (const finding of confirmed) {
+    const range = `${finding.last_good.sha}..${finding.first_bad.sha}`;
+    if (!(await deps.state.claimBisect(where.owner, where.repo, finding.series, range))) continue;
+    try {
+      const answer = await client.request<{ workflow_run_id?: number } | undefined>('POST', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+        ...where,
+        workflow_id: config.nightly.bisectWorkflow,
+        ref: defaultBranch,
+        inputs: { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series },
+        return_run_details: true,
+      });
+      if (typeof answer?.workflow_run_id === 'number') {
+        await deps.state.putBisectRun(where.owner, where.repo, answer.workflow_run_id, { finding, branch: scan.branch, threshold: scan.threshold, at: deps.now().toISOString() });
+      }
+      dispatched++;
+      deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, range, runId: answer?.workflow_run_id }, 'dispatched bisect');
+    } catch (error) {
+      await deps.state.releaseBisect(where.owner, where.repo, finding.series, range);
+      if (error instanceof GitHubError && error.status === 404) {
+        deps.log.warn({ owner: where.owner, repo: where.repo, workflow: config.nightly.bisectWorkflow }, 'no bisect workflow to dispatch (nightly.bisect-workflow in .github/benchbot.yml)');
+        continue;
+      }
+      throw error;
+    }
+  }
+  return dispatched > 0 ? 'bisect-dispatched' : 'bisect-known';
+}
+
+/**
+ * handleBisectCompleted files the regression issue for a bisect run the app
+ * dispatched: culprit, trend and bisect log from `bisect.json` (or, without
+ * one, the nightly range). An open issue filed for the range before the
+ * bisection (by the nightly job) is re-keyed to the culprit in place, so a
+ * regression never gets two issues; upsertRegressionIssue then reconciles.
+ */
+export async function handleBisectCompleted(deps: HandlerDeps, client: GitHubClient, where: Repo, runId: number, config: AppConfig): Promise<RegressionOutcome> {
+  const record = await deps.state.getBisectRun(where.owner, where.repo, runId);
+  if (record === undefined) return 'not-dispatched-here';
+  const json = record.finding as ScanFindingJson;
+  const finding = toScanFinding(json, record.branch);
+  const text = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, 'bisect.json');
+  const bisect = text === null ? undefined : parseBisectLog(text);
+  const issue = renderRegressionIssue({ finding, bisect, owner: where.owner, repo: where.repo, threshold: record.threshold });
+
+  const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
+  if (issue.marker !== rangeMarker && (await findRegressionIssue(client, { ...where, marker: issue.marker })) === null) {
+    const rangeIssue = await findRegressionIssue(client, { ...where, marker: rangeMarker });
+    if (rangeIssue !== null && rangeIssue.state === 'open') {
+      await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { ...where, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body) });
+    }
+  }
+  const result = await upsertRegressionIssue(client, { ...where, marker: issue.marker, title: issue.title, body: issue.body, labels: config.issues.labels, assignees: config.issues.assignees });
+  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result.number, url: result.url, marker: issue.marker, at: deps.now().toISOString() });
+  deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result.number, action: result.action }, 'regression issue');
+  return 'issue-filed';
+}
+
+/** ScanShapeError says which field of scan.json or bisect.json is wrong. */
+export class ScanShapeError extends Error {
+  override name = 'ScanShapeError';
+}
+
+function parseScan(text: string): { branch: string; threshold: number; findings: ScanFindingJson[] } {
+  const root = parseObject(text, 'scan.json');
+  if (root.version !== 1) throw new ScanShapeError(`scan.json $.version: expected 1, got ${JSON.stringify(root.version)}`);
+  if (typeof root.branch !== 'string') throw new ScanShapeError('scan.json $.branch: expected a string');
+  if (typeof root.threshold !== 'number' || !Number.isFinite(root.threshold)) throw new ScanShapeError('scan.json $.threshold: expected a number');
+  if (!Array.isArray(root.findings)) throw new ScanShapeError('scan.json $.findings: expected an array');
+  const findings = root.findings.map((f, i) => {
+    const path = `scan.json $.findings[${i}]`;
+    if (f === null || typeof f !== 'object') throw new ScanShapeError(`${path}: expected an object`);
+    const o = f as Record<string, unknown>;
+    for (const key of ['series', 'benchmark', 'metric', 'unit', 'kind', 'direction', 'fingerprint']) if (typeof o[key] !== 'string') throw new ScanShapeError(`${path}.${key}: expected a string`);
+    for (const key of ['ratio', 'p', 'nights_since']) if (typeof o[key] !== 'number') throw new ScanShapeError(`${path}.${key}: expected a number`);
+    for (const key of ['last_good', 'first_bad']) {
+      const night = o[key] as { sha?: unknown; time?: unknown } | null;
+      if (typeof night?.sha !== 'string' || !/^[0-9a-f]{7,64}$/i.test(night.sha) || typeof night.time !== 'string') throw new ScanShapeError(`${path}.${key}: expected { sha, time } with a hex SHA`);
+    }
+    if (!Array.isArray(o.trend)) throw new ScanShapeError(`${path}.trend: expected an array`);
+    return o as ScanFindingJson;
+  });
+  return { branch: root.branch, threshold: root.threshold, findings };
+}
+
+function toScanFinding(f: ScanFindingJson, branch: string): ScanFinding {
+  return {
+    series: f.series,
+    benchmark: f.benchmark,
+    metric: f.metric,
+    unit: f.unit as string,
+    better: f.better === 'higher' ? 'higher' : 'lower',
+    fingerprintKey: f.fingerprint as string,
+    branch,
+    kind: f.kind as ScanFinding['kind'],
+    direction: f.direction as ScanFinding['direction'],
+    ratio: f.ratio as number,
+    ratioCi: (f.ratio_ci as [number, number] | null) ?? null,
+    p: f.p as number,
+    q: (f.q as number | null) ?? null,
+    lastGood: f.last_good,
+    firstBad: f.first_bad,
+    nightsSince: f.nights_since as number,
+    before: f.before as ScanFinding['before'],
+    after: f.after as ScanFinding['after'],
+    zScore: typeof f.z === 'number' ? f.z : undefined,
+    trend: f.trend as ScanFinding['trend'],
+  };
+}
+
+function parseBisectLog(text: string): BisectLog {
+  const root = parseObject(text, 'bisect.json');
+  if (!['running', 'found', 'range', 'not-reproducible'].includes(root.status as string)) throw new ScanShapeError('bisect.json $.status: expected running, found, range or not-reproducible');
+  const culprit = root.culprit as { sha?: unknown; subject?: unknown } | null;
+  if (culprit !== null && (typeof culprit?.sha !== 'string' || !/^[0-9a-f]{7,64}$/i.test(culprit.sha) || typeof culprit.subject !== 'string')) throw new ScanShapeError('bisect.json $.culprit: expected null or { sha, subject, pr }');
+  if (!Array.isArray(root.culprits) || !Array.isArray(root.steps)) throw new ScanShapeError('bisect.json: expected arrays $.culprits and $.steps');
+  if (typeof root.sessions !== 'number' || root.reference === null || typeof root.reference !== 'object') throw new ScanShapeError('bisect.json: expected $.sessions and $.reference');
+  return root as unknown as BisectLog;
+}
+
+function parseObject(text: string, file: string): Record<string, unknown> {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    throw new ScanShapeError(`${file} is not JSON: ${(error as Error).message}`);
+  }
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) throw new ScanShapeError(`${file}: expected an object`);
+  return root as Record<string, unknown>;
+}

@@ -1,0 +1,133 @@
+import type { ComparisonReport } from '../compare/compare-runs.ts';
+import { conclusionFor, publishCheckRun, type CheckConclusion } from '../github/check-run.ts';
+import type { GitHubClient } from '../github/github-client.ts';
+import { GitHubError } from '../github/github-client.ts';
+import { upsertStickyComment } from '../github/sticky-comment.ts';
+import { REPORT_MARKER } from '../report/markdown-report.ts';
+import { headline } from '../report/report-order.ts';
+import { formatConfigProblems } from './app-config.ts';
+import type { BenchRequest } from './app-state.ts';
+import { parseJsonReport, renderBenchFailure, renderBenchReport, REPORT_ARTIFACT, ReportShapeError, type FailedStep } from './bench-report.ts';
+import { CHECK_NAME, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
+import { ZipError } from './read-zip.ts';
+import { downloadArtifactFile } from './artifact-file.ts';
+import { handleBisectCompleted, handleNightlyCompleted, isWorkflow, type RegressionOutcome } from './regression-loop.ts';
+
+/** WorkflowRunPayload is the part of a `workflow_run` webhook this handler reads. */
+export interface WorkflowRunPayload {
+  action?: string;
+  workflow_run?: { id?: number; conclusion?: string | null; html_url?: string; path?: string; head_branch?: string | null; run_attempt?: number };
+  repository?: { name?: string; owner?: { login?: string }; default_branch?: string };
+}
+
+/** RunOutcome says what handleWorkflowRunCompleted did, for logs and tests. */
+export type RunOutcome = 'ignored' | 'superseded' | 'reported' | 'failure-reported' | RegressionOutcome;
+
+/**
+ * handleWorkflowRunCompleted turns a finished workflow run into results. A
+ * run the app dispatched for `/bench` (found by run id in the state) becomes
+ * the sticky PR comment and the check run: the JSON report artifact rendered,
+ * or, without one, the failure with the failed steps and a link to the log.
+ * A run replaced by a newer `/bench` is ignored. A nightly run dispatches
+ * bisections and a bisect run files the regression issue (regression-loop.ts).
+ * Everything else is ignored, before any API call.
+ */
+export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitHubClient, payload: WorkflowRunPayload): Promise<RunOutcome> {
+  const run = payload.workflow_run;
+  const where = repoOf(payload);
+  if (payload.action !== 'completed' || where === null || typeof run?.id !== 'number') return 'ignored';
+  const entry = await deps.state.getRun(where.owner, where.repo, run.id);
+  if (entry === undefined) {
+    const path = run.path ?? '';
+    if (!path.startsWith('.github/workflows/')) return 'ignored';
+    const defaultBranch = payload.repository?.default_branch || 'main';
+    const { config } = await deps.loadConfig(client, where.owner, where.repo, defaultBranch);
+    if (isWorkflow(path, config.nightly.workflow)) return handleNightlyCompleted(deps, client, where, run.id, config, defaultBranch);
+    if (isWorkflow(path, config.nightly.bisectWorkflow)) return handleBisectCompleted(deps, client, where, run.id, config);
+    return 'ignored';
+  }
+  const request = entry.value;
+  if (request.status === 'replaced') return 'superseded';
+  const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
+  if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';
+
+  const { config, problems } = await deps.loadConfig(client, where.owner, where.repo, payload.repository?.default_branch || 'main');
+  const currentHead = await headOf(client, where, request.pr);
+  const runUrl = typeof run.html_url === 'string' ? run.html_url : request.runUrl;
+  const meta = { requestedBy: request.requestedBy, commentUrl: request.commentUrl, base: request.base, head: request.head, currentHead, runUrl, notes: [formatConfigProblems(problems)] };
+
+  let report: ComparisonReport | null = null;
+  let detail: string | null = null;
+  try {
+    report = await downloadReport(client, where, run.id);
+    if (report === null) detail = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with a report.json.`;
+  } catch (error) {
+    if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
+    detail = `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}`;
+  }
+
+  let body: string;
+  let conclusion: CheckConclusion;
+  let title: string;
+  if (report !== null) {
+    body = renderBenchReport(report, meta);
+    conclusion = conclusionFor(report.summary, config.bench.failOn);
+    title = headline(report.summary);
+  } else {
+    const failed = await failedSteps(client, where, run.id);
+    const runConclusion = typeof run.conclusion === 'string' ? run.conclusion : 'unknown';
+    body = renderBenchFailure({ ...meta, conclusion: runConclusion, failed, detail });
+    conclusion = runConclusion === 'cancelled' ? 'cancelled' : 'failure';
+    title = runConclusion === 'cancelled' ? 'Cancelled' : 'The benchmark run failed';
+  }
+
+  await upsertStickyComment(client, { ...where, issueNumber: request.pr, marker: REPORT_MARKER, botLogin: await deps.botLogin(), body });
+  await publishCheckRun(client, {
+    ...where,
+    headSha: request.head,
+    name: CHECK_NAME,
+    conclusion,
+    title,
+    summary: body.split('\n').slice(1).join('\n'),
+    detailsUrl: runUrl ?? undefined,
+    externalId: String(run.id),
+    checkRunId: request.checkRunId ?? undefined,
+  });
+
+  await deps.state.putRun({ ...request, runId: run.id, status: 'reported' });
+  if (latest !== undefined && latest.value.runId === run.id) {
+    // A newer /bench in between wins the compare-and-set; its record must stay `running`.
+    await deps.state.setBench({ ...latest.value, status: 'reported' } satisfies BenchRequest, latest.version);
+  }
+  deps.log.info({ owner: where.owner, repo: where.repo, pr: request.pr, runId: run.id, conclusion }, 'reported /bench');
+  return report !== null ? 'reported' : 'failure-reported';
+}
+
+/** headOf returns the pull request's current head SHA, or null when it cannot be read (the report then omits the note). */
+async function headOf(client: GitHubClient, where: Repo, pr: number): Promise<string | null> {
+  try {
+    const pull = await client.request<{ head: { sha: string } }>('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', { ...where, pull_number: pr });
+    return pull.head.sha;
+  } catch (error) {
+    if (error instanceof GitHubError && error.status < 500) return null;
+    throw error;
+  }
+}
+
+async function downloadReport(client: GitHubClient, where: Repo, runId: number): Promise<ComparisonReport | null> {
+  const text = await downloadArtifactFile(client, where, runId, REPORT_ARTIFACT, 'report.json');
+  return text === null ? null : parseJsonReport(text);
+}
+
+/** failedSteps lists the failed jobs and steps of a run's latest attempt; best effort, since the comment must be written anyway. */
+async function failedSteps(client: GitHubClient, where: Repo, runId: number): Promise<FailedStep[]> {
+  try {
+    const jobs = await client.paginate<{ name: string; conclusion: string | null; html_url: string | null; steps?: { name: string; conclusion: string | null }[] }>('/repos/{owner}/{repo}/actions/runs/{run_id}/jobs', { ...where, run_id: runId, filter: 'latest' });
+    return jobs
+      .filter((j) => j.conclusion === 'failure' || j.conclusion === 'timed_out')
+      .map((j) => ({ job: j.name, step: j.steps?.find((s) => s.conclusion === 'failure')?.name ?? null, url: j.html_url }));
+  } catch (error) {
+    if (error instanceof GitHubError) return [];
+    throw error;
+  }
+}

@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { parsePercent } from '../compare/thresholds.ts';
+import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
+import { fingerprintKey as stableFingerprintKey } from '../runner/fingerprint.ts';
+import { scanHistory, seriesKey } from '../scan/scan-history.ts';
+import type { Ack, Series } from '../scan/scan-history.ts';
+import { seriesFromPoints } from '../scan/series-from-points.ts';
+import { openStore } from '../store/open-store.ts';
+import type { SeriesPoint, Store } from '../store/store.ts';
+import { UsageError } from './usage-error.ts';
+
+export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repo OWNER/NAME] [--output markdown|json] [--threshold 2%]
+
+Scans the nightly history (runs stored with role nightly) of one branch for
+regressions: per series (benchmark x metric x machine), E-divisive change
+points confirmed on raw samples, plus a fast two-night alert; FDR across all
+series. Acknowledged changes (benchbot ack) start a new baseline.
+
+options:
+  --store URL         history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
+  --branch NAME       branch whose nightlies to scan (default main)
+  --repo OWNER/NAME   only runs stored for this repository (default: any); also links commits in markdown
+  --output O          markdown | json (default markdown)
+  --threshold X       smallest change that matters (default 2%)
+  --max-age N         do not report changes whose first bad night is more than N nights old (default 30)
+
+exit status: 0 no confirmed regression, 1 at least one (a one-night watch does not count), 2 usage or store error`;
+
+export const ACK_USAGE = `usage: benchbot ack SERIES --at SHA --reason TEXT [--store URL] [--time ISO] [--repo DIR]
+
+Marks an expected change of one series (as benchbot scan names it,
+BRANCH:BENCHMARK:METRIC:MACHINE) at a commit: the next scans do not alert
+at or before it, and a new baseline starts there.
+
+options:
+  --at SHA            the commit of the change: a nightly's SHA (a prefix of at least 7 is enough) or, with a time, any commit
+  --reason TEXT       why the change is expected (required; kept with the ack)
+  --time ISO          when SHA is not a nightly: the baseline starts at the first nightly at or after this time
+                      (default: the commit's committer date, read from --repo)
+  --repo DIR          repository to read that date from (default .)
+  --store URL         history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)`;
+
+/** ACK_PREFIX starts the state-table key of every ack: `ack:<series>:<sha>`. */
+export const ACK_PREFIX = 'ack:';
+
+function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boolean) {
+  try {
+    return parseArgs({ args, options, allowPositionals: positionals });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/**
+ * loadNightlySeries reads a branch's nightly history from the store and
+ * groups it into scan series. The store keys fingerprints by their whole
+ * content, load average included, so each night would start a new machine;
+ * series are keyed instead by the machine fields that matter
+ * (runner/fingerprint.ts FINGERPRINT_KEY_FIELDS), shortened to 12 hex digits.
+ */
+export async function loadNightlySeries(store: Store, options: { branch: string; repo?: string }): Promise<Series[]> {
+  const points = await store.series({ role: 'nightly', branch: options.branch, repo: options.repo, values: true });
+  const machine = new Map<string, string>();
+  for (const p of points) {
+    if (machine.has(p.fingerprintKey)) continue;
+    const run = await store.getRun(p.runId);
+    const stable = run ? stableFingerprintKey(run.fingerprint) : p.fingerprintKey;
+    machine.set(p.fingerprintKey, createHash('sha256').update(stable).digest('hex').slice(0, 12));
+  }
+  const regrouped: SeriesPoint[] = points.map((p) => ({ ...p, fingerprintKey: machine.get(p.fingerprintKey) as string }));
+  return seriesFromPoints(regrouped, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
+}
+
+/** loadAcks reads every stored ack. */
+export async function loadAcks(store: Store): Promise<Ack[]> {
+  const entries = await store.listState(ACK_PREFIX);
+  const acks: Ack[] = [];
+  for (const e of entries) {
+    const v = e.value as Partial<Ack> | null;
+    if (v && typeof v.series === 'string' && typeof v.sha === 'string') acks.push({ series: v.series, sha: v.sha, ...(typeof v.time === 'string' ? { time: v.time } : {}), ...(typeof v.reason === 'string' ? { reason: v.reason } : {}) });
+  }
+  return acks;
+}
+
+/** runScan implements `benchbot scan`. */
+export async function runScan(args: string[], out: (text: string) => void): Promise<number> {
+  const { values: v } = parse(args, {
+    store: { type: 'string' }, branch: { type: 'string' }, repo: { type: 'string' }, output: { type: 'string' },
+    threshold: { type: 'string' }, 'max-age': { type: 'string' },
+  }, false);
+  const output = (v.output as string | undefined) ?? 'markdown';
+  if (output !== 'markdown' && output !== 'json') throw new UsageError(`--output ${output}: use markdown or json`);
+  const threshold = v.threshold === undefined ? 0.02 : parsePercent(v.threshold as string);
+  if (threshold === undefined || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
+  const maxAge = v['max-age'] === undefined ? 30 : Number(v['max-age']);
+  if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v['max-age']}: give a whole number of nights, e.g. 30`);
+  const branch = (v.branch as string | undefined) ?? 'main';
+  const repo = v.repo as string | undefined;
+  const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
+  try {
+    const series = await loadNightlySeries(store, { branch, repo });
+    const acks = await loadAcks(store);
+    const result = scanHistory(series, { threshold, acks, maxAgeNights: maxAge });
+    if (series.length === 0) result.warnings.unshift(`no nightly runs of branch ${branch}${repo ? ` in ${repo}` : ''} in ${store.location}; store them with role nightly, or check --branch and --repo`);
+    const repoUrl = repo && /^[\w.-]+\/[\w.-]+$/.test(repo) ? `${(process.env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
+    const options = { series: series.length, threshold, branch, repoUrl };
+    out(output === 'json' ? JSON.stringify(toScanJson(result, options), null, 2) : renderScanMarkdown(result, options));
+    return confirmedRegressions(result).length > 0 ? 1 : 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** runAck implements `benchbot ack`. */
+export async function runAck(args: string[], out: (text: string) => void): Promise<number> {
+  const { values: v, positionals } = parse(args, {
+    at: { type: 'string' }, reason: { type: 'string' }, store: { type: 'string' }, time: { type: 'string' }, repo: { type: 'string' },
+  }, true);
+  if (positionals.length !== 1) throw new UsageError('ack needs exactly one SERIES, as benchbot scan names it (BRANCH:BENCHMARK:METRIC:MACHINE)');
+  const wanted = positionals[0];
+  const at = v.at as string | undefined;
+  const reason = (v.reason as string | undefined)?.trim();
+  if (!at) throw new UsageError('--at is required: the commit of the expected change');
+  if (!reason) throw new UsageError('--reason is required: say why the change is expected');
+  const time = v.time as string | undefined;
+  if (time !== undefined && !Number.isFinite(Date.parse(time))) throw new UsageError(`--time ${time}: give an ISO 8601 time, e.g. 2026-03-01T02:00:00Z`);
+  const colon = wanted.indexOf(':');
+  if (colon <= 0) throw new UsageError(`SERIES ${wanted}: write it as benchbot scan does, BRANCH:BENCHMARK:METRIC:MACHINE`);
+  const branch = wanted.slice(0, colon);
+  const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
+  try {
+    const all = await loadNightlySeries(store, { branch });
+    const series = all.find((s) => s.key === wanted);
+    if (!series) {
+      const close = all.map((s) => s.key as string).filter((k) => k.startsWith(wanted) || wanted.startsWith(k.slice(0, k.lastIndexOf(':'))));
+      throw new UsageError(`SERIES ${wanted}: no such nightly series in ${store.location}${close.length > 0 ? `; did you mean ${close.slice(0, 5).join(', ')}?` : `; benchbot scan --output json lists them (${all.length} on branch ${branch})`}`);
+    }
+    const nights = series.nights.filter((n) => at.length >= 7 && n.sha.startsWith(at));
+    if (nights.length > 1 && new Set(nights.map((n) => n.sha)).size > 1) throw new UsageError(`--at ${at}: ambiguous, matches ${[...new Set(nights.map((n) => n.sha))].join(', ')}; give more digits`);
+    let sha = nights[0]?.sha ?? at;
+    let ackTime = time;
+    if (nights.length === 0 && ackTime === undefined) {
+      const log = spawnSync('git', ['-C', (v.repo as string | undefined) ?? '.', 'log', '-1', '--format=%H %cI', at], { encoding: 'utf8' });
+      const [full, date] = log.status === 0 ? log.stdout.trim().split(' ') : [];
+      if (!full || !date) throw new UsageError(`--at ${at}: not a nightly of ${wanted}, and not a commit of ${(v.repo as string | undefined) ?? 'this repository'}; give --time ISO (the baseline starts at the first nightly at or after it) or --repo DIR`);
+      sha = full;
+      ackTime = date;
+    }
+    const ack: Ack & { createdAt: string } = { series: wanted, sha, ...(ackTime !== undefined ? { time: ackTime } : {}), reason, createdAt: new Date().toISOString() };
+    await store.putState(`${ACK_PREFIX}${wanted}:${sha}`, ack);
+    out(`acknowledged ${wanted} at ${sha}${ackTime !== undefined ? ` (from ${ackTime})` : ''}: ${reason}`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,140 @@
+import type { GitHubClient } from './github-client.ts';
+import { withMarker } from './sticky-comment.ts';
+import { truncateMarkdown } from './truncate-markdown.ts';
+import { parseRegressionMarker, REGRESSION_LABEL } from '../report/regression-issue.ts';
+
+/** ISSUE_BODY_LIMIT is GitHub's cap on an issue body (65536 characters; counted as UTF-8 bytes, the stricter reading). */
+export const ISSUE_BODY_LIMIT = 65536;
+
+/** Issue is the part of GitHub's issue object this module reads. */
+export interface Issue {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  html_url: string;
+  pull_request?: unknown;
+  labels: (string | { name?: string })[];
+}
+
+/**
+ * RegressionIssueOptions: `marker` is the hidden first line of the body
+ * (regressionMarker); `labels` always get REGRESSION_LABEL added, since the
+ * search only looks at issues carrying it.
+ */
+export interface RegressionIssueOptions {
+  owner: string;
+  repo: string;
+  marker: string;
+  title: string;
+  body: string;
+  labels?: string[];
+  assignees?: string[];
+  /** recurrenceComment is posted when a closed issue is reopened; default says the regression is back. */
+  recurrenceComment?: string;
+}
+
+/** RegressionIssueAction says what upsertRegressionIssue did. */
+export type RegressionIssueAction = 'created' | 'updated' | 'reopened' | 'unchanged';
+
+/** RegressionIssueResult is the action with the issue's number and URL. */
+export interface RegressionIssueResult {
+  action: RegressionIssueAction;
+  number: number;
+  url: string;
+}
+
+function firstLine(text: string | null | undefined): string {
+  const t = (text ?? '').replace(/\r\n/g, '\n');
+  const end = t.indexOf('\n');
+  return (end === -1 ? t : t.slice(0, end)).trim();
+}
+
+/**
+ * listRegressionIssues returns every issue (open and closed, every page)
+ * labelled REGRESSION_LABEL whose body starts with a regression marker,
+ * with the marker decoded; pull requests are left out (the issues endpoint
+ * lists them too).
+ */
+export async function listRegressionIssues(client: GitHubClient, options: { owner: string; repo: string; state?: 'open' | 'closed' | 'all' }): Promise<(Issue & { marker: { series: string; culprit: string } })[]> {
+  const issues = await client.paginate<Issue>('/repos/{owner}/{repo}/issues', { owner: options.owner, repo: options.repo, state: options.state ?? 'all', labels: REGRESSION_LABEL });
+  const out: (Issue & { marker: { series: string; culprit: string } })[] = [];
+  for (const issue of issues) {
+    if (issue.pull_request !== undefined) continue;
+    const marker = parseRegressionMarker(issue.body);
+    if (marker) out.push({ ...issue, marker });
+  }
+  return out;
+}
+
+/**
+ * findRegressionIssue finds the issue for a marker: the oldest open one if
+ * any (racing runs agree on it), else the most recently filed closed one,
+ * which carries the latest history of that regression. Null when there is none.
+ */
+export async function findRegressionIssue(client: GitHubClient, options: { owner: string; repo: string; marker: string }): Promise<Issue | null> {
+  const issues = await client.paginate<Issue>('/repos/{owner}/{repo}/issues', { owner: options.owner, repo: options.repo, state: 'all', labels: REGRESSION_LABEL });
+  const matches = issues.filter((i) => i.pull_request === undefined && firstLine(i.body) === options.marker.trim());
+  const open = matches.filter((i) => i.state === 'open').sort((a, b) => a.number - b.number);
+  if (open.length > 0) return open[0];
+  const closed = matches.sort((a, b) => b.number - a.number);
+  return closed[0] ?? null;
+}
+
+/**
+ * upsertRegressionIssue files one issue per regression, reconciled by its
+ * hidden marker: it creates the issue when none carries the marker, updates
+ * title or body only when they changed (a second detection with the same
+ * numbers writes nothing), and reopens a closed one with a comment when the
+ * regression recurs.
+ */
+export async function upsertRegressionIssue(client: GitHubClient, options: RegressionIssueOptions): Promise<RegressionIssueResult> {
+  const { owner, repo } = options;
+  const { text: body } = truncateMarkdown(withMarker(options.marker, options.body), ISSUE_BODY_LIMIT, (bytes, limit) => `\n\n---\n_benchbot truncated this issue: the report is ${bytes} bytes and GitHub allows ${limit}._\n`);
+  const labels = [...new Set([REGRESSION_LABEL, ...(options.labels ?? [])])];
+  const existing = await findRegressionIssue(client, options);
+  if (existing === null) {
+    const created = await client.request<Issue>('POST', '/repos/{owner}/{repo}/issues', {
+      owner, repo, title: options.title, body, labels, ...(options.assignees && options.assignees.length > 0 ? { assignees: options.assignees } : {}),
+    });
+    return { action: 'created', number: created.number, url: created.html_url };
+  }
+  const patch: Record<string, unknown> = {};
+  if (existing.title !== options.title) patch.title = options.title;
+  if ((existing.body ?? '').replace(/\r\n/g, '\n') !== body) patch.body = body;
+  const reopen = existing.state === 'closed';
+  if (reopen) {
+    patch.state = 'open';
+    patch.state_reason = 'reopened';
+  }
+  if (Object.keys(patch).length === 0) return { action: 'unchanged', number: existing.number, url: existing.html_url };
+  const updated = await client.request<Issue>('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: existing.number, ...patch });
+  if (reopen) {
+    await client.request('POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      owner, repo, issue_number: existing.number,
+      body: options.recurrenceComment ?? 'The regression is back: a later nightly scan found it again, so benchbot reopened this issue and updated the numbers above.',
+    });
+  }
+  return { action: reopen ? 'reopened' : 'updated', number: updated.number, url: updated.html_url };
+}
+
+/** CloseRecoveredResult says what closeRecoveredIssue did: `closed`, or nothing to close (`not-found`, `already-closed`). */
+export interface CloseRecoveredResult {
+  action: 'closed' | 'not-found' | 'already-closed';
+  number?: number;
+}
+
+/**
+ * closeRecoveredIssue comments with the numbers (renderRecoveryComment) and
+ * closes the issue carrying the marker as completed. An issue that is
+ * already closed is left alone, so running the nightly job twice comments once.
+ */
+export async function closeRecoveredIssue(client: GitHubClient, options: { owner: string; repo: string; marker: string; comment: string }): Promise<CloseRecoveredResult> {
+  const { owner, repo } = options;
+  const issue = await findRegressionIssue(client, options);
+  if (issue === null) return { action: 'not-found' };
+  if (issue.state !== 'open') return { action: 'already-closed', number: issue.number };
+  await client.request('POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issue.number, body: options.comment });
+  await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: issue.number, state: 'closed', state_reason: 'completed' });
+  return { action: 'closed', number: issue.number };
+}

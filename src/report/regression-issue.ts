@@ -1,0 +1,300 @@
+/**
+ * regression-issue: the body of the issue benchbot files when a nightly
+ * regression is confirmed (and bisected), the comment that closes it on
+ * recovery, and the bisect log both share. Pure: the GitHub edge
+ * (src/github/regression-issue.ts) decides whether to create, update,
+ * reopen or close.
+ */
+
+import type { Commit } from '../bisect/create-bisect.ts';
+import { decideVerdict } from '../compare/compare-runs.ts';
+import { estimateChange } from '../compare/estimate-change.ts';
+import type { Comparison } from '../model/comparison.ts';
+import type { Fingerprint } from '../model/fingerprint.ts';
+import type { ScanFinding, TrendPoint } from '../scan/scan-history.ts';
+import { median } from '../stats/order-statistics.ts';
+import { formatChange, formatP, formatQuantity, significant } from './format-numbers.ts';
+
+/** REGRESSION_LABEL is the label every regression issue carries; the upsert searches only issues with it. */
+export const REGRESSION_LABEL = 'benchbot';
+
+/**
+ * BisectLog is the JSON `benchbot bisect --output json` prints (see
+ * toBisectJson in src/bisect/create-bisect.ts), plus what the CLI adds:
+ * the benchmark and metric bisected, the candidates with their authors,
+ * the probing steps and the two ends.
+ */
+export interface BisectLog {
+  status: 'running' | 'found' | 'range' | 'not-reproducible';
+  culprit: { sha: string; subject: string; pr: number | null } | null;
+  culprits: { sha: string; subject: string; pr: number | null; share: number | null; ratio: number | null; range: string[] }[];
+  range?: { sha: string; subject: string; pr: number | null }[];
+  steps: { sha: string; verdict: string; n: number; ratio: number | null; ratio_ci: [number, number] | null; partial?: boolean; reason?: string }[];
+  sessions: number;
+  reference: { ratio: number | null; ratio_ci: [number, number] | null; p: number | null; reproducible: boolean };
+  benchmark?: string;
+  metric?: string;
+  good?: string;
+  bad?: string;
+  candidates?: (Commit & { author?: string })[];
+  probe_steps?: number;
+}
+
+/** Reproduce is what a developer needs to rerun the measurement locally. */
+export interface Reproduce {
+  bench: string;
+  build?: string;
+  format?: string;
+}
+
+/**
+ * RegressionIssueInput: `finding` from the scan, `bisect` when a bisection
+ * ran, `owner`/`repo` for links (`serverUrl` defaults to
+ * https://github.com), the fingerprint of the machine that measured, and
+ * the bench command for the reproduce section.
+ */
+export interface RegressionIssueInput {
+  finding: ScanFinding;
+  bisect?: BisectLog;
+  owner: string;
+  repo: string;
+  serverUrl?: string;
+  fingerprint?: Fingerprint;
+  reproduce?: Reproduce;
+  threshold?: number;
+}
+
+/** RegressionIssue is what to file: the marker (also the body's first line), a title and a body. */
+export interface RegressionIssue {
+  marker: string;
+  title: string;
+  body: string;
+}
+
+/**
+ * regressionMarker is the hidden first line that identifies one regression:
+ * one series and one culprit (the culprit merge's SHA, or the nightly range
+ * `lastGood..firstBad` before bisection). The series key is URI-encoded so
+ * that no key can close the HTML comment.
+ */
+export function regressionMarker(series: string, culprit: string): string {
+  return `<!-- benchbot:regression series=${encodeURIComponent(series)} culprit=${encodeURIComponent(culprit)} -->`;
+}
+
+/** parseRegressionMarker reads a marker back from the first line of a body; null when there is none. */
+export function parseRegressionMarker(body: string | null | undefined): { series: string; culprit: string } | null {
+  const first = (body ?? '').replace(/\r\n/g, '\n').split('\n', 1)[0].trim();
+  const m = /^<!-- benchbot:regression series=(\S+) culprit=(\S+) -->$/.exec(first);
+  if (!m) return null;
+  try {
+    return { series: decodeURIComponent(m[1]), culprit: decodeURIComponent(m[2]) };
+  } catch {
+    return null;
+  }
+}
+
+/** culpritOf is the culprit a finding's issue is keyed by: the bisected merge, else the nightly range. */
+export function culpritOf(finding: ScanFinding, bisect?: BisectLog): string {
+  return bisect?.culprit?.sha ?? `${finding.lastGood.sha}..${finding.firstBad.sha}`;
+}
+
+function short(sha: string): string {
+  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
+}
+
+function percent(fraction: number): string {
+  return `${Number((fraction * 100).toFixed(1))}%`;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+interface Links {
+  commit: (sha: string) => string;
+  pr: (n: number) => string;
+}
+
+function links(input: { owner: string; repo: string; serverUrl?: string }): Links {
+  const base = `${(input.serverUrl ?? 'https://github.com').replace(/\/+$/, '')}/${input.owner}/${input.repo}`;
+  return {
+    commit: (sha) => (/^[0-9a-f]{7,64}$/.test(sha) ? `[\`${short(sha)}\`](${base}/commit/${sha})` : `\`${sha}\``),
+    pr: (n) => `[#${n}](${base}/pull/${n})`,
+  };
+}
+
+/**
+ * renderBisectLog renders the probing as a markdown table, one row per
+ * recorded session: the commit (with its PR and subject when known), the
+ * oracle's verdict after pooling, the pooled n and the ratio against the
+ * good reference with its CI.
+ */
+export function renderBisectLog(log: BisectLog, options: { owner?: string; repo?: string; serverUrl?: string } = {}): string {
+  const l = options.owner && options.repo ? links({ owner: options.owner, repo: options.repo, serverUrl: options.serverUrl }) : { commit: (s: string) => `\`${short(s)}\``, pr: (n: number) => `#${n}` };
+  const bySha = new Map((log.candidates ?? []).map((c) => [c.sha, c]));
+  const lines = ['| # | Commit | PR | Subject | Verdict | n | Ratio vs good (CI) |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  log.steps.forEach((s, i) => {
+    const c = bySha.get(s.sha);
+    const ratio = s.ratio === null ? '–' : `${formatChange(s.ratio)}${s.ratio_ci ? ` (${formatChange(s.ratio_ci[0])} … ${formatChange(s.ratio_ci[1])})` : ''}`;
+    const verdict = s.verdict === 'skip' ? `skip${s.reason ? `: ${s.reason}` : ''}` : `${s.verdict}${s.partial ? ' (partial)' : ''}`;
+    lines.push(`| ${i + 1} | ${l.commit(s.sha)} | ${c?.pr ? l.pr(c.pr) : '–'} | ${cell(c?.subject ?? '')} | ${cell(verdict)} | ${s.n} | ${ratio} |`);
+  });
+  const ref = log.reference;
+  const refText = ref.ratio === null ? 'no reference ratio' : `bad/good ${formatChange(ref.ratio)}${ref.ratio_ci ? ` (CI ${formatChange(ref.ratio_ci[0])} … ${formatChange(ref.ratio_ci[1])})` : ''}, p ${formatP(ref.p)}`;
+  lines.push('', `References: ${log.good ? l.commit(log.good) : 'good'} vs ${log.bad ? l.commit(log.bad) : 'bad'}, ${refText}. ${log.sessions} benchmark session${log.sessions === 1 ? '' : 's'}${log.probe_steps !== undefined ? ` in ${log.probe_steps} step${log.probe_steps === 1 ? '' : 's'}` : ''}${log.candidates ? ` over ${log.candidates.length} candidate merge${log.candidates.length === 1 ? '' : 's'}` : ''}.`);
+  return lines.join('\n');
+}
+
+/**
+ * trendChart is a mermaid `xychart-beta` block (GitHub renders it) of the
+ * nightly medians: x the night's date (and short SHA when dates repeat), y
+ * the median in the series' unit.
+ */
+export function trendChart(trend: readonly TrendPoint[], title: string, unit: string): string {
+  if (trend.length === 0) return '';
+  const dates = trend.map((p) => p.time.slice(5, 10));
+  const repeated = new Set(dates).size !== dates.length;
+  const labels = trend.map((p, i) => (repeated ? `${dates[i]} ${short(p.sha)}` : dates[i]));
+  const values = trend.map((p) => Number(significant(p.median, 4)));
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.01 || 1;
+  const quote = (s: string) => `"${s.replace(/"/g, "'")}"`;
+  return [
+    '```mermaid',
+    'xychart-beta',
+    `    title ${quote(title)}`,
+    `    x-axis [${labels.map(quote).join(', ')}]`,
+    `    y-axis ${quote(unit)} ${significant(lo - pad, 4)} --> ${significant(hi + pad, 4)}`,
+    `    line [${values.join(', ')}]`,
+    '```',
+  ].join('\n');
+}
+
+const FINGERPRINT_ROWS: [keyof Fingerprint, string][] = [
+  ['cpuModel', 'CPU'], ['cores', 'Cores'], ['governor', 'Governor'], ['turbo', 'Turbo / boost'], ['smt', 'SMT'],
+  ['isolatedCpus', 'Isolated CPUs'], ['kernel', 'Kernel'], ['memoryBytes', 'Memory'], ['virtualization', 'Virtualization'],
+  ['hostName', 'Host'], ['runnerLabels', 'Runner labels'], ['buildType', 'Build type'],
+];
+
+function fingerprintTable(fp: Fingerprint): string {
+  const rows: string[] = [];
+  for (const [key, label] of FINGERPRINT_ROWS) {
+    const v = fp[key];
+    if (v === undefined) continue;
+    const text = key === 'memoryBytes' ? `${significant((v as number) / 2 ** 30)} GiB` : Array.isArray(v) ? v.join(', ') : typeof v === 'boolean' ? (v ? 'on' : 'off') : String(v);
+    rows.push(`| ${label} | ${cell(text)} |`);
+  }
+  for (const [tool, version] of Object.entries(fp.toolVersions ?? {}).sort()) rows.push(`| ${cell(tool)} | ${cell(version)} |`);
+  return rows.length === 0 ? '_not recorded_' : ['| | |', '| --- | --- |', ...rows].join('\n');
+}
+
+function shellQuote(text: string): string {
+  return /^[\w./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * renderRegressionIssue renders the issue: title, then a body whose first
+ * line is the marker, with what regressed and by how much (ratio, CI, q),
+ * the culprit merge with its PR link and author (or the nightly range when
+ * not bisected), the trend chart, the bisect log, the machine and the
+ * commands to reproduce it.
+ */
+export function renderRegressionIssue(input: RegressionIssueInput): RegressionIssue {
+  const f = input.finding;
+  const l = links(input);
+  const b = input.bisect;
+  const marker = regressionMarker(f.series, culpritOf(f, b));
+  const name = `${f.benchmark} (${f.metric})`;
+  const culprit = b?.culprit ?? null;
+  const candidate = culprit ? b?.candidates?.find((c) => c.sha === culprit.sha) : undefined;
+  const where = culprit ? (culprit.pr !== null ? `#${culprit.pr}` : short(culprit.sha)) : `${short(f.lastGood.sha)}..${short(f.firstBad.sha)}`;
+  const title = `Performance regression: ${f.benchmark} ${f.metric} ${formatChange(f.ratio)} ${culprit ? 'in' : 'between'} ${where}`;
+  const worse = f.better === 'lower' ? 'slower' : 'lower';
+  const ci = f.ratioCi ? ` (95% CI ${formatChange(f.ratioCi[0])} … ${formatChange(f.ratioCi[1])})` : '';
+  const lines: string[] = [marker, `## ${name} regressed by ${formatChange(f.ratio)}`, ''];
+  lines.push(`Nightly benchmarks on \`${f.branch}\` show **${cell(f.benchmark)}** (${cell(f.metric)}, ${f.better} is better) ${worse}: ${formatChange(f.ratio)}${ci}, q = ${formatP(f.q)}. Median ${formatQuantity(f.before.median, f.unit)} over ${f.before.nights} nights (${f.before.n} samples) before, ${formatQuantity(f.after.median, f.unit)} over ${f.after.nights} nights (${f.after.n} samples) after.`);
+  lines.push('', `Last good nightly: ${l.commit(f.lastGood.sha)} (${f.lastGood.time}); first bad nightly: ${l.commit(f.firstBad.sha)} (${f.firstBad.time}); ${f.nightsSince} night${f.nightsSince === 1 ? '' : 's'} since. Found as a ${f.kind === 'change-point' ? 'change point (E-divisive, confirmed on raw samples)' : f.kind === 'alert' ? 'two-night alert (robust z, confirmed on raw samples)' : 'one-night watch'}.`);
+
+  lines.push('', '### Culprit', '');
+  if (b === undefined) {
+    lines.push(`Not bisected yet: the change is between nightlies ${l.commit(f.lastGood.sha)} and ${l.commit(f.firstBad.sha)}.`);
+  } else if (b.status === 'not-reproducible') {
+    const r = b.reference;
+    lines.push(`Not reproducible on the bisect machine: ${l.commit(b.good ?? f.lastGood.sha)} vs ${l.commit(b.bad ?? f.firstBad.sha)} measured ${r.ratio === null ? 'no ratio' : formatChange(r.ratio)}${r.ratio_ci ? ` (CI ${formatChange(r.ratio_ci[0])} … ${formatChange(r.ratio_ci[1])})` : ''}, which is not a change beyond the threshold.`);
+  } else if (culprit) {
+    const pr = culprit.pr !== null ? `${l.pr(culprit.pr)}, merged as ` : '';
+    const author = candidate?.author ? ` by ${cell(candidate.author)}` : '';
+    lines.push(`${pr}${l.commit(culprit.sha)}${author}: _${cell(culprit.subject)}_`);
+    if (b.culprits.length > 1) {
+      lines.push('', 'The shift is spread over several merges:', '');
+      for (const c of b.culprits) lines.push(`- ${c.pr !== null ? `${l.pr(c.pr)} ` : ''}${l.commit(c.sha)} ${cell(c.subject)}: ${c.ratio === null ? '–' : formatChange(c.ratio)}${c.share === null ? '' : `, ${percent(c.share)} of the shift`}`);
+    }
+  } else if (b.range && b.range.length > 0) {
+    lines.push(`Narrowed to ${b.range.length} merges (some could not be measured): ${b.range.map((c) => `${c.pr !== null ? `${l.pr(c.pr)} ` : ''}${l.commit(c.sha)}`).join(', ')}.`);
+  } else {
+    lines.push('The bisection did not finish.');
+  }
+
+  lines.push('', '### Trend', '', trendChart(f.trend, `${f.benchmark} ${f.metric}, nightly median`, f.unit));
+  if (b !== undefined && b.steps.length > 0) {
+    lines.push('', '<details><summary>Bisect log</summary>', '', renderBisectLog(b, input), '', '</details>');
+  }
+  lines.push('', '### Environment', '', input.fingerprint ? fingerprintTable(input.fingerprint) : '_not recorded_');
+
+  lines.push('', '### Reproduce locally', '', '```sh');
+  const rep = input.reproduce;
+  const extra = rep ? `${rep.build ? ` --build ${shellQuote(rep.build)}` : ''}${rep.format ? ` --format ${shellQuote(rep.format)}` : ''}` : '';
+  const bench = rep ? shellQuote(rep.bench) : 'CMD';
+  const select = `--benchmark ${shellQuote(f.benchmark)} --metric ${shellQuote(f.metric)}`;
+  if (culprit) lines.push(`benchbot run --base ${culprit.sha}^1 --head ${culprit.sha} --bench ${bench}${extra}`);
+  lines.push(`benchbot bisect --good ${f.lastGood.sha} --bad ${f.firstBad.sha} --bench ${bench}${extra} ${select}`);
+  lines.push('```');
+  const threshold = input.threshold ?? 0.02;
+  lines.push('', `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? \`benchbot ack ${shellQuote(f.series)} --at ${culprit?.sha ?? f.firstBad.sha} --reason "..."\`</sub>`);
+  return { marker, title, body: lines.join('\n') };
+}
+
+/** Recovery is the evidence that a regressed series is back: recent nights against the nights before the regression. */
+export interface Recovery {
+  recovered: boolean;
+  ratio: number | null;
+  ratioCi: [number, number] | null;
+  p: number | null;
+  baseline: { n: number; median: number };
+  recent: { n: number; median: number };
+}
+
+/**
+ * checkRecovery compares the raw samples of recent nights with those of the
+ * nights before the regression by the PR rule: recovered when the verdict
+ * is `unchanged` (CI inside +-threshold) or `improved`. One comparison, so
+ * alpha is not adjusted; an inconclusive answer keeps the issue open for
+ * another night.
+ */
+export function checkRecovery(baseline: readonly number[], recent: readonly number[], better: 'lower' | 'higher', threshold = 0.02, alpha = 0.05): Recovery {
+  const change = estimateChange(baseline, recent, alpha);
+  const c: Comparison = {
+    benchmark: '', metric: '', unit: '', better, base: null, head: null,
+    ratio: change.ratio, ratioCi: change.ratioCi, p: change.p, q: change.p, verdict: 'inconclusive', warnings: [],
+  };
+  const verdict = decideVerdict(c, threshold, alpha);
+  return {
+    recovered: verdict === 'unchanged' || verdict === 'improved',
+    ratio: change.ratio, ratioCi: change.ratioCi, p: change.p,
+    baseline: { n: baseline.length, median: median(baseline) },
+    recent: { n: recent.length, median: median(recent) },
+  };
+}
+
+/** renderRecoveryComment is the comment that closes a regression issue, with the numbers. */
+export function renderRecoveryComment(input: { series: string; benchmark: string; metric: string; unit: string; recovery: Recovery; lastNight: { sha: string; time: string }; nights: number; threshold?: number; owner?: string; repo?: string; serverUrl?: string }): string {
+  const r = input.recovery;
+  const l = input.owner && input.repo ? links({ owner: input.owner, repo: input.repo, serverUrl: input.serverUrl }) : { commit: (s: string) => `\`${short(s)}\`` };
+  const ci = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} … ${formatChange(r.ratioCi[1])})` : '';
+  return [
+    `**Recovered.** ${cell(input.benchmark)} (${cell(input.metric)}) is back within the ${percent(input.threshold ?? 0.02)} threshold: median ${formatQuantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? '' : 's'} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${input.lastNight.time}) against ${formatQuantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? 'no ratio' : formatChange(r.ratio)}${ci}, p = ${formatP(r.p)}.`,
+    '',
+    'Closing; benchbot reopens this issue if the same regression comes back.',
+  ].join('\n');
+}

@@ -1,0 +1,149 @@
+import type { ScanFinding, ScanResult, TrendPoint } from '../scan/scan-history.ts';
+import { formatChange, formatP, formatQuantity } from './format-numbers.ts';
+
+/**
+ * ScanReportOptions: `series` is how many series were scanned (for the
+ * headline), `threshold` the fraction used, `repoUrl` (e.g.
+ * `https://github.com/OWNER/NAME`) turns SHAs into commit links.
+ */
+export interface ScanReportOptions {
+  series: number;
+  threshold: number;
+  branch: string;
+  repoUrl?: string;
+}
+
+/** isConfirmed tells a finding that should alert (a confirmed change point or a two-night alert) from a one-night `watch`. */
+export function isConfirmed(f: ScanFinding): boolean {
+  return f.kind !== 'watch';
+}
+
+/** confirmedRegressions are the findings `benchbot scan` exits 1 for. */
+export function confirmedRegressions(result: ScanResult): ScanFinding[] {
+  return result.findings.filter((f) => isConfirmed(f) && f.direction === 'regression');
+}
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+/** sparkline draws medians as block characters, lowest to highest, for a table cell. */
+export function sparkline(trend: readonly TrendPoint[]): string {
+  if (trend.length === 0) return '';
+  const values = trend.map((p) => p.median);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  if (hi === lo) return BARS[0].repeat(values.length);
+  return values.map((v) => BARS[Math.min(BARS.length - 1, Math.floor(((v - lo) / (hi - lo)) * BARS.length))]).join('');
+}
+
+function shortSha(sha: string): string {
+  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
+}
+
+function commitLink(sha: string, repoUrl: string | undefined): string {
+  return repoUrl && /^[0-9a-f]{7,64}$/.test(sha) ? `[${shortSha(sha)}](${repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``;
+}
+
+function ci(f: ScanFinding): string {
+  return f.ratioCi ? `${formatChange(f.ratioCi[0])} … ${formatChange(f.ratioCi[1])}` : '–';
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+const KIND: Record<ScanFinding['kind'], string> = { 'change-point': 'change point', alert: 'two-night alert', watch: 'watch (one night)' };
+
+/**
+ * renderScanMarkdown renders a scan: a headline, then one table per kind of
+ * finding (confirmed regressions, improvements, one-night watches) with the
+ * size and CI, q, the commit range to bisect and the trend, then warnings.
+ */
+export function renderScanMarkdown(result: ScanResult, options: ScanReportOptions): string {
+  const confirmed = result.findings.filter(isConfirmed);
+  const regressions = confirmed.filter((f) => f.direction === 'regression');
+  const improvements = confirmed.filter((f) => f.direction === 'improvement');
+  const watches = result.findings.filter((f) => !isConfirmed(f));
+  const lines: string[] = [];
+  const headline = regressions.length > 0
+    ? `${regressions.length} suspected regression${regressions.length === 1 ? '' : 's'}`
+    : 'no regressions';
+  lines.push(`### benchbot scan of \`${options.branch}\`: ${headline}`, '');
+  lines.push(`${options.series} series scanned, ${result.tested} candidate change${result.tested === 1 ? '' : 's'} tested; ${improvements.length} improvement${improvements.length === 1 ? '' : 's'}, ${watches.length} on watch.`, '');
+  const table = (title: string, findings: ScanFinding[]) => {
+    if (findings.length === 0) return;
+    lines.push(`#### ${title}`, '');
+    lines.push('| Series | Kind | Change (CI) | q | Before → after (median) | Last good → first bad | Nights since | Trend |');
+    lines.push('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const f of findings) {
+      lines.push(`| ${cell(`${f.benchmark} (${f.metric})`)} | ${KIND[f.kind]} | ${formatChange(f.ratio)} (${ci(f)}) | ${formatP(f.q)} | ${formatQuantity(f.before.median, f.unit)} → ${formatQuantity(f.after.median, f.unit)} | ${commitLink(f.lastGood.sha, options.repoUrl)} → ${commitLink(f.firstBad.sha, options.repoUrl)} | ${f.nightsSince} | ${sparkline(f.trend)} |`);
+    }
+    lines.push('');
+  };
+  table('Regressions', regressions);
+  table('Improvements', improvements);
+  table('On watch (one night beyond the robust z; not confirmed yet)', watches);
+  if (regressions.length > 0) {
+    const f = regressions[0];
+    lines.push(`Bisect the first one: \`benchbot bisect --good ${f.lastGood.sha} --bad ${f.firstBad.sha} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD\``, '');
+    lines.push(`Acknowledge an expected change: \`benchbot ack ${shellWord(f.series)} --at ${f.firstBad.sha} --reason "..."\``, '');
+  }
+  for (const w of result.warnings.slice(0, 20)) lines.push(`> ⚠️ ${cell(w)}`);
+  if (result.warnings.length > 20) lines.push(`> ⚠️ and ${result.warnings.length - 20} more warnings`);
+  if (result.warnings.length > 0) lines.push('');
+  lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, '')}%; windowed E-divisive means on nightly medians, confirmed on raw samples (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
+  return lines.join('\n');
+}
+
+function shellWord(text: string): string {
+  return /^[\w./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** ScanJson is the documented JSON of `benchbot scan --output json` (snake_case, like the comparison report). */
+export interface ScanJson {
+  version: 1;
+  branch: string;
+  series: number;
+  tested: number;
+  threshold: number;
+  regressions: number;
+  findings: {
+    series: string;
+    benchmark: string;
+    metric: string;
+    unit: string;
+    better: 'lower' | 'higher';
+    fingerprint: string;
+    kind: ScanFinding['kind'];
+    direction: ScanFinding['direction'];
+    ratio: number;
+    ratio_ci: [number, number] | null;
+    p: number;
+    q: number | null;
+    z: number | null;
+    last_good: { sha: string; time: string };
+    first_bad: { sha: string; time: string };
+    nights_since: number;
+    before: { nights: number; n: number; median: number };
+    after: { nights: number; n: number; median: number };
+    trend: { sha: string; time: string; median: number }[];
+  }[];
+  warnings: string[];
+}
+
+/** toScanJson maps a scan to its JSON; `regressions` counts the confirmed ones (what the exit code follows). */
+export function toScanJson(result: ScanResult, options: ScanReportOptions): ScanJson {
+  return {
+    version: 1,
+    branch: options.branch,
+    series: options.series,
+    tested: result.tested,
+    threshold: options.threshold,
+    regressions: confirmedRegressions(result).length,
+    findings: result.findings.map((f) => ({
+      series: f.series, benchmark: f.benchmark, metric: f.metric, unit: f.unit, better: f.better, fingerprint: f.fingerprintKey,
+      kind: f.kind, direction: f.direction, ratio: f.ratio, ratio_ci: f.ratioCi, p: f.p, q: f.q, z: f.zScore ?? null,
+      last_good: f.lastGood, first_bad: f.firstBad, nights_since: f.nightsSince, before: f.before, after: f.after, trend: f.trend,
+    })),
+    warnings: result.warnings,
+  };
+}

@@ -1,0 +1,109 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { createBisect, nextProbes, recordProbe, toBisectJson } from '../../src/bisect/create-bisect.ts';
+import type { Commit } from '../../src/bisect/create-bisect.ts';
+import { checkRecovery, parseRegressionMarker, regressionMarker, renderRecoveryComment, renderRegressionIssue, trendChart } from '../../src/report/regression-issue.ts';
+import type { BisectLog } from '../../src/report/regression-issue.ts';
+import { scanSeries } from '../../src/scan/scan-history.ts';
+import type { ScanFinding, Series } from '../../src/scan/scan-history.ts';
+import { assertGolden } from '../support/golden.ts';
+import { lognormalSamples } from '../support/samples.ts';
+
+const golden = (name: string) => fileURLToPath(new URL(`golden/${name}`, import.meta.url));
+const sha = (text: string) => createHash('sha1').update(text).digest('hex');
+
+/** A 40-night history of `parse`, 1% noise, 10% slower from night 30 on (all generated from seeds). */
+function history(): Series {
+  return {
+    benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', fingerprintKey: '6cba252bf2cb', branch: 'main',
+    nights: Array.from({ length: 40 }, (_, night) => ({
+      sha: sha(`night ${night}`),
+      time: new Date(Date.UTC(2026, 0, 1, 2) + night * 86_400_000).toISOString(),
+      values: lognormalSamples(10, night >= 30 ? 110 : 100, 0.01, night + 1),
+    })),
+  };
+}
+
+function finding(): ScanFinding {
+  const f = scanSeries(history()).findings.find((x) => x.kind === 'change-point');
+  assert.ok(f, 'the generated history has a change point');
+  return f;
+}
+
+const AUTHORS = ['Ana Lima', 'Bo Chen', 'Chidi Okafor', 'Dana Weiss'];
+
+/** A bisection over 8 merges where merge #106 (index 5) carries the slowdown, driven by the state machine. */
+function bisectLog(f: ScanFinding): BisectLog {
+  const candidates: (Commit & { author: string })[] = Array.from({ length: 8 }, (_, i) => ({ sha: sha(`merge ${i}`), subject: `Merge pull request #${101 + i} from octo/topic-${i}`, pr: 101 + i, author: AUTHORS[i % 4] }));
+  let state = createBisect({ candidates, goodSamples: lognormalSamples(10, 100, 0.01, 500), badSamples: lognormalSamples(10, 110, 0.01, 501) });
+  let steps = 0;
+  for (let seed = 600; !state.finished; ) {
+    steps++;
+    for (const probe of nextProbes(state, 1)) {
+      const index = candidates.findIndex((c) => c.sha === probe);
+      state = recordProbe(state, probe, lognormalSamples(10, index >= 5 ? 110 : 100, 0.01, seed++));
+    }
+  }
+  return { ...(toBisectJson(state) as unknown as BisectLog), benchmark: 'parse', metric: 'time', good: f.lastGood.sha, bad: f.firstBad.sha, candidates, probe_steps: steps };
+}
+
+const fingerprint = { cpuModel: 'AMD EPYC 7763 64-Core Processor', cores: 8, governor: 'performance', turbo: false, smt: false, kernel: '6.1.0-28-amd64', memoryBytes: 32 * 2 ** 30, virtualization: 'bare-metal', runnerLabels: ['self-hosted', 'bench'], toolVersions: { gcc: '12.2.0' } };
+
+test('the regression issue (golden): numbers, culprit with PR link and author, trend chart, bisect log, environment, reproduce commands', () => {
+  const f = finding();
+  const log = bisectLog(f);
+  assert.equal(log.culprit?.pr, 106);
+  const issue = renderRegressionIssue({ finding: f, bisect: log, owner: 'octo-org', repo: 'widgets', fingerprint, reproduce: { bench: './bench.sh --filter parse', build: 'make -j8' } });
+  assert.equal(issue.marker, regressionMarker(f.series, log.culprit?.sha as string));
+  assert.ok(issue.body.startsWith(`${issue.marker}\n`));
+  assert.match(issue.title, /^Performance regression: parse time \+\d+\.\d+% in #106$/);
+  assert.match(issue.body, /\[#106\]\(https:\/\/github\.com\/octo-org\/widgets\/pull\/106\), merged as \[`[0-9a-f]{7}`\]\(https:\/\/github\.com\/octo-org\/widgets\/commit\/[0-9a-f]{40}\) by Bo Chen/);
+  assert.match(issue.body, /```mermaid\nxychart-beta\n/);
+  assert.match(issue.body, /benchbot bisect --good [0-9a-f]{40} --bad [0-9a-f]{40} --bench '\.\/bench\.sh --filter parse' --build 'make -j8' --benchmark parse --metric time/);
+  assertGolden(golden('regression-issue.md'), `${issue.title}\n\n${issue.body}\n`);
+});
+
+test('before bisection the issue is keyed by the nightly range and says it is not bisected yet', () => {
+  const f = finding();
+  const issue = renderRegressionIssue({ finding: f, owner: 'octo-org', repo: 'widgets' });
+  assert.deepEqual(parseRegressionMarker(issue.body), { series: f.series, culprit: `${f.lastGood.sha}..${f.firstBad.sha}` });
+  assert.match(issue.title, new RegExp(`between ${f.lastGood.sha.slice(0, 7)}\\.\\.${f.firstBad.sha.slice(0, 7)}$`));
+  assert.match(issue.body, /Not bisected yet/);
+  assert.match(issue.body, /### Environment\n\n_not recorded_/);
+});
+
+test('markers survive any series name and are only read from the first line', () => {
+  const odd = 'main:BM_Parse/json:-->x y:time:fp';
+  const marker = regressionMarker(odd, 'abc');
+  assert.equal(marker.split('-->').length, 2, 'the series cannot close the comment early');
+  assert.deepEqual(parseRegressionMarker(`${marker}\r\nbody`), { series: odd, culprit: 'abc' });
+  assert.equal(parseRegressionMarker(`> ${marker}`), null);
+  assert.equal(parseRegressionMarker(`text\n${marker}`), null);
+  assert.equal(parseRegressionMarker(null), null);
+});
+
+test('the trend chart is a mermaid xychart-beta block with one point per night', () => {
+  const f = finding();
+  const chart = trendChart(f.trend, 'parse "time"', 'us').split('\n');
+  assert.equal(chart[0], '```mermaid');
+  assert.equal(chart[1], 'xychart-beta');
+  assert.equal(chart[2], `    title "parse 'time'"`);
+  assert.equal(chart[3].match(/"\d\d-\d\d"/g)?.length, f.trend.length);
+  assert.match(chart[4], /^ {4}y-axis "us" [\d.]+ --> [\d.]+$/);
+  assert.equal(chart[5].replace(/^ {4}line \[|\]$/g, '').split(', ').length, f.trend.length);
+  assert.equal(chart.at(-1), '```');
+  assert.equal(trendChart([], 't', 'us'), '');
+});
+
+test('recovery: back within the threshold closes with the numbers (golden); still slower does not', () => {
+  const baseline = lognormalSamples(50, 100, 0.01, 900);
+  const still = checkRecovery(baseline, lognormalSamples(50, 109, 0.01, 901), 'lower');
+  assert.equal(still.recovered, false);
+  const back = checkRecovery(baseline, lognormalSamples(50, 100.2, 0.01, 902), 'lower');
+  assert.equal(back.recovered, true);
+  assert.ok(back.ratioCi !== null && back.ratioCi[0] > 0.98 && back.ratioCi[1] < 1.02);
+  const comment = renderRecoveryComment({ series: 'main:parse:time:6cba252bf2cb', benchmark: 'parse', metric: 'time', unit: 'us', recovery: back, lastNight: { sha: sha('night 49'), time: '2026-02-19T02:00:00.000Z' }, nights: 5, owner: 'octo-org', repo: 'widgets' });
+  assertGolden(golden('regression-recovery.md'), `${comment}\n`);
+});
