@@ -118,13 +118,24 @@ async function health(store: Store, res: ServerResponse): Promise<void> {
 }
 
 /**
- * octokitClass returns Probot's Octokit, with the write spacing replaced when
- * asked. The groups are made per server, keyed by installation inside.
+ * octokitClass returns Probot's Octokit with benchbot's rate-limit policy:
+ * primary and secondary limits are waited out (GitHub's `retry-after`, or
+ * the reset time) and retried twice when the wait is at most two minutes;
+ * Probot's own default gives up on secondary limits at once. With
+ * writeIntervalMs the write spacing is replaced (groups made per server,
+ * keyed by installation inside); with throttle false the plugin is off.
  */
 function octokitClass(writeIntervalMs: number | undefined, throttle: boolean): typeof ProbotOctokit {
   if (!throttle) return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown> }) => ({ ...instance, throttle: { ...instance.throttle, enabled: false } })) as typeof ProbotOctokit;
-  if (writeIntervalMs === undefined) return ProbotOctokit;
-  const write = new Bottleneck.Group({ id: 'benchbot-write', maxConcurrent: 1, minTime: writeIntervalMs });
-  const notifications = new Bottleneck.Group({ id: 'benchbot-notifications', maxConcurrent: 1, minTime: writeIntervalMs });
-  return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown> }) => ({ ...instance, throttle: { ...instance.throttle, write, notifications } })) as typeof ProbotOctokit;
+  const retry = (retryAfter: number, options: { request?: { retryCount?: number } }) => (options.request?.retryCount ?? 0) < 2 && retryAfter <= 120;
+  const spacing = writeIntervalMs === undefined
+    ? {}
+    : {
+      write: new Bottleneck.Group({ id: 'benchbot-write', maxConcurrent: 1, minTime: writeIntervalMs }),
+      notifications: new Bottleneck.Group({ id: 'benchbot-notifications', maxConcurrent: 1, minTime: writeIntervalMs }),
+    };
+  return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown> }) => ({
+    ...instance,
+    throttle: { ...instance.throttle, ...spacing, onRateLimit: retry, onSecondaryRateLimit: retry },
+  })) as typeof ProbotOctokit;
 }

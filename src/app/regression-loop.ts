@@ -2,7 +2,7 @@ import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
 import { findRegressionIssue, upsertRegressionIssue } from '../github/regression-issue.ts';
 import { withMarker } from '../github/sticky-comment.ts';
-import { regressionMarker, renderRegressionIssue, type BisectLog } from '../report/regression-issue.ts';
+import { REGRESSION_LABEL, regressionMarker, renderRegressionIssue, type BisectLog } from '../report/regression-issue.ts';
 import type { ScanFinding } from '../scan/scan-history.ts';
 import type { AppConfig } from './app-config.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
@@ -100,7 +100,8 @@ export async function handleBisectCompleted(deps: HandlerDeps, client: GitHubCli
   if (issue.marker !== rangeMarker && (await findRegressionIssue(client, { ...where, marker: issue.marker })) === null) {
     const rangeIssue = await findRegressionIssue(client, { ...where, marker: rangeMarker });
     if (rangeIssue !== null && rangeIssue.state === 'open') {
-      await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { ...where, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body) });
+      const labels = [...new Set([...rangeIssue.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l !== ''), REGRESSION_LABEL, ...config.issues.labels])];
+      await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { ...where, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body), labels });
     }
   }
   const result = await upsertRegressionIssue(client, { ...where, marker: issue.marker, title: issue.title, body: issue.body, labels: config.issues.labels, assignees: config.issues.assignees });

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
 import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
-import { BENCH_WORKFLOW, BOT_LOGIN, OWNER, REPO, commentEvent, deliver, makeZip, reportJson, runEvent, seedConfig, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
+import { regressionMarker } from '../../src/report/regression-issue.ts';
+import { BENCH_WORKFLOW, BOT_LOGIN, OWNER, REPO, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, seedConfig, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
 
 let h: Harness;
 const BASE = sha('base');
@@ -294,4 +295,86 @@ test('the health endpoint answers', async () => {
   assert.equal(response.status, 200);
   assert.deepEqual(await response.json(), { status: 'ok', store: 'sqlite' });
   assert.equal((await fetch(`${h.app.url}/nope`)).status, 404);
+});
+
+describe('nightly -> bisect -> issue', () => {
+  test('a confirmed regression dispatches one bisection; its completion files one issue (re-keying the range issue); repeats change nothing', async () => {
+    const scan = JSON.parse(scanJson());
+    const finding = scan.findings[0];
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 7001, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 7001, conclusion: 'success', workflow: 'benchbot-nightly.yml' }))).status, 200);
+    assert.equal(h.outcomes.at(-1)?.outcome, 'bisect-dispatched');
+    assert.equal(h.stand.state.dispatches.length, 1);
+    assert.deepEqual(h.stand.state.dispatches[0], {
+      owner: OWNER, repo: REPO, workflowId: 'benchbot-bisect.yml', ref: 'main',
+      inputs: { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series },
+    });
+
+    // The next nightly still sees the same regression: no second bisection.
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 7002, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 7002, conclusion: 'success', workflow: 'benchbot-nightly.yml' }))).status, 200);
+    assert.equal(h.outcomes.at(-1)?.outcome, 'bisect-known');
+    assert.equal(h.stand.state.dispatches.length, 1);
+
+    // The nightly job filed the regression by its range before the bisection finished.
+    const bot = { login: BOT_LOGIN, type: 'Bot' as const };
+    h.stand.addIssue({ owner: OWNER, repo: REPO, title: 'range issue', body: `${regressionMarker(finding.series, `${finding.last_good.sha}..${finding.first_bad.sha}`)}\nnot bisected yet`, labels: ['benchbot'], user: bot });
+    const bisectRunId = Number((await h.store.listState('bisect-run:'))[0].key.split('/').pop());
+    const culprit = sha('culprit merge');
+    // A bisect log as `benchbot bisect --output json` writes it (input, not an expectation).
+    const log = {
+      status: 'found', culprit: { sha: culprit, subject: 'Parse numbers with a regex (#17)', pr: 17 },
+      culprits: [{ sha: culprit, subject: 'Parse numbers with a regex (#17)', pr: 17, share: 1, ratio: 1.15, range: [] }],
+      steps: [{ sha: culprit, verdict: 'bad', n: 10, ratio: 1.15, ratio_ci: [1.12, 1.18] }],
+      sessions: 3, reference: { ratio: 1.15, ratio_ci: [1.12, 1.18], p: 0.0002, reproducible: true },
+      benchmark: finding.benchmark, metric: finding.metric, good: finding.last_good.sha, bad: finding.first_bad.sha,
+    };
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: bisectRunId, name: 'benchbot-bisect', data: makeZip({ 'bisect.json': JSON.stringify(log) }) });
+    const done = runEvent({ runId: bisectRunId, conclusion: 'success', workflow: 'benchbot-bisect.yml' });
+    assert.equal((await deliver(h, 'workflow_run', done)).status, 200);
+    assert.equal(h.outcomes.at(-1)?.outcome, 'issue-filed');
+    assert.equal(h.stand.state.issues.length, 1);
+    const issue = h.stand.state.issues[0];
+    assert.equal(issue.body?.split('\n')[0], regressionMarker(finding.series, culprit));
+    assert.match(issue.title, /#17/);
+    assert.ok(issue.labels.includes('benchbot'));
+    assert.ok(issue.labels.includes('performance'));
+    assert.deepEqual((await h.store.listState('issue:')).map((e) => (e.value as { number: number }).number), [issue.number]);
+
+    // The same completion delivered again (a new delivery id): still one issue, unchanged.
+    const history = issue.history.length;
+    assert.equal((await deliver(h, 'workflow_run', done)).status, 200);
+    assert.equal(h.stand.state.issues.length, 1);
+    assert.equal(h.stand.state.issues[0].history.length, history);
+    assertAllValid(h.stand);
+  });
+
+  test('a nightly without a confirmed regression, or without a scan, dispatches nothing', async () => {
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 7101, name: 'benchbot-nightly', data: makeZip({ 'report.json': reportJson() }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 7101, conclusion: 'success', workflow: 'benchbot-nightly.yml' }))).status, 200);
+    assert.equal(h.outcomes.at(-1)?.outcome, 'no-scan');
+    const quiet = { ...JSON.parse(scanJson()), findings: [], regressions: 0 };
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 7102, name: 'benchbot-nightly', data: makeZip({ 'scan.json': JSON.stringify(quiet) }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 7102, conclusion: 'success', workflow: 'benchbot-nightly.yml' }))).status, 200);
+    assert.equal(h.outcomes.at(-1)?.outcome, 'no-regression');
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 7103, conclusion: 'success', workflow: 'unrelated.yml' }))).status, 200);
+    assert.equal(h.outcomes.at(-1)?.outcome, 'ignored');
+    assert.equal(h.stand.state.dispatches.length, 0);
+  });
+});
+
+test('with throttling on, a secondary rate limit is waited out and the request retried', async () => {
+  const t = await startHarness({ throttle: true, writeIntervalMs: 0 });
+  try {
+    t.stand.state.permissions = { maintainer: 'maintain' };
+    t.stand.state.workflows = [BENCH_WORKFLOW];
+    seedPull(t, { number: 42, head: HEAD, base: BASE, fork: true });
+    t.stand.failNext({ method: 'POST', path: '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', status: 403, headers: { 'retry-after': '1' }, body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest' } });
+    const r = await deliver(t, 'issue_comment', commentEvent(t, { body: '/bench', login: 'maintainer' }));
+    assert.equal(r.status, 200, r.text);
+    assert.equal(t.stand.state.dispatches.length, 1);
+    assert.equal(t.stand.requests.filter((q) => q.template === '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches').length, 2);
+  } finally {
+    await t.close();
+  }
 });

@@ -1,14 +1,11 @@
-import { startHarness, commentEvent, deliver, seedPull, sha } from './app-harness.ts';
-const h = await startHarness({ writeIntervalMs: Number(process.env.W ?? 0) });
-h.stand.state.permissions = { maintainer: 'maintain' };
-seedPull(h, { number: 42, head: sha('h'), base: sha('b'), fork: true });
-const times: number[] = [];
-for (let i = 0; i < 30; i++) {
-  const p = commentEvent(h, { body: '/bench', login: 'maintainer' });
-  const t = performance.now();
-  await deliver(h, 'issue_comment', p);
-  times.push(performance.now() - t);
-}
-times.sort((a, b) => a - b);
-console.log('p50', times[15].toFixed(1), 'max', times[29].toFixed(1));
-await h.close();
+import { startHarness, commentEvent, deliver, seedPull, sha, BENCH_WORKFLOW } from './app-harness.ts';
+const t = await startHarness({ throttle: true, writeIntervalMs: 0, logLevel: 'warn' });
+t.stand.state.permissions = { maintainer: 'maintain' };
+t.stand.state.workflows = [BENCH_WORKFLOW];
+seedPull(t, { number: 42, head: sha('h'), base: sha('b'), fork: true });
+t.stand.failNext({ method: 'POST', path: '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', status: 403, headers: { 'retry-after': '1' }, body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest' } });
+const r = await deliver(t, 'issue_comment', commentEvent(t, { body: '/bench', login: 'maintainer' }));
+console.log(r.status, r.text, t.outcomes.at(-1));
+for (const q of t.stand.requests) console.log(q.method, q.path, q.status);
+console.log(t.stand.state.comments.map((c) => c.body.slice(0, 300)));
+await t.close();
