@@ -11,7 +11,7 @@ import { parseJsonReport, renderBenchFailure, renderBenchReport, REPORT_ARTIFACT
 import { CHECK_NAME, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
-import { handleBisectCompleted, handleNightlyCompleted, isWorkflow, type RegressionOutcome } from './regression-loop.ts';
+import { handleBisectCompleted, handleNightlyCompleted, isWorkflow, ScanShapeError, type RegressionOutcome } from './regression-loop.ts';
 
 /** WorkflowRunPayload is the part of a `workflow_run` webhook this handler reads. */
 export interface WorkflowRunPayload {
@@ -21,7 +21,7 @@ export interface WorkflowRunPayload {
 }
 
 /** RunOutcome says what handleWorkflowRunCompleted did, for logs and tests. */
-export type RunOutcome = 'ignored' | 'superseded' | 'reported' | 'failure-reported' | RegressionOutcome;
+export type RunOutcome = 'ignored' | 'superseded' | 'reported' | 'failure-reported' | 'bad-artifact' | RegressionOutcome;
 
 /**
  * handleWorkflowRunCompleted turns a finished workflow run into results. A
@@ -42,8 +42,15 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     if (!path.startsWith('.github/workflows/')) return 'ignored';
     const defaultBranch = payload.repository?.default_branch || 'main';
     const { config } = await deps.loadConfig(client, where.owner, where.repo, defaultBranch);
-    if (isWorkflow(path, config.nightly.workflow)) return handleNightlyCompleted(deps, client, where, run.id, config, defaultBranch);
-    if (isWorkflow(path, config.nightly.bisectWorkflow)) return handleBisectCompleted(deps, client, where, run.id, config);
+    try {
+      if (isWorkflow(path, config.nightly.workflow)) return await handleNightlyCompleted(deps, client, where, run.id, config, defaultBranch);
+      if (isWorkflow(path, config.nightly.bisectWorkflow)) return await handleBisectCompleted(deps, client, where, run.id, config);
+    } catch (error) {
+      // A malformed artifact does not get better on redelivery: say so in the log and move on.
+      if (!(error instanceof ScanShapeError || error instanceof ZipError)) throw error;
+      deps.log.warn({ owner: where.owner, repo: where.repo, runId: run.id, error: error.message }, 'unreadable nightly or bisect artifact');
+      return 'bad-artifact';
+    }
     return 'ignored';
   }
   const request = entry.value;

@@ -12,7 +12,7 @@ import type { BisectLog } from '../report/regression-issue.ts';
 import { formatChange } from '../report/format-numbers.ts';
 import { createExecutor } from '../runner/executor.ts';
 import type { Executor } from '../runner/executor.ts';
-import { fingerprintKey as stableFingerprintKey } from '../runner/fingerprint.ts';
+import { fingerprintKey } from '../store/run-key.ts';
 import { firstParentMerges } from '../runner/first-parent-merges.ts';
 import { acquireMachineLock } from '../runner/machine-lock.ts';
 import { measureCommit, measureDirectory } from '../runner/measure-commit.ts';
@@ -192,27 +192,16 @@ async function openOptionalStore(flags: BisectFlags, cwd: string): Promise<Store
   return openStore(flags.store, { cwd });
 }
 
-/** storedSamples pools the stored runs at sha made on this machine (same stable fingerprint), optionally of one role. */
+/** storedSamples pools the stored runs at sha made on this machine (same machine key), optionally of one role. */
 async function storedSamples(store: Store, sha: string, machineKey: () => Promise<string>, role?: 'nightly'): Promise<Measurement[]> {
-  const rows = await store.samplesFor({ sha, role });
-  if (rows.length === 0) return [];
-  const machine = await machineKey();
-  const machineOf = new Map<string, string>();
-  const mine = [];
-  for (const row of rows) {
-    if (!machineOf.has(row.runId)) {
-      const run = await store.getRun(row.runId);
-      machineOf.set(row.runId, run ? stableFingerprintKey(run.fingerprint) : '');
-    }
-    if (machineOf.get(row.runId) === machine) mine.push(row);
-  }
-  return poolSamples(mine);
+  const rows = await store.samplesFor({ sha, role, fingerprintKey: await machineKey() });
+  return poolSamples(rows);
 }
 
 /** machineKeyOf fingerprints the executor's machine on first use only: the fingerprint script takes a few hundred ms. */
 function machineKeyOf(executor: Executor): () => Promise<string> {
   let key: Promise<string> | undefined;
-  return () => (key ??= executor.fingerprint().then(stableFingerprintKey));
+  return () => (key ??= executor.fingerprint().then(fingerprintKey));
 }
 
 /** BisectRun is what runBisectSession returns: the state machine's final state and the CLI's JSON. */

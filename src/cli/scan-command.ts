@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parsePercent } from '../compare/thresholds.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
-import { fingerprintKey as stableFingerprintKey } from '../runner/fingerprint.ts';
 import { scanHistory, seriesKey } from '../scan/scan-history.ts';
 import type { Ack, Series } from '../scan/scan-history.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
@@ -55,22 +53,14 @@ function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boo
 
 /**
  * loadNightlySeries reads a branch's nightly history from the store and
- * groups it into scan series. The store keys fingerprints by their whole
- * content, load average included, so each night would start a new machine;
- * series are keyed instead by the machine fields that matter
- * (runner/fingerprint.ts FINGERPRINT_KEY_FIELDS), shortened to 12 hex digits.
+ * groups it into scan series, one per machine: the store's fingerprint key
+ * is the machine identity (store/run-key.ts), shortened here to 12 hex
+ * digits for series names.
  */
 export async function loadNightlySeries(store: Store, options: { branch: string; repo?: string }): Promise<Series[]> {
   const points = await store.series({ role: 'nightly', branch: options.branch, repo: options.repo, values: true });
-  const machine = new Map<string, string>();
-  for (const p of points) {
-    if (machine.has(p.fingerprintKey)) continue;
-    const run = await store.getRun(p.runId);
-    const stable = run ? stableFingerprintKey(run.fingerprint) : p.fingerprintKey;
-    machine.set(p.fingerprintKey, createHash('sha256').update(stable).digest('hex').slice(0, 12));
-  }
-  const regrouped: SeriesPoint[] = points.map((p) => ({ ...p, fingerprintKey: machine.get(p.fingerprintKey) as string }));
-  return seriesFromPoints(regrouped, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
+  const byMachine: SeriesPoint[] = points.map((p) => ({ ...p, fingerprintKey: p.fingerprintKey.slice(0, 12) }));
+  return seriesFromPoints(byMachine, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
 }
 
 /** loadAcks reads every stored ack. */

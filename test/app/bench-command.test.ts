@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseBenchCommand } from '../../src/app/bench-command.ts';
+
+const run = (filter: string | null, runs: number | null, runner: string | null, threshold: string | null) => ({ kind: 'run', filter, runs, runner, threshold });
+
+test('finds the command on its own line, outside quotes and code fences', () => {
+  assert.deepEqual(parseBenchCommand('/bench'), run(null, null, null, null));
+  assert.deepEqual(parseBenchCommand('LGTM\r\n\r\n  /BENCH  \r\nthanks'), run(null, null, null, null));
+  assert.equal(parseBenchCommand('please /bench this'), null);
+  assert.equal(parseBenchCommand('/benchmark results'), null);
+  assert.equal(parseBenchCommand('> /bench'), null);
+  assert.equal(parseBenchCommand('```\n/bench\n```'), null);
+  assert.equal(parseBenchCommand('~~~sh\n/bench\n~~~'), null);
+  assert.deepEqual(parseBenchCommand('```\nx\n```\n/bench runs=3'), run(null, 3, null, null));
+  assert.equal(parseBenchCommand(''), null);
+});
+
+test('parses REGEX and the options, whatever their order', () => {
+  assert.deepEqual(parseBenchCommand('/bench threshold=1.5% BM_(Foo|Bar)<int>/\\d+ runs=20', { runners: ['bench'] }), run('BM_(Foo|Bar)<int>/\\d+', 20, null, '1.5%'));
+  assert.deepEqual(parseBenchCommand('/bench runner=Pixel-7', { runners: ['pixel-7'] }), run(null, null, 'pixel-7', null));
+  assert.deepEqual(parseBenchCommand('/bench runs=100'), run(null, 100, null, null));
+  assert.deepEqual(parseBenchCommand('/bench threshold=50%'), run(null, null, null, '50%'));
+  assert.deepEqual(parseBenchCommand('/bench help'), { kind: 'help' });
+  assert.deepEqual(parseBenchCommand('/bench HELP'), { kind: 'help' });
+});
+
+test('bad arguments are invalid, with every problem named', () => {
+  const problems = (body: string, limits = {}) => {
+    const c = parseBenchCommand(body, limits);
+    assert.equal(c?.kind, 'invalid', body);
+    return (c as { problems: string[] }).problems;
+  };
+  assert.match(problems('/bench runs=1')[0], /runs=1.*2 to 100/);
+  assert.match(problems('/bench runs=101')[0], /2 to 100/);
+  assert.match(problems('/bench runs=30', { maxRuns: 20 })[0], /2 to 20/);
+  assert.match(problems('/bench runs=-3')[0], /whole number/);
+  assert.match(problems('/bench runner=bench')[0], /lists no runner labels/);
+  assert.match(problems('/bench runner=gpu', { runners: ['bench'] })[0], /not one of `bench`/);
+  assert.match(problems('/bench threshold=0%')[0], /above 0%/);
+  assert.match(problems('/bench threshold=2')[0], /percentage/);
+  assert.match(problems('/bench bogus=1')[0], /unknown option `bogus=`/);
+  assert.match(problems('/bench a b')[0], /at most one REGEX/);
+  assert.match(problems('/bench runs=2 runs=3')[0], /given twice/);
+  assert.match(problems('/bench (')[0], /not a valid regular expression/);
+  assert.match(problems('/bench help me')[0], /help/);
+  assert.equal(problems('/bench runs=1 runner=x bogus=2 (').length, 4);
+});
+
+test('hostile text is refused and named by code point, never echoed', () => {
+  const cases: [string, RegExp][] = [
+    ['/bench $(id)', /may not contain `\$\(`/],
+    ['/bench ${{github.token}}', /may not contain `\$\{`/],
+    ['/bench `id`', /may not contain `'`/],
+    ['/bench a;b', /may not contain `;`/],
+    ['/bench a&&b', /may not contain `&`/],
+    ['/bench "a"', /may not contain `"`/],
+    ['/bench a\u202Eb', /invisible formatting character U\+202E/],
+    ['/bench a\u2066b', /U\+2066/],
+    ['/bench a\u200Bb', /U\+200B/],
+    ['/bench a\uFEFFb', /U\+FEFF/],
+    ['/bench a\u0000b', /control character U\+0000/],
+    ['/bench a\rb', /control character U\+000D/],
+    ['/bench a\u0085b', /control character U\+0085/],
+    ['/bench runner=b\u0435nch', /non-ASCII character U\+0435/],
+    ['/bench caf\u00e9', /non-ASCII character U\+00E9/],
+    [`/bench ${'x'.repeat(300)}`, /characters long; the limit is 300/],
+    [`/bench ${'x'.repeat(201)}`, /REGEX is 201 characters long/],
+  ];
+  for (const [body, expected] of cases) {
+    const c = parseBenchCommand(body);
+    assert.equal(c?.kind, 'invalid', JSON.stringify(body));
+    const text = (c as { problems: string[] }).problems.join('\n');
+    assert.match(text, expected, JSON.stringify(body));
+    assert.ok(!/[\u0000\r\u0085\u202E\u2066\u200B\uFEFF]/.test(text), 'problems never carry the invisible characters');
+  }
+});
