@@ -9,9 +9,12 @@
  * Schema (migration 1; `schema_migrations(version, name, applied_at)` records
  * what ran):
  *
- * - `fingerprints(id, key UNIQUE, body)`: one row per distinct fingerprint
- *   content; `key` is the SHA-256 of its canonical JSON (sorted keys), `body`
- *   that JSON. Runs reference it, so a machine's fingerprint is stored once.
+ * - `fingerprints(id, key UNIQUE, machine_key, body)`: one row per distinct
+ *   fingerprint content; `key` is the SHA-256 of its canonical JSON (sorted
+ *   keys), `body` that JSON. `machine_key` is the SHA-256 of the machine
+ *   identity alone (runner/fingerprint.ts FINGERPRINT_KEY_FIELDS): it is the
+ *   `fingerprintKey` the port reads and filters by, so runs on one machine
+ *   form one series whatever their load average or tool versions.
  * - `runs(id, key UNIQUE, repo, branch, sha, ref, role, time, time_ms,
  *   harness, fingerprint_id, warnings, hints)`: `key` is the run id the port
  *   hands out. It is the caller's `key` when given (a client-supplied uuid),
