@@ -49,15 +49,19 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
 
   const target = { ...where, pr };
   const defaultBranch = payload.repository?.default_branch || 'main';
+  // The permission is asked alongside the config (it is needed unless the commenter is in bench.allow or asks for help).
+  const permission = first.kind === 'help' ? null : hasWritePermission(client, where, login);
+  permission?.catch(() => undefined);
   const { config, problems } = await deps.loadConfig(client, where.owner, where.repo, defaultBranch);
   const configNote = formatConfigProblems(problems);
 
-  if (first.kind === 'help') {
+  if (first.kind === 'help' || permission === null) {
     await reply(deps, client, target, login, ['here is how to run benchmarks on this pull request:', '', BENCH_USAGE, '', `Only people with write access${config.bench.allow.length > 0 ? ' (or listed under `bench.allow`)' : ''} can start a run.`], configNote);
     return 'help';
   }
 
-  if (!(await mayRun(client, where, login, config))) {
+  const allowed = config.bench.allow.some((name) => name.toLowerCase() === login.toLowerCase());
+  if (!allowed && !(await permission)) {
     await reply(deps, client, target, login, [`thanks for your interest! \`/bench\` runs this pull request's code on the project's own benchmark machines, so only people with write access to the repository${config.bench.allow.length > 0 ? ' or listed under `bench.allow` in `.github/benchbot.yml`' : ''} can start it. A maintainer can comment \`/bench\` for you.`], configNote);
     return 'refused';
   }
@@ -65,13 +69,17 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
   const command = parseBenchCommand(body, { maxRuns: config.bench.maxRuns, runners: config.bench.runners });
   if (command === null || command.kind === 'help') return 'ignored';
   if (command.kind === 'invalid') {
-    await react(client, where, comment.id, 'confused');
-    await reply(deps, client, target, login, [`I could not run that \`/bench\`:`, '', ...command.problems.map((p) => `- ${p}`), '', 'Usage:', '', BENCH_USAGE], configNote);
+    await Promise.all([
+      react(client, where, comment.id, 'confused'),
+      reply(deps, client, target, login, [`I could not run that \`/bench\`:`, '', ...command.problems.map((p) => `- ${p}`), '', 'Usage:', '', BENCH_USAGE], configNote),
+    ]);
     return 'invalid';
   }
 
-  await react(client, where, comment.id, 'eyes');
-  const pull = await client.request<{ state: string; head: { sha: string }; base: { sha: string } }>('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', { ...where, pull_number: pr });
+  const [, pull] = await Promise.all([
+    react(client, where, comment.id, 'eyes'),
+    client.request<{ state: string; head: { sha: string }; base: { sha: string } }>('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', { ...where, pull_number: pr }),
+  ]);
   if (pull.state !== 'open') {
     await reply(deps, client, target, login, [`this pull request is ${pull.state === 'closed' ? 'closed' : `in state \`${pull.state}\``}, so there is nothing to benchmark.`], configNote);
     return 'closed';
@@ -83,15 +91,15 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
     run = await dispatch(client, where, config.bench.workflow, defaultBranch, inputs);
   } catch (error) {
     if (!(error instanceof GitHubError) || error.status >= 500 || error.status === 0) throw error;
-    await react(client, where, comment.id, 'confused');
     const hint = error.status === 404
       ? `There is no workflow \`${config.bench.workflow}\` on \`${defaultBranch}\` (set \`bench.workflow\` in \`.github/benchbot.yml\`, see the app's docs), or the app may not run it.`
       : `GitHub answered ${error.status}${error.githubMessage ? `: ${oneLine(error.githubMessage)}` : ''}. If it names unexpected inputs, declare them under \`on.workflow_dispatch.inputs\` of \`${config.bench.workflow}\`.`;
-    await reply(deps, client, target, login, [`I could not start the benchmark workflow. ${hint}`], configNote);
+    await Promise.all([react(client, where, comment.id, 'confused'), reply(deps, client, target, login, [`I could not start the benchmark workflow. ${hint}`], configNote)]);
     return 'dispatch-failed';
   }
 
-  const checkRun = await client.request<{ id: number }>('POST', '/repos/{owner}/{repo}/check-runs', {
+  // The check run is created alongside the state and the comment; its id joins the state when it comes back.
+  const creatingCheck = client.request<{ id: number }>('POST', '/repos/{owner}/{repo}/check-runs', {
     ...where,
     name: CHECK_NAME,
     head_sha: pull.head.sha,
@@ -115,38 +123,48 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
     workflow: config.bench.workflow,
     runId: run.id,
     runUrl: run.url,
-    checkRunId: checkRun.id,
+    checkRunId: null,
     status: 'running',
     at: deps.now().toISOString(),
   };
   if (request.runId !== null) await deps.state.putRun({ ...request, runId: request.runId });
   const previous = await recordLatest(deps, request);
   const notes: string[] = [];
+  const retiring = previous === null ? null : retire(deps, client, previous, request);
   if (previous !== null) {
-    await retire(deps, client, previous, request);
     notes.push(`This \`/bench\` replaces the one by @${previous.requestedBy} at \`${previous.head.slice(0, 12)}\`${previous.runUrl ? ` ([run](${previous.runUrl}))` : ''}, which was cancelled: one \`/bench\` runs per pull request.`);
   }
   if (Object.keys(request.args).length > 0) notes.push(`Arguments: ${Object.entries(request.args).map(([k, v]) => `\`${k}\` = \`${v.replace(/`/g, "'").replace(/\n/g, ', ')}\``).join(', ')}.`);
   if (run.id === null) notes.push('GitHub did not name the dispatched run, so the workflow reports by itself.');
   notes.push(configNote);
-  await upsertStickyComment(client, {
-    ...where,
-    issueNumber: pr,
-    marker: REPORT_MARKER,
-    botLogin: await deps.botLogin(),
-    body: renderBenchRunning({ requestedBy: login, commentUrl: request.commentUrl, base: request.base, head: request.head, runUrl: run.url, notes }),
+  const recordingCheck = creatingCheck.then(async (check) => {
+    request.checkRunId = check.id;
+    if (request.runId !== null) await deps.state.putRun({ ...request, runId: request.runId });
+    const latest = await deps.state.getBench(request.owner, request.repo, request.pr);
+    if (latest?.value.runId === request.runId && latest.value.at === request.at) await deps.state.setBench({ ...latest.value, checkRunId: check.id }, latest.version);
   });
+  await Promise.all([
+    recordingCheck,
+    retiring,
+    upsertStickyComment(client, {
+      ...where,
+      issueNumber: pr,
+      marker: REPORT_MARKER,
+      botLogin: await deps.botLogin(),
+      body: renderBenchRunning({ requestedBy: login, commentUrl: request.commentUrl, base: request.base, head: request.head, runUrl: run.url, notes }),
+    }),
+  ]);
   deps.log.info({ owner: where.owner, repo: where.repo, pr, head: request.head, runId: run.id }, 'dispatched /bench');
   return 'dispatched';
 }
 
 /**
- * mayRun asks GitHub for the commenter's permission on the repository;
- * `author_association` is not enough (an org MEMBER may have read access
- * only). A user GitHub does not know as a collaborator (404) may not run.
+ * hasWritePermission asks GitHub for the commenter's permission on the
+ * repository; `author_association` is not enough (an org MEMBER may have
+ * read access only). A user GitHub does not know as a collaborator (404)
+ * has none.
  */
-async function mayRun(client: GitHubClient, where: Repo, login: string, config: AppConfig): Promise<boolean> {
-  if (config.bench.allow.some((allowed) => allowed.toLowerCase() === login.toLowerCase())) return true;
+async function hasWritePermission(client: GitHubClient, where: Repo, login: string): Promise<boolean> {
   try {
     const answer = await client.request<{ permission?: string; role_name?: string; user?: { permissions?: { push?: boolean } } | null }>('GET', '/repos/{owner}/{repo}/collaborators/{username}/permission', { ...where, username: login });
     return answer.permission === 'admin' || answer.permission === 'write' || WRITE_ROLES.includes(answer.role_name ?? '') || answer.user?.permissions?.push === true;
@@ -199,20 +217,24 @@ async function recordLatest(deps: HandlerDeps, request: BenchRequest): Promise<B
 /** retire cancels a replaced run and completes its check run as cancelled; both may already be over. */
 async function retire(deps: HandlerDeps, client: GitHubClient, previous: BenchRequest, by: BenchRequest): Promise<void> {
   const where = { owner: previous.owner, repo: previous.repo };
-  if (previous.runId !== null) {
-    await deps.state.putRun({ ...previous, runId: previous.runId, status: 'replaced' });
+  const cancel = async (runId: number) => {
+    await deps.state.putRun({ ...previous, runId, status: 'replaced' });
     try {
-      await client.request('POST', '/repos/{owner}/{repo}/actions/runs/{run_id}/cancel', { ...where, run_id: previous.runId });
+      await client.request('POST', '/repos/{owner}/{repo}/actions/runs/{run_id}/cancel', { ...where, run_id: runId });
     } catch (error) {
       // 409: it already finished; 404: it is gone. Either way it no longer runs.
       if (!(error instanceof GitHubError && (error.status === 409 || error.status === 404))) throw error;
     }
-  }
-  if (previous.checkRunId !== null) {
+  };
+  const cancelling = previous.runId === null ? null : cancel(previous.runId);
+  cancelling?.catch(() => undefined);
+  // A /bench right after another may find the earlier check run id only in the run record.
+  const checkRunId = previous.checkRunId ?? (previous.runId === null ? null : (await deps.state.getRun(previous.owner, previous.repo, previous.runId))?.value.checkRunId ?? null);
+  if (checkRunId !== null) {
     try {
       await client.request('PATCH', '/repos/{owner}/{repo}/check-runs/{check_run_id}', {
         ...where,
-        check_run_id: previous.checkRunId,
+        check_run_id: checkRunId,
         status: 'completed',
         conclusion: 'cancelled',
         output: { title: 'Replaced', summary: `Replaced by the \`/bench\` of @${by.requestedBy} at \`${by.head.slice(0, 12)}\`.` },
@@ -221,6 +243,7 @@ async function retire(deps: HandlerDeps, client: GitHubClient, previous: BenchRe
       if (!(error instanceof GitHubError && error.status === 404)) throw error;
     }
   }
+  await cancelling;
 }
 
 async function react(client: GitHubClient, where: Repo, commentId: number, content: 'eyes' | 'confused'): Promise<void> {

@@ -58,20 +58,22 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';
 
-  const { config, problems } = await deps.loadConfig(client, where.owner, where.repo, payload.repository?.default_branch || 'main');
-  const currentHead = await headOf(client, where, request.pr);
+  // Three independent reads at once: the config, the pull request's head now, and the report.
+  const reading = downloadReport(client, where, run.id).then(
+    (report) => ({ report, detail: report === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with a report.json.` : null }),
+    (error: unknown) => {
+      if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
+      return { report: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
+    },
+  );
+  reading.catch(() => undefined);
+  const [{ config, problems }, currentHead, { report, detail }] = await Promise.all([
+    deps.loadConfig(client, where.owner, where.repo, payload.repository?.default_branch || 'main'),
+    headOf(client, where, request.pr),
+    reading,
+  ]);
   const runUrl = typeof run.html_url === 'string' ? run.html_url : request.runUrl;
   const meta = { requestedBy: request.requestedBy, commentUrl: request.commentUrl, base: request.base, head: request.head, currentHead, runUrl, notes: [formatConfigProblems(problems)] };
-
-  let report: ComparisonReport | null = null;
-  let detail: string | null = null;
-  try {
-    report = await downloadReport(client, where, run.id);
-    if (report === null) detail = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with a report.json.`;
-  } catch (error) {
-    if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
-    detail = `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}`;
-  }
 
   let body: string;
   let conclusion: CheckConclusion;
@@ -88,8 +90,8 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     title = runConclusion === 'cancelled' ? 'Cancelled' : 'The benchmark run failed';
   }
 
-  await upsertStickyComment(client, { ...where, issueNumber: request.pr, marker: REPORT_MARKER, botLogin: await deps.botLogin(), body });
-  await publishCheckRun(client, {
+  const botLogin = await deps.botLogin();
+  await Promise.all([upsertStickyComment(client, { ...where, issueNumber: request.pr, marker: REPORT_MARKER, botLogin, body }), publishCheckRun(client, {
     ...where,
     headSha: request.head,
     name: CHECK_NAME,
@@ -99,7 +101,7 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     detailsUrl: runUrl ?? undefined,
     externalId: String(run.id),
     checkRunId: request.checkRunId ?? undefined,
-  });
+  })]);
 
   await deps.state.putRun({ ...request, runId: run.id, status: 'reported' });
   if (latest !== undefined && latest.value.runId === run.id) {

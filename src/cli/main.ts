@@ -4,6 +4,7 @@ import { runParse, PARSE_USAGE } from './parse-command.ts';
 import { runCompare, COMPARE_USAGE } from './compare-command.ts';
 import { UsageError } from './usage-error.ts';
 import { runRun, RUN_USAGE } from './run-command.ts';
+import { runServe, SERVE_USAGE } from './serve-command.ts';
 import { runExport, runImport, EXPORT_USAGE, IMPORT_USAGE } from './history-commands.ts';
 import { runScan, runAck, SCAN_USAGE, ACK_USAGE } from './scan-command.ts';
 import { runBisect, runBisectOracle, BISECT_USAGE, BISECT_ORACLE_USAGE } from './bisect-command.ts';
@@ -17,6 +18,7 @@ commands:
   compare BASE HEAD      compare two sets of results and report what changed
   run --base --head      A/B two commits on this machine: build, interleaved rounds, report, store
   export / import        move history between stores as NDJSON; import github-action-benchmark data.js
+  serve                  run the GitHub App: /bench on pull requests, reports, nightly bisect -> issue
   scan                   scan the nightly history for regressions (change points, confirmed on raw samples)
   ack SERIES --at SHA    mark an expected change: no alert, a new baseline from there
   bisect --good --bad    find the merge that caused a regression (statistical oracle, skips broken commits)
@@ -33,6 +35,7 @@ const COMMANDS: Record<string, Command> = {
   run: { usage: RUN_USAGE, run: runRun },
   export: { usage: EXPORT_USAGE, run: runExport },
   import: { usage: IMPORT_USAGE, run: runImport },
+  serve: { usage: SERVE_USAGE, run: runServe },
   scan: { usage: SCAN_USAGE, run: runScan },
   ack: { usage: ACK_USAGE, run: runAck },
   bisect: { usage: BISECT_USAGE, run: runBisect },
