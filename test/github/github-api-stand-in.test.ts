@@ -180,9 +180,9 @@ test('state.token makes the stand-in check the bearer token', async () => {
 });
 
 test('an operation in the description that the stand-in does not implement answers 501', async () => {
-  const res = await call('GET', '/repos/o/r/pulls/1');
+  const res = await call('GET', '/repos/o/r/branches/main');
   assert.equal(res.status, 501);
-  assert.match(res.data.message, /does not implement pulls\/get \(GET \/repos\/\{owner\}\/\{repo\}\/pulls\/\{pull_number\}\)/);
+  assert.match(res.data.message, /does not implement repos\/get-branch \(GET \/repos\/\{owner\}\/\{repo\}\/branches\/\{branch\}\)/);
   assertAllValid(standIn);
 });
 

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { startAppServer } from '../app/app-server.ts';
+import { createAppState } from '../app/app-state.ts';
+import { DEFAULT_API_URL } from '../github/github-client.ts';
+import { openStore } from '../store/open-store.ts';
+import { UsageError } from './usage-error.ts';
+
+export const SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL]
+
+Runs the benchbot GitHub App: /bench on pull requests, reports from finished
+workflow runs, and the nightly -> bisect -> issue loop (docs/app.md).
+Webhooks go to POST /api/github/webhooks; GET /healthz answers 200 while the
+store is reachable.
+
+environment:
+  APP_ID                  the GitHub App's id (required unless GITHUB_TOKEN)
+  PRIVATE_KEY             the app's private key (PEM), or
+  PRIVATE_KEY_PATH        a file holding it
+  WEBHOOK_SECRET          the secret every delivery is signed with (required)
+  GITHUB_TOKEN            instead of an app: one token for every call (tests, one repository)
+  GITHUB_API_URL          REST API root (default ${DEFAULT_API_URL}; GHES: https://HOST/api/v3)
+  BENCHBOT_DATABASE_URL   the store: SQLite path or postgres:// URL for several replicas
+                          (default .benchbot/benchbot.db)
+  PORT, HOST              where to listen (default 3000 on 0.0.0.0); --port and --host win
+  BOT_LOGIN               the app's <slug>[bot] login (default: asked from GET /app)
+  LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
+
+/** ServeSettings are `benchbot serve`'s inputs, read once from flags and environment. */
+export interface ServeSettings {
+  appId?: string;
+  privateKey?: string;
+  githubToken?: string;
+  secret: string;
+  apiUrl: string;
+  store?: string;
+  port: number;
+  host: string;
+  botLogin?: string;
+  logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+}
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+
+/** readServeSettings validates flags and environment; errors name the variable or flag to fix. */
+export function readServeSettings(args: string[], env: Record<string, string | undefined>): ServeSettings {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' } }, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const text = (name: string) => (env[name] ?? '').trim() || undefined;
+  const secret = text('WEBHOOK_SECRET');
+  if (secret === undefined) throw new UsageError('WEBHOOK_SECRET is not set: give the secret configured for the app\'s webhook, so that unsigned deliveries are refused');
+  const githubToken = text('GITHUB_TOKEN');
+  const appId = text('APP_ID');
+  let privateKey = env.PRIVATE_KEY?.trim() ? env.PRIVATE_KEY.replace(/\\n/g, '\n') : undefined;
+  const keyPath = text('PRIVATE_KEY_PATH');
+  if (privateKey === undefined && keyPath !== undefined) {
+    try {
+      privateKey = readFileSync(keyPath, 'utf8');
+    } catch (error) {
+      throw new UsageError(`PRIVATE_KEY_PATH ${keyPath}: ${(error as Error).message}`);
+    }
+  }
+  if (githubToken === undefined) {
+    if (appId === undefined || !/^\d+$/.test(appId)) throw new UsageError(`APP_ID ${appId === undefined ? 'is not set' : `"${appId}" is not a number`}: give the GitHub App's id (or GITHUB_TOKEN to run with one token)`);
+    if (privateKey === undefined) throw new UsageError('neither PRIVATE_KEY nor PRIVATE_KEY_PATH is set: give the app\'s private key (PEM)');
+    if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) throw new UsageError('the private key is not a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...)');
+  }
+  const portText = (values.port as string | undefined) ?? text('PORT') ?? '3000';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`${values.port !== undefined ? '--port' : 'PORT'} ${portText}: give a port number from 0 to 65535`);
+  const apiUrl = text('GITHUB_API_URL') ?? DEFAULT_API_URL;
+  try {
+    new URL(apiUrl);
+  } catch {
+    throw new UsageError(`GITHUB_API_URL ${apiUrl} is not a URL`);
+  }
+  const logLevel = (text('LOG_LEVEL') ?? 'info') as ServeSettings['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`LOG_LEVEL ${logLevel}: use one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    appId: githubToken === undefined ? appId : undefined,
+    privateKey: githubToken === undefined ? privateKey : undefined,
+    githubToken,
+    secret,
+    apiUrl,
+    store: values.store as string | undefined,
+    port,
+    host: (values.host as string | undefined) ?? text('HOST') ?? '0.0.0.0',
+    botLogin: text('BOT_LOGIN'),
+    logLevel,
+  };
+}
+
+/** DELIVERY_RETENTION_MS is how long processed delivery ids are kept (GitHub redelivers within days, not weeks). */
+const DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
+
+/**
+ * runServe implements `benchbot serve`: it opens the store, starts the app,
+ * prints where it listens, and runs until SIGINT or SIGTERM, then closes the
+ * server (letting deliveries in flight finish) and the store.
+ */
+export async function runServe(args: string[], out: (text: string) => void, env: Record<string, string | undefined> = process.env): Promise<number> {
+  const settings = readServeSettings(args, env);
+  const store = await openStore(settings.store, { cwd: process.cwd(), env });
+  try {
+    const pruned = await createAppState(store).pruneDeliveries(DELIVERY_RETENTION_MS);
+    const server = await startAppServer({
+      appId: settings.appId,
+      privateKey: settings.privateKey,
+      githubToken: settings.githubToken,
+      secret: settings.secret,
+      apiUrl: settings.apiUrl,
+      store,
+      port: settings.port,
+      host: settings.host,
+      botLogin: settings.botLogin,
+      logLevel: settings.logLevel,
+    });
+    out(`benchbot serve: listening on ${server.url} (webhooks at ${server.webhookUrl}, health at ${server.url}/healthz; store ${store.location}${pruned > 0 ? `, pruned ${pruned} old delivery ids` : ''})`);
+    const signal = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
+    out(`benchbot serve: ${String(signal[0] ?? 'signal')} received, stopping`);
+    await server.close();
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
