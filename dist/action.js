@@ -8352,6 +8352,14 @@ import { dirname as dirname3, resolve as resolve4 } from "node:path";
 
 // src/runner/fingerprint.ts
 var FINGERPRINT_FORMAT = "format=benchbot-fingerprint-1";
+var FINGERPRINT_KEY_FIELDS = ["cpuModel", "cores", "governor", "turbo", "smt", "isolatedCpus", "kernel", "memoryBytes", "virtualization", "hostName"];
+function fingerprintKey(fp) {
+  const parts = [];
+  for (const field of FINGERPRINT_KEY_FIELDS) {
+    if (fp[field] !== void 0) parts.push([field, fp[field]]);
+  }
+  return JSON.stringify(parts);
+}
 var CONTAINER_VIRTS = /* @__PURE__ */ new Set(["docker", "podman", "lxc", "lxc-libvirt", "systemd-nspawn", "openvz", "rkt", "wsl", "proot", "pouch", "container-other"]);
 var VM_DMI = /\b(KVM|QEMU|VirtualBox|VMware|Virtual Machine|HVM domU|Xen|Bochs|Parallels|Google Compute Engine|Standard PC|BHYVE|OpenStack|Hyper-V)\b/i;
 function parseFingerprint(text2) {
@@ -9178,8 +9186,10 @@ var MIGRATIONS = [
         CREATE TABLE fingerprints (
           id INTEGER PRIMARY KEY,
           key TEXT NOT NULL UNIQUE,
+          machine_key TEXT NOT NULL,
           body TEXT NOT NULL
         );
+        CREATE INDEX fingerprints_machine_key ON fingerprints (machine_key);
         CREATE TABLE runs (
           id INTEGER PRIMARY KEY,
           key TEXT NOT NULL UNIQUE,
@@ -9228,8 +9238,10 @@ var MIGRATIONS = [
         CREATE TABLE fingerprints (
           id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
           key TEXT NOT NULL UNIQUE,
+          machine_key TEXT NOT NULL,
           body TEXT NOT NULL
         );
+        CREATE INDEX fingerprints_machine_key ON fingerprints (machine_key);
         CREATE TABLE runs (
           id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
           key TEXT NOT NULL UNIQUE,
@@ -9298,8 +9310,11 @@ function sortKeys(value) {
   }
   return out;
 }
-function fingerprintKey(fingerprint2) {
+function fingerprintContentKey(fingerprint2) {
   return createHash2("sha256").update(canonicalJson(fingerprint2)).digest("hex");
+}
+function fingerprintKey2(fingerprint2) {
+  return createHash2("sha256").update(fingerprintKey(fingerprint2)).digest("hex");
 }
 function runKey(run) {
   if (run.key !== void 0) return run.key;
@@ -9517,16 +9532,16 @@ var SqlStore = class {
       const run = validateRun(r, (path, message) => {
         throw new StoreError(`invalid run${runs.length > 1 ? ` #${i + 1}` : ""}: ${path}: ${message}`);
       });
-      return { run, key: runKey(run), fpKey: fingerprintKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint) };
+      return { run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: fingerprintKey2(run.fingerprint), fpBody: canonicalJson(run.fingerprint) };
     });
     const total = prepared.reduce((sum, p) => sum + p.run.measurements.reduce((s, m) => s + m.values.length, 0), 0);
     return this.write(async (c) => {
       const ids = [];
       let created = 0;
       let written = 0;
-      for (const { run, key: key2, fpKey, fpBody } of prepared) {
+      for (const { run, key: key2, fpKey, machineKey, fpBody } of prepared) {
         ids.push(key2);
-        await c.run("INSERT INTO fingerprints (key, body) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", [fpKey, fpBody]);
+        await c.run("INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING", [fpKey, machineKey, fpBody]);
         const [fp] = await c.all("SELECT id FROM fingerprints WHERE key = ?", [fpKey]);
         const inserted = await c.all(
           `INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints)
@@ -9560,7 +9575,7 @@ var SqlStore = class {
   async getRun(id) {
     return this.read(async (c) => {
       const [r] = await c.all(
-        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.key AS fp_key, f.body AS fp_body
+        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.machine_key AS fp_key, f.body AS fp_body
          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id WHERE r.key = ?`,
         [id]
       );
@@ -9603,7 +9618,7 @@ var SqlStore = class {
     }
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.key AS fp_key,
+        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.machine_key AS fp_key,
                 (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ${where.sql()}
          ORDER BY r.time_ms DESC, r.id DESC LIMIT ?`,
@@ -9631,9 +9646,9 @@ var SqlStore = class {
   }
   async samplesFor(query) {
     const where = new Where();
-    where.eq("r.repo", query.repo).eq("r.sha", query.sha).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.key", query.fingerprintKey);
+    where.eq("r.repo", query.repo).eq("r.sha", query.sha).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.machine_key", query.fingerprintKey);
     return this.read(async (c) => {
-      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.key AS fp_key, m.benchmark, m.metric, m.unit, m.better ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
+      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
       const values = await this.readSamples(c, rows.map((r) => Number(r.id)));
       return rows.map((r) => ({
         runId: String(r.key),
@@ -9651,10 +9666,10 @@ var SqlStore = class {
   }
   async series(query) {
     const where = new Where();
-    where.eq("r.repo", query.repo).eq("r.branch", query.branch).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.key", query.fingerprintKey);
+    where.eq("r.repo", query.repo).eq("r.branch", query.branch).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.machine_key", query.fingerprintKey);
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT m.id, r.key, r.sha, r.role, r.time, f.key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
+        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
         where.params
       );
       const values = query.values ? await this.readSamples(c, rows.map((r) => Number(r.id))) : void 0;
