@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parsePercent } from '../compare/thresholds.ts';
+import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
 import { readerFor, UnknownFormatError } from '../formats/detect.ts';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 
@@ -42,6 +42,10 @@ export interface ActionSettings {
   minRuns: number;
   maxRuns: number;
   threshold: number;
+  /** rules are the per-benchmark thresholds (input `thresholds`, GLOB=PERCENT per line). */
+  rules: ThresholdRule[];
+  /** filter keeps only the benchmarks whose names match (input `filter`). */
+  filter?: RegExp;
   alpha: number;
   executor: ExecutorSpec;
   /** SQLite path or postgres:// URL; undefined: do not store. */
@@ -148,6 +152,21 @@ export function readActionInputs(env: Env): ActionSettings {
   const thresholdText = text(env, 'threshold') ?? '2%';
   const threshold = parsePercent(thresholdText);
   if (threshold === undefined) throw new ActionInputError(`threshold: "${thresholdText}" is not a percentage such as 2%`);
+  const rules = (text(env, 'thresholds') ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
+    const eq = line.lastIndexOf('=');
+    const value = eq > 0 ? parsePercent(line.slice(eq + 1)) : undefined;
+    if (value === undefined) throw new ActionInputError(`thresholds: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    return { glob: line.slice(0, eq), threshold: value };
+  });
+  const filterText = text(env, 'filter');
+  let filter: RegExp | undefined;
+  if (filterText !== undefined) {
+    try {
+      filter = new RegExp(filterText);
+    } catch (error) {
+      throw new ActionInputError(`filter: "${filterText}" is not a regular expression (${(error as Error).message})`);
+    }
+  }
   const alphaText = text(env, 'alpha') ?? '0.05';
   const alpha = Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new ActionInputError(`alpha: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
@@ -181,6 +200,8 @@ export function readActionInputs(env: Env): ActionSettings {
     minRuns,
     maxRuns,
     threshold,
+    rules,
+    filter,
     alpha,
     executor,
     store,

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSide } from '../cli/compare-command.ts';
 import { renderRunReport } from '../cli/run-command.ts';
+import { loadAcks, loadNightlySeries } from '../cli/scan-command.ts';
+import { scanHistory } from '../scan/scan-history.ts';
+import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import { compareRuns, type ComparisonReport } from '../compare/compare-runs.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { UnknownFormatError } from '../formats/detect.ts';
@@ -66,6 +69,8 @@ interface Outcome {
   headSha?: string;
   /** samples are the raw measurements of each side, kept so that shards can be merged and verdicts reproduced. */
   samples?: { base: Measurement[]; head: Measurement[] };
+  /** scan is a nightly's scan of the branch's history after this night was stored (scan.json is what the app reads). */
+  scan?: { json: string; markdown: string };
 }
 
 /**
@@ -87,7 +92,7 @@ export async function runAction(deps: ActionDeps): Promise<number> {
     const summary = outcome.report.summary;
     const verdict = overallVerdict(summary);
     const fail = settings.failOn === 'regression' && summary.regressed > 0 && !settings.shard;
-    if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${outcome.markdown}\n`);
+    if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${outcome.markdown}\n${outcome.scan ? `\n${outcome.scan.markdown}\n` : ''}`);
     const outputs: Record<string, string> = {
       verdict,
       regressions: String(summary.regressed),
@@ -156,7 +161,8 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
       warmup: 1,
       threshold: settings.threshold,
       alpha: settings.alpha,
-      rules: [],
+      rules: settings.rules,
+      filter: settings.filter,
       roundTimeoutMs: 600_000,
       buildTimeoutMs: 3_600_000,
       seed: -1,
@@ -167,7 +173,9 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
       maxFailedRounds: 3,
     }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, settings.maxLoad) });
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
-    return fromRun(result, settings);
+    const outcome = fromRun(result, settings);
+    if (store && settings.mode === 'nightly') outcome.scan = await scanNightlies(store, settings, env);
+    return outcome;
   } finally {
     await executor.close();
     await store?.close();
@@ -215,6 +223,21 @@ function holdMachine(executor: Executor, progress: Progress, maxLoad: number | u
   };
 }
 
+/**
+ * scanNightlies runs `benchbot scan` over the branch's nightly history, this
+ * night included, for the job summary and the artifact (the app dispatches a
+ * bisect for each confirmed regression it finds there).
+ */
+async function scanNightlies(store: Store, settings: ActionSettings, env: Env): Promise<Outcome['scan']> {
+  const branch = env.GITHUB_REF_NAME ?? 'main';
+  const repo = env.GITHUB_REPOSITORY;
+  const series = await loadNightlySeries(store, { branch, repo });
+  const result = scanHistory(series, { threshold: settings.threshold, acks: await loadAcks(store) });
+  const repoUrl = repo ? `${(env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
+  const options = { series: series.length, threshold: settings.threshold, branch, repoUrl };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
+}
+
 function storedRuns(result: RunAbResult, settings: ActionSettings, event: EventPayload, env: Env) {
   const repo = env.GITHUB_REPOSITORY;
   if (settings.mode === 'nightly') {
@@ -250,9 +273,9 @@ function mergeShards(settings: ActionSettings): Outcome {
   const dir = settings.merge as string;
   const parts = findShardDirs(dir);
   if (parts.length === 0) throw new ActionInputError(`merge: no ${SAMPLES_FILES.base} and ${SAMPLES_FILES.head} under ${dir}; download the shards' artifacts there`);
-  const base = readSide(parts.map((p) => join(p, SAMPLES_FILES.base)), 'benchbot', undefined);
-  const head = readSide(parts.map((p) => join(p, SAMPLES_FILES.head)), 'benchbot', undefined);
-  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: [] });
+  const base = readSide(parts.map((p) => join(p, SAMPLES_FILES.base)), 'benchbot', settings.filter);
+  const head = readSide(parts.map((p) => join(p, SAMPLES_FILES.head)), 'benchbot', settings.filter);
+  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
   const heads = new Set(parts.map((p) => readHeadSha(join(p, 'report.json'))).filter((s): s is string => s !== undefined));
   const headSha = heads.size === 1 ? [...heads][0] : undefined;
   const footer = `Merged from ${parts.length} shard${parts.length === 1 ? '' : 's'}${headSha ? `; head ${headSha.slice(0, 12)}` : ''}.`;
@@ -292,6 +315,10 @@ function writeReports(settings: ActionSettings, outcome: Outcome, env: Env): { d
   const json = join(dir, 'report.json');
   writeFileSync(markdown, `${outcome.markdown}\n`);
   writeFileSync(json, `${outcome.json}\n`);
+  if (outcome.scan) {
+    writeFileSync(join(dir, 'scan.json'), `${outcome.scan.json}\n`);
+    writeFileSync(join(dir, 'scan.md'), `${outcome.scan.markdown}\n`);
+  }
   if (outcome.samples) {
     writeFileSync(join(dir, SAMPLES_FILES.base), benchbotJson(outcome.samples.base));
     writeFileSync(join(dir, SAMPLES_FILES.head), benchbotJson(outcome.samples.head));

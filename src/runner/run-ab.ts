@@ -36,6 +36,8 @@ export interface RunAbSettings {
   threshold: number;
   alpha: number;
   rules: ThresholdRule[];
+  /** filter keeps only the benchmarks whose names match; undefined keeps all. */
+  filter?: RegExp;
   roundTimeoutMs: number;
   buildTimeoutMs: number;
   /** seed of the round order; negative derives it from the two SHAs. */
@@ -163,7 +165,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       if (!keep) return;
       state.rounds += 1;
       state.harness = outcome.format;
-      state.measurements.push(...outcome.measurements);
+      state.measurements.push(...(settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements));
       for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ''}\u0000${w.message}`, w);
       Object.assign(state.hints, outcome.hints);
     };

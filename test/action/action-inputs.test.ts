@@ -28,6 +28,14 @@ test('readActionInputs: the defaults the README documents', () => {
   assert.equal(s.checkName, 'benchbot');
   assert.equal(s.artifactName, 'benchbot-report');
   assert.equal(s.shard, undefined);
+  assert.deepEqual(s.rules, []);
+  assert.equal(s.filter, undefined);
+});
+
+test('readActionInputs: /bench REGEX and the config thresholds arrive as filter and thresholds', () => {
+  const s = readActionInputs(env({ bench: 'b', filter: '^BM_Parse', thresholds: 'BM_Net*=10%\n\n  BM_Net/64=15%  \n' }));
+  assert.ok(s.filter?.test('BM_Parse/64') && !s.filter.test('BM_Sort'));
+  assert.deepEqual(s.rules, [{ glob: 'BM_Net*', threshold: 0.1 }, { glob: 'BM_Net/64', threshold: 0.15 }]);
 });
 
 test('readActionInputs: store none, the database URL from the environment, shards and nightly names', () => {
@@ -67,6 +75,8 @@ test('readActionInputs: every bad value is an error that names the input', () =>
     [{ bench: 'b', 'max-load': '-1' }, /^max-load: "-1"/],
     [{ bench: 'b', 'pr-number': '0' }, /^pr-number: "0"/],
     [{ bench: 'b', 'artifact-name': 'a/b' }, /^artifact-name: "a\/b"/],
+    [{ bench: 'b', filter: '(' }, /^filter: "\(" is not a regular expression/],
+    [{ bench: 'b', thresholds: 'BM_*=lots' }, /^thresholds: "BM_\*=lots" is not GLOB=PERCENT/],
   ];
   for (const [inputs, message] of cases) {
     assert.throws(() => readActionInputs(env(inputs)), (error: unknown) => error instanceof ActionInputError && message.test(error.message), JSON.stringify(inputs));

@@ -415,6 +415,11 @@ test('the nightly workflow under act: compares with the last nightly and records
   const report = JSON.parse(readFileSync(join(work, 'artifacts-nightly-2', 'benchbot-nightly', 'report.json'), 'utf8'));
   assert.equal(report.base_sha, nightlyRepo.headSha);
   assert.equal(report.head_sha, tip);
+  // The nightly scans the branch's stored history and ships the scan for the app (two nights: too short to call a change).
+  const scan = JSON.parse(readFileSync(join(work, 'artifacts-nightly-2', 'benchbot-nightly', 'scan.json'), 'utf8'));
+  assert.equal(scan.branch, 'main');
+  assert.equal(scan.series, 2, 'one series per benchmark of this machine');
+  assert.ok(Array.isArray(scan.findings), 'scan.json lists findings');
 
   const store = await openStore(join(work, 'nightly-history.db'), { cwd: work });
   try {

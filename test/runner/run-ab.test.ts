@@ -121,3 +121,9 @@ test('--format command times the whole command with hyperfine, one sample per ro
   assert.equal(c.base?.n, 3);
   assert.ok((c.base?.median ?? 0) >= 0.009);
 });
+
+test('a filter keeps only the matching benchmarks (/bench REGEX)', async () => {
+  const repo = makeFixtureRepo({ headFactor: 1.1 });
+  const result = await runAb(settings(repo.dir, { filter: /^hash$/, minRuns: 3, maxRuns: 3 }), deps());
+  assert.deepEqual(result.report.comparisons.map((c) => c.benchmark), ['hash']);
+});
