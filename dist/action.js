@@ -3091,7 +3091,7 @@ var require_dist = __commonJS({
     function parse2(stream, callback) {
       const parser = new parser_1.Parser();
       stream.on("data", (buffer) => parser.parse(buffer, callback));
-      return new Promise((resolve7) => stream.on("end", () => resolve7()));
+      return new Promise((resolve8) => stream.on("end", () => resolve8()));
     }
   }
 });
@@ -3427,7 +3427,7 @@ var require_split2 = __commonJS({
     function noop(incoming) {
       return incoming;
     }
-    function split(matcher, mapper, options) {
+    function split2(matcher, mapper, options) {
       matcher = matcher || /\r?\n/;
       mapper = mapper || noop;
       options = options || {};
@@ -3470,7 +3470,7 @@ var require_split2 = __commonJS({
       };
       return stream;
     }
-    module.exports = split;
+    module.exports = split2;
   }
 });
 
@@ -3480,7 +3480,7 @@ var require_helper = __commonJS({
     "use strict";
     var path = __require("path");
     var Stream = __require("stream").Stream;
-    var split = require_split2();
+    var split2 = require_split2();
     var util = __require("util");
     var defaultPort = 5432;
     var isWin = process.platform === "win32";
@@ -3550,7 +3550,7 @@ var require_helper = __commonJS({
     };
     module.exports.getPassword = function(connInfo, stream, cb) {
       var pass;
-      var lineStream = stream.pipe(split());
+      var lineStream = stream.pipe(split2());
       function onLine(line) {
         var entry = parseLine(line);
         if (entry && isValidEntry(entry) && matcher(connInfo, entry)) {
@@ -3860,12 +3860,12 @@ var require_client = __commonJS({
           this._connect(callback);
           return;
         }
-        return new this._Promise((resolve7, reject) => {
+        return new this._Promise((resolve8, reject) => {
           this._connect((error) => {
             if (error) {
               reject(error);
             } else {
-              resolve7(this);
+              resolve8(this);
             }
           });
         });
@@ -4247,8 +4247,8 @@ var require_client = __commonJS({
         } else {
           query = new Query2(config, values, callback);
           if (!query.callback) {
-            result = new this._Promise((resolve7, reject) => {
-              query.callback = (err, res) => err ? reject(err) : resolve7(res);
+            result = new this._Promise((resolve8, reject) => {
+              query.callback = (err, res) => err ? reject(err) : resolve8(res);
             }).catch((err) => {
               Error.captureStackTrace(err);
               throw err;
@@ -4348,8 +4348,8 @@ var require_client = __commonJS({
         if (cb) {
           this.connection.once("end", cb);
         } else {
-          return new this._Promise((resolve7) => {
-            this.connection.once("end", resolve7);
+          return new this._Promise((resolve8) => {
+            this.connection.once("end", resolve8);
           });
         }
       }
@@ -4398,8 +4398,8 @@ var require_pg_pool = __commonJS({
       const cb = function(err, client) {
         err ? rej(err) : res(client);
       };
-      const result = new Promise2(function(resolve7, reject) {
-        res = resolve7;
+      const result = new Promise2(function(resolve8, reject) {
+        res = resolve8;
         rej = reject;
       }).catch((err) => {
         Error.captureStackTrace(err);
@@ -4460,7 +4460,7 @@ var require_pg_pool = __commonJS({
         if (typeof Promise2.try === "function") {
           return Promise2.try(f);
         }
-        return new Promise2((resolve7) => resolve7(f()));
+        return new Promise2((resolve8) => resolve8(f()));
       }
       _isFull() {
         return this._clients.length >= this.options.max;
@@ -4855,8 +4855,8 @@ var require_query2 = __commonJS({
     NativeQuery.prototype._getPromise = function() {
       if (this._promise) return this._promise;
       this._promise = new Promise(
-        function(resolve7, reject) {
-          this._once("end", resolve7);
+        function(resolve8, reject) {
+          this._once("end", resolve8);
           this._once("error", reject);
         }.bind(this)
       );
@@ -5035,12 +5035,12 @@ var require_client2 = __commonJS({
         this._connect(callback);
         return;
       }
-      return new this._Promise((resolve7, reject) => {
+      return new this._Promise((resolve8, reject) => {
         this._connect((error) => {
           if (error) {
             reject(error);
           } else {
-            resolve7(this);
+            resolve8(this);
           }
         });
       });
@@ -5064,8 +5064,8 @@ var require_client2 = __commonJS({
         query = new NativeQuery(config, values, callback);
         if (!query.callback) {
           let resolveOut, rejectOut;
-          result = new this._Promise((resolve7, reject) => {
-            resolveOut = resolve7;
+          result = new this._Promise((resolve8, reject) => {
+            resolveOut = resolve8;
             rejectOut = reject;
           }).catch((err) => {
             Error.captureStackTrace(err);
@@ -5128,8 +5128,8 @@ var require_client2 = __commonJS({
       }
       let result;
       if (!cb) {
-        result = new this._Promise(function(resolve7, reject) {
-          cb = (err) => err ? reject(err) : resolve7();
+        result = new this._Promise(function(resolve8, reject) {
+          cb = (err) => err ? reject(err) : resolve8();
         });
       }
       const doEnd = function() {
@@ -5686,6 +5686,15 @@ function fingerprintDifferences(base, head) {
 
 // src/stats/mann-whitney.ts
 var EXACT_MAX_N = 50;
+function mannWhitneyU(x, y, options = {}) {
+  const ranks = rankSum(x, y);
+  const n1 = x.length;
+  const n2 = y.length;
+  const method = chooseMethod(options.method ?? "auto", n1, n2, ranks.tieTerm > 0);
+  const u = ranks.u1;
+  const p = method === "exact" ? exactPValue(u, n1, n2) : asymptoticPValue(u, n1, n2, ranks.tieTerm);
+  return { u, p, method };
+}
 function rankSum(x, y) {
   const n1 = x.length;
   const n2 = y.length;
@@ -6023,9 +6032,9 @@ function draft(b, h, headErrors, options) {
   return { comparison, threshold };
 }
 function sideSummary(values, alpha) {
-  const ci = medianCi(values, alpha);
-  if (ci === null) throw new RangeError("sideSummary: no values");
-  return { n: values.length, median: ci.estimate, ci: [ci.lower, ci.upper] };
+  const ci2 = medianCi(values, alpha);
+  if (ci2 === null) throw new RangeError("sideSummary: no values");
+  return { n: values.length, median: ci2.estimate, ci: [ci2.lower, ci2.upper] };
 }
 function decideVerdict(c, threshold, alpha) {
   if (c.ratio === null || c.ratioCi === null) return "inconclusive";
@@ -6180,8 +6189,8 @@ function row(c) {
 }
 function side(s, unit) {
   if (s === null) return "\u2013";
-  const ci = s.n >= 2 ? ` [${formatQuantity(s.ci[0], unit)}, ${formatQuantity(s.ci[1], unit)}]` : "";
-  return `${formatQuantity(s.median, unit)}${ci} (n=${s.n})`;
+  const ci2 = s.n >= 2 ? ` [${formatQuantity(s.ci[0], unit)}, ${formatQuantity(s.ci[1], unit)}]` : "";
+  return `${formatQuantity(s.median, unit)}${ci2} (n=${s.n})`;
 }
 function bold(text2, on) {
   return on ? `**${text2}**` : text2;
@@ -8044,11 +8053,11 @@ function openRepository(dir) {
   if (!top.ok) throw new RunnerError(`--repo ${dir}: not a git repository (${top.err.split("\n")[0]}); pass the repository to benchmark with --repo`);
   return top.out;
 }
-function resolveCommit(repo, ref, flag3) {
-  if (ref.startsWith("-")) throw new RunnerError(`${flag3} ${ref}: not a git ref`);
-  const parsed = git(repo, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+function resolveCommit(repo, ref2, flag3) {
+  if (ref2.startsWith("-")) throw new RunnerError(`${flag3} ${ref2}: not a git ref`);
+  const parsed = git(repo, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
   if (!parsed.ok || !/^[0-9a-f]{40,64}$/.test(parsed.out)) {
-    throw new RunnerError(`${flag3} ${ref}: no such commit, branch or tag in ${repo} (fetch it first, e.g. git fetch origin ${ref})`);
+    throw new RunnerError(`${flag3} ${ref2}: no such commit, branch or tag in ${repo} (fetch it first, e.g. git fetch origin ${ref2})`);
   }
   return parsed.out;
 }
@@ -8237,7 +8246,7 @@ async function runAb(settings, deps) {
       if (!keep) return;
       state.rounds += 1;
       state.harness = outcome.format;
-      state.measurements.push(...outcome.measurements);
+      state.measurements.push(...settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements);
       for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
       Object.assign(state.hints, outcome.hints);
     };
@@ -10179,6 +10188,528 @@ machine: ${environment}` : ""}`;
   }
 }
 
+// src/report/scan-report.ts
+function isConfirmed(f) {
+  return f.kind !== "watch";
+}
+function confirmedRegressions(result) {
+  return result.findings.filter((f) => isConfirmed(f) && f.direction === "regression");
+}
+var BARS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+function sparkline(trend) {
+  if (trend.length === 0) return "";
+  const values = trend.map((p) => p.median);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  if (hi === lo) return BARS[0].repeat(values.length);
+  return values.map((v) => BARS[Math.min(BARS.length - 1, Math.floor((v - lo) / (hi - lo) * BARS.length))]).join("");
+}
+function shortSha(sha) {
+  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
+}
+function commitLink(sha, repoUrl) {
+  return repoUrl && /^[0-9a-f]{7,64}$/.test(sha) ? `[${shortSha(sha)}](${repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``;
+}
+function ci(f) {
+  return f.ratioCi ? `${formatChange(f.ratioCi[0])} \u2026 ${formatChange(f.ratioCi[1])}` : "\u2013";
+}
+function cell(text2) {
+  return text2.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+var KIND = { "change-point": "change point", alert: "two-night alert", watch: "watch (one night)" };
+function renderScanMarkdown(result, options) {
+  const confirmed = result.findings.filter(isConfirmed);
+  const regressions = confirmed.filter((f) => f.direction === "regression");
+  const improvements = confirmed.filter((f) => f.direction === "improvement");
+  const watches = result.findings.filter((f) => !isConfirmed(f));
+  const lines = [];
+  const headline2 = regressions.length > 0 ? `${regressions.length} suspected regression${regressions.length === 1 ? "" : "s"}` : "no regressions";
+  lines.push(`### benchbot scan of \`${options.branch}\`: ${headline2}`, "");
+  lines.push(`${options.series} series scanned, ${result.tested} candidate change${result.tested === 1 ? "" : "s"} tested; ${improvements.length} improvement${improvements.length === 1 ? "" : "s"}, ${watches.length} on watch.`, "");
+  const table = (title, findings) => {
+    if (findings.length === 0) return;
+    lines.push(`#### ${title}`, "");
+    lines.push("| Series | Kind | Change (CI) | q | Before \u2192 after (median) | Last good \u2192 first bad | Nights since | Trend |");
+    lines.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (const f of findings) {
+      lines.push(`| ${cell(`${f.benchmark} (${f.metric})`)} | ${KIND[f.kind]} | ${formatChange(f.ratio)} (${ci(f)}) | ${formatP(f.q)} | ${formatQuantity(f.before.median, f.unit)} \u2192 ${formatQuantity(f.after.median, f.unit)} | ${commitLink(f.lastGood.sha, options.repoUrl)} \u2192 ${commitLink(f.firstBad.sha, options.repoUrl)} | ${f.nightsSince} | ${sparkline(f.trend)} |`);
+    }
+    lines.push("");
+  };
+  table("Regressions", regressions);
+  table("Improvements", improvements);
+  table("On watch (one night beyond the robust z; not confirmed yet)", watches);
+  if (regressions.length > 0) {
+    const f = regressions[0];
+    lines.push(`Bisect the first one: \`benchbot bisect --good ${f.lastGood.sha} --bad ${f.firstBad.sha} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD\``, "");
+    lines.push(`Acknowledge an expected change: \`benchbot ack ${shellWord(f.series)} --at ${f.firstBad.sha} --reason "..."\``, "");
+  }
+  for (const w of result.warnings.slice(0, 20)) lines.push(`> \u26A0\uFE0F ${cell(w)}`);
+  if (result.warnings.length > 20) lines.push(`> \u26A0\uFE0F and ${result.warnings.length - 20} more warnings`);
+  if (result.warnings.length > 0) lines.push("");
+  lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, "")}%; windowed E-divisive means on nightly medians, confirmed on raw samples (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
+  return lines.join("\n");
+}
+function shellWord(text2) {
+  return /^[\w./:=@%+-]+$/.test(text2) ? text2 : `'${text2.replace(/'/g, `'\\''`)}'`;
+}
+function toScanJson(result, options) {
+  return {
+    version: 1,
+    branch: options.branch,
+    series: options.series,
+    tested: result.tested,
+    threshold: options.threshold,
+    regressions: confirmedRegressions(result).length,
+    findings: result.findings.map((f) => ({
+      series: f.series,
+      benchmark: f.benchmark,
+      metric: f.metric,
+      unit: f.unit,
+      better: f.better,
+      fingerprint: f.fingerprintKey,
+      kind: f.kind,
+      direction: f.direction,
+      ratio: f.ratio,
+      ratio_ci: f.ratioCi,
+      p: f.p,
+      q: f.q,
+      z: f.zScore ?? null,
+      last_good: f.lastGood,
+      first_bad: f.firstBad,
+      nights_since: f.nightsSince,
+      before: f.before,
+      after: f.after,
+      trend: f.trend
+    })),
+    warnings: result.warnings
+  };
+}
+
+// src/scan/student-t.ts
+function tTestFromStats(mean1, std1, n1, mean2, std2, n2) {
+  const df = n1 + n2 - 2;
+  if (df <= 0) return 1;
+  const pooled = ((n1 - 1) * std1 * std1 + (n2 - 1) * std2 * std2) / df;
+  const se = Math.sqrt(pooled * (1 / n1 + 1 / n2));
+  const diff = mean1 - mean2;
+  if (!(se > 0)) return diff === 0 ? 1 : 0;
+  const t = diff / se;
+  return Math.min(1, regularizedBeta(df / (df + t * t), df / 2, 0.5));
+}
+function regularizedBeta(x, a, b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * betaFraction(x, a, b) / a;
+  return 1 - front * betaFraction(1 - x, b, a) / b;
+}
+function betaFraction(x, a, b) {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - (a + b) * x / (a + 1);
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 1e4; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const delta = d * c;
+    h *= delta;
+    if (Math.abs(delta - 1) < 1e-16) break;
+  }
+  return h;
+}
+var LANCZOS = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+function logGamma(x) {
+  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+  const z = x - 1;
+  let sum = LANCZOS[0];
+  for (let i = 1; i < 9; i++) sum += LANCZOS[i] / (z + i);
+  const t = z + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+
+// src/scan/e-divisive.ts
+function otavaMagnitude(s) {
+  const forward = s.meanBefore === 0 ? 0 : s.meanAfter / s.meanBefore - 1;
+  const backward = s.meanAfter === 0 ? 0 : s.meanBefore / s.meanAfter - 1;
+  return Math.max(Math.abs(forward), Math.abs(backward));
+}
+function logMagnitude(s) {
+  return Math.expm1(Math.abs(s.meanAfter - s.meanBefore));
+}
+function eDivisive(series, options = {}) {
+  const windowLen = options.windowLen ?? 30;
+  const maxPValue = options.maxPValue ?? 1e-3;
+  const minMagnitude = options.minMagnitude ?? 0;
+  const magnitude = options.magnitude ?? otavaMagnitude;
+  if (!(windowLen >= 2)) throw new RangeError(`eDivisive: windowLen must be at least 2, got ${windowLen}`);
+  for (const v of series) if (!Number.isFinite(v)) throw new RangeError("eDivisive: series values must be finite");
+  const firstPass = maxPValue < 0.05 ? maxPValue * 10 : maxPValue < 0.5 ? maxPValue * 2 : maxPValue;
+  const weak = split(series, windowLen, firstPass, magnitude);
+  const changePoints = merge(weak.map((c) => ({ ...c })), series, maxPValue, minMagnitude, magnitude);
+  return { changePoints, weakChangePoints: weak };
+}
+function intervalsOf(indices, length) {
+  const out = [];
+  let start = 0;
+  for (const index of indices) {
+    if (index !== start) out.push({ start, stop: index });
+    start = index;
+  }
+  if (start !== length) out.push({ start, stop: length });
+  return out;
+}
+function segmentStats(series, left, right) {
+  const a = moments(series, left);
+  const b = moments(series, right);
+  const p = a.n + b.n > 2 ? tTestFromStats(a.mean, a.std, a.n, b.mean, b.std, b.n) : 1;
+  return { meanBefore: a.mean, meanAfter: b.mean, stdBefore: a.std, stdAfter: b.std, nBefore: a.n, nAfter: b.n, p };
+}
+function moments(series, { start, stop }) {
+  const n = stop - start;
+  let sum = 0;
+  for (let i = start; i < stop; i++) sum += series[i];
+  const mean = sum / n;
+  if (n < 2) return { mean, std: 0, n };
+  let ss = 0;
+  for (let i = start; i < stop; i++) ss += (series[i] - mean) ** 2;
+  return { mean, std: Math.sqrt(ss / n), n };
+}
+function statsAt(series, index, intervals) {
+  const i = intervals.findIndex((iv) => iv.stop === index);
+  return segmentStats(series, intervals[i], intervals[i + 1]);
+}
+function split(series, windowLen, maxPValue, magnitude) {
+  const step = Math.floor(windowLen / 2);
+  const found = /* @__PURE__ */ new Map();
+  let start = 0;
+  while (start < series.length) {
+    const end = Math.min(start + windowLen, series.length);
+    const local = detect(series.slice(start, end), maxPValue).map((c) => ({ index: c.index + start, qhat: c.qhat }));
+    const last = local.length > 0 ? local[local.length - 1].index : 0;
+    start = Math.max(last, start + step);
+    for (const c of local) if (!found.has(c.index)) found.set(c.index, c.qhat);
+  }
+  const indices = [...found.keys()].sort((a, b) => a - b);
+  const intervals = intervalsOf(indices, series.length);
+  return indices.map((index) => withStats(index, found.get(index), statsAt(series, index, intervals), magnitude));
+}
+function withStats(index, qhat, stats, magnitude) {
+  return { index, qhat, ...stats, magnitude: magnitude(stats) };
+}
+function detect(window, maxPValue) {
+  const points = [];
+  for (; ; ) {
+    const intervals = intervalsOf(points.map((c) => c.index), window.length);
+    let best;
+    for (const interval of intervals) {
+      if (interval.stop - interval.start <= 1) continue;
+      const candidate = bestSplit(window, interval.start, interval.stop);
+      if (best === void 0 || candidate.qhat > best.qhat) best = { ...candidate, interval };
+    }
+    if (best === void 0) break;
+    const stats = segmentStats(window, { start: best.interval.start, stop: best.index }, { start: best.index, stop: best.interval.stop });
+    if (!(stats.p <= maxPValue)) break;
+    points.push({ index: best.index, qhat: best.qhat });
+    points.sort((a, b) => a.index - b.index);
+  }
+  return points;
+}
+function bestSplit(z, start, stop) {
+  let bestQ = -Infinity;
+  let bestTau = start + 1;
+  let withinX = 0;
+  for (let tau = start + 1; tau < stop; tau++) {
+    for (let i = start; i < tau - 1; i++) withinX += Math.abs(z[i] - z[tau - 1]);
+    const n = tau - start;
+    let cross = 0;
+    let withinY = 0;
+    for (let kappa = tau + 1; kappa <= stop; kappa++) {
+      const y = z[kappa - 1];
+      for (let i = start; i < tau; i++) cross += Math.abs(z[i] - y);
+      for (let j = tau; j < kappa - 1; j++) withinY += Math.abs(z[j] - y);
+      const m = kappa - tau;
+      const total = n + m;
+      let q = 2 / total * cross;
+      if (n > 1) q -= 2 * m / (total * (n - 1)) * withinX;
+      if (m > 1) q -= 2 * n / (total * (m - 1)) * withinY;
+      if (q > bestQ) {
+        bestQ = q;
+        bestTau = tau;
+      }
+    }
+  }
+  if (bestQ < 0 && stop - start >= 3) return { index: start + 2, qhat: 0 };
+  return { index: bestTau, qhat: bestQ };
+}
+function merge(points, series, maxPValue, minMagnitude, magnitude) {
+  while (points.length > 0) {
+    let weakest = firstBy(points, (a, b) => a.p > b.p);
+    if (points[weakest].p < maxPValue) {
+      weakest = firstBy(points, (a, b) => a.magnitude < b.magnitude);
+      if (points[weakest].magnitude > minMagnitude) return points;
+    }
+    points.splice(weakest, 1);
+    const intervals = intervalsOf(points.map((c) => c.index), series.length);
+    for (const k of [weakest, weakest + 1]) {
+      if (k < points.length) points[k] = withStats(points[k].index, points[k].qhat, statsAt(series, points[k].index, intervals), magnitude);
+    }
+  }
+  return points;
+}
+function firstBy(items, beats) {
+  let best = 0;
+  for (let i = 1; i < items.length; i++) if (beats(items[i], items[best])) best = i;
+  return best;
+}
+
+// src/scan/scan-history.ts
+var DEFAULTS = {
+  threshold: 0.02,
+  alpha: 0.05,
+  windowLen: 30,
+  maxPValue: 1e-3,
+  confirmNights: 5,
+  zThreshold: 4,
+  minBaselineNights: 10,
+  maxAgeNights: 30,
+  trendNights: 30
+};
+function seriesKey(s) {
+  return `${s.branch}:${s.benchmark}:${s.metric}:${s.fingerprintKey}`;
+}
+function scanHistory(allSeries, options = {}) {
+  const o = resolve6(options);
+  const warnings = [];
+  const candidates = [];
+  const watches = [];
+  for (const series of allSeries) {
+    const found = candidatesOf(series, o, warnings);
+    candidates.push(...found.candidates);
+    watches.push(...found.watches);
+  }
+  const qs = benjaminiHochberg(candidates.map((c) => c.finding.p));
+  const findings = [];
+  candidates.forEach((c, i) => {
+    c.finding.q = qs[i];
+    const comparison = {
+      benchmark: c.finding.benchmark,
+      metric: c.finding.metric,
+      unit: c.finding.unit,
+      better: c.finding.better,
+      base: null,
+      head: null,
+      ratio: c.finding.ratio,
+      ratioCi: c.finding.ratioCi,
+      p: c.finding.p,
+      q: qs[i],
+      verdict: "inconclusive",
+      warnings: []
+    };
+    const verdict = decideVerdict(comparison, o.threshold, o.alpha);
+    if (verdict === "regressed" || verdict === "improved") findings.push(c.finding);
+  });
+  findings.push(...watches);
+  const rank = (f) => f.kind === "watch" ? 2 : f.direction === "regression" ? 0 : 1;
+  findings.sort((a, b) => rank(a) - rank(b) || (a.q ?? a.p) - (b.q ?? b.p) || a.series.localeCompare(b.series));
+  return { findings, tested: candidates.length, warnings };
+}
+function resolve6(options) {
+  const o = { ...DEFAULTS };
+  for (const [k, v] of Object.entries(options)) if (v !== void 0) o[k] = v;
+  o.minMagnitude = options.minMagnitude ?? o.threshold;
+  o.acks = options.acks ?? [];
+  return o;
+}
+function candidatesOf(series, o, warnings) {
+  const key2 = series.key ?? seriesKey(series);
+  const nights = [];
+  let dropped = 0;
+  for (const night of series.nights) {
+    const m = night.median ?? (night.values.length > 0 ? median(night.values) : NaN);
+    if (m > 0 && Number.isFinite(m) && night.values.length > 0) nights.push({ ...night, median: m, log: Math.log(m) });
+    else dropped++;
+  }
+  if (dropped > 0) warnings.push(`${key2}: ${dropped} night(s) without a positive median left out`);
+  const start = baselineStart(key2, nights, o.acks, warnings);
+  const end = nights.length;
+  const logs = nights.slice(start).map((n) => n.log);
+  const found = logs.length >= 3 ? eDivisive(logs, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.minMagnitude, magnitude: logMagnitude }).changePoints.map((c) => c.index + start) : [];
+  const candidates = [];
+  const boundaries = [start, ...found, end];
+  for (let i = 1; i < boundaries.length - 1; i++) {
+    if (end - boundaries[i] < 2) continue;
+    const { at, looks } = refine(nights, boundaries[i - 1], boundaries[i], Math.min(boundaries[i + 1], end - 1), o.confirmNights);
+    if (end - at > o.maxAgeNights) continue;
+    const before = nights.slice(Math.max(boundaries[i - 1], at - o.confirmNights), at);
+    const after = nights.slice(at, Math.min(boundaries[i + 1], at + o.confirmNights));
+    const finding = confirm(series, key2, nights, before, after, at, "change-point", o, looks);
+    if (finding) candidates.push({ finding });
+  }
+  const watches = [];
+  const fast = fastAlert(nights, [start, ...found], o);
+  if (fast) {
+    const at = fast.kind === "alert" ? end - 2 : end - 1;
+    if (!found.includes(end - 2)) {
+      const before = nights.slice(Math.max(fast.baselineStart, fast.baselineEnd - o.confirmNights), fast.baselineEnd);
+      const finding = confirm(series, key2, nights, before, nights.slice(at), at, fast.kind, o);
+      if (finding) {
+        finding.zScore = fast.z;
+        if (fast.kind === "alert") candidates.push({ finding });
+        else watches.push(finding);
+      }
+    }
+  }
+  return { candidates, watches };
+}
+function refine(nights, prev, at, next, radius) {
+  let best = at;
+  let looks = 0;
+  let bestP = Infinity;
+  const from = Math.max(prev + 1, at - radius);
+  const to = Math.min(next - 1, at + radius);
+  for (let c = from; c <= to; c++) {
+    const base = nights.slice(Math.max(prev, c - radius), c).flatMap((n) => n.values);
+    const head = nights.slice(c, Math.min(next, c + radius)).flatMap((n) => n.values);
+    if (base.length < 2 || head.length < 2) continue;
+    looks++;
+    const n1 = base.length;
+    const n2 = head.length;
+    const z = -Math.abs(mannWhitneyU(base, head, { method: "asymptotic" }).u - n1 * n2 / 2) / Math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+    if (z < bestP || z === bestP && Math.abs(c - at) < Math.abs(best - at)) {
+      best = c;
+      bestP = z;
+    }
+  }
+  return { at: best, looks: Math.max(1, looks) };
+}
+function baselineStart(key2, nights, acks, warnings) {
+  let start = 0;
+  for (const ack of acks) {
+    if (ack.series !== key2) continue;
+    let at = nights.findIndex((n) => n.sha === ack.sha);
+    if (at < 0 && ack.time !== void 0) {
+      const t = Date.parse(ack.time);
+      at = nights.findIndex((n) => Date.parse(n.time) >= t);
+    }
+    if (at < 0) warnings.push(`${key2}: ack at ${ack.sha} matches no night${ack.time === void 0 ? " (give its time)" : ""}; ignored`);
+    else start = Math.max(start, at);
+  }
+  return start;
+}
+function confirm(series, key2, nights, before, after, at, kind, o, looks = 1) {
+  if (before.length === 0 || after.length === 0) return null;
+  const base = before.flatMap((n) => n.values);
+  const head = after.flatMap((n) => n.values);
+  const change = estimateChange(base, head, o.alpha / looks);
+  const ratio = change.ratio ?? median(head) / median(base);
+  if (change.p === null || !Number.isFinite(ratio)) return null;
+  change.p = Math.min(1, change.p * looks);
+  const worse = series.better === "lower" ? ratio > 1 : ratio < 1;
+  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, at - 5));
+  return {
+    series: key2,
+    benchmark: series.benchmark,
+    metric: series.metric,
+    unit: series.unit,
+    better: series.better,
+    fingerprintKey: series.fingerprintKey,
+    branch: series.branch,
+    kind,
+    direction: worse ? "regression" : "improvement",
+    ratio,
+    ratioCi: change.ratioCi,
+    p: change.p,
+    q: null,
+    lastGood: ref(nights[at - 1]),
+    firstBad: ref(nights[at]),
+    nightsSince: nights.length - at,
+    before: { nights: before.length, n: base.length, median: median(base) },
+    after: { nights: after.length, n: head.length, median: median(head) },
+    trend: nights.slice(trendFrom).map((n) => ({ ...ref(n), median: n.median }))
+  };
+}
+function ref(n) {
+  return { sha: n.sha, time: n.time };
+}
+function fastAlert(nights, boundaries, o) {
+  const end = nights.length;
+  const baselineEnd = end - 2;
+  let from = -1;
+  for (const b of boundaries) if (baselineEnd - b >= o.minBaselineNights) from = b;
+  if (from < 0) return null;
+  from = Math.max(from, baselineEnd - o.windowLen);
+  const logs = nights.slice(from, baselineEnd).map((n) => n.log);
+  const center = median(logs);
+  const sigma = MAD_TO_SIGMA * median(logs.map((v) => Math.abs(v - center)));
+  const zOf = (n) => (n.log - center) / Math.max(sigma, 1e-12);
+  const beyond2 = (n) => Math.abs(zOf(n)) >= o.zThreshold && Math.expm1(Math.abs(n.log - center)) >= o.threshold;
+  const newest = nights[end - 1];
+  const previous = nights[end - 2];
+  if (!beyond2(newest)) return null;
+  const sign = Math.sign(zOf(newest));
+  const base = { baselineStart: from, baselineEnd };
+  if (beyond2(previous) && Math.sign(zOf(previous)) === sign) return { kind: "alert", z: Math.min(Math.abs(zOf(previous)), Math.abs(zOf(newest))) * sign, ...base };
+  return { kind: "watch", z: zOf(newest), ...base };
+}
+
+// src/scan/series-from-points.ts
+function seriesFromPoints(points, branch) {
+  const bySeries = /* @__PURE__ */ new Map();
+  for (const p of points) {
+    const id = `${p.benchmark}\0${p.metric}\0${p.fingerprintKey}`;
+    let s = bySeries.get(id);
+    if (!s) {
+      s = { benchmark: p.benchmark, metric: p.metric, unit: p.unit, better: p.better, fingerprintKey: p.fingerprintKey, branch, nights: [] };
+      bySeries.set(id, s);
+    }
+    const values = p.values ?? (p.median === null ? [] : [p.median]);
+    s.nights.push({ sha: p.sha, time: p.time, values, ...p.median === null ? {} : { median: p.median } });
+  }
+  return [...bySeries.values()];
+}
+
+// src/cli/scan-command.ts
+var ACK_PREFIX = "ack:";
+async function loadNightlySeries(store, options) {
+  const points = await store.series({ role: "nightly", branch: options.branch, repo: options.repo, values: true });
+  const byMachine = points.map((p) => ({ ...p, fingerprintKey: p.fingerprintKey.slice(0, 12) }));
+  return seriesFromPoints(byMachine, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
+}
+async function loadAcks(store) {
+  const entries = await store.listState(ACK_PREFIX);
+  const acks = [];
+  for (const e of entries) {
+    const v = e.value;
+    if (v && typeof v.series === "string" && typeof v.sha === "string") acks.push({ series: v.series, sha: v.sha, ...typeof v.time === "string" ? { time: v.time } : {}, ...typeof v.reason === "string" ? { reason: v.reason } : {} });
+  }
+  return acks;
+}
+
 // src/github/github-client.ts
 var DEFAULT_API_URL = "https://api.github.com";
 var GITHUB_API_VERSION = "2022-11-28";
@@ -10222,7 +10753,7 @@ function createGitHubClient(options) {
   const apiUrl = (options.apiUrl ?? process.env.GITHUB_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, "");
   const apiOrigin = new URL(apiUrl).origin;
   const doFetch = options.fetch ?? globalThis.fetch;
-  const sleep = options.sleep ?? ((ms) => new Promise((resolve7) => setTimeout(resolve7, ms)));
+  const sleep = options.sleep ?? ((ms) => new Promise((resolve8) => setTimeout(resolve8, ms)));
   const now = options.now ?? Date.now;
   const maxRetries = options.maxRetries ?? 3;
   const maxWaitMs = options.maxWaitMs ?? 3e5;
@@ -10518,7 +11049,7 @@ _benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max}. T
 
 // src/action/action-inputs.ts
 import { homedir } from "node:os";
-import { join as join8, resolve as resolve6 } from "node:path";
+import { join as join8, resolve as resolve7 } from "node:path";
 var ActionInputError = class extends Error {
   name = "ActionInputError";
 };
@@ -10564,12 +11095,12 @@ function defaultStorePath(env) {
   return join8(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
 }
 function readActionInputs(env) {
-  const merge = text(env, "merge");
+  const merge2 = text(env, "merge");
   const maxLoadText = text(env, "max-load");
   const maxLoad = maxLoadText === void 0 ? void 0 : Number(maxLoadText);
   if (maxLoad !== void 0 && !(maxLoad > 0)) throw new ActionInputError(`max-load: "${maxLoadText}" is not a positive load average, e.g. 1.5`);
   const bench = text(env, "bench");
-  if (bench === void 0 && merge === void 0) throw new ActionInputError("bench: required; give the command that runs your benchmarks, e.g. ./build/bench --benchmark_format=json");
+  if (bench === void 0 && merge2 === void 0) throw new ActionInputError("bench: required; give the command that runs your benchmarks, e.g. ./build/bench --benchmark_format=json");
   const format = text(env, "format");
   if (format !== void 0 && format !== "command") {
     try {
@@ -10585,6 +11116,21 @@ function readActionInputs(env) {
   const thresholdText = text(env, "threshold") ?? "2%";
   const threshold = parsePercent(thresholdText);
   if (threshold === void 0) throw new ActionInputError(`threshold: "${thresholdText}" is not a percentage such as 2%`);
+  const rules = (text(env, "thresholds") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
+    const eq = line.lastIndexOf("=");
+    const value = eq > 0 ? parsePercent(line.slice(eq + 1)) : void 0;
+    if (value === void 0) throw new ActionInputError(`thresholds: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    return { glob: line.slice(0, eq), threshold: value };
+  });
+  const filterText = text(env, "filter");
+  let filter;
+  if (filterText !== void 0) {
+    try {
+      filter = new RegExp(filterText);
+    } catch (error) {
+      throw new ActionInputError(`filter: "${filterText}" is not a regular expression (${error.message})`);
+    }
+  }
   const alphaText = text(env, "alpha") ?? "0.05";
   const alpha = Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new ActionInputError(`alpha: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
@@ -10597,13 +11143,13 @@ function readActionInputs(env) {
     throw new ActionInputError(flag3 ? `${flag3[1]}: ${message.slice(flag3[0].length)}`.replace(/--(device-\w+)/g, "$1") : `executor: ${message}`);
   }
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
-  const workingDirectory = resolve6(workspace, text(env, "working-directory") ?? ".");
+  const workingDirectory = resolve7(workspace, text(env, "working-directory") ?? ".");
   const storeText = text(env, "store");
   const fromEnv = env.BENCHBOT_DATABASE_URL?.trim() || void 0;
   const store = storeText === "none" ? void 0 : storeText ?? fromEnv ?? defaultStorePath(env);
   const mode = oneOf(env, "mode", ["pr", "nightly"], "pr");
   const shard = parseShard(text(env, "shard"));
-  if (shard && merge) throw new ActionInputError("shard: a shard measures its part; merge compares the shards' results afterwards; give one of them");
+  if (shard && merge2) throw new ActionInputError("shard: a shard measures its part; merge compares the shards' results afterwards; give one of them");
   const checkName = text(env, "check-name");
   const artifactName = text(env, "artifact-name") ?? (shard ? `benchbot-shard-${shard.index}-of-${shard.count}` : mode === "nightly" ? "benchbot-nightly" : "benchbot-report");
   if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
@@ -10617,6 +11163,8 @@ function readActionInputs(env) {
     minRuns,
     maxRuns,
     threshold,
+    rules,
+    filter,
     alpha,
     executor,
     store,
@@ -10627,7 +11175,7 @@ function readActionInputs(env) {
     workingDirectory,
     mode,
     shard,
-    merge: merge === void 0 ? void 0 : resolve6(workspace, merge),
+    merge: merge2 === void 0 ? void 0 : resolve7(workspace, merge2),
     checkName: checkName === "none" ? "" : checkName ?? (mode === "nightly" ? "benchbot nightly" : "benchbot"),
     artifactName,
     maxLoad,
@@ -10654,7 +11202,9 @@ async function runAction(deps) {
     const verdict = overallVerdict(summary);
     const fail = settings.failOn === "regression" && summary.regressed > 0 && !settings.shard;
     if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${outcome.markdown}
-`);
+${outcome.scan ? `
+${outcome.scan.markdown}
+` : ""}`);
     const outputs = {
       verdict,
       regressions: String(summary.regressed),
@@ -10717,7 +11267,8 @@ async function measure(settings, event, deps) {
       warmup: 1,
       threshold: settings.threshold,
       alpha: settings.alpha,
-      rules: [],
+      rules: settings.rules,
+      filter: settings.filter,
       roundTimeoutMs: 6e5,
       buildTimeoutMs: 36e5,
       seed: -1,
@@ -10728,7 +11279,9 @@ async function measure(settings, event, deps) {
       maxFailedRounds: 3
     }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, settings.maxLoad) });
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
-    return fromRun(result, settings);
+    const outcome = fromRun(result, settings);
+    if (store && settings.mode === "nightly") outcome.scan = await scanNightlies(store, settings, env);
+    return outcome;
   } finally {
     await executor.close();
     await store?.close();
@@ -10767,6 +11320,15 @@ function holdMachine(executor, progress, maxLoad) {
     return () => lock.release();
   };
 }
+async function scanNightlies(store, settings, env) {
+  const branch = env.GITHUB_REF_NAME ?? "main";
+  const repo = env.GITHUB_REPOSITORY;
+  const series = await loadNightlySeries(store, { branch, repo });
+  const result = scanHistory(series, { threshold: settings.threshold, acks: await loadAcks(store) });
+  const repoUrl = repo ? `${(env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "")}/${repo}` : void 0;
+  const options = { series: series.length, threshold: settings.threshold, branch, repoUrl };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
+}
 function storedRuns(result, settings, event, env) {
   const repo = env.GITHUB_REPOSITORY;
   if (settings.mode === "nightly") {
@@ -10794,9 +11356,9 @@ function mergeShards(settings) {
   const dir = settings.merge;
   const parts = findShardDirs(dir);
   if (parts.length === 0) throw new ActionInputError(`merge: no ${SAMPLES_FILES.base} and ${SAMPLES_FILES.head} under ${dir}; download the shards' artifacts there`);
-  const base = readSide(parts.map((p) => join9(p, SAMPLES_FILES.base)), "benchbot", void 0);
-  const head = readSide(parts.map((p) => join9(p, SAMPLES_FILES.head)), "benchbot", void 0);
-  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: [] });
+  const base = readSide(parts.map((p) => join9(p, SAMPLES_FILES.base)), "benchbot", settings.filter);
+  const head = readSide(parts.map((p) => join9(p, SAMPLES_FILES.head)), "benchbot", settings.filter);
+  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
   const heads = new Set(parts.map((p) => readHeadSha(join9(p, "report.json"))).filter((s) => s !== void 0));
   const headSha = heads.size === 1 ? [...heads][0] : void 0;
   const footer = `Merged from ${parts.length} shard${parts.length === 1 ? "" : "s"}${headSha ? `; head ${headSha.slice(0, 12)}` : ""}.`;
@@ -10833,6 +11395,12 @@ function writeReports(settings, outcome, env) {
 `);
   writeFileSync2(json, `${outcome.json}
 `);
+  if (outcome.scan) {
+    writeFileSync2(join9(dir, "scan.json"), `${outcome.scan.json}
+`);
+    writeFileSync2(join9(dir, "scan.md"), `${outcome.scan.markdown}
+`);
+  }
   if (outcome.samples) {
     writeFileSync2(join9(dir, SAMPLES_FILES.base), benchbotJson(outcome.samples.base));
     writeFileSync2(join9(dir, SAMPLES_FILES.head), benchbotJson(outcome.samples.head));

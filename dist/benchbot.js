@@ -28315,7 +28315,7 @@ async function runAb(settings, deps) {
       if (!keep) return;
       state.rounds += 1;
       state.harness = outcome.format;
-      state.measurements.push(...outcome.measurements);
+      state.measurements.push(...settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements);
       for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
       Object.assign(state.hints, outcome.hints);
     };
