@@ -94,6 +94,7 @@ export const STARTER_TITLES: Record<string, string> = {
   'benchbot-pr.yml': 'Every pull request (from this repository; forks need `/bench`)',
   'benchbot-bench-command.yml': 'The `/bench` target (dispatched by the benchbot app, or by hand)',
   'benchbot-nightly.yml': 'Nightly history of the default branch',
+  'benchbot-bisect.yml': 'Bisect a nightly regression (dispatched by the benchbot app, or by hand)',
 };
 
 /** renderStarterWorkflows shows each starter workflow as a copy-paste snippet, in the order of STARTER_TITLES. */
