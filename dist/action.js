@@ -6083,9 +6083,9 @@ function formatQuantity(value, unit) {
   return unit === "" || unit === "count" ? shown : `${shown} ${unit}`;
 }
 function formatChange(ratio) {
-  const percent = (ratio - 1) * 100;
-  const text2 = Math.abs(percent) >= 100 ? percent.toFixed(0) : Math.abs(percent) >= 10 ? percent.toFixed(1) : percent.toFixed(2);
-  return `${percent >= 0 ? "+" : ""}${text2}%`;
+  const percent2 = (ratio - 1) * 100;
+  const text2 = Math.abs(percent2) >= 100 ? percent2.toFixed(0) : Math.abs(percent2) >= 10 ? percent2.toFixed(1) : percent2.toFixed(2);
+  return `${percent2 >= 0 ? "+" : ""}${text2}%`;
 }
 function formatP(p) {
   if (p === null) return "\u2013";
@@ -6118,8 +6118,8 @@ function headline(summary) {
   if (summary.new > 0) parts.push(`${summary.new} new`);
   if (summary.removed > 0) parts.push(`${summary.removed} removed`);
   if (summary.geomeanRatio !== null) {
-    const percent = (summary.geomeanRatio - 1) * 100;
-    parts.push(`geomean ${percent >= 0 ? "+" : ""}${percent.toFixed(1)}%`);
+    const percent2 = (summary.geomeanRatio - 1) * 100;
+    parts.push(`geomean ${percent2 >= 0 ? "+" : ""}${percent2.toFixed(1)}%`);
   }
   return parts.join(", ");
 }
@@ -10710,6 +10710,85 @@ async function loadAcks(store) {
   return acks;
 }
 
+// src/report/regression-issue.ts
+var REGRESSION_LABEL = "benchbot";
+function regressionMarker(series, culprit) {
+  return `<!-- benchbot:regression series=${encodeURIComponent(series)} culprit=${encodeURIComponent(culprit)} -->`;
+}
+function parseRegressionMarker(body) {
+  const first = (body ?? "").replace(/\r\n/g, "\n").split("\n", 1)[0].trim();
+  const m = /^<!-- benchbot:regression series=(\S+) culprit=(\S+) -->$/.exec(first);
+  if (!m) return null;
+  try {
+    return { series: decodeURIComponent(m[1]), culprit: decodeURIComponent(m[2]) };
+  } catch {
+    return null;
+  }
+}
+function short(sha) {
+  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
+}
+function percent(fraction) {
+  return `${Number((fraction * 100).toFixed(1))}%`;
+}
+function cell2(text2) {
+  return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+function links(input) {
+  const base = `${(input.serverUrl ?? "https://github.com").replace(/\/+$/, "")}/${input.owner}/${input.repo}`;
+  return {
+    commit: (sha) => /^[0-9a-f]{7,64}$/.test(sha) ? `[\`${short(sha)}\`](${base}/commit/${sha})` : `\`${sha}\``,
+    pr: (n) => `[#${n}](${base}/pull/${n})`
+  };
+}
+function checkRecovery(baseline, recent, better, threshold = 0.02, alpha = 0.05) {
+  const change = estimateChange(baseline, recent, alpha);
+  const c = {
+    benchmark: "",
+    metric: "",
+    unit: "",
+    better,
+    base: null,
+    head: null,
+    ratio: change.ratio,
+    ratioCi: change.ratioCi,
+    p: change.p,
+    q: change.p,
+    verdict: "inconclusive",
+    warnings: []
+  };
+  const verdict = decideVerdict(c, threshold, alpha);
+  return {
+    recovered: verdict === "unchanged" || verdict === "improved",
+    ratio: change.ratio,
+    ratioCi: change.ratioCi,
+    p: change.p,
+    baseline: { n: baseline.length, median: median(baseline) },
+    recent: { n: recent.length, median: median(recent) }
+  };
+}
+function recoveryWindows(nights, firstBad, recentNights = 3, baselineNights = 5) {
+  if (firstBad <= 0 || firstBad >= nights.length) return void 0;
+  const recentStart = Math.max(firstBad + 1, nights.length - recentNights);
+  if (nights.length - recentStart < 2) return void 0;
+  return {
+    baseline: nights.slice(Math.max(0, firstBad - baselineNights), firstBad).flatMap((n) => [...n.values]),
+    recent: nights.slice(recentStart).flatMap((n) => [...n.values]),
+    nights: nights.length - recentStart,
+    lastNight: nights[nights.length - 1]
+  };
+}
+function renderRecoveryComment(input) {
+  const r = input.recovery;
+  const l = input.owner && input.repo ? links({ owner: input.owner, repo: input.repo, serverUrl: input.serverUrl }) : { commit: (s) => `\`${short(s)}\`` };
+  const ci2 = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} \u2026 ${formatChange(r.ratioCi[1])})` : "";
+  return [
+    `**Recovered.** ${cell2(input.benchmark)} (${cell2(input.metric)}) is back within the ${percent(input.threshold ?? 0.02)} threshold: median ${formatQuantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${input.lastNight.time}) against ${formatQuantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
+    "",
+    "Closing; benchbot reopens this issue if the same regression comes back."
+  ].join("\n");
+}
+
 // src/github/github-client.ts
 var DEFAULT_API_URL = "https://api.github.com";
 var GITHUB_API_VERSION = "2022-11-28";
@@ -11014,6 +11093,43 @@ function firstLine(text2) {
   const end = text2.indexOf("\n");
   return (end === -1 ? text2 : text2.slice(0, end)).trim();
 }
+
+// src/github/regression-issue.ts
+function firstLine2(text2) {
+  const t = (text2 ?? "").replace(/\r\n/g, "\n");
+  const end = t.indexOf("\n");
+  return (end === -1 ? t : t.slice(0, end)).trim();
+}
+async function listRegressionIssues(client, options) {
+  const issues = await client.paginate("/repos/{owner}/{repo}/issues", { owner: options.owner, repo: options.repo, state: options.state ?? "all", labels: REGRESSION_LABEL });
+  const out = [];
+  for (const issue of issues) {
+    if (issue.pull_request !== void 0) continue;
+    const marker = parseRegressionMarker(issue.body);
+    if (marker) out.push({ ...issue, marker });
+  }
+  return out;
+}
+async function findRegressionIssue(client, options) {
+  const issues = await client.paginate("/repos/{owner}/{repo}/issues", { owner: options.owner, repo: options.repo, state: "all", labels: REGRESSION_LABEL });
+  const matches = issues.filter((i) => i.pull_request === void 0 && firstLine2(i.body) === options.marker.trim());
+  const open = matches.filter((i) => i.state === "open").sort((a, b) => a.number - b.number);
+  if (open.length > 0) return open[0];
+  const closed = matches.sort((a, b) => b.number - a.number);
+  return closed[0] ?? null;
+}
+async function closeRecoveredIssue(client, options) {
+  const { owner, repo } = options;
+  const issue = await findRegressionIssue(client, options);
+  if (issue === null) return { action: "not-found" };
+  if (issue.state !== "open") return { action: "already-closed", number: issue.number };
+  await client.request("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", { owner, repo, issue_number: issue.number, body: options.comment });
+  await client.request("PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: issue.number, state: "closed", state_reason: "completed" });
+  return { action: "closed", number: issue.number };
+}
+
+// src/action/run-action.ts
+import { spawnSync as spawnSync3 } from "node:child_process";
 
 // src/github/check-run.ts
 var CHECK_RUN_TEXT_LIMIT = 65535;
@@ -11327,7 +11443,7 @@ async function scanNightlies(store, settings, env) {
   const result = scanHistory(series, { threshold: settings.threshold, acks: await loadAcks(store) });
   const repoUrl = repo ? `${(env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "")}/${repo}` : void 0;
   const options = { series: series.length, threshold: settings.threshold, branch, repoUrl };
-  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options), series };
 }
 function storedRuns(result, settings, event, env) {
   const repo = env.GITHUB_REPOSITORY;
@@ -11449,7 +11565,39 @@ async function publish(settings, event, outcome, deps) {
       log(`::warning title=benchbot::could not write the check run: ${escapeCommand(error.message)}${error.status === 403 ? " (the workflow needs permissions: checks: write)" : ""}`);
     }
   }
+  if (outcome.scan) await closeRecoveredRegressions(client, outcome.scan.series, settings, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
   return outputs;
+}
+async function closeRecoveredRegressions(client, series, settings, where, log) {
+  let open;
+  try {
+    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: "open" });
+  } catch (error) {
+    if (!(error instanceof GitHubError)) throw error;
+    log(`::warning title=benchbot::could not read the regression issues: ${escapeCommand(error.message)}${error.status === 403 ? " (the workflow needs permissions: issues: write)" : ""}`);
+    return;
+  }
+  for (const issue of open) {
+    const s = series.find((x) => x.key === issue.marker.series);
+    if (!s) continue;
+    const start = issue.marker.culprit.includes("..") ? issue.marker.culprit.split("..")[1] : issue.marker.culprit;
+    const firstBad = s.nights.findIndex((night) => night.sha === start || isAncestor(settings.workingDirectory, start, night.sha));
+    const windows = recoveryWindows(s.nights, firstBad);
+    if (!windows) continue;
+    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, settings.threshold);
+    if (!recovery.recovered) continue;
+    const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold: settings.threshold, ...where });
+    try {
+      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment });
+      log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${s.benchmark} (${s.metric}) recovered`);
+    } catch (error) {
+      if (!(error instanceof GitHubError)) throw error;
+      log(`::warning title=benchbot::could not close recovered issue #${issue.number}: ${escapeCommand(error.message)}`);
+    }
+  }
+}
+function isAncestor(repo, a, b) {
+  return spawnSync3("git", ["-C", repo, "merge-base", "--is-ancestor", a, b]).status === 0;
 }
 function writeOutputs(path, outputs) {
   if (!path) return;

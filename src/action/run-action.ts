@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { readSide } from '../cli/compare-command.ts';
 import { renderRunReport } from '../cli/run-command.ts';
 import { loadAcks, loadNightlySeries } from '../cli/scan-command.ts';
-import { scanHistory } from '../scan/scan-history.ts';
+import { scanHistory, type Series } from '../scan/scan-history.ts';
+import { checkRecovery, recoveryWindows, regressionMarker, renderRecoveryComment } from '../report/regression-issue.ts';
+import { closeRecoveredIssue, listRegressionIssues } from '../github/regression-issue.ts';
+import { spawnSync } from 'node:child_process';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import { compareRuns, type ComparisonReport } from '../compare/compare-runs.ts';
 import { FormatError } from '../formats/format-error.ts';
@@ -70,7 +73,7 @@ interface Outcome {
   /** samples are the raw measurements of each side, kept so that shards can be merged and verdicts reproduced. */
   samples?: { base: Measurement[]; head: Measurement[] };
   /** scan is a nightly's scan of the branch's history after this night was stored (scan.json is what the app reads). */
-  scan?: { json: string; markdown: string };
+  scan?: { json: string; markdown: string; series: Series[] };
 }
 
 /**
@@ -235,7 +238,7 @@ async function scanNightlies(store: Store, settings: ActionSettings, env: Env): 
   const result = scanHistory(series, { threshold: settings.threshold, acks: await loadAcks(store) });
   const repoUrl = repo ? `${(env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
   const options = { series: series.length, threshold: settings.threshold, branch, repoUrl };
-  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options), series };
 }
 
 function storedRuns(result: RunAbResult, settings: ActionSettings, event: EventPayload, env: Env) {
@@ -373,7 +376,50 @@ async function publish(settings: ActionSettings, event: EventPayload, outcome: O
       log(`::warning title=benchbot::could not write the check run: ${escapeCommand(error.message)}${error.status === 403 ? ' (the workflow needs permissions: checks: write)' : ''}`);
     }
   }
+  if (outcome.scan) await closeRecoveredRegressions(client, outcome.scan.series, settings, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
   return outputs;
+}
+
+/**
+ * closeRecoveredRegressions closes every open regression issue whose series
+ * is back within the threshold: the latest nights against the nights before
+ * the regression (recoveryWindows, checkRecovery), with the numbers in the
+ * closing comment. The regression's first night is the marker's range end,
+ * or the first night that contains the bisected culprit (git ancestry in
+ * the checkout).
+ */
+async function closeRecoveredRegressions(client: GitHubClient, series: Series[], settings: ActionSettings, where: { owner: string; repo: string; serverUrl?: string }, log: (line: string) => void): Promise<void> {
+  let open;
+  try {
+    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: 'open' });
+  } catch (error) {
+    if (!(error instanceof GitHubError)) throw error;
+    log(`::warning title=benchbot::could not read the regression issues: ${escapeCommand(error.message)}${error.status === 403 ? ' (the workflow needs permissions: issues: write)' : ''}`);
+    return;
+  }
+  for (const issue of open) {
+    const s = series.find((x) => x.key === issue.marker.series);
+    if (!s) continue;
+    const start = issue.marker.culprit.includes('..') ? issue.marker.culprit.split('..')[1] : issue.marker.culprit;
+    const firstBad = s.nights.findIndex((night) => night.sha === start || isAncestor(settings.workingDirectory, start, night.sha));
+    const windows = recoveryWindows(s.nights, firstBad);
+    if (!windows) continue;
+    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, settings.threshold);
+    if (!recovery.recovered) continue;
+    const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold: settings.threshold, ...where });
+    try {
+      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment });
+      log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${s.benchmark} (${s.metric}) recovered`);
+    } catch (error) {
+      if (!(error instanceof GitHubError)) throw error;
+      log(`::warning title=benchbot::could not close recovered issue #${issue.number}: ${escapeCommand(error.message)}`);
+    }
+  }
+}
+
+/** isAncestor tells whether commit a is an ancestor of (or equal to) commit b in the checkout. */
+function isAncestor(repo: string, a: string, b: string): boolean {
+  return spawnSync('git', ['-C', repo, 'merge-base', '--is-ancestor', a, b]).status === 0;
 }
 
 /** writeOutputs appends step outputs in GITHUB_OUTPUT's heredoc form, which is safe for any value. */

@@ -11,7 +11,7 @@ import { decideVerdict } from '../compare/compare-runs.ts';
 import { estimateChange } from '../compare/estimate-change.ts';
 import type { Comparison } from '../model/comparison.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
-import type { ScanFinding, TrendPoint } from '../scan/scan-history.ts';
+import type { Night, ScanFinding, TrendPoint } from '../scan/scan-history.ts';
 import { median } from '../stats/order-statistics.ts';
 import { formatChange, formatP, formatQuantity, significant } from './format-numbers.ts';
 
@@ -284,6 +284,25 @@ export function checkRecovery(baseline: readonly number[], recent: readonly numb
     ratio: change.ratio, ratioCi: change.ratioCi, p: change.p,
     baseline: { n: baseline.length, median: median(baseline) },
     recent: { n: recent.length, median: median(recent) },
+  };
+}
+
+/**
+ * recoveryWindows picks the samples checkRecovery compares for a series
+ * whose regression began at night `firstBad`: up to `baselineNights` nights
+ * before it, against the latest `recentNights` nights after it. Undefined
+ * until at least two nights after the regressed one exist, so the night
+ * that regressed is never counted as a recovery.
+ */
+export function recoveryWindows(nights: readonly Night[], firstBad: number, recentNights = 3, baselineNights = 5): { baseline: number[]; recent: number[]; nights: number; lastNight: Night } | undefined {
+  if (firstBad <= 0 || firstBad >= nights.length) return undefined;
+  const recentStart = Math.max(firstBad + 1, nights.length - recentNights);
+  if (nights.length - recentStart < 2) return undefined;
+  return {
+    baseline: nights.slice(Math.max(0, firstBad - baselineNights), firstBad).flatMap((n) => [...n.values]),
+    recent: nights.slice(recentStart).flatMap((n) => [...n.values]),
+    nights: nights.length - recentStart,
+    lastNight: nights[nights.length - 1],
   };
 }
 
