@@ -5347,7 +5347,7 @@ var require_lib2 = __commonJS({
 // src/action/run-action.ts
 import { appendFileSync, existsSync as existsSync3, mkdirSync as mkdirSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 
 // src/formats/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
@@ -7981,8 +7981,8 @@ function readSide(paths, format, filter) {
 }
 
 // src/runner/run-ab.ts
-import { join as join4 } from "node:path";
-import { mkdtempSync, readFileSync as readFileSync3, rmSync } from "node:fs";
+import { join as join5 } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 
 // src/compare/adaptive-stop.ts
@@ -8087,13 +8087,14 @@ function checkoutWorktree(repo, sha, stateDir) {
 
 // src/runner/build-side.ts
 var BUILD_MARKER = ".benchbot-build";
-function buildSide(worktree, tree, command, label, timeoutMs) {
+function buildSide(worktree, tree, command, label, timeoutMs, env) {
   const key2 = createHash("sha256").update(`${tree}
-${command}`).digest("hex");
+${command}
+${JSON.stringify(env ?? {})}`).digest("hex");
   const marker = join3(worktree, BUILD_MARKER);
   if (existsSync2(marker) && readFileSync2(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
-  const run = spawnSync2("sh", ["-c", command], { cwd: worktree, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
   const log = `${run.stdout ?? ""}${run.stderr ?? ""}`;
   const tail = log.trimEnd().split("\n").slice(-30).join("\n");
@@ -8111,253 +8112,15 @@ ${tail}`);
   return { skipped: false, durationMs };
 }
 
-// src/runner/perf-counters.ts
-var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
-function perfStatPrefix(outFile) {
-  return `perf stat -x, -e ${PERF_EVENTS.join(",")} -o ${outFile} --`;
-}
-function parsePerfStatCsv(text2, benchmark = "command") {
-  const measurements = [];
-  const unsupported = [];
-  for (const line of text2.split("\n")) {
-    if (line.startsWith("#") || line.trim() === "") continue;
-    const [value, , event] = line.split(",");
-    if (event === void 0) continue;
-    const name = event.replace(/:u$/, "").replace(/^cpu_(core|atom)\//, "").replace(/\/$/, "");
-    const number = Number(value);
-    if (value.startsWith("<") || !Number.isFinite(number)) {
-      unsupported.push(name);
-      continue;
-    }
-    measurements.push({ benchmark, metric: name, unit: "count", better: "lower", values: [number] });
-  }
-  return { measurements, unsupported };
-}
+// src/runner/measure-round.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+import { join as join4 } from "node:path";
 
-// src/stats/bootstrap.ts
-function xoshiro128(seed) {
-  const next = xoshiro128Uint32(seed);
-  return () => next() / 4294967296;
-}
-function xoshiro128Uint32(seed) {
-  let s = seed >>> 0;
-  const fill = () => {
-    s = s + 2654435769 >>> 0;
-    let z = s;
-    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
-    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
-    return (z ^ z >>> 16) >>> 0;
-  };
-  return xoshiro128FromState(fill(), fill(), fill(), fill());
-}
-function xoshiro128FromState(s0, s1, s2, s3) {
-  let a = s0 >>> 0;
-  let b = s1 >>> 0;
-  let c = s2 >>> 0;
-  let d = s3 >>> 0;
-  return () => {
-    const result = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
-    const t = b << 9 >>> 0;
-    c ^= a;
-    d ^= b;
-    b ^= c;
-    a ^= d;
-    c ^= t;
-    d = rotl(d >>> 0, 11);
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    return result;
-  };
-}
-function rotl(x, k) {
-  return (x << k | x >>> 32 - k) >>> 0;
-}
-
-// src/runner/round-schedule.ts
-function roundSchedule(rounds, seed) {
-  const random = xoshiro128(seed);
-  const order = [];
-  for (let block = 0; block < Math.ceil(rounds / 2); block++) {
-    const first = random() < 0.5 ? "base" : "head";
-    const second = first === "base" ? "head" : "base";
-    order.push(first, second, second, first);
-  }
-  return order.slice(0, 2 * rounds);
-}
-function lookSchedule(minRuns, maxRuns, designLooks) {
-  const looks = /* @__PURE__ */ new Set([minRuns, ...designLooks.filter((l) => l > minRuns && l < maxRuns), maxRuns]);
-  return [...looks].filter((l) => l >= minRuns && l <= maxRuns).sort((a, b) => a - b);
-}
-function seedFromShas(base, head) {
-  return (Number.parseInt(base.slice(0, 7), 16) ^ Number.parseInt(head.slice(0, 7), 16)) >>> 0;
-}
-
-// src/runner/run-ab.ts
-async function runAb(settings, deps) {
-  const { executor, progress } = deps;
-  const repo = openRepository(settings.repo);
-  const baseSha = resolveCommit(repo, settings.base, "--base");
-  const headSha = resolveCommit(repo, settings.head, "--head");
-  const dirty = dirtyFiles(repo);
-  if (dirty.length > 0 && !settings.allowDirty) {
-    throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join("; ")}${dirty.length > 3 ? "; \u2026" : ""}); benchbot measures commits, so commit or stash them, or pass --allow-dirty`);
-  }
-  const fingerprint2 = await executor.fingerprint(settings.labels);
-  const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
-  };
-  const scratch = mkdtempSync(join4(tmpdir(), "benchbot-run-"));
-  try {
-    const builds = [];
-    const sides = {};
-    for (const [side2, sha] of [["base", baseSha], ["head", headSha]]) {
-      progress.group(`${side2}: ${sha.slice(0, 12)}`);
-      const worktree = checkoutWorktree(repo, sha, settings.stateDir);
-      if (settings.build) {
-        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side2} (${sha.slice(0, 12)})`, settings.buildTimeoutMs);
-        builds.push({ side: side2, ...outcome });
-        progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1e3).toFixed(1)} s`);
-      }
-      const dir = await executor.prepare(worktree, `${side2}-${sha.slice(0, 12)}`);
-      sides[side2] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
-      progress.endGroup();
-    }
-    const failures = [];
-    let benchMs = 0;
-    let roundMs = 0;
-    let roundCount = 0;
-    const measure2 = async (side2, round, keep) => {
-      const state = sides[side2];
-      const started = process.hrtime.bigint();
-      const outcome = await runRound(settings, executor, state.dir, scratch, side2, round);
-      roundMs += Number(process.hrtime.bigint() - started) / 1e6;
-      roundCount += 1;
-      if ("failure" in outcome) {
-        failures.push(outcome.failure);
-        progress.note(`round ${round} on ${side2} failed: ${outcome.failure.message}`);
-        if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side2} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
-        if (failures.length > settings.maxFailedRounds) {
-          throw new RunnerError(`${failures.length} rounds failed (more than --max-failed-rounds ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
-        }
-        return;
-      }
-      benchMs += outcome.durationMs;
-      state.succeeded = true;
-      if (!keep) return;
-      state.rounds += 1;
-      state.harness = outcome.format;
-      state.measurements.push(...settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements);
-      for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
-      Object.assign(state.hints, outcome.hints);
-    };
-    progress.group(`warm-up: ${settings.warmup} round(s) per side, discarded`);
-    for (let i = 0; i < settings.warmup; i++) for (const side2 of ["base", "head"]) await measure2(side2, -(i + 1), false);
-    progress.endGroup();
-    const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
-    const alphas = sequentialAlpha({ alpha: settings.alpha, looks });
-    const seed = settings.seed >= 0 ? settings.seed : seedFromShas(baseSha, headSha);
-    const schedule = roundSchedule(settings.maxRuns, seed);
-    const lookRecords = [];
-    let report;
-    let undecided = [];
-    let step = 0;
-    let attempts = { base: 0, head: 0 };
-    progress.group(`measuring: ${looks.join(", ")} rounds per side at most, ABBA order (seed ${seed})`);
-    for (let k = 0; k < looks.length; k++) {
-      while (Math.min(sides.base.rounds, sides.head.rounds) < looks[k] && step < schedule.length * 2) {
-        const side2 = schedule[step % schedule.length];
-        step += 1;
-        if (sides[side2].rounds >= looks[k]) continue;
-        attempts = { ...attempts, [side2]: attempts[side2] + 1 };
-        await measure2(side2, attempts[side2], true);
-        progress.status(`rounds: base ${sides.base.rounds}, head ${sides.head.rounds} (look at ${looks[k]})`);
-      }
-      report = compareRuns(toCompareSide(sides.base, fingerprint2), toCompareSide(sides.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], rules: settings.rules });
-      const decision = decideStop(report.comparisons, k === looks.length - 1);
-      lookRecords.push({ roundsPerSide: Math.min(sides.base.rounds, sides.head.rounds), alpha: alphas[k], undecided: decision.undecided.length });
-      progress.note(`look ${k + 1} at ${lookRecords.at(-1)?.roundsPerSide} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${decision.undecided.length} undecided`);
-      undecided = decision.undecided.map((c) => `${c.benchmark} (${c.metric})`);
-      if (decision.stop) break;
-    }
-    progress.endGroup();
-    if (!report) throw new RunnerError("no look was taken; check --min-runs and --max-runs");
-    const time2 = deps.now();
-    const toRun = (side2) => ({
-      sha: sides[side2].sha,
-      ref: side2 === "base" ? settings.base : settings.head,
-      role: side2,
-      fingerprint: fingerprint2,
-      time: time2,
-      harness: sides[side2].harness,
-      measurements: toCompareSide(sides[side2], fingerprint2).measurements,
-      warnings: [...sides[side2].warnings.values()],
-      hints: sides[side2].hints
-    });
-    const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
-    return {
-      report,
-      base: toRun("base"),
-      head: toRun("head"),
-      roundsPerSide,
-      looks: lookRecords,
-      failures,
-      undecided,
-      builds,
-      overheadMs: roundCount > 0 ? (roundMs - benchMs) / roundCount : 0,
-      benchMs: roundCount > 0 ? benchMs / roundCount : 0
-    };
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-    release();
-  }
-}
-function toCompareSide(state, fingerprint2) {
-  return { measurements: poolMeasurements(state.measurements), warnings: [...state.warnings.values()], hints: state.hints, fingerprint: fingerprint2 };
-}
-async function runRound(settings, executor, dir, scratch, side2, round) {
-  const timing = settings.format === "command";
-  const hyperfineFile = ".benchbot-hyperfine.json";
-  const perfFile = ".benchbot-perf.csv";
-  let command = timing ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}` : settings.bench;
-  if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
-  const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs });
-  const fail = (message) => ({ failure: { side: side2, round, exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
-  if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (--round-timeout)`);
-  if (result.exitCode !== 0) {
-    const tail = (result.stderr || result.stdout).trimEnd().split("\n").slice(-5).join(" | ");
-    const hint = result.exitCode === 127 ? " (command not found: is the tool installed where the benchmark runs?)" : "";
-    return fail(`exit code ${result.exitCode ?? result.signal}${hint}: ${tail}`);
-  }
-  const fetchText = async (remote) => {
-    const local = join4(scratch, `${side2}-${round}-${remote.replace(/[^\w.-]/g, "_")}`);
-    await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
-    return readFileSync3(local, "utf8");
-  };
-  try {
-    const text2 = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result.stdout;
-    const read2 = readSource({ path: `${side2} round ${round} output`, text: text2 }, timing ? "hyperfine" : settings.format);
-    const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
-    if (settings.counters) {
-      const counters = parsePerfStatCsv(await fetchText(perfFile));
-      if (counters.unsupported.length > 0 && counters.measurements.length === 0) {
-        throw new RunnerError(`--counters: perf stat cannot read ${counters.unsupported.join(", ")} on this machine (common in VMs and containers); drop --counters or run on bare metal`);
-      }
-      measurements.push(...counters.measurements);
-    }
-    if (measurements.length === 0) return fail("the output has no measurements");
-    return { format: read2.format, measurements, warnings: read2.warnings, hints: read2.hints, durationMs: result.durationMs };
-  } catch (error) {
-    if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
-    throw error;
-  }
-}
-function shellQuote(text2) {
-  return `'${text2.replace(/'/g, `'\\''`)}'`;
-}
-
-// src/runner/device-executor.ts
-import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
-import { dirname as dirname3, resolve as resolve4 } from "node:path";
+// src/runner/local-executor.ts
+import { spawn } from "node:child_process";
+import { copyFile, mkdir } from "node:fs/promises";
+import { loadavg } from "node:os";
+import { dirname, resolve as resolve2 } from "node:path";
 
 // src/runner/fingerprint.ts
 var FINGERPRINT_FORMAT = "format=benchbot-fingerprint-1";
@@ -8524,10 +8287,6 @@ exit 0
 `;
 
 // src/runner/local-executor.ts
-import { spawn } from "node:child_process";
-import { copyFile, mkdir } from "node:fs/promises";
-import { loadavg } from "node:os";
-import { dirname, resolve as resolve2 } from "node:path";
 var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
 var DEFAULT_KILL_GRACE_MS = 2e3;
 var FINGERPRINT_TIMEOUT_MS = 6e4;
@@ -8632,7 +8391,7 @@ var CappedBuffer = class {
 `;
   }
 };
-function shellQuote2(text2) {
+function shellQuote(text2) {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text2)) return text2;
   return `'${text2.replace(/'/g, `'\\''`)}'`;
 }
@@ -8677,24 +8436,271 @@ function withLabels(fingerprint2, labels) {
   return labels && labels.length > 0 ? { ...fingerprint2, runnerLabels: [...labels] } : fingerprint2;
 }
 
+// src/runner/perf-counters.ts
+var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
+function perfStatPrefix(outFile) {
+  return `perf stat -x, -e ${PERF_EVENTS.join(",")} -o ${outFile} --`;
+}
+function parsePerfStatCsv(text2, benchmark = "command") {
+  const measurements = [];
+  const unsupported = [];
+  for (const line of text2.split("\n")) {
+    if (line.startsWith("#") || line.trim() === "") continue;
+    const [value, , event] = line.split(",");
+    if (event === void 0) continue;
+    const name = event.replace(/:u$/, "").replace(/^cpu_(core|atom)\//, "").replace(/\/$/, "");
+    const number = Number(value);
+    if (value.startsWith("<") || !Number.isFinite(number)) {
+      unsupported.push(name);
+      continue;
+    }
+    measurements.push({ benchmark, metric: name, unit: "count", better: "lower", values: [number] });
+  }
+  return { measurements, unsupported };
+}
+
+// src/runner/measure-round.ts
+async function measureRound(settings, executor, dir, scratch, tag) {
+  const timing = settings.format === "command";
+  const hyperfineFile = ".benchbot-hyperfine.json";
+  const perfFile = ".benchbot-perf.csv";
+  let command = timing ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}` : settings.bench;
+  if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
+  const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
+  const fail = (message) => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
+  if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (--round-timeout)`);
+  if (result.exitCode !== 0) {
+    const tail = (result.stderr || result.stdout).trimEnd().split("\n").slice(-5).join(" | ");
+    const hint = result.exitCode === 127 ? " (command not found: is the tool installed where the benchmark runs?)" : "";
+    return fail(`exit code ${result.exitCode ?? result.signal}${hint}: ${tail}`);
+  }
+  const fetchText = async (remote) => {
+    const local = join4(scratch, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
+    await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
+    return readFileSync3(local, "utf8");
+  };
+  try {
+    const text2 = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result.stdout;
+    const read2 = readSource({ path: `${tag} output`, text: text2 }, timing ? "hyperfine" : settings.format);
+    const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
+    if (settings.counters) {
+      const counters = parsePerfStatCsv(await fetchText(perfFile));
+      if (counters.unsupported.length > 0 && counters.measurements.length === 0) {
+        throw new RunnerError(`--counters: perf stat cannot read ${counters.unsupported.join(", ")} on this machine (common in VMs and containers); drop --counters or run on bare metal`);
+      }
+      measurements.push(...counters.measurements);
+    }
+    if (measurements.length === 0) return fail("the output has no measurements");
+    return { format: read2.format, measurements, warnings: read2.warnings, hints: read2.hints, durationMs: result.durationMs };
+  } catch (error) {
+    if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
+    throw error;
+  }
+}
+
+// src/stats/bootstrap.ts
+function xoshiro128(seed) {
+  const next = xoshiro128Uint32(seed);
+  return () => next() / 4294967296;
+}
+function xoshiro128Uint32(seed) {
+  let s = seed >>> 0;
+  const fill = () => {
+    s = s + 2654435769 >>> 0;
+    let z = s;
+    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
+    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
+    return (z ^ z >>> 16) >>> 0;
+  };
+  return xoshiro128FromState(fill(), fill(), fill(), fill());
+}
+function xoshiro128FromState(s0, s1, s2, s3) {
+  let a = s0 >>> 0;
+  let b = s1 >>> 0;
+  let c = s2 >>> 0;
+  let d = s3 >>> 0;
+  return () => {
+    const result = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
+    const t = b << 9 >>> 0;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
+    d = rotl(d >>> 0, 11);
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    return result;
+  };
+}
+function rotl(x, k) {
+  return (x << k | x >>> 32 - k) >>> 0;
+}
+
+// src/runner/round-schedule.ts
+function roundSchedule(rounds, seed) {
+  const random = xoshiro128(seed);
+  const order = [];
+  for (let block = 0; block < Math.ceil(rounds / 2); block++) {
+    const first = random() < 0.5 ? "base" : "head";
+    const second = first === "base" ? "head" : "base";
+    order.push(first, second, second, first);
+  }
+  return order.slice(0, 2 * rounds);
+}
+function lookSchedule(minRuns, maxRuns, designLooks) {
+  const looks = /* @__PURE__ */ new Set([minRuns, ...designLooks.filter((l) => l > minRuns && l < maxRuns), maxRuns]);
+  return [...looks].filter((l) => l >= minRuns && l <= maxRuns).sort((a, b) => a - b);
+}
+function seedFromShas(base, head) {
+  return (Number.parseInt(base.slice(0, 7), 16) ^ Number.parseInt(head.slice(0, 7), 16)) >>> 0;
+}
+
+// src/runner/run-ab.ts
+async function runAb(settings, deps) {
+  const { executor, progress } = deps;
+  const repo = openRepository(settings.repo);
+  const baseSha = resolveCommit(repo, settings.base, "--base");
+  const headSha = resolveCommit(repo, settings.head, "--head");
+  const dirty = dirtyFiles(repo);
+  if (dirty.length > 0 && !settings.allowDirty) {
+    throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join("; ")}${dirty.length > 3 ? "; \u2026" : ""}); benchbot measures commits, so commit or stash them, or pass --allow-dirty`);
+  }
+  const fingerprint2 = await executor.fingerprint(settings.labels);
+  const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
+  };
+  const scratch = mkdtempSync(join5(tmpdir(), "benchbot-run-"));
+  try {
+    const builds = [];
+    const sides = {};
+    for (const [side2, sha] of [["base", baseSha], ["head", headSha]]) {
+      progress.group(`${side2}: ${sha.slice(0, 12)}`);
+      const worktree = checkoutWorktree(repo, sha, settings.stateDir);
+      if (settings.build) {
+        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side2} (${sha.slice(0, 12)})`, settings.buildTimeoutMs);
+        builds.push({ side: side2, ...outcome });
+        progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1e3).toFixed(1)} s`);
+      }
+      const dir = await executor.prepare(worktree, `${side2}-${sha.slice(0, 12)}`);
+      sides[side2] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
+      progress.endGroup();
+    }
+    const failures = [];
+    let benchMs = 0;
+    let roundMs = 0;
+    let roundCount = 0;
+    const measure2 = async (side2, round, keep) => {
+      const state = sides[side2];
+      const started = process.hrtime.bigint();
+      const outcome = await measureRound(settings, executor, state.dir, scratch, `${side2} round ${round}`);
+      roundMs += Number(process.hrtime.bigint() - started) / 1e6;
+      roundCount += 1;
+      if ("failure" in outcome) {
+        failures.push({ side: side2, round, ...outcome.failure });
+        progress.note(`round ${round} on ${side2} failed: ${outcome.failure.message}`);
+        if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side2} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
+        if (failures.length > settings.maxFailedRounds) {
+          throw new RunnerError(`${failures.length} rounds failed (more than --max-failed-rounds ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
+        }
+        return;
+      }
+      benchMs += outcome.durationMs;
+      state.succeeded = true;
+      if (!keep) return;
+      state.rounds += 1;
+      state.harness = outcome.format;
+      state.measurements.push(...settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements);
+      for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
+      Object.assign(state.hints, outcome.hints);
+    };
+    progress.group(`warm-up: ${settings.warmup} round(s) per side, discarded`);
+    for (let i = 0; i < settings.warmup; i++) for (const side2 of ["base", "head"]) await measure2(side2, -(i + 1), false);
+    progress.endGroup();
+    const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
+    const alphas = sequentialAlpha({ alpha: settings.alpha, looks });
+    const seed = settings.seed >= 0 ? settings.seed : seedFromShas(baseSha, headSha);
+    const schedule = roundSchedule(settings.maxRuns, seed);
+    const lookRecords = [];
+    let report;
+    let undecided = [];
+    let step = 0;
+    let attempts = { base: 0, head: 0 };
+    progress.group(`measuring: ${looks.join(", ")} rounds per side at most, ABBA order (seed ${seed})`);
+    for (let k = 0; k < looks.length; k++) {
+      while (Math.min(sides.base.rounds, sides.head.rounds) < looks[k] && step < schedule.length * 2) {
+        const side2 = schedule[step % schedule.length];
+        step += 1;
+        if (sides[side2].rounds >= looks[k]) continue;
+        attempts = { ...attempts, [side2]: attempts[side2] + 1 };
+        await measure2(side2, attempts[side2], true);
+        progress.status(`rounds: base ${sides.base.rounds}, head ${sides.head.rounds} (look at ${looks[k]})`);
+      }
+      report = compareRuns(toCompareSide(sides.base, fingerprint2), toCompareSide(sides.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], rules: settings.rules });
+      const decision = decideStop(report.comparisons, k === looks.length - 1);
+      lookRecords.push({ roundsPerSide: Math.min(sides.base.rounds, sides.head.rounds), alpha: alphas[k], undecided: decision.undecided.length });
+      progress.note(`look ${k + 1} at ${lookRecords.at(-1)?.roundsPerSide} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${decision.undecided.length} undecided`);
+      undecided = decision.undecided.map((c) => `${c.benchmark} (${c.metric})`);
+      if (decision.stop) break;
+    }
+    progress.endGroup();
+    if (!report) throw new RunnerError("no look was taken; check --min-runs and --max-runs");
+    const time2 = deps.now();
+    const toRun = (side2) => ({
+      sha: sides[side2].sha,
+      ref: side2 === "base" ? settings.base : settings.head,
+      role: side2,
+      fingerprint: fingerprint2,
+      time: time2,
+      harness: sides[side2].harness,
+      measurements: toCompareSide(sides[side2], fingerprint2).measurements,
+      warnings: [...sides[side2].warnings.values()],
+      hints: sides[side2].hints
+    });
+    const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
+    return {
+      report,
+      base: toRun("base"),
+      head: toRun("head"),
+      roundsPerSide,
+      looks: lookRecords,
+      failures,
+      undecided,
+      builds,
+      overheadMs: roundCount > 0 ? (roundMs - benchMs) / roundCount : 0,
+      benchMs: roundCount > 0 ? benchMs / roundCount : 0
+    };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    release();
+  }
+}
+function toCompareSide(state, fingerprint2) {
+  return { measurements: poolMeasurements(state.measurements), warnings: [...state.warnings.values()], hints: state.hints, fingerprint: fingerprint2 };
+}
+
+// src/runner/device-executor.ts
+import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
+import { dirname as dirname3, resolve as resolve4 } from "node:path";
+
 // src/runner/ssh-executor.ts
 import { spawn as spawn2 } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import { once } from "node:events";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname2, join as join5, resolve as resolve3 } from "node:path";
+import { dirname as dirname2, join as join6, resolve as resolve3 } from "node:path";
 var DEFAULT_REMOTE_DIR = "~/.cache/benchbot";
 var TRANSPORT_SLACK_MS = 3e4;
 function remoteScript(command, options) {
   checkEnvNames(options.env);
   const timeoutMarker = `benchbot-timeout-${randomBytes(8).toString("hex")}`;
   const lines = [`cd ${remotePath(options.cwd)} || exit 125`];
-  for (const [name, value] of Object.entries(options.env ?? {})) lines.push(`export ${name}=${shellQuote2(value)}`);
+  for (const [name, value] of Object.entries(options.env ?? {})) lines.push(`export ${name}=${shellQuote(value)}`);
   lines.push(
     `m="\${TMPDIR:-/tmp}/${timeoutMarker}"`,
     "if command -v setsid >/dev/null 2>&1; then g=setsid; else g=''; set -m 2>/dev/null; fi",
-    `$g sh -c ${shellQuote2(command)} &`,
+    `$g sh -c ${shellQuote(command)} &`,
     "p=$!"
   );
   const timed = options.timeoutMs > 0 && Number.isFinite(options.timeoutMs);
@@ -8702,7 +8708,7 @@ function remoteScript(command, options) {
     const seconds = (ms) => (Math.max(ms, 1) / 1e3).toFixed(3);
     const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     const watchdog = `sleep ${seconds(options.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
-    lines.push(`$g sh -c ${shellQuote2(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, "w=$!");
+    lines.push(`$g sh -c ${shellQuote(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, "w=$!");
   }
   lines.push('wait "$p"; rc=$?');
   if (timed) lines.push('kill -s KILL -- "-$w" 2>/dev/null || kill -s KILL "$w" 2>/dev/null');
@@ -8727,8 +8733,8 @@ function transportTimeout(options) {
 }
 function remotePath(path) {
   if (path === "~") return '"$HOME"';
-  if (path.startsWith("~/")) return `"$HOME"/${shellQuote2(path.slice(2))}`;
-  return shellQuote2(path);
+  if (path.startsWith("~/")) return `"$HOME"/${shellQuote(path.slice(2))}`;
+  return shellQuote(path);
 }
 function safeLabel(label) {
   const safe = label.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
@@ -8753,7 +8759,7 @@ var SshExecutor = class {
   }
   /** sshArgs are the options every ssh call shares, ending with the destination. */
   sshArgs() {
-    this.controlDir ??= mkdtempSync2(join5(process.platform === "win32" ? tmpdir2() : "/tmp", "bb-ssh-"));
+    this.controlDir ??= mkdtempSync2(join6(process.platform === "win32" ? tmpdir2() : "/tmp", "bb-ssh-"));
     const args = [
       "-T",
       "-o",
@@ -8769,7 +8775,7 @@ var SshExecutor = class {
       "-o",
       "ControlMaster=auto",
       "-o",
-      `ControlPath=${join5(this.controlDir, "%C")}`,
+      `ControlPath=${join6(this.controlDir, "%C")}`,
       "-o",
       "ControlPersist=300",
       "-o",
@@ -8784,7 +8790,7 @@ var SshExecutor = class {
   }
   async ssh(script, options) {
     try {
-      return await runProcess("ssh", [...this.sshArgs(), `sh -c ${shellQuote2(script)}`], options);
+      return await runProcess("ssh", [...this.sshArgs(), `sh -c ${shellQuote(script)}`], options);
     } catch (error) {
       throw new RunnerError(`cannot start ssh for ${this.description} (${error.message}); install the OpenSSH client (openssh-client)`);
     }
@@ -8800,7 +8806,7 @@ var SshExecutor = class {
     let tarErr = "";
     tar.stderr.on("data", (chunk) => tarErr += chunk.toString());
     const tarDone = once(tar, "close").catch((error) => [null, error.message]);
-    const script = `set -e; mkdir -p ${remotePath(base)}; cd ${remotePath(base)}; rm -rf ${shellQuote2(name)}; mkdir ${shellQuote2(name)}; cd ${shellQuote2(name)}; tar -xf -; pwd`;
+    const script = `set -e; mkdir -p ${remotePath(base)}; cd ${remotePath(base)}; rm -rf ${shellQuote(name)}; mkdir ${shellQuote(name)}; cd ${shellQuote(name)}; tar -xf -; pwd`;
     const result = await this.ssh(script, { timeoutMs: 30 * 6e4, input: tar.stdout });
     const [tarCode] = await tarDone;
     if (result.exitCode !== 0) throw this.fail(`shipping ${localDir} to ${base}/${name}`, result);
@@ -8853,7 +8859,7 @@ var SshExecutor = class {
 var DEFAULT_DEVICE_DIR = "/data/local/tmp/benchbot";
 var TRANSFER_TIMEOUT_MS = 30 * 6e4;
 function fillTemplate(template, values) {
-  return template.replace(/\{(\w+)\}/g, (whole, name) => name in values ? shellQuote2(values[name]) : whole);
+  return template.replace(/\{(\w+)\}/g, (whole, name) => name in values ? shellQuote(values[name]) : whole);
 }
 var DeviceExecutor = class {
   description;
@@ -8887,7 +8893,7 @@ var DeviceExecutor = class {
   }
   async run(command, options) {
     const wrapped = remoteScript(command, options);
-    const line = fillTemplate(this.spec.run, { cmd: `sh -c ${shellQuote2(wrapped.script)}` });
+    const line = fillTemplate(this.spec.run, { cmd: `sh -c ${shellQuote(wrapped.script)}` });
     return remoteResult(await this.local(line, transportTimeout(options)), wrapped);
   }
   async fetch(remotePathText, localPath) {
@@ -9005,17 +9011,47 @@ function createProgress(stream = process.stderr, env = process.env) {
   };
 }
 
+// src/runner/load-guard.ts
+var DEFAULT_LOAD_WAIT_MS = 5 * 6e4;
+var DEFAULT_LOAD_POLL_MS = 5e3;
+function defaultMaxLoad(cores) {
+  if (cores === void 0 || !(cores > 0)) return 1;
+  return Math.round((0.5 + 0.1 * cores) * 100) / 100;
+}
+async function waitForQuietMachine(options) {
+  const pollMs = Math.max(1, options.pollMs ?? DEFAULT_LOAD_POLL_MS);
+  const sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
+  let waitedMs = 0;
+  if (options.maxLoad === Infinity) return { load: void 0, waitedMs };
+  for (; ; ) {
+    const load = await options.readLoad();
+    if (load === void 0 || !Number.isFinite(load) || load <= options.maxLoad) return { load, waitedMs };
+    if (waitedMs >= options.timeoutMs) {
+      throw new RunnerError(
+        `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above --max-load ${options.maxLoad}, and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (--load-wait ${formatSeconds(options.timeoutMs)}). Timings on a loaded machine are noisy: stop the other work, or raise --max-load or --load-wait.`
+      );
+    }
+    options.onWait?.(load, waitedMs);
+    const step = Math.min(pollMs, options.timeoutMs - waitedMs);
+    await sleep(step);
+    waitedMs += step;
+  }
+}
+function formatSeconds(ms) {
+  return `${Number((ms / 1e3).toFixed(1))} s`;
+}
+
 // src/runner/machine-lock.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { closeSync, linkSync, openSync, readFileSync as readFileSync4, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir as tmpdir3 } from "node:os";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 var DEFAULT_LOCK_POLL_MS = 1e3;
 var UNREADABLE_GRACE_MS = 1e4;
 function defaultLockPath(env = process.env) {
   if (env.BENCHBOT_LOCK) return env.BENCHBOT_LOCK;
-  return join6(process.platform === "win32" ? tmpdir3() : "/tmp", "benchbot-machine.lock");
+  return join7(process.platform === "win32" ? tmpdir3() : "/tmp", "benchbot-machine.lock");
 }
 async function acquireMachineLock(path = defaultLockPath(), options = {}) {
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_WAIT_MS;
@@ -9137,38 +9173,33 @@ function procStat(pid) {
   }
 }
 
-// src/runner/load-guard.ts
-var DEFAULT_LOAD_WAIT_MS = 5 * 6e4;
-var DEFAULT_LOAD_POLL_MS = 5e3;
-function defaultMaxLoad(cores) {
-  if (cores === void 0 || !(cores > 0)) return 1;
-  return Math.round((0.5 + 0.1 * cores) * 100) / 100;
+// src/runner/hold-machine.ts
+function lockMachine(progress, timeoutMs) {
+  return acquireMachineLock(void 0, {
+    timeoutMs,
+    onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`)
+  });
 }
-async function waitForQuietMachine(options) {
-  const pollMs = Math.max(1, options.pollMs ?? DEFAULT_LOAD_POLL_MS);
-  const sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
-  let waitedMs = 0;
-  if (options.maxLoad === Infinity) return { load: void 0, waitedMs };
-  for (; ; ) {
-    const load = await options.readLoad();
-    if (load === void 0 || !Number.isFinite(load) || load <= options.maxLoad) return { load, waitedMs };
-    if (waitedMs >= options.timeoutMs) {
-      throw new RunnerError(
-        `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above --max-load ${options.maxLoad}, and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (--load-wait ${formatSeconds(options.timeoutMs)}). Timings on a loaded machine are noisy: stop the other work, or raise --max-load or --load-wait.`
-      );
+function holdMachine(executor, progress, options) {
+  return async (cores) => {
+    const lock = await lockMachine(progress, options.lockTimeoutMs);
+    try {
+      await waitForQuietMachine({
+        maxLoad: options.maxLoad ?? defaultMaxLoad(cores),
+        timeoutMs: options.loadWaitMs,
+        readLoad: () => executor.loadAverage(),
+        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (${options.settingHint})`)
+      });
+    } catch (error) {
+      lock.release();
+      throw error;
     }
-    options.onWait?.(load, waitedMs);
-    const step = Math.min(pollMs, options.timeoutMs - waitedMs);
-    await sleep(step);
-    waitedMs += step;
-  }
-}
-function formatSeconds(ms) {
-  return `${Number((ms / 1e3).toFixed(1))} s`;
+    return () => lock.release();
+  };
 }
 
 // src/store/open-store.ts
-import { isAbsolute, join as join7, resolve as resolve5 } from "node:path";
+import { isAbsolute, join as join8, resolve as resolve5 } from "node:path";
 
 // node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
@@ -10129,7 +10160,7 @@ function fixFor(error) {
 }
 
 // src/store/open-store.ts
-var DEFAULT_SQLITE_PATH = join7(".benchbot", "benchbot.db");
+var DEFAULT_SQLITE_PATH = join8(".benchbot", "benchbot.db");
 var STORE_URL_ENV = "BENCHBOT_DATABASE_URL";
 function resolveStoreLocation(url, options) {
   const env = options.env ?? process.env;
@@ -11165,7 +11196,7 @@ _benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max}. T
 
 // src/action/action-inputs.ts
 import { homedir } from "node:os";
-import { join as join8, resolve as resolve7 } from "node:path";
+import { join as join9, resolve as resolve7 } from "node:path";
 var ActionInputError = class extends Error {
   name = "ActionInputError";
 };
@@ -11208,7 +11239,7 @@ function parseShard(value) {
   return count === 1 ? void 0 : { index, count };
 }
 function defaultStorePath(env) {
-  return join8(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
+  return join9(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
 }
 function readActionInputs(env) {
   const merge2 = text(env, "merge");
@@ -11390,10 +11421,10 @@ async function measure(settings, event, deps) {
       seed: -1,
       counters: settings.counters,
       allowDirty: false,
-      stateDir: join9(settings.workingDirectory, ".benchbot"),
+      stateDir: join10(settings.workingDirectory, ".benchbot"),
       labels: (env.RUNNER_LABELS ?? "").split(",").map((l) => l.trim()).filter((l) => l !== ""),
       maxFailedRounds: 3
-    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, settings.maxLoad) });
+    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: 3e5, lockTimeoutMs: 36e5, settingHint: "input max-load" }) });
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
     const outcome = fromRun(result, settings);
     if (store && settings.mode === "nightly") outcome.scan = await scanNightlies(store, settings, env);
@@ -11418,23 +11449,6 @@ async function nightlyBase(settings, head, store, repoName, env) {
   } catch {
     throw new ActionInputError(`base: ${headSha.slice(0, 12)} has no parent in this checkout; fetch more history (actions/checkout with fetch-depth: 0) or give base`);
   }
-}
-function holdMachine(executor, progress, maxLoad) {
-  return async (cores) => {
-    const lock = await acquireMachineLock(void 0, { timeoutMs: 36e5, onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`) });
-    try {
-      await waitForQuietMachine({
-        maxLoad: maxLoad ?? defaultMaxLoad(cores),
-        timeoutMs: 3e5,
-        readLoad: () => executor.loadAverage(),
-        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (input max-load)`)
-      });
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
-    return () => lock.release();
-  };
 }
 async function scanNightlies(store, settings, env) {
   const branch = env.GITHUB_REF_NAME ?? "main";
@@ -11472,10 +11486,10 @@ function mergeShards(settings) {
   const dir = settings.merge;
   const parts = findShardDirs(dir);
   if (parts.length === 0) throw new ActionInputError(`merge: no ${SAMPLES_FILES.base} and ${SAMPLES_FILES.head} under ${dir}; download the shards' artifacts there`);
-  const base = readSide(parts.map((p) => join9(p, SAMPLES_FILES.base)), "benchbot", settings.filter);
-  const head = readSide(parts.map((p) => join9(p, SAMPLES_FILES.head)), "benchbot", settings.filter);
+  const base = readSide(parts.map((p) => join10(p, SAMPLES_FILES.base)), "benchbot", settings.filter);
+  const head = readSide(parts.map((p) => join10(p, SAMPLES_FILES.head)), "benchbot", settings.filter);
   const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
-  const heads = new Set(parts.map((p) => readHeadSha(join9(p, "report.json"))).filter((s) => s !== void 0));
+  const heads = new Set(parts.map((p) => readHeadSha(join10(p, "report.json"))).filter((s) => s !== void 0));
   const headSha = heads.size === 1 ? [...heads][0] : void 0;
   const footer = `Merged from ${parts.length} shard${parts.length === 1 ? "" : "s"}${headSha ? `; head ${headSha.slice(0, 12)}` : ""}.`;
   return {
@@ -11488,8 +11502,8 @@ function mergeShards(settings) {
 }
 function findShardDirs(dir) {
   if (!existsSync3(dir)) return [];
-  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join9(dir, e.name))];
-  return dirs.filter((d) => existsSync3(join9(d, SAMPLES_FILES.base)) && existsSync3(join9(d, SAMPLES_FILES.head))).sort();
+  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join10(dir, e.name))];
+  return dirs.filter((d) => existsSync3(join10(d, SAMPLES_FILES.base)) && existsSync3(join10(d, SAMPLES_FILES.head))).sort();
 }
 function readHeadSha(path) {
   try {
@@ -11503,23 +11517,23 @@ function benchbotJson(measurements) {
   return JSON.stringify({ $schema: "benchbot-json/1", version: 1, benchmarks: measurements.map((m) => ({ benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, values: m.values })) });
 }
 function writeReports(settings, outcome, env) {
-  const dir = join9(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
+  const dir = join10(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
   mkdirSync4(dir, { recursive: true });
-  const markdown = join9(dir, "report.md");
-  const json = join9(dir, "report.json");
+  const markdown = join10(dir, "report.md");
+  const json = join10(dir, "report.json");
   writeFileSync2(markdown, `${outcome.markdown}
 `);
   writeFileSync2(json, `${outcome.json}
 `);
   if (outcome.scan) {
-    writeFileSync2(join9(dir, "scan.json"), `${outcome.scan.json}
+    writeFileSync2(join10(dir, "scan.json"), `${outcome.scan.json}
 `);
-    writeFileSync2(join9(dir, "scan.md"), `${outcome.scan.markdown}
+    writeFileSync2(join10(dir, "scan.md"), `${outcome.scan.markdown}
 `);
   }
   if (outcome.samples) {
-    writeFileSync2(join9(dir, SAMPLES_FILES.base), benchbotJson(outcome.samples.base));
-    writeFileSync2(join9(dir, SAMPLES_FILES.head), benchbotJson(outcome.samples.head));
+    writeFileSync2(join10(dir, SAMPLES_FILES.base), benchbotJson(outcome.samples.base));
+    writeFileSync2(join10(dir, SAMPLES_FILES.head), benchbotJson(outcome.samples.head));
   }
   return { dir, markdown, json };
 }

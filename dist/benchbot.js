@@ -10332,7 +10332,7 @@ var require_thread_stream = __commonJS({
     var { version } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker } = __require("worker_threads");
-    var { join: join11 } = __require("path");
+    var { join: join12 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -10384,7 +10384,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join11(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join12(__dirname, "lib", "worker.js");
       const worker = new Worker(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -10897,7 +10897,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire2 } = __require("module");
     var { existsSync: existsSync5 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join11, isAbsolute: isAbsolute2, sep: sep3 } = __require("node:path");
+    var { join: join12, isAbsolute: isAbsolute2, sep: sep3 } = __require("node:path");
     var { fileURLToPath } = __require("node:url");
     var sleep = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
@@ -11052,7 +11052,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join11(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join12(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -11073,7 +11073,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join11(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join12(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -11100,7 +11100,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join11(__dirname, "..", "file.js");
+          return join12(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -12080,7 +12080,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join11 = ",";
+            let join12 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -12094,7 +12094,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join11 = `,
+                join12 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -12102,13 +12102,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join11;
+                res += join12;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join11}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join12}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -12129,7 +12129,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join11 = `,
+              join12 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -12143,13 +12143,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join11;
+                separator = join12;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join11;
+              separator = join12;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -12190,7 +12190,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join11 = ",";
+            let join12 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -12203,7 +12203,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join11 = `,
+                join12 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -12211,13 +12211,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join11;
+                res += join12;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join11}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join12}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -12230,7 +12230,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join11 = `,
+              join12 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -12239,7 +12239,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join11;
+                separator = join12;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -12297,20 +12297,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join12 = `,
+              const join13 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join12;
+                res2 += join13;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join12}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join13}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -12326,16 +12326,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join11 = `,
+            const join12 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join11, maximumBreadth);
+              res += stringifyTypedArray(value, join12, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join11;
+              separator = join12;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -12346,13 +12346,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}: ${tmp}`;
-                separator = join11;
+                separator = join12;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join11;
+              separator = join12;
             }
             if (separator !== "") {
               res = `
@@ -28047,11 +28047,11 @@ function render(output, report, base, head) {
 
 // src/cli/run-command.ts
 import { parseArgs as parseArgs3 } from "node:util";
-import { join as join8, resolve as resolve6 } from "node:path";
+import { join as join9, resolve as resolve6 } from "node:path";
 
 // src/runner/run-ab.ts
-import { join as join4 } from "node:path";
-import { mkdtempSync, readFileSync as readFileSync3, rmSync } from "node:fs";
+import { join as join5 } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 
 // src/compare/adaptive-stop.ts
@@ -28156,13 +28156,14 @@ function checkoutWorktree(repo, sha, stateDir) {
 
 // src/runner/build-side.ts
 var BUILD_MARKER = ".benchbot-build";
-function buildSide(worktree, tree, command, label, timeoutMs) {
+function buildSide(worktree, tree, command, label, timeoutMs, env) {
   const key2 = createHash("sha256").update(`${tree}
-${command}`).digest("hex");
+${command}
+${JSON.stringify(env ?? {})}`).digest("hex");
   const marker = join3(worktree, BUILD_MARKER);
   if (existsSync2(marker) && readFileSync2(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
-  const run2 = spawnSync2("sh", ["-c", command], { cwd: worktree, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+  const run2 = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
   const log = `${run2.stdout ?? ""}${run2.stderr ?? ""}`;
   const tail2 = log.trimEnd().split("\n").slice(-30).join("\n");
@@ -28180,253 +28181,15 @@ ${tail2}`);
   return { skipped: false, durationMs };
 }
 
-// src/runner/perf-counters.ts
-var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
-function perfStatPrefix(outFile) {
-  return `perf stat -x, -e ${PERF_EVENTS.join(",")} -o ${outFile} --`;
-}
-function parsePerfStatCsv(text, benchmark = "command") {
-  const measurements = [];
-  const unsupported = [];
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#") || line.trim() === "") continue;
-    const [value, , event] = line.split(",");
-    if (event === void 0) continue;
-    const name = event.replace(/:u$/, "").replace(/^cpu_(core|atom)\//, "").replace(/\/$/, "");
-    const number = Number(value);
-    if (value.startsWith("<") || !Number.isFinite(number)) {
-      unsupported.push(name);
-      continue;
-    }
-    measurements.push({ benchmark, metric: name, unit: "count", better: "lower", values: [number] });
-  }
-  return { measurements, unsupported };
-}
+// src/runner/measure-round.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+import { join as join4 } from "node:path";
 
-// src/stats/bootstrap.ts
-function xoshiro128(seed) {
-  const next = xoshiro128Uint32(seed);
-  return () => next() / 4294967296;
-}
-function xoshiro128Uint32(seed) {
-  let s = seed >>> 0;
-  const fill = () => {
-    s = s + 2654435769 >>> 0;
-    let z = s;
-    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
-    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
-    return (z ^ z >>> 16) >>> 0;
-  };
-  return xoshiro128FromState(fill(), fill(), fill(), fill());
-}
-function xoshiro128FromState(s0, s1, s2, s3) {
-  let a = s0 >>> 0;
-  let b = s1 >>> 0;
-  let c = s2 >>> 0;
-  let d = s3 >>> 0;
-  return () => {
-    const result2 = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
-    const t = b << 9 >>> 0;
-    c ^= a;
-    d ^= b;
-    b ^= c;
-    a ^= d;
-    c ^= t;
-    d = rotl(d >>> 0, 11);
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    return result2;
-  };
-}
-function rotl(x, k) {
-  return (x << k | x >>> 32 - k) >>> 0;
-}
-
-// src/runner/round-schedule.ts
-function roundSchedule(rounds, seed) {
-  const random = xoshiro128(seed);
-  const order = [];
-  for (let block = 0; block < Math.ceil(rounds / 2); block++) {
-    const first = random() < 0.5 ? "base" : "head";
-    const second = first === "base" ? "head" : "base";
-    order.push(first, second, second, first);
-  }
-  return order.slice(0, 2 * rounds);
-}
-function lookSchedule(minRuns, maxRuns, designLooks) {
-  const looks = /* @__PURE__ */ new Set([minRuns, ...designLooks.filter((l) => l > minRuns && l < maxRuns), maxRuns]);
-  return [...looks].filter((l) => l >= minRuns && l <= maxRuns).sort((a, b) => a - b);
-}
-function seedFromShas(base, head) {
-  return (Number.parseInt(base.slice(0, 7), 16) ^ Number.parseInt(head.slice(0, 7), 16)) >>> 0;
-}
-
-// src/runner/run-ab.ts
-async function runAb(settings, deps) {
-  const { executor, progress } = deps;
-  const repo = openRepository(settings.repo);
-  const baseSha = resolveCommit(repo, settings.base, "--base");
-  const headSha = resolveCommit(repo, settings.head, "--head");
-  const dirty = dirtyFiles(repo);
-  if (dirty.length > 0 && !settings.allowDirty) {
-    throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join("; ")}${dirty.length > 3 ? "; \u2026" : ""}); benchbot measures commits, so commit or stash them, or pass --allow-dirty`);
-  }
-  const fingerprint2 = await executor.fingerprint(settings.labels);
-  const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
-  };
-  const scratch = mkdtempSync(join4(tmpdir(), "benchbot-run-"));
-  try {
-    const builds = [];
-    const sides = {};
-    for (const [side3, sha] of [["base", baseSha], ["head", headSha]]) {
-      progress.group(`${side3}: ${sha.slice(0, 12)}`);
-      const worktree = checkoutWorktree(repo, sha, settings.stateDir);
-      if (settings.build) {
-        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side3} (${sha.slice(0, 12)})`, settings.buildTimeoutMs);
-        builds.push({ side: side3, ...outcome });
-        progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1e3).toFixed(1)} s`);
-      }
-      const dir = await executor.prepare(worktree, `${side3}-${sha.slice(0, 12)}`);
-      sides[side3] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
-      progress.endGroup();
-    }
-    const failures = [];
-    let benchMs = 0;
-    let roundMs = 0;
-    let roundCount = 0;
-    const measure = async (side3, round, keep) => {
-      const state = sides[side3];
-      const started = process.hrtime.bigint();
-      const outcome = await runRound(settings, executor, state.dir, scratch, side3, round);
-      roundMs += Number(process.hrtime.bigint() - started) / 1e6;
-      roundCount += 1;
-      if ("failure" in outcome) {
-        failures.push(outcome.failure);
-        progress.note(`round ${round} on ${side3} failed: ${outcome.failure.message}`);
-        if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side3} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
-        if (failures.length > settings.maxFailedRounds) {
-          throw new RunnerError(`${failures.length} rounds failed (more than --max-failed-rounds ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
-        }
-        return;
-      }
-      benchMs += outcome.durationMs;
-      state.succeeded = true;
-      if (!keep) return;
-      state.rounds += 1;
-      state.harness = outcome.format;
-      state.measurements.push(...settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements);
-      for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
-      Object.assign(state.hints, outcome.hints);
-    };
-    progress.group(`warm-up: ${settings.warmup} round(s) per side, discarded`);
-    for (let i = 0; i < settings.warmup; i++) for (const side3 of ["base", "head"]) await measure(side3, -(i + 1), false);
-    progress.endGroup();
-    const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
-    const alphas = sequentialAlpha({ alpha: settings.alpha, looks });
-    const seed = settings.seed >= 0 ? settings.seed : seedFromShas(baseSha, headSha);
-    const schedule = roundSchedule(settings.maxRuns, seed);
-    const lookRecords = [];
-    let report;
-    let undecided = [];
-    let step = 0;
-    let attempts = { base: 0, head: 0 };
-    progress.group(`measuring: ${looks.join(", ")} rounds per side at most, ABBA order (seed ${seed})`);
-    for (let k = 0; k < looks.length; k++) {
-      while (Math.min(sides.base.rounds, sides.head.rounds) < looks[k] && step < schedule.length * 2) {
-        const side3 = schedule[step % schedule.length];
-        step += 1;
-        if (sides[side3].rounds >= looks[k]) continue;
-        attempts = { ...attempts, [side3]: attempts[side3] + 1 };
-        await measure(side3, attempts[side3], true);
-        progress.status(`rounds: base ${sides.base.rounds}, head ${sides.head.rounds} (look at ${looks[k]})`);
-      }
-      report = compareRuns(toCompareSide(sides.base, fingerprint2), toCompareSide(sides.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], rules: settings.rules });
-      const decision = decideStop(report.comparisons, k === looks.length - 1);
-      lookRecords.push({ roundsPerSide: Math.min(sides.base.rounds, sides.head.rounds), alpha: alphas[k], undecided: decision.undecided.length });
-      progress.note(`look ${k + 1} at ${lookRecords.at(-1)?.roundsPerSide} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${decision.undecided.length} undecided`);
-      undecided = decision.undecided.map((c) => `${c.benchmark} (${c.metric})`);
-      if (decision.stop) break;
-    }
-    progress.endGroup();
-    if (!report) throw new RunnerError("no look was taken; check --min-runs and --max-runs");
-    const time2 = deps.now();
-    const toRun = (side3) => ({
-      sha: sides[side3].sha,
-      ref: side3 === "base" ? settings.base : settings.head,
-      role: side3,
-      fingerprint: fingerprint2,
-      time: time2,
-      harness: sides[side3].harness,
-      measurements: toCompareSide(sides[side3], fingerprint2).measurements,
-      warnings: [...sides[side3].warnings.values()],
-      hints: sides[side3].hints
-    });
-    const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
-    return {
-      report,
-      base: toRun("base"),
-      head: toRun("head"),
-      roundsPerSide,
-      looks: lookRecords,
-      failures,
-      undecided,
-      builds,
-      overheadMs: roundCount > 0 ? (roundMs - benchMs) / roundCount : 0,
-      benchMs: roundCount > 0 ? benchMs / roundCount : 0
-    };
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-    release();
-  }
-}
-function toCompareSide(state, fingerprint2) {
-  return { measurements: poolMeasurements(state.measurements), warnings: [...state.warnings.values()], hints: state.hints, fingerprint: fingerprint2 };
-}
-async function runRound(settings, executor, dir, scratch, side3, round) {
-  const timing = settings.format === "command";
-  const hyperfineFile = ".benchbot-hyperfine.json";
-  const perfFile = ".benchbot-perf.csv";
-  let command = timing ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}` : settings.bench;
-  if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
-  const result2 = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs });
-  const fail = (message) => ({ failure: { side: side3, round, exitCode: result2.exitCode, signal: result2.signal, timedOut: result2.timedOut, message } });
-  if (result2.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (--round-timeout)`);
-  if (result2.exitCode !== 0) {
-    const tail2 = (result2.stderr || result2.stdout).trimEnd().split("\n").slice(-5).join(" | ");
-    const hint = result2.exitCode === 127 ? " (command not found: is the tool installed where the benchmark runs?)" : "";
-    return fail(`exit code ${result2.exitCode ?? result2.signal}${hint}: ${tail2}`);
-  }
-  const fetchText = async (remote) => {
-    const local = join4(scratch, `${side3}-${round}-${remote.replace(/[^\w.-]/g, "_")}`);
-    await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
-    return readFileSync3(local, "utf8");
-  };
-  try {
-    const text = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result2.stdout;
-    const read2 = readSource({ path: `${side3} round ${round} output`, text }, timing ? "hyperfine" : settings.format);
-    const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
-    if (settings.counters) {
-      const counters = parsePerfStatCsv(await fetchText(perfFile));
-      if (counters.unsupported.length > 0 && counters.measurements.length === 0) {
-        throw new RunnerError(`--counters: perf stat cannot read ${counters.unsupported.join(", ")} on this machine (common in VMs and containers); drop --counters or run on bare metal`);
-      }
-      measurements.push(...counters.measurements);
-    }
-    if (measurements.length === 0) return fail("the output has no measurements");
-    return { format: read2.format, measurements, warnings: read2.warnings, hints: read2.hints, durationMs: result2.durationMs };
-  } catch (error) {
-    if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
-    throw error;
-  }
-}
-function shellQuote(text) {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-// src/runner/device-executor.ts
-import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
-import { dirname as dirname3, resolve as resolve4 } from "node:path";
+// src/runner/local-executor.ts
+import { spawn } from "node:child_process";
+import { copyFile, mkdir } from "node:fs/promises";
+import { loadavg } from "node:os";
+import { dirname, resolve as resolve2 } from "node:path";
 
 // src/runner/fingerprint.ts
 var FINGERPRINT_FORMAT = "format=benchbot-fingerprint-1";
@@ -28593,10 +28356,6 @@ exit 0
 `;
 
 // src/runner/local-executor.ts
-import { spawn } from "node:child_process";
-import { copyFile, mkdir } from "node:fs/promises";
-import { loadavg } from "node:os";
-import { dirname, resolve as resolve2 } from "node:path";
 var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
 var DEFAULT_KILL_GRACE_MS = 2e3;
 var FINGERPRINT_TIMEOUT_MS = 6e4;
@@ -28701,7 +28460,7 @@ var CappedBuffer = class {
 `;
   }
 };
-function shellQuote2(text) {
+function shellQuote(text) {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
@@ -28746,24 +28505,271 @@ function withLabels(fingerprint2, labels) {
   return labels && labels.length > 0 ? { ...fingerprint2, runnerLabels: [...labels] } : fingerprint2;
 }
 
+// src/runner/perf-counters.ts
+var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
+function perfStatPrefix(outFile) {
+  return `perf stat -x, -e ${PERF_EVENTS.join(",")} -o ${outFile} --`;
+}
+function parsePerfStatCsv(text, benchmark = "command") {
+  const measurements = [];
+  const unsupported = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#") || line.trim() === "") continue;
+    const [value, , event] = line.split(",");
+    if (event === void 0) continue;
+    const name = event.replace(/:u$/, "").replace(/^cpu_(core|atom)\//, "").replace(/\/$/, "");
+    const number = Number(value);
+    if (value.startsWith("<") || !Number.isFinite(number)) {
+      unsupported.push(name);
+      continue;
+    }
+    measurements.push({ benchmark, metric: name, unit: "count", better: "lower", values: [number] });
+  }
+  return { measurements, unsupported };
+}
+
+// src/runner/measure-round.ts
+async function measureRound(settings, executor, dir, scratch, tag) {
+  const timing = settings.format === "command";
+  const hyperfineFile = ".benchbot-hyperfine.json";
+  const perfFile = ".benchbot-perf.csv";
+  let command = timing ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}` : settings.bench;
+  if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
+  const result2 = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
+  const fail = (message) => ({ failure: { exitCode: result2.exitCode, signal: result2.signal, timedOut: result2.timedOut, message } });
+  if (result2.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (--round-timeout)`);
+  if (result2.exitCode !== 0) {
+    const tail2 = (result2.stderr || result2.stdout).trimEnd().split("\n").slice(-5).join(" | ");
+    const hint = result2.exitCode === 127 ? " (command not found: is the tool installed where the benchmark runs?)" : "";
+    return fail(`exit code ${result2.exitCode ?? result2.signal}${hint}: ${tail2}`);
+  }
+  const fetchText = async (remote) => {
+    const local = join4(scratch, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
+    await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
+    return readFileSync3(local, "utf8");
+  };
+  try {
+    const text = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result2.stdout;
+    const read2 = readSource({ path: `${tag} output`, text }, timing ? "hyperfine" : settings.format);
+    const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
+    if (settings.counters) {
+      const counters = parsePerfStatCsv(await fetchText(perfFile));
+      if (counters.unsupported.length > 0 && counters.measurements.length === 0) {
+        throw new RunnerError(`--counters: perf stat cannot read ${counters.unsupported.join(", ")} on this machine (common in VMs and containers); drop --counters or run on bare metal`);
+      }
+      measurements.push(...counters.measurements);
+    }
+    if (measurements.length === 0) return fail("the output has no measurements");
+    return { format: read2.format, measurements, warnings: read2.warnings, hints: read2.hints, durationMs: result2.durationMs };
+  } catch (error) {
+    if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
+    throw error;
+  }
+}
+
+// src/stats/bootstrap.ts
+function xoshiro128(seed) {
+  const next = xoshiro128Uint32(seed);
+  return () => next() / 4294967296;
+}
+function xoshiro128Uint32(seed) {
+  let s = seed >>> 0;
+  const fill = () => {
+    s = s + 2654435769 >>> 0;
+    let z = s;
+    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
+    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
+    return (z ^ z >>> 16) >>> 0;
+  };
+  return xoshiro128FromState(fill(), fill(), fill(), fill());
+}
+function xoshiro128FromState(s0, s1, s2, s3) {
+  let a = s0 >>> 0;
+  let b = s1 >>> 0;
+  let c = s2 >>> 0;
+  let d = s3 >>> 0;
+  return () => {
+    const result2 = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
+    const t = b << 9 >>> 0;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
+    d = rotl(d >>> 0, 11);
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    return result2;
+  };
+}
+function rotl(x, k) {
+  return (x << k | x >>> 32 - k) >>> 0;
+}
+
+// src/runner/round-schedule.ts
+function roundSchedule(rounds, seed) {
+  const random = xoshiro128(seed);
+  const order = [];
+  for (let block = 0; block < Math.ceil(rounds / 2); block++) {
+    const first = random() < 0.5 ? "base" : "head";
+    const second = first === "base" ? "head" : "base";
+    order.push(first, second, second, first);
+  }
+  return order.slice(0, 2 * rounds);
+}
+function lookSchedule(minRuns, maxRuns, designLooks) {
+  const looks = /* @__PURE__ */ new Set([minRuns, ...designLooks.filter((l) => l > minRuns && l < maxRuns), maxRuns]);
+  return [...looks].filter((l) => l >= minRuns && l <= maxRuns).sort((a, b) => a - b);
+}
+function seedFromShas(base, head) {
+  return (Number.parseInt(base.slice(0, 7), 16) ^ Number.parseInt(head.slice(0, 7), 16)) >>> 0;
+}
+
+// src/runner/run-ab.ts
+async function runAb(settings, deps) {
+  const { executor, progress } = deps;
+  const repo = openRepository(settings.repo);
+  const baseSha = resolveCommit(repo, settings.base, "--base");
+  const headSha = resolveCommit(repo, settings.head, "--head");
+  const dirty = dirtyFiles(repo);
+  if (dirty.length > 0 && !settings.allowDirty) {
+    throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join("; ")}${dirty.length > 3 ? "; \u2026" : ""}); benchbot measures commits, so commit or stash them, or pass --allow-dirty`);
+  }
+  const fingerprint2 = await executor.fingerprint(settings.labels);
+  const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
+  };
+  const scratch = mkdtempSync(join5(tmpdir(), "benchbot-run-"));
+  try {
+    const builds = [];
+    const sides = {};
+    for (const [side3, sha] of [["base", baseSha], ["head", headSha]]) {
+      progress.group(`${side3}: ${sha.slice(0, 12)}`);
+      const worktree = checkoutWorktree(repo, sha, settings.stateDir);
+      if (settings.build) {
+        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side3} (${sha.slice(0, 12)})`, settings.buildTimeoutMs);
+        builds.push({ side: side3, ...outcome });
+        progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1e3).toFixed(1)} s`);
+      }
+      const dir = await executor.prepare(worktree, `${side3}-${sha.slice(0, 12)}`);
+      sides[side3] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
+      progress.endGroup();
+    }
+    const failures = [];
+    let benchMs = 0;
+    let roundMs = 0;
+    let roundCount = 0;
+    const measure = async (side3, round, keep) => {
+      const state = sides[side3];
+      const started = process.hrtime.bigint();
+      const outcome = await measureRound(settings, executor, state.dir, scratch, `${side3} round ${round}`);
+      roundMs += Number(process.hrtime.bigint() - started) / 1e6;
+      roundCount += 1;
+      if ("failure" in outcome) {
+        failures.push({ side: side3, round, ...outcome.failure });
+        progress.note(`round ${round} on ${side3} failed: ${outcome.failure.message}`);
+        if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side3} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
+        if (failures.length > settings.maxFailedRounds) {
+          throw new RunnerError(`${failures.length} rounds failed (more than --max-failed-rounds ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
+        }
+        return;
+      }
+      benchMs += outcome.durationMs;
+      state.succeeded = true;
+      if (!keep) return;
+      state.rounds += 1;
+      state.harness = outcome.format;
+      state.measurements.push(...settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements);
+      for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
+      Object.assign(state.hints, outcome.hints);
+    };
+    progress.group(`warm-up: ${settings.warmup} round(s) per side, discarded`);
+    for (let i = 0; i < settings.warmup; i++) for (const side3 of ["base", "head"]) await measure(side3, -(i + 1), false);
+    progress.endGroup();
+    const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
+    const alphas = sequentialAlpha({ alpha: settings.alpha, looks });
+    const seed = settings.seed >= 0 ? settings.seed : seedFromShas(baseSha, headSha);
+    const schedule = roundSchedule(settings.maxRuns, seed);
+    const lookRecords = [];
+    let report;
+    let undecided = [];
+    let step = 0;
+    let attempts = { base: 0, head: 0 };
+    progress.group(`measuring: ${looks.join(", ")} rounds per side at most, ABBA order (seed ${seed})`);
+    for (let k = 0; k < looks.length; k++) {
+      while (Math.min(sides.base.rounds, sides.head.rounds) < looks[k] && step < schedule.length * 2) {
+        const side3 = schedule[step % schedule.length];
+        step += 1;
+        if (sides[side3].rounds >= looks[k]) continue;
+        attempts = { ...attempts, [side3]: attempts[side3] + 1 };
+        await measure(side3, attempts[side3], true);
+        progress.status(`rounds: base ${sides.base.rounds}, head ${sides.head.rounds} (look at ${looks[k]})`);
+      }
+      report = compareRuns(toCompareSide(sides.base, fingerprint2), toCompareSide(sides.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], rules: settings.rules });
+      const decision = decideStop(report.comparisons, k === looks.length - 1);
+      lookRecords.push({ roundsPerSide: Math.min(sides.base.rounds, sides.head.rounds), alpha: alphas[k], undecided: decision.undecided.length });
+      progress.note(`look ${k + 1} at ${lookRecords.at(-1)?.roundsPerSide} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${decision.undecided.length} undecided`);
+      undecided = decision.undecided.map((c) => `${c.benchmark} (${c.metric})`);
+      if (decision.stop) break;
+    }
+    progress.endGroup();
+    if (!report) throw new RunnerError("no look was taken; check --min-runs and --max-runs");
+    const time2 = deps.now();
+    const toRun = (side3) => ({
+      sha: sides[side3].sha,
+      ref: side3 === "base" ? settings.base : settings.head,
+      role: side3,
+      fingerprint: fingerprint2,
+      time: time2,
+      harness: sides[side3].harness,
+      measurements: toCompareSide(sides[side3], fingerprint2).measurements,
+      warnings: [...sides[side3].warnings.values()],
+      hints: sides[side3].hints
+    });
+    const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
+    return {
+      report,
+      base: toRun("base"),
+      head: toRun("head"),
+      roundsPerSide,
+      looks: lookRecords,
+      failures,
+      undecided,
+      builds,
+      overheadMs: roundCount > 0 ? (roundMs - benchMs) / roundCount : 0,
+      benchMs: roundCount > 0 ? benchMs / roundCount : 0
+    };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    release();
+  }
+}
+function toCompareSide(state, fingerprint2) {
+  return { measurements: poolMeasurements(state.measurements), warnings: [...state.warnings.values()], hints: state.hints, fingerprint: fingerprint2 };
+}
+
+// src/runner/device-executor.ts
+import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
+import { dirname as dirname3, resolve as resolve4 } from "node:path";
+
 // src/runner/ssh-executor.ts
 import { spawn as spawn2 } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import { once } from "node:events";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname2, join as join5, resolve as resolve3 } from "node:path";
+import { dirname as dirname2, join as join6, resolve as resolve3 } from "node:path";
 var DEFAULT_REMOTE_DIR = "~/.cache/benchbot";
 var TRANSPORT_SLACK_MS = 3e4;
 function remoteScript(command, options2) {
   checkEnvNames(options2.env);
   const timeoutMarker = `benchbot-timeout-${randomBytes(8).toString("hex")}`;
   const lines = [`cd ${remotePath(options2.cwd)} || exit 125`];
-  for (const [name, value] of Object.entries(options2.env ?? {})) lines.push(`export ${name}=${shellQuote2(value)}`);
+  for (const [name, value] of Object.entries(options2.env ?? {})) lines.push(`export ${name}=${shellQuote(value)}`);
   lines.push(
     `m="\${TMPDIR:-/tmp}/${timeoutMarker}"`,
     "if command -v setsid >/dev/null 2>&1; then g=setsid; else g=''; set -m 2>/dev/null; fi",
-    `$g sh -c ${shellQuote2(command)} &`,
+    `$g sh -c ${shellQuote(command)} &`,
     "p=$!"
   );
   const timed = options2.timeoutMs > 0 && Number.isFinite(options2.timeoutMs);
@@ -28771,7 +28777,7 @@ function remoteScript(command, options2) {
     const seconds3 = (ms) => (Math.max(ms, 1) / 1e3).toFixed(3);
     const grace = options2.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     const watchdog = `sleep ${seconds3(options2.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds3(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
-    lines.push(`$g sh -c ${shellQuote2(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, "w=$!");
+    lines.push(`$g sh -c ${shellQuote(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, "w=$!");
   }
   lines.push('wait "$p"; rc=$?');
   if (timed) lines.push('kill -s KILL -- "-$w" 2>/dev/null || kill -s KILL "$w" 2>/dev/null');
@@ -28796,8 +28802,8 @@ function transportTimeout(options2) {
 }
 function remotePath(path2) {
   if (path2 === "~") return '"$HOME"';
-  if (path2.startsWith("~/")) return `"$HOME"/${shellQuote2(path2.slice(2))}`;
-  return shellQuote2(path2);
+  if (path2.startsWith("~/")) return `"$HOME"/${shellQuote(path2.slice(2))}`;
+  return shellQuote(path2);
 }
 function safeLabel(label) {
   const safe2 = label.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
@@ -28822,7 +28828,7 @@ var SshExecutor = class {
   }
   /** sshArgs are the options every ssh call shares, ending with the destination. */
   sshArgs() {
-    this.controlDir ??= mkdtempSync2(join5(process.platform === "win32" ? tmpdir2() : "/tmp", "bb-ssh-"));
+    this.controlDir ??= mkdtempSync2(join6(process.platform === "win32" ? tmpdir2() : "/tmp", "bb-ssh-"));
     const args = [
       "-T",
       "-o",
@@ -28838,7 +28844,7 @@ var SshExecutor = class {
       "-o",
       "ControlMaster=auto",
       "-o",
-      `ControlPath=${join5(this.controlDir, "%C")}`,
+      `ControlPath=${join6(this.controlDir, "%C")}`,
       "-o",
       "ControlPersist=300",
       "-o",
@@ -28853,7 +28859,7 @@ var SshExecutor = class {
   }
   async ssh(script, options2) {
     try {
-      return await runProcess("ssh", [...this.sshArgs(), `sh -c ${shellQuote2(script)}`], options2);
+      return await runProcess("ssh", [...this.sshArgs(), `sh -c ${shellQuote(script)}`], options2);
     } catch (error) {
       throw new RunnerError(`cannot start ssh for ${this.description} (${error.message}); install the OpenSSH client (openssh-client)`);
     }
@@ -28869,7 +28875,7 @@ var SshExecutor = class {
     let tarErr = "";
     tar.stderr.on("data", (chunk) => tarErr += chunk.toString());
     const tarDone = once(tar, "close").catch((error) => [null, error.message]);
-    const script = `set -e; mkdir -p ${remotePath(base)}; cd ${remotePath(base)}; rm -rf ${shellQuote2(name)}; mkdir ${shellQuote2(name)}; cd ${shellQuote2(name)}; tar -xf -; pwd`;
+    const script = `set -e; mkdir -p ${remotePath(base)}; cd ${remotePath(base)}; rm -rf ${shellQuote(name)}; mkdir ${shellQuote(name)}; cd ${shellQuote(name)}; tar -xf -; pwd`;
     const result2 = await this.ssh(script, { timeoutMs: 30 * 6e4, input: tar.stdout });
     const [tarCode] = await tarDone;
     if (result2.exitCode !== 0) throw this.fail(`shipping ${localDir} to ${base}/${name}`, result2);
@@ -28922,7 +28928,7 @@ var SshExecutor = class {
 var DEFAULT_DEVICE_DIR = "/data/local/tmp/benchbot";
 var TRANSFER_TIMEOUT_MS = 30 * 6e4;
 function fillTemplate(template, values) {
-  return template.replace(/\{(\w+)\}/g, (whole, name) => name in values ? shellQuote2(values[name]) : whole);
+  return template.replace(/\{(\w+)\}/g, (whole, name) => name in values ? shellQuote(values[name]) : whole);
 }
 var DeviceExecutor = class {
   description;
@@ -28956,7 +28962,7 @@ var DeviceExecutor = class {
   }
   async run(command, options2) {
     const wrapped = remoteScript(command, options2);
-    const line = fillTemplate(this.spec.run, { cmd: `sh -c ${shellQuote2(wrapped.script)}` });
+    const line = fillTemplate(this.spec.run, { cmd: `sh -c ${shellQuote(wrapped.script)}` });
     return remoteResult(await this.local(line, transportTimeout(options2)), wrapped);
   }
   async fetch(remotePathText, localPath) {
@@ -29074,17 +29080,47 @@ function createProgress(stream = process.stderr, env = process.env) {
   };
 }
 
+// src/runner/load-guard.ts
+var DEFAULT_LOAD_WAIT_MS = 5 * 6e4;
+var DEFAULT_LOAD_POLL_MS = 5e3;
+function defaultMaxLoad(cores) {
+  if (cores === void 0 || !(cores > 0)) return 1;
+  return Math.round((0.5 + 0.1 * cores) * 100) / 100;
+}
+async function waitForQuietMachine(options2) {
+  const pollMs = Math.max(1, options2.pollMs ?? DEFAULT_LOAD_POLL_MS);
+  const sleep = options2.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
+  let waitedMs = 0;
+  if (options2.maxLoad === Infinity) return { load: void 0, waitedMs };
+  for (; ; ) {
+    const load = await options2.readLoad();
+    if (load === void 0 || !Number.isFinite(load) || load <= options2.maxLoad) return { load, waitedMs };
+    if (waitedMs >= options2.timeoutMs) {
+      throw new RunnerError(
+        `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above --max-load ${options2.maxLoad}, and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (--load-wait ${formatSeconds(options2.timeoutMs)}). Timings on a loaded machine are noisy: stop the other work, or raise --max-load or --load-wait.`
+      );
+    }
+    options2.onWait?.(load, waitedMs);
+    const step = Math.min(pollMs, options2.timeoutMs - waitedMs);
+    await sleep(step);
+    waitedMs += step;
+  }
+}
+function formatSeconds(ms) {
+  return `${Number((ms / 1e3).toFixed(1))} s`;
+}
+
 // src/runner/machine-lock.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { closeSync, linkSync, openSync, readFileSync as readFileSync4, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir as tmpdir3 } from "node:os";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 var DEFAULT_LOCK_POLL_MS = 1e3;
 var UNREADABLE_GRACE_MS = 1e4;
 function defaultLockPath(env = process.env) {
   if (env.BENCHBOT_LOCK) return env.BENCHBOT_LOCK;
-  return join6(process.platform === "win32" ? tmpdir3() : "/tmp", "benchbot-machine.lock");
+  return join7(process.platform === "win32" ? tmpdir3() : "/tmp", "benchbot-machine.lock");
 }
 async function acquireMachineLock(path2 = defaultLockPath(), options2 = {}) {
   const timeoutMs = options2.timeoutMs ?? DEFAULT_LOCK_WAIT_MS;
@@ -29206,38 +29242,33 @@ function procStat(pid) {
   }
 }
 
-// src/runner/load-guard.ts
-var DEFAULT_LOAD_WAIT_MS = 5 * 6e4;
-var DEFAULT_LOAD_POLL_MS = 5e3;
-function defaultMaxLoad(cores) {
-  if (cores === void 0 || !(cores > 0)) return 1;
-  return Math.round((0.5 + 0.1 * cores) * 100) / 100;
+// src/runner/hold-machine.ts
+function lockMachine(progress, timeoutMs) {
+  return acquireMachineLock(void 0, {
+    timeoutMs,
+    onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`)
+  });
 }
-async function waitForQuietMachine(options2) {
-  const pollMs = Math.max(1, options2.pollMs ?? DEFAULT_LOAD_POLL_MS);
-  const sleep = options2.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
-  let waitedMs = 0;
-  if (options2.maxLoad === Infinity) return { load: void 0, waitedMs };
-  for (; ; ) {
-    const load = await options2.readLoad();
-    if (load === void 0 || !Number.isFinite(load) || load <= options2.maxLoad) return { load, waitedMs };
-    if (waitedMs >= options2.timeoutMs) {
-      throw new RunnerError(
-        `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above --max-load ${options2.maxLoad}, and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (--load-wait ${formatSeconds(options2.timeoutMs)}). Timings on a loaded machine are noisy: stop the other work, or raise --max-load or --load-wait.`
-      );
+function holdMachine(executor, progress, options2) {
+  return async (cores) => {
+    const lock = await lockMachine(progress, options2.lockTimeoutMs);
+    try {
+      await waitForQuietMachine({
+        maxLoad: options2.maxLoad ?? defaultMaxLoad(cores),
+        timeoutMs: options2.loadWaitMs,
+        readLoad: () => executor.loadAverage(),
+        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (${options2.settingHint})`)
+      });
+    } catch (error) {
+      lock.release();
+      throw error;
     }
-    options2.onWait?.(load, waitedMs);
-    const step = Math.min(pollMs, options2.timeoutMs - waitedMs);
-    await sleep(step);
-    waitedMs += step;
-  }
-}
-function formatSeconds(ms) {
-  return `${Number((ms / 1e3).toFixed(1))} s`;
+    return () => lock.release();
+  };
 }
 
 // src/store/open-store.ts
-import { isAbsolute, join as join7, resolve as resolve5 } from "node:path";
+import { isAbsolute, join as join8, resolve as resolve5 } from "node:path";
 
 // node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
@@ -30211,7 +30242,7 @@ function fixFor(error) {
 }
 
 // src/store/open-store.ts
-var DEFAULT_SQLITE_PATH = join7(".benchbot", "benchbot.db");
+var DEFAULT_SQLITE_PATH = join8(".benchbot", "benchbot.db");
 var STORE_URL_ENV = "BENCHBOT_DATABASE_URL";
 function resolveStoreLocation(url, options2) {
   const env = options2.env ?? process.env;
@@ -30388,7 +30419,7 @@ function parseRunArgs(args, cwd, env) {
     seed: seed ?? -1,
     counters: v.counters === true,
     allowDirty: v["allow-dirty"] === true,
-    stateDir: join8(repo, ".benchbot"),
+    stateDir: join9(repo, ".benchbot"),
     labels,
     maxFailedRounds: positiveInt(v["max-failed-rounds"], "--max-failed-rounds", 3, 0),
     output,
@@ -30424,21 +30455,7 @@ async function runRun(args, out) {
       executor,
       progress,
       now: () => (/* @__PURE__ */ new Date()).toISOString(),
-      holdMachine: async (cores) => {
-        const lock = await acquireMachineLock(void 0, { timeoutMs: settings.lockTimeoutMs, onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`) });
-        try {
-          await waitForQuietMachine({
-            maxLoad: settings.maxLoad ?? defaultMaxLoad(cores),
-            timeoutMs: settings.loadWaitMs,
-            readLoad: () => executor.loadAverage(),
-            onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (--max-load, --load-wait)`)
-          });
-        } catch (error) {
-          lock.release();
-          throw error;
-        }
-        return () => lock.release();
-      }
+      holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: settings.loadWaitMs, lockTimeoutMs: settings.lockTimeoutMs, settingHint: "--max-load, --load-wait" })
     });
     if (store) await store.ingestRuns([{ ...result2.base, repo: settings.repo }, { ...result2.head, repo: settings.repo }]);
     out(renderRunReport(result2, settings.output));
@@ -39518,7 +39535,7 @@ function fingerprintTable(fp) {
   for (const [tool, version] of Object.entries(fp.toolVersions ?? {}).sort()) rows.push(`| ${cell(tool)} | ${cell(version)} |`);
   return rows.length === 0 ? "_not recorded_" : ["| | |", "| --- | --- |", ...rows].join("\n");
 }
-function shellQuote3(text) {
+function shellQuote2(text) {
   return /^[\w./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 function renderRegressionIssue(input) {
@@ -39562,14 +39579,14 @@ function renderRegressionIssue(input) {
   lines.push("", "### Environment", "", input.fingerprint ? fingerprintTable(input.fingerprint) : "_not recorded_");
   lines.push("", "### Reproduce locally", "", "```sh");
   const rep = input.reproduce;
-  const extra = rep ? `${rep.build ? ` --build ${shellQuote3(rep.build)}` : ""}${rep.format ? ` --format ${shellQuote3(rep.format)}` : ""}` : "";
-  const bench = rep ? shellQuote3(rep.bench) : "CMD";
-  const select2 = `--benchmark ${shellQuote3(f.benchmark)} --metric ${shellQuote3(f.metric)}`;
+  const extra = rep ? `${rep.build ? ` --build ${shellQuote2(rep.build)}` : ""}${rep.format ? ` --format ${shellQuote2(rep.format)}` : ""}` : "";
+  const bench = rep ? shellQuote2(rep.bench) : "CMD";
+  const select2 = `--benchmark ${shellQuote2(f.benchmark)} --metric ${shellQuote2(f.metric)}`;
   if (culprit) lines.push(`benchbot run --base ${culprit.sha}^1 --head ${culprit.sha} --bench ${bench}${extra}`);
   lines.push(`benchbot bisect --good ${f.lastGood.sha} --bad ${f.firstBad.sha} --bench ${bench}${extra} ${select2}`);
   lines.push("```");
   const threshold = input.threshold ?? 0.02;
-  lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? \`benchbot ack ${shellQuote3(f.series)} --at ${culprit?.sha ?? f.firstBad.sha} --reason "..."\`</sub>`);
+  lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? \`benchbot ack ${shellQuote2(f.series)} --at ${culprit?.sha ?? f.firstBad.sha} --reason "..."\`</sub>`);
   return { marker, title, body: lines.join("\n") };
 }
 
@@ -40965,7 +40982,7 @@ async function runAck(args, out) {
 
 // src/cli/bisect-command.ts
 import { existsSync as existsSync4 } from "node:fs";
-import { join as join10, resolve as resolve9 } from "node:path";
+import { join as join11, resolve as resolve9 } from "node:path";
 import { parseArgs as parseArgs7 } from "node:util";
 
 // src/bisect/classify.ts
@@ -41234,21 +41251,15 @@ function firstParentMerges(repo, good, bad) {
 }
 
 // src/runner/measure-commit.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync8, rmSync as rmSync3 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync3 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 async function measureCommit(repo, sha, stateDir, settings, deps) {
   const label = sha.slice(0, 12);
   const worktree = checkoutWorktree(repo, sha, stateDir);
   if (settings.build) {
     try {
-      const env = settings.env;
-      const saved = withEnv(env);
-      try {
-        buildSide(worktree, treeHash(repo, sha), settings.build, label, settings.buildTimeoutMs);
-      } finally {
-        saved();
-      }
+      buildSide(worktree, treeHash(repo, sha), settings.build, label, settings.buildTimeoutMs, settings.env);
     } catch (error) {
       if (error instanceof RunnerError) return { skip: firstLines(error.message) };
       throw error;
@@ -41264,7 +41275,7 @@ async function measureDirectory(dir, label, settings, deps) {
     if (built.timedOut) return { skip: `build timed out after ${Math.round(settings.buildTimeoutMs / 1e3)} s` };
     if (built.exitCode !== 0) return { skip: `build failed with exit code ${built.exitCode ?? built.signal}: ${tail(built.stderr || built.stdout)}` };
   }
-  const scratch = mkdtempSync3(join9(tmpdir4(), "benchbot-measure-"));
+  const scratch = mkdtempSync3(join10(tmpdir4(), "benchbot-measure-"));
   try {
     const measurements = [];
     const warnings = /* @__PURE__ */ new Map();
@@ -41272,10 +41283,10 @@ async function measureDirectory(dir, label, settings, deps) {
     let harness = settings.format ?? "detected";
     let durationMs = 0;
     for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
-      const outcome = await runRound2(settings, executor, dir, scratch, round);
+      const outcome = await measureRound(settings, executor, dir, scratch, `round ${round}`);
       if ("failure" in outcome) {
-        progress.note(`${label}: round ${round} failed: ${outcome.failure}`);
-        return { skip: `round ${round} failed: ${outcome.failure}` };
+        progress.note(`${label}: round ${round} failed: ${outcome.failure.message}`);
+        return { skip: `round ${round} failed: ${outcome.failure.message}` };
       }
       if (round < 1) continue;
       durationMs += outcome.durationMs;
@@ -41289,45 +41300,6 @@ async function measureDirectory(dir, label, settings, deps) {
   } finally {
     rmSync3(scratch, { recursive: true, force: true });
   }
-}
-async function runRound2(settings, executor, dir, scratch, round) {
-  const timing = settings.format === "command";
-  const hyperfineFile = ".benchbot-hyperfine.json";
-  const command = timing ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}` : settings.bench;
-  const result2 = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
-  if (result2.timedOut) return { failure: `timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s` };
-  if (result2.exitCode !== 0) return { failure: `exit code ${result2.exitCode ?? result2.signal}: ${tail(result2.stderr || result2.stdout)}` };
-  try {
-    let text = result2.stdout;
-    const remote = timing ? hyperfineFile : settings.resultFile;
-    if (remote !== void 0) {
-      const local = join9(scratch, `${round}-${remote.replace(/[^\w.-]/g, "_")}`);
-      await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
-      text = readFileSync8(local, "utf8");
-    }
-    const read2 = readSource({ path: `round ${round} output`, text }, timing ? "hyperfine" : settings.format);
-    const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
-    if (measurements.length === 0) return { failure: "the output has no measurements" };
-    return { format: read2.format, measurements, warnings: read2.warnings, hints: read2.hints, durationMs: result2.durationMs };
-  } catch (error) {
-    if (error instanceof FormatError) return { failure: `printed nothing benchbot can read: ${error.message}` };
-    throw error;
-  }
-}
-function withEnv(env) {
-  if (env === void 0) return () => {
-  };
-  const saved = {};
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-  return () => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === void 0) delete process.env[k];
-      else process.env[k] = v;
-    }
-  };
 }
 function tail(text) {
   return text.trimEnd().split("\n").slice(-5).join(" | ");
@@ -41468,7 +41440,7 @@ function chooseSeries(good, bad, filter) {
 async function openOptionalStore(flags, cwd) {
   if (flags.noStore) return void 0;
   const explicit = flags.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync4(join10(cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync4(join11(cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(flags.store, { cwd });
 }
 async function storedSamples(store, sha, machineKey, role2) {
@@ -41485,7 +41457,7 @@ async function runBisectSession(options2) {
   const good = resolveCommit(repo, options2.good, "--good");
   const bad = resolveCommit(repo, options2.bad, "--bad");
   const candidates = firstParentMerges(repo, good, bad);
-  const stateDir = join10(repo, ".benchbot");
+  const stateDir = join11(repo, ".benchbot");
   const deps = { executor, progress };
   const measure = (sha) => measureCommit(repo, sha, stateDir, flags.measure, deps);
   const machine = machineKeyOf(executor);
@@ -41584,7 +41556,7 @@ async function runBisect(args, out) {
   const executor = createExecutor({ kind: "local" });
   const store = await openOptionalStore(flags, flags.repo);
   const progress = createProgress();
-  const lock = await acquireMachineLock(void 0, { onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`) });
+  const lock = await lockMachine(progress);
   try {
     const { log } = await runBisectSession({ flags, good: v.good, bad: v.bad, parallel, executor, progress, store });
     out(output === "json" ? JSON.stringify(log, null, 2) : renderBisectMarkdown(log));
@@ -41629,7 +41601,7 @@ async function runBisectOracle(args, out) {
     goodId = resolveCommit(repo, goodRaw, "--good-ref");
     badId = resolveCommit(repo, badRaw, "--bad-ref");
     probeId = resolveCommit(repo, v.probe ?? "HEAD", "--probe");
-    measureOne = (id) => measureCommit(repo, id, join10(repo, ".benchbot"), flags.measure, { executor, progress });
+    measureOne = (id) => measureCommit(repo, id, join11(repo, ".benchbot"), flags.measure, { executor, progress });
   } else {
     goodId = normalizeToolchain(goodRaw);
     badId = normalizeToolchain(badRaw);
@@ -41640,7 +41612,7 @@ async function runBisectOracle(args, out) {
     measureOne = (id) => measureDirectory(cwd, id, { ...flags.measure, env: { RUSTUP_TOOLCHAIN: raw(id) } }, { executor, progress });
   }
   const store = await openStore(flags.store, { cwd: mode === "git" ? flags.repo : cwd });
-  const lock = await acquireMachineLock(void 0, { onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`) });
+  const lock = await lockMachine(progress);
   try {
     const prefix = `bisect-oracle:${goodId}..${badId}`;
     const machine = machineKeyOf(executor);

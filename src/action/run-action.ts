@@ -16,10 +16,9 @@ import type { Measurement } from '../model/measurement.ts';
 import { renderMarkdown, REPORT_MARKER } from '../report/markdown-report.ts';
 import { toJsonReport } from '../report/json-report.ts';
 import { headline } from '../report/report-order.ts';
-import { createExecutor, type Executor } from '../runner/executor.ts';
+import { createExecutor } from '../runner/executor.ts';
 import { RunnerError, openRepository, resolveCommit } from '../runner/git-checkout.ts';
-import { defaultMaxLoad, waitForQuietMachine } from '../runner/load-guard.ts';
-import { acquireMachineLock } from '../runner/machine-lock.ts';
+import { holdMachine } from '../runner/hold-machine.ts';
 import { createProgress, type Progress } from '../runner/progress.ts';
 import { runAb, type RunAbResult } from '../runner/run-ab.ts';
 import { openStore } from '../store/open-store.ts';
@@ -174,7 +173,7 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
       stateDir: join(settings.workingDirectory, '.benchbot'),
       labels: (env.RUNNER_LABELS ?? '').split(',').map((l) => l.trim()).filter((l) => l !== ''),
       maxFailedRounds: 3,
-    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, settings.maxLoad) });
+    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: 300_000, lockTimeoutMs: 3_600_000, settingHint: 'input max-load' }) });
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
     const outcome = fromRun(result, settings);
     if (store && settings.mode === 'nightly') outcome.scan = await scanNightlies(store, settings, env);
@@ -206,24 +205,6 @@ async function nightlyBase(settings: ActionSettings, head: string, store: Store 
   } catch {
     throw new ActionInputError(`base: ${headSha.slice(0, 12)} has no parent in this checkout; fetch more history (actions/checkout with fetch-depth: 0) or give base`);
   }
-}
-
-function holdMachine(executor: Executor, progress: Progress, maxLoad: number | undefined) {
-  return async (cores: number | undefined) => {
-    const lock = await acquireMachineLock(undefined, { timeoutMs: 3_600_000, onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : 'another job'}`) });
-    try {
-      await waitForQuietMachine({
-        maxLoad: maxLoad ?? defaultMaxLoad(cores),
-        timeoutMs: 300_000,
-        readLoad: () => executor.loadAverage(),
-        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (input max-load)`),
-      });
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
-    return () => lock.release();
-  };
 }
 
 /**

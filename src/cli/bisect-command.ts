@@ -14,7 +14,7 @@ import { createExecutor } from '../runner/executor.ts';
 import type { Executor } from '../runner/executor.ts';
 import { fingerprintKey } from '../store/run-key.ts';
 import { firstParentMerges } from '../runner/first-parent-merges.ts';
-import { acquireMachineLock } from '../runner/machine-lock.ts';
+import { lockMachine } from '../runner/hold-machine.ts';
 import { measureCommit, measureDirectory } from '../runner/measure-commit.ts';
 import type { MeasureOutcome, MeasureSettings } from '../runner/measure-commit.ts';
 import { openRepository, resolveCommit, RunnerError } from '../runner/git-checkout.ts';
@@ -322,7 +322,7 @@ export async function runBisect(args: string[], out: (text: string) => void): Pr
   const executor = createExecutor({ kind: 'local' });
   const store = await openOptionalStore(flags, flags.repo);
   const progress = createProgress();
-  const lock = await acquireMachineLock(undefined, { onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : 'another job'}`) });
+  const lock = await lockMachine(progress);
   try {
     const { log } = await runBisectSession({ flags, good: v.good as string, bad: v.bad as string, parallel, executor, progress, store });
     out(output === 'json' ? JSON.stringify(log, null, 2) : renderBisectMarkdown(log));
@@ -408,7 +408,7 @@ export async function runBisectOracle(args: string[], out: (text: string) => voi
   }
 
   const store = await openStore(flags.store, { cwd: mode === 'git' ? flags.repo : cwd });
-  const lock = await acquireMachineLock(undefined, { onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : 'another job'}`) });
+  const lock = await lockMachine(progress);
   try {
     const prefix = `bisect-oracle:${goodId}..${badId}`;
     const machine = machineKeyOf(executor);

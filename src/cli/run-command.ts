@@ -8,8 +8,7 @@ import { toJsonReport } from '../report/json-report.ts';
 import { runAb, type RunAbResult, type RunAbSettings } from '../runner/run-ab.ts';
 import { createExecutor, parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 import { createProgress } from '../runner/progress.ts';
-import { acquireMachineLock } from '../runner/machine-lock.ts';
-import { defaultMaxLoad, waitForQuietMachine } from '../runner/load-guard.ts';
+import { holdMachine } from '../runner/hold-machine.ts';
 import { openStore } from '../store/open-store.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -179,24 +178,10 @@ export async function runRun(args: string[], out: (text: string) => void): Promi
   try {
     const progress = createProgress();
     const result = await runAb(settings, {
-        executor,
-        progress,
-        now: () => new Date().toISOString(),
-        holdMachine: async (cores) => {
-          const lock = await acquireMachineLock(undefined, { timeoutMs: settings.lockTimeoutMs, onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : 'another job'}`) });
-          try {
-            await waitForQuietMachine({
-              maxLoad: settings.maxLoad ?? defaultMaxLoad(cores),
-              timeoutMs: settings.loadWaitMs,
-              readLoad: () => executor.loadAverage(),
-              onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (--max-load, --load-wait)`),
-            });
-          } catch (error) {
-            lock.release();
-            throw error;
-          }
-          return () => lock.release();
-        },
+      executor,
+      progress,
+      now: () => new Date().toISOString(),
+      holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: settings.loadWaitMs, lockTimeoutMs: settings.lockTimeoutMs, settingHint: '--max-load, --load-wait' }),
     });
     if (store) await store.ingestRuns([{ ...result.base, repo: settings.repo }, { ...result.head, repo: settings.repo }]);
     out(renderRunReport(result, settings.output));

@@ -19,12 +19,13 @@ export interface BuildOutcome {
  * RunnerError with the exit code and the tail of its log; a missing tool
  * (exit 127) says which command was not found.
  */
-export function buildSide(worktree: string, tree: string, command: string, label: string, timeoutMs: number): BuildOutcome {
-  const key = createHash('sha256').update(`${tree}\n${command}`).digest('hex');
+export function buildSide(worktree: string, tree: string, command: string, label: string, timeoutMs: number, env?: Record<string, string>): BuildOutcome {
+  // The environment is part of what was built (cargo-bisect-rustc varies RUSTUP_TOOLCHAIN).
+  const key = createHash('sha256').update(`${tree}\n${command}\n${JSON.stringify(env ?? {})}`).digest('hex');
   const marker = join(worktree, BUILD_MARKER);
   if (existsSync(marker) && readFileSync(marker, 'utf8') === key) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
-  const run = spawnSync('sh', ['-c', command], { cwd: worktree, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync('sh', ['-c', command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
   const log = `${run.stdout ?? ''}${run.stderr ?? ''}`;
   const tail = log.trimEnd().split('\n').slice(-30).join('\n');

@@ -1,15 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poolMeasurements } from '../compare/compare-runs.ts';
-import { readSource } from '../formats/detect.ts';
-import { FormatError } from '../formats/format-error.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { buildSide } from './build-side.ts';
 import type { Executor } from './executor.ts';
 import { checkoutWorktree, RunnerError, treeHash } from './git-checkout.ts';
 import type { Progress } from './progress.ts';
-import { shellQuote } from './run-ab.ts';
+import { measureRound } from './measure-round.ts';
 
 /**
  * MeasureSettings say how one benchmark session runs: `rounds` kept rounds
@@ -58,14 +56,7 @@ export async function measureCommit(repo: string, sha: string, stateDir: string,
   const worktree = checkoutWorktree(repo, sha, stateDir);
   if (settings.build) {
     try {
-      const env = settings.env;
-      // buildSide has no env parameter; the build inherits ours, so lend it the extra variables for the build only.
-      const saved = withEnv(env);
-      try {
-        buildSide(worktree, treeHash(repo, sha), settings.build, label, settings.buildTimeoutMs);
-      } finally {
-        saved();
-      }
+      buildSide(worktree, treeHash(repo, sha), settings.build, label, settings.buildTimeoutMs, settings.env);
     } catch (error) {
       if (error instanceof RunnerError) return { skip: firstLines(error.message) };
       throw error;
@@ -96,10 +87,10 @@ export async function measureDirectory(dir: string, label: string, settings: Mea
     let harness = settings.format ?? 'detected';
     let durationMs = 0;
     for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
-      const outcome = await runRound(settings, executor, dir, scratch, round);
+      const outcome = await measureRound(settings, executor, dir, scratch, `round ${round}`);
       if ('failure' in outcome) {
-        progress.note(`${label}: round ${round} failed: ${outcome.failure}`);
-        return { skip: `round ${round} failed: ${outcome.failure}` };
+        progress.note(`${label}: round ${round} failed: ${outcome.failure.message}`);
+        return { skip: `round ${round} failed: ${outcome.failure.message}` };
       }
       if (round < 1) continue;
       durationMs += outcome.durationMs;
@@ -113,50 +104,6 @@ export async function measureDirectory(dir: string, label: string, settings: Mea
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-type RoundOutcome = { failure: string } | { format: string; measurements: Measurement[]; warnings: ReadWarning[]; hints: FingerprintHints; durationMs: number };
-
-async function runRound(settings: MeasureSettings, executor: Executor, dir: string, scratch: string, round: number): Promise<RoundOutcome> {
-  const timing = settings.format === 'command';
-  const hyperfineFile = '.benchbot-hyperfine.json';
-  const command = timing
-    ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}`
-    : settings.bench;
-  const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
-  if (result.timedOut) return { failure: `timed out after ${Math.round(settings.roundTimeoutMs / 1000)} s` };
-  if (result.exitCode !== 0) return { failure: `exit code ${result.exitCode ?? result.signal}: ${tail(result.stderr || result.stdout)}` };
-  try {
-    let text = result.stdout;
-    const remote = timing ? hyperfineFile : settings.resultFile;
-    if (remote !== undefined) {
-      const local = join(scratch, `${round}-${remote.replace(/[^\w.-]/g, '_')}`);
-      await executor.fetch(remote.startsWith('/') ? remote : `${dir}/${remote}`, local);
-      text = readFileSync(local, 'utf8');
-    }
-    const read = readSource({ path: `round ${round} output`, text }, timing ? 'hyperfine' : settings.format);
-    const measurements = timing ? read.measurements.map((m) => ({ ...m, benchmark: 'command' })) : read.measurements;
-    if (measurements.length === 0) return { failure: 'the output has no measurements' };
-    return { format: read.format, measurements, warnings: read.warnings, hints: read.hints, durationMs: result.durationMs };
-  } catch (error) {
-    if (error instanceof FormatError) return { failure: `printed nothing benchbot can read: ${error.message}` };
-    throw error;
-  }
-}
-
-function withEnv(env: Record<string, string> | undefined): () => void {
-  if (env === undefined) return () => {};
-  const saved: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-  return () => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  };
 }
 
 function tail(text: string): string {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Measurement, ReadWarning, FingerprintHints } from '../model/measurement.ts';
@@ -7,13 +7,11 @@ import type { Run } from '../model/run.ts';
 import { compareRuns, poolMeasurements, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
 import { decideStop } from '../compare/adaptive-stop.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
-import { readSource } from '../formats/detect.ts';
-import { FormatError } from '../formats/format-error.ts';
 import { DEFAULT_LOOKS, sequentialAlpha } from '../stats/sequential-alpha.ts';
 import { buildSide } from './build-side.ts';
 import type { Executor } from './executor.ts';
 import { checkoutWorktree, dirtyFiles, openRepository, resolveCommit, RunnerError, treeHash } from './git-checkout.ts';
-import { parsePerfStatCsv, perfStatPrefix } from './perf-counters.ts';
+import { measureRound } from './measure-round.ts';
 import type { Progress } from './progress.ts';
 import { lookSchedule, roundSchedule, seedFromShas, type Side } from './round-schedule.ts';
 
@@ -148,11 +146,11 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     const measure = async (side: Side, round: number, keep: boolean): Promise<void> => {
       const state = sides[side];
       const started = process.hrtime.bigint();
-      const outcome = await runRound(settings, executor, state.dir, scratch, side, round);
+      const outcome = await measureRound(settings, executor, state.dir, scratch, `${side} round ${round}`);
       roundMs += Number(process.hrtime.bigint() - started) / 1e6;
       roundCount += 1;
       if ('failure' in outcome) {
-        failures.push(outcome.failure);
+        failures.push({ side, round, ...outcome.failure });
         progress.note(`round ${round} on ${side} failed: ${outcome.failure.message}`);
         if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
         if (failures.length > settings.maxFailedRounds) {
@@ -239,52 +237,4 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
 function toCompareSide(state: SideState, fingerprint: Fingerprint): CompareSide {
   // One measurement per benchmark and metric, each round's values in round order.
   return { measurements: poolMeasurements(state.measurements), warnings: [...state.warnings.values()], hints: state.hints, fingerprint };
-}
-
-type RoundOutcome = { failure: RoundFailure } | { format: string; measurements: Measurement[]; warnings: ReadWarning[]; hints: FingerprintHints; durationMs: number };
-
-/** runRound runs the bench command once on one side and reads its numbers. */
-async function runRound(settings: RunAbSettings, executor: Executor, dir: string, scratch: string, side: Side, round: number): Promise<RoundOutcome> {
-  const timing = settings.format === 'command';
-  const hyperfineFile = '.benchbot-hyperfine.json';
-  const perfFile = '.benchbot-perf.csv';
-  let command = timing
-    ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}`
-    : settings.bench;
-  if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
-  const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs });
-  const fail = (message: string): RoundOutcome => ({ failure: { side, round, exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
-  if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1000)} s (--round-timeout)`);
-  if (result.exitCode !== 0) {
-    const tail = (result.stderr || result.stdout).trimEnd().split('\n').slice(-5).join(' | ');
-    const hint = result.exitCode === 127 ? ' (command not found: is the tool installed where the benchmark runs?)' : '';
-    return fail(`exit code ${result.exitCode ?? result.signal}${hint}: ${tail}`);
-  }
-  const fetchText = async (remote: string): Promise<string> => {
-    const local = join(scratch, `${side}-${round}-${remote.replace(/[^\w.-]/g, '_')}`);
-    await executor.fetch(remote.startsWith('/') ? remote : `${dir}/${remote}`, local);
-    return readFileSync(local, 'utf8');
-  };
-  try {
-    const text = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result.stdout;
-    const read = readSource({ path: `${side} round ${round} output`, text }, timing ? 'hyperfine' : settings.format);
-    const measurements = timing ? read.measurements.map((m) => ({ ...m, benchmark: 'command' })) : read.measurements;
-    if (settings.counters) {
-      const counters = parsePerfStatCsv(await fetchText(perfFile));
-      if (counters.unsupported.length > 0 && counters.measurements.length === 0) {
-        throw new RunnerError(`--counters: perf stat cannot read ${counters.unsupported.join(', ')} on this machine (common in VMs and containers); drop --counters or run on bare metal`);
-      }
-      measurements.push(...counters.measurements);
-    }
-    if (measurements.length === 0) return fail('the output has no measurements');
-    return { format: read.format, measurements, warnings: read.warnings, hints: read.hints, durationMs: result.durationMs };
-  } catch (error) {
-    if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
-    throw error;
-  }
-}
-
-/** shellQuote quotes a string for POSIX sh. */
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
+import { readSource } from '../formats/detect.ts';
+import { FormatError } from '../formats/format-error.ts';
+import type { Executor } from './executor.ts';
+import { RunnerError } from './git-checkout.ts';
+import { shellQuote } from './local-executor.ts';
+import { parsePerfStatCsv, perfStatPrefix } from './perf-counters.ts';
+
+/**
+ * RoundSettings say how one round runs: the bench command, its output
+ * format (`command` times it through hyperfine), where its results are
+ * (stdout or resultFile), its timeout, perf counters, extra environment.
+ */
+export interface RoundSettings {
+  bench: string;
+  format?: string;
+  resultFile?: string;
+  roundTimeoutMs: number;
+  counters?: boolean;
+  env?: Record<string, string>;
+}
+
+/** RoundFailureInfo is why a round produced no usable numbers. */
+export interface RoundFailureInfo {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  message: string;
+}
+
+/** RoundOutcome is one round's numbers, or why there are none. */
+export type RoundOutcome = { failure: RoundFailureInfo } | { format: string; measurements: Measurement[]; warnings: ReadWarning[]; hints: FingerprintHints; durationMs: number };
+
+/**
+ * measureRound runs the bench command once in dir (through the executor)
+ * and reads its numbers; `tag` names the round in messages and scratch
+ * files. A crash, a timeout or unreadable output is a failure, not an error.
+ */
+export async function measureRound(settings: RoundSettings, executor: Executor, dir: string, scratch: string, tag: string): Promise<RoundOutcome> {
+  const timing = settings.format === 'command';
+  const hyperfineFile = '.benchbot-hyperfine.json';
+  const perfFile = '.benchbot-perf.csv';
+  let command = timing
+    ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}`
+    : settings.bench;
+  if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
+  const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
+  const fail = (message: string): RoundOutcome => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
+  if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1000)} s (--round-timeout)`);
+  if (result.exitCode !== 0) {
+    const tail = (result.stderr || result.stdout).trimEnd().split('\n').slice(-5).join(' | ');
+    const hint = result.exitCode === 127 ? ' (command not found: is the tool installed where the benchmark runs?)' : '';
+    return fail(`exit code ${result.exitCode ?? result.signal}${hint}: ${tail}`);
+  }
+  const fetchText = async (remote: string): Promise<string> => {
+    const local = join(scratch, `${tag}-${remote}`.replace(/[^\w.-]/g, '_'));
+    await executor.fetch(remote.startsWith('/') ? remote : `${dir}/${remote}`, local);
+    return readFileSync(local, 'utf8');
+  };
+  try {
+    const text = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result.stdout;
+    const read = readSource({ path: `${tag} output`, text }, timing ? 'hyperfine' : settings.format);
+    const measurements = timing ? read.measurements.map((m) => ({ ...m, benchmark: 'command' })) : read.measurements;
+    if (settings.counters) {
+      const counters = parsePerfStatCsv(await fetchText(perfFile));
+      if (counters.unsupported.length > 0 && counters.measurements.length === 0) {
+        throw new RunnerError(`--counters: perf stat cannot read ${counters.unsupported.join(', ')} on this machine (common in VMs and containers); drop --counters or run on bare metal`);
+      }
+      measurements.push(...counters.measurements);
+    }
+    if (measurements.length === 0) return fail('the output has no measurements');
+    return { format: read.format, measurements, warnings: read.warnings, hints: read.hints, durationMs: result.durationMs };
+  } catch (error) {
+    if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
+    throw error;
+  }
+}
