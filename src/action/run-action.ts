@@ -22,6 +22,7 @@ import { holdMachine } from '../runner/hold-machine.ts';
 import { createProgress, type Progress } from '../runner/progress.ts';
 import { runAb, type RunAbResult } from '../runner/run-ab.ts';
 import { openStore } from '../store/open-store.ts';
+import { redact } from '../store/redact.ts';
 import { StoreError, type Store } from '../store/store.ts';
 import { createGitHubClient, GitHubError, type GitHubClient } from '../github/github-client.ts';
 import { upsertStickyComment } from '../github/sticky-comment.ts';
@@ -112,7 +113,7 @@ export async function runAction(deps: ActionDeps): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof ActionInputError || error instanceof RunnerError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof StoreError) {
-      log(`::error title=benchbot::${escapeCommand(error.message)}`);
+      log(`::error title=benchbot::${escapeCommand(redact(error.message))}`);
       return 2;
     }
     throw error;

@@ -9,6 +9,7 @@ import { runExport, runImport, EXPORT_USAGE, IMPORT_USAGE } from './history-comm
 import { runScan, runAck, SCAN_USAGE, ACK_USAGE } from './scan-command.ts';
 import { runBisect, runBisectOracle, BISECT_USAGE, BISECT_ORACLE_USAGE } from './bisect-command.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
+import { redact, scrubError } from '../store/redact.ts';
 import { StoreError } from '../store/store.ts';
 
 const USAGE = `usage: benchbot <command> [options]
@@ -64,14 +65,15 @@ export async function main(argv: string[], out = (t: string) => process.stdout.w
   try {
     return await command.run(args, out);
   } catch (error) {
+    // Messages may quote a --store URL or BENCHBOT_DATABASE_URL: one redaction for all of them.
     if (error instanceof UsageError) {
-      err(`benchbot ${name}: ${error.message}\n\n${command.usage}`);
+      err(`benchbot ${name}: ${redact(error.message)}\n\n${command.usage}`);
       return 2;
     }
     if (error instanceof FormatError || error instanceof UnknownFormatError || error instanceof RunnerError || error instanceof StoreError) {
-      err(`benchbot ${name}: ${error.message}`);
+      err(`benchbot ${name}: ${redact(error.message)}`);
       return 2;
     }
-    throw error;
+    throw scrubError(error);
   }
 }

@@ -5,6 +5,7 @@ import { startAppServer } from '../app/app-server.ts';
 import { createAppState } from '../app/app-state.ts';
 import { DEFAULT_API_URL } from '../github/github-client.ts';
 import { openStore } from '../store/open-store.ts';
+import { redact } from '../store/redact.ts';
 import { UsageError } from './usage-error.ts';
 
 export const SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL]
@@ -77,7 +78,7 @@ export function readServeSettings(args: string[], env: Record<string, string | u
   try {
     new URL(apiUrl);
   } catch {
-    throw new UsageError(`GITHUB_API_URL ${apiUrl} is not a URL`);
+    throw new UsageError(`GITHUB_API_URL ${redact(apiUrl)} is not a URL`);
   }
   const logLevel = (text('LOG_LEVEL') ?? 'info') as ServeSettings['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`LOG_LEVEL ${logLevel}: use one of ${LOG_LEVELS.join(', ')}`);
@@ -120,7 +121,7 @@ export async function runServe(args: string[], out: (text: string) => void, env:
       botLogin: settings.botLogin,
       logLevel: settings.logLevel,
     });
-    out(`benchbot serve: listening on ${server.url} (webhooks at ${server.webhookUrl}, health at ${server.url}/healthz; store ${store.location}${pruned > 0 ? `, pruned ${pruned} old delivery ids` : ''})`);
+    out(`benchbot serve: listening on ${server.url} (webhooks at ${server.webhookUrl}, health at ${server.url}/healthz; store ${redact(store.location)}${pruned > 0 ? `, pruned ${pruned} old delivery ids` : ''})`);
     const signal = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
     out(`benchbot serve: ${String(signal[0] ?? 'signal')} received, stopping`);
     await server.close();

@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { PostgresStore, redactUrl } from './postgres-store.ts';
+import { PostgresStore } from './postgres-store.ts';
+import { connectionSecrets, redact, scrubError } from './redact.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { StoreError, type Store, type StoreOptions } from './store.ts';
 
@@ -37,9 +38,13 @@ export function resolveStoreLocation(url: string | undefined, options: { cwd: st
     try {
       new URL(chosen);
     } catch {
-      throw new StoreError(`the store URL ${redactUrl(chosen)} is not a valid URL; write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
+      throw new StoreError(`the store URL ${redact(chosen)} is not a valid URL; write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
     }
-    return { kind: 'postgres', url: chosen, display: redactUrl(chosen) };
+    return { kind: 'postgres', url: chosen, display: redact(chosen) };
+  }
+  // libpq's keyword/value form is not a file name: taken as one, it became a SQLite file named after the password.
+  if (KEYWORD_VALUE.test(chosen)) {
+    throw new StoreError(`the store ${redact(chosen)} is a keyword/value connection string, which benchbot does not read; write it as a URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE (percent-encode special characters in the password)`);
   }
   const sqlite = /^sqlite:(\/\/)?/i.exec(chosen);
   if (sqlite) {
@@ -50,7 +55,7 @@ export function resolveStoreLocation(url: string | undefined, options: { cwd: st
   // A scheme of two or more letters is a URL we do not speak (one letter is a Windows drive).
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(chosen);
   if (scheme && !isAbsolute(chosen)) {
-    throw new StoreError(`unsupported store URL scheme "${scheme[1]}:" in ${redactUrl(chosen)}; use a file path, sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
+    throw new StoreError(`unsupported store URL scheme "${scheme[1]}:" in ${redact(chosen)}; use a file path, sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
   }
   return { kind: 'sqlite', path: resolve(options.cwd, chosen) };
 }
@@ -61,18 +66,27 @@ export function resolveStoreLocation(url: string | undefined, options: { cwd: st
  * the path or URL and what to fix, before anything is written.
  */
 export async function openStore(url: string | undefined, options: OpenStoreOptions): Promise<Store> {
-  const location = resolveStoreLocation(url, options);
-  const store = location.kind === 'sqlite' ? SqliteStore.open(location.path, options) : await PostgresStore.open(location.url, options);
-  if (options.migrate !== false) {
-    try {
-      await store.migrate();
-    } catch (error) {
-      await store.close().catch(() => undefined);
-      throw error;
+  const secrets = connectionSecrets(nonEmpty(url) ?? nonEmpty((options.env ?? process.env)[STORE_URL_ENV]) ?? '');
+  try {
+    const location = resolveStoreLocation(url, options);
+    const store = location.kind === 'sqlite' ? SqliteStore.open(location.path, options) : await PostgresStore.open(location.url, options);
+    if (options.migrate !== false) {
+      try {
+        await store.migrate();
+      } catch (error) {
+        await store.close().catch(() => undefined);
+        throw error;
+      }
     }
+    return store;
+  } catch (error) {
+    // Every way out of here may carry the URL (a driver's own message, a SQLite path holding `password=`): hide its secrets.
+    throw scrubError(error, { secrets });
   }
-  return store;
 }
+
+/** KEYWORD_VALUE recognizes libpq's `host=... dbname=...` form by a known keyword at the start. */
+const KEYWORD_VALUE = /^\s*(?:host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name|options)\s*=/i;
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
+import { connectionSecrets, redact, scrubError } from './redact.ts';
 import { SqlStore, type Row, type SqlConn, type SqlValue } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
@@ -25,17 +26,21 @@ export class PostgresStore extends SqlStore {
   readonly location: string;
   protected readonly dialect: Dialect = 'postgres';
   private readonly pool: pg.Pool;
+  /** The URL's passwords, hidden wherever a driver or server message echoes them. */
+  private readonly secrets: string[];
   private closed = false;
 
-  private constructor(pool: pg.Pool, display: string, options: StoreOptions) {
+  private constructor(pool: pg.Pool, display: string, secrets: string[], options: StoreOptions) {
     super(options);
     this.pool = pool;
     this.location = display;
+    this.secrets = secrets;
   }
 
   /** open connects once to fail early with a message that says what to fix. */
   static async open(url: string, options: StoreOptions = {}): Promise<PostgresStore> {
-    const display = redactUrl(url);
+    const secrets = connectionSecrets(url);
+    const display = redact(url, { secrets });
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 4, connectionTimeoutMillis: timeout });
     // An idle client dropped by the server (restart, admin kill) must not crash the process; the next query reconnects.
@@ -45,9 +50,10 @@ export class PostgresStore extends SqlStore {
       client.release();
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw new StoreError(`cannot connect to the PostgreSQL store ${display}: ${connectReason(error, timeout)}. ${connectFix(error)} (set with --store or BENCHBOT_DATABASE_URL)`, { cause: error });
+      scrubError(error, { secrets });
+      throw new StoreError(`cannot connect to the PostgreSQL store ${display}: ${redact(connectReason(error, timeout), { secrets })}. ${connectFix(error)} (set with --store or BENCHBOT_DATABASE_URL)`, { cause: error });
     }
-    return new PostgresStore(pool, display, options);
+    return new PostgresStore(pool, display, secrets, options);
   }
 
   protected async read<T>(fn: (c: SqlConn) => Promise<T>): Promise<T> {
@@ -160,10 +166,11 @@ export class PostgresStore extends SqlStore {
   }
 
   private wrap(error: unknown): unknown {
+    scrubError(error, { secrets: this.secrets });
     if (error instanceof StoreError) return error;
     const e = error as { message?: string; code?: string };
     const text = e.message || e.code || String(error);
-    return new StoreError(`PostgreSQL store ${this.location}: ${text}`, { cause: error });
+    return new StoreError(`PostgreSQL store ${this.location}: ${redact(text, { secrets: this.secrets })}`, { cause: error });
   }
 }
 
@@ -187,17 +194,6 @@ interface PgConn extends SqlConn {
 function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
-}
-
-/** redactUrl hides the password of a connection URL, for messages and `location`. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-  }
 }
 
 function connectReason(error: unknown, timeout: number): string {
