@@ -5,6 +5,7 @@ import { readCriterionDirectory } from '../formats/criterion.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { MAX_INPUT_BYTES } from '../formats/json-document.ts';
 import type { SourceFile } from '../formats/reader.ts';
+import { readRegularFile, symbolicLink } from './read-regular-file.ts';
 
 /**
  * readInput reads one path given on the command line: a file in any format
@@ -45,9 +46,12 @@ function criterionFiles(root: string): SourceFile[] {
     if (depth > 12) return;
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = join(dir, entry.name);
+      const display = relative(process.cwd(), full) || full;
+      // Links are refused, not followed: the code under test wrote this directory (docs/security.md).
+      if (entry.isSymbolicLink()) throw symbolicLink(display);
       if (entry.isDirectory()) walk(full, depth + 1);
       else if (entry.name.endsWith('.json') && dir.split(sep).at(-1) === 'new') {
-        files.push({ path: relative(process.cwd(), full) || full, text: readFileSync(full, 'utf8') });
+        files.push({ path: display, text: readRegularFile(full, display) });
       }
     }
   };
