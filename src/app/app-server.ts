@@ -4,6 +4,7 @@ import Bottleneck from 'bottleneck';
 import { createNodeMiddleware, Probot, ProbotOctokit } from 'probot';
 import type { Store } from '../store/store.ts';
 import { createApp, type CreateAppOptions } from './create-app.ts';
+import { createWebhookBodyReader, type WebhookBodyLimits } from './webhook-body.ts';
 
 /** WEBHOOK_PATH is where GitHub delivers webhooks (Probot's default). */
 export const WEBHOOK_PATH = '/api/github/webhooks';
@@ -47,6 +48,8 @@ export interface AppServerOptions {
   logFormat?: 'json' | 'pretty';
   now?: CreateAppOptions['now'];
   onHandled?: CreateAppOptions['onHandled'];
+  /** webhookBodyLimits lower the delivery body bounds (default 25 MiB each, 100 MiB in flight; see webhook-body.ts). */
+  webhookBodyLimits?: WebhookBodyLimits;
 }
 
 /** AppServer is a running app: its URL, its Probot, and close(). */
@@ -58,9 +61,10 @@ export interface AppServer {
 }
 
 /**
- * startAppServer starts the app on node:http: Probot's middleware (signature
- * check, then the handlers; 200 when they finished, 400 for a missing or
- * wrong signature, 500 when a handler failed) at WEBHOOK_PATH, the health
+ * startAppServer starts the app on node:http: the body cap (413 past 25 MiB,
+ * 503 past the in-flight budget; webhook-body.ts), then Probot's middleware
+ * (signature check, then the handlers; 200 when they finished, 400 for a
+ * missing or wrong signature, 500 when a handler failed) at WEBHOOK_PATH, the health
  * check at HEALTH_PATH, 404 elsewhere. Octokit comes with Probot's retry
  * (5xx, network) and throttling (primary and secondary rate limits) plugins.
  */
@@ -84,9 +88,23 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n');
     });
   });
+  const readBody = createWebhookBodyReader(options.webhookBodyLimits);
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://app').pathname;
     if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) return health(options.store, res);
+    // @octokit/webhooks buffers a POST body whole before checking its signature: every POST is read here, capped, or refused unread.
+    if (req.method === 'POST') {
+      if (!isWebhookPath(req.url)) return void res.writeHead(404, { 'content-type': 'text/plain', connection: 'close' }).end('not found\n');
+      const body = await readBody(req, res);
+      if (body === undefined) return;
+      (req as IncomingMessage & { body?: string }).body = body.text;
+      try {
+        await middleware(req, res);
+      } finally {
+        body.release();
+      }
+      return;
+    }
     if (!(await middleware(req, res))) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   }
 
@@ -106,6 +124,15 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       server.close((error) => (error ? reject(error) : resolve()));
     }),
   };
+}
+
+/** isWebhookPath matches the path as @octokit/webhooks does (trailing slashes dropped from the whole URL, then the pathname). */
+function isWebhookPath(url: string | undefined): boolean {
+  try {
+    return new URL((url ?? '/').replace(/\/+$/, '') || '/', 'http://app').pathname === WEBHOOK_PATH;
+  } catch {
+    return false;
+  }
 }
 
 async function health(store: Store, res: ServerResponse): Promise<void> {
