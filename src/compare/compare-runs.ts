@@ -3,7 +3,7 @@ import type { Fingerprint } from '../model/fingerprint.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { conversionFactor, normalizeTimeUnit } from '../formats/units.ts';
 import { thresholdFor, type ThresholdRule } from './thresholds.ts';
-import { hygieneWarnings, suiteWarnings } from './hygiene.ts';
+import { addSuiteHygieneWarnings, hygieneWarnings, isConstantPair, suiteWarnings, type HygieneSubject } from './hygiene.ts';
 import { estimateChange } from './estimate-change.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
 import { geometricMean } from '../stats/geometric-mean.ts';
@@ -99,10 +99,12 @@ export function compareRuns(base: CompareSide, head: CompareSide, options: Compa
   for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
 
-  const tested = drafts.filter((d) => d.comparison.p !== null);
+  // A metric constant on both sides (0 B/op -> 0 B/op) is decided by its values and stays out of the FDR family.
+  const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === undefined);
   const qs = benjaminiHochberg(tested.map((d) => d.comparison.p as number));
   tested.forEach((d, i) => (d.comparison.q = qs[i]));
 
+  addSuiteHygieneWarnings(drafts.flatMap((d) => (d.hygiene ? [d.hygiene] : [])));
   const comparisons = drafts.map((d) => {
     if (d.decided === undefined) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
     return d.comparison;
@@ -119,7 +121,9 @@ export function compareRuns(base: CompareSide, head: CompareSide, options: Compa
 interface Draft {
   comparison: Comparison;
   threshold: number;
-  /** Set when the verdict follows from the inputs alone (new, removed, error, not comparable). */
+  /** hygiene is what the suite-wide trend and bimodality checks need of a tested comparison. */
+  hygiene?: HygieneSubject;
+  /** Set when the verdict follows from the inputs alone (new, removed, error, not comparable, constant). */
   decided?: Verdict;
 }
 
@@ -168,7 +172,11 @@ function draft(b: Measurement, h: Measurement | undefined, headErrors: Map<strin
   comparison.ratioCi = change.ratioCi;
   comparison.p = change.p;
   comparison.warnings.push(...change.notes, ...hygieneWarnings(b, b.values, headValues));
-  return { comparison, threshold };
+  if (isConstantPair(b.values, headValues)) {
+    comparison.verdict = 'unchanged';
+    return { comparison, threshold, decided: 'unchanged' };
+  }
+  return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
 }
 
 function sideSummary(values: readonly number[], alpha: number): SideSummary {
