@@ -1,10 +1,12 @@
-import type { Comparison, SideSummary, Verdict } from '../model/comparison.ts';
+import type { Comparison, MetricFamily, SideSummary, Verdict } from '../model/comparison.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { conversionFactor, normalizeTimeUnit } from '../formats/units.ts';
 import { thresholdFor, type ThresholdRule } from './thresholds.ts';
 import { addSuiteHygieneWarnings, hygieneWarnings, isConstantPair, suiteWarnings, type HygieneSubject } from './hygiene.ts';
-import { estimateChange } from './estimate-change.ts';
+import { DEFAULT_TEST, estimateChange, type ChangeTest } from './estimate-change.ts';
+import { familyOf, primaryMetrics } from './metric-family.ts';
+import { boundOf } from './power.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
 import { geometricMean } from '../stats/geometric-mean.ts';
 import { medianCi } from '../stats/quantile-ci.ts';
@@ -19,16 +21,21 @@ export interface CompareSide {
 
 /**
  * CompareOptions: `threshold` is theta as a fraction (default 0.02 = 2%),
- * `rules` override it per benchmark glob, `alpha` is the false discovery
- * rate across the whole suite and 1 - the CI level (default 0.05).
+ * `rules` override it per benchmark glob, `alpha` is the error rate of both
+ * decisions (default 0.05): the false discovery rate within each metric
+ * family and 1 - the CI level of `ratioCi` for `regressed`/`improved`, and
+ * the level of the two one-sided tests (a 1 - 2 alpha CI) for `unchanged`.
+ * An adaptive run passes the alpha of the current look. `test` picks the
+ * two-sample test (default {@link DEFAULT_TEST}).
  */
 export interface CompareOptions {
   threshold: number;
   alpha: number;
   rules: ThresholdRule[];
+  test?: ChangeTest;
 }
 
-export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { threshold: 0.02, alpha: 0.05, rules: [] };
+export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
 
 /** ComparisonSummary counts verdicts; geomeanRatio is over time metrics only (see compareRuns). */
 export interface ComparisonSummary {
@@ -42,13 +49,23 @@ export interface ComparisonSummary {
   geomeanRatio: number | null;
 }
 
-/** ComparisonReport is the result of comparing two sides: what every report renders. */
+/**
+ * ComparisonReport is the result of comparing two sides: what every report
+ * renders. `alpha` is the level the comparisons were tested at (in an
+ * adaptive run, the alpha of the look that produced the report);
+ * `overallAlpha` the error rate the user asked for, which an adaptive run
+ * splits across its looks (absent: the same as `alpha`); `test` the
+ * two-sample test; `families` how many tested comparisons each FDR family held.
+ */
 export interface ComparisonReport {
   comparisons: Comparison[];
   summary: ComparisonSummary;
   warnings: string[];
   threshold: number;
   alpha: number;
+  overallAlpha?: number;
+  test?: ChangeTest;
+  families?: Record<MetricFamily, number>;
 }
 
 const key = (m: { benchmark: string; metric: string }) => `${m.benchmark}\u0000${m.metric}`;
@@ -78,13 +95,18 @@ export function poolMeasurements(measurements: readonly Measurement[]): Measurem
  * compareRuns pairs base and head by (benchmark, metric) and decides a verdict
  * for each pair:
  *
- * - the change is the Hodges-Lehmann estimate of head/base on log values with
- *   its distribution-free CI at level 1 - alpha;
- * - p is the two-sided Mann-Whitney U test, q its Benjamini-Hochberg
- *   adjustment across every pair in the suite;
- * - CI inside (-theta, +theta): `unchanged`; q < alpha and the estimate
- *   beyond +theta in the bad direction: `regressed`, in the good direction:
- *   `improved`; anything else: `inconclusive`.
+ * - the change is estimated on log values by the chosen test (default
+ *   Yuen's 20%-trimmed t: exp of the difference of trimmed means), with its
+ *   two-sided CI at 1 - alpha and the 1 - 2 alpha CI of the two one-sided
+ *   tests;
+ * - p is the test's two-sided p-value, q its Benjamini-Hochberg adjustment
+ *   within the comparison's family: each benchmark's primary metric forms
+ *   one family, every other metric (cpu_time beside real_time, counters,
+ *   derived rates) a second, so duplicates do not dilute the first;
+ * - the 1 - 2 alpha CI inside (-theta, +theta): `unchanged` (equivalence by
+ *   TOST at alpha); q < alpha and the estimate beyond +theta in the bad
+ *   direction: `regressed`, in the good direction: `improved`; anything
+ *   else: `inconclusive`, with `bound`, the band its CI still rules out.
  *
  * The suite geomean is taken over time metrics only: counters such as
  * allocation counts can move by orders of magnitude and would drown it.
@@ -95,19 +117,28 @@ export function compareRuns(base: CompareSide, head: CompareSide, options: Compa
   const baseErrors = erroredBenchmarks(base.warnings);
   const headErrors = erroredBenchmarks(head.warnings);
 
+  const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()]);
+  const test = options.test ?? DEFAULT_TEST;
+
   const drafts: Draft[] = [];
-  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options));
+  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options, test));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
+  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
 
   // A metric constant on both sides (0 B/op -> 0 B/op) is decided by its values and stays out of the FDR family.
-  const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === undefined);
-  const qs = benjaminiHochberg(tested.map((d) => d.comparison.p as number));
-  tested.forEach((d, i) => (d.comparison.q = qs[i]));
+  // One FDR family per metric family: a duplicate cpu_time must not dilute the primary metrics.
+  const families: Record<MetricFamily, number> = { primary: 0, secondary: 0 };
+  for (const family of ['primary', 'secondary'] as const) {
+    const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === undefined && d.comparison.family === family);
+    const qs = benjaminiHochberg(tested.map((d) => d.comparison.p as number));
+    tested.forEach((d, i) => (d.comparison.q = qs[i]));
+    families[family] = tested.length;
+  }
 
   addSuiteHygieneWarnings(drafts.flatMap((d) => (d.hygiene ? [d.hygiene] : [])));
   const comparisons = drafts.map((d) => {
     if (d.decided === undefined) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
-    return d.comparison;
+    return annotateDecision(d.comparison);
   });
   return {
     comparisons,
@@ -115,6 +146,8 @@ export function compareRuns(base: CompareSide, head: CompareSide, options: Compa
     warnings: suiteWarnings(base, head),
     threshold: options.threshold,
     alpha: options.alpha,
+    test,
+    families,
   };
 }
 
@@ -149,9 +182,10 @@ function headOnly(h: Measurement, baseErrors: Map<string, string>): Draft {
   return { comparison, threshold: 0, decided: comparison.verdict };
 }
 
-function draft(b: Measurement, h: Measurement | undefined, headErrors: Map<string, string>, options: CompareOptions): Draft {
+function draft(b: Measurement, h: Measurement | undefined, headErrors: Map<string, string>, options: CompareOptions, test: ChangeTest): Draft {
   const comparison = emptyComparison(b);
   const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
+  comparison.threshold = threshold;
   comparison.base = sideSummary(b.values, options.alpha);
   if (h === undefined) {
     const error = headErrors.get(b.benchmark);
@@ -167,9 +201,11 @@ function draft(b: Measurement, h: Measurement | undefined, headErrors: Map<strin
   }
   const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
   comparison.head = sideSummary(headValues, options.alpha);
-  const change = estimateChange(b.values, headValues, options.alpha);
+  const change = estimateChange(b.values, headValues, options.alpha, test);
   comparison.ratio = change.ratio;
   comparison.ratioCi = change.ratioCi;
+  if (change.equivalenceCi !== null) comparison.equivalenceCi = change.equivalenceCi;
+  if (change.ratioCi !== null) comparison.ciLevel = 1 - options.alpha;
   comparison.p = change.p;
   comparison.warnings.push(...change.notes, ...hygieneWarnings(b, b.values, headValues));
   if (isConstantPair(b.values, headValues)) {
@@ -188,14 +224,35 @@ function sideSummary(values: readonly number[], alpha: number): SideSummary {
 /**
  * decideVerdict applies the threshold rule to a tested comparison. A ratio is
  * read as a cost ratio (above 1 is worse) after flipping higher-is-better
- * metrics, so one rule serves both directions.
+ * metrics, so one rule serves both directions. `unchanged` is judged on the
+ * equivalence CI (1 - 2 alpha) when the comparison has one, else on
+ * `ratioCi` (callers that build comparisons themselves).
  */
 export function decideVerdict(c: Comparison, threshold: number, alpha: number): Verdict {
   if (c.ratio === null || c.ratioCi === null) return 'inconclusive';
-  const [lo, hi] = c.better === 'lower' ? c.ratioCi : [1 / c.ratioCi[1], 1 / c.ratioCi[0]];
+  const ci = c.equivalenceCi ?? c.ratioCi;
+  const [lo, hi] = c.better === 'lower' ? ci : [1 / ci[1], 1 / ci[0]];
   if (lo > 1 - threshold && hi < 1 + threshold) return 'unchanged';
   if (c.q === null || c.q >= alpha) return 'inconclusive';
   return beyond(c, threshold);
+}
+
+/**
+ * annotateDecision records how a verdict was reached and, for a tested
+ * comparison, the band its equivalence CI rules out ("no change beyond
+ * +-bound"). An adaptive run later refines `undecided` into `futility` or
+ * `budget`.
+ */
+export function annotateDecision(c: Comparison): Comparison {
+  if (c.verdict === 'regressed' || c.verdict === 'improved') c.decision = 'difference';
+  else if (c.verdict === 'unchanged') c.decision = 'equivalence';
+  else if (c.verdict === 'inconclusive') c.decision = 'undecided';
+  if (c.equivalenceCi) {
+    const { bound, side } = boundOf(c.equivalenceCi, c.better);
+    c.bound = bound;
+    c.boundSide = side;
+  }
+  return c;
 }
 
 function beyond(c: Comparison, threshold: number): Verdict {
