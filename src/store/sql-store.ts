@@ -67,7 +67,8 @@ export abstract class SqlStore implements Store {
 
   async migrate(): Promise<number> {
     return this.writeLocked(async (c) => {
-      await c.exec(SCHEMA_MIGRATIONS_DDL);
+      // Only create it when missing: a role that may read and insert but not create tables (docs/security.md) must still open a migrated store.
+      if (!(await this.hasMigrationsTable(c))) await this.applyDdl(c, SCHEMA_MIGRATIONS_DDL, 'create the schema_migrations table');
       const applied = new Set((await c.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
       const known = MIGRATIONS[MIGRATIONS.length - 1].version;
       const newest = Math.max(0, ...applied);
@@ -77,12 +78,29 @@ export abstract class SqlStore implements Store {
       let count = 0;
       for (const m of MIGRATIONS) {
         if (applied.has(m.version)) continue;
-        await c.exec(m.sql[this.dialect]);
+        await this.applyDdl(c, m.sql[this.dialect], `apply schema migration ${m.version} (${m.name})`);
         await c.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
         count++;
       }
       return count;
     });
+  }
+
+  private async applyDdl(c: SqlConn, sql: string, what: string): Promise<void> {
+    try {
+      await c.exec(sql);
+    } catch (error) {
+      const e = error as { message?: string; code?: string };
+      const denied = e.code === '42501' ? '; this role may not create tables (a role limited to reading and inserting, as docs/security.md recommends, must not): run one benchbot command with the owner role first to migrate, e.g. benchbot scan --store OWNER_URL' : '';
+      throw new StoreError(`${this.location}: cannot ${what}: ${e.message ?? String(error)}${denied}`, { cause: error });
+    }
+  }
+
+  private async hasMigrationsTable(c: SqlConn): Promise<boolean> {
+    const rows = this.dialect === 'postgres'
+      ? await c.all("SELECT 1 AS present WHERE to_regclass('schema_migrations') IS NOT NULL")
+      : await c.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+    return rows.length > 0;
   }
 
   async ingestRun(run: IngestRun): Promise<string> {
