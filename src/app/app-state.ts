@@ -8,6 +8,11 @@ import type { Store } from '../store/store.ts';
  * - `delivery:<X-GitHub-Delivery>`: a webhook delivery being or having been
  *   handled. Claimed with compare-and-set, so the same delivery twice (a
  *   redelivery, a replay, two replicas) is handled once.
+ * - `comment:<owner>/<repo>/<comment id>@<updated_at>`: a comment whose
+ *   command is being or has been handled. The signature covers the payload
+ *   but not the delivery id, so a validly signed delivery re-sent under a new
+ *   `X-GitHub-Delivery` is the same comment: this claim, not the delivery's,
+ *   keeps it to one run. An edited comment (a new `updated_at`) is new.
  * - `bench:<owner>/<repo>#<pr>`: the latest `/bench` on a pull request.
  * - `run:<owner>/<repo>/<run id>`: the `/bench` a dispatched workflow run
  *   measures, so its completion finds its pull request and approved SHA.
@@ -88,8 +93,18 @@ export interface AppState {
   finishDelivery(id: string, event: string): Promise<void>;
   /** releaseDelivery forgets a claim after a failure, so GitHub's redelivery is handled again. */
   releaseDelivery(id: string): Promise<void>;
-  /** pruneDeliveries deletes delivery records older than `olderThanMs`; returns how many. */
+  /** pruneDeliveries deletes delivery and comment claims older than `olderThanMs`; returns how many. */
   pruneDeliveries(olderThanMs: number): Promise<number>;
+  /**
+   * claimComment marks a comment (at its `updated_at`) as being handled and
+   * returns true, or false when it was already handled, or is being handled
+   * and that claim is not stale.
+   */
+  claimComment(owner: string, repo: string, commentId: number, updatedAt: string): Promise<boolean>;
+  /** finishComment marks a claimed comment as handled for good. */
+  finishComment(owner: string, repo: string, commentId: number, updatedAt: string): Promise<void>;
+  /** releaseComment forgets a claim after a failure, so GitHub's redelivery handles the comment again. */
+  releaseComment(owner: string, repo: string, commentId: number, updatedAt: string): Promise<void>;
   getBench(owner: string, repo: string, pr: number): Promise<Versioned<BenchRequest> | undefined>;
   /** setBench writes the latest request for a pull request if its version is still `expected` (null: absent). */
   setBench(request: BenchRequest, expected: number | null): Promise<boolean>;
@@ -121,17 +136,26 @@ const slug = (owner: string, repo: string) => `${owner.toLowerCase()}/${repo.toL
 /** createAppState wraps a Store; `now` is injectable for tests of stale claims. */
 export function createAppState(store: Store, now: () => number = Date.now): AppState {
   const deliveryKey = (id: string) => `delivery:${id}`;
+  const commentKey = (owner: string, repo: string, id: number, updatedAt: string) => `comment:${slug(owner, repo)}/${id}@${updatedAt}`;
   const iso = () => new Date(now()).toISOString();
+  // claim takes a key with compare-and-set; a `processing` claim older than STALE_CLAIM_MS (a crashed handler) may be taken over.
+  const claim = async (key: string, event: string) => {
+    const record: DeliveryRecord = { event, status: 'processing', at: iso() };
+    if ((await store.compareAndSetState(key, null, record)) !== null) return true;
+    const existing = await store.getState(key);
+    if (existing === undefined) return (await store.compareAndSetState(key, null, record)) !== null;
+    const value = existing.value as DeliveryRecord;
+    if (value.status !== 'processing' || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
+    return (await store.compareAndSetState(key, existing.version, record)) !== null;
+  };
   return {
-    async claimDelivery(id, event) {
-      const key = deliveryKey(id);
-      const record: DeliveryRecord = { event, status: 'processing', at: iso() };
-      if ((await store.compareAndSetState(key, null, record)) !== null) return true;
-      const existing = await store.getState(key);
-      if (existing === undefined) return (await store.compareAndSetState(key, null, record)) !== null;
-      const value = existing.value as DeliveryRecord;
-      if (value.status !== 'processing' || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
-      return (await store.compareAndSetState(key, existing.version, record)) !== null;
+    claimDelivery: (id, event) => claim(deliveryKey(id), event),
+    claimComment: (owner, repo, id, updatedAt) => claim(commentKey(owner, repo, id, updatedAt), 'issue_comment'),
+    async finishComment(owner, repo, id, updatedAt) {
+      await store.putState(commentKey(owner, repo, id, updatedAt), { event: 'issue_comment', status: 'done', at: iso() } satisfies DeliveryRecord);
+    },
+    async releaseComment(owner, repo, id, updatedAt) {
+      await store.deleteState(commentKey(owner, repo, id, updatedAt));
     },
     async finishDelivery(id, event) {
       await store.putState(deliveryKey(id), { event, status: 'done', at: iso() } satisfies DeliveryRecord);
@@ -141,7 +165,7 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
-      for (const entry of await store.listState('delivery:')) {
+      for (const entry of [...(await store.listState('delivery:')), ...(await store.listState('comment:'))]) {
         const at = Date.parse((entry.value as DeliveryRecord).at);
         if (Number.isFinite(at) && now() - at > olderThanMs && (await store.deleteState(entry.key, entry.version))) removed++;
       }

@@ -1,3 +1,7 @@
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+import { compileNameFilter, MAX_NAME_FILTER_LENGTH, NameFilterError } from '../compare/name-filter.ts';
 import { parsePercent } from '../compare/thresholds.ts';
 
 /**
@@ -9,7 +13,7 @@ export const BENCH_USAGE = [
   '/bench help',
   '```',
   '',
-  '- `REGEX` runs only the benchmarks whose name matches (a JavaScript regular expression, no spaces).',
+  '- `REGEX` runs only the benchmarks whose name matches (an RE2 regular expression: no backreferences or lookaround, no spaces).',
   '- `runs=N` is the round budget per side (default: the workflow\'s).',
   '- `runner=LABEL` picks a runner label listed under `bench.runners` in `.github/benchbot.yml`.',
   '- `threshold=X%` is the smallest change that matters (default: the workflow\'s, usually 2%).',
@@ -18,8 +22,8 @@ export const BENCH_USAGE = [
 /** MAX_COMMAND_LENGTH bounds the `/bench` line, in characters; anything longer is refused unread. */
 export const MAX_COMMAND_LENGTH = 300;
 
-/** MAX_REGEX_LENGTH bounds the REGEX argument, in characters. */
-export const MAX_REGEX_LENGTH = 200;
+/** MAX_REGEX_LENGTH bounds the REGEX argument, in characters: the engine's own limit. */
+export const MAX_REGEX_LENGTH = MAX_NAME_FILTER_LENGTH;
 
 /** BenchLimits are the repository's policy for arguments (from `.github/benchbot.yml`). */
 export interface BenchLimits {
@@ -53,8 +57,9 @@ type Key = (typeof KEYS)[number];
 /**
  * parseBenchCommand finds a `/bench` command in a comment body and parses it,
  * or returns null when the comment holds none. The command is the first line
- * that starts with `/bench` followed by a space or the end of the line,
- * outside quotes (`>`) and fenced code blocks. Its text is hostile until
+ * of a top-level paragraph that starts with `/bench` followed by a space or
+ * the end of the line, as a CommonMark parser sees the comment
+ * (findCommandLine): never in code, quotes or HTML. Its text is hostile until
  * proven otherwise: over MAX_COMMAND_LENGTH characters, any control
  * character, any non-ASCII character (bidi overrides, zero-width spaces and
  * look-alike letters included) or a shell-only construct in REGEX makes it
@@ -63,7 +68,15 @@ type Key = (typeof KEYS)[number];
  */
 export function parseBenchCommand(body: string, limits: BenchLimits = {}): BenchCommand | null {
   const line = findCommandLine(body);
-  if (line === null) return null;
+  return line === null ? null : parseCommandLine(line, limits);
+}
+
+/**
+ * parseCommandLine parses a `/bench` line that findCommandLine returned, so
+ * that a handler parses the comment's Markdown once and the line as often as
+ * its policy needs (before and after reading the repository's limits).
+ */
+export function parseCommandLine(line: string, limits: BenchLimits = {}): BenchCommand {
   const hostile = hostileText(line);
   if (hostile !== null) return { kind: 'invalid', problems: [hostile] };
 
@@ -129,19 +142,24 @@ function setOption(args: BenchArguments, key: Key, value: string, limits: BenchL
 }
 
 /**
- * regexProblem checks REGEX: bounded length, a valid JavaScript regular
- * expression, and none of the characters that only matter to a shell. They
- * would be harmless as a typed input, but nothing legitimate needs them, and
- * refusing them keeps a later careless `run:` step from becoming an injection.
+ * regexProblem checks REGEX: bounded length, none of the characters that
+ * only matter to a shell, and a pattern the engine accepts. The shell
+ * characters would be harmless as a typed input, but nothing legitimate
+ * needs them, and refusing them keeps a later careless `run:` step from
+ * becoming an injection. The pattern is compiled by compileNameFilter, the
+ * engine's own (RE2 semantics, linear-time matching), so the app refuses
+ * exactly what the run would refuse (backreferences, lookaround), before
+ * anything is dispatched, and accepts nothing that could hang it.
  */
 function regexProblem(token: string): string | null {
   if (token.length > MAX_REGEX_LENGTH) return `REGEX is ${token.length} characters long; the limit is ${MAX_REGEX_LENGTH}`;
   const shell = /[`'";&!]|\$[({]/.exec(token);
   if (shell) return `REGEX may not contain \`${shell[0].replace(/`/g, "'")}\` (shell syntax is refused; benchmark names do not need it)`;
   try {
-    new RegExp(token);
+    compileNameFilter(token);
   } catch (error) {
-    return `REGEX is not a valid regular expression: ${(error as Error).message.replace(/`/g, "'")}`;
+    if (!(error instanceof NameFilterError)) throw error;
+    return `REGEX is ${error.message.replace(/`/g, "'")}`;
   }
   return null;
 }
@@ -164,21 +182,36 @@ function hostileText(line: string): string | null {
   return null;
 }
 
-/** findCommandLine returns the first `/bench` line outside quotes and code fences, or null. */
-function findCommandLine(body: string): string | null {
-  let fence: string | null = null;
-  // Split on LF only: a stray CR or other control character stays in the line and is refused there.
-  for (const raw of body.split('\n')) {
-    const line = raw.replace(/\r$/, '');
-    const fenceMatch = /^ {0,3}(`{3,}|~{3,})/.exec(line);
-    if (fenceMatch) {
-      if (fence === null) fence = fenceMatch[1][0];
-      else if (fenceMatch[1][0] === fence) fence = null;
-      continue;
-    }
-    if (fence !== null) continue;
-    const trimmed = line.replace(/^[ \t]+/, '');
-    if (/^\/bench(?=$|[^A-Za-z0-9_-])/i.test(trimmed)) return trimmed.replace(/[ \t]+$/, '');
+/**
+ * MAX_BODY_LENGTH bounds the comment body handed to the Markdown parser, in
+ * characters: GitHub refuses comments over 65,536, so anything longer did not
+ * come from GitHub and is not read.
+ */
+export const MAX_BODY_LENGTH = 65_536;
+
+/**
+ * findCommandLine returns the first line of the first top-level paragraph
+ * that starts with `/bench` (followed by a space or the end of the line), or
+ * null. The body is parsed once with a CommonMark parser with GitHub's
+ * extensions (micromark with GFM, as GitHub renders comments), so `/bench`
+ * in code (fenced, indented, in a list item), in a quote (a lazy
+ * continuation line included), in an HTML block (a multi-line `<!-- -->`
+ * comment), in a heading, a table or a list never counts, and neither does
+ * a later line of a paragraph. The line is cut at the first LF only: a
+ * stray CR or other control character stays in it and is refused there.
+ */
+export function findCommandLine(body: string): string | null {
+  if (body.length > MAX_BODY_LENGTH || !/\/bench/i.test(body)) return null;
+  const tree = fromMarkdown(body, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  for (const node of tree.children) {
+    if (node.type !== 'paragraph') continue;
+    const start = node.position?.start.offset;
+    const first = node.children[0];
+    // The paragraph must open with plain text: `\/bench`, `` `/bench` `` and links are not commands.
+    if (start === undefined || first?.type !== 'text' || first.position?.start.offset !== start) continue;
+    const end = body.indexOf('\n', start);
+    const line = body.slice(start, end === -1 ? body.length : end).replace(/\r$/, '');
+    if (/^\/bench(?=$|[^A-Za-z0-9_-])/i.test(line)) return line.replace(/[ \t]+$/, '');
   }
   return null;
 }

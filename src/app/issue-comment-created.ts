@@ -5,7 +5,7 @@ import { REPORT_MARKER } from '../report/markdown-report.ts';
 import type { AppConfig } from './app-config.ts';
 import { formatConfigProblems } from './app-config.ts';
 import type { BenchRequest } from './app-state.ts';
-import { BENCH_USAGE, parseBenchCommand, type BenchArguments } from './bench-command.ts';
+import { BENCH_USAGE, findCommandLine, parseCommandLine, type BenchArguments } from './bench-command.ts';
 import { renderBenchRunning } from './bench-report.ts';
 import { CHECK_NAME, REPLY_MARKER, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 
@@ -13,26 +13,40 @@ import { CHECK_NAME, REPLY_MARKER, repoOf, type HandlerDeps, type Repo } from '.
 export interface IssueCommentPayload {
   action?: string;
   issue?: { number?: number; pull_request?: unknown };
-  comment?: { id?: number; body?: string | null; html_url?: string; user?: { login?: string; type?: string } | null };
+  comment?: { id?: number; body?: string | null; html_url?: string; created_at?: string; updated_at?: string; user?: { login?: string; type?: string } | null };
   repository?: { name?: string; owner?: { login?: string }; default_branch?: string };
 }
 
 /** CommentOutcome says what handleIssueCommentCreated did, for logs and tests. */
-export type CommentOutcome = 'ignored' | 'help' | 'refused' | 'invalid' | 'closed' | 'dispatch-failed' | 'dispatched';
+export type CommentOutcome = 'ignored' | 'duplicate-comment' | 'help' | 'refused' | 'invalid' | 'closed' | 'head-changed' | 'dispatch-failed' | 'dispatched';
 
 /** WRITE_PERMISSIONS are the collaborator permissions that may run `/bench`. */
 const WRITE_ROLES = ['admin', 'maintain', 'write'];
 
+/** CommandComment is the comment a command came from, as handleCommand needs it. */
+interface CommandComment {
+  id: number;
+  login: string;
+  /** line is the `/bench` line findCommandLine found (the body is parsed once). */
+  line: string;
+  createdAt: string;
+  htmlUrl: string;
+}
+
 /**
  * handleIssueCommentCreated runs `/bench` on a pull request. Guards come
- * first and return early: not a pull request, a bot, no command. Then, in
+ * first and return early: not a pull request, a bot, no command (found with
+ * a CommonMark parser, once). Then the comment is claimed by its id and
+ * `updated_at`: a delivery re-sent under a new delivery id (which the
+ * signature does not cover) finds it claimed and changes nothing. Then, in
  * order: the repository's config from the default branch; `/bench help`
  * (answered for anyone); the commenter's permission (write, maintain or admin
  * from the collaborator permission API, or `bench.allow`), else a polite
  * refusal; the arguments, else the usage; the pull request's exact base and
- * head SHAs; the workflow_dispatch with those SHAs and the arguments as typed
- * inputs; the latest-`/bench` record, cancelling a still-running earlier one;
- * a check run in progress on the head; and the sticky comment saying so.
+ * head SHAs, refused when the head moved after the comment was written; the
+ * workflow_dispatch with those SHAs and the arguments as typed inputs; the
+ * latest-`/bench` record, cancelling a still-running earlier one; a check
+ * run in progress on the head; and the sticky comment saying so.
  */
 export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHubClient, payload: IssueCommentPayload): Promise<CommentOutcome> {
   if (payload.action !== 'created' || !payload.issue?.pull_request) return 'ignored';
@@ -43,11 +57,35 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
   const login = comment.user?.login;
   // Bots never run /bench: it keeps the app from answering itself or another bot in a loop.
   if (typeof login !== 'string' || comment.user?.type !== 'User') return 'ignored';
-  const body = typeof comment.body === 'string' ? comment.body : '';
-  const first = parseBenchCommand(body);
-  if (first === null) return 'ignored';
+  const line = findCommandLine(typeof comment.body === 'string' ? comment.body : '');
+  if (line === null) return 'ignored';
+  // Without the comment's time the head it saw cannot be pinned: nothing runs.
+  const createdAt = comment.created_at;
+  if (typeof createdAt !== 'string' || !Number.isFinite(Date.parse(createdAt))) {
+    deps.log.warn({ owner: where.owner, repo: where.repo, pr, commentId: comment.id }, 'a /bench comment without created_at; ignored');
+    return 'ignored';
+  }
+  const version = typeof comment.updated_at === 'string' ? comment.updated_at : createdAt;
+  if (!(await deps.state.claimComment(where.owner, where.repo, comment.id, version))) {
+    deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment.id }, 'comment already handled (a delivery sent again); nothing to do');
+    return 'duplicate-comment';
+  }
+  let outcome: CommentOutcome;
+  try {
+    outcome = await handleCommand(deps, client, payload, { ...where, pr }, { id: comment.id, login, line, createdAt, htmlUrl: typeof comment.html_url === 'string' ? comment.html_url : '' });
+  } catch (error) {
+    await deps.state.releaseComment(where.owner, where.repo, comment.id, version).catch(() => undefined);
+    throw error;
+  }
+  await deps.state.finishComment(where.owner, where.repo, comment.id, version);
+  return outcome;
+}
 
-  const target = { ...where, pr };
+async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: IssueCommentPayload, target: Repo & { pr: number }, comment: CommandComment): Promise<CommentOutcome> {
+  const where = { owner: target.owner, repo: target.repo };
+  const { pr } = target;
+  const { login } = comment;
+  const first = parseCommandLine(comment.line);
   const defaultBranch = payload.repository?.default_branch || 'main';
   // The permission is asked alongside the config (it is needed unless the commenter is in bench.allow or asks for help).
   const permission = first.kind === 'help' ? null : hasWritePermission(client, where, login);
@@ -66,8 +104,8 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
     return 'refused';
   }
 
-  const command = parseBenchCommand(body, { maxRuns: config.bench.maxRuns, runners: config.bench.runners });
-  if (command === null || command.kind === 'help') return 'ignored';
+  const command = parseCommandLine(comment.line, { maxRuns: config.bench.maxRuns, runners: config.bench.runners });
+  if (command.kind === 'help') return 'ignored';
   if (command.kind === 'invalid') {
     await Promise.all([
       react(client, where, comment.id, 'confused'),
@@ -83,6 +121,20 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
   if (pull.state !== 'open') {
     await reply(deps, client, target, login, [`this pull request is ${pull.state === 'closed' ? 'closed' : `in state \`${pull.state}\``}, so there is nothing to benchmark.`], configNote);
     return 'closed';
+  }
+  // Read after the pull request: a push in between shows in the timeline, so the head read above is never newer than what is checked.
+  const moved = await headMovedAfter(deps, client, target, comment);
+  if (moved !== null) {
+    await Promise.all([
+      react(client, where, comment.id, 'confused'),
+      reply(deps, client, target, login, [
+        `the head of this pull request changed after your comment (${moved}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
+        '',
+        `Look at the new commits, then comment \`/bench\` again to measure \`${pull.head.sha.slice(0, 12)}\`.`,
+      ], configNote),
+    ]);
+    deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment.id, head: pull.head.sha }, 'head moved after the /bench comment; not run');
+    return 'head-changed';
   }
 
   const inputs = workflowInputs(pr, pull.base.sha, pull.head.sha, command, config);
@@ -118,7 +170,7 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
     head: pull.head.sha,
     requestedBy: login,
     commentId: comment.id,
-    commentUrl: typeof comment.html_url === 'string' ? comment.html_url : '',
+    commentUrl: comment.htmlUrl,
     args: Object.fromEntries(Object.entries(inputs).filter(([k]) => !['pr-number', 'base', 'head'].includes(k))),
     workflow: config.bench.workflow,
     runId: run.id,
@@ -156,6 +208,53 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
   ]);
   deps.log.info({ owner: where.owner, repo: where.repo, pr, head: request.head, runId: run.id }, 'dispatched /bench');
   return 'dispatched';
+}
+
+/** TimelineItem is the part of an issue timeline item headMovedAfter reads. */
+interface TimelineItem {
+  event?: string;
+  id?: number;
+  sha?: string;
+  commit_id?: string | null;
+  created_at?: string;
+  committer?: { date?: string };
+}
+
+/** HEAD_EVENTS are the timeline events (besides `committed`) that set a pull request's head. */
+const HEAD_EVENTS = new Set(['head_ref_force_pushed', 'head_ref_restored']);
+
+/**
+ * headMovedAfter tells whether the pull request's head moved after the
+ * comment was written, from the issue timeline (read after the pull request,
+ * so any push that could have changed the head read is in it), or null when
+ * it did not. GitHub's REST API has no push time for a commit, so three
+ * signals are combined, any one of which counts:
+ *
+ * - a `committed` or head-setting event (`head_ref_force_pushed`,
+ *   `head_ref_restored`) listed after the comment: the timeline is in the
+ *   order GitHub recorded things, which a pusher does not choose;
+ * - a force push or restore whose `created_at` (GitHub's clock) is after the
+ *   comment's `created_at`;
+ * - a commit whose committer date is after the comment's `created_at`. That
+ *   date is the pusher's to choose, so it only adds refusals, never removes
+ *   one (a clock running ahead can refuse an honest `/bench`; the reply asks
+ *   for a new one).
+ */
+async function headMovedAfter(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, comment: CommandComment): Promise<string | null> {
+  const items = await client.paginate<TimelineItem>('/repos/{owner}/{repo}/issues/{issue_number}/timeline', { owner: target.owner, repo: target.repo, issue_number: target.pr });
+  const at = Date.parse(comment.createdAt);
+  const index = items.findIndex((item) => item.event === 'commented' && item.id === comment.id);
+  if (index === -1) deps.log.warn({ owner: target.owner, repo: target.repo, pr: target.pr, commentId: comment.id }, 'the /bench comment is not in the timeline; judging pushes by time alone');
+  const short = (sha: unknown) => (typeof sha === 'string' && /^[0-9a-f]{7,64}$/i.test(sha) ? `\`${sha.slice(0, 12)}\`` : 'a commit');
+  for (const [i, item] of items.entries()) {
+    const listedAfter = index !== -1 && i > index;
+    if (item.event === 'committed') {
+      if (listedAfter || Date.parse(item.committer?.date ?? '') > at) return `${short(item.sha)} was pushed`;
+    } else if (HEAD_EVENTS.has(item.event ?? '')) {
+      if (listedAfter || Date.parse(item.created_at ?? '') > at) return `the branch was ${item.event === 'head_ref_restored' ? 'restored' : 'force-pushed'} to ${short(item.commit_id)}`;
+    }
+  }
+  return null;
 }
 
 /**

@@ -16,15 +16,63 @@ import { handleBisectCompleted, handleNightlyCompleted, isWorkflow, ScanShapeErr
 /** WorkflowRunPayload is the part of a `workflow_run` webhook this handler reads. */
 export interface WorkflowRunPayload {
   action?: string;
-  workflow_run?: { id?: number; conclusion?: string | null; html_url?: string; path?: string; head_branch?: string | null; run_attempt?: number };
-  repository?: { name?: string; owner?: { login?: string }; default_branch?: string };
+  workflow_run?: {
+    id?: number;
+    conclusion?: string | null;
+    html_url?: string;
+    path?: string;
+    event?: string;
+    head_branch?: string | null;
+    head_sha?: string;
+    run_attempt?: number;
+    head_repository?: RepositoryIdentity | null;
+    repository?: RepositoryIdentity | null;
+  };
+  repository?: { id?: number; full_name?: string; name?: string; owner?: { login?: string }; default_branch?: string };
+}
+
+/** RepositoryIdentity is how a workflow run names a repository. */
+interface RepositoryIdentity {
+  id?: number;
+  full_name?: string;
 }
 
 /** RunOutcome says what handleWorkflowRunCompleted did, for logs and tests. */
-export type RunOutcome = 'ignored' | 'superseded' | 'reported' | 'failure-reported' | 'bad-artifact' | RegressionOutcome;
+export type RunOutcome = 'ignored' | 'untrusted' | 'superseded' | 'reported' | 'failure-reported' | 'bad-artifact' | RegressionOutcome;
+
+/** NIGHTLY_EVENTS are the events a nightly run may come from: the schedule, or someone with write access dispatching it. */
+const NIGHTLY_EVENTS = ['schedule', 'workflow_dispatch'];
 
 /**
- * handleWorkflowRunCompleted turns a finished workflow run into results. A
+ * untrustedBecause says why a completed run is not what the app may act on
+ * as `kind`, or null when it is. Every run the app acts on ran on the
+ * default branch of the repository itself: a fork's pull request can run a
+ * workflow file at the same path (with its own content and its own
+ * artifacts), so the path alone proves nothing. A nightly must also come
+ * from `schedule` or `workflow_dispatch`; a run the app dispatched (a
+ * `/bench` or a bisection, found by its run id in the app's state) from
+ * `workflow_dispatch`, of the workflow file the app dispatched.
+ */
+export function untrustedBecause(payload: WorkflowRunPayload, kind: 'nightly' | 'dispatched', workflow: string): string | null {
+  const run = payload.workflow_run ?? {};
+  const repository = payload.repository ?? {};
+  const allowed = kind === 'nightly' ? NIGHTLY_EVENTS : ['workflow_dispatch'];
+  if (!allowed.includes(run.event ?? '')) return `event \`${run.event ?? 'none'}\` is not ${allowed.map((e) => `\`${e}\``).join(' or ')}`;
+  const head = run.head_repository;
+  const sameId = typeof head?.id === 'number' && head.id === repository.id;
+  const sameName = typeof head?.full_name === 'string' && typeof repository.full_name === 'string' && head.full_name.toLowerCase() === repository.full_name.toLowerCase();
+  // Both must agree: ids survive renames, names are what people read; a payload missing either is not trusted.
+  if (!sameId || !sameName) return `head repository \`${head?.full_name ?? 'none'}\` is not \`${repository.full_name ?? 'none'}\` itself`;
+  if (typeof repository.default_branch !== 'string' || repository.default_branch === '') return 'the payload names no default branch';
+  if (run.head_branch !== repository.default_branch) return `head branch \`${run.head_branch ?? 'none'}\` is not the default branch \`${repository.default_branch}\``;
+  if (!isWorkflow(run.path ?? '', workflow)) return `workflow \`${run.path ?? 'none'}\` is not \`.github/workflows/${workflow}\``;
+  return null;
+}
+
+/**
+ * handleWorkflowRunCompleted turns a finished workflow run into results, but
+ * only from a run that is what it claims (untrustedBecause): anything else
+ * is logged and ignored, with no API call beyond the config. A
  * run the app dispatched for `/bench` (found by run id in the state) becomes
  * the sticky PR comment and the check run: the JSON report artifact rendered,
  * or, without one, the failure with the failed steps and a link to the log.
@@ -37,14 +85,27 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   const where = repoOf(payload);
   if (payload.action !== 'completed' || where === null || typeof run?.id !== 'number') return 'ignored';
   const entry = await deps.state.getRun(where.owner, where.repo, run.id);
+  const distrust = (why: string, as: string): RunOutcome => {
+    deps.log.warn({ owner: where.owner, repo: where.repo, runId: run.id, path: run.path, event: run.event, headRepository: run.head_repository?.full_name, headBranch: run.head_branch, why }, `workflow run not trusted as ${as}; ignored`);
+    return 'untrusted';
+  };
   if (entry === undefined) {
     const path = run.path ?? '';
     if (!path.startsWith('.github/workflows/')) return 'ignored';
     const defaultBranch = payload.repository?.default_branch || 'main';
     const { config } = await deps.loadConfig(client, where.owner, where.repo, defaultBranch);
     try {
-      if (isWorkflow(path, config.nightly.workflow)) return await handleNightlyCompleted(deps, client, where, run.id, config, defaultBranch);
-      if (isWorkflow(path, config.nightly.bisectWorkflow)) return await handleBisectCompleted(deps, client, where, run.id, config);
+      if (isWorkflow(path, config.nightly.workflow)) {
+        const why = untrustedBecause(payload, 'nightly', config.nightly.workflow);
+        if (why !== null) return distrust(why, 'a nightly');
+        return await handleNightlyCompleted(deps, client, where, run.id, config, defaultBranch);
+      }
+      if (isWorkflow(path, config.nightly.bisectWorkflow)) {
+        // The bisect run must also be one the app dispatched: handleBisectCompleted finds it by run id.
+        const why = untrustedBecause(payload, 'dispatched', config.nightly.bisectWorkflow);
+        if (why !== null) return distrust(why, 'a bisection');
+        return await handleBisectCompleted(deps, client, where, run.id, config);
+      }
     } catch (error) {
       // A malformed artifact does not get better on redelivery: say so in the log and move on.
       if (!(error instanceof ScanShapeError || error instanceof ZipError)) throw error;
@@ -54,6 +115,8 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     return 'ignored';
   }
   const request = entry.value;
+  const why = untrustedBecause(payload, 'dispatched', request.workflow);
+  if (why !== null) return distrust(why, `the /bench run of ${request.owner}/${request.repo}#${request.pr}`);
   if (request.status === 'replaced') return 'superseded';
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';

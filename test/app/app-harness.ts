@@ -135,13 +135,42 @@ export function commentEvent(h: Harness, c: { body: string; login: string; pr?: 
   payload.comment.id = record.id;
   payload.comment.body = c.body;
   payload.comment.html_url = `https://github.com/${OWNER}/${REPO}/pull/${pr}#issuecomment-${record.id}`;
+  payload.comment.created_at = record.createdAt;
+  payload.comment.updated_at = record.updatedAt;
   payload.comment.user = { ...payload.comment.user, login: c.login, type: c.type ?? 'User' };
   payload.sender = { ...payload.sender, login: c.login, type: c.type ?? 'User' };
   return payload;
 }
 
-/** runEvent is a workflow_run.completed payload for a run id, workflow file and conclusion. */
-export function runEvent(r: { runId: number; conclusion: string; workflow?: string; attempt?: number }): Record<string, any> {
+/**
+ * seedPush moves pull request `pr` to `head` as a push does: the pull
+ * request's head changes, and the timeline records the commit at
+ * `createdAt`. `date` is the commit's own git date, which whoever pushes
+ * chooses (a forged, earlier date included).
+ */
+export function seedPush(h: Harness, p: { pr?: number; head: string; base?: string; createdAt: string; date?: string; force?: boolean }): void {
+  const pr = p.pr ?? 42;
+  const pull = h.stand.state.pulls.find((x) => x.number === pr);
+  if (pull === undefined) throw new Error(`seedPush: no pull request #${pr}; seedPull first`);
+  pull.headSha = p.head;
+  if (p.base !== undefined) pull.baseSha = p.base;
+  pull.updatedAt = p.createdAt;
+  h.stand.addTimelineEvent({ owner: OWNER, repo: REPO, issueNumber: pr, event: p.force ? 'head_ref_force_pushed' : 'committed', sha: p.head, date: p.date, createdAt: p.createdAt, actor: { login: pull.headOwner, type: 'User' } });
+}
+
+/** secondsAfter is an ISO time (GitHub's second precision) `s` seconds after `iso`. */
+export function secondsAfter(iso: string, s: number): string {
+  return new Date(Date.parse(iso) + s * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * runEvent is a workflow_run.completed payload for a run id, workflow file
+ * and conclusion. By default the run is what the app dispatches: a
+ * `workflow_dispatch` run on the default branch of the repository itself;
+ * `event`, `headBranch` and `fork` (the head repository is someone's fork)
+ * make it something else.
+ */
+export function runEvent(r: { runId: number; conclusion: string; workflow?: string; attempt?: number; event?: string; headBranch?: string; fork?: string; headSha?: string }): Record<string, any> {
   const payload = fixture('workflow_run.completed.json');
   const path = `.github/workflows/${r.workflow ?? BENCH_WORKFLOW}`;
   Object.assign(payload.workflow_run, {
@@ -150,7 +179,17 @@ export function runEvent(r: { runId: number; conclusion: string; workflow?: stri
     path,
     run_attempt: r.attempt ?? 1,
     html_url: `https://github.com/${OWNER}/${REPO}/actions/runs/${r.runId}`,
+    event: r.event ?? 'workflow_dispatch',
+    head_branch: r.headBranch ?? payload.repository.default_branch,
   });
+  if (r.headSha !== undefined) payload.workflow_run.head_sha = r.headSha;
+  if (r.fork !== undefined) {
+    // A fork is another repository: its own id, owner and full name.
+    const fork = structuredClone(payload.workflow_run.head_repository);
+    Object.assign(fork, { id: fork.id + 1_000_000, node_id: `fork-${fork.node_id}`, full_name: `${r.fork}/${REPO}`, fork: true });
+    fork.owner = { ...fork.owner, login: r.fork, id: fork.owner.id + 1_000_000, type: 'User' };
+    payload.workflow_run.head_repository = fork;
+  }
   payload.workflow.path = path;
   return payload;
 }

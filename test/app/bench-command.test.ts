@@ -16,6 +16,28 @@ test('finds the command on its own line, outside quotes and code fences', () => 
   assert.equal(parseBenchCommand(''), null);
 });
 
+test('follows CommonMark: only the first line of a top-level paragraph is a command', () => {
+  const none = [
+    'Try this:\n\n    /bench', // indented code block
+    '10. run it:\n\n    ```\n    /bench\n    ```', // fence inside a list item
+    '````\n```\n/bench\n```\n````', // a ``` line does not close a ```` fence
+    '> you could say\n/bench', // lazy continuation: still the quote's paragraph
+    '<!--\nnote to self:\n/bench\n-->', // HTML block until -->
+    'I will not say\n/bench', // second line of a paragraph
+    '- /bench', // a list item, not a top-level paragraph
+    '# /bench', // a heading
+    '/bench\n===', // a setext heading
+    '\\/bench', // escaped
+    '`/bench`', // code span
+    '[/bench](https://example.com)', // link text
+    '| a |\n|---|\n| /bench |', // a table cell
+  ];
+  for (const body of none) assert.equal(parseBenchCommand(body), null, JSON.stringify(body));
+  assert.deepEqual(parseBenchCommand('> quote\n\n/bench runs=4'), run(null, 4, null, null));
+  assert.deepEqual(parseBenchCommand('/bench runs=4\nand some words'), run(null, 4, null, null));
+  assert.equal(parseBenchCommand(`${'x'.repeat(70_000)}\n\n/bench`), null, 'longer than GitHub allows: not read');
+});
+
 test('parses REGEX and the options, whatever their order', () => {
   assert.deepEqual(parseBenchCommand('/bench threshold=1.5% BM_(Foo|Bar)<int>/\\d+ runs=20', { runners: ['bench'] }), run('BM_(Foo|Bar)<int>/\\d+', 20, null, '1.5%'));
   assert.deepEqual(parseBenchCommand('/bench runner=Pixel-7', { runners: ['pixel-7'] }), run(null, null, 'pixel-7', null));
@@ -43,6 +65,11 @@ test('bad arguments are invalid, with every problem named', () => {
   assert.match(problems('/bench a b')[0], /at most one REGEX/);
   assert.match(problems('/bench runs=2 runs=3')[0], /given twice/);
   assert.match(problems('/bench (')[0], /not a valid regular expression/);
+  // The engine's RE2 semantics: what the run would refuse is refused here.
+  assert.match(problems('/bench (?<=a)b')[0], /no backreferences or lookaround/);
+  assert.match(problems('/bench (?=x)y')[0], /no backreferences or lookaround/);
+  assert.match(problems('/bench (a)\\1')[0], /no backreferences or lookaround/);
+  assert.deepEqual(parseBenchCommand('/bench (a+)+$'), run('(a+)+$', null, null, null));
   assert.match(problems('/bench help me')[0], /help/);
   assert.equal(problems('/bench runs=1 runner=x bogus=2 (').length, 4);
 });

@@ -5,10 +5,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOpenApiDescription } from './github-api/openapi-description.ts';
 import type { OperationMatch } from './github-api/openapi-description.ts';
-import { artifact, checkRun, collaboratorPermission, contentFile, installationToken, integration, issue, issueComment, job, publicUser, pullRequest, reaction } from './github-api/github-objects.ts';
-import type { Account, AppRecord, ArtifactRecord, CheckRunRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord } from './github-api/github-objects.ts';
+import { artifact, checkRun, collaboratorPermission, contentFile, installationToken, integration, issue, issueComment, job, publicUser, pullRequest, reaction, timelineComment, timelineEvent } from './github-api/github-objects.ts';
+import type { Account, AppRecord, ArtifactRecord, CheckRunRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord, TimelineRecord } from './github-api/github-objects.ts';
 
-export type { Account, AppRecord, ArtifactRecord, CheckRunRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord } from './github-api/github-objects.ts';
+export type { Account, AppRecord, ArtifactRecord, CheckRunRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord, TimelineRecord } from './github-api/github-objects.ts';
 
 /**
  * A local stand-in for api.github.com. Every request is matched against the
@@ -62,6 +62,12 @@ export interface StandInState {
   files: FileRecord[];
   /** jobs are workflow run jobs (GET .../actions/runs/{id}/jobs). */
   jobs: JobRecord[];
+  /**
+   * timeline holds pushes to pull requests (committed, head_ref_force_pushed);
+   * GET .../issues/{n}/timeline lists them with the comments, in the order
+   * GitHub recorded them (createdAt, then id).
+   */
+  timeline: TimelineRecord[];
   /** cancelled lists the workflow runs cancelled through the API, as `owner/repo/run id`. */
   cancelled: string[];
   /**
@@ -125,6 +131,8 @@ export interface GitHubApiStandIn {
   addComment(comment: { owner: string; repo: string; issueNumber: number; body: string; user: Account }): IssueCommentRecord;
   /** addIssue seeds an issue as if `user` had filed it; returns its record. */
   addIssue(i: { owner: string; repo: string; title: string; body?: string | null; labels?: string[]; state?: 'open' | 'closed'; user: Account; number?: number }): IssueRecord;
+  /** addTimelineEvent records a push to a pull request (a commit added, or a force push) at `createdAt` (default now). */
+  addTimelineEvent(t: Omit<TimelineRecord, 'id' | 'createdAt' | 'actor'> & { createdAt?: string; actor?: Account }): TimelineRecord;
   /** addArtifact seeds a workflow run artifact. */
   addArtifact(a: Omit<ArtifactRecord, 'id'> & { id?: number }): ArtifactRecord;
   /** reset forgets requests, pending faults and all created objects; configuration (actor, token, permissions, workflows) stays. */
@@ -168,6 +176,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     pulls: [],
     files: [],
     jobs: [],
+    timeline: [],
     cancelled: [],
     app: null,
     installationTokens: [],
@@ -285,6 +294,18 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       i.updatedAt = now();
       i.history.push(ctx.body);
       return { status: 200, body: issueObject(i) };
+    },
+
+    'issues/list-events-for-timeline': (ctx) => {
+      const number = Number(ctx.p.issue_number);
+      const exclude = new Set((ctx.query.get('exclude') ?? '').split(',').map((e) => e.trim()).filter((e) => e !== ''));
+      const items = [
+        ...state.comments.filter((c) => inRepo(c, ctx.p) && c.issueNumber === number).map((c) => ({ at: c.createdAt, id: c.id, event: 'commented', body: () => timelineComment(url, c, state.reactions) })),
+        ...state.timeline.filter((t) => inRepo(t, ctx.p) && t.issueNumber === number).map((t) => ({ at: t.createdAt, id: t.id, event: t.event as string, body: () => timelineEvent(url, t) })),
+      ].filter((i) => !exclude.has(i.event));
+      if (items.length === 0 && !state.pulls.some((x) => x.number === number && inRepo(x, ctx.p)) && !findIssue(ctx.p)) return notFound();
+      items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id - b.id));
+      return page(items.map((i) => i.body()), ctx);
     },
 
     'reactions/list-for-issue-comment': (ctx) => {
@@ -548,6 +569,11 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       state.issues.push(record);
       return record;
     },
+    addTimelineEvent(t) {
+      const record: TimelineRecord = { ...t, id: nextId(), createdAt: t.createdAt ?? now(), actor: t.actor ?? { login: 'outside-contributor', type: 'User' } };
+      state.timeline.push(record);
+      return record;
+    },
     addArtifact(a) {
       const record: ArtifactRecord = { ...a, id: a.id ?? nextId() };
       state.artifacts.push(record);
@@ -558,7 +584,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       blobRequests.length = 0;
       faults.length = 0;
       for (const list of [state.comments, state.issues, state.reactions, state.checkRuns, state.dispatches, state.artifacts]) list.length = 0;
-      for (const list of [state.pulls, state.files, state.jobs, state.cancelled]) list.length = 0;
+      for (const list of [state.pulls, state.files, state.jobs, state.timeline, state.cancelled]) list.length = 0;
     },
     close: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections();

@@ -437,3 +437,48 @@ export function job(api: string, j: JobRecord & { id: number }): Record<string, 
     runner_group_id: 1, runner_group_name: 'Default', workflow_name: 'benchbot /bench', head_branch: 'main',
   };
 }
+
+/**
+ * TimelineRecord is a pull request's head moving, as the issue timeline
+ * (`GET .../issues/{n}/timeline`) shows it: `committed` (a commit added to
+ * the pull request; `date` is the commit's own git date, which its author
+ * chooses) or `head_ref_force_pushed` (the head branch force-pushed to
+ * `sha`). `createdAt` is when GitHub recorded it; the timeline lists items
+ * in that order, comments included.
+ */
+export interface TimelineRecord {
+  id: number;
+  owner: string;
+  repo: string;
+  issueNumber: number;
+  event: 'committed' | 'head_ref_force_pushed';
+  sha: string;
+  /** date is the git author and committer date of a `committed` commit (defaults to createdAt). */
+  date?: string;
+  createdAt: string;
+  actor: Account;
+}
+
+/** timelineEvent is one item of GitHub's `timeline-issue-events`: a committed or an issue event. */
+export function timelineEvent(api: string, t: TimelineRecord): Record<string, unknown> {
+  const repoApi = `${api}/repos/${t.owner}/${t.repo}`;
+  if (t.event === 'committed') {
+    const person = { name: t.actor.login, email: `${t.actor.login}@users.noreply.github.com`, date: t.date ?? t.createdAt };
+    return {
+      event: 'committed', sha: t.sha, node_id: nodeId('Commit', t.id), url: `${repoApi}/git/commits/${t.sha}`, html_url: `${HTML_URL}/${t.owner}/${t.repo}/commit/${t.sha}`,
+      author: person, committer: person, message: `commit ${t.sha.slice(0, 7)}`,
+      tree: { sha: t.sha.split('').reverse().join(''), url: `${repoApi}/git/trees/${t.sha.split('').reverse().join('')}` },
+      parents: [], verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+    };
+  }
+  return {
+    id: t.id, node_id: nodeId('HeadRefForcePushedEvent', t.id), url: `${repoApi}/issues/events/${t.id}`, actor: simpleUser(api, t.actor), event: t.event,
+    commit_id: t.sha, commit_url: `${repoApi}/commits/${t.sha}`, created_at: t.createdAt, performed_via_github_app: null,
+  };
+}
+
+/** timelineComment is GitHub's `timeline-comment-event`: an issue comment as the timeline lists it. */
+export function timelineComment(api: string, c: IssueCommentRecord, reactions: readonly ReactionRecord[]): Record<string, unknown> {
+  const plain = issueComment(api, c, reactions);
+  return { ...plain, event: 'commented', actor: plain.user, body_text: c.body, body_html: `<p>${c.body.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`)}</p>`, pin: null, minimized: null };
+}

@@ -1,0 +1,218 @@
+// What the app trusts, attacked over real HTTP: the real Probot server on
+// loopback, signed deliveries built from @octokit/webhooks-examples payloads,
+// and the GitHub API stand-in validating every request against GitHub's
+// OpenAPI description. Each test is an attack that worked before the app
+// checked it (issue 10, sections 2, 3 and 5).
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileNameFilter } from '../../src/compare/name-filter.ts';
+import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
+import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
+import { assertAllValid } from '../support/github-api-stand-in.ts';
+import { BENCH_WORKFLOW, OWNER, REPO, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, secondsAfter, seedPull, seedPush, sha, startHarness, type Harness } from './app-harness.ts';
+
+let h: Harness;
+const BASE = sha('base');
+const HEAD = sha('head');
+const NIGHTLY = 'benchbot-nightly.yml';
+const BISECT = 'benchbot-bisect.yml';
+
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  await h?.close();
+});
+beforeEach(async () => {
+  for (const entry of await h.store.listState('')) await h.store.deleteState(entry.key);
+  h.stand.reset();
+  h.stand.state.permissions = { maintainer: 'maintain', writer: 'write' };
+  h.stand.state.workflows = [BENCH_WORKFLOW, BISECT];
+  seedPull(h, { number: 42, head: HEAD, base: BASE, fork: true });
+});
+
+const stickies = (marker: string, pr = 42) => h.stand.state.comments.filter((c) => c.issueNumber === pr && c.body.split('\n')[0] === marker);
+const lastOutcome = () => h.outcomes.at(-1)?.outcome;
+
+/** benchAndRunId sends a maintainer's `/bench` and returns the run id the app recorded (the check run's external id). */
+async function benchAndRunId(): Promise<number> {
+  assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }))).status, 200);
+  assert.equal(lastOutcome(), 'dispatched');
+  return Number(h.stand.state.checkRuns[0].externalId);
+}
+
+describe('a workflow run is trusted only if it is what it claims', () => {
+  test('a fork PR running a workflow at the nightly path with a forged scan.json dispatches no bisection and files no issue', async () => {
+    const forged = JSON.parse(scanJson());
+    // The attacker picks SHAs, benchmark and series to run on the self-hosted runner, and text for the issue.
+    Object.assign(forged.findings[0], { benchmark: 'BM_x @octocat', series: 'attacker-series', last_good: { sha: sha('attacker good'), time: forged.findings[0].last_good.time } });
+    const artifact = makeZip({ 'scan.json': JSON.stringify(forged) });
+    const runs = [
+      { runId: 9101, event: 'pull_request', fork: 'attacker', headBranch: 'main' },
+      { runId: 9102, event: 'pull_request_target', fork: 'attacker', headBranch: 'main' },
+      { runId: 9103, event: 'schedule', fork: 'attacker', headBranch: 'main' },
+      { runId: 9104, event: 'push', headBranch: 'evil' },
+      { runId: 9105, event: 'workflow_dispatch', headBranch: 'evil' },
+      { runId: 9106, event: 'pull_request', headBranch: 'main' },
+      { runId: 9107, event: 'workflow_run', headBranch: 'main' },
+    ];
+    for (const r of runs) {
+      h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: r.runId, name: 'benchbot-nightly', data: artifact });
+      assert.equal((await deliver(h, 'workflow_run', runEvent({ ...r, conclusion: 'success', workflow: NIGHTLY }))).status, 200);
+      assert.equal(lastOutcome(), 'untrusted', JSON.stringify(r));
+    }
+    assert.deepEqual(h.stand.state.dispatches, []);
+    assert.deepEqual(h.stand.state.issues, []);
+    assert.equal(h.stand.requests.filter((q) => q.template?.includes('/artifacts')).length, 0, 'the forged artifact is not even downloaded');
+    assert.deepEqual(await h.store.listState('bisect'), []);
+
+    // The same artifact from a scheduled run of the default branch of the repository itself is acted on.
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 9110, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 9110, conclusion: 'success', workflow: NIGHTLY, event: 'schedule' }))).status, 200);
+    assert.equal(lastOutcome(), 'bisect-dispatched');
+    assert.equal(h.stand.state.dispatches.length, 1);
+    assertAllValid(h.stand);
+  });
+
+  test('a workflow_dispatch run of the /bench workflow that the app did not dispatch writes no comment and no check run', async () => {
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 9201, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson() }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 9201, conclusion: 'success' }))).status, 200);
+    assert.equal(lastOutcome(), 'ignored');
+    assert.deepEqual(h.stand.state.comments, []);
+    assert.deepEqual(h.stand.state.checkRuns, []);
+  });
+
+  test('a completion under a run id the app recorded is not trusted unless it is that dispatched run (event, repository, branch, workflow)', async () => {
+    const runId = await benchAndRunId();
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson() }) });
+    const running = stickies(REPORT_MARKER)[0].body;
+    for (const claim of [{ event: 'pull_request' }, { fork: 'attacker' }, { headBranch: 'evil' }, { workflow: 'other.yml' }]) {
+      assert.equal((await deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success', ...claim }))).status, 200);
+      assert.equal(lastOutcome(), 'untrusted', JSON.stringify(claim));
+    }
+    assert.equal(stickies(REPORT_MARKER)[0].body, running, 'the sticky comment still says running');
+    assert.equal(h.stand.state.checkRuns[0].status, 'in_progress');
+
+    // The real completion is reported.
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success' }))).status, 200);
+    assert.equal(lastOutcome(), 'reported');
+    assert.equal(h.stand.state.checkRuns[0].status, 'completed');
+  });
+
+  test('a bisect run the app recorded is not trusted from a pull request or a fork', async () => {
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 9301, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 9301, conclusion: 'success', workflow: NIGHTLY, event: 'schedule' }))).status, 200);
+    const bisectRunId = Number((await h.store.listState('bisect-run:'))[0].key.split('/').pop());
+    const log = { status: 'not-reproducible', culprit: null, culprits: [], steps: [], sessions: 1, reference: { ratio: 1, ratio_ci: [0.99, 1.01], p: 0.5, reproducible: false } };
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: bisectRunId, name: 'benchbot-bisect', data: makeZip({ 'bisect.json': JSON.stringify(log) }) });
+    for (const claim of [{ event: 'pull_request', fork: 'attacker' }, { event: 'schedule' }]) {
+      assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: bisectRunId, conclusion: 'success', workflow: BISECT, ...claim }))).status, 200);
+      assert.equal(lastOutcome(), 'untrusted', JSON.stringify(claim));
+    }
+    assert.deepEqual(h.stand.state.issues, []);
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: bisectRunId, conclusion: 'success', workflow: BISECT }))).status, 200);
+    assert.equal(lastOutcome(), 'issue-filed');
+  });
+});
+
+describe('/bench measures exactly what the maintainer saw, once', () => {
+  test('a push recorded after the comment (its commit dated before it) is not run: the reply says the head changed', async () => {
+    const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
+    const pushed = sha('pushed after the comment');
+    // The pusher forges the commit's date to an hour before the comment; GitHub lists the push after it all the same.
+    seedPush(h, { head: pushed, createdAt: secondsAfter(payload.comment.created_at, 2), date: secondsAfter(payload.comment.created_at, -3600) });
+    assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+    assert.equal(lastOutcome(), 'head-changed');
+    assert.deepEqual(h.stand.state.dispatches, []);
+    assert.deepEqual(h.stand.state.checkRuns, []);
+    const reply = stickies(REPLY_MARKER)[0]?.body ?? '';
+    assert.match(reply, /head of this pull request changed after your comment/);
+    assert.ok(reply.includes(pushed.slice(0, 12)), reply);
+    assert.match(reply, /comment `\/bench` again/);
+    assert.deepEqual(stickies(REPORT_MARKER), []);
+    assertAllValid(h.stand);
+  });
+
+  test('a force push after the comment is not run either', async () => {
+    const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
+    seedPush(h, { head: sha('force pushed'), createdAt: secondsAfter(payload.comment.created_at, 1), force: true });
+    assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+    assert.equal(lastOutcome(), 'head-changed');
+    assert.deepEqual(h.stand.state.dispatches, []);
+    assert.match(stickies(REPLY_MARKER)[0].body, /force-pushed/);
+  });
+
+  test('a push before the comment is what the maintainer saw: it is run', async () => {
+    const pushed = sha('pushed before the comment');
+    seedPush(h, { head: pushed, createdAt: secondsAfter(new Date().toISOString(), -60) });
+    assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }))).status, 200);
+    assert.equal(lastOutcome(), 'dispatched');
+    assert.equal(h.stand.state.dispatches[0].inputs.head, pushed);
+  });
+
+  test('/bench in code, quotes or HTML comments, as CommonMark reads them, does nothing', async () => {
+    const bodies = {
+      'an indented code block': 'Try this:\n\n    /bench\n',
+      'a fence inside a list item': '10. run it:\n\n    ```\n    /bench\n    ```\n',
+      'a ```` fence "closed" by ```': '````\n```\n/bench\n```\n````\n',
+      'a lazy blockquote continuation line': '> you could say\n/bench\n',
+      'a multi-line HTML comment': '<!--\nnote to self:\n/bench\n-->\n',
+      'the second line of a paragraph': 'I will not say\n/bench\n',
+    };
+    for (const [where, body] of Object.entries(bodies)) {
+      assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body, login: 'maintainer' }))).status, 200, where);
+      assert.equal(lastOutcome(), 'ignored', where);
+    }
+    assert.deepEqual(h.stand.state.dispatches, []);
+    assert.deepEqual(h.stand.state.comments.filter((c) => c.user.type === 'Bot'), []);
+  });
+
+  test('/bench as the first line of a top-level paragraph runs', async () => {
+    const bodies = ['/bench', 'Looks good.\n\n/bench', '  /bench runs=5\nmore words on the next line', '```\n/bench\n```\n\n/bench', '> /bench\n\n/bench'];
+    for (const body of bodies) {
+      assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body, login: 'maintainer' }))).status, 200, body);
+      assert.equal(lastOutcome(), 'dispatched', body);
+    }
+    assert.equal(h.stand.state.dispatches.length, bodies.length);
+  });
+
+  test('a validly signed delivery sent again under a new delivery id does not dispatch again', async () => {
+    const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
+    const first = await deliver(h, 'issue_comment', payload);
+    assert.equal(first.status, 200);
+    assert.equal(lastOutcome(), 'dispatched');
+    const requests = h.stand.requests.length;
+    const again = await deliver(h, 'issue_comment', payload);
+    assert.notEqual(again.id, first.id);
+    assert.equal(again.status, 200);
+    assert.equal(lastOutcome(), 'duplicate-comment');
+    assert.equal(h.stand.state.dispatches.length, 1);
+    assert.deepEqual(h.stand.state.cancelled, [], 'the first run is not replaced by itself');
+    assert.equal(h.stand.requests.length, requests, 'no call to GitHub at all');
+    // The same comment edited (a new updated_at) is a new command.
+    payload.comment.updated_at = secondsAfter(payload.comment.updated_at, 5);
+    assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+    assert.equal(lastOutcome(), 'dispatched');
+  });
+});
+
+describe('REGEX is what the engine accepts', () => {
+  test('a pattern RE2 refuses (lookbehind, backreference) is refused with a reply that says why', async () => {
+    for (const [pattern, why] of [['(?<=a)b', /RE2 syntax: no backreferences or lookaround/], ['(BM_\\w+)\\1', /RE2 syntax: no backreferences or lookaround/]] as const) {
+      assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: `/bench ${pattern}`, login: 'maintainer' }))).status, 200);
+      assert.equal(lastOutcome(), 'invalid', pattern);
+      assert.match(stickies(REPLY_MARKER)[0].body, why);
+    }
+    assert.deepEqual(h.stand.state.dispatches, []);
+  });
+
+  test('a pattern that backtracks exponentially elsewhere is accepted, and the engine matches it in linear time', async () => {
+    assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench (a+)+$', login: 'maintainer' }))).status, 200);
+    assert.equal(lastOutcome(), 'dispatched');
+    assert.equal(h.stand.state.dispatches[0].inputs.filter, '(a+)+$');
+    // What the run will do with it: the engine's matcher, on the name that hung a backtracking one.
+    const started = performance.now();
+    assert.equal(compileNameFilter('(a+)+$').test(`${'a'.repeat(10_000)}!`), false);
+    assert.ok(performance.now() - started < 1000);
+  });
+});
