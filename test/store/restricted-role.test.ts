@@ -1,8 +1,8 @@
 // The PostgreSQL setup docs/security.md recommends for bench machines: the
-// owner role migrates once; the role the bench jobs use may read and insert
-// history (and keep its small state rows), but never update or delete a run.
-// benchbot must work under that role, and the role must not be able to
-// rewrite what is stored.
+// owner role migrates once and records acks; the role the bench jobs use may
+// read and insert history and read the state (acks), but never update or
+// delete a run or write an ack. benchbot's bench jobs must work under that
+// role, and the role must not be able to rewrite what is stored.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
@@ -16,7 +16,7 @@ const GRANTS = `
   GRANT USAGE ON SCHEMA public TO benchbot_bench;
   GRANT SELECT ON schema_migrations TO benchbot_bench;
   GRANT SELECT, INSERT ON fingerprints, runs, measurements, samples TO benchbot_bench;
-  GRANT SELECT, INSERT, UPDATE, DELETE ON state TO benchbot_bench;
+  GRANT SELECT ON state TO benchbot_bench;
   GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO benchbot_bench;`;
 
 const run: IngestRun = {
@@ -70,6 +70,7 @@ describe('a PostgreSQL role limited to reading and inserting', { skip: noPostgre
 
   test('after the owner migrates, benchbot works under the role, and the role cannot rewrite history', async () => {
     const owner = await openStore(ownerUrl, { cwd: '/', env: {} });
+    await owner.putState('ack:bench-org/bench-target:BM_Parse', { reason: 'expected' });
     await owner.close();
     const admin = new pg.Client({ connectionString: ownerUrl });
     await admin.connect();
@@ -84,8 +85,9 @@ describe('a PostgreSQL role limited to reading and inserting', { skip: noPostgre
       const id = await store.ingestRun(run);
       assert.equal((await store.getRun(id))?.measurements[0].values.length, 3);
       assert.equal(await store.ingestRun(run), id, 'the same run again is the same row, not an overwrite');
-      await store.putState('ack:bench-org/bench-target:BM_Parse', { reason: 'expected' });
-      assert.deepEqual((await store.getState('ack:bench-org/bench-target:BM_Parse'))?.value, { reason: 'expected' });
+      assert.deepEqual((await store.getState('ack:bench-org/bench-target:BM_Parse'))?.value, { reason: 'expected' }, 'the nightly scan reads acks');
+      await assert.rejects(store.putState('ack:bench-org/bench-target:BM_Other', { reason: 'silence it' }), (e: unknown) => e instanceof StoreError && /permission denied for table state/.test(e.message));
+      await assert.rejects(store.deleteState('ack:bench-org/bench-target:BM_Parse'), /permission denied for table state/);
     } finally {
       await store.close();
     }
@@ -93,7 +95,7 @@ describe('a PostgreSQL role limited to reading and inserting', { skip: noPostgre
     const bench = new pg.Client({ connectionString: benchUrl });
     await bench.connect();
     try {
-      for (const sql of ['DELETE FROM runs', 'UPDATE samples SET value = 1', 'DELETE FROM measurements', 'TRUNCATE runs CASCADE', 'DROP TABLE samples', 'CREATE TABLE evil (x int)']) {
+      for (const sql of ['DELETE FROM runs', 'UPDATE samples SET value = 1', 'DELETE FROM measurements', 'TRUNCATE runs CASCADE', 'DROP TABLE samples', 'CREATE TABLE evil (x int)', "UPDATE state SET value = '{}'"]) {
         await assert.rejects(bench.query(sql), (e: unknown) => (e as { code?: string }).code === '42501' || /must be owner/.test((e as Error).message), sql);
       }
       const { rows } = await bench.query('SELECT count(*)::int AS n FROM samples');
