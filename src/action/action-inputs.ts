@@ -21,6 +21,24 @@ export type FailOn = 'regression' | 'never';
 /** ActionMode: `pr` compares a pull request's base and head; `nightly` records the branch head as nightly history. */
 export type ActionMode = 'pr' | 'nightly';
 
+/**
+ * ActionRole says which of the two jobs this step is. `measure` builds and
+ * runs the repository's code on the bench machine and uploads the raw
+ * results; it never holds a token. `report` (input `merge`) runs no
+ * repository code: it recomputes everything from the downloaded results and
+ * is the only one that writes to GitHub.
+ */
+export type ActionRole = 'measure' | 'report';
+
+/**
+ * TOKEN_ENV_NAMES are the environment variables through which a GitHub token
+ * would reach the measuring step: the action's own input, and the names that
+ * gh, Octokit and most tools read. The build and bench commands inherit the
+ * step's environment and can read the parent's from /proc, so the measuring
+ * step refuses to start with any of them set instead of scrubbing them.
+ */
+export const TOKEN_ENV_NAMES = ['BENCHBOT_INPUT_GITHUB_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN'] as const;
+
 /** Shard is one part of a suite split across identical runners: `index` of `count`, both from 1. */
 export interface Shard {
   index: number;
@@ -53,11 +71,13 @@ export interface ActionSettings {
   counters: boolean;
   comment: CommentMode;
   failOn: FailOn;
+  /** githubToken is empty in the measuring role, always. */
   githubToken: string;
   workingDirectory: string;
   mode: ActionMode;
+  role: ActionRole;
   shard?: Shard;
-  /** merge: directory of shard results (downloaded artifacts) to compare instead of measuring. */
+  /** merge: directory of the measuring jobs' downloaded results (one artifact, or one per shard); set means the `report` role. */
   merge?: string;
   checkName: string;
   artifactName: string;
@@ -128,10 +148,14 @@ export function defaultStorePath(env: Env): string {
 /**
  * readActionInputs parses the inputs from the environment the composite step
  * sets (BENCHBOT_INPUT_<NAME>); every error names the input to change. The
- * token comes in as BENCHBOT_INPUT_GITHUB_TOKEN like any other input.
+ * token comes in as BENCHBOT_INPUT_GITHUB_TOKEN, and only in the report role:
+ * a measuring step with a token in its environment is refused before it
+ * runs anything (see TOKEN_ENV_NAMES).
  */
 export function readActionInputs(env: Env): ActionSettings {
   const merge = text(env, 'merge');
+  const role: ActionRole = merge === undefined ? 'measure' : 'report';
+  if (role === 'measure') refuseTokens(env);
   const maxLoadText = text(env, 'max-load');
   const maxLoad = maxLoadText === undefined ? undefined : Number(maxLoadText);
   if (maxLoad !== undefined && !(maxLoad > 0)) throw new ActionInputError(`max-load: "${maxLoadText}" is not a positive load average, e.g. 1.5`);
@@ -188,7 +212,7 @@ export function readActionInputs(env: Env): ActionSettings {
   const shard = parseShard(text(env, 'shard'));
   if (shard && merge) throw new ActionInputError('shard: a shard measures its part; merge compares the shards\' results afterwards; give one of them');
   const checkName = text(env, 'check-name');
-  const artifactName = text(env, 'artifact-name') ?? (shard ? `benchbot-shard-${shard.index}-of-${shard.count}` : mode === 'nightly' ? 'benchbot-nightly' : 'benchbot-report');
+  const artifactName = text(env, 'artifact-name') ?? defaultArtifactName(role, mode, shard);
   if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
   return {
     bench: bench ?? '',
@@ -208,9 +232,10 @@ export function readActionInputs(env: Env): ActionSettings {
     counters: flag(env, 'counters'),
     comment: oneOf(env, 'comment', ['always', 'on-change', 'never'] as const, 'always'),
     failOn: oneOf(env, 'fail-on', ['regression', 'never'] as const, 'regression'),
-    githubToken: text(env, 'github-token') ?? '',
+    githubToken: role === 'report' ? (text(env, 'github-token') ?? '') : '',
     workingDirectory,
     mode,
+    role,
     shard,
     merge: merge === undefined ? undefined : resolve(workspace, merge),
     checkName: checkName === 'none' ? '' : (checkName ?? (mode === 'nightly' ? 'benchbot nightly' : 'benchbot')),
@@ -218,4 +243,28 @@ export function readActionInputs(env: Env): ActionSettings {
     maxLoad,
     prNumber: text(env, 'pr-number') === undefined ? undefined : wholeNumber(env, 'pr-number', 0, 1),
   };
+}
+
+/**
+ * RESULTS_ARTIFACT names what the measuring job uploads and the report job
+ * downloads; REPORT_ARTIFACT what the report job uploads (the benchbot app
+ * reads report.json and scan.json there). Shards append `-shard-I-of-N`, so
+ * that one download pattern (`benchbot-results*`) finds one artifact or all.
+ */
+export const RESULTS_ARTIFACT = { pr: 'benchbot-results', nightly: 'benchbot-nightly-results' } as const;
+export const REPORT_ARTIFACT = { pr: 'benchbot-report', nightly: 'benchbot-nightly' } as const;
+
+function defaultArtifactName(role: ActionRole, mode: ActionMode, shard: Shard | undefined): string {
+  if (role === 'report') return REPORT_ARTIFACT[mode];
+  return shard ? `${RESULTS_ARTIFACT[mode]}-shard-${shard.index}-of-${shard.count}` : RESULTS_ARTIFACT[mode];
+}
+
+function refuseTokens(env: Env): void {
+  const found = TOKEN_ENV_NAMES.find((name) => (env[name] ?? '').trim() !== '');
+  if (found === undefined) return;
+  const why = 'the measuring step runs the repository\'s build and bench commands, which can read this process\'s environment and its parent\'s (/proc/$PPID/environ)';
+  if (found === inputEnvName('github-token')) {
+    throw new ActionInputError(`github-token: ${why}, so it never takes a token; give github-token to the report job instead (the benchbot step with merge:, in a job that runs no repository code)`);
+  }
+  throw new ActionInputError(`${found} is set in the measuring step's environment (the workflow's env:); ${why}: remove it from this job and write to GitHub from a separate report job (the benchbot step with merge:)`);
 }

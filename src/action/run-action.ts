@@ -1,19 +1,17 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSide } from '../cli/compare-command.ts';
 import { renderRunReport } from '../cli/run-command.ts';
 import { loadAcks, loadNightlySeries } from '../cli/scan-command.ts';
-import { scanHistory, type Series } from '../scan/scan-history.ts';
-import { checkRecovery, recoveryWindows, regressionMarker, renderRecoveryComment } from '../report/regression-issue.ts';
-import { closeRecoveredIssue, listRegressionIssues } from '../github/regression-issue.ts';
-import { spawnSync } from 'node:child_process';
+import { scanHistory } from '../scan/scan-history.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import { compareRuns, type ComparisonReport } from '../compare/compare-runs.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { UnknownFormatError } from '../formats/detect.ts';
-import type { Measurement } from '../model/measurement.ts';
+import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { renderMarkdown, REPORT_MARKER } from '../report/markdown-report.ts';
+import { inertText } from '../report/inert-markdown.ts';
 import { toJsonReport } from '../report/json-report.ts';
 import { headline } from '../report/report-order.ts';
 import { createExecutor } from '../runner/executor.ts';
@@ -28,6 +26,9 @@ import { createGitHubClient, GitHubError, type GitHubClient } from '../github/gi
 import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { conclusionFor, publishCheckRun } from '../github/check-run.ts';
 import { ActionInputError, readActionInputs, type ActionSettings } from './action-inputs.ts';
+import { closeRecoveredRegressions, escapeCommand } from './close-recovered-regressions.ts';
+import { firstParentChain, nightlyHistoryJson, readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
+import { COMMIT_SHA, environmentOf, findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError, samplesJson } from './results-artifact.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -64,40 +65,58 @@ interface EventPayload {
   issue?: { number?: number; pull_request?: unknown };
 }
 
-/** Outcome is what one measuring or merging pass produced, before it is reported. */
+/** Side is one side's raw results, as written to and read from the results artifact. */
+interface Side {
+  measurements: Measurement[];
+  warnings: ReadWarning[];
+  hints: FingerprintHints;
+}
+
+/** Outcome is what one measuring or reporting pass produced. */
 interface Outcome {
   report: ComparisonReport;
   markdown: string;
   json: string;
+  /** headSha is the commit the check run goes on; in the report role only a SHA the run was given, never one from the artifact. */
   headSha?: string;
-  /** samples are the raw measurements of each side, kept so that shards can be merged and verdicts reproduced. */
-  samples?: { base: Measurement[]; head: Measurement[] };
-  /** scan is a nightly's scan of the branch's history after this night was stored (scan.json is what the app reads). */
-  scan?: { json: string; markdown: string; series: Series[] };
+  samples: { base: Side; head: Side };
+  /** history is a nightly's evidence for the report job (history.json). */
+  history?: string;
+  /** scan is a nightly's scan of the branch's history (scan.json is what the app reads, from the report job's artifact). */
+  scan?: { json: string; markdown: string };
+  /** recovery is the parsed history the report job decides recovered issues from. */
+  recovery?: NightlyHistory;
 }
 
 /**
- * runAction is the whole action: parse the inputs, measure base against head
- * (or merge the shards' results), write the reports under $RUNNER_TEMP, the
- * job summary and the step outputs, then update the sticky PR comment and
- * the check run. Returns the process exit code: 0 when the step finished
- * (a regression is reported through the `fail` output, which the action's
- * last step turns into a failed step per `fail-on`), 2 for bad inputs or a
- * run that could not measure.
+ * runAction is the whole action, in one of two roles (ActionRole):
+ *
+ * - measure (no `merge`): measure base against head on this runner, store
+ *   the runs, and write the results artifact (raw samples, and for a
+ *   nightly the branch's history) under $RUNNER_TEMP. It holds no token and
+ *   writes nothing to GitHub; its counts are for its own job summary only.
+ * - report (`merge`): read the downloaded results, recompute every
+ *   comparison, count, scan and conclusion from the raw rows, and publish
+ *   the sticky PR comment, the check run, the job summary and the report
+ *   artifact; for a nightly, close the regression issues that recovered.
+ *
+ * Returns the process exit code: 0 when the step finished (a regression
+ * fails the report step through the `fail` output, which the action's last
+ * step turns into a failed step per `fail-on`), 2 for bad inputs, a run
+ * that could not measure, or results the report job cannot use.
  */
 export async function runAction(deps: ActionDeps): Promise<number> {
   const { env, log } = deps;
   try {
     const settings = readActionInputs(env);
     const event = readEvent(env.GITHUB_EVENT_PATH);
-    const outcome = settings.merge ? mergeShards(settings) : await measure(settings, event, deps);
+    const outcome = settings.role === 'measure' ? await measure(settings, event, deps) : recompute(settings, event, env);
     const files = writeReports(settings, outcome, env);
     const summary = outcome.report.summary;
-    const verdict = overallVerdict(summary);
-    const fail = settings.failOn === 'regression' && summary.regressed > 0 && !settings.shard;
+    const fail = settings.role === 'report' && settings.failOn === 'regression' && summary.regressed > 0;
     if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${outcome.markdown}\n${outcome.scan ? `\n${outcome.scan.markdown}\n` : ''}`);
     const outputs: Record<string, string> = {
-      verdict,
+      verdict: overallVerdict(summary),
       regressions: String(summary.regressed),
       improvements: String(summary.improved),
       'report-markdown': files.markdown,
@@ -106,13 +125,19 @@ export async function runAction(deps: ActionDeps): Promise<number> {
       'artifact-path': files.dir,
       fail: String(fail),
       'fail-message': fail ? `benchbot: ${headline(summary)} (fail-on: regression)` : '',
+      'comment-url': '',
+      'check-run-url': '',
     };
-    log(`benchbot: ${headline(summary)}`);
-    Object.assign(outputs, await publish(settings, event, outcome, deps));
+    if (settings.role === 'measure') {
+      log(`benchbot: measured ${headline(summary)}; the report job recomputes and publishes it from artifact ${settings.artifactName}`);
+    } else {
+      log(`benchbot: ${headline(summary)}`);
+      Object.assign(outputs, await publish(settings, event, outcome, deps));
+    }
     writeOutputs(env.GITHUB_OUTPUT, outputs);
     return 0;
   } catch (error) {
-    if (error instanceof ActionInputError || error instanceof RunnerError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof StoreError) {
+    if (error instanceof ActionInputError || error instanceof RunnerError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof StoreError || error instanceof ResultsError) {
       log(`::error title=benchbot::${escapeCommand(redact(error.message))}`);
       return 2;
     }
@@ -177,7 +202,7 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
     }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: 300_000, lockTimeoutMs: 3_600_000, settingHint: 'input max-load' }) });
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
     const outcome = fromRun(result, settings);
-    if (store && settings.mode === 'nightly') outcome.scan = await scanNightlies(store, settings, env);
+    if (store && settings.mode === 'nightly') Object.assign(outcome, await nightlyEvidence(store, settings, env, result.head.sha));
     return outcome;
   } finally {
     await executor.close();
@@ -209,18 +234,25 @@ async function nightlyBase(settings: ActionSettings, head: string, store: Store 
 }
 
 /**
- * scanNightlies runs `benchbot scan` over the branch's nightly history, this
- * night included, for the job summary and the artifact (the app dispatches a
- * bisect for each confirmed regression it finds there).
+ * nightlyEvidence scans the branch's nightly history, this night included,
+ * for the measuring job's summary, and packs that history for the report
+ * job (history.json), which scans it again itself: its scan.json is the one
+ * the app bisects from.
  */
-async function scanNightlies(store: Store, settings: ActionSettings, env: Env): Promise<Outcome['scan']> {
+async function nightlyEvidence(store: Store, settings: ActionSettings, env: Env, headSha: string): Promise<Pick<Outcome, 'history' | 'scan'>> {
   const branch = env.GITHUB_REF_NAME ?? 'main';
+  const series = await loadNightlySeries(store, { branch, repo: env.GITHUB_REPOSITORY });
+  const acks = await loadAcks(store);
+  const scan = scanBranch(series, acks, settings, env, branch);
+  return { history: nightlyHistoryJson(branch, series, acks, firstParentChain(settings.workingDirectory, headSha, series)), scan };
+}
+
+function scanBranch(series: NightlyHistory['series'], acks: NightlyHistory['acks'], settings: ActionSettings, env: Env, branch: string): Outcome['scan'] {
+  const result = scanHistory(series, { threshold: settings.threshold, acks });
   const repo = env.GITHUB_REPOSITORY;
-  const series = await loadNightlySeries(store, { branch, repo });
-  const result = scanHistory(series, { threshold: settings.threshold, acks: await loadAcks(store) });
   const repoUrl = repo ? `${(env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
   const options = { series: series.length, threshold: settings.threshold, branch, repoUrl };
-  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options), series };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
 }
 
 function storedRuns(result: RunAbResult, settings: ActionSettings, event: EventPayload, env: Env) {
@@ -236,93 +268,108 @@ function storedRuns(result: RunAbResult, settings: ActionSettings, event: EventP
 function fromRun(result: RunAbResult, settings: ActionSettings): Outcome {
   const markdown = renderRunReport(result, 'markdown');
   const json = JSON.parse(renderRunReport(result, 'json')) as Record<string, unknown>;
+  json.environment = environmentOf(result.base.fingerprint);
   if (settings.shard) json.shard = settings.shard;
+  const note = settings.shard
+    ? `Shard ${settings.shard.index} of ${settings.shard.count}, as measured on this runner; the report job merges the shards and publishes.`
+    : 'As measured on this runner; the report job recomputes it from the raw samples and publishes it.';
   return {
     report: result.report,
-    markdown: settings.shard ? `${markdown}\n\n<sub>Shard ${settings.shard.index} of ${settings.shard.count}; the merged report is in the report job.</sub>` : markdown,
+    markdown: `${markdown}\n\n<sub>${note}</sub>`,
     json: JSON.stringify(json, null, 2),
     headSha: result.head.sha,
-    samples: { base: result.base.measurements, head: result.head.measurements },
+    samples: { base: result.base, head: result.head },
   };
 }
-
-/** SAMPLES_FILES names the per-side sample files in a report directory (benchbot JSON, readable by `benchbot compare`). */
-export const SAMPLES_FILES = { base: 'base.json', head: 'head.json' } as const;
 
 /**
- * mergeShards compares the pooled samples of every shard found under the
- * `merge` directory (one sub-directory per downloaded artifact), so that
- * the false discovery rate covers the whole suite, not each shard alone.
+ * trustedCommits are the commits the report job reports on, from what the
+ * workflow gave it (inputs `head`/`base` as full SHAs, the pull request in
+ * the event, the nightly's own commit), never from the artifact.
  */
-function mergeShards(settings: ActionSettings): Outcome {
+function trustedCommits(settings: ActionSettings, event: EventPayload, env: Env): { head?: string; base?: string } {
+  const sha = (value: string | undefined) => (value !== undefined && COMMIT_SHA.test(value) ? value : undefined);
+  const head = sha(settings.head) ?? sha(event.pull_request?.head?.sha) ?? (settings.mode === 'nightly' && settings.head === undefined ? sha(env.GITHUB_SHA) : undefined);
+  const base = sha(settings.base) ?? sha(event.pull_request?.base?.sha);
+  return { head, base };
+}
+
+/**
+ * recompute is the report role: it compares the pooled raw samples of every
+ * results artifact under `merge` (one, or one per shard: the same path, so
+ * the false discovery rate covers the whole suite), so no count, verdict or
+ * conclusion is taken from the artifact. The artifact's commits must be the
+ * ones this run was given; a nightly's scan is redone from history.json.
+ */
+function recompute(settings: ActionSettings, event: EventPayload, env: Env): Outcome {
   const dir = settings.merge as string;
-  const parts = findShardDirs(dir);
-  if (parts.length === 0) throw new ActionInputError(`merge: no ${SAMPLES_FILES.base} and ${SAMPLES_FILES.head} under ${dir}; download the shards' artifacts there`);
-  const base = readSide(parts.map((p) => join(p, SAMPLES_FILES.base)), 'benchbot', settings.filter);
-  const head = readSide(parts.map((p) => join(p, SAMPLES_FILES.head)), 'benchbot', settings.filter);
-  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
-  const heads = new Set(parts.map((p) => readHeadSha(join(p, 'report.json'))).filter((s): s is string => s !== undefined));
-  const headSha = heads.size === 1 ? [...heads][0] : undefined;
-  const footer = `Merged from ${parts.length} shard${parts.length === 1 ? '' : 's'}${headSha ? `; head ${headSha.slice(0, 12)}` : ''}.`;
-  return {
-    report,
-    markdown: renderMarkdown(report, { footer }),
-    json: JSON.stringify({ ...toJsonReport(report), head_sha: headSha ?? null, shards: parts.length }, null, 2),
-    headSha,
-    samples: { base: base.measurements, head: head.measurements },
-  };
-}
-
-function findShardDirs(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(dir, e.name))];
-  return dirs.filter((d) => existsSync(join(d, SAMPLES_FILES.base)) && existsSync(join(d, SAMPLES_FILES.head))).sort();
-}
-
-function readHeadSha(path: string): string | undefined {
-  try {
-    const sha = (JSON.parse(readFileSync(path, 'utf8')) as { head_sha?: unknown }).head_sha;
-    return typeof sha === 'string' ? sha : undefined;
-  } catch {
-    return undefined;
+  const parts = findResultsParts(dir);
+  if (parts.length === 0) throw new ResultsError(`merge: no ${RESULTS_FILES.base} and ${RESULTS_FILES.head} under ${dir}; download the measuring job's results artifact there (actions/download-artifact with pattern: benchbot-results*)`);
+  if (settings.mode === 'nightly' && parts.length > 1) throw new ResultsError(`merge: ${parts.length} results under ${dir}; a nightly reports on one (download only the nightly's results artifact)`);
+  const trusted = trustedCommits(settings, event, env);
+  const metas = parts.map((p) => ({ part: p, ...readResultsMeta(p) }));
+  for (const m of metas) {
+    if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`merge: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
+    if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`merge: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
   }
+  const base = readSide(parts.map((p) => join(p, RESULTS_FILES.base)), 'benchbot', settings.filter);
+  const head = readSide(parts.map((p) => join(p, RESULTS_FILES.head)), 'benchbot', settings.filter);
+  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
+  const baseSha = trusted.base ?? (metas.length === 1 ? metas[0].baseSha : undefined);
+  const environments = new Set(metas.map((m) => m.environment).filter((e): e is string => e !== undefined && e !== ''));
+  const where = [baseSha && `base ${baseSha.slice(0, 12)}`, trusted.head && `head ${trusted.head.slice(0, 12)}`].filter(Boolean).join(', ');
+  const footer = `${parts.length > 1 ? `Merged from ${parts.length} shards` : 'Recomputed from the raw samples'}${where ? `; ${where}` : ''}.`;
+  const outcome: Outcome = {
+    report,
+    markdown: renderMarkdown(report, { environment: environments.size === 1 ? [...environments][0] : undefined, footer: inertText(footer) }),
+    json: JSON.stringify({ ...toJsonReport(report), base_sha: baseSha ?? null, head_sha: trusted.head ?? null, shards: parts.length }, null, 2),
+    headSha: trusted.head,
+    samples: { base, head },
+  };
+  const historyPath = join(parts[0], RESULTS_FILES.history);
+  if (settings.mode === 'nightly' && existsSync(historyPath)) {
+    const branch = env.GITHUB_REF_NAME ?? 'main';
+    const history = readNightlyHistory(historyPath, branch);
+    outcome.recovery = history;
+    outcome.scan = scanBranch(history.series, history.acks, settings, env, branch);
+  }
+  return outcome;
 }
 
-function benchbotJson(measurements: readonly Measurement[]): string {
-  return JSON.stringify({ $schema: 'benchbot-json/1', version: 1, benchmarks: measurements.map((m) => ({ benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, values: m.values })) });
-}
-
-/** writeReports puts report.md, report.json and the sample files in one directory under $RUNNER_TEMP, which is what the artifact uploads. */
+/**
+ * writeReports puts the artifact's files in one directory under
+ * $RUNNER_TEMP, which the action's upload step uploads: report.md,
+ * report.json and the sample files always; history.json from a measuring
+ * nightly; scan.json and scan.md from a reporting one.
+ */
 function writeReports(settings: ActionSettings, outcome: Outcome, env: Env): { dir: string; markdown: string; json: string } {
   const dir = join(env.RUNNER_TEMP ?? tmpdir(), 'benchbot', settings.artifactName);
   mkdirSync(dir, { recursive: true });
   const markdown = join(dir, 'report.md');
-  const json = join(dir, 'report.json');
+  const json = join(dir, RESULTS_FILES.report);
   writeFileSync(markdown, `${outcome.markdown}\n`);
   writeFileSync(json, `${outcome.json}\n`);
-  if (outcome.scan) {
+  writeFileSync(join(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
+  writeFileSync(join(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  if (outcome.history !== undefined) writeFileSync(join(dir, RESULTS_FILES.history), outcome.history);
+  if (outcome.scan && settings.role === 'report') {
     writeFileSync(join(dir, 'scan.json'), `${outcome.scan.json}\n`);
     writeFileSync(join(dir, 'scan.md'), `${outcome.scan.markdown}\n`);
-  }
-  if (outcome.samples) {
-    writeFileSync(join(dir, SAMPLES_FILES.base), benchbotJson(outcome.samples.base));
-    writeFileSync(join(dir, SAMPLES_FILES.head), benchbotJson(outcome.samples.head));
   }
   return { dir, markdown, json };
 }
 
 /**
- * publish writes the sticky PR comment and the check run. A GitHub API error
- * becomes a warning, not a failed step: the job summary and the artifact
- * still carry the report, and a read-only token (a fork's) is not the
- * benchmark's fault.
+ * publish writes the sticky PR comment and the check run, and for a nightly
+ * closes the regression issues that recovered. A GitHub API error becomes
+ * a warning, not a failed step: the job summary and the artifact still
+ * carry the report.
  */
 async function publish(settings: ActionSettings, event: EventPayload, outcome: Outcome, deps: ActionDeps): Promise<Record<string, string>> {
   const { env, log } = deps;
   const outputs: Record<string, string> = { 'comment-url': '', 'check-run-url': '' };
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
-  // A shard reports only in its job summary; the merge job speaks for the whole suite.
-  if (settings.shard || !owner || !repo || settings.githubToken === '') return outputs;
+  if (!owner || !repo || settings.githubToken === '') return outputs;
   const client: GitHubClient = createGitHubClient({ token: settings.githubToken, apiUrl: env.GITHUB_API_URL, fetch: deps.fetch });
   const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
   const summary = outcome.report.summary;
@@ -335,73 +382,24 @@ async function publish(settings: ActionSettings, event: EventPayload, outcome: O
       log(`benchbot: PR #${issueNumber} comment ${result.action}${result.url ? ` (${result.url})` : ''}`);
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not write the PR comment: ${escapeCommand(error.message)}${error.status === 403 ? ' (the workflow needs permissions: pull-requests: write)' : ''}`);
+      log(`::warning title=benchbot::could not write the PR comment: ${escapeCommand(error.message)}${error.status === 403 ? ' (the report job needs permissions: pull-requests: write)' : ''}`);
     }
   }
-  const headSha = outcome.headSha ?? event.pull_request?.head?.sha;
-  if (headSha && settings.checkName !== '') {
+  if (settings.checkName !== '' && outcome.headSha === undefined) {
+    log('::warning title=benchbot::no check run: the report job knows no head commit to put it on; give head as a full commit SHA (the artifact\'s own is not trusted)');
+  } else if (settings.checkName !== '' && outcome.headSha !== undefined) {
     try {
-      const check = await publishCheckRun(client, {
-        owner,
-        repo,
-        headSha,
-        name: settings.checkName,
-        conclusion: conclusionFor(summary, settings.failOn),
-        title: headline(summary),
-        summary: outcome.markdown,
-        detailsUrl: runUrl,
-      });
+      const conclusion = conclusionFor(summary, settings.failOn);
+      const check = await publishCheckRun(client, { owner, repo, headSha: outcome.headSha, name: settings.checkName, conclusion, title: headline(summary), summary: outcome.markdown, detailsUrl: runUrl });
       outputs['check-run-url'] = check.url;
-      log(`benchbot: check run "${settings.checkName}" ${conclusionFor(summary, settings.failOn)}${check.url ? ` (${check.url})` : ''}`);
+      log(`benchbot: check run "${settings.checkName}" ${conclusion}${check.url ? ` (${check.url})` : ''}`);
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not write the check run: ${escapeCommand(error.message)}${error.status === 403 ? ' (the workflow needs permissions: checks: write)' : ''}`);
+      log(`::warning title=benchbot::could not write the check run: ${escapeCommand(error.message)}${error.status === 403 ? ' (the report job needs permissions: checks: write)' : ''}`);
     }
   }
-  if (outcome.scan) await closeRecoveredRegressions(client, outcome.scan.series, settings, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
+  if (outcome.recovery) await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
   return outputs;
-}
-
-/**
- * closeRecoveredRegressions closes every open regression issue whose series
- * is back within the threshold: the latest nights against the nights before
- * the regression (recoveryWindows, checkRecovery), with the numbers in the
- * closing comment. The regression's first night is the marker's range end,
- * or the first night that contains the bisected culprit (git ancestry in
- * the checkout).
- */
-async function closeRecoveredRegressions(client: GitHubClient, series: Series[], settings: ActionSettings, where: { owner: string; repo: string; serverUrl?: string }, log: (line: string) => void): Promise<void> {
-  let open;
-  try {
-    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: 'open' });
-  } catch (error) {
-    if (!(error instanceof GitHubError)) throw error;
-    log(`::warning title=benchbot::could not read the regression issues: ${escapeCommand(error.message)}${error.status === 403 ? ' (the workflow needs permissions: issues: write)' : ''}`);
-    return;
-  }
-  for (const issue of open) {
-    const s = series.find((x) => x.key === issue.marker.series);
-    if (!s) continue;
-    const start = issue.marker.culprit.includes('..') ? issue.marker.culprit.split('..')[1] : issue.marker.culprit;
-    const firstBad = s.nights.findIndex((night) => night.sha === start || isAncestor(settings.workingDirectory, start, night.sha));
-    const windows = recoveryWindows(s.nights, firstBad);
-    if (!windows) continue;
-    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, settings.threshold);
-    if (!recovery.recovered) continue;
-    const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold: settings.threshold, ...where });
-    try {
-      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment });
-      log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${s.benchmark} (${s.metric}) recovered`);
-    } catch (error) {
-      if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not close recovered issue #${issue.number}: ${escapeCommand(error.message)}`);
-    }
-  }
-}
-
-/** isAncestor tells whether commit a is an ancestor of (or equal to) commit b in the checkout. */
-function isAncestor(repo: string, a: string, b: string): boolean {
-  return spawnSync('git', ['-C', repo, 'merge-base', '--is-ancestor', a, b]).status === 0;
 }
 
 /** writeOutputs appends step outputs in GITHUB_OUTPUT's heredoc form, which is safe for any value. */
@@ -414,9 +412,4 @@ function writeOutputs(path: string | undefined, outputs: Record<string, string>)
     lines.push(`${name}<<${delimiter}`, value, delimiter);
   }
   appendFileSync(path, `${lines.join('\n')}\n`);
-}
-
-/** escapeCommand keeps a message on one workflow-command line (GitHub's own escaping for command data). */
-function escapeCommand(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }

@@ -26,7 +26,9 @@ test('readActionInputs: the defaults the README documents', () => {
   assert.equal(s.mode, 'pr');
   assert.equal(s.workingDirectory, '/work/space');
   assert.equal(s.checkName, 'benchbot');
-  assert.equal(s.artifactName, 'benchbot-report');
+  assert.equal(s.artifactName, 'benchbot-results');
+  assert.equal(s.role, 'measure');
+  assert.equal(s.githubToken, '');
   assert.equal(s.shard, undefined);
   assert.deepEqual(s.rules, []);
   assert.equal(s.filter, undefined);
@@ -45,13 +47,18 @@ test('readActionInputs: store none, the database URL from the environment, shard
   assert.match(readActionInputs(env({ bench: 'b' }, { BENCHBOT_DATABASE_URL: '' })).store ?? '', /benchbot\.db$/);
   const shard = readActionInputs(env({ bench: 'b', shard: '2/4' }));
   assert.deepEqual(shard.shard, { index: 2, count: 4 });
-  assert.equal(shard.artifactName, 'benchbot-shard-2-of-4');
+  assert.equal(shard.artifactName, 'benchbot-results-shard-2-of-4');
   assert.equal(readActionInputs(env({ bench: 'b', shard: '1/1' })).shard, undefined);
   const nightly = readActionInputs(env({ bench: 'b', mode: 'nightly' }));
   assert.equal(nightly.checkName, 'benchbot nightly');
-  assert.equal(nightly.artifactName, 'benchbot-nightly');
+  assert.equal(nightly.artifactName, 'benchbot-nightly-results');
   assert.equal(readActionInputs(env({ bench: 'b', 'check-name': 'none' })).checkName, '');
-  assert.equal(readActionInputs(env({ merge: 'shards' })).merge, '/work/space/shards');
+  const report = readActionInputs(env({ merge: 'shards', 'github-token': 'ghs_x' }));
+  assert.equal(report.merge, '/work/space/shards');
+  assert.equal(report.role, 'report');
+  assert.equal(report.artifactName, 'benchbot-report');
+  assert.equal(report.githubToken, 'ghs_x');
+  assert.equal(readActionInputs(env({ merge: 'r', mode: 'nightly' })).artifactName, 'benchbot-nightly');
   assert.deepEqual(readActionInputs(env({ bench: 'b', executor: 'device', 'device-run': 'adb shell {cmd}', 'device-push': 'adb push {src} {dst}' })).executor, { kind: 'device', run: 'adb shell {cmd}', push: 'adb push {src} {dst}' });
 });
 
@@ -81,6 +88,21 @@ test('readActionInputs: every bad value is an error that names the input', () =>
   for (const [inputs, message] of cases) {
     assert.throws(() => readActionInputs(env(inputs)), (error: unknown) => error instanceof ActionInputError && message.test(error.message), JSON.stringify(inputs));
   }
+});
+
+test('the measuring role refuses a token in its environment, naming where it came from and where it belongs', () => {
+  const cases: [Record<string, string>, Record<string, string>, RegExp][] = [
+    [{ bench: 'b', 'github-token': 'ghs_0123456789abcdefghijklmnopqrstuvwxyz' }, {}, /^github-token: the measuring step runs the repository's build and bench commands.*give github-token to the report job/],
+    [{ bench: 'b' }, { GITHUB_TOKEN: 'ghs_0123456789abcdefghijklmnopqrstuvwxyz' }, /^GITHUB_TOKEN is set in the measuring step's environment.*remove it from this job/],
+    [{ bench: 'b' }, { GH_TOKEN: 'gho_x' }, /^GH_TOKEN is set/],
+  ];
+  for (const [inputs, extra, message] of cases) {
+    assert.throws(() => readActionInputs(env(inputs, extra)), (error: unknown) => error instanceof ActionInputError && message.test(error.message), JSON.stringify(extra));
+  }
+  // An empty variable (an unset secret) is no token.
+  assert.equal(readActionInputs(env({ bench: 'b', 'github-token': '' }, { GITHUB_TOKEN: '' })).githubToken, '');
+  // The report role runs no repository code and is where the token belongs.
+  assert.equal(readActionInputs(env({ merge: 'r', 'github-token': 'ghs_x' }, { GITHUB_TOKEN: 'ghs_y' })).githubToken, 'ghs_x');
 });
 
 test('runAction turns a bad input into one ::error:: line naming it and exit code 2', async () => {

@@ -3,20 +3,20 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inputEnvName } from '../../src/action/action-inputs.ts';
-import { runAction } from '../../src/action/run-action.ts';
 import { createExecutor } from '../../src/runner/executor.ts';
-import { silentProgress } from '../../src/runner/progress.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { fingerprintKey } from '../../src/store/run-key.ts';
 import { regressionMarker } from '../../src/report/regression-issue.ts';
 import { assertAllValid, startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
 import { makeFixtureRepo } from '../support/fixture-repo.ts';
 import { lognormalSamples } from '../support/samples.ts';
+import { runStep } from './run-step.ts';
 
 // The end of the nightly loop: a regression issue is closed by the nightly
 // run that finds its series back within the threshold, and left open while
-// the series is still regressed.
+// the series is still regressed. The runner's job measures and ships the
+// history; the report job (no store, no checkout, the only one with a
+// token) decides recovery from those raw samples and closes the issue.
 async function nightlyWith(history: 'recovered' | 'still-regressed') {
   const repo = makeFixtureRepo({ headFactor: 1.001 });
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-recovery-'));
@@ -39,14 +39,18 @@ async function nightlyWith(history: 'recovered' | 'still-regressed') {
   const standIn = await startGitHubApiStandIn();
   const bot = { login: 'benchbot[bot]', id: 1, type: 'Bot' as const };
   const issue = standIn.addIssue({ owner: 'octo-org', repo: 'gadgets', title: 'parse regressed', body: `${regressionMarker(series, `${shas[9]}..${shas[10]}`)}\nparse got 10% slower`, labels: ['benchbot'], user: bot });
-  const inputs: Record<string, string> = { bench: './bench.sh', build: './build.sh', mode: 'nightly', store: storePath, 'min-runs': '3', 'max-runs': '3', 'max-load': '1000', base: 'base', head: 'head', 'github-token': 'ghs_test', 'check-name': 'none' };
-  const env: Record<string, string> = { GITHUB_WORKSPACE: repo.dir, HOME: dir, RUNNER_TEMP: dir, GITHUB_REPOSITORY: 'octo-org/gadgets', GITHUB_REF_NAME: 'main', GITHUB_API_URL: standIn.url, BENCHBOT_LOCK: join(dir, 'lock') };
-  for (const [name, value] of Object.entries(inputs)) env[inputEnvName(name)] = value;
-  const lines: string[] = [];
+  // The measuring job: no token, the runner's store; it ships the history in its results artifact.
+  const measureInputs = { bench: './bench.sh', build: './build.sh', mode: 'nightly', store: storePath, 'min-runs': '3', 'max-runs': '3', 'max-load': '1000', base: 'base', head: 'head' };
+  const env: Record<string, string> = { GITHUB_WORKSPACE: repo.dir, HOME: dir, RUNNER_TEMP: dir, GITHUB_REPOSITORY: 'octo-org/gadgets', GITHUB_REF_NAME: 'main', GITHUB_SHA: repo.headSha, BENCHBOT_LOCK: join(dir, 'lock') };
   try {
-    const code = await runAction({ env, log: (l) => lines.push(l), now: () => '2026-10-25T03:00:00.000Z', progress: silentProgress });
-    assert.equal(code, 0, lines.join('\n'));
-    return { issue: standIn.state.issues.find((i) => i.number === issue.number), comments: standIn.state.comments, lines, standIn };
+    const measured = await runStep(measureInputs, env);
+    assert.equal(measured.code, 0, measured.lines.join('\n'));
+    assert.equal(standIn.requests.filter((r) => !r.path.startsWith('/__')).length, 0, 'the measuring job makes no GitHub request');
+    // The report job: another machine (no store, no checkout), the token, the downloaded artifact.
+    const reportEnv = { HOME: mkdtempSync(join(tmpdir(), 'benchbot-report-')), RUNNER_TEMP: mkdtempSync(join(tmpdir(), 'benchbot-report-')), GITHUB_REPOSITORY: 'octo-org/gadgets', GITHUB_REF_NAME: 'main', GITHUB_SHA: repo.headSha, GITHUB_API_URL: standIn.url };
+    const reported = await runStep({ mode: 'nightly', merge: measured.outputs['artifact-path'], 'github-token': 'ghs_test', 'check-name': 'none' }, reportEnv);
+    assert.equal(reported.code, 0, reported.lines.join('\n'));
+    return { issue: standIn.state.issues.find((i) => i.number === issue.number), comments: standIn.state.comments, lines: reported.lines, standIn };
   } finally {
     assertAllValid(standIn);
     await standIn.close();

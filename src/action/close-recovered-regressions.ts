@@ -1,0 +1,47 @@
+import { closeRecoveredIssue, listRegressionIssues } from '../github/regression-issue.ts';
+import { GitHubError, type GitHubClient } from '../github/github-client.ts';
+import { checkRecovery, recoveryWindows, regressionMarker, renderRecoveryComment } from '../report/regression-issue.ts';
+import { firstBadNight, type NightlyHistory } from './nightly-history.ts';
+
+/**
+ * closeRecoveredRegressions closes every open regression issue whose series
+ * is back within the threshold: the latest nights against the nights before
+ * the regression (recoveryWindows, checkRecovery), decided here from the raw
+ * samples of history.json, with the numbers in the closing comment. The
+ * regression's first night is the marker's range end, or the first night
+ * that contains the bisected culprit (firstBadNight). It runs in the report
+ * job, which holds `issues: write` and runs no repository code.
+ */
+export async function closeRecoveredRegressions(client: GitHubClient, history: NightlyHistory, threshold: number, where: { owner: string; repo: string; serverUrl?: string }, log: (line: string) => void): Promise<void> {
+  let open;
+  try {
+    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: 'open' });
+  } catch (error) {
+    if (!(error instanceof GitHubError)) throw error;
+    log(`::warning title=benchbot::could not read the regression issues: ${escapeCommand(error.message)}${error.status === 403 ? ' (the report job needs permissions: issues: write)' : ''}`);
+    return;
+  }
+  for (const issue of open) {
+    const s = history.series.find((x) => x.key === issue.marker.series);
+    if (!s) continue;
+    const start = issue.marker.culprit.includes('..') ? issue.marker.culprit.split('..')[1] : issue.marker.culprit;
+    const windows = recoveryWindows(s.nights, firstBadNight(s.nights, start, history.firstParent));
+    if (!windows) continue;
+    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, threshold);
+    if (!recovery.recovered) continue;
+    const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold, ...where });
+    try {
+      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment });
+      // Names come from the artifact: one line each, so they cannot start a workflow command.
+      log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${escapeCommand(s.benchmark)} (${escapeCommand(s.metric)}) recovered`);
+    } catch (error) {
+      if (!(error instanceof GitHubError)) throw error;
+      log(`::warning title=benchbot::could not close recovered issue #${issue.number}: ${escapeCommand(error.message)}`);
+    }
+  }
+}
+
+/** escapeCommand keeps a message on one workflow-command line (GitHub's own escaping for command data). */
+export function escapeCommand(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}

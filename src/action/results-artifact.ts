@@ -1,0 +1,119 @@
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Fingerprint } from '../model/fingerprint.ts';
+import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
+
+/**
+ * The results artifact is the only thing that crosses from the measuring job
+ * (which ran the repository's code, so everything in it may be forged) to
+ * the report job (which holds the write token). It carries raw rows, never
+ * a conclusion the report job would take on trust:
+ *
+ * - `base.json`, `head.json`: each side's samples in benchbot JSON
+ *   (docs/benchbot-json.md), with failed benchmarks as `error` entries and
+ *   the harness's machine facts as `hints`;
+ * - `report.json`: the measuring job's own report, of which the report job
+ *   reads only `head_sha` and `base_sha` (to check them against the SHAs it
+ *   was given) and `environment` (shown as inert text);
+ * - `history.json` (nightly): the branch's nightly history, see nightly-history.ts.
+ */
+export const RESULTS_FILES = { base: 'base.json', head: 'head.json', report: 'report.json', history: 'history.json' } as const;
+
+/** MAX_RESULTS_FILE_BYTES bounds every artifact file the report job reads: far above any real suite, below what JSON.parse can hold. */
+export const MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * ResultsError is a results artifact the report job cannot use: missing,
+ * malformed, or about other commits than the ones this run reports on.
+ */
+export class ResultsError extends Error {
+  override name = 'ResultsError';
+}
+
+/** COMMIT_SHA matches a full commit id (SHA-1, or SHA-256 repositories). */
+export const COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** samplesJson writes one side as benchbot JSON: values, failed benchmarks as `error` entries, and hints. */
+export function samplesJson(side: { measurements: readonly Measurement[]; warnings: readonly ReadWarning[]; hints: FingerprintHints }): string {
+  const benchmarks: Record<string, unknown>[] = side.measurements.map((m) => ({ benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, values: m.values }));
+  for (const w of side.warnings) {
+    if (w.kind !== 'error' || w.benchmark === undefined) continue;
+    // The reader prefixes `benchmark "NAME" failed: ` again when it reads the entry back.
+    const prefix = `benchmark "${w.benchmark}" failed: `;
+    benchmarks.push({ benchmark: w.benchmark, error: w.message.startsWith(prefix) ? w.message.slice(prefix.length) : w.message });
+  }
+  const hints = Object.keys(side.hints).length > 0 ? { hints: side.hints } : {};
+  return JSON.stringify({ $schema: 'benchbot-json/1', version: 1, ...hints, benchmarks });
+}
+
+/** environmentOf is the one-line machine description the reports show. */
+export function environmentOf(fingerprint: Fingerprint): string {
+  return [fingerprint.cpuModel, fingerprint.cores && `${fingerprint.cores} cores`, fingerprint.kernel && `Linux ${fingerprint.kernel}`].filter(Boolean).join(', ');
+}
+
+/**
+ * findResultsParts lists the directories under `dir` (itself, or one level
+ * down: one per downloaded artifact) that hold both sample files, sorted.
+ */
+export function findResultsParts(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(dir, e.name))];
+  return dirs.filter((d) => existsSync(join(d, RESULTS_FILES.base)) && existsSync(join(d, RESULTS_FILES.head))).sort();
+}
+
+/** ResultsMeta is what the report job reads from a part's report.json, each field checked. */
+export interface ResultsMeta {
+  headSha?: string;
+  baseSha?: string;
+  environment?: string;
+}
+
+/**
+ * readResultsMeta reads `head_sha`, `base_sha` and `environment` from a
+ * part's report.json. A missing file gives nothing; a field of the wrong
+ * shape is an error (the artifact was written by benchbot or by someone
+ * else, and the latter is not reported on).
+ */
+export function readResultsMeta(dir: string): ResultsMeta {
+  const path = join(dir, RESULTS_FILES.report);
+  if (!existsSync(path)) return {};
+  const root = parseResultsJson(path);
+  const sha = (key: string): string | undefined => {
+    const value = root[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string' || !COMMIT_SHA.test(value)) throw new ResultsError(`${path}: ${key} is not a full commit SHA`);
+    return value;
+  };
+  const environment = typeof root.environment === 'string' && root.environment.length <= 300 ? root.environment : undefined;
+  return { headSha: sha('head_sha'), baseSha: sha('base_sha'), environment };
+}
+
+/** parseResultsJson reads a JSON object from an artifact file: a regular file (no link), size-capped. */
+export function parseResultsJson(path: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readCapped(path));
+  } catch (error) {
+    if (error instanceof ResultsError) throw error;
+    throw new ResultsError(`${path}: not JSON (${(error as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ResultsError(`${path}: expected a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+function readCapped(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw new ResultsError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); artifacts hold regular files, not links`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new ResultsError(`${path}: not a regular file`);
+    if (stat.size > MAX_RESULTS_FILE_BYTES) throw new ResultsError(`${path}: ${stat.size} bytes; the report job reads at most ${MAX_RESULTS_FILE_BYTES}`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
