@@ -159,12 +159,13 @@ async function main(): Promise<void> {
 
   const commentPayload = async (pr: number, login: string, body: string) => {
     const { id } = await ask({ type: 'comment', pr, login, body }, 'comment');
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     return {
       action: 'created',
       installation: { id: INSTALLATION_ID },
       repository: { name: REPO, owner: { login: OWNER }, default_branch: 'main' },
       issue: { number: pr, pull_request: { url: `https://api.github.com/repos/${OWNER}/${REPO}/pulls/${pr}` } },
-      comment: { id, body, html_url: `https://github.com/${OWNER}/${REPO}/pull/${pr}#issuecomment-${id}`, user: { login, type: 'User' } },
+      comment: { id, body, html_url: `https://github.com/${OWNER}/${REPO}/pull/${pr}#issuecomment-${id}`, created_at: now, updated_at: now, user: { login, type: 'User' } },
       sender: { login, type: 'User' },
     };
   };
@@ -192,8 +193,9 @@ async function main(): Promise<void> {
         const body = JSON.stringify({
           action: 'completed',
           installation: { id: INSTALLATION_ID },
-          repository: { name: REPO, owner: { login: OWNER }, default_branch: 'main' },
-          workflow_run: { id: run.runId, conclusion: 'success', path: '.github/workflows/benchbot-bench-command.yml', html_url: `https://github.com/${OWNER}/${REPO}/actions/runs/${run.runId}`, run_attempt: 1 },
+          repository: { id: 1, full_name: `${OWNER}/${REPO}`, name: REPO, owner: { login: OWNER }, default_branch: 'main' },
+          // What the app trusts as its own dispatched run: workflow_dispatch, on the default branch of the repository itself.
+          workflow_run: { id: run.runId, conclusion: 'success', path: '.github/workflows/benchbot-bench-command.yml', html_url: `https://github.com/${OWNER}/${REPO}/actions/runs/${run.runId}`, run_attempt: 1, event: 'workflow_dispatch', head_branch: 'main', head_repository: { id: 1, full_name: `${OWNER}/${REPO}` } },
         });
         sent.push({ id, event: 'workflow_run', body });
         void post('completed', 'workflow_run', body, id, measured);

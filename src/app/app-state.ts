@@ -16,6 +16,8 @@ import type { Store } from '../store/store.ts';
  * - `bench:<owner>/<repo>#<pr>`: the latest `/bench` on a pull request.
  * - `run:<owner>/<repo>/<run id>`: the `/bench` a dispatched workflow run
  *   measures, so its completion finds its pull request and approved SHA.
+ * - `unnamed:<owner>/<repo>/<dispatched at>#<pr>`: a `/bench` dispatch GitHub
+ *   did not name the run of, until a completed run is bound to it.
  * - `bisect:<owner>/<repo>:<series>@<good>..<bad>`: a nightly regression whose
  *   bisection was dispatched, so the next nightlies (which still see it) do
  *   not dispatch it again.
@@ -51,11 +53,18 @@ export interface BenchRequest {
   /** args are the typed workflow inputs beyond pr-number, base and head. */
   args: Record<string, string>;
   workflow: string;
-  /** runId is the dispatched workflow run, or null when GitHub did not say (then the workflow reports by itself). */
+  /**
+   * runId is the dispatched workflow run, or null when GitHub did not say
+   * (GitHub Enterprise Server answers a dispatch with 204): the completion is
+   * then bound to the request by workflow, the app as the run's actor and
+   * time (bindUnnamedRun in workflow-run-completed.ts).
+   */
   runId: number | null;
   runUrl: string | null;
   checkRunId: number | null;
   status: 'running' | 'replaced' | 'reported';
+  /** dispatchedAt is when the dispatch was sent (absent in records from before it was kept); `at` is when GitHub had answered. */
+  dispatchedAt?: string;
   at: string;
 }
 
@@ -108,6 +117,12 @@ export interface AppState {
   getBench(owner: string, repo: string, pr: number): Promise<Versioned<BenchRequest> | undefined>;
   /** setBench writes the latest request for a pull request if its version is still `expected` (null: absent). */
   setBench(request: BenchRequest, expected: number | null): Promise<boolean>;
+  /** putUnnamed records a dispatch whose run GitHub did not name. */
+  putUnnamed(request: BenchRequest): Promise<void>;
+  /** listUnnamed returns the unnamed dispatches of a repository not yet bound to a run. */
+  listUnnamed(owner: string, repo: string): Promise<BenchRequest[]>;
+  /** deleteUnnamed forgets an unnamed dispatch once a run is bound to it. */
+  deleteUnnamed(request: BenchRequest): Promise<void>;
   getRun(owner: string, repo: string, runId: number): Promise<Versioned<BenchRequest> | undefined>;
   /** putRun records which request a run measures (overwriting, e.g. with a new status). */
   putRun(request: BenchRequest & { runId: number }): Promise<void>;
@@ -132,6 +147,7 @@ export function runKey(owner: string, repo: string, runId: number): string {
 }
 
 const slug = (owner: string, repo: string) => `${owner.toLowerCase()}/${repo.toLowerCase()}`;
+const unnamedKey = (r: BenchRequest) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 
 /** createAppState wraps a Store; `now` is injectable for tests of stale claims. */
 export function createAppState(store: Store, now: () => number = Date.now): AppState {
@@ -165,7 +181,7 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
-      for (const entry of [...(await store.listState('delivery:')), ...(await store.listState('comment:'))]) {
+      for (const entry of [...(await store.listState('delivery:')), ...(await store.listState('comment:')), ...(await store.listState('unnamed:'))]) {
         const at = Date.parse((entry.value as DeliveryRecord).at);
         if (Number.isFinite(at) && now() - at > olderThanMs && (await store.deleteState(entry.key, entry.version))) removed++;
       }
@@ -177,6 +193,15 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
     },
     async setBench(request, expected) {
       return (await store.compareAndSetState(benchKey(request.owner, request.repo, request.pr), expected, request)) !== null;
+    },
+    async putUnnamed(request) {
+      await store.putState(unnamedKey(request), request);
+    },
+    async listUnnamed(owner, repo) {
+      return (await store.listState(`unnamed:${slug(owner, repo)}/`)).map((e) => e.value as BenchRequest);
+    },
+    async deleteUnnamed(request) {
+      await store.deleteState(unnamedKey(request));
     },
     async getRun(owner, repo, runId) {
       const entry = await store.getState(runKey(owner, repo, runId));

@@ -139,6 +139,7 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
 
   const inputs = workflowInputs(pr, pull.base.sha, pull.head.sha, command, config);
   let run: { id: number | null; url: string | null };
+  const dispatchedAt = deps.now().toISOString();
   try {
     run = await dispatch(client, where, config.bench.workflow, defaultBranch, inputs);
   } catch (error) {
@@ -177,9 +178,11 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
     runUrl: run.url,
     checkRunId: null,
     status: 'running',
+    dispatchedAt,
     at: deps.now().toISOString(),
   };
   if (request.runId !== null) await deps.state.putRun({ ...request, runId: request.runId });
+  else await deps.state.putUnnamed(request);
   const previous = await recordLatest(deps, request);
   const notes: string[] = [];
   const retiring = previous === null ? null : retire(deps, client, previous, request);
@@ -187,7 +190,7 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
     notes.push(`This \`/bench\` replaces the one by @${previous.requestedBy} at \`${previous.head.slice(0, 12)}\`${previous.runUrl ? ` ([run](${previous.runUrl}))` : ''}, which was cancelled: one \`/bench\` runs per pull request.`);
   }
   if (Object.keys(request.args).length > 0) notes.push(`Arguments: ${Object.entries(request.args).map(([k, v]) => `\`${k}\` = \`${v.replace(/`/g, "'").replace(/\n/g, ', ')}\``).join(', ')}.`);
-  if (run.id === null) notes.push('GitHub did not name the dispatched run, so the workflow reports by itself.');
+  if (run.id === null) notes.push('GitHub did not name the dispatched run: its report is matched to this request by workflow, the app as its actor, and time.');
   notes.push(configNote);
   const recordingCheck = creatingCheck.then(async (check) => {
     request.checkRunId = check.id;

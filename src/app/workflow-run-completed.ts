@@ -6,7 +6,7 @@ import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import { formatConfigProblems } from './app-config.ts';
-import type { BenchRequest } from './app-state.ts';
+import type { BenchRequest, Versioned } from './app-state.ts';
 import { parseJsonReport, renderBenchFailure, renderBenchReport, REPORT_ARTIFACT, ReportShapeError, type FailedStep } from './bench-report.ts';
 import { CHECK_NAME, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
@@ -27,6 +27,8 @@ export interface WorkflowRunPayload {
     run_attempt?: number;
     head_repository?: RepositoryIdentity | null;
     repository?: RepositoryIdentity | null;
+    actor?: { login?: string } | null;
+    created_at?: string;
   };
   repository?: { id?: number; full_name?: string; name?: string; owner?: { login?: string }; default_branch?: string };
 }
@@ -84,7 +86,7 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   const run = payload.workflow_run;
   const where = repoOf(payload);
   if (payload.action !== 'completed' || where === null || typeof run?.id !== 'number') return 'ignored';
-  const entry = await deps.state.getRun(where.owner, where.repo, run.id);
+  let entry = await deps.state.getRun(where.owner, where.repo, run.id);
   const distrust = (why: string, as: string): RunOutcome => {
     deps.log.warn({ owner: where.owner, repo: where.repo, runId: run.id, path: run.path, event: run.event, headRepository: run.head_repository?.full_name, headBranch: run.head_branch, why }, `workflow run not trusted as ${as}; ignored`);
     return 'untrusted';
@@ -112,7 +114,11 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
       deps.log.warn({ owner: where.owner, repo: where.repo, runId: run.id, error: error.message }, 'unreadable nightly or bisect artifact');
       return 'bad-artifact';
     }
-    return 'ignored';
+    if (!isWorkflow(path, config.bench.workflow)) return 'ignored';
+    const why = untrustedBecause(payload, 'dispatched', config.bench.workflow);
+    if (why !== null) return distrust(why, 'a /bench run');
+    entry = await bindUnnamedRun(deps, where, payload, config.bench.workflow);
+    if (entry === undefined) return 'ignored';
   }
   const request = entry.value;
   const why = untrustedBecause(payload, 'dispatched', request.workflow);
@@ -173,6 +179,49 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   }
   deps.log.info({ owner: where.owner, repo: where.repo, pr: request.pr, runId: run.id, conclusion }, 'reported /bench');
   return report !== null ? 'reported' : 'failure-reported';
+}
+
+/** UNNAMED_RUN_SKEW_MS is how far GitHub's clock (a run's created_at) may be from the app's own (a dispatch's times). */
+const UNNAMED_RUN_SKEW_MS = 10_000;
+
+/**
+ * bindUnnamedRun ties a completed `/bench` workflow run that the app has no
+ * run id for to the dispatch it must come from, where GitHub did not name
+ * the dispatched run (GitHub Enterprise Server answers a dispatch with 204).
+ * The run must have been started by the app itself (its `actor` is the
+ * app's bot login: nobody else can dispatch as the app), and exactly one
+ * unnamed dispatch of the same workflow must have been in flight when the
+ * run was created (between sending the dispatch and GitHub's answer, give or
+ * take UNNAMED_RUN_SKEW_MS). Otherwise nothing is bound (logged): two
+ * unnamed dispatches at once cannot be told apart, and a guess could post
+ * one pull request's numbers on another. A dispatch a newer `/bench`
+ * replaced is bound as replaced, so its run is ignored.
+ */
+async function bindUnnamedRun(deps: HandlerDeps, where: Repo, payload: WorkflowRunPayload, workflow: string): Promise<Versioned<BenchRequest> | undefined> {
+  const run = payload.workflow_run ?? {};
+  const botLogin = await deps.botLogin();
+  const actor = run.actor?.login;
+  const created = Date.parse(run.created_at ?? '');
+  const skip = (why: string) => {
+    deps.log.info({ owner: where.owner, repo: where.repo, runId: run.id, actor, why }, 'completed /bench workflow run not bound to a dispatch; ignored');
+    return undefined;
+  };
+  if (typeof run.id !== 'number') return undefined;
+  if (botLogin === null || typeof actor !== 'string' || actor.toLowerCase() !== botLogin.toLowerCase()) return skip('the app did not start it');
+  if (!Number.isFinite(created)) return skip('the run has no created_at');
+  const candidates = (await deps.state.listUnnamed(where.owner, where.repo)).filter((r) => r.workflow.toLowerCase() === workflow.toLowerCase()
+    && created >= Date.parse(r.dispatchedAt ?? r.at) - UNNAMED_RUN_SKEW_MS
+    && created <= Date.parse(r.at) + UNNAMED_RUN_SKEW_MS);
+  if (candidates.length !== 1) return skip(candidates.length === 0 ? 'no unnamed dispatch of this workflow when it was created' : `${candidates.length} unnamed dispatches when it was created`);
+  const [request] = candidates;
+  const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
+  const current = latest !== undefined && latest.value.at === request.at && latest.value.runId === null;
+  const bound: BenchRequest = { ...(current ? latest.value : request), runId: run.id, runUrl: typeof run.html_url === 'string' ? run.html_url : request.runUrl, status: current ? latest.value.status : 'replaced' };
+  if (current && !(await deps.state.setBench(bound, latest.version))) return skip('the request changed meanwhile');
+  await deps.state.putRun({ ...bound, runId: run.id });
+  await deps.state.deleteUnnamed(request);
+  deps.log.info({ owner: where.owner, repo: where.repo, pr: bound.pr, runId: run.id, status: bound.status }, 'bound an unnamed /bench dispatch to its run');
+  return deps.state.getRun(where.owner, where.repo, run.id);
 }
 
 /** headOf returns the pull request's current head SHA, or null when it cannot be read (the report then omits the note). */

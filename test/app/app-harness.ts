@@ -170,7 +170,7 @@ export function secondsAfter(iso: string, s: number): string {
  * `event`, `headBranch` and `fork` (the head repository is someone's fork)
  * make it something else.
  */
-export function runEvent(r: { runId: number; conclusion: string; workflow?: string; attempt?: number; event?: string; headBranch?: string; fork?: string; headSha?: string }): Record<string, any> {
+export function runEvent(r: { runId: number; conclusion: string; workflow?: string; attempt?: number; event?: string; headBranch?: string; fork?: string; headSha?: string; actor?: string; createdAt?: string }): Record<string, any> {
   const payload = fixture('workflow_run.completed.json');
   const path = `.github/workflows/${r.workflow ?? BENCH_WORKFLOW}`;
   Object.assign(payload.workflow_run, {
@@ -183,6 +183,12 @@ export function runEvent(r: { runId: number; conclusion: string; workflow?: stri
     head_branch: r.headBranch ?? payload.repository.default_branch,
   });
   if (r.headSha !== undefined) payload.workflow_run.head_sha = r.headSha;
+  if (r.createdAt !== undefined) payload.workflow_run.created_at = r.createdAt;
+  if (r.actor !== undefined) {
+    const type = r.actor.endsWith('[bot]') ? 'Bot' : 'User';
+    payload.workflow_run.actor = { ...payload.workflow_run.actor, login: r.actor, type };
+    payload.workflow_run.triggering_actor = { ...payload.workflow_run.triggering_actor, login: r.actor, type };
+  }
   if (r.fork !== undefined) {
     // A fork is another repository: its own id, owner and full name.
     const fork = structuredClone(payload.workflow_run.head_repository);

@@ -216,3 +216,56 @@ describe('REGEX is what the engine accepts', () => {
     assert.ok(performance.now() - started < 1000);
   });
 });
+
+describe('where GitHub does not name a dispatched run (GitHub Enterprise Server)', () => {
+  /** unnamedRun is the completion of the n-th run the stand-in created, as its webhook names it. */
+  const unnamedRun = (n: number, claim: Partial<Parameters<typeof runEvent>[0]> = {}) => {
+    const run = h.stand.state.runs[n];
+    return runEvent({ runId: run.id, conclusion: 'success', actor: run.actor.login, createdAt: run.createdAt, ...claim });
+  };
+
+  test('the completion is bound to the one dispatch the app made then, as the app; anything else is ignored', async () => {
+    h.stand.state.returnRunDetails = false;
+    try {
+      assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }))).status, 200);
+      assert.equal(lastOutcome(), 'dispatched');
+      const run = h.stand.state.runs[0];
+      h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: run.id, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson() }) });
+
+      // Someone with write access dispatches the same workflow at the same moment: not the app's run.
+      assert.equal((await deliver(h, 'workflow_run', unnamedRun(0, { actor: 'writer' }))).status, 200);
+      assert.equal(lastOutcome(), 'ignored');
+      // The app's own run, but created long after its dispatch: not that dispatch's run.
+      assert.equal((await deliver(h, 'workflow_run', unnamedRun(0, { createdAt: secondsAfter(run.createdAt, 600) }))).status, 200);
+      assert.equal(lastOutcome(), 'ignored');
+      assert.equal(h.stand.state.checkRuns[0].status, 'in_progress');
+
+      assert.equal((await deliver(h, 'workflow_run', unnamedRun(0))).status, 200);
+      assert.equal(lastOutcome(), 'reported');
+      assert.equal(h.stand.state.checkRuns[0].status, 'completed');
+      assert.match(stickies(REPORT_MARKER)[0].body, /1 regression/);
+      assertAllValid(h.stand);
+    } finally {
+      h.stand.state.returnRunDetails = true;
+    }
+  });
+
+  test('two unnamed dispatches at once cannot be told apart: neither run is reported', async () => {
+    h.stand.state.returnRunDetails = false;
+    try {
+      seedPull(h, { number: 43, head: sha('head 43'), base: BASE, fork: true });
+      assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }))).status, 200);
+      assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer', pr: 43 }))).status, 200);
+      // The stand-in creates runs within the same second: both dispatches were in flight for both runs.
+      h.stand.state.runs[1].createdAt = h.stand.state.runs[0].createdAt;
+      for (const n of [0, 1]) {
+        h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: h.stand.state.runs[n].id, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson() }) });
+        assert.equal((await deliver(h, 'workflow_run', unnamedRun(n))).status, 200);
+        assert.equal(lastOutcome(), 'ignored');
+      }
+      assert.ok(h.stand.state.checkRuns.every((c) => c.status === 'in_progress'));
+    } finally {
+      h.stand.state.returnRunDetails = true;
+    }
+  });
+});

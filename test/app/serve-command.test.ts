@@ -57,7 +57,7 @@ test('benchbot serve: health, signatures, a signed delivery handled with the app
     assert.ok(url, first);
     assert.deepEqual(await (await fetch(`${url}/healthz`)).json(), { status: 'ok', store: 'sqlite' });
 
-    const payload = { action: 'created', installation: { id: INSTALLATION_ID }, repository: { name: 'bench-target', owner: { login: 'bench-org' }, default_branch: 'main' }, issue: { number: 7, pull_request: {} }, comment: { id: 1, body: '/bench help', user: { login: 'maintainer', type: 'User' } } };
+    const payload = { action: 'created', installation: { id: INSTALLATION_ID }, repository: { name: 'bench-target', owner: { login: 'bench-org' }, default_branch: 'main' }, issue: { number: 7, pull_request: {} }, comment: { id: 1, body: '/bench help', created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z', user: { login: 'maintainer', type: 'User' } } };
     const body = JSON.stringify(payload);
     const post = (signature: string | null) => fetch(`${url}/api/github/webhooks`, {
       method: 'POST',

@@ -33,6 +33,17 @@ export interface DispatchRecord {
   inputs: Record<string, unknown>;
 }
 
+/** DispatchedRunRecord is the workflow run a dispatch created, as its workflow_run webhook would name it. */
+export interface DispatchedRunRecord {
+  id: number;
+  owner: string;
+  repo: string;
+  workflowId: string;
+  /** actor is who dispatched it (the token's actor). */
+  actor: Account;
+  createdAt: string;
+}
+
 /** StandInState is the stand-in's mutable world; tests may read and seed it directly. */
 export interface StandInState {
   /**
@@ -49,6 +60,13 @@ export interface StandInState {
   reactions: ReactionRecord[];
   checkRuns: CheckRunRecord[];
   dispatches: DispatchRecord[];
+  /** runs are the workflow runs dispatches created, in order (also when the answer did not name them). */
+  runs: DispatchedRunRecord[];
+  /**
+   * returnRunDetails false answers every dispatch with 204 and no run id,
+   * as GitHub Enterprise Server does (it has no `return_run_details`).
+   */
+  returnRunDetails: boolean;
   /** workflows lists the workflow ids or file names that exist; null accepts any. */
   workflows: string[] | null;
   /** permissions by `owner/repo:login` or by `login`; others get defaultPermission. */
@@ -169,6 +187,8 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     reactions: [],
     checkRuns: [],
     dispatches: [],
+    runs: [],
+    returnRunDetails: true,
     workflows: null,
     permissions: {},
     defaultPermission: 'read',
@@ -373,8 +393,9 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       if (state.workflows !== null && !state.workflows.includes(workflowId)) return notFound();
       const b = ctx.body as { ref: string; inputs?: Record<string, unknown>; return_run_details?: boolean };
       state.dispatches.push({ owner: ctx.p.owner, repo: ctx.p.repo, workflowId, ref: b.ref, inputs: b.inputs ?? {} });
-      if (!b.return_run_details) return { status: 204 };
       const runId = nextId();
+      state.runs.push({ id: runId, owner: ctx.p.owner, repo: ctx.p.repo, workflowId, actor: state.actor, createdAt: now() });
+      if (!b.return_run_details || !state.returnRunDetails) return { status: 204 };
       return { status: 200, body: { workflow_run_id: runId, run_url: `${url}/repos/${ctx.p.owner}/${ctx.p.repo}/actions/runs/${runId}`, html_url: `https://github.com/${ctx.p.owner}/${ctx.p.repo}/actions/runs/${runId}` } };
     },
 
@@ -583,7 +604,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       requests.length = 0;
       blobRequests.length = 0;
       faults.length = 0;
-      for (const list of [state.comments, state.issues, state.reactions, state.checkRuns, state.dispatches, state.artifacts]) list.length = 0;
+      for (const list of [state.comments, state.issues, state.reactions, state.checkRuns, state.dispatches, state.runs, state.artifacts]) list.length = 0;
       for (const list of [state.pulls, state.files, state.jobs, state.timeline, state.cancelled]) list.length = 0;
     },
     close: () => new Promise<void>((resolve, reject) => {
