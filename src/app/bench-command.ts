@@ -184,8 +184,8 @@ function hostileText(line: string): string | null {
 
 /**
  * MAX_BODY_LENGTH bounds the comment body handed to the Markdown parser, in
- * characters: GitHub refuses comments over 65,536, so anything longer did not
- * come from GitHub and is not read.
+ * code points: GitHub refuses comments over 65,536 characters, so anything
+ * longer did not come from GitHub and is not read.
  */
 export const MAX_BODY_LENGTH = 65_536;
 
@@ -201,7 +201,9 @@ export const MAX_BODY_LENGTH = 65_536;
  * stray CR or other control character stays in it and is refused there.
  */
 export function findCommandLine(body: string): string | null {
-  if (body.length > MAX_BODY_LENGTH || !/\/bench/i.test(body)) return null;
+  // A code point is one or two UTF-16 units: count them only when the units alone cannot decide.
+  if (body.length > 2 * MAX_BODY_LENGTH || (body.length > MAX_BODY_LENGTH && [...body].length > MAX_BODY_LENGTH)) return null;
+  if (!/\/bench/i.test(body)) return null;
   const tree = fromMarkdown(body, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
   for (const node of tree.children) {
     if (node.type !== 'paragraph') continue;

@@ -102,3 +102,9 @@ test('hostile text is refused and named by code point, never echoed', () => {
     assert.ok(!/[\u0000\r\u0085\u202E\u2066\u200B\uFEFF]/.test(text), 'problems never carry the invisible characters');
   }
 });
+
+test('a body is read up to GitHub\'s limit in characters, not UTF-16 units', () => {
+  const astral = '\u{1F680}'.repeat(40_000); // 80,000 UTF-16 units, 40,000 characters
+  assert.deepEqual(parseBenchCommand(`${astral}\n\n/bench`), run(null, null, null, null));
+  assert.equal(parseBenchCommand(`${'\u{1F680}'.repeat(65_537)}\n\n/bench`), null);
+});
