@@ -1,19 +1,80 @@
 import type { Comparison } from '../model/comparison.ts';
+import { summarize, type ComparisonReport } from './compare-runs.ts';
+import { isFutile } from './power.ts';
 
-/** DECISIVE verdicts end sampling for a comparison; `inconclusive` asks for more rounds. */
-const DECISIVE = new Set(['regressed', 'improved', 'unchanged', 'new', 'removed', 'error']);
-
-/** StopDecision says whether adaptive sampling may stop and which comparisons still need rounds. */
-export interface StopDecision {
-  stop: boolean;
-  undecided: Comparison[];
+/**
+ * LookContext is where adaptive sampling stands at one look: rounds per
+ * side now and at the budget, this look's alpha and the last look's, and
+ * whether this is the last look.
+ */
+export interface LookContext {
+  roundsPerSide: number;
+  maxRoundsPerSide: number;
+  alpha: number;
+  lastAlpha: number;
+  last: boolean;
 }
 
 /**
- * decideStop stops when every comparison at this look is decisive, or when
- * the round budget is spent (then the undecided ones are reported as such).
+ * LookOutcome: `report` merges the decisions kept from earlier looks with
+ * this look's comparisons; `settled` holds every comparison that needs no
+ * more rounds (decided, stopped for futility, or untestable), keyed by
+ * benchmark and metric, for the next look; `undecided` the ones that still
+ * need rounds; `stop` is true when none does or the budget is spent.
  */
-export function decideStop(comparisons: readonly Comparison[], atLastLook: boolean): StopDecision {
-  const undecided = comparisons.filter((c) => !DECISIVE.has(c.verdict));
-  return { stop: undecided.length === 0 || atLastLook, undecided };
+export interface LookOutcome {
+  report: ComparisonReport;
+  settled: Map<string, Comparison>;
+  undecided: Comparison[];
+  stop: boolean;
+}
+
+const keyOf = (c: Comparison) => `${c.benchmark}\u0000${c.metric}`;
+
+/**
+ * applyLook is one look of a group-sequential run:
+ *
+ * - a comparison decided at an earlier look keeps that decision and its
+ *   numbers (a group-sequential test stops at the first boundary it
+ *   crosses; later rounds, taken for other benchmarks, do not reopen it);
+ * - a comparison decided now (regressed, improved or unchanged, each at this
+ *   look's alpha) is settled, with `decidedAt` the rounds per side;
+ * - an undecided one whose chance of being decided by the budget is below
+ *   FUTILITY_POWER (power.ts) is settled as `futility`, keeping its bound;
+ * - at the last look the rest are `budget`;
+ * - untestable ones (fewer than 2 values, units that do not convert) and
+ *   new, removed or errored benchmarks need no rounds either.
+ *
+ * Sampling stops when nothing is left undecided.
+ */
+export function applyLook(current: ComparisonReport, previous: ReadonlyMap<string, Comparison>, ctx: LookContext): LookOutcome {
+  const settled = new Map(previous);
+  const undecided: Comparison[] = [];
+  const comparisons = current.comparisons.map((fresh) => {
+    const key = keyOf(fresh);
+    const kept = previous.get(key);
+    if (kept) return kept;
+    const c: Comparison = { ...fresh, warnings: [...fresh.warnings] };
+    if (c.verdict !== 'inconclusive' || c.p === null) {
+      if (c.verdict === 'regressed' || c.verdict === 'improved' || c.verdict === 'unchanged') c.decidedAt = ctx.roundsPerSide;
+      settled.set(key, c);
+      return c;
+    }
+    if (ctx.last) {
+      c.decision = 'budget';
+      settled.set(key, c);
+      return c;
+    }
+    const threshold = c.threshold ?? current.threshold;
+    if (isFutile(c, { roundsPerSide: ctx.roundsPerSide, maxRoundsPerSide: ctx.maxRoundsPerSide, alpha: ctx.alpha, lastAlpha: ctx.lastAlpha, threshold })) {
+      c.decision = 'futility';
+      c.decidedAt = ctx.roundsPerSide;
+      settled.set(key, c);
+      return c;
+    }
+    undecided.push(c);
+    return c;
+  });
+  const report: ComparisonReport = { ...current, comparisons, summary: summarize(comparisons) };
+  return { report, settled, undecided, stop: undecided.length === 0 };
 }

@@ -262,7 +262,8 @@ function beyond(c: Comparison, threshold: number): Verdict {
   return 'inconclusive';
 }
 
-function summarize(comparisons: readonly Comparison[]): ComparisonSummary {
+/** summarize counts verdicts and takes the geomean ratio over time metrics (the report's `summary`). */
+export function summarize(comparisons: readonly Comparison[]): ComparisonSummary {
   const summary: ComparisonSummary = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
   for (const c of comparisons) summary[c.verdict] += 1;
   const timeRatios = comparisons

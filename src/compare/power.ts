@@ -93,7 +93,8 @@ export function decisionChance(c: Comparison, ctx: FutilityContext): number | nu
   if (!(big > n)) return 0;
   const estimate = c.better === 'lower' ? Math.log(c.ratio) : -Math.log(c.ratio);
   const halfWidth = (hi - lo) / 2;
-  const seNow = halfWidth / normalQuantile(1 - ctx.alpha);
+  // The interval is a t interval at Yuen's df for n rounds per side (for the rank test a close stand-in).
+  const seNow = halfWidth / studentTQuantile(1 - ctx.alpha, finalDf(n));
   if (!(seNow > 0)) return 1;
   const seCap = seNow * Math.sqrt(n / big);
   const spread = seCap * Math.sqrt((big - n) / big);
@@ -147,4 +148,20 @@ export function suggestedThreshold(sigma: number, ctx: Omit<BudgetContext, 'thre
   const df = finalDf(ctx.maxRoundsPerSide);
   const needed = (studentTQuantile(1 - ctx.lastAlpha, df) + normalQuantile(0.5 + DETECT_POWER / 2)) * se;
   return Math.ceil(Math.expm1(needed) * 200 - 1e-9) / 200;
+}
+
+/**
+ * annotateBudget sets `detectable` and `suggestedThreshold` on every tested
+ * comparison whose noise the machine knows (`sigmaOf` returns undefined for
+ * the others), for a budget of `maxRoundsPerSide` tested at `lastAlpha`.
+ */
+export function annotateBudget(comparisons: readonly Comparison[], sigmaOf: (c: Comparison) => number | undefined, ctx: { maxRoundsPerSide: number; lastAlpha: number; threshold: number }): void {
+  for (const c of comparisons) {
+    if (c.p === null || c.ratio === null) continue;
+    const sigma = sigmaOf(c);
+    if (sigma === undefined || !Number.isFinite(sigma)) continue;
+    const threshold = c.threshold ?? ctx.threshold;
+    c.detectable = detectableChange(sigma, { maxRoundsPerSide: ctx.maxRoundsPerSide, lastAlpha: ctx.lastAlpha, threshold });
+    c.suggestedThreshold = suggestedThreshold(sigma, { maxRoundsPerSide: ctx.maxRoundsPerSide, lastAlpha: ctx.lastAlpha });
+  }
 }

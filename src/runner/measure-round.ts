@@ -7,6 +7,7 @@ import type { Executor } from './executor.ts';
 import { RunnerError } from './git-checkout.ts';
 import { shellQuote } from './local-executor.ts';
 import { parsePerfStatCsv, perfStatPrefix } from './perf-counters.ts';
+import { pinnedCommand } from './cpu-pin.ts';
 
 /**
  * RoundSettings say how one round runs: the bench command, its output
@@ -20,6 +21,8 @@ export interface RoundSettings {
   roundTimeoutMs: number;
   counters?: boolean;
   env?: Record<string, string>;
+  /** pin is the CPU list the round runs on (taskset), resolved by cpu-pin.ts; undefined does not pin. */
+  pin?: string;
 }
 
 /** RoundFailureInfo is why a round produced no usable numbers. */
@@ -46,6 +49,7 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
     ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}`
     : settings.bench;
   if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
+  command = pinnedCommand(command, settings.pin);
   const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
   const fail = (message: string): RoundOutcome => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
   if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1000)} s (--round-timeout)`);

@@ -4,10 +4,16 @@ import { tmpdir } from 'node:os';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Measurement, ReadWarning, FingerprintHints } from '../model/measurement.ts';
 import type { Run } from '../model/run.ts';
+import type { Comparison } from '../model/comparison.ts';
 import { compareRuns, poolMeasurements, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
-import { decideStop } from '../compare/adaptive-stop.ts';
-import type { ThresholdRule } from '../compare/thresholds.ts';
+import { applyLook } from '../compare/adaptive-stop.ts';
+import type { ChangeTest } from '../compare/estimate-change.ts';
+import { poolBase } from '../compare/pool-base.ts';
+import { annotateBudget, noiseSigma } from '../compare/power.ts';
+import { thresholdFor, type ThresholdRule } from '../compare/thresholds.ts';
+import { median } from '../stats/order-statistics.ts';
 import { DEFAULT_LOOKS, sequentialAlpha } from '../stats/sequential-alpha.ts';
+import { resolvePin } from './cpu-pin.ts';
 import { buildSide } from './build-side.ts';
 import type { Executor } from './executor.ts';
 import { checkoutWorktree, dirtyFiles, openRepository, resolveCommit, RunnerError, treeHash } from './git-checkout.ts';
@@ -46,6 +52,45 @@ export interface RunAbSettings {
   labels: string[];
   /** Rounds that may fail (crash, timeout, unparseable) before the run is abandoned. */
   maxFailedRounds: number;
+  /**
+   * repetitions runs the bench command this many times back to back in
+   * every round (default 1); with `roundSummary` `median` the round
+   * contributes the median of everything it measured per benchmark.
+   */
+  repetitions?: number;
+  /**
+   * roundSummary folds the values one round produced per benchmark (a
+   * harness's own repetitions, or `repetitions`): `median` (default) makes
+   * one value per round, so one preempted repetition is not an outlier of
+   * the comparison and repetitions inside one process are not counted as
+   * independent rounds; `all` keeps every value.
+   */
+  roundSummary?: 'median' | 'all';
+  /** pinCpu: `auto` (default: the isolated CPUs, if any), `off`, or a taskset CPU list (cpu-pin.ts). */
+  pinCpu?: string;
+  /** poolBase pools stored rounds of the same base SHA on this machine into the base side after a drift check (pool-base.ts). */
+  poolBase?: boolean;
+  /** test is the two-sample test (default: compare's DEFAULT_TEST). */
+  test?: ChangeTest;
+}
+
+/** NoiseLearning is one benchmark x metric's per-round noise seen in this run, per side. */
+export interface NoiseLearning {
+  benchmark: string;
+  metric: string;
+  sigma: number;
+  rounds: number;
+}
+
+/**
+ * RunHistory is what the runner asks of the machine's history (the store),
+ * injected so the runner stays testable without one: stored rounds of a
+ * commit on this machine, and the noise memory (store/noise-memory.ts).
+ */
+export interface RunHistory {
+  storedRounds(sha: string, fingerprint: Fingerprint): Promise<Measurement[]>;
+  /** learn folds this run's noise into the memory and returns each benchmark x metric's remembered sigma. */
+  learn(fingerprint: Fingerprint, observations: NoiseLearning[]): Promise<Map<string, number>>;
 }
 
 /** RunAbDeps are the edges a run touches, injected so tests can substitute them. */
@@ -56,6 +101,7 @@ export interface RunAbDeps {
   now: () => string;
   /** holdMachine takes the machine lock and waits for a quiet machine (given its core count); returns the release function. */
   holdMachine?: (cores: number | undefined) => Promise<() => void>;
+  history?: RunHistory;
 }
 
 /** RoundFailure is one round that produced no usable numbers. */
@@ -68,11 +114,12 @@ export interface RoundFailure {
   message: string;
 }
 
-/** LookRecord is what adaptive sampling saw at one look. */
+/** LookRecord is what adaptive sampling saw at one look: how many comparisons still needed rounds, and how many it settled for futility. */
 export interface LookRecord {
   roundsPerSide: number;
   alpha: number;
   undecided: number;
+  futile?: number;
 }
 
 /** RunAbResult is a finished A/B run: the report, both runs as stored, and how sampling went. */
@@ -87,6 +134,13 @@ export interface RunAbResult {
   builds: { side: Side; skipped: boolean; durationMs: number }[];
   overheadMs: number;
   benchMs: number;
+  /** maxRoundsPerSide is the round budget the looks were planned for. */
+  maxRoundsPerSide: number;
+  /** pinned is the CPU list the rounds ran on, when pinned. */
+  pinned?: string;
+  /** pooled: stored base rounds that joined the base side, per `benchmark (metric)`; refused: why others did not. */
+  pooled: Record<string, number>;
+  poolRefused: Record<string, string>;
 }
 
 interface SideState {
@@ -137,6 +191,10 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       sides[side] = { sha, dir, measurements: [], warnings: new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? 'detected' };
       progress.endGroup();
     }
+    const pin = await resolvePin(settings.pinCpu ?? 'auto', fingerprint, executor, sides.base.dir);
+    if (pin !== undefined) progress.note(`rounds pinned to CPU ${pin} (taskset)`);
+    const repetitions = settings.repetitions ?? 1;
+    const summary = settings.roundSummary ?? 'median';
 
     const failures: RoundFailure[] = [];
     let benchMs = 0;
@@ -146,7 +204,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     const measure = async (side: Side, round: number, keep: boolean): Promise<void> => {
       const state = sides[side];
       const started = process.hrtime.bigint();
-      const outcome = await measureRound(settings, executor, state.dir, scratch, `${side} round ${round}`);
+      const outcome = await measureRepeated(settings, pin, repetitions, executor, state.dir, scratch, `${side} round ${round}`);
       roundMs += Number(process.hrtime.bigint() - started) / 1e6;
       roundCount += 1;
       if ('failure' in outcome) {
@@ -163,7 +221,8 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       if (!keep) return;
       state.rounds += 1;
       state.harness = outcome.format;
-      state.measurements.push(...(settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements));
+      const kept = settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements;
+      state.measurements.push(...(summary === 'median' ? summarizeRound(kept) : kept));
       for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ''}\u0000${w.message}`, w);
       Object.assign(state.hints, outcome.hints);
     };
@@ -180,6 +239,11 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     const lookRecords: LookRecord[] = [];
     let report: ComparisonReport | undefined;
     let undecided: string[] = [];
+    let settled = new Map<string, Comparison>();
+    let pooled: Record<string, number> = {};
+    let poolRefused: Record<string, string> = {};
+    const stored = settings.poolBase && deps.history ? await deps.history.storedRounds(baseSha, fingerprint) : [];
+    if (stored.length > 0) progress.note(`${stored.length} stored base measurement(s) of ${baseSha.slice(0, 12)} on this machine may join the base side after a drift check`);
     let step = 0;
     let attempts = { base: 0, head: 0 };
     progress.group(`measuring: ${looks.join(', ')} rounds per side at most, ABBA order (seed ${seed})`);
@@ -193,12 +257,24 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
         await measure(side, attempts[side], true);
         progress.status(`rounds: base ${sides.base.rounds}, head ${sides.head.rounds} (look at ${looks[k]})`);
       }
-      report = compareRuns(toCompareSide(sides.base, fingerprint), toCompareSide(sides.head, fingerprint), { threshold: settings.threshold, alpha: alphas[k], rules: settings.rules });
-      const decision = decideStop(report.comparisons, k === looks.length - 1);
-      lookRecords.push({ roundsPerSide: Math.min(sides.base.rounds, sides.head.rounds), alpha: alphas[k], undecided: decision.undecided.length });
-      progress.note(`look ${k + 1} at ${lookRecords.at(-1)?.roundsPerSide} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${decision.undecided.length} undecided`);
-      undecided = decision.undecided.map((c) => `${c.benchmark} (${c.metric})`);
-      if (decision.stop) break;
+      const baseSide = toCompareSide(sides.base, fingerprint);
+      if (stored.length > 0) {
+        const outcome = poolBase(baseSide.measurements, stored, { threshold: (b) => thresholdFor(b, settings.threshold, settings.rules), test: settings.test });
+        baseSide.measurements = outcome.measurements;
+        pooled = Object.fromEntries([...outcome.pooled].map(([key, n]) => [label(key), n]));
+        poolRefused = Object.fromEntries([...outcome.refused].map(([key, why]) => [label(key), why]));
+      }
+      const roundsNow = Math.min(sides.base.rounds, sides.head.rounds);
+      const fresh = compareRuns(baseSide, toCompareSide(sides.head, fingerprint), { threshold: settings.threshold, alpha: alphas[k], rules: settings.rules, test: settings.test });
+      const before = settled.size;
+      const look = applyLook(fresh, settled, { roundsPerSide: roundsNow, maxRoundsPerSide: looks[looks.length - 1], alpha: alphas[k], lastAlpha: alphas[alphas.length - 1], last: k === looks.length - 1 });
+      settled = look.settled;
+      report = { ...look.report, overallAlpha: settings.alpha };
+      const futile = look.report.comparisons.filter((c) => c.decision === 'futility' && c.decidedAt === roundsNow).length;
+      lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile });
+      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${look.undecided.length} undecided`);
+      undecided = look.report.comparisons.filter((c) => c.verdict === 'inconclusive' && c.decision !== 'undecided').map((c) => `${c.benchmark} (${c.metric})`);
+      if (look.stop) break;
     }
     progress.endGroup();
     if (!report) throw new RunnerError('no look was taken; check --min-runs and --max-runs');
@@ -216,6 +292,11 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       hints: sides[side].hints,
     });
     const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
+    if (deps.history) {
+      const remembered = await deps.history.learn(fingerprint, [...noiseOf(sides.base), ...noiseOf(sides.head)]);
+      annotateBudget(report.comparisons, (c) => remembered.get(`${c.benchmark}\u0000${c.metric}`), { maxRoundsPerSide: looks[looks.length - 1], lastAlpha: alphas[alphas.length - 1], threshold: settings.threshold });
+    }
+    for (const c of report.comparisons) if (pooled[`${c.benchmark} (${c.metric})`] !== undefined) c.pooledBase = pooled[`${c.benchmark} (${c.metric})`];
     return {
       report,
       base: toRun('base'),
@@ -227,11 +308,59 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       builds,
       overheadMs: roundCount > 0 ? (roundMs - benchMs) / roundCount : 0,
       benchMs: roundCount > 0 ? benchMs / roundCount : 0,
+      maxRoundsPerSide: looks[looks.length - 1],
+      pinned: pin,
+      pooled,
+      poolRefused,
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     release();
   }
+}
+
+/**
+ * measureRepeated runs one round: the bench command `repetitions` times back
+ * to back, every measurement of every repetition kept (the round summary
+ * folds them). A failed repetition fails the round.
+ */
+async function measureRepeated(settings: RunAbSettings, pin: string | undefined, repetitions: number, executor: Executor, dir: string, scratch: string, tag: string): ReturnType<typeof measureRound> {
+  let first: Awaited<ReturnType<typeof measureRound>> | undefined;
+  for (let r = 0; r < repetitions; r++) {
+    const outcome = await measureRound({ ...settings, pin }, executor, dir, scratch, repetitions > 1 ? `${tag}.${r + 1}` : tag);
+    if ('failure' in outcome) return outcome;
+    if (first === undefined || 'failure' in first) first = outcome;
+    else {
+      first.measurements.push(...outcome.measurements);
+      first.warnings.push(...outcome.warnings);
+      first.durationMs += outcome.durationMs;
+    }
+  }
+  return first as Awaited<ReturnType<typeof measureRound>>;
+}
+
+/**
+ * summarizeRound folds one round's values into one per benchmark x metric:
+ * their median. A harness that repeats inside one process (Google
+ * Benchmark's --benchmark_repetitions, go test -count, criterion's samples)
+ * reports values that share that process's luck; one round is one
+ * independent observation.
+ */
+export function summarizeRound(measurements: readonly Measurement[]): Measurement[] {
+  return poolMeasurements(measurements).map((m) => (m.values.length <= 1 ? m : { ...m, values: [median(m.values)] }));
+}
+
+/** label names a benchmark x metric key as the report does: `BM_A (real_time)`. */
+const label = (key: string) => `${key.replace('\u0000', ' (')})`;
+
+/** noiseOf is each benchmark x metric's per-round noise on one side, for the machine's memory. */
+function noiseOf(state: SideState): NoiseLearning[] {
+  const out: NoiseLearning[] = [];
+  for (const m of poolMeasurements(state.measurements)) {
+    const sigma = noiseSigma(m.values);
+    if (sigma !== null) out.push({ benchmark: m.benchmark, metric: m.metric, sigma, rounds: m.values.length });
+  }
+  return out;
 }
 
 function toCompareSide(state: SideState, fingerprint: Fingerprint): CompareSide {

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAb, type RunAbSettings } from '../../src/runner/run-ab.ts';
+import { runAb, type NoiseLearning, type RunAbSettings, type RunHistory } from '../../src/runner/run-ab.ts';
+import type { Measurement } from '../../src/model/measurement.ts';
 import { createExecutor } from '../../src/runner/executor.ts';
 import { silentProgress } from '../../src/runner/progress.ts';
 import { RunnerError } from '../../src/runner/git-checkout.ts';
@@ -44,16 +45,91 @@ test('a second run skips the builds of trees built before', async () => {
   assert.deepEqual(second.builds.map((b) => b.skipped), [true, true]);
 });
 
-test('no change and the budget spent: sampling goes on through the looks and reports what stayed undecided', async () => {
+// Issue 11 changed this rule: sampling used to go on to the budget whatever the data said; now a
+// comparison that the budget cannot decide stops for futility, and states the bound it reached.
+test('a change the budget cannot decide stops at the first look for futility, stating the bound it reached', async () => {
   const repo = makeFixtureRepo({ headFactor: 1.02 });
   process.env.BENCH_NOISE = '0.3';
   try {
     const result = await runAb(settings(repo.dir, { minRuns: 5, maxRuns: 15, threshold: 0.02 }), deps());
-    assert.deepEqual(result.looks.map((l) => l.roundsPerSide), [5, 10, 15]);
+    assert.deepEqual(result.looks.map((l) => l.roundsPerSide), [5]);
+    assert.deepEqual(result.undecided.sort(), ['hash (time)', 'parse (time)']);
+    for (const c of result.report.comparisons) {
+      assert.equal(c.verdict, 'inconclusive');
+      assert.equal(c.decision, 'futility');
+      assert.equal(c.decidedAt, 5);
+      assert.ok((c.bound as number) > 0.02, `${c.benchmark}: bound ${c.bound}`);
+    }
+  } finally {
+    delete process.env.BENCH_NOISE;
+  }
+});
+
+test('sampling goes on while a decision is possible; what the budget leaves undecided is reported with its bound', async () => {
+  const repo = makeFixtureRepo({ headFactor: 1.02 });
+  process.env.BENCH_NOISE = '0.04';
+  try {
+    const result = await runAb(settings(repo.dir, { minRuns: 5, maxRuns: 10, threshold: 0.02 }), deps());
+    assert.deepEqual(result.looks.map((l) => l.roundsPerSide), [5, 10]);
+    const byName = Object.fromEntries(result.report.comparisons.map((c) => [c.benchmark, c]));
+    assert.equal(byName.parse.decision, 'budget');
+    assert.ok((byName.parse.bound as number) > 0.02 && (byName.parse.bound as number) < 0.05, `parse bound ${byName.parse.bound}`);
+    assert.equal(byName.parse.base?.n, 10);
+    assert.equal(byName.hash.decision, 'futility', 'hash could not be shown within 2% in 10 rounds, so it stopped at 5');
+    assert.equal(byName.hash.base?.n, 5, 'a settled comparison keeps the numbers of the look that settled it');
     assert.deepEqual(result.undecided.sort(), ['hash (time)', 'parse (time)']);
   } finally {
     delete process.env.BENCH_NOISE;
   }
+});
+
+test('a round that measures a benchmark several times contributes their median, one value per round', async () => {
+  const repo = makeFixtureRepo({ headFactor: 1.1 });
+  const bench = './bench.sh; ./bench.sh; ./bench.sh';
+  const median = await runAb(settings(repo.dir, { bench, minRuns: 4, maxRuns: 4 }), deps());
+  assert.equal(median.base.measurements.find((m) => m.benchmark === 'parse')?.values.length, 4);
+  const all = await runAb(settings(repo.dir, { bench, minRuns: 4, maxRuns: 4, roundSummary: 'all' }), deps());
+  assert.equal(all.base.measurements.find((m) => m.benchmark === 'parse')?.values.length, 12);
+  const repeated = await runAb(settings(repo.dir, { minRuns: 4, maxRuns: 4, repetitions: 3, roundSummary: 'all' }), deps());
+  assert.equal(repeated.base.measurements.find((m) => m.benchmark === 'parse')?.values.length, 12, '--repetitions 3 runs the command three times a round');
+});
+
+test('--pin-cpu runs every round under taskset on the given CPUs; auto pins only to isolated CPUs', async () => {
+  const repo = makeFixtureRepo({ headFactor: 1.1 });
+  const bench = 'grep Cpus_allowed_list /proc/self/status >> affinity.txt; ./bench.sh';
+  const pinned = await runAb(settings(repo.dir, { bench, minRuns: 2, maxRuns: 2, warmup: 0, pinCpu: '0' }), deps());
+  assert.equal(pinned.pinned, '0');
+  const affinity = readFileSync(join(repo.dir, '.benchbot/worktrees', repo.baseSha.slice(0, 12), 'affinity.txt'), 'utf8').trim().split('\n');
+  assert.ok(affinity.length >= 2 && affinity.every((line) => /:\s*0$/.test(line)), affinity.join('; '));
+  const auto = await runAb(settings(repo.dir, { minRuns: 2, maxRuns: 2, warmup: 0, pinCpu: 'auto' }), deps());
+  assert.equal(auto.pinned, auto.base.fingerprint.isolatedCpus && auto.base.fingerprint.isolatedCpus !== 'none' ? auto.base.fingerprint.isolatedCpus : undefined);
+  await assert.rejects(runAb(settings(repo.dir, { minRuns: 2, maxRuns: 2, pinCpu: '999' }), deps()), /--pin-cpu 999: cannot pin there/);
+});
+
+test('stored base rounds of the same SHA join the base side when they pass the drift check, and the memory learns each side\'s noise', async () => {
+  const repo = makeFixtureRepo({ headFactor: 1.1 });
+  const first = await runAb(settings(repo.dir, { minRuns: 10, maxRuns: 10 }), deps());
+  const learned: NoiseLearning[][] = [];
+  const history = (stored: Measurement[]): RunHistory => ({
+    storedRounds: async (sha) => (sha === repo.baseSha ? stored : []),
+    learn: async (_fingerprint, observations) => {
+      learned.push(observations);
+      return new Map(observations.map((o) => [`${o.benchmark}\u0000${o.metric}`, o.sigma]));
+    },
+  });
+  const pooled = await runAb(settings(repo.dir, { minRuns: 10, maxRuns: 10, poolBase: true }), { ...deps(), history: history(first.base.measurements) });
+  assert.deepEqual(pooled.pooled, { 'parse (time)': 10, 'hash (time)': 10 });
+  assert.equal(pooled.report.comparisons.find((c) => c.benchmark === 'hash')?.base?.n, 20);
+  assert.equal(pooled.report.comparisons.find((c) => c.benchmark === 'hash')?.pooledBase, 10);
+  assert.equal(learned.length, 1);
+  assert.deepEqual(learned[0].map((o) => `${o.benchmark} ${o.rounds}`).sort(), ['hash 10', 'hash 10', 'parse 10', 'parse 10'], 'one observation per side, from today\'s rounds only');
+  const hash = pooled.report.comparisons.find((c) => c.benchmark === 'hash');
+  assert.ok(hash?.detectable !== undefined && hash.detectable > 0.02 && hash.suggestedThreshold !== undefined, `detectable ${hash?.detectable}`);
+
+  const drifted = first.base.measurements.map((m) => ({ ...m, values: m.values.map((v) => v * 1.03) }));
+  const refused = await runAb(settings(repo.dir, { minRuns: 10, maxRuns: 10, poolBase: true }), { ...deps(), history: history(drifted) });
+  assert.deepEqual(refused.pooled, {});
+  assert.match(refused.poolRefused['hash (time)'], /drift check failed: today's base vs 10 stored rounds -2\.9%/);
 });
 
 test('a crashed round is recorded and the run goes on; too many crashes end it with the last error', async () => {
