@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import type { Ack, Series } from '../scan/scan-history.ts';
+import type { Ack, Night, Series } from '../scan/scan-history.ts';
 import { seriesKey } from '../scan/scan-history.ts';
 import { COMMIT_SHA, parseResultsJson, ResultsError } from './results-artifact.ts';
 
@@ -34,10 +34,22 @@ export function nightlyHistoryJson(branch: string, series: readonly Series[], ac
   return JSON.stringify({
     version: 1,
     branch,
-    series: series.map((s) => ({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.fingerprintKey, nights: s.nights.map((n) => ({ sha: n.sha, time: n.time, values: n.values })) })),
+    series: series.map((s) => ({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.fingerprintKey, nights: s.nights.map(nightJson) })),
     acks,
     first_parent: firstParent,
   });
+}
+
+/** nightJson is one night as history.json holds it: the raw samples, and the night's A/B and machine facts when the store has them. */
+function nightJson(n: Night): Record<string, unknown> {
+  return {
+    sha: n.sha,
+    time: n.time,
+    values: n.values,
+    ...(n.median === undefined ? {} : { median: n.median }),
+    ...(n.ab ? { ab: { base_sha: n.ab.baseSha, base: n.ab.base, ...(n.ab.head ? { head: n.ab.head } : {}) } } : {}),
+    ...(n.machine ? { machine: n.machine } : {}),
+  };
 }
 
 /**
@@ -74,18 +86,32 @@ export function readNightlyHistory(path: string, branch: string): NightlyHistory
   const list = (value: unknown, where: string): unknown[] => (Array.isArray(value) ? value : fail(where, 'is not an array'));
   const object = (value: unknown, where: string): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : fail(where, 'is not an object'));
   let total = 0;
+  const numbers = (value: unknown, where: string): number[] => {
+    const items = list(value, where);
+    total += items.length;
+    if (total > MAX_HISTORY_VALUES) fail('series', `hold more than ${MAX_HISTORY_VALUES} samples`);
+    if (!items.every((v) => typeof v === 'number' && Number.isFinite(v))) fail(where, 'are not all finite numbers');
+    return items as number[];
+  };
   const series: Series[] = list(root.series, 'series').map((item, i) => {
     const at = `series[${i}]`;
     const s = object(item, at);
     const better: Series['better'] = s.better === 'lower' || s.better === 'higher' ? s.better : fail(`${at}.better`, 'is not "lower" or "higher"');
     const fingerprintKey = typeof s.fingerprint === 'string' && /^[0-9a-f]{1,64}$/.test(s.fingerprint) ? s.fingerprint : fail(`${at}.fingerprint`, 'is not a hex machine key');
-    const nights = list(s.nights, `${at}.nights`).map((nightItem, j) => {
-      const n = object(nightItem, `${at}.nights[${j}]`);
-      const values = list(n.values, `${at}.nights[${j}].values`);
-      total += values.length;
-      if (total > MAX_HISTORY_VALUES) fail('series', `hold more than ${MAX_HISTORY_VALUES} samples`);
-      if (!values.every((v) => typeof v === 'number' && Number.isFinite(v))) fail(`${at}.nights[${j}].values`, 'are not all finite numbers');
-      return { sha: sha(n.sha, `${at}.nights[${j}].sha`), time: text(n.time, `${at}.nights[${j}].time`, 64), values: values as number[] };
+    const nights = list(s.nights, `${at}.nights`).map((nightItem, j): Night => {
+      const where = `${at}.nights[${j}]`;
+      const n = object(nightItem, where);
+      const night: Night = { sha: sha(n.sha, `${where}.sha`), time: text(n.time, `${where}.time`, 64), values: numbers(n.values, `${where}.values`) };
+      if (n.median !== undefined) night.median = typeof n.median === 'number' && Number.isFinite(n.median) ? n.median : fail(`${where}.median`, 'is not a finite number');
+      if (n.ab !== undefined) {
+        const ab = object(n.ab, `${where}.ab`);
+        night.ab = { baseSha: sha(ab.base_sha, `${where}.ab.base_sha`), base: numbers(ab.base, `${where}.ab.base`), ...(ab.head === undefined ? {} : { head: numbers(ab.head, `${where}.ab.head`) }) };
+      }
+      if (n.machine !== undefined) {
+        const machine = object(n.machine, `${where}.machine`);
+        night.machine = Object.fromEntries(Object.entries(machine).slice(0, 64).map(([k, v]) => [text(k, `${where}.machine key`, 64), text(v, `${where}.machine.${k}`, 300)]));
+      }
+      return night;
     });
     const base = { benchmark: text(s.benchmark, `${at}.benchmark`), metric: text(s.metric, `${at}.metric`), unit: text(s.unit, `${at}.unit`, 64), better, fingerprintKey, branch, nights };
     return { ...base, key: seriesKey(base) };
