@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseThresholdFlags } from './threshold-flags.ts';
 import { readerFor } from '../formats/detect.ts';
 import { renderMarkdown } from '../report/markdown-report.ts';
+import { inertText } from '../report/inert-markdown.ts';
 import { renderText } from '../report/text-report.ts';
 import { toJsonReport } from '../report/json-report.ts';
 import { runAb, type RunAbResult, type RunAbSettings } from '../runner/run-ab.ts';
@@ -163,7 +164,8 @@ export function renderRunReport(result: RunAbResult, output: RunCommandSettings[
     case 'json':
       return JSON.stringify({ ...toJsonReport(result.report), base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided }, null, 2);
     case 'markdown':
-      return renderMarkdown(result.report, { environment, footer: `Base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}.` });
+      // The footer is markdown; `sampling` names undecided benchmarks, which are untrusted text.
+      return renderMarkdown(result.report, { environment, footer: inertText(`Base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}.`) });
     default:
       return `${renderText(result.report)}\nbase ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}${environment ? `\nmachine: ${environment}` : ''}`;
   }

@@ -14,6 +14,7 @@ import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Night, ScanFinding, TrendPoint } from '../scan/scan-history.ts';
 import { median } from '../stats/order-statistics.ts';
 import { formatChange, formatP, formatQuantity, significant } from './format-numbers.ts';
+import { codeFence, inertCode, inertMermaidLabel, inertText, inertTitle } from './inert-markdown.ts';
 
 /** REGRESSION_LABEL is the label every regression issue carries; the upsert searches only issues with it. */
 export const REGRESSION_LABEL = 'benchbot';
@@ -106,8 +107,9 @@ function percent(fraction: number): string {
   return `${Number((fraction * 100).toFixed(1))}%`;
 }
 
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+/** quantity shows a value with its (untrusted) unit. */
+function quantity(value: number, unit: string): string {
+  return inertText(formatQuantity(value, unit));
 }
 
 interface Links {
@@ -115,11 +117,19 @@ interface Links {
   pr: (n: number) => string;
 }
 
-function links(input: { owner: string; repo: string; serverUrl?: string }): Links {
-  const base = `${(input.serverUrl ?? 'https://github.com').replace(/\/+$/, '')}/${input.owner}/${input.repo}`;
+const isSha = (sha: unknown): sha is string => typeof sha === 'string' && /^[0-9a-f]{7,64}$/.test(sha);
+// The bisect log and the scan come from an artifact: a "PR number" may be anything.
+const isPr = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) > 0;
+
+/** links makes commit and PR links only from a real SHA and a real number; anything else is shown as text. */
+function links(input: { owner?: string; repo?: string; serverUrl?: string }): Links {
+  if (!input.owner || !input.repo) {
+    return { commit: (sha) => (isSha(sha) ? `\`${short(sha)}\`` : inertCode(String(sha))), pr: (n) => (isPr(n) ? `#${n}` : inertText(String(n))) };
+  }
+  const base = `${(input.serverUrl ?? 'https://github.com').replace(/\/+$/, '')}/${encodeURIComponent(input.owner)}/${encodeURIComponent(input.repo)}`;
   return {
-    commit: (sha) => (/^[0-9a-f]{7,64}$/.test(sha) ? `[\`${short(sha)}\`](${base}/commit/${sha})` : `\`${sha}\``),
-    pr: (n) => `[#${n}](${base}/pull/${n})`,
+    commit: (sha) => (isSha(sha) ? `[\`${short(sha)}\`](${base}/commit/${sha})` : inertCode(String(sha))),
+    pr: (n) => (isPr(n) ? `[#${n}](${base}/pull/${n})` : inertText(String(n))),
   };
 }
 
@@ -130,14 +140,14 @@ function links(input: { owner: string; repo: string; serverUrl?: string }): Link
  * good reference with its CI.
  */
 export function renderBisectLog(log: BisectLog, options: { owner?: string; repo?: string; serverUrl?: string } = {}): string {
-  const l = options.owner && options.repo ? links({ owner: options.owner, repo: options.repo, serverUrl: options.serverUrl }) : { commit: (s: string) => `\`${short(s)}\``, pr: (n: number) => `#${n}` };
+  const l = links(options);
   const bySha = new Map((log.candidates ?? []).map((c) => [c.sha, c]));
   const lines = ['| # | Commit | PR | Subject | Verdict | n | Ratio vs good (CI) |', '| --- | --- | --- | --- | --- | --- | --- |'];
   log.steps.forEach((s, i) => {
     const c = bySha.get(s.sha);
     const ratio = s.ratio === null ? '–' : `${formatChange(s.ratio)}${s.ratio_ci ? ` (${formatChange(s.ratio_ci[0])} … ${formatChange(s.ratio_ci[1])})` : ''}`;
     const verdict = s.verdict === 'skip' ? `skip${s.reason ? `: ${s.reason}` : ''}` : `${s.verdict}${s.partial ? ' (partial)' : ''}`;
-    lines.push(`| ${i + 1} | ${l.commit(s.sha)} | ${c?.pr ? l.pr(c.pr) : '–'} | ${cell(c?.subject ?? '')} | ${cell(verdict)} | ${s.n} | ${ratio} |`);
+    lines.push(`| ${i + 1} | ${l.commit(s.sha)} | ${c?.pr ? l.pr(c.pr) : '–'} | ${inertText(c?.subject ?? '')} | ${inertText(verdict)} | ${inertText(String(s.n))} | ${ratio} |`);
   });
   const ref = log.reference;
   const refText = ref.ratio === null ? 'no reference ratio' : `bad/good ${formatChange(ref.ratio)}${ref.ratio_ci ? ` (CI ${formatChange(ref.ratio_ci[0])} … ${formatChange(ref.ratio_ci[1])})` : ''}, p ${formatP(ref.p)}`;
@@ -148,27 +158,26 @@ export function renderBisectLog(log: BisectLog, options: { owner?: string; repo?
 /**
  * trendChart is a mermaid `xychart-beta` block (GitHub renders it) of the
  * nightly medians: x the night's date (and short SHA when dates repeat), y
- * the median in the series' unit.
+ * the median in the series' unit. Every label is untrusted (names, units,
+ * and dates and SHAs from the artifact) and goes through inertMermaidLabel.
  */
 export function trendChart(trend: readonly TrendPoint[], title: string, unit: string): string {
   if (trend.length === 0) return '';
-  const dates = trend.map((p) => p.time.slice(5, 10));
+  const dates = trend.map((p) => String(p.time).slice(5, 10));
   const repeated = new Set(dates).size !== dates.length;
   const labels = trend.map((p, i) => (repeated ? `${dates[i]} ${short(p.sha)}` : dates[i]));
   const values = trend.map((p) => Number(significant(p.median, 4)));
   const lo = Math.min(...values);
   const hi = Math.max(...values);
   const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.01 || 1;
-  const quote = (s: string) => `"${s.replace(/"/g, "'")}"`;
-  return [
-    '```mermaid',
+  const quote = (s: string) => `"${inertMermaidLabel(s)}"`;
+  return codeFence('mermaid', [
     'xychart-beta',
     `    title ${quote(title)}`,
     `    x-axis [${labels.map(quote).join(', ')}]`,
     `    y-axis ${quote(unit)} ${significant(lo - pad, 4)} --> ${significant(hi + pad, 4)}`,
     `    line [${values.join(', ')}]`,
-    '```',
-  ].join('\n');
+  ]);
 }
 
 const FINGERPRINT_ROWS: [keyof Fingerprint, string][] = [
@@ -183,14 +192,16 @@ function fingerprintTable(fp: Fingerprint): string {
     const v = fp[key];
     if (v === undefined) continue;
     const text = key === 'memoryBytes' ? `${significant((v as number) / 2 ** 30)} GiB` : Array.isArray(v) ? v.join(', ') : typeof v === 'boolean' ? (v ? 'on' : 'off') : String(v);
-    rows.push(`| ${label} | ${cell(text)} |`);
+    rows.push(`| ${label} | ${inertText(text)} |`);
   }
-  for (const [tool, version] of Object.entries(fp.toolVersions ?? {}).sort()) rows.push(`| ${cell(tool)} | ${cell(version)} |`);
+  for (const [tool, version] of Object.entries(fp.toolVersions ?? {}).sort()) rows.push(`| ${inertText(tool)} | ${inertText(String(version))} |`);
   return rows.length === 0 ? '_not recorded_' : ['| | |', '| --- | --- |', ...rows].join('\n');
 }
 
+/** shellQuote makes one shell word, so a copied reproduce command runs nothing the text smuggled in. */
 function shellQuote(text: string): string {
-  return /^[\w./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+  const s = String(text);
+  return /^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -208,13 +219,13 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   const name = `${f.benchmark} (${f.metric})`;
   const culprit = b?.culprit ?? null;
   const candidate = culprit ? b?.candidates?.find((c) => c.sha === culprit.sha) : undefined;
-  const where = culprit ? (culprit.pr !== null ? `#${culprit.pr}` : short(culprit.sha)) : `${short(f.lastGood.sha)}..${short(f.firstBad.sha)}`;
-  const title = `Performance regression: ${f.benchmark} ${f.metric} ${formatChange(f.ratio)} ${culprit ? 'in' : 'between'} ${where}`;
+  const where = culprit ? (isPr(culprit.pr) ? `#${culprit.pr}` : short(culprit.sha)) : `${short(f.lastGood.sha)}..${short(f.firstBad.sha)}`;
+  const title = inertTitle(`Performance regression: ${f.benchmark} ${f.metric} ${formatChange(f.ratio)} ${culprit ? 'in' : 'between'} ${where}`);
   const worse = f.better === 'lower' ? 'slower' : 'lower';
   const ci = f.ratioCi ? ` (95% CI ${formatChange(f.ratioCi[0])} … ${formatChange(f.ratioCi[1])})` : '';
-  const lines: string[] = [marker, `## ${name} regressed by ${formatChange(f.ratio)}`, ''];
-  lines.push(`Nightly benchmarks on \`${f.branch}\` show **${cell(f.benchmark)}** (${cell(f.metric)}, ${f.better} is better) ${worse}: ${formatChange(f.ratio)}${ci}, q = ${formatP(f.q)}. Median ${formatQuantity(f.before.median, f.unit)} over ${f.before.nights} nights (${f.before.n} samples) before, ${formatQuantity(f.after.median, f.unit)} over ${f.after.nights} nights (${f.after.n} samples) after.`);
-  lines.push('', `Last good nightly: ${l.commit(f.lastGood.sha)} (${f.lastGood.time}); first bad nightly: ${l.commit(f.firstBad.sha)} (${f.firstBad.time}); ${f.nightsSince} night${f.nightsSince === 1 ? '' : 's'} since. Found as a ${f.kind === 'change-point' ? 'change point (E-divisive, confirmed on raw samples)' : f.kind === 'alert' ? 'two-night alert (robust z, confirmed on raw samples)' : 'one-night watch'}.`);
+  const lines: string[] = [marker, `## ${inertText(name)} regressed by ${formatChange(f.ratio)}`, ''];
+  lines.push(`Nightly benchmarks on ${inertCode(f.branch)} show **${inertText(f.benchmark)}** (${inertText(f.metric)}, ${f.better === 'higher' ? 'higher' : 'lower'} is better) ${worse}: ${formatChange(f.ratio)}${ci}, q = ${formatP(f.q)}. Median ${quantity(f.before.median, f.unit)} over ${f.before.nights} nights (${f.before.n} samples) before, ${quantity(f.after.median, f.unit)} over ${f.after.nights} nights (${f.after.n} samples) after.`);
+  lines.push('', `Last good nightly: ${l.commit(f.lastGood.sha)} (${inertText(f.lastGood.time)}); first bad nightly: ${l.commit(f.firstBad.sha)} (${inertText(f.firstBad.time)}); ${f.nightsSince} night${f.nightsSince === 1 ? '' : 's'} since. Found as a ${f.kind === 'change-point' ? 'change point (E-divisive, confirmed on raw samples)' : f.kind === 'alert' ? 'two-night alert (robust z, confirmed on raw samples)' : 'one-night watch'}.`);
 
   lines.push('', '### Culprit', '');
   if (b === undefined) {
@@ -224,11 +235,11 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
     lines.push(`Not reproducible on the bisect machine: ${l.commit(b.good ?? f.lastGood.sha)} vs ${l.commit(b.bad ?? f.firstBad.sha)} measured ${r.ratio === null ? 'no ratio' : formatChange(r.ratio)}${r.ratio_ci ? ` (CI ${formatChange(r.ratio_ci[0])} … ${formatChange(r.ratio_ci[1])})` : ''}, which is not a change beyond the threshold.`);
   } else if (culprit) {
     const pr = culprit.pr !== null ? `${l.pr(culprit.pr)}, merged as ` : '';
-    const author = candidate?.author ? ` by ${cell(candidate.author)}` : '';
-    lines.push(`${pr}${l.commit(culprit.sha)}${author}: _${cell(culprit.subject)}_`);
+    const author = candidate?.author ? ` by ${inertText(candidate.author)}` : '';
+    lines.push(`${pr}${l.commit(culprit.sha)}${author}: _${inertText(culprit.subject)}_`);
     if (b.culprits.length > 1) {
       lines.push('', 'The shift is spread over several merges:', '');
-      for (const c of b.culprits) lines.push(`- ${c.pr !== null ? `${l.pr(c.pr)} ` : ''}${l.commit(c.sha)} ${cell(c.subject)}: ${c.ratio === null ? '–' : formatChange(c.ratio)}${c.share === null ? '' : `, ${percent(c.share)} of the shift`}`);
+      for (const c of b.culprits) lines.push(`- ${c.pr !== null ? `${l.pr(c.pr)} ` : ''}${l.commit(c.sha)} ${inertText(c.subject)}: ${c.ratio === null ? '–' : formatChange(c.ratio)}${c.share === null ? '' : `, ${percent(c.share)} of the shift`}`);
     }
   } else if (b.range && b.range.length > 0) {
     lines.push(`Narrowed to ${b.range.length} merges (some could not be measured): ${b.range.map((c) => `${c.pr !== null ? `${l.pr(c.pr)} ` : ''}${l.commit(c.sha)}`).join(', ')}.`);
@@ -242,16 +253,16 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   }
   lines.push('', '### Environment', '', input.fingerprint ? fingerprintTable(input.fingerprint) : '_not recorded_');
 
-  lines.push('', '### Reproduce locally', '', '```sh');
   const rep = input.reproduce;
   const extra = rep ? `${rep.build ? ` --build ${shellQuote(rep.build)}` : ''}${rep.format ? ` --format ${shellQuote(rep.format)}` : ''}` : '';
   const bench = rep ? shellQuote(rep.bench) : 'CMD';
   const select = `--benchmark ${shellQuote(f.benchmark)} --metric ${shellQuote(f.metric)}`;
-  if (culprit) lines.push(`benchbot run --base ${culprit.sha}^1 --head ${culprit.sha} --bench ${bench}${extra}`);
-  lines.push(`benchbot bisect --good ${f.lastGood.sha} --bad ${f.firstBad.sha} --bench ${bench}${extra} ${select}`);
-  lines.push('```');
+  const commands: string[] = [];
+  if (culprit) commands.push(`benchbot run --base ${shellQuote(`${culprit.sha}^1`)} --head ${shellQuote(culprit.sha)} --bench ${bench}${extra}`);
+  commands.push(`benchbot bisect --good ${shellQuote(f.lastGood.sha)} --bad ${shellQuote(f.firstBad.sha)} --bench ${bench}${extra} ${select}`);
+  lines.push('', '### Reproduce locally', '', codeFence('sh', commands));
   const threshold = input.threshold ?? 0.02;
-  lines.push('', `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? \`benchbot ack ${shellQuote(f.series)} --at ${culprit?.sha ?? f.firstBad.sha} --reason "..."\`</sub>`);
+  lines.push('', `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote(f.series)} --at ${shellQuote(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
   return { marker, title, body: lines.join('\n') };
 }
 
@@ -309,10 +320,10 @@ export function recoveryWindows(nights: readonly Night[], firstBad: number, rece
 /** renderRecoveryComment is the comment that closes a regression issue, with the numbers. */
 export function renderRecoveryComment(input: { series: string; benchmark: string; metric: string; unit: string; recovery: Recovery; lastNight: { sha: string; time: string }; nights: number; threshold?: number; owner?: string; repo?: string; serverUrl?: string }): string {
   const r = input.recovery;
-  const l = input.owner && input.repo ? links({ owner: input.owner, repo: input.repo, serverUrl: input.serverUrl }) : { commit: (s: string) => `\`${short(s)}\`` };
+  const l = links(input);
   const ci = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} … ${formatChange(r.ratioCi[1])})` : '';
   return [
-    `**Recovered.** ${cell(input.benchmark)} (${cell(input.metric)}) is back within the ${percent(input.threshold ?? 0.02)} threshold: median ${formatQuantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? '' : 's'} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${input.lastNight.time}) against ${formatQuantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? 'no ratio' : formatChange(r.ratio)}${ci}, p = ${formatP(r.p)}.`,
+    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? '' : 's'} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? 'no ratio' : formatChange(r.ratio)}${ci}, p = ${formatP(r.p)}.`,
     '',
     'Closing; benchbot reopens this issue if the same regression comes back.',
   ].join('\n');

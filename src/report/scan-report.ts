@@ -1,5 +1,6 @@
 import type { ScanFinding, ScanResult, TrendPoint } from '../scan/scan-history.ts';
 import { formatChange, formatP, formatQuantity } from './format-numbers.ts';
+import { inertCode, inertText } from './inert-markdown.ts';
 
 /**
  * ScanReportOptions: `series` is how many series were scanned (for the
@@ -40,15 +41,12 @@ function shortSha(sha: string): string {
 }
 
 function commitLink(sha: string, repoUrl: string | undefined): string {
-  return repoUrl && /^[0-9a-f]{7,64}$/.test(sha) ? `[${shortSha(sha)}](${repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``;
+  if (!/^[0-9a-f]{7,64}$/.test(sha)) return inertCode(sha);
+  return repoUrl ? `[${shortSha(sha)}](${repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``;
 }
 
 function ci(f: ScanFinding): string {
   return f.ratioCi ? `${formatChange(f.ratioCi[0])} … ${formatChange(f.ratioCi[1])}` : '–';
-}
-
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
 const KIND: Record<ScanFinding['kind'], string> = { 'change-point': 'change point', alert: 'two-night alert', watch: 'watch (one night)' };
@@ -67,7 +65,7 @@ export function renderScanMarkdown(result: ScanResult, options: ScanReportOption
   const headline = regressions.length > 0
     ? `${regressions.length} suspected regression${regressions.length === 1 ? '' : 's'}`
     : 'no regressions';
-  lines.push(`### benchbot scan of \`${options.branch}\`: ${headline}`, '');
+  lines.push(`### benchbot scan of ${inertCode(options.branch)}: ${headline}`, '');
   lines.push(`${options.series} series scanned, ${result.tested} candidate change${result.tested === 1 ? '' : 's'} tested; ${improvements.length} improvement${improvements.length === 1 ? '' : 's'}, ${watches.length} on watch.`, '');
   const table = (title: string, findings: ScanFinding[]) => {
     if (findings.length === 0) return;
@@ -75,7 +73,7 @@ export function renderScanMarkdown(result: ScanResult, options: ScanReportOption
     lines.push('| Series | Kind | Change (CI) | q | Before → after (median) | Last good → first bad | Nights since | Trend |');
     lines.push('| --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const f of findings) {
-      lines.push(`| ${cell(`${f.benchmark} (${f.metric})`)} | ${KIND[f.kind]} | ${formatChange(f.ratio)} (${ci(f)}) | ${formatP(f.q)} | ${formatQuantity(f.before.median, f.unit)} → ${formatQuantity(f.after.median, f.unit)} | ${commitLink(f.lastGood.sha, options.repoUrl)} → ${commitLink(f.firstBad.sha, options.repoUrl)} | ${f.nightsSince} | ${sparkline(f.trend)} |`);
+      lines.push(`| ${inertText(`${f.benchmark} (${f.metric})`)} | ${KIND[f.kind]} | ${formatChange(f.ratio)} (${ci(f)}) | ${formatP(f.q)} | ${inertText(formatQuantity(f.before.median, f.unit))} → ${inertText(formatQuantity(f.after.median, f.unit))} | ${commitLink(f.lastGood.sha, options.repoUrl)} → ${commitLink(f.firstBad.sha, options.repoUrl)} | ${f.nightsSince} | ${sparkline(f.trend)} |`);
     }
     lines.push('');
   };
@@ -84,10 +82,10 @@ export function renderScanMarkdown(result: ScanResult, options: ScanReportOption
   table('On watch (one night beyond the robust z; not confirmed yet)', watches);
   if (regressions.length > 0) {
     const f = regressions[0];
-    lines.push(`Bisect the first one: \`benchbot bisect --good ${f.lastGood.sha} --bad ${f.firstBad.sha} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD\``, '');
-    lines.push(`Acknowledge an expected change: \`benchbot ack ${shellWord(f.series)} --at ${f.firstBad.sha} --reason "..."\``, '');
+    lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD`)}`, '');
+    lines.push(`Acknowledge an expected change: ${inertCode(`benchbot ack ${shellWord(f.series)} --at ${shellWord(f.firstBad.sha)} --reason "..."`)}`, '');
   }
-  for (const w of result.warnings.slice(0, 20)) lines.push(`> ⚠️ ${cell(w)}`);
+  for (const w of result.warnings.slice(0, 20)) lines.push(`> ⚠️ ${inertText(w)}`);
   if (result.warnings.length > 20) lines.push(`> ⚠️ and ${result.warnings.length - 20} more warnings`);
   if (result.warnings.length > 0) lines.push('');
   lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, '')}%; windowed E-divisive means on nightly medians, confirmed on raw samples (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
