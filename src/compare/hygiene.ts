@@ -39,11 +39,11 @@ export interface WarningKind {
 
 /** WARNING_KINDS lists the per-comparison hygiene warnings in the order reports show them. */
 export const WARNING_KINDS: readonly WarningKind[] = [
-  { kind: 'optimized-out', prefix: 'optimized out', summary: `under ${OPTIMIZED_OUT_NS} ns per iteration, the work was likely optimized out (use DoNotOptimize / black_box)` },
-  { kind: 'bimodal', prefix: 'bimodal', summary: 'two clusters of values (dip test), compare with care' },
-  { kind: 'trend', prefix: 'trend across rounds', summary: 'values drift across rounds (Mann-Kendall): a warm-up or a drifting machine' },
-  { kind: 'noisy', prefix: 'noisy', summary: `robust CV above ${NOISY_CV * 100}%` },
-  { kind: 'too-few', prefix: 'too few samples', summary: `fewer than ${RECOMMENDED_SAMPLES} samples on a side` },
+  { kind: 'optimized-out', prefix: 'optimized out', summary: `Under ${OPTIMIZED_OUT_NS} ns per iteration: the work was likely optimized out (use DoNotOptimize / black_box).` },
+  { kind: 'bimodal', prefix: 'bimodal', summary: 'Two clusters of values (dip test): compare with care.' },
+  { kind: 'trend', prefix: 'trend across rounds', summary: 'Values drift from round to round (Mann-Kendall): a warm-up or a drifting machine.' },
+  { kind: 'noisy', prefix: 'noisy', summary: `Robust CV above ${NOISY_CV * 100}%.` },
+  { kind: 'too-few', prefix: 'too few samples', summary: `Fewer than ${RECOMMENDED_SAMPLES} samples on a side.` },
 ];
 
 /** warningKind returns the kind of a per-comparison warning message, or undefined for a one-off note. */

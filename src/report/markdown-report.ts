@@ -1,7 +1,9 @@
-import type { Comparison, SideSummary } from '../model/comparison.ts';
+import type { SideSummary } from '../model/comparison.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
-import { formatChange, formatP, formatQuantity } from './format-numbers.ts';
-import { SIGNIFICANT, byImportance, headline } from './report-order.ts';
+import { changeWords, formatP, formatQuantity, formatRatio } from './format-numbers.ts';
+import { SIGNIFICANT, headline } from './report-order.ts';
+import { boundOf, countRows, formatBound, layoutReport, methodNote, type ReportLayout, type ReportRow } from './report-layout.ts';
+import { inertCode, inertText } from './inert-markdown.ts';
 
 /** GITHUB_COMMENT_LIMIT is the most characters GitHub accepts in a comment body. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -11,8 +13,11 @@ export const REPORT_MARKER = '<!-- benchbot:report -->';
 
 /**
  * MarkdownOptions: `title` heads the comment, `environment` is the one-line
- * machine description, `marker` the hidden sticky marker (one per report kind
- * or shard), `limit` the size budget (GitHub's comment limit by default).
+ * machine description (both shown as text), `marker` the hidden sticky
+ * marker (one per report kind or shard), `limit` the size budget (GitHub's
+ * comment limit by default). `footer` is markdown written by benchbot (a
+ * link to the run): a caller that puts untrusted text in it passes that
+ * text through inertText first.
  */
 export interface MarkdownOptions {
   title?: string;
@@ -26,34 +31,41 @@ const VERDICT_LABEL: Record<string, string> = {
   regressed: '🔴 regressed',
   improved: '🟢 improved',
   unchanged: 'unchanged',
-  inconclusive: '⚪ inconclusive',
+  inconclusive: '⚪ undecided',
   new: 'new',
   removed: 'removed',
   error: '❌ error',
 };
 
-const HEADER = '| Benchmark | Metric | Base (median, CI) | Head (median, CI) | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |';
+const HEADER = '| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |';
+
+/** MAX_NAMES_PER_LINE caps the benchmarks a grouped warning or constant line names before "and N more". */
+const MAX_NAMES_PER_LINE = 12;
 
 /**
- * renderMarkdown renders a comparison for a PR comment: headline, the
- * significant changes sorted by size, everything else collapsed, warnings,
- * environment and the hidden sticky marker. It stays under the size limit by
- * dropping rows from the end (least important first) and says how many it dropped.
+ * renderMarkdown renders a comparison for a PR comment, to be read in ten
+ * seconds: a one-line headline, the significant changes sorted by size,
+ * everything else collapsed, one row per benchmark (see report-layout.ts),
+ * warnings grouped by kind, how the verdicts were reached, and the hidden
+ * sticky marker. It stays under the size limit by dropping rows from the
+ * end (least important first) and says how many it dropped.
  */
 export function renderMarkdown(report: ComparisonReport, options: MarkdownOptions = {}): string {
   const limit = options.limit ?? GITHUB_COMMENT_LIMIT;
-  const sorted = [...report.comparisons].sort(byImportance);
-  const significant = sorted.filter((c) => SIGNIFICANT.includes(c.verdict));
-  const rest = sorted.filter((c) => !SIGNIFICANT.includes(c.verdict));
+  const layout = layoutReport(report);
+  const { counts, undecidedBound } = countRows(layout.rows);
+  const significant = layout.rows.filter((r) => SIGNIFICANT.includes(r.comparison.verdict));
+  const rest = layout.rows.filter((r) => !SIGNIFICANT.includes(r.comparison.verdict));
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${options.title ?? 'benchbot'}: ${headline(report.summary)}`,
+    `### ${inertText(options.title ?? 'benchbot')}: ${headline(counts, undecidedBound)}`,
     '',
   ].join('\n');
   const tail = [
-    ...warningLines(allWarnings(report), 50),
+    ...foldedLines(layout),
+    ...warningLines(report.warnings, layout, 50),
     '',
-    `<sub>Threshold ${(report.threshold * 100).toFixed(1).replace(/\.0$/, '')}%, CI level ${((1 - report.alpha) * 100).toFixed(0)}%, false discovery rate ${Number(report.alpha.toPrecision(2))} across ${report.comparisons.length} comparisons (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg).${options.environment ? ` Environment: ${escapeCell(options.environment)}.` : ''}${options.footer ? ` ${options.footer}` : ''}</sub>`,
+    `<sub>${methodNote(report)}${options.environment ? ` Environment: ${inertText(options.environment)}.` : ''}${options.footer ? ` ${options.footer}` : ''}</sub>`,
   ].join('\n');
 
   // Reserve room for the notice that rows were dropped, then fill the budget.
@@ -65,7 +77,7 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   if (significant.length > 0) parts.push(significantBlock.text, '');
   else parts.push('No significant changes.', '');
   if (rest.length > 0) {
-    parts.push(`<details><summary>${rest.length} other comparison${rest.length === 1 ? '' : 's'} (${countsOf(rest)})</summary>`, '', restBlock.text, '', '</details>', '');
+    parts.push(`<details><summary>${rest.length} other row${rest.length === 1 ? '' : 's'} (${countsOf(rest)})</summary>`, '', restBlock.text, '', '</details>', '');
   }
   const dropped = significantBlock.dropped + restBlock.dropped;
   if (dropped > 0) {
@@ -75,12 +87,12 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   return parts.join('\n');
 }
 
-function tableWithin(rows: readonly Comparison[], budget: number): { text: string; dropped: number } {
+function tableWithin(rows: readonly ReportRow[], budget: number): { text: string; dropped: number } {
   const lines = [HEADER];
   let size = HEADER.length;
   let shown = 0;
-  for (const c of rows) {
-    const line = row(c);
+  for (const r of rows) {
+    const line = row(r);
     if (size + line.length + 1 > budget) break;
     lines.push(line);
     size += line.length + 1;
@@ -89,55 +101,75 @@ function tableWithin(rows: readonly Comparison[], budget: number): { text: strin
   return { text: shown === 0 && rows.length > 0 ? '' : lines.join('\n'), dropped: rows.length - shown };
 }
 
-function row(c: Comparison): string {
-  const change = c.ratio === null ? '–' : `${bold(formatChange(c.ratio), c.verdict === 'regressed' || c.verdict === 'improved')}${c.ratioCi ? ` [${formatChange(c.ratioCi[0])}, ${formatChange(c.ratioCi[1])}]` : ''}`;
-  const verdict = VERDICT_LABEL[c.verdict] + (c.warnings.length > 0 ? ` ⚠️` : '');
-  return `| ${code(c.benchmark)} | ${code(c.metric)}${c.better === 'higher' ? ' ↑' : ''} | ${side(c.base, c.unit)} | ${side(c.head, c.unit)} | ${change} | ${formatP(c.q)} | ${verdict} |`;
+function row({ comparison: c, folded }: ReportRow): string {
+  const decided = c.verdict === 'regressed' || c.verdict === 'improved';
+  const change = c.ratio === null ? '–' : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text) => bold(text, decided));
+  const metric = `${inertCode(c.metric)}${c.better === 'higher' ? ' ↑' : ''}${folded.length > 0 ? ` (+ ${folded.map((f) => inertCode(f.metric)).join(', ')})` : ''}`;
+  const bound = c.verdict === 'inconclusive' ? boundOf(c) : null;
+  const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? '' : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? ' ⚠️' : ''}`;
+  return `| ${inertCode(c.benchmark)} | ${metric} | ${side(c.base, c.unit)} | ${side(c.head, c.unit)} | ${change} | ${formatP(c.q)} | ${verdict} |`;
 }
 
 function side(s: SideSummary | null, unit: string): string {
   if (s === null) return '–';
-  const ci = s.n >= 2 ? ` [${formatQuantity(s.ci[0], unit)}, ${formatQuantity(s.ci[1], unit)}]` : '';
-  return `${formatQuantity(s.median, unit)}${ci} (n=${s.n})`;
+  return `${inertText(formatQuantity(s.median, unit))} (n=${s.n})`;
 }
 
 function bold(text: string, on: boolean): string {
   return on ? `**${text}**` : text;
 }
 
-function countsOf(rows: readonly Comparison[]): string {
+function countsOf(rows: readonly ReportRow[]): string {
   const counts = new Map<string, number>();
-  for (const c of rows) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
+  for (const { comparison: c } of rows) {
+    const label = c.verdict === 'inconclusive' ? 'undecided' : c.verdict;
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
   return [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(', ');
 }
 
-/** allWarnings lists suite warnings first, then each comparison's, prefixed with what they concern. */
+/**
+ * allWarnings lists suite warnings first, then the per-comparison ones as a
+ * text report shows them: one line per kind naming the benchmarks, then
+ * each one-off note once per benchmark. Untrusted: escape where shown.
+ */
 export function allWarnings(report: ComparisonReport): string[] {
-  const perComparison = [...report.comparisons].sort(byImportance).flatMap((c) => c.warnings.map((w) => `${c.benchmark} (${c.metric}): ${w}`));
-  return [...report.warnings, ...perComparison];
+  const layout = layoutReport(report);
+  return [
+    ...report.warnings,
+    ...layout.warningGroups.map((g) => `${g.kind}: ${names(g.items.map((i) => `${i.benchmark}${i.sides ? ` (${i.sides})` : ''}`), (x) => x)}. ${g.summary}`),
+    ...layout.otherWarnings.map((o) => `${o.benchmark} (${o.metrics.join(', ')}): ${o.message}`),
+  ];
 }
 
-function warningLines(warnings: readonly string[], max: number): string[] {
-  if (warnings.length === 0) return [];
-  const shown = warnings.slice(0, max).map((w) => `- ${escapeInline(w)}`);
-  if (warnings.length > max) shown.push(`- … and ${warnings.length - max} more (see the JSON report)`);
+function names(items: readonly string[], show: (name: string) => string): string {
+  const shown = items.slice(0, MAX_NAMES_PER_LINE).map(show).join(', ');
+  return items.length > MAX_NAMES_PER_LINE ? `${shown} and ${items.length - MAX_NAMES_PER_LINE} more` : shown;
+}
+
+// What the table left out on purpose: metrics folded into their time's row, and constants.
+function foldedLines(layout: ReportLayout): string[] {
+  const lines: string[] = [];
+  if (layout.foldedMetrics.size > 0) {
+    const metrics = [...layout.foldedMetrics].map(([metric, n]) => `${inertCode(metric)} (${n})`).join(', ');
+    lines.push(`- Same measurement, same verdict, folded into the time's row: ${metrics}.`);
+  }
+  if (layout.constants.length > 0) {
+    const groups = layout.constants.map((g) => `${inertCode(g.metric)} = ${g.values.map((v) => `${inertText(v.value)} in ${v.benchmarks.length === 1 ? inertCode(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(', ')}`);
+    lines.push(`- Constant on both sides, unchanged: ${groups.join('; ')}.`);
+  }
+  return lines.length > 0 ? ['', ...lines] : [];
+}
+
+function warningLines(suite: readonly string[], layout: ReportLayout, max: number): string[] {
+  const lines = [
+    ...suite.map((w) => `- ${inertText(w)}`),
+    ...layout.warningGroups.map((g) => `- **${g.kind}**: ${names(g.items.map((i) => `${inertCode(i.benchmark)}${i.sides ? ` (${i.sides})` : ''}`), (x) => x)}. ${g.summary}`),
+    ...layout.otherWarnings.map((o) => `- ${inertCode(o.benchmark)} (${o.metrics.map((m) => inertText(m)).join(', ')}): ${inertText(o.message)}`),
+  ];
+  if (lines.length === 0) return [];
+  const shown = lines.slice(0, max);
+  if (lines.length > max) shown.push(`- … and ${lines.length - max} more (see the JSON report)`);
   return ['', '**Warnings**', '', ...shown];
 }
 
-/** escapeCell keeps free text from breaking the table or injecting markup. */
-export function escapeCell(text: string): string {
-  return escapeInline(text).replace(/\|/g, '\\|');
-}
-
-/**
- * code shows a name as a code span, where markdown and HTML are inert; only
- * backticks (which would end the span), pipes (which would end the cell) and
- * line breaks need care.
- */
-export function code(text: string): string {
-  return `\`${text.replace(/`/g, "'").replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|')}\``;
-}
-
-function escapeInline(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').replace(/[<>&]/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[ch] as string).replace(/([`*_[\]])/g, '\\$1');
-}

@@ -22,21 +22,25 @@ export function byImportance(a: Comparison, b: Comparison): number {
   return size(b) - size(a) || a.benchmark.localeCompare(b.benchmark) || a.metric.localeCompare(b.metric);
 }
 
-/** headline summarizes a report in one line: `2 regressions, 1 improvement, 41 unchanged, geomean -0.4%`. */
-export function headline(summary: { regressed: number; improved: number; unchanged: number; inconclusive: number; new: number; removed: number; error: number; geomeanRatio: number | null }): string {
+/**
+ * headline summarizes a report in one line, zero counts left out:
+ * `1 regression, 10 unchanged, 1 undecided (no change beyond +3.1%)`.
+ * `undecided` comparisons are the `inconclusive` verdicts; `bound` is what
+ * they still ruled out (a signed cost change for one, the widest for several).
+ */
+export function headline(summary: { regressed: number; improved: number; unchanged: number; inconclusive: number; new: number; removed: number; error: number }, bound: number | null = null): string {
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  const parts = [
-    plural(summary.regressed, 'regression', 'regressions'),
-    plural(summary.improved, 'improvement', 'improvements'),
-    `${summary.unchanged} unchanged`,
-  ];
-  if (summary.inconclusive > 0) parts.push(`${summary.inconclusive} inconclusive`);
+  const parts: string[] = [];
   if (summary.error > 0) parts.push(plural(summary.error, 'error', 'errors'));
+  if (summary.regressed > 0) parts.push(plural(summary.regressed, 'regression', 'regressions'));
+  if (summary.improved > 0) parts.push(plural(summary.improved, 'improvement', 'improvements'));
+  if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
+  if (summary.inconclusive > 0) {
+    const percent = (b: number) => `${(Math.abs(b) * 100).toFixed(1)}%`;
+    const ruledOut = bound === null ? '' : summary.inconclusive === 1 ? ` (no change beyond ${bound >= 0 ? '+' : '-'}${percent(bound)})` : ` (none changed beyond ±${percent(bound)})`;
+    parts.push(`${summary.inconclusive} undecided${ruledOut}`);
+  }
   if (summary.new > 0) parts.push(`${summary.new} new`);
   if (summary.removed > 0) parts.push(`${summary.removed} removed`);
-  if (summary.geomeanRatio !== null) {
-    const percent = (summary.geomeanRatio - 1) * 100;
-    parts.push(`geomean ${percent >= 0 ? '+' : ''}${percent.toFixed(1)}%`);
-  }
-  return parts.join(', ');
+  return parts.length > 0 ? parts.join(', ') : 'no comparisons';
 }
