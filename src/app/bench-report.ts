@@ -71,6 +71,7 @@ export function parseJsonReport(text: string): ComparisonReport {
       q: numberOrNull(c.q, `${path}.q`),
       verdict: verdict as Verdict,
       warnings: strings(c.warnings, `${path}.warnings`),
+      ...decisionFields(c, path),
     };
   });
   const s = object(root.summary, '$.summary');
@@ -94,6 +95,8 @@ export function parseJsonReport(text: string): ComparisonReport {
     warnings: strings(root.warnings, '$.warnings'),
     threshold: finite(root.threshold, '$.threshold'),
     alpha: finite(root.alpha, '$.alpha'),
+    ...(root.overall_alpha !== undefined ? { overallAlpha: finite(root.overall_alpha, '$.overall_alpha') } : {}),
+    ...(root.test === 'yuen' || root.test === 'mann-whitney' ? { test: root.test } : {}),
   };
 }
 
@@ -189,4 +192,16 @@ function side(value: unknown, path: string): SideSummary | null {
 function strings(value: unknown, path: string): string[] {
   if (!Array.isArray(value)) throw new ReportShapeError(`${path}: expected an array of strings`);
   return value.map((w, i) => text256(w, `${path}[${i}]`));
+}
+
+// The optional decision fields of report.json (docs/report-json.md), each
+// checked for its type; the report renders what is present and valid.
+function decisionFields(c: Record<string, unknown>, path: string): Partial<Comparison> {
+  const out: Partial<Comparison> = {};
+  if (c.family === 'primary' || c.family === 'secondary') out.family = c.family;
+  if (c.bound !== undefined) out.bound = finite(c.bound, `${path}.bound`);
+  if (c.bound_side === 'slower' || c.bound_side === 'faster') out.boundSide = c.bound_side;
+  if (c.equivalence_ci !== undefined) out.equivalenceCi = pairOrNull(c.equivalence_ci, `${path}.equivalence_ci`) ?? undefined;
+  if (c.ci_level !== undefined) out.ciLevel = finite(c.ci_level, `${path}.ci_level`);
+  return out;
 }
