@@ -186,6 +186,9 @@ export function dipTest(values: readonly number[]): DipTest {
 
 function spreadTies(sorted: Float64Array): Float64Array {
   const n = sorted.length;
+  let tied = false;
+  for (let i = 1; i < n && !tied; i++) tied = sorted[i] === sorted[i - 1];
+  if (!tied) return sorted;
   const gaps: number[] = [];
   for (let i = 1; i < n; i++) if (sorted[i] > sorted[i - 1]) gaps.push(sorted[i] - sorted[i - 1]);
   if (gaps.length === 0 || gaps.length === n - 1) return sorted;
