@@ -1,12 +1,16 @@
 /**
  * End to end: the real reusable workflows (.github/workflows/pr.yml and
  * nightly.yml) call the real composite action (action.yml -> the committed
- * dist/action.js), run by `act` on this host (`-P self-hosted=-self-hosted`,
- * no Docker) in a fixture repository whose head makes one benchmark 10%
- * slower: a PR run that fails on the regression, a second push that fixes it
- * (same comment, updated), a PR split into two shards and merged, and two
- * nightlies. The workflows' GitHub API calls go to the local stand-in, which
- * validates each against GitHub's OpenAPI description.
+ * dist/action.js), run by `act` on this host (`-P self-hosted=-self-hosted`
+ * and `-P ubuntu-latest=-self-hosted`, no Docker) in a fixture repository
+ * whose head makes one benchmark 10% slower: a PR run that fails on the
+ * regression, a second push that fixes it (same comment, updated), a PR
+ * split into two shards and merged, and two nightlies. Every run goes
+ * through the two jobs of each workflow: the measuring job (no token; it
+ * uploads the raw results) and the report job (needs it; downloads the
+ * results, recomputes and publishes). The workflows' GitHub API calls go to
+ * the local stand-in, which validates each against GitHub's OpenAPI
+ * description.
  *
  * act ends a run at the first failed job, so where the benchmark job fails
  * on purpose the caller's job that prints the workflow outputs cannot run;
@@ -94,17 +98,23 @@ runs:
         if [ -d "$FROM" ]; then cp -R "$FROM/." "$BENCHBOT_E2E_ARTIFACTS/$NAME/"; else cp "$FROM" "$BENCHBOT_E2E_ARTIFACTS/$NAME/"; fi
 `,
   'actions/download-artifact': `name: download-artifact stand-in
-description: Copies every artifact matching pattern from BENCHBOT_E2E_ARTIFACTS into path/NAME.
+description: Copies artifact NAME from BENCHBOT_E2E_ARTIFACTS into path, or every artifact matching pattern into path/NAME (as v4 does).
 inputs:
+  name: { description: one artifact, default: '' }
   pattern: { description: glob over artifact names, default: '*' }
   path: { description: destination, required: true }
 runs:
   using: composite
   steps:
     - shell: bash
-      env: { PATTERN: "\${{ inputs.pattern }}", TO: "\${{ inputs.path }}" }
+      env: { NAME: "\${{ inputs.name }}", PATTERN: "\${{ inputs.pattern }}", TO: "\${{ inputs.path }}" }
       run: |
         mkdir -p "$TO"
+        if [ -n "$NAME" ]; then
+          [ -d "$BENCHBOT_E2E_ARTIFACTS/$NAME" ] || { echo "::error::download-artifact stand-in: no artifact $NAME"; exit 1; }
+          cp -R "$BENCHBOT_E2E_ARTIFACTS/$NAME/." "$TO/"
+          exit 0
+        fi
         for dir in "$BENCHBOT_E2E_ARTIFACTS"/*/; do
           name=$(basename "$dir")
           # shellcheck disable=SC2053
@@ -156,7 +166,8 @@ before(async () => {
   execFileSync('git', ['-C', repo.dir, 'remote', 'add', 'origin', `https://github.com/${OWNER}/${REPO}.git`]);
   standIn = await startGitHubApiStandIn({ state: { token: TOKEN } });
   // The caller lives outside the fixture repository (act -W), so the benchmarked commits stay as the fixture made them.
-  writeFileSync(join(work, 'caller.yml'), caller({ bench: './bench.sh' }));
+  // The PR's bench command also records everything it can read about its environment and its parent's, as an attacker's would.
+  writeFileSync(join(work, 'caller.yml'), caller({ bench: `./bench.sh; { printenv; tr "\\000" "\\n" < /proc/$PPID/environ; } >> ${join(work, 'bench-env.txt')}` }));
   writeFileSync(join(work, 'caller-nightly.yml'), nightlyCaller());
   // Two shards: each prints one of the two benchmarks, as a suite split by BENCHBOT_SHARD would.
   writeFileSync(join(work, 'caller-sharded.yml'), caller({ bench: './bench.sh | sed -n "$BENCHBOT_SHARD"p', shards: 2 }));
@@ -172,6 +183,7 @@ jobs:
     permissions:
       contents: read
       checks: write
+      issues: write
     uses: benchbot/benchbot/.github/workflows/nightly.yml@v1
     with:
       runs-on: '["self-hosted", "bench"]'
@@ -259,7 +271,8 @@ interface ActOptions {
 function runAct(eventPath: string, label: string, options: ActOptions = {}): Promise<ActRun> {
   const args = [
     options.event ?? 'pull_request', '-W', join(work, options.workflow ?? 'caller.yml'), '-e', eventPath,
-    '-P', 'self-hosted=-self-hosted', '-P', 'bench=-self-hosted',
+    // The report jobs run on ubuntu-latest by default; here that is this host too.
+    '-P', 'self-hosted=-self-hosted', '-P', 'bench=-self-hosted', '-P', 'ubuntu-latest=-self-hosted',
     '--action-cache-path', join(work, 'act-cache'),
     '--local-repository', `benchbot/benchbot@v1=${release}`,
     ...actionRefs.flatMap((r) => ['--local-repository', r]),
@@ -306,7 +319,10 @@ test('the PR workflow under act: regression fails the step, the comment is creat
   const first = await runAct(prEvent(repo.baseSha, repo.headSha), 'first');
   t.diagnostic(`first act run: ${first.ms} ms`);
   assert.notEqual(first.code, 0, `act should fail on the regression; see ${first.logFile}`);
+  // Two jobs: the measuring one on the bench runner, then the report one.
   expectLog(first, /Success - Main Benchmark base against head/);
+  expectLog(first, /Success - Main Download the results/);
+  expectLog(first, /Success - Main Recompute and report/);
   expectLog(first, /Failure - Main Fail on regression/);
   expectLog(first, /setup-node stand-in ran/, false);
   // act ends the whole run at a failed job, so the caller's `show` job cannot
@@ -321,7 +337,7 @@ test('the PR workflow under act: regression fails the step, the comment is creat
   assert.equal(comment.issueNumber, PR_NUMBER);
   assert.equal(comment.owner, OWNER);
   assert.match(comment.body, /^<!-- benchbot:report -->\n### benchbot: 1 regression/);
-  assert.match(comment.body, /`parse`[^\n]*regressed/);
+  assert.match(comment.body, /(`|<code>)parse(`|<\/code>)[^\n]*regressed/);
   assert.ok(comment.body.includes(`head ${repo.headSha.slice(0, 12)}`));
   assert.equal(standIn.state.checkRuns.length, 1);
   assert.equal(standIn.state.checkRuns[0].headSha, repo.headSha);
@@ -329,16 +345,22 @@ test('the PR workflow under act: regression fails the step, the comment is creat
   assert.equal(standIn.state.checkRuns[0].conclusion, 'failure');
   assert.match(standIn.state.checkRuns[0].output.title ?? '', /^1 regression/);
 
+  // The measuring job's results artifact, and the report job's own.
+  for (const side of ['base.json', 'head.json', 'report.json']) assert.ok(existsSync(join(artifacts, 'benchbot-results', side)), `benchbot-results/${side}`);
   const report = JSON.parse(readFileSync(join(artifacts, 'benchbot-report', 'report.json'), 'utf8'));
   assert.equal(report.summary.regressed, 1);
   assert.equal(report.head_sha, repo.headSha);
   for (const side of ['base.json', 'head.json']) assert.ok(existsSync(join(artifacts, 'benchbot-report', side)), side);
+  // What the PR's bench command could read (its environment and its parent's) held no token.
+  const benchEnv = readFileSync(join(work, 'bench-env.txt'), 'utf8');
+  assert.match(benchEnv, /BENCHBOT_INPUT_BENCH=/, 'the bench command dumped its environments');
+  assert.ok(!benchEnv.includes(TOKEN) && !/GITHUB_TOKEN/.test(benchEnv), `the bench command could read a token; see ${join(work, 'bench-env.txt')}`);
 
   // The author pushes a fix: a new head, the same pull request.
   writeFileSync(join(repo.dir, 'slow.txt'), '1\n');
   execFileSync('git', ['-C', repo.dir, '-c', 'user.name=benchbot test', '-c', 'user.email=test@benchbot.invalid', 'commit', '-qam', 'fix: parse is fast again']);
   const fixedSha = execFileSync('git', ['-C', repo.dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-  const second = await runAct(prEvent(repo.baseSha, fixedSha), 'second');
+  const second = await runAct(prEvent(repo.baseSha, fixedSha), 'second', { artifactDir: join(work, 'artifacts-second') });
   t.diagnostic(`second act run: ${second.ms} ms`);
   assert.equal(second.code, 0, `act failed; see ${second.logFile}`);
   // The reusable workflow's outputs, as the calling workflow sees them.
@@ -366,7 +388,7 @@ test('the PR workflow under act with shards: 2: each shard measures its part, th
   t.diagnostic(`sharded act run: ${run.ms} ms`);
   assert.notEqual(run.code, 0, `the merged report has a regression, so act should fail; see ${run.logFile}`);
   // Each shard ran only its part, and neither commented nor failed.
-  const shard = (i: number) => JSON.parse(readFileSync(join(shardArtifacts, `benchbot-shard-${i}-of-2`, 'report.json'), 'utf8'));
+  const shard = (i: number) => JSON.parse(readFileSync(join(shardArtifacts, `benchbot-results-shard-${i}-of-2`, 'report.json'), 'utf8'));
   assert.deepEqual(shard(1).comparisons.map((c: { benchmark: string }) => c.benchmark), ['parse']);
   assert.deepEqual(shard(2).comparisons.map((c: { benchmark: string }) => c.benchmark), ['hash']);
   assert.deepEqual(shard(1).shard, { index: 1, count: 2 });
@@ -376,7 +398,7 @@ test('the PR workflow under act with shards: 2: each shard measures its part, th
 
   const comments = standIn.state.comments.filter((c) => c.issueNumber === pr);
   assert.equal(comments.length, 1, 'one comment for the whole suite, from the report job');
-  assert.match(comments[0].body, /Merged from 2 shards; head /);
+  assert.match(comments[0].body, /Merged from 2 shards; base [0-9a-f]{12}, head [0-9a-f]{12}/);
   assert.equal(standIn.state.comments.length, before.comments + 1);
   const checks = standIn.state.checkRuns.slice(before.checkRuns);
   assert.equal(checks.length, 1, 'one check run, from the report job');
@@ -420,6 +442,13 @@ test('the nightly workflow under act: compares with the last nightly and records
   assert.equal(scan.branch, 'main');
   assert.equal(scan.series, 2, 'one series per benchmark of this machine');
   assert.ok(Array.isArray(scan.findings), 'scan.json lists findings');
+  // The scan above is the report job's, recomputed from the history the measuring job shipped.
+  const history = JSON.parse(readFileSync(join(work, 'artifacts-nightly-2', 'benchbot-nightly-results', 'history.json'), 'utf8'));
+  assert.equal(history.series.length, 2);
+  assert.deepEqual(history.series[0].nights.map((n: { sha: string }) => n.sha), [nightlyRepo.headSha, tip]);
+  assert.equal(existsSync(join(work, 'artifacts-nightly-2', 'benchbot-nightly-results', 'scan.json')), false, 'the measuring job ships evidence, not a scan');
+  // The report job looked for regression issues to close (with the token; the measuring job has none).
+  assert.ok(standIn.requests.some((r) => r.method === 'GET' && /^\/repos\/octo\/fixture\/issues/.test(r.path)), 'the report job lists the regression issues');
 
   const store = await openStore(join(work, 'nightly-history.db'), { cwd: work });
   try {
