@@ -3,6 +3,7 @@ import { join, relative, sep } from 'node:path';
 import { readerFor, readSource, type ReadOutcome } from '../formats/detect.ts';
 import { readCriterionDirectory } from '../formats/criterion.ts';
 import { FormatError } from '../formats/format-error.ts';
+import { checkMeasurementText } from '../formats/check-measurement-text.ts';
 import { MAX_INPUT_BYTES } from '../formats/json-document.ts';
 import type { SourceFile } from '../formats/reader.ts';
 import { readRegularFile, symbolicLink } from './read-regular-file.ts';
@@ -23,7 +24,9 @@ export function readInput(path: string, format?: string): ReadOutcome {
     if (files.length === 0) {
       throw new FormatError(path, undefined, 'is a directory without criterion results (no */new/sample.json below it)');
     }
-    return { format: 'criterion', ...readCriterionDirectory(files) };
+    const result = readCriterionDirectory(files);
+    checkMeasurementText(path, result);
+    return { format: 'criterion', ...result };
   }
   if (stat.size > MAX_INPUT_BYTES) {
     throw new FormatError(path, undefined, `is ${stat.size} bytes, above the ${MAX_INPUT_BYTES}-byte limit`);

@@ -1,4 +1,5 @@
 import { FormatError } from './format-error.ts';
+import { checkMeasurementText } from './check-measurement-text.ts';
 import { checkText } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { googleBenchmarkReader } from './google-benchmark.ts';
@@ -78,5 +79,7 @@ export interface ReadOutcome extends ReadResult {
 export function readSource(file: SourceFile, format?: string): ReadOutcome {
   checkText(file);
   const reader = format === undefined ? detectReader(file) : readerFor(format);
-  return { format: reader.format, ...reader.read(file) };
+  const result = reader.read(file);
+  checkMeasurementText(file.path, result);
+  return { format: reader.format, ...result };
 }

@@ -1,5 +1,6 @@
 import type { GitHubClient } from './github-client.ts';
 import { truncateMarkdown } from './truncate-markdown.ts';
+import { inertTitle } from '../report/inert-markdown.ts';
 
 /**
  * CHECK_RUN_TEXT_LIMIT is GitHub's cap on a check run's `output.summary` and
@@ -33,7 +34,7 @@ export interface CheckRunOptions {
   name: string;
   conclusion: CheckConclusion;
   title: string;
-  /** summary is Markdown, truncated to CHECK_RUN_TEXT_LIMIT bytes with a note. */
+  /** summary is Markdown (untrusted text in it already escaped by the renderer), truncated to CHECK_RUN_TEXT_LIMIT bytes with a note. */
   summary: string;
   /** text is optional longer Markdown, truncated the same way. */
   text?: string;
@@ -58,7 +59,8 @@ export interface CheckRunResult {
 export async function publishCheckRun(client: GitHubClient, options: CheckRunOptions): Promise<CheckRunResult> {
   const summary = truncateForCheckRun(options.summary);
   const text = options.text === undefined ? undefined : truncateForCheckRun(options.text);
-  const output: Record<string, string> = { title: options.title, summary: summary.text };
+  // The title is plain text that may quote a benchmark: one line, no live mention or reference.
+  const output: Record<string, string> = { title: inertTitle(options.title), summary: summary.text };
   if (text !== undefined) output.text = text.text;
   const fields = {
     owner: options.owner,

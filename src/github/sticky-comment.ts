@@ -70,21 +70,22 @@ export interface IssueComment {
  */
 export function withMarker(marker: string, body: string): string {
   const normalized = body.replace(/\r\n/g, '\n');
-  return firstLine(normalized) === marker.trim() ? normalized : `${marker}\n${normalized}`;
+  return startsWithMarker(normalized, marker) ? normalized : `${marker.trim()}\n${normalized}`;
 }
 
 /**
  * isStickyComment tells whether a comment is the bot's own for this marker:
- * the author must match (see StickyCommentOptions.botLogin) and the marker
- * must be the first line. Requiring the first line keeps a human's reply that
- * quotes the report (`> <!-- benchbot:report -->`) from being taken over even
- * if a bot account posted it on their behalf.
+ * the author must match (see StickyCommentOptions.botLogin) and the body must
+ * start with the marker on a line of its own. Only the start counts: a
+ * marker further down (a human's reply quoting the report, or text from a
+ * benchmark's output, which the renderers escape anyway) never makes a
+ * comment ours, even if a bot account posted it.
  */
 export function isStickyComment(comment: IssueComment, marker: string, botLogin: string | null = DEFAULT_BOT_LOGIN): boolean {
   const user = comment.user;
   if (user === null) return false;
   if (botLogin === null ? user.type !== 'Bot' : user.login.toLowerCase() !== botLogin.toLowerCase()) return false;
-  return firstLine((comment.body ?? '').replace(/\r\n/g, '\n')) === marker.trim();
+  return startsWithMarker((comment.body ?? '').replace(/\r\n/g, '\n'), marker);
 }
 
 /** findStickyComments lists the bot's comments carrying the marker, oldest first. */
@@ -141,7 +142,8 @@ export async function upsertStickyComment(client: GitHubClient, options: StickyC
   return { action, id: kept.id, url, deletedIds, truncated };
 }
 
-function firstLine(text: string): string {
+/** startsWithMarker: the text's first line is exactly the marker (trailing spaces allowed). */
+function startsWithMarker(text: string, marker: string): boolean {
   const end = text.indexOf('\n');
-  return (end === -1 ? text : text.slice(0, end)).trim();
+  return (end === -1 ? text : text.slice(0, end)).trimEnd() === marker.trim();
 }

@@ -219,8 +219,9 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   const name = `${f.benchmark} (${f.metric})`;
   const culprit = b?.culprit ?? null;
   const candidate = culprit ? b?.candidates?.find((c) => c.sha === culprit.sha) : undefined;
-  const where = culprit ? (isPr(culprit.pr) ? `#${culprit.pr}` : short(culprit.sha)) : `${short(f.lastGood.sha)}..${short(f.firstBad.sha)}`;
-  const title = inertTitle(`Performance regression: ${f.benchmark} ${f.metric} ${formatChange(f.ratio)} ${culprit ? 'in' : 'between'} ${where}`);
+  const where = culprit ? (isPr(culprit.pr) ? `#${culprit.pr}` : inertTitle(short(culprit.sha), 40)) : inertTitle(`${short(f.lastGood.sha)}..${short(f.firstBad.sha)}`, 40);
+  // Titles are plain text that still link `#N`: the benchmark's words are broken, the culprit's PR stays a reference.
+  const title = `Performance regression: ${inertTitle(`${f.benchmark} ${f.metric}`, 200)} ${formatChange(f.ratio)} ${culprit ? 'in' : 'between'} ${where}`;
   const worse = f.better === 'lower' ? 'slower' : 'lower';
   const ci = f.ratioCi ? ` (95% CI ${formatChange(f.ratioCi[0])} … ${formatChange(f.ratioCi[1])})` : '';
   const lines: string[] = [marker, `## ${inertText(name)} regressed by ${formatChange(f.ratio)}`, ''];

@@ -5,6 +5,9 @@ import { createGitHubClient, GitHubError } from '../../src/github/github-client.
 import type { GitHubClient } from '../../src/github/github-client.ts';
 import { assertAllValid, startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
 import type { GitHubApiStandIn } from '../support/github-api-stand-in.ts';
+import { compareRuns } from '../../src/compare/compare-runs.ts';
+import { renderMarkdown } from '../../src/report/markdown-report.ts';
+import { ATTACK, liveText, structure } from '../report/markdown-tree.ts';
 
 const repo = { owner: 'octo-org', repo: 'widgets' };
 const headSha = '3f786850e387550fdab836ed7e6dc881de23001b';
@@ -92,4 +95,18 @@ test('truncateForCheckRun counts UTF-8 bytes and never splits a character', () =
   assert.deepEqual(truncateForCheckRun('short'), { text: 'short', truncated: false });
   assert.equal(truncateForCheckRun('a'.repeat(10), 10).truncated, false);
   assert.throws(() => truncateForCheckRun('a'.repeat(100), 20), /leaves no room for the note/);
+});
+
+test('the check run carrying a hostile benchmark: title one line without live mentions, summary rendered inert (issue 10)', async () => {
+  const hostile = 'BM_x @octocat #12\n\n<img src=x>';
+  const m = (values: number[]) => ({ benchmark: hostile, metric: 'real_time', unit: ATTACK, better: 'lower' as const, values });
+  const report = compareRuns({ measurements: [m([100, 101, 102, 99, 100, 101])], warnings: [], hints: {} }, { measurements: [m([120, 121, 122, 119, 120, 121])], warnings: [], hints: {} });
+  const summary = renderMarkdown(report).split('\n').slice(1).join('\n');
+  await publishCheckRun(client, { ...repo, headSha, name: 'benchbot', conclusion: 'failure', title: `Regressed: ${hostile}`, summary });
+  const output = (standIn.requests[0].body as { output: { title: string; summary: string } }).output;
+  assert.ok(!output.title.includes('\n'));
+  assert.ok(!/@octocat|#12/.test(output.title), output.title);
+  assert.ok(!structure(output.summary).some((n) => /^(image|link)\b|^html "(?!<\/?(code|details|summary|sub)>)/.test(n)), structure(output.summary).join('\n'));
+  assert.deepEqual(liveText(output.summary), []);
+  assert.ok(!output.summary.includes('<img') && !output.summary.includes('<!--'), output.summary);
 });

@@ -5,6 +5,9 @@ import type { GitHubClient } from '../../src/github/github-client.ts';
 import { isStickyComment, upsertStickyComment, withMarker } from '../../src/github/sticky-comment.ts';
 import type { StickyCommentOptions } from '../../src/github/sticky-comment.ts';
 import { assertAllValid, startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
+import { compareRuns } from '../../src/compare/compare-runs.ts';
+import { renderMarkdown } from '../../src/report/markdown-report.ts';
+import { ATTACK } from '../report/markdown-tree.ts';
 import type { Account, GitHubApiStandIn } from '../support/github-api-stand-in.ts';
 
 const MARKER = '<!-- benchbot:report -->';
@@ -79,7 +82,9 @@ test('not fooled by humans quoting or copying the marker, nor by other bots', as
 test('a bot comment that mentions the marker later in its body is not ours', () => {
   const base = { id: 1, html_url: 'x', created_at: '2025-01-01T00:00:00Z', user: bot };
   assert.equal(isStickyComment({ ...base, body: `${MARKER}\nreport` }, MARKER), true);
-  assert.equal(isStickyComment({ ...base, body: `  ${MARKER}  \r\nreport` }, MARKER), true);
+  assert.equal(isStickyComment({ ...base, body: `${MARKER}  \r\nreport` }, MARKER), true);
+  assert.equal(isStickyComment({ ...base, body: `  ${MARKER}\nreport` }, MARKER), false, 'only at the very start');
+  assert.equal(isStickyComment({ ...base, body: `${MARKER} and more\nreport` }, MARKER), false, 'alone on its line');
   assert.equal(isStickyComment({ ...base, body: `intro\n${MARKER}\nreport` }, MARKER), false);
   assert.equal(isStickyComment({ ...base, body: `${MARKER}\nreport`, user: null }, MARKER), false);
   assert.equal(isStickyComment({ ...base, body: `${MARKER}\nreport`, user: { login: 'GitHub-Actions[bot]', type: 'Bot' } }, MARKER), true);
@@ -177,4 +182,24 @@ test('botLogin names the app account; null accepts any Bot author', async () => 
   } finally {
     standIn.state.actor = bot;
   }
+});
+
+test('a report whose unit carries a second marker (issue 10) still reconciles to one comment, marker only at the start', async () => {
+  const m = (values: number[]) => ({ benchmark: 'BM_<b>@octocat', metric: 'real_time', unit: ATTACK, better: 'lower' as const, values });
+  const report = compareRuns({ measurements: [m([100, 101, 102, 99, 100, 101])], warnings: [], hints: {} }, { measurements: [m([120, 121, 122, 119, 120, 121])], warnings: [], hints: {} });
+  const body = renderMarkdown(report, { marker: MARKER });
+  assert.equal(body.split(MARKER).length, 2, 'the unit cannot write the marker');
+  assert.equal(body.split('<!--').length, 2, 'nor open a comment');
+
+  // A human quotes the report (marker and all) before the next run.
+  const first = await upsert(body, { mode: 'always' });
+  standIn.addComment({ ...target, body: `> ${body.split('\n').join('\n> ')}\n\nwhy?`, user: alice });
+  const second = await upsert(body.replace('benchbot:', 'benchbot (run 2):'));
+  assert.equal(first.action, 'created');
+  assert.equal(second.action, 'updated');
+  assert.equal(second.id, first.id);
+  const ours = onIssue().filter((c) => c.user.login === bot.login);
+  assert.equal(ours.length, 1);
+  assert.equal(ours[0].body.indexOf(MARKER), 0);
+  assert.equal(ours[0].body.indexOf(MARKER, 1), -1);
 });

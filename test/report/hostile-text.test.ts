@@ -213,6 +213,22 @@ test('inertText keeps what a reader needs: the decoded text is the original, les
   }
 });
 
+test('regression issue title: one line within 256 characters, the benchmark\'s mentions, references and URLs broken, the culprit PR still a reference', () => {
+  const next = random(99);
+  for (let i = 0; i < 200; i++) {
+    const strings = new Map<number, string>();
+    const t: Texts = (k) => strings.get(k) ?? (strings.set(k, hostileString(next)), strings.get(k) as string);
+    for (const bisect of [bisectLog(t), undefined, { ...bisectLog(t), culprit: { sha: t(81), subject: t(86), pr: null } }]) {
+      const { title } = renderRegressionIssue({ finding: finding(t), bisect, owner: 'o', repo: 'r' });
+      const context = `${JSON.stringify([...strings])} -> ${JSON.stringify(title)}`;
+      assert.ok(title.length <= 256 && !/[\u0000-\u001f\u007f\u2028\u2029\u202e]/.test(title), context);
+      const withoutCulprit = bisect?.culprit?.pr ? title.replace(new RegExp(` in #${bisect.culprit.pr}$`), '') : title;
+      for (const [name, pattern] of Object.entries(LIVE_PATTERNS)) assert.ok(!pattern.test(withoutCulprit), `${name}: ${context}`);
+      if (bisect?.culprit?.pr) assert.match(title, / in #102$/);
+    }
+  }
+});
+
 test('inertTitle: one line, no live mention, reference or URL, idempotent, within GitHub\'s 256 characters', () => {
   const title = inertTitle(`Performance regression: ${ATTACK} GH-7 www.evil.example #3`);
   assert.ok(!title.includes('\n'));
