@@ -19,8 +19,9 @@ export interface LookContext {
  * LookOutcome: `report` merges the decisions kept from earlier looks with
  * this look's comparisons; `settled` holds every comparison that needs no
  * more rounds (decided, stopped for futility, or untestable), keyed by
- * benchmark and metric, for the next look; `undecided` the ones that still
- * need rounds; `stop` is true when none does or the budget is spent.
+ * benchmark and metric, for the next look; `undecided` the primary ones
+ * that still need rounds; `stop` is true when none does or the budget is
+ * spent.
  */
 export interface LookOutcome {
   report: ComparisonReport;
@@ -45,7 +46,10 @@ const keyOf = (c: Comparison) => `${c.benchmark}\u0000${c.metric}`;
  * - untestable ones (fewer than 2 values, units that do not convert) and
  *   new, removed or errored benchmarks need no rounds either.
  *
- * Sampling stops when nothing is left undecided.
+ * Sampling stops when every benchmark is settled: its primary metric. A
+ * secondary metric (the duplicate time, a counter) is decided when its data
+ * allow and never keeps the rounds going; one still open when sampling
+ * stops keeps this look's numbers and its bound, as `undecided`.
  */
 export function applyLook(current: ComparisonReport, previous: ReadonlyMap<string, Comparison>, ctx: LookContext): LookOutcome {
   const settled = new Map(previous);
@@ -72,7 +76,7 @@ export function applyLook(current: ComparisonReport, previous: ReadonlyMap<strin
       settled.set(key, c);
       return c;
     }
-    undecided.push(c);
+    if (c.family !== 'secondary') undecided.push(c);
     return c;
   });
   const report: ComparisonReport = { ...current, comparisons, summary: summarize(comparisons) };

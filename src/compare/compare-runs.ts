@@ -6,7 +6,7 @@ import { thresholdFor, type ThresholdRule } from './thresholds.ts';
 import { addSuiteHygieneWarnings, hygieneWarnings, isConstantPair, suiteWarnings, type HygieneSubject } from './hygiene.ts';
 import { DEFAULT_TEST, estimateChange, type ChangeTest } from './estimate-change.ts';
 import { familyOf, primaryMetrics } from './metric-family.ts';
-import { boundOf } from './power.ts';
+import { boundOf, noiseSigma } from './power.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
 import { geometricMean } from '../stats/geometric-mean.ts';
 import { medianCi } from '../stats/quantile-ci.ts';
@@ -95,14 +95,15 @@ export function poolMeasurements(measurements: readonly Measurement[]): Measurem
  * compareRuns pairs base and head by (benchmark, metric) and decides a verdict
  * for each pair:
  *
- * - the change is estimated on log values by the chosen test (default
- *   Yuen's 20%-trimmed t: exp of the difference of trimmed means), with its
- *   two-sided CI at 1 - alpha and the 1 - 2 alpha CI of the two one-sided
- *   tests;
+ * - the change is estimated on log values by the chosen test (default the
+ *   Hodges-Lehmann shift with its Mann-Whitney CI; `yuen`: the difference
+ *   of 20%-trimmed means), with its two-sided CI at 1 - alpha and the
+ *   1 - 2 alpha CI of the two one-sided tests;
  * - p is the test's two-sided p-value, q its Benjamini-Hochberg adjustment
- *   within the comparison's family: each benchmark's primary metric forms
- *   one family, every other metric (cpu_time beside real_time, counters,
- *   derived rates) a second, so duplicates do not dilute the first;
+ *   within the comparison's family: each benchmark's primary metric
+ *   (metric-family.ts) forms one family, every other metric (the duplicate
+ *   of real_time / cpu_time, counters, derived rates) a second, so
+ *   duplicates do not dilute the first;
  * - the 1 - 2 alpha CI inside (-theta, +theta): `unchanged` (equivalence by
  *   TOST at alpha); q < alpha and the estimate beyond +theta in the bad
  *   direction: `regressed`, in the good direction: `improved`; anything
@@ -117,7 +118,14 @@ export function compareRuns(base: CompareSide, head: CompareSide, options: Compa
   const baseErrors = erroredBenchmarks(base.warnings);
   const headErrors = erroredBenchmarks(head.warnings);
 
-  const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()]);
+  const noise = (m: Measurement): number | undefined => {
+    const b = baseByKey.get(key(m));
+    const h = headByKey.get(key(m));
+    const sb = b && noiseSigma(b.values);
+    const sh = h && noiseSigma(h.values);
+    return typeof sb === 'number' && typeof sh === 'number' ? (sb + sh) / 2 : undefined;
+  };
+  const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()], noise);
   const test = options.test ?? DEFAULT_TEST;
 
   const drafts: Draft[] = [];

@@ -102,7 +102,7 @@ function recordsOf(value: unknown): Record<string, NoiseRecord> {
  * storedRounds returns the stored rounds of one commit measured on this
  * machine (any role: an earlier PR's base, a nightly, a head that became
  * main), oldest first, one measurement per stored run and benchmark x
- * metric, leaving out the runs in `exclude` (the run being made).
+ * metric. The runner asks before it stores the run it is making.
  */
 export async function storedRounds(store: Store, fingerprint: Fingerprint, repo: string | undefined, sha: string): Promise<Measurement[]> {
   const rows = await store.samplesFor({ repo, sha, fingerprintKey: fingerprintKey(fingerprint) });
