@@ -153,42 +153,57 @@ function groupWarnings(comparisons: readonly Comparison[]): { groups: WarningGro
   return { groups, others: [...others.values()] };
 }
 
-/** RowCounts counts rows by verdict, and the largest change an undecided row still allows. */
+/**
+ * Bound is what an undecided comparison still ruled out: no change beyond
+ * `value` (a fraction) in the direction `sign` says: `+` slower, `-`
+ * faster, `±` either way.
+ */
+export interface Bound {
+  value: number;
+  sign: '+' | '-' | '±';
+}
+
+/** RowCounts counts rows by verdict, and the widest bound among the undecided rows. */
 export interface RowCounts {
   counts: Record<Verdict, number>;
-  /** undecidedBound is the widest "no change beyond" among undecided rows, as a signed cost change (0.031 = +3.1%). */
-  undecidedBound: number | null;
+  undecidedBound: Bound | null;
 }
 
 /**
- * boundOf is what an undecided comparison ruled out, as a signed cost
- * change (+ slower, - faster): the decision rule's `bound` and side when it
- * set them (a faster side read back from its log-symmetric band to the CI's
- * own end), else the end of the ratio's CI farthest from no change.
+ * boundOf is what an undecided comparison ruled out, read from the
+ * interval its verdict was judged on (the equivalence CI, else the ratio's
+ * CI) in cost terms: the farther end gives the value, signed when the
+ * other end is inside the threshold (`no change beyond +3.1%`: nothing
+ * faster than the threshold either), `±` when both ends are beyond it.
+ * The decision rule's own `bound` is used as is when there is no interval.
  */
-export function boundOf(c: Comparison): number | null {
-  if (c.bound !== undefined) return c.boundSide === 'faster' ? -(1 - 1 / (1 + c.bound)) : c.bound;
-  if (c.ratioCi === null || !(c.ratioCi[0] > 0)) return null;
-  const [lo, hi] = c.better === 'lower' ? c.ratioCi : [1 / c.ratioCi[1], 1 / c.ratioCi[0]];
-  return Math.log(hi) >= -Math.log(lo) ? hi - 1 : lo - 1;
+export function boundOf(c: Comparison): Bound | null {
+  const ci = c.equivalenceCi ?? c.ratioCi;
+  if (ci === null || !(ci[0] > 0)) return c.bound !== undefined ? { value: c.bound, sign: '±' } : null;
+  const [lo, hi] = c.better === 'lower' ? ci : [1 / ci[1], 1 / ci[0]];
+  const threshold = c.threshold ?? 0;
+  const slower = hi - 1;
+  const faster = 1 - lo;
+  if (Math.log(hi) >= -Math.log(lo)) return { value: slower, sign: faster <= threshold ? '+' : '±' };
+  return { value: faster, sign: slower <= threshold ? '-' : '±' };
 }
 
 /** countRows counts the shown rows by verdict (what the headline says). */
 export function countRows(rows: readonly ReportRow[]): RowCounts {
   const counts: Record<Verdict, number> = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0 };
-  let undecidedBound: number | null = null;
+  let undecidedBound: Bound | null = null;
   for (const { comparison: c } of rows) {
     counts[c.verdict] += 1;
     if (c.verdict !== 'inconclusive') continue;
     const bound = boundOf(c);
-    if (bound !== null && (undecidedBound === null || Math.abs(bound) > Math.abs(undecidedBound))) undecidedBound = bound;
+    if (bound !== null && (undecidedBound === null || bound.value > undecidedBound.value)) undecidedBound = bound;
   }
   return { counts, undecidedBound };
 }
 
-/** formatBound prints a signed cost change as a bound: `+3.1%`, `-4.0%`. */
-export function formatBound(bound: number): string {
-  return `${bound >= 0 ? '+' : '-'}${(Math.abs(bound) * 100).toFixed(1)}%`;
+/** formatBound prints a bound: `+3.1%`, `-4.0%`, `±2.5%`. */
+export function formatBound(bound: Bound): string {
+  return `${bound.sign}${(bound.value * 100).toFixed(1)}%`;
 }
 
 const TEST_NAMES: Record<string, string> = {

@@ -26,9 +26,10 @@ export function byImportance(a: Comparison, b: Comparison): number {
  * headline summarizes a report in one line, zero counts left out:
  * `1 regression, 10 unchanged, 1 undecided (no change beyond +3.1%)`.
  * `undecided` comparisons are the `inconclusive` verdicts; `bound` is what
- * they still ruled out (a signed cost change for one, the widest for several).
+ * they still ruled out (report-layout's Bound: for several, the widest,
+ * said as ± since the others may lie on either side).
  */
-export function headline(summary: { regressed: number; improved: number; unchanged: number; inconclusive: number; new: number; removed: number; error: number }, bound: number | null = null): string {
+export function headline(summary: { regressed: number; improved: number; unchanged: number; inconclusive: number; new: number; removed: number; error: number }, bound: { value: number; sign: string } | null = null): string {
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   const parts: string[] = [];
   if (summary.error > 0) parts.push(plural(summary.error, 'error', 'errors'));
@@ -36,8 +37,8 @@ export function headline(summary: { regressed: number; improved: number; unchang
   if (summary.improved > 0) parts.push(plural(summary.improved, 'improvement', 'improvements'));
   if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
   if (summary.inconclusive > 0) {
-    const percent = (b: number) => `${(Math.abs(b) * 100).toFixed(1)}%`;
-    const ruledOut = bound === null ? '' : summary.inconclusive === 1 ? ` (no change beyond ${bound >= 0 ? '+' : '-'}${percent(bound)})` : ` (none changed beyond ±${percent(bound)})`;
+    const percent = bound === null ? '' : `${(bound.value * 100).toFixed(1)}%`;
+    const ruledOut = bound === null ? '' : summary.inconclusive === 1 ? ` (no change beyond ${bound.sign}${percent})` : ` (none changed beyond ±${percent})`;
     parts.push(`${summary.inconclusive} undecided${ruledOut}`);
   }
   if (summary.new > 0) parts.push(`${summary.new} new`);

@@ -11,7 +11,7 @@ import type { Comparison } from '../../src/model/comparison.ts';
 import type { Measurement } from '../../src/model/measurement.ts';
 import { formatQuantity, formatRatio, changeWords } from '../../src/report/format-numbers.ts';
 import { renderMarkdown } from '../../src/report/markdown-report.ts';
-import { layoutReport } from '../../src/report/report-layout.ts';
+import { boundOf, formatBound, layoutReport, type Bound } from '../../src/report/report-layout.ts';
 import { headline } from '../../src/report/report-order.ts';
 import { renderText } from '../../src/report/text-report.ts';
 import { FIXTURES, loadFixture } from '../support/fixtures.ts';
@@ -60,7 +60,12 @@ test('Go -benchmem comparison (real go test output): MB/s folded into the time r
 });
 
 test('criterion throughput comparison (real target/criterion trees): byte and element throughput folded into the time rows', () => {
-  const report = compareRuns(readCriterionDirectory(treeFiles('comparisons/criterion-base')), readCriterionDirectory(treeFiles('comparisons/criterion-head')));
+  // Three alternating rounds per side, each a whole `cargo bench`: the readers' results pooled as `benchbot compare a,b,c x,y,z` does.
+  const criterionSide = (role: string): CompareSide => {
+    const rounds = [1, 2, 3].map((r) => readCriterionDirectory(treeFiles(`comparisons/criterion-${role}-${r}`)));
+    return { measurements: rounds.flatMap((r) => r.measurements), warnings: rounds.flatMap((r) => r.warnings), hints: {} };
+  };
+  const report = compareRuns(criterionSide('base'), criterionSide('head'));
   const md = renderMarkdown(report, { environment: 'capture machine, 2 cores' });
   assertGolden(golden('criterion-throughput.md'), md);
   assertGolden(golden('criterion-throughput.txt'), renderText(report));
@@ -117,10 +122,23 @@ test('the footer states the confidence asked for and explains the per-look alpha
 
 test('the headline is one line of non-zero counts, with what the undecided ruled out', () => {
   const counts = { regressed: 1, improved: 0, unchanged: 10, inconclusive: 1, new: 0, removed: 0, error: 0 };
-  assert.equal(headline(counts, 0.031), '1 regression, 10 unchanged, 1 undecided (no change beyond +3.1%)');
-  assert.equal(headline({ ...counts, inconclusive: 3 }, -0.042), '1 regression, 10 unchanged, 3 undecided (none changed beyond ±4.2%)');
+  assert.equal(headline(counts, { value: 0.031, sign: '+' }), '1 regression, 10 unchanged, 1 undecided (no change beyond +3.1%)');
+  assert.equal(headline({ ...counts, inconclusive: 3 }, { value: 0.042, sign: '-' }), '1 regression, 10 unchanged, 3 undecided (none changed beyond ±4.2%)');
   assert.equal(headline({ ...counts, regressed: 0, inconclusive: 0 }), '10 unchanged');
   assert.equal(headline({ ...counts, regressed: 0, unchanged: 0, inconclusive: 0 }), 'no comparisons');
+});
+
+test('an undecided comparison says what it ruled out, signed when the other side is inside the threshold', () => {
+  const undecided = (equivalenceCi: [number, number]): Comparison => ({
+    benchmark: 'BM', metric: 'time', unit: 'ns', better: 'lower', base: null, head: null, ratio: 1.01, ratioCi: equivalenceCi,
+    p: 0.3, q: 0.3, verdict: 'inconclusive', warnings: [], threshold: 0.02, equivalenceCi,
+  });
+  assert.equal(boundOf(undecided([0.99, 1.031]))?.sign, '+');
+  assert.equal(formatBound(boundOf(undecided([0.99, 1.031])) as Bound), '+3.1%');
+  assert.equal(formatBound(boundOf(undecided([0.95, 1.01])) as Bound), '-5.0%');
+  assert.equal(formatBound(boundOf(undecided([0.965, 1.033])) as Bound), '±3.5%');
+  // Higher-is-better: a throughput CI [0.97, 1.005] is a cost CI [0.995, 1.031].
+  assert.equal(formatBound(boundOf({ ...undecided([0.97, 1.005]), better: 'higher' }) as Bound), '+3.1%');
 });
 
 test('units read as units, and a change beyond 2x as a factor', () => {
