@@ -17,7 +17,7 @@
 // night as the nightly job does.
 import { fileURLToPath } from 'node:url';
 import { loadCorpus, type Pool } from './quality.ts';
-import { createBisect, nextProbes, recordProbe, result } from '../src/bisect/create-bisect.ts';
+import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, result } from '../src/bisect/create-bisect.ts';
 import type { BisectOptions, Commit } from '../src/bisect/create-bisect.ts';
 import { scanHistory } from '../src/scan/scan-history.ts';
 import type { Series } from '../src/scan/scan-history.ts';
@@ -75,12 +75,19 @@ export interface HistorySpec {
   draw?: Draw;
 }
 
-/** makeHistory builds a scan Series with SHAs `n000`, `n001`... one night per day from 2026-01-01. */
+/**
+ * makeHistory builds a scan Series with SHAs `n000`, `n001`... one night per
+ * day from 2026-01-01. Each night is the nightly job's session: last
+ * night's commit beside tonight's, interleaved (drawInterleaved), so every
+ * night but the first carries its A/B (`ab`); `values` are tonight's.
+ */
 export function makeHistory(spec: HistorySpec, rng: Rng): Series {
   const n = spec.samplesPerNight ?? SESSION_SAMPLES;
+  const factorAt = (i: number) => (spec.stepAt !== undefined && i >= spec.stepAt ? (spec.factor ?? 1) : 1);
+  const sha = (i: number) => `n${String(i).padStart(3, '0')}`;
   const nights = Array.from({ length: spec.nights }, (_, i) => {
-    const factor = spec.stepAt !== undefined && i >= spec.stepAt ? (spec.factor ?? 1) : 1;
-    return { sha: `n${String(i).padStart(3, '0')}`, time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: drawSession(spec.pool.values, n, rng, factor, spec.draw) };
+    const [base, head] = drawInterleaved(spec.pool.values, [factorAt(Math.max(0, i - 1)), factorAt(i)], n, rng, spec.draw);
+    return { sha: sha(i), time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: head, ...(i > 0 ? { ab: { baseSha: sha(i - 1), base } } : {}) };
   });
   return {
     key: spec.key ?? spec.pool.name, benchmark: spec.pool.name, metric: 'time', unit: spec.pool.unit,
@@ -103,8 +110,46 @@ export interface BisectTrial {
 }
 
 /**
- * simulateBisect runs benchbot's state machine on a simulated range: candidate i
- * has factor `factorAt(i)` (1 for good); `skips` are SHAs that fail to build.
+ * drawInterleaved is one session of `factors.length` arms measured
+ * interleaved, n rounds each: iid draws every sample independently; block
+ * takes one contiguous stretch of arms x n samples of the capture and deals
+ * it round by round, each round's arms in a random order, so all arms of a
+ * session share the stretch's level and drift (as interleaved rounds on a
+ * real machine do).
+ */
+export function drawInterleaved(values: readonly number[], factors: readonly number[], n: number, rng: Rng, draw: Draw = 'iid'): number[][] {
+  const arms = factors.map(() => [] as number[]);
+  const start = Math.floor(rng() * values.length);
+  let k = 0;
+  for (let r = 0; r < n; r++) {
+    const order = factors.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rng() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    for (const a of order) {
+      const v = draw === 'iid' ? values[Math.floor(rng() * values.length)] : values[(start + k) % values.length];
+      k++;
+      arms[a].push(v * factors[a]);
+    }
+  }
+  return arms;
+}
+
+/** SessionSource measures one interleaved session: arms with these factors (commit i's factor), n rounds each. */
+export type SessionSource = (factors: readonly number[], n: number) => number[][];
+
+/** poolSource draws sessions from a noise pool. */
+export function poolSource(values: readonly number[], rng: Rng, draw: Draw = 'iid'): SessionSource {
+  return (factors, n) => drawInterleaved(values, factors, n, rng, draw);
+}
+
+/**
+ * simulateBisect runs benchbot's state machine on a simulated range:
+ * candidate i has factor `factorAt(i)` (1 for good); `skips` are SHAs that
+ * fail to build. Every session is interleaved: the reference session good
+ * and bad, a probe session good, the candidate and bad, a confirmation the
+ * culprit and its parent. `source` (default: the pool, `draw`) measures them.
  */
 export function simulateBisect(opts: {
   values: readonly number[];
@@ -116,23 +161,42 @@ export function simulateBisect(opts: {
   options?: BisectOptions;
   expected: string[];
   draw?: Draw;
+  source?: SessionSource;
+  candidates?: number;
 }): BisectTrial {
   const n = opts.n ?? SESSION_SAMPLES;
-  const candidates = makeCandidates(CANDIDATES);
-  const reference = (factor: number) => Array.from({ length: REFERENCE_SESSIONS }, () => drawSession(opts.values, n, opts.rng, factor, opts.draw)).flat();
-  let state = createBisect({ candidates, goodSamples: reference(1), badSamples: reference(opts.factorAt(CANDIDATES - 1)), options: opts.options });
+  const count = opts.candidates ?? CANDIDATES;
+  const candidates = makeCandidates(count);
+  const source = opts.source ?? poolSource(opts.values, opts.rng, opts.draw);
+  const bad = opts.factorAt(count - 1);
+  const factorOf = (sha: string) => {
+    const i = candidates.findIndex((c) => c.sha === sha);
+    return i < 0 ? 1 : opts.factorAt(i);
+  };
+  let state = createBisect({ candidates, good: 'good', options: opts.options });
   let steps = 0;
-  for (let guard = 0; guard < 200; guard++) {
-    const probes = nextProbes(state, opts.k ?? 1);
-    if (probes.length === 0) break;
+  for (let guard = 0; guard < 300; guard++) {
+    const requests = nextSessions(state, opts.k ?? 1);
+    if (requests.length === 0) break;
     steps++;
-    for (const sha of probes) {
-      const i = candidates.findIndex((c) => c.sha === sha);
-      state = recordProbe(state, sha, opts.skips?.has(sha) ? { skip: 'build failed' } : drawSession(opts.values, n, opts.rng, opts.factorAt(i), opts.draw));
+    for (const r of requests) {
+      if (r.kind === 'reference') {
+        const [good, b] = source([1, bad], n);
+        state = recordReference(state, { good, bad: b });
+      } else if (r.kind === 'probe') {
+        if (opts.skips?.has(r.sha)) state = recordProbe(state, r.sha, { skip: 'build failed' });
+        else {
+          const [good, probe, b] = source([1, factorOf(r.sha), bad], n);
+          state = recordProbe(state, r.sha, { good, probe, bad: b });
+        }
+      } else {
+        const [parent, probe] = source([factorOf(r.parent), factorOf(r.sha)], n);
+        state = recordConfirmation(state, r.sha, { parent, probe });
+      }
     }
   }
   const r = result(state);
-  const culprits = r.culprits.filter((c) => c.range.length === 1).map((c) => c.commit.sha);
+  const culprits = r.culprits.filter((c) => c.range.length === 1 && c.confirmation?.verdict === 'confirmed').map((c) => c.commit.sha);
   return {
     correct: r.status === 'found' && culprits.length === opts.expected.length && culprits.every((c, i) => c === opts.expected[i]),
     sessions: r.sessions, steps, status: r.status, culprits: r.culprits.map((c) => c.commit.sha),

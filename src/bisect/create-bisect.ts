@@ -2,135 +2,200 @@
  * create-bisect: the bisection state machine, pure (no I/O, no clock). The
  * caller measures; this decides what to measure next and what it means.
  *
+ * The unit of evidence is the session: one benchmark session measures
+ * commits interleaved (session-oracle.ts), so every comparison this makes
+ * is between arms of one session, never between samples of different
+ * sessions. Three kinds of session:
+ *
+ * - `reference`: good and bad, interleaved. Good vs bad must differ
+ *   (Hodges-Lehmann shift with a CI excluding 0 at ciAlpha, and beyond the
+ *   threshold), else the status is `not-reproducible` and nothing is probed.
+ * - `probe`: one candidate interleaved with good and bad. Its contrasts
+ *   with both references, combined with its earlier sessions by random
+ *   effects, are classified; `unknown` asks for another session of that
+ *   commit, up to `maxSessionsPerCommit`; still unknown then, the commit is
+ *   set aside like a skipped one. Every probe session also re-measures the
+ *   good-to-bad shift, which all sessions estimate together.
+ * - `confirm`: a culprit interleaved with its own first parent. A culprit is
+ *   named only when this confirms it (confirmAgainstParent). Refuted, the
+ *   merge is innocent and the search's last good verdict was wrong (a
+ *   session that landed in the other cluster): the search walks back once,
+ *   to that commit, and confirms it against its own parent; refuted again,
+ *   the culprit is left as a range and nobody is named.
+ *
  * Model: `candidates` are the first-parent merges in (good, bad], oldest
- * first, so the last candidate is the bad commit itself and is known bad
- * from `badSamples`; the good commit is known good from `goodSamples`. The
- * culprit is the first candidate that is not good: the search keeps the
- * newest good index `lo` (-1 = the good commit) and the oldest bad index
- * `hi`, and probes in between.
+ * first, so the last candidate is the bad commit itself. The culprit is the
+ * first candidate that is not good: the search keeps the newest good index
+ * `lo` (-1 = the good commit) and the oldest bad index `hi`. A skip (build
+ * failure, crash) is `git bisect skip`. With k parallel probes each step
+ * splits the open range into k + 1 parts.
  *
- * - Reproducibility first: good vs bad must differ (Hodges-Lehmann ratio
- *   with a CI excluding 1 at ciAlpha, and beyond the threshold), else the
- *   status is `not-reproducible` and nothing is probed.
- * - Each session's samples are pooled with earlier sessions of the same
- *   commit and classified by the oracle (classify.ts). `unknown` asks for
- *   another session of that commit, up to `maxSessionsPerCommit`; still
- *   unknown then, the commit is set aside like a skipped one.
- * - A skip (build failure, crash) is `git bisect skip`: the commit is set
- *   aside, probes move to its neighbours, and the culprit may end up a range.
- * - `beyond-bad` steers like bad and `beyond-good` like good, and both are
- *   reported in the steps.
- * - With k parallel probes, each step splits the open range into k + 1
- *   parts, so N candidates take about log_{k+1}(N) steps.
- * - Several contributing merges: once a culprit is found, its samples are
- *   compared to the bad reference. If the bad commit is still significantly
- *   worse by more than the threshold, a new search runs over the candidates
- *   after the culprit with the culprit's samples as the good reference
- *   (every probe already measured is re-classified against the new
- *   references, so its samples are reused). Each culprit's share is its
- *   Hodges-Lehmann log shift over the total good-to-bad log shift.
+ * Several contributing merges: once a culprit is confirmed, its sessions'
+ * bad-minus-probe contrast says whether bad is still worse by a quarter of
+ * the shift (at level ciAlpha / 5); if so, a new search runs over the later
+ * candidates with the culprit as the good reference (probe - culprit is the
+ * difference of two within-session contrasts with good). Each culprit's
+ * share is its confirmed shift over its own parent divided by the larger of
+ * the total shift and the sum of the culprits' shifts, so shares never sum
+ * past 1.
  *
- * The state is plain JSON (it can be saved between workflow runs); every
- * function returns a new state and never mutates its argument.
+ * The state is plain JSON; every function returns a new state and never
+ * mutates its argument.
  */
 
-import { ratioWithCi } from '../stats/hodges-lehmann.ts';
-import { classifyDetailed } from './classify.ts';
+import { classifySessions, combine, confirmAgainstParent, contrast, difference } from './session-oracle.ts';
+import type { ConfirmVerdict, Contrast, Estimate } from './session-oracle.ts';
 import type { OracleOptions, OracleVerdict } from './classify.ts';
+import { normalQuantile, normalSf } from '../stats/normal.ts';
 
-/** Commit is one candidate merge: `pr` its pull request number when known. */
+/** Commit is one candidate merge: `pr` its pull request number when known, `parent` its first parent's SHA when known. */
 export interface Commit {
   sha: string;
   subject: string;
   pr?: number;
+  parent?: string;
 }
 
 /**
  * BisectOptions: the oracle's options (classify.ts) plus
- * `maxSessionsPerCommit` (default 4: sessions an unknown commit may get
- * before it is set aside) and `maxCulprits` (default 3: searches for
- * further contributing merges).
+ * `maxSessionsPerCommit` (default 4: sessions an unknown commit, or an
+ * unconfirmed culprit, may get) and `maxCulprits` (default 3).
  */
 export interface BisectOptions extends OracleOptions {
   maxSessionsPerCommit?: number;
   maxCulprits?: number;
 }
 
-/** BisectInput is what createBisect needs: candidates oldest first (the last is the bad commit), and the reference samples. */
+/**
+ * BisectInput: candidates oldest first (the last is the bad commit), the
+ * good commit's SHA (the parent of the first candidate when it has none),
+ * and optionally a reference session already measured (good and bad
+ * interleaved, e.g. the nightly A/B that confirmed the regression:
+ * `counted: false` keeps it out of the session count).
+ */
 export interface BisectInput {
   candidates: readonly Commit[];
-  goodSamples: readonly number[];
-  badSamples: readonly number[];
+  good?: string;
+  reference?: ReferenceSession & { counted?: boolean };
   options?: BisectOptions;
 }
 
-/** Skip marks a probe that could not be measured (build failure, crash). */
+/** ReferenceSession is good and bad measured interleaved in one session. */
+export interface ReferenceSession {
+  good: readonly number[];
+  bad: readonly number[];
+}
+
+/** ProbeSession is a candidate measured interleaved with good and bad in one session. */
+export interface ProbeSession {
+  good: readonly number[];
+  probe: readonly number[];
+  bad: readonly number[];
+}
+
+/** ConfirmSession is a culprit measured interleaved with its first parent in one session. */
+export interface ConfirmSession {
+  parent: readonly number[];
+  probe: readonly number[];
+}
+
+/** Skip marks a session that could not be measured (build failure, crash). */
 export interface Skip {
   skip: string;
 }
 
+/** SessionRequest is what to measure next: the references, a candidate with them, or a culprit with its parent. */
+export type SessionRequest =
+  | { kind: 'reference' }
+  | { kind: 'probe'; sha: string }
+  | { kind: 'confirm'; sha: string; parent: string };
+
 /**
- * BisectStep is one recorded session: the verdict after pooling every
- * session of that commit so far (`skip` for a skip), `n` pooled samples,
- * `ratio` and `ratioCi` against the good reference of the search it belongs to.
+ * BisectStep is one recorded session: its kind, the verdict after combining
+ * every session of that commit so far (`skip`; for confirm sessions
+ * `confirmed`, `refuted` or `unknown`), `n` the probe arm's samples in all
+ * its sessions, `ratio`/`ratioCi` the combined probe over good (over the
+ * parent for confirm sessions), and the search it belongs to.
  */
 export interface BisectStep {
+  kind: 'reference' | 'probe' | 'confirm';
   sha: string;
-  verdict: OracleVerdict | 'skip';
+  verdict: OracleVerdict | ConfirmVerdict | 'skip';
   n: number;
   ratio: number | null;
   ratioCi: [number, number] | null;
   partial: boolean;
   search: number;
+  sessions: number;
   reason?: string;
 }
 
-/** Probe is everything measured on one commit. */
+/** Probe is everything measured on one commit: per-session contrasts with the references. */
 export interface Probe {
   index: number;
-  samples: number[];
+  fromGood: Contrast[];
+  toBad: Contrast[];
+  n: number;
   sessions: number;
   skip?: string;
 }
 
-/** Search is one bisection: from the known-good index `from` (-1: the good commit) with `good` as its good reference. */
-export interface Search {
-  from: number;
-  good: number[];
+/** Confirmation is a culprit's sessions against its parent and the verdict so far. */
+export interface Confirmation {
+  index: number;
+  parent: string;
+  vsParent: Contrast[];
+  sessions: number;
+  verdict: ConfirmVerdict | 'skip';
+  skip?: string;
 }
 
-/** Reference is the good-vs-bad check: ratio bad/good with its CI and the U test's p. */
+/** Search is one bisection from the known-good index `from` (-1: the good commit). */
+export interface Search {
+  from: number;
+  /** ref: the search's good reference relative to the good commit (the earlier culprits' confirmed shifts); absent for the first. */
+  ref?: Estimate;
+}
+
+/** Reference is the good-vs-bad check over every session: ratio bad/good with its CI and p, and the between-session spread. */
 export interface Reference {
   ratio: number | null;
   ratioCi: [number, number] | null;
   p: number | null;
   reproducible: boolean;
+  sessions: number;
+  tau: number | null;
 }
 
-/** BisectState is the whole bisection, plain JSON. `sessions` counts benchmark sessions (skips excluded). */
+/** BisectState is the whole bisection, plain JSON. `sessions` counts benchmark sessions (skips and uncounted references excluded). */
 export interface BisectState {
   candidates: Commit[];
-  good: number[];
-  bad: number[];
+  good: string;
   options: Required<BisectOptions>;
+  shift: Contrast[];
+  referenceMeasured: boolean;
   reference: Reference;
   probes: Record<string, Probe>;
+  confirmations: Record<string, Confirmation>;
+  rechecks: Record<string, number>;
+  culpritAt: Record<number, number>;
   steps: BisectStep[];
   sessions: number;
   searches: Search[];
   finished: boolean;
 }
 
-/** Culprit is one contributing merge (or, with skips, the range it is in) and its share of the total shift. */
+/** Culprit is one contributing merge (or the range it is in) with its share of the shift and its confirmation against its parent. */
 export interface Culprit {
   commit: Commit;
-  /** range: every candidate the culprit may be, oldest first; one commit when pinned down. */
+  /** range: every candidate the culprit may be, oldest first; one commit when pinned down and confirmed. */
   range: Commit[];
   share: number | null;
   ratio: number | null;
+  confirmation: { parent: string; verdict: ConfirmVerdict | 'skip'; ratio: number | null; ratioCi: [number, number] | null; sessions: number } | null;
 }
 
-/** BisectStatus: `running` (probe more), `found` (every culprit pinned to one merge), `range` (some culprit is a range), `not-reproducible`. */
+/** BisectStatus: `running`, `found` (every culprit pinned to one confirmed merge), `range` (some culprit is a range), `not-reproducible`. */
 export type BisectStatus = 'running' | 'found' | 'range' | 'not-reproducible';
 
 /** BisectResult is what result() reports. */
@@ -151,21 +216,42 @@ export function createBisect(input: BisectInput): BisectState {
   if (new Set(input.candidates.map((c) => c.sha)).size !== input.candidates.length) throw new RangeError('createBisect: duplicate candidate SHAs');
   const options = { ...DEFAULT_OPTIONS };
   for (const [k, v] of Object.entries(input.options ?? {})) if (v !== undefined) (options as Record<string, number>)[k] = v;
-  const good = [...input.goodSamples];
-  const bad = [...input.badSamples];
-  const state: BisectState = {
-    candidates: input.candidates.map((c) => ({ ...c })), good, bad, options,
-    reference: referenceCheck(good, bad, options), probes: {}, steps: [], sessions: 0,
-    searches: [{ from: -1, good }], finished: false,
+  let state: BisectState = {
+    candidates: input.candidates.map((c) => ({ ...c })), good: input.good ?? input.candidates[0].parent ?? 'good', options,
+    shift: [], referenceMeasured: false, reference: emptyReference(), probes: {}, confirmations: {}, rechecks: {}, culpritAt: {}, steps: [], sessions: 0,
+    searches: [{ from: -1 }], finished: false,
   };
-  return advance(state);
+  if (input.reference) state = recordReference(state, input.reference, input.reference.counted ?? true);
+  return state;
 }
 
-function referenceCheck(good: number[], bad: number[], options: Required<BisectOptions>): Reference {
-  if (good.length < 2 || bad.length < 2) return { ratio: null, ratioCi: null, p: null, reproducible: false };
-  const r = ratioWithCi(good, bad, options.ciAlpha);
-  if (r === null) return { ratio: null, ratioCi: null, p: null, reproducible: false };
-  return { ratio: r.ratio, ratioCi: [r.lower, r.upper], p: r.p, reproducible: r.excludesOne && Math.abs(Math.log(r.ratio)) >= Math.log1p(options.threshold) };
+function emptyReference(): Reference {
+  return { ratio: null, ratioCi: null, p: null, reproducible: false, sessions: 0, tau: null };
+}
+
+function referenceOf(shift: readonly Contrast[], options: Required<BisectOptions>): Reference {
+  const e = combine(shift);
+  if (e === null) return { ...emptyReference(), sessions: shift.length };
+  const z = normalQuantile(1 - options.ciAlpha / 2);
+  const p = Math.min(1, 2 * normalSf(Math.abs(e.mean) / e.se));
+  return {
+    ratio: Math.exp(e.mean), ratioCi: [Math.exp(e.mean - z * e.se), Math.exp(e.mean + z * e.se)], p,
+    reproducible: Math.abs(e.mean) / e.se >= z && Math.abs(e.mean) >= Math.log1p(options.threshold),
+    sessions: shift.length, tau: Math.sqrt(e.tau2),
+  };
+}
+
+/** recordReference adds a reference session (good and bad interleaved). */
+export function recordReference(state: BisectState, session: ReferenceSession | Skip, counted = true): BisectState {
+  if (isSkip(session)) {
+    const step: BisectStep = { kind: 'reference', sha: 'good..bad', verdict: 'skip', n: 0, ratio: null, ratioCi: null, partial: false, search: 0, sessions: 0, reason: session.skip };
+    return { ...state, steps: [...state.steps, step], finished: true };
+  }
+  const c = contrast(session.good, session.bad);
+  const shift = c === null ? state.shift : [...state.shift, c];
+  const reference = referenceOf(shift, state.options);
+  const step: BisectStep = { kind: 'reference', sha: 'good..bad', verdict: reference.reproducible ? 'bad' : 'unknown', n: session.bad.length, ratio: reference.ratio, ratioCi: reference.ratioCi, partial: false, search: 0, sessions: shift.length };
+  return advance({ ...state, shift, reference, referenceMeasured: true, steps: [...state.steps, step], sessions: state.sessions + (counted ? 1 : 0) });
 }
 
 type Status = 'good' | 'bad' | 'pending' | 'aside';
@@ -178,9 +264,28 @@ interface View {
   open: number[];
 }
 
+function shiftEstimate(state: BisectState): Estimate {
+  return combine(state.shift) as Estimate;
+}
+
+/** searchGood is the estimate of the search's good reference relative to the good commit: the confirmed culprits' shifts so far. */
+function searchGood(_state: BisectState, search: Search): Estimate {
+  return search.ref ?? { mean: 0, se: 0, tau2: 0, k: 0 };
+}
+
+/** classifyProbe classifies one measured commit in a search. */
+function classifyProbe(state: BisectState, probe: Probe, search: Search): ReturnType<typeof classifySessions> | null {
+  const fromGood = combine(probe.fromGood);
+  const toBad = combine(probe.toBad);
+  if (fromGood === null || toBad === null) return null;
+  const ref = searchGood(state, search);
+  const shift = shiftEstimate(state).mean - ref.mean;
+  return classifySessions(search.from < 0 ? fromGood : difference(fromGood, ref), toBad, shift, state.options);
+}
+
 /** view derives the current search's bounds from every probe, classified against that search's references. */
-function view(state: BisectState): View {
-  const search = state.searches[state.searches.length - 1];
+function view(state: BisectState, searchIndex = state.searches.length - 1): View {
+  const search = state.searches[searchIndex];
   const last = state.candidates.length - 1;
   const status = new Map<number, Status>();
   for (const probe of Object.values(state.probes)) {
@@ -189,13 +294,19 @@ function view(state: BisectState): View {
       status.set(probe.index, 'aside');
       continue;
     }
-    const verdict = classifyDetailed(probe.samples, search.good, state.bad, state.options).verdict;
-    if (verdict === 'bad' || verdict === 'beyond-bad') status.set(probe.index, 'bad');
+    const sha = state.candidates[probe.index].sha;
+    const verdict = classifyProbe(state, probe, search)?.verdict ?? 'unknown';
+    const more = probe.sessions < state.options.maxSessionsPerCommit;
+    if ((state.rechecks[sha] ?? 0) > probe.sessions && more) status.set(probe.index, 'pending');
+    else if (verdict === 'bad' || verdict === 'beyond-bad') status.set(probe.index, 'bad');
     else if (verdict === 'good' || verdict === 'beyond-good') status.set(probe.index, 'good');
-    else status.set(probe.index, probe.sessions < state.options.maxSessionsPerCommit ? 'pending' : 'aside');
+    else status.set(probe.index, more ? 'pending' : 'aside');
   }
   let hi = last;
   for (const [i, s] of status) if (s === 'bad' && i < hi) hi = i;
+  // A walk-back after a refuted culprit fixes the suspect whatever its first session said.
+  const forced = state.culpritAt[searchIndex];
+  if (forced !== undefined) hi = forced;
   let lo = search.from;
   for (const [i, s] of status) if (s === 'good' && i < hi && i > lo) lo = i;
   const pending: number[] = [];
@@ -208,34 +319,81 @@ function view(state: BisectState): View {
   return { lo, hi, status, pending, open };
 }
 
-/** advance moves to the next search while the current one is finished and a shift remains, and marks the bisection finished. */
+function parentOf(state: BisectState, index: number): string {
+  return state.candidates[index].parent ?? (index > 0 ? state.candidates[index - 1].sha : state.good);
+}
+
+/** confirmationState says where the current search's culprit stands: still to confirm, confirmed, or what to do about a refutation. */
+function confirmationOf(state: BisectState, index: number): Confirmation | undefined {
+  return state.confirmations[state.candidates[index].sha];
+}
+
+/**
+ * advance settles what can be settled: reproducibility, refuted culprits
+ * (another session of the last good commit, or a range), and the next
+ * search while a confirmed culprit leaves part of the shift.
+ */
 function advance(state: BisectState): BisectState {
+  // Before any session the shift is unknown: the first probe session measures it (its good and bad arms).
+  if (state.shift.length === 0) return { ...state, finished: false };
   if (!state.reference.reproducible) return { ...state, finished: true };
   for (;;) {
     const v = view(state);
     if (v.pending.length > 0 || v.open.length > 0) return { ...state, finished: false };
+    const conf = confirmationOf(state, v.hi);
+    if (conf === undefined || (conf.verdict === 'unknown' && conf.sessions < state.options.maxSessionsPerCommit)) return { ...state, finished: false };
+    if (conf.verdict === 'refuted') {
+      // The culprit's parent already carries the shift: the last good verdict before it was a session in the other
+      // cluster. Walk back once: the last good commit becomes the suspect and is confirmed against its own parent.
+      const at = state.searches.length - 1;
+      if (v.lo > state.searches[at].from && state.culpritAt[at] === undefined) {
+        state = { ...state, culpritAt: { ...state.culpritAt, [at]: v.lo } };
+        continue;
+      }
+      return { ...state, finished: true };
+    }
+    if (conf.verdict !== 'confirmed') return { ...state, finished: true };
     const last = state.candidates.length - 1;
     if (v.hi === last || state.searches.length >= state.options.maxCulprits) return { ...state, finished: true };
-    const culpritSamples = state.probes[state.candidates[v.hi].sha].samples;
-    const remaining = ratioWithCi(culpritSamples, state.bad, state.options.ciAlpha);
-    const total = Math.log(state.reference.ratio as number);
-    // As strict as the oracle's partial-shift rule: a quarter of the total shift, at level ciAlpha / 5.
-    const quarter = Math.max(Math.log1p(state.options.threshold), Math.abs(total) / 4);
-    const more = remaining !== null && remaining.p <= state.options.ciAlpha / 5 && Math.sign(total) * Math.log(remaining.ratio) >= quarter;
+    // What the confirmed culprits explain, each measured against its own parent; the rest is left to explain.
+    const own = combine(conf.vsParent) as Estimate;
+    const prior = searchGood(state, state.searches[state.searches.length - 1]);
+    const ref: Estimate = { mean: prior.mean + own.mean, se: Math.hypot(prior.se, own.se), tau2: 0, k: own.k };
+    const total = shiftEstimate(state);
+    const quarter = Math.max(Math.log1p(state.options.threshold), Math.abs(total.mean) / 4);
+    const strict = normalQuantile(1 - state.options.ciAlpha / 10);
+    const d = Math.sign(total.mean) || 1;
+    const left = d * (total.mean - ref.mean);
+    const more = left >= quarter && left / Math.hypot(total.se, ref.se) >= strict;
     if (!more) return { ...state, finished: true };
-    state = { ...state, searches: [...state.searches, { from: v.hi, good: [...culpritSamples] }] };
+    state = { ...state, searches: [...state.searches, { from: v.hi, ref }] };
   }
 }
 
 /**
- * nextProbes returns up to k SHAs to measure next: commits whose pooled
- * samples are still unknown first, then new commits splitting the open
- * range into equal parts (a skipped commit's nearest open neighbour takes its
- * place). Empty when the bisection is finished.
+ * nextSessions returns up to k sessions to measure next: the reference
+ * session first; a culprit's confirmation against its parent when a search
+ * has narrowed to one merge; else probes, commits still undecided first,
+ * then new commits splitting the open range into equal parts (a skipped
+ * commit's nearest open neighbour takes its place). Empty when finished.
  */
-export function nextProbes(state: BisectState, k = 1): string[] {
+export function nextSessions(state: BisectState, k = 1): SessionRequest[] {
   if (state.finished || k < 1) return [];
+  if (state.shift.length === 0) {
+    // Nothing measured yet: the first probe's good and bad arms are the reference session.
+    // A first probe that could not be measured still leaves the references to measure on their own.
+    if (state.referenceMeasured || Object.keys(state.probes).length > 0) return [{ kind: 'reference' }];
+    const last = state.candidates.length - 1;
+    const picks = new Set<number>();
+    for (let j = 1; j <= k; j++) picks.add(Math.min(last, Math.max(0, -1 + Math.round((j * (last + 1)) / (k + 1)))));
+    return [...picks].sort((a, b) => a - b).map((i) => ({ kind: 'probe' as const, sha: state.candidates[i].sha }));
+  }
   const v = view(state);
+  if (v.pending.length === 0 && v.open.length === 0) {
+    const conf = confirmationOf(state, v.hi);
+    if (conf === undefined || conf.verdict === 'unknown') return [{ kind: 'confirm', sha: state.candidates[v.hi].sha, parent: parentOf(state, v.hi) }];
+    return [];
+  }
   const picks = v.pending.slice(0, k);
   const slots = k - picks.length;
   const open = [...v.open];
@@ -246,79 +404,155 @@ export function nextProbes(state: BisectState, k = 1): string[] {
     picks.push(open[best]);
     open.splice(best, 1);
   }
-  return picks.sort((a, b) => a - b).map((i) => state.candidates[i].sha);
+  return picks.sort((a, b) => a - b).map((i) => ({ kind: 'probe' as const, sha: state.candidates[i].sha }));
 }
 
-/** recordProbe adds one session's samples (or a skip) for a candidate and returns the new state. Throws RangeError for an unknown SHA. */
-export function recordProbe(state: BisectState, sha: string, outcome: readonly number[] | Skip): BisectState {
+/** nextProbes is nextSessions' probe SHAs alone (empty while a reference or confirmation session is due). */
+export function nextProbes(state: BisectState, k = 1): string[] {
+  return nextSessions(state, k).flatMap((r) => (r.kind === 'probe' ? [r.sha] : []));
+}
+
+function indexOf(state: BisectState, sha: string, caller: string): number {
   const index = state.candidates.findIndex((c) => c.sha === sha);
-  if (index < 0) throw new RangeError(`recordProbe: ${sha} is not a candidate`);
+  if (index < 0) throw new RangeError(`${caller}: ${sha} is not a candidate`);
+  return index;
+}
+
+/** recordProbe adds one probe session (or a skip) for a candidate. Throws RangeError for an unknown SHA. */
+export function recordProbe(state: BisectState, sha: string, outcome: ProbeSession | Skip): BisectState {
+  const index = indexOf(state, sha, 'recordProbe');
   const previous = state.probes[sha];
-  const probe: Probe = previous ? { ...previous, samples: [...previous.samples] } : { index, samples: [], sessions: 0 };
+  const probe: Probe = previous ? { ...previous, fromGood: [...previous.fromGood], toBad: [...previous.toBad] } : { index, fromGood: [], toBad: [], n: 0, sessions: 0 };
   const search = state.searches.length - 1;
+  let shift = state.shift;
   let step: BisectStep;
   let sessions = state.sessions;
-  if (isSkip(outcome)) {
-    probe.skip = outcome.skip;
-    step = { sha, verdict: 'skip', n: probe.samples.length, ratio: null, ratioCi: null, partial: false, search, reason: outcome.skip };
+  const g = isSkip(outcome) ? null : contrast(outcome.good, outcome.probe);
+  const b = isSkip(outcome) ? null : contrast(outcome.probe, outcome.bad);
+  if (isSkip(outcome) || g === null || b === null) {
+    const reason = isSkip(outcome) ? outcome.skip : 'values that cannot be compared (not positive, or too few)';
+    probe.skip = reason;
+    if (!isSkip(outcome)) sessions += 1;
+    step = { kind: 'probe', sha, verdict: 'skip', n: probe.n, ratio: null, ratioCi: null, partial: false, search, sessions: probe.sessions, reason };
   } else {
-    probe.samples.push(...outcome);
+    probe.fromGood.push(g);
+    probe.toBad.push(b);
+    probe.n += outcome.probe.length;
     probe.sessions += 1;
     sessions += 1;
-    const c = classifyDetailed(probe.samples, state.searches[search].good, state.bad, state.options);
-    step = { sha, verdict: c.verdict, n: c.n, ratio: c.ratio, ratioCi: c.ratioCi, partial: c.partial, search };
+    const d = contrast(outcome.good, outcome.bad);
+    if (d !== null) shift = [...shift, d];
+    const next = { ...state, shift, reference: referenceOf(shift, state.options), probes: { ...state.probes, [sha]: probe } };
+    const c = classifyProbe(next, probe, state.searches[search]);
+    const e = combine(probe.fromGood) as Estimate;
+    step = { kind: 'probe', sha, verdict: c?.verdict ?? 'unknown', n: probe.n, ...ratioOf(e, state.options), partial: c?.partial ?? false, search, sessions: probe.sessions };
   }
-  return advance({ ...state, probes: { ...state.probes, [sha]: probe }, steps: [...state.steps, step], sessions });
+  return advance({ ...state, shift, reference: referenceOf(shift, state.options), referenceMeasured: state.referenceMeasured || shift.length > 0, probes: { ...state.probes, [sha]: probe }, steps: [...state.steps, step], sessions });
 }
 
-function isSkip(outcome: readonly number[] | Skip): outcome is Skip {
-  return !Array.isArray(outcome);
+/** recordConfirmation adds one session of a culprit interleaved with its parent (or a skip). Throws RangeError for an unknown SHA. */
+export function recordConfirmation(state: BisectState, sha: string, outcome: ConfirmSession | Skip): BisectState {
+  const index = indexOf(state, sha, 'recordConfirmation');
+  const previous = state.confirmations[sha];
+  const conf: Confirmation = previous ? { ...previous, vsParent: [...previous.vsParent] } : { index, parent: parentOf(state, index), vsParent: [], sessions: 0, verdict: 'unknown' };
+  const search = state.searches.length - 1;
+  const c = isSkip(outcome) ? null : contrast(outcome.parent, outcome.probe);
+  let sessions = state.sessions;
+  let step: BisectStep;
+  if (c === null) {
+    conf.verdict = 'skip';
+    conf.skip = isSkip(outcome) ? outcome.skip : 'values that cannot be compared';
+    if (!isSkip(outcome)) sessions += 1;
+    step = { kind: 'confirm', sha, verdict: 'skip', n: 0, ratio: null, ratioCi: null, partial: false, search, sessions: conf.sessions, reason: `against parent ${conf.parent}: ${conf.skip}` };
+  } else {
+    conf.vsParent.push(c);
+    conf.sessions += 1;
+    sessions += 1;
+    const e = combine(conf.vsParent) as Estimate;
+    const ref = searchGood(state, state.searches[search]);
+    conf.verdict = confirmAgainstParent(e, shiftEstimate(state).mean - ref.mean, state.options);
+    step = { kind: 'confirm', sha, verdict: conf.verdict, n: (isSkip(outcome) ? 0 : outcome.probe.length) * conf.sessions, ...ratioOf(e, state.options), partial: false, search, sessions: conf.sessions, reason: `against its parent ${conf.parent}` };
+  }
+  // A confirmation made against an older search's evidence would be stale if the culprit changes; re-keying by SHA keeps it with its merge.
+  return advance({ ...state, confirmations: { ...state.confirmations, [sha]: conf }, steps: [...state.steps, step], sessions });
+}
+
+function ratioOf(e: Estimate, options: Required<BisectOptions>): { ratio: number; ratioCi: [number, number] } {
+  const z = normalQuantile(1 - options.ciAlpha / 2);
+  return { ratio: Math.exp(e.mean), ratioCi: [Math.exp(e.mean - z * e.se), Math.exp(e.mean + z * e.se)] };
+}
+
+function isSkip(outcome: unknown): outcome is Skip {
+  return typeof outcome === 'object' && outcome !== null && typeof (outcome as Skip).skip === 'string';
 }
 
 /** result reports the status and every culprit found so far (the last one only once its search finished). */
 export function result(state: BisectState): BisectResult {
   const base = { sessions: state.sessions, reference: state.reference };
-  if (!state.reference.reproducible) return { status: 'not-reproducible', culprits: [], ...base };
+  if (state.shift.length > 0 && !state.reference.reproducible) return { status: 'not-reproducible', culprits: [], ...base };
+  if (!state.finished && state.steps.length === 0) return { status: 'running', culprits: [], ...base };
   const culprits: Culprit[] = [];
-  const total = Math.log(state.reference.ratio as number);
   let ranged = false;
+  const total = state.shift.length > 0 ? shiftEstimate(state).mean : 0;
+  const d = Math.sign(total) || 1;
+  const shifts: number[] = [];
   for (let s = 0; s < state.searches.length; s++) {
     const finished = s < state.searches.length - 1 || state.finished;
     if (!finished) break;
-    // A search's culprit is where the next search starts, or, for the last search, its final hi.
-    const sub = { ...state, searches: state.searches.slice(0, s + 1) };
-    const v = view(sub);
-    const samples = v.hi === state.candidates.length - 1 ? state.bad : state.probes[state.candidates[v.hi].sha].samples;
-    const r = ratioWithCi(state.searches[s].good, samples, state.options.ciAlpha);
-    const range = state.candidates.slice(v.lo + 1, v.hi + 1);
-    if (range.length > 1) ranged = true;
+    const v = view(state, s);
+    const conf = confirmationOf(state, v.hi);
+    const commit = state.candidates[v.hi];
+    const confirmed = conf?.verdict === 'confirmed';
+    // An unconfirmed culprit is not named: the range reaches back to the last commit known good.
+    // Refuted, the last good verdict is in doubt too: the range reaches back to the search's start. Not measurable
+    // (a parent that does not build) or undecided, the culprit is somewhere after the last good commit, as with skips.
+    const refuted = conf?.verdict === 'refuted';
+    const range = state.candidates.slice(refuted ? Math.max(0, state.searches[s].from + 1) : v.lo + 1, v.hi + 1);
+    if (range.length > 1 || !confirmed) ranged = true;
+    const e = conf && conf.vsParent.length > 0 ? combine(conf.vsParent) : null;
+    shifts.push(confirmed && e ? Math.max(0, d * e.mean) : 0);
+    const probe = state.probes[commit.sha];
+    const vsGood = probe ? combine(probe.fromGood) : null;
     culprits.push({
-      commit: state.candidates[v.hi], range,
-      share: r === null || total === 0 ? null : Math.log(r.ratio) / total,
-      ratio: r === null ? null : r.ratio,
+      commit, range, share: null,
+      ratio: v.hi === state.candidates.length - 1 ? Math.exp(total) : vsGood ? Math.exp(vsGood.mean) : null,
+      confirmation: conf ? { parent: conf.parent, verdict: conf.verdict, sessions: conf.sessions, ...(e ? ratioOf(e, state.options) : { ratio: null, ratioCi: null }) } : null,
     });
   }
+  const denominator = Math.max(Math.abs(total), shifts.reduce((a, b) => a + b, 0));
+  culprits.forEach((c, i) => {
+    c.share = denominator > 0 && c.confirmation?.verdict === 'confirmed' ? shifts[i] / denominator : null;
+  });
   const status: BisectStatus = !state.finished ? 'running' : ranged ? 'range' : 'found';
   return { status, culprits, ...base };
 }
 
 /**
  * toBisectJson is the CLI's JSON: `culprit` (the first culprit, null while
- * running, when not reproducible, or when it is a range), `culprits` with
- * shares, `range` (candidates the first culprit may be), `steps`,
- * `sessions`, `status` and the `reference` check; ratios are probe/good.
+ * running, when not reproducible, or when it is a range or unconfirmed),
+ * `culprits` with shares and their confirmation against the parent,
+ * `range` (candidates the first culprit may be), `steps`, `sessions`,
+ * `status` and the `reference` check; ratios are probe/good (probe/parent
+ * for confirm steps).
  */
 export function toBisectJson(state: BisectState): Record<string, unknown> {
   const r = result(state);
   const commitJson = (c: Commit) => ({ sha: c.sha, subject: c.subject, pr: c.pr ?? null });
   const first = r.culprits[0];
+  const named = first !== undefined && first.range.length === 1 && first.confirmation?.verdict === 'confirmed';
   return {
     status: r.status,
-    culprit: first !== undefined && first.range.length === 1 ? commitJson(first.commit) : null,
-    culprits: r.culprits.map((c) => ({ ...commitJson(c.commit), share: c.share, ratio: c.ratio, range: c.range.map((x) => x.sha) })),
+    culprit: named ? commitJson(first.commit) : null,
+    culprits: r.culprits.map((c) => ({
+      ...commitJson(c.commit), share: c.share, ratio: c.ratio, range: c.range.map((x) => x.sha),
+      confirmation: c.confirmation === null ? null : { parent: c.confirmation.parent, verdict: c.confirmation.verdict, ratio: c.confirmation.ratio, ratio_ci: c.confirmation.ratioCi, sessions: c.confirmation.sessions },
+    })),
     range: first === undefined ? [] : first.range.map(commitJson),
-    steps: state.steps.map((s) => ({ sha: s.sha, verdict: s.verdict, n: s.n, ratio: s.ratio, ratio_ci: s.ratioCi, ...(s.partial ? { partial: true } : {}), ...(s.reason === undefined ? {} : { reason: s.reason }) })),
+    steps: state.steps.map((s) => ({
+      sha: s.sha, verdict: s.verdict, n: s.n, ratio: s.ratio, ratio_ci: s.ratioCi, kind: s.kind, sessions: s.sessions,
+      ...(s.partial ? { partial: true } : {}), ...(s.reason === undefined ? {} : { reason: s.reason }),
+    })),
     sessions: r.sessions,
-    reference: { ratio: r.reference.ratio, ratio_ci: r.reference.ratioCi, p: r.reference.p, reproducible: r.reference.reproducible },
+    reference: { ratio: r.reference.ratio, ratio_ci: r.reference.ratioCi, p: r.reference.p, reproducible: r.reference.reproducible, sessions: r.reference.sessions, tau: r.reference.tau },
   };
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { classifyDetailed } from '../bisect/classify.ts';
-import { createBisect, nextProbes, recordProbe, toBisectJson } from '../bisect/create-bisect.ts';
+import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, toBisectJson } from '../bisect/create-bisect.ts';
 import type { BisectState } from '../bisect/create-bisect.ts';
 import { parsePercent } from '../compare/thresholds.ts';
 import { readerFor } from '../formats/detect.ts';
@@ -15,8 +15,9 @@ import type { Executor } from '../runner/executor.ts';
 import { fingerprintKey } from '../store/run-key.ts';
 import { firstParentMerges } from '../runner/first-parent-merges.ts';
 import { lockMachine } from '../runner/hold-machine.ts';
-import { measureCommit, measureDirectory } from '../runner/measure-commit.ts';
-import type { MeasureOutcome, MeasureSettings } from '../runner/measure-commit.ts';
+import { measureCommit, measureDirectory, measureInterleaved } from '../runner/measure-commit.ts';
+import type { Arm, InterleavedOutcome, MeasureOutcome, MeasureSettings } from '../runner/measure-commit.ts';
+import { seedFromShas } from '../runner/round-schedule.ts';
 import { openRepository, resolveCommit, RunnerError } from '../runner/git-checkout.ts';
 import { createProgress } from '../runner/progress.ts';
 import type { Progress } from '../runner/progress.ts';
@@ -198,6 +199,25 @@ async function storedSamples(store: Store, sha: string, machineKey: () => Promis
   return poolSamples(rows);
 }
 
+/**
+ * storedAbPair finds the nightly A/B of good vs bad made on this machine:
+ * the nightly run at `bad` and the base-role run at `good` stored by the
+ * same nightly job (same time). Those two were measured interleaved, so
+ * they are a reference session already paid for.
+ */
+async function storedAbPair(store: Store, good: string, bad: string, machineKey: () => Promise<string>): Promise<{ good: Measurement[]; bad: Measurement[]; time: string } | undefined> {
+  const key = await machineKey();
+  const heads = await store.samplesFor({ sha: bad, role: 'nightly', fingerprintKey: key });
+  if (heads.length === 0) return undefined;
+  const bases = await store.samplesFor({ sha: good, role: 'base', fingerprintKey: key });
+  for (const time of [...new Set(heads.map((h) => h.time))].reverse()) {
+    const base = bases.filter((b) => b.time === time);
+    if (base.length === 0) continue;
+    return { good: poolSamples(base), bad: poolSamples(heads.filter((h) => h.time === time)), time };
+  }
+  return undefined;
+}
+
 /** machineKeyOf fingerprints the executor's machine on first use only: the fingerprint script takes a few hundred ms. */
 function machineKeyOf(executor: Executor): () => Promise<string> {
   let key: Promise<string> | undefined;
@@ -223,66 +243,86 @@ export async function runBisectSession(options: { flags: BisectFlags; good: stri
   const candidates = firstParentMerges(repo, good, bad);
   const stateDir = join(repo, '.benchbot');
   const deps = { executor, progress };
-  const measure = (sha: string): Promise<MeasureOutcome> => measureCommit(repo, sha, stateDir, flags.measure, deps);
+  let seed = seedFromShas(good, bad);
+  const session = async (arms: Arm[]): Promise<InterleavedOutcome> => measureInterleaved(repo, arms, stateDir, flags.measure, deps, seed++);
 
+  // The references: the nightly A/B that found the regression (good and bad interleaved on this machine) when the
+  // store has it, else one interleaved session of good and bad measured now.
   const machine = machineKeyOf(executor);
-  const reference = async (sha: string, flag: string): Promise<Measurement[]> => {
-    if (options.store) {
-      const stored = await storedSamples(options.store, sha, machine, 'nightly');
-      if (stored.length > 0 && stored.some((m) => m.values.length >= 2)) {
-        progress.note(`${flag} ${sha.slice(0, 12)}: using ${stored.length} stored nightly measurement(s) of this machine`);
-        return stored;
-      }
+  let reference: { good: Measurement[]; bad: Measurement[]; counted: boolean } | undefined;
+  if (options.store) {
+    const pair = await storedAbPair(options.store, good, bad, machine);
+    if (pair) {
+      progress.note(`references: the stored nightly A/B of ${good.slice(0, 12)} vs ${bad.slice(0, 12)} on this machine (${pair.time})`);
+      reference = { ...pair, counted: false };
     }
-    progress.group(`${flag} ${sha.slice(0, 12)}: ${flags.measure.rounds} rounds`);
-    const outcome = await measure(sha);
-    progress.endGroup();
-    if (outcome.skip !== undefined) throw new RunnerError(`the ${flag} commit ${sha.slice(0, 12)} cannot be measured: ${outcome.skip}`);
-    return outcome.measurements;
+  }
+  // Without a stored A/B, the first probe session's good and bad arms are the references (and choose the series).
+  let choice: SeriesChoice | null = null;
+  const choose = (good: Measurement[], bad: Measurement[]): SeriesChoice => {
+    const c = chooseSeries(good, bad, flags);
+    if (c === null) {
+      const names = [...new Set(good.map((m) => `${m.benchmark} (${m.metric})`))].slice(0, 10).join(', ');
+      throw new RunnerError(`good and bad share no benchmark${flags.benchmarks.length > 0 ? ` named ${flags.benchmarks.join(', ')}` : ''}${flags.metric ? ` with metric ${flags.metric}` : ''}; the good commit measured: ${names || 'nothing'} (check --benchmark and --metric)`);
+    }
+    progress.note(`following ${c.benchmark} (${c.metric}) over ${candidates.length} candidate merge(s)`);
+    return c;
   };
-  let goodM = await reference(good, '--good');
-  let badM = await reference(bad, '--bad');
-  let choice = chooseSeries(goodM, badM, flags);
-  // Stored nightlies may lack the benchmark asked for; measure that end then.
-  if (choice === null && options.store) {
-    const measured = async (sha: string) => {
-      const o = await measure(sha);
-      if (o.skip !== undefined) throw new RunnerError(`${sha.slice(0, 12)} cannot be measured: ${o.skip}`);
-      return o.measurements;
-    };
-    goodM = await measured(good);
-    badM = await measured(bad);
-    choice = chooseSeries(goodM, badM, flags);
-  }
-  if (choice === null) {
-    const names = [...new Set(goodM.map((m) => `${m.benchmark} (${m.metric})`))].slice(0, 10).join(', ');
-    throw new RunnerError(`good and bad share no benchmark${flags.benchmarks.length > 0 ? ` named ${flags.benchmarks.join(', ')}` : ''}${flags.metric ? ` with metric ${flags.metric}` : ''}; the good commit measured: ${names || 'nothing'} (check --benchmark and --metric)`);
-  }
-  progress.note(`following ${choice.benchmark} (${choice.metric}) over ${candidates.length} candidate merge(s)`);
+  if (reference) choice = choose(reference.good, reference.bad);
 
   let state = createBisect({
-    candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...(c.pr !== undefined ? { pr: c.pr } : {}) })),
-    goodSamples: valuesOf(goodM, choice) as number[],
-    badSamples: valuesOf(badM, choice) as number[],
+    candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...(c.pr !== undefined ? { pr: c.pr } : {}), ...(c.parent !== undefined ? { parent: c.parent } : {}) })),
+    good,
+    ...(reference && choice ? { reference: { good: valuesOf(reference.good, choice) ?? [], bad: valuesOf(reference.bad, choice) ?? [], counted: reference.counted } } : {}),
     options: { threshold: flags.threshold, maxSessionsPerCommit: flags.maxSessions },
   });
+  const referenceArms = (o: InterleavedOutcome) => {
+    if (o.skip !== undefined && o.arm !== 'probe') throw new RunnerError(`the ${o.arm} reference (${(o.arm === 'good' ? good : bad).slice(0, 12)}) cannot be measured: ${o.skip}`);
+    if (o.skip === undefined && choice === null) choice = choose(o.arms.good, o.arms.bad);
+  };
+  const pick = (o: InterleavedOutcome, label: string) => (o.skip === undefined && choice !== null ? valuesOf(o.arms[label], choice) : undefined);
+  const missing = () => ({ skip: `no ${choice?.benchmark} (${choice?.metric}) in its output` });
   let steps = 0;
-  const limit = candidates.length * flags.maxSessions + 10;
+  const limit = candidates.length * (flags.maxSessions + 1) + 10;
   while (!state.finished && steps < limit) {
-    const probes = nextProbes(state, options.parallel);
-    if (probes.length === 0) break;
+    const requests = nextSessions(state, options.parallel);
+    if (requests.length === 0) break;
     steps++;
-    for (const sha of probes) {
-      progress.group(`step ${steps}: ${sha.slice(0, 12)} ${candidates.find((c) => c.sha === sha)?.subject ?? ''}`);
-      const outcome = await measure(sha);
-      progress.endGroup();
-      const values = outcome.skip === undefined ? valuesOf(outcome.measurements, choice) : undefined;
-      state = recordProbe(state, sha, outcome.skip !== undefined ? { skip: outcome.skip } : values && values.length > 0 ? values : { skip: `no ${choice.benchmark} (${choice.metric}) in its output` });
+    for (const request of requests) {
+      if (request.kind === 'reference') {
+        progress.group(`references: ${good.slice(0, 12)} vs ${bad.slice(0, 12)}, interleaved`);
+        const o = await session([{ label: 'good', sha: good }, { label: 'bad', sha: bad }]);
+        progress.endGroup();
+        referenceArms(o);
+        const [g, b] = [pick(o, 'good'), pick(o, 'bad')];
+        state = recordReference(state, o.skip !== undefined ? { skip: o.skip } : g && b ? { good: g, bad: b } : missing());
+      } else if (request.kind === 'probe') {
+        progress.group(`step ${steps}: ${request.sha.slice(0, 12)} ${candidates.find((c) => c.sha === request.sha)?.subject ?? ''}, interleaved with good and bad`);
+        const o = await session([{ label: 'good', sha: good }, { label: 'probe', sha: request.sha }, { label: 'bad', sha: bad }]);
+        progress.endGroup();
+        // A reference that fails to build or run is an error, not a skip of the probe.
+        referenceArms(o);
+        if (o.skip !== undefined && choice === null) {
+          // The probe failed before any reference was seen: measure the references on their own next.
+          state = recordProbe(state, request.sha, { skip: o.skip });
+          continue;
+        }
+        const [g, p, b] = [pick(o, 'good'), pick(o, 'probe'), pick(o, 'bad')];
+        state = recordProbe(state, request.sha, o.skip !== undefined ? { skip: o.skip } : g && p && b && p.length > 0 ? { good: g, probe: p, bad: b } : missing());
+      } else {
+        progress.group(`step ${steps}: confirm ${request.sha.slice(0, 12)} against its parent ${request.parent.slice(0, 12)}, interleaved`);
+        const o = await session([{ label: 'parent', sha: request.parent }, { label: 'probe', sha: request.sha }]);
+        progress.endGroup();
+        const [pa, p] = [pick(o, 'parent'), pick(o, 'probe')];
+        state = recordConfirmation(state, request.sha, o.skip !== undefined ? { skip: o.skip } : pa && p ? { parent: pa, probe: p } : missing());
+      }
     }
   }
+  if (choice === null) throw new RunnerError('nothing could be measured: the first probe and the references failed');
+  const followed: SeriesChoice = choice;
   const json = toBisectJson(state) as unknown as BisectLog;
   const log: BisectLog = {
-    ...json, benchmark: choice.benchmark, metric: choice.metric, good, bad, probe_steps: steps,
+    ...json, benchmark: followed.benchmark, metric: followed.metric, good, bad, probe_steps: steps,
     candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...(c.pr !== undefined ? { pr: c.pr } : {}), author: c.author })),
   };
   return { state, log };

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parsePercent } from '../compare/thresholds.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
@@ -7,6 +8,7 @@ import type { Ack, Series } from '../scan/scan-history.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
 import { openStore } from '../store/open-store.ts';
 import type { SeriesPoint, Store } from '../store/store.ts';
+import type { Fingerprint } from '../model/fingerprint.ts';
 import { UsageError } from './usage-error.ts';
 
 export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repo OWNER/NAME] [--output markdown|json] [--threshold 2%]
@@ -52,15 +54,70 @@ function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boo
 }
 
 /**
+ * SEGMENT_FIELDS are the fingerprint facts whose change starts a new
+ * segment of a series (never a regression): the setup of one machine
+ * rather than the machine. Tool versions count too (`tool:NAME`).
+ */
+export const SEGMENT_FIELDS = ['kernel', 'microcode', 'governor', 'turbo', 'smt', 'isolatedCpus', 'buildType'] as const;
+
+/** HOST_FIELDS identify the machine a series belongs to; a change of any of them is another machine, another series. */
+export const HOST_FIELDS = ['cpuModel', 'cores', 'memoryBytes', 'virtualization', 'hostName'] as const;
+
+/** machineFacts are a night's segment facts as strings (what the scan compares night to night). */
+export function machineFacts(fp: Fingerprint): Record<string, string> {
+  const facts: Record<string, string> = {};
+  const bag = fp as Record<string, unknown>;
+  for (const field of SEGMENT_FIELDS) if (bag[field] !== undefined) facts[field] = String(bag[field]);
+  for (const [tool, version] of Object.entries(fp.toolVersions ?? {})) facts[`tool:${tool}`] = version;
+  return facts;
+}
+
+/** hostKey is 12 hex digits of the HOST_FIELDS a fingerprint has: the MACHINE part of series names. */
+export function hostKey(fp: Fingerprint): string {
+  const bag = fp as Record<string, unknown>;
+  return createHash('sha256').update(JSON.stringify(HOST_FIELDS.flatMap((f) => (bag[f] === undefined ? [] : [[f, bag[f]]])))).digest('hex').slice(0, 12);
+}
+
+/**
  * loadNightlySeries reads a branch's nightly history from the store and
- * groups it into scan series, one per machine: the store's fingerprint key
- * is the machine identity (store/run-key.ts), shortened here to 12 hex
- * digits for series names.
+ * groups it into scan series, one per machine (HOST_FIELDS, 12 hex digits
+ * in series names): a kernel, governor or toolchain change on the same
+ * machine stays in the series and starts a segment there (`machine` facts
+ * per night). Each night gets its interleaved A/B: the base-role run the
+ * same nightly job stored (same time, same machine), which measured the
+ * previous nightly's commit beside tonight's.
  */
 export async function loadNightlySeries(store: Store, options: { branch: string; repo?: string }): Promise<Series[]> {
-  const points = await store.series({ role: 'nightly', branch: options.branch, repo: options.repo, values: true });
-  const byMachine: SeriesPoint[] = points.map((p) => ({ ...p, fingerprintKey: p.fingerprintKey.slice(0, 12) }));
-  return seriesFromPoints(byMachine, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
+  const points = await store.series({ role: 'nightly', branch: options.branch, repo: options.repo, values: true, fingerprints: true });
+  const times = new Set(points.map((p) => p.time));
+  const bases = (await store.series({ role: 'base', repo: options.repo, values: true })).filter((b) => times.has(b.time));
+  const abOf = new Map<string, SeriesPoint>();
+  for (const b of bases) abOf.set(`${b.time}\u0000${b.fingerprintKey}\u0000${b.benchmark}\u0000${b.metric}`, b);
+  const facts = new Map<string, Record<string, string>>();
+  const byHost: SeriesPoint[] = points.map((p) => ({ ...p, fingerprintKey: p.fingerprint ? hostKey(p.fingerprint) : p.fingerprintKey.slice(0, 12) }));
+  points.forEach((p) => {
+    if (p.fingerprint) facts.set(p.runId, machineFacts(p.fingerprint));
+  });
+  const series = seriesFromPoints(byHost, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
+  // Attach per night what seriesFromPoints does not know: the machine facts and the A/B of the same job.
+  const pointOf = new Map(points.map((p) => [`${p.runId}\u0000${p.benchmark}\u0000${p.metric}`, p]));
+  const runIdsBySeries = new Map<string, SeriesPoint[]>();
+  for (const p of byHost) {
+    const k = `${p.benchmark}\u0000${p.metric}\u0000${p.fingerprintKey}`;
+    if (!runIdsBySeries.has(k)) runIdsBySeries.set(k, []);
+    (runIdsBySeries.get(k) as SeriesPoint[]).push(p);
+  }
+  return series.map((s) => {
+    const ps = runIdsBySeries.get(`${s.benchmark}\u0000${s.metric}\u0000${s.fingerprintKey}`) ?? [];
+    const nights = s.nights.map((night, i) => {
+      const p = pointOf.get(`${ps[i]?.runId}\u0000${s.benchmark}\u0000${s.metric}`);
+      if (!p) return night;
+      const base = abOf.get(`${p.time}\u0000${p.fingerprintKey}\u0000${p.benchmark}\u0000${p.metric}`);
+      const machine = facts.get(p.runId);
+      return { ...night, ...(machine ? { machine } : {}), ...(base?.values && base.values.length > 0 ? { ab: { baseSha: base.sha, base: base.values } } : {}) };
+    });
+    return { ...s, nights };
+  });
 }
 
 /** loadAcks reads every stored ack. */

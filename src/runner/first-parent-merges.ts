@@ -7,7 +7,8 @@ import { RunnerError } from './git-checkout.ts';
  * line of the bad commit. `author` is the pull request's author when it can
  * be told: for a true merge, the author of the merged branch's tip (the
  * merge commit itself is authored by whoever pressed the button); else the
- * commit's author. `time` is the committer date, ISO 8601.
+ * commit's author. `time` is the committer date, ISO 8601; `parent` the
+ * first parent (what the culprit is confirmed against).
  */
 export interface MergeCommit extends Commit {
   author: string;
@@ -61,6 +62,8 @@ export function firstParentMerges(repo: string, good: string, bad: string): Merg
     const [sha, parents, subject, author, authorEmail, time] = line.split(FIELD);
     const parentList = parents.split(' ').filter((p) => p !== '');
     const commit: MergeCommit = { sha, subject, author, authorEmail, time, merge: parentList.length > 1 };
+    // A culprit is confirmed against its first parent, which need not be a candidate (a direct push between merges).
+    if (parentList.length > 0) commit.parent = parentList[0];
     const pr = parsePrNumber(subject);
     if (pr !== undefined) commit.pr = pr;
     if (commit.merge) {

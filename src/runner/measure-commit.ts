@@ -8,6 +8,7 @@ import type { Executor } from './executor.ts';
 import { checkoutWorktree, RunnerError, treeHash } from './git-checkout.ts';
 import type { Progress } from './progress.ts';
 import { measureRound } from './measure-round.ts';
+import { xoshiro128 } from '../stats/bootstrap.ts';
 
 /**
  * MeasureSettings say how one benchmark session runs: `rounds` kept rounds
@@ -112,4 +113,76 @@ function tail(text: string): string {
 
 function firstLines(text: string): string {
   return text.split('\n').slice(0, 3).join(' | ');
+}
+
+/** Arm is one commit of an interleaved session: `label` names it in messages and results (good, probe, bad, parent). */
+export interface Arm {
+  label: string;
+  sha: string;
+}
+
+/**
+ * InterleavedOutcome is one interleaved session: every arm's measurements
+ * (all rounds pooled in round order), or `skip` naming the arm that could
+ * not be measured and why.
+ */
+export type InterleavedOutcome =
+  | { skip?: undefined; arms: Record<string, Measurement[]>; rounds: number; durationMs: number }
+  | { skip: string; arm: string };
+
+/**
+ * measureInterleaved runs one session over several commits the way `run`
+ * interleaves base and head: each commit checked out and built once in its
+ * own worktree, then `warmup` discarded and `rounds` kept rounds, every
+ * round one block in which each arm runs once, in an order drawn from
+ * `seed` (a seeded permutation per block, so no arm always runs first and a
+ * drift of the machine spreads over all arms alike). Whatever shifts the
+ * whole session shifts every arm, which is what makes the arms comparable.
+ */
+export async function measureInterleaved(repo: string, arms: readonly Arm[], stateDir: string, settings: MeasureSettings, deps: MeasureDeps, seed = 1): Promise<InterleavedOutcome> {
+  const dirs: string[] = [];
+  for (const arm of arms) {
+    const label = arm.sha.slice(0, 12);
+    const worktree = checkoutWorktree(repo, arm.sha, stateDir);
+    if (settings.build) {
+      try {
+        buildSide(worktree, treeHash(repo, arm.sha), settings.build, label, settings.buildTimeoutMs, settings.env);
+      } catch (error) {
+        if (error instanceof RunnerError) return { skip: firstLines(error.message), arm: arm.label };
+        throw error;
+      }
+    }
+    dirs.push(await deps.executor.prepare(worktree, `bisect-${label}`));
+  }
+  const scratch = mkdtempSync(join(tmpdir(), 'benchbot-measure-'));
+  const random = xoshiro128(seed);
+  try {
+    const collected: Measurement[][] = arms.map(() => []);
+    let durationMs = 0;
+    for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
+      const order = arms.map((_, i) => i);
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      for (const i of order) {
+        const outcome = await measureRound(settings, deps.executor, dirs[i], scratch, `${arms[i].label} round ${round}`);
+        if ('failure' in outcome) {
+          deps.progress.note(`${arms[i].sha.slice(0, 12)} (${arms[i].label}): round ${round} failed: ${outcome.failure.message}`);
+          return { skip: `round ${round} of ${arms[i].sha.slice(0, 12)} failed: ${outcome.failure.message}`, arm: arms[i].label };
+        }
+        if (round < 1) continue;
+        durationMs += outcome.durationMs;
+        collected[i].push(...outcome.measurements);
+      }
+    }
+    deps.progress.note(`${arms.map((a) => `${a.label} ${a.sha.slice(0, 12)}`).join(', ')}: ${settings.rounds} interleaved round(s) measured`);
+    const out: Record<string, Measurement[]> = {};
+    arms.forEach((arm, i) => {
+      out[arm.label] = poolMeasurements(collected[i]);
+    });
+    return { arms: out, rounds: settings.rounds, durationMs };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }

@@ -1,33 +1,41 @@
 /**
  * scan-history: the nightly scan. Every series (benchmark x metric x machine
- * fingerprint x branch) is searched for change points, each confirmed on
- * raw samples by the same rule as a PR check, and the survivors of all
- * series go through one Benjamini-Hochberg step so that scanning 300 series
- * every night does not mean a false alarm every night.
+ * x branch) is searched for changes; a change is reported only when two
+ * kinds of evidence agree, and the survivors of all series go through one
+ * Benjamini-Hochberg step so that scanning 300 series every night does not
+ * mean a false alarm every night.
  *
- * Per series, oldest night first:
+ * The unit of evidence is the night (one benchmark session): the samples of
+ * one night share its offset (machine state, thermal state, what ran
+ * before), so nights are compared by their medians, with the
+ * night-to-night variance estimated from the history itself, never by
+ * pooling raw samples of different nights as if they were independent.
  *
- * 1. The latest ack of the series starts the baseline: nights before it are
- *    not looked at, so nothing at or before an acknowledged change alerts.
- * 2. Windowed E-divisive means (e-divisive.ts, Otava's algorithm and
- *    defaults: t test, p <= 0.001, window 30 nights) on log(median per
- *    night), with a minimum magnitude of the threshold (2%).
- * 3. Each change point needs two nights after it (one night is the fast
- *    alert's `watch`). It is moved to the night within `confirmNights`
- *    where the raw samples before and after differ most (medians locate a
- *    change only roughly, and the bisect range must contain it), then
- *    confirmed by the PR rule (compareRuns' decideVerdict) on the raw
- *    samples of up to 5 nights before vs up to 5 nights after it, pooled,
- *    never crossing a neighbouring change point: Hodges-Lehmann ratio with
- *    its Mann-Whitney CI, q < alpha after BH across all series, and the
- *    ratio beyond the threshold. p and the CI are Bonferroni-corrected for
- *    the nights the move tried.
- * 4. The fast alert: the newest two nights against the median and MAD of
- *    log(median) over the current segment. One night beyond `zThreshold`
- *    robust z (and beyond the threshold in size) is a `watch`; two
- *    consecutive nights in the same direction are an `alert`, confirmed on
- *    raw samples like a change point. E-divisive cannot see a change in the
- *    last night or two; this can, a day later.
+ * 1. History (context). Per series, oldest night first: the latest ack
+ *    starts the baseline, and a night whose machine facts differ from the
+ *    night before (kernel, microcode, governor, turbo, SMT, toolchain:
+ *    `Night.machine`) starts a new segment, never a regression (the result
+ *    lists it under `machineChanges`, with what changed). In each segment,
+ *    windowed E-divisive means (Otava's algorithm and defaults) on
+ *    log(median per night) with a minimum magnitude of the threshold; and
+ *    the fast alert, the newest two or three nights against the segment
+ *    before them. Either is a candidate only when a t test on the nights'
+ *    log medians (sessionShift: up to `confirmNights` nights each side, the
+ *    night-to-night standard deviation from up to `windowLen` nights of the
+ *    segment before) gives p <= `historyAlpha` and a shift beyond the
+ *    threshold, every night after it on the same side.
+ * 2. Interleaved confirmation. The nightly job measures last night's SHA
+ *    beside tonight's in ABBA rounds (`Night.ab`). A candidate is confirmed
+ *    by the A/B of its first bad night against its last good one (the
+ *    night among the `locateNights` around the candidate whose A/B moved
+ *    most in the candidate's direction; p Bonferroni-corrected for the
+ *    nights looked at) by the PR rule: Hodges-Lehmann ratio with its
+ *    Mann-Whitney CI, q < alpha after BH across all series, beyond the
+ *    threshold, in the direction the history moved. A candidate whose night
+ *    has no A/B is `awaiting` (the nightly action measures it right away;
+ *    runner/confirm-findings.ts); one the A/B contradicts is dropped.
+ * 3. A `watch` is one night beyond `zThreshold` robust z (median/MAD of
+ *    log medians over the segment): shown, never filed.
  *
  * Change points older than `maxAgeNights` are not reported (an earlier scan
  * reported them). Nights whose median is not positive cannot be logged and
@@ -39,17 +47,38 @@ import type { Direction } from '../model/measurement.ts';
 import { decideVerdict } from '../compare/compare-runs.ts';
 import { estimateChange } from '../compare/estimate-change.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
-import { mannWhitneyU } from '../stats/mann-whitney.ts';
+import { normalSf } from '../stats/normal.ts';
 import { median } from '../stats/order-statistics.ts';
 import { MAD_TO_SIGMA } from '../stats/robust-cv.ts';
+import { sessionShift } from '../stats/sessions.ts';
 import { eDivisive, logMagnitude } from './e-divisive.ts';
 
-/** Night is one nightly run's samples of one series: `values` in the series' unit, `median` precomputed (else computed). */
+/**
+ * NightAb is the interleaved A/B the nightly job ran that night: `base`,
+ * the samples of `baseSha` (the previous nightly's commit, or the last good
+ * one when the A/B was run to confirm a finding) measured in the same
+ * session, ABBA, as the night's own `values`.
+ */
+export interface NightAb {
+  baseSha: string;
+  base: readonly number[];
+  /** head samples when they are not the night's `values` (a confirmation run after the night). */
+  head?: readonly number[];
+}
+
+/**
+ * Night is one nightly run's samples of one series: `values` in the
+ * series' unit, `median` precomputed (else computed), `ab` the night's
+ * interleaved A/B, `machine` the facts that start a new segment when they
+ * change (e.g. {kernel, microcode, governor, toolchain}).
+ */
 export interface Night {
   sha: string;
   time: string;
   values: readonly number[];
   median?: number;
+  ab?: NightAb;
+  machine?: Readonly<Record<string, string>>;
 }
 
 /** Series is one benchmark x metric x fingerprint x branch history, nights oldest first. `key` defaults to {@link seriesKey}. */
@@ -82,8 +111,11 @@ export interface Ack {
  * - `threshold` theta, fraction (0.02): the PR rule's threshold and the default `minMagnitude`;
  * - `alpha` (0.05): the FDR level across all series and 1 - the CI level;
  * - `windowLen` (30 nights), `maxPValue` (0.001), `minMagnitude` (= threshold): E-divisive;
- * - `confirmNights` (5): nights pooled on each side of a change point for the PR rule;
- * - `zThreshold` (4): robust z for the fast alert; `minBaselineNights` (10) the fewest nights it needs as baseline;
+ *   `windowLen` also caps the nights the night-to-night spread is estimated from;
+ * - `confirmNights` (5): nights each side of a change point in the history test;
+ * - `historyAlpha` (0.01): the history test's level (t test on nightly log medians);
+ * - `locateNights` (2): nights either side of a change point whose A/B may confirm it;
+ * - `zThreshold` (4): robust z of a one-night watch; `minBaselineNights` (10) the fewest nights the fast alert needs before it;
  * - `maxAgeNights` (30): change points whose first bad night is older are not reported;
  * - `trendNights` (30): nights in each finding's trend;
  * - `acks`: expected changes.
@@ -95,6 +127,8 @@ export interface ScanOptions {
   maxPValue?: number;
   minMagnitude?: number;
   confirmNights?: number;
+  historyAlpha?: number;
+  locateNights?: number;
   zThreshold?: number;
   minBaselineNights?: number;
   maxAgeNights?: number;
@@ -113,16 +147,49 @@ export interface TrendPoint extends NightRef {
   median: number;
 }
 
+/** AbConfirmation is the interleaved A/B that confirmed (or not yet) a finding: last good vs first bad in one session. */
+export interface AbConfirmation {
+  baseSha: string;
+  headSha: string;
+  time: string;
+  ratio: number;
+  ratioCi: [number, number] | null;
+  p: number;
+  nBase: number;
+  nHead: number;
+}
+
+/** HistoryEvidence is the nights' side: the shift of log medians after vs before, its CI and t test p, and the night-to-night SD (log). */
+export interface HistoryEvidence {
+  ratio: number;
+  ratioCi: [number, number];
+  p: number;
+  nightSd: number;
+}
+
+/** MachineChange is a night whose machine facts differ from the night before: a new segment starts there. */
+export interface MachineChange {
+  series: string;
+  benchmark: string;
+  metric: string;
+  night: NightRef;
+  previous: NightRef;
+  changes: { field: string; before: string | null; after: string | null }[];
+}
+
 /**
  * ScanFinding is one suspected change of one series.
- * - `kind`: `change-point` (E-divisive, confirmed), `alert` (fast alert on
- *   two nights, confirmed) or `watch` (one night beyond the robust z; not
- *   confirmed, `q` null, nothing to file yet).
- * - `ratio` after/before in the metric's unit with its CI; `direction`
- *   follows the metric's `better`.
+ * - `kind`: `change-point` (E-divisive), `alert` (the newest two or three
+ *   nights) or `watch` (one night beyond the robust z; `q` null, nothing to
+ *   file).
+ * - `ratio` after/before in the metric's unit: the interleaved A/B's when
+ *   confirmed (`confirmation`), else the history's; `history` the nights'
+ *   evidence; `p`/`q` the confirmation's; `direction` follows `better`.
  * - `lastGood`..`firstBad` is the commit range to bisect; `nightsSince`
  *   counts the nights from the first bad one to the newest, both included.
- * - `before`/`after`: the pooled nights of the confirmation.
+ * - `before`/`after`: the nights the history test compared (median of
+ *   their medians, samples in them).
+ * - `machineChanges`: machine changes within the trend.
  */
 export interface ScanFinding {
   series: string;
@@ -145,11 +212,23 @@ export interface ScanFinding {
   after: { nights: number; n: number; median: number };
   zScore?: number;
   trend: TrendPoint[];
+  history?: HistoryEvidence;
+  confirmation?: AbConfirmation | null;
+  machineChanges?: MachineChange[];
 }
 
-/** ScanResult: findings (regressions first, then by q), how many candidates were tested, and warnings as values. */
+/**
+ * ScanResult: `findings` (confirmed regressions first, then by q, then
+ * watches), `awaiting` (history candidates whose first bad night has no
+ * interleaved A/B yet: measure lastGood vs firstBad, then scan again),
+ * `refuted` (candidates the A/B did not confirm), `machineChanges`, how
+ * many candidates were tested, and warnings as values.
+ */
 export interface ScanResult {
   findings: ScanFinding[];
+  awaiting: ScanFinding[];
+  refuted: ScanFinding[];
+  machineChanges: MachineChange[];
   tested: number;
   warnings: string[];
 }
@@ -160,6 +239,8 @@ const DEFAULTS = {
   windowLen: 30,
   maxPValue: 0.001,
   confirmNights: 5,
+  historyAlpha: 0.01,
+  locateNights: 2,
   zThreshold: 4,
   minBaselineNights: 10,
   maxAgeNights: 30,
@@ -178,36 +259,47 @@ export function scanSeries(series: Series, options: ScanOptions = {}): ScanResul
   return scanHistory([series], options);
 }
 
-/** scanHistory scans every series and applies Benjamini-Hochberg across all of their confirmation p-values. */
+interface Candidate {
+  finding: ScanFinding;
+  ab: AbConfirmation | null;
+  abCi: { ratioCi: [number, number] | null; equivalenceCi: [number, number] | null };
+}
+
+/** scanHistory scans every series and applies Benjamini-Hochberg across all of their confirmations' p-values. */
 export function scanHistory(allSeries: readonly Series[], options: ScanOptions = {}): ScanResult {
   const o = resolve(options);
   const warnings: string[] = [];
   const candidates: Candidate[] = [];
   const watches: ScanFinding[] = [];
+  const machineChanges: MachineChange[] = [];
   for (const series of allSeries) {
     const found = candidatesOf(series, o, warnings);
     candidates.push(...found.candidates);
     watches.push(...found.watches);
+    machineChanges.push(...found.machineChanges);
   }
-  const qs = benjaminiHochberg(candidates.map((c) => c.finding.p));
+  const awaiting = candidates.filter((c) => c.ab === null).map((c) => c.finding);
+  const tested = candidates.filter((c) => c.ab !== null);
+  const qs = benjaminiHochberg(tested.map((c) => c.finding.p));
   const findings: ScanFinding[] = [];
-  candidates.forEach((c, i) => {
+  const refuted: ScanFinding[] = [];
+  tested.forEach((c, i) => {
     c.finding.q = qs[i];
+    const ab = c.ab as AbConfirmation;
     const comparison: Comparison = {
       benchmark: c.finding.benchmark, metric: c.finding.metric, unit: c.finding.unit, better: c.finding.better,
-      base: null, head: null, ratio: c.finding.ratio, ratioCi: c.finding.ratioCi, p: c.finding.p, q: qs[i], verdict: 'inconclusive', warnings: [],
+      base: null, head: null, ratio: ab.ratio, ratioCi: c.abCi.ratioCi, p: ab.p, q: qs[i], verdict: 'inconclusive', warnings: [],
     };
     const verdict = decideVerdict(comparison, o.threshold, o.alpha);
-    if (verdict === 'regressed' || verdict === 'improved') findings.push(c.finding);
+    const historyWorse = c.finding.direction === 'regression';
+    const abWorse = c.finding.better === 'lower' ? ab.ratio > 1 : ab.ratio < 1;
+    if ((verdict === 'regressed' || verdict === 'improved') && abWorse === historyWorse) findings.push(c.finding);
+    else refuted.push(c.finding);
   });
   findings.push(...watches);
   const rank = (f: ScanFinding) => (f.kind === 'watch' ? 2 : f.direction === 'regression' ? 0 : 1);
   findings.sort((a, b) => rank(a) - rank(b) || (a.q ?? a.p) - (b.q ?? b.p) || a.series.localeCompare(b.series));
-  return { findings, tested: candidates.length, warnings };
-}
-
-interface Candidate {
-  finding: ScanFinding;
+  return { findings, awaiting, refuted, machineChanges, tested: tested.length, warnings };
 }
 
 function resolve(options: ScanOptions): Resolved {
@@ -223,7 +315,7 @@ interface UsableNight extends Night {
   log: number;
 }
 
-function candidatesOf(series: Series, o: Resolved, warnings: string[]): { candidates: Candidate[]; watches: ScanFinding[] } {
+function candidatesOf(series: Series, o: Resolved, warnings: string[]): { candidates: Candidate[]; watches: ScanFinding[]; machineChanges: MachineChange[] } {
   const key = series.key ?? seriesKey(series);
   const nights: UsableNight[] = [];
   let dropped = 0;
@@ -236,73 +328,171 @@ function candidatesOf(series: Series, o: Resolved, warnings: string[]): { candid
 
   const start = baselineStart(key, nights, o.acks, warnings);
   const end = nights.length;
-  const logs = nights.slice(start).map((n) => n.log);
-  const found = logs.length >= 3
-    ? eDivisive(logs, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.minMagnitude, magnitude: logMagnitude }).changePoints.map((c) => c.index + start)
-    : [];
+  const machineChanges = machineChangesOf(series, key, nights);
+  // A machine change is a segment boundary, never a candidate itself.
+  const segmentStarts = [start, ...machineChanges.map((c) => nights.findIndex((n) => n === c.nightRef)).filter((i) => i > start)];
+  const found: number[] = [];
+  for (let s = 0; s < segmentStarts.length; s++) {
+    const from = segmentStarts[s];
+    const to = s + 1 < segmentStarts.length ? segmentStarts[s + 1] : end;
+    const logs = nights.slice(from, to).map((n) => n.log);
+    if (logs.length >= 3) {
+      found.push(...eDivisive(logs, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.minMagnitude, magnitude: logMagnitude }).changePoints.map((c) => c.index + from));
+    }
+  }
+  const boundaries = [...new Set([...segmentStarts, ...found, end])].sort((a, b) => a - b);
+  const isFound = new Set(found);
+  const changes = machineChanges.map(({ nightRef: _n, ...c }) => c);
 
   const candidates: Candidate[] = [];
-  const boundaries = [start, ...found, end];
+  const seen = new Set<number>();
   for (let i = 1; i < boundaries.length - 1; i++) {
-    // One night after the change is the fast alert's business: it needs a second night.
-    if (end - boundaries[i] < 2) continue;
-    const { at, looks } = refine(nights, boundaries[i - 1], boundaries[i], Math.min(boundaries[i + 1], end - 1), o.confirmNights);
+    const at = boundaries[i];
+    if (!isFound.has(at)) continue;
+    // One night after the change is not enough history; the fast alert takes it from the second night.
+    if (end - at < 2) continue;
     if (end - at > o.maxAgeNights) continue;
-    const before = nights.slice(Math.max(boundaries[i - 1], at - o.confirmNights), at);
-    const after = nights.slice(at, Math.min(boundaries[i + 1], at + o.confirmNights));
-    const finding = confirm(series, key, nights, before, after, at, 'change-point', o, looks);
-    if (finding) candidates.push({ finding });
+    const c = candidate(series, key, nights, boundaries[i - 1], at, boundaries[i + 1], 'change-point', o, changes);
+    if (c && !seen.has(nightIndex(nights, c.finding.firstBad))) {
+      seen.add(nightIndex(nights, c.finding.firstBad));
+      candidates.push(c);
+    }
+  }
+
+  // The fast alert: the newest two, then three, nights against the segment before them.
+  const segmentFrom = (k: number) => Math.max(...boundaries.filter((b) => b <= k - o.minBaselineNights), -1);
+  for (const k of [end - 2, end - 3]) {
+    if (k < 0 || found.some((f) => Math.abs(f - k) <= o.locateNights) || seen.has(k)) continue;
+    const from = segmentFrom(k);
+    // A boundary between the baseline and the newest nights (a machine change, an ack) means there is no baseline.
+    if (from < 0 || boundaries.some((b) => b > from && b <= k && b !== k) || boundaries.some((b) => b > k && b < end)) continue;
+    const c = candidate(series, key, nights, from, k, end, 'alert', o, changes);
+    if (c) {
+      seen.add(nightIndex(nights, c.finding.firstBad));
+      candidates.push(c);
+      break;
+    }
   }
 
   const watches: ScanFinding[] = [];
-  const fast = fastAlert(nights, [start, ...found], o);
-  if (fast) {
-    const at = fast.kind === 'alert' ? end - 2 : end - 1;
-    // A reported change point at the same nights already covers it (one at the newest night is not reported).
-    if (!found.includes(end - 2)) {
-      const before = nights.slice(Math.max(fast.baselineStart, fast.baselineEnd - o.confirmNights), fast.baselineEnd);
-      const finding = confirm(series, key, nights, before, nights.slice(at), at, fast.kind, o);
-      if (finding) {
-        finding.zScore = fast.z;
-        if (fast.kind === 'alert') candidates.push({ finding });
-        else watches.push(finding);
-      }
-    }
-  }
-  return { candidates, watches };
+  const watch = oneNightWatch(series, key, nights, boundaries, o, changes);
+  if (watch && !seen.has(end - 1)) watches.push(watch);
+  return { candidates, watches, machineChanges: changes };
+}
+
+function nightIndex(nights: readonly UsableNight[], ref: NightRef): number {
+  return nights.findIndex((n) => n.sha === ref.sha && n.time === ref.time);
 }
 
 /**
- * refine moves a change point found on nightly medians to the night within
- * `radius` (and strictly between its neighbours) where the raw samples of
- * up to `radius` nights on each side differ most (largest |z| of the
- * Mann-Whitney U; ties keep the night closest to E-divisive's), leaving at
- * least two nights after it (`next` is capped by the caller). `looks`
- * counts the nights tried; the confirmation's p-value is multiplied by it. Medians lose most of the
- * samples' information, and a range off by a night sends the bisect to the
- * wrong commits.
+ * candidate tests a change at night `at` (between the boundaries `prev` and
+ * `next`) on the nights' log medians, then looks for its interleaved
+ * confirmation among the A/Bs of the nights around it.
  */
-function refine(nights: readonly UsableNight[], prev: number, at: number, next: number, radius: number): { at: number; looks: number } {
-  let best = at;
+function candidate(
+  series: Series, key: string, nights: readonly UsableNight[], prev: number, at: number, next: number,
+  kind: 'change-point' | 'alert', o: Resolved, changes: readonly MachineChange[],
+): Candidate | null {
+  const history = historyTest(nights, prev, at, next, o, kind);
+  if (history === null) return null;
+  const { test, before, after, baseline } = history;
+  if (!(test.p <= o.historyAlpha) || Math.expm1(Math.abs(test.estimate)) < o.threshold) return null;
+  const sign = Math.sign(test.estimate);
+  // Every night after the change on the same side of the baseline: a change, not one outlier dragging a mean.
+  const center = median(baseline.map((n) => n.log));
+  if (after.some((n) => Math.sign(n.log - center) !== sign)) return null;
+
+  const located = locate(nights, prev, at, next, sign, o);
+  const firstBad = located?.at ?? at;
+  const worse = series.better === 'lower' ? sign > 0 : sign < 0;
+  const ratio = Math.exp(test.estimate);
+  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, firstBad - 5));
+  const trendNights = nights.slice(trendFrom);
+  const finding: ScanFinding = {
+    series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
+    fingerprintKey: series.fingerprintKey, branch: series.branch, kind,
+    direction: worse ? 'regression' : 'improvement',
+    ratio, ratioCi: [Math.exp(test.lower), Math.exp(test.upper)], p: test.p, q: null,
+    lastGood: ref(nights[firstBad - 1]), firstBad: ref(nights[firstBad]), nightsSince: nights.length - firstBad,
+    before: { nights: before.length, n: before.reduce((a, n) => a + n.values.length, 0), median: median(before.map((n) => n.median)) },
+    after: { nights: after.length, n: after.reduce((a, n) => a + n.values.length, 0), median: median(after.map((n) => n.median)) },
+    trend: trendNights.map((n) => ({ ...ref(n), median: n.median })),
+    history: { ratio, ratioCi: [Math.exp(test.lower), Math.exp(test.upper)], p: test.p, nightSd: test.se / Math.sqrt(1 / before.length + 1 / after.length) },
+    confirmation: null,
+    machineChanges: changes.filter((c) => trendNights.some((n) => n.sha === c.night.sha && n.time === c.night.time)),
+  };
+  if (located === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null } };
+  finding.confirmation = located.ab;
+  finding.ratio = located.ab.ratio;
+  finding.ratioCi = located.ci.ratioCi;
+  finding.p = located.ab.p;
+  return { finding, ab: located.ab, abCi: located.ci };
+}
+
+/** historyTest compares the nights after `at` with those before it on log medians, the spread taken from the segment before. */
+function historyTest(nights: readonly UsableNight[], prev: number, at: number, next: number, o: Resolved, kind: 'change-point' | 'alert') {
+  const baseline = nights.slice(Math.max(prev, at - o.windowLen), at);
+  const before = kind === 'alert' ? baseline : nights.slice(Math.max(prev, at - o.confirmNights), at);
+  const after = nights.slice(at, Math.min(next, at + o.confirmNights));
+  if (before.length < 2 || after.length < 1) return null;
+  // The spread comes from the history: the segment's nights before the change (at least three of them), else both sides pooled.
+  const test = sessionShift(before.map((n) => n.log), after.map((n) => n.log), { history: baseline.length >= 3 ? baseline.map((n) => n.log) : undefined, alpha: o.alpha, minSd: 1e-4 });
+  return test === null ? null : { test, before, after, baseline };
+}
+
+/**
+ * locate finds the interleaved A/B that confirms a change near night `at`:
+ * among the nights within `locateNights` (inside the segment, leaving a
+ * night before) whose A/B compares them with the night before, the one
+ * whose A/B moved most in the direction `sign` (largest |z| of the rank
+ * test). Its p is multiplied by the A/Bs looked at. Null when none has one.
+ */
+function locate(nights: readonly UsableNight[], prev: number, at: number, next: number, sign: number, o: Resolved) {
+  let best: { at: number; ab: AbConfirmation; ci: Candidate['abCi']; score: number } | null = null;
   let looks = 0;
-  let bestP = Infinity;
-  const from = Math.max(prev + 1, at - radius);
-  const to = Math.min(next - 1, at + radius);
-  for (let c = from; c <= to; c++) {
-    const base = nights.slice(Math.max(prev, c - radius), c).flatMap((n) => n.values);
-    const head = nights.slice(c, Math.min(next, c + radius)).flatMap((n) => n.values);
-    if (base.length < 2 || head.length < 2) continue;
+  for (let c = Math.max(prev + 1, at - o.locateNights, 1); c <= Math.min(next - 1, at + o.locateNights, nights.length - 1); c++) {
+    const night = nights[c];
+    const ab = night.ab;
+    if (!ab || ab.baseSha !== nights[c - 1].sha) continue;
+    const head = ab.head ?? night.values;
+    if (ab.base.length < 2 || head.length < 2) continue;
     looks++;
-    // |z| of U rather than p: p also shrinks with n, which would favour mixed windows near the end.
-    const n1 = base.length;
-    const n2 = head.length;
-    const z = -Math.abs(mannWhitneyU(base, head, { method: 'asymptotic' }).u - (n1 * n2) / 2) / Math.sqrt((n1 * n2 * (n1 + n2 + 1)) / 12);
-    if (z < bestP || (z === bestP && Math.abs(c - at) < Math.abs(best - at))) {
-      best = c;
-      bestP = z;
+    const change = estimateChange(ab.base, head, o.alpha, 'mann-whitney');
+    if (change.ratio === null || change.p === null) continue;
+    const moved = Math.sign(Math.log(change.ratio)) === sign ? 1 : -1;
+    const score = moved * (1 - change.p);
+    if (best === null || score > best.score || (score === best.score && Math.abs(c - at) < Math.abs(best.at - at))) {
+      best = {
+        at: c, score, ci: { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi },
+        ab: { baseSha: ab.baseSha, headSha: night.sha, time: night.time, ratio: change.ratio, ratioCi: change.ratioCi, p: change.p, nBase: ab.base.length, nHead: head.length },
+      };
     }
   }
-  return { at: best, looks: Math.max(1, looks) };
+  if (best === null) return null;
+  if (looks > 1) {
+    // Bonferroni over the A/Bs looked at: the night was chosen for its difference.
+    const night = nights[best.at];
+    const head = night.ab?.head ?? night.values;
+    const change = estimateChange(night.ab?.base ?? [], head, o.alpha / looks, 'mann-whitney');
+    best.ab.p = Math.min(1, best.ab.p * looks);
+    best.ci = { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi };
+    best.ab.ratioCi = change.ratioCi;
+  }
+  return best;
+}
+
+/** machineChangesOf lists the nights whose machine facts differ from the previous night's (both known). */
+function machineChangesOf(series: Series, key: string, nights: readonly UsableNight[]): Array<MachineChange & { nightRef: UsableNight }> {
+  const out: Array<MachineChange & { nightRef: UsableNight }> = [];
+  for (let i = 1; i < nights.length; i++) {
+    const a = nights[i - 1].machine;
+    const b = nights[i].machine;
+    if (a === undefined || b === undefined) continue;
+    const fields = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    const changes = fields.filter((f) => a[f] !== b[f]).map((f) => ({ field: f, before: a[f] ?? null, after: b[f] ?? null }));
+    if (changes.length > 0) out.push({ series: key, benchmark: series.benchmark, metric: series.metric, night: ref(nights[i]), previous: ref(nights[i - 1]), changes, nightRef: nights[i] });
+  }
+  return out;
 }
 
 function baselineStart(key: string, nights: readonly UsableNight[], acks: readonly Ack[], warnings: string[]): number {
@@ -320,65 +510,40 @@ function baselineStart(key: string, nights: readonly UsableNight[], acks: readon
   return start;
 }
 
-function confirm(
-  series: Series, key: string, nights: readonly UsableNight[], before: readonly UsableNight[], after: readonly UsableNight[],
-  at: number, kind: ScanFinding['kind'], o: Resolved, looks = 1,
-): ScanFinding | null {
-  if (before.length === 0 || after.length === 0) return null;
-  const base = before.flatMap((n) => n.values);
-  const head = after.flatMap((n) => n.values);
-  // Bonferroni over the nights refine() looked at: the night was chosen for its difference.
-  const change = estimateChange(base, head, o.alpha / looks);
-  const ratio = change.ratio ?? median(head) / median(base);
-  if (change.p === null || !Number.isFinite(ratio)) return null;
-  change.p = Math.min(1, change.p * looks);
-  const worse = series.better === 'lower' ? ratio > 1 : ratio < 1;
-  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, at - 5));
-  return {
-    series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
-    fingerprintKey: series.fingerprintKey, branch: series.branch, kind,
-    direction: worse ? 'regression' : 'improvement',
-    ratio, ratioCi: change.ratioCi, p: change.p, q: null,
-    lastGood: ref(nights[at - 1]), firstBad: ref(nights[at]), nightsSince: nights.length - at,
-    before: { nights: before.length, n: base.length, median: median(base) },
-    after: { nights: after.length, n: head.length, median: median(head) },
-    trend: nights.slice(trendFrom).map((n) => ({ ...ref(n), median: n.median })),
-  };
-}
-
 function ref(n: UsableNight): NightRef {
   return { sha: n.sha, time: n.time };
 }
 
-interface FastAlert {
-  kind: 'alert' | 'watch';
-  z: number;
-  baselineStart: number;
-  baselineEnd: number;
-}
-
 /**
- * fastAlert tests the newest two nights against the current segment (the
- * nights since the last boundary that leaves at least `minBaselineNights`
- * before them, at most `windowLen` of them), in robust z of log medians.
+ * oneNightWatch: the newest night against the current segment (at least
+ * `minBaselineNights`, at most `windowLen` nights before it) in robust z of
+ * log medians; beyond `zThreshold` and the threshold it is a watch.
  */
-function fastAlert(nights: readonly UsableNight[], boundaries: readonly number[], o: Resolved): FastAlert | null {
+function oneNightWatch(series: Series, key: string, nights: readonly UsableNight[], boundaries: readonly number[], o: Resolved, changes: readonly MachineChange[]): ScanFinding | null {
   const end = nights.length;
-  const baselineEnd = end - 2;
+  const baselineEnd = end - 1;
   let from = -1;
-  for (const b of boundaries) if (baselineEnd - b >= o.minBaselineNights) from = b;
-  if (from < 0) return null;
+  for (const b of boundaries) if (b <= baselineEnd && baselineEnd - b >= o.minBaselineNights) from = b;
+  if (from < 0 || boundaries.some((b) => b > from && b <= baselineEnd)) return null;
   from = Math.max(from, baselineEnd - o.windowLen);
-  const logs = nights.slice(from, baselineEnd).map((n) => n.log);
+  const base = nights.slice(from, baselineEnd);
+  const logs = base.map((n) => n.log);
   const center = median(logs);
   const sigma = MAD_TO_SIGMA * median(logs.map((v) => Math.abs(v - center)));
-  const zOf = (n: UsableNight) => (n.log - center) / Math.max(sigma, 1e-12);
-  const beyond = (n: UsableNight) => Math.abs(zOf(n)) >= o.zThreshold && Math.expm1(Math.abs(n.log - center)) >= o.threshold;
   const newest = nights[end - 1];
-  const previous = nights[end - 2];
-  if (!beyond(newest)) return null;
-  const sign = Math.sign(zOf(newest));
-  const base = { baselineStart: from, baselineEnd };
-  if (beyond(previous) && Math.sign(zOf(previous)) === sign) return { kind: 'alert', z: Math.min(Math.abs(zOf(previous)), Math.abs(zOf(newest))) * sign, ...base };
-  return { kind: 'watch', z: zOf(newest), ...base };
+  const z = (newest.log - center) / Math.max(sigma, 1e-12);
+  if (Math.abs(z) < o.zThreshold || Math.expm1(Math.abs(newest.log - center)) < o.threshold) return null;
+  const ratio = Math.exp(newest.log - center);
+  const worse = series.better === 'lower' ? ratio > 1 : ratio < 1;
+  const trend = nights.slice(Math.max(0, end - o.trendNights));
+  return {
+    series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
+    fingerprintKey: series.fingerprintKey, branch: series.branch, kind: 'watch', direction: worse ? 'regression' : 'improvement',
+    ratio, ratioCi: null, p: Math.min(1, 2 * normalSf(Math.abs(z))), q: null,
+    lastGood: ref(nights[end - 2]), firstBad: ref(newest), nightsSince: 1,
+    before: { nights: base.length, n: base.reduce((a, n) => a + n.values.length, 0), median: Math.exp(center) },
+    after: { nights: 1, n: newest.values.length, median: newest.median },
+    zScore: z, trend: trend.map((n) => ({ ...ref(n), median: n.median })), confirmation: null,
+    machineChanges: changes.filter((c) => trend.some((n) => n.sha === c.night.sha && n.time === c.night.time)),
+  };
 }

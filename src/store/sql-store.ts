@@ -255,7 +255,7 @@ export abstract class SqlStore implements Store {
     where.eq('r.repo', query.repo).eq('r.branch', query.branch).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
+        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, ${query.fingerprints ? 'f.body AS fp_body, ' : ''}m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
         where.params,
       );
       const values = query.values ? await this.readSamples(c, rows.map((r) => Number(r.id))) : undefined;
@@ -274,6 +274,7 @@ export abstract class SqlStore implements Store {
           median: r.median === null ? null : Number(r.median),
         };
         if (values) p.values = values.get(Number(r.id)) ?? [];
+        if (query.fingerprints) p.fingerprint = JSON.parse(String(r.fp_body));
         return p;
       });
     });

@@ -51,6 +51,7 @@
  */
 import type { Direction, Measurement } from '../model/measurement.ts';
 import type { Run, RunRole } from '../model/run.ts';
+import type { Fingerprint } from '../model/fingerprint.ts';
 
 /** IngestRun is a Run with where it belongs and, optionally, a caller-chosen id (`key`, at most 200 chars). */
 export type IngestRun = Run & { repo?: string; branch?: string; key?: string };
@@ -99,7 +100,7 @@ export interface SampleQuery {
  */
 export type RunSamples = Measurement & { runId: string; sha: string; role: RunRole; time: string; fingerprintKey: string };
 
-/** SeriesQuery selects one branch's history for the nightly scan; `values: true` adds the raw samples. */
+/** SeriesQuery selects one branch's history for the nightly scan; `values: true` adds the raw samples, `fingerprints: true` each run's fingerprint. */
 export interface SeriesQuery {
   repo?: string;
   branch?: string;
@@ -108,6 +109,7 @@ export interface SeriesQuery {
   metric?: string;
   fingerprintKey?: string;
   values?: boolean;
+  fingerprints?: boolean;
 }
 
 /** SeriesPoint is one measurement of one run in a series: its sample count and median (null when it has no samples). */
@@ -124,6 +126,7 @@ export interface SeriesPoint {
   n: number;
   median: number | null;
   values?: number[];
+  fingerprint?: Fingerprint;
 }
 
 /** StateEntry is a value of the state table with its version (1 after the first write). */
