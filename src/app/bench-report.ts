@@ -1,6 +1,7 @@
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import type { Comparison, SideSummary, Verdict } from '../model/comparison.ts';
 import { GITHUB_COMMENT_LIMIT, REPORT_MARKER, renderMarkdown } from '../report/markdown-report.ts';
+import { flatten, inertText } from '../report/inert-markdown.ts';
 
 /**
  * Renders what the app writes into the sticky PR comment over a `/bench`
@@ -133,7 +134,8 @@ export function renderBenchFailure(meta: BenchMeta & { conclusion: string; faile
     for (const f of meta.failed.slice(0, 10)) lines.push(`- job \`${safe(f.job)}\`${f.step ? `, step \`${safe(f.step)}\`` : ''}${f.url ? ` ([log](${f.url}))` : ''}`);
     lines.push('');
   }
-  if (meta.detail) lines.push(`No report was produced: ${safe(meta.detail)}`, '');
+  // The detail quotes the artifact (a parse error, a field): text, never markdown.
+  if (meta.detail) lines.push(`No report was produced: ${inertText(meta.detail.slice(0, 500))}`, '');
   lines.push(`${meta.runUrl ? `[Open the workflow run's log](${meta.runUrl}). ` : ''}Comment \`/bench\` to try again.`);
   return lines.join('\n');
 }
@@ -151,8 +153,9 @@ function short(sha: string): string {
   return /^[0-9a-f]{7,64}$/i.test(sha) ? sha.slice(0, 12) : safe(sha).slice(0, 40);
 }
 
+/** safe is for text inside a code span: one line (no controls, no bidi overrides) and no backtick to end the span. */
 function safe(text: string): string {
-  return text.replace(/[`\r\n<>]/g, ' ').slice(0, 200);
+  return flatten(text).replace(/[`<>]/g, ' ').slice(0, 200);
 }
 
 function object(value: unknown, path: string): Record<string, unknown> {
