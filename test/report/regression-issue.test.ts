@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { createBisect, nextProbes, recordProbe, toBisectJson } from '../../src/bisect/create-bisect.ts';
+import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, toBisectJson } from '../../src/bisect/create-bisect.ts';
 import type { Commit } from '../../src/bisect/create-bisect.ts';
 import { checkRecovery, parseRegressionMarker, regressionMarker, renderRecoveryComment, renderRegressionIssue, trendChart } from '../../src/report/regression-issue.ts';
 import type { BisectLog } from '../../src/report/regression-issue.ts';
@@ -14,14 +14,20 @@ import { lognormalSamples } from '../support/samples.ts';
 const golden = (name: string) => fileURLToPath(new URL(`golden/${name}`, import.meta.url));
 const sha = (text: string) => createHash('sha1').update(text).digest('hex');
 
-/** A 40-night history of `parse`, 1% noise, 10% slower from night 30 on (all generated from seeds). */
+/**
+ * A 40-night history of `parse`, 1% noise, 10% slower from night 30 on (all
+ * generated from seeds); every night also ran the night before's commit
+ * interleaved (the A/B that confirms a change point).
+ */
 function history(): Series {
+  const level = (night: number) => (night >= 30 ? 110 : 100);
   return {
     benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', fingerprintKey: '6cba252bf2cb', branch: 'main',
     nights: Array.from({ length: 40 }, (_, night) => ({
       sha: sha(`night ${night}`),
       time: new Date(Date.UTC(2026, 0, 1, 2) + night * 86_400_000).toISOString(),
-      values: lognormalSamples(10, night >= 30 ? 110 : 100, 0.01, night + 1),
+      values: lognormalSamples(10, level(night), 0.01, night + 1),
+      ...(night > 0 ? { ab: { baseSha: sha(`night ${night - 1}`), base: lognormalSamples(10, level(night - 1), 0.01, 1000 + night) } } : {}),
     })),
   };
 }
@@ -34,16 +40,22 @@ function finding(): ScanFinding {
 
 const AUTHORS = ['Ana Lima', 'Bo Chen', 'Chidi Okafor', 'Dana Weiss'];
 
-/** A bisection over 8 merges where merge #106 (index 5) carries the slowdown, driven by the state machine. */
+/** A bisection over 8 merges where merge #106 (index 5) carries the slowdown, driven by the state machine one session at a time. */
 function bisectLog(f: ScanFinding): BisectLog {
-  const candidates: (Commit & { author: string })[] = Array.from({ length: 8 }, (_, i) => ({ sha: sha(`merge ${i}`), subject: `Merge pull request #${101 + i} from octo/topic-${i}`, pr: 101 + i, author: AUTHORS[i % 4] }));
-  let state = createBisect({ candidates, goodSamples: lognormalSamples(10, 100, 0.01, 500), badSamples: lognormalSamples(10, 110, 0.01, 501) });
+  const candidates: (Commit & { author: string })[] = Array.from({ length: 8 }, (_, i) => ({ sha: sha(`merge ${i}`), subject: `Merge pull request #${101 + i} from octo/topic-${i}`, pr: 101 + i, author: AUTHORS[i % 4], parent: i === 0 ? f.lastGood.sha : sha(`merge ${i - 1}`) }));
+  const level = (commit: string) => (candidates.findIndex((c) => c.sha === commit) >= 5 ? 110 : 100);
+  let state = createBisect({ candidates, good: f.lastGood.sha });
   let steps = 0;
-  for (let seed = 600; !state.finished; ) {
+  let seed = 500;
+  const draw = (mean: number) => lognormalSamples(10, mean, 0.01, seed++);
+  while (!state.finished && steps < 100) {
+    const requests = nextSessions(state, 1);
+    if (requests.length === 0) break;
     steps++;
-    for (const probe of nextProbes(state, 1)) {
-      const index = candidates.findIndex((c) => c.sha === probe);
-      state = recordProbe(state, probe, lognormalSamples(10, index >= 5 ? 110 : 100, 0.01, seed++));
+    for (const r of requests) {
+      if (r.kind === 'reference') state = recordReference(state, { good: draw(100), bad: draw(110) });
+      else if (r.kind === 'probe') state = recordProbe(state, r.sha, { good: draw(100), probe: draw(level(r.sha)), bad: draw(110) });
+      else state = recordConfirmation(state, r.sha, { parent: draw(r.parent === f.lastGood.sha ? 100 : level(r.parent)), probe: draw(level(r.sha)) });
     }
   }
   return { ...(toBisectJson(state) as unknown as BisectLog), benchmark: 'parse', metric: 'time', good: f.lastGood.sha, bad: f.firstBad.sha, candidates, probe_steps: steps };
