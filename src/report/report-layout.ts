@@ -233,7 +233,7 @@ export function methodNote(report: ComparisonReport): string {
   const tested = families ? families.primary : report.comparisons.filter((c) => c.q !== null).length;
   const secondary = families && families.secondary > 0 ? `, and separately among ${families.secondary} other metrics` : '';
   parts.push(`False discovery rate at most ${percent(overall)} among ${tested} tested ${families ? 'benchmarks' : 'comparisons'}${secondary}.`);
-  const test = TEST_NAMES[report.test ?? 'mann-whitney'] ?? report.test;
+  const test = TEST_NAMES[report.test ?? 'mann-whitney'] ?? 'The configured two-sample test';
   parts.push(`${test}; unchanged when the ${percent(1 - 2 * look)} interval lies inside ±${percent(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${percent(report.summary.geomeanRatio - 1).replace(/^(?!-)/, '+')}.`);
   return parts.join(' ');
