@@ -445,7 +445,9 @@ export function recordProbe(state: BisectState, sha: string, outcome: ProbeSessi
     const next = { ...state, shift, reference: referenceOf(shift, state.options), probes: { ...state.probes, [sha]: probe } };
     const c = classifyProbe(next, probe, state.searches[search]);
     const e = combine(probe.fromGood) as Estimate;
-    step = { kind: 'probe', sha, verdict: c?.verdict ?? 'unknown', n: probe.n, ...ratioOf(e, state.options), partial: c?.partial ?? false, search, sessions: probe.sessions };
+    // Without a reproducible shift there is nothing to classify against.
+    const verdict = next.reference.reproducible ? (c?.verdict ?? 'unknown') : 'unknown';
+    step = { kind: 'probe', sha, verdict, n: probe.n, ...ratioOf(e, state.options), partial: verdict === 'bad' && (c?.partial ?? false), search, sessions: probe.sessions };
   }
   return advance({ ...state, shift, reference: referenceOf(shift, state.options), referenceMeasured: state.referenceMeasured || shift.length > 0, probes: { ...state.probes, [sha]: probe }, steps: [...state.steps, step], sessions });
 }

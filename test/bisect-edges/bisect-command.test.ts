@@ -29,13 +29,18 @@ test('bisect names the merge and PR that slowed parse, in about log2(merges) ses
   assert.equal(log.metric, 'time');
   assert.equal(log.bad, repo.bad);
   assert.ok(log.sessions <= Math.ceil(1.5 * Math.log2(32)), `sessions ${log.sessions}`);
-  assert.equal(log.steps.length, log.sessions);
+  assert.equal(log.steps.length, log.sessions, 'every session is a step: the references are arms of the probe sessions');
   for (const s of log.steps) {
     assert.match(s.sha, /^[0-9a-f]{40}$/);
-    assert.ok(['good', 'bad'].includes(s.verdict), s.verdict);
+    assert.ok(s.kind === 'probe' ? ['good', 'bad'].includes(s.verdict) : s.verdict === 'confirmed', `${s.kind} ${s.verdict}`);
     assert.equal(s.n, 8);
     assert.ok(s.ratio_ci[0] <= s.ratio && s.ratio <= s.ratio_ci[1]);
   }
+  const confirm = log.steps.filter((s: { kind: string }) => s.kind === 'confirm');
+  assert.equal(confirm.length, 1, 'the culprit is confirmed against its own parent before it is named');
+  assert.equal(confirm[0].sha, repo.culprit.sha);
+  assert.equal(log.culprits[0].confirmation.parent, repo.merges[19].sha);
+  assert.ok(log.culprits[0].share > 0.9 && log.culprits[0].share <= 1, `share ${log.culprits[0].share}`);
   assert.equal(log.steps.at(-1).sha === repo.culprit.sha || log.steps.some((s: { sha: string }) => s.sha === repo.culprit.sha), true, 'the culprit itself was measured');
   assert.equal(log.candidates.find((c: { sha: string }) => c.sha === repo.culprit.sha).author, 'Bo Chen');
 });
@@ -64,7 +69,7 @@ test('a merge that does not build is skipped; next to the culprit it leaves a tw
   assert.match(skip.reason, /build of .* failed with exit code 1/);
 });
 
-test('ends that do not differ: not reproducible, with the numbers, and no probe', () => {
+test('ends that do not differ: not reproducible after the first session, with the numbers', () => {
   const repo = makeMergeRepo({ merges: 8, culprit: 5, factor: 1 });
   const run = benchbot(repo.dir, 'bisect', '--good', repo.good, '--bad', repo.bad, ...bench, '--output', 'json');
   assert.equal(run.status, 0, run.stderr);
@@ -72,25 +77,44 @@ test('ends that do not differ: not reproducible, with the numbers, and no probe'
   assert.equal(log.status, 'not-reproducible');
   assert.equal(log.reference.reproducible, false);
   assert.ok(Math.abs(log.reference.ratio - 1) < 0.01);
-  assert.deepEqual(log.steps, []);
+  assert.equal(log.sessions, 1);
+  assert.deepEqual(log.steps.map((s: { kind: string; verdict: string }) => [s.kind, s.verdict]), [['probe', 'unknown']]);
 });
 
-test('stored nightly runs of this machine serve as the references: the ends are not measured again', async () => {
+test('the stored nightly A/B of good vs bad (same job, same machine) is the reference session: not measured again', async () => {
   const repo = makeMergeRepo({ merges: 8, culprit: 6 });
   const fingerprint = await createExecutor({ kind: 'local' }).fingerprint();
   const store = await openStore(undefined, { cwd: repo.dir });
   const values = (center: number) => Array.from({ length: 10 }, (_, i) => center * (1 + 0.001 * ((i * 7) % 5)));
-  const night = (sha: string, parse: number, time: string) => ({
-    sha, role: 'nightly' as const, branch: 'main', fingerprint: { ...fingerprint, loadAverage: 0.42 }, time, harness: 'plain', warnings: [], hints: {},
+  const run = (sha: string, role: 'base' | 'nightly', parse: number, time: string) => ({
+    sha, role, ...(role === 'nightly' ? { branch: 'main' } : {}), fingerprint: { ...fingerprint, loadAverage: 0.42 }, time, harness: 'plain', warnings: [], hints: {},
     measurements: [{ benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower' as const, values: values(parse) }],
   });
-  await store.ingestRuns([night(repo.good, 100, '2026-01-01T02:00:00Z'), night(repo.bad, 108, '2026-01-02T02:00:00Z')]);
+  // The nightly job of that night measured last night's commit (good) beside tonight's (bad), interleaved.
+  await store.ingestRuns([run(repo.good, 'base', 100, '2026-01-02T02:00:00Z'), run(repo.bad, 'nightly', 108, '2026-01-02T02:00:00Z')]);
   await store.close();
+  const out = benchbot(repo.dir, 'bisect', '--good', repo.good, '--bad', repo.bad, ...bench, '--output', 'json');
+  assert.equal(out.status, 0, out.stderr);
+  assert.match(out.stderr, new RegExp(`references: the stored nightly A/B of ${repo.good.slice(0, 12)} vs ${repo.bad.slice(0, 12)} on this machine`));
+  const log = JSON.parse(out.stdout);
+  assert.equal(log.culprit.pr, 106);
+  assert.equal(log.reference.sessions, log.steps.filter((s: { kind: string }) => s.kind === 'probe').length + 1);
+  assert.equal(log.sessions, log.steps.length - 1, 'the stored reference session is not counted');
+});
+
+test('the xxhash case: a session of the culprit lands in the other cluster; the innocent next merge is not named, the culprit is', () => {
+  // The first round of merge #121 ever run puts the machine in the fast cluster for 9 rounds: with the culprit
+  // measured on its own, its whole session looked good and the bisect named #122 (a merge that changed nothing).
+  const repo = makeMergeRepo({ merges: 32, culprit: 21, otherCluster: 21 });
   const run = benchbot(repo.dir, 'bisect', '--good', repo.good, '--bad', repo.bad, ...bench, '--output', 'json');
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stderr, new RegExp(`--good ${repo.good.slice(0, 12)}: using 1 stored nightly measurement`));
-  assert.match(run.stderr, new RegExp(`--bad ${repo.bad.slice(0, 12)}: using 1 stored nightly measurement`));
-  assert.equal(JSON.parse(run.stdout).culprit.pr, 106);
+  const log = JSON.parse(run.stdout);
+  const named = log.culprits.filter((c: { confirmation: { verdict: string } | null }) => c.confirmation?.verdict === 'confirmed').map((c: { pr: number }) => c.pr);
+  assert.ok(!named.includes(122), `named ${named}`);
+  assert.equal(log.status, 'found');
+  assert.deepEqual(named, [121]);
+  assert.equal(log.culprit.pr, 121);
+  assert.ok(log.culprits.reduce((a: number, c: { share: number | null }) => a + (c.share ?? 0), 0) <= 1);
 });
 
 test('usage errors name the flag and exit 2', () => {

@@ -36,14 +36,31 @@ export interface MergeRepoOptions {
   broken?: number[];
   firstPr?: number;
   noise?: number;
+  /**
+   * otherCluster (1-based merge): the first round ever run of that merge
+   * puts the machine in the other cluster of a bimodal benchmark for the
+   * next `clusterRounds` rounds (default 9) of every checkout: whatever
+   * runs then measures `clusterFactor` (default 0.88) times as long. It is
+   * the xxhash case: a session of the culprit that lands in the fast
+   * cluster and looks good.
+   */
+  otherCluster?: number;
+  clusterRounds?: number;
+  clusterFactor?: number;
 }
 
 // The bench prints plain `name: value unit` lines. Its noise is awk's seeded
 // rand: the seed mixes the round (a counter file in the checkout) with the
 // commit's salt, so every commit has its own deterministic noise.
-const BENCH = (noise: number) => `#!/bin/sh
+// The cluster state lives in the repository's common git dir, which every
+// worktree of it shares: the machine, not the checkout, is in a cluster.
+const BENCH = (noise: number, cluster: { rounds: number; factor: number }) => `#!/bin/sh
 n=$(cat .round 2>/dev/null || echo 0); n=$((n+1)); echo $n > .round
-awk -v seed="$n" -v salt="$(cat salt.txt)" -v slow="$(cat slow.txt)" -v noise="\${BENCH_NOISE:-${noise}}" 'BEGIN { srand(seed * 7919 + salt); printf "parse: %.5f us\\n", 100 * (1 + noise * (rand() - 0.5)) * slow; printf "hash: %.5f us\\n", 50 * (1 + noise * (rand() - 0.5)) }'
+common=$(git rev-parse --git-common-dir)
+if [ "$(cat trigger.txt 2>/dev/null)" = 1 ] && [ ! -f "$common/cluster-triggered" ]; then touch "$common/cluster-triggered"; echo ${cluster.rounds} > "$common/cluster-left"; fi
+left=$(cat "$common/cluster-left" 2>/dev/null || echo 0); phase=1
+if [ "$left" -gt 0 ]; then phase=${cluster.factor}; echo $((left-1)) > "$common/cluster-left"; fi
+awk -v seed="$n" -v salt="$(cat salt.txt)" -v slow="$(cat slow.txt)" -v phase="$phase" -v noise="\${BENCH_NOISE:-${noise}}" 'BEGIN { srand(seed * 7919 + salt); printf "parse: %.5f us\\n", 100 * (1 + noise * (rand() - 0.5)) * slow * phase; printf "hash: %.5f us\\n", 50 * (1 + noise * (rand() - 0.5)) * phase }'
 `;
 const BUILD = `#!/bin/sh
 if [ -f broken.txt ]; then echo "error: $(cat broken.txt)" >&2; exit 1; fi
@@ -74,7 +91,7 @@ export function makeMergeRepo(options: MergeRepoOptions): MergeRepo {
   };
   const file = (path: string, text: string, mode = '100644') => `M ${mode} inline ${path}\n${data(text)}`;
   chunks.push(`commit refs/heads/main\nmark :1\n${who(AUTHORS[0])}${data('Initial benchmark suite')}`);
-  chunks.push(file('bench.sh', BENCH(options.noise ?? 0.005), '100755'), file('build.sh', BUILD, '100755'), file('slow.txt', '1\n'), file('salt.txt', '0\n'), file('.gitignore', '.round\nbuilt.flag\n.benchbot/\n'), '\n');
+  chunks.push(file('bench.sh', BENCH(options.noise ?? 0.005, { rounds: options.clusterRounds ?? 9, factor: options.clusterFactor ?? 0.88 }), '100755'), file('build.sh', BUILD, '100755'), file('slow.txt', '1\n'), file('salt.txt', '0\n'), file('.gitignore', '.round\nbuilt.flag\n.benchbot/\n'), '\n');
   let main = 1;
   let mark = 1;
   let slow = 1;
@@ -83,7 +100,7 @@ export function makeMergeRepo(options: MergeRepoOptions): MergeRepo {
     const pr = firstPr + i - 1;
     const author = AUTHORS[i % AUTHORS.length];
     if (i === options.culprit) slow = factor;
-    const changes = [file('salt.txt', `${i}\n`), file('slow.txt', `${slow}\n`)];
+    const changes = [file('salt.txt', `${i}\n`), file('slow.txt', `${slow}\n`), file('trigger.txt', `${i === options.otherCluster ? 1 : 0}\n`)];
     if (broken.has(i)) changes.push(file('broken.txt', `merge ${i} does not compile\n`));
     else if (broken.has(i - 1)) changes.push('D broken.txt\n');
     const topic = ++mark;
