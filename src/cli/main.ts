@@ -4,6 +4,7 @@ import { runParse, PARSE_USAGE } from './parse-command.ts';
 import { runCompare, COMPARE_USAGE } from './compare-command.ts';
 import { UsageError } from './usage-error.ts';
 import { runRun, RUN_USAGE } from './run-command.ts';
+import { runCalibrate, CALIBRATE_USAGE } from './calibrate-command.ts';
 import { runServe, SERVE_USAGE } from './serve-command.ts';
 import { runExport, runImport, EXPORT_USAGE, IMPORT_USAGE } from './history-commands.ts';
 import { runScan, runAck, SCAN_USAGE, ACK_USAGE } from './scan-command.ts';
@@ -18,6 +19,7 @@ commands:
   parse FILE...          show what benchbot reads from benchmark output
   compare BASE HEAD      compare two sets of results and report what changed
   run --base --head      A/B two commits on this machine: build, interleaved rounds, report, store
+  calibrate --bench      learn this machine's noise per benchmark (A/A rounds of one commit), for run's advice
   export / import        move history between stores as NDJSON; import github-action-benchmark data.js
   serve                  run the GitHub App: /bench on pull requests, reports, nightly bisect -> issue
   scan                   scan the nightly history for regressions (change points, confirmed on raw samples)
@@ -34,6 +36,7 @@ const COMMANDS: Record<string, Command> = {
   parse: { usage: PARSE_USAGE, run: runParse },
   compare: { usage: COMPARE_USAGE, run: runCompare },
   run: { usage: RUN_USAGE, run: runRun },
+  calibrate: { usage: CALIBRATE_USAGE, run: runCalibrate },
   export: { usage: EXPORT_USAGE, run: runExport },
   import: { usage: IMPORT_USAGE, run: runImport },
   serve: { usage: SERVE_USAGE, run: runServe },

@@ -6,11 +6,15 @@ import { renderMarkdown } from '../report/markdown-report.ts';
 import { inertText } from '../report/inert-markdown.ts';
 import { renderText } from '../report/text-report.ts';
 import { toJsonReport } from '../report/json-report.ts';
-import { runAb, type RunAbResult, type RunAbSettings } from '../runner/run-ab.ts';
+import { runAb, type RunAbResult, type RunAbSettings, type RunHistory } from '../runner/run-ab.ts';
 import { createExecutor, parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 import { createProgress } from '../runner/progress.ts';
 import { holdMachine } from '../runner/hold-machine.ts';
 import { openStore } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
+import { learnNoise, storedRounds } from '../store/noise-memory.ts';
+import { parsePinSetting } from '../runner/cpu-pin.ts';
+import { DEFAULT_TEST } from '../compare/estimate-change.ts';
 import { UsageError } from './usage-error.ts';
 
 export const RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
@@ -49,6 +53,13 @@ options:
   --seed N                seed of the round order (default: derived from the two SHAs)
   --labels L1,L2          runner labels recorded in the fingerprint (default: env RUNNER_LABELS)
   --allow-dirty           run although the repository has uncommitted changes
+  --repetitions N         run the bench command N times in every round (default 1)
+  --round-summary S       median (default): each round contributes the median of what it measured per
+                          benchmark; all: every value counts as a sample
+  --pin-cpu C             auto (default: the kernel's isolated CPUs, if any) | off | a taskset CPU list, e.g. 3 or 2-3
+  --pool-base             pool stored rounds of the same base SHA on this machine into the base side, after a
+                          drift check against today's base rounds (default off)
+  --test T                mann-whitney (default) | yuen (20%-trimmed t)
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
 
@@ -105,6 +116,8 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
         'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, 'max-failed-rounds': { type: 'string' },
         'max-load': { type: 'string' }, 'load-wait': { type: 'string' }, 'lock-timeout': { type: 'string' },
         seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
+        repetitions: { type: 'string' }, 'round-summary': { type: 'string' }, 'pin-cpu': { type: 'string' },
+        'pool-base': { type: 'boolean' }, 'no-pool-base': { type: 'boolean' }, test: { type: 'string' },
       },
     });
   } catch (error) {
@@ -124,6 +137,12 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
   const repo = resolve(cwd, v.repo ?? '.');
   const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
   const labels = (v.labels ?? env.RUNNER_LABELS ?? '').split(',').map((l) => l.trim()).filter((l) => l !== '');
+  const roundSummary = v['round-summary'] ?? 'median';
+  if (roundSummary !== 'median' && roundSummary !== 'all') throw new UsageError(`--round-summary ${roundSummary}: use median or all`);
+  const pinCpu = parsePinSetting(v['pin-cpu'] ?? 'auto');
+  if (pinCpu === undefined) throw new UsageError(`--pin-cpu ${v['pin-cpu']}: use auto, off, or a CPU list such as 3 or 2-3`);
+  const test = v.test ?? DEFAULT_TEST;
+  if (test !== 'mann-whitney' && test !== 'yuen') throw new UsageError(`--test ${v.test}: use mann-whitney or yuen`);
   return {
     repo,
     base: v.base as string,
@@ -153,21 +172,62 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
     maxLoad,
     loadWaitMs: seconds(v['load-wait'], '--load-wait', 300),
     lockTimeoutMs: seconds(v['lock-timeout'], '--lock-timeout', 3600),
+    repetitions: positiveInt(v.repetitions, '--repetitions', 1),
+    roundSummary,
+    pinCpu,
+    poolBase: v['pool-base'] === true ? true : v['no-pool-base'] === true ? false : DEFAULT_POOL_BASE,
+    test,
   };
+}
+
+/** DEFAULT_POOL_BASE: pooling stored base rounds is off unless asked for; bench:verdicts measured what it buys (README). */
+export const DEFAULT_POOL_BASE = false;
+
+/**
+ * samplingLine says how the rounds went: rounds per side, the looks, and
+ * what stayed undecided and why (stopped for futility, or the budget spent).
+ */
+export function samplingLine(result: RunAbResult): string {
+  const open = (kind: 'futility' | 'budget') => result.report.comparisons.filter((c) => c.verdict === 'inconclusive' && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
+  const futile = open('futility');
+  const budget = open('budget');
+  const pooled = Object.keys(result.pooled).length;
+  return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(', ')})` +
+    (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : '') +
+    (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(', ')}` : '') +
+    (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(', ')}` : '') +
+    (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : '') +
+    (result.pinned !== undefined ? `; pinned to CPU ${result.pinned}` : '');
+}
+
+/**
+ * memoryLine reports what the machine's noise memory says per benchmark
+ * (primary metrics): the smallest slowdown detectable in the round budget,
+ * and a per-benchmark threshold wherever the one in use cannot be met.
+ * Empty when the run had no memory (--no-store).
+ */
+export function memoryLine(result: RunAbResult): string {
+  const primary = result.report.comparisons.filter((c) => c.family !== 'secondary' && c.detectable !== undefined);
+  if (primary.length === 0) return '';
+  const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+  const suggest = primary.filter((c) => c.suggestedThreshold !== undefined && c.suggestedThreshold > (c.threshold ?? result.report.threshold));
+  return `noise memory of this machine, ${result.maxRoundsPerSide} rounds per side: smallest detectable slowdown ${primary.map((c) => `${c.benchmark} ${pct(c.detectable as number)}`).join(', ')}` +
+    (suggest.length > 0 ? `; thresholds this machine can decide: ${suggest.map((c) => `--threshold-for '${c.benchmark}=${pct(c.suggestedThreshold as number)}'`).join(' ')}` : '');
 }
 
 /** renderRunReport prints the comparison plus how the rounds went. */
 export function renderRunReport(result: RunAbResult, output: RunCommandSettings['output']): string {
-  const sampling = `${result.roundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(', ')})${result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : ''}${result.undecided.length > 0 ? `; still inconclusive at the cap: ${result.undecided.join(', ')}` : ''}`;
+  const sampling = samplingLine(result);
+  const memory = memoryLine(result);
   const environment = [result.base.fingerprint.cpuModel, result.base.fingerprint.cores && `${result.base.fingerprint.cores} cores`, result.base.fingerprint.kernel && `Linux ${result.base.fingerprint.kernel}`].filter(Boolean).join(', ');
   switch (output) {
     case 'json':
-      return JSON.stringify({ ...toJsonReport(result.report), base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided }, null, 2);
+      return JSON.stringify({ ...toJsonReport(result.report), base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, max_rounds_per_side: result.maxRoundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided, pooled_base: result.pooled, pinned_cpus: result.pinned ?? null }, null, 2);
     case 'markdown':
       // The footer is markdown; `sampling` names undecided benchmarks, which are untrusted text.
-      return renderMarkdown(result.report, { environment, footer: inertText(`Base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}.`) });
+      return renderMarkdown(result.report, { environment, footer: inertText(`Base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ''}`) });
     default:
-      return `${renderText(result.report)}\nbase ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}${environment ? `\nmachine: ${environment}` : ''}`;
+      return `${renderText(result.report)}\nbase ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}${memory ? `\n${memory}` : ''}${environment ? `\nmachine: ${environment}` : ''}`;
   }
 }
 
@@ -184,6 +244,7 @@ export async function runRun(args: string[], out: (text: string) => void): Promi
       progress,
       now: () => new Date().toISOString(),
       holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: settings.loadWaitMs, lockTimeoutMs: settings.lockTimeoutMs, settingHint: '--max-load, --load-wait' }),
+      history: store ? storeHistory(store, settings.repo) : undefined,
     });
     if (store) await store.ingestRuns([{ ...result.base, repo: settings.repo }, { ...result.head, repo: settings.repo }]);
     out(renderRunReport(result, settings.output));
@@ -192,4 +253,15 @@ export async function runRun(args: string[], out: (text: string) => void): Promi
     await executor.close();
     await store?.close();
   }
+}
+
+/** storeHistory lends the runner the store's memory of this machine: stored rounds of a commit, and the noise memory. */
+export function storeHistory(store: Store, repo: string): RunHistory {
+  return {
+    storedRounds: (sha, fingerprint) => storedRounds(store, fingerprint, repo, sha),
+    learn: async (fingerprint, observations) => {
+      const memory = await learnNoise(store, fingerprint, repo, observations, new Date().toISOString());
+      return new Map([...memory].map(([key, record]) => [key, record.sigma]));
+    },
+  };
 }

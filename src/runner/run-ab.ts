@@ -11,6 +11,7 @@ import type { ChangeTest } from '../compare/estimate-change.ts';
 import { poolBase } from '../compare/pool-base.ts';
 import { annotateBudget, noiseSigma } from '../compare/power.ts';
 import { thresholdFor, type ThresholdRule } from '../compare/thresholds.ts';
+import type { NameFilter } from '../compare/name-filter.ts';
 import { median } from '../stats/order-statistics.ts';
 import { DEFAULT_LOOKS, sequentialAlpha } from '../stats/sequential-alpha.ts';
 import { resolvePin } from './cpu-pin.ts';
@@ -40,8 +41,8 @@ export interface RunAbSettings {
   threshold: number;
   alpha: number;
   rules: ThresholdRule[];
-  /** filter keeps only the benchmarks whose names match; undefined keeps all. */
-  filter?: RegExp;
+  /** filter keeps only the benchmarks whose names match (compileNameFilter: RE2, linear); undefined keeps all. */
+  filter?: NameFilter;
   roundTimeoutMs: number;
   buildTimeoutMs: number;
   /** seed of the round order; negative derives it from the two SHAs. */
@@ -102,6 +103,13 @@ export interface RunAbDeps {
   /** holdMachine takes the machine lock and waits for a quiet machine (given its core count); returns the release function. */
   holdMachine?: (cores: number | undefined) => Promise<() => void>;
   history?: RunHistory;
+  /**
+   * budgetRoundsPerSide is the round budget the noise advice (detectable
+   * change, suggested threshold) is for; default this run's own budget.
+   * `benchbot calibrate` runs a fixed number of A/A rounds and advises for
+   * run's budget.
+   */
+  budgetRoundsPerSide?: number;
 }
 
 /** RoundFailure is one round that produced no usable numbers. */
@@ -222,7 +230,8 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       state.rounds += 1;
       state.harness = outcome.format;
       const kept = settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements;
-      state.measurements.push(...(summary === 'median' ? summarizeRound(kept) : kept));
+      // A loop, not push(...): a round may give up to a million series (input-limits.ts), too many to spread.
+      for (const m of summary === 'median' ? summarizeRound(kept) : kept) state.measurements.push(m);
       for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ''}\u0000${w.message}`, w);
       Object.assign(state.hints, outcome.hints);
     };
@@ -294,7 +303,10 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
     if (deps.history) {
       const remembered = await deps.history.learn(fingerprint, [...noiseOf(sides.base), ...noiseOf(sides.head)]);
-      annotateBudget(report.comparisons, (c) => remembered.get(`${c.benchmark}\u0000${c.metric}`), { maxRoundsPerSide: looks[looks.length - 1], lastAlpha: alphas[alphas.length - 1], threshold: settings.threshold });
+      const budget = deps.budgetRoundsPerSide ?? looks[looks.length - 1];
+      // Advice for another budget assumes run's default looks (the first at 10 rounds per side).
+      const adviceAlphas = deps.budgetRoundsPerSide === undefined ? alphas : sequentialAlpha({ alpha: settings.alpha, looks: lookSchedule(Math.min(DEFAULT_LOOKS[0], budget), budget, DEFAULT_LOOKS) });
+      annotateBudget(report.comparisons, (c) => remembered.get(`${c.benchmark}\u0000${c.metric}`), { maxRoundsPerSide: budget, lastAlpha: adviceAlphas[adviceAlphas.length - 1], threshold: settings.threshold });
     }
     for (const c of report.comparisons) if (pooled[`${c.benchmark} (${c.metric})`] !== undefined) c.pooledBase = pooled[`${c.benchmark} (${c.metric})`];
     return {
@@ -331,8 +343,8 @@ async function measureRepeated(settings: RunAbSettings, pin: string | undefined,
     if ('failure' in outcome) return outcome;
     if (first === undefined || 'failure' in first) first = outcome;
     else {
-      first.measurements.push(...outcome.measurements);
-      first.warnings.push(...outcome.warnings);
+      for (const m of outcome.measurements) first.measurements.push(m);
+      for (const w of outcome.warnings) first.warnings.push(w);
       first.durationMs += outcome.durationMs;
     }
   }

@@ -93,3 +93,46 @@ test('import --from github-action-benchmark migrates a data.js', () => {
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /imported \d+ runs/);
 });
+
+test('issue 11 flags: repetitions, round summary, pinning, pooling and the test are parsed, and wrong values name the flag', () => {
+  const repo = makeFixtureRepo();
+  const bad = (flag: string, value: string, pattern: RegExp) => {
+    const run = benchbot(repo.dir, 'run', ...common, flag, value);
+    assert.equal(run.status, 2, `${flag} ${value}`);
+    assert.match(run.stderr, pattern);
+  };
+  bad('--round-summary', 'mean', /--round-summary mean: use median or all/);
+  bad('--pin-cpu', 'first', /--pin-cpu first: use auto, off, or a CPU list/);
+  bad('--test', 't', /--test t: use mann-whitney or yuen/);
+  bad('--repetitions', '0', /--repetitions 0: give a whole number of at least 1/);
+});
+
+test('the second run on a machine prints what its noise memory says: detectable slowdowns, and thresholds it can decide', () => {
+  const repo = makeFixtureRepo({ headFactor: 1.1 });
+  const first = benchbot(repo.dir, 'run', ...common, '--output', 'text');
+  assert.equal(first.status, 1, first.stderr);
+  assert.match(first.stdout, /noise memory of this machine, 15 rounds per side: smallest detectable slowdown parse \d+\.\d%, hash \d+\.\d%/);
+  const json = JSON.parse(benchbot(repo.dir, 'run', ...common, '--output', 'json', '--pool-base').stdout);
+  const hash = json.comparisons.find((c: { benchmark: string }) => c.benchmark === 'hash');
+  assert.ok(hash.detectable > 0 && hash.suggested_threshold > 0, JSON.stringify(hash));
+  assert.equal(json.pooled_base['hash (time)'], 10, 'the first run\'s base rounds of the same SHA joined today\'s');
+});
+
+test('benchbot calibrate runs A/A rounds of one commit and keeps the noise in the store for later runs', async () => {
+  const repo = makeFixtureRepo();
+  const run = benchbot(repo.dir, 'calibrate', '--bench', './bench.sh', '--build', './build.sh', '--commit', 'base', '--rounds', '6', '--max-load', '1000');
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^calibrated [0-9a-f]{12}: 6 A\/A rounds per side/);
+  assert.match(run.stdout, /parse \(time\): A\/A (unchanged|inconclusive), no change beyond ±\d+\.\d%; detectable in 40 rounds: \d+\.\d%; threshold this machine can decide: \d+\.\d%/);
+  const store = await openStore(undefined, { cwd: repo.dir });
+  try {
+    const entries = await store.listState('noise-memory:');
+    assert.equal(entries.length, 1);
+    assert.equal((await store.listRuns({})).length, 0, 'calibrate keeps the noise, not the runs');
+  } finally {
+    await store.close();
+  }
+  const misuse = benchbot(repo.dir, 'calibrate', '--bench', './bench.sh', '--base', 'base');
+  assert.equal(misuse.status, 2);
+  assert.match(misuse.stderr, /--base is not a calibrate option/);
+});
