@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSide } from '../cli/compare-command.ts';
-import { renderRunReport } from '../cli/run-command.ts';
+import { renderRunReport, storeHistory } from '../cli/run-command.ts';
 import { loadAcks, loadNightlySeries } from '../cli/scan-command.ts';
 import { scanHistory } from '../scan/scan-history.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
@@ -199,7 +199,11 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
       stateDir: join(settings.workingDirectory, '.benchbot'),
       labels: (env.RUNNER_LABELS ?? '').split(',').map((l) => l.trim()).filter((l) => l !== ''),
       maxFailedRounds: 3,
-    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: 300_000, lockTimeoutMs: 3_600_000, settingHint: 'input max-load' }) });
+    }, {
+      executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: 300_000, lockTimeoutMs: 3_600_000, settingHint: 'input max-load' }),
+      // The machine's noise memory, keyed like the stored runs (repo = GITHUB_REPOSITORY).
+      history: store ? storeHistory(store, repoName) : undefined,
+    });
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
     const outcome = fromRun(result, settings);
     if (store && settings.mode === 'nightly') Object.assign(outcome, await nightlyEvidence(store, settings, env, result.head.sha));

@@ -256,7 +256,7 @@ export async function runRun(args: string[], out: (text: string) => void): Promi
 }
 
 /** storeHistory lends the runner the store's memory of this machine: stored rounds of a commit, and the noise memory. */
-export function storeHistory(store: Store, repo: string): RunHistory {
+export function storeHistory(store: Store, repo: string | undefined): RunHistory {
   return {
     storedRounds: (sha, fingerprint) => storedRounds(store, fingerprint, repo, sha),
     learn: async (fingerprint, observations) => {
