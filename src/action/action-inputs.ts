@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
+import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { readerFor, UnknownFormatError } from '../formats/detect.ts';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 
@@ -62,8 +63,8 @@ export interface ActionSettings {
   threshold: number;
   /** rules are the per-benchmark thresholds (input `thresholds`, GLOB=PERCENT per line). */
   rules: ThresholdRule[];
-  /** filter keeps only the benchmarks whose names match (input `filter`). */
-  filter?: RegExp;
+  /** filter keeps only the benchmarks whose names match (input `filter`, RE2 syntax). */
+  filter?: NameFilter;
   alpha: number;
   executor: ExecutorSpec;
   /** SQLite path or postgres:// URL; undefined: do not store. */
@@ -183,12 +184,14 @@ export function readActionInputs(env: Env): ActionSettings {
     return { glob: line.slice(0, eq), threshold: value };
   });
   const filterText = text(env, 'filter');
-  let filter: RegExp | undefined;
+  let filter: NameFilter | undefined;
   if (filterText !== undefined) {
+    // RE2 (linear in the name), as the app's /bench does: names come from the code under test.
     try {
-      filter = new RegExp(filterText);
+      filter = compileNameFilter(filterText);
     } catch (error) {
-      throw new ActionInputError(`filter: "${filterText}" is not a regular expression (${(error as Error).message})`);
+      if (!(error instanceof NameFilterError)) throw error;
+      throw new ActionInputError(`filter: "${filterText}" is not a regular expression benchbot accepts (${error.message})`);
     }
   }
   const alphaText = text(env, 'alpha') ?? '0.05';

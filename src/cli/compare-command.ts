@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Measurement } from '../model/measurement.ts';
 import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
+import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { parseThresholdFlags } from './threshold-flags.ts';
 import { renderMarkdown } from '../report/markdown-report.ts';
 import { renderText } from '../report/text-report.ts';
@@ -22,7 +23,7 @@ options:
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
   --output O            markdown | text | json | compare.py (default text)
-  --filter REGEX        only compare benchmarks whose name matches REGEX
+  --filter REGEX        only compare benchmarks whose name matches REGEX (RE2 syntax: no backreferences or lookaround)
 
 exit status: 0 no regression, 1 at least one regression, 2 usage or input error`;
 
@@ -37,7 +38,7 @@ export interface CompareSettings {
   rules: ThresholdRule[];
   alpha: number;
   output: (typeof OUTPUTS)[number];
-  filter?: RegExp;
+  filter?: NameFilter;
 }
 
 /** parseCompareArgs validates the command line; every problem names the flag to change. */
@@ -64,26 +65,32 @@ export function parseCompareArgs(args: string[]): CompareSettings {
   const { threshold, rules, alpha } = parseThresholdFlags(values);
   const output = (values.output ?? 'text') as CompareSettings['output'];
   if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(', ')}`);
-  let filter: RegExp | undefined;
+  let filter: NameFilter | undefined;
   if (values.filter !== undefined) {
     try {
-      filter = new RegExp(values.filter);
+      filter = compileNameFilter(values.filter);
     } catch (error) {
-      throw new UsageError(`--filter ${values.filter}: not a valid regular expression (${(error as Error).message})`);
+      if (!(error instanceof NameFilterError)) throw error;
+      throw new UsageError(`--filter ${values.filter}: ${error.message}`);
     }
   }
   const split = (list: string) => list.split(',').filter((p) => p !== '');
   return { base: split(positionals[0]), head: split(positionals[1]), format: values.format, threshold, rules, alpha, output, filter };
 }
 
-/** readSide reads and pools every input of one side. */
-export function readSide(paths: string[], format: string | undefined, filter: RegExp | undefined): CompareSide {
+/**
+ * readSide reads and pools every input of one side. The filter is a
+ * NameFilter (RE2, linear in the name), never a RegExp: names come from the
+ * code under test and `(a+)+$` on a 41-character name backtracks for minutes.
+ */
+export function readSide(paths: string[], format: string | undefined, filter: NameFilter | undefined): CompareSide {
   const side: CompareSide = { measurements: [], warnings: [], hints: {} };
   for (const path of paths) {
     const outcome = readInput(path, format);
     const keep = (m: { benchmark?: string }) => filter === undefined || m.benchmark === undefined || filter.test(m.benchmark);
-    side.measurements.push(...outcome.measurements.filter(keep));
-    side.warnings.push(...outcome.warnings.filter(keep));
+    // Loops, not push(...list): an input may hold a million series, and spreading that many overflows the call stack.
+    for (const m of outcome.measurements) if (keep(m)) side.measurements.push(m);
+    for (const w of outcome.warnings) if (keep(w)) side.warnings.push(w);
     Object.assign(side.hints, outcome.hints);
   }
   return side;
@@ -95,7 +102,7 @@ export function runCompare(args: string[], out: (text: string) => void): number 
   const base = readSide(settings.base, settings.format, settings.filter);
   const head = readSide(settings.head, settings.format, settings.filter);
   if (base.measurements.length === 0 && head.measurements.length === 0) {
-    throw new UsageError(settings.filter ? `--filter ${settings.filter.source} matches no benchmark` : 'neither side has any measurement');
+    throw new UsageError(settings.filter ? `--filter ${settings.filter.pattern} matches no benchmark` : 'neither side has any measurement');
   }
   const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
   out(render(settings.output, report, base.measurements, head.measurements));

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, opendirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { readerFor, readSource, type ReadOutcome } from '../formats/detect.ts';
 import { readCriterionDirectory } from '../formats/criterion.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { checkMeasurementText } from '../formats/check-measurement-text.ts';
-import { MAX_INPUT_BYTES } from '../formats/json-document.ts';
+import { formatCount, MAX_DIRECTORY_BYTES, MAX_DIRECTORY_ENTRIES, MAX_DIRECTORY_FILES, MAX_INPUT_BYTES, tooLarge } from '../formats/input-limits.ts';
+import { readBoundedFile } from '../runner/read-bounded-text.ts';
 import type { SourceFile } from '../formats/reader.ts';
 import { readRegularFile, symbolicLink } from './read-regular-file.ts';
 
@@ -28,10 +29,9 @@ export function readInput(path: string, format?: string): ReadOutcome {
     checkMeasurementText(path, result);
     return { format: 'criterion', ...result };
   }
-  if (stat.size > MAX_INPUT_BYTES) {
-    throw new FormatError(path, undefined, `is ${stat.size} bytes, above the ${MAX_INPUT_BYTES}-byte limit`);
-  }
-  return readSource({ path, text: readFileSync(path, 'utf8') }, format);
+  // Measured before it becomes a string (readBoundedFile checks again on the open file and stops reading a pipe at the limit).
+  if (stat.isFile() && stat.size > MAX_INPUT_BYTES) throw tooLarge(path, stat.size);
+  return readSource({ path, text: readBoundedFile(path) }, format);
 }
 
 function statOrFail(path: string) {
@@ -42,20 +42,45 @@ function statOrFail(path: string) {
   }
 }
 
-/** criterionFiles collects the JSON files in every `new/` folder below root. */
+/**
+ * criterionFiles collects the JSON files in every `new/` folder below root.
+ * The code under test wrote the tree, so the walk is bounded: entries seen
+ * (read one at a time, not listed whole), files read and their total bytes,
+ * each checked before the file is read.
+ */
 function criterionFiles(root: string): SourceFile[] {
   const files: SourceFile[] = [];
+  let entries = 0;
+  let bytes = 0;
   const walk = (dir: string, depth: number) => {
     if (depth > 12) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      const display = relative(process.cwd(), full) || full;
-      // Links are refused, not followed: the code under test wrote this directory (docs/security.md).
-      if (entry.isSymbolicLink()) throw symbolicLink(display);
-      if (entry.isDirectory()) walk(full, depth + 1);
-      else if (entry.name.endsWith('.json') && dir.split(sep).at(-1) === 'new') {
-        files.push({ path: display, text: readRegularFile(full, display) });
+    const listing = opendirSync(dir);
+    try {
+      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
+        entries += 1;
+        if (entries > MAX_DIRECTORY_ENTRIES) {
+          throw new FormatError(root, undefined, `holds more than ${formatCount(MAX_DIRECTORY_ENTRIES)} files and directories; pass the criterion directory itself (target/criterion), not a folder above it`);
+        }
+        const full = join(dir, entry.name);
+        const display = relative(process.cwd(), full) || full;
+        // Links are refused, not followed: the code under test wrote this directory (docs/security.md).
+        if (entry.isSymbolicLink()) throw symbolicLink(display);
+        if (entry.isDirectory()) walk(full, depth + 1);
+        else if (entry.name.endsWith('.json') && dir.split(sep).at(-1) === 'new') {
+          if (files.length >= MAX_DIRECTORY_FILES) {
+            throw new FormatError(root, undefined, `holds more than ${formatCount(MAX_DIRECTORY_FILES)} result files (new/*.json); benchbot reads at most that many from one directory: pass a folder with fewer benchmarks`);
+          }
+          const size = lstatSync(full).size;
+          if (size > MAX_INPUT_BYTES) throw tooLarge(display, size);
+          bytes += size;
+          if (bytes > MAX_DIRECTORY_BYTES) {
+            throw new FormatError(root, undefined, `result files (new/*.json) hold more than ${formatCount(MAX_DIRECTORY_BYTES)} bytes together; benchbot reads at most that much from one directory: pass a folder with fewer benchmarks`);
+          }
+          files.push({ path: display, text: readRegularFile(full, display) });
+        }
       }
+    } finally {
+      listing.closeSync();
     }
   };
   walk(root, 0);

@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { FormatError } from '../formats/format-error.ts';
+import { readBoundedText } from '../runner/read-bounded-text.ts';
 
 // O_NOFOLLOW makes open itself refuse a link, so a file swapped for a link after the directory was listed is refused too. Windows has neither flag; the listing's lstat check still applies there.
 const NO_FOLLOW = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -23,7 +24,7 @@ export function readRegularFile(path: string, display: string): string {
   }
   try {
     if (!fstatSync(fd).isFile()) throw new FormatError(display, undefined, 'is not a regular file; benchbot reads only regular files inside an input directory');
-    return readFileSync(fd, 'utf8');
+    return readBoundedText(fd, display);
   } finally {
     closeSync(fd);
   }

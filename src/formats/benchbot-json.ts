@@ -2,7 +2,7 @@ import type { Direction, FingerprintHints, Measurement, ReadWarning } from '../m
 import { FormatError } from './format-error.ts';
 import { JsonReader, describe, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
-import { directionOf } from './units.ts';
+import { directionOf, isTimeUnit } from './units.ts';
 
 /** BENCHBOT_JSON_VERSION is the only `version` of the format there is. */
 export const BENCHBOT_JSON_VERSION = 1;
@@ -58,6 +58,10 @@ export const benchbotJsonReader: Reader = {
       const better = readDirection(json, entry.better, `${path}.better`) ?? directionOf(metric, unit);
       const values = json.numbers(entry.values, `${path}.values`);
       if (values.length === 0) json.fail(`${path}.values`, 'is empty; give at least one value or an "error"');
+      if (isTimeUnit(unit)) {
+        const negative = values.findIndex((v) => v < 0);
+        if (negative >= 0) json.fail(`${path}.values[${negative}]`, `is ${values[negative]}; a time (unit ${unit}) cannot be below zero`);
+      }
       const key = `${benchmark}\u0000${metric}`;
       const existing = byKey.get(key);
       if (!existing) {
@@ -68,7 +72,8 @@ export const benchbotJsonReader: Reader = {
       if (existing.unit !== unit || existing.better !== better) {
         json.fail(path, `"${benchmark}" / ${metric} appears earlier with unit ${existing.unit} and better ${existing.better}`);
       }
-      existing.values.push(...values);
+      // A loop, not push(...values): spreading a long array overflows the call stack.
+      for (const v of values) existing.values.push(v);
     });
     return { measurements: order.map((k) => byKey.get(k) as Measurement), warnings, hints };
   },

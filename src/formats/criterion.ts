@@ -2,7 +2,8 @@ import type { Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
-import { parseFiniteNumber, splitLines } from './text-lines.ts';
+import { ReadBudget } from './input-limits.ts';
+import { isSpace, parseFiniteNumber, splitLines } from './text-lines.ts';
 import { directionOf } from './units.ts';
 
 /**
@@ -225,7 +226,6 @@ function readBenchmarkJson(file: SourceFile, warnings: ReadWarning[]): { name: s
 /** ANSI escapes criterion and cargo emit when they think they talk to a terminal. */
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
-const TIME_LINE = /^(.*?)\s*\btime:\s+\[([^\]]*)\]/;
 const THRPT_LINE = /^\s*thrpt:\s+\[([^\]]*)\]/;
 const CHANGE_BLOCK = /^\s*change:\s*$/;
 const LIBTEST_BENCH = /^test\s+(\S+)\s+\.\.\.\s+bench:\s+(\S+)\s+ns\/iter\s+\(\+\/-\s+(\S+)\)(?:\s+=\s+(\S+)\s+MB\/s)?\s*$/;
@@ -269,17 +269,26 @@ export const cargoBenchReader: Reader = {
 
   read(file: SourceFile): ReadResult {
     const lines = splitLines(file);
-    const order: { benchmark: string; metric: string; unit: string }[] = [];
-    const values = new Map<string, number[]>();
+    const budget = new ReadBudget(file.path);
+    const series = new Map<string, { benchmark: string; metric: string; unit: string; values: number[] }>();
     const warnings: ReadWarning[] = [];
     const add = (line: number, benchmark: string, metric: string, unit: string, value: number) => {
       const key = `${benchmark}\u0000${metric}`;
-      const known = order.find((o) => o.benchmark === benchmark && o.metric === metric);
+      let known = series.get(key);
       if (known && known.unit !== unit) {
         throw new FormatError(file.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
       }
-      if (!known) order.push({ benchmark, metric, unit });
-      values.set(key, [...(values.get(key) ?? []), value]);
+      if (!known) {
+        budget.series(line);
+        known = { benchmark, metric, unit, values: [] };
+        series.set(key, known);
+      }
+      budget.value(line);
+      known.values.push(value);
+    };
+    const warn = (line: number, warning: ReadWarning) => {
+      budget.series(line);
+      warnings.push(warning);
     };
 
     let previous = '';
@@ -287,7 +296,7 @@ export const cargoBenchReader: Reader = {
     let inChange = false;
     for (const { number, text: raw } of lines) {
       const text = raw.replace(ANSI, '').split('\r').pop() ?? '';
-      const time = TIME_LINE.exec(text);
+      const time = timeEstimate(text);
       const thrpt = THRPT_LINE.exec(text);
       const libtest = LIBTEST_BENCH.exec(text);
       const other = LIBTEST_OTHER.exec(text);
@@ -296,12 +305,12 @@ export const cargoBenchReader: Reader = {
       if (/\b(time|thrpt):\s+\[[^\]]*$/.test(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
       if (CHANGE_BLOCK.test(text)) {
         inChange = true;
-      } else if (time && !(time[1] === '' && inChange) && !time[2].includes('%')) {
+      } else if (time && !(time.name.trim() === '' && inChange) && !time.inner.includes('%')) {
         // A long name stands alone on the line before; if stderr's progress
         // line got in between, that line names the benchmark too.
-        const name = time[1].trim() !== '' ? time[1].trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
+        const name = time.name.trim() !== '' ? time.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
         if (name === '') throw new FormatError(file.path, number, 'criterion time line without a benchmark name');
-        const [value, unit] = estimate(file.path, number, time[2], CONSOLE_TIME);
+        const [value, unit] = estimate(file.path, number, time.inner, CONSOLE_TIME);
         add(number, name, 'time', unit, value);
         current = { name, hasThroughput: false };
         inChange = false;
@@ -318,26 +327,27 @@ export const cargoBenchReader: Reader = {
         current = undefined;
       } else if (other) {
         const [, name, outcome] = other;
-        warnings.push(
+        warn(
+          number,
           outcome === 'ignored'
             ? { benchmark: name, kind: 'skipped', message: `${name}: ignored` }
             : { benchmark: name, kind: 'error', message: `${name}: FAILED (${file.path}:${number}); it has no results` },
         );
       } else if (BENCH_FAILED.test(text)) {
-        warnings.push({ kind: 'exit-code', message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
+        warn(number, { kind: 'exit-code', message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
       }
       if (text.trim() !== '') previous = text;
     }
 
-    if (order.length === 0) {
+    if (series.size === 0) {
       throw new FormatError(file.path, undefined, 'no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?');
     }
-    const measurements: Measurement[] = order.map(({ benchmark, metric, unit }) => ({
+    const measurements: Measurement[] = [...series.values()].map(({ benchmark, metric, unit, values }) => ({
       benchmark,
       metric,
       unit,
       better: metric === 'time' ? 'lower' : directionOf(metric, unit),
-      values: values.get(`${benchmark}\u0000${metric}`) ?? [],
+      values,
     }));
     warnings.push({
       kind: 'summary-only',
@@ -346,6 +356,32 @@ export const cargoBenchReader: Reader = {
     return { measurements, warnings, hints: {} };
   },
 };
+
+/**
+ * timeEstimate finds criterion's `NAME time: [...]` on a line: the first
+ * `time:` at a word start followed by white space, `[`, and a `]` later on.
+ * It returns the text before it and the bracket's inside. A scan with
+ * indexOf, not `^(.*?)\s*\btime:\s+\[([^\]]*)\]`, which is quadratic on a
+ * long line (every lazy step rescans the white space after it).
+ */
+function timeEstimate(text: string): { name: string; inner: string } | undefined {
+  for (let at = text.indexOf('time:'); at >= 0; at = text.indexOf('time:', at + 5)) {
+    if (at > 0 && isWordChar(text.charCodeAt(at - 1))) continue;
+    let open = at + 5;
+    if (!isSpace(text.charCodeAt(open))) continue;
+    while (isSpace(text.charCodeAt(open))) open += 1;
+    if (text.charCodeAt(open) !== 0x5b) continue;
+    const close = text.indexOf(']', open + 1);
+    // No `]` after this `time:` means none after any later one either.
+    if (close < 0) return undefined;
+    return { name: text.slice(0, at), inner: text.slice(open + 1, close) };
+  }
+  return undefined;
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
 
 /** estimate reads criterion's `[low unit mid unit high unit]` and returns the middle value in the base unit. */
 function estimate(path: string, line: number, inner: string, units: Record<string, [string, number]>): [number, string] {

@@ -1,6 +1,7 @@
 import type { Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
+import { checkJsonElementCount, ReadBudget } from './input-limits.ts';
 import { parseFiniteNumber, splitLines } from './text-lines.ts';
 import { conversionFactor, directionOf } from './units.ts';
 
@@ -8,7 +9,8 @@ import { conversionFactor, directionOf } from './units.ts';
 const LOGCAT_PREFIX = /^[VDIWEF]\/[^(\s]*\s*\(\s*\d+\):\s?/;
 /** iOS and desktop Flutter print app output behind `flutter: `. */
 const FLUTTER_PREFIX = /^flutter: /;
-const NUMBER = String.raw`[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?`;
+// `\d+(?:\.\d*)?`, not `\d+\.?\d*`: the latter splits a run of digits n ways (quadratic on a long token).
+const NUMBER = String.raw`[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`;
 const RUN_TIME = new RegExp(String.raw`^(.+?)\(RunTime\): (${NUMBER}) us\.?\s*$`);
 const EVENT = /benchmark_harness\[(\{.*)$/;
 const RESULTS_FOR = /^Results for \S/;
@@ -40,9 +42,12 @@ export const dartReader: Reader = {
     const byName = new Map<string, Measurement>();
     let summaryOnly = false;
     let inReport = false;
+    const budget = new ReadBudget(file.path);
     const add = (line: number, name: string, unit: string, value: number) => {
+      budget.value(line);
       const existing = byName.get(name);
       if (!existing) {
+        budget.series(line);
         const m: Measurement = { benchmark: name, metric: 'time', unit, better: directionOf('time', unit), values: [value] };
         byName.set(name, m);
         order.push(name);
@@ -60,6 +65,7 @@ export const dartReader: Reader = {
         const value = parseFiniteNumber(runTime[2]);
         const name = runTime[1].trim();
         if (value === undefined) throw new FormatError(file.path, number, `RunTime of "${name}" is not a finite number`);
+        if (value < 0) throw new FormatError(file.path, number, `RunTime of "${name}" is negative (${runTime[2]} us); a time cannot be below zero`);
         if (name === '') throw new FormatError(file.path, number, 'benchmark name is empty');
         add(number, name, 'us', value);
         continue;
@@ -79,6 +85,7 @@ export const dartReader: Reader = {
       if (report) {
         const value = parseFiniteNumber(report[2]);
         if (value === undefined) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
+        if (value < 0) throw new FormatError(file.path, number, `time of "${report[1]}" is negative (${report[2]}); a time cannot be below zero`);
         if (report[3] !== undefined) summaryOnly = true;
         add(number, report[1], report[4], value);
       }
@@ -96,6 +103,7 @@ export const dartReader: Reader = {
 /** readEvent returns the [name, unit, value] results of one event line; events other than benchmark.result give none. */
 function readEvent(file: SourceFile, line: number, payload: string): [string, string, number][] {
   let event: unknown;
+  checkJsonElementCount(file.path, payload, line);
   try {
     event = JSON.parse(payload);
   } catch (error) {

@@ -1,8 +1,9 @@
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
+import { ReadBudget } from './input-limits.ts';
 import { parseFiniteNumber, splitLines } from './text-lines.ts';
-import { directionOf } from './units.ts';
+import { directionOf, isTimeUnit } from './units.ts';
 
 /** A Go benchmark name: `Benchmark` then nothing or a character that is not a lower-case letter (Go's own rule). */
 const BENCHMARK_NAME = /^Benchmark($|[^a-z])/;
@@ -11,11 +12,22 @@ const CONFIG_LINE = /^([a-z][^\s:]*):(?:\s+(.*))?$/;
 /** Config keys that describe the machine; other `key: value` lines are often stray program output. */
 const HINT_KEYS = new Set(['goos', 'goarch', 'cpu']);
 
-interface Row {
+/** Units the testing package computes from unsigned counts: never negative. */
+const NON_NEGATIVE_UNITS = new Set(['B/op', 'allocs/op', 'MB/s']);
+
+/** Series is one benchmark's values of one unit at one GOMAXPROCS, as read. */
+interface Series {
+  procs: number;
+  unit: string;
+  values: number[];
+}
+
+/** Group is one benchmark of one package; its series are named once the whole file is read. */
+interface Group {
   pkg: string;
   base: string;
-  procs: number;
-  metrics: [unit: string, value: number][];
+  procs: Set<number>;
+  series: Map<string, Series>;
 }
 
 /**
@@ -56,11 +68,16 @@ export const goBenchReader: Reader = {
 
   read(file: SourceFile): ReadResult {
     const lines = splitLines(file);
-    const rows: Row[] = [];
+    const budget = new ReadBudget(file.path);
     const warnings: ReadWarning[] = [];
     const hints: FingerprintHints = {};
     const pendingWarnings: { pkg: string; base: string | undefined; message: string; kind: 'error' | 'skipped' }[] = [];
-    const packages: string[] = [];
+    // Values go straight into their series (no object per result line): a
+    // 256 MiB output holds over ten million lines.
+    const groups = new Map<string, Map<string, Group>>();
+    const packages = new Set<string>();
+    const allProcs = new Set<number>();
+    let results = 0;
     let pkg = '';
 
     for (const { number, text } of lines) {
@@ -75,6 +92,7 @@ export const goBenchReader: Reader = {
       const status = /^--- (FAIL|SKIP): (\S+)/.exec(text);
       if (status) {
         const failed = status[1] === 'FAIL';
+        budget.series(number);
         pendingWarnings.push({
           pkg,
           base: stripProcs(status[2]).base,
@@ -85,6 +103,7 @@ export const goBenchReader: Reader = {
       }
       const pkgFail = /^FAIL\s+(\S+)/.exec(text);
       if (pkgFail) {
+        budget.series(number);
         pendingWarnings.push({ pkg: pkgFail[1], base: undefined, message: `package ${pkgFail[1]} failed: ${text.trim().replace(/\s+/g, ' ')}`, kind: 'error' });
         continue;
       }
@@ -96,68 +115,67 @@ export const goBenchReader: Reader = {
       if (fields.length < 4 || fields.length % 2 !== 0) {
         throw new FormatError(file.path, number, `benchmark result "${fields[0]}" needs value/unit pairs after the iteration count`);
       }
-      const metrics: [string, number][] = [];
+      const units = new Set<string>();
       for (let i = 2; i < fields.length; i += 2) {
         const value = parseFiniteNumber(fields[i]);
-        if (value === undefined) throw new FormatError(file.path, number, `${fields[0]}: "${fields[i]}" is not a finite number`);
         const unit = fields[i + 1];
-        if (metrics.some(([u]) => u === unit)) throw new FormatError(file.path, number, `${fields[0]}: unit ${unit} appears twice`);
-        metrics.push([unit, value]);
+        if (value === undefined) throw new FormatError(file.path, number, `${fields[0]}: "${fields[i]}" is not a finite number`);
+        if (units.has(unit)) throw new FormatError(file.path, number, `${fields[0]}: unit ${unit} appears twice`);
+        if (value < 0 && (isTimeUnit(unit) || NON_NEGATIVE_UNITS.has(unit))) {
+          throw new FormatError(file.path, number, `${fields[0]}: negative ${unit} (${fields[i]}); a time or size cannot be below zero`);
+        }
+        units.add(unit);
       }
       const { base, procs } = stripProcs(fields[0]);
-      rows.push({ pkg, base, procs, metrics });
-      if (!packages.includes(pkg)) packages.push(pkg);
+      let byBase = groups.get(pkg);
+      if (!byBase) groups.set(pkg, (byBase = new Map()));
+      let group = byBase.get(base);
+      if (!group) byBase.set(base, (group = { pkg, base, procs: new Set(), series: new Map() }));
+      group.procs.add(procs);
+      for (let i = 2; i < fields.length; i += 2) {
+        const unit = fields[i + 1];
+        const key = `${procs}\u0000${unit}`;
+        let series = group.series.get(key);
+        if (!series) {
+          budget.series(number);
+          group.series.set(key, (series = { procs, unit, values: [] }));
+        }
+        budget.value(number);
+        series.values.push(parseFiniteNumber(fields[i]) as number);
+      }
+      packages.add(pkg);
+      allProcs.add(procs);
+      results += 1;
     }
 
-    if (rows.length === 0 && pendingWarnings.length === 0) {
+    if (results === 0 && pendingWarnings.length === 0) {
       throw new FormatError(file.path, undefined, 'no Go benchmark result lines (BenchmarkX  N  value unit ...) found');
     }
 
-    const qualifyPackage = packages.length > 1;
+    const qualifyPackage = packages.size > 1;
     const qualified = (p: string, base: string) => (qualifyPackage && p !== '' ? `${p}.${base}` : base);
 
-    // Group rows by package, then benchmark, with nested maps: on 100 MB
-    // inputs, hashing a concatenated composite key per row dominated the
-    // reading time.
-    const byPackage = new Map<string, Map<string, Row[]>>();
-    for (const row of rows) {
-      let byBase = byPackage.get(row.pkg);
-      if (!byBase) byPackage.set(row.pkg, (byBase = new Map()));
-      const group = byBase.get(row.base);
-      if (group) group.push(row);
-      else byBase.set(row.base, [row]);
-    }
-    const groups = [...byPackage.values()].flatMap((byBase) => [...byBase.values()]);
-
     const measurements: Measurement[] = [];
-    for (const group of groups) {
-      const name = qualified(group[0].pkg, group[0].base);
-      const severalProcs = group.some((row) => row.procs !== group[0].procs);
-      const byKey = new Map<string, Measurement>();
-      for (const row of group) {
-        const prefix = severalProcs ? `${row.procs}\u0000` : '';
-        for (const [unit, value] of row.metrics) {
+    for (const byBase of groups.values()) {
+      for (const group of byBase.values()) {
+        const name = qualified(group.pkg, group.base);
+        const severalProcs = group.procs.size > 1;
+        // With one GOMAXPROCS the procs part of the key is the same for all, so
+        // series keep the order in which their units first appeared.
+        for (const { procs, unit, values } of group.series.values()) {
           const metric = unit === 'ns/op' ? 'time' : unit;
-          const key = prefix + metric;
-          let m = byKey.get(key);
-          if (!m) {
-            m = { benchmark: severalProcs ? `${name}/procs=${row.procs}` : name, metric, unit, better: directionOf(metric, unit), values: [] };
-            byKey.set(key, m);
-          }
-          m.values.push(value);
+          measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better: directionOf(metric, unit), values });
         }
       }
-      measurements.push(...byKey.values());
     }
 
     for (const w of pendingWarnings) {
       warnings.push(w.base === undefined ? { message: w.message, kind: w.kind } : { message: w.message, benchmark: qualified(w.pkg, w.base), kind: w.kind });
     }
 
-    const allProcs = [...new Set(rows.map((r) => r.procs))];
-    if (allProcs.length === 1) hints.gomaxprocs = allProcs[0];
-    else if (allProcs.length > 1) hints.gomaxprocs = allProcs.join(',');
-    const pkgs = packages.filter((p) => p !== '');
+    if (allProcs.size === 1) hints.gomaxprocs = [...allProcs][0];
+    else if (allProcs.size > 1) hints.gomaxprocs = [...allProcs].join(',');
+    const pkgs = [...packages].filter((p) => p !== '');
     if (pkgs.length > 0) hints.pkg = pkgs.join(',');
 
     return { measurements, warnings, hints };

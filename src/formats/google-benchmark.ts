@@ -1,5 +1,6 @@
 import type { Direction, FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
+import { checkJsonElementCount } from './input-limits.ts';
 import { describe, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { conversionFactor, directionOf, normalizeTimeUnit } from './units.ts';
@@ -57,8 +58,10 @@ const RATE_COUNTER = /(per_?sec(ond)?|_per_s|\/s)$/i;
 
 /** Google Benchmark prints non-finite doubles as bare tokens, which JSON.parse refuses. */
 const BARE_TOKENS = ['NaN', 'Infinity', 'nan', 'inf'];
-const NON_FINITE_TOKEN = /"(?:[^"\\]|\\.)*"|-?\b(?:NaN|Infinity|nan|inf)\b/g;
 const NON_FINITE_STRINGS = new Set(['NaN', '-NaN', 'Infinity', '-Infinity', 'nan', '-nan', 'inf', '-inf']);
+
+/** Fields that cannot be below zero: times, rates and allocation totals (net_heap_growth can). */
+const NON_NEGATIVE_FIELDS = new Set(['real_time', 'cpu_time', 'bytes_per_second', 'items_per_second', 'allocs_per_iter', 'max_bytes_used', 'total_allocated_bytes']);
 
 type Row = Record<string, unknown>;
 
@@ -179,6 +182,8 @@ function read(file: SourceFile): ReadResult {
 function parse(source: SourceFile): { document: unknown; sanitized: boolean } {
   // Windows editors and PowerShell's Out-File add a byte order mark that JSON.parse refuses.
   const file = source.text.charCodeAt(0) === 0xfeff ? { path: source.path, text: source.text.slice(1) } : source;
+  // Before any parse, and outside the fallback below: a refusal for size must not be retried.
+  checkJsonElementCount(file.path, file.text);
   try {
     return { document: parseJsonDocument(file), sanitized: false };
   } catch (error) {
@@ -191,7 +196,7 @@ function parse(source: SourceFile): { document: unknown; sanitized: boolean } {
       return { document: JSON.parse(quoted), sanitized: true };
     } catch {
       // Quoting keeps every token on its line, so errors from this parse still point at the right line.
-      const text = file.text.replace(NON_FINITE_TOKEN, (token) => (token.charCodeAt(0) === 34 ? token : `"${token}"`));
+      const text = quoteNonFiniteOutsideStrings(file.text);
       return { document: parseJsonDocument({ path: file.path, text }), sanitized: true };
     }
   }
@@ -226,6 +231,47 @@ function quoteBareNonFinite(text: string): string {
     at = end;
   }
   parts.push(text.slice(at));
+  return parts.join('');
+}
+
+/**
+ * quoteNonFiniteOutsideStrings quotes every bare NaN/Infinity/nan/inf token
+ * (with its `-`) that is not inside a string, in one pass that steps over
+ * strings with indexOf. A regular expression alternating strings and tokens
+ * rescanned the rest of the file from every escaped quote of an unterminated
+ * string (quadratic) and overflowed its backtracking stack on long strings.
+ */
+function quoteNonFiniteOutsideStrings(text: string): string {
+  const parts: string[] = [];
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let end = text.indexOf('"', i + 1);
+      while (end > 0) {
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end < 0) break;
+      i = end + 1;
+      continue;
+    }
+    if (!isWordChar(c)) {
+      i += 1;
+      continue;
+    }
+    let start = i;
+    while (i < text.length && isWordChar(text.charCodeAt(i))) i += 1;
+    if (BARE_TOKENS.includes(text.slice(start, i))) {
+      if (start > copied && text.charCodeAt(start - 1) === 45) start -= 1; // '-'
+      parts.push(text.slice(copied, start), '"', text.slice(start, i), '"');
+      copied = i;
+    }
+  }
+  parts.push(text.slice(copied));
   return parts.join('');
 }
 
@@ -322,6 +368,9 @@ function addRow(path: string, group: Group, row: Row, index: number, sanitized: 
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       const got = typeof value === 'string' && sanitized && NON_FINITE_STRINGS.has(value) ? value : describe(value);
       throw new FormatError(path, undefined, `benchmarks[${index}].${field}: expected a finite number, got ${got}`);
+    }
+    if (value < 0 && NON_NEGATIVE_FIELDS.has(field)) {
+      throw new FormatError(path, undefined, `benchmarks[${index}].${field}: expected a non-negative number, got ${value}; a ${unit === timeUnit ? 'time' : 'rate or size'} cannot be below zero`);
     }
     let m = group.metrics.get(field);
     if (m === undefined) {

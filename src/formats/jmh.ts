@@ -107,7 +107,8 @@ function metricValues(j: JsonReader, metric: Record<string, unknown>, path: stri
   const values: number[] = [];
   if (metric.rawData !== undefined && metric.rawData !== null) {
     j.array(metric.rawData, `${path}.rawData`).forEach((fork, f) => {
-      values.push(...j.numbers(fork, `${path}.rawData[${f}]`));
+      // A loop, not push(...): spreading a long array overflows the call stack.
+      for (const v of j.numbers(fork, `${path}.rawData[${f}]`)) values.push(v);
     });
   } else if (metric.rawDataHistogram !== undefined && metric.rawDataHistogram !== null) {
     j.array(metric.rawDataHistogram, `${path}.rawDataHistogram`).forEach((fork, f) => {

@@ -1,9 +1,9 @@
 import { FormatError } from './format-error.ts';
 import type { SourceFile } from './reader.ts';
 import { jsonErrorOffset } from './json-error-offset.ts';
+import { checkJsonElementCount, MAX_INPUT_BYTES } from './input-limits.ts';
 
-/** Inputs above this size are refused instead of exhausting memory. */
-export const MAX_INPUT_BYTES = 512 * 1024 * 1024;
+export { MAX_INPUT_BYTES } from './input-limits.ts';
 
 /** lineAt returns the 1-based line number of a character offset. */
 export function lineAt(text: string, offset: number): number {
@@ -16,10 +16,14 @@ export function lineAt(text: string, offset: number): number {
   return line;
 }
 
-/** checkText refuses absurdly large inputs and binary content. */
+/**
+ * checkText refuses absurdly large inputs and binary content. Files are
+ * measured by stat before they are read (a string near V8's limit cannot
+ * even be created); this catches text that arrived another way.
+ */
 export function checkText(file: SourceFile): void {
   if (file.text.length > MAX_INPUT_BYTES) {
-    throw new FormatError(file.path, undefined, `input is ${file.text.length} bytes, above the ${MAX_INPUT_BYTES}-byte limit`);
+    throw new FormatError(file.path, undefined, `input is ${file.text.length} characters; benchbot reads inputs of at most ${MAX_INPUT_BYTES} bytes`);
   }
   const nul = file.text.indexOf('\u0000');
   if (nul >= 0) {
@@ -34,6 +38,7 @@ export function checkText(file: SourceFile): void {
 export function parseJsonDocument(file: SourceFile): unknown {
   checkText(file);
   if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
+  checkJsonElementCount(file.path, file.text);
   try {
     return JSON.parse(file.text);
   } catch (error) {

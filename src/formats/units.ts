@@ -31,6 +31,16 @@ export function conversionFactor(from: string, to: string): number | undefined {
   return exponent >= 0 ? 10 ** exponent : 1 / 10 ** -exponent;
 }
 
+/**
+ * isTimeUnit says whether a unit measures time: ns, us, µs, ms, s or sec,
+ * alone or per something (`ns/op`, `ms/iteration`). Times cannot be
+ * negative, whatever the harness printed.
+ */
+export function isTimeUnit(unit: string): boolean {
+  const [base] = splitPer(unit.trim());
+  return base === 'sec' || normalizeTimeUnit(base) !== undefined;
+}
+
 function splitPer(unit: string): [string, string] {
   const slash = unit.indexOf('/');
   return slash < 0 ? [unit, ''] : [unit.slice(0, slash), unit.slice(slash)];

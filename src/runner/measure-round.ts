@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { readSource } from '../formats/detect.ts';
@@ -7,6 +6,7 @@ import type { Executor } from './executor.ts';
 import { RunnerError } from './git-checkout.ts';
 import { shellQuote } from './local-executor.ts';
 import { parsePerfStatCsv, perfStatPrefix } from './perf-counters.ts';
+import { readBoundedFile } from './read-bounded-text.ts';
 import { pinnedCommand } from './cpu-pin.ts';
 
 /**
@@ -61,7 +61,11 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
   const fetchText = async (remote: string): Promise<string> => {
     const local = join(scratch, `${tag}-${remote}`.replace(/[^\w.-]/g, '_'));
     await executor.fetch(remote.startsWith('/') ? remote : `${dir}/${remote}`, local);
-    return readFileSync(local, 'utf8');
+    // Reading is bounded in bytes (stat first) and every reader is linear in
+    // its input, so a hostile result file costs at most seconds after the
+    // round, never a hang or a crash: stdout is capped by the executor
+    // (64 MiB), files here by MAX_INPUT_BYTES (input-limits.ts).
+    return readBoundedFile(local, `${remote} (${tag})`);
   };
   try {
     const text = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result.stdout;

@@ -8,6 +8,7 @@ import { createExecutor } from '../../src/runner/executor.ts';
 import { silentProgress } from '../../src/runner/progress.ts';
 import { RunnerError } from '../../src/runner/git-checkout.ts';
 import { makeFixtureRepo } from '../support/fixture-repo.ts';
+import { compileNameFilter } from '../../src/compare/name-filter.ts';
 
 function settings(repo: string, overrides: Partial<RunAbSettings> = {}): RunAbSettings {
   return {
@@ -200,6 +201,6 @@ test('--format command times the whole command with hyperfine, one sample per ro
 
 test('a filter keeps only the matching benchmarks (/bench REGEX)', async () => {
   const repo = makeFixtureRepo({ headFactor: 1.1 });
-  const result = await runAb(settings(repo.dir, { filter: /^hash$/, minRuns: 3, maxRuns: 3 }), deps());
+  const result = await runAb(settings(repo.dir, { filter: compileNameFilter('^hash$'), minRuns: 3, maxRuns: 3 }), deps());
   assert.deepEqual(result.report.comparisons.map((c) => c.benchmark), ['hash']);
 });
