@@ -1,0 +1,437 @@
+// `npm run bench:verdicts`: do benchbot's verdicts decide, on this machine,
+// with real runs? (issue 11)
+//
+// Three scenarios on the demo repository (scripts/make-demo-repo.sh), each
+// run BENCHBOT_VERDICT_RUNS (default 10) times with the real CLI,
+// `benchbot run` with its default settings, the scenarios interleaved so
+// that each sees the same stretches of machine load:
+//
+//   10%  demo-base vs demo-head: merge #14 makes BM_RecordHash ~10% slower
+//   5%   demo-base vs a variant of #14 that hashes the first 5% twice
+//   A/A  demo-base vs a commit that only edits the README (same code, own build)
+//
+// Every run uses one store, as a real runner does, so the machine's noise
+// memory grows run by run. For each scenario it prints what benchbot said
+// (regression found, false regressions, unchanged comparisons decided
+// unchanged at 2%, the median bound stated for the undecided, rounds per
+// side, wall time), and on the same raw rounds what Google Benchmark's
+// compare.py U test (alpha 0.05, its gbench module from Debian's
+// libbenchmark-tools), benchstat and a 5% median-ratio rule say. Then it
+// replays every run's looks from its stored rounds with the store's earlier
+// rounds of demo-base pooled into the base side, to measure what pooling
+// buys and whether it keeps the false-alarm target.
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Comparison } from '../src/model/comparison.ts';
+import type { Measurement } from '../src/model/measurement.ts';
+import { applyLook } from '../src/compare/adaptive-stop.ts';
+import { compareRuns, poolMeasurements } from '../src/compare/compare-runs.ts';
+import { poolBase } from '../src/compare/pool-base.ts';
+import { lookSchedule } from '../src/runner/round-schedule.ts';
+import { DEFAULT_LOOKS, sequentialAlpha } from '../src/stats/sequential-alpha.ts';
+import { median } from '../src/stats/order-statistics.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { loadNoiseMemory } from '../src/store/noise-memory.ts';
+import type { StoredRun } from '../src/store/store.ts';
+import { findBenchstat, goBenchText, parseBenchstatCsv, thresholdCall, type Call } from './quality.ts';
+import { makeDemoRepo } from './demo-verdicts.ts';
+
+const SLOWED = 'BM_RecordHash/65536';
+const BIN = fileURLToPath(new URL('../bin/benchbot.js', import.meta.url));
+const GBENCH = '/usr/share/benchmark';
+
+/** Scenario is one pull request of the demo repository and what it really changed. */
+export interface Scenario {
+  name: string;
+  head: string;
+  /** slowed is the benchmark the change made slower, null for A/A. */
+  slowed: string | null;
+}
+
+/** RunRecord is one real `benchbot run`: its JSON report, its stored rounds and how long it took. */
+export interface RunRecord {
+  scenario: string;
+  report: { comparisons: JsonComparison[]; rounds_per_side: number; max_rounds_per_side: number; looks: { roundsPerSide: number }[] };
+  base: Measurement[];
+  head: Measurement[];
+  seconds: number;
+  exitCode: number;
+}
+
+/** JsonComparison is the part of the JSON report's comparison this bench reads. */
+interface JsonComparison {
+  benchmark: string;
+  metric: string;
+  verdict: string;
+  family?: string;
+  decision?: string;
+  bound?: number;
+  ratio: number | null;
+  detectable?: number;
+  suggested_threshold?: number;
+}
+
+/**
+ * makeScenarios adds the 5% variant and the A/A commit to a fresh demo
+ * repository (authors and dates fixed, so their SHAs are stable) and returns
+ * the three scenarios.
+ */
+export function makeScenarios(repo: string): Scenario[] {
+  const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_DATE: '1709600000 +0000', GIT_COMMITTER_DATE: '1709600000 +0000' };
+  const git = (...args: string[]) => {
+    const r = spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8', env });
+    if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  const edit = (path: string, change: (text: string) => string) => {
+    const file = join(repo, path);
+    writeFileSync(file, change(spawnSync('cat', [file], { encoding: 'utf8' }).stdout));
+  };
+  // The 5% variant: #14 with the header a twentieth of the record instead of a tenth.
+  git('checkout', '-q', '-B', 'variant-5', 'demo-head');
+  edit('src/hash.cpp', (t) => t.replace('kHeaderFraction = 10;', 'kHeaderFraction = 20;'));
+  git('commit', '-q', '-am', 'hash: header digest over the first twentieth');
+  git('tag', '-f', 'demo-head-5');
+  // A/A: the base's code under another SHA and tree, so it is built again.
+  git('checkout', '-q', '-B', 'readme-only', 'demo-base');
+  edit('README.md', (t) => `${t}\nBenchmarks run on every pull request.\n`);
+  git('commit', '-q', '-am', 'README: mention the benchmarks');
+  git('tag', '-f', 'demo-aa');
+  git('checkout', '-q', 'main');
+  return [
+    { name: '10% slower', head: 'demo-head', slowed: SLOWED },
+    { name: '5% slower', head: 'demo-head-5', slowed: SLOWED },
+    { name: 'A/A', head: 'demo-aa', slowed: null },
+  ];
+}
+
+/** runOnce makes one real `benchbot run` of a scenario with default settings and reads its stored rounds back. */
+export async function runOnce(repo: string, storePath: string, scenario: Scenario, extra: string[] = []): Promise<RunRecord> {
+  const started = process.hrtime.bigint();
+  // The load guard's default (0.5 + 10% of the cores) suits a dedicated runner; this VM is shared (as npm run demo).
+  const args = [BIN, 'run', '--repo', repo, '--base', 'demo-base', '--head', scenario.head, '--build', 'make -s', '--bench', './bench.sh', '--store', storePath, '--max-load', '1000', '--output', 'json', ...extra];
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GITHUB_ACTIONS: '' } });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (run.status !== 0 && run.status !== 1) throw new Error(`benchbot run (${scenario.name}) exited ${run.status}: ${run.stderr.slice(-2000)}`);
+  const report = JSON.parse(run.stdout) as RunRecord['report'] & { base_sha: string; head_sha: string };
+  const store = await openStore(storePath, { cwd: repo });
+  try {
+    const [headRun, baseRun] = await Promise.all(['head', 'base'].map(async (role) => {
+      const [latest] = await store.listRuns({ role: role as 'base' | 'head', sha: role === 'base' ? report.base_sha : report.head_sha, limit: 1 });
+      return (await store.getRun(latest.id)) as StoredRun;
+    }));
+    return { scenario: scenario.name, report, base: baseRun.measurements, head: headRun.measurements, seconds, exitCode: run.status };
+  } finally {
+    await store.close();
+  }
+}
+
+/** primaryOf picks the primary comparisons of a report (one per benchmark). */
+const primaryOf = (cs: readonly JsonComparison[]) => cs.filter((c) => c.family !== 'secondary');
+
+/** ScenarioTally is what one scenario's runs said. */
+interface ScenarioTally {
+  runs: number;
+  found: number;
+  falseRegressionRuns: number;
+  falseImprovementRuns: number;
+  unchangedPrimary: number;
+  decidedUnchangedPrimary: number;
+  unchangedAll: number;
+  decidedUnchangedAll: number;
+  undecidedBounds: number[];
+  unbounded: number;
+  rounds: number[];
+  seconds: number[];
+}
+
+function tallyRuns(scenario: Scenario, records: readonly RunRecord[]): ScenarioTally {
+  const t: ScenarioTally = { runs: records.length, found: 0, falseRegressionRuns: 0, falseImprovementRuns: 0, unchangedPrimary: 0, decidedUnchangedPrimary: 0, unchangedAll: 0, decidedUnchangedAll: 0, undecidedBounds: [], unbounded: 0, rounds: [], seconds: [] };
+  for (const r of records) {
+    const cs = r.report.comparisons;
+    const slowed = primaryOf(cs).find((c) => c.benchmark === scenario.slowed);
+    if (slowed?.verdict === 'regressed') t.found += 1;
+    const others = cs.filter((c) => c.benchmark !== scenario.slowed);
+    if (others.some((c) => c.verdict === 'regressed')) t.falseRegressionRuns += 1;
+    if (others.some((c) => c.verdict === 'improved')) t.falseImprovementRuns += 1;
+    for (const c of others) {
+      const primary = c.family !== 'secondary';
+      t.unchangedAll += 1;
+      if (primary) t.unchangedPrimary += 1;
+      if (c.verdict === 'unchanged') {
+        t.decidedUnchangedAll += 1;
+        if (primary) t.decidedUnchangedPrimary += 1;
+      } else if (primary) {
+        if (c.bound !== undefined && Number.isFinite(c.bound)) t.undecidedBounds.push(c.bound);
+        else t.unbounded += 1;
+      }
+    }
+    t.rounds.push(r.report.rounds_per_side);
+    t.seconds.push(r.seconds);
+  }
+  return t;
+}
+
+/** comparePyPValues runs compare.py's own U test (gbench.report, utest=True) on one run's rounds: benchmark -> real and cpu p-values. */
+function comparePyPValues(record: RunRecord): Map<string, { time: number | null; cpu: number | null }> {
+  const doc = (ms: Measurement[]) => {
+    const byName = new Map<string, { real?: number[]; cpu?: number[]; unit: string }>();
+    for (const m of ms) {
+      if (m.metric !== 'real_time' && m.metric !== 'cpu_time') continue;
+      const entry = byName.get(m.benchmark) ?? { unit: m.unit };
+      entry[m.metric === 'real_time' ? 'real' : 'cpu'] = m.values;
+      byName.set(m.benchmark, entry);
+    }
+    const benchmarks = [...byName].flatMap(([name, e]) => (e.real ?? []).map((real, i) => ({ name, run_name: name, run_type: 'iteration', repetitions: e.real?.length, repetition_index: i, iterations: 1, real_time: real, cpu_time: e.cpu?.[i] ?? real, time_unit: e.unit })));
+    return { context: {}, benchmarks };
+  };
+  const script = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(GBENCH)})
+from gbench import report
+d = json.load(sys.stdin)
+out = {}
+for row in report.get_difference_report(d["base"], d["head"], utest=True):
+    u = row["utest"]
+    out[row["name"]] = {"time": u.get("time_pvalue"), "cpu": u.get("cpu_pvalue")}
+print(json.dumps(out))
+`;
+  const run = spawnSync('python3', ['-c', script], { input: JSON.stringify({ base: doc(record.base), head: doc(record.head) }), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`compare.py's gbench module failed (install libbenchmark-tools and scipy): ${run.stderr}`);
+  return new Map(Object.entries(JSON.parse(run.stdout) as Record<string, { time: number | null; cpu: number | null }>));
+}
+
+/** benchstatCalls runs real benchstat on every run's rounds of one metric at once: run index -> benchmark -> call. */
+async function benchstatCalls(binary: string, records: readonly RunRecord[], metric: string): Promise<Map<string, Call>[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-verdicts-'));
+  try {
+    const rows = (side: 'base' | 'head') => records.flatMap((r, i) => r[side].filter((m) => m.metric === metric).map((m) => ({ name: `R${i}x${m.benchmark.replace(/[^A-Za-z0-9]/g, '')}`, values: m.values })));
+    writeFileSync(join(dir, 'base.txt'), goBenchText(rows('base')));
+    writeFileSync(join(dir, 'head.txt'), goBenchText(rows('head')));
+    const csv = await new Promise<string>((ok, fail) => execFile(binary, ['-format', 'csv', 'base.txt', 'head.txt'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (e, out) => (e ? fail(e) : ok(out))));
+    const calls = parseBenchstatCsv(csv);
+    return records.map((r, i) => new Map(r.base.filter((m) => m.metric === metric).map((m) => [m.benchmark, calls.get(`R${i}x${m.benchmark.replace(/[^A-Za-z0-9]/g, '')}`) ?? 'none'])));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** PeerTally counts one peer rule's calls over one scenario's runs. */
+interface PeerTally {
+  found: number;
+  falseRuns: number;
+  flaggedUnchanged: number;
+  unchanged: number;
+}
+
+function tallyPeer(scenario: Scenario, records: readonly RunRecord[], call: (r: RunRecord, i: number, benchmark: string) => Call): PeerTally {
+  const t: PeerTally = { found: 0, falseRuns: 0, flaggedUnchanged: 0, unchanged: 0 };
+  records.forEach((r, i) => {
+    const names = [...new Set(r.base.map((m) => m.benchmark))];
+    if (scenario.slowed !== null && call(r, i, scenario.slowed) === 'regressed') t.found += 1;
+    let alarm = false;
+    for (const b of names.filter((n) => n !== scenario.slowed)) {
+      t.unchanged += 1;
+      if (call(r, i, b) !== 'none') {
+        t.flaggedUnchanged += 1;
+        alarm = true;
+      }
+    }
+    if (alarm) t.falseRuns += 1;
+  });
+  return t;
+}
+
+const valuesOf = (ms: readonly Measurement[], benchmark: string, metric: string) => ms.find((m) => m.benchmark === benchmark && m.metric === metric)?.values ?? [];
+
+/**
+ * ReplayOutcome is benchbot's adaptive procedure re-run on a run's stored
+ * rounds (looks on prefixes, in round order), optionally with stored base
+ * rounds pooled in; `short` when it wanted more rounds than the run had.
+ */
+interface ReplayOutcome {
+  comparisons: Comparison[];
+  rounds: number;
+  short: boolean;
+}
+
+/** replay re-runs the looks of one run on its rounds, as runAb does (default settings: threshold 2%, alpha 0.05). */
+export function replay(record: RunRecord, stored: readonly Measurement[]): ReplayOutcome {
+  const max = record.report.max_rounds_per_side;
+  const looks = lookSchedule(10, max, DEFAULT_LOOKS);
+  const alphas = sequentialAlpha({ alpha: 0.05, looks });
+  const available = Math.min(...record.base.concat(record.head).map((m) => m.values.length));
+  let settled = new Map<string, Comparison>();
+  let comparisons: Comparison[] = [];
+  for (let k = 0; k < looks.length; k++) {
+    const n = looks[k];
+    if (n > available) return { comparisons, rounds: looks[k - 1] ?? 0, short: true };
+    const cut = (ms: readonly Measurement[]) => poolMeasurements(ms).map((m) => ({ ...m, values: m.values.slice(0, n) }));
+    let base = cut(record.base);
+    if (stored.length > 0) base = poolBase(base, stored, { threshold: () => 0.02 }).measurements;
+    const fresh = compareRuns({ measurements: base, warnings: [], hints: {} }, { measurements: cut(record.head), warnings: [], hints: {} }, { threshold: 0.02, alpha: alphas[k], rules: [] });
+    const look = applyLook(fresh, settled, { roundsPerSide: n, maxRoundsPerSide: max, alpha: alphas[k], lastAlpha: alphas[alphas.length - 1], last: k === looks.length - 1 });
+    settled = look.settled;
+    comparisons = look.report.comparisons;
+    if (look.stop) return { comparisons, rounds: n, short: false };
+  }
+  return { comparisons, rounds: looks[looks.length - 1], short: false };
+}
+
+const pct = (k: number, n: number) => (n === 0 ? 'n/a' : `${((100 * k) / n).toFixed(0)}%`);
+const fmtPct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : `${(100 * x).toFixed(1)}%`);
+
+/** benchVerdicts runs the whole measurement and returns the printed lines. */
+export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBOT_VERDICT_RUNS ?? 10)): Promise<string[]> {
+  const started = Date.now();
+  const repo = makeDemoRepo();
+  const scenarios = makeScenarios(repo);
+  const storePath = join(repo, '..', 'benchbot.db');
+  const records = new Map<string, RunRecord[]>(scenarios.map((s) => [s.name, []]));
+  const order: { scenario: Scenario; record: RunRecord }[] = [];
+  const loads: number[] = [];
+  for (let i = 0; i < runsPerScenario; i++) {
+    for (const scenario of scenarios) {
+      const record = await runOnce(repo, storePath, scenario);
+      records.get(scenario.name)?.push(record);
+      order.push({ scenario, record });
+      loads.push(Number(spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ')[0]));
+      const slowed = record.report.comparisons.find((c) => c.benchmark === scenario.slowed && c.family !== 'secondary');
+      process.stderr.write(`run ${i + 1}/${runsPerScenario} ${scenario.name}: ${record.report.rounds_per_side} rounds per side, ${record.seconds.toFixed(0)} s${slowed ? `, ${scenario.slowed} ${slowed.verdict}` : ''}\n`);
+    }
+  }
+  const machine = spawnSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2; nproc"], { encoding: 'utf8' }).stdout.trim().split('\n');
+  const sortedLoads = [...loads].sort((a, b) => a - b);
+  const lines = [
+    `## Verdicts on real runs (bench:verdicts): ${runsPerScenario} \`benchbot run\`s per scenario, default settings`,
+    '',
+    `Machine: ${machine[0]?.trim()}, ${machine[1]} cores, shared with other jobs (1-minute load average after the runs: ${sortedLoads[0]}-${sortedLoads.at(-1)}, median ${median(sortedLoads)}). Demo repository: 6 Google Benchmark benchmarks, real_time and cpu_time each.`,
+    '',
+    '### benchbot',
+    '',
+    '| scenario | regression found | runs with a false regression | runs with a false improvement | unchanged decided `unchanged` at 2% (primary) | (all metrics) | median bound stated, undecided | unbounded | median rounds per side | median wall time | total |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const s of scenarios) {
+    const t = tallyRuns(s, records.get(s.name) ?? []);
+    lines.push(
+      `| ${s.name} | ${s.slowed === null ? '-' : `${t.found}/${t.runs}`} | ${t.falseRegressionRuns}/${t.runs} | ${t.falseImprovementRuns}/${t.runs} | ${t.decidedUnchangedPrimary}/${t.unchangedPrimary} (${pct(t.decidedUnchangedPrimary, t.unchangedPrimary)}) | ${t.decidedUnchangedAll}/${t.unchangedAll} (${pct(t.decidedUnchangedAll, t.unchangedAll)}) | ${t.undecidedBounds.length > 0 ? `±${fmtPct(median(t.undecidedBounds))} (${t.undecidedBounds.length})` : '-'} | ${t.unbounded} | ${median(t.rounds)} (${Math.min(...t.rounds)}-${Math.max(...t.rounds)}) | ${median(t.seconds).toFixed(0)} s | ${t.seconds.reduce((a, b) => a + b, 0).toFixed(0)} s |`,
+    );
+  }
+  const all = [...records.values()].flat();
+  const allTally = scenarios.map((s) => tallyRuns(s, records.get(s.name) ?? []));
+  const unchangedPrimary = allTally.reduce((a, t) => a + t.unchangedPrimary, 0);
+  const decided = allTally.reduce((a, t) => a + t.decidedUnchangedPrimary, 0);
+  const allRounds = all.map((r) => r.report.rounds_per_side);
+  lines.push(
+    '',
+    `Primary metric per benchmark (the FDR family; the other time metric is secondary): ${[...new Set(all.flatMap((r) => primaryOf(r.report.comparisons).map((c) => c.metric)))].join(', ')}; cpu_time was primary in ${all.flatMap((r) => primaryOf(r.report.comparisons)).filter((c) => c.metric === 'cpu_time').length} of ${all.flatMap((r) => primaryOf(r.report.comparisons)).length} primary comparisons.`,
+  );
+
+  // Peers on the same raw rounds.
+  const found = findBenchstat();
+  const binary = 'path' in found ? found.path : null;
+  lines.push('', '### Peers on the same rounds', '', 'compare.py = its own U test (gbench.report, utest, p < 0.05, direction from the medians, no multiplicity control); benchstat = real `benchstat -format csv`; 5% rule = |median ratio - 1| > 5%. Found = BM_RecordHash flagged regressed; false = a run where any unchanged benchmark was flagged either way.', '');
+  lines.push('| rule | metric | 10% found | 5% found | A/A runs with a false alarm | unchanged benchmarks flagged (all scenarios) |', '| --- | --- | --- | --- | --- | --- |');
+  const uCall = (p: number | null | undefined, base: number[], head: number[]): Call => (p === null || p === undefined || p >= 0.05 ? 'none' : median(head) >= median(base) ? 'regressed' : 'improved');
+  const pyCache = new Map<RunRecord, Map<string, { time: number | null; cpu: number | null }>>();
+  const py = (r: RunRecord) => pyCache.get(r) ?? (pyCache.set(r, comparePyPValues(r)), pyCache.get(r) as Map<string, { time: number | null; cpu: number | null }>);
+  for (const metric of ['real_time', 'cpu_time']) {
+    const bs = binary === null ? null : new Map(await Promise.all(scenarios.map(async (s) => [s.name, await benchstatCalls(binary, records.get(s.name) ?? [], metric)] as const)));
+    const rules: [string, (s: Scenario) => (r: RunRecord, i: number, b: string) => Call][] = [
+      ['compare.py U test', () => (r, _i, b) => uCall(py(r).get(b)?.[metric === 'real_time' ? 'time' : 'cpu'], valuesOf(r.base, b, metric), valuesOf(r.head, b, metric))],
+      ['5% median rule', () => (r, _i, b) => thresholdCall(valuesOf(r.base, b, metric), valuesOf(r.head, b, metric))],
+    ];
+    if (bs !== null) rules.push(['benchstat', (s) => (_r, i, b) => bs.get(s.name)?.[i]?.get(b) ?? 'none']);
+    for (const [name, rule] of rules) {
+      const per = scenarios.map((s) => tallyPeer(s, records.get(s.name) ?? [], rule(s)));
+      const flagged = per.reduce((a, t) => a + t.flaggedUnchanged, 0);
+      const total = per.reduce((a, t) => a + t.unchanged, 0);
+      lines.push(`| ${name} | ${metric} | ${per[0].found}/${runsPerScenario} | ${per[1].found}/${runsPerScenario} | ${per[2].falseRuns}/${runsPerScenario} | ${flagged}/${total} (${pct(flagged, total)}) |`);
+    }
+  }
+  if (binary === null && 'skip' in found) lines.push('', found.skip);
+
+  // Pooling: replay every run with the store's earlier rounds of demo-base pooled into the base side.
+  lines.push('', '### What pooling stored base rounds buys (replayed on the same rounds)', '');
+  const replayRows: string[] = [];
+  let reproduced = 0;
+  for (const pooled of [false, true]) {
+    for (const s of scenarios) {
+      let foundR = 0;
+      let falseR = 0;
+      let unchangedDecided = 0;
+      let unchangedTotal = 0;
+      let short = 0;
+      const rounds: number[] = [];
+      order.forEach(({ scenario, record }, index) => {
+        if (scenario.name !== s.name) return;
+        const stored = pooled ? order.slice(0, index).flatMap((o) => o.record.base) : [];
+        const out = replay(record, stored);
+        if (!pooled) {
+          const same = out.comparisons.every((c) => record.report.comparisons.find((x) => x.benchmark === c.benchmark && x.metric === c.metric)?.verdict === c.verdict);
+          if (same && out.rounds === record.report.rounds_per_side) reproduced += 1;
+        }
+        if (out.short) short += 1;
+        rounds.push(out.rounds);
+        const primary = out.comparisons.filter((c) => c.family !== 'secondary');
+        if (primary.find((c) => c.benchmark === s.slowed)?.verdict === 'regressed') foundR += 1;
+        const others = out.comparisons.filter((c) => c.benchmark !== s.slowed);
+        if (others.some((c) => c.verdict === 'regressed')) falseR += 1;
+        for (const c of others.filter((c) => c.family !== 'secondary')) {
+          unchangedTotal += 1;
+          if (c.verdict === 'unchanged') unchangedDecided += 1;
+        }
+      });
+      replayRows.push(`| ${pooled ? 'pooled' : 'as run'} | ${s.name} | ${s.slowed === null ? '-' : `${foundR}/${runsPerScenario}`} | ${falseR}/${runsPerScenario} | ${unchangedDecided}/${unchangedTotal} (${pct(unchangedDecided, unchangedTotal)}) | ${median(rounds)} | ${short} |`);
+    }
+  }
+  lines.push('| base side | scenario | regression found | runs with a false regression | unchanged decided `unchanged` (primary) | median rounds per side | runs that wanted more rounds than they had |', '| --- | --- | --- | --- | --- | --- | --- |', ...replayRows);
+  lines.push('', `The replay without pooling reproduced ${reproduced} of ${all.length} runs exactly (verdicts and rounds); a run whose pooled replay wanted more rounds than it had is scored on its last look.`);
+
+  // The machine's memory after all runs.
+  const store = await openStore(storePath, { cwd: repo });
+  try {
+    const fingerprint = (await store.getRun((await store.listRuns({ limit: 1 }))[0].id))?.fingerprint;
+    const memory = fingerprint ? await loadNoiseMemory(store, fingerprint, repo) : new Map();
+    const last = all.at(-1);
+    lines.push('', '### The machine\'s noise memory after these runs', '');
+    lines.push('| benchmark | metric | per-round noise (sigma) | rounds of evidence | smallest detectable slowdown in the budget | threshold this machine can decide |', '| --- | --- | --- | --- | --- | --- |');
+    for (const c of last?.report.comparisons ?? []) {
+      const record = memory.get(`${c.benchmark}\u0000${c.metric}`);
+      lines.push(`| ${c.benchmark} | ${c.metric} | ${fmtPct(record?.sigma)} | ${record?.rounds ?? 0} | ${fmtPct(c.detectable)} | ${fmtPct(c.suggested_threshold)} |`);
+    }
+  } finally {
+    await store.close();
+  }
+
+  const t10 = tallyRuns(scenarios[0], records.get(scenarios[0].name) ?? []);
+  const t5 = tallyRuns(scenarios[1], records.get(scenarios[1].name) ?? []);
+  const taa = tallyRuns(scenarios[2], records.get(scenarios[2].name) ?? []);
+  const unbounded = allTally.reduce((a, t) => a + t.unbounded, 0);
+  const targets: [string, boolean][] = [
+    [`10% found 10/10 (${t10.found}/${t10.runs})`, t10.found === t10.runs],
+    [`5% found at least 9/10 (${t5.found}/${t5.runs})`, t5.found >= Math.ceil(0.9 * t5.runs)],
+    [`0 false regressions in the A/A runs (${taa.falseRegressionRuns})`, taa.falseRegressionRuns === 0],
+    [`at least half of the unchanged comparisons decided unchanged at 2% (${pct(decided, unchangedPrimary)} of primary)`, decided * 2 >= unchangedPrimary],
+    [`every other one bounded (${unbounded} unbounded)`, unbounded === 0],
+    [`median rounds per side at most 20 (${median(allRounds)})`, median(allRounds) <= 20],
+  ];
+  lines.push('', '### Targets', '', ...targets.map(([text, met]) => `- ${met ? 'met' : 'MISSED'}: ${text}`));
+  lines.push('', `(${((Date.now() - started) / 60000).toFixed(1)} minutes in all)`);
+  rmSync(join(repo, '..'), { recursive: true, force: true });
+  return lines;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const lines = await benchVerdicts();
+  console.log(lines.join('\n'));
+  if (process.env.BENCHBOT_VERDICTS_SAVE !== '0') {
+    const dir = resolve(fileURLToPath(new URL('./results/', import.meta.url)));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `verdicts-${new Date().toISOString().slice(0, 10)}.txt`), `${lines.join('\n')}\n`);
+  }
+}
