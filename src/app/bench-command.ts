@@ -1,6 +1,4 @@
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
+import MarkdownIt from 'markdown-it';
 import { compileNameFilter, MAX_NAME_FILTER_LENGTH, NameFilterError } from '../compare/name-filter.ts';
 import { parsePercent } from '../compare/thresholds.ts';
 
@@ -190,10 +188,20 @@ function hostileText(line: string): string | null {
 export const MAX_BODY_LENGTH = 65_536;
 
 /**
+ * markdown parses comments as GitHub renders them: CommonMark with GFM
+ * tables and HTML blocks (an HTML comment hides what is in it). markdown-it
+ * guards against hostile nesting (maxNesting) and its parsers stay fast on
+ * the CommonMark pathological inputs: 65,000 characters of nested quotes,
+ * lists, brackets or emphasis take well under a second, where micromark
+ * took a minute or overflowed the stack.
+ */
+const markdown = new MarkdownIt({ html: true });
+
+/**
  * findCommandLine returns the first line of the first top-level paragraph
  * that starts with `/bench` (followed by a space or the end of the line), or
- * null. The body is parsed once with a CommonMark parser with GitHub's
- * extensions (micromark with GFM, as GitHub renders comments), so `/bench`
+ * null. The body is parsed once with a CommonMark parser (markdown-it, with
+ * GFM tables and HTML blocks, as GitHub renders comments), so `/bench`
  * in code (fenced, indented, in a list item), in a quote (a lazy
  * continuation line included), in an HTML block (a multi-line `<!-- -->`
  * comment), in a heading, a table or a list never counts, and neither does
@@ -204,15 +212,15 @@ export function findCommandLine(body: string): string | null {
   // A code point is one or two UTF-16 units: count them only when the units alone cannot decide.
   if (body.length > 2 * MAX_BODY_LENGTH || (body.length > MAX_BODY_LENGTH && [...body].length > MAX_BODY_LENGTH)) return null;
   if (!/\/bench/i.test(body)) return null;
-  const tree = fromMarkdown(body, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
-  for (const node of tree.children) {
-    if (node.type !== 'paragraph') continue;
-    const start = node.position?.start.offset;
-    const first = node.children[0];
-    // The paragraph must open with plain text: `\/bench`, `` `/bench` `` and links are not commands.
-    if (start === undefined || first?.type !== 'text' || first.position?.start.offset !== start) continue;
+  // Token maps count lines as markdown-it splits them (CR LF, CR or LF); starts[n] is where line n begins in the body.
+  const starts = [0];
+  for (const m of body.matchAll(/\r\n?|\n/g)) starts.push(m.index + m[0].length);
+  for (const token of markdown.parse(body, {})) {
+    if (token.type !== 'paragraph_open' || token.level !== 0 || token.map === null) continue;
+    const start = starts[token.map[0]];
+    if (start === undefined) continue;
     const end = body.indexOf('\n', start);
-    const line = body.slice(start, end === -1 ? body.length : end).replace(/\r$/, '');
+    const line = body.slice(start, end === -1 ? body.length : end).replace(/\r$/, '').replace(/^[ \t]+/, '');
     if (/^\/bench(?=$|[^A-Za-z0-9_-])/i.test(line)) return line.replace(/[ \t]+$/, '');
   }
   return null;

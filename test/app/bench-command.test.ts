@@ -108,3 +108,26 @@ test('a body is read up to GitHub\'s limit in characters, not UTF-16 units', () 
   assert.deepEqual(parseBenchCommand(`${astral}\n\n/bench`), run(null, null, null, null));
   assert.equal(parseBenchCommand(`${'\u{1F680}'.repeat(65_537)}\n\n/bench`), null);
 });
+
+test('hostile Markdown cannot hang or crash the command search', () => {
+  const n = 65_000;
+  const bodies = [
+    '>'.repeat(n), // nested quotes on one line
+    `${'> '.repeat(100)}x\n${'lazy\n'.repeat(n / 6)}`, // deep quote kept open by lazy lines
+    `${'- '.repeat(n / 2)}x`, // nested lists on one line
+    `${'- '.repeat(8)}x\n`.repeat(n / 19), // many nested list items
+    '*a_'.repeat(n / 3), // emphasis delimiters
+    '['.repeat(n), // link openers
+    '![a]('.repeat(n / 5), // unclosed images
+    '`'.repeat(n), // a code span opener run
+    `|a|b|\n|-|-|\n${'|x|\n'.repeat(n / 4 - 10)}`, // a long table
+  ];
+  assert.deepEqual(parseBenchCommand(`${'*a_'.repeat(n / 3)}\n\n/bench runs=3`), run(null, 3, null, null));
+  for (const hostile of bodies) {
+    const started = performance.now();
+    const found = parseBenchCommand(`${hostile}\n\n/bench runs=3`);
+    // Past the parser's nesting limit the rest is not read: no command, which is the safe side.
+    if (found !== null) assert.deepEqual(found, run(null, 3, null, null), hostile.slice(0, 20));
+    assert.ok(performance.now() - started < 2000, `${hostile.slice(0, 20)}: ${performance.now() - started} ms`);
+  }
+});
