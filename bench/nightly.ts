@@ -70,8 +70,46 @@ function loadCapture(metric: 'real_time' | 'cpu_time', path = CAPTURE): Captured
 /** HistoryMaker makes one 60-night history with a step of `factor` from night STEP_AT on (1: A/A), named `key`. */
 type HistoryMaker = (factor: number, key: string) => Series;
 
-function poolMaker(pool: Pool, rng: Rng, draw: Draw): HistoryMaker {
-  return (factor, key) => makeHistory({ pool, nights: NIGHTS, stepAt: STEP_AT, factor, key, draw }, rng);
+/**
+ * CONFIRM measures one more interleaved A/B session of a history's nights
+ * (last good vs first bad), as the nightly action does right away for a
+ * finding whose A/B was inconclusive: the bench draws it from the same noise.
+ */
+const CONFIRM = new WeakMap<Series, (lastGood: number, firstBad: number) => { base: number[]; head: number[] }>();
+
+export function poolMaker(pool: Pool, rng: Rng, draw: Draw): HistoryMaker {
+  return (factor, key) => {
+    const series = makeHistory({ pool, nights: NIGHTS, stepAt: STEP_AT, factor, key, draw }, rng);
+    const f = (i: number) => (i >= STEP_AT ? factor : 1);
+    CONFIRM.set(series, (a, b) => {
+      const [base, head] = drawInterleaved(pool.values, [f(a), f(b)], 10, rng, draw);
+      return { base, head };
+    });
+    return series;
+  };
+}
+
+/**
+ * scanConfirming is one night's scan as the nightly action runs it: scan,
+ * then for every finding awaiting its interleaved confirmation measure one
+ * more A/B session of its pair and scan again (up to two more sessions).
+ */
+export function scanConfirming(full: readonly Series[], end: number): ReturnType<typeof scanHistory> {
+  let scan = scanHistory(full.map((h) => ({ ...h, nights: h.nights.slice(0, end) })));
+  for (let round = 0; round < 2 && scan.awaiting.length > 0; round++) {
+    for (const f of scan.awaiting) {
+      const series = full.find((h) => h.key === f.series);
+      const confirm = series ? CONFIRM.get(series) : undefined;
+      if (!series || !confirm) continue;
+      const a = Number(f.lastGood.sha.slice(1));
+      const b = Number(f.firstBad.sha.slice(1));
+      const night = series.nights[b] as Night;
+      const session = confirm(a, b);
+      (series.nights as Night[])[b] = { ...night, ab: night.ab ? { ...night.ab, extra: [...(night.ab.extra ?? []), session] } : { baseSha: f.lastGood.sha, base: session.base, head: session.head } };
+    }
+    scan = scanHistory(full.map((h) => ({ ...h, nights: h.nights.slice(0, end) })));
+  }
+  return scan;
 }
 
 /** capturedMaker: the captured nights of one benchmark in capture order from a random rotation; arms prev and tonight are the A/B. */
@@ -84,7 +122,13 @@ function capturedMaker(name: string, nights: readonly CapturedNight[], rng: Rng)
       const c = nights[(offset + i) % nights.length];
       return { sha: sha(i), time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: c.tonight.map((v) => v * f(i)), ...(i > 0 ? { ab: { baseSha: sha(i - 1), base: c.prev.map((v) => v * f(i - 1)) } } : {}) };
     });
-    return { key, benchmark: name, metric: 'time', unit: 'ns', better: 'lower', fingerprintKey: 'fp', branch: 'main', nights: out };
+    const series: Series = { key, benchmark: name, metric: 'time', unit: 'ns', better: 'lower', fingerprintKey: 'fp', branch: 'main', nights: out };
+    // A confirmation session is another captured night's pair of arms (its again and prev arms), shifted as the commits are.
+    CONFIRM.set(series, (a, b) => {
+      const c = nights[Math.floor(rng() * nights.length)];
+      return { base: c.prev.map((v) => v * f(a)), head: c.again.map((v) => v * f(b)) };
+    });
+    return series;
   };
 }
 
@@ -113,7 +157,7 @@ function scanRows(makers: readonly HistoryMaker[], aaPerMaker: number, stepsPerM
   const alarms = new Set<string>();
   const plain = new Set<string>();
   for (let end = FIRST_SCAN; end <= NIGHTS; end++) {
-    const scan = scanHistory(aa.map((h) => ({ ...h, nights: h.nights.slice(0, end) })));
+    const scan = scanConfirming(aa, end);
     row.seriesNights += aa.length;
     for (const f of scan.findings) if (f.kind !== 'watch') alarms.add(`${f.series}@${f.firstBad.sha}`);
     for (const h of aa) if (plainAlarm(h, end) !== null) plain.add(`${h.key}@${end - 1}`);
@@ -127,7 +171,7 @@ function scanRows(makers: readonly HistoryMaker[], aaPerMaker: number, stepsPerM
         const series = make(1 + step, `s${m}#${t}`);
         r.total++;
         for (let end = STEP_AT + 1; end <= NIGHTS; end++) {
-          const scan = scanHistory([{ ...series, nights: series.nights.slice(0, end) }]);
+          const scan = scanConfirming([series], end);
           const hit = scan.findings.find((f) => f.kind !== 'watch' && f.direction === 'regression' && Math.abs(Number(f.firstBad.sha.slice(1)) - STEP_AT) <= 1);
           if (hit) {
             r.ever++;

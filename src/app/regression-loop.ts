@@ -159,7 +159,24 @@ function toScanFinding(f: ScanFindingJson, branch: string): ScanFinding {
     after: f.after as ScanFinding['after'],
     zScore: typeof f.z === 'number' ? f.z : undefined,
     trend: f.trend as ScanFinding['trend'],
+    ...confirmationOf(f),
   };
+}
+
+/** confirmationOf reads the interleaved confirmation and machine changes a finding of scan.json carries, so the issue can show them. */
+function confirmationOf(f: ScanFindingJson): Pick<ScanFinding, 'confirmation' | 'machineChanges'> {
+  const c = f.confirmation as { base_sha?: unknown; head_sha?: unknown; ratio?: unknown; ratio_ci?: unknown; p?: unknown; n_base?: unknown; n_head?: unknown; sessions?: unknown } | null | undefined;
+  const hex = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{7,64}$/i.test(v);
+  const ci = Array.isArray(c?.ratio_ci) && c.ratio_ci.length === 2 && c.ratio_ci.every((x) => typeof x === 'number') ? (c.ratio_ci as [number, number]) : null;
+  const confirmation = c && hex(c.base_sha) && hex(c.head_sha) && typeof c.ratio === 'number' && typeof c.p === 'number'
+    ? { baseSha: c.base_sha as string, headSha: c.head_sha as string, time: f.first_bad.time, ratio: c.ratio, ratioCi: ci, p: c.p, nBase: Number(c.n_base) || 0, nHead: Number(c.n_head) || 0, sessions: Number(c.sessions) || 1 }
+    : null;
+  const changes = Array.isArray(f.machine_changes) ? (f.machine_changes as Array<{ sha?: unknown; time?: unknown; changes?: unknown }>) : [];
+  const machineChanges = changes.filter((m) => hex(m.sha) && typeof m.time === 'string' && Array.isArray(m.changes)).map((m) => ({
+    series: f.series, benchmark: f.benchmark, metric: f.metric, night: { sha: m.sha as string, time: m.time as string }, previous: { sha: m.sha as string, time: m.time as string },
+    changes: (m.changes as Array<Record<string, unknown>>).filter((x) => typeof x.field === 'string').map((x) => ({ field: String(x.field), before: typeof x.before === 'string' ? x.before : null, after: typeof x.after === 'string' ? x.after : null })),
+  }));
+  return { confirmation, machineChanges };
 }
 
 function parseBisectLog(text: string): BisectLog {

@@ -205,6 +205,27 @@ function shellQuote(text: string): string {
 }
 
 /**
+ * evidenceLines say why the finding is believed: the interleaved A/B that
+ * confirmed it (last good vs first bad in one session on the same machine),
+ * the nights' test, and any machine change in the trend (a new segment
+ * there, not a regression).
+ */
+function evidenceLines(f: ScanFinding, l: Links): string[] {
+  const out: string[] = [];
+  const c = f.confirmation;
+  if (c) {
+    const ci = c.ratioCi ? ` (95% CI ${formatChange(c.ratioCi[0])} … ${formatChange(c.ratioCi[1])})` : '';
+    out.push('', `**Confirmed interleaved:** ${l.commit(c.baseSha)} vs ${l.commit(c.headSha)} measured in the same session${c.sessions > 1 ? `s (${c.sessions} sessions)` : ''} on the same machine, ABBA rounds: ${formatChange(c.ratio)}${ci}, p = ${formatP(c.p)}, n = ${c.nBase} + ${c.nHead}.`);
+  }
+  const h = f.history;
+  if (h) out.push('', `Nights: ${formatChange(h.ratio)} (95% CI ${formatChange(h.ratioCi[0])} … ${formatChange(h.ratioCi[1])}), t test on nightly log medians with the night-to-night spread of the history (${percent(h.nightSd)}), p = ${formatP(h.p)}.`);
+  for (const m of f.machineChanges ?? []) {
+    out.push('', `**The machine changed** at nightly ${l.commit(m.night.sha)} (${inertText(m.night.time)}): ${m.changes.map((x) => `${inertText(x.field)} ${inertText(x.before ?? 'unset')} → ${inertText(x.after ?? 'unset')}`).join(', ')}; a new segment starts there (not a regression).`);
+  }
+  return out;
+}
+
+/**
  * renderRegressionIssue renders the issue: title, then a body whose first
  * line is the marker, with what regressed and by how much (ratio, CI, q),
  * the culprit merge with its PR link and author (or the nightly range when
@@ -226,7 +247,8 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   const ci = f.ratioCi ? ` (95% CI ${formatChange(f.ratioCi[0])} … ${formatChange(f.ratioCi[1])})` : '';
   const lines: string[] = [marker, `## ${inertText(name)} regressed by ${formatChange(f.ratio)}`, ''];
   lines.push(`Nightly benchmarks on ${inertCode(f.branch)} show **${inertText(f.benchmark)}** (${inertText(f.metric)}, ${f.better === 'higher' ? 'higher' : 'lower'} is better) ${worse}: ${formatChange(f.ratio)}${ci}, q = ${formatP(f.q)}. Median ${quantity(f.before.median, f.unit)} over ${f.before.nights} nights (${f.before.n} samples) before, ${quantity(f.after.median, f.unit)} over ${f.after.nights} nights (${f.after.n} samples) after.`);
-  lines.push('', `Last good nightly: ${l.commit(f.lastGood.sha)} (${inertText(f.lastGood.time)}); first bad nightly: ${l.commit(f.firstBad.sha)} (${inertText(f.firstBad.time)}); ${f.nightsSince} night${f.nightsSince === 1 ? '' : 's'} since. Found as a ${f.kind === 'change-point' ? 'change point (E-divisive, confirmed on raw samples)' : f.kind === 'alert' ? 'two-night alert (robust z, confirmed on raw samples)' : 'one-night watch'}.`);
+  lines.push('', `Last good nightly: ${l.commit(f.lastGood.sha)} (${inertText(f.lastGood.time)}); first bad nightly: ${l.commit(f.firstBad.sha)} (${inertText(f.firstBad.time)}); ${f.nightsSince} night${f.nightsSince === 1 ? '' : 's'} since. Found as a ${f.kind === 'change-point' ? 'change point (E-divisive on nightly medians)' : f.kind === 'alert' ? 'fast alert (the newest nights against the segment before them)' : 'one-night watch'}.`);
+  lines.push(...evidenceLines(f, l));
 
   lines.push('', '### Culprit', '');
   if (b === undefined) {

@@ -78,8 +78,19 @@ export function renderScanMarkdown(result: ScanResult, options: ScanReportOption
     lines.push('');
   };
   table('Regressions', regressions);
+  for (const f of confirmed) {
+    const c = f.confirmation;
+    if (c) lines.push(`- ${inertText(`${f.benchmark} (${f.metric})`)}: confirmed interleaved, ${commitLink(c.baseSha, options.repoUrl)} vs ${commitLink(c.headSha, options.repoUrl)} in ${c.sessions === 1 ? 'one session' : `${c.sessions} sessions`}: ${formatChange(c.ratio)}${c.ratioCi ? ` (${formatChange(c.ratioCi[0])} … ${formatChange(c.ratioCi[1])})` : ''}, p ${formatP(c.p)}`);
+  }
+  if (confirmed.some((f) => f.confirmation)) lines.push('');
   table('Improvements', improvements);
+  table('Awaiting an interleaved A/B (last good vs first bad on this machine; not filed until it confirms)', result.awaiting ?? []);
   table('On watch (one night beyond the robust z; not confirmed yet)', watches);
+  if ((result.machineChanges ?? []).length > 0) {
+    lines.push('#### Machine changes (a new segment starts; never a regression)', '');
+    for (const m of result.machineChanges) lines.push(`- ${inertText(`${m.benchmark} (${m.metric})`)} at ${commitLink(m.night.sha, options.repoUrl)}: ${m.changes.map((x) => `${inertText(x.field)} ${inertText(x.before ?? 'unset')} → ${inertText(x.after ?? 'unset')}`).join(', ')}`);
+    lines.push('');
+  }
   if (regressions.length > 0) {
     const f = regressions[0];
     lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD`)}`, '');
@@ -88,7 +99,7 @@ export function renderScanMarkdown(result: ScanResult, options: ScanReportOption
   for (const w of result.warnings.slice(0, 20)) lines.push(`> ⚠️ ${inertText(w)}`);
   if (result.warnings.length > 20) lines.push(`> ⚠️ and ${result.warnings.length - 20} more warnings`);
   if (result.warnings.length > 0) lines.push('');
-  lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, '')}%; windowed E-divisive means on nightly medians, confirmed on raw samples (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
+  lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, '')}%; windowed E-divisive means and a fast alert on nightly medians (t test with the history's night-to-night spread), each confirmed by the interleaved A/B of its last good and first bad commit (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
   return lines.join('\n');
 }
 
@@ -124,7 +135,12 @@ export interface ScanJson {
     before: { nights: number; n: number; median: number };
     after: { nights: number; n: number; median: number };
     trend: { sha: string; time: string; median: number }[];
+    confirmation: { base_sha: string; head_sha: string; ratio: number; ratio_ci: [number, number] | null; p: number; n_base: number; n_head: number; sessions: number } | null;
+    history: { ratio: number; ratio_ci: [number, number]; p: number; night_sd: number } | null;
+    machine_changes: { sha: string; time: string; changes: { field: string; before: string | null; after: string | null }[] }[];
   }[];
+  awaiting: { series: string; benchmark: string; metric: string; direction: ScanFinding['direction']; last_good: { sha: string; time: string }; first_bad: { sha: string; time: string } }[];
+  machine_changes: { series: string; benchmark: string; metric: string; night: { sha: string; time: string }; changes: { field: string; before: string | null; after: string | null }[] }[];
   warnings: string[];
 }
 
@@ -141,7 +157,12 @@ export function toScanJson(result: ScanResult, options: ScanReportOptions): Scan
       series: f.series, benchmark: f.benchmark, metric: f.metric, unit: f.unit, better: f.better, fingerprint: f.fingerprintKey,
       kind: f.kind, direction: f.direction, ratio: f.ratio, ratio_ci: f.ratioCi, p: f.p, q: f.q, z: f.zScore ?? null,
       last_good: f.lastGood, first_bad: f.firstBad, nights_since: f.nightsSince, before: f.before, after: f.after, trend: f.trend,
+      confirmation: f.confirmation ? { base_sha: f.confirmation.baseSha, head_sha: f.confirmation.headSha, ratio: f.confirmation.ratio, ratio_ci: f.confirmation.ratioCi, p: f.confirmation.p, n_base: f.confirmation.nBase, n_head: f.confirmation.nHead, sessions: f.confirmation.sessions } : null,
+      history: f.history ? { ratio: f.history.ratio, ratio_ci: f.history.ratioCi, p: f.history.p, night_sd: f.history.nightSd } : null,
+      machine_changes: (f.machineChanges ?? []).map((m) => ({ sha: m.night.sha, time: m.night.time, changes: m.changes })),
     })),
+    awaiting: (result.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad })),
+    machine_changes: (result.machineChanges ?? []).map((m) => ({ series: m.series, benchmark: m.benchmark, metric: m.metric, night: m.night, changes: m.changes })),
     warnings: result.warnings,
   };
 }

@@ -50,7 +50,8 @@ import { benjaminiHochberg } from '../stats/fdr.ts';
 import { normalSf } from '../stats/normal.ts';
 import { median } from '../stats/order-statistics.ts';
 import { MAD_TO_SIGMA } from '../stats/robust-cv.ts';
-import { sessionShift } from '../stats/sessions.ts';
+import { randomEffects, sessionShift } from '../stats/sessions.ts';
+import { contrast } from '../bisect/session-oracle.ts';
 import { eDivisive, logMagnitude } from './e-divisive.ts';
 
 /**
@@ -64,6 +65,8 @@ export interface NightAb {
   base: readonly number[];
   /** head samples when they are not the night's `values` (a confirmation run after the night). */
   head?: readonly number[];
+  /** more interleaved sessions of the same pair (baseSha vs this night's SHA), run to settle an inconclusive A/B. */
+  extra?: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>;
 }
 
 /**
@@ -115,6 +118,7 @@ export interface Ack {
  * - `confirmNights` (5): nights each side of a change point in the history test;
  * - `historyAlpha` (0.01): the history test's level (t test on nightly log medians);
  * - `locateNights` (2): nights either side of a change point whose A/B may confirm it;
+ * - `maxConfirmSessions` (3): interleaved A/B sessions of one pair before an inconclusive one is dropped;
  * - `zThreshold` (4): robust z of a one-night watch; `minBaselineNights` (10) the fewest nights the fast alert needs before it;
  * - `maxAgeNights` (30): change points whose first bad night is older are not reported;
  * - `trendNights` (30): nights in each finding's trend;
@@ -129,6 +133,7 @@ export interface ScanOptions {
   confirmNights?: number;
   historyAlpha?: number;
   locateNights?: number;
+  maxConfirmSessions?: number;
   zThreshold?: number;
   minBaselineNights?: number;
   maxAgeNights?: number;
@@ -157,6 +162,7 @@ export interface AbConfirmation {
   p: number;
   nBase: number;
   nHead: number;
+  sessions: number;
 }
 
 /** HistoryEvidence is the nights' side: the shift of log medians after vs before, its CI and t test p, and the night-to-night SD (log). */
@@ -241,6 +247,7 @@ const DEFAULTS = {
   confirmNights: 5,
   historyAlpha: 0.01,
   locateNights: 2,
+  maxConfirmSessions: 3,
   zThreshold: 4,
   minBaselineNights: 10,
   maxAgeNights: 30,
@@ -288,12 +295,15 @@ export function scanHistory(allSeries: readonly Series[], options: ScanOptions =
     const ab = c.ab as AbConfirmation;
     const comparison: Comparison = {
       benchmark: c.finding.benchmark, metric: c.finding.metric, unit: c.finding.unit, better: c.finding.better,
-      base: null, head: null, ratio: ab.ratio, ratioCi: c.abCi.ratioCi, p: ab.p, q: qs[i], verdict: 'inconclusive', warnings: [],
-    };
+      base: null, head: null, ratio: ab.ratio, ratioCi: c.abCi.ratioCi, equivalenceCi: c.abCi.equivalenceCi ?? undefined, p: ab.p, q: qs[i], verdict: 'inconclusive', warnings: [],
+    } as Comparison;
     const verdict = decideVerdict(comparison, o.threshold, o.alpha);
     const historyWorse = c.finding.direction === 'regression';
     const abWorse = c.finding.better === 'lower' ? ab.ratio > 1 : ab.ratio < 1;
-    if ((verdict === 'regressed' || verdict === 'improved') && abWorse === historyWorse) findings.push(c.finding);
+    const agrees = abWorse === historyWorse;
+    if ((verdict === 'regressed' || verdict === 'improved') && agrees) findings.push(c.finding);
+    // Inconclusive but leaning the history's way: one more interleaved session of the pair may settle it.
+    else if (verdict === 'inconclusive' && agrees && ab.sessions < o.maxConfirmSessions) awaiting.push(c.finding);
     else refuted.push(c.finding);
   });
   findings.push(...watches);
@@ -441,44 +451,62 @@ function historyTest(nights: readonly UsableNight[], prev: number, at: number, n
 }
 
 /**
- * locate finds the interleaved A/B that confirms a change near night `at`:
- * among the nights within `locateNights` (inside the segment, leaving a
- * night before) whose A/B compares them with the night before, the one
- * whose A/B moved most in the direction `sign` (largest |z| of the rank
- * test). Its p is multiplied by the A/Bs looked at. Null when none has one.
+ * abChange is the A/B's change over its sessions: one session by the PR
+ * rule's rank test (Hodges-Lehmann ratio, Mann-Whitney CI and p); several,
+ * each session's Hodges-Lehmann contrast combined by random effects (the
+ * session is the unit: a second session adds one session of evidence, not
+ * ten samples). `equivalenceCi` is the 1 - 2 alpha interval.
+ */
+function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number): { ratio: number; ratioCi: [number, number] | null; equivalenceCi: [number, number] | null; p: number } | null {
+  if (sessions.length === 1) {
+    const change = estimateChange(sessions[0].base, sessions[0].head, alpha, 'mann-whitney');
+    return change.ratio === null || change.p === null ? null : { ratio: change.ratio, ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi, p: change.p };
+  }
+  const contrasts = sessions.map((x) => contrast(x.base, x.head)).filter((c): c is NonNullable<typeof c> => c !== null);
+  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
+  const r2 = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha: 2 * alpha });
+  if (r === null || r2 === null) return null;
+  return { ratio: Math.exp(r.mean), ratioCi: [Math.exp(r.lower), Math.exp(r.upper)], equivalenceCi: [Math.exp(r2.lower), Math.exp(r2.upper)], p: r.p };
+}
+
+/**
+ * locate finds the interleaved A/B that confirms a change the history put
+ * at night `at`: that night's A/B against the night before, as it is (the
+ * history chose the night, not the A/B). When it has none or does not
+ * confirm, the nights within `locateNights` (inside the segment) are
+ * tried, and the one whose A/B moved most in the direction `sign` is
+ * taken with its p multiplied by the A/Bs looked at (the night was then
+ * chosen for its difference). Null when no night there has an A/B.
  */
 function locate(nights: readonly UsableNight[], prev: number, at: number, next: number, sign: number, o: Resolved) {
-  let best: { at: number; ab: AbConfirmation; ci: Candidate['abCi']; score: number } | null = null;
-  let looks = 0;
-  for (let c = Math.max(prev + 1, at - o.locateNights, 1); c <= Math.min(next - 1, at + o.locateNights, nights.length - 1); c++) {
+  const abAt = (c: number, alpha: number) => {
     const night = nights[c];
     const ab = night.ab;
-    if (!ab || ab.baseSha !== nights[c - 1].sha) continue;
+    if (!ab || c < 1 || ab.baseSha !== nights[c - 1].sha) return null;
     const head = ab.head ?? night.values;
-    if (ab.base.length < 2 || head.length < 2) continue;
-    looks++;
-    const change = estimateChange(ab.base, head, o.alpha, 'mann-whitney');
-    if (change.ratio === null || change.p === null) continue;
-    const moved = Math.sign(Math.log(change.ratio)) === sign ? 1 : -1;
-    const score = moved * (1 - change.p);
-    if (best === null || score > best.score || (score === best.score && Math.abs(c - at) < Math.abs(best.at - at))) {
-      best = {
-        at: c, score, ci: { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi },
-        ab: { baseSha: ab.baseSha, headSha: night.sha, time: night.time, ratio: change.ratio, ratioCi: change.ratioCi, p: change.p, nBase: ab.base.length, nHead: head.length },
-      };
-    }
+    if (ab.base.length < 2 || head.length < 2) return null;
+    const sessions = [{ base: ab.base, head }, ...(ab.extra ?? [])];
+    const change = abChange(sessions, alpha);
+    if (change === null) return null;
+    return {
+      at: c, moved: Math.sign(Math.log(change.ratio)) === sign, ci: { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi },
+      ab: { baseSha: ab.baseSha, headSha: night.sha, time: night.time, ratio: change.ratio, ratioCi: change.ratioCi, p: change.p, nBase: sessions.reduce((a, x) => a + x.base.length, 0), nHead: sessions.reduce((a, x) => a + x.head.length, 0), sessions: sessions.length } as AbConfirmation,
+    };
+  };
+  const own = at < nights.length ? abAt(at, o.alpha) : null;
+  if (own !== null && own.moved && own.ab.p < o.alpha) return own;
+  const around: number[] = [];
+  for (let c = Math.max(prev + 1, at - o.locateNights, 1); c <= Math.min(next - 1, at + o.locateNights, nights.length - 1); c++) around.push(c);
+  const looks = around.filter((c) => abAt(c, o.alpha) !== null).length;
+  let best: ReturnType<typeof abAt> = null;
+  for (const c of around) {
+    const r = abAt(c, o.alpha / Math.max(1, looks));
+    if (r === null || !r.moved) continue;
+    if (best === null || r.ab.p < best.ab.p || (r.ab.p === best.ab.p && Math.abs(c - at) < Math.abs(best.at - at))) best = r;
   }
-  if (best === null) return null;
-  if (looks > 1) {
-    // Bonferroni over the A/Bs looked at: the night was chosen for its difference.
-    const night = nights[best.at];
-    const head = night.ab?.head ?? night.values;
-    const change = estimateChange(night.ab?.base ?? [], head, o.alpha / looks, 'mann-whitney');
-    best.ab.p = Math.min(1, best.ab.p * looks);
-    best.ci = { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi };
-    best.ab.ratioCi = change.ratioCi;
-  }
-  return best;
+  if (best === null || looks <= 1) return best ?? own;
+  best.ab.p = Math.min(1, best.ab.p * looks);
+  return own !== null && own.ab.p <= best.ab.p ? own : best;
 }
 
 /** machineChangesOf lists the nights whose machine facts differ from the previous night's (both known). */
@@ -524,7 +552,8 @@ function oneNightWatch(series: Series, key: string, nights: readonly UsableNight
   const baselineEnd = end - 1;
   let from = -1;
   for (const b of boundaries) if (b <= baselineEnd && baselineEnd - b >= o.minBaselineNights) from = b;
-  if (from < 0 || boundaries.some((b) => b > from && b <= baselineEnd)) return null;
+  // E-divisive may already mark the newest night itself; only a boundary inside the baseline leaves it too short.
+  if (from < 0 || boundaries.some((b) => b > from && b < baselineEnd)) return null;
   from = Math.max(from, baselineEnd - o.windowLen);
   const base = nights.slice(from, baselineEnd);
   const logs = base.map((n) => n.log);

@@ -16,31 +16,8 @@
  *   moments): within- and between-session variance of raw values.
  */
 
-import { regularizedBeta } from '../scan/student-t.ts';
 import { normalQuantile, normalSf } from './normal.ts';
-
-/** studentTTwoSided is P(|T| >= |t|) for Student's t with df degrees of freedom (df may be fractional). */
-export function studentTTwoSided(t: number, df: number): number {
-  if (!Number.isFinite(t)) return 0;
-  if (!(df > 0)) return 1;
-  return Math.min(1, regularizedBeta(df / (df + t * t), df / 2, 0.5));
-}
-
-/** studentTQuantile is the q quantile (0.5 < q < 1) of Student's t with df degrees of freedom, by bisection. */
-export function studentTQuantile(q: number, df: number): number {
-  if (!(q > 0.5 && q < 1)) throw new RangeError(`studentTQuantile: q must be in (0.5, 1), got ${q}`);
-  if (!(df > 0)) return Infinity;
-  if (df > 1e6) return normalQuantile(q);
-  let lo = 0;
-  let hi = 1;
-  while (studentTTwoSided(hi, df) > 2 * (1 - q)) hi *= 2;
-  for (let i = 0; i < 100; i++) {
-    const mid = (lo + hi) / 2;
-    if (studentTTwoSided(mid, df) > 2 * (1 - q)) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
+import { studentTQuantile, studentTSf } from './student-t.ts';
 
 /** ShiftTest: `estimate` = mean(after) - mean(before) with its standard error, t, df, two-sided p and 1 - alpha CI. */
 export interface ShiftTest {
@@ -97,15 +74,15 @@ export function sessionShift(before: readonly number[], after: readonly number[]
   if (!(se > 0)) return estimate === 0 ? { estimate, se, df, t: 0, p: 1, lower: 0, upper: 0 } : { estimate, se, df, t: Math.sign(estimate) * Infinity, p: 0, lower: estimate, upper: estimate };
   const t = estimate / se;
   const half = studentTQuantile(1 - alpha / 2, df) * se;
-  return { estimate, se, df, t, p: studentTTwoSided(t, df), lower: estimate - half, upper: estimate + half };
+  return { estimate, se, df, t, p: Math.min(1, 2 * studentTSf(Math.abs(t), df)), lower: estimate - half, upper: estimate + half };
 }
 
 /**
  * RandomEffects: the combined estimate `mean` with standard error `se`,
  * `tau2` the between-session variance (DerSimonian-Laird, floored at 0),
  * `k` sessions, `p` the two-sided p of mean = 0 and the 1 - alpha CI
- * (normal; t with k - 1 df when k >= 2 and tau2 > 0, as the
- * Hartung-Knapp-style small-sample caution for few sessions).
+ * (normal, as DerSimonian and Laird; tau^2 already widens it when the
+ * sessions disagree).
  */
 export interface RandomEffects {
   mean: number;
@@ -141,10 +118,9 @@ export function randomEffects(estimates: readonly number[], variances: readonly 
   const sr = wr.reduce((a, b) => a + b, 0);
   const m = estimates.reduce((a, y, i) => a + wr[i] * y, 0) / sr;
   const se = Math.sqrt(1 / sr);
-  const t = m / se;
-  const useT = k >= 2 && tau2 > 0;
-  const p = useT ? studentTTwoSided(t, k - 1) : Math.min(1, 2 * normalSf(Math.abs(t)));
-  const crit = useT ? studentTQuantile(1 - alpha / 2, k - 1) : normalQuantile(1 - alpha / 2);
+  const z = m / se;
+  const p = Math.min(1, 2 * normalSf(Math.abs(z)));
+  const crit = normalQuantile(1 - alpha / 2);
   return { mean: m, se, tau2, k, p, lower: m - crit * se, upper: m + crit * se };
 }
 

@@ -22,25 +22,31 @@ const sha = (night: number) => createHash('sha1').update(`night ${night}`).diges
 const timeOf = (night: number) => new Date(Date.UTC(2026, 0, 1, 2) + night * 86_400_000).toISOString();
 
 /**
- * nightlyHistory stores `nights` nightly runs of main: `parse` 1% noise,
+ * nightlyHistory stores `nights` nights of main as the nightly action does:
+ * each night the nightly run (role nightly) and, from the second night on,
+ * the base-role run of the same job (same time), which measured the
+ * previous night's commit interleaved beside it. `parse` has 1% noise and is
  * `stepFactor` slower from night `stepAt` on, `hash` unchanged. The load
- * average differs every night, as on a real runner, and must not split the series.
+ * average differs every night, as on a real runner, and must not split the
+ * series; `kernelAt` upgrades the kernel from that night on (both arms of
+ * that night's A/B run on the new kernel, `kernelFactor` slower).
  */
-async function nightlyHistory(options: { nights: number; stepAt: number; stepFactor: number }): Promise<{ dir: string; store: string }> {
+async function nightlyHistory(options: { nights: number; stepAt: number; stepFactor: number; kernelAt?: number; kernelFactor?: number }): Promise<{ dir: string; store: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-scan-'));
   const path = join(dir, 'history.db');
   const store = await openStore(path, { cwd: dir });
   const runs: IngestRun[] = [];
+  const slowAt = (night: number) => (night >= options.stepAt ? options.stepFactor : 1);
   for (let night = 0; night < options.nights; night++) {
-    const slow = night >= options.stepAt ? options.stepFactor : 1;
-    runs.push({
-      sha: sha(night), role: 'nightly', repo: 'octo-org/widgets', branch: 'main', time: timeOf(night), harness: 'plain', warnings: [], hints: {},
-      fingerprint: { cpuModel: 'Test CPU', cores: 8, governor: 'performance', kernel: '6.1.0', loadAverage: 0.1 + (night % 7) / 10, runnerLabels: ['bench'] },
-      measurements: [
-        { benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', values: lognormalSamples(10, 100 * slow, 0.01, 1000 + night) },
-        { benchmark: 'hash', metric: 'time', unit: 'us', better: 'lower', values: lognormalSamples(10, 50, 0.01, 2000 + night) },
-      ],
-    });
+    const upgraded = options.kernelAt !== undefined && night >= options.kernelAt;
+    const machine = upgraded ? options.kernelFactor ?? 1 : 1;
+    const fingerprint = { cpuModel: 'Test CPU', cores: 8, governor: 'performance', kernel: upgraded ? '6.1.5' : '6.1.0', loadAverage: 0.1 + (night % 7) / 10, runnerLabels: ['bench'] };
+    const measurements = (code: number, seed: number): IngestRun['measurements'] => [
+      { benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', values: lognormalSamples(10, 100 * code * machine, 0.01, seed) },
+      { benchmark: 'hash', metric: 'time', unit: 'us', better: 'lower', values: lognormalSamples(10, 50 * machine, 0.01, seed + 5000) },
+    ];
+    runs.push({ sha: sha(night), role: 'nightly', repo: 'octo-org/widgets', branch: 'main', time: timeOf(night), harness: 'plain', warnings: [], hints: {}, fingerprint, measurements: measurements(slowAt(night), 1000 + night) });
+    if (night > 0) runs.push({ sha: sha(night - 1), role: 'base', repo: 'octo-org/widgets', time: timeOf(night), harness: 'plain', warnings: [], hints: {}, fingerprint, measurements: measurements(slowAt(night - 1), 3000 + night) });
   }
   await store.ingestRuns(runs);
   await store.close();
@@ -65,11 +71,17 @@ test('scan finds an injected 10% regression with the right nightly range, exits 
   assert.ok(f.ratio_ci[0] > 1.05 && f.ratio_ci[1] < 1.15);
   assert.ok(f.q < 0.05);
   assert.equal(f.trend.at(-1).sha, sha(39));
+  // Filed on the strength of that night's interleaved A/B, which the store had beside the nightly run.
+  assert.equal(f.confirmation.base_sha, sha(29));
+  assert.equal(f.confirmation.head_sha, sha(30));
+  assert.ok(f.confirmation.ratio > 1.08 && f.confirmation.ratio < 1.12);
+  assert.ok(f.history.p <= 0.01);
   assert.ok(!report.findings.some((x: { benchmark: string }) => x.benchmark === 'hash'));
 
   const md = benchbot(h.dir, 'scan', '--store', h.store, '--repo', 'octo-org/widgets');
   assert.equal(md.status, 1);
-  assert.match(md.stdout, /^### benchbot scan of `main`: 1 suspected regression/);
+  assert.match(md.stdout, /^### benchbot scan of (`main`|<code>main<\/code>): 1 suspected regression/);
+  assert.match(md.stdout, /confirmed interleaved, .* in one session: \+\d/);
   assert.match(md.stdout, new RegExp(`\\[${sha(29).slice(0, 7)}\\]\\(https://github.com/octo-org/widgets/commit/${sha(29)}\\) → \\[${sha(30).slice(0, 7)}\\]`));
   assert.match(md.stdout, new RegExp(`benchbot bisect --good ${sha(29)} --bad ${sha(30)} --benchmark parse --metric time`));
 
@@ -104,4 +116,20 @@ test('ack validates the series, the commit and the reason; errors name the flag 
   const bad = benchbot(h.dir, 'scan', '--store', h.store, '--threshold', 'lots');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--threshold lots/);
+});
+
+test('a kernel upgrade on the runner starts a new segment of the same series: no regression, and the scan says what changed', async () => {
+  const h = await nightlyHistory({ nights: 40, stepAt: 99, stepFactor: 1, kernelAt: 30, kernelFactor: 1.1 });
+  const scan = benchbot(h.dir, 'scan', '--store', h.store, '--output', 'json');
+  assert.equal(scan.status, 0, scan.stdout);
+  const report = JSON.parse(scan.stdout);
+  assert.equal(report.series, 2, 'the kernel does not split the series: same machine, new segment');
+  assert.equal(report.regressions, 0);
+  assert.deepEqual(report.findings.filter((f: { kind: string }) => f.kind !== 'watch'), []);
+  const parse = report.machine_changes.find((m: { benchmark: string }) => m.benchmark === 'parse');
+  assert.equal(parse.night.sha, sha(30));
+  assert.deepEqual(parse.changes, [{ field: 'kernel', before: '6.1.0', after: '6.1.5' }]);
+  const md = benchbot(h.dir, 'scan', '--store', h.store);
+  assert.match(md.stdout, /#### Machine changes \(a new segment starts; never a regression\)/);
+  assert.match(md.stdout, /kernel 6\.1\.0 → 6\.1\.5/);
 });

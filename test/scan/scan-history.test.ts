@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCorpus, makeHistory, seeded } from '../../bench/bisect.ts';
+import { poolMaker, scanConfirming } from '../../bench/nightly.ts';
 import type { Pool } from '../../bench/bisect.ts';
 import { scanHistory, scanSeries, seriesKey } from '../../src/scan/scan-history.ts';
 import type { Night, Series } from '../../src/scan/scan-history.ts';
@@ -17,14 +18,19 @@ const alarms = (series: Series, options = {}) => scanSeries(series, options).fin
 test('finds an injected 10% step at the right night with the right commit range', () => {
   let exact = 0;
   for (let seed = 1; seed <= 10; seed++) {
-    const series = makeHistory({ pool: quiet, nights: 60, stepAt: 40, factor: 1.1 }, seeded(seed));
-    const found = alarms(series);
+    // As the nightly action runs it: an inconclusive A/B gets another interleaved session of the same pair.
+    const series = poolMaker(quiet, seeded(seed), 'iid')(1.1, 'q');
+    const found = scanConfirming([series], 60).findings.filter((f) => f.kind !== 'watch');
     assert.ok(found.length >= 1, `seed ${seed}: no finding`);
     const f = found[0];
     assert.equal(f.direction, 'regression');
     assert.equal(f.kind, 'change-point');
     assert.ok(f.ratio > 1.05 && f.ratio < 1.15, `seed ${seed}: ratio ${f.ratio}`);
     assert.ok(f.q !== null && f.q < 0.05);
+    // Filed only with its interleaved confirmation: last good vs first bad in one session.
+    assert.equal(f.confirmation?.baseSha, f.lastGood.sha);
+    assert.equal(f.confirmation?.headSha, f.firstBad.sha);
+    assert.ok(f.history !== undefined && f.history.ratio > 1.05 && f.history.p <= 0.01);
     if (f.lastGood.sha === 'n039' && f.firstBad.sha === 'n040') {
       exact++;
       assert.equal(f.nightsSince, 20);
@@ -40,19 +46,18 @@ test('finds an injected 10% step at the right night with the right commit range'
 
 test('a step on a noisier pool is still found within a night or two', () => {
   for (let seed = 1; seed <= 5; seed++) {
-    const series = makeHistory({ pool: pool('sort numbers.txt'), nights: 60, stepAt: 40, factor: 1.2 }, seeded(seed));
-    const f = alarms(series)[0];
+    const series = poolMaker(pool('sort numbers.txt'), seeded(seed), 'iid')(1.2, 's');
+    const f = scanConfirming([series], 60).findings.filter((x) => x.kind !== 'watch')[0];
     assert.ok(f !== undefined, `seed ${seed}`);
     assert.ok(Math.abs(Number(f.firstBad.sha.slice(1)) - 40) <= 2, `seed ${seed}: first bad ${f.firstBad.sha}`);
   }
 });
 
-test('A/A histories: no regression, and at most one false finding in 900 series-nights', () => {
+test('A/A histories with block draws (every night its own offset): no finding in 900 series-nights', () => {
   // 30 histories (3 per corpus pool) of 60 nights; the scan reports the last 30 nights of each.
-  const histories = pools.flatMap((p, i) => [0, 1, 2].map((t) => makeHistory({ pool: p, nights: 60, key: `${p.name}#${t}` }, seeded(1000 + 10 * i + t))));
+  const histories = pools.flatMap((p, i) => [0, 1, 2].map((t) => makeHistory({ pool: p, nights: 60, key: `${p.name}#${t}`, draw: 'block' }, seeded(1000 + 10 * i + t))));
   const found = scanHistory(histories).findings.filter((f) => f.kind !== 'watch');
-  assert.ok(found.length <= 1, found.map((f) => `${f.series}@${f.firstBad.sha} ${f.direction} ${f.ratio}`).join('; '));
-  assert.deepEqual(found.filter((f) => f.direction === 'regression'), []);
+  assert.deepEqual(found.map((f) => `${f.series}@${f.firstBad.sha} ${f.direction} ${f.ratio}`), []);
   // The quietest pool alone, 10 histories: nothing at all.
   const quietOnes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((t) => makeHistory({ pool: quiet, nights: 60, key: `q${t}` }, seeded(2000 + t)));
   assert.deepEqual(scanHistory(quietOnes).findings.filter((f) => f.kind !== 'watch'), []);
@@ -65,12 +70,19 @@ test('higher-is-better metrics read a drop as the regression', () => {
   assert.ok(f.ratio < 1);
 });
 
-/** clean builds a quiet synthetic history: every night's samples sit at level * (1 + small deterministic jitter). */
-function clean(levels: number[]): Series {
+/**
+ * clean builds a quiet synthetic history: every night's samples sit at
+ * level * (1 + small deterministic jitter), and each night's A/B measured
+ * the previous night's level beside it (`ab: false` leaves the A/Bs out).
+ */
+function clean(levels: number[], options: { ab?: boolean; abLevels?: number[] } = {}): Series {
+  const jitter = (level: number, i: number, k: number) => Array.from({ length: 10 }, (_, j) => level * (1 + 0.004 * Math.sin(i * 7.3 + j * 1.9 + k)));
+  const sha = (i: number) => `n${String(i).padStart(3, '0')}`;
   const nights: Night[] = levels.map((level, i) => ({
-    sha: `n${String(i).padStart(3, '0')}`,
+    sha: sha(i),
     time: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
-    values: Array.from({ length: 10 }, (_, j) => level * (1 + 0.004 * Math.sin(i * 7.3 + j * 1.9))),
+    values: jitter(level, i, 0),
+    ...(i > 0 && options.ab !== false ? { ab: { baseSha: sha(i - 1), base: jitter((options.abLevels ?? levels)[i - 1], i, 0.5) } } : {}),
   }));
   return { benchmark: 'BM_X', metric: 'time', unit: 'ns', better: 'lower', fingerprintKey: 'fp', branch: 'main', nights };
 }
@@ -157,4 +169,46 @@ test('seriesFromPoints groups store points by benchmark, metric and fingerprint'
   assert.deepEqual(series[0].nights.map((n) => [n.sha, [...n.values]]), [['a', [1, 2, 3]], ['b', [4]]]);
   assert.equal(seriesKey(series[1]), 'main:BM_A:time:f2');
   assert.deepEqual([...series[2].nights[0].values], []);
+});
+
+test('a finding is filed only with its interleaved A/B: none awaits it, one that saw nothing refutes it', () => {
+  const levels = [...Array(30).fill(100), ...Array(10).fill(110)];
+  const confirmed = scanSeries(clean(levels));
+  const f = confirmed.findings.find((x) => x.kind !== 'watch');
+  assert.ok(f, 'confirmed by the A/B of n029 vs n030');
+  assert.equal(f.firstBad.sha, 'n030');
+  assert.equal(f.confirmation?.baseSha, 'n029');
+  assert.equal(f.confirmation?.headSha, 'n030');
+  assert.ok(f.confirmation !== null && f.confirmation !== undefined && Math.abs(f.confirmation.ratio - 1.1) < 0.01);
+
+  // The same nights without A/Bs (a store of plain nightly runs): the history alone files nothing; the finding awaits its A/B.
+  const bare = scanSeries(clean(levels, { ab: false }));
+  assert.deepEqual(bare.findings.filter((x) => x.kind !== 'watch'), []);
+  assert.deepEqual(bare.awaiting.map((x) => `${x.lastGood.sha}..${x.firstBad.sha}`), ['n029..n030']);
+
+  // The A/B of that night measured both commits alike: the machine moved, not the code.
+  const machine = scanSeries(clean(levels, { abLevels: levels.map((_, i) => (i >= 29 ? 110 : 100)) }));
+  assert.deepEqual(machine.findings.filter((x) => x.kind !== 'watch'), []);
+  assert.deepEqual(machine.refuted.map((x) => x.firstBad.sha), ['n030']);
+  assert.deepEqual(machine.awaiting, []);
+});
+
+test('a night whose machine facts changed starts a new segment, never a regression, and the scan says what changed', () => {
+  // Kernel upgrade at night 30 makes everything 10% slower (both arms of that night's A/B alike);
+  // a real regression lands at night 45 in the new segment.
+  const levels = [...Array(30).fill(100), ...Array(15).fill(110), ...Array(10).fill(121)];
+  const abLevels = levels.map((l, i) => (i === 29 ? 110 : l));
+  const series = clean(levels, { abLevels });
+  const nights = series.nights.map((n, i) => ({ ...n, machine: { kernel: i < 30 ? '6.8.0-45' : '6.8.0-47', governor: 'performance', 'tool:g++': '12.2.0' } }));
+  const r = scanSeries({ ...series, nights });
+  assert.deepEqual(r.machineChanges.map((c) => [c.night.sha, c.changes]), [['n030', [{ field: 'kernel', before: '6.8.0-45', after: '6.8.0-47' }]]]);
+  const found = r.findings.filter((x) => x.kind !== 'watch');
+  assert.deepEqual(found.map((x) => x.firstBad.sha), ['n045'], 'the kernel change is no regression; the later one is');
+  assert.ok(Math.abs(found[0].ratio - 1.1) < 0.01);
+  assert.deepEqual(found[0].machineChanges?.map((c) => c.night.sha), ['n030'], 'the finding says what changed on the machine in its trend');
+  assert.deepEqual(r.refuted, []);
+
+  // Without the machine facts the same history would have to be refuted by the A/B (both arms moved together).
+  const plain = scanSeries(series);
+  assert.ok(!plain.findings.some((x) => x.kind !== 'watch' && x.firstBad.sha === 'n030'));
 });
