@@ -31,7 +31,7 @@ import { applyLook } from '../src/compare/adaptive-stop.ts';
 import { compareRuns, poolMeasurements } from '../src/compare/compare-runs.ts';
 import { poolBase } from '../src/compare/pool-base.ts';
 import { lookSchedule } from '../src/runner/round-schedule.ts';
-import { DEFAULT_LOOKS, sequentialAlpha } from '../src/stats/sequential-alpha.ts';
+import { DEFAULT_LOOKS, lookLevels } from '../src/stats/sequential-alpha.ts';
 import { median } from '../src/stats/order-statistics.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { loadNoiseMemory } from '../src/store/noise-memory.ts';
@@ -258,11 +258,15 @@ interface ReplayOutcome {
   short: boolean;
 }
 
-/** replay re-runs the looks of one run on its rounds, as runAb does (default settings: threshold 2%, alpha 0.05). */
-export function replay(record: RunRecord, stored: readonly Measurement[]): ReplayOutcome {
-  const max = record.report.max_rounds_per_side;
+/**
+ * replay re-runs the looks of one run on its rounds, as runAb does (default
+ * settings: threshold 2%, alpha 0.05), optionally with another budget or
+ * futility threshold (both can only stop a run earlier than it ran).
+ */
+export function replay(record: RunRecord, stored: readonly Measurement[], design: { maxRounds?: number; futilityPower?: number } = {}): ReplayOutcome {
+  const max = design.maxRounds ?? record.report.max_rounds_per_side;
   const looks = lookSchedule(10, max, DEFAULT_LOOKS);
-  const alphas = sequentialAlpha({ alpha: 0.05, looks });
+  const { difference: alphas, equivalence: eqAlphas } = lookLevels(0.05, looks);
   const available = Math.min(...record.base.concat(record.head).map((m) => m.values.length));
   let settled = new Map<string, Comparison>();
   let comparisons: Comparison[] = [];
@@ -272,8 +276,8 @@ export function replay(record: RunRecord, stored: readonly Measurement[]): Repla
     const cut = (ms: readonly Measurement[]) => poolMeasurements(ms).map((m) => ({ ...m, values: m.values.slice(0, n) }));
     let base = cut(record.base);
     if (stored.length > 0) base = poolBase(base, stored, { threshold: () => 0.02 }).measurements;
-    const fresh = compareRuns({ measurements: base, warnings: [], hints: {} }, { measurements: cut(record.head), warnings: [], hints: {} }, { threshold: 0.02, alpha: alphas[k], rules: [] });
-    const look = applyLook(fresh, settled, { roundsPerSide: n, maxRoundsPerSide: max, alpha: alphas[k], lastAlpha: alphas[alphas.length - 1], last: k === looks.length - 1 });
+    const fresh = compareRuns({ measurements: base, warnings: [], hints: {} }, { measurements: cut(record.head), warnings: [], hints: {} }, { threshold: 0.02, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [] });
+    const look = applyLook(fresh, settled, { roundsPerSide: n, maxRoundsPerSide: max, alpha: alphas[k], lastAlpha: alphas[alphas.length - 1], equivalenceAlpha: eqAlphas[k], lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1], last: k === looks.length - 1, futilityPower: design.futilityPower });
     settled = look.settled;
     comparisons = look.report.comparisons;
     if (look.stop) return { comparisons, rounds: n, short: false };
@@ -355,11 +359,20 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
   }
   if (binary === null && 'skip' in found) lines.push('', found.skip);
 
-  // Pooling: replay every run with the store's earlier rounds of demo-base pooled into the base side.
-  lines.push('', '### What pooling stored base rounds buys (replayed on the same rounds)', '');
+  // Other designs replayed on the same rounds: pooling stored base rounds (the store's earlier rounds
+  // of demo-base, from every scenario), a smaller budget, a keener futility rule.
+  lines.push('', '### Other designs, replayed on the same rounds', '');
+  lines.push('Each run\'s looks are re-run on its stored rounds in round order. "pooled": the store\'s earlier rounds of demo-base (all scenarios) join the base side after the drift check; "budget 30" / "budget 20": looks at 10, 15, 20(, 30) with the exact levels for that budget; "futility 25%": stop a comparison whose chance of being decided by the budget is below 25% instead of 10%. A design can only stop earlier than the run did, except pooling, which may want more rounds than the run had (counted, and scored on its last look).', '');
+  const designs: { label: string; pooled: boolean; design: { maxRounds?: number; futilityPower?: number } }[] = [
+    { label: 'as run', pooled: false, design: {} },
+    { label: 'pooled', pooled: true, design: {} },
+    { label: 'futility 25%', pooled: false, design: { futilityPower: 0.25 } },
+    { label: 'budget 30', pooled: false, design: { maxRounds: 30 } },
+    { label: 'budget 20', pooled: false, design: { maxRounds: 20 } },
+  ];
   const replayRows: string[] = [];
   let reproduced = 0;
-  for (const pooled of [false, true]) {
+  for (const d of designs) {
     for (const s of scenarios) {
       let foundR = 0;
       let falseR = 0;
@@ -367,11 +380,12 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
       let unchangedTotal = 0;
       let short = 0;
       const rounds: number[] = [];
+      const bounds: number[] = [];
       order.forEach(({ scenario, record }, index) => {
         if (scenario.name !== s.name) return;
-        const stored = pooled ? order.slice(0, index).flatMap((o) => o.record.base) : [];
-        const out = replay(record, stored);
-        if (!pooled) {
+        const stored = d.pooled ? order.slice(0, index).flatMap((o) => o.record.base) : [];
+        const out = replay(record, stored, d.design);
+        if (d.label === 'as run') {
           const same = out.comparisons.every((c) => record.report.comparisons.find((x) => x.benchmark === c.benchmark && x.metric === c.metric)?.verdict === c.verdict);
           if (same && out.rounds === record.report.rounds_per_side) reproduced += 1;
         }
@@ -384,13 +398,22 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
         for (const c of others.filter((c) => c.family !== 'secondary')) {
           unchangedTotal += 1;
           if (c.verdict === 'unchanged') unchangedDecided += 1;
+          else if (c.bound !== undefined) bounds.push(c.bound);
         }
       });
-      replayRows.push(`| ${pooled ? 'pooled' : 'as run'} | ${s.name} | ${s.slowed === null ? '-' : `${foundR}/${runsPerScenario}`} | ${falseR}/${runsPerScenario} | ${unchangedDecided}/${unchangedTotal} (${pct(unchangedDecided, unchangedTotal)}) | ${median(rounds)} | ${short} |`);
+      replayRows.push(`| ${d.label} | ${s.name} | ${s.slowed === null ? '-' : `${foundR}/${runsPerScenario}`} | ${falseR}/${runsPerScenario} | ${unchangedDecided}/${unchangedTotal} (${pct(unchangedDecided, unchangedTotal)}) | ${bounds.length > 0 ? `±${fmtPct(median(bounds))}` : '-'} | ${median(rounds)} | ${short} |`);
     }
   }
-  lines.push('| base side | scenario | regression found | runs with a false regression | unchanged decided `unchanged` (primary) | median rounds per side | runs that wanted more rounds than they had |', '| --- | --- | --- | --- | --- | --- | --- |', ...replayRows);
-  lines.push('', `The replay without pooling reproduced ${reproduced} of ${all.length} runs exactly (verdicts and rounds); a run whose pooled replay wanted more rounds than it had is scored on its last look.`);
+  lines.push('| design | scenario | regression found | runs with a false regression | unchanged decided `unchanged` (primary) | median bound, undecided | median rounds per side | runs short of rounds |', '| --- | --- | --- | --- | --- | --- | --- | --- |', ...replayRows);
+  lines.push('', `The replay "as run" reproduced ${reproduced} of ${all.length} runs exactly (verdicts and rounds).`);
+
+  // Every false alarm, so that it can be looked into.
+  const alarms = order.flatMap(({ scenario, record }, index) =>
+    record.report.comparisons
+      .filter((c) => c.benchmark !== scenario.slowed && (c.verdict === 'regressed' || c.verdict === 'improved'))
+      .map((c) => `- ${scenario.name}, run ${Math.floor(index / scenarios.length) + 1}: ${c.benchmark} (${c.metric}, ${c.family ?? 'primary'}) ${c.verdict}, ratio ${c.ratio === null ? 'n/a' : `${((c.ratio - 1) * 100).toFixed(2)}%`}`),
+  );
+  lines.push('', alarms.length === 0 ? 'No comparison of an unchanged benchmark was called regressed or improved.' : 'Comparisons of unchanged benchmarks called regressed or improved:', ...alarms);
 
   // The machine's memory after all runs.
   const store = await openStore(storePath, { cwd: repo });

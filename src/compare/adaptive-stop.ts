@@ -12,7 +12,12 @@ export interface LookContext {
   maxRoundsPerSide: number;
   alpha: number;
   lastAlpha: number;
+  /** equivalenceAlpha, lastEquivalenceAlpha: the one-sided levels of the equivalence tests (default alpha, lastAlpha). */
+  equivalenceAlpha?: number;
+  lastEquivalenceAlpha?: number;
   last: boolean;
+  /** futilityPower overrides power.ts FUTILITY_POWER (for measuring other choices). */
+  futilityPower?: number;
 }
 
 /**
@@ -70,7 +75,7 @@ export function applyLook(current: ComparisonReport, previous: ReadonlyMap<strin
       return c;
     }
     const threshold = c.threshold ?? current.threshold;
-    if (isFutile(c, { roundsPerSide: ctx.roundsPerSide, maxRoundsPerSide: ctx.maxRoundsPerSide, alpha: ctx.alpha, lastAlpha: ctx.lastAlpha, threshold })) {
+    if (isFutile(c, { ...ctx, threshold })) {
       c.decision = 'futility';
       c.decidedAt = ctx.roundsPerSide;
       settled.set(key, c);

@@ -33,6 +33,12 @@ export interface CompareOptions {
   alpha: number;
   rules: ThresholdRule[];
   test?: ChangeTest;
+  /**
+   * equivalenceAlpha is the level of each one-sided test of the
+   * equivalence decision (default `alpha`); an adaptive run passes its
+   * look's one-sided group-sequential level (stats/sequential-alpha.ts).
+   */
+  equivalenceAlpha?: number;
 }
 
 export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
@@ -209,7 +215,7 @@ function draft(b: Measurement, h: Measurement | undefined, headErrors: Map<strin
   }
   const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
   comparison.head = sideSummary(headValues, options.alpha);
-  const change = estimateChange(b.values, headValues, options.alpha, test);
+  const change = estimateChange(b.values, headValues, options.alpha, test, options.equivalenceAlpha ?? options.alpha);
   comparison.ratio = change.ratio;
   comparison.ratioCi = change.ratioCi;
   if (change.equivalenceCi !== null) comparison.equivalenceCi = change.equivalenceCi;

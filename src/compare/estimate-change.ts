@@ -35,7 +35,8 @@ export interface ChangeEstimate {
 }
 
 /**
- * estimateChange estimates head/base. With positive values on both sides
+ * estimateChange estimates head/base; `equivalenceCi` is at 1 - 2
+ * `equivalenceAlpha` (default alpha: one look). With positive values on both sides
  * (times, rates) the chosen test runs on log values, so the ratio and its
  * CIs are exp of a shift: Yuen's trimmed-mean difference, or the
  * Hodges-Lehmann shift with the CI from the Mann-Whitney distribution (then
@@ -47,7 +48,7 @@ export interface ChangeEstimate {
  * and the regression issue's recovery check rely on; PR comparisons pass
  * {@link DEFAULT_TEST}.
  */
-export function estimateChange(base: readonly number[], head: readonly number[], alpha: number, test: ChangeTest = 'mann-whitney'): ChangeEstimate {
+export function estimateChange(base: readonly number[], head: readonly number[], alpha: number, test: ChangeTest = 'mann-whitney', equivalenceAlpha = alpha): ChangeEstimate {
   if (base.length < 2 || head.length < 2) {
     const mb = median(base);
     return {
@@ -64,10 +65,10 @@ export function estimateChange(base: readonly number[], head: readonly number[],
     if (test === 'yuen') {
       const r = yuenWelch(logBase, logHead);
       const exp = ([lo, hi]: [number, number]): [number, number] => [Math.exp(lo), Math.exp(hi)];
-      return { ratio: Math.exp(r.estimate), ratioCi: exp(yuenInterval(r, alpha)), equivalenceCi: exp(yuenInterval(r, 2 * alpha)), p: r.p, notes: [] };
+      return { ratio: Math.exp(r.estimate), ratioCi: exp(yuenInterval(r, alpha)), equivalenceCi: exp(yuenInterval(r, 2 * equivalenceAlpha)), p: r.p, notes: [] };
     }
     const two = ratioWithCi(base, head, alpha);
-    const one = ratioWithCi(base, head, 2 * alpha);
+    const one = ratioWithCi(base, head, 2 * equivalenceAlpha);
     if (two !== null && one !== null) {
       return { ratio: two.ratio, ratioCi: [two.lower, two.upper], equivalenceCi: [one.lower, one.upper], p: two.p, notes: [] };
     }
@@ -75,7 +76,7 @@ export function estimateChange(base: readonly number[], head: readonly number[],
 
   const mb = median(base);
   const hl = hodgesLehmann(base, head, { alpha });
-  const hl2 = hodgesLehmann(base, head, { alpha: 2 * alpha });
+  const hl2 = hodgesLehmann(base, head, { alpha: 2 * equivalenceAlpha });
   if (mb > 0) {
     const rel = (d: number) => (mb + d) / mb;
     return { ratio: rel(hl.estimate), ratioCi: [rel(hl.lower), rel(hl.upper)], equivalenceCi: [rel(hl2.lower), rel(hl2.upper)], p: hl.p, notes: [] };

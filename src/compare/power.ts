@@ -67,13 +67,22 @@ export function boundOf(equivalenceCi: readonly [number, number], better: Compar
   return slower >= faster ? { bound: Math.max(0, slower), side: 'slower' } : { bound: Math.max(0, faster), side: 'faster' };
 }
 
-/** FutilityContext is where sampling stands: rounds per side now and at the budget, and the alpha of this look and of the last. */
+/**
+ * FutilityContext is where sampling stands: rounds per side now and at the
+ * budget, the two-sided level of this look and of the last (`alpha`,
+ * `lastAlpha`), and the one-sided levels of the equivalence tests (default
+ * the same).
+ */
 export interface FutilityContext {
   roundsPerSide: number;
   maxRoundsPerSide: number;
   alpha: number;
   lastAlpha: number;
+  equivalenceAlpha?: number;
+  lastEquivalenceAlpha?: number;
   threshold: number;
+  /** futilityPower overrides {@link FUTILITY_POWER}. */
+  futilityPower?: number;
 }
 
 /**
@@ -94,12 +103,12 @@ export function decisionChance(c: Comparison, ctx: FutilityContext): number | nu
   const estimate = c.better === 'lower' ? Math.log(c.ratio) : -Math.log(c.ratio);
   const halfWidth = (hi - lo) / 2;
   // The interval is a t interval at Yuen's df for n rounds per side (for the rank test a close stand-in).
-  const seNow = halfWidth / studentTQuantile(1 - ctx.alpha, finalDf(n));
+  const seNow = halfWidth / studentTQuantile(1 - (ctx.equivalenceAlpha ?? ctx.alpha), finalDf(n));
   if (!(seNow > 0)) return 1;
   const seCap = seNow * Math.sqrt(n / big);
   const spread = seCap * Math.sqrt((big - n) / big);
   const df = finalDf(big);
-  const wCap = studentTQuantile(1 - ctx.lastAlpha, df) * seCap;
+  const wCap = studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) * seCap;
   const dCap = studentTQuantile(1 - ctx.lastAlpha / 2, df) * seCap;
   const upper = Math.log1p(ctx.threshold);
   const lower = Math.log1p(-ctx.threshold);
@@ -113,13 +122,14 @@ export function decisionChance(c: Comparison, ctx: FutilityContext): number | nu
 /** isFutile says whether a comparison not yet decided should stop sampling (see {@link FUTILITY_POWER}). */
 export function isFutile(c: Comparison, ctx: FutilityContext): boolean {
   const chance = decisionChance(c, ctx);
-  return chance !== null && chance < FUTILITY_POWER;
+  return chance !== null && chance < (ctx.futilityPower ?? FUTILITY_POWER);
 }
 
-/** BudgetContext: rounds per side at the budget, the last look's alpha and the threshold. */
+/** BudgetContext: rounds per side at the budget, the last look's two-sided level (and one-sided equivalence level, default the same) and the threshold. */
 export interface BudgetContext {
   maxRoundsPerSide: number;
   lastAlpha: number;
+  lastEquivalenceAlpha?: number;
   threshold: number;
 }
 
@@ -146,7 +156,7 @@ export function detectableChange(sigma: number, ctx: BudgetContext): number {
 export function suggestedThreshold(sigma: number, ctx: Omit<BudgetContext, 'threshold'>): number {
   const se = sigma * Math.sqrt(2 / ctx.maxRoundsPerSide);
   const df = finalDf(ctx.maxRoundsPerSide);
-  const needed = (studentTQuantile(1 - ctx.lastAlpha, df) + normalQuantile(0.5 + DETECT_POWER / 2)) * se;
+  const needed = (studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) + normalQuantile(0.5 + DETECT_POWER / 2)) * se;
   return Math.ceil(Math.expm1(needed) * 200 - 1e-9) / 200;
 }
 
@@ -155,13 +165,13 @@ export function suggestedThreshold(sigma: number, ctx: Omit<BudgetContext, 'thre
  * comparison whose noise the machine knows (`sigmaOf` returns undefined for
  * the others), for a budget of `maxRoundsPerSide` tested at `lastAlpha`.
  */
-export function annotateBudget(comparisons: readonly Comparison[], sigmaOf: (c: Comparison) => number | undefined, ctx: { maxRoundsPerSide: number; lastAlpha: number; threshold: number }): void {
+export function annotateBudget(comparisons: readonly Comparison[], sigmaOf: (c: Comparison) => number | undefined, ctx: BudgetContext): void {
   for (const c of comparisons) {
     if (c.p === null || c.ratio === null) continue;
     const sigma = sigmaOf(c);
     if (sigma === undefined || !Number.isFinite(sigma)) continue;
     const threshold = c.threshold ?? ctx.threshold;
-    c.detectable = detectableChange(sigma, { maxRoundsPerSide: ctx.maxRoundsPerSide, lastAlpha: ctx.lastAlpha, threshold });
-    c.suggestedThreshold = suggestedThreshold(sigma, { maxRoundsPerSide: ctx.maxRoundsPerSide, lastAlpha: ctx.lastAlpha });
+    c.detectable = detectableChange(sigma, { ...ctx, threshold });
+    c.suggestedThreshold = suggestedThreshold(sigma, ctx);
   }
 }

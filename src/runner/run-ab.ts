@@ -13,7 +13,7 @@ import { annotateBudget, noiseSigma } from '../compare/power.ts';
 import { thresholdFor, type ThresholdRule } from '../compare/thresholds.ts';
 import type { NameFilter } from '../compare/name-filter.ts';
 import { median } from '../stats/order-statistics.ts';
-import { DEFAULT_LOOKS, sequentialAlpha } from '../stats/sequential-alpha.ts';
+import { DEFAULT_LOOKS, lookLevels } from '../stats/sequential-alpha.ts';
 import { resolvePin } from './cpu-pin.ts';
 import { buildSide } from './build-side.ts';
 import type { Executor } from './executor.ts';
@@ -212,12 +212,14 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     const measure = async (side: Side, round: number, keep: boolean): Promise<void> => {
       const state = sides[side];
       const started = process.hrtime.bigint();
-      const outcome = await measureRepeated(settings, pin, repetitions, executor, state.dir, scratch, `${side} round ${round}`);
+      // Warm-up rounds are numbered -1, -2, ...; people read them as warm-up round 1, 2, ...
+      const name = keep ? `round ${round}` : `warm-up round ${-round}`;
+      const outcome = await measureRepeated(settings, pin, repetitions, executor, state.dir, scratch, `${side} ${name}`);
       roundMs += Number(process.hrtime.bigint() - started) / 1e6;
       roundCount += 1;
       if ('failure' in outcome) {
         failures.push({ side, round, ...outcome.failure });
-        progress.note(`round ${round} on ${side} failed: ${outcome.failure.message}`);
+        progress.note(`${name} on ${side} failed: ${outcome.failure.message}`);
         if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
         if (failures.length > settings.maxFailedRounds) {
           throw new RunnerError(`${failures.length} rounds failed (more than --max-failed-rounds ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
@@ -241,7 +243,9 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     progress.endGroup();
 
     const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
-    const alphas = sequentialAlpha({ alpha: settings.alpha, looks });
+    const levels = lookLevels(settings.alpha, looks);
+    const alphas = levels.difference;
+    const eqAlphas = levels.equivalence;
     // A negative seed means "derive it from the commits".
     const seed = settings.seed >= 0 ? settings.seed : seedFromShas(baseSha, headSha);
     const schedule = roundSchedule(settings.maxRuns, seed);
@@ -274,9 +278,12 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
         poolRefused = Object.fromEntries([...outcome.refused].map(([key, why]) => [label(key), why]));
       }
       const roundsNow = Math.min(sides.base.rounds, sides.head.rounds);
-      const fresh = compareRuns(baseSide, toCompareSide(sides.head, fingerprint), { threshold: settings.threshold, alpha: alphas[k], rules: settings.rules, test: settings.test });
+      const fresh = compareRuns(baseSide, toCompareSide(sides.head, fingerprint), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: settings.rules, test: settings.test });
       const before = settled.size;
-      const look = applyLook(fresh, settled, { roundsPerSide: roundsNow, maxRoundsPerSide: looks[looks.length - 1], alpha: alphas[k], lastAlpha: alphas[alphas.length - 1], last: k === looks.length - 1 });
+      const look = applyLook(fresh, settled, {
+        roundsPerSide: roundsNow, maxRoundsPerSide: looks[looks.length - 1], alpha: alphas[k], lastAlpha: alphas[alphas.length - 1],
+        equivalenceAlpha: eqAlphas[k], lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1], last: k === looks.length - 1,
+      });
       settled = look.settled;
       report = { ...look.report, overallAlpha: settings.alpha };
       const futile = look.report.comparisons.filter((c) => c.decision === 'futility' && c.decidedAt === roundsNow).length;
@@ -305,8 +312,10 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       const remembered = await deps.history.learn(fingerprint, [...noiseOf(sides.base), ...noiseOf(sides.head)]);
       const budget = deps.budgetRoundsPerSide ?? looks[looks.length - 1];
       // Advice for another budget assumes run's default looks (the first at 10 rounds per side).
-      const adviceAlphas = deps.budgetRoundsPerSide === undefined ? alphas : sequentialAlpha({ alpha: settings.alpha, looks: lookSchedule(Math.min(DEFAULT_LOOKS[0], budget), budget, DEFAULT_LOOKS) });
-      annotateBudget(report.comparisons, (c) => remembered.get(`${c.benchmark}\u0000${c.metric}`), { maxRoundsPerSide: budget, lastAlpha: adviceAlphas[adviceAlphas.length - 1], threshold: settings.threshold });
+      const advice = deps.budgetRoundsPerSide === undefined ? levels : lookLevels(settings.alpha, lookSchedule(Math.min(DEFAULT_LOOKS[0], budget), budget, DEFAULT_LOOKS));
+      annotateBudget(report.comparisons, (c) => remembered.get(`${c.benchmark}\u0000${c.metric}`), {
+        maxRoundsPerSide: budget, lastAlpha: advice.difference[advice.difference.length - 1], lastEquivalenceAlpha: advice.equivalence[advice.equivalence.length - 1], threshold: settings.threshold,
+      });
     }
     for (const c of report.comparisons) if (pooled[`${c.benchmark} (${c.metric})`] !== undefined) c.pooledBase = pooled[`${c.benchmark} (${c.metric})`];
     return {

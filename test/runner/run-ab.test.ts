@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAb, type NoiseLearning, type RunAbSettings, type RunHistory } from '../../src/runner/run-ab.ts';
 import type { Measurement } from '../../src/model/measurement.ts';
+import { lookLevels } from '../../src/stats/sequential-alpha.ts';
 import { createExecutor } from '../../src/runner/executor.ts';
 import { silentProgress } from '../../src/runner/progress.ts';
 import { RunnerError } from '../../src/runner/git-checkout.ts';
@@ -72,6 +73,7 @@ test('sampling goes on while a decision is possible; what the budget leaves unde
   try {
     const result = await runAb(settings(repo.dir, { minRuns: 5, maxRuns: 10, threshold: 0.02 }), deps());
     assert.deepEqual(result.looks.map((l) => l.roundsPerSide), [5, 10]);
+    assert.deepEqual(result.looks.map((l) => l.alpha), lookLevels(0.05, [5, 10]).difference, 'each look is tested at its exact group-sequential level');
     const byName = Object.fromEntries(result.report.comparisons.map((c) => [c.benchmark, c]));
     assert.equal(byName.parse.decision, 'budget');
     assert.ok((byName.parse.bound as number) > 0.02 && (byName.parse.bound as number) < 0.06, `parse bound ${byName.parse.bound}`);
