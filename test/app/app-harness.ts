@@ -272,7 +272,9 @@ export function reportJson(): string {
 export function scanJson(): string {
   const nights: Night[] = [];
   for (let i = 0; i < 40; i++) {
-    nights.push({ sha: sha(`night-${i}`), time: new Date(Date.UTC(2025, 0, 1 + i, 3)).toISOString(), values: lognormalSamples(5, i >= 30 ? 1150 : 1000, 0.01, 100 + i) });
+    // Each night also carries its interleaved A/B (last night's commit measured beside it), as the nightly action stores it.
+    const ab = i > 0 ? { ab: { baseSha: sha(`night-${i - 1}`), base: lognormalSamples(5, i - 1 >= 30 ? 1150 : 1000, 0.01, 500 + i) } } : {};
+    nights.push({ sha: sha(`night-${i}`), time: new Date(Date.UTC(2025, 0, 1 + i, 3)).toISOString(), values: lognormalSamples(5, i >= 30 ? 1150 : 1000, 0.01, 100 + i), ...ab });
   }
   const series = { benchmark: 'BM_Parse/64', metric: 'real_time', unit: 'ns', better: 'lower' as const, fingerprintKey: 'fp1', branch: 'main', nights };
   const result = scanHistory([series]);
