@@ -1,5 +1,6 @@
 import type { Direction, FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
+import { ReadBudget } from './input-limits.ts';
 import { JsonReader, describe, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { directionOf, isTimeUnit } from './units.ts';
@@ -42,6 +43,7 @@ export const benchbotJsonReader: Reader = {
     const order: string[] = [];
     const byKey = new Map<string, Measurement>();
     const warnings: ReadWarning[] = [];
+    const budget = new ReadBudget(file.path);
     entries.forEach((value, i) => {
       const path = `benchmarks[${i}]`;
       const entry = json.object(value, path);
@@ -49,6 +51,7 @@ export const benchbotJsonReader: Reader = {
       if (benchmark === '') json.fail(`${path}.benchmark`, 'is empty');
       const error = json.optionalString(entry.error, `${path}.error`);
       if (error !== undefined) {
+        budget.series();
         warnings.push({ benchmark, kind: 'error', message: `benchmark "${benchmark}" failed: ${error}` });
         return;
       }
@@ -65,6 +68,7 @@ export const benchbotJsonReader: Reader = {
       const key = `${benchmark}\u0000${metric}`;
       const existing = byKey.get(key);
       if (!existing) {
+        budget.series();
         byKey.set(key, { benchmark, metric, unit, better, values });
         order.push(key);
         return;

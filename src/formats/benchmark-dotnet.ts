@@ -1,5 +1,6 @@
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
+import { ReadBudget } from './input-limits.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 
@@ -37,8 +38,10 @@ export const benchmarkDotNetReader: Reader = {
 
     const measurements: Measurement[] = [];
     const warnings: ReadWarning[] = [];
+    const budget = new ReadBudget(file.path);
     const seen = new Set<string>();
     for (const c of cases) {
+      budget.series();
       const name = (fullNameCount.get(c.fullName) ?? 0) > 1 && c.job ? `${c.fullName} [${c.job}]` : c.fullName;
       if (seen.has(name)) {
         warnings.push({ benchmark: name, kind: 'note', message: `${c.path}: "${name}" appears twice in the report; the later entry is ignored` });

@@ -1,6 +1,6 @@
 import type { Direction, FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
-import { checkJsonElementCount } from './input-limits.ts';
+import { checkJsonElementCount, ReadBudget } from './input-limits.ts';
 import { describe, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { conversionFactor, directionOf, normalizeTimeUnit } from './units.ts';
@@ -139,6 +139,8 @@ function read(file: SourceFile): ReadResult {
   if (!Array.isArray(rows)) throw new FormatError(path, undefined, `benchmarks: expected an array, got ${describe(rows)}`);
 
   const groups = new Map<string, Group>();
+  // Each benchmark and each of its metrics counts: a row per unique name is cheap to write and dear to hold.
+  const budget = new ReadBudget(path);
   for (let i = 0; i < rows.length; i++) {
     const value: unknown = rows[i];
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -155,6 +157,7 @@ function read(file: SourceFile): ReadResult {
     const key = runName ?? (aggregate ? stripAggregateSuffix(row, name) : name);
     let group = groups.get(key);
     if (group === undefined) {
+      budget.series();
       group = { name: key, iterations: 0, failed: 0, failureKind: undefined, failureMessage: '', aggregates: [], metrics: new Map() };
       groups.set(key, group);
     }
@@ -165,14 +168,14 @@ function read(file: SourceFile): ReadResult {
     group.iterations += 1;
     if (group.aggregates.length > 0) group.aggregates = [];
     if (recordFailure(path, group, row, i)) continue;
-    addRow(path, group, row, i, sanitized);
+    addRow(path, group, row, i, sanitized, budget);
   }
 
   const measurements: Measurement[] = [];
   const warnings: ReadWarning[] = [];
   for (const group of groups.values()) {
     if (group.failed > 0) warnings.push(failureWarning(group));
-    if (group.iterations === 0) summarize(path, group, warnings, sanitized);
+    if (group.iterations === 0) summarize(path, group, warnings, sanitized, budget);
     for (const m of group.metrics.values()) measurements.push(m);
   }
   return { measurements, warnings, hints };
@@ -334,7 +337,7 @@ function failureWarning(group: Group): ReadWarning {
   };
 }
 
-function summarize(path: string, group: Group, warnings: ReadWarning[], sanitized: boolean): void {
+function summarize(path: string, group: Group, warnings: ReadWarning[], sanitized: boolean, budget: ReadBudget): void {
   const kinds = group.aggregates.map((a) => a.kind);
   if (kinds.every((k) => k === 'BigO' || k === 'RMS')) return;
   const pick = group.aggregates.find((a) => a.kind === 'median') ?? group.aggregates.find((a) => a.kind === 'mean');
@@ -346,11 +349,11 @@ function summarize(path: string, group: Group, warnings: ReadWarning[], sanitize
     benchmark: group.name,
     kind: 'summary-only',
   });
-  if (pick) addRow(path, group, pick.row, pick.index, sanitized);
+  if (pick) addRow(path, group, pick.row, pick.index, sanitized, budget);
 }
 
 /** addRow appends one row's metrics to its group: the per-row hot path, so no allocation per field. */
-function addRow(path: string, group: Group, row: Row, index: number, sanitized: boolean): void {
+function addRow(path: string, group: Group, row: Row, index: number, sanitized: boolean, budget: ReadBudget): void {
   let timeUnit: string | undefined;
   for (const field in row) {
     if (DESCRIPTIVE_FIELDS.has(field)) continue;
@@ -374,6 +377,7 @@ function addRow(path: string, group: Group, row: Row, index: number, sanitized: 
     }
     let m = group.metrics.get(field);
     if (m === undefined) {
+      budget.series();
       m = { benchmark: group.name, metric: field, unit, better: directionFor(field, unit), values: [] };
       group.metrics.set(field, m);
     }

@@ -1,4 +1,5 @@
 import type { Measurement, ReadWarning } from '../model/measurement.ts';
+import { ReadBudget } from './input-limits.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 
@@ -51,9 +52,11 @@ export const hyperfineReader: Reader = {
     const names = uniqueNames(entries.map((e) => ({ name: e.command, params: e.params })));
     const measurements: Measurement[] = [];
     const warnings: ReadWarning[] = [];
+    const budget = new ReadBudget(file.path);
 
     entries.forEach(({ path, r }, i) => {
       const benchmark = names[i];
+      budget.series();
       if (r.times === undefined || r.times === null) {
         const median = j.number(r.median ?? r.mean, `${path}.${r.median === undefined || r.median === null ? 'mean' : 'median'}`);
         measurements.push({ benchmark, metric: 'time', unit: 's', better: 'lower', values: [median] });

@@ -1,4 +1,5 @@
 import type { Direction, FingerprintHints, Measurement } from '../model/measurement.ts';
+import { ReadBudget } from './input-limits.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { directionOf } from './units.ts';
@@ -60,6 +61,7 @@ export const jmhReader: Reader = {
     for (const p of parsed) modes.set(p.base, (modes.get(p.base) ?? new Set()).add(p.mode));
 
     const measurements: Measurement[] = [];
+    const budget = new ReadBudget(file.path);
     const seen = new Set<string>();
     for (const { path, e, mode, base } of parsed) {
       const name = (modes.get(base)?.size ?? 0) > 1 ? `${base} [${mode}]` : base;
@@ -71,6 +73,7 @@ export const jmhReader: Reader = {
       const metric = /^ops\//.test(unit) ? 'throughput' : 'time';
       const values = metricValues(j, primary, `${path}.primaryMetric`);
       if (values.length === 0) j.fail(`${path}.primaryMetric.rawData`, 'no measurement iterations');
+      budget.series();
       measurements.push({ benchmark: name, metric, unit, better: directionOf(metric, unit), values });
 
       if (e.secondaryMetrics === undefined || e.secondaryMetrics === null) continue;
@@ -84,6 +87,7 @@ export const jmhReader: Reader = {
         const secondaryValues = metricValues(j, secondary, at);
         // gc.time lists only the iterations that saw a collection: possibly none.
         if (secondaryValues.length === 0) continue;
+        budget.series();
         measurements.push({
           benchmark: name,
           metric: secondaryMetric,

@@ -1,4 +1,5 @@
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
+import { ReadBudget } from './input-limits.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 
@@ -34,6 +35,7 @@ export const pytestBenchmarkReader: Reader = {
     const benchmarks = j.array(root.benchmarks, 'benchmarks');
     const measurements: Measurement[] = [];
     const warnings: ReadWarning[] = [];
+    const budget = new ReadBudget(file.path);
     const seen = new Set<string>();
 
     benchmarks.forEach((raw, i) => {
@@ -42,6 +44,7 @@ export const pytestBenchmarkReader: Reader = {
       const name = j.optionalString(b.fullname, `${path}.fullname`) ?? j.string(b.name, `${path}.name`);
       if (name === '') j.fail(`${path}.fullname`, 'empty benchmark name');
       if (seen.has(name)) j.fail(`${path}.fullname`, `benchmark ${JSON.stringify(name)} appears twice`);
+      budget.series();
       seen.add(name);
       const stats = j.object(b.stats, `${path}.stats`);
       if (stats.data !== undefined && stats.data !== null) {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Fingerprint } from '../model/fingerprint.ts';
@@ -7,6 +7,8 @@ import type { CommandResult, Executor, RunOptions } from './executor.ts';
 import { fingerprintFromResult } from './fingerprint.ts';
 import { FINGERPRINT_SCRIPT } from './fingerprint-script.ts';
 import { RunnerError } from './git-checkout.ts';
+import { FormatError } from '../formats/format-error.ts';
+import { MAX_INPUT_BYTES, tooLarge } from '../formats/input-limits.ts';
 
 /** OUTPUT_CAP_BYTES is how much of each of stdout and stderr a command may leave in memory (64 MiB); the rest is dropped with a note. */
 export const OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
@@ -180,6 +182,12 @@ export class LocalExecutor implements Executor {
 
   async fetch(remotePath: string, localPath: string): Promise<void> {
     if (resolve(remotePath) === resolve(localPath)) return;
+    // The bench command chose what is at remotePath: copying a FIFO never
+    // ends and copying a 100 GB sparse file fills the disk, so only a regular
+    // file within the input limit is copied (the reader measures it again).
+    const found = await stat(remotePath);
+    if (!found.isFile()) throw new FormatError(remotePath, undefined, 'is not a regular file; write results to a regular file');
+    if (found.size > MAX_INPUT_BYTES) throw tooLarge(remotePath, found.size);
     await mkdir(dirname(resolve(localPath)), { recursive: true });
     await copyFile(remotePath, localPath);
   }

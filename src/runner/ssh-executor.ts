@@ -9,6 +9,7 @@ import type { CommandResult, Executor, RunOptions, SshSpec } from './executor.ts
 import { fingerprintFromResult } from './fingerprint.ts';
 import { FINGERPRINT_SCRIPT } from './fingerprint-script.ts';
 import { RunnerError } from './git-checkout.ts';
+import { MAX_INPUT_BYTES } from '../formats/input-limits.ts';
 import { checkEnvNames, DEFAULT_KILL_GRACE_MS, FINGERPRINT_TIMEOUT_MS, runProcess, shellQuote, withLabels } from './local-executor.ts';
 
 /** DEFAULT_REMOTE_DIR is where prepared trees go on an ssh host without a directory in its URL. */
@@ -188,7 +189,9 @@ export class SshExecutor implements Executor {
     await opened;
     let result: CommandResult;
     try {
-      result = await this.ssh(`exec cat ${remotePath(remotePathText)}`, { timeoutMs: 30 * 60_000, stdoutSink: sink });
+      // Only a regular file, and one byte past the input limit at most: the bench command chose what is there (a FIFO never ends).
+      const path = remotePath(remotePathText);
+      result = await this.ssh(`[ -f ${path} ] || { echo 'not a regular file' >&2; exit 1; }; exec head -c ${MAX_INPUT_BYTES + 1} ${path}`, { timeoutMs: 30 * 60_000, stdoutSink: sink });
     } finally {
       sink.end();
       await once(sink, 'close');
