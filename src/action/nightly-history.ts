@@ -47,7 +47,7 @@ function nightJson(n: Night): Record<string, unknown> {
     time: n.time,
     values: n.values,
     ...(n.median === undefined ? {} : { median: n.median }),
-    ...(n.ab ? { ab: { base_sha: n.ab.baseSha, base: n.ab.base, ...(n.ab.head ? { head: n.ab.head } : {}) } } : {}),
+    ...(n.ab ? { ab: { base_sha: n.ab.baseSha, base: n.ab.base, ...(n.ab.head ? { head: n.ab.head } : {}), ...(n.ab.extra ? { extra: n.ab.extra } : {}) } } : {}),
     ...(n.machine ? { machine: n.machine } : {}),
   };
 }
@@ -106,6 +106,8 @@ export function readNightlyHistory(path: string, branch: string): NightlyHistory
       if (n.ab !== undefined) {
         const ab = object(n.ab, `${where}.ab`);
         night.ab = { baseSha: sha(ab.base_sha, `${where}.ab.base_sha`), base: numbers(ab.base, `${where}.ab.base`), ...(ab.head === undefined ? {} : { head: numbers(ab.head, `${where}.ab.head`) }) };
+        // Confirmation sessions of the same pair, run right after the night (runner/confirm-findings.ts).
+        if (ab.extra !== undefined) night.ab.extra = list(ab.extra, `${where}.ab.extra`).slice(0, 8).map((e, k) => ({ base: numbers(object(e, `${where}.ab.extra[${k}]`).base, `${where}.ab.extra[${k}].base`), head: numbers(object(e, `${where}.ab.extra[${k}]`).head, `${where}.ab.extra[${k}].head`) }));
       }
       if (n.machine !== undefined) {
         const machine = object(n.machine, `${where}.machine`);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSide } from '../cli/compare-command.ts';
 import { renderRunReport, storeHistory } from '../cli/run-command.ts';
-import { loadAcks, loadNightlySeries } from '../cli/scan-command.ts';
+import { loadAcks } from '../cli/scan-command.ts';
+import { loadConfirmedSeries, type MeasurePair } from '../runner/confirm-findings.ts';
 import { scanHistory } from '../scan/scan-history.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import { compareRuns, type ComparisonReport } from '../compare/compare-runs.ts';
@@ -176,7 +177,7 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
     // The shard's part of the suite is the bench command's business; it learns which part from these variables on every executor.
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
     const progress = deps.progress ?? createProgress();
-    const result = await runAb({
+    const abSettings = {
       repo: settings.workingDirectory,
       base,
       head,
@@ -199,14 +200,18 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
       stateDir: join(settings.workingDirectory, '.benchbot'),
       labels: (env.RUNNER_LABELS ?? '').split(',').map((l) => l.trim()).filter((l) => l !== ''),
       maxFailedRounds: 3,
-    }, {
+    };
+    const abDeps = {
       executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: 300_000, lockTimeoutMs: 3_600_000, settingHint: 'input max-load' }),
       // The machine's noise memory, keyed like the stored runs (repo = GITHUB_REPOSITORY).
       history: store ? storeHistory(store, repoName) : undefined,
-    });
+    };
+    const result = await runAb(abSettings, abDeps);
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
     const outcome = fromRun(result, settings);
-    if (store && settings.mode === 'nightly') Object.assign(outcome, await nightlyEvidence(store, settings, env, result.head.sha));
+    // A finding awaiting its interleaved A/B gets it right away, on this runner (runner/confirm-findings.ts).
+    const confirm: MeasurePair = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
+    if (store && settings.mode === 'nightly') Object.assign(outcome, await nightlyEvidence(store, settings, env, result.head.sha, confirm));
     return outcome;
   } finally {
     await executor.close();
@@ -243,10 +248,10 @@ async function nightlyBase(settings: ActionSettings, head: string, store: Store 
  * job (history.json), which scans it again itself: its scan.json is the one
  * the app bisects from.
  */
-async function nightlyEvidence(store: Store, settings: ActionSettings, env: Env, headSha: string): Promise<Pick<Outcome, 'history' | 'scan'>> {
+async function nightlyEvidence(store: Store, settings: ActionSettings, env: Env, headSha: string, confirm?: MeasurePair): Promise<Pick<Outcome, 'history' | 'scan'>> {
   const branch = env.GITHUB_REF_NAME ?? 'main';
-  const series = await loadNightlySeries(store, { branch, repo: env.GITHUB_REPOSITORY });
   const acks = await loadAcks(store);
+  const { series } = await loadConfirmedSeries(store, { branch, repo: env.GITHUB_REPOSITORY, scan: { threshold: settings.threshold, acks } }, confirm);
   const scan = scanBranch(series, acks, settings, env, branch);
   return { history: nightlyHistoryJson(branch, series, acks, firstParentChain(settings.workingDirectory, headSha, series)), scan };
 }

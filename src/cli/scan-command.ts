@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parsePercent } from '../compare/thresholds.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import { scanHistory, seriesKey } from '../scan/scan-history.ts';
-import type { Ack, Series } from '../scan/scan-history.ts';
+import type { Ack, Night, Series } from '../scan/scan-history.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
 import { openStore } from '../store/open-store.ts';
 import type { SeriesPoint, Store } from '../store/store.ts';
@@ -89,10 +89,20 @@ export function hostKey(fp: Fingerprint): string {
  */
 export async function loadNightlySeries(store: Store, options: { branch: string; repo?: string }): Promise<Series[]> {
   const points = await store.series({ role: 'nightly', branch: options.branch, repo: options.repo, values: true, fingerprints: true });
-  const times = new Set(points.map((p) => p.time));
-  const bases = (await store.series({ role: 'base', repo: options.repo, values: true })).filter((b) => times.has(b.time));
+  const shas = new Set(points.map((p) => p.sha));
+  const allBases = await store.series({ role: 'base', repo: options.repo, values: true });
   const abOf = new Map<string, SeriesPoint>();
-  for (const b of bases) abOf.set(`${b.time}\u0000${b.fingerprintKey}\u0000${b.benchmark}\u0000${b.metric}`, b);
+  for (const b of allBases) abOf.set(`${b.time}\u0000${b.fingerprintKey}\u0000${b.benchmark}\u0000${b.metric}`, b);
+  // Confirmation A/Bs (and any PR run of the same pair): head-role runs at a nightly's commit with a base run of the same time.
+  const extraOf = new Map<string, Array<{ base: number[]; head: number[]; baseSha: string }>>();
+  for (const h of await store.series({ role: 'head', repo: options.repo, values: true })) {
+    if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
+    const base = abOf.get(`${h.time}\u0000${h.fingerprintKey}\u0000${h.benchmark}\u0000${h.metric}`);
+    if (!base?.values || base.values.length === 0) continue;
+    const k = `${h.sha}\u0000${h.fingerprintKey}\u0000${h.benchmark}\u0000${h.metric}`;
+    if (!extraOf.has(k)) extraOf.set(k, []);
+    (extraOf.get(k) as Array<{ base: number[]; head: number[]; baseSha: string }>).push({ base: base.values, head: h.values, baseSha: base.sha });
+  }
   const facts = new Map<string, Record<string, string>>();
   const byHost: SeriesPoint[] = points.map((p) => ({ ...p, fingerprintKey: p.fingerprint ? hostKey(p.fingerprint) : p.fingerprintKey.slice(0, 12) }));
   points.forEach((p) => {
@@ -114,7 +124,12 @@ export async function loadNightlySeries(store: Store, options: { branch: string;
       if (!p) return night;
       const base = abOf.get(`${p.time}\u0000${p.fingerprintKey}\u0000${p.benchmark}\u0000${p.metric}`);
       const machine = facts.get(p.runId);
-      return { ...night, ...(machine ? { machine } : {}), ...(base?.values && base.values.length > 0 ? { ab: { baseSha: base.sha, base: base.values } } : {}) };
+      const extra = (extraOf.get(`${p.sha}\u0000${p.fingerprintKey}\u0000${p.benchmark}\u0000${p.metric}`) ?? []).filter((e) => e.baseSha === base?.sha || (base === undefined && e.baseSha === s.nights[i - 1]?.sha));
+      let ab: Night['ab'];
+      if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...(extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {}) };
+      // A night without its own A/B (an older store) confirmed afterwards: the first confirmation session is its A/B.
+      else if (extra.length > 0) ab = { baseSha: extra[0].baseSha, base: extra[0].base, head: extra[0].head, ...(extra.length > 1 ? { extra: extra.slice(1).map(({ base: b, head }) => ({ base: b, head })) } : {}) };
+      return { ...night, ...(machine ? { machine } : {}), ...(ab ? { ab } : {}) };
     });
     return { ...s, nights };
   });
