@@ -45,11 +45,11 @@ function statOrFail(path: string) {
 /**
  * criterionFiles collects the JSON files in every `new/` folder below root.
  * The code under test wrote the tree, so the walk is bounded: entries seen
- * (read one at a time, not listed whole), files read and their total bytes,
- * each checked before the file is read.
+ * (read one at a time, not listed whole), files and their total bytes, all
+ * measured before any file is read.
  */
 function criterionFiles(root: string): SourceFile[] {
-  const files: SourceFile[] = [];
+  const found: { full: string; display: string }[] = [];
   let entries = 0;
   let bytes = 0;
   const walk = (dir: string, depth: number) => {
@@ -67,7 +67,7 @@ function criterionFiles(root: string): SourceFile[] {
         if (entry.isSymbolicLink()) throw symbolicLink(display);
         if (entry.isDirectory()) walk(full, depth + 1);
         else if (entry.name.endsWith('.json') && dir.split(sep).at(-1) === 'new') {
-          if (files.length >= MAX_DIRECTORY_FILES) {
+          if (found.length >= MAX_DIRECTORY_FILES) {
             throw new FormatError(root, undefined, `holds more than ${formatCount(MAX_DIRECTORY_FILES)} result files (new/*.json); benchbot reads at most that many from one directory: pass a folder with fewer benchmarks`);
           }
           const size = lstatSync(full).size;
@@ -76,7 +76,7 @@ function criterionFiles(root: string): SourceFile[] {
           if (bytes > MAX_DIRECTORY_BYTES) {
             throw new FormatError(root, undefined, `result files (new/*.json) hold more than ${formatCount(MAX_DIRECTORY_BYTES)} bytes together; benchbot reads at most that much from one directory: pass a folder with fewer benchmarks`);
           }
-          files.push({ path: display, text: readRegularFile(full, display) });
+          found.push({ full, display });
         }
       }
     } finally {
@@ -84,5 +84,13 @@ function criterionFiles(root: string): SourceFile[] {
     }
   };
   walk(root, 0);
+  // Files may have grown since they were measured: readRegularFile bounds each, this the sum.
+  let read = 0;
+  const files = found.map(({ full, display }) => {
+    const text = readRegularFile(full, display);
+    read += text.length;
+    if (read > MAX_DIRECTORY_BYTES) throw new FormatError(root, undefined, `result files (new/*.json) grew past ${formatCount(MAX_DIRECTORY_BYTES)} bytes together while being read`);
+    return { path: display, text };
+  });
   return files.sort((a, b) => a.path.localeCompare(b.path));
 }
