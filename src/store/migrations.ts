@@ -128,6 +128,70 @@ export const MIGRATIONS: readonly Migration[] = [
         );`,
     },
   },
+  {
+    // Scale (issue 15): a 10,000-series suite stores 36 M samples a year. Samples of new
+    // measurements go into `measurements.vals` (little-endian float64, packed-values.ts),
+    // one row per measurement instead of one per sample; old rows keep theirs in `samples`.
+    // `series` names each history once (insert-only, so a role that may only read and
+    // insert can still ingest), and (series_id, time_ms) lets a scan or the dashboard
+    // read the newest nights of one series without touching the rest. The (benchmark,
+    // metric) index goes: keeping it up cost more than the rest of an ingest, and a
+    // query by benchmark now finds its series first.
+    version: 2,
+    name: 'series, packed samples, per-series time index',
+    sql: {
+      sqlite: `
+        CREATE TABLE series (
+          id INTEGER PRIMARY KEY,
+          repo TEXT NOT NULL,
+          branch TEXT NOT NULL,
+          role TEXT NOT NULL,
+          machine_key TEXT NOT NULL,
+          benchmark TEXT NOT NULL,
+          metric TEXT NOT NULL,
+          UNIQUE (repo, branch, role, machine_key, benchmark, metric)
+        );
+        ALTER TABLE measurements ADD COLUMN series_id INTEGER REFERENCES series (id);
+        ALTER TABLE measurements ADD COLUMN time_ms INTEGER;
+        ALTER TABLE measurements ADD COLUMN vals BLOB;
+        INSERT INTO series (repo, branch, role, machine_key, benchmark, metric)
+          SELECT DISTINCT coalesce(r.repo, ''), coalesce(r.branch, ''), r.role, f.machine_key, m.benchmark, m.metric
+          FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id;
+        UPDATE measurements SET
+          time_ms = (SELECT r.time_ms FROM runs r WHERE r.id = measurements.run_id),
+          series_id = (SELECT s.id FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id JOIN series s
+                       ON s.repo = coalesce(r.repo, '') AND s.branch = coalesce(r.branch, '') AND s.role = r.role AND s.machine_key = f.machine_key
+                       AND s.benchmark = measurements.benchmark AND s.metric = measurements.metric
+                       WHERE r.id = measurements.run_id);
+        CREATE INDEX measurements_series_time ON measurements (series_id, time_ms);
+        DROP INDEX measurements_benchmark;
+        CREATE INDEX runs_role_time ON runs (role, time_ms);`,
+      postgres: `
+        CREATE TABLE series (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          repo TEXT NOT NULL,
+          branch TEXT NOT NULL,
+          role TEXT NOT NULL,
+          machine_key TEXT NOT NULL,
+          benchmark TEXT NOT NULL,
+          metric TEXT NOT NULL,
+          UNIQUE (repo, branch, role, machine_key, benchmark, metric)
+        );
+        ALTER TABLE measurements ADD COLUMN series_id BIGINT REFERENCES series (id);
+        ALTER TABLE measurements ADD COLUMN time_ms BIGINT;
+        ALTER TABLE measurements ADD COLUMN vals BYTEA;
+        INSERT INTO series (repo, branch, role, machine_key, benchmark, metric)
+          SELECT DISTINCT coalesce(r.repo, ''), coalesce(r.branch, ''), r.role, f.machine_key, m.benchmark, m.metric
+          FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id;
+        UPDATE measurements m SET time_ms = r.time_ms, series_id = s.id
+          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id, series s
+          WHERE r.id = m.run_id AND s.repo = coalesce(r.repo, '') AND s.branch = coalesce(r.branch, '') AND s.role = r.role
+            AND s.machine_key = f.machine_key AND s.benchmark = m.benchmark AND s.metric = m.metric;
+        CREATE INDEX measurements_series_time ON measurements (series_id, time_ms);
+        DROP INDEX measurements_benchmark;
+        CREATE INDEX runs_role_time ON runs (role, time_ms);`,
+    },
+  },
 ];
 
 /** SCHEMA_MIGRATIONS_DDL creates the bookkeeping table; the same text works in both dialects. */

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
 import { connectionSecrets, redact, scrubError } from './redact.ts';
-import { SqlStore, type Row, type SqlConn, type SqlValue } from './sql-store.ts';
+import { SqlStore, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
 /** DEFAULT_CONNECT_TIMEOUT_MS bounds how long opening a PostgreSQL store may hang on an unreachable host. */
@@ -10,6 +10,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Samples per INSERT (and per onSamples report): a few MB of array text per statement. */
 const SAMPLE_BATCH = 50_000;
+/** Measurement rows per INSERT. */
+const MEASUREMENT_BATCH = 5000;
 /** Measurement ids per sample query. */
 const ID_BATCH = 1000;
 /** An arbitrary constant naming benchbot's migration lock among advisory locks. */
@@ -140,6 +142,46 @@ export class PostgresStore extends SqlStore {
     await flush();
   }
 
+  protected async insertMeasurements(c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[]): Promise<number[]> {
+    const ids = new Array<number>(rows.length);
+    for (let start = 0; start < rows.length; start += MEASUREMENT_BATCH) {
+      const chunk = rows.slice(start, start + MEASUREMENT_BATCH);
+      // One statement per batch through unnest; RETURNING order is not promised, so ids are matched by ordinal.
+      const returned = await c.all(
+        `INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median, series_id, time_ms, vals)
+         SELECT ?::bigint, o, b, m, u, bt, n, md, s, ?::bigint, v
+         FROM unnest(?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::bigint[], ?::bytea[]) AS t(o, b, m, u, bt, n, md, s, v)
+         RETURNING id, ordinal`,
+        [
+          runId, timeMs,
+          `{${chunk.map((r) => r.ordinal).join(',')}}`,
+          textArray(chunk.map((r) => r.benchmark)),
+          textArray(chunk.map((r) => r.metric)),
+          textArray(chunk.map((r) => r.unit)),
+          textArray(chunk.map((r) => r.better)),
+          `{${chunk.map((r) => r.n).join(',')}}`,
+          `{${chunk.map((r) => (r.median === null ? 'NULL' : String(r.median))).join(',')}}`,
+          `{${chunk.map((r) => r.seriesId).join(',')}}`,
+          `{${chunk.map((r) => (r.vals === null ? 'NULL' : `\\\\x${Buffer.from(r.vals.buffer, r.vals.byteOffset, r.vals.byteLength).toString('hex')}`)).join(',')}}`,
+        ],
+      );
+      for (const r of returned) ids[Number(r.ordinal)] = Number(r.id);
+    }
+    return ids;
+  }
+
+  protected async windowRows(c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]> {
+    // A lateral index range per series, all series of the batch in one round trip.
+    return (await c.all(
+      `SELECT w.* FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
+         SELECT m.series_id, m.id, m.run_id, m.time_ms, m.unit, m.better, m.n, m.median,
+                CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ? THEN m.vals END AS vals
+         FROM measurements m WHERE m.series_id = s.id ORDER BY m.time_ms DESC, m.id DESC LIMIT ?) w
+       ORDER BY s.k, w.time_ms DESC, w.id DESC`,
+      [`{${seriesIds.join(',')}}`, valuesLimit, limit],
+    )) as unknown as WindowRow[];
+  }
+
   protected async readSamples(c: PgConn, ids: readonly number[]): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>();
     for (let start = 0; start < ids.length; start += ID_BATCH) {
@@ -188,6 +230,11 @@ function conn(client: pg.PoolClient): PgConn {
 /** PgConn adds array rows, which skip building an object per sample row. */
 interface PgConn extends SqlConn {
   arrays(sql: string, params?: readonly SqlValue[]): Promise<unknown[][]>;
+}
+
+/** textArray is a PostgreSQL array literal of strings, each quoted (validation already refused NUL). */
+function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
 }
 
 /** numbered turns the shared `?` placeholders into PostgreSQL's `$1, $2, ...` (no shared SQL has a literal `?`). */

@@ -1,5 +1,6 @@
 import type { Measurement } from '../model/measurement.ts';
 import type { RunRole } from '../model/run.ts';
+import type { Fingerprint } from '../model/fingerprint.ts';
 import { median } from '../stats/order-statistics.ts';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, type Dialect } from './migrations.ts';
 import { canonicalJson, fingerprintContentKey, fingerprintKey, runKey } from './run-key.ts';
@@ -13,6 +14,8 @@ import {
   type SampleQuery,
   type SeriesPoint,
   type SeriesQuery,
+  type SeriesWindow,
+  type WindowQuery,
   type StateEntry,
   type Store,
   type StoreCounts,
@@ -20,9 +23,10 @@ import {
   type StoredRun,
 } from './store.ts';
 import { validateRun } from './validate-run.ts';
+import { packValues, unpackValues } from './packed-values.ts';
 
 /** SqlValue is what the adapters bind: both drivers take these as they are. */
-export type SqlValue = string | number | null;
+export type SqlValue = string | number | null | Uint8Array;
 export type Row = Record<string, unknown>;
 
 /**
@@ -37,6 +41,53 @@ export interface SqlConn {
 
 /** DEFAULT_LIST_LIMIT is how many runs listRuns returns without a limit. */
 export const DEFAULT_LIST_LIMIT = 100;
+
+/**
+ * PACK_LIMIT is the most samples a measurement keeps packed in
+ * `measurements.vals`; bigger ones (a 2 M-sample capture) go to the
+ * `samples` table in batches, with progress reported as they are written.
+ */
+export const PACK_LIMIT = 4096;
+
+/** DEFAULT_WINDOW_BATCH is how many series seriesWindows reads per batch. */
+export const DEFAULT_WINDOW_BATCH = 500;
+
+/** MeasurementRow is one measurement as ingest writes it. */
+export interface MeasurementRow {
+  ordinal: number;
+  benchmark: string;
+  metric: string;
+  unit: string;
+  better: string;
+  n: number;
+  median: number | null;
+  seriesId: number;
+  vals: Uint8Array | null;
+}
+
+/** WindowRow is one point of a series window as the adapters read it: newest first per series. */
+export interface WindowRow {
+  series_id: unknown;
+  id: unknown;
+  run_id: unknown;
+  unit: unknown;
+  better: unknown;
+  n: unknown;
+  median: unknown;
+  vals: unknown;
+}
+
+/** RunInfo is what a window point needs of its run, read once per run. */
+interface RunInfo {
+  key: string;
+  sha: string;
+  role: RunRole;
+  time: string;
+  fingerprintId: number;
+}
+
+/** IngestCache keeps series ids known within one write transaction (rolled back with it). */
+type IngestCache = Map<string, Map<string, number>>;
 
 /**
  * SqlStore implements the Store port once over SqlConn; the adapters supply
@@ -59,8 +110,16 @@ export abstract class SqlStore implements Store {
   protected abstract write<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
   /** writeLocked is write() holding the store-wide migration lock. */
   protected abstract writeLocked<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
-  /** insertSamples writes every value of the measurements (ids in the same order), calling progress per batch. */
+  /** insertSamples writes every value of the measurements (ids in the same order) as rows, calling progress per batch. */
   protected abstract insertSamples(c: SqlConn, ids: readonly number[], measurements: readonly Measurement[], progress: (written: number) => void): Promise<void>;
+  /** insertMeasurements writes one run's measurements and returns their ids in the order given. */
+  protected abstract insertMeasurements(c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[]): Promise<number[]>;
+  /**
+   * windowRows reads the newest `limit` points (null: all) of each series,
+   * grouped by series in the order given, newest first; `vals` only for the
+   * newest `valuesLimit` of each, else null.
+   */
+  protected abstract windowRows(c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]>;
   /** readSamples returns the values of each measurement id, in index order (missing ids map to nothing). */
   protected abstract readSamples(c: SqlConn, ids: readonly number[]): Promise<Map<number, number[]>>;
   abstract close(): Promise<void>;
@@ -108,50 +167,106 @@ export abstract class SqlStore implements Store {
   }
 
   async ingestRuns(runs: readonly IngestRun[]): Promise<IngestResult> {
-    const prepared = runs.map((r, i) => {
-      const run = validateRun(r, (path, message) => {
-        throw new StoreError(`invalid run${runs.length > 1 ? ` #${i + 1}` : ''}: ${path}: ${message}`);
-      });
-      return { run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: fingerprintKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint) };
-    });
-    const total = prepared.reduce((sum, p) => sum + p.run.measurements.reduce((s, m) => s + m.values.length, 0), 0);
+    const prepared = runs.map((r, i) => prepare(r, runs.length > 1 ? i : undefined));
+    const total = prepared.reduce((sum, p) => sum + p.samples, 0);
     return this.write(async (c) => {
-      const ids: string[] = [];
-      let created = 0;
-      let written = 0;
-      for (const { run, key, fpKey, machineKey, fpBody } of prepared) {
-        ids.push(key);
-        await c.run('INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING', [fpKey, machineKey, fpBody]);
-        const [fp] = await c.all('SELECT id FROM fingerprints WHERE key = ?', [fpKey]);
-        const inserted = await c.all(
-          `INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
-          [key, run.repo ?? null, run.branch ?? null, run.sha, run.ref ?? null, run.role, run.time, Date.parse(run.time), run.harness, Number(fp.id), JSON.stringify(run.warnings), JSON.stringify(run.hints)],
-        );
-        if (inserted.length === 0) {
-          // Already stored: a retry or a re-import changes nothing.
-          continue;
-        }
-        created++;
-        const runId = Number(inserted[0].id);
-        const measurementIds: number[] = [];
-        for (let i = 0; i < run.measurements.length; i++) {
-          const m = run.measurements[i];
-          const med = m.values.length === 0 ? null : median(m.values);
-          const [row] = await c.all(
-            'INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
-            [runId, i, m.benchmark, m.metric, m.unit, m.better, m.values.length, med],
-          );
-          measurementIds.push(Number(row.id));
-        }
+      const ingest = this.ingester(c, total);
+      for (const p of prepared) await ingest(p);
+      return ingest.result;
+    });
+  }
+
+  async ingestStream(runs: AsyncIterable<IngestRun> | Iterable<IngestRun>): Promise<IngestResult> {
+    // The source's own error (a FormatError naming a line) is what the caller must see, not the adapter's wrapping of it.
+    let sourceError: { error: unknown } | undefined;
+    const source = (Symbol.asyncIterator in runs ? runs[Symbol.asyncIterator]() : runs[Symbol.iterator]()) as AsyncIterator<IngestRun> | Iterator<IngestRun>;
+    const next = async (): Promise<IteratorResult<IngestRun>> => {
+      try {
+        return await source.next();
+      } catch (error) {
+        sourceError = { error };
+        throw error;
+      }
+    };
+    try {
+      return await this.write(async (c) => {
+        const ingest = this.ingester(c, 0);
+        for (let i = 0, item = await next(); !item.done; item = await next()) await ingest(prepare(item.value, i++));
+        return ingest.result;
+      });
+    } catch (error) {
+      throw sourceError ? sourceError.error : error;
+    }
+  }
+
+  /** ingester writes prepared runs inside one transaction, counting what was new and reporting samples written. */
+  private ingester(c: SqlConn, total: number): ((p: PreparedRun) => Promise<void>) & { result: IngestResult } {
+    const result: IngestResult = { ids: [], created: 0 };
+    const cache: IngestCache = new Map();
+    let written = 0;
+    const ingest = async ({ run, key, fpKey, machineKey, fpBody, samples }: PreparedRun): Promise<void> => {
+      result.ids.push(key);
+      await c.run('INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING', [fpKey, machineKey, fpBody]);
+      const [fp] = await c.all('SELECT id FROM fingerprints WHERE key = ?', [fpKey]);
+      const timeMs = Date.parse(run.time);
+      const inserted = await c.all(
+        `INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
+        [key, run.repo ?? null, run.branch ?? null, run.sha, run.ref ?? null, run.role, run.time, timeMs, run.harness, Number(fp.id), JSON.stringify(run.warnings), JSON.stringify(run.hints)],
+      );
+      // Already stored: a retry or a re-import changes nothing.
+      if (inserted.length === 0) return;
+      result.created++;
+      const runId = Number(inserted[0].id);
+      const seriesIds = await this.seriesIdsFor(c, cache, run, machineKey);
+      const rows: MeasurementRow[] = run.measurements.map((m, i) => ({
+        ordinal: i, benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, n: m.values.length,
+        median: m.values.length === 0 ? null : median(m.values), seriesId: seriesIds[i],
+        vals: m.values.length <= PACK_LIMIT ? packValues(m.values) : null,
+      }));
+      const ids = await this.insertMeasurements(c, runId, timeMs, rows);
+      const big = rows.flatMap((r, i) => (r.vals === null ? [i] : []));
+      const packed = samples - big.reduce((sum, i) => sum + rows[i].n, 0);
+      if (packed > 0) {
+        written += packed;
+        this.onSamples?.(written, Math.max(total, written));
+      }
+      if (big.length > 0) {
         const before = written;
-        await this.insertSamples(c, measurementIds, run.measurements, (n) => {
+        await this.insertSamples(c, big.map((i) => ids[i]), big.map((i) => run.measurements[i]), (n) => {
           written = before + n;
-          this.onSamples?.(written, total);
+          this.onSamples?.(written, Math.max(total, written));
         });
       }
-      return { ids, created };
-    });
+    };
+    return Object.assign(ingest, { result });
+  }
+
+  /** seriesIdsFor returns the series id of each measurement of a run, creating the series it is the first of. */
+  private async seriesIdsFor(c: SqlConn, cache: IngestCache, run: IngestRun, machineKey: string): Promise<number[]> {
+    const repo = run.repo ?? '';
+    const branch = run.branch ?? '';
+    const group = `${repo}\u0000${branch}\u0000${run.role}\u0000${machineKey}`;
+    let known = cache.get(group);
+    if (!known) {
+      known = new Map();
+      const rows = await c.all('SELECT id, benchmark, metric FROM series WHERE repo = ? AND branch = ? AND role = ? AND machine_key = ?', [repo, branch, run.role, machineKey]);
+      for (const r of rows) known.set(`${r.benchmark}\u0000${r.metric}`, Number(r.id));
+      cache.set(group, known);
+    }
+    const ids: number[] = [];
+    for (const m of run.measurements) {
+      const k = `${m.benchmark}\u0000${m.metric}`;
+      let id = known.get(k);
+      if (id === undefined) {
+        // ON CONFLICT: a concurrent writer may have named the series first; then read its id.
+        const [row] = await c.all('INSERT INTO series (repo, branch, role, machine_key, benchmark, metric) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id', [repo, branch, run.role, machineKey, m.benchmark, m.metric]);
+        id = Number((row ?? (await c.all('SELECT id FROM series WHERE repo = ? AND branch = ? AND role = ? AND machine_key = ? AND benchmark = ? AND metric = ?', [repo, branch, run.role, machineKey, m.benchmark, m.metric]))[0]).id);
+        known.set(k, id);
+      }
+      ids.push(id);
+    }
+    return ids;
   }
 
   async getRun(id: string): Promise<StoredRun | undefined> {
@@ -162,8 +277,8 @@ export abstract class SqlStore implements Store {
         [id],
       );
       if (!r) return undefined;
-      const rows = await c.all('SELECT id, benchmark, metric, unit, better FROM measurements WHERE run_id = ? ORDER BY ordinal', [Number(r.id)]);
-      const values = await this.readSamples(c, rows.map((m) => Number(m.id)));
+      const rows = await c.all('SELECT id, benchmark, metric, unit, better, vals FROM measurements WHERE run_id = ? ORDER BY ordinal', [Number(r.id)]);
+      const values = await this.valuesOf(c, rows);
       const run: StoredRun = {
         id: String(r.key),
         sha: String(r.sha),
@@ -233,8 +348,8 @@ export abstract class SqlStore implements Store {
     const where = new Where();
     where.eq('r.repo', query.repo).eq('r.sha', query.sha).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
     return this.read(async (c) => {
-      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
-      const values = await this.readSamples(c, rows.map((r) => Number(r.id)));
+      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
+      const values = await this.valuesOf(c, rows);
       return rows.map((r) => ({
         runId: String(r.key),
         sha: String(r.sha),
@@ -253,12 +368,19 @@ export abstract class SqlStore implements Store {
   async series(query: SeriesQuery): Promise<SeriesPoint[]> {
     const where = new Where();
     where.eq('r.repo', query.repo).eq('r.branch', query.branch).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
+    // Through the series table and the per-series index: measurements have no index by name.
+    if (query.benchmark !== undefined) where.add('m.series_id IN (SELECT id FROM series WHERE benchmark = ?)', query.benchmark);
+    if (query.since !== undefined) {
+      const ms = Date.parse(query.since);
+      if (!Number.isFinite(ms)) throw new StoreError(`series: since must be an ISO 8601 time, got ${JSON.stringify(query.since)}`);
+      where.add('r.time_ms >= ?', ms);
+    }
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, ${query.fingerprints ? 'f.body AS fp_body, ' : ''}m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
+        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, ${query.fingerprints ? 'f.body AS fp_body, ' : ''}m.benchmark, m.metric, m.unit, m.better, m.n, m.median${query.values ? ', m.vals' : ''} ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
         where.params,
       );
-      const values = query.values ? await this.readSamples(c, rows.map((r) => Number(r.id))) : undefined;
+      const values = query.values ? await this.valuesOf(c, rows) : undefined;
       return rows.map((r) => {
         const p: SeriesPoint = {
           runId: String(r.key),
@@ -278,6 +400,98 @@ export abstract class SqlStore implements Store {
         return p;
       });
     });
+  }
+
+  async *seriesWindows(query: WindowQuery): AsyncIterable<SeriesWindow[]> {
+    const nights = query.nights ?? null;
+    const valuesNights = query.valuesNights ?? 0;
+    const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
+    for (const [name, v] of [['nights', nights ?? 1], ['valuesNights', valuesNights + 1], ['batch', batch]] as const) {
+      if (!Number.isInteger(v) || v < 1) throw new StoreError(`seriesWindows: ${name} must be a positive whole number, got ${name === 'nights' ? nights : name === 'batch' ? batch : valuesNights}`);
+    }
+    const where = new Where();
+    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.fingerprintKey);
+    const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
+    const runs = new Map<number, RunInfo>();
+    const fingerprints = new Map<number, Fingerprint>();
+    for (let start = 0; start < all.length; start += batch) {
+      const slice = all.slice(start, start + batch);
+      yield await this.read(async (c) => {
+        const ids = slice.map((r) => Number(r.id));
+        const marks = ids.map(() => '?').join(', ');
+        const summary = new Map<number, { points: number; firstMs: number }>();
+        for (const r of await c.all(`SELECT series_id, count(*) AS points, min(time_ms) AS first_ms FROM measurements WHERE series_id IN (${marks}) GROUP BY series_id`, ids)) {
+          summary.set(Number(r.series_id), { points: Number(r.points), firstMs: Number(r.first_ms) });
+        }
+        const rows = await this.windowRows(c, ids, nights, valuesNights);
+        await this.loadRuns(c, rows, runs, query.fingerprints ? fingerprints : undefined);
+        const bySeries = new Map<number, WindowRow[]>();
+        for (const r of rows) {
+          const id = Number(r.series_id);
+          let list = bySeries.get(id);
+          if (!list) bySeries.set(id, (list = []));
+          list.push(r);
+        }
+        // Rows stored before migration 2 keep their samples in the samples table.
+        const wanted = new Set<number>();
+        for (const list of bySeries.values()) list.slice(0, valuesNights).forEach((r) => r.vals === null && Number(r.n) > 0 && wanted.add(Number(r.id)));
+        const old = wanted.size > 0 ? await this.readSamples(c, [...wanted]) : new Map<number, number[]>();
+        return slice.map((s) => {
+          const id = Number(s.id);
+          const sum = summary.get(id) ?? { points: 0, firstMs: 0 };
+          const list = bySeries.get(id) ?? [];
+          const window: SeriesPoint[] = new Array(list.length);
+          for (let i = 0; i < list.length; i++) {
+            const r = list[i];
+            const run = runs.get(Number(r.run_id)) as RunInfo;
+            const p: SeriesPoint = {
+              runId: run.key, sha: run.sha, role: run.role, time: run.time, fingerprintKey: String(s.machine_key),
+              benchmark: String(s.benchmark), metric: String(s.metric), unit: String(r.unit), better: r.better === 'higher' ? 'higher' : 'lower',
+              n: Number(r.n), median: r.median === null ? null : Number(r.median),
+            };
+            if (i < valuesNights) p.values = r.vals !== null ? unpackValues(r.vals as Uint8Array) : (old.get(Number(r.id)) ?? []);
+            if (query.fingerprints) p.fingerprint = fingerprints.get(run.fingerprintId);
+            window[list.length - 1 - i] = p;
+          }
+          const w: SeriesWindow = {
+            role: s.role as RunRole, fingerprintKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
+            points: sum.points, firstTime: new Date(sum.firstMs).toISOString(), window,
+          };
+          if (s.repo !== '') w.repo = String(s.repo);
+          if (s.branch !== '') w.branch = String(s.branch);
+          return w;
+        });
+      });
+    }
+  }
+
+  /** loadRuns reads the runs (and, when asked, fingerprints) the rows refer to that are not known yet. */
+  private async loadRuns(c: SqlConn, rows: readonly WindowRow[], runs: Map<number, RunInfo>, fingerprints: Map<number, Fingerprint> | undefined): Promise<void> {
+    const missing = [...new Set(rows.map((r) => Number(r.run_id)).filter((id) => !runs.has(id)))];
+    for (let i = 0; i < missing.length; i += 500) {
+      const ids = missing.slice(i, i + 500);
+      for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => '?').join(', ')})`, ids)) {
+        runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role as RunRole, time: String(r.time), fingerprintId: Number(r.fingerprint_id) });
+      }
+    }
+    if (!fingerprints) return;
+    const fps = [...new Set(missing.map((id) => runs.get(id)?.fingerprintId as number).filter((id) => !fingerprints.has(id)))];
+    for (let i = 0; i < fps.length; i += 500) {
+      const ids = fps.slice(i, i + 500);
+      for (const r of await c.all(`SELECT id, body FROM fingerprints WHERE id IN (${ids.map(() => '?').join(', ')})`, ids)) fingerprints.set(Number(r.id), JSON.parse(String(r.body)));
+    }
+  }
+
+  /** valuesOf returns the raw samples of measurement rows (with `id`, `vals`): packed ones decoded, older ones from the samples table. */
+  private async valuesOf(c: SqlConn, rows: readonly Row[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    const unpacked: number[] = [];
+    for (const r of rows) {
+      if (r.vals === null || r.vals === undefined) unpacked.push(Number(r.id));
+      else out.set(Number(r.id), unpackValues(r.vals as Uint8Array));
+    }
+    if (unpacked.length > 0) for (const [id, values] of await this.readSamples(c, unpacked)) out.set(id, values);
+    return out;
   }
 
   async getState(key: string): Promise<StateEntry | undefined> {
@@ -341,12 +555,33 @@ export abstract class SqlStore implements Store {
     return this.read(async (c) => {
       const [r] = await c.all(
         `SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM fingerprints) AS fingerprints,
-                (SELECT count(*) FROM measurements) AS measurements, (SELECT count(*) FROM samples) AS samples,
+                (SELECT count(*) FROM measurements) AS measurements,
+                (SELECT count(*) FROM samples) + (SELECT coalesce(sum(n), 0) FROM measurements WHERE vals IS NOT NULL) AS samples,
                 (SELECT count(*) FROM state) AS state`,
       );
       return { runs: Number(r.runs), fingerprints: Number(r.fingerprints), measurements: Number(r.measurements), samples: Number(r.samples), state: Number(r.state) };
     });
   }
+}
+
+/** PreparedRun is a validated run with its keys and sample count, computed before the transaction starts. */
+interface PreparedRun {
+  run: IngestRun;
+  key: string;
+  fpKey: string;
+  machineKey: string;
+  fpBody: string;
+  samples: number;
+}
+
+function prepare(value: IngestRun, index: number | undefined): PreparedRun {
+  const run = validateRun(value, (path, message) => {
+    throw new StoreError(`invalid run${index !== undefined ? ` #${index + 1}` : ''}: ${path}: ${message}`);
+  });
+  return {
+    run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: fingerprintKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint),
+    samples: run.measurements.reduce((sum, m) => sum + m.values.length, 0),
+  };
 }
 
 const MEASUREMENT_FROM = 'FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id';

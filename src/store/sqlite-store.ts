@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
-import { SqlStore, type Row, type SqlConn, type SqlValue } from './sql-store.ts';
+import { SqlStore, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
 /** DEFAULT_BUSY_TIMEOUT_MS is how long a SQLite writer waits for another's lock. */
@@ -13,6 +13,11 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 const SAMPLE_BATCH = 65_536;
 /** Rows per multi-row INSERT: far fewer statement steps than one row each, well under SQLite's 32766 variables. */
 const ROWS_PER_INSERT = 500;
+/** Measurement rows per multi-row INSERT (12 columns each). */
+const MEASUREMENTS_PER_INSERT = 200;
+/** Page cache per connection, in KiB (SQLite takes it as it fills, not up front). */
+const CACHE_KIB = 256 * 1024;
+const MEASUREMENT_COLUMNS = 'id, run_id, ordinal, benchmark, metric, unit, better, n, median, series_id, time_ms, vals';
 
 /**
  * SqliteStore is the embedded adapter over `node:sqlite`. DatabaseSync is
@@ -60,6 +65,9 @@ export class SqliteStore extends SqlStore {
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy))}`);
       db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');
+      // Each nightly run appends to every series' range of the indexes: with 10,000 series those are
+      // 10,000+ scattered pages per run, which SQLite's 2 MB default cache re-reads for every run.
+      db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
       db.exec('PRAGMA foreign_keys = ON');
     } catch (error) {
       try {
@@ -134,6 +142,40 @@ export class SqliteStore extends SqlStore {
       if (written - reported >= SAMPLE_BATCH) progress((reported = written));
     }
     if (written > reported) progress(written);
+  }
+
+  protected async insertMeasurements(_c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[]): Promise<number[]> {
+    // Ids are assigned here, not by SQLite: this transaction holds the write lock (BEGIN IMMEDIATE), and
+    // knowing them spares a RETURNING per row.
+    const first = Number((this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM measurements').get() as { m: number }).m) + 1;
+    const ids = rows.map((_, i) => first + i);
+    const statement = (count: number) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
+    const params: SqlValue[] = [];
+    for (let start = 0; start < rows.length; start += MEASUREMENTS_PER_INSERT) {
+      const chunk = rows.slice(start, start + MEASUREMENTS_PER_INSERT);
+      params.length = 0;
+      chunk.forEach((r, i) => params.push(ids[start + i], runId, r.ordinal, r.benchmark, r.metric, r.unit, r.better, r.n, r.median, r.seriesId, timeMs, r.vals));
+      statement(chunk.length).run(...(params as SqlValue[]));
+    }
+    return ids;
+  }
+
+  protected async windowRows(_c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]> {
+    // One range of the (series_id, time_ms, id) index per series, newest first.
+    const stmt = this.prepared(
+      `SELECT m.series_id, m.id, m.run_id, m.unit, m.better, m.n, m.median,
+              CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ? THEN m.vals END AS vals
+       FROM measurements m WHERE m.series_id = ? ORDER BY m.time_ms DESC, m.id DESC LIMIT ?`,
+    );
+    const out: WindowRow[] = [];
+    for (const id of seriesIds) for (const r of stmt.all(valuesLimit, id, limit ?? -1)) out.push(r as unknown as WindowRow);
+    return out;
+  }
+
+  private prepared(sql: string): StatementSync {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
   }
 
   protected async readSamples(_c: SqlConn, ids: readonly number[]): Promise<Map<number, number[]>> {

@@ -6,8 +6,8 @@
  * default, `.benchbot/benchbot.db`) and PostgreSQL through `pg`. `openStore`
  * (open-store.ts) picks one from a URL.
  *
- * Schema (migration 1; `schema_migrations(version, name, applied_at)` records
- * what ran):
+ * Schema (migrations 1 and 2; `schema_migrations(version, name, applied_at)`
+ * records what ran):
  *
  * - `fingerprints(id, key UNIQUE, machine_key, body)`: one row per distinct
  *   fingerprint content; `key` is the SHA-256 of its canonical JSON (sorted
@@ -22,10 +22,17 @@
  *   twice (a retry, a re-import) stores it once. `time` keeps the ISO string
  *   as given; `time_ms` (epoch ms) orders runs, because ISO strings with
  *   different offsets do not sort as text. `warnings` and `hints` are JSON.
+ * - `series(id, repo, branch, role, machine_key, benchmark, metric)`: each
+ *   history named once (no repo or branch is stored as ''); insert-only.
  * - `measurements(id, run_id, ordinal, benchmark, metric, unit, better, n,
- *   median)`: one row per Measurement in its run's order; `n` and `median`
- *   are precomputed for the nightly series.
- * - `samples(measurement_id, idx, value)`: every raw value, one row each,
+ *   median, series_id, time_ms, vals)`: one row per Measurement in its run's
+ *   order; `n` and `median` are precomputed for the nightly series,
+ *   `time_ms` copies the run's, and (series_id, time_ms) is indexed so
+ *   the newest nights of one series are one index range. `vals` holds the
+ *   raw samples packed (packed-values.ts) for measurements of up to
+ *   PACK_LIMIT samples.
+ * - `samples(measurement_id, idx, value)`: the raw values of bigger
+ *   measurements and of those stored before migration 2, one row each,
  *   `idx` its position (repetition / round) in the measurement; primary key
  *   (measurement_id, idx), no foreign key (see migrations.ts).
  * - `state(key, value, version, updated_at)`: JSON text values with a version
@@ -100,7 +107,11 @@ export interface SampleQuery {
  */
 export type RunSamples = Measurement & { runId: string; sha: string; role: RunRole; time: string; fingerprintKey: string };
 
-/** SeriesQuery selects one branch's history for the nightly scan; `values: true` adds the raw samples, `fingerprints: true` each run's fingerprint. */
+/**
+ * SeriesQuery selects one branch's history for the nightly scan; `values:
+ * true` adds the raw samples, `fingerprints: true` each run's fingerprint,
+ * `since` (ISO, inclusive) leaves out older runs.
+ */
 export interface SeriesQuery {
   repo?: string;
   branch?: string;
@@ -108,8 +119,48 @@ export interface SeriesQuery {
   benchmark?: string;
   metric?: string;
   fingerprintKey?: string;
+  since?: string;
   values?: boolean;
   fingerprints?: boolean;
+}
+
+/**
+ * WindowQuery selects series for seriesWindows, with the filters of
+ * SeriesQuery (role required). `nights` is how many of each series' newest
+ * points to return (default: all of them), `valuesNights` how many of those,
+ * newest first, carry their raw samples (default 0), `batch` how many series
+ * each yielded batch holds (default 500).
+ */
+export interface WindowQuery {
+  repo?: string;
+  branch?: string;
+  role: RunRole;
+  benchmark?: string;
+  metric?: string;
+  fingerprintKey?: string;
+  nights?: number;
+  valuesNights?: number;
+  fingerprints?: boolean;
+  batch?: number;
+}
+
+/**
+ * SeriesWindow is one stored series (repo x branch x role x machine key x
+ * benchmark x metric) with a summary of its whole history (`points`
+ * stored, the time of the first) and its newest points, oldest first. A
+ * point's `fingerprint`, when asked for, is one object per stored
+ * fingerprint, shared between points.
+ */
+export interface SeriesWindow {
+  repo?: string;
+  branch?: string;
+  role: RunRole;
+  fingerprintKey: string;
+  benchmark: string;
+  metric: string;
+  points: number;
+  firstTime: string;
+  window: SeriesPoint[];
 }
 
 /** SeriesPoint is one measurement of one run in a series: its sample count and median (null when it has no samples). */
@@ -162,12 +213,26 @@ export interface Store {
   ingestRun(run: IngestRun): Promise<string>;
   /** ingestRuns stores many runs in ONE transaction: all or nothing. */
   ingestRuns(runs: readonly IngestRun[]): Promise<IngestResult>;
+  /**
+   * ingestStream stores runs as they come, still in ONE transaction: an
+   * error thrown by the source (a bad line in an import) rolls every run
+   * back. Only one run is held at a time, so a history larger than memory
+   * imports. Runs are validated as by ingestRuns.
+   */
+  ingestStream(runs: AsyncIterable<IngestRun> | Iterable<IngestRun>): Promise<IngestResult>;
   getRun(id: string): Promise<StoredRun | undefined>;
   listRuns(query?: RunQuery): Promise<RunSummary[]>;
   /** listRunIds returns every run id, oldest first (for export). */
   listRunIds(): Promise<string[]>;
   samplesFor(query: SampleQuery): Promise<RunSamples[]>;
   series(query: SeriesQuery): Promise<SeriesPoint[]>;
+  /**
+   * seriesWindows reads history one batch of series at a time: each series'
+   * newest points and a summary of the rest, through the per-series time
+   * index, so memory follows the window asked for, not the history stored.
+   * Series come in the order they were first stored.
+   */
+  seriesWindows(query: WindowQuery): AsyncIterable<SeriesWindow[]>;
   getState(key: string): Promise<StateEntry | undefined>;
   /** putState writes a JSON value unconditionally and returns its new version. */
   putState(key: string, value: unknown): Promise<number>;

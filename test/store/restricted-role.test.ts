@@ -15,7 +15,7 @@ const GRANTS = `
   REVOKE CREATE ON SCHEMA public FROM PUBLIC;
   GRANT USAGE ON SCHEMA public TO benchbot_bench;
   GRANT SELECT ON schema_migrations TO benchbot_bench;
-  GRANT SELECT, INSERT ON fingerprints, runs, measurements, samples TO benchbot_bench;
+  GRANT SELECT, INSERT ON fingerprints, runs, series, measurements, samples TO benchbot_bench;
   GRANT SELECT ON state TO benchbot_bench;
   GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO benchbot_bench;`;
 
@@ -95,11 +95,11 @@ describe('a PostgreSQL role limited to reading and inserting', { skip: noPostgre
     const bench = new pg.Client({ connectionString: benchUrl });
     await bench.connect();
     try {
-      for (const sql of ['DELETE FROM runs', 'UPDATE samples SET value = 1', 'DELETE FROM measurements', 'TRUNCATE runs CASCADE', 'DROP TABLE samples', 'CREATE TABLE evil (x int)', "UPDATE state SET value = '{}'"]) {
+      for (const sql of ['DELETE FROM runs', 'UPDATE samples SET value = 1', "UPDATE measurements SET vals = ''", 'DELETE FROM series', 'DELETE FROM measurements', 'TRUNCATE runs CASCADE', 'DROP TABLE samples', 'CREATE TABLE evil (x int)', "UPDATE state SET value = '{}'"]) {
         await assert.rejects(bench.query(sql), (e: unknown) => (e as { code?: string }).code === '42501' || /must be owner/.test((e as Error).message), sql);
       }
-      const { rows } = await bench.query('SELECT count(*)::int AS n FROM samples');
-      assert.equal(rows[0].n, 3, 'history is intact');
+      const { rows } = await bench.query('SELECT n, octet_length(vals) AS bytes FROM measurements');
+      assert.deepEqual(rows, [{ n: 3, bytes: 24 }], 'history is intact: three samples packed');
     } finally {
       await bench.end();
     }
