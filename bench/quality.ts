@@ -13,6 +13,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareRuns, DEFAULT_COMPARE_OPTIONS } from '../src/compare/compare-runs.ts';
+import type { ChangeTest } from '../src/compare/estimate-change.ts';
 import type { Measurement } from '../src/model/measurement.ts';
 import { xoshiro128 } from '../src/stats/bootstrap.ts';
 import { mannWhitneyU } from '../src/stats/mann-whitney.ts';
@@ -128,6 +129,7 @@ export interface BenchbotCall {
   p: number | null;
   q: number | null;
   ratio: number | null;
+  unchanged: boolean;
 }
 
 /** benchbotCalls runs compareRuns (default options) over one whole suite of draws, in suite order. */
@@ -135,19 +137,19 @@ export function benchbotCalls(suite: readonly Draw[], unit = 'ns'): Call[] {
   return benchbotDetails(suite, unit).map((d) => d.call);
 }
 
-/** benchbotDetails is {@link benchbotCalls} with each comparison's p, q and ratio. */
-export function benchbotDetails(suite: readonly Draw[], unit = 'ns'): BenchbotCall[] {
+/** benchbotDetails is {@link benchbotCalls} with each comparison's p, q and ratio; `test` overrides the default test. */
+export function benchbotDetails(suite: readonly Draw[], unit = 'ns', test?: ChangeTest): BenchbotCall[] {
   const side = (pick: (d: Draw) => number[]) => ({
     measurements: suite.map((d, i): Measurement => ({ benchmark: `b${i}`, metric: 'time', unit, better: 'lower', values: pick(d) })),
     warnings: [],
     hints: {},
   });
-  const report = compareRuns(side((d) => d.base), side((d) => d.head), DEFAULT_COMPARE_OPTIONS);
+  const report = compareRuns(side((d) => d.base), side((d) => d.head), { ...DEFAULT_COMPARE_OPTIONS, test: test ?? DEFAULT_COMPARE_OPTIONS.test });
   const byName = new Map(report.comparisons.map((c) => [c.benchmark, c]));
   return suite.map((_, i) => {
     const c = byName.get(`b${i}`);
     if (c === undefined) throw new Error(`compareRuns returned no comparison for b${i}`);
-    return { call: c.verdict === 'regressed' || c.verdict === 'improved' ? c.verdict : 'none', p: c.p, q: c.q, ratio: c.ratio };
+    return { call: c.verdict === 'regressed' || c.verdict === 'improved' ? c.verdict : 'none', p: c.p, q: c.q, ratio: c.ratio, unchanged: c.verdict === 'unchanged' };
   });
 }
 
@@ -199,7 +201,7 @@ export function findBenchstat(): { path: string } | { skip: string } {
   return found() ? { path: found() as string } : { skip: 'benchstat skipped: `go install` succeeded but no benchstat binary in $(go env GOPATH)/bin' };
 }
 
-const RULES = ['benchbot', 'compare.py U test', '5% threshold', 'benchstat'] as const;
+const RULES = ['benchbot', 'benchbot --test yuen', 'compare.py U test', '5% threshold', 'benchstat'] as const;
 type Rule = (typeof RULES)[number];
 
 /** Slot is one benchmark of a simulated suite. */
@@ -326,6 +328,8 @@ interface Simulation {
   withReplacement: Set<string>;
   /** Keyed `${n}/${shift}`. */
   breakdown: Map<string, Breakdown>;
+  /** A/A comparisons decided unchanged at 2%, keyed `${test}/${n}`: [decided, total]. */
+  unchanged: Map<string, [number, number]>;
 }
 
 async function simulate(pools: readonly Pool[], options: QualityOptions, benchstat: string | null): Promise<Simulation> {
@@ -333,6 +337,7 @@ async function simulate(pools: readonly Pool[], options: QualityOptions, benchst
   const results: Results = new Map(RULES.map((r) => [r, new Map(SIZES.map((n) => [n, new Map([0, ...SHIFTS].map((s) => [s, emptyTally()]))]))]));
   const withReplacement = new Set<string>();
   const breakdown = new Map<string, Breakdown>();
+  const unchanged = new Map<string, [number, number]>();
   const alpha = DEFAULT_COMPARE_OPTIONS.alpha;
   for (const n of SIZES) {
     for (const shift of [0, ...SHIFTS]) {
@@ -340,6 +345,13 @@ async function simulate(pools: readonly Pool[], options: QualityOptions, benchst
       for (const suite of suites) for (const slot of suite) if (slot.draw.withReplacement) withReplacement.add(`${slot.pool.name} (n=${n})`);
       const benchstatCalls = benchstat === null ? null : runBenchstat(benchstat, suites);
       const details = suites.map((suite) => benchbotDetails(suite.map((slot) => slot.draw)));
+      const yuen = suites.map((suite) => benchbotDetails(suite.map((slot) => slot.draw), 'ns', 'yuen'));
+      if (shift === 0) {
+        for (const [test, ds] of [['mann-whitney', details], ['yuen', yuen]] as const) {
+          const all = ds.flat();
+          unchanged.set(`${test}/${n}`, [all.filter((d) => d.unchanged).length, all.length]);
+        }
+      }
       const b: Breakdown = { total: 0, pBelow: 0, qBelow: 0, regressed: 0 };
       suites.forEach((suite, i) =>
         suite.forEach((slot, j) => {
@@ -354,6 +366,7 @@ async function simulate(pools: readonly Pool[], options: QualityOptions, benchst
       breakdown.set(`${n}/${shift}`, b);
       const byRule: [Rule, Call[][] | null][] = [
         ['benchbot', details.map((suite) => suite.map((d) => d.call))],
+        ['benchbot --test yuen', yuen.map((suite) => suite.map((d) => d.call))],
         ['compare.py U test', suites.map((suite) => suite.map((slot) => uTestCall(slot.draw.base, slot.draw.head)))],
         ['5% threshold', suites.map((suite) => suite.map((slot) => thresholdCall(slot.draw.base, slot.draw.head)))],
         ['benchstat', benchstatCalls === null ? null : await benchstatCalls],
@@ -361,7 +374,7 @@ async function simulate(pools: readonly Pool[], options: QualityOptions, benchst
       for (const [rule, calls] of byRule) if (calls !== null) tallySuites(results.get(rule)!.get(n)!.get(shift)!, suites, calls);
     }
   }
-  return { results, withReplacement, breakdown };
+  return { results, withReplacement, breakdown, unchanged };
 }
 
 const percent = (k: number, total: number) => (total === 0 ? 'n/a' : `${((100 * k) / total).toFixed(1)}%`);
@@ -386,7 +399,7 @@ function table(results: Results, rules: readonly Rule[]): string[] {
 }
 
 async function section(title: string, pools: readonly Pool[], options: QualityOptions, benchstat: string | null, skip: string | null): Promise<{ lines: string[]; results: Results }> {
-  const { results, withReplacement, breakdown } = await simulate(pools, options, benchstat);
+  const { results, withReplacement, breakdown, unchanged } = await simulate(pools, options, benchstat);
   const rules = RULES.filter((r) => r !== 'benchstat' || benchstat !== null);
   const sample = results.get('benchbot')!.get(10)!;
   const lines = [`### ${title}`, '', ...table(results, rules), ''];
@@ -404,6 +417,12 @@ async function section(title: string, pools: readonly Pool[], options: QualityOp
         `still significant after BH across the suite ${percent(b.qBelow, b.total)}, and estimate beyond +2% (regressed) ${percent(b.regressed, b.total)}.`,
     );
   }
+  lines.push(
+    `A/A comparisons decided unchanged at 2% (equivalence by two one-sided tests): ${SIZES.map((n) => ['mann-whitney', 'yuen'].map((t) => {
+      const [k, total] = unchanged.get(`${t}/${n}`) ?? [0, 0];
+      return `${t === 'yuen' ? 'Yuen' : 'rank test'} n=${n} ${percent(k, total)}`;
+    }).join(', ')).join('; ')}.`,
+  );
   lines.push(withReplacement.size === 0 ? 'Every draw was without replacement (disjoint base and head).' : `Drawn with replacement (pool < 2n values): ${[...withReplacement].join(', ')}.`);
   lines.push('');
   return { lines, results };
@@ -436,7 +455,7 @@ export async function benchQuality(options: QualityOptions = { suites: 150, seed
   const quiet = pools.filter((p) => p.cv <= TARGET_CV);
   lines.push('', `Pools with robust CV <= 2%: ${quiet.length === 0 ? 'none' : quiet.map((p) => p.name).join(', ')}.`, '');
   lines.push(
-    'Rules: benchbot = compareRuns on the whole suite (threshold 2%, alpha 0.05, BH); compare.py U test = scipy-method U p < 0.05 per benchmark, ' +
+    'Rules: benchbot = compareRuns on the whole suite (threshold 2%, alpha 0.05, BH, rank test); benchbot --test yuen = the same with Yuen\'s 20%-trimmed t; compare.py U test = scipy-method U p < 0.05 per benchmark, ' +
       'no correction; 5% threshold = |median ratio - 1| > 5%; benchstat = real `benchstat -format csv` (U test p < 0.05, no correction). ' +
       'FA = A/A comparison flagged regressed or improved; power = shifted benchmark flagged regressed.',
     '',

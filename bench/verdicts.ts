@@ -21,7 +21,7 @@
 // rounds of demo-base pooled into the base side, to measure what pooling
 // buys and whether it keeps the false-alarm target.
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,10 @@ import type { Measurement } from '../src/model/measurement.ts';
 import { applyLook } from '../src/compare/adaptive-stop.ts';
 import { compareRuns, poolMeasurements } from '../src/compare/compare-runs.ts';
 import { poolBase } from '../src/compare/pool-base.ts';
+import { suggestedThreshold } from '../src/compare/power.ts';
+import type { ThresholdRule } from '../src/compare/thresholds.ts';
+import { DEFAULT_POOL_BASE } from '../src/runner/run-ab.ts';
+import { normalQuantile } from '../src/stats/normal.ts';
 import { lookSchedule } from '../src/runner/round-schedule.ts';
 import { DEFAULT_LOOKS, lookLevels } from '../src/stats/sequential-alpha.ts';
 import { median } from '../src/stats/order-statistics.ts';
@@ -40,6 +44,13 @@ import { findBenchstat, goBenchText, parseBenchstatCsv, thresholdCall, type Call
 import { makeDemoRepo } from './demo-verdicts.ts';
 
 const SLOWED = 'BM_RecordHash/65536';
+/**
+ * SUITE keeps the demo suite small enough that 30 real runs fit in about 25
+ * minutes on a 2-core machine: the changed benchmark and the suite's first
+ * three (BM_SortInts is among the noisiest of the six on this machine, so
+ * the subset is not the quiet half). BENCHBOT_VERDICT_SUITE='.' runs all six.
+ */
+const SUITE = process.env.BENCHBOT_VERDICT_SUITE ?? 'BM_(RecordHash|VectorSum|SortInts|StringBuild)';
 const BIN = fileURLToPath(new URL('../bin/benchbot.js', import.meta.url));
 const GBENCH = '/usr/share/benchmark';
 
@@ -112,7 +123,7 @@ export function makeScenarios(repo: string): Scenario[] {
 export async function runOnce(repo: string, storePath: string, scenario: Scenario, extra: string[] = []): Promise<RunRecord> {
   const started = process.hrtime.bigint();
   // The load guard's default (0.5 + 10% of the cores) suits a dedicated runner; this VM is shared (as npm run demo).
-  const args = [BIN, 'run', '--repo', repo, '--base', 'demo-base', '--head', scenario.head, '--build', 'make -s', '--bench', './bench.sh', '--store', storePath, '--max-load', '1000', '--output', 'json', ...extra];
+  const args = [BIN, 'run', '--repo', repo, '--base', 'demo-base', '--head', scenario.head, '--build', 'make -s', '--bench', `./bench.sh '--benchmark_filter=${SUITE}'`, '--store', storePath, '--max-load', '1000', '--output', 'json', ...extra];
   const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GITHUB_ACTIONS: '' } });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (run.status !== 0 && run.status !== 1) throw new Error(`benchbot run (${scenario.name}) exited ${run.status}: ${run.stderr.slice(-2000)}`);
@@ -247,6 +258,13 @@ function tallyPeer(scenario: Scenario, records: readonly RunRecord[], call: (r: 
 
 const valuesOf = (ms: readonly Measurement[], benchmark: string, metric: string) => ms.find((m) => m.benchmark === benchmark && m.metric === metric)?.values ?? [];
 
+/** Design is what a replay changes: the budget, the futility threshold, per-benchmark thresholds. */
+interface Design {
+  maxRounds?: number;
+  futilityPower?: number;
+  rules?: ThresholdRule[];
+}
+
 /**
  * ReplayOutcome is benchbot's adaptive procedure re-run on a run's stored
  * rounds (looks on prefixes, in round order), optionally with stored base
@@ -263,7 +281,7 @@ interface ReplayOutcome {
  * settings: threshold 2%, alpha 0.05), optionally with another budget or
  * futility threshold (both can only stop a run earlier than it ran).
  */
-export function replay(record: RunRecord, stored: readonly Measurement[], design: { maxRounds?: number; futilityPower?: number } = {}): ReplayOutcome {
+export function replay(record: RunRecord, stored: readonly Measurement[], design: Design = {}): ReplayOutcome {
   const max = design.maxRounds ?? record.report.max_rounds_per_side;
   const looks = lookSchedule(10, max, DEFAULT_LOOKS);
   const { difference: alphas, equivalence: eqAlphas } = lookLevels(0.05, looks);
@@ -276,7 +294,7 @@ export function replay(record: RunRecord, stored: readonly Measurement[], design
     const cut = (ms: readonly Measurement[]) => poolMeasurements(ms).map((m) => ({ ...m, values: m.values.slice(0, n) }));
     let base = cut(record.base);
     if (stored.length > 0) base = poolBase(base, stored, { threshold: () => 0.02 }).measurements;
-    const fresh = compareRuns({ measurements: base, warnings: [], hints: {} }, { measurements: cut(record.head), warnings: [], hints: {} }, { threshold: 0.02, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [] });
+    const fresh = compareRuns({ measurements: base, warnings: [], hints: {} }, { measurements: cut(record.head), warnings: [], hints: {} }, { threshold: 0.02, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: design.rules ?? [] });
     const look = applyLook(fresh, settled, { roundsPerSide: n, maxRoundsPerSide: max, alpha: alphas[k], lastAlpha: alphas[alphas.length - 1], equivalenceAlpha: eqAlphas[k], lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1], last: k === looks.length - 1, futilityPower: design.futilityPower });
     settled = look.settled;
     comparisons = look.report.comparisons;
@@ -288,31 +306,62 @@ export function replay(record: RunRecord, stored: readonly Measurement[], design
 const pct = (k: number, n: number) => (n === 0 ? 'n/a' : `${((100 * k) / n).toFixed(0)}%`);
 const fmtPct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : `${(100 * x).toFixed(1)}%`);
 
-/** benchVerdicts runs the whole measurement and returns the printed lines. */
-export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBOT_VERDICT_RUNS ?? 10)): Promise<string[]> {
+/** Capture is everything the runs produced, saved before the analysis so it can be re-analysed. */
+export interface Capture {
+  runsPerScenario: number;
+  scenarios: Scenario[];
+  order: { scenario: string; record: RunRecord }[];
+  loads: number[];
+  machine: string[];
+  /** memory is the store's noise memory after the runs: `benchmark\u0000metric` -> sigma and rounds. */
+  memory: Record<string, { sigma: number; rounds: number }>;
+  minutes: number;
+}
+
+/** captureVerdicts makes the real runs and reads the machine's memory at the end. */
+export async function captureVerdicts(runsPerScenario = Number(process.env.BENCHBOT_VERDICT_RUNS ?? 10)): Promise<Capture> {
   const started = Date.now();
   const repo = makeDemoRepo();
   const scenarios = makeScenarios(repo);
   const storePath = join(repo, '..', 'benchbot.db');
-  const records = new Map<string, RunRecord[]>(scenarios.map((s) => [s.name, []]));
-  const order: { scenario: Scenario; record: RunRecord }[] = [];
+  const order: Capture['order'] = [];
   const loads: number[] = [];
   for (let i = 0; i < runsPerScenario; i++) {
     for (const scenario of scenarios) {
       const record = await runOnce(repo, storePath, scenario);
-      records.get(scenario.name)?.push(record);
-      order.push({ scenario, record });
+      order.push({ scenario: scenario.name, record });
       loads.push(Number(spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ')[0]));
       const slowed = record.report.comparisons.find((c) => c.benchmark === scenario.slowed && c.family !== 'secondary');
       process.stderr.write(`run ${i + 1}/${runsPerScenario} ${scenario.name}: ${record.report.rounds_per_side} rounds per side, ${record.seconds.toFixed(0)} s${slowed ? `, ${scenario.slowed} ${slowed.verdict}` : ''}\n`);
     }
   }
+  const store = await openStore(storePath, { cwd: repo });
+  let memory: Capture['memory'] = {};
+  try {
+    const fingerprint = (await store.getRun((await store.listRuns({ limit: 1 }))[0].id))?.fingerprint;
+    if (fingerprint) memory = Object.fromEntries([...(await loadNoiseMemory(store, fingerprint, repo))].map(([k, r]) => [k, { sigma: r.sigma, rounds: r.rounds }]));
+  } finally {
+    await store.close();
+  }
+  rmSync(join(repo, '..'), { recursive: true, force: true });
   const machine = spawnSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2; nproc"], { encoding: 'utf8' }).stdout.trim().split('\n');
+  return { runsPerScenario, scenarios, order, loads, machine, memory, minutes: (Date.now() - started) / 60000 };
+}
+
+/** analyseVerdicts prints the tables of one capture. */
+export async function analyseVerdicts(capture: Capture): Promise<string[]> {
+  const { runsPerScenario, scenarios, loads } = capture;
+  const byName = new Map(scenarios.map((s) => [s.name, s]));
+  const order = capture.order.map((o) => ({ scenario: byName.get(o.scenario) as Scenario, record: o.record }));
+  const records = new Map<string, RunRecord[]>(scenarios.map((s) => [s.name, order.filter((o) => o.scenario.name === s.name).map((o) => o.record)]));
+  const memoryAtEnd = new Map(Object.entries(capture.memory));
+  const machine = capture.machine;
+  const all = [...records.values()].flat();
   const sortedLoads = [...loads].sort((a, b) => a - b);
   const lines = [
     `## Verdicts on real runs (bench:verdicts): ${runsPerScenario} \`benchbot run\`s per scenario, default settings`,
     '',
-    `Machine: ${machine[0]?.trim()}, ${machine[1]} cores, shared with other jobs (1-minute load average after the runs: ${sortedLoads[0]}-${sortedLoads.at(-1)}, median ${median(sortedLoads)}). Demo repository: 6 Google Benchmark benchmarks, real_time and cpu_time each.`,
+    `Machine: ${machine[0]?.trim()}, ${machine[1]} cores, shared with other jobs (1-minute load average after the runs: ${sortedLoads[0]}-${sortedLoads.at(-1)}, median ${median(sortedLoads)}). Demo repository: ${new Set(all.flatMap((r) => r.base.map((m) => m.benchmark))).size} Google Benchmark benchmarks (${[...new Set(all.flatMap((r) => r.base.map((m) => m.benchmark)))].join(', ')}), real_time and cpu_time each.`,
     '',
     '### benchbot',
     '',
@@ -325,7 +374,6 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
       `| ${s.name} | ${s.slowed === null ? '-' : `${t.found}/${t.runs}`} | ${t.falseRegressionRuns}/${t.runs} | ${t.falseImprovementRuns}/${t.runs} | ${t.decidedUnchangedPrimary}/${t.unchangedPrimary} (${pct(t.decidedUnchangedPrimary, t.unchangedPrimary)}) | ${t.decidedUnchangedAll}/${t.unchangedAll} (${pct(t.decidedUnchangedAll, t.unchangedAll)}) | ${t.undecidedBounds.length > 0 ? `±${fmtPct(median(t.undecidedBounds))} (${t.undecidedBounds.length})` : '-'} | ${t.unbounded} | ${median(t.rounds)} (${Math.min(...t.rounds)}-${Math.max(...t.rounds)}) | ${median(t.seconds).toFixed(0)} s | ${t.seconds.reduce((a, b) => a + b, 0).toFixed(0)} s |`,
     );
   }
-  const all = [...records.values()].flat();
   const allTally = scenarios.map((s) => tallyRuns(s, records.get(s.name) ?? []));
   const unchangedPrimary = allTally.reduce((a, t) => a + t.unchangedPrimary, 0);
   const decided = allTally.reduce((a, t) => a + t.decidedUnchangedPrimary, 0);
@@ -359,16 +407,24 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
   }
   if (binary === null && 'skip' in found) lines.push('', found.skip);
 
-  // Other designs replayed on the same rounds: pooling stored base rounds (the store's earlier rounds
-  // of demo-base, from every scenario), a smaller budget, a keener futility rule.
+  // Other designs replayed on the same rounds: pooling stored base rounds or not (the store's earlier
+  // rounds of demo-base, from every scenario), a smaller budget, a keener futility rule, and the
+  // thresholds the machine's memory suggested at the end (what it takes).
+  const levels40 = lookLevels(0.05, lookSchedule(10, 40, DEFAULT_LOOKS));
+  const suggested = [...new Set(all.flatMap((r) => r.base.map((m) => m.benchmark)))].map((benchmark) => {
+    const sigmas = ['real_time', 'cpu_time'].map((metric) => memoryAtEnd.get(`${benchmark}\u0000${metric}`)?.sigma).filter((x): x is number => x !== undefined);
+    const sigma = Math.min(...sigmas);
+    return { glob: benchmark, threshold: Math.max(0.02, suggestedThreshold(sigma, { maxRoundsPerSide: 20, lastAlpha: levels40.difference[2], lastEquivalenceAlpha: levels40.equivalence[2] })) };
+  });
   lines.push('', '### Other designs, replayed on the same rounds', '');
-  lines.push('Each run\'s looks are re-run on its stored rounds in round order. "pooled": the store\'s earlier rounds of demo-base (all scenarios) join the base side after the drift check; "budget 30" / "budget 20": looks at 10, 15, 20(, 30) with the exact levels for that budget; "futility 25%": stop a comparison whose chance of being decided by the budget is below 25% instead of 10%. A design can only stop earlier than the run did, except pooling, which may want more rounds than the run had (counted, and scored on its last look).', '');
-  const designs: { label: string; pooled: boolean; design: { maxRounds?: number; futilityPower?: number } }[] = [
-    { label: 'as run', pooled: false, design: {} },
-    { label: 'pooled', pooled: true, design: {} },
-    { label: 'futility 25%', pooled: false, design: { futilityPower: 0.25 } },
-    { label: 'budget 30', pooled: false, design: { maxRounds: 30 } },
-    { label: 'budget 20', pooled: false, design: { maxRounds: 20 } },
+  lines.push(`Each run's looks are re-run on its stored rounds in round order. The runs pooled stored base rounds ${DEFAULT_POOL_BASE ? '(the default)' : '(not the default: off)'}; "pooled": the store's earlier rounds of demo-base (all scenarios) join the base side after the drift check, "not pooled": they do not; "budget 30" / "budget 20": looks at 10, 15, 20(, 30) with the exact levels for that budget; "futility 25%": stop a comparison whose chance of being decided by the budget is below 25% instead of 10%; "machine thresholds": each benchmark's threshold is what the noise memory at the end says an unchanged benchmark is decided unchanged at by 20 rounds per side (at least 2%: ${suggested.map((r) => `${r.glob} ${(r.threshold * 100).toFixed(1)}%`).join(', ')}), scored at those thresholds. A replay wanting more rounds than the run had is counted and scored on its last look.`, '');
+  const designs: { label: string; pooled: boolean; design: Design }[] = [
+    { label: DEFAULT_POOL_BASE ? 'pooled (as run)' : 'not pooled (as run)', pooled: DEFAULT_POOL_BASE, design: {} },
+    { label: DEFAULT_POOL_BASE ? 'not pooled' : 'pooled', pooled: !DEFAULT_POOL_BASE, design: {} },
+    { label: 'futility 25%', pooled: DEFAULT_POOL_BASE, design: { futilityPower: 0.25 } },
+    { label: 'budget 30', pooled: DEFAULT_POOL_BASE, design: { maxRounds: 30 } },
+    { label: 'budget 20', pooled: DEFAULT_POOL_BASE, design: { maxRounds: 20 } },
+    { label: 'machine thresholds', pooled: DEFAULT_POOL_BASE, design: { rules: suggested } },
   ];
   const replayRows: string[] = [];
   let reproduced = 0;
@@ -385,7 +441,7 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
         if (scenario.name !== s.name) return;
         const stored = d.pooled ? order.slice(0, index).flatMap((o) => o.record.base) : [];
         const out = replay(record, stored, d.design);
-        if (d.label === 'as run') {
+        if (d.label.endsWith('(as run)')) {
           const same = out.comparisons.every((c) => record.report.comparisons.find((x) => x.benchmark === c.benchmark && x.metric === c.metric)?.verdict === c.verdict);
           if (same && out.rounds === record.report.rounds_per_side) reproduced += 1;
         }
@@ -407,6 +463,15 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
   lines.push('| design | scenario | regression found | runs with a false regression | unchanged decided `unchanged` (primary) | median bound, undecided | median rounds per side | runs short of rounds |', '| --- | --- | --- | --- | --- | --- | --- | --- |', ...replayRows);
   lines.push('', `The replay "as run" reproduced ${reproduced} of ${all.length} runs exactly (verdicts and rounds).`);
 
+  // What it takes: the noise at which an unchanged benchmark settles by 20 rounds per side often enough
+  // that a run of them stops by 20 at least half the time (normal approximation, Hodges-Lehmann efficiency 0.955).
+  const unchangedPerRun = Math.max(1, median(all.map((r) => primaryOf(r.report.comparisons).filter((c) => c.benchmark !== SLOWED).length)));
+  const each = 0.5 ** (1 / unchangedPerRun);
+  const z = normalQuantile(1 - levels40.equivalence[2]) + normalQuantile(0.5 + each / 2);
+  const sigmaNeeded = 0.02 / (z * Math.sqrt(2 / 20) / Math.sqrt(0.955));
+  const primarySigmas = [...new Set(all.flatMap((r) => primaryOf(r.report.comparisons).map((c) => `${c.benchmark}\u0000${c.metric}`)))].map((k) => ({ k, sigma: memoryAtEnd.get(k)?.sigma })).filter((x) => x.sigma !== undefined);
+  lines.push('', `What median rounds <= 20 takes at a 2% threshold: with ${unchangedPerRun} unchanged benchmarks per run, each must settle by 20 rounds per side with probability ${(each * 100).toFixed(0)}%, which needs a per-round noise (sigma on log values) of at most ${(sigmaNeeded * 100).toFixed(2)}% on each. This machine's memory at the end: ${primarySigmas.map((x) => `${x.k.replace('\u0000', ' ')} ${(100 * (x.sigma as number)).toFixed(2)}%`).join(', ')}.`);
+
   // Every false alarm, so that it can be looked into.
   const alarms = order.flatMap(({ scenario, record }, index) =>
     record.report.comparisons
@@ -416,19 +481,12 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
   lines.push('', alarms.length === 0 ? 'No comparison of an unchanged benchmark was called regressed or improved.' : 'Comparisons of unchanged benchmarks called regressed or improved:', ...alarms);
 
   // The machine's memory after all runs.
-  const store = await openStore(storePath, { cwd: repo });
-  try {
-    const fingerprint = (await store.getRun((await store.listRuns({ limit: 1 }))[0].id))?.fingerprint;
-    const memory = fingerprint ? await loadNoiseMemory(store, fingerprint, repo) : new Map();
-    const last = all.at(-1);
-    lines.push('', '### The machine\'s noise memory after these runs', '');
-    lines.push('| benchmark | metric | per-round noise (sigma) | rounds of evidence | smallest detectable slowdown in the budget | threshold this machine can decide |', '| --- | --- | --- | --- | --- | --- |');
-    for (const c of last?.report.comparisons ?? []) {
-      const record = memory.get(`${c.benchmark}\u0000${c.metric}`);
-      lines.push(`| ${c.benchmark} | ${c.metric} | ${fmtPct(record?.sigma)} | ${record?.rounds ?? 0} | ${fmtPct(c.detectable)} | ${fmtPct(c.suggested_threshold)} |`);
-    }
-  } finally {
-    await store.close();
+  const last = all.at(-1);
+  lines.push('', '### The machine\'s noise memory after these runs', '');
+  lines.push('| benchmark | metric | per-round noise (sigma) | rounds of evidence | smallest detectable slowdown in the budget | threshold this machine can decide |', '| --- | --- | --- | --- | --- | --- |');
+  for (const c of last?.report.comparisons ?? []) {
+    const record = memoryAtEnd.get(`${c.benchmark}\u0000${c.metric}`);
+    lines.push(`| ${c.benchmark} | ${c.metric} | ${fmtPct(record?.sigma)} | ${record?.rounds ?? 0} | ${fmtPct(c.detectable)} | ${fmtPct(c.suggested_threshold)} |`);
   }
 
   const t10 = tallyRuns(scenarios[0], records.get(scenarios[0].name) ?? []);
@@ -444,17 +502,26 @@ export async function benchVerdicts(runsPerScenario = Number(process.env.BENCHBO
     [`median rounds per side at most 20 (${median(allRounds)})`, median(allRounds) <= 20],
   ];
   lines.push('', '### Targets', '', ...targets.map(([text, met]) => `- ${met ? 'met' : 'MISSED'}: ${text}`));
-  lines.push('', `(${((Date.now() - started) / 60000).toFixed(1)} minutes in all)`);
-  rmSync(join(repo, '..'), { recursive: true, force: true });
+  lines.push('', `(${capture.minutes.toFixed(1)} minutes of runs)`);
   return lines;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const lines = await benchVerdicts();
-  console.log(lines.join('\n'));
-  if (process.env.BENCHBOT_VERDICTS_SAVE !== '0') {
-    const dir = resolve(fileURLToPath(new URL('./results/', import.meta.url)));
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `verdicts-${new Date().toISOString().slice(0, 10)}.txt`), `${lines.join('\n')}\n`);
+  // node bench/verdicts.ts --analyse bench/results/verdicts-DATE.json re-prints the tables of a saved capture.
+  const dir = resolve(fileURLToPath(new URL('./results/', import.meta.url)));
+  const date = new Date().toISOString().slice(0, 10);
+  const save = process.env.BENCHBOT_VERDICTS_SAVE !== '0';
+  let capture: Capture;
+  if (process.argv[2] === '--analyse') {
+    capture = JSON.parse(readFileSync(process.argv[3], 'utf8')) as Capture;
+  } else {
+    capture = await captureVerdicts();
+    if (save) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `verdicts-${date}.json`), `${JSON.stringify(capture)}\n`);
+    }
   }
+  const lines = await analyseVerdicts(capture);
+  console.log(lines.join('\n'));
+  if (save && process.argv[2] !== '--analyse') writeFileSync(join(dir, `verdicts-${date}.txt`), `${lines.join('\n')}\n`);
 }

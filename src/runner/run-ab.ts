@@ -69,11 +69,19 @@ export interface RunAbSettings {
   roundSummary?: 'median' | 'all';
   /** pinCpu: `auto` (default: the isolated CPUs, if any), `off`, or a taskset CPU list (cpu-pin.ts). */
   pinCpu?: string;
-  /** poolBase pools stored rounds of the same base SHA on this machine into the base side after a drift check (pool-base.ts). */
+  /** poolBase pools stored rounds of the same base SHA on this machine into the base side after a drift check (pool-base.ts); default {@link DEFAULT_POOL_BASE}. */
   poolBase?: boolean;
   /** test is the two-sample test (default: compare's DEFAULT_TEST). */
   test?: ChangeTest;
 }
+
+/**
+ * DEFAULT_POOL_BASE: stored rounds of the exact base SHA on the same machine
+ * join the base side (after the drift check) unless turned off. bench:verdicts
+ * measures what that buys and that it keeps the false-alarm target
+ * (bench/results/verdicts-*.txt).
+ */
+export const DEFAULT_POOL_BASE = true;
 
 /** NoiseLearning is one benchmark x metric's per-round noise seen in this run, per side. */
 export interface NoiseLearning {
@@ -255,7 +263,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     let settled = new Map<string, Comparison>();
     let pooled: Record<string, number> = {};
     let poolRefused: Record<string, string> = {};
-    const stored = settings.poolBase && deps.history ? await deps.history.storedRounds(baseSha, fingerprint) : [];
+    const stored = (settings.poolBase ?? DEFAULT_POOL_BASE) && deps.history ? await deps.history.storedRounds(baseSha, fingerprint) : [];
     if (stored.length > 0) progress.note(`${stored.length} stored base measurement(s) of ${baseSha.slice(0, 12)} on this machine may join the base side after a drift check`);
     let step = 0;
     let attempts = { base: 0, head: 0 };
