@@ -23,7 +23,10 @@ export function unpackValues(blob: Uint8Array): number[] {
   // Copy: the driver's buffer may be unaligned or shared with other rows.
   const bytes = new Uint8Array(blob);
   if (!LITTLE_ENDIAN) swap(bytes);
-  return Array.from(new Float64Array(bytes.buffer, 0, bytes.byteLength / 8));
+  const floats = new Float64Array(bytes.buffer, 0, bytes.byteLength / 8);
+  const out = new Array<number>(floats.length);
+  for (let i = 0; i < floats.length; i++) out[i] = floats[i];
+  return out;
 }
 
 function swap(bytes: Uint8Array): void {

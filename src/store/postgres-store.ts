@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
 import { connectionSecrets, redact, scrubError } from './redact.ts';
-import { SqlStore, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
+import { SqlStore, windowValuesColumn, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
 /** DEFAULT_CONNECT_TIMEOUT_MS bounds how long opening a PostgreSQL store may hang on an unreachable host. */
@@ -170,16 +170,15 @@ export class PostgresStore extends SqlStore {
     return ids;
   }
 
-  protected async windowRows(c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]> {
+  protected async windowRows(c: PgConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]> {
     // A lateral index range per series, all series of the batch in one round trip.
-    return (await c.all(
-      `SELECT w.* FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
-         SELECT m.series_id, m.id, m.run_id, m.time_ms, m.unit, m.better, m.n, m.median,
-                CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ? THEN m.vals END AS vals
+    return (await c.arrays(
+      `SELECT w.series_id, w.id, w.run_id, w.unit, w.better, w.n, w.median, w.vals FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
+         SELECT m.series_id, m.id, m.run_id, m.time_ms, m.unit, m.better, m.n, m.median, ${windowValuesColumn(limit, valuesLimit)} AS vals
          FROM measurements m WHERE m.series_id = s.id ORDER BY m.time_ms DESC, m.id DESC LIMIT ?) w
        ORDER BY s.k, w.time_ms DESC, w.id DESC`,
-      [`{${seriesIds.join(',')}}`, valuesLimit, limit],
-    )) as unknown as WindowRow[];
+      [`{${seriesIds.join(',')}}`, limit],
+    )) as WindowRow[];
   }
 
   protected async readSamples(c: PgConn, ids: readonly number[]): Promise<Map<number, number[]>> {

@@ -65,16 +65,18 @@ export interface MeasurementRow {
   vals: Uint8Array | null;
 }
 
-/** WindowRow is one point of a series window as the adapters read it: newest first per series. */
-export interface WindowRow {
-  series_id: unknown;
-  id: unknown;
-  run_id: unknown;
-  unit: unknown;
-  better: unknown;
-  n: unknown;
-  median: unknown;
-  vals: unknown;
+/**
+ * WindowRow is one point of a series window as the adapters read it, newest
+ * first per series: [series_id, id, run_id, unit, better, n, median, vals]
+ * (arrays: a row object per point cost more than the query).
+ */
+export type WindowRow = [seriesId: unknown, id: unknown, runId: unknown, unit: unknown, better: unknown, n: unknown, median: unknown, vals: unknown];
+
+/** windowValuesColumn is the select expression of a window's `vals`: the blob only for the newest `valuesLimit` points. */
+export function windowValuesColumn(limit: number | null, valuesLimit: number): string {
+  if (valuesLimit === 0) return 'NULL';
+  if (limit !== null && valuesLimit >= limit) return 'm.vals';
+  return `CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ${Math.floor(valuesLimit)} THEN m.vals END`;
 }
 
 /** RunInfo is what a window point needs of its run, read once per run. */
@@ -427,29 +429,31 @@ export abstract class SqlStore implements Store {
         await this.loadRuns(c, rows, runs, query.fingerprints ? fingerprints : undefined);
         const bySeries = new Map<number, WindowRow[]>();
         for (const r of rows) {
-          const id = Number(r.series_id);
+          const id = Number(r[0]);
           let list = bySeries.get(id);
           if (!list) bySeries.set(id, (list = []));
           list.push(r);
         }
         // Rows stored before migration 2 keep their samples in the samples table.
         const wanted = new Set<number>();
-        for (const list of bySeries.values()) list.slice(0, valuesNights).forEach((r) => r.vals === null && Number(r.n) > 0 && wanted.add(Number(r.id)));
+        for (const list of bySeries.values()) list.slice(0, valuesNights).forEach((r) => r[7] === null && Number(r[5]) > 0 && wanted.add(Number(r[1])));
         const old = wanted.size > 0 ? await this.readSamples(c, [...wanted]) : new Map<number, number[]>();
         return slice.map((s) => {
           const id = Number(s.id);
           const sum = summary.get(id) ?? { points: 0, firstMs: 0 };
           const list = bySeries.get(id) ?? [];
           const window: SeriesPoint[] = new Array(list.length);
+          const fingerprintKey = String(s.machine_key);
+          const benchmark = String(s.benchmark);
+          const metric = String(s.metric);
           for (let i = 0; i < list.length; i++) {
-            const r = list[i];
-            const run = runs.get(Number(r.run_id)) as RunInfo;
+            const [, mid, runId, unit, better, n, med, vals] = list[i];
+            const run = runs.get(Number(runId)) as RunInfo;
             const p: SeriesPoint = {
-              runId: run.key, sha: run.sha, role: run.role, time: run.time, fingerprintKey: String(s.machine_key),
-              benchmark: String(s.benchmark), metric: String(s.metric), unit: String(r.unit), better: r.better === 'higher' ? 'higher' : 'lower',
-              n: Number(r.n), median: r.median === null ? null : Number(r.median),
+              runId: run.key, sha: run.sha, role: run.role, time: run.time, fingerprintKey, benchmark, metric,
+              unit: String(unit), better: better === 'higher' ? 'higher' : 'lower', n: Number(n), median: med === null ? null : Number(med),
             };
-            if (i < valuesNights) p.values = r.vals !== null ? unpackValues(r.vals as Uint8Array) : (old.get(Number(r.id)) ?? []);
+            if (i < valuesNights) p.values = vals !== null ? unpackValues(vals as Uint8Array) : (old.get(Number(mid)) ?? []);
             if (query.fingerprints) p.fingerprint = fingerprints.get(run.fingerprintId);
             window[list.length - 1 - i] = p;
           }
@@ -467,7 +471,7 @@ export abstract class SqlStore implements Store {
 
   /** loadRuns reads the runs (and, when asked, fingerprints) the rows refer to that are not known yet. */
   private async loadRuns(c: SqlConn, rows: readonly WindowRow[], runs: Map<number, RunInfo>, fingerprints: Map<number, Fingerprint> | undefined): Promise<void> {
-    const missing = [...new Set(rows.map((r) => Number(r.run_id)).filter((id) => !runs.has(id)))];
+    const missing = [...new Set(rows.map((r) => Number(r[2])).filter((id) => !runs.has(id)))];
     for (let i = 0; i < missing.length; i += 500) {
       const ids = missing.slice(i, i + 500);
       for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => '?').join(', ')})`, ids)) {

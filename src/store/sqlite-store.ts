@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
-import { SqlStore, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
+import { SqlStore, windowValuesColumn, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
 /** DEFAULT_BUSY_TIMEOUT_MS is how long a SQLite writer waits for another's lock. */
@@ -161,14 +161,14 @@ export class SqliteStore extends SqlStore {
   }
 
   protected async windowRows(_c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]> {
-    // One range of the (series_id, time_ms, id) index per series, newest first.
+    // One range of the (series_id, time_ms) index per series, newest first.
     const stmt = this.prepared(
-      `SELECT m.series_id, m.id, m.run_id, m.unit, m.better, m.n, m.median,
-              CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ? THEN m.vals END AS vals
+      `SELECT m.series_id, m.id, m.run_id, m.unit, m.better, m.n, m.median, ${windowValuesColumn(limit, valuesLimit)} AS vals
        FROM measurements m WHERE m.series_id = ? ORDER BY m.time_ms DESC, m.id DESC LIMIT ?`,
     );
+    stmt.setReturnArrays(true);
     const out: WindowRow[] = [];
-    for (const id of seriesIds) for (const r of stmt.all(valuesLimit, id, limit ?? -1)) out.push(r as unknown as WindowRow);
+    for (const id of seriesIds) for (const r of stmt.all(id, limit ?? -1)) out.push(r as unknown as WindowRow);
     return out;
   }
 
