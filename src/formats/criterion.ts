@@ -295,15 +295,20 @@ export const cargoBenchReader: Reader = {
     let current: { name: string; hasThroughput: boolean } | undefined;
     let inChange = false;
     for (const { number, text: raw } of lines) {
-      const text = raw.replace(ANSI, '').split('\r').pop() ?? '';
-      const time = timeEstimate(text);
-      const thrpt = THRPT_LINE.exec(text);
-      const libtest = LIBTEST_BENCH.exec(text);
-      const other = LIBTEST_OTHER.exec(text);
+      // The patterns run only on lines holding their keyword: reading stays
+      // a few indexOf per line, so a result file at the size limit is read
+      // in seconds (a round's reading must end well inside its timeout).
+      const clean = raw.includes('\u001b') ? raw.replace(ANSI, '') : raw;
+      const text = clean.includes('\r') ? (clean.split('\r').pop() ?? '') : clean;
+      const estimateLine = text.includes('time:') || text.includes('thrpt:');
+      const time = estimateLine ? timeEstimate(text) : undefined;
+      const thrpt = estimateLine ? THRPT_LINE.exec(text) : null;
+      const libtest = text.startsWith('test') ? LIBTEST_BENCH.exec(text) : null;
+      const other = text.startsWith('test') ? LIBTEST_OTHER.exec(text) : null;
       // A change block is all indented; anything at the margin ends it.
-      if (/^\S/.test(text)) inChange = false;
-      if (/\b(time|thrpt):\s+\[[^\]]*$/.test(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
-      if (CHANGE_BLOCK.test(text)) {
+      if (text !== '' && !isSpace(text.charCodeAt(0))) inChange = false;
+      if (estimateLine && /\b(time|thrpt):\s+\[[^\]]*$/.test(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
+      if (text.includes('change:') && CHANGE_BLOCK.test(text)) {
         inChange = true;
       } else if (time && !(time.name.trim() === '' && inChange) && !time.inner.includes('%')) {
         // A long name stands alone on the line before; if stderr's progress
@@ -333,7 +338,7 @@ export const cargoBenchReader: Reader = {
             ? { benchmark: name, kind: 'skipped', message: `${name}: ignored` }
             : { benchmark: name, kind: 'error', message: `${name}: FAILED (${file.path}:${number}); it has no results` },
         );
-      } else if (BENCH_FAILED.test(text)) {
+      } else if (text.startsWith('error: bench failed') && BENCH_FAILED.test(text)) {
         warn(number, { kind: 'exit-code', message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
       }
       if (text.trim() !== '') previous = text;

@@ -59,8 +59,10 @@ export const dartReader: Reader = {
     };
 
     for (const { number, text: raw } of splitLines(file)) {
-      const text = raw.replace(LOGCAT_PREFIX, '').replace(FLUTTER_PREFIX, '');
-      const runTime = RUN_TIME.exec(text);
+      // Each pattern runs only on lines holding its keyword, so junk lines cost a few indexOf.
+      const prefixed = raw.charCodeAt(1) === 47 || raw.startsWith('flutter: ');
+      const text = prefixed ? raw.replace(LOGCAT_PREFIX, '').replace(FLUTTER_PREFIX, '') : raw;
+      const runTime = text.includes('(RunTime): ') ? RUN_TIME.exec(text) : null;
       if (runTime) {
         const value = parseFiniteNumber(runTime[2]);
         const name = runTime[1].trim();
@@ -70,14 +72,14 @@ export const dartReader: Reader = {
         add(number, name, 'us', value);
         continue;
       }
-      const event = EVENT.exec(text);
+      const event = text.includes('benchmark_harness[') ? EVENT.exec(text) : null;
       if (event) {
         const payload = event[1].trimEnd();
         if (!payload.endsWith(']')) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
         for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add(number, name, unit, value);
         continue;
       }
-      if (RESULTS_FOR.test(text)) {
+      if (text.startsWith('Results for ') && RESULTS_FOR.test(text)) {
         inReport = true;
         continue;
       }

@@ -81,7 +81,9 @@ export const goBenchReader: Reader = {
     let pkg = '';
 
     for (const { number, text } of lines) {
-      const config = CONFIG_LINE.exec(text);
+      // Each pattern runs only on lines that start the way it needs, so junk lines cost a character test.
+      const first = text.charCodeAt(0);
+      const config = first >= 97 && first <= 122 ? CONFIG_LINE.exec(text) : null;
       if (config) {
         const [, key, rawValue] = config;
         const value = (rawValue ?? '').trim();
@@ -89,7 +91,7 @@ export const goBenchReader: Reader = {
         else if (HINT_KEYS.has(key) && value !== '' && hints[key] === undefined) hints[key] = value;
         continue;
       }
-      const status = /^--- (FAIL|SKIP): (\S+)/.exec(text);
+      const status = first === 45 ? /^--- (FAIL|SKIP): (\S+)/.exec(text) : null;
       if (status) {
         const failed = status[1] === 'FAIL';
         budget.series(number);
@@ -101,13 +103,13 @@ export const goBenchReader: Reader = {
         });
         continue;
       }
-      const pkgFail = /^FAIL\s+(\S+)/.exec(text);
+      const pkgFail = first === 70 ? /^FAIL\s+(\S+)/.exec(text) : null;
       if (pkgFail) {
         budget.series(number);
         pendingWarnings.push({ pkg: pkgFail[1], base: undefined, message: `package ${pkgFail[1]} failed: ${text.trim().replace(/\s+/g, ' ')}`, kind: 'error' });
         continue;
       }
-      if (!BENCHMARK_NAME.test(text)) continue;
+      if (first !== 66 || !BENCHMARK_NAME.test(text)) continue;
       const fields = text.trim().split(/\s+/);
       // A bare name (printed under -v before sub-benchmarks) or a name followed by
       // the benchmark's own stdout is not a result; a result has an iteration count.
