@@ -136,7 +136,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // insert can still ingest), and (series_id, time_ms) lets a scan or the dashboard
     // read the newest nights of one series without touching the rest. The (benchmark,
     // metric) index goes: keeping it up cost more than the rest of an ingest, and a
-    // query by benchmark now finds its series first.
+    // query by benchmark now finds its series first. `lo`/`hi` keep the median's 95%
+    // order-statistic CI, so a chart of every night needs no sample read.
     version: 2,
     name: 'series, packed samples, per-series time index',
     sql: {
@@ -154,6 +155,8 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE measurements ADD COLUMN series_id INTEGER REFERENCES series (id);
         ALTER TABLE measurements ADD COLUMN time_ms INTEGER;
         ALTER TABLE measurements ADD COLUMN vals BLOB;
+        ALTER TABLE measurements ADD COLUMN lo REAL;
+        ALTER TABLE measurements ADD COLUMN hi REAL;
         INSERT INTO series (repo, branch, role, machine_key, benchmark, metric)
           SELECT DISTINCT coalesce(r.repo, ''), coalesce(r.branch, ''), r.role, f.machine_key, m.benchmark, m.metric
           FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id;
@@ -180,6 +183,8 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE measurements ADD COLUMN series_id BIGINT REFERENCES series (id);
         ALTER TABLE measurements ADD COLUMN time_ms BIGINT;
         ALTER TABLE measurements ADD COLUMN vals BYTEA;
+        ALTER TABLE measurements ADD COLUMN lo DOUBLE PRECISION;
+        ALTER TABLE measurements ADD COLUMN hi DOUBLE PRECISION;
         INSERT INTO series (repo, branch, role, machine_key, benchmark, metric)
           SELECT DISTINCT coalesce(r.repo, ''), coalesce(r.branch, ''), r.role, f.machine_key, m.benchmark, m.metric
           FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id;

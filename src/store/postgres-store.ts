@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
 import { connectionSecrets, redact, scrubError } from './redact.ts';
-import { SqlStore, windowValuesColumn, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
+import { HISTORY_ORDER, SqlStore, windowValuesColumn, type HistoryRow, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
 /** DEFAULT_CONNECT_TIMEOUT_MS bounds how long opening a PostgreSQL store may hang on an unreachable host. */
@@ -148,9 +148,9 @@ export class PostgresStore extends SqlStore {
       const chunk = rows.slice(start, start + MEASUREMENT_BATCH);
       // One statement per batch through unnest; RETURNING order is not promised, so ids are matched by ordinal.
       const returned = await c.all(
-        `INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median, series_id, time_ms, vals)
-         SELECT ?::bigint, o, b, m, u, bt, n, md, s, ?::bigint, v
-         FROM unnest(?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::bigint[], ?::bytea[]) AS t(o, b, m, u, bt, n, md, s, v)
+        `INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals)
+         SELECT ?::bigint, o, b, m, u, bt, n, md, l, h, s, ?::bigint, v
+         FROM unnest(?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bytea[]) AS t(o, b, m, u, bt, n, md, l, h, s, v)
          RETURNING id, ordinal`,
         [
           runId, timeMs,
@@ -160,7 +160,9 @@ export class PostgresStore extends SqlStore {
           textArray(chunk.map((r) => r.unit)),
           textArray(chunk.map((r) => r.better)),
           `{${chunk.map((r) => r.n).join(',')}}`,
-          `{${chunk.map((r) => (r.median === null ? 'NULL' : String(r.median))).join(',')}}`,
+          floatArray(chunk.map((r) => r.median)),
+          floatArray(chunk.map((r) => r.lo)),
+          floatArray(chunk.map((r) => r.hi)),
           `{${chunk.map((r) => r.seriesId).join(',')}}`,
           `{${chunk.map((r) => (r.vals === null ? 'NULL' : `\\\\x${Buffer.from(r.vals.buffer, r.vals.byteOffset, r.vals.byteLength).toString('hex')}`)).join(',')}}`,
         ],
@@ -179,6 +181,17 @@ export class PostgresStore extends SqlStore {
        ORDER BY s.k, w.time_ms DESC, w.id DESC`,
       [`{${seriesIds.join(',')}}`, limit],
     )) as WindowRow[];
+  }
+
+  protected async historyRows(c: PgConn, seriesIds: readonly number[]): Promise<HistoryRow[]> {
+    return (await c.arrays(
+      `SELECT s.id, h.* FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
+         SELECT string_agg(run_id::text, ',' ${HISTORY_ORDER}) AS r, string_agg(n::text, ',' ${HISTORY_ORDER}) AS n, string_agg(coalesce(median::text, ''), ',' ${HISTORY_ORDER}) AS md,
+                string_agg(coalesce(lo::text, ''), ',' ${HISTORY_ORDER}) AS lo, string_agg(coalesce(hi::text, ''), ',' ${HISTORY_ORDER}) AS hi
+         FROM measurements WHERE series_id = s.id) h
+       WHERE h.r IS NOT NULL ORDER BY s.k`,
+      [`{${seriesIds.join(',')}}`],
+    )) as HistoryRow[];
   }
 
   protected async readSamples(c: PgConn, ids: readonly number[]): Promise<Map<number, number[]>> {
@@ -229,6 +242,11 @@ function conn(client: pg.PoolClient): PgConn {
 /** PgConn adds array rows, which skip building an object per sample row. */
 interface PgConn extends SqlConn {
   arrays(sql: string, params?: readonly SqlValue[]): Promise<unknown[][]>;
+}
+
+/** floatArray is a PostgreSQL array literal of numbers (JavaScript's shortest round-trip form) and NULLs. */
+function floatArray(values: readonly (number | null)[]): string {
+  return `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`;
 }
 
 /** textArray is a PostgreSQL array literal of strings, each quoted (validation already refused NUL). */

@@ -2,6 +2,7 @@ import type { Measurement } from '../model/measurement.ts';
 import type { RunRole } from '../model/run.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import { median } from '../stats/order-statistics.ts';
+import { quantileCi } from '../stats/quantile-ci.ts';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, type Dialect } from './migrations.ts';
 import { canonicalJson, fingerprintContentKey, fingerprintKey, runKey } from './run-key.ts';
 import {
@@ -16,6 +17,9 @@ import {
   type SeriesQuery,
   type SeriesWindow,
   type WindowQuery,
+  type HistoryQuery,
+  type RunRef,
+  type SeriesHistory,
   type StateEntry,
   type Store,
   type StoreCounts,
@@ -61,8 +65,16 @@ export interface MeasurementRow {
   better: string;
   n: number;
   median: number | null;
+  lo: number | null;
+  hi: number | null;
   seriesId: number;
   vals: Uint8Array | null;
+}
+
+/** band is the median's 95% order-statistic CI as stored in `lo`/`hi` (null without samples). */
+function band(values: readonly number[]): { lo: number | null; hi: number | null } {
+  const ci = values.length === 0 ? null : quantileCi(values);
+  return ci === null ? { lo: null, hi: null } : { lo: ci.lower, hi: ci.upper };
 }
 
 /**
@@ -71,6 +83,12 @@ export interface MeasurementRow {
  * (arrays: a row object per point cost more than the query).
  */
 export type WindowRow = [seriesId: unknown, id: unknown, runId: unknown, unit: unknown, better: unknown, n: unknown, median: unknown, vals: unknown];
+
+/** HistoryRow is one series' nights as text: [series_id, run ids, n, medians, los, his], oldest first, '' for NULL. */
+export type HistoryRow = [seriesId: unknown, runIds: string, n: string, medians: string, los: string, his: string];
+
+/** HISTORY_ORDER orders a series' nights in historyRows' aggregates: the order of SeriesPoint lists. */
+export const HISTORY_ORDER = 'ORDER BY time_ms, id';
 
 /** windowValuesColumn is the select expression of a window's `vals`: the blob only for the newest `valuesLimit` points. */
 export function windowValuesColumn(limit: number | null, valuesLimit: number): string {
@@ -122,6 +140,8 @@ export abstract class SqlStore implements Store {
    * newest `valuesLimit` of each, else null.
    */
   protected abstract windowRows(c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]>;
+  /** historyRows reads each series' nights oldest first as comma-joined text columns, in the order given. */
+  protected abstract historyRows(c: SqlConn, seriesIds: readonly number[]): Promise<HistoryRow[]>;
   /** readSamples returns the values of each measurement id, in index order (missing ids map to nothing). */
   protected abstract readSamples(c: SqlConn, ids: readonly number[]): Promise<Map<number, number[]>>;
   abstract close(): Promise<void>;
@@ -223,7 +243,7 @@ export abstract class SqlStore implements Store {
       const seriesIds = await this.seriesIdsFor(c, cache, run, machineKey);
       const rows: MeasurementRow[] = run.measurements.map((m, i) => ({
         ordinal: i, benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, n: m.values.length,
-        median: m.values.length === 0 ? null : median(m.values), seriesId: seriesIds[i],
+        median: m.values.length === 0 ? null : median(m.values), ...band(m.values), seriesId: seriesIds[i],
         vals: m.values.length <= PACK_LIMIT ? packValues(m.values) : null,
       }));
       const ids = await this.insertMeasurements(c, runId, timeMs, rows);
@@ -426,7 +446,7 @@ export abstract class SqlStore implements Store {
           summary.set(Number(r.series_id), { points: Number(r.points), firstMs: Number(r.first_ms) });
         }
         const rows = await this.windowRows(c, ids, nights, valuesNights);
-        await this.loadRuns(c, rows, runs, query.fingerprints ? fingerprints : undefined);
+        await this.loadRuns(c, rows.map((r) => Number(r[2])), runs, query.fingerprints ? fingerprints : undefined);
         const bySeries = new Map<number, WindowRow[]>();
         for (const r of rows) {
           const id = Number(r[0]);
@@ -469,9 +489,72 @@ export abstract class SqlStore implements Store {
     }
   }
 
+  async *seriesHistories(query: HistoryQuery): AsyncIterable<SeriesHistory[]> {
+    const valuesNights = query.valuesNights ?? 0;
+    const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
+    if (!Number.isInteger(valuesNights) || valuesNights < 0) throw new StoreError(`seriesHistories: valuesNights must be a whole number, got ${valuesNights}`);
+    if (!Number.isInteger(batch) || batch < 1) throw new StoreError(`seriesHistories: batch must be a positive whole number, got ${batch}`);
+    const where = new Where();
+    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.fingerprintKey);
+    const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
+    const runs = new Map<number, RunInfo>();
+    const fingerprints = new Map<number, Fingerprint>();
+    const refs = new Map<number, RunRef>();
+    const refOf = (id: number): RunRef => {
+      let ref = refs.get(id);
+      if (!ref) {
+        const r = runs.get(id) as RunInfo;
+        refs.set(id, (ref = { id: r.key, sha: r.sha, role: r.role, time: r.time, fingerprint: fingerprints.get(r.fingerprintId) as Fingerprint }));
+      }
+      return ref;
+    };
+    for (let start = 0; start < all.length; start += batch) {
+      const slice = all.slice(start, start + batch);
+      yield await this.read(async (c) => {
+        const ids = slice.map((r) => Number(r.id));
+        const histories = await this.historyRows(c, ids);
+        const newest = await this.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
+        const runIds = new Set<number>();
+        for (const h of histories) for (const id of h[1].split(',')) runIds.add(Number(id));
+        await this.loadRuns(c, runIds, runs, fingerprints);
+        const byId = new Map(histories.map((h) => [Number(h[0]), h]));
+        const newestOf = new Map<number, WindowRow[]>();
+        for (const r of newest) {
+          const id = Number(r[0]);
+          if (!newestOf.has(id)) newestOf.set(id, []);
+          (newestOf.get(id) as WindowRow[]).push(r);
+        }
+        const old = new Set<number>();
+        for (const list of newestOf.values()) for (const r of list.slice(0, valuesNights)) if (r[7] === null && Number(r[5]) > 0) old.add(Number(r[1]));
+        const oldValues = old.size > 0 ? await this.readSamples(c, [...old]) : new Map<number, number[]>();
+        const out: SeriesHistory[] = [];
+        for (const s of slice) {
+          const h = byId.get(Number(s.id));
+          const top = newestOf.get(Number(s.id)) ?? [];
+          if (!h || top.length === 0) continue;
+          const runList = h[1].split(',').map((id) => refOf(Number(id)));
+          const count = runList.length;
+          const values = new Array<number[] | undefined>(count).fill(undefined);
+          top.slice(0, valuesNights).forEach((r, i) => {
+            values[count - 1 - i] = r[7] !== null ? unpackValues(r[7] as Uint8Array) : (oldValues.get(Number(r[1])) ?? []);
+          });
+          const history: SeriesHistory = {
+            role: s.role as RunRole, fingerprintKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
+            unit: String(top[0][3]), better: top[0][4] === 'higher' ? 'higher' : 'lower',
+            runs: runList, n: Int32Array.from(h[2].split(','), Number), median: floats(h[3], count), lo: floats(h[4], count), hi: floats(h[5], count), values,
+          };
+          if (s.repo !== '') history.repo = String(s.repo);
+          if (s.branch !== '') history.branch = String(s.branch);
+          out.push(history);
+        }
+        return out;
+      });
+    }
+  }
+
   /** loadRuns reads the runs (and, when asked, fingerprints) the rows refer to that are not known yet. */
-  private async loadRuns(c: SqlConn, rows: readonly WindowRow[], runs: Map<number, RunInfo>, fingerprints: Map<number, Fingerprint> | undefined): Promise<void> {
-    const missing = [...new Set(rows.map((r) => Number(r[2])).filter((id) => !runs.has(id)))];
+  private async loadRuns(c: SqlConn, runIds: Iterable<number>, runs: Map<number, RunInfo>, fingerprints: Map<number, Fingerprint> | undefined): Promise<void> {
+    const missing = [...new Set(runIds)].filter((id) => !runs.has(id));
     for (let i = 0; i < missing.length; i += 500) {
       const ids = missing.slice(i, i + 500);
       for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => '?').join(', ')})`, ids)) {
@@ -566,6 +649,14 @@ export abstract class SqlStore implements Store {
       return { runs: Number(r.runs), fingerprints: Number(r.fingerprints), measurements: Number(r.measurements), samples: Number(r.samples), state: Number(r.state) };
     });
   }
+}
+
+/** floats parses a comma-joined column of numbers; an empty field (NULL) is NaN. */
+function floats(text: string, count: number): Float64Array {
+  const out = new Float64Array(count);
+  let i = 0;
+  for (const field of text.split(',')) out[i++] = field === '' ? NaN : Number(field);
+  return out;
 }
 
 /** PreparedRun is a validated run with its keys and sample count, computed before the transaction starts. */

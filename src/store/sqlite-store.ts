@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
-import { SqlStore, windowValuesColumn, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
+import { HISTORY_ORDER, SqlStore, windowValuesColumn, type HistoryRow, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
 /** DEFAULT_BUSY_TIMEOUT_MS is how long a SQLite writer waits for another's lock. */
@@ -13,11 +13,11 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 const SAMPLE_BATCH = 65_536;
 /** Rows per multi-row INSERT: far fewer statement steps than one row each, well under SQLite's 32766 variables. */
 const ROWS_PER_INSERT = 500;
-/** Measurement rows per multi-row INSERT (12 columns each). */
+/** Measurement rows per multi-row INSERT (14 columns each). */
 const MEASUREMENTS_PER_INSERT = 200;
 /** Page cache per connection, in KiB (SQLite takes it as it fills, not up front). */
 const CACHE_KIB = 256 * 1024;
-const MEASUREMENT_COLUMNS = 'id, run_id, ordinal, benchmark, metric, unit, better, n, median, series_id, time_ms, vals';
+const MEASUREMENT_COLUMNS = 'id, run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals';
 
 /**
  * SqliteStore is the embedded adapter over `node:sqlite`. DatabaseSync is
@@ -149,12 +149,12 @@ export class SqliteStore extends SqlStore {
     // knowing them spares a RETURNING per row.
     const first = Number((this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM measurements').get() as { m: number }).m) + 1;
     const ids = rows.map((_, i) => first + i);
-    const statement = (count: number) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
+    const statement = (count: number) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
     const params: SqlValue[] = [];
     for (let start = 0; start < rows.length; start += MEASUREMENTS_PER_INSERT) {
       const chunk = rows.slice(start, start + MEASUREMENTS_PER_INSERT);
       params.length = 0;
-      chunk.forEach((r, i) => params.push(ids[start + i], runId, r.ordinal, r.benchmark, r.metric, r.unit, r.better, r.n, r.median, r.seriesId, timeMs, r.vals));
+      chunk.forEach((r, i) => params.push(ids[start + i], runId, r.ordinal, r.benchmark, r.metric, r.unit, r.better, r.n, r.median, r.lo, r.hi, r.seriesId, timeMs, r.vals));
       statement(chunk.length).run(...(params as SqlValue[]));
     }
     return ids;
@@ -169,6 +169,22 @@ export class SqliteStore extends SqlStore {
     stmt.setReturnArrays(true);
     const out: WindowRow[] = [];
     for (const id of seriesIds) for (const r of stmt.all(id, limit ?? -1)) out.push(r as unknown as WindowRow);
+    return out;
+  }
+
+  protected async historyRows(_c: SqlConn, seriesIds: readonly number[]): Promise<HistoryRow[]> {
+    // Aggregated in SQLite: one row per series instead of a row per night (REAL prints with 15 significant digits).
+    const stmt = this.prepared(
+      `SELECT series_id, group_concat(run_id, ',' ${HISTORY_ORDER}), group_concat(n, ',' ${HISTORY_ORDER}), group_concat(coalesce(median, ''), ',' ${HISTORY_ORDER}),
+              group_concat(coalesce(lo, ''), ',' ${HISTORY_ORDER}), group_concat(coalesce(hi, ''), ',' ${HISTORY_ORDER})
+       FROM measurements WHERE series_id = ?`,
+    );
+    stmt.setReturnArrays(true);
+    const out: HistoryRow[] = [];
+    for (const id of seriesIds) {
+      const row = stmt.get(id) as unknown as HistoryRow | undefined;
+      if (row && row[1] !== null) out.push(row);
+    }
     return out;
   }
 

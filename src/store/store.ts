@@ -25,8 +25,10 @@
  * - `series(id, repo, branch, role, machine_key, benchmark, metric)`: each
  *   history named once (no repo or branch is stored as ''); insert-only.
  * - `measurements(id, run_id, ordinal, benchmark, metric, unit, better, n,
- *   median, series_id, time_ms, vals)`: one row per Measurement in its run's
- *   order; `n` and `median` are precomputed for the nightly series,
+ *   median, series_id, time_ms, vals, lo, hi)`: one row per Measurement in
+ *   its run's order; `n`, `median` and its 95% order-statistic CI `lo`..`hi`
+ *   (stats/quantile-ci.ts; null before migration 2) are precomputed for the
+ *   nightly series and the dashboard,
  *   `time_ms` copies the run's, and (series_id, time_ms) is indexed so
  *   the newest nights of one series are one index range. `vals` holds the
  *   raw samples packed (packed-values.ts) for measurements of up to
@@ -163,6 +165,57 @@ export interface SeriesWindow {
   window: SeriesPoint[];
 }
 
+/**
+ * HistoryQuery selects series for seriesHistories, with the filters of
+ * WindowQuery. `valuesNights` is how many of each series' newest nights
+ * carry their raw samples (default 0), `batch` how many series each
+ * yielded batch holds (default 500).
+ */
+export interface HistoryQuery {
+  repo?: string;
+  branch?: string;
+  role: RunRole;
+  benchmark?: string;
+  metric?: string;
+  fingerprintKey?: string;
+  valuesNights?: number;
+  batch?: number;
+}
+
+/** RunRef is a stored run as history points refer to it: one object per run, shared by every series and batch. */
+export interface RunRef {
+  id: string;
+  sha: string;
+  role: RunRole;
+  time: string;
+  fingerprint: Fingerprint;
+}
+
+/**
+ * SeriesHistory is one stored series' whole history in columns, oldest
+ * first, for charts of every night: per night its run, sample count,
+ * median and the median's 95% CI (`lo`/`hi`; NaN where unknown: no
+ * samples, or stored before migration 2), and the raw samples of the
+ * newest `valuesNights` nights (undefined before them). `unit` and
+ * `better` are the newest night's.
+ */
+export interface SeriesHistory {
+  repo?: string;
+  branch?: string;
+  role: RunRole;
+  fingerprintKey: string;
+  benchmark: string;
+  metric: string;
+  unit: string;
+  better: Direction;
+  runs: RunRef[];
+  n: Int32Array;
+  median: Float64Array;
+  lo: Float64Array;
+  hi: Float64Array;
+  values: (number[] | undefined)[];
+}
+
 /** SeriesPoint is one measurement of one run in a series: its sample count and median (null when it has no samples). */
 export interface SeriesPoint {
   runId: string;
@@ -233,6 +286,12 @@ export interface Store {
    * Series come in the order they were first stored.
    */
   seriesWindows(query: WindowQuery): AsyncIterable<SeriesWindow[]>;
+  /**
+   * seriesHistories reads every night of each series in columns, one batch
+   * of series at a time, without a row object per night: what a chart of a
+   * 10,000-series history needs in seconds.
+   */
+  seriesHistories(query: HistoryQuery): AsyncIterable<SeriesHistory[]>;
   getState(key: string): Promise<StateEntry | undefined>;
   /** putState writes a JSON value unconditionally and returns its new version. */
   putState(key: string, value: unknown): Promise<number>;

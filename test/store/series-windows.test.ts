@@ -15,7 +15,7 @@ import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { fingerprintKey } from '../../src/store/run-key.ts';
 import { PACK_LIMIT } from '../../src/store/sql-store.ts';
-import type { IngestRun, SeriesWindow, Store } from '../../src/store/store.ts';
+import type { IngestRun, SeriesHistory, SeriesWindow, Store } from '../../src/store/store.ts';
 import { postgresUnavailable, startPostgres, type PostgresServer } from '../support/postgres-server.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'benchbot-windows-test-'));
@@ -81,6 +81,23 @@ function windowTests(name: string, url: () => string): void {
       assert.deepEqual(await collect(store.seriesWindows({ role: 'nightly', branch: 'nope' })), []);
       const since = await store.series({ role: 'nightly', branch: 'main', benchmark: 'BM_A', since: day(10) });
       assert.deepEqual(since.map((p) => p.time), [day(10), day(11)]);
+    });
+
+    test('seriesHistories gives every night in columns: runs shared, medians with their CI, samples only for the newest', async () => {
+      const batches: SeriesHistory[][] = [];
+      for await (const batch of store.seriesHistories({ role: 'nightly', repo: 'o/r', branch: 'main', valuesNights: 2 })) batches.push(batch);
+      assert.equal(batches.length, 1);
+      const [a, b] = batches[0];
+      assert.deepEqual([a.benchmark, a.unit, a.better, a.branch, a.fingerprintKey], ['BM_A', 'ns', 'lower', 'main', fingerprintKey(FP)]);
+      assert.deepEqual(a.runs.map((r) => r.time), Array.from({ length: 12 }, (_, i) => day(i)));
+      assert.equal(a.runs[3], b.runs[3], 'one RunRef object per run');
+      assert.equal(a.runs[11].fingerprint.loadAverage, 0.11);
+      assert.deepEqual([...a.median], Array.from({ length: 12 }, (_, i) => 101 + i));
+      assert.deepEqual([...a.n], new Array(12).fill(3));
+      // Three samples give the median's CI from the smallest to the largest (coverage 75%, clamped).
+      assert.deepEqual([a.lo[0], a.hi[0]], [100, 102]);
+      assert.deepEqual(a.values.slice(9), [undefined, [110, 111, 112], [111, 112, 113]]);
+      assert.deepEqual([...b.median].slice(-2), [210, 211]);
     });
 
     test('bad window sizes are refused with what to give', async () => {
@@ -152,6 +169,9 @@ async function checkLegacy(url: string): Promise<void> {
     assert.deepEqual([w.benchmark, w.points, w.firstTime], ['BM_Old', 2, day(1)]);
     assert.deepEqual(w.window.map((p) => p.values), [[5, 6], [7, 8]]);
     assert.deepEqual((await store.getRun('old-2'))?.measurements[0].values, [7, 8]);
+    for await (const [h] of store.seriesHistories({ role: 'nightly', valuesNights: 1 })) {
+      assert.deepEqual([[...h.median], [...h.lo].map(String), h.values], [[5.5, 7.5], ['NaN', 'NaN'], [undefined, [7, 8]]], 'no CI stored before migration 2; old samples still read');
+    }
     assert.equal((await store.counts()).samples, 4);
     // New nights join the migrated series.
     await store.ingestRun(night(3, { measurements: [{ benchmark: 'BM_Old', metric: 'time', unit: 'ns', better: 'lower', values: [9, 10] }], fingerprint: FP }));
