@@ -307,7 +307,7 @@ export const cargoBenchReader: Reader = {
       const other = text.startsWith('test') ? LIBTEST_OTHER.exec(text) : null;
       // A change block is all indented; anything at the margin ends it.
       if (text !== '' && !isSpace(text.charCodeAt(0))) inChange = false;
-      if (estimateLine && /\b(time|thrpt):\s+\[[^\]]*$/.test(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
+      if (estimateLine && truncatedEstimate(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
       if (text.includes('change:') && CHANGE_BLOCK.test(text)) {
         inChange = true;
       } else if (time && !(time.name.trim() === '' && inChange) && !time.inner.includes('%')) {
@@ -382,6 +382,26 @@ function timeEstimate(text: string): { name: string; inner: string } | undefined
     return { name: text.slice(0, at), inner: text.slice(open + 1, close) };
   }
   return undefined;
+}
+
+/**
+ * truncatedEstimate says whether a `time: [` or `thrpt: [` on the line has
+ * no `]` after it. Only keywords after the last `]` can qualify, so only
+ * those are looked at: `/\b(time|thrpt):\s+\[[^\]]*$/` rescanned to the
+ * end of the line from every `time: [` before it (quadratic).
+ */
+function truncatedEstimate(text: string): boolean {
+  const after = text.lastIndexOf(']') + 1;
+  for (const keyword of ['time:', 'thrpt:']) {
+    for (let at = text.indexOf(keyword, after); at >= 0; at = text.indexOf(keyword, at + keyword.length)) {
+      if (at > 0 && isWordChar(text.charCodeAt(at - 1))) continue;
+      let open = at + keyword.length;
+      if (!isSpace(text.charCodeAt(open))) continue;
+      while (isSpace(text.charCodeAt(open))) open += 1;
+      if (text.charCodeAt(open) === 0x5b) return true;
+    }
+  }
+  return false;
 }
 
 function isWordChar(c: number): boolean {

@@ -12,7 +12,7 @@ const FLUTTER_PREFIX = /^flutter: /;
 // `\d+(?:\.\d*)?`, not `\d+\.?\d*`: the latter splits a run of digits n ways (quadratic on a long token).
 const NUMBER = String.raw`[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`;
 const RUN_TIME = new RegExp(String.raw`^(.+?)\(RunTime\): (${NUMBER}) us\.?\s*$`);
-const EVENT = /benchmark_harness\[(\{.*)$/;
+const EVENT_MARK = 'benchmark_harness[';
 const RESULTS_FOR = /^Results for \S/;
 const REPORT_LINE = new RegExp(String.raw`^(\S+): (${NUMBER}) (?:\(±(${NUMBER})\) )?(ns|us|ms|s)/iteration\b`);
 
@@ -72,9 +72,9 @@ export const dartReader: Reader = {
         add(number, name, 'us', value);
         continue;
       }
-      const event = text.includes('benchmark_harness[') ? EVENT.exec(text) : null;
-      if (event) {
-        const payload = event[1].trimEnd();
+      const event = eventPayload(text);
+      if (event !== undefined) {
+        const payload = event.trimEnd();
         if (!payload.endsWith(']')) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
         for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add(number, name, unit, value);
         continue;
@@ -101,6 +101,24 @@ export const dartReader: Reader = {
     return { measurements: order.map((n) => byName.get(n) as Measurement), warnings, hints: {} };
   },
 };
+
+/**
+ * eventPayload finds `benchmark_harness[{...` and returns the text from the
+ * `{` to the end of the line: the first marker with no line break (`\r`,
+ * U+2028, U+2029) after it, as `/benchmark_harness\[(\{.*)$/` did, but
+ * looking only after the last line break instead of rescanning to the end
+ * from every marker (quadratic).
+ */
+function eventPayload(text: string): string | undefined {
+  const lastBreak = Math.max(text.lastIndexOf('\r'), text.lastIndexOf('\u2028'), text.lastIndexOf('\u2029'));
+  // The payload starts at the `{`, one past the marker, and must begin after the last break.
+  const from = Math.max(0, lastBreak - EVENT_MARK.length + 1);
+  for (let at = text.indexOf(EVENT_MARK, from); at >= 0; at = text.indexOf(EVENT_MARK, at + 1)) {
+    const open = at + EVENT_MARK.length;
+    if (open > lastBreak && text.charCodeAt(open) === 0x7b) return text.slice(open);
+  }
+  return undefined;
+}
 
 /** readEvent returns the [name, unit, value] results of one event line; events other than benchmark.result give none. */
 function readEvent(file: SourceFile, line: number, payload: string): [string, string, number][] {
