@@ -18,6 +18,8 @@ import { headline } from '../report/report-order.ts';
 import { createExecutor } from '../runner/executor.ts';
 import { RunnerError, openRepository, resolveCommit } from '../runner/git-checkout.ts';
 import { holdMachine } from '../runner/hold-machine.ts';
+import { DEFAULT_LOAD_WAIT_MS } from '../runner/load-guard.ts';
+import { DEFAULT_LOCK_WAIT_MS } from '../runner/machine-lock.ts';
 import { createProgress, type Progress } from '../runner/progress.ts';
 import { runAb, type RunAbResult } from '../runner/run-ab.ts';
 import { openStore } from '../store/open-store.ts';
@@ -198,11 +200,11 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
       counters: settings.counters,
       allowDirty: false,
       stateDir: join(settings.workingDirectory, '.benchbot'),
-      labels: (env.RUNNER_LABELS ?? '').split(',').map((l) => l.trim()).filter((l) => l !== ''),
+      labels: (env.RUNNER_LABELS ?? '').split(/[\s,]+/).filter((l) => l !== ''),
       maxFailedRounds: 3,
     };
     const abDeps = {
-      executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: 300_000, lockTimeoutMs: 3_600_000, settingHint: 'input max-load' }),
+      executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: DEFAULT_LOAD_WAIT_MS, lockTimeoutMs: DEFAULT_LOCK_WAIT_MS, settingHint: 'input max-load' }),
       // The machine's noise memory, keyed like the stored runs (repo = GITHUB_REPOSITORY).
       history: store ? storeHistory(store, repoName) : undefined,
     };

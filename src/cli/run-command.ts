@@ -16,6 +16,8 @@ import { learnNoise, storedRounds } from '../store/noise-memory.ts';
 import { parsePinSetting } from '../runner/cpu-pin.ts';
 import { DEFAULT_TEST } from '../compare/estimate-change.ts';
 import { UsageError } from './usage-error.ts';
+import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
+import { resolveStoreArg } from './resolve-store-arg.ts';
 
 export const RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
 
@@ -37,21 +39,22 @@ options:
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
   --alpha A               overall error rate, split across looks (default 0.05)
   --output O              markdown | text | json (default text)
-  --store URL             history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
+  --store URL             history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
+                          a relative path is relative to the current directory, like every path you type
   --no-store              do not store the runs
   --executor E            local (default) | ssh://user@host[:port][/dir] | device
   --device-run T          device executor: command template with {cmd}, e.g. 'adb shell {cmd}'
   --device-push T         device executor: push template with {src} {dst}
   --device-pull T         device executor: pull template with {src} {dst}
-  --repo DIR              repository to benchmark (default .)
+  --repo DIR              repository to benchmark (default .); its worktrees go to DIR/.benchbot/worktrees
+                          (benchbot clean removes them)
   --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
   --round-timeout S       seconds before a round is killed (default 600)
   --build-timeout S       seconds before a build is killed (default 3600)
   --max-failed-rounds N   failed rounds tolerated before giving up (default 3)
-  --max-load L            wait until the 1-minute load average is at most L (default: 0.5 + 10% of cores)
-  --load-wait S           how long to wait for that, in seconds (default 300)
+${MACHINE_FLAGS_USAGE}
   --seed N                seed of the round order (default: derived from the two SHAs)
-  --labels L1,L2          runner labels recorded in the fingerprint (default: env RUNNER_LABELS)
+  --labels L1,L2          runner labels recorded in the fingerprint, comma- or space-separated (default: env RUNNER_LABELS)
   --allow-dirty           run although the repository has uncommitted changes
   --repetitions N         run the bench command N times in every round (default 1)
   --round-summary S       median (default): each round contributes the median of what it measured per
@@ -114,7 +117,7 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
         executor: { type: 'string' }, 'device-run': { type: 'string' }, 'device-push': { type: 'string' }, 'device-pull': { type: 'string' },
         repo: { type: 'string' }, counters: { type: 'boolean' },
         'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, 'max-failed-rounds': { type: 'string' },
-        'max-load': { type: 'string' }, 'load-wait': { type: 'string' }, 'lock-timeout': { type: 'string' },
+        ...MACHINE_FLAG_OPTIONS,
         seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
         repetitions: { type: 'string' }, 'round-summary': { type: 'string' }, 'pin-cpu': { type: 'string' },
         'pool-base': { type: 'boolean' }, 'no-pool-base': { type: 'boolean' }, test: { type: 'string' },
@@ -132,11 +135,10 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
   const { threshold, rules, alpha } = parseThresholdFlags(v);
   const output = (v.output ?? 'text') as RunCommandSettings['output'];
   if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS.join(', ')}`);
-  const maxLoad = v['max-load'] === undefined ? undefined : Number(v['max-load']);
-  if (maxLoad !== undefined && !(maxLoad > 0)) throw new UsageError(`--max-load ${v['max-load']}: give a positive load average, e.g. 1.5`);
+  const machine = parseMachineFlags(v);
   const repo = resolve(cwd, v.repo ?? '.');
   const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
-  const labels = (v.labels ?? env.RUNNER_LABELS ?? '').split(',').map((l) => l.trim()).filter((l) => l !== '');
+  const labels = (v.labels ?? env.RUNNER_LABELS ?? '').split(/[\s,]+/).filter((l) => l !== '');
   const roundSummary = v['round-summary'] ?? 'median';
   if (roundSummary !== 'median' && roundSummary !== 'all') throw new UsageError(`--round-summary ${roundSummary}: use median or all`);
   const pinCpu = parsePinSetting(v['pin-cpu'] ?? 'auto');
@@ -166,12 +168,10 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
     labels,
     maxFailedRounds: positiveInt(v['max-failed-rounds'], '--max-failed-rounds', 3, 0),
     output,
-    store: v.store,
+    store: resolveStoreArg(v.store, cwd, env),
     noStore: v['no-store'] === true,
     executorSpec: executorSpec(v.executor ?? 'local', { run: v['device-run'], push: v['device-push'], pull: v['device-pull'] }),
-    maxLoad,
-    loadWaitMs: seconds(v['load-wait'], '--load-wait', 300),
-    lockTimeoutMs: seconds(v['lock-timeout'], '--lock-timeout', 3600),
+    ...machine,
     repetitions: positiveInt(v.repetitions, '--repetitions', 1),
     roundSummary,
     pinCpu,
@@ -242,7 +242,7 @@ export async function runRun(args: string[], out: (text: string) => void): Promi
       executor,
       progress,
       now: () => new Date().toISOString(),
-      holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: settings.loadWaitMs, lockTimeoutMs: settings.lockTimeoutMs, settingHint: '--max-load, --load-wait' }),
+      holdMachine: holdMachine(executor, progress, holdOptions(settings)),
       history: store ? storeHistory(store, settings.repo) : undefined,
     });
     if (store) await store.ingestRuns([{ ...result.base, repo: settings.repo }, { ...result.head, repo: settings.repo }]);

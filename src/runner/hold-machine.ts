@@ -12,8 +12,10 @@ export function lockMachine(progress: Progress, timeoutMs?: number): Promise<Mac
 }
 
 /**
- * HoldOptions: `maxLoad` undefined means 0.5 + 10% of the cores;
+ * HoldOptions: `maxLoad` undefined means 0.5 + 10% of the cores (defaultMaxLoad);
  * `settingHint` names the flags or inputs that change the guard, for the log.
+ * The defaults of `loadWaitMs` and `lockTimeoutMs` are DEFAULT_LOAD_WAIT_MS
+ * and DEFAULT_LOCK_WAIT_MS, which every measuring command and the action use.
  */
 export interface HoldOptions {
   maxLoad: number | undefined;
@@ -30,13 +32,24 @@ export interface HoldOptions {
 export function holdMachine(executor: Executor, progress: Progress, options: HoldOptions): (cores: number | undefined) => Promise<() => void> {
   return async (cores) => {
     const lock = await lockMachine(progress, options.lockTimeoutMs);
+    const maxLoad = options.maxLoad ?? defaultMaxLoad(cores);
     try {
-      await waitForQuietMachine({
-        maxLoad: options.maxLoad ?? defaultMaxLoad(cores),
+      let told = -Infinity;
+      const quiet = await waitForQuietMachine({
+        maxLoad,
         timeoutMs: options.loadWaitMs,
         readLoad: () => executor.loadAverage(),
-        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (${options.settingHint})`),
+        tail: true,
+        // The load is read every second: say so when the wait starts and every 30 s, not at every reading.
+        onWait: (load, waitedMs) => {
+          if (waitedMs - told < 30_000) return;
+          told = waitedMs;
+          progress.note(`load average ${load} is above ${maxLoad}; waiting up to ${Math.round(options.loadWaitMs / 1000)} s for a quiet machine (${options.settingHint})`);
+        },
       });
+      if (quiet.activity !== undefined) {
+        progress.note(`load average ${quiet.load} is the tail of work that has ended (about ${quiet.activity} task(s) busy now); measuring without waiting for it to fall below ${maxLoad}`);
+      }
     } catch (error) {
       lock.release();
       throw error;

@@ -88,11 +88,13 @@ export async function measureDirectory(dir: string, label: string, settings: Mea
     let harness = settings.format ?? 'detected';
     let durationMs = 0;
     for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
-      const outcome = await measureRound(settings, executor, dir, scratch, `round ${round}`);
+      const name = roundName(round, settings.warmup);
+      const outcome = await measureRound(settings, executor, dir, scratch, name);
       if ('failure' in outcome) {
-        progress.note(`${label}: round ${round} failed: ${outcome.failure.message}`);
-        return { skip: `round ${round} failed: ${outcome.failure.message}` };
+        progress.note(`${label}: ${name} failed: ${outcome.failure.message}`);
+        return { skip: `${name} failed: ${outcome.failure.message}` };
       }
+      progress.status(`${label}: ${name} of ${settings.rounds}`);
       if (round < 1) continue;
       durationMs += outcome.durationMs;
       harness = outcome.format;
@@ -105,6 +107,11 @@ export async function measureDirectory(dir: string, label: string, settings: Mea
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** roundName names a session's round for people: rounds 1..N, the discarded ones before them `warm-up round K`. */
+export function roundName(round: number, warmup: number): string {
+  return round >= 1 ? `round ${round}` : `warm-up round ${round + warmup}`;
 }
 
 function tail(text: string): string {
@@ -146,7 +153,8 @@ export async function measureInterleaved(repo: string, arms: readonly Arm[], sta
     const worktree = checkoutWorktree(repo, arm.sha, stateDir);
     if (settings.build) {
       try {
-        buildSide(worktree, treeHash(repo, arm.sha), settings.build, label, settings.buildTimeoutMs, settings.env);
+        const built = buildSide(worktree, treeHash(repo, arm.sha), settings.build, label, settings.buildTimeoutMs, settings.env);
+        if (!built.skipped) deps.progress.note(`${arm.label} ${label}: built in ${(built.durationMs / 1000).toFixed(1)} s`);
       } catch (error) {
         if (error instanceof RunnerError) return { skip: firstLines(error.message), arm: arm.label };
         throw error;
@@ -165,16 +173,18 @@ export async function measureInterleaved(repo: string, arms: readonly Arm[], sta
         const j = Math.floor(random() * (i + 1));
         [order[i], order[j]] = [order[j], order[i]];
       }
+      const name = roundName(round, settings.warmup);
       for (const i of order) {
-        const outcome = await measureRound(settings, deps.executor, dirs[i], scratch, `${arms[i].label} round ${round}`);
+        const outcome = await measureRound(settings, deps.executor, dirs[i], scratch, `${arms[i].label} ${name}`);
         if ('failure' in outcome) {
-          deps.progress.note(`${arms[i].sha.slice(0, 12)} (${arms[i].label}): round ${round} failed: ${outcome.failure.message}`);
-          return { skip: `round ${round} of ${arms[i].sha.slice(0, 12)} failed: ${outcome.failure.message}`, arm: arms[i].label };
+          deps.progress.note(`${arms[i].sha.slice(0, 12)} (${arms[i].label}): ${name} failed: ${outcome.failure.message}`);
+          return { skip: `${name} of ${arms[i].sha.slice(0, 12)} failed: ${outcome.failure.message}`, arm: arms[i].label };
         }
         if (round < 1) continue;
         durationMs += outcome.durationMs;
         collected[i].push(...outcome.measurements);
       }
+      deps.progress.status(`${name} of ${settings.rounds}, interleaved: ${arms.map((a) => a.label).join(', ')}`);
     }
     deps.progress.note(`${arms.map((a) => `${a.label} ${a.sha.slice(0, 12)}`).join(', ')}: ${settings.rounds} interleaved round(s) measured`);
     const out: Record<string, Measurement[]> = {};

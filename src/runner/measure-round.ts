@@ -3,7 +3,6 @@ import type { FingerprintHints, Measurement, ReadWarning } from '../model/measur
 import { readSource } from '../formats/detect.ts';
 import { FormatError } from '../formats/format-error.ts';
 import type { Executor } from './executor.ts';
-import { RunnerError } from './git-checkout.ts';
 import { shellQuote } from './local-executor.ts';
 import { parsePerfStatCsv, perfStatPrefix } from './perf-counters.ts';
 import { readBoundedFile } from './read-bounded-text.ts';
@@ -24,6 +23,9 @@ export interface RoundSettings {
   /** pin is the CPU list the round runs on (taskset), resolved by cpu-pin.ts; undefined does not pin. */
   pin?: string;
 }
+
+/** NO_PERF is what the counters file says when perf is not installed. */
+const NO_PERF = '# perf: not installed';
 
 /** RoundFailureInfo is why a round produced no usable numbers. */
 export interface RoundFailureInfo {
@@ -48,7 +50,8 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
   let command = timing
     ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}`
     : settings.bench;
-  if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
+  // Without perf the round still runs, and the file says why there are no counters.
+  if (settings.counters) command = `if command -v perf >/dev/null 2>&1; then ${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}; else echo '${NO_PERF}' > ${perfFile}; sh -c ${shellQuote(command)}; fi`;
   command = pinnedCommand(command, settings.pin);
   const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
   const fail = (message: string): RoundOutcome => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
@@ -71,15 +74,17 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
     const text = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result.stdout;
     const read = readSource({ path: `${tag} output`, text }, timing ? 'hyperfine' : settings.format);
     const measurements = timing ? read.measurements.map((m) => ({ ...m, benchmark: 'command' })) : read.measurements;
+    const warnings = [...read.warnings];
     if (settings.counters) {
-      const counters = parsePerfStatCsv(await fetchText(perfFile));
-      if (counters.unsupported.length > 0 && counters.measurements.length === 0) {
-        throw new RunnerError(`--counters: perf stat cannot read ${counters.unsupported.join(', ')} on this machine (common in VMs and containers); drop --counters or run on bare metal`);
-      }
+      // Counters are where the machine has them (README): a machine without them measures times and says so.
+      const csv = await fetchText(perfFile);
+      const counters = parsePerfStatCsv(csv);
+      if (csv.startsWith(NO_PERF)) warnings.push({ message: '--counters: perf is not installed where the benchmark runs (Debian: linux-perf); measured without counters' });
+      else if (counters.unsupported.length > 0) warnings.push({ message: `--counters: perf stat cannot read ${counters.unsupported.join(', ')} on this machine (common in VMs and containers); measured without ${counters.measurements.length === 0 ? 'counters' : 'those'}` });
       measurements.push(...counters.measurements);
     }
     if (measurements.length === 0) return fail('the output has no measurements');
-    return { format: read.format, measurements, warnings: read.warnings, hints: read.hints, durationMs: result.durationMs };
+    return { format: read.format, measurements, warnings, hints: read.hints, durationMs: result.durationMs };
   } catch (error) {
     if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
     throw error;

@@ -1,12 +1,14 @@
 /**
  * Progress reports what a run is doing in the way its terminal expects: a
- * live, rewritten line on a TTY; plain lines in CI logs; collapsible log
- * groups when running inside GitHub Actions.
+ * live, rewritten line on a TTY; collapsible log groups with every round
+ * inside when running in GitHub Actions; in any other log (a pipe, a file,
+ * another CI) only the lines worth keeping: a heading per build, look or
+ * session and the notes, not a line per round.
  */
 export interface Progress {
   group(title: string): void;
   endGroup(): void;
-  /** status is a transient line (rounds done); a TTY rewrites it in place. */
+  /** status is a transient line (rounds done): a TTY rewrites it in place, GitHub Actions keeps it in the group, a plain log drops it. */
   status(text: string): void;
   /** note is a line worth keeping in the log. */
   note(text: string): void;
@@ -34,7 +36,7 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, env:
       if (tty) {
         stream.write(`\r\x1b[2K${text}`);
         live = true;
-      } else {
+      } else if (actions) {
         stream.write(`${text}\n`);
       }
     },

@@ -16,7 +16,8 @@ function benchbot(cwd: string, ...args: string[]) {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-const bench = ['--bench', './bench.sh', '--build', './build.sh', '--rounds', '8'];
+// --max-load 1000: the test suite keeps the machine busy; the load guard is tested in test/runner/load-guard.test.ts.
+const bench = ['--bench', './bench.sh', '--build', './build.sh', '--rounds', '8', '--max-load', '1000'];
 
 test('bisect names the merge and PR that slowed parse, in about log2(merges) sessions', () => {
   const repo = makeMergeRepo({ merges: 32, culprit: 21 });

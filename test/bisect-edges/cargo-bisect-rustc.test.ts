@@ -37,7 +37,7 @@ function script(dir: string, toolchain: string | undefined, regressedFrom: strin
   if (toolchain === undefined) delete env.RUSTUP_TOOLCHAIN;
   else env.RUSTUP_TOOLCHAIN = toolchain;
   // cargo-bisect-rustc passes the words after `--` on to the script.
-  const run = spawnSync(SCRIPT, ['--good-ref', `nightly-${refs[0]}`, '--bad-ref', `nightly-${refs[1]}`, '--bench', './bench.sh', '--rounds', '6'], { cwd: dir, encoding: 'utf8', env });
+  const run = spawnSync(SCRIPT, ['--good-ref', `nightly-${refs[0]}`, '--bad-ref', `nightly-${refs[1]}`, '--bench', './bench.sh', '--rounds', '6', '--max-load', '1000'], { cwd: dir, encoding: 'utf8', env });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
