@@ -133,8 +133,10 @@ export const MIGRATIONS: readonly Migration[] = [
     // measurements go into `measurements.vals` (little-endian float64, packed-values.ts),
     // one row per measurement instead of one per sample; old rows keep theirs in `samples`.
     // `series` names each history once (insert-only, so a role that may only read and
-    // insert can still ingest), and (series_id, time_ms) lets a scan or the dashboard
-    // read the newest nights of one series without touching the rest. The (benchmark,
+    // insert can still ingest), and (series_id, time_ms, ...) lets a scan or the dashboard
+    // read the newest nights of one series without touching the rest; it covers what a
+    // chart of every night reads, since a series' rows lie one per run across the whole
+    // table. The (benchmark,
     // metric) index goes: keeping it up cost more than the rest of an ingest, and a
     // query by benchmark now finds its series first. `lo`/`hi` keep the median's 95%
     // order-statistic CI, so a chart of every night needs no sample read.
@@ -166,7 +168,7 @@ export const MIGRATIONS: readonly Migration[] = [
                        ON s.repo = coalesce(r.repo, '') AND s.branch = coalesce(r.branch, '') AND s.role = r.role AND s.machine_key = f.machine_key
                        AND s.benchmark = measurements.benchmark AND s.metric = measurements.metric
                        WHERE r.id = measurements.run_id);
-        CREATE INDEX measurements_series_time ON measurements (series_id, time_ms);
+        CREATE INDEX measurements_series_time ON measurements (series_id, time_ms, run_id, n, median, lo, hi);
         DROP INDEX measurements_benchmark;
         CREATE INDEX runs_role_time ON runs (role, time_ms);`,
       postgres: `
@@ -192,7 +194,7 @@ export const MIGRATIONS: readonly Migration[] = [
           FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id, series s
           WHERE r.id = m.run_id AND s.repo = coalesce(r.repo, '') AND s.branch = coalesce(r.branch, '') AND s.role = r.role
             AND s.machine_key = f.machine_key AND s.benchmark = m.benchmark AND s.metric = m.metric;
-        CREATE INDEX measurements_series_time ON measurements (series_id, time_ms);
+        CREATE INDEX measurements_series_time ON measurements (series_id, time_ms, run_id, n, median, lo, hi);
         DROP INDEX measurements_benchmark;
         CREATE INDEX runs_role_time ON runs (role, time_ms);`,
     },

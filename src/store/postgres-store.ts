@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
 import { connectionSecrets, redact, scrubError } from './redact.ts';
-import { HISTORY_ORDER, SqlStore, windowValuesColumn, type HistoryRow, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
+import { SqlStore, windowValuesColumn, type HistoryRow, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
 /** DEFAULT_CONNECT_TIMEOUT_MS bounds how long opening a PostgreSQL store may hang on an unreachable host. */
@@ -185,11 +185,9 @@ export class PostgresStore extends SqlStore {
 
   protected async historyRows(c: PgConn, seriesIds: readonly number[]): Promise<HistoryRow[]> {
     return (await c.arrays(
-      `SELECT s.id, h.* FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
-         SELECT string_agg(run_id::text, ',' ${HISTORY_ORDER}) AS r, string_agg(n::text, ',' ${HISTORY_ORDER}) AS n, string_agg(coalesce(median::text, ''), ',' ${HISTORY_ORDER}) AS md,
-                string_agg(coalesce(lo::text, ''), ',' ${HISTORY_ORDER}) AS lo, string_agg(coalesce(hi::text, ''), ',' ${HISTORY_ORDER}) AS hi
-         FROM measurements WHERE series_id = s.id) h
-       WHERE h.r IS NOT NULL ORDER BY s.k`,
+      `SELECT h.* FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
+         SELECT series_id, run_id, n, median, lo, hi, time_ms FROM measurements WHERE series_id = s.id) h
+       ORDER BY s.k, h.time_ms, h.run_id`,
       [`{${seriesIds.join(',')}}`],
     )) as HistoryRow[];
   }

@@ -1,7 +1,7 @@
 import type { Measurement } from '../model/measurement.ts';
 import type { RunRole } from '../model/run.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
-import { median } from '../stats/order-statistics.ts';
+import { medianSorted, sortedCopy } from '../stats/order-statistics.ts';
 import { quantileCi } from '../stats/quantile-ci.ts';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, type Dialect } from './migrations.ts';
 import { canonicalJson, fingerprintContentKey, fingerprintKey, runKey } from './run-key.ts';
@@ -71,10 +71,19 @@ export interface MeasurementRow {
   vals: Uint8Array | null;
 }
 
-/** band is the median's 95% order-statistic CI as stored in `lo`/`hi` (null without samples). */
-function band(values: readonly number[]): { lo: number | null; hi: number | null } {
-  const ci = values.length === 0 ? null : quantileCi(values);
-  return ci === null ? { lo: null, hi: null } : { lo: ci.lower, hi: ci.upper };
+/** CI_RANKS caches, per sample count, the 1-based order statistics that bound the median's 95% CI. */
+const CI_RANKS = new Map<number, [number, number]>();
+
+/** summarize is what ingest precomputes of a measurement: its median and the median's 95% order-statistic CI (stats/quantile-ci.ts), from one sort. */
+function summarize(values: readonly number[]): { median: number | null; lo: number | null; hi: number | null } {
+  if (values.length === 0) return { median: null, lo: null, hi: null };
+  const sorted = sortedCopy(values);
+  let ranks = CI_RANKS.get(sorted.length);
+  if (!ranks) {
+    const ci = quantileCi(Array.from(sorted, (_, i) => i)) as NonNullable<ReturnType<typeof quantileCi>>;
+    CI_RANKS.set(sorted.length, (ranks = [ci.lowerRank, ci.upperRank]));
+  }
+  return { median: medianSorted(sorted), lo: sorted[ranks[0] - 1], hi: sorted[ranks[1] - 1] };
 }
 
 /**
@@ -84,11 +93,16 @@ function band(values: readonly number[]): { lo: number | null; hi: number | null
  */
 export type WindowRow = [seriesId: unknown, id: unknown, runId: unknown, unit: unknown, better: unknown, n: unknown, median: unknown, vals: unknown];
 
-/** HistoryRow is one series' nights as text: [series_id, run ids, n, medians, los, his], oldest first, '' for NULL. */
-export type HistoryRow = [seriesId: unknown, runIds: string, n: string, medians: string, los: string, his: string];
+/** HistoryRow is one night of a series as historyRows reads it: [series_id, run_id, n, median, lo, hi]. */
+export type HistoryRow = [seriesId: unknown, runId: unknown, n: unknown, median: unknown, lo: unknown, hi: unknown];
 
-/** HISTORY_ORDER orders a series' nights in historyRows' aggregates: the order of SeriesPoint lists. */
-export const HISTORY_ORDER = 'ORDER BY time_ms, id';
+/**
+ * HISTORY_ORDER orders a series' nights in historyRows: the order of the
+ * covering index (series_id, time_ms, run_id, n, median, lo, hi), so the
+ * read needs no sort and never touches the table (two measurements of one
+ * series in one run, a duplicated name, keep no particular order).
+ */
+export const HISTORY_ORDER = 'ORDER BY time_ms, run_id';
 
 /** windowValuesColumn is the select expression of a window's `vals`: the blob only for the newest `valuesLimit` points. */
 export function windowValuesColumn(limit: number | null, valuesLimit: number): string {
@@ -140,7 +154,7 @@ export abstract class SqlStore implements Store {
    * newest `valuesLimit` of each, else null.
    */
   protected abstract windowRows(c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]>;
-  /** historyRows reads each series' nights oldest first as comma-joined text columns, in the order given. */
+  /** historyRows reads each series' nights, series in the order given, each oldest first (HISTORY_ORDER). */
   protected abstract historyRows(c: SqlConn, seriesIds: readonly number[]): Promise<HistoryRow[]>;
   /** readSamples returns the values of each measurement id, in index order (missing ids map to nothing). */
   protected abstract readSamples(c: SqlConn, ids: readonly number[]): Promise<Map<number, number[]>>;
@@ -243,7 +257,7 @@ export abstract class SqlStore implements Store {
       const seriesIds = await this.seriesIdsFor(c, cache, run, machineKey);
       const rows: MeasurementRow[] = run.measurements.map((m, i) => ({
         ordinal: i, benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, n: m.values.length,
-        median: m.values.length === 0 ? null : median(m.values), ...band(m.values), seriesId: seriesIds[i],
+        ...summarize(m.values), seriesId: seriesIds[i],
         vals: m.values.length <= PACK_LIMIT ? packValues(m.values) : null,
       }));
       const ids = await this.insertMeasurements(c, runId, timeMs, rows);
@@ -512,12 +526,17 @@ export abstract class SqlStore implements Store {
       const slice = all.slice(start, start + batch);
       yield await this.read(async (c) => {
         const ids = slice.map((r) => Number(r.id));
-        const histories = await this.historyRows(c, ids);
+        const rows = await this.historyRows(c, ids);
         const newest = await this.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
-        const runIds = new Set<number>();
-        for (const h of histories) for (const id of h[1].split(',')) runIds.add(Number(id));
-        await this.loadRuns(c, runIds, runs, fingerprints);
-        const byId = new Map(histories.map((h) => [Number(h[0]), h]));
+        await this.loadRuns(c, rows.map((r) => Number(r[1])), runs, fingerprints);
+        const spans = new Map<number, [number, number]>();
+        for (let i = 0; i < rows.length; ) {
+          const id = Number(rows[i][0]);
+          let j = i;
+          while (j < rows.length && Number(rows[j][0]) === id) j++;
+          spans.set(id, [i, j]);
+          i = j;
+        }
         const newestOf = new Map<number, WindowRow[]>();
         for (const r of newest) {
           const id = Number(r[0]);
@@ -529,20 +548,29 @@ export abstract class SqlStore implements Store {
         const oldValues = old.size > 0 ? await this.readSamples(c, [...old]) : new Map<number, number[]>();
         const out: SeriesHistory[] = [];
         for (const s of slice) {
-          const h = byId.get(Number(s.id));
+          const span = spans.get(Number(s.id));
           const top = newestOf.get(Number(s.id)) ?? [];
-          if (!h || top.length === 0) continue;
-          const runList = h[1].split(',').map((id) => refOf(Number(id)));
-          const count = runList.length;
-          const values = new Array<number[] | undefined>(count).fill(undefined);
-          top.slice(0, valuesNights).forEach((r, i) => {
-            values[count - 1 - i] = r[7] !== null ? unpackValues(r[7] as Uint8Array) : (oldValues.get(Number(r[1])) ?? []);
-          });
+          if (!span || top.length === 0) continue;
+          const [from, to] = span;
+          const count = to - from;
           const history: SeriesHistory = {
             role: s.role as RunRole, fingerprintKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
             unit: String(top[0][3]), better: top[0][4] === 'higher' ? 'higher' : 'lower',
-            runs: runList, n: Int32Array.from(h[2].split(','), Number), median: floats(h[3], count), lo: floats(h[4], count), hi: floats(h[5], count), values,
+            runs: new Array<RunRef>(count), n: new Int32Array(count), median: new Float64Array(count), lo: new Float64Array(count), hi: new Float64Array(count),
+            values: new Array<number[] | undefined>(count).fill(undefined),
           };
+          for (let k = 0; k < count; k++) {
+            const [, runId, n, med, lo, hi] = rows[from + k];
+            history.runs[k] = refOf(Number(runId));
+            history.n[k] = Number(n);
+            history.median[k] = med === null ? NaN : Number(med);
+            history.lo[k] = lo === null ? NaN : Number(lo);
+            history.hi[k] = hi === null ? NaN : Number(hi);
+          }
+          // The newest rows by (time, id) and by (time, run) agree but for a duplicated name within one run.
+          top.slice(0, valuesNights).forEach((r, i) => {
+            history.values[count - 1 - i] = r[7] !== null ? unpackValues(r[7] as Uint8Array) : (oldValues.get(Number(r[1])) ?? []);
+          });
           if (s.repo !== '') history.repo = String(s.repo);
           if (s.branch !== '') history.branch = String(s.branch);
           out.push(history);
@@ -649,14 +677,6 @@ export abstract class SqlStore implements Store {
       return { runs: Number(r.runs), fingerprints: Number(r.fingerprints), measurements: Number(r.measurements), samples: Number(r.samples), state: Number(r.state) };
     });
   }
-}
-
-/** floats parses a comma-joined column of numbers; an empty field (NULL) is NaN. */
-function floats(text: string, count: number): Float64Array {
-  const out = new Float64Array(count);
-  let i = 0;
-  for (const field of text.split(',')) out[i++] = field === '' ? NaN : Number(field);
-  return out;
 }
 
 /** PreparedRun is a validated run with its keys and sample count, computed before the transaction starts. */

@@ -173,18 +173,10 @@ export class SqliteStore extends SqlStore {
   }
 
   protected async historyRows(_c: SqlConn, seriesIds: readonly number[]): Promise<HistoryRow[]> {
-    // Aggregated in SQLite: one row per series instead of a row per night (REAL prints with 15 significant digits).
-    const stmt = this.prepared(
-      `SELECT series_id, group_concat(run_id, ',' ${HISTORY_ORDER}), group_concat(n, ',' ${HISTORY_ORDER}), group_concat(coalesce(median, ''), ',' ${HISTORY_ORDER}),
-              group_concat(coalesce(lo, ''), ',' ${HISTORY_ORDER}), group_concat(coalesce(hi, ''), ',' ${HISTORY_ORDER})
-       FROM measurements WHERE series_id = ?`,
-    );
+    const stmt = this.prepared(`SELECT series_id, run_id, n, median, lo, hi FROM measurements WHERE series_id = ? ${HISTORY_ORDER}`);
     stmt.setReturnArrays(true);
     const out: HistoryRow[] = [];
-    for (const id of seriesIds) {
-      const row = stmt.get(id) as unknown as HistoryRow | undefined;
-      if (row && row[1] !== null) out.push(row);
-    }
+    for (const id of seriesIds) for (const r of stmt.all(id)) out.push(r as unknown as HistoryRow);
     return out;
   }
 
