@@ -9,6 +9,7 @@ import { runServe, SERVE_USAGE } from './serve-command.ts';
 import { runExport, runImport, EXPORT_USAGE, IMPORT_USAGE } from './history-commands.ts';
 import { runScan, runAck, SCAN_USAGE, ACK_USAGE } from './scan-command.ts';
 import { runBisect, runBisectOracle, BISECT_USAGE, BISECT_ORACLE_USAGE } from './bisect-command.ts';
+import { runClean, CLEAN_USAGE } from './clean-command.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 import { redact, scrubError } from '../store/redact.ts';
 import { StoreError } from '../store/store.ts';
@@ -26,9 +27,14 @@ commands:
   ack SERIES --at SHA    mark an expected change: no alert, a new baseline from there
   bisect --good --bad    find the merge that caused a regression (statistical oracle, skips broken commits)
   bisect-oracle          one oracle verdict for git bisect run / cargo-bisect-rustc (see bisect/)
+  clean                  remove the worktrees (and builds) run and bisect left in .benchbot/worktrees
   help                   this text
 
-Run \`benchbot <command> --help\` for a command's options.`;
+Every relative path you type (a --store file, an input, an --output file, --repo) is relative to the
+current directory, unless a command's help says otherwise (run's --result-file is relative to the
+checkout). The default store is .benchbot/benchbot.db in the current directory for every command.
+
+Run \`benchbot <command> --help\` for a command's options.`
 
 type Command = { usage: string; run: (args: string[], out: (text: string) => void) => number | Promise<number> };
 
@@ -44,6 +50,7 @@ const COMMANDS: Record<string, Command> = {
   ack: { usage: ACK_USAGE, run: runAck },
   bisect: { usage: BISECT_USAGE, run: runBisect },
   'bisect-oracle': { usage: BISECT_ORACLE_USAGE, run: runBisectOracle },
+  clean: { usage: CLEAN_USAGE, run: runClean },
 };
 
 /**
