@@ -29,6 +29,7 @@ import type { Draw, Pool, Rng, SessionSource } from './bisect.ts';
 import { scanHistory } from '../src/scan/scan-history.ts';
 import type { Night, Series } from '../src/scan/scan-history.ts';
 import { median } from '../src/stats/order-statistics.ts';
+import { varianceComponents } from '../src/stats/sessions.ts';
 
 const NIGHTS = 60;
 const STEP_AT = 40;
@@ -270,18 +271,25 @@ function table(columns: readonly Column[]): string[] {
 
 /** why measures, per noise source, what limits detection: night-to-night SD of medians and the A/B's standard error, in %. */
 function whyRows(pools: readonly Pool[], captured: ReadonlyArray<{ metric: string; capture: Captured }>, rng: Rng): string[] {
-  const lines = ['| noise | night-to-night SD of log medians | A/B SE (10 v 10, interleaved) | +5% in SEs of the A/B | +10% |', '| --- | --- | --- | --- | --- |'];
+  const lines = ['| noise | within-session SD | between-session SD | night-to-night SD of log medians | A/B SE (10 v 10, interleaved) | +5% in SEs of the A/B | +10% |', '| --- | --- | --- | --- | --- | --- | --- |'];
   const sd = (x: number[]) => {
     const m = x.reduce((a, b) => a + b, 0) / x.length;
     return Math.sqrt(x.reduce((a, b) => a + (b - m) ** 2, 0) / (x.length - 1));
   };
   // Per source: the SD of nightly log medians and of the A/B's log median difference (its standard error).
-  const measure = (sessions: number[][][]) => ({
-    night: sd(sessions.map((x) => Math.log(median(x[1])))),
-    ab: sd(sessions.map((x) => Math.log(median(x[1])) - Math.log(median(x[0])))),
-  });
-  const add = (name: string, m: { night: number; ab: number }) => {
-    lines.push(`| ${name} | ${(100 * m.night).toFixed(1)}% | ${(100 * m.ab).toFixed(1)}% | ${(Math.log(1.05) / m.ab).toFixed(2)} | ${(Math.log(1.1) / m.ab).toFixed(2)} |`);
+  // Variance components of log values with the session as the group (one-way random effects): what a night shares.
+  const measure = (sessions: number[][][]) => {
+    const vc = varianceComponents(sessions.map((x) => x[1].map(Math.log)));
+    return {
+      within: Math.sqrt(vc?.within ?? NaN),
+      between: Math.sqrt(vc?.between ?? NaN),
+      night: sd(sessions.map((x) => Math.log(median(x[1])))),
+      ab: sd(sessions.map((x) => Math.log(median(x[1])) - Math.log(median(x[0])))),
+    };
+  };
+  const add = (name: string, m: ReturnType<typeof measure>) => {
+    const p = (x: number) => `${(100 * x).toFixed(1)}%`;
+    lines.push(`| ${name} | ${p(m.within)} | ${p(m.between)} | ${p(m.night)} | ${p(m.ab)} | ${(Math.log(1.05) / m.ab).toFixed(2)} | ${(Math.log(1.1) / m.ab).toFixed(2)} |`);
   };
   for (const draw of ['iid', 'block'] as const) {
     for (const p of pools) add(`corpus ${draw}: ${p.name}`, measure(Array.from({ length: 60 }, () => drawInterleaved(p.values, [1, 1], 10, rng, draw))));

@@ -59,11 +59,14 @@ export interface Commit {
 /**
  * BisectOptions: the oracle's options (classify.ts) plus
  * `maxSessionsPerCommit` (default 4: sessions an unknown commit, or an
- * unconfirmed culprit, may get) and `maxCulprits` (default 3).
+ * unconfirmed culprit, may get), `maxCulprits` (default 3) and
+ * `maxSessions` (default 0: 3 log2(candidates) + 6, the whole bisection's
+ * budget; spent, it stops with what it has, an open search as a range).
  */
 export interface BisectOptions extends OracleOptions {
   maxSessionsPerCommit?: number;
   maxCulprits?: number;
+  maxSessions?: number;
 }
 
 /**
@@ -207,7 +210,7 @@ export interface BisectResult {
 }
 
 const DEFAULT_OPTIONS: Required<BisectOptions> = {
-  alpha: 0.01, beta: 0.01, ciAlpha: 0.05, threshold: 0.02, maxSessionsPerCommit: 4, maxCulprits: 3,
+  alpha: 0.01, beta: 0.01, ciAlpha: 0.05, threshold: 0.02, maxSessionsPerCommit: 4, maxCulprits: 3, maxSessions: 0,
 };
 
 /** createBisect starts a bisection. Throws RangeError without candidates or with duplicate SHAs. */
@@ -337,6 +340,9 @@ function advance(state: BisectState): BisectState {
   // Before any session the shift is unknown: the first probe session measures it (its good and bad arms).
   if (state.shift.length === 0) return { ...state, finished: false };
   if (!state.reference.reproducible) return { ...state, finished: true };
+  const budget = state.options.maxSessions > 0 ? state.options.maxSessions : Math.ceil(3 * Math.log2(Math.max(2, state.candidates.length))) + 6;
+  // A bisection whose sessions keep disagreeing stops and says what it has, rather than measuring every merge.
+  if (state.sessions >= budget) return { ...state, finished: true };
   for (;;) {
     const v = view(state);
     if (v.pending.length > 0 || v.open.length > 0) return { ...state, finished: false };
@@ -355,16 +361,22 @@ function advance(state: BisectState): BisectState {
     if (conf.verdict !== 'confirmed') return { ...state, finished: true };
     const last = state.candidates.length - 1;
     if (v.hi === last || state.searches.length >= state.options.maxCulprits) return { ...state, finished: true };
-    // What the confirmed culprits explain, each measured against its own parent; the rest is left to explain.
+    // The culprit's level against good, from its own probe sessions and from the confirmed shifts so far (the earlier
+    // culprits' plus its own against its parent), combined by random effects: two ways of measuring it that must agree.
     const own = combine(conf.vsParent) as Estimate;
     const prior = searchGood(state, state.searches[state.searches.length - 1]);
-    const ref: Estimate = { mean: prior.mean + own.mean, se: Math.hypot(prior.se, own.se), tau2: 0, k: own.k };
+    const probe = state.probes[state.candidates[v.hi].sha];
+    const viaParent: Contrast = { estimate: prior.mean + own.mean, variance: prior.se ** 2 + own.se ** 2 };
+    const ref = combine([...(probe?.fromGood ?? []), viaParent]) as Estimate;
     const total = shiftEstimate(state);
     const quarter = Math.max(Math.log1p(state.options.threshold), Math.abs(total.mean) / 4);
     const strict = normalQuantile(1 - state.options.ciAlpha / 10);
     const d = Math.sign(total.mean) || 1;
     const left = d * (total.mean - ref.mean);
-    const more = left >= quarter && left / Math.hypot(total.se, ref.se) >= strict;
+    // And bad still worse than the culprit inside the culprit's own sessions.
+    const toBad = probe ? combine(probe.toBad) : null;
+    const inside = toBad === null || (d * toBad.mean >= quarter && (d * toBad.mean) / toBad.se >= strict);
+    const more = inside && left >= quarter && left / Math.hypot(total.se, ref.se) >= strict;
     if (!more) return { ...state, finished: true };
     state = { ...state, searches: [...state.searches, { from: v.hi, ref }] };
   }

@@ -111,8 +111,8 @@ export type ConfirmVerdict = 'confirmed' | 'refuted' | 'unknown';
 /**
  * confirmAgainstParent judges a culprit by its contrast with its own first
  * parent (combined over interleaved sessions): confirmed when it is
- * significantly worse in the direction of the shift by at least the
- * threshold; refuted when the CI rules out a quarter of the shift (or the
+ * significantly worse in the direction of the shift (at level ciAlpha / 5)
+ * by at least the threshold; refuted when the CI rules out a quarter of the shift (or the
  * threshold, whichever is larger) in that direction.
  */
 export function confirmAgainstParent(vsParent: Estimate, shift: number, options: OracleOptions = {}): ConfirmVerdict {
@@ -120,8 +120,10 @@ export function confirmAgainstParent(vsParent: Estimate, shift: number, options:
   const threshold = options.threshold ?? 0.02;
   const d = Math.sign(shift) || 1;
   const z = normalQuantile(1 - ciAlpha / 2);
+  // Naming a merge is the one claim a maintainer acts on: confirmed at the oracle's strict level (ciAlpha / 5).
+  const strict = normalQuantile(1 - ciAlpha / 10);
   const m = d * vsParent.mean;
-  if (m >= Math.log1p(threshold) && m / vsParent.se >= z) return 'confirmed';
+  if (m >= Math.log1p(threshold) && m / vsParent.se >= strict) return 'confirmed';
   if (m + z * vsParent.se < Math.max(Math.log1p(threshold), Math.abs(shift) / 4)) return 'refuted';
   return 'unknown';
 }

@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { classifyDetailed } from '../bisect/classify.ts';
+import type { OracleVerdict } from '../bisect/classify.ts';
+import { classifySessions, combine, contrast } from '../bisect/session-oracle.ts';
+import type { Contrast } from '../bisect/session-oracle.ts';
 import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, toBisectJson } from '../bisect/create-bisect.ts';
+import type { ProbeSession } from '../bisect/create-bisect.ts';
 import type { BisectState } from '../bisect/create-bisect.ts';
 import { parsePercent } from '../compare/thresholds.ts';
 import { readerFor } from '../formats/detect.ts';
@@ -14,7 +17,9 @@ import { createExecutor } from '../runner/executor.ts';
 import type { Executor } from '../runner/executor.ts';
 import { fingerprintKey } from '../store/run-key.ts';
 import { firstParentMerges } from '../runner/first-parent-merges.ts';
-import { lockMachine } from '../runner/hold-machine.ts';
+import { holdMachine } from '../runner/hold-machine.ts';
+import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
+import type { MachineFlags } from './machine-flags.ts';
 import { measureCommit, measureDirectory, measureInterleaved } from '../runner/measure-commit.ts';
 import type { Arm, InterleavedOutcome, MeasureOutcome, MeasureSettings } from '../runner/measure-commit.ts';
 import { seedFromShas } from '../runner/round-schedule.ts';
@@ -40,7 +45,8 @@ const COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the 
   --repo DIR              repository (default .)
   --store URL             history store (default .benchbot/benchbot.db when it exists; env BENCHBOT_DATABASE_URL)
   --round-timeout S       seconds before a round is killed (default 600)
-  --build-timeout S       seconds before a build is killed (default 3600)`;
+  --build-timeout S       seconds before a build is killed (default 3600)
+${MACHINE_FLAGS_USAGE}`;
 
 export const BISECT_USAGE = `usage: benchbot bisect --good REF --bad REF --bench CMD [options]
 
@@ -88,6 +94,7 @@ export interface BisectFlags {
   maxSessions: number;
   store?: string;
   noStore: boolean;
+  machine: MachineFlags;
 }
 
 function positiveInt(value: unknown, flag: string, fallback: number, min = 1): number {
@@ -108,7 +115,7 @@ const COMMON_FLAGS = {
   bench: { type: 'string' }, build: { type: 'string' }, format: { type: 'string' }, 'result-file': { type: 'string' },
   benchmark: { type: 'string', multiple: true }, metric: { type: 'string' }, rounds: { type: 'string' }, warmup: { type: 'string' },
   'max-sessions': { type: 'string' }, threshold: { type: 'string' }, repo: { type: 'string' }, store: { type: 'string' },
-  'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' },
+  'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, ...MACHINE_FLAG_OPTIONS,
 } as const;
 
 function parse(args: string[], options: ParseArgsOptionsConfig) {
@@ -144,6 +151,7 @@ function commonFlags(v: Record<string, string | string[] | boolean | undefined>,
     maxSessions: positiveInt(v['max-sessions'], '--max-sessions', 4),
     store: v.store as string | undefined,
     noStore: v['no-store'] === true,
+    machine: parseMachineFlags(v),
   };
 }
 
@@ -359,19 +367,39 @@ export async function runBisect(args: string[], out: (text: string) => void): Pr
   const parallel = positiveInt(v.parallel, '--parallel', 1);
   const output = (v.output as string | undefined) ?? 'markdown';
   if (output !== 'markdown' && output !== 'json') throw new UsageError(`--output ${output}: use markdown or json`);
+  // Refs are checked before the machine is held: a typo should not wait for a quiet machine.
+  const checked = openRepository(flags.repo);
+  resolveCommit(checked, v.good as string, '--good');
+  resolveCommit(checked, v.bad as string, '--bad');
   const executor = createExecutor({ kind: 'local' });
   const store = await openOptionalStore(flags, flags.repo);
   const progress = createProgress();
-  const lock = await lockMachine(progress);
+  // The machine lock and the load guard, as every measuring command takes them (machine-flags.ts).
+  const release = await holdMachine(executor, progress, holdOptions(flags.machine))((await executor.fingerprint()).cores);
   try {
     const { log } = await runBisectSession({ flags, good: v.good as string, bad: v.bad as string, parallel, executor, progress, store });
     out(output === 'json' ? JSON.stringify(log, null, 2) : renderBisectMarkdown(log));
     return 0;
   } finally {
-    lock.release();
+    release();
     await executor.close();
     await store?.close();
   }
+}
+
+/**
+ * classifyOracleSessions classifies a probe from its interleaved sessions
+ * (session-oracle.ts): probe vs good and bad vs probe combined by random
+ * effects, against the good-to-bad shift measured in the same sessions.
+ */
+export function classifyOracleSessions(sessions: readonly ProbeSession[], threshold: number): { verdict: OracleVerdict; partial: boolean; llr: number; ratio: number | null; ratioCi: [number, number] | null; shift: number | null } {
+  const all = (f: (x: ProbeSession) => Contrast | null) => sessions.map(f).filter((c): c is Contrast => c !== null);
+  const fromGood = combine(all((x) => contrast(x.good, x.probe)));
+  const toBad = combine(all((x) => contrast(x.probe, x.bad)));
+  const shift = combine(all((x) => contrast(x.good, x.bad)));
+  if (fromGood === null || toBad === null || shift === null) return { verdict: 'unknown', partial: false, llr: 0, ratio: null, ratioCi: null, shift: null };
+  const c = classifySessions(fromGood, toBad, shift.mean, { threshold });
+  return { ...c, ratio: Math.exp(fromGood.mean), ratioCi: [Math.exp(fromGood.mean - 1.96 * fromGood.se), Math.exp(fromGood.mean + 1.96 * fromGood.se)], shift: Math.exp(shift.mean) };
 }
 
 /** normalizeToolchain turns cargo-bisect-rustc's toolchain names (`bisector-nightly-2024-01-02-x86_64-unknown-linux-gnu`, `bisector-ci-<sha>-<target>`) into what a user writes (`nightly-2024-01-02`, `ci-<sha>`). */
@@ -379,11 +407,6 @@ export function normalizeToolchain(name: string): string {
   const stripped = name.replace(/^bisector-/, '');
   const m = /^(nightly-\d{4}-\d{2}-\d{2}|ci-[0-9a-f]{7,40}(?:-alt)?|stable|beta|nightly|\d+\.\d+(?:\.\d+)?)(?:-.+)?$/.exec(stripped);
   return m ? m[1] : stripped;
-}
-
-interface OracleEntry {
-  samples: number[];
-  sessions: number;
 }
 
 /** short abbreviates a commit SHA; toolchain names stay whole. */
@@ -428,14 +451,14 @@ export async function runBisectOracle(args: string[], out: (text: string) => voi
   let goodId: string;
   let badId: string;
   let probeId: string;
-  let measureOne: (id: string) => Promise<MeasureOutcome>;
+  let measureOne: (id: string, over?: Partial<MeasureSettings>) => Promise<MeasureOutcome>;
   if (mode === 'git') {
     const repo = openRepository(flags.repo);
     goodId = resolveCommit(repo, goodRaw, '--good-ref');
     badId = resolveCommit(repo, badRaw, '--bad-ref');
     probeId = resolveCommit(repo, (v.probe as string | undefined) ?? 'HEAD', '--probe');
     // Worktrees keep the checkout git bisect manages untouched (and builds cached per tree).
-    measureOne = (id) => measureCommit(repo, id, join(repo, '.benchbot'), flags.measure, { executor, progress });
+    measureOne = (id, over = {}) => measureCommit(repo, id, join(repo, '.benchbot'), { ...flags.measure, ...over }, { executor, progress });
   } else {
     goodId = normalizeToolchain(goodRaw);
     badId = normalizeToolchain(badRaw);
@@ -444,11 +467,12 @@ export async function runBisectOracle(args: string[], out: (text: string) => voi
     probeId = normalizeToolchain(toolchain);
     const raw = (id: string) => (id === probeId ? toolchain : id === goodId ? goodRaw : badRaw);
     // The project stays; RUSTUP_TOOLCHAIN picks the toolchain, as cargo-bisect-rustc does for its script.
-    measureOne = (id) => measureDirectory(cwd, id, { ...flags.measure, env: { RUSTUP_TOOLCHAIN: raw(id) } }, { executor, progress });
+    measureOne = (id, over = {}) => measureDirectory(cwd, id, { ...flags.measure, ...over, env: { RUSTUP_TOOLCHAIN: raw(id) } }, { executor, progress });
   }
 
   const store = await openStore(flags.store, { cwd: mode === 'git' ? flags.repo : cwd });
-  const lock = await lockMachine(progress);
+  // The machine lock and the load guard, as every measuring command takes them (machine-flags.ts).
+  const release = await holdMachine(executor, progress, holdOptions(flags.machine))((await executor.fingerprint()).cores);
   try {
     const prefix = `bisect-oracle:${goodId}..${badId}`;
     const machine = machineKeyOf(executor);
@@ -499,40 +523,65 @@ export async function runBisectOracle(args: string[], out: (text: string) => voi
     const goodM = (await knownRef(goodId)) ?? (await measureRef(goodId, 'good'));
     const badM = (await knownRef(badId)) ?? (await measureRef(badId, 'bad'));
     const r = reproducible(goodM, badM);
+    // The stored or separately measured references choose the series and rule out a bisection with nothing to find.
     if (!r.ok) throw new RunnerError(`not reproducible: ${r.why}; nothing to bisect`);
-    const { choice, g: good, b: bad } = r;
-    const probeKey = `${prefix}:probe:${probeId}`;
+    const { choice } = r;
+    // Each call is one session: the probe interleaved with both references, so the session's offset cancels.
+    const probeKey = `${prefix}:session:${probeId}`;
+    const measureSession = async (): Promise<{ skip: string; arm: string } | ProbeSession> => {
+      if (mode === 'git') {
+        const o = await measureInterleaved(flags.repo, [{ label: 'good', sha: goodId }, { label: 'probe', sha: probeId }, { label: 'bad', sha: badId }], join(flags.repo, '.benchbot'), flags.measure, { executor, progress }, seedFromShas(goodId, probeId));
+        if (o.skip !== undefined) return o;
+        return { good: valuesOf(o.arms.good, choice) ?? [], probe: valuesOf(o.arms.probe, choice) ?? [], bad: valuesOf(o.arms.bad, choice) ?? [] };
+      }
+      // cargo: one project, the toolchain per arm through RUSTUP_TOOLCHAIN; one round of each arm at a time, the order alternating.
+      const arms = { good: goodId, probe: probeId, bad: badId } as const;
+      const got: Record<keyof typeof arms, number[]> = { good: [], probe: [], bad: [] };
+      for (let round = 0; round < flags.measure.rounds; round++) {
+        const order: Array<keyof typeof arms> = round % 2 === 0 ? ['good', 'probe', 'bad'] : ['bad', 'probe', 'good'];
+        for (const arm of order) {
+          const o = await measureOne(arms[arm], { rounds: 1, warmup: round === 0 ? flags.measure.warmup : 0 });
+          if (o.skip !== undefined) return { skip: o.skip, arm };
+          got[arm].push(...(valuesOf(o.measurements, choice) ?? []));
+        }
+      }
+      return got;
+    };
     for (;;) {
-      progress.group(`probe ${short(probeId)}: ${flags.measure.rounds} rounds`);
-      const outcome = await measureOne(probeId);
+      progress.group(`probe ${short(probeId)}: ${flags.measure.rounds} rounds, interleaved with ${short(goodId)} and ${short(badId)}`);
+      const session = await measureSession();
       progress.endGroup();
-      const values = outcome.skip === undefined ? valuesOf(outcome.measurements, choice) : undefined;
-      if (outcome.skip !== undefined || !values || values.length === 0) {
-        out(`benchbot oracle: ${short(probeId)} skipped: ${outcome.skip ?? `no ${choice.benchmark} (${choice.metric}) in its output`}`);
+      if ('skip' in session) {
+        if (session.arm !== 'probe') throw new RunnerError(`the ${session.arm} reference cannot be measured in this session: ${session.skip}`);
+        out(`benchbot oracle: ${short(probeId)} skipped: ${session.skip}`);
         return codes.skip;
       }
-      const before = ((await store.getState(probeKey))?.value as OracleEntry | undefined) ?? { samples: [], sessions: 0 };
-      const entry: OracleEntry = { samples: [...before.samples, ...values], sessions: before.sessions + 1 };
+      if (session.probe.length === 0) {
+        out(`benchbot oracle: ${short(probeId)} skipped: no ${choice.benchmark} (${choice.metric}) in its output`);
+        return codes.skip;
+      }
+      const before = ((await store.getState(probeKey))?.value as { sessions: ProbeSession[] } | undefined) ?? { sessions: [] };
+      const entry = { sessions: [...before.sessions, session] };
       await store.putState(probeKey, entry);
-      const c = classifyDetailed(entry.samples, good, bad, { threshold: flags.threshold });
-      const numbers = `${choice.benchmark} (${choice.metric}) n=${c.n}, ${c.ratio === null ? 'no ratio' : `${formatChange(c.ratio)} vs good`}${c.ratioCi ? ` (CI ${formatChange(c.ratioCi[0])} … ${formatChange(c.ratioCi[1])})` : ''}`;
+      const c = classifyOracleSessions(entry.sessions, flags.threshold);
+      const numbers = `${choice.benchmark} (${choice.metric}) ${entry.sessions.length} session(s), ${c.ratio === null ? 'no ratio' : `${formatChange(c.ratio)} vs good`}${c.ratioCi ? ` (CI ${formatChange(c.ratioCi[0])} … ${formatChange(c.ratioCi[1])})` : ''}${c.shift === null ? '' : `; bad vs good ${formatChange(c.shift)} in the same sessions`}`;
       if (c.verdict !== 'unknown') {
         out(`benchbot oracle: ${short(probeId)} ${c.verdict}${c.partial ? ' (partial shift)' : ''}: ${numbers}`);
         return c.verdict === 'good' || c.verdict === 'beyond-good' ? codes.good : codes.bad;
       }
-      if (entry.sessions >= flags.maxSessions) {
+      if (entry.sessions.length >= flags.maxSessions) {
         if (mode === 'git') {
-          out(`benchbot oracle: ${short(probeId)} still undecided after ${entry.sessions} sessions (${numbers}); skipping it`);
+          out(`benchbot oracle: ${short(probeId)} still undecided after ${entry.sessions.length} sessions (${numbers}); skipping it`);
           return codes.skip;
         }
         // cargo-bisect-rustc has no skip: lean on the sequential test's evidence.
         const leaning = c.llr > 0 ? 'bad' : 'good';
-        out(`benchbot oracle: ${short(probeId)} undecided after ${entry.sessions} sessions (${numbers}); answering ${leaning}, the side the evidence leans to`);
+        out(`benchbot oracle: ${short(probeId)} undecided after ${entry.sessions.length} sessions (${numbers}); answering ${leaning}, the side the evidence leans to`);
         return codes[leaning];
       }
     }
   } finally {
-    lock.release();
+    release();
     await executor.close();
     await store.close();
   }

@@ -17,7 +17,7 @@ function git(dir: string, ...args: string[]) {
   return spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: env(dir) });
 }
 
-const oracleArgs = (good: string, bad: string) => ['--good-ref', good, '--bad-ref', bad, '--bench', './bench.sh', '--build', './build.sh', '--rounds', '6'];
+const oracleArgs = (good: string, bad: string) => ['--good-ref', good, '--bad-ref', bad, '--bench', './bench.sh', '--build', './build.sh', '--rounds', '6', '--max-load', '1000'];
 
 test('git bisect run with the oracle names the merge that slowed parse', () => {
   const repo = makeMergeRepo({ merges: 16, culprit: 11 });
@@ -27,8 +27,9 @@ test('git bisect run with the oracle names the merge that slowed parse', () => {
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, new RegExp(`${repo.culprit.sha} is the first bad commit`));
   assert.match(run.stdout, /Merge pull request #111 from octo\/topic-11/);
-  assert.match(run.stdout, /benchbot oracle: [0-9a-f]{12} good: parse \(time\) n=6/);
-  assert.match(run.stdout, /benchbot oracle: [0-9a-f]{12} bad: parse \(time\) n=6/);
+  // Every verdict comes from one session of the commit interleaved with both references.
+  assert.match(run.stdout, /benchbot oracle: [0-9a-f]{12} good: parse \(time\) 1 session\(s\), [+-][\d.]+% vs good .*; bad vs good \+[\d.]+% in the same sessions/);
+  assert.match(run.stdout, /benchbot oracle: [0-9a-f]{12} bad: parse \(time\) 1 session\(s\)/);
   git(repo.dir, 'bisect', 'reset');
 });
 
