@@ -51,11 +51,13 @@ ${MACHINE_FLAGS_USAGE}`;
 export const BISECT_USAGE = `usage: benchbot bisect --good REF --bad REF --bench CMD [options]
 
 Finds the merge that made a benchmark slower: the candidates are the
-first-parent merges in good..bad (one per pull request). Both ends are
-measured first (or taken from stored nightly runs of this machine) and must
-differ; then each probe is classified good, bad or unknown by a sequential
-test against them (unknown buys another session; a commit that does not
-build or crashes is skipped) until one merge is left.
+first-parent merges in good..bad (one per pull request). Every probe is one
+session of the merge interleaved with good and bad, classified good, bad or
+unknown by a sequential test on the contrasts inside its sessions (unknown
+buys another session; a commit that does not build or crashes is skipped)
+until one merge is left; that merge is named only once a session against
+its own parent confirms it. Good and bad must differ in the first session
+(or in the stored nightly A/B of the two on this machine).
 
 options:
   --good REF              a commit without the regression (required)
@@ -63,7 +65,7 @@ options:
 ${COMMON_OPTIONS}
   --parallel K            probes per step (default 1): steps drop to about log base K+1 of the merges
   --output O              markdown | json (default markdown)
-  --no-store              do not read reference samples from the store
+  --no-store              do not read the stored nightly A/B of good vs bad
 
 exit status: 0 the bisection finished (see its status: found, range or not-reproducible), 2 usage, setup or store error`;
 

@@ -15,8 +15,11 @@ export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [-
 
 Scans the nightly history (runs stored with role nightly) of one branch for
 regressions: per series (benchmark x metric x machine), E-divisive change
-points confirmed on raw samples, plus a fast two-night alert; FDR across all
-series. Acknowledged changes (benchbot ack) start a new baseline.
+points and a fast alert on nightly medians, each reported as a regression
+only once the interleaved A/B of its last good and first bad commit (stored
+by the nightly job) confirms it, else as awaiting; FDR across all series.
+A machine change (kernel, governor, toolchain) starts a new segment.
+Acknowledged changes (benchbot ack) start a new baseline.
 
 options:
   --store URL         history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
