@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { openStore } from '../store/open-store.ts';
 import { exportNdjson } from '../store/export-ndjson.ts';
 import { importNdjson, splitLines } from '../store/import-ndjson.ts';
-import { importGithubActionBenchmark } from '../store/github-action-benchmark.ts';
+import { GAB_DEFAULT_BRANCH, importGithubActionBenchmark } from '../store/github-action-benchmark.ts';
 import { UsageError } from './usage-error.ts';
 
 export const EXPORT_USAGE = `usage: benchbot export [--store URL] [--output FILE]
@@ -12,11 +12,18 @@ export const EXPORT_USAGE = `usage: benchbot export [--store URL] [--output FILE
 Writes the whole history (runs, fingerprints, every raw sample) as NDJSON to
 FILE or stdout.`;
 
-export const IMPORT_USAGE = `usage: benchbot import FILE [--store URL] [--from benchbot|github-action-benchmark] [--repo OWNER/NAME] [--branch NAME]
+export const IMPORT_USAGE = `usage: benchbot import FILE [--store URL] [--from benchbot|github-action-benchmark] [--repository OWNER/NAME] [--branch NAME]
 
 Adds history to the store in one transaction: a benchbot NDJSON export, or the
 data.js that benchmark-action/github-action-benchmark keeps on gh-pages.
-Importing the same file twice adds nothing.`;
+Importing the same file twice adds nothing.
+
+options:
+  --store URL             history store (default .benchbot/benchbot.db in the current directory; env BENCHBOT_DATABASE_URL)
+  --from F                benchbot (default) | github-action-benchmark
+  --repository O/N        github-action-benchmark: the GitHub repository, OWNER/NAME (default: data.js's repoUrl)
+  --branch NAME           github-action-benchmark: the branch the nights belong to (default ${GAB_DEFAULT_BRANCH}, which
+                          benchbot scan scans by default; data.js does not record it)`;
 
 function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boolean) {
   try {
@@ -52,7 +59,8 @@ export async function runExport(args: string[], out: (text: string) => void): Pr
 
 /** runImport implements `benchbot import`. */
 export async function runImport(args: string[], out: (text: string) => void): Promise<number> {
-  const { values, positionals } = parse(args, { store: { type: 'string' }, from: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } }, true);
+  const { values, positionals } = parse(args, { store: { type: 'string' }, from: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } }, true);
+  if (values.repo !== undefined) throw new UsageError(`--repo ${String(values.repo)}: --repo is a directory in every benchbot command; import takes the GitHub repository as --repository OWNER/NAME`);
   if (positionals.length !== 1) throw new UsageError('import needs exactly one FILE (use - for stdin)');
   const from = (values.from as string | undefined) ?? 'benchbot';
   if (from !== 'benchbot' && from !== 'github-action-benchmark') throw new UsageError(`--from ${from}: use benchbot or github-action-benchmark`);
@@ -71,8 +79,9 @@ export async function runImport(args: string[], out: (text: string) => void): Pr
   try {
     const result = typeof input !== 'string'
       ? await importNdjson(store, input, { file })
-      : await importGithubActionBenchmark(store, input, { file, repo: values.repo as string | undefined, branch: values.branch as string | undefined });
-    out(`imported ${result.runs} runs from ${file} (${result.created} new)`);
+      : await importGithubActionBenchmark(store, input, { file, repo: values.repository as string | undefined, branch: values.branch as string | undefined });
+    const branch = (values.branch as string | undefined) ?? GAB_DEFAULT_BRANCH;
+    out(`imported ${result.runs} runs from ${file} (${result.created} new)${from === 'github-action-benchmark' ? ` as nightlies of branch ${branch}${values.branch === undefined ? ' (data.js does not say which branch; --branch NAME to choose)' : ''}` : ''}`);
     return 0;
   } finally {
     await store.close();

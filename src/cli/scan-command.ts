@@ -11,7 +11,7 @@ import type { SeriesPoint, Store } from '../store/store.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import { UsageError } from './usage-error.ts';
 
-export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repo OWNER/NAME] [--output markdown|json] [--threshold 2%]
+export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
 
 Scans the nightly history (runs stored with role nightly) of one branch for
 regressions: per series (benchmark x metric x machine), E-divisive change
@@ -24,7 +24,8 @@ Acknowledged changes (benchbot ack) start a new baseline.
 options:
   --store URL         history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
   --branch NAME       branch whose nightlies to scan (default main)
-  --repo OWNER/NAME   only runs stored for this repository (default: any); also links commits in markdown
+  --repository O/N   only runs stored for this GitHub repository, OWNER/NAME (default: any); also links
+                      commits in markdown
   --output O          markdown | json (default markdown)
   --threshold X       smallest change that matters (default 2%)
   --max-age N         do not report changes whose first bad night is more than N nights old (default 30)
@@ -152,9 +153,10 @@ export async function loadAcks(store: Store): Promise<Ack[]> {
 /** runScan implements `benchbot scan`. */
 export async function runScan(args: string[], out: (text: string) => void): Promise<number> {
   const { values: v } = parse(args, {
-    store: { type: 'string' }, branch: { type: 'string' }, repo: { type: 'string' }, output: { type: 'string' },
+    store: { type: 'string' }, branch: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, output: { type: 'string' },
     threshold: { type: 'string' }, 'max-age': { type: 'string' },
   }, false);
+  if (v.repo !== undefined) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
   const output = (v.output as string | undefined) ?? 'markdown';
   if (output !== 'markdown' && output !== 'json') throw new UsageError(`--output ${output}: use markdown or json`);
   const threshold = v.threshold === undefined ? 0.02 : parsePercent(v.threshold as string);
@@ -162,13 +164,13 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
   const maxAge = v['max-age'] === undefined ? 30 : Number(v['max-age']);
   if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v['max-age']}: give a whole number of nights, e.g. 30`);
   const branch = (v.branch as string | undefined) ?? 'main';
-  const repo = v.repo as string | undefined;
+  const repo = v.repository as string | undefined;
   const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
   try {
     const series = await loadNightlySeries(store, { branch, repo });
     const acks = await loadAcks(store);
     const result = scanHistory(series, { threshold, acks, maxAgeNights: maxAge });
-    if (series.length === 0) result.warnings.unshift(`no nightly runs of branch ${branch}${repo ? ` in ${repo}` : ''} in ${store.location}; store them with role nightly, or check --branch and --repo`);
+    if (series.length === 0) result.warnings.unshift(`no nightly runs of branch ${branch}${repo ? ` in ${repo}` : ''} in ${store.location}; store them with role nightly, or check --branch and --repository`);
     const repoUrl = repo && /^[\w.-]+\/[\w.-]+$/.test(repo) ? `${(process.env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
     const options = { series: series.length, threshold, branch, repoUrl };
     out(output === 'json' ? JSON.stringify(toScanJson(result, options), null, 2) : renderScanMarkdown(result, options));

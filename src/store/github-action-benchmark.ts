@@ -3,11 +3,19 @@ import { directionOf, normalizeTimeUnit } from '../formats/units.ts';
 import type { Direction, Measurement } from '../model/measurement.ts';
 import type { IngestRun, Store } from './store.ts';
 
-/** GabImportOptions override what the file says or lacks: `repo` (owner/name) and `branch` of the history. */
+/** GabImportOptions override what the file says or lacks: `repo` (owner/name) and `branch` of the history (default GAB_DEFAULT_BRANCH). */
 export interface GabImportOptions {
   repo?: string;
   branch?: string;
 }
+
+/**
+ * GAB_DEFAULT_BRANCH is the branch imported history is stored under when
+ * the import names none: data.js does not record it, github-action-benchmark
+ * is set up to record pushes to the default branch, and `benchbot scan`
+ * scans `main` by default, so an import followed by a scan finds the nights.
+ */
+export const GAB_DEFAULT_BRANCH = 'main';
 
 /** GAB_DEFAULT_SUITE is the suite name github-action-benchmark uses when the workflow names none. */
 export const GAB_DEFAULT_SUITE = 'Benchmark';
@@ -34,7 +42,8 @@ const PREFIX = /^\uFEFF?\s*window\.BENCHMARK_DATA\s*=\s*/;
  * `extra` are summary text and are dropped; every run carries a
  * `summary-only` warning, since one value per commit gives the statistics
  * nothing to test. The repo comes from `repoUrl` (https://github.com/OWNER/NAME)
- * unless `options.repo` says otherwise.
+ * unless `options.repo` says otherwise; the branch is `options.branch`,
+ * else GAB_DEFAULT_BRANCH.
  */
 export function parseGithubActionBenchmark(text: string, file: string, options: GabImportOptions = {}): { repo?: string; runs: IngestRun[] } {
   const prefix = PREFIX.exec(text);
@@ -93,7 +102,7 @@ export function parseGithubActionBenchmark(text: string, file: string, options: 
         hints: {},
       };
       if (repo !== undefined) run.repo = repo;
-      if (options.branch !== undefined) run.branch = options.branch;
+      run.branch = options.branch ?? GAB_DEFAULT_BRANCH;
       runs.push(run);
     });
   }

@@ -78,7 +78,7 @@ test('scan finds an injected 10% regression with the right nightly range, exits 
   assert.ok(f.history.p <= 0.01);
   assert.ok(!report.findings.some((x: { benchmark: string }) => x.benchmark === 'hash'));
 
-  const md = benchbot(h.dir, 'scan', '--store', h.store, '--repo', 'octo-org/widgets');
+  const md = benchbot(h.dir, 'scan', '--store', h.store, '--repository', 'octo-org/widgets');
   assert.equal(md.status, 1);
   assert.match(md.stdout, /^### benchbot scan of (`main`|<code>main<\/code>): 1 suspected regression/);
   assert.match(md.stdout, /confirmed interleaved, .* in one session: \+\d/);
