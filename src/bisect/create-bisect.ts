@@ -45,7 +45,7 @@
 
 import { classifySessions, combine, confirmAgainstParent, contrast, difference } from './session-oracle.ts';
 import type { ConfirmVerdict, Contrast, Estimate } from './session-oracle.ts';
-import type { OracleOptions, OracleVerdict } from './classify.ts';
+import type { OracleOptions, OracleVerdict } from './session-oracle.ts';
 import { normalQuantile, normalSf } from '../stats/normal.ts';
 
 /** Commit is one candidate merge: `pr` its pull request number when known, `parent` its first parent's SHA when known. */
@@ -57,7 +57,7 @@ export interface Commit {
 }
 
 /**
- * BisectOptions: the oracle's options (classify.ts) plus
+ * BisectOptions: the oracle's options (session-oracle.ts) plus
  * `maxSessionsPerCommit` (default 4: sessions an unknown commit, or an
  * unconfirmed culprit, may get), `maxCulprits` (default 3) and
  * `maxSessions` (default 0: 3 log2(candidates) + 6, the whole bisection's

@@ -14,8 +14,8 @@
  * estimated from the sessions themselves, so a commit whose sessions
  * disagree stays undecided instead of being decided by its largest session.
  *
- * The verdict has the shape of the sample oracle (classify.ts): a Wald SPRT
- * between "probe = good" and "probe = bad" on the combined contrast,
+ * The verdict: a Wald SPRT between "probe = good" and "probe = bad" on the
+ * combined contrast (normal, its standard error from the sessions),
  * guarded by the contrasts' CIs (bad needs the probe significantly worse
  * than good, good needs it significantly better than bad); a probe
  * significantly away from both by a quarter of the shift is a partial
@@ -26,7 +26,24 @@
 import { hodgesLehmann } from '../stats/hodges-lehmann.ts';
 import { normalQuantile } from '../stats/normal.ts';
 import { randomEffects } from '../stats/sessions.ts';
-import type { OracleOptions, OracleVerdict } from './classify.ts';
+
+/** OracleVerdict is the oracle's answer for one probe. */
+export type OracleVerdict = 'good' | 'bad' | 'unknown' | 'beyond-good' | 'beyond-bad';
+
+/**
+ * OracleOptions: `alpha` and `beta` are the SPRT's error rates (default
+ * 0.01 each: the chance of calling a good commit bad and a bad one good);
+ * `ciAlpha` (0.05) the level of the contrasts' guards (a partial shift and a
+ * confirmation need ciAlpha / 5); `threshold` (0.02) the smallest shift, as
+ * a fraction, that counts as a partial shift, beyond a reference or a
+ * confirmed culprit.
+ */
+export interface OracleOptions {
+  alpha?: number;
+  beta?: number;
+  ciAlpha?: number;
+  threshold?: number;
+}
 
 /** Contrast is one within-session estimate of a log shift (later arm minus earlier) with its variance. */
 export interface Contrast {

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import type { OracleVerdict } from '../bisect/classify.ts';
 import { classifySessions, combine, contrast } from '../bisect/session-oracle.ts';
-import type { Contrast } from '../bisect/session-oracle.ts';
+import type { Contrast, OracleVerdict } from '../bisect/session-oracle.ts';
 import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, toBisectJson } from '../bisect/create-bisect.ts';
 import type { ProbeSession } from '../bisect/create-bisect.ts';
 import type { BisectState } from '../bisect/create-bisect.ts';

@@ -23,7 +23,7 @@ commands:
   calibrate --bench      learn this machine's noise per benchmark (A/A rounds of one commit), for run's advice
   export / import        move history between stores as NDJSON; import github-action-benchmark data.js
   serve                  run the GitHub App: /bench on pull requests, reports, nightly bisect -> issue
-  scan                   scan the nightly history for regressions (change points, confirmed on raw samples)
+  scan                   scan the nightly history for regressions (nightly medians, confirmed by the interleaved A/B)
   ack SERIES --at SHA    mark an expected change: no alert, a new baseline from there
   bisect --good --bad    find the merge that caused a regression (statistical oracle, skips broken commits)
   bisect-oracle          one oracle verdict for git bisect run / cargo-bisect-rustc (see bisect/)
