@@ -1,5 +1,6 @@
 // Bundles the entry points into dist/ (committed; CI checks it is current).
 import { build } from 'esbuild';
+import { bundleDashboard } from './dashboard-bundle.ts';
 
 const ENTRIES = { benchbot: 'src/cli/benchbot.ts', action: 'src/action/main.ts' };
 
@@ -17,3 +18,6 @@ await build({
   // pg requires pg-native only when asked for it; benchbot never is.
   external: ['pg-native'],
 });
+
+// The dashboard's pages, for the browser (dist/dashboard.js, dist/dashboard.css).
+await bundleDashboard();

@@ -8,6 +8,7 @@ import { runCalibrate, CALIBRATE_USAGE } from './calibrate-command.ts';
 import { runServe, SERVE_USAGE } from './serve-command.ts';
 import { runExport, runImport, EXPORT_USAGE, IMPORT_USAGE } from './history-commands.ts';
 import { runScan, runAck, SCAN_USAGE, ACK_USAGE } from './scan-command.ts';
+import { runDashboard, DASHBOARD_USAGE } from './dashboard-command.ts';
 import { runBisect, runBisectOracle, BISECT_USAGE, BISECT_ORACLE_USAGE } from './bisect-command.ts';
 import { runClean, CLEAN_USAGE } from './clean-command.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
@@ -25,6 +26,7 @@ commands:
   serve                  run the GitHub App: /bench on pull requests, reports, nightly bisect -> issue
   scan                   scan the nightly history for regressions (nightly medians, confirmed by the interleaved A/B)
   ack SERIES --at SHA    mark an expected change: no alert, a new baseline from there
+  dashboard --out DIR    write a static site of the history: every series charted, regressions first
   bisect --good --bad    find the merge that caused a regression (statistical oracle, skips broken commits)
   bisect-oracle          one oracle verdict for git bisect run / cargo-bisect-rustc (see bisect/)
   clean                  remove the worktrees (and builds) run and bisect left in .benchbot/worktrees
@@ -48,6 +50,7 @@ const COMMANDS: Record<string, Command> = {
   serve: { usage: SERVE_USAGE, run: runServe },
   scan: { usage: SCAN_USAGE, run: runScan },
   ack: { usage: ACK_USAGE, run: runAck },
+  dashboard: { usage: DASHBOARD_USAGE, run: runDashboard },
   bisect: { usage: BISECT_USAGE, run: runBisect },
   'bisect-oracle': { usage: BISECT_ORACLE_USAGE, run: runBisectOracle },
   clean: { usage: CLEAN_USAGE, run: runClean },

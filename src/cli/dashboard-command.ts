@@ -1,0 +1,71 @@
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { parsePercent } from '../compare/thresholds.ts';
+import { githubRepoUrl } from '../dashboard/read-history.ts';
+import { writeSite } from '../dashboard/write-site.ts';
+import { openStore } from '../store/open-store.ts';
+import { UsageError } from './usage-error.ts';
+
+export const DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repo OWNER/NAME] [--branch NAME] [--title TEXT]
+
+Writes a static site of the nightly history into DIR: an overview of every
+series (latest value, change over 7 and 30 nights, open regressions first,
+a filter), a page per series (nightly medians with their 95% CI, change
+points, acks, regression issues and culprits, recoveries, the raw samples
+of the newest nights, zoom and pan, a permalink per series and time range)
+and the PR runs. HTML, JavaScript and JSON only: publish DIR on GitHub Pages
+or any static host, or look at it with python3 -m http.server -d DIR.
+
+options:
+  --out DIR             where to write the site (created; stale series files in it are removed)
+  --store URL           history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
+  --repo OWNER/NAME     only this repository's series (default: every repository in the store)
+  --branch NAME         only this branch's nightlies (default: every branch)
+  --title TEXT          the site's title (default "benchbot: OWNER/NAME" or "benchbot")
+  --samples-nights N    newest nights per series whose raw samples are published (default 30)
+  --prs N               PR runs listed (default 100; 0 for none)
+  --threshold X         smallest change marked as a change point (default 2%, as benchbot scan)`;
+
+function count(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} ${value}: give a whole number, e.g. ${fallback}`);
+  return n;
+}
+
+/** runDashboard implements `benchbot dashboard`. */
+export async function runDashboard(args: string[], out: (text: string) => void): Promise<number> {
+  let v: Record<string, string | boolean | undefined>;
+  try {
+    v = parseArgs({ args, options: { out: { type: 'string' }, store: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' }, title: { type: 'string' }, 'samples-nights': { type: 'string' }, prs: { type: 'string' }, threshold: { type: 'string' } } }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const dir = v.out as string | undefined;
+  if (!dir) throw new UsageError('--out DIR is required: the directory to write the site into');
+  const threshold = v.threshold === undefined ? 0.02 : parsePercent(v.threshold as string);
+  if (threshold === undefined || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
+  const repo = v.repo as string | undefined;
+  const settings = {
+    repo,
+    branch: v.branch as string | undefined,
+    title: (v.title as string | undefined) ?? (repo ? `benchbot: ${repo}` : 'benchbot'),
+    samplesNights: count(v['samples-nights'] as string | undefined, '--samples-nights', 30),
+    prs: count(v.prs as string | undefined, '--prs', 100),
+    threshold,
+    generated: new Date().toISOString(),
+    repoUrl: githubRepoUrl(process.env.GITHUB_SERVER_URL ?? 'https://github.com'),
+  };
+  const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
+  try {
+    const started = performance.now();
+    const result = await writeSite(store, resolve(dir), settings);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    out(result.series === 0
+      ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ''}${settings.branch ? ` on branch ${settings.branch}` : ''} in ${store.location}`
+      : `wrote the dashboard of ${result.series} series to ${dir} (${result.files} files, ${(result.bytes / 1e6).toFixed(1)} MB, ${seconds} s)`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

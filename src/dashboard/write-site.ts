@@ -1,0 +1,150 @@
+/**
+ * write-site: `benchbot dashboard`'s edge. Reads the store (read-history.ts),
+ * builds each series' page with the pure model (site-model.ts) and writes
+ * the static site: index.html, dashboard.js and dashboard.css (the bundle
+ * `npm run build` makes from src/dashboard/web), and data/. No server is
+ * needed to look at it; GitHub Pages, any static host or a file share will do.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RunnerError } from '../runner/git-checkout.ts';
+import type { Store } from '../store/store.ts';
+import { indexHtml } from './index-html.ts';
+import { readAcks, readGroups, readIssues, readPrs, RunTable, toSeries, type HistoryFilter, type SeriesGroup } from './read-history.ts';
+import { buildOverview, buildRuns, buildSeries, seriesId, type DashboardAck, type DashboardIssue, type OverviewJson, type OverviewRow, type SeriesJson, type SiteOptions } from './site-model.ts';
+
+/**
+ * SiteSettings: what to show and how. `samplesNights` (default 30) is how
+ * many of each series' newest nights ship their raw samples (the rest show
+ * median, CI and count: a year of a 10,000-series suite's samples would be
+ * 300 MB); `prs` (default 100) how many PR runs are listed.
+ */
+export interface SiteSettings extends HistoryFilter, SiteOptions {
+  title: string;
+  samplesNights?: number;
+  prs?: number;
+  /** generated is the build time shown on the pages (the edge's clock). */
+  generated: string;
+  repoUrl?: (repo: string | undefined) => string | undefined;
+}
+
+/** SiteAssets are the browser bundle's files. */
+export interface SiteAssets {
+  js: string;
+  css: string;
+}
+
+/**
+ * loadSiteAssets reads dist/dashboard.js and dist/dashboard.css, beside
+ * the bundled CLI (dist/benchbot.js) or two levels up from this source file.
+ */
+export function loadSiteAssets(): SiteAssets {
+  for (const dir of [new URL('./', import.meta.url), new URL('../../dist/', import.meta.url)]) {
+    const js = fileURLToPath(new URL('dashboard.js', dir));
+    const css = fileURLToPath(new URL('dashboard.css', dir));
+    if (existsSync(js) && existsSync(css)) return { js: readFileSync(js, 'utf8'), css: readFileSync(css, 'utf8') };
+  }
+  throw new RunnerError('the dashboard\'s pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build');
+}
+
+/** SiteData is everything the pages read, built page by page through `onSeries`. */
+export interface BuiltSite {
+  overview: OverviewJson;
+  runs: ReturnType<typeof buildRuns>;
+  series: number;
+}
+
+/**
+ * buildSite reads the history and builds every series page, handing each to
+ * `onSeries` as it is made (the writer writes it, the server caches nothing
+ * but the overview), then the overview and the run table.
+ */
+export async function buildSite(store: Store, settings: SiteSettings, onSeries: (page: SeriesJson) => void): Promise<BuiltSite> {
+  const samplesNights = settings.samplesNights ?? 30;
+  const [groups, acks, issues, prs] = await Promise.all([
+    readGroups(store, settings, samplesNights),
+    readAcks(store),
+    readIssues(store),
+    readPrs(store, settings, settings.prs ?? 100, settings.repoUrl ?? (() => undefined)),
+  ]);
+  const runs = RunTable.of(groups);
+  const rows = buildPages(groups, runs, acks, issues, settings, onSeries);
+  return { overview: buildOverview(rows, prs, { title: settings.title, generated: settings.generated, threshold: settings.threshold }), runs: buildRuns(runs.rows), series: rows.length };
+}
+
+/** buildPages builds each group's page (dropping its columns as it goes) and returns the overview rows. */
+export function buildPages(
+  groups: SeriesGroup[], runs: RunTable, acks: readonly DashboardAck[], issues: readonly DashboardIssue[], settings: SiteOptions, onSeries: (page: SeriesJson) => void,
+): OverviewRow[] {
+  const siblings = new Map<string, { id: string; machineLabel: string }[]>();
+  const family = (g: SeriesGroup) => `${g.repo ?? ''}\u0000${g.branch}\u0000${g.benchmark}\u0000${g.metric}`;
+  for (const g of groups) {
+    const list = siblings.get(family(g)) ?? [];
+    list.push({ id: seriesId(g), machineLabel: g.machineLabel });
+    siblings.set(family(g), list);
+  }
+  const acksOf = groupBy(acks, (a) => a.series);
+  const issuesOf = groupBy(issues, (i) => i.series);
+  const rows: OverviewRow[] = [];
+  for (let k = 0; k < groups.length; k++) {
+    const g = groups[k];
+    const series = toSeries(g, runs);
+    const key = `${g.branch}:${g.benchmark}:${g.metric}:${g.machine}`;
+    const { page, row } = buildSeries(series, runs.rows, { acks: acksOf.get(key) ?? [], issues: issuesOf.get(key) ?? [], siblings: siblings.get(family(g)) ?? [] }, settings);
+    onSeries(page);
+    rows.push(row);
+    // The columns are in the page now; let them go before the next series.
+    groups[k] = { ...g, parts: [] };
+  }
+  return rows;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+/** WriteResult says what was written. */
+export interface WriteResult {
+  series: number;
+  files: number;
+  bytes: number;
+}
+
+/**
+ * writeSite writes the static site into `out` (created if missing). Series
+ * files a previous run left behind for series no longer in the history are
+ * removed; nothing else in `out` is touched.
+ */
+export async function writeSite(store: Store, out: string, settings: SiteSettings, assets: SiteAssets = loadSiteAssets()): Promise<WriteResult> {
+  const seriesDir = join(out, 'data', 'series');
+  mkdirSync(seriesDir, { recursive: true });
+  const before = new Set(readdirSync(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
+  let files = 0;
+  let bytes = 0;
+  const write = (path: string, text: string) => {
+    writeFileSync(path, text);
+    files++;
+    bytes += Buffer.byteLength(text);
+  };
+  const site = await buildSite(store, settings, (page) => {
+    before.delete(`${page.id}.json`);
+    write(join(seriesDir, `${page.id}.json`), JSON.stringify(page));
+  });
+  for (const stale of before) rmSync(join(seriesDir, stale), { force: true });
+  write(join(out, 'data', 'overview.json'), JSON.stringify(site.overview));
+  write(join(out, 'data', 'runs.json'), JSON.stringify(site.runs));
+  write(join(out, 'index.html'), indexHtml(settings.title));
+  write(join(out, 'dashboard.js'), assets.js);
+  write(join(out, 'dashboard.css'), assets.css);
+  // GitHub Pages runs Jekyll on a branch's files unless told not to; the site is already built.
+  write(join(out, '.nojekyll'), '');
+  return { series: site.series, files, bytes };
+}
