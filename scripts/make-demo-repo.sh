@@ -4,7 +4,11 @@
 # history of pull-request merges on main, exactly one of which (#14) makes one
 # benchmark (BM_RecordHash) about 10% slower.
 #
-#   scripts/make-demo-repo.sh DIR
+#   scripts/make-demo-repo.sh [--node] DIR
+#
+# --node builds the same history from fixtures/demo-repo/node-commits/*: the
+# suite written for Node.js, for machines without a C++ toolchain (npm run
+# demo picks it when g++, make or Google Benchmark are missing).
 #
 # DIR is wiped and recreated (only if it is empty or a repository this
 # script made). Authors, dates and content are fixed, and no global or system
@@ -17,12 +21,17 @@
 # `name sha` a line.
 set -euo pipefail
 
+variant=commits
+if [[ "${1:-}" == --node ]]; then
+  variant=node-commits
+  shift
+fi
 if [[ $# -ne 1 || -z "$1" ]]; then
-  echo "usage: $0 DIR" >&2
+  echo "usage: $0 [--node] DIR" >&2
   exit 2
 fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-templates="$root/fixtures/demo-repo/commits"
+templates="$root/fixtures/demo-repo/$variant"
 dir="$1"
 
 # Nothing from the user's or the machine's git config (signing, hooks,
