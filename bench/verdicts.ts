@@ -288,13 +288,15 @@ export function replay(record: RunRecord, stored: readonly Measurement[], design
   const available = Math.min(...record.base.concat(record.head).map((m) => m.values.length));
   let settled = new Map<string, Comparison>();
   let comparisons: Comparison[] = [];
+  const primary = new Map<string, string>();
   for (let k = 0; k < looks.length; k++) {
     const n = looks[k];
     if (n > available) return { comparisons, rounds: looks[k - 1] ?? 0, short: true };
     const cut = (ms: readonly Measurement[]) => poolMeasurements(ms).map((m) => ({ ...m, values: m.values.slice(0, n) }));
     let base = cut(record.base);
     if (stored.length > 0) base = poolBase(base, stored, { threshold: () => 0.02 }).measurements;
-    const fresh = compareRuns({ measurements: base, warnings: [], hints: {} }, { measurements: cut(record.head), warnings: [], hints: {} }, { threshold: 0.02, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: design.rules ?? [] });
+    const fresh = compareRuns({ measurements: base, warnings: [], hints: {} }, { measurements: cut(record.head), warnings: [], hints: {} }, { threshold: 0.02, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: design.rules ?? [], primary });
+    for (const c of fresh.comparisons) if (c.family === 'primary' && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
     const look = applyLook(fresh, settled, { roundsPerSide: n, maxRoundsPerSide: max, alpha: alphas[k], lastAlpha: alphas[alphas.length - 1], equivalenceAlpha: eqAlphas[k], lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1], last: k === looks.length - 1, futilityPower: design.futilityPower });
     settled = look.settled;
     comparisons = look.report.comparisons;

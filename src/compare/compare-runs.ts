@@ -39,6 +39,12 @@ export interface CompareOptions {
    * look's one-sided group-sequential level (stats/sequential-alpha.ts).
    */
   equivalenceAlpha?: number;
+  /**
+   * primary pins benchmarks' primary metrics (benchmark -> metric), e.g. to
+   * what an adaptive run chose at its first look, so that a benchmark never
+   * has two primary rows across looks; others are chosen from the data.
+   */
+  primary?: ReadonlyMap<string, string>;
 }
 
 export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
@@ -132,6 +138,7 @@ export function compareRuns(base: CompareSide, head: CompareSide, options: Compa
     return typeof sb === 'number' && typeof sh === 'number' ? (sb + sh) / 2 : undefined;
   };
   const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()], noise);
+  for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
   const test = options.test ?? DEFAULT_TEST;
 
   const drafts: Draft[] = [];

@@ -261,6 +261,8 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     let report: ComparisonReport | undefined;
     let undecided: string[] = [];
     let settled = new Map<string, Comparison>();
+    // The primary metric chosen at a benchmark's first look stays its primary metric.
+    const primary = new Map<string, string>();
     let pooled: Record<string, number> = {};
     let poolRefused: Record<string, string> = {};
     const stored = (settings.poolBase ?? DEFAULT_POOL_BASE) && deps.history ? await deps.history.storedRounds(baseSha, fingerprint) : [];
@@ -286,7 +288,8 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
         poolRefused = Object.fromEntries([...outcome.refused].map(([key, why]) => [label(key), why]));
       }
       const roundsNow = Math.min(sides.base.rounds, sides.head.rounds);
-      const fresh = compareRuns(baseSide, toCompareSide(sides.head, fingerprint), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: settings.rules, test: settings.test });
+      const fresh = compareRuns(baseSide, toCompareSide(sides.head, fingerprint), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: settings.rules, test: settings.test, primary });
+      for (const c of fresh.comparisons) if (c.family === 'primary' && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
       const before = settled.size;
       const look = applyLook(fresh, settled, {
         roundsPerSide: roundsNow, maxRoundsPerSide: looks[looks.length - 1], alpha: alphas[k], lastAlpha: alphas[alphas.length - 1],

@@ -108,3 +108,11 @@ test('the default test is the rank test: p is the U test\'s and the CIs the Hodg
   assert.deepEqual(c.ratioCi, hl.ratioCi);
   assert.deepEqual(c.equivalenceCi, estimateChange(base, head, 0.05, 'mann-whitney').equivalenceCi);
 });
+
+test('a pinned primary metric stays primary whatever the noise says (an adaptive run pins its first look\'s choice)', () => {
+  const cpu = lognormalSamples(10, 100, 0.01, 41);
+  const waited = lognormalSamples(10, 1, 0.4, 42).map((w, i) => cpu[i] * (1 + w));
+  const report = compareRuns(side([m('b', 'real_time', waited), m('b', 'cpu_time', cpu)]), side([m('b', 'real_time', waited.map((v) => v * 1.001)), m('b', 'cpu_time', cpu)]), { ...DEFAULT_COMPARE_OPTIONS, primary: new Map([['b', 'real_time']]) });
+  assert.deepEqual(Object.fromEntries(report.comparisons.map((c) => [c.metric, c.family])), { real_time: 'primary', cpu_time: 'secondary' });
+});
+
