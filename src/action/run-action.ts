@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSide } from '../cli/compare-command.ts';
 import { renderRunReport, storeHistory } from '../cli/run-command.ts';
-import { loadAcks } from '../cli/scan-command.ts';
+import { hostKey, loadAcks } from '../cli/scan-command.ts';
 import { loadConfirmedSeries, type MeasurePair } from '../runner/confirm-findings.ts';
 import { scanHistory } from '../scan/scan-history.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
@@ -11,7 +11,8 @@ import { compareRuns, type ComparisonReport } from '../compare/compare-runs.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { UnknownFormatError } from '../formats/detect.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
-import { renderMarkdown, REPORT_MARKER } from '../report/markdown-report.ts';
+import type { Fingerprint } from '../model/fingerprint.ts';
+import { renderMarkdown, REPORT_MARKER, type MarkdownOptions } from '../report/markdown-report.ts';
 import { inertText } from '../report/inert-markdown.ts';
 import { toJsonReport } from '../report/json-report.ts';
 import { headline } from '../report/report-order.ts';
@@ -65,6 +66,7 @@ export function overallVerdict(summary: ComparisonReport['summary']): OverallVer
 /** PullRequestEvent is the part of a webhook payload the action reads. */
 interface EventPayload {
   pull_request?: { number?: number; base?: { sha?: string }; head?: { sha?: string; ref?: string } };
+  repository?: { default_branch?: string };
   issue?: { number?: number; pull_request?: unknown };
 }
 
@@ -306,6 +308,18 @@ function trustedCommits(settings: ActionSettings, event: EventPayload, env: Env)
 }
 
 /**
+ * dashboardOf links a PR comment's changes to their nightly series when
+ * BENCHBOT_DASHBOARD_URL names a published dashboard: the default branch's
+ * series on the machine that measured (its key, a hash, is all the
+ * artifact's fingerprint decides).
+ */
+function dashboardOf(env: Env, event: EventPayload, side: { fingerprint?: Fingerprint }): MarkdownOptions['dashboard'] {
+  const url = env.BENCHBOT_DASHBOARD_URL?.trim();
+  if (!url || !side.fingerprint) return undefined;
+  return { url, repo: env.GITHUB_REPOSITORY, branch: event.repository?.default_branch ?? 'main', machine: hostKey(side.fingerprint) };
+}
+
+/**
  * recompute is the report role: it compares the pooled raw samples of every
  * results artifact under `merge` (one, or one per shard: the same path, so
  * the false discovery rate covers the whole suite), so no count, verdict or
@@ -332,7 +346,7 @@ function recompute(settings: ActionSettings, event: EventPayload, env: Env): Out
   const footer = `${parts.length > 1 ? `Merged from ${parts.length} shards` : 'Recomputed from the raw samples'}${where ? `; ${where}` : ''}.`;
   const outcome: Outcome = {
     report,
-    markdown: renderMarkdown(report, { environment: environments.size === 1 ? [...environments][0] : undefined, footer: inertText(footer) }),
+    markdown: renderMarkdown(report, { environment: environments.size === 1 ? [...environments][0] : undefined, footer: inertText(footer), dashboard: dashboardOf(env, event, head) }),
     json: JSON.stringify({ ...toJsonReport(report), base_sha: baseSha ?? null, head_sha: trusted.head ?? null, shards: parts.length }, null, 2),
     headSha: trusted.head,
     samples: { base, head },

@@ -28,6 +28,7 @@ export const MAX_CONFIG_BYTES = 64 * 1024;
  * nightly:
  *   workflow: benchbot-nightly.yml
  *   bisect-workflow: benchbot-bisect.yml
+ *   dashboard: https://octo.github.io/repo/  # where `benchbot dashboard` is published; issues link their series
  * ```
  */
 export interface AppConfig {
@@ -41,7 +42,7 @@ export interface AppConfig {
   /** thresholds in file order; `thresholdFor` (compare/thresholds.ts) applies them. */
   thresholds: ThresholdRule[];
   issues: { labels: string[]; assignees: string[] };
-  nightly: { workflow: string; bisectWorkflow: string };
+  nightly: { workflow: string; bisectWorkflow: string; dashboard?: string };
 }
 
 /** ConfigProblem names a key (dotted path, or `(file)`) and what is wrong with it. */
@@ -144,7 +145,9 @@ export function parseAppConfig(text: string | null): ParsedConfig {
 
   const nightly = section(root, 'nightly', report);
   if (nightly) {
-    unknownKeys(nightly, ['workflow', 'bisect-workflow'], 'nightly.', report);
+    unknownKeys(nightly, ['workflow', 'bisect-workflow', 'dashboard'], 'nightly.', report);
+    const dashboard = stringKey(nightly, 'nightly.dashboard', /^https?:\/\/[^\s]{1,2000}$/, 'the http(s) URL the dashboard is published at', report);
+    if (dashboard !== undefined) config.nightly.dashboard = dashboard;
     config.nightly.workflow = stringKey(nightly, 'nightly.workflow', WORKFLOW, 'a workflow file name under .github/workflows', report) ?? config.nightly.workflow;
     config.nightly.bisectWorkflow = stringKey(nightly, 'nightly.bisect-workflow', WORKFLOW, 'a workflow file name under .github/workflows', report) ?? config.nightly.bisectWorkflow;
   }

@@ -82,6 +82,8 @@ export interface IssueRecord {
   url: string;
   marker: string;
   at: string;
+  /** culprit: the merge bisection named, when it did (the dashboard marks it). */
+  culprit?: { sha: string; subject: string; pr?: number };
 }
 
 /** Versioned pairs a value with the state version it was read at, for compare-and-set. */

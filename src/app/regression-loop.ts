@@ -94,7 +94,7 @@ export async function handleBisectCompleted(deps: HandlerDeps, client: GitHubCli
   const finding = toScanFinding(json, record.branch);
   const text = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, 'bisect.json');
   const bisect = text === null ? undefined : parseBisectLog(text);
-  const issue = renderRegressionIssue({ finding, bisect, owner: where.owner, repo: where.repo, threshold: record.threshold });
+  const issue = renderRegressionIssue({ finding, bisect, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config.nightly.dashboard });
 
   const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
   if (issue.marker !== rangeMarker && (await findRegressionIssue(client, { ...where, marker: issue.marker })) === null) {
@@ -105,7 +105,9 @@ export async function handleBisectCompleted(deps: HandlerDeps, client: GitHubCli
     }
   }
   const result = await upsertRegressionIssue(client, { ...where, marker: issue.marker, title: issue.title, body: issue.body, labels: config.issues.labels, assignees: config.issues.assignees });
-  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result.number, url: result.url, marker: issue.marker, at: deps.now().toISOString() });
+  // The culprit goes with the record too: the dashboard marks it on the series' chart.
+  const named = bisect?.culprit;
+  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result.number, url: result.url, marker: issue.marker, at: deps.now().toISOString(), ...(named ? { culprit: { sha: named.sha, subject: named.subject, ...(typeof named.pr === 'number' ? { pr: named.pr } : {}) } } : {}) });
   deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result.number, action: result.action }, 'regression issue');
   return 'issue-filed';
 }

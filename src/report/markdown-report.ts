@@ -4,6 +4,7 @@ import { changeWords, formatP, formatQuantity, formatRatio } from './format-numb
 import { SIGNIFICANT, headline } from './report-order.ts';
 import { boundOf, countRows, formatBound, layoutReport, methodNote, type ReportLayout, type ReportRow } from './report-layout.ts';
 import { inertCode, inertText } from './inert-markdown.ts';
+import { dashboardRoot, dashboardSeriesId, dashboardSeriesUrl } from '../dashboard/series-id.ts';
 
 /** GITHUB_COMMENT_LIMIT is the most characters GitHub accepts in a comment body. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -25,7 +26,17 @@ export interface MarkdownOptions {
   marker?: string;
   limit?: number;
   footer?: string;
+  /**
+   * dashboard, when a dashboard is published (`url`, see
+   * dashboard/series-id.ts), links each significant row's nightly series:
+   * the scan's series on `branch` (the default branch) of `repo` on
+   * `machine` (the 12-hex machine key of the runner, scan-command.ts hostKey).
+   */
+  dashboard?: { url: string; repo?: string; branch: string; machine: string };
 }
+
+/** MAX_DASHBOARD_LINKS caps the series a comment links to the dashboard. */
+const MAX_DASHBOARD_LINKS = 10;
 
 const VERDICT_LABEL: Record<string, string> = {
   regressed: '🔴 regressed',
@@ -62,6 +73,7 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
     '',
   ].join('\n');
   const tail = [
+    ...dashboardLines(significant, options.dashboard),
     ...foldedLines(layout),
     ...warningLines(report.warnings, layout, 50),
     '',
@@ -85,6 +97,24 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   }
   parts.push(tail);
   return parts.join('\n');
+}
+
+/** dashboardLines links the significant rows' nightly series on the dashboard (names through inertText; the URL is built, not taken from the report). */
+function dashboardLines(rows: readonly ReportRow[], dashboard: MarkdownOptions['dashboard']): string[] {
+  if (!dashboard || rows.length === 0 || dashboardRoot(dashboard.url) === undefined) return [];
+  const links: string[] = [];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const c = r.comparison;
+    const id = dashboardSeriesId(dashboard.repo, `${dashboard.branch}:${c.benchmark}:${c.metric}:${dashboard.machine}`);
+    const url = dashboardSeriesUrl(dashboard.url, id);
+    if (url === undefined || seen.has(id)) continue;
+    seen.add(id);
+    links.push(`[${inertText(`${c.benchmark} (${c.metric})`)}](<${url}>)`);
+    if (links.length === MAX_DASHBOARD_LINKS) break;
+  }
+  const more = rows.length > links.length ? ` and [the rest](<${dashboardRoot(dashboard.url)}>)` : '';
+  return links.length === 0 ? [] : ['', `Nightly history on the dashboard: ${links.join(', ')}${more}.`];
 }
 
 function tableWithin(rows: readonly ReportRow[], budget: number): { text: string; dropped: number } {

@@ -15,6 +15,7 @@ import type { Night, ScanFinding, TrendPoint } from '../scan/scan-history.ts';
 import { median } from '../stats/order-statistics.ts';
 import { formatChange, formatP, formatQuantity, significant } from './format-numbers.ts';
 import { codeFence, inertCode, inertMermaidLabel, inertText, inertTitle } from './inert-markdown.ts';
+import { dashboardSeriesId, dashboardSeriesUrl } from '../dashboard/series-id.ts';
 
 /** REGRESSION_LABEL is the label every regression issue carries; the upsert searches only issues with it. */
 export const REGRESSION_LABEL = 'benchbot';
@@ -63,6 +64,8 @@ export interface RegressionIssueInput {
   fingerprint?: Fingerprint;
   reproduce?: Reproduce;
   threshold?: number;
+  /** dashboardUrl, when a dashboard is published there (dashboard/series-id.ts), links the series' chart around the change. */
+  dashboardUrl?: string;
 }
 
 /** RegressionIssue is what to file: the marker (also the body's first line), a title and a body. */
@@ -271,6 +274,8 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   }
 
   lines.push('', '### Trend', '', trendChart(f.trend, `${f.benchmark} ${f.metric}, nightly median`, f.unit));
+  const chart = input.dashboardUrl === undefined ? undefined : dashboardSeriesUrl(input.dashboardUrl, dashboardSeriesId(`${input.owner}/${input.repo}`, f.series), trendRange(f));
+  if (chart !== undefined) lines.push('', `[Every night of this series on the dashboard](<${chart}>), with the change marked and the raw samples of each night.`);
   if (b !== undefined && b.steps.length > 0) {
     lines.push('', '<details><summary>Bisect log</summary>', '', renderBisectLog(b, input), '', '</details>');
   }
@@ -287,6 +292,14 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   const threshold = input.threshold ?? 0.02;
   lines.push('', `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote(f.series)} --at ${shellQuote(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
   return { marker, title, body: lines.join('\n') };
+}
+
+/** trendRange is the days the issue's trend covers (a permalink's time range), or undefined without dated nights. */
+function trendRange(f: ScanFinding): { from: string; to: string } | undefined {
+  const days = [...f.trend.map((t) => t.time), f.firstBad.time].map((t) => Date.parse(t)).filter(Number.isFinite);
+  if (days.length === 0) return undefined;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { from: day(Math.min(...days)), to: day(Math.max(...days)) };
 }
 
 /** Recovery is the evidence that a regressed series is back: recent nights against the nights before the regression. */
