@@ -11,6 +11,7 @@ import { runScan, runAck, SCAN_USAGE, ACK_USAGE } from './scan-command.ts';
 import { runDashboard, DASHBOARD_USAGE } from './dashboard-command.ts';
 import { runBisect, runBisectOracle, BISECT_USAGE, BISECT_ORACLE_USAGE } from './bisect-command.ts';
 import { runClean, CLEAN_USAGE } from './clean-command.ts';
+import { runBisectLog, BISECT_LOG_USAGE } from './bisect-log-command.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 import { redact, scrubError } from '../store/redact.ts';
 import { StoreError } from '../store/store.ts';
@@ -29,6 +30,7 @@ commands:
   dashboard --out DIR    write a static site of the history: every series charted, regressions first
   bisect --good --bad    find the merge that caused a regression (statistical oracle, skips broken commits)
   bisect-oracle          one oracle verdict for git bisect run / cargo-bisect-rustc (see bisect/)
+  bisect-log FILE        a bisect.json as markdown (the bisect workflow's report job)
   clean                  remove the worktrees (and builds) run and bisect left in .benchbot/worktrees
   help                   this text
 
@@ -54,6 +56,7 @@ const COMMANDS: Record<string, Command> = {
   bisect: { usage: BISECT_USAGE, run: runBisect },
   'bisect-oracle': { usage: BISECT_ORACLE_USAGE, run: runBisectOracle },
   clean: { usage: CLEAN_USAGE, run: runClean },
+  'bisect-log': { usage: BISECT_LOG_USAGE, run: runBisectLog },
 };
 
 /**

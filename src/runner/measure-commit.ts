@@ -94,7 +94,7 @@ export async function measureDirectory(dir: string, label: string, settings: Mea
         progress.note(`${label}: ${name} failed: ${outcome.failure.message}`);
         return { skip: `${name} failed: ${outcome.failure.message}` };
       }
-      progress.status(`${label}: ${name} of ${settings.rounds}`);
+      progress.status(`${label}: ${name}${round >= 1 ? ` of ${settings.rounds}` : ''}`);
       if (round < 1) continue;
       durationMs += outcome.durationMs;
       harness = outcome.format;
@@ -184,7 +184,7 @@ export async function measureInterleaved(repo: string, arms: readonly Arm[], sta
         durationMs += outcome.durationMs;
         collected[i].push(...outcome.measurements);
       }
-      deps.progress.status(`${name} of ${settings.rounds}, interleaved: ${arms.map((a) => a.label).join(', ')}`);
+      deps.progress.status(`${name}${round >= 1 ? ` of ${settings.rounds}` : ''}, interleaved: ${arms.map((a) => a.label).join(', ')}`);
     }
     deps.progress.note(`${arms.map((a) => `${a.label} ${a.sha.slice(0, 12)}`).join(', ')}: ${settings.rounds} interleaved round(s) measured`);
     const out: Record<string, Measurement[]> = {};

@@ -27,9 +27,9 @@ test('action.yml declares the inputs and outputs the issue asks for, each docume
 });
 
 test('every input reaches the program through its own environment variable, and the program reads each', () => {
-  const steps = (parse(ACTION) as { runs: { steps: { id?: string; env?: Record<string, string> }[] } }).runs.steps;
+  const steps = (parse(ACTION) as { runs: { steps: { id?: string; env?: Record<string, string>; run?: string }[] } }).runs.steps;
   const envNames: [string, string][] = [];
-  for (const step of steps.filter((s) => s.id === 'measure' || s.id === 'report')) {
+  for (const step of steps.filter((s) => ['measure', 'report', 'bisect', 'bisect-report'].includes(s.id ?? ''))) {
     for (const [name, value] of Object.entries(step.env ?? {})) {
       const input = /^\$\{\{ inputs\.([\w-]+)(?: \|\| github\.token)? \}\}$/.exec(String(value));
       if (input) envNames.push([name, input[1]]);
@@ -38,7 +38,12 @@ test('every input reaches the program through its own environment variable, and 
   assert.deepEqual([...new Set(envNames.map(([, input]) => input))].sort(), metadata.inputs.map((f) => f.name).sort());
   for (const [envName, input] of envNames) assert.equal(envName, inputEnvName(input));
   const source = readFileSync(join(ROOT, 'src/action/action-inputs.ts'), 'utf8');
-  for (const { name } of metadata.inputs) assert.ok(source.includes(`'${name}'`), `src/action/action-inputs.ts reads input ${name}`);
+  // mode: bisect runs the CLI from its own step: the inputs only it takes are read by that step's script.
+  const bisectStep = steps.find((s) => s.id === 'bisect');
+  const bisectOnly = new Set(Object.entries(bisectStep?.env ?? {}).map(([, v]) => /inputs\.([\w-]+)/.exec(String(v))?.[1]).filter((n) => n !== undefined && !source.includes(`'${n}'`)));
+  assert.deepEqual([...bisectOnly].sort(), ['bad', 'benchmark', 'good', 'metric', 'series']);
+  for (const name of bisectOnly) assert.ok(bisectStep?.run?.includes(`$${inputEnvName(name as string)}`), `the bisect step's script reads input ${name}`);
+  for (const { name } of metadata.inputs) if (!bisectOnly.has(name)) assert.ok(source.includes(`'${name}'`), `src/action/action-inputs.ts reads input ${name}`);
   // No expression inside a run: script; the only ${{ }} in action.yml are in env:, with:, if: and outputs.
   for (const block of ACTION.matchAll(/^\s+run: \|?\n?([\s\S]*?)(?=^\s+- name:|(?![\s\S]))/gm)) assert.doesNotMatch(block[1], /\$\{\{/);
 });

@@ -115,7 +115,7 @@ test('a job that runs repository code has no write scope and gives the benchbot 
       }
     }
   }
-  // pr.yml bench, nightly.yml nightly, the bisect starter.
+  // pr.yml bench, nightly.yml nightly, bisect.yml bisect.
   assert.ok(codeJobs >= 3, `found ${codeJobs} jobs that run repository code`);
 });
 
@@ -173,16 +173,46 @@ test('every action and workflow reference is pinned: a full commit SHA, or bench
 });
 
 test('a checkout of another repository (the benchbot tool) names a full commit SHA, never a tag or branch', () => {
-  let others = 0;
   for (const [file, workflow] of workflows) {
     for (const [id, job] of Object.entries(workflow.jobs)) {
       for (const step of (job.steps ?? []).filter((s) => isCheckout(s) && !checksOutRepository(s))) {
-        others += 1;
         assert.match(String(step.with?.ref ?? ''), /^[0-9a-f]{40}$/, `${file} job ${id}: checkout of ${String(step.with?.repository)} at ${String(step.with?.ref)}; a tag can be moved to other code`);
       }
     }
   }
-  assert.ok(others >= 1, 'the bisect starter checks out benchbot');
+});
+
+test('every starter is a short caller of a reusable workflow: no steps of its own, least permissions, nothing checked out', () => {
+  const starters = [...workflows].filter(([file]) => file.startsWith('workflows/'));
+  assert.equal(starters.length, 4);
+  for (const [file, workflow] of starters) {
+    assert.deepEqual(workflow.permissions, {}, `${file}: permissions: {} at the top`);
+    for (const [id, job] of Object.entries(workflow.jobs)) {
+      if (job.uses === undefined) {
+        // Only a job that prints the called workflow's outputs would be allowed; the starters have none.
+        assert.fail(`${file} job ${id} has steps of its own; call a reusable workflow instead`);
+      }
+      assert.match(job.uses, /^benchbot\/benchbot\/\.github\/workflows\/(pr|nightly|bisect)\.yml@/, `${file} job ${id}`);
+    }
+  }
+});
+
+test('bisect.yml splits as pr.yml and nightly.yml do: the bisect job reads only; the report job runs no code and holds nothing', () => {
+  const workflow = workflows.get('.github/workflows/bisect.yml');
+  assert.ok(workflow, 'the reusable bisect workflow exists');
+  assert.deepEqual(workflow.permissions, {});
+  const { bisect, report } = workflow.jobs;
+  assert.deepEqual(bisect.permissions, { contents: 'read' });
+  assert.ok(runsRepositoryCode(bisect), 'the bisect job measures with the benchbot action');
+  assert.equal(bisect.steps?.find(isBenchbotAction)?.with?.mode, 'bisect');
+  assert.deepEqual(report.permissions, {}, 'the app files the issue: the report job needs no scope');
+  assert.equal(report.needs, 'bisect');
+  assert.ok(!runsRepositoryCode(report));
+  assert.equal((report.steps ?? []).filter((s) => isCheckout(s) || s.run !== undefined).length, 0);
+  assert.ok(report.steps?.find(isBenchbotAction)?.with?.merge, 'the report step reads the artifact (merge:)');
+  assert.match(JSON.stringify(report['runs-on']), /inputs\.report-runs-on/);
+  const starter = workflows.get('workflows/benchbot-bisect.yml');
+  assert.deepEqual(starter?.jobs.bisect.permissions, { contents: 'read' }, 'the starter grants what the called jobs may have: contents: read');
 });
 
 test('no ${{ }} expression inside a run: script (inputs reach scripts through env:)', () => {
