@@ -70,7 +70,9 @@ export function estimateChange(base: readonly number[], head: readonly number[],
     const two = ratioWithCi(base, head, alpha);
     const one = ratioWithCi(base, head, 2 * equivalenceAlpha);
     if (two !== null && one !== null) {
-      return { ratio: two.ratio, ratioCi: [two.lower, two.upper], equivalenceCi: [one.lower, one.upper], p: two.p, notes: [] };
+      // With very few samples the rank interval at this level does not exist (its ends are 0 and infinity): no interval, and why.
+      const ci = finitePair([two.lower, two.upper]);
+      return { ratio: two.ratio, ratioCi: ci, equivalenceCi: finitePair([one.lower, one.upper]), p: two.p, notes: ci === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
     }
   }
 
@@ -79,7 +81,8 @@ export function estimateChange(base: readonly number[], head: readonly number[],
   const hl2 = hodgesLehmann(base, head, { alpha: 2 * equivalenceAlpha });
   if (mb > 0) {
     const rel = (d: number) => (mb + d) / mb;
-    return { ratio: rel(hl.estimate), ratioCi: [rel(hl.lower), rel(hl.upper)], equivalenceCi: [rel(hl2.lower), rel(hl2.upper)], p: hl.p, notes: [] };
+    const ci = finitePair([rel(hl.lower), rel(hl.upper)]);
+    return { ratio: rel(hl.estimate), ratioCi: ci, equivalenceCi: finitePair([rel(hl2.lower), rel(hl2.upper)]), p: hl.p, notes: ci === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
   }
   if (base.every((v) => v === 0) && head.every((v) => v === 0)) return { ratio: 1, ratioCi: [1, 1], equivalenceCi: [1, 1], p: hl.p, notes: [] };
   return {
@@ -89,6 +92,20 @@ export function estimateChange(base: readonly number[], head: readonly number[],
     p: hl.p,
     notes: [`base median is ${mb}: the change is a difference of ${hl.estimate} (CI ${hl.lower} to ${hl.upper}), not a ratio`],
   };
+}
+
+/**
+ * finitePair keeps an interval only when both ends are finite ratios: the
+ * rank interval of n = 3 per side at 95% runs from 0 to infinity, which
+ * JSON cannot carry (Infinity becomes null) and no reader accepts.
+ */
+function finitePair([lo, hi]: [number, number]): [number, number] | null {
+  return lo > 0 && Number.isFinite(lo) && Number.isFinite(hi) ? [lo, hi] : null;
+}
+
+/** tooFewForInterval says why a comparison has no interval, and how many samples would give one. */
+function tooFewForInterval(nBase: number, nHead: number, alpha: number): string {
+  return `no ${Number(((1 - alpha) * 100).toFixed(2))}% interval with ${nBase} base and ${nHead} head sample(s): the rank test cannot reach p < ${Number(alpha.toPrecision(3))} with so few (4 or more per side give one at 95%)`;
 }
 
 function logAll(values: readonly number[]): number[] | null {
