@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { hodgesLehmann, ratioWithCi } from '../../src/stats/hodges-lehmann.ts';
-import { mannWhitneyU } from '../../src/stats/mann-whitney.ts';
+import { hodgesLehmann, PairwiseDifferences, ratioWithCi } from '../../src/stats/hodges-lehmann.ts';
+import { asymptoticPValue, chooseMethod, exactPValue, mannWhitneyU, rankSum } from '../../src/stats/mann-whitney.ts';
+import { selectRanks } from '../../src/stats/order-statistics.ts';
 import type { MannWhitneyMethod } from '../../src/stats/mann-whitney.ts';
 import { seededRandom } from '../support/random.ts';
 
@@ -125,4 +126,72 @@ test('ratioWithCi is exp of the HL shift of the logs, null for values <= 0', () 
   assert.equal(ratioWithCi([1, 2, 3], [1, Infinity, 3]), null);
   const tiny = ratioWithCi([1], [2]);
   assert.deepEqual([tiny?.ratio, tiny?.lower, tiny?.upper], [2, 0, Infinity]);
+});
+
+// The materialized path, as hodgesLehmann computed it before it learned to
+// select from the implicit sorted matrix: every difference in memory, then
+// quickselect. Kept as the reference the implicit path must equal exactly.
+function materializedHodgesLehmann(x: number[], y: number[], alpha: number, option: MannWhitneyMethod = 'auto') {
+  const n1 = x.length;
+  const n2 = y.length;
+  const ranks = rankSum(x, y);
+  const method = chooseMethod(option, n1, n2, ranks.tieTerm > 0);
+  const pOf = method === 'exact' ? (u: number) => exactPValue(u, n1, n2) : (u: number) => asymptoticPValue(u, n1, n2, ranks.tieTerm);
+  const big = n1 * n2;
+  let lo = 0;
+  let hi = big + 1;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (pOf(big / 2 + mid / 2) > alpha) lo = mid;
+    else hi = mid;
+  }
+  const rank = Math.ceil(big / 2 - lo / 2);
+  const diffs = new Float64Array(big);
+  let k = 0;
+  for (let j = 0; j < n2; j++) for (let i = 0; i < n1; i++) diffs[k++] = y[j] - x[i];
+  const middle = big % 2 === 1 ? [(big - 1) / 2] : [big / 2 - 1, big / 2];
+  selectRanks(diffs, rank <= 0 ? middle : [rank - 1, ...middle, big - rank]);
+  const estimate = middle.length === 1 ? diffs[middle[0]] : (diffs[middle[0]] + diffs[middle[1]]) / 2;
+  const p = pOf(ranks.u1);
+  return { estimate, lower: rank <= 0 ? -Infinity : diffs[rank - 1], upper: rank <= 0 ? Infinity : diffs[big - rank], alpha, p, excludesZero: p <= alpha, method };
+}
+
+test('the implicit selection equals the materialized differences exactly (300 x 400 and smaller, ties, negatives, logs)', () => {
+  const random = seededRandom(2024);
+  const shapes: [number, number][] = [[300, 400], [400, 300], [1, 1], [1, 7], [9, 2], [57, 33], [250, 250]];
+  for (let trial = 0; trial < 28; trial++) {
+    const [n1, n2] = shapes[trial % shapes.length];
+    const lattice = [null, 1, 0.25, null][trial % 4];
+    const shift = [1, 1.02, 0.97, 1.5][Math.floor(trial / 7) % 4];
+    let x = draw(random, n1, 1, lattice);
+    let y = draw(random, n2, shift, lattice);
+    if (trial % 3 === 1) [x, y] = [x.map(Math.log), y.map(Math.log)];
+    if (trial % 5 === 2) [x, y] = [x.map((v) => v - 100), y.map((v) => v - 100)];
+    for (const alpha of [0.05, 0.1]) {
+      const what = `trial ${trial} ${n1} x ${n2} alpha ${alpha}`;
+      assert.deepEqual(hodgesLehmann(x, y, { alpha }), materializedHodgesLehmann(x, y, alpha), what);
+      assert.deepEqual(hodgesLehmann(x, y, { alpha, method: 'asymptotic' }), materializedHodgesLehmann(x, y, alpha, 'asymptotic'), `${what} asymptotic`);
+    }
+    if (n1 * n2 <= 2000) {
+      const all = Float64Array.from(y.flatMap((b) => x.map((a) => b - a))).sort();
+      const differences = new PairwiseDifferences(x, y);
+      all.forEach((d, r) => assert.equal(differences.orderStatistic(r), d, `trial ${trial} rank ${r}`));
+    }
+  }
+});
+
+test('200,000 x 200,000 values finish in bounded memory and time (4e10 differences)', () => {
+  const random = seededRandom(99);
+  const x = draw(random, 200_000, 1, null);
+  const y = draw(random, 200_000, 1.01, 0.001);
+  const started = performance.now();
+  const hl = hodgesLehmann(x, y);
+  const seconds = (performance.now() - started) / 1000;
+  assert.ok(seconds < 30, `took ${seconds.toFixed(1)} s`);
+  assert.equal(hl.method, 'asymptotic');
+  // A 1% shift of values near 100 is about 1; 200 k per side pins it well inside.
+  assert.ok(hl.lower < hl.estimate && hl.estimate < hl.upper && hl.lower > 0.8 && hl.upper < 1.2, `${hl.estimate} [${hl.lower}, ${hl.upper}]`);
+  assert.ok(hl.excludesZero);
+  const r = ratioWithCi(x, y);
+  assert.ok(r && r.lower > 1.008 && r.upper < 1.012, JSON.stringify(r));
 });
