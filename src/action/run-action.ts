@@ -7,7 +7,8 @@ import { hostKey, loadAcks } from '../cli/scan-command.ts';
 import { loadConfirmedSeries, type MeasurePair } from '../runner/confirm-findings.ts';
 import { scanHistory } from '../scan/scan-history.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
-import { compareRuns, type ComparisonReport } from '../compare/compare-runs.ts';
+import type { ComparisonReport } from '../compare/compare-runs.ts';
+import { replayLooks } from '../compare/replay-looks.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { UnknownFormatError } from '../formats/detect.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
@@ -339,7 +340,9 @@ function recompute(settings: ActionSettings, event: EventPayload, env: Env): Out
   }
   const base = readSide(parts.map((p) => join(p, RESULTS_FILES.base)), 'benchbot', settings.filter);
   const head = readSide(parts.map((p) => join(p, RESULTS_FILES.head)), 'benchbot', settings.filter);
-  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
+  // The measuring job decided each benchmark at the look that settled it, at that look's alpha; the same replay on the
+  // same rounds gives the same verdicts, with the schedule from this job's own settings, never from the artifact.
+  const report = replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns });
   const baseSha = trusted.base ?? (metas.length === 1 ? metas[0].baseSha : undefined);
   const environments = new Set(metas.map((m) => m.environment).filter((e): e is string => e !== undefined && e !== ''));
   const where = [baseSha && `base ${baseSha.slice(0, 12)}`, trusted.head && `head ${trusted.head.slice(0, 12)}`].filter(Boolean).join(', ');

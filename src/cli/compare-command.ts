@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import type { Measurement } from '../model/measurement.ts';
 import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
@@ -8,7 +7,9 @@ import { renderMarkdown } from '../report/markdown-report.ts';
 import { renderText } from '../report/text-report.ts';
 import { renderJson } from '../report/json-report.ts';
 import { renderComparePy } from '../report/compare-py-report.ts';
+import { readComparePySide } from './compare-py-side.ts';
 import { readInput } from './read-inputs.ts';
+import { collectSide } from '../compare/replay-looks.ts';
 import { UsageError } from './usage-error.ts';
 
 export const COMPARE_USAGE = `usage: benchbot compare BASE HEAD [options]
@@ -84,16 +85,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
  * code under test and `(a+)+$` on a 41-character name backtracks for minutes.
  */
 export function readSide(paths: string[], format: string | undefined, filter: NameFilter | undefined): CompareSide {
-  const side: CompareSide = { measurements: [], warnings: [], hints: {} };
-  for (const path of paths) {
-    const outcome = readInput(path, format);
-    const keep = (m: { benchmark?: string }) => filter === undefined || m.benchmark === undefined || filter.test(m.benchmark);
-    // Loops, not push(...list): an input may hold a million series, and spreading that many overflows the call stack.
-    for (const m of outcome.measurements) if (keep(m)) side.measurements.push(m);
-    for (const w of outcome.warnings) if (keep(w)) side.warnings.push(w);
-    Object.assign(side.hints, outcome.hints);
-  }
-  return side;
+  return collectSide(paths.map((path) => readInput(path, format)), filter);
 }
 
 /** runCompare implements `benchbot compare`; returns the exit code. */
@@ -105,18 +97,19 @@ export function runCompare(args: string[], out: (text: string) => void): number 
     throw new UsageError(settings.filter ? `--filter ${settings.filter.pattern} matches no benchmark` : 'neither side has any measurement');
   }
   const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
-  out(render(settings.output, report, base.measurements, head.measurements));
+  out(render(settings, report));
   return report.summary.regressed > 0 ? 1 : 0;
 }
 
-function render(output: CompareSettings['output'], report: ReturnType<typeof compareRuns>, base: Measurement[], head: Measurement[]): string {
-  switch (output) {
+function render(settings: CompareSettings, report: ReturnType<typeof compareRuns>): string {
+  switch (settings.output) {
     case 'markdown':
       return renderMarkdown(report);
     case 'json':
       return renderJson(report);
     case 'compare.py':
-      return renderComparePy(base, head, report.alpha);
+      // compare.py pairs the files' rows (aggregates too), not benchbot's series: read them as it does.
+      return renderComparePy(readComparePySide(settings.base.join(','), settings.base, settings.format, settings.filter), readComparePySide(settings.head.join(','), settings.head, settings.format, settings.filter));
     default:
       return renderText(report);
   }
