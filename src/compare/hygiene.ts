@@ -71,7 +71,7 @@ export function hygieneWarnings(m: Measurement, base: readonly number[], head: r
   }
   const toNs = conversionFactor(m.unit.split('/')[0], 'ns');
   if (toNs !== undefined && m.better === 'lower') {
-    const smallest = Math.min(...base, ...head) * toNs;
+    const smallest = minimum(base, head) * toNs;
     if (smallest >= 0 && smallest < OPTIMIZED_OUT_NS) {
       warnings.push(`optimized out: ${smallest.toPrecision(2)} ns per iteration, the work was likely optimized out (use DoNotOptimize / black_box)`);
     }
@@ -121,6 +121,13 @@ export function isConstantPair(base: readonly number[], head: readonly number[])
   if (base.length === 0 || head.length === 0) return false;
   const v = base[0];
   return base.every((x) => x === v) && head.every((x) => x === v);
+}
+
+// A loop, not Math.min(...values): spreading 120 k+ arguments overflows the stack.
+function minimum(...sides: readonly (readonly number[])[]): number {
+  let smallest = Infinity;
+  for (const side of sides) for (const v of side) if (v < smallest) smallest = v;
+  return smallest;
 }
 
 function isConstant(values: readonly number[]): boolean {
