@@ -93,7 +93,8 @@ export function poolMeasurements(measurements: readonly Measurement[]): Measurem
     const existing = pooled.get(key(m));
     const factor = existing ? conversionFactor(m.unit, existing.unit) : undefined;
     if (existing && factor !== undefined) {
-      existing.values.push(...m.values.map((v) => v * factor));
+      // A loop, not push(...values): spreading 120 k+ arguments overflows the stack.
+      for (const v of m.values) existing.values.push(v * factor);
     } else if (existing) {
       pooled.set(`${key(m)}\u0000${m.unit}`, { ...m, values: [...m.values] });
     } else {

@@ -49,7 +49,8 @@ export function poolBase(today: readonly Measurement[], stored: readonly Measure
   for (const m of stored) {
     const existing = byKey.get(keyOf(m));
     const factor = existing ? conversionFactor(m.unit, existing.unit) : 1;
-    if (existing && factor !== undefined) existing.values.push(...m.values.map((v) => v * factor));
+    // A loop, not push(...values): spreading 120 k+ arguments overflows the stack.
+    if (existing && factor !== undefined) for (const v of m.values) existing.values.push(v * factor);
     else if (!existing) byKey.set(keyOf(m), { ...m, values: [...m.values] });
   }
   const pooled = new Map<string, number>();
