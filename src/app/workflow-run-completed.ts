@@ -7,10 +7,11 @@ import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import { formatConfigProblems } from './app-config.ts';
 import type { BenchRequest, Versioned } from './app-state.ts';
-import { parseJsonReport, renderBenchFailure, renderBenchReport, REPORT_ARTIFACT, ReportShapeError, type FailedStep } from './bench-report.ts';
+import { benchSettings, recomputeBenchReport, renderBenchFailure, renderBenchReport, REPORT_ARTIFACT, ReportShapeError, type FailedStep } from './bench-report.ts';
 import { CHECK_NAME, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
-import { downloadArtifactFile } from './artifact-file.ts';
+import { downloadArtifactFiles } from './artifact-file.ts';
+import { RESULTS_FILES } from '../action/results-artifact.ts';
 import { handleBisectCompleted, handleNightlyCompleted, isWorkflow, ScanShapeError, type RegressionOutcome } from './regression-loop.ts';
 
 /** WorkflowRunPayload is the part of a `workflow_run` webhook this handler reads. */
@@ -128,8 +129,8 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';
 
   // Three independent reads at once: the config, the pull request's head now, and the report.
-  const reading = downloadReport(client, where, run.id).then(
-    (report) => ({ report, detail: report === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with a report.json.` : null }),
+  const reading = downloadReport(client, where, run.id, request.args).then(
+    (report) => ({ report, detail: report === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
     (error: unknown) => {
       if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
       return { report: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
@@ -235,9 +236,18 @@ async function headOf(client: GitHubClient, where: Repo, pr: number): Promise<st
   }
 }
 
-async function downloadReport(client: GitHubClient, where: Repo, runId: number): Promise<ComparisonReport | null> {
-  const text = await downloadArtifactFile(client, where, runId, REPORT_ARTIFACT, 'report.json');
-  return text === null ? null : parseJsonReport(text);
+/**
+ * downloadReport reads the raw samples of the run's report artifact and
+ * recomputes the report from them with the settings the app dispatched
+ * (recomputeBenchReport); null when the artifact or a sample file is missing.
+ */
+async function downloadReport(client: GitHubClient, where: Repo, runId: number, args: Readonly<Record<string, string>>): Promise<ComparisonReport | null> {
+  const settings = benchSettings(args);
+  const files = await downloadArtifactFiles(client, where, runId, REPORT_ARTIFACT, [RESULTS_FILES.base, RESULTS_FILES.head]);
+  const base = files?.[RESULTS_FILES.base];
+  const head = files?.[RESULTS_FILES.head];
+  if (base == null || head == null) return null;
+  return recomputeBenchReport({ base, head }, settings);
 }
 
 /** failedSteps lists the failed jobs and steps of a run's latest attempt; best effort, since the comment must be written anyway. */

@@ -10,6 +10,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { startAppServer, type AppServer, type AppServerOptions } from '../../src/app/app-server.ts';
 import { compareRuns } from '../../src/compare/compare-runs.ts';
 import { toJsonReport } from '../../src/report/json-report.ts';
+import { samplesJson } from '../../src/action/results-artifact.ts';
 import { toScanJson } from '../../src/report/scan-report.ts';
 import { scanHistory, type Night } from '../../src/scan/scan-history.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -254,7 +255,20 @@ export function makeZip(files: Record<string, string | Uint8Array>): Uint8Array 
  * one 10% slower on head, one unchanged, from seeded samples.
  */
 export function reportJson(): string {
-  const side = (slow: number, seed: number) => ({
+  return JSON.stringify(toJsonReport(compareRuns(benchSide(1, 11), benchSide(1.1, 21))), null, 2);
+}
+
+/**
+ * benchArtifact is the `benchbot-report` artifact of a `/bench` run, as the
+ * report job uploads it: each side's raw samples (those of reportJson) and
+ * report.json, optionally replaced (a forged one).
+ */
+export function benchArtifact(report: string = reportJson()): Record<string, string> {
+  return { 'base.json': samplesJson(benchSide(1, 11)), 'head.json': samplesJson(benchSide(1.1, 21)), 'report.json': report };
+}
+
+function benchSide(slow: number, seed: number) {
+  return ({
     measurements: [
       { benchmark: 'BM_Parse/64', metric: 'real_time', unit: 'ns', better: 'lower' as const, values: lognormalSamples(20, 1000 * slow, 0.01, seed) },
       { benchmark: 'BM_Format/8', metric: 'real_time', unit: 'ns', better: 'lower' as const, values: lognormalSamples(20, 500, 0.01, seed + 1) },
@@ -262,7 +276,6 @@ export function reportJson(): string {
     warnings: [],
     hints: {},
   });
-  return JSON.stringify(toJsonReport(compareRuns(side(1, 11), side(1.1, 21))), null, 2);
 }
 
 /**

@@ -9,7 +9,7 @@ import { compileNameFilter } from '../../src/compare/name-filter.ts';
 import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
 import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
-import { BENCH_WORKFLOW, OWNER, REPO, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, secondsAfter, seedPull, seedPush, sha, startHarness, type Harness } from './app-harness.ts';
+import { BENCH_WORKFLOW, OWNER, REPO, benchArtifact, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, secondsAfter, seedPull, seedPush, sha, startHarness, type Harness } from './app-harness.ts';
 
 let h: Harness;
 const BASE = sha('base');
@@ -75,7 +75,7 @@ describe('a workflow run is trusted only if it is what it claims', () => {
   });
 
   test('a workflow_dispatch run of the /bench workflow that the app did not dispatch writes no comment and no check run', async () => {
-    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 9201, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson() }) });
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 9201, name: 'benchbot-report', data: makeZip(benchArtifact()) });
     assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 9201, conclusion: 'success' }))).status, 200);
     assert.equal(lastOutcome(), 'ignored');
     assert.deepEqual(h.stand.state.comments, []);
@@ -84,7 +84,7 @@ describe('a workflow run is trusted only if it is what it claims', () => {
 
   test('a completion under a run id the app recorded is not trusted unless it is that dispatched run (event, repository, branch, workflow)', async () => {
     const runId = await benchAndRunId();
-    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson() }) });
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip(benchArtifact()) });
     const running = stickies(REPORT_MARKER)[0].body;
     for (const claim of [{ event: 'pull_request' }, { fork: 'attacker' }, { headBranch: 'evil' }, { workflow: 'other.yml' }]) {
       assert.equal((await deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success', ...claim }))).status, 200);
@@ -97,6 +97,23 @@ describe('a workflow run is trusted only if it is what it claims', () => {
     assert.equal((await deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success' }))).status, 200);
     assert.equal(lastOutcome(), 'reported');
     assert.equal(h.stand.state.checkRuns[0].status, 'completed');
+  });
+
+  test('a forged report.json (summary.regressed: 0, verdicts unchanged) beside a regressed row: counts of 1 and a failing check', async () => {
+    const runId = await benchAndRunId();
+    // What the measuring job's code could upload as `benchbot-report` if the report job failed: honest samples, a green report.json.
+    const honest = JSON.parse(reportJson()) as { comparisons: { verdict: string }[]; summary: Record<string, number> };
+    const forged = { ...honest, comparisons: honest.comparisons.map((c) => ({ ...c, verdict: 'unchanged' })), summary: { ...honest.summary, regressed: 0, unchanged: 2 }, verdict: 'unchanged' };
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip(benchArtifact(JSON.stringify(forged))) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success' }))).status, 200);
+    assert.equal(lastOutcome(), 'reported');
+    const check = h.stand.state.checkRuns[0];
+    assert.equal(check.conclusion, 'failure');
+    assert.match(check.output?.title ?? '', /^1 regression/);
+    const body = stickies(REPORT_MARKER)[0].body;
+    assert.match(body, /1 regression/);
+    assert.match(body, /BM_Parse\/64[^\n]*regressed/);
+    assertAllValid(h.stand);
   });
 
   test('a bisect run the app recorded is not trusted from a pull request or a fork', async () => {
@@ -230,7 +247,7 @@ describe('where GitHub does not name a dispatched run (GitHub Enterprise Server)
       assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }))).status, 200);
       assert.equal(lastOutcome(), 'dispatched');
       const run = h.stand.state.runs[0];
-      h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: run.id, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson() }) });
+      h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: run.id, name: 'benchbot-report', data: makeZip(benchArtifact()) });
 
       // Someone with write access dispatches the same workflow at the same moment: not the app's run.
       assert.equal((await deliver(h, 'workflow_run', unnamedRun(0, { actor: 'writer' }))).status, 200);
@@ -259,7 +276,7 @@ describe('where GitHub does not name a dispatched run (GitHub Enterprise Server)
       // The stand-in creates runs within the same second: both dispatches were in flight for both runs.
       h.stand.state.runs[1].createdAt = h.stand.state.runs[0].createdAt;
       for (const n of [0, 1]) {
-        h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: h.stand.state.runs[n].id, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson() }) });
+        h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: h.stand.state.runs[n].id, name: 'benchbot-report', data: makeZip(benchArtifact()) });
         assert.equal((await deliver(h, 'workflow_run', unnamedRun(n))).status, 200);
         assert.equal(lastOutcome(), 'ignored');
       }

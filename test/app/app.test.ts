@@ -10,7 +10,7 @@ import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
 import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
 import { regressionMarker } from '../../src/report/regression-issue.ts';
-import { BENCH_WORKFLOW, BOT_LOGIN, OWNER, REPO, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, seedConfig, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
+import { BENCH_WORKFLOW, BOT_LOGIN, OWNER, REPO, benchArtifact, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, seedConfig, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
 
 let h: Harness;
 const BASE = sha('base');
@@ -89,7 +89,7 @@ describe('/bench', () => {
     assert.ok(runId > 0);
     const newer = sha('newer head');
     seedPull(h, { number: 42, head: newer, base: BASE, fork: true });
-    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip({ 'report.json': reportJson(), 'report.md': 'ignored' }) });
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip({ ...benchArtifact(), 'report.md': 'ignored' }) });
 
     const done = await deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'failure' }));
     assert.equal(done.status, 200, done.text);
