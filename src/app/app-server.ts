@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Bottleneck from 'bottleneck';
@@ -23,6 +24,13 @@ export interface AppServerOptions {
   privateKey?: string;
   githubToken?: string;
   secret: string;
+  /**
+   * previousSecrets also verify deliveries, while a webhook secret is being
+   * rotated (WEBHOOK_SECRET_PREVIOUS): GitHub signs with whichever secret its
+   * settings hold at the moment, so during the change both must be accepted
+   * or deliveries are lost (docs/app.md, Deployment).
+   */
+  previousSecrets?: string[];
   /** apiUrl is the REST API root: https://api.github.com, GHES's https://HOST/api/v3, or a stand-in. */
   apiUrl: string;
   store: Store;
@@ -50,6 +58,8 @@ export interface AppServerOptions {
   onHandled?: CreateAppOptions['onHandled'];
   /** webhookBodyLimits lower the delivery body bounds (default 25 MiB each, 100 MiB in flight; see webhook-body.ts). */
   webhookBodyLimits?: WebhookBodyLimits;
+  /** dashboard answers the GET and HEAD requests it claims (true): `benchbot serve --dashboard` (dashboard/dashboard-handler.ts). */
+  dashboard?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 /** AppServer is a running app: its URL, its Probot, and close(). */
@@ -92,12 +102,14 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://app').pathname;
     if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) return health(options.store, res);
+    if (options.dashboard && (req.method === 'GET' || req.method === 'HEAD') && (await options.dashboard(req, res))) return;
     // @octokit/webhooks buffers a POST body whole before checking its signature: every POST is read here, capped, or refused unread.
     if (req.method === 'POST') {
       if (!isWebhookPath(req.url)) return void res.writeHead(404, { 'content-type': 'text/plain', connection: 'close' }).end('not found\n');
       const body = await readBody(req, res);
       if (body === undefined) return;
       (req as IncomingMessage & { body?: string }).body = body.text;
+      acceptPreviousSecret(req, body.text, options.secret, options.previousSecrets ?? []);
       try {
         await middleware(req, res);
       } finally {
@@ -124,6 +136,21 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       server.close((error) => (error ? reject(error) : resolve()));
     }),
   };
+}
+
+/**
+ * acceptPreviousSecret lets a delivery signed with a previous secret through
+ * Probot's check (which knows one secret): when the signature is valid for
+ * a previous secret, it is replaced by the current secret's signature of
+ * the same body. Anything else is left as it came, for Probot to refuse.
+ */
+function acceptPreviousSecret(req: IncomingMessage, body: string, secret: string, previous: string[]): void {
+  const given = req.headers['x-hub-signature-256'];
+  if (previous.length === 0 || typeof given !== 'string' || !given.startsWith('sha256=')) return;
+  const sign = (key: string) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
+  const matches = (expected: string) => expected.length === given.length && timingSafeEqual(Buffer.from(expected), Buffer.from(given));
+  if (matches(sign(secret))) return;
+  if (previous.some((key) => key !== '' && matches(sign(key)))) req.headers['x-hub-signature-256'] = sign(secret);
 }
 
 /** isWebhookPath matches the path as @octokit/webhooks does (trailing slashes dropped from the whole URL, then the pathname). */

@@ -30,6 +30,7 @@ import { DEFAULT_SQLITE_PATH, openStore, STORE_URL_ENV } from '../store/open-sto
 import { poolSamples } from '../store/store.ts';
 import type { Store } from '../store/store.ts';
 import { UsageError } from './usage-error.ts';
+import { resolveStoreArg } from './resolve-store-arg.ts';
 
 const COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the checkout (required)
   --build CMD             build command, run once per checkout (a failing build skips the commit)
@@ -41,8 +42,9 @@ const COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the 
   --warmup N              discarded warm-up rounds per session (default 1)
   --max-sessions N        sessions an undecided commit may get before it is set aside (default 4)
   --threshold X           smallest change that matters (default 2%)
-  --repo DIR              repository (default .)
-  --store URL             history store (default .benchbot/benchbot.db when it exists; env BENCHBOT_DATABASE_URL)
+  --repo DIR              repository (default .); its worktrees go to DIR/.benchbot/worktrees (benchbot clean removes them)
+  --store URL             history store (default .benchbot/benchbot.db in the current directory, when it exists;
+                          env BENCHBOT_DATABASE_URL); a relative path is relative to the current directory
   --round-timeout S       seconds before a round is killed (default 600)
   --build-timeout S       seconds before a build is killed (default 3600)
 ${MACHINE_FLAGS_USAGE}`;
@@ -150,7 +152,7 @@ function commonFlags(v: Record<string, string | string[] | boolean | undefined>,
     metric: v.metric as string | undefined,
     threshold,
     maxSessions: positiveInt(v['max-sessions'], '--max-sessions', 4),
-    store: v.store as string | undefined,
+    store: v.store === undefined ? undefined : resolveStoreArg(v.store as string, cwd, process.env),
     noStore: v['no-store'] === true,
     machine: parseMachineFlags(v),
   };
@@ -293,7 +295,14 @@ export async function runBisectSession(options: { flags: BisectFlags; good: stri
   const missing = () => ({ skip: `no ${choice?.benchmark} (${choice?.metric}) in its output` });
   let steps = 0;
   const limit = candidates.length * (flags.maxSessions + 1) + 10;
+  // One line per finished session: a plain log shows where the bisection stands without a line per round.
+  let told = state.steps.length;
+  const tell = () => {
+    for (const s of state.steps.slice(told)) progress.note(`${s.kind} ${s.sha.slice(0, 12)}: ${s.verdict}${s.ratio !== null ? ` (${formatChange(s.ratio)} vs good, n=${s.n})` : ''}${s.reason ? `: ${s.reason}` : ''}`);
+    told = state.steps.length;
+  };
   while (!state.finished && steps < limit) {
+    tell();
     const requests = nextSessions(state, options.parallel);
     if (requests.length === 0) break;
     steps++;
@@ -327,6 +336,7 @@ export async function runBisectSession(options: { flags: BisectFlags; good: stri
       }
     }
   }
+  tell();
   if (choice === null) throw new RunnerError('nothing could be measured: the first probe and the references failed');
   const followed: SeriesChoice = choice;
   const json = toBisectJson(state) as unknown as BisectLog;
@@ -373,7 +383,7 @@ export async function runBisect(args: string[], out: (text: string) => void): Pr
   resolveCommit(checked, v.good as string, '--good');
   resolveCommit(checked, v.bad as string, '--bad');
   const executor = createExecutor({ kind: 'local' });
-  const store = await openOptionalStore(flags, flags.repo);
+  const store = await openOptionalStore(flags, process.cwd());
   const progress = createProgress();
   // The machine lock and the load guard, as every measuring command takes them (machine-flags.ts).
   const release = await holdMachine(executor, progress, holdOptions(flags.machine))((await executor.fingerprint()).cores);
@@ -471,7 +481,7 @@ export async function runBisectOracle(args: string[], out: (text: string) => voi
     measureOne = (id, over = {}) => measureDirectory(cwd, id, { ...flags.measure, ...over, env: { RUSTUP_TOOLCHAIN: raw(id) } }, { executor, progress });
   }
 
-  const store = await openStore(flags.store, { cwd: mode === 'git' ? flags.repo : cwd });
+  const store = await openStore(flags.store, { cwd });
   // The machine lock and the load guard, as every measuring command takes them (machine-flags.ts).
   const release = await holdMachine(executor, progress, holdOptions(flags.machine))((await executor.fingerprint()).cores);
   try {

@@ -24,7 +24,7 @@ options:
   --budget N              round budget per side the advice is for (default 40, run's --max-runs)
   --bench, --build, --format, --result-file, --warmup, --threshold, --threshold-for, --alpha,
   --store, --executor, --device-*, --repo, --round-timeout, --build-timeout, --max-failed-rounds,
-  --max-load, --load-wait, --labels, --allow-dirty, --repetitions, --round-summary, --pin-cpu, --test
+  --max-load, --load-wait, --lock-timeout, --labels, --allow-dirty, --repetitions, --round-summary, --pin-cpu, --test
                           as for benchbot run
   --output O              text (default) | json
 

@@ -6,20 +6,26 @@ import { createAppState } from '../app/app-state.ts';
 import { DEFAULT_API_URL } from '../github/github-client.ts';
 import { openStore } from '../store/open-store.ts';
 import { redact } from '../store/redact.ts';
+import { createDashboardHandler, DASHBOARD_PATH } from '../dashboard/dashboard-handler.ts';
+import { githubRepoUrl } from '../dashboard/read-history.ts';
+import { loadSiteAssets } from '../dashboard/write-site.ts';
 import { UsageError } from './usage-error.ts';
 
-export const SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL]
+export const SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL] [--dashboard]
 
 Runs the benchbot GitHub App: /bench on pull requests, reports from finished
 workflow runs, and the nightly -> bisect -> issue loop (docs/app.md).
 Webhooks go to POST /api/github/webhooks; GET /healthz answers 200 while the
-store is reachable.
+store is reachable. With --dashboard, GET /dashboard/ serves the pages of
+benchbot dashboard from the store, to anyone who can reach the server (put it
+behind your proxy's authentication if the history is private).
 
 environment:
   APP_ID                  the GitHub App's id (required unless GITHUB_TOKEN)
   PRIVATE_KEY             the app's private key (PEM), or
   PRIVATE_KEY_PATH        a file holding it
   WEBHOOK_SECRET          the secret every delivery is signed with (required)
+  WEBHOOK_SECRET_PREVIOUS while rotating the webhook secret: the old one, which still verifies (docs/app.md)
   GITHUB_TOKEN            instead of an app: one token for every call (tests, one repository)
   GITHUB_API_URL          REST API root (default ${DEFAULT_API_URL}; GHES: https://HOST/api/v3)
   BENCHBOT_DATABASE_URL   the store: SQLite path or postgres:// URL for several replicas
@@ -34,12 +40,14 @@ export interface ServeSettings {
   privateKey?: string;
   githubToken?: string;
   secret: string;
+  previousSecrets: string[];
   apiUrl: string;
   store?: string;
   port: number;
   host: string;
   botLogin?: string;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  dashboard: boolean;
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -48,7 +56,7 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
 export function readServeSettings(args: string[], env: Record<string, string | undefined>): ServeSettings {
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' } }, allowPositionals: false }).values;
+    values = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, dashboard: { type: 'boolean' } }, allowPositionals: false }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -87,12 +95,14 @@ export function readServeSettings(args: string[], env: Record<string, string | u
     privateKey: githubToken === undefined ? privateKey : undefined,
     githubToken,
     secret,
+    previousSecrets: text('WEBHOOK_SECRET_PREVIOUS') === undefined ? [] : [text('WEBHOOK_SECRET_PREVIOUS') as string],
     apiUrl,
     store: values.store as string | undefined,
     port,
     host: (values.host as string | undefined) ?? text('HOST') ?? '0.0.0.0',
     botLogin: text('BOT_LOGIN'),
     logLevel,
+    dashboard: values.dashboard === true,
   };
 }
 
@@ -114,14 +124,18 @@ export async function runServe(args: string[], out: (text: string) => void, env:
       privateKey: settings.privateKey,
       githubToken: settings.githubToken,
       secret: settings.secret,
+      previousSecrets: settings.previousSecrets,
       apiUrl: settings.apiUrl,
       store,
       port: settings.port,
       host: settings.host,
       botLogin: settings.botLogin,
       logLevel: settings.logLevel,
+      dashboard: settings.dashboard
+        ? createDashboardHandler({ store, assets: loadSiteAssets(), settings: { title: 'benchbot', repoUrl: githubRepoUrl(env.GITHUB_SERVER_URL ?? 'https://github.com') } })
+        : undefined,
     });
-    out(`benchbot serve: listening on ${server.url} (webhooks at ${server.webhookUrl}, health at ${server.url}/healthz; store ${redact(store.location)}${pruned > 0 ? `, pruned ${pruned} old delivery ids` : ''})`);
+    out(`benchbot serve: listening on ${server.url} (webhooks at ${server.webhookUrl}, health at ${server.url}/healthz${settings.dashboard ? `, dashboard at ${server.url}${DASHBOARD_PATH}/` : ''}; store ${redact(store.location)}${pruned > 0 ? `, pruned ${pruned} old delivery ids` : ''})`);
     const signal = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
     out(`benchbot serve: ${String(signal[0] ?? 'signal')} received, stopping`);
     await server.close();

@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRunArgs } from '../../src/cli/run-command.ts';
 import { makeFixtureRepo } from '../support/fixture-repo.ts';
+import { makeMergeRepo } from '../bisect-edges/merge-repo.ts';
 
 // One rule for paths (README, `benchbot help`): every relative path a user
 // types, and the default store, is relative to the directory the command is
@@ -93,4 +94,30 @@ test('benchbot clean removes the worktrees run left (git worktree list is clean 
   assert.ok(existsSync(join(work, '.benchbot/benchbot.db')), 'the history is not touched');
   assert.match(benchbot(work, 'clean', '--repo', 'projects/repo').stdout, /0 worktree\(s\) removed/);
   assert.match(benchbot(work, 'clean', '--repo', 'nowhere').stderr, /--repo .*nowhere: no such directory/);
+});
+
+test('bisect --repo DIR --store REL reads and keeps its store at REL under the current directory', () => {
+  const work = mkdtempSync(join(tmpdir(), 'benchbot-paths-'));
+  const merge = makeMergeRepo({ merges: 2, culprit: 2 });
+  mkdirSync(join(work, 'projects'));
+  const repo = join(work, 'projects', 'repo');
+  renameSync(merge.dir, repo);
+  const r = benchbot(work, 'bisect', '--repo', 'projects/repo', '--good', merge.good, '--bad', merge.bad, '--bench', './bench.sh', '--build', './build.sh', '--rounds', '4', '--store', 'refs/history.db', '--max-load', '1000', '--output', 'json');
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(existsSync(join(work, 'refs/history.db')), 'the store is relative to the current directory');
+  assert.ok(!existsSync(join(repo, 'refs/history.db')), 'not to --repo');
+  // A line per session in a plain log, none per round.
+  assert.match(r.stderr, /^probe [0-9a-f]{12}: (good|bad|unknown)/m);
+  assert.doesNotMatch(r.stderr, /^round \d+ of/m);
+});
+
+test('every measuring command takes the machine flags, with the same defaults in its --help', () => {
+  const lines = (command: string) => benchbot(tmpdir(), command, '--help').stdout;
+  for (const command of ['run', 'bisect', 'bisect-oracle']) {
+    const help = lines(command);
+    for (const flag of ['--max-load L', '--load-wait S', '--lock-timeout S']) assert.ok(help.includes(flag), `${command} --help lacks ${flag}`);
+    assert.match(help, /--load-wait S .*\(default 300\)/);
+    assert.match(help, /--lock-timeout S .*\(default 3600\)/);
+  }
+  assert.match(lines('calibrate'), /--max-load, --load-wait, --lock-timeout/);
 });
