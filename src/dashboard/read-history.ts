@@ -61,24 +61,28 @@ export async function readGroups(store: Store, filter: HistoryFilter, samplesNig
 
 /** RunTable numbers the runs the series refer to, oldest first. */
 export class RunTable {
-  private readonly index = new Map<RunRef, number>();
+  private readonly index = new Map<string, number>();
   readonly rows: RunRow[] = [];
 
-  /** add numbers every run of the groups, in time order. */
+  /** of numbers every run of the groups (by run id), in time order. */
   static of(groups: readonly SeriesGroup[]): RunTable {
-    const seen = new Set<RunRef>();
-    for (const g of groups) for (const p of g.parts) for (const r of p.runs) seen.add(r);
+    const seen = new Map<string, RunRef>();
+    for (const g of groups) for (const p of g.parts) for (const r of p.runs) seen.set(r.id, r);
     const table = new RunTable();
-    const sorted = [...seen].map((r) => ({ r, t: Date.parse(r.time) })).sort((a, b) => a.t - b.t);
+    const sorted = [...seen.values()].map((r) => ({ r, t: Date.parse(r.time) })).sort((a, b) => a.t - b.t);
     for (const { r, t } of sorted) {
-      table.index.set(r, table.rows.length);
+      table.index.set(r.id, table.rows.length);
       table.rows.push({ sha: r.sha, timeMs: t });
     }
     return table;
   }
 
   indexOf(run: RunRef): number {
-    return this.index.get(run) as number;
+    return this.index.get(run.id) as number;
+  }
+
+  has(run: RunRef): boolean {
+    return this.index.has(run.id);
   }
 }
 

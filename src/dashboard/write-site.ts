@@ -52,6 +52,7 @@ export function loadSiteAssets(): SiteAssets {
 export interface BuiltSite {
   overview: OverviewJson;
   runs: ReturnType<typeof buildRuns>;
+  table: RunTable;
   series: number;
 }
 
@@ -60,7 +61,7 @@ export interface BuiltSite {
  * `onSeries` as it is made (the writer writes it, the server caches nothing
  * but the overview), then the overview and the run table.
  */
-export async function buildSite(store: Store, settings: SiteSettings, onSeries: (page: SeriesJson) => void): Promise<BuiltSite> {
+export async function buildSite(store: Store, settings: SiteSettings, onSeries: (page: SeriesJson) => void, onGroup?: (group: SeriesGroup) => void): Promise<BuiltSite> {
   const samplesNights = settings.samplesNights ?? 30;
   const [groups, acks, issues, prs] = await Promise.all([
     readGroups(store, settings, samplesNights),
@@ -69,8 +70,9 @@ export async function buildSite(store: Store, settings: SiteSettings, onSeries: 
     readPrs(store, settings, settings.prs ?? 100, settings.repoUrl ?? (() => undefined)),
   ]);
   const runs = RunTable.of(groups);
+  if (onGroup) groups.forEach(onGroup);
   const rows = buildPages(groups, runs, acks, issues, settings, onSeries);
-  return { overview: buildOverview(rows, prs, { title: settings.title, generated: settings.generated, threshold: settings.threshold }), runs: buildRuns(runs.rows), series: rows.length };
+  return { overview: buildOverview(rows, prs, { title: settings.title, generated: settings.generated, threshold: settings.threshold }), runs: buildRuns(runs.rows), table: runs, series: rows.length };
 }
 
 /** buildPages builds each group's page (dropping its columns as it goes) and returns the overview rows. */
