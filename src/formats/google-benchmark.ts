@@ -59,6 +59,7 @@ const RATE_COUNTER = /(per_?sec(ond)?|_per_s|\/s)$/i;
 /** Google Benchmark prints non-finite doubles as bare tokens, which JSON.parse refuses. */
 const BARE_TOKENS = ['NaN', 'Infinity', 'nan', 'inf'];
 const NON_FINITE_STRINGS = new Set(['NaN', '-NaN', 'Infinity', '-Infinity', 'nan', '-nan', 'inf', '-inf']);
+const NON_FINITE_VALUES = new Map([...NON_FINITE_STRINGS].map((s) => [s, s.endsWith('inf') || s.endsWith('Infinity') ? (s.startsWith('-') ? -Infinity : Infinity) : Number.NaN]));
 
 /** Fields that cannot be below zero: times, rates and allocation totals (net_heap_growth can). */
 const NON_NEGATIVE_FIELDS = new Set(['real_time', 'cpu_time', 'bytes_per_second', 'items_per_second', 'allocs_per_iter', 'max_bytes_used', 'total_allocated_bytes']);
@@ -173,12 +174,102 @@ function read(file: SourceFile): ReadResult {
 
   const measurements: Measurement[] = [];
   const warnings: ReadWarning[] = [];
+  const unpicked: Group[] = [];
   for (const group of groups.values()) {
     if (group.failed > 0) warnings.push(failureWarning(group));
-    if (group.iterations === 0) summarize(path, group, warnings, sanitized, budget);
+    if (group.iterations === 0 && !summarize(path, group, warnings, sanitized, budget)) unpicked.push(group);
     for (const m of group.metrics.values()) measurements.push(m);
   }
+  if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
   return { measurements, warnings, hints };
+}
+
+/**
+ * readEveryAggregate reads a file that holds aggregates and nothing else
+ * benchbot would take (no iteration row, no median or mean): each aggregate
+ * row becomes a benchmark of its own, named as the row (`BM_x_stddev`, or
+ * the name with `_KIND` appended when the row's name does not say its kind),
+ * so that such a file compares as compare.py compares it instead of being
+ * empty. Rows with `aggregate_unit` "percentage" (cv) are fractions: their
+ * times are read in `%`. The summary-only warning of each group says so.
+ */
+function readEveryAggregate(path: string, groups: Group[], measurements: Measurement[], warnings: ReadWarning[], sanitized: boolean, budget: ReadBudget): void {
+  for (const group of groups) {
+    const used = group.aggregates.filter((a) => a.kind !== 'BigO' && a.kind !== 'RMS');
+    if (used.length === 0) continue;
+    const kinds = new Set(used.map((a) => a.kind));
+    const series = new Map<string, Group>();
+    for (const { kind, row, index } of used) {
+      const name = row.name as string;
+      const own = kind === '' || name.endsWith(`_${kind}`) || kinds.size === 1 ? name : `${name}_${kind}`;
+      let target = series.get(own);
+      if (target === undefined) {
+        budget.series();
+        target = { name: own, iterations: 0, failed: 0, failureKind: undefined, failureMessage: '', aggregates: [], metrics: new Map() };
+        series.set(own, target);
+      }
+      addRow(path, target, row, index, sanitized, budget, row.aggregate_unit === 'percentage' ? '%' : undefined);
+    }
+    const names = [...series.keys()];
+    const warning = warnings.findLast((w) => w.benchmark === group.name && w.kind === 'summary-only');
+    if (warning) {
+      warning.message = `${group.name} reported only aggregates (${[...kinds].map((k) => k || 'unnamed').join(', ')}) and no median or mean, and the file holds nothing else: each aggregate is read as a benchmark of its own (${names.join(', ')}), one value per run; run with repetitions and without --benchmark_report_aggregates_only for samples`;
+    }
+    for (const target of series.values()) for (const m of target.metrics.values()) measurements.push(m);
+  }
+}
+
+/**
+ * GoogleBenchmarkRow is one entry of `benchmarks` as Google Benchmark's
+ * compare.py reads it: the name as written (`BM_x_mean` for an aggregate),
+ * whether `run_type` is exactly "aggregate", the raw `time_unit`, the two
+ * times (NaN for the bare NaN the library writes) and the indices
+ * compare.py sorts by. Fields that are absent or of another type are undefined.
+ */
+export interface GoogleBenchmarkRow {
+  name: string;
+  aggregate: boolean;
+  timeUnit?: string;
+  realTime?: number;
+  cpuTime?: number;
+  familyIndex?: number;
+  perFamilyInstanceIndex?: number;
+  repetitionIndex?: number;
+  /** `run_name`, else the name: what `--filter` matches, so a benchmark's aggregates stay with it. */
+  runName: string;
+}
+
+/**
+ * readGoogleBenchmarkRows returns every row of a Google Benchmark JSON file in
+ * file order, for `--output compare.py`, which reproduces compare.py from the
+ * rows themselves rather than from benchbot's measurements. The same limits
+ * and syntax errors as {@link googleBenchmarkReader}.
+ */
+export function readGoogleBenchmarkRows(file: SourceFile): GoogleBenchmarkRow[] {
+  const { document } = parse(file);
+  const rows = document !== null && typeof document === 'object' && !Array.isArray(document) ? (document as Row).benchmarks : undefined;
+  if (!Array.isArray(rows)) throw new FormatError(file.path, undefined, 'benchmarks: expected an array of rows');
+  const number = (value: unknown) => (typeof value === 'number' ? value : typeof value === 'string' ? NON_FINITE_VALUES.get(value) : undefined);
+  const index = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+  const out: GoogleBenchmarkRow[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row: unknown = rows[i];
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new FormatError(file.path, undefined, `benchmarks[${i}]: expected an object, got ${describe(row)}`);
+    const r = row as Row;
+    if (typeof r.name !== 'string') throw new FormatError(file.path, undefined, `benchmarks[${i}].name: expected a string, got ${describe(r.name)}`);
+    out.push({
+      name: r.name,
+      runName: typeof r.run_name === 'string' ? r.run_name : r.name,
+      aggregate: r.run_type === 'aggregate',
+      timeUnit: typeof r.time_unit === 'string' ? r.time_unit : undefined,
+      realTime: number(r.real_time),
+      cpuTime: number(r.cpu_time),
+      familyIndex: index(r.family_index),
+      perFamilyInstanceIndex: index(r.per_family_instance_index),
+      repetitionIndex: index(r.repetition_index),
+    });
+  }
+  return out;
 }
 
 /** parse runs JSON.parse once, and a second time only for files with bare NaN/Infinity. */
@@ -337,9 +428,10 @@ function failureWarning(group: Group): ReadWarning {
   };
 }
 
-function summarize(path: string, group: Group, warnings: ReadWarning[], sanitized: boolean, budget: ReadBudget): void {
+/** summarize reads an aggregates-only group's median (else mean) with a warning; false when it has neither. */
+function summarize(path: string, group: Group, warnings: ReadWarning[], sanitized: boolean, budget: ReadBudget): boolean {
   const kinds = group.aggregates.map((a) => a.kind);
-  if (kinds.every((k) => k === 'BigO' || k === 'RMS')) return;
+  if (kinds.every((k) => k === 'BigO' || k === 'RMS')) return true;
   const pick = group.aggregates.find((a) => a.kind === 'median') ?? group.aggregates.find((a) => a.kind === 'mean');
   const listed = [...new Set(kinds.map((k) => k || 'unnamed'))].join(', ');
   warnings.push({
@@ -350,11 +442,12 @@ function summarize(path: string, group: Group, warnings: ReadWarning[], sanitize
     kind: 'summary-only',
   });
   if (pick) addRow(path, group, pick.row, pick.index, sanitized, budget);
+  return pick !== undefined;
 }
 
 /** addRow appends one row's metrics to its group: the per-row hot path, so no allocation per field. */
-function addRow(path: string, group: Group, row: Row, index: number, sanitized: boolean, budget: ReadBudget): void {
-  let timeUnit: string | undefined;
+function addRow(path: string, group: Group, row: Row, index: number, sanitized: boolean, budget: ReadBudget, timeUnitOverride?: string): void {
+  let timeUnit: string | undefined = timeUnitOverride;
   for (const field in row) {
     if (DESCRIPTIVE_FIELDS.has(field)) continue;
     const value = row[field];
@@ -382,7 +475,8 @@ function addRow(path: string, group: Group, row: Row, index: number, sanitized: 
       group.metrics.set(field, m);
     }
     if (m.unit === unit) {
-      m.values.push(value);
+      // Percentage aggregates (cv) hold fractions; `%` holds percent.
+      m.values.push(unit === '%' && timeUnitOverride === '%' ? value * 100 : value);
     } else {
       const factor = conversionFactor(unit, m.unit);
       if (factor === undefined) throw new FormatError(path, undefined, `benchmarks[${index}].${field}: unit ${unit} does not match ${m.unit} of earlier rows`);

@@ -7,7 +7,15 @@ import { googleBenchmarkReader } from '../../src/formats/google-benchmark.ts';
 import { assertMatchesExpected, expectedFor, FIXTURES, loadFixture } from '../support/fixtures.ts';
 
 const CAPTURED = ['repetitions.json', 'aggregates-only.json', 'stumpless-like-base.json', 'stumpless-like-head.json'];
-const COMPARE_PY_INPUTS = ['compare-py-test1_run1.json', 'compare-py-test3_run0.json', 'compare-py-test4_run.json'];
+const COMPARE_PY_INPUTS = [
+  'compare-py-test1_run1.json',
+  'compare-py-test1_run2.json',
+  'compare-py-test3_run0.json',
+  'compare-py-test3_run1.json',
+  'compare-py-test4_run.json',
+  'compare-py-test4_run0.json',
+  'compare-py-test4_run1.json',
+];
 const ALL = [...CAPTURED, ...COMPARE_PY_INPUTS].map((f) => `google-benchmark/${f}`);
 
 type Row = Record<string, unknown>;
@@ -192,6 +200,28 @@ describe('googleBenchmarkReader', () => {
     assert.equal(warnings.length, 0);
     const test3 = googleBenchmarkReader.read(loadFixture('google-benchmark/compare-py-test3_run0.json'));
     assert.deepEqual(test3.warnings.map((w) => [w.kind, w.benchmark]), [['summary-only', 'BM_One'], ['summary-only', 'short']]);
+  });
+
+  it('reads every aggregate of a file that has nothing else, each as its own benchmark, with a warning', () => {
+    const { measurements, warnings } = googleBenchmarkReader.read(loadFixture('google-benchmark/compare-py-test4_run0.json'));
+    // aggregate_name "zz" with aggregate_unit "percentage": fractions, read as percent.
+    assert.deepEqual(measurements.map((m) => [m.benchmark, m.metric, m.unit, m.values]), [
+      ['whocares', 'real_time', '%', [1]],
+      ['whocares', 'cpu_time', '%', [10]],
+    ]);
+    assert.deepEqual(warnings.map((w) => w.kind), ['summary-only']);
+    assert.match(warnings[0].message, /only aggregates \(zz\).*nothing else.*whocares/);
+    const aggregate = (kind: string, time: number) =>
+      `{"name": "BM_A_${kind}", "run_name": "BM_A", "run_type": "aggregate", "aggregate_name": "${kind}", "real_time": ${time}, "cpu_time": ${time}, "time_unit": "ns"}`;
+    const several = read(doc(aggregate('stddev', 2), aggregate('p90', 9)));
+    assert.deepEqual(several.measurements.map((m) => [m.benchmark, m.metric, m.values]), [
+      ['BM_A_stddev', 'real_time', [2]],
+      ['BM_A_stddev', 'cpu_time', [2]],
+      ['BM_A_p90', 'real_time', [9]],
+      ['BM_A_p90', 'cpu_time', [9]],
+    ]);
+    // Next to a benchmark with samples, the same aggregates stay out: they are not samples.
+    assert.deepEqual(read(doc(ROW, aggregate('stddev', 2))).measurements.map((m) => m.benchmark), ['BM_A', 'BM_A']);
   });
 
   it('reads a file that starts with a byte order mark', () => {

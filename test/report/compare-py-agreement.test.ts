@@ -3,61 +3,74 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { googleBenchmarkReader } from '../../src/formats/google-benchmark.ts';
-import { renderComparePy } from '../../src/report/compare-py-report.ts';
-import { FIXTURES, loadFixture } from '../support/fixtures.ts';
+import { fileURLToPath } from 'node:url';
+import { FIXTURES } from '../support/fixtures.ts';
 
 // Google Benchmark's own compare.py (Debian libbenchmark-tools, needs scipy;
-// .ci/run installs both) is run on the same inputs in the same test, and every
-// row benchbot prints must be the row compare.py prints.
+// .ci/run installs both) runs on the same inputs in the same test, and
+// `benchbot compare --output compare.py` must print exactly what it prints:
+// the header, the column widths, every row (aggregates included), the
+// _pvalue rows and OVERALL_GEOMEAN.
 const COMPARE_PY = '/usr/share/benchmark/compare.py';
 const INPUTS = '/usr/share/benchmark/gbench/Inputs';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-function comparePy(base: string, head: string): string[] {
+function comparePy(base: string, head: string): string {
   const run = spawnSync('python3', [COMPARE_PY, '--no-color', 'benchmarks', base, head], { encoding: 'utf8' });
   assert.equal(run.status, 0, `compare.py failed: ${run.stderr}`);
-  // The first line names the files; the rest is the table.
-  return run.stdout.trimEnd().split('\n').slice(1);
+  return run.stdout.trimEnd();
 }
 
-function read(path: string) {
-  return googleBenchmarkReader.read({ path, text: loadText(path) });
+function benchbot(base: string, head: string): string {
+  const run = spawnSync(process.execPath, [join(ROOT, 'bin/benchbot.js'), 'compare', base, head, '--output', 'compare.py'], { encoding: 'utf8' });
+  assert.ok(run.status === 0 || run.status === 1, `benchbot compare failed: ${run.stderr}`);
+  return run.stdout.trimEnd();
 }
 
-function ours(base: string, head: string): string[] {
-  return renderComparePy(read(base).measurements, read(head).measurements).split('\n');
-}
-
-function loadText(path: string): string {
-  return path.startsWith(FIXTURES) ? loadFixture(path.slice(FIXTURES.length)).text : spawnSync('cat', [path], { encoding: 'utf8' }).stdout;
-}
-
-const AGGREGATE_ROW = /^\S+_(mean|median|stddev|cv)\s/;
-
-// test3_run*.json is left out on purpose: it marks plain rows as aggregates
-// (run_type "aggregate" without aggregate_name) to test compare.py's
-// aggregate display; benchbot never takes aggregate rows as samples.
+// Every pair compare.py's own tests run in `benchmarks` mode (test1: one row
+// each, units, labels, zero times; test3: repetitions, aggregates paired with
+// iterations, a name only partly comparable; test4: aggregates only, with an
+// unknown aggregate_name and a percentage unit), both ways round, and the
+// captured fixtures with repetitions, aggregates, counters and an error.
+const GOOGLE = join(FIXTURES, 'google-benchmark');
 const PAIRS: [string, string][] = [
   [join(INPUTS, 'test1_run1.json'), join(INPUTS, 'test1_run2.json')],
-  [join(FIXTURES, 'google-benchmark/stumpless-like-base.json'), join(FIXTURES, 'google-benchmark/stumpless-like-head.json')],
-  [join(FIXTURES, 'google-benchmark/repetitions.json'), join(FIXTURES, 'google-benchmark/stumpless-like-head.json')],
+  [join(INPUTS, 'test3_run0.json'), join(INPUTS, 'test3_run1.json')],
+  [join(INPUTS, 'test4_run0.json'), join(INPUTS, 'test4_run1.json')],
+  [join(INPUTS, 'test1_run2.json'), join(INPUTS, 'test1_run1.json')],
+  [join(INPUTS, 'test3_run1.json'), join(INPUTS, 'test3_run0.json')],
+  [join(INPUTS, 'test4_run1.json'), join(INPUTS, 'test4_run0.json')],
+  [join(GOOGLE, 'stumpless-like-base.json'), join(GOOGLE, 'stumpless-like-head.json')],
+  [join(GOOGLE, 'repetitions.json'), join(GOOGLE, 'stumpless-like-head.json')],
+  [join(GOOGLE, 'repetitions.json'), join(GOOGLE, 'aggregates-only.json')],
+  [join(GOOGLE, 'aggregates-only.json'), join(GOOGLE, 'aggregates-only.json')],
 ];
 
 for (const [base, head] of PAIRS) {
-  test(`--output compare.py prints compare.py's rows and p-values: ${base.split('/').at(-1)} vs ${head.split('/').at(-1)}`, () => {
+  test(`--output compare.py prints what compare.py prints: ${base.split('/').at(-1)} vs ${head.split('/').at(-1)}`, () => {
     assert.ok(existsSync(COMPARE_PY), `${COMPARE_PY} is missing: install Debian's libbenchmark-tools (.ci/run does)`);
-    // Known, intended divergence: compare.py compares an errored benchmark's
-    // zero times (and its geomean then collapses to 0 and is not printed);
-    // benchbot reports the error instead of a change.
-    const errored = new Set([base, head].flatMap((p) => read(p).warnings.filter((w) => w.kind === 'error').map((w) => w.benchmark)));
-    const name = (line: string) => line.split(/\s/)[0].replace(/_pvalue$/, '');
-    const ruler = (line: string) => /^-+$/.test(line);
-    const theirs = comparePy(base, head).filter((line) => !AGGREGATE_ROW.test(line) && !errored.has(name(line)) && !ruler(line));
-    let mine = ours(base, head).filter((line) => !ruler(line));
-    if (errored.size > 0 && !theirs.some((line) => line.startsWith('OVERALL_GEOMEAN'))) mine = mine.filter((line) => !line.startsWith('OVERALL_GEOMEAN'));
-    // compare.py sizes its first column by every name it prints, aggregates included; compare cells, not padding.
-    const cells = (line: string) => line.trim().split(/\s{2,}/);
-    assert.deepEqual(mine.map(cells), theirs.map(cells));
-    assert.ok(mine.some((line) => line.includes('_pvalue')) || !theirs.some((line) => line.includes('_pvalue')));
+    const theirs = comparePy(base, head);
+    const mine = benchbot(base, head);
+    assert.deepEqual(mine.split('\n'), theirs.split('\n'));
+    // The test must have compared something: a table, not only the header.
+    assert.ok(theirs.split('\n').length > 3);
   });
 }
+
+test('the compare.py pairs include U tests, aggregate rows and the repetitions warning', () => {
+  const test3 = comparePy(join(INPUTS, 'test3_run0.json'), join(INPUTS, 'test3_run1.json'));
+  assert.match(test3, /^BM_Two_pvalue .*U Test, Repetitions: 2 vs 2\. WARNING: Results unreliable! 9\+ repetitions recommended\.$/m);
+  assert.match(test3, /^OVERALL_GEOMEAN /m);
+  const fixtures = comparePy(join(GOOGLE, 'repetitions.json'), join(GOOGLE, 'stumpless-like-head.json'));
+  assert.match(fixtures, /_mean /);
+});
+
+test('numbers are formatted as Python formats them: ties to even, -0, large values, nan', async () => {
+  const { fixed } = await import('../../src/report/compare-py-report.ts');
+  const values = [0.5, 1.5, 2.5, -2.5, 0.03125, 0.00015, 1.00005, -0.3, -0, 123456.5, 1e21, 1.5e22, 2 ** 70 + 0.0, 0.1 + 0.2, 99.99995, 1e-7];
+  const python = spawnSync('python3', ['-c', 'import sys\nfor v in sys.argv[1:]:\n  x=float(v); print("{:.0f}|{:.4f}|{:+.4f}".format(x, x, x))', ...values.map((v) => (Object.is(v, -0) ? '-0.0' : v.toPrecision(17)))], { encoding: 'utf8' });
+  assert.equal(python.status, 0, python.stderr);
+  const ours = values.map((v) => `${fixed(v, 0)}|${fixed(v, 4)}|${fixed(v, 4).startsWith('-') ? fixed(v, 4) : `+${fixed(v, 4)}`}`);
+  assert.deepEqual(ours, python.stdout.trimEnd().split('\n'));
+  assert.equal(fixed(Number.NaN, 4), 'nan');
+});
