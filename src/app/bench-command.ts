@@ -1,6 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import { compileNameFilter, MAX_NAME_FILTER_LENGTH, NameFilterError } from '../compare/name-filter.ts';
 import { parsePercent } from '../compare/thresholds.ts';
+import { inertCode, inertText } from '../report/inert-markdown.ts';
 
 /**
  * BENCH_USAGE is what `/bench help` and every rejected `/bench` show.
@@ -90,7 +91,7 @@ export function parseCommandLine(line: string, limits: BenchLimits = {}): BenchC
     if (option && isKey(option[1].toLowerCase())) {
       const key = option[1].toLowerCase() as Key;
       if (seen.has(key)) {
-        problems.push(`\`${key}=\` is given twice`);
+        problems.push(`${inertCode(`${key}=`)} is given twice`);
         continue;
       }
       seen.add(key);
@@ -99,7 +100,7 @@ export function parseCommandLine(line: string, limits: BenchLimits = {}): BenchC
       continue;
     }
     if (option) {
-      problems.push(`unknown option \`${option[1]}=\`; the options are ${KEYS.map((k) => `\`${k}=\``).join(', ')}`);
+      problems.push(`unknown option ${inertCode(`${option[1]}=`)}; the options are ${KEYS.map((k) => `\`${k}=\``).join(', ')}`);
       continue;
     }
     if (args.filter !== null) {
@@ -120,21 +121,21 @@ function isKey(name: string): name is Key {
 function setOption(args: BenchArguments, key: Key, value: string, limits: BenchLimits): string | null {
   if (key === 'runs') {
     const max = limits.maxRuns ?? 100;
-    if (!/^\d{1,6}$/.test(value) || Number(value) < 2 || Number(value) > max) return `\`runs=${value}\`: give a whole number from 2 to ${max}`;
+    if (!/^\d{1,6}$/.test(value) || Number(value) < 2 || Number(value) > max) return `${inertCode(`runs=${value}`)}: give a whole number from 2 to ${max}`;
     args.runs = Number(value);
     return null;
   }
   if (key === 'runner') {
     const allowed = limits.runners ?? [];
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) return `\`runner=${value}\`: a runner label is letters, digits, \`.\`, \`_\` and \`-\``;
-    if (allowed.length === 0) return `\`runner=${value}\`: this repository lists no runner labels (\`bench.runners\` in \`.github/benchbot.yml\`)`;
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) return `${inertCode(`runner=${value}`)}: a runner label is letters, digits, \`.\`, \`_\` and \`-\``;
+    if (allowed.length === 0) return `${inertCode(`runner=${value}`)}: this repository lists no runner labels (\`bench.runners\` in \`.github/benchbot.yml\`)`;
     const match = allowed.find((label) => label.toLowerCase() === value.toLowerCase());
-    if (match === undefined) return `\`runner=${value}\`: not one of ${allowed.map((l) => `\`${l}\``).join(', ')} (\`bench.runners\` in \`.github/benchbot.yml\`)`;
+    if (match === undefined) return `${inertCode(`runner=${value}`)}: not one of ${allowed.map((l) => inertCode(l)).join(', ')} (\`bench.runners\` in \`.github/benchbot.yml\`)`;
     args.runner = match;
     return null;
   }
   const fraction = /^\d{1,3}(\.\d{1,3})?%$/.test(value) ? parsePercent(value) : undefined;
-  if (fraction === undefined || fraction <= 0 || fraction > 0.5) return `\`threshold=${value}\`: give a percentage above 0% and at most 50%, e.g. \`threshold=1.5%\``;
+  if (fraction === undefined || fraction <= 0 || fraction > 0.5) return `${inertCode(`threshold=${value}`)}: give a percentage above 0% and at most 50%, e.g. \`threshold=1.5%\``;
   args.threshold = `${Number((fraction * 100).toFixed(3))}%`;
   return null;
 }
@@ -152,12 +153,12 @@ function setOption(args: BenchArguments, key: Key, value: string, limits: BenchL
 function regexProblem(token: string): string | null {
   if (token.length > MAX_REGEX_LENGTH) return `REGEX is ${token.length} characters long; the limit is ${MAX_REGEX_LENGTH}`;
   const shell = /[`'";&!]|\$[({]/.exec(token);
-  if (shell) return `REGEX may not contain \`${shell[0].replace(/`/g, "'")}\` (shell syntax is refused; benchmark names do not need it)`;
+  if (shell) return `REGEX may not contain ${inertCode(shell[0])} (shell syntax is refused; benchmark names do not need it)`;
   try {
     compileNameFilter(token);
   } catch (error) {
     if (!(error instanceof NameFilterError)) throw error;
-    return `REGEX is ${error.message.replace(/`/g, "'")}`;
+    return `REGEX is ${inertText(error.message)}`;
   }
   return null;
 }

@@ -5,6 +5,7 @@ import { REPORT_MARKER } from '../report/markdown-report.ts';
 import type { AppConfig } from './app-config.ts';
 import { formatConfigProblems } from './app-config.ts';
 import type { BenchRequest } from './app-state.ts';
+import { inertCode } from '../report/inert-markdown.ts';
 import { BENCH_USAGE, findCommandLine, parseCommandLine, type BenchArguments } from './bench-command.ts';
 import { renderBenchRunning } from './bench-report.ts';
 import { CHECK_NAME, REPLY_MARKER, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
@@ -189,7 +190,7 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
   if (previous !== null) {
     notes.push(`This \`/bench\` replaces the one by @${previous.requestedBy} at \`${previous.head.slice(0, 12)}\`${previous.runUrl ? ` ([run](${previous.runUrl}))` : ''}, which was cancelled: one \`/bench\` runs per pull request.`);
   }
-  if (Object.keys(request.args).length > 0) notes.push(`Arguments: ${Object.entries(request.args).map(([k, v]) => `\`${k}\` = \`${v.replace(/`/g, "'").replace(/\n/g, ', ')}\``).join(', ')}.`);
+  if (Object.keys(request.args).length > 0) notes.push(`Arguments: ${Object.entries(request.args).map(([k, v]) => `${inertCode(k)} = ${inertCode(v.replace(/\n/g, ', '))}`).join(', ')}.`);
   if (run.id === null) notes.push('GitHub did not name the dispatched run: its report is matched to this request by workflow, the app as its actor, and time.');
   notes.push(configNote);
   const recordingCheck = creatingCheck.then(async (check) => {

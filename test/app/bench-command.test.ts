@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { liveText, structure } from '../report/markdown-tree.ts';
 import { parseBenchCommand } from '../../src/app/bench-command.ts';
 
 const run = (filter: string | null, runs: number | null, runner: string | null, threshold: string | null) => ({ kind: 'run', filter, runs, runner, threshold });
@@ -58,10 +59,10 @@ test('bad arguments are invalid, with every problem named', () => {
   assert.match(problems('/bench runs=30', { maxRuns: 20 })[0], /2 to 20/);
   assert.match(problems('/bench runs=-3')[0], /whole number/);
   assert.match(problems('/bench runner=bench')[0], /lists no runner labels/);
-  assert.match(problems('/bench runner=gpu', { runners: ['bench'] })[0], /not one of `bench`/);
+  assert.match(problems('/bench runner=gpu', { runners: ['bench'] })[0], /not one of <code>bench<\/code>/);
   assert.match(problems('/bench threshold=0%')[0], /above 0%/);
   assert.match(problems('/bench threshold=2')[0], /percentage/);
-  assert.match(problems('/bench bogus=1')[0], /unknown option `bogus=`/);
+  assert.match(problems('/bench bogus=1')[0], /unknown option <code>bogus=<\/code>/);
   assert.match(problems('/bench a b')[0], /at most one REGEX/);
   assert.match(problems('/bench runs=2 runs=3')[0], /given twice/);
   assert.match(problems('/bench (')[0], /not a valid regular expression/);
@@ -76,12 +77,12 @@ test('bad arguments are invalid, with every problem named', () => {
 
 test('hostile text is refused and named by code point, never echoed', () => {
   const cases: [string, RegExp][] = [
-    ['/bench $(id)', /may not contain `\$\(`/],
-    ['/bench ${{github.token}}', /may not contain `\$\{`/],
-    ['/bench `id`', /may not contain `'`/],
-    ['/bench a;b', /may not contain `;`/],
-    ['/bench a&&b', /may not contain `&`/],
-    ['/bench "a"', /may not contain `"`/],
+    ['/bench $(id)', /may not contain <code>&#36;\(<\/code>/],
+    ['/bench ${{github.token}}', /may not contain <code>&#36;\{<\/code>/],
+    ['/bench `id`', /may not contain <code>&#96;<\/code>/],
+    ['/bench a;b', /may not contain <code>;<\/code>/],
+    ['/bench a&&b', /may not contain <code>&amp;<\/code>/],
+    ['/bench "a"', /may not contain <code>"<\/code>/],
     ['/bench a\u202Eb', /invisible formatting character U\+202E/],
     ['/bench a\u2066b', /U\+2066/],
     ['/bench a\u200Bb', /U\+200B/],
@@ -129,5 +130,25 @@ test('hostile Markdown cannot hang or crash the command search', () => {
     // Past the parser's nesting limit the rest is not read: no command, which is the safe side.
     if (found !== null) assert.deepEqual(found, run(null, 3, null, null), hostile.slice(0, 20));
     assert.ok(performance.now() - started < 2000, `${hostile.slice(0, 20)}: ${performance.now() - started} ms`);
+  }
+});
+
+test('arguments echoed in a refusal cannot break out of their code span: no mention, reference, link or HTML', () => {
+  const hostile = [
+    '/bench runs=`@octocat`',
+    '/bench runs=``@org/team``',
+    '/bench runner=a`<img src=x>`#12',
+    '/bench threshold=`[x](https://evil.example)`',
+    '/bench runs=1 runner=`</code>@octocat` threshold=5`%`<!--',
+  ];
+  for (const body of hostile) {
+    const command = parseBenchCommand(body, { runners: ['bench'] });
+    assert.equal(command?.kind, 'invalid', body);
+    // As the reply lists them (issue-comment-created.ts).
+    const reply = (command as { problems: string[] }).problems.map((p) => `- ${p}`).join('\n');
+    assert.deepEqual(liveText(reply), [], `${body}: live text in ${reply}`);
+    const html = structure(reply).filter((n) => n.startsWith('html'));
+    assert.ok(html.every((n) => /^html "<\/?code>"$/.test(n)), `${body}: only <code> tags, got ${html.join(', ')}`);
+    assert.ok(!structure(reply).some((n) => /^(link|image|inlineCode)/.test(n)), `${body}: no link, image or stray code span in ${reply}`);
   }
 });
