@@ -226,3 +226,23 @@ test('no ${{ }} expression inside a run: script (inputs reach scripts through en
   assert.ok(scripts.length >= 5);
   for (const [where, script] of scripts) assert.doesNotMatch(script, /\$\{\{/, where);
 });
+
+test('the dashboard: built by a job with no permissions that runs only benchbot, deployed by the only job with Pages rights, which runs nothing else', () => {
+  const nightly = workflows.get('.github/workflows/nightly.yml') as Workflow;
+  const build = nightly.jobs.dashboard;
+  const deploy = nightly.jobs.pages;
+  assert.deepEqual(build.permissions, {}, 'the build job holds nothing');
+  assert.deepEqual((build.steps ?? []).map((s) => s.uses?.split('@')[0]), ['benchbot/benchbot', 'actions/upload-pages-artifact']);
+  assert.equal(build.steps?.[0].with?.mode, 'dashboard');
+  assert.ok((build.steps ?? []).every((s) => s.run === undefined && !isCheckout(s)), 'no checkout, no script');
+  assert.deepEqual(deploy.permissions, { pages: 'write', 'id-token': 'write' });
+  assert.deepEqual((deploy.steps ?? []).map((s) => s.uses?.split('@')[0]), ['actions/deploy-pages']);
+  assert.equal(deploy.needs, 'dashboard');
+  for (const [file, workflow] of workflows) {
+    for (const [id, job] of Object.entries(workflow.jobs)) {
+      if (job.uses !== undefined || (file === '.github/workflows/nightly.yml' && id === 'pages')) continue;
+      const scopes = JSON.stringify(effectivePermissions(workflow, job) ?? {});
+      assert.doesNotMatch(scopes, /pages|id-token/, `${file} job ${id}: only the deploy job may hold pages or id-token`);
+    }
+  }
+});
