@@ -15,7 +15,9 @@ import { firstBadNight, type NightlyHistory } from './nightly-history.ts';
 export async function closeRecoveredRegressions(client: GitHubClient, history: NightlyHistory, threshold: number, where: { owner: string; repo: string; serverUrl?: string }, log: (line: string) => void): Promise<void> {
   let open;
   try {
-    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: 'open' });
+    // The issues are filed by the app (its own `<slug>[bot]`), or by a workflow as github-actions[bot]: any GitHub App
+    // account, never a person, since anyone who may label issues could file one with the label and the marker.
+    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: 'open', botLogin: null });
   } catch (error) {
     if (!(error instanceof GitHubError)) throw error;
     log(`::warning title=benchbot::could not read the regression issues: ${escapeCommand(error.message)}${error.status === 403 ? ' (the report job needs permissions: issues: write)' : ''}`);
@@ -31,7 +33,7 @@ export async function closeRecoveredRegressions(client: GitHubClient, history: N
     if (!recovery.recovered) continue;
     const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold, ...where });
     try {
-      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment });
+      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment, botLogin: null });
       // Names come from the artifact: one line each, so they cannot start a workflow command.
       log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${escapeCommand(s.benchmark)} (${escapeCommand(s.metric)}) recovered`);
     } catch (error) {

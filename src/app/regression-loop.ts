@@ -96,15 +96,17 @@ export async function handleBisectCompleted(deps: HandlerDeps, client: GitHubCli
   const bisect = text === null ? undefined : parseBisectLog(text);
   const issue = renderRegressionIssue({ finding, bisect, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config.nightly.dashboard });
 
+  // Only the app's own issues are reconciled: anyone who may label issues can file one with the label and the marker.
+  const botLogin = await deps.botLogin();
   const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
-  if (issue.marker !== rangeMarker && (await findRegressionIssue(client, { ...where, marker: issue.marker })) === null) {
-    const rangeIssue = await findRegressionIssue(client, { ...where, marker: rangeMarker });
+  if (issue.marker !== rangeMarker && (await findRegressionIssue(client, { ...where, marker: issue.marker, botLogin })) === null) {
+    const rangeIssue = await findRegressionIssue(client, { ...where, marker: rangeMarker, botLogin });
     if (rangeIssue !== null && rangeIssue.state === 'open') {
       const labels = [...new Set([...rangeIssue.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l !== ''), REGRESSION_LABEL, ...config.issues.labels])];
       await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { ...where, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body), labels });
     }
   }
-  const result = await upsertRegressionIssue(client, { ...where, marker: issue.marker, title: issue.title, body: issue.body, labels: config.issues.labels, assignees: config.issues.assignees });
+  const result = await upsertRegressionIssue(client, { ...where, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: config.issues.labels, assignees: config.issues.assignees });
   // The culprit goes with the record too: the dashboard marks it on the series' chart.
   const named = bisect?.culprit;
   await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result.number, url: result.url, marker: issue.marker, at: deps.now().toISOString(), ...(named ? { culprit: { sha: named.sha, subject: named.subject, ...(typeof named.pr === 'number' ? { pr: named.pr } : {}) } } : {}) });

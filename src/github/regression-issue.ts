@@ -1,5 +1,5 @@
 import type { GitHubClient } from './github-client.ts';
-import { withMarker } from './sticky-comment.ts';
+import { DEFAULT_BOT_LOGIN, withMarker } from './sticky-comment.ts';
 import { truncateMarkdown } from './truncate-markdown.ts';
 import { parseRegressionMarker, REGRESSION_LABEL } from '../report/regression-issue.ts';
 
@@ -15,6 +15,25 @@ export interface Issue {
   html_url: string;
   pull_request?: unknown;
   labels: (string | { name?: string })[];
+  user?: { login: string; type: string } | null;
+}
+
+/**
+ * IssueAuthor is whose regression issues are reconciled: a login (the app's
+ * `<slug>[bot]`, or DEFAULT_BOT_LOGIN, the default), or null for any account
+ * of type `Bot` (a GitHub App; never a person), as for the sticky comment.
+ */
+export type IssueAuthor = string | null;
+
+/**
+ * isOwnIssue tells whether the issue was filed by the account benchbot acts
+ * as: anyone who may label issues can open one with the label and the
+ * marker, and it must not be updated, reopened or closed as benchbot's own.
+ */
+export function isOwnIssue(issue: Pick<Issue, 'user'>, author: IssueAuthor = DEFAULT_BOT_LOGIN): boolean {
+  const user = issue.user;
+  if (user === null || user === undefined) return false;
+  return author === null ? user.type === 'Bot' : user.login.toLowerCase() === author.toLowerCase();
 }
 
 /**
@@ -30,6 +49,8 @@ export interface RegressionIssueOptions {
   body: string;
   labels?: string[];
   assignees?: string[];
+  /** botLogin is whose issues are benchbot's (IssueAuthor); default DEFAULT_BOT_LOGIN. */
+  botLogin?: IssueAuthor;
   /** recurrenceComment is posted when a closed issue is reopened; default says the regression is back. */
   recurrenceComment?: string;
 }
@@ -53,14 +74,14 @@ function firstLine(text: string | null | undefined): string {
 /**
  * listRegressionIssues returns every issue (open and closed, every page)
  * labelled REGRESSION_LABEL whose body starts with a regression marker,
- * with the marker decoded; pull requests are left out (the issues endpoint
- * lists them too).
+ * with the marker decoded, filed by options.botLogin (isOwnIssue); pull
+ * requests are left out (the issues endpoint lists them too).
  */
-export async function listRegressionIssues(client: GitHubClient, options: { owner: string; repo: string; state?: 'open' | 'closed' | 'all' }): Promise<(Issue & { marker: { series: string; culprit: string } })[]> {
+export async function listRegressionIssues(client: GitHubClient, options: { owner: string; repo: string; state?: 'open' | 'closed' | 'all'; botLogin?: IssueAuthor }): Promise<(Issue & { marker: { series: string; culprit: string } })[]> {
   const issues = await client.paginate<Issue>('/repos/{owner}/{repo}/issues', { owner: options.owner, repo: options.repo, state: options.state ?? 'all', labels: REGRESSION_LABEL });
   const out: (Issue & { marker: { series: string; culprit: string } })[] = [];
   for (const issue of issues) {
-    if (issue.pull_request !== undefined) continue;
+    if (issue.pull_request !== undefined || !isOwnIssue(issue, options.botLogin)) continue;
     const marker = parseRegressionMarker(issue.body);
     if (marker) out.push({ ...issue, marker });
   }
@@ -68,13 +89,13 @@ export async function listRegressionIssues(client: GitHubClient, options: { owne
 }
 
 /**
- * findRegressionIssue finds the issue for a marker: the oldest open one if
+ * findRegressionIssue finds benchbot's own issue (isOwnIssue) for a marker: the oldest open one if
  * any (racing runs agree on it), else the most recently filed closed one,
  * which carries the latest history of that regression. Null when there is none.
  */
-export async function findRegressionIssue(client: GitHubClient, options: { owner: string; repo: string; marker: string }): Promise<Issue | null> {
+export async function findRegressionIssue(client: GitHubClient, options: { owner: string; repo: string; marker: string; botLogin?: IssueAuthor }): Promise<Issue | null> {
   const issues = await client.paginate<Issue>('/repos/{owner}/{repo}/issues', { owner: options.owner, repo: options.repo, state: 'all', labels: REGRESSION_LABEL });
-  const matches = issues.filter((i) => i.pull_request === undefined && firstLine(i.body) === options.marker.trim());
+  const matches = issues.filter((i) => i.pull_request === undefined && isOwnIssue(i, options.botLogin) && firstLine(i.body) === options.marker.trim());
   const open = matches.filter((i) => i.state === 'open').sort((a, b) => a.number - b.number);
   if (open.length > 0) return open[0];
   const closed = matches.sort((a, b) => b.number - a.number);
@@ -129,7 +150,7 @@ export interface CloseRecoveredResult {
  * closes the issue carrying the marker as completed. An issue that is
  * already closed is left alone, so running the nightly job twice comments once.
  */
-export async function closeRecoveredIssue(client: GitHubClient, options: { owner: string; repo: string; marker: string; comment: string }): Promise<CloseRecoveredResult> {
+export async function closeRecoveredIssue(client: GitHubClient, options: { owner: string; repo: string; marker: string; comment: string; botLogin?: IssueAuthor }): Promise<CloseRecoveredResult> {
   const { owner, repo } = options;
   const issue = await findRegressionIssue(client, options);
   if (issue === null) return { action: 'not-found' };

@@ -10,6 +10,7 @@ import type { Account, GitHubApiStandIn } from '../support/github-api-stand-in.t
 const target = { owner: 'octo-org', repo: 'widgets' };
 const marker = regressionMarker('main:parse:time:fp-1', 'a'.repeat(40));
 const alice: Account = { login: 'alice', type: 'User' };
+const actions: Account = { login: 'github-actions[bot]', type: 'Bot' };
 
 let standIn: GitHubApiStandIn;
 let client: GitHubClient;
@@ -76,7 +77,7 @@ test('a regression that recurs after its issue was closed reopens that issue ins
 });
 
 test('the search reads every page and ignores issues of other series, other repos and quoted markers', async () => {
-  for (let i = 0; i < 130; i++) standIn.addIssue({ ...target, title: `other ${i}`, body: `${regressionMarker(`main:bench${i}:time:fp-1`, 'b'.repeat(40))}\nx`, labels: ['benchbot'], user: alice });
+  for (let i = 0; i < 130; i++) standIn.addIssue({ ...target, title: `other ${i}`, body: `${regressionMarker(`main:bench${i}:time:fp-1`, 'b'.repeat(40))}\nx`, labels: ['benchbot'], user: actions });
   standIn.addIssue({ owner: 'octo-org', repo: 'gadgets', title: 'same marker elsewhere', body: `${marker}\nx`, labels: ['benchbot'], user: alice });
   standIn.addIssue({ ...target, title: 'a human quoting the marker', body: `> ${marker}\nsee above`, labels: ['benchbot'], user: alice });
   const created = await upsert('parse is 10.0% slower');
@@ -92,6 +93,20 @@ test('the search reads every page and ignores issues of other series, other repo
   const mine = await listRegressionIssues(client, { ...target, state: 'open' });
   assert.equal(mine.length, 131);
   assert.equal(mine.find((i) => i.number === created.number)?.marker.series, 'main:parse:time:fp-1');
+});
+
+test('an issue a person filed with the label and the marker is never benchbot\'s: not updated, reopened or closed', async () => {
+  const forged = standIn.addIssue({ ...target, title: 'filed by a person', body: `${marker}\nclose me, or put your numbers here`, labels: ['benchbot'], user: alice });
+  assert.deepEqual(await closeRecoveredIssue(client, { ...target, marker, comment: 'recovered' }), { action: 'not-found' });
+  assert.deepEqual(await closeRecoveredIssue(client, { ...target, marker, comment: 'recovered', botLogin: null }), { action: 'not-found' }, 'any Bot account, still not a person');
+  assert.deepEqual(await listRegressionIssues(client, { ...target, state: 'open', botLogin: null }), []);
+  const created = await upsert('parse is 10.0% slower');
+  assert.equal(created.action, 'created');
+  assert.notEqual(created.number, forged.number);
+  const kept = standIn.state.issues.find((i) => i.number === forged.number);
+  assert.equal(kept?.state, 'open');
+  assert.equal(kept?.title, 'filed by a person');
+  assert.deepEqual(standIn.state.comments.filter((c) => c.issueNumber === forged.number), []);
 });
 
 test('nothing to close when no issue carries the marker', async () => {
