@@ -122,6 +122,33 @@ runs:
         done
         true
 `,
+  'actions/upload-pages-artifact': `name: upload-pages-artifact stand-in
+description: Copies the site to BENCHBOT_E2E_ARTIFACTS/github-pages, as the real one uploads it as the github-pages artifact.
+inputs:
+  path: { description: the site's directory, required: true }
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env: { FROM: "\${{ inputs.path }}" }
+      run: |
+        [ -f "$FROM/index.html" ] || { echo "::error::upload-pages-artifact stand-in: no index.html in $FROM"; exit 1; }
+        mkdir -p "$BENCHBOT_E2E_ARTIFACTS/github-pages"
+        cp -R "$FROM/." "$BENCHBOT_E2E_ARTIFACTS/github-pages/"
+`,
+  'actions/deploy-pages': `name: deploy-pages stand-in
+description: Deploys nothing; answers with the Pages URL the real one would.
+outputs:
+  page_url: { description: the site's URL, value: "\${{ steps.deploy.outputs.page_url }}" }
+runs:
+  using: composite
+  steps:
+    - id: deploy
+      shell: bash
+      run: |
+        [ -f "$BENCHBOT_E2E_ARTIFACTS/github-pages/index.html" ] || { echo "::error::deploy-pages stand-in: nothing was uploaded"; exit 1; }
+        echo "page_url=https://octo.github.io/fixture/" >> "$GITHUB_OUTPUT"
+`,
 };
 
 interface ActRun {
@@ -150,6 +177,8 @@ before(async () => {
   mkdirSync(join(release, 'dist'), { recursive: true });
   copyFileSync(join(ROOT, 'action.yml'), join(release, 'action.yml'));
   copyFileSync(join(ROOT, 'dist/action.js'), join(release, 'dist/action.js'));
+  // mode: dashboard runs the bundled CLI, which ships the pages' bundle beside it.
+  for (const file of ['benchbot.js', 'dashboard.js', 'dashboard.css']) copyFileSync(join(ROOT, 'dist', file), join(release, 'dist', file));
   cpSync(join(ROOT, '.github/workflows'), join(release, '.github/workflows'), { recursive: true });
   for (const [ref, name] of remoteActions()) {
     if (name === 'actions/checkout') continue;
@@ -184,6 +213,8 @@ jobs:
       contents: read
       checks: write
       issues: write
+      pages: write
+      id-token: write
     uses: benchbot/benchbot/.github/workflows/nightly.yml@v1
     with:
       runs-on: '["self-hosted", "bench"]'
@@ -194,6 +225,7 @@ jobs:
       max-runs: 20
       store: ${join(work, 'nightly-history.db')}
       max-load: '1000'
+      dashboard: true
   show:
     needs: nightly
     runs-on: [self-hosted]
@@ -201,7 +233,8 @@ jobs:
       - env:
           VERDICT: \${{ needs.nightly.outputs.verdict }}
           REGRESSIONS: \${{ needs.nightly.outputs.regressions }}
-        run: echo "e2e-outputs verdict=$VERDICT regressions=$REGRESSIONS"
+          DASHBOARD: \${{ needs.nightly.outputs.dashboard-url }}
+        run: echo "e2e-outputs verdict=$VERDICT regressions=$REGRESSIONS dashboard=$DASHBOARD"
 `;
 }
 
@@ -422,7 +455,7 @@ test('the nightly workflow under act: compares with the last nightly and records
   t.diagnostic(`first nightly act run: ${first.ms} ms`);
   assert.equal(first.code, 0, `a nightly reports and does not fail; see ${first.logFile}`);
   // No nightly yet: the head is compared with its parent, the base commit.
-  expectLog(first, /e2e-outputs verdict=regressed regressions=1\n/);
+  expectLog(first, /e2e-outputs verdict=regressed regressions=1 dashboard=https:\/\/octo\.github\.io\/fixture\/\n/);
 
   writeFileSync(join(nightlyRepo.dir, 'slow.txt'), '0.8\n');
   execFileSync('git', ['-C', nightlyRepo.dir, '-c', 'user.name=benchbot test', '-c', 'user.email=test@benchbot.invalid', 'commit', '-qam', 'faster parse']);
@@ -433,7 +466,13 @@ test('the nightly workflow under act: compares with the last nightly and records
   t.diagnostic(`second nightly act run: ${second.ms} ms`);
   assert.equal(second.code, 0, `see ${second.logFile}`);
   // Compared with the last nightly (two merges back), not with the parent: parse got faster.
-  expectLog(second, /e2e-outputs verdict=improved regressions=0\n/);
+  expectLog(second, /e2e-outputs verdict=improved regressions=0 dashboard=https:\/\/octo\.github\.io\/fixture\/\n/);
+  // The dashboard job wrote the site from the store (two series, two nights each) and the deploy job published it.
+  const pages = join(work, 'artifacts-nightly-2', 'github-pages');
+  const overview = JSON.parse(readFileSync(join(pages, 'data', 'overview.json'), 'utf8'));
+  assert.equal(overview.rows.length, 2);
+  assert.deepEqual(overview.rows.map((r: unknown[]) => r[12]), [2, 2]);
+  assert.ok(existsSync(join(pages, 'index.html')) && existsSync(join(pages, 'dashboard.js')));
   const report = JSON.parse(readFileSync(join(work, 'artifacts-nightly-2', 'benchbot-nightly', 'report.json'), 'utf8'));
   assert.equal(report.base_sha, nightlyRepo.headSha);
   assert.equal(report.head_sha, tip);
