@@ -9,7 +9,8 @@ import { renderJson } from '../report/json-report.ts';
 import { renderComparePy } from '../report/compare-py-report.ts';
 import { readComparePySide } from './compare-py-side.ts';
 import { readInput } from './read-inputs.ts';
-import { collectSide } from '../compare/replay-looks.ts';
+import { collectSide, replayLooks } from '../compare/replay-looks.ts';
+import { readFileSync } from 'node:fs';
 import { UsageError } from './usage-error.ts';
 
 export const COMPARE_USAGE = `usage: benchbot compare BASE HEAD [options]
@@ -25,6 +26,10 @@ options:
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
   --output O            markdown | text | json | compare.py (default text)
   --filter REGEX        only compare benchmarks whose name matches REGEX (RE2 syntax: no backreferences or lookaround)
+  --run-report FILE     reproduce a benchbot run's verdicts: take its overall alpha, threshold and look schedule
+                        from its JSON report (run --output json, or the action's report.json) and replay its looks
+                        on BASE and HEAD (its raw rounds, e.g. the action's base.json and head.json), each
+                        comparison decided at the look and at the per-look alpha the run decided it
 
 exit status: 0 no regression, 1 at least one regression, 2 usage or input error`;
 
@@ -40,6 +45,8 @@ export interface CompareSettings {
   alpha: number;
   output: (typeof OUTPUTS)[number];
   filter?: NameFilter;
+  /** runReport: the look schedule and overall alpha of the run whose verdicts to reproduce (--run-report). */
+  runReport?: { minRuns: number; maxRuns: number; alpha: number; threshold: number };
 }
 
 /** parseCompareArgs validates the command line; every problem names the flag to change. */
@@ -56,6 +63,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
         alpha: { type: 'string' },
         output: { type: 'string' },
         filter: { type: 'string' },
+        'run-report': { type: 'string' },
       },
     });
   } catch (error) {
@@ -76,7 +84,37 @@ export function parseCompareArgs(args: string[]): CompareSettings {
     }
   }
   const split = (list: string) => list.split(',').filter((p) => p !== '');
-  return { base: split(positionals[0]), head: split(positionals[1]), format: values.format, threshold, rules, alpha, output, filter };
+  const runReport = values['run-report'] === undefined ? undefined : readRunReport(values['run-report']);
+  return {
+    base: split(positionals[0]), head: split(positionals[1]), format: values.format,
+    // The run's own settings win over the defaults, not over flags given here.
+    threshold: runReport && values.threshold === undefined ? runReport.threshold : threshold, rules,
+    alpha: runReport && values.alpha === undefined ? runReport.alpha : alpha, output, filter, runReport,
+  };
+}
+
+/**
+ * readRunReport takes from a run's JSON report what its verdicts depend on
+ * beyond the samples: the overall alpha (`overall_alpha`, else `alpha`),
+ * the threshold, and the look schedule (the first look's rounds per side
+ * and `max_rounds_per_side`, from which every look's alpha follows).
+ */
+function readRunReport(file: string): NonNullable<CompareSettings['runReport']> {
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new UsageError(`--run-report ${file}: cannot read it as JSON (${(error as Error).message})`);
+  }
+  const looks = json.looks as { roundsPerSide?: unknown }[] | undefined;
+  const minRuns = Array.isArray(looks) ? Number(looks[0]?.roundsPerSide) : NaN;
+  const maxRuns = Number(json.max_rounds_per_side);
+  const alpha = Number(json.overall_alpha ?? json.alpha);
+  const threshold = Number(json.threshold);
+  if (![minRuns, maxRuns, alpha, threshold].every((x) => Number.isFinite(x) && x > 0)) {
+    throw new UsageError(`--run-report ${file}: not a run's JSON report (it needs looks, max_rounds_per_side, alpha and threshold: benchbot run --output json writes them)`);
+  }
+  return { minRuns, maxRuns, alpha, threshold };
 }
 
 /**
@@ -96,7 +134,9 @@ export function runCompare(args: string[], out: (text: string) => void): number 
   if (base.measurements.length === 0 && head.measurements.length === 0) {
     throw new UsageError(settings.filter ? `--filter ${settings.filter.pattern} matches no benchmark` : 'neither side has any measurement');
   }
-  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
+  const report = settings.runReport
+    ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns })
+    : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
   out(render(settings, report));
   return report.summary.regressed > 0 ? 1 : 0;
 }
