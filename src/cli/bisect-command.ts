@@ -553,7 +553,7 @@ export async function runBisectOracle(args: string[], out: (text: string) => voi
         for (const arm of order) {
           const o = await measureOne(arms[arm], { rounds: 1, warmup: round === 0 ? flags.measure.warmup : 0 });
           if (o.skip !== undefined) return { skip: o.skip, arm };
-          got[arm].push(...(valuesOf(o.measurements, choice) ?? []));
+          for (const v of valuesOf(o.measurements, choice) ?? []) got[arm].push(v); // no push(...): 120 k+ values overflow the stack
         }
       }
       return got;

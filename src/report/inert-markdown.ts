@@ -114,7 +114,9 @@ export function inertMermaidLabel(text: string): string {
  */
 export function codeFence(info: string, lines: readonly string[]): string {
   const body = lines.map((l) => flatten(l).replace(/@(?!\u200b)/g, `@${ZERO_WIDTH_SPACE}`)).join('\n');
-  const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  // A loop, not Math.max(...): untrusted text can hold 120 k+ backtick runs, too many to spread.
+  let longest = 0;
+  for (const m of body.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}${info}\n${body}\n${fence}`;
 }

@@ -17,7 +17,8 @@ export function renderText(report: ComparisonReport): string {
   const { counts, undecidedBound } = countRows(layout.rows);
   const rows = layout.rows.map(cells);
   const header = ['benchmark', 'metric', 'base', 'head', 'change', 'CI', 'q', 'verdict'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  // A reduce, not Math.max(...): a suite of 120 k+ rows overflows the stack.
+  const widths = header.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i].length), h.length));
   const line = (cols: string[]) => cols.map((c, i) => (i >= 2 && i <= 6 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
   const out = [headline(counts, undecidedBound), '', line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
   if (layout.foldedMetrics.size > 0) out.push('', `folded into the time's row (same measurement, same verdict): ${[...layout.foldedMetrics].map(([m, n]) => `${inertPlain(m)} (${n})`).join(', ')}`);
@@ -26,7 +27,10 @@ export function renderText(report: ComparisonReport): string {
     out.push(`constant on both sides, unchanged: ${layout.constants.map((g) => `${inertPlain(g.metric)} = ${values(g)}`).join('; ')}`);
   }
   const warnings = allWarnings(report);
-  if (warnings.length > 0) out.push('', 'warnings:', ...warnings.map((w) => `  - ${inertPlain(w)}`));
+  if (warnings.length > 0) {
+    out.push('', 'warnings:');
+    for (const w of warnings) out.push(`  - ${inertPlain(w)}`);
+  }
   out.push('', methodNote(report));
   return out.join('\n');
 }

