@@ -8,6 +8,7 @@ import type { Ack, Night, Series } from '../scan/scan-history.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
 import { openStore } from '../store/open-store.ts';
 import type { SeriesPoint, Store } from '../store/store.ts';
+import { recentPoints } from '../store/recent-points.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -91,15 +92,16 @@ export function hostKey(fp: Fingerprint): string {
  * same nightly job stored (same time, same machine), which measured the
  * previous nightly's commit beside tonight's.
  */
-export async function loadNightlySeries(store: Store, options: { branch: string; repo?: string }): Promise<Series[]> {
-  const points = await store.series({ role: 'nightly', branch: options.branch, repo: options.repo, values: true, fingerprints: true });
+export async function loadNightlySeries(store: Store, options: { branch: string; repo?: string; nights?: number }): Promise<Series[]> {
+  // The newest nights of each series only (SCAN_NIGHTS): older history stays in the store, and so does the A/B of older nights.
+  const { points, since } = await recentPoints(store, { role: 'nightly', branch: options.branch, repo: options.repo, nights: options.nights ?? SCAN_NIGHTS });
   const shas = new Set(points.map((p) => p.sha));
-  const allBases = await store.series({ role: 'base', repo: options.repo, values: true });
+  const allBases = await store.series({ role: 'base', repo: options.repo, values: true, since });
   const abOf = new Map<string, SeriesPoint>();
   for (const b of allBases) abOf.set(`${b.time}\u0000${b.fingerprintKey}\u0000${b.benchmark}\u0000${b.metric}`, b);
   // Confirmation A/Bs (and any PR run of the same pair): head-role runs at a nightly's commit with a base run of the same time.
   const extraOf = new Map<string, Array<{ base: number[]; head: number[]; baseSha: string }>>();
-  for (const h of await store.series({ role: 'head', repo: options.repo, values: true })) {
+  for (const h of await store.series({ role: 'head', repo: options.repo, values: true, since })) {
     if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
     const base = abOf.get(`${h.time}\u0000${h.fingerprintKey}\u0000${h.benchmark}\u0000${h.metric}`);
     if (!base?.values || base.values.length === 0) continue;
@@ -139,6 +141,20 @@ export async function loadNightlySeries(store: Store, options: { branch: string;
   });
 }
 
+/**
+ * SCAN_NIGHTS is how many of each series' newest nights the scan reads: the
+ * 30 nights a change may be old (--max-age) and 60 before them to judge it
+ * against (E-divisive's 30-night windows, the history test's baseline).
+ */
+export const SCAN_NIGHTS = 90;
+
+/** acksInWindow drops the acks older than every night loaded: their baseline starts before the window anyway. */
+export function acksInWindow(acks: readonly Ack[], series: readonly Series[]): Ack[] {
+  const shas = new Set(series.flatMap((s) => s.nights.map((n) => n.sha)));
+  const oldest = Math.min(...series.map((s) => (s.nights.length > 0 ? Date.parse(s.nights[0].time) : Infinity)));
+  return acks.filter((a) => shas.has(a.sha) || (a.time !== undefined && Date.parse(a.time) >= oldest));
+}
+
 /** loadAcks reads every stored ack. */
 export async function loadAcks(store: Store): Promise<Ack[]> {
   const entries = await store.listState(ACK_PREFIX);
@@ -167,8 +183,8 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
   const repo = v.repository as string | undefined;
   const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
   try {
-    const series = await loadNightlySeries(store, { branch, repo });
-    const acks = await loadAcks(store);
+    const series = await loadNightlySeries(store, { branch, repo, nights: Math.max(SCAN_NIGHTS, maxAge + 60) });
+    const acks = acksInWindow(await loadAcks(store), series);
     const result = scanHistory(series, { threshold, acks, maxAgeNights: maxAge });
     if (series.length === 0) result.warnings.unshift(`no nightly runs of branch ${branch}${repo ? ` in ${repo}` : ''} in ${store.location}; store them with role nightly, or check --branch and --repository`);
     const repoUrl = repo && /^[\w.-]+\/[\w.-]+$/.test(repo) ? `${(process.env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
