@@ -228,8 +228,6 @@ const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
 const THRPT_LINE = /^\s*thrpt:\s+\[([^\]]*)\]/;
 const CHANGE_BLOCK = /^\s*change:\s*$/;
-const LIBTEST_BENCH = /^test\s+(\S+)\s+\.\.\.\s+bench:\s+(\S+)\s+ns\/iter\s+\(\+\/-\s+(\S+)\)(?:\s+=\s+(\S+)\s+MB\/s)?\s*$/;
-const LIBTEST_OTHER = /^test\s+(\S+)\s+\.\.\.\s+(ignored|FAILED)\b/;
 const BENCH_FAILED = /^error: bench failed\b/;
 const ANALYZING = /^Benchmarking (.+): Analyzing\s*$/;
 
@@ -244,10 +242,17 @@ const ANALYZING = /^Benchmarking (.+): Analyzing\s*$/;
  * `B/s`, `elem/s` or `b/s`, since criterion rescales per value. `change:`
  * blocks (percentages against the last run) and progress lines are ignored.
  *
- * libtest: `test name ... bench: 1,234 ns/iter (+/- 56)` gives metric `time`,
- * unit `ns/iter` (libtest's median); a trailing `= N MB/s` gives metric
- * `throughput`, unit `MB/s`. `ignored` yields a `skipped` warning, `FAILED`
- * an `error` warning, cargo's `error: bench failed` an `exit-code` warning.
+ * libtest and criterion's `--output-format bencher`: `test NAME ... bench:
+ * 1,234 ns/iter (+/- 56)`, where NAME is everything up to the last ` ... `
+ * (`Symbols (Execution)`, `fib 31 (slow)`), gives metric `time`, unit
+ * `ns/iter` (libtest's median, criterion's median estimate). Other units are
+ * kept as printed: a custom criterion measurement's `cycles/iter` is metric
+ * `cycles`, lower is better; a rate (`MS/s`, also as `MS/s/iter`) is metric
+ * `throughput` in that rate, higher is better. A trailing `= N MB/s` gives
+ * metric `throughput`, unit `MB/s`. `ignored` yields a `skipped` warning,
+ * `FAILED` an `error` warning, cargo's `error: bench failed` an `exit-code`
+ * warning. criterion's stderr lines between them ("Gnuplot not found",
+ * "Warning: Unable to complete 100 samples") are not results and are skipped.
  *
  * The console has one estimate per benchmark, not samples, so a file yields
  * one value per benchmark (more when the same benchmark is printed again, as
@@ -263,7 +268,7 @@ export const cargoBenchReader: Reader = {
     return (
       /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text) ||
       /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text) ||
-      /^test\s+\S+\s+\.\.\.\s+bench:\s+\S+\s+ns\/iter/m.test(text)
+      text.split('\n').some((line) => line.startsWith('test') && libtestLine(line)?.outcome === 'bench')
     );
   },
 
@@ -303,8 +308,7 @@ export const cargoBenchReader: Reader = {
       const estimateLine = text.includes('time:') || text.includes('thrpt:');
       const time = estimateLine ? timeEstimate(text) : undefined;
       const thrpt = estimateLine ? THRPT_LINE.exec(text) : null;
-      const libtest = text.startsWith('test') ? LIBTEST_BENCH.exec(text) : null;
-      const other = text.startsWith('test') ? LIBTEST_OTHER.exec(text) : null;
+      const libtest = text.startsWith('test') ? libtestLine(text) : undefined;
       // A change block is all indented; anything at the margin ends it.
       if (text !== '' && !isSpace(text.charCodeAt(0))) inChange = false;
       if (estimateLine && truncatedEstimate(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
@@ -325,13 +329,14 @@ export const cargoBenchReader: Reader = {
         const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
         add(number, current.name, 'throughput', unit, value);
         current.hasThroughput = true;
-      } else if (libtest) {
-        const [, name, median, , mbs] = libtest;
-        add(number, name, 'time', 'ns/iter', libtestNumber(file.path, number, median));
-        if (mbs !== undefined) add(number, name, 'throughput', 'MB/s', libtestNumber(file.path, number, mbs));
+      } else if (libtest?.outcome === 'bench') {
+        const { name, value, unit, megabytes } = libtest;
+        const [metric, reported] = libtestMetric(unit);
+        add(number, name, metric, reported, libtestNumber(file.path, number, value));
+        if (megabytes !== undefined) add(number, name, 'throughput', 'MB/s', libtestNumber(file.path, number, megabytes));
         current = undefined;
-      } else if (other) {
-        const [, name, outcome] = other;
+      } else if (libtest) {
+        const { name, outcome } = libtest;
         warn(
           number,
           outcome === 'ignored'
@@ -351,7 +356,7 @@ export const cargoBenchReader: Reader = {
       benchmark,
       metric,
       unit,
-      better: metric === 'time' ? 'lower' : directionOf(metric, unit),
+      better: metric === 'time' ? 'lower' : metric === 'throughput' ? 'higher' : directionOf(metric, unit),
       values,
     }));
     warnings.push({
@@ -421,6 +426,52 @@ function estimate(path: string, line: number, inner: string, units: Record<strin
   // A custom criterion Measurement prints its own unit: keep it as printed.
   const [unit, factor] = known ?? [tokens[3], 1];
   return [value * factor, unit];
+}
+
+/** LibtestLine is a `test NAME ... bench: V UNIT (+/- D)` line's fields, or its `ignored` / `FAILED` outcome. */
+type LibtestLine =
+  | { outcome: 'bench'; name: string; value: string; unit: string; megabytes?: string }
+  | { outcome: 'ignored' | 'FAILED'; name: string };
+
+/**
+ * libtestLine reads a libtest result line by its fixed tail, found with
+ * lastIndexOf and split on white space once: the name before ` ... ` may hold
+ * spaces and parentheses, and `^test\s+(.+?)\s+\.\.\.` would be quadratic on
+ * a long line of spaces. Undefined for any other line.
+ */
+function libtestLine(text: string): LibtestLine | undefined {
+  if (!text.startsWith('test') || !isSpace(text.charCodeAt(4))) return undefined;
+  const at = text.lastIndexOf(' ... ');
+  if (at < 4) return undefined;
+  const name = text.slice(5, at).trim();
+  if (name === '') return undefined;
+  const after = text.slice(at + 5);
+  if (after.startsWith('bench:')) {
+    const tokens = after.slice(6).trim().split(/\s+/);
+    if (tokens.length !== 4 && tokens.length !== 7) return undefined;
+    if (tokens[2] !== '(+/-' || !tokens[3].endsWith(')')) return undefined;
+    if (tokens.length === 7 && (tokens[4] !== '=' || tokens[6] !== 'MB/s')) return undefined;
+    return { outcome: 'bench', name, value: tokens[0], unit: tokens[1], megabytes: tokens.length === 7 ? tokens[5] : undefined };
+  }
+  for (const outcome of ['ignored', 'FAILED'] as const) {
+    if (after.startsWith(outcome) && !isWordChar(after.charCodeAt(outcome.length))) return { outcome, name };
+  }
+  return undefined;
+}
+
+const LIBTEST_TIME_UNITS = new Set(['ps', 'ns', 'us', 'µs', 'μs', 'ms', 's']);
+
+/**
+ * libtestMetric names the metric of a `bench:` unit and the unit reported:
+ * a time per iteration is `time` as printed, a rate is `throughput` in that
+ * rate (without `/iter`), anything else (a custom measurement) is named after
+ * its unit (`cycles/iter` is metric `cycles`).
+ */
+function libtestMetric(printed: string): [string, string] {
+  const base = printed.endsWith('/iter') ? printed.slice(0, -5) : printed;
+  if (LIBTEST_TIME_UNITS.has(base)) return ['time', printed];
+  if (base.endsWith('/s')) return ['throughput', base];
+  return [base === '' ? printed : base, printed];
 }
 
 function libtestNumber(path: string, line: number, text: string): number {

@@ -7,7 +7,7 @@ import { FormatError } from '../../src/formats/format-error.ts';
 import type { SourceFile } from '../../src/formats/reader.ts';
 import { FIXTURES, assertMatchesExpected, expectedFor, loadFixture } from '../support/fixtures.ts';
 
-const CONSOLES = ['criterion/cargo-bench-console.txt', 'criterion/cargo-bench-libtest.txt'];
+const CONSOLES = ['criterion/cargo-bench-console.txt', 'criterion/cargo-bench-libtest.txt', 'criterion/bencher-console.txt'];
 const TREE = 'criterion/target';
 
 /** treeFiles loads every file under fixtures/criterion/target, as the CLI's directory walk would hand them over. */
@@ -206,6 +206,44 @@ describe('cargoBenchReader', () => {
     assert.deepEqual(result.warnings.map((w) => w.kind), ['summary-only']);
   });
 
+  it("reads criterion's bencher lines: names with spaces and parentheses, a custom unit, warnings in between", () => {
+    const fixture = loadFixture('criterion/bencher-console.txt');
+    // The captured file starts with criterion's stderr, and warnings stand between the results.
+    assert.match(fixture.text, /^Gnuplot not found/);
+    assert.match(fixture.text, /\nWarning: Unable to complete 100 samples/);
+    assert.equal(cargoBenchReader.sniff(fixture.text.slice(0, 4096)), true);
+    const { measurements } = cargoBenchReader.read(fixture);
+    assert.deepEqual(
+      measurements.map((m) => [m.benchmark, m.metric, m.unit, m.better]),
+      [
+        ['Symbols (Execution)', 'time', 'ns/iter', 'lower'],
+        ['Fibonacci/10', 'time', 'ns/iter', 'lower'],
+        ['Fibonacci/20', 'time', 'ns/iter', 'lower'],
+        ['fib 31 (slow)', 'time', 'ns/iter', 'lower'],
+        ['checksum 4096 (cycles)', 'cycles', 'cycles/iter', 'lower'],
+      ],
+    );
+  });
+
+  it('reads rates as throughput, higher is better, with or without /iter, and the issue\'s example line', () => {
+    const result = readConsole(
+      [
+        'test Symbols (Execution) ... bench:        3268 ns/iter (+/- 47)',
+        'test decode (1 MiB) ... bench:         125 MS/s/iter (+/- 3)',
+        'test decode raw ... bench:       1,250 MS/s (+/- 30)',
+        'test spaced  name   ... bench:          12 µs/iter (+/- 1)',
+      ].join('\n'),
+    );
+    assert.deepEqual(result.measurements.map((m) => [m.benchmark, m.metric, m.unit, m.better, m.values]), [
+      ['Symbols (Execution)', 'time', 'ns/iter', 'lower', [3268]],
+      ['decode (1 MiB)', 'throughput', 'MS/s', 'higher', [125]],
+      ['decode raw', 'throughput', 'MS/s', 'higher', [1250]],
+      ['spaced  name', 'time', 'µs/iter', 'lower', [12]],
+    ]);
+    assert.equal(cargoBenchReader.sniff('Gnuplot not found, using plotters backend\ntest Symbols (Execution) ... bench:        3268 ns/iter (+/- 47)\n'), true);
+    assert.equal(cargoBenchReader.sniff('test a b ... bench:        3268 cycles/iter (+/- 47)\n'), true);
+  });
+
   it('appends the values of a benchmark printed again (concatenated runs)', () => {
     const run = (mid: string) => `fib                     time:   [1.0 µs ${mid} µs 3.0 µs]\n`;
     const result = readConsole(run('2.0') + run('2.5') + 'test lib_bench ... bench:       1,234 ns/iter (+/- 56)\ntest lib_bench ... bench:       1,300 ns/iter (+/- 56)\n');
@@ -223,9 +261,9 @@ describe('cargoBenchReader', () => {
 
   it('warns about failed, ignored and exit-code lines', () => {
     const result = readConsole(
-      ['test a ... bench:         10 ns/iter (+/- 1)', 'test b ... FAILED', 'test c ... ignored, too slow', 'error: bench failed, to rerun pass `--bench x`'].join('\n'),
+      ['test a ... bench:         10 ns/iter (+/- 1)', 'test b ... FAILED', 'test c ... ignored, too slow', 'test d (big) ... ignored', 'error: bench failed, to rerun pass `--bench x`'].join('\n'),
     );
-    assert.deepEqual(result.warnings.map((w) => [w.kind, w.benchmark]), [['error', 'b'], ['skipped', 'c'], ['exit-code', undefined], ['summary-only', undefined]]);
+    assert.deepEqual(result.warnings.map((w) => [w.kind, w.benchmark]), [['error', 'b'], ['skipped', 'c'], ['skipped', 'd (big)'], ['exit-code', undefined], ['summary-only', undefined]]);
   });
 
   it('refuses malformed console text with file and line', () => {

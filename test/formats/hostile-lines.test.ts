@@ -32,6 +32,8 @@ const HOSTILE_LINES: Record<string, string> = {
   'criterion name, spaces, time:': 'a' + ' '.repeat(LENGTH) + 'time:',
   'libtest prefix and spaces': 'test a ... bench: ' + ' '.repeat(LENGTH) + 'x',
   'libtest fragments': 'test ' + repeat('a ... bench: 1 ns/iter (+/- '),
+  'libtest name of dots and spaces': 'test ' + repeat(' ... ') + 'bench: 1 ns/iter (+/- 1)',
+  'libtest bench: fields without end': 'test a ... bench:' + repeat(' 1 x/iter'),
   'Catch2 row fields': 'a' + repeat('  1  1'),
   'Catch2 row, no unit': 'a' + repeat('  1') + ' x',
   'Catch2 durations without end': ' ' + repeat('1 ns  ') + 'x',
