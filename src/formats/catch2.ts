@@ -8,7 +8,8 @@ import { isSpace, parseFiniteNumber, splitLines, trailingFields } from './text-l
 /** Nanoseconds per unit of Catch2's auto-scaled `Duration` (it prints minutes as `m`). */
 const NS_PER_UNIT: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9 };
 
-const HEADER = /^benchmark name(\s+)samples\s+iterations\s+(estimated|mean)\s*$/;
+/** The last column says whether the analysis ran: `estimated` (v2 to 2.11), `est run time` (later v2 and v3), else `mean` (`--benchmark-no-analysis`). */
+const HEADER = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
 const COUNT = /^\d+$/;
 const DURATION_UNIT = /^(?:ns|us|ms|s|m)$/;
 /** Characters a regular expression's `.` does not match; a table line holding one is not a table line. */
@@ -31,7 +32,7 @@ export const catch2Reader: Reader = {
   sniff(head: string): boolean {
     try {
       if (/<Catch2TestRun[\s>]|<Catch\s+name=/.test(head)) return true;
-      return VERSION.test(head) || /^benchmark name\s+samples\s+iterations\s+(estimated|mean)\s*$/m.test(head);
+      return VERSION.test(head) || /^benchmark name\s+samples\s+iterations\s+(estimated|est run time|mean)\s*$/m.test(head);
     } catch {
       return false;
     }
@@ -179,7 +180,7 @@ function readConsole(file: SourceFile): Collected {
     const header = HEADER.exec(text);
     if (header) {
       if (expectMean) throw new FormatError(file.path, number, `benchmark "${expectMean.name}" has no mean line`);
-      analysis = header[2] === 'estimated';
+      analysis = header[2] !== 'mean';
       wrapWidth = 'benchmark name'.length + header[1].length - 2;
       mode = 'header';
       pending = [];

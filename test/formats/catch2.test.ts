@@ -11,6 +11,8 @@ const FIXTURES = [
   'catch2/report.xml',
   'catch2/report-failing.xml',
   'catch2/v3-handwritten.xml',
+  'catch2/public-gab-catch2-estimated.txt',
+  'catch2/public-gab-catch2-est-run-time.txt',
 ];
 
 for (const fixture of FIXTURES) {
@@ -26,6 +28,18 @@ test('catch2 marks results summary-only and failed benchmarks as errors', () => 
   assert.deepEqual(result.warnings.map((w) => w.kind), ['summary-only', 'error']);
   assert.equal(result.warnings[1].benchmark, 'throws');
   assert.match(result.warnings[1].message, /deliberate failure/);
+});
+
+test('catch2 reads names with spaces and digits under both header variants (estimated, est run time)', () => {
+  for (const fixture of ['catch2/public-gab-catch2-estimated.txt', 'catch2/public-gab-catch2-est-run-time.txt']) {
+    const result = catch2Reader.read(loadFixture(fixture));
+    assert.deepEqual(
+      result.measurements.map((m) => [m.benchmark, m.values]),
+      [['Fibonacci 10', [344]], ['Fibonacci 20', [41731]], ['Fibonacci~ 5!', [36]], ['Fibonacci-15_bench', [3789]]],
+      fixture,
+    );
+  }
+  assert.equal(catch2Reader.sniff('benchmark name                       samples       iterations    est run time\n'), true);
 });
 
 test('catch2 console and XML name a wrapped long benchmark the same', () => {

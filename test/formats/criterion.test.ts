@@ -7,7 +7,7 @@ import { FormatError } from '../../src/formats/format-error.ts';
 import type { SourceFile } from '../../src/formats/reader.ts';
 import { FIXTURES, assertMatchesExpected, expectedFor, loadFixture } from '../support/fixtures.ts';
 
-const CONSOLES = ['criterion/cargo-bench-console.txt', 'criterion/cargo-bench-libtest.txt', 'criterion/bencher-console.txt'];
+const CONSOLES = ['criterion/cargo-bench-console.txt', 'criterion/cargo-bench-libtest.txt', 'criterion/bencher-console.txt', 'criterion/public-gab-cargo-units.txt'];
 const TREE = 'criterion/target';
 
 /** treeFiles loads every file under fixtures/criterion/target, as the CLI's directory walk would hand them over. */
