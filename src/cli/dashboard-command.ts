@@ -6,7 +6,7 @@ import { writeSite } from '../dashboard/write-site.ts';
 import { openStore } from '../store/open-store.ts';
 import { UsageError } from './usage-error.ts';
 
-export const DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repo OWNER/NAME] [--branch NAME] [--title TEXT]
+export const DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
 Writes a static site of the nightly history into DIR: an overview of every
 series (latest value, change over 7 and 30 nights, open regressions first,
@@ -19,7 +19,7 @@ or any static host, or look at it with python3 -m http.server -d DIR.
 options:
   --out DIR             where to write the site (created; stale series files in it are removed)
   --store URL           history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
-  --repo OWNER/NAME     only this repository's series (default: every repository in the store)
+  --repository O/N      only this GitHub repository's series, OWNER/NAME (default: every repository in the store)
   --branch NAME         only this branch's nightlies (default: every branch)
   --title TEXT          the site's title (default "benchbot: OWNER/NAME" or "benchbot")
   --samples-nights N    newest nights per series whose raw samples are published (default 30)
@@ -37,15 +37,16 @@ function count(value: string | undefined, flag: string, fallback: number): numbe
 export async function runDashboard(args: string[], out: (text: string) => void): Promise<number> {
   let v: Record<string, string | boolean | undefined>;
   try {
-    v = parseArgs({ args, options: { out: { type: 'string' }, store: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' }, title: { type: 'string' }, 'samples-nights': { type: 'string' }, prs: { type: 'string' }, threshold: { type: 'string' } } }).values;
+    v = parseArgs({ args, options: { out: { type: 'string' }, store: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' }, title: { type: 'string' }, 'samples-nights': { type: 'string' }, prs: { type: 'string' }, threshold: { type: 'string' } } }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (v.repo !== undefined) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; dashboard takes the GitHub repository as --repository OWNER/NAME`);
   const dir = v.out as string | undefined;
   if (!dir) throw new UsageError('--out DIR is required: the directory to write the site into');
   const threshold = v.threshold === undefined ? 0.02 : parsePercent(v.threshold as string);
   if (threshold === undefined || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
-  const repo = v.repo as string | undefined;
+  const repo = v.repository as string | undefined;
   const settings = {
     repo,
     branch: v.branch as string | undefined,
