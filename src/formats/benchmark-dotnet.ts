@@ -13,7 +13,11 @@ import type { Reader, ReadResult, SourceFile } from './reader.ts';
  * entry with IterationMode `Workload` and IterationStage `Result` (overhead
  * already subtracted by BenchmarkDotNet), in launch order; the brief exporter
  * has no measurements, so there `Statistics.OriginalValues` (the same numbers)
- * is used. With MemoryDiagnoser it also emits metric `allocated` in `B` per
+ * is used. A benchmark with statistics but neither (the brief exporter of
+ * BenchmarkDotNet versions that leave OriginalValues out, or measurements
+ * without a Workload Result entry) contributes its `Statistics.Median` (else
+ * `Mean`) as a single value, with a `summary-only` warning that says so.
+ * With MemoryDiagnoser it also emits metric `allocated` in `B` per
  * operation as a single value. GC collection counts are not emitted: they are
  * one number per benchmark, derived from allocations already reported.
  * A benchmark without results (it failed) is skipped with an `error` warning.
@@ -52,6 +56,13 @@ export const benchmarkDotNetReader: Reader = {
         warnings.push({ benchmark: name, kind: 'error', message: `${c.path}: benchmark "${name}" has no results; did it fail?` });
         continue;
       }
+      if (c.summary !== undefined) {
+        warnings.push({
+          benchmark: name,
+          kind: 'summary-only',
+          message: `${c.path}: benchmark "${name}" has statistics but no per-iteration values (${c.summary}); its ${c.statistic} is used as a single value: export with JsonExporter.Full ([JsonExporterAttribute.Full]) for samples`,
+        });
+      }
       measurements.push({ benchmark: name, metric: 'time', unit: 'ns', better: 'lower', values: c.times });
       if (c.allocated !== undefined) measurements.push({ benchmark: name, metric: 'allocated', unit: 'B', better: 'lower', values: [c.allocated] });
     }
@@ -64,6 +75,10 @@ interface BenchmarkCase {
   fullName: string;
   job: string | undefined;
   times: number[];
+  /** Why only a summary statistic was read (undefined when times are samples). */
+  summary?: string;
+  /** Which statistic stands in for the samples: median or mean. */
+  statistic?: string;
   allocated: number | undefined;
 }
 
@@ -83,7 +98,7 @@ function readCase(json: JsonReader, value: unknown, path: string): BenchmarkCase
     path,
     fullName,
     job: displayInfo === undefined ? undefined : jobOf(displayInfo, `${type}.${methodTitle}: `, parameters),
-    times: readTimes(json, entry, path),
+    ...readTimes(json, entry, path),
     allocated: readAllocated(json, entry.Memory, `${path}.Memory`),
   };
 }
@@ -97,7 +112,8 @@ function jobOf(displayInfo: string, prefix: string, parameters: string): string 
   return job === '' ? undefined : job;
 }
 
-function readTimes(json: JsonReader, entry: Record<string, unknown>, path: string): number[] {
+function readTimes(json: JsonReader, entry: Record<string, unknown>, path: string): Pick<BenchmarkCase, 'times' | 'summary' | 'statistic'> {
+  let missing = 'no Measurements';
   if (entry.Measurements !== undefined && entry.Measurements !== null) {
     const times: number[] = [];
     json.array(entry.Measurements, `${path}.Measurements`).forEach((value, i) => {
@@ -111,14 +127,20 @@ function readTimes(json: JsonReader, entry: Record<string, unknown>, path: strin
       if (!Number.isFinite(perOp)) json.fail(`${at}.Nanoseconds`, 'time per operation is out of range');
       times.push(perOp);
     });
-    return times;
+    if (times.length > 0) return { times };
+    missing = 'no Workload Result entry in Measurements';
   }
-  if (entry.Statistics === undefined || entry.Statistics === null) return [];
+  if (entry.Statistics === undefined || entry.Statistics === null) return { times: [] };
   const statistics = json.object(entry.Statistics, `${path}.Statistics`);
-  if (statistics.OriginalValues === undefined || statistics.OriginalValues === null) {
-    json.fail(`${path}.Statistics.OriginalValues`, 'missing; export with JsonExporter.Full or JsonExporter.Brief to get per-iteration values');
+  const original = statistics.OriginalValues === undefined || statistics.OriginalValues === null ? [] : json.numbers(statistics.OriginalValues, `${path}.Statistics.OriginalValues`);
+  if (original.length > 0) return { times: original };
+  for (const statistic of ['Median', 'Mean'] as const) {
+    const value = json.optionalNumber(statistics[statistic], `${path}.Statistics.${statistic}`);
+    if (value === undefined) continue;
+    if (value < 0) json.fail(`${path}.Statistics.${statistic}`, `expected a non-negative time, got ${value}`);
+    return { times: [value], summary: `${missing}, no Statistics.OriginalValues`, statistic: statistic.toLowerCase() };
   }
-  return json.numbers(statistics.OriginalValues, `${path}.Statistics.OriginalValues`);
+  json.fail(`${path}.Statistics`, 'has no OriginalValues, Median or Mean; export with JsonExporter.Full or JsonExporter.Brief');
 }
 
 function readAllocated(json: JsonReader, value: unknown, path: string): number | undefined {
@@ -135,7 +157,14 @@ function readHints(json: JsonReader, value: unknown): FingerprintHints {
     const v = json.optionalString(host[key], `HostEnvironmentInfo.${key}`);
     if (v !== undefined) hints[hint] = v;
   };
-  text('ProcessorName', 'cpu');
+  // BenchmarkDotNet before 0.11 serialized the processor name as a Lazy<string>: {"IsValueCreated": true, "Value": "..."}.
+  const processor = host.ProcessorName;
+  if (processor !== null && typeof processor === 'object' && !Array.isArray(processor)) {
+    const name = json.optionalString((processor as Record<string, unknown>).Value, 'HostEnvironmentInfo.ProcessorName.Value');
+    if (name !== undefined) hints.cpu = name;
+  } else {
+    text('ProcessorName', 'cpu');
+  }
   const cores = json.optionalNumber(host.LogicalCoreCount, 'HostEnvironmentInfo.LogicalCoreCount');
   if (cores !== undefined) hints.cores = cores;
   text('OsVersion', 'os');

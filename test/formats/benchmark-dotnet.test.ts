@@ -4,7 +4,7 @@ import { benchmarkDotNetReader } from '../../src/formats/benchmark-dotnet.ts';
 import { FormatError } from '../../src/formats/format-error.ts';
 import { assertMatchesExpected, expectedFor, loadFixture } from '../support/fixtures.ts';
 
-const FIXTURES = ['benchmark-dotnet/handwritten-report-full.json', 'benchmark-dotnet/handwritten-report-brief.json'];
+const FIXTURES = ['benchmark-dotnet/handwritten-report-full.json', 'benchmark-dotnet/handwritten-report-brief.json', 'benchmark-dotnet/public-bdn-docs-report-brief.json'];
 
 for (const fixture of FIXTURES) {
   test(`benchmarkdotnet reads ${fixture} as the capture script did`, () => {
@@ -17,6 +17,28 @@ for (const fixture of FIXTURES) {
 test('benchmarkdotnet skips a benchmark without results with an error warning', () => {
   const result = benchmarkDotNetReader.read(loadFixture('benchmark-dotnet/handwritten-report-full.json'));
   assert.deepEqual(result.warnings.map((w) => [w.kind, w.benchmark]), [['error', 'Benchmarks.Md5VsSha256.Crc32(N: 1000)']]);
+});
+
+test('benchmarkdotnet reads statistics without samples (brief exporter) as one median per benchmark, with a summary-only warning', () => {
+  const result = benchmarkDotNetReader.read(loadFixture('benchmark-dotnet/public-bdn-docs-report-brief.json'));
+  assert.deepEqual(result.measurements.map((m) => [m.benchmark, m.values]), [
+    ['IntroJsonExport.Sleep10', [10360382.6953125]],
+    ['IntroJsonExport.Sleep20', [20362636.192500003]],
+  ]);
+  assert.deepEqual(result.warnings.map((w) => [w.kind, w.benchmark]), [
+    ['summary-only', 'IntroJsonExport.Sleep10'],
+    ['summary-only', 'IntroJsonExport.Sleep20'],
+  ]);
+  assert.match(result.warnings[0].message, /no Measurements, no Statistics\.OriginalValues.*median.*JsonExporter\.Full/);
+  assert.equal(result.hints.cpu, 'Intel(R) Core(TM) i7-4702MQ CPU 2.20GHz');
+  // Measurements without a Workload Result entry fall back the same way, and name what was missing.
+  const full = JSON.parse(loadFixture('benchmark-dotnet/handwritten-report-full.json').text);
+  full.Benchmarks[0].Measurements = full.Benchmarks[0].Measurements.filter((m: { IterationStage: string }) => m.IterationStage !== 'Result');
+  delete full.Benchmarks[0].Statistics.OriginalValues;
+  const edited = benchmarkDotNetReader.read({ path: 'r.json', text: JSON.stringify(full) });
+  const first = edited.warnings.find((w) => w.kind === 'summary-only');
+  assert.match(first?.message ?? '', /no Workload Result entry in Measurements/);
+  assert.deepEqual(edited.measurements[0].values, [full.Benchmarks[0].Statistics.Median]);
 });
 
 test('benchmarkdotnet sniff rejects other formats', () => {
