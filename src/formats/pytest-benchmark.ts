@@ -13,8 +13,11 @@ import type { ReadResult, Reader, SourceFile } from './reader.ts';
  * of the name. Metric `time`, unit `s`, one value per round from
  * `stats.data` (already divided by the round's iterations). Saved files
  * without `--benchmark-save-data` have no `stats.data`: such a benchmark
- * yields `stats.median` as its single value and a `summary-only` warning,
- * since a comparison on one number per side cannot be tested.
+ * yields `stats.median` (else `stats.mean`) as its single value and a
+ * `summary-only` warning, since a comparison on one number per side cannot
+ * be tested. `stats.data` that is there but unusable (not an array, empty, a
+ * value that is not a finite non-negative number) falls back the same way,
+ * and the warning names what was wrong with it.
  *
  * Hints come from `machine_info`: python_implementation, python_version,
  * machine, system, release, cpu (brand) and cpu_count; values of an
@@ -47,27 +50,44 @@ export const pytestBenchmarkReader: Reader = {
       budget.series();
       seen.add(name);
       const stats = j.object(b.stats, `${path}.stats`);
-      if (stats.data !== undefined && stats.data !== null) {
-        const data = j.numbers(stats.data, `${path}.stats.data`);
-        if (data.length === 0) j.fail(`${path}.stats.data`, 'no rounds');
-        if (data.some((v) => v < 0)) j.fail(`${path}.stats.data`, 'negative time');
-        measurements.push({ benchmark: name, metric: 'time', unit: 's', better: 'lower', values: data });
-      } else {
-        const median = j.number(stats.median, `${path}.stats.median`);
-        if (median < 0) j.fail(`${path}.stats.median`, 'negative time');
-        measurements.push({ benchmark: name, metric: 'time', unit: 's', better: 'lower', values: [median] });
-        warnings.push({
-          benchmark: name,
-          kind: 'summary-only',
-          message: `${name}: no per-round data (save with --benchmark-save-data or use --benchmark-json); using the median as a single value`,
-        });
+      const problem = dataProblem(stats.data);
+      if (problem === undefined) {
+        measurements.push({ benchmark: name, metric: 'time', unit: 's', better: 'lower', values: stats.data as number[] });
+        return;
       }
+      // One unusable benchmark must not cost the rest of the file: its summary stands in, and the warning says why.
+      const statistic = stats.median !== undefined && stats.median !== null ? 'median' : 'mean';
+      if (stats[statistic] === undefined || stats[statistic] === null) j.fail(`${path}.stats`, `has no usable data (${problem}) and no median or mean`);
+      const value = j.number(stats[statistic], `${path}.stats.${statistic}`);
+      if (value < 0) j.fail(`${path}.stats.${statistic}`, 'negative time');
+      measurements.push({ benchmark: name, metric: 'time', unit: 's', better: 'lower', values: [value] });
+      warnings.push({
+        benchmark: name,
+        kind: 'summary-only',
+        message:
+          problem === 'absent'
+            ? `${name}: no per-round data (save with --benchmark-save-data or use --benchmark-json); using the ${statistic} as a single value`
+            : `${name}: ${path}.stats.data is unusable (${problem}); using the ${statistic} as a single value`,
+      });
     });
 
     if (measurements.length === 0) j.fail('benchmarks', 'no benchmarks (were they run with --benchmark-disable or --benchmark-skip?)');
     return { measurements, warnings, hints: machineHints(root.machine_info) };
   },
 };
+
+/** dataProblem says why `stats.data` cannot serve as samples: 'absent', or what is wrong with it; undefined when it can. */
+function dataProblem(data: unknown): string | undefined {
+  if (data === undefined || data === null) return 'absent';
+  if (!Array.isArray(data)) return `expected an array of times, got ${data === null ? 'null' : typeof data}`;
+  if (data.length === 0) return 'no rounds';
+  for (let i = 0; i < data.length; i++) {
+    const v: unknown = data[i];
+    if (typeof v !== 'number' || !Number.isFinite(v)) return `data[${i}] is ${typeof v === 'number' ? String(v) : JSON.stringify(v) ?? typeof v}, not a time`;
+    if (v < 0) return `data[${i}] is negative (${v})`;
+  }
+  return undefined;
+}
 
 function machineHints(value: unknown): FingerprintHints {
   const hints: FingerprintHints = {};

@@ -21,7 +21,9 @@ function assertFormatError(text: string, where: RegExp) {
 }
 
 /** edit parses the report fixture, lets the test change it, and serializes it again. */
-function edit(change: (doc: { machine_info: Record<string, unknown>; benchmarks: Record<string, any>[] }) => void): string {
+type Doc = { machine_info: Record<string, unknown>; benchmarks: Record<string, any>[] };
+
+function edit(change: (doc: Doc) => void): string {
   const doc = JSON.parse(loadFixture('pytest-benchmark/report.json').text);
   change(doc);
   return JSON.stringify(doc, null, 4);
@@ -87,6 +89,38 @@ describe('pytestBenchmarkReader', () => {
     assert.equal(odd.hints.cpu, undefined);
   });
 
+  describe('unusable stats.data falls back to the median with a warning naming the problem, the rest of the file is read', () => {
+    const cases: [string, (d: Doc) => void, RegExp][] = [
+      ['data of the wrong type', (d) => (d.benchmarks[0].stats.data = '1,2'), /benchmarks\[0\]\.stats\.data is unusable \(expected an array of times, got string\)/],
+      ['a round as a string', (d) => (d.benchmarks[0].stats.data[4] = 'x'), /unusable \(data\[4\] is "x", not a time\)/],
+      ['a round as null', (d) => (d.benchmarks[0].stats.data[1] = null), /unusable \(data\[1\] is null, not a time\)/],
+      ['negative round', (d) => (d.benchmarks[0].stats.data[0] = -1e-6), /unusable \(data\[0\] is negative/],
+      ['empty data', (d) => (d.benchmarks[0].stats.data = []), /unusable \(no rounds\)/],
+      ['no data and no median', (d) => {
+        delete d.benchmarks[0].stats.data;
+        delete d.benchmarks[0].stats.median;
+      }, /no per-round data .*using the mean/],
+    ];
+    for (const [what, change, message] of cases) {
+      it(what, () => {
+        const text = edit(change);
+        const doc = JSON.parse(text) as Doc;
+        const result = read(text);
+        const first = result.measurements[0];
+        const statistic = doc.benchmarks[0].stats.median === undefined ? 'mean' : 'median';
+        assert.deepEqual(first.values, [doc.benchmarks[0].stats[statistic]]);
+        assert.equal(result.measurements.length, doc.benchmarks.length);
+        assert.ok(result.measurements.slice(1).every((m) => m.values.length > 1));
+        assert.deepEqual(result.warnings.map((w) => [w.kind, w.benchmark]), [['summary-only', first.benchmark]]);
+        assert.match(result.warnings[0].message, message);
+      });
+    }
+    it('Infinity by overflow', () => {
+      const result = read(loadFixture('pytest-benchmark/report.json').text.replace(/("data": \[\s*)[^,\s]+/, '$11e400'));
+      assert.match(result.warnings[0].message, /data\[0\] is Infinity, not a time/);
+    });
+  });
+
   describe('malformed input', () => {
     const good = loadFixture('pytest-benchmark/report.json').text;
 
@@ -98,14 +132,14 @@ describe('pytestBenchmarkReader', () => {
     it('benchmarks missing', () => assertFormatError('{"machine_info": {}}', /benchmarks: expected an array/));
     it('no benchmarks', () => assertFormatError('{"machine_info": {}, "benchmarks": []}', /benchmarks: no benchmarks/));
     it('stats missing', () => assertFormatError(edit((d) => delete d.benchmarks[1].stats), /benchmarks\[1\]\.stats: expected an object/));
-    it('data of the wrong type', () => assertFormatError(edit((d) => (d.benchmarks[0].stats.data = '1,2')), /benchmarks\[0\]\.stats\.data: expected an array/));
-    it('a round as a string', () => assertFormatError(edit((d) => (d.benchmarks[2].stats.data[4] = 'x')), /benchmarks\[2\]\.stats\.data\[4\]: expected a finite number/));
-    it('Infinity by overflow', () => assertFormatError(good.replace(/("data": \[\s*)[^,\s]+/, '$11e400'), /benchmarks\[0\]\.stats\.data\[0\]: expected a finite number, got Infinity/));
-    it('negative round', () => assertFormatError(edit((d) => (d.benchmarks[0].stats.data[0] = -1e-6)), /benchmarks\[0\]\.stats\.data: negative/));
-    it('empty data', () => assertFormatError(edit((d) => (d.benchmarks[0].stats.data = [])), /benchmarks\[0\]\.stats\.data: no rounds/));
-    it('median missing without data', () => assertFormatError(edit((d) => {
+    it('median missing without data, and no mean', () => assertFormatError(edit((d) => {
       delete d.benchmarks[3].stats.data;
       delete d.benchmarks[3].stats.median;
+      delete d.benchmarks[3].stats.mean;
+    }), /benchmarks\[3\]\.stats: has no usable data \(absent\) and no median or mean/));
+    it('median of the wrong type', () => assertFormatError(edit((d) => {
+      delete d.benchmarks[3].stats.data;
+      d.benchmarks[3].stats.median = 'fast';
     }), /benchmarks\[3\]\.stats\.median: expected a finite number/));
     it('name of the wrong type', () => assertFormatError(edit((d) => (d.benchmarks[0].fullname = ['x'])), /benchmarks\[0\]\.fullname: expected a string/));
     it('duplicate benchmark', () => assertFormatError(edit((d) => d.benchmarks.push(d.benchmarks[0])), /benchmarks\[4\]\.fullname: .*twice/));
