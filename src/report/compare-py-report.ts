@@ -61,7 +61,8 @@ export function renderComparePy(base: ComparePySide, head: ComparePySide): strin
     blocks.push({ name: 'OVERALL_GEOMEAN', rows: [[change(baseMean[0], headMean[0]), change(baseMean[1], headMean[1]), baseMean[0], headMean[0], baseMean[1], headMean[1]]] });
   }
 
-  const width = Math.max(1, ...blocks.map((b) => b.name.length), 'Benchmark'.length) + '_pvalue'.length;
+  // A reduce, not Math.max(...): 120 k+ benchmarks overflow the stack.
+  const width = blocks.reduce((w, b) => Math.max(w, b.name.length), 'Benchmark'.length) + '_pvalue'.length;
   const first = `${'Benchmark'.padEnd(12 + width)}Time             CPU      Time Old      Time New       CPU Old       CPU New`;
   const lines = [`Comparing ${inertPlain(base.label)} to ${inertPlain(head.label)}`, first, '-'.repeat(first.length)];
   for (const block of blocks) {
