@@ -94,7 +94,9 @@ export function hostKey(fp: Fingerprint): string {
  */
 export async function loadNightlySeries(store: Store, options: { branch: string; repo?: string; nights?: number }): Promise<Series[]> {
   // The newest nights of each series only (SCAN_NIGHTS): older history stays in the store, and so does the A/B of older nights.
-  const { points, since } = await recentPoints(store, { role: 'nightly', branch: options.branch, repo: options.repo, nights: options.nights ?? SCAN_NIGHTS });
+  // Raw samples only for nights a finding can count them in (max-age + 10); the 50 nights before those take part by their medians.
+  const nights = options.nights ?? SCAN_NIGHTS;
+  const { points, since } = await recentPoints(store, { role: 'nightly', branch: options.branch, repo: options.repo, nights, valuesNights: Math.max(1, nights - 50) });
   const shas = new Set(points.map((p) => p.sha));
   const allBases = await store.series({ role: 'base', repo: options.repo, values: true, since });
   const abOf = new Map<string, SeriesPoint>();

@@ -16,7 +16,7 @@ const ROWS_PER_INSERT = 500;
 /** Measurement rows per multi-row INSERT (14 columns each). */
 const MEASUREMENTS_PER_INSERT = 200;
 /** Page cache per connection, in KiB (SQLite takes it as it fills, not up front). */
-const CACHE_KIB = 256 * 1024;
+const CACHE_KIB = 32 * 1024;
 const MEASUREMENT_COLUMNS = 'id, run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals';
 
 /**
