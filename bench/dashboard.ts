@@ -14,7 +14,7 @@
 // loaded whole, then a chart per benchmark. And the chart library choice:
 // uPlot and Apache ECharts drawing the same series page chart.
 //
-//   npm run bench:dashboard -- [--series 10000] [--nights 365] [--no-postgres] [--work DIR]
+//   npm run bench:dashboard -- [--series 10000] [--nights 365] [--no-sqlite] [--no-postgres] [--no-pages] [--work DIR]
 import { spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ import { launch, serveDirectory, watch } from '../test/dashboard/browser.ts';
 import { postgresUnavailable, startPostgres } from '../test/support/postgres-server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { values: v } = parseArgs({ options: { series: { type: 'string' }, nights: { type: 'string' }, 'no-postgres': { type: 'boolean' }, work: { type: 'string' }, runs: { type: 'string' } } });
+const { values: v } = parseArgs({ options: { series: { type: 'string' }, nights: { type: 'string' }, 'no-postgres': { type: 'boolean' }, 'no-sqlite': { type: 'boolean' }, 'no-pages': { type: 'boolean' }, work: { type: 'string' }, runs: { type: 'string' } } });
 const shape: HistoryShape = { series: Number(v.series ?? 10_000), nights: Number(v.nights ?? 365), samples: 10, steps: 10, seed: 1 };
 const work = v.work ?? '/tmp/benchbot-bench-dashboard';
 const looks = Number(v.runs ?? 5);
@@ -74,7 +74,7 @@ say('| store | import | scan | steps found | false findings | dashboard | site |
 say('| --- | --- | --- | --- | --- | --- | --- |');
 
 await bundleDashboard();
-const stores: { name: string; url: string; stop?: () => void }[] = [{ name: 'SQLite', url: join(work, 'history.db') }];
+const stores: { name: string; url: string; stop?: () => void }[] = v['no-sqlite'] ? [] : [{ name: 'SQLite', url: join(work, 'history.db') }];
 if (!v['no-postgres'] && postgresUnavailable() === undefined) {
   const server = await startPostgres();
   stores.push({ name: 'PostgreSQL 15', url: server.createDatabase('history'), stop: () => server.stop() });
@@ -96,6 +96,10 @@ for (const store of stores) {
   say(`| ${store.name} | ${fmt(imported)} | ${fmt(scanned)} | ${found} of ${steps.length} | ${falses} | ${fmt(site)} | ${(Number(bytes) / 1e6).toFixed(0)} MB |`);
   if (!siteDir) siteDir = out;
   store.stop?.();
+}
+if (v['no-pages'] || !siteDir) {
+  writeFileSync(join(work, 'results.md'), `${lines.join('\n')}\n`);
+  process.exit(0);
 }
 
 // 2. github-action-benchmark's data.js from the same nights: one entry per commit, every benchmark's value in it.

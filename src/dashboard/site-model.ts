@@ -230,8 +230,21 @@ function medianOf(values: number[]): number {
 
 /** round6 keeps 6 significant digits: what a chart and a table show, at a third of the bytes. */
 export function round6(v: number): number {
-  return Number.isFinite(v) ? Number(v.toPrecision(6)) : v;
+  if (!Number.isFinite(v) || v === 0) return v;
+  // toPrecision is exact but slow (a tenth of the site's generation time); scaling by an exact power of ten is not.
+  const digits = 5 - Math.floor(Math.log10(Math.abs(v)));
+  if (digits > 0 && digits <= 22) {
+    const scale = POWERS[digits];
+    return Math.round(v * scale) / scale;
+  }
+  if (digits <= 0 && digits >= -22) {
+    const scale = POWERS[-digits];
+    return Math.round(v / scale) * scale;
+  }
+  return Number(v.toPrecision(6));
 }
+
+const POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 function rounded(values: ArrayLike<number>): (number | null)[] {
   const out = new Array<number | null>(values.length);

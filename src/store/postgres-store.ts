@@ -10,6 +10,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Samples per INSERT (and per onSamples report): a few MB of array text per statement. */
 const SAMPLE_BATCH = 50_000;
+/** VACUUM_AFTER_ROWS is the smallest ingest (in measurements) after which the adapter vacuums. */
+const VACUUM_AFTER_ROWS = 100_000;
 /** Measurement rows per INSERT. */
 const MEASUREMENT_BATCH = 5000;
 /** Measurement ids per sample query. */
@@ -147,13 +149,26 @@ export class PostgresStore extends SqlStore {
     for (let start = 0; start < rows.length; start += MEASUREMENT_BATCH) {
       const chunk = rows.slice(start, start + MEASUREMENT_BATCH);
       // One statement per batch through unnest; RETURNING order is not promised, so ids are matched by ordinal.
+      // The packed samples travel as one binary parameter cut by offset and length: a bytea[] literal is hex text, twice the bytes for the server to parse.
+      const blobs: Uint8Array[] = [];
+      const offsets: number[] = [];
+      const lengths: (number | null)[] = [];
+      let offset = 1;
+      for (const r of chunk) {
+        offsets.push(offset);
+        lengths.push(r.vals === null ? null : r.vals.byteLength);
+        if (r.vals !== null) {
+          blobs.push(r.vals);
+          offset += r.vals.byteLength;
+        }
+      }
       const returned = await c.all(
         `INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals)
-         SELECT ?::bigint, o, b, m, u, bt, n, md, l, h, s, ?::bigint, v
-         FROM unnest(?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::bytea[]) AS t(o, b, m, u, bt, n, md, l, h, s, v)
+         SELECT ?::bigint, o, b, m, u, bt, n, md, l, h, s, ?::bigint, CASE WHEN vl IS NULL THEN NULL ELSE substring(?::bytea FROM vo FOR vl) END
+         FROM unnest(?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::integer[], ?::integer[]) AS t(o, b, m, u, bt, n, md, l, h, s, vo, vl)
          RETURNING id, ordinal`,
         [
-          runId, timeMs,
+          runId, timeMs, Buffer.concat(blobs),
           `{${chunk.map((r) => r.ordinal).join(',')}}`,
           textArray(chunk.map((r) => r.benchmark)),
           textArray(chunk.map((r) => r.metric)),
@@ -164,7 +179,8 @@ export class PostgresStore extends SqlStore {
           floatArray(chunk.map((r) => r.lo)),
           floatArray(chunk.map((r) => r.hi)),
           `{${chunk.map((r) => r.seriesId).join(',')}}`,
-          `{${chunk.map((r) => (r.vals === null ? 'NULL' : `\\\\x${Buffer.from(r.vals.buffer, r.vals.byteOffset, r.vals.byteLength).toString('hex')}`)).join(',')}}`,
+          `{${offsets.join(',')}}`,
+          `{${lengths.map((l) => (l === null ? 'NULL' : l)).join(',')}}`,
         ],
       );
       for (const r of returned) ids[Number(r.ordinal)] = Number(r.id);
@@ -205,6 +221,21 @@ export class PostgresStore extends SqlStore {
       }
     }
     return out;
+  }
+
+  /**
+   * afterIngest vacuums after a big ingest: until VACUUM marks the new pages
+   * all-visible, PostgreSQL cannot answer a chart's query from the covering
+   * index alone and reads the table row by row. A role that does not own the
+   * tables gets a warning from the server, no error; autovacuum does it later.
+   */
+  protected override async afterIngest(rows: number): Promise<void> {
+    if (rows < VACUUM_AFTER_ROWS || this.closed) return;
+    try {
+      await this.pool.query('VACUUM (ANALYZE) measurements, series');
+    } catch {
+      // Tidying only: the ingest is committed either way.
+    }
   }
 
   async close(): Promise<void> {

@@ -205,12 +205,19 @@ export abstract class SqlStore implements Store {
   async ingestRuns(runs: readonly IngestRun[]): Promise<IngestResult> {
     const prepared = runs.map((r, i) => prepare(r, runs.length > 1 ? i : undefined));
     const total = prepared.reduce((sum, p) => sum + p.samples, 0);
-    return this.write(async (c) => {
+    let rows = 0;
+    const result = await this.write(async (c) => {
       const ingest = this.ingester(c, total);
       for (const p of prepared) await ingest(p);
+      rows = ingest.rows();
       return ingest.result;
     });
+    await this.afterIngest(rows);
+    return result;
   }
+
+  /** afterIngest runs after an ingest committed `rows` new measurements; the PostgreSQL adapter tidies up after big ones. */
+  protected async afterIngest(_rows: number): Promise<void> {}
 
   async ingestStream(runs: AsyncIterable<IngestRun> | Iterable<IngestRun>): Promise<IngestResult> {
     // The source's own error (a FormatError naming a line) is what the caller must see, not the adapter's wrapping of it.
@@ -224,22 +231,36 @@ export abstract class SqlStore implements Store {
         throw error;
       }
     };
+    let rows = 0;
+    let result: IngestResult;
     try {
-      return await this.write(async (c) => {
+      result = await this.write(async (c) => {
         const ingest = this.ingester(c, 0);
-        for (let i = 0, item = await next(); !item.done; item = await next()) await ingest(prepare(item.value, i++));
+        // One run read ahead: parsing and checking the next run overlaps the database writing this one (PostgreSQL works in another process).
+        let i = 0;
+        const ahead = () => next().then((item) => (item.done ? undefined : prepare(item.value, i++)));
+        for (let run = await ahead(); run !== undefined; ) {
+          const following = ahead();
+          following.catch(() => undefined);
+          await ingest(run);
+          run = await following;
+        }
+        rows = ingest.rows();
         return ingest.result;
       });
     } catch (error) {
       throw sourceError ? sourceError.error : error;
     }
+    await this.afterIngest(rows);
+    return result;
   }
 
   /** ingester writes prepared runs inside one transaction, counting what was new and reporting samples written. */
-  private ingester(c: SqlConn, total: number): ((p: PreparedRun) => Promise<void>) & { result: IngestResult } {
+  private ingester(c: SqlConn, total: number): ((p: PreparedRun) => Promise<void>) & { result: IngestResult; rows: () => number } {
     const result: IngestResult = { ids: [], created: 0 };
     const cache: IngestCache = new Map();
     let written = 0;
+    let measurementRows = 0;
     const ingest = async ({ run, key, fpKey, machineKey, fpBody, samples }: PreparedRun): Promise<void> => {
       result.ids.push(key);
       await c.run('INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING', [fpKey, machineKey, fpBody]);
@@ -261,6 +282,7 @@ export abstract class SqlStore implements Store {
         vals: m.values.length <= PACK_LIMIT ? packValues(m.values) : null,
       }));
       const ids = await this.insertMeasurements(c, runId, timeMs, rows);
+      measurementRows += rows.length;
       const big = rows.flatMap((r, i) => (r.vals === null ? [i] : []));
       const packed = samples - big.reduce((sum, i) => sum + rows[i].n, 0);
       if (packed > 0) {
@@ -275,7 +297,7 @@ export abstract class SqlStore implements Store {
         });
       }
     };
-    return Object.assign(ingest, { result });
+    return Object.assign(ingest, { result, rows: () => measurementRows });
   }
 
   /** seriesIdsFor returns the series id of each measurement of a run, creating the series it is the first of. */
