@@ -89,27 +89,27 @@ var require_postgres_array = __commonJS({
         }
       }
       parse(nested) {
-        var character, parser, quote;
+        var character, parser, quote2;
         this.consumeDimensions();
         while (!this.isEof()) {
           character = this.nextCharacter();
-          if (character.value === "{" && !quote) {
+          if (character.value === "{" && !quote2) {
             this.dimension++;
             if (this.dimension > 1) {
               parser = new _ArrayParser(this.source.substr(this.position - 1), this.transform);
               this.entries.push(parser.parse(true));
               this.position += parser.position - 2;
             }
-          } else if (character.value === "}" && !quote) {
+          } else if (character.value === "}" && !quote2) {
             this.dimension--;
             if (!this.dimension) {
               this.newEntry();
               if (nested) return this.entries;
             }
           } else if (character.value === '"' && !character.escaped) {
-            if (quote) this.newEntry(true);
-            quote = !quote;
-          } else if (character.value === "," && !quote) {
+            if (quote2) this.newEntry(true);
+            quote2 = !quote2;
+          } else if (character.value === "," && !quote2) {
             this.newEntry();
           } else {
             this.record(character.value);
@@ -298,10 +298,10 @@ var require_postgres_interval = __commonJS({
         return value + propertiesISOEquivalent[property];
       }
     };
-    var NUMBER3 = "([+-]?\\d+)";
-    var YEAR = NUMBER3 + "\\s+years?";
-    var MONTH = NUMBER3 + "\\s+mons?";
-    var DAY = NUMBER3 + "\\s+days?";
+    var NUMBER2 = "([+-]?\\d+)";
+    var YEAR = NUMBER2 + "\\s+years?";
+    var MONTH = NUMBER2 + "\\s+mons?";
+    var DAY = NUMBER2 + "\\s+days?";
     var TIME = "([+-])?([\\d]*):(\\d\\d):(\\d\\d)\\.?(\\d{1,6})?";
     var INTERVAL = new RegExp([YEAR, MONTH, DAY, TIME].map(function(regexString) {
       return "(" + regexString + ")?";
@@ -1377,7 +1377,7 @@ var require_sasl = __commonJS({
     function startSession(mechanisms, stream, scramMaxIterations = DEFAULT_MAX_SCRAM_ITERATIONS) {
       const candidates = ["SCRAM-SHA-256"];
       if (stream) candidates.unshift("SCRAM-SHA-256-PLUS");
-      const mechanism = candidates.find((candidate) => mechanisms.includes(candidate));
+      const mechanism = candidates.find((candidate2) => mechanisms.includes(candidate2));
       if (!mechanism) {
         throw new Error("SASL: Only mechanism(s) " + candidates.join(" and ") + " are supported");
       }
@@ -2468,16 +2468,16 @@ var require_buffer_writer = __commonJS({
         this.offset += size;
         return offset;
       }
-      join(code2) {
-        if (code2) {
-          this.buffer[this.headerPosition] = code2;
+      join(code) {
+        if (code) {
+          this.buffer[this.headerPosition] = code;
           const length = this.offset - (this.headerPosition + 1);
           this.buffer.writeInt32BE(length, this.headerPosition + 1);
         }
-        return this.buffer.slice(code2 ? 0 : 5, this.offset);
+        return this.buffer.slice(code ? 0 : 5, this.offset);
       }
-      flush(code2) {
-        const result = this.join(code2);
+      flush(code) {
+        const result = this.join(code);
         this.offset = 5;
         this.headerPosition = 0;
         this.buffer = Buffer.allocUnsafe(this.size);
@@ -2631,11 +2631,11 @@ var require_serializer = __commonJS({
       buffer.writeInt32BE(secretKey, 12);
       return buffer;
     };
-    var cstringMessage = (code2, string2) => {
+    var cstringMessage = (code, string2) => {
       const stringLen = Buffer.byteLength(string2);
       const len = 4 + stringLen + 1;
       const buffer = Buffer.allocUnsafe(1 + len);
-      buffer[0] = code2;
+      buffer[0] = code;
       buffer.writeInt32BE(len, 1);
       buffer.write(string2, 5, "utf-8");
       buffer[len] = 0;
@@ -2665,7 +2665,7 @@ var require_serializer = __commonJS({
     var copyFail = (message) => {
       return cstringMessage(102, message);
     };
-    var codeOnlyBuffer = (code2) => Buffer.from([code2, 0, 0, 0, 4]);
+    var codeOnlyBuffer = (code) => Buffer.from([code, 0, 0, 0, 4]);
     var flushBuffer = codeOnlyBuffer(
       72
       /* code.flush */
@@ -2778,7 +2778,7 @@ var require_parser = __commonJS({
     var HEADER_LENGTH = CODE_LENGTH + LEN_LENGTH;
     var LATEINIT_LENGTH = -1;
     var emptyBuffer = Buffer.allocUnsafe(0);
-    var Parser = class {
+    var Parser3 = class {
       constructor(opts) {
         this.buffer = emptyBuffer;
         this.bufferLength = 0;
@@ -2794,11 +2794,11 @@ var require_parser = __commonJS({
         const bufferFullLength = this.bufferOffset + this.bufferLength;
         let offset = this.bufferOffset;
         while (offset + HEADER_LENGTH <= bufferFullLength) {
-          const code2 = this.buffer[offset];
+          const code = this.buffer[offset];
           const length = this.buffer.readUInt32BE(offset + CODE_LENGTH);
           const fullMessageLength = CODE_LENGTH + length;
           if (fullMessageLength + offset <= bufferFullLength) {
-            const message = this.handlePacket(offset + HEADER_LENGTH, code2, length, this.buffer);
+            const message = this.handlePacket(offset + HEADER_LENGTH, code, length, this.buffer);
             callback(message);
             offset += fullMessageLength;
           } else {
@@ -2841,11 +2841,11 @@ var require_parser = __commonJS({
           this.bufferLength = buffer.byteLength;
         }
       }
-      handlePacket(offset, code2, length, bytes) {
+      handlePacket(offset, code, length, bytes) {
         const { reader } = this;
         reader.setBuffer(offset, bytes);
         let message;
-        switch (code2) {
+        switch (code) {
           case 50:
             message = messages_1.bindComplete;
             break;
@@ -2913,14 +2913,14 @@ var require_parser = __commonJS({
             message = parseCopyData(reader, length);
             break;
           default:
-            return new messages_1.DatabaseError("received invalid response: " + code2.toString(16), length, "error");
+            return new messages_1.DatabaseError("received invalid response: " + code.toString(16), length, "error");
         }
         reader.setBuffer(0, emptyBuffer);
         message.length = length;
         return message;
       }
     };
-    exports.Parser = Parser;
+    exports.Parser = Parser3;
     var parseReadyForQueryMessage = (reader) => {
       const status = reader.string(1);
       return new messages_1.ReadyForQueryMessage(LATEINIT_LENGTH, status);
@@ -2996,12 +2996,12 @@ var require_parser = __commonJS({
       return new messages_1.BackendKeyDataMessage(LATEINIT_LENGTH, processID, secretKey);
     };
     var parseAuthenticationResponse = (reader, length) => {
-      const code2 = reader.int32();
+      const code = reader.int32();
       const message = {
         name: "authenticationOk",
         length
       };
-      switch (code2) {
+      switch (code) {
         case 0:
           break;
         case 3:
@@ -3038,7 +3038,7 @@ var require_parser = __commonJS({
           message.data = reader.string(length - 8);
           break;
         default:
-          throw new Error("Unknown authenticationOk message type " + code2);
+          throw new Error("Unknown authenticationOk message type " + code);
       }
       return message;
     };
@@ -3654,8 +3654,8 @@ var require_lib = __commonJS({
     var helper = require_helper();
     module.exports = function(connInfo, cb) {
       var file = helper.getFileName();
-      fs.stat(file, function(err, stat) {
-        if (err || !helper.usePgPass(stat, file)) {
+      fs.stat(file, function(err, stat2) {
+        if (err || !helper.usePgPass(stat2, file)) {
           return cb(void 0);
         }
         var st = fs.createReadStream(file);
@@ -5345,9 +5345,9 @@ var require_lib2 = __commonJS({
 });
 
 // src/action/run-action.ts
-import { appendFileSync, existsSync as existsSync3, mkdirSync as mkdirSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { appendFileSync, existsSync as existsSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 
 // src/formats/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
@@ -5367,6 +5367,10 @@ function conversionFactor(from, to) {
   const exponent = SECONDS_EXPONENT[a] - SECONDS_EXPONENT[b];
   return exponent >= 0 ? 10 ** exponent : 1 / 10 ** -exponent;
 }
+function isTimeUnit(unit) {
+  const [base] = splitPer(unit.trim());
+  return base === "sec" || normalizeTimeUnit(base) !== void 0;
+}
 function splitPer(unit) {
   const slash = unit.indexOf("/");
   return slash < 0 ? [unit, ""] : [unit.slice(0, slash), unit.slice(slash)];
@@ -5380,13 +5384,35 @@ function directionOf(metric, unit) {
 }
 
 // src/compare/thresholds.ts
-function globToRegExp(glob) {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${escaped}$`);
+function globMatches(glob, name) {
+  const g = Array.from(glob);
+  const s = Array.from(name);
+  let gi = 0;
+  let si = 0;
+  let star = -1;
+  let swallowed = 0;
+  while (si < s.length) {
+    if (gi < g.length && g[gi] === "*") {
+      star = gi;
+      swallowed = si;
+      gi += 1;
+    } else if (gi < g.length && (g[gi] === "?" || g[gi] === s[si])) {
+      gi += 1;
+      si += 1;
+    } else if (star >= 0) {
+      gi = star + 1;
+      swallowed += 1;
+      si = swallowed;
+    } else {
+      return false;
+    }
+  }
+  while (gi < g.length && g[gi] === "*") gi += 1;
+  return gi === g.length;
 }
 function thresholdFor(benchmark, fallback, rules) {
   let threshold = fallback;
-  for (const rule of rules) if (globToRegExp(rule.glob).test(benchmark)) threshold = rule.threshold;
+  for (const rule of rules) if (globMatches(rule.glob, benchmark)) threshold = rule.threshold;
   return threshold;
 }
 function parsePercent(text2) {
@@ -5397,64 +5423,212 @@ function parsePercent(text2) {
   return fraction >= 0 && fraction < 1 ? fraction : void 0;
 }
 
-// src/stats/bimodality.ts
-var BIMODALITY_THRESHOLD = 5 / 9;
-var BIMODALITY_MIN_N = 10;
-var BIMODALITY_MIN_SHARE = 0.15;
-function bimodality(values) {
-  const n = values.length;
-  const none = { coefficient: null, skewness: null, kurtosis: null, minorShare: 0, bimodal: false };
-  if (n < 4) return none;
-  let mean = 0;
-  for (const v of values) mean += v;
-  mean /= n;
-  let m2 = 0;
-  let m3 = 0;
-  let m4 = 0;
-  for (const v of values) {
-    const d = v - mean;
-    const d2 = d * d;
-    m2 += d2;
-    m3 += d2 * d;
-    m4 += d2 * d2;
-  }
-  m2 /= n;
-  m3 /= n;
-  m4 /= n;
-  if (!(m2 > (Number.EPSILON * mean) ** 2 * 16) || m2 === 0) return none;
-  const skewness = Math.sqrt((n - 1) * n) / (n - 2) * m3 / m2 ** 1.5;
-  const kurtosis = ((n * n - 1) * (m4 / (m2 * m2)) - 3 * (n - 1) ** 2) / ((n - 2) * (n - 3));
-  const coefficient = (skewness * skewness + 1) / (kurtosis + 3 * (n - 1) ** 2 / ((n - 2) * (n - 3)));
-  const minorShare = minorClusterShare(values);
-  const bimodal = n >= BIMODALITY_MIN_N && coefficient > BIMODALITY_THRESHOLD && minorShare >= BIMODALITY_MIN_SHARE;
-  return { coefficient, skewness, kurtosis, minorShare, bimodal };
-}
-function minorClusterShare(values) {
-  const sorted = Float64Array.from(values).sort();
+// src/stats/dip-null-table.ts
+var DIP_NULL_SIZES = [4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1e3];
+var DIP_NULL_PROBS = [0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999];
+var DIP_NULL_QUANTILES = [
+  [0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.265782, 0.31538, 0.375177, 0.415011, 0.447694, 0.463661, 0.47463, 0.484253, 0.489201, 0.492241, 0.495413, 0.496855],
+  [0.223607, 0.223607, 0.223607, 0.223607, 0.223607, 0.223607, 0.243336, 0.272101, 0.300446, 0.329399, 0.360222, 0.395367, 0.416829, 0.433054, 0.439478, 0.443018, 0.445499, 0.446323, 0.446759, 0.447025, 0.447105],
+  [0.204124, 0.204124, 0.204124, 0.204124, 0.225894, 0.254104, 0.278626, 0.301199, 0.322711, 0.344, 0.365889, 0.389597, 0.403415, 0.438336, 0.470726, 0.495001, 0.520817, 0.535407, 0.549421, 0.562571, 0.57077],
+  [0.188982, 0.188982, 0.19225, 0.216341, 0.249161, 0.273385, 0.293596, 0.311824, 0.32879, 0.345113, 0.361614, 0.381774, 0.423204, 0.464048, 0.487069, 0.505564, 0.524003, 0.534837, 0.542997, 0.550389, 0.55518],
+  [0.176777, 0.176777, 0.208794, 0.231963, 0.261196, 0.281941, 0.299009, 0.314066, 0.327876, 0.341007, 0.355073, 0.401181, 0.436045, 0.469773, 0.489746, 0.505961, 0.527495, 0.550406, 0.570705, 0.592288, 0.605286],
+  [0.166667, 0.184189, 0.220363, 0.241405, 0.267309, 0.285437, 0.299916, 0.312497, 0.324026, 0.337646, 0.368697, 0.409138, 0.439588, 0.471284, 0.493087, 0.518628, 0.547423, 0.564302, 0.580168, 0.597651, 0.605598],
+  [0.158114, 0.193309, 0.227602, 0.246981, 0.27008, 0.285811, 0.298339, 0.309449, 0.323483, 0.347915, 0.375938, 0.412762, 0.441439, 0.477031, 0.504077, 0.526947, 0.552764, 0.568575, 0.583781, 0.604916, 0.615864],
+  [0.144338, 0.204366, 0.234452, 0.250615, 0.269358, 0.282047, 0.29569, 0.315533, 0.335539, 0.356778, 0.381325, 0.416012, 0.450291, 0.48905, 0.513632, 0.536135, 0.564632, 0.584584, 0.602671, 0.627171, 0.64295],
+  [0.132911, 0.211515, 0.236187, 0.248758, 0.267916, 0.288399, 0.306449, 0.323582, 0.341127, 0.360575, 0.385779, 0.426036, 0.459351, 0.4984, 0.52573, 0.550155, 0.579365, 0.60079, 0.621849, 0.642737, 0.657107],
+  [0.142977, 0.211835, 0.235826, 0.254057, 0.277449, 0.295255, 0.311438, 0.328037, 0.347308, 0.368931, 0.395318, 0.435113, 0.470603, 0.511388, 0.5397, 0.566586, 0.597969, 0.619699, 0.640838, 0.663067, 0.682643],
+  [0.157856, 0.2129, 0.241463, 0.258105, 0.280117, 0.298253, 0.316015, 0.333686, 0.352303, 0.373528, 0.40092, 0.441658, 0.47787, 0.520413, 0.550347, 0.577306, 0.609072, 0.631669, 0.652227, 0.678632, 0.692977],
+  [0.153634, 0.21669, 0.243614, 0.259683, 0.283071, 0.302078, 0.31916, 0.336632, 0.355821, 0.377841, 0.405286, 0.446797, 0.483229, 0.526065, 0.556204, 0.583687, 0.618037, 0.641653, 0.662383, 0.693211, 0.707928],
+  [0.158184, 0.219624, 0.247097, 0.26431, 0.287335, 0.306123, 0.323918, 0.342049, 0.361375, 0.383666, 0.411643, 0.453938, 0.491955, 0.535715, 0.566504, 0.59537, 0.630442, 0.656995, 0.677455, 0.707162, 0.734325],
+  [0.158717, 0.221881, 0.24946, 0.266621, 0.290281, 0.309377, 0.32734, 0.345439, 0.364888, 0.38747, 0.415945, 0.458813, 0.496643, 0.542052, 0.572812, 0.601206, 0.635653, 0.661493, 0.68305, 0.716332, 0.735634],
+  [0.157524, 0.224108, 0.251549, 0.268855, 0.292749, 0.311773, 0.329884, 0.348168, 0.367901, 0.390842, 0.419558, 0.462767, 0.501243, 0.547356, 0.579268, 0.60919, 0.646813, 0.674243, 0.699581, 0.72308, 0.740521],
+  [0.15809, 0.226152, 0.254679, 0.272019, 0.295984, 0.31557, 0.333859, 0.352392, 0.372288, 0.395247, 0.424241, 0.468153, 0.506824, 0.553379, 0.584844, 0.61528, 0.650527, 0.677159, 0.699179, 0.733979, 0.757121],
+  [0.161801, 0.228036, 0.256195, 0.273936, 0.298215, 0.317841, 0.336028, 0.354588, 0.374616, 0.397768, 0.426987, 0.47115, 0.510353, 0.557187, 0.589818, 0.620187, 0.658248, 0.685559, 0.712509, 0.746521, 0.766018],
+  [0.172065, 0.231374, 0.25993, 0.277613, 0.301993, 0.321556, 0.340244, 0.359005, 0.379266, 0.402536, 0.432153, 0.476937, 0.516761, 0.563599, 0.597485, 0.630107, 0.66934, 0.699126, 0.71765, 0.754096, 0.775566],
+  [0.174441, 0.23328, 0.261999, 0.280206, 0.304487, 0.324521, 0.342964, 0.361901, 0.382544, 0.406102, 0.435628, 0.481787, 0.522526, 0.571136, 0.605217, 0.635024, 0.674589, 0.703425, 0.732607, 0.757384, 0.786646],
+  [0.176132, 0.23538, 0.264839, 0.282728, 0.30718, 0.327423, 0.34607, 0.365394, 0.3858, 0.409552, 0.44048, 0.485713, 0.52629, 0.576136, 0.610829, 0.642656, 0.684504, 0.712026, 0.737869, 0.772345, 0.803414],
+  [0.175592, 0.239259, 0.267041, 0.285609, 0.310042, 0.330198, 0.349086, 0.367947, 0.38857, 0.412397, 0.44233, 0.488897, 0.529524, 0.577612, 0.611711, 0.645316, 0.688014, 0.716308, 0.744183, 0.783152, 0.811043],
+  [0.179644, 0.240825, 0.269244, 0.287649, 0.313038, 0.333346, 0.352209, 0.37154, 0.39196, 0.415741, 0.44621, 0.492256, 0.534559, 0.58507, 0.6183, 0.652675, 0.693077, 0.72682, 0.759035, 0.788295, 0.811028]
+];
+var DIP_NULL_TAIL = [116.011, 496.934, 36.9589, 53.4666, 29.743, 30.9359, 31.1582, 26.0729, 24.8433, 22.5487, 21.8133, 20.1202, 18.2374, 18.2874, 18.0641, 17.0274, 16.1733, 16.042, 15.5732, 14.5844, 13.873, 13.9841];
+
+// src/stats/dip-test.ts
+function dipStatistic(sorted) {
   const n = sorted.length;
-  const shift = sorted[n >> 1];
-  let total = 0;
-  let totalSq = 0;
-  for (const v of sorted) {
-    total += v - shift;
-    totalSq += (v - shift) ** 2;
-  }
-  let left = 0;
-  let leftSq = 0;
-  let best = Infinity;
-  let bestCut = 0;
-  for (let k = 1; k < n; k++) {
-    const v = sorted[k - 1] - shift;
-    left += v;
-    leftSq += v * v;
-    const right = total - left;
-    const within = leftSq - left * left / k + (totalSq - leftSq) - right * right / (n - k);
-    if (within < best) {
-      best = within;
-      bestCut = k;
+  if (n < 4 || sorted[n - 1] === sorted[0]) return 0;
+  const x = sorted;
+  const prev = new Int32Array(n);
+  prev[0] = 0;
+  for (let j = 1; j < n; j++) {
+    let p = j - 1;
+    while (p > 0) {
+      const pp = prev[p];
+      if ((x[j] - x[p]) * (p - pp) < (x[p] - x[pp]) * (j - p)) break;
+      p = pp;
     }
+    prev[j] = p;
   }
-  return Math.min(bestCut, n - bestCut) / n;
+  const next = new Int32Array(n);
+  next[n - 1] = n - 1;
+  for (let k = n - 2; k >= 0; k--) {
+    let q = k + 1;
+    while (q < n - 1) {
+      const qq = next[q];
+      if ((x[k] - x[q]) * (q - qq) < (x[q] - x[qq]) * (k - q)) break;
+      q = qq;
+    }
+    next[k] = q;
+  }
+  const gcm = new Int32Array(n + 1);
+  const lcm = new Int32Array(n + 1);
+  let low = 0;
+  let high = n - 1;
+  let best = 1;
+  for (; ; ) {
+    let gx = 0;
+    gcm[0] = high;
+    while (gcm[gx] > low) {
+      gcm[gx + 1] = prev[gcm[gx]];
+      gx++;
+    }
+    let lx = 0;
+    lcm[0] = low;
+    while (lcm[lx] < high) {
+      lcm[lx + 1] = next[lcm[lx]];
+      lx++;
+    }
+    let ig = gx;
+    let ih = lx;
+    let gap = 0;
+    if (gx === 1 && lx === 1) {
+      gap = 1;
+    } else {
+      let ix = gx - 1;
+      let iv = 1;
+      do {
+        const g = gcm[ix];
+        const l = lcm[iv];
+        if (g > l) {
+          const g1 = gcm[ix + 1];
+          const d = l - g1 + 1 - (x[l] - x[g1]) * (g - g1) / (x[g] - x[g1]);
+          iv++;
+          if (d >= gap) {
+            gap = d;
+            ig = ix + 1;
+            ih = iv - 1;
+          }
+        } else {
+          const l1 = lcm[iv - 1];
+          const d = (x[g] - x[l1]) * (l - l1) / (x[l] - x[l1]) - (g - l1 - 1);
+          ix--;
+          if (d >= gap) {
+            gap = d;
+            ig = ix + 1;
+            ih = iv;
+          }
+        }
+        if (ix < 0) ix = 0;
+        if (iv > lx) iv = lx;
+      } while (gcm[ix] !== lcm[iv]);
+    }
+    if (gap < best) break;
+    let left = 0;
+    for (let j = ig; j < gx; j++) {
+      const a = gcm[j + 1];
+      const b = gcm[j];
+      let worst = 1;
+      if (b - a > 1 && x[b] !== x[a]) {
+        const slope = (b - a) / (x[b] - x[a]);
+        for (let r = a; r <= b; r++) worst = Math.max(worst, r - a + 1 - (x[r] - x[a]) * slope);
+      }
+      left = Math.max(left, worst);
+    }
+    let right = 0;
+    for (let k = ih; k < lx; k++) {
+      const a = lcm[k];
+      const b = lcm[k + 1];
+      let worst = 1;
+      if (b - a > 1 && x[b] !== x[a]) {
+        const slope = (b - a) / (x[b] - x[a]);
+        for (let r = a; r <= b; r++) worst = Math.max(worst, (x[r] - x[a]) * slope - (r - a - 1));
+      }
+      right = Math.max(right, worst);
+    }
+    best = Math.max(best, left, right);
+    const newLow = gcm[ig];
+    const newHigh = lcm[ih];
+    if (newLow === low && newHigh === high) break;
+    low = newLow;
+    high = newHigh;
+  }
+  return best / (2 * n);
+}
+function dipTest(values) {
+  const sorted = spreadTies(Float64Array.from(values).sort());
+  const dip = dipStatistic(sorted);
+  return { dip, p: dip === 0 ? 1 : dipPValue(dip, sorted.length) };
+}
+function spreadTies(sorted) {
+  const n = sorted.length;
+  let tied = false;
+  for (let i = 1; i < n && !tied; i++) tied = sorted[i] === sorted[i - 1];
+  if (!tied) return sorted;
+  const gaps = [];
+  for (let i = 1; i < n; i++) if (sorted[i] > sorted[i - 1]) gaps.push(sorted[i] - sorted[i - 1]);
+  if (gaps.length === 0 || gaps.length === n - 1) return sorted;
+  gaps.sort((a, b) => a - b);
+  const cell = gaps[gaps.length >> 1];
+  for (let start = 0; start < n; ) {
+    let end = start + 1;
+    while (end < n && sorted[end] === sorted[start]) end++;
+    const t = end - start;
+    if (t > 1) {
+      const v = sorted[start];
+      for (let i = 0; i < t; i++) sorted[start + i] = v + cell * ((i + 0.5) / t - 0.5);
+    }
+    start = end;
+  }
+  return sorted.sort();
+}
+function dipPValue(d, n) {
+  if (n < 4) return 1;
+  const t = Math.sqrt(n) * d;
+  const sizes = DIP_NULL_SIZES;
+  if (n <= sizes[0]) return pFromRow(t, DIP_NULL_QUANTILES[0], DIP_NULL_TAIL[0]);
+  const top = sizes.length - 1;
+  if (n >= sizes[top]) return pFromRow(t, DIP_NULL_QUANTILES[top], DIP_NULL_TAIL[top]);
+  let i = 0;
+  while (sizes[i + 1] < n) i++;
+  const w = (Math.log(n) - Math.log(sizes[i])) / (Math.log(sizes[i + 1]) - Math.log(sizes[i]));
+  const blend = (a, b) => a + w * (b - a);
+  const row2 = DIP_NULL_QUANTILES[i].map((q, k) => blend(q, DIP_NULL_QUANTILES[i + 1][k]));
+  return pFromRow(t, row2, blend(DIP_NULL_TAIL[i], DIP_NULL_TAIL[i + 1]));
+}
+function pFromRow(t, quantiles, tail) {
+  const probs = DIP_NULL_PROBS;
+  const last = quantiles.length - 1;
+  if (t <= quantiles[0]) return 1;
+  if (t > quantiles[last]) return (1 - probs[last]) * Math.exp(-tail * (t * t - quantiles[last] ** 2));
+  let k = 0;
+  while (quantiles[k + 1] < t) k++;
+  const span = quantiles[k + 1] - quantiles[k];
+  const w = span > 0 ? (t - quantiles[k]) / span : 1;
+  return 1 - (probs[k] + w * (probs[k + 1] - probs[k]));
+}
+
+// src/stats/fdr.ts
+function benjaminiHochberg(ps) {
+  const m = ps.length;
+  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new RangeError(`benjaminiHochberg: p-values must be in [0, 1], got ${p}`);
+  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => ps[a] - ps[b]);
+  const qs = new Array(m);
+  let running = 1;
+  for (let rank = m; rank >= 1; rank--) {
+    const i = order[rank - 1];
+    running = Math.min(running, ps[i] * m / rank);
+    qs[i] = running;
+  }
+  return qs;
 }
 
 // src/stats/normal.ts
@@ -5522,24 +5696,50 @@ function acklam(p) {
 // src/stats/mann-kendall.ts
 function mannKendall(values, options = {}) {
   const n = values.length;
-  let s = 0;
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) s += Math.sign(values[j] - values[i]);
-  }
-  const sorted = Float64Array.from(values).sort();
+  const { sorted, inversions } = sortCountingInversions(values);
+  let tiePairs = 0;
   let tieSum = 0;
   for (let start = 0; start < n; ) {
     let end = start + 1;
     while (end < n && sorted[end] === sorted[start]) end++;
     const t = end - start;
     tieSum += t * (t - 1) * (2 * t + 5);
+    tiePairs += t * (t - 1) / 2;
     start = end;
   }
+  const pairs = n < 2 ? 0 : n * (n - 1) / 2;
+  const s = pairs - tiePairs - 2 * inversions;
   const variance = (n * (n - 1) * (2 * n + 5) - tieSum) / 18;
   if (n < 3 || !(variance > 0)) return { s, variance, z: 0, p: 1 };
   const corrected = options.continuity ?? true ? s - Math.sign(s) : s;
   const z = corrected / Math.sqrt(variance);
   return { s, variance, z, p: Math.min(1, 2 * normalSf(Math.abs(z))) };
+}
+function sortCountingInversions(values) {
+  const n = values.length;
+  let from = Float64Array.from(values);
+  let to = new Float64Array(n);
+  let inversions = 0;
+  for (let width = 1; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        if (from[i] <= from[j]) to[k++] = from[i++];
+        else {
+          inversions += mid - i;
+          to[k++] = from[j++];
+        }
+      }
+      while (i < mid) to[k++] = from[i++];
+      while (j < hi) to[k++] = from[j++];
+    }
+    [from, to] = [to, from];
+  }
+  return { sorted: from, inversions };
 }
 
 // src/stats/order-statistics.ts
@@ -5617,8 +5817,20 @@ function robustCv(values) {
 // src/compare/hygiene.ts
 var RECOMMENDED_SAMPLES = 9;
 var NOISY_CV = 0.05;
-var TREND_P = 0.01;
+var HYGIENE_FDR = 0.05;
+var TREND_MIN_N = 8;
+var BIMODAL_MIN_N = 10;
 var OPTIMIZED_OUT_NS = 1;
+var WARNING_KINDS = [
+  { kind: "optimized-out", prefix: "optimized out", summary: `Under ${OPTIMIZED_OUT_NS} ns per iteration: the work was likely optimized out (use DoNotOptimize / black_box).` },
+  { kind: "bimodal", prefix: "bimodal", summary: "Two clusters of values (dip test): compare with care." },
+  { kind: "trend", prefix: "trend across rounds", summary: "Values drift from round to round (Mann-Kendall): a warm-up or a drifting machine." },
+  { kind: "noisy", prefix: "noisy", summary: `Robust CV above ${NOISY_CV * 100}%.` },
+  { kind: "too-few", prefix: "too few samples", summary: `Fewer than ${RECOMMENDED_SAMPLES} samples on a side.` }
+];
+function warningKind(message) {
+  return WARNING_KINDS.find((k) => message.startsWith(`${k.prefix}:`) || message.startsWith(`${k.prefix} `));
+}
 function hygieneWarnings(m, base, head) {
   const warnings = [];
   const sides = [["base", base], ["head", head]];
@@ -5630,22 +5842,49 @@ function hygieneWarnings(m, base, head) {
       const cv = robustCv(values);
       if (cv !== null && cv > NOISY_CV) warnings.push(`noisy: robust CV ${(cv * 100).toFixed(1)}% on ${side2} (above ${NOISY_CV * 100}%)`);
     }
-    if (values.length >= 10 && bimodality(values).bimodal) warnings.push(`bimodal samples on ${side2}: two clusters, compare with care`);
-    if (values.length >= 8) {
-      const trend = mannKendall(values);
-      if (trend.p < TREND_P) warnings.push(`trend across rounds on ${side2} (Mann-Kendall p = ${trend.p.toPrecision(2)}): warm-up or drift`);
-    }
   }
   const toNs2 = conversionFactor(m.unit.split("/")[0], "ns");
   if (toNs2 !== void 0 && m.better === "lower") {
-    const smallest = Math.min(...base, ...head) * toNs2;
+    const smallest = minimum(base, head) * toNs2;
     if (smallest >= 0 && smallest < OPTIMIZED_OUT_NS) {
-      warnings.push(`${smallest.toPrecision(2)} ns per iteration: the work was likely optimized out (use DoNotOptimize / black_box)`);
+      warnings.push(`optimized out: ${smallest.toPrecision(2)} ns per iteration, the work was likely optimized out (use DoNotOptimize / black_box)`);
     }
   }
   return warnings;
 }
+function addSuiteHygieneWarnings(subjects, fdr = HYGIENE_FDR) {
+  const tests = [];
+  for (const subject of subjects) {
+    for (const [side2, values] of [["base", subject.base], ["head", subject.head]]) {
+      if (values.length < TREND_MIN_N || isConstant(values)) continue;
+      const trend = mannKendall(values);
+      tests.push({ subject, p: trend.p, message: (p, q) => `trend across rounds on ${side2} (Mann-Kendall p = ${p}, q = ${q}): values ${trend.s > 0 ? "rise" : "fall"} from round to round, a warm-up or a drifting machine` });
+      if (values.length >= BIMODAL_MIN_N) {
+        const modes = dipTest(values);
+        tests.push({ subject, p: modes.p, message: (p, q) => `bimodal on ${side2} (dip test p = ${p}, q = ${q}): two clusters of values, compare with care` });
+      }
+    }
+  }
+  const qs = benjaminiHochberg(tests.map((t) => t.p));
+  tests.forEach((t, i) => {
+    if (qs[i] <= fdr) t.subject.warnings.push(t.message(t.p.toPrecision(2), qs[i].toPrecision(2)));
+  });
+}
+function isConstantPair(base, head) {
+  if (base.length === 0 || head.length === 0) return false;
+  const v = base[0];
+  return base.every((x) => x === v) && head.every((x) => x === v);
+}
+function minimum(...sides) {
+  let smallest = Infinity;
+  for (const side2 of sides) for (const v of side2) if (v < smallest) smallest = v;
+  return smallest;
+}
+function isConstant(values) {
+  return values.every((x) => x === values[0]);
+}
 var MACHINE_HINTS = ["host_name", "num_cpus", "mhz_per_cpu", "cpu", "goos", "goarch", "machine", "cpu_model"];
+var PER_INPUT_KINDS = /* @__PURE__ */ new Set(["summary-only", "note", "exit-code"]);
 function suiteWarnings(base, head) {
   const bySide = /* @__PURE__ */ new Map();
   const add2 = (side2, message) => {
@@ -5655,16 +5894,38 @@ function suiteWarnings(base, head) {
   };
   const sides = [["base", base], ["head", head]];
   for (const [side2, facts] of sides) {
-    const build = facts.hints.library_build_type ?? facts.fingerprint?.buildType;
-    if (typeof build === "string" && build.toLowerCase() === "debug") {
-      add2(side2, "the benchmark library reports a debug build (library_build_type): timings may be distorted; use a release build of the harness and of the code");
-    }
+    const debug = debugBuild(facts);
+    if (debug !== void 0) add2(side2, debug);
     if (facts.hints.cpu_scaling_enabled === true) add2(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
-    for (const w of facts.warnings) add2(side2, `${w.benchmark !== void 0 && !w.message.includes(w.benchmark) ? `${w.benchmark}: ` : ""}${w.message}`);
+    for (const message of readerWarnings(facts.warnings)) add2(side2, message);
   }
   const warnings = [...bySide].map(([message, where]) => `${[...where].join(" and ")}: ${message}`);
   warnings.push(...fingerprintDifferences(base, head).map((d) => `base and head ran on different machines: ${d}`));
   return warnings;
+}
+function debugBuild(facts) {
+  const build = facts.hints.library_build_type ?? facts.fingerprint?.buildType;
+  if (typeof build === "string" && build.toLowerCase() === "debug") {
+    return "the benchmark library reports a debug build (library_build_type: debug), which distorts timings: build Google Benchmark and the code under test in Release (cmake -DCMAKE_BUILD_TYPE=Release)";
+  }
+  if (facts.hints.debug_build === true) {
+    return "BenchmarkDotNet ran a Debug build, which distorts timings: run the benchmarks with -c Release";
+  }
+  return void 0;
+}
+function readerWarnings(warnings) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const w of warnings) {
+    const named = w.benchmark !== void 0 && !w.message.includes(w.benchmark) ? `${w.benchmark}: ` : "";
+    const colon = w.message.indexOf(": ");
+    const collapsible = w.kind !== void 0 && PER_INPUT_KINDS.has(w.kind) && colon > 0;
+    const text2 = collapsible ? w.message.slice(colon + 2) : w.message;
+    const key2 = `${w.kind ?? ""}\0${named}\0${text2}`;
+    const group = groups.get(key2) ?? { first: `${named}${w.message}`, repeated: `${named}${text2}`, inputs: /* @__PURE__ */ new Set() };
+    group.inputs.add(collapsible ? w.message.slice(0, colon) : "");
+    groups.set(key2, group);
+  }
+  return [...groups.values()].map((g) => g.inputs.size > 1 ? `${g.repeated} (in ${g.inputs.size} inputs)` : g.first);
 }
 function fingerprintDifferences(base, head) {
   const differences = [];
@@ -5686,15 +5947,6 @@ function fingerprintDifferences(base, head) {
 
 // src/stats/mann-whitney.ts
 var EXACT_MAX_N = 50;
-function mannWhitneyU(x, y, options = {}) {
-  const ranks = rankSum(x, y);
-  const n1 = x.length;
-  const n2 = y.length;
-  const method = chooseMethod(options.method ?? "auto", n1, n2, ranks.tieTerm > 0);
-  const u = ranks.u1;
-  const p = method === "exact" ? exactPValue(u, n1, n2) : asymptoticPValue(u, n1, n2, ranks.tieTerm);
-  return { u, p, method };
-}
 function rankSum(x, y) {
   const n1 = x.length;
   const n2 = y.length;
@@ -5795,19 +6047,15 @@ function hodgesLehmann(x, y, options = {}) {
   let lo = 0;
   let hi = big + 1;
   while (hi - lo > 1) {
-    const mid = lo + hi >>> 1;
+    const mid = Math.floor((lo + hi) / 2);
     if (pOf(big / 2 + mid / 2) > alpha) lo = mid;
     else hi = mid;
   }
   const rank = Math.ceil(big / 2 - lo / 2);
-  const diffs = new Float64Array(big);
-  let k = 0;
-  for (let j = 0; j < n2; j++) for (let i = 0; i < n1; i++) diffs[k++] = y[j] - x[i];
-  const middle = big % 2 === 1 ? [(big - 1) / 2] : [big / 2 - 1, big / 2];
-  selectRanks(diffs, rank <= 0 ? middle : [rank - 1, ...middle, big - rank]);
-  const estimate2 = middle.length === 1 ? diffs[middle[0]] : (diffs[middle[0]] + diffs[middle[1]]) / 2;
-  const lower = rank <= 0 ? -Infinity : diffs[rank - 1];
-  const upper = rank <= 0 ? Infinity : diffs[big - rank];
+  const differences = new PairwiseDifferences(x, y);
+  const estimate2 = big % 2 === 1 ? differences.orderStatistic((big - 1) / 2) : (differences.orderStatistic(big / 2 - 1) + differences.orderStatistic(big / 2)) / 2;
+  const lower = rank <= 0 ? -Infinity : differences.orderStatistic(rank - 1);
+  const upper = rank <= 0 ? Infinity : differences.orderStatistic(big - rank);
   return { estimate: estimate2, lower, upper, alpha, p, excludesZero: p <= alpha, method };
 }
 function ratioWithCi(base, head, alpha = 0.05, options = {}) {
@@ -5833,47 +6081,402 @@ function logAll(values) {
   }
   return out;
 }
+var PairwiseDifferences = class {
+  xs;
+  ys;
+  /** Throws RangeError on an empty side or a value that is not finite (Infinity - Infinity has no order). */
+  constructor(x, y) {
+    if (x.length === 0 || y.length === 0) throw new RangeError("hodgesLehmann: both samples must be non-empty");
+    this.xs = Float64Array.from(x).sort();
+    this.ys = Float64Array.from(y).sort();
+    for (const side2 of [this.xs, this.ys]) {
+      if (!Number.isFinite(side2[0]) || !Number.isFinite(side2[side2.length - 1])) throw new RangeError("hodgesLehmann: samples must be finite numbers");
+    }
+  }
+  /** orderStatistic is the difference y_j - x_i at 0-based rank r of all n1 n2 of them, ascending. */
+  orderStatistic(r) {
+    const { xs, ys } = this;
+    const wanted = r + 1;
+    const smallest = ys[0] - xs[xs.length - 1];
+    const largest = ys[ys.length - 1] - xs[0];
+    const finite = Number.isFinite(smallest) && Number.isFinite(largest);
+    let lo = orderedKey(smallest) - (finite ? 1n : 0n);
+    let loCount = 0;
+    let hi = orderedKey(largest);
+    let hiCount = xs.length * ys.length;
+    const budget = 2 * (xs.length + ys.length);
+    while (hi - lo > 1n) {
+      if (finite && hiCount - loCount <= budget) return this.select(keyValue(lo), keyValue(hi), wanted - loCount - 1, hiCount - loCount);
+      const mid = lo + hi >> 1n;
+      const count = this.countAtMost(keyValue(mid));
+      if (count >= wanted) {
+        hi = mid;
+        hiCount = count;
+      } else {
+        lo = mid;
+        loCount = count;
+      }
+    }
+    return keyValue(hi);
+  }
+  /** select lists the `size` differences in (below, atMost] and returns the one at 0-based rank r among them. */
+  select(below, atMost, r, size) {
+    const { xs, ys } = this;
+    const n1 = xs.length;
+    const between = new Float64Array(size);
+    let k = 0;
+    let a = 0;
+    let b = 0;
+    for (let j = 0; j < ys.length; j++) {
+      const yj = ys[j];
+      while (a < n1 && yj - xs[a] > atMost) a++;
+      while (b < n1 && yj - xs[b] > below) b++;
+      for (let i = a; i < b; i++) between[k++] = yj - xs[i];
+    }
+    selectRanks(between, [r]);
+    return between[r];
+  }
+  /** countAtMost is the number of pairs with y_j - x_i <= t. */
+  countAtMost(t) {
+    const { xs, ys } = this;
+    const n1 = xs.length;
+    let count = 0;
+    let i = 0;
+    for (let j = 0; j < ys.length; j++) {
+      const yj = ys[j];
+      while (i < n1 && yj - xs[i] > t) i++;
+      count += n1 - i;
+    }
+    return count;
+  }
+};
+var keyBits = new Float64Array(1);
+var keyInts = new BigInt64Array(keyBits.buffer);
+var SIGN = -0x8000000000000000n;
+function orderedKey(v) {
+  keyBits[0] = v;
+  const bits = keyInts[0];
+  return bits >= 0n ? bits : -(bits & ~SIGN);
+}
+function keyValue(key2) {
+  keyInts[0] = key2 >= 0n ? key2 : -key2 | SIGN;
+  return keyBits[0];
+}
+
+// src/scan/student-t.ts
+function tTestFromStats(mean1, std1, n1, mean2, std2, n2) {
+  const df = n1 + n2 - 2;
+  if (df <= 0) return 1;
+  const pooled = ((n1 - 1) * std1 * std1 + (n2 - 1) * std2 * std2) / df;
+  const se = Math.sqrt(pooled * (1 / n1 + 1 / n2));
+  const diff = mean1 - mean2;
+  if (!(se > 0)) return diff === 0 ? 1 : 0;
+  const t = diff / se;
+  return Math.min(1, regularizedBeta(df / (df + t * t), df / 2, 0.5));
+}
+function regularizedBeta(x, a, b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * betaFraction(x, a, b) / a;
+  return 1 - front * betaFraction(1 - x, b, a) / b;
+}
+function betaFraction(x, a, b) {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - (a + b) * x / (a + 1);
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 1e4; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const delta = d * c;
+    h *= delta;
+    if (Math.abs(delta - 1) < 1e-16) break;
+  }
+  return h;
+}
+var LANCZOS = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+function logGamma(x) {
+  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+  const z = x - 1;
+  let sum = LANCZOS[0];
+  for (let i = 1; i < 9; i++) sum += LANCZOS[i] / (z + i);
+  const t = z + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+
+// src/stats/student-t.ts
+function studentTSf(t, df) {
+  if (!(df > 0)) throw new RangeError(`studentTSf: df must be positive, got ${df}`);
+  if (Number.isNaN(t)) return NaN;
+  if (t === Infinity) return 0;
+  if (t === -Infinity) return 1;
+  if (df === Infinity) return normalSf(t);
+  const tail = 0.5 * regularizedBeta(df / (df + t * t), df / 2, 0.5);
+  return t >= 0 ? tail : 1 - tail;
+}
+function studentTPdf(t, df) {
+  const logC = logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI);
+  return Math.exp(logC - (df + 1) / 2 * Math.log1p(t * t / df));
+}
+function studentTQuantile(p, df) {
+  if (!(p > 0 && p < 1)) throw new RangeError(`studentTQuantile: p must be in (0, 1), got ${p}`);
+  if (!(df > 0)) throw new RangeError(`studentTQuantile: df must be positive, got ${df}`);
+  if (p === 0.5) return 0;
+  const upper = p > 0.5 ? 1 - p : p;
+  const sign = p > 0.5 ? 1 : -1;
+  if (df === Infinity) return sign * normalQuantile(1 - upper);
+  let lo = 0;
+  let hi = Math.max(1, normalQuantile(1 - upper));
+  while (studentTSf(hi, df) > upper) {
+    lo = hi;
+    hi *= 2;
+    if (hi > 1e300) return sign * Infinity;
+  }
+  let x = Math.min(Math.max(normalQuantile(1 - upper), lo), hi);
+  for (let i = 0; i < 200; i++) {
+    const f = studentTSf(x, df) - upper;
+    if (f > 0) lo = x;
+    else hi = x;
+    let next = x + f / studentTPdf(x, df);
+    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+    if (Math.abs(next - x) <= 1e-14 * Math.max(1, Math.abs(x))) {
+      x = next;
+      break;
+    }
+    x = next;
+  }
+  return sign * x;
+}
+
+// src/stats/yuen.ts
+var DEFAULT_TRIM = 0.2;
+function trimmedSummary(values, trim = DEFAULT_TRIM) {
+  const n = values.length;
+  if (!(trim >= 0 && trim < 0.5)) throw new RangeError(`yuen: trim must be in [0, 0.5), got ${trim}`);
+  if (n < 2) throw new RangeError(`yuen: at least 2 values per side needed, got ${n}`);
+  const sorted = Float64Array.from(values).sort();
+  if (Number.isNaN(sorted[n - 1])) throw new RangeError("yuen: samples must not contain NaN");
+  const g = Math.floor(trim * n);
+  const h = n - 2 * g;
+  let sum = 0;
+  for (let i = g; i < n - g; i++) sum += sorted[i];
+  const mean2 = sum / h;
+  const lowW = sorted[g];
+  const highW = sorted[n - g - 1];
+  const w = (i) => i < g ? lowW : i >= n - g ? highW : sorted[i];
+  let wSum = 0;
+  for (let i = 0; i < n; i++) wSum += w(i);
+  const wMean = wSum / n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (w(i) - wMean) ** 2;
+  const varW = ss / (n - 1);
+  const d = h > 1 ? (n - 1) * varW / (h * (h - 1)) : Infinity;
+  return { mean: mean2, d, h };
+}
+function yuenWelch(x, y, trim = DEFAULT_TRIM) {
+  return yuenFromSummaries(trimmedSummary(x, trim), trimmedSummary(y, trim));
+}
+function yuenFromSummaries(x, y) {
+  const estimate2 = y.mean - x.mean;
+  const variance = x.d + y.d;
+  const se = Math.sqrt(variance);
+  if (!(se > 0)) return { estimate: estimate2, se: 0, df: Infinity, t: estimate2 === 0 ? 0 : Math.sign(estimate2) * Infinity, p: estimate2 === 0 ? 1 : 0 };
+  const df = variance * variance / (x.d * x.d / (x.h - 1) + y.d * y.d / (y.h - 1));
+  const t = estimate2 / se;
+  const p = Math.min(1, 2 * studentTSf(Math.abs(t), df));
+  return { estimate: estimate2, se, df, t, p };
+}
+function yuenInterval(result, alpha) {
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`yuenInterval: alpha must be in (0, 1), got ${alpha}`);
+  if (!(result.se > 0)) return [result.estimate, result.estimate];
+  const q = studentTQuantile(1 - alpha / 2, result.df);
+  return [result.estimate - q * result.se, result.estimate + q * result.se];
+}
 
 // src/compare/estimate-change.ts
-function estimateChange(base, head, alpha) {
+var DEFAULT_TEST = "mann-whitney";
+function estimateChange(base, head, alpha, test = "mann-whitney", equivalenceAlpha = alpha) {
   if (base.length < 2 || head.length < 2) {
     const mb2 = median(base);
     return {
       ratio: mb2 > 0 ? median(head) / mb2 : null,
       ratioCi: null,
+      equivalenceCi: null,
       p: null,
       notes: [`cannot test with ${base.length} base and ${head.length} head sample(s): at least 2 per side needed`]
     };
   }
-  const logRatio = ratioWithCi(base, head, alpha);
-  if (logRatio !== null) return { ratio: logRatio.ratio, ratioCi: [logRatio.lower, logRatio.upper], p: logRatio.p, notes: [] };
+  const logBase = logAll2(base);
+  const logHead = logAll2(head);
+  if (logBase !== null && logHead !== null) {
+    if (test === "yuen") {
+      const r = yuenWelch(logBase, logHead);
+      const exp = ([lo, hi]) => [Math.exp(lo), Math.exp(hi)];
+      return { ratio: Math.exp(r.estimate), ratioCi: exp(yuenInterval(r, alpha)), equivalenceCi: exp(yuenInterval(r, 2 * equivalenceAlpha)), p: r.p, notes: [] };
+    }
+    const two = ratioWithCi(base, head, alpha);
+    const one = ratioWithCi(base, head, 2 * equivalenceAlpha);
+    if (two !== null && one !== null) {
+      const ci2 = finitePair([two.lower, two.upper]);
+      return { ratio: two.ratio, ratioCi: ci2, equivalenceCi: finitePair([one.lower, one.upper]), p: two.p, notes: ci2 === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
+    }
+  }
   const mb = median(base);
   const hl = hodgesLehmann(base, head, { alpha });
+  const hl2 = hodgesLehmann(base, head, { alpha: 2 * equivalenceAlpha });
   if (mb > 0) {
-    return { ratio: (mb + hl.estimate) / mb, ratioCi: [(mb + hl.lower) / mb, (mb + hl.upper) / mb], p: hl.p, notes: [] };
+    const rel = (d) => (mb + d) / mb;
+    const ci2 = finitePair([rel(hl.lower), rel(hl.upper)]);
+    return { ratio: rel(hl.estimate), ratioCi: ci2, equivalenceCi: finitePair([rel(hl2.lower), rel(hl2.upper)]), p: hl.p, notes: ci2 === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
   }
-  if (base.every((v) => v === 0) && head.every((v) => v === 0)) return { ratio: 1, ratioCi: [1, 1], p: hl.p, notes: [] };
+  if (base.every((v) => v === 0) && head.every((v) => v === 0)) return { ratio: 1, ratioCi: [1, 1], equivalenceCi: [1, 1], p: hl.p, notes: [] };
   return {
     ratio: null,
     ratioCi: null,
+    equivalenceCi: null,
     p: hl.p,
     notes: [`base median is ${mb}: the change is a difference of ${hl.estimate} (CI ${hl.lower} to ${hl.upper}), not a ratio`]
   };
 }
-
-// src/stats/fdr.ts
-function benjaminiHochberg(ps) {
-  const m = ps.length;
-  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new RangeError(`benjaminiHochberg: p-values must be in [0, 1], got ${p}`);
-  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => ps[a] - ps[b]);
-  const qs = new Array(m);
-  let running = 1;
-  for (let rank = m; rank >= 1; rank--) {
-    const i = order[rank - 1];
-    running = Math.min(running, ps[i] * m / rank);
-    qs[i] = running;
+function finitePair([lo, hi]) {
+  return lo > 0 && Number.isFinite(lo) && Number.isFinite(hi) ? [lo, hi] : null;
+}
+function tooFewForInterval(nBase, nHead, alpha) {
+  return `no ${Number(((1 - alpha) * 100).toFixed(2))}% interval with ${nBase} base and ${nHead} head sample(s): the rank test cannot reach p < ${Number(alpha.toPrecision(3))} with so few (4 or more per side give one at 95%)`;
+}
+function logAll2(values) {
+  const out = [];
+  for (const v of values) {
+    if (!(v > 0 && v < Infinity)) return null;
+    out.push(Math.log(v));
   }
-  return qs;
+  return out;
+}
+
+// src/compare/metric-family.ts
+var PRIMARY_METRICS = ["real_time", "time", "throughput"];
+var CPU_TIME_QUIETER = 0.5;
+function primaryMetrics(measurements, noise = () => void 0) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const m of measurements) {
+    const list = seen.get(m.benchmark) ?? [];
+    if (list.length === 0) seen.set(m.benchmark, list);
+    if (!list.some((x) => x.metric === m.metric)) list.push(m);
+  }
+  const primary = /* @__PURE__ */ new Map();
+  for (const [benchmark, list] of seen) {
+    const byName = PRIMARY_METRICS.find((name) => list.some((x) => x.metric === name));
+    const timed = list.find((x) => normalizeTimeUnit(x.unit.split("/")[0]) !== void 0);
+    let choice = byName ?? timed?.metric ?? list[0].metric;
+    const real = list.find((x) => x.metric === "real_time");
+    const cpu = list.find((x) => x.metric === "cpu_time");
+    if (choice === "real_time" && real && cpu) {
+      const [r, c] = [noise(real), noise(cpu)];
+      if (r !== void 0 && c !== void 0 && c < CPU_TIME_QUIETER * r) choice = "cpu_time";
+    }
+    primary.set(benchmark, choice);
+  }
+  return primary;
+}
+function familyOf(primary, benchmark, metric) {
+  return primary.get(benchmark) === metric ? "primary" : "secondary";
+}
+
+// src/compare/power.ts
+var DETECT_POWER = 0.8;
+var FUTILITY_POWER = 0.1;
+function noiseSigma(values, trim = DEFAULT_TRIM) {
+  if (values.length < 3 || values.some((v) => !(v > 0 && v < Infinity))) return null;
+  const s = trimmedSummary(values.map(Math.log), trim);
+  return Number.isFinite(s.d) ? Math.sqrt(s.d * values.length) : null;
+}
+function finalDf(n, trim = DEFAULT_TRIM) {
+  const h = n - 2 * Math.floor(trim * n);
+  return Math.max(1, 2 * (h - 1));
+}
+function costLogInterval(ci2, better) {
+  return better === "lower" ? [Math.log(ci2[0]), Math.log(ci2[1])] : [-Math.log(ci2[1]), -Math.log(ci2[0])];
+}
+function boundOf(equivalenceCi, better) {
+  const [lo, hi] = costLogInterval(equivalenceCi, better);
+  const slower = Math.expm1(hi);
+  const faster = -Math.expm1(lo);
+  return slower >= faster ? { bound: Math.max(0, slower), side: "slower" } : { bound: Math.max(0, faster), side: "faster" };
+}
+function decisionChance(c, ctx) {
+  if (c.equivalenceCi === null || c.equivalenceCi === void 0 || c.ratio === null || !(c.ratio > 0)) return null;
+  const [lo, hi] = costLogInterval(c.equivalenceCi, c.better);
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
+  const n = ctx.roundsPerSide;
+  const big = ctx.maxRoundsPerSide;
+  if (!(big > n)) return 0;
+  const estimate2 = c.better === "lower" ? Math.log(c.ratio) : -Math.log(c.ratio);
+  const halfWidth = (hi - lo) / 2;
+  const seNow = halfWidth / studentTQuantile(1 - (ctx.equivalenceAlpha ?? ctx.alpha), finalDf(n));
+  if (!(seNow > 0)) return 1;
+  const seCap = seNow * Math.sqrt(n / big);
+  const spread = seCap * Math.sqrt((big - n) / big);
+  const df = finalDf(big);
+  const wCap = studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) * seCap;
+  const dCap = studentTQuantile(1 - ctx.lastAlpha / 2, df) * seCap;
+  const upper = Math.log1p(ctx.threshold);
+  const lower = Math.log1p(-ctx.threshold);
+  const cdf = (x) => normalCdf((x - estimate2) / spread);
+  const equivalent = lower + wCap < upper - wCap ? cdf(upper - wCap) - cdf(lower + wCap) : 0;
+  const regressed = 1 - cdf(Math.max(dCap, upper));
+  const improved = cdf(Math.min(-dCap, lower));
+  return Math.min(1, equivalent + regressed + improved);
+}
+function isFutile(c, ctx) {
+  const chance = decisionChance(c, ctx);
+  return chance !== null && chance < (ctx.futilityPower ?? FUTILITY_POWER);
+}
+function detectableChange(sigma, ctx) {
+  const se = sigma * Math.sqrt(2 / ctx.maxRoundsPerSide);
+  const df = finalDf(ctx.maxRoundsPerSide);
+  const needed = Math.max(studentTQuantile(1 - ctx.lastAlpha / 2, df) * se, Math.log1p(ctx.threshold)) + normalQuantile(DETECT_POWER) * se;
+  return Math.expm1(needed);
+}
+function suggestedThreshold(sigma, ctx) {
+  const se = sigma * Math.sqrt(2 / ctx.maxRoundsPerSide);
+  const df = finalDf(ctx.maxRoundsPerSide);
+  const needed = (studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) + normalQuantile(0.5 + DETECT_POWER / 2)) * se;
+  return Math.ceil(Math.expm1(needed) * 200 - 1e-9) / 200;
+}
+function annotateBudget(comparisons, sigmaOf, ctx) {
+  for (const c of comparisons) {
+    if (c.p === null || c.ratio === null) continue;
+    const sigma = sigmaOf(c);
+    if (sigma === void 0 || !Number.isFinite(sigma)) continue;
+    const threshold = c.threshold ?? ctx.threshold;
+    c.detectable = detectableChange(sigma, { ...ctx, threshold });
+    c.suggestedThreshold = suggestedThreshold(sigma, ctx);
+  }
 }
 
 // src/stats/geometric-mean.ts
@@ -5937,7 +6540,7 @@ function ppf(cdf, a) {
 }
 
 // src/compare/compare-runs.ts
-var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [] };
+var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
 var key = (m) => `${m.benchmark}\0${m.metric}`;
 function poolMeasurements(measurements) {
   const pooled = /* @__PURE__ */ new Map();
@@ -5945,7 +6548,7 @@ function poolMeasurements(measurements) {
     const existing = pooled.get(key(m));
     const factor = existing ? conversionFactor(m.unit, existing.unit) : void 0;
     if (existing && factor !== void 0) {
-      existing.values.push(...m.values.map((v) => v * factor));
+      for (const v of m.values) existing.values.push(v * factor);
     } else if (existing) {
       pooled.set(`${key(m)}\0${m.unit}`, { ...m, values: [...m.values] });
     } else {
@@ -5959,22 +6562,40 @@ function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
   const headByKey = new Map(poolMeasurements(head.measurements).map((m) => [key(m), m]));
   const baseErrors = erroredBenchmarks(base.warnings);
   const headErrors = erroredBenchmarks(head.warnings);
+  const noise = (m) => {
+    const b = baseByKey.get(key(m));
+    const h = headByKey.get(key(m));
+    const sb = b && noiseSigma(b.values);
+    const sh = h && noiseSigma(h.values);
+    return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
+  };
+  const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()], noise);
+  for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
+  const test = options.test ?? DEFAULT_TEST;
   const drafts = [];
-  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options));
+  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options, test));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
-  const tested = drafts.filter((d) => d.comparison.p !== null);
-  const qs = benjaminiHochberg(tested.map((d) => d.comparison.p));
-  tested.forEach((d, i) => d.comparison.q = qs[i]);
+  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
+  const families = { primary: 0, secondary: 0 };
+  for (const family of ["primary", "secondary"]) {
+    const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
+    const qs = benjaminiHochberg(tested.map((d) => d.comparison.p));
+    tested.forEach((d, i) => d.comparison.q = qs[i]);
+    families[family] = tested.length;
+  }
+  addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
   const comparisons = drafts.map((d) => {
     if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
-    return d.comparison;
+    return annotateDecision(d.comparison);
   });
   return {
     comparisons,
     summary: summarize(comparisons),
     warnings: suiteWarnings(base, head),
     threshold: options.threshold,
-    alpha: options.alpha
+    alpha: options.alpha,
+    test,
+    families
   };
 }
 function erroredBenchmarks(warnings) {
@@ -6006,9 +6627,10 @@ function headOnly(h, baseErrors) {
   if (error !== void 0) comparison.warnings.push(`base failed: ${error}`);
   return { comparison, threshold: 0, decided: comparison.verdict };
 }
-function draft(b, h, headErrors, options) {
+function draft(b, h, headErrors, options, test) {
   const comparison = emptyComparison(b);
   const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
+  comparison.threshold = threshold;
   comparison.base = sideSummary(b.values, options.alpha);
   if (h === void 0) {
     const error = headErrors.get(b.benchmark);
@@ -6024,12 +6646,18 @@ function draft(b, h, headErrors, options) {
   }
   const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
   comparison.head = sideSummary(headValues, options.alpha);
-  const change = estimateChange(b.values, headValues, options.alpha);
+  const change = estimateChange(b.values, headValues, options.alpha, test, options.equivalenceAlpha ?? options.alpha);
   comparison.ratio = change.ratio;
   comparison.ratioCi = change.ratioCi;
+  if (change.equivalenceCi !== null) comparison.equivalenceCi = change.equivalenceCi;
+  if (change.ratioCi !== null) comparison.ciLevel = 1 - options.alpha;
   comparison.p = change.p;
   comparison.warnings.push(...change.notes, ...hygieneWarnings(b, b.values, headValues));
-  return { comparison, threshold };
+  if (isConstantPair(b.values, headValues)) {
+    comparison.verdict = "unchanged";
+    return { comparison, threshold, decided: "unchanged" };
+  }
+  return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
 }
 function sideSummary(values, alpha) {
   const ci2 = medianCi(values, alpha);
@@ -6038,10 +6666,22 @@ function sideSummary(values, alpha) {
 }
 function decideVerdict(c, threshold, alpha) {
   if (c.ratio === null || c.ratioCi === null) return "inconclusive";
-  const [lo, hi] = c.better === "lower" ? c.ratioCi : [1 / c.ratioCi[1], 1 / c.ratioCi[0]];
+  const ci2 = c.equivalenceCi ?? c.ratioCi;
+  const [lo, hi] = c.better === "lower" ? ci2 : [1 / ci2[1], 1 / ci2[0]];
   if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
   if (c.q === null || c.q >= alpha) return "inconclusive";
   return beyond(c, threshold);
+}
+function annotateDecision(c) {
+  if (c.verdict === "regressed" || c.verdict === "improved") c.decision = "difference";
+  else if (c.verdict === "unchanged") c.decision = "equivalence";
+  else if (c.verdict === "inconclusive") c.decision = "undecided";
+  if (c.equivalenceCi) {
+    const { bound, side: side2 } = boundOf(c.equivalenceCi, c.better);
+    c.bound = bound;
+    c.boundSide = side2;
+  }
+  return c;
 }
 function beyond(c, threshold) {
   const cost = c.better === "lower" ? c.ratio : 1 / c.ratio;
@@ -6057,6 +6697,6687 @@ function summarize(comparisons) {
   return summary;
 }
 
+// node_modules/re2js/build/index.js
+var RE2Flags = class RE2Flags2 {
+  static FOLD_CASE = 1;
+  static LITERAL = 2;
+  static CLASS_NL = 4;
+  static DOT_NL = 8;
+  static ONE_LINE = 16;
+  static NON_GREEDY = 32;
+  static PERL_X = 64;
+  static UNICODE_GROUPS = 128;
+  static WAS_DOLLAR = 256;
+  static LOOKBEHIND = 512;
+  static MATCH_NL = RE2Flags2.CLASS_NL | RE2Flags2.DOT_NL;
+  static PERL = RE2Flags2.CLASS_NL | RE2Flags2.ONE_LINE | RE2Flags2.PERL_X | RE2Flags2.UNICODE_GROUPS;
+  static POSIX = 0;
+  static UNANCHORED = 0;
+  static ANCHOR_START = 1;
+  static ANCHOR_BOTH = 2;
+};
+var PublicFlags = {
+  CASE_INSENSITIVE: 1,
+  DOTALL: 2,
+  MULTILINE: 4,
+  DISABLE_UNICODE_GROUPS: 8,
+  LONGEST_MATCH: 16,
+  LOOKBEHINDS: 512
+};
+var ASCII_SIZE = 128;
+var ASCII_TO_UPPER = new Int32Array(ASCII_SIZE);
+var ASCII_TO_LOWER = new Int32Array(ASCII_SIZE);
+var MAX_BMP = 65535;
+for (let i = 0; i < ASCII_SIZE; i++) {
+  if (i >= 97 && i <= 122) ASCII_TO_UPPER[i] = i - 32;
+  else ASCII_TO_UPPER[i] = i;
+  if (i >= 65 && i <= 90) ASCII_TO_LOWER[i] = i + 32;
+  else ASCII_TO_LOWER[i] = i;
+}
+var Codepoint = class {
+  static CODES = Object.freeze({
+    "\x07": 7,
+    "\b": 8,
+    "	": 9,
+    "\n": 10,
+    "\v": 11,
+    "\f": 12,
+    "\r": 13,
+    " ": 32,
+    '"': 34,
+    $: 36,
+    "&": 38,
+    "'": 39,
+    "(": 40,
+    ")": 41,
+    "*": 42,
+    "+": 43,
+    "-": 45,
+    ".": 46,
+    0: 48,
+    1: 49,
+    2: 50,
+    3: 51,
+    4: 52,
+    5: 53,
+    6: 54,
+    7: 55,
+    8: 56,
+    9: 57,
+    ":": 58,
+    "<": 60,
+    ">": 62,
+    "?": 63,
+    A: 65,
+    B: 66,
+    C: 67,
+    F: 70,
+    P: 80,
+    Q: 81,
+    U: 85,
+    Z: 90,
+    "[": 91,
+    "\\": 92,
+    "]": 93,
+    "^": 94,
+    _: 95,
+    "`": 96,
+    a: 97,
+    b: 98,
+    f: 102,
+    i: 105,
+    m: 109,
+    n: 110,
+    r: 114,
+    s: 115,
+    t: 116,
+    v: 118,
+    x: 120,
+    z: 122,
+    "{": 123,
+    "|": 124,
+    "}": 125
+  });
+  static toUpperCase(codepoint) {
+    if (codepoint < ASCII_SIZE) return ASCII_TO_UPPER[codepoint];
+    const s = String.fromCodePoint(codepoint).toUpperCase();
+    const expectedLen = s.codePointAt(0) > MAX_BMP ? 2 : 1;
+    if (s.length > expectedLen) return codepoint;
+    const sOrigin = String.fromCodePoint(s.codePointAt(0)).toLowerCase();
+    const originExpectedLen = sOrigin.codePointAt(0) > MAX_BMP ? 2 : 1;
+    if (sOrigin.length > originExpectedLen || sOrigin.codePointAt(0) !== codepoint) return codepoint;
+    return s.codePointAt(0);
+  }
+  static toLowerCase(codepoint) {
+    if (codepoint < ASCII_SIZE) return ASCII_TO_LOWER[codepoint];
+    const s = String.fromCodePoint(codepoint).toLowerCase();
+    const expectedLen = s.codePointAt(0) > MAX_BMP ? 2 : 1;
+    if (s.length > expectedLen) return codepoint;
+    const sOrigin = String.fromCodePoint(s.codePointAt(0)).toUpperCase();
+    const originExpectedLen = sOrigin.codePointAt(0) > MAX_BMP ? 2 : 1;
+    if (sOrigin.length > originExpectedLen || sOrigin.codePointAt(0) !== codepoint) return codepoint;
+    return s.codePointAt(0);
+  }
+};
+var UnicodeRangeTable = class {
+  /**
+  * @param {Uint32Array | number[]} data
+  * @param {boolean} isStride1
+  */
+  constructor(data, isStride1 = false) {
+    this.data = data;
+    this.isStride1 = isStride1;
+    this.SIZE = isStride1 ? 2 : 3;
+  }
+  getLo(index) {
+    return this.data[index * this.SIZE];
+  }
+  getHi(index) {
+    return this.data[index * this.SIZE + 1];
+  }
+  getStride(index) {
+    return this.isStride1 ? 1 : this.data[index * this.SIZE + 2];
+  }
+  get length() {
+    return this.data.length / this.SIZE;
+  }
+};
+var B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-";
+var B64_MAP = /* @__PURE__ */ new Uint8Array(256);
+for (let i = 0; i < 64; i++) B64_MAP[B64.charCodeAt(i)] = i;
+var decodeVLQ = (str) => {
+  const res = [];
+  let value = 0;
+  let shift = 0;
+  for (let i = 0; i < str.length; i++) {
+    const digit = B64_MAP[str.charCodeAt(i)];
+    value |= (digit & 31) << shift;
+    if ((digit & 32) === 0) {
+      res.push(value);
+      value = 0;
+      shift = 0;
+    } else shift += 5;
+  }
+  return res;
+};
+var decodeRanges = (str, isStride1) => {
+  const res = decodeVLQ(str);
+  const numRanges = isStride1 ? res.length / 2 : res.length / 3;
+  const out = new Uint32Array(numRanges * 3);
+  let current = 0;
+  let resIdx = 0;
+  for (let i = 0; i < numRanges; i++) {
+    current += res[resIdx++];
+    out[i * 3] = current;
+    current += res[resIdx++];
+    out[i * 3 + 1] = current;
+    out[i * 3 + 2] = isStride1 ? 1 : res[resIdx++];
+  }
+  return out;
+};
+var decodeOrbit = (str) => {
+  const res = decodeVLQ(str);
+  const map = /* @__PURE__ */ new Map();
+  let currentKey = 0;
+  for (let i = 0; i < res.length; i += 2) {
+    currentKey += res[i];
+    const zz = res[i + 1];
+    const delta = zz >>> 1 ^ -(zz & 1);
+    map.set(currentKey, currentKey + delta);
+  }
+  return map;
+};
+var LazyMap = class {
+  constructor(initializer) {
+    this.initializer = initializer;
+    this.cache = /* @__PURE__ */ new Map();
+  }
+  has(key2) {
+    return Object.hasOwn(this.initializer, key2);
+  }
+  get(key2) {
+    if (this.cache.has(key2)) return this.cache.get(key2);
+    const val = this.has(key2) ? this.initializer[key2]() : null;
+    this.cache.set(key2, val);
+    return val;
+  }
+};
+var UnicodeTables = class {
+  static _CASE_ORBIT = null;
+  static get CASE_ORBIT() {
+    if (!this._CASE_ORBIT) this._CASE_ORBIT = decodeOrbit("rCgCIgCY+rQI4QiCuuBLgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCCgCBgCBgCBgCBgCBgCBgCB+7OB-BB-BB-BB-BB-BBskQB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BC-BB-BB-BB-BB-BB-BB-BByHBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBDCBBBCBBBCBBCCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBCCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBxHBCBBBCBBBCBBB3SBmMBkNBCBBBCBBB8MBCBBB6MB6MBCBBC+EB0MB2MBCBBB6MB+MBiGBmNBiNBCBBBmKBikzCBmNBqNBkIBsNBCBBBCBBBCBBB0NBCBBB0NDCBBB0NBCBBByNByNBCBBBCBBB2NBCBBDCBBCwDFCBCBDBCBCBDBCBCBDBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBB9EBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBCCBCBDBCBBBhGBvDBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBjICCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBH2iVBCBBBlKBwiVB+jVB+jVBCBBBlMBqEBuEBCBBBCBBBCBBBCBBBCBBB+hVB4hVB8hVBjNB7MC5MB5MCzMC1MB+0yCE5MB20yCC9MBu2yCBwyyCBo0yCChNBlNBo0yCBu-UBi0yCDlNC6-UBpNDrNIu+UDzNCm0yCBzNE0yyCBzNBpEBxNBxNBtEG1NLqxyCBkxyCnFoFrBCBBBCBBDCBBEkIBkIBkICoHHsCCqCBqCBqCCgEC+DB+DBmkOBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCC+BBgCBgCBgCBgCBgCBgCBgCBgCBrCBpCBpCBpCBmjOB-BB8BB-BB-BBgEB-BB-BByBBqgOBsDB-BBtwBB-BB-BB-BBsBBgDBCB-BB-BB-BBeB-BB-BB61OB-BB-BB-DB9DB9DBQB7DBmCE9CBrDBPBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBrFB-EBOBnHB3FB-FCCBBBNBCBBCjIBjIBjIBgFBgFBgFBgFBgFBgFBgFBgFBgFBgFBgFBgFBgFBgFBgFBgFBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCB-BB-BB8kMB-BB6kMB-BB-BB-BB-BB-BB-BB-BB-BB-BBokMB-BB-BBkkMBkkMB-BB-BB-BB-BB-BB-BB-BB4jMB-BB-BB-BB-BB-BB-EB-EB-EB-EB-EB-EB-EB-EB-EB-EB-EB-EB-EB-EB-EB-EBCBBBCBoiMBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBJCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBeBCBBBCBBBCBBBCBBBCBBBCBBBCBBBdBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBCgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDL-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-C64CgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOBgmOCgmOGgmODg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FBg8FDg8FBg8FBg8FhVg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBg9rCBQBQBQBQBQBQDPBPBPBPBPBPjkC7mMB5mMBnmMBjmMBCBlmMB3lMBpiMBk8kCBCBBG-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FB-7FD-7FB-7FB-7F6FoglCEsuHRwjlCyDCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCB0DBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBG1DD97OCCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBQBQBQBQBQBQBQBQBPBPBPBPBPBPBPBPBQBQBQBQBQBQDPBPBPBPBPBPDQBQBQBQBQBQBQBQBPBPBPBPBPBPBPBPBQBQBQBQBQBQBQBQBPBPBPBPBPBPBPBPBQBQBQBQBQBQDPBPBPBPBPBPEQCQCQCQCPCPCPCPBQBQBQBQBQBQBQBQBPBPBPBPBPBPBPBPB0EB0EBsFBsFBsFBsFBoGBoGBgIBgIBgHBgHB8HB8HDQBQBQBQBQBQBQBQBPBPBPBPBPBPBPBPBQBQBQBQBQBQBQBQBPBPBPBPBPBPBPBPBQBQBQBQBQBQBQBQBPBPBPBPBPBPBPBPBQBQCSFPBPBzEBzEBRCxnOFSFrFBrFBrFBrFBREQBQClkOFPBPBnGBnGFQBQCljOCODPBPB-GB-GBNHSF-HB-HB7HB7HBRqJ53OE9tQBrmQH4Bc3BSgBBgBBgBBgBBgBBgBBgBBgBBgBBgBBgBBgBBgBBgBBgBBgBBfBfBfBfBfBfBfBfBfBfBfBfBfBfBfBfECBByZ0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BB0BBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzBBzB34BgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDBgDB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CB-CBCBBBt-UBruHBt+UB1iVBviVBCBBBCBBBCBBB3hVB5-UB9hVB7hVCCBBCCBBI9jVB9jVBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBICBBBCBBECBBN-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOB-lOC-lOG-lOzoeCBBBCBBBCBBBCBBBCBBBCBl8kCBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBTCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBnECBBBCBBBCBBBCBBBCBBBCBBBCBBDCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBKCBBBCBBBnglCBCBBBCBBBCBBBCBBBCBBECBBBvyyCDCBBBCBBBgDCCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBn0yCB90yCB10yCBh0yCBn0yCCjxyCBzyyCBpxyCBg6BBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBB-CBl0yCBvjlCBCBBBCBBBt2yCBCBBBCBBBCBBBCBBBCBBBCBBBCBBBCBBBhkzCZCBB9a-5Bd-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCB-8rCm6TCBB7gBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCH-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BmlBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvChDwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCBwCFvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvCBvC1DuCBuCBuCBuCBuCBuCBuCBuCBuCBuCBuCCuCBuCBuCBuCBuCBuCBuCBuCBuCBuCBuCBuCBuCBuCBuCCuCBuCBuCBuCBuCBuCBuCCuCBuCCtCBtCBtCBtCBtCBtCBtCBtCBtCBtCBtCCtCBtCBtCBtCBtCBtCBtCBtCBtCBtCBtCBtCBtCBtCBtCCtCBtCBtCBtCBtCBtCBtCCtCBtCk2BgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEBgEO-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-DB-D+CgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCL-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-B74CgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BhrVgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCBgCB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BB-BhB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BB2BD1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BB1BtxekCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBkCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjCBjC");
+    return this._CASE_ORBIT;
+  }
+  static _Print = null;
+  static get Print() {
+    if (!this._Print) this._Print = new UnicodeRangeTable(decodeRanges("hB9CBjBLBCpWBDFBFGBCCCBSBCsMBClBBDxBBDCBC2BBJaBFFBSVBC-FBCvBBD6BBDkDBP6BBDwBBDOBCbBDCCBJBGfBIqCBCgFBCHBDBBDVBCGBCEEBCBDIBDBBDDBJFFBCCBDBDYBDCBCFBFBBDVBCGBCBBCBBCBBDCCBDBFBBDCBEIIBCBCIIBPBLCBCIBCCBCVBCGBCBBCEBDJBCCBCCBDQQBCBDLBIGBCCBCHBDBBDVBCGBCBBCEBDIBDBBDCBICBFBBCEBDRBLBBCFBECBCDBEBBCCCBEEBEEBBBELBFEBECBCDBDHHPUBGMBCCBCWBCPBDIBCCBCDBIBBCCBCBBDDBDJBIVBCCBCWBCJBCEBDIBCCBCDBIBBGCBCDBDJBCCBNMBCCBCyBBCCBCFBFPBDZBCCBCRBEXBCIBCDDBFBEFFBEBCCCBGBHJBDCBN5BBFcBmBBBCCCBDBCXBCCCBVBDEBCCCBFBCJBDDBhBnCBCjBBFmBBCjBBCOBCMBmBlGBCGGD4LBCDBDGBCCCBCBDoBBCDBDgBBCDBDGBCCCBCBDOBC4BBCDBDiCBDfBEZBH1CBDFBD-TBCbBE4CBIVBKXBKTBNMBCCBCBBN9CBDJBHJBHNBCKBH4CBIqBBGlCBLeBCLBFLBFEEBoBBDEBMrBBFZBHKBE9BBDgCBCcBDKBHJBHNBDtBBDLBVsCBClFBJ7BBEOBE9BBGqBBDKBJqBBG1QBDFBDlBBDFBDHBCGCBdBD0BBCOBCNBDFBCSBDCBCIBSXBJuBBSBBDaBCMBEhBBPgBBQrEBF5UBXKBWz4BBD9LBGsBBCGGD3BBIBBPXBKGBCGBCGBCGBCGBCGBCGBCGBC9DBjBZBC4CBN1GBbPBC+BBC1CBDmDBGqBBC9CBC1CBKvBBCszcBE2BBK7KBV3FBJ8GBV7BBEJBH3BBJlCBJLBHzDBMdBEtCBCKBFgBBC2BBKNBDJBDmDBZbBLFBDFBDFBKGBCGBC7BBF9DBDJBHj9KBNWBFwBBloItLBDpDBnBGBNEBGZBCEBCCCBCCBCCBoUBhBpBBHyBBCSBCDBFEBCmEBF9FBEFBDFBDFBDCBEGBCGBOBBDLBCZBCSBCBBCOBDNBjB6DBGCBFsBBE3CBCMBEwBwBBsBBjEcBEwBBQbBFjBBKdBGqBBGdBCkBBFNBrB9EBDJBHjBBFjBBFnBBJzBBMLBCOBCGBCBBCKBCOBCGBCBBEzBBN2JBKVBLHBZFBCpBBCIBmCFBDCCBqBBCBBEDDBVBCnCBJIBxBSBCBBGgBBEaBGaBnB3BBFTBDxBBCBBGHBCCBCcBDCBFJBIIBI-BBhBmBBFLBK1BBEcBDaBGZBIDBNGBxCoCB4ByBBOyBBItBBJJBHlBBEcBJBBxGeBCpBBCCBDBBRFBJIBiBtBBJpBBXZBnBbBVWBKtCBFjBBK9BBCEBOYBIJBH0BBCRBJmBBK-CBCTBMRBCuBB-BGBCCCBCBCOBCKBH6BBGJBHDBCHBDBBDVBCGBCBBCEBCJBDBBDCBDHHGGBDGBEEBMJBCDDClBBCJBCDDCDBCJBCBBJBBe7CBCEBfnCBJJBnF1BBDlBBjBkCBMJBHMBU5BBHJBHTBdaBDOBFWB6F7BBlDyCBNHBDDDBGBCBBCdBCBBDLBKJBnCHBDtBBDKBcnCBJyCBOoCBIJB3CHB5ChBBPJBHIBCsBBCNBLcBEfBDVBCNBqCGBCBBCrBBECCBCCBHBJJBHFBCBBCkBBCBBCFBIJBHrBBFJB3HYBIQBCoBBEcB2CQQBwBBO6cBnDuDBCEBMjGBtyCiDBOvhBBRVBL68DBGmSB61G5BBn2B4RBIeBCJBFwCBCJBHdBDFBLlCBLJBCGBCUBGSBxN5BBnG6CBGYBDYBtBqCBF4BBIQBhCEBMGBK1mHBqBfBiDyDB+vIDBCGBCBBCiJBQeeBBBDPPBCBJrMBloCqDBGMBEIBIJBDDBh7D8HBEzNBHWBQQBQtBBDWBKzDB9B1HBLmBBDpCBJvDBWlCB7DTBNTBN2CBKYBoE0CBCmCBCBBDDDBDDBCBCLBCCCBFBCgCBCDBDHBCGBCbBCDBCEBCEEBFBCzKBDjJBD9VBQEBCOBxiBeBHFB2GGBCQBDGBCBBCEBG9BBiBxDxDBrBBENBDJBFBBhKeBS5BBGxOxOBoBB3GqBBFhGhGBdBCVBJBBhHGBCDBCBBCOBCkGBDPBqBrCBFJBFBByYjCBtC8BBjGDBCaBCBBCDDCJBCDBCCCHFFCECBBBCBBCDDCICBCCDDBCGBCDBCDBCCCBIBCQBGCBCEBCQB1BBBvIrBBFjDBNOBDOBCOBCkBBLtFB5BcBOrBBFIBIBBPFB7E4eBEQBEMBE5GBHLBFQQBKBF3BBJJBHnBBJdBDLBFBBPIBoB3KBJNBDMBEKBE4BBCFFBOBDLBFJBIyEBCmDBmgB-2pBBhB9oEBDt0FBDwpHBQtTBjtC9QBjvBq6EBGppIBnkzVvHB", false));
+    return this._Print;
+  }
+  static CATEGORIES = new LazyMap({
+    C: () => new UnicodeRangeTable(decodeRanges("AfBgDgBBOrWrWBHHBCBICCVuMuMnBBBzBBBE4B4BBGBcDBHQBXhGhGxBBB8BBBmDNB8BBByBBBQddBCCMEBhBGBsCiFiFJBBDBBXIICCBFBBKBBDBBFHBCDBDGGBaaBEEHDBDBBXIIDGDBCCGDBDBBECBCGBFCCBFBSJBEKKEXXIDDGBBLIEBCCBNBFBBNGBIEEJBBDBBXIIDGGBKKBDDBEEBFBEDBDGGBTTBIBDHHBBBEFFBBBDCCDCBDCBECBNDBGCBEFFBCCBEBCNBWEBOEEYRRBKKEFFBFBDEEDBBFBBLGBXEEYLLGBBKEEFGBDEBEFFBLLELBOEE0BEEHDBRBBbEETCBZKKCBBICBCDBHCCJFBLBBELB7BDBekBBDCCGZZCYYBGGCIILBBFfBpClBlBBCBoBlBlBQOOBjBBnGCCBDBCBB6LFFBIICFFBqBqBFBBiBFFBIICFFBQQ6BFFBkCkCBhBhBBBBbFB3CBBHBB+UCB6CGBXIBZIBVLBOEEDLB-CBBLFBLFBPMMBEB6CGBsBEBnCJBgBNNBCBNDBCCBrBBBGKBtBDBbFBMCB-BBBiCeeBMMBEBLFBPBBvBBBNTBuCnFnFBGB9BCBQCB-BEBsBBBMHBsBEB3QBBHBBnBBBHBBJGCgBBB2BQQPBBHUUBEEKMMBDBbEByBPBDBBcOOBBBjBNBiBOBtEDB7UVBMUB14BBB-LEBuBCCBDBCBB5BGBDNBZIBI4BI-DhBBb6C6CBKB3GZBxC3C3CBoDoDBDBsB-C-C3CIBxBuzcuzcBBB4BIB9KTB5FHB+GTB9BCBLFB5BHBnCHBNFB1DKBfCBvCMMBCBiB4B4BBHBPBBLBBoDXBdJBHBBHBBHIBIII9BDB-DBBLFBl9KLBYDByBjoIBvLBBrDlBBILBGEBbGGCGDrUfBrBFB0BUUFDBGoEoEBCB-FCBHBBHBBHBBECBIIIBLBDBBNbbUDDQBBPhBB8DEBEDBuBCB5COOBBBCuBBvBhEBeCByBOBdDBlBIBfEBsBEBfmBmBBCBPpBB-EBBLFBlBDBlBDBpBHB1BKBNQQIDDMQQIDDBBB1BLB4JIBXJBJXBHrBrBKkCBHBBCtBtBDCBCBBYpCpCBGBKvBBUDDBDBiBCBcEBclBB5BDBVBBzBDDBDBJEEeBBEDBLGBKGBhCfBoBDBNIB3BCBeBBcEBbGBFLBIvCBqC2BB0BMB0BGBvBHBLFBnBCBeHBDvGBgBrBrBEBBDPBHHBKgBBvBHBrBVBblBBdTBYIBvCDBlBIB-BGGBLBaGBLFB2BTTBGBoBIBhDVVBJBTwBwBB8BBICCFQQMFB8BEBLFBFJJBDDBXXIDDGLLBDDBEEBCCBEBCEBIBBICBGKBLCCBCCnBLLCBBCFFLDDBGBDcB9CGGBcBpCHBLlFB3BBBnBhBBmCKBLFBOSB7BFBLFBVbBcBBQDBY4FB9BjDB0CLBJBBCBBJDDfDDBNNBHBLlCBJBBvBBBMaBpCHB0CMBqCGBL1CBJ3CBjBNBLFBKuBuBPJBeCBhBBBXPPBnCBIDDtBCBCDDKHBLFBHDDmBDDHGBLFBtBDBL1HBaGBSqBqBBBBe0CBCOBzBMB8clDBwDGGBJBlGryCBkDMBxhBPBXJB88DEBoS41GB7Bl2BB6RGBgBLLBCByCLLBEBfBBHJBnCJBLIIWEBUvNB7BlGB8CEBaBBarBBsCDB6BGBS-BBGKBIIB3mHoBBhBgDB0D8vIBFIIDkJkJBNBCcBEBBCNBFHBtMjoCBsDEBOCBKGBLBBF-6DB+HCB1NFBYOBSOBvBBBYIB1D7BB3HJBoBBBrCHBxDUBnC5DBVLBVLB4CIBamEB2CoCoCDBBCBBDBBFNNCIIiCFFBJJIddFGGCCBI1K1KBlJlJB-V-VBNBGQQBuiBBgBFBH0GBISSBIIDGGBDB-BgBBCvDBuBCBPBBLDBD-JBgBQB7BEBCvOBrB1GBsBDBC-FBgBXXBGBD-GBIFFDQQmGBBRoBBtCDBLDBDwYBlCrCB+BhGBFccDCCBCCLFFCCCBEBCDBCECEDDCBBCICDCCBFFIKFCLLSEBEGGSzBBDtIBtBDBlDLBQBBQQQmBJBvF3BBeMBtBDBKGBDNBH5EB6eCBSCBOCB7GFBNDBCOBNDB5BHBLFBpBHBfBBNDBDNBKmBB5KHBPBBOCBMCB6BCCBCBRBBNDBLGB0EoDoDBjgBBh3pBfB-oEBBv0FBBypHOBvThtCB-QhvBBs6EEBrpIlkzVBxHvw-FB", false)),
+    Cc: () => new UnicodeRangeTable(decodeRanges("AfgDgB", true)),
+    Cf: () => new UnicodeRangeTable(decodeRanges("tFzqBzqBBEBXhGhGyBhMhMBxCxCs5D9-B9-BBDBbEByBEBCJBw03B6H6HBBBimEQQj7IPBhjiBDBwmFHBn0rYffB+CB", false)),
+    Cn: () => new UnicodeRangeTable(decodeRanges("4bBBHDBICCVuMuMnBBBzBBBE4B4BBGBcDBHKBvI9B9BBmDmDBMB8BBByBBBQddBCCMEBjBEBuHJJBDDBXXICCBBBFBBKBBDBBFHBCDBDGGBaaBEEHDBDBBXIIDGDBCCGDBDBBECBCGBFCCBFBSJBEKKEXXIDDGBBLIEBCCBNBFBBNGBIEEJBBDBBXIIDGGBKKBDDBEEBFBEDBDGGBTTBIBDHHBBBEFFBBBDCCDCBDCBECBNDBGCBEFFBCCBEBCNBWEBOEEYRRBKKEFFBFBDEEDBBFBBLGBXEEYLLGBBKEEFGBDEBEFFBLLELBOEE0BEEHDBRBBbEETCBZKKCBBICBCDBHCCJFBLBBELB7BDBekBBDCCGZZCYYBGGCIILBBFfBpClBlBBCBoBlBlBQOOBjBBnGCCBDBCBB6LFFBIICFFBqBqBFBBiBFFBIICFFBQQ6BFFBkCkCBhBhBBBBbFB3CBBHBB+UCB6CGBXIBZIBVLBOEEDLB-CBBLFBLFBbFB6CGBsBEBnCJBgBNNBCBNDBCCBrBBBGKBtBDBbFBMCB-BBBiCeeBMMBEBLFBPBBvBBBNTBuCnFnFBGB9BCBQCB-BEBsBBBMHBsBEB3QBBHBBnBBBHBBJGCgBBB2BQQPBBHUUBEEKmDmDNBBcOOBBBjBNBiBOBtEDB7UVBMUB14BBB-LEBuBCCBDBCBB5BGBDNBZIBI4BI-DhBBb6C6CBKB3GZBxC3C3CBoDoDBDBsB-C-C3CIBxBuzcuzcBBB4BIB9KTB5FHB+GTB9BCBLFB5BHBnCHBNFB1DKBfCBvCMMBCBiB4B4BBHBPBBLBBoDXBdJBHBBHBBHIBIII9BDB-DBBLFBl9KLBYDByBDBvzIBBrDlBBILBGEBbGGCGDrUfBrBFB0BUUFDBGoEoEBCC-FCBHBBHBBHBBECBIIIBIBGBBNbbUDDQBBPhBB8DEBEDBuBCB5COOBBBCuBBvBhEBeCByBOBdDBlBIBfEBsBEBfmBmBBCBPpBB-EBBLFBlBDBlBDBpBHB1BKBNQQIDDMQQIDDBBB1BLB4JIBXJBJXBHrBrBKkCBHBBCtBtBDCBCBBYpCpCBGBKvBBUDDBDBiBCBcEBclBB5BDBVBBzBDDBDBJEEeBBEDBLGBKGBhCfBoBDBNIB3BCBeBBcEBbGBFLBIvCBqC2BB0BMB0BGBvBHBLFBnBCBeHBDvGBgBrBrBEBBDPBHHBKgBBvBHBrBVBblBBdTBYIBvCDBlBIBlCJBCBBaGBLFB2BTTBGBoBIBhDVVBJBTwBwBB8BBICCFQQMFB8BEBLFBFJJBDDBXXIDDGLLBDDBEEBCCBEBCEBIBBICBGKBLCCBCCnBLLCBBCFFLDDBGBDcB9CGGBcBpCHBLlFB3BBBnBhBBmCKBLFBOSB7BFBLFBVbBcBBQDBY4FB9BjDB0CLBJBBCBBJDDfDDBNNBHBLlCBJBBvBBBMaBpCHB0CMBqCGBL1CBJ3CBjBNBLFBKuBuBPJBeCBhBBBXPPBnCBIDDtBCBCDDKHBLFBHDDmBDDHGBLFBtBDBL1HBaGBSqBqBBBBe0CBCOBzBMB8clDBwDGGBJBlGryCBkDMB3iBJB88DEBoS41GB7Bl2BB6RGBgBLLBCByCLLBEBfBBHJBnCJBLIIWEBUvNB7BlGB8CEBaBBarBBsCDB6BGBS-BBGKBIIB3mHoBBhBgDB0D8vIBFIIDkJkJBNBCcBEBBCNBFHBtMjoCBsDEBOCBKGBLBBJ76DB+HCB1NFBYOBSOBvBBBYIB1D7BB3HJBoBBBjGUBnC5DBVLBVLB4CIBamEB2CoCoCDBBCBBDBBFNNCIIiCFFBJJIddFGGCCBI1K1KBlJlJB-V-VBNBGQQBuiBBgBFBH0GBISSBIIDGGBDB-BgBBCvDBuBCBPBBLDBD-JBgBQB7BEBCvOBrB1GBsBDBC-FBgBXXBGBD-GBIFFDQQmGBBRoBBtCDBLDBDwYBlCrCB+BhGBFccDCCBCCLFFCCCBEBCDBCECEDDCBBCICDCCBFFIKFCLLSEBEGGSzBBDtIBtBDBlDLBQBBQQQmBJBvF3BBeMBtBDBKGBDNBH5EB6eCBSCBOCB7GFBNDBCOBNDB5BHBLFBpBHBfBBNDBDNBKmBB5KHBPBBOCBMCB6BCCBCBRBBNDBLGB0EoDoDBjgBBh3pBfB-oEBBv0FBBypHOBvThtCB-QhvBBs6EEBrpIm8yVBCdBhD-DBxHvw-BB---BBB---BBB", false)),
+    Co: () => new UnicodeRangeTable(decodeRanges("gg4B-nGh4hc9--BD9--B", true)),
+    Cs: () => new UnicodeRangeTable(decodeRanges("gg2B--B", true)),
+    L: () => new UnicodeRangeTable(decodeRanges("hCZBHZBwBLLFGGBVBCeBCpOBFLBPEBICCiEEBCBBDDBCHHCCBCCCBSBCyCBCqEBJlFBClBBDHHBnBBoCaBFDBuBqBBkBBBCiDBCQQBIIBLLBBBDRRCdBe4CBMZZBfBKBBFGGBUBFKKEYYBXBIKBGXBCGBRpBB7B1BBETTIJBQPBFHBDBBDVBCGBCEEBCBERROBBCCBPBBLJJBEBFBBDVBCGBCBBCBBCBBgBDBCUUBBBRIBCCBCVBCGBCBBCEBETTQBBYMMBGBDBBDVBCGBCBBCEBEffBCCBBBQSSCFBECBCDBEBBCCCBEEBEEBBBELBX1B1BBGBCCBCWBCPBEbbBBBCBBDBBfFFBGBCCBCWBCJBCEBEffBBBCBBQBBSIBCCBCoBBDRRGCBJCBZFBGRBEXBCIBCDDBFB7BvBBCBBNGB7BBBCCCBDBCXBCCCBIBCBBKDDBDBCWWBCBhBgCgCBGBCjBBcEB0DqBBVRRBEBFDBEEEBIIBBBFMBNSSBkBBCGGDqBBCsKBCDBDGBCCCBCBDoBBCDBDgBBCDBDGBCCCBCBDOBC4BBCDBDiCBmBPBR1CBDFBErTBDQBCZBGqCBHHBIRBOSBPRBPMBCCBQzBBkBFFkC4CBIEBDhBBCGGBkCBLeByBdBDEBMrBBFZB3BWBK0BBzC+C+CBtBBSHB3BdBOBBLrBBbjBBqBCBLjBBDKBGqBBDCBqBDBCFBCBBEGGB+FBhC1IBDFBDlBBDFBDHBCGCBdBD0BBCGBCEEBBBCGBEDBDFBFMBGCBCGB1DOORMBmDFFDJBCEEBDBHGCBCBCKBDDBGEBF1B1BB8zC8zCBjHBHDBEBBNlBBCGGD3BBIRRBVBKGBCGBCGBCGBCGBCGBCGBCGBxC2O2OBrBrBBDBGBBF1CBHCBC5CBCDBGqBBC9CBSfBxBPBhQ-tGBhCs0VBkCtBBDsIBEPBLBBVuBBReBDlCByBIBDmDBDxCBVQBCCBCDBCWBezBBPxBB-BFBECCBMMBaBLWBacBIuBBdRRBDBCJBLEBCoBBYCBCHBVWBEEEBwBBCEEBDDBDBDCCZCBDKBICBNFBDFBDFBKGBCGBCqBBCNBHyDBej9KBNWBFwBBloItLBDpDBnBGBNEBGCCBIBCMBCEBCCCBCCBCCBqDBiBqLBT-BBD1BBpBLB1DEBCmEBlBZBHZBM4CBEFBDFBDFBDCBkBLBCZBCSBCBBCOBDNBjB6DBmMcBEwBBwBfBOTBCHBHlBBLdBDjBBFHBxB9EBTjBBFjBBFnBBJzBBNKBCOBCGBCBBCKBCOBCGBCBBEzBBN2JBKVBLHBZFBCpBBCIBmCFBDCCBqBBCBBEDDBVBLWBKeBiCSBCBBLVBLZBHZBnB3BBHBBhCQQBCBCCBCcBrBcBEcBkBHBCbBc1BBLVBLSBORBvDoCB4ByBBOyBBOjBBnBbBKWB7HpBBHBBRFB5BcBLJJBUBrBRBvBUBcWBN0BB6BBBDOOBrBBhBYBbjBBeDDJiBBENNBuBBPDBWCCkBRBCYBUBBgCGBCCCBCBCOBCJBIuBBnBHBDBBDVBCGBCBBCEBETTNEBfJBCDDClBBCaaCtBtBBzBBTDBVCBfvBBVBBC5F5FBtBBqBDBlBvBBV8B8BBpBBOoCoCBZBmBGB6FrBB1D-BBgBHBDDDBGBCBBCXBQCC-CHBDmBBRCCdLLBmBBIWWMtBBUTTBnCBoGgBBgBIBCkBBSyByBBcBxDGBCBBClBBWaaBEBCBBCfBPYYBqBBlISBQCCBLBChBB9DwCwCB4cBnHjGBtyCgDBQvhBBSFBa68DBGmSB61GdBj3B4RBIeBSuCBSdBTvBBRDBgBUBGSBxNsBB0G-BBhBYBDYBtBqCBGjCjCBLBhCBBCPPBNNB0mHBqBfBiDyDB+vIDBCGBCBBCiJBQeeBBBDPPBCBJrMBloCqDBGMBEIBIJBn7F0CBCmCBCBBDDDBDDBCBCLBCCCBFBCgCBCDBDHBCGBCbBCDBCEBCEEBFBCzKBDYBCYBCeBCYBCeBCYBCeBCYBCeBCYBCHB15BeBHFBmI9BBzEsBBLGBRiKiKBcBTrBBlPbBlHdBDwGwGBdBCCBCBBCGBDEBKBBhHGBCDBCBBCOBCkGB8BjCBI1lB1lBBCBCaBCBBCDDCJBCDBCCCHFFCECBBBCBBCDDCICBCCDDBCGBCDBCDBCCCBIBCQBGCBCEBCQBlqE-2pBBhB9oEBDt0FBDwpHBQtTBjtC9QBjvBq6EBGppIB", false)),
+    LC: () => new UnicodeRangeTable(decodeRanges("hCZBHZB7BLLBVBCeBCiGBCDBFvGBDZBhGDBDBBECBCHHCCBCCCBSBCyCBCqEBJlFBClBBKoBB44ClBBCGGDqBBDCBhV1CBDFBjkCKBGqBBDCBhCrBBgCMBChBBmD1IBDFBDlBBDFBDHBCGCBdBD0BBCGBCEEBBBCGBEDBDFBFMBGCBCGBmIFFDJBCEEBDBHGCBCBCFBFDDBCBGEBF1B1BB8zC8zCB6DBDmDBHDBEBBNlBBCGGzoetBBTbBnEtCBCWBEDBCsCBZBBE2Z2ZBpBBGIBIvCBh6TGBNEBqgBZBHZBmlBvCBhDjBBFjBB1DKBCOBCGBCBBCKBCOBCGBCBBk2ByBBOyBB+CVBLVB74C-BBhrV-BBhBYBDYBtpZ0CBCmCBCBBDDDBDDBCBCLBCCCBFBCgCBCDBDHBCGBCbBCDBCEBCEEBFBCzKBDYBCYBCeBCYBCeBCYBCeBCYBCeBCYBCHB15BJBCTBHFB2uCjCB", false)),
+    Ll: () => new UnicodeRangeTable(decodeRanges("hDZB7BqBqBBWBCHBC2BCBQCBuBCDECBBBDCCDEEBFFDEEBBBDDDCCCDCCBCCDEECDDBDDBBBHGDCOCBSCBDDCEEC4BCBFBDDDBCCFICBjCBDZBiGCCEEEBBBTccBhBBCBBECBCWCBDBCGDB0B0BBuBBCgBCK0BCDMCBgDCxBoBBo6CqBBDCB5XFBjkCIBC2D2DBqBBgCMBChBBnD0ECBHBCgDCBHBJFBLHBJHBJFBLHBJHBJNBDHBJHBJHBJEBCBBHEEBBBCBBJDBDBBJHBLCBCBBzIEEBEEcKFDBBJDBF2B2Bs1CvBBCEEBGCFCCBCCBEBGiDCBIICFFNlBBCGG0oesBCUaCoEMCBBBC+BCBGBCCCDICFCCDCCBBBCSCGGGCMCFCCDOCbEE2ZqBBGIBIvCBh6TGBNEBqhBZBumBnBBpEjBB8EKBCOBCGBCBBk4ByBB+DVB75CfBhsVfB8BYBnqZZBbGBCRBbZBbDBCCCBFBCKBbZBbZBbZBbZBbZBbZBbZBbZBbbBdYBCFBbYBCFBbYBCFBbYBCFBbYBCFBC15B15BBIBCTBHFB4vChBB", false)),
+    Lm: () => new UnicodeRangeTable(decodeRanges("wVRBFLBPEBICCmEGG-OnHnHlFBBuIBBFgBgBKEEhFoFoF1mBgEgE2R72B72BsDkTkTxOFBvF+BBOjBjBBjBByVOORMBg-CBByHgGgG2OsBsBBDBGiDiDB+C+CBBB34bjnBjnBBEBvIzDzDdBB6DIBxCYYpDDBEBB2OXXqEtDtDWBBoDDBKngVngVuBBBh-BFBCpBBCIB0sBhBhB2K04D04DnrTDB9PCBpBBBnRMBhCBBCPPB9-P9-PBCBCGBCBByhM9BBqGGBud0Q0QsSAB", false)),
+    Lo: () => new UnicodeRangeTable(decodeRanges("qFQQhIFFBCBxGBB7ZaBFDBuBfBCJBkBBBCiDBCZZBLLBBBDRRCdBe4CBMZZBfBWVBrBYBIKBGXBCGBRoBB8B1BBETTIJBROBFHBDBBDVBCGBCEEBCBERROBBCCBPBBLJJBEBFBBDVBCGBCBBCBBCBBgBDBCUUBBBRIBCCBCVBCGBCBBCEBETTQBBYMMBGBDBBDVBCGBCBBCEBEffBCCBBBQSSCFBECBCDBEBBCCCBEEBEEBBBELBX1B1BBGBCCBCWBCPBEbbBBBCBBDBBfFFBGBCCBCWBCJBCEBEffBBBCBBQBBSIBCCBCoBBDRRGCBJCBZFBGRBEXBCIBCDDBFB7BvBBCBBNFB8BBBCCCBDBCXBCCCBIBCBBKDDBDBYDBhBgCgCBGBCjBBcEB0DqBBVRRBEBFDBEEEBIIBBBFMBNyDyDBnKBCDBDGBCCCBCBDoBBCDBDgBBCDBDGBCCCBCBDOBC4BBCDBDiCBmBPByDrTBDQBCZBGqCBHHBIRBOSBPRBPMBCCBQzBBpBkCkCBhBBC0BBIEBDhBBCGGBkCBLeByBdBDEBMrBBFZB3BWBK0BBxFuBBSHB3BdBOBBLrBBbjBBqBCBLdByDDBCFBCBBE7hB7hBBCB4-C3BBZWBKGBCGBCGBCGBCGBCGBCGBCGBoR2B2BF1CBJCCB4CBFGGBpBBC9CBSfBxBPBhQ-tGBhC0wUBC2jBBkCnBBJrIBFPBLBBjCyByBBkCBqFoDoDEGBCCBCDBCWBezBBPxBB-BFBECCBMMBaBLWBacBIuBBuBEBDIBLEBCoBBYCBCHBVPBCFBEEEBwBBCEEBDDBDBDCCZBBEKBIPPBEBDFBDFBKGBCGByEiBBej9KBNWBFwBBloItLBDpDBkCCCBIBCMBCEBCCCBCCBCCBqDBiBqLBT-BBD1BBpBLB1DEBCmEBqDJBCsBBDeBEFBDFBDFBDCBkBLBCZBCSBCBBCOBDNBjB6DBmMcBEwBBwBfBOTBCHBHlBBLdBDjBBFHBhEtCBjDnBBJzBB9CzBBN2JBKVBLHB5EFBDCCBqBBCBBEDDBVBLWBKeBiCSBCBBLVBLZBHZBnB3BBHBBhCQQBCBCCBCcBrBcBEcBkBHBCbBc1BBLVBLSBORBvDoCB4FjBBnBDBCxJxJBoBBHBBRCBCBB5BcBLJJBUBrBRBvBUBcWBN0BB6BBBDOOBrBBhBYBbjBBeDDJiBBENNBuBBPDBWCCkBRBCYBUBBgCGBCCCBCBCOBCJBIuBBnBHBDBBDVBCGBCBBCEBETTNEBfJBCDDClBBCaaCtBtBBzBBTDBVCBfvBBVBBC5F5FBtBBqBDBlBvBBV8B8BBpBBOoCoCBZBmBGB6FrBB0GHBDDDBGBCBBCXBQCC-CHBDmBBRCCdLLBmBBIWWMtBBUTTBnCBoGgBBgBIBCkBBSyByBBcBxDGBCBBClBBWaaBEBCBBCfBPYYBnBBCBBlISBQCCBLBChBB9DwCwCB4cBnHjGBtyCgDBQvhBBSFBa68DBGmSB61GdBj3B4RBIeBSuCBSdBTvBB0BUBGSB0NnBB2MqCBGwFwFB0mHBqBfBiDyDBuwIiJBQeeBBBDPPBCBJrMBloCqDBGMBEIBIJBxzI2P2PBrBBiBiKiKBcBTrBBlPaBmHdBDwGwGBdBCCBCBBCGBDEBKiHiHBFBCDBCBBCOBCkGB8pBDBCaBCBBCDDCJBCDBCCCHFFCECBBBCBBCDDCICBCCDDBCGBCDBCDBCCCBIBCQBGCBCEBCQBlqE-2pBBhB9oEBDt0FBDwpHBQtTBjtC9QBjvBq6EBGppIB", false)),
+    Lt: () => new UnicodeRangeTable(decodeRanges("lOGDnB2sH2sHBGBJHBJHBNQQwBAB", false)),
+    Lu: () => new UnicodeRangeTable(decodeRanges("hCZBmDWBCGBiB2BCDOCDuBCBECEBBCCCBCCBBBDDBCBBCCBEBBCBBCECBCCDCCBCCBBBCCCBEEIJDCMCDQCDDDCCBC4BCIBBCBBDCCBCBCGCiJCCEJJHCCBBBCCCBCCBPBCIBkBDDBBBEWCGDDCBBDyBBxBgBCK2BCBMCD+CCDlBBq6ClBBCGGzW1CB0kCHHBpBBDCBhK0ECKgDCKHBJFBLHBJHBJFBMGCJHBpCDBNDBNDBNEBMDBnIFFECBDCBDEEBDBHGCBCBDDBLBBG+B+B9zCvBBxBCCBBBDGCBCBCDDJCBCgDCJCCFuqeuqeCqBCUaCoEMCE8BCLECBICFCCDCCEUCBDBCEBCOCBCBCCCBQCZs5Vs5VBYBmmBnBBpEjBB9EKBCOBCGBCBBr3ByBB+EVB75CfBhsVfBhCYBoqZZBbZBbZBbCCBGDBDDBCBCHBbZBbBBCDBDHBCGBcBBCDBCEBCEEBFBcZBbZBbZBbZBbZBbZBfYBiBYBiBYBiBYBiBYBiB2pE2pEBgBB", false)),
+    M: () => new UnicodeRangeTable(decodeRanges("gYvDB0IGBoIsBBCCCBCCBCCpCKBxBUBRmDmDBFBDFBDBBCDBkBffBZB8CKB7BIBKZZBCBCIBCCBCEBsBCB8BIBrBXBCgBB3BCBCRBCGBLBBeCB5BCCBFBDBBDCBKLLBbbDCB5BCCBDBFBBDCBEffBEEMCB5BCCBGBCCBCCBVBBXFBCCB5BCCBFBDBBDCBICBLBBf8B8BBDBECBCDBKpBpBBDB4BCCBFBCCBCDBIBBMBBeCB5BCCBFBCCBCDBIBBMBBQNNBCB4BBBCGBCCBCDBKLLBeeBBBnCFFBEBCCCBGBTBB+BDDBFBNHBjDDDBHBMGBqCBBcECFBByBTBCBBGKBCjBBKlDlDBSBYDBFCBCCBDGBEDBOLBCLLBCBgWCBzdDBdCBeBBfBBhCfBKuBuBBBBC2D2DBjBjB3DLBFLB8GEB6BJBCcBDxBxBBsBBDLBVEBwBQBnBIBNCBfMB5BNBxBTB5ECBCUBFHHDCBnG-BBxWgBB--CCBuEhDhDBeBrRFBqDBB1udDBCJBhBBBxCBBxIEEFYYBDBF0C0CBzBzBBQBbRBOnBnBBGBaMBtBDBwBNBlBkCkCBMBNJJBuBuBBBBzBCCBBBDBBGBBCqBqBBDBGBBtHHBCBBx5TiXiXBOBRPBuejHjH2EEBn0BCBCBBGDBpBCBFmFmFB+R+RBCBiCEB+JBBuCFBnCKByBDB7DCB2BOBqBDDBLLBCBuBKBI+B+BBBBlBNBRBBtBNNBBBxBNBJDBCBB9CLBHDD+ELBWDB4BBBCGBDBBDCBKLLBDDBFBEEBkCIBCDDCDBCEBCPPBzCzCBQBYyCyCBSBsHGBDIBcBBzCQBrDMBmDOBhIOB2HFBCBBDDBCCCBuEuEBFBDGBEddBIBpBGBCDBJKKBJBvBPBnGHBoGHBCHBzCVBCNB7DFBECCBCCBFBCjCjCBDBCBBCEB8KDBKBBCxBxBBFBEEBYmnFmnFHOBpmLRBhuCEB8BGB5gBCCB1BBIDByCMMBslTslTBizEizEBsBBDWB-QEBEFBJHBDGBfDB1ECB89B2BBFxBBJPPXEBCOBxqBGBCQBDGBCBBCEBlDhFhFBFB4L+B+BBCB9PDB-HBB0HDDIBBG7O7OBFBuDGB29lYvHB", false)),
+    Mc: () => new UnicodeRangeTable(decodeRanges("joC4B4BDCBJDBCBBzBBB7BCBHBBDBBLsBsB7BCBjC7B7BBBBJCCB2B2BB7B7BCHHBDDBLLnDBBCBBECBCCBLqBqBBBB+BDB+BBB7BCCBDBDBBCBBKBBdPPB7B7BBBBGCBCCBLrBrBBsCsCBBBHHBTBBrKBBgCsFsFBFFHDDBaaBLLBBBDGBWBBDFBDLLBBB5zBffiEIIBGBCBB7KDBDCBFBBCFBhHBB7BCCKCCBJJBEByExBxBGCCBDBCBB+BffFBBD9B9BDCBCEEBxBxBBGBJBBsFWW35EBB0-dBBD5C5CBzBzBBOBvEBBwBxBxBBFFBDDBBBvDBBDBBZuBuBCuDuDDBBGuHuHBCCBCCBCC0gZCCgEuBuBBBBFBB0DZZB8B8BxBCBKBBO+C+CBBBEBBCrFrFBBBgBBB7BBBCDBDBBDCBKLLB1C1CBBBIDDCDBCBBCmDmDBBBJBBErDrDBBBHCCBCBDuHuHBBBHDBDyDyDBBBJBBCuDuDCBBHoDoDCBBFmImIBBBK4H4HBEBCBBFDDCvEvEBBBJDBF1C1CeBB-BqGqGECCoGPPrDIID2G2GBDBFBBC-K-KBNNxBBBJBBCpvQpvQBBBlxD2BBpDBB0rYBBHFB", false)),
+    Me: () => new UnicodeRangeTable(decodeRanges("okBBB1xF-wB-wBBCBCCBsshBCB", false)),
+    Mn: () => new UnicodeRangeTable(decodeRanges("gYvDB0IEBqIsBBCCCBCCBCCpCKBxBUBRmDmDBFBDFBDBBCDBkBffBZB8CKB7BIBKZZBCBCIBCCBCEBsBCB8BIBrBXBCfB4BCCFHBFEEBFBLBBe7B7BFDBJVVBbbDBB6BFFBFFBDDBBBEffBEEMBB6BFFBDBCBBFVVBXXBEBC7B7BDCCBCBJIIBMMBff+BNNzBEE4BCCBBBGCBCDBIBBMBBe7B7BDHHGBBVBBdBB6BBBFDBJVVBeepCIIBBBC7C7CDGBNHBjDDDBHBMGBqCBBcEC4BNBCEBCBBGKBCjBBKnDnDBCBCFBCBBDBBaBBFCBRDBODDBHHQgWgWBBBzdCBeBBfBBfBBhCBBCGBJDDBJBKuBuBBBBC2D2DBjBjB3DCBFBBKHHBBB8GBBD7B7BCGBCCCDHBHJBDxBxBBMBCeBDLBVDBxBCCBDBCGGpBIBNBBhBDBDBBCCB5BCCBEECCB7BHBDBB5ECBCMBCGBFHHEBBnG-BBxWMBFEEBKB--CCBuEhDhDBeBrRDBsDBB1udFFBIBhBBBxCBBxIEEFaaBGG4EBBbRBOnBnBBGBaKBvBCBxBDDBCBDBBoBkCkCBEBDBBDBBNJJwB0B0BCCBDBBGBBCrBrBBJJvHDDFx5Tx5TiXPBRPBuejHjH2EEBn0BCBCBBGDBpBCBFmFmFB+R+RBCBiCEB+JBBuCFBnCKByBDB8D3B3BBNBqBDDBLLBBByBDBDBBI+B+BBBBlBEBCHB-BNNB1B1BBHBLDBDgDgDBBBDCCBHHD+E+EEHBWBB6BBBEmBmBBFBEEBnCFBOECPBB2CHBDCBCYY1CFBCFFBCCBvHvHBCBHBBCBBcBB2CHBDCCBrDrDCDDBEBCmDmDCDDBCBCEBkIIBCBBhIBBCFFxEDBDBBFhBhBBIBpBFBDDBJKKBEBDCBvBMBCBBnGCCBBBCqGqGBFBCFBCzCzCBUBDGBCBBCBB7DFBECCBCCBFBCpCpCBEEC8K8KBMMB1B1BBDBGCCYmnFmnFHOBpmLLBECBhuCEB8BGB5gBgCgCBCByC5lT5lTBizEizEBsBBDWBhRCBSHBDGBfDB1ECB89B2BBFxBBJPPXEBCOBxqBGBCQBDGBCBBCEBlDhFhFBFB4L+B+BBCB9PDB-HBB0HDDIBBG7O7OBFBuDGB29lYvHB", false)),
+    N: () => new UnicodeRangeTable(decodeRanges("wBJB5DBBGDDBBBitBJBnEJBnGJB9MJB3DJBFFBtDJB3DJB3DJBDFBvDMB0DJBJGBoDJBpDGBISBuDJBhDJB3DJBnCTBtIJBnCJBwWTBybCBwHJBHJBXJBtJJBhEKBmFJBHJB3FJB3CJBnEJBHJB3gBEEBEBHJBnGyBBDEB3W7BBvCVB3TdBqrBqYqYaIBPCB4KDBrEJBfHBCOBhBJBoBOBh7cJB9FJBhKFB7EJBnBJBnGJBXJB3CJB3MJB34UJBuPsBBN4BBSBB2KaBlBDBeJJnEEBrGJBvdHBaGBoBIBsCEBXFBhFBBDPBDtBBhCIB1BBBfCBsCEBpDHBZHBqBGBrKFBxBJBHJB3IeB-EJBrBDBxDGBnEdBhEJB9BJBxEJBITB8HJB3KJB3DJB3LJBnDJBHTBtCLBlNSB+CJB3UJB3CcBkHJBnCJB3BJBnLJBnDUBshBuDBimPJBnpCJB3CJBnEJBCGBvQJBnIWB+KCB6nXJBnuBTBNTBtDYB2iBxBBhqCJBnNJB3PJB4HJBtWIBhEJB4Y6BBCCBCDBtCsBBCOBjeMBk3CJB", false)),
+    Nd: () => new UnicodeRangeTable(decodeRanges("wBJnxBJnEJnGJ9MJ3DJ3DJ3DJ3DJ3DJ3DJ3DJ3DJ3DJhDJ3DJnCJ3IJnCJn6BJnBJtJJhEJnFJHJ3FJ3CJnEJHJnuiBJnVJnBJnGJXJ3CJ3MJ34UJnsBJnkCJHJ9YJhEJ9BJxEJ3IJ3KJ3DJ3LJnDJHTtCJnNJnDJ3UJ3CJ3HJnCJ3BJnLJ3uQJnpCJ3CJnEJ3QJ37XJ12CxBhqCJnNJ3PJ4HJ2aJ30EJ", true)),
+    Nl: () => new UnicodeRangeTable(decodeRanges("u3FCBwzCiBBDDB-zDaaBHBPCBs1dJBxyW0BBtOJJnEEBrhIuDBm8SCB", false)),
+    No: () => new UnicodeRangeTable(decodeRanges("yFBBGDDBBB2pCFB5LFB5DCBmEGB6GGBSIByNJB2hBTB0jBJBhP20B20BEFBHJBnGPBqB3W3WB6BBvCVB3TdBqrB1kB1kBBCBrEJBfHBCOBhBJBoBOBxrdFBymWsBBiCDBSBB2KaBlBDB1pBHBaGBoBIBsCEBXFBhFBBDPBDtBBhCIB1BBBfCBsCEBpDHBZHBqBGBrKFBhLeB-EJBrBDBxDGBnETB8LTBmqBBBvNIBobSB0aUBn8SGB-YWBqhZTBNTBtDYBvqFIBid6BBCCBCDBtCsBBCOBjeMB", false)),
+    P: () => new UnicodeRangeTable(decodeRanges("hBCBCFBCDBLBBEBBbCBCccCkBkBGEELBBEEE-VJJzOFBqBBB0BCCDDDtBBBVBBCBBOCCBBBrCDBnDsBsBBMBqHCB3BOBgBmImIBLLtE5D5D6DnMnMNwLwL7CLLBpFpFBNBCmBmBBCBoCrCrCBDBFBBwDFBsFlTlTBHB4EuTuTtBBBvCCBoCBB+ECBCCBmBKB6JBB5GBBhEGBCFBhFBBLGBdCB9DDB8BEB-BBBhCHBM9Z9ZBWBJTBCMBCLBfBBPBB6TDBeBB+hBNBwCBBgBJB0MVBgCDBhBBB8XDBCBBxDwEwEBtBBCfBDLBkNCBFJBDLBRNNjD7C7CjgdBBuICBkDLL0DFB9LDB3CBBpBCBCyByBBwBwBiDMBRBB9DDB-DBBRBB6HzqUzqUBxGxGBIBXiBBCNBCFFCBB2ECBCFBCDBLBBEBBbCBCccCCCBFB7MCB9UxBxB-MoXoXoGgBgBxIIBnBxDxDBFBjCGB6CDByO-J-JjBlElEBDBtBDB+FGBuDBBCDB-DDBxBBBwCDBFOOCCB5CFBsDrJrJBCCBzDzDBDBLBBCpDpD7HWBqDCBdMBtCjEjEBBB9HpIpIBBB8E9C9CBGB0CCBCEB+CJB4GgDgDBDBrBBBmUBBrCMBwFxjBxjBBDB97CBB8zOBBmEiCiCBDBJpRpRBBBoJDBoK9lT9lTovHEB07C-a-aBAB", false)),
+    Pc: () => new UnicodeRangeTable(decodeRanges("-Cg-Hg-HBUU-u3BBBZCBwHAB", false)),
+    Pd: () => new UnicodeRangeTable(decodeRanges("tB9qB9qB0BiyDiyDmgBqgCqgCBEBiwDDDgBBBFdd-NUUwDxszBxszBBmBmBLqFqFhzD-J-J", false)),
+    Pe: () => new UnicodeRangeTable(decodeRanges("pB0B0BgB+1D+1DC-6B-6BqtC4B4BQ7T7TCff-hBMCxChBhBCGC1MUChCCCiBmhBmhBCECtBGCtNICEGCDBB-ozB6G6GeOCESSCCCrF0B0BgBGD", false)),
+    Pf: () => new UnicodeRangeTable(decodeRanges("7F+6H+6HEddpuDCCFDDQEE", false)),
+    Pi: () => new UnicodeRangeTable(decodeRanges("rFt7Ht7HDBBDaapuDCCFDDQEE", false)),
+    Po: () => new UnicodeRangeTable(decodeRanges("hBCBCCBDECBLLBEEBcclCGGPBBI-V-VJzOzOBEBqB3B3BDDDtBBBVBBCBBOCCBBBrCDBnDsBsBBMBqHCB3BOBgBmImIBLLtE5D5D6DnMnMNwLwL7CLLBpFpFBNBCxDxDrCEBFBBwDFBsFlTlTBHBmY9D9DBBBoCBB+ECBCCBmBFBCDB6JBB5GBBhEGBCFBhFBBLGBdCB9DDB8BEB-BBBhCHBMjajaBJJBGBJIBDDBDCBEKBCCCBIB7kDDBCBBxDwEwEBFFBBBDDDBHBCBBCDDBLLBDBCJBDDBCCCBLBDCBtNCB6B+F+FjgdBBuICBkDLL0DFB9LDB3CBBpBCBCyByBBwBwBiDMBRBB9DDB-DBBRBB6HlxUlxUBFBDXXVBBDDBECBCDBICBHCCB2E2EBBBCCBDECBLLBEEBcclBDDB7M7MBBB9UxBxB-MoXoXoGgBgBxIIBnBxDxDBFBjCGB6CDB0ZlElEBDBtBDB+FGBuDBBCDB-DDBxBBBwCDBFOOCCB5CFBsDrJrJBCCBzDzDBDBLBBCpDpD7HWBqDCBdMBtCjEjEBBB9HpIpIBBB8E9C9CBGB0CCBCEB+CJB4GgDgDBDBrBBBmUBBrCMBwFxjBxjBBDB97CBB8zOBBmEiCiCBDBJpRpRBBBoJDBoK9lT9lTovHEB07C-a-aBAB", false)),
+    Ps: () => new UnicodeRangeTable(decodeRanges("oBzBzBgB-1D-1DC-6B-6B-rCEEnB4B4BQ7T7TCff-hBMCxChBhBCGC1MUChCCCiBmhBmhBCECaTTCECtNICEGCDipzBipzB4GeeCMCESSCCCrFzBzBgBEEDAB", false)),
+    S: () => new UnicodeRangeTable(decodeRanges("kBHHRCBgBCCcCCkBEBCBBDCCBCBDEEfgBgBrODBNNBGGBCCCBPB2DPPBxDxDsErIrIBBB3DCBDDDBvGvGLUUB4H4HIBBpEqLqLBHHB2H2H-DjEjEBGBlEwGwGqBmGmGiGCBQCCBBBDFBVECmEHBCFBCBBGDBmGBBxXJB0WuLuLlL+E+EBgBBiLJBKIBhiBCCBBBMCBOCBOCBOBBmCOOoBCBOCBUhBB-BBBCDBCBBLCCBBBGFBCECFMMBFFBDBGDBC7B7BBFFB2LBFcBD+HBXKByCtCBXnTBtBwBBDeBLyMBX+BBFfBD1LBDpEBmHFBmLBBvBZBC4CBN1GBbPBFOOBNNWBBHBB8CBB0HBBFJBhBlBBKRRBdBMdBJQQBeBLmBBQ-JBhuG-BBx0V2BB6RWBKBBoDBB+EDBLDB+RCBiHPPB+9T+9TpEgBBuLPBhCBB3BHBtBDBjDCCBBBD7E7EHRRBBBgBCCcCCiEGBCGBOBB6JIB6BQBDCBCMBEwBwBBrBB7zBBBwSmWmWBiKiKBGBnjC2kC2kCBbBr6SDBG3qU3qUk7DvHBLCBEzNBHWBQQBgDzDB9B1HBLmBBD7BBGCBXBBIdBF8BBWhCBE7F7FB1CBrbaagBaagBaagBaagBaa9B-PB4BDBzBHBCNBCBBp2BwNwNttCEE+DiOiOBvIvIBqBBFjDBNOBDOBCOBCkBBYgFB5BcBOrBBFIBIBBPFB7E4eBEQBEMBE5GBHLBFQQBKBF3BBJJBHnBBJdBDLBFBBPIBoB3KBJNBDMBEKBE4BBCFFBOBDLBFJBIyEBC7CBLAB", false)),
+    Sc: () => new UnicodeRangeTable(decodeRanges("kB+D+DBCBqnB8D8DzPBBzPBBI2H2HoImSmS8sClmClmCBgBB37hBkuVkuVtD7E7E8GBBEBB3-HDB-4wBxtCxtC", false)),
+    Sk: () => new UnicodeRangeTable(decodeRanges("+CCCoCHHFEEqQDBNNBGGBCCCBPB2DPPBjoBjoB15FCCBBBMCBOCBOCBOBB9kEBBkzdWBKBBoDBBxePPBniUniUBPB8bCCjF4g9B4g9BBDB", false)),
+    Sm: () => new UnicodeRangeTable(decodeRanges("rBRRBBB+BCCuBFFmBgBgB-XwQwQBBB8xGOOoBCBOCBsEoBoBBDBHlClCBDBGBBFGDIgBgBBDDCgBgBBqIBhBBB7CffBXBpBFB2OKK3BHBwDxKxKBDBDeBLPBhIiEBX+BBFfBDhIBxBUBDFB9+zB5Z5ZCCBlFRRBBB+BCCkEHHBCBitDBBhrwBx+Bx+BagBgBagBgBagBgBagBgBat5Ft5FB-uC-uCBHB", false)),
+    So: () => new UnicodeRangeTable(decodeRanges("mFDDFCCyerIrIBgEgEBvGvGLUUB4H4HkQ2L2LjEFBClElEwGqBqBoMCBQCCBBBDFBVECmEHBCFBCBBGDBmGBBxXJB0WzWzW+EhBBiLJBKIBksBBBCDBCBBLCCBHHBEBCECFMMBPPCBBC7B7BBKKBDBDDBCBBCBBCGBCeBDBBCCCBdBtIHBFTBDGBDwCBCdBanBBHnCBXKByCtCBX2FBCIBC1BBJuDBC3HBtBrBBhC-HBhQvBBWBBHmBBDpEBmHFBmLBBvBZBC4CBN1GBbPBFOOBNNWBBHBBxKBBFJBhBlBBKRRBdBMdBJQQBeBLmBBQ-JBhuG-BBx0V2BBibDBLBBC+R+RBBBqqUPBuLPBhCBB3BHBuBCBlPEEFBBOBB6JIB6BQBDCBCMBEwBwBBrBB7zBBBwSpgBpgBBGBnjC2kC2kCBGBFQBr6SDBG3qU3qUk7DvHBLCBEzNBHWBQPBhDzDB9B1HBLmBBD7BBGCBXBBIdBF8BBWhCBE7F7FB1CBqlB-PB4BDBzBHBCNBCBBp2B96C96CiEyWyWBqBBFjDBNOBDOBCOBCkBBYgFB5BcBOrBBFIBIBBPFB7E6HBG4WBEQBEMBE5GBHLBFQQBKBF3BBJJBHnBBJdBDLBFBB-B3KBJNBDMBEKBE4BBCFFBOBDLBFJBIyEBC7CBLAB", false)),
+    Z: () => new UnicodeRangeTable(decodeRanges("gBgEgEgvFgsCgsCBJBeBBGwBwBh9DAB", false)),
+    Zl: () => new UnicodeRangeTable(decodeRanges("ohIA", true)),
+    Zp: () => new UnicodeRangeTable(decodeRanges("phIA", true)),
+    Zs: () => new UnicodeRangeTable(decodeRanges("gBgEgEgvFgsCgsCBJBlBwBwBh9DAB", false)),
+    ASCII_Hex_Digit: () => new UnicodeRangeTable(decodeRanges("wBJIFbF", true)),
+    Alphabetic: () => new UnicodeRangeTable(decodeRanges("hCZBHZBwBLLFGGBVBCeBCpOBFLBPEBICC3CeeBQBCBBDDBCHHCCBCCCBSBCyCBCqEBJlFBClBBDHHBnBBoBNBCCCBCCBCCJaBFDBeKBG3BBCGBPlDBCHBFHBFCBLCBDRRBuBBOkDBZgBBKBBFGGBWBDSBUYBIKBGXBCGBIJJBoBBLLBEGBHrCBCPBCCBFOBOSBCHBDBBDVBCGBCEEBCBEHBDBBDBBCJJFBBCEBNBBLFFBBBCFBFBBDVBCGBCBBCBBCBBFEBFBBDBBFIIBCBCSSBEBMCBCIBCCBCVBCGBCBBCEBEIBCCBCBBEQQBCBWDBFCBCHBDBBDVBCGBCBBCEBEHBDBBDBBKBBFBBCEBORRBCCBEBECBCDBEBBCCCBEEBEEBBBELBFEBECBCCBEHHpBMBCCBCWBCPBEHBCCBCCBJBBCCBCBBDDBdDBCHBCCBCWBCJBCEBEHBCCBCCBJBBGCBCDBOCBNMBCCBCoBBDHBCCBCCBCGGBCBIEBXFBCCBCRBEXBCIBCDDBFBJFBCCCBGBTBBO5BBGGBH0B0BBECBDBCXBCCCBRBCCBDEBCHHPDBhBgCgCBGBCjBBFSBFPBCjBBkC2BBCDDBDBR-BBLDBDlBBCGGDqBBCsKBCDBDGBCCCBCBDoBBCDBDgBBCDBDGBCCCBCBDOBC4BBCDBDiCBmBPBR1CBDFBErTBDQBCZBGqCBEKBITBMUBNTBNMBCCBCBBNzBBDSBPFFkC4CBIqBBGlCBLeBCLBFIBYdBDEBMrBBFZB3BbBF+BBDTBzBYYBMMBBByBzBBCOBCHB0BpBBDDBLrBBCKBP2BBXCBLjBBDKBGqBBDCBqBDBCFBCBBEGGB+FBUhBBM1IBDFBDlBBDFBDHBCGCBdBD0BBCGBCEEBBBCGBEDBDFBFMBGCBCGB1DOORMBmDFFDJBCEEBDBHGCBCBCKBDDBGEBFSSBnBBuZzBB34BkHBHDBEBBNlBBCGGD3BBIRRBVBKGBCGBCGBCGBCGBCGBCGBCGBCfBwB2O2OBBBaIBIEBDEBF1CBHCBC5CBCDBGqBBC9CBSfBxBPBhQ-tGBhCs0VBkCtBBDsIBEPBLBBVuBBGHBEwDBoBIBDmDBDxCBVUBCgBBZzBBNjCBCtBtBBEBECCBBBLgBBGiBBOcBEyBBCLBQRRBOBLEBC2BBKNBTWBEkCBCCCZCBDPBDDBMFBDFBDFBKGBCGBCqBBCNBH6DBWj9KBNWBFwBBloItLBDpDBnBGBNEBGLBCMBCEBCCCBCCBCCBqDBiBqLBT-BBD1BBpBLB1DEBCmEBlBZBHZBM4CBEFBDFBDFBDCBkBLBCZBCSBCBBCOBDNBjB6DBmC0BBsIcBEwBBwBfBOdBGqBBGdBDjBBFHBCEBrB9EBTjBBFjBBFnBBJzBBNKBCOBCGBCBBCKBCOBCGBCBBEzBBN2JBKVBLHBZFBCpBBCIBmCFBDCCBqBBCBBEDDBVBLWBKeBiCSBCBBLVBLZBHZBnB3BBHBBhCDBCBBGHBCCBCcBrBcBEcBkBHBCbBc1BBLVBLSBORBvDoCB4ByBBOyBBOnBBjBbBEGGBVB7HpBBCBBEBBRFBzBCBEcBLJJBUBrBRBvBUBcWBKlCBsBEBL4BBKOOBXBYyBBSDBJiBBEKKB+BBCDBKBBLCCkBRBChBBDHHBCB-BGBCCCBCBCOBCJBI4BBYDBCHBDBBDVBCGBCBBCEBEHBDBBDBBEHHGGBdJBCDDClBBCJBCDDCDBCBBECCtBhCBCCBCDBVCBfhCBDBBC5F5FB0BBDGBaFBjB+BBCEE8B1BBDoCoCBZBDNBWGB6F4BBoD-BBgBHBDDDBGBCBBCdBCBBDBBDDB+CHBDtBBDFBCCCBccBxBBDJBSnCBGTTBnCBoDHB5CgBBgBIBCsBBCGBCyByBBcBDVBCNBqCGBCBBCrBBECCBCCBBBCDDBZZBEBCBBCkBBCBBCDBCYYBqBBlIWBKQBCoBBECBwDwCwCB4cBnDuDBSjGBtyCgDBQvhBBSFBa68DBGmSB61GuBBy2B4RBIeBSuCBSdBTvBBRDBgBUBGSBxNsBB0G-BBhBYBDYBtBqCBF4BBIQBhCBBCNNBFBK1mHBqBfBiDyDB+vIDBCGBCBBCiJBQeeBBBDPPBCBJrMBloCqDBGMBEIBIJBFi7Fi7FBzCBCmCBCBBDDDBDDBCBCLBCCCBFBCgCBCDBDHBCGBCbBCDBCEBCEEBFBCzKBDYBCYBCeBCYBCeBCYBCeBCYBCeBCYBCHB15BeBHFB2GGBCQBDGBCBBCEBG9BBiBxDxDBrBBLGBRiKiKBcBTrBBlPbBlHdBDwGwGBdBCVBJBBhHGBCDBCBBCOBCkGB8BjCBEEE1lBDBCaBCBBCDDCJBCDBCCCHFFCECBBBCBBCDDCICBCCDDBCGBCDBCDBCCCBIBCQBGCBCEBCQB1TZBHZBHZB3zD-2pBBhB9oEBDt0FBDwpHBQtTBjtC9QBjvBq6EBGppIB", false)),
+    Dash: () => new UnicodeRangeTable(decodeRanges("tB9qB9qB0BiyDiyDmgBqgCqgCBEB+BoBoBQnMnMlgDDDgBBBFdd-NUUwDxszBxszBBmBmBLqFqFhzD-J-J", false)),
+    Emoji: () => new UnicodeRangeTable(decodeRanges("jBHHGJBwDFFu8HNN5GXX7CFBQBBwLBBNnFnFaKBFCBoGoHoHBLLK7B7BBCBCEBKGDBDDFDDCBBDIEBJJBBBGCCGLBMBBDCCBCCTDDBTTBEBCCCBEEBGGDBBFBBMBBGBBDGGBECBVVBGGBEBCDBDFFDDDBEBCDDCCCHEEHLLBQQDFFCFFBBBCMMBxBxBBBBKeP1LBBwOCBUBB0BFF7mBNN6SCCrrvDrGrGhFBBNBBPDDBIBsCZBCBBYVVDIBWBBvFhBBDvDBDBBCCBDyCBDCBCmIBC+BBMFBCXBIBBDHBNDDBCBDFFBOOBDDJBBKGGBBBNCBJCBDCCFHHEHHB0CBxBlCBGHBDDBEJBECCBEEDJBkHLBF8I8IBtBBCJBC4FBxDMBEKBE4BBCFFBOBDLBFJB", false)),
+    Emoji_Component: () => new UnicodeRangeTable(decodeRanges("jBHHGJB0+H2G2Gsp3B3+8B3+8BBYB8PEBxtBDBtzhY-CB", false)),
+    Emoji_Modifier: () => new UnicodeRangeTable(decodeRanges("7-8DE", true)),
+    Emoji_Modifier_Base: () => new UnicodeRangeTable(decodeRanges("9wJ8G8GRDB4jzD9B9BBBBDDDBBB2DBBDKBWSBEFFBBBCCBICCZqGqGBFFWFFBvFvFBBBEEB0CRRBBBKMMgSDDJHBHKKBIBDCB5B+B+BBCCBCCSCBCMBmHCBrBIB", false)),
+    Emoji_Presentation: () => new UnicodeRangeTable(decodeRanges("64IBBuGDBEDDqQBBWBBzBLBsBUUOJJBSSBGGBJJGWWIBBCFFDIIFBBdkBkBCFFBBBC+B+BBBBZPP8aBB0BFFvlxDrGrG-FDDBIBsCZBCZZVDDBDBCCBWBBvFgBBNIBClCBCVBNqBBFEBNQBEEEBlCBCCCB5FBD+BBODBCXBTbbBOO3C0CBxBlCBHEEBBBDDBEDBMBBIIBkHLBF8I8IBtBBCJBC4FBxDMBEKBE4BBCFFBOBDLBFJB", false)),
+    Extended_Pictographic: () => new UnicodeRangeTable(decodeRanges("pFFFu8HNN5GXX7CFBQBBwLBBNnFnFaKBFCBoGoHoHBLLK7B7BBCBCEBKGDBDDFDDCBBDIEBJJBBBGCCGLBMBBDCCBCCTDDBTTBEBCCCBEEBGGDBBFBBMBBGBBDGGBECBVVBGGBEBCDBDFFDDDBEBCDDCCCHEEHLLBQQDFFCFFBBBCMMBxBxBBBBKeP1LBBwOCBUBB0BFF7mBNN6SCCrrvDoBoBBCBlDLBQBBQPPBmBmBBIBxDBBNBBPDDBIBU3BBcOBLVVDIBCDBKWBH7FBDvDBDBBCCBDyCBDCBCDBG9HBC+BBMFBCXBIBBDHBNDDBCBDFFBOOBDDJBBKGGBBBNCBJCBDCCFHHEHHB0CBxBlCBGHBDQBECCBEBDMB7GlBBNDB5BHBLFBpBHBfBBNDBDNBKmBBNuBBCJBC4FB5CHBPxEBhI9fB", false)),
+    Hex_Digit: () => new UnicodeRangeTable(decodeRanges("wBJIFbFq1-BJIFbF", true)),
+    Lowercase: () => new UnicodeRangeTable(decodeRanges("hDZBwBLLFlBlBBWBCHBC2BCBQCBuBCDECBBBDCCDEEBFFDEEBBBDDDCCCDCCBCCDEECDDBDDBBBHGDCOCBSCBDDCEEC4BCBFBDDDBCCFICBjCBDiBBIBBfEBhDsBsBCEEDDBTccBhBBCBBECBCWCBDBCGDB0B0BBuBBCgBCK0BCDMCBgDCxBoBBo6CqBBCDB5XFBjkCIBC2D2DB+FBiC0ECBHBCgDCBHBJFBLHBJHBJFBLHBJHBJNBDHBJHBJHBJEBCBBHEEBBBCBBJDBDBBJHBLCBCBB6DOORMBuDEEBEEcKFDBBJDBFiBiBBOBFsasaBYBn6BvBBCEEBGCFCCBCCBGBEiDCBIICFFNlBBCGG0oesBCUaCBBBmEMCBBBC8BCBIBCCCDICFCCDCCBBBCSCGGGCMCFCCDOCWDBCCCBBB2ZqBBCNBHvCBh6TGBNEBqhBZBumBnBBpEjBB8EKBCOBCGBCBBkODDBBBCpBBCIBmoByBB+DVB75CfBhsVfB8BYBnqZZBbGBCRBbZBbDBCCCBFBCKBbZBbZBbZBbZBbZBbZBbZBbZBbbBdYBCFBbYBCFBbYBCFBbYBCFBbYBCFBC15B15BBIBCTBHFBmI9BB1lChBB", false)),
+    Math: () => new UnicodeRangeTable(decodeRanges("rBRRBBBgBeeCuBuBFmBmBgB5W5WBBBDbbBDDBBBwQCBuwGccBBBMEEOPPBCBWEBMEBiCMBFEEBFFBDBTFFDJBCDDBEBHEEBDDBCCBBBCFBENBClClCBWBCFBCBBFBBFfBCHHBPPBqIBJDBVBB7CffBZBCZZMGB+NBBNJBFFBFBBDBBEEBPCCDFBMHBGBB6BCCeDBKCBxK-BBhI-PBxBUBDFB9+zB4Z4ZBEBCjFjFRCBeCCeCCkEHHBCBitDBBhrwBwoBwoBBzCBCmCBCBBDDDBDDBCBCLBCCCBFBCgCBCDBDHBCGBCbBCDBCEBCEEBFBCzKBDjJBDxBBhwFDBCaBCBBCDDCJBCDBCCCHFFCECBBBCBBCDDCICBCCDDBCGBCDBCDBCCCBIBCQBGCBCEBCQB1BBB-uCIB", false)),
+    Quotation_Mark: () => new UnicodeRangeTable(decodeRanges("iBFFkEQQ96HHBaBBowDqOqOBCBOCBixzBDB+FFF7CBB", false)),
+    Terminal_Punctuation: () => new UnicodeRangeTable(decodeRanges("hBLLCMMBEE-ZJJiQ6B6BpCPPCCB1FsBsBBJBCsHsHB3B3BBEBCHBgBmImIB1nB1nBBtFtFFFB4JBB2YHBmY9D9DBBBoCBB+ECBEoBoBBCBDBB7JBBjLDBjFBBLBBCCBeCB8FEB-BBBldYYBKKBBBwlDCBzJOOFLLCBBEBBtNBB8ndBBuICBkHEB-LBB3CBBgD4E4EBBB0ECBgERRB6H6HnxUDDB6B6BBBBCDBqFLLCMMBEEiCDD7hBxBxBnkBoGoG3JBB5EFBlCFB6CDB5dEBtBDB+FGBxDDBgECBiEBBHRRB5C5CBDBtDrJrJB2D2DBBBNBBnLDBEOBqDBB6HCBmQCC8HBB4CBBFBB-MCBuBmUmUBrCrCBspBspBBDB6vRBBmEiCiCBBBLqRqRBoJoJBnwTnwTovHDB", false)),
+    Uppercase: () => new UnicodeRangeTable(decodeRanges("hCZBmDWBCGBiB2BCDOCDuBCBECEBBCCCBCCBBBDDBCBBCCBEBBCBBCECBCCDCCBCCBBBCCCBEEIJDCMCDQCDDDCCBC4BCIBBCBBDCCBCBCGCiJCCEJJHCCBBBCCCBCCBPBCIBkBDDBBBEWCGDDCBBDyBBxBgBCK2BCBMCD+CCDlBBq6ClBBCGGzW1CB0kCHHBpBBDCBhK0ECKgDCKHBJFBLHBJHBJFBMGCJHBpCDBNDBNDBNEBMDBnIFFECBDCBDEEBDBHGCBCBDDBLBBGbbBOBUzZzZBYBx5BvBBxBCCBBBDGCBCBCDDJCBCgDCJCCFuqeuqeCqBCUaCoEMCE8BCLECBICFCCDCCEUCBDBCEBCOCBCBCCCBQCZs5Vs5VBYBmmBnBBpEjBB9EKBCOBCGBCBBr3ByBB+EVB75CfBhsVfBhCYBoqZZBbZBbZBbCCBGDBDDBCBCHBbZBbBBCDBDHBCGBcBBCDBCEBCEEBFBcZBbZBbZBbZBbZBbZBfYBiBYBiBYBiBYBiBYBiB2pE2pEBgBBvgCZBHZBHZB", false)),
+    White_Space: () => new UnicodeRangeTable(decodeRanges("JEBTlDlDbgvFgvFgsCKBeBBGwBwBh9DAB", false))
+  });
+  static SCRIPTS = new LazyMap({
+    Adlam: () => new UnicodeRangeTable(decodeRanges("go6DrCFJFB", true)),
+    Ahom: () => new UnicodeRangeTable(decodeRanges("g4lCaDOFW", true)),
+    Anatolian_Hieroglyphs: () => new UnicodeRangeTable(decodeRanges("ggxCmS", true)),
+    Arabic: () => new UnicodeRangeTable(decodeRanges("gwBEBCFBCNBCCBCfBCJBMZBCrDBChBBxCvBBxHhBBGqCBCcBxy8BtPBDvEBhBPBxDEBCmEBk7DeBkCFBJIBiBFBh43BDBCaBCBBCDDCJBCDBCCCHFFCECBBBCBBCDDCICBCCDDBCGBCDBCDBCCCBIBCQBGCBCEBCQB1BBB", false)),
+    Armenian: () => new UnicodeRangeTable(decodeRanges("xpBlBDxBDCks9BE", true)),
+    Avestan: () => new UnicodeRangeTable(decodeRanges("g4iC1BEG", true)),
+    Balinese: () => new UnicodeRangeTable(decodeRanges("g4GsCCxB", true)),
+    Bamum: () => new UnicodeRangeTable(decodeRanges("g1pB3CpowB4R", true)),
+    Bassa_Vah: () => new UnicodeRangeTable(decodeRanges("w26CdDF", true)),
+    Batak: () => new UnicodeRangeTable(decodeRanges("g+GzBJD", true)),
+    Bengali: () => new UnicodeRangeTable(decodeRanges("gsCDBCHBDBBDVBCGBCEEBCBDIBDBBDDBJFFBCCBDBDYB", false)),
+    Beria_Erfe: () => new UnicodeRangeTable(decodeRanges("g17CYDY", true)),
+    Bhaiksuki: () => new UnicodeRangeTable(decodeRanges("ggnCICsBCNLc", true)),
+    Bopomofo: () => new UnicodeRangeTable(decodeRanges("qXB6wLqBxDf", true)),
+    Brahmi: () => new UnicodeRangeTable(decodeRanges("ggkCtCFjBKA", true)),
+    Braille: () => new UnicodeRangeTable(decodeRanges("ggK-H", true)),
+    Buginese: () => new UnicodeRangeTable(decodeRanges("gwGbDB", true)),
+    Buhid: () => new UnicodeRangeTable(decodeRanges("g6FT", true)),
+    Canadian_Aboriginal: () => new UnicodeRangeTable(decodeRanges("ggF-TxRlC7tgCP", true)),
+    Carian: () => new UnicodeRangeTable(decodeRanges("g1gCwB", true)),
+    Caucasian_Albanian: () => new UnicodeRangeTable(decodeRanges("wphCzBMA", true)),
+    Chakma: () => new UnicodeRangeTable(decodeRanges("gokC0BCR", true)),
+    Cham: () => new UnicodeRangeTable(decodeRanges("gwqB2BKNDJDD", true)),
+    Cherokee: () => new UnicodeRangeTable(decodeRanges("g9E1CDFz7lBvC", true)),
+    Chorasmian: () => new UnicodeRangeTable(decodeRanges("w9jCb", true)),
+    Common: () => new UnicodeRangeTable(decodeRanges("AgCBbFBbuBBCOBCEBYgBgBiOmBBGEBDTB1DKKHCC+THHPEEhB9E9ElQiEiEB6mB6mB2MDBjJwvBwvBBBBoCBBsGBBCumBumBOIIBCBCFBCCBDmYmYBKBD2CBCKBEKBCOBShBB-BlBBCCBDFBCaBCQBqBCBF5UBXKBW-cBhIzTBDpEBhQ9CBzMUBCCCBXBQHBFDB8CBBE7C7CB0E0EBOBhBlBBKxBxBB+BBgBwCBwB5C5CBmFBhuG-BBhoWhBBnDCBmFJB1HhFhFsMPPBzuUzuUBxGxGBIBXiBBCSBCDB0ECCBeBbFBbKBLuBuBBhChCBFBCGBLEBjICBFsBBEIBxCMB0BsBBlHaBltuBDB96D8HBEzNBHWBQQBgDzDB9B1HBLmBBD9BBEQBJBBIdBF8BB2GTBNTBN2CBKYBoE0CBCmCBCBBDDDBDDBCBCLBCCCBFBCgCBCDBDHBCGBCbBCDBCEBCEEBFBCzKBDjJBDxBByjFjCBtC8BBjWrBBFjDBNOBDOBCOBCkBBLtFB5BZBCBBOrBBFIBIBBPFB7E4eBEQBEMBE5GBHLBFQQBKBF3BBJJBHnBBJdBDLBFBBPIBoB3KBJNBDMBEKBE4BBCFFBOBDLBFJBIyEBCmDBnghYffB+CB", false)),
+    Coptic: () => new UnicodeRangeTable(decodeRanges("ifNxkKzDGG", true)),
+    Cuneiform: () => new UnicodeRangeTable(decodeRanges("ggoC5cnDuDCEMjG", true)),
+    Cypriot: () => new UnicodeRangeTable(decodeRanges("ggiCFBDCCBqBBCBBEDD", false)),
+    Cypro_Minoan: () => new UnicodeRangeTable(decodeRanges("w8rCiD", true)),
+    Cyrillic: () => new UnicodeRangeTable(decodeRanges("ggBkEBDoFBx6FKBhFtCtCojEfBhie-CBv8VBBhw4B9BBiBAB", false)),
+    Deseret: () => new UnicodeRangeTable(decodeRanges("gghCvC", true)),
+    Devanagari: () => new UnicodeRangeTable(decodeRanges("goCwCFODZh7nBfhwcJ", true)),
+    Dives_Akuru: () => new UnicodeRangeTable(decodeRanges("gomCGBDDDBGBCBBCdBCBBDLBKJB", false)),
+    Dogra: () => new UnicodeRangeTable(decodeRanges("ggmC7B", true)),
+    Duployan: () => new UnicodeRangeTable(decodeRanges("ggvDqDGMEIIJDD", true)),
+    Egyptian_Hieroglyphs: () => new UnicodeRangeTable(decodeRanges("ggsC1iBL68D", true)),
+    Elbasan: () => new UnicodeRangeTable(decodeRanges("gohCnB", true)),
+    Elymaic: () => new UnicodeRangeTable(decodeRanges("g-jCW", true)),
+    Ethiopic: () => new UnicodeRangeTable(decodeRanges("gwEoCBCDBDGBCCCBCBDoBBCDBDgBBCDBDGBCCCBCBDOBC4BBCDBDiCBDfBEZBnvGWBKGBCGBCGBCGBCGBCGBCGBCGBjpfFBDFBDFBKGBCGBylvCGBCDBCBBCOB", false)),
+    Garay: () => new UnicodeRangeTable(decodeRanges("gqjClBEcJB", true)),
+    Georgian: () => new UnicodeRangeTable(decodeRanges("glElBBCGGDqBBCDBx8CqBBDCBhiElBBCGG", false)),
+    Glagolitic: () => new UnicodeRangeTable(decodeRanges("ggL-Ch9sDGCQDGCBCE", true)),
+    Gothic: () => new UnicodeRangeTable(decodeRanges("w5gCa", true)),
+    Grantha: () => new UnicodeRangeTable(decodeRanges("g4kCDBCHBDBBDVBCGBCBBCEBDIBDBBDCBDHHGGBDGBEEB", false)),
+    Greek: () => new UnicodeRangeTable(decodeRanges("wbDBCCBDDBCFFCCCBBBCCCBSBC+BBPPBnpGEBzBEBFEB1ChKhKBUBDFBDlBBDFBDHBCGCBdBD0BBCOBCNBDFBCSBDCBCIBoJ-xiB-xiB7uVuCBSgj0Bgj0BBkCB", false)),
+    Gujarati: () => new UnicodeRangeTable(decodeRanges("h0CCBCIBCCBCVBCGBCBBCEBDJBCCBCCBDQQBCBDLBIGB", false)),
+    Gunjala_Gondi: () => new UnicodeRangeTable(decodeRanges("grnCFCBCkBCBCFIJ", true)),
+    Gurmukhi: () => new UnicodeRangeTable(decodeRanges("hwCCBCFBFBBDVBCGBCBBCBBCBBDCCBDBFBBDCBEIIBCBCIIBPB", false)),
+    Gurung_Khema: () => new UnicodeRangeTable(decodeRanges("go4C5B", true)),
+    Han: () => new UnicodeRangeTable(decodeRanges("g0LZBC4CBN1GBwBCCaIBPDBle-tGBhC-vUBhoWtLBDpDBpodBBNGBqgkB-2pBBhB9oEBDt0FBDwpHBQtTBjtC9QBjvBq6EBGppIB", false)),
+    Hangul: () => new UnicodeRangeTable(decodeRanges("goE-HvxHBiI9CyDeiCei3dckUj9KNWFwBl9JeEFDFDFDC", true)),
+    Hanifi_Rohingya: () => new UnicodeRangeTable(decodeRanges("gojCnBJJ", true)),
+    Hanunoo: () => new UnicodeRangeTable(decodeRanges("g5FU", true)),
+    Hatran: () => new UnicodeRangeTable(decodeRanges("gniCSCBGE", true)),
+    Hebrew: () => new UnicodeRangeTable(decodeRanges("xsB2BBJaBFFBpp9BZBCEBCCCBCCBCCBIB", false)),
+    Hiragana: () => new UnicodeRangeTable(decodeRanges("hiM1CBHCBi7-C+IBTeeBBBulQAB", false)),
+    Imperial_Aramaic: () => new UnicodeRangeTable(decodeRanges("giiCVCI", true)),
+    Inherited: () => new UnicodeRangeTable(decodeRanges("gYvDB2IBBlOKBbhXhXBCB8qEtBBDLBlPCBCMBCGBFHHEBBnG-BBtQBBjGgBB65DDBsDBBmrzBPBRNBwejHjH7iEl+uBl+uBBsBBDWBhRCBSHBDGBfDBz6rYvHB", false)),
+    Inscriptional_Pahlavi: () => new UnicodeRangeTable(decodeRanges("g7iCSGH", true)),
+    Inscriptional_Parthian: () => new UnicodeRangeTable(decodeRanges("g6iCVDH", true)),
+    Javanese: () => new UnicodeRangeTable(decodeRanges("gsqBtCDJFB", true)),
+    Kaithi: () => new UnicodeRangeTable(decodeRanges("gkkCiCLA", true)),
+    Kannada: () => new UnicodeRangeTable(decodeRanges("gkDMCCCWCJCEDICCCDIBGCCDDJCC", true)),
+    Katakana: () => new UnicodeRangeTable(decodeRanges("hlM5CBDCBxHPBxGuBBC3CBvgzBJBCsBBzisBDBCGBCBBCgJgJBBBzBPPBCB", false)),
+    Kawi: () => new UnicodeRangeTable(decodeRanges("g4nCQCoBEc", true)),
+    Kayah_Li: () => new UnicodeRangeTable(decodeRanges("goqBtBCA", true)),
+    Kharoshthi: () => new UnicodeRangeTable(decodeRanges("gwiCDCBGHCCCcDCFJII", true)),
+    Khitan_Small_Script: () => new UnicodeRangeTable(decodeRanges("k-7C84G84GB0OBqBAB", false)),
+    Khmer: () => new UnicodeRangeTable(decodeRanges("g8F9CDJHJnPf", true)),
+    Khojki: () => new UnicodeRangeTable(decodeRanges("gwkCRCuB", true)),
+    Khudawadi: () => new UnicodeRangeTable(decodeRanges("w1kC6BGJ", true)),
+    Kirat_Rai: () => new UnicodeRangeTable(decodeRanges("gq7C5B", true)),
+    Lao: () => new UnicodeRangeTable(decodeRanges("h0DBBCCCBDBCXBCCCBVBDEBCCCBFBCJBDDB", false)),
+    Latin: () => new UnicodeRangeTable(decodeRanges("hCZBHZBwBQQGWBCeBCgOBoBEB8wGlBBHwBBGDBGMBClCBiC-HByLOORMBuEBBHccSoBB42CfBj1elDBExCBVOBxZqBBCIBCDB38TGB7gBZBHZBmhCFBCpBBCIBm61BeBHFB", false)),
+    Lepcha: () => new UnicodeRangeTable(decodeRanges("ggH3BEOEC", true)),
+    Limbu: () => new UnicodeRangeTable(decodeRanges("goGeBCLBFLBFEEBKB", false)),
+    Linear_A: () => new UnicodeRangeTable(decodeRanges("gwhC2JKVLH", true)),
+    Linear_B: () => new UnicodeRangeTable(decodeRanges("gggCLCZCSCBCODNjB6D", true)),
+    Lisu: () => new UnicodeRangeTable(decodeRanges("wmpBvBx1eA", true)),
+    Lycian: () => new UnicodeRangeTable(decodeRanges("g0gCc", true)),
+    Lydian: () => new UnicodeRangeTable(decodeRanges("gpiCZGA", true)),
+    Mahajani: () => new UnicodeRangeTable(decodeRanges("wqkCmB", true)),
+    Makasar: () => new UnicodeRangeTable(decodeRanges("g3nCY", true)),
+    Malayalam: () => new UnicodeRangeTable(decodeRanges("goDMCCCyBCCCFFPDZ", true)),
+    Mandaic: () => new UnicodeRangeTable(decodeRanges("giCbDA", true)),
+    Manichaean: () => new UnicodeRangeTable(decodeRanges("g2iCmBFL", true)),
+    Marchen: () => new UnicodeRangeTable(decodeRanges("wjnCfDVCN", true)),
+    Masaram_Gondi: () => new UnicodeRangeTable(decodeRanges("gonCGBCBBCrBBECCBCCBHBJJB", false)),
+    Medefaidrin: () => new UnicodeRangeTable(decodeRanges("gy7C6C", true)),
+    Meetei_Mayek: () => new UnicodeRangeTable(decodeRanges("g3qBWqGtBDJ", true)),
+    Mende_Kikakui: () => new UnicodeRangeTable(decodeRanges("gg6DkGDP", true)),
+    Meroitic_Cursive: () => new UnicodeRangeTable(decodeRanges("gtiCXFTDtB", true)),
+    Meroitic_Hieroglyphs: () => new UnicodeRangeTable(decodeRanges("gsiCf", true)),
+    Miao: () => new UnicodeRangeTable(decodeRanges("g47CqCF4BIQ", true)),
+    Modi: () => new UnicodeRangeTable(decodeRanges("gwlCkCMJ", true)),
+    Mongolian: () => new UnicodeRangeTable(decodeRanges("ggGBBDCCBSBH4CBIqBB2t-BMB", false)),
+    Mro: () => new UnicodeRangeTable(decodeRanges("gy6CeCJFB", true)),
+    Multani: () => new UnicodeRangeTable(decodeRanges("g0kCGBCCCBCBCOBCKB", false)),
+    Myanmar: () => new UnicodeRangeTable(decodeRanges("ggE-EhqmBeiDfxibT", true)),
+    Nabataean: () => new UnicodeRangeTable(decodeRanges("gkiCeJI", true)),
+    Nag_Mundari: () => new UnicodeRangeTable(decodeRanges("wm5DpB", true)),
+    Nandinagari: () => new UnicodeRangeTable(decodeRanges("gtmCHDtBDK", true)),
+    New_Tai_Lue: () => new UnicodeRangeTable(decodeRanges("gsGrBFZHKEB", true)),
+    Newa: () => new UnicodeRangeTable(decodeRanges("gglC7CCE", true)),
+    Nko: () => new UnicodeRangeTable(decodeRanges("g+B6BDC", true)),
+    Nushu: () => new UnicodeRangeTable(decodeRanges("h-7CvsQvsQBqMB", false)),
+    Nyiakeng_Puachue_Hmong: () => new UnicodeRangeTable(decodeRanges("go4DsBENDJFB", true)),
+    Ogham: () => new UnicodeRangeTable(decodeRanges("g0Fc", true)),
+    Ol_Chiki: () => new UnicodeRangeTable(decodeRanges("wiHvB", true)),
+    Ol_Onal: () => new UnicodeRangeTable(decodeRanges("wu5DqBFA", true)),
+    Old_Hungarian: () => new UnicodeRangeTable(decodeRanges("gkjCyBOyBIF", true)),
+    Old_Italic: () => new UnicodeRangeTable(decodeRanges("g4gCjBKC", true)),
+    Old_North_Arabian: () => new UnicodeRangeTable(decodeRanges("g0iCf", true)),
+    Old_Permic: () => new UnicodeRangeTable(decodeRanges("w6gCqB", true)),
+    Old_Persian: () => new UnicodeRangeTable(decodeRanges("g9gCjBFN", true)),
+    Old_Sogdian: () => new UnicodeRangeTable(decodeRanges("g4jCnB", true)),
+    Old_South_Arabian: () => new UnicodeRangeTable(decodeRanges("gziCf", true)),
+    Old_Turkic: () => new UnicodeRangeTable(decodeRanges("ggjCoC", true)),
+    Old_Uyghur: () => new UnicodeRangeTable(decodeRanges("w7jCZ", true)),
+    Oriya: () => new UnicodeRangeTable(decodeRanges("h4CCCHDBDVCGCBCEDIDBDCICFBCEDR", true)),
+    Osage: () => new UnicodeRangeTable(decodeRanges("wlhCjBFjB", true)),
+    Osmanya: () => new UnicodeRangeTable(decodeRanges("gkhCdDJ", true)),
+    Pahawh_Hmong: () => new UnicodeRangeTable(decodeRanges("g46ClCLJCGCUGS", true)),
+    Palmyrene: () => new UnicodeRangeTable(decodeRanges("gjiCf", true)),
+    Pau_Cin_Hau: () => new UnicodeRangeTable(decodeRanges("g2mC4B", true)),
+    Phags_Pa: () => new UnicodeRangeTable(decodeRanges("giqB3B", true)),
+    Phoenician: () => new UnicodeRangeTable(decodeRanges("goiCbEA", true)),
+    Psalter_Pahlavi: () => new UnicodeRangeTable(decodeRanges("g8iCRIDNG", true)),
+    Rejang: () => new UnicodeRangeTable(decodeRanges("wpqBjBMA", true)),
+    Runic: () => new UnicodeRangeTable(decodeRanges("g1FqCEK", true)),
+    Samaritan: () => new UnicodeRangeTable(decodeRanges("ggCtBDO", true)),
+    Saurashtra: () => new UnicodeRangeTable(decodeRanges("gkqBlCJL", true)),
+    Sharada: () => new UnicodeRangeTable(decodeRanges("gskC-ChsCH", true)),
+    Shavian: () => new UnicodeRangeTable(decodeRanges("wihCvB", true)),
+    Siddham: () => new UnicodeRangeTable(decodeRanges("gslC1BDlB", true)),
+    Sidetic: () => new UnicodeRangeTable(decodeRanges("gqiCZ", true)),
+    SignWriting: () => new UnicodeRangeTable(decodeRanges("gg2DrUQECO", true)),
+    Sinhala: () => new UnicodeRangeTable(decodeRanges("hsDCBCRBEXBCIBCDDBFBEFFBEBCCCBGBHJBDCBt-gCTB", false)),
+    Sogdian: () => new UnicodeRangeTable(decodeRanges("w5jCpB", true)),
+    Sora_Sompeng: () => new UnicodeRangeTable(decodeRanges("wmkCYIJ", true)),
+    Soyombo: () => new UnicodeRangeTable(decodeRanges("wymCyC", true)),
+    Sundanese: () => new UnicodeRangeTable(decodeRanges("g8G-BhIH", true)),
+    Sunuwar: () => new UnicodeRangeTable(decodeRanges("g+mChBPJ", true)),
+    Syloti_Nagri: () => new UnicodeRangeTable(decodeRanges("ggqBsB", true)),
+    Syriac: () => new UnicodeRangeTable(decodeRanges("g4BNC7BDCxIK", true)),
+    Tagalog: () => new UnicodeRangeTable(decodeRanges("g4FVKA", true)),
+    Tagbanwa: () => new UnicodeRangeTable(decodeRanges("g7FMCCCB", true)),
+    Tai_Le: () => new UnicodeRangeTable(decodeRanges("wqGdDE", true)),
+    Tai_Tham: () => new UnicodeRangeTable(decodeRanges("gxG+BCcDKHJHN", true)),
+    Tai_Viet: () => new UnicodeRangeTable(decodeRanges("g0qBiCZE", true)),
+    Tai_Yo: () => new UnicodeRangeTable(decodeRanges("g25DeCVJB", true)),
+    Takri: () => new UnicodeRangeTable(decodeRanges("g0lC5BHJ", true)),
+    Tamil: () => new UnicodeRangeTable(decodeRanges("i8CBBCFBECBCDBEBBCCCBEEBEEBBBELBFEBECBCDBDHHPUBm+kCxBBOAB", false)),
+    Tangsa: () => new UnicodeRangeTable(decodeRanges("wz6CuCCJ", true)),
+    Tangut: () => new UnicodeRangeTable(decodeRanges("g-7CgBgBB+3GBhQeBiDyDB", false)),
+    Telugu: () => new UnicodeRangeTable(decodeRanges("ggDMCCCWCPDICCCDIBCCCBDDDJII", true)),
+    Thaana: () => new UnicodeRangeTable(decodeRanges("g8BxB", true)),
+    Thai: () => new UnicodeRangeTable(decodeRanges("hwD5BGb", true)),
+    Tibetan: () => new UnicodeRangeTable(decodeRanges("g4DnCCjBFmBCjBCOCGFB", true)),
+    Tifinagh: () => new UnicodeRangeTable(decodeRanges("wpL3BIBPA", true)),
+    Tirhuta: () => new UnicodeRangeTable(decodeRanges("gklCnCJJ", true)),
+    Todhri: () => new UnicodeRangeTable(decodeRanges("guhCzB", true)),
+    Tolong_Siki: () => new UnicodeRangeTable(decodeRanges("wtnCrBFJ", true)),
+    Toto: () => new UnicodeRangeTable(decodeRanges("w04De", true)),
+    Tulu_Tigalari: () => new UnicodeRangeTable(decodeRanges("g8kCJBCDDClBBCJBCDDCDBCJBCBBJBB", false)),
+    Ugaritic: () => new UnicodeRangeTable(decodeRanges("g8gCdCA", true)),
+    Unknown: () => new UnicodeRangeTable(decodeRanges("4bBBHDBICCVuMuMnBBBzBBBE4B4BBGBcDBHKBvI9B9BBmDmDBMB8BBByBBBQddBCCMEBjBEBuHJJBDDBXXICCBBBFBBKBBDBBFHBCDBDGGBaaBEEHDBDBBXIIDGDBCCGDBDBBECBCGBFCCBFBSJBEKKEXXIDDGBBLIEBCCBNBFBBNGBIEEJBBDBBXIIDGGBKKBDDBEEBFBEDBDGGBTTBIBDHHBBBEFFBBBDCCDCBDCBECBNDBGCBEFFBCCBEBCNBWEBOEEYRRBKKEFFBFBDEEDBBFBBLGBXEEYLLGBBKEEFGBDEBEFFBLLELBOEE0BEEHDBRBBbEETCBZKKCBBICBCDBHCCJFBLBBELB7BDBekBBDCCGZZCYYBGGCIILBBFfBpClBlBBCBoBlBlBQOOBjBBnGCCBDBCBB6LFFBIICFFBqBqBFBBiBFFBIICFFBQQ6BFFBkCkCBhBhBBBBbFB3CBBHBB+UCB6CGBXIBZIBVLBOEEDLB-CBBLFBLFBbFB6CGBsBEBnCJBgBNNBCBNDBCCBrBBBGKBtBDBbFBMCB-BBBiCeeBMMBEBLFBPBBvBBBNTBuCnFnFBGB9BCBQCB-BEBsBBBMHBsBEB3QBBHBBnBBBHBBJGCgBBB2BQQPBBHUUBEEKmDmDNBBcOOBBBjBNBiBOBtEDB7UVBMUB14BBB-LEBuBCCBDBCBB5BGBDNBZIBI4BI-DhBBb6C6CBKB3GZBxC3C3CBoDoDBDBsB-C-C3CIBxBuzcuzcBBB4BIB9KTB5FHB+GTB9BCBLFB5BHBnCHBNFB1DKBfCBvCMMBCBiB4B4BBHBPBBLBBoDXBdJBHBBHBBHIBIII9BDB-DBBLFBl9KLBYDByBjoIBvLBBrDlBBILBGEBbGGCGDrUfBrBFB0BUUFDBGoEoEBCC-FCBHBBHBBHBBECBIIIBIBGBBNbbUDDQBBPhBB8DEBEDBuBCB5COOBBBCuBBvBhEBeCByBOBdDBlBIBfEBsBEBfmBmBBCBPpBB-EBBLFBlBDBlBDBpBHB1BKBNQQIDDMQQIDDBBB1BLB4JIBXJBJXBHrBrBKkCBHBBCtBtBDCBCBBYpCpCBGBKvBBUDDBDBiBCBcEBclBB5BDBVBBzBDDBDBJEEeBBEDBLGBKGBhCfBoBDBNIB3BCBeBBcEBbGBFLBIvCBqC2BB0BMB0BGBvBHBLFBnBCBeHBDvGBgBrBrBEBBDPBHHBKgBBvBHBrBVBblBBdTBYIBvCDBlBIBlCJBCBBaGBLFB2BTTBGBoBIBhDVVBJBTwBwBB8BBICCFQQMFB8BEBLFBFJJBDDBXXIDDGLLBDDBEEBCCBEBCEBIBBICBGKBLCCBCCnBLLCBBCFFLDDBGBDcB9CGGBcBpCHBLlFB3BBBnBhBBmCKBLFBOSB7BFBLFBVbBcBBQDBY4FB9BjDB0CLBJBBCBBJDDfDDBNNBHBLlCBJBBvBBBMaBpCHB0CMBqCGBL1CBJ3CBjBNBLFBKuBuBPJBeCBhBBBXPPBnCBIDDtBCBCDDKHBLFBHDDmBDDHGBLFBtBDBL1HBaGBSqBqBBBBe0CBCOBzBMB8clDBwDGGBJBlGryCBkDMB3iBJB88DEBoS41GB7Bl2BB6RGBgBLLBCByCLLBEBfBBHJBnCJBLIIWEBUvNB7BlGB8CEBaBBarBBsCDB6BGBS-BBGKBIIB3mHoBBhBgDB0D8vIBFIIDkJkJBNBCcBEBBCNBFHBtMjoCBsDEBOCBKGBLBBJ76DB+HCB1NFBYOBSOBvBBBYIB1D7BB3HJBoBBBjGUBnC5DBVLBVLB4CIBamEB2CoCoCDBBCBBDBBFNNCIIiCFFBJJIddFGGCCBI1K1KBlJlJB-V-VBNBGQQBuiBBgBFBH0GBISSBIIDGGBDB-BgBBCvDBuBCBPBBLDBD-JBgBQB7BEBCvOBrB1GBsBDBC-FBgBXXBGBD-GBIFFDQQmGBBRoBBtCDBLDBDwYBlCrCB+BhGBFccDCCBCCLFFCCCBEBCDBCECEDDCBBCICDCCBFFIKFCLLSEBEGGSzBBDtIBtBDBlDLBQBBQQQmBJBvF3BBeMBtBDBKGBDNBH5EB6eCBSCBOCB7GFBNDBCOBNDB5BHBLFBpBHBfBBNDBDNBKmBB5KHBPBBOCBMCB6BCCBCBRBBNDBLGB0EoDoDBjgBBh3pBfB-oEBBv0FBBypHOBvThtCB-QhvBBs6EEBrpIm8yVBCdBhD-DBxHvw-FB", false)),
+    Vai: () => new UnicodeRangeTable(decodeRanges("gopBrJ", true)),
+    Vithkuqi: () => new UnicodeRangeTable(decodeRanges("wrhCKCOCGCBCKCOCGCB", true)),
+    Wancho: () => new UnicodeRangeTable(decodeRanges("g24D5BGA", true)),
+    Warang_Citi: () => new UnicodeRangeTable(decodeRanges("glmCyCNA", true)),
+    Yezidi: () => new UnicodeRangeTable(decodeRanges("g0jCpBCCDB", true)),
+    Yi: () => new UnicodeRangeTable(decodeRanges("ggoBskBE2B", true)),
+    Zanabazar_Square: () => new UnicodeRangeTable(decodeRanges("gwmCnC", true))
+  });
+  static FOLD_CATEGORIES = new LazyMap({
+    L: () => new UnicodeRangeTable(decodeRanges("laA", true)),
+    LC: () => new UnicodeRangeTable(decodeRanges("laA", true)),
+    Ll: () => new UnicodeRangeTable(decodeRanges("hCZBmDWBCGBiBuBCEECDOCDuBCBECEBBCCCBCCBBBDDBCBBCCBEBBCBBCECBCCDCCBCCBBBCCCBEEIBBCBBCBBCOCDQCDBBCCCBBBC4BCIBBCBBDCCBCBCGC3HrBrBCEEJHHCCBCCCBCCBPBCIBkBJJCUCGDDCBBDyBBxBgBCK2BCBMCD+CCDlBBq6ClBBCGGzW1CB0kCHHBpBBDCBhK0ECKgDCKHBJFBLHBJHBJFBMGCJHBZHBJHBJHBJEBMEBMDBNEBMEBqJEEBHHxC9zC9zCBuBBxBCCBBBDGCBCBCDDJCBCgDCJCCFuqeuqeCqBCUaCoEMCE8BCLECBICFCCDCCEUCBDBCEBCOCBCBCCCBQCZs5Vs5VBYBmmBnBBpEjBB9EKBCOBCGBCBBr3ByBB+EVB75CfBhsVfBhCYBoyehBB", false)),
+    Lt: () => new UnicodeRangeTable(decodeRanges("kOCCBCCBCClBCCtsHHBJHBJHBMQQwBAB", false)),
+    Lu: () => new UnicodeRangeTable(decodeRanges("hDZB7BqBqBBWBCHBCuBCEECDOCDsBCDECBBBDCCDEEGDDECBDDDCCCDFFDEECDDECCGBBCBBCBBCOCBSCDBBCEECkBCEQCJDDBCCFICBEBCBBCCCBEEBCCBCBCEBDCCBDDIDDCBBEFBGLLBnFnFsBCCEEEBBBvBDBCdBCBBECBCWCBDBCGD1BvBBCgBCK0BCDMCBgDCyBlBBq6CqBBDCB5XFBjkCIBCvHvHERRzD0ECGGGC8CCBHBJFBLHBJHBJFBMGCJHBJNBzBBBNSSBPPBEEpL2B2Bs1CvBBCEEBGCHDDLiDCJCCFNNBkBBCGG0oesBCUaCoEMCE8BCLCCDICFFFCBBDSCMOCFCCDOCb9a9advCBi8UZBumBnBBpEjBB8EKBCOBCGBCBBk4ByBB+DVB75CfBhsVfB8BYBvyehBB", false)),
+    M: () => new UnicodeRangeTable(decodeRanges("5cgBgBlgHAB", false)),
+    Mn: () => new UnicodeRangeTable(decodeRanges("5cgBgBlgHAB", false)),
+    Emoji: () => new UnicodeRangeTable(decodeRanges("8mJA", true)),
+    Extended_Pictographic: () => new UnicodeRangeTable(decodeRanges("8mJA", true)),
+    Lowercase: () => new UnicodeRangeTable(decodeRanges("hCZBmDWBCGBiBuBCEECDOCDuBCBECEBBCCCBCCBBBDDBCBBCCBEBBCBBCECBCCDCCBCCBBBCCCBEEIBBCBBCBBCOCDQCDBBCCCBBBC4BCIBBCBBDCCBCBCGCiJCCEJJHCCBBBCCCBCCBPBCIBkBJJCUCGDDCBBDyBBxBgBCK2BCBMCD+CCDlBBq6ClBBCGGzW1CB0kCHHBpBBDCBhK0ECKgDCKHBJFBLHBJHBJFBMGCJHBZHBJHBJHBJEBMEBMDBNEBMEBqJEEBHHuBPBUzZzZBYBx5BvBBxBCCBBBDGCBCBCDDJCBCgDCJCCFuqeuqeCqBCUaCoEMCE8BCLECBICFCCDCCEUCBDBCEBCOCBCBCCCBQCZs5Vs5VBYBmmBnBBpEjBB9EKBCOBCGBCBBr3ByBB+EVB75CfBhsVfBhCYBoyehBB", false)),
+    Math: () => new UnicodeRangeTable(decodeRanges("ycGDCHHFMMDDDCHHFAB", false)),
+    Uppercase: () => new UnicodeRangeTable(decodeRanges("hDZB7BqBqBBWBCHBCuBCEECDOCDsBCDECBBBDCCDEEGDDECBDDDCCCDFFDEECDDECCGBBCBBCBBCOCBSCDBBCEECkBCEQCJDDBCCFICBEBCBBCCCBEEBCCBCBCEBDCCBDDIDDCBBEFBGLLBnFnFsBCCEEEBBBvBDBCdBCBBECBCWCBDBCGD1BvBBCgBCK0BCDMCBgDCyBlBBq6CqBBDCB5XFBjkCIBCvHvHERRzD0ECGGGC8CCBHBJFBLHBJHBJFBMGCJHBJNBzBBBNSSBPPBEEpLiBiBBOBFsasaBYBn6BvBBCEEBGCHDDLiDCJCCFNNBkBBCGG0oesBCUaCoEMCE8BCLCCDICFFFCBBDSCMOCFCCDOCb9a9advCBi8UZBumBnBBpEjBB8EKBCOBCGBCBBk4ByBB+DVB75CfBhsVfB8BYBvyehBB", false))
+  });
+  static FOLD_SCRIPT = new LazyMap({
+    Common: () => new UnicodeRangeTable(decodeRanges("8cgBgB", false)),
+    Greek: () => new UnicodeRangeTable(decodeRanges("1FwUwU", false)),
+    Inherited: () => new UnicodeRangeTable(decodeRanges("5cgBgBlgHAB", false))
+  });
+};
+var Unicode = class Unicode2 {
+  static MAX_RUNE = 1114111;
+  static RUNE_ERROR = 65533;
+  static isUnsearchable(r) {
+    return r === Unicode2.RUNE_ERROR || r >= Unicode2.MIN_HIGH_SURROGATE && r <= Unicode2.MAX_LOW_SURROGATE;
+  }
+  static MAX_ASCII = 127;
+  static MAX_LATIN1 = 255;
+  static MAX_BMP = 65535;
+  static MIN_FOLD = 65;
+  static MAX_FOLD = 125251;
+  static MIN_HIGH_SURROGATE = 55296;
+  static MAX_HIGH_SURROGATE = 56319;
+  static MIN_LOW_SURROGATE = 56320;
+  static MAX_LOW_SURROGATE = 57343;
+  static MIN_SUPPLEMENTARY_CODE_POINT = 65536;
+  static is32(ranges, r) {
+    let lo = 0;
+    let hi = ranges.length;
+    while (lo < hi) {
+      const m = lo + Math.floor((hi - lo) / 2);
+      const rlo = ranges.getLo(m);
+      const rhi = ranges.getHi(m);
+      if (rlo <= r && r <= rhi) {
+        const stride = ranges.getStride(m);
+        return (r - rlo) % stride === 0;
+      }
+      if (r < rlo) hi = m;
+      else lo = m + 1;
+    }
+    return false;
+  }
+  static is(ranges, r) {
+    if (r <= Unicode2.MAX_LATIN1) {
+      for (let i = 0; i < ranges.length; i++) {
+        if (r > ranges.getHi(i)) continue;
+        const rlo = ranges.getLo(i);
+        if (r < rlo) return false;
+        const stride = ranges.getStride(i);
+        return (r - rlo) % stride === 0;
+      }
+      return false;
+    }
+    return ranges.length > 0 && r >= ranges.getLo(0) && Unicode2.is32(ranges, r);
+  }
+  static isPrint(r) {
+    if (r <= Unicode2.MAX_LATIN1) return r >= 32 && r < Unicode2.MAX_ASCII || r >= 161 && r !== 173;
+    return Unicode2.is(UnicodeTables.Print, r);
+  }
+  static simpleFold(r) {
+    if (UnicodeTables.CASE_ORBIT.has(r)) return UnicodeTables.CASE_ORBIT.get(r);
+    if (r <= Unicode2.MAX_ASCII) {
+      const l = Codepoint.toLowerCase(r);
+      return l !== r ? l : Codepoint.toUpperCase(r);
+    }
+    return r;
+  }
+  static equalsIgnoreCase(r1, r2) {
+    if (r1 === r2) return true;
+    if (r1 < 0 || r2 < 0) return false;
+    if (r1 <= Unicode2.MAX_ASCII && r2 <= Unicode2.MAX_ASCII) {
+      if (65 <= r1 && r1 <= 90) r1 |= 32;
+      if (65 <= r2 && r2 <= 90) r2 |= 32;
+      return r1 === r2;
+    }
+    for (let r = Unicode2.simpleFold(r1); r !== r1; r = Unicode2.simpleFold(r)) if (r === r2) return true;
+    return false;
+  }
+};
+var RE2JSException = class extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = "RE2JSException";
+  }
+};
+var RE2JSSyntaxException = class extends RE2JSException {
+  /**
+  * @param {string} error
+  * @param {string|null} [input=null]
+  */
+  constructor(error, input = null) {
+    let message = `error parsing regexp: ${error}`;
+    if (input) message += `: \`${input}\``;
+    super(message);
+    this.name = "RE2JSSyntaxException";
+    this.message = message;
+    this.error = error;
+    this.input = input;
+  }
+  /**
+  * Retrieves the description of the error.
+  * @returns {string}
+  */
+  getDescription() {
+    return this.error;
+  }
+  /**
+  * Retrieves the erroneous regular-expression pattern.
+  * @returns {string|null}
+  */
+  getPattern() {
+    return this.input;
+  }
+};
+var RE2JSCompileException = class extends RE2JSException {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = "RE2JSCompileException";
+  }
+};
+var RE2JSGroupException = class extends RE2JSException {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = "RE2JSGroupException";
+  }
+};
+var RE2JSFlagsException = class extends RE2JSException {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = "RE2JSFlagsException";
+  }
+};
+var RE2JSInternalException = class extends RE2JSException {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = "RE2JSInternalException";
+  }
+};
+var FAST_PATH_TABLE_SIZE = 256;
+var WORD_RUNE_TABLE = new Uint8Array(FAST_PATH_TABLE_SIZE);
+for (let i = 0; i < FAST_PATH_TABLE_SIZE; i++) WORD_RUNE_TABLE[i] = 97 <= i && i <= 122 || 65 <= i && i <= 90 || 48 <= i && i <= 57 || i === 95 ? 1 : 0;
+var cachedNativeEncoder = null;
+var cachedNativeDecoder = null;
+var Utils = class Utils2 {
+  static METACHARACTERS = "\\.+*?()|[]{}^$";
+  static EMPTY_BEGIN_LINE = 1;
+  static EMPTY_END_LINE = 2;
+  static EMPTY_BEGIN_TEXT = 4;
+  static EMPTY_END_TEXT = 8;
+  static EMPTY_WORD_BOUNDARY = 16;
+  static EMPTY_NO_WORD_BOUNDARY = 32;
+  static EMPTY_ALL = -1;
+  static emptyInts() {
+    return [];
+  }
+  static isString(value) {
+    return typeof value === "string" || Object.prototype.toString.call(value) === "[object String]";
+  }
+  static typeName(value) {
+    if (value === null || typeof value !== "object" && typeof value !== "function") return value === null ? "null" : typeof value;
+    return Object.prototype.toString.call(value).slice(8, -1);
+  }
+  static checkPattern(pattern) {
+    if (!Utils2.isString(pattern)) throw new TypeError(`The pattern must be a string, not ${Utils2.typeName(pattern)} (RE2JS.translateRegExp() converts a RegExp)`);
+  }
+  static checkInput(input) {
+    if (!Utils2.isString(input) && !Utils2.isByteArray(input)) throw new TypeError(`The input must be a string or a byte array (Uint8Array or number[]), not ${Utils2.typeName(input)}`);
+  }
+  static checkFlags(flags) {
+    const known = PublicFlags.MULTILINE | PublicFlags.DOTALL | PublicFlags.CASE_INSENSITIVE | PublicFlags.DISABLE_UNICODE_GROUPS | PublicFlags.LONGEST_MATCH | PublicFlags.LOOKBEHINDS;
+    if (!Number.isInteger(flags) || (flags & ~known) !== 0) throw new RE2JSFlagsException("Flags should only be a combination of MULTILINE, DOTALL, CASE_INSENSITIVE, DISABLE_UNICODE_GROUPS, LONGEST_MATCH, LOOKBEHINDS");
+  }
+  static isByteArray(input) {
+    return Array.isArray(input) || Object.prototype.toString.call(input) === "[object Uint8Array]";
+  }
+  static isalnum(c) {
+    return Codepoint.CODES["0"] <= c && c <= Codepoint.CODES["9"] || Codepoint.CODES["a"] <= c && c <= Codepoint.CODES["z"] || Codepoint.CODES["A"] <= c && c <= Codepoint.CODES["Z"];
+  }
+  static unhex(c) {
+    if (Codepoint.CODES["0"] <= c && c <= Codepoint.CODES["9"]) return c - Codepoint.CODES["0"];
+    if (Codepoint.CODES["a"] <= c && c <= Codepoint.CODES["f"]) return c - Codepoint.CODES["a"] + 10;
+    if (Codepoint.CODES["A"] <= c && c <= Codepoint.CODES["F"]) return c - Codepoint.CODES["A"] + 10;
+    return -1;
+  }
+  static escapeRune(rune) {
+    let out = "";
+    if (Unicode.isPrint(rune)) {
+      if (Utils2.METACHARACTERS.indexOf(String.fromCodePoint(rune)) >= 0) out += "\\";
+      out += String.fromCodePoint(rune);
+    } else switch (rune) {
+      case Codepoint.CODES['"']:
+        out += '\\"';
+        break;
+      case Codepoint.CODES["\\"]:
+        out += "\\\\";
+        break;
+      case Codepoint.CODES["	"]:
+        out += "\\t";
+        break;
+      case Codepoint.CODES["\n"]:
+        out += "\\n";
+        break;
+      case Codepoint.CODES["\r"]:
+        out += "\\r";
+        break;
+      case Codepoint.CODES["\b"]:
+        out += "\\b";
+        break;
+      case Codepoint.CODES["\f"]:
+        out += "\\f";
+        break;
+      default: {
+        let s = rune.toString(16);
+        if (rune < 256) {
+          out += "\\x";
+          if (s.length === 1) out += "0";
+          out += s;
+        } else out += `\\x{${s}}`;
+        break;
+      }
+    }
+    return out;
+  }
+  static stringToRunes(str) {
+    const string2 = String(str);
+    const runes = [];
+    let i = 0;
+    while (i < string2.length) {
+      const cp = string2.codePointAt(i);
+      runes.push(cp);
+      i += cp > Unicode.MAX_BMP ? 2 : 1;
+    }
+    return new Int32Array(runes);
+  }
+  static runeToString(r) {
+    return String.fromCodePoint(r);
+  }
+  static isWordRune(r) {
+    return r < FAST_PATH_TABLE_SIZE ? WORD_RUNE_TABLE[r] === 1 : false;
+  }
+  static emptyOpContext(r1, r2) {
+    let op = 0;
+    if (r1 < 0) op |= Utils2.EMPTY_BEGIN_TEXT | Utils2.EMPTY_BEGIN_LINE;
+    if (r1 === 10) op |= Utils2.EMPTY_BEGIN_LINE;
+    if (r2 < 0) op |= Utils2.EMPTY_END_TEXT | Utils2.EMPTY_END_LINE;
+    if (r2 === 10) op |= Utils2.EMPTY_END_LINE;
+    if (Utils2.isWordRune(r1) !== Utils2.isWordRune(r2)) op |= Utils2.EMPTY_WORD_BOUNDARY;
+    else op |= Utils2.EMPTY_NO_WORD_BOUNDARY;
+    return op;
+  }
+  /**
+  * Returns a string that quotes all regular expression metacharacters inside the argument text;
+  * the returned string is a regular expression matching the literal text. For example,
+  * {@code quoteMeta("[foo]").equals("\\[foo\\]")}.
+  * @param {string} str
+  * @returns {string}
+  */
+  static quoteMeta(str) {
+    return str.split("").map((s) => {
+      if (Utils2.METACHARACTERS.indexOf(s) >= 0) return `\\${s}`;
+      return s;
+    }).join("");
+  }
+  static charCount(codePoint) {
+    return codePoint > Unicode.MAX_BMP ? 2 : 1;
+  }
+  /**
+  * High-speed conversion from TypedArrays to standard JS Arrays.
+  * Bypasses the expensive Symbol.iterator overhead of Array.from()
+  */
+  static toArray(typedArray) {
+    const len = typedArray.length;
+    const res = new Array(len);
+    for (let i = 0; i < len; i++) res[i] = typedArray[i];
+    return res;
+  }
+  static stringToUtf8ByteArray(str) {
+    if (globalThis.TextEncoder) {
+      if (!cachedNativeEncoder) cachedNativeEncoder = new TextEncoder();
+      return cachedNativeEncoder.encode(str);
+    } else {
+      let out = [], p = 0;
+      for (let i = 0; i < str.length; i++) {
+        let c = str.charCodeAt(i);
+        if (c < 128) out[p++] = c;
+        else if (c < 2048) {
+          out[p++] = c >> 6 | 192;
+          out[p++] = c & 63 | 128;
+        } else if ((c & 64512) === Unicode.MIN_HIGH_SURROGATE && i + 1 < str.length && (str.charCodeAt(i + 1) & 64512) === Unicode.MIN_LOW_SURROGATE) {
+          c = Unicode.MIN_SUPPLEMENTARY_CODE_POINT + ((c & 1023) << 10) + (str.charCodeAt(++i) & 1023);
+          out[p++] = c >> 18 | 240;
+          out[p++] = c >> 12 & 63 | 128;
+          out[p++] = c >> 6 & 63 | 128;
+          out[p++] = c & 63 | 128;
+        } else {
+          out[p++] = c >> 12 | 224;
+          out[p++] = c >> 6 & 63 | 128;
+          out[p++] = c & 63 | 128;
+        }
+      }
+      return out;
+    }
+  }
+  static utf8ByteArrayToString(bytes) {
+    if (globalThis.TextDecoder) {
+      if (!cachedNativeDecoder) cachedNativeDecoder = new TextDecoder("utf-8");
+      const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+      return cachedNativeDecoder.decode(view);
+    } else {
+      let out = [], pos = 0, c = 0;
+      while (pos < bytes.length) {
+        let c1 = bytes[pos++];
+        if (c1 < 128) out[c++] = String.fromCharCode(c1);
+        else if (c1 > 191 && c1 < 224) {
+          let c2 = bytes[pos++];
+          out[c++] = String.fromCharCode((c1 & 31) << 6 | c2 & 63);
+        } else if (c1 > 239 && c1 < 365) {
+          let c2 = bytes[pos++];
+          let c3 = bytes[pos++];
+          let c4 = bytes[pos++];
+          let u = ((c1 & 7) << 18 | (c2 & 63) << 12 | (c3 & 63) << 6 | c4 & 63) - Unicode.MIN_SUPPLEMENTARY_CODE_POINT;
+          out[c++] = String.fromCharCode(Unicode.MIN_HIGH_SURROGATE + (u >> 10));
+          out[c++] = String.fromCharCode(Unicode.MIN_LOW_SURROGATE + (u & 1023));
+        } else {
+          let c2 = bytes[pos++];
+          let c3 = bytes[pos++];
+          out[c++] = String.fromCharCode((c1 & 15) << 12 | (c2 & 63) << 6 | c3 & 63);
+        }
+      }
+      return out.join("");
+    }
+  }
+};
+var createEnum = (values = [], initNum = 0) => {
+  const enumObject = /* @__PURE__ */ Object.create(null);
+  for (let i = 0; i < values.length; i++) {
+    const val = values[i];
+    const keyVal = initNum + i;
+    enumObject[val] = keyVal;
+    enumObject[keyVal] = val;
+  }
+  return Object.freeze(enumObject);
+};
+var MatcherInputBase = class MatcherInputBase2 {
+  static Encoding = createEnum(["UTF_16", "UTF_8"]);
+  getEncoding() {
+    throw Error("not implemented");
+  }
+  /** @returns {string} */
+  asCharSequence() {
+    throw Error("not implemented");
+  }
+  /** @returns {Uint8Array|number[]|null} */
+  asBytes() {
+    throw Error("not implemented");
+  }
+  /** @returns {number} */
+  length() {
+    throw Error("not implemented");
+  }
+  /**
+  *
+  * @returns {boolean}
+  */
+  isUTF8Encoding() {
+    return this.getEncoding() === MatcherInputBase2.Encoding.UTF_8;
+  }
+  /**
+  *
+  * @returns {boolean}
+  */
+  isUTF16Encoding() {
+    return this.getEncoding() === MatcherInputBase2.Encoding.UTF_16;
+  }
+};
+var Utf8MatcherInput = class extends MatcherInputBase {
+  /** @param {Uint8Array|number[]|null} bytes */
+  constructor(bytes = null) {
+    super();
+    this.bytes = bytes;
+  }
+  getEncoding() {
+    return MatcherInputBase.Encoding.UTF_8;
+  }
+  /**
+  *
+  * @returns {string}
+  */
+  asCharSequence() {
+    return Utils.utf8ByteArrayToString(this.bytes);
+  }
+  /**
+  *
+  * @returns {Uint8Array|number[]|null}
+  */
+  asBytes() {
+    return this.bytes;
+  }
+  /**
+  *
+  * @returns {number}
+  */
+  length() {
+    return this.bytes.length;
+  }
+};
+var Utf16MatcherInput = class extends MatcherInputBase {
+  /** @param {string|null} charSequence */
+  constructor(charSequence = null) {
+    super();
+    this.charSequence = charSequence;
+  }
+  getEncoding() {
+    return MatcherInputBase.Encoding.UTF_16;
+  }
+  /**
+  *
+  * @returns {string}
+  */
+  asCharSequence() {
+    return this.charSequence;
+  }
+  /**
+  *
+  * @returns {number[]}
+  */
+  asBytes() {
+    return Utils.stringToUtf8ByteArray(this.charSequence.toString());
+  }
+  /**
+  *
+  * @returns {number}
+  */
+  length() {
+    return this.charSequence.length;
+  }
+};
+var MatcherInput = class {
+  /**
+  * Return the MatcherInput for UTF_16 encoding.
+  * @returns {Utf16MatcherInput}
+  */
+  static utf16(charSequence) {
+    Utils.checkInput(charSequence);
+    return new Utf16MatcherInput(charSequence);
+  }
+  /**
+  * Return the MatcherInput for UTF_8 encoding.
+  * @returns {Utf8MatcherInput}
+  */
+  static utf8(input) {
+    if (Utils.isByteArray(input)) return new Utf8MatcherInput(input);
+    return new Utf8MatcherInput(Utils.stringToUtf8ByteArray(input));
+  }
+};
+var MachineInputBase = class {
+  static EOF() {
+    return -8;
+  }
+  constructor() {
+    this.start = 0;
+    this.end = 0;
+  }
+  canCheckPrefix() {
+    return true;
+  }
+  endPos() {
+    return this.end - this.start;
+  }
+  hasString() {
+    return false;
+  }
+  hasAnyString() {
+    return false;
+  }
+  prefixLength() {
+    return 0;
+  }
+};
+var MachineUTF8Input = class MachineUTF8Input2 extends MachineInputBase {
+  static RUNE_ERROR_STEP = Unicode.RUNE_ERROR << 3 | 1;
+  constructor(bytes, start = 0, end = bytes.length) {
+    super();
+    this.bytes = bytes;
+    this.start = start;
+    this.end = end;
+  }
+  hasString(prefilter, pos) {
+    const target = prefilter.bytes;
+    if (target.length === 0) return true;
+    const idx = this.indexOf(this.bytes, target, this.start + pos);
+    return idx !== -1 && idx <= this.end - target.length;
+  }
+  hasAnyString(prefilter, pos) {
+    return prefilter.automaton8().searchUTF8(this.bytes, this.start + pos, this.end);
+  }
+  step(pos) {
+    pos += this.start;
+    if (pos >= this.end) return MachineInputBase.EOF();
+    const c = this.bytes[pos] & 255;
+    if (c < 128) return c << 3 | 1;
+    let size;
+    let rune;
+    let lo = 128;
+    let hi = 191;
+    if (c >= 194 && c <= 223) {
+      size = 2;
+      rune = c & 31;
+    } else if (c >= 224 && c <= 239) {
+      size = 3;
+      rune = c & 15;
+      if (c === 224) lo = 160;
+      else if (c === 237) hi = 159;
+    } else if (c >= 240 && c <= 244) {
+      size = 4;
+      rune = c & 7;
+      if (c === 240) lo = 144;
+      else if (c === 244) hi = 143;
+    } else return MachineUTF8Input2.RUNE_ERROR_STEP;
+    if (pos + size > this.end) return MachineUTF8Input2.RUNE_ERROR_STEP;
+    const c1 = this.bytes[pos + 1] & 255;
+    if (c1 < lo || c1 > hi) return MachineUTF8Input2.RUNE_ERROR_STEP;
+    rune = rune << 6 | c1 & 63;
+    if (size > 2) {
+      const c2 = this.bytes[pos + 2] & 255;
+      if ((c2 & 192) !== 128) return MachineUTF8Input2.RUNE_ERROR_STEP;
+      rune = rune << 6 | c2 & 63;
+      if (size > 3) {
+        const c3 = this.bytes[pos + 3] & 255;
+        if ((c3 & 192) !== 128) return MachineUTF8Input2.RUNE_ERROR_STEP;
+        rune = rune << 6 | c3 & 63;
+      }
+    }
+    return rune << 3 | size;
+  }
+  index(re2, pos) {
+    pos += this.start;
+    const i = this.indexOf(this.bytes, re2.prefixUTF8, pos);
+    return i < 0 ? i : i - pos;
+  }
+  context(pos) {
+    pos += this.start;
+    let r1 = -1;
+    if (pos > this.start && pos <= this.end) {
+      let start = pos - 1;
+      r1 = this.bytes[start--];
+      if (r1 >= 128) {
+        let lim = pos - 4;
+        if (lim < this.start) lim = this.start;
+        while (start >= lim && (this.bytes[start] & 192) === 128) start--;
+        if (start < this.start) start = this.start;
+        const r = this.step(start - this.start);
+        r1 = start + (r & 7) === pos ? r >> 3 : Unicode.RUNE_ERROR;
+      }
+    }
+    const r2 = pos < this.end ? this.step(pos - this.start) >> 3 : -1;
+    return Utils.emptyOpContext(r1, r2);
+  }
+  indexOf(source, target, fromIndex = 0) {
+    let targetLength = target.length;
+    if (targetLength === 0) return fromIndex <= this.end ? fromIndex : -1;
+    const firstByte = target[0];
+    let limit = this.end - targetLength;
+    const hasNativeIndexOf = typeof source.indexOf === "function";
+    let i = fromIndex;
+    while (i <= limit) {
+      if (hasNativeIndexOf) {
+        i = source.indexOf(firstByte, i);
+        if (i === -1 || i > limit) return -1;
+      } else {
+        while (i <= limit && source[i] !== firstByte) i++;
+        if (i > limit) return -1;
+      }
+      let match = true;
+      for (let j = 1; j < targetLength; j++) if (source[i + j] !== target[j]) {
+        match = false;
+        break;
+      }
+      if (match) return i;
+      i++;
+    }
+    return -1;
+  }
+  prefixLength(re2) {
+    return re2.prefixUTF8.length;
+  }
+};
+var MachineUTF16Input = class extends MachineInputBase {
+  constructor(charSequence, start = 0, end = charSequence.length) {
+    super();
+    this.charSequence = charSequence;
+    this.start = start;
+    this.end = end;
+  }
+  hasString(prefilter, pos) {
+    const idx = this.charSequence.indexOf(prefilter.str, this.start + pos);
+    return idx !== -1 && idx <= this.end - prefilter.str.length;
+  }
+  hasAnyString(prefilter, pos) {
+    return prefilter.automaton16().searchUTF16(this.charSequence, this.start + pos, this.end);
+  }
+  step(pos) {
+    pos += this.start;
+    if (pos >= this.end) return MachineInputBase.EOF();
+    const c1 = this.charSequence.charCodeAt(pos);
+    if (c1 < Unicode.MIN_HIGH_SURROGATE || c1 > Unicode.MAX_HIGH_SURROGATE || pos + 1 >= this.end) return c1 << 3 | 1;
+    const c2 = this.charSequence.charCodeAt(pos + 1);
+    if (c2 >= Unicode.MIN_LOW_SURROGATE && c2 <= Unicode.MAX_LOW_SURROGATE) return (c1 - Unicode.MIN_HIGH_SURROGATE) * 1024 + (c2 - Unicode.MIN_LOW_SURROGATE) + Unicode.MIN_SUPPLEMENTARY_CODE_POINT << 3 | 2;
+    return c1 << 3 | 1;
+  }
+  index(re2, pos) {
+    pos += this.start;
+    const i = this.charSequence.indexOf(re2.prefix, pos);
+    if (i < 0 || i > this.end - re2.prefix.length) return -1;
+    return i - pos;
+  }
+  context(pos) {
+    pos += this.start;
+    const r1 = pos > this.start && pos <= this.end ? this.charSequence.charCodeAt(pos - 1) : -1;
+    const r2 = pos < this.end ? this.charSequence.charCodeAt(pos) : -1;
+    return Utils.emptyOpContext(r1, r2);
+  }
+  prefixLength(re2) {
+    return re2.prefix.length;
+  }
+};
+var MachineInput = class {
+  static fromUTF8(bytes, start = 0, end = bytes.length) {
+    return new MachineUTF8Input(bytes, start, end);
+  }
+  static fromUTF16(charSequence, start = 0, end = void 0) {
+    Utils.checkInput(charSequence);
+    return new MachineUTF16Input(charSequence, start, end ?? charSequence.length);
+  }
+};
+var Matcher = class Matcher2 {
+  /**
+  * V8 and WebKit have historical hard limits on the number of arguments
+  * that can be passed to a function. We cap replacer arguments to prevent
+  * Call Stack Overflow (DoS) vulnerabilities on massive ASTs.
+  */
+  static MAX_REPLACER_ARGS = 65535;
+  /**
+  * Quotes '\' and '$' in {@code s}, so that the returned string could be used in
+  * {@link #appendReplacement} as a literal replacement of {@code s}.
+  *
+  * @param {string} str the string to be quoted
+  * @param {boolean} [javaMode=false] whether the replacement will be used in javaMode
+  * @returns {string} the quoted string
+  */
+  static quoteReplacement(str, javaMode = false) {
+    if (javaMode) {
+      if (str.indexOf("\\") < 0 && str.indexOf("$") < 0) return str;
+      return str.split("").map((s) => {
+        const c = s.codePointAt(0);
+        if (c === Codepoint.CODES["\\"] || c === Codepoint.CODES["$"]) return `\\${s}`;
+        return s;
+      }).join("");
+    }
+    if (str.indexOf("$") < 0) return str;
+    return str.split("").map((s) => {
+      if (s.codePointAt(0) === Codepoint.CODES["$"]) return "$$";
+      return s;
+    }).join("");
+  }
+  /**
+  *
+  * @param {import('./index.js').RE2JS} pattern
+  * @param {string|number[]|Uint8Array|MatcherInputBase} input
+  */
+  constructor(pattern, input) {
+    if (pattern === null) throw new Error("pattern is null");
+    this.patternInput = pattern;
+    const re2 = this.patternInput.re2();
+    this.patternGroupCount = re2.numberOfCapturingGroups();
+    this.groups = [];
+    this.namedGroups = re2.namedGroups;
+    this.hasNamedGroups = Object.keys(this.namedGroups).length > 0;
+    this.numberOfInstructions = re2.numberOfInstructions();
+    this.lookbehindState = null;
+    if (input instanceof MatcherInputBase) this.resetMatcherInput(input);
+    else if (Utils.isByteArray(input)) this.resetMatcherInput(MatcherInput.utf8(input));
+    else this.resetMatcherInput(MatcherInput.utf16(input));
+  }
+  /**
+  * Returns the {@code RE2JS} associated with this {@code Matcher}.
+  * @returns {import('./index.js').RE2JS}
+  */
+  pattern() {
+    return this.patternInput;
+  }
+  /**
+  * Resets the {@code Matcher}, rewinding input and discarding any match information.
+  *
+  * @returns {Matcher} the {@code Matcher} itself, for chained method calls
+  */
+  reset() {
+    this.matcherInputLength = this.matcherInput.length();
+    this.appendPos = 0;
+    this.hasMatch = false;
+    this.hasGroups = false;
+    this.anchorFlag = 0;
+    return this;
+  }
+  /**
+  * Resets the {@code Matcher} and changes the input.
+  * @param {string|number[]|Uint8Array|MatcherInputBase} input
+  * @returns {Matcher} the {@code Matcher} itself, for chained method calls
+  */
+  resetMatcherInput(input) {
+    if (input === null) throw new Error("input is null");
+    if (!(input instanceof MatcherInputBase)) {
+      if (Utils.isByteArray(input)) input = MatcherInput.utf8(input);
+      else input = MatcherInput.utf16(input);
+    }
+    this.matcherInput = input;
+    if (this.lookbehindState !== null) this.lookbehindState.reset();
+    else this.lookbehindState = this.patternInput.re2().createLookbehindState();
+    this.reset();
+    return this;
+  }
+  /**
+  * Returns the start of the named group of the most recent match, or -1 if the group was not
+  * matched.
+  * @param {string|number} [group=0]
+  * @returns {number}
+  */
+  start(group = 0) {
+    if (typeof group === "string") {
+      const groupInt = this.namedGroups[group];
+      if (!Number.isFinite(groupInt)) throw new RE2JSGroupException(`group '${group}' not found`);
+      group = groupInt;
+    }
+    this.loadGroup(group);
+    return this.groups[2 * group];
+  }
+  /**
+  * Returns the end of the named group of the most recent match, or -1 if the group was not
+  * matched.
+  * @param {string|number} [group=0]
+  * @returns {number}
+  */
+  end(group = 0) {
+    if (typeof group === "string") {
+      const groupInt = this.namedGroups[group];
+      if (!Number.isFinite(groupInt)) throw new RE2JSGroupException(`group '${group}' not found`);
+      group = groupInt;
+    }
+    this.loadGroup(group);
+    return this.groups[2 * group + 1];
+  }
+  /**
+  * Returns the program size of this pattern.
+  *
+  * <p>
+  * Similar to the C++ implementation, the program size is a very approximate measure of a regexp's
+  * "cost". Larger numbers are more expensive than smaller numbers.
+  * </p>
+  *
+  * @returns {number} the program size of this pattern
+  */
+  programSize() {
+    return this.numberOfInstructions;
+  }
+  /**
+  * Returns the named group of the most recent match, or {@code null} if the group was not matched.
+  * @param {string|number} [group=0]
+  * @returns {string|null}
+  */
+  group(group = 0) {
+    if (typeof group === "string") {
+      const groupInt = this.namedGroups[group];
+      if (!Number.isFinite(groupInt)) throw new RE2JSGroupException(`group '${group}' not found`);
+      group = groupInt;
+    }
+    const start = this.start(group);
+    const end = this.end(group);
+    if (start < 0 && end < 0) return null;
+    return this.substring(start, end);
+  }
+  /**
+  * Returns a dictionary map of all named capturing groups and their matched values.
+  * If a group was not matched, its value will be `null`.
+  * @returns {Record<string, string|null>}
+  */
+  getNamedGroups() {
+    if (!this.hasMatch) throw new RE2JSGroupException("perhaps no match attempted");
+    const result = /* @__PURE__ */ Object.create(null);
+    for (const name of Object.keys(this.namedGroups)) result[name] = this.group(name);
+    return result;
+  }
+  /**
+  * Returns the number of subgroups in this pattern.
+  *
+  * @returns {number} the number of subgroups; the overall match (group 0) does not count
+  */
+  groupCount() {
+    return this.patternGroupCount;
+  }
+  /**
+  * Helper: finds subgroup information if needed for group.
+  * @param {number} group
+  * @private
+  */
+  loadGroup(group) {
+    if (!Number.isInteger(group) || group < 0 || group > this.patternGroupCount) throw new RE2JSGroupException(`Group index out of bounds: ${group}`);
+    if (!this.hasMatch) throw new RE2JSGroupException("perhaps no match attempted");
+    if (group === 0 || this.hasGroups) return;
+    const end = this.matcherInputLength;
+    const res = this.patternInput.re2().matchMachineInput(this.matcherInput, this.groups[0], end, this.anchorFlag, 1 + this.patternGroupCount, this.lookbehindState);
+    if (!res[0]) throw new RE2JSGroupException("inconsistency in matching group data");
+    this.groups = res[1];
+    this.hasGroups = true;
+  }
+  /**
+  * Matches the entire input against the pattern (anchored start and end). If there is a match,
+  * {@code matches} sets the match state to describe it.
+  *
+  * @returns {boolean} true if the entire input matches the pattern
+  */
+  matches() {
+    return this.genMatch(0, RE2Flags.ANCHOR_BOTH);
+  }
+  /**
+  * Matches the beginning of input against the pattern (anchored start). If there is a match,
+  * {@code lookingAt} sets the match state to describe it.
+  *
+  * @returns {boolean} true if the beginning of the input matches the pattern
+  */
+  lookingAt() {
+    return this.genMatch(0, RE2Flags.ANCHOR_START);
+  }
+  /**
+  * Matches the input against the pattern (unanchored), starting at a specified position. If there
+  * is a match, {@code find} sets the match state to describe it.
+  *
+  * @param {number|null} [start=null] the input position where the search begins
+  * @returns {boolean} if it finds a match
+  * @throws IndexOutOfBoundsException if start is not a valid input position
+  */
+  find(start = null) {
+    if (start !== null) {
+      if (!Number.isInteger(start) || start < 0 || start > this.matcherInputLength) throw new RE2JSGroupException(`start index out of bounds: ${start}`);
+      this.reset();
+      return this.genMatch(start, 0);
+    }
+    start = 0;
+    if (this.hasMatch) {
+      start = this.groups[1];
+      if (this.groups[0] === this.groups[1]) {
+        const r = (this.matcherInput.isUTF16Encoding() ? MachineInput.fromUTF16(this.matcherInput.asCharSequence(), 0, this.matcherInputLength) : MachineInput.fromUTF8(this.matcherInput.asBytes(), 0, this.matcherInputLength)).step(start);
+        if (r < 0) start++;
+        else start += r & 7;
+      }
+    }
+    return this.genMatch(start, RE2Flags.UNANCHORED);
+  }
+  /**
+  * Helper: does match starting at start, with RE2 anchor flag.
+  * @param {number} startByte
+  * @param {number} anchor
+  * @returns {boolean}
+  * @private
+  */
+  genMatch(startByte, anchor) {
+    const res = this.patternInput.re2().matchMachineInput(this.matcherInput, startByte, this.matcherInputLength, anchor, 1, this.lookbehindState);
+    if (!res[0]) {
+      this.hasMatch = false;
+      return false;
+    }
+    this.groups = res[1];
+    this.hasMatch = true;
+    this.hasGroups = this.patternGroupCount === 0;
+    this.anchorFlag = anchor;
+    return true;
+  }
+  /**
+  * Helper: return substring for [start, end).
+  * @param {number} start
+  * @param {number} end
+  * @returns {string}
+  */
+  substring(start, end) {
+    if (this.matcherInput.isUTF8Encoding()) return Utils.utf8ByteArrayToString(this.matcherInput.asBytes().slice(start, end));
+    return this.matcherInput.asCharSequence().substring(start, end).toString();
+  }
+  /**
+  * Helper for Pattern: return input length.
+  * @returns {number}
+  */
+  inputLength() {
+    return this.matcherInputLength;
+  }
+  /**
+  * Appends to result two strings: the text from the append position up to the beginning of the
+  * most recent match, and then the replacement with submatch groups substituted for references to
+  * them. It advances the append position to where the most recent match ended.
+  *
+  * By default the replacement is expanded as by String.prototype.replace (see
+  * appendReplacementInternalJs). In Java mode it follows re2j / java.util.regex: $n takes as
+  * many digits as still form a valid group number, ${name} is a named group, and a backslash
+  * escapes the next character (so "\\$" in a JS string literal inserts a literal $).
+  *
+  * @param {string} replacement the replacement string
+  * @param {boolean} [javaMode=false] activate java mode (different behaviour for capture groups and special characters)
+  * @returns {string}
+  * @throws IllegalStateException if there was no most recent match
+  * @throws IndexOutOfBoundsException in Java mode, if replacement refers to an invalid group
+  * @private
+  */
+  appendReplacement(replacement, javaMode = false) {
+    let res = "";
+    const s = this.start();
+    const e = this.end();
+    if (this.appendPos < s) res += this.substring(this.appendPos, s);
+    this.appendPos = e;
+    res += javaMode ? this.appendReplacementInternalJava(replacement) : this.appendReplacementInternalJs(replacement);
+    return res;
+  }
+  /**
+  * @param {string} replacement - the replacement string
+  * @returns {string}
+  * @private
+  */
+  appendReplacementInternalJava(replacement) {
+    let res = "";
+    let last = 0;
+    const m = replacement.length;
+    let i = 0;
+    while (i < m) {
+      const cCode = replacement.codePointAt(i);
+      if (cCode === Codepoint.CODES["\\"]) {
+        if (last < i) res += replacement.substring(last, i);
+        i++;
+        if (i >= m) throw new RE2JSGroupException("character to be escaped is missing");
+        last = i;
+        i++;
+        continue;
+      }
+      if (cCode === Codepoint.CODES["$"]) {
+        if (last < i) res += replacement.substring(last, i);
+        if (i + 1 >= m) throw new RE2JSGroupException("Illegal group reference: group index is missing");
+        const nextCode = replacement.codePointAt(i + 1);
+        if (Codepoint.CODES["0"] <= nextCode && nextCode <= Codepoint.CODES["9"]) {
+          let n = nextCode - Codepoint.CODES["0"];
+          let j = i + 2;
+          for (; j < m; j++) {
+            const digit = replacement.codePointAt(j);
+            if (digit < Codepoint.CODES["0"] || digit > Codepoint.CODES["9"] || n * 10 + digit - Codepoint.CODES["0"] > this.patternGroupCount) break;
+            n = n * 10 + digit - Codepoint.CODES["0"];
+          }
+          if (n > this.patternGroupCount) throw new RE2JSGroupException(`n > number of groups: ${n}`);
+          const group = this.group(n);
+          if (group !== null) res += group;
+          i = j;
+          last = i;
+        } else if (nextCode === Codepoint.CODES["{"]) {
+          let j = i + 2;
+          while (j < m && replacement.codePointAt(j) !== Codepoint.CODES["}"]) j++;
+          if (j >= m) throw new RE2JSGroupException("named capture group is missing trailing '}'");
+          const groupName = replacement.substring(i + 2, j);
+          const groupVal = this.group(groupName);
+          if (groupVal !== null) res += groupVal;
+          i = j + 1;
+          last = i;
+        } else throw new RE2JSGroupException("Illegal group reference");
+        continue;
+      }
+      i++;
+    }
+    if (last < m) res += replacement.substring(last, m);
+    return res;
+  }
+  /**
+  * Expands |replacement| for the current match by the rules of String.prototype.replace
+  * (ECMAScript GetSubstitution): $$ is "$", $& the match, $` the text before it, $' the text
+  * after it, $n and $nn a group (two digits only when they form a valid group number, so with
+  * one group "$10" is group 1 then "0"; an unmatched group is empty), and $<name> a named group
+  * (empty when no such group), only when the pattern has named groups. Anything else, such as
+  * "$0" or "$<" without a closing ">", is kept as is.
+  * @param {string} replacement - the replacement string
+  * @returns {string}
+  * @private
+  */
+  appendReplacementInternalJs(replacement) {
+    const isDigit = (c) => c >= 48 && c <= 57;
+    const groupCount = this.patternGroupCount;
+    let res = "";
+    let i = 0;
+    while (i < replacement.length) {
+      const dollar = replacement.indexOf("$", i);
+      if (dollar < 0) break;
+      res += replacement.substring(i, dollar);
+      i = dollar;
+      const c = replacement.charCodeAt(i + 1);
+      if (c === Codepoint.CODES["$"]) {
+        res += "$";
+        i += 2;
+      } else if (c === Codepoint.CODES["&"]) {
+        res += this.group(0);
+        i += 2;
+      } else if (c === Codepoint.CODES["`"]) {
+        res += this.substring(0, this.start(0));
+        i += 2;
+      } else if (c === Codepoint.CODES["'"]) {
+        res += this.substring(this.end(0), this.matcherInputLength);
+        i += 2;
+      } else if (isDigit(c)) {
+        let digits = 1;
+        let index = c - 48;
+        const c2 = replacement.charCodeAt(i + 2);
+        if (isDigit(c2) && index * 10 + c2 - 48 <= groupCount) {
+          digits = 2;
+          index = index * 10 + c2 - 48;
+        }
+        if (index >= 1 && index <= groupCount) {
+          const group = this.group(index);
+          if (group !== null) res += group;
+        } else res += replacement.substring(i, i + 1 + digits);
+        i += 1 + digits;
+      } else if (c === Codepoint.CODES["<"] && this.hasNamedGroups) {
+        const gt = replacement.indexOf(">", i + 2);
+        if (gt < 0) {
+          res += "$<";
+          i += 2;
+        } else {
+          const name = replacement.substring(i + 2, gt);
+          if (Object.hasOwn(this.namedGroups, name)) {
+            const group = this.group(name);
+            if (group !== null) res += group;
+          }
+          i = gt + 1;
+        }
+      } else {
+        res += "$";
+        i += 1;
+      }
+    }
+    return res + replacement.substring(i);
+  }
+  /**
+  * Return the substring of the input from the append position to the end of the
+  * input.
+  * @returns {string}
+  */
+  appendTail() {
+    return this.substring(this.appendPos, this.matcherInputLength);
+  }
+  /**
+  * Returns the input with all matches replaced by {@code replacement}, interpreted as for
+  * {@code appendReplacement}.
+  *
+  * @param {string|((...args: any[]) => string)} replacement - the replacement string or a replacer function
+  * @param {boolean} [javaMode=false] - activate java mode (different behaviour for capture groups and special characters)
+  * @returns {string} the input string with the matches replaced
+  * @throws IndexOutOfBoundsException if replacement refers to an invalid group and javaMode is true
+  */
+  replaceAll(replacement, javaMode = false) {
+    return this.replace(replacement, true, javaMode);
+  }
+  /**
+  * Returns the input with the first match replaced by {@code replacement}, interpreted as for
+  * {@code appendReplacement}.
+  *
+  * @param {string|((...args: any[]) => string)} replacement - the replacement string or a replacer function
+  * @param {boolean} [javaMode=false] - activate java mode (different behaviour for capture groups and special characters)
+  * @returns {string} the input string with the first match replaced
+  * @throws IndexOutOfBoundsException if replacement refers to an invalid group and javaMode is true
+  */
+  replaceFirst(replacement, javaMode = false) {
+    return this.replace(replacement, false, javaMode);
+  }
+  /**
+  * Helper: replaceAll/replaceFirst hybrid.
+  * @param {string|((...args: any[]) => string)} replacement - the replacement string or a replacer function
+  * @param {boolean} [all=true] - replace all matches
+  * @param {boolean} [javaMode=false] - activate java mode (different behaviour for capture groups and special characters)
+  * @returns {string}
+  * @private
+  */
+  replace(replacement, all = true, javaMode = false) {
+    let res = "";
+    this.reset();
+    const isFunc = typeof replacement === "function";
+    let originalInput = null;
+    if (isFunc) {
+      if (this.groupCount() >= Matcher2.MAX_REPLACER_ARGS) throw new RE2JSGroupException("Too many capture groups to safely invoke replacer function");
+      originalInput = this.matcherInput.isUTF8Encoding() ? this.matcherInput.asBytes() : this.matcherInput.asCharSequence();
+    }
+    while (this.find()) {
+      res += isFunc ? this.appendReplacementFunc(replacement, originalInput) : this.appendReplacement(replacement, javaMode);
+      if (!all) break;
+    }
+    res += this.appendTail();
+    return res;
+  }
+  /**
+  * Evaluates a replacer function for the current match and appends the result,
+  * along with any un-matched preceding text, advancing the append position.
+  * @param {Function} replacer - the replacer function
+  * @param {string|Uint8Array|number[]} originalInput - the cached original input reference
+  * @returns {string} the evaluated string to append
+  * @private
+  */
+  appendReplacementFunc(replacer, originalInput) {
+    let res = "";
+    const s = this.start();
+    const e = this.end();
+    if (this.appendPos < s) res += this.substring(this.appendPos, s);
+    this.appendPos = e;
+    const args = this.matchArray();
+    args.push(s, originalInput);
+    if (this.hasNamedGroups) args.push(this.namedGroupsObject());
+    res += String(replacer(...args));
+    return res;
+  }
+  /**
+  * The match and its groups, as the elements of a JS RegExpExecArray: undefined for a group that
+  * did not take part in the match. Used by exec(), matchAll() and replacer functions.
+  * @returns {Array<string|undefined>}
+  * @private
+  */
+  matchArray() {
+    const result = [this.group(0)];
+    for (let i = 1; i <= this.patternGroupCount; i++) {
+      const group = this.group(i);
+      result.push(group === null ? void 0 : group);
+    }
+    return result;
+  }
+  /**
+  * The named groups, as the groups property of a JS RegExpExecArray: an object without a
+  * prototype mapping each name to its group (undefined when it did not take part in the match),
+  * or undefined when the pattern has no named groups.
+  * @returns {Record<string, string|undefined>|undefined}
+  * @private
+  */
+  namedGroupsObject() {
+    if (!this.hasNamedGroups) return;
+    const result = this.getNamedGroups();
+    for (const name in result) if (result[name] === null) result[name] = void 0;
+    return result;
+  }
+};
+var Inst = class Inst2 {
+  static ALT = 1;
+  static ALT_MATCH = 2;
+  static CAPTURE = 3;
+  static EMPTY_WIDTH = 4;
+  static FAIL = 5;
+  static MATCH = 6;
+  static NOP = 7;
+  static RUNE = 8;
+  static RUNE1 = 9;
+  static RUNE_ANY = 10;
+  static RUNE_ANY_NOT_NL = 11;
+  static LB_WRITE = 12;
+  static LB_CHECK = 13;
+  static isRuneOp(op) {
+    return Inst2.RUNE <= op && op <= Inst2.RUNE_ANY_NOT_NL;
+  }
+  static escapeRunes(runes) {
+    let out = '"';
+    for (let rune of runes) out += Utils.escapeRune(rune);
+    out += '"';
+    return out;
+  }
+  constructor(op) {
+    this.op = op;
+    this.out = 0;
+    this.arg = 0;
+    this.runes = /* @__PURE__ */ new Int32Array(0);
+    this.next = null;
+  }
+  matchRune(r) {
+    if (this.runes.length === 1) {
+      const r0 = this.runes[0];
+      if ((this.arg & RE2Flags.FOLD_CASE) !== 0) return Unicode.equalsIgnoreCase(r0, r);
+      return r === r0;
+    }
+    const len = this.runes.length;
+    if (len === 0) return false;
+    if (len === 2 || len === 4 || len === 6 || len === 8) {
+      for (let j = 0; j < len; j += 2) {
+        if (r < this.runes[j]) return false;
+        if (r <= this.runes[j + 1]) return true;
+      }
+      return false;
+    }
+    let base = 0;
+    let n = len >> 1;
+    while (n > 1) {
+      const half = n >> 1;
+      base += this.runes[base + half << 1] <= r ? half : 0;
+      n -= half;
+    }
+    base += this.runes[base << 1] <= r ? 1 : 0;
+    const m = base - 1;
+    return m >= 0 && r <= this.runes[m << 1 | 1];
+  }
+  matchRunePos(r) {
+    if (this.runes.length === 1) {
+      const r0 = this.runes[0];
+      if ((this.arg & RE2Flags.FOLD_CASE) !== 0) return Unicode.equalsIgnoreCase(r0, r) ? 0 : -1;
+      return r === r0 ? 0 : -1;
+    }
+    const len = this.runes.length;
+    if (len === 0) return -1;
+    if (len === 2 || len === 4 || len === 6 || len === 8) {
+      for (let j = 0; j < len; j += 2) {
+        if (r < this.runes[j]) return -1;
+        if (r <= this.runes[j + 1]) return Math.floor(j / 2);
+      }
+      return -1;
+    }
+    let base = 0;
+    let n = len >> 1;
+    while (n > 1) {
+      const half = n >> 1;
+      base += this.runes[base + half << 1] <= r ? half : 0;
+      n -= half;
+    }
+    base += this.runes[base << 1] <= r ? 1 : 0;
+    const m = base - 1;
+    return m >= 0 && r <= this.runes[m << 1 | 1] ? m : -1;
+  }
+  /**
+  *
+  * @returns {string}
+  */
+  toString() {
+    switch (this.op) {
+      case Inst2.ALT:
+        return `alt -> ${this.out}, ${this.arg}`;
+      case Inst2.ALT_MATCH:
+        return `altmatch -> ${this.out}, ${this.arg}`;
+      case Inst2.CAPTURE:
+        return `cap ${this.arg} -> ${this.out}`;
+      case Inst2.EMPTY_WIDTH:
+        return `empty ${this.arg} -> ${this.out}`;
+      case Inst2.MATCH:
+        return `match${this.arg !== 0 ? ` ${this.arg}` : ""}`;
+      case Inst2.FAIL:
+        return "fail";
+      case Inst2.NOP:
+        return `nop -> ${this.out}`;
+      case Inst2.LB_WRITE:
+        return `lbwrite ${this.arg} -> ${this.out}`;
+      case Inst2.LB_CHECK:
+        return `lbcheck ${this.arg} -> ${this.out}`;
+      case Inst2.RUNE:
+        if (this.runes === null) return "rune <null>";
+        return [
+          "rune ",
+          Inst2.escapeRunes(this.runes),
+          (this.arg & RE2Flags.FOLD_CASE) !== 0 ? "/i" : "",
+          " -> ",
+          this.out
+        ].join("");
+      case Inst2.RUNE1:
+        return `rune1 ${Inst2.escapeRunes(this.runes)} -> ${this.out}`;
+      case Inst2.RUNE_ANY:
+        return `any -> ${this.out}`;
+      case Inst2.RUNE_ANY_NOT_NL:
+        return `anynotnl -> ${this.out}`;
+      default:
+        throw new Error("unhandled case in Inst.toString");
+    }
+  }
+};
+var Queue = class Queue2 {
+  constructor(numInst) {
+    this.sparse = new Int32Array(numInst);
+    this.densePcs = new Int32Array(numInst);
+    this.denseCaps = null;
+    this.size = 0;
+    this.ncap = 0;
+    this.mainThreads = 0;
+  }
+  static INITIAL_THREADS = 32;
+  init(ncap) {
+    this.ncap = ncap;
+    const needed = Math.min(this.densePcs.length, Queue2.INITIAL_THREADS) * ncap;
+    if (!this.denseCaps || this.denseCaps.length < needed) this.denseCaps = new Int32Array(needed);
+  }
+  growCaps(needed) {
+    const limit = this.densePcs.length * this.ncap;
+    const grown = new Int32Array(Math.min(limit, Math.max(needed, 2 * this.denseCaps.length)));
+    grown.set(this.denseCaps);
+    this.denseCaps = grown;
+  }
+  contains(pc) {
+    const j = this.sparse[pc];
+    return j < this.size && this.densePcs[j] === pc;
+  }
+  isEmpty() {
+    return this.size === 0;
+  }
+  add(pc) {
+    const j = this.size++;
+    this.sparse[pc] = j;
+    this.densePcs[j] = pc;
+    return j;
+  }
+  clear() {
+    this.size = 0;
+    this.mainThreads = 0;
+  }
+  toString() {
+    let out = "{";
+    for (let i = 0; i < this.size; i++) {
+      if (i !== 0) out += ", ";
+      out += this.densePcs[i];
+    }
+    out += "}";
+    return out;
+  }
+};
+var LookbehindState = class {
+  constructor(prog) {
+    this.pos = -1;
+    this.pcs = new Int32Array(prog.numInst());
+    this.size = 0;
+    this.lbTable = new Int32Array(prog.numLb + 1);
+  }
+  reset() {
+    this.pos = -1;
+    this.size = 0;
+  }
+};
+var Machine = class Machine2 {
+  static fromRE2(re2) {
+    const m = new Machine2();
+    m.prog = re2.prog;
+    m.re2 = re2;
+    m.q0 = new Queue(m.prog.numInst());
+    m.q1 = new Queue(m.prog.numInst());
+    m.addStack = new Int32Array(2 * (m.prog.numInst() + 1));
+    m.matched = false;
+    m.matchcap = new Int32Array(m.prog.numCap < 2 ? 2 : m.prog.numCap);
+    m.ncap = 0;
+    return m;
+  }
+  constructor() {
+    this.prog = null;
+    this.re2 = null;
+    this.q0 = null;
+    this.q1 = null;
+    this.addStack = null;
+    this.matched = false;
+    this.matchcap = null;
+    this.ncap = 0;
+    this.lbTable = null;
+  }
+  init(ncap) {
+    this.ncap = ncap;
+    if (ncap > this.matchcap.length) this.matchcap = new Int32Array(ncap).fill(-1);
+    else this.matchcap.fill(-1);
+    this.q0.init(ncap);
+    this.q1.init(ncap);
+    if (this.prog.numLb > 0) {
+      if (!this.lbTable || this.lbTable.length < this.prog.numLb + 1) this.lbTable = new Int32Array(this.prog.numLb + 1);
+      this.lbTable.fill(-1);
+    }
+  }
+  submatches() {
+    if (this.ncap === 0) return Utils.emptyInts();
+    return Utils.toArray(this.matchcap.subarray(0, this.ncap));
+  }
+  match(input, pos, anchor, lbState = null) {
+    const startCond = this.re2.cond;
+    if (startCond === Utils.EMPTY_ALL) return false;
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return false;
+    this.matched = false;
+    this.matchcap.fill(-1);
+    const hasLookbehinds = this.prog.numLb > 0;
+    const matchStartPos = pos;
+    let currentPos = pos;
+    let resumeLookbehinds = false;
+    if (hasLookbehinds) {
+      if (lbState !== null && lbState.pos >= 0 && lbState.pos <= pos) {
+        currentPos = lbState.pos;
+        resumeLookbehinds = true;
+      } else currentPos = 0;
+    }
+    let saveLookbehinds = hasLookbehinds && lbState !== null;
+    let runq = this.q0;
+    let nextq = this.q1;
+    let r = input.step(currentPos);
+    let rune = r >> 3;
+    let width = r & 7;
+    let rune1 = -1;
+    let width1 = 0;
+    if (r !== MachineInputBase.EOF()) {
+      r = input.step(currentPos + width);
+      rune1 = r >> 3;
+      width1 = r & 7;
+    }
+    let flag3;
+    if (currentPos === 0) flag3 = Utils.emptyOpContext(-1, rune);
+    else flag3 = input.context(currentPos);
+    if (hasLookbehinds) {
+      if (resumeLookbehinds) this.restoreLookbehinds(lbState, runq, flag3);
+      else this.spawnLookbehinds(runq, currentPos, flag3);
+    }
+    while (true) {
+      if (runq.mainThreads === 0) {
+        if ((startCond & Utils.EMPTY_BEGIN_TEXT) !== 0 && currentPos !== 0) break;
+        if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && currentPos !== 0) break;
+        if (this.matched) break;
+        if (this.prog.numLb === 0 && runq.isEmpty() && !(this.re2.prefix.length === 0) && rune1 !== this.re2.prefixRune && input.canCheckPrefix()) {
+          const advance = input.index(this.re2, currentPos);
+          if (advance < 0) break;
+          currentPos += advance;
+          r = input.step(currentPos);
+          rune = r >> 3;
+          width = r & 7;
+          r = input.step(currentPos + width);
+          rune1 = r >> 3;
+          width1 = r & 7;
+          flag3 = input.context(currentPos);
+        }
+      }
+      if (currentPos >= matchStartPos) {
+        if (saveLookbehinds) {
+          this.saveLookbehinds(lbState, runq, currentPos);
+          saveLookbehinds = false;
+        }
+        if (!this.matched && (currentPos === 0 || anchor === RE2Flags.UNANCHORED)) {
+          if (this.ncap > 0) this.matchcap[0] = currentPos;
+          this.add(runq, this.prog.start, currentPos, this.matchcap, 0, flag3);
+        }
+      }
+      const nextPos = currentPos + width;
+      flag3 = input.context(nextPos);
+      this.step(runq, nextq, currentPos, nextPos, rune, flag3, anchor, currentPos === input.endPos());
+      if (width === 0) break;
+      if (this.ncap === 0 && this.matched) break;
+      currentPos += width;
+      rune = rune1;
+      width = width1;
+      if (rune !== -1) {
+        r = input.step(currentPos + width);
+        rune1 = r >> 3;
+        width1 = r & 7;
+      }
+      const tmpq = runq;
+      runq = nextq;
+      nextq = tmpq;
+    }
+    runq.clear();
+    nextq.clear();
+    return this.matched;
+  }
+  matchSet(input, pos, anchor) {
+    const startCond = this.re2.cond;
+    if (startCond === Utils.EMPTY_ALL) return [];
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return [];
+    let currentPos = this.prog.numLb > 0 ? 0 : pos;
+    let matchStartPos = pos;
+    let runq = this.q0;
+    let nextq = this.q1;
+    let r = input.step(currentPos);
+    let rune = r >> 3;
+    let width = r & 7;
+    let rune1 = -1;
+    let width1 = 0;
+    if (r !== MachineInputBase.EOF()) {
+      r = input.step(currentPos + width);
+      rune1 = r >> 3;
+      width1 = r & 7;
+    }
+    let flag3 = currentPos === 0 ? Utils.emptyOpContext(-1, rune) : input.context(currentPos);
+    const matches = /* @__PURE__ */ new Set();
+    if (this.prog.numLb > 0) this.spawnLookbehinds(runq, currentPos, flag3);
+    while (true) {
+      if (runq.mainThreads === 0) {
+        if ((startCond & Utils.EMPTY_BEGIN_TEXT) !== 0 && currentPos !== 0) break;
+        if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && currentPos !== 0) break;
+      }
+      if (currentPos === 0 || anchor === RE2Flags.UNANCHORED) {
+        if (currentPos >= matchStartPos) this.add(runq, this.prog.start, currentPos, this.matchcap, 0, flag3);
+      }
+      const nextPos = currentPos + width;
+      flag3 = input.context(nextPos);
+      for (let j = 0; j < runq.size; j++) {
+        const pc = runq.densePcs[j];
+        const i = this.prog.inst[pc];
+        const capOffset = j * this.ncap;
+        let add2 = false;
+        switch (i.op) {
+          case Inst.MATCH:
+            if (anchor === RE2Flags.ANCHOR_BOTH && currentPos !== input.endPos()) break;
+            matches.add(i.arg);
+            break;
+          case Inst.RUNE:
+            add2 = i.matchRune(rune);
+            break;
+          case Inst.RUNE1:
+            add2 = rune === i.runes[0];
+            break;
+          case Inst.RUNE_ANY:
+            add2 = true;
+            break;
+          case Inst.RUNE_ANY_NOT_NL:
+            add2 = rune !== 10;
+            break;
+          default:
+            continue;
+        }
+        if (add2) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag3);
+      }
+      runq.clear();
+      if (width === 0) break;
+      currentPos += width;
+      rune = rune1;
+      width = width1;
+      if (rune !== -1) {
+        r = input.step(currentPos + width);
+        rune1 = r >> 3;
+        width1 = r & 7;
+      }
+      const tmpq = runq;
+      runq = nextq;
+      nextq = tmpq;
+    }
+    nextq.clear();
+    return Array.from(matches).sort((a, b) => a - b);
+  }
+  step(runq, nextq, pos, nextPos, c, nextCond, anchor, atEnd) {
+    const longest = this.re2.longest;
+    for (let j = 0; j < runq.size; j++) {
+      const pc = runq.densePcs[j];
+      const capOffset = j * this.ncap;
+      if (longest && this.matched && this.ncap > 0 && this.matchcap[0] < runq.denseCaps[capOffset]) continue;
+      const i = this.prog.inst[pc];
+      let add2 = false;
+      switch (i.op) {
+        case Inst.MATCH:
+          if (anchor === RE2Flags.ANCHOR_BOTH && !atEnd) break;
+          if (this.ncap > 0 && (!longest || !this.matched || this.matchcap[1] < pos)) {
+            runq.denseCaps[capOffset + 1] = pos;
+            for (let k = 0; k < this.ncap; k++) this.matchcap[k] = runq.denseCaps[capOffset + k];
+          }
+          if (!longest) runq.size = 0;
+          this.matched = true;
+          break;
+        case Inst.RUNE:
+          add2 = i.matchRune(c);
+          break;
+        case Inst.RUNE1:
+          add2 = c === i.runes[0];
+          break;
+        case Inst.RUNE_ANY:
+          add2 = true;
+          break;
+        case Inst.RUNE_ANY_NOT_NL:
+          add2 = c !== 10;
+          break;
+        default:
+          continue;
+      }
+      if (add2) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
+    }
+    runq.clear();
+  }
+  spawnLookbehinds(q, pos, flag3) {
+    for (let i = 0; i < this.prog.lbStarts.length; i++) this.add(q, this.prog.lbStarts[i], pos, this.matchcap, 0, flag3);
+  }
+  restoreLookbehinds(lbState, q, flag3) {
+    this.lbTable.set(lbState.lbTable);
+    for (let j = 0; j < lbState.size; j++) this.add(q, lbState.pcs[j], lbState.pos, this.matchcap, 0, flag3);
+  }
+  saveLookbehinds(lbState, q, pos) {
+    let size = 0;
+    for (let j = 0; j < q.size; j++) {
+      const pc = q.densePcs[j];
+      if (this.prog.lbInst[pc] === 1 && Inst.isRuneOp(this.prog.inst[pc].op)) lbState.pcs[size++] = pc;
+    }
+    lbState.size = size;
+    lbState.pos = pos;
+    lbState.lbTable.set(this.lbTable);
+  }
+  add(q, pc, pos, capArray, capOffset, cond) {
+    const stk = this.addStack;
+    let nstk = 0;
+    for (; ; ) {
+      while (pc !== 0 && !q.contains(pc)) {
+        const d = q.add(pc);
+        const inst = this.prog.inst[pc];
+        switch (inst.op) {
+          case Inst.FAIL:
+            pc = 0;
+            break;
+          case Inst.ALT:
+          case Inst.ALT_MATCH:
+            stk[nstk++] = inst.arg;
+            stk[nstk++] = 0;
+            pc = inst.out;
+            break;
+          case Inst.EMPTY_WIDTH:
+            pc = (inst.arg & ~cond) === 0 ? inst.out : 0;
+            break;
+          case Inst.NOP:
+            pc = inst.out;
+            break;
+          case Inst.CAPTURE:
+            if (inst.arg < this.ncap) {
+              stk[nstk++] = -inst.arg - 1;
+              stk[nstk++] = capArray[capOffset + inst.arg];
+              capArray[capOffset + inst.arg] = pos;
+            }
+            pc = inst.out;
+            break;
+          case Inst.LB_WRITE:
+            this.lbTable[Math.abs(inst.arg)] = pos;
+            pc = inst.out;
+            break;
+          case Inst.LB_CHECK:
+            if (inst.arg > 0) pc = this.lbTable[inst.arg] === pos ? inst.out : 0;
+            else pc = this.lbTable[-inst.arg] !== pos ? inst.out : 0;
+            break;
+          case Inst.MATCH:
+          case Inst.RUNE:
+          case Inst.RUNE1:
+          case Inst.RUNE_ANY:
+          case Inst.RUNE_ANY_NOT_NL:
+            if (this.prog.lbInst[pc] === 0) q.mainThreads++;
+            if (this.ncap > 0) {
+              const destOffset = d * this.ncap;
+              if (destOffset + this.ncap > q.denseCaps.length) q.growCaps(destOffset + this.ncap);
+              for (let c = 0; c < this.ncap; c++) q.denseCaps[destOffset + c] = capArray[capOffset + c];
+            }
+            pc = 0;
+            break;
+          default:
+            throw new RE2JSInternalException("unhandled");
+        }
+      }
+      if (nstk === 0) return;
+      nstk -= 2;
+      const entry = stk[nstk];
+      if (entry < 0) {
+        capArray[capOffset - entry - 1] = stk[nstk + 1];
+        pc = 0;
+      } else pc = entry;
+    }
+  }
+};
+var hashState = (pcs, flag3, ids) => {
+  let h = -2128831035;
+  for (let i = 0; i < pcs.length; i++) {
+    h ^= pcs[i];
+    h = Math.imul(h, 16777619);
+  }
+  h ^= flag3;
+  h = Math.imul(h, 16777619);
+  for (let i = 0; i < ids.length; i++) {
+    h ^= ids[i];
+    h = Math.imul(h, 16777619);
+  }
+  return h;
+};
+var arraysEqual = (a, b) => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+var isState = (state, pcs, flag3, ids) => state.flag === flag3 && arraysEqual(state.nfaStates, pcs) && arraysEqual(state.matchIDs, ids);
+var NO_IDS = [];
+var END_TEXT = -1;
+var DFAState = class {
+  constructor(nfaStates, flag3, matchIDs) {
+    this.nfaStates = nfaStates;
+    this.flag = flag3;
+    this.isMatch = (flag3 & DFA.FLAG_MATCH) !== 0;
+    this.matchIDs = matchIDs;
+    this.next = null;
+    this.nextAnchored = null;
+  }
+};
+var DFA = class DFA2 {
+  static FLAG_EMPTY_MASK = 255;
+  static FLAG_MATCH = 256;
+  static FLAG_LAST_WORD = 512;
+  static FLAG_NEED_SHIFT = 16;
+  static STATE_OVERHEAD = 150;
+  static ARRAY_OVERHEAD = 40;
+  static ELEMENT_SIZE = 8;
+  static TABLE_OVERHEAD = 48;
+  static PROGRESS_PER_STATE = 10;
+  constructor(prog, maxMem = 8388608) {
+    this.prog = prog;
+    this.maxMem = maxMem;
+    this.stateCache = /* @__PURE__ */ new Map();
+    this.stateCount = 0;
+    this.startStates = /* @__PURE__ */ new Map();
+    this.failed = false;
+    for (let pc = 0; pc < prog.numInst(); pc++) {
+      const op = prog.getInst(pc).op;
+      if (op === Inst.LB_WRITE || op === Inst.LB_CHECK) {
+        this.failed = true;
+        break;
+      }
+    }
+    this.computeRuneClasses();
+    this.stateBudget = maxMem;
+    this.memBudget = maxMem;
+  }
+  computeRuneClasses() {
+    const bounds = /* @__PURE__ */ new Set();
+    const addRange = (lo, hi) => {
+      bounds.add(lo);
+      bounds.add(hi + 1);
+    };
+    for (let pc = 0; pc < this.prog.numInst(); pc++) {
+      const inst = this.prog.getInst(pc);
+      switch (inst.op) {
+        case Inst.RUNE:
+        case Inst.RUNE1:
+          if (inst.runes.length === 1) {
+            addRange(inst.runes[0], inst.runes[0]);
+            if ((inst.arg & RE2Flags.FOLD_CASE) !== 0) for (let f = Unicode.simpleFold(inst.runes[0]); f !== inst.runes[0]; f = Unicode.simpleFold(f)) addRange(f, f);
+          } else for (let j = 0; j < inst.runes.length; j += 2) addRange(inst.runes[j], inst.runes[j + 1]);
+          break;
+        case Inst.RUNE_ANY_NOT_NL:
+          addRange(10, 10);
+          break;
+        case Inst.EMPTY_WIDTH:
+          if ((inst.arg & (Utils.EMPTY_BEGIN_LINE | Utils.EMPTY_END_LINE)) !== 0) addRange(10, 10);
+          if ((inst.arg & (Utils.EMPTY_WORD_BOUNDARY | Utils.EMPTY_NO_WORD_BOUNDARY)) !== 0) {
+            addRange(48, 57);
+            addRange(65, 90);
+            addRange(95, 95);
+            addRange(97, 122);
+          }
+      }
+    }
+    bounds.delete(0);
+    this.classBounds = Int32Array.from(bounds).sort();
+    this.numClasses = this.classBounds.length + 1;
+    const latin1Class = new Int32Array(Unicode.MAX_LATIN1 + 1);
+    for (let r = 0; r <= Unicode.MAX_LATIN1; r++) latin1Class[r] = this.searchClass(r);
+    this.latin1Class = latin1Class;
+  }
+  runeClass(r) {
+    if (r <= Unicode.MAX_LATIN1) return this.latin1Class[r];
+    return this.searchClass(r);
+  }
+  searchClass(r) {
+    const bounds = this.classBounds;
+    let lo = 0;
+    let hi = bounds.length;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (bounds[mid] <= r) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  closure(pcs, flag3) {
+    const closure = /* @__PURE__ */ new Set();
+    const stack = Array.from(pcs);
+    let needflags = 0;
+    while (stack.length > 0) {
+      const pc = stack.pop();
+      if (pc === 0 || closure.has(pc)) continue;
+      closure.add(pc);
+      const inst = this.prog.getInst(pc);
+      switch (inst.op) {
+        case Inst.ALT:
+        case Inst.ALT_MATCH:
+          stack.push(inst.out);
+          stack.push(inst.arg);
+          break;
+        case Inst.NOP:
+        case Inst.CAPTURE:
+          stack.push(inst.out);
+          break;
+        case Inst.EMPTY_WIDTH:
+          needflags |= inst.arg;
+          if ((inst.arg & ~flag3) === 0) stack.push(inst.out);
+      }
+    }
+    return {
+      pcs: Array.from(closure).sort((a, b) => a - b),
+      needflags
+    };
+  }
+  getState(pcs, flag3, ids) {
+    const hash = hashState(pcs, flag3, ids);
+    const cached = this.stateCache.get(hash);
+    if (cached instanceof DFAState) {
+      if (isState(cached, pcs, flag3, ids)) return cached;
+    } else if (cached !== void 0) {
+      for (let i = 0; i < cached.length; i++) if (isState(cached[i], pcs, flag3, ids)) return cached[i];
+    }
+    const cost = DFA2.stateCost(pcs, ids);
+    if (this.memBudget < cost) return null;
+    this.memBudget -= cost;
+    const state = new DFAState(pcs, flag3, ids);
+    if (cached === void 0) this.stateCache.set(hash, state);
+    else if (cached instanceof DFAState) this.stateCache.set(hash, [cached, state]);
+    else cached.push(state);
+    this.stateCount++;
+    return state;
+  }
+  static stateCost(pcs, ids) {
+    const idsCost = ids.length === 0 ? 0 : DFA2.ARRAY_OVERHEAD + DFA2.ELEMENT_SIZE * ids.length;
+    return DFA2.STATE_OVERHEAD + DFA2.ELEMENT_SIZE * pcs.length + idsCost;
+  }
+  *cachedStates() {
+    for (const cached of this.stateCache.values()) if (cached instanceof DFAState) yield cached;
+    else yield* cached;
+  }
+  makeState(pcs, flag3, ids) {
+    const closure = this.closure(pcs, flag3 & DFA2.FLAG_EMPTY_MASK);
+    let stateFlag = flag3;
+    if (closure.needflags === 0) stateFlag &= DFA2.FLAG_MATCH;
+    stateFlag |= closure.needflags << DFA2.FLAG_NEED_SHIFT;
+    return this.getState(closure.pcs, stateFlag, ids);
+  }
+  allocTable(state, anchor) {
+    const size = this.numClasses + 1;
+    const cost = DFA2.TABLE_OVERHEAD + DFA2.ELEMENT_SIZE * size;
+    if (this.memBudget < cost) return null;
+    this.memBudget -= cost;
+    const table = new Array(size).fill(null);
+    if (anchor === RE2Flags.UNANCHORED) state.next = table;
+    else state.nextAnchored = table;
+    return table;
+  }
+  clearCache() {
+    this.stateCache.clear();
+    this.stateCount = 0;
+    this.startStates.clear();
+    this.memBudget = this.stateBudget;
+  }
+  resetCache(current) {
+    this.clearCache();
+    return this.getState(current.nfaStates, current.flag, current.matchIDs);
+  }
+  step(state, cls, rune, anchor) {
+    let table = anchor === RE2Flags.UNANCHORED ? state.next : state.nextAnchored;
+    if (table !== null) {
+      const cached = table[cls];
+      if (cached !== null) return cached;
+    } else {
+      table = this.allocTable(state, anchor);
+      if (table === null) return null;
+    }
+    const needflag = state.flag >>> DFA2.FLAG_NEED_SHIFT;
+    const oldbeforeflag = state.flag & DFA2.FLAG_EMPTY_MASK;
+    let beforeflag = oldbeforeflag;
+    let afterflag = 0;
+    if (rune === 10) {
+      beforeflag |= Utils.EMPTY_END_LINE;
+      afterflag |= Utils.EMPTY_BEGIN_LINE;
+    }
+    if (rune === END_TEXT) beforeflag |= Utils.EMPTY_END_LINE | Utils.EMPTY_END_TEXT;
+    const islastword = (state.flag & DFA2.FLAG_LAST_WORD) !== 0;
+    const isword = rune !== END_TEXT && Utils.isWordRune(rune);
+    beforeflag |= isword === islastword ? Utils.EMPTY_NO_WORD_BOUNDARY : Utils.EMPTY_WORD_BOUNDARY;
+    let pcs = state.nfaStates;
+    if ((beforeflag & ~oldbeforeflag & needflag) !== 0) pcs = this.closure(pcs, beforeflag).pcs;
+    const nextPCs = [];
+    let ismatch = false;
+    let ids = NO_IDS;
+    for (let i = 0; i < pcs.length; i++) {
+      const inst = this.prog.getInst(pcs[i]);
+      if (inst.op === Inst.MATCH) {
+        if (!ismatch) {
+          ismatch = true;
+          ids = [];
+        }
+        ids.push(inst.arg);
+      } else if (rune !== END_TEXT && Inst.isRuneOp(inst.op) && inst.matchRune(rune)) nextPCs.push(inst.out);
+    }
+    if (ids.length > 1) ids.sort((a, b) => a - b);
+    if (anchor === RE2Flags.UNANCHORED && rune !== END_TEXT) nextPCs.push(this.prog.start);
+    let flag3 = afterflag;
+    if (ismatch) flag3 |= DFA2.FLAG_MATCH;
+    if (isword) flag3 |= DFA2.FLAG_LAST_WORD;
+    const nextState = this.makeState(nextPCs, flag3, ids);
+    if (nextState === null) return null;
+    table[cls] = nextState;
+    return nextState;
+  }
+  start(input, pos) {
+    const context = input.context(pos);
+    let flags;
+    if ((context & Utils.EMPTY_BEGIN_TEXT) !== 0) flags = Utils.EMPTY_BEGIN_TEXT | Utils.EMPTY_BEGIN_LINE;
+    else if ((context & Utils.EMPTY_BEGIN_LINE) !== 0) flags = Utils.EMPTY_BEGIN_LINE;
+    else {
+      const r = input.step(pos);
+      const nextIsWord = r >= 0 && Utils.isWordRune(r >> 3);
+      flags = (context & Utils.EMPTY_WORD_BOUNDARY) !== 0 !== nextIsWord ? DFA2.FLAG_LAST_WORD : 0;
+    }
+    let state = this.startStates.get(flags);
+    if (state === void 0) {
+      state = this.makeState([this.prog.start], flags, NO_IDS);
+      if (state === null) {
+        this.clearCache();
+        state = this.makeState([this.prog.start], flags, NO_IDS);
+        if (state === null) return null;
+      }
+      this.startStates.set(flags, state);
+    }
+    return state;
+  }
+  stepOrReset(state, cls, rune, anchor, pos, search) {
+    let next = this.step(state, cls, rune, anchor);
+    if (next !== null) return next;
+    if (search.resetPos >= 0 && pos - search.resetPos < DFA2.PROGRESS_PER_STATE * this.stateCount) return null;
+    search.resetPos = pos;
+    const restored = this.resetCache(state);
+    if (restored === null) return null;
+    next = this.step(restored, cls, rune, anchor);
+    return next;
+  }
+  run(input, pos, anchor, state, onMatch) {
+    const endPos = input.endPos();
+    const latin1Class = this.latin1Class;
+    const unanchored = anchor === RE2Flags.UNANCHORED;
+    const search = { resetPos: -1 };
+    let i = pos;
+    while (i < endPos) {
+      const r = input.step(i);
+      const rune = r >> 3;
+      const width = r & 7;
+      if (width === 0) break;
+      const cls = rune <= Unicode.MAX_LATIN1 ? latin1Class[rune] : this.runeClass(rune);
+      let next = unanchored && state.next !== null ? state.next[cls] : null;
+      if (next === null) {
+        next = this.stepOrReset(state, cls, rune, anchor, i, search);
+        if (next === null) return null;
+      }
+      state = next;
+      if (state.isMatch && onMatch(state, false)) return true;
+      if (!unanchored && state.nfaStates.length === 0) return false;
+      i += width;
+    }
+    state = this.stepOrReset(state, this.numClasses, END_TEXT, anchor, i, search);
+    if (state === null) return null;
+    return state.isMatch && onMatch(state, true);
+  }
+  match(input, pos, anchor) {
+    if (this.failed) return null;
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return false;
+    const startState = this.start(input, pos);
+    if (startState === null) return null;
+    return this.run(input, pos, anchor, startState, (state, atEnd) => anchor !== RE2Flags.ANCHOR_BOTH || atEnd);
+  }
+  matchSet(input, pos, anchor) {
+    if (this.failed) return null;
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return [];
+    const startState = this.start(input, pos);
+    if (startState === null) return null;
+    const matches = /* @__PURE__ */ new Set();
+    const collect = (state, atEnd) => {
+      if (anchor !== RE2Flags.ANCHOR_BOTH || atEnd) for (let k = 0; k < state.matchIDs.length; k++) matches.add(state.matchIDs[k]);
+      return false;
+    };
+    if (this.run(input, pos, anchor, startState, collect) === null) return null;
+    return Array.from(matches).sort((a, b) => a - b);
+  }
+};
+var VISITED_BITS = 32;
+var MAX_BACKTRACK_PROG = 500;
+var INITIAL_JOB_CAPACITY = 256;
+var MAX_BACKTRACK_VECTOR = 262144;
+var BitState = class {
+  constructor() {
+    this.end = 0;
+    this.cap = /* @__PURE__ */ new Int32Array(0);
+    this.matchcap = /* @__PURE__ */ new Int32Array(0);
+    this.ncap = 0;
+    this.jobPc = new Int32Array(INITIAL_JOB_CAPACITY);
+    this.jobArg = new Uint8Array(INITIAL_JOB_CAPACITY);
+    this.jobPos = new Int32Array(INITIAL_JOB_CAPACITY);
+    this.jobLen = 0;
+    this.visited = /* @__PURE__ */ new Uint32Array(0);
+  }
+  reset(prog, end, ncap) {
+    this.end = end;
+    this.jobLen = 0;
+    this.ncap = ncap;
+    const visitedSize = prog.numInst() * (end + 1) + VISITED_BITS - 1 >>> 5;
+    if (this.visited.length < visitedSize) this.visited = new Uint32Array(visitedSize);
+    else this.visited.fill(0, 0, visitedSize);
+    if (this.cap.length < ncap) this.cap = new Int32Array(ncap).fill(-1);
+    else this.cap.fill(-1, 0, ncap);
+    if (this.matchcap.length < ncap) this.matchcap = new Int32Array(ncap).fill(-1);
+    else this.matchcap.fill(-1, 0, ncap);
+  }
+  shouldVisit(pc, pos) {
+    const n = pc * (this.end + 1) + pos;
+    const idx = n >>> 5;
+    const mask = 1 << (n & 31);
+    if ((this.visited[idx] & mask) !== 0) return false;
+    this.visited[idx] |= mask;
+    return true;
+  }
+  push(re2, pc, pos, arg) {
+    if (re2.prog.getInst(pc).op !== Inst.FAIL && (arg || this.shouldVisit(pc, pos))) {
+      if (this.jobLen >= this.jobPc.length) {
+        const newSize = this.jobPc.length * 2;
+        const newPc = new Int32Array(newSize);
+        newPc.set(this.jobPc);
+        this.jobPc = newPc;
+        const newArg = new Uint8Array(newSize);
+        newArg.set(this.jobArg);
+        this.jobArg = newArg;
+        const newPos = new Int32Array(newSize);
+        newPos.set(this.jobPos);
+        this.jobPos = newPos;
+      }
+      this.jobPc[this.jobLen] = pc;
+      this.jobArg[this.jobLen] = arg ? 1 : 0;
+      this.jobPos[this.jobLen] = pos;
+      this.jobLen++;
+    }
+  }
+  tryBacktrack(re2, input, pc, pos, anchor) {
+    const longest = re2.longest;
+    this.push(re2, pc, pos, false);
+    while (this.jobLen > 0) {
+      this.jobLen--;
+      let currentPc = this.jobPc[this.jobLen];
+      let arg = this.jobArg[this.jobLen] === 1;
+      let currentPos = this.jobPos[this.jobLen];
+      let skipShouldVisit = true;
+      while (true) {
+        if (!skipShouldVisit) {
+          if (!this.shouldVisit(currentPc, currentPos)) break;
+        }
+        skipShouldVisit = false;
+        const inst = re2.prog.getInst(currentPc);
+        switch (inst.op) {
+          case Inst.FAIL:
+            break;
+          case Inst.ALT:
+            if (arg) {
+              arg = false;
+              currentPc = inst.arg;
+              continue;
+            } else {
+              this.push(re2, currentPc, currentPos, true);
+              currentPc = inst.out;
+              continue;
+            }
+          case Inst.ALT_MATCH: {
+            const outInst = re2.prog.getInst(inst.out);
+            if (Inst.isRuneOp(outInst.op)) {
+              this.push(re2, inst.arg, currentPos, false);
+              currentPc = inst.arg;
+              currentPos = this.end;
+              continue;
+            }
+            this.push(re2, inst.out, this.end, false);
+            currentPc = inst.out;
+            continue;
+          }
+          case Inst.RUNE: {
+            const r = input.step(currentPos);
+            if (r === MachineInputBase.EOF()) break;
+            if (!inst.matchRune(r >> 3)) break;
+            currentPos += r & 7;
+            currentPc = inst.out;
+            continue;
+          }
+          case Inst.RUNE1: {
+            const r = input.step(currentPos);
+            if (r === MachineInputBase.EOF()) break;
+            if (r >> 3 !== inst.runes[0]) break;
+            currentPos += r & 7;
+            currentPc = inst.out;
+            continue;
+          }
+          case Inst.RUNE_ANY_NOT_NL: {
+            const r = input.step(currentPos);
+            if (r === MachineInputBase.EOF()) break;
+            if (r >> 3 === 10) break;
+            currentPos += r & 7;
+            currentPc = inst.out;
+            continue;
+          }
+          case Inst.RUNE_ANY: {
+            const r = input.step(currentPos);
+            if (r === MachineInputBase.EOF()) break;
+            currentPos += r & 7;
+            currentPc = inst.out;
+            continue;
+          }
+          case Inst.CAPTURE:
+            if (arg) {
+              this.cap[inst.arg] = currentPos;
+              break;
+            } else {
+              if (inst.arg < this.ncap) {
+                this.push(re2, currentPc, this.cap[inst.arg], true);
+                this.cap[inst.arg] = currentPos;
+              }
+              currentPc = inst.out;
+              continue;
+            }
+          case Inst.EMPTY_WIDTH: {
+            const flag3 = input.context(currentPos);
+            if ((inst.arg & ~flag3) !== 0) break;
+            currentPc = inst.out;
+            continue;
+          }
+          case Inst.NOP:
+            currentPc = inst.out;
+            continue;
+          case Inst.MATCH: {
+            if (anchor === RE2Flags.ANCHOR_BOTH && currentPos !== this.end) break;
+            if (this.ncap === 0) return true;
+            if (this.ncap > 1) this.cap[1] = currentPos;
+            const old = this.matchcap[1];
+            if (old === -1 || longest && currentPos > 0 && currentPos > old) this.matchcap.set(this.cap);
+            if (!longest) return true;
+            if (currentPos === this.end) return true;
+            break;
+          }
+          case Inst.LB_WRITE:
+          case Inst.LB_CHECK:
+            throw new RE2JSInternalException("Backtracker cannot evaluate Lookbehind instructions");
+          default:
+            throw new RE2JSInternalException("bad inst");
+        }
+        break;
+      }
+    }
+    return longest && this.matchcap.length > 1 && this.matchcap[1] >= 0;
+  }
+};
+var bitStatePool = [];
+var Backtracker = class Backtracker2 {
+  static shouldBacktrack(prog) {
+    return prog.numInst() <= MAX_BACKTRACK_PROG;
+  }
+  static maxBitStateLen(prog) {
+    if (!Backtracker2.shouldBacktrack(prog)) return 0;
+    return Math.floor(MAX_BACKTRACK_VECTOR / prog.numInst());
+  }
+  static execute(re2, input, pos, anchor, ncap) {
+    const startCond = re2.cond;
+    if (startCond === Utils.EMPTY_ALL) return null;
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return null;
+    if ((startCond & Utils.EMPTY_BEGIN_TEXT) !== 0 && pos !== 0) return null;
+    const b = bitStatePool.length > 0 ? bitStatePool.pop() : new BitState();
+    const end = input.endPos();
+    b.reset(re2.prog, end, ncap);
+    let matched = false;
+    if ((startCond & Utils.EMPTY_BEGIN_TEXT) !== 0 || anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) {
+      if (b.ncap > 0) b.cap[0] = pos;
+      if (b.tryBacktrack(re2, input, re2.prog.start, pos, anchor)) matched = true;
+    } else {
+      let width = -1;
+      for (; pos <= end && width !== 0; pos += width) {
+        if (re2.prefix.length > 0) {
+          const advance = input.index(re2, pos);
+          if (advance < 0) break;
+          pos += advance;
+        }
+        if (b.ncap > 0) b.cap[0] = pos;
+        if (b.tryBacktrack(re2, input, re2.prog.start, pos, anchor)) {
+          matched = true;
+          break;
+        }
+        const r = input.step(pos);
+        width = r === MachineInputBase.EOF() ? 0 : r & 7;
+      }
+    }
+    if (!matched) {
+      bitStatePool.push(b);
+      return null;
+    }
+    const result = ncap === 0 ? [] : Utils.toArray(b.matchcap.subarray(0, ncap));
+    bitStatePool.push(b);
+    return result;
+  }
+};
+var QueueOnePass = class {
+  constructor(size) {
+    this.sparse = new Uint32Array(size);
+    this.dense = new Uint32Array(size);
+    this.size = 0;
+    this.nextIndex = 0;
+  }
+  empty() {
+    return this.nextIndex >= this.size;
+  }
+  next() {
+    return this.dense[this.nextIndex++];
+  }
+  clear() {
+    this.size = 0;
+    this.nextIndex = 0;
+  }
+  contains(u) {
+    return u < this.sparse.length && this.sparse[u] < this.size && this.dense[this.sparse[u]] === u;
+  }
+  insert(u) {
+    if (!this.contains(u)) this.insertNew(u);
+  }
+  insertNew(u) {
+    if (u >= this.sparse.length) return;
+    this.sparse[u] = this.size;
+    this.dense[this.size] = u;
+    this.size++;
+  }
+};
+var mergeRuneSets = (leftRunes, rightRunes, leftPC, rightPC) => {
+  const leftLen = leftRunes.length;
+  const rightLen = rightRunes.length;
+  let lx = 0, rx = 0;
+  const merged = [];
+  const next = [];
+  let ok = true;
+  let ix = -1;
+  const extend = (isLeft) => {
+    const newArray = isLeft ? leftRunes : rightRunes;
+    const low = isLeft ? lx : rx;
+    const pc = isLeft ? leftPC : rightPC;
+    if (ix > 0 && newArray[low] <= merged[ix]) return false;
+    merged.push(newArray[low], newArray[low + 1]);
+    if (isLeft) lx += 2;
+    else rx += 2;
+    ix += 2;
+    next.push(pc);
+    return true;
+  };
+  while (lx < leftLen || rx < rightLen) {
+    if (rx >= rightLen) ok = extend(true);
+    else if (lx >= leftLen) ok = extend(false);
+    else if (rightRunes[rx] < leftRunes[lx]) ok = extend(false);
+    else ok = extend(true);
+    if (!ok) return null;
+  }
+  return {
+    merged,
+    next
+  };
+};
+var OnePassProg = class {
+  constructor(prog) {
+    this.start = prog.start;
+    this.numCap = prog.numCap;
+    this.inst = new Array(prog.inst.length);
+    for (let i = 0; i < prog.inst.length; i++) {
+      const orig = prog.inst[i];
+      const inst = new Inst(orig.op);
+      inst.out = orig.out;
+      inst.arg = orig.arg;
+      inst.runes = orig.runes ? new Int32Array(orig.runes) : /* @__PURE__ */ new Int32Array(0);
+      inst.next = null;
+      this.inst[i] = inst;
+    }
+  }
+};
+var onePassCopy = (prog) => {
+  const p = new OnePassProg(prog);
+  for (let pc = 0; pc < p.inst.length; pc++) {
+    const inst = p.inst[pc];
+    if (inst.op !== Inst.ALT && inst.op !== Inst.ALT_MATCH) continue;
+    let pAOther = "out";
+    let pAAlt = "arg";
+    let instAlt = p.inst[inst[pAAlt]];
+    if (instAlt.op !== Inst.ALT && instAlt.op !== Inst.ALT_MATCH) {
+      pAOther = "arg";
+      pAAlt = "out";
+      instAlt = p.inst[inst[pAAlt]];
+      if (instAlt.op !== Inst.ALT && instAlt.op !== Inst.ALT_MATCH) continue;
+    }
+    const instOther = p.inst[inst[pAOther]];
+    if (instOther.op === Inst.ALT || instOther.op === Inst.ALT_MATCH) continue;
+    let pBAlt = "out";
+    let pBOther = "arg";
+    let patch = false;
+    if (instAlt.out === pc) patch = true;
+    else if (instAlt.arg === pc) {
+      patch = true;
+      pBAlt = "arg";
+      pBOther = "out";
+    }
+    if (patch) instAlt[pBAlt] = inst[pAOther];
+    if (inst[pAOther] === instAlt[pBAlt]) inst[pAAlt] = instAlt[pBOther];
+  }
+  return p;
+};
+var makeOnePass = (p) => {
+  if (p.inst.length >= 1e3) return null;
+  const instQueue = new QueueOnePass(p.inst.length);
+  const visitQueue = new QueueOnePass(p.inst.length);
+  const onePassRunes = new Array(p.inst.length);
+  const m = new Array(p.inst.length).fill(false);
+  const check = (pc) => {
+    let ok = true;
+    const inst = p.inst[pc];
+    if (visitQueue.contains(pc)) return true;
+    visitQueue.insert(pc);
+    switch (inst.op) {
+      case Inst.ALT:
+      case Inst.ALT_MATCH: {
+        ok = check(inst.out) && check(inst.arg);
+        let matchOut = m[inst.out];
+        let matchArg = m[inst.arg];
+        if (matchOut && matchArg) return false;
+        if (matchArg) {
+          const tempOut = inst.out;
+          inst.out = inst.arg;
+          inst.arg = tempOut;
+          const tempMatch = matchOut;
+          matchOut = matchArg;
+          matchArg = tempMatch;
+        }
+        if (matchOut) {
+          m[pc] = true;
+          inst.op = Inst.ALT_MATCH;
+        }
+        const leftRunes = onePassRunes[inst.out] || [];
+        const rightRunes = onePassRunes[inst.arg] || [];
+        const mergeRes = mergeRuneSets(leftRunes, rightRunes, inst.out, inst.arg);
+        if (!mergeRes) return false;
+        onePassRunes[pc] = new Int32Array(mergeRes.merged);
+        inst.next = new Uint32Array(mergeRes.next);
+        break;
+      }
+      case Inst.CAPTURE:
+      case Inst.EMPTY_WIDTH:
+      case Inst.NOP:
+        ok = check(inst.out);
+        m[pc] = m[inst.out];
+        onePassRunes[pc] = onePassRunes[inst.out] ? new Int32Array(onePassRunes[inst.out]) : /* @__PURE__ */ new Int32Array(0);
+        inst.next = new Uint32Array(Math.floor(onePassRunes[pc].length / 2) + 1).fill(inst.out);
+        break;
+      case Inst.MATCH:
+      case Inst.FAIL:
+        m[pc] = inst.op === Inst.MATCH;
+        break;
+      case Inst.RUNE: {
+        m[pc] = false;
+        if (inst.next && inst.next.length > 0) break;
+        instQueue.insert(inst.out);
+        if (!inst.runes || inst.runes.length === 0) {
+          onePassRunes[pc] = /* @__PURE__ */ new Int32Array(0);
+          inst.next = new Uint32Array([inst.out]);
+          break;
+        }
+        let runes = [];
+        if (inst.runes.length === 1 && (inst.arg & RE2Flags.FOLD_CASE) !== 0) {
+          const r0 = inst.runes[0];
+          runes.push(r0, r0);
+          for (let r1 = Unicode.simpleFold(r0); r1 !== r0; r1 = Unicode.simpleFold(r1)) runes.push(r1, r1);
+          runes.sort((a, b) => a - b);
+        } else for (let j = 0; j < inst.runes.length; j++) runes.push(inst.runes[j]);
+        onePassRunes[pc] = new Int32Array(runes);
+        inst.next = new Uint32Array(Math.floor(runes.length / 2) + 1).fill(inst.out);
+        inst.op = Inst.RUNE;
+        break;
+      }
+      case Inst.RUNE1: {
+        m[pc] = false;
+        if (inst.next && inst.next.length > 0) break;
+        instQueue.insert(inst.out);
+        let runes = [];
+        if ((inst.arg & RE2Flags.FOLD_CASE) !== 0) {
+          const r0 = inst.runes[0];
+          runes.push(r0, r0);
+          for (let r1 = Unicode.simpleFold(r0); r1 !== r0; r1 = Unicode.simpleFold(r1)) runes.push(r1, r1);
+          runes.sort((a, b) => a - b);
+        } else runes.push(inst.runes[0], inst.runes[0]);
+        onePassRunes[pc] = new Int32Array(runes);
+        inst.next = new Uint32Array(Math.floor(runes.length / 2) + 1).fill(inst.out);
+        inst.op = Inst.RUNE;
+        break;
+      }
+      case Inst.RUNE_ANY:
+        m[pc] = false;
+        if (inst.next && inst.next.length > 0) break;
+        instQueue.insert(inst.out);
+        onePassRunes[pc] = new Int32Array([0, Unicode.MAX_RUNE]);
+        inst.next = new Uint32Array([inst.out]);
+        break;
+      case Inst.RUNE_ANY_NOT_NL:
+        m[pc] = false;
+        if (inst.next && inst.next.length > 0) break;
+        instQueue.insert(inst.out);
+        onePassRunes[pc] = new Int32Array([
+          0,
+          9,
+          11,
+          Unicode.MAX_RUNE
+        ]);
+        inst.next = new Uint32Array(Math.floor(onePassRunes[pc].length / 2) + 1).fill(inst.out);
+    }
+    return ok;
+  };
+  instQueue.clear();
+  instQueue.insert(p.start);
+  while (!instQueue.empty()) {
+    visitQueue.clear();
+    if (!check(instQueue.next())) return null;
+  }
+  for (let i = 0; i < p.inst.length; i++) if (onePassRunes[i]) p.inst[i].runes = onePassRunes[i];
+  return p;
+};
+var cleanupOnePass = (p, original) => {
+  for (let ix = 0; ix < original.inst.length; ix++) {
+    const instOriginal = original.inst[ix];
+    switch (instOriginal.op) {
+      case Inst.ALT:
+      case Inst.ALT_MATCH:
+      case Inst.RUNE:
+        break;
+      case Inst.CAPTURE:
+      case Inst.EMPTY_WIDTH:
+      case Inst.NOP:
+      case Inst.MATCH:
+      case Inst.FAIL:
+        p.inst[ix].next = null;
+        break;
+      case Inst.RUNE1:
+      case Inst.RUNE_ANY:
+      case Inst.RUNE_ANY_NOT_NL:
+        p.inst[ix].next = null;
+        p.inst[ix].op = instOriginal.op;
+        p.inst[ix].runes = instOriginal.runes ? new Int32Array(instOriginal.runes) : /* @__PURE__ */ new Int32Array(0);
+    }
+  }
+};
+var OnePass = class OnePass2 {
+  static compile(prog) {
+    if (prog.start === 0) return null;
+    if (prog.numLb > 0) return null;
+    const startInst = prog.inst[prog.start];
+    if (startInst.op !== Inst.EMPTY_WIDTH || (startInst.arg & Utils.EMPTY_BEGIN_TEXT) === 0) return null;
+    let hasAlt = false;
+    for (let i = 0; i < prog.inst.length; i++) if (prog.inst[i].op === Inst.ALT || prog.inst[i].op === Inst.ALT_MATCH) {
+      hasAlt = true;
+      break;
+    }
+    for (let i = 0; i < prog.inst.length; i++) {
+      const inst = prog.inst[i];
+      const opOut = prog.inst[inst.out].op;
+      switch (inst.op) {
+        case Inst.ALT:
+        case Inst.ALT_MATCH:
+          if (opOut === Inst.MATCH || prog.inst[inst.arg].op === Inst.MATCH) return null;
+          break;
+        case Inst.EMPTY_WIDTH:
+          if (opOut === Inst.MATCH) {
+            if ((inst.arg & Utils.EMPTY_END_TEXT) === Utils.EMPTY_END_TEXT) continue;
+            return null;
+          }
+          break;
+        default:
+          if (opOut === Inst.MATCH && hasAlt) return null;
+      }
+    }
+    let p = onePassCopy(prog);
+    p = makeOnePass(p);
+    if (p !== null) cleanupOnePass(p, prog);
+    return p;
+  }
+  static next(inst, r) {
+    const nextIdx = inst.matchRunePos(r);
+    if (nextIdx >= 0) return inst.next[nextIdx];
+    if (inst.op === Inst.ALT_MATCH) return inst.out;
+    return 0;
+  }
+  static execute(re2, input, pos, anchor, ncap) {
+    const onepass = re2.onepass;
+    if (!onepass) return null;
+    const matchcap = new Int32Array(ncap).fill(-1);
+    let matched = false;
+    let r = input.step(pos);
+    let rune = r >> 3;
+    let width = r & 7;
+    let r1 = MachineInputBase.EOF();
+    let rune1 = -1;
+    let width1 = 0;
+    if (r !== MachineInputBase.EOF()) {
+      r1 = input.step(pos + width);
+      if (r1 !== MachineInputBase.EOF()) {
+        rune1 = r1 >> 3;
+        width1 = r1 & 7;
+      }
+    }
+    let flag3 = pos === 0 ? Utils.emptyOpContext(-1, rune) : input.context(pos);
+    let pc = onepass.start;
+    let inst;
+    while (true) {
+      inst = onepass.inst[pc];
+      pc = inst.out;
+      switch (inst.op) {
+        case Inst.MATCH:
+          if (anchor === RE2Flags.ANCHOR_BOTH && pos !== input.endPos()) return null;
+          matched = true;
+          if (matchcap.length > 0) {
+            matchcap[0] = 0;
+            matchcap[1] = pos;
+          }
+          return ncap === 0 ? [] : Utils.toArray(matchcap);
+        case Inst.RUNE:
+          if (!inst.matchRune(rune)) return null;
+          break;
+        case Inst.RUNE1:
+          if (rune !== inst.runes[0]) return null;
+          break;
+        case Inst.RUNE_ANY:
+          break;
+        case Inst.RUNE_ANY_NOT_NL:
+          if (rune === 10) return null;
+          break;
+        case Inst.ALT:
+        case Inst.ALT_MATCH:
+          pc = OnePass2.next(inst, rune);
+          continue;
+        case Inst.FAIL:
+          return null;
+        case Inst.NOP:
+          continue;
+        case Inst.EMPTY_WIDTH:
+          if ((inst.arg & ~flag3) !== 0) return null;
+          continue;
+        case Inst.CAPTURE:
+          if (inst.arg < matchcap.length) matchcap[inst.arg] = pos;
+          continue;
+        default:
+          throw new RE2JSInternalException("bad inst");
+      }
+      if (width === 0) break;
+      flag3 = Utils.emptyOpContext(rune, rune1);
+      pos += width;
+      rune = rune1;
+      width = width1;
+      if (rune !== -1) {
+        r1 = input.step(pos + width);
+        if (r1 !== MachineInputBase.EOF()) {
+          rune1 = r1 >> 3;
+          width1 = r1 & 7;
+        } else {
+          rune1 = -1;
+          width1 = 0;
+        }
+      }
+    }
+    if (!matched) return null;
+    return ncap === 0 ? [] : Utils.toArray(matchcap);
+  }
+};
+var Regexp = class Regexp2 {
+  static Op = createEnum([
+    "NO_MATCH",
+    "EMPTY_MATCH",
+    "LITERAL",
+    "CHAR_CLASS",
+    "ANY_CHAR_NOT_NL",
+    "ANY_CHAR",
+    "BEGIN_LINE",
+    "END_LINE",
+    "BEGIN_TEXT",
+    "END_TEXT",
+    "WORD_BOUNDARY",
+    "NO_WORD_BOUNDARY",
+    "CAPTURE",
+    "STAR",
+    "PLUS",
+    "QUEST",
+    "REPEAT",
+    "CONCAT",
+    "ALTERNATE",
+    "PLB",
+    "NLB",
+    "LEFT_PAREN",
+    "VERTICAL_BAR"
+  ]);
+  static isPseudoOp(op) {
+    return op >= Regexp2.Op.LEFT_PAREN;
+  }
+  static emptySubs() {
+    return [];
+  }
+  static quoteIfHyphen(rune) {
+    if (rune === Codepoint.CODES["-"]) return "\\";
+    return "";
+  }
+  static fromRegexp(re) {
+    const regex = new Regexp2(re.op);
+    regex.flags = re.flags;
+    regex.subs = re.subs;
+    regex.runes = re.runes;
+    regex.cap = re.cap;
+    regex.min = re.min;
+    regex.max = re.max;
+    regex.name = re.name;
+    regex.namedGroups = re.namedGroups;
+    regex.lb = re.lb;
+    return regex;
+  }
+  constructor(op) {
+    this.op = op;
+    this.flags = 0;
+    this.subs = Regexp2.emptySubs();
+    this.runes = /* @__PURE__ */ new Int32Array(0);
+    this.min = 0;
+    this.max = 0;
+    this.cap = 0;
+    this.name = null;
+    this.namedGroups = /* @__PURE__ */ Object.create(null);
+    this.lb = 0;
+  }
+  reinit() {
+    this.flags = 0;
+    this.subs = Regexp2.emptySubs();
+    this.runes = /* @__PURE__ */ new Int32Array(0);
+    this.cap = 0;
+    this.min = 0;
+    this.max = 0;
+    this.name = null;
+    this.namedGroups = /* @__PURE__ */ Object.create(null);
+    this.lb = 0;
+  }
+  toString() {
+    return this.appendTo();
+  }
+  appendTo() {
+    let out = "";
+    switch (this.op) {
+      case Regexp2.Op.NO_MATCH:
+        out += "[^\\x00-\\x{10FFFF}]";
+        break;
+      case Regexp2.Op.EMPTY_MATCH:
+        out += "(?:)";
+        break;
+      case Regexp2.Op.STAR:
+      case Regexp2.Op.PLUS:
+      case Regexp2.Op.QUEST:
+      case Regexp2.Op.REPEAT: {
+        const sub = this.subs[0];
+        if (sub.op > Regexp2.Op.CAPTURE || sub.op === Regexp2.Op.LITERAL && sub.runes.length > 1) out += `(?:${sub.appendTo()})`;
+        else out += sub.appendTo();
+        switch (this.op) {
+          case Regexp2.Op.STAR:
+            out += "*";
+            break;
+          case Regexp2.Op.PLUS:
+            out += "+";
+            break;
+          case Regexp2.Op.QUEST:
+            out += "?";
+            break;
+          case Regexp2.Op.REPEAT:
+            out += `{${this.min}`;
+            if (this.min !== this.max) {
+              out += ",";
+              if (this.max >= 0) out += this.max;
+            }
+            out += "}";
+        }
+        if ((this.flags & RE2Flags.NON_GREEDY) !== 0) out += "?";
+        break;
+      }
+      case Regexp2.Op.CONCAT:
+        for (let sub of this.subs) if (sub.op === Regexp2.Op.ALTERNATE) out += `(?:${sub.appendTo()})`;
+        else out += sub.appendTo();
+        break;
+      case Regexp2.Op.ALTERNATE: {
+        let sep2 = "";
+        for (let sub of this.subs) {
+          out += sep2;
+          sep2 = "|";
+          out += sub.appendTo();
+        }
+        break;
+      }
+      case Regexp2.Op.LITERAL:
+        if ((this.flags & RE2Flags.FOLD_CASE) !== 0) out += "(?i:";
+        for (let rune of this.runes) out += Utils.escapeRune(rune);
+        if ((this.flags & RE2Flags.FOLD_CASE) !== 0) out += ")";
+        break;
+      case Regexp2.Op.ANY_CHAR_NOT_NL:
+        out += "(?-s:.)";
+        break;
+      case Regexp2.Op.ANY_CHAR:
+        out += "(?s:.)";
+        break;
+      case Regexp2.Op.PLB:
+        out += `(?<=${this.subs[0].appendTo()})`;
+        break;
+      case Regexp2.Op.NLB:
+        out += `(?<!${this.subs[0].appendTo()})`;
+        break;
+      case Regexp2.Op.CAPTURE:
+        if (this.name === null || this.name.length === 0) out += "(";
+        else out += `(?P<${this.name}>`;
+        if (this.subs[0].op !== Regexp2.Op.EMPTY_MATCH) out += this.subs[0].appendTo();
+        out += ")";
+        break;
+      case Regexp2.Op.BEGIN_TEXT:
+        out += "\\A";
+        break;
+      case Regexp2.Op.END_TEXT:
+        if ((this.flags & RE2Flags.WAS_DOLLAR) !== 0) out += "(?-m:$)";
+        else out += "\\z";
+        break;
+      case Regexp2.Op.BEGIN_LINE:
+        out += "^";
+        break;
+      case Regexp2.Op.END_LINE:
+        out += "$";
+        break;
+      case Regexp2.Op.WORD_BOUNDARY:
+        out += "\\b";
+        break;
+      case Regexp2.Op.NO_WORD_BOUNDARY:
+        out += "\\B";
+        break;
+      case Regexp2.Op.CHAR_CLASS:
+        if (this.runes.length % 2 !== 0) {
+          out += "[invalid char class]";
+          break;
+        }
+        out += "[";
+        if (this.runes.length === 0) out += "^\\x00-\\x{10FFFF}";
+        else if (this.runes[0] === 0 && this.runes[this.runes.length - 1] === Unicode.MAX_RUNE) {
+          out += "^";
+          for (let i = 1; i < this.runes.length - 1; i += 2) {
+            const lo = this.runes[i] + 1;
+            const hi = this.runes[i + 1] - 1;
+            out += Regexp2.quoteIfHyphen(lo);
+            out += Utils.escapeRune(lo);
+            if (lo !== hi) {
+              out += "-";
+              out += Regexp2.quoteIfHyphen(hi);
+              out += Utils.escapeRune(hi);
+            }
+          }
+        } else for (let i = 0; i < this.runes.length; i += 2) {
+          const lo = this.runes[i];
+          const hi = this.runes[i + 1];
+          out += Regexp2.quoteIfHyphen(lo);
+          out += Utils.escapeRune(lo);
+          if (lo !== hi) {
+            out += "-";
+            out += Regexp2.quoteIfHyphen(hi);
+            out += Utils.escapeRune(hi);
+          }
+        }
+        out += "]";
+        break;
+      default:
+        out += this.op;
+    }
+    return out;
+  }
+  maxCap() {
+    let m = 0;
+    if (this.op === Regexp2.Op.CAPTURE) m = this.cap;
+    if (this.subs !== null) for (let sub of this.subs) {
+      const n = sub.maxCap();
+      if (m < n) m = n;
+    }
+    return m;
+  }
+  equals(that) {
+    if (!(that !== null && that instanceof Regexp2)) return false;
+    if (this.op !== that.op) return false;
+    switch (this.op) {
+      case Regexp2.Op.END_TEXT:
+        if ((this.flags & RE2Flags.WAS_DOLLAR) !== (that.flags & RE2Flags.WAS_DOLLAR)) return false;
+        break;
+      case Regexp2.Op.LITERAL:
+      case Regexp2.Op.CHAR_CLASS:
+        if ((this.flags & RE2Flags.FOLD_CASE) !== (that.flags & RE2Flags.FOLD_CASE)) return false;
+        if (this.runes === null && that.runes === null) break;
+        if (this.runes === null || that.runes === null) return false;
+        if (this.runes.length !== that.runes.length) return false;
+        for (let i = 0; i < this.runes.length; i++) if (this.runes[i] !== that.runes[i]) return false;
+        break;
+      case Regexp2.Op.ALTERNATE:
+      case Regexp2.Op.CONCAT:
+        if (this.subs.length !== that.subs.length) return false;
+        for (let i = 0; i < this.subs.length; ++i) if (!this.subs[i].equals(that.subs[i])) return false;
+        break;
+      case Regexp2.Op.STAR:
+      case Regexp2.Op.PLUS:
+      case Regexp2.Op.QUEST:
+        if ((this.flags & RE2Flags.NON_GREEDY) !== (that.flags & RE2Flags.NON_GREEDY) || !this.subs[0].equals(that.subs[0])) return false;
+        break;
+      case Regexp2.Op.REPEAT:
+        if ((this.flags & RE2Flags.NON_GREEDY) !== (that.flags & RE2Flags.NON_GREEDY) || this.min !== that.min || this.max !== that.max || !this.subs[0].equals(that.subs[0])) return false;
+        break;
+      case Regexp2.Op.CAPTURE:
+        if (this.cap !== that.cap || (this.name === null ? that.name !== null : this.name !== that.name) || !this.subs[0].equals(that.subs[0])) return false;
+        break;
+      case Regexp2.Op.PLB:
+      case Regexp2.Op.NLB:
+        if (this.lb !== that.lb || !this.subs[0].equals(that.subs[0])) return false;
+    }
+    return true;
+  }
+};
+var RegexpWalker = class {
+  static walk(root, handler) {
+    const stack = [];
+    let re = root;
+    let result;
+    for (; ; ) {
+      if (re.subs.length === 0) result = handler.leaf(re);
+      else {
+        const state = handler.enter(re);
+        if (state.result === void 0) {
+          stack.push({
+            re,
+            state,
+            i: 0
+          });
+          re = re.subs[0];
+          continue;
+        }
+        result = state.result;
+      }
+      for (; ; ) {
+        if (stack.length === 0) return result;
+        const frame = stack[stack.length - 1];
+        handler.child(frame.re, frame.state, result, frame.i);
+        frame.i++;
+        if (frame.state.result === void 0 && frame.i < frame.re.subs.length) {
+          re = frame.re.subs[frame.i];
+          break;
+        }
+        stack.pop();
+        result = frame.state.result !== void 0 ? frame.state.result : handler.leave(frame.re, frame.state);
+      }
+    }
+  }
+};
+var AhoCorasick = class {
+  constructor(words, alphabetSize) {
+    const edges = /* @__PURE__ */ new Map();
+    const parent = [0];
+    const unit = [0];
+    const depth = [0];
+    const terminal = [0];
+    for (const word of words) {
+      let node = 0;
+      for (let i = 0; i < word.length; i++) {
+        const key2 = node * alphabetSize + word[i];
+        let child = edges.get(key2);
+        if (child === void 0) {
+          child = parent.length;
+          edges.set(key2, child);
+          parent.push(node);
+          unit.push(word[i]);
+          depth.push(depth[node] + 1);
+          terminal.push(0);
+        }
+        node = child;
+      }
+      terminal[node] = 1;
+    }
+    const numNodes = parent.length;
+    const children = new Int32Array(numNodes - 1);
+    for (let c = 1; c < numNodes; c++) children[c - 1] = c;
+    children.sort((a, b) => parent[a] - parent[b] || unit[a] - unit[b]);
+    const childStart = new Int32Array(numNodes + 1);
+    for (let c = 1; c < numNodes; c++) childStart[parent[c] + 1]++;
+    for (let n = 0; n < numNodes; n++) childStart[n + 1] += childStart[n];
+    const childUnit = new Int32Array(numNodes - 1);
+    for (let k = 0; k < children.length; k++) childUnit[k] = unit[children[k]];
+    this.childStart = childStart;
+    this.childUnit = childUnit;
+    this.childNode = children;
+    const byDepth = new Int32Array(numNodes);
+    for (let n = 0; n < numNodes; n++) byDepth[n] = n;
+    byDepth.sort((a, b) => depth[a] - depth[b]);
+    const fail = new Int32Array(numNodes);
+    const match = Uint8Array.from(terminal);
+    for (let k = 1; k < numNodes; k++) {
+      const c = byDepth[k];
+      const p = parent[c];
+      if (p !== 0) {
+        let f = fail[p];
+        let next = this.next(f, unit[c]);
+        while (next < 0 && f !== 0) {
+          f = fail[f];
+          next = this.next(f, unit[c]);
+        }
+        fail[c] = next >= 0 ? next : 0;
+      }
+      match[c] |= match[fail[c]];
+    }
+    this.fail = fail;
+    this.match = match;
+  }
+  next(node, u) {
+    let lo = this.childStart[node];
+    let hi = this.childStart[node + 1];
+    const units = this.childUnit;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      const m = units[mid];
+      if (m === u) return this.childNode[mid];
+      if (m < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
+  }
+  advance(node, u) {
+    for (; ; ) {
+      const next = this.next(node, u);
+      if (next >= 0) return next;
+      if (node === 0) return 0;
+      node = this.fail[node];
+    }
+  }
+  searchUTF16(charSeq, start, end) {
+    let node = 0;
+    for (let i = start; i < end; i++) {
+      node = this.advance(node, charSeq.charCodeAt(i));
+      if (this.match[node] === 1) return true;
+    }
+    return false;
+  }
+  searchUTF8(bytes, start, end) {
+    let node = 0;
+    for (let i = start; i < end; i++) {
+      node = this.advance(node, bytes[i]);
+      if (this.match[node] === 1) return true;
+    }
+    return false;
+  }
+};
+var Prefilter = class Prefilter2 {
+  static Type = {
+    NONE: 0,
+    EXACT: 1,
+    AND: 2,
+    OR: 3
+  };
+  static MAX_SCANS = 32;
+  static MAX_AC_UNITS = 1 << 18;
+  constructor(type) {
+    this.type = type;
+    this.subs = [];
+    this.str = "";
+    this.bytes = null;
+    this.cost = type === Prefilter2.Type.EXACT ? 1 : 0;
+    this.allExact = false;
+    this.ac16 = null;
+    this.ac8 = null;
+  }
+  automaton16() {
+    if (this.ac16 === null) {
+      const words = this.subs.map((s) => {
+        const arr = new Array(s.str.length);
+        for (let i = 0; i < s.str.length; i++) arr[i] = s.str.charCodeAt(i);
+        return arr;
+      });
+      this.ac16 = new AhoCorasick(words, 65536);
+    }
+    return this.ac16;
+  }
+  automaton8() {
+    if (this.ac8 === null) this.ac8 = new AhoCorasick(this.subs.map((s) => s.bytes), 256);
+    return this.ac8;
+  }
+  eval(input, pos) {
+    switch (this.type) {
+      case Prefilter2.Type.NONE:
+        return true;
+      case Prefilter2.Type.EXACT:
+        return input.hasString(this, pos);
+      case Prefilter2.Type.AND:
+        for (let i = 0; i < this.subs.length; i++) if (!this.subs[i].eval(input, pos)) return false;
+        return true;
+      case Prefilter2.Type.OR:
+        if (this.allExact) return input.hasAnyString(this, pos);
+        for (let i = 0; i < this.subs.length; i++) if (this.subs[i].eval(input, pos)) return true;
+        return false;
+      default:
+        return true;
+    }
+  }
+};
+var PrefilterTree = class PrefilterTree2 {
+  static build(re) {
+    if (!re) return new Prefilter(Prefilter.Type.NONE);
+    return RegexpWalker.walk(re, PrefilterTree2.WALKER);
+  }
+  static WALKER = {
+    leaf: (re) => PrefilterTree2.leaf(re),
+    enter: (re) => PrefilterTree2.enter(re),
+    child: (re, state, result) => PrefilterTree2.child(re, state, result),
+    leave: (re, state) => PrefilterTree2.leave(re, state)
+  };
+  static leaf(re) {
+    if (re.op !== Regexp.Op.LITERAL) return new Prefilter(Prefilter.Type.NONE);
+    if (re.runes.length === 0 || (re.flags & RE2Flags.FOLD_CASE) !== 0) return new Prefilter(Prefilter.Type.NONE);
+    let str = "";
+    for (let i = 0; i < re.runes.length; i++) {
+      if (Unicode.isUnsearchable(re.runes[i])) return new Prefilter(Prefilter.Type.NONE);
+      str += String.fromCodePoint(re.runes[i]);
+    }
+    const pf = new Prefilter(Prefilter.Type.EXACT);
+    pf.str = str;
+    pf.bytes = Utils.stringToUtf8ByteArray(pf.str);
+    return pf;
+  }
+  static enter(re) {
+    switch (re.op) {
+      case Regexp.Op.CAPTURE:
+      case Regexp.Op.PLUS:
+        return { sub: null };
+      case Regexp.Op.REPEAT:
+        if (re.min >= 1) return { sub: null };
+        return { result: new Prefilter(Prefilter.Type.NONE) };
+      case Regexp.Op.CONCAT:
+        return {
+          pf: new Prefilter(Prefilter.Type.AND),
+          subs: []
+        };
+      case Regexp.Op.ALTERNATE:
+        return {
+          pf: new Prefilter(Prefilter.Type.OR),
+          subs: []
+        };
+      default:
+        return { result: new Prefilter(Prefilter.Type.NONE) };
+    }
+  }
+  static child(re, state, s) {
+    if (state.subs === void 0) {
+      state.sub = s;
+      return;
+    }
+    if (state.pf.type === Prefilter.Type.AND) {
+      if (s.type === Prefilter.Type.NONE) return;
+      if (s.type === Prefilter.Type.AND) {
+        for (let j = 0; j < s.subs.length; j++) state.subs.push(s.subs[j]);
+        return;
+      }
+      state.subs.push(s);
+      return;
+    }
+    if (s.type === Prefilter.Type.NONE) {
+      state.result = new Prefilter(Prefilter.Type.NONE);
+      return;
+    }
+    if (s.type === Prefilter.Type.OR) {
+      for (let j = 0; j < s.subs.length; j++) state.subs.push(s.subs[j]);
+      return;
+    }
+    state.subs.push(s);
+  }
+  static leave(re, state) {
+    if (state.subs === void 0) return state.sub;
+    const pf = state.pf;
+    const seen = /* @__PURE__ */ new Set();
+    const subs = [];
+    for (const sub of state.subs) {
+      if (sub.type === Prefilter.Type.EXACT) {
+        if (seen.has(sub.str)) continue;
+        seen.add(sub.str);
+      }
+      subs.push(sub);
+    }
+    if (pf.type === Prefilter.Type.AND) {
+      const kept = [];
+      let cost2 = 0;
+      for (const sub of subs) {
+        if (cost2 + sub.cost > Prefilter.MAX_SCANS) continue;
+        kept.push(sub);
+        cost2 += sub.cost;
+      }
+      if (kept.length === 0) return new Prefilter(Prefilter.Type.NONE);
+      if (kept.length === 1) return kept[0];
+      pf.subs = kept;
+      pf.cost = cost2;
+      return pf;
+    }
+    if (subs.length === 0) return new Prefilter(Prefilter.Type.NONE);
+    if (subs.length === 1) return subs[0];
+    pf.subs = subs;
+    let allExact = true;
+    let cost = 0;
+    let units = 0;
+    for (const sub of subs) {
+      if (sub.type !== Prefilter.Type.EXACT) allExact = false;
+      else units += sub.bytes.length;
+      cost += sub.cost;
+    }
+    if (allExact) {
+      if (units > Prefilter.MAX_AC_UNITS) return new Prefilter(Prefilter.Type.NONE);
+      pf.allExact = true;
+      pf.cost = 1;
+      return pf;
+    }
+    if (cost > Prefilter.MAX_SCANS) return new Prefilter(Prefilter.Type.NONE);
+    pf.cost = cost;
+    return pf;
+  }
+};
+var PatchList = class {
+  /**
+  * @param {number} head - Encoded pointer to the start of the patch list.
+  * @param {number} tail - Encoded pointer to the end of the patch list.
+  */
+  constructor(head = 0, tail = 0) {
+    this.head = head;
+    this.tail = tail;
+  }
+};
+var Prog = class {
+  constructor() {
+    this.inst = [];
+    this.start = 0;
+    this.numCap = 2;
+    this.lbStarts = [];
+    this.numLb = 0;
+    this.lbInst = null;
+  }
+  getInst(pc) {
+    return this.inst[pc];
+  }
+  numInst() {
+    return this.inst.length;
+  }
+  addInst(op) {
+    this.inst.push(new Inst(op));
+  }
+  markLookbehindInsts() {
+    const lbInst = new Uint8Array(this.inst.length);
+    const pending = this.lbStarts.slice();
+    while (pending.length > 0) {
+      const pc = pending.pop();
+      if (pc === 0 || lbInst[pc] === 1) continue;
+      lbInst[pc] = 1;
+      const i = this.inst[pc];
+      switch (i.op) {
+        case Inst.ALT:
+        case Inst.ALT_MATCH:
+          pending.push(i.out, i.arg);
+          break;
+        case Inst.MATCH:
+        case Inst.FAIL:
+          break;
+        default:
+          pending.push(i.out);
+      }
+    }
+    this.lbInst = lbInst;
+  }
+  skipNop(pc) {
+    let i = this.inst[pc];
+    while (i.op === Inst.NOP || i.op === Inst.CAPTURE) {
+      i = this.inst[pc];
+      pc = i.out;
+    }
+    return i;
+  }
+  /** @returns {[boolean, string]} */
+  prefix() {
+    let prefix = "";
+    let i = this.skipNop(this.start);
+    if (!Inst.isRuneOp(i.op) || i.runes.length !== 1) return [i.op === Inst.MATCH, prefix];
+    while (Inst.isRuneOp(i.op) && i.runes.length === 1 && (i.arg & RE2Flags.FOLD_CASE) === 0 && !Unicode.isUnsearchable(i.runes[0])) {
+      prefix += String.fromCodePoint(i.runes[0]);
+      i = this.skipNop(i.out);
+    }
+    return [i.op === Inst.MATCH, prefix];
+  }
+  startCond() {
+    let flag3 = 0;
+    let pc = this.start;
+    loop: for (; ; ) {
+      const i = this.inst[pc];
+      switch (i.op) {
+        case Inst.EMPTY_WIDTH:
+          flag3 |= i.arg;
+          break;
+        case Inst.FAIL:
+          return -1;
+        case Inst.CAPTURE:
+        case Inst.NOP:
+          break;
+        default:
+          break loop;
+      }
+      pc = i.out;
+    }
+    return flag3;
+  }
+  patch(l, val) {
+    let head = l.head;
+    while (head !== 0) {
+      const i = this.inst[head >> 1];
+      if ((head & 1) === 0) {
+        head = i.out;
+        i.out = val;
+      } else {
+        head = i.arg;
+        i.arg = val;
+      }
+    }
+  }
+  append(l1, l2) {
+    if (l1.head === 0) return l2;
+    if (l2.head === 0) return l1;
+    const i = this.inst[l1.tail >> 1];
+    if ((l1.tail & 1) === 0) i.out = l2.head;
+    else i.arg = l2.head;
+    return new PatchList(l1.head, l2.tail);
+  }
+  /**
+  *
+  * @returns {string}
+  */
+  toString() {
+    let out = "";
+    for (let pc = 0; pc < this.inst.length; pc++) {
+      const len = out.length;
+      out += pc;
+      if (pc === this.start) out += "*";
+      out += "        ".substring(out.length - len);
+      out += this.inst[pc];
+      out += "\n";
+    }
+    return out;
+  }
+};
+var ANY_RUNE_NOT_NL = new Int32Array([
+  0,
+  Codepoint.CODES["\n"] - 1,
+  Codepoint.CODES["\n"] + 1,
+  Unicode.MAX_RUNE
+]);
+var ANY_RUNE = new Int32Array([0, Unicode.MAX_RUNE]);
+var Frag = class {
+  constructor(i = 0, out = new PatchList(), nullable = false) {
+    this.i = i;
+    this.out = out;
+    this.nullable = nullable;
+  }
+};
+var Compiler = class Compiler2 {
+  static compileRegexp(re) {
+    const c = new Compiler2();
+    const f = c.compile(re);
+    c.prog.patch(f.out, c.newInst(Inst.MATCH).i);
+    c.prog.start = f.i;
+    c.prog.markLookbehindInsts();
+    return c.prog;
+  }
+  static compileSet(regexps) {
+    const c = new Compiler2();
+    if (regexps.length === 0) {
+      c.prog.start = c.newInst(Inst.FAIL).i;
+      c.prog.markLookbehindInsts();
+      return c.prog;
+    }
+    let starts = [];
+    for (let i = 0; i < regexps.length; i++) {
+      c.lbOffset = c.prog.numLb;
+      const f = c.compile(regexps[i]);
+      const m = c.newInst(Inst.MATCH);
+      c.prog.getInst(m.i).arg = i;
+      c.prog.patch(f.out, m.i);
+      starts.push(f.i);
+    }
+    let start = starts[0];
+    for (let i = 1; i < starts.length; i++) {
+      const f = c.newInst(Inst.ALT);
+      const inst = c.prog.getInst(f.i);
+      inst.out = start;
+      inst.arg = starts[i];
+      start = f.i;
+    }
+    c.prog.start = start;
+    c.prog.markLookbehindInsts();
+    return c.prog;
+  }
+  constructor() {
+    this.prog = new Prog();
+    this.newInst(Inst.FAIL);
+    this.lbOffset = 0;
+    this.runeCache = /* @__PURE__ */ new Map();
+    this.walker = {
+      leaf: (re) => this.leaf(re),
+      enter: (re) => this.enter(re),
+      child: (re, state, result) => this.child(re, state, result),
+      leave: (re, state) => this.leave(re, state)
+    };
+  }
+  newInst(op) {
+    this.prog.addInst(op);
+    return new Frag(this.prog.numInst() - 1, new PatchList(), true);
+  }
+  nop() {
+    const f = this.newInst(Inst.NOP);
+    f.out = new PatchList(f.i << 1, f.i << 1);
+    return f;
+  }
+  fail() {
+    return new Frag();
+  }
+  cap(arg) {
+    const f = this.newInst(Inst.CAPTURE);
+    f.out = new PatchList(f.i << 1, f.i << 1);
+    this.prog.getInst(f.i).arg = arg;
+    if (this.prog.numCap < arg + 1) this.prog.numCap = arg + 1;
+    return f;
+  }
+  cat(f1, f2) {
+    if (f1.i === 0 || f2.i === 0) {
+      this.prog.patch(f1.out, 0);
+      this.prog.patch(f2.out, 0);
+      return this.fail();
+    }
+    this.prog.patch(f1.out, f2.i);
+    return new Frag(f1.i, f2.out, f1.nullable && f2.nullable);
+  }
+  alt(f1, f2) {
+    if (f1.i === 0) return f2;
+    if (f2.i === 0) return f1;
+    const f = this.newInst(Inst.ALT);
+    const i = this.prog.getInst(f.i);
+    i.out = f1.i;
+    i.arg = f2.i;
+    f.out = this.prog.append(f1.out, f2.out);
+    f.nullable = f1.nullable || f2.nullable;
+    return f;
+  }
+  loop(f1, nongreedy) {
+    const f = this.newInst(Inst.ALT);
+    const i = this.prog.getInst(f.i);
+    if (nongreedy) {
+      i.arg = f1.i;
+      f.out = new PatchList(f.i << 1, f.i << 1);
+    } else {
+      i.out = f1.i;
+      f.out = new PatchList(f.i << 1 | 1, f.i << 1 | 1);
+    }
+    this.prog.patch(f1.out, f.i);
+    return f;
+  }
+  quest(f1, nongreedy) {
+    if (f1.i === 0) return this.nop();
+    const f = this.newInst(Inst.ALT);
+    const i = this.prog.getInst(f.i);
+    if (nongreedy) {
+      i.arg = f1.i;
+      f.out = new PatchList(f.i << 1, f.i << 1);
+    } else {
+      i.out = f1.i;
+      f.out = new PatchList(f.i << 1 | 1, f.i << 1 | 1);
+    }
+    f.out = this.prog.append(f.out, f1.out);
+    return f;
+  }
+  star(f1, nongreedy) {
+    if (f1.i === 0) return this.nop();
+    if (f1.nullable) return this.quest(this.plus(f1, nongreedy), nongreedy);
+    return this.loop(f1, nongreedy);
+  }
+  plus(f1, nongreedy) {
+    if (f1.i === 0) return this.fail();
+    return new Frag(f1.i, this.loop(f1, nongreedy).out, f1.nullable);
+  }
+  empty(op) {
+    const f = this.newInst(Inst.EMPTY_WIDTH);
+    this.prog.getInst(f.i).arg = op;
+    f.out = new PatchList(f.i << 1, f.i << 1);
+    return f;
+  }
+  rune(runes, flags) {
+    const f = this.newInst(Inst.RUNE);
+    f.nullable = false;
+    const i = this.prog.getInst(f.i);
+    i.runes = runes;
+    flags &= RE2Flags.FOLD_CASE;
+    if (runes.length !== 1 || Unicode.simpleFold(runes[0]) === runes[0]) flags &= ~RE2Flags.FOLD_CASE;
+    i.arg = flags;
+    f.out = new PatchList(f.i << 1, f.i << 1);
+    if ((flags & RE2Flags.FOLD_CASE) === 0 && runes.length === 1 || runes.length === 2 && runes[0] === runes[1]) i.op = Inst.RUNE1;
+    else if (runes.length === 2 && runes[0] === 0 && runes[1] === Unicode.MAX_RUNE) i.op = Inst.RUNE_ANY;
+    else if (runes.length === 4 && runes[0] === 0 && runes[1] === Codepoint.CODES["\n"] - 1 && runes[2] === Codepoint.CODES["\n"] + 1 && runes[3] === Unicode.MAX_RUNE) i.op = Inst.RUNE_ANY_NOT_NL;
+    return f;
+  }
+  lookBehind(a, parsedLb) {
+    const lb = Math.sign(parsedLb) * (Math.abs(parsedLb) + this.lbOffset);
+    const id = this.newInst(Inst.LB_WRITE);
+    this.prog.getInst(id.i).arg = lb;
+    const any = this.rune(ANY_RUNE, 0);
+    const dotStar = this.star(any, true);
+    const lbAutomaton = this.cat(dotStar, a);
+    this.prog.patch(lbAutomaton.out, id.i);
+    const checkId = this.newInst(Inst.LB_CHECK);
+    this.prog.getInst(checkId.i).arg = lb;
+    this.prog.lbStarts.push(lbAutomaton.i);
+    if (Math.abs(lb) > this.prog.numLb) this.prog.numLb = Math.abs(lb);
+    checkId.out = new PatchList(checkId.i << 1, checkId.i << 1);
+    return checkId;
+  }
+  compile(re) {
+    return RegexpWalker.walk(re, this.walker);
+  }
+  leaf(re) {
+    switch (re.op) {
+      case Regexp.Op.NO_MATCH:
+        return this.fail();
+      case Regexp.Op.EMPTY_MATCH:
+        return this.nop();
+      case Regexp.Op.LITERAL: {
+        if (re.runes.length === 0) return this.nop();
+        let f = null;
+        for (let r of re.runes) {
+          let singleRune = this.runeCache.get(r);
+          if (singleRune === void 0) {
+            singleRune = new Int32Array([r]);
+            this.runeCache.set(r, singleRune);
+          }
+          const f1 = this.rune(singleRune, re.flags);
+          f = f === null ? f1 : this.cat(f, f1);
+        }
+        return f;
+      }
+      case Regexp.Op.CHAR_CLASS:
+        return this.rune(re.runes, re.flags);
+      case Regexp.Op.ANY_CHAR_NOT_NL:
+        return this.rune(ANY_RUNE_NOT_NL, 0);
+      case Regexp.Op.ANY_CHAR:
+        return this.rune(ANY_RUNE, 0);
+      case Regexp.Op.BEGIN_LINE:
+        return this.empty(Utils.EMPTY_BEGIN_LINE);
+      case Regexp.Op.END_LINE:
+        return this.empty(Utils.EMPTY_END_LINE);
+      case Regexp.Op.BEGIN_TEXT:
+        return this.empty(Utils.EMPTY_BEGIN_TEXT);
+      case Regexp.Op.END_TEXT:
+        return this.empty(Utils.EMPTY_END_TEXT);
+      case Regexp.Op.WORD_BOUNDARY:
+        return this.empty(Utils.EMPTY_WORD_BOUNDARY);
+      case Regexp.Op.NO_WORD_BOUNDARY:
+        return this.empty(Utils.EMPTY_NO_WORD_BOUNDARY);
+      case Regexp.Op.CONCAT:
+      case Regexp.Op.ALTERNATE:
+        return this.nop();
+      default:
+        throw new RE2JSCompileException("regexp: unhandled case in compile");
+    }
+  }
+  enter(re) {
+    switch (re.op) {
+      case Regexp.Op.PLB:
+      case Regexp.Op.NLB:
+      case Regexp.Op.STAR:
+      case Regexp.Op.PLUS:
+      case Regexp.Op.QUEST:
+        return { sub: null };
+      case Regexp.Op.CAPTURE:
+        return {
+          bra: this.cap(re.cap << 1),
+          sub: null
+        };
+      case Regexp.Op.CONCAT:
+      case Regexp.Op.ALTERNATE:
+        return { f: null };
+      default:
+        throw new RE2JSCompileException("regexp: unhandled case in compile");
+    }
+  }
+  child(re, state, f1) {
+    if (re.op === Regexp.Op.CONCAT) state.f = state.f === null ? f1 : this.cat(state.f, f1);
+    else if (re.op === Regexp.Op.ALTERNATE) state.f = state.f === null ? f1 : this.alt(state.f, f1);
+    else state.sub = f1;
+  }
+  leave(re, state) {
+    switch (re.op) {
+      case Regexp.Op.PLB:
+      case Regexp.Op.NLB:
+        return this.lookBehind(state.sub, re.lb);
+      case Regexp.Op.CAPTURE: {
+        const ket = this.cap(re.cap << 1 | 1);
+        return this.cat(this.cat(state.bra, state.sub), ket);
+      }
+      case Regexp.Op.STAR:
+        return this.star(state.sub, (re.flags & RE2Flags.NON_GREEDY) !== 0);
+      case Regexp.Op.PLUS:
+        return this.plus(state.sub, (re.flags & RE2Flags.NON_GREEDY) !== 0);
+      case Regexp.Op.QUEST:
+        return this.quest(state.sub, (re.flags & RE2Flags.NON_GREEDY) !== 0);
+      case Regexp.Op.CONCAT:
+      case Regexp.Op.ALTERNATE:
+        return state.f;
+      default:
+        throw new RE2JSCompileException("regexp: unhandled case in compile");
+    }
+  }
+};
+var Simplify = class Simplify2 {
+  static simplify(re) {
+    if (re === null) return null;
+    return RegexpWalker.walk(re, Simplify2.WALKER);
+  }
+  static WALKER = {
+    leaf: (re) => Simplify2.leaf(re),
+    enter: (re) => Simplify2.enter(re),
+    child: (re, state, result, i) => Simplify2.child(re, state, result, i),
+    leave: (re, state) => Simplify2.leave(re, state)
+  };
+  static leaf(re) {
+    if (re.op === Regexp.Op.CHAR_CLASS) {
+      if (re.runes === null) return re;
+      if (re.runes.length === 0) return new Regexp(Regexp.Op.NO_MATCH);
+      if (re.runes.length === 2 && re.runes[0] === 0 && re.runes[1] === Unicode.MAX_RUNE) return new Regexp(Regexp.Op.ANY_CHAR);
+      if (re.runes.length === 4 && re.runes[0] === 0 && re.runes[1] === Codepoint.CODES["\n"] - 1 && re.runes[2] === Codepoint.CODES["\n"] + 1 && re.runes[3] === Unicode.MAX_RUNE) return new Regexp(Regexp.Op.ANY_CHAR_NOT_NL);
+    }
+    return re;
+  }
+  static enter(re) {
+    switch (re.op) {
+      case Regexp.Op.PLB:
+      case Regexp.Op.NLB:
+      case Regexp.Op.CAPTURE:
+      case Regexp.Op.STAR:
+      case Regexp.Op.PLUS:
+      case Regexp.Op.QUEST:
+        return { sub: null };
+      case Regexp.Op.CONCAT:
+      case Regexp.Op.ALTERNATE:
+        return {
+          subs: [],
+          changed: false
+        };
+      case Regexp.Op.REPEAT:
+        if (re.min === 0 && re.max === 0) return { result: new Regexp(Regexp.Op.EMPTY_MATCH) };
+        return { sub: null };
+      default:
+        return { result: re };
+    }
+  }
+  static child(re, state, nsub, i) {
+    if (state.subs === void 0) {
+      state.sub = nsub;
+      return;
+    }
+    if (nsub !== re.subs[i]) state.changed = true;
+    if (re.op === Regexp.Op.CONCAT) {
+      if (nsub.op === Regexp.Op.NO_MATCH) {
+        state.result = new Regexp(Regexp.Op.NO_MATCH);
+        return;
+      }
+      if (nsub.op === Regexp.Op.EMPTY_MATCH) {
+        state.changed = true;
+        return;
+      }
+      if (nsub.op === Regexp.Op.CONCAT) {
+        state.changed = true;
+        for (let j = 0; j < nsub.subs.length; j++) state.subs.push(nsub.subs[j]);
+        return;
+      }
+    } else {
+      if (nsub.op === Regexp.Op.NO_MATCH) {
+        state.changed = true;
+        return;
+      }
+      if (nsub.op === Regexp.Op.ALTERNATE) {
+        state.changed = true;
+        for (let j = 0; j < nsub.subs.length; j++) state.subs.push(nsub.subs[j]);
+        return;
+      }
+    }
+    state.subs.push(nsub);
+  }
+  static leave(re, state) {
+    switch (re.op) {
+      case Regexp.Op.PLB:
+      case Regexp.Op.NLB:
+      case Regexp.Op.CAPTURE: {
+        const sub = state.sub;
+        if (sub !== re.subs[0]) {
+          const nre = Regexp.fromRegexp(re);
+          nre.runes = /* @__PURE__ */ new Int32Array(0);
+          nre.subs = [sub];
+          return nre;
+        }
+        return re;
+      }
+      case Regexp.Op.CONCAT:
+      case Regexp.Op.ALTERNATE:
+        if (state.changed) {
+          const newSubs = state.subs;
+          if (newSubs.length === 0) return new Regexp(re.op === Regexp.Op.CONCAT ? Regexp.Op.EMPTY_MATCH : Regexp.Op.NO_MATCH);
+          if (newSubs.length === 1) return newSubs[0];
+          const nre = Regexp.fromRegexp(re);
+          nre.runes = /* @__PURE__ */ new Int32Array(0);
+          nre.subs = newSubs;
+          return nre;
+        }
+        return re;
+      case Regexp.Op.STAR:
+      case Regexp.Op.PLUS:
+      case Regexp.Op.QUEST:
+        return Simplify2.simplify1(re.op, re.flags, state.sub, re);
+      case Regexp.Op.REPEAT:
+        return Simplify2.simplifyRepeat(re, state.sub);
+      default:
+        return re;
+    }
+  }
+  static simplifyRepeat(re, sub) {
+    if (re.max === -1) {
+      if (re.min === 0) return Simplify2.simplify1(Regexp.Op.STAR, re.flags, sub, null);
+      if (re.min === 1) return Simplify2.simplify1(Regexp.Op.PLUS, re.flags, sub, null);
+      const subs = [];
+      for (let i = 0; i < re.min - 1; i++) subs.push(sub);
+      subs.push(Simplify2.simplify1(Regexp.Op.PLUS, re.flags, sub, null));
+      return Simplify2.concat(subs);
+    }
+    if (re.min === 1 && re.max === 1) return sub;
+    let prefixSubs = null;
+    if (re.min > 0) {
+      prefixSubs = [];
+      for (let i = 0; i < re.min; i++) prefixSubs.push(sub);
+    }
+    if (re.max > re.min) {
+      let suffix = Simplify2.simplify1(Regexp.Op.QUEST, re.flags, sub, null);
+      for (let i = re.min + 1; i < re.max; i++) suffix = Simplify2.simplify1(Regexp.Op.QUEST, re.flags, Simplify2.concat([sub, suffix]), null);
+      if (prefixSubs === null) return suffix;
+      prefixSubs.push(suffix);
+    }
+    if (prefixSubs !== null) return Simplify2.concat(prefixSubs);
+    return new Regexp(Regexp.Op.NO_MATCH);
+  }
+  static concat(subs) {
+    const newSubs = [];
+    for (let i = 0; i < subs.length; i++) {
+      const sub = subs[i];
+      if (sub.op === Regexp.Op.NO_MATCH) return new Regexp(Regexp.Op.NO_MATCH);
+      if (sub.op === Regexp.Op.EMPTY_MATCH) continue;
+      if (sub.op === Regexp.Op.CONCAT) {
+        for (let j = 0; j < sub.subs.length; j++) newSubs.push(sub.subs[j]);
+        continue;
+      }
+      newSubs.push(sub);
+    }
+    if (newSubs.length === 0) return new Regexp(Regexp.Op.EMPTY_MATCH);
+    if (newSubs.length === 1) return newSubs[0];
+    const nre = new Regexp(Regexp.Op.CONCAT);
+    nre.subs = newSubs;
+    return nre;
+  }
+  static simplify1(op, flags, sub, re) {
+    if (sub.op === Regexp.Op.EMPTY_MATCH) return sub;
+    if (sub.op === Regexp.Op.NO_MATCH) {
+      if (op === Regexp.Op.PLUS) return sub;
+      return new Regexp(Regexp.Op.EMPTY_MATCH);
+    }
+    if (op === sub.op && (flags & RE2Flags.NON_GREEDY) === (sub.flags & RE2Flags.NON_GREEDY)) return sub;
+    if (re !== null && re.op === op && (re.flags & RE2Flags.NON_GREEDY) === (flags & RE2Flags.NON_GREEDY) && sub === re.subs[0]) return re;
+    const nre = new Regexp(op);
+    nre.flags = flags;
+    nre.subs = [sub];
+    return nre;
+  }
+};
+var CharGroup = class {
+  constructor(sign, cls) {
+    this.sign = sign;
+    this.cls = cls;
+  }
+};
+var code1 = [48, 57];
+var code2 = [
+  9,
+  10,
+  12,
+  13,
+  32,
+  32
+];
+var code3 = [
+  48,
+  57,
+  65,
+  90,
+  95,
+  95,
+  97,
+  122
+];
+var PERL_GROUPS = /* @__PURE__ */ new Map([
+  ["\\d", new CharGroup(1, code1)],
+  ["\\D", new CharGroup(-1, code1)],
+  ["\\s", new CharGroup(1, code2)],
+  ["\\S", new CharGroup(-1, code2)],
+  ["\\w", new CharGroup(1, code3)],
+  ["\\W", new CharGroup(-1, code3)]
+]);
+var code4 = [
+  48,
+  57,
+  65,
+  90,
+  97,
+  122
+];
+var code5 = [
+  65,
+  90,
+  97,
+  122
+];
+var code6 = [0, 127];
+var code7 = [
+  9,
+  9,
+  32,
+  32
+];
+var code8 = [
+  0,
+  31,
+  127,
+  127
+];
+var code9 = [48, 57];
+var code10 = [33, 126];
+var code11 = [97, 122];
+var code12 = [32, 126];
+var code13 = [
+  33,
+  47,
+  58,
+  64,
+  91,
+  96,
+  123,
+  126
+];
+var code14 = [
+  9,
+  13,
+  32,
+  32
+];
+var code15 = [65, 90];
+var code16 = [
+  48,
+  57,
+  65,
+  90,
+  95,
+  95,
+  97,
+  122
+];
+var code17 = [
+  48,
+  57,
+  65,
+  70,
+  97,
+  102
+];
+var POSIX_GROUPS = /* @__PURE__ */ new Map([
+  ["[:alnum:]", new CharGroup(1, code4)],
+  ["[:^alnum:]", new CharGroup(-1, code4)],
+  ["[:alpha:]", new CharGroup(1, code5)],
+  ["[:^alpha:]", new CharGroup(-1, code5)],
+  ["[:ascii:]", new CharGroup(1, code6)],
+  ["[:^ascii:]", new CharGroup(-1, code6)],
+  ["[:blank:]", new CharGroup(1, code7)],
+  ["[:^blank:]", new CharGroup(-1, code7)],
+  ["[:cntrl:]", new CharGroup(1, code8)],
+  ["[:^cntrl:]", new CharGroup(-1, code8)],
+  ["[:digit:]", new CharGroup(1, code9)],
+  ["[:^digit:]", new CharGroup(-1, code9)],
+  ["[:graph:]", new CharGroup(1, code10)],
+  ["[:^graph:]", new CharGroup(-1, code10)],
+  ["[:lower:]", new CharGroup(1, code11)],
+  ["[:^lower:]", new CharGroup(-1, code11)],
+  ["[:print:]", new CharGroup(1, code12)],
+  ["[:^print:]", new CharGroup(-1, code12)],
+  ["[:punct:]", new CharGroup(1, code13)],
+  ["[:^punct:]", new CharGroup(-1, code13)],
+  ["[:space:]", new CharGroup(1, code14)],
+  ["[:^space:]", new CharGroup(-1, code14)],
+  ["[:upper:]", new CharGroup(1, code15)],
+  ["[:^upper:]", new CharGroup(-1, code15)],
+  ["[:word:]", new CharGroup(1, code16)],
+  ["[:^word:]", new CharGroup(-1, code16)],
+  ["[:xdigit:]", new CharGroup(1, code17)],
+  ["[:^xdigit:]", new CharGroup(-1, code17)]
+]);
+var CharClass = class CharClass2 {
+  static charClassToString(r, len) {
+    let result = "[";
+    for (let i = 0; i < len; i += 2) {
+      if (i > 0) result += " ";
+      const lo = r[i];
+      const hi = r[i + 1];
+      if (lo === hi) result += `0x${lo.toString(16)}`;
+      else result += `0x${lo.toString(16)}-0x${hi.toString(16)}`;
+    }
+    result += "]";
+    return result;
+  }
+  static sortRanges(array2, len) {
+    const n = len >> 1;
+    const order = new Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => array2[2 * a] - array2[2 * b] || array2[2 * b + 1] - array2[2 * a + 1]);
+    const sorted = array2.slice(0, len);
+    for (let i = 0; i < n; i++) {
+      array2[2 * i] = sorted[2 * order[i]];
+      array2[2 * i + 1] = sorted[2 * order[i] + 1];
+    }
+  }
+  /**
+  * @param {number[]|Int32Array} [r]
+  */
+  constructor(r = Utils.emptyInts()) {
+    this.r = r;
+    this.len = r.length;
+  }
+  toArray() {
+    if (this.r instanceof Int32Array) return this.len === this.r.length ? this.r : this.r.subarray(0, this.len);
+    return new Int32Array(this.len === this.r.length ? this.r : this.r.slice(0, this.len));
+  }
+  toGrowableArray() {
+    if (Array.isArray(this.r)) {
+      this.r.length = this.len;
+      return this.r;
+    }
+    return Array.from(this.r.subarray(0, this.len));
+  }
+  cleanClass() {
+    if (this.len < 4) return this;
+    CharClass2.sortRanges(this.r, this.len);
+    let w = 2;
+    for (let i = 2; i < this.len; i += 2) {
+      const lo = this.r[i];
+      const hi = this.r[i + 1];
+      if (lo <= this.r[w - 1] + 1) {
+        if (hi > this.r[w - 1]) this.r[w - 1] = hi;
+        continue;
+      }
+      this.r[w] = lo;
+      this.r[w + 1] = hi;
+      w += 2;
+    }
+    this.len = w;
+    return this;
+  }
+  appendLiteral(x, flags) {
+    return (flags & RE2Flags.FOLD_CASE) !== 0 ? this.appendFoldedRange(x, x) : this.appendRange(x, x);
+  }
+  appendRange(lo, hi) {
+    if (this.len > 0) {
+      for (let i = 2; i <= 4; i += 2) if (this.len >= i) {
+        const rlo = this.r[this.len - i];
+        const rhi = this.r[this.len - i + 1];
+        if (lo <= rhi + 1 && rlo <= hi + 1) {
+          if (lo < rlo) this.r[this.len - i] = lo;
+          if (hi > rhi) this.r[this.len - i + 1] = hi;
+          return this;
+        }
+      }
+    }
+    this.r[this.len++] = lo;
+    this.r[this.len++] = hi;
+    return this;
+  }
+  appendFoldedRange(lo, hi) {
+    if (lo <= Unicode.MIN_FOLD && hi >= Unicode.MAX_FOLD) return this.appendRange(lo, hi);
+    if (hi < Unicode.MIN_FOLD || lo > Unicode.MAX_FOLD) return this.appendRange(lo, hi);
+    if (lo < Unicode.MIN_FOLD) {
+      this.appendRange(lo, Unicode.MIN_FOLD - 1);
+      lo = Unicode.MIN_FOLD;
+    }
+    if (hi > Unicode.MAX_FOLD) {
+      this.appendRange(Unicode.MAX_FOLD + 1, hi);
+      hi = Unicode.MAX_FOLD;
+    }
+    for (let c = lo; c <= hi; c++) {
+      this.appendRange(c, c);
+      for (let f = Unicode.simpleFold(c); f !== c; f = Unicode.simpleFold(f)) this.appendRange(f, f);
+    }
+    return this;
+  }
+  appendClass(x) {
+    for (let i = 0; i < x.length; i += 2) this.appendRange(x[i], x[i + 1]);
+    return this;
+  }
+  appendFoldedClass(x) {
+    for (let i = 0; i < x.length; i += 2) this.appendFoldedRange(x[i], x[i + 1]);
+    return this;
+  }
+  appendNegatedClass(x) {
+    let nextLo = 0;
+    for (let i = 0; i < x.length; i += 2) {
+      const lo = x[i];
+      const hi = x[i + 1];
+      if (nextLo <= lo - 1) this.appendRange(nextLo, lo - 1);
+      nextLo = hi + 1;
+    }
+    if (nextLo <= Unicode.MAX_RUNE) this.appendRange(nextLo, Unicode.MAX_RUNE);
+    return this;
+  }
+  appendTable(table) {
+    for (let i = 0; i < table.length; ++i) {
+      const lo = table.getLo(i);
+      const hi = table.getHi(i);
+      const stride = table.getStride(i);
+      if (stride === 1) {
+        this.appendRange(lo, hi);
+        continue;
+      }
+      for (let c = lo; c <= hi; c += stride) this.appendRange(c, c);
+    }
+    return this;
+  }
+  appendNegatedTable(table) {
+    let nextLo = 0;
+    for (let i = 0; i < table.length; ++i) {
+      const lo = table.getLo(i);
+      const hi = table.getHi(i);
+      const stride = table.getStride(i);
+      if (stride === 1) {
+        if (nextLo <= lo - 1) this.appendRange(nextLo, lo - 1);
+        nextLo = hi + 1;
+        continue;
+      }
+      for (let c = lo; c <= hi; c += stride) {
+        if (nextLo <= c - 1) this.appendRange(nextLo, c - 1);
+        nextLo = c + 1;
+      }
+    }
+    if (nextLo <= Unicode.MAX_RUNE) this.appendRange(nextLo, Unicode.MAX_RUNE);
+    return this;
+  }
+  appendTableWithSign(table, sign) {
+    return sign < 0 ? this.appendNegatedTable(table) : this.appendTable(table);
+  }
+  negateClass() {
+    let nextLo = 0;
+    let w = 0;
+    for (let i = 0; i < this.len; i += 2) {
+      const lo = this.r[i];
+      const hi = this.r[i + 1];
+      if (nextLo <= lo - 1) {
+        this.r[w] = nextLo;
+        this.r[w + 1] = lo - 1;
+        w += 2;
+      }
+      nextLo = hi + 1;
+    }
+    this.len = w;
+    if (nextLo <= Unicode.MAX_RUNE) {
+      this.r[this.len++] = nextLo;
+      this.r[this.len++] = Unicode.MAX_RUNE;
+    }
+    return this;
+  }
+  appendClassWithSign(x, sign) {
+    return sign < 0 ? this.appendNegatedClass(x) : this.appendClass(x);
+  }
+  appendGroup(g, foldCase) {
+    let cls = g.cls;
+    if (foldCase) cls = new CharClass2().appendFoldedClass(cls).cleanClass().toArray();
+    return this.appendClassWithSign(cls, g.sign);
+  }
+  toString() {
+    return CharClass2.charClassToString(this.r, this.len);
+  }
+};
+var StringIterator = class {
+  constructor(str) {
+    this.str = str;
+    this.position = 0;
+  }
+  pos() {
+    return this.position;
+  }
+  rewindTo(pos) {
+    this.position = pos;
+  }
+  more() {
+    return this.position < this.str.length;
+  }
+  peek() {
+    return this.str.codePointAt(this.position);
+  }
+  skip(n) {
+    this.position += n;
+  }
+  skipString(s) {
+    this.position += s.length;
+  }
+  pop() {
+    const r = this.str.codePointAt(this.position);
+    this.position += Utils.charCount(r);
+    return r;
+  }
+  lookingAt(s) {
+    return this.str.startsWith(s, this.position);
+  }
+  rest() {
+    return this.str.substring(this.position);
+  }
+  from(beforePos) {
+    return this.str.substring(beforePos, this.position);
+  }
+  toString() {
+    return this.rest();
+  }
+};
+var Parser = class Parser2 {
+  static ERR_INTERNAL_ERROR = "regexp/syntax: internal error";
+  static ERR_INVALID_CHAR_RANGE = "invalid character class range";
+  static ERR_INVALID_ESCAPE = "invalid escape sequence";
+  static ERR_INVALID_NAMED_CAPTURE = "invalid named capture";
+  static ERR_INVALID_PERL_OP = "invalid or unsupported Perl syntax";
+  static ERR_INVALID_REPEAT_OP = "invalid nested repetition operator";
+  static ERR_INVALID_REPEAT_SIZE = "invalid repeat count";
+  static ERR_MISSING_BRACKET = "missing closing ]";
+  static ERR_MISSING_PAREN = "missing closing )";
+  static ERR_MISSING_REPEAT_ARGUMENT = "missing argument to repetition operator";
+  static ERR_TRAILING_BACKSLASH = "trailing backslash at end of expression";
+  static ERR_DUPLICATE_NAMED_CAPTURE = "duplicate capture group name";
+  static ERR_UNEXPECTED_PAREN = "unexpected )";
+  static ERR_NESTING_DEPTH = "expression nests too deeply";
+  static ERR_LARGE = "expression too large";
+  static ERR_INVALID_CAPTURE_IN_LOOKBEHIND = "invalid capture in lookbehind";
+  static MAX_HEIGHT = 1e3;
+  static MAX_SIZE = 1398101;
+  static MAX_RUNES = 33554432;
+  static ANY_TABLE = new UnicodeRangeTable(new Uint32Array([
+    0,
+    Unicode.MAX_RUNE,
+    1
+  ]));
+  static ASCII_TABLE = new UnicodeRangeTable(new Uint32Array([
+    0,
+    127,
+    1
+  ]));
+  static ASCII_FOLD_TABLE = new UnicodeRangeTable(new Uint32Array([
+    0,
+    127,
+    1,
+    383,
+    383,
+    1,
+    8490,
+    8490,
+    1
+  ]));
+  static unicodeTable(name) {
+    if (name === "Any") return {
+      tab: Parser2.ANY_TABLE,
+      fold: Parser2.ANY_TABLE,
+      sign: 1
+    };
+    if (name === "Ascii") return {
+      tab: Parser2.ASCII_TABLE,
+      fold: Parser2.ASCII_FOLD_TABLE,
+      sign: 1
+    };
+    if (name === "Assigned") return {
+      tab: UnicodeTables.CATEGORIES.get("Cn"),
+      fold: UnicodeTables.CATEGORIES.get("Cn"),
+      sign: -1
+    };
+    if (name === "Lc") return {
+      tab: UnicodeTables.CATEGORIES.get("LC"),
+      fold: UnicodeTables.FOLD_CATEGORIES.get("LC"),
+      sign: 1
+    };
+    if (UnicodeTables.CATEGORIES.has(name)) return {
+      tab: UnicodeTables.CATEGORIES.get(name),
+      fold: UnicodeTables.FOLD_CATEGORIES.get(name),
+      sign: 1
+    };
+    if (UnicodeTables.SCRIPTS.has(name)) return {
+      tab: UnicodeTables.SCRIPTS.get(name),
+      fold: UnicodeTables.FOLD_SCRIPT.get(name),
+      sign: 1
+    };
+    return null;
+  }
+  static minFoldRune(r) {
+    if (r < Unicode.MIN_FOLD || r > Unicode.MAX_FOLD) return r;
+    let min = r;
+    const r0 = r;
+    for (r = Unicode.simpleFold(r); r !== r0; r = Unicode.simpleFold(r)) if (min > r) min = r;
+    return min;
+  }
+  static leadingRegexp(re) {
+    if (re.op === Regexp.Op.EMPTY_MATCH) return null;
+    if (re.op === Regexp.Op.CONCAT && re.subs.length > 0) {
+      const sub = re.subs[0];
+      if (sub.op === Regexp.Op.EMPTY_MATCH) return null;
+      return sub;
+    }
+    return re;
+  }
+  static literalRegexp(s, flags) {
+    const re = new Regexp(Regexp.Op.LITERAL);
+    re.flags = flags;
+    re.runes = Utils.stringToRunes(s);
+    return re;
+  }
+  /**
+  * Parse regular expression pattern {@code pattern} with mode flags {@code flags}.
+  * @param {string} pattern
+  * @param {number} flags
+  */
+  static parse(pattern, flags) {
+    return new Parser2(pattern, flags).parseInternal();
+  }
+  static parseRepeat(t) {
+    const start = t.pos();
+    if (!t.more() || !t.lookingAt("{")) return -1;
+    t.skip(1);
+    const min = Parser2.parseInt(t);
+    if (min === -1) return -1;
+    if (!t.more()) return -1;
+    let max;
+    if (!t.lookingAt(",")) max = min;
+    else {
+      t.skip(1);
+      if (!t.more()) return -1;
+      if (t.lookingAt("}")) max = -1;
+      else if ((max = Parser2.parseInt(t)) === -1) return -1;
+    }
+    if (!t.more() || !t.lookingAt("}")) return -1;
+    t.skip(1);
+    if (min < 0 || min > 1e3 || max === -2 || max > 1e3 || max >= 0 && min > max) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(start));
+    return min << 16 | max & Unicode.MAX_BMP;
+  }
+  static isValidCaptureName(name) {
+    if (name.length === 0) return false;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.codePointAt(i);
+      if (c !== Codepoint.CODES["_"] && !Utils.isalnum(c)) return false;
+    }
+    return true;
+  }
+  static parseInt(t) {
+    const start = t.pos();
+    while (t.more() && t.peek() >= Codepoint.CODES["0"] && t.peek() <= Codepoint.CODES["9"]) t.skip(1);
+    const n = t.from(start);
+    if (n.length === 0 || n.length > 1 && n.codePointAt(0) === Codepoint.CODES["0"]) return -1;
+    if (n.length > 8) return -2;
+    return parseInt(n, 10);
+  }
+  static isCharClass(re) {
+    return re.op === Regexp.Op.LITERAL && re.runes.length === 1 || re.op === Regexp.Op.CHAR_CLASS || re.op === Regexp.Op.ANY_CHAR_NOT_NL || re.op === Regexp.Op.ANY_CHAR;
+  }
+  static matchRune(re, r) {
+    switch (re.op) {
+      case Regexp.Op.LITERAL:
+        return re.runes.length === 1 && re.runes[0] === r;
+      case Regexp.Op.CHAR_CLASS:
+        for (let i = 0; i < re.runes.length; i += 2) if (re.runes[i] <= r && r <= re.runes[i + 1]) return true;
+        return false;
+      case Regexp.Op.ANY_CHAR_NOT_NL:
+        return r !== Codepoint.CODES["\n"];
+      case Regexp.Op.ANY_CHAR:
+        return true;
+    }
+    return false;
+  }
+  static mergeCharClass(dst, src) {
+    switch (dst.op) {
+      case Regexp.Op.ANY_CHAR:
+        break;
+      case Regexp.Op.ANY_CHAR_NOT_NL:
+        if (Parser2.matchRune(src, Codepoint.CODES["\n"])) dst.op = Regexp.Op.ANY_CHAR;
+        break;
+      case Regexp.Op.CHAR_CLASS: {
+        const cc = new CharClass(Array.isArray(dst.runes) ? dst.runes : Array.from(dst.runes));
+        if (src.op === Regexp.Op.LITERAL) cc.appendLiteral(src.runes[0], src.flags);
+        else cc.appendClass(src.runes);
+        dst.runes = cc.toGrowableArray();
+        break;
+      }
+      case Regexp.Op.LITERAL:
+        if (src.runes[0] === dst.runes[0] && src.flags === dst.flags) break;
+        dst.op = Regexp.Op.CHAR_CLASS;
+        dst.runes = new CharClass().appendLiteral(dst.runes[0], dst.flags).appendLiteral(src.runes[0], src.flags).toGrowableArray();
+    }
+  }
+  static parseEscape(t) {
+    const startPos = t.pos();
+    t.skip(1);
+    if (!t.more()) throw new RE2JSSyntaxException(Parser2.ERR_TRAILING_BACKSLASH);
+    let c = t.pop();
+    bigswitch: switch (c) {
+      case Codepoint.CODES["1"]:
+      case Codepoint.CODES["2"]:
+      case Codepoint.CODES["3"]:
+      case Codepoint.CODES["4"]:
+      case Codepoint.CODES["5"]:
+      case Codepoint.CODES["6"]:
+      case Codepoint.CODES["7"]:
+        if (!t.more() || t.peek() < Codepoint.CODES["0"] || t.peek() > Codepoint.CODES["7"]) break;
+      case Codepoint.CODES["0"]: {
+        let r = c - Codepoint.CODES["0"];
+        for (let i = 1; i < 3; i++) {
+          if (!t.more() || t.peek() < Codepoint.CODES["0"] || t.peek() > Codepoint.CODES["7"]) break;
+          r = r * 8 + t.peek() - Codepoint.CODES["0"];
+          t.skip(1);
+        }
+        return r;
+      }
+      case Codepoint.CODES["x"]: {
+        if (!t.more()) break;
+        c = t.pop();
+        if (c === Codepoint.CODES["{"]) {
+          let nhex = 0;
+          let r = 0;
+          while (true) {
+            if (!t.more()) break bigswitch;
+            c = t.pop();
+            if (c === Codepoint.CODES["}"]) break;
+            const v = Utils.unhex(c);
+            if (v < 0) break bigswitch;
+            r = r * 16 + v;
+            if (r > Unicode.MAX_RUNE) break bigswitch;
+            nhex++;
+          }
+          if (nhex === 0) break bigswitch;
+          return r;
+        }
+        const x = Utils.unhex(c);
+        if (!t.more()) break;
+        c = t.pop();
+        const y = Utils.unhex(c);
+        if (x < 0 || y < 0) break;
+        return x * 16 + y;
+      }
+      case Codepoint.CODES["a"]:
+        return Codepoint.CODES["\x07"];
+      case Codepoint.CODES["f"]:
+        return Codepoint.CODES["\f"];
+      case Codepoint.CODES["n"]:
+        return Codepoint.CODES["\n"];
+      case Codepoint.CODES["r"]:
+        return Codepoint.CODES["\r"];
+      case Codepoint.CODES["t"]:
+        return Codepoint.CODES["	"];
+      case Codepoint.CODES["v"]:
+        return Codepoint.CODES["\v"];
+      default:
+        if (c <= Unicode.MAX_ASCII && !Utils.isalnum(c)) return c;
+    }
+    throw new RE2JSSyntaxException(Parser2.ERR_INVALID_ESCAPE, t.from(startPos));
+  }
+  static parseClassChar(t, wholeClassPos) {
+    if (!t.more()) throw new RE2JSSyntaxException(Parser2.ERR_MISSING_BRACKET, t.from(wholeClassPos));
+    if (t.lookingAt("\\")) return Parser2.parseEscape(t);
+    return t.pop();
+  }
+  static hasCapture(re) {
+    if (re === null) return false;
+    if (re.op === Regexp.Op.CAPTURE) return true;
+    if (re.subs) {
+      for (let sub of re.subs) if (Parser2.hasCapture(sub)) return true;
+    }
+    return false;
+  }
+  constructor(wholeRegexp, flags = 0) {
+    this.wholeRegexp = wholeRegexp;
+    this.flags = flags;
+    this.numCap = 0;
+    this.namedGroups = /* @__PURE__ */ Object.create(null);
+    this.stack = [];
+    this.free = null;
+    this.numRegexp = 0;
+    this.numRunes = 0;
+    this.repeats = 0;
+    this.height = null;
+    this.size = null;
+    this.nlb = 0;
+  }
+  newRegexp(op) {
+    let re = this.free;
+    if (re !== null && re.subs !== null && re.subs.length > 0) {
+      this.free = re.subs[0];
+      re.reinit();
+      re.op = op;
+    } else {
+      re = new Regexp(op);
+      this.numRegexp += 1;
+    }
+    return re;
+  }
+  reuse(re) {
+    if (this.height !== null && this.height.has(re)) this.height.delete(re);
+    if (re.subs !== null && re.subs.length > 0) re.subs[0] = this.free;
+    this.free = re;
+  }
+  checkLimits(re) {
+    if (this.numRunes > Parser2.MAX_RUNES) throw new RE2JSSyntaxException(Parser2.ERR_LARGE);
+    this.checkSize(re);
+    this.checkHeight(re);
+  }
+  checkSize(re) {
+    if (this.size === null) {
+      if (this.repeats === 0) this.repeats = 1;
+      if (re.op === Regexp.Op.REPEAT) {
+        let n = re.max;
+        if (n === -1) n = re.min;
+        if (n <= 0) n = 1;
+        if (n > Math.floor(Parser2.MAX_SIZE / this.repeats)) this.repeats = Parser2.MAX_SIZE;
+        else this.repeats *= n;
+      }
+      if (this.numRegexp < Math.floor(Parser2.MAX_SIZE / this.repeats)) return;
+      this.size = /* @__PURE__ */ new Map();
+      for (let reEx of this.stack) this.checkSize(reEx);
+    }
+    if (this.calcSize(re, true) > Parser2.MAX_SIZE) throw new RE2JSSyntaxException(Parser2.ERR_LARGE);
+  }
+  calcSize(re, force = false) {
+    if (!force && this.size !== null) {
+      if (this.size.has(re)) return this.size.get(re);
+    }
+    let size = 0;
+    switch (re.op) {
+      case Regexp.Op.LITERAL:
+        size = re.runes.length;
+        break;
+      case Regexp.Op.PLB:
+      case Regexp.Op.NLB:
+      case Regexp.Op.CAPTURE:
+      case Regexp.Op.STAR:
+        size = 2 + this.calcSize(re.subs[0]);
+        break;
+      case Regexp.Op.PLUS:
+      case Regexp.Op.QUEST:
+        size = 1 + this.calcSize(re.subs[0]);
+        break;
+      case Regexp.Op.CONCAT:
+        for (let sub of re.subs) size = size + this.calcSize(sub);
+        break;
+      case Regexp.Op.ALTERNATE:
+        for (let sub of re.subs) size = size + this.calcSize(sub);
+        if (re.subs.length > 1) size = size + re.subs.length - 1;
+        break;
+      case Regexp.Op.REPEAT: {
+        let sub = this.calcSize(re.subs[0]);
+        if (re.max === -1) {
+          if (re.min === 0) size = 2 + sub;
+          else size = 1 + re.min * sub;
+          break;
+        }
+        size = re.max * sub + (re.max - re.min);
+        break;
+      }
+    }
+    size = Math.max(1, size);
+    if (this.size === null) this.size = /* @__PURE__ */ new Map();
+    this.size.set(re, size);
+    return size;
+  }
+  checkHeight(re) {
+    if (this.numRegexp < Parser2.MAX_HEIGHT) return;
+    if (this.height === null) {
+      this.height = /* @__PURE__ */ new Map();
+      for (let reEx of this.stack) this.checkHeight(reEx);
+    }
+    if (this.calcHeight(re, true) > Parser2.MAX_HEIGHT) throw new RE2JSSyntaxException(Parser2.ERR_NESTING_DEPTH);
+  }
+  calcHeight(re, force = false) {
+    if (!force && this.height !== null) {
+      if (this.height.has(re)) return this.height.get(re);
+    }
+    let h = 1;
+    for (let sub of re.subs) {
+      const hsub = this.calcHeight(sub);
+      if (h < 1 + hsub) h = 1 + hsub;
+    }
+    if (this.height === null) this.height = /* @__PURE__ */ new Map();
+    this.height.set(re, h);
+    return h;
+  }
+  pop() {
+    return this.stack.pop();
+  }
+  popToPseudo() {
+    const n = this.stack.length;
+    let i = n;
+    while (i > 0 && !Regexp.isPseudoOp(this.stack[i - 1].op)) i--;
+    return this.stack.splice(i, n - i);
+  }
+  push(re) {
+    this.numRunes += re.runes.length;
+    if (re.op === Regexp.Op.CHAR_CLASS && re.runes.length === 2 && re.runes[0] === re.runes[1]) {
+      if (this.maybeConcat(re.runes[0], this.flags & ~RE2Flags.FOLD_CASE)) return null;
+      re.op = Regexp.Op.LITERAL;
+      re.runes = [re.runes[0]];
+      re.flags = this.flags & ~RE2Flags.FOLD_CASE;
+    } else if (re.op === Regexp.Op.CHAR_CLASS && re.runes.length === 4 && re.runes[0] === re.runes[1] && re.runes[2] === re.runes[3] && Unicode.simpleFold(re.runes[0]) === re.runes[2] && Unicode.simpleFold(re.runes[2]) === re.runes[0] || re.op === Regexp.Op.CHAR_CLASS && re.runes.length === 2 && re.runes[0] + 1 === re.runes[1] && Unicode.simpleFold(re.runes[0]) === re.runes[1] && Unicode.simpleFold(re.runes[1]) === re.runes[0]) {
+      if (this.maybeConcat(re.runes[0], this.flags | RE2Flags.FOLD_CASE)) return null;
+      re.op = Regexp.Op.LITERAL;
+      re.runes = [re.runes[0]];
+      re.flags = this.flags | RE2Flags.FOLD_CASE;
+    } else this.maybeConcat(-1, 0);
+    this.stack.push(re);
+    this.checkLimits(re);
+    return re;
+  }
+  maybeConcat(r, flags) {
+    const n = this.stack.length;
+    if (n < 2) return false;
+    const re1 = this.stack[n - 1];
+    const re2 = this.stack[n - 2];
+    if (re1.op !== Regexp.Op.LITERAL || re2.op !== Regexp.Op.LITERAL || (re1.flags & RE2Flags.FOLD_CASE) !== (re2.flags & RE2Flags.FOLD_CASE)) return false;
+    if (!Array.isArray(re2.runes)) re2.runes = Array.from(re2.runes);
+    for (let i = 0; i < re1.runes.length; i++) re2.runes.push(re1.runes[i]);
+    if (r >= 0) {
+      re1.runes = [r];
+      re1.flags = flags;
+      return true;
+    }
+    this.pop();
+    this.reuse(re1);
+    return false;
+  }
+  newLiteral(r, flags) {
+    const re = this.newRegexp(Regexp.Op.LITERAL);
+    re.flags = flags;
+    if ((flags & RE2Flags.FOLD_CASE) !== 0) r = Parser2.minFoldRune(r);
+    re.runes = [r];
+    return re;
+  }
+  literal(r) {
+    this.push(this.newLiteral(r, this.flags));
+  }
+  op(op) {
+    const re = this.newRegexp(op);
+    re.flags = this.flags;
+    return this.push(re);
+  }
+  repeat(op, min, max, beforePos, t, lastRepeatPos) {
+    let flags = this.flags;
+    if ((flags & RE2Flags.PERL_X) !== 0) {
+      if (t.more() && t.lookingAt("?")) {
+        t.skip(1);
+        flags ^= RE2Flags.NON_GREEDY;
+      }
+      if (lastRepeatPos !== -1) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_OP, t.from(lastRepeatPos));
+    }
+    const n = this.stack.length;
+    if (n === 0) throw new RE2JSSyntaxException(Parser2.ERR_MISSING_REPEAT_ARGUMENT, t.from(beforePos));
+    const sub = this.stack[n - 1];
+    if (Regexp.isPseudoOp(sub.op)) throw new RE2JSSyntaxException(Parser2.ERR_MISSING_REPEAT_ARGUMENT, t.from(beforePos));
+    const re = this.newRegexp(op);
+    re.min = min;
+    re.max = max;
+    re.flags = flags;
+    re.subs = [sub];
+    this.stack[n - 1] = re;
+    this.checkLimits(re);
+    if (op === Regexp.Op.REPEAT && (min >= 2 || max >= 2) && !this.repeatIsValid(re, 1e3)) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(beforePos));
+  }
+  repeatIsValid(re, n) {
+    if (re.op === Regexp.Op.REPEAT) {
+      let m = re.max;
+      if (m === 0) return true;
+      if (m < 0) m = re.min;
+      if (m > n) return false;
+      if (m > 0) n = Math.trunc(n / m);
+    }
+    for (let sub of re.subs) if (!this.repeatIsValid(sub, n)) return false;
+    return true;
+  }
+  concat() {
+    this.maybeConcat(-1, 0);
+    const subs = this.popToPseudo();
+    if (subs.length === 0) return this.push(this.newRegexp(Regexp.Op.EMPTY_MATCH));
+    return this.push(this.collapse(subs, Regexp.Op.CONCAT));
+  }
+  alternate() {
+    const subs = this.popToPseudo();
+    if (subs.length > 0) this.cleanAlt(subs[subs.length - 1]);
+    if (subs.length === 0) return this.push(this.newRegexp(Regexp.Op.NO_MATCH));
+    return this.push(this.collapse(subs, Regexp.Op.ALTERNATE));
+  }
+  cleanAlt(re) {
+    if (re.op === Regexp.Op.CHAR_CLASS) {
+      re.runes = new CharClass(Array.from(re.runes)).cleanClass().toArray();
+      if (re.runes.length === 2 && re.runes[0] === 0 && re.runes[1] === Unicode.MAX_RUNE) {
+        re.runes = /* @__PURE__ */ new Int32Array(0);
+        re.op = Regexp.Op.ANY_CHAR;
+      } else if (re.runes.length === 4 && re.runes[0] === 0 && re.runes[1] === Codepoint.CODES["\n"] - 1 && re.runes[2] === Codepoint.CODES["\n"] + 1 && re.runes[3] === Unicode.MAX_RUNE) {
+        re.runes = /* @__PURE__ */ new Int32Array(0);
+        re.op = Regexp.Op.ANY_CHAR_NOT_NL;
+      }
+    }
+  }
+  collapse(subs, op) {
+    if (subs.length === 1) return subs[0];
+    let len = 0;
+    for (let sub of subs) len += sub.op === op ? sub.subs.length : 1;
+    let newsubs = new Array(len).fill(null);
+    let i = 0;
+    for (let sub of subs) if (sub.op === op) {
+      for (let j = 0; j < sub.subs.length; j++) newsubs[i++] = sub.subs[j];
+      this.reuse(sub);
+    } else newsubs[i++] = sub;
+    let re = this.newRegexp(op);
+    re.subs = newsubs;
+    if (op === Regexp.Op.ALTERNATE) {
+      re.subs = this.factor(re.subs);
+      if (re.subs.length === 1) {
+        const old = re;
+        re = re.subs[0];
+        this.reuse(old);
+      }
+    }
+    return re;
+  }
+  factor(array2) {
+    if (array2.length < 2) return array2;
+    let s = 0;
+    let lensub = array2.length;
+    let lenout = 0;
+    let str = null;
+    let strlen = 0;
+    let strflags = 0;
+    let start = 0;
+    for (let i = 0; i <= lensub; i++) {
+      let istr = null;
+      let istrlen = 0;
+      let iflags = 0;
+      if (i < lensub) {
+        let re = array2[s + i];
+        if (re.op === Regexp.Op.CONCAT && re.subs.length > 0) re = re.subs[0];
+        if (re.op === Regexp.Op.LITERAL) {
+          istr = re.runes;
+          istrlen = re.runes.length;
+          iflags = re.flags & RE2Flags.FOLD_CASE;
+        }
+        if (iflags === strflags) {
+          let same = 0;
+          while (same < strlen && same < istrlen && str[same] === istr[same]) same++;
+          if (same > 0) {
+            strlen = same;
+            continue;
+          }
+        }
+      }
+      if (i === start) {
+      } else if (i === start + 1) array2[lenout++] = array2[s + start];
+      else {
+        const prefix = this.newRegexp(Regexp.Op.LITERAL);
+        prefix.flags = strflags;
+        prefix.runes = str.slice(0, strlen);
+        for (let j = start; j < i; j++) {
+          array2[s + j] = this.removeLeadingString(array2[s + j], strlen);
+          this.checkLimits(array2[s + j]);
+        }
+        const suffix = this.collapse(array2.slice(s + start, s + i), Regexp.Op.ALTERNATE);
+        const re = this.newRegexp(Regexp.Op.CONCAT);
+        re.subs = [prefix, suffix];
+        array2[lenout++] = re;
+      }
+      start = i;
+      str = istr;
+      strlen = istrlen;
+      strflags = iflags;
+    }
+    lensub = lenout;
+    s = 0;
+    start = 0;
+    lenout = 0;
+    let first = null;
+    for (let i = 0; i <= lensub; i++) {
+      let ifirst = null;
+      if (i < lensub) {
+        ifirst = Parser2.leadingRegexp(array2[s + i]);
+        if (first !== null && first.equals(ifirst) && (Parser2.isCharClass(first) || first.op === Regexp.Op.REPEAT && first.min === first.max && Parser2.isCharClass(first.subs[0]))) continue;
+      }
+      if (i === start) {
+      } else if (i === start + 1) array2[lenout++] = array2[s + start];
+      else {
+        const prefix = first;
+        for (let j = start; j < i; j++) {
+          const reuse = j !== start;
+          array2[s + j] = this.removeLeadingRegexp(array2[s + j], reuse);
+          this.checkLimits(array2[s + j]);
+        }
+        const suffix = this.collapse(array2.slice(s + start, s + i), Regexp.Op.ALTERNATE);
+        const re = this.newRegexp(Regexp.Op.CONCAT);
+        re.subs = [prefix, suffix];
+        array2[lenout++] = re;
+      }
+      start = i;
+      first = ifirst;
+    }
+    lensub = lenout;
+    s = 0;
+    start = 0;
+    lenout = 0;
+    for (let i = 0; i <= lensub; i++) {
+      if (i < lensub && Parser2.isCharClass(array2[s + i])) continue;
+      if (i === start) {
+      } else if (i === start + 1) array2[lenout++] = array2[s + start];
+      else {
+        let max = start;
+        for (let j = start + 1; j < i; j++) {
+          const subMax = array2[s + max];
+          const subJ = array2[s + j];
+          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j;
+        }
+        const tmp = array2[s + start];
+        array2[s + start] = array2[s + max];
+        array2[s + max] = tmp;
+        for (let j = start + 1; j < i; j++) {
+          Parser2.mergeCharClass(array2[s + start], array2[s + j]);
+          this.reuse(array2[s + j]);
+        }
+        this.cleanAlt(array2[s + start]);
+        array2[lenout++] = array2[s + start];
+      }
+      if (i < lensub) array2[lenout++] = array2[s + i];
+      start = i + 1;
+    }
+    lensub = lenout;
+    s = 0;
+    start = 0;
+    lenout = 0;
+    for (let i = 0; i < lensub; ++i) {
+      if (i + 1 < lensub && array2[s + i].op === Regexp.Op.EMPTY_MATCH && array2[s + i + 1].op === Regexp.Op.EMPTY_MATCH) continue;
+      array2[lenout++] = array2[s + i];
+    }
+    lensub = lenout;
+    s = 0;
+    return array2.slice(s, lensub);
+  }
+  removeLeadingString(re, n) {
+    if (re.op === Regexp.Op.CONCAT && re.subs.length > 0) {
+      const sub = this.removeLeadingString(re.subs[0], n);
+      re.subs[0] = sub;
+      if (sub.op === Regexp.Op.EMPTY_MATCH) {
+        this.reuse(sub);
+        switch (re.subs.length) {
+          case 0:
+          case 1:
+            re.op = Regexp.Op.EMPTY_MATCH;
+            re.subs = Regexp.emptySubs();
+            break;
+          case 2: {
+            const old = re;
+            re = re.subs[1];
+            this.reuse(old);
+            break;
+          }
+          default:
+            re.subs = re.subs.slice(1, re.subs.length);
+        }
+      }
+      return re;
+    }
+    if (re.op === Regexp.Op.LITERAL) {
+      re.runes = re.runes.slice(n, re.runes.length);
+      if (re.runes.length === 0) re.op = Regexp.Op.EMPTY_MATCH;
+    }
+    return re;
+  }
+  removeLeadingRegexp(re, reuse) {
+    if (re.op === Regexp.Op.CONCAT && re.subs.length > 0) {
+      if (reuse) this.reuse(re.subs[0]);
+      re.subs = re.subs.slice(1, re.subs.length);
+      switch (re.subs.length) {
+        case 0:
+          re.op = Regexp.Op.EMPTY_MATCH;
+          re.subs = Regexp.emptySubs();
+          break;
+        case 1: {
+          const old = re;
+          re = re.subs[0];
+          this.reuse(old);
+          break;
+        }
+      }
+      return re;
+    }
+    if (reuse) this.reuse(re);
+    return this.newRegexp(Regexp.Op.EMPTY_MATCH);
+  }
+  parseInternal() {
+    if ((this.flags & RE2Flags.LITERAL) !== 0) return Parser2.literalRegexp(this.wholeRegexp, this.flags);
+    let lastRepeatPos = -1;
+    let min = -1;
+    let max = -1;
+    const t = new StringIterator(this.wholeRegexp);
+    while (t.more()) {
+      let repeatPos = -1;
+      bigswitch: switch (t.peek()) {
+        case Codepoint.CODES["("]:
+          if ((this.flags & RE2Flags.LOOKBEHIND) !== 0) {
+            if (t.lookingAt("(?<=")) {
+              this.parsePosLookBehind();
+              t.skip(4);
+              break;
+            }
+            if (t.lookingAt("(?<!")) {
+              this.parseNegLookBehind();
+              t.skip(4);
+              break;
+            }
+          }
+          if ((this.flags & RE2Flags.PERL_X) !== 0 && t.lookingAt("(?")) {
+            this.parsePerlFlags(t);
+            break;
+          }
+          this.op(Regexp.Op.LEFT_PAREN).cap = ++this.numCap;
+          t.skip(1);
+          break;
+        case Codepoint.CODES["|"]:
+          this.parseVerticalBar();
+          t.skip(1);
+          break;
+        case Codepoint.CODES[")"]:
+          this.parseRightParen();
+          t.skip(1);
+          break;
+        case Codepoint.CODES["^"]:
+          if ((this.flags & RE2Flags.ONE_LINE) !== 0) this.op(Regexp.Op.BEGIN_TEXT);
+          else this.op(Regexp.Op.BEGIN_LINE);
+          t.skip(1);
+          break;
+        case Codepoint.CODES["$"]:
+          if ((this.flags & RE2Flags.ONE_LINE) !== 0) this.op(Regexp.Op.END_TEXT).flags |= RE2Flags.WAS_DOLLAR;
+          else this.op(Regexp.Op.END_LINE);
+          t.skip(1);
+          break;
+        case Codepoint.CODES["."]:
+          if ((this.flags & RE2Flags.DOT_NL) !== 0) this.op(Regexp.Op.ANY_CHAR);
+          else this.op(Regexp.Op.ANY_CHAR_NOT_NL);
+          t.skip(1);
+          break;
+        case Codepoint.CODES["["]:
+          this.parseClass(t);
+          break;
+        case Codepoint.CODES["*"]:
+        case Codepoint.CODES["+"]:
+        case Codepoint.CODES["?"]: {
+          repeatPos = t.pos();
+          let op = null;
+          switch (t.pop()) {
+            case Codepoint.CODES["*"]:
+              op = Regexp.Op.STAR;
+              break;
+            case Codepoint.CODES["+"]:
+              op = Regexp.Op.PLUS;
+              break;
+            case Codepoint.CODES["?"]:
+              op = Regexp.Op.QUEST;
+          }
+          this.repeat(op, min, max, repeatPos, t, lastRepeatPos);
+          break;
+        }
+        case Codepoint.CODES["{"]: {
+          const before = t.pos();
+          const minMax = Parser2.parseRepeat(t);
+          if (minMax < 0) {
+            t.rewindTo(before);
+            this.literal(t.pop());
+            break;
+          }
+          repeatPos = before;
+          min = minMax >> 16;
+          max = (minMax & Unicode.MAX_BMP) << 16 >> 16;
+          this.repeat(Regexp.Op.REPEAT, min, max, repeatPos, t, lastRepeatPos);
+          break;
+        }
+        case Codepoint.CODES["\\"]: {
+          const savedPos = t.pos();
+          t.skip(1);
+          if ((this.flags & RE2Flags.PERL_X) !== 0 && t.more()) switch (t.pop()) {
+            case Codepoint.CODES["A"]:
+              this.op(Regexp.Op.BEGIN_TEXT);
+              break bigswitch;
+            case Codepoint.CODES["b"]:
+              this.op(Regexp.Op.WORD_BOUNDARY);
+              break bigswitch;
+            case Codepoint.CODES["B"]:
+              this.op(Regexp.Op.NO_WORD_BOUNDARY);
+              break bigswitch;
+            case Codepoint.CODES["C"]:
+              throw new RE2JSSyntaxException(Parser2.ERR_INVALID_ESCAPE, "\\C");
+            case Codepoint.CODES["Q"]: {
+              let lit = t.rest();
+              const i = lit.indexOf("\\E");
+              if (i >= 0) {
+                lit = lit.substring(0, i);
+                t.skipString(lit);
+                t.skipString("\\E");
+              } else t.skipString(lit);
+              let j = 0;
+              while (j < lit.length) {
+                const codepoint = lit.codePointAt(j);
+                this.literal(codepoint);
+                j += Utils.charCount(codepoint);
+              }
+              break bigswitch;
+            }
+            case Codepoint.CODES["z"]:
+              this.op(Regexp.Op.END_TEXT);
+              break bigswitch;
+            default:
+              t.rewindTo(savedPos);
+          }
+          else t.rewindTo(savedPos);
+          const re = this.newRegexp(Regexp.Op.CHAR_CLASS);
+          re.flags = this.flags;
+          if (t.lookingAt("\\p") || t.lookingAt("\\P")) {
+            const cc2 = new CharClass();
+            if (this.parseUnicodeClass(t, cc2)) {
+              re.runes = cc2.toArray();
+              this.push(re);
+              break bigswitch;
+            }
+          }
+          const cc = new CharClass();
+          if (this.parsePerlClassEscape(t, cc)) {
+            re.runes = cc.toArray();
+            this.push(re);
+            break bigswitch;
+          }
+          t.rewindTo(savedPos);
+          this.reuse(re);
+          this.literal(Parser2.parseEscape(t));
+          break;
+        }
+        default:
+          this.literal(t.pop());
+      }
+      lastRepeatPos = repeatPos;
+    }
+    this.concat();
+    if (this.swapVerticalBar()) this.pop();
+    this.alternate();
+    if (this.stack.length !== 1) throw new RE2JSSyntaxException(Parser2.ERR_MISSING_PAREN, this.wholeRegexp);
+    this.stack[0].namedGroups = this.namedGroups;
+    return this.stack[0];
+  }
+  parsePerlFlags(t) {
+    const startPos = t.pos();
+    const s = t.rest();
+    if (s.startsWith("(?P<") || s.startsWith("(?<")) {
+      const begin = s.charAt(2) === "P" ? 4 : 3;
+      const end = s.indexOf(">");
+      if (end < 0) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_NAMED_CAPTURE, s);
+      const name = s.substring(begin, end);
+      t.skipString(name);
+      t.skip(begin + 1);
+      if (!Parser2.isValidCaptureName(name)) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_NAMED_CAPTURE, s.substring(0, end + 1));
+      const re = this.op(Regexp.Op.LEFT_PAREN);
+      re.cap = ++this.numCap;
+      if (this.namedGroups[name]) throw new RE2JSSyntaxException(Parser2.ERR_DUPLICATE_NAMED_CAPTURE, name);
+      this.namedGroups[name] = this.numCap;
+      re.name = name;
+      return;
+    }
+    t.skip(2);
+    let flags = this.flags;
+    let sign = 1;
+    let sawFlag = false;
+    loop: while (t.more()) {
+      const c = t.pop();
+      switch (c) {
+        case Codepoint.CODES["i"]:
+          flags |= RE2Flags.FOLD_CASE;
+          sawFlag = true;
+          break;
+        case Codepoint.CODES["m"]:
+          flags &= ~RE2Flags.ONE_LINE;
+          sawFlag = true;
+          break;
+        case Codepoint.CODES["s"]:
+          flags |= RE2Flags.DOT_NL;
+          sawFlag = true;
+          break;
+        case Codepoint.CODES["U"]:
+          flags |= RE2Flags.NON_GREEDY;
+          sawFlag = true;
+          break;
+        case Codepoint.CODES["-"]:
+          if (sign < 0) break loop;
+          sign = -1;
+          flags = ~flags;
+          sawFlag = false;
+          break;
+        case Codepoint.CODES[":"]:
+        case Codepoint.CODES[")"]:
+          if (sign < 0) {
+            if (!sawFlag) break loop;
+            flags = ~flags;
+          }
+          if (c === Codepoint.CODES[":"]) this.op(Regexp.Op.LEFT_PAREN);
+          this.flags = flags;
+          return;
+        default:
+          break loop;
+      }
+    }
+    throw new RE2JSSyntaxException(Parser2.ERR_INVALID_PERL_OP, t.from(startPos));
+  }
+  parsePosLookBehind() {
+    const re = this.newRegexp(Regexp.Op.LEFT_PAREN);
+    re.flags = this.flags;
+    re.lb = ++this.nlb;
+    return this.push(re);
+  }
+  parseNegLookBehind() {
+    const re = this.newRegexp(Regexp.Op.LEFT_PAREN);
+    re.flags = this.flags;
+    re.lb = -++this.nlb;
+    return this.push(re);
+  }
+  parseVerticalBar() {
+    this.concat();
+    if (!this.swapVerticalBar()) this.op(Regexp.Op.VERTICAL_BAR);
+  }
+  swapVerticalBar() {
+    const n = this.stack.length;
+    if (n >= 3 && this.stack[n - 2].op === Regexp.Op.VERTICAL_BAR && Parser2.isCharClass(this.stack[n - 1]) && Parser2.isCharClass(this.stack[n - 3])) {
+      let re1 = this.stack[n - 1];
+      let re3 = this.stack[n - 3];
+      if (re1.op > re3.op) {
+        const tmp = re3;
+        re3 = re1;
+        re1 = tmp;
+        this.stack[n - 3] = re3;
+      }
+      Parser2.mergeCharClass(re3, re1);
+      this.reuse(re1);
+      this.pop();
+      return true;
+    }
+    if (n >= 2) {
+      const re1 = this.stack[n - 1];
+      const re2 = this.stack[n - 2];
+      if (re2.op === Regexp.Op.VERTICAL_BAR) {
+        if (n >= 3) this.cleanAlt(this.stack[n - 3]);
+        this.stack[n - 2] = re1;
+        this.stack[n - 1] = re2;
+        return true;
+      }
+    }
+    return false;
+  }
+  parseRightParen() {
+    this.concat();
+    if (this.swapVerticalBar()) this.pop();
+    this.alternate();
+    if (this.stack.length < 2) throw new RE2JSSyntaxException(Parser2.ERR_UNEXPECTED_PAREN, this.wholeRegexp);
+    const re1 = this.pop();
+    const re2 = this.pop();
+    if (re2.op !== Regexp.Op.LEFT_PAREN) throw new RE2JSSyntaxException(Parser2.ERR_UNEXPECTED_PAREN, this.wholeRegexp);
+    this.flags = re2.flags;
+    if (re2.lb !== 0) {
+      if (Parser2.hasCapture(re1)) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_CAPTURE_IN_LOOKBEHIND, this.wholeRegexp);
+      if (re2.lb > 0) re2.op = Regexp.Op.PLB;
+      else re2.op = Regexp.Op.NLB;
+      re2.subs = [re1];
+      this.push(re2);
+      return;
+    }
+    if (re2.cap === 0) this.push(re1);
+    else {
+      re2.op = Regexp.Op.CAPTURE;
+      re2.subs = [re1];
+      this.push(re2);
+    }
+  }
+  parsePerlClassEscape(t, cc) {
+    const beforePos = t.pos();
+    if ((this.flags & RE2Flags.PERL_X) === 0 || !t.more() || t.pop() !== Codepoint.CODES["\\"] || !t.more()) return false;
+    t.pop();
+    const p = t.from(beforePos);
+    const g = PERL_GROUPS.has(p) ? PERL_GROUPS.get(p) : null;
+    if (g === null) return false;
+    cc.appendGroup(g, (this.flags & RE2Flags.FOLD_CASE) !== 0);
+    return true;
+  }
+  parseNamedClass(t, cc) {
+    const cls = t.rest();
+    const i = cls.indexOf(":]");
+    if (i < 0) return false;
+    const name = cls.substring(0, i + 2);
+    t.skipString(name);
+    const g = POSIX_GROUPS.has(name) ? POSIX_GROUPS.get(name) : null;
+    if (g === null) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_CHAR_RANGE, name);
+    cc.appendGroup(g, (this.flags & RE2Flags.FOLD_CASE) !== 0);
+    return true;
+  }
+  parseUnicodeClass(t, cc) {
+    const startPos = t.pos();
+    if ((this.flags & RE2Flags.UNICODE_GROUPS) === 0 || !t.lookingAt("\\p") && !t.lookingAt("\\P")) return false;
+    t.skip(1);
+    let sign = 1;
+    let c = t.pop();
+    if (c === Codepoint.CODES["P"]) sign = -1;
+    if (!t.more()) {
+      t.rewindTo(startPos);
+      throw new RE2JSSyntaxException(Parser2.ERR_INVALID_CHAR_RANGE, t.rest());
+    }
+    c = t.pop();
+    let name;
+    if (c !== Codepoint.CODES["{"]) name = Utils.runeToString(c);
+    else {
+      const rest = t.rest();
+      const end = rest.indexOf("}");
+      if (end < 0) {
+        t.rewindTo(startPos);
+        throw new RE2JSSyntaxException(Parser2.ERR_INVALID_CHAR_RANGE, t.rest());
+      }
+      name = rest.substring(0, end);
+      t.skipString(name);
+      t.skip(1);
+    }
+    if (!(name.length === 0) && name.codePointAt(0) === Codepoint.CODES["^"]) {
+      sign = 0 - sign;
+      name = name.substring(1);
+    }
+    const pair = Parser2.unicodeTable(name);
+    if (pair === null) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_CHAR_RANGE, t.from(startPos));
+    if (pair.sign < 0) sign = 0 - sign;
+    const tab = pair.tab;
+    const fold = pair.fold;
+    if ((this.flags & RE2Flags.FOLD_CASE) === 0 || fold === null) cc.appendTableWithSign(tab, sign);
+    else {
+      const tmp = new CharClass().appendTable(tab).appendTable(fold).cleanClass().toArray();
+      cc.appendClassWithSign(Array.from(tmp), sign);
+    }
+    return true;
+  }
+  parseClass(t) {
+    const startPos = t.pos();
+    t.skip(1);
+    const re = this.newRegexp(Regexp.Op.CHAR_CLASS);
+    re.flags = this.flags;
+    const cc = new CharClass();
+    let sign = 1;
+    if (t.more() && t.lookingAt("^")) {
+      sign = -1;
+      t.skip(1);
+      if ((this.flags & RE2Flags.CLASS_NL) === 0) cc.appendRange(Codepoint.CODES["\n"], Codepoint.CODES["\n"]);
+    }
+    let first = true;
+    while (!t.more() || t.peek() !== Codepoint.CODES["]"] || first) {
+      if (t.more() && t.lookingAt("-") && (this.flags & RE2Flags.PERL_X) === 0 && !first) {
+        const s = t.rest();
+        if (s === "-" || !s.startsWith("-]")) {
+          t.rewindTo(startPos);
+          throw new RE2JSSyntaxException(Parser2.ERR_INVALID_CHAR_RANGE, t.rest());
+        }
+      }
+      first = false;
+      const beforePos = t.pos();
+      if (t.lookingAt("[:")) {
+        if (this.parseNamedClass(t, cc)) continue;
+        t.rewindTo(beforePos);
+      }
+      if (this.parseUnicodeClass(t, cc)) continue;
+      if (this.parsePerlClassEscape(t, cc)) continue;
+      t.rewindTo(beforePos);
+      const lo = Parser2.parseClassChar(t, startPos);
+      let hi = lo;
+      if (t.more() && t.lookingAt("-")) {
+        t.skip(1);
+        if (t.more() && t.lookingAt("]")) t.skip(-1);
+        else {
+          hi = Parser2.parseClassChar(t, startPos);
+          if (hi < lo) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_CHAR_RANGE, t.from(beforePos));
+        }
+      }
+      if ((this.flags & RE2Flags.FOLD_CASE) === 0) cc.appendRange(lo, hi);
+      else cc.appendFoldedRange(lo, hi);
+    }
+    t.skip(1);
+    cc.cleanClass();
+    if (sign < 0) cc.negateClass();
+    re.runes = cc.toArray();
+    this.push(re);
+  }
+};
+var RE2 = class RE22 {
+  static initTest(expr) {
+    const re2 = RE22.compile(expr);
+    const res = new RE22(re2.expr, re2.prog, re2.numSubexp, re2.longest);
+    res.cond = re2.cond;
+    res.prefix = re2.prefix;
+    res.prefixUTF8 = re2.prefixUTF8;
+    res.prefixComplete = re2.prefixComplete;
+    res.prefixRune = re2.prefixRune;
+    res.prefilter = re2.prefilter;
+    res.namedGroups = re2.namedGroups;
+    return res;
+  }
+  /**
+  * Parses a regular expression and returns, if successful, an {@code RE2} instance that can be
+  * used to match against text.
+  *
+  * When matching against text, the regexp returns a match that begins as early as possible in the
+  * input (leftmost), and among those it chooses the one that a backtracking search would have
+  * found first. This so-called leftmost-first matching is the same semantics that Perl, Python,
+  * and other implementations use, although this package implements it without the expense of
+  * backtracking. For POSIX leftmost-longest matching, see {@link #compilePOSIX}.
+  */
+  static compile(expr) {
+    return RE22.compileImpl(expr, RE2Flags.PERL, false);
+  }
+  /**
+  * {@code compilePOSIX} is like {@link #compile} but restricts the regular expression to POSIX ERE
+  * (egrep) syntax and changes the match semantics to leftmost-longest.
+  *
+  * That is, when matching against text, the regexp returns a match that begins as early as
+  * possible in the input (leftmost), and among those it chooses a match that is as long as
+  * possible. This so-called leftmost-longest matching is the same semantics that early regular
+  * expression implementations used and that POSIX specifies.
+  *
+  * However, there can be multiple leftmost-longest matches, with different submatch choices, and
+  * here this package diverges from POSIX. Among the possible leftmost-longest matches, this
+  * package chooses the one that a backtracking search would have found first, while POSIX
+  * specifies that the match be chosen to maximize the length of the first subexpression, then the
+  * second, and so on from left to right. The POSIX rule is computationally prohibitive and not
+  * even well-defined. See http://swtch.com/~rsc/regexp/regexp2.html#posix
+  */
+  static compilePOSIX(expr) {
+    return RE22.compileImpl(expr, RE2Flags.POSIX, true);
+  }
+  static compileImpl(expr, mode, longest) {
+    let re = Parser.parse(expr, mode);
+    const maxCap = re.maxCap();
+    const namedGroups = re.namedGroups;
+    re = Simplify.simplify(re);
+    const prefilter = PrefilterTree.build(re);
+    const prog = Compiler.compileRegexp(re);
+    const re2 = new RE22(expr, prog, maxCap, longest);
+    re2.prefilter = prefilter.type === Prefilter.Type.NONE ? null : prefilter;
+    const [prefixCompl, prefixStr] = prog.prefix();
+    re2.prefixComplete = prefixCompl;
+    re2.prefix = prefixStr;
+    re2.prefixUTF8 = Utils.stringToUtf8ByteArray(re2.prefix);
+    if (re2.prefix.length > 0) re2.prefixRune = re2.prefix.codePointAt(0);
+    re2.namedGroups = namedGroups;
+    return re2;
+  }
+  /**
+  * Returns true iff textual regular expression {@code pattern} matches string {@code s}.
+  *
+  * More complicated queries need to use {@link #compile} and the full {@code RE2} interface.
+  */
+  static match(pattern, s) {
+    return RE22.compile(pattern).match(s);
+  }
+  constructor(expr, prog, numSubexp = 0, longest = 0) {
+    this.expr = expr;
+    this.prog = prog;
+    this.numSubexp = numSubexp;
+    this.longest = longest;
+    this.cond = prog.startCond();
+    this.prefix = null;
+    this.prefixUTF8 = null;
+    this.prefixComplete = false;
+    this.prefixRune = 0;
+    this.namedGroups = /* @__PURE__ */ Object.create(null);
+    this.machinePool = [];
+    this.lazyDFA = null;
+    this.onepass = OnePass.compile(this.prog);
+    this.prefilter = null;
+  }
+  get dfa() {
+    if (this.lazyDFA === null) this.lazyDFA = new DFA(this.prog);
+    return this.lazyDFA;
+  }
+  matchPrefixComplete(input, pos, anchor, ncap) {
+    if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && pos !== 0) return null;
+    let matchStart = -1;
+    let matchEnd = -1;
+    const pLen = input.prefixLength(this);
+    if (anchor === RE2Flags.UNANCHORED) {
+      const idx = input.index(this, pos);
+      if (idx < 0) return null;
+      matchStart = pos + idx;
+      matchEnd = matchStart + pLen;
+    } else if (anchor === RE2Flags.ANCHOR_BOTH) {
+      if (input.endPos() !== pLen) return null;
+      if (input.index(this, 0) !== 0) return null;
+      matchStart = 0;
+      matchEnd = pLen;
+    } else if (anchor === RE2Flags.ANCHOR_START) {
+      if (input.index(this, 0) !== 0) return null;
+      matchStart = 0;
+      matchEnd = pLen;
+    }
+    if (matchStart < 0) return null;
+    if (ncap > 0) {
+      const matchcap = new Int32Array(ncap).fill(-1);
+      matchcap[0] = matchStart;
+      matchcap[1] = matchEnd;
+      return Array.from(matchcap);
+    }
+    return [];
+  }
+  createLookbehindState() {
+    return this.prog.numLb > 0 ? new LookbehindState(this.prog) : null;
+  }
+  executeEngine(input, pos, anchor, ncap, lbState = null) {
+    if (this.prefixComplete && (ncap === 0 || this.numSubexp === 0)) return this.matchPrefixComplete(input, pos, anchor, ncap);
+    if (this.prefilter !== null && anchor === RE2Flags.UNANCHORED) {
+      if (!this.prefilter.eval(input, pos)) return null;
+    }
+    if (this.onepass !== null) return OnePass.execute(this, input, pos, anchor, ncap);
+    if (ncap > 0) {
+      if (this.prog.numLb === 0 && input.endPos() <= Backtracker.maxBitStateLen(this.prog)) return Backtracker.execute(this, input, pos, anchor, ncap);
+      return this.doExecuteNFA(input, pos, anchor, ncap, lbState);
+    }
+    if (this.prog.numLb === 0) {
+      const dfaResult = this.dfa.match(input, pos, anchor);
+      if (dfaResult !== null) return dfaResult ? [] : null;
+      if (input.endPos() <= Backtracker.maxBitStateLen(this.prog)) return Backtracker.execute(this, input, pos, anchor, ncap);
+    }
+    return this.doExecuteNFA(input, pos, anchor, ncap, lbState);
+  }
+  /**
+  * Returns the number of parenthesized subexpressions in this regular expression.
+  */
+  numberOfCapturingGroups() {
+    return this.numSubexp;
+  }
+  /**
+  * Returns the number of instructions in this compiled regular expression program.
+  */
+  numberOfInstructions() {
+    return this.prog.numInst();
+  }
+  get() {
+    return this.machinePool.length > 0 ? this.machinePool.pop() : null;
+  }
+  reset() {
+    this.machinePool.length = 0;
+  }
+  put(m) {
+    this.machinePool.push(m);
+  }
+  toString() {
+    return this.expr;
+  }
+  doExecuteNFA(input, pos, anchor, ncap, lbState = null) {
+    let m = this.get();
+    if (!m) m = Machine.fromRE2(this);
+    m.init(ncap);
+    const cap = m.match(input, pos, anchor, lbState) ? m.submatches() : null;
+    this.put(m);
+    return cap;
+  }
+  match(s) {
+    return this.executeEngine(MachineInput.fromUTF16(s), 0, RE2Flags.UNANCHORED, 0) !== null;
+  }
+  /**
+  * Matches the regular expression against input starting at position start and ending at position
+  * end, with the given anchoring. Records the submatch boundaries in group, which is [start, end)
+  * pairs of byte offsets. The number of boundaries needed is inferred from the size of the group
+  * array. It is most efficient not to ask for submatch boundaries.
+  *
+  * @param input the input byte array
+  * @param start the beginning position in the input
+  * @param end the end position in the input
+  * @param anchor the anchoring flag (UNANCHORED, ANCHOR_START, ANCHOR_BOTH)
+  * @param group the array to fill with submatch positions
+  * @param ngroup the number of array pairs to fill in
+  * @param lbState optional state carried between successive matches over the same input (see
+  *   createLookbehindState); omit it to evaluate lookbehinds from the beginning of the input
+  * @returns true if a match was found
+  */
+  matchWithGroup(input, start, end, anchor, ngroup, lbState = null) {
+    if (!(input instanceof MatcherInputBase)) {
+      if (Utils.isByteArray(input)) input = MatcherInput.utf8(input);
+      else input = MatcherInput.utf16(input);
+    }
+    return this.matchMachineInput(input, start, end, anchor, ngroup, lbState);
+  }
+  matchMachineInput(input, start, end, anchor, ngroup, lbState = null) {
+    if (start > end) return [false, null];
+    const machineInput = input.isUTF16Encoding() ? MachineInput.fromUTF16(input.asCharSequence(), 0, end) : MachineInput.fromUTF8(input.asBytes(), 0, end);
+    const groupMatch = this.executeEngine(machineInput, start, anchor, 2 * ngroup, lbState);
+    if (groupMatch === null) return [false, null];
+    return [true, groupMatch];
+  }
+  /**
+  * Returns true iff this regexp matches the UTF-8 byte array {@code b}.
+  */
+  matchUTF8(b) {
+    return this.executeEngine(MachineInput.fromUTF8(b), 0, RE2Flags.UNANCHORED, 0) !== null;
+  }
+  /**
+  * Returns a copy of {@code src} in which all matches for this regexp have been replaced by
+  * {@code repl}. No support is provided for expressions (e.g. {@code \1} or {@code $1}) in the
+  * replacement string.
+  */
+  replaceAll(src, repl) {
+    return this.replaceAllFunc(src, () => repl, 2 * src.length + 1);
+  }
+  /**
+  * Returns a copy of {@code src} in which only the first match for this regexp has been replaced
+  * by {@code repl}. No support is provided for expressions (e.g. {@code \1} or {@code $1}) in the
+  * replacement string.
+  */
+  replaceFirst(src, repl) {
+    return this.replaceAllFunc(src, () => repl, 1);
+  }
+  /**
+  * Returns a copy of {@code src} in which at most {@code maxReplaces} matches for this regexp have
+  * been replaced by the return value of of function {@code repl} (whose first argument is the
+  * matched string). No support is provided for expressions (e.g. {@code \1} or {@code $1}) in the
+  * replacement string.
+  */
+  replaceAllFunc(src, replFunc, maxReplaces) {
+    let lastMatchEnd = 0;
+    let searchPos = 0;
+    let out = "";
+    const input = MachineInput.fromUTF16(src);
+    const lbState = this.createLookbehindState();
+    let numReplaces = 0;
+    while (searchPos <= src.length) {
+      const a = this.executeEngine(input, searchPos, RE2Flags.UNANCHORED, 2, lbState);
+      if (a === null || a.length === 0) break;
+      out += src.substring(lastMatchEnd, a[0]);
+      if (a[1] > lastMatchEnd || a[0] === 0) {
+        out += replFunc(src.substring(a[0], a[1]));
+        numReplaces++;
+      }
+      lastMatchEnd = a[1];
+      const width = input.step(searchPos) & 7;
+      if (searchPos + width > a[1]) searchPos += width;
+      else if (searchPos + 1 > a[1]) searchPos++;
+      else searchPos = a[1];
+      if (numReplaces >= maxReplaces) break;
+    }
+    out += src.substring(lastMatchEnd);
+    return out;
+  }
+  pad(a) {
+    if (a === null) return null;
+    let n = (1 + this.numSubexp) * 2;
+    if (a.length < n) {
+      let a2 = new Array(n).fill(-1);
+      for (let i = 0; i < a.length; i++) a2[i] = a[i];
+      a = a2;
+    }
+    return a;
+  }
+  allMatches(input, n, deliverFun = (v) => v) {
+    let result = [];
+    const end = input.endPos();
+    if (n < 0) n = end + 1;
+    let pos = 0;
+    let i = 0;
+    let prevMatchEnd = -1;
+    const lbState = this.createLookbehindState();
+    while (i < n && pos <= end) {
+      const matches = this.executeEngine(input, pos, RE2Flags.UNANCHORED, this.prog.numCap, lbState);
+      if (matches === null || matches.length === 0) break;
+      let accept = true;
+      if (matches[1] === pos) {
+        if (matches[0] === prevMatchEnd) accept = false;
+        const r = input.step(pos);
+        if (r < 0) pos = end + 1;
+        else pos += r & 7;
+      } else pos = matches[1];
+      prevMatchEnd = matches[1];
+      if (accept) {
+        result.push(deliverFun(this.pad(matches)));
+        i++;
+      }
+    }
+    return result;
+  }
+  /**
+  * Returns an array holding the text of the leftmost match in {@code b} of this regular
+  * expression.
+  *
+  * A return value of null indicates no match.
+  */
+  findUTF8(b) {
+    const a = this.executeEngine(MachineInput.fromUTF8(b), 0, RE2Flags.UNANCHORED, 2);
+    if (a === null) return null;
+    return b.slice(a[0], a[1]);
+  }
+  /**
+  * Returns a two-element array of integers defining the location of the leftmost match in
+  * {@code b} of this regular expression. The match itself is at {@code b[loc[0]...loc[1]]}.
+  *
+  * A return value of null indicates no match.
+  */
+  findUTF8Index(b) {
+    const a = this.executeEngine(MachineInput.fromUTF8(b), 0, RE2Flags.UNANCHORED, 2);
+    if (a === null) return null;
+    return a.slice(0, 2);
+  }
+  /**
+  * Returns a string holding the text of the leftmost match in {@code s} of this regular
+  * expression.
+  *
+  * If there is no match, the return value is an empty string, but it will also be empty if the
+  * regular expression successfully matches an empty string. Use {@link #findIndex} or
+  * {@link #findSubmatch} if it is necessary to distinguish these cases.
+  */
+  find(s) {
+    const a = this.executeEngine(MachineInput.fromUTF16(s), 0, RE2Flags.UNANCHORED, 2);
+    if (a === null) return "";
+    return s.substring(a[0], a[1]);
+  }
+  /**
+  * Returns a two-element array of integers defining the location of the leftmost match in
+  * {@code s} of this regular expression. The match itself is at
+  * {@code s.substring(loc[0], loc[1])}.
+  *
+  * A return value of null indicates no match.
+  */
+  findIndex(s) {
+    return this.executeEngine(MachineInput.fromUTF16(s), 0, RE2Flags.UNANCHORED, 2);
+  }
+  /**
+  * Returns an array of arrays the text of the leftmost match of the regular expression in
+  * {@code b} and the matches, if any, of its subexpressions, as defined by the <a
+  * href='#submatch'>Submatch</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findUTF8Submatch(b) {
+    const a = this.executeEngine(MachineInput.fromUTF8(b), 0, RE2Flags.UNANCHORED, this.prog.numCap);
+    if (a === null) return null;
+    const ret = new Array(1 + this.numSubexp).fill(null);
+    for (let i = 0; i < ret.length; i++) if (2 * i < a.length && a[2 * i] >= 0) ret[i] = b.slice(a[2 * i], a[2 * i + 1]);
+    return ret;
+  }
+  /**
+  * Returns an array holding the index pairs identifying the leftmost match of this regular
+  * expression in {@code b} and the matches, if any, of its subexpressions, as defined by the the
+  * <a href='#submatch'>Submatch</a> and <a href='#index'>Index</a> descriptions above.
+  *
+  * A return value of null indicates no match.
+  */
+  findUTF8SubmatchIndex(b) {
+    return this.pad(this.executeEngine(MachineInput.fromUTF8(b), 0, RE2Flags.UNANCHORED, this.prog.numCap));
+  }
+  /**
+  * Returns an array of strings holding the text of the leftmost match of the regular expression in
+  * {@code s} and the matches, if any, of its subexpressions, as defined by the <a
+  * href='#submatch'>Submatch</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findSubmatch(s) {
+    const a = this.executeEngine(MachineInput.fromUTF16(s), 0, RE2Flags.UNANCHORED, this.prog.numCap);
+    if (a === null) return null;
+    const ret = new Array(1 + this.numSubexp).fill(null);
+    for (let i = 0; i < ret.length; i++) if (2 * i < a.length && a[2 * i] >= 0) ret[i] = s.substring(a[2 * i], a[2 * i + 1]);
+    return ret;
+  }
+  /**
+  * Returns an array holding the index pairs identifying the leftmost match of this regular
+  * expression in {@code s} and the matches, if any, of its subexpressions, as defined by the <a
+  * href='#submatch'>Submatch</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findSubmatchIndex(s) {
+    return this.pad(this.executeEngine(MachineInput.fromUTF16(s), 0, RE2Flags.UNANCHORED, this.prog.numCap));
+  }
+  /**
+  * {@code findAllUTF8()} is the <a href='#all'>All</a> version of {@link #findUTF8}; it returns a
+  * list of up to {@code n} successive matches of the expression, as defined by the <a
+  * href='#all'>All</a> description above.
+  *
+  * A return value of null indicates no match.
+  *
+  * TODO(adonovan): think about defining a byte slice view class, like a read-only Go slice backed
+  * by |b|.
+  */
+  findAllUTF8(b, n) {
+    const result = this.allMatches(MachineInput.fromUTF8(b), n, (match) => b.slice(match[0], match[1]));
+    if (result.length === 0) return null;
+    return result;
+  }
+  /**
+  * {@code findAllUTF8Index} is the <a href='#all'>All</a> version of {@link #findUTF8Index}; it
+  * returns a list of up to {@code n} successive matches of the expression, as defined by the <a
+  * href='#all'>All</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findAllUTF8Index(b, n) {
+    const result = this.allMatches(MachineInput.fromUTF8(b), n, (match) => match.slice(0, 2));
+    if (result.length === 0) return null;
+    return result;
+  }
+  /**
+  * {@code findAll} is the <a href='#all'>All</a> version of {@link #find}; it returns a list of up
+  * to {@code n} successive matches of the expression, as defined by the <a href='#all'>All</a>
+  * description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findAll(s, n) {
+    const result = this.allMatches(MachineInput.fromUTF16(s), n, (match) => s.substring(match[0], match[1]));
+    if (result.length === 0) return null;
+    return result;
+  }
+  /**
+  * {@code findAllIndex} is the <a href='#all'>All</a> version of {@link #findIndex}; it returns a
+  * list of up to {@code n} successive matches of the expression, as defined by the <a
+  * href='#all'>All</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findAllIndex(s, n) {
+    const result = this.allMatches(MachineInput.fromUTF16(s), n, (match) => match.slice(0, 2));
+    if (result.length === 0) return null;
+    return result;
+  }
+  /**
+  * {@code findAllUTF8Submatch} is the <a href='#all'>All</a> version of {@link #findUTF8Submatch};
+  * it returns a list of up to {@code n} successive matches of the expression, as defined by the <a
+  * href='#all'>All</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findAllUTF8Submatch(b, n) {
+    const result = this.allMatches(MachineInput.fromUTF8(b), n, (match) => {
+      let slice = new Array(match.length / 2 | 0).fill(null);
+      for (let j = 0; j < slice.length; j++) if (match[2 * j] >= 0) slice[j] = b.slice(match[2 * j], match[2 * j + 1]);
+      return slice;
+    });
+    if (result.length === 0) return null;
+    return result;
+  }
+  /**
+  * {@code findAllUTF8SubmatchIndex} is the <a href='#all'>All</a> version of
+  * {@link #findUTF8SubmatchIndex}; it returns a list of up to {@code n} successive matches of the
+  * expression, as defined by the <a href='#all'>All</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findAllUTF8SubmatchIndex(b, n) {
+    const result = this.allMatches(MachineInput.fromUTF8(b), n);
+    if (result.length === 0) return null;
+    return result;
+  }
+  /**
+  * {@code findAllSubmatch} is the <a href='#all'>All</a> version of {@link #findSubmatch}; it
+  * returns a list of up to {@code n} successive matches of the expression, as defined by the <a
+  * href='#all'>All</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findAllSubmatch(s, n) {
+    const result = this.allMatches(MachineInput.fromUTF16(s), n, (match) => {
+      let slice = new Array(match.length / 2 | 0).fill(null);
+      for (let j = 0; j < slice.length; j++) if (match[2 * j] >= 0) slice[j] = s.substring(match[2 * j], match[2 * j + 1]);
+      return slice;
+    });
+    if (result.length === 0) return null;
+    return result;
+  }
+  /**
+  * {@code findAllSubmatchIndex} is the <a href='#all'>All</a> version of
+  * {@link #findSubmatchIndex}; it returns a list of up to {@code n} successive matches of the
+  * expression, as defined by the <a href='#all'>All</a> description above.
+  *
+  * A return value of null indicates no match.
+  */
+  findAllSubmatchIndex(s, n) {
+    const result = this.allMatches(MachineInput.fromUTF16(s), n);
+    if (result.length === 0) return null;
+    return result;
+  }
+};
+var RE2Set = class RE2Set2 {
+  /** @type {number} */
+  static UNANCHORED = RE2Flags.UNANCHORED;
+  /** @type {number} */
+  static ANCHOR_START = RE2Flags.ANCHOR_START;
+  /** @type {number} */
+  static ANCHOR_BOTH = RE2Flags.ANCHOR_BOTH;
+  /**
+  * Constructs a new RE2Set with the specified anchor mode and flags.
+  * @param {number} [anchor=RE2Set.UNANCHORED] - The anchoring mode (e.g., RE2Set.UNANCHORED).
+  * @param {number} [flags=0] - The public flags to apply to all patterns in the set.
+  * @param {number} [maxMem=8388608] - The maximum memory in bytes to use for the DFA (default 8MB).
+  */
+  constructor(anchor = RE2Set2.UNANCHORED, flags = 0, maxMem = 8388608) {
+    if (![
+      RE2Set2.UNANCHORED,
+      RE2Set2.ANCHOR_START,
+      RE2Set2.ANCHOR_BOTH
+    ].includes(anchor)) throw new RE2JSFlagsException("The anchor should be RE2Set.UNANCHORED, RE2Set.ANCHOR_START or RE2Set.ANCHOR_BOTH");
+    Utils.checkFlags(flags);
+    this.anchor = anchor;
+    this.jsFlags = flags;
+    this.maxMem = maxMem;
+    let re2Flags = RE2Flags.PERL;
+    if ((flags & PublicFlags.DISABLE_UNICODE_GROUPS) !== 0) re2Flags &= ~RE2Flags.UNICODE_GROUPS;
+    if ((flags & PublicFlags.LOOKBEHINDS) !== 0) re2Flags |= RE2Flags.LOOKBEHIND;
+    this.re2Flags = re2Flags;
+    this.regexps = [];
+    this.prog = null;
+    this.dfa = null;
+    this.dummyRe2 = null;
+  }
+  /**
+  * Adds a new regular expression pattern to the set.
+  * Patterns cannot be added after the set has been compiled.
+  * @param {string} pattern - The regular expression pattern to add.
+  * @returns {number} The integer index assigned to the added pattern.
+  * @throws {RE2JSCompileException} If patterns are added after compilation.
+  */
+  add(pattern) {
+    if (this.prog) throw new RE2JSCompileException("Cannot add patterns after compile");
+    Utils.checkPattern(pattern);
+    let fregex = pattern;
+    if ((this.jsFlags & PublicFlags.CASE_INSENSITIVE) !== 0) fregex = `(?i)${fregex}`;
+    if ((this.jsFlags & PublicFlags.DOTALL) !== 0) fregex = `(?s)${fregex}`;
+    if ((this.jsFlags & PublicFlags.MULTILINE) !== 0) fregex = `(?m)${fregex}`;
+    const re = Parser.parse(fregex, this.re2Flags);
+    this.regexps.push(Simplify.simplify(re));
+    return this.regexps.length - 1;
+  }
+  /**
+  * Compiles the added patterns into a single state machine.
+  * This is automatically called on the first match if not called explicitly.
+  * @returns {void}
+  */
+  compile() {
+    if (this.prog) return;
+    const prog = Compiler.compileSet(this.regexps);
+    if (prog.numInst() > Parser.MAX_SIZE) throw new RE2JSCompileException(`${Parser.ERR_LARGE}: the set compiles to ${prog.numInst()} instructions, more than ${Parser.MAX_SIZE}`);
+    this.prog = prog;
+    this.dfa = new DFA(this.prog, this.maxMem);
+    this.dummyRe2 = {
+      prog: this.prog,
+      cond: this.prog.startCond(),
+      prefix: "",
+      prefixRune: 0,
+      longest: false
+    };
+  }
+  /**
+  * Matches the input against the compiled set of regular expressions.
+  * @param {string|number[]|Uint8Array} input - The input string or UTF-8 byte array to match against.
+  * @returns {number[]} An array of indices representing the patterns that successfully matched the input.
+  */
+  match(input) {
+    if (!this.prog) this.compile();
+    const machineInput = Utils.isByteArray(input) ? MachineInput.fromUTF8(input) : MachineInput.fromUTF16(input);
+    let internalAnchor = RE2Flags.UNANCHORED;
+    if (this.anchor === RE2Set2.ANCHOR_START) internalAnchor = RE2Flags.ANCHOR_START;
+    else if (this.anchor === RE2Set2.ANCHOR_BOTH) internalAnchor = RE2Flags.ANCHOR_BOTH;
+    const dfaResult = this.dfa.matchSet(machineInput, 0, internalAnchor);
+    if (dfaResult !== null) return dfaResult;
+    const machine = Machine.fromRE2(this.dummyRe2);
+    machine.init(0);
+    return machine.matchSet(machineInput, 0, internalAnchor);
+  }
+};
+var TranslateRegExpString = class TranslateRegExpString2 {
+  static isHexadecimal(ch) {
+    return "0" <= ch && ch <= "9" || "A" <= ch && ch <= "F" || "a" <= ch && ch <= "f";
+  }
+  static translate(data) {
+    let prefixFlags = "";
+    if (Object.prototype.toString.call(data) === "[object RegExp]") {
+      if (data.ignoreCase) prefixFlags += "i";
+      if (data.multiline) prefixFlags += "m";
+      if (data.dotAll) prefixFlags += "s";
+      data = data.source;
+    }
+    if (typeof data !== "string") return data;
+    let result = "";
+    let changed = false;
+    let size = data.length;
+    if (size === 0) {
+      result = "(?:)";
+      changed = true;
+    }
+    let inCharClass = false;
+    let i = 0;
+    while (i < size) {
+      let ch = data[i];
+      if (ch === "\\") {
+        if (i + 1 < size) {
+          ch = data[i + 1];
+          switch (ch) {
+            case "\\":
+              result += "\\\\";
+              i += 2;
+              continue;
+            case "c":
+              if (i + 2 < size) {
+                let code = data[i + 2].charCodeAt(0);
+                if (code >= 65 && code <= 90 || code >= 97 && code <= 122) {
+                  let val = code % 32;
+                  result += "\\x";
+                  result += (val >> 4).toString(16).toUpperCase();
+                  result += (val & 15).toString(16).toUpperCase();
+                  i += 3;
+                  changed = true;
+                  continue;
+                }
+              }
+              result += "c";
+              i += 2;
+              changed = true;
+              continue;
+            case "u":
+              if (i + 2 < size) {
+                if (data[i + 2] === "{") {
+                  let j = i + 3;
+                  let hasHex = false;
+                  let closed = false;
+                  while (j < size) {
+                    const hexChar = data[j];
+                    if (hexChar === "}") {
+                      closed = true;
+                      break;
+                    }
+                    if (!TranslateRegExpString2.isHexadecimal(hexChar)) break;
+                    hasHex = true;
+                    j++;
+                  }
+                  if (closed && hasHex) {
+                    result += "\\x";
+                    i += 2;
+                    changed = true;
+                    continue;
+                  }
+                } else if (i + 5 < size) {
+                  let isHex4 = true;
+                  for (let j = 0; j < 4; j++) if (!TranslateRegExpString2.isHexadecimal(data[i + 2 + j])) {
+                    isHex4 = false;
+                    break;
+                  }
+                  if (isHex4) {
+                    result += "\\x{" + data.substring(i + 2, i + 6) + "}";
+                    i += 6;
+                    changed = true;
+                    continue;
+                  }
+                }
+              }
+              result += "u";
+              i += 2;
+              changed = true;
+              continue;
+            case "x": {
+              let isValidHex = false;
+              if (i + 2 < size && data[i + 2] === "{") {
+                let j = i + 3;
+                let hasHex = false;
+                let closed = false;
+                while (j < size) {
+                  const hexChar = data[j];
+                  if (hexChar === "}") {
+                    closed = true;
+                    break;
+                  }
+                  if (!TranslateRegExpString2.isHexadecimal(hexChar)) break;
+                  hasHex = true;
+                  j++;
+                }
+                if (closed && hasHex) isValidHex = true;
+              } else if (i + 3 < size && TranslateRegExpString2.isHexadecimal(data[i + 2]) && TranslateRegExpString2.isHexadecimal(data[i + 3])) isValidHex = true;
+              if (isValidHex) {
+                result += "\\x";
+                i += 2;
+              } else {
+                result += "x";
+                i += 2;
+                changed = true;
+              }
+              continue;
+            }
+            case "n":
+            case "r":
+            case "t":
+            case "a":
+            case "f":
+            case "v":
+            case "d":
+            case "D":
+            case "s":
+            case "S":
+            case "w":
+            case "W":
+            case "b":
+            case "B":
+            case "p":
+            case "P":
+            case "A":
+            case "z":
+            case "Q":
+            case "E":
+            case "0":
+            case "1":
+            case "2":
+            case "3":
+            case "4":
+            case "5":
+            case "6":
+            case "7":
+              result += "\\" + ch;
+              i += 2;
+              continue;
+            default: {
+              let cp2 = data.codePointAt(i + 1);
+              if (cp2 >= 48 && cp2 <= 57 || cp2 >= 65 && cp2 <= 90 || cp2 >= 97 && cp2 <= 122) {
+                let symSize2 = Utils.charCount(cp2);
+                result += data.substring(i + 1, i + 1 + symSize2);
+                i += symSize2 + 1;
+                changed = true;
+              } else {
+                result += "\\";
+                let symSize2 = Utils.charCount(cp2);
+                result += data.substring(i + 1, i + 1 + symSize2);
+                i += symSize2 + 1;
+              }
+              continue;
+            }
+          }
+        }
+      } else if (ch === "/") {
+        result += "\\/";
+        i += 1;
+        changed = true;
+        continue;
+      } else if (ch === "[") {
+        if (!inCharClass && data[i + 1] === "]") {
+          result += "[^\\x00-\\x{10FFFF}]";
+          i += 2;
+          changed = true;
+          continue;
+        }
+        if (!inCharClass && data[i + 1] === "^" && data[i + 2] === "]") {
+          result += "[\\x00-\\x{10FFFF}]";
+          i += 3;
+          changed = true;
+          continue;
+        }
+        inCharClass = true;
+      } else if (ch === "]") inCharClass = false;
+      else if (!inCharClass && ch === "(" && i + 2 < size && data[i + 1] === "?" && data[i + 2] === "<") {
+        if (i + 3 < size && !"=!>)".includes(data[i + 3])) {
+          result += "(?P<";
+          i += 3;
+          changed = true;
+          continue;
+        }
+      }
+      let cp = data.codePointAt(i);
+      let symSize = Utils.charCount(cp);
+      result += data.substring(i, i + symSize);
+      i += symSize;
+    }
+    const finalResult = changed ? result : data;
+    if (prefixFlags.length > 0) return `(?${prefixFlags})${finalResult}`;
+    return finalResult;
+  }
+};
+var execResult = (m, input) => {
+  const result = m.matchArray();
+  result.index = m.start(0);
+  result.input = input;
+  result.groups = m.namedGroupsObject();
+  return result;
+};
+var RE2JS = class RE2JS2 {
+  /**
+  * Flag: case insensitive matching.
+  */
+  static CASE_INSENSITIVE = PublicFlags.CASE_INSENSITIVE;
+  /**
+  * Flag: dot ({@code .}) matches all characters, including newline.
+  */
+  static DOTALL = PublicFlags.DOTALL;
+  /**
+  * Flag: multiline matching: {@code ^} and {@code $} match at beginning and end of line, not just
+  * beginning and end of input.
+  */
+  static MULTILINE = PublicFlags.MULTILINE;
+  /**
+  * Flag: Unicode groups (e.g. {@code \p\ Greek\} ) will be syntax errors.
+  */
+  static DISABLE_UNICODE_GROUPS = PublicFlags.DISABLE_UNICODE_GROUPS;
+  /**
+  * Flag: matches longest possible string.
+  */
+  static LONGEST_MATCH = PublicFlags.LONGEST_MATCH;
+  /**
+  * Flag: enable linear-time captureless lookbehinds.
+  */
+  static LOOKBEHINDS = PublicFlags.LOOKBEHINDS;
+  /**
+  * Returns a literal pattern string for the specified string.
+  *
+  * This method produces a string that can be used to create a <code>RE2JS</code> that would
+  * match the string <code>s</code> as if it were a literal pattern.
+  *
+  * Metacharacters or escape sequences in the input sequence will be given no special meaning.
+  *
+  * @param {string} str The string to be literalized
+  * @returns {string} A literal string replacement
+  */
+  static quote(str) {
+    return Utils.quoteMeta(str);
+  }
+  /**
+  * Quotes '\' and '$' in {@code str}, so that the returned string could be used in
+  * replacement methods as a literal replacement of {@code str}.
+  *
+  * This is a convenience delegation to {@link Matcher.quoteReplacement}.
+  *
+  * @param {string} str the string to be quoted
+  * @param {boolean} [javaMode=false] whether the replacement will be used in javaMode
+  * @returns {string} the quoted string
+  */
+  static quoteReplacement(str, javaMode = false) {
+    return Matcher.quoteReplacement(str, javaMode);
+  }
+  /**
+  * Translates a given regular expression string to ensure compatibility with RE2JS.
+  *
+  * This function preprocesses the input regex string by applying necessary transformations,
+  * such as escaping special characters (e.g., `/`), converting named capture groups to
+  * RE2JS-compatible syntax, and handling Unicode sequences properly. It ensures that the
+  * resulting regex is safe and properly formatted before compilation.
+  *
+  * @param {string|RegExp} expr - The regular expression string to be translated.
+  * @returns {string} - The transformed regular expression string, ready for compilation.
+  */
+  static translateRegExp(expr) {
+    return TranslateRegExpString.translate(expr);
+  }
+  /**
+  * Helper: create new RE2JS with given regex and flags. Flregex is the regex with flags applied.
+  * @param {string} regex
+  * @param {number} [flags=0]
+  * @returns {RE2JS}
+  */
+  static compile(regex, flags = 0) {
+    Utils.checkPattern(regex);
+    Utils.checkFlags(flags);
+    let fregex = regex;
+    if ((flags & RE2JS2.CASE_INSENSITIVE) !== 0) fregex = `(?i)${fregex}`;
+    if ((flags & RE2JS2.DOTALL) !== 0) fregex = `(?s)${fregex}`;
+    if ((flags & RE2JS2.MULTILINE) !== 0) fregex = `(?m)${fregex}`;
+    let re2Flags = RE2Flags.PERL;
+    if ((flags & RE2JS2.DISABLE_UNICODE_GROUPS) !== 0) re2Flags &= ~RE2Flags.UNICODE_GROUPS;
+    if ((flags & RE2JS2.LOOKBEHINDS) !== 0) re2Flags |= RE2Flags.LOOKBEHIND;
+    const p = new RE2JS2(regex, flags);
+    p.re2Input = RE2.compileImpl(fregex, re2Flags, (flags & RE2JS2.LONGEST_MATCH) !== 0);
+    return p;
+  }
+  /**
+  * Matches a string against a regular expression.
+  *
+  * @param {string} regex the regular expression
+  * @param {string|number[]|Uint8Array} input the input
+  * @returns {boolean} true if the regular expression matches the entire input
+  * @throws RE2JSSyntaxException if the regular expression is malformed
+  */
+  static matches(regex, input) {
+    return RE2JS2.compile(regex).testExact(input);
+  }
+  /**
+  * This is visible for testing.
+  * @private
+  */
+  static initTest(pattern, flags, re2) {
+    if (pattern == null) throw new Error("pattern is null");
+    if (re2 == null) throw new Error("re2 is null");
+    const p = new RE2JS2(pattern, flags);
+    p.re2Input = re2;
+    return p;
+  }
+  /**
+  *
+  * @param {string} pattern
+  * @param {number} flags
+  */
+  constructor(pattern, flags) {
+    this.patternInput = pattern;
+    this.flagsInput = flags;
+    this.re2Input = null;
+  }
+  /**
+  * Releases memory used by internal caches associated with this pattern. Does not change the
+  * observable behaviour. Useful for tests that detect memory leaks via allocation tracking.
+  */
+  reset() {
+    this.re2Input.reset();
+  }
+  /**
+  * Returns the flags used in the constructor.
+  * @returns {number}
+  */
+  flags() {
+    return this.flagsInput;
+  }
+  /**
+  * Returns the pattern used in the constructor.
+  * @returns {string}
+  */
+  pattern() {
+    return this.patternInput;
+  }
+  re2() {
+    return this.re2Input;
+  }
+  /**
+  * Matches a string against a regular expression.
+  *
+  * @param {string|number[]|Uint8Array} input the input
+  * @returns {boolean} true if the regular expression matches the entire input
+  */
+  matches(input) {
+    return this.testExact(input);
+  }
+  /**
+  * Creates a new {@code Matcher} matching the pattern against the input.
+  *
+  * @param {string|number[]|Uint8Array|MatcherInputBase} input the input string
+  * @returns {Matcher}
+  */
+  matcher(input) {
+    if (Utils.isByteArray(input)) input = MatcherInput.utf8(input);
+    return new Matcher(this, input);
+  }
+  /**
+  * Tests whether the regular expression matches any part of the input string.
+  * Performance Note: This method is highly optimized. Because it only returns
+  * a boolean and does not extract capture groups, it bypasses the `Matcher` overhead
+  * and guarantees execution on the high-speed DFA engine whenever possible.
+  *
+  * @param {string|number[]|Uint8Array} input - The input string or UTF-8 byte array to test against.
+  * @returns {boolean} `true` if the pattern is found anywhere in the input, `false` otherwise.
+  */
+  test(input) {
+    if (Utils.isByteArray(input)) return this.re2Input.matchUTF8(input);
+    return this.re2Input.match(input);
+  }
+  /**
+  * Tests whether the regular expression matches the ENTIRE input string.
+  * * **Performance Note:** This operates identically to `.matches()`, but is significantly
+  * faster because it does not request capture group data. By requesting 0 capture groups,
+  * it securely routes execution through the DFA fast-path.
+  *
+  * @param {string|number[]|Uint8Array} input - The input string or UTF-8 byte array to test against.
+  * @returns {boolean} `true` if the exact input string fully matches the pattern, `false` otherwise.
+  */
+  testExact(input) {
+    const machineInput = Utils.isByteArray(input) ? MachineInput.fromUTF8(input) : MachineInput.fromUTF16(input);
+    return this.re2Input.executeEngine(machineInput, 0, RE2Flags.ANCHOR_BOTH, 0) !== null;
+  }
+  /**
+  * Executes a search for a match in a specified string.
+  * Returns a result array, or null if no match is found.
+  * The returned array perfectly mirrors standard JavaScript `RegExpExecArray`,
+  * including `.index`, `.input`, and `.groups` properties.
+  *
+  * @param {string|number[]|Uint8Array} input the input string or byte array
+  * @returns {Array|null} the match array with index, input, and groups properties, or null
+  */
+  exec(input) {
+    const m = this.matcher(input);
+    return m.find() ? execResult(m, input) : null;
+  }
+  /**
+  * Splits input around instances of the regular expression. It returns an array giving the strings
+  * that occur before, between, and after instances of the regular expression.
+  *
+  * If {@code limit <= 0}, there is no limit on the size of the returned array. If
+  * {@code limit == 0}, empty strings that would occur at the end of the array are omitted. If
+  * {@code limit > 0}, at most limit strings are returned. The final string contains the remainder
+  * of the input, possibly including additional matches of the pattern.
+  *
+  * @param {string} input the input string to be split
+  * @param {number} [limit=0] the limit
+  * @returns {string[]} the split strings
+  */
+  split(input, limit = 0) {
+    const m = this.matcher(input);
+    const result = [];
+    let emptiesSkipped = 0;
+    let last = 0;
+    while (m.find()) {
+      if (last === 0 && m.end() === 0) {
+        last = m.end();
+        continue;
+      }
+      if (limit > 0 && result.length === limit - 1) break;
+      if (last === m.start()) {
+        if (limit === 0) {
+          emptiesSkipped += 1;
+          last = m.end();
+          continue;
+        }
+      } else while (emptiesSkipped > 0) {
+        result.push("");
+        emptiesSkipped -= 1;
+      }
+      result.push(m.substring(last, m.start()));
+      last = m.end();
+    }
+    if (limit === 0 && last !== m.inputLength()) {
+      while (emptiesSkipped > 0) {
+        result.push("");
+        emptiesSkipped -= 1;
+      }
+      result.push(m.substring(last, m.inputLength()));
+    }
+    if (limit !== 0 || result.length === 0 && !(last === m.inputLength() && last > 0)) result.push(m.substring(last, m.inputLength()));
+    return result;
+  }
+  /**
+  * Returns an iterator of all results matching a string against the regular expression,
+  * including capturing groups.
+  *
+  * @param {string|number[]|Uint8Array} input the input string or byte array
+  * @returns {IterableIterator<RegExpMatchArray>}
+  */
+  *matchAll(input) {
+    const m = this.matcher(input);
+    while (m.find()) yield execResult(m, input);
+  }
+  /**
+  *
+  * @returns {string}
+  */
+  toString() {
+    return this.patternInput;
+  }
+  /**
+  * Returns the program size of this pattern.
+  *
+  * <p>
+  * Similar to the C++ implementation, the program size is a very approximate measure of a regexp's
+  * "cost". Larger numbers are more expensive than smaller numbers.
+  * </p>
+  *
+  * @returns {number} the program size of this pattern
+  */
+  programSize() {
+    return this.re2Input.numberOfInstructions();
+  }
+  /**
+  * Returns the number of capturing groups in this matcher's pattern. Group zero denotes the entire
+  * pattern and is excluded from this count.
+  *
+  * @returns {number} the number of capturing groups in this pattern
+  */
+  groupCount() {
+    return this.re2Input.numberOfCapturingGroups();
+  }
+  /**
+  * Return a map of the capturing groups in this matcher's pattern, where key is the name and value
+  * is the index of the group in the pattern.
+  * @returns {Record<string, number>}
+  */
+  namedGroups() {
+    return this.re2Input.namedGroups;
+  }
+  /**
+  *
+  * @param {*} other
+  * @returns {boolean}
+  */
+  equals(other) {
+    if (this === other) return true;
+    if (other === null || this.constructor !== other.constructor) return false;
+    return this.flagsInput === other.flagsInput && this.patternInput === other.patternInput;
+  }
+};
+
+// src/compare/name-filter.ts
+var MAX_NAME_FILTER_LENGTH = 200;
+var NameFilterError = class extends Error {
+  name = "NameFilterError";
+};
+function compileNameFilter(pattern) {
+  if (pattern.length > MAX_NAME_FILTER_LENGTH) {
+    throw new NameFilterError(`the pattern is ${pattern.length} characters long; the limit is ${MAX_NAME_FILTER_LENGTH}`);
+  }
+  let compiled;
+  try {
+    compiled = RE2JS.compile(pattern);
+  } catch (error) {
+    throw new NameFilterError(`not a valid regular expression (RE2 syntax: no backreferences or lookaround): ${error.message}`);
+  }
+  return { pattern, test: (name) => compiled.matcher(name).find() };
+}
+
 // src/report/format-numbers.ts
 var TIME_SCALES = [["s", "s"], ["ms", "ms"], ["us", "\xB5s"], ["ns", "ns"]];
 function significant(value, digits = 3) {
@@ -6066,26 +13387,65 @@ function significant(value, digits = 3) {
   const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(abs)));
   return value.toFixed(Math.min(decimals, 12));
 }
+var BYTES = /^(k|K|M|G|T|Ki|Mi|Gi|Ti)?(B|bytes?)(\/.+)?$/;
+var ELEMENTS = /^(k|K|M|G)?(elem)(\/.+)?$/;
+var DECIMAL = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+var BINARY = [[2 ** 40, "Ti"], [2 ** 30, "Gi"], [2 ** 20, "Mi"], [2 ** 10, "Ki"], [1, ""]];
+var PREFIX_FACTOR = { "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
 function formatQuantity(value, unit) {
   const slash = unit.indexOf("/");
   const base = slash < 0 ? unit : unit.slice(0, slash);
   const per = slash < 0 ? "" : unit.slice(slash);
   if (normalizeTimeUnit(base) !== void 0) {
-    for (const [scale, label] of TIME_SCALES) {
+    for (const [scale, label2] of TIME_SCALES) {
       const factor = conversionFactor(base, scale);
       const scaled = value * factor;
-      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label}${per}`;
+      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label2}${per}`;
     }
   }
+  const bytes = BYTES.exec(unit);
+  if (bytes) {
+    const prefix2 = bytes[1] ?? "";
+    return prefixed(value * PREFIX_FACTOR[prefix2], prefix2.endsWith("i") ? BINARY : DECIMAL, "B", bytes[3] ?? "");
+  }
+  const elements = ELEMENTS.exec(unit);
+  if (elements) return prefixed(value * PREFIX_FACTOR[elements[1] ?? ""], DECIMAL, "elem", elements[3] ?? "");
   const abs = Math.abs(value);
   const [divisor, prefix] = abs >= 1e9 ? [1e9, "G"] : abs >= 1e6 ? [1e6, "M"] : abs >= 1e4 ? [1e3, "k"] : [1, ""];
   const shown = `${significant(value / divisor)}${prefix}`;
   return unit === "" || unit === "count" ? shown : `${shown} ${unit}`;
 }
+function prefixed(value, scales, symbol, per) {
+  const abs = Math.abs(value);
+  const [factor, prefix] = scales.find(([f]) => abs >= f) ?? scales[scales.length - 1];
+  return `${significant(value / factor)} ${prefix}${symbol}${per}`;
+}
 function formatChange(ratio) {
-  const percent2 = (ratio - 1) * 100;
-  const text2 = Math.abs(percent2) >= 100 ? percent2.toFixed(0) : Math.abs(percent2) >= 10 ? percent2.toFixed(1) : percent2.toFixed(2);
-  return `${percent2 >= 0 ? "+" : ""}${text2}%`;
+  const percent3 = (ratio - 1) * 100;
+  const text2 = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
+  return `${percent3 >= 0 ? "+" : ""}${text2}%`;
+}
+var FOLD_LIMIT = 2;
+function changeWords(unit, better) {
+  const base = unit.split("/")[0];
+  if (normalizeTimeUnit(base) !== void 0) return ["slower", "faster"];
+  if (/\/s$/.test(unit)) return better === "higher" ? ["faster", "slower"] : ["more", "less"];
+  return better === "lower" ? ["more", "less"] : ["higher", "lower"];
+}
+function formatRatio(ratio, ci2, words, bold2 = (s) => s) {
+  const parts = ratioParts(ratio, ci2, words);
+  return `${bold2(parts.estimate)}${parts.ci ? ` ${parts.ci}` : ""}`;
+}
+function ratioParts(ratio, ci2, words) {
+  if (ratio > 0 && (ratio >= FOLD_LIMIT || ratio <= 1 / FOLD_LIMIT)) {
+    const up = ratio > 1;
+    const factor = (r) => `${significant(up ? r : 1 / r, 2)}x`;
+    const estimate2 = `${factor(ratio)} ${up ? words[0] : words[1]}`;
+    if (ci2 === null || !(ci2[0] > 0)) return { estimate: estimate2, ci: "" };
+    const bounds = up ? [ci2[0], ci2[1]] : [ci2[1], ci2[0]];
+    return { estimate: estimate2, ci: `[${factor(bounds[0])}, ${factor(bounds[1])}]` };
+  }
+  return { estimate: formatChange(ratio), ci: ci2 ? `[${formatChange(ci2[0])}, ${formatChange(ci2[1])}]` : "" };
 }
 function formatP(p) {
   if (p === null) return "\u2013";
@@ -6106,51 +13466,239 @@ function byImportance(a, b) {
   const size = (c) => Math.abs(Math.log(costRatio(c) ?? 1));
   return size(b) - size(a) || a.benchmark.localeCompare(b.benchmark) || a.metric.localeCompare(b.metric);
 }
-function headline(summary) {
+function headline(summary, bound = null) {
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-  const parts = [
-    plural(summary.regressed, "regression", "regressions"),
-    plural(summary.improved, "improvement", "improvements"),
-    `${summary.unchanged} unchanged`
-  ];
-  if (summary.inconclusive > 0) parts.push(`${summary.inconclusive} inconclusive`);
+  const parts = [];
   if (summary.error > 0) parts.push(plural(summary.error, "error", "errors"));
+  if (summary.regressed > 0) parts.push(plural(summary.regressed, "regression", "regressions"));
+  if (summary.improved > 0) parts.push(plural(summary.improved, "improvement", "improvements"));
+  if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
+  if (summary.inconclusive > 0) {
+    const percent3 = bound === null ? "" : `${(bound.value * 100).toFixed(1)}%`;
+    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${bound.sign}${percent3})` : ` (none changed beyond \xB1${percent3})`;
+    parts.push(`${summary.inconclusive} undecided${ruledOut}`);
+  }
   if (summary.new > 0) parts.push(`${summary.new} new`);
   if (summary.removed > 0) parts.push(`${summary.removed} removed`);
-  if (summary.geomeanRatio !== null) {
-    const percent2 = (summary.geomeanRatio - 1) * 100;
-    parts.push(`geomean ${percent2 >= 0 ? "+" : ""}${percent2.toFixed(1)}%`);
+  return parts.length > 0 ? parts.join(", ") : "no comparisons";
+}
+
+// src/report/report-layout.ts
+var PRIMARY_METRICS2 = ["real_time", "time", "throughput"];
+var isTime = (unit) => normalizeTimeUnit(unit.split("/")[0]) !== void 0;
+var isRate = (unit) => /\/s$/.test(unit);
+function isConstant2(c) {
+  const { base, head } = c;
+  if (base === null || head === null || c.verdict !== "unchanged") return false;
+  const v = base.median;
+  return base.ci[0] === v && base.ci[1] === v && head.median === v && head.ci[0] === v && head.ci[1] === v;
+}
+function layoutReport(report) {
+  const byBenchmark = /* @__PURE__ */ new Map();
+  for (const c of report.comparisons) {
+    const list = byBenchmark.get(c.benchmark) ?? [];
+    if (list.length === 0) byBenchmark.set(c.benchmark, list);
+    list.push(c);
   }
-  return parts.join(", ");
+  const rows = [];
+  const constants3 = /* @__PURE__ */ new Map();
+  const foldedMetrics = /* @__PURE__ */ new Map();
+  for (const list of byBenchmark.values()) {
+    const primary = primaryOf(list);
+    const primaryRow = { comparison: primary, folded: [] };
+    rows.push(primaryRow);
+    for (const c of list) {
+      if (c === primary) continue;
+      if (isConstant2(c) && c.base) {
+        const shown = formatQuantity(c.base.median, c.unit);
+        const value = shown.endsWith(` ${c.metric}`) ? shown.slice(0, -c.metric.length - 1) : shown;
+        const group = constants3.get(c.metric) ?? { metric: c.metric, values: [] };
+        constants3.set(c.metric, group);
+        const same = group.values.find((v) => v.value === value);
+        if (same) same.benchmarks.push(c.benchmark);
+        else group.values.push({ value, benchmarks: [c.benchmark] });
+      } else if (sameMeasurement(primary, c) && c.verdict === primary.verdict) {
+        primaryRow.folded.push(c);
+        foldedMetrics.set(c.metric, (foldedMetrics.get(c.metric) ?? 0) + 1);
+      } else {
+        rows.push({ comparison: c, folded: [] });
+      }
+    }
+  }
+  rows.sort((a, b) => byImportance(a.comparison, b.comparison));
+  const { groups, others } = groupWarnings([...report.comparisons].sort(byImportance));
+  return { rows, constants: [...constants3.values()], foldedMetrics, warningGroups: groups, otherWarnings: others };
+}
+function primaryOf(list) {
+  return list.find((c) => c.family === "primary") ?? PRIMARY_METRICS2.map((name) => list.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list.find((c) => isTime(c.unit)) ?? list[0];
+}
+function sameMeasurement(primary, c) {
+  if (!isTime(primary.unit)) return false;
+  return isTime(c.unit) || isRate(c.unit) && c.better === "higher";
+}
+function groupWarnings(comparisons) {
+  const byKind = /* @__PURE__ */ new Map();
+  const others = /* @__PURE__ */ new Map();
+  for (const c of comparisons) {
+    for (const w of c.warnings) {
+      const kind = warningKind(w);
+      if (kind === void 0) {
+        const key2 = `${c.benchmark}\0${w}`;
+        const other = others.get(key2) ?? { benchmark: c.benchmark, metrics: [], message: w };
+        if (!other.metrics.includes(c.metric)) other.metrics.push(c.metric);
+        others.set(key2, other);
+        continue;
+      }
+      const benchmarks = byKind.get(kind.kind) ?? /* @__PURE__ */ new Map();
+      byKind.set(kind.kind, benchmarks);
+      const sides = benchmarks.get(c.benchmark) ?? /* @__PURE__ */ new Set();
+      benchmarks.set(c.benchmark, sides);
+      for (const side2 of ["base", "head"]) if (new RegExp(`\\b${side2}\\b`).test(w)) sides.add(side2);
+    }
+  }
+  const groups = WARNING_KINDS.filter((k) => byKind.has(k.kind)).map((k) => ({
+    kind: k.prefix,
+    summary: k.summary,
+    items: [...byKind.get(k.kind)].sort(([a], [b]) => a.localeCompare(b)).map(([benchmark, sides]) => ({ benchmark, sides: ["base", "head"].filter((s) => sides.has(s)).join(" and ") }))
+  }));
+  return { groups, others: [...others.values()] };
+}
+function boundOf2(c) {
+  const ci2 = c.equivalenceCi ?? c.ratioCi;
+  if (ci2 === null || !(ci2[0] > 0)) return c.bound !== void 0 ? { value: c.bound, sign: "\xB1" } : null;
+  const [lo, hi] = c.better === "lower" ? ci2 : [1 / ci2[1], 1 / ci2[0]];
+  const threshold = c.threshold ?? 0;
+  const slower = hi - 1;
+  const faster = 1 - lo;
+  if (Math.log(hi) >= -Math.log(lo)) return { value: slower, sign: faster <= threshold ? "+" : "\xB1" };
+  return { value: faster, sign: slower <= threshold ? "-" : "\xB1" };
+}
+function countRows(rows) {
+  const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0 };
+  let undecidedBound = null;
+  for (const { comparison: c } of rows) {
+    counts[c.verdict] += 1;
+    if (c.verdict !== "inconclusive") continue;
+    const bound = boundOf2(c);
+    if (bound !== null && (undecidedBound === null || bound.value > undecidedBound.value)) undecidedBound = bound;
+  }
+  return { counts, undecidedBound };
+}
+function formatBound(bound) {
+  return `${bound.sign}${(bound.value * 100).toFixed(1)}%`;
+}
+var TEST_NAMES = {
+  yuen: "Yuen's 20%-trimmed t on log values",
+  "mann-whitney": "Mann-Whitney U with Hodges-Lehmann intervals"
+};
+var percent = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
+function methodNote(report) {
+  const overall = report.overallAlpha ?? report.alpha;
+  const look = report.alpha;
+  const parts = [`Threshold ${percent(report.threshold)}.`];
+  if (Math.abs(overall - look) > 1e-12) {
+    parts.push(`Verdicts at the ${percent(1 - overall)} confidence asked for (alpha ${Number(overall.toPrecision(2))}): sampling looked at the data several times, so this look was tested at alpha ${Number(look.toPrecision(2))} (${percent(1 - look)} intervals), which keeps the error of all looks together at ${percent(overall)}.`);
+  } else {
+    parts.push(`Verdicts at ${percent(1 - overall)} confidence (alpha ${Number(overall.toPrecision(2))}, ${percent(1 - look)} intervals).`);
+  }
+  const families = report.families;
+  const tested = families ? families.primary : report.comparisons.filter((c) => c.q !== null).length;
+  const secondary = families && families.secondary > 0 ? `, and separately among ${families.secondary} other metrics` : "";
+  parts.push(`False discovery rate at most ${percent(overall)} among ${tested} tested ${families ? "benchmarks" : "comparisons"}${secondary}.`);
+  const test = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
+  parts.push(`${test}; unchanged when the ${percent(1 - 2 * look)} interval lies inside \xB1${percent(report.threshold)} (two one-sided tests).`);
+  if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${percent(report.summary.geomeanRatio - 1).replace(/^(?!-)/, "+")}.`);
+  return parts.join(" ");
+}
+
+// src/report/inert-markdown.ts
+var ZERO_WIDTH_SPACE = "\u200B";
+var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function flatten(text2) {
+  return String(text2).toWellFormed().replace(CONTROLS, " ").replace(BIDI, "");
+}
+var ACTIVE = /[\\`*~[\]<>&|!$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+var NAMED = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
+var entity = (ch) => NAMED[ch] ?? `&#${ch.codePointAt(0)};`;
+function breakAutolinks(text2) {
+  return text2.replace(/([@#])(?!\u200b)/g, `$1${ZERO_WIDTH_SPACE}`).replace(/(GH-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`).replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`).replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
+}
+function inertText(text2) {
+  const flat = breakAutolinks(flatten(text2));
+  return flat.replace(ACTIVE, entity).replace(/^[-+= ]/, entity).replace(/ $/, entity).replace(/^(\d{1,9})([.)])(?= |$)/, (_, digits, mark) => `${digits}${entity(mark)}`);
+}
+function inertCode(text2) {
+  return `<code>${inertText(text2)}</code>`;
+}
+function inertTitle(text2, max = 256) {
+  const title = breakAutolinks(flatten(text2));
+  return title.length <= max ? title : `${title.slice(0, max - 1).toWellFormed()}\u2026`;
+}
+function inertPlain(text2) {
+  const flat = flatten(text2);
+  return /^\s*::/.test(flat) ? `${ZERO_WIDTH_SPACE}${flat}` : flat;
+}
+
+// src/dashboard/series-id.ts
+import { createHash } from "node:crypto";
+function dashboardSeriesId(repo, seriesKey2) {
+  return createHash("sha256").update(`${repo ?? ""}
+${seriesKey2}`).digest("hex").slice(0, 16);
+}
+function dashboardSeriesUrl(base, id, range) {
+  const root = dashboardRoot(base);
+  if (root === void 0 || !/^[0-9a-f]{16}$/.test(id)) return void 0;
+  const query = range ? `?from=${encodeURIComponent(range.from)}&to=${encodeURIComponent(range.to)}` : "";
+  return `${root}#/series/${id}${query}`;
+}
+function dashboardRoot(base) {
+  let url;
+  try {
+    url = new URL(base.trim());
+  } catch {
+    return void 0;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return void 0;
+  if (url.username !== "" || url.password !== "") return void 0;
+  url.search = "";
+  url.hash = "";
+  if (!url.pathname.endsWith("/")) url.pathname += "/";
+  return url.toString();
 }
 
 // src/report/markdown-report.ts
 var GITHUB_COMMENT_LIMIT = 65536;
 var REPORT_MARKER = "<!-- benchbot:report -->";
+var MAX_DASHBOARD_LINKS = 10;
 var VERDICT_LABEL = {
   regressed: "\u{1F534} regressed",
   improved: "\u{1F7E2} improved",
   unchanged: "unchanged",
-  inconclusive: "\u26AA inconclusive",
+  inconclusive: "\u26AA undecided",
   new: "new",
   removed: "removed",
   error: "\u274C error"
 };
-var HEADER = "| Benchmark | Metric | Base (median, CI) | Head (median, CI) | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |";
+var HEADER = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |";
+var MAX_NAMES_PER_LINE = 12;
 function renderMarkdown(report, options = {}) {
   const limit = options.limit ?? GITHUB_COMMENT_LIMIT;
-  const sorted = [...report.comparisons].sort(byImportance);
-  const significant2 = sorted.filter((c) => SIGNIFICANT.includes(c.verdict));
-  const rest = sorted.filter((c) => !SIGNIFICANT.includes(c.verdict));
+  const layout = layoutReport(report);
+  const { counts, undecidedBound } = countRows(layout.rows);
+  const significant2 = layout.rows.filter((r) => SIGNIFICANT.includes(r.comparison.verdict));
+  const rest = layout.rows.filter((r) => !SIGNIFICANT.includes(r.comparison.verdict));
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${options.title ?? "benchbot"}: ${headline(report.summary)}`,
+    `### ${inertText(options.title ?? "benchbot")}: ${headline(counts, undecidedBound)}`,
     ""
   ].join("\n");
   const tail = [
-    ...warningLines(allWarnings(report), 50),
+    ...dashboardLines(significant2, options.dashboard),
+    ...foldedLines(layout),
+    ...warningLines(report.warnings, layout, 50),
     "",
-    `<sub>Threshold ${(report.threshold * 100).toFixed(1).replace(/\.0$/, "")}%, CI level ${((1 - report.alpha) * 100).toFixed(0)}%, false discovery rate ${Number(report.alpha.toPrecision(2))} across ${report.comparisons.length} comparisons (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg).${options.environment ? ` Environment: ${escapeCell(options.environment)}.` : ""}${options.footer ? ` ${options.footer}` : ""}</sub>`
+    `<sub>${methodNote(report)}${options.environment ? ` Environment: ${inertText(options.environment)}.` : ""}${options.footer ? ` ${options.footer}` : ""}</sub>`
   ].join("\n");
   const budget = limit - head.length - tail.length - 400;
   const significantBlock = tableWithin(significant2, budget);
@@ -6160,7 +13708,7 @@ function renderMarkdown(report, options = {}) {
   if (significant2.length > 0) parts.push(significantBlock.text, "");
   else parts.push("No significant changes.", "");
   if (rest.length > 0) {
-    parts.push(`<details><summary>${rest.length} other comparison${rest.length === 1 ? "" : "s"} (${countsOf(rest)})</summary>`, "", restBlock.text, "", "</details>", "");
+    parts.push(`<details><summary>${rest.length} other row${rest.length === 1 ? "" : "s"} (${countsOf(rest)})</summary>`, "", restBlock.text, "", "</details>", "");
   }
   const dropped = significantBlock.dropped + restBlock.dropped;
   if (dropped > 0) {
@@ -6169,12 +13717,28 @@ function renderMarkdown(report, options = {}) {
   parts.push(tail);
   return parts.join("\n");
 }
+function dashboardLines(rows, dashboard) {
+  if (!dashboard || rows.length === 0 || dashboardRoot(dashboard.url) === void 0) return [];
+  const links2 = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const r of rows) {
+    const c = r.comparison;
+    const id = dashboardSeriesId(dashboard.repo, `${dashboard.branch}:${c.benchmark}:${c.metric}:${dashboard.machine}`);
+    const url = dashboardSeriesUrl(dashboard.url, id);
+    if (url === void 0 || seen.has(id)) continue;
+    seen.add(id);
+    links2.push(`[${inertText(`${c.benchmark} (${c.metric})`)}](<${url}>)`);
+    if (links2.length === MAX_DASHBOARD_LINKS) break;
+  }
+  const more = rows.length > links2.length ? ` and [the rest](<${dashboardRoot(dashboard.url)}>)` : "";
+  return links2.length === 0 ? [] : ["", `Nightly history on the dashboard: ${links2.join(", ")}${more}.`];
+}
 function tableWithin(rows, budget) {
   const lines = [HEADER];
   let size = HEADER.length;
   let shown = 0;
-  for (const c of rows) {
-    const line = row(c);
+  for (const r of rows) {
+    const line = row(r);
     if (size + line.length + 1 > budget) break;
     lines.push(line);
     size += line.length + 1;
@@ -6182,98 +13746,148 @@ function tableWithin(rows, budget) {
   }
   return { text: shown === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown };
 }
-function row(c) {
-  const change = c.ratio === null ? "\u2013" : `${bold(formatChange(c.ratio), c.verdict === "regressed" || c.verdict === "improved")}${c.ratioCi ? ` [${formatChange(c.ratioCi[0])}, ${formatChange(c.ratioCi[1])}]` : ""}`;
-  const verdict = VERDICT_LABEL[c.verdict] + (c.warnings.length > 0 ? ` \u26A0\uFE0F` : "");
-  return `| ${code(c.benchmark)} | ${code(c.metric)}${c.better === "higher" ? " \u2191" : ""} | ${side(c.base, c.unit)} | ${side(c.head, c.unit)} | ${change} | ${formatP(c.q)} | ${verdict} |`;
+function row({ comparison: c, folded }) {
+  const decided = c.verdict === "regressed" || c.verdict === "improved";
+  const change = c.ratio === null ? "\u2013" : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text2) => bold(text2, decided));
+  const metric = `${inertCode(c.metric)}${c.better === "higher" ? " \u2191" : ""}${folded.length > 0 ? ` (+ ${folded.map((f) => inertCode(f.metric)).join(", ")})` : ""}`;
+  const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
+  const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? " \u26A0\uFE0F" : ""}`;
+  return `| ${inertCode(c.benchmark)} | ${metric} | ${side(c.base, c.unit)} | ${side(c.head, c.unit)} | ${change} | ${formatP(c.q)} | ${verdict} |`;
 }
 function side(s, unit) {
   if (s === null) return "\u2013";
-  const ci2 = s.n >= 2 ? ` [${formatQuantity(s.ci[0], unit)}, ${formatQuantity(s.ci[1], unit)}]` : "";
-  return `${formatQuantity(s.median, unit)}${ci2} (n=${s.n})`;
+  return `${inertText(formatQuantity(s.median, unit))} (n=${s.n})`;
 }
 function bold(text2, on) {
   return on ? `**${text2}**` : text2;
 }
 function countsOf(rows) {
   const counts = /* @__PURE__ */ new Map();
-  for (const c of rows) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
+  for (const { comparison: c } of rows) {
+    const label2 = c.verdict === "inconclusive" ? "undecided" : c.verdict;
+    counts.set(label2, (counts.get(label2) ?? 0) + 1);
+  }
   return [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(", ");
 }
 function allWarnings(report) {
-  const perComparison = [...report.comparisons].sort(byImportance).flatMap((c) => c.warnings.map((w) => `${c.benchmark} (${c.metric}): ${w}`));
-  return [...report.warnings, ...perComparison];
+  const layout = layoutReport(report);
+  return [
+    ...report.warnings,
+    ...layout.warningGroups.map((g) => `${g.kind}: ${names(g.items.map((i) => `${i.benchmark}${i.sides ? ` (${i.sides})` : ""}`), (x) => x)}. ${g.summary}`),
+    ...layout.otherWarnings.map((o) => `${o.benchmark} (${o.metrics.join(", ")}): ${o.message}`)
+  ];
 }
-function warningLines(warnings, max) {
-  if (warnings.length === 0) return [];
-  const shown = warnings.slice(0, max).map((w) => `- ${escapeInline(w)}`);
-  if (warnings.length > max) shown.push(`- \u2026 and ${warnings.length - max} more (see the JSON report)`);
+function names(items, show) {
+  const shown = items.slice(0, MAX_NAMES_PER_LINE).map(show).join(", ");
+  return items.length > MAX_NAMES_PER_LINE ? `${shown} and ${items.length - MAX_NAMES_PER_LINE} more` : shown;
+}
+function foldedLines(layout) {
+  const lines = [];
+  if (layout.foldedMetrics.size > 0) {
+    const metrics = [...layout.foldedMetrics].map(([metric, n]) => `${inertCode(metric)} (${n})`).join(", ");
+    lines.push(`- Same measurement, same verdict, folded into the time's row: ${metrics}.`);
+  }
+  if (layout.constants.length > 0) {
+    const groups = layout.constants.map((g) => `${inertCode(g.metric)} = ${g.values.map((v) => `${inertText(v.value)} in ${v.benchmarks.length === 1 ? inertCode(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(", ")}`);
+    lines.push(`- Constant on both sides, unchanged: ${groups.join("; ")}.`);
+  }
+  return lines.length > 0 ? ["", ...lines] : [];
+}
+function warningLines(suite, layout, max) {
+  const lines = [
+    ...suite.map((w) => `- ${inertText(w)}`),
+    ...layout.warningGroups.map((g) => `- **${g.kind}**: ${names(g.items.map((i) => `${inertCode(i.benchmark)}${i.sides ? ` (${i.sides})` : ""}`), (x) => x)}. ${g.summary}`),
+    ...layout.otherWarnings.map((o) => `- ${inertCode(o.benchmark)} (${o.metrics.map((m) => inertText(m)).join(", ")}): ${inertText(o.message)}`)
+  ];
+  if (lines.length === 0) return [];
+  const shown = lines.slice(0, max);
+  if (lines.length > max) shown.push(`- \u2026 and ${lines.length - max} more (see the JSON report)`);
   return ["", "**Warnings**", "", ...shown];
-}
-function escapeCell(text2) {
-  return escapeInline(text2).replace(/\|/g, "\\|");
-}
-function code(text2) {
-  return `\`${text2.replace(/`/g, "'").replace(/[\r\n]+/g, " ").replace(/\|/g, "\\|")}\``;
-}
-function escapeInline(text2) {
-  return text2.replace(/[\r\n]+/g, " ").replace(/[<>&]/g, (ch) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[ch]).replace(/([`*_[\]])/g, "\\$1");
 }
 
 // src/report/text-report.ts
 function renderText(report) {
-  const rows = [...report.comparisons].sort(byImportance).map(cells);
+  const layout = layoutReport(report);
+  const { counts, undecidedBound } = countRows(layout.rows);
+  const rows = layout.rows.map(cells);
   const header = ["benchmark", "metric", "base", "head", "change", "CI", "q", "verdict"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const widths = header.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i].length), h.length));
   const line = (cols) => cols.map((c, i) => i >= 2 && i <= 6 ? c.padStart(widths[i]) : c.padEnd(widths[i])).join("  ").trimEnd();
-  const out = [headline(report.summary), "", line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+  const out = [headline(counts, undecidedBound), "", line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+  if (layout.foldedMetrics.size > 0) out.push("", `folded into the time's row (same measurement, same verdict): ${[...layout.foldedMetrics].map(([m, n]) => `${inertPlain(m)} (${n})`).join(", ")}`);
+  if (layout.constants.length > 0) {
+    const values = (g) => g.values.map((v) => `${inertPlain(v.value)} in ${v.benchmarks.length === 1 ? inertPlain(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(", ");
+    out.push(`constant on both sides, unchanged: ${layout.constants.map((g) => `${inertPlain(g.metric)} = ${values(g)}`).join("; ")}`);
+  }
   const warnings = allWarnings(report);
-  if (warnings.length > 0) out.push("", "warnings:", ...warnings.map((w) => `  - ${w}`));
-  out.push("", `threshold ${(report.threshold * 100).toFixed(1)}%, alpha ${Number(report.alpha.toPrecision(2))} (FDR across ${report.comparisons.length} comparisons)`);
+  if (warnings.length > 0) {
+    out.push("", "warnings:");
+    for (const w of warnings) out.push(`  - ${inertPlain(w)}`);
+  }
+  out.push("", methodNote(report));
   return out.join("\n");
 }
-function cells(c) {
+function cells({ comparison: c, folded }) {
+  const change = c.ratio === null ? { estimate: "\u2013", ci: "" } : ratioParts(c.ratio, c.ratioCi, changeWords(c.unit, c.better));
+  const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
   return [
-    c.benchmark,
-    c.metric + (c.better === "higher" ? " (higher is better)" : ""),
-    c.base ? `${formatQuantity(c.base.median, c.unit)} n=${c.base.n}` : "\u2013",
-    c.head ? `${formatQuantity(c.head.median, c.unit)} n=${c.head.n}` : "\u2013",
-    c.ratio === null ? "\u2013" : formatChange(c.ratio),
-    c.ratioCi ? `[${formatChange(c.ratioCi[0])}, ${formatChange(c.ratioCi[1])}]` : "",
+    inertPlain(c.benchmark),
+    inertPlain(c.metric) + (c.better === "higher" ? " (higher is better)" : "") + (folded.length > 0 ? ` (+ ${folded.map((f) => inertPlain(f.metric)).join(", ")})` : ""),
+    c.base ? `${inertPlain(formatQuantity(c.base.median, c.unit))} n=${c.base.n}` : "\u2013",
+    c.head ? `${inertPlain(formatQuantity(c.head.median, c.unit))} n=${c.head.n}` : "\u2013",
+    change.estimate,
+    change.ci,
     formatP(c.q),
-    c.verdict
+    c.verdict === "inconclusive" ? `undecided${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}` : c.verdict
   ];
 }
 
 // src/report/json-report.ts
+var OPTIONAL_FIELDS = [
+  ["family", "family"],
+  ["decision", "decision"],
+  ["ciLevel", "ci_level"],
+  ["threshold", "threshold"],
+  ["equivalenceCi", "equivalence_ci"],
+  ["bound", "bound"],
+  ["boundSide", "bound_side"],
+  ["decidedAt", "decided_at"],
+  ["detectable", "detectable"],
+  ["suggestedThreshold", "suggested_threshold"],
+  ["pooledBase", "pooled_base"]
+];
 function toJsonReport(report) {
   const { geomeanRatio, ...counts } = report.summary;
   return {
     version: 1,
-    comparisons: report.comparisons.map((c) => ({
-      benchmark: c.benchmark,
-      metric: c.metric,
-      unit: c.unit,
-      better: c.better,
-      base: c.base,
-      head: c.head,
-      ratio: c.ratio,
-      ratio_ci: c.ratioCi,
-      p: c.p,
-      q: c.q,
-      verdict: c.verdict,
-      warnings: c.warnings
-    })),
+    comparisons: report.comparisons.map((c) => {
+      const json = {
+        benchmark: c.benchmark,
+        metric: c.metric,
+        unit: c.unit,
+        better: c.better,
+        base: c.base,
+        head: c.head,
+        ratio: c.ratio,
+        ratio_ci: c.ratioCi,
+        p: c.p,
+        q: c.q,
+        verdict: c.verdict,
+        warnings: c.warnings
+      };
+      const fields = json;
+      for (const [from, to] of OPTIONAL_FIELDS) if (c[from] !== void 0) fields[to] = c[from];
+      return json;
+    }),
     summary: { ...counts, geomean_ratio: geomeanRatio },
     threshold: report.threshold,
     alpha: report.alpha,
+    ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
+    ...report.test !== void 0 ? { test: report.test } : {},
+    ...report.families !== void 0 ? { families: report.families } : {},
     warnings: report.warnings
   };
 }
-
-// src/cli/read-inputs.ts
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
 
 // src/formats/format-error.ts
 var FormatError = class extends Error {
@@ -6286,6 +13900,69 @@ var FormatError = class extends Error {
     this.line = line;
   }
 };
+
+// src/formats/input-limits.ts
+var MiB = 1024 * 1024;
+var MAX_INPUT_BYTES = 256 * MiB;
+var MAX_DIRECTORY_BYTES = 256 * MiB;
+var MAX_DIRECTORY_FILES = 1e5;
+var MAX_DIRECTORY_ENTRIES = 1e6;
+var MAX_INPUT_VALUES = 1e7;
+var MAX_INPUT_SERIES = 1e6;
+function formatCount(n) {
+  return n.toLocaleString("en-US");
+}
+function tooLarge(path, bytes, limit = MAX_INPUT_BYTES) {
+  const size = bytes === void 0 ? `holds more than ${formatCount(limit)} bytes` : `is ${formatCount(bytes)} bytes`;
+  return new FormatError(path, void 0, `${size}; benchbot reads inputs of at most ${formatCount(limit)} bytes (${limit / MiB} MiB): write fewer or shorter results per file`);
+}
+var ReadBudget = class {
+  path;
+  maxValues;
+  maxSeries;
+  valueCount = 0;
+  seriesCount = 0;
+  constructor(path, limits = {}) {
+    this.path = path;
+    this.maxValues = limits.maxValues ?? MAX_INPUT_VALUES;
+    this.maxSeries = limits.maxSeries ?? MAX_INPUT_SERIES;
+  }
+  value(line, count = 1) {
+    this.valueCount += count;
+    if (this.valueCount > this.maxValues) {
+      throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxValues)} measured values; benchbot reads at most that many from one input: split the output or run fewer repetitions per round`);
+    }
+  }
+  series(line) {
+    this.seriesCount += 1;
+    if (this.seriesCount > this.maxSeries) {
+      throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxSeries)} benchmarks, series and warnings; benchbot reads at most that many from one input: split the suite`);
+    }
+  }
+};
+function checkJsonElementCount(path, text2, line) {
+  let count = 0;
+  const length = text2.length;
+  for (let i = 0; i < length; i++) {
+    const c = text2.charCodeAt(i);
+    if (c === 34) {
+      let end = text2.indexOf('"', i + 1);
+      while (end > 0) {
+        let backslashes = 0;
+        while (text2.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        end = text2.indexOf('"', end + 1);
+      }
+      if (end < 0) return;
+      i = end;
+    } else if (c === 44 || c === 91 || c === 123) {
+      count += 1;
+      if (count > MAX_INPUT_VALUES) {
+        throw new FormatError(path, line, `holds more than ${formatCount(MAX_INPUT_VALUES)} JSON values; benchbot reads at most that many from one input: split the output or run fewer repetitions`);
+      }
+    }
+  }
+}
 
 // src/formats/json-error-offset.ts
 function jsonErrorOffset(text2) {
@@ -6370,7 +14047,6 @@ function jsonErrorOffset(text2) {
 }
 
 // src/formats/json-document.ts
-var MAX_INPUT_BYTES = 512 * 1024 * 1024;
 function lineAt(text2, offset) {
   let line = 1;
   let i = text2.indexOf("\n");
@@ -6382,7 +14058,7 @@ function lineAt(text2, offset) {
 }
 function checkText(file) {
   if (file.text.length > MAX_INPUT_BYTES) {
-    throw new FormatError(file.path, void 0, `input is ${file.text.length} bytes, above the ${MAX_INPUT_BYTES}-byte limit`);
+    throw new FormatError(file.path, void 0, `input is ${file.text.length} characters; benchbot reads inputs of at most ${MAX_INPUT_BYTES} bytes`);
   }
   const nul = file.text.indexOf("\0");
   if (nul >= 0) {
@@ -6392,6 +14068,7 @@ function checkText(file) {
 function parseJsonDocument(file) {
   checkText(file);
   if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+  checkJsonElementCount(file.path, file.text);
   try {
     return JSON.parse(file.text);
   } catch (error) {
@@ -6484,8 +14161,9 @@ var KNOWN_UNITS = /* @__PURE__ */ new Map([
 var AGGREGATE_SUFFIX = /_(mean|median|stddev|cv|BigO|RMS)$/;
 var RATE_COUNTER = /(per_?sec(ond)?|_per_s|\/s)$/i;
 var BARE_TOKENS = ["NaN", "Infinity", "nan", "inf"];
-var NON_FINITE_TOKEN = /"(?:[^"\\]|\\.)*"|-?\b(?:NaN|Infinity|nan|inf)\b/g;
 var NON_FINITE_STRINGS = /* @__PURE__ */ new Set(["NaN", "-NaN", "Infinity", "-Infinity", "nan", "-nan", "inf", "-inf"]);
+var NON_FINITE_VALUES = new Map([...NON_FINITE_STRINGS].map((s) => [s, s.endsWith("inf") || s.endsWith("Infinity") ? s.startsWith("-") ? -Infinity : Infinity : Number.NaN]));
+var NON_NEGATIVE_FIELDS = /* @__PURE__ */ new Set(["real_time", "cpu_time", "bytes_per_second", "items_per_second", "allocs_per_iter", "max_bytes_used", "total_allocated_bytes"]);
 var CONTEXT_STRINGS = ["library_build_type", "host_name", "date", "executable"];
 var CONTEXT_NUMBERS = ["num_cpus", "mhz_per_cpu"];
 var googleBenchmarkReader = {
@@ -6514,6 +14192,7 @@ function read(file) {
   const rows = top.benchmarks;
   if (!Array.isArray(rows)) throw new FormatError(path, void 0, `benchmarks: expected an array, got ${describe(rows)}`);
   const groups = /* @__PURE__ */ new Map();
+  const budget = new ReadBudget(path);
   for (let i = 0; i < rows.length; i++) {
     const value = rows[i];
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -6530,6 +14209,7 @@ function read(file) {
     const key2 = runName ?? (aggregate ? stripAggregateSuffix(row2, name) : name);
     let group = groups.get(key2);
     if (group === void 0) {
+      budget.series();
       group = { name: key2, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map() };
       groups.set(key2, group);
     }
@@ -6540,19 +14220,47 @@ function read(file) {
     group.iterations += 1;
     if (group.aggregates.length > 0) group.aggregates = [];
     if (recordFailure(path, group, row2, i)) continue;
-    addRow(path, group, row2, i, sanitized);
+    addRow(path, group, row2, i, sanitized, budget);
   }
   const measurements = [];
   const warnings = [];
+  const unpicked = [];
   for (const group of groups.values()) {
     if (group.failed > 0) warnings.push(failureWarning(group));
-    if (group.iterations === 0) summarize2(path, group, warnings, sanitized);
+    if (group.iterations === 0 && !summarize2(path, group, warnings, sanitized, budget)) unpicked.push(group);
     for (const m of group.metrics.values()) measurements.push(m);
   }
+  if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
   return { measurements, warnings, hints: hints2 };
+}
+function readEveryAggregate(path, groups, measurements, warnings, sanitized, budget) {
+  for (const group of groups) {
+    const used = group.aggregates.filter((a) => a.kind !== "BigO" && a.kind !== "RMS");
+    if (used.length === 0) continue;
+    const kinds = new Set(used.map((a) => a.kind));
+    const series = /* @__PURE__ */ new Map();
+    for (const { kind, row: row2, index } of used) {
+      const name = row2.name;
+      const own = kind === "" || name.endsWith(`_${kind}`) || kinds.size === 1 ? name : `${name}_${kind}`;
+      let target = series.get(own);
+      if (target === void 0) {
+        budget.series();
+        target = { name: own, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map() };
+        series.set(own, target);
+      }
+      addRow(path, target, row2, index, sanitized, budget, row2.aggregate_unit === "percentage" ? "%" : void 0);
+    }
+    const names2 = [...series.keys()];
+    const warning2 = warnings.findLast((w) => w.benchmark === group.name && w.kind === "summary-only");
+    if (warning2) {
+      warning2.message = `${group.name} reported only aggregates (${[...kinds].map((k) => k || "unnamed").join(", ")}) and no median or mean, and the file holds nothing else: each aggregate is read as a benchmark of its own (${names2.join(", ")}), one value per run; run with repetitions and without --benchmark_report_aggregates_only for samples`;
+    }
+    for (const target of series.values()) for (const m of target.metrics.values()) measurements.push(m);
+  }
 }
 function parse(source) {
   const file = source.text.charCodeAt(0) === 65279 ? { path: source.path, text: source.text.slice(1) } : source;
+  checkJsonElementCount(file.path, file.text);
   try {
     return { document: parseJsonDocument(file), sanitized: false };
   } catch (error) {
@@ -6562,7 +14270,7 @@ function parse(source) {
     try {
       return { document: JSON.parse(quoted), sanitized: true };
     } catch {
-      const text2 = file.text.replace(NON_FINITE_TOKEN, (token) => token.charCodeAt(0) === 34 ? token : `"${token}"`);
+      const text2 = quoteNonFiniteOutsideStrings(file.text);
       return { document: parseJsonDocument({ path: file.path, text: text2 }), sanitized: true };
     }
   }
@@ -6591,6 +14299,39 @@ function quoteBareNonFinite(text2) {
     at = end;
   }
   parts.push(text2.slice(at));
+  return parts.join("");
+}
+function quoteNonFiniteOutsideStrings(text2) {
+  const parts = [];
+  let copied = 0;
+  let i = 0;
+  while (i < text2.length) {
+    const c = text2.charCodeAt(i);
+    if (c === 34) {
+      let end = text2.indexOf('"', i + 1);
+      while (end > 0) {
+        let backslashes = 0;
+        while (text2.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        end = text2.indexOf('"', end + 1);
+      }
+      if (end < 0) break;
+      i = end + 1;
+      continue;
+    }
+    if (!isWordChar(c)) {
+      i += 1;
+      continue;
+    }
+    let start = i;
+    while (i < text2.length && isWordChar(text2.charCodeAt(i))) i += 1;
+    if (BARE_TOKENS.includes(text2.slice(start, i))) {
+      if (start > copied && text2.charCodeAt(start - 1) === 45) start -= 1;
+      parts.push(text2.slice(copied, start), '"', text2.slice(start, i), '"');
+      copied = i;
+    }
+  }
+  parts.push(text2.slice(copied));
   return parts.join("");
 }
 function isWordChar(c) {
@@ -6642,9 +14383,9 @@ function failureWarning(group) {
     kind: group.failureKind
   };
 }
-function summarize2(path, group, warnings, sanitized) {
+function summarize2(path, group, warnings, sanitized, budget) {
   const kinds = group.aggregates.map((a) => a.kind);
-  if (kinds.every((k) => k === "BigO" || k === "RMS")) return;
+  if (kinds.every((k) => k === "BigO" || k === "RMS")) return true;
   const pick = group.aggregates.find((a) => a.kind === "median") ?? group.aggregates.find((a) => a.kind === "mean");
   const listed = [...new Set(kinds.map((k) => k || "unnamed"))].join(", ");
   warnings.push({
@@ -6652,10 +14393,11 @@ function summarize2(path, group, warnings, sanitized) {
     benchmark: group.name,
     kind: "summary-only"
   });
-  if (pick) addRow(path, group, pick.row, pick.index, sanitized);
+  if (pick) addRow(path, group, pick.row, pick.index, sanitized, budget);
+  return pick !== void 0;
 }
-function addRow(path, group, row2, index, sanitized) {
-  let timeUnit;
+function addRow(path, group, row2, index, sanitized, budget, timeUnitOverride) {
+  let timeUnit = timeUnitOverride;
   for (const field in row2) {
     if (DESCRIPTIVE_FIELDS.has(field)) continue;
     const value = row2[field];
@@ -6672,13 +14414,17 @@ function addRow(path, group, row2, index, sanitized) {
       const got = typeof value === "string" && sanitized && NON_FINITE_STRINGS.has(value) ? value : describe(value);
       throw new FormatError(path, void 0, `benchmarks[${index}].${field}: expected a finite number, got ${got}`);
     }
+    if (value < 0 && NON_NEGATIVE_FIELDS.has(field)) {
+      throw new FormatError(path, void 0, `benchmarks[${index}].${field}: expected a non-negative number, got ${value}; a ${unit === timeUnit ? "time" : "rate or size"} cannot be below zero`);
+    }
     let m = group.metrics.get(field);
     if (m === void 0) {
+      budget.series();
       m = { benchmark: group.name, metric: field, unit, better: directionFor(field, unit), values: [] };
       group.metrics.set(field, m);
     }
     if (m.unit === unit) {
-      m.values.push(value);
+      m.values.push(unit === "%" && timeUnitOverride === "%" ? value * 100 : value);
     } else {
       const factor = conversionFactor(unit, m.unit);
       if (factor === void 0) throw new FormatError(path, void 0, `benchmarks[${index}].${field}: unit ${unit} does not match ${m.unit} of earlier rows`);
@@ -6713,6 +14459,74 @@ function readHints(path, context) {
   return hints2;
 }
 
+// src/runner/read-bounded-text.ts
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+var CHUNK_BYTES = 1024 * 1024;
+function readBoundedText(fd, display, limit = MAX_INPUT_BYTES) {
+  const stat2 = fstatSync(fd);
+  if (stat2.isFile() && stat2.size > limit) throw tooLarge(display, stat2.size, limit);
+  const chunks = [];
+  let total = 0;
+  let want = stat2.isFile() ? stat2.size + 1 : CHUNK_BYTES;
+  for (; ; ) {
+    const buffer = Buffer.allocUnsafe(Math.min(want, limit + 1 - total));
+    const read2 = readSync(fd, buffer, 0, buffer.length, null);
+    if (read2 === 0) break;
+    chunks.push(read2 === buffer.length ? buffer : buffer.subarray(0, read2));
+    total += read2;
+    if (total > limit) throw tooLarge(display, void 0, limit);
+    want = CHUNK_BYTES;
+  }
+  return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total)).toString("utf8");
+}
+function readBoundedFile(path, display = path, limit = MAX_INPUT_BYTES) {
+  const fd = openSync(path, "r");
+  try {
+    return readBoundedText(fd, display, limit);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// src/cli/read-inputs.ts
+import { lstatSync, opendirSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+
+// src/formats/check-measurement-text.ts
+var UNIT_CHARACTERS = "letters, digits, spaces and / % _ . - ( ) * \xB5";
+var MAX_UNIT_LENGTH = 32;
+var UNIT = /^[A-Za-z0-9µμ%/_.()*-](?:[A-Za-z0-9µμ%/_.()* -]*[A-Za-z0-9µμ%/_.()*-])?$/;
+var METRIC_CHARACTERS = "letters, digits, spaces and / % _ . - ( ) * : + \xB5";
+var MAX_METRIC_LENGTH = 64;
+var METRIC = /^[A-Za-z0-9µμ%/_.()*:+-](?:[A-Za-z0-9µμ%/_.()*:+ -]*[A-Za-z0-9µμ%/_.()*:+-])?$/;
+function unitProblem(unit) {
+  if (typeof unit !== "string" || unit.length === 0) return "is empty (use `count` for a plain number)";
+  if (!UNIT.test(unit)) return `may only use ${UNIT_CHARACTERS}, and not start or end with a space`;
+  if (unit.length > MAX_UNIT_LENGTH) return `is ${unit.length} characters long; the limit is ${MAX_UNIT_LENGTH}`;
+  return void 0;
+}
+function metricProblem(metric) {
+  if (typeof metric !== "string" || metric.length === 0) return "is empty";
+  if (!METRIC.test(metric)) return `may only use ${METRIC_CHARACTERS}, and not start or end with a space`;
+  if (metric.length > MAX_METRIC_LENGTH) return `is ${metric.length} characters long; the limit is ${MAX_METRIC_LENGTH}`;
+  return void 0;
+}
+function quote(text2, max) {
+  return JSON.stringify(text2.length > max ? `${text2.slice(0, max)}\u2026` : text2);
+}
+function checkMeasurementText(path, result) {
+  for (const m of result.measurements) {
+    const metric = metricProblem(m.metric);
+    if (metric !== void 0) {
+      throw new FormatError(path, void 0, `benchmark ${quote(m.benchmark, 80)}: metric ${quote(String(m.metric), 40)} ${metric}; rename the counter or metric in the benchmark`);
+    }
+    const unit = unitProblem(m.unit);
+    if (unit !== void 0) {
+      throw new FormatError(path, void 0, `benchmark ${quote(m.benchmark, 80)}, metric ${quote(m.metric, 40)}: unit ${quote(String(m.unit), 40)} ${unit}; fix the unit the harness reports`);
+    }
+  }
+}
+
 // src/formats/hyperfine.ts
 var hyperfineReader = {
   format: "hyperfine",
@@ -6738,11 +14552,13 @@ var hyperfineReader = {
       }
       return { path, r, command, params };
     });
-    const names = uniqueNames(entries.map((e) => ({ name: e.command, params: e.params })));
+    const names2 = uniqueNames(entries.map((e) => ({ name: e.command, params: e.params })));
     const measurements = [];
     const warnings = [];
+    const budget = new ReadBudget(file.path);
     entries.forEach(({ path, r }, i) => {
-      const benchmark = names[i];
+      const benchmark = names2[i];
+      budget.series();
       if (r.times === void 0 || r.times === null) {
         const median2 = j.number(r.median ?? r.mean, `${path}.${r.median === void 0 || r.median === null ? "mean" : "median"}`);
         measurements.push({ benchmark, metric: "time", unit: "s", better: "lower", values: [median2] });
@@ -6770,7 +14586,7 @@ var hyperfineReader = {
   }
 };
 function uniqueNames(items) {
-  const count = (names) => names.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
+  const count = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
   const plain = count(items.map((it) => it.name));
   const withParams = items.map(
     (it) => (plain.get(it.name) ?? 0) > 1 && it.params.length > 0 ? `${it.name} (${it.params.map(([k, v]) => `${k}=${v}`).join(", ")})` : it.name
@@ -6786,16 +14602,49 @@ function uniqueNames(items) {
 }
 
 // src/formats/text-lines.ts
-function splitLines(file) {
+function* splitLines(file) {
   checkText(file);
   if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
-  return file.text.split(/\r?\n/).map((text2, i) => ({ number: i + 1, text: text2 }));
+  const text2 = file.text;
+  let number = 0;
+  let start = 0;
+  for (; ; ) {
+    const newline = text2.indexOf("\n", start);
+    const end = newline < 0 ? text2.length : newline;
+    number += 1;
+    yield { number, text: text2.slice(start, end > start && text2.charCodeAt(end - 1) === 13 && newline >= 0 ? end - 1 : end) };
+    if (newline < 0) return;
+    start = newline + 1;
+  }
 }
+var DECIMAL2 = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 function parseFiniteNumber(text2) {
   const cleaned = text2.replace(/,(?=\d{3}(\D|$))/g, "");
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(cleaned)) return void 0;
+  if (!DECIMAL2.test(cleaned)) return void 0;
   const value = Number(cleaned);
   return Number.isFinite(value) ? value : void 0;
+}
+function isSpace2(c) {
+  return c === 32 || c >= 9 && c <= 13 || c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
+}
+function trailingFields(line, count) {
+  let end = line.length;
+  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
+  const fields = [];
+  const gaps = [];
+  for (let k = 0; k < count; k++) {
+    let start = end;
+    while (start > 0 && !isSpace2(line.charCodeAt(start - 1))) start -= 1;
+    if (start === end) return void 0;
+    fields.push(line.slice(start, end));
+    let gapStart = start;
+    while (gapStart > 0 && isSpace2(line.charCodeAt(gapStart - 1))) gapStart -= 1;
+    gaps.push(line.slice(gapStart, start));
+    end = gapStart;
+  }
+  fields.reverse();
+  gaps.reverse();
+  return { rest: line.slice(0, end), fields, gaps };
 }
 
 // src/formats/criterion.ts
@@ -6949,11 +14798,8 @@ function readBenchmarkJson(file, warnings) {
   return { name, throughput: [unit, amount] };
 }
 var ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
-var TIME_LINE = /^(.*?)\s*\btime:\s+\[([^\]]*)\]/;
 var THRPT_LINE = /^\s*thrpt:\s+\[([^\]]*)\]/;
 var CHANGE_BLOCK = /^\s*change:\s*$/;
-var LIBTEST_BENCH = /^test\s+(\S+)\s+\.\.\.\s+bench:\s+(\S+)\s+ns\/iter\s+\(\+\/-\s+(\S+)\)(?:\s+=\s+(\S+)\s+MB\/s)?\s*$/;
-var LIBTEST_OTHER = /^test\s+(\S+)\s+\.\.\.\s+(ignored|FAILED)\b/;
 var BENCH_FAILED = /^error: bench failed\b/;
 var ANALYZING = /^Benchmarking (.+): Analyzing\s*$/;
 var cargoBenchReader = {
@@ -6961,39 +14807,49 @@ var cargoBenchReader = {
   description: "cargo bench console output (criterion and libtest #[bench])",
   sniff(head) {
     const text2 = head.replace(ANSI, "");
-    return /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text2) || /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text2) || /^test\s+\S+\s+\.\.\.\s+bench:\s+\S+\s+ns\/iter/m.test(text2);
+    return /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text2) || /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text2) || text2.split("\n").some((line) => line.startsWith("test") && libtestLine(line)?.outcome === "bench");
   },
   read(file) {
     const lines = splitLines(file);
-    const order = [];
-    const values = /* @__PURE__ */ new Map();
+    const budget = new ReadBudget(file.path);
+    const series = /* @__PURE__ */ new Map();
     const warnings = [];
     const add2 = (line, benchmark, metric, unit, value) => {
       const key2 = `${benchmark}\0${metric}`;
-      const known = order.find((o) => o.benchmark === benchmark && o.metric === metric);
+      let known = series.get(key2);
       if (known && known.unit !== unit) {
         throw new FormatError(file.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
       }
-      if (!known) order.push({ benchmark, metric, unit });
-      values.set(key2, [...values.get(key2) ?? [], value]);
+      if (!known) {
+        budget.series(line);
+        known = { benchmark, metric, unit, values: [] };
+        series.set(key2, known);
+      }
+      budget.value(line);
+      known.values.push(value);
+    };
+    const warn = (line, warning2) => {
+      budget.series(line);
+      warnings.push(warning2);
     };
     let previous = "";
     let current;
     let inChange = false;
     for (const { number, text: raw } of lines) {
-      const text2 = raw.replace(ANSI, "").split("\r").pop() ?? "";
-      const time2 = TIME_LINE.exec(text2);
-      const thrpt = THRPT_LINE.exec(text2);
-      const libtest = LIBTEST_BENCH.exec(text2);
-      const other = LIBTEST_OTHER.exec(text2);
-      if (/^\S/.test(text2)) inChange = false;
-      if (/\b(time|thrpt):\s+\[[^\]]*$/.test(text2)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
-      if (CHANGE_BLOCK.test(text2)) {
+      const clean = raw.includes("\x1B") ? raw.replace(ANSI, "") : raw;
+      const text2 = clean.includes("\r") ? clean.split("\r").pop() ?? "" : clean;
+      const estimateLine = text2.includes("time:") || text2.includes("thrpt:");
+      const time2 = estimateLine ? timeEstimate(text2) : void 0;
+      const thrpt = estimateLine ? THRPT_LINE.exec(text2) : null;
+      const libtest = text2.startsWith("test") ? libtestLine(text2) : void 0;
+      if (text2 !== "" && !isSpace2(text2.charCodeAt(0))) inChange = false;
+      if (estimateLine && truncatedEstimate(text2)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
+      if (text2.includes("change:") && CHANGE_BLOCK.test(text2)) {
         inChange = true;
-      } else if (time2 && !(time2[1] === "" && inChange) && !time2[2].includes("%")) {
-        const name = time2[1].trim() !== "" ? time2[1].trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
+      } else if (time2 && !(time2.name.trim() === "" && inChange) && !time2.inner.includes("%")) {
+        const name = time2.name.trim() !== "" ? time2.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
         if (name === "") throw new FormatError(file.path, number, "criterion time line without a benchmark name");
-        const [value, unit] = estimate(file.path, number, time2[2], CONSOLE_TIME);
+        const [value, unit] = estimate(file.path, number, time2.inner, CONSOLE_TIME);
         add2(number, name, "time", unit, value);
         current = { name, hasThroughput: false };
         inChange = false;
@@ -7003,30 +14859,32 @@ var cargoBenchReader = {
         const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
         add2(number, current.name, "throughput", unit, value);
         current.hasThroughput = true;
-      } else if (libtest) {
-        const [, name, median2, , mbs] = libtest;
-        add2(number, name, "time", "ns/iter", libtestNumber(file.path, number, median2));
-        if (mbs !== void 0) add2(number, name, "throughput", "MB/s", libtestNumber(file.path, number, mbs));
+      } else if (libtest?.outcome === "bench") {
+        const { name, value, unit, megabytes } = libtest;
+        const [metric, reported] = libtestMetric(unit);
+        add2(number, name, metric, reported, libtestNumber(file.path, number, value));
+        if (megabytes !== void 0) add2(number, name, "throughput", "MB/s", libtestNumber(file.path, number, megabytes));
         current = void 0;
-      } else if (other) {
-        const [, name, outcome] = other;
-        warnings.push(
+      } else if (libtest) {
+        const { name, outcome } = libtest;
+        warn(
+          number,
           outcome === "ignored" ? { benchmark: name, kind: "skipped", message: `${name}: ignored` } : { benchmark: name, kind: "error", message: `${name}: FAILED (${file.path}:${number}); it has no results` }
         );
-      } else if (BENCH_FAILED.test(text2)) {
-        warnings.push({ kind: "exit-code", message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
+      } else if (text2.startsWith("error: bench failed") && BENCH_FAILED.test(text2)) {
+        warn(number, { kind: "exit-code", message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
       }
       if (text2.trim() !== "") previous = text2;
     }
-    if (order.length === 0) {
+    if (series.size === 0) {
       throw new FormatError(file.path, void 0, "no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?");
     }
-    const measurements = order.map(({ benchmark, metric, unit }) => ({
+    const measurements = [...series.values()].map(({ benchmark, metric, unit, values }) => ({
       benchmark,
       metric,
       unit,
-      better: metric === "time" ? "lower" : directionOf(metric, unit),
-      values: values.get(`${benchmark}\0${metric}`) ?? []
+      better: metric === "time" ? "lower" : metric === "throughput" ? "higher" : directionOf(metric, unit),
+      values
     }));
     warnings.push({
       kind: "summary-only",
@@ -7035,6 +14893,35 @@ var cargoBenchReader = {
     return { measurements, warnings, hints: {} };
   }
 };
+function timeEstimate(text2) {
+  for (let at = text2.indexOf("time:"); at >= 0; at = text2.indexOf("time:", at + 5)) {
+    if (at > 0 && isWordChar2(text2.charCodeAt(at - 1))) continue;
+    let open = at + 5;
+    if (!isSpace2(text2.charCodeAt(open))) continue;
+    while (isSpace2(text2.charCodeAt(open))) open += 1;
+    if (text2.charCodeAt(open) !== 91) continue;
+    const close = text2.indexOf("]", open + 1);
+    if (close < 0) return void 0;
+    return { name: text2.slice(0, at), inner: text2.slice(open + 1, close) };
+  }
+  return void 0;
+}
+function truncatedEstimate(text2) {
+  const after = text2.lastIndexOf("]") + 1;
+  for (const keyword of ["time:", "thrpt:"]) {
+    for (let at = text2.indexOf(keyword, after); at >= 0; at = text2.indexOf(keyword, at + keyword.length)) {
+      if (at > 0 && isWordChar2(text2.charCodeAt(at - 1))) continue;
+      let open = at + keyword.length;
+      if (!isSpace2(text2.charCodeAt(open))) continue;
+      while (isSpace2(text2.charCodeAt(open))) open += 1;
+      if (text2.charCodeAt(open) === 91) return true;
+    }
+  }
+  return false;
+}
+function isWordChar2(c) {
+  return c >= 48 && c <= 57 || c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
+}
 function estimate(path, line, inner, units) {
   const tokens = inner.trim().split(/\s+/);
   if (tokens.length !== 6) throw new FormatError(path, line, `expected [low unit estimate unit high unit], got [${inner.trim()}]`);
@@ -7047,6 +14934,32 @@ function estimate(path, line, inner, units) {
   const [unit, factor] = known ?? [tokens[3], 1];
   return [value * factor, unit];
 }
+function libtestLine(text2) {
+  if (!text2.startsWith("test") || !isSpace2(text2.charCodeAt(4))) return void 0;
+  const at = text2.lastIndexOf(" ... ");
+  if (at < 4) return void 0;
+  const name = text2.slice(5, at).trim();
+  if (name === "") return void 0;
+  const after = text2.slice(at + 5);
+  if (after.startsWith("bench:")) {
+    const tokens = after.slice(6).trim().split(/\s+/);
+    if (tokens.length !== 4 && tokens.length !== 7) return void 0;
+    if (tokens[2] !== "(+/-" || !tokens[3].endsWith(")")) return void 0;
+    if (tokens.length === 7 && (tokens[4] !== "=" || tokens[6] !== "MB/s")) return void 0;
+    return { outcome: "bench", name, value: tokens[0], unit: tokens[1], megabytes: tokens.length === 7 ? tokens[5] : void 0 };
+  }
+  for (const outcome of ["ignored", "FAILED"]) {
+    if (after.startsWith(outcome) && !isWordChar2(after.charCodeAt(outcome.length))) return { outcome, name };
+  }
+  return void 0;
+}
+var LIBTEST_TIME_UNITS = /* @__PURE__ */ new Set(["ps", "ns", "us", "\xB5s", "\u03BCs", "ms", "s"]);
+function libtestMetric(printed) {
+  const base = printed.endsWith("/iter") ? printed.slice(0, -5) : printed;
+  if (LIBTEST_TIME_UNITS.has(base)) return ["time", printed];
+  if (base.endsWith("/s")) return ["throughput", base];
+  return [base === "" ? printed : base, printed];
+}
 function libtestNumber(path, line, text2) {
   const value = parseFiniteNumber(text2);
   if (value === void 0 || value < 0) throw new FormatError(path, line, `not a number: "${text2}"`);
@@ -7058,6 +14971,7 @@ var BENCHMARK_NAME = /^Benchmark($|[^a-z])/;
 var PROCS_SUFFIX = /-(\d+)$/;
 var CONFIG_LINE = /^([a-z][^\s:]*):(?:\s+(.*))?$/;
 var HINT_KEYS = /* @__PURE__ */ new Set(["goos", "goarch", "cpu"]);
+var NON_NEGATIVE_UNITS = /* @__PURE__ */ new Set(["B/op", "allocs/op", "MB/s"]);
 var goBenchReader = {
   format: "go",
   description: "go test -bench text output (Go benchmark data format)",
@@ -7072,14 +14986,18 @@ var goBenchReader = {
   },
   read(file) {
     const lines = splitLines(file);
-    const rows = [];
+    const budget = new ReadBudget(file.path);
     const warnings = [];
     const hints2 = {};
     const pendingWarnings = [];
-    const packages = [];
+    const groups = /* @__PURE__ */ new Map();
+    const packages = /* @__PURE__ */ new Set();
+    const allProcs = /* @__PURE__ */ new Set();
+    let results = 0;
     let pkg = "";
     for (const { number, text: text2 } of lines) {
-      const config = CONFIG_LINE.exec(text2);
+      const first = text2.charCodeAt(0);
+      const config = first >= 97 && first <= 122 ? CONFIG_LINE.exec(text2) : null;
       if (config) {
         const [, key2, rawValue] = config;
         const value = (rawValue ?? "").trim();
@@ -7087,9 +15005,10 @@ var goBenchReader = {
         else if (HINT_KEYS.has(key2) && value !== "" && hints2[key2] === void 0) hints2[key2] = value;
         continue;
       }
-      const status = /^--- (FAIL|SKIP): (\S+)/.exec(text2);
+      const status = first === 45 ? /^--- (FAIL|SKIP): (\S+)/.exec(text2) : null;
       if (status) {
         const failed2 = status[1] === "FAIL";
+        budget.series(number);
         pendingWarnings.push({
           pkg,
           base: stripProcs(status[2]).base,
@@ -7098,70 +15017,72 @@ var goBenchReader = {
         });
         continue;
       }
-      const pkgFail = /^FAIL\s+(\S+)/.exec(text2);
+      const pkgFail = first === 70 ? /^FAIL\s+(\S+)/.exec(text2) : null;
       if (pkgFail) {
+        budget.series(number);
         pendingWarnings.push({ pkg: pkgFail[1], base: void 0, message: `package ${pkgFail[1]} failed: ${text2.trim().replace(/\s+/g, " ")}`, kind: "error" });
         continue;
       }
-      if (!BENCHMARK_NAME.test(text2)) continue;
+      if (first !== 66 || !BENCHMARK_NAME.test(text2)) continue;
       const fields = text2.trim().split(/\s+/);
       if (fields.length < 2 || !/^\d+$/.test(fields[1])) continue;
       if (fields.length < 4 || fields.length % 2 !== 0) {
         throw new FormatError(file.path, number, `benchmark result "${fields[0]}" needs value/unit pairs after the iteration count`);
       }
-      const metrics = [];
+      const units = /* @__PURE__ */ new Set();
       for (let i = 2; i < fields.length; i += 2) {
         const value = parseFiniteNumber(fields[i]);
-        if (value === void 0) throw new FormatError(file.path, number, `${fields[0]}: "${fields[i]}" is not a finite number`);
         const unit = fields[i + 1];
-        if (metrics.some(([u]) => u === unit)) throw new FormatError(file.path, number, `${fields[0]}: unit ${unit} appears twice`);
-        metrics.push([unit, value]);
+        if (value === void 0) throw new FormatError(file.path, number, `${fields[0]}: "${fields[i]}" is not a finite number`);
+        if (units.has(unit)) throw new FormatError(file.path, number, `${fields[0]}: unit ${unit} appears twice`);
+        if (value < 0 && (isTimeUnit(unit) || NON_NEGATIVE_UNITS.has(unit))) {
+          throw new FormatError(file.path, number, `${fields[0]}: negative ${unit} (${fields[i]}); a time or size cannot be below zero`);
+        }
+        units.add(unit);
       }
       const { base, procs } = stripProcs(fields[0]);
-      rows.push({ pkg, base, procs, metrics });
-      if (!packages.includes(pkg)) packages.push(pkg);
+      let byBase = groups.get(pkg);
+      if (!byBase) groups.set(pkg, byBase = /* @__PURE__ */ new Map());
+      let group = byBase.get(base);
+      if (!group) byBase.set(base, group = { pkg, base, procs: /* @__PURE__ */ new Set(), series: /* @__PURE__ */ new Map() });
+      group.procs.add(procs);
+      for (let i = 2; i < fields.length; i += 2) {
+        const unit = fields[i + 1];
+        const key2 = `${procs}\0${unit}`;
+        let series = group.series.get(key2);
+        if (!series) {
+          budget.series(number);
+          group.series.set(key2, series = { procs, unit, values: [] });
+        }
+        budget.value(number);
+        series.values.push(parseFiniteNumber(fields[i]));
+      }
+      packages.add(pkg);
+      allProcs.add(procs);
+      results += 1;
     }
-    if (rows.length === 0 && pendingWarnings.length === 0) {
+    if (results === 0 && pendingWarnings.length === 0) {
       throw new FormatError(file.path, void 0, "no Go benchmark result lines (BenchmarkX  N  value unit ...) found");
     }
-    const qualifyPackage = packages.length > 1;
+    const qualifyPackage = packages.size > 1;
     const qualified = (p, base) => qualifyPackage && p !== "" ? `${p}.${base}` : base;
-    const byPackage = /* @__PURE__ */ new Map();
-    for (const row2 of rows) {
-      let byBase = byPackage.get(row2.pkg);
-      if (!byBase) byPackage.set(row2.pkg, byBase = /* @__PURE__ */ new Map());
-      const group = byBase.get(row2.base);
-      if (group) group.push(row2);
-      else byBase.set(row2.base, [row2]);
-    }
-    const groups = [...byPackage.values()].flatMap((byBase) => [...byBase.values()]);
     const measurements = [];
-    for (const group of groups) {
-      const name = qualified(group[0].pkg, group[0].base);
-      const severalProcs = group.some((row2) => row2.procs !== group[0].procs);
-      const byKey = /* @__PURE__ */ new Map();
-      for (const row2 of group) {
-        const prefix = severalProcs ? `${row2.procs}\0` : "";
-        for (const [unit, value] of row2.metrics) {
+    for (const byBase of groups.values()) {
+      for (const group of byBase.values()) {
+        const name = qualified(group.pkg, group.base);
+        const severalProcs = group.procs.size > 1;
+        for (const { procs, unit, values } of group.series.values()) {
           const metric = unit === "ns/op" ? "time" : unit;
-          const key2 = prefix + metric;
-          let m = byKey.get(key2);
-          if (!m) {
-            m = { benchmark: severalProcs ? `${name}/procs=${row2.procs}` : name, metric, unit, better: directionOf(metric, unit), values: [] };
-            byKey.set(key2, m);
-          }
-          m.values.push(value);
+          measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better: directionOf(metric, unit), values });
         }
       }
-      measurements.push(...byKey.values());
     }
     for (const w of pendingWarnings) {
       warnings.push(w.base === void 0 ? { message: w.message, kind: w.kind } : { message: w.message, benchmark: qualified(w.pkg, w.base), kind: w.kind });
     }
-    const allProcs = [...new Set(rows.map((r) => r.procs))];
-    if (allProcs.length === 1) hints2.gomaxprocs = allProcs[0];
-    else if (allProcs.length > 1) hints2.gomaxprocs = allProcs.join(",");
-    const pkgs = packages.filter((p) => p !== "");
+    if (allProcs.size === 1) hints2.gomaxprocs = [...allProcs][0];
+    else if (allProcs.size > 1) hints2.gomaxprocs = [...allProcs].join(",");
+    const pkgs = [...packages].filter((p) => p !== "");
     if (pkgs.length > 0) hints2.pkg = pkgs.join(",");
     return { measurements, warnings, hints: hints2 };
   }
@@ -7186,6 +15107,7 @@ var pytestBenchmarkReader = {
     const benchmarks = j.array(root.benchmarks, "benchmarks");
     const measurements = [];
     const warnings = [];
+    const budget = new ReadBudget(file.path);
     const seen = /* @__PURE__ */ new Set();
     benchmarks.forEach((raw, i) => {
       const path = `benchmarks[${i}]`;
@@ -7193,28 +15115,40 @@ var pytestBenchmarkReader = {
       const name = j.optionalString(b.fullname, `${path}.fullname`) ?? j.string(b.name, `${path}.name`);
       if (name === "") j.fail(`${path}.fullname`, "empty benchmark name");
       if (seen.has(name)) j.fail(`${path}.fullname`, `benchmark ${JSON.stringify(name)} appears twice`);
+      budget.series();
       seen.add(name);
       const stats = j.object(b.stats, `${path}.stats`);
-      if (stats.data !== void 0 && stats.data !== null) {
-        const data = j.numbers(stats.data, `${path}.stats.data`);
-        if (data.length === 0) j.fail(`${path}.stats.data`, "no rounds");
-        if (data.some((v) => v < 0)) j.fail(`${path}.stats.data`, "negative time");
-        measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: data });
-      } else {
-        const median2 = j.number(stats.median, `${path}.stats.median`);
-        if (median2 < 0) j.fail(`${path}.stats.median`, "negative time");
-        measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: [median2] });
-        warnings.push({
-          benchmark: name,
-          kind: "summary-only",
-          message: `${name}: no per-round data (save with --benchmark-save-data or use --benchmark-json); using the median as a single value`
-        });
+      const problem = dataProblem(stats.data);
+      if (problem === void 0) {
+        measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: stats.data });
+        return;
       }
+      const statistic = stats.median !== void 0 && stats.median !== null ? "median" : "mean";
+      if (stats[statistic] === void 0 || stats[statistic] === null) j.fail(`${path}.stats`, `has no usable data (${problem}) and no median or mean`);
+      const value = j.number(stats[statistic], `${path}.stats.${statistic}`);
+      if (value < 0) j.fail(`${path}.stats.${statistic}`, "negative time");
+      measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: [value] });
+      warnings.push({
+        benchmark: name,
+        kind: "summary-only",
+        message: problem === "absent" ? `${name}: no per-round data (save with --benchmark-save-data or use --benchmark-json); using the ${statistic} as a single value` : `${name}: ${path}.stats.data is unusable (${problem}); using the ${statistic} as a single value`
+      });
     });
     if (measurements.length === 0) j.fail("benchmarks", "no benchmarks (were they run with --benchmark-disable or --benchmark-skip?)");
     return { measurements, warnings, hints: machineHints(root.machine_info) };
   }
 };
+function dataProblem(data) {
+  if (data === void 0 || data === null) return "absent";
+  if (!Array.isArray(data)) return `expected an array of times, got ${data === null ? "null" : typeof data}`;
+  if (data.length === 0) return "no rounds";
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (typeof v !== "number" || !Number.isFinite(v)) return `data[${i}] is ${typeof v === "number" ? String(v) : JSON.stringify(v) ?? typeof v}, not a time`;
+    if (v < 0) return `data[${i}] is negative (${v})`;
+  }
+  return void 0;
+}
 function machineHints(value) {
   const hints2 = {};
   if (value === null || typeof value !== "object" || Array.isArray(value)) return hints2;
@@ -7234,9 +15168,9 @@ function machineHints(value) {
 // src/formats/dart.ts
 var LOGCAT_PREFIX = /^[VDIWEF]\/[^(\s]*\s*\(\s*\d+\):\s?/;
 var FLUTTER_PREFIX = /^flutter: /;
-var NUMBER = String.raw`[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?`;
+var NUMBER = String.raw`[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`;
 var RUN_TIME = new RegExp(String.raw`^(.+?)\(RunTime\): (${NUMBER}) us\.?\s*$`);
-var EVENT = /benchmark_harness\[(\{.*)$/;
+var EVENT_MARK = "benchmark_harness[";
 var RESULTS_FOR = /^Results for \S/;
 var REPORT_LINE = new RegExp(String.raw`^(\S+): (${NUMBER}) (?:\(±(${NUMBER})\) )?(ns|us|ms|s)/iteration\b`);
 var dartReader = {
@@ -7250,9 +15184,12 @@ var dartReader = {
     const byName = /* @__PURE__ */ new Map();
     let summaryOnly = false;
     let inReport = false;
+    const budget = new ReadBudget(file.path);
     const add2 = (line, name, unit, value) => {
+      budget.value(line);
       const existing = byName.get(name);
       if (!existing) {
+        budget.series(line);
         const m = { benchmark: name, metric: "time", unit, better: directionOf("time", unit), values: [value] };
         byName.set(name, m);
         order.push(name);
@@ -7263,24 +15200,26 @@ var dartReader = {
       existing.values.push(value * factor);
     };
     for (const { number, text: raw } of splitLines(file)) {
-      const text2 = raw.replace(LOGCAT_PREFIX, "").replace(FLUTTER_PREFIX, "");
-      const runTime = RUN_TIME.exec(text2);
+      const prefixed2 = raw.charCodeAt(1) === 47 || raw.startsWith("flutter: ");
+      const text2 = prefixed2 ? raw.replace(LOGCAT_PREFIX, "").replace(FLUTTER_PREFIX, "") : raw;
+      const runTime = text2.includes("(RunTime): ") ? RUN_TIME.exec(text2) : null;
       if (runTime) {
         const value = parseFiniteNumber(runTime[2]);
         const name = runTime[1].trim();
         if (value === void 0) throw new FormatError(file.path, number, `RunTime of "${name}" is not a finite number`);
+        if (value < 0) throw new FormatError(file.path, number, `RunTime of "${name}" is negative (${runTime[2]} us); a time cannot be below zero`);
         if (name === "") throw new FormatError(file.path, number, "benchmark name is empty");
         add2(number, name, "us", value);
         continue;
       }
-      const event = EVENT.exec(text2);
-      if (event) {
-        const payload = event[1].trimEnd();
+      const event = eventPayload(text2);
+      if (event !== void 0) {
+        const payload = event.trimEnd();
         if (!payload.endsWith("]")) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
         for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add2(number, name, unit, value);
         continue;
       }
-      if (RESULTS_FOR.test(text2)) {
+      if (text2.startsWith("Results for ") && RESULTS_FOR.test(text2)) {
         inReport = true;
         continue;
       }
@@ -7288,6 +15227,7 @@ var dartReader = {
       if (report) {
         const value = parseFiniteNumber(report[2]);
         if (value === void 0) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
+        if (value < 0) throw new FormatError(file.path, number, `time of "${report[1]}" is negative (${report[2]}); a time cannot be below zero`);
         if (report[3] !== void 0) summaryOnly = true;
         add2(number, report[1], report[4], value);
       }
@@ -7299,8 +15239,18 @@ var dartReader = {
     return { measurements: order.map((n) => byName.get(n)), warnings, hints: {} };
   }
 };
+function eventPayload(text2) {
+  const lastBreak = Math.max(text2.lastIndexOf("\r"), text2.lastIndexOf("\u2028"), text2.lastIndexOf("\u2029"));
+  const from = Math.max(0, lastBreak - EVENT_MARK.length + 1);
+  for (let at = text2.indexOf(EVENT_MARK, from); at >= 0; at = text2.indexOf(EVENT_MARK, at + 1)) {
+    const open = at + EVENT_MARK.length;
+    if (open > lastBreak && text2.charCodeAt(open) === 123) return text2.slice(open);
+  }
+  return void 0;
+}
 function readEvent(file, line, payload) {
   let event;
+  checkJsonElementCount(file.path, payload, line);
   try {
     event = JSON.parse(payload);
   } catch (error) {
@@ -7359,6 +15309,7 @@ var jmhReader = {
     const modes = /* @__PURE__ */ new Map();
     for (const p of parsed) modes.set(p.base, (modes.get(p.base) ?? /* @__PURE__ */ new Set()).add(p.mode));
     const measurements = [];
+    const budget = new ReadBudget(file.path);
     const seen = /* @__PURE__ */ new Set();
     for (const { path, e, mode, base } of parsed) {
       const name = (modes.get(base)?.size ?? 0) > 1 ? `${base} [${mode}]` : base;
@@ -7369,6 +15320,7 @@ var jmhReader = {
       const metric = /^ops\//.test(unit) ? "throughput" : "time";
       const values = metricValues(j, primary, `${path}.primaryMetric`);
       if (values.length === 0) j.fail(`${path}.primaryMetric.rawData`, "no measurement iterations");
+      budget.series();
       measurements.push({ benchmark: name, metric, unit, better: directionOf(metric, unit), values });
       if (e.secondaryMetrics === void 0 || e.secondaryMetrics === null) continue;
       const secondaries = j.object(e.secondaryMetrics, `${path}.secondaryMetrics`);
@@ -7380,6 +15332,7 @@ var jmhReader = {
         const secondaryUnit = j.string(secondary.scoreUnit, `${at}.scoreUnit`);
         const secondaryValues = metricValues(j, secondary, at);
         if (secondaryValues.length === 0) continue;
+        budget.series();
         measurements.push({
           benchmark: name,
           metric: secondaryMetric,
@@ -7399,7 +15352,7 @@ function metricValues(j, metric, path) {
   const values = [];
   if (metric.rawData !== void 0 && metric.rawData !== null) {
     j.array(metric.rawData, `${path}.rawData`).forEach((fork, f) => {
-      values.push(...j.numbers(fork, `${path}.rawData[${f}]`));
+      for (const v of j.numbers(fork, `${path}.rawData[${f}]`)) values.push(v);
     });
   } else if (metric.rawDataHistogram !== void 0 && metric.rawDataHistogram !== null) {
     j.array(metric.rawDataHistogram, `${path}.rawDataHistogram`).forEach((fork, f) => {
@@ -7415,9 +15368,9 @@ function metricValues(j, metric, path) {
           count += pair[1];
         });
         if (count === 0) j.fail(at, "empty histogram");
-        const mean = sum / count;
-        if (!Number.isFinite(mean)) j.fail(at, "histogram mean is not finite");
-        values.push(mean);
+        const mean2 = sum / count;
+        if (!Number.isFinite(mean2)) j.fail(at, "histogram mean is not finite");
+        values.push(mean2);
       });
     });
   } else {
@@ -7440,12 +15393,10 @@ function readHints2(j, first) {
 
 // src/formats/catch2.ts
 var NS_PER_UNIT = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 6e10 };
-var NUMBER2 = String.raw`[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?`;
-var UNIT = String.raw`(ns|us|ms|s|m)`;
-var HEADER2 = /^benchmark name(\s+)samples\s+iterations\s+(estimated|mean)\s*$/;
-var ROW = new RegExp(String.raw`^(\S.*?)\s{2,}(\d+)\s+(\d+)\s+(${NUMBER2}) ${UNIT}\s*$`);
-var TRIPLE = new RegExp(String.raw`^\s+(${NUMBER2}) ${UNIT}\s+(${NUMBER2}) ${UNIT}\s+(${NUMBER2}) ${UNIT}\s*$`);
-var FAILED = /^(\S.*?)\s{2,}Benchmark failed \((.*)\)\s*$/;
+var HEADER2 = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
+var COUNT = /^\d+$/;
+var DURATION_UNIT = /^(?:ns|us|ms|s|m)$/;
+var LINE_BREAK = /[\n\r\u2028\u2029]/;
 var RULE = /^(={10,}|-{10,}|~{10,})\s*$/;
 var VERSION = /is a Catch2? v(\d+\.\d+\.\d+\S*) host application/;
 var catch2Reader = {
@@ -7454,7 +15405,7 @@ var catch2Reader = {
   sniff(head) {
     try {
       if (/<Catch2TestRun[\s>]|<Catch\s+name=/.test(head)) return true;
-      return VERSION.test(head) || /^benchmark name\s+samples\s+iterations\s+(estimated|mean)\s*$/m.test(head);
+      return VERSION.test(head) || /^benchmark name\s+samples\s+iterations\s+(estimated|est run time|mean)\s*$/m.test(head);
     } catch {
       return false;
     }
@@ -7466,19 +15417,22 @@ var catch2Reader = {
     return finish(file, collected);
   }
 };
-function newCollected() {
-  return { order: [], values: /* @__PURE__ */ new Map(), warnings: [], hints: {} };
+function newCollected(file) {
+  return { order: [], values: /* @__PURE__ */ new Map(), warnings: [], hints: {}, budget: new ReadBudget(file.path) };
 }
-function add(c, name, ns) {
+function add(c, name, ns, line) {
+  c.budget.value(line);
   let list = c.values.get(name);
   if (!list) {
+    c.budget.series(line);
     list = [];
     c.values.set(name, list);
     c.order.push(name);
   }
   list.push(ns);
 }
-function failed(c, name, message) {
+function failed(c, name, message, line) {
+  c.budget.series(line);
   c.warnings.push({ benchmark: name, kind: "error", message: `benchmark "${name}" failed: ${message}` });
 }
 function finish(file, c) {
@@ -7505,20 +15459,54 @@ function toNs(file, line, number, unit) {
   const value = parseFiniteNumber(number);
   const factor = NS_PER_UNIT[unit];
   if (value === void 0 || factor === void 0) throw new FormatError(file.path, line, `not a duration: "${number} ${unit}"`);
+  if (value < 0) throw new FormatError(file.path, line, `negative duration "${number} ${unit}"; a time cannot be below zero`);
   const ns = value * factor;
   if (!Number.isFinite(ns)) throw new FormatError(file.path, line, `duration out of range: "${number} ${unit}"`);
   return ns;
 }
 function joinName(fragments, width) {
-  let name = fragments[0] ?? "";
-  for (let i = 1; i < fragments.length; i++) {
-    const previous = fragments[i - 1];
-    name = previous.endsWith("-") && previous.length === width ? name.slice(0, -1) + fragments[i] : `${name} ${fragments[i]}`;
+  const parts = [];
+  for (let i = 0; i < fragments.length; i++) {
+    const fragment = fragments[i];
+    const broken = i + 1 < fragments.length && fragment.endsWith("-") && fragment.length === width;
+    parts.push(broken ? fragment.slice(0, -1) : fragment);
+    if (i + 1 < fragments.length && !broken) parts.push(" ");
   }
-  return name;
+  return parts.join("");
+}
+function tableRow(text2) {
+  if (text2 === "" || isSpace2(text2.charCodeAt(0))) return void 0;
+  const cut = trailingFields(text2, 4);
+  if (!cut || cut.rest === "" || cut.gaps[0].length < 2 || cut.gaps[3] !== " " || LINE_BREAK.test(cut.rest)) return void 0;
+  const [samples, iterations, value, unit] = cut.fields;
+  if (!COUNT.test(samples) || !COUNT.test(iterations) || !DURATION_UNIT.test(unit) || parseFiniteNumber(value) === void 0 || value.includes(",")) return void 0;
+  return { name: cut.rest, value, unit };
+}
+function meanLine(text2) {
+  if (text2 === "" || !isSpace2(text2.charCodeAt(0))) return void 0;
+  const cut = trailingFields(text2, 6);
+  if (!cut || cut.rest !== "" || LINE_BREAK.test(cut.gaps[0])) return void 0;
+  for (let k = 0; k < 6; k += 2) {
+    const value = cut.fields[k];
+    if (parseFiniteNumber(value) === void 0 || value.includes(",") || cut.gaps[k + 1] !== " " || !DURATION_UNIT.test(cut.fields[k + 1])) return void 0;
+  }
+  return { value: cut.fields[0], unit: cut.fields[1] };
+}
+var FAILED_MARK = "Benchmark failed (";
+function failedRow(text2) {
+  if (text2 === "" || isSpace2(text2.charCodeAt(0)) || LINE_BREAK.test(text2)) return void 0;
+  let end = text2.length;
+  while (end > 0 && isSpace2(text2.charCodeAt(end - 1))) end -= 1;
+  if (text2.charCodeAt(end - 1) !== 41) return void 0;
+  for (let at = text2.indexOf(FAILED_MARK); at >= 0 && at + FAILED_MARK.length < end; at = text2.indexOf(FAILED_MARK, at + 1)) {
+    if (at >= 3 && isSpace2(text2.charCodeAt(at - 1)) && isSpace2(text2.charCodeAt(at - 2))) {
+      return { name: text2.slice(0, at).trim(), message: text2.slice(at + FAILED_MARK.length, end - 1) };
+    }
+  }
+  return void 0;
 }
 function readConsole(file) {
-  const c = newCollected();
+  const c = newCollected(file);
   const version = VERSION.exec(file.text);
   if (version) c.hints.catch2_version = version[1];
   let mode = "outside";
@@ -7530,7 +15518,7 @@ function readConsole(file) {
     const header = HEADER2.exec(text2);
     if (header) {
       if (expectMean) throw new FormatError(file.path, number, `benchmark "${expectMean.name}" has no mean line`);
-      analysis = header[2] === "estimated";
+      analysis = header[2] !== "mean";
       wrapWidth = "benchmark name".length + header[1].length - 2;
       mode = "header";
       pending = [];
@@ -7542,9 +15530,9 @@ function readConsole(file) {
       continue;
     }
     if (expectMean) {
-      const triple = TRIPLE.exec(text2);
-      if (!triple) throw new FormatError(file.path, number, `expected the mean line of benchmark "${expectMean.name}"`);
-      add(c, expectMean.name, toNs(file, number, triple[1], triple[2]));
+      const mean2 = meanLine(text2);
+      if (!mean2) throw new FormatError(file.path, number, `expected the mean line of benchmark "${expectMean.name}"`);
+      add(c, expectMean.name, toNs(file, number, mean2.value, mean2.unit), number);
       expectMean = void 0;
       continue;
     }
@@ -7557,18 +15545,20 @@ function readConsole(file) {
       pending = [];
       continue;
     }
-    const fail = FAILED.exec(text2);
+    const fail = failedRow(text2);
     if (fail) {
-      failed(c, joinName([...pending, fail[1].trim()], wrapWidth), fail[2]);
+      pending.push(fail.name);
+      failed(c, joinName(pending, wrapWidth), fail.message, number);
       pending = [];
       continue;
     }
-    const row2 = ROW.exec(text2);
+    const row2 = tableRow(text2);
     if (row2) {
-      const name = joinName([...pending, row2[1].trim()], wrapWidth);
+      pending.push(row2.name.trim());
+      const name = joinName(pending, wrapWidth);
       pending = [];
       if (analysis) expectMean = { name, line: number };
-      else add(c, name, toNs(file, number, row2[4], row2[5]));
+      else add(c, name, toNs(file, number, row2.value, row2.unit), number);
       continue;
     }
     if (/^\S/.test(text2)) pending.push(text2.trim());
@@ -7576,11 +15566,11 @@ function readConsole(file) {
   if (expectMean) throw new FormatError(file.path, expectMean.line, `benchmark "${expectMean.name}" has no mean line; is the output truncated?`);
   return c;
 }
-var XML_TOKEN = /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[[\s\S]*?\]\]>|<!DOCTYPE[^>]*>|<\/([A-Za-z_][\w:.-]*)\s*>|<([A-Za-z_][\w:.-]*)((?:\s+[A-Za-z_][\w:.-]*\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(\/?)>|[^<]+|</y;
-var XML_ATTRIBUTE = /([A-Za-z_][\w:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+var XML_NAME = /[A-Za-z_][\w:.-]*/y;
+var MAX_XML_DEPTH = 1e4;
 function decodeEntities(text2) {
-  return text2.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole, entity) => {
-    switch (entity) {
+  return text2.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole, entity2) => {
+    switch (entity2) {
       case "lt":
         return "<";
       case "gt":
@@ -7592,42 +15582,92 @@ function decodeEntities(text2) {
       case "apos":
         return "'";
     }
-    const code2 = entity.startsWith("#x") ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-    return Number.isSafeInteger(code2) && code2 >= 0 && code2 <= 1114111 ? String.fromCodePoint(code2) : whole;
+    const code = entity2.startsWith("#x") ? parseInt(entity2.slice(2), 16) : parseInt(entity2.slice(1), 10);
+    return Number.isSafeInteger(code) && code >= 0 && code <= 1114111 ? String.fromCodePoint(code) : whole;
   });
 }
-function attributes(source) {
-  const map = /* @__PURE__ */ new Map();
-  for (const m of source.matchAll(XML_ATTRIBUTE)) map.set(m[1], decodeEntities(m[2] ?? m[3] ?? ""));
-  return map;
+function* xmlTags(file) {
+  const text2 = file.text;
+  const fail = (offset, message) => {
+    throw new FormatError(file.path, lineAt(text2, offset), message);
+  };
+  const skipSpace = (at2) => {
+    while (at2 < text2.length && isSpace2(text2.charCodeAt(at2))) at2 += 1;
+    return at2;
+  };
+  const nameAt = (at2) => {
+    XML_NAME.lastIndex = at2;
+    return XML_NAME.exec(text2)?.[0];
+  };
+  const skipTo = (offset, from, close, what) => {
+    const end = text2.indexOf(close, from);
+    if (end < 0) fail(offset, `${what} is never closed (no "${close}"); is the output truncated?`);
+    return end + close.length;
+  };
+  let at = 0;
+  for (; ; ) {
+    const offset = text2.indexOf("<", at);
+    if (offset < 0) return;
+    if (text2.startsWith("<!--", offset)) at = skipTo(offset, offset + 4, "-->", "comment");
+    else if (text2.startsWith("<?", offset)) at = skipTo(offset, offset + 2, "?>", "processing instruction");
+    else if (text2.startsWith("<![CDATA[", offset)) at = skipTo(offset, offset + 9, "]]>", "CDATA section");
+    else if (text2.startsWith("<!DOCTYPE", offset)) at = skipTo(offset, offset + 9, ">", "DOCTYPE");
+    else if (text2.startsWith("</", offset)) {
+      const name = nameAt(offset + 2) ?? fail(offset, "malformed XML markup");
+      const close = skipSpace(offset + 2 + name.length);
+      if (text2[close] !== ">") fail(offset, "malformed XML markup");
+      at = close + 1;
+      yield { offset, name, end: true, selfClosing: false, attributes: /* @__PURE__ */ new Map() };
+    } else {
+      const name = nameAt(offset + 1) ?? fail(offset, "malformed XML markup");
+      const attributes = /* @__PURE__ */ new Map();
+      let i = offset + 1 + name.length;
+      for (; ; ) {
+        const next = skipSpace(i);
+        if (text2[next] === ">" || text2[next] === "/" && text2[next + 1] === ">") {
+          const selfClosing = text2[next] === "/";
+          at = next + (selfClosing ? 2 : 1);
+          yield { offset, name, end: false, selfClosing, attributes };
+          break;
+        }
+        const attribute = next > i ? nameAt(next) : void 0;
+        if (attribute === void 0) fail(offset, "malformed XML markup");
+        const equals = skipSpace(next + attribute.length);
+        if (text2[equals] !== "=") fail(offset, "malformed XML markup");
+        const open = skipSpace(equals + 1);
+        const quote2 = text2[open];
+        if (quote2 !== '"' && quote2 !== "'") fail(offset, "malformed XML markup");
+        const close = text2.indexOf(quote2, open + 1);
+        if (close < 0) fail(offset, "malformed XML markup");
+        const value = text2.slice(open + 1, close);
+        if (value.includes("<")) fail(offset, "malformed XML markup");
+        attributes.set(attribute, decodeEntities(value));
+        i = close + 1;
+      }
+    }
+  }
 }
 function readXml(file) {
-  const c = newCollected();
+  const c = newCollected(file);
   const text2 = file.text;
   const stack = [];
   let bench;
-  XML_TOKEN.lastIndex = 0;
-  while (XML_TOKEN.lastIndex < text2.length) {
-    const offset = XML_TOKEN.lastIndex;
-    const m = XML_TOKEN.exec(text2);
-    if (!m) throw new FormatError(file.path, lineAt(text2, offset), "malformed XML");
-    const token = m[0];
-    if (token === "<") throw new FormatError(file.path, lineAt(text2, offset), "malformed XML markup");
-    if (!token.startsWith("<") || token.startsWith("<!") || token.startsWith("<?")) continue;
-    if (m[1] !== void 0) {
+  for (const tag of xmlTags(file)) {
+    const { offset } = tag;
+    if (tag.end) {
       const open2 = stack.pop();
-      if (!open2 || open2.name !== m[1]) {
-        throw new FormatError(file.path, lineAt(text2, offset), `unexpected </${m[1]}>${open2 ? ` inside <${open2.name}>` : ""}`);
+      if (!open2 || open2.name !== tag.name) {
+        throw new FormatError(file.path, lineAt(text2, offset), `unexpected </${tag.name}>${open2 ? ` inside <${open2.name}>` : ""}`);
       }
-      if (m[1] === "BenchmarkResults" && bench) {
+      if (tag.name === "BenchmarkResults" && bench) {
         closeBenchmark(file, c, bench);
         bench = void 0;
       }
       continue;
     }
-    const element = m[2];
-    const attrs = attributes(m[3]);
-    const selfClosing = m[4] === "/";
+    const element = tag.name;
+    const attrs = tag.attributes;
+    const selfClosing = tag.selfClosing;
     if (element === "Catch2TestRun" && attrs.has("catch2-version")) c.hints.catch2_version = attrs.get("catch2-version") ?? "";
     if (element === "BenchmarkResults") {
       if (bench) throw new FormatError(file.path, lineAt(text2, offset), `<BenchmarkResults> nested inside benchmark "${bench.name}"`);
@@ -7643,20 +15683,24 @@ function readXml(file) {
       if (value === void 0) {
         throw new FormatError(file.path, lineAt(text2, offset), `benchmark "${bench.name}": <mean value> is not a finite number`);
       }
+      if (value < 0) throw new FormatError(file.path, lineAt(text2, offset), `benchmark "${bench.name}": <mean value> is negative; a time cannot be below zero`);
       bench.mean = value;
     } else if (bench && element === "failed") {
       bench.failure = attrs.get("message") ?? "no message";
     }
-    if (!selfClosing) stack.push({ name: element, offset });
+    if (!selfClosing) {
+      if (stack.length >= MAX_XML_DEPTH) throw new FormatError(file.path, lineAt(text2, offset), `elements nest more than ${MAX_XML_DEPTH} deep; this is not Catch2 output`);
+      stack.push({ name: element, offset });
+    }
   }
   const open = stack.pop();
   if (open) throw new FormatError(file.path, lineAt(text2, text2.length), `<${open.name}> (line ${lineAt(text2, open.offset)}) is never closed; is the output truncated?`);
   return c;
 }
 function closeBenchmark(file, c, bench) {
-  if (bench.failure !== void 0) failed(c, bench.name, bench.failure);
+  if (bench.failure !== void 0) failed(c, bench.name, bench.failure, void 0);
   else if (bench.mean === void 0) throw new FormatError(file.path, lineAt(file.text, bench.offset), `benchmark "${bench.name}" has neither <mean> nor <failed>`);
-  else add(c, bench.name, bench.mean);
+  else add(c, bench.name, bench.mean, void 0);
 }
 
 // src/formats/benchmark-dotnet.ts
@@ -7677,8 +15721,10 @@ var benchmarkDotNetReader = {
     for (const c of cases) fullNameCount.set(c.fullName, (fullNameCount.get(c.fullName) ?? 0) + 1);
     const measurements = [];
     const warnings = [];
+    const budget = new ReadBudget(file.path);
     const seen = /* @__PURE__ */ new Set();
     for (const c of cases) {
+      budget.series();
       const name = (fullNameCount.get(c.fullName) ?? 0) > 1 && c.job ? `${c.fullName} [${c.job}]` : c.fullName;
       if (seen.has(name)) {
         warnings.push({ benchmark: name, kind: "note", message: `${c.path}: "${name}" appears twice in the report; the later entry is ignored` });
@@ -7688,6 +15734,13 @@ var benchmarkDotNetReader = {
       if (c.times.length === 0) {
         warnings.push({ benchmark: name, kind: "error", message: `${c.path}: benchmark "${name}" has no results; did it fail?` });
         continue;
+      }
+      if (c.summary !== void 0) {
+        warnings.push({
+          benchmark: name,
+          kind: "summary-only",
+          message: `${c.path}: benchmark "${name}" has statistics but no per-iteration values (${c.summary}); its ${c.statistic} is used as a single value: export with JsonExporter.Full ([JsonExporterAttribute.Full]) for samples`
+        });
       }
       measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: c.times });
       if (c.allocated !== void 0) measurements.push({ benchmark: name, metric: "allocated", unit: "B", better: "lower", values: [c.allocated] });
@@ -7711,7 +15764,7 @@ function readCase(json, value, path) {
     path,
     fullName,
     job: displayInfo === void 0 ? void 0 : jobOf(displayInfo, `${type}.${methodTitle}: `, parameters),
-    times: readTimes(json, entry, path),
+    ...readTimes(json, entry, path),
     allocated: readAllocated(json, entry.Memory, `${path}.Memory`)
   };
 }
@@ -7723,6 +15776,7 @@ function jobOf(displayInfo, prefix, parameters) {
   return job === "" ? void 0 : job;
 }
 function readTimes(json, entry, path) {
+  let missing = "no Measurements";
   if (entry.Measurements !== void 0 && entry.Measurements !== null) {
     const times = [];
     json.array(entry.Measurements, `${path}.Measurements`).forEach((value, i) => {
@@ -7736,14 +15790,20 @@ function readTimes(json, entry, path) {
       if (!Number.isFinite(perOp)) json.fail(`${at}.Nanoseconds`, "time per operation is out of range");
       times.push(perOp);
     });
-    return times;
+    if (times.length > 0) return { times };
+    missing = "no Workload Result entry in Measurements";
   }
-  if (entry.Statistics === void 0 || entry.Statistics === null) return [];
+  if (entry.Statistics === void 0 || entry.Statistics === null) return { times: [] };
   const statistics = json.object(entry.Statistics, `${path}.Statistics`);
-  if (statistics.OriginalValues === void 0 || statistics.OriginalValues === null) {
-    json.fail(`${path}.Statistics.OriginalValues`, "missing; export with JsonExporter.Full or JsonExporter.Brief to get per-iteration values");
+  const original = statistics.OriginalValues === void 0 || statistics.OriginalValues === null ? [] : json.numbers(statistics.OriginalValues, `${path}.Statistics.OriginalValues`);
+  if (original.length > 0) return { times: original };
+  for (const statistic of ["Median", "Mean"]) {
+    const value = json.optionalNumber(statistics[statistic], `${path}.Statistics.${statistic}`);
+    if (value === void 0) continue;
+    if (value < 0) json.fail(`${path}.Statistics.${statistic}`, `expected a non-negative time, got ${value}`);
+    return { times: [value], summary: `${missing}, no Statistics.OriginalValues`, statistic: statistic.toLowerCase() };
   }
-  return json.numbers(statistics.OriginalValues, `${path}.Statistics.OriginalValues`);
+  json.fail(`${path}.Statistics`, "has no OriginalValues, Median or Mean; export with JsonExporter.Full or JsonExporter.Brief");
 }
 function readAllocated(json, value, path) {
   if (value === void 0 || value === null) return void 0;
@@ -7758,7 +15818,13 @@ function readHints3(json, value) {
     const v = json.optionalString(host[key2], `HostEnvironmentInfo.${key2}`);
     if (v !== void 0) hints2[hint] = v;
   };
-  text2("ProcessorName", "cpu");
+  const processor = host.ProcessorName;
+  if (processor !== null && typeof processor === "object" && !Array.isArray(processor)) {
+    const name = json.optionalString(processor.Value, "HostEnvironmentInfo.ProcessorName.Value");
+    if (name !== void 0) hints2.cpu = name;
+  } else {
+    text2("ProcessorName", "cpu");
+  }
   const cores = json.optionalNumber(host.LogicalCoreCount, "HostEnvironmentInfo.LogicalCoreCount");
   if (cores !== void 0) hints2.cores = cores;
   text2("OsVersion", "os");
@@ -7792,6 +15858,7 @@ var benchbotJsonReader = {
     const order = [];
     const byKey = /* @__PURE__ */ new Map();
     const warnings = [];
+    const budget = new ReadBudget(file.path);
     entries.forEach((value, i) => {
       const path = `benchmarks[${i}]`;
       const entry = json.object(value, path);
@@ -7799,6 +15866,7 @@ var benchbotJsonReader = {
       if (benchmark === "") json.fail(`${path}.benchmark`, "is empty");
       const error = json.optionalString(entry.error, `${path}.error`);
       if (error !== void 0) {
+        budget.series();
         warnings.push({ benchmark, kind: "error", message: `benchmark "${benchmark}" failed: ${error}` });
         return;
       }
@@ -7808,9 +15876,14 @@ var benchbotJsonReader = {
       const better = readDirection(json, entry.better, `${path}.better`) ?? directionOf(metric, unit);
       const values = json.numbers(entry.values, `${path}.values`);
       if (values.length === 0) json.fail(`${path}.values`, 'is empty; give at least one value or an "error"');
+      if (isTimeUnit(unit)) {
+        const negative = values.findIndex((v) => v < 0);
+        if (negative >= 0) json.fail(`${path}.values[${negative}]`, `is ${values[negative]}; a time (unit ${unit}) cannot be below zero`);
+      }
       const key2 = `${benchmark}\0${metric}`;
       const existing = byKey.get(key2);
       if (!existing) {
+        budget.series();
         byKey.set(key2, { benchmark, metric, unit, better, values });
         order.push(key2);
         return;
@@ -7818,7 +15891,7 @@ var benchbotJsonReader = {
       if (existing.unit !== unit || existing.better !== better) {
         json.fail(path, `"${benchmark}" / ${metric} appears earlier with unit ${existing.unit} and better ${existing.better}`);
       }
-      existing.values.push(...values);
+      for (const v of values) existing.values.push(v);
     });
     return { measurements: order.map((k) => byKey.get(k)), warnings, hints: hints2 };
   }
@@ -7842,28 +15915,51 @@ function readHints4(json, value) {
 }
 
 // src/formats/plain-lines.ts
-var RESULT_LINE = /^\s*(.*\S)\s*:\s+(\d+(?:\.\d+)?|\.\d+)\s*(ns|us|µs|μs|ms|s)\s*$/;
+var UNITS = ["ns", "us", "\xB5s", "\u03BCs", "ms", "s"];
+var VALUE = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
+var LINE_BREAK2 = /[\r\u2028\u2029]/;
+function resultLine(line) {
+  let end = line.length;
+  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
+  const unit = UNITS.find((u) => u.length > 1 && line.endsWith(u, end)) ?? (line.endsWith("s", end) ? "s" : void 0);
+  if (unit === void 0) return void 0;
+  end -= unit.length;
+  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
+  let start = end;
+  while (start > 0 && isDigitOrDot(line.charCodeAt(start - 1))) start -= 1;
+  const value = line.slice(start, end);
+  if (!VALUE.test(value) || start === 0 || !isSpace2(line.charCodeAt(start - 1))) return void 0;
+  let colon = start;
+  while (colon > 0 && isSpace2(line.charCodeAt(colon - 1))) colon -= 1;
+  if (colon === 0 || line[colon - 1] !== ":") return void 0;
+  const name = line.slice(0, colon - 1).trim();
+  if (name === "" || LINE_BREAK2.test(name)) return void 0;
+  return { name, value, unit };
+}
 var plainLinesReader = {
   format: "plain",
   description: 'plain "name: value unit" lines (ns, us, \xB5s, ms, s), e.g. Flutter platform-channel benchmarks',
   sniff(head) {
     const lines = head.split(/\r?\n/).filter((l) => l.trim() !== "");
     if (/^\s*[[{<]/.test(head)) return false;
-    const results = lines.filter((l) => RESULT_LINE.test(l)).length;
+    const results = lines.filter((l) => resultLine(l) !== void 0).length;
     return results >= 2 && results * 3 >= lines.length;
   },
   read(file) {
     const order = [];
     const byName = /* @__PURE__ */ new Map();
+    const budget = new ReadBudget(file.path);
     for (const { number, text: text2 } of splitLines(file)) {
-      const m = RESULT_LINE.exec(text2);
+      const m = resultLine(text2);
       if (!m) continue;
-      const name = m[1];
-      const value = parseFiniteNumber(m[2]);
-      const unit = normalizeTimeUnit(m[3]);
-      if (value === void 0 || unit === void 0) throw new FormatError(file.path, number, `cannot read "${m[2]} ${m[3]}" as a time`);
+      const name = m.name;
+      const value = parseFiniteNumber(m.value);
+      const unit = normalizeTimeUnit(m.unit);
+      if (value === void 0 || unit === void 0) throw new FormatError(file.path, number, `cannot read "${m.value} ${m.unit}" as a time`);
+      budget.value(number);
       const existing = byName.get(name);
       if (!existing) {
+        budget.series(number);
         byName.set(name, { benchmark: name, metric: "time", unit, better: "lower", values: [value] });
         order.push(name);
         continue;
@@ -7876,6 +15972,9 @@ var plainLinesReader = {
     return { measurements: order.map((n) => byName.get(n)), warnings: [], hints: {} };
   }
 };
+function isDigitOrDot(c) {
+  return c >= 48 && c <= 57 || c === 46;
+}
 
 // src/formats/detect.ts
 var READERS = [
@@ -7922,14 +16021,39 @@ function detectReader(file) {
 function readSource(file, format) {
   checkText(file);
   const reader = format === void 0 ? detectReader(file) : readerFor(format);
-  return { format: reader.format, ...reader.read(file) };
+  const result = reader.read(file);
+  checkMeasurementText(file.path, result);
+  return { format: reader.format, ...result };
+}
+
+// src/cli/read-regular-file.ts
+import { closeSync as closeSync2, constants, fstatSync as fstatSync2, openSync as openSync2 } from "node:fs";
+var NO_FOLLOW = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+function readRegularFile(path, display) {
+  let fd;
+  try {
+    fd = openSync2(path, constants.O_RDONLY | NO_FOLLOW);
+  } catch (error) {
+    const code = error.code;
+    if (code === "ELOOP" || code === "EMLINK") throw symbolicLink(display);
+    throw new FormatError(display, void 0, `cannot be read (${code ?? error.message})`);
+  }
+  try {
+    if (!fstatSync2(fd).isFile()) throw new FormatError(display, void 0, "is not a regular file; benchbot reads only regular files inside an input directory");
+    return readBoundedText(fd, display);
+  } finally {
+    closeSync2(fd);
+  }
+}
+function symbolicLink(display) {
+  return new FormatError(display, void 0, "is a symbolic link; benchbot does not follow links inside an input directory (they may point outside it): copy the file into the directory instead");
 }
 
 // src/cli/read-inputs.ts
 function readInput(path, format) {
   if (format !== void 0) readerFor(format);
-  const stat = statOrFail(path);
-  if (stat.isDirectory()) {
+  const stat2 = statOrFail(path);
+  if (stat2.isDirectory()) {
     if (format !== void 0 && format !== "criterion") {
       throw new FormatError(path, void 0, `is a directory; only --format criterion reads directories`);
     }
@@ -7937,12 +16061,12 @@ function readInput(path, format) {
     if (files.length === 0) {
       throw new FormatError(path, void 0, "is a directory without criterion results (no */new/sample.json below it)");
     }
-    return { format: "criterion", ...readCriterionDirectory(files) };
+    const result = readCriterionDirectory(files);
+    checkMeasurementText(path, result);
+    return { format: "criterion", ...result };
   }
-  if (stat.size > MAX_INPUT_BYTES) {
-    throw new FormatError(path, void 0, `is ${stat.size} bytes, above the ${MAX_INPUT_BYTES}-byte limit`);
-  }
-  return readSource({ path, text: readFileSync(path, "utf8") }, format);
+  if (stat2.isFile() && stat2.size > MAX_INPUT_BYTES) throw tooLarge(path, stat2.size);
+  return readSource({ path, text: readBoundedFile(path) }, format);
 }
 function statOrFail(path) {
   try {
@@ -7952,44 +16076,107 @@ function statOrFail(path) {
   }
 }
 function criterionFiles(root) {
-  const files = [];
+  const found = [];
+  let entries = 0;
+  let bytes = 0;
   const walk = (dir, depth) => {
     if (depth > 12) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full, depth + 1);
-      else if (entry.name.endsWith(".json") && dir.split(sep).at(-1) === "new") {
-        files.push({ path: relative(process.cwd(), full) || full, text: readFileSync(full, "utf8") });
+    const listing = opendirSync(dir);
+    try {
+      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
+        entries += 1;
+        if (entries > MAX_DIRECTORY_ENTRIES) {
+          throw new FormatError(root, void 0, `holds more than ${formatCount(MAX_DIRECTORY_ENTRIES)} files and directories; pass the criterion directory itself (target/criterion), not a folder above it`);
+        }
+        const full = join(dir, entry.name);
+        const display = relative(process.cwd(), full) || full;
+        if (entry.isSymbolicLink()) throw symbolicLink(display);
+        if (entry.isDirectory()) walk(full, depth + 1);
+        else if (entry.name.endsWith(".json") && dir.split(sep).at(-1) === "new") {
+          if (found.length >= MAX_DIRECTORY_FILES) {
+            throw new FormatError(root, void 0, `holds more than ${formatCount(MAX_DIRECTORY_FILES)} result files (new/*.json); benchbot reads at most that many from one directory: pass a folder with fewer benchmarks`);
+          }
+          const size = lstatSync(full).size;
+          if (size > MAX_INPUT_BYTES) throw tooLarge(display, size);
+          bytes += size;
+          if (bytes > MAX_DIRECTORY_BYTES) {
+            throw new FormatError(root, void 0, `result files (new/*.json) hold more than ${formatCount(MAX_DIRECTORY_BYTES)} bytes together; benchbot reads at most that much from one directory: pass a folder with fewer benchmarks`);
+          }
+          found.push({ full, display });
+        }
       }
+    } finally {
+      listing.closeSync();
     }
   };
   walk(root, 0);
+  let read2 = 0;
+  const files = found.map(({ full, display }) => {
+    const text2 = readRegularFile(full, display);
+    read2 += text2.length;
+    if (read2 > MAX_DIRECTORY_BYTES) throw new FormatError(root, void 0, `result files (new/*.json) grew past ${formatCount(MAX_DIRECTORY_BYTES)} bytes together while being read`);
+    return { path: display, text: text2 };
+  });
   return files.sort((a, b) => a.path.localeCompare(b.path));
 }
 
-// src/cli/compare-command.ts
-function readSide(paths, format, filter) {
-  const side2 = { measurements: [], warnings: [], hints: {} };
-  for (const path of paths) {
-    const outcome = readInput(path, format);
-    const keep = (m) => filter === void 0 || m.benchmark === void 0 || filter.test(m.benchmark);
-    side2.measurements.push(...outcome.measurements.filter(keep));
-    side2.warnings.push(...outcome.warnings.filter(keep));
-    Object.assign(side2.hints, outcome.hints);
-  }
-  return side2;
+// src/stats/bootstrap.ts
+function xoshiro128(seed) {
+  const next = xoshiro128Uint32(seed);
+  return () => next() / 4294967296;
+}
+function xoshiro128Uint32(seed) {
+  let s = seed >>> 0;
+  const fill = () => {
+    s = s + 2654435769 >>> 0;
+    let z = s;
+    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
+    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
+    return (z ^ z >>> 16) >>> 0;
+  };
+  return xoshiro128FromState(fill(), fill(), fill(), fill());
+}
+function xoshiro128FromState(s0, s1, s2, s3) {
+  let a = s0 >>> 0;
+  let b = s1 >>> 0;
+  let c = s2 >>> 0;
+  let d = s3 >>> 0;
+  return () => {
+    const result = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
+    const t = b << 9 >>> 0;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
+    d = rotl(d >>> 0, 11);
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    return result;
+  };
+}
+function rotl(x, k) {
+  return (x << k | x >>> 32 - k) >>> 0;
 }
 
-// src/runner/run-ab.ts
-import { join as join5 } from "node:path";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-
-// src/compare/adaptive-stop.ts
-var DECISIVE = /* @__PURE__ */ new Set(["regressed", "improved", "unchanged", "new", "removed", "error"]);
-function decideStop(comparisons, atLastLook) {
-  const undecided = comparisons.filter((c) => !DECISIVE.has(c.verdict));
-  return { stop: undecided.length === 0 || atLastLook, undecided };
+// src/runner/round-schedule.ts
+function roundSchedule(rounds, seed) {
+  const random = xoshiro128(seed);
+  const order = [];
+  for (let block = 0; block < Math.ceil(rounds / 2); block++) {
+    const first = random() < 0.5 ? "base" : "head";
+    const second = first === "base" ? "head" : "base";
+    order.push(first, second, second, first);
+  }
+  return order.slice(0, 2 * rounds);
+}
+function lookSchedule(minRuns, maxRuns, designLooks) {
+  const looks = /* @__PURE__ */ new Set([minRuns, ...designLooks.filter((l) => l > minRuns && l < maxRuns), maxRuns]);
+  return [...looks].filter((l) => l >= minRuns && l <= maxRuns).sort((a, b) => a - b);
+}
+function seedFromShas(base, head) {
+  return (Number.parseInt(base.slice(0, 7), 16) ^ Number.parseInt(head.slice(0, 7), 16)) >>> 0;
 }
 
 // src/stats/sequential-alpha.ts
@@ -8025,12 +16212,208 @@ function sequentialAlpha(options = {}) {
   if (total > alpha) out[out.length - 1] -= total - alpha;
   return out;
 }
+function groupSequentialLevels(options = {}) {
+  const alpha = options.alpha ?? 0.05;
+  const looks = options.looks ?? DEFAULT_LOOKS;
+  const sides = options.sides ?? 2;
+  const increments = sequentialAlpha(options);
+  const last = looks[looks.length - 1];
+  const t = looks.map((l) => l / last);
+  const points = 301;
+  let grid = new Float64Array(0);
+  let density = new Float64Array(0);
+  const levels = [];
+  const tail = (c) => (sides === 2 ? 2 : 1) * normalSf(c);
+  for (let k = 0; k < looks.length; k++) {
+    const target = increments[k];
+    let c;
+    if (k === 0) {
+      c = sides === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
+    } else {
+      const delta = t[k] - t[k - 1];
+      const sd = Math.sqrt(delta);
+      const root2 = Math.sqrt(t[k]);
+      const crossing = (cc) => {
+        let total = 0;
+        for (let i = 0; i < grid.length; i++) {
+          const u = grid[i];
+          let p = normalSf((cc * root2 - u) / sd);
+          if (sides === 2) p += normalCdf((-cc * root2 - u) / sd);
+          total += simpson(i, grid.length) * density[i] * p;
+        }
+        return total * (grid[1] - grid[0]) / 3;
+      };
+      let lo = 0;
+      let hi = 12;
+      for (let i = 0; i < 100; i++) {
+        const mid = (lo + hi) / 2;
+        if (crossing(mid) > target) lo = mid;
+        else hi = mid;
+      }
+      c = (lo + hi) / 2;
+    }
+    levels.push(Math.min(alpha, tail(c)));
+    if (k === looks.length - 1) break;
+    const root = Math.sqrt(t[k]);
+    const upper = c * root;
+    const lower = sides === 2 ? -upper : -8 * root;
+    const next = new Float64Array(points);
+    const nextGrid = new Float64Array(points);
+    for (let j = 0; j < points; j++) nextGrid[j] = lower + (upper - lower) * j / (points - 1);
+    if (k === 0) {
+      for (let j = 0; j < points; j++) next[j] = normalPdf(nextGrid[j] / root) / root;
+    } else {
+      const sd = Math.sqrt(t[k] - t[k - 1]);
+      const h = grid[1] - grid[0];
+      for (let j = 0; j < points; j++) {
+        let total = 0;
+        for (let i = 0; i < grid.length; i++) total += simpson(i, grid.length) * density[i] * normalPdf((nextGrid[j] - grid[i]) / sd);
+        next[j] = total * h / 3 / sd;
+      }
+    }
+    grid = nextGrid;
+    density = next;
+  }
+  return levels;
+}
+function simpson(i, n) {
+  return i === 0 || i === n - 1 ? 1 : i % 2 === 1 ? 4 : 2;
+}
+function normalPdf(z) {
+  return Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI);
+}
+function lookLevels(alpha, looks) {
+  return { difference: groupSequentialLevels({ alpha, looks }), equivalence: groupSequentialLevels({ alpha, looks, sides: 1 }) };
+}
 
-// src/runner/build-side.ts
-import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync2, readFileSync as readFileSync2, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { join as join3 } from "node:path";
+// src/compare/adaptive-stop.ts
+var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
+function applyLook(current, previous, ctx) {
+  const settled = new Map(previous);
+  const undecided = [];
+  const comparisons = current.comparisons.map((fresh) => {
+    const key2 = keyOf(fresh);
+    const kept = previous.get(key2);
+    if (kept) return kept;
+    const c = { ...fresh, warnings: [...fresh.warnings] };
+    if (c.verdict !== "inconclusive" || c.p === null) {
+      if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = ctx.roundsPerSide;
+      settled.set(key2, c);
+      return c;
+    }
+    if (ctx.last) {
+      c.decision = "budget";
+      settled.set(key2, c);
+      return c;
+    }
+    const threshold = c.threshold ?? current.threshold;
+    if (isFutile(c, { ...ctx, threshold })) {
+      c.decision = "futility";
+      c.decidedAt = ctx.roundsPerSide;
+      settled.set(key2, c);
+      return c;
+    }
+    if (c.family !== "secondary") undecided.push(c);
+    return c;
+  });
+  const report = { ...current, comparisons, summary: summarize(comparisons) };
+  return { report, settled, undecided, stop: undecided.length === 0 };
+}
+
+// src/compare/replay-looks.ts
+function collectSide(outcomes, filter) {
+  const side2 = { measurements: [], warnings: [], hints: {} };
+  const keep = (m) => filter === void 0 || m.benchmark === void 0 || filter.test(m.benchmark);
+  for (const outcome of outcomes) {
+    for (const m of outcome.measurements) if (keep(m)) side2.measurements.push(m);
+    for (const w of outcome.warnings) if (keep(w)) side2.warnings.push(w);
+    Object.assign(side2.hints, outcome.hints);
+  }
+  return side2;
+}
+function replayLooks(base, head, settings) {
+  const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
+  const { difference: alphas, equivalence: eqAlphas } = lookLevels(settings.alpha, looks);
+  const pooled = { base: poolMeasurements(base.measurements), head: poolMeasurements(head.measurements) };
+  const counts = [mostValues(pooled.base), mostValues(pooled.head)].filter((c) => c > 0);
+  const rounds = counts.length > 0 ? Math.min(...counts) : 0;
+  let settled = /* @__PURE__ */ new Map();
+  const primary = /* @__PURE__ */ new Map();
+  let report;
+  for (let k = 0; k < looks.length; k++) {
+    const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
+    const cut = (side2, ms) => ({ ...side2, measurements: ms.map((m) => m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m) });
+    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary });
+    for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
+    const look = applyLook(fresh, settled, {
+      roundsPerSide: n,
+      maxRoundsPerSide: looks[looks.length - 1],
+      alpha: alphas[k],
+      lastAlpha: alphas[alphas.length - 1],
+      equivalenceAlpha: eqAlphas[k],
+      lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1],
+      last: k === looks.length - 1
+    });
+    settled = look.settled;
+    report = { ...look.report, overallAlpha: settings.alpha };
+    if (look.stop) break;
+  }
+  return report;
+}
+function mostValues(measurements) {
+  let most = 0;
+  for (const m of measurements) if (m.values.length > most) most = m.values.length;
+  return most;
+}
+
+// src/cli/compare-command.ts
+function readSide(paths, format, filter) {
+  return collectSide(paths.map((path) => readInput(path, format)), filter);
+}
+
+// src/runner/run-ab.ts
+import { join as join5 } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+
+// src/compare/pool-base.ts
+var DRIFT_P = 0.2;
+var DRIFT_SHARE = 0.25;
+var POOL_CAP = 2;
+var MIN_STORED = 5;
+var keyOf2 = (m) => `${m.benchmark}\0${m.metric}`;
+function poolBase(today, stored, options) {
+  const byKey = /* @__PURE__ */ new Map();
+  for (const m of stored) {
+    const existing = byKey.get(keyOf2(m));
+    const factor = existing ? conversionFactor(m.unit, existing.unit) : 1;
+    if (existing && factor !== void 0) for (const v of m.values) existing.values.push(v * factor);
+    else if (!existing) byKey.set(keyOf2(m), { ...m, values: [...m.values] });
+  }
+  const pooled = /* @__PURE__ */ new Map();
+  const refused = /* @__PURE__ */ new Map();
+  const measurements = today.map((m) => {
+    const old = byKey.get(keyOf2(m));
+    if (old === void 0) return m;
+    const factor = conversionFactor(old.unit, m.unit);
+    if (factor === void 0) {
+      refused.set(keyOf2(m), `stored rounds are in ${old.unit}, today's in ${m.unit}`);
+      return m;
+    }
+    const candidates = old.values.map((v) => v * factor).slice(-POOL_CAP * m.values.length);
+    if (candidates.length < MIN_STORED || m.values.length < 2) return m;
+    const drift = estimateChange(candidates, m.values, 0.05, options.test ?? DEFAULT_TEST);
+    const limit = options.threshold(m.benchmark) * DRIFT_SHARE;
+    if (drift.p === null || drift.ratio === null || drift.p <= DRIFT_P || Math.abs(Math.log(drift.ratio)) > Math.log1p(limit)) {
+      const shift = drift.ratio === null ? "no ratio" : `${((drift.ratio - 1) * 100).toFixed(1)}%`;
+      refused.set(keyOf2(m), `drift check failed: today's base vs ${candidates.length} stored rounds ${shift}, p = ${drift.p === null ? "n/a" : drift.p.toPrecision(2)}`);
+      return m;
+    }
+    pooled.set(keyOf2(m), candidates.length);
+    return { ...m, values: [...m.values, ...candidates] };
+  });
+  return { measurements, pooled, refused };
+}
 
 // src/runner/git-checkout.ts
 import { spawnSync } from "node:child_process";
@@ -8085,40 +16468,9 @@ function checkoutWorktree(repo, sha, stateDir) {
   return path;
 }
 
-// src/runner/build-side.ts
-var BUILD_MARKER = ".benchbot-build";
-function buildSide(worktree, tree, command, label, timeoutMs, env) {
-  const key2 = createHash("sha256").update(`${tree}
-${command}
-${JSON.stringify(env ?? {})}`).digest("hex");
-  const marker = join3(worktree, BUILD_MARKER);
-  if (existsSync2(marker) && readFileSync2(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
-  const start = process.hrtime.bigint();
-  const run = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
-  const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
-  const log = `${run.stdout ?? ""}${run.stderr ?? ""}`;
-  const tail = log.trimEnd().split("\n").slice(-30).join("\n");
-  if (run.error && run.error.code === "ETIMEDOUT") {
-    throw new RunnerError(`build of ${label} timed out after ${Math.round(timeoutMs / 1e3)} s (--build-timeout); last output:
-${tail}`);
-  }
-  if (run.status !== 0) {
-    const hint = run.status === 127 ? " (a command was not found: install the build tool or fix --build)" : "";
-    throw new RunnerError(`build of ${label} failed with exit code ${run.status ?? run.signal}${hint}: ${command}
---- last lines of the build log ---
-${tail}`);
-  }
-  writeFileSync(marker, key2);
-  return { skipped: false, durationMs };
-}
-
-// src/runner/measure-round.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-import { join as join4 } from "node:path";
-
 // src/runner/local-executor.ts
 import { spawn } from "node:child_process";
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, stat } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { dirname, resolve as resolve2 } from "node:path";
 
@@ -8341,8 +16693,8 @@ function runProcess(file, args, options) {
       for (const t of timers) clearTimeout(t);
       reject(error);
     });
-    child.on("exit", (code2, signal) => {
-      exited = { code: code2, signal, durationMs: Number(process.hrtime.bigint() - start) / 1e6 };
+    child.on("exit", (code, signal) => {
+      exited = { code, signal, durationMs: Number(process.hrtime.bigint() - start) / 1e6 };
       killGroup("SIGKILL");
       timers.push(
         setTimeout(() => {
@@ -8418,6 +16770,9 @@ var LocalExecutor = class {
   }
   async fetch(remotePath2, localPath) {
     if (resolve2(remotePath2) === resolve2(localPath)) return;
+    const found = await stat(remotePath2);
+    if (!found.isFile()) throw new FormatError(remotePath2, void 0, "is not a regular file; write results to a regular file");
+    if (found.size > MAX_INPUT_BYTES) throw tooLarge(remotePath2, found.size);
     await mkdir(dirname(resolve2(localPath)), { recursive: true });
     await copyFile(remotePath2, localPath);
   }
@@ -8435,6 +16790,57 @@ var LocalExecutor = class {
 function withLabels(fingerprint2, labels) {
   return labels && labels.length > 0 ? { ...fingerprint2, runnerLabels: [...labels] } : fingerprint2;
 }
+
+// src/runner/cpu-pin.ts
+var PIN_PATTERN = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
+async function resolvePin(setting, fingerprint2, executor, cwd) {
+  if (setting === void 0 || setting === "off") return void 0;
+  const isolated = fingerprint2.isolatedCpus;
+  const wanted = setting === "auto" ? isolated && PIN_PATTERN.test(isolated) ? isolated : void 0 : setting;
+  if (wanted === void 0) return void 0;
+  const probe = await executor.run(`taskset -c ${wanted} true`, { cwd, timeoutMs: 1e4 });
+  if (probe.exitCode === 0) return wanted;
+  if (setting === "auto") return void 0;
+  const why = probe.exitCode === 127 ? "taskset is not installed (util-linux)" : (probe.stderr || probe.stdout).trim().split("\n")[0];
+  throw new RunnerError(`--pin-cpu ${setting}: cannot pin there: ${why}; pick CPUs this machine has, or --pin-cpu off`);
+}
+function pinnedCommand(command, cpus) {
+  return cpus === void 0 ? command : `taskset -c ${cpus} sh -c ${shellQuote(command)}`;
+}
+
+// src/runner/build-side.ts
+import { spawnSync as spawnSync2 } from "node:child_process";
+import { existsSync as existsSync2, readFileSync, writeFileSync } from "node:fs";
+import { createHash as createHash2 } from "node:crypto";
+import { join as join3 } from "node:path";
+var BUILD_MARKER = ".benchbot-build";
+function buildSide(worktree, tree, command, label2, timeoutMs, env) {
+  const key2 = createHash2("sha256").update(`${tree}
+${command}
+${JSON.stringify(env ?? {})}`).digest("hex");
+  const marker = join3(worktree, BUILD_MARKER);
+  if (existsSync2(marker) && readFileSync(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
+  const start = process.hrtime.bigint();
+  const run = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+  const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const log = `${run.stdout ?? ""}${run.stderr ?? ""}`;
+  const tail = log.trimEnd().split("\n").slice(-30).join("\n");
+  if (run.error && run.error.code === "ETIMEDOUT") {
+    throw new RunnerError(`build of ${label2} timed out after ${Math.round(timeoutMs / 1e3)} s (--build-timeout); last output:
+${tail}`);
+  }
+  if (run.status !== 0) {
+    const hint = run.status === 127 ? " (a command was not found: install the build tool or fix --build)" : "";
+    throw new RunnerError(`build of ${label2} failed with exit code ${run.status ?? run.signal}${hint}: ${command}
+--- last lines of the build log ---
+${tail}`);
+  }
+  writeFileSync(marker, key2);
+  return { skipped: false, durationMs };
+}
+
+// src/runner/measure-round.ts
+import { join as join4 } from "node:path";
 
 // src/runner/perf-counters.ts
 var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
@@ -8460,12 +16866,14 @@ function parsePerfStatCsv(text2, benchmark = "command") {
 }
 
 // src/runner/measure-round.ts
+var NO_PERF = "# perf: not installed";
 async function measureRound(settings, executor, dir, scratch, tag) {
   const timing = settings.format === "command";
   const hyperfineFile = ".benchbot-hyperfine.json";
   const perfFile = ".benchbot-perf.csv";
   let command = timing ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}` : settings.bench;
-  if (settings.counters) command = `${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}`;
+  if (settings.counters) command = `if command -v perf >/dev/null 2>&1; then ${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}; else echo '${NO_PERF}' > ${perfFile}; sh -c ${shellQuote(command)}; fi`;
+  command = pinnedCommand(command, settings.pin);
   const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
   const fail = (message) => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
   if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (--round-timeout)`);
@@ -8477,87 +16885,30 @@ async function measureRound(settings, executor, dir, scratch, tag) {
   const fetchText = async (remote) => {
     const local = join4(scratch, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
     await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
-    return readFileSync3(local, "utf8");
+    return readBoundedFile(local, `${remote} (${tag})`);
   };
   try {
     const text2 = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result.stdout;
     const read2 = readSource({ path: `${tag} output`, text: text2 }, timing ? "hyperfine" : settings.format);
     const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
+    const warnings = [...read2.warnings];
     if (settings.counters) {
-      const counters = parsePerfStatCsv(await fetchText(perfFile));
-      if (counters.unsupported.length > 0 && counters.measurements.length === 0) {
-        throw new RunnerError(`--counters: perf stat cannot read ${counters.unsupported.join(", ")} on this machine (common in VMs and containers); drop --counters or run on bare metal`);
-      }
+      const csv = await fetchText(perfFile);
+      const counters = parsePerfStatCsv(csv);
+      if (csv.startsWith(NO_PERF)) warnings.push({ message: "--counters: perf is not installed where the benchmark runs (Debian: linux-perf); measured without counters" });
+      else if (counters.unsupported.length > 0) warnings.push({ message: `--counters: perf stat cannot read ${counters.unsupported.join(", ")} on this machine (common in VMs and containers); measured without ${counters.measurements.length === 0 ? "counters" : "those"}` });
       measurements.push(...counters.measurements);
     }
     if (measurements.length === 0) return fail("the output has no measurements");
-    return { format: read2.format, measurements, warnings: read2.warnings, hints: read2.hints, durationMs: result.durationMs };
+    return { format: read2.format, measurements, warnings, hints: read2.hints, durationMs: result.durationMs };
   } catch (error) {
     if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
     throw error;
   }
 }
 
-// src/stats/bootstrap.ts
-function xoshiro128(seed) {
-  const next = xoshiro128Uint32(seed);
-  return () => next() / 4294967296;
-}
-function xoshiro128Uint32(seed) {
-  let s = seed >>> 0;
-  const fill = () => {
-    s = s + 2654435769 >>> 0;
-    let z = s;
-    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
-    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
-    return (z ^ z >>> 16) >>> 0;
-  };
-  return xoshiro128FromState(fill(), fill(), fill(), fill());
-}
-function xoshiro128FromState(s0, s1, s2, s3) {
-  let a = s0 >>> 0;
-  let b = s1 >>> 0;
-  let c = s2 >>> 0;
-  let d = s3 >>> 0;
-  return () => {
-    const result = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
-    const t = b << 9 >>> 0;
-    c ^= a;
-    d ^= b;
-    b ^= c;
-    a ^= d;
-    c ^= t;
-    d = rotl(d >>> 0, 11);
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    return result;
-  };
-}
-function rotl(x, k) {
-  return (x << k | x >>> 32 - k) >>> 0;
-}
-
-// src/runner/round-schedule.ts
-function roundSchedule(rounds, seed) {
-  const random = xoshiro128(seed);
-  const order = [];
-  for (let block = 0; block < Math.ceil(rounds / 2); block++) {
-    const first = random() < 0.5 ? "base" : "head";
-    const second = first === "base" ? "head" : "base";
-    order.push(first, second, second, first);
-  }
-  return order.slice(0, 2 * rounds);
-}
-function lookSchedule(minRuns, maxRuns, designLooks) {
-  const looks = /* @__PURE__ */ new Set([minRuns, ...designLooks.filter((l) => l > minRuns && l < maxRuns), maxRuns]);
-  return [...looks].filter((l) => l >= minRuns && l <= maxRuns).sort((a, b) => a - b);
-}
-function seedFromShas(base, head) {
-  return (Number.parseInt(base.slice(0, 7), 16) ^ Number.parseInt(head.slice(0, 7), 16)) >>> 0;
-}
-
 // src/runner/run-ab.ts
+var DEFAULT_POOL_BASE = true;
 async function runAb(settings, deps) {
   const { executor, progress } = deps;
   const repo = openRepository(settings.repo);
@@ -8586,6 +16937,10 @@ async function runAb(settings, deps) {
       sides[side2] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
       progress.endGroup();
     }
+    const pin = await resolvePin(settings.pinCpu ?? "auto", fingerprint2, executor, sides.base.dir);
+    if (pin !== void 0) progress.note(`rounds pinned to CPU ${pin} (taskset)`);
+    const repetitions = settings.repetitions ?? 1;
+    const summary = settings.roundSummary ?? "median";
     const failures = [];
     let benchMs = 0;
     let roundMs = 0;
@@ -8593,12 +16948,13 @@ async function runAb(settings, deps) {
     const measure2 = async (side2, round, keep) => {
       const state = sides[side2];
       const started = process.hrtime.bigint();
-      const outcome = await measureRound(settings, executor, state.dir, scratch, `${side2} round ${round}`);
+      const name = keep ? `round ${round}` : `warm-up round ${-round}`;
+      const outcome = await measureRepeated(settings, pin, repetitions, executor, state.dir, scratch, `${side2} ${name}`);
       roundMs += Number(process.hrtime.bigint() - started) / 1e6;
       roundCount += 1;
       if ("failure" in outcome) {
         failures.push({ side: side2, round, ...outcome.failure });
-        progress.note(`round ${round} on ${side2} failed: ${outcome.failure.message}`);
+        progress.note(`${name} on ${side2} failed: ${outcome.failure.message}`);
         if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side2} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
         if (failures.length > settings.maxFailedRounds) {
           throw new RunnerError(`${failures.length} rounds failed (more than --max-failed-rounds ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
@@ -8610,7 +16966,8 @@ async function runAb(settings, deps) {
       if (!keep) return;
       state.rounds += 1;
       state.harness = outcome.format;
-      state.measurements.push(...settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements);
+      const kept = settings.filter ? outcome.measurements.filter((m) => settings.filter?.test(m.benchmark)) : outcome.measurements;
+      for (const m of summary === "median" ? summarizeRound(kept) : kept) state.measurements.push(m);
       for (const w of outcome.warnings) state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
       Object.assign(state.hints, outcome.hints);
     };
@@ -8618,12 +16975,20 @@ async function runAb(settings, deps) {
     for (let i = 0; i < settings.warmup; i++) for (const side2 of ["base", "head"]) await measure2(side2, -(i + 1), false);
     progress.endGroup();
     const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
-    const alphas = sequentialAlpha({ alpha: settings.alpha, looks });
+    const levels = lookLevels(settings.alpha, looks);
+    const alphas = levels.difference;
+    const eqAlphas = levels.equivalence;
     const seed = settings.seed >= 0 ? settings.seed : seedFromShas(baseSha, headSha);
     const schedule = roundSchedule(settings.maxRuns, seed);
     const lookRecords = [];
     let report;
     let undecided = [];
+    let settled = /* @__PURE__ */ new Map();
+    const primary = /* @__PURE__ */ new Map();
+    let pooled = {};
+    let poolRefused = {};
+    const stored = (settings.poolBase ?? DEFAULT_POOL_BASE) && deps.history ? await deps.history.storedRounds(baseSha, fingerprint2) : [];
+    if (stored.length > 0) progress.note(`${stored.length} stored base measurement(s) of ${baseSha.slice(0, 12)} on this machine may join the base side after a drift check`);
     let step = 0;
     let attempts = { base: 0, head: 0 };
     progress.group(`measuring: ${looks.join(", ")} rounds per side at most, ABBA order (seed ${seed})`);
@@ -8636,12 +17001,33 @@ async function runAb(settings, deps) {
         await measure2(side2, attempts[side2], true);
         progress.status(`rounds: base ${sides.base.rounds}, head ${sides.head.rounds} (look at ${looks[k]})`);
       }
-      report = compareRuns(toCompareSide(sides.base, fingerprint2), toCompareSide(sides.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], rules: settings.rules });
-      const decision = decideStop(report.comparisons, k === looks.length - 1);
-      lookRecords.push({ roundsPerSide: Math.min(sides.base.rounds, sides.head.rounds), alpha: alphas[k], undecided: decision.undecided.length });
-      progress.note(`look ${k + 1} at ${lookRecords.at(-1)?.roundsPerSide} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${decision.undecided.length} undecided`);
-      undecided = decision.undecided.map((c) => `${c.benchmark} (${c.metric})`);
-      if (decision.stop) break;
+      const baseSide = toCompareSide(sides.base, fingerprint2);
+      if (stored.length > 0) {
+        const outcome = poolBase(baseSide.measurements, stored, { threshold: (b) => thresholdFor(b, settings.threshold, settings.rules), test: settings.test });
+        baseSide.measurements = outcome.measurements;
+        pooled = Object.fromEntries([...outcome.pooled].map(([key2, n]) => [label(key2), n]));
+        poolRefused = Object.fromEntries([...outcome.refused].map(([key2, why]) => [label(key2), why]));
+      }
+      const roundsNow = Math.min(sides.base.rounds, sides.head.rounds);
+      const fresh = compareRuns(baseSide, toCompareSide(sides.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: settings.rules, test: settings.test, primary });
+      for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
+      const before = settled.size;
+      const look = applyLook(fresh, settled, {
+        roundsPerSide: roundsNow,
+        maxRoundsPerSide: looks[looks.length - 1],
+        alpha: alphas[k],
+        lastAlpha: alphas[alphas.length - 1],
+        equivalenceAlpha: eqAlphas[k],
+        lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1],
+        last: k === looks.length - 1
+      });
+      settled = look.settled;
+      report = { ...look.report, overallAlpha: settings.alpha };
+      const futile = look.report.comparisons.filter((c) => c.decision === "futility" && c.decidedAt === roundsNow).length;
+      lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile });
+      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${look.undecided.length} undecided`);
+      undecided = look.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision !== "undecided").map((c) => `${c.benchmark} (${c.metric})`);
+      if (look.stop) break;
     }
     progress.endGroup();
     if (!report) throw new RunnerError("no look was taken; check --min-runs and --max-runs");
@@ -8658,6 +17044,18 @@ async function runAb(settings, deps) {
       hints: sides[side2].hints
     });
     const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
+    if (deps.history) {
+      const remembered = await deps.history.learn(fingerprint2, [...noiseOf(sides.base), ...noiseOf(sides.head)]);
+      const budget = deps.budgetRoundsPerSide ?? looks[looks.length - 1];
+      const advice = deps.budgetRoundsPerSide === void 0 ? levels : lookLevels(settings.alpha, lookSchedule(Math.min(DEFAULT_LOOKS[0], budget), budget, DEFAULT_LOOKS));
+      annotateBudget(report.comparisons, (c) => remembered.get(`${c.benchmark}\0${c.metric}`), {
+        maxRoundsPerSide: budget,
+        lastAlpha: advice.difference[advice.difference.length - 1],
+        lastEquivalenceAlpha: advice.equivalence[advice.equivalence.length - 1],
+        threshold: settings.threshold
+      });
+    }
+    for (const c of report.comparisons) if (pooled[`${c.benchmark} (${c.metric})`] !== void 0) c.pooledBase = pooled[`${c.benchmark} (${c.metric})`];
     return {
       report,
       base: toRun("base"),
@@ -8668,12 +17066,42 @@ async function runAb(settings, deps) {
       undecided,
       builds,
       overheadMs: roundCount > 0 ? (roundMs - benchMs) / roundCount : 0,
-      benchMs: roundCount > 0 ? benchMs / roundCount : 0
+      benchMs: roundCount > 0 ? benchMs / roundCount : 0,
+      maxRoundsPerSide: looks[looks.length - 1],
+      pinned: pin,
+      pooled,
+      poolRefused
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     release();
   }
+}
+async function measureRepeated(settings, pin, repetitions, executor, dir, scratch, tag) {
+  let first;
+  for (let r = 0; r < repetitions; r++) {
+    const outcome = await measureRound({ ...settings, pin }, executor, dir, scratch, repetitions > 1 ? `${tag}.${r + 1}` : tag);
+    if ("failure" in outcome) return outcome;
+    if (first === void 0 || "failure" in first) first = outcome;
+    else {
+      for (const m of outcome.measurements) first.measurements.push(m);
+      for (const w of outcome.warnings) first.warnings.push(w);
+      first.durationMs += outcome.durationMs;
+    }
+  }
+  return first;
+}
+function summarizeRound(measurements) {
+  return poolMeasurements(measurements).map((m) => m.values.length <= 1 ? m : { ...m, values: [median(m.values)] });
+}
+var label = (key2) => `${key2.replace("\0", " (")})`;
+function noiseOf(state) {
+  const out = [];
+  for (const m of poolMeasurements(state.measurements)) {
+    const sigma = noiseSigma(m.values);
+    if (sigma !== null) out.push({ benchmark: m.benchmark, metric: m.metric, sigma, rounds: m.values.length });
+  }
+  return out;
 }
 function toCompareSide(state, fingerprint2) {
   return { measurements: poolMeasurements(state.measurements), warnings: [...state.warnings.values()], hints: state.hints, fingerprint: fingerprint2 };
@@ -8736,8 +17164,8 @@ function remotePath(path) {
   if (path.startsWith("~/")) return `"$HOME"/${shellQuote(path.slice(2))}`;
   return shellQuote(path);
 }
-function safeLabel(label) {
-  const safe = label.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
+function safeLabel(label2) {
+  const safe = label2.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
   return safe === "" ? "_" : safe;
 }
 function parseLoadAverage(text2) {
@@ -8799,9 +17227,9 @@ var SshExecutor = class {
     const why = result.timedOut ? "timed out" : result.exitCode === 255 ? "ssh failed" : `exit ${result.exitCode ?? result.signal}`;
     return new RunnerError(`${what} on ${this.description} failed (${why}): ${result.stderr.trim().split("\n").slice(-5).join(" | ")}`);
   }
-  async prepare(localDir, label) {
+  async prepare(localDir, label2) {
     const base = this.spec.dir ?? DEFAULT_REMOTE_DIR;
-    const name = safeLabel(label);
+    const name = safeLabel(label2);
     const tar = spawn2("tar", ["-C", resolve3(localDir), "--exclude=./.git", "-cf", "-", "."], { stdio: ["ignore", "pipe", "pipe"] });
     let tarErr = "";
     tar.stderr.on("data", (chunk) => tarErr += chunk.toString());
@@ -8827,7 +17255,8 @@ var SshExecutor = class {
     await opened;
     let result;
     try {
-      result = await this.ssh(`exec cat ${remotePath(remotePathText)}`, { timeoutMs: 30 * 6e4, stdoutSink: sink });
+      const path = remotePath(remotePathText);
+      result = await this.ssh(`[ -f ${path} ] || { echo 'not a regular file' >&2; exit 1; }; exec head -c ${MAX_INPUT_BYTES + 1} ${path}`, { timeoutMs: 30 * 6e4, stdoutSink: sink });
     } finally {
       sink.end();
       await once(sink, "close");
@@ -8880,10 +17309,10 @@ var DeviceExecutor = class {
     const tail = (result.stderr.trim() || result.stdout.trim()).split("\n").slice(-5).join(" | ");
     return new RunnerError(`${what} failed (${why}) running ${JSON.stringify(command)}${tail ? `: ${tail}` : ""}`);
   }
-  async prepare(localDir, label) {
+  async prepare(localDir, label2) {
     if (this.spec.push === void 0) return resolve4(localDir);
     const base = this.spec.dir ?? DEFAULT_DEVICE_DIR;
-    const target = `${base.replace(/\/+$/, "")}/${safeLabel(label)}`;
+    const target = `${base.replace(/\/+$/, "")}/${safeLabel(label2)}`;
     const clean = await this.run(`mkdir -p ${remotePath(base)} && rm -rf ${remotePath(target)}`, { cwd: "/", timeoutMs: 12e4 });
     if (clean.exitCode !== 0) throw this.fail(`preparing ${target} on ${this.description}`, this.spec.run, clean);
     const push = fillTemplate(this.spec.push, { src: resolve4(localDir), dst: target });
@@ -8998,7 +17427,7 @@ function createProgress(stream = process.stderr, env = process.env) {
       if (tty) {
         stream.write(`\r\x1B[2K${text2}`);
         live = true;
-      } else {
+      } else if (actions) {
         stream.write(`${text2}
 `);
       }
@@ -9014,18 +17443,40 @@ function createProgress(stream = process.stderr, env = process.env) {
 // src/runner/load-guard.ts
 var DEFAULT_LOAD_WAIT_MS = 5 * 6e4;
 var DEFAULT_LOAD_POLL_MS = 5e3;
+var KERNEL_UPDATE_MS = 5e3;
+var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
+var TAIL_UPDATES = 3;
+function activityFromDecay(before, after) {
+  return Math.max(0, (after - before * DECAY_1MIN) / (1 - DECAY_1MIN));
+}
 function defaultMaxLoad(cores) {
   if (cores === void 0 || !(cores > 0)) return 1;
   return Math.round((0.5 + 0.1 * cores) * 100) / 100;
 }
 async function waitForQuietMachine(options) {
-  const pollMs = Math.max(1, options.pollMs ?? DEFAULT_LOAD_POLL_MS);
+  const tail = options.tail === true;
+  const pollMs = Math.max(1, options.pollMs ?? (tail ? 1e3 : DEFAULT_LOAD_POLL_MS));
   const sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
   let waitedMs = 0;
   if (options.maxLoad === Infinity) return { load: void 0, waitedMs };
+  let last;
+  const activity = [];
   for (; ; ) {
     const load = await options.readLoad();
     if (load === void 0 || !Number.isFinite(load) || load <= options.maxLoad) return { load, waitedMs };
+    if (tail && pollMs < KERNEL_UPDATE_MS) {
+      if (last === void 0) last = { load, at: waitedMs };
+      else if (load !== last.load) {
+        if (waitedMs - last.at <= KERNEL_UPDATE_MS + pollMs) activity.push(activityFromDecay(last.load, load));
+        last = { load, at: waitedMs };
+      } else if (waitedMs - last.at >= 2 * KERNEL_UPDATE_MS) {
+        activity.push(load);
+        last = { load, at: waitedMs };
+      }
+      const recent = activity.slice(-TAIL_UPDATES);
+      const busy = recent.reduce((a, b) => a + b, 0) / recent.length;
+      if (recent.length === TAIL_UPDATES && busy <= options.maxLoad) return { load, waitedMs, activity: Math.round(busy * 100) / 100 };
+    }
     if (waitedMs >= options.timeoutMs) {
       throw new RunnerError(
         `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above --max-load ${options.maxLoad}, and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (--load-wait ${formatSeconds(options.timeoutMs)}). Timings on a loaded machine are noisy: stop the other work, or raise --max-load or --load-wait.`
@@ -9043,7 +17494,7 @@ function formatSeconds(ms) {
 
 // src/runner/machine-lock.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { closeSync, linkSync, openSync, readFileSync as readFileSync4, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
+import { closeSync as closeSync3, linkSync, openSync as openSync3, readFileSync as readFileSync2, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir as tmpdir3 } from "node:os";
 import { join as join7 } from "node:path";
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
@@ -9086,7 +17537,7 @@ async function acquireMachineLock(path = defaultLockPath(), options = {}) {
 function tryCreate(path, holder) {
   let fd;
   try {
-    fd = openSync(path, "wx", 420);
+    fd = openSync3(path, "wx", 420);
   } catch (error) {
     if (error.code === "EEXIST") return false;
     throw new RunnerError(`cannot create the machine lock ${path}: ${error.message}; set BENCHBOT_LOCK to a writable path`);
@@ -9095,7 +17546,7 @@ function tryCreate(path, holder) {
     writeSync(fd, `${JSON.stringify(holder)}
 `);
   } finally {
-    closeSync(fd);
+    closeSync3(fd);
   }
   return true;
 }
@@ -9103,7 +17554,7 @@ function readHolder(path) {
   let text2;
   let ageMs;
   try {
-    text2 = readFileSync4(path, "utf8");
+    text2 = readFileSync2(path, "utf8");
     ageMs = Date.now() - statSync2(path).mtimeMs;
   } catch (error) {
     if (error.code === "ENOENT") return "gone";
@@ -9125,9 +17576,9 @@ function isStale(seen) {
   } catch (error) {
     return error.code === "ESRCH";
   }
-  const stat = procStat(holder.pid);
-  if (stat?.state === "Z") return true;
-  return holder.processStart !== void 0 && stat !== void 0 && stat.start !== holder.processStart;
+  const stat2 = procStat(holder.pid);
+  if (stat2?.state === "Z") return true;
+  return holder.processStart !== void 0 && stat2 !== void 0 && stat2.start !== holder.processStart;
 }
 function takeOver(path, staleText) {
   const aside = `${path}.stale-${process.pid}-${randomBytes2(4).toString("hex")}`;
@@ -9138,7 +17589,7 @@ function takeOver(path, staleText) {
     throw new RunnerError(`cannot remove the stale machine lock ${path}: ${error.message}; delete it by hand or set BENCHBOT_LOCK`);
   }
   try {
-    if (readFileSync4(aside, "utf8") !== staleText) linkSync(aside, path);
+    if (readFileSync2(aside, "utf8") !== staleText) linkSync(aside, path);
   } catch {
   } finally {
     unlinkSync(aside);
@@ -9151,7 +17602,7 @@ function held(path, holder) {
     released = true;
     process.removeListener("exit", release);
     try {
-      const text2 = readFileSync4(path, "utf8");
+      const text2 = readFileSync2(path, "utf8");
       if (text2.includes(holder.token)) unlinkSync(path);
     } catch {
     }
@@ -9165,8 +17616,8 @@ function heldMessage(path, holder, waitedMs) {
 }
 function procStat(pid) {
   try {
-    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const stat2 = readFileSync2(`/proc/${pid}/stat`, "utf8");
+    const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     return { state: fields[0], start: fields[19] };
   } catch {
     return void 0;
@@ -9183,13 +17634,24 @@ function lockMachine(progress, timeoutMs) {
 function holdMachine(executor, progress, options) {
   return async (cores) => {
     const lock = await lockMachine(progress, options.lockTimeoutMs);
+    const maxLoad = options.maxLoad ?? defaultMaxLoad(cores);
     try {
-      await waitForQuietMachine({
-        maxLoad: options.maxLoad ?? defaultMaxLoad(cores),
+      let told = -Infinity;
+      const quiet = await waitForQuietMachine({
+        maxLoad,
         timeoutMs: options.loadWaitMs,
         readLoad: () => executor.loadAverage(),
-        onWait: (load) => progress.note(`load average ${load} is above the limit; waiting (${options.settingHint})`)
+        tail: true,
+        // The load is read every second: say so when the wait starts and every 30 s, not at every reading.
+        onWait: (load, waitedMs) => {
+          if (waitedMs - told < 3e4) return;
+          told = waitedMs;
+          progress.note(`load average ${load} is above ${maxLoad}; waiting up to ${Math.round(options.loadWaitMs / 1e3)} s for a quiet machine (${options.settingHint})`);
+        }
       });
+      if (quiet.activity !== void 0) {
+        progress.note(`load average ${quiet.load} is the tail of work that has ended (about ${quiet.activity} task(s) busy now); measuring without waiting for it to fall below ${maxLoad}`);
+      }
     } catch (error) {
       lock.release();
       throw error;
@@ -9215,6 +17677,80 @@ var Result = import_lib.default.Result;
 var TypeOverrides = import_lib.default.TypeOverrides;
 var defaults = import_lib.default.defaults;
 var esm_default = import_lib.default;
+
+// src/store/redact.ts
+var REDACTED = "***";
+var ALREADY = /^\*\*\*[:.,;)\]]*$/;
+var MIN_ECHO_LENGTH = 4;
+var PATH_NAMES = /* @__PURE__ */ new Set(["passfile", "sslkey", "sslcert", "sslrootcert", "sslcrl", "sslcrldir"]);
+var SECRET_NAME = /pass|pwd|secret|token|apikey|credential|privatekey|accesskey/;
+var PLACEHOLDER = "USER:PASSWORD";
+var GITHUB_TOKEN = /^(?:gh[pousr]_|github_pat_)/;
+var PAIR = /(^|[\s?&;,(])((?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{2})+)(\s*=\s*)('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|[^\s&#]*)/g;
+var URL_IN_TEXT = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([^\s'"<>`]*)/g;
+function redact(text2, options = {}) {
+  let out = text2.replace(PAIR, (all, lead, name, eq, value) => value !== "" && !ALREADY.test(value) && isSecretName(name) ? `${lead}${name}${eq}${REDACTED}` : all);
+  const whole = /^\s*([A-Za-z][A-Za-z0-9+.-]*:\/\/)(.*)$/s.exec(out);
+  out = whole ? `${out.slice(0, out.indexOf(whole[1]))}${whole[1]}${redactAuthority(whole[2])}` : out.replace(URL_IN_TEXT, (_all, scheme, rest) => `${scheme}${redactAuthority(rest)}`);
+  for (const secret of options.secrets ?? []) {
+    if (secret.length >= MIN_ECHO_LENGTH) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+function connectionSecrets(connection) {
+  const found = /* @__PURE__ */ new Set();
+  const add2 = (value) => {
+    const unquoted = /^'(.*)'$/s.exec(value)?.[1]?.replace(/\\(.)/g, "$1") ?? /^"(.*)"$/s.exec(value)?.[1] ?? value;
+    for (const v of [value, unquoted, decode(unquoted), decode(unquoted.replace(/\+/g, " "))]) if (v !== "") found.add(v);
+  };
+  for (const m of connection.matchAll(PAIR)) if (m[4] !== "" && isSecretName(m[2])) add2(m[4]);
+  const url = /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\/(.*)$/s.exec(connection);
+  if (url) {
+    const at = url[1].lastIndexOf("@");
+    const colon = at < 0 ? -1 : url[1].indexOf(":");
+    if (colon >= 0 && colon < at) add2(url[1].slice(colon + 1, at));
+  }
+  return [...found].sort((a, b) => b.length - a.length);
+}
+function scrubError(error, options = {}) {
+  const seen = /* @__PURE__ */ new Set();
+  let e = error;
+  while (e instanceof Error && !seen.has(e)) {
+    seen.add(e);
+    try {
+      e.message = redact(e.message, options);
+      if (typeof e.stack === "string") e.stack = redact(e.stack, options);
+      const input = e.input;
+      if (typeof input === "string") e.input = redact(input, options);
+    } catch {
+    }
+    if (e instanceof AggregateError) for (const inner of e.errors) scrubError(inner, options);
+    e = e.cause;
+  }
+  return error;
+}
+function redactAuthority(rest) {
+  const at = rest.lastIndexOf("@");
+  if (at < 0) return rest;
+  const userinfo = rest.slice(0, at);
+  const colon = userinfo.indexOf(":");
+  if (colon < 0) return GITHUB_TOKEN.test(userinfo) ? `${REDACTED}${rest.slice(at)}` : rest;
+  const user = userinfo.slice(0, colon);
+  if (userinfo === PLACEHOLDER) return rest;
+  return `${GITHUB_TOKEN.test(user) ? REDACTED : user}:${REDACTED}${rest.slice(at)}`;
+}
+function isSecretName(name) {
+  const n = decode(name).toLowerCase().replace(/[-_.]/g, "");
+  if (PATH_NAMES.has(n)) return false;
+  return n === "key" || SECRET_NAME.test(n);
+}
+function decode(text2) {
+  try {
+    return decodeURIComponent(text2);
+  } catch {
+    return text2;
+  }
+}
 
 // src/store/migrations.ts
 var MIGRATIONS = [
@@ -9327,6 +17863,82 @@ var MIGRATIONS = [
           updated_at TEXT NOT NULL
         );`
     }
+  },
+  {
+    // Scale (issue 15): a 10,000-series suite stores 36 M samples a year. Samples of new
+    // measurements go into `measurements.vals` (little-endian float64, packed-values.ts),
+    // one row per measurement instead of one per sample; old rows keep theirs in `samples`.
+    // `series` names each history once (insert-only, so a role that may only read and
+    // insert can still ingest), and (series_id, time_ms, ...) lets a scan or the dashboard
+    // read the newest nights of one series without touching the rest; it covers what a
+    // chart of every night reads, since a series' rows lie one per run across the whole
+    // table. The (benchmark,
+    // metric) index goes: keeping it up cost more than the rest of an ingest, and a
+    // query by benchmark now finds its series first. `lo`/`hi` keep the median's 95%
+    // order-statistic CI, so a chart of every night needs no sample read. `series_id` has no
+    // foreign key, for the reason `samples` has none: a check per row through a trigger; the
+    // ingest transaction writes the series row before the measurements that name it. For the same
+    // reason PostgreSQL's `measurements.run_id` loses its (benchbot deletes no runs; the trigger was
+    // a sixth of a 10,000-series import); SQLite's check is an index probe, and stays.
+    version: 2,
+    name: "series, packed samples, per-series time index",
+    sql: {
+      sqlite: `
+        CREATE TABLE series (
+          id INTEGER PRIMARY KEY,
+          repo TEXT NOT NULL,
+          branch TEXT NOT NULL,
+          role TEXT NOT NULL,
+          machine_key TEXT NOT NULL,
+          benchmark TEXT NOT NULL,
+          metric TEXT NOT NULL,
+          UNIQUE (repo, branch, role, machine_key, benchmark, metric)
+        );
+        ALTER TABLE measurements ADD COLUMN series_id INTEGER;
+        ALTER TABLE measurements ADD COLUMN time_ms INTEGER;
+        ALTER TABLE measurements ADD COLUMN vals BLOB;
+        ALTER TABLE measurements ADD COLUMN lo REAL;
+        ALTER TABLE measurements ADD COLUMN hi REAL;
+        INSERT INTO series (repo, branch, role, machine_key, benchmark, metric)
+          SELECT DISTINCT coalesce(r.repo, ''), coalesce(r.branch, ''), r.role, f.machine_key, m.benchmark, m.metric
+          FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id;
+        UPDATE measurements SET
+          time_ms = (SELECT r.time_ms FROM runs r WHERE r.id = measurements.run_id),
+          series_id = (SELECT s.id FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id JOIN series s
+                       ON s.repo = coalesce(r.repo, '') AND s.branch = coalesce(r.branch, '') AND s.role = r.role AND s.machine_key = f.machine_key
+                       AND s.benchmark = measurements.benchmark AND s.metric = measurements.metric
+                       WHERE r.id = measurements.run_id);
+        CREATE INDEX measurements_series_time ON measurements (series_id, time_ms, run_id, n, median, lo, hi);
+        DROP INDEX measurements_benchmark;
+        CREATE INDEX runs_role_time ON runs (role, time_ms);`,
+      postgres: `
+        CREATE TABLE series (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          repo TEXT NOT NULL,
+          branch TEXT NOT NULL,
+          role TEXT NOT NULL,
+          machine_key TEXT NOT NULL,
+          benchmark TEXT NOT NULL,
+          metric TEXT NOT NULL,
+          UNIQUE (repo, branch, role, machine_key, benchmark, metric)
+        );
+        ALTER TABLE measurements DROP CONSTRAINT IF EXISTS measurements_run_id_fkey;
+        ALTER TABLE measurements ADD COLUMN series_id BIGINT;
+        ALTER TABLE measurements ADD COLUMN time_ms BIGINT;
+        ALTER TABLE measurements ADD COLUMN vals BYTEA;
+        ALTER TABLE measurements ADD COLUMN lo DOUBLE PRECISION;
+        ALTER TABLE measurements ADD COLUMN hi DOUBLE PRECISION;
+        INSERT INTO series (repo, branch, role, machine_key, benchmark, metric)
+          SELECT DISTINCT coalesce(r.repo, ''), coalesce(r.branch, ''), r.role, f.machine_key, m.benchmark, m.metric
+          FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id;
+        UPDATE measurements m SET time_ms = r.time_ms, series_id = s.id
+          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id, series s
+          WHERE r.id = m.run_id AND s.repo = coalesce(r.repo, '') AND s.branch = coalesce(r.branch, '') AND s.role = r.role
+            AND s.machine_key = f.machine_key AND s.benchmark = m.benchmark AND s.metric = m.metric;
+        CREATE INDEX measurements_series_time ON measurements (series_id, time_ms, run_id, n, median, lo, hi);
+        DROP INDEX measurements_benchmark;
+        CREATE INDEX runs_role_time ON runs (role, time_ms);`
+    }
   }
 ];
 var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -9336,7 +17948,7 @@ var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
 )`;
 
 // src/store/run-key.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 function canonicalJson(value) {
   return JSON.stringify(sortKeys(value));
 }
@@ -9351,14 +17963,14 @@ function sortKeys(value) {
   return out;
 }
 function fingerprintContentKey(fingerprint2) {
-  return createHash2("sha256").update(canonicalJson(fingerprint2)).digest("hex");
+  return createHash3("sha256").update(canonicalJson(fingerprint2)).digest("hex");
 }
 function fingerprintKey2(fingerprint2) {
-  return createHash2("sha256").update(fingerprintKey(fingerprint2)).digest("hex");
+  return createHash3("sha256").update(fingerprintKey(fingerprint2)).digest("hex");
 }
 function runKey(run) {
   if (run.key !== void 0) return run.key;
-  const hash = createHash2("sha256");
+  const hash = createHash3("sha256");
   const { measurements, key: _key, ...rest } = run;
   hash.update(canonicalJson(rest));
   for (const m of measurements) {
@@ -9379,7 +17991,7 @@ var StoreError = class extends Error {
 
 // src/store/validate-run.ts
 var ROLES = ["base", "head", "nightly", "bisect"];
-var WARNING_KINDS = ["error", "skipped", "summary-only", "exit-code", "note"];
+var WARNING_KINDS2 = ["error", "skipped", "summary-only", "exit-code", "note"];
 var MAX_KEY = 200;
 function validateRun(value, fail, path = "") {
   const at = (member) => path === "" ? member : `${path}.${member}`;
@@ -9428,7 +18040,7 @@ function warning(value, path, fail) {
   const w = { message: string(o.message, `${path}.message`, fail) };
   if (o.benchmark !== void 0) w.benchmark = string(o.benchmark, `${path}.benchmark`, fail);
   if (o.kind !== void 0) {
-    if (typeof o.kind !== "string" || !WARNING_KINDS.includes(o.kind)) fail(`${path}.kind`, `expected one of ${WARNING_KINDS.join(", ")}, got ${describe2(o.kind)}`);
+    if (typeof o.kind !== "string" || !WARNING_KINDS2.includes(o.kind)) fail(`${path}.kind`, `expected one of ${WARNING_KINDS2.join(", ")}, got ${describe2(o.kind)}`);
     w.kind = o.kind;
   }
   return w;
@@ -9538,8 +18150,49 @@ function describe2(value) {
   return typeof value === "object" ? "an object" : typeof value;
 }
 
+// src/store/packed-values.ts
+var LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 63;
+function packValues(values) {
+  const out = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = values[i];
+  const bytes = new Uint8Array(out.buffer);
+  if (!LITTLE_ENDIAN) swap2(bytes);
+  return bytes;
+}
+function unpackValues(blob) {
+  if (blob.byteLength % 8 !== 0) throw new Error(`a packed sample blob of ${blob.byteLength} bytes is not a whole number of float64 values`);
+  const bytes = new Uint8Array(blob);
+  if (!LITTLE_ENDIAN) swap2(bytes);
+  const floats = new Float64Array(bytes.buffer, 0, bytes.byteLength / 8);
+  const out = new Array(floats.length);
+  for (let i = 0; i < floats.length; i++) out[i] = floats[i];
+  return out;
+}
+function swap2(bytes) {
+  for (let i = 0; i < bytes.length; i += 8) bytes.subarray(i, i + 8).reverse();
+}
+
 // src/store/sql-store.ts
 var DEFAULT_LIST_LIMIT = 100;
+var PACK_LIMIT = 4096;
+var DEFAULT_WINDOW_BATCH = 500;
+var CI_RANKS = /* @__PURE__ */ new Map();
+function summarize3(values) {
+  if (values.length === 0) return { median: null, lo: null, hi: null };
+  const sorted = sortedCopy(values);
+  let ranks = CI_RANKS.get(sorted.length);
+  if (!ranks) {
+    const ci2 = quantileCi(Array.from(sorted, (_, i) => i));
+    CI_RANKS.set(sorted.length, ranks = [ci2.lowerRank, ci2.upperRank]);
+  }
+  return { median: medianSorted(sorted), lo: sorted[ranks[0] - 1], hi: sorted[ranks[1] - 1] };
+}
+var HISTORY_ORDER = "ORDER BY time_ms, run_id";
+function windowValuesColumn(limit, valuesLimit) {
+  if (valuesLimit === 0) return "NULL";
+  if (limit !== null && valuesLimit >= limit) return "m.vals";
+  return `CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ${Math.floor(valuesLimit)} THEN m.vals END`;
+}
 var SqlStore = class {
   onSamples;
   constructor(options) {
@@ -9547,7 +18200,7 @@ var SqlStore = class {
   }
   async migrate() {
     return this.writeLocked(async (c) => {
-      await c.exec(SCHEMA_MIGRATIONS_DDL);
+      if (!await this.hasMigrationsTable(c)) await this.applyDdl(c, SCHEMA_MIGRATIONS_DDL, "create the schema_migrations table");
       const applied = new Set((await c.all("SELECT version FROM schema_migrations")).map((r) => Number(r.version)));
       const known = MIGRATIONS[MIGRATIONS.length - 1].version;
       const newest = Math.max(0, ...applied);
@@ -9557,60 +18210,151 @@ var SqlStore = class {
       let count = 0;
       for (const m of MIGRATIONS) {
         if (applied.has(m.version)) continue;
-        await c.exec(m.sql[this.dialect]);
+        await this.applyDdl(c, m.sql[this.dialect], `apply schema migration ${m.version} (${m.name})`);
         await c.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [m.version, m.name, (/* @__PURE__ */ new Date()).toISOString()]);
         count++;
       }
       return count;
     });
   }
+  async applyDdl(c, sql, what) {
+    try {
+      await c.exec(sql);
+    } catch (error) {
+      const e = error;
+      const denied = e.code === "42501" ? "; this role may not create tables (a role limited to reading and inserting, as docs/security.md recommends, must not): run one benchbot command with the owner role first to migrate, e.g. benchbot scan --store OWNER_URL" : "";
+      throw new StoreError(`${this.location}: cannot ${what}: ${e.message ?? String(error)}${denied}`, { cause: error });
+    }
+  }
+  async hasMigrationsTable(c) {
+    const rows = this.dialect === "postgres" ? await c.all("SELECT 1 AS present WHERE to_regclass('schema_migrations') IS NOT NULL") : await c.all("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+    return rows.length > 0;
+  }
   async ingestRun(run) {
     return (await this.ingestRuns([run])).ids[0];
   }
   async ingestRuns(runs) {
-    const prepared = runs.map((r, i) => {
-      const run = validateRun(r, (path, message) => {
-        throw new StoreError(`invalid run${runs.length > 1 ? ` #${i + 1}` : ""}: ${path}: ${message}`);
-      });
-      return { run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: fingerprintKey2(run.fingerprint), fpBody: canonicalJson(run.fingerprint) };
+    const prepared = runs.map((r, i) => prepare(r, runs.length > 1 ? i : void 0));
+    const total = prepared.reduce((sum, p) => sum + p.samples, 0);
+    let rows = 0;
+    const result = await this.write(async (c) => {
+      const ingest = this.ingester(c, total);
+      for (const p of prepared) await ingest(p);
+      rows = ingest.rows();
+      return ingest.result;
     });
-    const total = prepared.reduce((sum, p) => sum + p.run.measurements.reduce((s, m) => s + m.values.length, 0), 0);
-    return this.write(async (c) => {
-      const ids = [];
-      let created = 0;
-      let written = 0;
-      for (const { run, key: key2, fpKey, machineKey, fpBody } of prepared) {
-        ids.push(key2);
-        await c.run("INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING", [fpKey, machineKey, fpBody]);
-        const [fp] = await c.all("SELECT id FROM fingerprints WHERE key = ?", [fpKey]);
-        const inserted = await c.all(
-          `INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
-          [key2, run.repo ?? null, run.branch ?? null, run.sha, run.ref ?? null, run.role, run.time, Date.parse(run.time), run.harness, Number(fp.id), JSON.stringify(run.warnings), JSON.stringify(run.hints)]
-        );
-        if (inserted.length === 0) {
-          continue;
+    await this.afterIngest(rows);
+    return result;
+  }
+  /** afterIngest runs after an ingest committed `rows` new measurements; the PostgreSQL adapter tidies up after big ones. */
+  async afterIngest(_rows) {
+  }
+  async ingestStream(runs) {
+    let sourceError;
+    const source = Symbol.asyncIterator in runs ? runs[Symbol.asyncIterator]() : runs[Symbol.iterator]();
+    const next = async () => {
+      try {
+        return await source.next();
+      } catch (error) {
+        sourceError = { error };
+        throw error;
+      }
+    };
+    let rows = 0;
+    let result;
+    try {
+      result = await this.write(async (c) => {
+        const ingest = this.ingester(c, 0);
+        let i = 0;
+        const ahead = () => next().then((item) => item.done ? void 0 : prepare(item.value, i++));
+        for (let run = await ahead(); run !== void 0; ) {
+          const following = ahead();
+          following.catch(() => void 0);
+          await ingest(run);
+          run = await following;
         }
-        created++;
-        const runId = Number(inserted[0].id);
-        const measurementIds = [];
-        for (let i = 0; i < run.measurements.length; i++) {
-          const m = run.measurements[i];
-          const med = m.values.length === 0 ? null : median(m.values);
-          const [row2] = await c.all(
-            "INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            [runId, i, m.benchmark, m.metric, m.unit, m.better, m.values.length, med]
-          );
-          measurementIds.push(Number(row2.id));
-        }
+        rows = ingest.rows();
+        return ingest.result;
+      });
+    } catch (error) {
+      throw sourceError ? sourceError.error : error;
+    }
+    await this.afterIngest(rows);
+    return result;
+  }
+  /** ingester writes prepared runs inside one transaction, counting what was new and reporting samples written. */
+  ingester(c, total) {
+    const result = { ids: [], created: 0 };
+    const cache = /* @__PURE__ */ new Map();
+    let written = 0;
+    let measurementRows = 0;
+    const ingest = async ({ run, key: key2, fpKey, machineKey, fpBody, samples }) => {
+      result.ids.push(key2);
+      await c.run("INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING", [fpKey, machineKey, fpBody]);
+      const [fp] = await c.all("SELECT id FROM fingerprints WHERE key = ?", [fpKey]);
+      const timeMs = Date.parse(run.time);
+      const inserted = await c.all(
+        `INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
+        [key2, run.repo ?? null, run.branch ?? null, run.sha, run.ref ?? null, run.role, run.time, timeMs, run.harness, Number(fp.id), JSON.stringify(run.warnings), JSON.stringify(run.hints)]
+      );
+      if (inserted.length === 0) return;
+      result.created++;
+      const runId = Number(inserted[0].id);
+      const seriesIds = await this.seriesIdsFor(c, cache, run, machineKey);
+      const rows = run.measurements.map((m, i) => ({
+        ordinal: i,
+        benchmark: m.benchmark,
+        metric: m.metric,
+        unit: m.unit,
+        better: m.better,
+        n: m.values.length,
+        ...summarize3(m.values),
+        seriesId: seriesIds[i],
+        vals: m.values.length <= PACK_LIMIT ? packValues(m.values) : null
+      }));
+      const ids = await this.insertMeasurements(c, runId, timeMs, rows);
+      measurementRows += rows.length;
+      const big = rows.flatMap((r, i) => r.vals === null ? [i] : []);
+      const packed = samples - big.reduce((sum, i) => sum + rows[i].n, 0);
+      if (packed > 0) {
+        written += packed;
+        this.onSamples?.(written, Math.max(total, written));
+      }
+      if (big.length > 0) {
         const before = written;
-        await this.insertSamples(c, measurementIds, run.measurements, (n) => {
+        await this.insertSamples(c, big.map((i) => ids[i]), big.map((i) => run.measurements[i]), (n) => {
           written = before + n;
-          this.onSamples?.(written, total);
+          this.onSamples?.(written, Math.max(total, written));
         });
       }
-      return { ids, created };
-    });
+    };
+    return Object.assign(ingest, { result, rows: () => measurementRows });
+  }
+  /** seriesIdsFor returns the series id of each measurement of a run, creating the series it is the first of. */
+  async seriesIdsFor(c, cache, run, machineKey) {
+    const repo = run.repo ?? "";
+    const branch = run.branch ?? "";
+    const group = `${repo}\0${branch}\0${run.role}\0${machineKey}`;
+    let known = cache.get(group);
+    if (!known) {
+      known = /* @__PURE__ */ new Map();
+      const rows = await c.all("SELECT id, benchmark, metric FROM series WHERE repo = ? AND branch = ? AND role = ? AND machine_key = ?", [repo, branch, run.role, machineKey]);
+      for (const r of rows) known.set(`${r.benchmark}\0${r.metric}`, Number(r.id));
+      cache.set(group, known);
+    }
+    const ids = [];
+    for (const m of run.measurements) {
+      const k = `${m.benchmark}\0${m.metric}`;
+      let id = known.get(k);
+      if (id === void 0) {
+        const [row2] = await c.all("INSERT INTO series (repo, branch, role, machine_key, benchmark, metric) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id", [repo, branch, run.role, machineKey, m.benchmark, m.metric]);
+        id = Number((row2 ?? (await c.all("SELECT id FROM series WHERE repo = ? AND branch = ? AND role = ? AND machine_key = ? AND benchmark = ? AND metric = ?", [repo, branch, run.role, machineKey, m.benchmark, m.metric]))[0]).id);
+        known.set(k, id);
+      }
+      ids.push(id);
+    }
+    return ids;
   }
   async getRun(id) {
     return this.read(async (c) => {
@@ -9620,8 +18364,8 @@ var SqlStore = class {
         [id]
       );
       if (!r) return void 0;
-      const rows = await c.all("SELECT id, benchmark, metric, unit, better FROM measurements WHERE run_id = ? ORDER BY ordinal", [Number(r.id)]);
-      const values = await this.readSamples(c, rows.map((m) => Number(m.id)));
+      const rows = await c.all("SELECT id, benchmark, metric, unit, better, vals FROM measurements WHERE run_id = ? ORDER BY ordinal", [Number(r.id)]);
+      const values = await this.valuesOf(c, rows);
       const run = {
         id: String(r.key),
         sha: String(r.sha),
@@ -9688,8 +18432,8 @@ var SqlStore = class {
     const where = new Where();
     where.eq("r.repo", query.repo).eq("r.sha", query.sha).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.machine_key", query.fingerprintKey);
     return this.read(async (c) => {
-      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
-      const values = await this.readSamples(c, rows.map((r) => Number(r.id)));
+      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
+      const values = await this.valuesOf(c, rows);
       return rows.map((r) => ({
         runId: String(r.key),
         sha: String(r.sha),
@@ -9707,12 +18451,18 @@ var SqlStore = class {
   async series(query) {
     const where = new Where();
     where.eq("r.repo", query.repo).eq("r.branch", query.branch).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.machine_key", query.fingerprintKey);
+    if (query.benchmark !== void 0) where.add("m.series_id IN (SELECT id FROM series WHERE benchmark = ?)", query.benchmark);
+    if (query.since !== void 0) {
+      const ms = Date.parse(query.since);
+      if (!Number.isFinite(ms)) throw new StoreError(`series: since must be an ISO 8601 time, got ${JSON.stringify(query.since)}`);
+      where.add("r.time_ms >= ?", ms);
+    }
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.n, m.median ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
+        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, ${query.fingerprints ? "f.body AS fp_body, " : ""}m.benchmark, m.metric, m.unit, m.better, m.n, m.median${query.values ? ", m.vals" : ""} ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
         where.params
       );
-      const values = query.values ? await this.readSamples(c, rows.map((r) => Number(r.id))) : void 0;
+      const values = query.values ? await this.valuesOf(c, rows) : void 0;
       return rows.map((r) => {
         const p = {
           runId: String(r.key),
@@ -9728,9 +18478,197 @@ var SqlStore = class {
           median: r.median === null ? null : Number(r.median)
         };
         if (values) p.values = values.get(Number(r.id)) ?? [];
+        if (query.fingerprints) p.fingerprint = JSON.parse(String(r.fp_body));
         return p;
       });
     });
+  }
+  async *seriesWindows(query) {
+    const nights = query.nights ?? null;
+    const valuesNights = query.valuesNights ?? 0;
+    const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
+    for (const [name, v] of [["nights", nights ?? 1], ["valuesNights", valuesNights + 1], ["batch", batch]]) {
+      if (!Number.isInteger(v) || v < 1) throw new StoreError(`seriesWindows: ${name} must be a positive whole number, got ${name === "nights" ? nights : name === "batch" ? batch : valuesNights}`);
+    }
+    const where = new Where();
+    where.eq("role", query.role).eq("repo", query.repo).eq("branch", query.branch).eq("benchmark", query.benchmark).eq("metric", query.metric).eq("machine_key", query.fingerprintKey);
+    const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
+    const runs = /* @__PURE__ */ new Map();
+    const fingerprints = /* @__PURE__ */ new Map();
+    for (let start = 0; start < all.length; start += batch) {
+      const slice = all.slice(start, start + batch);
+      yield await this.read(async (c) => {
+        const ids = slice.map((r) => Number(r.id));
+        const marks = ids.map(() => "?").join(", ");
+        const summary = /* @__PURE__ */ new Map();
+        for (const r of await c.all(`SELECT series_id, count(*) AS points, min(time_ms) AS first_ms FROM measurements WHERE series_id IN (${marks}) GROUP BY series_id`, ids)) {
+          summary.set(Number(r.series_id), { points: Number(r.points), firstMs: Number(r.first_ms) });
+        }
+        const rows = await this.windowRows(c, ids, nights, valuesNights);
+        await this.loadRuns(c, rows.map((r) => Number(r[2])), runs, query.fingerprints ? fingerprints : void 0);
+        const bySeries = /* @__PURE__ */ new Map();
+        for (const r of rows) {
+          const id = Number(r[0]);
+          let list = bySeries.get(id);
+          if (!list) bySeries.set(id, list = []);
+          list.push(r);
+        }
+        const wanted = /* @__PURE__ */ new Set();
+        for (const list of bySeries.values()) list.slice(0, valuesNights).forEach((r) => r[7] === null && Number(r[5]) > 0 && wanted.add(Number(r[1])));
+        const old = wanted.size > 0 ? await this.readSamples(c, [...wanted]) : /* @__PURE__ */ new Map();
+        return slice.map((s) => {
+          const id = Number(s.id);
+          const sum = summary.get(id) ?? { points: 0, firstMs: 0 };
+          const list = bySeries.get(id) ?? [];
+          const window = new Array(list.length);
+          const fingerprintKey3 = String(s.machine_key);
+          const benchmark = String(s.benchmark);
+          const metric = String(s.metric);
+          for (let i = 0; i < list.length; i++) {
+            const [, mid, runId, unit, better, n, med, vals] = list[i];
+            const run = runs.get(Number(runId));
+            const p = {
+              runId: run.key,
+              sha: run.sha,
+              role: run.role,
+              time: run.time,
+              fingerprintKey: fingerprintKey3,
+              benchmark,
+              metric,
+              unit: String(unit),
+              better: better === "higher" ? "higher" : "lower",
+              n: Number(n),
+              median: med === null ? null : Number(med)
+            };
+            if (i < valuesNights) p.values = vals !== null ? unpackValues(vals) : old.get(Number(mid)) ?? [];
+            if (query.fingerprints) p.fingerprint = fingerprints.get(run.fingerprintId);
+            window[list.length - 1 - i] = p;
+          }
+          const w = {
+            role: s.role,
+            fingerprintKey: String(s.machine_key),
+            benchmark: String(s.benchmark),
+            metric: String(s.metric),
+            points: sum.points,
+            firstTime: new Date(sum.firstMs).toISOString(),
+            window
+          };
+          if (s.repo !== "") w.repo = String(s.repo);
+          if (s.branch !== "") w.branch = String(s.branch);
+          return w;
+        });
+      });
+    }
+  }
+  async *seriesHistories(query) {
+    const valuesNights = query.valuesNights ?? 0;
+    const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
+    if (!Number.isInteger(valuesNights) || valuesNights < 0) throw new StoreError(`seriesHistories: valuesNights must be a whole number, got ${valuesNights}`);
+    if (!Number.isInteger(batch) || batch < 1) throw new StoreError(`seriesHistories: batch must be a positive whole number, got ${batch}`);
+    const where = new Where();
+    where.eq("role", query.role).eq("repo", query.repo).eq("branch", query.branch).eq("benchmark", query.benchmark).eq("metric", query.metric).eq("machine_key", query.fingerprintKey);
+    const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
+    const runs = /* @__PURE__ */ new Map();
+    const fingerprints = /* @__PURE__ */ new Map();
+    const refs = /* @__PURE__ */ new Map();
+    const refOf = (id) => {
+      let ref2 = refs.get(id);
+      if (!ref2) {
+        const r = runs.get(id);
+        refs.set(id, ref2 = { id: r.key, sha: r.sha, role: r.role, time: r.time, fingerprint: fingerprints.get(r.fingerprintId) });
+      }
+      return ref2;
+    };
+    for (let start = 0; start < all.length; start += batch) {
+      const slice = all.slice(start, start + batch);
+      yield await this.read(async (c) => {
+        const ids = slice.map((r) => Number(r.id));
+        const rows = await this.historyRows(c, ids);
+        const newest = await this.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
+        await this.loadRuns(c, rows.map((r) => Number(r[1])), runs, fingerprints);
+        const spans = /* @__PURE__ */ new Map();
+        for (let i = 0; i < rows.length; ) {
+          const id = Number(rows[i][0]);
+          let j = i;
+          while (j < rows.length && Number(rows[j][0]) === id) j++;
+          spans.set(id, [i, j]);
+          i = j;
+        }
+        const newestOf = /* @__PURE__ */ new Map();
+        for (const r of newest) {
+          const id = Number(r[0]);
+          if (!newestOf.has(id)) newestOf.set(id, []);
+          newestOf.get(id).push(r);
+        }
+        const old = /* @__PURE__ */ new Set();
+        for (const list of newestOf.values()) for (const r of list.slice(0, valuesNights)) if (r[7] === null && Number(r[5]) > 0) old.add(Number(r[1]));
+        const oldValues = old.size > 0 ? await this.readSamples(c, [...old]) : /* @__PURE__ */ new Map();
+        const out = [];
+        for (const s of slice) {
+          const span = spans.get(Number(s.id));
+          const top = newestOf.get(Number(s.id)) ?? [];
+          if (!span || top.length === 0) continue;
+          const [from, to] = span;
+          const count = to - from;
+          const history = {
+            role: s.role,
+            fingerprintKey: String(s.machine_key),
+            benchmark: String(s.benchmark),
+            metric: String(s.metric),
+            unit: String(top[0][3]),
+            better: top[0][4] === "higher" ? "higher" : "lower",
+            runs: new Array(count),
+            n: new Int32Array(count),
+            median: new Float64Array(count),
+            lo: new Float64Array(count),
+            hi: new Float64Array(count),
+            values: new Array(count).fill(void 0)
+          };
+          for (let k = 0; k < count; k++) {
+            const [, runId, n, med, lo, hi] = rows[from + k];
+            history.runs[k] = refOf(Number(runId));
+            history.n[k] = Number(n);
+            history.median[k] = med === null ? NaN : Number(med);
+            history.lo[k] = lo === null ? NaN : Number(lo);
+            history.hi[k] = hi === null ? NaN : Number(hi);
+          }
+          top.slice(0, valuesNights).forEach((r, i) => {
+            history.values[count - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
+          });
+          if (s.repo !== "") history.repo = String(s.repo);
+          if (s.branch !== "") history.branch = String(s.branch);
+          out.push(history);
+        }
+        return out;
+      });
+    }
+  }
+  /** loadRuns reads the runs (and, when asked, fingerprints) the rows refer to that are not known yet. */
+  async loadRuns(c, runIds, runs, fingerprints) {
+    const missing = [...new Set(runIds)].filter((id) => !runs.has(id));
+    for (let i = 0; i < missing.length; i += 500) {
+      const ids = missing.slice(i, i + 500);
+      for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) {
+        runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role, time: String(r.time), fingerprintId: Number(r.fingerprint_id) });
+      }
+    }
+    if (!fingerprints) return;
+    const fps = [...new Set(missing.map((id) => runs.get(id)?.fingerprintId).filter((id) => !fingerprints.has(id)))];
+    for (let i = 0; i < fps.length; i += 500) {
+      const ids = fps.slice(i, i + 500);
+      for (const r of await c.all(`SELECT id, body FROM fingerprints WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) fingerprints.set(Number(r.id), JSON.parse(String(r.body)));
+    }
+  }
+  /** valuesOf returns the raw samples of measurement rows (with `id`, `vals`): packed ones decoded, older ones from the samples table. */
+  async valuesOf(c, rows) {
+    const out = /* @__PURE__ */ new Map();
+    const unpacked = [];
+    for (const r of rows) {
+      if (r.vals === null || r.vals === void 0) unpacked.push(Number(r.id));
+      else out.set(Number(r.id), unpackValues(r.vals));
+    }
+    if (unpacked.length > 0) for (const [id, values] of await this.readSamples(c, unpacked)) out.set(id, values);
+    return out;
   }
   async getState(key2) {
     checkStateKey(key2);
@@ -9782,13 +18720,27 @@ var SqlStore = class {
     return this.read(async (c) => {
       const [r] = await c.all(
         `SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM fingerprints) AS fingerprints,
-                (SELECT count(*) FROM measurements) AS measurements, (SELECT count(*) FROM samples) AS samples,
+                (SELECT count(*) FROM measurements) AS measurements,
+                (SELECT count(*) FROM samples) + (SELECT coalesce(sum(n), 0) FROM measurements WHERE vals IS NOT NULL) AS samples,
                 (SELECT count(*) FROM state) AS state`
       );
       return { runs: Number(r.runs), fingerprints: Number(r.fingerprints), measurements: Number(r.measurements), samples: Number(r.samples), state: Number(r.state) };
     });
   }
 };
+function prepare(value, index) {
+  const run = validateRun(value, (path, message) => {
+    throw new StoreError(`invalid run${index !== void 0 ? ` #${index + 1}` : ""}: ${path}: ${message}`);
+  });
+  return {
+    run,
+    key: runKey(run),
+    fpKey: fingerprintContentKey(run.fingerprint),
+    machineKey: fingerprintKey2(run.fingerprint),
+    fpBody: canonicalJson(run.fingerprint),
+    samples: run.measurements.reduce((sum, m) => sum + m.values.length, 0)
+  };
+}
 var MEASUREMENT_FROM = "FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id";
 var Where = class {
   conditions = [];
@@ -9823,6 +18775,8 @@ function stateJson(key2, value) {
 // src/store/postgres-store.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 1e4;
 var SAMPLE_BATCH = 5e4;
+var VACUUM_AFTER_ROWS = 1e5;
+var MEASUREMENT_BATCH = 5e3;
 var ID_BATCH = 1e3;
 var MIGRATION_LOCK_ID = 4210771337;
 var PostgresStore = class _PostgresStore extends SqlStore {
@@ -9830,15 +18784,19 @@ var PostgresStore = class _PostgresStore extends SqlStore {
   location;
   dialect = "postgres";
   pool;
+  /** The URL's passwords, hidden wherever a driver or server message echoes them. */
+  secrets;
   closed = false;
-  constructor(pool, display, options) {
+  constructor(pool, display, secrets, options) {
     super(options);
     this.pool = pool;
     this.location = display;
+    this.secrets = secrets;
   }
   /** open connects once to fail early with a message that says what to fix. */
   static async open(url, options = {}) {
-    const display = redactUrl(url);
+    const secrets = connectionSecrets(url);
+    const display = redact(url, { secrets });
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const pool = new esm_default.Pool({ connectionString: url, max: options.maxConnections ?? 4, connectionTimeoutMillis: timeout });
     pool.on("error", () => void 0);
@@ -9847,9 +18805,10 @@ var PostgresStore = class _PostgresStore extends SqlStore {
       client.release();
     } catch (error) {
       await pool.end().catch(() => void 0);
-      throw new StoreError(`cannot connect to the PostgreSQL store ${display}: ${connectReason(error, timeout)}. ${connectFix(error)} (set with --store or BENCHBOT_DATABASE_URL)`, { cause: error });
+      scrubError(error, { secrets });
+      throw new StoreError(`cannot connect to the PostgreSQL store ${display}: ${redact(connectReason(error, timeout), { secrets })}. ${connectFix(error)} (set with --store or BENCHBOT_DATABASE_URL)`, { cause: error });
     }
-    return new _PostgresStore(pool, display, options);
+    return new _PostgresStore(pool, display, secrets, options);
   }
   async read(fn) {
     this.checkOpen();
@@ -9928,6 +18887,66 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     }
     await flush();
   }
+  async insertMeasurements(c, runId, timeMs, rows) {
+    const ids = new Array(rows.length);
+    for (let start = 0; start < rows.length; start += MEASUREMENT_BATCH) {
+      const chunk = rows.slice(start, start + MEASUREMENT_BATCH);
+      const blobs = [];
+      const offsets = [];
+      const lengths = [];
+      let offset = 1;
+      for (const r of chunk) {
+        offsets.push(offset);
+        lengths.push(r.vals === null ? null : r.vals.byteLength);
+        if (r.vals !== null) {
+          blobs.push(r.vals);
+          offset += r.vals.byteLength;
+        }
+      }
+      const returned = await c.all(
+        `INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals)
+         SELECT ?::bigint, o, b, m, u, bt, n, md, l, h, s, ?::bigint, CASE WHEN vl IS NULL THEN NULL ELSE substring(?::bytea FROM vo FOR vl) END
+         FROM unnest(?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::integer[], ?::integer[]) AS t(o, b, m, u, bt, n, md, l, h, s, vo, vl)
+         RETURNING id, ordinal`,
+        [
+          runId,
+          timeMs,
+          Buffer.concat(blobs),
+          `{${chunk.map((r) => r.ordinal).join(",")}}`,
+          textArray(chunk.map((r) => r.benchmark)),
+          textArray(chunk.map((r) => r.metric)),
+          textArray(chunk.map((r) => r.unit)),
+          textArray(chunk.map((r) => r.better)),
+          `{${chunk.map((r) => r.n).join(",")}}`,
+          floatArray(chunk.map((r) => r.median)),
+          floatArray(chunk.map((r) => r.lo)),
+          floatArray(chunk.map((r) => r.hi)),
+          `{${chunk.map((r) => r.seriesId).join(",")}}`,
+          `{${offsets.join(",")}}`,
+          `{${lengths.map((l) => l === null ? "NULL" : l).join(",")}}`
+        ]
+      );
+      for (const r of returned) ids[Number(r.ordinal)] = Number(r.id);
+    }
+    return ids;
+  }
+  async windowRows(c, seriesIds, limit, valuesLimit) {
+    return await c.arrays(
+      `SELECT w.series_id, w.id, w.run_id, w.unit, w.better, w.n, w.median, w.vals FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
+         SELECT m.series_id, m.id, m.run_id, m.time_ms, m.unit, m.better, m.n, m.median, ${windowValuesColumn(limit, valuesLimit)} AS vals
+         FROM measurements m WHERE m.series_id = s.id ORDER BY m.time_ms DESC, m.id DESC LIMIT ?) w
+       ORDER BY s.k, w.time_ms DESC, w.id DESC`,
+      [`{${seriesIds.join(",")}}`, limit]
+    );
+  }
+  async historyRows(c, seriesIds) {
+    return await c.arrays(
+      `SELECT h.* FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
+         SELECT series_id, run_id, n, median, lo, hi, time_ms FROM measurements WHERE series_id = s.id) h
+       ORDER BY s.k, h.time_ms, h.run_id`,
+      [`{${seriesIds.join(",")}}`]
+    );
+  }
   async readSamples(c, ids) {
     const out = /* @__PURE__ */ new Map();
     for (let start = 0; start < ids.length; start += ID_BATCH) {
@@ -9942,6 +18961,19 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     }
     return out;
   }
+  /**
+   * afterIngest vacuums after a big ingest: until VACUUM marks the new pages
+   * all-visible, PostgreSQL cannot answer a chart's query from the covering
+   * index alone and reads the table row by row. A role that does not own the
+   * tables gets a warning from the server, no error; autovacuum does it later.
+   */
+  async afterIngest(rows) {
+    if (rows < VACUUM_AFTER_ROWS || this.closed) return;
+    try {
+      await this.pool.query("VACUUM (ANALYZE) measurements, series");
+    } catch {
+    }
+  }
   async close() {
     if (this.closed) return;
     this.closed = true;
@@ -9951,10 +18983,11 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     if (this.closed) throw new StoreError(`the PostgreSQL store ${this.location} is closed`);
   }
   wrap(error) {
+    scrubError(error, { secrets: this.secrets });
     if (error instanceof StoreError) return error;
     const e = error;
     const text2 = e.message || e.code || String(error);
-    return new StoreError(`PostgreSQL store ${this.location}: ${text2}`, { cause: error });
+    return new StoreError(`PostgreSQL store ${this.location}: ${redact(text2, { secrets: this.secrets })}`, { cause: error });
   }
 };
 function conn(client) {
@@ -9967,18 +19000,15 @@ function conn(client) {
     }
   };
 }
+function floatArray(values) {
+  return `{${values.map((v) => v === null ? "NULL" : String(v)).join(",")}}`;
+}
+function textArray(values) {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(",")}}`;
+}
 function numbered(sql) {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
-}
-function redactUrl(url) {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
-  }
 }
 function connectReason(error, timeout) {
   const e = error;
@@ -10014,6 +19044,9 @@ import { DatabaseSync } from "node:sqlite";
 var DEFAULT_BUSY_TIMEOUT_MS = 5e3;
 var SAMPLE_BATCH2 = 65536;
 var ROWS_PER_INSERT = 500;
+var MEASUREMENTS_PER_INSERT = 200;
+var CACHE_KIB = 32 * 1024;
+var MEASUREMENT_COLUMNS = "id, run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals";
 var SqliteStore = class _SqliteStore extends SqlStore {
   kind = "sqlite";
   location;
@@ -10027,14 +19060,14 @@ var SqliteStore = class _SqliteStore extends SqlStore {
     super(options);
     this.location = path;
     this.db = db;
-    const prepare = (sql) => {
+    const prepare2 = (sql) => {
       let s = this.statements.get(sql);
       if (!s) this.statements.set(sql, s = db.prepare(sql));
       return s;
     };
     this.conn = {
-      all: async (sql, params = []) => prepare(sql).all(...params),
-      run: async (sql, params = []) => Number(prepare(sql).run(...params).changes),
+      all: async (sql, params = []) => prepare2(sql).all(...params),
+      run: async (sql, params = []) => Number(prepare2(sql).run(...params).changes),
       exec: async (sql) => db.exec(sql)
     };
   }
@@ -10052,6 +19085,7 @@ var SqliteStore = class _SqliteStore extends SqlStore {
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy))}`);
       db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
+      db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
       db.exec("PRAGMA foreign_keys = ON");
     } catch (error) {
       try {
@@ -10119,6 +19153,41 @@ var SqliteStore = class _SqliteStore extends SqlStore {
     }
     if (written > reported) progress(written);
   }
+  async insertMeasurements(_c, runId, timeMs, rows) {
+    const first = Number(this.db.prepare("SELECT coalesce(max(id), 0) AS m FROM measurements").get().m) + 1;
+    const ids = rows.map((_, i) => first + i);
+    const statement = (count) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
+    const params = [];
+    for (let start = 0; start < rows.length; start += MEASUREMENTS_PER_INSERT) {
+      const chunk = rows.slice(start, start + MEASUREMENTS_PER_INSERT);
+      params.length = 0;
+      chunk.forEach((r, i) => params.push(ids[start + i], runId, r.ordinal, r.benchmark, r.metric, r.unit, r.better, r.n, r.median, r.lo, r.hi, r.seriesId, timeMs, r.vals));
+      statement(chunk.length).run(...params);
+    }
+    return ids;
+  }
+  async windowRows(_c, seriesIds, limit, valuesLimit) {
+    const stmt = this.prepared(
+      `SELECT m.series_id, m.id, m.run_id, m.unit, m.better, m.n, m.median, ${windowValuesColumn(limit, valuesLimit)} AS vals
+       FROM measurements m WHERE m.series_id = ? ORDER BY m.time_ms DESC, m.id DESC LIMIT ?`
+    );
+    stmt.setReturnArrays(true);
+    const out = [];
+    for (const id of seriesIds) for (const r of stmt.all(id, limit ?? -1)) out.push(r);
+    return out;
+  }
+  async historyRows(_c, seriesIds) {
+    const stmt = this.prepared(`SELECT series_id, run_id, n, median, lo, hi FROM measurements WHERE series_id = ? ${HISTORY_ORDER}`);
+    stmt.setReturnArrays(true);
+    const out = [];
+    for (const id of seriesIds) for (const r of stmt.all(id)) out.push(r);
+    return out;
+  }
+  prepared(sql) {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, s = this.db.prepare(sql));
+    return s;
+  }
   async readSamples(_c, ids) {
     const stmt = this.db.prepare("SELECT value FROM samples WHERE measurement_id = ? ORDER BY idx");
     stmt.setReturnArrays(true);
@@ -10149,13 +19218,13 @@ function reason(error) {
   return error instanceof Error ? error.message.replace(/\.$/, "") : String(error);
 }
 function fixFor(error) {
-  const code2 = error.code;
+  const code = error.code;
   const text2 = reason(error);
   if (/not a database/i.test(text2)) return "The file exists but is not a SQLite database: point --store (or BENCHBOT_DATABASE_URL) at a new file.";
-  if (code2 === "EACCES" || code2 === "EPERM" || code2 === "EROFS" || /readonly|read-only|unable to open|permission/i.test(text2)) {
+  if (code === "EACCES" || code === "EPERM" || code === "EROFS" || /readonly|read-only|unable to open|permission/i.test(text2)) {
     return "Pass --store (or set BENCHBOT_DATABASE_URL) with a path in a directory you can write to.";
   }
-  if (code2 === "ENOTDIR" || code2 === "EEXIST") return "A parent of that path is a file, not a directory: pass --store (or set BENCHBOT_DATABASE_URL) with a path in a writable directory.";
+  if (code === "ENOTDIR" || code === "EEXIST") return "A parent of that path is a file, not a directory: pass --store (or set BENCHBOT_DATABASE_URL) with a path in a writable directory.";
   return "Check the path, or pass --store (or set BENCHBOT_DATABASE_URL) with another one.";
 }
 
@@ -10170,9 +19239,12 @@ function resolveStoreLocation(url, options) {
     try {
       new URL(chosen);
     } catch {
-      throw new StoreError(`the store URL ${redactUrl(chosen)} is not a valid URL; write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
+      throw new StoreError(`the store URL ${redact(chosen)} is not a valid URL; write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
     }
-    return { kind: "postgres", url: chosen, display: redactUrl(chosen) };
+    return { kind: "postgres", url: chosen, display: redact(chosen) };
+  }
+  if (KEYWORD_VALUE.test(chosen)) {
+    throw new StoreError(`the store ${redact(chosen)} is a keyword/value connection string, which benchbot does not read; write it as a URL: postgres://USER:PASSWORD@HOST:PORT/DATABASE (percent-encode special characters in the password)`);
   }
   const sqlite = /^sqlite:(\/\/)?/i.exec(chosen);
   if (sqlite) {
@@ -10182,42 +19254,177 @@ function resolveStoreLocation(url, options) {
   }
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(chosen);
   if (scheme && !isAbsolute(chosen)) {
-    throw new StoreError(`unsupported store URL scheme "${scheme[1]}:" in ${redactUrl(chosen)}; use a file path, sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
+    throw new StoreError(`unsupported store URL scheme "${scheme[1]}:" in ${redact(chosen)}; use a file path, sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE`);
   }
   return { kind: "sqlite", path: resolve5(options.cwd, chosen) };
 }
 async function openStore(url, options) {
-  const location = resolveStoreLocation(url, options);
-  const store = location.kind === "sqlite" ? SqliteStore.open(location.path, options) : await PostgresStore.open(location.url, options);
-  if (options.migrate !== false) {
-    try {
-      await store.migrate();
-    } catch (error) {
-      await store.close().catch(() => void 0);
-      throw error;
+  const secrets = connectionSecrets(nonEmpty2(url) ?? nonEmpty2((options.env ?? process.env)[STORE_URL_ENV]) ?? "");
+  try {
+    const location = resolveStoreLocation(url, options);
+    const store = location.kind === "sqlite" ? SqliteStore.open(location.path, options) : await PostgresStore.open(location.url, options);
+    if (options.migrate !== false) {
+      try {
+        await store.migrate();
+      } catch (error) {
+        await store.close().catch(() => void 0);
+        throw error;
+      }
     }
+    return store;
+  } catch (error) {
+    throw scrubError(error, { secrets });
   }
-  return store;
 }
+var KEYWORD_VALUE = /^\s*(?:host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name|options)\s*=/i;
 function nonEmpty2(value) {
   return value === void 0 || value.trim() === "" ? void 0 : value.trim();
 }
 
+// src/store/noise-memory.ts
+import { createHash as createHash4 } from "node:crypto";
+var MEMORY_ROUNDS = 400;
+var noiseKey = (benchmark, metric) => `${benchmark}\0${metric}`;
+function mergeNoise(old, observation, now, cap = MEMORY_ROUNDS) {
+  const fresh = Math.max(1, observation.rounds);
+  if (old === void 0) return { sigma: observation.sigma, rounds: Math.min(fresh, cap), updated: now };
+  const kept = Math.max(0, Math.min(old.rounds, cap - fresh));
+  const variance = (kept * old.sigma ** 2 + fresh * observation.sigma ** 2) / (kept + fresh);
+  return { sigma: Math.sqrt(variance), rounds: Math.min(cap, kept + fresh), updated: now };
+}
+function memoryStateKey(fingerprint2, repo) {
+  const repoHash = createHash4("sha256").update(repo ?? "").digest("hex").slice(0, 16);
+  return `noise-memory:${fingerprintKey2(fingerprint2)}:${repoHash}`;
+}
+async function learnNoise(store, fingerprint2, repo, observations, now) {
+  const key2 = memoryStateKey(fingerprint2, repo);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await store.getState(key2);
+    const records = recordsOf(entry?.value);
+    for (const o of observations) {
+      if (!(o.sigma >= 0 && Number.isFinite(o.sigma))) continue;
+      const k = noiseKey(o.benchmark, o.metric);
+      records[k] = mergeNoise(records[k], o, now);
+    }
+    const written = await store.compareAndSetState(key2, entry?.version ?? null, { version: 1, records });
+    if (written !== null) return new Map(Object.entries(records));
+  }
+  throw new Error(`noise memory ${key2}: another writer kept changing it; try again`);
+}
+function recordsOf(value) {
+  const records = {};
+  if (value === null || typeof value !== "object") return records;
+  const raw = value.records;
+  if (raw === null || typeof raw !== "object") return records;
+  for (const [k, r] of Object.entries(raw)) {
+    const rec = r;
+    if (typeof rec?.sigma === "number" && Number.isFinite(rec.sigma) && rec.sigma >= 0 && typeof rec.rounds === "number" && rec.rounds > 0) {
+      records[k] = { sigma: rec.sigma, rounds: rec.rounds, updated: typeof rec.updated === "string" ? rec.updated : "" };
+    }
+  }
+  return records;
+}
+async function storedRounds(store, fingerprint2, repo, sha) {
+  const rows = await store.samplesFor({ repo, sha, fingerprintKey: fingerprintKey2(fingerprint2) });
+  return rows.map(({ benchmark, metric, unit, better, values }) => ({ benchmark, metric, unit, better, values }));
+}
+
+// src/cli/machine-flags.ts
+var MACHINE_FLAGS_USAGE = `  --max-load L            wait until the 1-minute load average is at most L (default: 0.5 + 10% of cores);
+                          a load that is only the decaying tail of finished work (a build, the previous
+                          job) does not count: the guard reads it for about 15 s and goes
+  --load-wait S           how long to wait for a quiet machine, in seconds, then fail (default ${DEFAULT_LOAD_WAIT_MS / 1e3})
+  --lock-timeout S        how long to wait for another benchbot job's machine lock, in seconds (default ${DEFAULT_LOCK_WAIT_MS / 1e3})`;
+
 // src/cli/run-command.ts
+var RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
+
+Checks out base and head in git worktrees, builds each once, runs the
+benchmark in interleaved ABBA rounds on this machine (or an executor's), adds
+rounds until every benchmark is decisive, stores both runs and prints the report.
+
+options:
+  --base REF              base commit, branch or tag (required)
+  --head REF              head commit, branch or tag (required)
+  --bench CMD             benchmark command, run in the checkout (required)
+  --build CMD             build command, run once per checkout (skipped when that tree was built before)
+  --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
+  --result-file PATH      read results from this file (relative to the checkout) instead of stdout
+  --min-runs N            rounds per side before the first look (default 10)
+  --max-runs N            round budget per side (default 40)
+  --warmup N              discarded warm-up rounds per side (default 1)
+  --threshold X           smallest change that matters (default 2%)
+  --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
+  --alpha A               overall error rate, split across looks (default 0.05)
+  --output O              markdown | text | json (default text)
+  --store URL             history store: a SQLite path or postgres://\u2026 (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
+                          a relative path is relative to the current directory, like every path you type
+  --no-store              do not store the runs
+  --executor E            local (default) | ssh://user@host[:port][/dir] | device
+  --device-run T          device executor: command template with {cmd}, e.g. 'adb shell {cmd}'
+  --device-push T         device executor: push template with {src} {dst}
+  --device-pull T         device executor: pull template with {src} {dst}
+  --repo DIR              repository to benchmark (default .); its worktrees go to DIR/.benchbot/worktrees
+                          (benchbot clean removes them)
+  --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
+  --round-timeout S       seconds before a round is killed (default 600)
+  --build-timeout S       seconds before a build is killed (default 3600)
+  --max-failed-rounds N   failed rounds tolerated before giving up (default 3)
+${MACHINE_FLAGS_USAGE}
+  --seed N                seed of the round order (default: derived from the two SHAs)
+  --labels L1,L2          runner labels recorded in the fingerprint, comma- or space-separated (default: env RUNNER_LABELS)
+  --allow-dirty           run although the repository has uncommitted changes
+  --repetitions N         run the bench command N times in every round (default 1)
+  --round-summary S       median (default): each round contributes the median of what it measured per
+                          benchmark; all: every value counts as a sample
+  --pin-cpu C             auto (default: the kernel's isolated CPUs, if any) | off | a taskset CPU list, e.g. 3 or 2-3
+  --no-pool-base          do not pool stored rounds of the same base SHA on this machine into the base side
+                          (pooled by default, after a drift check against today's base rounds)
+  --test T                mann-whitney (default) | yuen (20%-trimmed t)
+
+exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
+function samplingLine(result) {
+  const open = (kind) => result.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
+  const futile = open("futility");
+  const budget = open("budget");
+  const pooled = Object.keys(result.pooled).length;
+  return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(", ")})` + (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result.pinned !== void 0 ? `; pinned to CPU ${result.pinned}` : "");
+}
+function memoryLine(result) {
+  const primary = result.report.comparisons.filter((c) => c.family !== "secondary" && c.detectable !== void 0);
+  if (primary.length === 0) return "";
+  const pct = (x) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+  const suggest = primary.filter((c) => c.suggestedThreshold !== void 0 && c.suggestedThreshold > (c.threshold ?? result.report.threshold));
+  return `noise memory of this machine, ${result.maxRoundsPerSide} rounds per side: smallest detectable slowdown ${primary.map((c) => `${c.benchmark} ${pct(c.detectable)}`).join(", ")}` + (suggest.length > 0 ? `; thresholds this machine can decide: ${suggest.map((c) => `--threshold-for '${c.benchmark}=${pct(c.suggestedThreshold)}'`).join(" ")}` : "");
+}
 function renderRunReport(result, output) {
-  const sampling = `${result.roundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(", ")})${result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : ""}${result.undecided.length > 0 ? `; still inconclusive at the cap: ${result.undecided.join(", ")}` : ""}`;
+  const sampling = samplingLine(result);
+  const memory = memoryLine(result);
   const environment = [result.base.fingerprint.cpuModel, result.base.fingerprint.cores && `${result.base.fingerprint.cores} cores`, result.base.fingerprint.kernel && `Linux ${result.base.fingerprint.kernel}`].filter(Boolean).join(", ");
   switch (output) {
     case "json":
-      return JSON.stringify({ ...toJsonReport(result.report), base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided }, null, 2);
+      return JSON.stringify({ ...toJsonReport(result.report), base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, max_rounds_per_side: result.maxRoundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided, pooled_base: result.pooled, pinned_cpus: result.pinned ?? null }, null, 2);
     case "markdown":
-      return renderMarkdown(result.report, { environment, footer: `Base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}.` });
+      return renderMarkdown(result.report, { environment, footer: inertText(`Base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`) });
     default:
       return `${renderText(result.report)}
-base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}${environment ? `
+base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}${memory ? `
+${memory}` : ""}${environment ? `
 machine: ${environment}` : ""}`;
   }
 }
+function storeHistory(store, repo) {
+  return {
+    storedRounds: (sha, fingerprint2) => storedRounds(store, fingerprint2, repo, sha),
+    learn: async (fingerprint2, observations) => {
+      const memory = await learnNoise(store, fingerprint2, repo, observations, (/* @__PURE__ */ new Date()).toISOString());
+      return new Map([...memory].map(([key2, record]) => [key2, record.sigma]));
+    }
+  };
+}
+
+// src/cli/scan-command.ts
+import { createHash as createHash5 } from "node:crypto";
 
 // src/report/scan-report.ts
 function isConfirmed(f) {
@@ -10239,13 +19446,11 @@ function shortSha(sha) {
   return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
 }
 function commitLink(sha, repoUrl) {
-  return repoUrl && /^[0-9a-f]{7,64}$/.test(sha) ? `[${shortSha(sha)}](${repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``;
+  if (!/^[0-9a-f]{7,64}$/.test(sha)) return inertCode(sha);
+  return repoUrl ? `[${shortSha(sha)}](${repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``;
 }
 function ci(f) {
   return f.ratioCi ? `${formatChange(f.ratioCi[0])} \u2026 ${formatChange(f.ratioCi[1])}` : "\u2013";
-}
-function cell(text2) {
-  return text2.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 var KIND = { "change-point": "change point", alert: "two-night alert", watch: "watch (one night)" };
 function renderScanMarkdown(result, options) {
@@ -10255,7 +19460,7 @@ function renderScanMarkdown(result, options) {
   const watches = result.findings.filter((f) => !isConfirmed(f));
   const lines = [];
   const headline2 = regressions.length > 0 ? `${regressions.length} suspected regression${regressions.length === 1 ? "" : "s"}` : "no regressions";
-  lines.push(`### benchbot scan of \`${options.branch}\`: ${headline2}`, "");
+  lines.push(`### benchbot scan of ${inertCode(options.branch)}: ${headline2}`, "");
   lines.push(`${options.series} series scanned, ${result.tested} candidate change${result.tested === 1 ? "" : "s"} tested; ${improvements.length} improvement${improvements.length === 1 ? "" : "s"}, ${watches.length} on watch.`, "");
   const table = (title, findings) => {
     if (findings.length === 0) return;
@@ -10263,22 +19468,33 @@ function renderScanMarkdown(result, options) {
     lines.push("| Series | Kind | Change (CI) | q | Before \u2192 after (median) | Last good \u2192 first bad | Nights since | Trend |");
     lines.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const f of findings) {
-      lines.push(`| ${cell(`${f.benchmark} (${f.metric})`)} | ${KIND[f.kind]} | ${formatChange(f.ratio)} (${ci(f)}) | ${formatP(f.q)} | ${formatQuantity(f.before.median, f.unit)} \u2192 ${formatQuantity(f.after.median, f.unit)} | ${commitLink(f.lastGood.sha, options.repoUrl)} \u2192 ${commitLink(f.firstBad.sha, options.repoUrl)} | ${f.nightsSince} | ${sparkline(f.trend)} |`);
+      lines.push(`| ${inertText(`${f.benchmark} (${f.metric})`)} | ${KIND[f.kind]} | ${formatChange(f.ratio)} (${ci(f)}) | ${formatP(f.q)} | ${inertText(formatQuantity(f.before.median, f.unit))} \u2192 ${inertText(formatQuantity(f.after.median, f.unit))} | ${commitLink(f.lastGood.sha, options.repoUrl)} \u2192 ${commitLink(f.firstBad.sha, options.repoUrl)} | ${f.nightsSince} | ${sparkline(f.trend)} |`);
     }
     lines.push("");
   };
   table("Regressions", regressions);
+  for (const f of confirmed) {
+    const c = f.confirmation;
+    if (c) lines.push(`- ${inertText(`${f.benchmark} (${f.metric})`)}: confirmed interleaved, ${commitLink(c.baseSha, options.repoUrl)} vs ${commitLink(c.headSha, options.repoUrl)} in ${c.sessions === 1 ? "one session" : `${c.sessions} sessions`}: ${formatChange(c.ratio)}${c.ratioCi ? ` (${formatChange(c.ratioCi[0])} \u2026 ${formatChange(c.ratioCi[1])})` : ""}, p ${formatP(c.p)}`);
+  }
+  if (confirmed.some((f) => f.confirmation)) lines.push("");
   table("Improvements", improvements);
+  table("Awaiting an interleaved A/B (last good vs first bad on this machine; not filed until it confirms)", result.awaiting ?? []);
   table("On watch (one night beyond the robust z; not confirmed yet)", watches);
+  if ((result.machineChanges ?? []).length > 0) {
+    lines.push("#### Machine changes (a new segment starts; never a regression)", "");
+    for (const m of result.machineChanges) lines.push(`- ${inertText(`${m.benchmark} (${m.metric})`)} at ${commitLink(m.night.sha, options.repoUrl)}: ${m.changes.map((x) => `${inertText(x.field)} ${inertText(x.before ?? "unset")} \u2192 ${inertText(x.after ?? "unset")}`).join(", ")}`);
+    lines.push("");
+  }
   if (regressions.length > 0) {
     const f = regressions[0];
-    lines.push(`Bisect the first one: \`benchbot bisect --good ${f.lastGood.sha} --bad ${f.firstBad.sha} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD\``, "");
-    lines.push(`Acknowledge an expected change: \`benchbot ack ${shellWord(f.series)} --at ${f.firstBad.sha} --reason "..."\``, "");
+    lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD`)}`, "");
+    lines.push(`Acknowledge an expected change: ${inertCode(`benchbot ack ${shellWord(f.series)} --at ${shellWord(f.firstBad.sha)} --reason "..."`)}`, "");
   }
-  for (const w of result.warnings.slice(0, 20)) lines.push(`> \u26A0\uFE0F ${cell(w)}`);
+  for (const w of result.warnings.slice(0, 20)) lines.push(`> \u26A0\uFE0F ${inertText(w)}`);
   if (result.warnings.length > 20) lines.push(`> \u26A0\uFE0F and ${result.warnings.length - 20} more warnings`);
   if (result.warnings.length > 0) lines.push("");
-  lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, "")}%; windowed E-divisive means on nightly medians, confirmed on raw samples (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
+  lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, "")}%; windowed E-divisive means and a fast alert on nightly medians (t test with the history's night-to-night spread), each confirmed by the interleaved A/B of its last good and first bad commit (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
   return lines.join("\n");
 }
 function shellWord(text2) {
@@ -10311,76 +19527,90 @@ function toScanJson(result, options) {
       nights_since: f.nightsSince,
       before: f.before,
       after: f.after,
-      trend: f.trend
+      trend: f.trend,
+      confirmation: f.confirmation ? { base_sha: f.confirmation.baseSha, head_sha: f.confirmation.headSha, ratio: f.confirmation.ratio, ratio_ci: f.confirmation.ratioCi, p: f.confirmation.p, n_base: f.confirmation.nBase, n_head: f.confirmation.nHead, sessions: f.confirmation.sessions } : null,
+      history: f.history ? { ratio: f.history.ratio, ratio_ci: f.history.ratioCi, p: f.history.p, night_sd: f.history.nightSd } : null,
+      machine_changes: (f.machineChanges ?? []).map((m) => ({ sha: m.night.sha, time: m.night.time, changes: m.changes }))
     })),
+    awaiting: (result.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad })),
+    machine_changes: (result.machineChanges ?? []).map((m) => ({ series: m.series, benchmark: m.benchmark, metric: m.metric, night: m.night, changes: m.changes })),
     warnings: result.warnings
   };
 }
 
-// src/scan/student-t.ts
-function tTestFromStats(mean1, std1, n1, mean2, std2, n2) {
-  const df = n1 + n2 - 2;
-  if (df <= 0) return 1;
-  const pooled = ((n1 - 1) * std1 * std1 + (n2 - 1) * std2 * std2) / df;
-  const se = Math.sqrt(pooled * (1 / n1 + 1 / n2));
-  const diff = mean1 - mean2;
-  if (!(se > 0)) return diff === 0 ? 1 : 0;
-  const t = diff / se;
-  return Math.min(1, regularizedBeta(df / (df + t * t), df / 2, 0.5));
+// src/stats/sessions.ts
+function mean(values) {
+  let s = 0;
+  for (const v of values) s += v;
+  return s / values.length;
 }
-function regularizedBeta(x, a, b) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
-  if (x < (a + 1) / (a + b + 2)) return front * betaFraction(x, a, b) / a;
-  return 1 - front * betaFraction(1 - x, b, a) / b;
+function sumSquares(values) {
+  const m = mean(values);
+  let s = 0;
+  for (const v of values) s += (v - m) ** 2;
+  return s;
 }
-function betaFraction(x, a, b) {
-  const tiny = 1e-300;
-  let c = 1;
-  let d = 1 - (a + b) * x / (a + 1);
-  if (Math.abs(d) < tiny) d = tiny;
-  d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= 1e4; m++) {
-    const m2 = 2 * m;
-    let aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const delta = d * c;
-    h *= delta;
-    if (Math.abs(delta - 1) < 1e-16) break;
+function sessionShift(before, after, options = {}) {
+  const alpha = options.alpha ?? 0.05;
+  if (before.length === 0 || after.length === 0) return null;
+  let variance;
+  let df;
+  const history = options.history;
+  if (history !== void 0 && history.length >= 2) {
+    df = history.length - 1;
+    variance = sumSquares(history) / df;
+  } else {
+    df = before.length + after.length - 2;
+    if (df < 1) return null;
+    variance = (sumSquares(before) + sumSquares(after)) / df;
   }
-  return h;
+  const sd = Math.max(Math.sqrt(variance), options.minSd ?? 0);
+  const estimate2 = mean(after) - mean(before);
+  const se = sd * Math.sqrt(1 / before.length + 1 / after.length);
+  if (!(se > 0)) return estimate2 === 0 ? { estimate: estimate2, se, df, t: 0, p: 1, lower: 0, upper: 0 } : { estimate: estimate2, se, df, t: Math.sign(estimate2) * Infinity, p: 0, lower: estimate2, upper: estimate2 };
+  const t = estimate2 / se;
+  const half = studentTQuantile(1 - alpha / 2, df) * se;
+  return { estimate: estimate2, se, df, t, p: Math.min(1, 2 * studentTSf(Math.abs(t), df)), lower: estimate2 - half, upper: estimate2 + half };
 }
-var LANCZOS = [
-  0.9999999999998099,
-  676.5203681218851,
-  -1259.1392167224028,
-  771.3234287776531,
-  -176.6150291621406,
-  12.507343278686905,
-  -0.13857109526572012,
-  9984369578019572e-21,
-  15056327351493116e-23
-];
-function logGamma(x) {
-  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
-  const z = x - 1;
-  let sum = LANCZOS[0];
-  for (let i = 1; i < 9; i++) sum += LANCZOS[i] / (z + i);
-  const t = z + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
+function randomEffects(estimates, variances, options = {}) {
+  const alpha = options.alpha ?? 0.05;
+  const k = estimates.length;
+  if (k === 0 || variances.length !== k) return null;
+  const floor = options.minVariance ?? 1e-12;
+  const v = variances.map((x) => Math.max(x, floor));
+  const w = v.map((x) => 1 / x);
+  const s1 = w.reduce((a, b) => a + b, 0);
+  const s2 = w.reduce((a, b) => a + b * b, 0);
+  const fixed = estimates.reduce((a, y, i) => a + w[i] * y, 0) / s1;
+  const q = estimates.reduce((a, y, i) => a + w[i] * (y - fixed) ** 2, 0);
+  const tau2 = k >= 2 ? Math.max(0, (q - (k - 1)) / (s1 - s2 / s1)) : 0;
+  const wr = v.map((x) => 1 / (x + tau2));
+  const sr = wr.reduce((a, b) => a + b, 0);
+  const m = estimates.reduce((a, y, i) => a + wr[i] * y, 0) / sr;
+  const se = Math.sqrt(1 / sr);
+  const z = m / se;
+  const p = Math.min(1, 2 * normalSf(Math.abs(z)));
+  const crit = normalQuantile(1 - alpha / 2);
+  return { mean: m, se, tau2, k, p, lower: m - crit * se, upper: m + crit * se };
+}
+
+// src/bisect/session-oracle.ts
+function contrast(a, b) {
+  const la = logs(a);
+  const lb = logs(b);
+  if (la === null || lb === null || la.length < 2 || lb.length < 2) return null;
+  const hl = hodgesLehmann(la, lb, { alpha: 0.05 });
+  if (!Number.isFinite(hl.lower) || !Number.isFinite(hl.upper)) return null;
+  const half = (hl.upper - hl.lower) / (2 * normalQuantile(0.975));
+  return { estimate: hl.estimate, variance: Math.max(half * half, 1e-10) };
+}
+function logs(values) {
+  const out = [];
+  for (const v of values) {
+    if (!(v > 0 && v < Infinity)) return null;
+    out.push(Math.log(v));
+  }
+  return out;
 }
 
 // src/scan/e-divisive.ts
@@ -10424,11 +19654,11 @@ function moments(series, { start, stop }) {
   const n = stop - start;
   let sum = 0;
   for (let i = start; i < stop; i++) sum += series[i];
-  const mean = sum / n;
-  if (n < 2) return { mean, std: 0, n };
+  const mean2 = sum / n;
+  if (n < 2) return { mean: mean2, std: 0, n };
   let ss = 0;
-  for (let i = start; i < stop; i++) ss += (series[i] - mean) ** 2;
-  return { mean, std: Math.sqrt(ss / n), n };
+  for (let i = start; i < stop; i++) ss += (series[i] - mean2) ** 2;
+  return { mean: mean2, std: Math.sqrt(ss / n), n };
 }
 function statsAt(series, index, intervals) {
   const i = intervals.findIndex((iv) => iv.stop === index);
@@ -10459,8 +19689,8 @@ function detect(window, maxPValue) {
     let best;
     for (const interval of intervals) {
       if (interval.stop - interval.start <= 1) continue;
-      const candidate = bestSplit(window, interval.start, interval.stop);
-      if (best === void 0 || candidate.qhat > best.qhat) best = { ...candidate, interval };
+      const candidate2 = bestSplit(window, interval.start, interval.stop);
+      if (best === void 0 || candidate2.qhat > best.qhat) best = { ...candidate2, interval };
     }
     if (best === void 0) break;
     const stats = segmentStats(window, { start: best.interval.start, stop: best.index }, { start: best.index, stop: best.interval.stop });
@@ -10525,6 +19755,9 @@ var DEFAULTS = {
   windowLen: 30,
   maxPValue: 1e-3,
   confirmNights: 5,
+  historyAlpha: 0.01,
+  locateNights: 2,
+  maxConfirmSessions: 3,
   zThreshold: 4,
   minBaselineNights: 10,
   maxAgeNights: 30,
@@ -10538,15 +19771,21 @@ function scanHistory(allSeries, options = {}) {
   const warnings = [];
   const candidates = [];
   const watches = [];
+  const machineChanges = [];
   for (const series of allSeries) {
     const found = candidatesOf(series, o, warnings);
     candidates.push(...found.candidates);
     watches.push(...found.watches);
+    machineChanges.push(...found.machineChanges);
   }
-  const qs = benjaminiHochberg(candidates.map((c) => c.finding.p));
+  const awaiting = candidates.filter((c) => c.ab === null).map((c) => c.finding);
+  const tested = candidates.filter((c) => c.ab !== null);
+  const qs = benjaminiHochberg(tested.map((c) => c.finding.p));
   const findings = [];
-  candidates.forEach((c, i) => {
+  const refuted = [];
+  tested.forEach((c, i) => {
     c.finding.q = qs[i];
+    const ab = c.ab;
     const comparison = {
       benchmark: c.finding.benchmark,
       metric: c.finding.metric,
@@ -10554,20 +19793,26 @@ function scanHistory(allSeries, options = {}) {
       better: c.finding.better,
       base: null,
       head: null,
-      ratio: c.finding.ratio,
-      ratioCi: c.finding.ratioCi,
-      p: c.finding.p,
+      ratio: ab.ratio,
+      ratioCi: c.abCi.ratioCi,
+      equivalenceCi: c.abCi.equivalenceCi ?? void 0,
+      p: ab.p,
       q: qs[i],
       verdict: "inconclusive",
       warnings: []
     };
     const verdict = decideVerdict(comparison, o.threshold, o.alpha);
-    if (verdict === "regressed" || verdict === "improved") findings.push(c.finding);
+    const historyWorse = c.finding.direction === "regression";
+    const abWorse = c.finding.better === "lower" ? ab.ratio > 1 : ab.ratio < 1;
+    const agrees = abWorse === historyWorse;
+    if ((verdict === "regressed" || verdict === "improved") && agrees) findings.push(c.finding);
+    else if (verdict === "inconclusive" && agrees && ab.sessions < o.maxConfirmSessions) awaiting.push(c.finding);
+    else refuted.push(c.finding);
   });
   findings.push(...watches);
   const rank = (f) => f.kind === "watch" ? 2 : f.direction === "regression" ? 0 : 1;
   findings.sort((a, b) => rank(a) - rank(b) || (a.q ?? a.p) - (b.q ?? b.p) || a.series.localeCompare(b.series));
-  return { findings, tested: candidates.length, warnings };
+  return { findings, awaiting, refuted, machineChanges, tested: tested.length, warnings };
 }
 function resolve6(options) {
   const o = { ...DEFAULTS };
@@ -10588,55 +19833,160 @@ function candidatesOf(series, o, warnings) {
   if (dropped > 0) warnings.push(`${key2}: ${dropped} night(s) without a positive median left out`);
   const start = baselineStart(key2, nights, o.acks, warnings);
   const end = nights.length;
-  const logs = nights.slice(start).map((n) => n.log);
-  const found = logs.length >= 3 ? eDivisive(logs, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.minMagnitude, magnitude: logMagnitude }).changePoints.map((c) => c.index + start) : [];
+  const machineChanges = machineChangesOf(series, key2, nights);
+  const segmentStarts = [start, ...machineChanges.map((c) => nights.findIndex((n) => n === c.nightRef)).filter((i) => i > start)];
+  const found = [];
+  for (let s = 0; s < segmentStarts.length; s++) {
+    const from = segmentStarts[s];
+    const to = s + 1 < segmentStarts.length ? segmentStarts[s + 1] : end;
+    const logs2 = nights.slice(from, to).map((n) => n.log);
+    if (logs2.length >= 3) {
+      found.push(...eDivisive(logs2, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.minMagnitude, magnitude: logMagnitude }).changePoints.map((c) => c.index + from));
+    }
+  }
+  const boundaries = [.../* @__PURE__ */ new Set([...segmentStarts, ...found, end])].sort((a, b) => a - b);
+  const isFound = new Set(found);
+  const changes = machineChanges.map(({ nightRef: _n, ...c }) => c);
   const candidates = [];
-  const boundaries = [start, ...found, end];
+  const seen = /* @__PURE__ */ new Set();
   for (let i = 1; i < boundaries.length - 1; i++) {
-    if (end - boundaries[i] < 2) continue;
-    const { at, looks } = refine(nights, boundaries[i - 1], boundaries[i], Math.min(boundaries[i + 1], end - 1), o.confirmNights);
+    const at = boundaries[i];
+    if (!isFound.has(at)) continue;
+    if (end - at < 2) continue;
     if (end - at > o.maxAgeNights) continue;
-    const before = nights.slice(Math.max(boundaries[i - 1], at - o.confirmNights), at);
-    const after = nights.slice(at, Math.min(boundaries[i + 1], at + o.confirmNights));
-    const finding = confirm(series, key2, nights, before, after, at, "change-point", o, looks);
-    if (finding) candidates.push({ finding });
+    const c = candidate(series, key2, nights, boundaries[i - 1], at, boundaries[i + 1], "change-point", o, changes);
+    if (c && !seen.has(nightIndex(nights, c.finding.firstBad))) {
+      seen.add(nightIndex(nights, c.finding.firstBad));
+      candidates.push(c);
+    }
+  }
+  const segmentFrom = (k) => Math.max(...boundaries.filter((b) => b <= k - o.minBaselineNights), -1);
+  for (const k of [end - 2, end - 3]) {
+    if (k < 0 || found.some((f) => Math.abs(f - k) <= o.locateNights) || seen.has(k)) continue;
+    const from = segmentFrom(k);
+    if (from < 0 || boundaries.some((b) => b > from && b <= k && b !== k) || boundaries.some((b) => b > k && b < end)) continue;
+    const c = candidate(series, key2, nights, from, k, end, "alert", o, changes);
+    if (c) {
+      seen.add(nightIndex(nights, c.finding.firstBad));
+      candidates.push(c);
+      break;
+    }
   }
   const watches = [];
-  const fast = fastAlert(nights, [start, ...found], o);
-  if (fast) {
-    const at = fast.kind === "alert" ? end - 2 : end - 1;
-    if (!found.includes(end - 2)) {
-      const before = nights.slice(Math.max(fast.baselineStart, fast.baselineEnd - o.confirmNights), fast.baselineEnd);
-      const finding = confirm(series, key2, nights, before, nights.slice(at), at, fast.kind, o);
-      if (finding) {
-        finding.zScore = fast.z;
-        if (fast.kind === "alert") candidates.push({ finding });
-        else watches.push(finding);
-      }
-    }
-  }
-  return { candidates, watches };
+  const watch = oneNightWatch(series, key2, nights, boundaries, o, changes);
+  if (watch && !seen.has(end - 1)) watches.push(watch);
+  return { candidates, watches, machineChanges: changes };
 }
-function refine(nights, prev, at, next, radius) {
-  let best = at;
-  let looks = 0;
-  let bestP = Infinity;
-  const from = Math.max(prev + 1, at - radius);
-  const to = Math.min(next - 1, at + radius);
-  for (let c = from; c <= to; c++) {
-    const base = nights.slice(Math.max(prev, c - radius), c).flatMap((n) => n.values);
-    const head = nights.slice(c, Math.min(next, c + radius)).flatMap((n) => n.values);
-    if (base.length < 2 || head.length < 2) continue;
-    looks++;
-    const n1 = base.length;
-    const n2 = head.length;
-    const z = -Math.abs(mannWhitneyU(base, head, { method: "asymptotic" }).u - n1 * n2 / 2) / Math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
-    if (z < bestP || z === bestP && Math.abs(c - at) < Math.abs(best - at)) {
-      best = c;
-      bestP = z;
-    }
+function nightIndex(nights, ref2) {
+  return nights.findIndex((n) => n.sha === ref2.sha && n.time === ref2.time);
+}
+function candidate(series, key2, nights, prev, at, next, kind, o, changes) {
+  const history = historyTest(nights, prev, at, next, o, kind);
+  if (history === null) return null;
+  const { test, before, after, baseline } = history;
+  if (!(test.p <= o.historyAlpha) || Math.expm1(Math.abs(test.estimate)) < o.threshold) return null;
+  const sign = Math.sign(test.estimate);
+  const center = median(baseline.map((n) => n.log));
+  if (after.some((n) => Math.sign(n.log - center) !== sign)) return null;
+  const located = locate(nights, prev, at, next, sign, o);
+  const firstBad = located?.at ?? at;
+  const worse = series.better === "lower" ? sign > 0 : sign < 0;
+  const ratio = Math.exp(test.estimate);
+  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, firstBad - 5));
+  const trendNights = nights.slice(trendFrom);
+  const finding = {
+    series: key2,
+    benchmark: series.benchmark,
+    metric: series.metric,
+    unit: series.unit,
+    better: series.better,
+    fingerprintKey: series.fingerprintKey,
+    branch: series.branch,
+    kind,
+    direction: worse ? "regression" : "improvement",
+    ratio,
+    ratioCi: [Math.exp(test.lower), Math.exp(test.upper)],
+    p: test.p,
+    q: null,
+    lastGood: ref(nights[firstBad - 1]),
+    firstBad: ref(nights[firstBad]),
+    nightsSince: nights.length - firstBad,
+    before: { nights: before.length, n: before.reduce((a, n) => a + n.values.length, 0), median: median(before.map((n) => n.median)) },
+    after: { nights: after.length, n: after.reduce((a, n) => a + n.values.length, 0), median: median(after.map((n) => n.median)) },
+    trend: trendNights.map((n) => ({ ...ref(n), median: n.median })),
+    history: { ratio, ratioCi: [Math.exp(test.lower), Math.exp(test.upper)], p: test.p, nightSd: test.se / Math.sqrt(1 / before.length + 1 / after.length) },
+    confirmation: null,
+    machineChanges: changes.filter((c) => trendNights.some((n) => n.sha === c.night.sha && n.time === c.night.time))
+  };
+  if (located === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null } };
+  finding.confirmation = located.ab;
+  finding.ratio = located.ab.ratio;
+  finding.ratioCi = located.ci.ratioCi;
+  finding.p = located.ab.p;
+  return { finding, ab: located.ab, abCi: located.ci };
+}
+function historyTest(nights, prev, at, next, o, kind) {
+  const baseline = nights.slice(Math.max(prev, at - o.windowLen), at);
+  const before = kind === "alert" ? baseline : nights.slice(Math.max(prev, at - o.confirmNights), at);
+  const after = nights.slice(at, Math.min(next, at + o.confirmNights));
+  if (before.length < 2 || after.length < 1) return null;
+  const test = sessionShift(before.map((n) => n.log), after.map((n) => n.log), { history: baseline.length >= 3 ? baseline.map((n) => n.log) : void 0, alpha: o.alpha, minSd: 1e-4 });
+  return test === null ? null : { test, before, after, baseline };
+}
+function abChange(sessions, alpha) {
+  if (sessions.length === 1) {
+    const change = estimateChange(sessions[0].base, sessions[0].head, alpha, "mann-whitney");
+    return change.ratio === null || change.p === null ? null : { ratio: change.ratio, ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi, p: change.p };
   }
-  return { at: best, looks: Math.max(1, looks) };
+  const contrasts = sessions.map((x) => contrast(x.base, x.head)).filter((c) => c !== null);
+  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
+  const r2 = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha: 2 * alpha });
+  if (r === null || r2 === null) return null;
+  return { ratio: Math.exp(r.mean), ratioCi: [Math.exp(r.lower), Math.exp(r.upper)], equivalenceCi: [Math.exp(r2.lower), Math.exp(r2.upper)], p: r.p };
+}
+function locate(nights, prev, at, next, sign, o) {
+  const abAt = (c, alpha) => {
+    const night = nights[c];
+    const ab = night.ab;
+    if (!ab || c < 1 || ab.baseSha !== nights[c - 1].sha) return null;
+    const head = ab.head ?? night.values;
+    if (ab.base.length < 2 || head.length < 2) return null;
+    const sessions = [{ base: ab.base, head }, ...ab.extra ?? []];
+    const change = abChange(sessions, alpha);
+    if (change === null) return null;
+    return {
+      at: c,
+      moved: Math.sign(Math.log(change.ratio)) === sign,
+      ci: { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi },
+      ab: { baseSha: ab.baseSha, headSha: night.sha, time: night.time, ratio: change.ratio, ratioCi: change.ratioCi, p: change.p, nBase: sessions.reduce((a, x) => a + x.base.length, 0), nHead: sessions.reduce((a, x) => a + x.head.length, 0), sessions: sessions.length }
+    };
+  };
+  const own = at < nights.length ? abAt(at, o.alpha) : null;
+  if (own !== null && own.moved && own.ab.p < o.alpha) return own;
+  const around = [];
+  for (let c = Math.max(prev + 1, at - o.locateNights, 1); c <= Math.min(next - 1, at + o.locateNights, nights.length - 1); c++) around.push(c);
+  const looks = around.filter((c) => abAt(c, o.alpha) !== null).length;
+  let best = null;
+  for (const c of around) {
+    const r = abAt(c, o.alpha / Math.max(1, looks));
+    if (r === null || !r.moved) continue;
+    if (best === null || r.ab.p < best.ab.p || r.ab.p === best.ab.p && Math.abs(c - at) < Math.abs(best.at - at)) best = r;
+  }
+  if (best === null || looks <= 1) return best ?? own;
+  best.ab.p = Math.min(1, best.ab.p * looks);
+  return own !== null && own.ab.p <= best.ab.p ? own : best;
+}
+function machineChangesOf(series, key2, nights) {
+  const out = [];
+  for (let i = 1; i < nights.length; i++) {
+    const a = nights[i - 1].machine;
+    const b = nights[i].machine;
+    if (a === void 0 || b === void 0) continue;
+    const fields = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    const changes = fields.filter((f) => a[f] !== b[f]).map((f) => ({ field: f, before: a[f] ?? null, after: b[f] ?? null }));
+    if (changes.length > 0) out.push({ series: key2, benchmark: series.benchmark, metric: series.metric, night: ref(nights[i]), previous: ref(nights[i - 1]), changes, nightRef: nights[i] });
+  }
+  return out;
 }
 function baselineStart(key2, nights, acks, warnings) {
   let start = 0;
@@ -10652,16 +20002,26 @@ function baselineStart(key2, nights, acks, warnings) {
   }
   return start;
 }
-function confirm(series, key2, nights, before, after, at, kind, o, looks = 1) {
-  if (before.length === 0 || after.length === 0) return null;
-  const base = before.flatMap((n) => n.values);
-  const head = after.flatMap((n) => n.values);
-  const change = estimateChange(base, head, o.alpha / looks);
-  const ratio = change.ratio ?? median(head) / median(base);
-  if (change.p === null || !Number.isFinite(ratio)) return null;
-  change.p = Math.min(1, change.p * looks);
+function ref(n) {
+  return { sha: n.sha, time: n.time };
+}
+function oneNightWatch(series, key2, nights, boundaries, o, changes) {
+  const end = nights.length;
+  const baselineEnd = end - 1;
+  let from = -1;
+  for (const b of boundaries) if (b <= baselineEnd && baselineEnd - b >= o.minBaselineNights) from = b;
+  if (from < 0 || boundaries.some((b) => b > from && b < baselineEnd)) return null;
+  from = Math.max(from, baselineEnd - o.windowLen);
+  const base = nights.slice(from, baselineEnd);
+  const logs2 = base.map((n) => n.log);
+  const center = median(logs2);
+  const sigma = MAD_TO_SIGMA * median(logs2.map((v) => Math.abs(v - center)));
+  const newest = nights[end - 1];
+  const z = (newest.log - center) / Math.max(sigma, 1e-12);
+  if (Math.abs(z) < o.zThreshold || Math.expm1(Math.abs(newest.log - center)) < o.threshold) return null;
+  const ratio = Math.exp(newest.log - center);
   const worse = series.better === "lower" ? ratio > 1 : ratio < 1;
-  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, at - 5));
+  const trend = nights.slice(Math.max(0, end - o.trendNights));
   return {
     series: key2,
     benchmark: series.benchmark,
@@ -10670,42 +20030,22 @@ function confirm(series, key2, nights, before, after, at, kind, o, looks = 1) {
     better: series.better,
     fingerprintKey: series.fingerprintKey,
     branch: series.branch,
-    kind,
+    kind: "watch",
     direction: worse ? "regression" : "improvement",
     ratio,
-    ratioCi: change.ratioCi,
-    p: change.p,
+    ratioCi: null,
+    p: Math.min(1, 2 * normalSf(Math.abs(z))),
     q: null,
-    lastGood: ref(nights[at - 1]),
-    firstBad: ref(nights[at]),
-    nightsSince: nights.length - at,
-    before: { nights: before.length, n: base.length, median: median(base) },
-    after: { nights: after.length, n: head.length, median: median(head) },
-    trend: nights.slice(trendFrom).map((n) => ({ ...ref(n), median: n.median }))
+    lastGood: ref(nights[end - 2]),
+    firstBad: ref(newest),
+    nightsSince: 1,
+    before: { nights: base.length, n: base.reduce((a, n) => a + n.values.length, 0), median: Math.exp(center) },
+    after: { nights: 1, n: newest.values.length, median: newest.median },
+    zScore: z,
+    trend: trend.map((n) => ({ ...ref(n), median: n.median })),
+    confirmation: null,
+    machineChanges: changes.filter((c) => trend.some((n) => n.sha === c.night.sha && n.time === c.night.time))
   };
-}
-function ref(n) {
-  return { sha: n.sha, time: n.time };
-}
-function fastAlert(nights, boundaries, o) {
-  const end = nights.length;
-  const baselineEnd = end - 2;
-  let from = -1;
-  for (const b of boundaries) if (baselineEnd - b >= o.minBaselineNights) from = b;
-  if (from < 0) return null;
-  from = Math.max(from, baselineEnd - o.windowLen);
-  const logs = nights.slice(from, baselineEnd).map((n) => n.log);
-  const center = median(logs);
-  const sigma = MAD_TO_SIGMA * median(logs.map((v) => Math.abs(v - center)));
-  const zOf = (n) => (n.log - center) / Math.max(sigma, 1e-12);
-  const beyond2 = (n) => Math.abs(zOf(n)) >= o.zThreshold && Math.expm1(Math.abs(n.log - center)) >= o.threshold;
-  const newest = nights[end - 1];
-  const previous = nights[end - 2];
-  if (!beyond2(newest)) return null;
-  const sign = Math.sign(zOf(newest));
-  const base = { baselineStart: from, baselineEnd };
-  if (beyond2(previous) && Math.sign(zOf(previous)) === sign) return { kind: "alert", z: Math.min(Math.abs(zOf(previous)), Math.abs(zOf(newest))) * sign, ...base };
-  return { kind: "watch", z: zOf(newest), ...base };
 }
 
 // src/scan/series-from-points.ts
@@ -10724,13 +20064,80 @@ function seriesFromPoints(points, branch) {
   return [...bySeries.values()];
 }
 
+// src/store/recent-points.ts
+async function recentPoints(store, query) {
+  const points = [];
+  let oldest = Infinity;
+  for await (const batch of store.seriesWindows({ ...query, valuesNights: query.valuesNights ?? query.nights, fingerprints: true })) {
+    for (const w of batch) {
+      for (const p of w.window) points.push(p);
+      if (w.window.length > 0) oldest = Math.min(oldest, Date.parse(w.window[0].time));
+    }
+  }
+  return { points, ...Number.isFinite(oldest) ? { since: new Date(oldest).toISOString() } : {} };
+}
+
 // src/cli/scan-command.ts
 var ACK_PREFIX = "ack:";
-async function loadNightlySeries(store, options) {
-  const points = await store.series({ role: "nightly", branch: options.branch, repo: options.repo, values: true });
-  const byMachine = points.map((p) => ({ ...p, fingerprintKey: p.fingerprintKey.slice(0, 12) }));
-  return seriesFromPoints(byMachine, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
+var SEGMENT_FIELDS = ["kernel", "microcode", "governor", "turbo", "smt", "isolatedCpus", "buildType"];
+var HOST_FIELDS = ["cpuModel", "cores", "memoryBytes", "virtualization", "hostName"];
+function machineFacts(fp) {
+  const facts = {};
+  const bag = fp;
+  for (const field of SEGMENT_FIELDS) if (bag[field] !== void 0) facts[field] = String(bag[field]);
+  for (const [tool, version] of Object.entries(fp.toolVersions ?? {})) facts[`tool:${tool}`] = version;
+  return facts;
 }
+function hostKey(fp) {
+  const bag = fp;
+  return createHash5("sha256").update(JSON.stringify(HOST_FIELDS.flatMap((f) => bag[f] === void 0 ? [] : [[f, bag[f]]]))).digest("hex").slice(0, 12);
+}
+async function loadNightlySeries(store, options) {
+  const nights = options.nights ?? SCAN_NIGHTS;
+  const { points, since } = await recentPoints(store, { role: "nightly", branch: options.branch, repo: options.repo, nights, valuesNights: Math.max(1, nights - 50) });
+  const shas = new Set(points.map((p) => p.sha));
+  const allBases = await store.series({ role: "base", repo: options.repo, values: true, since });
+  const abOf = /* @__PURE__ */ new Map();
+  for (const b of allBases) abOf.set(`${b.time}\0${b.fingerprintKey}\0${b.benchmark}\0${b.metric}`, b);
+  const extraOf = /* @__PURE__ */ new Map();
+  for (const h of await store.series({ role: "head", repo: options.repo, values: true, since })) {
+    if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
+    const base = abOf.get(`${h.time}\0${h.fingerprintKey}\0${h.benchmark}\0${h.metric}`);
+    if (!base?.values || base.values.length === 0) continue;
+    const k = `${h.sha}\0${h.fingerprintKey}\0${h.benchmark}\0${h.metric}`;
+    if (!extraOf.has(k)) extraOf.set(k, []);
+    extraOf.get(k).push({ base: base.values, head: h.values, baseSha: base.sha });
+  }
+  const facts = /* @__PURE__ */ new Map();
+  const byHost = points.map((p) => ({ ...p, fingerprintKey: p.fingerprint ? hostKey(p.fingerprint) : p.fingerprintKey.slice(0, 12) }));
+  points.forEach((p) => {
+    if (p.fingerprint) facts.set(p.runId, machineFacts(p.fingerprint));
+  });
+  const series = seriesFromPoints(byHost, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
+  const pointOf = new Map(points.map((p) => [`${p.runId}\0${p.benchmark}\0${p.metric}`, p]));
+  const runIdsBySeries = /* @__PURE__ */ new Map();
+  for (const p of byHost) {
+    const k = `${p.benchmark}\0${p.metric}\0${p.fingerprintKey}`;
+    if (!runIdsBySeries.has(k)) runIdsBySeries.set(k, []);
+    runIdsBySeries.get(k).push(p);
+  }
+  return series.map((s) => {
+    const ps = runIdsBySeries.get(`${s.benchmark}\0${s.metric}\0${s.fingerprintKey}`) ?? [];
+    const nights2 = s.nights.map((night, i) => {
+      const p = pointOf.get(`${ps[i]?.runId}\0${s.benchmark}\0${s.metric}`);
+      if (!p) return night;
+      const base = abOf.get(`${p.time}\0${p.fingerprintKey}\0${p.benchmark}\0${p.metric}`);
+      const machine = facts.get(p.runId);
+      const extra = (extraOf.get(`${p.sha}\0${p.fingerprintKey}\0${p.benchmark}\0${p.metric}`) ?? []).filter((e) => e.baseSha === base?.sha || base === void 0 && e.baseSha === s.nights[i - 1]?.sha);
+      let ab;
+      if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {} };
+      else if (extra.length > 0) ab = { baseSha: extra[0].baseSha, base: extra[0].base, head: extra[0].head, ...extra.length > 1 ? { extra: extra.slice(1).map(({ base: b, head }) => ({ base: b, head })) } : {} };
+      return { ...night, ...machine ? { machine } : {}, ...ab ? { ab } : {} };
+    });
+    return { ...s, nights: nights2 };
+  });
+}
+var SCAN_NIGHTS = 90;
 async function loadAcks(store) {
   const entries = await store.listState(ACK_PREFIX);
   const acks = [];
@@ -10741,83 +20148,43 @@ async function loadAcks(store) {
   return acks;
 }
 
-// src/report/regression-issue.ts
-var REGRESSION_LABEL = "benchbot";
-function regressionMarker(series, culprit) {
-  return `<!-- benchbot:regression series=${encodeURIComponent(series)} culprit=${encodeURIComponent(culprit)} -->`;
-}
-function parseRegressionMarker(body) {
-  const first = (body ?? "").replace(/\r\n/g, "\n").split("\n", 1)[0].trim();
-  const m = /^<!-- benchbot:regression series=(\S+) culprit=(\S+) -->$/.exec(first);
-  if (!m) return null;
-  try {
-    return { series: decodeURIComponent(m[1]), culprit: decodeURIComponent(m[2]) };
-  } catch {
-    return null;
+// src/runner/confirm-findings.ts
+function awaitingPairs(awaiting, max) {
+  const ordered = [...awaiting].sort((a, b) => a.direction === b.direction ? 0 : a.direction === "regression" ? -1 : 1);
+  const seen = /* @__PURE__ */ new Set();
+  const pairs = [];
+  for (const f of ordered) {
+    const key2 = `${f.lastGood.sha}..${f.firstBad.sha}`;
+    if (seen.has(key2) || pairs.length >= max) continue;
+    seen.add(key2);
+    pairs.push({ base: f.lastGood.sha, head: f.firstBad.sha });
   }
+  return pairs;
 }
-function short(sha) {
-  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
-}
-function percent(fraction) {
-  return `${Number((fraction * 100).toFixed(1))}%`;
-}
-function cell2(text2) {
-  return text2.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-}
-function links(input) {
-  const base = `${(input.serverUrl ?? "https://github.com").replace(/\/+$/, "")}/${input.owner}/${input.repo}`;
-  return {
-    commit: (sha) => /^[0-9a-f]{7,64}$/.test(sha) ? `[\`${short(sha)}\`](${base}/commit/${sha})` : `\`${sha}\``,
-    pr: (n) => `[#${n}](${base}/pull/${n})`
-  };
-}
-function checkRecovery(baseline, recent, better, threshold = 0.02, alpha = 0.05) {
-  const change = estimateChange(baseline, recent, alpha);
-  const c = {
-    benchmark: "",
-    metric: "",
-    unit: "",
-    better,
-    base: null,
-    head: null,
-    ratio: change.ratio,
-    ratioCi: change.ratioCi,
-    p: change.p,
-    q: change.p,
-    verdict: "inconclusive",
-    warnings: []
-  };
-  const verdict = decideVerdict(c, threshold, alpha);
-  return {
-    recovered: verdict === "unchanged" || verdict === "improved",
-    ratio: change.ratio,
-    ratioCi: change.ratioCi,
-    p: change.p,
-    baseline: { n: baseline.length, median: median(baseline) },
-    recent: { n: recent.length, median: median(recent) }
-  };
-}
-function recoveryWindows(nights, firstBad, recentNights = 3, baselineNights = 5) {
-  if (firstBad <= 0 || firstBad >= nights.length) return void 0;
-  const recentStart = Math.max(firstBad + 1, nights.length - recentNights);
-  if (nights.length - recentStart < 2) return void 0;
-  return {
-    baseline: nights.slice(Math.max(0, firstBad - baselineNights), firstBad).flatMap((n) => [...n.values]),
-    recent: nights.slice(recentStart).flatMap((n) => [...n.values]),
-    nights: nights.length - recentStart,
-    lastNight: nights[nights.length - 1]
-  };
-}
-function renderRecoveryComment(input) {
-  const r = input.recovery;
-  const l = input.owner && input.repo ? links({ owner: input.owner, repo: input.repo, serverUrl: input.serverUrl }) : { commit: (s) => `\`${short(s)}\`` };
-  const ci2 = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} \u2026 ${formatChange(r.ratioCi[1])})` : "";
-  return [
-    `**Recovered.** ${cell2(input.benchmark)} (${cell2(input.metric)}) is back within the ${percent(input.threshold ?? 0.02)} threshold: median ${formatQuantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${input.lastNight.time}) against ${formatQuantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
-    "",
-    "Closing; benchbot reopens this issue if the same regression comes back."
-  ].join("\n");
+async function loadConfirmedSeries(store, options, measure2) {
+  let series = await loadNightlySeries(store, { branch: options.branch, repo: options.repo });
+  const measured = [];
+  const failed2 = [];
+  if (measure2 === void 0) return { series, measured, failed: failed2 };
+  for (let round = 0; round < (options.maxRounds ?? 2); round++) {
+    const tried = new Set(failed2.map((f) => `${f.base}..${f.head}`));
+    const pairs = awaitingPairs(scanHistory(series, options.scan).awaiting, options.maxPairs ?? 3).filter((p) => !tried.has(`${p.base}..${p.head}`));
+    if (pairs.length === 0) break;
+    for (const pair of pairs) {
+      let runs;
+      try {
+        runs = await measure2(pair);
+      } catch (error) {
+        if (!(error instanceof RunnerError)) throw error;
+        failed2.push({ ...pair, reason: error.message });
+        continue;
+      }
+      await store.ingestRuns([{ ...runs.base, role: "base", repo: options.repo }, { ...runs.head, role: "head", repo: options.repo, time: runs.base.time }]);
+      measured.push(pair);
+    }
+    series = await loadNightlySeries(store, { branch: options.branch, repo: options.repo });
+  }
+  return { series, measured, failed: failed2 };
 }
 
 // src/github/github-client.ts
@@ -10909,7 +20276,7 @@ function createGitHubClient(options) {
       body = JSON.stringify(rest);
     }
     const response = await send(method, url, path, body, "follow");
-    return { status: response.status, headers: response.headers, data: await decode(response, method, path) };
+    return { status: response.status, headers: response.headers, data: await decode2(response, method, path) };
   }
   async function paginate(pathTemplate, params = {}) {
     const first = await requestWithResponse("GET", pathTemplate, { per_page: 100, ...params });
@@ -10920,7 +20287,7 @@ function createGitHubClient(options) {
       if (pages >= 1e4) throw new GitHubError({ method: "GET", path: pathTemplate, status: 0, detail: "more than 10000 pages; the Link header loops" });
       const display = new URL(next).pathname;
       const response = await send("GET", next, display, void 0, "follow");
-      items.push(...itemsOf(await decode(response, "GET", display), pathTemplate));
+      items.push(...itemsOf(await decode2(response, "GET", display), pathTemplate));
       next = nextLink(response.headers.get("link"));
     }
     return items;
@@ -11027,7 +20394,7 @@ function toError(method, path, response, body, detail) {
     detail
   });
 }
-async function decode(response, method, path) {
+async function decode2(response, method, path) {
   if (response.status === 204 || response.status === 205 || method === "HEAD") return void 0;
   const text2 = await response.text();
   if (text2 === "") return void 0;
@@ -11069,14 +20436,14 @@ var COMMENT_BODY_LIMIT = 65536;
 var DEFAULT_BOT_LOGIN = "github-actions[bot]";
 function withMarker(marker, body) {
   const normalized = body.replace(/\r\n/g, "\n");
-  return firstLine(normalized) === marker.trim() ? normalized : `${marker}
+  return startsWithMarker(normalized, marker) ? normalized : `${marker.trim()}
 ${normalized}`;
 }
 function isStickyComment(comment, marker, botLogin = DEFAULT_BOT_LOGIN) {
   const user = comment.user;
   if (user === null) return false;
   if (botLogin === null ? user.type !== "Bot" : user.login.toLowerCase() !== botLogin.toLowerCase()) return false;
-  return firstLine((comment.body ?? "").replace(/\r\n/g, "\n")) === marker.trim();
+  return startsWithMarker((comment.body ?? "").replace(/\r\n/g, "\n"), marker);
 }
 async function findStickyComments(client, options) {
   const comments = await client.paginate("/repos/{owner}/{repo}/issues/{issue_number}/comments", {
@@ -11120,47 +20487,10 @@ _benchbot truncated this comment: the report is ${bytes} bytes and GitHub allows
   if (action === "unchanged" && deletedIds.length > 0) action = "deleted-duplicates";
   return { action, id: kept.id, url, deletedIds, truncated };
 }
-function firstLine(text2) {
+function startsWithMarker(text2, marker) {
   const end = text2.indexOf("\n");
-  return (end === -1 ? text2 : text2.slice(0, end)).trim();
+  return (end === -1 ? text2 : text2.slice(0, end)).trimEnd() === marker.trim();
 }
-
-// src/github/regression-issue.ts
-function firstLine2(text2) {
-  const t = (text2 ?? "").replace(/\r\n/g, "\n");
-  const end = t.indexOf("\n");
-  return (end === -1 ? t : t.slice(0, end)).trim();
-}
-async function listRegressionIssues(client, options) {
-  const issues = await client.paginate("/repos/{owner}/{repo}/issues", { owner: options.owner, repo: options.repo, state: options.state ?? "all", labels: REGRESSION_LABEL });
-  const out = [];
-  for (const issue of issues) {
-    if (issue.pull_request !== void 0) continue;
-    const marker = parseRegressionMarker(issue.body);
-    if (marker) out.push({ ...issue, marker });
-  }
-  return out;
-}
-async function findRegressionIssue(client, options) {
-  const issues = await client.paginate("/repos/{owner}/{repo}/issues", { owner: options.owner, repo: options.repo, state: "all", labels: REGRESSION_LABEL });
-  const matches = issues.filter((i) => i.pull_request === void 0 && firstLine2(i.body) === options.marker.trim());
-  const open = matches.filter((i) => i.state === "open").sort((a, b) => a.number - b.number);
-  if (open.length > 0) return open[0];
-  const closed = matches.sort((a, b) => b.number - a.number);
-  return closed[0] ?? null;
-}
-async function closeRecoveredIssue(client, options) {
-  const { owner, repo } = options;
-  const issue = await findRegressionIssue(client, options);
-  if (issue === null) return { action: "not-found" };
-  if (issue.state !== "open") return { action: "already-closed", number: issue.number };
-  await client.request("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", { owner, repo, issue_number: issue.number, body: options.comment });
-  await client.request("PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: issue.number, state: "closed", state_reason: "completed" });
-  return { action: "closed", number: issue.number };
-}
-
-// src/action/run-action.ts
-import { spawnSync as spawnSync3 } from "node:child_process";
 
 // src/github/check-run.ts
 var CHECK_RUN_TEXT_LIMIT = 65535;
@@ -11171,7 +20501,7 @@ function conclusionFor(summary, failOn) {
 async function publishCheckRun(client, options) {
   const summary = truncateForCheckRun(options.summary);
   const text2 = options.text === void 0 ? void 0 : truncateForCheckRun(options.text);
-  const output = { title: options.title, summary: summary.text };
+  const output = { title: inertTitle(options.title), summary: summary.text };
   if (text2 !== void 0) output.text = text2.text;
   const fields = {
     owner: options.owner,
@@ -11200,6 +20530,7 @@ import { join as join9, resolve as resolve7 } from "node:path";
 var ActionInputError = class extends Error {
   name = "ActionInputError";
 };
+var TOKEN_ENV_NAMES = ["BENCHBOT_INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
 var INPUT_ENV_PREFIX = "BENCHBOT_INPUT_";
 function inputEnvName(input) {
   return INPUT_ENV_PREFIX + input.toUpperCase().replace(/-/g, "_");
@@ -11243,6 +20574,8 @@ function defaultStorePath(env) {
 }
 function readActionInputs(env) {
   const merge2 = text(env, "merge");
+  const role2 = merge2 === void 0 ? "measure" : "report";
+  if (role2 === "measure") refuseTokens(env);
   const maxLoadText = text(env, "max-load");
   const maxLoad = maxLoadText === void 0 ? void 0 : Number(maxLoadText);
   if (maxLoad !== void 0 && !(maxLoad > 0)) throw new ActionInputError(`max-load: "${maxLoadText}" is not a positive load average, e.g. 1.5`);
@@ -11273,9 +20606,10 @@ function readActionInputs(env) {
   let filter;
   if (filterText !== void 0) {
     try {
-      filter = new RegExp(filterText);
+      filter = compileNameFilter(filterText);
     } catch (error) {
-      throw new ActionInputError(`filter: "${filterText}" is not a regular expression (${error.message})`);
+      if (!(error instanceof NameFilterError)) throw error;
+      throw new ActionInputError(`filter: "${filterText}" is not a regular expression benchbot accepts (${error.message})`);
     }
   }
   const alphaText = text(env, "alpha") ?? "0.05";
@@ -11298,7 +20632,7 @@ function readActionInputs(env) {
   const shard = parseShard(text(env, "shard"));
   if (shard && merge2) throw new ActionInputError("shard: a shard measures its part; merge compares the shards' results afterwards; give one of them");
   const checkName = text(env, "check-name");
-  const artifactName = text(env, "artifact-name") ?? (shard ? `benchbot-shard-${shard.index}-of-${shard.count}` : mode === "nightly" ? "benchbot-nightly" : "benchbot-report");
+  const artifactName = text(env, "artifact-name") ?? defaultArtifactName(role2, mode, shard);
   if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
   return {
     bench: bench ?? "",
@@ -11318,9 +20652,10 @@ function readActionInputs(env) {
     counters: flag2(env, "counters"),
     comment: oneOf(env, "comment", ["always", "on-change", "never"], "always"),
     failOn: oneOf(env, "fail-on", ["regression", "never"], "regression"),
-    githubToken: text(env, "github-token") ?? "",
+    githubToken: role2 === "report" ? text(env, "github-token") ?? "" : "",
     workingDirectory,
     mode,
+    role: role2,
     shard,
     merge: merge2 === void 0 ? void 0 : resolve7(workspace, merge2),
     checkName: checkName === "none" ? "" : checkName ?? (mode === "nightly" ? "benchbot nightly" : "benchbot"),
@@ -11328,6 +20663,344 @@ function readActionInputs(env) {
     maxLoad,
     prNumber: text(env, "pr-number") === void 0 ? void 0 : wholeNumber(env, "pr-number", 0, 1)
   };
+}
+var RESULTS_ARTIFACT = { pr: "benchbot-results", nightly: "benchbot-nightly-results" };
+var REPORT_ARTIFACT = { pr: "benchbot-report", nightly: "benchbot-nightly" };
+function defaultArtifactName(role2, mode, shard) {
+  if (role2 === "report") return REPORT_ARTIFACT[mode];
+  return shard ? `${RESULTS_ARTIFACT[mode]}-shard-${shard.index}-of-${shard.count}` : RESULTS_ARTIFACT[mode];
+}
+function refuseTokens(env) {
+  const found = TOKEN_ENV_NAMES.find((name) => (env[name] ?? "").trim() !== "");
+  if (found === void 0) return;
+  const why = "the measuring step runs the repository's build and bench commands, which can read this process's environment and its parent's (/proc/$PPID/environ)";
+  if (found === inputEnvName("github-token")) {
+    throw new ActionInputError(`github-token: ${why}, so it never takes a token; give github-token to the report job instead (the benchbot step with merge:, in a job that runs no repository code)`);
+  }
+  throw new ActionInputError(`${found} is set in the measuring step's environment (the workflow's env:); ${why}: remove it from this job and write to GitHub from a separate report job (the benchbot step with merge:)`);
+}
+
+// src/report/regression-issue.ts
+var REGRESSION_LABEL = "benchbot";
+function regressionMarker(series, culprit) {
+  return `<!-- benchbot:regression series=${encodeURIComponent(series)} culprit=${encodeURIComponent(culprit)} -->`;
+}
+function parseRegressionMarker(body) {
+  const first = (body ?? "").replace(/\r\n/g, "\n").split("\n", 1)[0].trim();
+  const m = /^<!-- benchbot:regression series=(\S+) culprit=(\S+) -->$/.exec(first);
+  if (!m) return null;
+  try {
+    return { series: decodeURIComponent(m[1]), culprit: decodeURIComponent(m[2]) };
+  } catch {
+    return null;
+  }
+}
+function short(sha) {
+  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
+}
+function percent2(fraction) {
+  return `${Number((fraction * 100).toFixed(1))}%`;
+}
+function quantity(value, unit) {
+  return inertText(formatQuantity(value, unit));
+}
+var isSha = (sha) => typeof sha === "string" && /^[0-9a-f]{7,64}$/.test(sha);
+var isPr = (n) => Number.isSafeInteger(n) && n > 0;
+function links(input) {
+  if (!input.owner || !input.repo) {
+    return { commit: (sha) => isSha(sha) ? `\`${short(sha)}\`` : inertCode(String(sha)), pr: (n) => isPr(n) ? `#${n}` : inertText(String(n)) };
+  }
+  const base = `${(input.serverUrl ?? "https://github.com").replace(/\/+$/, "")}/${encodeURIComponent(input.owner)}/${encodeURIComponent(input.repo)}`;
+  return {
+    commit: (sha) => isSha(sha) ? `[\`${short(sha)}\`](${base}/commit/${sha})` : inertCode(String(sha)),
+    pr: (n) => isPr(n) ? `[#${n}](${base}/pull/${n})` : inertText(String(n))
+  };
+}
+function checkRecovery(baseline, recent, better, threshold = 0.02, alpha = 0.05) {
+  const change = estimateChange(baseline, recent, alpha);
+  const c = {
+    benchmark: "",
+    metric: "",
+    unit: "",
+    better,
+    base: null,
+    head: null,
+    ratio: change.ratio,
+    ratioCi: change.ratioCi,
+    p: change.p,
+    q: change.p,
+    verdict: "inconclusive",
+    warnings: []
+  };
+  const verdict = decideVerdict(c, threshold, alpha);
+  return {
+    recovered: verdict === "unchanged" || verdict === "improved",
+    ratio: change.ratio,
+    ratioCi: change.ratioCi,
+    p: change.p,
+    baseline: { n: baseline.length, median: median(baseline) },
+    recent: { n: recent.length, median: median(recent) }
+  };
+}
+function recoveryWindows(nights, firstBad, recentNights = 3, baselineNights = 5) {
+  if (firstBad <= 0 || firstBad >= nights.length) return void 0;
+  const recentStart = Math.max(firstBad + 1, nights.length - recentNights);
+  if (nights.length - recentStart < 2) return void 0;
+  return {
+    baseline: nights.slice(Math.max(0, firstBad - baselineNights), firstBad).flatMap((n) => [...n.values]),
+    recent: nights.slice(recentStart).flatMap((n) => [...n.values]),
+    nights: nights.length - recentStart,
+    lastNight: nights[nights.length - 1]
+  };
+}
+function renderRecoveryComment(input) {
+  const r = input.recovery;
+  const l = links(input);
+  const ci2 = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} \u2026 ${formatChange(r.ratioCi[1])})` : "";
+  return [
+    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent2(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
+    "",
+    "Closing; benchbot reopens this issue if the same regression comes back."
+  ].join("\n");
+}
+
+// src/github/regression-issue.ts
+function isOwnIssue(issue, author = DEFAULT_BOT_LOGIN) {
+  const user = issue.user;
+  if (user === null || user === void 0) return false;
+  return author === null ? user.type === "Bot" : user.login.toLowerCase() === author.toLowerCase();
+}
+function firstLine(text2) {
+  const t = (text2 ?? "").replace(/\r\n/g, "\n");
+  const end = t.indexOf("\n");
+  return (end === -1 ? t : t.slice(0, end)).trim();
+}
+async function listRegressionIssues(client, options) {
+  const issues = await client.paginate("/repos/{owner}/{repo}/issues", { owner: options.owner, repo: options.repo, state: options.state ?? "all", labels: REGRESSION_LABEL });
+  const out = [];
+  for (const issue of issues) {
+    if (issue.pull_request !== void 0 || !isOwnIssue(issue, options.botLogin)) continue;
+    const marker = parseRegressionMarker(issue.body);
+    if (marker) out.push({ ...issue, marker });
+  }
+  return out;
+}
+async function findRegressionIssue(client, options) {
+  const issues = await client.paginate("/repos/{owner}/{repo}/issues", { owner: options.owner, repo: options.repo, state: "all", labels: REGRESSION_LABEL });
+  const matches = issues.filter((i) => i.pull_request === void 0 && isOwnIssue(i, options.botLogin) && firstLine(i.body) === options.marker.trim());
+  const open = matches.filter((i) => i.state === "open").sort((a, b) => a.number - b.number);
+  if (open.length > 0) return open[0];
+  const closed = matches.sort((a, b) => b.number - a.number);
+  return closed[0] ?? null;
+}
+async function closeRecoveredIssue(client, options) {
+  const { owner, repo } = options;
+  const issue = await findRegressionIssue(client, options);
+  if (issue === null) return { action: "not-found" };
+  if (issue.state !== "open") return { action: "already-closed", number: issue.number };
+  await client.request("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", { owner, repo, issue_number: issue.number, body: options.comment });
+  await client.request("PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: issue.number, state: "closed", state_reason: "completed" });
+  return { action: "closed", number: issue.number };
+}
+
+// src/action/nightly-history.ts
+import { spawnSync as spawnSync3 } from "node:child_process";
+
+// src/action/results-artifact.ts
+import { closeSync as closeSync4, constants as constants2, existsSync as existsSync3, fstatSync as fstatSync3, openSync as openSync4, readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { join as join10 } from "node:path";
+var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
+var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
+var ResultsError = class extends Error {
+  name = "ResultsError";
+};
+var COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+function samplesJson(side2) {
+  const benchmarks = side2.measurements.map((m) => ({ benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, values: m.values }));
+  for (const w of side2.warnings) {
+    if (w.kind !== "error" || w.benchmark === void 0) continue;
+    const prefix = `benchmark "${w.benchmark}" failed: `;
+    benchmarks.push({ benchmark: w.benchmark, error: w.message.startsWith(prefix) ? w.message.slice(prefix.length) : w.message });
+  }
+  const hints2 = Object.keys(side2.hints).length > 0 ? { hints: side2.hints } : {};
+  return JSON.stringify({ $schema: "benchbot-json/1", version: 1, ...hints2, benchmarks });
+}
+function environmentOf(fingerprint2) {
+  return [fingerprint2.cpuModel, fingerprint2.cores && `${fingerprint2.cores} cores`, fingerprint2.kernel && `Linux ${fingerprint2.kernel}`].filter(Boolean).join(", ");
+}
+function findResultsParts(dir) {
+  if (!existsSync3(dir)) return [];
+  const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join10(dir, e.name))];
+  return dirs.filter((d) => existsSync3(join10(d, RESULTS_FILES.base)) && existsSync3(join10(d, RESULTS_FILES.head))).sort();
+}
+function readResultsMeta(dir) {
+  const path = join10(dir, RESULTS_FILES.report);
+  if (!existsSync3(path)) return {};
+  const root = parseResultsJson(path);
+  const sha = (key2) => {
+    const value = root[key2];
+    if (value === void 0 || value === null) return void 0;
+    if (typeof value !== "string" || !COMMIT_SHA.test(value)) throw new ResultsError(`${path}: ${key2} is not a full commit SHA`);
+    return value;
+  };
+  const environment = typeof root.environment === "string" && root.environment.length <= 300 ? root.environment : void 0;
+  return { headSha: sha("head_sha"), baseSha: sha("base_sha"), environment };
+}
+function parseResultsJson(path) {
+  let value;
+  try {
+    value = JSON.parse(readCapped(path));
+  } catch (error) {
+    if (error instanceof ResultsError) throw error;
+    throw new ResultsError(`${path}: not JSON (${error.message})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ResultsError(`${path}: expected a JSON object`);
+  return value;
+}
+function readCapped(path) {
+  let fd;
+  try {
+    fd = openSync4(path, constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw new ResultsError(`${path}: cannot be read (${error.code ?? error.message}); artifacts hold regular files, not links`);
+  }
+  try {
+    const stat2 = fstatSync3(fd);
+    if (!stat2.isFile()) throw new ResultsError(`${path}: not a regular file`);
+    if (stat2.size > MAX_RESULTS_FILE_BYTES) throw new ResultsError(`${path}: ${stat2.size} bytes; the report job reads at most ${MAX_RESULTS_FILE_BYTES}`);
+    return readFileSync3(fd, "utf8");
+  } finally {
+    closeSync4(fd);
+  }
+}
+
+// src/action/nightly-history.ts
+var MAX_HISTORY_VALUES = 2e7;
+var MAX_FIRST_PARENT = 5e4;
+function nightlyHistoryJson(branch, series, acks, firstParent) {
+  return JSON.stringify({
+    version: 1,
+    branch,
+    series: series.map((s) => ({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.fingerprintKey, nights: s.nights.map(nightJson) })),
+    acks,
+    first_parent: firstParent
+  });
+}
+function nightJson(n) {
+  return {
+    sha: n.sha,
+    time: n.time,
+    values: n.values,
+    ...n.median === void 0 ? {} : { median: n.median },
+    ...n.ab ? { ab: { base_sha: n.ab.baseSha, base: n.ab.base, ...n.ab.head ? { head: n.ab.head } : {}, ...n.ab.extra ? { extra: n.ab.extra } : {} } } : {},
+    ...n.machine ? { machine: n.machine } : {}
+  };
+}
+function firstParentChain(repoDir, head, nights) {
+  const stopAt = new Set(nights.flatMap((s) => s.nights.map((n) => n.sha)));
+  const out = spawnSync3("git", ["-C", repoDir, "rev-list", "--first-parent", `--max-count=${MAX_FIRST_PARENT}`, head], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (out.status !== 0) return [];
+  const chain = out.stdout.split("\n").filter((l) => l !== "");
+  let last = -1;
+  chain.forEach((sha, i) => {
+    if (stopAt.has(sha)) last = i;
+  });
+  return (last === -1 ? chain : chain.slice(0, last + 1)).reverse();
+}
+function readNightlyHistory(path, branch) {
+  const root = parseResultsJson(path);
+  const fail = (where, what) => {
+    throw new ResultsError(`${path}: ${where} ${what}`);
+  };
+  if (root.version !== 1) fail("version", "is not 1");
+  const text2 = (value, where, max = 1e3) => typeof value === "string" && value.length > 0 && value.length <= max ? value : fail(where, `is not a string of 1 to ${max} characters`);
+  const sha = (value, where) => typeof value === "string" && COMMIT_SHA.test(value) ? value : fail(where, "is not a full commit SHA");
+  const list = (value, where) => Array.isArray(value) ? value : fail(where, "is not an array");
+  const object2 = (value, where) => typeof value === "object" && value !== null && !Array.isArray(value) ? value : fail(where, "is not an object");
+  let total = 0;
+  const numbers = (value, where) => {
+    const items = list(value, where);
+    total += items.length;
+    if (total > MAX_HISTORY_VALUES) fail("series", `hold more than ${MAX_HISTORY_VALUES} samples`);
+    if (!items.every((v) => typeof v === "number" && Number.isFinite(v))) fail(where, "are not all finite numbers");
+    return items;
+  };
+  const series = list(root.series, "series").map((item, i) => {
+    const at = `series[${i}]`;
+    const s = object2(item, at);
+    const better = s.better === "lower" || s.better === "higher" ? s.better : fail(`${at}.better`, 'is not "lower" or "higher"');
+    const fingerprintKey3 = typeof s.fingerprint === "string" && /^[0-9a-f]{1,64}$/.test(s.fingerprint) ? s.fingerprint : fail(`${at}.fingerprint`, "is not a hex machine key");
+    const nights = list(s.nights, `${at}.nights`).map((nightItem, j) => {
+      const where = `${at}.nights[${j}]`;
+      const n = object2(nightItem, where);
+      const night = { sha: sha(n.sha, `${where}.sha`), time: text2(n.time, `${where}.time`, 64), values: numbers(n.values, `${where}.values`) };
+      if (n.median !== void 0) night.median = typeof n.median === "number" && Number.isFinite(n.median) ? n.median : fail(`${where}.median`, "is not a finite number");
+      if (n.ab !== void 0) {
+        const ab = object2(n.ab, `${where}.ab`);
+        night.ab = { baseSha: sha(ab.base_sha, `${where}.ab.base_sha`), base: numbers(ab.base, `${where}.ab.base`), ...ab.head === void 0 ? {} : { head: numbers(ab.head, `${where}.ab.head`) } };
+        if (ab.extra !== void 0) night.ab.extra = list(ab.extra, `${where}.ab.extra`).slice(0, 8).map((e, k) => ({ base: numbers(object2(e, `${where}.ab.extra[${k}]`).base, `${where}.ab.extra[${k}].base`), head: numbers(object2(e, `${where}.ab.extra[${k}]`).head, `${where}.ab.extra[${k}].head`) }));
+      }
+      if (n.machine !== void 0) {
+        const machine = object2(n.machine, `${where}.machine`);
+        night.machine = Object.fromEntries(Object.entries(machine).slice(0, 64).map(([k, v]) => [text2(k, `${where}.machine key`, 64), text2(v, `${where}.machine.${k}`, 300)]));
+      }
+      return night;
+    });
+    const base = { benchmark: text2(s.benchmark, `${at}.benchmark`), metric: text2(s.metric, `${at}.metric`), unit: text2(s.unit, `${at}.unit`, 64), better, fingerprintKey: fingerprintKey3, branch, nights };
+    return { ...base, key: seriesKey(base) };
+  });
+  const acks = list(root.acks ?? [], "acks").map((item, i) => {
+    const a = object2(item, `acks[${i}]`);
+    return {
+      series: text2(a.series, `acks[${i}].series`, 2e3),
+      sha: text2(a.sha, `acks[${i}].sha`, 64),
+      ...a.time === void 0 ? {} : { time: text2(a.time, `acks[${i}].time`, 64) },
+      ...a.reason === void 0 ? {} : { reason: text2(a.reason, `acks[${i}].reason`, 2e3) }
+    };
+  });
+  const chain = list(root.first_parent ?? [], "first_parent");
+  if (chain.length > MAX_FIRST_PARENT) fail("first_parent", `has more than ${MAX_FIRST_PARENT} commits`);
+  return { series, acks, firstParent: chain.map((c, i) => sha(c, `first_parent[${i}]`)) };
+}
+function firstBadNight(nights, start, firstParent) {
+  const exact = nights.findIndex((n) => n.sha === start);
+  if (exact !== -1) return exact;
+  const position = new Map(firstParent.map((sha, i) => [sha, i]));
+  const from = position.get(start);
+  if (from === void 0) return -1;
+  return nights.findIndex((n) => (position.get(n.sha) ?? -1) >= from);
+}
+
+// src/action/close-recovered-regressions.ts
+async function closeRecoveredRegressions(client, history, threshold, where, log) {
+  let open;
+  try {
+    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: "open", botLogin: null });
+  } catch (error) {
+    if (!(error instanceof GitHubError)) throw error;
+    log(`::warning title=benchbot::could not read the regression issues: ${escapeCommand(error.message)}${error.status === 403 ? " (the report job needs permissions: issues: write)" : ""}`);
+    return;
+  }
+  for (const issue of open) {
+    const s = history.series.find((x) => x.key === issue.marker.series);
+    if (!s) continue;
+    const start = issue.marker.culprit.includes("..") ? issue.marker.culprit.split("..")[1] : issue.marker.culprit;
+    const windows = recoveryWindows(s.nights, firstBadNight(s.nights, start, history.firstParent));
+    if (!windows) continue;
+    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, threshold);
+    if (!recovery.recovered) continue;
+    const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold, ...where });
+    try {
+      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment, botLogin: null });
+      log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${escapeCommand(s.benchmark)} (${escapeCommand(s.metric)}) recovered`);
+    } catch (error) {
+      if (!(error instanceof GitHubError)) throw error;
+      log(`::warning title=benchbot::could not close recovered issue #${issue.number}: ${escapeCommand(error.message)}`);
+    }
+  }
+}
+function escapeCommand(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
 // src/action/run-action.ts
@@ -11343,17 +21016,16 @@ async function runAction(deps) {
   try {
     const settings = readActionInputs(env);
     const event = readEvent2(env.GITHUB_EVENT_PATH);
-    const outcome = settings.merge ? mergeShards(settings) : await measure(settings, event, deps);
+    const outcome = settings.role === "measure" ? await measure(settings, event, deps) : recompute(settings, event, env);
     const files = writeReports(settings, outcome, env);
     const summary = outcome.report.summary;
-    const verdict = overallVerdict(summary);
-    const fail = settings.failOn === "regression" && summary.regressed > 0 && !settings.shard;
+    const fail = settings.role === "report" && settings.failOn === "regression" && summary.regressed > 0;
     if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${outcome.markdown}
 ${outcome.scan ? `
 ${outcome.scan.markdown}
 ` : ""}`);
     const outputs = {
-      verdict,
+      verdict: overallVerdict(summary),
       regressions: String(summary.regressed),
       improvements: String(summary.improved),
       "report-markdown": files.markdown,
@@ -11361,24 +21033,30 @@ ${outcome.scan.markdown}
       "artifact-name": settings.artifactName,
       "artifact-path": files.dir,
       fail: String(fail),
-      "fail-message": fail ? `benchbot: ${headline(summary)} (fail-on: regression)` : ""
+      "fail-message": fail ? `benchbot: ${headline(summary)} (fail-on: regression)` : "",
+      "comment-url": "",
+      "check-run-url": ""
     };
-    log(`benchbot: ${headline(summary)}`);
-    Object.assign(outputs, await publish(settings, event, outcome, deps));
+    if (settings.role === "measure") {
+      log(`benchbot: measured ${headline(summary)}; the report job recomputes and publishes it from artifact ${settings.artifactName}`);
+    } else {
+      log(`benchbot: ${headline(summary)}`);
+      Object.assign(outputs, await publish(settings, event, outcome, deps));
+    }
     writeOutputs(env.GITHUB_OUTPUT, outputs);
     return 0;
   } catch (error) {
-    if (error instanceof ActionInputError || error instanceof RunnerError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof StoreError) {
-      log(`::error title=benchbot::${escapeCommand(error.message)}`);
+    if (error instanceof ActionInputError || error instanceof RunnerError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof StoreError || error instanceof ResultsError) {
+      log(`::error title=benchbot::${escapeCommand(redact(error.message))}`);
       return 2;
     }
     throw error;
   }
 }
 function readEvent2(path) {
-  if (!path || !existsSync3(path)) return {};
+  if (!path || !existsSync4(path)) return {};
   try {
-    return JSON.parse(readFileSync5(path, "utf8"));
+    return JSON.parse(readFileSync4(path, "utf8"));
   } catch {
     return {};
   }
@@ -11401,7 +21079,7 @@ async function measure(settings, event, deps) {
     if (base === void 0) throw new ActionInputError("base: this event has no pull request; give base and head (SHAs or refs)");
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
     const progress = deps.progress ?? createProgress();
-    const result = await runAb({
+    const abSettings = {
       repo: settings.workingDirectory,
       base,
       head,
@@ -11421,13 +21099,23 @@ async function measure(settings, event, deps) {
       seed: -1,
       counters: settings.counters,
       allowDirty: false,
-      stateDir: join10(settings.workingDirectory, ".benchbot"),
-      labels: (env.RUNNER_LABELS ?? "").split(",").map((l) => l.trim()).filter((l) => l !== ""),
+      stateDir: join11(settings.workingDirectory, ".benchbot"),
+      labels: (env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== ""),
       maxFailedRounds: 3
-    }, { executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: 3e5, lockTimeoutMs: 36e5, settingHint: "input max-load" }) });
+    };
+    const abDeps = {
+      executor,
+      progress,
+      now: deps.now,
+      holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: DEFAULT_LOAD_WAIT_MS, lockTimeoutMs: DEFAULT_LOCK_WAIT_MS, settingHint: "input max-load" }),
+      // The machine's noise memory, keyed like the stored runs (repo = GITHUB_REPOSITORY).
+      history: store ? storeHistory(store, repoName) : void 0
+    };
+    const result = await runAb(abSettings, abDeps);
     if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
     const outcome = fromRun(result, settings);
-    if (store && settings.mode === "nightly") outcome.scan = await scanNightlies(store, settings, env);
+    const confirm = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
+    if (store && settings.mode === "nightly") Object.assign(outcome, await nightlyEvidence(store, settings, env, result.head.sha, confirm));
     return outcome;
   } finally {
     await executor.close();
@@ -11450,14 +21138,19 @@ async function nightlyBase(settings, head, store, repoName, env) {
     throw new ActionInputError(`base: ${headSha.slice(0, 12)} has no parent in this checkout; fetch more history (actions/checkout with fetch-depth: 0) or give base`);
   }
 }
-async function scanNightlies(store, settings, env) {
+async function nightlyEvidence(store, settings, env, headSha, confirm) {
   const branch = env.GITHUB_REF_NAME ?? "main";
+  const acks = await loadAcks(store);
+  const { series } = await loadConfirmedSeries(store, { branch, repo: env.GITHUB_REPOSITORY, scan: { threshold: settings.threshold, acks } }, confirm);
+  const scan = scanBranch(series, acks, settings, env, branch);
+  return { history: nightlyHistoryJson(branch, series, acks, firstParentChain(settings.workingDirectory, headSha, series)), scan };
+}
+function scanBranch(series, acks, settings, env, branch) {
+  const result = scanHistory(series, { threshold: settings.threshold, acks });
   const repo = env.GITHUB_REPOSITORY;
-  const series = await loadNightlySeries(store, { branch, repo });
-  const result = scanHistory(series, { threshold: settings.threshold, acks: await loadAcks(store) });
   const repoUrl = repo ? `${(env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "")}/${repo}` : void 0;
   const options = { series: series.length, threshold: settings.threshold, branch, repoUrl };
-  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options), series };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
 }
 function storedRuns(result, settings, event, env) {
   const repo = env.GITHUB_REPOSITORY;
@@ -11470,70 +21163,81 @@ function storedRuns(result, settings, event, env) {
 function fromRun(result, settings) {
   const markdown = renderRunReport(result, "markdown");
   const json = JSON.parse(renderRunReport(result, "json"));
+  json.environment = environmentOf(result.base.fingerprint);
   if (settings.shard) json.shard = settings.shard;
+  const note = settings.shard ? `Shard ${settings.shard.index} of ${settings.shard.count}, as measured on this runner; the report job merges the shards and publishes.` : "As measured on this runner; the report job recomputes it from the raw samples and publishes it.";
   return {
     report: result.report,
-    markdown: settings.shard ? `${markdown}
+    markdown: `${markdown}
 
-<sub>Shard ${settings.shard.index} of ${settings.shard.count}; the merged report is in the report job.</sub>` : markdown,
+<sub>${note}</sub>`,
     json: JSON.stringify(json, null, 2),
     headSha: result.head.sha,
-    samples: { base: result.base.measurements, head: result.head.measurements }
+    samples: { base: result.base, head: result.head }
   };
 }
-var SAMPLES_FILES = { base: "base.json", head: "head.json" };
-function mergeShards(settings) {
+function trustedCommits(settings, event, env) {
+  const sha = (value) => value !== void 0 && COMMIT_SHA.test(value) ? value : void 0;
+  const head = sha(settings.head) ?? sha(event.pull_request?.head?.sha) ?? (settings.mode === "nightly" && settings.head === void 0 ? sha(env.GITHUB_SHA) : void 0);
+  const base = sha(settings.base) ?? sha(event.pull_request?.base?.sha);
+  return { head, base };
+}
+function dashboardOf(env, event, side2) {
+  const url = env.BENCHBOT_DASHBOARD_URL?.trim();
+  if (!url || !side2.fingerprint) return void 0;
+  return { url, repo: env.GITHUB_REPOSITORY, branch: event.repository?.default_branch ?? "main", machine: hostKey(side2.fingerprint) };
+}
+function recompute(settings, event, env) {
   const dir = settings.merge;
-  const parts = findShardDirs(dir);
-  if (parts.length === 0) throw new ActionInputError(`merge: no ${SAMPLES_FILES.base} and ${SAMPLES_FILES.head} under ${dir}; download the shards' artifacts there`);
-  const base = readSide(parts.map((p) => join10(p, SAMPLES_FILES.base)), "benchbot", settings.filter);
-  const head = readSide(parts.map((p) => join10(p, SAMPLES_FILES.head)), "benchbot", settings.filter);
-  const report = compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
-  const heads = new Set(parts.map((p) => readHeadSha(join10(p, "report.json"))).filter((s) => s !== void 0));
-  const headSha = heads.size === 1 ? [...heads][0] : void 0;
-  const footer = `Merged from ${parts.length} shard${parts.length === 1 ? "" : "s"}${headSha ? `; head ${headSha.slice(0, 12)}` : ""}.`;
-  return {
-    report,
-    markdown: renderMarkdown(report, { footer }),
-    json: JSON.stringify({ ...toJsonReport(report), head_sha: headSha ?? null, shards: parts.length }, null, 2),
-    headSha,
-    samples: { base: base.measurements, head: head.measurements }
-  };
-}
-function findShardDirs(dir) {
-  if (!existsSync3(dir)) return [];
-  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join10(dir, e.name))];
-  return dirs.filter((d) => existsSync3(join10(d, SAMPLES_FILES.base)) && existsSync3(join10(d, SAMPLES_FILES.head))).sort();
-}
-function readHeadSha(path) {
-  try {
-    const sha = JSON.parse(readFileSync5(path, "utf8")).head_sha;
-    return typeof sha === "string" ? sha : void 0;
-  } catch {
-    return void 0;
+  const parts = findResultsParts(dir);
+  if (parts.length === 0) throw new ResultsError(`merge: no ${RESULTS_FILES.base} and ${RESULTS_FILES.head} under ${dir}; download the measuring job's results artifact there (actions/download-artifact with pattern: benchbot-results*)`);
+  if (settings.mode === "nightly" && parts.length > 1) throw new ResultsError(`merge: ${parts.length} results under ${dir}; a nightly reports on one (download only the nightly's results artifact)`);
+  const trusted = trustedCommits(settings, event, env);
+  const metas = parts.map((p) => ({ part: p, ...readResultsMeta(p) }));
+  for (const m of metas) {
+    if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`merge: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
+    if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`merge: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
   }
-}
-function benchbotJson(measurements) {
-  return JSON.stringify({ $schema: "benchbot-json/1", version: 1, benchmarks: measurements.map((m) => ({ benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, values: m.values })) });
+  const base = readSide(parts.map((p) => join11(p, RESULTS_FILES.base)), "benchbot", settings.filter);
+  const head = readSide(parts.map((p) => join11(p, RESULTS_FILES.head)), "benchbot", settings.filter);
+  const report = replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns });
+  const baseSha = trusted.base ?? (metas.length === 1 ? metas[0].baseSha : void 0);
+  const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
+  const where = [baseSha && `base ${baseSha.slice(0, 12)}`, trusted.head && `head ${trusted.head.slice(0, 12)}`].filter(Boolean).join(", ");
+  const footer = `${parts.length > 1 ? `Merged from ${parts.length} shards` : "Recomputed from the raw samples"}${where ? `; ${where}` : ""}.`;
+  const outcome = {
+    report,
+    markdown: renderMarkdown(report, { environment: environments.size === 1 ? [...environments][0] : void 0, footer: inertText(footer), dashboard: dashboardOf(env, event, head) }),
+    json: JSON.stringify({ ...toJsonReport(report), base_sha: baseSha ?? null, head_sha: trusted.head ?? null, shards: parts.length }, null, 2),
+    headSha: trusted.head,
+    samples: { base, head }
+  };
+  const historyPath = join11(parts[0], RESULTS_FILES.history);
+  if (settings.mode === "nightly" && existsSync4(historyPath)) {
+    const branch = env.GITHUB_REF_NAME ?? "main";
+    const history = readNightlyHistory(historyPath, branch);
+    outcome.recovery = history;
+    outcome.scan = scanBranch(history.series, history.acks, settings, env, branch);
+  }
+  return outcome;
 }
 function writeReports(settings, outcome, env) {
-  const dir = join10(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
+  const dir = join11(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
   mkdirSync4(dir, { recursive: true });
-  const markdown = join10(dir, "report.md");
-  const json = join10(dir, "report.json");
+  const markdown = join11(dir, "report.md");
+  const json = join11(dir, RESULTS_FILES.report);
   writeFileSync2(markdown, `${outcome.markdown}
 `);
   writeFileSync2(json, `${outcome.json}
 `);
-  if (outcome.scan) {
-    writeFileSync2(join10(dir, "scan.json"), `${outcome.scan.json}
+  writeFileSync2(join11(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
+  writeFileSync2(join11(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  if (outcome.history !== void 0) writeFileSync2(join11(dir, RESULTS_FILES.history), outcome.history);
+  if (outcome.scan && settings.role === "report") {
+    writeFileSync2(join11(dir, "scan.json"), `${outcome.scan.json}
 `);
-    writeFileSync2(join10(dir, "scan.md"), `${outcome.scan.markdown}
+    writeFileSync2(join11(dir, "scan.md"), `${outcome.scan.markdown}
 `);
-  }
-  if (outcome.samples) {
-    writeFileSync2(join10(dir, SAMPLES_FILES.base), benchbotJson(outcome.samples.base));
-    writeFileSync2(join10(dir, SAMPLES_FILES.head), benchbotJson(outcome.samples.head));
   }
   return { dir, markdown, json };
 }
@@ -11541,7 +21245,7 @@ async function publish(settings, event, outcome, deps) {
   const { env, log } = deps;
   const outputs = { "comment-url": "", "check-run-url": "" };
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
-  if (settings.shard || !owner || !repo || settings.githubToken === "") return outputs;
+  if (!owner || !repo || settings.githubToken === "") return outputs;
   const client = createGitHubClient({ token: settings.githubToken, apiUrl: env.GITHUB_API_URL, fetch: deps.fetch });
   const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : void 0;
   const summary = outcome.report.summary;
@@ -11556,62 +21260,24 @@ async function publish(settings, event, outcome, deps) {
       log(`benchbot: PR #${issueNumber} comment ${result.action}${result.url ? ` (${result.url})` : ""}`);
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not write the PR comment: ${escapeCommand(error.message)}${error.status === 403 ? " (the workflow needs permissions: pull-requests: write)" : ""}`);
+      log(`::warning title=benchbot::could not write the PR comment: ${escapeCommand(error.message)}${error.status === 403 ? " (the report job needs permissions: pull-requests: write)" : ""}`);
     }
   }
-  const headSha = outcome.headSha ?? event.pull_request?.head?.sha;
-  if (headSha && settings.checkName !== "") {
+  if (settings.checkName !== "" && outcome.headSha === void 0) {
+    log("::warning title=benchbot::no check run: the report job knows no head commit to put it on; give head as a full commit SHA (the artifact's own is not trusted)");
+  } else if (settings.checkName !== "" && outcome.headSha !== void 0) {
     try {
-      const check = await publishCheckRun(client, {
-        owner,
-        repo,
-        headSha,
-        name: settings.checkName,
-        conclusion: conclusionFor(summary, settings.failOn),
-        title: headline(summary),
-        summary: outcome.markdown,
-        detailsUrl: runUrl
-      });
+      const conclusion = conclusionFor(summary, settings.failOn);
+      const check = await publishCheckRun(client, { owner, repo, headSha: outcome.headSha, name: settings.checkName, conclusion, title: headline(summary), summary: outcome.markdown, detailsUrl: runUrl });
       outputs["check-run-url"] = check.url;
-      log(`benchbot: check run "${settings.checkName}" ${conclusionFor(summary, settings.failOn)}${check.url ? ` (${check.url})` : ""}`);
+      log(`benchbot: check run "${settings.checkName}" ${conclusion}${check.url ? ` (${check.url})` : ""}`);
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not write the check run: ${escapeCommand(error.message)}${error.status === 403 ? " (the workflow needs permissions: checks: write)" : ""}`);
+      log(`::warning title=benchbot::could not write the check run: ${escapeCommand(error.message)}${error.status === 403 ? " (the report job needs permissions: checks: write)" : ""}`);
     }
   }
-  if (outcome.scan) await closeRecoveredRegressions(client, outcome.scan.series, settings, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
+  if (outcome.recovery) await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
   return outputs;
-}
-async function closeRecoveredRegressions(client, series, settings, where, log) {
-  let open;
-  try {
-    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: "open" });
-  } catch (error) {
-    if (!(error instanceof GitHubError)) throw error;
-    log(`::warning title=benchbot::could not read the regression issues: ${escapeCommand(error.message)}${error.status === 403 ? " (the workflow needs permissions: issues: write)" : ""}`);
-    return;
-  }
-  for (const issue of open) {
-    const s = series.find((x) => x.key === issue.marker.series);
-    if (!s) continue;
-    const start = issue.marker.culprit.includes("..") ? issue.marker.culprit.split("..")[1] : issue.marker.culprit;
-    const firstBad = s.nights.findIndex((night) => night.sha === start || isAncestor(settings.workingDirectory, start, night.sha));
-    const windows = recoveryWindows(s.nights, firstBad);
-    if (!windows) continue;
-    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, settings.threshold);
-    if (!recovery.recovered) continue;
-    const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold: settings.threshold, ...where });
-    try {
-      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment });
-      log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${s.benchmark} (${s.metric}) recovered`);
-    } catch (error) {
-      if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not close recovered issue #${issue.number}: ${escapeCommand(error.message)}`);
-    }
-  }
-}
-function isAncestor(repo, a, b) {
-  return spawnSync3("git", ["-C", repo, "merge-base", "--is-ancestor", a, b]).status === 0;
 }
 function writeOutputs(path, outputs) {
   if (!path) return;
@@ -11623,9 +21289,6 @@ function writeOutputs(path, outputs) {
   }
   appendFileSync(path, `${lines.join("\n")}
 `);
-}
-function escapeCommand(text2) {
-  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
 // src/action/main.ts
