@@ -93,11 +93,32 @@ function summarize(values: readonly number[]): { median: number | null; lo: numb
  */
 export type WindowRow = [seriesId: unknown, id: unknown, runId: unknown, unit: unknown, better: unknown, n: unknown, median: unknown, vals: unknown];
 
-/** HistoryRow is one night of a series as historyRows reads it: [series_id, run_id, n, median, lo, hi]. */
-export type HistoryRow = [seriesId: unknown, runId: unknown, n: unknown, median: unknown, lo: unknown, hi: unknown];
+/** HistoryColumns is one series' nights as historyColumns reads them, oldest first: run ids, sample counts, medians, CI bounds (NaN for NULL). */
+export interface HistoryColumns {
+  run: Float64Array;
+  n: Int32Array;
+  median: Float64Array;
+  lo: Float64Array;
+  hi: Float64Array;
+}
+
+/** historyFromRows puts one series' rows [run_id, n, median, lo, hi] in columns. */
+export function historyFromRows(rows: readonly unknown[][]): HistoryColumns {
+  const count = rows.length;
+  const h: HistoryColumns = { run: new Float64Array(count), n: new Int32Array(count), median: new Float64Array(count), lo: new Float64Array(count), hi: new Float64Array(count) };
+  for (let k = 0; k < count; k++) {
+    const [run, n, med, lo, hi] = rows[k];
+    h.run[k] = Number(run);
+    h.n[k] = Number(n);
+    h.median[k] = med === null ? NaN : Number(med);
+    h.lo[k] = lo === null ? NaN : Number(lo);
+    h.hi[k] = hi === null ? NaN : Number(hi);
+  }
+  return h;
+}
 
 /**
- * HISTORY_ORDER orders a series' nights in historyRows: the order of the
+ * HISTORY_ORDER orders a series' nights in historyColumns: the order of the
  * covering index (series_id, time_ms, run_id, n, median, lo, hi), so the
  * read needs no sort and never touches the table (two measurements of one
  * series in one run, a duplicated name, keep no particular order).
@@ -154,8 +175,8 @@ export abstract class SqlStore implements Store {
    * newest `valuesLimit` of each, else null.
    */
   protected abstract windowRows(c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]>;
-  /** historyRows reads each series' nights, series in the order given, each oldest first (HISTORY_ORDER). */
-  protected abstract historyRows(c: SqlConn, seriesIds: readonly number[]): Promise<HistoryRow[]>;
+  /** historyColumns reads each series' nights, oldest first (HISTORY_ORDER); series without any are missing from the map. */
+  protected abstract historyColumns(c: SqlConn, seriesIds: readonly number[]): Promise<Map<number, HistoryColumns>>;
   /** readSamples returns the values of each measurement id, in index order (missing ids map to nothing). */
   protected abstract readSamples(c: SqlConn, ids: readonly number[]): Promise<Map<number, number[]>>;
   abstract close(): Promise<void>;
@@ -548,17 +569,11 @@ export abstract class SqlStore implements Store {
       const slice = all.slice(start, start + batch);
       yield await this.read(async (c) => {
         const ids = slice.map((r) => Number(r.id));
-        const rows = await this.historyRows(c, ids);
+        const columns = await this.historyColumns(c, ids);
         const newest = await this.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
-        await this.loadRuns(c, rows.map((r) => Number(r[1])), runs, fingerprints);
-        const spans = new Map<number, [number, number]>();
-        for (let i = 0; i < rows.length; ) {
-          const id = Number(rows[i][0]);
-          let j = i;
-          while (j < rows.length && Number(rows[j][0]) === id) j++;
-          spans.set(id, [i, j]);
-          i = j;
-        }
+        const runIds = new Set<number>();
+        for (const h of columns.values()) for (const id of h.run) runIds.add(id);
+        await this.loadRuns(c, runIds, runs, fingerprints);
         const newestOf = new Map<number, WindowRow[]>();
         for (const r of newest) {
           const id = Number(r[0]);
@@ -570,25 +585,18 @@ export abstract class SqlStore implements Store {
         const oldValues = old.size > 0 ? await this.readSamples(c, [...old]) : new Map<number, number[]>();
         const out: SeriesHistory[] = [];
         for (const s of slice) {
-          const span = spans.get(Number(s.id));
+          const h = columns.get(Number(s.id));
           const top = newestOf.get(Number(s.id)) ?? [];
-          if (!span || top.length === 0) continue;
-          const [from, to] = span;
-          const count = to - from;
+          if (!h || top.length === 0) continue;
+          const count = h.run.length;
+          const refs = new Array<RunRef>(count);
+          for (let k = 0; k < count; k++) refs[k] = refOf(h.run[k]);
           const history: SeriesHistory = {
             role: s.role as RunRole, fingerprintKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
             unit: String(top[0][3]), better: top[0][4] === 'higher' ? 'higher' : 'lower',
-            runs: new Array<RunRef>(count), n: new Int32Array(count), median: new Float64Array(count), lo: new Float64Array(count), hi: new Float64Array(count),
+            runs: refs, n: h.n, median: h.median, lo: h.lo, hi: h.hi,
             values: new Array<number[] | undefined>(count).fill(undefined),
           };
-          for (let k = 0; k < count; k++) {
-            const [, runId, n, med, lo, hi] = rows[from + k];
-            history.runs[k] = refOf(Number(runId));
-            history.n[k] = Number(n);
-            history.median[k] = med === null ? NaN : Number(med);
-            history.lo[k] = lo === null ? NaN : Number(lo);
-            history.hi[k] = hi === null ? NaN : Number(hi);
-          }
           // The newest rows by (time, id) and by (time, run) agree but for a duplicated name within one run.
           top.slice(0, valuesNights).forEach((r, i) => {
             history.values[count - 1 - i] = r[7] !== null ? unpackValues(r[7] as Uint8Array) : (oldValues.get(Number(r[1])) ?? []);

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
-import { HISTORY_ORDER, SqlStore, windowValuesColumn, type HistoryRow, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
+import { HISTORY_ORDER, SqlStore, historyFromRows, windowValuesColumn, type HistoryColumns, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
 import { StoreError, type IngestResult, type IngestRun, type StoreOptions } from './store.ts';
 
 /** DEFAULT_BUSY_TIMEOUT_MS is how long a SQLite writer waits for another's lock. */
@@ -196,11 +196,14 @@ export class SqliteStore extends SqlStore {
     return out;
   }
 
-  protected async historyRows(_c: SqlConn, seriesIds: readonly number[]): Promise<HistoryRow[]> {
-    const stmt = this.prepared(`SELECT series_id, run_id, n, median, lo, hi FROM measurements WHERE series_id = ? ${HISTORY_ORDER}`);
+  protected async historyColumns(_c: SqlConn, seriesIds: readonly number[]): Promise<Map<number, HistoryColumns>> {
+    const stmt = this.prepared(`SELECT run_id, n, median, lo, hi FROM measurements WHERE series_id = ? ${HISTORY_ORDER}`);
     stmt.setReturnArrays(true);
-    const out: HistoryRow[] = [];
-    for (const id of seriesIds) for (const r of stmt.all(id)) out.push(r as unknown as HistoryRow);
+    const out = new Map<number, HistoryColumns>();
+    for (const id of seriesIds) {
+      const rows = stmt.all(id) as unknown as unknown[][];
+      if (rows.length > 0) out.set(id, historyFromRows(rows));
+    }
     return out;
   }
 
