@@ -38681,6 +38681,19 @@ function summarize3(values) {
   }
   return { median: medianSorted(sorted), lo: sorted[ranks[0] - 1], hi: sorted[ranks[1] - 1] };
 }
+function historyFromRows(rows) {
+  const count3 = rows.length;
+  const h = { run: new Float64Array(count3), n: new Int32Array(count3), median: new Float64Array(count3), lo: new Float64Array(count3), hi: new Float64Array(count3) };
+  for (let k = 0; k < count3; k++) {
+    const [run2, n, med, lo, hi] = rows[k];
+    h.run[k] = Number(run2);
+    h.n[k] = Number(n);
+    h.median[k] = med === null ? NaN : Number(med);
+    h.lo[k] = lo === null ? NaN : Number(lo);
+    h.hi[k] = hi === null ? NaN : Number(hi);
+  }
+  return h;
+}
 var HISTORY_ORDER = "ORDER BY time_ms, run_id";
 function windowValuesColumn(limit, valuesLimit) {
   if (valuesLimit === 0) return "NULL";
@@ -39077,17 +39090,11 @@ var SqlStore = class {
       const slice = all.slice(start, start + batch);
       yield await this.read(async (c) => {
         const ids = slice.map((r) => Number(r.id));
-        const rows = await this.historyRows(c, ids);
+        const columns = await this.historyColumns(c, ids);
         const newest = await this.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
-        await this.loadRuns(c, rows.map((r) => Number(r[1])), runs, fingerprints);
-        const spans = /* @__PURE__ */ new Map();
-        for (let i = 0; i < rows.length; ) {
-          const id = Number(rows[i][0]);
-          let j = i;
-          while (j < rows.length && Number(rows[j][0]) === id) j++;
-          spans.set(id, [i, j]);
-          i = j;
-        }
+        const runIds = /* @__PURE__ */ new Set();
+        for (const h of columns.values()) for (const id of h.run) runIds.add(id);
+        await this.loadRuns(c, runIds, runs, fingerprints);
         const newestOf = /* @__PURE__ */ new Map();
         for (const r of newest) {
           const id = Number(r[0]);
@@ -39099,11 +39106,12 @@ var SqlStore = class {
         const oldValues = old.size > 0 ? await this.readSamples(c, [...old]) : /* @__PURE__ */ new Map();
         const out = [];
         for (const s of slice) {
-          const span = spans.get(Number(s.id));
+          const h = columns.get(Number(s.id));
           const top = newestOf.get(Number(s.id)) ?? [];
-          if (!span || top.length === 0) continue;
-          const [from, to] = span;
-          const count3 = to - from;
+          if (!h || top.length === 0) continue;
+          const count3 = h.run.length;
+          const refs2 = new Array(count3);
+          for (let k = 0; k < count3; k++) refs2[k] = refOf(h.run[k]);
           const history = {
             role: s.role,
             fingerprintKey: String(s.machine_key),
@@ -39111,21 +39119,13 @@ var SqlStore = class {
             metric: String(s.metric),
             unit: String(top[0][3]),
             better: top[0][4] === "higher" ? "higher" : "lower",
-            runs: new Array(count3),
-            n: new Int32Array(count3),
-            median: new Float64Array(count3),
-            lo: new Float64Array(count3),
-            hi: new Float64Array(count3),
+            runs: refs2,
+            n: h.n,
+            median: h.median,
+            lo: h.lo,
+            hi: h.hi,
             values: new Array(count3).fill(void 0)
           };
-          for (let k = 0; k < count3; k++) {
-            const [, runId, n, med, lo, hi] = rows[from + k];
-            history.runs[k] = refOf(Number(runId));
-            history.n[k] = Number(n);
-            history.median[k] = med === null ? NaN : Number(med);
-            history.lo[k] = lo === null ? NaN : Number(lo);
-            history.hi[k] = hi === null ? NaN : Number(hi);
-          }
           top.slice(0, valuesNights).forEach((r, i) => {
             history.values[count3 - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
           });
@@ -39433,13 +39433,30 @@ var PostgresStore = class _PostgresStore extends SqlStore {
       [`{${seriesIds.join(",")}}`, limit]
     );
   }
-  async historyRows(c, seriesIds) {
-    return await c.arrays(
-      `SELECT h.* FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
-         SELECT series_id, run_id, n, median, lo, hi, time_ms FROM measurements WHERE series_id = s.id) h
-       ORDER BY s.k, h.time_ms, h.run_id`,
+  async historyColumns(c, seriesIds) {
+    const rows = await c.arrays(
+      `SELECT s.id, h.nights FROM unnest(?::bigint[]) AS s(id) CROSS JOIN LATERAL (
+         SELECT string_agg(run_id || ' ' || n || ' ' || coalesce(median::text, '') || ' ' || coalesce(lo::text, '') || ' ' || coalesce(hi::text, ''), ',' ${HISTORY_ORDER}) AS nights
+         FROM measurements WHERE series_id = s.id) h
+       WHERE h.nights IS NOT NULL`,
       [`{${seriesIds.join(",")}}`]
     );
+    const out = /* @__PURE__ */ new Map();
+    const num = (field) => field === "" ? NaN : Number(field);
+    for (const [id, text3] of rows) {
+      const nights = String(text3).split(",");
+      const h = { run: new Float64Array(nights.length), n: new Int32Array(nights.length), median: new Float64Array(nights.length), lo: new Float64Array(nights.length), hi: new Float64Array(nights.length) };
+      nights.forEach((night, k) => {
+        const [run2, n, md, lo, hi] = night.split(" ");
+        h.run[k] = Number(run2);
+        h.n[k] = Number(n);
+        h.median[k] = num(md);
+        h.lo[k] = num(lo);
+        h.hi[k] = num(hi);
+      });
+      out.set(Number(id), h);
+    }
+    return out;
   }
   async readSamples(c, ids) {
     const out = /* @__PURE__ */ new Map();
@@ -39540,6 +39557,7 @@ var SAMPLE_BATCH2 = 65536;
 var ROWS_PER_INSERT = 500;
 var MEASUREMENTS_PER_INSERT = 200;
 var CACHE_KIB = 32 * 1024;
+var INGEST_CACHE_KIB = 256 * 1024;
 var MEASUREMENT_COLUMNS = "id, run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals";
 var SqliteStore = class _SqliteStore extends SqlStore {
   kind = "sqlite";
@@ -39647,6 +39665,20 @@ var SqliteStore = class _SqliteStore extends SqlStore {
     }
     if (written > reported) progress(written);
   }
+  async ingestRuns(runs) {
+    return this.withIngestCache(() => super.ingestRuns(runs));
+  }
+  async ingestStream(runs) {
+    return this.withIngestCache(() => super.ingestStream(runs));
+  }
+  async withIngestCache(fn) {
+    if (!this.closed) this.db.exec(`PRAGMA cache_size = -${INGEST_CACHE_KIB}`);
+    try {
+      return await fn();
+    } finally {
+      if (!this.closed) this.db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
+    }
+  }
   async insertMeasurements(_c, runId, timeMs, rows) {
     const first = Number(this.db.prepare("SELECT coalesce(max(id), 0) AS m FROM measurements").get().m) + 1;
     const ids = rows.map((_, i) => first + i);
@@ -39670,11 +39702,14 @@ var SqliteStore = class _SqliteStore extends SqlStore {
     for (const id of seriesIds) for (const r of stmt.all(id, limit ?? -1)) out.push(r);
     return out;
   }
-  async historyRows(_c, seriesIds) {
-    const stmt = this.prepared(`SELECT series_id, run_id, n, median, lo, hi FROM measurements WHERE series_id = ? ${HISTORY_ORDER}`);
+  async historyColumns(_c, seriesIds) {
+    const stmt = this.prepared(`SELECT run_id, n, median, lo, hi FROM measurements WHERE series_id = ? ${HISTORY_ORDER}`);
     stmt.setReturnArrays(true);
-    const out = [];
-    for (const id of seriesIds) for (const r of stmt.all(id)) out.push(r);
+    const out = /* @__PURE__ */ new Map();
+    for (const id of seriesIds) {
+      const rows = stmt.all(id);
+      if (rows.length > 0) out.set(id, historyFromRows(rows));
+    }
     return out;
   }
   prepared(sql) {
