@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { Zip, ZipPassThrough } from 'fflate';
 import { listZip, readZipEntry, ZipError } from '../../src/app/read-zip.ts';
 import { makeZip } from './app-harness.ts';
 
@@ -39,4 +40,24 @@ test('garbage, truncation and bombs are ZipErrors', () => {
   const central = lying.length - 22 - (46 + 'report.json'.length);
   view.setUint32(central + 24, 10, true);
   assert.throws(() => readZipEntry(lying, 'report.json'), ZipError);
+});
+
+test('stored entries with data descriptors (fflate\'s streaming writer) read back; a bomb that understates its size stops at the claim', () => {
+  const parts: Uint8Array[] = [];
+  const writer = new Zip((error, data) => {
+    if (error) throw error;
+    parts.push(data);
+  });
+  const stored = new ZipPassThrough('stored.txt');
+  writer.add(stored);
+  stored.push(new TextEncoder().encode('hello stored'), true);
+  writer.end();
+  const zip = new Uint8Array(Buffer.concat(parts));
+  assert.deepEqual(listZip(zip).map((e) => [e.name, e.method, e.size]), [['stored.txt', 0, 12]]);
+  assert.equal(new TextDecoder().decode(readZipEntry(zip, 'stored.txt') as Uint8Array), 'hello stored');
+
+  // 20 MB of one byte deflates to ~20 KB; the directory claims 10 bytes.
+  const bomb = makeZip({ 'report.json': 'q'.repeat(20_000_000) });
+  new DataView(bomb.buffer, bomb.byteOffset).setUint32(bomb.length - 22 - (46 + 'report.json'.length) + 24, 10, true);
+  assert.throws(() => readZipEntry(bomb, 'report.json'), /^ZipError: report\.json: inflates to more than the 10 bytes the directory says$/);
 });
