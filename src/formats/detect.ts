@@ -13,6 +13,10 @@ import { catch2Reader } from './catch2.ts';
 import { benchmarkDotNetReader } from './benchmark-dotnet.ts';
 import { benchbotJsonReader } from './benchbot-json.ts';
 import { plainLinesReader } from './plain-lines.ts';
+import { customReader, customSmallerIsBetterReader, customBiggerIsBetterReader } from './gab-custom.ts';
+import { bencherMetricFormatReader } from './bencher-metric-format.ts';
+import { juliaBenchmarkToolsReader } from './julia-benchmarktools.ts';
+import { iaiCallgrindReader } from './iai-callgrind.ts';
 
 /**
  * READERS lists every reader in detection order: specific formats before
@@ -25,9 +29,15 @@ export const READERS: readonly Reader[] = [
   pytestBenchmarkReader,
   jmhReader,
   benchmarkDotNetReader,
+  juliaBenchmarkToolsReader,
+  customReader,
+  customSmallerIsBetterReader,
+  customBiggerIsBetterReader,
+  bencherMetricFormatReader,
   criterionReader,
   catch2Reader,
   goBenchReader,
+  iaiCallgrindReader,
   cargoBenchReader,
   dartReader,
   plainLinesReader,

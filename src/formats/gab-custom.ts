@@ -1,0 +1,162 @@
+import type { Direction, Measurement, ReadWarning } from '../model/measurement.ts';
+import { ReadBudget } from './input-limits.ts';
+import { JsonReader, parseJsonDocument } from './json-document.ts';
+import type { ReadResult, Reader, SourceFile } from './reader.ts';
+import { conversionFactor, directionOf, normalizeTimeUnit } from './units.ts';
+
+/** GAB_CUSTOM_KEYS are the fields of one entry of github-action-benchmark's custom JSON (its `BenchmarkResult`). */
+const GAB_CUSTOM_KEYS = new Set(['name', 'unit', 'value', 'range', 'extra']);
+
+/** How the direction of a custom file is decided: stated by the format (as the action's tool name does), or guessed from units. */
+type Mode = Direction | 'from-unit';
+
+/**
+ * customReader, customSmallerIsBetterReader and customBiggerIsBetterReader
+ * read the JSON that github-action-benchmark's `customSmallerIsBetter` and
+ * `customBiggerIsBetter` tools take: an array of `{name, unit, value,
+ * range?, extra?}`, one entry per benchmark.
+ *
+ * The action takes the direction from the tool name, never from the file, so
+ * a repository moving over says it with `--format custom-smaller-is-better`
+ * or `--format custom-bigger-is-better` (every entry of the file gets that
+ * direction). Detection picks `custom`, which decides per entry from the
+ * unit as everywhere else (times lower, rates such as `req/s` or `ops/s`
+ * higher) and, when some unit says neither (`Megabytes`, `Percent`), reads
+ * those lower-is-better with one `note` warning naming them and the two
+ * formats that state it.
+ *
+ * Each entry is one value of metric `time` when its unit is a time (`ns`,
+ * `ms`, `us/iter`, `nsec`), else of metric `value`, in its unit as written
+ * except `µs`/`μs` spelled `us`: exactly the series `benchbot import` makes
+ * of the action's data.js history, so imported nights and new runs line up.
+ * A name given twice adds a second value to the same series (converted when
+ * both units are times). `range` and `extra` are display text and are not
+ * read.
+ */
+export const customReader: Reader = customJsonReader('custom', 'github-action-benchmark custom JSON, direction from units', 'from-unit', true);
+
+/** customSmallerIsBetterReader reads github-action-benchmark's custom JSON as the `customSmallerIsBetter` tool does (see customReader). */
+export const customSmallerIsBetterReader: Reader = customJsonReader('custom-smaller-is-better', 'github-action-benchmark customSmallerIsBetter JSON', 'lower', false);
+
+/** customBiggerIsBetterReader reads github-action-benchmark's custom JSON as the `customBiggerIsBetter` tool does (see customReader). */
+export const customBiggerIsBetterReader: Reader = customJsonReader('custom-bigger-is-better', 'github-action-benchmark customBiggerIsBetter JSON', 'higher', false);
+
+function customJsonReader(format: string, description: string, mode: Mode, detect: boolean): Reader {
+  return {
+    format,
+    description,
+    sniff: (head: string) => detect && sniffCustom(head),
+    read: (file: SourceFile) => readCustom(file, mode),
+  };
+}
+
+/**
+ * sniffCustom accepts a JSON array whose first element is an object with a
+ * string `name`, a number `value`, a string `unit` and no key outside
+ * GAB_CUSTOM_KEYS. The first object is cut out by one scan that skips
+ * strings, so braces inside `extra` do not end it early.
+ */
+export function sniffCustom(head: string): boolean {
+  const open = /^\uFEFF?\s*\[\s*\{/.exec(head);
+  if (!open) return false;
+  const start = open[0].length - 1;
+  const end = objectEnd(head, start);
+  if (end < 0) return false;
+  let first: unknown;
+  try {
+    first = JSON.parse(head.slice(start, end + 1));
+  } catch {
+    return false;
+  }
+  if (first === null || typeof first !== 'object' || Array.isArray(first)) return false;
+  const entry = first as Record<string, unknown>;
+  return typeof entry.name === 'string' && typeof entry.value === 'number' && typeof entry.unit === 'string' && Object.keys(entry).every((k) => GAB_CUSTOM_KEYS.has(k));
+}
+
+/** objectEnd returns the index of the `}` closing a flat object opened at `start`, or -1 (nested values, or not closed within `text`). */
+function objectEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string, honouring backslash escapes.
+      i += 1;
+      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+      if (i >= text.length) return -1;
+    } else if (c === 0x7d) {
+      return i;
+    } else if (c === 0x7b || c === 0x5b) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+function readCustom(file: SourceFile, mode: Mode): ReadResult {
+  const doc = parseJsonDocument(file);
+  const j = new JsonReader(file.path);
+  if (!Array.isArray(doc)) return j.fail('$', "expected an array of {name, unit, value} entries (github-action-benchmark's custom JSON)");
+  const entries: unknown[] = doc;
+  if (entries.length === 0) j.fail('$', 'no benchmarks: the array is empty');
+  const budget = new ReadBudget(file.path);
+  const measurements: Measurement[] = [];
+  const byKey = new Map<string, { m: Measurement; path: string }>();
+  const guessed = new Map<string, string>();
+
+  entries.forEach((raw, i) => {
+    const path = `[${i}]`;
+    const entry = j.object(raw, path);
+    const benchmark = j.string(entry.name, `${path}.name`);
+    if (benchmark.trim() === '') j.fail(`${path}.name`, 'must not be empty');
+    const written = j.string(entry.unit, `${path}.unit`);
+    const unit = spellUnit(written);
+    if (unit === '') j.fail(`${path}.unit`, 'must not be empty; use `count` for a plain number');
+    let value = j.number(entry.value, `${path}.value`);
+    const time = isGabTimeUnit(unit);
+    if (time && value < 0) j.fail(`${path}.value`, `is ${value}; a time (unit ${unit}) cannot be below zero`);
+    const metric = time ? 'time' : 'value';
+    budget.value();
+    const key = `${benchmark}\u0000${metric}`;
+    const seen = byKey.get(key);
+    if (seen) {
+      const factor = conversionFactor(unit, seen.m.unit);
+      if (factor === undefined) return j.fail(`${path}.unit`, `is ${JSON.stringify(written)}, but ${seen.path} has the same name in ${JSON.stringify(seen.m.unit)}; give each unit its own name`);
+      if (factor !== 1) value *= factor;
+      seen.m.values.push(value);
+      return;
+    }
+    budget.series();
+    const better = mode === 'from-unit' ? directionOf(metric, unit) : mode;
+    if (mode === 'from-unit' && !time && better === 'lower') guessed.set(benchmark, unit);
+    const m: Measurement = { benchmark, metric, unit, better, values: [value] };
+    byKey.set(key, { m, path });
+    measurements.push(m);
+  });
+
+  const warnings: ReadWarning[] = [];
+  if (guessed.size > 0) {
+    const units = [...new Set(guessed.values())].slice(0, 5).map((u) => JSON.stringify(u)).join(', ');
+    const names = [...guessed.keys()];
+    const shown = names.slice(0, 3).map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}…` : n)).join(', ') + (names.length > 3 ? ` and ${names.length - 3} more` : '');
+    warnings.push({
+      kind: 'note',
+      message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown} in ${units} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`,
+    });
+  }
+  return { measurements, warnings, hints: {} };
+}
+
+/** spellUnit trims a unit and spells `µs`/`μs` as `us`, keeping a per-something suffix (`µs/iter` -> `us/iter`), as `benchbot import` does for data.js. */
+function spellUnit(unit: string): string {
+  const u = unit.trim();
+  const slash = u.indexOf('/');
+  const base = slash < 0 ? u : u.slice(0, slash);
+  const normal = normalizeTimeUnit(base);
+  return normal === undefined ? u : normal + (slash < 0 ? '' : u.slice(slash));
+}
+
+/** isGabTimeUnit is the data.js import's test for a time: ns, us, ms, s (or nsec, usec, msec, sec), alone or per something, but not a rate. */
+function isGabTimeUnit(unit: string): boolean {
+  if (/\/(s|sec|second)$/i.test(unit)) return false;
+  const base = unit.split('/')[0];
+  return normalizeTimeUnit(base) !== undefined || /^(n|u|m)?sec$/.test(base);
+}
