@@ -13,6 +13,10 @@ import { catch2Reader } from './catch2.ts';
 import { benchmarkDotNetReader } from './benchmark-dotnet.ts';
 import { benchbotJsonReader } from './benchbot-json.ts';
 import { plainLinesReader } from './plain-lines.ts';
+import { benchmarkJsReader } from './benchmark-js.ts';
+import { tinybenchReader } from './tinybench.ts';
+import { vitestBenchReader } from './vitest-bench.ts';
+import { mitataReader } from './mitata.ts';
 import { customReader, customSmallerIsBetterReader, customBiggerIsBetterReader } from './gab-custom.ts';
 import { bencherMetricFormatReader } from './bencher-metric-format.ts';
 import { juliaBenchmarkToolsReader } from './julia-benchmarktools.ts';
@@ -40,6 +44,10 @@ export const READERS: readonly Reader[] = [
   iaiCallgrindReader,
   cargoBenchReader,
   dartReader,
+  tinybenchReader,
+  vitestBenchReader,
+  mitataReader,
+  benchmarkJsReader,
   plainLinesReader,
 ];
 
