@@ -5,13 +5,16 @@ import { FormatError } from '../formats/format-error.ts';
 import type { Executor } from './executor.ts';
 import { shellQuote } from './local-executor.ts';
 import { parsePerfStatCsv, perfStatPrefix } from './perf-counters.ts';
-import { readBoundedFile } from './read-bounded-text.ts';
+import { readBoundedFile, readBoundedFileBytes } from './read-bounded-text.ts';
 import { pinnedCommand } from './cpu-pin.ts';
+import { parseResultBundle, readResultDirectory, RESULT_BUNDLE, wrapForResultDirectory } from './result-directory.ts';
 
 /**
  * RoundSettings say how one round runs: the bench command, its output
  * format (`command` times it through hyperfine), where its results are
- * (stdout or resultFile), its timeout, perf counters, extra environment.
+ * (stdout or resultFile: a file, or criterion's result directory, of which
+ * a round reads only what it wrote; see result-directory.ts), its timeout,
+ * perf counters, extra environment.
  */
 export interface RoundSettings {
   bench: string;
@@ -53,6 +56,9 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
   // Without perf the round still runs, and the file says why there are no counters.
   if (settings.counters) command = `if command -v perf >/dev/null 2>&1; then ${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}; else echo '${NO_PERF}' > ${perfFile}; sh -c ${shellQuote(command)}; fi`;
   command = pinnedCommand(command, settings.pin);
+  // Whether resultFile is a directory is known only where the round runs, after it ran: the wrapper finds out there.
+  const resultFile = timing || !settings.resultFile ? undefined : settings.resultFile;
+  if (resultFile !== undefined) command = wrapForResultDirectory(command, resultFile);
   const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
   const fail = (message: string): RoundOutcome => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
   if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1000)} s (--round-timeout)`);
@@ -61,18 +67,27 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
     const hint = result.exitCode === 127 ? ' (command not found: is the tool installed where the benchmark runs?)' : '';
     return fail(`exit code ${result.exitCode ?? result.signal}${hint}: ${tail}`);
   }
-  const fetchText = async (remote: string): Promise<string> => {
+  const fetchLocal = async (remote: string): Promise<string> => {
     const local = join(scratch, `${tag}-${remote}`.replace(/[^\w.-]/g, '_'));
     await executor.fetch(remote.startsWith('/') ? remote : `${dir}/${remote}`, local);
-    // Reading is bounded in bytes (stat first) and every reader is linear in
-    // its input, so a hostile result file costs at most seconds after the
-    // round, never a hang or a crash: stdout is capped by the executor
-    // (64 MiB), files here by MAX_INPUT_BYTES (input-limits.ts).
-    return readBoundedFile(local, `${remote} (${tag})`);
+    return local;
   };
+  // Reading is bounded in bytes (stat first) and every reader is linear in
+  // its input, so a hostile result file costs at most seconds after the
+  // round, never a hang or a crash: stdout is capped by the executor
+  // (64 MiB), files here by MAX_INPUT_BYTES (input-limits.ts).
+  const fetchText = async (remote: string): Promise<string> => readBoundedFile(await fetchLocal(remote), `${remote} (${tag})`);
   try {
-    const text = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result.stdout;
-    const read = readSource({ path: `${tag} output`, text }, timing ? 'hyperfine' : settings.format);
+    let read;
+    if (resultFile !== undefined) {
+      const bundle = parseResultBundle(readBoundedFileBytes(await fetchLocal(RESULT_BUNDLE), `${RESULT_BUNDLE} (${tag})`), resultFile);
+      read =
+        bundle.kind === 'directory'
+          ? readResultDirectory(bundle.files, resultFile, settings.format)
+          : readSource({ path: `${tag} output`, text: await fetchText(resultFile) }, settings.format);
+    } else {
+      read = readSource({ path: `${tag} output`, text: timing ? await fetchText(hyperfineFile) : result.stdout }, timing ? 'hyperfine' : settings.format);
+    }
     const measurements = timing ? read.measurements.map((m) => ({ ...m, benchmark: 'command' })) : read.measurements;
     const warnings = [...read.warnings];
     if (settings.counters) {

@@ -13,6 +13,11 @@ const CHUNK_BYTES = 1024 * 1024;
  * crashes the process with `Cannot create a string longer than ...`.
  */
 export function readBoundedText(fd: number, display: string, limit = MAX_INPUT_BYTES): string {
+  return readBoundedBytes(fd, display, limit).toString('utf8');
+}
+
+/** readBoundedBytes is readBoundedText without the decoding: the bytes, for formats framed by byte counts. */
+export function readBoundedBytes(fd: number, display: string, limit = MAX_INPUT_BYTES): Buffer {
   const stat = fstatSync(fd);
   if (stat.isFile() && stat.size > limit) throw tooLarge(display, stat.size, limit);
   const chunks: Buffer[] = [];
@@ -28,14 +33,19 @@ export function readBoundedText(fd: number, display: string, limit = MAX_INPUT_B
     if (total > limit) throw tooLarge(display, undefined, limit);
     want = CHUNK_BYTES;
   }
-  return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total)).toString('utf8');
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
 }
 
 /** readBoundedFile opens a path (links followed) and reads it with readBoundedText. */
 export function readBoundedFile(path: string, display = path, limit = MAX_INPUT_BYTES): string {
+  return readBoundedFileBytes(path, display, limit).toString('utf8');
+}
+
+/** readBoundedFileBytes opens a path (links followed) and reads it with readBoundedBytes. */
+export function readBoundedFileBytes(path: string, display = path, limit = MAX_INPUT_BYTES): Buffer {
   const fd = openSync(path, 'r');
   try {
-    return readBoundedText(fd, display, limit);
+    return readBoundedBytes(fd, display, limit);
   } finally {
     closeSync(fd);
   }
