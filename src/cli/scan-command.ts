@@ -3,12 +3,11 @@ import { createHash } from 'node:crypto';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parsePercent } from '../compare/thresholds.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
-import { scanHistory, seriesKey } from '../scan/scan-history.ts';
+import { HistoryScan, seriesKey } from '../scan/scan-history.ts';
 import type { Ack, Night, Series } from '../scan/scan-history.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
 import { openStore } from '../store/open-store.ts';
-import type { SeriesPoint, Store } from '../store/store.ts';
-import { recentPoints } from '../store/recent-points.ts';
+import type { SeriesInfo, SeriesPoint, Store, WindowQuery } from '../store/store.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -90,49 +89,147 @@ export function hostKey(fp: Fingerprint): string {
  * machine stays in the series and starts a segment there (`machine` facts
  * per night). Each night gets its interleaved A/B: the base-role run the
  * same nightly job stored (same time, same machine), which measured the
- * previous nightly's commit beside tonight's.
+ * previous nightly's commit beside tonight's. Every series at once: what
+ * nightlySeriesBatches yields, collected.
  */
-export async function loadNightlySeries(store: Store, options: { branch: string; repo?: string; nights?: number }): Promise<Series[]> {
+export async function loadNightlySeries(store: Store, options: NightlyOptions): Promise<Series[]> {
+  const all: Series[] = [];
+  for await (const batch of nightlySeriesBatches(store, options)) for (const s of batch) all.push(s);
+  return all;
+}
+
+/** NightlyOptions select a branch's nightly history: `nights` per series (default SCAN_NIGHTS), `batch` stored series per batch (default SCAN_BATCH). */
+export interface NightlyOptions {
+  branch: string;
+  repo?: string;
+  nights?: number;
+  batch?: number;
+}
+
+/**
+ * SCAN_BATCH is how many stored series nightlySeriesBatches reads at a
+ * time: the scan's memory follows it, not the number of series (a batch of
+ * 500 series x 90 nights, with raw samples for 40 of them and their A/B,
+ * is some tens of MB).
+ */
+export const SCAN_BATCH = 500;
+
+/**
+ * nightlySeriesBatches is loadNightlySeries a batch of series at a time,
+ * in the same order: the store's series of one benchmark x metric on one
+ * machine (kernels, governors, toolchains) always in the same batch, read
+ * through the per-series index with the A/B runs of those series alone, so
+ * a scan of 10,000 series holds one batch, not the history.
+ */
+export async function* nightlySeriesBatches(store: Store, options: NightlyOptions): AsyncGenerator<Series[]> {
   // The newest nights of each series only (SCAN_NIGHTS): older history stays in the store, and so does the A/B of older nights.
   // Raw samples only for nights a finding can count them in (max-age + 10); the 50 nights before those take part by their medians.
   const nights = options.nights ?? SCAN_NIGHTS;
-  const { points, since } = await recentPoints(store, { role: 'nightly', branch: options.branch, repo: options.repo, nights, valuesNights: Math.max(1, nights - 50) });
+  const size = options.batch ?? SCAN_BATCH;
+  if (!Number.isInteger(size) || size < 1) throw new UsageError(`batch: give a positive whole number of series, got ${size}`);
+  const infos = await store.listSeries({ role: 'nightly', branch: options.branch, repo: options.repo, machines: true });
+  // One scan series per benchmark x metric x machine: the store's series of that machine's setups go together.
+  const hostOf = new Map<string, string>();
+  const groups = new Map<string, SeriesInfo[]>();
+  for (const info of infos) {
+    let host = hostOf.get(info.fingerprintKey);
+    if (host === undefined) hostOf.set(info.fingerprintKey, (host = info.machine ? hostKey(info.machine) : info.fingerprintKey.slice(0, 12)));
+    const k = `${info.benchmark}\u0000${info.metric}\u0000${host}`;
+    let group = groups.get(k);
+    if (!group) groups.set(k, (group = []));
+    group.push(info);
+  }
+  // The A/B runs of a nightly series: base- and head-role series of the same machine key, benchmark and metric (any branch).
+  const abKey = (i: SeriesInfo) => `${i.fingerprintKey}\u0000${i.benchmark}\u0000${i.metric}`;
+  const index = async (role: 'base' | 'head') => {
+    const byKey = new Map<string, number[]>();
+    for (const i of await store.listSeries({ role, repo: options.repo })) {
+      let ids = byKey.get(abKey(i));
+      if (!ids) byKey.set(abKey(i), (ids = []));
+      ids.push(i.id);
+    }
+    return byKey;
+  };
+  const bases = await index('base');
+  const heads = await index('head');
+  let batch: SeriesInfo[] = [];
+  const flush = async () => {
+    const b = batch;
+    batch = [];
+    return b.length === 0 ? [] : readNightlyBatch(store, options.branch, options.repo, b, nights, bases, heads, abKey);
+  };
+  for (const group of groups.values()) {
+    for (const info of group) batch.push(info);
+    if (batch.length >= size) yield await flush();
+  }
+  if (batch.length > 0) yield await flush();
+}
+
+/** readNightlyBatch reads one batch of stored nightly series (whole scan series) with their A/B runs and groups them into scan series. */
+async function readNightlyBatch(
+  store: Store, branch: string, repo: string | undefined, infos: readonly SeriesInfo[], nights: number,
+  bases: ReadonlyMap<string, number[]>, heads: ReadonlyMap<string, number[]>, abKey: (i: SeriesInfo) => string,
+): Promise<Series[]> {
+  const read = async (query: WindowQuery) => {
+    const out: SeriesPoint[] = [];
+    for await (const windows of store.seriesWindows(query)) for (const w of windows) for (const p of w.window) out.push(p);
+    return out;
+  };
+  const ids = infos.map((i) => i.id);
+  const points = await read({ role: 'nightly', branch, repo, series: ids, nights, valuesNights: Math.max(1, nights - 50), fingerprints: true, batch: ids.length });
+  let oldest = Infinity;
+  for (const p of points) oldest = Math.min(oldest, Date.parse(p.time));
+  if (!Number.isFinite(oldest)) return [];
+  const since = new Date(oldest).toISOString();
+  const abIds = (m: ReadonlyMap<string, number[]>) => [...new Set(infos.flatMap((i) => m.get(abKey(i)) ?? []))];
+  const readAb = async (role: 'base' | 'head', series: number[]) => {
+    if (series.length === 0) return [];
+    // Oldest first across series, as the runs were stored (a stable sort keeps each series' order within a time).
+    return (await read({ role, repo, series, since, valuesNights: Infinity, batch: series.length })).sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+  };
+  const allBases = await readAb('base', abIds(bases));
+  const allHeads = await readAb('head', abIds(heads));
   const shas = new Set(points.map((p) => p.sha));
-  const allBases = await store.series({ role: 'base', repo: options.repo, values: true, since });
   const abOf = new Map<string, SeriesPoint>();
   for (const b of allBases) abOf.set(`${b.time}\u0000${b.fingerprintKey}\u0000${b.benchmark}\u0000${b.metric}`, b);
   // Confirmation A/Bs (and any PR run of the same pair): head-role runs at a nightly's commit with a base run of the same time.
-  const extraOf = new Map<string, Array<{ base: number[]; head: number[]; baseSha: string }>>();
-  for (const h of await store.series({ role: 'head', repo: options.repo, values: true, since })) {
+  const extraOf = new Map<string, Array<{ base: number[]; head: number[]; baseSha: string; timeMs: number }>>();
+  for (const h of allHeads) {
     if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
     const base = abOf.get(`${h.time}\u0000${h.fingerprintKey}\u0000${h.benchmark}\u0000${h.metric}`);
     if (!base?.values || base.values.length === 0) continue;
     const k = `${h.sha}\u0000${h.fingerprintKey}\u0000${h.benchmark}\u0000${h.metric}`;
     if (!extraOf.has(k)) extraOf.set(k, []);
-    (extraOf.get(k) as Array<{ base: number[]; head: number[]; baseSha: string }>).push({ base: base.values, head: h.values, baseSha: base.sha });
+    (extraOf.get(k) as Array<{ base: number[]; head: number[]; baseSha: string; timeMs: number }>).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
   }
   const facts = new Map<string, Record<string, string>>();
-  const byHost: SeriesPoint[] = points.map((p) => ({ ...p, fingerprintKey: p.fingerprint ? hostKey(p.fingerprint) : p.fingerprintKey.slice(0, 12) }));
-  points.forEach((p) => {
-    if (p.fingerprint) facts.set(p.runId, machineFacts(p.fingerprint));
+  const hosts = new Map<string, string>();
+  const byHost: SeriesPoint[] = points.map((p) => {
+    let host = hosts.get(p.runId);
+    if (host === undefined) hosts.set(p.runId, (host = p.fingerprint ? hostKey(p.fingerprint) : p.fingerprintKey.slice(0, 12)));
+    if (p.fingerprint && !facts.has(p.runId)) facts.set(p.runId, machineFacts(p.fingerprint));
+    return { ...p, fingerprintKey: host };
   });
-  const series = seriesFromPoints(byHost, options.branch).map((s) => ({ ...s, key: seriesKey(s) }));
+  const series = seriesFromPoints(byHost, branch).map((s) => ({ ...s, key: seriesKey(s) }));
   // Attach per night what seriesFromPoints does not know: the machine facts and the A/B of the same job.
-  const pointOf = new Map(points.map((p) => [`${p.runId}\u0000${p.benchmark}\u0000${p.metric}`, p]));
   const runIdsBySeries = new Map<string, SeriesPoint[]>();
-  for (const p of byHost) {
+  const originalOf = new Map<SeriesPoint, SeriesPoint>();
+  byHost.forEach((p, i) => {
+    originalOf.set(p, points[i]);
     const k = `${p.benchmark}\u0000${p.metric}\u0000${p.fingerprintKey}`;
     if (!runIdsBySeries.has(k)) runIdsBySeries.set(k, []);
     (runIdsBySeries.get(k) as SeriesPoint[]).push(p);
-  }
+  });
   return series.map((s) => {
     const ps = runIdsBySeries.get(`${s.benchmark}\u0000${s.metric}\u0000${s.fingerprintKey}`) ?? [];
+    // A session before the series' own window is none of its nights' A/B, however the series were batched.
+    const firstMs = s.nights.length > 0 ? Date.parse(s.nights[0].time) : Infinity;
     const nights = s.nights.map((night, i) => {
-      const p = pointOf.get(`${ps[i]?.runId}\u0000${s.benchmark}\u0000${s.metric}`);
+      const p = ps[i] ? originalOf.get(ps[i]) : undefined;
       if (!p) return night;
       const base = abOf.get(`${p.time}\u0000${p.fingerprintKey}\u0000${p.benchmark}\u0000${p.metric}`);
       const machine = facts.get(p.runId);
-      const extra = (extraOf.get(`${p.sha}\u0000${p.fingerprintKey}\u0000${p.benchmark}\u0000${p.metric}`) ?? []).filter((e) => e.baseSha === base?.sha || (base === undefined && e.baseSha === s.nights[i - 1]?.sha));
+      const extra = (extraOf.get(`${p.sha}\u0000${p.fingerprintKey}\u0000${p.benchmark}\u0000${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || (base === undefined && e.baseSha === s.nights[i - 1]?.sha)));
       let ab: Night['ab'];
       if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...(extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {}) };
       // A night without its own A/B (an older store) confirmed afterwards: the first confirmation session is its A/B.
@@ -185,12 +282,22 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
   const repo = v.repository as string | undefined;
   const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
   try {
-    const series = await loadNightlySeries(store, { branch, repo, nights: Math.max(SCAN_NIGHTS, maxAge + 60) });
-    const acks = acksInWindow(await loadAcks(store), series);
-    const result = scanHistory(series, { threshold, acks, maxAgeNights: maxAge });
-    if (series.length === 0) result.warnings.unshift(`no nightly runs of branch ${branch}${repo ? ` in ${repo}` : ''} in ${store.location}; store them with role nightly, or check --branch and --repository`);
+    // A batch of series at a time, the false discovery rate across all of them at the end.
+    const scan = new HistoryScan({ threshold, acks: await loadAcks(store), maxAgeNights: maxAge });
+    const shas = new Set<string>();
+    let oldest = Infinity;
+    for await (const batch of nightlySeriesBatches(store, { branch, repo, nights: Math.max(SCAN_NIGHTS, maxAge + 60) })) {
+      scan.add(batch);
+      for (const s of batch) {
+        for (const n of s.nights) shas.add(n.sha);
+        if (s.nights.length > 0) oldest = Math.min(oldest, Date.parse(s.nights[0].time));
+      }
+    }
+    // An ack older than every night read is no news (acksInWindow).
+    const result = scan.result({ ackCounts: (a) => shas.has(a.sha) || (a.time !== undefined && Date.parse(a.time) >= oldest) });
+    if (scan.series === 0) result.warnings.unshift(`no nightly runs of branch ${branch}${repo ? ` in ${repo}` : ''} in ${store.location}; store them with role nightly, or check --branch and --repository`);
     const repoUrl = repo && /^[\w.-]+\/[\w.-]+$/.test(repo) ? `${(process.env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
-    const options = { series: series.length, threshold, branch, repoUrl };
+    const options = { series: scan.series, threshold, branch, repoUrl };
     out(output === 'json' ? JSON.stringify(toScanJson(result, options), null, 2) : renderScanMarkdown(result, options));
     return confirmedRegressions(result).length > 0 ? 1 : 0;
   } finally {
@@ -216,10 +323,17 @@ export async function runAck(args: string[], out: (text: string) => void): Promi
   const branch = wanted.slice(0, colon);
   const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
   try {
-    const all = await loadNightlySeries(store, { branch });
-    const series = all.find((s) => s.key === wanted);
+    // Batch by batch: only the series asked for is kept, and the names of the others for the message.
+    const all: string[] = [];
+    let series: Series | undefined;
+    for await (const batch of nightlySeriesBatches(store, { branch })) {
+      for (const s of batch) {
+        all.push(s.key as string);
+        if (s.key === wanted && !series) series = s;
+      }
+    }
     if (!series) {
-      const close = all.map((s) => s.key as string).filter((k) => k.startsWith(wanted) || wanted.startsWith(k.slice(0, k.lastIndexOf(':'))));
+      const close = all.filter((k) => k.startsWith(wanted) || wanted.startsWith(k.slice(0, k.lastIndexOf(':'))));
       throw new UsageError(`SERIES ${wanted}: no such nightly series in ${store.location}${close.length > 0 ? `; did you mean ${close.slice(0, 5).join(', ')}?` : `; benchbot scan --output json lists them (${all.length} on branch ${branch})`}`);
     }
     const nights = series.nights.filter((n) => at.length >= 7 && n.sha.startsWith(at));

@@ -274,17 +274,66 @@ interface Candidate {
 
 /** scanHistory scans every series and applies Benjamini-Hochberg across all of their confirmations' p-values. */
 export function scanHistory(allSeries: readonly Series[], options: ScanOptions = {}): ScanResult {
-  const o = resolve(options);
-  const warnings: string[] = [];
-  const candidates: Candidate[] = [];
-  const watches: ScanFinding[] = [];
-  const machineChanges: MachineChange[] = [];
-  for (const series of allSeries) {
-    const found = candidatesOf(series, o, warnings);
-    candidates.push(...found.candidates);
-    watches.push(...found.watches);
-    machineChanges.push(...found.machineChanges);
+  const scan = new HistoryScan(options);
+  scan.add(allSeries);
+  return scan.result();
+}
+
+/** UnmatchedAck is the warning about an ack that matches no night of its series, kept until the caller says whether it counts. */
+interface UnmatchedAck {
+  key: string;
+  ack: Ack;
+}
+
+/**
+ * HistoryScan is scanHistory a batch of series at a time, for histories
+ * too big to hold at once: `add` scans a batch and keeps only what it found
+ * (candidates with their p-values, watches, machine changes, warnings),
+ * `result` applies Benjamini-Hochberg once across every batch's
+ * confirmations. Batches added in the order of one scanHistory call give
+ * the same result as that call, whatever their size.
+ */
+export class HistoryScan {
+  private readonly o: Resolved;
+  private readonly candidates: Candidate[] = [];
+  private readonly watches: ScanFinding[] = [];
+  private readonly machineChanges: MachineChange[] = [];
+  private readonly warnings: Array<string | UnmatchedAck> = [];
+  /** series counts the series added so far. */
+  series = 0;
+
+  constructor(options: ScanOptions = {}) {
+    this.o = resolve(options);
   }
+
+  /** add scans a batch of series; nothing of the batch is kept but what it found. */
+  add(batch: readonly Series[]): void {
+    for (const series of batch) {
+      const found = candidatesOf(series, this.o, this.warnings);
+      for (const c of found.candidates) this.candidates.push(c);
+      for (const w of found.watches) this.watches.push(w);
+      for (const m of found.machineChanges) this.machineChanges.push(m);
+      this.series++;
+    }
+  }
+
+  /**
+   * result adjusts every confirmation's p-value across all batches and
+   * decides. `ackCounts` says whether an ack that matched no night of its
+   * series is worth a warning (default: every one is); the CLI leaves out
+   * those older than every night it read (scan-command.ts).
+   */
+  result(options: { ackCounts?: (ack: Ack) => boolean } = {}): ScanResult {
+    const warnings = this.warnings.flatMap((w) => {
+      if (typeof w === 'string') return [w];
+      if (options.ackCounts && !options.ackCounts(w.ack)) return [];
+      return [`${w.key}: ack at ${w.ack.sha} matches no night${w.ack.time === undefined ? ' (give its time)' : ''}; ignored`];
+    });
+    return decide(this.candidates, this.watches, this.machineChanges, warnings, this.o);
+  }
+}
+
+function decide(candidates: readonly Candidate[], watches: readonly ScanFinding[], machineChanges: MachineChange[], warnings: string[], o: Resolved): ScanResult {
   const awaiting = candidates.filter((c) => c.ab === null).map((c) => c.finding);
   const tested = candidates.filter((c) => c.ab !== null);
   const qs = benjaminiHochberg(tested.map((c) => c.finding.p));
@@ -325,7 +374,7 @@ interface UsableNight extends Night {
   log: number;
 }
 
-function candidatesOf(series: Series, o: Resolved, warnings: string[]): { candidates: Candidate[]; watches: ScanFinding[]; machineChanges: MachineChange[] } {
+function candidatesOf(series: Series, o: Resolved, warnings: Array<string | UnmatchedAck>): { candidates: Candidate[]; watches: ScanFinding[]; machineChanges: MachineChange[] } {
   const key = series.key ?? seriesKey(series);
   const nights: UsableNight[] = [];
   let dropped = 0;
@@ -523,7 +572,7 @@ function machineChangesOf(series: Series, key: string, nights: readonly UsableNi
   return out;
 }
 
-function baselineStart(key: string, nights: readonly UsableNight[], acks: readonly Ack[], warnings: string[]): number {
+function baselineStart(key: string, nights: readonly UsableNight[], acks: readonly Ack[], warnings: Array<string | UnmatchedAck>): number {
   let start = 0;
   for (const ack of acks) {
     if (ack.series !== key) continue;
@@ -532,7 +581,7 @@ function baselineStart(key: string, nights: readonly UsableNight[], acks: readon
       const t = Date.parse(ack.time);
       at = nights.findIndex((n) => Date.parse(n.time) >= t);
     }
-    if (at < 0) warnings.push(`${key}: ack at ${ack.sha} matches no night${ack.time === undefined ? ' (give its time)' : ''}; ignored`);
+    if (at < 0) warnings.push({ key, ack });
     else start = Math.max(start, at);
   }
   return start;

@@ -188,14 +188,14 @@ export class PostgresStore extends SqlStore {
     return ids;
   }
 
-  protected async windowRows(c: PgConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]> {
+  protected async windowRows(c: PgConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number, sinceMs: number | null = null): Promise<WindowRow[]> {
     // A lateral index range per series, all series of the batch in one round trip.
     return (await c.arrays(
       `SELECT w.series_id, w.id, w.run_id, w.unit, w.better, w.n, w.median, w.vals FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
          SELECT m.series_id, m.id, m.run_id, m.time_ms, m.unit, m.better, m.n, m.median, ${windowValuesColumn(limit, valuesLimit)} AS vals
-         FROM measurements m WHERE m.series_id = s.id ORDER BY m.time_ms DESC, m.id DESC LIMIT ?) w
+         FROM measurements m WHERE m.series_id = s.id${sinceMs === null ? '' : ' AND m.time_ms >= ?::bigint'} ORDER BY m.time_ms DESC, m.id DESC LIMIT ?) w
        ORDER BY s.k, w.time_ms DESC, w.id DESC`,
-      [`{${seriesIds.join(',')}}`, limit],
+      [`{${seriesIds.join(',')}}`, ...(sinceMs === null ? [] : [sinceMs]), limit],
     )) as WindowRow[];
   }
 

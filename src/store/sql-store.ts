@@ -16,6 +16,8 @@ import {
   type SeriesPoint,
   type SeriesQuery,
   type SeriesWindow,
+  type SeriesInfo,
+  type SeriesListQuery,
   type WindowQuery,
   type HistoryQuery,
   type RunRef,
@@ -128,7 +130,7 @@ export const HISTORY_ORDER = 'ORDER BY time_ms, run_id';
 /** windowValuesColumn is the select expression of a window's `vals`: the blob only for the newest `valuesLimit` points. */
 export function windowValuesColumn(limit: number | null, valuesLimit: number): string {
   if (valuesLimit === 0) return 'NULL';
-  if (limit !== null && valuesLimit >= limit) return 'm.vals';
+  if (valuesLimit === Infinity || (limit !== null && valuesLimit >= limit)) return 'm.vals';
   return `CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ${Math.floor(valuesLimit)} THEN m.vals END`;
 }
 
@@ -170,11 +172,12 @@ export abstract class SqlStore implements Store {
   /** insertMeasurements writes one run's measurements and returns their ids in the order given. */
   protected abstract insertMeasurements(c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[]): Promise<number[]>;
   /**
-   * windowRows reads the newest `limit` points (null: all) of each series,
-   * grouped by series in the order given, newest first; `vals` only for the
-   * newest `valuesLimit` of each, else null.
+   * windowRows reads the newest `limit` points (null: all) of each series
+   * at or after `sinceMs` (null: any time), grouped by series in the order
+   * given, newest first; `vals` only for the newest `valuesLimit` of each
+   * (Infinity: all), else null.
    */
-  protected abstract windowRows(c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]>;
+  protected abstract windowRows(c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number, sinceMs?: number | null): Promise<WindowRow[]>;
   /** historyColumns reads each series' nights, oldest first (HISTORY_ORDER); series without any are missing from the map. */
   protected abstract historyColumns(c: SqlConn, seriesIds: readonly number[]): Promise<Map<number, HistoryColumns>>;
   /** readSamples returns the values of each measurement id, in index order (missing ids map to nothing). */
@@ -485,12 +488,12 @@ export abstract class SqlStore implements Store {
     const nights = query.nights ?? null;
     const valuesNights = query.valuesNights ?? 0;
     const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
-    for (const [name, v] of [['nights', nights ?? 1], ['valuesNights', valuesNights + 1], ['batch', batch]] as const) {
+    for (const [name, v] of [['nights', nights ?? 1], ['valuesNights', valuesNights === Infinity ? 1 : valuesNights + 1], ['batch', batch]] as const) {
       if (!Number.isInteger(v) || v < 1) throw new StoreError(`seriesWindows: ${name} must be a positive whole number, got ${name === 'nights' ? nights : name === 'batch' ? batch : valuesNights}`);
     }
-    const where = new Where();
-    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.fingerprintKey);
-    const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
+    const sinceMs = query.since === undefined ? null : Date.parse(query.since);
+    if (sinceMs !== null && !Number.isFinite(sinceMs)) throw new StoreError(`seriesWindows: since must be an ISO 8601 time, got ${JSON.stringify(query.since)}`);
+    const all = await this.read((c) => this.seriesRows(c, { ...query, role: query.role }, query.series));
     const runs = new Map<number, RunInfo>();
     const fingerprints = new Map<number, Fingerprint>();
     for (let start = 0; start < all.length; start += batch) {
@@ -502,7 +505,7 @@ export abstract class SqlStore implements Store {
         for (const r of await c.all(`SELECT series_id, count(*) AS points, min(time_ms) AS first_ms FROM measurements WHERE series_id IN (${marks}) GROUP BY series_id`, ids)) {
           summary.set(Number(r.series_id), { points: Number(r.points), firstMs: Number(r.first_ms) });
         }
-        const rows = await this.windowRows(c, ids, nights, valuesNights);
+        const rows = await this.windowRows(c, ids, nights, valuesNights, sinceMs);
         await this.loadRuns(c, rows.map((r) => Number(r[2])), runs, query.fingerprints ? fingerprints : undefined);
         const bySeries = new Map<number, WindowRow[]>();
         for (const r of rows) {
@@ -544,6 +547,49 @@ export abstract class SqlStore implements Store {
         });
       });
     }
+  }
+
+  async listSeries(query: SeriesListQuery): Promise<SeriesInfo[]> {
+    return this.read(async (c) => {
+      const rows = await this.seriesRows(c, query);
+      const machines = new Map<string, Fingerprint>();
+      if (query.machines) {
+        const keys = [...new Set(rows.map((r) => String(r.machine_key)))];
+        for (let i = 0; i < keys.length; i += 500) {
+          const chunk = keys.slice(i, i + 500);
+          // One fingerprint per machine key: they differ only in what is not the machine (load, tool versions).
+          for (const r of await c.all(`SELECT machine_key, min(body) AS body FROM fingerprints WHERE machine_key IN (${chunk.map(() => '?').join(', ')}) GROUP BY machine_key`, chunk)) {
+            machines.set(String(r.machine_key), JSON.parse(String(r.body)));
+          }
+        }
+      }
+      return rows.map((r) => {
+        const info: SeriesInfo = { id: Number(r.id), role: r.role as RunRole, fingerprintKey: String(r.machine_key), benchmark: String(r.benchmark), metric: String(r.metric) };
+        if (r.repo !== '') info.repo = String(r.repo);
+        if (r.branch !== '') info.branch = String(r.branch);
+        const machine = machines.get(info.fingerprintKey);
+        if (machine) info.machine = machine;
+        return info;
+      });
+    });
+  }
+
+  /** seriesRows reads the series rows that match the filters, by id, or only the given ids in their order. */
+  private async seriesRows(c: SqlConn, query: SeriesListQuery, ids?: readonly number[]): Promise<Row[]> {
+    const where = new Where();
+    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.fingerprintKey);
+    const columns = 'SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series';
+    if (ids === undefined) return c.all(`${columns} ${where.sql()} ORDER BY id`, where.params);
+    const byId = new Map<number, Row>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const conditions = [...where.conditions, `id IN (${chunk.map(() => '?').join(', ')})`];
+      for (const r of await c.all(`${columns} WHERE ${conditions.join(' AND ')}`, [...where.params, ...chunk])) byId.set(Number(r.id), r);
+    }
+    return [...new Set(ids)].flatMap((id): Row[] => {
+      const r = byId.get(id);
+      return r ? [r] : [];
+    });
   }
 
   async *seriesHistories(query: HistoryQuery): AsyncIterable<SeriesHistory[]> {

@@ -184,15 +184,15 @@ export class SqliteStore extends SqlStore {
     return ids;
   }
 
-  protected async windowRows(_c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number): Promise<WindowRow[]> {
+  protected async windowRows(_c: SqlConn, seriesIds: readonly number[], limit: number | null, valuesLimit: number, sinceMs: number | null = null): Promise<WindowRow[]> {
     // One range of the (series_id, time_ms) index per series, newest first.
     const stmt = this.prepared(
       `SELECT m.series_id, m.id, m.run_id, m.unit, m.better, m.n, m.median, ${windowValuesColumn(limit, valuesLimit)} AS vals
-       FROM measurements m WHERE m.series_id = ? ORDER BY m.time_ms DESC, m.id DESC LIMIT ?`,
+       FROM measurements m WHERE m.series_id = ? AND m.time_ms >= ? ORDER BY m.time_ms DESC, m.id DESC LIMIT ?`,
     );
     stmt.setReturnArrays(true);
     const out: WindowRow[] = [];
-    for (const id of seriesIds) for (const r of stmt.all(id, limit ?? -1)) out.push(r as unknown as WindowRow);
+    for (const id of seriesIds) for (const r of stmt.all(id, sinceMs ?? Number.MIN_SAFE_INTEGER, limit ?? -1)) out.push(r as unknown as WindowRow);
     return out;
   }
 

@@ -128,10 +128,12 @@ export interface SeriesQuery {
 
 /**
  * WindowQuery selects series for seriesWindows, with the filters of
- * SeriesQuery (role required). `nights` is how many of each series' newest
- * points to return (default: all of them), `valuesNights` how many of those,
- * newest first, carry their raw samples (default 0), `batch` how many series
- * each yielded batch holds (default 500).
+ * SeriesQuery (role required). `series` narrows them to these ids (from
+ * listSeries) and yields them in that order. `nights` is how many of each
+ * series' newest points to return (default: all of them), `since` (ISO,
+ * inclusive) leaves out older points, `valuesNights` how many of those,
+ * newest first, carry their raw samples (default 0; Infinity: all),
+ * `batch` how many series each yielded batch holds (default 500).
  */
 export interface WindowQuery {
   repo?: string;
@@ -140,10 +142,40 @@ export interface WindowQuery {
   benchmark?: string;
   metric?: string;
   fingerprintKey?: string;
+  series?: readonly number[];
   nights?: number;
+  since?: string;
   valuesNights?: number;
   fingerprints?: boolean;
   batch?: number;
+}
+
+/** SeriesListQuery selects series for listSeries, with the filters of SeriesQuery; `machines: true` adds each series' `machine`. */
+export interface SeriesListQuery {
+  repo?: string;
+  branch?: string;
+  role?: RunRole;
+  benchmark?: string;
+  metric?: string;
+  fingerprintKey?: string;
+  machines?: boolean;
+}
+
+/**
+ * SeriesInfo names one stored series without reading its points: `id` is
+ * this store's (for WindowQuery.series), `machine` one stored fingerprint
+ * of its machine key (all of them share every machine field; one object
+ * per machine key, shared between series).
+ */
+export interface SeriesInfo {
+  id: number;
+  repo?: string;
+  branch?: string;
+  role: RunRole;
+  fingerprintKey: string;
+  benchmark: string;
+  metric: string;
+  machine?: Fingerprint;
 }
 
 /**
@@ -286,6 +318,8 @@ export interface Store {
    * Series come in the order they were first stored.
    */
   seriesWindows(query: WindowQuery): AsyncIterable<SeriesWindow[]>;
+  /** listSeries names the stored series that match, in the order they were first stored, without reading their points. */
+  listSeries(query: SeriesListQuery): Promise<SeriesInfo[]>;
   /**
    * seriesHistories reads every night of each series in columns, one batch
    * of series at a time, without a row object per night: what a chart of a
