@@ -5,6 +5,7 @@ import Bottleneck from 'bottleneck';
 import { createNodeMiddleware, Probot, ProbotOctokit } from 'probot';
 import type { Store } from '../store/store.ts';
 import { createApp, type CreateAppOptions } from './create-app.ts';
+import { DO_NOT_RETRY, throttleOptions } from '../github/github-client.ts';
 import { createWebhookBodyReader, type WebhookBodyLimits } from './webhook-body.ts';
 
 /** WEBHOOK_PATH is where GitHub delivers webhooks (Probot's default). */
@@ -172,24 +173,27 @@ async function health(store: Store, res: ServerResponse): Promise<void> {
 }
 
 /**
- * octokitClass returns Probot's Octokit with benchbot's rate-limit policy:
- * primary and secondary limits are waited out (GitHub's `retry-after`, or
- * the reset time) and retried twice when the wait is at most two minutes;
- * Probot's own default gives up on secondary limits at once. With
+ * octokitClass returns Probot's Octokit with benchbot's rate-limit policy,
+ * the throttling handlers of the action's client (throttleOptions): primary
+ * and secondary limits are waited out (GitHub's `retry-after`, or the reset
+ * time) and retried twice when the wait is at most two minutes; Probot's
+ * own default gives up on secondary limits at once. The retry plugin
+ * repeats 5xx and network errors, never what DO_NOT_RETRY lists. With
  * writeIntervalMs the write spacing is replaced (groups made per server,
  * keyed by installation inside); with throttle false the plugin is off.
  */
 function octokitClass(writeIntervalMs: number | undefined, throttle: boolean): typeof ProbotOctokit {
-  if (!throttle) return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown> }) => ({ ...instance, throttle: { ...instance.throttle, enabled: false } })) as typeof ProbotOctokit;
-  const retry = (retryAfter: number, options: { request?: { retryCount?: number } }) => (options.request?.retryCount ?? 0) < 2 && retryAfter <= 120;
+  if (!throttle) return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown>; retry?: Record<string, unknown> }) => ({ ...instance, throttle: { ...instance.throttle, enabled: false }, retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY } })) as typeof ProbotOctokit;
+  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 120_000, sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
   const spacing = writeIntervalMs === undefined
     ? {}
     : {
       write: new Bottleneck.Group({ id: 'benchbot-write', maxConcurrent: 1, minTime: writeIntervalMs }),
       notifications: new Bottleneck.Group({ id: 'benchbot-notifications', maxConcurrent: 1, minTime: writeIntervalMs }),
     };
-  return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown> }) => ({
+  return ProbotOctokit.defaults((instance: { throttle?: Record<string, unknown>; retry?: Record<string, unknown> }) => ({
     ...instance,
-    throttle: { ...instance.throttle, ...spacing, onRateLimit: retry, onSecondaryRateLimit: retry },
+    throttle: { ...instance.throttle, ...spacing, ...limits },
+    retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY },
   })) as typeof ProbotOctokit;
 }

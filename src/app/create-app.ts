@@ -4,8 +4,7 @@ import { createAppState, type AppState } from './app-state.ts';
 import type { HandlerDeps } from './handler-deps.ts';
 import { handleIssueCommentCreated, type IssueCommentPayload } from './issue-comment-created.ts';
 import { loadRepoConfig } from './load-repo-config.ts';
-import { octokitClient, type OctokitLike } from './octokit-client.ts';
-import type { GitHubClient } from '../github/github-client.ts';
+import { octokitGitHubClient, type GitHubClient, type OctokitLike } from '../github/github-client.ts';
 import type { ParsedConfig } from './app-config.ts';
 import { handleWorkflowRunCompleted, type WorkflowRunPayload } from './workflow-run-completed.ts';
 
@@ -80,7 +79,7 @@ async function once(state: AppState, options: CreateAppOptions, context: Context
 }
 
 function clientOf(context: Context, options: CreateAppOptions) {
-  return octokitClient(context.octokit as unknown as OctokitLike, options.apiUrl);
+  return octokitGitHubClient(context.octokit as unknown as OctokitLike, { apiUrl: options.apiUrl });
 }
 
 /** cachedConfigLoader wraps loadRepoConfig with a per-repository, per-ref cache of `ttlMs` (bounded to 1000 entries). */

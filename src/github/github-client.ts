@@ -1,8 +1,19 @@
+import { Octokit } from '@octokit/core';
+import type { OctokitOptions } from '@octokit/core/types';
+import { paginateRest } from '@octokit/plugin-paginate-rest';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import Bottleneck from 'bottleneck/light.js';
+
 /**
- * A small GitHub REST client over the global `fetch`: path templates, JSON in
- * and out, Link-header pagination and bounded retries. It exists so that the
- * action bundle needs no Octokit; the surface mirrors Octokit's
- * `request(route, params)` so a later switch is mechanical.
+ * The GitHub REST client that src/github (sticky comment, check run,
+ * regression issues) and the app's handlers are written against, over
+ * Octokit: @octokit/core with plugin-throttling (GitHub's spacing of writes;
+ * primary and secondary rate limits waited out), plugin-retry (5xx and
+ * network errors) and plugin-paginate-rest. The action makes its own
+ * (createGitHubClient); the app wraps Probot's Octokit, which carries the
+ * same plugins, configured by the same throttleOptions (octokitGitHubClient).
+ * Failures of either come out as GitHubError.
  */
 
 /** DEFAULT_API_URL is used when neither the option nor GITHUB_API_URL is set. */
@@ -24,8 +35,17 @@ export type RequestParams = Record<string, unknown>;
 /** Sleep waits `ms` milliseconds; injectable so tests never really wait. */
 export type Sleep = (ms: number) => Promise<void>;
 
+/** RetryPolicy bounds what the client waits for and how often it asks again. */
+export interface RetryPolicy {
+  /** maxRetries after the first attempt, for 5xx, network errors and rate limits. Default 3. */
+  maxRetries: number;
+  /** maxWaitMs bounds one wait; a rate limit that resets later fails at once. Default 300000 (5 min). */
+  maxWaitMs: number;
+  sleep: Sleep;
+}
+
 /** GitHubClientOptions configure createGitHubClient. */
-export interface GitHubClientOptions {
+export interface GitHubClientOptions extends Partial<RetryPolicy> {
   /** token is sent as `authorization: Bearer <token>`; an empty token sends none. */
   token: string;
   /** apiUrl defaults to `$GITHUB_API_URL`, then DEFAULT_API_URL. */
@@ -33,13 +53,13 @@ export interface GitHubClientOptions {
   /** userAgent defaults to `benchbot`; GitHub rejects requests without one. */
   userAgent?: string;
   fetch?: typeof fetch;
-  sleep?: Sleep;
-  /** now returns epoch milliseconds; used against `x-ratelimit-reset`. */
-  now?: () => number;
-  /** maxRetries after the first attempt, for 5xx, network errors and rate limits. Default 3. */
-  maxRetries?: number;
-  /** maxWaitMs bounds one wait; a rate limit that resets later fails at once. Default 300000 (5 min). */
-  maxWaitMs?: number;
+  /**
+   * writeIntervalMs spaces writes (POST, PATCH, PUT, DELETE). Undefined keeps
+   * GitHub's guidance as the throttling plugin applies it (one write per
+   * second, three seconds between writes that notify people); a number (0
+   * against a loopback stand-in) replaces both.
+   */
+  writeIntervalMs?: number;
 }
 
 /** GitHubResponse is one decoded response. */
@@ -49,7 +69,7 @@ export interface GitHubResponse<T> {
   data: T;
 }
 
-/** GitHubClient is what createGitHubClient returns. */
+/** GitHubClient is what createGitHubClient and octokitGitHubClient return. */
 export interface GitHubClient {
   readonly apiUrl: string;
   /** request sends one request and returns the decoded JSON body (undefined for 204). */
@@ -119,97 +139,222 @@ export function expandPath(pathTemplate: string, params: RequestParams = {}): { 
   return { path, rest };
 }
 
-/** createGitHubClient returns a client bound to one token and API URL. */
+/** NOT_RETRIED marks a request's options with why a wait was refused, for the GitHubError it ends in. */
+const NOT_RETRIED = Symbol('benchbot.notRetried');
+
+interface HookOptions {
+  method?: string;
+  url?: string;
+  baseUrl?: string;
+  headers: Record<string, string | undefined>;
+  request: Record<PropertyKey, unknown> & { retryCount?: number; retries?: number };
+}
+
+interface OctokitFailure {
+  status?: unknown;
+  message?: unknown;
+  request?: unknown;
+  response?: { status?: number; headers?: Record<string, unknown>; data?: unknown };
+}
+
+const refusal = (seconds: number, policy: RetryPolicy) => `not retried: GitHub asks to wait ${seconds} s, more than maxWaitMs (${Math.ceil(policy.maxWaitMs / 1000)} s)`;
+
+/**
+ * throttleOptions are the throttling plugin's settings under a policy, for
+ * createGitHubClient and for Probot's Octokit alike: a primary or secondary
+ * rate limit (GitHub's `retry-after`, or `x-ratelimit-reset`; a secondary
+ * limit without either waits a minute) is waited out through policy.sleep
+ * and retried, at most policy.maxRetries times, and not at all when the wait
+ * is longer than policy.maxWaitMs. The plugin's own wait is zero: the
+ * handler has already slept.
+ */
+export function throttleOptions(policy: RetryPolicy) {
+  const handler = async (retryAfter: number, options: { request?: Record<PropertyKey, unknown> }, _octokit: unknown, retryCount: number): Promise<boolean> => {
+    if (retryCount >= policy.maxRetries) return false;
+    const ms = retryAfter * 1000;
+    if (ms > policy.maxWaitMs) {
+      if (options.request) options.request[NOT_RETRIED] = refusal(retryAfter, policy);
+      return false;
+    }
+    await policy.sleep(ms);
+    return true;
+  };
+  return { onRateLimit: handler, onSecondaryRateLimit: handler, retryAfterBaseValue: 0 };
+}
+
+/**
+ * DO_NOT_RETRY are the statuses plugin-retry must not repeat: its own list,
+ * plus 429 (the throttling plugin's to wait out or give up) and 501 (the
+ * endpoint does not exist in this deployment).
+ */
+export const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451, 501];
+
+/**
+ * transientBackoff is the plugin between the throttling and the retry
+ * plugins that decides which failures plugin-retry repeats and after how
+ * long: 5xx (not 501: the endpoint does not exist there) and network errors,
+ * after GitHub's `retry-after` or 1 s, 2 s, 4 s... (capped at 30 s), at most
+ * policy.maxRetries times; everything else is final. plugin-retry then
+ * re-sends at once (its retryAfterBaseValue is 0).
+ */
+function transientBackoff(octokit: Octokit, options: OctokitOptions): void {
+  const policy = (options as { benchbot?: { policy: RetryPolicy } }).benchbot?.policy;
+  if (policy === undefined) return;
+  octokit.hook.error('request', async (error: unknown, hookOptions) => {
+    const o = hookOptions as unknown as HookOptions;
+    const failure = error as OctokitFailure & { [NOT_RETRIED]?: unknown };
+    // The throttling handler marked the request's options; the error is what reaches toGitHubError.
+    if (o.request[NOT_RETRIED] !== undefined) failure[NOT_RETRIED] = o.request[NOT_RETRIED];
+    const attempt = o.request.retryCount ?? 0;
+    const status = typeof failure.status === 'number' ? failure.status : 0;
+    if (status < 500 || status === 501 || attempt >= policy.maxRetries) {
+      o.request.retries = attempt;
+      throw error;
+    }
+    const wait = retryAfterMs(failure.response?.headers) ?? Math.min(1000 * 2 ** attempt, 30_000);
+    if (wait > policy.maxWaitMs) {
+      o.request.retries = attempt;
+      failure[NOT_RETRIED] = refusal(Math.ceil(wait / 1000), policy);
+      throw error;
+    }
+    await policy.sleep(wait);
+    throw error;
+  });
+}
+
+/**
+ * requestDefaults is the outermost plugin of createGitHubClient's Octokit:
+ * the headers every request carries (exactly these, so the user agent is
+ * `benchbot` and the token goes as `Bearer`), and a refusal to send them to
+ * another origin, which a Link header could point pagination at.
+ */
+function requestDefaults(octokit: Octokit, options: OctokitOptions): void {
+  const defaults = (options as { benchbot?: { headers: Record<string, string>; apiOrigin: string } }).benchbot;
+  if (defaults === undefined) return;
+  octokit.hook.before('request', (hookOptions) => {
+    const o = hookOptions as unknown as HookOptions;
+    const origin = new URL(o.url ?? '/', o.baseUrl ?? defaults.apiOrigin).origin;
+    if (origin !== defaults.apiOrigin) throw new GitHubError({ method: o.method ?? 'GET', path: new URL(o.url ?? '/', defaults.apiOrigin).pathname, status: 0, detail: `refusing to follow a Link: rel="next" to another origin (${origin})` });
+    Object.assign(o.headers, defaults.headers);
+  });
+}
+
+const BenchbotOctokit = Octokit.plugin(throttling, transientBackoff, retry, paginateRest, requestDefaults);
+
+/**
+ * OctokitLike is the part of an Octokit instance (createGitHubClient's own,
+ * or Probot's `context.octokit`) that octokitGitHubClient uses.
+ */
+export interface OctokitLike {
+  request(route: string, params?: Record<string, unknown>): Promise<{ status: number; headers: Record<string, unknown>; data: unknown; url?: string }>;
+  paginate: { iterator(route: string, params?: Record<string, unknown>): AsyncIterable<{ data: unknown; headers?: Record<string, unknown> }> };
+}
+
+/** createGitHubClient returns a client bound to one token and API URL, over its own Octokit. */
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const apiUrl = (options.apiUrl ?? process.env.GITHUB_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, '');
-  const apiOrigin = new URL(apiUrl).origin;
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const now = options.now ?? Date.now;
-  const maxRetries = options.maxRetries ?? 3;
-  const maxWaitMs = options.maxWaitMs ?? 300_000;
-  const baseHeaders: Record<string, string> = {
+  const policy: RetryPolicy = {
+    maxRetries: options.maxRetries ?? 3,
+    maxWaitMs: options.maxWaitMs ?? 300_000,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+  };
+  const headers: Record<string, string> = {
     accept: 'application/vnd.github+json',
     'x-github-api-version': GITHUB_API_VERSION,
     'user-agent': options.userAgent ?? 'benchbot',
   };
-  if (options.token) baseHeaders.authorization = `Bearer ${options.token}`;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  // The client's own queues (the plugin's default ones are shared by every Octokit of the process).
+  const queues = {
+    global: new Bottleneck.Group({ id: 'benchbot-global', maxConcurrent: 10 }),
+    auth: new Bottleneck.Group({ id: 'benchbot-auth', maxConcurrent: 1 }),
+    search: new Bottleneck.Group({ id: 'benchbot-search', maxConcurrent: 1, minTime: 2000 }),
+    write: new Bottleneck.Group({ id: 'benchbot-write', maxConcurrent: 1, minTime: options.writeIntervalMs ?? 1000 }),
+    notifications: new Bottleneck.Group({ id: 'benchbot-notifications', maxConcurrent: 1, minTime: options.writeIntervalMs ?? 3000 }),
+  };
+  const octokit = new BenchbotOctokit({
+    baseUrl: apiUrl,
+    request: options.fetch ? { fetch: options.fetch } : {},
+    throttle: { ...throttleOptions(policy), ...queues },
+    retry: { retries: policy.maxRetries, retryAfterBaseValue: 0, doNotRetry: DO_NOT_RETRY },
+    benchbot: { policy, headers, apiOrigin: new URL(apiUrl).origin },
+  } as unknown as ConstructorParameters<typeof BenchbotOctokit>[0]);
+  return octokitGitHubClient(octokit as unknown as OctokitLike, { apiUrl, fetch: options.fetch, sleep: policy.sleep, maxRetries: policy.maxRetries, userAgent: headers['user-agent'] });
+}
 
-  async function send(method: HttpMethod, url: string, displayPath: string, body: string | undefined, redirect: 'follow' | 'manual'): Promise<Response> {
-    const headers: Record<string, string> = { ...baseHeaders };
-    if (body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
-    for (let attempt = 0; ; attempt++) {
-      let response: Response;
-      try {
-        response = await doFetch(url, { method, headers, body, redirect });
-      } catch (error) {
-        if (attempt >= maxRetries) throw new GitHubError({ method, path: displayPath, status: 0, detail: String((error as Error)?.message ?? error), cause: error });
-        await sleep(backoffMs(attempt));
-        continue;
-      }
-      if (response.ok || (redirect === 'manual' && response.status >= 300 && response.status < 400)) return response;
-      const failure = await errorBody(response);
-      const wait = retryWaitMs(response, failure.message, attempt, now());
-      if (wait !== null && attempt < maxRetries) {
-        if (wait > maxWaitMs) {
-          throw toError(method, displayPath, response, failure, `not retried: GitHub asks to wait ${Math.ceil(wait / 1000)} s, more than maxWaitMs (${Math.ceil(maxWaitMs / 1000)} s)`);
-        }
-        await sleep(wait);
-        continue;
-      }
-      throw toError(method, displayPath, response, failure);
+/** OctokitGitHubClientOptions configure octokitGitHubClient. */
+export interface OctokitGitHubClientOptions {
+  apiUrl: string;
+  /** fetch gets the redirect targets of downloads (without the token). */
+  fetch?: typeof fetch;
+  sleep?: Sleep;
+  /** maxRetries of a download from its redirect target that failed with 5xx or on the network. Default 3. */
+  maxRetries?: number;
+  userAgent?: string;
+}
+
+/**
+ * octokitGitHubClient adapts an Octokit instance (with the paginate-rest
+ * plugin) to GitHubClient: the action's own (createGitHubClient) and
+ * Probot's in the app. Octokit's RequestError becomes GitHubError, which
+ * the callers inspect. Artifact downloads do not follow the redirect with
+ * the token: the target is a pre-signed URL on another host, fetched
+ * without credentials.
+ */
+export function octokitGitHubClient(octokit: OctokitLike, options: OctokitGitHubClientOptions): GitHubClient {
+  const apiUrl = options.apiUrl.replace(/\/+$/, '');
+  const fetchBlob = options.fetch ?? globalThis.fetch;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const maxRetries = options.maxRetries ?? 3;
+
+  async function call(method: HttpMethod, pathTemplate: string, params: RequestParams = {}, extra: Record<string, unknown> = {}) {
+    const { path, rest } = expandPath(pathTemplate, params);
+    try {
+      return { path, response: await octokit.request(`${method} ${path}`, { ...rest, ...extra }) };
+    } catch (error) {
+      throw toGitHubError(method, path, error);
     }
   }
 
-  async function requestWithResponse<T>(method: HttpMethod, pathTemplate: string, params: RequestParams = {}): Promise<GitHubResponse<T>> {
-    const { path, rest } = expandPath(pathTemplate, params);
-    let url = apiUrl + path;
-    let body: string | undefined;
-    if (method === 'GET' || method === 'HEAD') {
-      const query = toQuery(rest);
-      if (query) url += (url.includes('?') ? '&' : '?') + query;
-    } else if (Object.keys(rest).length > 0) {
-      body = JSON.stringify(rest);
-    }
-    const response = await send(method, url, path, body, 'follow');
-    return { status: response.status, headers: response.headers, data: (await decode(response, method, path)) as T };
+  async function requestWithResponse<T>(method: HttpMethod, pathTemplate: string, params?: RequestParams): Promise<GitHubResponse<T>> {
+    const { response } = await call(method, pathTemplate, params);
+    const data = response.status === 204 || response.status === 205 || method === 'HEAD' || response.data === '' ? undefined : response.data;
+    return { status: response.status, headers: toHeaders(response.headers), data: data as T };
   }
 
   async function paginate<T>(pathTemplate: string, params: RequestParams = {}): Promise<T[]> {
-    const first = await requestWithResponse<unknown>('GET', pathTemplate, { per_page: 100, ...params });
-    const items: T[] = [...itemsOf<T>(first.data, pathTemplate)];
-    let next = nextLink(first.headers.get('link'));
-    for (let pages = 1; next !== null; pages++) {
-      // A Link pointing elsewhere would carry our token to another host.
-      if (new URL(next).origin !== apiOrigin) throw new GitHubError({ method: 'GET', path: pathTemplate, status: 0, detail: `refusing to follow a Link: rel="next" to another origin (${new URL(next).origin})` });
-      if (pages >= 10_000) throw new GitHubError({ method: 'GET', path: pathTemplate, status: 0, detail: 'more than 10000 pages; the Link header loops' });
-      const display = new URL(next).pathname;
-      const response = await send('GET', next, display, undefined, 'follow');
-      items.push(...itemsOf<T>(await decode(response, 'GET', display), pathTemplate));
-      next = nextLink(response.headers.get('link'));
+    const { path, rest } = expandPath(pathTemplate, { per_page: 100, ...params });
+    const items: T[] = [];
+    let pages = 0;
+    try {
+      for await (const page of octokit.paginate.iterator(`GET ${path}`, rest)) {
+        if (!Array.isArray(page.data)) throw new GitHubError({ method: 'GET', path, status: 200, detail: 'paginate: the response is not a list' });
+        if (++pages > 10_000) throw new GitHubError({ method: 'GET', path, status: 0, detail: 'more than 10000 pages; the Link header loops' });
+        items.push(...(page.data as T[]));
+      }
+    } catch (error) {
+      throw toGitHubError('GET', path, error);
     }
     return items;
   }
 
   async function download(pathTemplate: string, params: RequestParams = {}): Promise<Uint8Array> {
-    const { path, rest } = expandPath(pathTemplate, params);
-    const query = toQuery(rest);
-    const response = await send('GET', apiUrl + path + (query ? `?${query}` : ''), path, undefined, 'manual');
-    if (response.status < 300 || response.status >= 400) return new Uint8Array(await response.arrayBuffer());
-    const location = response.headers.get('location');
-    if (!location) throw new GitHubError({ method: 'GET', path, status: response.status, detail: 'redirect without a Location header', headers: response.headers });
+    const { path, response } = await call('GET', pathTemplate, params, { request: { redirect: 'manual' } });
+    if (response.status < 300 || response.status >= 400) return toBytes(response.data);
+    const location = response.headers.location;
+    if (typeof location !== 'string' || location === '') throw new GitHubError({ method: 'GET', path, status: response.status, detail: 'redirect without a Location header', headers: toHeaders(response.headers) });
     const target = new URL(location, apiUrl + path).toString();
     let lastError: unknown;
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       try {
-        const blob = await doFetch(target, { headers: { 'user-agent': baseHeaders['user-agent'] } });
+        const blob = await fetchBlob(target, { headers: { 'user-agent': options.userAgent ?? 'benchbot' } });
         if (blob.ok) return new Uint8Array(await blob.arrayBuffer());
         lastError = new GitHubError({ method: 'GET', path, status: blob.status, detail: `download from the redirect target failed (${blob.status} ${blob.statusText})` });
         if (blob.status < 500) break;
       } catch (error) {
         lastError = new GitHubError({ method: 'GET', path, status: 0, detail: `download from the redirect target failed: ${String((error as Error)?.message ?? error)}`, cause: error });
       }
-      if (attempt < maxRetries) await sleep(backoffMs(attempt));
+      if (attempt < maxRetries) await sleep(Math.min(1000 * 2 ** attempt, 30_000));
     }
     throw lastError;
   }
@@ -223,122 +368,51 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   };
 }
 
-/** nextLink returns the `rel="next"` target of a Link header, or null. */
-export function nextLink(header: string | null): string | null {
-  if (!header) return null;
-  // Split on the <...> targets, not on commas: a target's query may hold commas.
-  for (const match of header.matchAll(/<([^>]*)>([^<]*)/g)) {
-    const rel = /;\s*rel="?([^";]*)"?/.exec(match[2]);
-    if (rel && rel[1].trim().split(/\s+/).includes('next')) return match[1];
-  }
-  return null;
+function retryAfterMs(headers: Record<string, unknown> | undefined): number | null {
+  const value = headers?.['retry-after'];
+  if (value === undefined || value === null) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(String(value));
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
-function toQuery(params: RequestParams): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) search.set(key, value.join(','));
-    else search.set(key, String(value));
-  }
-  return search.toString();
+function toHeaders(record: Record<string, unknown> | undefined): Headers {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(record ?? {})) if (value !== undefined && value !== null) headers.set(key, String(value));
+  return headers;
 }
 
-function backoffMs(attempt: number): number {
-  return Math.min(1000 * 2 ** attempt, 30_000);
+function toBytes(data: unknown): Uint8Array {
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (typeof data === 'string') return new TextEncoder().encode(data);
+  throw new TypeError('download: the response body is not binary');
 }
 
 /**
- * retryWaitMs decides whether a failed response is worth retrying and after
- * how long, following GitHub's rate-limit guidance: `retry-after` seconds
- * when present; else, with `x-ratelimit-remaining: 0`, until
- * `x-ratelimit-reset`; else a secondary limit waits a minute, doubling per
- * attempt. 5xx backs off 1 s, 2 s, 4 s... Anything else is final (null).
+ * toGitHubError turns Octokit's RequestError (status, response.data) into
+ * GitHubError; a GitHubError or an error without a status passes through.
  */
-function retryWaitMs(response: Response, message: string | null, attempt: number, nowMs: number): number | null {
-  const status = response.status;
-  // 501 means the endpoint does not exist in this deployment: final.
-  if (status >= 500 && status !== 501) {
-    const after = retryAfterMs(response.headers, nowMs);
-    return after ?? backoffMs(attempt);
-  }
-  if (status !== 403 && status !== 429) return null;
-  const after = retryAfterMs(response.headers, nowMs);
-  if (after !== null) return after;
-  if (response.headers.get('x-ratelimit-remaining') === '0') {
-    const reset = Number(response.headers.get('x-ratelimit-reset'));
-    if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset * 1000 - nowMs) + 1000;
-    return 60_000 * 2 ** attempt;
-  }
-  if (status === 429 || (message !== null && /rate limit/i.test(message))) return 60_000 * 2 ** attempt;
-  // A plain 403 is a permission problem: retrying cannot help.
-  return null;
-}
-
-function retryAfterMs(headers: Headers, nowMs: number): number | null {
-  const value = headers.get('retry-after');
-  if (value === null) return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
-}
-
-interface ErrorBody {
-  message: string | null;
-  documentationUrl: string | null;
-  errors: unknown[];
-  text: string;
-}
-
-async function errorBody(response: Response): Promise<ErrorBody> {
-  const text = await response.text().catch(() => '');
-  try {
-    const parsed = JSON.parse(text) as { message?: unknown; documentation_url?: unknown; errors?: unknown };
-    return {
-      message: typeof parsed.message === 'string' ? parsed.message : null,
-      documentationUrl: typeof parsed.documentation_url === 'string' ? parsed.documentation_url : null,
-      errors: Array.isArray(parsed.errors) ? parsed.errors : [],
-      text,
-    };
-  } catch {
-    return { message: null, documentationUrl: null, errors: [], text };
-  }
-}
-
-function toError(method: string, path: string, response: Response, body: ErrorBody, detail?: string): GitHubError {
-  const fallback = body.message === null && body.text ? body.text.slice(0, 200) : null;
+function toGitHubError(method: string, path: string, error: unknown): unknown {
+  if (error instanceof GitHubError) return error;
+  const e = error as OctokitFailure & { [NOT_RETRIED]?: unknown };
+  if (typeof e?.status !== 'number') return error;
+  const data = e.response?.data as { message?: unknown; documentation_url?: unknown; errors?: unknown } | string | undefined;
+  const body = typeof data === 'object' && data !== null ? data : undefined;
+  const notRetried = e[NOT_RETRIED];
+  const message = typeof e.message === 'string' ? e.message : null;
+  // Octokit reports a network failure as status 500 without a response; GitHubError says 0 for that.
+  if (e.response === undefined) return new GitHubError({ method, path, status: e.status === 500 ? 0 : e.status, detail: message ?? undefined, cause: error });
   return new GitHubError({
     method,
     path,
-    status: response.status,
-    githubMessage: body.message ?? fallback,
-    documentationUrl: body.documentationUrl,
-    errors: body.errors,
-    headers: response.headers,
-    detail,
+    status: e.status,
+    githubMessage: typeof body?.message === 'string' ? body.message : typeof data === 'string' && data !== '' ? data.slice(0, 200) : null,
+    documentationUrl: typeof body?.documentation_url === 'string' ? body.documentation_url : null,
+    errors: Array.isArray(body?.errors) ? body.errors : [],
+    headers: toHeaders(e.response.headers),
+    detail: typeof notRetried === 'string' ? notRetried : undefined,
+    cause: error,
   });
-}
-
-async function decode(response: Response, method: string, path: string): Promise<unknown> {
-  if (response.status === 204 || response.status === 205 || method === 'HEAD') return undefined;
-  const text = await response.text();
-  if (text === '') return undefined;
-  const type = response.headers.get('content-type') ?? '';
-  if (!/\bjson\b/i.test(type)) return text;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new GitHubError({ method, path, status: response.status, detail: `response is not valid JSON (${(error as Error).message})`, cause: error });
-  }
-}
-
-/** itemsOf unwraps a list page: an array, or the one array inside `{ total_count, <items>: [...] }`. */
-function itemsOf<T>(data: unknown, pathTemplate: string): T[] {
-  if (Array.isArray(data)) return data as T[];
-  if (data !== null && typeof data === 'object' && 'total_count' in data) {
-    const arrays = Object.entries(data).filter(([key, value]) => Array.isArray(value) && key !== 'total_count');
-    if (arrays.length === 1) return arrays[0][1] as T[];
-  }
-  throw new GitHubError({ method: 'GET', path: pathTemplate, status: 200, detail: 'paginate: the response is not a list' });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, test } from 'node:test';
-import { createGitHubClient, expandPath, GitHubError, nextLink } from '../../src/github/github-client.ts';
+import { after, afterEach, before, mock, test } from 'node:test';
+import { createGitHubClient, expandPath, GitHubError } from '../../src/github/github-client.ts';
 import type { GitHubClientOptions } from '../../src/github/github-client.ts';
 import { assertAllValid, startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
 import type { GitHubApiStandIn } from '../support/github-api-stand-in.ts';
@@ -22,11 +22,12 @@ afterEach(() => {
   } finally {
     standIn.reset();
     sleeps = [];
+    mock.timers.reset();
   }
 });
 
 function client(extra: Partial<GitHubClientOptions> = {}) {
-  return createGitHubClient({ token: 'test-token', apiUrl: standIn.url, sleep: async (ms) => void sleeps.push(ms), ...extra });
+  return createGitHubClient({ token: 'test-token', apiUrl: standIn.url, sleep: async (ms) => void sleeps.push(ms), writeIntervalMs: 0, ...extra });
 }
 
 test('request sends the REST headers, fills and encodes path params, and decodes JSON', async () => {
@@ -108,8 +109,9 @@ test('a secondary rate limit with retry-after waits that many seconds', async ()
 
 test('x-ratelimit-remaining: 0 waits until x-ratelimit-reset; a secondary limit without headers waits a minute', async () => {
   const nowMs = 1_700_000_000_000;
+  mock.timers.enable({ apis: ['Date'], now: nowMs });
   standIn.failNext({ path: COMMENTS, status: 429, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(nowMs / 1000 + 30) }, body: { message: 'API rate limit exceeded' } });
-  await client({ now: () => nowMs }).request('GET', COMMENTS, { ...repo, issue_number: 5 });
+  await client().request('GET', COMMENTS, { ...repo, issue_number: 5 });
   assert.deepEqual(sleeps, [31_000]);
 
   sleeps.length = 0;
@@ -120,8 +122,9 @@ test('x-ratelimit-remaining: 0 waits until x-ratelimit-reset; a secondary limit 
 
 test('a rate limit that resets beyond maxWaitMs fails at once instead of hanging', async () => {
   const nowMs = 1_700_000_000_000;
+  mock.timers.enable({ apis: ['Date'], now: nowMs });
   standIn.failNext({ path: COMMENTS, status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(nowMs / 1000 + 3600) }, body: { message: 'API rate limit exceeded for installation ID 1.' } });
-  await assert.rejects(client({ now: () => nowMs, maxWaitMs: 60_000 }).request('GET', COMMENTS, { ...repo, issue_number: 5 }), /GET \/repos\/octo-org\/widgets\/issues\/5\/comments failed with 403: API rate limit exceeded for installation ID 1\.: not retried: GitHub asks to wait 3601 s, more than maxWaitMs \(60 s\)/);
+  await assert.rejects(client({ maxWaitMs: 60_000 }).request('GET', COMMENTS, { ...repo, issue_number: 5 }), /GET \/repos\/octo-org\/widgets\/issues\/5\/comments failed with 403: API rate limit exceeded for installation ID 1\.: not retried: GitHub asks to wait 3601 s, more than maxWaitMs \(60 s\)/);
   assert.deepEqual(sleeps, []);
   standIn.requests.length = 0;
 });
@@ -202,10 +205,4 @@ test('expandPath encodes values and refuses a missing placeholder', () => {
     rest: { ref: 'main' },
   });
   assert.throws(() => expandPath('/repos/{owner}/{repo}', { owner: 'o' }), /no value for \{repo\} in \/repos\/\{owner\}\/\{repo\}/);
-});
-
-test('nextLink reads rel="next" among other relations, even with commas in targets', () => {
-  assert.equal(nextLink('<https://api.github.com/x?labels=a,b&page=1>; rel="prev", <https://api.github.com/x?labels=a,b&page=3>; rel="next", <https://api.github.com/x?page=9>; rel="last"'), 'https://api.github.com/x?labels=a,b&page=3');
-  assert.equal(nextLink('<https://api.github.com/x?page=1>; rel="first"'), null);
-  assert.equal(nextLink(null), null);
 });

@@ -17,7 +17,7 @@ let client: GitHubClient;
 
 before(async () => {
   standIn = await startGitHubApiStandIn();
-  client = createGitHubClient({ token: 'test-token', apiUrl: standIn.url, sleep: async () => {} });
+  client = createGitHubClient({ token: 'test-token', apiUrl: standIn.url, sleep: async () => {}, writeIntervalMs: 0 });
 });
 after(() => standIn.close());
 afterEach(() => {
