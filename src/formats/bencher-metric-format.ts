@@ -57,66 +57,71 @@ export const bencherMetricFormatReader: Reader = {
     if (names.length === 0) j.fail('$', 'no benchmarks: the object is empty');
     const budget = new ReadBudget(file.path);
     const measurements: Measurement[] = [];
-    const byKey = new Map<string, Measurement>();
     const warnings: ReadWarning[] = [];
     const unknown = new Set<string>();
+    // v1 variants merge by name (entries with equal parameters are one variant); v0 names are unique keys already.
+    const variants = new Map<string, Map<string, Measurement>>();
 
-    const add = (benchmark: string, measure: string, value: number) => {
-      const key = `${benchmark}\u0000${measure}`;
-      const seen = byKey.get(key);
-      if (seen) {
-        seen.values[0] = value;
-        return;
-      }
+    const measurement = (benchmark: string, measure: string, value: number, path: () => string): Measurement => {
       budget.series();
       budget.value();
       const known = BENCHER_MEASURES[measure.toLowerCase()];
       if (known === undefined) unknown.add(measure);
       const unit = known?.unit ?? 'count';
+      if (value < 0 && unit !== 'count') j.fail(`${path()}.value`, `is ${value}; a ${unit === 'ns' || unit === 's' ? 'time' : 'rate or size'} cannot be below zero`);
       const m: Measurement = { benchmark, metric: measure, unit, better: known?.better ?? directionOf(measure, unit), values: [value] };
-      byKey.set(key, m);
       measurements.push(m);
+      return m;
     };
+    const finite = (value: unknown, path: () => string): number => (typeof value === 'number' && Number.isFinite(value) ? value : j.number(value, `${path()}.value`));
 
     for (const name of names) {
       if (name.trim() === '') j.fail('$', 'a benchmark name is empty');
-      const path = `[${JSON.stringify(name)}]`;
       const entry = root[name];
+      const path = () => `[${JSON.stringify(name)}]`;
       if (Array.isArray(entry)) {
-        // BMF v1: one element per variant.
-        entry.forEach((raw, i) => {
-          const at = `${path}[${i}]`;
-          const variant = j.object(raw, at);
-          const benchmark = name + parameterSuffix(j, variant.parameters, `${at}.parameters`);
-          const measures = j.object(variant.measures, `${at}.measures`);
-          for (const [measure, metricsRaw] of Object.entries(measures)) {
-            const mp = `${at}.measures[${JSON.stringify(measure)}]`;
-            const metrics = j.object(metricsRaw, mp);
-            if (metrics.value === undefined) {
-              budget.series();
-              const others = Object.keys(metrics).slice(0, 4).join(', ');
-              warnings.push({ benchmark, kind: 'note', message: `${benchmark}: measure ${JSON.stringify(measure)} has no \`value\`${others === '' ? '' : ` (only ${others})`}; not read` });
-              continue;
-            }
-            add(benchmark, measure, j.number(metrics.value, `${mp}.value`));
-          }
-        });
-      } else {
-        const measures = j.object(entry, path);
-        const measureNames = Object.keys(measures);
-        if (measureNames.length === 0) j.fail(path, 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
-        for (const measure of measureNames) {
-          const mp = `${path}[${JSON.stringify(measure)}]`;
-          const metric = j.object(measures[measure], mp);
-          add(name, measure, j.number(metric.value, `${mp}.value`));
+        entry.forEach((raw, i) => readVariant(name, raw, `${path()}[${i}]`));
+        continue;
+      }
+      if (entry === null || typeof entry !== 'object') j.object(entry, path());
+      const measures = entry as Record<string, unknown>;
+      let count = 0;
+      for (const measure in measures) {
+        count += 1;
+        const metric = measures[measure];
+        const mp = () => `${path()}[${JSON.stringify(measure)}]`;
+        if (metric === null || typeof metric !== 'object' || Array.isArray(metric)) j.object(metric, mp());
+        measurement(name, measure, finite((metric as Record<string, unknown>).value, mp), mp);
+      }
+      if (count === 0) j.fail(path(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
+    }
+
+    /** readVariant reads one BMF v1 entry of benchmark `name`. */
+    function readVariant(name: string, raw: unknown, at: string): void {
+      const variant = j.object(raw, at);
+      const benchmark = name + parameterSuffix(j, variant.parameters, `${at}.parameters`);
+      if (benchmark !== name && Object.hasOwn(root, benchmark)) j.fail(at, `names the variant ${JSON.stringify(benchmark)}, which is also a benchmark of its own; rename one`);
+      const measures = j.object(variant.measures, `${at}.measures`);
+      let known = variants.get(benchmark);
+      if (known === undefined) variants.set(benchmark, (known = new Map()));
+      for (const [measure, metricsRaw] of Object.entries(measures)) {
+        const mp = () => `${at}.measures[${JSON.stringify(measure)}]`;
+        const metrics = j.object(metricsRaw, mp());
+        if (metrics.value === undefined) {
+          budget.series();
+          const others = Object.keys(metrics).slice(0, 4).join(', ');
+          warnings.push({ benchmark, kind: 'note', message: `${benchmark}: measure ${JSON.stringify(measure)} has no \`value\`${others === '' ? '' : ` (only ${others})`}; not read` });
+          continue;
         }
+        const value = finite(metrics.value, mp);
+        const seen = known.get(measure);
+        // The later entry of a variant wins, as in Bencher.
+        if (seen) seen.values[0] = value;
+        else known.set(measure, measurement(benchmark, measure, value, mp));
       }
     }
 
     if (measurements.length === 0) j.fail('$', 'no measure has a `value`');
-    for (const m of measurements) {
-      if (m.unit !== 'count' && m.values[0] < 0) j.fail(`[${JSON.stringify(m.benchmark)}]`, `${m.metric} is ${m.values[0]}; a ${m.unit === 'ns' || m.unit === 's' ? 'time' : 'rate or size'} cannot be below zero`);
-    }
     if (unknown.size > 0) {
       const shown = [...unknown].slice(0, 6).map((u) => JSON.stringify(u)).join(', ') + (unknown.size > 6 ? ` and ${unknown.size - 6} more` : '');
       warnings.push({ kind: 'note', message: `Bencher keeps a measure's unit in the project, not in the file: ${shown} read as plain counts, direction from the name` });

@@ -99,44 +99,59 @@ function readCustom(file: SourceFile, mode: Mode): ReadResult {
   if (entries.length === 0) j.fail('$', 'no benchmarks: the array is empty');
   const budget = new ReadBudget(file.path);
   const measurements: Measurement[] = [];
-  const byKey = new Map<string, { m: Measurement; path: string }>();
   const guessed = new Map<string, string>();
+  let guessedCount = 0;
+
+  // Units repeat from entry to entry: spell and classify each once.
+  const units = new Map<string, { unit: string; time: boolean; better: Direction }>();
+  const unitOf = (written: string) => {
+    let known = units.get(written);
+    if (known === undefined) {
+      const unit = spellUnit(written);
+      const time = isGabTimeUnit(unit);
+      known = { unit, time, better: mode === 'from-unit' ? directionOf(time ? 'time' : 'value', unit) : mode };
+      if (units.size < 10_000) units.set(written, known);
+    }
+    return known;
+  };
+  // One map per metric, so no key has to be built per entry.
+  const series = { time: new Map<string, { m: Measurement; i: number }>(), value: new Map<string, { m: Measurement; i: number }>() };
 
   entries.forEach((raw, i) => {
-    const path = `[${i}]`;
-    const entry = j.object(raw, path);
-    const benchmark = j.string(entry.name, `${path}.name`);
-    if (benchmark.trim() === '') j.fail(`${path}.name`, 'must not be empty');
-    const written = j.string(entry.unit, `${path}.unit`);
-    const unit = spellUnit(written);
-    if (unit === '') j.fail(`${path}.unit`, 'must not be empty; use `count` for a plain number');
-    let value = j.number(entry.value, `${path}.value`);
-    const time = isGabTimeUnit(unit);
-    if (time && value < 0) j.fail(`${path}.value`, `is ${value}; a time (unit ${unit}) cannot be below zero`);
+    const entry = (raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : j.object(raw, `[${i}]`)) as Record<string, unknown>;
+    const benchmark = typeof entry.name === 'string' ? entry.name : j.string(entry.name, `[${i}].name`);
+    if (benchmark.trim() === '') j.fail(`[${i}].name`, 'must not be empty');
+    const written = typeof entry.unit === 'string' ? entry.unit : j.string(entry.unit, `[${i}].unit`);
+    const { unit, time, better } = unitOf(written);
+    if (unit === '') j.fail(`[${i}].unit`, 'must not be empty; use `count` for a plain number');
+    let value = typeof entry.value === 'number' && Number.isFinite(entry.value) ? entry.value : j.number(entry.value, `[${i}].value`);
+    if (time && value < 0) j.fail(`[${i}].value`, `is ${value}; a time (unit ${unit}) cannot be below zero`);
     const metric = time ? 'time' : 'value';
     budget.value();
-    const key = `${benchmark}\u0000${metric}`;
-    const seen = byKey.get(key);
+    const byName = series[metric];
+    const seen = byName.get(benchmark);
     if (seen) {
       const factor = conversionFactor(unit, seen.m.unit);
-      if (factor === undefined) return j.fail(`${path}.unit`, `is ${JSON.stringify(written)}, but ${seen.path} has the same name in ${JSON.stringify(seen.m.unit)}; give each unit its own name`);
+      if (factor === undefined) return j.fail(`[${i}].unit`, `is ${JSON.stringify(written)}, but [${seen.i}] has the same name in ${JSON.stringify(seen.m.unit)}; give each unit its own name`);
       if (factor !== 1) value *= factor;
       seen.m.values.push(value);
       return;
     }
     budget.series();
-    const better = mode === 'from-unit' ? directionOf(metric, unit) : mode;
-    if (mode === 'from-unit' && !time && better === 'lower') guessed.set(benchmark, unit);
+    if (mode === 'from-unit' && !time && better === 'lower') {
+      guessedCount += 1;
+      if (guessed.size < 1000) guessed.set(benchmark, unit);
+    }
     const m: Measurement = { benchmark, metric, unit, better, values: [value] };
-    byKey.set(key, { m, path });
+    byName.set(benchmark, { m, i });
     measurements.push(m);
   });
 
   const warnings: ReadWarning[] = [];
   if (guessed.size > 0) {
     const units = [...new Set(guessed.values())].slice(0, 5).map((u) => JSON.stringify(u)).join(', ');
-    const names = [...guessed.keys()];
-    const shown = names.slice(0, 3).map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}…` : n)).join(', ') + (names.length > 3 ? ` and ${names.length - 3} more` : '');
+    const names = [...guessed.keys()].slice(0, 3);
+    const shown = names.map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}…` : n)).join(', ') + (guessedCount > 3 ? ` and ${guessedCount - 3} more` : '');
     warnings.push({
       kind: 'note',
       message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown} in ${units} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`,

@@ -65,6 +65,7 @@ export const iaiCallgrindReader: Reader = {
         // A benchmark path (`module::group::function`) starts a name; anything else continues one (an id printed over several lines).
         if (text.includes('::') || pending.length === 0) pending = [text.trim()];
         else if (pending.length < 16) pending.push(text.trim());
+        if (text.length > 4096) throw new FormatError(file.path, line.number, `a line of ${text.length} characters where a benchmark name belongs; is this iai-callgrind output?`);
         continue;
       }
       const trimmed = text.trim();
@@ -83,7 +84,6 @@ export const iaiCallgrindReader: Reader = {
         if (pending.length === 0) continue; // a count outside any benchmark (a summary block): not a result
         currentName = pending.join(' ');
         pending = [];
-        if (currentName.length > 4096) throw new FormatError(file.path, line.number, `benchmark name of ${currentName.length} characters; is this iai-callgrind output?`);
         current = benchmarks.get(currentName);
         if (current === undefined) {
           current = new Map();
