@@ -35,7 +35,8 @@ import { resolveStoreArg } from './resolve-store-arg.ts';
 const COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the checkout (required)
   --build CMD             build command, run once per checkout (a failing build skips the commit)
   --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
-  --result-file PATH      read results from this file (relative to the checkout) instead of stdout
+  --result-file PATH      read results from this file (relative to the checkout) instead of stdout; a directory
+                          is criterion's (target/criterion): each round reads the */new/ results it wrote
   --benchmark NAME        benchmark to follow (repeatable; default: all); of several, the one that moved most from good to bad
   --metric M              metric to follow (default: any; the one that moved most)
   --rounds N              rounds per benchmark session (default 10)

@@ -31,7 +31,8 @@ options:
   --bench CMD             benchmark command, run in the checkout (required)
   --build CMD             build command, run once per checkout (skipped when that tree was built before)
   --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
-  --result-file PATH      read results from this file (relative to the checkout) instead of stdout
+  --result-file PATH      read results from this file (relative to the checkout) instead of stdout; a directory
+                          is criterion's (target/criterion): each round reads the */new/ results it wrote
   --min-runs N            rounds per side before the first look (default 10)
   --max-runs N            round budget per side (default 40)
   --warmup N              discarded warm-up rounds per side (default 1)
