@@ -2,13 +2,14 @@ import type { Measurement } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import { ReadBudget } from './input-limits.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
-import { splitLines } from './text-lines.ts';
+import { checkText } from './json-document.ts';
+import { isSpace } from './text-lines.ts';
 
 /** The longest metric label read (`Total read+write`, `At t-gmax blocks`); longer indented `Label:` lines are not metrics. */
 const MAX_LABEL = 48;
 const LABEL = /^[A-Za-z][A-Za-z0-9 +.-]*$/;
 /** What follows `Label:`: the new value, the old one after `|` (or N/A), then `(change)` and `[factor]` in any number. */
-const VALUES = /^[ \t]+(\d+(?:\.\d+)?|N\/A)(?:\|(?:\d+(?:\.\d+)?|N\/A))?(?:[ \t]+(?:\([^()]*\)|\[[^[\]]*\]))*[ \t]*$/;
+const VALUES = /[ \t]+(\d+(?:\.\d+)?|N\/A)(?:\|(?:\d+(?:\.\d+)?|N\/A))?(?:[ \t]+(?:\([^()]*\)|\[[^[\]]*\]))*[ \t]*$/y;
 const ANSI = /\u001b\[[0-9;]*m/g;
 const DEFAULT_TOOL = 'CALLGRIND';
 
@@ -51,34 +52,55 @@ export const iaiCallgrindReader: Reader = {
     let tool = DEFAULT_TOOL;
     let metrics = 0;
 
-    for (const line of splitLines(file)) {
-      const text = line.text.indexOf('\u001b') >= 0 ? line.text.replace(ANSI, '') : line.text;
-      if (text.trim() === '') {
+    checkText(file);
+    if (!/\S/.test(file.text)) throw new FormatError(file.path, undefined, 'file is empty');
+    const text = file.text;
+    const ansi = text.indexOf('\u001b') >= 0;
+    // Labels repeat in every benchmark: check each once.
+    const labels = new Map<string, boolean>();
+    let number = 0;
+    // One pass with indexOf over the lines, no line objects: 50 MB of summaries hold 2 M lines.
+    for (let start = 0; start <= text.length; ) {
+      let newline = text.indexOf('\n', start);
+      if (newline < 0) newline = text.length;
+      let end = newline;
+      if (end > start && text.charCodeAt(end - 1) === 13) end -= 1;
+      let line = text.slice(start, end);
+      start = newline + 1;
+      number += 1;
+      if (ansi && line.indexOf('\u001b') >= 0) line = line.replace(ANSI, '');
+      let first = 0;
+      while (first < line.length && isSpace(line.charCodeAt(first))) first += 1;
+      if (first === line.length) {
         pending = [];
         current = undefined;
         continue;
       }
-      const indented = text.charCodeAt(0) === 32 || text.charCodeAt(0) === 9;
-      if (!indented) {
+      if (first === 0) {
         current = undefined;
         tool = DEFAULT_TOOL;
+        if (line.length > 4096) throw new FormatError(file.path, number, `a line of ${line.length} characters where a benchmark name belongs; is this iai-callgrind output?`);
         // A benchmark path (`module::group::function`) starts a name; anything else continues one (an id printed over several lines).
-        if (text.includes('::') || pending.length === 0) pending = [text.trim()];
-        else if (pending.length < 16) pending.push(text.trim());
-        if (text.length > 4096) throw new FormatError(file.path, line.number, `a line of ${text.length} characters where a benchmark name belongs; is this iai-callgrind output?`);
+        if (line.includes('::') || pending.length === 0) pending = [line.trim()];
+        else if (pending.length < 16) pending.push(line.trim());
         continue;
       }
-      const trimmed = text.trim();
-      if (trimmed.startsWith('=')) {
-        const name = trimmed.replace(/^=+/, '').replace(/=+$/, '').trim();
+      if (line.charCodeAt(first) === 0x3d) {
+        const name = line.trim().replace(/^=+/, '').replace(/=+$/, '').trim();
         if (/^[A-Za-z][A-Za-z0-9 ]{0,31}$/.test(name)) tool = name.toUpperCase();
         continue;
       }
-      const colon = trimmed.indexOf(':');
-      if (colon <= 0 || colon > MAX_LABEL) continue;
-      const label = trimmed.slice(0, colon);
-      if (!LABEL.test(label)) continue;
-      const values = VALUES.exec(trimmed.slice(colon + 1));
+      const colon = line.indexOf(':', first);
+      if (colon <= first || colon - first > MAX_LABEL) continue;
+      const label = line.slice(first, colon);
+      let isLabel = labels.get(label);
+      if (isLabel === undefined) {
+        isLabel = LABEL.test(label);
+        if (labels.size < 1000) labels.set(label, isLabel);
+      }
+      if (!isLabel) continue;
+      VALUES.lastIndex = colon + 1;
+      const values = VALUES.exec(line);
       if (!values) continue;
       if (current === undefined) {
         if (pending.length === 0) continue; // a count outside any benchmark (a summary block): not a result
@@ -93,17 +115,17 @@ export const iaiCallgrindReader: Reader = {
       }
       if (values[1] === 'N/A') continue;
       const value = Number(values[1]);
-      if (!Number.isFinite(value)) throw new FormatError(file.path, line.number, `${label}: ${values[1]} is not a finite number`);
+      if (!Number.isFinite(value)) throw new FormatError(file.path, number, `${label}: ${values[1]} is not a finite number`);
       const metric = tool === DEFAULT_TOOL ? label : `${tool} ${label}`;
       let series = current.get(metric);
       if (series === undefined) {
-        budget.series(line.number);
+        budget.series(number);
         const rate = /Rate$/.test(label);
         const m: Measurement = { benchmark: currentName, metric, unit: rate ? '%' : 'count', better: rate && /Hit Rate$/i.test(label) ? 'higher' : 'lower', values: [] };
         series = { m, callgrind: tool === DEFAULT_TOOL };
         current.set(metric, series);
       }
-      budget.value(line.number);
+      budget.value(number);
       series.m.values.push(value);
       metrics += 1;
     }
