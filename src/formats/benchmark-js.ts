@@ -59,14 +59,21 @@ function parseResultLine(text: string, lineStart: number, marker: number, lineEn
 
 /** parseRate reads `1,234,567` or `62.48`; undefined for anything else. */
 function parseRate(text: string, start: number, end: number): number | undefined {
+  if (!isDigit(text.charCodeAt(start))) return undefined;
+  // Whole rates (every rate of 100 ops/sec and more) are summed up digit by
+  // digit, exactly while below 2^53; others go through Number.
+  let value = 0;
+  let whole = true;
   for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i);
-    if (!isDigit(c) && c !== 44 && c !== 46) return undefined;
+    if (isDigit(c)) value = value * 10 + (c - 48);
+    else if (c === 46) whole = false;
+    else if (c !== 44) return undefined;
   }
-  if (!isDigit(text.charCodeAt(start))) return undefined;
-  const digits = text.slice(start, end);
-  const value = Number(digits.includes(',') ? digits.replaceAll(',', '') : digits);
-  return Number.isFinite(value) ? value : undefined;
+  if (whole && value <= Number.MAX_SAFE_INTEGER) return value;
+  const digits = text.slice(start, end).replaceAll(',', '');
+  const parsed = Number(digits);
+  return Number.isFinite(parsed) ? parsed : undefined;
 }
 
 /** isMargin says whether [start, end) is `±1.23%`. */
@@ -117,24 +124,25 @@ export const benchmarkJsReader: Reader = {
     // Result lines are found by their fixed marker, not line by line: most of
     // a CI log is other output, skipped at indexOf's speed. Line numbers are
     // counted only for an error.
-    let from = 0;
-    for (;;) {
-      const hit = text.indexOf(OPS_SEC, from);
-      if (hit < 0) break;
+    let hit = text.indexOf(OPS_SEC);
+    while (hit >= 0) {
       const newline = text.indexOf('\n', hit);
       const lineEnd = newline < 0 ? text.length : newline;
       const lineStart = text.lastIndexOf('\n', hit) + 1;
-      from = lineEnd + 1;
-      const result = parseResultLine(text, lineStart, text.lastIndexOf(OPS_SEC, lineEnd - 1), lineEnd);
+      // The next marker is found once: past this line it is the next line's hit.
+      let next = text.indexOf(OPS_SEC, hit + 1);
+      const marker = next >= 0 && next < lineEnd ? text.lastIndexOf(OPS_SEC, lineEnd - 1) : hit;
+      if (next >= 0 && next < lineEnd) next = text.indexOf(OPS_SEC, lineEnd);
+      hit = next;
+      const result = parseResultLine(text, lineStart, marker, lineEnd);
       if (result === undefined) continue;
-      const fail = (message: string): never => {
-        throw new FormatError(file.path, lineAt(text, lineStart), message);
-      };
       const name = text.slice(lineStart, result.nameEnd).trim();
-      if (name === '') fail('a result line without a benchmark name before " x "');
+      let problem: string | undefined;
       const hz = parseRate(text, result.rateStart, result.rateEnd);
-      if (hz === undefined) fail(`${name}: rate "${text.slice(result.rateStart, Math.min(result.rateEnd, result.rateStart + 40))}" is not a number of operations per second`);
-      if (!isMargin(text, result.rmeStart, result.rmeEnd)) fail(`${name}: "${text.slice(result.rmeStart, Math.min(result.rmeEnd, result.rmeStart + 40))}" is not a relative margin of error such as ±1.23%`);
+      if (name === '') problem = 'a result line without a benchmark name before " x "';
+      else if (hz === undefined) problem = `${name}: rate "${text.slice(result.rateStart, Math.min(result.rateEnd, result.rateStart + 40))}" is not a number of operations per second`;
+      else if (!isMargin(text, result.rmeStart, result.rmeEnd)) problem = `${name}: "${text.slice(result.rmeStart, Math.min(result.rmeEnd, result.rmeStart + 40))}" is not a relative margin of error such as ±1.23%`;
+      if (problem !== undefined) throw new FormatError(file.path, lineAt(text, lineStart), problem);
       budget.value();
       let values = series.get(name);
       if (!values) {
@@ -143,7 +151,6 @@ export const benchmarkJsReader: Reader = {
         series.set(name, values);
       }
       values.push(hz as number);
-      if (newline < 0) break;
     }
     if (series.size === 0) {
       throw new FormatError(file.path, undefined, 'no benchmark.js result lines (name x 1,234 ops/sec ±1.23% (90 runs sampled)) found; print String(event.target) in the suite\'s cycle handler');

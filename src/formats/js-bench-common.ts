@@ -34,9 +34,14 @@ export function sampleTimes(j: JsonReader, budget: ReadBudget, value: unknown, p
   const raw = j.array(value, path);
   if (raw.length === 0) return undefined;
   budget.value(undefined, raw.length);
-  const times = j.numbers(raw, path);
-  const negative = times.findIndex((t) => t < 0);
-  if (negative >= 0) j.fail(`${path}[${negative}]`, `negative time ${times[negative]}`);
+  // One pass with no path string per element (they cost more than JSON.parse
+  // itself on a run of a million samples); the path is built for an error only.
+  for (let i = 0; i < raw.length; i++) {
+    const t = raw[i];
+    if (typeof t !== 'number' || !Number.isFinite(t)) j.number(t, `${path}[${i}]`);
+    if ((t as number) < 0) j.fail(`${path}[${i}]`, `negative time ${t}`);
+  }
+  const times = raw as number[];
   return times;
 }
 
