@@ -26,8 +26,9 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CANDIDATES, drawInterleaved, loadCorpus, logSd, makeHistory, seeded, simulateBisect, simulatePlain } from './bisect.ts';
 import type { Draw, Pool, Rng, SessionSource } from './bisect.ts';
+import { sequentialAb } from '../src/compare/sequential-ab.ts';
 import { scanHistory } from '../src/scan/scan-history.ts';
-import type { Night, Series } from '../src/scan/scan-history.ts';
+import type { Night, ScanOptions, Series } from '../src/scan/scan-history.ts';
 import { median } from '../src/stats/order-statistics.ts';
 import { varianceComponents } from '../src/stats/sessions.ts';
 
@@ -78,13 +79,38 @@ type HistoryMaker = (factor: number, key: string) => Series;
  */
 const CONFIRM = new WeakMap<Series, (lastGood: number, firstBad: number) => { base: number[]; head: number[] }>();
 
-export function poolMaker(pool: Pool, rng: Rng, draw: Draw): HistoryMaker {
+/**
+ * ROUNDS is the round budget of one interleaved session (the action's
+ * min-runs..max-runs): `sequential` stops each A/B as `run` does (looks at
+ * 10, 15, 20, 30, 40 rounds per side, compare/sequential-ab.ts), `fixed`
+ * is 10 v 10 (what this bench simulated before).
+ */
+export type Rounds = 'sequential' | 'fixed';
+
+/** stopAsRun keeps the rounds a run of this benchmark alone takes before its looks settle it (all of them when `fixed`). */
+function stopAsRun(base: number[], head: number[], rounds: Rounds): { base: number[]; head: number[] } {
+  if (rounds === 'fixed') return { base: base.slice(0, 10), head: head.slice(0, 10) };
+  const n = sequentialAb(base, head, { threshold: 0.02, alpha: 0.05 })?.rounds ?? base.length;
+  return { base: base.slice(0, n), head: head.slice(0, n) };
+}
+
+export function poolMaker(pool: Pool, rng: Rng, draw: Draw, rounds: Rounds = 'sequential'): HistoryMaker {
   return (factor, key) => {
-    const series = makeHistory({ pool, nights: NIGHTS, stepAt: STEP_AT, factor, key, draw }, rng);
+    // Every night's A/B (last night's commit beside tonight's) is a session of up to 40 rounds, stopped as run stops it.
+    const budget = rounds === 'fixed' ? 10 : 40;
+    const full = makeHistory({ pool, nights: NIGHTS, stepAt: STEP_AT, factor, key, draw, samplesPerNight: budget }, rng);
+    const series: Series = rounds === 'fixed' ? full : {
+      ...full,
+      nights: full.nights.map((night) => {
+        if (!night.ab) return { ...night, values: night.values.slice(0, 10) };
+        const kept = stopAsRun([...night.ab.base], [...night.values], rounds);
+        return { ...night, values: kept.head, ab: { ...night.ab, base: kept.base } };
+      }),
+    };
     const f = (i: number) => (i >= STEP_AT ? factor : 1);
     CONFIRM.set(series, (a, b) => {
-      const [base, head] = drawInterleaved(pool.values, [f(a), f(b)], 10, rng, draw);
-      return { base, head };
+      const [base, head] = drawInterleaved(pool.values, [f(a), f(b)], budget, rng, draw);
+      return stopAsRun(base, head, rounds);
     });
     return series;
   };
@@ -95,8 +121,8 @@ export function poolMaker(pool: Pool, rng: Rng, draw: Draw): HistoryMaker {
  * then for every finding awaiting its interleaved confirmation measure one
  * more A/B session of its pair and scan again (up to two more sessions).
  */
-export function scanConfirming(full: readonly Series[], end: number): ReturnType<typeof scanHistory> {
-  let scan = scanHistory(full.map((h) => ({ ...h, nights: h.nights.slice(0, end) })));
+export function scanConfirming(full: readonly Series[], end: number, options: ScanOptions = {}): ReturnType<typeof scanHistory> {
+  let scan = scanHistory(full.map((h) => ({ ...h, nights: h.nights.slice(0, end) })), options);
   for (let round = 0; round < 2 && scan.awaiting.length > 0; round++) {
     for (const f of scan.awaiting) {
       const series = full.find((h) => h.key === f.series);
@@ -108,7 +134,7 @@ export function scanConfirming(full: readonly Series[], end: number): ReturnType
       const session = confirm(a, b);
       (series.nights as Night[])[b] = { ...night, ab: night.ab ? { ...night.ab, extra: [...(night.ab.extra ?? []), session] } : { baseSha: f.lastGood.sha, base: session.base, head: session.head } };
     }
-    scan = scanHistory(full.map((h) => ({ ...h, nights: h.nights.slice(0, end) })));
+    scan = scanHistory(full.map((h) => ({ ...h, nights: h.nights.slice(0, end) })), options);
   }
   return scan;
 }

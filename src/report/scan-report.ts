@@ -49,7 +49,7 @@ function ci(f: ScanFinding): string {
   return f.ratioCi ? `${formatChange(f.ratioCi[0])} … ${formatChange(f.ratioCi[1])}` : '–';
 }
 
-const KIND: Record<ScanFinding['kind'], string> = { 'change-point': 'change point', alert: 'two-night alert', watch: 'watch (one night)' };
+const KIND: Record<ScanFinding['kind'], string> = { 'change-point': 'change point', alert: 'two-night alert', 'ab-alert': 'interleaved A/B alert', watch: 'watch (one night)' };
 
 /**
  * renderScanMarkdown renders a scan: a headline, then one table per kind of

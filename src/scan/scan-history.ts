@@ -45,7 +45,9 @@
 import type { Comparison } from '../model/comparison.ts';
 import type { Direction } from '../model/measurement.ts';
 import { decideVerdict } from '../compare/compare-runs.ts';
-import { estimateChange } from '../compare/estimate-change.ts';
+import { primaryMetrics } from '../compare/metric-family.ts';
+import { noiseSigma } from '../compare/power.ts';
+import { sequentialAb } from '../compare/sequential-ab.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
 import { normalSf } from '../stats/normal.ts';
 import { median } from '../stats/order-statistics.ts';
@@ -119,6 +121,10 @@ export interface Ack {
  * - `historyAlpha` (0.01): the history test's level (t test on nightly log medians);
  * - `locateNights` (2): nights either side of a change point whose A/B may confirm it;
  * - `maxConfirmSessions` (3): interleaved A/B sessions of one pair before an inconclusive one is dropped;
+ * - `minRuns`/`maxRuns` (10/40): the round budget of one A/B session (the action's `min-runs`/`max-runs`):
+ *   each session is judged by `run`'s looks (compare/sequential-ab.ts), as the run that measured it stopped;
+ * - `abAlpha` (0.05, the PR rule's own level): a night's own A/B decided regressed or improved by run's
+ *   looks with its look-adjusted p at most this raises an `ab-alert` candidate; null turns that off;
  * - `zThreshold` (4): robust z of a one-night watch; `minBaselineNights` (10) the fewest nights the fast alert needs before it;
  * - `maxAgeNights` (30): change points whose first bad night is older are not reported;
  * - `trendNights` (30): nights in each finding's trend;
@@ -134,6 +140,9 @@ export interface ScanOptions {
   historyAlpha?: number;
   locateNights?: number;
   maxConfirmSessions?: number;
+  minRuns?: number;
+  maxRuns?: number;
+  abAlpha?: number | null;
   zThreshold?: number;
   minBaselineNights?: number;
   maxAgeNights?: number;
@@ -205,7 +214,7 @@ export interface ScanFinding {
   better: Direction;
   fingerprintKey: string;
   branch: string;
-  kind: 'change-point' | 'alert' | 'watch';
+  kind: 'change-point' | 'alert' | 'ab-alert' | 'watch';
   direction: 'regression' | 'improvement';
   ratio: number;
   ratioCi: [number, number] | null;
@@ -227,14 +236,17 @@ export interface ScanFinding {
  * ScanResult: `findings` (confirmed regressions first, then by q, then
  * watches), `awaiting` (history candidates whose first bad night has no
  * interleaved A/B yet: measure lastGood vs firstBad, then scan again),
- * `refuted` (candidates the A/B did not confirm), `machineChanges`, how
- * many candidates were tested, and warnings as values.
+ * `refuted` (candidates the A/B did not confirm), `machineChanges`,
+ * `timeFamilies` (benchmarks with both real_time and cpu_time: which one
+ * was scanned, see {@link timeFamilies}), how many candidates were tested,
+ * and warnings as values.
  */
 export interface ScanResult {
   findings: ScanFinding[];
   awaiting: ScanFinding[];
   refuted: ScanFinding[];
   machineChanges: MachineChange[];
+  timeFamilies?: TimeFamily[];
   tested: number;
   warnings: string[];
 }
@@ -248,6 +260,9 @@ const DEFAULTS = {
   historyAlpha: 0.01,
   locateNights: 2,
   maxConfirmSessions: 3,
+  minRuns: 10,
+  maxRuns: 40,
+  abAlpha: 0.05 as number | null,
   zThreshold: 4,
   minBaselineNights: 10,
   maxAgeNights: 30,
@@ -269,8 +284,67 @@ export function scanSeries(series: Series, options: ScanOptions = {}): ScanResul
 interface Candidate {
   finding: ScanFinding;
   ab: AbConfirmation | null;
+  /** sessionsBefore: sessions of the pair not counted in `ab` (the night's own A/B that raised an `ab-alert`). */
+  sessionsBefore?: number;
   abCi: { ratioCi: [number, number] | null; equivalenceCi: [number, number] | null };
 }
+
+/**
+ * TimeFamily is one benchmark (on one machine and branch) with both of
+ * Google Benchmark's times: `primary` is the metric scanned, `secondary`
+ * the one left out, `noise` each one's per-round noise (log scale, median
+ * over its newest nights).
+ */
+export interface TimeFamily {
+  benchmark: string;
+  fingerprintKey: string;
+  branch: string;
+  primary: string;
+  secondary: string;
+  noise: Record<string, number | null>;
+}
+
+/**
+ * timeFamilies treats `real_time` and `cpu_time` of one benchmark as one
+ * measurement, as the PR check does (compare/metric-family.ts):
+ * `real_time` is primary unless `cpu_time`'s per-round noise is below
+ * CPU_TIME_QUIETER (one half) of real_time's. The noise is each series' own
+ * spread within a night (noiseSigma, median over up to `windowLen` newest
+ * nights), never a change between nights, so the choice cannot favour a
+ * finding. Only the primary one is scanned: two series of one measurement
+ * would count it twice in the FDR family and file one regression twice.
+ * Other metrics (counters, rates) stay series of their own.
+ */
+export function timeFamilies(allSeries: readonly Series[], windowLen = DEFAULTS.windowLen): TimeFamily[] {
+  const groups = new Map<string, Map<string, Series>>();
+  for (const s of allSeries) {
+    if (s.metric !== 'real_time' && s.metric !== 'cpu_time') continue;
+    const k = `${s.branch}\u0000${s.benchmark}\u0000${s.fingerprintKey}`;
+    const g = groups.get(k) ?? new Map<string, Series>();
+    groups.set(k, g);
+    g.set(s.metric, s);
+  }
+  const out: TimeFamily[] = [];
+  for (const g of groups.values()) {
+    const real = g.get('real_time');
+    const cpu = g.get('cpu_time');
+    if (!real || !cpu) continue;
+    const noise = (s: Series) => {
+      const sigmas = s.nights.slice(-windowLen).map((n) => noiseSigma(n.values)).filter((x): x is number => x !== null);
+      return sigmas.length > 0 ? median(sigmas) : null;
+    };
+    const sigma = new Map([[real, noise(real)], [cpu, noise(cpu)]]);
+    const primary = primaryMetrics([real, cpu], (s) => sigma.get(s) ?? undefined).get(real.benchmark) ?? 'real_time';
+    out.push({
+      benchmark: real.benchmark, fingerprintKey: real.fingerprintKey, branch: real.branch,
+      primary, secondary: primary === 'cpu_time' ? 'real_time' : 'cpu_time',
+      noise: { real_time: sigma.get(real) ?? null, cpu_time: sigma.get(cpu) ?? null },
+    });
+  }
+  return out;
+}
+
+const familyKey = (s: { branch: string; benchmark: string; fingerprintKey: string }, metric: string) => `${s.branch}\u0000${s.benchmark}\u0000${s.fingerprintKey}\u0000${metric}`;
 
 /** scanHistory scans every series and applies Benjamini-Hochberg across all of their confirmations' p-values. */
 export function scanHistory(allSeries: readonly Series[], options: ScanOptions = {}): ScanResult {
@@ -298,6 +372,7 @@ export class HistoryScan {
   private readonly candidates: Candidate[] = [];
   private readonly watches: ScanFinding[] = [];
   private readonly machineChanges: MachineChange[] = [];
+  private readonly families: TimeFamily[] = [];
   private readonly warnings: Array<string | UnmatchedAck> = [];
   /** series counts the series added so far. */
   series = 0;
@@ -308,7 +383,12 @@ export class HistoryScan {
 
   /** add scans a batch of series; nothing of the batch is kept but what it found. */
   add(batch: readonly Series[]): void {
+    // A benchmark's real_time and cpu_time are one measurement: both must be in the same batch (timeFamilies).
+    const families = timeFamilies(batch, this.o.windowLen);
+    const secondary = new Set(families.map((f) => familyKey(f, f.secondary)));
+    for (const f of families) this.families.push(f);
     for (const series of batch) {
+      if (secondary.has(familyKey(series, series.metric))) continue;
       const found = candidatesOf(series, this.o, this.warnings);
       for (const c of found.candidates) this.candidates.push(c);
       for (const w of found.watches) this.watches.push(w);
@@ -329,7 +409,7 @@ export class HistoryScan {
       if (options.ackCounts && !options.ackCounts(w.ack)) return [];
       return [`${w.key}: ack at ${w.ack.sha} matches no night${w.ack.time === undefined ? ' (give its time)' : ''}; ignored`];
     });
-    return decide(this.candidates, this.watches, this.machineChanges, warnings, this.o);
+    return { ...decide(this.candidates, this.watches, this.machineChanges, warnings, this.o), timeFamilies: this.families };
   }
 }
 
@@ -352,13 +432,13 @@ function decide(candidates: readonly Candidate[], watches: readonly ScanFinding[
     const agrees = abWorse === historyWorse;
     if ((verdict === 'regressed' || verdict === 'improved') && agrees) findings.push(c.finding);
     // Inconclusive but leaning the history's way: one more interleaved session of the pair may settle it.
-    else if (verdict === 'inconclusive' && agrees && ab.sessions < o.maxConfirmSessions) awaiting.push(c.finding);
+    else if (verdict === 'inconclusive' && agrees && ab.sessions + (c.sessionsBefore ?? 0) < o.maxConfirmSessions) awaiting.push(c.finding);
     else refuted.push(c.finding);
   });
   findings.push(...watches);
   const rank = (f: ScanFinding) => (f.kind === 'watch' ? 2 : f.direction === 'regression' ? 0 : 1);
   findings.sort((a, b) => rank(a) - rank(b) || (a.q ?? a.p) - (b.q ?? b.p) || a.series.localeCompare(b.series));
-  return { findings, awaiting, refuted, machineChanges, tested: tested.length, warnings };
+  return { findings, awaiting, refuted, machineChanges, timeFamilies: [], tested: tested.length, warnings };
 }
 
 function resolve(options: ScanOptions): Resolved {
@@ -433,6 +513,16 @@ function candidatesOf(series: Series, o: Resolved, warnings: Array<string | Unma
     }
   }
 
+  // The interleaved alert: one of the newest nights' own A/B, decided by run's looks at abAlpha, before the history can see the change.
+  if (o.abAlpha !== null) {
+    for (const k of [end - 1, end - 2, end - 3]) {
+      if (k < 1 || k <= start || candidates.some((c) => Math.abs(nightIndex(nights, c.finding.firstBad) - k) <= o.locateNights)) continue;
+      // Not `seen`: the one-night watch stays shown while an interleaved alert awaits its confirmation.
+      const c = abAlert(series, key, nights, boundaries, k, o, changes);
+      if (c) candidates.push(c);
+    }
+  }
+
   const watches: ScanFinding[] = [];
   const watch = oneNightWatch(series, key, nights, boundaries, o, changes);
   if (watch && !seen.has(end - 1)) watches.push(watch);
@@ -461,7 +551,7 @@ function candidate(
   const center = median(baseline.map((n) => n.log));
   if (after.some((n) => Math.sign(n.log - center) !== sign)) return null;
 
-  const located = locate(nights, prev, at, next, sign, o);
+  const located = locate(nights, prev, at, next, sign, o, series.better);
   const firstBad = located?.at ?? at;
   const worse = series.better === 'lower' ? sign > 0 : sign < 0;
   const ratio = Math.exp(test.estimate);
@@ -488,6 +578,58 @@ function candidate(
   return { finding, ab: located.ab, abCi: located.ci };
 }
 
+/**
+ * abAlert raises a candidate from night `k`'s own interleaved A/B (the
+ * previous nightly's commit beside tonight's, one session): decided
+ * regressed or improved by run's looks with its look-adjusted p at most
+ * `abAlpha`. That session chose the candidate, so it cannot confirm it:
+ * only the sessions of the same pair measured after it (`NightAb.extra`)
+ * do, combined by random effects when there are several, by the PR rule
+ * as any finding; with none it is awaiting. The history (the nights from
+ * `k` on against the segment before) is reported as context.
+ */
+function abAlert(series: Series, key: string, nights: readonly UsableNight[], boundaries: readonly number[], k: number, o: Resolved, changes: readonly MachineChange[]): Candidate | null {
+  const night = nights[k];
+  const ab = night.ab;
+  if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
+  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series.better });
+  const c = found?.comparison;
+  if (!found || !c || c.ratio === null || found.pAdjusted === null || found.pAdjusted > (o.abAlpha as number)) return null;
+  if (c.verdict !== 'regressed' && c.verdict !== 'improved') return null;
+  const prev = Math.max(...boundaries.filter((b) => b < k));
+  const history = historyTest(nights, prev, k, nights.length, o, 'alert');
+  if (history === null) return null;
+  const { test, before, after } = history;
+  const worse = c.verdict === 'regressed';
+  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, k - 5));
+  const trendNights = nights.slice(trendFrom);
+  const finding: ScanFinding = {
+    series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
+    fingerprintKey: series.fingerprintKey, branch: series.branch, kind: 'ab-alert',
+    direction: worse ? 'regression' : 'improvement',
+    ratio: c.ratio, ratioCi: c.ratioCi, p: found.pAdjusted, q: null,
+    lastGood: ref(nights[k - 1]), firstBad: ref(night), nightsSince: nights.length - k,
+    before: { nights: before.length, n: before.reduce((a, n) => a + n.values.length, 0), median: median(before.map((n) => n.median)) },
+    after: { nights: after.length, n: after.reduce((a, n) => a + n.values.length, 0), median: median(after.map((n) => n.median)) },
+    trend: trendNights.map((n) => ({ ...ref(n), median: n.median })),
+    history: { ratio: Math.exp(test.estimate), ratioCi: [Math.exp(test.lower), Math.exp(test.upper)], p: test.p, nightSd: test.se / Math.sqrt(1 / before.length + 1 / after.length) },
+    confirmation: null,
+    machineChanges: changes.filter((m) => trendNights.some((n) => n.sha === m.night.sha && n.time === m.night.time)),
+  };
+  const fresh = ab.extra ?? [];
+  const change = fresh.length > 0 ? abChange(fresh, o.alpha, o, series.better) : null;
+  if (change === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null }, sessionsBefore: 1 };
+  const confirmation: AbConfirmation = {
+    baseSha: ab.baseSha, headSha: night.sha, time: night.time, ratio: change.ratio, ratioCi: change.ratioCi, p: change.p,
+    nBase: fresh.reduce((a, x) => a + x.base.length, 0), nHead: fresh.reduce((a, x) => a + x.head.length, 0), sessions: fresh.length,
+  };
+  finding.confirmation = confirmation;
+  finding.ratio = change.ratio;
+  finding.ratioCi = change.ratioCi;
+  finding.p = change.p;
+  return { finding, ab: confirmation, abCi: { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi }, sessionsBefore: 1 };
+}
+
 /** historyTest compares the nights after `at` with those before it on log medians, the spread taken from the segment before. */
 function historyTest(nights: readonly UsableNight[], prev: number, at: number, next: number, o: Resolved, kind: 'change-point' | 'alert') {
   const baseline = nights.slice(Math.max(prev, at - o.windowLen), at);
@@ -501,15 +643,19 @@ function historyTest(nights: readonly UsableNight[], prev: number, at: number, n
 
 /**
  * abChange is the A/B's change over its sessions: one session by the PR
- * rule's rank test (Hodges-Lehmann ratio, Mann-Whitney CI and p); several,
+ * rule's rank test (Hodges-Lehmann ratio, Mann-Whitney CI and p) at `run`'s
+ * looks over its rounds (compare/sequential-ab.ts: the look that settled it,
+ * p adjusted for that look's level); several,
  * each session's Hodges-Lehmann contrast combined by random effects (the
  * session is the unit: a second session adds one session of evidence, not
  * ten samples). `equivalenceCi` is the 1 - 2 alpha interval.
  */
-function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number): { ratio: number; ratioCi: [number, number] | null; equivalenceCi: [number, number] | null; p: number } | null {
+function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number, o: Resolved, better: Direction): { ratio: number; ratioCi: [number, number] | null; equivalenceCi: [number, number] | null; p: number } | null {
   if (sessions.length === 1) {
-    const change = estimateChange(sessions[0].base, sessions[0].head, alpha, 'mann-whitney');
-    return change.ratio === null || change.p === null ? null : { ratio: change.ratio, ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi, p: change.p };
+    // One session is judged as the run that measured it stopped: run's looks over its rounds, p adjusted for the look.
+    const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better });
+    const c = s?.comparison;
+    return !s || !c || c.ratio === null || s.pAdjusted === null ? null : { ratio: c.ratio, ratioCi: c.ratioCi, equivalenceCi: c.equivalenceCi ?? null, p: s.pAdjusted };
   }
   const contrasts = sessions.map((x) => contrast(x.base, x.head)).filter((c): c is NonNullable<typeof c> => c !== null);
   const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
@@ -527,7 +673,7 @@ function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: reado
  * taken with its p multiplied by the A/Bs looked at (the night was then
  * chosen for its difference). Null when no night there has an A/B.
  */
-function locate(nights: readonly UsableNight[], prev: number, at: number, next: number, sign: number, o: Resolved) {
+function locate(nights: readonly UsableNight[], prev: number, at: number, next: number, sign: number, o: Resolved, better: Direction) {
   const abAt = (c: number, alpha: number) => {
     const night = nights[c];
     const ab = night.ab;
@@ -535,7 +681,7 @@ function locate(nights: readonly UsableNight[], prev: number, at: number, next: 
     const head = ab.head ?? night.values;
     if (ab.base.length < 2 || head.length < 2) return null;
     const sessions = [{ base: ab.base, head }, ...(ab.extra ?? [])];
-    const change = abChange(sessions, alpha);
+    const change = abChange(sessions, alpha, o, better);
     if (change === null) return null;
     return {
       at: c, moved: Math.sign(Math.log(change.ratio)) === sign, ci: { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi },
