@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
+import { sideEffectFree } from '../scripts/side-effect-free.ts';
 
 /** benchActionBundle bundles src/action/main.ts and times `runs` cold starts of it. */
 export async function benchActionBundle(runs = 15): Promise<string[]> {
@@ -27,6 +28,7 @@ export async function benchActionBundle(runs = 15): Promise<string[]> {
       logLevel: 'warning',
       banner: { js: "import { createRequire as __benchbotCreateRequire } from 'node:module';\nconst require = __benchbotCreateRequire(import.meta.url);" },
       external: ['pg-native'],
+      plugins: [sideEffectFree],
     });
     const file = join(dir, 'action.js');
     const bytes = statSync(file).size;

@@ -1,3 +1,4 @@
+import { warning } from '@actions/core';
 import { closeRecoveredIssue, listRegressionIssues } from '../github/regression-issue.ts';
 import { GitHubError, type GitHubClient } from '../github/github-client.ts';
 import { checkRecovery, recoveryWindows, regressionMarker, renderRecoveryComment } from '../report/regression-issue.ts';
@@ -20,7 +21,7 @@ export async function closeRecoveredRegressions(client: GitHubClient, history: N
     open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: 'open', botLogin: null });
   } catch (error) {
     if (!(error instanceof GitHubError)) throw error;
-    log(`::warning title=benchbot::could not read the regression issues: ${escapeCommand(error.message)}${error.status === 403 ? ' (the report job needs permissions: issues: write)' : ''}`);
+    warning(`could not read the regression issues: ${error.message}${error.status === 403 ? ' (the report job needs permissions: issues: write)' : ''}`, { title: 'benchbot' });
     return;
   }
   for (const issue of open) {
@@ -38,12 +39,16 @@ export async function closeRecoveredRegressions(client: GitHubClient, history: N
       log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${escapeCommand(s.benchmark)} (${escapeCommand(s.metric)}) recovered`);
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not close recovered issue #${issue.number}: ${escapeCommand(error.message)}`);
+      warning(`could not close recovered issue #${issue.number}: ${error.message}`, { title: 'benchbot' });
     }
   }
 }
 
-/** escapeCommand keeps a message on one workflow-command line (GitHub's own escaping for command data). */
+/**
+ * escapeCommand keeps a plain log line that carries text from a PR on one
+ * line, so it cannot start a workflow command (GitHub's escaping for command
+ * data, which @actions/core applies to the annotations themselves).
+ */
 export function escapeCommand(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }

@@ -1,4 +1,5 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSide } from '../cli/compare-command.ts';
@@ -31,7 +32,7 @@ import { createGitHubClient, GitHubError, type GitHubClient } from '../github/gi
 import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { conclusionFor, publishCheckRun } from '../github/check-run.ts';
 import { ActionInputError, readActionInputs, type ActionSettings } from './action-inputs.ts';
-import { closeRecoveredRegressions, escapeCommand } from './close-recovered-regressions.ts';
+import { closeRecoveredRegressions } from './close-recovered-regressions.ts';
 import { firstParentChain, nightlyHistoryJson, readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
 import { COMMIT_SHA, environmentOf, findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError, samplesJson } from './results-artifact.ts';
 
@@ -40,7 +41,11 @@ type Env = Record<string, string | undefined>;
 /** ActionDeps are the edges the action touches, injectable for tests. */
 export interface ActionDeps {
   env: Env;
-  /** log writes one line to the job log (workflow commands such as `::error::` included). */
+  /**
+   * log writes one plain line to the job log. Annotations and step outputs
+   * go through @actions/core: to standard output, and to the file that
+   * $GITHUB_OUTPUT of process.env names.
+   */
   log: (line: string) => void;
   /** now returns the current time as ISO 8601. */
   now: () => string;
@@ -120,6 +125,7 @@ export async function runAction(deps: ActionDeps): Promise<number> {
     const files = writeReports(settings, outcome, env);
     const summary = outcome.report.summary;
     const fail = settings.role === 'report' && settings.failOn === 'regression' && summary.regressed > 0;
+    // Appended as rendered, not through @actions/core's summary, which keeps the first file it saw for the whole process.
     if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${outcome.markdown}\n${outcome.scan ? `\n${outcome.scan.markdown}\n` : ''}`);
     const outputs: Record<string, string> = {
       verdict: overallVerdict(summary),
@@ -140,11 +146,14 @@ export async function runAction(deps: ActionDeps): Promise<number> {
       log(`benchbot: ${headline(summary)}`);
       Object.assign(outputs, await publish(settings, event, outcome, deps));
     }
-    writeOutputs(env.GITHUB_OUTPUT, outputs);
+    // Where @actions/core writes them; without $GITHUB_OUTPUT (not a workflow step) there is nowhere to.
+    if (process.env.GITHUB_OUTPUT) for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
     return 0;
   } catch (error) {
     if (error instanceof ActionInputError || error instanceof RunnerError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof StoreError || error instanceof ResultsError) {
-      log(`::error title=benchbot::${escapeCommand(redact(error.message))}`);
+      // A results file that does not parse is annotated at its line.
+      const at = error instanceof FormatError ? { file: error.file, startLine: error.line } : {};
+      core.error(redact(error.message), { title: 'benchbot', ...at });
       return 2;
     }
     throw error;
@@ -410,11 +419,11 @@ async function publish(settings: ActionSettings, event: EventPayload, outcome: O
       log(`benchbot: PR #${issueNumber} comment ${result.action}${result.url ? ` (${result.url})` : ''}`);
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not write the PR comment: ${escapeCommand(error.message)}${error.status === 403 ? ' (the report job needs permissions: pull-requests: write)' : ''}`);
+      core.warning(`could not write the PR comment: ${error.message}${error.status === 403 ? ' (the report job needs permissions: pull-requests: write)' : ''}`, { title: 'benchbot' });
     }
   }
   if (settings.checkName !== '' && outcome.headSha === undefined) {
-    log('::warning title=benchbot::no check run: the report job knows no head commit to put it on; give head as a full commit SHA (the artifact\'s own is not trusted)');
+    core.warning('no check run: the report job knows no head commit to put it on; give head as a full commit SHA (the artifact\'s own is not trusted)', { title: 'benchbot' });
   } else if (settings.checkName !== '' && outcome.headSha !== undefined) {
     try {
       const conclusion = conclusionFor(summary, settings.failOn);
@@ -423,21 +432,10 @@ async function publish(settings: ActionSettings, event: EventPayload, outcome: O
       log(`benchbot: check run "${settings.checkName}" ${conclusion}${check.url ? ` (${check.url})` : ''}`);
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
-      log(`::warning title=benchbot::could not write the check run: ${escapeCommand(error.message)}${error.status === 403 ? ' (the report job needs permissions: checks: write)' : ''}`);
+      core.warning(`could not write the check run: ${error.message}${error.status === 403 ? ' (the report job needs permissions: checks: write)' : ''}`, { title: 'benchbot' });
     }
   }
   if (outcome.recovery) await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
   return outputs;
 }
 
-/** writeOutputs appends step outputs in GITHUB_OUTPUT's heredoc form, which is safe for any value. */
-function writeOutputs(path: string | undefined, outputs: Record<string, string>): void {
-  if (!path) return;
-  const lines: string[] = [];
-  for (const [name, value] of Object.entries(outputs)) {
-    let delimiter = 'benchbot_EOF';
-    while (value.includes(delimiter)) delimiter += '_';
-    lines.push(`${name}<<${delimiter}`, value, delimiter);
-  }
-  appendFileSync(path, `${lines.join('\n')}\n`);
-}

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ActionInputError, inputEnvName, readActionInputs } from '../../src/action/action-inputs.ts';
 import { overallVerdict, runAction } from '../../src/action/run-action.ts';
+import { captureStdout } from './run-step.ts';
 
 function env(inputs: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
   const result: Record<string, string> = { GITHUB_WORKSPACE: '/work/space', HOME: '/home/runner', ...extra };
@@ -107,7 +108,7 @@ test('the measuring role refuses a token in its environment, naming where it cam
 
 test('runAction turns a bad input into one ::error:: line naming it and exit code 2', async () => {
   const lines: string[] = [];
-  const code = await runAction({ env: env({ bench: 'b', threshold: '2 percent' }), log: (l) => lines.push(l), now: () => '2026-01-01T00:00:00Z' });
+  const code = await captureStdout(lines, () => runAction({ env: env({ bench: 'b', threshold: '2 percent' }), log: (l) => lines.push(l), now: () => '2026-01-01T00:00:00Z' }));
   assert.equal(code, 2);
   // '%' is escaped as %25 in workflow commands, as GitHub's toolkit does.
   assert.deepEqual(lines, ['::error title=benchbot::threshold: "2 percent" is not a percentage such as 2%25']);

@@ -99,7 +99,8 @@ test('the measuring step holds no token: not in the bench command\'s environment
     BENCHBOT_TEST_PID: String(process.pid),
     ...stepEnv,
   };
-  // As the runner does for a `shell: bash` step: the script in a file, run by bash (which so stays the node process's parent).
+  // As the runner does for a `shell: bash` step: $GITHUB_OUTPUT made empty beforehand, the script in a file, run by bash (which so stays the node process's parent).
+  writeFileSync(env.GITHUB_OUTPUT, '');
   const script = join(work, 'step.sh');
   writeFileSync(script, measure[0].run as string);
   const run = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { env, encoding: 'utf8', timeout: 110_000 });
