@@ -10,7 +10,7 @@ import { isSpace } from './text-lines.ts';
  * quantifier here can trade characters with its neighbour, so a long run of
  * digits costs one pass.
  */
-const SNIFF = / x [0-9][0-9,]*(?:\.[0-9]+)? ops\/sec \u00b1[0-9]/;
+const SNIFF = / x [0-9][0-9,]*(?:\.[0-9]+)? ops\/sec \u00c2?\u00b1[0-9]/;
 const OPS_SEC = ' ops/sec ';
 const RUN_SAMPLED = ' run';
 const SAMPLED = ' sampled)';
@@ -78,6 +78,8 @@ function parseRate(text: string, start: number, end: number): number | undefined
 
 /** isMargin says whether [start, end) is `±1.23%`. */
 function isMargin(text: string, start: number, end: number): boolean {
+  // `Â±` is the UTF-8 `±` of a log that went through Latin-1 on its way here.
+  if (text.charCodeAt(start) === 0xc2) start += 1;
   if (text.charCodeAt(start) !== 0xb1 || text.charCodeAt(end - 1) !== 37 /* % */) return false;
   let i = start + 1;
   const digitsFrom = i;
@@ -101,7 +103,7 @@ function isMargin(text: string, start: number, end: number): boolean {
  * Each such line is one value of metric `throughput` in `ops/s`,
  * higher-is-better: the benchmark's mean rate (`hz`). The name is everything
  * before the last ` x <rate> ops/sec`, so names holding ` x ` themselves are
- * kept whole. A name that occurs again (a log of several runs of the suite)
+ * kept whole (a `±` mangled to `Â±` on the way is accepted). A name that occurs again (a log of several runs of the suite)
  * adds a value. Other lines (`Fastest is ...`, program output, a failed
  * benchmark's `name: error`, which cannot be told from program output) are
  * ignored. benchmark.js prints no samples, so one `summary-only` warning per

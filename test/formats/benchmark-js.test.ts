@@ -47,6 +47,12 @@ describe('benchmarkJsReader', () => {
     assert.deepEqual(measurements.map((m) => [m.benchmark, m.values]), [['sort x 100 numbers', [1234567]], ['slow', [62.48]]]);
   });
 
+  it('reads a log whose ± went through Latin-1 (Â±)', () => {
+    const text = 'a x 1,234 ops/sec \u00c2\u00b11.23% (90 runs sampled)\n';
+    assert.equal(benchmarkJsReader.sniff(text), true);
+    assert.deepEqual(read(text).measurements[0].values, [1234]);
+  });
+
   it('adds a value per line when a name repeats (several runs in one log)', () => {
     const { measurements } = benchmarkJsReader.read(loadFixture('benchmark-js/repeated.txt'));
     assert.ok(measurements.every((m) => m.values.length === 3));
