@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FormatError } from '../../src/formats/format-error.ts';
 import { juliaBenchmarkToolsReader } from '../../src/formats/julia-benchmarktools.ts';
+import { parseGithubActionBenchmark } from '../../src/store/github-action-benchmark.ts';
 import { assertMatchesExpected, expectedFor, loadFixture } from '../support/fixtures.ts';
 
 const FIXTURES = ['julia/public-gab-julia-estimates.json', 'julia/suite-handwritten.json', 'julia/params-and-trial-handwritten.json'];
@@ -46,6 +47,22 @@ describe('juliaBenchmarkToolsReader', () => {
     const { measurements, warnings } = juliaBenchmarkToolsReader.read(loadFixture('julia/public-gab-julia-estimates.json'));
     assert.deepEqual(measurements.filter((m) => m.metric === 'time').map((m) => [m.benchmark, m.values]), [['fib/10', [246.03846153846155]], ['fib/20', [31028]]]);
     assert.deepEqual(warnings.map((w) => w.kind), ['summary-only', 'summary-only']);
+  });
+
+  it('continues the series `benchbot import` makes of the data.js the action wrote from the same file', () => {
+    // The action's julia tool (extractJuliaBenchmarkHelper): labels joined by /, value = TrialEstimate time, unit ns.
+    type Tagged = [string, { data: Record<string, Tagged>; time: number }];
+    const [, values] = JSON.parse(loadFixture('julia/public-gab-julia-estimates.json').text) as [unknown, Tagged[]];
+    const benches: { name: string; value: number; unit: string }[] = [];
+    const walk = ([type, fields]: Tagged, labels: string[]) => {
+      if (type === 'BenchmarkGroup') for (const key in fields.data) walk(fields.data[key], [...labels, key]);
+      else benches.push({ name: labels.join('/'), value: fields.time, unit: 'ns' });
+    };
+    for (const v of values) walk(v, []);
+    const dataJs = `window.BENCHMARK_DATA = ${JSON.stringify({ entries: { Benchmark: [{ commit: { id: 'b'.repeat(40), timestamp: '2025-01-01T00:00:00Z' }, date: 1735689600000, tool: 'julia', benches }] } })}`;
+    const imported = parseGithubActionBenchmark(dataJs, 'data.js').runs[0].measurements;
+    const read = juliaBenchmarkToolsReader.read(loadFixture('julia/public-gab-julia-estimates.json')).measurements.filter((m) => m.metric === 'time');
+    assert.deepEqual(read, imported);
   });
 
   it('skips Parameters and names a Trial saved outside a group by its position', () => {
