@@ -8,11 +8,13 @@ import { normalizeTimeUnit } from './units.ts';
 
 /** States of a tinybench task that carry statistics. */
 const WITH_STATISTICS = new Set(['completed', 'aborted-with-statistics']);
-/** bench.table()'s latency columns: `Latency med (ns)` (tinybench 4+), `Latency median (ns)` (3), then the averages. */
-const TABLE_COLUMNS = [/^Latency med(?:ian)? \(([^()]+)\)$/, /^Latency (?:avg|average) \(([^()]+)\)$/];
+/** bench.table()'s latency columns: `Latency med (ns)` (tinybench 4+), `Latency median (ns)` (3), then the averages (`Average Time (ns)`: 2). */
+const TABLE_COLUMNS = [/^Latency med(?:ian)? \(([^()]+)\)$/, /^Latency (?:avg|average) \(([^()]+)\)$/, /^Average Time \(([^()]+)\)$/];
+/** bench.table()'s name column: `Task name` (3+), `Task Name` (2). */
+const NAME_COLUMNS = ['Task name', 'Task Name'];
 
 /**
- * tinybenchReader reads tinybench (3 and later) results serialized as JSON.
+ * tinybenchReader reads tinybench results serialized as JSON.
  * tinybench prints nothing itself, so this is what a script writes with
  * `JSON.stringify`:
  *
@@ -23,10 +25,12 @@ const TABLE_COLUMNS = [/^Latency med(?:ian)? \(([^()]+)\)$/, /^Latency (?:avg|av
  *   nothing about warm-up), else `latency.p50` (the median, else `mean`) as a
  *   single value with one `summary-only` warning per file. A task that
  *   errored, was aborted or never ran is a warning; one aborted with
- *   statistics is read, with a warning.
+ *   statistics is read, with a warning. tinybench 2 (the line vitest 1-4
+ *   bundle) has no `state` and no `latency`: `result.samples` (always kept),
+ *   else `mean`, and `result.error` for a task that threw.
  * - `bench.table()`: the `Latency med (ns)` column's number (`421.00 ± 10.00`
- *   gives 421), in the column's unit, summary-only; a row with `Error` is an
- *   error warning.
+ *   gives 421; tinybench 2's `Average Time (ns)`), in the column's unit,
+ *   summary-only; a row with `Error` is an error warning.
  *
  * `bench.results` holds no task names, so it is refused with the line to
  * write instead. A name that occurs twice gets ` #2`.
@@ -36,7 +40,7 @@ export const tinybenchReader: Reader = {
   description: 'tinybench results as JSON: bench.tasks (name and result) or bench.table()',
 
   sniff(head: string): boolean {
-    return /^\s*\[/.test(head) && (/"latency"\s*:\s*\{/.test(head) || /^\s*\[\s*\{\s*"Task name"\s*:/.test(head));
+    return /^\s*\[/.test(head) && (/"latency"\s*:\s*\{/.test(head) || /"result"\s*:\s*\{\s*"totalTime"\s*:/.test(head) || /^\s*\[\s*\{\s*"Task [nN]ame"\s*:/.test(head));
   },
 
   read(file: SourceFile): ReadResult {
@@ -54,12 +58,12 @@ export const tinybenchReader: Reader = {
       const path = `[${i}]`;
       if (raw === null) return; // bench.table() gives null for a task without a result
       const row = j.object(raw, path);
-      if ('Task name' in row) {
+      if (NAME_COLUMNS.some((column) => column in row)) {
         table = true;
         summaryOnly = readTableRow(j, budget, names, row, path, measurements, warnings) || summaryOnly;
         return;
       }
-      if (row.name === undefined && (row.state !== undefined || row.latency !== undefined)) {
+      if (row.name === undefined && (row.state !== undefined || row.latency !== undefined || row.totalTime !== undefined)) {
         j.fail(path, 'a tinybench result without a task name (bench.results has none); write JSON.stringify(bench.tasks.map(({ name, result }) => ({ name, result }))) instead');
       }
       const given = j.string(row.name, `${path}.name`);
@@ -67,12 +71,22 @@ export const tinybenchReader: Reader = {
       const name = names.name(given);
       budget.series();
       const result = j.object(row.result, `${path}.result`);
+      if (result.state === undefined) {
+        // tinybench 2: no state, no latency object; an error replaces the statistics.
+        if (result.error !== undefined) {
+          warnings.push({ benchmark: name, kind: 'error', message: `${name} failed${errorText(result.error)}` });
+          return;
+        }
+        const samples = sampleTimes(j, budget, result.samples, `${path}.result.samples`);
+        if (samples === undefined) summaryOnly = true;
+        measurements.push({ benchmark: name, metric: 'time', unit: 'ms', better: 'lower', values: samples ?? [summaryTime(j, budget, result.mean, `${path}.result.mean`)] });
+        return;
+      }
       const state = j.string(result.state, `${path}.result.state`);
       if (!WITH_STATISTICS.has(state)) {
-        const error = result.error !== null && typeof result.error === 'object' ? (result.error as Record<string, unknown>).message : result.error;
         warnings.push(
           state === 'errored'
-            ? { benchmark: name, kind: 'error', message: `${name} failed${typeof error === 'string' && error !== '' ? `: ${error}` : ''}` }
+            ? { benchmark: name, kind: 'error', message: `${name} failed${errorText(result.error)}` }
             : { benchmark: name, kind: 'skipped', message: `${name} has no result (state ${JSON.stringify(state)})` },
         );
         return;
@@ -113,8 +127,9 @@ function readTableRow(
   measurements: Measurement[],
   warnings: ReadWarning[],
 ): boolean {
-  const given = j.string(row['Task name'], `${path}["Task name"]`);
-  if (given === '') j.fail(`${path}["Task name"]`, 'empty task name');
+  const column = NAME_COLUMNS.find((c) => c in row) as string;
+  const given = j.string(row[column], `${path}[${JSON.stringify(column)}]`);
+  if (given === '') j.fail(`${path}[${JSON.stringify(column)}]`, 'empty task name');
   const name = names.name(given);
   budget.series();
   if (row.Error !== undefined) {
@@ -137,5 +152,11 @@ function readTableRow(
       return true;
     }
   }
-  return j.fail(path, 'a bench.table() row without a "Latency med (ns)" or "Latency avg (ns)" column');
+  return j.fail(path, 'a bench.table() row without a "Latency med (ns)", "Latency avg (ns)" or "Average Time (ns)" column');
+}
+
+/** errorText is `: message` for a serialized error (an Error serializes as {}, so often there is none). */
+function errorText(error: unknown): string {
+  const message = error !== null && typeof error === 'object' ? (error as Record<string, unknown>).message : error;
+  return typeof message === 'string' && message !== '' ? `: ${message.slice(0, 200)}` : '';
 }

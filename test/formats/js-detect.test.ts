@@ -13,6 +13,8 @@ const DETECTED: [string, string][] = [
   ['tinybench/tasks-samples.json', 'tinybench'],
   ['tinybench/tasks.json', 'tinybench'],
   ['tinybench/table.json', 'tinybench'],
+  ['tinybench/v2-tasks.json', 'tinybench'],
+  ['tinybench/v2-table.json', 'tinybench'],
   ['vitest-bench/parse.json', 'vitest-bench'],
   ['mitata/samples-noop-trimmed.json', 'mitata'],
   ['mitata/summary.json', 'mitata'],

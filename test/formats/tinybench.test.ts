@@ -4,7 +4,7 @@ import { FormatError } from '../../src/formats/format-error.ts';
 import { tinybenchReader } from '../../src/formats/tinybench.ts';
 import { assertMatchesExpected, expectedFor, loadFixture } from '../support/fixtures.ts';
 
-const FIXTURES = ['tinybench/tasks-samples.json', 'tinybench/tasks.json', 'tinybench/table.json'];
+const FIXTURES = ['tinybench/tasks-samples.json', 'tinybench/tasks.json', 'tinybench/table.json', 'tinybench/v2-tasks.json', 'tinybench/v2-table.json'];
 
 type Task = { name?: string; result: Record<string, unknown> & { latency?: Record<string, unknown> } };
 
@@ -62,6 +62,15 @@ describe('tinybenchReader', () => {
     assert.match(warnings[1].message, /bench\.table\(\) holds summaries/);
   });
 
+  it('reads tinybench 2: its samples, its error, and its table\'s Average Time (ns)', () => {
+    const v2 = tinybenchReader.read(loadFixture('tinybench/v2-tasks.json'));
+    assert.deepEqual(v2.measurements.map((m) => [m.benchmark, m.unit, m.values.length]), [['JSON.parse (small object)', 'ms', 40], ['sort 100 numbers', 'ms', 40]]);
+    assert.deepEqual(v2.warnings.map((w) => [w.kind, w.benchmark]), [['error', 'throws']]);
+    const table = tinybenchReader.read(loadFixture('tinybench/v2-table.json'));
+    const rows = JSON.parse(loadFixture('tinybench/v2-table.json').text) as Record<string, number>[];
+    assert.deepEqual(table.measurements.map((m) => [m.unit, m.values]), rows.map((r) => ['ns', [r['Average Time (ns)']]]));
+  });
+
   it('reads an older table column (Latency median (us)) and numbers cells', () => {
     const { measurements } = read(JSON.stringify([{ 'Task name': 'a', 'Latency median (us)': 1.5, Samples: 3 }, null, { 'Task name': 'a', 'Latency average (µs)': '2.5 ± 1%' }]));
     assert.deepEqual(measurements.map((m) => [m.benchmark, m.unit, m.values]), [['a', 'us', [1.5]], ['a #2', 'us', [2.5]]]);
@@ -92,6 +101,10 @@ describe('tinybenchReader', () => {
     it('bench.results, which has no names', () => {
       const results = (JSON.parse(good) as Task[]).map((t) => t.result);
       assertFormatError(JSON.stringify(results), /\[0\]: a tinybench result without a task name.*bench\.tasks\.map/);
+    });
+    it('tinybench 2 bench.results, which has no names either', () => {
+      const results = (JSON.parse(loadFixture('tinybench/v2-tasks.json').text) as Task[]).map((t) => t.result);
+      assertFormatError(JSON.stringify(results), /\[0\]: a tinybench result without a task name/);
     });
     it('a name of the wrong type', () => assertFormatError(edit('tinybench/tasks.json', (t) => (t[1].name = 7 as unknown as string)), /\[1\]\.name: expected a string/));
     it('a sample that is not a number', () => assertFormatError(edit('tinybench/tasks-samples.json', (t) => ((t[2].result.latency?.samples as unknown[])[4] = 'x')), /\[2\]\.result\.latency\.samples\[4\]: expected a finite number/));
