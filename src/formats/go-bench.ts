@@ -1,13 +1,13 @@
-import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
+import type { Direction, FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
-import { parseFiniteNumber, splitLines } from './text-lines.ts';
+import { checkText } from './json-document.ts';
+import { LineFields, POWERS_OF_TEN } from './text-lines.ts';
 import { directionOf, isTimeUnit } from './units.ts';
 
 /** A Go benchmark name: `Benchmark` then nothing or a character that is not a lower-case letter (Go's own rule). */
 const BENCHMARK_NAME = /^Benchmark($|[^a-z])/;
-const PROCS_SUFFIX = /-(\d+)$/;
 const CONFIG_LINE = /^([a-z][^\s:]*):(?:\s+(.*))?$/;
 /** Config keys that describe the machine; other `key: value` lines are often stray program output. */
 const HINT_KEYS = new Set(['goos', 'goarch', 'cpu']);
@@ -22,12 +22,46 @@ interface Series {
   values: number[];
 }
 
+/** NameEntry is what a full result name (`BenchmarkX/y-8`) of one package resolves to: its group and GOMAXPROCS, and the series of its units in the order of its last line. */
+interface NameEntry {
+  name: string;
+  group: Group;
+  procs: number;
+  /** series[k] is the series of the k-th unit of the last line of this name. */
+  series: Series[];
+  /** next is the entry of the result line that followed this one's last time. */
+  next: NameEntry | undefined;
+}
+
 /** Group is one benchmark of one package; its series are named once the whole file is read. */
 interface Group {
   pkg: string;
   base: string;
-  procs: Set<number>;
-  series: Map<string, Series>;
+  /** procs is the first GOMAXPROCS seen; severalProcs says whether another one followed. */
+  procs: number;
+  severalProcs: boolean;
+  /** series in the order they first appeared. */
+  series: Series[];
+  /** index finds a series by procs and unit once there are more than LINEAR_SERIES. */
+  index: Map<string, Series> | undefined;
+}
+
+/** LINEAR_SERIES is how many series of one benchmark are searched one by one before an index is built (hostile output may hold thousands of units). */
+const LINEAR_SERIES = 16;
+
+const seriesKey = (procs: number, unit: string) => `${procs}\u0000${unit}`;
+
+/** findSeries returns the group's series of the given GOMAXPROCS and unit, if there is one. */
+function findSeries(group: Group, procs: number, unit: string): Series | undefined {
+  if (group.index !== undefined) return group.index.get(seriesKey(procs, unit));
+  for (const series of group.series) if (series.procs === procs && series.unit === unit) return series;
+  return undefined;
+}
+
+function addSeries(group: Group, series: Series): void {
+  group.series.push(series);
+  if (group.index !== undefined) group.index.set(seriesKey(series.procs, series.unit), series);
+  else if (group.series.length > LINEAR_SERIES) group.index = new Map(group.series.map((s) => [seriesKey(s.procs, s.unit), s]));
 }
 
 /**
@@ -67,31 +101,143 @@ export const goBenchReader: Reader = {
   },
 
   read(file: SourceFile): ReadResult {
-    const lines = splitLines(file);
+    checkText(file);
+    if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
+    const text = file.text;
+    const length = text.length;
     const budget = new ReadBudget(file.path);
-    const warnings: ReadWarning[] = [];
     const hints: FingerprintHints = {};
+    const warnings: ReadWarning[] = [];
     const pendingWarnings: { pkg: string; base: string | undefined; message: string; kind: 'error' | 'skipped' }[] = [];
     // Values go straight into their series (no object per result line): a
     // 256 MiB output holds over ten million lines.
     const groups = new Map<string, Map<string, Group>>();
+    // Each full result name (with its -N suffix) of a package keeps its
+    // group and series: a repeated line costs no suffix match, no key string
+    // per value and no lookups by key.
+    const namesByPkg = new Map<string, Map<string, NameEntry>>();
     const packages = new Set<string>();
     const allProcs = new Set<number>();
+    const fields = new LineFields();
+    const scratch: Scratch = { nameEnd: 0, values: [], units: [], lastUnits: [] };
+    let lastEntry: NameEntry | undefined;
+    // followed says whether the last line's entry was the one after the line before's.
+    let followed = false;
     let results = 0;
     let pkg = '';
+    let names = new Map<string, NameEntry>();
+    namesByPkg.set(pkg, names);
 
-    for (const { number, text } of lines) {
+    // Lines are walked in place (start..end of each in the whole text) and
+    // only the few that need it become strings: a result line gives its name
+    // and, when they differ from the line before, its units.
+    let number = 0;
+    for (let start = 0; start <= length; ) {
+      let newline = text.indexOf('\n', start);
+      if (newline < 0) newline = length;
+      number += 1;
+      const lineStart = start;
+      start = newline + 1;
+      const first = text.charCodeAt(lineStart);
+      if (first === 66) {
+        // Names come back in the order they came before: the same again
+        // (-count N) or the one that followed it last time (rounds of a suite
+        // concatenated). Such a name is compared in place, not read again,
+        // and is known to be a benchmark name.
+        let entry: NameEntry | undefined;
+        if (lastEntry !== undefined) {
+          const likely: NameEntry | undefined = followed ? lastEntry.next : lastEntry;
+          const other: NameEntry | undefined = followed ? lastEntry : lastEntry.next;
+          entry = namesAt(text, lineStart, likely) ? likely : namesAt(text, lineStart, other) ? other : undefined;
+        }
+        if (entry === undefined) {
+          // `Benchmark` then the end of the line or a character that is not a lower-case letter.
+          if (!text.startsWith('Benchmark', lineStart)) continue;
+          const after = text.charCodeAt(lineStart + 9);
+          if (after >= 97 && after <= 122) continue;
+        }
+        // The usual result line is read in one pass (fastResult); any other
+        // line, and every error, takes the general path below.
+        let pairs = fastResult(text, lineStart, newline, scratch, entry === undefined ? -1 : lineStart + entry.name.length);
+        let name: string;
+        if (pairs > 0) {
+          name = entry === undefined ? text.slice(lineStart, scratch.nameEnd) : entry.name;
+        } else {
+          const count = fields.split(text, lineStart, newline);
+          // A bare name (printed under -v before sub-benchmarks) or a name followed by
+          // the benchmark's own stdout is not a result; a result has an iteration count.
+          if (count < 2 || !fields.isCount(text, 1)) continue;
+          name = fields.text(text, 0);
+          if (count < 4 || count % 2 !== 0) {
+            throw new FormatError(file.path, number, `benchmark result "${name}" needs value/unit pairs after the iteration count`);
+          }
+          // Every pair is checked before any value is kept, as the errors name the first bad pair.
+          pairs = (count - 2) / 2;
+          for (let k = 0; k < pairs; k++) {
+            const i = 2 + 2 * k;
+            const value = fields.number(text, i);
+            if (value === undefined) throw new FormatError(file.path, number, `${name}: "${fields.text(text, i)}" is not a finite number`);
+            const unit = fields.unit(text, i + 1, k);
+            if (fields.repeatsUnit(k)) throw new FormatError(file.path, number, `${name}: unit ${unit} appears twice`);
+            if (value < 0 && (isTimeUnit(unit) || NON_NEGATIVE_UNITS.has(unit))) {
+              throw new FormatError(file.path, number, `${name}: negative ${unit} (${fields.text(text, i)}); a time or size cannot be below zero`);
+            }
+            scratch.values[k] = value;
+            scratch.units[k] = unit;
+          }
+        }
+        const { values, units } = scratch;
+        entry ??= names.get(name);
+        if (entry === undefined) {
+          const { base, procs } = stripProcs(name);
+          let byBase = groups.get(pkg);
+          if (!byBase) groups.set(pkg, (byBase = new Map()));
+          let group = byBase.get(base);
+          if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], index: undefined }));
+          else if (group.procs !== procs) group.severalProcs = true;
+          packages.add(pkg);
+          allProcs.add(procs);
+          entry = { name, group, procs, series: [], next: undefined };
+          names.set(name, entry);
+        }
+        if (lastEntry !== undefined) {
+          followed = lastEntry.next === entry && lastEntry !== entry;
+          lastEntry.next = entry;
+        }
+        lastEntry = entry;
+        for (let k = 0; k < pairs; k++) {
+          const unit = units[k];
+          let series: Series | undefined = entry.series[k];
+          if (series === undefined || series.unit !== unit) {
+            series = findSeries(entry.group, entry.procs, unit);
+            if (!series) {
+              budget.series(number);
+              addSeries(entry.group, (series = { procs: entry.procs, unit, values: [] }));
+            }
+            entry.series[k] = series;
+          }
+          budget.value(number);
+          series.values.push(values[k]);
+        }
+        results += 1;
+        continue;
+      }
       // Each pattern runs only on lines that start the way it needs, so junk lines cost a character test.
-      const first = text.charCodeAt(0);
-      const config = first >= 97 && first <= 122 ? CONFIG_LINE.exec(text) : null;
+      if (!((first >= 97 && first <= 122) || first === 45 || first === 70)) continue;
+      const line = text.slice(lineStart, lineEnd(text, lineStart, newline));
+      const config = first >= 97 && first <= 122 ? CONFIG_LINE.exec(line) : null;
       if (config) {
         const [, key, rawValue] = config;
         const value = (rawValue ?? '').trim();
-        if (key === 'pkg') pkg = value;
-        else if (HINT_KEYS.has(key) && value !== '' && hints[key] === undefined) hints[key] = value;
+        if (key === 'pkg') {
+          pkg = value;
+          names = namesByPkg.get(pkg) ?? new Map();
+          namesByPkg.set(pkg, names);
+          lastEntry = undefined;
+        } else if (HINT_KEYS.has(key) && value !== '' && hints[key] === undefined) hints[key] = value;
         continue;
       }
-      const status = first === 45 ? /^--- (FAIL|SKIP): (\S+)/.exec(text) : null;
+      const status = first === 45 ? /^--- (FAIL|SKIP): (\S+)/.exec(line) : null;
       if (status) {
         const failed = status[1] === 'FAIL';
         budget.series(number);
@@ -103,51 +249,12 @@ export const goBenchReader: Reader = {
         });
         continue;
       }
-      const pkgFail = first === 70 ? /^FAIL\s+(\S+)/.exec(text) : null;
+      const pkgFail = first === 70 ? /^FAIL\s+(\S+)/.exec(line) : null;
       if (pkgFail) {
         budget.series(number);
-        pendingWarnings.push({ pkg: pkgFail[1], base: undefined, message: `package ${pkgFail[1]} failed: ${text.trim().replace(/\s+/g, ' ')}`, kind: 'error' });
+        pendingWarnings.push({ pkg: pkgFail[1], base: undefined, message: `package ${pkgFail[1]} failed: ${line.trim().replace(/\s+/g, ' ')}`, kind: 'error' });
         continue;
       }
-      if (first !== 66 || !BENCHMARK_NAME.test(text)) continue;
-      const fields = text.trim().split(/\s+/);
-      // A bare name (printed under -v before sub-benchmarks) or a name followed by
-      // the benchmark's own stdout is not a result; a result has an iteration count.
-      if (fields.length < 2 || !/^\d+$/.test(fields[1])) continue;
-      if (fields.length < 4 || fields.length % 2 !== 0) {
-        throw new FormatError(file.path, number, `benchmark result "${fields[0]}" needs value/unit pairs after the iteration count`);
-      }
-      const units = new Set<string>();
-      for (let i = 2; i < fields.length; i += 2) {
-        const value = parseFiniteNumber(fields[i]);
-        const unit = fields[i + 1];
-        if (value === undefined) throw new FormatError(file.path, number, `${fields[0]}: "${fields[i]}" is not a finite number`);
-        if (units.has(unit)) throw new FormatError(file.path, number, `${fields[0]}: unit ${unit} appears twice`);
-        if (value < 0 && (isTimeUnit(unit) || NON_NEGATIVE_UNITS.has(unit))) {
-          throw new FormatError(file.path, number, `${fields[0]}: negative ${unit} (${fields[i]}); a time or size cannot be below zero`);
-        }
-        units.add(unit);
-      }
-      const { base, procs } = stripProcs(fields[0]);
-      let byBase = groups.get(pkg);
-      if (!byBase) groups.set(pkg, (byBase = new Map()));
-      let group = byBase.get(base);
-      if (!group) byBase.set(base, (group = { pkg, base, procs: new Set(), series: new Map() }));
-      group.procs.add(procs);
-      for (let i = 2; i < fields.length; i += 2) {
-        const unit = fields[i + 1];
-        const key = `${procs}\u0000${unit}`;
-        let series = group.series.get(key);
-        if (!series) {
-          budget.series(number);
-          group.series.set(key, (series = { procs, unit, values: [] }));
-        }
-        budget.value(number);
-        series.values.push(parseFiniteNumber(fields[i]) as number);
-      }
-      packages.add(pkg);
-      allProcs.add(procs);
-      results += 1;
     }
 
     if (results === 0 && pendingWarnings.length === 0) {
@@ -158,15 +265,19 @@ export const goBenchReader: Reader = {
     const qualified = (p: string, base: string) => (qualifyPackage && p !== '' ? `${p}.${base}` : base);
 
     const measurements: Measurement[] = [];
+    // One direction per unit (the metric follows from the unit), worked out once.
+    const directions = new Map<string, Direction>();
     for (const byBase of groups.values()) {
       for (const group of byBase.values()) {
         const name = qualified(group.pkg, group.base);
-        const severalProcs = group.procs.size > 1;
+        const severalProcs = group.severalProcs;
         // With one GOMAXPROCS the procs part of the key is the same for all, so
         // series keep the order in which their units first appeared.
-        for (const { procs, unit, values } of group.series.values()) {
+        for (const { procs, unit, values } of group.series) {
           const metric = unit === 'ns/op' ? 'time' : unit;
-          measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better: directionOf(metric, unit), values });
+          let better = directions.get(unit);
+          if (better === undefined) directions.set(unit, (better = directionOf(metric, unit)));
+          measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better, values });
         }
       }
     }
@@ -184,9 +295,120 @@ export const goBenchReader: Reader = {
   },
 };
 
+/** Scratch holds what fastResult read from a line, reused for every line. */
+interface Scratch {
+  /** nameEnd is where the benchmark name ends (it starts the line). */
+  nameEnd: number;
+  values: number[];
+  /** units[k] is the line's k-th unit: the same string as lastUnits[k] when the characters match. */
+  units: string[];
+  lastUnits: string[];
+}
+
+/** MAX_FAST_PAIRS is the most value/unit pairs fastResult reads (the testing package prints four with -benchmem and a rate). */
+const MAX_FAST_PAIRS = 8;
+
+/**
+ * fastResult reads the usual Go result line, `BenchmarkX-8  1000  12.5 ns/op
+ * 64 B/op ...`, in one pass over its characters, and returns its number of
+ * value/unit pairs with the values and units in `scratch`; 0 when the line
+ * is anything else (white space other than space, tab and a final `\r`, a
+ * number that is not a plain decimal of at most 15 digits, a negative value,
+ * a repeated unit, more than MAX_FAST_PAIRS pairs, not a result at all): the
+ * general path then reads it, and raises any error. A plain decimal is an
+ * integer over an exact power of ten, correctly rounded as Number() is.
+ * The line starts with `Benchmark`.
+ */
+function fastResult(text: string, start: number, end: number, scratch: Scratch, nameEnd: number): number {
+  // text[end] is `\n` or past the end (NaN): the loops over spaces, digits
+  // and printable characters stop there without a bounds test of their own.
+  let p = nameEnd;
+  let c = 0;
+  if (p < 0) {
+    // The name: printable ASCII up to a space or tab.
+    p = start + 9;
+    while ((c = text.charCodeAt(p)) > 32 && c < 127) p++;
+    if (p >= end || (c !== 32 && c !== 9)) return 0;
+  }
+  scratch.nameEnd = p;
+  // Space, then the iteration count.
+  while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+  const count = p;
+  while ((c = text.charCodeAt(p)) >= 48 && c <= 57) p++;
+  if (p === count || p >= end || (c !== 32 && c !== 9)) return 0;
+  const { values, units, lastUnits } = scratch;
+  let pairs = 0;
+  for (;;) {
+    // Space, then the end of the line or a value.
+    while ((c = text.charCodeAt(p)) === 32 || c === 9) p++;
+    if (c === 13 && p + 1 === end) p++;
+    if (p >= end) return pairs;
+    if (pairs === MAX_FAST_PAIRS) return 0;
+    // A plain decimal: digits, at most one dot.
+    const number = p;
+    let mantissa = 0;
+    let dot = -1;
+    for (;;) {
+      c = text.charCodeAt(p);
+      if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+      else if (c === 46 && dot < 0) dot = p;
+      else break;
+      p++;
+    }
+    const digits = p - number - (dot < 0 ? 0 : 1);
+    if (digits === 0 || digits > 15 || p >= end || (c !== 32 && c !== 9)) return 0;
+    values[pairs] = dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+    while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+    // The unit: the one in this place on the line before, or printable ASCII up to a space, a tab or the end.
+    const unitStart = p;
+    const known = lastUnits[pairs];
+    let unit: string | undefined;
+    if (known !== undefined) {
+      // Compared by hand: String.prototype.startsWith costs more than these few characters.
+      const length = known.length;
+      let i = 0;
+      while (i < length && text.charCodeAt(unitStart + i) === known.charCodeAt(i)) i++;
+      p = unitStart + length;
+      c = text.charCodeAt(p);
+      if (i === length && (p === end || c === 32 || c === 9 || (c === 13 && p + 1 === end))) unit = known;
+    }
+    if (unit === undefined) {
+      p = unitStart;
+      while ((c = text.charCodeAt(p)) > 32 && c < 127) p++;
+      if (p === unitStart || (p < end && c !== 32 && c !== 9 && !(c === 13 && p + 1 === end))) return 0;
+      lastUnits[pairs] = unit = text.slice(unitStart, p);
+    }
+    for (let k = 0; k < pairs; k++) if (units[k] === unit) return 0;
+    units[pairs] = unit;
+    pairs += 1;
+  }
+}
+
+/** namesAt says whether the line at `start` begins with the name of `entry` followed by a space or tab. */
+function namesAt(text: string, start: number, entry: NameEntry | undefined): entry is NameEntry {
+  if (entry === undefined) return false;
+  const name = entry.name;
+  let i = name.length;
+  const c = text.charCodeAt(start + i);
+  if (c !== 32 && c !== 9) return false;
+  // Backwards: the names of one suite tend to differ at their end.
+  while (i > 0) {
+    i -= 1;
+    if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** lineEnd is where a line's text ends: before its `\n`, and before a `\r` that precedes it (as splitLines cuts lines). */
+function lineEnd(text: string, start: number, newline: number): number {
+  return newline < text.length && newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+}
+
 /** stripProcs splits `BenchmarkX/y-8` into `BenchmarkX/y` and 8; Go prints no suffix for GOMAXPROCS=1. */
 function stripProcs(name: string): { base: string; procs: number } {
-  const m = PROCS_SUFFIX.exec(name);
-  if (!m) return { base: name, procs: 1 };
-  return { base: name.slice(0, m.index), procs: Number(m[1]) };
+  // As /-(\d+)$/: the digits at the end, after a `-`.
+  let digits = name.length;
+  while (digits > 0 && name.charCodeAt(digits - 1) >= 48 && name.charCodeAt(digits - 1) <= 57) digits -= 1;
+  if (digits === name.length || digits === 0 || name.charCodeAt(digits - 1) !== 45) return { base: name, procs: 1 };
+  return { base: name.slice(0, digits - 1), procs: Number(name.slice(digits)) };
 }

@@ -87,3 +87,149 @@ export function trailingFields(line: string, count: number): TrailingFields | un
   gaps.reverse();
   return { rest: line.slice(0, end), fields, gaps };
 }
+
+/** POWERS_OF_TEN[k] is 10^k exactly (as literals: `10 ** k` is not always exact). */
+export const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/** LINEAR_UNIT_CHECK is how many units of one line are compared pairwise before a Set takes over (a hostile line may hold millions). */
+const LINEAR_UNIT_CHECK = 16;
+
+/**
+ * LineFields cuts one line of a large text into its white-space-separated
+ * fields in place, as `line.trim().split(/\s+/)` would, but as offsets into
+ * the whole text: a result line costs no string per field. Numbers are read
+ * from the characters, units are kept as strings only when they differ from
+ * the line before (results repeat their units), and fields become strings
+ * only on demand. One instance is reused for every line of an input.
+ */
+export class LineFields {
+  /** count is the number of fields of the last line split. */
+  count = 0;
+  /** values is scratch space for a reader's numbers of the current line. */
+  readonly values: number[] = [];
+  /** units[k] is the unit read by unit(…, k) on the current line. */
+  readonly units: string[] = [];
+  private starts = new Int32Array(64);
+  private ends = new Int32Array(64);
+  private lastUnits: string[] = [];
+  private unitSet = new Set<string>();
+
+  /** split cuts text[start, end) into fields and returns how many there are. */
+  split(text: string, start: number, end: number): number {
+    let starts = this.starts;
+    let ends = this.ends;
+    let count = 0;
+    let i = start;
+    for (;;) {
+      while (i < end) {
+        const c = text.charCodeAt(i);
+        if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace(c))) i += 1;
+        else break;
+      }
+      if (i >= end) break;
+      if (count === starts.length) {
+        this.starts = starts = grow(starts);
+        this.ends = ends = grow(ends);
+      }
+      starts[count] = i;
+      while (i < end) {
+        const c = text.charCodeAt(i);
+        if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace(c))) break;
+        i += 1;
+      }
+      ends[count] = i;
+      count += 1;
+    }
+    this.count = count;
+    return count;
+  }
+
+  /** text returns field i as a string. */
+  text(text: string, i: number): string {
+    return text.slice(this.starts[i], this.ends[i]);
+  }
+
+  /** isCount says whether field i is all ASCII digits (`/^\d+$/`). */
+  isCount(text: string, i: number): boolean {
+    const end = this.ends[i];
+    for (let p = this.starts[i]; p < end; p++) {
+      const c = text.charCodeAt(p);
+      if (c < 48 || c > 57) return false;
+    }
+    return true;
+  }
+
+  /**
+   * number reads field i as parseFiniteNumber would, with the same result:
+   * plain decimals of at most 15 digits and 22 decimals are computed from
+   * their characters (an integer over an exact power of ten is correctly
+   * rounded, as Number() is); anything else goes through parseFiniteNumber.
+   */
+  number(text: string, i: number): number | undefined {
+    let p = this.starts[i];
+    const end = this.ends[i];
+    let c = text.charCodeAt(p);
+    const negative = c === 45;
+    if (negative || c === 43) p += 1;
+    let mantissa = 0;
+    let digits = 0;
+    let decimals = 0;
+    let dot = false;
+    for (; p < end; p++) {
+      c = text.charCodeAt(p);
+      if (c >= 48 && c <= 57) {
+        mantissa = mantissa * 10 + (c - 48);
+        digits += 1;
+        if (dot) decimals += 1;
+      } else if (c === 46 && !dot) {
+        dot = true;
+      } else {
+        return parseFiniteNumber(this.text(text, i));
+      }
+    }
+    if (digits === 0 || digits > 15 || decimals > 22) return parseFiniteNumber(this.text(text, i));
+    const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals];
+    return negative ? -value : value;
+  }
+
+  /** unit returns field i as the k-th unit of the line: the same string as the line before's k-th unit when the characters match. */
+  unit(text: string, i: number, k: number): string {
+    const start = this.starts[i];
+    const length = this.ends[i] - start;
+    const known = this.lastUnits[k];
+    let unit: string;
+    if (known !== undefined && known.length === length && text.startsWith(known, start)) unit = known;
+    else this.lastUnits[k] = unit = text.slice(start, start + length);
+    this.units[k] = unit;
+    return unit;
+  }
+
+  /** repeatsUnit says whether the k-th unit of the line equals an earlier one (call for k = 0, 1, 2 … in order). */
+  repeatsUnit(k: number): boolean {
+    const units = this.units;
+    const unit = units[k];
+    if (k < LINEAR_UNIT_CHECK) {
+      for (let j = 0; j < k; j++) if (units[j] === unit) return true;
+      return false;
+    }
+    const set = this.unitSet;
+    if (k === LINEAR_UNIT_CHECK) {
+      set.clear();
+      for (let j = 0; j < k; j++) set.add(units[j]);
+    }
+    if (set.has(unit)) return true;
+    set.add(unit);
+    return false;
+  }
+}
+
+/** ASCII_SPACE[c] is 1 for the ASCII characters that are white space (`\t`, `\n`, `\v`, `\f`, `\r`, space). */
+const ASCII_SPACE = new Uint8Array(128);
+for (const c of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[c] = 1;
+
+/** grow doubles an offset array, keeping its contents. */
+function grow(offsets: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(offsets.length * 2);
+  bigger.set(offsets);
+  return bigger;
+}
