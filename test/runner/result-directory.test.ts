@@ -1,8 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createExecutor, parseExecutorSpec, type Executor } from '../../src/runner/executor.ts';
 import { LocalExecutor } from '../../src/runner/local-executor.ts';
 import { measureRound, type RoundOutcome } from '../../src/runner/measure-round.ts';
@@ -91,7 +92,7 @@ test('a subdirectory of target/criterion works, and a relative or absolute path 
   assert.deepEqual(numbers(absolute), { 'h time': Array(10).fill(4) });
 });
 
-test('names with spaces, newlines and multi-byte characters survive the byte-counted bundle', async () => {
+test('names with spaces, newlines and multi-byte characters survive the packing', async () => {
   const { dir, scratch } = checkout();
   // No benchmark.json: the name comes from the path, so the path must arrive intact.
   const outcome = await round(dir, scratch, `crit x "$(printf 'naïve sort\\nµs')" 9 && rm "target/criterion/$(printf 'naïve sort\\nµs')/new/benchmark.json"; crit 'ü ü' 'ü ü' 8`);
@@ -115,7 +116,7 @@ test('result files above the input limit stop the collection inside the round, u
   const { dir, scratch } = checkout();
   // Sparse: 300 MB that take no disk; copying them into the bundle would.
   const outcome = await round(dir, scratch, 'crit a a 5 && truncate -s 300M target/criterion/a/new/sample.json');
-  assert.match(failure(outcome), /criterion's result files .* hold more than 268,435,456 bytes together; benchbot reads at most that much from one round/);
+  assert.match(failure(outcome), /target\/criterion: holds a result file \("a\/new\/sample\.json"\) above 268,435,456 bytes/);
   assert.ok(readFileSync(join(dir, RESULT_BUNDLE)).length < 1000);
 });
 
@@ -127,17 +128,50 @@ test('a result file that is a regular file is read as before, and a missing one 
   assert.match(failure(missing), /nothing\.json: does not exist after the round: the bench command wrote no results there \(--result-file is relative to the checkout\)/);
 });
 
-test('parseResultBundle refuses damaged and truncated bundles by the result path', () => {
-  const header = 'benchbot-result-bundle 1 directory\n';
-  assert.deepEqual(parseResultBundle(Buffer.from('benchbot-result-bundle 1 not-a-directory\n'), 'x'), { kind: 'not-a-directory' });
-  const ok = parseResultBundle(Buffer.from(`${header}19 2\n./a/new/sample.json{}`), 'target/criterion/');
-  assert.deepEqual(ok, { kind: 'directory', files: [{ path: 'target/criterion/a/new/sample.json', text: '{}' }] });
-  assert.throws(() => parseResultBundle(Buffer.from(`${header}19 20\n./a/new/sample.json{}`), 't'), /^FormatError: t: the round left a truncated \.benchbot-result-bundle/);
-  assert.throws(() => parseResultBundle(Buffer.from(`${header}sixteen 2\n`), 't'), /t: the round left a damaged \.benchbot-result-bundle \(bad record header/);
-  assert.throws(() => parseResultBundle(Buffer.from(`${header}${'1'.repeat(5000)}`), 't'), /damaged .*no record header/);
+/** tarOf packs files (relative path -> content) with the real tar, in `format` (gnu, pax, ustar), links given as `-> target`. */
+function tarOf(files: Record<string, string>, format = 'gnu'): Buffer {
+  const root = mkdtempSync(join(tmpdir(), 'benchbot-tar-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    if (text.startsWith('-> ')) symlinkSync(text.slice(3), join(root, path));
+    else writeFileSync(join(root, path), text);
+  }
+  return execFileSync('tar', [`--format=${format}`, '-cf', '-', ...Object.keys(files).map((p) => `./${p}`)], { cwd: root });
+}
+
+const TAR = Buffer.from('benchbot-result-bundle 2 tar\n');
+
+test('parseResultBundle reads what GNU, pax and ustar tar write, long names included', () => {
+  const long = `${'g'.repeat(70)}/${'f'.repeat(60)}/new/sample.json`;
+  const files = { 'a/new/sample.json': '{"x": "é"}', [long]: '{}', 'b/new/benchmark.json': '' };
+  for (const format of ['gnu', 'pax', 'ustar']) {
+    const bundle = parseResultBundle(Buffer.concat([TAR, tarOf(files, format)]), 'target/criterion/');
+    assert.deepEqual(bundle, {
+      kind: 'directory',
+      files: [
+        { path: 'target/criterion/a/new/sample.json', text: '{"x": "é"}' },
+        { path: 'target/criterion/b/new/benchmark.json', text: '' },
+        { path: `target/criterion/${long}`, text: '{}' },
+      ],
+    }, format);
+  }
+  // find runs tar more than once on many files: archives one after another.
+  const twice = parseResultBundle(Buffer.concat([TAR, tarOf({ 'a/new/sample.json': '1' }), tarOf({ 'b/new/sample.json': '2' })]), 't');
+  assert.deepEqual(twice.kind === 'directory' && twice.files.map((f) => f.text), ['1', '2']);
+});
+
+test('parseResultBundle refuses damaged, truncated and linking bundles by the result path', () => {
+  const good = Buffer.concat([TAR, tarOf({ 'a/new/sample.json': '{"sampling_mode":"Linear"}' })]);
+  assert.deepEqual(parseResultBundle(Buffer.from('benchbot-result-bundle 2 not-a-directory\n'), 'x'), { kind: 'not-a-directory' });
+  const flipped = Buffer.from(good);
+  flipped[TAR.length + 10] ^= 1;
+  assert.throws(() => parseResultBundle(flipped, 't'), /^FormatError: t: the round left a damaged \.benchbot-result-bundle \(bad tar header checksum at byte 0\)/);
+  assert.throws(() => parseResultBundle(good.subarray(0, TAR.length + 520), 't'), /t: the round left a damaged \.benchbot-result-bundle \(truncated at byte 520/);
+  assert.throws(() => parseResultBundle(Buffer.concat([good, Buffer.from('xyz')]), 't'), /damaged .*3 stray bytes at the end/);
+  assert.throws(() => parseResultBundle(Buffer.concat([TAR, tarOf({ 'a/new/sample.json': '-> /etc/passwd' })]), 't'), /t: holds a link \("a\/new\/sample\.json"\); benchbot does not follow links/);
   assert.throws(() => parseResultBundle(Buffer.from('{"not": "a bundle"}'), 't'), /t: the round left no readable \.benchbot-result-bundle/);
-  assert.throws(() => parseResultBundle(Buffer.from('benchbot-result-bundle 1 unlisted\n'), 't'), /t: is a directory that could not be listed/);
-  assert.throws(() => parseResultBundle(Buffer.from(`${header}! unreadable\n`), 't'), /vanished or could not be read/);
+  assert.throws(() => parseResultBundle(Buffer.from('benchbot-result-bundle 2 unlisted\n'), 't'), /t: is a directory the round cannot enter/);
+  assert.throws(() => parseResultBundle(Buffer.from('benchbot-result-bundle 2 what\n'), 't'), /damaged .*kind "what"/);
 });
 
 test('the bundle file is left in the checkout, not in the result directory', async () => {
