@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -196,6 +196,21 @@ async function remoteRounds(executor: Executor, root: string): Promise<void> {
   assert.match(failure(missing), /nowhere: does not exist after the round/);
   assert.ok(!existsSync(join(local, 'target')), `nothing ran in the local tree (${root})`);
 }
+
+// Device hosts and small Linux boxes run busybox: its sh, find, head and
+// tar must pack the same bundle. Debian's busybox package (.ci/run installs it).
+test('busybox sh, find, head and tar pack the same bundle', { skip: spawnSync('busybox', ['true']).status === 0 ? false : 'busybox is not installed (Debian: busybox)' }, async () => {
+  const { dir, scratch } = checkout();
+  const bin = mkdtempSync(join(tmpdir(), 'benchbot-busybox-'));
+  for (const applet of ['sh', 'find', 'head', 'tar', 'env', 'rm', 'mkdir', 'printf', 'awk', 'cp', 'ln', 'cat', 'truncate']) symlinkSync(execFileSync('sh', ['-c', 'command -v busybox'], { encoding: 'utf8' }).trim(), join(bin, applet));
+  const executor = new LocalExecutor();
+  const env = { PATH: bin };
+  const run = (bench: string, tag: string) => measureRound({ bench: `. ./crit.sh; ${bench}`, resultFile: 'target/criterion', roundTimeoutMs: 30_000, env }, executor, dir, scratch, tag);
+  const long = `${'g'.repeat(70)}/${'f'.repeat(60)}`;
+  assert.deepEqual(numbers(await run(`crit 'fib 15' 'fib 15' 100; crit gone gone 7; crit ${long} ${long} 3`, 'round 1')), { 'fib 15 time': Array(10).fill(100), 'gone time': Array(10).fill(7), [`${long} time`]: Array(10).fill(3) });
+  assert.deepEqual(numbers(await run("crit 'fib 15' 'fib 15' 50", 'round 2')), { 'fib 15 time': Array(10).fill(50) });
+  assert.match(failure(await run('ln -s /etc/passwd target/criterion/gone/new/sample.json', 'round 3')), /holds a symbolic link \("gone\/new\/sample\.json"\)/);
+});
 
 describe('result directories through remote executors', () => {
   test('device executor (push/pull templates on this machine)', async () => {
