@@ -240,7 +240,7 @@ export function readResultDirectory(files: SourceFile[], resultPath: string, for
     throw new FormatError(
       display,
       undefined,
-      "is a directory, but the round wrote no criterion results in it (no <benchmark>/new/sample.json): name criterion's output directory (target/criterion, or $CARGO_TARGET_DIR/criterion) and check that the bench command runs criterion benchmarks, e.g. cargo bench --bench NAME -- --noplot",
+      "is a directory, but the round wrote no criterion results in it (no <benchmark>/new/sample.json): name criterion's output directory (target/criterion, or $CARGO_TARGET_DIR/criterion) and check that the bench command runs criterion benchmarks without --discard-baseline (criterion then writes nothing), e.g. cargo bench --bench NAME -- --noplot",
     );
   }
   const result = readCriterionDirectory(files);
