@@ -265,13 +265,14 @@ async function nightlyBase(settings: ActionSettings, head: string, store: Store 
 async function nightlyEvidence(store: Store, settings: ActionSettings, env: Env, headSha: string, confirm?: MeasurePair): Promise<Pick<Outcome, 'history' | 'scan'>> {
   const branch = env.GITHUB_REF_NAME ?? 'main';
   const acks = await loadAcks(store);
-  const { series } = await loadConfirmedSeries(store, { branch, repo: env.GITHUB_REPOSITORY, scan: { threshold: settings.threshold, acks } }, confirm);
+  const { series } = await loadConfirmedSeries(store, { branch, repo: env.GITHUB_REPOSITORY, scan: { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns } }, confirm);
   const scan = scanBranch(series, acks, settings, env, branch);
   return { history: nightlyHistoryJson(branch, series, acks, firstParentChain(settings.workingDirectory, headSha, series)), scan };
 }
 
 function scanBranch(series: NightlyHistory['series'], acks: NightlyHistory['acks'], settings: ActionSettings, env: Env, branch: string): Outcome['scan'] {
-  const result = scanHistory(series, { threshold: settings.threshold, acks });
+  // The scan replays each A/B session on the round budget it was measured with.
+  const result = scanHistory(series, { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns });
   const repo = env.GITHUB_REPOSITORY;
   const repoUrl = repo ? `${(env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
   const options = { series: series.length, threshold: settings.threshold, branch, repoUrl };
