@@ -83,11 +83,11 @@ export function hodgesLehmann(x: readonly number[], y: readonly number[], option
   const rank = Math.ceil(big / 2 - lo / 2);
 
   const differences = new PairwiseDifferences(x, y);
-  const estimate = big % 2 === 1
-    ? differences.orderStatistic((big - 1) / 2)
-    : (differences.orderStatistic(big / 2 - 1) + differences.orderStatistic(big / 2)) / 2;
-  const lower = rank <= 0 ? -Infinity : differences.orderStatistic(rank - 1);
-  const upper = rank <= 0 ? Infinity : differences.orderStatistic(big - rank);
+  const middle = big % 2 === 1 ? [(big - 1) / 2, (big - 1) / 2] : [big / 2 - 1, big / 2];
+  const [mid1, mid2, low, high] = differences.orderStatistics(rank <= 0 ? middle : [...middle, rank - 1, big - rank]);
+  const estimate = big % 2 === 1 ? mid1 : (mid1 + mid2) / 2;
+  const lower = rank <= 0 ? -Infinity : low;
+  const upper = rank <= 0 ? Infinity : high;
   return { estimate, lower, upper, alpha, p, excludesZero: p <= alpha, method };
 }
 
@@ -168,6 +168,26 @@ export class PairwiseDifferences {
     }
   }
 
+  /**
+   * orderStatistics is orderStatistic of each rank. Up to
+   * MATERIALIZED_DIFFERENCES differences are listed once and the ranks
+   * selected among them together (a comparison at 30 rounds per side asks
+   * for four ranks of 900: one listing instead of four bisections).
+   */
+  orderStatistics(ranks: readonly number[]): number[] {
+    const { xs, ys } = this;
+    const n1 = xs.length;
+    if (n1 * ys.length > MATERIALIZED_DIFFERENCES) return ranks.map((r) => this.orderStatistic(r));
+    const all = new Float64Array(n1 * ys.length);
+    let k = 0;
+    for (let j = 0; j < ys.length; j++) {
+      const yj = ys[j];
+      for (let i = 0; i < n1; i++) all[k++] = yj - xs[i];
+    }
+    selectRanks(all, ranks);
+    return ranks.map((r) => all[r]);
+  }
+
   /** orderStatistic is the difference y_j - x_i at 0-based rank r of all n1 n2 of them, ascending. */
   orderStatistic(r: number): number {
     const { xs, ys } = this;
@@ -233,6 +253,9 @@ export class PairwiseDifferences {
     return count;
   }
 }
+
+/** MATERIALIZED_DIFFERENCES is the most differences orderStatistics lists whole (128 KiB) rather than bisecting for each rank. */
+const MATERIALIZED_DIFFERENCES = 16_384;
 
 const keyBits = new Float64Array(1);
 const keyInts = new BigInt64Array(keyBits.buffer);
