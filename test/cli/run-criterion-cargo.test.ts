@@ -12,10 +12,10 @@
 // directory shared by base and head would hold one bench binary for both
 // (cargo names a package's artifacts independently of its path), and head
 // would measure base's code.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,10 @@ function crateRepo(): string {
 const cargo = findCargo();
 let skip: string | false = cargo === undefined ? 'cargo is not installed (https://rustup.rs); the fake-bench test in run-result-directory.test.ts covers the runner' : false;
 let repo = '';
+// Each worktree holds a copy of the compiled dependencies (~130 MB).
+after(() => {
+  if (repo !== '') rmSync(repo, { recursive: true, force: true });
+});
 if (!skip) {
   repo = crateRepo();
   const fetch = spawnSync(cargo!, ['fetch', '--quiet'], { cwd: repo, encoding: 'utf8' });
