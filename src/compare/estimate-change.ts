@@ -1,4 +1,4 @@
-import { hodgesLehmann, ratioWithCi } from '../stats/hodges-lehmann.ts';
+import { hodgesLehmannLevels, ratioWithCis } from '../stats/hodges-lehmann.ts';
 import { median } from '../stats/order-statistics.ts';
 import { yuenInterval, yuenWelch } from '../stats/yuen.ts';
 
@@ -67,9 +67,8 @@ export function estimateChange(base: readonly number[], head: readonly number[],
       const exp = ([lo, hi]: [number, number]): [number, number] => [Math.exp(lo), Math.exp(hi)];
       return { ratio: Math.exp(r.estimate), ratioCi: exp(yuenInterval(r, alpha)), equivalenceCi: exp(yuenInterval(r, 2 * equivalenceAlpha)), p: r.p, notes: [] };
     }
-    const two = ratioWithCi(base, head, alpha);
-    const one = ratioWithCi(base, head, 2 * equivalenceAlpha);
-    if (two !== null && one !== null) {
+    const [two, one] = ratioWithCis(base, head, [alpha, 2 * equivalenceAlpha]) ?? [];
+    if (two !== undefined && one !== undefined) {
       // With very few samples the rank interval at this level does not exist (its ends are 0 and infinity): no interval, and why.
       const ci = finitePair([two.lower, two.upper]);
       return { ratio: two.ratio, ratioCi: ci, equivalenceCi: finitePair([one.lower, one.upper]), p: two.p, notes: ci === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
@@ -77,8 +76,7 @@ export function estimateChange(base: readonly number[], head: readonly number[],
   }
 
   const mb = median(base);
-  const hl = hodgesLehmann(base, head, { alpha });
-  const hl2 = hodgesLehmann(base, head, { alpha: 2 * equivalenceAlpha });
+  const [hl, hl2] = hodgesLehmannLevels(base, head, [alpha, 2 * equivalenceAlpha]);
   if (mb > 0) {
     const rel = (d: number) => (mb + d) / mb;
     const ci = finitePair([rel(hl.lower), rel(hl.upper)]);

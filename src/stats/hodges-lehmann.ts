@@ -58,8 +58,18 @@ export interface HodgesLehmannResult {
 
 /** hodgesLehmann estimates the shift y - x with its 1 - alpha CI. Throws RangeError on an empty side, NaN, or alpha outside (0, 1). */
 export function hodgesLehmann(x: readonly number[], y: readonly number[], options: HodgesLehmannOptions = {}): HodgesLehmannResult {
-  const alpha = options.alpha ?? 0.05;
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`hodgesLehmann: alpha must be in (0, 1), got ${alpha}`);
+  return hodgesLehmannLevels(x, y, [options.alpha ?? 0.05], options)[0];
+}
+
+/**
+ * hodgesLehmannLevels is hodgesLehmann at each of `alphas` (`options.alpha`
+ * is ignored), sharing the ranks and the pairwise differences: a comparison
+ * wants its CI at alpha and the equivalence test's at 2 alpha.
+ */
+export function hodgesLehmannLevels(x: readonly number[], y: readonly number[], alphas: readonly number[], options: HodgesLehmannOptions = {}): HodgesLehmannResult[] {
+  for (const alpha of alphas) {
+    if (!(alpha > 0 && alpha < 1)) throw new RangeError(`hodgesLehmann: alpha must be in (0, 1), got ${alpha}`);
+  }
   const n1 = x.length;
   const n2 = y.length;
   const ranks = rankSum(x, y);
@@ -73,22 +83,30 @@ export function hodgesLehmann(x: readonly number[], y: readonly number[], option
   // p depends on U only through |U - N/2| and is non-increasing in it; search
   // the largest accepted half-integer distance h over 0, 1/2, ..., N/2.
   // N passes 2^32 at 65,536 per side, so no `>>> 1` here.
-  let lo = 0; // accepted: distance 0 gives p = 1 with both methods
-  let hi = big + 1; // in half-units; big + 1 is beyond the range
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (pOf(big / 2 + mid / 2) > alpha) lo = mid;
-    else hi = mid;
-  }
-  const rank = Math.ceil(big / 2 - lo / 2);
+  const boundRanks = alphas.map((alpha) => {
+    let lo = 0; // accepted: distance 0 gives p = 1 with both methods
+    let hi = big + 1; // in half-units; big + 1 is beyond the range
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (pOf(big / 2 + mid / 2) > alpha) lo = mid;
+      else hi = mid;
+    }
+    return Math.ceil(big / 2 - lo / 2);
+  });
 
   const differences = new PairwiseDifferences(x, y);
   const middle = big % 2 === 1 ? [(big - 1) / 2, (big - 1) / 2] : [big / 2 - 1, big / 2];
-  const [mid1, mid2, low, high] = differences.orderStatistics(rank <= 0 ? middle : [...middle, rank - 1, big - rank]);
-  const estimate = big % 2 === 1 ? mid1 : (mid1 + mid2) / 2;
-  const lower = rank <= 0 ? -Infinity : low;
-  const upper = rank <= 0 ? Infinity : high;
-  return { estimate, lower, upper, alpha, p, excludesZero: p <= alpha, method };
+  const wanted = [...middle];
+  for (const rank of boundRanks) if (rank > 0) wanted.push(rank - 1, big - rank);
+  const values = differences.orderStatistics(wanted);
+  const at = new Map(wanted.map((r, i) => [r, values[i]]));
+  const estimate = big % 2 === 1 ? values[0] : (values[0] + values[1]) / 2;
+  return alphas.map((alpha, i) => {
+    const rank = boundRanks[i];
+    const lower = rank <= 0 ? -Infinity : (at.get(rank - 1) as number);
+    const upper = rank <= 0 ? Infinity : (at.get(big - rank) as number);
+    return { estimate, lower, upper, alpha, p, excludesZero: p <= alpha, method };
+  });
 }
 
 /**
@@ -114,19 +132,23 @@ export interface RatioCi {
  * {@link hodgesLehmann} on the raw values (a difference, not a ratio).
  */
 export function ratioWithCi(base: readonly number[], head: readonly number[], alpha = 0.05, options: { method?: MannWhitneyMethod } = {}): RatioCi | null {
+  return ratioWithCis(base, head, [alpha], options)?.[0] ?? null;
+}
+
+/** ratioWithCis is ratioWithCi at each of `alphas`, computed together (see hodgesLehmannLevels). */
+export function ratioWithCis(base: readonly number[], head: readonly number[], alphas: readonly number[], options: { method?: MannWhitneyMethod } = {}): RatioCi[] | null {
   const logBase = logAll(base);
   const logHead = logAll(head);
   if (logBase === null || logHead === null) return null;
-  const hl = hodgesLehmann(logBase, logHead, { alpha, method: options.method });
-  return {
+  return hodgesLehmannLevels(logBase, logHead, alphas, { method: options.method }).map((hl) => ({
     ratio: Math.exp(hl.estimate),
     lower: Math.exp(hl.lower),
     upper: Math.exp(hl.upper),
-    alpha,
+    alpha: hl.alpha,
     p: hl.p,
     excludesOne: hl.excludesZero,
     method: hl.method,
-  };
+  }));
 }
 
 function logAll(values: readonly number[]): number[] | null {

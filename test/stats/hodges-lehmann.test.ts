@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { hodgesLehmann, PairwiseDifferences, ratioWithCi } from '../../src/stats/hodges-lehmann.ts';
+import { hodgesLehmann, hodgesLehmannLevels, PairwiseDifferences, ratioWithCi, ratioWithCis } from '../../src/stats/hodges-lehmann.ts';
 import { asymptoticPValue, chooseMethod, exactPValue, mannWhitneyU, rankSum } from '../../src/stats/mann-whitney.ts';
 import { selectRanks } from '../../src/stats/order-statistics.ts';
 import type { MannWhitneyMethod } from '../../src/stats/mann-whitney.ts';
@@ -200,4 +200,16 @@ test('200,000 x 200,000 values finish in bounded memory and time (4e10 differenc
   assert.ok(hl.excludesZero);
   const r = ratioWithCi(x, y);
   assert.ok(r && r.lower > 1.008 && r.upper < 1.012, JSON.stringify(r));
+});
+
+test('hodgesLehmannLevels and ratioWithCis give what one call per alpha gives', () => {
+  const random = seededRandom(7);
+  for (const [n1, n2] of [[30, 30], [5, 9], [200, 150], [1, 3]]) {
+    const x = draw(random, n1, 1, null);
+    const y = draw(random, n2, 1.03, null);
+    const alphas = [0.05, 0.1, 0.01];
+    assert.deepEqual(hodgesLehmannLevels(x, y, alphas), alphas.map((alpha) => hodgesLehmann(x, y, { alpha })), `${n1} x ${n2}`);
+    assert.deepEqual(ratioWithCis(x, y, alphas), alphas.map((alpha) => ratioWithCi(x, y, alpha)), `${n1} x ${n2} ratio`);
+  }
+  assert.throws(() => hodgesLehmannLevels([1, 2], [3, 4], [0.05, 1]), /alpha must be in \(0, 1\), got 1/);
 });
