@@ -1,7 +1,8 @@
 import { warning } from '@actions/core';
 import { closeRecoveredIssue, listRegressionIssues } from '../github/regression-issue.ts';
 import { GitHubError, type GitHubClient } from '../github/github-client.ts';
-import { checkRecovery, recoveryWindows, regressionMarker, renderRecoveryComment } from '../report/regression-issue.ts';
+import { regressionMarker, renderRecoveryComment } from '../report/regression-issue.ts';
+import { checkRecovery, recoveryWindows } from '../scan/recovery.ts';
 import { firstBadNight, type NightlyHistory } from './nightly-history.ts';
 
 /**

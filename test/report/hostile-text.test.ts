@@ -8,7 +8,8 @@ import { renderMarkdown, REPORT_MARKER } from '../../src/report/markdown-report.
 import { renderText } from '../../src/report/text-report.ts';
 import { codeFence } from '../../src/report/inert-markdown.ts';
 import { renderJson } from '../../src/report/json-report.ts';
-import { checkRecovery, renderRecoveryComment, renderRegressionIssue, type BisectLog } from '../../src/report/regression-issue.ts';
+import { renderRecoveryComment, renderRegressionIssue, type BisectLog } from '../../src/report/regression-issue.ts';
+import { checkRecovery } from '../../src/scan/recovery.ts';
 import { renderScanMarkdown } from '../../src/report/scan-report.ts';
 import { inertMermaidLabel, inertText, inertTitle } from '../../src/report/inert-markdown.ts';
 import { parseJsonReport, renderBenchFailure, renderBenchReport } from '../../src/app/bench-report.ts';
