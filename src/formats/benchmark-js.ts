@@ -24,6 +24,37 @@ interface ResultLine {
   rmeEnd: number;
 }
 
+/** Series is one benchmark's values, with its place in the order of first appearance. */
+interface Series {
+  name: string;
+  index: number;
+  values: number[];
+}
+
+/** nextMarker is the position of the next ` ops/sec ` followed by `±` (or `Â±`) at or after `from`, or -1. */
+function nextMarker(text: string, from: number): number {
+  for (let pm = text.indexOf('\u00b1', from + OPS_SEC.length); pm >= 0; pm = text.indexOf('\u00b1', pm + 1)) {
+    const at = text.charCodeAt(pm - 1) === 0xc2 ? pm - 1 - OPS_SEC.length : pm - OPS_SEC.length;
+    if (at >= from && text.startsWith(OPS_SEC, at)) return at;
+  }
+  return -1;
+}
+
+/** sameAt says whether text[start, end) is `name`, by character codes (startsWith cost more than the rest of a line). */
+function sameAt(text: string, start: number, end: number, name: string): boolean {
+  if (name.length !== end - start) return false;
+  for (let i = 0; i < name.length; i++) if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+/** lineProblem says what is wrong with a line of a result's shape. */
+function lineProblem(text: string, nameStart: number, nameEnd: number, hz: number | undefined, r: ResultLine): string {
+  const name = text.slice(nameStart, Math.min(nameEnd, nameStart + 200));
+  if (nameStart === nameEnd) return 'a result line without a benchmark name before " x "';
+  if (hz === undefined) return `${name}: rate "${text.slice(r.rateStart, Math.min(r.rateEnd, r.rateStart + 40))}" is not a number of operations per second`;
+  return `${name}: "${text.slice(r.rmeStart, Math.min(r.rmeEnd, r.rmeStart + 40))}" is not a relative margin of error such as ±1.23%`;
+}
+
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
@@ -122,42 +153,53 @@ export const benchmarkJsReader: Reader = {
     if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
     const text = file.text;
     const budget = new ReadBudget(file.path);
-    const series = new Map<string, number[]>();
-    // Result lines are found by their fixed marker, not line by line: most of
-    // a CI log is other output, skipped at indexOf's speed. Line numbers are
-    // counted only for an error.
-    let hit = text.indexOf(OPS_SEC);
+    const series = new Map<string, Series>();
+    const order: Series[] = [];
+    // A log repeats its suite in order: the series after the last one read is
+    // compared in place first, so most lines cost no name string and no hash.
+    let expect = 0;
+    // Result lines are found by their `±`, one character that indexOf finds at
+    // memchr speed, then checked for ` ops/sec ` before it; most of a CI log
+    // is other output, skipped so. Line numbers are counted only for an error.
+    let hit = nextMarker(text, 0);
     while (hit >= 0) {
       const newline = text.indexOf('\n', hit);
       const lineEnd = newline < 0 ? text.length : newline;
       const lineStart = text.lastIndexOf('\n', hit) + 1;
       // The next marker is found once: past this line it is the next line's hit.
-      let next = text.indexOf(OPS_SEC, hit + 1);
+      let next = nextMarker(text, hit + OPS_SEC.length);
       const marker = next >= 0 && next < lineEnd ? text.lastIndexOf(OPS_SEC, lineEnd - 1) : hit;
-      if (next >= 0 && next < lineEnd) next = text.indexOf(OPS_SEC, lineEnd);
+      if (next >= 0 && next < lineEnd) next = nextMarker(text, lineEnd);
       hit = next;
       const result = parseResultLine(text, lineStart, marker, lineEnd);
       if (result === undefined) continue;
-      const name = text.slice(lineStart, result.nameEnd).trim();
-      let problem: string | undefined;
+      let nameStart = lineStart;
+      let nameEnd = result.nameEnd;
+      while (nameStart < nameEnd && isSpace(text.charCodeAt(nameStart))) nameStart += 1;
+      while (nameEnd > nameStart && isSpace(text.charCodeAt(nameEnd - 1))) nameEnd -= 1;
       const hz = parseRate(text, result.rateStart, result.rateEnd);
-      if (name === '') problem = 'a result line without a benchmark name before " x "';
-      else if (hz === undefined) problem = `${name}: rate "${text.slice(result.rateStart, Math.min(result.rateEnd, result.rateStart + 40))}" is not a number of operations per second`;
-      else if (!isMargin(text, result.rmeStart, result.rmeEnd)) problem = `${name}: "${text.slice(result.rmeStart, Math.min(result.rmeEnd, result.rmeStart + 40))}" is not a relative margin of error such as ±1.23%`;
-      if (problem !== undefined) throw new FormatError(file.path, lineAt(text, lineStart), problem);
-      budget.value();
-      let values = series.get(name);
-      if (!values) {
-        budget.series();
-        values = [];
-        series.set(name, values);
+      if (nameStart === nameEnd || hz === undefined || !isMargin(text, result.rmeStart, result.rmeEnd)) {
+        throw new FormatError(file.path, lineAt(text, lineStart), lineProblem(text, nameStart, nameEnd, hz, result));
       }
-      values.push(hz as number);
+      budget.value();
+      let s = order.length > 0 ? order[expect] : undefined;
+      if (s === undefined || !sameAt(text, nameStart, nameEnd, s.name)) {
+        const name = text.slice(nameStart, nameEnd);
+        s = series.get(name);
+        if (!s) {
+          budget.series();
+          s = { name, index: order.length, values: [] };
+          series.set(name, s);
+          order.push(s);
+        }
+      }
+      expect = s.index + 1 === order.length ? 0 : s.index + 1;
+      s.values.push(hz);
     }
     if (series.size === 0) {
       throw new FormatError(file.path, undefined, 'no benchmark.js result lines (name x 1,234 ops/sec ±1.23% (90 runs sampled)) found; print String(event.target) in the suite\'s cycle handler');
     }
-    const measurements: Measurement[] = [...series].map(([benchmark, values]) => ({ benchmark, metric: 'throughput', unit: 'ops/s', better: 'higher', values }));
+    const measurements: Measurement[] = order.map(({ name, values }) => ({ benchmark: name, metric: 'throughput', unit: 'ops/s', better: 'higher', values }));
     const warnings: ReadWarning[] = [{
       kind: 'summary-only',
       message: `${file.path}: benchmark.js prints each benchmark's mean rate, not its samples: each line contributes one value; run the suite several times for more`,
