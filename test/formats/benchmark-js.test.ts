@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { benchmarkJsReader } from '../../src/formats/benchmark-js.ts';
 import { FormatError } from '../../src/formats/format-error.ts';
 import { assertMatchesExpected, expectedFor, loadFixture } from '../support/fixtures.ts';
+import { seededRandom } from '../support/random.ts';
 
 const FIXTURES = ['benchmark-js/suite.txt', 'benchmark-js/repeated.txt'];
 
@@ -66,6 +67,40 @@ describe('benchmarkJsReader', () => {
   it('does not claim other text formats', () => {
     for (const other of ['go/single-package.txt', 'criterion/cargo-bench-libtest.txt', 'catch2/console.txt', 'plain/flutter-before-handwritten.txt']) {
       assert.equal(benchmarkJsReader.sniff(loadFixture(other).text.slice(0, 4096)), false, other);
+    }
+  });
+
+  it('agrees with a line-by-line regular expression on random logs (names that prefix each other, reordered, padded)', () => {
+    const random = seededRandom(1313);
+    const names = ['a', 'ab', 'a b', 'sort x 100', 'b', 'ab ', 'x'];
+    const noise = ['Fastest is a', 'throws: Error', 'a x 3 things', '', '  ops/sec ±', 'q x 1 ops/sec ±1% (2 runs sampled) tail'];
+    const reference = (text: string) => {
+      const series = new Map<string, number[]>();
+      for (const line of text.split('\n')) {
+        const m = /^(.*?) x ([0-9][0-9,]*(?:\.[0-9]+)?) ops\/sec \u00c2?\u00b1[0-9]+(?:\.[0-9]+)?% \([0-9]+ runs? sampled\)\s*$/.exec(line.replace(/\r$/, ''));
+        if (!m || m[1].trim() === '') continue;
+        const name = m[1].trim();
+        series.set(name, [...(series.get(name) ?? []), Number(m[2].replaceAll(',', ''))]);
+      }
+      return [...series].map(([benchmark, values]) => ({ benchmark, values }));
+    };
+    for (let round = 0; round < 200; round++) {
+      const lines: string[] = [];
+      const count = 1 + Math.floor(random() * 40);
+      for (let i = 0; i < count; i++) {
+        if (random() < 0.2) {
+          lines.push(noise[Math.floor(random() * noise.length)]);
+          continue;
+        }
+        const name = names[Math.floor(random() * names.length)];
+        const rate = random() < 0.5 ? String(Math.floor(random() * 1e7)).replace(/\B(?=(\d{3})+$)/g, ',') : (random() * 100).toFixed(2);
+        const pad = random() < 0.2 ? '  ' : '';
+        lines.push(`${pad}${name} x ${rate} ops/sec ${random() < 0.1 ? '\u00c2' : ''}\u00b1${(random() * 10).toFixed(2)}% (${1 + Math.floor(random() * 90)} run${random() < 0.1 ? '' : 's'} sampled)${random() < 0.2 ? '\r' : ''}`);
+      }
+      const text = lines.join('\n');
+      const want = reference(text);
+      if (want.length === 0) continue;
+      assert.deepEqual(read(text).measurements.map((m) => ({ benchmark: m.benchmark, values: m.values })), want, text);
     }
   });
 
