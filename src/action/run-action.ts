@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSide } from '../cli/compare-command.ts';
+import { readSide } from '../jobs/read-sides.ts';
 import { renderRunReport, storeHistory } from '../cli/run-command.ts';
 import { hostKey, loadAcks } from '../cli/scan-command.ts';
 import { loadConfirmedSeries, type MeasurePair } from '../runner/confirm-findings.ts';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
+import { compareRuns } from '../compare/compare-runs.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { parseThresholdFlags } from './threshold-flags.ts';
@@ -7,9 +7,8 @@ import { renderMarkdown } from '../report/markdown-report.ts';
 import { renderText } from '../report/text-report.ts';
 import { renderJson } from '../report/json-report.ts';
 import { renderComparePy } from '../report/compare-py-report.ts';
-import { readComparePySide } from './compare-py-side.ts';
-import { readInput } from './read-inputs.ts';
-import { collectSide, replayLooks } from '../compare/replay-looks.ts';
+import { readComparePySide, readSide } from '../jobs/read-sides.ts';
+import { replayLooks } from '../compare/replay-looks.ts';
 import { readFileSync } from 'node:fs';
 import { UsageError } from './usage-error.ts';
 
@@ -115,15 +114,6 @@ function readRunReport(file: string): NonNullable<CompareSettings['runReport']> 
     throw new UsageError(`--run-report ${file}: not a run's JSON report (it needs looks, max_rounds_per_side, alpha and threshold: benchbot run --output json writes them)`);
   }
   return { minRuns, maxRuns, alpha, threshold };
-}
-
-/**
- * readSide reads and pools every input of one side. The filter is a
- * NameFilter (RE2, linear in the name), never a RegExp: names come from the
- * code under test and `(a+)+$` on a 41-character name backtracks for minutes.
- */
-export function readSide(paths: string[], format: string | undefined, filter: NameFilter | undefined): CompareSide {
-  return collectSide(paths.map((path) => readInput(path, format)), filter);
 }
 
 /** runCompare implements `benchbot compare`; returns the exit code. */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { readInput } from './read-inputs.ts';
+import { readInput } from '../jobs/read-sides.ts';
 import { UsageError } from './usage-error.ts';
 
 export const PARSE_USAGE = `usage: benchbot parse FILE... [--format F]

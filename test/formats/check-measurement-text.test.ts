@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { readSource } from '../../src/formats/detect.ts';
 import { FormatError } from '../../src/formats/format-error.ts';
 import { metricProblem, unitProblem } from '../../src/formats/check-measurement-text.ts';
-import { readInput } from '../../src/cli/read-inputs.ts';
+import { readInput } from '../../src/jobs/read-sides.ts';
 import { FIXTURES, expectedFor, loadFixture } from '../support/fixtures.ts';
 import { ATTACK } from '../report/markdown-tree.ts';
 

@@ -8,6 +8,44 @@ import { formatCount, MAX_DIRECTORY_BYTES, MAX_DIRECTORY_ENTRIES, MAX_DIRECTORY_
 import { readBoundedFile } from '../runner/read-bounded-text.ts';
 import type { SourceFile } from '../formats/reader.ts';
 import { readRegularFile, symbolicLink } from './read-regular-file.ts';
+import { collectSide } from '../compare/replay-looks.ts';
+import type { CompareSide } from '../compare/compare-runs.ts';
+import type { NameFilter } from '../compare/name-filter.ts';
+import { readGoogleBenchmarkRows } from '../formats/google-benchmark.ts';
+import { comparePyRows, type ComparePySide } from '../report/compare-py-report.ts';
+
+/**
+ * read-sides: what benchbot reads a comparison's two sides from, for the
+ * CLI's files and the report job's results artifact alike. Every path is
+ * hostile input: sizes are bounded before reading and links refused.
+ */
+
+/**
+ * readSide reads and pools every input of one side. The filter is a
+ * NameFilter (RE2, linear in the name), never a RegExp: names come from the
+ * code under test and `(a+)+$` on a 41-character name backtracks for minutes.
+ */
+export function readSide(paths: string[], format: string | undefined, filter: NameFilter | undefined): CompareSide {
+  return collectSide(paths.map((path) => readInput(path, format)), filter);
+}
+
+/**
+ * readComparePySide reads one side for the compare.py report. Google
+ * Benchmark files are read row by row, aggregates included, because
+ * compare.py pairs rows, not benchbot's series; any other input contributes
+ * its real_time/cpu_time measurements as iteration rows. The label is the
+ * side as given on the command line, as compare.py prints its arguments.
+ */
+export function readComparePySide(label: string, paths: string[], format: string | undefined, filter: NameFilter | undefined): ComparePySide {
+  const rows: ComparePySide['rows'][number][] = [];
+  for (const path of paths) {
+    // readInput validates the file (size, detection, measurement text) before its rows are taken.
+    const outcome = readInput(path, format);
+    const found = outcome.format === 'google-benchmark' ? readGoogleBenchmarkRows({ path, text: readBoundedFile(path) }) : comparePyRows(outcome.measurements);
+    for (const row of found) if (filter === undefined || filter.test(row.runName)) rows.push(row);
+  }
+  return { label, rows };
+}
 
 /**
  * readInput reads one path given on the command line: a file in any format
