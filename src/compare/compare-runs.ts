@@ -1,7 +1,7 @@
 import type { Comparison, MetricFamily, SideSummary, Verdict } from '../model/comparison.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
-import { conversionFactor, normalizeTimeUnit } from '../formats/units.ts';
+import { conversionFactor, normalizeTimeUnit } from '../model/units.ts';
 import { thresholdFor, type ThresholdRule } from './thresholds.ts';
 import { addSuiteHygieneWarnings, hygieneWarnings, isConstantPair, suiteWarnings, type HygieneSubject } from './hygiene.ts';
 import { DEFAULT_TEST, estimateChange, type ChangeTest } from './estimate-change.ts';

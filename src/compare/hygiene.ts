@@ -1,6 +1,6 @@
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { FingerprintHints, Measurement } from '../model/measurement.ts';
-import { conversionFactor } from '../formats/units.ts';
+import { conversionFactor } from '../model/units.ts';
 import { dipTest } from '../stats/dip-test.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
 import { mannKendall } from '../stats/mann-kendall.ts';

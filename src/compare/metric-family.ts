@@ -1,5 +1,5 @@
 import type { MetricFamily } from '../model/comparison.ts';
-import { normalizeTimeUnit } from '../formats/units.ts';
+import { normalizeTimeUnit } from '../model/units.ts';
 
 /**
  * PRIMARY_METRICS are the metric names that are a benchmark's main

@@ -1,5 +1,5 @@
 import type { Measurement } from '../model/measurement.ts';
-import { conversionFactor } from '../formats/units.ts';
+import { conversionFactor } from '../model/units.ts';
 import { DEFAULT_TEST, estimateChange, type ChangeTest } from './estimate-change.ts';
 
 /**

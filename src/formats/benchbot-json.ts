@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import { ReadBudget } from './input-limits.ts';
 import { JsonReader, describe, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
-import { directionOf, isTimeUnit } from './units.ts';
+import { directionOf, isTimeUnit } from '../model/units.ts';
 
 /** BENCHBOT_JSON_VERSION is the only `version` of the format there is. */
 export const BENCHBOT_JSON_VERSION = 1;

@@ -2,7 +2,7 @@ import type { Direction, Measurement, ReadWarning } from '../model/measurement.t
 import { ReadBudget } from './input-limits.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
-import { directionOf } from './units.ts';
+import { directionOf } from '../model/units.ts';
 
 /**
  * BENCHER_MEASURES are the measures whose unit Bencher fixes: the two every

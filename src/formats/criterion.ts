@@ -4,7 +4,7 @@ import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
 import { isSpace, parseFiniteNumber, splitLines } from './text-lines.ts';
-import { directionOf } from './units.ts';
+import { directionOf } from '../model/units.ts';
 
 /**
  * THROUGHPUT_KINDS maps the keys of criterion's `Throughput` enum, as

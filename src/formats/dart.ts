@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { checkJsonElementCount, ReadBudget } from './input-limits.ts';
 import { parseFiniteNumber, splitLines } from './text-lines.ts';
-import { conversionFactor, directionOf } from './units.ts';
+import { conversionFactor, directionOf } from '../model/units.ts';
 
 /** An Android logcat prefix, `I/flutter (12463): `, as `flutter run` prints app output. */
 const LOGCAT_PREFIX = /^[VDIWEF]\/[^(\s]*\s*\(\s*\d+\):\s?/;

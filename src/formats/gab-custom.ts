@@ -2,7 +2,7 @@ import type { Direction, Measurement, ReadWarning } from '../model/measurement.t
 import { ReadBudget } from './input-limits.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
-import { conversionFactor, directionOf, normalizeTimeUnit } from './units.ts';
+import { conversionFactor, directionOf, normalizeTimeUnit } from '../model/units.ts';
 
 /** GAB_CUSTOM_KEYS are the fields of one entry of github-action-benchmark's custom JSON (its `BenchmarkResult`). */
 const GAB_CUSTOM_KEYS = new Set(['name', 'unit', 'value', 'range', 'extra']);

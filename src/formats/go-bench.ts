@@ -4,7 +4,7 @@ import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
 import { checkText } from './json-document.ts';
 import { LineFields, POWERS_OF_TEN } from './text-lines.ts';
-import { directionOf, isTimeUnit } from './units.ts';
+import { directionOf, isTimeUnit } from '../model/units.ts';
 
 /** A Go benchmark name: `Benchmark` then nothing or a character that is not a lower-case letter (Go's own rule). */
 const BENCHMARK_NAME = /^Benchmark($|[^a-z])/;

@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import { checkJsonElementCount, ReadBudget } from './input-limits.ts';
 import { describe, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
-import { conversionFactor, directionOf, normalizeTimeUnit } from './units.ts';
+import { conversionFactor, directionOf, normalizeTimeUnit } from '../model/units.ts';
 
 /**
  * Fields of a benchmark row that describe the row rather than measure

@@ -2,7 +2,7 @@ import type { Direction, FingerprintHints, Measurement } from '../model/measurem
 import { ReadBudget } from './input-limits.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
-import { directionOf } from './units.ts';
+import { directionOf } from '../model/units.ts';
 
 const MODES = new Set(['thrpt', 'avgt', 'sample', 'ss']);
 

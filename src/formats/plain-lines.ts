@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
 import { isSpace, parseFiniteNumber, splitLines } from './text-lines.ts';
-import { conversionFactor, normalizeTimeUnit } from './units.ts';
+import { conversionFactor, normalizeTimeUnit } from '../model/units.ts';
 
 const UNITS = ['ns', 'us', 'µs', 'μs', 'ms', 's'];
 const VALUE = /^(?:\d+(?:\.\d+)?|\.\d+)$/;

@@ -4,7 +4,7 @@ import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { sampleTimes, summaryTime, UniqueNames } from './js-bench-common.ts';
 import { parseFiniteNumber } from './text-lines.ts';
-import { normalizeTimeUnit } from './units.ts';
+import { normalizeTimeUnit } from '../model/units.ts';
 
 /** States of a tinybench task that carry statistics. */
 const WITH_STATISTICS = new Set(['completed', 'aborted-with-statistics']);

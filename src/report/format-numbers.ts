@@ -1,4 +1,4 @@
-import { conversionFactor, normalizeTimeUnit } from '../formats/units.ts';
+import { conversionFactor, normalizeTimeUnit } from '../model/units.ts';
 
 const TIME_SCALES: [string, string][] = [['s', 's'], ['ms', 'ms'], ['us', 'µs'], ['ns', 'ns']];
 

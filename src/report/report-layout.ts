@@ -1,7 +1,7 @@
 import type { Comparison, Verdict } from '../model/comparison.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
-import { normalizeTimeUnit } from '../formats/units.ts';
+import { normalizeTimeUnit } from '../model/units.ts';
 import { formatQuantity } from './format-numbers.ts';
 import { byImportance } from './report-order.ts';
 

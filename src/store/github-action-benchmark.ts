@@ -1,5 +1,5 @@
 import { JsonReader, parseJsonDocument } from '../formats/json-document.ts';
-import { directionOf, normalizeTimeUnit } from '../formats/units.ts';
+import { directionOf, normalizeTimeUnit } from '../model/units.ts';
 import type { Direction, Measurement } from '../model/measurement.ts';
 import type { IngestRun, Store } from './store.ts';
 

@@ -7,7 +7,7 @@ import { FormatError } from '../../src/formats/format-error.ts';
 import { goBenchReader } from '../../src/formats/go-bench.ts';
 import { googleBenchmarkReader } from '../../src/formats/google-benchmark.ts';
 import type { Reader } from '../../src/formats/reader.ts';
-import { isTimeUnit } from '../../src/formats/units.ts';
+import { isTimeUnit } from '../../src/model/units.ts';
 
 // A time below zero is a broken harness or a forged file, and it would enter
 // the statistics (log ratios) as NaN; hyperfine and pytest readers already

@@ -5,7 +5,7 @@ import { FormatError } from '../../../src/formats/format-error.ts';
 import type { ReadResult, Reader, SourceFile } from '../../../src/formats/reader.ts';
 import { ReadBudget } from '../../../src/formats/input-limits.ts';
 import { parseFiniteNumber, splitLines } from './text-lines.ts';
-import { directionOf, isTimeUnit } from '../../../src/formats/units.ts';
+import { directionOf, isTimeUnit } from '../../../src/model/units.ts';
 
 /** A Go benchmark name: `Benchmark` then nothing or a character that is not a lower-case letter (Go's own rule). */
 const BENCHMARK_NAME = /^Benchmark($|[^a-z])/;

@@ -1,4 +1,4 @@
-import type { Direction } from '../model/measurement.ts';
+import type { Direction } from './measurement.ts';
 
 /** Time units understood everywhere, as the power of ten of seconds per unit (exact, unlike 1e-6 / 1e-9). */
 const SECONDS_EXPONENT: Record<string, number> = { ns: -9, us: -6, 'µs': -6, 'μs': -6, ms: -3, s: 0 };

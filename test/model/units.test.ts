@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { conversionFactor, directionOf, normalizeTimeUnit } from '../../src/formats/units.ts';
+import { conversionFactor, directionOf, normalizeTimeUnit } from '../../src/model/units.ts';
 
 test('time units convert among themselves, also per operation, and nothing else converts', () => {
   assert.equal(conversionFactor('us', 'ns'), 1000);
