@@ -2,7 +2,8 @@ import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
 import { findRegressionIssue, upsertRegressionIssue } from '../github/regression-issue.ts';
 import { withMarker } from '../github/sticky-comment.ts';
-import { REGRESSION_LABEL, regressionMarker, renderRegressionIssue, type BisectLog } from '../report/regression-issue.ts';
+import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
+import { REGRESSION_LABEL, regressionMarker, renderRegressionIssue } from '../report/regression-issue.ts';
 import type { ScanFinding } from '../scan/scan-history.ts';
 import type { AppConfig } from './app-config.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
@@ -18,7 +19,7 @@ import type { HandlerDeps, Repo } from './handler-deps.ts';
  *   of `benchbot scan --output json` (ScanJson, src/report/scan-report.ts);
  * - the bisect workflow takes the inputs `good`, `bad`, `benchmark`, `metric`
  *   and `series`, and uploads BISECT_ARTIFACT with `bisect.json`, the output of
- *   `benchbot bisect --output json` (BisectLog, src/report/regression-issue.ts).
+ *   `benchbot bisect --output json` (BisectLog, src/bisect/bisect-log.ts).
  */
 
 /** NIGHTLY_ARTIFACT is the nightly run's artifact (the action's default in nightly mode). */
@@ -184,13 +185,9 @@ function confirmationOf(f: ScanFindingJson): Pick<ScanFinding, 'confirmation' | 
 }
 
 function parseBisectLog(text: string): BisectLog {
-  const root = parseObject(text, 'bisect.json');
-  if (!['running', 'found', 'range', 'not-reproducible'].includes(root.status as string)) throw new ScanShapeError('bisect.json $.status: expected running, found, range or not-reproducible');
-  const culprit = root.culprit as { sha?: unknown; subject?: unknown } | null;
-  if (culprit !== null && (typeof culprit?.sha !== 'string' || !/^[0-9a-f]{7,64}$/i.test(culprit.sha) || typeof culprit.subject !== 'string')) throw new ScanShapeError('bisect.json $.culprit: expected null or { sha, subject, pr }');
-  if (!Array.isArray(root.culprits) || !Array.isArray(root.steps)) throw new ScanShapeError('bisect.json: expected arrays $.culprits and $.steps');
-  if (typeof root.sessions !== 'number' || root.reference === null || typeof root.reference !== 'object') throw new ScanShapeError('bisect.json: expected $.sessions and $.reference');
-  return root as unknown as BisectLog;
+  return readBisectLog(parseObject(text, 'bisect.json'), (path, expected) => {
+    throw new ScanShapeError(`bisect.json ${path}: expected ${expected}`);
+  });
 }
 
 function parseObject(text: string, file: string): Record<string, unknown> {

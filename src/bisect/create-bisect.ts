@@ -47,6 +47,7 @@ import { classifySessions, combine, confirmAgainstParent, contrast, difference }
 import type { ConfirmVerdict, Contrast, Estimate } from './session-oracle.ts';
 import type { OracleOptions, OracleVerdict } from './session-oracle.ts';
 import { normalQuantile, normalSf } from '../stats/normal.ts';
+import type { BisectLog, BisectLogCommit } from './bisect-log.ts';
 
 /** Commit is one candidate merge: `pr` its pull request number when known, `parent` its first parent's SHA when known. */
 export interface Commit {
@@ -542,16 +543,17 @@ export function result(state: BisectState): BisectResult {
 }
 
 /**
- * toBisectJson is the CLI's JSON: `culprit` (the first culprit, null while
+ * toBisectJson is the state machine's part of bisect.json (BisectLog,
+ * bisect-log.ts): `culprit` (the first culprit, null while
  * running, when not reproducible, or when it is a range or unconfirmed),
  * `culprits` with shares and their confirmation against the parent,
  * `range` (candidates the first culprit may be), `steps`, `sessions`,
  * `status` and the `reference` check; ratios are probe/good (probe/parent
  * for confirm steps).
  */
-export function toBisectJson(state: BisectState): Record<string, unknown> {
+export function toBisectJson(state: BisectState): BisectLog {
   const r = result(state);
-  const commitJson = (c: Commit) => ({ sha: c.sha, subject: c.subject, pr: c.pr ?? null });
+  const commitJson = (c: Commit): BisectLogCommit => ({ sha: c.sha, subject: c.subject, pr: c.pr ?? null });
   const first = r.culprits[0];
   const named = first !== undefined && first.range.length === 1 && first.confirmation?.verdict === 'confirmed';
   return {

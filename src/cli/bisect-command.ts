@@ -10,7 +10,7 @@ import { parsePercent } from '../compare/thresholds.ts';
 import { readerFor } from '../formats/detect.ts';
 import type { Direction, Measurement } from '../model/measurement.ts';
 import { renderBisectLog } from '../report/regression-issue.ts';
-import type { BisectLog } from '../report/regression-issue.ts';
+import type { BisectLog } from '../bisect/bisect-log.ts';
 import { formatChange } from '../report/format-numbers.ts';
 import { createExecutor } from '../runner/executor.ts';
 import type { Executor } from '../runner/executor.ts';
@@ -340,7 +340,7 @@ export async function runBisectSession(options: { flags: BisectFlags; good: stri
   tell();
   if (choice === null) throw new RunnerError('nothing could be measured: the first probe and the references failed');
   const followed: SeriesChoice = choice;
-  const json = toBisectJson(state) as unknown as BisectLog;
+  const json = toBisectJson(state);
   const log: BisectLog = {
     ...json, benchmark: followed.benchmark, metric: followed.metric, good, bad, probe_steps: steps,
     candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...(c.pr !== undefined ? { pr: c.pr } : {}), author: c.author })),

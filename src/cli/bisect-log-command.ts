@@ -2,7 +2,8 @@ import { openSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatChange } from '../report/format-numbers.ts';
 import { inertCode, inertText } from '../report/inert-markdown.ts';
-import { renderBisectLog, type BisectLog } from '../report/regression-issue.ts';
+import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
+import { renderBisectLog } from '../report/regression-issue.ts';
 import { readBoundedText } from '../runner/read-bounded-text.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { UsageError } from './usage-error.ts';
@@ -17,19 +18,9 @@ repository code.
 
 exit status: 0 printed, 2 the file is missing or not a bisect log (the message says which field)`;
 
-const HEX = /^[0-9a-f]{7,64}$/i;
-
-function fail(file: string, path: string, expected: string): never {
-  throw new FormatError(file, undefined, `${path}: expected ${expected}`);
-}
-
-const finiteOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
-const pairOrNull = (v: unknown) => v === null || (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number' && Number.isFinite(x)));
-
 /**
- * parseBisectLogText checks a bisect.json field by field (the fields the
- * report reads) and returns it; anything else is a FormatError naming the
- * field. Text fields stay text: the renderers escape them.
+ * parseBisectLogText reads a bisect.json (readBisectLog checks it field by
+ * field); anything else is a FormatError naming the field.
  */
 export function parseBisectLogText(text: string, file: string): BisectLog {
   let root: unknown;
@@ -38,31 +29,9 @@ export function parseBisectLogText(text: string, file: string): BisectLog {
   } catch (error) {
     throw new FormatError(file, undefined, `not JSON (${(error as Error).message})`);
   }
-  if (root === null || typeof root !== 'object' || Array.isArray(root)) fail(file, '$', 'an object');
-  const log = root as Record<string, unknown>;
-  if (!['running', 'found', 'range', 'not-reproducible'].includes(log.status as string)) fail(file, '$.status', 'running, found, range or not-reproducible');
-  const commit = (v: unknown, path: string) => {
-    const c = v as Record<string, unknown> | null;
-    if (c === null || typeof c !== 'object' || typeof c.sha !== 'string' || !HEX.test(c.sha) || typeof c.subject !== 'string' || !(c.pr === null || c.pr === undefined || (Number.isInteger(c.pr) && (c.pr as number) > 0))) fail(file, path, '{ sha (hex), subject, pr (a number or null) }');
-  };
-  if (log.culprit !== null) commit(log.culprit, '$.culprit');
-  if (!Array.isArray(log.culprits)) fail(file, '$.culprits', 'an array');
-  (log.culprits as unknown[]).forEach((c, i) => commit(c, `$.culprits[${i}]`));
-  if (log.range !== undefined) {
-    if (!Array.isArray(log.range)) fail(file, '$.range', 'an array');
-    (log.range as unknown[]).forEach((c, i) => commit(c, `$.range[${i}]`));
-  }
-  if (!Array.isArray(log.steps)) fail(file, '$.steps', 'an array');
-  (log.steps as unknown[]).forEach((s, i) => {
-    const step = s as Record<string, unknown> | null;
-    if (step === null || typeof step !== 'object' || typeof step.sha !== 'string' || !HEX.test(step.sha)) fail(file, `$.steps[${i}].sha`, 'a commit SHA');
-    if (typeof step.verdict !== 'string' || typeof step.n !== 'number' || !finiteOrNull(step.ratio) || !pairOrNull(step.ratio_ci)) fail(file, `$.steps[${i}]`, '{ verdict, n, ratio, ratio_ci } with finite numbers');
+  return readBisectLog(root, (path, expected) => {
+    throw new FormatError(file, undefined, `${path}: expected ${expected}`);
   });
-  if (typeof log.sessions !== 'number' || !Number.isFinite(log.sessions)) fail(file, '$.sessions', 'a number');
-  const ref = log.reference as Record<string, unknown> | null;
-  if (ref === null || typeof ref !== 'object' || !finiteOrNull(ref.ratio) || !pairOrNull(ref.ratio_ci) || typeof ref.reproducible !== 'boolean') fail(file, '$.reference', '{ ratio, ratio_ci, p, reproducible }');
-  for (const key of ['benchmark', 'metric', 'good', 'bad'] as const) if (log[key] !== undefined && typeof log[key] !== 'string') fail(file, `$.${key}`, 'a string');
-  return log as unknown as BisectLog;
 }
 
 /** renderBisectSummary is a bisect log as markdown for a job summary; every text from the log goes through the escaping path. */

@@ -6,7 +6,7 @@
  * reopen or close.
  */
 
-import type { Commit } from '../bisect/create-bisect.ts';
+import type { BisectLog } from '../bisect/bisect-log.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Recovery } from '../scan/recovery.ts';
 import type { ScanFinding, TrendPoint } from '../scan/scan-history.ts';
@@ -16,28 +16,6 @@ import { dashboardSeriesId, dashboardSeriesUrl } from '../dashboard/series-id.ts
 
 /** REGRESSION_LABEL is the label every regression issue carries; the upsert searches only issues with it. */
 export const REGRESSION_LABEL = 'benchbot';
-
-/**
- * BisectLog is the JSON `benchbot bisect --output json` prints (see
- * toBisectJson in src/bisect/create-bisect.ts), plus what the CLI adds:
- * the benchmark and metric bisected, the candidates with their authors,
- * the probing steps and the two ends.
- */
-export interface BisectLog {
-  status: 'running' | 'found' | 'range' | 'not-reproducible';
-  culprit: { sha: string; subject: string; pr: number | null } | null;
-  culprits: { sha: string; subject: string; pr: number | null; share: number | null; ratio: number | null; range: string[] }[];
-  range?: { sha: string; subject: string; pr: number | null }[];
-  steps: { sha: string; verdict: string; n: number; ratio: number | null; ratio_ci: [number, number] | null; partial?: boolean; reason?: string }[];
-  sessions: number;
-  reference: { ratio: number | null; ratio_ci: [number, number] | null; p: number | null; reproducible: boolean };
-  benchmark?: string;
-  metric?: string;
-  good?: string;
-  bad?: string;
-  candidates?: (Commit & { author?: string })[];
-  probe_steps?: number;
-}
 
 /** Reproduce is what a developer needs to rerun the measurement locally. */
 export interface Reproduce {

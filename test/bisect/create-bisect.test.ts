@@ -236,7 +236,7 @@ test('toBisectJson has the CLI shape; recording never mutates its input; the sta
   assert.equal(JSON.stringify(state), before);
   assert.throws(() => recordProbe(state, 'nope', { skip: 'x' }), RangeError);
   const done = drive(state, (i) => (i >= 10 ? f : 1), (fs, n) => drawInterleaved(quiet, fs, n, rng)).state;
-  const json = toBisectJson(done) as { status: string; culprit: unknown; culprits: Array<{ share: number; confirmation: { parent: string; verdict: string } }>; steps: Array<Record<string, unknown>>; sessions: number };
+  const json = toBisectJson(done) as { status: string; culprit: unknown; culprits: Array<{ share: number; confirmation: { parent: string; verdict: string } }>; steps: object[]; sessions: number };
   assert.equal(json.status, 'found');
   assert.deepEqual(json.culprit, { sha: 'm10', subject: 'Merge pull request #110', pr: 110 });
   assert.equal(json.culprits[0].confirmation.parent, 'm09');

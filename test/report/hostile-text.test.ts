@@ -8,12 +8,13 @@ import { renderMarkdown, REPORT_MARKER } from '../../src/report/markdown-report.
 import { renderText } from '../../src/report/text-report.ts';
 import { codeFence } from '../../src/report/inert-markdown.ts';
 import { renderJson } from '../../src/report/json-report.ts';
-import { renderRecoveryComment, renderRegressionIssue, type BisectLog } from '../../src/report/regression-issue.ts';
+import { renderRecoveryComment, renderRegressionIssue } from '../../src/report/regression-issue.ts';
+import type { BisectLog } from '../../src/bisect/bisect-log.ts';
 import { checkRecovery } from '../../src/scan/recovery.ts';
 import { renderScanMarkdown } from '../../src/report/scan-report.ts';
 import { inertMermaidLabel, inertText, inertTitle } from '../../src/report/inert-markdown.ts';
 import { parseJsonReport, renderBenchFailure, renderBenchReport } from '../../src/app/bench-report.ts';
-import { renderRunReport } from '../../src/cli/run-command.ts';
+import { renderRunReport } from '../../src/report/run-report.ts';
 import type { RunAbResult } from '../../src/runner/run-ab.ts';
 import type { ScanFinding, ScanResult } from '../../src/scan/scan-history.ts';
 import { lognormalSamples } from '../support/samples.ts';

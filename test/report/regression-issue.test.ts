@@ -6,7 +6,7 @@ import { createBisect, nextSessions, recordConfirmation, recordProbe, recordRefe
 import type { Commit } from '../../src/bisect/create-bisect.ts';
 import { parseRegressionMarker, regressionMarker, renderRecoveryComment, renderRegressionIssue, trendChart } from '../../src/report/regression-issue.ts';
 import { checkRecovery } from '../../src/scan/recovery.ts';
-import type { BisectLog } from '../../src/report/regression-issue.ts';
+import type { BisectLog } from '../../src/bisect/bisect-log.ts';
 import { scanSeries } from '../../src/scan/scan-history.ts';
 import type { ScanFinding, Series } from '../../src/scan/scan-history.ts';
 import { assertGolden } from '../support/golden.ts';
@@ -59,7 +59,7 @@ function bisectLog(f: ScanFinding): BisectLog {
       else state = recordConfirmation(state, r.sha, { parent: draw(r.parent === f.lastGood.sha ? 100 : level(r.parent)), probe: draw(level(r.sha)) });
     }
   }
-  return { ...(toBisectJson(state) as unknown as BisectLog), benchmark: 'parse', metric: 'time', good: f.lastGood.sha, bad: f.firstBad.sha, candidates, probe_steps: steps };
+  return { ...toBisectJson(state), benchmark: 'parse', metric: 'time', good: f.lastGood.sha, bad: f.firstBad.sha, candidates, probe_steps: steps };
 }
 
 const fingerprint = { cpuModel: 'AMD EPYC 7763 64-Core Processor', cores: 8, governor: 'performance', turbo: false, smt: false, kernel: '6.1.0-28-amd64', memoryBytes: 32 * 2 ** 30, virtualization: 'bare-metal', runnerLabels: ['self-hosted', 'bench'], toolVersions: { gcc: '12.2.0' } };
