@@ -36,6 +36,44 @@ const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** parseFiniteNumber parses a decimal as printed by harnesses (commas as thousands separators allowed) or returns undefined. */
 export function parseFiniteNumber(text: string): number | undefined {
+  // The usual number (`1234`, `-0.6075`, `1,234,567.5`) is read from its
+  // characters: a comma counts as a separator where the replace below
+  // removes it (three digits, then a non-digit or the end, follow), and an
+  // integer of at most 15 digits over an exact power of ten is correctly
+  // rounded, as Number() is. Anything else takes the general path.
+  const length = text.length;
+  let i = 0;
+  let c = text.charCodeAt(0);
+  const negative = c === 45;
+  if (negative || c === 43) i = 1;
+  let mantissa = 0;
+  let digits = 0;
+  let decimals = 0;
+  let dot = false;
+  for (; i < length; i++) {
+    c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      digits += 1;
+      if (dot) decimals += 1;
+    } else if (c === 46 && !dot) {
+      dot = true;
+    } else if (c === 44 && isDigit(text.charCodeAt(i + 1)) && isDigit(text.charCodeAt(i + 2)) && isDigit(text.charCodeAt(i + 3)) && !isDigit(text.charCodeAt(i + 4))) {
+      // a thousands separator: skipped
+    } else {
+      return parseGeneral(text);
+    }
+  }
+  if (digits === 0 || digits > 15) return parseGeneral(text);
+  const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals];
+  return negative ? -value : value;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function parseGeneral(text: string): number | undefined {
   const cleaned = text.replace(/,(?=\d{3}(\D|$))/g, '');
   if (!DECIMAL.test(cleaned)) return undefined;
   const value = Number(cleaned);

@@ -8,6 +8,8 @@ import type { Reader, SourceFile } from '../../src/formats/reader.ts';
 import { FIXTURES, loadFixture } from '../support/fixtures.ts';
 import { seededRandom } from '../support/random.ts';
 import { goBenchReader as referenceGoBenchReader } from './reference/go-bench.ts';
+import { parseFiniteNumber as referenceParseFiniteNumber } from './reference/text-lines.ts';
+import { parseFiniteNumber } from '../../src/formats/text-lines.ts';
 
 // The text readers read the usual line in one pass over its characters and
 // hand everything else to their general path. Each is compared here with the
@@ -160,5 +162,22 @@ describe('fast Go reader agrees with the reference reader', () => {
 
   it(`on ${CASES} random suites of repeated benchmarks`, () => {
     assertSameOnRandom(goBenchReader, referenceGoBenchReader, goSuite);
+  });
+});
+
+describe('parseFiniteNumber agrees with the reference', () => {
+  it('on numbers as harnesses print them, and on near misses', () => {
+    const random = seededRandom(SEED + 1);
+    const pieces = ['0', '1', '7', '9', '12', '123', '1234', '.', ',', ',', '-', '+', 'e', 'E', '5', '999', '000', ' ', 'x', '١'];
+    const samples = ['1,234', '1,234,567.5', '-0', '+0', '-0.0', '0.1', '0.30000000000000004', '5.', '.5', '.', '-', '', '1,2345', '1,23', ',123', '1,234,', '1.234,567', '123456789012345', '1234567890123456', '9007199254740993', '12345678901234567890', '1e3', '1.5e-7', 'NaN', 'Infinity', '9'.repeat(400), '1,000.000,1', '--1', '+-1', '1..2', '0x10', ' 1', '1 '];
+    for (let i = 0; i < 20_000; i++) {
+      const n = 1 + Math.floor(random() * 8);
+      samples.push(Array.from({ length: n }, () => pick(random, pieces)).join(''));
+    }
+    for (const text of samples) {
+      const got = parseFiniteNumber(text);
+      const want = referenceParseFiniteNumber(text);
+      assert.ok(Object.is(got, want), `${JSON.stringify(text)}: got ${got}, want ${want}`);
+    }
   });
 });
