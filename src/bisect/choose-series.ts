@@ -1,0 +1,82 @@
+/**
+ * choose-series: which benchmark x metric a bisection follows, decided from
+ * the good and bad ends' measurements alone. Pure: the bisect jobs
+ * (src/jobs/bisect-session.ts, src/jobs/bisect-oracle.ts) measure the ends
+ * and call this; the state machine (create-bisect.ts) then follows only the
+ * chosen series' values.
+ */
+
+import type { Direction, Measurement } from '../model/measurement.ts';
+import { ratioWithCi } from '../stats/hodges-lehmann.ts';
+
+/** SeriesChoice names the benchmark x metric a bisection follows. */
+export interface SeriesChoice {
+  benchmark: string;
+  metric: string;
+  unit: string;
+  better: Direction;
+}
+
+/**
+ * SeriesFilter narrows the choice: `benchmarks` (empty: any), `metric`
+ * (undefined: any), and `threshold`, the smallest change that matters as a
+ * fraction (0.02 is 2%).
+ */
+export interface SeriesFilter {
+  benchmarks: readonly string[];
+  metric?: string;
+  threshold: number;
+}
+
+/** valuesOf returns one benchmark x metric's values from pooled measurements, or undefined. */
+export function valuesOf(measurements: readonly Measurement[], choice: Pick<SeriesChoice, 'benchmark' | 'metric'>): number[] | undefined {
+  return measurements.find((m) => m.benchmark === choice.benchmark && m.metric === choice.metric)?.values;
+}
+
+/**
+ * chooseSeries picks what to bisect among the benchmark x metrics both ends
+ * have (restricted to `benchmarks` and `metric` when given): the one whose
+ * good-to-bad change is significant and largest in the worse direction;
+ * when none is, the largest change of any kind (the bisection will then
+ * report it as not reproducible, with its numbers). Null when the ends
+ * share nothing with at least two values on each side.
+ */
+export function chooseSeries(good: readonly Measurement[], bad: readonly Measurement[], filter: SeriesFilter): SeriesChoice | null {
+  let best: { choice: SeriesChoice; score: number } | null = null;
+  for (const g of good) {
+    if (filter.benchmarks.length > 0 && !filter.benchmarks.includes(g.benchmark)) continue;
+    if (filter.metric !== undefined && g.metric !== filter.metric) continue;
+    const b = valuesOf(bad, g);
+    if (!b || b.length < 2 || g.values.length < 2) continue;
+    const r = ratioWithCi(g.values, b);
+    const shift = r === null ? 0 : Math.log(r.ratio) * (g.better === 'lower' ? 1 : -1);
+    // Significant worsening beyond the threshold ranks above anything else.
+    const worse = r !== null && r.excludesOne && shift >= Math.log1p(filter.threshold);
+    const score = (worse ? 1000 : 0) + Math.abs(shift);
+    if (best === null || score > best.score) best = { choice: { benchmark: g.benchmark, metric: g.metric, unit: g.unit, better: g.better }, score };
+  }
+  return best?.choice ?? null;
+}
+
+/**
+ * EndsDiffer is the good-to-bad change of one series: `ratio` bad/good with
+ * its CI (`lower`, `upper`), null without two comparable values on each
+ * side, and `differs`, true when the CI excludes 1 and the change is at
+ * least the threshold in either direction.
+ */
+export interface EndsDiffer {
+  change: { ratio: number; lower: number; upper: number } | null;
+  differs: boolean;
+}
+
+/**
+ * endsDiffer says whether good and bad differ in one series: the
+ * Hodges-Lehmann ratio's 95% CI excludes 1 and the change reaches the
+ * threshold either way. The bisect oracle asks this of its references
+ * before it classifies anything: no difference, nothing to bisect.
+ */
+export function endsDiffer(good: readonly number[], bad: readonly number[], threshold: number): EndsDiffer {
+  const r = ratioWithCi(good, bad);
+  if (r === null) return { change: null, differs: false };
+  return { change: { ratio: r.ratio, lower: r.lower, upper: r.upper }, differs: r.excludesOne && Math.abs(Math.log(r.ratio)) >= Math.log1p(threshold) };
+}
