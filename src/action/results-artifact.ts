@@ -1,6 +1,5 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Fingerprint } from '../model/fingerprint.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 
 /**
@@ -44,11 +43,6 @@ export function samplesJson(side: { measurements: readonly Measurement[]; warnin
   }
   const hints = Object.keys(side.hints).length > 0 ? { hints: side.hints } : {};
   return JSON.stringify({ $schema: 'benchbot-json/1', version: 1, ...hints, benchmarks });
-}
-
-/** environmentOf is the one-line machine description the reports show. */
-export function environmentOf(fingerprint: Fingerprint): string {
-  return [fingerprint.cpuModel, fingerprint.cores && `${fingerprint.cores} cores`, fingerprint.kernel && `Linux ${fingerprint.kernel}`].filter(Boolean).join(', ');
 }
 
 /**

@@ -3,8 +3,11 @@ import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSide } from '../jobs/read-sides.ts';
-import { renderRunReport, storeHistory } from '../cli/run-command.ts';
-import { hostKey, loadAcks } from '../cli/scan-command.ts';
+import { storeHistory } from '../cli/run-command.ts';
+import { runReportContext } from '../report/run-report.ts';
+import { renderReport } from '../report/report-renderers.ts';
+import { loadAcks } from '../cli/scan-command.ts';
+import { hostKey } from '../model/fingerprint.ts';
 import { loadConfirmedSeries, type MeasurePair } from '../runner/confirm-findings.ts';
 import { scanHistory } from '../scan/scan-history.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
@@ -14,9 +17,8 @@ import { FormatError } from '../formats/format-error.ts';
 import { UnknownFormatError } from '../formats/detect.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
-import { renderMarkdown, REPORT_MARKER, type MarkdownOptions } from '../report/markdown-report.ts';
+import { REPORT_MARKER, type MarkdownOptions } from '../report/markdown-report.ts';
 import { inertText } from '../report/inert-markdown.ts';
-import { toJsonReport } from '../report/json-report.ts';
 import { headline } from '../report/report-order.ts';
 import { createExecutor } from '../runner/executor.ts';
 import { RunnerError, openRepository, resolveCommit } from '../runner/git-checkout.ts';
@@ -34,7 +36,7 @@ import { conclusionFor, publishCheckRun } from '../github/check-run.ts';
 import { ActionInputError, readActionInputs, type ActionSettings } from './action-inputs.ts';
 import { closeRecoveredRegressions } from './close-recovered-regressions.ts';
 import { firstParentChain, nightlyHistoryJson, readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
-import { COMMIT_SHA, environmentOf, findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError, samplesJson } from './results-artifact.ts';
+import { COMMIT_SHA, findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError, samplesJson } from './results-artifact.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -290,17 +292,17 @@ function storedRuns(result: RunAbResult, settings: ActionSettings, event: EventP
 }
 
 function fromRun(result: RunAbResult, settings: ActionSettings): Outcome {
-  const markdown = renderRunReport(result, 'markdown');
-  const json = JSON.parse(renderRunReport(result, 'json')) as Record<string, unknown>;
-  json.environment = environmentOf(result.base.fingerprint);
-  if (settings.shard) json.shard = settings.shard;
+  const context = runReportContext(result);
+  const markdown = renderReport('markdown', result.report, context);
+  // The run's JSON report, with the machine and the shard for the report job (which takes neither on trust).
+  const json = renderReport('json', result.report, { json: { ...context.json, environment: context.environment, ...(settings.shard ? { shard: settings.shard } : {}) } });
   const note = settings.shard
     ? `Shard ${settings.shard.index} of ${settings.shard.count}, as measured on this runner; the report job merges the shards and publishes.`
     : 'As measured on this runner; the report job recomputes it from the raw samples and publishes it.';
   return {
     report: result.report,
     markdown: `${markdown}\n\n<sub>${note}</sub>`,
-    json: JSON.stringify(json, null, 2),
+    json,
     headSha: result.head.sha,
     samples: { base: result.base, head: result.head },
   };
@@ -359,8 +361,8 @@ function recompute(settings: ActionSettings, event: EventPayload, env: Env): Out
   const footer = `${parts.length > 1 ? `Merged from ${parts.length} shards` : 'Recomputed from the raw samples'}${where ? `; ${where}` : ''}.`;
   const outcome: Outcome = {
     report,
-    markdown: renderMarkdown(report, { environment: environments.size === 1 ? [...environments][0] : undefined, footer: inertText(footer), dashboard: dashboardOf(env, event, head) }),
-    json: JSON.stringify({ ...toJsonReport(report), base_sha: baseSha ?? null, head_sha: trusted.head ?? null, shards: parts.length }, null, 2),
+    markdown: renderReport('markdown', report, { environment: environments.size === 1 ? [...environments][0] : undefined, footer: inertText(footer), dashboard: dashboardOf(env, event, head) }),
+    json: renderReport('json', report, { json: { base_sha: baseSha ?? null, head_sha: trusted.head ?? null, shards: parts.length } }),
     headSha: trusted.head,
     samples: { base, head },
   };

@@ -3,14 +3,14 @@ import { compareRuns } from '../compare/compare-runs.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { parseThresholdFlags } from './threshold-flags.ts';
-import { renderMarkdown } from '../report/markdown-report.ts';
-import { renderText } from '../report/text-report.ts';
-import { renderJson } from '../report/json-report.ts';
-import { renderComparePy } from '../report/compare-py-report.ts';
+import { isReportFormat, renderReport, REPORT_RENDERERS, reportFormats, type ReportFormat, type ReportRenderer } from '../report/report-renderers.ts';
 import { readComparePySide, readSide } from '../jobs/read-sides.ts';
 import { replayLooks } from '../compare/replay-looks.ts';
 import { readFileSync } from 'node:fs';
 import { UsageError } from './usage-error.ts';
+
+/** OUTPUTS are the report formats compare prints: every one, since it has the files' rows. */
+const OUTPUTS = reportFormats({ rows: true });
 
 export const COMPARE_USAGE = `usage: benchbot compare BASE HEAD [options]
 
@@ -23,7 +23,7 @@ options:
   --threshold X         smallest change that matters, e.g. 2% (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
-  --output O            markdown | text | json | compare.py (default text)
+  --output O            ${OUTPUTS.join(' | ')} (default text)
   --filter REGEX        only compare benchmarks whose name matches REGEX (RE2 syntax: no backreferences or lookaround)
   --run-report FILE     reproduce a benchbot run's verdicts: take its overall alpha, threshold and look schedule
                         from its JSON report (run --output json, or the action's report.json) and replay its looks
@@ -31,8 +31,6 @@ options:
                         comparison decided at the look and at the per-look alpha the run decided it
 
 exit status: 0 no regression, 1 at least one regression, 2 usage or input error`;
-
-const OUTPUTS = ['markdown', 'text', 'json', 'compare.py'] as const;
 
 /** CompareSettings is the parsed, validated command line of `benchbot compare`. */
 export interface CompareSettings {
@@ -42,7 +40,7 @@ export interface CompareSettings {
   threshold: number;
   rules: ThresholdRule[];
   alpha: number;
-  output: (typeof OUTPUTS)[number];
+  output: ReportFormat;
   filter?: NameFilter;
   /** runReport: the look schedule and overall alpha of the run whose verdicts to reproduce (--run-report). */
   runReport?: { minRuns: number; maxRuns: number; alpha: number; threshold: number };
@@ -71,8 +69,8 @@ export function parseCompareArgs(args: string[]): CompareSettings {
   const { values, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
   const { threshold, rules, alpha } = parseThresholdFlags(values);
-  const output = (values.output ?? 'text') as CompareSettings['output'];
-  if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(', ')}`);
+  const output = values.output ?? 'text';
+  if (!isReportFormat(output, OUTPUTS)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(', ')}`);
   let filter: NameFilter | undefined;
   if (values.filter !== undefined) {
     try {
@@ -132,15 +130,9 @@ export function runCompare(args: string[], out: (text: string) => void): number 
 }
 
 function render(settings: CompareSettings, report: ReturnType<typeof compareRuns>): string {
-  switch (settings.output) {
-    case 'markdown':
-      return renderMarkdown(report);
-    case 'json':
-      return renderJson(report);
-    case 'compare.py':
-      // compare.py pairs the files' rows (aggregates too), not benchbot's series: read them as it does.
-      return renderComparePy(readComparePySide(settings.base.join(','), settings.base, settings.format, settings.filter), readComparePySide(settings.head.join(','), settings.head, settings.format, settings.filter));
-    default:
-      return renderText(report);
-  }
+  // compare.py pairs the files' rows (aggregates too), not benchbot's series: read them as it does.
+  const rows = (REPORT_RENDERERS[settings.output] as ReportRenderer).rows
+    ? { comparePy: { base: readComparePySide(settings.base.join(','), settings.base, settings.format, settings.filter), head: readComparePySide(settings.head.join(','), settings.head, settings.format, settings.filter) } }
+    : {};
+  return renderReport(settings.output, report, rows);
 }

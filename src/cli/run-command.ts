@@ -2,11 +2,9 @@ import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { parseThresholdFlags } from './threshold-flags.ts';
 import { readerFor } from '../formats/detect.ts';
-import { renderMarkdown } from '../report/markdown-report.ts';
-import { inertText } from '../report/inert-markdown.ts';
-import { renderText } from '../report/text-report.ts';
-import { toJsonReport } from '../report/json-report.ts';
-import { DEFAULT_POOL_BASE, runAb, type RunAbResult, type RunAbSettings, type RunHistory } from '../runner/run-ab.ts';
+import { renderRunReport } from '../report/run-report.ts';
+import { isReportFormat, reportFormats, type ReportFormat } from '../report/report-renderers.ts';
+import { DEFAULT_POOL_BASE, runAb, type RunAbSettings, type RunHistory } from '../runner/run-ab.ts';
 import { createExecutor, parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 import { createProgress } from '../runner/progress.ts';
 import { holdMachine } from '../runner/hold-machine.ts';
@@ -18,6 +16,9 @@ import { DEFAULT_TEST } from '../compare/estimate-change.ts';
 import { UsageError } from './usage-error.ts';
 import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
+
+/** OUTPUTS are the report formats run prints: those rendered from the comparisons alone. */
+const OUTPUTS = reportFormats({ rows: false });
 
 export const RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
 
@@ -39,7 +40,7 @@ options:
   --threshold X           smallest change that matters (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
   --alpha A               overall error rate, split across looks (default 0.05)
-  --output O              markdown | text | json (default text)
+  --output O              ${OUTPUTS.join(' | ')} (default text)
   --store URL             history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
                           a relative path is relative to the current directory, like every path you type
   --no-store              do not store the runs
@@ -67,11 +68,9 @@ ${MACHINE_FLAGS_USAGE}
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
 
-const OUTPUTS = ['markdown', 'text', 'json'] as const;
-
 /** RunCommandSettings are the parsed flags: the runner's settings plus where to store and how to print. */
 export interface RunCommandSettings extends RunAbSettings {
-  output: (typeof OUTPUTS)[number];
+  output: ReportFormat;
   store?: string;
   noStore: boolean;
   executorSpec: ExecutorSpec;
@@ -134,8 +133,8 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
   const maxRuns = positiveInt(v['max-runs'], '--max-runs', Math.max(40, minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, rules, alpha } = parseThresholdFlags(v);
-  const output = (v.output ?? 'text') as RunCommandSettings['output'];
-  if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS.join(', ')}`);
+  const output = v.output ?? 'text';
+  if (!isReportFormat(output, OUTPUTS)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS.join(', ')}`);
   const machine = parseMachineFlags(v);
   const repo = resolve(cwd, v.repo ?? '.');
   const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
@@ -182,54 +181,6 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
 }
 
 
-
-/**
- * samplingLine says how the rounds went: rounds per side, the looks, and
- * what stayed undecided and why (stopped for futility, or the budget spent).
- */
-export function samplingLine(result: RunAbResult): string {
-  const open = (kind: 'futility' | 'budget') => result.report.comparisons.filter((c) => c.verdict === 'inconclusive' && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
-  const futile = open('futility');
-  const budget = open('budget');
-  const pooled = Object.keys(result.pooled).length;
-  return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(', ')})` +
-    (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : '') +
-    (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(', ')}` : '') +
-    (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(', ')}` : '') +
-    (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : '') +
-    (result.pinned !== undefined ? `; pinned to CPU ${result.pinned}` : '');
-}
-
-/**
- * memoryLine reports what the machine's noise memory says per benchmark
- * (primary metrics): the smallest slowdown detectable in the round budget,
- * and a per-benchmark threshold wherever the one in use cannot be met.
- * Empty when the run had no memory (--no-store).
- */
-export function memoryLine(result: RunAbResult): string {
-  const primary = result.report.comparisons.filter((c) => c.family !== 'secondary' && c.detectable !== undefined);
-  if (primary.length === 0) return '';
-  const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
-  const suggest = primary.filter((c) => c.suggestedThreshold !== undefined && c.suggestedThreshold > (c.threshold ?? result.report.threshold));
-  return `noise memory of this machine, ${result.maxRoundsPerSide} rounds per side: smallest detectable slowdown ${primary.map((c) => `${c.benchmark} ${pct(c.detectable as number)}`).join(', ')}` +
-    (suggest.length > 0 ? `; thresholds this machine can decide: ${suggest.map((c) => `--threshold-for '${c.benchmark}=${pct(c.suggestedThreshold as number)}'`).join(' ')}` : '');
-}
-
-/** renderRunReport prints the comparison plus how the rounds went. */
-export function renderRunReport(result: RunAbResult, output: RunCommandSettings['output']): string {
-  const sampling = samplingLine(result);
-  const memory = memoryLine(result);
-  const environment = [result.base.fingerprint.cpuModel, result.base.fingerprint.cores && `${result.base.fingerprint.cores} cores`, result.base.fingerprint.kernel && `Linux ${result.base.fingerprint.kernel}`].filter(Boolean).join(', ');
-  switch (output) {
-    case 'json':
-      return JSON.stringify({ ...toJsonReport(result.report), base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, max_rounds_per_side: result.maxRoundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided, pooled_base: result.pooled, pinned_cpus: result.pinned ?? null }, null, 2);
-    case 'markdown':
-      // The footer is markdown; `sampling` names undecided benchmarks, which are untrusted text.
-      return renderMarkdown(result.report, { environment, footer: inertText(`Base ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ''}`) });
-    default:
-      return `${renderText(result.report)}\nbase ${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}; ${sampling}${memory ? `\n${memory}` : ''}${environment ? `\nmachine: ${environment}` : ''}`;
-  }
-}
 
 /** runRun implements `benchbot run`; returns the exit code. */
 export async function runRun(args: string[], out: (text: string) => void): Promise<number> {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAb } from '../../src/runner/run-ab.ts';
-import { renderRunReport } from '../../src/cli/run-command.ts';
+import { renderRunReport } from '../../src/report/run-report.ts';
 import { samplesJson } from '../../src/action/results-artifact.ts';
 import { createExecutor } from '../../src/runner/executor.ts';
 import { silentProgress } from '../../src/runner/progress.ts';

@@ -66,7 +66,7 @@ function runReport(t: Texts): ComparisonReport {
 
 /** A confirmed nightly regression, written out so that only the strings vary (the scan's own tests cover how it is found). */
 const FINDING: ScanFinding = {
-  series: 'main:parse:time:fp', benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', fingerprintKey: 'fp', branch: 'main',
+  series: 'main:parse:time:fp', benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', machineKey: 'fp', branch: 'main',
   kind: 'change-point', direction: 'regression', ratio: 1.098, ratioCi: [1.092, 1.104], p: 1e-12, q: 4e-12,
   lastGood: { sha: sha('night 29'), time: '2026-01-30T02:00:00.000Z' }, firstBad: { sha: sha('night 30'), time: '2026-01-31T02:00:00.000Z' },
   nightsSince: 10, before: { nights: 5, n: 50, median: 100 }, after: { nights: 5, n: 50, median: 110 },
