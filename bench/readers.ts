@@ -99,12 +99,13 @@ export function benchReaders(only?: string): string[] {
     const reader = medianTiming(RUNS, () => c.reader.read(file));
     const asString = JSON.stringify(text);
     const sameBytes = medianTiming(RUNS, () => JSON.parse(asString));
-    const rows = c.json ? sameBytes : medianTiming(RUNS, () => JSON.parse(json));
+    // A JSON input is its own JSON rows: JSON.parse of it is the peer of its reader.
+    const rows = medianTiming(RUNS, () => JSON.parse(json));
     const readerMbS = mbPerSecond(text.length, reader.wallMs);
     const target = c.json
-      ? `<= 2x JSON.parse of its bytes: ${(reader.wallMs / sameBytes.wallMs).toFixed(2)}x ${reader.wallMs <= 2 * sameBytes.wallMs ? 'met' : 'MISSED'}`
+      ? `<= 2x JSON.parse of the input: ${(reader.wallMs / rows.wallMs).toFixed(2)}x ${reader.wallMs <= 2 * rows.wallMs ? 'met' : 'MISSED'}`
       : `>= ${TEXT_TARGET_MB_S} MB/s: ${readerMbS >= TEXT_TARGET_MB_S ? 'met' : 'MISSED'} (CPU: ${mbPerSecond(text.length, reader.cpuMs) >= TEXT_TARGET_MB_S ? 'met' : 'MISSED'}); ${(reader.wallMs / sameBytes.wallMs).toFixed(1)}x JSON.parse of its bytes`;
-    lines.push(`| ${c.label} | ${(text.length / 1024 / 1024).toFixed(1)} MB | ${show(text.length, reader)} | ${show(asString.length, sameBytes)} | ${c.json ? '(the input is JSON)' : show(json.length, rows)} | ${target} |`);
+    lines.push(`| ${c.label} | ${(text.length / 1024 / 1024).toFixed(1)} MB | ${show(text.length, reader)} | ${show(asString.length, sameBytes)} | ${show(json.length, rows)}${c.json ? ' (the input itself)' : ''} | ${target} |`);
   }
   return lines;
 }
