@@ -17,6 +17,32 @@ export function packValues(values: readonly number[]): Uint8Array {
   return bytes;
 }
 
+/**
+ * packMany encodes the samples of many measurements into one buffer, each
+ * result a view of its part (null for a null list): one allocation for a
+ * run's ten thousand measurements instead of one each.
+ */
+export function packMany(lists: readonly (readonly number[] | null)[]): (Uint8Array | null)[] {
+  let total = 0;
+  for (const values of lists) if (values !== null) total += values.length;
+  const all = new Float64Array(total);
+  const bytes = new Uint8Array(all.buffer);
+  const out: (Uint8Array | null)[] = new Array(lists.length);
+  let at = 0;
+  for (let k = 0; k < lists.length; k++) {
+    const values = lists[k];
+    if (values === null) {
+      out[k] = null;
+      continue;
+    }
+    for (let i = 0; i < values.length; i++) all[at + i] = values[i];
+    out[k] = bytes.subarray(at * 8, (at + values.length) * 8);
+    at += values.length;
+  }
+  if (!LITTLE_ENDIAN) swap(bytes);
+  return out;
+}
+
 /** unpackValues decodes a `vals` blob; a length that is not a multiple of 8 means a damaged row. */
 export function unpackValues(blob: Uint8Array): number[] {
   if (blob.byteLength % 8 !== 0) throw new Error(`a packed sample blob of ${blob.byteLength} bytes is not a whole number of float64 values`);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
 import { connectionSecrets, redact, scrubError } from './redact.ts';
@@ -12,8 +13,6 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const SAMPLE_BATCH = 50_000;
 /** VACUUM_AFTER_ROWS is the smallest ingest (in measurements) after which the adapter vacuums. */
 const VACUUM_AFTER_ROWS = 100_000;
-/** Measurement rows per INSERT. */
-const MEASUREMENT_BATCH = 5000;
 /** Measurement ids per sample query. */
 const ID_BATCH = 1000;
 /** An arbitrary constant naming benchbot's migration lock among advisory locks. */
@@ -22,8 +21,10 @@ const MIGRATION_LOCK_ID = 4_210_771_337;
 /**
  * PostgresStore is the shared-server adapter over `pg`. Reads borrow a
  * pooled connection; each write is one transaction on one connection.
- * Samples go in as three arrays per statement through `unnest`, which is an
- * order of magnitude faster than row-by-row inserts and needs no COPY.
+ * Measurements go in by binary COPY (pg-copy-streams), one per run, not
+ * waited for while the next run is read; the samples of the rare big
+ * measurement as three arrays per statement through `unnest`, an order of
+ * magnitude faster than row-by-row inserts.
  */
 export class PostgresStore extends SqlStore {
   readonly kind = 'postgres' as const;
@@ -94,10 +95,12 @@ export class PostgresStore extends SqlStore {
       throw this.wrap(error);
     }
     let broken: Error | undefined;
+    const c = conn(client);
     try {
       await client.query('BEGIN');
       if (lock) await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
-      const result = await fn(conn(client));
+      const result = await fn(c);
+      await c.settle();
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -107,7 +110,9 @@ export class PostgresStore extends SqlStore {
         // The connection is unusable: drop it from the pool instead of reusing it.
         broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       }
-      throw this.wrap(error);
+      // A statement not waited for failed first; what followed it only says the transaction was aborted.
+      await c.settle().catch(() => undefined);
+      throw this.wrap(c.failure() ?? error);
     } finally {
       client.release(broken);
     }
@@ -144,47 +149,100 @@ export class PostgresStore extends SqlStore {
     await flush();
   }
 
-  protected async insertMeasurements(c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[]): Promise<number[]> {
-    const ids = new Array<number>(rows.length);
-    for (let start = 0; start < rows.length; start += MEASUREMENT_BATCH) {
-      const chunk = rows.slice(start, start + MEASUREMENT_BATCH);
-      // One statement per batch through unnest; RETURNING order is not promised, so ids are matched by ordinal.
-      // The packed samples travel as one binary parameter cut by offset and length: a bytea[] literal is hex text, twice the bytes for the server to parse.
-      const blobs: Uint8Array[] = [];
-      const offsets: number[] = [];
-      const lengths: (number | null)[] = [];
-      let offset = 1;
-      for (const r of chunk) {
-        offsets.push(offset);
-        lengths.push(r.vals === null ? null : r.vals.byteLength);
-        if (r.vals !== null) {
-          blobs.push(r.vals);
-          offset += r.vals.byteLength;
-        }
+  /**
+   * encodeMeasurements writes a run's rows as the body of a binary COPY
+   * (PostgreSQL's "binary format": a header, per row a field count and
+   * length-prefixed big-endian fields, a trailer) ahead of its transaction,
+   * with room left for the run and series ids insertMeasurements fills in.
+   * Binary COPY costs the server a third less than the same rows through
+   * INSERT ... unnest of text arrays, and costs the client no text at all.
+   */
+  protected override encodeMeasurements(rows: readonly MeasurementRow[], timeMs: number): EncodedRows {
+    let capacity = COPY_HEADER.length + 2;
+    for (const r of rows) capacity += 2 + 13 * 4 + 8 + 4 + 4 + 3 * 8 + 8 + 8 + 4 + 3 * (r.benchmark.length + r.metric.length + r.unit.length + r.better.length) + (r.vals?.byteLength ?? 0);
+    const data = Buffer.allocUnsafe(capacity);
+    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    data.set(COPY_HEADER, 0);
+    let p = COPY_HEADER.length;
+    const int8 = (v: number) => {
+      dv.setInt32(p, 8);
+      dv.setInt32(p + 4, Math.floor(v / 2 ** 32));
+      dv.setUint32(p + 8, v >>> 0);
+      p += 12;
+    };
+    const int4 = (v: number) => {
+      dv.setInt32(p, 4);
+      dv.setInt32(p + 4, v);
+      p += 8;
+    };
+    const text = (v: string) => {
+      const n = data.write(v, p + 4, 'utf8');
+      dv.setInt32(p, n);
+      p += 4 + n;
+    };
+    const float8 = (v: number | null) => {
+      if (v === null) {
+        dv.setInt32(p, -1);
+        p += 4;
+        return;
       }
-      const returned = await c.all(
-        `INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals)
-         SELECT ?::bigint, o, b, m, u, bt, n, md, l, h, s, ?::bigint, CASE WHEN vl IS NULL THEN NULL ELSE substring(?::bytea FROM vo FOR vl) END
-         FROM unnest(?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::integer[], ?::integer[]) AS t(o, b, m, u, bt, n, md, l, h, s, vo, vl)
-         RETURNING id, ordinal`,
-        [
-          runId, timeMs, Buffer.concat(blobs),
-          `{${chunk.map((r) => r.ordinal).join(',')}}`,
-          textArray(chunk.map((r) => r.benchmark)),
-          textArray(chunk.map((r) => r.metric)),
-          textArray(chunk.map((r) => r.unit)),
-          textArray(chunk.map((r) => r.better)),
-          `{${chunk.map((r) => r.n).join(',')}}`,
-          floatArray(chunk.map((r) => r.median)),
-          floatArray(chunk.map((r) => r.lo)),
-          floatArray(chunk.map((r) => r.hi)),
-          `{${chunk.map((r) => r.seriesId).join(',')}}`,
-          `{${offsets.join(',')}}`,
-          `{${lengths.map((l) => (l === null ? 'NULL' : l)).join(',')}}`,
-        ],
-      );
-      for (const r of returned) ids[Number(r.ordinal)] = Number(r.id);
+      dv.setInt32(p, 8);
+      dv.setFloat64(p + 4, v);
+      p += 12;
+    };
+    const runAt = new Int32Array(rows.length);
+    const seriesAt = new Int32Array(rows.length);
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k];
+      dv.setInt16(p, COPY_COLUMNS.length);
+      p += 2;
+      runAt[k] = p;
+      int8(0);
+      int4(r.ordinal);
+      text(r.benchmark);
+      text(r.metric);
+      text(r.unit);
+      text(r.better);
+      int4(r.n);
+      float8(r.median);
+      float8(r.lo);
+      float8(r.hi);
+      seriesAt[k] = p;
+      int8(0);
+      int8(timeMs);
+      if (r.vals === null) {
+        dv.setInt32(p, -1);
+        p += 4;
+      } else {
+        dv.setInt32(p, r.vals.byteLength);
+        data.set(r.vals, p + 4);
+        p += 4 + r.vals.byteLength;
+      }
     }
+    dv.setInt16(p, -1);
+    p += 2;
+    return { data: data.subarray(0, p), runAt, seriesAt };
+  }
+
+  protected async insertMeasurements(c: PgConn, runId: number, timeMs: number, rows: readonly MeasurementRow[], encoded: unknown, wantIds: boolean): Promise<number[] | undefined> {
+    if (rows.length === 0) return wantIds ? [] : undefined;
+    const { data, runAt, seriesAt } = (encoded as EncodedRows | undefined) ?? this.encodeMeasurements(rows, timeMs);
+    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    for (let k = 0; k < rows.length; k++) {
+      dv.setInt32(runAt[k] + 4, Math.floor(runId / 2 ** 32));
+      dv.setUint32(runAt[k] + 8, runId >>> 0);
+      dv.setInt32(seriesAt[k] + 4, Math.floor(rows[k].seriesId / 2 ** 32));
+      dv.setUint32(seriesAt[k] + 8, rows[k].seriesId >>> 0);
+    }
+    const copy = c.copyIn(`COPY measurements (${COPY_COLUMNS.join(', ')}) FROM STDIN (FORMAT binary)`, data);
+    // Not waited for unless its ids are needed: the next run is parsed and encoded while the server writes this one.
+    if (!wantIds) {
+      c.defer(copy);
+      return undefined;
+    }
+    await copy;
+    const ids = new Array<number>(rows.length);
+    for (const r of await c.all('SELECT id, ordinal FROM measurements WHERE run_id = ?', [runId])) ids[Number(r.ordinal)] = Number(r.id);
     return ids;
   }
 
@@ -276,7 +334,26 @@ export class PostgresStore extends SqlStore {
 }
 
 function conn(client: pg.PoolClient): PgConn {
+  const deferred: Promise<void>[] = [];
+  let failure: { error: unknown } | undefined;
   return {
+    defer: (statement) => {
+      deferred.push(statement.then(() => undefined, (error: unknown) => {
+        failure ??= { error };
+      }));
+    },
+    settle: async () => {
+      await Promise.all(deferred.splice(0));
+      if (failure) throw failure.error;
+    },
+    failure: () => failure?.error,
+    copyIn: (sql, data) =>
+      new Promise<void>((resolve, reject) => {
+        const stream = client.query(copyFrom(sql));
+        stream.on('finish', resolve);
+        stream.on('error', reject);
+        stream.end(data);
+      }),
     all: async (sql, params = []) => (await client.query(numbered(sql), params as SqlValue[])).rows as Row[],
     run: async (sql, params = []) => (await client.query(numbered(sql), params as SqlValue[])).rowCount ?? 0,
     arrays: async (sql, params = []) => (await client.query({ text: numbered(sql), values: params as SqlValue[], rowMode: 'array' })).rows as unknown[][],
@@ -286,20 +363,33 @@ function conn(client: pg.PoolClient): PgConn {
   };
 }
 
-/** PgConn adds array rows, which skip building an object per sample row. */
+/**
+ * PgConn adds array rows, which skip building an object per sample row, and
+ * statements not waited for: `defer` takes one the connection runs in its
+ * turn, `settle` waits for them all (the transaction does before COMMIT)
+ * and throws the first one's error, `failure` is that error so far.
+ */
 interface PgConn extends SqlConn {
   arrays(sql: string, params?: readonly SqlValue[]): Promise<unknown[][]>;
+  /** copyIn runs `COPY ... FROM STDIN` with `data` as its whole body. */
+  copyIn(sql: string, data: Buffer): Promise<void>;
+  defer(statement: Promise<unknown>): void;
+  settle(): Promise<void>;
+  failure(): unknown;
 }
 
-/** floatArray is a PostgreSQL array literal of numbers (JavaScript's shortest round-trip form) and NULLs. */
-function floatArray(values: readonly (number | null)[]): string {
-  return `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`;
+/** EncodedRows is a run's binary COPY body, with where each row's run id and series id go (the offset of their field). */
+interface EncodedRows {
+  data: Buffer;
+  runAt: Int32Array;
+  seriesAt: Int32Array;
 }
 
-/** textArray is a PostgreSQL array literal of strings, each quoted (validation already refused NUL). */
-function textArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
-}
+/** COPY_COLUMNS are the measurement columns a binary COPY writes, in the order encodeMeasurements writes them. */
+const COPY_COLUMNS = ['run_id', 'ordinal', 'benchmark', 'metric', 'unit', 'better', 'n', 'median', 'lo', 'hi', 'series_id', 'time_ms', 'vals'] as const;
+
+/** COPY_HEADER starts a binary COPY body: the signature, no flags, no header extension. */
+const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
 
 /** numbered turns the shared `?` placeholders into PostgreSQL's `$1, $2, ...` (no shared SQL has a literal `?`). */
 function numbered(sql: string): string {

@@ -1,10 +1,10 @@
 import type { Measurement } from '../model/measurement.ts';
 import type { RunRole } from '../model/run.ts';
-import type { Fingerprint } from '../model/fingerprint.ts';
+import { machineKey, type Fingerprint } from '../model/fingerprint.ts';
 import { medianSorted, sortedCopy } from '../stats/order-statistics.ts';
 import { quantileCi } from '../stats/quantile-ci.ts';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, type Dialect } from './migrations.ts';
-import { canonicalJson, fingerprintContentKey, fingerprintKey, runKey } from './run-key.ts';
+import { canonicalJson, fingerprintContentKey, runKey } from './run-key.ts';
 import {
   StoreError,
   type IngestResult,
@@ -29,7 +29,7 @@ import {
   type StoredRun,
 } from './store.ts';
 import { validateRun } from './validate-run.ts';
-import { packValues, unpackValues } from './packed-values.ts';
+import { packMany, unpackValues } from './packed-values.ts';
 
 /** SqlValue is what the adapters bind: both drivers take these as they are. */
 export type SqlValue = string | number | null | Uint8Array;
@@ -76,16 +76,49 @@ export interface MeasurementRow {
 /** CI_RANKS caches, per sample count, the 1-based order statistics that bound the median's 95% CI. */
 const CI_RANKS = new Map<number, [number, number]>();
 
+/** SMALL_SORT is the most samples summarize sorts by insertion into a reused buffer (a typed-array sort per measurement was a tenth of a big import). */
+const SMALL_SORT = 64;
+const scratch = new Float64Array(SMALL_SORT);
+
 /** summarize is what ingest precomputes of a measurement: its median and the median's 95% order-statistic CI (stats/quantile-ci.ts), from one sort. */
 function summarize(values: readonly number[]): { median: number | null; lo: number | null; hi: number | null } {
   if (values.length === 0) return { median: null, lo: null, hi: null };
-  const sorted = sortedCopy(values);
+  const sorted = values.length <= SMALL_SORT ? insertionSorted(values) : sortedCopy(values);
   let ranks = CI_RANKS.get(sorted.length);
   if (!ranks) {
     const ci = quantileCi(Array.from(sorted, (_, i) => i)) as NonNullable<ReturnType<typeof quantileCi>>;
     CI_RANKS.set(sorted.length, (ranks = [ci.lowerRank, ci.upperRank]));
   }
   return { median: medianSorted(sorted), lo: sorted[ranks[0] - 1], hi: sorted[ranks[1] - 1] };
+}
+
+/** insertionSorted sorts a few values into `scratch` in the order of a Float64Array sort (-0 before 0); the view is valid until the next call. */
+function insertionSorted(values: readonly number[]): Float64Array {
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    let j = i - 1;
+    while (j >= 0 && (scratch[j] > v || (scratch[j] === 0 && v === 0 && Object.is(v, -0) && !Object.is(scratch[j], -0)))) {
+      scratch[j + 1] = scratch[j];
+      j--;
+    }
+    scratch[j + 1] = v;
+  }
+  return scratch.subarray(0, n);
+}
+
+/**
+ * measurementRows is what ingest writes of a run's measurements, computed
+ * before its transaction needs them (while the database writes the run
+ * before): summaries, and the samples packed into one buffer for the whole
+ * run, each row's `vals` a view of it. `seriesId` is filled in by ingest.
+ */
+function measurementRows(run: IngestRun): MeasurementRow[] {
+  const packed = packMany(run.measurements.map((m) => (m.values.length <= PACK_LIMIT ? m.values : null)));
+  return run.measurements.map((m, i) => ({
+    ordinal: i, benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, n: m.values.length,
+    ...summarize(m.values), seriesId: 0, vals: packed[i],
+  }));
 }
 
 /**
@@ -169,8 +202,18 @@ export abstract class SqlStore implements Store {
   protected abstract writeLocked<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
   /** insertSamples writes every value of the measurements (ids in the same order) as rows, calling progress per batch. */
   protected abstract insertSamples(c: SqlConn, ids: readonly number[], measurements: readonly Measurement[], progress: (written: number) => void): Promise<void>;
-  /** insertMeasurements writes one run's measurements and returns their ids in the order given. */
-  protected abstract insertMeasurements(c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[]): Promise<number[]>;
+  /**
+   * insertMeasurements writes one run's measurements and, when `wantIds`,
+   * returns their ids in the order given. Without, an adapter may return
+   * before the database has written them, as long as its transaction waits
+   * for them (and fails with their error) before it commits. `encoded` is
+   * what encodeMeasurements made of the rows.
+   */
+  protected abstract insertMeasurements(c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[], encoded: unknown, wantIds: boolean): Promise<number[] | undefined>;
+  /** encodeMeasurements prepares a run's rows (time `timeMs`) for insertMeasurements ahead of its transaction (all but run and series ids); nothing by default. */
+  protected encodeMeasurements(_rows: readonly MeasurementRow[], _timeMs: number): unknown {
+    return undefined;
+  }
   /**
    * windowRows reads the newest `limit` points (null: all) of each series
    * at or after `sinceMs` (null: any time), grouped by series in the order
@@ -227,7 +270,7 @@ export abstract class SqlStore implements Store {
   }
 
   async ingestRuns(runs: readonly IngestRun[]): Promise<IngestResult> {
-    const prepared = runs.map((r, i) => prepare(r, runs.length > 1 ? i : undefined));
+    const prepared = runs.map((r, i) => this.prepare(r, runs.length > 1 ? i : undefined));
     const total = prepared.reduce((sum, p) => sum + p.samples, 0);
     let rows = 0;
     const result = await this.write(async (c) => {
@@ -238,6 +281,18 @@ export abstract class SqlStore implements Store {
     });
     await this.afterIngest(rows);
     return result;
+  }
+
+  /** prepare validates a run and computes all of its writes that need no database (in a stream, while the run before is written). */
+  private prepare(value: IngestRun, index: number | undefined): PreparedRun {
+    const run = validateRun(value, (path, message) => {
+      throw new StoreError(`invalid run${index !== undefined ? ` #${index + 1}` : ''}: ${path}: ${message}`);
+    });
+    const rows = measurementRows(run);
+    return {
+      run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: machineKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint),
+      samples: run.measurements.reduce((sum, m) => sum + m.values.length, 0), rows, encoded: this.encodeMeasurements(rows, Date.parse(run.time)),
+    };
   }
 
   /** afterIngest runs after an ingest committed `rows` new measurements; the PostgreSQL adapter tidies up after big ones. */
@@ -262,7 +317,7 @@ export abstract class SqlStore implements Store {
         const ingest = this.ingester(c, 0);
         // One run read ahead: parsing and checking the next run overlaps the database writing this one (PostgreSQL works in another process).
         let i = 0;
-        const ahead = () => next().then((item) => (item.done ? undefined : prepare(item.value, i++)));
+        const ahead = () => next().then((item) => (item.done ? undefined : this.prepare(item.value, i++)));
         for (let run = await ahead(); run !== undefined; ) {
           const following = ahead();
           following.catch(() => undefined);
@@ -285,7 +340,7 @@ export abstract class SqlStore implements Store {
     const cache: IngestCache = new Map();
     let written = 0;
     let measurementRows = 0;
-    const ingest = async ({ run, key, fpKey, machineKey, fpBody, samples }: PreparedRun): Promise<void> => {
+    const ingest = async ({ run, key, fpKey, machineKey, fpBody, samples, rows, encoded }: PreparedRun): Promise<void> => {
       result.ids.push(key);
       await c.run('INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING', [fpKey, machineKey, fpBody]);
       const [fp] = await c.all('SELECT id FROM fingerprints WHERE key = ?', [fpKey]);
@@ -300,14 +355,10 @@ export abstract class SqlStore implements Store {
       result.created++;
       const runId = Number(inserted[0].id);
       const seriesIds = await this.seriesIdsFor(c, cache, run, machineKey);
-      const rows: MeasurementRow[] = run.measurements.map((m, i) => ({
-        ordinal: i, benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, n: m.values.length,
-        ...summarize(m.values), seriesId: seriesIds[i],
-        vals: m.values.length <= PACK_LIMIT ? packValues(m.values) : null,
-      }));
-      const ids = await this.insertMeasurements(c, runId, timeMs, rows);
-      measurementRows += rows.length;
+      rows.forEach((r, i) => (r.seriesId = seriesIds[i]));
       const big = rows.flatMap((r, i) => (r.vals === null ? [i] : []));
+      const ids = (await this.insertMeasurements(c, runId, timeMs, rows, encoded, big.length > 0)) ?? [];
+      measurementRows += rows.length;
       const packed = samples - big.reduce((sum, i) => sum + rows[i].n, 0);
       if (packed > 0) {
         written += packed;
@@ -354,7 +405,7 @@ export abstract class SqlStore implements Store {
   async getRun(id: string): Promise<StoredRun | undefined> {
     return this.read(async (c) => {
       const [r] = await c.all(
-        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.machine_key AS fp_key, f.body AS fp_body
+        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.machine_key, f.body AS fp_body
          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id WHERE r.key = ?`,
         [id],
       );
@@ -377,7 +428,7 @@ export abstract class SqlStore implements Store {
         })),
         warnings: JSON.parse(String(r.warnings)),
         hints: JSON.parse(String(r.hints)),
-        fingerprintKey: String(r.fp_key),
+        machineKey: String(r.machine_key),
       };
       if (r.ref !== null) run.ref = String(r.ref);
       if (r.repo !== null) run.repo = String(r.repo);
@@ -398,7 +449,7 @@ export abstract class SqlStore implements Store {
     }
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.machine_key AS fp_key,
+        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.machine_key,
                 (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ${where.sql()}
          ORDER BY r.time_ms DESC, r.id DESC LIMIT ?`,
@@ -411,7 +462,7 @@ export abstract class SqlStore implements Store {
           role: r.role as RunRole,
           time: String(r.time),
           harness: String(r.harness),
-          fingerprintKey: String(r.fp_key),
+          machineKey: String(r.machine_key),
           measurements: Number(r.n),
         };
         if (r.repo !== null) s.repo = String(r.repo);
@@ -428,16 +479,16 @@ export abstract class SqlStore implements Store {
 
   async samplesFor(query: SampleQuery): Promise<RunSamples[]> {
     const where = new Where();
-    where.eq('r.repo', query.repo).eq('r.sha', query.sha).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
+    where.eq('r.repo', query.repo).eq('r.sha', query.sha).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.machineKey);
     return this.read(async (c) => {
-      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
+      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
       const values = await this.valuesOf(c, rows);
       return rows.map((r) => ({
         runId: String(r.key),
         sha: String(r.sha),
         role: r.role as RunRole,
         time: String(r.time),
-        fingerprintKey: String(r.fp_key),
+        machineKey: String(r.machine_key),
         benchmark: String(r.benchmark),
         metric: String(r.metric),
         unit: String(r.unit),
@@ -449,7 +500,7 @@ export abstract class SqlStore implements Store {
 
   async series(query: SeriesQuery): Promise<SeriesPoint[]> {
     const where = new Where();
-    where.eq('r.repo', query.repo).eq('r.branch', query.branch).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
+    where.eq('r.repo', query.repo).eq('r.branch', query.branch).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.machineKey);
     // Through the series table and the per-series index: measurements have no index by name.
     if (query.benchmark !== undefined) where.add('m.series_id IN (SELECT id FROM series WHERE benchmark = ?)', query.benchmark);
     if (query.since !== undefined) {
@@ -459,7 +510,7 @@ export abstract class SqlStore implements Store {
     }
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, ${query.fingerprints ? 'f.body AS fp_body, ' : ''}m.benchmark, m.metric, m.unit, m.better, m.n, m.median${query.values ? ', m.vals' : ''} ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
+        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key, ${query.fingerprints ? 'f.body AS fp_body, ' : ''}m.benchmark, m.metric, m.unit, m.better, m.n, m.median${query.values ? ', m.vals' : ''} ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
         where.params,
       );
       const values = query.values ? await this.valuesOf(c, rows) : undefined;
@@ -469,7 +520,7 @@ export abstract class SqlStore implements Store {
           sha: String(r.sha),
           role: r.role as RunRole,
           time: String(r.time),
-          fingerprintKey: String(r.fp_key),
+          machineKey: String(r.machine_key),
           benchmark: String(r.benchmark),
           metric: String(r.metric),
           unit: String(r.unit),
@@ -523,14 +574,14 @@ export abstract class SqlStore implements Store {
           const sum = summary.get(id) ?? { points: 0, firstMs: 0 };
           const list = bySeries.get(id) ?? [];
           const window: SeriesPoint[] = new Array(list.length);
-          const fingerprintKey = String(s.machine_key);
+          const machineKey = String(s.machine_key);
           const benchmark = String(s.benchmark);
           const metric = String(s.metric);
           for (let i = 0; i < list.length; i++) {
             const [, mid, runId, unit, better, n, med, vals] = list[i];
             const run = runs.get(Number(runId)) as RunInfo;
             const p: SeriesPoint = {
-              runId: run.key, sha: run.sha, role: run.role, time: run.time, fingerprintKey, benchmark, metric,
+              runId: run.key, sha: run.sha, role: run.role, time: run.time, machineKey, benchmark, metric,
               unit: String(unit), better: better === 'higher' ? 'higher' : 'lower', n: Number(n), median: med === null ? null : Number(med),
             };
             if (i < valuesNights) p.values = vals !== null ? unpackValues(vals as Uint8Array) : (old.get(Number(mid)) ?? []);
@@ -538,7 +589,7 @@ export abstract class SqlStore implements Store {
             window[list.length - 1 - i] = p;
           }
           const w: SeriesWindow = {
-            role: s.role as RunRole, fingerprintKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
+            role: s.role as RunRole, machineKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
             points: sum.points, firstTime: new Date(sum.firstMs).toISOString(), window,
           };
           if (s.repo !== '') w.repo = String(s.repo);
@@ -564,10 +615,10 @@ export abstract class SqlStore implements Store {
         }
       }
       return rows.map((r) => {
-        const info: SeriesInfo = { id: Number(r.id), role: r.role as RunRole, fingerprintKey: String(r.machine_key), benchmark: String(r.benchmark), metric: String(r.metric) };
+        const info: SeriesInfo = { id: Number(r.id), role: r.role as RunRole, machineKey: String(r.machine_key), benchmark: String(r.benchmark), metric: String(r.metric) };
         if (r.repo !== '') info.repo = String(r.repo);
         if (r.branch !== '') info.branch = String(r.branch);
-        const machine = machines.get(info.fingerprintKey);
+        const machine = machines.get(info.machineKey);
         if (machine) info.machine = machine;
         return info;
       });
@@ -577,7 +628,7 @@ export abstract class SqlStore implements Store {
   /** seriesRows reads the series rows that match the filters, by id, or only the given ids in their order. */
   private async seriesRows(c: SqlConn, query: SeriesListQuery, ids?: readonly number[]): Promise<Row[]> {
     const where = new Where();
-    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.fingerprintKey);
+    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.machineKey);
     const columns = 'SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series';
     if (ids === undefined) return c.all(`${columns} ${where.sql()} ORDER BY id`, where.params);
     const byId = new Map<number, Row>();
@@ -598,7 +649,7 @@ export abstract class SqlStore implements Store {
     if (!Number.isInteger(valuesNights) || valuesNights < 0) throw new StoreError(`seriesHistories: valuesNights must be a whole number, got ${valuesNights}`);
     if (!Number.isInteger(batch) || batch < 1) throw new StoreError(`seriesHistories: batch must be a positive whole number, got ${batch}`);
     const where = new Where();
-    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.fingerprintKey);
+    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.machineKey);
     const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
     const runs = new Map<number, RunInfo>();
     const fingerprints = new Map<number, Fingerprint>();
@@ -638,7 +689,7 @@ export abstract class SqlStore implements Store {
           const refs = new Array<RunRef>(count);
           for (let k = 0; k < count; k++) refs[k] = refOf(h.run[k]);
           const history: SeriesHistory = {
-            role: s.role as RunRole, fingerprintKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
+            role: s.role as RunRole, machineKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
             unit: String(top[0][3]), better: top[0][4] === 'higher' ? 'higher' : 'lower',
             runs: refs, n: h.n, median: h.median, lo: h.lo, hi: h.hi,
             values: new Array<number[] | undefined>(count).fill(undefined),
@@ -755,7 +806,7 @@ export abstract class SqlStore implements Store {
   }
 }
 
-/** PreparedRun is a validated run with its keys and sample count, computed before the transaction starts. */
+/** PreparedRun is a validated run with its keys, sample count and measurement rows, computed before the transaction needs them. */
 interface PreparedRun {
   run: IngestRun;
   key: string;
@@ -763,16 +814,8 @@ interface PreparedRun {
   machineKey: string;
   fpBody: string;
   samples: number;
-}
-
-function prepare(value: IngestRun, index: number | undefined): PreparedRun {
-  const run = validateRun(value, (path, message) => {
-    throw new StoreError(`invalid run${index !== undefined ? ` #${index + 1}` : ''}: ${path}: ${message}`);
-  });
-  return {
-    run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: fingerprintKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint),
-    samples: run.measurements.reduce((sum, m) => sum + m.values.length, 0),
-  };
+  rows: MeasurementRow[];
+  encoded: unknown;
 }
 
 const MEASUREMENT_FROM = 'FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id';

@@ -168,7 +168,7 @@ export class SqliteStore extends SqlStore {
     }
   }
 
-  protected async insertMeasurements(_c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[]): Promise<number[]> {
+  protected async insertMeasurements(_c: SqlConn, runId: number, timeMs: number, rows: readonly MeasurementRow[]): Promise<number[] | undefined> {
     // Ids are assigned here, not by SQLite: this transaction holds the write lock (BEGIN IMMEDIATE), and
     // knowing them spares a RETURNING per row.
     const first = Number((this.db.prepare('SELECT coalesce(max(id), 0) AS m FROM measurements').get() as { m: number }).m) + 1;
