@@ -90,7 +90,7 @@ export function makeHistory(spec: HistorySpec, rng: Rng): Series {
   });
   return {
     key: spec.key ?? spec.pool.name, benchmark: spec.pool.name, metric: 'time', unit: spec.pool.unit,
-    better: spec.better ?? 'lower', fingerprintKey: 'fp', branch: 'main', nights,
+    better: spec.better ?? 'lower', machineKey: 'fp', branch: 'main', nights,
   };
 }
 

@@ -25,7 +25,7 @@ import { plannedSteps, writeHistory, type HistoryShape } from './history-generat
 import { bundleDashboard } from '../scripts/dashboard-bundle.ts';
 import { splitLines } from '../src/store/import-ndjson.ts';
 import { dashboardSeriesId } from '../src/dashboard/series-id.ts';
-import { hostKey } from '../src/cli/scan-command.ts';
+import { hostKey } from '../src/model/fingerprint.ts';
 import { launch, serveDirectory, watch } from '../test/dashboard/browser.ts';
 import { postgresUnavailable, startPostgres } from '../test/support/postgres-server.ts';
 

@@ -149,7 +149,7 @@ function capturedMaker(name: string, nights: readonly CapturedNight[], rng: Rng)
       const c = nights[(offset + i) % nights.length];
       return { sha: sha(i), time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: c.tonight.map((v) => v * f(i)), ...(i > 0 ? { ab: { baseSha: sha(i - 1), base: c.prev.map((v) => v * f(i - 1)) } } : {}) };
     });
-    const series: Series = { key, benchmark: name, metric: 'time', unit: 'ns', better: 'lower', fingerprintKey: 'fp', branch: 'main', nights: out };
+    const series: Series = { key, benchmark: name, metric: 'time', unit: 'ns', better: 'lower', machineKey: 'fp', branch: 'main', nights: out };
     // A confirmation session is another captured night's pair of arms (its again and prev arms), shifted as the commits are.
     CONFIRM.set(series, (a, b) => {
       const c = nights[Math.floor(rng() * nights.length)];
@@ -335,7 +335,7 @@ function whyRows(pools: readonly Pool[], captured: ReadonlyArray<{ metric: strin
  */
 function capturedFamilies(captures: ReadonlyArray<{ metric: string; capture: Captured }>) {
   const series: Series[] = captures.flatMap(({ metric, capture }) => [...capture.benchmarks].map(([name, nights]) => ({
-    benchmark: name, metric, unit: 'ns', better: 'lower' as const, fingerprintKey: 'fp', branch: 'main',
+    benchmark: name, metric, unit: 'ns', better: 'lower' as const, machineKey: 'fp', branch: 'main',
     nights: nights.map((c, i) => ({ sha: `n${i}`, time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: c.tonight })),
   })));
   return timeFamilies(series);
@@ -417,7 +417,7 @@ function realStep(captured: Captured, metric: string): string[] {
   if (!nights) return [];
   const sha = (i: number) => `n${String(i).padStart(3, '0')}`;
   const series: Series = {
-    key: captured.stepped, benchmark: captured.stepped, metric: 'time', unit: 'ns', better: 'lower', fingerprintKey: 'fp', branch: 'main',
+    key: captured.stepped, benchmark: captured.stepped, metric: 'time', unit: 'ns', better: 'lower', machineKey: 'fp', branch: 'main',
     nights: nights.map((c, i) => ({ sha: sha(i), time: new Date(Date.UTC(2026, 0, 1 + i, 3)).toISOString(), values: c.tonight, ...(i > 0 ? { ab: { baseSha: sha(i - 1), base: c.prev } } : {}) })),
   };
   const lines = [`### The real step in the capture (${metric})`, ''];

@@ -34,7 +34,7 @@ export function nightlyHistoryJson(branch: string, series: readonly Series[], ac
   return JSON.stringify({
     version: 1,
     branch,
-    series: series.map((s) => ({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.fingerprintKey, nights: s.nights.map(nightJson) })),
+    series: series.map((s) => ({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, nights: s.nights.map(nightJson) })),
     acks,
     first_parent: firstParent,
   });
@@ -97,7 +97,7 @@ export function readNightlyHistory(path: string, branch: string): NightlyHistory
     const at = `series[${i}]`;
     const s = object(item, at);
     const better: Series['better'] = s.better === 'lower' || s.better === 'higher' ? s.better : fail(`${at}.better`, 'is not "lower" or "higher"');
-    const fingerprintKey = typeof s.fingerprint === 'string' && /^[0-9a-f]{1,64}$/.test(s.fingerprint) ? s.fingerprint : fail(`${at}.fingerprint`, 'is not a hex machine key');
+    const machineKey = typeof s.fingerprint === 'string' && /^[0-9a-f]{1,64}$/.test(s.fingerprint) ? s.fingerprint : fail(`${at}.fingerprint`, 'is not a hex machine key');
     const nights = list(s.nights, `${at}.nights`).map((nightItem, j): Night => {
       const where = `${at}.nights[${j}]`;
       const n = object(nightItem, where);
@@ -115,7 +115,7 @@ export function readNightlyHistory(path: string, branch: string): NightlyHistory
       }
       return night;
     });
-    const base = { benchmark: text(s.benchmark, `${at}.benchmark`), metric: text(s.metric, `${at}.metric`), unit: text(s.unit, `${at}.unit`, 64), better, fingerprintKey, branch, nights };
+    const base = { benchmark: text(s.benchmark, `${at}.benchmark`), metric: text(s.metric, `${at}.metric`), unit: text(s.unit, `${at}.unit`, 64), better, machineKey, branch, nights };
     return { ...base, key: seriesKey(base) };
   });
   const acks: Ack[] = list(root.acks ?? [], 'acks').map((item, i) => {

@@ -149,7 +149,7 @@ function toScanFinding(f: ScanFindingJson, branch: string): ScanFinding {
     metric: f.metric,
     unit: f.unit as string,
     better: f.better === 'higher' ? 'higher' : 'lower',
-    fingerprintKey: f.fingerprint as string,
+    machineKey: f.fingerprint as string,
     branch,
     kind: f.kind as ScanFinding['kind'],
     direction: f.direction as ScanFinding['direction'],

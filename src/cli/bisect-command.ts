@@ -14,7 +14,7 @@ import type { BisectLog } from '../bisect/bisect-log.ts';
 import { formatChange } from '../report/format-numbers.ts';
 import { createExecutor } from '../runner/executor.ts';
 import type { Executor } from '../runner/executor.ts';
-import { fingerprintKey } from '../store/run-key.ts';
+import { machineKey } from '../model/fingerprint.ts';
 import { firstParentMerges } from '../runner/first-parent-merges.ts';
 import { holdMachine } from '../runner/hold-machine.ts';
 import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
@@ -206,8 +206,8 @@ async function openOptionalStore(flags: BisectFlags, cwd: string): Promise<Store
 }
 
 /** storedSamples pools the stored runs at sha made on this machine (same machine key), optionally of one role. */
-async function storedSamples(store: Store, sha: string, machineKey: () => Promise<string>, role?: 'nightly'): Promise<Measurement[]> {
-  const rows = await store.samplesFor({ sha, role, fingerprintKey: await machineKey() });
+async function storedSamples(store: Store, sha: string, machine: () => Promise<string>, role?: 'nightly'): Promise<Measurement[]> {
+  const rows = await store.samplesFor({ sha, role, machineKey: await machine() });
   return poolSamples(rows);
 }
 
@@ -217,11 +217,11 @@ async function storedSamples(store: Store, sha: string, machineKey: () => Promis
  * same nightly job (same time). Those two were measured interleaved, so
  * they are a reference session already paid for.
  */
-async function storedAbPair(store: Store, good: string, bad: string, machineKey: () => Promise<string>): Promise<{ good: Measurement[]; bad: Measurement[]; time: string } | undefined> {
-  const key = await machineKey();
-  const heads = await store.samplesFor({ sha: bad, role: 'nightly', fingerprintKey: key });
+async function storedAbPair(store: Store, good: string, bad: string, machine: () => Promise<string>): Promise<{ good: Measurement[]; bad: Measurement[]; time: string } | undefined> {
+  const key = await machine();
+  const heads = await store.samplesFor({ sha: bad, role: 'nightly', machineKey: key });
   if (heads.length === 0) return undefined;
-  const bases = await store.samplesFor({ sha: good, role: 'base', fingerprintKey: key });
+  const bases = await store.samplesFor({ sha: good, role: 'base', machineKey: key });
   for (const time of [...new Set(heads.map((h) => h.time))].reverse()) {
     const base = bases.filter((b) => b.time === time);
     if (base.length === 0) continue;
@@ -233,7 +233,7 @@ async function storedAbPair(store: Store, good: string, bad: string, machineKey:
 /** machineKeyOf fingerprints the executor's machine on first use only: the fingerprint script takes a few hundred ms. */
 function machineKeyOf(executor: Executor): () => Promise<string> {
   let key: Promise<string> | undefined;
-  return () => (key ??= executor.fingerprint().then(fingerprintKey));
+  return () => (key ??= executor.fingerprint().then(machineKey));
 }
 
 /** BisectRun is what runBisectSession returns: the state machine's final state and the CLI's JSON. */

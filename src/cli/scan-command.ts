@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parsePercent } from '../compare/thresholds.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
@@ -8,7 +7,7 @@ import type { Ack, Night, Series } from '../scan/scan-history.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
 import { openStore } from '../store/open-store.ts';
 import type { SeriesInfo, SeriesPoint, Store, WindowQuery } from '../store/store.ts';
-import type { Fingerprint } from '../model/fingerprint.ts';
+import { hostKey, shortMachineKey, type Fingerprint } from '../model/fingerprint.ts';
 import { UsageError } from './usage-error.ts';
 
 export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
@@ -64,9 +63,6 @@ function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boo
  */
 export const SEGMENT_FIELDS = ['kernel', 'microcode', 'governor', 'turbo', 'smt', 'isolatedCpus', 'buildType'] as const;
 
-/** HOST_FIELDS identify the machine a series belongs to; a change of any of them is another machine, another series. */
-export const HOST_FIELDS = ['cpuModel', 'cores', 'memoryBytes', 'virtualization', 'hostName'] as const;
-
 /** machineFacts are a night's segment facts as strings (what the scan compares night to night). */
 export function machineFacts(fp: Fingerprint): Record<string, string> {
   const facts: Record<string, string> = {};
@@ -76,17 +72,11 @@ export function machineFacts(fp: Fingerprint): Record<string, string> {
   return facts;
 }
 
-/** hostKey is 12 hex digits of the HOST_FIELDS a fingerprint has: the MACHINE part of series names. */
-export function hostKey(fp: Fingerprint): string {
-  const bag = fp as Record<string, unknown>;
-  return createHash('sha256').update(JSON.stringify(HOST_FIELDS.flatMap((f) => (bag[f] === undefined ? [] : [[f, bag[f]]])))).digest('hex').slice(0, 12);
-}
-
 /**
  * loadNightlySeries reads a branch's nightly history from the store and
- * groups it into scan series, one per machine (HOST_FIELDS, 12 hex digits
- * in series names): a kernel, governor or toolchain change on the same
- * machine stays in the series and starts a segment there (`machine` facts
+ * groups it into scan series, one per machine (model/fingerprint.ts
+ * hostKey, in series names): a kernel, governor or toolchain change on the
+ * same machine stays in the series and starts a segment there (`machine` facts
  * per night). Each night gets its interleaved A/B: the base-role run the
  * same nightly job stored (same time, same machine), which measured the
  * previous nightly's commit beside tonight's. Every series at once: what
@@ -132,15 +122,15 @@ export async function* nightlySeriesBatches(store: Store, options: NightlyOption
   const hostOf = new Map<string, string>();
   const groups = new Map<string, SeriesInfo[]>();
   for (const info of infos) {
-    let host = hostOf.get(info.fingerprintKey);
-    if (host === undefined) hostOf.set(info.fingerprintKey, (host = info.machine ? hostKey(info.machine) : info.fingerprintKey.slice(0, 12)));
+    let host = hostOf.get(info.machineKey);
+    if (host === undefined) hostOf.set(info.machineKey, (host = info.machine ? hostKey(info.machine) : shortMachineKey(info.machineKey)));
     const k = `${info.benchmark}\u0000${info.metric}\u0000${host}`;
     let group = groups.get(k);
     if (!group) groups.set(k, (group = []));
     group.push(info);
   }
   // The A/B runs of a nightly series: base- and head-role series of the same machine key, benchmark and metric (any branch).
-  const abKey = (i: SeriesInfo) => `${i.fingerprintKey}\u0000${i.benchmark}\u0000${i.metric}`;
+  const abKey = (i: SeriesInfo) => `${i.machineKey}\u0000${i.benchmark}\u0000${i.metric}`;
   const index = async (role: 'base' | 'head') => {
     const byKey = new Map<string, number[]>();
     for (const i of await store.listSeries({ role, repo: options.repo })) {
@@ -191,14 +181,14 @@ async function readNightlyBatch(
   const allHeads = await readAb('head', abIds(heads));
   const shas = new Set(points.map((p) => p.sha));
   const abOf = new Map<string, SeriesPoint>();
-  for (const b of allBases) abOf.set(`${b.time}\u0000${b.fingerprintKey}\u0000${b.benchmark}\u0000${b.metric}`, b);
+  for (const b of allBases) abOf.set(`${b.time}\u0000${b.machineKey}\u0000${b.benchmark}\u0000${b.metric}`, b);
   // Confirmation A/Bs (and any PR run of the same pair): head-role runs at a nightly's commit with a base run of the same time.
   const extraOf = new Map<string, Array<{ base: number[]; head: number[]; baseSha: string; timeMs: number }>>();
   for (const h of allHeads) {
     if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
-    const base = abOf.get(`${h.time}\u0000${h.fingerprintKey}\u0000${h.benchmark}\u0000${h.metric}`);
+    const base = abOf.get(`${h.time}\u0000${h.machineKey}\u0000${h.benchmark}\u0000${h.metric}`);
     if (!base?.values || base.values.length === 0) continue;
-    const k = `${h.sha}\u0000${h.fingerprintKey}\u0000${h.benchmark}\u0000${h.metric}`;
+    const k = `${h.sha}\u0000${h.machineKey}\u0000${h.benchmark}\u0000${h.metric}`;
     if (!extraOf.has(k)) extraOf.set(k, []);
     (extraOf.get(k) as Array<{ base: number[]; head: number[]; baseSha: string; timeMs: number }>).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
   }
@@ -206,9 +196,9 @@ async function readNightlyBatch(
   const hosts = new Map<string, string>();
   const byHost: SeriesPoint[] = points.map((p) => {
     let host = hosts.get(p.runId);
-    if (host === undefined) hosts.set(p.runId, (host = p.fingerprint ? hostKey(p.fingerprint) : p.fingerprintKey.slice(0, 12)));
+    if (host === undefined) hosts.set(p.runId, (host = p.fingerprint ? hostKey(p.fingerprint) : shortMachineKey(p.machineKey)));
     if (p.fingerprint && !facts.has(p.runId)) facts.set(p.runId, machineFacts(p.fingerprint));
-    return { ...p, fingerprintKey: host };
+    return { ...p, machineKey: host };
   });
   const series = seriesFromPoints(byHost, branch).map((s) => ({ ...s, key: seriesKey(s) }));
   // Attach per night what seriesFromPoints does not know: the machine facts and the A/B of the same job.
@@ -216,20 +206,20 @@ async function readNightlyBatch(
   const originalOf = new Map<SeriesPoint, SeriesPoint>();
   byHost.forEach((p, i) => {
     originalOf.set(p, points[i]);
-    const k = `${p.benchmark}\u0000${p.metric}\u0000${p.fingerprintKey}`;
+    const k = `${p.benchmark}\u0000${p.metric}\u0000${p.machineKey}`;
     if (!runIdsBySeries.has(k)) runIdsBySeries.set(k, []);
     (runIdsBySeries.get(k) as SeriesPoint[]).push(p);
   });
   return series.map((s) => {
-    const ps = runIdsBySeries.get(`${s.benchmark}\u0000${s.metric}\u0000${s.fingerprintKey}`) ?? [];
+    const ps = runIdsBySeries.get(`${s.benchmark}\u0000${s.metric}\u0000${s.machineKey}`) ?? [];
     // A session before the series' own window is none of its nights' A/B, however the series were batched.
     const firstMs = s.nights.length > 0 ? Date.parse(s.nights[0].time) : Infinity;
     const nights = s.nights.map((night, i) => {
       const p = ps[i] ? originalOf.get(ps[i]) : undefined;
       if (!p) return night;
-      const base = abOf.get(`${p.time}\u0000${p.fingerprintKey}\u0000${p.benchmark}\u0000${p.metric}`);
+      const base = abOf.get(`${p.time}\u0000${p.machineKey}\u0000${p.benchmark}\u0000${p.metric}`);
       const machine = facts.get(p.runId);
-      const extra = (extraOf.get(`${p.sha}\u0000${p.fingerprintKey}\u0000${p.benchmark}\u0000${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || (base === undefined && e.baseSha === s.nights[i - 1]?.sha)));
+      const extra = (extraOf.get(`${p.sha}\u0000${p.machineKey}\u0000${p.benchmark}\u0000${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || (base === undefined && e.baseSha === s.nights[i - 1]?.sha)));
       let ab: Night['ab'];
       if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...(extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {}) };
       // A night without its own A/B (an older store) confirmed afterwards: the first confirmation session is its A/B.

@@ -2,12 +2,12 @@
  * read-history: the dashboard's reads from the store, shared by the static
  * writer (write-site.ts) and `benchbot serve` (dashboard-handler.ts). The
  * store's series (one per machine setup) are grouped as the nightly scan
- * groups them (scan-command.ts hostKey: a kernel or toolchain change on the
+ * groups them (model/fingerprint.ts hostKey: a kernel or toolchain change on the
  * same machine stays one series), read in columns, a batch at a time.
  */
 import { DEFAULT_COMPARE_OPTIONS, compareRuns } from '../compare/compare-runs.ts';
-import type { Fingerprint } from '../model/fingerprint.ts';
-import { ACK_PREFIX, hostKey } from '../cli/scan-command.ts';
+import { hostKey, type Fingerprint } from '../model/fingerprint.ts';
+import { ACK_PREFIX } from '../cli/scan-command.ts';
 import type { RunRef, SeriesHistory, Store } from '../store/store.ts';
 import type { DashboardAck, DashboardIssue, DashboardPr, DashboardSeries, RunRow } from './site-model.ts';
 
@@ -153,7 +153,7 @@ export async function readPrs(store: Store, filter: HistoryFilter, limit: number
   const out: DashboardPr[] = [];
   for (const head of await store.listRuns({ role: 'head', repo: filter.repo, limit })) {
     const bases = (await store.listRuns({ role: 'base', repo: head.repo, before: new Date(Date.parse(head.time) + 1).toISOString(), limit: 20 }))
-      .filter((b) => Date.parse(b.time) === Date.parse(head.time) && b.fingerprintKey === head.fingerprintKey);
+      .filter((b) => Date.parse(b.time) === Date.parse(head.time) && b.machineKey === head.machineKey);
     if (bases.length === 0) continue;
     const [h, b] = await Promise.all([store.getRun(head.id), store.getRun(bases[0].id)]);
     if (!h || !b) continue;

@@ -38,7 +38,7 @@ export interface DashboardSeries {
   metric: string;
   unit: string;
   better: Direction;
-  /** machine is the scan's 12-hex machine key (HOST_FIELDS); `machineLabel` what people call it. */
+  /** machine is the scan's machine key of the series (model/fingerprint.ts hostKey); `machineLabel` what people call it. */
   machine: string;
   machineLabel: string;
   /** run[i] indexes the run table; n, median, lo, hi per night (NaN where unknown), oldest first. */
@@ -97,7 +97,7 @@ export function seriesId(s: Pick<DashboardSeries, 'repo' | 'branch' | 'benchmark
 
 /** scanKey is the nightly scan's name of the series (what acks and issues name). */
 export function scanKey(s: Pick<DashboardSeries, 'branch' | 'benchmark' | 'metric' | 'machine'>): string {
-  return seriesKey({ branch: s.branch, benchmark: s.benchmark, metric: s.metric, fingerprintKey: s.machine });
+  return seriesKey({ branch: s.branch, benchmark: s.benchmark, metric: s.metric, machineKey: s.machine });
 }
 
 /**

@@ -30,7 +30,7 @@ export interface MarkdownOptions {
    * dashboard, when a dashboard is published (`url`, see
    * dashboard/series-id.ts), links each significant row's nightly series:
    * the scan's series on `branch` (the default branch) of `repo` on
-   * `machine` (the 12-hex machine key of the runner, scan-command.ts hostKey).
+   * `machine` (the runner's host key, model/fingerprint.ts hostKey).
    */
   dashboard?: { url: string; repo?: string; branch: string; machine: string };
 }

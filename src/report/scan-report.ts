@@ -154,7 +154,7 @@ export function toScanJson(result: ScanResult, options: ScanReportOptions): Scan
     threshold: options.threshold,
     regressions: confirmedRegressions(result).length,
     findings: result.findings.map((f) => ({
-      series: f.series, benchmark: f.benchmark, metric: f.metric, unit: f.unit, better: f.better, fingerprint: f.fingerprintKey,
+      series: f.series, benchmark: f.benchmark, metric: f.metric, unit: f.unit, better: f.better, fingerprint: f.machineKey,
       kind: f.kind, direction: f.direction, ratio: f.ratio, ratio_ci: f.ratioCi, p: f.p, q: f.q, z: f.zScore ?? null,
       last_good: f.lastGood, first_bad: f.firstBad, nights_since: f.nightsSince, before: f.before, after: f.after, trend: f.trend,
       confirmation: f.confirmation ? { base_sha: f.confirmation.baseSha, head_sha: f.confirmation.headSha, ratio: f.confirmation.ratio, ratio_ci: f.confirmation.ratioCi, p: f.confirmation.p, n_base: f.confirmation.nBase, n_head: f.confirmation.nHead, sessions: f.confirmation.sessions } : null,

@@ -5,29 +5,6 @@ import { RunnerError } from './git-checkout.ts';
 /** FINGERPRINT_FORMAT is the first line FINGERPRINT_SCRIPT prints; its absence means the script did not run. */
 export const FINGERPRINT_FORMAT = 'format=benchbot-fingerprint-1';
 
-/**
- * FINGERPRINT_KEY_FIELDS are the fields two runs must share to be compared
- * fairly; they are the machine fields fingerprintDifferences (compare/hygiene.ts)
- * checks. Left out on purpose: the load average (it changes every minute and
- * has its own guard), tool versions (base and head of one PR always share
- * them, and a toolchain upgrade is a change history should show, not hide),
- * runner labels (scheduling names, not hardware) and the harness's build type.
- */
-export const FINGERPRINT_KEY_FIELDS = ['cpuModel', 'cores', 'governor', 'turbo', 'smt', 'isolatedCpus', 'kernel', 'memoryBytes', 'virtualization', 'hostName'] as const;
-
-/**
- * fingerprintKey is a stable string of the FINGERPRINT_KEY_FIELDS a
- * fingerprint has, in a fixed order: equal keys mean "same machine, same
- * setup". Hash it if a short identifier is needed.
- */
-export function fingerprintKey(fp: Fingerprint): string {
-  const parts: [string, unknown][] = [];
-  for (const field of FINGERPRINT_KEY_FIELDS) {
-    if (fp[field] !== undefined) parts.push([field, fp[field]]);
-  }
-  return JSON.stringify(parts);
-}
-
 // systemd-detect-virt's names for containers; anything else but `none` is a VM.
 const CONTAINER_VIRTS = new Set(['docker', 'podman', 'lxc', 'lxc-libvirt', 'systemd-nspawn', 'openvz', 'rkt', 'wsl', 'proot', 'pouch', 'container-other']);
 // DMI product / vendor names of common hypervisors and clouds.

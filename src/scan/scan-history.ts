@@ -86,14 +86,18 @@ export interface Night {
   machine?: Readonly<Record<string, string>>;
 }
 
-/** Series is one benchmark x metric x fingerprint x branch history, nights oldest first. `key` defaults to {@link seriesKey}. */
+/**
+ * Series is one benchmark x metric x machine x branch history, nights oldest
+ * first. `key` defaults to {@link seriesKey}; `machineKey` names the machine
+ * (model/fingerprint.ts: hostKey for nightly series, else a machine key).
+ */
 export interface Series {
   key?: string;
   benchmark: string;
   metric: string;
   unit: string;
   better: Direction;
-  fingerprintKey: string;
+  machineKey: string;
   branch: string;
   nights: readonly Night[];
 }
@@ -212,7 +216,7 @@ export interface ScanFinding {
   metric: string;
   unit: string;
   better: Direction;
-  fingerprintKey: string;
+  machineKey: string;
   branch: string;
   kind: 'change-point' | 'alert' | 'ab-alert' | 'watch';
   direction: 'regression' | 'improvement';
@@ -271,9 +275,9 @@ const DEFAULTS = {
 
 type Resolved = typeof DEFAULTS & { minMagnitude: number; acks: readonly Ack[] };
 
-/** seriesKey is the default id of a series, as acks name it: `branch:benchmark:metric:fingerprintKey`. */
-export function seriesKey(s: Pick<Series, 'branch' | 'benchmark' | 'metric' | 'fingerprintKey'>): string {
-  return `${s.branch}:${s.benchmark}:${s.metric}:${s.fingerprintKey}`;
+/** seriesKey is the default id of a series, as acks name it: `branch:benchmark:metric:machineKey`. */
+export function seriesKey(s: Pick<Series, 'branch' | 'benchmark' | 'metric' | 'machineKey'>): string {
+  return `${s.branch}:${s.benchmark}:${s.metric}:${s.machineKey}`;
 }
 
 /** scanSeries scans one series; q-values are adjusted across its own candidates only. */
@@ -297,7 +301,7 @@ interface Candidate {
  */
 export interface TimeFamily {
   benchmark: string;
-  fingerprintKey: string;
+  machineKey: string;
   branch: string;
   primary: string;
   secondary: string;
@@ -319,7 +323,7 @@ export function timeFamilies(allSeries: readonly Series[], windowLen = DEFAULTS.
   const groups = new Map<string, Map<string, Series>>();
   for (const s of allSeries) {
     if (s.metric !== 'real_time' && s.metric !== 'cpu_time') continue;
-    const k = `${s.branch}\u0000${s.benchmark}\u0000${s.fingerprintKey}`;
+    const k = `${s.branch}\u0000${s.benchmark}\u0000${s.machineKey}`;
     const g = groups.get(k) ?? new Map<string, Series>();
     groups.set(k, g);
     g.set(s.metric, s);
@@ -336,7 +340,7 @@ export function timeFamilies(allSeries: readonly Series[], windowLen = DEFAULTS.
     const sigma = new Map([[real, noise(real)], [cpu, noise(cpu)]]);
     const primary = primaryMetrics([real, cpu], (s) => sigma.get(s) ?? undefined).get(real.benchmark) ?? 'real_time';
     out.push({
-      benchmark: real.benchmark, fingerprintKey: real.fingerprintKey, branch: real.branch,
+      benchmark: real.benchmark, machineKey: real.machineKey, branch: real.branch,
       primary, secondary: primary === 'cpu_time' ? 'real_time' : 'cpu_time',
       noise: { real_time: sigma.get(real) ?? null, cpu_time: sigma.get(cpu) ?? null },
     });
@@ -344,7 +348,7 @@ export function timeFamilies(allSeries: readonly Series[], windowLen = DEFAULTS.
   return out;
 }
 
-const familyKey = (s: { branch: string; benchmark: string; fingerprintKey: string }, metric: string) => `${s.branch}\u0000${s.benchmark}\u0000${s.fingerprintKey}\u0000${metric}`;
+const familyKey = (s: { branch: string; benchmark: string; machineKey: string }, metric: string) => `${s.branch}\u0000${s.benchmark}\u0000${s.machineKey}\u0000${metric}`;
 
 /** scanHistory scans every series and applies Benjamini-Hochberg across all of their confirmations' p-values. */
 export function scanHistory(allSeries: readonly Series[], options: ScanOptions = {}): ScanResult {
@@ -559,7 +563,7 @@ function candidate(
   const trendNights = nights.slice(trendFrom);
   const finding: ScanFinding = {
     series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
-    fingerprintKey: series.fingerprintKey, branch: series.branch, kind,
+    machineKey: series.machineKey, branch: series.branch, kind,
     direction: worse ? 'regression' : 'improvement',
     ratio, ratioCi: [Math.exp(test.lower), Math.exp(test.upper)], p: test.p, q: null,
     lastGood: ref(nights[firstBad - 1]), firstBad: ref(nights[firstBad]), nightsSince: nights.length - firstBad,
@@ -605,7 +609,7 @@ function abAlert(series: Series, key: string, nights: readonly UsableNight[], bo
   const trendNights = nights.slice(trendFrom);
   const finding: ScanFinding = {
     series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
-    fingerprintKey: series.fingerprintKey, branch: series.branch, kind: 'ab-alert',
+    machineKey: series.machineKey, branch: series.branch, kind: 'ab-alert',
     direction: worse ? 'regression' : 'improvement',
     ratio: c.ratio, ratioCi: c.ratioCi, p: found.pAdjusted, q: null,
     lastGood: ref(nights[k - 1]), firstBad: ref(night), nightsSince: nights.length - k,
@@ -762,7 +766,7 @@ function oneNightWatch(series: Series, key: string, nights: readonly UsableNight
   const trend = nights.slice(Math.max(0, end - o.trendNights));
   return {
     series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
-    fingerprintKey: series.fingerprintKey, branch: series.branch, kind: 'watch', direction: worse ? 'regression' : 'improvement',
+    machineKey: series.machineKey, branch: series.branch, kind: 'watch', direction: worse ? 'regression' : 'improvement',
     ratio, ratioCi: null, p: Math.min(1, 2 * normalSf(Math.abs(z))), q: null,
     lastGood: ref(nights[end - 2]), firstBad: ref(newest), nightsSince: 1,
     before: { nights: base.length, n: base.reduce((a, n) => a + n.values.length, 0), median: Math.exp(center) },

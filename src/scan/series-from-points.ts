@@ -1,7 +1,7 @@
 /**
  * series-from-points: groups the store's nightly SeriesPoints (store.series
  * with `values: true`, oldest first) into scan Series, one per benchmark x
- * metric x fingerprint on one branch. Points of different fingerprints
+ * metric x machine key on one branch. Points of different machine keys
  * never share a series: a new machine starts a new history.
  */
 
@@ -12,10 +12,10 @@ import type { Series } from './scan-history.ts';
 export function seriesFromPoints(points: readonly SeriesPoint[], branch: string): Series[] {
   const bySeries = new Map<string, Series & { nights: Series['nights'][number][] }>();
   for (const p of points) {
-    const id = `${p.benchmark}\u0000${p.metric}\u0000${p.fingerprintKey}`;
+    const id = `${p.benchmark}\u0000${p.metric}\u0000${p.machineKey}`;
     let s = bySeries.get(id);
     if (!s) {
-      s = { benchmark: p.benchmark, metric: p.metric, unit: p.unit, better: p.better, fingerprintKey: p.fingerprintKey, branch, nights: [] };
+      s = { benchmark: p.benchmark, metric: p.metric, unit: p.unit, better: p.better, machineKey: p.machineKey, branch, nights: [] };
       bySeries.set(id, s);
     }
     const values = p.values ?? (p.median === null ? [] : [p.median]);

@@ -16,7 +16,7 @@ export async function exportNdjson(store: Store, write: (chunk: string) => void 
   for (const id of await store.listRunIds()) {
     const run = await store.getRun(id);
     if (!run) continue; // deleted meanwhile
-    const { id: runId, fingerprintKey: _derived, repo, branch, ...rest } = run;
+    const { id: runId, machineKey: _derived, repo, branch, ...rest } = run;
     await write(`${JSON.stringify({ type: 'run', id: runId, repo, branch, ...rest })}\n`);
     runs++;
   }

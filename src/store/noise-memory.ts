@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { Fingerprint } from '../model/fingerprint.ts';
+import { machineKey, type Fingerprint } from '../model/fingerprint.ts';
 import type { Measurement } from '../model/measurement.ts';
-import { fingerprintKey } from './run-key.ts';
 import type { Store } from './store.ts';
 
 /**
  * noise-memory: what each runner has learned about each benchmark's noise,
  * kept in the store's `state` table (one JSON entry per machine key and
  * repository, written by compare-and-set so two jobs never lose each
- * other's update). The machine key is the store's (run-key.ts
- * fingerprintKey): the same machine and setup, whatever its load or tool
+ * other's update). The machine key is the store's
+ * (model/fingerprint.ts machineKey): the same machine and setup, whatever its load or tool
  * versions that day.
  *
  * A record holds `sigma`, the per-round noise of a benchmark x metric on
@@ -55,7 +54,7 @@ export function mergeNoise(old: NoiseRecord | undefined, observation: NoiseObser
 /** memoryStateKey is the state-table key of one machine's memory for one repository. */
 export function memoryStateKey(fingerprint: Fingerprint, repo: string | undefined): string {
   const repoHash = createHash('sha256').update(repo ?? '').digest('hex').slice(0, 16);
-  return `noise-memory:${fingerprintKey(fingerprint)}:${repoHash}`;
+  return `noise-memory:${machineKey(fingerprint)}:${repoHash}`;
 }
 
 /** loadNoiseMemory reads a machine's memory for a repository (empty when it has none). */
@@ -105,6 +104,6 @@ function recordsOf(value: unknown): Record<string, NoiseRecord> {
  * metric. The runner asks before it stores the run it is making.
  */
 export async function storedRounds(store: Store, fingerprint: Fingerprint, repo: string | undefined, sha: string): Promise<Measurement[]> {
-  const rows = await store.samplesFor({ repo, sha, fingerprintKey: fingerprintKey(fingerprint) });
+  const rows = await store.samplesFor({ repo, sha, machineKey: machineKey(fingerprint) });
   return rows.map(({ benchmark, metric, unit, better, values }) => ({ benchmark, metric, unit, better, values }));
 }

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Fingerprint } from '../model/fingerprint.ts';
-import { fingerprintKey as machineKey } from '../runner/fingerprint.ts';
 import type { IngestRun } from './store.ts';
 
 /**
@@ -26,16 +25,6 @@ function sortKeys(value: unknown): unknown {
 /** fingerprintContentKey is the SHA-256 (hex) of a fingerprint's canonical JSON: one stored row per distinct content. */
 export function fingerprintContentKey(fingerprint: Fingerprint): string {
   return createHash('sha256').update(canonicalJson(fingerprint)).digest('hex');
-}
-
-/**
- * fingerprintKey is the SHA-256 (hex) of the machine identity (the runner's
- * FINGERPRINT_KEY_FIELDS): runs on the same machine and setup share it even
- * though their load average or tool versions differ, so a nightly series
- * is not split by every run's load.
- */
-export function fingerprintKey(fingerprint: Fingerprint): string {
-  return createHash('sha256').update(machineKey(fingerprint)).digest('hex');
 }
 
 /**

@@ -11,9 +11,9 @@
  *
  * - `fingerprints(id, key UNIQUE, machine_key, body)`: one row per distinct
  *   fingerprint content; `key` is the SHA-256 of its canonical JSON (sorted
- *   keys), `body` that JSON. `machine_key` is the SHA-256 of the machine
- *   identity alone (runner/fingerprint.ts FINGERPRINT_KEY_FIELDS): it is the
- *   `fingerprintKey` the port reads and filters by, so runs on one machine
+ *   keys), `body` that JSON. `machine_key` is the machine key
+ *   (model/fingerprint.ts machineKey, the SHA-256 of MACHINE_KEY_FIELDS): it
+ *   is the `machineKey` the port reads and filters by, so runs on one machine
  *   form one series whatever their load average or tool versions.
  * - `runs(id, key UNIQUE, repo, branch, sha, ref, role, time, time_ms,
  *   harness, fingerprint_id, warnings, hints)`: `key` is the run id the port
@@ -65,8 +65,8 @@ import type { Fingerprint } from '../model/fingerprint.ts';
 /** IngestRun is a Run with where it belongs and, optionally, a caller-chosen id (`key`, at most 200 chars). */
 export type IngestRun = Run & { repo?: string; branch?: string; key?: string };
 
-/** StoredRun is a Run read back from the store, with its id and fingerprint key. */
-export type StoredRun = Run & { id: string; repo?: string; branch?: string; fingerprintKey: string };
+/** StoredRun is a Run read back from the store, with its id and machine key. */
+export type StoredRun = Run & { id: string; repo?: string; branch?: string; machineKey: string };
 
 /** RunSummary is a stored run without its measurements; `measurements` is their count. */
 export interface RunSummary {
@@ -78,7 +78,7 @@ export interface RunSummary {
   role: RunRole;
   time: string;
   harness: string;
-  fingerprintKey: string;
+  machineKey: string;
   measurements: number;
 }
 
@@ -99,7 +99,7 @@ export interface SampleQuery {
   role?: RunRole;
   benchmark?: string;
   metric?: string;
-  fingerprintKey?: string;
+  machineKey?: string;
 }
 
 /**
@@ -107,7 +107,7 @@ export interface SampleQuery {
  * are returned separately, never pooled, because runs from different
  * fingerprints must not be mixed silently; poolSamples pools them on purpose.
  */
-export type RunSamples = Measurement & { runId: string; sha: string; role: RunRole; time: string; fingerprintKey: string };
+export type RunSamples = Measurement & { runId: string; sha: string; role: RunRole; time: string; machineKey: string };
 
 /**
  * SeriesQuery selects one branch's history for the nightly scan; `values:
@@ -120,7 +120,7 @@ export interface SeriesQuery {
   role?: RunRole;
   benchmark?: string;
   metric?: string;
-  fingerprintKey?: string;
+  machineKey?: string;
   since?: string;
   values?: boolean;
   fingerprints?: boolean;
@@ -141,7 +141,7 @@ export interface WindowQuery {
   role: RunRole;
   benchmark?: string;
   metric?: string;
-  fingerprintKey?: string;
+  machineKey?: string;
   series?: readonly number[];
   nights?: number;
   since?: string;
@@ -157,7 +157,7 @@ export interface SeriesListQuery {
   role?: RunRole;
   benchmark?: string;
   metric?: string;
-  fingerprintKey?: string;
+  machineKey?: string;
   machines?: boolean;
 }
 
@@ -172,7 +172,7 @@ export interface SeriesInfo {
   repo?: string;
   branch?: string;
   role: RunRole;
-  fingerprintKey: string;
+  machineKey: string;
   benchmark: string;
   metric: string;
   machine?: Fingerprint;
@@ -189,7 +189,7 @@ export interface SeriesWindow {
   repo?: string;
   branch?: string;
   role: RunRole;
-  fingerprintKey: string;
+  machineKey: string;
   benchmark: string;
   metric: string;
   points: number;
@@ -209,7 +209,7 @@ export interface HistoryQuery {
   role: RunRole;
   benchmark?: string;
   metric?: string;
-  fingerprintKey?: string;
+  machineKey?: string;
   valuesNights?: number;
   batch?: number;
 }
@@ -235,7 +235,7 @@ export interface SeriesHistory {
   repo?: string;
   branch?: string;
   role: RunRole;
-  fingerprintKey: string;
+  machineKey: string;
   benchmark: string;
   metric: string;
   unit: string;
@@ -254,7 +254,7 @@ export interface SeriesPoint {
   sha: string;
   role: RunRole;
   time: string;
-  fingerprintKey: string;
+  machineKey: string;
   benchmark: string;
   metric: string;
   unit: string;

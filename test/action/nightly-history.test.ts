@@ -13,7 +13,7 @@ const sha = (i: number, fill = 'a') => i.toString(16).padStart(40, fill);
 
 function series(levels: number[], benchmark = 'parse'): Series {
   return {
-    benchmark, metric: 'time', unit: 'us', better: 'lower', fingerprintKey: '0123456789ab', branch: 'main',
+    benchmark, metric: 'time', unit: 'us', better: 'lower', machineKey: '0123456789ab', branch: 'main',
     nights: levels.map((level, i) => ({ sha: sha(i), time: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(), values: lognormalSamples(10, level, 0.003, 7 + i) })),
   };
 }

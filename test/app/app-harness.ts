@@ -289,7 +289,7 @@ export function scanJson(): string {
     const ab = i > 0 ? { ab: { baseSha: sha(`night-${i - 1}`), base: lognormalSamples(5, i - 1 >= 30 ? 1150 : 1000, 0.01, 500 + i) } } : {};
     nights.push({ sha: sha(`night-${i}`), time: new Date(Date.UTC(2025, 0, 1 + i, 3)).toISOString(), values: lognormalSamples(5, i >= 30 ? 1150 : 1000, 0.01, 100 + i), ...ab });
   }
-  const series = { benchmark: 'BM_Parse/64', metric: 'real_time', unit: 'ns', better: 'lower' as const, fingerprintKey: 'fp1', branch: 'main', nights };
+  const series = { benchmark: 'BM_Parse/64', metric: 'real_time', unit: 'ns', better: 'lower' as const, machineKey: 'fp1', branch: 'main', nights };
   const result = scanHistory([series]);
   return JSON.stringify(toScanJson(result, { branch: 'main', series: 1, threshold: 0.02 } as Parameters<typeof toScanJson>[1]));
 }

@@ -198,7 +198,7 @@ describe('the dashboard in chromium', { skip: noBrowser }, () => {
     const step = fixture.issue;
     const series = `main:${step.benchmark}:real_time:${fixture.machine}`;
     const finding = {
-      series, benchmark: step.benchmark, metric: 'real_time', unit: 'ns', better: 'lower', fingerprintKey: fixture.machine, branch: 'main', kind: 'change-point', direction: 'regression',
+      series, benchmark: step.benchmark, metric: 'real_time', unit: 'ns', better: 'lower', machineKey: fixture.machine, branch: 'main', kind: 'change-point', direction: 'regression',
       ratio: step.ratio, ratioCi: null, p: 1e-6, q: 1e-6, lastGood: { sha: nightSha(SHAPE.seed ?? 1, step.night - 1), time: nightTime(SHAPE, step.night - 1) }, firstBad: { sha: step.sha, time: nightTime(SHAPE, step.night) },
       nightsSince: SHAPE.nights - step.night, before: { nights: 5, n: 50, median: 1 }, after: { nights: 5, n: 50, median: 1 },
       trend: [step.night - 5, step.night + 5].map((n) => ({ sha: nightSha(SHAPE.seed ?? 1, n), time: nightTime(SHAPE, n), median: 1 })),

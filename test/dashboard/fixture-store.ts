@@ -9,7 +9,7 @@
 //   node test/dashboard/fixture-store.ts OUT.db     writes one to look at
 import { fileURLToPath } from 'node:url';
 import { historyLines, plannedSteps, seeded, type HistoryShape, type PlannedStep } from '../../bench/history-generator.ts';
-import { hostKey } from '../../src/cli/scan-command.ts';
+import { hostKey } from '../../src/model/fingerprint.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { IngestRun, Store } from '../../src/store/store.ts';
 

@@ -47,7 +47,7 @@ test('the PR comment links each significant change to its nightly series, and on
 });
 
 const finding: ScanFinding = {
-  series: `main:BM_Parse:real_time:${MACHINE}`, benchmark: 'BM_Parse', metric: 'real_time', unit: 'ns', better: 'lower', fingerprintKey: MACHINE, branch: 'main',
+  series: `main:BM_Parse:real_time:${MACHINE}`, benchmark: 'BM_Parse', metric: 'real_time', unit: 'ns', better: 'lower', machineKey: MACHINE, branch: 'main',
   kind: 'change-point', direction: 'regression', ratio: 1.12, ratioCi: [1.1, 1.14], p: 1e-5, q: 1e-5,
   lastGood: { sha: 'a'.repeat(40), time: '2025-03-07T03:17:00.000Z' }, firstBad: { sha: 'b'.repeat(40), time: '2025-03-08T03:17:00.000Z' }, nightsSince: 5,
   before: { nights: 5, n: 50, median: 100 }, after: { nights: 5, n: 50, median: 112 },

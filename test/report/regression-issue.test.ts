@@ -23,7 +23,7 @@ const sha = (text: string) => createHash('sha1').update(text).digest('hex');
 function history(): Series {
   const level = (night: number) => (night >= 30 ? 110 : 100);
   return {
-    benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', fingerprintKey: '6cba252bf2cb', branch: 'main',
+    benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower', machineKey: '6cba252bf2cb', branch: 'main',
     nights: Array.from({ length: 40 }, (_, night) => ({
       sha: sha(`night ${night}`),
       time: new Date(Date.UTC(2026, 0, 1, 2) + night * 86_400_000).toISOString(),

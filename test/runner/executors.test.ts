@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createExecutor, parseExecutorSpec, type Executor, type SshSpec } from '../../src/runner/executor.ts';
-import { fingerprintKey } from '../../src/runner/fingerprint.ts';
+import { machineKey } from '../../src/model/fingerprint.ts';
 import { RunnerError } from '../../src/runner/git-checkout.ts';
 import { LocalExecutor, OUTPUT_CAP_BYTES, shellQuote } from '../../src/runner/local-executor.ts';
 import { startSshd, type SshServer } from '../support/sshd.ts';
@@ -93,7 +93,7 @@ function sharedBehaviour(name: string, make: () => Executor, scratch: () => stri
 
   test(`${name}: fingerprint describes this machine (the far side is this machine)`, async () => {
     const [there, here] = await Promise.all([make().fingerprint(['bench']), new LocalExecutor().fingerprint()]);
-    assert.equal(fingerprintKey(there), fingerprintKey(here));
+    assert.equal(machineKey(there), machineKey(here));
     assert.deepEqual(there.runnerLabels, ['bench']);
     const load = await make().loadAverage();
     assert.ok(typeof load === 'number' && load >= 0);

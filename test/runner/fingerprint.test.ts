@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fingerprintDifferences } from '../../src/compare/hygiene.ts';
 import type { Fingerprint } from '../../src/model/fingerprint.ts';
-import { fingerprintFromResult, fingerprintKey, parseFingerprint, runnerLabelsFromEnv, toolVersion } from '../../src/runner/fingerprint.ts';
+import { fingerprintFromResult, parseFingerprint, runnerLabelsFromEnv, toolVersion } from '../../src/runner/fingerprint.ts';
+import { machineKey } from '../../src/model/fingerprint.ts';
 import { FINGERPRINT_SCRIPT } from '../../src/runner/fingerprint-script.ts';
 import { RunnerError } from '../../src/runner/git-checkout.ts';
 import { LocalExecutor } from '../../src/runner/local-executor.ts';
@@ -132,14 +133,14 @@ test('toolVersion takes the first dotted version outside parentheses', () => {
   for (const [line, version] of cases) assert.equal(toolVersion(line), version, line);
 });
 
-test('fingerprintKey ignores load, tools and labels, and notices machine changes', () => {
+test('machineKey ignores load, tools and labels, and notices machine changes', () => {
   const fp = parseFingerprint(captured);
   const busier = { ...parseFingerprint(variant({ loadavg: '7.00 6.00 5.00 9/300 1', 'tool.gcc': 'gcc 13.1.0' })), runnerLabels: ['x'] };
-  assert.equal(fingerprintKey(busier), fingerprintKey(fp));
+  assert.equal(machineKey(busier), machineKey(fp));
   const reordered = Object.fromEntries(Object.entries(fp).reverse()) as Fingerprint;
-  assert.equal(fingerprintKey(reordered), fingerprintKey(fp));
+  assert.equal(machineKey(reordered), machineKey(fp));
   for (const change of [{ governor: 'performance' }, { no_turbo: '1' }, { smt_active: '1' }, { kernel: '6.1.0-18-amd64' }, { hostname: 'other' }, { isolated: '1' }] as Record<string, string>[]) {
-    assert.notEqual(fingerprintKey(parseFingerprint(variant(change))), fingerprintKey(fp), JSON.stringify(change));
+    assert.notEqual(machineKey(parseFingerprint(variant(change))), machineKey(fp), JSON.stringify(change));
   }
 });
 

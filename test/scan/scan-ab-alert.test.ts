@@ -36,7 +36,7 @@ function history(levels: number[], metric = 'time', spread = 0.004): Series {
     values: wave(level, 10, spread, i),
     ...(i > 0 ? { ab: { baseSha: sha(i - 1), base: wave(levels[i - 1], 10, spread, i + 0.5) } } : {}),
   }));
-  return { benchmark: 'BM_X', metric, unit: 'ns', better: 'lower', fingerprintKey: 'fp', branch: 'main', nights };
+  return { benchmark: 'BM_X', metric, unit: 'ns', better: 'lower', machineKey: 'fp', branch: 'main', nights };
 }
 
 test('a step the night it lands: the A/B raises an ab-alert, only a later session of the pair confirms it', () => {

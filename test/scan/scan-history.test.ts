@@ -84,7 +84,7 @@ function clean(levels: number[], options: { ab?: boolean; abLevels?: number[] } 
     values: jitter(level, i, 0),
     ...(i > 0 && options.ab !== false ? { ab: { baseSha: sha(i - 1), base: jitter((options.abLevels ?? levels)[i - 1], i, 0.5) } } : {}),
   }));
-  return { benchmark: 'BM_X', metric: 'time', unit: 'ns', better: 'lower', fingerprintKey: 'fp', branch: 'main', nights };
+  return { benchmark: 'BM_X', metric: 'time', unit: 'ns', better: 'lower', machineKey: 'fp', branch: 'main', nights };
 }
 
 test('the fast alert needs two nights: one night is a watch', () => {
@@ -160,9 +160,9 @@ test('nights without a positive median are left out with a warning; maxAgeNights
   assert.deepEqual(alarms(series, { maxAgeNights: 20 }), []);
 });
 
-test('seriesFromPoints groups store points by benchmark, metric and fingerprint', () => {
+test('seriesFromPoints groups store points by benchmark, metric and machine key', () => {
   const point = (sha: string, fp: string, metric: string, median: number | null, values?: number[]): SeriesPoint => ({
-    runId: sha, sha, role: 'nightly', time: '2026-01-01T00:00:00Z', fingerprintKey: fp, benchmark: 'BM_A', metric, unit: 'ns', better: 'lower', n: values?.length ?? 0, median, values,
+    runId: sha, sha, role: 'nightly', time: '2026-01-01T00:00:00Z', machineKey: fp, benchmark: 'BM_A', metric, unit: 'ns', better: 'lower', n: values?.length ?? 0, median, values,
   });
   const series = seriesFromPoints([point('a', 'f1', 'time', 2, [1, 2, 3]), point('b', 'f1', 'time', 4), point('a', 'f2', 'time', 5, [5]), point('c', 'f1', 'cpu', null)], 'main');
   assert.equal(series.length, 3);

@@ -13,7 +13,7 @@ import { FormatError } from '../../src/formats/format-error.ts';
 import { importNdjson, splitLines } from '../../src/store/import-ndjson.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { fingerprintKey } from '../../src/store/run-key.ts';
+import { machineKey } from '../../src/model/fingerprint.ts';
 import { PACK_LIMIT } from '../../src/store/sql-store.ts';
 import type { IngestRun, SeriesHistory, SeriesWindow, Store } from '../../src/store/store.ts';
 import { postgresUnavailable, startPostgres, type PostgresServer } from '../support/postgres-server.ts';
@@ -62,7 +62,7 @@ function windowTests(name: string, url: () => string): void {
       assert.deepEqual([a.benchmark, b.benchmark], ['BM_A', 'BM_B'], 'in the order the series were first stored');
       assert.equal(a.points, 12);
       assert.equal(a.firstTime, day(0));
-      assert.equal(a.fingerprintKey, fingerprintKey(FP));
+      assert.equal(a.machineKey, machineKey(FP));
       assert.deepEqual(a.window.map((p) => p.time), [7, 8, 9, 10, 11].map(day));
       assert.deepEqual(a.window.map((p) => p.median), [108, 109, 110, 111, 112]);
       assert.deepEqual(a.window.map((p) => p.values), [undefined, undefined, undefined, [110, 111, 112], [111, 112, 113]]);
@@ -88,7 +88,7 @@ function windowTests(name: string, url: () => string): void {
       for await (const batch of store.seriesHistories({ role: 'nightly', repo: 'o/r', branch: 'main', valuesNights: 2 })) batches.push(batch);
       assert.equal(batches.length, 1);
       const [a, b] = batches[0];
-      assert.deepEqual([a.benchmark, a.unit, a.better, a.branch, a.fingerprintKey], ['BM_A', 'ns', 'lower', 'main', fingerprintKey(FP)]);
+      assert.deepEqual([a.benchmark, a.unit, a.better, a.branch, a.machineKey], ['BM_A', 'ns', 'lower', 'main', machineKey(FP)]);
       assert.deepEqual(a.runs.map((r) => r.time), Array.from({ length: 12 }, (_, i) => day(i)));
       assert.equal(a.runs[3], b.runs[3], 'one RunRef object per run');
       assert.equal(a.runs[11].fingerprint.loadAverage, 0.11);
@@ -155,7 +155,7 @@ describe('postgres', { skip: noPostgres }, () => {
 
 /** LEGACY_ROWS: two nightly runs of one benchmark as a benchbot of schema 1 stored them, samples one row each. */
 const LEGACY_ROWS = `
-  INSERT INTO fingerprints (key, machine_key, body) VALUES ('fp', '${fingerprintKey(FP)}', '${JSON.stringify(FP)}');
+  INSERT INTO fingerprints (key, machine_key, body) VALUES ('fp', '${machineKey(FP)}', '${JSON.stringify(FP)}');
   INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints) VALUES
     ('old-1', 'o/r', 'main', '${'1'.repeat(40)}', NULL, 'nightly', '${day(1)}', ${Date.parse(day(1))}, 'go', 1, '[]', '{}'),
     ('old-2', 'o/r', 'main', '${'2'.repeat(40)}', NULL, 'nightly', '${day(2)}', ${Date.parse(day(2))}, 'go', 1, '[]', '{}');
