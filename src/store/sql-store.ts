@@ -1,10 +1,10 @@
 import type { Measurement } from '../model/measurement.ts';
 import type { RunRole } from '../model/run.ts';
-import type { Fingerprint } from '../model/fingerprint.ts';
+import { machineKey, type Fingerprint } from '../model/fingerprint.ts';
 import { medianSorted, sortedCopy } from '../stats/order-statistics.ts';
 import { quantileCi } from '../stats/quantile-ci.ts';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, type Dialect } from './migrations.ts';
-import { canonicalJson, fingerprintContentKey, fingerprintKey, runKey } from './run-key.ts';
+import { canonicalJson, fingerprintContentKey, runKey } from './run-key.ts';
 import {
   StoreError,
   type IngestResult,
@@ -290,7 +290,7 @@ export abstract class SqlStore implements Store {
     });
     const rows = measurementRows(run);
     return {
-      run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: fingerprintKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint),
+      run, key: runKey(run), fpKey: fingerprintContentKey(run.fingerprint), machineKey: machineKey(run.fingerprint), fpBody: canonicalJson(run.fingerprint),
       samples: run.measurements.reduce((sum, m) => sum + m.values.length, 0), rows, encoded: this.encodeMeasurements(rows, Date.parse(run.time)),
     };
   }
@@ -405,7 +405,7 @@ export abstract class SqlStore implements Store {
   async getRun(id: string): Promise<StoredRun | undefined> {
     return this.read(async (c) => {
       const [r] = await c.all(
-        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.machine_key AS fp_key, f.body AS fp_body
+        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.machine_key, f.body AS fp_body
          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id WHERE r.key = ?`,
         [id],
       );
@@ -428,7 +428,7 @@ export abstract class SqlStore implements Store {
         })),
         warnings: JSON.parse(String(r.warnings)),
         hints: JSON.parse(String(r.hints)),
-        fingerprintKey: String(r.fp_key),
+        machineKey: String(r.machine_key),
       };
       if (r.ref !== null) run.ref = String(r.ref);
       if (r.repo !== null) run.repo = String(r.repo);
@@ -449,7 +449,7 @@ export abstract class SqlStore implements Store {
     }
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.machine_key AS fp_key,
+        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.machine_key,
                 (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
          FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ${where.sql()}
          ORDER BY r.time_ms DESC, r.id DESC LIMIT ?`,
@@ -462,7 +462,7 @@ export abstract class SqlStore implements Store {
           role: r.role as RunRole,
           time: String(r.time),
           harness: String(r.harness),
-          fingerprintKey: String(r.fp_key),
+          machineKey: String(r.machine_key),
           measurements: Number(r.n),
         };
         if (r.repo !== null) s.repo = String(r.repo);
@@ -479,16 +479,16 @@ export abstract class SqlStore implements Store {
 
   async samplesFor(query: SampleQuery): Promise<RunSamples[]> {
     const where = new Where();
-    where.eq('r.repo', query.repo).eq('r.sha', query.sha).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
+    where.eq('r.repo', query.repo).eq('r.sha', query.sha).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.machineKey);
     return this.read(async (c) => {
-      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
+      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
       const values = await this.valuesOf(c, rows);
       return rows.map((r) => ({
         runId: String(r.key),
         sha: String(r.sha),
         role: r.role as RunRole,
         time: String(r.time),
-        fingerprintKey: String(r.fp_key),
+        machineKey: String(r.machine_key),
         benchmark: String(r.benchmark),
         metric: String(r.metric),
         unit: String(r.unit),
@@ -500,7 +500,7 @@ export abstract class SqlStore implements Store {
 
   async series(query: SeriesQuery): Promise<SeriesPoint[]> {
     const where = new Where();
-    where.eq('r.repo', query.repo).eq('r.branch', query.branch).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.fingerprintKey);
+    where.eq('r.repo', query.repo).eq('r.branch', query.branch).eq('r.role', query.role).eq('m.benchmark', query.benchmark).eq('m.metric', query.metric).eq('f.machine_key', query.machineKey);
     // Through the series table and the per-series index: measurements have no index by name.
     if (query.benchmark !== undefined) where.add('m.series_id IN (SELECT id FROM series WHERE benchmark = ?)', query.benchmark);
     if (query.since !== undefined) {
@@ -510,7 +510,7 @@ export abstract class SqlStore implements Store {
     }
     return this.read(async (c) => {
       const rows = await c.all(
-        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, ${query.fingerprints ? 'f.body AS fp_body, ' : ''}m.benchmark, m.metric, m.unit, m.better, m.n, m.median${query.values ? ', m.vals' : ''} ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
+        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key, ${query.fingerprints ? 'f.body AS fp_body, ' : ''}m.benchmark, m.metric, m.unit, m.better, m.n, m.median${query.values ? ', m.vals' : ''} ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
         where.params,
       );
       const values = query.values ? await this.valuesOf(c, rows) : undefined;
@@ -520,7 +520,7 @@ export abstract class SqlStore implements Store {
           sha: String(r.sha),
           role: r.role as RunRole,
           time: String(r.time),
-          fingerprintKey: String(r.fp_key),
+          machineKey: String(r.machine_key),
           benchmark: String(r.benchmark),
           metric: String(r.metric),
           unit: String(r.unit),
@@ -574,14 +574,14 @@ export abstract class SqlStore implements Store {
           const sum = summary.get(id) ?? { points: 0, firstMs: 0 };
           const list = bySeries.get(id) ?? [];
           const window: SeriesPoint[] = new Array(list.length);
-          const fingerprintKey = String(s.machine_key);
+          const machineKey = String(s.machine_key);
           const benchmark = String(s.benchmark);
           const metric = String(s.metric);
           for (let i = 0; i < list.length; i++) {
             const [, mid, runId, unit, better, n, med, vals] = list[i];
             const run = runs.get(Number(runId)) as RunInfo;
             const p: SeriesPoint = {
-              runId: run.key, sha: run.sha, role: run.role, time: run.time, fingerprintKey, benchmark, metric,
+              runId: run.key, sha: run.sha, role: run.role, time: run.time, machineKey, benchmark, metric,
               unit: String(unit), better: better === 'higher' ? 'higher' : 'lower', n: Number(n), median: med === null ? null : Number(med),
             };
             if (i < valuesNights) p.values = vals !== null ? unpackValues(vals as Uint8Array) : (old.get(Number(mid)) ?? []);
@@ -589,7 +589,7 @@ export abstract class SqlStore implements Store {
             window[list.length - 1 - i] = p;
           }
           const w: SeriesWindow = {
-            role: s.role as RunRole, fingerprintKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
+            role: s.role as RunRole, machineKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
             points: sum.points, firstTime: new Date(sum.firstMs).toISOString(), window,
           };
           if (s.repo !== '') w.repo = String(s.repo);
@@ -615,10 +615,10 @@ export abstract class SqlStore implements Store {
         }
       }
       return rows.map((r) => {
-        const info: SeriesInfo = { id: Number(r.id), role: r.role as RunRole, fingerprintKey: String(r.machine_key), benchmark: String(r.benchmark), metric: String(r.metric) };
+        const info: SeriesInfo = { id: Number(r.id), role: r.role as RunRole, machineKey: String(r.machine_key), benchmark: String(r.benchmark), metric: String(r.metric) };
         if (r.repo !== '') info.repo = String(r.repo);
         if (r.branch !== '') info.branch = String(r.branch);
-        const machine = machines.get(info.fingerprintKey);
+        const machine = machines.get(info.machineKey);
         if (machine) info.machine = machine;
         return info;
       });
@@ -628,7 +628,7 @@ export abstract class SqlStore implements Store {
   /** seriesRows reads the series rows that match the filters, by id, or only the given ids in their order. */
   private async seriesRows(c: SqlConn, query: SeriesListQuery, ids?: readonly number[]): Promise<Row[]> {
     const where = new Where();
-    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.fingerprintKey);
+    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.machineKey);
     const columns = 'SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series';
     if (ids === undefined) return c.all(`${columns} ${where.sql()} ORDER BY id`, where.params);
     const byId = new Map<number, Row>();
@@ -649,7 +649,7 @@ export abstract class SqlStore implements Store {
     if (!Number.isInteger(valuesNights) || valuesNights < 0) throw new StoreError(`seriesHistories: valuesNights must be a whole number, got ${valuesNights}`);
     if (!Number.isInteger(batch) || batch < 1) throw new StoreError(`seriesHistories: batch must be a positive whole number, got ${batch}`);
     const where = new Where();
-    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.fingerprintKey);
+    where.eq('role', query.role).eq('repo', query.repo).eq('branch', query.branch).eq('benchmark', query.benchmark).eq('metric', query.metric).eq('machine_key', query.machineKey);
     const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
     const runs = new Map<number, RunInfo>();
     const fingerprints = new Map<number, Fingerprint>();
@@ -689,7 +689,7 @@ export abstract class SqlStore implements Store {
           const refs = new Array<RunRef>(count);
           for (let k = 0; k < count; k++) refs[k] = refOf(h.run[k]);
           const history: SeriesHistory = {
-            role: s.role as RunRole, fingerprintKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
+            role: s.role as RunRole, machineKey: String(s.machine_key), benchmark: String(s.benchmark), metric: String(s.metric),
             unit: String(top[0][3]), better: top[0][4] === 'higher' ? 'higher' : 'lower',
             runs: refs, n: h.n, median: h.median, lo: h.lo, hi: h.hi,
             values: new Array<number[] | undefined>(count).fill(undefined),

@@ -13,7 +13,7 @@ import { exportNdjson } from '../../src/store/export-ndjson.ts';
 import { importGithubActionBenchmark } from '../../src/store/github-action-benchmark.ts';
 import { importNdjson } from '../../src/store/import-ndjson.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { fingerprintKey } from '../../src/store/run-key.ts';
+import { machineKey } from '../../src/model/fingerprint.ts';
 import { poolSamples, StoreError, type IngestRun, type Store } from '../../src/store/store.ts';
 import { FIXTURES } from '../support/fixtures.ts';
 import { postgresUnavailable, startPostgres, type PostgresServer } from '../support/postgres-server.ts';
@@ -83,7 +83,7 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
         const got = await store.getRun(id);
         assert.ok(got);
         const { repo, branch, ...plain } = input;
-        assert.deepEqual(got, { ...plain, repo, branch, id, fingerprintKey: fingerprintKey(input.fingerprint) });
+        assert.deepEqual(got, { ...plain, repo, branch, id, machineKey: machineKey(input.fingerprint) });
         assert.equal(await store.getRun('no-such-run'), undefined);
         assert.deepEqual(await store.counts(), { runs: 1, fingerprints: 1, measurements: 3, samples: 8, state: 0 });
       });
@@ -139,7 +139,7 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
         const all = await store.listRuns({ repo: 'example-org/fastjson' });
         assert.deepEqual(all.map((r) => r.id), [...ids].reverse());
         assert.equal(all[0].measurements, 3);
-        assert.equal(all[0].fingerprintKey, fingerprintKey(run().fingerprint));
+        assert.equal(all[0].machineKey, machineKey(run().fingerprint));
         assert.equal((await store.listRuns()).length, 6);
         assert.deepEqual((await store.listRuns({ repo: 'example-org/fastjson', role: 'head' })).map((r) => r.id), [ids[3], ids[1]]);
         assert.deepEqual((await store.listRuns({ sha: '2'.repeat(40) })).map((r) => r.id), [ids[2]]);
@@ -159,7 +159,7 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
         await store.ingestRun(run({ sha: 'd'.repeat(40), role: 'base' }));
         const rows = await store.samplesFor({ repo: 'example-org/fastjson', sha, role: 'base' });
         assert.deepEqual(rows.map((r) => [r.runId, r.values]), [[base1, [3, 1, 2]], [base2, [4, 5]]]);
-        assert.equal(rows[0].fingerprintKey, fingerprintKey(run().fingerprint));
+        assert.equal(rows[0].machineKey, machineKey(run().fingerprint));
         assert.deepEqual(poolSamples(rows), [{ benchmark: 'B', metric: 'time', unit: 'ns', better: 'lower', values: [3, 1, 2, 4, 5] }]);
         assert.equal((await store.samplesFor({ sha })).length, 3);
         assert.deepEqual(await store.samplesFor({ sha, benchmark: 'nope' }), []);
@@ -179,11 +179,11 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
         const points = await store.series({ repo: 'example-org/fastjson', branch: 'main', benchmark: 'B', metric: 'time' });
         assert.deepEqual(points.map((p) => [p.runId, p.median, p.n]), [[early, 15, 2], [late, 3, 3], [other, 7, 1]]);
         assert.equal(points[0].values, undefined);
-        const same = await store.series({ repo: 'example-org/fastjson', branch: 'main', fingerprintKey: fingerprintKey(run().fingerprint), values: true });
+        const same = await store.series({ repo: 'example-org/fastjson', branch: 'main', machineKey: machineKey(run().fingerprint), values: true });
         assert.deepEqual(same.map((p) => p.values), [[10, 20], [5, 1, 3]]);
         // A night on the same machine under a different load (or with newer tools) stays in the same series.
         const busier = await store.ingestRun(run({ time: '2024-03-06T01:00:00Z', measurements: m([9]), fingerprint: { ...run().fingerprint, loadAverage: 3.5, toolVersions: { gcc: '13.1' } } }));
-        const still = await store.series({ repo: 'example-org/fastjson', branch: 'main', benchmark: 'B', fingerprintKey: fingerprintKey(run().fingerprint) });
+        const still = await store.series({ repo: 'example-org/fastjson', branch: 'main', benchmark: 'B', machineKey: machineKey(run().fingerprint) });
         assert.deepEqual(still.map((p) => p.runId), [early, late, busier]);
         const empty = await store.ingestRun(run({ time: '2024-03-05T01:00:00Z', measurements: [{ benchmark: 'E', metric: 'time', unit: 'ns', better: 'lower', values: [] }] }));
         assert.deepEqual((await store.series({ benchmark: 'E' })).map((p) => [p.runId, p.median, p.n]), [[empty, null, 0]]);
