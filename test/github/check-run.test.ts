@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, test } from 'node:test';
+import { test } from 'node:test';
 import { CHECK_RUN_TEXT_LIMIT, conclusionFor, publishCheckRun, truncateForCheckRun } from '../../src/github/check-run.ts';
-import { createGitHubClient, GitHubError } from '../../src/github/github-client.ts';
-import type { GitHubClient } from '../../src/github/github-client.ts';
-import { assertAllValid, startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
-import type { GitHubApiStandIn } from '../support/github-api-stand-in.ts';
+import { GitHubError } from '../../src/github/github-client.ts';
+import { useStandInClient } from '../support/use-stand-in-client.ts';
 import { compareRuns } from '../../src/compare/compare-runs.ts';
 import { renderMarkdown } from '../../src/report/markdown-report.ts';
 import { ATTACK, liveText, structure } from '../report/markdown-tree.ts';
@@ -13,21 +11,7 @@ const repo = { owner: 'octo-org', repo: 'widgets' };
 const headSha = '3f786850e387550fdab836ed7e6dc881de23001b';
 const utf8Length = (s: string) => new TextEncoder().encode(s).length;
 
-let standIn: GitHubApiStandIn;
-let client: GitHubClient;
-
-before(async () => {
-  standIn = await startGitHubApiStandIn();
-  client = createGitHubClient({ token: 'test-token', apiUrl: standIn.url, sleep: async () => {}, writeIntervalMs: 0 });
-});
-after(() => standIn.close());
-afterEach(() => {
-  try {
-    assertAllValid(standIn);
-  } finally {
-    standIn.reset();
-  }
-});
+const github = useStandInClient();
 
 test('conclusionFor: failure only when something regressed and failOn is regression', () => {
   assert.equal(conclusionFor({ regressed: 2 }, 'regression'), 'failure');
@@ -37,9 +21,9 @@ test('conclusionFor: failure only when something regressed and failOn is regress
 });
 
 test('publishCheckRun creates a completed check run whose body GitHub\'s schema accepts', async () => {
-  const result = await publishCheckRun(client, { ...repo, headSha, name: 'benchbot', conclusion: 'failure', title: '1 regression', summary: '## benchbot\n\n| bench | ratio |', text: 'details', detailsUrl: 'https://example.com/run/1' });
+  const result = await publishCheckRun(github.client, { ...repo, headSha, name: 'benchbot', conclusion: 'failure', title: '1 regression', summary: '## benchbot\n\n| bench | ratio |', text: 'details', detailsUrl: 'https://example.com/run/1' });
   assert.deepEqual(result, { id: result.id, url: `https://github.com/octo-org/widgets/runs/${result.id}`, truncated: false });
-  const [req] = standIn.requests;
+  const [req] = github.standIn.requests;
   assert.equal(`${req.method} ${req.template}`, 'POST /repos/{owner}/{repo}/check-runs');
   assert.deepEqual(req.body, {
     name: 'benchbot',
@@ -49,29 +33,29 @@ test('publishCheckRun creates a completed check run whose body GitHub\'s schema 
     details_url: 'https://example.com/run/1',
     output: { title: '1 regression', summary: '## benchbot\n\n| bench | ratio |', text: 'details' },
   });
-  const [run] = standIn.state.checkRuns;
+  const [run] = github.standIn.state.checkRuns;
   assert.equal(run.status, 'completed');
   assert.equal(run.conclusion, 'failure');
   assert.equal(run.headSha, headSha);
 });
 
 test('publishCheckRun with checkRunId updates that run', async () => {
-  const created = await publishCheckRun(client, { ...repo, headSha, name: 'benchbot', conclusion: 'neutral', title: 'first', summary: 'a' });
-  const updated = await publishCheckRun(client, { ...repo, headSha, name: 'benchbot', conclusion: 'success', title: 'second', summary: 'b', checkRunId: created.id });
+  const created = await publishCheckRun(github.client, { ...repo, headSha, name: 'benchbot', conclusion: 'neutral', title: 'first', summary: 'a' });
+  const updated = await publishCheckRun(github.client, { ...repo, headSha, name: 'benchbot', conclusion: 'success', title: 'second', summary: 'b', checkRunId: created.id });
   assert.equal(updated.id, created.id);
-  assert.equal(standIn.requests[1].method, 'PATCH');
-  assert.equal(standIn.state.checkRuns.length, 1);
-  assert.equal(standIn.state.checkRuns[0].conclusion, 'success');
-  assert.equal(standIn.state.checkRuns[0].output.title, 'second');
+  assert.equal(github.standIn.requests[1].method, 'PATCH');
+  assert.equal(github.standIn.state.checkRuns.length, 1);
+  assert.equal(github.standIn.state.checkRuns[0].conclusion, 'success');
+  assert.equal(github.standIn.state.checkRuns[0].output.title, 'second');
 });
 
 test('an over-long summary is truncated with a note and still accepted', async () => {
   const row = '| BM_Sort/1024 | 1.02x | unchanged |\n';
   const summary = row.repeat(3000);
   assert.ok(summary.length > CHECK_RUN_TEXT_LIMIT);
-  const result = await publishCheckRun(client, { ...repo, headSha, name: 'benchbot', conclusion: 'success', title: 't', summary, text: summary });
+  const result = await publishCheckRun(github.client, { ...repo, headSha, name: 'benchbot', conclusion: 'success', title: 't', summary, text: summary });
   assert.equal(result.truncated, true);
-  const sent = (standIn.requests[0].body as { output: { summary: string; text: string } }).output;
+  const sent = (github.standIn.requests[0].body as { output: { summary: string; text: string } }).output;
   assert.ok(utf8Length(sent.summary) <= CHECK_RUN_TEXT_LIMIT);
   const note = `| unchanged |\n\n---\n_benchbot truncated this text: it was ${utf8Length(summary)} bytes and GitHub allows 65535.`;
   assert.ok(sent.summary.includes(note), `summary ends with ${JSON.stringify(sent.summary.slice(-200))}`);
@@ -80,9 +64,9 @@ test('an over-long summary is truncated with a note and still accepted', async (
 
 test('without truncation the same summary is refused: the stand-in enforces maxLength', async () => {
   const summary = 'x'.repeat(CHECK_RUN_TEXT_LIMIT + 1);
-  await assert.rejects(client.request('POST', '/repos/{owner}/{repo}/check-runs', { ...repo, name: 'benchbot', head_sha: headSha, status: 'completed', conclusion: 'success', output: { title: 't', summary } }), (e: unknown) => e instanceof GitHubError && e.status === 422 && /body\/output\/summary must NOT have more than 65535 characters/.test(e.message));
-  assert.equal(standIn.requests[0].errors.length, 1);
-  standIn.requests.length = 0;
+  await assert.rejects(github.client.request('POST', '/repos/{owner}/{repo}/check-runs', { ...repo, name: 'benchbot', head_sha: headSha, status: 'completed', conclusion: 'success', output: { title: 't', summary } }), (e: unknown) => e instanceof GitHubError && e.status === 422 && /body\/output\/summary must NOT have more than 65535 characters/.test(e.message));
+  assert.equal(github.standIn.requests[0].errors.length, 1);
+  github.standIn.requests.length = 0;
 });
 
 test('truncateForCheckRun counts UTF-8 bytes and never splits a character', () => {
@@ -102,8 +86,8 @@ test('the check run carrying a hostile benchmark: title one line without live me
   const m = (values: number[]) => ({ benchmark: hostile, metric: 'real_time', unit: ATTACK, better: 'lower' as const, values });
   const report = compareRuns({ measurements: [m([100, 101, 102, 99, 100, 101])], warnings: [], hints: {} }, { measurements: [m([120, 121, 122, 119, 120, 121])], warnings: [], hints: {} });
   const summary = renderMarkdown(report).split('\n').slice(1).join('\n');
-  await publishCheckRun(client, { ...repo, headSha, name: 'benchbot', conclusion: 'failure', title: `Regressed: ${hostile}`, summary });
-  const output = (standIn.requests[0].body as { output: { title: string; summary: string } }).output;
+  await publishCheckRun(github.client, { ...repo, headSha, name: 'benchbot', conclusion: 'failure', title: `Regressed: ${hostile}`, summary });
+  const output = (github.standIn.requests[0].body as { output: { title: string; summary: string } }).output;
   assert.ok(!output.title.includes('\n'));
   assert.ok(!/@octocat|#12/.test(output.title), output.title);
   assert.ok(!structure(output.summary).some((n) => /^(image|link)\b|^html "(?!<\/?(code|details|summary|sub)>)/.test(n)), structure(output.summary).join('\n'));

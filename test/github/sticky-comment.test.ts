@@ -1,42 +1,26 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, test } from 'node:test';
-import { createGitHubClient } from '../../src/github/github-client.ts';
-import type { GitHubClient } from '../../src/github/github-client.ts';
+import { test } from 'node:test';
 import { isStickyComment, upsertStickyComment, withMarker } from '../../src/github/sticky-comment.ts';
 import type { StickyCommentOptions } from '../../src/github/sticky-comment.ts';
-import { assertAllValid, startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
+import { useStandInClient } from '../support/use-stand-in-client.ts';
 import { compareRuns } from '../../src/compare/compare-runs.ts';
 import { renderMarkdown } from '../../src/report/markdown-report.ts';
 import { ATTACK } from '../report/markdown-tree.ts';
-import type { Account, GitHubApiStandIn } from '../support/github-api-stand-in.ts';
+import type { Account } from '../support/github-api-stand-in.ts';
 
 const MARKER = '<!-- benchbot:report -->';
 const target = { owner: 'octo-org', repo: 'widgets', issueNumber: 12 };
 const bot: Account = { login: 'github-actions[bot]', type: 'Bot' };
 const alice: Account = { login: 'alice', type: 'User' };
 
-let standIn: GitHubApiStandIn;
-let client: GitHubClient;
-
-before(async () => {
-  standIn = await startGitHubApiStandIn();
-  client = createGitHubClient({ token: 'test-token', apiUrl: standIn.url, sleep: async () => {}, writeIntervalMs: 0 });
-});
-after(() => standIn.close());
-afterEach(() => {
-  try {
-    assertAllValid(standIn);
-  } finally {
-    standIn.reset();
-  }
-});
+const github = useStandInClient();
 
 function upsert(body: string, extra: Partial<StickyCommentOptions> = {}) {
-  return upsertStickyComment(client, { ...target, marker: MARKER, body, ...extra });
+  return upsertStickyComment(github.client, { ...target, marker: MARKER, body, ...extra });
 }
 
-const onIssue = () => standIn.state.comments.filter((c) => c.issueNumber === target.issueNumber);
-const writes = () => standIn.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.template}`);
+const onIssue = () => github.standIn.state.comments.filter((c) => c.issueNumber === target.issueNumber);
+const writes = () => github.standIn.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.template}`);
 
 test('first run creates the comment with the marker as its first line; later runs update that same comment', async () => {
   const first = await upsert('## benchbot: 1 regression');
@@ -53,30 +37,30 @@ test('first run creates the comment with the marker as its first line; later run
 
 test('an identical body is left alone: no write at all', async () => {
   const first = await upsert('same report');
-  standIn.requests.length = 0;
+  github.standIn.requests.length = 0;
   const again = await upsert('same report');
   assert.deepEqual(again, { action: 'unchanged', id: first.id, url: first.url, deletedIds: [], truncated: false });
   assert.deepEqual(writes(), []);
 });
 
 test('a body GitHub hands back with CRLF line ends counts as unchanged', async () => {
-  const seeded = standIn.addComment({ ...target, body: `${MARKER}\r\nline one\r\nline two`, user: bot });
+  const seeded = github.standIn.addComment({ ...target, body: `${MARKER}\r\nline one\r\nline two`, user: bot });
   const result = await upsert('line one\nline two');
   assert.equal(result.action, 'unchanged');
   assert.equal(result.id, seeded.id);
 });
 
 test('not fooled by humans quoting or copying the marker, nor by other bots', async () => {
-  const quoted = standIn.addComment({ ...target, body: `> ${MARKER}\n> ## benchbot: 3 regressions\n\nIs this real?`, user: alice });
-  const copied = standIn.addComment({ ...target, body: `${MARKER}\nI pasted the report here`, user: alice });
-  const otherBot = standIn.addComment({ ...target, body: `${MARKER}\nsome other app`, user: { login: 'other-app[bot]', type: 'Bot' } });
+  const quoted = github.standIn.addComment({ ...target, body: `> ${MARKER}\n> ## benchbot: 3 regressions\n\nIs this real?`, user: alice });
+  const copied = github.standIn.addComment({ ...target, body: `${MARKER}\nI pasted the report here`, user: alice });
+  const otherBot = github.standIn.addComment({ ...target, body: `${MARKER}\nsome other app`, user: { login: 'other-app[bot]', type: 'Bot' } });
   const result = await upsert('## benchbot: all clear');
   assert.equal(result.action, 'created');
   assert.notEqual(result.id, quoted.id);
   assert.equal(onIssue().length, 4);
-  assert.equal(standIn.state.comments.find((c) => c.id === quoted.id)?.body, quoted.body);
-  assert.equal(standIn.state.comments.find((c) => c.id === copied.id)?.body, copied.body);
-  assert.equal(standIn.state.comments.find((c) => c.id === otherBot.id)?.body, otherBot.body);
+  assert.equal(github.standIn.state.comments.find((c) => c.id === quoted.id)?.body, quoted.body);
+  assert.equal(github.standIn.state.comments.find((c) => c.id === copied.id)?.body, copied.body);
+  assert.equal(github.standIn.state.comments.find((c) => c.id === otherBot.id)?.body, otherBot.body);
 });
 
 test('a bot comment that mentions the marker later in its body is not ours', () => {
@@ -93,21 +77,21 @@ test('a bot comment that mentions the marker later in its body is not ours', () 
 });
 
 test('the bot comment is found beyond the first page of comments', async () => {
-  for (let i = 0; i < 230; i++) standIn.addComment({ ...target, body: `chatter ${i}`, user: alice });
-  const ours = standIn.addComment({ ...target, body: `${MARKER}\nold report`, user: bot });
-  for (let i = 0; i < 20; i++) standIn.addComment({ ...target, body: `more chatter ${i}`, user: alice });
+  for (let i = 0; i < 230; i++) github.standIn.addComment({ ...target, body: `chatter ${i}`, user: alice });
+  const ours = github.standIn.addComment({ ...target, body: `${MARKER}\nold report`, user: bot });
+  for (let i = 0; i < 20; i++) github.standIn.addComment({ ...target, body: `more chatter ${i}`, user: alice });
   const result = await upsert('new report');
   assert.equal(result.action, 'updated');
   assert.equal(result.id, ours.id);
   assert.equal(onIssue().length, 251);
-  assert.equal(standIn.requests.filter((r) => r.method === 'GET').length, 3);
+  assert.equal(github.standIn.requests.filter((r) => r.method === 'GET').length, 3);
 });
 
 test('duplicates from racing runs: the oldest is kept and updated, later ones deleted', async () => {
-  const oldest = standIn.addComment({ ...target, body: `${MARKER}\nreport from run 1`, user: bot });
-  standIn.addComment({ ...target, body: 'a human in between', user: alice });
-  const dup1 = standIn.addComment({ ...target, body: `${MARKER}\nreport from run 2`, user: bot });
-  const dup2 = standIn.addComment({ ...target, body: `${MARKER}\nreport from run 3`, user: bot });
+  const oldest = github.standIn.addComment({ ...target, body: `${MARKER}\nreport from run 1`, user: bot });
+  github.standIn.addComment({ ...target, body: 'a human in between', user: alice });
+  const dup1 = github.standIn.addComment({ ...target, body: `${MARKER}\nreport from run 2`, user: bot });
+  const dup2 = github.standIn.addComment({ ...target, body: `${MARKER}\nreport from run 3`, user: bot });
   const result = await upsert('report from run 4');
   assert.equal(result.action, 'updated');
   assert.equal(result.id, oldest.id);
@@ -116,11 +100,11 @@ test('duplicates from racing runs: the oldest is kept and updated, later ones de
 });
 
 test('duplicates are cleaned even when the kept body is current, and a duplicate already gone is fine', async () => {
-  const kept = standIn.addComment({ ...target, body: `${MARKER}\ncurrent`, user: bot });
-  const dup1 = standIn.addComment({ ...target, body: `${MARKER}\ncurrent`, user: bot });
-  const dup2 = standIn.addComment({ ...target, body: `${MARKER}\ncurrent`, user: bot });
+  const kept = github.standIn.addComment({ ...target, body: `${MARKER}\ncurrent`, user: bot });
+  const dup1 = github.standIn.addComment({ ...target, body: `${MARKER}\ncurrent`, user: bot });
+  const dup2 = github.standIn.addComment({ ...target, body: `${MARKER}\ncurrent`, user: bot });
   // Another run deleted dup1 between our list and our delete.
-  standIn.failNext({ method: 'DELETE', path: `/repos/octo-org/widgets/issues/comments/${dup1.id}`, status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } });
+  github.standIn.failNext({ method: 'DELETE', path: `/repos/octo-org/widgets/issues/comments/${dup1.id}`, status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } });
   const result = await upsert('current');
   assert.deepEqual(result, { action: 'deleted-duplicates', id: kept.id, url: result.url, deletedIds: [dup1.id, dup2.id], truncated: false });
   assert.deepEqual(onIssue().map((c) => c.id), [kept.id, dup1.id]);
@@ -155,7 +139,7 @@ test('two markers keep two separate comments', async () => {
 
 test('a report beyond GitHub\'s comment limit is cut with a note instead of being refused', async () => {
   const huge = '| BM_Parse/4096 | 0.98x | unchanged |\n'.repeat(3000);
-  const tooLong = await client.request('POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: target.owner, repo: target.repo, issue_number: target.issueNumber, body: huge }).catch((e: Error) => e);
+  const tooLong = await github.client.request('POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: target.owner, repo: target.repo, issue_number: target.issueNumber, body: huge }).catch((e: Error) => e);
   assert.match(String(tooLong), /failed with 422: Validation Failed: errors: .*Body is too long \(maximum is 65536 characters\)/);
   const result = await upsert(huge);
   assert.equal(result.action, 'created');
@@ -168,8 +152,8 @@ test('a report beyond GitHub\'s comment limit is cut with a note instead of bein
 });
 
 test('botLogin names the app account; null accepts any Bot author', async () => {
-  const appComment = standIn.addComment({ ...target, body: `${MARKER}\nold`, user: { login: 'benchbot[bot]', type: 'Bot' } });
-  standIn.state.actor = { login: 'benchbot[bot]', type: 'Bot' };
+  const appComment = github.standIn.addComment({ ...target, body: `${MARKER}\nold`, user: { login: 'benchbot[bot]', type: 'Bot' } });
+  github.standIn.state.actor = { login: 'benchbot[bot]', type: 'Bot' };
   try {
     const byLogin = await upsert('new', { botLogin: 'benchbot[bot]' });
     assert.equal(byLogin.id, appComment.id);
@@ -180,7 +164,7 @@ test('botLogin names the app account; null accepts any Bot author', async () => 
     const byDefault = await upsert('newest');
     assert.equal(byDefault.action, 'created');
   } finally {
-    standIn.state.actor = bot;
+    github.standIn.state.actor = bot;
   }
 });
 
@@ -193,7 +177,7 @@ test('a report whose unit carries a second marker (issue 10) still reconciles to
 
   // A human quotes the report (marker and all) before the next run.
   const first = await upsert(body, { mode: 'always' });
-  standIn.addComment({ ...target, body: `> ${body.split('\n').join('\n> ')}\n\nwhy?`, user: alice });
+  github.standIn.addComment({ ...target, body: `> ${body.split('\n').join('\n> ')}\n\nwhy?`, user: alice });
   const second = await upsert(body.replace('benchbot:', 'benchbot (run 2):'));
   assert.equal(first.action, 'created');
   assert.equal(second.action, 'updated');
