@@ -26,6 +26,7 @@
 import { hodgesLehmann } from '../stats/hodges-lehmann.ts';
 import { normalQuantile } from '../stats/normal.ts';
 import { randomEffects } from '../stats/sessions.ts';
+import type { ProbeSession } from './create-bisect.ts';
 
 /** OracleVerdict is the oracle's answer for one probe. */
 export type OracleVerdict = 'good' | 'bad' | 'unknown' | 'beyond-good' | 'beyond-bad';
@@ -120,6 +121,22 @@ export function classifySessions(fromGood: Estimate, toBad: Estimate, shift: num
   if (llr >= Math.log((1 - beta) / alpha) && a / fromGood.se >= z) return { ...out, verdict: 'bad' };
   if (llr <= Math.log(beta / (1 - alpha)) && b / toBad.se >= z) return { ...out, verdict: 'good' };
   return { ...out, verdict: 'unknown' };
+}
+
+/**
+ * classifyOracleSessions classifies a probe from its interleaved sessions:
+ * probe vs good and bad vs probe combined by random effects, against the
+ * good-to-bad shift measured in the same sessions; `ratio` is probe/good
+ * with its 95% CI, `shift` bad/good (null until a session has both).
+ */
+export function classifyOracleSessions(sessions: readonly ProbeSession[], threshold: number): { verdict: OracleVerdict; partial: boolean; llr: number; ratio: number | null; ratioCi: [number, number] | null; shift: number | null } {
+  const all = (f: (x: ProbeSession) => Contrast | null) => sessions.map(f).filter((c): c is Contrast => c !== null);
+  const fromGood = combine(all((x) => contrast(x.good, x.probe)));
+  const toBad = combine(all((x) => contrast(x.probe, x.bad)));
+  const shift = combine(all((x) => contrast(x.good, x.bad)));
+  if (fromGood === null || toBad === null || shift === null) return { verdict: 'unknown', partial: false, llr: 0, ratio: null, ratioCi: null, shift: null };
+  const c = classifySessions(fromGood, toBad, shift.mean, { threshold });
+  return { ...c, ratio: Math.exp(fromGood.mean), ratioCi: [Math.exp(fromGood.mean - 1.96 * fromGood.se), Math.exp(fromGood.mean + 1.96 * fromGood.se)], shift: Math.exp(shift.mean) };
 }
 
 /** ConfirmVerdict: the merge carries part of the shift (`confirmed`), does not (`refuted`), or more sessions are needed. */

@@ -1,9 +1,7 @@
 import { openSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { formatChange } from '../report/format-numbers.ts';
-import { inertCode, inertText } from '../report/inert-markdown.ts';
 import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
-import { renderBisectLog } from '../report/regression-issue.ts';
+import { renderBisectSummary } from '../report/bisect-report.ts';
 import { readBoundedText } from '../runner/read-bounded-text.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { UsageError } from './usage-error.ts';
@@ -32,25 +30,6 @@ export function parseBisectLogText(text: string, file: string): BisectLog {
   return readBisectLog(root, (path, expected) => {
     throw new FormatError(file, undefined, `${path}: expected ${expected}`);
   });
-}
-
-/** renderBisectSummary is a bisect log as markdown for a job summary; every text from the log goes through the escaping path. */
-export function renderBisectSummary(log: BisectLog): string {
-  const what = log.benchmark ? `${inertText(log.benchmark)} (${inertText(log.metric ?? '')})` : 'the benchmark that moved most';
-  const lines = [`### benchbot bisect: ${what}`, ''];
-  const c = log.culprit;
-  const name = (x: { sha: string; subject: string; pr: number | null }) => `${x.pr !== null && x.pr !== undefined ? `#${x.pr} ` : ''}${inertCode(x.sha.slice(0, 12))} ${inertText(x.subject)}`;
-  if (log.status === 'not-reproducible') {
-    lines.push(`**Not reproducible:** good and bad differ by ${log.reference.ratio === null ? 'nothing measurable' : formatChange(log.reference.ratio)} on this machine, which is not a significant change beyond the threshold.`);
-  } else if (c) {
-    lines.push(`**Culprit:** ${name(c)}`);
-  } else if (log.range && log.range.length > 0) {
-    lines.push(`**Culprit range:** ${log.range.length} merges that could not be told apart: ${log.range.map(name).join(', ')}`);
-  } else {
-    lines.push(`**Unfinished** (${inertText(log.status)}).`);
-  }
-  lines.push('', renderBisectLog(log));
-  return lines.join('\n');
 }
 
 /** runBisectLog implements `benchbot bisect-log FILE`. */

@@ -130,3 +130,15 @@ test('usage errors name the flag and exit 2', () => {
   assert.equal(ref.status, 2);
   assert.match(ref.stderr, /--good nope: no such commit/);
 });
+
+test('run by the action (BENCHBOT_SETTING_NAMES=action), errors name the action inputs, not flags', () => {
+  const repo = makeMergeRepo({ merges: 2, culprit: 2 });
+  const env = { ...process.env, BENCHBOT_LOCK: join(repo.dir, '.git', 'machine.lock'), BENCHBOT_DATABASE_URL: '', BENCHBOT_SETTING_NAMES: 'action' };
+  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'bisect', ...args], { cwd: repo.dir, encoding: 'utf8', env });
+  const ref = run('--good', 'nope', '--bad', repo.bad, '--bench', 'x');
+  assert.equal(ref.status, 2);
+  assert.match(ref.stderr, /bisect: good nope: no such commit/);
+  const threshold = run('--good', repo.good, '--bad', repo.bad, '--bench', 'x', '--threshold', 'lots');
+  assert.equal(threshold.status, 2);
+  assert.match(threshold.stderr, /bisect: threshold lots: give a percentage/);
+});
