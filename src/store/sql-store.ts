@@ -662,9 +662,10 @@ export abstract class SqlStore implements Store {
       }
       return ref;
     };
-    for (let start = 0; start < all.length; start += batch) {
+    // The next batch is read while the caller works on this one (on PostgreSQL, by the server, on another connection).
+    const readBatch = (start: number) => {
       const slice = all.slice(start, start + batch);
-      yield await this.read(async (c) => {
+      const read = this.read(async (c) => {
         const ids = slice.map((r) => Number(r.id));
         const columns = await this.historyColumns(c, ids);
         const newest = await this.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
@@ -704,12 +705,21 @@ export abstract class SqlStore implements Store {
         }
         return out;
       });
+      read.catch(() => undefined);
+      return read;
+    };
+    let next = all.length > 0 ? readBatch(0) : undefined;
+    for (let start = 0; next !== undefined; start += batch) {
+      const current = next;
+      next = start + batch < all.length ? readBatch(start + batch) : undefined;
+      yield await current;
     }
   }
 
   /** loadRuns reads the runs (and, when asked, fingerprints) the rows refer to that are not known yet. */
   private async loadRuns(c: SqlConn, runIds: Iterable<number>, runs: Map<number, RunInfo>, fingerprints: Map<number, Fingerprint> | undefined): Promise<void> {
-    const missing = [...new Set(runIds)].filter((id) => !runs.has(id));
+    const wanted = [...new Set(runIds)];
+    const missing = wanted.filter((id) => !runs.has(id));
     for (let i = 0; i < missing.length; i += 500) {
       const ids = missing.slice(i, i + 500);
       for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => '?').join(', ')})`, ids)) {
@@ -717,7 +727,8 @@ export abstract class SqlStore implements Store {
       }
     }
     if (!fingerprints) return;
-    const fps = [...new Set(missing.map((id) => runs.get(id)?.fingerprintId as number).filter((id) => !fingerprints.has(id)))];
+    // From every run asked for, not only the new ones: a batch read beside this one may have read a run and not yet its fingerprint.
+    const fps = [...new Set(wanted.map((id) => runs.get(id)?.fingerprintId as number).filter((id) => id !== undefined && !fingerprints.has(id)))];
     for (let i = 0; i < fps.length; i += 500) {
       const ids = fps.slice(i, i + 500);
       for (const r of await c.all(`SELECT id, body FROM fingerprints WHERE id IN (${ids.map(() => '?').join(', ')})`, ids)) fingerprints.set(Number(r.id), JSON.parse(String(r.body)));
