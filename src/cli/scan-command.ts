@@ -106,8 +106,8 @@ export const SCAN_BATCH = 500;
 
 /**
  * nightlySeriesBatches is loadNightlySeries a batch of series at a time,
- * in the same order: the store's series of one benchmark x metric on one
- * machine (kernels, governors, toolchains) always in the same batch, read
+ * in the same order: the store's series of one benchmark on one machine
+ * (its metrics; kernels, governors, toolchains) always in the same batch, read
  * through the per-series index with the A/B runs of those series alone, so
  * a scan of 10,000 series holds one batch, not the history.
  */
@@ -118,13 +118,14 @@ export async function* nightlySeriesBatches(store: Store, options: NightlyOption
   const size = options.batch ?? SCAN_BATCH;
   if (!Number.isInteger(size) || size < 1) throw new UsageError(`batch: give a positive whole number of series, got ${size}`);
   const infos = await store.listSeries({ role: 'nightly', branch: options.branch, repo: options.repo, machines: true });
-  // One scan series per benchmark x metric x machine: the store's series of that machine's setups go together.
+  // One scan series per benchmark x metric x machine: the store's series of that machine's setups go together, and so do
+  // a benchmark's metrics on one machine (its real_time and cpu_time are one measurement: timeFamilies).
   const hostOf = new Map<string, string>();
   const groups = new Map<string, SeriesInfo[]>();
   for (const info of infos) {
     let host = hostOf.get(info.machineKey);
     if (host === undefined) hostOf.set(info.machineKey, (host = info.machine ? hostKey(info.machine) : shortMachineKey(info.machineKey)));
-    const k = `${info.benchmark}\u0000${info.metric}\u0000${host}`;
+    const k = `${info.benchmark}\u0000${host}`;
     let group = groups.get(k);
     if (!group) groups.set(k, (group = []));
     group.push(info);
