@@ -29,6 +29,142 @@ export function* splitLines(file: SourceFile): Generator<TextLine> {
   }
 }
 
+/**
+ * LineCursor walks the lines of a text input in place, as splitLines cuts
+ * them (`\n` ends a line, the `\r` of a CRLF is not part of it, the text
+ * after the last `\n` is a line too) but with no object or string per line:
+ * `start` and `end` delimit the current line in `text`, and a reader makes a
+ * string of it only when it needs one (`line()`). The input is checked as
+ * splitLines checks it, on the first call of next().
+ */
+export class LineCursor {
+  readonly text: string;
+  /** number is the 1-based number of the current line. */
+  number = 0;
+  /** start is where the current line begins in text. */
+  start = 0;
+  /** end is where its text ends: at its `\n`, or at the `\r` before it, or at the end of the text. */
+  end = 0;
+  /** newline is the position of the current line's `\n`, text.length for the last line. */
+  newline = -1;
+  private readonly file: SourceFile;
+
+  constructor(file: SourceFile) {
+    this.file = file;
+    this.text = file.text;
+  }
+
+  /** next moves to the next line and says whether there is one. */
+  next(): boolean {
+    const text = this.text;
+    const start = this.newline + 1;
+    if (start === 0) {
+      checkText(this.file);
+      if (text.trim() === '') throw new FormatError(this.file.path, undefined, 'file is empty');
+    } else if (start > text.length) {
+      return false;
+    }
+    let newline = text.indexOf('\n', start);
+    let end = newline;
+    if (newline < 0) end = newline = text.length;
+    else if (end > start && text.charCodeAt(end - 1) === 13) end -= 1;
+    this.number += 1;
+    this.start = start;
+    this.end = end;
+    this.newline = newline;
+    return true;
+  }
+
+  /** line returns the current line as a string. */
+  line(): string {
+    return this.text.slice(this.start, this.end);
+  }
+}
+
+/**
+ * Finder finds a string (a keyword, a rare character) in a text from
+ * positions that only move forward, as a reader's lines do: each occurrence
+ * is searched for once with indexOf, however many lines ask, so asking on
+ * every line costs one pass over the text in all (indexOf bounded by hand
+ * to the line would rescan, and an unbounded one per line is quadratic).
+ */
+export class Finder {
+  private readonly text: string;
+  private readonly needle: string;
+  /** found is the last position found, Infinity when there is none further. */
+  private found = -1;
+
+  constructor(text: string, needle: string) {
+    this.text = text;
+    this.needle = needle;
+  }
+
+  /** next is the first position at or after `from` where the needle starts, or Infinity; `from` must not decrease between calls. */
+  next(from: number): number {
+    if (this.found < from) {
+      const at = this.text.indexOf(this.needle, from);
+      this.found = at < 0 ? Infinity : at;
+    }
+    return this.found;
+  }
+}
+
+/** NamedEntry is what a reader keeps per result name; `next` is the entry whose line followed this one's last time. */
+export interface NamedEntry {
+  name: string;
+  next: NamedEntry | undefined;
+}
+
+/**
+ * NameOrder predicts the name of the next result line: results come back in
+ * the order they came before (the same name again under `-count N`, or the
+ * name that followed it last time when rounds of a suite are concatenated),
+ * so a line's name is compared in place with one or two known names instead
+ * of becoming a string and a map lookup.
+ */
+export class NameOrder<E extends NamedEntry> {
+  private last: E | undefined;
+  private followed = false;
+
+  /** find returns the predicted entry whose name is text[start, end), if it is one of them. */
+  find(text: string, start: number, end: number): E | undefined {
+    const last = this.last;
+    if (last === undefined) return undefined;
+    const next = last.next as E | undefined;
+    const likely = this.followed ? next : last;
+    if (likely !== undefined && sameText(text, start, end, likely.name)) return likely;
+    const other = this.followed ? last : next;
+    if (other !== undefined && sameText(text, start, end, other.name)) return other;
+    return undefined;
+  }
+
+  /** record notes that the current line is entry's. */
+  record(entry: E): void {
+    const last = this.last;
+    if (last !== undefined) {
+      this.followed = last.next === entry && last !== entry;
+      last.next = entry;
+    }
+    this.last = entry;
+  }
+
+  /** forget starts over, as after a line that changes what names mean. */
+  forget(): void {
+    this.last = undefined;
+  }
+}
+
+/** sameText says whether text[start, end) is `name`, compared backwards (names of one suite tend to differ at their end). */
+export function sameText(text: string, start: number, end: number, name: string): boolean {
+  let i = name.length;
+  if (end - start !== i) return false;
+  while (i > 0) {
+    i -= 1;
+    if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 // One branch per shape and no quantifier that can trade characters with its
 // neighbour (`\d+\.?\d*` can split a run of digits n ways: quadratic on a
 // long token that fails at its end).
@@ -36,21 +172,30 @@ const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** parseFiniteNumber parses a decimal as printed by harnesses (commas as thousands separators allowed) or returns undefined. */
 export function parseFiniteNumber(text: string): number | undefined {
-  // The usual number (`1234`, `-0.6075`, `1,234,567.5`) is read from its
-  // characters: a comma counts as a separator where the replace below
-  // removes it (three digits, then a non-digit or the end, follow), and an
-  // integer of at most 15 digits over an exact power of ten is correctly
-  // rounded, as Number() is. Anything else takes the general path.
-  const length = text.length;
-  let i = 0;
-  let c = text.charCodeAt(0);
+  const value = readDecimal(text, 0, text.length);
+  return value === value ? value : parseGeneral(text);
+}
+
+/**
+ * readDecimal reads text[start, end) as parseFiniteNumber would, from its
+ * characters, when it is the usual number: `1234`, `-0.6075`, `1,234,567.5`
+ * (a comma counts as a separator where parseFiniteNumber's general path
+ * removes it: three digits, then a non-digit or the end, follow). An integer
+ * of at most 15 digits over an exact power of ten is correctly rounded, as
+ * Number() is; a longer plain decimal without commas goes to Number() as it
+ * is. NaN for anything else: the caller then takes its general path.
+ */
+export function readDecimal(text: string, start: number, end: number): number {
+  let i = start;
+  let c = text.charCodeAt(i);
   const negative = c === 45;
-  if (negative || c === 43) i = 1;
+  if (negative || c === 43) i += 1;
   let mantissa = 0;
   let digits = 0;
   let decimals = 0;
   let dot = false;
-  for (; i < length; i++) {
+  let commas = false;
+  for (; i < end; i++) {
     c = text.charCodeAt(i);
     if (c >= 48 && c <= 57) {
       mantissa = mantissa * 10 + (c - 48);
@@ -58,13 +203,19 @@ export function parseFiniteNumber(text: string): number | undefined {
       if (dot) decimals += 1;
     } else if (c === 46 && !dot) {
       dot = true;
-    } else if (c === 44 && isDigit(text.charCodeAt(i + 1)) && isDigit(text.charCodeAt(i + 2)) && isDigit(text.charCodeAt(i + 3)) && !isDigit(text.charCodeAt(i + 4))) {
+    } else if (c === 44 && i + 3 < end && isDigit(text.charCodeAt(i + 1)) && isDigit(text.charCodeAt(i + 2)) && isDigit(text.charCodeAt(i + 3)) && (i + 4 >= end || !isDigit(text.charCodeAt(i + 4)))) {
       // a thousands separator: skipped
+      commas = true;
     } else {
-      return parseGeneral(text);
+      return NaN;
     }
   }
-  if (digits === 0 || digits > 15) return parseGeneral(text);
+  if (digits === 0) return NaN;
+  if (digits > 15) {
+    if (commas) return NaN;
+    const value = Number(text.slice(start, end));
+    return Number.isFinite(value) ? value : NaN;
+  }
   const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals];
   return negative ? -value : value;
 }
@@ -204,30 +355,8 @@ export class LineFields {
    * rounded, as Number() is); anything else goes through parseFiniteNumber.
    */
   number(text: string, i: number): number | undefined {
-    let p = this.starts[i];
-    const end = this.ends[i];
-    let c = text.charCodeAt(p);
-    const negative = c === 45;
-    if (negative || c === 43) p += 1;
-    let mantissa = 0;
-    let digits = 0;
-    let decimals = 0;
-    let dot = false;
-    for (; p < end; p++) {
-      c = text.charCodeAt(p);
-      if (c >= 48 && c <= 57) {
-        mantissa = mantissa * 10 + (c - 48);
-        digits += 1;
-        if (dot) decimals += 1;
-      } else if (c === 46 && !dot) {
-        dot = true;
-      } else {
-        return parseFiniteNumber(this.text(text, i));
-      }
-    }
-    if (digits === 0 || digits > 15 || decimals > 22) return parseFiniteNumber(this.text(text, i));
-    const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals];
-    return negative ? -value : value;
+    const value = readDecimal(text, this.starts[i], this.ends[i]);
+    return value === value ? value : parseFiniteNumber(this.text(text, i));
   }
 
   /** unit returns field i as the k-th unit of the line: the same string as the line before's k-th unit when the characters match. */
