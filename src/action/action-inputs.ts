@@ -2,8 +2,9 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
-import { readerFor, UnknownFormatError } from '../formats/detect.ts';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
+import { checkFormat, defaultMaxRuns, PR_CHECK_DEFAULTS, type Shard } from '../jobs/pr-check.ts';
+import { actionSetting, SettingError } from '../jobs/setting-names.ts';
 
 /**
  * ActionInputError is a bad action input; its message starts with the input's
@@ -39,12 +40,6 @@ export type ActionRole = 'measure' | 'report';
  * step refuses to start with any of them set instead of scrubbing them.
  */
 export const TOKEN_ENV_NAMES = ['BENCHBOT_INPUT_GITHUB_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN'] as const;
-
-/** Shard is one part of a suite split across identical runners: `index` of `count`, both from 1. */
-export interface Shard {
-  index: number;
-  count: number;
-}
 
 /**
  * ActionSettings are the action's inputs, parsed and validated once. Paths
@@ -163,19 +158,17 @@ export function readActionInputs(env: Env): ActionSettings {
   const bench = text(env, 'bench');
   if (bench === undefined && merge === undefined) throw new ActionInputError('bench: required; give the command that runs your benchmarks, e.g. ./build/bench --benchmark_format=json');
   const format = text(env, 'format');
-  if (format !== undefined && format !== 'command') {
-    try {
-      readerFor(format);
-    } catch (error) {
-      if (error instanceof UnknownFormatError) throw new ActionInputError(`format: ${error.message.replace('use --format with one of', 'use one of')}`);
-      throw error;
-    }
+  try {
+    checkFormat(format, actionSetting);
+  } catch (error) {
+    if (error instanceof SettingError) throw new ActionInputError(error.message);
+    throw error;
   }
-  const minRuns = wholeNumber(env, 'min-runs', 10, 2);
-  const maxRuns = wholeNumber(env, 'max-runs', Math.max(40, minRuns), 2);
+  const minRuns = wholeNumber(env, 'min-runs', PR_CHECK_DEFAULTS.minRuns, 2);
+  const maxRuns = wholeNumber(env, 'max-runs', defaultMaxRuns(minRuns), 2);
   if (maxRuns < minRuns) throw new ActionInputError(`max-runs: ${maxRuns} is below min-runs ${minRuns}`);
-  const thresholdText = text(env, 'threshold') ?? '2%';
-  const threshold = parsePercent(thresholdText);
+  const thresholdText = text(env, 'threshold');
+  const threshold = thresholdText === undefined ? PR_CHECK_DEFAULTS.threshold : parsePercent(thresholdText);
   if (threshold === undefined) throw new ActionInputError(`threshold: "${thresholdText}" is not a percentage such as 2%`);
   const rules = (text(env, 'thresholds') ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
     const eq = line.lastIndexOf('=');
@@ -194,17 +187,15 @@ export function readActionInputs(env: Env): ActionSettings {
       throw new ActionInputError(`filter: "${filterText}" is not a regular expression benchbot accepts (${error.message})`);
     }
   }
-  const alphaText = text(env, 'alpha') ?? '0.05';
-  const alpha = Number(alphaText);
+  const alphaText = text(env, 'alpha');
+  const alpha = alphaText === undefined ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new ActionInputError(`alpha: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
   let executor: ExecutorSpec;
   try {
-    executor = parseExecutorSpec(text(env, 'executor') ?? 'local', { run: text(env, 'device-run'), push: text(env, 'device-push'), pull: text(env, 'device-pull') });
+    executor = parseExecutorSpec(text(env, 'executor') ?? 'local', { run: text(env, 'device-run'), push: text(env, 'device-push'), pull: text(env, 'device-pull') }, actionSetting);
   } catch (error) {
-    // The runner's messages name CLI flags; the action's inputs have the same names without the dashes.
-    const message = (error as Error).message;
-    const flag = /^--([\w-]+):? /.exec(message);
-    throw new ActionInputError(flag ? `${flag[1]}: ${message.slice(flag[0].length)}`.replace(/--(device-\w+)/g, '$1') : `executor: ${message}`);
+    // Its message starts with the input to change, as actionSetting names it.
+    throw new ActionInputError((error as Error).message);
   }
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const workingDirectory = resolve(workspace, text(env, 'working-directory') ?? '.');

@@ -3,14 +3,9 @@ import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSide } from '../jobs/read-sides.ts';
-import { storeHistory } from '../cli/run-command.ts';
 import { runReportContext } from '../report/run-report.ts';
 import { renderReport } from '../report/report-renderers.ts';
-import { loadAcks } from '../cli/scan-command.ts';
 import { hostKey } from '../model/fingerprint.ts';
-import { loadConfirmedSeries, type MeasurePair } from '../runner/confirm-findings.ts';
-import { scanHistory } from '../scan/scan-history.ts';
-import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { replayLooks } from '../compare/replay-looks.ts';
 import { FormatError } from '../formats/format-error.ts';
@@ -20,22 +15,20 @@ import type { Fingerprint } from '../model/fingerprint.ts';
 import { REPORT_MARKER, type MarkdownOptions } from '../report/markdown-report.ts';
 import { inertText } from '../report/inert-markdown.ts';
 import { headline } from '../report/report-order.ts';
-import { createExecutor } from '../runner/executor.ts';
-import { RunnerError, openRepository, resolveCommit } from '../runner/git-checkout.ts';
-import { holdMachine } from '../runner/hold-machine.ts';
-import { DEFAULT_LOAD_WAIT_MS } from '../runner/load-guard.ts';
-import { DEFAULT_LOCK_WAIT_MS } from '../runner/machine-lock.ts';
+import { RunnerError } from '../runner/git-checkout.ts';
 import { createProgress, type Progress } from '../runner/progress.ts';
-import { runAb, type RunAbResult } from '../runner/run-ab.ts';
-import { openStore } from '../store/open-store.ts';
+import type { RunAbResult } from '../runner/run-ab.ts';
 import { redact } from '../store/redact.ts';
-import { StoreError, type Store } from '../store/store.ts';
+import { StoreError } from '../store/store.ts';
+import { PR_CHECK_DEFAULTS, runPrCheck } from '../jobs/pr-check.ts';
+import { scanBranch } from '../jobs/nightly.ts';
+import { actionSetting, SettingError } from '../jobs/setting-names.ts';
 import { createGitHubClient, GitHubError, type GitHubClient } from '../github/github-client.ts';
 import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { conclusionFor, publishCheckRun } from '../github/check-run.ts';
 import { ActionInputError, readActionInputs, type ActionSettings } from './action-inputs.ts';
 import { closeRecoveredRegressions } from './close-recovered-regressions.ts';
-import { firstParentChain, nightlyHistoryJson, readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
+import { readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
 import { COMMIT_SHA, findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError, samplesJson } from './results-artifact.ts';
 
 type Env = Record<string, string | undefined>;
@@ -152,7 +145,7 @@ export async function runAction(deps: ActionDeps): Promise<number> {
     if (process.env.GITHUB_OUTPUT) for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
     return 0;
   } catch (error) {
-    if (error instanceof ActionInputError || error instanceof RunnerError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof StoreError || error instanceof ResultsError) {
+    if (error instanceof ActionInputError || error instanceof SettingError || error instanceof RunnerError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof StoreError || error instanceof ResultsError) {
       // A results file that does not parse is annotated at its line.
       const at = error instanceof FormatError ? { file: error.file, startLine: error.line } : {};
       core.error(redact(error.message), { title: 'benchbot', ...at });
@@ -179,116 +172,49 @@ function pullRequestNumber(settings: ActionSettings, event: EventPayload): numbe
   return undefined;
 }
 
+/**
+ * measure is the measuring role: the pull request's base and head (or the
+ * inputs'), or a nightly's commit, measured by the PR check job on this
+ * runner with the action's inputs as its settings.
+ */
 async function measure(settings: ActionSettings, event: EventPayload, deps: ActionDeps): Promise<Outcome> {
   const { env } = deps;
-  const repoName = env.GITHUB_REPOSITORY;
-  const executor = createExecutor(settings.executor);
-  // Open the store first: a store that does not connect should fail before an hour of measuring.
-  const store = settings.store === undefined ? undefined : await openStore(settings.store, { cwd: settings.workingDirectory, env });
-  try {
-    const head = settings.head ?? event.pull_request?.head?.sha ?? (settings.mode === 'nightly' ? env.GITHUB_SHA : undefined);
-    if (head === undefined) throw new ActionInputError('head: this event has no pull request; give base and head (SHAs or refs)');
-    const base = settings.base ?? event.pull_request?.base?.sha ?? (settings.mode === 'nightly' ? await nightlyBase(settings, head, store, repoName, env) : undefined);
-    if (base === undefined) throw new ActionInputError('base: this event has no pull request; give base and head (SHAs or refs)');
-    // The shard's part of the suite is the bench command's business; it learns which part from these variables on every executor.
-    const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
-    const progress = deps.progress ?? createProgress();
-    const abSettings = {
-      repo: settings.workingDirectory,
-      base,
-      head,
-      bench,
-      build: settings.build,
-      format: settings.format,
-      resultFile: settings.resultFile,
-      minRuns: settings.minRuns,
-      maxRuns: settings.maxRuns,
-      warmup: 1,
-      threshold: settings.threshold,
-      alpha: settings.alpha,
-      rules: settings.rules,
-      filter: settings.filter,
-      roundTimeoutMs: 600_000,
-      buildTimeoutMs: 3_600_000,
-      seed: -1,
-      counters: settings.counters,
-      allowDirty: false,
-      stateDir: join(settings.workingDirectory, '.benchbot'),
-      labels: (env.RUNNER_LABELS ?? '').split(/[\s,]+/).filter((l) => l !== ''),
-      maxFailedRounds: 3,
-    };
-    const abDeps = {
-      executor, progress, now: deps.now, holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: DEFAULT_LOAD_WAIT_MS, lockTimeoutMs: DEFAULT_LOCK_WAIT_MS, settingHint: 'input max-load' }),
-      // The machine's noise memory, keyed like the stored runs (repo = GITHUB_REPOSITORY).
-      history: store ? storeHistory(store, repoName) : undefined,
-    };
-    const result = await runAb(abSettings, abDeps);
-    if (store) await store.ingestRuns(storedRuns(result, settings, event, env));
-    const outcome = fromRun(result, settings);
-    // A finding awaiting its interleaved A/B gets it right away, on this runner (runner/confirm-findings.ts).
-    const confirm: MeasurePair = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
-    if (store && settings.mode === 'nightly') Object.assign(outcome, await nightlyEvidence(store, settings, env, result.head.sha, confirm));
-    return outcome;
-  } finally {
-    await executor.close();
-    await store?.close();
-  }
-}
-
-/**
- * nightlyBase picks what a nightly is compared with: the last nightly of the
- * same branch in the store when it is another commit this checkout has, else
- * the head's first parent (the previous merge on the branch).
- */
-async function nightlyBase(settings: ActionSettings, head: string, store: Store | undefined, repoName: string | undefined, env: Env): Promise<string> {
-  const repo = openRepository(settings.workingDirectory);
-  const headSha = resolveCommit(repo, head, 'head');
-  const [last] = store ? await store.listRuns({ repo: repoName, branch: env.GITHUB_REF_NAME, role: 'nightly', limit: 1 }) : [];
-  if (last && last.sha !== headSha) {
-    try {
-      return resolveCommit(repo, last.sha, 'base');
-    } catch {
-      // History was rewritten or the checkout is shallow; the parent still gives a comparison.
-    }
-  }
-  try {
-    return resolveCommit(repo, `${headSha}^`, 'base');
-  } catch {
-    throw new ActionInputError(`base: ${headSha.slice(0, 12)} has no parent in this checkout; fetch more history (actions/checkout with fetch-depth: 0) or give base`);
-  }
-}
-
-/**
- * nightlyEvidence scans the branch's nightly history, this night included,
- * for the measuring job's summary, and packs that history for the report
- * job (history.json), which scans it again itself: its scan.json is the one
- * the app bisects from.
- */
-async function nightlyEvidence(store: Store, settings: ActionSettings, env: Env, headSha: string, confirm?: MeasurePair): Promise<Pick<Outcome, 'history' | 'scan'>> {
-  const branch = env.GITHUB_REF_NAME ?? 'main';
-  const acks = await loadAcks(store);
-  const { series } = await loadConfirmedSeries(store, { branch, repo: env.GITHUB_REPOSITORY, scan: { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns } }, confirm);
-  const scan = scanBranch(series, acks, settings, env, branch);
-  return { history: nightlyHistoryJson(branch, series, acks, firstParentChain(settings.workingDirectory, headSha, series)), scan };
-}
-
-function scanBranch(series: NightlyHistory['series'], acks: NightlyHistory['acks'], settings: ActionSettings, env: Env, branch: string): Outcome['scan'] {
-  // The scan replays each A/B session on the round budget it was measured with.
-  const result = scanHistory(series, { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns });
-  const repo = env.GITHUB_REPOSITORY;
-  const repoUrl = repo ? `${(env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
-  const options = { series: series.length, threshold: settings.threshold, branch, repoUrl };
-  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
-}
-
-function storedRuns(result: RunAbResult, settings: ActionSettings, event: EventPayload, env: Env) {
-  const repo = env.GITHUB_REPOSITORY;
-  if (settings.mode === 'nightly') {
-    // The nightly scan reads the branch's `nightly` series; the base side is only this run's reference.
-    const branch = env.GITHUB_REF_NAME;
-    return [{ ...result.base, repo }, { ...result.head, role: 'nightly' as const, repo, branch }];
-  }
-  return [{ ...result.base, repo }, { ...result.head, repo, branch: event.pull_request?.head?.ref }];
+  const nightly = settings.mode === 'nightly';
+  const head = settings.head ?? event.pull_request?.head?.sha ?? (nightly ? env.GITHUB_SHA : undefined);
+  if (head === undefined) throw new ActionInputError('head: this event has no pull request; give base and head (SHAs or refs)');
+  // A nightly without a base is compared with the night before (nightlyBase).
+  const base = settings.base ?? event.pull_request?.base?.sha;
+  if (base === undefined && !nightly) throw new ActionInputError('base: this event has no pull request; give base and head (SHAs or refs)');
+  const { run, nightly: evidence } = await runPrCheck({
+    ...PR_CHECK_DEFAULTS,
+    repo: settings.workingDirectory,
+    base,
+    head,
+    bench: settings.bench,
+    build: settings.build,
+    format: settings.format,
+    resultFile: settings.resultFile,
+    minRuns: settings.minRuns,
+    maxRuns: settings.maxRuns,
+    threshold: settings.threshold,
+    alpha: settings.alpha,
+    rules: settings.rules,
+    filter: settings.filter,
+    counters: settings.counters,
+    allowDirty: false,
+    stateDir: join(settings.workingDirectory, '.benchbot'),
+    labels: (env.RUNNER_LABELS ?? '').split(/[\s,]+/).filter((l) => l !== ''),
+    executorSpec: settings.executor,
+    maxLoad: settings.maxLoad,
+    store: settings.store,
+    noStore: settings.store === undefined,
+    repository: env.GITHUB_REPOSITORY,
+    branch: nightly ? env.GITHUB_REF_NAME : event.pull_request?.head?.ref,
+    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL } : undefined,
+    shard: settings.shard,
+    nameSetting: actionSetting,
+  }, { progress: deps.progress ?? createProgress(), now: deps.now, env });
+  return { ...fromRun(run, settings), ...evidence };
 }
 
 function fromRun(result: RunAbResult, settings: ActionSettings): Outcome {
@@ -371,7 +297,7 @@ function recompute(settings: ActionSettings, event: EventPayload, env: Env): Out
     const branch = env.GITHUB_REF_NAME ?? 'main';
     const history = readNightlyHistory(historyPath, branch);
     outcome.recovery = history;
-    outcome.scan = scanBranch(history.series, history.acks, settings, env, branch);
+    outcome.scan = scanBranch(history.series, history.acks, { branch, threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: env.GITHUB_REPOSITORY, serverUrl: env.GITHUB_SERVER_URL });
   }
   return outcome;
 }

@@ -1,11 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { Comparison } from '../model/comparison.ts';
-import { runAb, type RunAbResult } from '../runner/run-ab.ts';
-import { createExecutor } from '../runner/executor.ts';
+import type { RunAbResult } from '../runner/run-ab.ts';
 import { createProgress } from '../runner/progress.ts';
-import { holdMachine } from '../runner/hold-machine.ts';
-import { openStore } from '../store/open-store.ts';
-import { parseRunArgs, storeHistory } from './run-command.ts';
+import { runPrCheck } from '../jobs/pr-check.ts';
+import { parseRunArgs } from './run-command.ts';
 import { UsageError } from './usage-error.ts';
 
 export const CALIBRATE_USAGE = `usage: benchbot calibrate --bench CMD [--commit REF] [options]
@@ -106,24 +104,8 @@ export async function runCalibrate(args: string[], out: (text: string) => void):
   const flags = parseCalibrateFlags(args);
   const settings = parseRunArgs([...flags.rest, '--base', flags.commit, '--head', flags.commit, '--min-runs', String(flags.rounds), '--max-runs', String(flags.rounds)], process.cwd(), process.env);
   if (settings.noStore) throw new UsageError('--no-store: calibrate keeps what it learns in the store; drop --no-store');
-  const executor = createExecutor(settings.executorSpec);
-  const store = await openStore(settings.store, { cwd: settings.repo });
-  try {
-    const progress = createProgress();
-    const history = storeHistory(store, settings.repo);
-    // The advice is for run's budget, not for the calibration's own round count.
-    const result = await runAb(settings, {
-      executor,
-      progress,
-      now: () => new Date().toISOString(),
-      holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: settings.loadWaitMs, lockTimeoutMs: settings.lockTimeoutMs, settingHint: '--max-load, --load-wait' }),
-      history,
-      budgetRoundsPerSide: flags.budget,
-    });
-    out(renderCalibration(result, flags.budget, flags.output));
-    return 0;
-  } finally {
-    await executor.close();
-    await store.close();
-  }
+  // The advice is for run's budget, not for the calibration's own round count.
+  const { run: result } = await runPrCheck({ ...settings, calibrate: { budgetRoundsPerSide: flags.budget } }, { progress: createProgress(), now: () => new Date().toISOString() });
+  out(renderCalibration(result, flags.budget, flags.output));
+  return 0;
 }

@@ -2,6 +2,7 @@ import { DEFAULT_LOAD_WAIT_MS } from '../runner/load-guard.ts';
 import { DEFAULT_LOCK_WAIT_MS } from '../runner/machine-lock.ts';
 import type { HoldOptions } from '../runner/hold-machine.ts';
 import { UsageError } from './usage-error.ts';
+import { cliSetting } from '../jobs/setting-names.ts';
 
 /**
  * machine-flags: the flags that say how a measuring command shares the
@@ -32,9 +33,6 @@ export interface MachineFlags {
   lockTimeoutMs: number;
 }
 
-/** MACHINE_SETTING_HINT names the flags in the guard's log lines. */
-export const MACHINE_SETTING_HINT = '--max-load, --load-wait';
-
 function seconds(value: unknown, flag: string, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;
   const n = Number(String(value).replace(/s$/, ''));
@@ -54,7 +52,7 @@ export function parseMachineFlags(values: Record<string, unknown>): MachineFlags
   };
 }
 
-/** holdOptions turns machine flags into hold-machine.ts's options. */
+/** holdOptions turns machine flags into hold-machine.ts's options, which name them as the CLI's flags. */
 export function holdOptions(flags: MachineFlags): HoldOptions {
-  return { maxLoad: flags.maxLoad, loadWaitMs: flags.loadWaitMs, lockTimeoutMs: flags.lockTimeoutMs, settingHint: MACHINE_SETTING_HINT };
+  return { maxLoad: flags.maxLoad, loadWaitMs: flags.loadWaitMs, lockTimeoutMs: flags.lockTimeoutMs, nameSetting: cliSetting };
 }

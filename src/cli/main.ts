@@ -3,6 +3,7 @@ import { UnknownFormatError } from '../formats/detect.ts';
 import { runParse, PARSE_USAGE } from './parse-command.ts';
 import { runCompare, COMPARE_USAGE } from './compare-command.ts';
 import { UsageError } from './usage-error.ts';
+import { SettingError } from '../jobs/setting-names.ts';
 import { runRun, RUN_USAGE } from './run-command.ts';
 import { runCalibrate, CALIBRATE_USAGE } from './calibrate-command.ts';
 import { runServe, SERVE_USAGE } from './serve-command.ts';
@@ -82,7 +83,7 @@ export async function main(argv: string[], out = (t: string) => process.stdout.w
     return await command.run(args, out);
   } catch (error) {
     // Messages may quote a --store URL or BENCHBOT_DATABASE_URL: one redaction for all of them.
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof SettingError) {
       err(`benchbot ${name}: ${redact(error.message)}\n\n${command.usage}`);
       return 2;
     }

@@ -1,20 +1,15 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { parseThresholdFlags } from './threshold-flags.ts';
-import { readerFor } from '../formats/detect.ts';
 import { renderRunReport } from '../report/run-report.ts';
 import { isReportFormat, reportFormats, type ReportFormat } from '../report/report-renderers.ts';
-import { DEFAULT_POOL_BASE, runAb, type RunAbSettings, type RunHistory } from '../runner/run-ab.ts';
-import { createExecutor, parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
+import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 import { createProgress } from '../runner/progress.ts';
-import { holdMachine } from '../runner/hold-machine.ts';
-import { openStore } from '../store/open-store.ts';
-import type { Store } from '../store/store.ts';
-import { learnNoise, storedRounds } from '../store/noise-memory.ts';
 import { parsePinSetting } from '../runner/cpu-pin.ts';
-import { DEFAULT_TEST } from '../compare/estimate-change.ts';
+import { checkFormat, defaultMaxRuns, PR_CHECK_DEFAULTS, runPrCheck, type PrCheckSettings } from '../jobs/pr-check.ts';
+import { cliSetting } from '../jobs/setting-names.ts';
 import { UsageError } from './usage-error.ts';
-import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
+import { MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
 
 /** OUTPUTS are the report formats run prints: those rendered from the comparisons alone. */
@@ -34,9 +29,9 @@ options:
   --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
   --result-file PATH      read results from this file (relative to the checkout) instead of stdout; a directory
                           is criterion's (target/criterion): each round reads the */new/ results it wrote
-  --min-runs N            rounds per side before the first look (default 10)
-  --max-runs N            round budget per side (default 40)
-  --warmup N              discarded warm-up rounds per side (default 1)
+  --min-runs N            rounds per side before the first look (default ${PR_CHECK_DEFAULTS.minRuns})
+  --max-runs N            round budget per side (default ${PR_CHECK_DEFAULTS.maxRuns})
+  --warmup N              discarded warm-up rounds per side (default ${PR_CHECK_DEFAULTS.warmup})
   --threshold X           smallest change that matters (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
   --alpha A               overall error rate, split across looks (default 0.05)
@@ -51,14 +46,14 @@ options:
   --repo DIR              repository to benchmark (default .); its worktrees go to DIR/.benchbot/worktrees
                           (benchbot clean removes them)
   --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
-  --round-timeout S       seconds before a round is killed (default 600)
-  --build-timeout S       seconds before a build is killed (default 3600)
-  --max-failed-rounds N   failed rounds tolerated before giving up (default 3)
+  --round-timeout S       seconds before a round is killed (default ${PR_CHECK_DEFAULTS.roundTimeoutMs / 1000})
+  --build-timeout S       seconds before a build is killed (default ${PR_CHECK_DEFAULTS.buildTimeoutMs / 1000})
+  --max-failed-rounds N   failed rounds tolerated before giving up (default ${PR_CHECK_DEFAULTS.maxFailedRounds})
 ${MACHINE_FLAGS_USAGE}
   --seed N                seed of the round order (default: derived from the two SHAs)
   --labels L1,L2          runner labels recorded in the fingerprint, comma- or space-separated (default: env RUNNER_LABELS)
   --allow-dirty           run although the repository has uncommitted changes
-  --repetitions N         run the bench command N times in every round (default 1)
+  --repetitions N         run the bench command N times in every round (default ${PR_CHECK_DEFAULTS.repetitions})
   --round-summary S       median (default): each round contributes the median of what it measured per
                           benchmark; all: every value counts as a sample
   --pin-cpu C             auto (default: the kernel's isolated CPUs, if any) | off | a taskset CPU list, e.g. 3 or 2-3
@@ -68,15 +63,9 @@ ${MACHINE_FLAGS_USAGE}
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
 
-/** RunCommandSettings are the parsed flags: the runner's settings plus where to store and how to print. */
-export interface RunCommandSettings extends RunAbSettings {
+/** RunCommandSettings are the parsed flags: the PR check's settings plus how to print. */
+export interface RunCommandSettings extends PrCheckSettings {
   output: ReportFormat;
-  store?: string;
-  noStore: boolean;
-  executorSpec: ExecutorSpec;
-  maxLoad?: number;
-  loadWaitMs: number;
-  lockTimeoutMs: number;
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number, min = 1): number {
@@ -86,8 +75,8 @@ function positiveInt(value: string | undefined, flag: string, fallback: number, 
   return n;
 }
 
-function seconds(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback * 1000;
+function seconds(value: string | undefined, flag: string, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
   const n = Number(value.replace(/s$/, ''));
   if (!(n > 0)) throw new UsageError(`${flag} ${value}: give a number of seconds, e.g. 600`);
   return n * 1000;
@@ -95,7 +84,7 @@ function seconds(value: string | undefined, flag: string, fallback: number): num
 
 function executorSpec(text: string, device: { run?: string; push?: string; pull?: string }): ExecutorSpec {
   try {
-    return parseExecutorSpec(text, device);
+    return parseExecutorSpec(text, device, cliSetting);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -128,9 +117,9 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
   }
   const v = parsed.values;
   for (const flag of ['base', 'head', 'bench'] as const) if (!v[flag]) throw new UsageError(`--${flag} is required`);
-  if (v.format !== undefined && v.format !== 'command') readerFor(v.format);
-  const minRuns = positiveInt(v['min-runs'], '--min-runs', 10, 2);
-  const maxRuns = positiveInt(v['max-runs'], '--max-runs', Math.max(40, minRuns));
+  checkFormat(v.format, cliSetting);
+  const minRuns = positiveInt(v['min-runs'], '--min-runs', PR_CHECK_DEFAULTS.minRuns, 2);
+  const maxRuns = positiveInt(v['max-runs'], '--max-runs', defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, rules, alpha } = parseThresholdFlags(v);
   const output = v.output ?? 'text';
@@ -139,11 +128,11 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
   const repo = resolve(cwd, v.repo ?? '.');
   const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
   const labels = (v.labels ?? env.RUNNER_LABELS ?? '').split(/[\s,]+/).filter((l) => l !== '');
-  const roundSummary = v['round-summary'] ?? 'median';
+  const roundSummary = v['round-summary'] ?? PR_CHECK_DEFAULTS.roundSummary;
   if (roundSummary !== 'median' && roundSummary !== 'all') throw new UsageError(`--round-summary ${roundSummary}: use median or all`);
-  const pinCpu = parsePinSetting(v['pin-cpu'] ?? 'auto');
+  const pinCpu = parsePinSetting(v['pin-cpu'] ?? PR_CHECK_DEFAULTS.pinCpu);
   if (pinCpu === undefined) throw new UsageError(`--pin-cpu ${v['pin-cpu']}: use auto, off, or a CPU list such as 3 or 2-3`);
-  const test = v.test ?? DEFAULT_TEST;
+  const test = v.test ?? PR_CHECK_DEFAULTS.test;
   if (test !== 'mann-whitney' && test !== 'yuen') throw new UsageError(`--test ${v.test}: use mann-whitney or yuen`);
   return {
     repo,
@@ -155,28 +144,31 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
     resultFile: v['result-file'],
     minRuns,
     maxRuns,
-    warmup: positiveInt(v.warmup, '--warmup', 1, 0),
+    warmup: positiveInt(v.warmup, '--warmup', PR_CHECK_DEFAULTS.warmup, 0),
     threshold,
     alpha,
     rules,
-    roundTimeoutMs: seconds(v['round-timeout'], '--round-timeout', 600),
-    buildTimeoutMs: seconds(v['build-timeout'], '--build-timeout', 3600),
-    seed: seed ?? -1,
+    roundTimeoutMs: seconds(v['round-timeout'], '--round-timeout', PR_CHECK_DEFAULTS.roundTimeoutMs),
+    buildTimeoutMs: seconds(v['build-timeout'], '--build-timeout', PR_CHECK_DEFAULTS.buildTimeoutMs),
+    seed: seed ?? PR_CHECK_DEFAULTS.seed,
     counters: v.counters === true,
     allowDirty: v['allow-dirty'] === true,
     stateDir: join(repo, '.benchbot'),
     labels,
-    maxFailedRounds: positiveInt(v['max-failed-rounds'], '--max-failed-rounds', 3, 0),
+    maxFailedRounds: positiveInt(v['max-failed-rounds'], '--max-failed-rounds', PR_CHECK_DEFAULTS.maxFailedRounds, 0),
     output,
     store: resolveStoreArg(v.store, cwd, env),
     noStore: v['no-store'] === true,
     executorSpec: executorSpec(v.executor ?? 'local', { run: v['device-run'], push: v['device-push'], pull: v['device-pull'] }),
     ...machine,
-    repetitions: positiveInt(v.repetitions, '--repetitions', 1),
+    repetitions: positiveInt(v.repetitions, '--repetitions', PR_CHECK_DEFAULTS.repetitions),
     roundSummary,
     pinCpu,
-    poolBase: v['pool-base'] === true ? true : v['no-pool-base'] === true ? false : DEFAULT_POOL_BASE,
+    poolBase: v['pool-base'] === true ? true : v['no-pool-base'] === true ? false : PR_CHECK_DEFAULTS.poolBase,
     test,
+    // Runs and noise memory are kept under the directory, as every CLI command stores them.
+    repository: repo,
+    nameSetting: cliSetting,
   };
 }
 
@@ -185,34 +177,7 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
 /** runRun implements `benchbot run`; returns the exit code. */
 export async function runRun(args: string[], out: (text: string) => void): Promise<number> {
   const settings = parseRunArgs(args, process.cwd(), process.env);
-  const executor = createExecutor(settings.executorSpec);
-  // Open the store first: a store that does not connect should fail before an hour of measuring.
-  const store = settings.noStore ? undefined : await openStore(settings.store, { cwd: settings.repo });
-  try {
-    const progress = createProgress();
-    const result = await runAb(settings, {
-      executor,
-      progress,
-      now: () => new Date().toISOString(),
-      holdMachine: holdMachine(executor, progress, holdOptions(settings)),
-      history: store ? storeHistory(store, settings.repo) : undefined,
-    });
-    if (store) await store.ingestRuns([{ ...result.base, repo: settings.repo }, { ...result.head, repo: settings.repo }]);
-    out(renderRunReport(result, settings.output));
-    return result.report.summary.regressed > 0 ? 1 : 0;
-  } finally {
-    await executor.close();
-    await store?.close();
-  }
-}
-
-/** storeHistory lends the runner the store's memory of this machine: stored rounds of a commit, and the noise memory. */
-export function storeHistory(store: Store, repo: string | undefined): RunHistory {
-  return {
-    storedRounds: (sha, fingerprint) => storedRounds(store, fingerprint, repo, sha),
-    learn: async (fingerprint, observations) => {
-      const memory = await learnNoise(store, fingerprint, repo, observations, new Date().toISOString());
-      return new Map([...memory].map(([key, record]) => [key, record.sigma]));
-    },
-  };
+  const { run } = await runPrCheck(settings, { progress: createProgress(), now: () => new Date().toISOString() });
+  out(renderRunReport(run, settings.output));
+  return run.report.summary.regressed > 0 ? 1 : 0;
 }

@@ -10,5 +10,20 @@ export type NameSetting = (setting: string) => string;
 /** cliSetting names a setting as the CLI's flag. */
 export const cliSetting: NameSetting = (setting) => `--${setting}`;
 
-/** actionSetting names a setting as the action's input of the same name. */
-export const actionSetting: NameSetting = (setting) => setting;
+/** ACTION_INPUTS are the settings whose action input has another name than the CLI's flag. */
+const ACTION_INPUTS = new Map([
+  ['repo', 'working-directory'],
+  ['threshold-for', 'thresholds'],
+]);
+
+/** actionSetting names a setting as the action's input of the same name (ACTION_INPUTS where the action calls it otherwise). */
+export const actionSetting: NameSetting = (setting) => ACTION_INPUTS.get(setting) ?? setting;
+
+/**
+ * SettingError is a setting a job cannot work with; its message starts
+ * with the setting as the adapter spells it (NameSetting), so the CLI
+ * shows it as a usage error and the action as an input error.
+ */
+export class SettingError extends Error {
+  override name = 'SettingError';
+}

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { RunnerError } from './git-checkout.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /** BUILD_MARKER records, inside a worktree, which tree and build command produced its artifacts. */
 const BUILD_MARKER = '.benchbot-build';
@@ -17,9 +18,9 @@ export interface BuildOutcome {
  * buildSide runs the build command in a worktree once: a marker file keyed
  * by tree hash and command makes later runs skip it. A failing build throws a
  * RunnerError with the exit code and the tail of its log; a missing tool
- * (exit 127) says which command was not found.
+ * (exit 127) says which command was not found; `name` spells the settings it names.
  */
-export function buildSide(worktree: string, tree: string, command: string, label: string, timeoutMs: number, env?: Record<string, string>): BuildOutcome {
+export function buildSide(worktree: string, tree: string, command: string, label: string, timeoutMs: number, env?: Record<string, string>, name: NameSetting = cliSetting): BuildOutcome {
   // The environment is part of what was built (cargo-bisect-rustc varies RUSTUP_TOOLCHAIN).
   const key = createHash('sha256').update(`${tree}\n${command}\n${JSON.stringify(env ?? {})}`).digest('hex');
   const marker = join(worktree, BUILD_MARKER);
@@ -30,10 +31,10 @@ export function buildSide(worktree: string, tree: string, command: string, label
   const log = `${run.stdout ?? ''}${run.stderr ?? ''}`;
   const tail = log.trimEnd().split('\n').slice(-30).join('\n');
   if (run.error && (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
-    throw new RunnerError(`build of ${label} timed out after ${Math.round(timeoutMs / 1000)} s (--build-timeout); last output:\n${tail}`);
+    throw new RunnerError(`build of ${label} timed out after ${Math.round(timeoutMs / 1000)} s (${name('build-timeout')}); last output:\n${tail}`);
   }
   if (run.status !== 0) {
-    const hint = run.status === 127 ? ' (a command was not found: install the build tool or fix --build)' : '';
+    const hint = run.status === 127 ? ` (a command was not found: install the build tool or fix ${name('build')})` : '';
     throw new RunnerError(`build of ${label} failed with exit code ${run.status ?? run.signal}${hint}: ${command}\n--- last lines of the build log ---\n${tail}`);
   }
   writeFileSync(marker, key);

@@ -2,6 +2,7 @@ import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Executor } from './executor.ts';
 import { RunnerError } from './git-checkout.ts';
 import { shellQuote } from './local-executor.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /**
  * cpu-pin: running the benchmark process on fixed CPUs with `taskset`.
@@ -31,7 +32,7 @@ export function parsePinSetting(text: string): string | undefined {
  * for no pinning, asking the executor whether taskset exists there. An
  * explicit list without taskset is an error that says what to install.
  */
-export async function resolvePin(setting: string | undefined, fingerprint: Fingerprint, executor: Executor, cwd: string): Promise<string | undefined> {
+export async function resolvePin(setting: string | undefined, fingerprint: Fingerprint, executor: Executor, cwd: string, name: NameSetting = cliSetting): Promise<string | undefined> {
   if (setting === undefined || setting === 'off') return undefined;
   const isolated = fingerprint.isolatedCpus;
   const wanted = setting === 'auto' ? (isolated && PIN_PATTERN.test(isolated) ? isolated : undefined) : setting;
@@ -40,7 +41,7 @@ export async function resolvePin(setting: string | undefined, fingerprint: Finge
   if (probe.exitCode === 0) return wanted;
   if (setting === 'auto') return undefined;
   const why = probe.exitCode === 127 ? 'taskset is not installed (util-linux)' : (probe.stderr || probe.stdout).trim().split('\n')[0];
-  throw new RunnerError(`--pin-cpu ${setting}: cannot pin there: ${why}; pick CPUs this machine has, or --pin-cpu off`);
+  throw new RunnerError(`${name('pin-cpu')} ${setting}: cannot pin there: ${why}; pick CPUs this machine has, or ${name('pin-cpu')} off`);
 }
 
 /** pinnedCommand runs a shell command under taskset so that every process it starts inherits the CPU list. */

@@ -5,6 +5,7 @@ import type { CommandResult, DeviceSpec, Executor, RunOptions } from './executor
 import { fingerprintFromResult } from './fingerprint.ts';
 import { FINGERPRINT_SCRIPT } from './fingerprint-script.ts';
 import { RunnerError } from './git-checkout.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import { FINGERPRINT_TIMEOUT_MS, runProcess, shellQuote, withLabels } from './local-executor.ts';
 import { LOAD_COMMAND, parseLoadAverage, remotePath, remoteResult, remoteScript, safeLabel, transportTimeout } from './ssh-executor.ts';
 
@@ -31,9 +32,12 @@ export function fillTemplate(template: string, values: Record<string, string>): 
 export class DeviceExecutor implements Executor {
   readonly description: string;
   private readonly spec: DeviceSpec;
+  private readonly name: NameSetting;
 
-  constructor(spec: DeviceSpec) {
+  /** `name` spells the `device-*` settings in errors (default: the CLI's flags). */
+  constructor(spec: DeviceSpec, name: NameSetting = cliSetting) {
     this.spec = spec;
+    this.name = name;
     this.description = `device (${spec.run})`;
   }
 
@@ -60,7 +64,7 @@ export class DeviceExecutor implements Executor {
     // Both adb push and cp -R create {dst} as a copy of {src} when {dst} does not exist.
     const push = fillTemplate(this.spec.push, { src: resolve(localDir), dst: target });
     const result = await this.local(push, TRANSFER_TIMEOUT_MS);
-    if (result.exitCode !== 0) throw this.fail(`pushing ${localDir} (--device-push)`, push, result);
+    if (result.exitCode !== 0) throw this.fail(`pushing ${localDir} (${this.name('device-push')})`, push, result);
     return target;
   }
 
@@ -78,7 +82,7 @@ export class DeviceExecutor implements Executor {
     }
     const pull = fillTemplate(this.spec.pull, { src: remotePathText, dst: resolve(localPath) });
     const result = await this.local(pull, TRANSFER_TIMEOUT_MS);
-    if (result.exitCode !== 0) throw this.fail(`fetching ${remotePathText} (--device-pull)`, pull, result);
+    if (result.exitCode !== 0) throw this.fail(`fetching ${remotePathText} (${this.name('device-pull')})`, pull, result);
   }
 
   async fingerprint(labels?: string[]): Promise<Fingerprint> {

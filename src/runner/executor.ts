@@ -2,6 +2,7 @@ import type { Fingerprint } from '../model/fingerprint.ts';
 import { DeviceExecutor } from './device-executor.ts';
 import { LocalExecutor } from './local-executor.ts';
 import { SshExecutor } from './ssh-executor.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /** CommandResult is how one command ended. durationMs is wall time seen by benchbot (for ssh and devices it includes the transport). */
 export interface CommandResult {
@@ -78,50 +79,50 @@ export interface DeviceTemplates {
   pull?: string;
 }
 
-const FORMS = "local (default), ssh://[user@]host[:port][/dir][?identity=FILE&known_hosts=FILE], or device[:DIR] with --device-run 'adb shell {cmd}'";
+const forms = (name: NameSetting) => `local (default), ssh://[user@]host[:port][/dir][?identity=FILE&known_hosts=FILE], or device[:DIR] with ${name('device-run')} 'adb shell {cmd}'`;
 
 /**
- * parseExecutorSpec reads an `--executor` value. Errors name the flag and
- * the valid forms. In an ssh URL the path is the remote directory (absolute;
+ * parseExecutorSpec reads an `--executor` value. Errors name the setting
+ * (as `name` spells it: the CLI's flag by default) and the valid forms. In an ssh URL the path is the remote directory (absolute;
  * start it with `/~/` for one under the remote home).
  */
-export function parseExecutorSpec(text: string, device?: DeviceTemplates): ExecutorSpec {
+export function parseExecutorSpec(text: string, device?: DeviceTemplates, name: NameSetting = cliSetting): ExecutorSpec {
   const value = text.trim();
   if (value === '' || value === 'local') return { kind: 'local' };
-  if (value === 'device' || value.startsWith('device:')) return deviceSpec(value.slice('device:'.length) || undefined, device ?? {});
-  if (value.startsWith('ssh://')) return sshSpec(value);
-  throw new Error(`--executor: cannot use ${JSON.stringify(text)}; use ${FORMS}`);
+  if (value === 'device' || value.startsWith('device:')) return deviceSpec(value.slice('device:'.length) || undefined, device ?? {}, name);
+  if (value.startsWith('ssh://')) return sshSpec(value, name);
+  throw new Error(`${name('executor')}: cannot use ${JSON.stringify(text)}; use ${forms(name)}`);
 }
 
-function sshSpec(text: string): SshSpec {
+function sshSpec(text: string, name: NameSetting): SshSpec {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`--executor: ${JSON.stringify(text)} is not a valid ssh URL; use ssh://[user@]host[:port][/dir]`);
+    throw new Error(`${name('executor')}: ${JSON.stringify(text)} is not a valid ssh URL; use ssh://[user@]host[:port][/dir]`);
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (host === '') throw new Error(`--executor: ${JSON.stringify(text)} has no host; use ssh://[user@]host[:port][/dir]`);
-  if (url.password !== '') throw new Error('--executor: ssh URLs must not carry a password; use a key (ssh-agent, ~/.ssh/config or ?identity=FILE)');
+  if (host === '') throw new Error(`${name('executor')}: ${JSON.stringify(text)} has no host; use ssh://[user@]host[:port][/dir]`);
+  if (url.password !== '') throw new Error(`${name('executor')}: ssh URLs must not carry a password; use a key (ssh-agent, ~/.ssh/config or ?identity=FILE)`);
   const spec: SshSpec = { kind: 'ssh', host };
   if (url.username !== '') spec.user = decodeURIComponent(url.username);
   if (url.port !== '') spec.port = Number(url.port);
   const path = decodeURIComponent(url.pathname);
   if (path !== '' && path !== '/') spec.dir = path.startsWith('/~') ? path.slice(1) : path;
-  for (const [name, value] of url.searchParams) {
-    if (name === 'identity') spec.identity = value;
-    else if (name === 'known_hosts') spec.knownHosts = value;
-    else throw new Error(`--executor: unknown ssh URL parameter ${JSON.stringify(name)}; use identity or known_hosts`);
+  for (const [param, value] of url.searchParams) {
+    if (param === 'identity') spec.identity = value;
+    else if (param === 'known_hosts') spec.knownHosts = value;
+    else throw new Error(`${name('executor')}: unknown ssh URL parameter ${JSON.stringify(param)}; use identity or known_hosts`);
   }
   return spec;
 }
 
-function deviceSpec(dir: string | undefined, templates: DeviceTemplates): DeviceSpec {
-  if (!templates.run) throw new Error(`--executor device needs --device-run, a command template with {cmd}, e.g. --device-run 'adb shell {cmd}'`);
-  if (!templates.run.includes('{cmd}')) throw new Error(`--device-run: ${JSON.stringify(templates.run)} has no {cmd}; e.g. 'adb shell {cmd}' or 'adb -s SERIAL shell {cmd}'`);
-  for (const [flag, template] of [['--device-push', templates.push], ['--device-pull', templates.pull]] as const) {
+function deviceSpec(dir: string | undefined, templates: DeviceTemplates, name: NameSetting): DeviceSpec {
+  if (!templates.run) throw new Error(`${name('executor')}: device needs ${name('device-run')}, a command template with {cmd}, e.g. ${name('device-run')} 'adb shell {cmd}'`);
+  if (!templates.run.includes('{cmd}')) throw new Error(`${name('device-run')}: ${JSON.stringify(templates.run)} has no {cmd}; e.g. 'adb shell {cmd}' or 'adb -s SERIAL shell {cmd}'`);
+  for (const [setting, template] of [['device-push', templates.push], ['device-pull', templates.pull]] as const) {
     if (template !== undefined && !(template.includes('{src}') && template.includes('{dst}'))) {
-      throw new Error(`${flag}: ${JSON.stringify(template)} needs both {src} and {dst}; e.g. 'adb ${flag === '--device-push' ? 'push' : 'pull'} {src} {dst}'`);
+      throw new Error(`${name(setting)}: ${JSON.stringify(template)} needs both {src} and {dst}; e.g. 'adb ${setting === 'device-push' ? 'push' : 'pull'} {src} {dst}'`);
     }
   }
   const spec: DeviceSpec = { kind: 'device', run: templates.run };
@@ -132,13 +133,13 @@ function deviceSpec(dir: string | undefined, templates: DeviceTemplates): Device
 }
 
 /** createExecutor makes the executor a spec describes; nothing connects until it is first used. */
-export function createExecutor(spec: ExecutorSpec): Executor {
+export function createExecutor(spec: ExecutorSpec, name: NameSetting = cliSetting): Executor {
   switch (spec.kind) {
     case 'local':
       return new LocalExecutor();
     case 'ssh':
-      return new SshExecutor(spec);
+      return new SshExecutor(spec, name);
     case 'device':
-      return new DeviceExecutor(spec);
+      return new DeviceExecutor(spec, name);
   }
 }

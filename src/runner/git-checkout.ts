@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /** RunnerError is a problem with the setup of a run (repository, refs, build, executor); its message says what to fix. */
 export class RunnerError extends Error {
@@ -16,11 +17,11 @@ function git(repo: string, args: string[]): { ok: boolean; out: string; err: str
   return { ok: run.status === 0, out: run.stdout.trim(), err: run.stderr.trim() };
 }
 
-/** openRepository checks that dir is a git work tree and returns its top level. */
-export function openRepository(dir: string): string {
-  if (!existsSync(dir)) throw new RunnerError(`--repo ${dir}: no such directory`);
+/** openRepository checks that dir is a git work tree and returns its top level; errors name the setting `repo` as `name` spells it. */
+export function openRepository(dir: string, name: NameSetting = cliSetting): string {
+  if (!existsSync(dir)) throw new RunnerError(`${name('repo')} ${dir}: no such directory`);
   const top = git(dir, ['rev-parse', '--show-toplevel']);
-  if (!top.ok) throw new RunnerError(`--repo ${dir}: not a git repository (${top.err.split('\n')[0]}); pass the repository to benchmark with --repo`);
+  if (!top.ok) throw new RunnerError(`${name('repo')} ${dir}: not a git repository (${top.err.split('\n')[0]}); pass the repository to benchmark with ${name('repo')}`);
   return top.out;
 }
 

@@ -2,18 +2,21 @@ import type { Executor } from './executor.ts';
 import { defaultMaxLoad, waitForQuietMachine } from './load-guard.ts';
 import { acquireMachineLock, type MachineLock } from './machine-lock.ts';
 import type { Progress } from './progress.ts';
+import type { NameSetting } from '../jobs/setting-names.ts';
 
 /** lockMachine takes the machine lock, saying in the log whom it waits for. */
-export function lockMachine(progress: Progress, timeoutMs?: number): Promise<MachineLock> {
+export function lockMachine(progress: Progress, timeoutMs?: number, nameSetting?: NameSetting): Promise<MachineLock> {
   return acquireMachineLock(undefined, {
     timeoutMs,
+    nameSetting,
     onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : 'another job'}`),
   });
 }
 
 /**
  * HoldOptions: `maxLoad` undefined means 0.5 + 10% of the cores (defaultMaxLoad);
- * `settingHint` names the flags or inputs that change the guard, for the log.
+ * `nameSetting` spells the settings that change the guard (`max-load`,
+ * `load-wait`, `lock-timeout`) in the log and the errors, as the adapter does.
  * The defaults of `loadWaitMs` and `lockTimeoutMs` are DEFAULT_LOAD_WAIT_MS
  * and DEFAULT_LOCK_WAIT_MS, which every measuring command and the action use.
  */
@@ -21,7 +24,7 @@ export interface HoldOptions {
   maxLoad: number | undefined;
   loadWaitMs: number;
   lockTimeoutMs?: number;
-  settingHint: string;
+  nameSetting: NameSetting;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface HoldOptions {
  */
 export function holdMachine(executor: Executor, progress: Progress, options: HoldOptions): (cores: number | undefined) => Promise<() => void> {
   return async (cores) => {
-    const lock = await lockMachine(progress, options.lockTimeoutMs);
+    const lock = await lockMachine(progress, options.lockTimeoutMs, options.nameSetting);
     const maxLoad = options.maxLoad ?? defaultMaxLoad(cores);
     try {
       let told = -Infinity;
@@ -40,11 +43,12 @@ export function holdMachine(executor: Executor, progress: Progress, options: Hol
         timeoutMs: options.loadWaitMs,
         readLoad: () => executor.loadAverage(),
         tail: true,
+        nameSetting: options.nameSetting,
         // The load is read every second: say so when the wait starts and every 30 s, not at every reading.
         onWait: (load, waitedMs) => {
           if (waitedMs - told < 30_000) return;
           told = waitedMs;
-          progress.note(`load average ${load} is above ${maxLoad}; waiting up to ${Math.round(options.loadWaitMs / 1000)} s for a quiet machine (${options.settingHint})`);
+          progress.note(`load average ${load} is above ${maxLoad}; waiting up to ${Math.round(options.loadWaitMs / 1000)} s for a quiet machine (${options.nameSetting('max-load')}, ${options.nameSetting('load-wait')})`);
         },
       });
       if (quiet.activity !== undefined) {

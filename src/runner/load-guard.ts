@@ -1,4 +1,5 @@
 import { RunnerError } from './git-checkout.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /** DEFAULT_LOAD_WAIT_MS is how long waitForQuietMachine waits for the load to drop by default (5 minutes, `--load-wait`). */
 export const DEFAULT_LOAD_WAIT_MS = 5 * 60_000;
@@ -40,6 +41,8 @@ export function defaultMaxLoad(cores: number | undefined): number {
 
 /** QuietMachineOptions configures waitForQuietMachine; readLoad and sleep are injected so tests need no clock. */
 export interface QuietMachineOptions {
+  /** nameSetting spells `max-load` and `load-wait` in the error (default: the CLI's flags). */
+  nameSetting?: NameSetting;
   /** Highest acceptable 1-minute load average; Infinity turns the guard off. */
   maxLoad: number;
   /** How long to wait for the load to drop before refusing, in ms. */
@@ -109,10 +112,11 @@ export async function waitForQuietMachine(options: QuietMachineOptions): Promise
       if (recent.length === TAIL_UPDATES && busy <= options.maxLoad) return { load, waitedMs, activity: Math.round(busy * 100) / 100 };
     }
     if (waitedMs >= options.timeoutMs) {
+      const name = options.nameSetting ?? cliSetting;
       throw new RunnerError(
-        `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above --max-load ${options.maxLoad}, ` +
-          `and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (--load-wait ${formatSeconds(options.timeoutMs)}). ` +
-          'Timings on a loaded machine are noisy: stop the other work, or raise --max-load or --load-wait.',
+        `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above ${name('max-load')} ${options.maxLoad}, ` +
+          `and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (${name('load-wait')} ${formatSeconds(options.timeoutMs)}). ` +
+          `Timings on a loaded machine are noisy: stop the other work, or raise ${name('max-load')} or ${name('load-wait')}.`,
       );
     }
     options.onWait?.(load, waitedMs);

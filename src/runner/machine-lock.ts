@@ -3,6 +3,7 @@ import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unli
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunnerError } from './git-checkout.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /** DEFAULT_LOCK_WAIT_MS is how long acquireMachineLock waits for another benchbot job by default (1 hour, `--lock-timeout`). */
 export const DEFAULT_LOCK_WAIT_MS = 60 * 60_000;
@@ -36,6 +37,8 @@ export interface LockHolder {
 /** MachineLockOptions says how long to wait for a held lock. */
 export interface MachineLockOptions {
   timeoutMs?: number;
+  /** nameSetting spells `lock-timeout` in the error (default: the CLI's flag). */
+  nameSetting?: NameSetting;
   pollMs?: number;
   /** onWait is told once, when the lock is first found held by another live job. */
   onWait?: (holder: LockHolder | undefined) => void;
@@ -78,7 +81,7 @@ export async function acquireMachineLock(path: string = defaultLockPath(), optio
       takeOver(path, seen.text);
       continue;
     }
-    if (Date.now() - start >= timeoutMs) throw new RunnerError(heldMessage(path, seen.holder, Date.now() - start));
+    if (Date.now() - start >= timeoutMs) throw new RunnerError(heldMessage(path, seen.holder, Date.now() - start, options.nameSetting ?? cliSetting));
     if (!told) {
       told = true;
       options.onWait?.(seen.holder);
@@ -179,11 +182,11 @@ function held(path: string, holder: LockHolder): MachineLock {
   return { path, holder, release };
 }
 
-function heldMessage(path: string, holder: LockHolder | undefined, waitedMs: number): string {
+function heldMessage(path: string, holder: LockHolder | undefined, waitedMs: number, name: NameSetting): string {
   const who = holder ? `pid ${holder.pid} on ${holder.host} since ${holder.since}${holder.command ? ` (${holder.command})` : ''}` : 'a job whose lock file cannot be read';
   return (
-    `another benchbot job is measuring on this machine: the machine lock ${path} is held by ${who}; waited ${Math.round(waitedMs / 1000)} s (--lock-timeout). ` +
-    `Let it finish or raise --lock-timeout; if that process is not benchbot or no longer runs, delete ${path}; set BENCHBOT_LOCK to use another lock file.`
+    `another benchbot job is measuring on this machine: the machine lock ${path} is held by ${who}; waited ${Math.round(waitedMs / 1000)} s (${name('lock-timeout')}). ` +
+    `Let it finish or raise ${name('lock-timeout')}; if that process is not benchbot or no longer runs, delete ${path}; set BENCHBOT_LOCK to use another lock file.`
   );
 }
 

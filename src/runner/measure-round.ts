@@ -7,6 +7,7 @@ import { shellQuote } from './local-executor.ts';
 import { parsePerfStatCsv, perfStatPrefix } from './perf-counters.ts';
 import { readBoundedFile, readBoundedFileBytes } from './read-bounded-text.ts';
 import { pinnedCommand } from './cpu-pin.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import { parseResultBundle, readResultDirectory, RESULT_BUNDLE, wrapForResultDirectory } from './result-directory.ts';
 
 /**
@@ -25,6 +26,8 @@ export interface RoundSettings {
   env?: Record<string, string>;
   /** pin is the CPU list the round runs on (taskset), resolved by cpu-pin.ts; undefined does not pin. */
   pin?: string;
+  /** nameSetting spells the settings messages name (`round-timeout`, `counters`, `result-file`); default the CLI's flags. */
+  nameSetting?: NameSetting;
 }
 
 /** NO_PERF is what the counters file says when perf is not installed. */
@@ -48,6 +51,7 @@ export type RoundOutcome = { failure: RoundFailureInfo } | { format: string; mea
  */
 export async function measureRound(settings: RoundSettings, executor: Executor, dir: string, scratch: string, tag: string): Promise<RoundOutcome> {
   const timing = settings.format === 'command';
+  const name = settings.nameSetting ?? cliSetting;
   const hyperfineFile = '.benchbot-hyperfine.json';
   const perfFile = '.benchbot-perf.csv';
   let command = timing
@@ -61,7 +65,7 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
   if (resultFile !== undefined) command = wrapForResultDirectory(command, resultFile);
   const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
   const fail = (message: string): RoundOutcome => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
-  if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1000)} s (--round-timeout)`);
+  if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1000)} s (${name('round-timeout')})`);
   if (result.exitCode !== 0) {
     const tail = (result.stderr || result.stdout).trimEnd().split('\n').slice(-5).join(' | ');
     const hint = result.exitCode === 127 ? ' (command not found: is the tool installed where the benchmark runs?)' : '';
@@ -80,10 +84,10 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
   try {
     let read;
     if (resultFile !== undefined) {
-      const bundle = parseResultBundle(readBoundedFileBytes(await fetchLocal(RESULT_BUNDLE), `${RESULT_BUNDLE} (${tag})`), resultFile);
+      const bundle = parseResultBundle(readBoundedFileBytes(await fetchLocal(RESULT_BUNDLE), `${RESULT_BUNDLE} (${tag})`), resultFile, name);
       read =
         bundle.kind === 'directory'
-          ? readResultDirectory(bundle.files, resultFile, settings.format)
+          ? readResultDirectory(bundle.files, resultFile, settings.format, name)
           : readSource({ path: `${tag} output`, text: await fetchText(resultFile) }, settings.format);
     } else {
       read = readSource({ path: `${tag} output`, text: timing ? await fetchText(hyperfineFile) : result.stdout }, timing ? 'hyperfine' : settings.format);
@@ -94,8 +98,8 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
       // Counters are where the machine has them (README): a machine without them measures times and says so.
       const csv = await fetchText(perfFile);
       const counters = parsePerfStatCsv(csv);
-      if (csv.startsWith(NO_PERF)) warnings.push({ message: '--counters: perf is not installed where the benchmark runs (Debian: linux-perf); measured without counters' });
-      else if (counters.unsupported.length > 0) warnings.push({ message: `--counters: perf stat cannot read ${counters.unsupported.join(', ')} on this machine (common in VMs and containers); measured without ${counters.measurements.length === 0 ? 'counters' : 'those'}` });
+      if (csv.startsWith(NO_PERF)) warnings.push({ message: `${name('counters')}: perf is not installed where the benchmark runs (Debian: linux-perf); measured without counters` });
+      else if (counters.unsupported.length > 0) warnings.push({ message: `${name('counters')}: perf stat cannot read ${counters.unsupported.join(', ')} on this machine (common in VMs and containers); measured without ${counters.measurements.length === 0 ? 'counters' : 'those'}` });
       measurements.push(...counters.measurements);
     }
     if (measurements.length === 0) return fail('the output has no measurements');

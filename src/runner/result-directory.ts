@@ -5,6 +5,7 @@ import { FormatError } from '../formats/format-error.ts';
 import { formatCount, MAX_DIRECTORY_FILES, MAX_INPUT_BYTES } from '../formats/input-limits.ts';
 import type { SourceFile } from '../formats/reader.ts';
 import { shellQuote } from './local-executor.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 // A `--result-file` may name a directory: criterion's `target/criterion`,
 // where every benchmark keeps `new/` (the last run), `base/` (the run before,
@@ -98,7 +99,7 @@ export type ResultBundle = { kind: 'not-a-directory' } | { kind: 'directory'; fi
  * reader can name a benchmark from its path. Throws FormatError naming the
  * result path for a link, a directory over the limits, or a damaged bundle.
  */
-export function parseResultBundle(bytes: Buffer, resultPath: string): ResultBundle {
+export function parseResultBundle(bytes: Buffer, resultPath: string, name: NameSetting = cliSetting): ResultBundle {
   const display = resultPath.replace(/\/+$/, '') || '/';
   const fail = (message: string): never => {
     throw new FormatError(display, undefined, message);
@@ -112,7 +113,7 @@ export function parseResultBundle(bytes: Buffer, resultPath: string): ResultBund
     case 'not-a-directory':
       return { kind };
     case 'missing':
-      return fail('does not exist after the round: the bench command wrote no results there (--result-file is relative to the checkout)');
+      return fail(`does not exist after the round: the bench command wrote no results there (${name('result-file')} is relative to the checkout)`);
     case 'link':
       return fail(`holds a symbolic link (${named()}); benchbot does not follow links inside a result directory (they may point outside it): let the benchmark write regular files there`);
     case 'too-large':
@@ -231,10 +232,10 @@ function paxRecords(data: Buffer, damaged: (what: string) => never): { path?: st
  * the round wrote no `<benchmark>/new/sample.json` is an error that says
  * what a criterion directory holds.
  */
-export function readResultDirectory(files: SourceFile[], resultPath: string, format: string | undefined): ReadOutcome {
+export function readResultDirectory(files: SourceFile[], resultPath: string, format: string | undefined, name: NameSetting = cliSetting): ReadOutcome {
   const display = resultPath.replace(/\/+$/, '') || '/';
   if (format !== undefined && format !== 'criterion') {
-    throw new FormatError(display, undefined, `is a directory; a result directory is read as criterion's (target/criterion): use --format criterion or leave --format out, or name a result file`);
+    throw new FormatError(display, undefined, `is a directory; a result directory is read as criterion's (target/criterion): use ${name('format')} criterion or leave ${name('format')} out, or name a result file`);
   }
   if (!files.some((f) => f.path.endsWith('/new/sample.json'))) {
     throw new FormatError(

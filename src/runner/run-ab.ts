@@ -19,6 +19,7 @@ import { buildSide } from './build-side.ts';
 import type { Executor } from './executor.ts';
 import { checkoutWorktree, dirtyFiles, openRepository, resolveCommit, RunnerError, treeHash } from './git-checkout.ts';
 import { measureRound } from './measure-round.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import type { Progress } from './progress.ts';
 import { lookSchedule, roundSchedule, seedFromShas, type Side } from './round-schedule.ts';
 
@@ -73,6 +74,8 @@ export interface RunAbSettings {
   poolBase?: boolean;
   /** test is the two-sample test (default: compare's DEFAULT_TEST). */
   test?: ChangeTest;
+  /** nameSetting spells the settings the run's errors name, as the adapter does (default: the CLI's flags). */
+  nameSetting?: NameSetting;
 }
 
 /**
@@ -180,12 +183,13 @@ interface SideState {
  */
 export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<RunAbResult> {
   const { executor, progress } = deps;
-  const repo = openRepository(settings.repo);
-  const baseSha = resolveCommit(repo, settings.base, '--base');
-  const headSha = resolveCommit(repo, settings.head, '--head');
+  const setting = settings.nameSetting ?? cliSetting;
+  const repo = openRepository(settings.repo, setting);
+  const baseSha = resolveCommit(repo, settings.base, setting('base'));
+  const headSha = resolveCommit(repo, settings.head, setting('head'));
   const dirty = dirtyFiles(repo);
   if (dirty.length > 0 && !settings.allowDirty) {
-    throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join('; ')}${dirty.length > 3 ? '; …' : ''}); benchbot measures commits, so commit or stash them, or pass --allow-dirty`);
+    throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join('; ')}${dirty.length > 3 ? '; …' : ''}); benchbot measures commits, so commit or stash them, or pass ${setting('allow-dirty')}`);
   }
 
   // Lock and check the load before building: a build's own load would otherwise hold the guard for a minute.
@@ -199,7 +203,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       progress.group(`${side}: ${sha.slice(0, 12)}`);
       const worktree = checkoutWorktree(repo, sha, settings.stateDir);
       if (settings.build) {
-        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side} (${sha.slice(0, 12)})`, settings.buildTimeoutMs);
+        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side} (${sha.slice(0, 12)})`, settings.buildTimeoutMs, undefined, setting);
         builds.push({ side, ...outcome });
         progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1000).toFixed(1)} s`);
       }
@@ -207,7 +211,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       sides[side] = { sha, dir, measurements: [], warnings: new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? 'detected' };
       progress.endGroup();
     }
-    const pin = await resolvePin(settings.pinCpu ?? 'auto', fingerprint, executor, sides.base.dir);
+    const pin = await resolvePin(settings.pinCpu ?? 'auto', fingerprint, executor, sides.base.dir, setting);
     if (pin !== undefined) progress.note(`rounds pinned to CPU ${pin} (taskset)`);
     const repetitions = settings.repetitions ?? 1;
     const summary = settings.roundSummary ?? 'median';
@@ -230,7 +234,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
         progress.note(`${name} on ${side} failed: ${outcome.failure.message}`);
         if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
         if (failures.length > settings.maxFailedRounds) {
-          throw new RunnerError(`${failures.length} rounds failed (more than --max-failed-rounds ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
+          throw new RunnerError(`${failures.length} rounds failed (more than ${setting('max-failed-rounds')} ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
         }
         return;
       }
@@ -304,7 +308,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       if (look.stop) break;
     }
     progress.endGroup();
-    if (!report) throw new RunnerError('no look was taken; check --min-runs and --max-runs');
+    if (!report) throw new RunnerError(`no look was taken; check ${setting('min-runs')} and ${setting('max-runs')}`);
 
     const time = deps.now();
     const toRun = (side: Side): Run => ({

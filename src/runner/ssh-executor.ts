@@ -9,6 +9,7 @@ import type { CommandResult, Executor, RunOptions, SshSpec } from './executor.ts
 import { fingerprintFromResult } from './fingerprint.ts';
 import { FINGERPRINT_SCRIPT } from './fingerprint-script.ts';
 import { RunnerError } from './git-checkout.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import { MAX_INPUT_BYTES } from '../formats/input-limits.ts';
 import { checkEnvNames, DEFAULT_KILL_GRACE_MS, FINGERPRINT_TIMEOUT_MS, runProcess, shellQuote, withLabels } from './local-executor.ts';
 
@@ -111,9 +112,10 @@ export class SshExecutor implements Executor {
   private readonly spec: SshSpec;
   private controlDir: string | undefined;
 
-  constructor(spec: SshSpec) {
+  /** `name` spells the `executor` setting in errors (default: the CLI's flag). */
+  constructor(spec: SshSpec, name: NameSetting = cliSetting) {
     for (const [what, value] of [['host', spec.host], ['user', spec.user ?? '']] as const) {
-      if (/^-|[\s'"\\;]/.test(value)) throw new RunnerError(`--executor: the ssh ${what} ${JSON.stringify(value)} is not valid`);
+      if (/^-|[\s'"\\;]/.test(value)) throw new RunnerError(`${name('executor')}: the ssh ${what} ${JSON.stringify(value)} is not valid`);
     }
     this.spec = spec;
     const host = spec.host.includes(':') ? `[${spec.host}]` : spec.host;

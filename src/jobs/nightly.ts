@@ -1,0 +1,67 @@
+import { loadAcks } from '../cli/scan-command.ts';
+import { firstParentChain, nightlyHistoryJson, type NightlyHistory } from '../action/nightly-history.ts';
+import { loadConfirmedSeries, type MeasurePair } from '../runner/confirm-findings.ts';
+import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
+import { scanHistory } from '../scan/scan-history.ts';
+import type { Store } from '../store/store.ts';
+
+/**
+ * nightly: the nightly job's decisions. The measuring job scans the
+ * branch's history (this night included) and packs it for the report job
+ * (history.json), which scans it again from those raw samples and decides
+ * which regression issues recovered; the adapters only publish.
+ */
+
+/** ScanTexts are a scan's two renderings: scan.json (what the app bisects from) and the markdown for the job summary. */
+export interface ScanTexts {
+  json: string;
+  markdown: string;
+}
+
+/** NightlyScanSettings say how a branch's history is scanned and linked. */
+export interface NightlyScanSettings {
+  branch: string;
+  threshold: number;
+  /** minRuns and maxRuns are the round budget each A/B session is replayed on (the PR check's looks). */
+  minRuns: number;
+  maxRuns: number;
+  /** repository is OWNER/NAME: the history's key in the store and the commits' links. */
+  repository?: string;
+  /** serverUrl is the GitHub server the links go to (default https://github.com). */
+  serverUrl?: string;
+}
+
+/** repositoryUrl is the web address of OWNER/NAME on serverUrl, or undefined for anything else. */
+export function repositoryUrl(repository: string | undefined, serverUrl: string | undefined): string | undefined {
+  if (!repository || !/^[\w.-]+\/[\w.-]+$/.test(repository)) return undefined;
+  return `${(serverUrl ?? 'https://github.com').replace(/\/+$/, '')}/${repository}`;
+}
+
+/** scanBranch scans a branch's series, each A/B session replayed on the round budget it was measured with. */
+export function scanBranch(series: NightlyHistory['series'], acks: NightlyHistory['acks'], settings: NightlyScanSettings): ScanTexts {
+  const result = scanHistory(series, { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns });
+  const options = { series: series.length, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
+}
+
+/** NightlyEvidence is what a measuring nightly hands on: history.json's text and its own scan. */
+export interface NightlyEvidence {
+  history: string;
+  scan: ScanTexts;
+}
+
+/**
+ * nightlyEvidence scans the branch's nightly history, this night included,
+ * after confirming what awaits an interleaved A/B (`confirm` measures a
+ * pair on this runner), and packs that history with the branch's
+ * first-parent chain from `repoDir` back to `headSha` for the report job.
+ */
+export async function nightlyEvidence(store: Store, settings: NightlyScanSettings & { repoDir: string; headSha: string }, confirm?: MeasurePair): Promise<NightlyEvidence> {
+  const acks = await loadAcks(store);
+  const scan = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  const { series } = await loadConfirmedSeries(store, { branch: settings.branch, repo: settings.repository, scan }, confirm);
+  return {
+    history: nightlyHistoryJson(settings.branch, series, acks, firstParentChain(settings.repoDir, settings.headSha, series)),
+    scan: scanBranch(series, acks, settings),
+  };
+}
