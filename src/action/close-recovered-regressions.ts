@@ -3,7 +3,7 @@ import { closeRecoveredIssue, listRegressionIssues } from '../github/regression-
 import { GitHubError, type GitHubClient } from '../github/github-client.ts';
 import { regressionMarker, renderRecoveryComment } from '../report/regression-issue.ts';
 import { checkRecovery, recoveryWindows } from '../scan/recovery.ts';
-import { firstBadNight, type NightlyHistory } from './nightly-history.ts';
+import { firstBadNight, type NightlyHistory } from '../jobs/nightly-history.ts';
 
 /**
  * closeRecoveredRegressions closes every open regression issue whose series

@@ -28,8 +28,8 @@ import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { conclusionFor, publishCheckRun } from '../github/check-run.ts';
 import { ActionInputError, readActionInputs, type ActionSettings } from './action-inputs.ts';
 import { closeRecoveredRegressions } from './close-recovered-regressions.ts';
-import { readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
-import { COMMIT_SHA, findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError, samplesJson } from './results-artifact.ts';
+import { readNightlyHistory, type NightlyHistory } from '../jobs/nightly-history.ts';
+import { COMMIT_SHA, findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError, samplesJson } from '../jobs/results-artifact.ts';
 
 type Env = Record<string, string | undefined>;
 

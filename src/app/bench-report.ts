@@ -3,7 +3,7 @@ import type { Comparison, SideSummary, Verdict } from '../model/comparison.ts';
 import { GITHUB_COMMENT_LIMIT, REPORT_MARKER, renderMarkdown } from '../report/markdown-report.ts';
 import { flatten, inertText } from '../report/inert-markdown.ts';
 import { ActionInputError, inputEnvName, readActionInputs } from '../action/action-inputs.ts';
-import { RESULTS_FILES } from '../action/results-artifact.ts';
+import { RESULTS_FILES } from '../jobs/results-artifact.ts';
 import { collectSide, replayLooks, type ReplaySettings } from '../compare/replay-looks.ts';
 import type { NameFilter } from '../compare/name-filter.ts';
 import { readSource } from '../formats/detect.ts';

@@ -11,7 +11,7 @@ import { benchSettings, recomputeBenchReport, renderBenchFailure, renderBenchRep
 import { CHECK_NAME, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
 import { downloadArtifactFiles } from './artifact-file.ts';
-import { RESULTS_FILES } from '../action/results-artifact.ts';
+import { RESULTS_FILES } from '../jobs/results-artifact.ts';
 import { handleBisectCompleted, handleNightlyCompleted, isWorkflow, ScanShapeError, type RegressionOutcome } from './regression-loop.ts';
 
 /** WorkflowRunPayload is the part of a `workflow_run` webhook this handler reads. */

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_COMPARE_OPTIONS, compareRuns } from '../compare/compare-runs.ts';
 import { hostKey, type Fingerprint } from '../model/fingerprint.ts';
-import { ACK_PREFIX } from '../cli/scan-command.ts';
+import { ACK_PREFIX } from '../jobs/nightly-history.ts';
 import type { RunRef, SeriesHistory, Store } from '../store/store.ts';
 import type { DashboardAck, DashboardIssue, DashboardPr, DashboardSeries, RunRow } from './site-model.ts';
 

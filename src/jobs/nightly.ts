@@ -1,6 +1,6 @@
-import { loadAcks } from '../cli/scan-command.ts';
-import { firstParentChain, nightlyHistoryJson, type NightlyHistory } from '../action/nightly-history.ts';
-import { loadConfirmedSeries, type MeasurePair } from '../runner/confirm-findings.ts';
+import { loadAcks, nightlyHistoryJson, type NightlyHistory } from './nightly-history.ts';
+import { loadConfirmedSeries, type MeasurePair } from './confirm-findings.ts';
+import { firstParentChain } from '../runner/first-parent-chain.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import { scanHistory } from '../scan/scan-history.ts';
 import type { Store } from '../store/store.ts';
@@ -61,7 +61,7 @@ export async function nightlyEvidence(store: Store, settings: NightlyScanSetting
   const scan = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
   const { series } = await loadConfirmedSeries(store, { branch: settings.branch, repo: settings.repository, scan }, confirm);
   return {
-    history: nightlyHistoryJson(settings.branch, series, acks, firstParentChain(settings.repoDir, settings.headSha, series)),
+    history: nightlyHistoryJson(settings.branch, series, acks, firstParentChain(settings.repoDir, settings.headSha, new Set(series.flatMap((s) => s.nights.map((n) => n.sha))))),
     scan: scanBranch(series, acks, settings),
   };
 }

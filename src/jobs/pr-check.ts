@@ -7,7 +7,7 @@ import { DEFAULT_LOAD_WAIT_MS } from '../runner/load-guard.ts';
 import { DEFAULT_LOCK_WAIT_MS } from '../runner/machine-lock.ts';
 import type { Progress } from '../runner/progress.ts';
 import { DEFAULT_POOL_BASE, runAb, type RunAbDeps, type RunAbResult, type RunAbSettings, type RunHistory } from '../runner/run-ab.ts';
-import type { MeasurePair } from '../runner/confirm-findings.ts';
+import type { MeasurePair } from './confirm-findings.ts';
 import { learnNoise, storedRounds } from '../store/noise-memory.ts';
 import { openStore } from '../store/open-store.ts';
 import type { IngestRun, Store } from '../store/store.ts';
@@ -137,7 +137,7 @@ export async function runPrCheck(settings: PrCheckSettings, deps: PrCheckDeps): 
     if (!store) return { run };
     if (!settings.calibrate) await store.ingestRuns(storedRuns(run, settings));
     if (!settings.nightly) return { run };
-    // A finding awaiting its interleaved A/B gets it right away, on this runner (runner/confirm-findings.ts).
+    // A finding awaiting its interleaved A/B gets it right away, on this runner (jobs/confirm-findings.ts).
     const confirm: MeasurePair = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
     const scan = { branch: settings.branch ?? 'main', threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: settings.nightly.serverUrl };
     return { run, nightly: await nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha: run.head.sha }, confirm) };

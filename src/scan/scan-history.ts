@@ -33,7 +33,7 @@
  *    Mann-Whitney CI, q < alpha after BH across all series, beyond the
  *    threshold, in the direction the history moved. A candidate whose night
  *    has no A/B is `awaiting` (the nightly action measures it right away;
- *    runner/confirm-findings.ts); one the A/B contradicts is dropped.
+ *    jobs/confirm-findings.ts); one the A/B contradicts is dropped.
  * 3. A `watch` is one night beyond `zThreshold` robust z (median/MAD of
  *    log medians over the segment): shown, never filed.
  *

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecutor } from '../../src/runner/executor.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { loadNightlySeries } from '../../src/cli/scan-command.ts';
+import { loadNightlySeries } from '../../src/jobs/nightly-history.ts';
 import { regressionMarker } from '../../src/report/regression-issue.ts';
 import { assertAllValid, startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
 import { makeFixtureRepo } from '../support/fixture-repo.ts';

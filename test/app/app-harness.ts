@@ -10,7 +10,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { startAppServer, type AppServer, type AppServerOptions } from '../../src/app/app-server.ts';
 import { compareRuns } from '../../src/compare/compare-runs.ts';
 import { toJsonReport } from '../../src/report/json-report.ts';
-import { samplesJson } from '../../src/action/results-artifact.ts';
+import { samplesJson } from '../../src/jobs/results-artifact.ts';
 import { toScanJson } from '../../src/report/scan-report.ts';
 import { scanHistory, type Night } from '../../src/scan/scan-history.ts';
 import { openStore } from '../../src/store/open-store.ts';

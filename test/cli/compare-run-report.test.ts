@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAb } from '../../src/runner/run-ab.ts';
 import { renderRunReport } from '../../src/report/run-report.ts';
-import { samplesJson } from '../../src/action/results-artifact.ts';
+import { samplesJson } from '../../src/jobs/results-artifact.ts';
 import { createExecutor } from '../../src/runner/executor.ts';
 import { silentProgress } from '../../src/runner/progress.ts';
 import { makeFixtureRepo } from '../support/fixture-repo.ts';

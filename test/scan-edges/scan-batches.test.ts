@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { loadNightlySeries, nightlySeriesBatches } from '../../src/cli/scan-command.ts';
+import { loadNightlySeries, nightlySeriesBatches } from '../../src/jobs/nightly-history.ts';
 import { HistoryScan, scanHistory } from '../../src/scan/scan-history.ts';
 import type { Series } from '../../src/scan/scan-history.ts';
 import { openStore } from '../../src/store/open-store.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { historyLines, nightSha, plannedSteps, type HistoryShape } from '../../bench/history-generator.ts';
-import { loadNightlySeries, SCAN_NIGHTS } from '../../src/cli/scan-command.ts';
+import { loadNightlySeries, SCAN_NIGHTS } from '../../src/jobs/nightly-history.ts';
 import { importNdjson } from '../../src/store/import-ndjson.ts';
 import { openStore } from '../../src/store/open-store.ts';
 

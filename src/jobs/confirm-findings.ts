@@ -1,9 +1,9 @@
-import { loadNightlySeries } from '../cli/scan-command.ts';
+import { loadNightlySeries } from './nightly-history.ts';
 import type { Run } from '../model/run.ts';
 import { scanHistory } from '../scan/scan-history.ts';
 import type { Ack, ScanFinding, ScanOptions, Series } from '../scan/scan-history.ts';
 import type { Store } from '../store/store.ts';
-import { RunnerError } from './git-checkout.ts';
+import { RunnerError } from '../runner/git-checkout.ts';
 
 /** AbPair is what one confirmation measures: the two commits interleaved in one session on this runner. */
 export interface AbPair {

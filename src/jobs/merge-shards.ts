@@ -1,0 +1,106 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ComparisonReport, CompareSide } from '../compare/compare-runs.ts';
+import type { NameFilter } from '../compare/name-filter.ts';
+import { replayLooks } from '../compare/replay-looks.ts';
+import type { ThresholdRule } from '../compare/thresholds.ts';
+import { inertText } from '../report/inert-markdown.ts';
+import type { ReportContext } from '../report/report-renderers.ts';
+import { readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
+import { findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError } from './results-artifact.ts';
+import { scanBranch, type NightlyScanSettings, type ScanTexts } from './nightly.ts';
+import { readSide } from './read-sides.ts';
+import type { NameSetting } from './setting-names.ts';
+
+/**
+ * merge-shards: the report job's comparison, recomputed from the raw
+ * samples of every results artifact the measuring jobs uploaded (one, or
+ * one per shard), so that no count, verdict or conclusion is taken from an
+ * artifact, which the code under test could have written.
+ */
+
+/** MergeShardsSettings say where the downloaded results are and how to compare them (the PR check's settings). */
+export interface MergeShardsSettings {
+  /** dir holds the results: itself, or one directory per downloaded artifact. */
+  dir: string;
+  /** trusted are the commits this run reports on, from what the workflow gave it, never from the artifact. */
+  trusted: { head?: string; base?: string };
+  threshold: number;
+  alpha: number;
+  rules: ThresholdRule[];
+  filter?: NameFilter;
+  /** minRuns and maxRuns give the look schedule the measuring job's verdicts are replayed on. */
+  minRuns: number;
+  maxRuns: number;
+  /** nightly: a nightly's one artifact, whose history.json is scanned again and decides recovery. */
+  nightly?: Omit<NightlyScanSettings, 'threshold' | 'minRuns' | 'maxRuns'>;
+  nameSetting: NameSetting;
+}
+
+/** MergedShards is the recomputed comparison and what the report says about where it came from. */
+export interface MergedShards {
+  report: ComparisonReport;
+  base: CompareSide;
+  head: CompareSide;
+  /** parts is how many results artifacts were merged. */
+  parts: number;
+  baseSha?: string;
+  headSha?: string;
+  /** environment is the machine the artifacts name, when they all name the same one (inert text). */
+  environment?: string;
+  /** history and scan: a nightly's history.json, read and scanned again. */
+  history?: NightlyHistory;
+  scan?: ScanTexts;
+}
+
+/**
+ * mergeShards compares the pooled raw samples of every results artifact
+ * under `dir` (the same path for all, so the false discovery rate covers the
+ * whole suite). An artifact about other commits than `trusted` is refused.
+ */
+export function mergeShards(settings: MergeShardsSettings): MergedShards {
+  const merge = settings.nameSetting('merge');
+  const { dir, trusted } = settings;
+  const parts = findResultsParts(dir);
+  if (parts.length === 0) throw new ResultsError(`${merge}: no ${RESULTS_FILES.base} and ${RESULTS_FILES.head} under ${dir}; download the measuring job's results artifact there (actions/download-artifact with pattern: benchbot-results*)`);
+  if (settings.nightly && parts.length > 1) throw new ResultsError(`${merge}: ${parts.length} results under ${dir}; a nightly reports on one (download only the nightly's results artifact)`);
+  const metas = parts.map((p) => ({ part: p, ...readResultsMeta(p) }));
+  for (const m of metas) {
+    if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`${merge}: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
+    if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`${merge}: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
+  }
+  const base = readSide(parts.map((p) => join(p, RESULTS_FILES.base)), 'benchbot', settings.filter);
+  const head = readSide(parts.map((p) => join(p, RESULTS_FILES.head)), 'benchbot', settings.filter);
+  // The measuring job decided each benchmark at the look that settled it, at that look's alpha; the same replay on the
+  // same rounds gives the same verdicts, with the schedule from this job's own settings, never from the artifact.
+  const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  const report = replayLooks(base, head, look);
+  const environments = new Set(metas.map((m) => m.environment).filter((e): e is string => e !== undefined && e !== ''));
+  const merged: MergedShards = {
+    report,
+    base,
+    head,
+    parts: parts.length,
+    baseSha: trusted.base ?? (metas.length === 1 ? metas[0].baseSha : undefined),
+    headSha: trusted.head,
+    environment: environments.size === 1 ? [...environments][0] : undefined,
+  };
+  const historyPath = join(parts[0], RESULTS_FILES.history);
+  if (settings.nightly && existsSync(historyPath)) {
+    const history = readNightlyHistory(historyPath, settings.nightly.branch);
+    merged.history = history;
+    merged.scan = scanBranch(history.series, history.acks, { ...settings.nightly, ...look });
+  }
+  return merged;
+}
+
+/** mergedReportContext is what the merged report shows beside the comparisons: how many artifacts, and which commits. */
+export function mergedReportContext(merged: MergedShards): ReportContext {
+  const where = [merged.baseSha && `base ${merged.baseSha.slice(0, 12)}`, merged.headSha && `head ${merged.headSha.slice(0, 12)}`].filter(Boolean).join(', ');
+  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : 'Recomputed from the raw samples'}${where ? `; ${where}` : ''}.`;
+  return {
+    environment: merged.environment,
+    footer: inertText(footer),
+    json: { base_sha: merged.baseSha ?? null, head_sha: merged.headSha ?? null, shards: merged.parts },
+  };
+}
