@@ -2,7 +2,7 @@ import type { Measurement } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
-import { isSpace, parseFiniteNumber, splitLines } from './text-lines.ts';
+import { isSpace, LineCursor, NameOrder, parseFiniteNumber, POWERS_OF_TEN, readDecimal, type NamedEntry } from './text-lines.ts';
 import { conversionFactor, normalizeTimeUnit } from '../model/units.ts';
 
 const UNITS = ['ns', 'us', 'µs', 'μs', 'ms', 's'];
@@ -57,8 +57,56 @@ export const plainLinesReader: Reader = {
     const order: string[] = [];
     const byName = new Map<string, Measurement>();
     const budget = new ReadBudget(file.path);
-    for (const { number, text } of splitLines(file)) {
-      const m = resultLine(text);
+    // The usual line is read in place (fastResult) and its name compared
+    // with the names expected next; any other line, and every error, takes
+    // the general path (resultLine).
+    const text = file.text;
+    const cursor = new LineCursor(file);
+    const entries = new Map<string, Entry>();
+    const names = new NameOrder<Entry>();
+    const line: FastLine = { nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
+    while (cursor.next()) {
+      const { number, start, end } = cursor;
+      const fast = fastResult(text, start, end, line);
+      if (fast === FAST_NONE) continue;
+      if (fast === FAST_RESULT) {
+        const unit = NORMALIZED[line.unit];
+        let entry = names.find(text, line.nameStart, line.nameEnd);
+        if (entry === undefined) {
+          const name = text.slice(line.nameStart, line.nameEnd);
+          // A name with a line break in it is no result (resultLine says so); known names have none.
+          if (LINE_BREAK.test(name)) continue;
+          entry = entries.get(name);
+          if (entry === undefined && !byName.has(name)) {
+            budget.value(number);
+            budget.series(number);
+            const measurement: Measurement = { benchmark: name, metric: 'time', unit, better: 'lower', values: [line.value] };
+            byName.set(name, measurement);
+            order.push(name);
+            entry = { name, next: undefined, measurement, from: unit, factor: 1 };
+            entries.set(name, entry);
+            names.record(entry);
+            continue;
+          }
+          if (entry === undefined) entry = { name, next: undefined, measurement: byName.get(name) as Measurement, from: '', factor: 1 };
+          entries.set(name, entry);
+        }
+        if (entry.from !== unit) {
+          const factor = conversionFactor(unit, entry.measurement.unit);
+          // The general path raises the error (after the budget's own).
+          if (factor !== undefined) {
+            entry.from = unit;
+            entry.factor = factor;
+          }
+        }
+        if (entry.from === unit) {
+          budget.value(number);
+          entry.measurement.values.push(line.value * entry.factor);
+          names.record(entry);
+          continue;
+        }
+      }
+      const m = resultLine(cursor.line());
       if (!m) continue;
       const name = m.name;
       const value = parseFiniteNumber(m.value);
@@ -80,6 +128,84 @@ export const plainLinesReader: Reader = {
     return { measurements: order.map((n) => byName.get(n) as Measurement), warnings: [], hints: {} };
   },
 };
+
+/** Entry is a name's series with the factor from the unit its lines had last to the series' unit. */
+interface Entry extends NamedEntry {
+  measurement: Measurement;
+  from: string;
+  factor: number;
+}
+
+/** FastLine is what fastResult read: the name's place, the value, and the unit as an index into UNITS. */
+interface FastLine {
+  nameStart: number;
+  nameEnd: number;
+  value: number;
+  unit: number;
+}
+
+/** NORMALIZED[i] is UNITS[i] as normalizeTimeUnit gives it. */
+const NORMALIZED = UNITS.map((u) => normalizeTimeUnit(u) as string);
+
+const FAST_RESULT = 0;
+const FAST_NONE = 1;
+const FAST_OTHER = 2;
+
+/**
+ * fastResult reads a line as resultLine would, in place: FAST_RESULT with the
+ * result in `line` for the usual result line (name, colon, space, a plain
+ * decimal that readDecimal reads, a unit); FAST_NONE when the line ends in
+ * anything but `s` (no unit, so no result); FAST_OTHER for any other line,
+ * which resultLine then reads. The name may still hold a line break.
+ */
+function fastResult(text: string, start: number, end: number, line: FastLine): number {
+  let e = end;
+  let c = text.charCodeAt(e - 1);
+  while (e > start && (c === 32 || (c >= 9 && c <= 13) || (c >= 0xa0 && isSpace(c)))) c = text.charCodeAt(--e - 1);
+  if (e === start || c !== 115) return FAST_NONE;
+  // The unit: `s`, or two characters ending in `s` (UNITS in that order).
+  let unit = UNITS.length - 1;
+  if (e - 2 >= start) {
+    c = text.charCodeAt(e - 2);
+    unit = c === 110 ? 0 : c === 117 ? 1 : c === 0xb5 ? 2 : c === 0x3bc ? 3 : c === 109 ? 4 : unit;
+  }
+  e -= unit === UNITS.length - 1 ? 1 : 2;
+  c = text.charCodeAt(e - 1);
+  while (e > start && (c === 32 || (c >= 9 && c <= 13) || (c >= 0xa0 && isSpace(c)))) c = text.charCodeAt(--e - 1);
+  // A plain decimal, read backwards: digits with at most one dot, which is neither first nor last.
+  const valueEnd = e;
+  let mantissa = 0;
+  let scale = 1;
+  let dot = -1;
+  while (e > start) {
+    if (c >= 48 && c <= 57) {
+      mantissa += (c - 48) * scale;
+      scale *= 10;
+    } else if (c === 46 && dot < 0 && e !== valueEnd) {
+      dot = e - 1;
+    } else break;
+    c = text.charCodeAt(--e - 1);
+  }
+  // c is now the character before the value.
+  const digits = valueEnd - e - (dot < 0 ? 0 : 1);
+  if (digits === 0 || dot === e || c === 46 || e === start || !(c === 32 || c === 9 || isSpace(c))) return FAST_OTHER;
+  // As readDecimal: at most 15 digits are exact integers, over an exact power of ten.
+  const value = digits > 15 ? readDecimal(text, e, valueEnd) : dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
+  if (value !== value) return FAST_OTHER;
+  while (e > start && isSpace(c)) c = text.charCodeAt(--e - 1);
+  if (e === start || c !== 58) return FAST_OTHER;
+  e -= 1;
+  c = text.charCodeAt(e - 1);
+  while (e > start && isSpace(c)) c = text.charCodeAt(--e - 1);
+  let s = start;
+  while (s < e && isSpace(text.charCodeAt(s))) s += 1;
+  if (s === e) return FAST_OTHER;
+  line.nameStart = s;
+  line.nameEnd = e;
+  line.value = value;
+  line.unit = unit;
+  return FAST_RESULT;
+}
 
 function isDigitOrDot(c: number): boolean {
   return (c >= 48 && c <= 57) || c === 46;

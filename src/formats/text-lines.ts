@@ -233,8 +233,10 @@ function parseGeneral(text: string): number | undefined {
 
 /** isSpace says whether a UTF-16 code unit is white space as a regular expression's `\s` sees it. */
 export function isSpace(c: number): boolean {
+  // Printable ASCII, the usual character, is decided by the first two tests.
+  if (c < 0xa0) return c === 32 || (c >= 9 && c <= 13);
   return (
-    c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
     c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
   );
 }

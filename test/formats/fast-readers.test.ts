@@ -1,68 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { goBenchReader } from '../../src/formats/go-bench.ts';
-import { FormatError } from '../../src/formats/format-error.ts';
-import type { Reader, SourceFile } from '../../src/formats/reader.ts';
-import { FIXTURES, loadFixture } from '../support/fixtures.ts';
 import { seededRandom } from '../support/random.ts';
 import { goBenchReader as referenceGoBenchReader } from './reference/go-bench.ts';
 import { parseFiniteNumber as referenceParseFiniteNumber } from './reference/text-lines.ts';
 import { parseFiniteNumber } from '../../src/formats/text-lines.ts';
+import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } from './reference/differential.ts';
 
 // The text readers read the usual line in one pass over its characters and
 // hand everything else to their general path. Each is compared here with the
 // reader as it was before (test/formats/reference/): on the fixtures, on
 // tricky lines, and on random documents built from the pieces real outputs
 // and broken outputs are made of, the result or the error must be the same.
-
-const SEED = Number(process.env.BENCHBOT_FUZZ_SEED ?? 20261125);
-const CASES = Number(process.env.BENCHBOT_FAST_READER_CASES ?? 3000);
-
-type Outcome = { result: unknown } | { error: string };
-
-function outcome(reader: Reader, file: SourceFile): Outcome {
-  try {
-    return { result: reader.read(file) };
-  } catch (error) {
-    if (!(error instanceof FormatError)) throw error;
-    return { error: error.message };
-  }
-}
-
-/** sameOutcome compares two readings to the bit: values with Object.is (so -0 is not 0), and error messages exactly. */
-function assertSameOutcome(reader: Reader, reference: Reader, file: SourceFile): 'read' | 'refused' {
-  const got = outcome(reader, file);
-  const want = outcome(reference, file);
-  const show = JSON.stringify(file.text.length > 400 ? `${file.text.slice(0, 400)}…` : file.text);
-  if ('error' in want) {
-    assert.deepEqual(got, want, `input ${show}`);
-    return 'refused';
-  }
-  assert.ok('result' in got, `input ${show}: the reference read it, the reader failed with ${'error' in got ? got.error : ''}`);
-  assert.deepEqual(got.result, want.result, `input ${show}`);
-  // deepEqual treats -0 and 0 alike; the values must be the very same numbers.
-  const bits = (r: unknown) => (r as { measurements: { values: number[] }[] }).measurements.flatMap((m) => m.values.map((v) => (Object.is(v, -0) ? '-0' : String(v))));
-  assert.deepEqual(bits(got.result), bits(want.result), `input ${show}: values`);
-  return 'read';
-}
-
-/** assertSameOnRandom compares the readers on `CASES` generated documents, and checks that the documents are read and refused often enough to test both. */
-function assertSameOnRandom(reader: Reader, reference: Reader, document: (random: () => number) => string): void {
-  const random = seededRandom(SEED);
-  const counts = { read: 0, refused: 0 };
-  for (let i = 0; i < CASES; i++) counts[assertSameOutcome(reader, reference, { path: 'bench.txt', text: document(random) })] += 1;
-  assert.ok(counts.read >= CASES / 5 && counts.refused >= CASES / 10, `generated documents: ${counts.read} read, ${counts.refused} refused`);
-}
-
-function fixturesOf(directory: string): SourceFile[] {
-  return readdirSync(join(FIXTURES, directory))
-    .filter((name) => !name.endsWith('.expected.json'))
-    .map((name) => loadFixture(`${directory}/${name}`));
-}
-
-const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
 
 // Pieces of Go output, right and wrong.
 const GO_NAMES = ['BenchmarkA', 'BenchmarkA-2', 'BenchmarkA-02', 'BenchmarkA/size=64-8', 'BenchmarkA/size=64-4', 'BenchmarkB-1-2', 'Benchmark', 'Benchmark-2', 'BenchmarkZ--3', 'Benchmarkfoo-2', 'Benchmark_x', 'BenchmarkÄ-2', 'Benchmark\u00a0X', 'BenchmarkA\u0001-2', 'Benchmark/µs-2', 'BenchmarkLonger/with/many/parts/name=value/size=1024-16'];

@@ -1,0 +1,59 @@
+// Helpers of the differential tests (test/formats/fast-*.test.ts): a fast
+// reader and the verbatim copy of its previous version beside this file must
+// give the same result, to the bit, or the same error message.
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { FormatError } from '../../../src/formats/format-error.ts';
+import type { Reader, SourceFile } from '../../../src/formats/reader.ts';
+import { FIXTURES, loadFixture } from '../../support/fixtures.ts';
+import { seededRandom } from '../../support/random.ts';
+
+export const SEED = Number(process.env.BENCHBOT_FUZZ_SEED ?? 20261125);
+export const CASES = Number(process.env.BENCHBOT_FAST_READER_CASES ?? 3000);
+
+type Outcome = { result: unknown } | { error: string };
+
+function outcome(reader: Reader, file: SourceFile): Outcome {
+  try {
+    return { result: reader.read(file) };
+  } catch (error) {
+    // A reader's own errors are FormatErrors; anything else (a TypeError) must be the same too.
+    if (!(error instanceof Error)) throw error;
+    return { error: error instanceof FormatError ? error.message : `${error.name}: ${error.message}` };
+  }
+}
+
+/** sameOutcome compares two readings to the bit: values with Object.is (so -0 is not 0), and error messages exactly. */
+export function assertSameOutcome(reader: Reader, reference: Reader, file: SourceFile): 'read' | 'refused' {
+  const got = outcome(reader, file);
+  const want = outcome(reference, file);
+  const show = JSON.stringify(file.text.length > 400 ? `${file.text.slice(0, 400)}…` : file.text);
+  if ('error' in want) {
+    assert.deepEqual(got, want, `input ${show}`);
+    return 'refused';
+  }
+  assert.ok('result' in got, `input ${show}: the reference read it, the reader failed with ${'error' in got ? got.error : ''}`);
+  assert.deepEqual(got.result, want.result, `input ${show}`);
+  // deepEqual treats -0 and 0 alike; the values must be the very same numbers.
+  const bits = (r: unknown) => (r as { measurements: { values: number[] }[] }).measurements.flatMap((m) => m.values.map((v) => (Object.is(v, -0) ? '-0' : String(v))));
+  assert.deepEqual(bits(got.result), bits(want.result), `input ${show}: values`);
+  return 'read';
+}
+
+/** assertSameOnRandom compares the readers on `CASES` generated documents, and checks that the documents are read and refused often enough to test both. */
+export function assertSameOnRandom(reader: Reader, reference: Reader, document: (random: () => number) => string): void {
+  const random = seededRandom(SEED);
+  const counts = { read: 0, refused: 0 };
+  for (let i = 0; i < CASES; i++) counts[assertSameOutcome(reader, reference, { path: 'bench.txt', text: document(random) })] += 1;
+  assert.ok(counts.read >= CASES / 5 && counts.refused >= CASES / 10, `generated documents: ${counts.read} read, ${counts.refused} refused`);
+}
+
+export function fixturesOf(directory: string): SourceFile[] {
+  return readdirSync(join(FIXTURES, directory))
+    .filter((name) => !name.endsWith('.expected.json'))
+    .map((name) => loadFixture(`${directory}/${name}`));
+}
+
+export const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
+
