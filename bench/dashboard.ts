@@ -17,6 +17,7 @@
 //   npm run bench:dashboard -- [--series 10000] [--nights 365] [--no-sqlite] [--no-postgres] [--no-pages] [--work DIR]
 import { spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -41,19 +42,21 @@ interface Measured {
   seconds: number;
   cpuSeconds: number;
   maxRssMB: number;
+  /** load is the 1-minute load average when the step ended: others' work on the same cores stretches the wall time. */
+  load: number;
 }
 
 function task(args: string[], output?: string): Measured {
   const run = spawnSync(process.execPath, [join(ROOT, 'bench/scale-task.ts'), ...args], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, BENCHBOT_DATABASE_URL: '', ...(output ? { SCALE_TASK_OUTPUT: output } : {}) } });
   const last = run.stdout.trim().split('\n').pop() ?? '';
   try {
-    return JSON.parse(last) as Measured;
+    return { ...(JSON.parse(last) as Omit<Measured, 'load'>), load: loadavg()[0] };
   } catch {
     throw new Error(`benchbot ${args[0]} failed: ${run.stderr.slice(-2000)}`);
   }
 }
 
-const fmt = (m: Measured) => `${m.seconds.toFixed(1)} s (CPU ${m.cpuSeconds.toFixed(1)} s), ${Math.round(m.maxRssMB)} MB`;
+const fmt = (m: Measured) => `${m.seconds.toFixed(1)} s (CPU ${m.cpuSeconds.toFixed(1)} s, load ${m.load.toFixed(1)}), ${Math.round(m.maxRssMB)} MB`;
 const lines: string[] = [];
 const say = (line: string) => {
   console.log(line);
