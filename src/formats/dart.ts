@@ -2,7 +2,7 @@ import type { Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { checkJsonElementCount, ReadBudget } from './input-limits.ts';
-import { parseFiniteNumber, splitLines } from './text-lines.ts';
+import { Finder, LineCursor, NameOrder, parseFiniteNumber, readDecimal, type NamedEntry } from './text-lines.ts';
 import { conversionFactor, directionOf } from '../model/units.ts';
 
 /** An Android logcat prefix, `I/flutter (12463): `, as `flutter run` prints app output. */
@@ -51,6 +51,11 @@ export const dartReader: Reader = {
         const m: Measurement = { benchmark: name, metric: 'time', unit, better: directionOf('time', unit), values: [value] };
         byName.set(name, m);
         order.push(name);
+        const entry = entries.get(name);
+        if (entry !== undefined) {
+          entry.measurement = m;
+          entry.factor = conversionFactor('us', unit);
+        }
         return;
       }
       const factor = conversionFactor(unit, existing.unit);
@@ -58,7 +63,56 @@ export const dartReader: Reader = {
       existing.values.push(value * factor);
     };
 
-    for (const { number, text: raw } of splitLines(file)) {
+    // The usual `Name(RunTime): X us.` line is read in place (fastRunTime)
+    // and its name compared with the names expected next; a line without
+    // any keyword is skipped on sight; every other line, and every error,
+    // takes the general path below.
+    const input = file.text;
+    const cursor = new LineCursor(file);
+    const runTimeMark = new Finder(input, '(RunTime): ');
+    const eventMark = new Finder(input, EVENT_MARK);
+    const entries = new Map<string, Entry>();
+    const names = new NameOrder<Entry>();
+    while (cursor.next()) {
+      const { number, start, end } = cursor;
+      const isPrefixed = (start + 1 < end && input.charCodeAt(start + 1) === 47) || input.startsWith('flutter: ', start);
+      if (!isPrefixed) {
+        const mark = runTimeMark.next(start);
+        if (mark < end) {
+          const value = fastRunTime(input, start, mark, end);
+          if (value === value) {
+            let entry = names.find(input, start, mark);
+            if (entry === undefined) {
+              const name = input.slice(start, mark);
+              entry = entries.get(name);
+              if (entry === undefined) {
+                const existing = byName.get(name);
+                const factor = existing === undefined ? 1 : conversionFactor('us', existing.unit);
+                entry = { name, next: undefined, measurement: existing, factor, plain: !LINE_BREAK.test(name) };
+                entries.set(name, entry);
+              }
+            }
+            // A name from an event may hold what `.` does not match; and units that do not convert are the general path's error.
+            if (entry.plain && entry.factor !== undefined) {
+              budget.value(number);
+              if (entry.measurement === undefined) {
+                budget.series(number);
+                const m: Measurement = { benchmark: entry.name, metric: 'time', unit: 'us', better: directionOf('time', 'us'), values: [value] };
+                byName.set(entry.name, m);
+                order.push(entry.name);
+                entry.measurement = m;
+              } else {
+                entry.measurement.values.push(value * entry.factor);
+              }
+              names.record(entry);
+              continue;
+            }
+          }
+        } else if (!inReport && eventMark.next(start) >= end && !input.startsWith('Results for ', start)) {
+          continue;
+        }
+      }
+      const raw = cursor.line();
       // Each pattern runs only on lines holding its keyword, so junk lines cost a few indexOf.
       const prefixed = raw.charCodeAt(1) === 47 || raw.startsWith('flutter: ');
       const text = prefixed ? raw.replace(LOGCAT_PREFIX, '').replace(FLUTTER_PREFIX, '') : raw;
@@ -101,6 +155,42 @@ export const dartReader: Reader = {
     return { measurements: order.map((n) => byName.get(n) as Measurement), warnings, hints: {} };
   },
 };
+
+/** Entry is a name's series, once it has one, with the factor from `us` to its unit. */
+interface Entry extends NamedEntry {
+  measurement: Measurement | undefined;
+  factor: number | undefined;
+  /** plain says the name holds no line break (`\r`, U+2028, U+2029), which RUN_TIME's `.` would not match. */
+  plain: boolean;
+}
+
+const LINE_BREAK = /[\r\u2028\u2029]/;
+
+/**
+ * fastRunTime reads the usual `Name(RunTime): 123.45 us.` line in place, as
+ * RUN_TIME would: the `(RunTime): ` at `mark` (the first on the line) is
+ * followed by a plain decimal, ` us`, maybe `.`, and spaces or tabs to the end;
+ * the name before it is not empty and neither starts nor ends with white
+ * space. Returns the value, or NaN for any other line.
+ */
+function fastRunTime(text: string, start: number, mark: number, end: number): number {
+  if (mark === start || isSpaceOrBreak(text.charCodeAt(start)) || isSpaceOrBreak(text.charCodeAt(mark - 1))) return NaN;
+  const from = mark + 11;
+  let p = from;
+  let c = text.charCodeAt(p);
+  while ((c >= 48 && c <= 57) || c === 46) c = text.charCodeAt(++p);
+  // `5.` and `.5` are numbers to RUN_TIME; `.` and `5..` are not (readDecimal says NaN).
+  if (p === from || p + 3 > end || c !== 32 || text.charCodeAt(p + 1) !== 117 || text.charCodeAt(p + 2) !== 115) return NaN;
+  let q = p + 3;
+  if (q < end && text.charCodeAt(q) === 46) q += 1;
+  while (q < end && ((c = text.charCodeAt(q)) === 32 || c === 9)) q += 1;
+  return q === end ? readDecimal(text, from, p) : NaN;
+}
+
+/** isSpaceOrBreak says whether trim() would remove the character: a name that starts or ends with one goes the general way. */
+function isSpaceOrBreak(c: number): boolean {
+  return c <= 32 || c >= 0x7f;
+}
 
 /**
  * eventPayload finds `benchmark_harness[{...` and returns the text from the

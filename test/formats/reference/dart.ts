@@ -1,0 +1,156 @@
+// The reader as it was before its fast path (commit 112d2b6), kept verbatim
+// as the reference that test/formats/fast-*.test.ts compare it with.
+import type { Measurement, ReadWarning } from '../../../src/model/measurement.ts';
+import { FormatError } from '../../../src/formats/format-error.ts';
+import type { Reader, ReadResult, SourceFile } from '../../../src/formats/reader.ts';
+import { checkJsonElementCount, ReadBudget } from '../../../src/formats/input-limits.ts';
+import { parseFiniteNumber, splitLines } from './text-lines.ts';
+import { conversionFactor, directionOf } from '../../../src/model/units.ts';
+
+/** An Android logcat prefix, `I/flutter (12463): `, as `flutter run` prints app output. */
+const LOGCAT_PREFIX = /^[VDIWEF]\/[^(\s]*\s*\(\s*\d+\):\s?/;
+/** iOS and desktop Flutter print app output behind `flutter: `. */
+const FLUTTER_PREFIX = /^flutter: /;
+// `\d+(?:\.\d*)?`, not `\d+\.?\d*`: the latter splits a run of digits n ways (quadratic on a long token).
+const NUMBER = String.raw`[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`;
+const RUN_TIME = new RegExp(String.raw`^(.+?)\(RunTime\): (${NUMBER}) us\.?\s*$`);
+const EVENT_MARK = 'benchmark_harness[';
+const RESULTS_FOR = /^Results for \S/;
+const REPORT_LINE = new RegExp(String.raw`^(\S+): (${NUMBER}) (?:\(±(${NUMBER})\) )?(ns|us|ms|s)/iteration\b`);
+
+/**
+ * dartReader reads Dart `benchmark_harness` output:
+ *
+ * - `Name(RunTime): 123.4 us.` lines of `BenchmarkBase.report()`: metric
+ *   `time` in `us` per run; a name printed again adds a value.
+ * - `benchmark_harness[{"event":"benchmark.result","params":{...}}]` event
+ *   lines of the experimental CLI harness (mraleph/benchmark_harness):
+ *   params `{name, elapsed, iterations}` give `elapsed / iterations` in `ms`
+ *   per iteration; params with a `values` array give one value each.
+ * - that CLI's report after `Results for <file>`: `name: X ms/iteration`,
+ *   also `name: X (±E) ns/iteration` (a mean with error: `summary-only`).
+ *
+ * Android logcat (`I/flutter (pid): `) and `flutter: ` prefixes are removed
+ * first; every other line is ignored.
+ */
+export const dartReader: Reader = {
+  format: 'dart',
+  description: 'Dart benchmark_harness output: Name(RunTime): X us., benchmark_harness[...] events, Results for ... reports',
+  sniff(head: string): boolean {
+    return /\(RunTime\): [0-9.eE+-]+ us/.test(head) || /benchmark_harness\[\{/.test(head) || /^Results for \S+\.dart\s*$/m.test(head);
+  },
+  read(file: SourceFile): ReadResult {
+    const order: string[] = [];
+    const byName = new Map<string, Measurement>();
+    let summaryOnly = false;
+    let inReport = false;
+    const budget = new ReadBudget(file.path);
+    const add = (line: number, name: string, unit: string, value: number) => {
+      budget.value(line);
+      const existing = byName.get(name);
+      if (!existing) {
+        budget.series(line);
+        const m: Measurement = { benchmark: name, metric: 'time', unit, better: directionOf('time', unit), values: [value] };
+        byName.set(name, m);
+        order.push(name);
+        return;
+      }
+      const factor = conversionFactor(unit, existing.unit);
+      if (factor === undefined) throw new FormatError(file.path, line, `benchmark "${name}" is reported in ${unit} and in ${existing.unit}`);
+      existing.values.push(value * factor);
+    };
+
+    for (const { number, text: raw } of splitLines(file)) {
+      // Each pattern runs only on lines holding its keyword, so junk lines cost a few indexOf.
+      const prefixed = raw.charCodeAt(1) === 47 || raw.startsWith('flutter: ');
+      const text = prefixed ? raw.replace(LOGCAT_PREFIX, '').replace(FLUTTER_PREFIX, '') : raw;
+      const runTime = text.includes('(RunTime): ') ? RUN_TIME.exec(text) : null;
+      if (runTime) {
+        const value = parseFiniteNumber(runTime[2]);
+        const name = runTime[1].trim();
+        if (value === undefined) throw new FormatError(file.path, number, `RunTime of "${name}" is not a finite number`);
+        if (value < 0) throw new FormatError(file.path, number, `RunTime of "${name}" is negative (${runTime[2]} us); a time cannot be below zero`);
+        if (name === '') throw new FormatError(file.path, number, 'benchmark name is empty');
+        add(number, name, 'us', value);
+        continue;
+      }
+      const event = eventPayload(text);
+      if (event !== undefined) {
+        const payload = event.trimEnd();
+        if (!payload.endsWith(']')) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
+        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add(number, name, unit, value);
+        continue;
+      }
+      if (text.startsWith('Results for ') && RESULTS_FOR.test(text)) {
+        inReport = true;
+        continue;
+      }
+      const report = inReport ? REPORT_LINE.exec(text) : null;
+      if (report) {
+        const value = parseFiniteNumber(report[2]);
+        if (value === undefined) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
+        if (value < 0) throw new FormatError(file.path, number, `time of "${report[1]}" is negative (${report[2]}); a time cannot be below zero`);
+        if (report[3] !== undefined) summaryOnly = true;
+        add(number, report[1], report[4], value);
+      }
+    }
+    if (order.length === 0) {
+      throw new FormatError(file.path, undefined, 'no benchmark_harness results found (expected "Name(RunTime): X us." lines or benchmark_harness[...] events)');
+    }
+    const warnings: ReadWarning[] = summaryOnly
+      ? [{ kind: 'summary-only', message: 'the report gives a mean with an error bar (±) per benchmark, not its samples: each contributes one value' }]
+      : [];
+    return { measurements: order.map((n) => byName.get(n) as Measurement), warnings, hints: {} };
+  },
+};
+
+/**
+ * eventPayload finds `benchmark_harness[{...` and returns the text from the
+ * `{` to the end of the line: the first marker with no line break (`\r`,
+ * U+2028, U+2029) after it, as `/benchmark_harness\[(\{.*)$/` did, but
+ * looking only after the last line break instead of rescanning to the end
+ * from every marker (quadratic).
+ */
+function eventPayload(text: string): string | undefined {
+  const lastBreak = Math.max(text.lastIndexOf('\r'), text.lastIndexOf('\u2028'), text.lastIndexOf('\u2029'));
+  // The payload starts at the `{`, one past the marker, and must begin after the last break.
+  const from = Math.max(0, lastBreak - EVENT_MARK.length + 1);
+  for (let at = text.indexOf(EVENT_MARK, from); at >= 0; at = text.indexOf(EVENT_MARK, at + 1)) {
+    const open = at + EVENT_MARK.length;
+    if (open > lastBreak && text.charCodeAt(open) === 0x7b) return text.slice(open);
+  }
+  return undefined;
+}
+
+/** readEvent returns the [name, unit, value] results of one event line; events other than benchmark.result give none. */
+function readEvent(file: SourceFile, line: number, payload: string): [string, string, number][] {
+  let event: unknown;
+  checkJsonElementCount(file.path, payload, line);
+  try {
+    event = JSON.parse(payload);
+  } catch (error) {
+    throw new FormatError(file.path, line, `benchmark_harness event is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const fail = (message: string): never => {
+    throw new FormatError(file.path, line, `benchmark_harness event: ${message}`);
+  };
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) fail('expected a JSON object');
+  const { event: kind, params } = event as Record<string, unknown>;
+  if (typeof kind !== 'string') fail('"event" is not a string');
+  if (kind !== 'benchmark.result') return [];
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) fail('"params" of benchmark.result is not an object');
+  const p = params as Record<string, unknown>;
+  if (typeof p.name !== 'string' || p.name.trim() === '') fail('params.name is not a non-empty string');
+  const name = (p.name as string).trim();
+  const iterations = p.iterations;
+  if (typeof iterations !== 'number' || !Number.isFinite(iterations) || iterations <= 0) fail('params.iterations is not a positive number');
+  const perIteration = (elapsed: unknown, at: string): number => {
+    if (typeof elapsed !== 'number' || !Number.isFinite(elapsed) || elapsed < 0) fail(`${at} is not a finite, non-negative number of milliseconds`);
+    return (elapsed as number) / (iterations as number);
+  };
+  if (p.elapsed !== undefined) return [[name, 'ms', perIteration(p.elapsed, 'params.elapsed')]];
+  if (Array.isArray(p.values) && p.values.length > 0) {
+    return p.values.map((v, i): [string, string, number] => [name, 'ms', perIteration(v, `params.values[${i}]`)]);
+  }
+  return fail('benchmark.result has neither params.elapsed nor a non-empty params.values');
+}
