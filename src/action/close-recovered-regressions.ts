@@ -1,18 +1,15 @@
 import { warning } from '@actions/core';
 import { closeRecoveredIssue, listRegressionIssues } from '../github/regression-issue.ts';
 import { GitHubError, type GitHubClient } from '../github/github-client.ts';
-import { regressionMarker, renderRecoveryComment } from '../report/regression-issue.ts';
-import { checkRecovery, recoveryWindows } from '../scan/recovery.ts';
-import { firstBadNight, type NightlyHistory } from '../jobs/nightly-history.ts';
+import { regressionMarker } from '../report/regression-issue.ts';
+import { recoveredRegressions } from '../jobs/nightly.ts';
+import type { NightlyHistory } from '../jobs/nightly-history.ts';
 
 /**
- * closeRecoveredRegressions closes every open regression issue whose series
- * is back within the threshold: the latest nights against the nights before
- * the regression (recoveryWindows, checkRecovery), decided here from the raw
- * samples of history.json, with the numbers in the closing comment. The
- * regression's first night is the marker's range end, or the first night
- * that contains the bisected culprit (firstBadNight). It runs in the report
- * job, which holds `issues: write` and runs no repository code.
+ * closeRecoveredRegressions closes the open regression issues the nightly
+ * job decides recovered (jobs/nightly.ts recoveredRegressions), each with
+ * its numbers in a comment. It runs in the report job, which holds
+ * `issues: write` and runs no repository code.
  */
 export async function closeRecoveredRegressions(client: GitHubClient, history: NightlyHistory, threshold: number, where: { owner: string; repo: string; serverUrl?: string }, log: (line: string) => void): Promise<void> {
   let open;
@@ -25,19 +22,11 @@ export async function closeRecoveredRegressions(client: GitHubClient, history: N
     warning(`could not read the regression issues: ${error.message}${error.status === 403 ? ' (the report job needs permissions: issues: write)' : ''}`, { title: 'benchbot' });
     return;
   }
-  for (const issue of open) {
-    const s = history.series.find((x) => x.key === issue.marker.series);
-    if (!s) continue;
-    const start = issue.marker.culprit.includes('..') ? issue.marker.culprit.split('..')[1] : issue.marker.culprit;
-    const windows = recoveryWindows(s.nights, firstBadNight(s.nights, start, history.firstParent));
-    if (!windows) continue;
-    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, threshold);
-    if (!recovery.recovered) continue;
-    const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold, ...where });
+  for (const { issue, benchmark, metric, comment } of recoveredRegressions(history, open, threshold, where)) {
     try {
       const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment, botLogin: null });
       // Names come from the artifact: one line each, so they cannot start a workflow command.
-      log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${escapeCommand(s.benchmark)} (${escapeCommand(s.metric)}) recovered`);
+      log(`benchbot: regression issue #${closed.number ?? issue.number} ${closed.action}: ${escapeCommand(benchmark)} (${escapeCommand(metric)}) recovered`);
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
       warning(`could not close recovered issue #${issue.number}: ${error.message}`, { title: 'benchbot' });

@@ -2,18 +2,15 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSide } from '../jobs/read-sides.ts';
 import { runReportContext } from '../report/run-report.ts';
 import { renderReport } from '../report/report-renderers.ts';
 import { hostKey } from '../model/fingerprint.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
-import { replayLooks } from '../compare/replay-looks.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { UnknownFormatError } from '../formats/detect.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
-import { REPORT_MARKER, type MarkdownOptions } from '../report/markdown-report.ts';
-import { inertText } from '../report/inert-markdown.ts';
+import type { MarkdownOptions } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 import { createProgress, type Progress } from '../runner/progress.ts';
@@ -21,15 +18,12 @@ import type { RunAbResult } from '../runner/run-ab.ts';
 import { redact } from '../store/redact.ts';
 import { StoreError } from '../store/store.ts';
 import { PR_CHECK_DEFAULTS, runPrCheck } from '../jobs/pr-check.ts';
-import { scanBranch } from '../jobs/nightly.ts';
+import { mergedReportContext, mergeShards } from '../jobs/merge-shards.ts';
 import { actionSetting, SettingError } from '../jobs/setting-names.ts';
-import { createGitHubClient, GitHubError, type GitHubClient } from '../github/github-client.ts';
-import { upsertStickyComment } from '../github/sticky-comment.ts';
-import { conclusionFor, publishCheckRun } from '../github/check-run.ts';
 import { ActionInputError, readActionInputs, type ActionSettings } from './action-inputs.ts';
-import { closeRecoveredRegressions } from './close-recovered-regressions.ts';
-import { readNightlyHistory, type NightlyHistory } from '../jobs/nightly-history.ts';
-import { COMMIT_SHA, findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError, samplesJson } from '../jobs/results-artifact.ts';
+import { publishReport } from './publish-report.ts';
+import type { NightlyHistory } from '../jobs/nightly-history.ts';
+import { COMMIT_SHA, RESULTS_FILES, ResultsError, samplesJson } from '../jobs/results-artifact.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -139,7 +133,7 @@ export async function runAction(deps: ActionDeps): Promise<number> {
       log(`benchbot: measured ${headline(summary)}; the report job recomputes and publishes it from artifact ${settings.artifactName}`);
     } else {
       log(`benchbot: ${headline(summary)}`);
-      Object.assign(outputs, await publish(settings, event, outcome, deps));
+      Object.assign(outputs, await publishReport(settings, pullRequestNumber(settings, event), outcome, deps));
     }
     // Where @actions/core writes them; without $GITHUB_OUTPUT (not a workflow step) there is nowhere to.
     if (process.env.GITHUB_OUTPUT) for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
@@ -259,47 +253,34 @@ function dashboardOf(env: Env, event: EventPayload, side: { fingerprint?: Finger
 }
 
 /**
- * recompute is the report role: it compares the pooled raw samples of every
- * results artifact under `merge` (one, or one per shard: the same path, so
- * the false discovery rate covers the whole suite), so no count, verdict or
- * conclusion is taken from the artifact. The artifact's commits must be the
- * ones this run was given; a nightly's scan is redone from history.json.
+ * recompute is the report role: the merge-shards job recomputes every
+ * comparison, count and conclusion from the raw samples of the downloaded
+ * results (a nightly's scan too, from history.json), for the commits this
+ * run was given, never the artifact's.
  */
 function recompute(settings: ActionSettings, event: EventPayload, env: Env): Outcome {
-  const dir = settings.merge as string;
-  const parts = findResultsParts(dir);
-  if (parts.length === 0) throw new ResultsError(`merge: no ${RESULTS_FILES.base} and ${RESULTS_FILES.head} under ${dir}; download the measuring job's results artifact there (actions/download-artifact with pattern: benchbot-results*)`);
-  if (settings.mode === 'nightly' && parts.length > 1) throw new ResultsError(`merge: ${parts.length} results under ${dir}; a nightly reports on one (download only the nightly's results artifact)`);
-  const trusted = trustedCommits(settings, event, env);
-  const metas = parts.map((p) => ({ part: p, ...readResultsMeta(p) }));
-  for (const m of metas) {
-    if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`merge: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
-    if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`merge: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
-  }
-  const base = readSide(parts.map((p) => join(p, RESULTS_FILES.base)), 'benchbot', settings.filter);
-  const head = readSide(parts.map((p) => join(p, RESULTS_FILES.head)), 'benchbot', settings.filter);
-  // The measuring job decided each benchmark at the look that settled it, at that look's alpha; the same replay on the
-  // same rounds gives the same verdicts, with the schedule from this job's own settings, never from the artifact.
-  const report = replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns });
-  const baseSha = trusted.base ?? (metas.length === 1 ? metas[0].baseSha : undefined);
-  const environments = new Set(metas.map((m) => m.environment).filter((e): e is string => e !== undefined && e !== ''));
-  const where = [baseSha && `base ${baseSha.slice(0, 12)}`, trusted.head && `head ${trusted.head.slice(0, 12)}`].filter(Boolean).join(', ');
-  const footer = `${parts.length > 1 ? `Merged from ${parts.length} shards` : 'Recomputed from the raw samples'}${where ? `; ${where}` : ''}.`;
-  const outcome: Outcome = {
-    report,
-    markdown: renderReport('markdown', report, { environment: environments.size === 1 ? [...environments][0] : undefined, footer: inertText(footer), dashboard: dashboardOf(env, event, head) }),
-    json: renderReport('json', report, { json: { base_sha: baseSha ?? null, head_sha: trusted.head ?? null, shards: parts.length } }),
-    headSha: trusted.head,
-    samples: { base, head },
+  const merged = mergeShards({
+    dir: settings.merge as string,
+    trusted: trustedCommits(settings, event, env),
+    threshold: settings.threshold,
+    alpha: settings.alpha,
+    rules: settings.rules,
+    filter: settings.filter,
+    minRuns: settings.minRuns,
+    maxRuns: settings.maxRuns,
+    nightly: settings.mode === 'nightly' ? { branch: env.GITHUB_REF_NAME ?? 'main', repository: env.GITHUB_REPOSITORY, serverUrl: env.GITHUB_SERVER_URL } : undefined,
+    nameSetting: actionSetting,
+  });
+  const context = mergedReportContext(merged);
+  return {
+    report: merged.report,
+    markdown: renderReport('markdown', merged.report, { ...context, dashboard: dashboardOf(env, event, merged.head) }),
+    json: renderReport('json', merged.report, context),
+    headSha: merged.headSha,
+    samples: { base: merged.base, head: merged.head },
+    scan: merged.scan,
+    recovery: merged.history,
   };
-  const historyPath = join(parts[0], RESULTS_FILES.history);
-  if (settings.mode === 'nightly' && existsSync(historyPath)) {
-    const branch = env.GITHUB_REF_NAME ?? 'main';
-    const history = readNightlyHistory(historyPath, branch);
-    outcome.recovery = history;
-    outcome.scan = scanBranch(history.series, history.acks, { branch, threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: env.GITHUB_REPOSITORY, serverUrl: env.GITHUB_SERVER_URL });
-  }
-  return outcome;
 }
 
 /**
@@ -324,47 +305,3 @@ function writeReports(settings: ActionSettings, outcome: Outcome, env: Env): { d
   }
   return { dir, markdown, json };
 }
-
-/**
- * publish writes the sticky PR comment and the check run, and for a nightly
- * closes the regression issues that recovered. A GitHub API error becomes
- * a warning, not a failed step: the job summary and the artifact still
- * carry the report.
- */
-async function publish(settings: ActionSettings, event: EventPayload, outcome: Outcome, deps: ActionDeps): Promise<Record<string, string>> {
-  const { env, log } = deps;
-  const outputs: Record<string, string> = { 'comment-url': '', 'check-run-url': '' };
-  const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
-  if (!owner || !repo || settings.githubToken === '') return outputs;
-  const client: GitHubClient = createGitHubClient({ token: settings.githubToken, apiUrl: env.GITHUB_API_URL, fetch: deps.fetch });
-  const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
-  const summary = outcome.report.summary;
-  const issueNumber = pullRequestNumber(settings, event);
-  if (issueNumber !== undefined && settings.comment !== 'never') {
-    try {
-      const body = runUrl ? `${outcome.markdown}\n\n<sub>[Workflow run](${runUrl}) · JSON report: artifact \`${settings.artifactName}\`</sub>` : outcome.markdown;
-      const result = await upsertStickyComment(client, { owner, repo, issueNumber, marker: REPORT_MARKER, body, mode: settings.comment, hasChanges: summary.regressed + summary.improved + summary.error > 0 });
-      outputs['comment-url'] = result.url ?? '';
-      log(`benchbot: PR #${issueNumber} comment ${result.action}${result.url ? ` (${result.url})` : ''}`);
-    } catch (error) {
-      if (!(error instanceof GitHubError)) throw error;
-      core.warning(`could not write the PR comment: ${error.message}${error.status === 403 ? ' (the report job needs permissions: pull-requests: write)' : ''}`, { title: 'benchbot' });
-    }
-  }
-  if (settings.checkName !== '' && outcome.headSha === undefined) {
-    core.warning('no check run: the report job knows no head commit to put it on; give head as a full commit SHA (the artifact\'s own is not trusted)', { title: 'benchbot' });
-  } else if (settings.checkName !== '' && outcome.headSha !== undefined) {
-    try {
-      const conclusion = conclusionFor(summary, settings.failOn);
-      const check = await publishCheckRun(client, { owner, repo, headSha: outcome.headSha, name: settings.checkName, conclusion, title: headline(summary), summary: outcome.markdown, detailsUrl: runUrl });
-      outputs['check-run-url'] = check.url;
-      log(`benchbot: check run "${settings.checkName}" ${conclusion}${check.url ? ` (${check.url})` : ''}`);
-    } catch (error) {
-      if (!(error instanceof GitHubError)) throw error;
-      core.warning(`could not write the check run: ${error.message}${error.status === 403 ? ' (the report job needs permissions: checks: write)' : ''}`, { title: 'benchbot' });
-    }
-  }
-  if (outcome.recovery) await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
-  return outputs;
-}
-

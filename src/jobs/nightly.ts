@@ -1,7 +1,9 @@
-import { loadAcks, nightlyHistoryJson, type NightlyHistory } from './nightly-history.ts';
+import { firstBadNight, loadAcks, nightlyHistoryJson, type NightlyHistory } from './nightly-history.ts';
 import { loadConfirmedSeries, type MeasurePair } from './confirm-findings.ts';
 import { firstParentChain } from '../runner/first-parent-chain.ts';
+import { renderRecoveryComment } from '../report/regression-issue.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
+import { checkRecovery, recoveryWindows } from '../scan/recovery.ts';
 import { scanHistory } from '../scan/scan-history.ts';
 import type { Store } from '../store/store.ts';
 
@@ -64,4 +66,42 @@ export async function nightlyEvidence(store: Store, settings: NightlyScanSetting
     history: nightlyHistoryJson(settings.branch, series, acks, firstParentChain(settings.repoDir, settings.headSha, new Set(series.flatMap((s) => s.nights.map((n) => n.sha))))),
     scan: scanBranch(series, acks, settings),
   };
+}
+
+/** OpenRegression is an open regression issue, as its hidden marker names its series and culprit. */
+export interface OpenRegression {
+  number: number;
+  marker: { series: string; culprit: string };
+}
+
+/** RecoveredRegression is an open issue whose series is back within the threshold, with the comment that closes it. */
+export interface RecoveredRegression {
+  issue: OpenRegression;
+  benchmark: string;
+  metric: string;
+  comment: string;
+}
+
+/**
+ * recoveredRegressions decides which open regression issues to close: those
+ * whose series is back within the threshold, the latest nights against the
+ * nights before the regression (recoveryWindows, checkRecovery), from the
+ * raw samples of history.json, with the numbers in the closing comment. The
+ * regression's first night is the marker's range end, or the first night
+ * that contains the bisected culprit (firstBadNight).
+ */
+export function recoveredRegressions(history: NightlyHistory, open: readonly OpenRegression[], threshold: number, where: { owner: string; repo: string; serverUrl?: string }): RecoveredRegression[] {
+  const recovered: RecoveredRegression[] = [];
+  for (const issue of open) {
+    const s = history.series.find((x) => x.key === issue.marker.series);
+    if (!s) continue;
+    const start = issue.marker.culprit.includes('..') ? issue.marker.culprit.split('..')[1] : issue.marker.culprit;
+    const windows = recoveryWindows(s.nights, firstBadNight(s.nights, start, history.firstParent));
+    if (!windows) continue;
+    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, threshold);
+    if (!recovery.recovered) continue;
+    const comment = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold, ...where });
+    recovered.push({ issue, benchmark: s.benchmark, metric: s.metric, comment });
+  }
+  return recovered;
 }
