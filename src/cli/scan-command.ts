@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parsePercent } from '../compare/thresholds.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
-import { HistoryScan } from '../scan/scan-history.ts';
 import type { Ack, Series } from '../scan/scan-history.ts';
 import { openStore } from '../store/open-store.ts';
-import { ACK_PREFIX, loadAcks, nightlySeriesBatches, SCAN_NIGHTS } from '../jobs/nightly-history.ts';
+import { ACK_PREFIX, nightlySeriesBatches } from '../jobs/nightly-history.ts';
+import { repositoryUrl, scanStoredNightlies } from '../jobs/nightly.ts';
+import { cliSetting } from '../jobs/setting-names.ts';
 import { UsageError } from './usage-error.ts';
 
 export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
@@ -68,22 +69,8 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
   const repo = v.repository as string | undefined;
   const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
   try {
-    // A batch of series at a time, the false discovery rate across all of them at the end.
-    const scan = new HistoryScan({ threshold, acks: await loadAcks(store), maxAgeNights: maxAge });
-    const shas = new Set<string>();
-    let oldest = Infinity;
-    for await (const batch of nightlySeriesBatches(store, { branch, repo, nights: Math.max(SCAN_NIGHTS, maxAge + 60) })) {
-      scan.add(batch);
-      for (const s of batch) {
-        for (const n of s.nights) shas.add(n.sha);
-        if (s.nights.length > 0) oldest = Math.min(oldest, Date.parse(s.nights[0].time));
-      }
-    }
-    // An ack older than every night read is no news (acksInWindow).
-    const result = scan.result({ ackCounts: (a) => shas.has(a.sha) || (a.time !== undefined && Date.parse(a.time) >= oldest) });
-    if (scan.series === 0) result.warnings.unshift(`no nightly runs of branch ${branch}${repo ? ` in ${repo}` : ''} in ${store.location}; store them with role nightly, or check --branch and --repository`);
-    const repoUrl = repo && /^[\w.-]+\/[\w.-]+$/.test(repo) ? `${(process.env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')}/${repo}` : undefined;
-    const options = { series: scan.series, threshold, branch, repoUrl };
+    const { result, series } = await scanStoredNightlies(store, { branch, repository: repo, threshold, maxAgeNights: maxAge, nameSetting: cliSetting });
+    const options = { series, threshold, branch, repoUrl: repositoryUrl(repo, process.env.GITHUB_SERVER_URL) };
     out(output === 'json' ? JSON.stringify(toScanJson(result, options), null, 2) : renderScanMarkdown(result, options));
     return confirmedRegressions(result).length > 0 ? 1 : 0;
   } finally {

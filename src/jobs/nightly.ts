@@ -1,10 +1,11 @@
-import { firstBadNight, loadAcks, nightlyHistoryJson, type NightlyHistory } from './nightly-history.ts';
+import { firstBadNight, loadAcks, nightlyHistoryJson, nightlySeriesBatches, SCAN_NIGHTS, type NightlyHistory } from './nightly-history.ts';
+import type { NameSetting } from './setting-names.ts';
 import { loadConfirmedSeries, type MeasurePair } from './confirm-findings.ts';
 import { firstParentChain } from '../runner/first-parent-chain.ts';
 import { renderRecoveryComment } from '../report/regression-issue.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import { checkRecovery, recoveryWindows } from '../scan/recovery.ts';
-import { scanHistory } from '../scan/scan-history.ts';
+import { HistoryScan, scanHistory, type ScanResult } from '../scan/scan-history.ts';
 import type { Store } from '../store/store.ts';
 
 /**
@@ -44,6 +45,32 @@ export function scanBranch(series: NightlyHistory['series'], acks: NightlyHistor
   const result = scanHistory(series, { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns });
   const options = { series: series.length, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
   return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
+}
+
+/**
+ * scanStoredNightlies scans a branch's nightly history in the store, a
+ * batch of series at a time with the false discovery rate across all of
+ * them at the end; changes whose first bad night is more than
+ * `maxAgeNights` old are not reported. Returns the result and how many
+ * series were scanned; none is a warning that names where it looked.
+ */
+export async function scanStoredNightlies(store: Store, settings: { branch: string; repository?: string; threshold: number; maxAgeNights: number; nameSetting: NameSetting }): Promise<{ result: ScanResult; series: number }> {
+  const { branch, repository } = settings;
+  const scan = new HistoryScan({ threshold: settings.threshold, acks: await loadAcks(store), maxAgeNights: settings.maxAgeNights });
+  const shas = new Set<string>();
+  let oldest = Infinity;
+  for await (const batch of nightlySeriesBatches(store, { branch, repo: repository, nights: Math.max(SCAN_NIGHTS, settings.maxAgeNights + 60) })) {
+    scan.add(batch);
+    for (const s of batch) {
+      for (const n of s.nights) shas.add(n.sha);
+      if (s.nights.length > 0) oldest = Math.min(oldest, Date.parse(s.nights[0].time));
+    }
+  }
+  // An ack older than every night read is no news (acksInWindow).
+  const result = scan.result({ ackCounts: (a) => shas.has(a.sha) || (a.time !== undefined && Date.parse(a.time) >= oldest) });
+  const name = settings.nameSetting;
+  if (scan.series === 0) result.warnings.unshift(`no nightly runs of branch ${branch}${repository ? ` in ${repository}` : ''} in ${store.location}; store them with role nightly, or check ${name('branch')} and ${name('repository')}`);
+  return { result, series: scan.series };
 }
 
 /** NightlyEvidence is what a measuring nightly hands on: history.json's text and its own scan. */
