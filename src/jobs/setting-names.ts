@@ -16,8 +16,23 @@ const ACTION_INPUTS = new Map([
   ['threshold-for', 'thresholds'],
 ]);
 
+/**
+ * ACTION_INPUT_NAMES are the inputs of action.yml (a test keeps the list
+ * equal to the file's). A setting the action has no input for is fixed
+ * there, and its name says so rather than point at an input that does not
+ * exist.
+ */
+export const ACTION_INPUT_NAMES: ReadonlySet<string> = new Set([
+  'bench', 'build', 'format', 'result-file', 'base', 'head', 'min-runs', 'max-runs', 'threshold', 'filter', 'thresholds', 'alpha',
+  'executor', 'device-run', 'device-push', 'device-pull', 'store', 'counters', 'max-load', 'comment', 'fail-on', 'github-token',
+  'working-directory', 'mode', 'good', 'bad', 'benchmark', 'metric', 'series', 'shard', 'merge', 'pr-number', 'check-name', 'artifact-name',
+]);
+
 /** actionSetting names a setting as the action's input of the same name (ACTION_INPUTS where the action calls it otherwise). */
-export const actionSetting: NameSetting = (setting) => ACTION_INPUTS.get(setting) ?? setting;
+export const actionSetting: NameSetting = (setting) => {
+  const input = ACTION_INPUTS.get(setting) ?? setting;
+  return ACTION_INPUT_NAMES.has(input) ? input : `${setting} (fixed by the action, not an input; run benchbot directly to change it)`;
+};
 
 /**
  * SettingError is a setting a job cannot work with; its message starts
