@@ -163,7 +163,7 @@ export async function runBisect(args: string[], out: (text: string) => void): Pr
   if (output !== 'markdown' && output !== 'json') throw new UsageError(`--output ${output}: use markdown or json`);
   const { log } = await bisect({
     settings: { ...flags.settings, parallel }, good: v.good as string, bad: v.bad as string,
-    store: flags.store, noStore: flags.noStore, hold: holdOptions(flags.machine), name, cwd,
+    store: flags.store, noStore: flags.noStore, hold: holdOptions(flags.machine, name), name, cwd,
   });
   out(output === 'json' ? JSON.stringify(log, null, 2) : renderBisectMarkdown(log));
   return 0;
@@ -189,7 +189,7 @@ export async function runBisectOracle(args: string[], out: (text: string) => voi
   if (!probe) throw new UsageError('no toolchain under test: cargo-bisect-rustc sets RUSTUP_TOOLCHAIN; outside it pass --probe TOOLCHAIN');
   const { answer, message } = await bisectOracle({
     driver: driver satisfies OracleDriver, goodRef: v['good-ref'] as string, badRef: v['bad-ref'] as string, probe,
-    settings: flags.settings, store: flags.store, hold: holdOptions(flags.machine), name, cwd,
+    settings: flags.settings, store: flags.store, hold: holdOptions(flags.machine, name), name, cwd,
   });
   out(`benchbot oracle: ${message}`);
   return EXIT[driver][answer];

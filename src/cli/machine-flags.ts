@@ -2,7 +2,7 @@ import { DEFAULT_LOAD_WAIT_MS } from '../runner/load-guard.ts';
 import { DEFAULT_LOCK_WAIT_MS } from '../runner/machine-lock.ts';
 import type { HoldOptions } from '../runner/hold-machine.ts';
 import { UsageError } from './usage-error.ts';
-import { cliSetting } from '../jobs/setting-names.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /**
  * machine-flags: the flags that say how a measuring command shares the
@@ -53,6 +53,6 @@ export function parseMachineFlags(values: Record<string, unknown>): MachineFlags
 }
 
 /** holdOptions turns machine flags into hold-machine.ts's options, which name them as the CLI's flags. */
-export function holdOptions(flags: MachineFlags): HoldOptions {
-  return { maxLoad: flags.maxLoad, loadWaitMs: flags.loadWaitMs, lockTimeoutMs: flags.lockTimeoutMs, nameSetting: cliSetting };
+export function holdOptions(flags: MachineFlags, nameSetting: NameSetting = cliSetting): HoldOptions {
+  return { maxLoad: flags.maxLoad, loadWaitMs: flags.loadWaitMs, lockTimeoutMs: flags.lockTimeoutMs, nameSetting };
 }

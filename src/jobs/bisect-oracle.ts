@@ -122,7 +122,7 @@ export async function bisectOracle(job: OracleJob): Promise<OracleResult> {
   let probeId: string;
   let measureOne: (id: string, over?: Partial<MeasureSettings>) => Promise<MeasureOutcome>;
   if (driver === 'git') {
-    const repo = openRepository(settings.repo);
+    const repo = openRepository(settings.repo, name);
     goodId = resolveCommit(repo, job.goodRef, name('good-ref'));
     badId = resolveCommit(repo, job.badRef, name('bad-ref'));
     probeId = resolveCommit(repo, job.probe, name('probe'));

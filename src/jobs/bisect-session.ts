@@ -115,7 +115,7 @@ async function storedAbPair(store: Store, good: string, bad: string, machine: ()
  */
 export async function runBisectSession(options: { settings: BisectSettings; good: string; bad: string; executor: Executor; progress: Progress; store?: Store; name: NameSetting }): Promise<BisectRun> {
   const { settings, executor, progress, name } = options;
-  const repo = openRepository(settings.repo);
+  const repo = openRepository(settings.repo, name);
   const good = resolveCommit(repo, options.good, name('good'));
   const bad = resolveCommit(repo, options.bad, name('bad'));
   const candidates = firstParentMerges(repo, good, bad);
@@ -245,7 +245,7 @@ async function openOptionalStore(job: BisectJob): Promise<Store | undefined> {
  * lock and the load guard, as every measuring job) for runBisectSession.
  */
 export async function bisect(job: BisectJob): Promise<BisectRun> {
-  const checked = openRepository(job.settings.repo);
+  const checked = openRepository(job.settings.repo, job.name);
   resolveCommit(checked, job.good, job.name('good'));
   resolveCommit(checked, job.bad, job.name('bad'));
   const executor = createExecutor({ kind: 'local' });
