@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
-import { isSpace, parseFiniteNumber, splitLines } from './text-lines.ts';
+import { Finder, isSpace, LineCursor, NameOrder, NOWHERE, parseFiniteNumber, readDecimal, sameText, type NamedEntry } from './text-lines.ts';
 import { directionOf } from '../model/units.ts';
 
 /**
@@ -273,7 +273,6 @@ export const cargoBenchReader: Reader = {
   },
 
   read(file: SourceFile): ReadResult {
-    const lines = splitLines(file);
     const budget = new ReadBudget(file.path);
     const series = new Map<string, { benchmark: string; metric: string; unit: string; values: number[] }>();
     const warnings: ReadWarning[] = [];
@@ -296,10 +295,200 @@ export const cargoBenchReader: Reader = {
       warnings.push(warning);
     };
 
+    // previous is the last line that was not blank: a string, or while
+    // previousStart >= 0 the text between previousStart and previousEnd.
     let previous = '';
+    let previousStart = -1;
+    let previousEnd = -1;
     let current: { name: string; hasThroughput: boolean } | undefined;
     let inChange = false;
-    for (const { number, text: raw } of lines) {
+
+    // The usual lines are read in place: a line without a keyword is looked
+    // at no further than its first character (keywords, escapes and `\r` are
+    // found with indexOf over the whole text, see Finder), an estimate line
+    // and a libtest line are read in one pass (fastEstimate, fastLibtest).
+    // Any other line, and every error, takes the general path below.
+    const input = file.text;
+    const cursor = new LineCursor(file);
+    const escapes = new Finder(input, '\u001b');
+    const returns = new Finder(input, '\r');
+    const colons = new Finder(input, ':');
+    const dots = new Finder(input, ' ... ');
+    const libtestNames = new NameOrder<LibtestEntry>();
+    const libtestEntries = new Map<string, LibtestEntry>();
+    const tokens = new Tokens();
+    const units = { time: new UnitCache(CONSOLE_TIME), throughput: new UnitCache(CONSOLE_THROUGHPUT) };
+    let libtestUnit = '';
+    let libtestMetric_: [string, string] = ['', ''];
+
+    /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
+    const fastEstimate = (number: number, start: number, end: number, at: number, keyword: number): boolean => {
+      // A `test` line is libtest's; an `error: bench failed` line may be a warning.
+      if (input.startsWith('test', start) || input.startsWith('error: bench failed', start)) return false;
+      const margin = start < end && !isSpace(input.charCodeAt(start));
+      const changing = margin ? false : inChange;
+      if (keyword === CHANGE) {
+        // As CHANGE_BLOCK: white space around `change:` and nothing else; any other such line is no result.
+        inChange = allSpace(input, start, at) && allSpace(input, at + 7, end) ? true : changing;
+      } else {
+        const length = keyword === TIME ? 5 : 6;
+        if (keyword === TIME ? at > start && isWordChar(input.charCodeAt(at - 1)) : !allSpace(input, start, at)) return false;
+        let open = at + length;
+        if (!isSpace(input.charCodeAt(open)) || open >= end) return false;
+        while (open < end && isSpace(input.charCodeAt(open))) open += 1;
+        if (open >= end || input.charCodeAt(open) !== 0x5b || !tokens.read(input, open + 1, end, true)) return false;
+        let nameStart = start;
+        let nameEnd = at;
+        if (keyword === TIME) {
+          while (nameStart < nameEnd && isSpace(input.charCodeAt(nameStart))) nameStart += 1;
+          while (nameEnd > nameStart && isSpace(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+        }
+        const ignored = tokens.percent || (keyword === TIME ? nameStart === nameEnd && changing : changing);
+        if (!ignored) {
+          // A name on the line before, a thrpt line without its time line, and any error: the general path.
+          if (keyword === TIME ? nameStart === nameEnd : current === undefined || current.hasThroughput) return false;
+          if (tokens.count !== 6) return false;
+          const value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
+          const low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+          const high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
+          if (!(value >= 0) || low !== low || high !== high) return false;
+          const cache = keyword === TIME ? units.time : units.throughput;
+          if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
+          if (keyword === TIME) {
+            const name = input.slice(nameStart, nameEnd);
+            add(number, name, 'time', cache.unit, value * cache.factor);
+            current = { name, hasThroughput: false };
+          } else {
+            const known = current as { name: string; hasThroughput: boolean };
+            add(number, known.name, 'throughput', cache.unit, value * cache.factor);
+            known.hasThroughput = true;
+          }
+          inChange = false;
+        } else {
+          inChange = changing;
+        }
+      }
+      previousStart = start;
+      previousEnd = end;
+      return true;
+    };
+
+    /** fastLibtest reads `test NAME ... bench: V UNIT (+/- D)`; false, with nothing changed, for the general path. */
+    const fastLibtest = (number: number, start: number, end: number): boolean => {
+      // Found without the keyword Finders: known names hold no keyword, escape or `\r`, the
+      // white space read here is spaces and tabs, and the tail's tokens are checked by tokens.read.
+      if (input.charCodeAt(start + 4) !== 32) return false;
+      // The name is trimmed (libtest pads it to a column) and ends at the last ` ... `.
+      let nameStart = start + 5;
+      let c = 0;
+      while (nameStart < end && ((c = input.charCodeAt(nameStart)) === 32 || c === 9)) nameStart += 1;
+      if (nameStart === end || isSpace(c)) return false;
+      let nameEnd = -1;
+      let at = -1;
+      // The name expected next, then ` ... bench:` after white space: no search for the last ` ... ` (the
+      // tail read below holds none, unless its unit is `...`).
+      let entry: LibtestEntry | undefined;
+      for (let k: 0 | 1 = 0; entry === undefined; k = 1) {
+        const candidate = libtestNames.candidate(k);
+        const e = candidate === undefined ? end + 1 : nameStart + candidate.name.length;
+        if (candidate !== undefined && e <= end && sameText(input, nameStart, e, candidate.name)) {
+          let dot = e;
+          while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
+          if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith('... bench:', dot)) {
+            entry = candidate;
+            nameEnd = e;
+            at = dot - 1;
+          }
+        }
+        if (k === 1) break;
+      }
+      if (entry === undefined) {
+        at = dots.next(start);
+        if (at >= end) return false;
+        for (let later = dots.next(at + 1); later < end; later = dots.next(at + 1)) at = later;
+        nameEnd = at;
+        while (nameEnd > nameStart && isSpace(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+        if (nameEnd <= nameStart || !input.startsWith('bench:', at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
+      }
+      if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, '(+/-') || input.charCodeAt(tokens.ends[3] - 1) !== 0x29) return false;
+      if (entry !== undefined && tokens.is(input, 1, '...')) return false;
+      const value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+      if (!(value >= 0)) return false;
+      const unitStart = tokens.starts[1];
+      const unitEnd = tokens.ends[1];
+      if (!sameText(input, unitStart, unitEnd, libtestUnit)) {
+        libtestUnit = input.slice(unitStart, unitEnd);
+        libtestMetric_ = libtestMetric(libtestUnit);
+      }
+      const [metric, reported] = libtestMetric_;
+      entry ??= libtestNames.find(input, nameStart, nameEnd);
+      if (entry === undefined) {
+        const name = input.slice(nameStart, nameEnd);
+        entry = libtestEntries.get(name);
+        if (entry === undefined) libtestEntries.set(name, (entry = { name, next: undefined, metric: '', unit: '', values: undefined }));
+      }
+      if (entry.values !== undefined && entry.metric === metric && entry.unit === reported) {
+        budget.value(number);
+        entry.values.push(value);
+      } else {
+        add(number, entry.name, metric, reported, value);
+        entry.metric = metric;
+        entry.unit = reported;
+        entry.values = series.get(`${entry.name}\u0000${metric}`)?.values;
+      }
+      libtestNames.record(entry);
+      current = undefined;
+      inChange = false;
+      previousStart = start;
+      previousEnd = end;
+      return true;
+    };
+
+    while (cursor.next()) {
+      const { number, start, end } = cursor;
+      const first = start < end ? input.charCodeAt(start) : -1;
+      if (first === 116 && input.startsWith('test', start)) {
+        if (fastLibtest(number, start, end)) continue;
+      } else if (escapes.next(start) >= end && returns.next(start) >= end) {
+        // The keywords on the line, found by their colon (a single character is found many times faster).
+        let time = NOWHERE;
+        let thrpt = NOWHERE;
+        let change = NOWHERE;
+        let keywords = 0;
+        for (let colon = colons.next(start); colon < end; colon = colons.next(colon + 1)) {
+          if (colon - 4 >= start && input.startsWith('time', colon - 4)) {
+            if (time === NOWHERE) time = colon - 4;
+          } else if (colon - 5 >= start && input.startsWith('thrpt', colon - 5)) {
+            if (thrpt === NOWHERE) thrpt = colon - 5;
+          } else if (colon - 6 >= start && input.startsWith('change', colon - 6)) {
+            if (change === NOWHERE) change = colon - 6;
+          } else continue;
+          keywords += 1;
+        }
+        if (keywords === 0) {
+          if (first !== 101 || !input.startsWith('error: bench failed', start)) {
+            // No keyword: not a result; only the state of the general path changes.
+            if (first >= 0 && !isSpace(first)) {
+              inChange = false;
+              previousStart = start;
+              previousEnd = end;
+            } else if (!allSpace(input, start, end)) {
+              previousStart = start;
+              previousEnd = end;
+            }
+            continue;
+          }
+        } else {
+          // One keyword, once: the estimate lines criterion prints.
+          const keyword = keywords > 1 ? -1 : time < end ? TIME : thrpt < end ? THRPT : CHANGE;
+          if (keyword >= 0 && fastEstimate(number, start, end, keyword === TIME ? time : keyword === THRPT ? thrpt : change, keyword)) continue;
+        }
+      }
+      const raw = cursor.line();
+      if (previousStart >= 0) {
+        previous = input.slice(previousStart, previousEnd);
+        previousStart = -1;
+      }
       // The patterns run only on lines holding their keyword: reading stays
       // a few indexOf per line, so a result file at the size limit is read
       // in seconds (a round's reading must end well inside its timeout).
@@ -366,6 +555,108 @@ export const cargoBenchReader: Reader = {
     return { measurements, warnings, hints: {} };
   },
 };
+
+const TIME = 0;
+const THRPT = 1;
+const CHANGE = 2;
+
+/** LibtestEntry is a libtest name with the series its last line went to. */
+interface LibtestEntry extends NamedEntry {
+  metric: string;
+  unit: string;
+  values: number[] | undefined;
+}
+
+/** LIBTEST_ODD finds what sends a libtest line the general way: an escape, a `\r`, a keyword of the estimate lines. */
+const LIBTEST_ODD = /[\u001b\r]|time:|thrpt:|change:/;
+
+/** allSpace says whether text[start, end) is all white space (or empty). */
+function allSpace(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (!isSpace(text.charCodeAt(i))) return false;
+  return true;
+}
+
+/** MAX_TOKENS is how many tokens Tokens keeps the place of; it counts them all. */
+const MAX_TOKENS = 8;
+
+/**
+ * Tokens cuts part of a line into its white-space-separated tokens in place,
+ * as `.trim().split(/\s+/)` would when spaces and tabs are the only white
+ * space in it: read() says false on any other (the general path then reads
+ * the line).
+ */
+class Tokens {
+  count = 0;
+  /** percent says whether a token holds `%` (criterion's change estimates). */
+  percent = false;
+  /** odd says whether a token holds `:` (which a keyword needs) or an escape. */
+  odd = false;
+  readonly starts = new Int32Array(MAX_TOKENS);
+  readonly ends = new Int32Array(MAX_TOKENS);
+
+  /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
+  read(text: string, from: number, end: number, bracket: boolean): boolean {
+    let count = 0;
+    let percent = false;
+    let odd = false;
+    let p = from;
+    let c = 0;
+    for (;;) {
+      while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+      if (p >= end) {
+        if (bracket) return false;
+        break;
+      }
+      if (bracket && c === 0x5d) break;
+      const start = p;
+      for (; p < end; p++) {
+        c = text.charCodeAt(p);
+        if (c === 32 || c === 9 || (bracket && c === 0x5d)) break;
+        if (c < 32 ? c >= 10 && c <= 13 : c >= 0xa0 && isSpace(c)) return false;
+        if (c === 37) percent = true;
+        else if (c === 58 || c === 27) odd = true;
+      }
+      if (count < MAX_TOKENS) {
+        this.starts[count] = start;
+        this.ends[count] = p;
+      }
+      count += 1;
+    }
+    this.count = count;
+    this.percent = percent;
+    this.odd = odd;
+    return true;
+  }
+
+  /** is says whether token i is `word`. */
+  is(text: string, i: number, word: string): boolean {
+    return sameText(text, this.starts[i], this.ends[i], word);
+  }
+}
+
+/** UnitCache turns the unit printed in an estimate into benchbot's unit and factor, keeping the last one. */
+class UnitCache {
+  unit = '';
+  factor = 1;
+  private printed: string | undefined;
+  private readonly table: Record<string, [string, number]>;
+
+  constructor(table: Record<string, [string, number]>) {
+    this.table = table;
+  }
+
+  /** read takes the unit printed at text[start, end); false when the table would answer from Object.prototype (the general path's case). */
+  read(text: string, start: number, end: number): boolean {
+    if (this.printed !== undefined && sameText(text, start, end, this.printed)) return true;
+    const printed = text.slice(start, end);
+    const known = this.table[printed];
+    if (known !== undefined && !Object.hasOwn(this.table, printed)) return false;
+    // As estimate(): a unit the table does not know is kept as printed.
+    [this.unit, this.factor] = known ?? [printed, 1];
+    this.printed = printed;
+    return true;
+  }
+}
 
 /**
  * timeEstimate finds criterion's `NAME time: [...]` on a line: the first

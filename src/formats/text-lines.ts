@@ -81,6 +81,9 @@ export class LineCursor {
   }
 }
 
+/** NOWHERE is a position past the end of any string (V8's longest has under 2^29 characters), kept a small integer so that positions stay small integers. */
+export const NOWHERE = 2 ** 30 - 1;
+
 /**
  * Finder finds a string (a keyword, a rare character) in a text from
  * positions that only move forward, as a reader's lines do: each occurrence
@@ -91,7 +94,7 @@ export class LineCursor {
 export class Finder {
   private readonly text: string;
   private readonly needle: string;
-  /** found is the last position found, Infinity when there is none further. */
+  /** found is the last position found, NOWHERE when there is none further. */
   private found = -1;
 
   constructor(text: string, needle: string) {
@@ -99,11 +102,11 @@ export class Finder {
     this.needle = needle;
   }
 
-  /** next is the first position at or after `from` where the needle starts, or Infinity; `from` must not decrease between calls. */
+  /** next is the first position at or after `from` where the needle starts, or NOWHERE; `from` must not decrease between calls. */
   next(from: number): number {
     if (this.found < from) {
       const at = this.text.indexOf(this.needle, from);
-      this.found = at < 0 ? Infinity : at;
+      this.found = at < 0 ? NOWHERE : at;
     }
     return this.found;
   }
@@ -136,6 +139,13 @@ export class NameOrder<E extends NamedEntry> {
     const other = this.followed ? last : next;
     if (other !== undefined && sameText(text, start, end, other.name)) return other;
     return undefined;
+  }
+
+  /** candidate returns the entry most likely next (0) or the other one (1), to compare in place where a line's name does not end in a known place. */
+  candidate(which: 0 | 1): E | undefined {
+    const last = this.last;
+    if (last === undefined) return undefined;
+    return (this.followed === (which === 0) ? last.next : last) as E | undefined;
   }
 
   /** record notes that the current line is entry's. */

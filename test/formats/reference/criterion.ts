@@ -1,0 +1,483 @@
+// The reader as it was before its fast path (commit 112d2b6), kept verbatim
+// as the reference that test/formats/fast-*.test.ts compare it with.
+import type { Measurement, ReadWarning } from '../../../src/model/measurement.ts';
+import { FormatError } from '../../../src/formats/format-error.ts';
+import { JsonReader, parseJsonDocument } from '../../../src/formats/json-document.ts';
+import type { ReadResult, Reader, SourceFile } from '../../../src/formats/reader.ts';
+import { ReadBudget } from '../../../src/formats/input-limits.ts';
+import { isSpace, parseFiniteNumber, splitLines } from './text-lines.ts';
+import { directionOf } from '../../../src/model/units.ts';
+
+/**
+ * THROUGHPUT_KINDS maps the keys of criterion's `Throughput` enum, as
+ * benchmark.json spells them, to the base unit benchbot reports.
+ */
+const THROUGHPUT_KINDS: Record<string, string> = {
+  Bytes: 'B/s',
+  BytesDecimal: 'B/s',
+  Elements: 'elem/s',
+  Bits: 'b/s',
+};
+
+/**
+ * CONSOLE_THROUGHPUT maps the scaled units criterion prints to a base unit
+ * and its factor. criterion picks the prefix per value (one bracket can read
+ * `[850.95 MiB/s 989.53 MiB/s 1.0547 GiB/s]`), and base and head may land on
+ * different prefixes, so only the base unit compares reliably.
+ */
+const CONSOLE_THROUGHPUT: Record<string, [string, number]> = {
+  'B/s': ['B/s', 1],
+  'KiB/s': ['B/s', 1024],
+  'MiB/s': ['B/s', 1024 ** 2],
+  'GiB/s': ['B/s', 1024 ** 3],
+  'KB/s': ['B/s', 1e3],
+  'MB/s': ['B/s', 1e6],
+  'GB/s': ['B/s', 1e9],
+  'elem/s': ['elem/s', 1],
+  'Kelem/s': ['elem/s', 1e3],
+  'Melem/s': ['elem/s', 1e6],
+  'Gelem/s': ['elem/s', 1e9],
+  'b/s': ['b/s', 1],
+  'Kb/s': ['b/s', 1e3],
+  'Mb/s': ['b/s', 1e6],
+  'Gb/s': ['b/s', 1e9],
+};
+
+/** CONSOLE_TIME maps criterion's time units to benchbot's; `ps` has no entry in units.ts, so it becomes ns. */
+const CONSOLE_TIME: Record<string, [string, number]> = {
+  ps: ['ns', 1e-3],
+  ns: ['ns', 1],
+  'µs': ['us', 1],
+  'μs': ['us', 1],
+  us: ['us', 1],
+  ms: ['ms', 1],
+  s: ['s', 1],
+};
+
+/** Sample is one criterion sample.json: per-iteration times in ns, one per sample. */
+interface Sample {
+  perIteration: number[];
+}
+
+function readSample(file: SourceFile): Sample {
+  const j: JsonReader = new JsonReader(file.path);
+  const root = j.object(parseJsonDocument(file), '$');
+  j.optionalString(root.sampling_mode, 'sampling_mode');
+  const iters = j.numbers(root.iters, 'iters');
+  const times = j.numbers(root.times, 'times');
+  if (iters.length === 0) j.fail('iters', 'no samples');
+  if (times.length !== iters.length) j.fail('times', `has ${times.length} values but iters has ${iters.length}`);
+  iters.forEach((n, i) => {
+    if (n <= 0) j.fail(`iters[${i}]`, `expected a positive iteration count, got ${n}`);
+  });
+  times.forEach((t, i) => {
+    if (t <= 0) j.fail(`times[${i}]`, `expected a positive time, got ${t}`);
+  });
+  const perIteration = times.map((t, i) => t / iters[i]);
+  perIteration.forEach((v, i) => {
+    if (!Number.isFinite(v) || v <= 0) j.fail(`times[${i}]`, `time per iteration ${v} is out of range (times[${i}] / iters[${i}])`);
+  });
+  return { perIteration };
+}
+
+function splitPath(path: string): string[] {
+  return path.replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.');
+}
+
+/**
+ * criterionNameFromPath derives a benchmark name from the path of a
+ * sample.json: the directories between `target/criterion/` (or the last
+ * `criterion/`) and the baseline directory holding the file (`new/`, `base/`
+ * or a `--save-baseline` name), which is criterion's `directory_name` and equals
+ * its `full_id` unless the id held characters criterion replaces in paths.
+ * Without a `criterion/` directory in the path, the benchmark directory alone
+ * is the name.
+ */
+export function criterionNameFromPath(path: string): string {
+  const parts = splitPath(path);
+  parts.pop();
+  parts.pop();
+  let root = -1;
+  for (let i = parts.length - 1; i >= 0; i -= 1) {
+    if (parts[i] === 'criterion' && (root < 0 || parts[i - 1] === 'target')) {
+      root = i;
+      if (parts[i - 1] === 'target') break;
+    }
+  }
+  const name = root >= 0 ? parts.slice(root + 1).join('/') : (parts[parts.length - 1] ?? '');
+  return name === '' ? path : name;
+}
+
+function throughputValues(file: SourceFile, perIteration: number[], amount: number): number[] {
+  const values = perIteration.map((ns) => (amount * 1e9) / ns);
+  if (values.some((v) => !Number.isFinite(v))) throw new FormatError(file.path, undefined, 'throughput: amount per iteration over time per iteration is out of range');
+  return values;
+}
+
+/**
+ * criterionReader reads one criterion `sample.json` (from
+ * `target/criterion/<benchmark>/new/`): metric `time`, unit `ns`, one value
+ * per sample, `times[i] / iters[i]` (criterion's own per-iteration estimate
+ * for both linear and flat sampling). The file does not name its benchmark,
+ * so the name comes from the path (see criterionNameFromPath); throughput
+ * needs the sibling benchmark.json, so it is only read by
+ * readCriterionDirectory.
+ */
+export const criterionReader: Reader = {
+  format: 'criterion',
+  description: 'criterion target/criterion/<benchmark>/new/sample.json',
+
+  sniff(head: string): boolean {
+    return /^\s*\{/.test(head) && /"sampling_mode"\s*:/.test(head) && /"iters"\s*:/.test(head);
+  },
+
+  read(file: SourceFile): ReadResult {
+    const { perIteration } = readSample(file);
+    const benchmark = criterionNameFromPath(file.path);
+    return { measurements: [{ benchmark, metric: 'time', unit: 'ns', better: 'lower', values: perIteration }], warnings: [], hints: {} };
+  },
+};
+
+function commonDirectory(files: SourceFile[]): string {
+  if (files.length === 0) return 'target/criterion';
+  let common = splitPath(files[0].path).slice(0, -1);
+  for (const f of files.slice(1)) {
+    const parts = splitPath(f.path);
+    let k = 0;
+    while (k < common.length && k < parts.length - 1 && common[k] === parts[k]) k += 1;
+    common = common.slice(0, k);
+  }
+  return common.length === 0 ? '.' : common.join('/');
+}
+
+/**
+ * readCriterionDirectory reads every benchmark of a `target/criterion` tree,
+ * given as all the files found under it (the caller walks the directory).
+ *
+ * Only `<benchmark>/new/sample.json` is read, with its sibling
+ * `new/benchmark.json` for the name (`full_id`, else `title`) and the
+ * throughput; `base/`, `change/`, saved baselines, `report/`, estimates and
+ * anything else are ignored. Each benchmark yields metric `time` (ns, one
+ * value per sample) and, when benchmark.json declares a throughput, metric
+ * `throughput` per sample in `B/s`, `elem/s` or `b/s` (amount per iteration
+ * divided by the sample's per-iteration time). A sample.json without
+ * benchmark.json is named from its path, with a `note` warning. Benchmarks
+ * come in path order. Throws FormatError naming the bad file when a file is
+ * malformed, a name repeats, or the tree holds no `new/sample.json` at all.
+ */
+export function readCriterionDirectory(files: SourceFile[]): ReadResult {
+  const byPath = new Map(files.map((f) => [splitPath(f.path).join('/'), f]));
+  const samples = [...byPath.entries()]
+    .filter(([p]) => /(^|\/)new\/sample\.json$/.test(p))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (samples.length === 0) {
+    throw new FormatError(commonDirectory(files), undefined, 'no criterion results: expected <benchmark>/new/sample.json files under target/criterion (run `cargo bench` first)');
+  }
+
+  const measurements: Measurement[] = [];
+  const warnings: ReadWarning[] = [];
+  const seen = new Map<string, string>();
+  for (const [samplePath, sampleFile] of samples) {
+    const { perIteration } = readSample(sampleFile);
+    const benchmarkFile = byPath.get(samplePath.replace(/sample\.json$/, 'benchmark.json'));
+    let benchmark = criterionNameFromPath(sampleFile.path);
+    let throughput: { unit: string; amount: number; file: SourceFile } | undefined;
+    if (benchmarkFile === undefined) {
+      warnings.push({ benchmark, kind: 'note', message: `${sampleFile.path}: no benchmark.json beside it; named the benchmark "${benchmark}" from its path and read no throughput` });
+    } else {
+      const described = readBenchmarkJson(benchmarkFile, warnings);
+      benchmark = described.name;
+      if (described.throughput) throughput = { unit: described.throughput[0], amount: described.throughput[1], file: benchmarkFile };
+    }
+    const where = benchmarkFile?.path ?? sampleFile.path;
+    const earlier = seen.get(benchmark);
+    if (earlier !== undefined) throw new FormatError(where, undefined, `benchmark "${benchmark}" also appears in ${earlier}`);
+    seen.set(benchmark, where);
+    measurements.push({ benchmark, metric: 'time', unit: 'ns', better: 'lower', values: perIteration });
+    if (throughput) {
+      measurements.push({ benchmark, metric: 'throughput', unit: throughput.unit, better: 'higher', values: throughputValues(throughput.file, perIteration, throughput.amount) });
+    }
+  }
+  return { measurements, warnings, hints: {} };
+}
+
+function readBenchmarkJson(file: SourceFile, warnings: ReadWarning[]): { name: string; throughput?: [string, number] } {
+  const j: JsonReader = new JsonReader(file.path);
+  const root = j.object(parseJsonDocument(file), '$');
+  const fullId = j.optionalString(root.full_id, 'full_id');
+  const name = fullId ?? j.optionalString(root.title, 'title');
+  if (name === undefined || name === '') j.fail('full_id', 'missing: benchmark.json names no benchmark (no full_id or title)');
+  if (root.throughput === undefined || root.throughput === null) return { name };
+  const t = j.object(root.throughput, 'throughput');
+  const keys = Object.keys(t);
+  if (keys.length !== 1) j.fail('throughput', `expected one throughput kind, got ${keys.length}`);
+  const kind = keys[0];
+  const amount = j.number(t[kind], `throughput.${kind}`);
+  if (amount < 0) j.fail(`throughput.${kind}`, `expected a non-negative amount, got ${amount}`);
+  const unit = THROUGHPUT_KINDS[kind];
+  if (unit === undefined) {
+    warnings.push({ benchmark: name, kind: 'note', message: `${file.path}: unknown throughput kind "${kind}"; read the time only` });
+    return { name };
+  }
+  return { name, throughput: [unit, amount] };
+}
+
+// ---------------------------------------------------------------------------
+// cargo bench console
+
+/** ANSI escapes criterion and cargo emit when they think they talk to a terminal. */
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+
+const THRPT_LINE = /^\s*thrpt:\s+\[([^\]]*)\]/;
+const CHANGE_BLOCK = /^\s*change:\s*$/;
+const BENCH_FAILED = /^error: bench failed\b/;
+const ANALYZING = /^Benchmarking (.+): Analyzing\s*$/;
+
+/**
+ * cargoBenchReader reads the console text of `cargo bench`: criterion's
+ * result lines and libtest's `#[bench]` lines, also both in one file.
+ *
+ * criterion: `name  time:   [low estimate high]` (a name longer than the
+ * column stands alone on the line before) gives metric `time` with the middle
+ * (point) estimate in criterion's unit (`ps` converted to `ns`, `µs` as
+ * `us`); a following `thrpt:` line gives metric `throughput` in the base unit
+ * `B/s`, `elem/s` or `b/s`, since criterion rescales per value. `change:`
+ * blocks (percentages against the last run) and progress lines are ignored.
+ *
+ * libtest and criterion's `--output-format bencher`: `test NAME ... bench:
+ * 1,234 ns/iter (+/- 56)`, where NAME is everything up to the last ` ... `
+ * (`Symbols (Execution)`, `fib 31 (slow)`), gives metric `time`, unit
+ * `ns/iter` (libtest's median, criterion's median estimate). Other units are
+ * kept as printed: a custom criterion measurement's `cycles/iter` is metric
+ * `cycles`, lower is better; a rate (`MS/s`, also as `MS/s/iter`) is metric
+ * `throughput` in that rate, higher is better. A trailing `= N MB/s` gives
+ * metric `throughput`, unit `MB/s`. `ignored` yields a `skipped` warning,
+ * `FAILED` an `error` warning, cargo's `error: bench failed` an `exit-code`
+ * warning. criterion's stderr lines between them ("Gnuplot not found",
+ * "Warning: Unable to complete 100 samples") are not results and are skipped.
+ *
+ * The console has one estimate per benchmark, not samples, so a file yields
+ * one value per benchmark (more when the same benchmark is printed again, as
+ * in concatenated runs) and one `summary-only` warning for the whole file;
+ * readCriterionDirectory gives the samples.
+ */
+export const cargoBenchReader: Reader = {
+  format: 'cargo-bench',
+  description: 'cargo bench console output (criterion and libtest #[bench])',
+
+  sniff(head: string): boolean {
+    const text = head.replace(ANSI, '');
+    return (
+      /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text) ||
+      /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text) ||
+      text.split('\n').some((line) => line.startsWith('test') && libtestLine(line)?.outcome === 'bench')
+    );
+  },
+
+  read(file: SourceFile): ReadResult {
+    const lines = splitLines(file);
+    const budget = new ReadBudget(file.path);
+    const series = new Map<string, { benchmark: string; metric: string; unit: string; values: number[] }>();
+    const warnings: ReadWarning[] = [];
+    const add = (line: number, benchmark: string, metric: string, unit: string, value: number) => {
+      const key = `${benchmark}\u0000${metric}`;
+      let known = series.get(key);
+      if (known && known.unit !== unit) {
+        throw new FormatError(file.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
+      }
+      if (!known) {
+        budget.series(line);
+        known = { benchmark, metric, unit, values: [] };
+        series.set(key, known);
+      }
+      budget.value(line);
+      known.values.push(value);
+    };
+    const warn = (line: number, warning: ReadWarning) => {
+      budget.series(line);
+      warnings.push(warning);
+    };
+
+    let previous = '';
+    let current: { name: string; hasThroughput: boolean } | undefined;
+    let inChange = false;
+    for (const { number, text: raw } of lines) {
+      // The patterns run only on lines holding their keyword: reading stays
+      // a few indexOf per line, so a result file at the size limit is read
+      // in seconds (a round's reading must end well inside its timeout).
+      const clean = raw.includes('\u001b') ? raw.replace(ANSI, '') : raw;
+      const text = clean.includes('\r') ? (clean.split('\r').pop() ?? '') : clean;
+      const estimateLine = text.includes('time:') || text.includes('thrpt:');
+      const time = estimateLine ? timeEstimate(text) : undefined;
+      const thrpt = estimateLine ? THRPT_LINE.exec(text) : null;
+      const libtest = text.startsWith('test') ? libtestLine(text) : undefined;
+      // A change block is all indented; anything at the margin ends it.
+      if (text !== '' && !isSpace(text.charCodeAt(0))) inChange = false;
+      if (estimateLine && truncatedEstimate(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
+      if (text.includes('change:') && CHANGE_BLOCK.test(text)) {
+        inChange = true;
+      } else if (time && !(time.name.trim() === '' && inChange) && !time.inner.includes('%')) {
+        // A long name stands alone on the line before; if stderr's progress
+        // line got in between, that line names the benchmark too.
+        const name = time.name.trim() !== '' ? time.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
+        if (name === '') throw new FormatError(file.path, number, 'criterion time line without a benchmark name');
+        const [value, unit] = estimate(file.path, number, time.inner, CONSOLE_TIME);
+        add(number, name, 'time', unit, value);
+        current = { name, hasThroughput: false };
+        inChange = false;
+      } else if (thrpt && !inChange && !thrpt[1].includes('%')) {
+        if (!current) throw new FormatError(file.path, number, 'criterion thrpt line without a time line before it');
+        if (current.hasThroughput) throw new FormatError(file.path, number, `second thrpt line for benchmark "${current.name}"`);
+        const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
+        add(number, current.name, 'throughput', unit, value);
+        current.hasThroughput = true;
+      } else if (libtest?.outcome === 'bench') {
+        const { name, value, unit, megabytes } = libtest;
+        const [metric, reported] = libtestMetric(unit);
+        add(number, name, metric, reported, libtestNumber(file.path, number, value));
+        if (megabytes !== undefined) add(number, name, 'throughput', 'MB/s', libtestNumber(file.path, number, megabytes));
+        current = undefined;
+      } else if (libtest) {
+        const { name, outcome } = libtest;
+        warn(
+          number,
+          outcome === 'ignored'
+            ? { benchmark: name, kind: 'skipped', message: `${name}: ignored` }
+            : { benchmark: name, kind: 'error', message: `${name}: FAILED (${file.path}:${number}); it has no results` },
+        );
+      } else if (text.startsWith('error: bench failed') && BENCH_FAILED.test(text)) {
+        warn(number, { kind: 'exit-code', message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
+      }
+      if (text.trim() !== '') previous = text;
+    }
+
+    if (series.size === 0) {
+      throw new FormatError(file.path, undefined, 'no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?');
+    }
+    const measurements: Measurement[] = [...series.values()].map(({ benchmark, metric, unit, values }) => ({
+      benchmark,
+      metric,
+      unit,
+      better: metric === 'time' ? 'lower' : metric === 'throughput' ? 'higher' : directionOf(metric, unit),
+      values,
+    }));
+    warnings.push({
+      kind: 'summary-only',
+      message: `${file.path}: console output has one estimate per benchmark (criterion's point estimate, libtest's median), not its samples; read target/criterion for per-sample values`,
+    });
+    return { measurements, warnings, hints: {} };
+  },
+};
+
+/**
+ * timeEstimate finds criterion's `NAME time: [...]` on a line: the first
+ * `time:` at a word start followed by white space, `[`, and a `]` later on.
+ * It returns the text before it and the bracket's inside. A scan with
+ * indexOf, not `^(.*?)\s*\btime:\s+\[([^\]]*)\]`, which is quadratic on a
+ * long line (every lazy step rescans the white space after it).
+ */
+function timeEstimate(text: string): { name: string; inner: string } | undefined {
+  for (let at = text.indexOf('time:'); at >= 0; at = text.indexOf('time:', at + 5)) {
+    if (at > 0 && isWordChar(text.charCodeAt(at - 1))) continue;
+    let open = at + 5;
+    if (!isSpace(text.charCodeAt(open))) continue;
+    while (isSpace(text.charCodeAt(open))) open += 1;
+    if (text.charCodeAt(open) !== 0x5b) continue;
+    const close = text.indexOf(']', open + 1);
+    // No `]` after this `time:` means none after any later one either.
+    if (close < 0) return undefined;
+    return { name: text.slice(0, at), inner: text.slice(open + 1, close) };
+  }
+  return undefined;
+}
+
+/**
+ * truncatedEstimate says whether a `time: [` or `thrpt: [` on the line has
+ * no `]` after it. Only keywords after the last `]` can qualify, so only
+ * those are looked at: `/\b(time|thrpt):\s+\[[^\]]*$/` rescanned to the
+ * end of the line from every `time: [` before it (quadratic).
+ */
+function truncatedEstimate(text: string): boolean {
+  const after = text.lastIndexOf(']') + 1;
+  for (const keyword of ['time:', 'thrpt:']) {
+    for (let at = text.indexOf(keyword, after); at >= 0; at = text.indexOf(keyword, at + keyword.length)) {
+      if (at > 0 && isWordChar(text.charCodeAt(at - 1))) continue;
+      let open = at + keyword.length;
+      if (!isSpace(text.charCodeAt(open))) continue;
+      while (isSpace(text.charCodeAt(open))) open += 1;
+      if (text.charCodeAt(open) === 0x5b) return true;
+    }
+  }
+  return false;
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+/** estimate reads criterion's `[low unit mid unit high unit]` and returns the middle value in the base unit. */
+function estimate(path: string, line: number, inner: string, units: Record<string, [string, number]>): [number, string] {
+  const tokens = inner.trim().split(/\s+/);
+  if (tokens.length !== 6) throw new FormatError(path, line, `expected [low unit estimate unit high unit], got [${inner.trim()}]`);
+  const value = parseFiniteNumber(tokens[2]);
+  if (value === undefined || value < 0) throw new FormatError(path, line, `not a number: "${tokens[2]}"`);
+  for (const i of [0, 4]) {
+    if (parseFiniteNumber(tokens[i]) === undefined) throw new FormatError(path, line, `not a number: "${tokens[i]}"`);
+  }
+  const known = units[tokens[3]];
+  // A custom criterion Measurement prints its own unit: keep it as printed.
+  const [unit, factor] = known ?? [tokens[3], 1];
+  return [value * factor, unit];
+}
+
+/** LibtestLine is a `test NAME ... bench: V UNIT (+/- D)` line's fields, or its `ignored` / `FAILED` outcome. */
+type LibtestLine =
+  | { outcome: 'bench'; name: string; value: string; unit: string; megabytes?: string }
+  | { outcome: 'ignored' | 'FAILED'; name: string };
+
+/**
+ * libtestLine reads a libtest result line by its fixed tail, found with
+ * lastIndexOf and split on white space once: the name before ` ... ` may hold
+ * spaces and parentheses, and `^test\s+(.+?)\s+\.\.\.` would be quadratic on
+ * a long line of spaces. Undefined for any other line.
+ */
+function libtestLine(text: string): LibtestLine | undefined {
+  if (!text.startsWith('test') || !isSpace(text.charCodeAt(4))) return undefined;
+  const at = text.lastIndexOf(' ... ');
+  if (at < 4) return undefined;
+  const name = text.slice(5, at).trim();
+  if (name === '') return undefined;
+  const after = text.slice(at + 5);
+  if (after.startsWith('bench:')) {
+    const tokens = after.slice(6).trim().split(/\s+/);
+    if (tokens.length !== 4 && tokens.length !== 7) return undefined;
+    if (tokens[2] !== '(+/-' || !tokens[3].endsWith(')')) return undefined;
+    if (tokens.length === 7 && (tokens[4] !== '=' || tokens[6] !== 'MB/s')) return undefined;
+    return { outcome: 'bench', name, value: tokens[0], unit: tokens[1], megabytes: tokens.length === 7 ? tokens[5] : undefined };
+  }
+  for (const outcome of ['ignored', 'FAILED'] as const) {
+    if (after.startsWith(outcome) && !isWordChar(after.charCodeAt(outcome.length))) return { outcome, name };
+  }
+  return undefined;
+}
+
+const LIBTEST_TIME_UNITS = new Set(['ps', 'ns', 'us', 'µs', 'μs', 'ms', 's']);
+
+/**
+ * libtestMetric names the metric of a `bench:` unit and the unit reported:
+ * a time per iteration is `time` as printed, a rate is `throughput` in that
+ * rate (without `/iter`), anything else (a custom measurement) is named after
+ * its unit (`cycles/iter` is metric `cycles`).
+ */
+function libtestMetric(printed: string): [string, string] {
+  const base = printed.endsWith('/iter') ? printed.slice(0, -5) : printed;
+  if (LIBTEST_TIME_UNITS.has(base)) return ['time', printed];
+  if (base.endsWith('/s')) return ['throughput', base];
+  return [base === '' ? printed : base, printed];
+}
+
+function libtestNumber(path: string, line: number, text: string): number {
+  const value = parseFiniteNumber(text);
+  if (value === undefined || value < 0) throw new FormatError(path, line, `not a number: "${text}"`);
+  return value;
+}
