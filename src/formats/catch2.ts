@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import { ReadBudget } from './input-limits.ts';
 import { checkText, lineAt } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
-import { isSpace, parseFiniteNumber, splitLines, trailingFields } from './text-lines.ts';
+import { isSpace, LineCursor, parseFiniteNumber, readDecimal, trailingFields } from './text-lines.ts';
 
 /** Nanoseconds per unit of Catch2's auto-scaled `Duration` (it prints minutes as `m`). */
 const NS_PER_UNIT: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9 };
@@ -166,6 +166,107 @@ function failedRow(text: string): { name: string; message: string } | undefined 
   return undefined;
 }
 
+/** FastRow is what fastMean and fastRow read: where a row's name ends, and the duration as a value and its factor to ns. */
+interface FastRow {
+  nameEnd: number;
+  value: number;
+  factor: number;
+}
+
+/**
+ * fastDuration reads `value unit` at p as meanLine and tableRow accept it (a
+ * decimal without sign or commas, one space, ns/us/ms/s/m ending at a space,
+ * a tab or `end`) into `row`; returns where it ends, or -1 for the general path.
+ */
+function fastDuration(text: string, p: number, end: number, row: FastRow): number {
+  const from = p;
+  let c = text.charCodeAt(p);
+  while (p < end && ((c >= 48 && c <= 57) || c === 46)) c = text.charCodeAt(++p);
+  if (p === from || c !== 32 || p + 1 >= end) return -1;
+  const value = readDecimal(text, from, p);
+  if (value !== value) return -1;
+  c = text.charCodeAt(++p);
+  const d = text.charCodeAt(p + 1);
+  let factor = 0;
+  let length = 2;
+  if (d === 115 && c === 110) factor = NS_PER_UNIT.ns;
+  else if (d === 115 && c === 117) factor = NS_PER_UNIT.us;
+  else if (d === 115 && c === 109) factor = NS_PER_UNIT.ms;
+  else if (c === 115) (factor = NS_PER_UNIT.s), (length = 1);
+  else if (c === 109) (factor = NS_PER_UNIT.m), (length = 1);
+  else return -1;
+  p += length;
+  if (p > end || (p < end && (c = text.charCodeAt(p)) !== 32 && c !== 9)) return -1;
+  row.value = value;
+  row.factor = factor;
+  return p;
+}
+
+/** fastMean reads the mean line under a row as meanLine does, when its white space is spaces and tabs; false for the general path. */
+function fastMean(text: string, start: number, end: number, row: FastRow): boolean {
+  let p = start;
+  let c = 0;
+  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  if (p === start) return false;
+  let value = 0;
+  let factor = 0;
+  for (let k = 0; k < 3; k++) {
+    if (k > 0) {
+      const gap = p;
+      while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+      if (p === gap) return false;
+    }
+    p = fastDuration(text, p, end, row);
+    if (p < 0) return false;
+    if (k === 0) {
+      value = row.value;
+      factor = row.factor;
+    }
+  }
+  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  if (p !== end) return false;
+  row.value = value;
+  row.factor = factor;
+  return true;
+}
+
+/**
+ * fastRow reads a table row as tableRow does, from its end, when it is the
+ * usual one: `name  samples  iterations  value unit` with spaces and tabs
+ * between the fields, and no line break in the name. The line starts with
+ * a character that is not white space. False for the general path.
+ */
+function fastRow(text: string, start: number, end: number, row: FastRow): boolean {
+  let e = end;
+  let c = 0;
+  while (e > start && ((c = text.charCodeAt(e - 1)) === 32 || c === 9)) e -= 1;
+  // The duration: back over the unit and its one space, then the value.
+  let p = e;
+  while (p > start && (c = text.charCodeAt(p - 1)) >= 97 && c <= 122) p -= 1;
+  if (p === e || text.charCodeAt(p - 1) !== 32) return false;
+  p -= 1;
+  while (p > start && (((c = text.charCodeAt(p - 1)) >= 48 && c <= 57) || c === 46)) p -= 1;
+  if (fastDuration(text, p, end, row) !== e) return false;
+  // Iterations and samples, each after spaces or tabs, then at least two of them before the name.
+  for (let k = 0; k < 2; k++) {
+    const gap = p;
+    while (p > start && ((c = text.charCodeAt(p - 1)) === 32 || c === 9)) p -= 1;
+    if (p === gap) return false;
+    const count = p;
+    while (p > start && (c = text.charCodeAt(p - 1)) >= 48 && c <= 57) p -= 1;
+    if (p === count) return false;
+  }
+  const gap = p;
+  while (p > start && ((c = text.charCodeAt(p - 1)) === 32 || c === 9)) p -= 1;
+  if (gap - p < 2 || p === start || isSpace(c)) return false;
+  for (let i = start; i < p; i++) {
+    c = text.charCodeAt(i);
+    if (c === 13 || c === 0x2028 || c === 0x2029) return false;
+  }
+  row.nameEnd = p;
+  return true;
+}
+
 function readConsole(file: SourceFile): Collected {
   const c = newCollected(file);
   const version = VERSION.exec(file.text);
@@ -176,7 +277,49 @@ function readConsole(file: SourceFile): Collected {
   let wrapWidth = 35;
   let pending: string[] = [];
   let expectMean: { name: string; line: number } | undefined;
-  for (const { number, text } of splitLines(file)) {
+  // The usual lines are read in place: outside a table every line but a
+  // header is skipped on its first character, a row's mean line and a table
+  // row are read in one pass (fastMean, fastRow), an indented line outside
+  // them is blank or not. Any other line, and every error, takes the
+  // general path below.
+  const input = file.text;
+  const cursor = new LineCursor(file);
+  const fast: FastRow = { nameEnd: 0, value: 0, factor: 0 };
+  while (cursor.next()) {
+    const { number, start, end } = cursor;
+    const first = start < end ? input.charCodeAt(start) : -1;
+    if (first !== 98 || !input.startsWith('benchmark name', start)) {
+      if (mode === 'outside') continue;
+      if (mode === 'table') {
+        if (expectMean) {
+          if (fastMean(input, start, end, fast)) {
+            const ns = fast.value * fast.factor;
+            if (Number.isFinite(ns)) {
+              add(c, expectMean.name, ns, number);
+              expectMean = undefined;
+              continue;
+            }
+          }
+        } else if (first >= 0 && isSpace(first)) {
+          // Neither a rule nor a row nor a name: blank or nothing.
+          let p = start + 1;
+          while (p < end && isSpace(input.charCodeAt(p))) p += 1;
+          if (p === end) pending = [];
+          continue;
+        } else if (first !== 61 && first !== 45 && first !== 126 && first >= 0 && fastRow(input, start, end, fast)) {
+          const ns = fast.value * fast.factor;
+          if (analysis || Number.isFinite(ns)) {
+            pending.push(input.slice(start, fast.nameEnd));
+            const name = joinName(pending, wrapWidth);
+            pending = [];
+            if (analysis) expectMean = { name, line: number };
+            else add(c, name, ns, number);
+            continue;
+          }
+        }
+      }
+    }
+    const text = cursor.line();
     const header = HEADER.exec(text);
     if (header) {
       if (expectMean) throw new FormatError(file.path, number, `benchmark "${expectMean.name}" has no mean line`);

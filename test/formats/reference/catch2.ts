@@ -1,0 +1,401 @@
+// The reader as it was before its fast path (commit 112d2b6), kept verbatim
+// as the reference that test/formats/fast-*.test.ts compare it with.
+import type { FingerprintHints, Measurement, ReadWarning } from '../../../src/model/measurement.ts';
+import { FormatError } from '../../../src/formats/format-error.ts';
+import { ReadBudget } from '../../../src/formats/input-limits.ts';
+import { checkText, lineAt } from '../../../src/formats/json-document.ts';
+import type { Reader, ReadResult, SourceFile } from '../../../src/formats/reader.ts';
+import { isSpace, parseFiniteNumber, splitLines, trailingFields } from './text-lines.ts';
+
+/** Nanoseconds per unit of Catch2's auto-scaled `Duration` (it prints minutes as `m`). */
+const NS_PER_UNIT: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9 };
+
+/** The last column says whether the analysis ran: `estimated` (v2 to 2.11), `est run time` (later v2 and v3), else `mean` (`--benchmark-no-analysis`). */
+const HEADER = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
+const COUNT = /^\d+$/;
+const DURATION_UNIT = /^(?:ns|us|ms|s|m)$/;
+/** Characters a regular expression's `.` does not match; a table line holding one is not a table line. */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+const RULE = /^(={10,}|-{10,}|~{10,})\s*$/;
+const VERSION = /is a Catch2? v(\d+\.\d+\.\d+\S*) host application/;
+
+/**
+ * catch2Reader reads Catch2 benchmark results (v2 and v3) from the console
+ * reporter's table (with or without `--benchmark-no-analysis`) and from the
+ * XML reporter (`-r xml`). Catch2 reports a summary per benchmark, never the
+ * samples, so each benchmark yields its mean as one value of metric `time` in
+ * `ns`, with one `summary-only` warning per file; a name that occurs again
+ * (outputs of several runs concatenated) adds a value. Failed benchmarks are
+ * skipped with an `error` warning.
+ */
+export const catch2Reader: Reader = {
+  format: 'catch2',
+  description: 'Catch2 BENCHMARK results: console table or XML reporter (-r xml), v2 and v3',
+  sniff(head: string): boolean {
+    try {
+      if (/<Catch2TestRun[\s>]|<Catch\s+name=/.test(head)) return true;
+      return VERSION.test(head) || /^benchmark name\s+samples\s+iterations\s+(estimated|est run time|mean)\s*$/m.test(head);
+    } catch {
+      return false;
+    }
+  },
+  read(file: SourceFile): ReadResult {
+    checkText(file);
+    if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
+    const collected = file.text.trimStart().startsWith('<') ? readXml(file) : readConsole(file);
+    return finish(file, collected);
+  },
+};
+
+interface Collected {
+  order: string[];
+  values: Map<string, number[]>;
+  warnings: ReadWarning[];
+  hints: FingerprintHints;
+  budget: ReadBudget;
+}
+
+function newCollected(file: SourceFile): Collected {
+  return { order: [], values: new Map(), warnings: [], hints: {}, budget: new ReadBudget(file.path) };
+}
+
+function add(c: Collected, name: string, ns: number, line: number | undefined): void {
+  c.budget.value(line);
+  let list = c.values.get(name);
+  if (!list) {
+    c.budget.series(line);
+    list = [];
+    c.values.set(name, list);
+    c.order.push(name);
+  }
+  list.push(ns);
+}
+
+function failed(c: Collected, name: string, message: string, line: number | undefined): void {
+  c.budget.series(line);
+  c.warnings.push({ benchmark: name, kind: 'error', message: `benchmark "${name}" failed: ${message}` });
+}
+
+function finish(file: SourceFile, c: Collected): ReadResult {
+  if (c.order.length === 0 && c.warnings.length === 0) {
+    throw new FormatError(file.path, undefined, 'no Catch2 benchmark results found (is CATCH_CONFIG_ENABLE_BENCHMARKING defined?)');
+  }
+  const measurements: Measurement[] = c.order.map((name) => ({
+    benchmark: name,
+    metric: 'time',
+    unit: 'ns',
+    better: 'lower',
+    values: c.values.get(name) ?? [],
+  }));
+  const warnings: ReadWarning[] = [];
+  if (measurements.length > 0) {
+    warnings.push({
+      kind: 'summary-only',
+      message:
+        'Catch2 reports a summary per benchmark, not its samples: each run contributes its mean as one value; ' +
+        'run the benchmark binary several times and concatenate the outputs to give benchbot repetitions',
+    });
+  }
+  return { measurements, warnings: [...warnings, ...c.warnings], hints: c.hints };
+}
+
+function toNs(file: SourceFile, line: number, number: string, unit: string): number {
+  const value = parseFiniteNumber(number);
+  const factor = NS_PER_UNIT[unit];
+  if (value === undefined || factor === undefined) throw new FormatError(file.path, line, `not a duration: "${number} ${unit}"`);
+  if (value < 0) throw new FormatError(file.path, line, `negative duration "${number} ${unit}"; a time cannot be below zero`);
+  const ns = value * factor;
+  if (!Number.isFinite(ns)) throw new FormatError(file.path, line, `duration out of range: "${number} ${unit}"`);
+  return ns;
+}
+
+/**
+ * joinName undoes the console's wrapping of long names at `width` columns (a
+ * mid-word break ends in `-`). Joined once at the end: cutting the hyphen off
+ * a growing string per fragment copies it every time, quadratic in a long
+ * wrapped name.
+ */
+function joinName(fragments: string[], width: number): string {
+  const parts: string[] = [];
+  for (let i = 0; i < fragments.length; i++) {
+    const fragment = fragments[i];
+    const broken = i + 1 < fragments.length && fragment.endsWith('-') && fragment.length === width;
+    parts.push(broken ? fragment.slice(0, -1) : fragment);
+    if (i + 1 < fragments.length && !broken) parts.push(' ');
+  }
+  return parts.join('');
+}
+
+// The table's lines have a fixed shape at their end and a free name at the
+// start; they are cut from the end (trailingFields) rather than matched with
+// `^(\S.*?)\s{2,}...`, which backtracks quadratically on a long line.
+
+/** tableRow reads `name  samples  iterations  value unit`; the name is separated by two or more spaces. */
+function tableRow(text: string): { name: string; value: string; unit: string } | undefined {
+  if (text === '' || isSpace(text.charCodeAt(0))) return undefined;
+  const cut = trailingFields(text, 4);
+  if (!cut || cut.rest === '' || cut.gaps[0].length < 2 || cut.gaps[3] !== ' ' || LINE_BREAK.test(cut.rest)) return undefined;
+  const [samples, iterations, value, unit] = cut.fields;
+  if (!COUNT.test(samples) || !COUNT.test(iterations) || !DURATION_UNIT.test(unit) || parseFiniteNumber(value) === undefined || value.includes(',')) return undefined;
+  return { name: cut.rest, value, unit };
+}
+
+/** meanLine reads the indented `value unit  low unit  high unit` line under a row; returns the first duration. */
+function meanLine(text: string): { value: string; unit: string } | undefined {
+  if (text === '' || !isSpace(text.charCodeAt(0))) return undefined;
+  const cut = trailingFields(text, 6);
+  if (!cut || cut.rest !== '' || LINE_BREAK.test(cut.gaps[0])) return undefined;
+  for (let k = 0; k < 6; k += 2) {
+    const value = cut.fields[k];
+    if (parseFiniteNumber(value) === undefined || value.includes(',') || cut.gaps[k + 1] !== ' ' || !DURATION_UNIT.test(cut.fields[k + 1])) return undefined;
+  }
+  return { value: cut.fields[0], unit: cut.fields[1] };
+}
+
+const FAILED_MARK = 'Benchmark failed (';
+
+/** failedRow reads `name  Benchmark failed (message)`. */
+function failedRow(text: string): { name: string; message: string } | undefined {
+  if (text === '' || isSpace(text.charCodeAt(0)) || LINE_BREAK.test(text)) return undefined;
+  let end = text.length;
+  while (end > 0 && isSpace(text.charCodeAt(end - 1))) end -= 1;
+  if (text.charCodeAt(end - 1) !== 0x29) return undefined;
+  for (let at = text.indexOf(FAILED_MARK); at >= 0 && at + FAILED_MARK.length < end; at = text.indexOf(FAILED_MARK, at + 1)) {
+    if (at >= 3 && isSpace(text.charCodeAt(at - 1)) && isSpace(text.charCodeAt(at - 2))) {
+      return { name: text.slice(0, at).trim(), message: text.slice(at + FAILED_MARK.length, end - 1) };
+    }
+  }
+  return undefined;
+}
+
+function readConsole(file: SourceFile): Collected {
+  const c = newCollected(file);
+  const version = VERSION.exec(file.text);
+  if (version) c.hints.catch2_version = version[1];
+  type Mode = 'outside' | 'header' | 'table';
+  let mode: Mode = 'outside';
+  let analysis = true;
+  let wrapWidth = 35;
+  let pending: string[] = [];
+  let expectMean: { name: string; line: number } | undefined;
+  for (const { number, text } of splitLines(file)) {
+    const header = HEADER.exec(text);
+    if (header) {
+      if (expectMean) throw new FormatError(file.path, number, `benchmark "${expectMean.name}" has no mean line`);
+      analysis = header[2] !== 'mean';
+      wrapWidth = 'benchmark name'.length + header[1].length - 2;
+      mode = 'header';
+      pending = [];
+      continue;
+    }
+    if (mode === 'outside') continue;
+    if (mode === 'header') {
+      if (/^-{10,}\s*$/.test(text)) mode = 'table';
+      continue;
+    }
+    if (expectMean) {
+      const mean = meanLine(text);
+      if (!mean) throw new FormatError(file.path, number, `expected the mean line of benchmark "${expectMean.name}"`);
+      add(c, expectMean.name, toNs(file, number, mean.value, mean.unit), number);
+      expectMean = undefined;
+      continue;
+    }
+    if (RULE.test(text)) {
+      mode = 'outside';
+      pending = [];
+      continue;
+    }
+    if (text.trim() === '') {
+      pending = [];
+      continue;
+    }
+    const fail = failedRow(text);
+    if (fail) {
+      pending.push(fail.name);
+      failed(c, joinName(pending, wrapWidth), fail.message, number);
+      pending = [];
+      continue;
+    }
+    const row = tableRow(text);
+    if (row) {
+      pending.push(row.name.trim());
+      const name = joinName(pending, wrapWidth);
+      pending = [];
+      if (analysis) expectMean = { name, line: number };
+      else add(c, name, toNs(file, number, row.value, row.unit), number);
+      continue;
+    }
+    // A line that starts in the name column and has nothing else is part of a wrapped name.
+    if (/^\S/.test(text)) pending.push(text.trim());
+  }
+  if (expectMean) throw new FormatError(file.path, expectMean.line, `benchmark "${expectMean.name}" has no mean line; is the output truncated?`);
+  return c;
+}
+
+/** XML_NAME matches an element or attribute name where it is placed (sticky): one character class, no backtracking. */
+const XML_NAME = /[A-Za-z_][\w:.-]*/y;
+/** MAX_XML_DEPTH bounds the open-element stack; Catch2 nests sections a handful deep. */
+const MAX_XML_DEPTH = 10_000;
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole, entity: string) => {
+    switch (entity) {
+      case 'lt':
+        return '<';
+      case 'gt':
+        return '>';
+      case 'amp':
+        return '&';
+      case 'quot':
+        return '"';
+      case 'apos':
+        return "'";
+    }
+    const code = entity.startsWith('#x') ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
+    return Number.isSafeInteger(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+interface OpenBenchmark {
+  name: string;
+  offset: number;
+  mean?: number;
+  failure?: string;
+}
+
+/** XmlTag is one start or end tag; comments, declarations, CDATA and text are skipped. */
+interface XmlTag {
+  offset: number;
+  name: string;
+  end: boolean;
+  selfClosing: boolean;
+  attributes: Map<string, string>;
+}
+
+/**
+ * xmlTags walks the tags of the small XML subset Catch2 writes, by hand:
+ * every construct is found with indexOf or a sticky one-class pattern, so
+ * the walk is linear and keeps no backtracking state (a single tokenizing
+ * regular expression rescanned the rest of the file at each unterminated
+ * `<!--`, and overflowed its stack on a tag with millions of attributes).
+ */
+function* xmlTags(file: SourceFile): Generator<XmlTag> {
+  const text = file.text;
+  const fail = (offset: number, message: string): never => {
+    throw new FormatError(file.path, lineAt(text, offset), message);
+  };
+  const skipSpace = (at: number) => {
+    while (at < text.length && isSpace(text.charCodeAt(at))) at += 1;
+    return at;
+  };
+  const nameAt = (at: number): string | undefined => {
+    XML_NAME.lastIndex = at;
+    return XML_NAME.exec(text)?.[0];
+  };
+  const skipTo = (offset: number, from: number, close: string, what: string): number => {
+    const end = text.indexOf(close, from);
+    if (end < 0) fail(offset, `${what} is never closed (no "${close}"); is the output truncated?`);
+    return end + close.length;
+  };
+  let at = 0;
+  for (;;) {
+    const offset = text.indexOf('<', at);
+    if (offset < 0) return;
+    if (text.startsWith('<!--', offset)) at = skipTo(offset, offset + 4, '-->', 'comment');
+    else if (text.startsWith('<?', offset)) at = skipTo(offset, offset + 2, '?>', 'processing instruction');
+    else if (text.startsWith('<![CDATA[', offset)) at = skipTo(offset, offset + 9, ']]>', 'CDATA section');
+    else if (text.startsWith('<!DOCTYPE', offset)) at = skipTo(offset, offset + 9, '>', 'DOCTYPE');
+    else if (text.startsWith('</', offset)) {
+      const name = nameAt(offset + 2) ?? fail(offset, 'malformed XML markup');
+      const close = skipSpace(offset + 2 + name.length);
+      if (text[close] !== '>') fail(offset, 'malformed XML markup');
+      at = close + 1;
+      yield { offset, name, end: true, selfClosing: false, attributes: new Map() };
+    } else {
+      const name = nameAt(offset + 1) ?? fail(offset, 'malformed XML markup');
+      const attributes = new Map<string, string>();
+      let i = offset + 1 + name.length;
+      for (;;) {
+        const next = skipSpace(i);
+        if (text[next] === '>' || (text[next] === '/' && text[next + 1] === '>')) {
+          const selfClosing = text[next] === '/';
+          at = next + (selfClosing ? 2 : 1);
+          yield { offset, name, end: false, selfClosing, attributes };
+          break;
+        }
+        // An attribute needs white space before it, a name, `=` and a quoted value without `<`.
+        const attribute = next > i ? nameAt(next) : undefined;
+        if (attribute === undefined) fail(offset, 'malformed XML markup');
+        const equals = skipSpace(next + (attribute as string).length);
+        if (text[equals] !== '=') fail(offset, 'malformed XML markup');
+        const open = skipSpace(equals + 1);
+        const quote = text[open];
+        if (quote !== '"' && quote !== "'") fail(offset, 'malformed XML markup');
+        const close = text.indexOf(quote, open + 1);
+        if (close < 0) fail(offset, 'malformed XML markup');
+        const value = text.slice(open + 1, close);
+        if (value.includes('<')) fail(offset, 'malformed XML markup');
+        attributes.set(attribute as string, decodeEntities(value));
+        i = close + 1;
+      }
+    }
+  }
+}
+
+function readXml(file: SourceFile): Collected {
+  const c = newCollected(file);
+  const text = file.text;
+  const stack: { name: string; offset: number }[] = [];
+  let bench: OpenBenchmark | undefined;
+  for (const tag of xmlTags(file)) {
+    const { offset } = tag;
+    if (tag.end) {
+      const open = stack.pop();
+      if (!open || open.name !== tag.name) {
+        throw new FormatError(file.path, lineAt(text, offset), `unexpected </${tag.name}>${open ? ` inside <${open.name}>` : ''}`);
+      }
+      if (tag.name === 'BenchmarkResults' && bench) {
+        closeBenchmark(file, c, bench);
+        bench = undefined;
+      }
+      continue;
+    }
+    const element = tag.name;
+    const attrs = tag.attributes;
+    const selfClosing = tag.selfClosing;
+    if (element === 'Catch2TestRun' && attrs.has('catch2-version')) c.hints.catch2_version = attrs.get('catch2-version') ?? '';
+    if (element === 'BenchmarkResults') {
+      if (bench) throw new FormatError(file.path, lineAt(text, offset), `<BenchmarkResults> nested inside benchmark "${bench.name}"`);
+      const name = attrs.get('name')?.trim();
+      if (!name) throw new FormatError(file.path, lineAt(text, offset), '<BenchmarkResults> has no name');
+      bench = { name, offset };
+      if (selfClosing) {
+        closeBenchmark(file, c, bench);
+        bench = undefined;
+      }
+    } else if (bench && element === 'mean') {
+      const value = parseFiniteNumber(attrs.get('value') ?? '');
+      if (value === undefined) {
+        throw new FormatError(file.path, lineAt(text, offset), `benchmark "${bench.name}": <mean value> is not a finite number`);
+      }
+      if (value < 0) throw new FormatError(file.path, lineAt(text, offset), `benchmark "${bench.name}": <mean value> is negative; a time cannot be below zero`);
+      bench.mean = value;
+    } else if (bench && element === 'failed') {
+      bench.failure = attrs.get('message') ?? 'no message';
+    }
+    if (!selfClosing) {
+      if (stack.length >= MAX_XML_DEPTH) throw new FormatError(file.path, lineAt(text, offset), `elements nest more than ${MAX_XML_DEPTH} deep; this is not Catch2 output`);
+      stack.push({ name: element, offset });
+    }
+  }
+  const open = stack.pop();
+  if (open) throw new FormatError(file.path, lineAt(text, text.length), `<${open.name}> (line ${lineAt(text, open.offset)}) is never closed; is the output truncated?`);
+  return c;
+}
+
+function closeBenchmark(file: SourceFile, c: Collected, bench: OpenBenchmark): void {
+  // No line for the budget: lineAt costs a pass over the text, paid only on errors.
+  if (bench.failure !== undefined) failed(c, bench.name, bench.failure, undefined);
+  else if (bench.mean === undefined) throw new FormatError(file.path, lineAt(file.text, bench.offset), `benchmark "${bench.name}" has neither <mean> nor <failed>`);
+  else add(c, bench.name, bench.mean, undefined);
+}
