@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import type { ParseArgsOptionsConfig } from 'node:util';
 import { parsePercent } from '../compare/thresholds.ts';
 import { readerFor } from '../formats/detect.ts';
 import { bisectOracle } from '../jobs/bisect-oracle.ts';
@@ -11,7 +11,7 @@ import type { NameSetting } from '../jobs/setting-names.ts';
 import { renderBisectMarkdown } from '../report/bisect-report.ts';
 import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import type { MachineFlags } from './machine-flags.ts';
-import { UsageError } from './usage-error.ts';
+import { parseFlags, UsageError } from './usage-error.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
 
 /**
@@ -108,11 +108,7 @@ const COMMON_FLAGS = {
 } as const;
 
 function parse(args: string[], options: ParseArgsOptionsConfig) {
-  try {
-    return parseArgs({ args, options, allowPositionals: false }).values as Record<string, string | string[] | boolean | undefined>;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseFlags(args, options, false).values as Record<string, string | string[] | boolean | undefined>;
 }
 
 /** settingNames is how this run names settings: as flags, or as the action's inputs when action.yml runs it. */

@@ -1,11 +1,10 @@
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { createReadStream, createWriteStream, openSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { openStore } from '../store/open-store.ts';
 import { exportNdjson } from '../store/export-ndjson.ts';
 import { importNdjson, splitLines } from '../store/import-ndjson.ts';
 import { GAB_DEFAULT_BRANCH, importGithubActionBenchmark } from '../store/github-action-benchmark.ts';
-import { UsageError } from './usage-error.ts';
+import { parseFlags, UsageError } from './usage-error.ts';
 
 export const EXPORT_USAGE = `usage: benchbot export [--store URL] [--output FILE]
 
@@ -25,17 +24,9 @@ options:
   --branch NAME           github-action-benchmark: the branch the nights belong to (default ${GAB_DEFAULT_BRANCH}, which
                           benchbot scan scans by default; data.js does not record it)`;
 
-function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boolean) {
-  try {
-    return parseArgs({ args, options, allowPositionals: positionals });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
 /** runExport implements `benchbot export`. */
 export async function runExport(args: string[], out: (text: string) => void): Promise<number> {
-  const { values } = parse(args, { store: { type: 'string' }, output: { type: 'string', short: 'o' } }, false);
+  const { values } = parseFlags(args, { store: { type: 'string' }, output: { type: 'string', short: 'o' } }, false);
   const store = await openStore(values.store as string | undefined, { cwd: process.cwd() });
   try {
     if (typeof values.output === 'string') {
@@ -59,7 +50,7 @@ export async function runExport(args: string[], out: (text: string) => void): Pr
 
 /** runImport implements `benchbot import`. */
 export async function runImport(args: string[], out: (text: string) => void): Promise<number> {
-  const { values, positionals } = parse(args, { store: { type: 'string' }, from: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } }, true);
+  const { values, positionals } = parseFlags(args, { store: { type: 'string' }, from: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } }, true);
   if (values.repo !== undefined) throw new UsageError(`--repo ${String(values.repo)}: --repo is a directory in every benchbot command; import takes the GitHub repository as --repository OWNER/NAME`);
   if (positionals.length !== 1) throw new UsageError('import needs exactly one FILE (use - for stdin)');
   const from = (values.from as string | undefined) ?? 'benchbot';

@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parsePercent } from '../compare/thresholds.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
-import type { Ack, Series } from '../scan/scan-history.ts';
+import type { Ack, Series } from '../scan/series.ts';
 import { openStore } from '../store/open-store.ts';
 import { ACK_PREFIX, nightlySeriesBatches } from '../jobs/nightly-history.ts';
 import { repositoryUrl, scanStoredNightlies } from '../jobs/nightly.ts';
 import { cliSetting } from '../jobs/setting-names.ts';
-import { UsageError } from './usage-error.ts';
+import { parseFlags, UsageError } from './usage-error.ts';
 
 export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
 
@@ -44,17 +43,9 @@ options:
   --repo DIR          repository to read that date from (default .)
   --store URL         history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)`;
 
-function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boolean) {
-  try {
-    return parseArgs({ args, options, allowPositionals: positionals });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
 /** runScan implements `benchbot scan`. */
 export async function runScan(args: string[], out: (text: string) => void): Promise<number> {
-  const { values: v } = parse(args, {
+  const { values: v } = parseFlags(args, {
     store: { type: 'string' }, branch: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, output: { type: 'string' },
     threshold: { type: 'string' }, 'max-age': { type: 'string' },
   }, false);
@@ -80,7 +71,7 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
 
 /** runAck implements `benchbot ack`. */
 export async function runAck(args: string[], out: (text: string) => void): Promise<number> {
-  const { values: v, positionals } = parse(args, {
+  const { values: v, positionals } = parseFlags(args, {
     at: { type: 'string' }, reason: { type: 'string' }, store: { type: 'string' }, time: { type: 'string' }, repo: { type: 'string' },
   }, true);
   if (positionals.length !== 1) throw new UsageError('ack needs exactly one SERIES, as benchbot scan names it (BRANCH:BENCHMARK:METRIC:MACHINE)');

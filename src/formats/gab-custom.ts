@@ -160,8 +160,8 @@ function readCustom(file: SourceFile, mode: Mode): ReadResult {
   return { measurements, warnings, hints: {} };
 }
 
-/** spellUnit trims a unit and spells `µs`/`μs` as `us`, keeping a per-something suffix (`µs/iter` -> `us/iter`), as `benchbot import` does for data.js. */
-function spellUnit(unit: string): string {
+/** spellUnit trims a unit and spells `µs`/`μs` as `us`, keeping a per-something suffix (`µs/iter` -> `us/iter`); `benchbot import` spells data.js units the same way. */
+export function spellUnit(unit: string): string {
   const u = unit.trim();
   const slash = u.indexOf('/');
   const base = slash < 0 ? u : u.slice(0, slash);
@@ -169,8 +169,8 @@ function spellUnit(unit: string): string {
   return normal === undefined ? u : normal + (slash < 0 ? '' : u.slice(slash));
 }
 
-/** isGabTimeUnit is the data.js import's test for a time: ns, us, ms, s (or nsec, usec, msec, sec), alone or per something, but not a rate. */
-function isGabTimeUnit(unit: string): boolean {
+/** isGabTimeUnit is github-action-benchmark's test for a time, here and in the data.js import: ns, us, ms, s (or nsec, usec, msec, sec), alone or per something, but not a rate. */
+export function isGabTimeUnit(unit: string): boolean {
   if (/\/(s|sec|second)$/i.test(unit)) return false;
   const base = unit.split('/')[0];
   return normalizeTimeUnit(base) !== undefined || /^(n|u|m)?sec$/.test(base);

@@ -1,5 +1,6 @@
 import { JsonReader, parseJsonDocument } from '../formats/json-document.ts';
-import { directionOf, normalizeTimeUnit } from '../model/units.ts';
+import { directionOf } from '../model/units.ts';
+import { isGabTimeUnit, spellUnit } from '../formats/gab-custom.ts';
 import type { Direction, Measurement } from '../model/measurement.ts';
 import type { IngestRun, Store } from './store.ts';
 
@@ -79,7 +80,7 @@ export function parseGithubActionBenchmark(text: string, file: string, options: 
         if (name.trim() === '') j.fail(`${bp}.name`, 'must not be empty');
         const value = j.number(bench.value, `${bp}.value`);
         const unit = spellUnit(j.string(bench.unit, `${bp}.unit`));
-        const metric = isTimeUnit(unit) ? 'time' : 'value';
+        const metric = isGabTimeUnit(unit) ? 'time' : 'value';
         const benchmark = suites.length > 1 ? `${suite}/${name}` : name;
         const key = `${benchmark}\u0000${metric}\u0000${unit}`;
         const seen = byKey.get(key);
@@ -143,20 +144,6 @@ function direction(tool: string, metric: string, unit: string): Direction {
   return directionOf(metric, unit);
 }
 
-function spellUnit(unit: string): string {
-  const u = unit.trim();
-  const slash = u.indexOf('/');
-  const base = slash < 0 ? u : u.slice(0, slash);
-  const normal = normalizeTimeUnit(base);
-  return normal === undefined ? u : normal + (slash < 0 ? '' : u.slice(slash));
-}
-
-/** isTimeUnit accepts ns, us, ms, s with an optional per-operation suffix (`ns/iter`) and the action's `nsec`-style spellings. */
-function isTimeUnit(unit: string): boolean {
-  const base = unit.split('/')[0];
-  if (/\/(s|sec|second)$/i.test(unit)) return false;
-  return normalizeTimeUnit(base) !== undefined || /^(n|u|m)?sec$/.test(base);
-}
 
 function repoFromUrl(url: string | undefined): string | undefined {
   if (!url) return undefined;
