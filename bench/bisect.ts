@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCorpus, type Pool } from './quality.ts';
 import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, result } from '../src/bisect/create-bisect.ts';
 import type { BisectOptions, Commit } from '../src/bisect/create-bisect.ts';
-import type { Series } from '../src/scan/scan-history.ts';
+import type { Series } from '../src/scan/series.ts';
 import { xoshiro128 } from '../src/stats/bootstrap.ts';
 
 export { loadCorpus };

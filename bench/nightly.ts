@@ -27,8 +27,10 @@ import { fileURLToPath } from 'node:url';
 import { CANDIDATES, drawInterleaved, loadCorpus, logSd, makeHistory, seeded, simulateBisect, simulatePlain } from './bisect.ts';
 import type { Draw, Pool, Rng, SessionSource } from './bisect.ts';
 import { sequentialAb } from '../src/compare/sequential-ab.ts';
-import { scanHistory, timeFamilies } from '../src/scan/scan-history.ts';
-import type { Night, ScanOptions, Series } from '../src/scan/scan-history.ts';
+import { scanHistory } from '../src/scan/scan-history.ts';
+import type { ScanOptions } from '../src/scan/scan-options.ts';
+import type { Night, Series } from '../src/scan/series.ts';
+import { timeFamilies } from '../src/scan/time-families.ts';
 import { median } from '../src/stats/order-statistics.ts';
 import { varianceComponents } from '../src/stats/sessions.ts';
 
@@ -380,7 +382,7 @@ export function benchNightly(seed = 20261123): string[] {
   }
   const aaBenchmarks = [...captured.benchmarks].filter(([name]) => name !== captured.stepped);
   const perMaker = Math.ceil(40 / aaBenchmarks.length);
-  // What the scan does with Google Benchmark's two times: one family, the quieter one scanned (scan-history.ts timeFamilies).
+  // What the scan does with Google Benchmark's two times: one family, the quieter one scanned (scan/time-families.ts).
   const families = capturedFamilies(captures);
   const chosen = new Set(families.map((f) => f.primary));
   for (const { metric, capture } of captures) {

@@ -4,7 +4,7 @@ import { findRegressionIssue, upsertRegressionIssue } from '../github/regression
 import { withMarker } from '../github/sticky-comment.ts';
 import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
 import { REGRESSION_LABEL, regressionMarker, renderRegressionIssue } from '../report/regression-issue.ts';
-import type { ScanFinding } from '../scan/scan-history.ts';
+import type { ScanFinding } from '../scan/scan-finding.ts';
 import type { AppConfig } from './app-config.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
 import type { HandlerDeps, Repo } from './handler-deps.ts';

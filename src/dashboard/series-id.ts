@@ -2,7 +2,7 @@
  * series-id: how the dashboard names a series in its URLs and file names,
  * and the permalinks the PR comment and the regression issue use. A
  * series is the nightly scan's (`BRANCH:BENCHMARK:METRIC:MACHINE`, see
- * scan/scan-history.ts seriesKey) in one repository; its id is 16 hex digits
+ * scan/series.ts seriesKey) in one repository; its id is 16 hex digits
  * of the SHA-256 of both, so benchmark names (untrusted, any characters)
  * never reach a path or a URL.
  */

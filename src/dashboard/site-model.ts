@@ -16,7 +16,7 @@
  *   same benchmark on other machines.
  *
  * Change points are the nightly scan's history evidence: windowed E-divisive
- * means on log medians with the scan's defaults (scan/scan-history.ts),
+ * means on log medians with the scan's defaults (scan/scan-options.ts),
  * segments cut at acks; each is a regression or an improvement by the
  * metric's direction, and an improvement that brings a series back within the
  * threshold of where it was before its last regression is a recovery.
@@ -24,7 +24,7 @@
 
 import type { Direction } from '../model/measurement.ts';
 import { eDivisive, logMagnitude } from '../scan/e-divisive.ts';
-import { seriesKey } from '../scan/scan-history.ts';
+import { seriesKey } from '../scan/series.ts';
 import { dashboardSeriesId } from './series-id.ts';
 import { OVERVIEW_COLUMNS, SITE_VERSION, type ChangeJson, type DashboardPr, type OverviewJson, type OverviewRow, type RunsJson, type SeriesJson, type Status } from './site-json.ts';
 

@@ -1,7 +1,9 @@
 import { loadNightlySeries } from './nightly-history.ts';
 import type { Run } from '../model/run.ts';
 import { scanHistory } from '../scan/scan-history.ts';
-import type { Ack, ScanFinding, ScanOptions, Series } from '../scan/scan-history.ts';
+import type { ScanFinding } from '../scan/scan-finding.ts';
+import type { ScanOptions } from '../scan/scan-options.ts';
+import type { Ack, Series } from '../scan/series.ts';
 import type { Store } from '../store/store.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 

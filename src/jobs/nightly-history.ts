@@ -1,7 +1,7 @@
 import type { SeriesInfo, SeriesPoint, Store, WindowQuery } from '../store/store.ts';
 import { hostKey, shortMachineKey, type Fingerprint } from '../model/fingerprint.ts';
 import { MAX_FIRST_PARENT } from '../runner/first-parent-chain.ts';
-import { seriesKey, type Ack, type Night, type Series } from '../scan/scan-history.ts';
+import { seriesKey, type Ack, type Night, type Series } from '../scan/series.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
 import { COMMIT_SHA, parseResultsJson, ResultsError } from './results-artifact.ts';
 

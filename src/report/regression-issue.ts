@@ -9,7 +9,7 @@
 import type { BisectLog } from '../bisect/bisect-log.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Recovery } from '../scan/recovery.ts';
-import type { ScanFinding, TrendPoint } from '../scan/scan-history.ts';
+import type { ScanFinding, TrendPoint } from '../scan/scan-finding.ts';
 import { formatChange, formatP, formatQuantity, significant } from './format-numbers.ts';
 import { codeFence, inertCode, inertMermaidLabel, inertText, inertTitle } from './inert-markdown.ts';
 import { dashboardSeriesId, dashboardSeriesUrl } from '../dashboard/series-id.ts';

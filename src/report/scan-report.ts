@@ -1,4 +1,5 @@
-import type { ScanFinding, ScanResult, TrendPoint } from '../scan/scan-history.ts';
+import type { ScanResult } from '../scan/scan-history.ts';
+import type { ScanFinding, TrendPoint } from '../scan/scan-finding.ts';
 import { formatChange, formatP, formatQuantity } from './format-numbers.ts';
 import { inertCode, inertText } from './inert-markdown.ts';
 

@@ -10,7 +10,7 @@ import { decideVerdict } from '../compare/compare-runs.ts';
 import { estimateChange } from '../compare/estimate-change.ts';
 import type { Comparison } from '../model/comparison.ts';
 import { median } from '../stats/order-statistics.ts';
-import type { Night } from './scan-history.ts';
+import type { Night } from './series.ts';
 
 /** Recovery is the evidence that a regressed series is back: recent nights against the nights before the regression. */
 export interface Recovery {

@@ -6,7 +6,7 @@
  */
 
 import type { SeriesPoint } from '../store/store.ts';
-import type { Series } from './scan-history.ts';
+import type { Series } from './series.ts';
 
 /** seriesFromPoints groups points (oldest first) into series on `branch`; a point without values uses its median as its one value. */
 export function seriesFromPoints(points: readonly SeriesPoint[], branch: string): Series[] {

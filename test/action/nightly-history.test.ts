@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstBadNight, nightlyHistoryJson, readNightlyHistory } from '../../src/jobs/nightly-history.ts';
 import { ResultsError } from '../../src/jobs/results-artifact.ts';
-import type { Series } from '../../src/scan/scan-history.ts';
+import type { Series } from '../../src/scan/series.ts';
 import { lognormalSamples } from '../support/samples.ts';
 import { runStep } from './run-step.ts';
 

@@ -17,7 +17,7 @@ import { githubRepoUrl } from '../../src/dashboard/read-history.ts';
 import { dashboardSeriesId } from '../../src/dashboard/series-id.ts';
 import { writeSite } from '../../src/dashboard/write-site.ts';
 import { renderRegressionIssue } from '../../src/report/regression-issue.ts';
-import type { ScanFinding } from '../../src/scan/scan-history.ts';
+import type { ScanFinding } from '../../src/scan/scan-finding.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { chromiumUnavailable, launch, serveDirectory, watch, type Watched } from './browser.ts';
 import { HOSTILE, SHAPE, seedFixture, type Fixture } from './fixture-store.ts';

@@ -10,7 +10,7 @@ import { dashboardSeriesId, dashboardSeriesUrl } from '../../src/dashboard/serie
 import type { Measurement } from '../../src/model/measurement.ts';
 import { renderMarkdown } from '../../src/report/markdown-report.ts';
 import { renderRegressionIssue } from '../../src/report/regression-issue.ts';
-import type { ScanFinding } from '../../src/scan/scan-history.ts';
+import type { ScanFinding } from '../../src/scan/scan-finding.ts';
 import { lognormalSamples } from '../support/samples.ts';
 import { ATTACK, parseMarkdown } from '../report/markdown-tree.ts';
 

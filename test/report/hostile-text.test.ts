@@ -16,7 +16,8 @@ import { inertMermaidLabel, inertText, inertTitle } from '../../src/report/inert
 import { parseJsonReport, renderBenchFailure, renderBenchReport } from '../../src/app/bench-report.ts';
 import { renderRunReport } from '../../src/report/run-report.ts';
 import type { RunAbResult } from '../../src/runner/run-ab.ts';
-import type { ScanFinding, ScanResult } from '../../src/scan/scan-history.ts';
+import type { ScanResult } from '../../src/scan/scan-history.ts';
+import type { ScanFinding } from '../../src/scan/scan-finding.ts';
 import { lognormalSamples } from '../support/samples.ts';
 import { ATTACK, LIVE_PATTERNS, hostileString, liveText, outsideCode, parseMarkdown, random, structure } from './markdown-tree.ts';
 

@@ -8,7 +8,8 @@ import { parseRegressionMarker, regressionMarker, renderRecoveryComment, renderR
 import { checkRecovery } from '../../src/scan/recovery.ts';
 import type { BisectLog } from '../../src/bisect/bisect-log.ts';
 import { scanSeries } from '../../src/scan/scan-history.ts';
-import type { ScanFinding, Series } from '../../src/scan/scan-history.ts';
+import type { ScanFinding } from '../../src/scan/scan-finding.ts';
+import type { Series } from '../../src/scan/series.ts';
 import { assertGolden } from '../support/golden.ts';
 import { lognormalSamples } from '../support/samples.ts';
 

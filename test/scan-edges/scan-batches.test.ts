@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadNightlySeries, nightlySeriesBatches } from '../../src/jobs/nightly-history.ts';
 import { HistoryScan, scanHistory } from '../../src/scan/scan-history.ts';
-import type { Series } from '../../src/scan/scan-history.ts';
+import type { Series } from '../../src/scan/series.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { IngestRun } from '../../src/store/store.ts';
 import { lognormalSamples } from '../support/samples.ts';

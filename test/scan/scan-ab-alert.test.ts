@@ -2,8 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sequentialAb } from '../../src/compare/sequential-ab.ts';
-import { scanHistory, timeFamilies } from '../../src/scan/scan-history.ts';
-import type { Night, Series } from '../../src/scan/scan-history.ts';
+import { scanHistory } from '../../src/scan/scan-history.ts';
+import type { Night, Series } from '../../src/scan/series.ts';
+import { timeFamilies } from '../../src/scan/time-families.ts';
 
 /** wave: n deterministic values around level with relative spread `spread`. */
 const wave = (level: number, n: number, spread: number, phase: number) => Array.from({ length: n }, (_, j) => level * (1 + spread * Math.sin(phase + j * 2.39)));
