@@ -40,7 +40,7 @@ export const catch2Reader: Reader = {
   read(file: SourceFile): ReadResult {
     checkText(file);
     if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
-    const collected = file.text.trimStart().startsWith('<') ? readXml(file) : readConsole(file);
+    const collected = file.text.trimStart().startsWith('<') ? (readXmlFast(file) ?? readXml(file)) : readConsole(file);
     return finish(file, collected);
   },
 };
@@ -532,6 +532,165 @@ function readXml(file: SourceFile): Collected {
   const open = stack.pop();
   if (open) throw new FormatError(file.path, lineAt(text, text.length), `<${open.name}> (line ${lineAt(text, open.offset)}) is never closed; is the output truncated?`);
   return c;
+}
+
+/** XML_RESULT_ELEMENTS are the elements readXml looks at, with the one attribute it reads of each. */
+const XML_RESULT_ELEMENTS: [element: string, attribute: string][] = [
+  ['BenchmarkResults', 'name'],
+  ['mean', 'value'],
+  ['failed', 'message'],
+  ['Catch2TestRun', 'catch2-version'],
+];
+const BENCHMARK_RESULTS = 0;
+const MEAN = 1;
+const FAILED = 2;
+const TEST_RUN = 3;
+
+/** Bail is thrown inside readXmlFast to hand the file to readXml. */
+class Bail extends Error {}
+
+/**
+ * readXmlFast reads well-formed Catch2 XML as readXml does, in one pass over
+ * the text with no object per tag: element and attribute names are compared
+ * in place, and only the attributes readXml reads become strings (decoded
+ * when they hold an entity). Returns undefined on anything else (malformed
+ * markup, a benchmark readXml refuses, any error): readXml then reads the
+ * file from the start, and raises the error.
+ */
+function readXmlFast(file: SourceFile): Collected | undefined {
+  try {
+    return readXmlInPlace(file);
+  } catch (error) {
+    if (error instanceof Bail || error instanceof FormatError) return undefined;
+    throw error;
+  }
+}
+
+function readXmlInPlace(file: SourceFile): Collected {
+  const c = newCollected(file);
+  const text = file.text;
+  const length = text.length;
+  const bail = (): never => {
+    throw new Bail();
+  };
+  /** nameEnd is where an XML name (XML_NAME) starting at `at` ends; bails when there is none. */
+  const nameEnd = (at: number): number => {
+    let ch = text.charCodeAt(at);
+    if (!((ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122) || ch === 95)) bail();
+    let p = at + 1;
+    while (p < length && ((ch = text.charCodeAt(p)) >= 97 ? ch <= 122 : ch >= 65 ? ch <= 90 || ch === 95 : (ch >= 48 && ch <= 58) || ch === 45 || ch === 46)) p += 1;
+    return p;
+  };
+  const skipSpace = (at: number): number => {
+    while (at < length && isSpace(text.charCodeAt(at))) at += 1;
+    return at;
+  };
+  const skipTo = (from: number, close: string): number => {
+    const end = text.indexOf(close, from);
+    return end < 0 ? bail() : end + close.length;
+  };
+  // Open elements, by name; names repeat, so each is made a string once.
+  const stack: string[] = [];
+  const names: string[] = [];
+  const nameOf = (start: number, end: number): string => {
+    for (const known of names) if (sameName(text, start, end, known)) return known;
+    const name = text.slice(start, end);
+    if (names.length < 64) names.push(name);
+    return name;
+  };
+  let bench: OpenBenchmark | undefined;
+  let at = 0;
+  let offset = text.indexOf('<');
+  while (offset >= 0) {
+    const next = text.charCodeAt(offset + 1);
+    if (next === 33 || next === 63) {
+      if (text.startsWith('<!--', offset)) at = skipTo(offset + 4, '-->');
+      else if (next === 63) at = skipTo(offset + 2, '?>');
+      else if (text.startsWith('<![CDATA[', offset)) at = skipTo(offset + 9, ']]>');
+      else if (text.startsWith('<!DOCTYPE', offset)) at = skipTo(offset + 9, '>');
+      else bail();
+      offset = text.indexOf('<', at);
+      continue;
+    }
+    if (next === 47) {
+      const end = nameEnd(offset + 2);
+      const close = skipSpace(end);
+      if (text.charCodeAt(close) !== 62) bail();
+      const open = stack.pop();
+      if (open === undefined || !sameName(text, offset + 2, end, open)) bail();
+      if (bench !== undefined && open === 'BenchmarkResults') {
+        closeBenchmark(file, c, bench);
+        bench = undefined;
+      }
+      offset = text.indexOf('<', close + 1);
+      continue;
+    }
+    // A start tag: the next `<` is past its end unless an attribute holds one, which readXml refuses.
+    const end = nameEnd(offset + 1);
+    let element = -1;
+    for (let k = 0; k < XML_RESULT_ELEMENTS.length; k++) if (sameName(text, offset + 1, end, XML_RESULT_ELEMENTS[k][0])) element = k;
+    const wanted = element < 0 ? '' : XML_RESULT_ELEMENTS[element][1];
+    let lt = text.indexOf('<', offset + 1);
+    if (lt < 0) lt = length;
+    let valueStart = -1;
+    let valueEnd = -1;
+    let i = end;
+    let selfClosing = false;
+    for (;;) {
+      const after = skipSpace(i);
+      const ch = text.charCodeAt(after);
+      if (ch === 62 || (ch === 47 && text.charCodeAt(after + 1) === 62)) {
+        selfClosing = ch === 47;
+        at = after + (selfClosing ? 2 : 1);
+        break;
+      }
+      if (after === i) bail();
+      const attributeEnd = nameEnd(after);
+      const equals = skipSpace(attributeEnd);
+      if (text.charCodeAt(equals) !== 61) bail();
+      const open = skipSpace(equals + 1);
+      const quote = text.charCodeAt(open);
+      if (quote !== 34 && quote !== 39) bail();
+      const close = text.indexOf(quote === 34 ? '"' : "'", open + 1);
+      if (close < 0 || close > lt) bail();
+      if (wanted !== '' && sameName(text, after, attributeEnd, wanted)) {
+        valueStart = open + 1;
+        valueEnd = close;
+      }
+      i = close + 1;
+    }
+    const value = valueStart < 0 ? undefined : decodeEntities(text.slice(valueStart, valueEnd));
+    if (element === TEST_RUN && value !== undefined) c.hints.catch2_version = value;
+    if (element === BENCHMARK_RESULTS) {
+      const name = value?.trim();
+      if (bench !== undefined || !name) bail();
+      bench = { name: name as string, offset };
+      if (selfClosing) {
+        closeBenchmark(file, c, bench);
+        bench = undefined;
+      }
+    } else if (bench !== undefined && element === MEAN) {
+      const mean = parseFiniteNumber(value ?? '');
+      if (mean === undefined || mean < 0) bail();
+      bench.mean = mean;
+    } else if (bench !== undefined && element === FAILED) {
+      bench.failure = value ?? 'no message';
+    }
+    if (!selfClosing) {
+      if (stack.length >= MAX_XML_DEPTH) bail();
+      stack.push(nameOf(offset + 1, end));
+    }
+    offset = lt < at ? text.indexOf('<', at) : lt === length ? -1 : lt;
+  }
+  if (stack.length > 0) bail();
+  return c;
+}
+
+/** sameName says whether text[start, end) is `name`. */
+function sameName(text: string, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  return true;
 }
 
 function closeBenchmark(file: SourceFile, c: Collected, bench: OpenBenchmark): void {

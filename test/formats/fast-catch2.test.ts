@@ -49,6 +49,34 @@ function catch2Document(random: () => number): string {
   return lines.join(random() < 0.85 ? '\n' : pick(random, ['\r\n', '\n\n', '\r']));
 }
 
+const XML_NAMES = ['fibonacci 10', 'a &amp; b', ' padded ', '', '&#x41;', 'x<y', "it's", 'throws'];
+const XML_VALUES = ['179.604', '2558.44', '0', '5.', '.5', '-1', '1e3', '1,234', 'x', '&#49;', '', '9'.repeat(400)];
+const XML_SPACE = [' ', '  ', '\n        ', '\t', '\u00a0'];
+
+function benchmarkXml(random: () => number, clean: boolean): string {
+  const q = clean || random() < 0.9 ? '"' : "'";
+  const space = () => (clean || random() < 0.9 ? ' ' : pick(random, XML_SPACE));
+  const name = clean ? `fibonacci ${Math.floor(random() * 5)}` : pick(random, XML_NAMES);
+  const parts = [`<BenchmarkResults${space()}name=${q}${name}${q} samples="20"${random() < 0.05 ? ` name="${pick(random, XML_NAMES)}"` : ''}>`];
+  if (random() < 0.9) parts.push('<!--All values in nano seconds-->');
+  if (!clean && random() < 0.1) parts.push(`<failed message="${pick(random, ['boom', 'a &lt; b', ''])}"/>`);
+  else if (clean || random() < 0.9) parts.push(`<mean${space()}value=${q}${clean ? (random() * 1000).toFixed(2) : pick(random, XML_VALUES)}${q} lowerBound="2432.06" ci="0.95"/>`);
+  parts.push('<standardDeviation value="246.984" lowerBound="175.05"/>', '<outliers variance="0.433024" lowMild="4"/>');
+  if (!clean && random() < 0.1) parts.splice(1 + Math.floor(random() * (parts.length - 1)), 0, pick(random, ['<mean value="1">', '<![CDATA[ x ]]>', '<?pi x?>', '<!DOCTYPE x>', '<a b=c/>', '<a b="1"c="2"/>', '<a/ >', '</b>', '< a/>', '<!-- open']));
+  parts.push(random() < 0.98 || clean ? '</BenchmarkResults>' : pick(random, ['</BenchmarkResult>', '</BenchmarkResults >', '']));
+  return parts.join(random() < 0.8 ? '\n        ' : '');
+}
+
+function catch2XmlDocument(random: () => number): string {
+  const clean = random() < 0.6;
+  const v3 = random() < 0.3;
+  const count = random() < 0.05 ? 0 : 1 + Math.floor(random() * 8);
+  const benchmarks = Array.from({ length: count }, () => benchmarkXml(random, clean));
+  const open = v3 ? `<Catch2TestRun name="bench" rng-seed="1" catch2-version="${pick(random, ['3.4.0', '3.&amp;', ''])}">` : '<Catch name="bench">';
+  const close = v3 ? '</Catch2TestRun>' : '</Catch>';
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${open}\n  <TestCase name="Generated" line="15">\n      ${benchmarks.join('\n      ')}\n      <OverallResult success="true"/>\n    </TestCase>\n${random() < 0.97 ? close : ''}\n`;
+}
+
 describe('fast Catch2 reader agrees with the reference reader', () => {
   it('on every Catch2 fixture', () => {
     for (const file of fixturesOf('catch2')) assertSameOutcome(catch2Reader, referenceCatch2Reader, file);
@@ -77,5 +105,32 @@ describe('fast Catch2 reader agrees with the reference reader', () => {
 
   it(`on ${CASES} random console documents (seed ${SEED})`, () => {
     assertSameOnRandom(catch2Reader, referenceCatch2Reader, catch2Document);
+  });
+
+  it('on tricky XML', () => {
+    const texts = [
+      '<Catch><BenchmarkResults name="a"><mean value="1" value="2"/></BenchmarkResults><BenchmarkResults name="a"><mean value="3"/></BenchmarkResults></Catch>',
+      '<Catch><BenchmarkResults name="a" name=""><mean value="1"/></BenchmarkResults></Catch>',
+      '<Catch><BenchmarkResults name="a"><mean value="-0"/></BenchmarkResults><BenchmarkResults name="a"><mean value="0.30000000000000004"/></BenchmarkResults></Catch>',
+      '<Catch><BenchmarkResults name="a"><failed/></BenchmarkResults><BenchmarkResults name="b"/></Catch>',
+      '<Catch><BenchmarkResults name="a"><BenchmarkResults name="b"/></BenchmarkResults></Catch>',
+      '<Catch><mean value="1"/><BenchmarkResults name="a"><mean value="2"/><failed message="x"/></BenchmarkResults></Catch>',
+      '<Catch2TestRun catch2-version="3.1.0" catch2-version="3.2.0"><BenchmarkResults name="a"><mean value="1"/></BenchmarkResults></Catch2TestRun>',
+      '<Catch><BenchmarkResults name="a"><mean value="1"/></BenchmarkResults></Catch><extra>',
+      '<Catch><BenchmarkResults name="a"><mean value="1"/></BenchmarkResults></Catch>\n<!-- never closed',
+      '<Catch><BenchmarkResults name="a&#x10FFFF;&#x110000;"><mean value="1"/></BenchmarkResults></Catch>',
+      '<Catch><BenchmarkResults name=\'a\'><mean value=\'1\' x="<"/></BenchmarkResults></Catch>',
+      '<Catch><BenchmarkResults name="a"><mean value="1"/></BenchmarkResults></Catch:x>',
+      '<_a.b-c:d><BenchmarkResults name="a"><mean value="1"/></BenchmarkResults></_a.b-c:d >',
+      '<Catch><BenchmarkResults name="a"><mean value="1"x="2"/></BenchmarkResults></Catch>',
+      '<Catch><BenchmarkResults name="a"><mean value = "1" /></BenchmarkResults ></Catch>',
+      '<',
+      '<Catch>',
+    ];
+    for (const text of texts) assertSameOutcome(catch2Reader, referenceCatch2Reader, { path: 'bench.xml', text });
+  });
+
+  it(`on ${CASES} random XML documents`, () => {
+    assertSameOnRandom(catch2Reader, referenceCatch2Reader, catch2XmlDocument);
   });
 });
