@@ -202,18 +202,30 @@ function fastDuration(text: string, p: number, end: number, row: FastRow): numbe
   return p;
 }
 
-/** fastMean reads the mean line under a row as meanLine does, when its white space is spaces and tabs; false for the general path. */
-function fastMean(text: string, start: number, end: number, row: FastRow): boolean {
-  let p = start;
+/** blanksAfter is the position after the spaces and tabs at p (up to end). */
+function blanksAfter(text: string, p: number, end: number): number {
   let c = 0;
   while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  return p;
+}
+
+/** blanksBefore is the position before the spaces and tabs that end at p (down to start). */
+function blanksBefore(text: string, p: number, start: number): number {
+  let c = 0;
+  while (p > start && ((c = text.charCodeAt(p - 1)) === 32 || c === 9)) p -= 1;
+  return p;
+}
+
+/** fastMean reads the mean line under a row as meanLine does, when its white space is spaces and tabs; false for the general path. */
+function fastMean(text: string, start: number, end: number, row: FastRow): boolean {
+  let p = blanksAfter(text, start, end);
   if (p === start) return false;
   let value = 0;
   let factor = 0;
   for (let k = 0; k < 3; k++) {
     if (k > 0) {
       const gap = p;
-      while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+      p = blanksAfter(text, p, end);
       if (p === gap) return false;
     }
     p = fastDuration(text, p, end, row);
@@ -223,8 +235,7 @@ function fastMean(text: string, start: number, end: number, row: FastRow): boole
       factor = row.factor;
     }
   }
-  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
-  if (p !== end) return false;
+  if (blanksAfter(text, p, end) !== end) return false;
   row.value = value;
   row.factor = factor;
   return true;
@@ -237,9 +248,8 @@ function fastMean(text: string, start: number, end: number, row: FastRow): boole
  * a character that is not white space. False for the general path.
  */
 function fastRow(text: string, start: number, end: number, row: FastRow): boolean {
-  let e = end;
+  const e = blanksBefore(text, end, start);
   let c = 0;
-  while (e > start && ((c = text.charCodeAt(e - 1)) === 32 || c === 9)) e -= 1;
   // The duration: back over the unit and its one space, then the value.
   let p = e;
   while (p > start && (c = text.charCodeAt(p - 1)) >= 97 && c <= 122) p -= 1;
@@ -250,15 +260,15 @@ function fastRow(text: string, start: number, end: number, row: FastRow): boolea
   // Iterations and samples, each after spaces or tabs, then at least two of them before the name.
   for (let k = 0; k < 2; k++) {
     const gap = p;
-    while (p > start && ((c = text.charCodeAt(p - 1)) === 32 || c === 9)) p -= 1;
+    p = blanksBefore(text, p, start);
     if (p === gap) return false;
     const count = p;
     while (p > start && (c = text.charCodeAt(p - 1)) >= 48 && c <= 57) p -= 1;
     if (p === count) return false;
   }
   const gap = p;
-  while (p > start && ((c = text.charCodeAt(p - 1)) === 32 || c === 9)) p -= 1;
-  if (gap - p < 2 || p === start || isSpace(c)) return false;
+  p = blanksBefore(text, p, start);
+  if (gap - p < 2 || p === start || isSpace(text.charCodeAt(p - 1))) return false;
   for (let i = start; i < p; i++) {
     c = text.charCodeAt(i);
     if (c === 13 || c === 0x2028 || c === 0x2029) return false;

@@ -399,7 +399,7 @@ function namesAt(text: string, start: number, entry: NameEntry | undefined): ent
   return true;
 }
 
-/** lineEnd is where a line's text ends: before its `\n`, and before a `\r` that precedes it (as splitLines cuts lines). */
+/** lineEnd is where a line's text ends: before its `\n`, and before a `\r` that precedes it (as LineCursor cuts lines). */
 function lineEnd(text: string, start: number, newline: number): number {
   return newline < text.length && newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
 }

@@ -2,40 +2,14 @@ import { FormatError } from './format-error.ts';
 import { checkText } from './json-document.ts';
 import type { SourceFile } from './reader.ts';
 
-/** TextLine is one line of a text input with its 1-based number. */
-export interface TextLine {
-  number: number;
-  text: string;
-}
-
 /**
- * splitLines checks a text input and yields its numbered lines (CRLF
- * tolerated), one at a time: an input of 100 M short lines would need
- * gigabytes as an array of line objects, and V8 aborts on arrays that long.
- */
-export function* splitLines(file: SourceFile): Generator<TextLine> {
-  checkText(file);
-  if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
-  const text = file.text;
-  let number = 0;
-  let start = 0;
-  for (;;) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    number += 1;
-    yield { number, text: text.slice(start, end > start && text.charCodeAt(end - 1) === 13 && newline >= 0 ? end - 1 : end) };
-    if (newline < 0) return;
-    start = newline + 1;
-  }
-}
-
-/**
- * LineCursor walks the lines of a text input in place, as splitLines cuts
- * them (`\n` ends a line, the `\r` of a CRLF is not part of it, the text
- * after the last `\n` is a line too) but with no object or string per line:
- * `start` and `end` delimit the current line in `text`, and a reader makes a
- * string of it only when it needs one (`line()`). The input is checked as
- * splitLines checks it, on the first call of next().
+ * LineCursor walks the lines of a text input in place (`\n` ends a line,
+ * the `\r` of a CRLF is not part of it, the text after the last `\n` is a
+ * line too) with no object or string per line: `start` and `end` delimit
+ * the current line in `text`, and a reader makes a string of it only when
+ * it needs one (`line()`). An array of line objects would need gigabytes for
+ * an input of 100 M short lines (and V8 aborts on arrays that long). The
+ * input is checked (checkText, not empty) on the first call of next().
  */
 export class LineCursor {
   readonly text: string;
