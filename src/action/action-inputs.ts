@@ -1,9 +1,8 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
-import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
-import { checkFormat, defaultMaxRuns, PR_CHECK_DEFAULTS, type Shard } from '../jobs/pr-check.ts';
+import { checkFormat, type Shard } from '../jobs/pr-check.ts';
+import { parseReportSettings, type ReportSettings } from '../jobs/report-settings.ts';
 import { actionSetting, SettingError } from '../jobs/setting-names.ts';
 
 /**
@@ -45,22 +44,16 @@ export const TOKEN_ENV_NAMES = ['BENCHBOT_INPUT_GITHUB_TOKEN', 'GITHUB_TOKEN', '
  * ActionSettings are the action's inputs, parsed and validated once. Paths
  * are absolute. `base` and `head` are undefined when the workflow left them
  * to the event (the pull request's SHAs); `store` is undefined for "no store".
+ * The report's settings (ReportSettings) come from the inputs `min-runs`,
+ * `max-runs`, `threshold`, `thresholds`, `filter` and `alpha`.
  */
-export interface ActionSettings {
+export interface ActionSettings extends ReportSettings {
   bench: string;
   build?: string;
   format?: string;
   resultFile?: string;
   base?: string;
   head?: string;
-  minRuns: number;
-  maxRuns: number;
-  threshold: number;
-  /** rules are the per-benchmark thresholds (input `thresholds`, GLOB=PERCENT per line). */
-  rules: ThresholdRule[];
-  /** filter keeps only the benchmarks whose names match (input `filter`, RE2 syntax). */
-  filter?: NameFilter;
-  alpha: number;
   executor: ExecutorSpec;
   /** SQLite path or postgres:// URL; undefined: do not store. */
   store?: string;
@@ -158,38 +151,18 @@ export function readActionInputs(env: Env): ActionSettings {
   const bench = text(env, 'bench');
   if (bench === undefined && merge === undefined) throw new ActionInputError('bench: required; give the command that runs your benchmarks, e.g. ./build/bench --benchmark_format=json');
   const format = text(env, 'format');
+  let report: ReportSettings;
   try {
     checkFormat(format, actionSetting);
+    report = parseReportSettings({
+      'min-runs': text(env, 'min-runs'), 'max-runs': text(env, 'max-runs'), threshold: text(env, 'threshold'),
+      'threshold-for': text(env, 'thresholds'), filter: text(env, 'filter'), alpha: text(env, 'alpha'),
+    }, actionSetting);
   } catch (error) {
     if (error instanceof SettingError) throw new ActionInputError(error.message);
     throw error;
   }
-  const minRuns = wholeNumber(env, 'min-runs', PR_CHECK_DEFAULTS.minRuns, 2);
-  const maxRuns = wholeNumber(env, 'max-runs', defaultMaxRuns(minRuns), 2);
-  if (maxRuns < minRuns) throw new ActionInputError(`max-runs: ${maxRuns} is below min-runs ${minRuns}`);
-  const thresholdText = text(env, 'threshold');
-  const threshold = thresholdText === undefined ? PR_CHECK_DEFAULTS.threshold : parsePercent(thresholdText);
-  if (threshold === undefined) throw new ActionInputError(`threshold: "${thresholdText}" is not a percentage such as 2%`);
-  const rules = (text(env, 'thresholds') ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
-    const eq = line.lastIndexOf('=');
-    const value = eq > 0 ? parsePercent(line.slice(eq + 1)) : undefined;
-    if (value === undefined) throw new ActionInputError(`thresholds: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
-    return { glob: line.slice(0, eq), threshold: value };
-  });
-  const filterText = text(env, 'filter');
-  let filter: NameFilter | undefined;
-  if (filterText !== undefined) {
-    // RE2 (linear in the name), as the app's /bench does: names come from the code under test.
-    try {
-      filter = compileNameFilter(filterText);
-    } catch (error) {
-      if (!(error instanceof NameFilterError)) throw error;
-      throw new ActionInputError(`filter: "${filterText}" is not a regular expression benchbot accepts (${error.message})`);
-    }
-  }
-  const alphaText = text(env, 'alpha');
-  const alpha = alphaText === undefined ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
-  if (!(alpha > 0 && alpha < 0.5)) throw new ActionInputError(`alpha: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
+  const { minRuns, maxRuns, threshold, rules, filter, alpha } = report;
   let executor: ExecutorSpec;
   try {
     executor = parseExecutorSpec(text(env, 'executor') ?? 'local', { run: text(env, 'device-run'), push: text(env, 'device-push'), pull: text(env, 'device-pull') }, actionSetting);

@@ -2,10 +2,10 @@ import type { ComparisonReport } from '../compare/compare-runs.ts';
 import type { Comparison, SideSummary, Verdict } from '../model/comparison.ts';
 import { GITHUB_COMMENT_LIMIT, REPORT_MARKER, renderMarkdown } from '../report/markdown-report.ts';
 import { flatten, inertText } from '../report/inert-markdown.ts';
-import { ActionInputError, inputEnvName, readActionInputs } from '../action/action-inputs.ts';
+import { parseReportSettings, type ReportSettings } from '../jobs/report-settings.ts';
 import { RESULTS_FILES } from '../jobs/results-artifact.ts';
-import { collectSide, replayLooks, type ReplaySettings } from '../compare/replay-looks.ts';
-import type { NameFilter } from '../compare/name-filter.ts';
+import { actionSetting, SettingError } from '../jobs/setting-names.ts';
+import { collectSide, replayLooks } from '../compare/replay-looks.ts';
 import { readSource } from '../formats/detect.ts';
 import { FormatError } from '../formats/format-error.ts';
 
@@ -25,35 +25,26 @@ export class ReportShapeError extends Error {
   override name = 'ReportShapeError';
 }
 
-/** BenchSettings are what a `/bench` report is recomputed with: the replay's settings and the name filter. */
-export type BenchSettings = ReplaySettings & { filter?: NameFilter };
-
 /**
  * benchSettings derives the report settings of a dispatched `/bench` from the
  * inputs the app itself dispatched (`threshold`, `thresholds`, `runs`,
  * `filter`), mapped as the starter workflow (benchbot-bench-command.yml)
  * maps them (threshold default 2%, runs=N as min-runs and max-runs, else 10
- * to 40), and parsed by the action's own input parser with its defaults
- * (alpha 0.05): the same settings the report job was given. Nothing comes
- * from the artifact.
+ * to 40), and parsed by the parser the action's inputs go through
+ * (jobs/report-settings.ts) with its defaults (alpha 0.05): the same
+ * settings the report job was given. Nothing comes from the artifact.
  */
-export function benchSettings(args: Readonly<Record<string, string>>): BenchSettings {
-  const inputs: Record<string, string | undefined> = {
-    merge: '.',
-    store: 'none',
-    threshold: args.threshold || '2%',
-    thresholds: args.thresholds,
-    filter: args.filter,
-    'min-runs': args.runs || '10',
-    'max-runs': args.runs || '40',
-  };
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(inputs)) if (value !== undefined && value !== '') env[inputEnvName(name)] = value;
+export function benchSettings(args: Readonly<Record<string, string>>): ReportSettings {
   try {
-    const s = readActionInputs(env);
-    return { threshold: s.threshold, alpha: s.alpha, rules: s.rules, minRuns: s.minRuns, maxRuns: s.maxRuns, filter: s.filter };
+    return parseReportSettings({
+      threshold: args.threshold || '2%',
+      'threshold-for': args.thresholds,
+      filter: args.filter,
+      'min-runs': args.runs || '10',
+      'max-runs': args.runs || '40',
+    }, actionSetting);
   } catch (error) {
-    if (error instanceof ActionInputError) throw new ReportShapeError(`the dispatched inputs do not parse: ${error.message}`);
+    if (error instanceof SettingError) throw new ReportShapeError(`the dispatched inputs do not parse: ${error.message}`);
     throw error;
   }
 }
@@ -68,7 +59,7 @@ export function benchSettings(args: Readonly<Record<string, string>>): BenchSett
  * artifacts under any name: its report.json (summary, verdicts, counts) is
  * never read. Throws ReportShapeError naming the file and what is wrong.
  */
-export function recomputeBenchReport(files: { base: string; head: string }, settings: BenchSettings): ComparisonReport {
+export function recomputeBenchReport(files: { base: string; head: string }, settings: ReportSettings): ComparisonReport {
   const side = (path: string, text: string) => {
     try {
       return collectSide([readSource({ path, text }, 'benchbot')], settings.filter);
