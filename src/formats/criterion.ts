@@ -317,6 +317,7 @@ export const cargoBenchReader: Reader = {
     const libtestNames = new NameOrder<LibtestEntry>();
     const libtestEntries = new Map<string, LibtestEntry>();
     const tokens = new Tokens();
+    const tail: UsualTail = { value: 0, unitStart: 0 };
     const units = { time: new UnitCache(CONSOLE_TIME), throughput: new UnitCache(CONSOLE_THROUGHPUT) };
     let libtestUnit = '';
     let libtestMetric_: [string, string] = ['', ''];
@@ -410,12 +411,22 @@ export const cargoBenchReader: Reader = {
         while (nameEnd > nameStart && isSpace(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
         if (nameEnd <= nameStart || !input.startsWith('bench:', at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
       }
-      if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, '(+/-') || input.charCodeAt(tokens.ends[3] - 1) !== 0x29) return false;
-      if (entry !== undefined && tokens.is(input, 1, '...')) return false;
-      const value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+      // The tail: `V UNIT (+/- D)`, usually with the unit of the line before (usualTail), else cut into tokens.
+      let value: number;
+      let unitStart: number;
+      let unitEnd: number;
+      if (usualTail(input, at + 11, end, libtestUnit, tail)) {
+        value = tail.value;
+        unitStart = tail.unitStart;
+        unitEnd = unitStart + libtestUnit.length;
+      } else {
+        if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, '(+/-') || input.charCodeAt(tokens.ends[3] - 1) !== 0x29) return false;
+        if (entry !== undefined && tokens.is(input, 1, '...')) return false;
+        value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+        unitStart = tokens.starts[1];
+        unitEnd = tokens.ends[1];
+      }
       if (!(value >= 0)) return false;
-      const unitStart = tokens.starts[1];
-      const unitEnd = tokens.ends[1];
       if (!sameText(input, unitStart, unitEnd, libtestUnit)) {
         libtestUnit = input.slice(unitStart, unitEnd);
         libtestMetric_ = libtestMetric(libtestUnit);
@@ -573,6 +584,40 @@ const LIBTEST_ODD = /[\u001b\r]|time:|thrpt:|change:/;
 /** allSpace says whether text[start, end) is all white space (or empty). */
 function allSpace(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (!isSpace(text.charCodeAt(i))) return false;
+  return true;
+}
+
+/** UsualTail is what usualTail read. */
+interface UsualTail {
+  value: number;
+  unitStart: number;
+}
+
+/**
+ * usualTail reads the tail of the usual libtest line after `bench:`, in one
+ * pass: spaces, a number, one space, `unit` (the unit of the line before; not
+ * `...`, which would hold the last ` ... `), one space, `(+/-`, one space, a
+ * token ending in `)` without white space, `:` or escapes in it, then spaces
+ * or tabs to the end. The value is NaN when readDecimal cannot read it.
+ */
+function usualTail(text: string, p: number, end: number, unit: string, tail: UsualTail): boolean {
+  if (unit === '' || unit === '...') return false;
+  let c = 0;
+  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  const valueStart = p;
+  while (p < end && (((c = text.charCodeAt(p)) >= 48 && c <= 57) || c === 44 || c === 46)) p += 1;
+  if (p === valueStart || c !== 32) return false;
+  const unitStart = p + 1;
+  const unitEnd = unitStart + unit.length;
+  if (unitEnd + 6 > end || !sameText(text, unitStart, unitEnd, unit) || text.charCodeAt(unitEnd) !== 32 || !text.startsWith('(+/- ', unitEnd + 1)) return false;
+  p = unitEnd + 6;
+  const deviation = p;
+  while (p < end && (c = text.charCodeAt(p)) > 32 && c < 127 && c !== 58) p += 1;
+  if (p === deviation || text.charCodeAt(p - 1) !== 0x29) return false;
+  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  if (p !== end) return false;
+  tail.value = readDecimal(text, valueStart, unitStart - 1);
+  tail.unitStart = unitStart;
   return true;
 }
 
