@@ -274,7 +274,7 @@ export const cargoBenchReader: Reader = {
 
   read(file: SourceFile): ReadResult {
     const budget = new ReadBudget(file.path);
-    const series = new Map<string, { benchmark: string; metric: string; unit: string; values: number[] }>();
+    const series = new Map<string, Series>();
     const warnings: ReadWarning[] = [];
     const add = (line: number, benchmark: string, metric: string, unit: string, value: number) => {
       const key = `${benchmark}\u0000${metric}`;
@@ -300,7 +300,19 @@ export const cargoBenchReader: Reader = {
     let previous = '';
     let previousStart = -1;
     let previousEnd = -1;
-    let current: { name: string; hasThroughput: boolean } | undefined;
+    let current: Current | undefined;
+    const estimateNames = new NameOrder<EstimateEntry>();
+    const estimateEntries = new Map<string, EstimateEntry>();
+    /** push adds a value as add() does, straight to `known` when that is the series of the benchmark and metric in this unit; returns the series. */
+    const push = (line: number, benchmark: string, metric: string, unit: string, value: number, known: Series | undefined): Series => {
+      if (known !== undefined && known.unit === unit) {
+        budget.value(line);
+        known.values.push(value);
+        return known;
+      }
+      add(line, benchmark, metric, unit, value);
+      return series.get(`${benchmark}\u0000${metric}`) as Series;
+    };
     let inChange = false;
 
     // The usual lines are read in place: a line without a keyword is looked
@@ -355,13 +367,22 @@ export const cargoBenchReader: Reader = {
           if (!(value >= 0) || low !== low || high !== high) return false;
           const cache = keyword === TIME ? units.time : units.throughput;
           if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
+          // A name's series are kept with it (EstimateEntry): a known name costs no key and no lookup.
           if (keyword === TIME) {
-            const name = input.slice(nameStart, nameEnd);
-            add(number, name, 'time', cache.unit, value * cache.factor);
-            current = { name, hasThroughput: false };
+            let entry = estimateNames.find(input, nameStart, nameEnd);
+            if (entry === undefined) {
+              const name = input.slice(nameStart, nameEnd);
+              entry = estimateEntries.get(name);
+              if (entry === undefined) estimateEntries.set(name, (entry = { name, next: undefined, time: undefined, throughput: undefined }));
+            }
+            entry.time = push(number, entry.name, 'time', cache.unit, value * cache.factor, entry.time);
+            estimateNames.record(entry);
+            current = { name: entry.name, hasThroughput: false, entry };
           } else {
-            const known = current as { name: string; hasThroughput: boolean };
-            add(number, known.name, 'throughput', cache.unit, value * cache.factor);
+            const known = current as Current;
+            const entry = known.entry;
+            if (entry === undefined) add(number, known.name, 'throughput', cache.unit, value * cache.factor);
+            else entry.throughput = push(number, entry.name, 'throughput', cache.unit, value * cache.factor, entry.throughput);
             known.hasThroughput = true;
           }
           inChange = false;
@@ -570,6 +591,27 @@ export const cargoBenchReader: Reader = {
 const TIME = 0;
 const THRPT = 1;
 const CHANGE = 2;
+
+/** Series is the values of one benchmark and metric, in one unit. */
+interface Series {
+  benchmark: string;
+  metric: string;
+  unit: string;
+  values: number[];
+}
+
+/** Current is the benchmark of the last time line, which a thrpt line belongs to; entry holds its series when the fast path read it. */
+interface Current {
+  name: string;
+  hasThroughput: boolean;
+  entry?: EstimateEntry;
+}
+
+/** EstimateEntry is a criterion benchmark name with its series. */
+interface EstimateEntry extends NamedEntry {
+  time: Series | undefined;
+  throughput: Series | undefined;
+}
 
 /** LibtestEntry is a libtest name with the series its last line went to. */
 interface LibtestEntry extends NamedEntry {
