@@ -67,11 +67,13 @@ export const plainLinesReader: Reader = {
     const line: FastLine = { nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
     while (cursor.next()) {
       const { number, start, end } = cursor;
-      const fast = fastResult(text, start, end, line);
+      // The name expected next, read forwards; else the line read from its end.
+      let entry = expectedResult(text, start, end, names.candidate(0), line) ?? expectedResult(text, start, end, names.candidate(1), line);
+      const fast = entry !== undefined ? FAST_RESULT : fastResult(text, start, end, line);
       if (fast === FAST_NONE) continue;
       if (fast === FAST_RESULT) {
         const unit = NORMALIZED[line.unit];
-        let entry = names.find(text, line.nameStart, line.nameEnd);
+        entry ??= names.find(text, line.nameStart, line.nameEnd);
         if (entry === undefined) {
           const name = text.slice(line.nameStart, line.nameEnd);
           // A name with a line break in it is no result (resultLine says so); known names have none.
@@ -150,6 +152,46 @@ const NORMALIZED = UNITS.map((u) => normalizeTimeUnit(u) as string);
 const FAST_RESULT = 0;
 const FAST_NONE = 1;
 const FAST_OTHER = 2;
+
+/**
+ * expectedResult reads the line forwards as `NAME: value unit` for the known
+ * name of `entry`, into `line`: the name at the start, the colon right after
+ * it, one or more spaces or tabs, a plain decimal of at most 15 digits, spaces
+ * or tabs, a unit, spaces or tabs to the end. resultLine, reading from the
+ * end, finds the same. Returns the entry, or undefined for any other line.
+ */
+function expectedResult(text: string, start: number, end: number, entry: Entry | undefined, line: FastLine): Entry | undefined {
+  if (entry === undefined) return undefined;
+  const name = entry.name;
+  let p = start + name.length;
+  if (p + 4 > end || text.charCodeAt(p) !== 58) return undefined;
+  for (let i = name.length - 1; i >= 0; i--) if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return undefined;
+  let c = text.charCodeAt(++p);
+  if (c !== 32 && c !== 9) return undefined;
+  while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+  let mantissa = 0;
+  let dot = -1;
+  const from = p;
+  for (; p < end; c = text.charCodeAt(++p)) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+  }
+  const valueEnd = p;
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || p === end || (c !== 32 && c !== 9)) return undefined;
+  while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+  let unit = UNITS.length - 1;
+  if (c !== 115) {
+    unit = c === 110 ? 0 : c === 117 ? 1 : c === 0xb5 ? 2 : c === 0x3bc ? 3 : c === 109 ? 4 : -1;
+    if (unit < 0 || text.charCodeAt(++p) !== 115) return undefined;
+  }
+  while (++p < end && ((c = text.charCodeAt(p)) === 32 || c === 9));
+  if (p !== end) return undefined;
+  line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
+  line.unit = unit;
+  return entry;
+}
 
 /**
  * fastResult reads a line as resultLine would, in place: FAST_RESULT with the

@@ -10,7 +10,7 @@ import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } 
 const NAMES = ['decode/case 1', 'decode/case 2', 'a', 'with: colon', '  padded  ', 'µ name', 'x\u00a0y', 'tab\tname', 'dup', 'dup ', '', 'line\u2028break', 'cr\rname', '::'];
 const SPACE = [' ', '  ', '\t', '', '\u00a0', '\u3000', ' \t '];
 const VALUES = ['812.5', '1', '0', '0.0001', '5.', '.5', '.', '1.2.3', '1,234', '-1', '+2', '1e3', '123456789012345', '1234567890123456', '12345678901234567890', '0.1234567890123456789', '9'.repeat(400), 'x'];
-const UNITS = ['ns', 'us', 'µs', 'μs', 'ms', 's', 'sec', 'ks', 'mss', 'Ms', 'min', ''];
+const UNITS = ['ns', 'us', 'µs', 'μs', 'ms', 's', 'sec', 'ks', 'mss', 'Ms', 'min', '', 'm', 'mx', 'n', 'µ', 'ss'];
 const OTHER = ['== round 1 ==', '', '   ', '# heading', 'hello world', 'total: 5', 'done in 3 s', 'ns', 's'];
 
 function resultLine(random: () => number): string {
@@ -27,7 +27,7 @@ function plainDocument(random: () => number): string {
   const mode = random();
   for (let i = 0; i < count; i++) {
     if (mode < 0.15 || random() < 0.2) lines.push(pick(random, OTHER));
-    else if (mode < 0.6) lines.push(`${pick(random, NAMES.slice(0, 4))}: ${pick(random, VALUES.slice(0, 4))} ${pick(random, UNITS.slice(0, 6))}`);
+    else if (mode < 0.6) lines.push(`${pick(random, NAMES.slice(0, 4))}: ${pick(random, VALUES.slice(0, 4))} ${random() < 0.9 ? pick(random, UNITS.slice(0, 6)) : pick(random, UNITS)}`);
     else lines.push(resultLine(random));
   }
   return lines.join(random() < 0.8 ? '\n' : pick(random, ['\r\n', '\n\n', '\r']));
@@ -62,6 +62,8 @@ describe('fast plain-lines reader agrees with the reference reader', () => {
       'a: 5 ms\na: 99999999999999999999999 ms',
       `a: 5 ms\na: ${'9'.repeat(400)} ms`,
       'a: 1.5 s\na: 2.5 sec\na: 3.5 mss',
+      'a: 5 ms\na: 6 mx\na: 7 m\na: 8 n\na: 9 µ\na: 1 ks\na: 2 ss\na: 3 s s',
+      'a: 5 ms\na:  6 ms\na:\t7\tms\na: 8  ms  \na: 9 ms\t\na: 1. ms\na: .5 ms\na: 1.2.3 ms\na: 1,234 ms',
       ': 5 ms\n  : 5 ms\na: 5 ms',
       'a\u2028b: 5 ms\na: 5 ms',
       'x: 5 ms\u00a0\nx: 6 ms\u3000',
