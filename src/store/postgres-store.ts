@@ -2,8 +2,12 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
+import { COPY_COLUMNS, encodeCopyRows, type EncodedRows } from './pg-copy.ts';
 import { connectionSecrets, redact, scrubError } from './redact.ts';
-import { HISTORY_ORDER, SqlStore, windowValuesColumn, type HistoryColumns, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
+import type { Row, SqlConn, SqlValue } from './sql-conn.ts';
+import type { MeasurementRow } from './sql-ingest.ts';
+import { HISTORY_ORDER, windowValuesColumn, type HistoryColumns, type WindowRow } from './sql-series-reads.ts';
+import { SqlStore } from './sql-store.ts';
 import { StoreError, type StoreOptions } from './store.ts';
 
 /** DEFAULT_CONNECT_TIMEOUT_MS bounds how long opening a PostgreSQL store may hang on an unreachable host. */
@@ -153,79 +157,9 @@ export class PostgresStore extends SqlStore {
     await flush();
   }
 
-  /**
-   * encodeMeasurements writes a run's rows as the body of a binary COPY
-   * (PostgreSQL's "binary format": a header, per row a field count and
-   * length-prefixed big-endian fields, a trailer) ahead of its transaction,
-   * with room left for the run and series ids insertMeasurements fills in.
-   * Binary COPY costs the server a third less than the same rows through
-   * INSERT ... unnest of text arrays, and costs the client no text at all.
-   */
+  /** encodeMeasurements is encodeCopyRows (pg-copy.ts), ahead of the run's transaction. */
   protected override encodeMeasurements(rows: readonly MeasurementRow[], timeMs: number): EncodedRows {
-    let capacity = COPY_HEADER.length + 2;
-    for (const r of rows) capacity += 2 + 13 * 4 + 8 + 4 + 4 + 3 * 8 + 8 + 8 + 4 + 3 * (r.benchmark.length + r.metric.length + r.unit.length + r.better.length) + (r.vals?.byteLength ?? 0);
-    const data = Buffer.allocUnsafe(capacity);
-    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    data.set(COPY_HEADER, 0);
-    let p = COPY_HEADER.length;
-    const int8 = (v: number) => {
-      dv.setInt32(p, 8);
-      dv.setInt32(p + 4, Math.floor(v / 2 ** 32));
-      dv.setUint32(p + 8, v >>> 0);
-      p += 12;
-    };
-    const int4 = (v: number) => {
-      dv.setInt32(p, 4);
-      dv.setInt32(p + 4, v);
-      p += 8;
-    };
-    const text = (v: string) => {
-      const n = data.write(v, p + 4, 'utf8');
-      dv.setInt32(p, n);
-      p += 4 + n;
-    };
-    const float8 = (v: number | null) => {
-      if (v === null) {
-        dv.setInt32(p, -1);
-        p += 4;
-        return;
-      }
-      dv.setInt32(p, 8);
-      dv.setFloat64(p + 4, v);
-      p += 12;
-    };
-    const runAt = new Int32Array(rows.length);
-    const seriesAt = new Int32Array(rows.length);
-    for (let k = 0; k < rows.length; k++) {
-      const r = rows[k];
-      dv.setInt16(p, COPY_COLUMNS.length);
-      p += 2;
-      runAt[k] = p;
-      int8(0);
-      int4(r.ordinal);
-      text(r.benchmark);
-      text(r.metric);
-      text(r.unit);
-      text(r.better);
-      int4(r.n);
-      float8(r.median);
-      float8(r.lo);
-      float8(r.hi);
-      seriesAt[k] = p;
-      int8(0);
-      int8(timeMs);
-      if (r.vals === null) {
-        dv.setInt32(p, -1);
-        p += 4;
-      } else {
-        dv.setInt32(p, r.vals.byteLength);
-        data.set(r.vals, p + 4);
-        p += 4 + r.vals.byteLength;
-      }
-    }
-    dv.setInt16(p, -1);
-    p += 2;
-    return { data: data.subarray(0, p), runAt, seriesAt };
+    return encodeCopyRows(rows, timeMs);
   }
 
   protected async insertMeasurements(c: PgConn, runId: number, timeMs: number, rows: readonly MeasurementRow[], encoded: unknown, wantIds: boolean): Promise<number[] | undefined> {
@@ -388,19 +322,6 @@ interface PgConn extends SqlConn {
   settle(): Promise<void>;
   failure(): unknown;
 }
-
-/** EncodedRows is a run's binary COPY body, with where each row's run id and series id go (the offset of their field). */
-interface EncodedRows {
-  data: Buffer;
-  runAt: Int32Array;
-  seriesAt: Int32Array;
-}
-
-/** COPY_COLUMNS are the measurement columns a binary COPY writes, in the order encodeMeasurements writes them. */
-const COPY_COLUMNS = ['run_id', 'ordinal', 'benchmark', 'metric', 'unit', 'better', 'n', 'median', 'lo', 'hi', 'series_id', 'time_ms', 'vals'] as const;
-
-/** COPY_HEADER starts a binary COPY body: the signature, no flags, no header extension. */
-const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
 
 /** numbered turns the shared `?` placeholders into PostgreSQL's `$1, $2, ...` (no shared SQL has a literal `?`). */
 function numbered(sql: string): string {

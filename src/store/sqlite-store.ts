@@ -3,7 +3,10 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Measurement } from '../model/measurement.ts';
 import type { Dialect } from './migrations.ts';
-import { HISTORY_ORDER, SqlStore, historyFromRows, windowValuesColumn, type HistoryColumns, type MeasurementRow, type Row, type SqlConn, type SqlValue, type WindowRow } from './sql-store.ts';
+import type { Row, SqlConn, SqlValue } from './sql-conn.ts';
+import type { MeasurementRow } from './sql-ingest.ts';
+import { HISTORY_ORDER, historyFromRows, windowValuesColumn, type HistoryColumns, type WindowRow } from './sql-series-reads.ts';
+import { SqlStore } from './sql-store.ts';
 import { StoreError, type IngestResult, type IngestRun, type StoreOptions } from './store.ts';
 
 /** DEFAULT_BUSY_TIMEOUT_MS is how long a SQLite writer waits for another's lock. */

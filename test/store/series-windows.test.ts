@@ -14,7 +14,7 @@ import { importNdjson, splitLines } from '../../src/store/import-ndjson.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { machineKey } from '../../src/model/fingerprint.ts';
-import { PACK_LIMIT } from '../../src/store/sql-store.ts';
+import { PACK_LIMIT } from '../../src/store/sql-ingest.ts';
 import type { IngestRun, SeriesHistory, SeriesWindow, Store } from '../../src/store/store.ts';
 import { postgresUnavailable, startPostgres, type PostgresServer } from '../support/postgres-server.ts';
 
