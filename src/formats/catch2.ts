@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import { ReadBudget } from './input-limits.ts';
 import { checkText, lineAt } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
-import { isSpace, LineCursor, parseFiniteNumber, readDecimal, trailingFields } from './text-lines.ts';
+import { isSpace, LineCursor, NameOrder, parseFiniteNumber, readDecimal, trailingFields, type NamedEntry } from './text-lines.ts';
 
 /** Nanoseconds per unit of Catch2's auto-scaled `Duration` (it prints minutes as `m`). */
 const NS_PER_UNIT: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9 };
@@ -412,6 +412,8 @@ interface OpenBenchmark {
   offset: number;
   mean?: number;
   failure?: string;
+  /** entry is the name's values when readXmlFast knew the name. */
+  entry?: XmlEntry;
 }
 
 /** XmlTag is one start or end tag; comments, declarations, CDATA and text are skipped. */
@@ -609,6 +611,25 @@ function readXmlInPlace(file: SourceFile): Collected {
     return name;
   };
   let bench: OpenBenchmark | undefined;
+  // Each name's values, in the order names came before, so a known name costs no lookup.
+  const expected = new NameOrder<XmlEntry>();
+  const entries = new Map<string, XmlEntry>();
+  /** endBenchmark ends a benchmark as closeBenchmark does. */
+  const endBenchmark = (ended: OpenBenchmark): void => {
+    if (ended.failure !== undefined || ended.mean === undefined) {
+      closeBenchmark(file, c, ended);
+      return;
+    }
+    let entry = ended.entry ?? entries.get(ended.name);
+    if (entry !== undefined) {
+      c.budget.value(undefined);
+      entry.values.push(ended.mean);
+    } else {
+      add(c, ended.name, ended.mean, undefined);
+      entries.set(ended.name, (entry = { name: ended.name, next: undefined, values: c.values.get(ended.name) as number[] }));
+    }
+    expected.record(entry);
+  };
   let at = 0;
   let offset = text.indexOf('<');
   while (offset >= 0) {
@@ -629,7 +650,7 @@ function readXmlInPlace(file: SourceFile): Collected {
       const open = stack.pop();
       if (open === undefined || !sameName(text, offset + 2, end, open)) bail();
       if (bench !== undefined && open === 'BenchmarkResults') {
-        closeBenchmark(file, c, bench);
+        endBenchmark(bench);
         bench = undefined;
       }
       offset = text.indexOf('<', close + 1);
@@ -637,8 +658,13 @@ function readXmlInPlace(file: SourceFile): Collected {
     }
     // A start tag: the next `<` is past its end unless an attribute holds one, which readXml refuses.
     const end = nameEnd(offset + 1);
+    // Told apart by length first: most elements are none of them.
     let element = -1;
-    for (let k = 0; k < XML_RESULT_ELEMENTS.length; k++) if (sameName(text, offset + 1, end, XML_RESULT_ELEMENTS[k][0])) element = k;
+    const nameLength = end - offset - 1;
+    for (let k = 0; k < XML_RESULT_ELEMENTS.length; k++) {
+      const known = XML_RESULT_ELEMENTS[k][0];
+      if (known.length === nameLength && sameName(text, offset + 1, end, known)) element = k;
+    }
     const wanted = element < 0 ? '' : XML_RESULT_ELEMENTS[element][1];
     let lt = text.indexOf('<', offset + 1);
     if (lt < 0) lt = length;
@@ -661,26 +687,36 @@ function readXmlInPlace(file: SourceFile): Collected {
       const open = skipSpace(equals + 1);
       const quote = text.charCodeAt(open);
       if (quote !== 34 && quote !== 39) bail();
-      const close = text.indexOf(quote === 34 ? '"' : "'", open + 1);
-      if (close < 0 || close > lt) bail();
+      // The closing quote, before the next `<` (values are short: a loop, not indexOf).
+      let close = open + 1;
+      while (close < lt && text.charCodeAt(close) !== quote) close += 1;
+      if (close >= lt) bail();
       if (wanted !== '' && sameName(text, after, attributeEnd, wanted)) {
         valueStart = open + 1;
         valueEnd = close;
       }
       i = close + 1;
     }
-    const value = valueStart < 0 ? undefined : decodeEntities(text.slice(valueStart, valueEnd));
+    // Only what readXml reads becomes a string; an entity is decoded as readXml decodes it.
+    let entity = false;
+    for (let k = valueStart; k < valueEnd; k++) if (text.charCodeAt(k) === 38) entity = true;
+    // A mean without an entity is read from its characters.
+    // A benchmark name is compared in place with the names expected next.
+    const known = element === BENCHMARK_RESULTS && !entity && valueStart >= 0 ? expected.find(text, valueStart, valueEnd) : undefined;
+    const inPlace = (element === MEAN && !entity) || known !== undefined;
+    const value = valueStart < 0 || inPlace ? undefined : entity ? decodeEntities(text.slice(valueStart, valueEnd)) : text.slice(valueStart, valueEnd);
     if (element === TEST_RUN && value !== undefined) c.hints.catch2_version = value;
     if (element === BENCHMARK_RESULTS) {
-      const name = value?.trim();
+      const name = known !== undefined ? known.name : value?.trim();
       if (bench !== undefined || !name) bail();
-      bench = { name: name as string, offset };
+      bench = { name: name as string, offset, entry: known };
       if (selfClosing) {
-        closeBenchmark(file, c, bench);
+        endBenchmark(bench);
         bench = undefined;
       }
     } else if (bench !== undefined && element === MEAN) {
-      const mean = parseFiniteNumber(value ?? '');
+      const read = valueStart >= 0 && inPlace ? readDecimal(text, valueStart, valueEnd) : NaN;
+      const mean = read === read ? read : parseFiniteNumber(valueStart >= 0 && inPlace ? text.slice(valueStart, valueEnd) : (value ?? ''));
       if (mean === undefined || mean < 0) bail();
       bench.mean = mean;
     } else if (bench !== undefined && element === FAILED) {
@@ -694,6 +730,11 @@ function readXmlInPlace(file: SourceFile): Collected {
   }
   if (stack.length > 0) bail();
   return c;
+}
+
+/** XmlEntry is a benchmark name with its values. */
+interface XmlEntry extends NamedEntry {
+  values: number[];
 }
 
 /** sameName says whether text[start, end) is `name`. */
