@@ -286,7 +286,21 @@ function readConsole(file: SourceFile): Collected {
   let analysis = true;
   let wrapWidth = 35;
   let pending: string[] = [];
-  let expectMean: { name: string; line: number } | undefined;
+  let expectMean: { name: string; line: number; entry?: XmlEntry } | undefined;
+  // Each name's values, in the order names came before, so a known name costs no string and no lookup.
+  const expected = new NameOrder<XmlEntry>();
+  const entries = new Map<string, XmlEntry>();
+  const addValue = (name: string, entry: XmlEntry | undefined, ns: number, line: number): void => {
+    if (entry !== undefined) {
+      c.budget.value(line);
+      entry.values.push(ns);
+    } else {
+      add(c, name, ns, line);
+      entry = entries.get(name);
+      if (entry === undefined) entries.set(name, (entry = { name, next: undefined, values: c.values.get(name) as number[] }));
+    }
+    expected.record(entry);
+  };
   // The usual lines are read in place: outside a table every line but a
   // header is skipped on its first character, a row's mean line and a table
   // row are read in one pass (fastMean, fastRow), an indented line outside
@@ -305,7 +319,7 @@ function readConsole(file: SourceFile): Collected {
           if (fastMean(input, start, end, fast)) {
             const ns = fast.value * fast.factor;
             if (Number.isFinite(ns)) {
-              add(c, expectMean.name, ns, number);
+              addValue(expectMean.name, expectMean.entry, ns, number);
               expectMean = undefined;
               continue;
             }
@@ -314,16 +328,21 @@ function readConsole(file: SourceFile): Collected {
           // Neither a rule nor a row nor a name: blank or nothing.
           let p = start + 1;
           while (p < end && isSpace(input.charCodeAt(p))) p += 1;
-          if (p === end) pending = [];
+          if (p === end && pending.length > 0) pending = [];
           continue;
         } else if (first !== 61 && first !== 45 && first !== 126 && first >= 0 && fastRow(input, start, end, fast)) {
           const ns = fast.value * fast.factor;
           if (analysis || Number.isFinite(ns)) {
-            pending.push(input.slice(start, fast.nameEnd));
-            const name = joinName(pending, wrapWidth);
-            pending = [];
-            if (analysis) expectMean = { name, line: number };
-            else add(c, name, ns, number);
+            const entry = pending.length === 0 ? expected.find(input, start, fast.nameEnd) : undefined;
+            let name: string;
+            if (entry !== undefined) name = entry.name;
+            else {
+              pending.push(input.slice(start, fast.nameEnd));
+              name = joinName(pending, wrapWidth);
+              pending = [];
+            }
+            if (analysis) expectMean = { name, line: number, entry };
+            else addValue(name, entry, ns, number);
             continue;
           }
         }
@@ -732,7 +751,7 @@ function readXmlInPlace(file: SourceFile): Collected {
   return c;
 }
 
-/** XmlEntry is a benchmark name with its values. */
+/** XmlEntry is a benchmark name with its values (in the console reading too). */
 interface XmlEntry extends NamedEntry {
   values: number[];
 }
