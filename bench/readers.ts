@@ -7,6 +7,8 @@
 // Timings are medians of RUNS runs each: the machine is shared, so the
 // reader's CPU time (this thread's) is printed too, which other processes
 // disturb less than the wall clock. Run alone with `npm run bench:readers`.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { googleBenchmarkReader } from '../src/formats/google-benchmark.ts';
 import { goBenchReader } from '../src/formats/go-bench.ts';
 import { cargoBenchReader } from '../src/formats/criterion.ts';
@@ -44,11 +46,18 @@ interface Timing {
   cpuMs: number;
 }
 
+// Garbage is collected before each timed run, so that a run is not charged
+// for collecting what building the inputs (or the run before) left behind:
+// a reader in `benchbot compare` starts on a fresh heap.
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
 /** medianTiming runs work `runs` times and returns the median wall time and the median CPU time of this thread. */
 function medianTiming(runs: number, work: () => unknown): Timing {
   const wall: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {
+    collectGarbage();
     const started = performance.now();
     const usage = process.threadCpuUsage();
     work();
