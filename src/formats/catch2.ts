@@ -286,18 +286,18 @@ function readConsole(file: SourceFile): Collected {
   let analysis = true;
   let wrapWidth = 35;
   let pending: string[] = [];
-  let expectMean: { name: string; line: number; entry?: XmlEntry } | undefined;
+  let expectMean: { name: string; line: number; entry?: XmlEntry; at?: number } | undefined;
   // Each name's values, in the order names came before, so a known name costs no string and no lookup.
   const expected = new NameOrder<XmlEntry>();
   const entries = new Map<string, XmlEntry>();
-  const addValue = (name: string, entry: XmlEntry | undefined, ns: number, line: number): void => {
+  const addValue = (name: string, entry: XmlEntry | undefined, ns: number, line: number, at: number): void => {
     if (entry !== undefined) {
       c.budget.value(line);
       entry.values.push(ns);
     } else {
       add(c, name, ns, line);
       entry = entries.get(name);
-      if (entry === undefined) entries.set(name, (entry = { name, next: undefined, values: c.values.get(name) as number[] }));
+      if (entry === undefined) entries.set(name, (entry = { name, at, next: undefined, values: c.values.get(name) as number[] }));
     }
     expected.record(entry);
   };
@@ -319,7 +319,7 @@ function readConsole(file: SourceFile): Collected {
           if (fastMean(input, start, end, fast)) {
             const ns = fast.value * fast.factor;
             if (Number.isFinite(ns)) {
-              addValue(expectMean.name, expectMean.entry, ns, number);
+              addValue(expectMean.name, expectMean.entry, ns, number, expectMean.at ?? -1);
               expectMean = undefined;
               continue;
             }
@@ -335,14 +335,16 @@ function readConsole(file: SourceFile): Collected {
           if (analysis || Number.isFinite(ns)) {
             const entry = pending.length === 0 ? expected.find(input, start, fast.nameEnd) : undefined;
             let name: string;
+            // Where the name stands in the text, unless it was wrapped.
+            const at = pending.length === 0 ? start : -1;
             if (entry !== undefined) name = entry.name;
             else {
               pending.push(input.slice(start, fast.nameEnd));
               name = joinName(pending, wrapWidth);
               pending = [];
             }
-            if (analysis) expectMean = { name, line: number, entry };
-            else addValue(name, entry, ns, number);
+            if (analysis) expectMean = { name, line: number, entry, at };
+            else addValue(name, entry, ns, number, at);
             continue;
           }
         }
@@ -431,8 +433,9 @@ interface OpenBenchmark {
   offset: number;
   mean?: number;
   failure?: string;
-  /** entry is the name's values when readXmlFast knew the name. */
+  /** entry is the name's values when readXmlFast knew the name; at is where the name stands in the text (-1: it does not). */
   entry?: XmlEntry;
+  at?: number;
 }
 
 /** XmlTag is one start or end tag; comments, declarations, CDATA and text are skipped. */
@@ -645,7 +648,7 @@ function readXmlInPlace(file: SourceFile): Collected {
       entry.values.push(ended.mean);
     } else {
       add(c, ended.name, ended.mean, undefined);
-      entries.set(ended.name, (entry = { name: ended.name, next: undefined, values: c.values.get(ended.name) as number[] }));
+      entries.set(ended.name, (entry = { name: ended.name, at: ended.at ?? -1, next: undefined, values: c.values.get(ended.name) as number[] }));
     }
     expected.record(entry);
   };
@@ -728,7 +731,8 @@ function readXmlInPlace(file: SourceFile): Collected {
     if (element === BENCHMARK_RESULTS) {
       const name = known !== undefined ? known.name : value?.trim();
       if (bench !== undefined || !name) bail();
-      bench = { name: name as string, offset, entry: known };
+      // The name stands in the text when no entity or white space was taken out of it.
+      bench = { name: name as string, offset, entry: known, at: !entity && valueEnd - valueStart === (name as string).length ? valueStart : -1 };
       if (selfClosing) {
         endBenchmark(bench);
         bench = undefined;

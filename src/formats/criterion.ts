@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
-import { Finder, isSpace, LineCursor, NameOrder, NOWHERE, parseFiniteNumber, readDecimal, sameText, type NamedEntry } from './text-lines.ts';
+import { Finder, isSpace, LineCursor, NameOrder, NOWHERE, parseFiniteNumber, readDecimal, sameName, sameText, type NamedEntry } from './text-lines.ts';
 import { directionOf } from '../model/units.ts';
 
 /**
@@ -373,7 +373,7 @@ export const cargoBenchReader: Reader = {
             if (entry === undefined) {
               const name = input.slice(nameStart, nameEnd);
               entry = estimateEntries.get(name);
-              if (entry === undefined) estimateEntries.set(name, (entry = { name, next: undefined, time: undefined, throughput: undefined }));
+              if (entry === undefined) estimateEntries.set(name, (entry = { name, at: nameStart, next: undefined, time: undefined, throughput: undefined }));
             }
             entry.time = push(number, entry.name, 'time', cache.unit, value * cache.factor, entry.time);
             estimateNames.record(entry);
@@ -413,7 +413,7 @@ export const cargoBenchReader: Reader = {
       for (let k: 0 | 1 = 0; entry === undefined; k = 1) {
         const candidate = libtestNames.candidate(k);
         const e = candidate === undefined ? end + 1 : nameStart + candidate.name.length;
-        if (candidate !== undefined && e <= end && sameText(input, nameStart, e, candidate.name)) {
+        if (candidate !== undefined && e <= end && sameName(input, nameStart, e, candidate)) {
           let dot = e;
           while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
           if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith('... bench:', dot)) {
@@ -457,7 +457,7 @@ export const cargoBenchReader: Reader = {
       if (entry === undefined) {
         const name = input.slice(nameStart, nameEnd);
         entry = libtestEntries.get(name);
-        if (entry === undefined) libtestEntries.set(name, (entry = { name, next: undefined, metric: '', unit: '', values: undefined }));
+        if (entry === undefined) libtestEntries.set(name, (entry = { name, at: nameStart, next: undefined, metric: '', unit: '', values: undefined }));
       }
       if (entry.values !== undefined && entry.metric === metric && entry.unit === reported) {
         budget.value(number);

@@ -88,7 +88,7 @@ export const dartReader: Reader = {
               if (entry === undefined) {
                 const existing = byName.get(name);
                 const factor = existing === undefined ? 1 : conversionFactor('us', existing.unit);
-                entry = { name, next: undefined, measurement: existing, factor, plain: !LINE_BREAK.test(name) };
+                entry = { name, at: start, next: undefined, measurement: existing, factor, plain: !LINE_BREAK.test(name) };
                 entries.set(name, entry);
               }
             }

@@ -25,6 +25,8 @@ interface Series {
 /** NameEntry is what a full result name (`BenchmarkX/y-8`) of one package resolves to: its group and GOMAXPROCS, and the series of its units in the order of its last line. */
 interface NameEntry {
   name: string;
+  /** at is where the name was first read in the text: names are compared there, in the text itself (the name is a slice of it, slower to read). */
+  at: number;
   group: Group;
   procs: number;
   /** series[k] is the series of the k-th unit of the last line of this name. */
@@ -197,7 +199,7 @@ export const goBenchReader: Reader = {
           else if (group.procs !== procs) group.severalProcs = true;
           packages.add(pkg);
           allProcs.add(procs);
-          entry = { name, group, procs, series: [], next: undefined };
+          entry = { name, at: lineStart, group, procs, series: [], next: undefined };
           names.set(name, entry);
         }
         if (lastEntry !== undefined) {
@@ -387,14 +389,14 @@ function fastResult(text: string, start: number, end: number, scratch: Scratch, 
 /** namesAt says whether the line at `start` begins with the name of `entry` followed by a space or tab. */
 function namesAt(text: string, start: number, entry: NameEntry | undefined): entry is NameEntry {
   if (entry === undefined) return false;
-  const name = entry.name;
-  let i = name.length;
+  let i = entry.name.length;
   const c = text.charCodeAt(start + i);
   if (c !== 32 && c !== 9) return false;
   // Backwards: the names of one suite tend to differ at their end.
+  const at = entry.at;
   while (i > 0) {
     i -= 1;
-    if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+    if (text.charCodeAt(start + i) !== text.charCodeAt(at + i)) return false;
   }
   return true;
 }

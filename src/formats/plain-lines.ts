@@ -2,7 +2,7 @@ import type { Measurement } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
-import { isSpace, LineCursor, NameOrder, parseFiniteNumber, POWERS_OF_TEN, readDecimal, type NamedEntry } from './text-lines.ts';
+import { isSpace, LineCursor, NameOrder, parseFiniteNumber, POWERS_OF_TEN, readDecimal, sameName, type NamedEntry } from './text-lines.ts';
 import { conversionFactor, normalizeTimeUnit } from '../model/units.ts';
 
 const UNITS = ['ns', 'us', 'µs', 'μs', 'ms', 's'];
@@ -85,12 +85,12 @@ export const plainLinesReader: Reader = {
             const measurement: Measurement = { benchmark: name, metric: 'time', unit, better: 'lower', values: [line.value] };
             byName.set(name, measurement);
             order.push(name);
-            entry = { name, next: undefined, measurement, from: unit, factor: 1 };
+            entry = { name, at: line.nameStart, next: undefined, measurement, from: unit, factor: 1 };
             entries.set(name, entry);
             names.record(entry);
             continue;
           }
-          if (entry === undefined) entry = { name, next: undefined, measurement: byName.get(name) as Measurement, from: '', factor: 1 };
+          if (entry === undefined) entry = { name, at: line.nameStart, next: undefined, measurement: byName.get(name) as Measurement, from: '', factor: 1 };
           entries.set(name, entry);
         }
         if (entry.from !== unit) {
@@ -162,10 +162,8 @@ const FAST_OTHER = 2;
  */
 function expectedResult(text: string, start: number, end: number, entry: Entry | undefined, line: FastLine): Entry | undefined {
   if (entry === undefined) return undefined;
-  const name = entry.name;
-  let p = start + name.length;
-  if (p + 4 > end || text.charCodeAt(p) !== 58) return undefined;
-  for (let i = name.length - 1; i >= 0; i--) if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return undefined;
+  let p = start + entry.name.length;
+  if (p + 4 > end || text.charCodeAt(p) !== 58 || !sameName(text, start, p, entry)) return undefined;
   let c = text.charCodeAt(++p);
   if (c !== 32 && c !== 9) return undefined;
   while ((c = text.charCodeAt(++p)) === 32 || c === 9);
