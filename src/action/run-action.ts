@@ -80,8 +80,6 @@ interface Outcome {
   /** headSha is the commit the check run goes on; in the report role only a SHA the run was given, never one from the artifact. */
   headSha?: string;
   samples: { base: Side; head: Side };
-  /** history is a nightly's evidence for the report job (history.json). */
-  history?: string;
   /** scan is a nightly's scan of the branch's history (scan.json is what the app reads, from the report job's artifact). */
   scan?: { json: string; markdown: string };
   /** recovery is the parsed history the report job decides recovered issues from. */
@@ -204,11 +202,12 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
     noStore: settings.store === undefined,
     repository: env.GITHUB_REPOSITORY,
     branch: nightly ? env.GITHUB_REF_NAME : event.pull_request?.head?.ref,
-    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL } : undefined,
+    // history.json goes into the results directory as it is read, a batch of series at a time (jobs/nightly.ts).
+    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join(resultsDir(settings, env), RESULTS_FILES.history) } : undefined,
     shard: settings.shard,
     nameSetting: actionSetting,
   }, { progress: deps.progress ?? createProgress(), now: deps.now, env });
-  return { ...fromRun(run, settings), ...evidence };
+  return { ...fromRun(run, settings), ...(evidence ? { scan: evidence.scan } : {}) };
 }
 
 function fromRun(result: RunAbResult, settings: ActionSettings): Outcome {
@@ -286,22 +285,27 @@ function recompute(settings: ActionSettings, event: EventPayload, env: Env): Out
 /**
  * writeReports puts the artifact's files in one directory under
  * $RUNNER_TEMP, which the action's upload step uploads: report.md,
- * report.json and the sample files always; history.json from a measuring
- * nightly; scan.json and scan.md from a reporting one.
+ * report.json and the sample files always; scan.json and scan.md from a
+ * reporting nightly (a measuring one wrote history.json there already).
  */
 function writeReports(settings: ActionSettings, outcome: Outcome, env: Env): { dir: string; markdown: string; json: string } {
-  const dir = join(env.RUNNER_TEMP ?? tmpdir(), 'benchbot', settings.artifactName);
-  mkdirSync(dir, { recursive: true });
+  const dir = resultsDir(settings, env);
   const markdown = join(dir, 'report.md');
   const json = join(dir, RESULTS_FILES.report);
   writeFileSync(markdown, `${outcome.markdown}\n`);
   writeFileSync(json, `${outcome.json}\n`);
   writeFileSync(join(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
   writeFileSync(join(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
-  if (outcome.history !== undefined) writeFileSync(join(dir, RESULTS_FILES.history), outcome.history);
   if (outcome.scan && settings.role === 'report') {
     writeFileSync(join(dir, 'scan.json'), `${outcome.scan.json}\n`);
     writeFileSync(join(dir, 'scan.md'), `${outcome.scan.markdown}\n`);
   }
   return { dir, markdown, json };
+}
+
+/** resultsDir is the artifact's directory under $RUNNER_TEMP, made if missing. */
+function resultsDir(settings: ActionSettings, env: Env): string {
+  const dir = join(env.RUNNER_TEMP ?? tmpdir(), 'benchbot', settings.artifactName);
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }

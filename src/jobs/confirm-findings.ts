@@ -1,6 +1,6 @@
 import { loadNightlySeries } from './nightly-history.ts';
 import type { Run } from '../model/run.ts';
-import { scanHistory } from '../scan/scan-history.ts';
+import { scanHistory, type ScanResult } from '../scan/scan-history.ts';
 import type { ScanFinding } from '../scan/scan-finding.ts';
 import type { ScanOptions } from '../scan/scan-options.ts';
 import type { Ack, Series } from '../scan/series.ts';
@@ -49,24 +49,27 @@ export function awaitingPairs(awaiting: readonly ScanFinding[], max: number): Ab
 }
 
 /**
- * loadConfirmedSeries is the nightly's history after confirmation: it
- * loads the branch's series, scans them, and for every finding still
- * awaiting its interleaved A/B (the night had none, or it was
- * inconclusive) measures last good against first bad right away on this
+ * confirmFindings is the nightly's confirmation step around any scan of the
+ * stored history (`scan`: the branch's series read and scanned, all at once
+ * or a batch at a time, returning the result of the whole scan): for every
+ * finding still awaiting its interleaved A/B (the night had none, or it was
+ * inconclusive) it measures last good against first bad right away on this
  * runner, stores the two runs (roles base and head, one time: the next
- * load pairs them with that night as another session of its A/B), and
- * loads again; at most `maxRounds` rounds of `maxPairs` pairs. A pair that
- * cannot be measured here (RunnerError) is left awaiting. Returns the
- * series, the pairs measured and those that failed with why.
+ * read pairs them with that night as another session of its A/B), and
+ * scans again; at most `maxRounds` rounds of `maxPairs` pairs. A pair that
+ * cannot be measured here (RunnerError) is left awaiting. Returns the last
+ * scan, the pairs measured and those that failed with why.
  */
-export async function loadConfirmedSeries(store: Store, options: ConfirmOptions, measure: MeasurePair | undefined): Promise<{ series: Series[]; measured: AbPair[]; failed: Array<AbPair & { reason: string }> }> {
-  let series = await loadNightlySeries(store, { branch: options.branch, repo: options.repo });
+export async function confirmFindings<T extends { result: Pick<ScanResult, 'awaiting'> }>(
+  store: Store, options: Omit<ConfirmOptions, 'branch' | 'scan'>, measure: MeasurePair | undefined, scan: () => Promise<T>,
+): Promise<{ last: T; measured: AbPair[]; failed: Array<AbPair & { reason: string }> }> {
+  let last = await scan();
   const measured: AbPair[] = [];
   const failed: Array<AbPair & { reason: string }> = [];
-  if (measure === undefined) return { series, measured, failed };
+  if (measure === undefined) return { last, measured, failed };
   for (let round = 0; round < (options.maxRounds ?? 2); round++) {
     const tried = new Set(failed.map((f) => `${f.base}..${f.head}`));
-    const pairs = awaitingPairs(scanHistory(series, options.scan).awaiting, options.maxPairs ?? 3).filter((p) => !tried.has(`${p.base}..${p.head}`));
+    const pairs = awaitingPairs(last.result.awaiting, options.maxPairs ?? 3).filter((p) => !tried.has(`${p.base}..${p.head}`));
     if (pairs.length === 0) break;
     for (const pair of pairs) {
       let runs: { base: Run; head: Run };
@@ -81,7 +84,21 @@ export async function loadConfirmedSeries(store: Store, options: ConfirmOptions,
       await store.ingestRuns([{ ...runs.base, role: 'base', repo: options.repo }, { ...runs.head, role: 'head', repo: options.repo, time: runs.base.time }]);
       measured.push(pair);
     }
-    series = await loadNightlySeries(store, { branch: options.branch, repo: options.repo });
+    last = await scan();
   }
-  return { series, measured, failed };
+  return { last, measured, failed };
+}
+
+/**
+ * loadConfirmedSeries is confirmFindings on every series at once
+ * (loadNightlySeries, scanHistory): the history after confirmation, with
+ * the pairs measured and those that failed.
+ */
+export async function loadConfirmedSeries(store: Store, options: ConfirmOptions, measure: MeasurePair | undefined): Promise<{ series: Series[]; measured: AbPair[]; failed: Array<AbPair & { reason: string }> }> {
+  const scan = async () => {
+    const series = await loadNightlySeries(store, { branch: options.branch, repo: options.repo });
+    return { series, get result() { return scanHistory(series, options.scan); } };
+  };
+  const { last, measured, failed } = await confirmFindings(store, options, measure, scan);
+  return { series: last.series, measured, failed };
 }

@@ -1,3 +1,4 @@
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { SeriesInfo, SeriesPoint, Store, WindowQuery } from '../store/store.ts';
 import { hostKey, shortMachineKey, type Fingerprint } from '../model/fingerprint.ts';
 import { MAX_FIRST_PARENT } from '../runner/first-parent-chain.ts';
@@ -33,13 +34,68 @@ export interface NightlyHistory {
  * acks, and the first-parent chain (runner/first-parent-chain.ts).
  */
 export function nightlyHistoryJson(branch: string, series: readonly Series[], acks: readonly Ack[], firstParent: readonly string[]): string {
-  return JSON.stringify({
-    version: 1,
-    branch,
-    series: series.map((s) => ({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, nights: s.nights.map(nightJson) })),
-    acks,
-    first_parent: firstParent,
-  });
+  return `${historyHead(branch)}${series.map(seriesJson).join(',')}${historyTail(acks, firstParent)}`;
+}
+
+// history.json in three pieces, so that a writer can stream the series: head, the series joined by commas, tail.
+const historyHead = (branch: string) => `{"version":1,"branch":${JSON.stringify(branch)},"series":[`;
+const historyTail = (acks: readonly Ack[], firstParent: readonly string[]) => `],"acks":${JSON.stringify(acks)},"first_parent":${JSON.stringify(firstParent)}}`;
+const seriesJson = (s: Series) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, nights: s.nights.map(nightJson) });
+
+/**
+ * NightlyHistoryFile writes history.json a batch of series at a time, the
+ * same text as nightlyHistoryJson of all of them: `add` each batch as it is
+ * read, then `finish` with the acks and the first-parent chain (known only
+ * once every series was read). It writes to `PATH.partial` and renames that
+ * to `path` when finished, so a history cut short is never taken for a
+ * whole one; `abandon` removes it.
+ */
+export class NightlyHistoryFile {
+  readonly path: string;
+  private readonly partial: string;
+  private fd: number | undefined;
+  private empty = true;
+
+  constructor(path: string, branch: string) {
+    this.path = path;
+    this.partial = `${path}.partial`;
+    this.fd = openSync(this.partial, 'w');
+    this.write(historyHead(branch));
+  }
+
+  /** add appends a batch of series. */
+  add(batch: readonly Series[]): void {
+    for (const s of batch) {
+      this.write(`${this.empty ? '' : ','}${seriesJson(s)}`);
+      this.empty = false;
+    }
+  }
+
+  /** finish writes the acks and the first-parent chain and puts the file at `path`. */
+  finish(acks: readonly Ack[], firstParent: readonly string[]): void {
+    this.write(historyTail(acks, firstParent));
+    closeSync(this.open());
+    this.fd = undefined;
+    renameSync(this.partial, this.path);
+  }
+
+  /** abandon closes and removes the unfinished file (after an error, or to start again). */
+  abandon(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    rmSync(this.partial, { force: true });
+  }
+
+  private open(): number {
+    if (this.fd === undefined) throw new Error(`${this.partial}: already finished or abandoned`);
+    return this.fd;
+  }
+
+  private write(text: string): void {
+    const fd = this.open();
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+  }
 }
 
 /** nightJson is one night as history.json holds it: the raw samples, and the night's A/B and machine facts when the store has them. */

@@ -1,6 +1,6 @@
-import { firstBadNight, loadAcks, nightlyHistoryJson, nightlySeriesBatches, SCAN_NIGHTS, type NightlyHistory } from './nightly-history.ts';
+import { firstBadNight, loadAcks, NightlyHistoryFile, nightlySeriesBatches, SCAN_NIGHTS, type NightlyHistory } from './nightly-history.ts';
 import type { NameSetting } from './setting-names.ts';
-import { loadConfirmedSeries, type MeasurePair } from './confirm-findings.ts';
+import { confirmFindings, type MeasurePair } from './confirm-findings.ts';
 import { firstParentChain } from '../runner/first-parent-chain.ts';
 import { renderRecoveryComment } from '../report/regression-issue.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
@@ -42,8 +42,12 @@ export function repositoryUrl(repository: string | undefined, serverUrl: string 
 
 /** scanBranch scans a branch's series, each A/B session replayed on the round budget it was measured with. */
 export function scanBranch(series: NightlyHistory['series'], acks: NightlyHistory['acks'], settings: NightlyScanSettings): ScanTexts {
-  const result = scanHistory(series, { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns });
-  const options = { series: series.length, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
+  return scanTexts(scanHistory(series, { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns }), series.length, settings);
+}
+
+/** scanTexts renders a branch's scan result of `series` series. */
+function scanTexts(result: ScanResult, series: number, settings: NightlyScanSettings): ScanTexts {
+  const options = { series, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
   return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
 }
 
@@ -73,26 +77,49 @@ export async function scanStoredNightlies(store: Store, settings: { branch: stri
   return { result, series: scan.series };
 }
 
-/** NightlyEvidence is what a measuring nightly hands on: history.json's text and its own scan. */
+/** NightlyEvidence is what a measuring nightly hands on: history.json, written to `historyFile`, and its own scan. */
 export interface NightlyEvidence {
-  history: string;
+  historyFile: string;
   scan: ScanTexts;
 }
 
 /**
  * nightlyEvidence scans the branch's nightly history, this night included,
  * after confirming what awaits an interleaved A/B (`confirm` measures a
- * pair on this runner), and packs that history with the branch's
- * first-parent chain from `repoDir` back to `headSha` for the report job.
+ * pair on this runner), and writes that history to `historyFile` with the
+ * branch's first-parent chain from `repoDir` back to `headSha`, for the
+ * report job. Every pass reads and scans a batch of `batch` series at a
+ * time (default SCAN_BATCH) and streams them into history.json, so memory
+ * follows the batch, not the suite; the confirmation runs on the findings
+ * of the whole scan (the false discovery rate across every batch), and each
+ * pass after a confirmation writes the file again.
  */
-export async function nightlyEvidence(store: Store, settings: NightlyScanSettings & { repoDir: string; headSha: string }, confirm?: MeasurePair): Promise<NightlyEvidence> {
+export async function nightlyEvidence(store: Store, settings: NightlyScanSettings & { repoDir: string; headSha: string; historyFile: string; batch?: number }, confirm?: MeasurePair): Promise<NightlyEvidence> {
   const acks = await loadAcks(store);
-  const scan = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
-  const { series } = await loadConfirmedSeries(store, { branch: settings.branch, repo: settings.repository, scan }, confirm);
-  return {
-    history: nightlyHistoryJson(settings.branch, series, acks, firstParentChain(settings.repoDir, settings.headSha, new Set(series.flatMap((s) => s.nights.map((n) => n.sha))))),
-    scan: scanBranch(series, acks, settings),
+  const options = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  let file: NightlyHistoryFile | undefined;
+  const pass = async () => {
+    file?.abandon();
+    file = new NightlyHistoryFile(settings.historyFile, settings.branch);
+    const scan = new HistoryScan(options);
+    const shas = new Set<string>();
+    let series = 0;
+    for await (const batch of nightlySeriesBatches(store, { branch: settings.branch, repo: settings.repository, batch: settings.batch })) {
+      scan.add(batch);
+      file.add(batch);
+      series += batch.length;
+      for (const s of batch) for (const n of s.nights) shas.add(n.sha);
+    }
+    return { result: scan.result(), series, shas };
   };
+  try {
+    const { last } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
+    (file as NightlyHistoryFile).finish(acks, firstParentChain(settings.repoDir, settings.headSha, last.shas));
+    return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings) };
+  } catch (error) {
+    file?.abandon();
+    throw error;
+  }
 }
 
 /** OpenRegression is an open regression issue, as its hidden marker names its series and culprit. */

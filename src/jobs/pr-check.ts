@@ -87,8 +87,8 @@ export interface PrCheckSettings extends Omit<RunAbSettings, 'base' | 'nameSetti
   repository?: string;
   /** branch is stored with the head's run: a pull request's head branch, a nightly's branch. */
   branch?: string;
-  /** nightly records the head as the branch's nightly, compares it with the night before and scans the branch's history. */
-  nightly?: { serverUrl?: string };
+  /** nightly records the head as the branch's nightly, compares it with the night before, scans the branch's history and writes it to historyFile (history.json). */
+  nightly?: { serverUrl?: string; historyFile: string };
   /** shard runs one part of the suite; the bench command learns which from BENCHBOT_SHARD and BENCHBOT_SHARDS. */
   shard?: Shard;
   /** calibrate runs A/A rounds whose noise is learned, with advice for this round budget; its runs are not stored. */
@@ -140,7 +140,7 @@ export async function runPrCheck(settings: PrCheckSettings, deps: PrCheckDeps): 
     // A finding awaiting its interleaved A/B gets it right away, on this runner (jobs/confirm-findings.ts).
     const confirm: MeasurePair = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
     const scan = { branch: settings.branch ?? 'main', threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: settings.nightly.serverUrl };
-    return { run, nightly: await nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha: run.head.sha }, confirm) };
+    return { run, nightly: await nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha: run.head.sha, historyFile: settings.nightly.historyFile }, confirm) };
   } finally {
     await executor.close();
     await store?.close();

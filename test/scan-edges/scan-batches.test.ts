@@ -4,11 +4,14 @@
 // every series at once finds.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { loadNightlySeries, nightlySeriesBatches } from '../../src/jobs/nightly-history.ts';
+import type { AbPair } from '../../src/jobs/confirm-findings.ts';
+import { nightlyEvidence } from '../../src/jobs/nightly.ts';
+import { ACK_PREFIX, loadAcks, loadNightlySeries, nightlyHistoryJson, nightlySeriesBatches } from '../../src/jobs/nightly-history.ts';
+import type { Run } from '../../src/model/run.ts';
 import { HistoryScan, scanHistory } from '../../src/scan/scan-history.ts';
 import type { Series } from '../../src/scan/series.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -82,4 +85,62 @@ test('a scan in batches of one series finds what one scan of every series finds,
   } finally {
     await store.close();
   }
+});
+
+test('the nightly action\'s evidence in batches of one series: the same scan.json and history.json as in one batch, confirmed on the whole scan\'s findings', { timeout: 120_000 }, async () => {
+  // c0 has no A/B of its own (nightly runs only) and steps 10% at night 45: it awaits a confirmation the step measures.
+  const c0 = (night: number) => (night >= 45 ? 110 : 100);
+  const fingerprint = { cpuModel: 'Test CPU', cores: 8, governor: 'performance', kernel: '6.1.5', loadAverage: 0.2 };
+  const runs: IngestRun[] = [...history(), ...Array.from({ length: 60 }, (_, night): IngestRun => ({
+    sha: sha(night), role: 'nightly', repo: 'o/r', branch: 'main', time: timeOf(night, 1), harness: 'plain', warnings: [], hints: {}, fingerprint: { ...fingerprint, kernel: night >= 30 ? '6.1.5' : '6.1.0' },
+    measurements: [{ benchmark: 'c0', metric: 'real_time', unit: 'us', better: 'lower', values: lognormalSamples(10, c0(night), 0.01, 5000 + night) }],
+  }))];
+  const evidence = async (name: string, batch: number | undefined) => {
+    const out = mkdtempSync(join(dir, `${name}-`));
+    const store = await openStore(join(out, 'history.db'), { cwd: out, env: {} });
+    try {
+      await store.ingestRuns(runs);
+      await store.putState(`${ACK_PREFIX}main:b3`, { series: 'main:b3:real_time:whatever', sha: 'e'.repeat(40), reason: 'matches no night' });
+      const measured: AbPair[] = [];
+      const measure = async (pair: AbPair): Promise<{ base: Run; head: Run }> => {
+        measured.push(pair);
+        const level = (s: string) => c0(Array.from({ length: 60 }, (_, n) => sha(n)).indexOf(s));
+        const run = (s: string, role: 'base' | 'head', seed: number): Run => ({
+          sha: s, role, fingerprint, time: timeOf(59, 5), harness: 'plain', warnings: [], hints: {},
+          measurements: [{ benchmark: 'c0', metric: 'real_time', unit: 'us', better: 'lower', values: lognormalSamples(10, level(s), 0.01, seed) }],
+        });
+        return { base: run(pair.base, 'base', 91), head: run(pair.head, 'head', 92) };
+      };
+      const historyFile = join(out, 'history.json');
+      const result = await nightlyEvidence(store, { branch: 'main', repository: 'o/r', threshold: 0.02, minRuns: 10, maxRuns: 40, repoDir: out, headSha: sha(59), historyFile, batch }, measure);
+      assert.equal(result.historyFile, historyFile);
+      const text = readFileSync(historyFile, 'utf8');
+      // What the action wrote before it read in batches: every series at once, after the confirmations were stored.
+      const whole = nightlyHistoryJson('main', await loadNightlySeries(store, { branch: 'main', repo: 'o/r' }), await loadAcks(store), []);
+      assert.deepEqual(readdirSync(out).filter((f) => f.endsWith('.partial')), [], 'no unfinished file left behind');
+      return { scan: result.scan, text, whole, measured };
+    } finally {
+      await store.close();
+    }
+  };
+  const one = await evidence('one', undefined);
+  const tiny = await evidence('tiny', 1);
+  assert.equal(one.text, one.whole, 'one batch writes the very text of every series at once');
+  assert.deepEqual(tiny.scan, one.scan, 'the same scan.json and summary');
+  const sorted = (text: string) => {
+    const h = JSON.parse(text) as { series: Array<{ benchmark: string; metric: string }> };
+    return { ...h, series: [...h.series].sort((a, b) => `${a.benchmark} ${a.metric}`.localeCompare(`${b.benchmark} ${b.metric}`)) };
+  };
+  assert.deepEqual(sorted(tiny.text), sorted(one.text), 'the same series, nights, A/Bs, acks and chain');
+  assert.equal(tiny.text, tiny.whole, 'the batched file is the text of every series read at once');
+  // Not vacuous: c0's pair awaited its A/B across the batches, was measured once per store, and is then a finding with it.
+  assert.deepEqual(one.measured, [{ base: sha(44), head: sha(45) }]);
+  assert.deepEqual(tiny.measured, one.measured);
+  const scan = JSON.parse(one.scan.json) as { series: number; findings: Array<{ benchmark: string; kind: string; first_bad: { sha: string } }> };
+  assert.equal(scan.series, 2 * BENCHMARKS.length + 1);
+  assert.deepEqual(scan.findings.filter((f) => f.kind !== 'watch').map((f) => [f.benchmark, f.first_bad.sha]).sort(), [['b1', sha(45)], ['b5', sha(50)], ['c0', sha(45)]]);
+  const written = JSON.parse(one.text) as { series: Array<{ benchmark: string; nights: Array<{ ab?: unknown }> }>; acks: unknown[] };
+  assert.equal(written.series.length, 2 * BENCHMARKS.length + 1);
+  assert.ok(written.series.find((s) => s.benchmark === 'c0')?.nights[45].ab, 'c0\'s confirmation is in history.json as night 45\'s A/B');
+  assert.equal(written.acks.length, 1);
 });
