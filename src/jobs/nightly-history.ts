@@ -4,7 +4,7 @@ import { hostKey, shortMachineKey, type Fingerprint } from '../model/fingerprint
 import { MAX_FIRST_PARENT } from '../runner/first-parent-chain.ts';
 import { seriesKey, type Ack, type Night, type Series } from '../scan/series.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
-import { COMMIT_SHA, parseResultsJson, ResultsError } from './results-artifact.ts';
+import { COMMIT_SHA, MAX_HISTORY_FILE_BYTES, parseResultsJson, ResultsError } from './results-artifact.ts';
 
 /**
  * nightly-history: a branch's nightly series and acks, read from the store
@@ -117,7 +117,7 @@ function nightJson(n: Night): Record<string, unknown> {
  * that ran the repository's code.
  */
 export function readNightlyHistory(path: string, branch: string): NightlyHistory {
-  const root = parseResultsJson(path);
+  const root = parseResultsJson(path, MAX_HISTORY_FILE_BYTES);
   const fail = (where: string, what: string): never => {
     throw new ResultsError(`${path}: ${where} ${what}`);
   };

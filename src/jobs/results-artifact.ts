@@ -22,6 +22,14 @@ export const RESULTS_FILES = { base: 'base.json', head: 'head.json', report: 're
 export const MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 
 /**
+ * MAX_HISTORY_FILE_BYTES bounds a nightly's history.json, which carries the
+ * scan windows of every series (283 MB for a year of 10,000 series): just
+ * below V8's longest string (2^29 - 24 characters), the most readFileSync
+ * can hand JSON.parse. Its sample count is bounded as well (MAX_HISTORY_VALUES).
+ */
+export const MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
+
+/**
  * ResultsError is a results artifact the report job cannot use: missing,
  * malformed, or about other commits than the ones this run reports on.
  */
@@ -83,10 +91,10 @@ export function readResultsMeta(dir: string): ResultsMeta {
 }
 
 /** parseResultsJson reads a JSON object from an artifact file: a regular file (no link), size-capped. */
-export function parseResultsJson(path: string): Record<string, unknown> {
+export function parseResultsJson(path: string, maxBytes = MAX_RESULTS_FILE_BYTES): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(readCapped(path));
+    value = JSON.parse(readCapped(path, maxBytes));
   } catch (error) {
     if (error instanceof ResultsError) throw error;
     throw new ResultsError(`${path}: not JSON (${(error as Error).message})`);
@@ -95,7 +103,7 @@ export function parseResultsJson(path: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function readCapped(path: string): string {
+function readCapped(path: string, maxBytes: number): string {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -105,7 +113,7 @@ function readCapped(path: string): string {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new ResultsError(`${path}: not a regular file`);
-    if (stat.size > MAX_RESULTS_FILE_BYTES) throw new ResultsError(`${path}: ${stat.size} bytes; the report job reads at most ${MAX_RESULTS_FILE_BYTES}`);
+    if (stat.size > maxBytes) throw new ResultsError(`${path}: ${stat.size} bytes; the report job reads at most ${maxBytes}`);
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);

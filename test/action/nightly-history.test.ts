@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstBadNight, nightlyHistoryJson, readNightlyHistory } from '../../src/jobs/nightly-history.ts';
-import { ResultsError } from '../../src/jobs/results-artifact.ts';
+import { MAX_HISTORY_FILE_BYTES, MAX_RESULTS_FILE_BYTES, ResultsError } from '../../src/jobs/results-artifact.ts';
 import type { Series } from '../../src/scan/series.ts';
 import { lognormalSamples } from '../support/samples.ts';
 import { runStep } from './run-step.ts';
@@ -94,4 +94,15 @@ test('a nightly report recomputes the scan from history.json: a forged scan.json
   assert.ok(scan.regressions >= 1, JSON.stringify(scan).slice(0, 400));
   assert.equal(scan.findings[0].series, 'main:parse:time:0123456789ab');
   assert.equal(scan.findings[0].first_bad.sha, sha(22));
+});
+
+test('history.json may exceed the other artifact files\' cap (a year of 10,000 series is 283 MB) but not its own, checked before reading', () => {
+  assert.ok(MAX_HISTORY_FILE_BYTES > MAX_RESULTS_FILE_BYTES);
+  // Sparse files: a size above the other files' cap is read (and then refused as not JSON), one above history's own is refused unread.
+  const over = writeHistory('');
+  truncateSync(over, MAX_RESULTS_FILE_BYTES + 1);
+  assert.throws(() => readNightlyHistory(over, 'main'), (e: Error) => e instanceof ResultsError && /not JSON/.test(e.message));
+  const tooBig = writeHistory('');
+  truncateSync(tooBig, MAX_HISTORY_FILE_BYTES + 1);
+  assert.throws(() => readNightlyHistory(tooBig, 'main'), (e: Error) => e instanceof ResultsError && new RegExp(`reads at most ${MAX_HISTORY_FILE_BYTES}`).test(e.message));
 });
