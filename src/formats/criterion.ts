@@ -418,6 +418,8 @@ export const cargoBenchReader: Reader = {
           while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
           if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith('... bench:', dot)) {
             entry = candidate;
+            // Compared here next time: this line is in cache.
+            candidate.at = nameStart;
             nameEnd = e;
             at = dot - 1;
           }

@@ -121,7 +121,7 @@ export const goBenchReader: Reader = {
     const packages = new Set<string>();
     const allProcs = new Set<number>();
     const fields = new LineFields();
-    const scratch: Scratch = { nameEnd: 0, values: [], units: [], lastUnits: [] };
+    const scratch: Scratch = { nameEnd: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
     let lastEntry: NameEntry | undefined;
     // followed says whether the last line's entry was the one after the line before's.
     let followed = false;
@@ -305,6 +305,8 @@ interface Scratch {
   /** units[k] is the line's k-th unit: the same string as lastUnits[k] when the characters match. */
   units: string[];
   lastUnits: string[];
+  /** lastUnitAt[k] is where lastUnits[k] stood on the line before: units are compared there, in the text (recently read, so in cache). */
+  lastUnitAt: number[];
 }
 
 /** MAX_FAST_PAIRS is the most value/unit pairs fastResult reads (the testing package prints four with -benchmem and a rate). */
@@ -338,7 +340,7 @@ function fastResult(text: string, start: number, end: number, scratch: Scratch, 
   const count = p;
   while ((c = text.charCodeAt(p)) >= 48 && c <= 57) p++;
   if (p === count || p >= end || (c !== 32 && c !== 9)) return 0;
-  const { values, units, lastUnits } = scratch;
+  const { values, units, lastUnits, lastUnitAt } = scratch;
   let pairs = 0;
   for (;;) {
     // Space, then the end of the line or a value.
@@ -368,8 +370,9 @@ function fastResult(text: string, start: number, end: number, scratch: Scratch, 
     if (known !== undefined) {
       // Compared by hand: String.prototype.startsWith costs more than these few characters.
       const length = known.length;
+      const at = lastUnitAt[pairs];
       let i = 0;
-      while (i < length && text.charCodeAt(unitStart + i) === known.charCodeAt(i)) i++;
+      while (i < length && text.charCodeAt(unitStart + i) === text.charCodeAt(at + i)) i++;
       p = unitStart + length;
       c = text.charCodeAt(p);
       if (i === length && (p === end || c === 32 || c === 9 || (c === 13 && p + 1 === end))) unit = known;
@@ -380,6 +383,7 @@ function fastResult(text: string, start: number, end: number, scratch: Scratch, 
       if (p === unitStart || (p < end && c !== 32 && c !== 9 && !(c === 13 && p + 1 === end))) return 0;
       lastUnits[pairs] = unit = text.slice(unitStart, p);
     }
+    lastUnitAt[pairs] = unitStart;
     for (let k = 0; k < pairs; k++) if (units[k] === unit) return 0;
     units[pairs] = unit;
     pairs += 1;
@@ -398,6 +402,8 @@ function namesAt(text: string, start: number, entry: NameEntry | undefined): ent
     i -= 1;
     if (text.charCodeAt(start + i) !== text.charCodeAt(at + i)) return false;
   }
+  // Compared here next time: the line just read is in cache.
+  entry.at = start;
   return true;
 }
 

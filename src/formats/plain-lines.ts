@@ -164,6 +164,7 @@ function expectedResult(text: string, start: number, end: number, entry: Entry |
   if (entry === undefined) return undefined;
   let p = start + entry.name.length;
   if (p + 4 > end || text.charCodeAt(p) !== 58 || !sameName(text, start, p, entry)) return undefined;
+  const at = start;
   let c = text.charCodeAt(++p);
   if (c !== 32 && c !== 9) return undefined;
   while ((c = text.charCodeAt(++p)) === 32 || c === 9);
@@ -188,6 +189,8 @@ function expectedResult(text: string, start: number, end: number, entry: Entry |
   if (p !== end) return undefined;
   line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
   line.unit = unit;
+  // Compared here next time: this line is in cache.
+  entry.at = at;
   return entry;
 }
 

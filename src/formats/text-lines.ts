@@ -98,6 +98,12 @@ export interface NamedEntry {
   next: NamedEntry | undefined;
 }
 
+/** moved notes that entry's name stands at `start` (when it is compared in the text): the line just read is in cache, its first one may not be. */
+function moved<E extends NamedEntry>(entry: E, start: number): E {
+  if (entry.at >= 0) entry.at = start;
+  return entry;
+}
+
 /** sameName says whether text[start, end) is entry's name. */
 export function sameName(text: string, start: number, end: number, entry: NamedEntry): boolean {
   const at = entry.at;
@@ -128,9 +134,9 @@ export class NameOrder<E extends NamedEntry> {
     if (last === undefined) return undefined;
     const next = last.next as E | undefined;
     const likely = this.followed ? next : last;
-    if (likely !== undefined && sameName(text, start, end, likely)) return likely;
+    if (likely !== undefined && sameName(text, start, end, likely)) return moved(likely, start);
     const other = this.followed ? last : next;
-    if (other !== undefined && sameName(text, start, end, other)) return other;
+    if (other !== undefined && sameName(text, start, end, other)) return moved(other, start);
     return undefined;
   }
 
