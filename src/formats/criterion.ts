@@ -438,7 +438,8 @@ export const cargoBenchReader: Reader = {
       let value: number;
       let unitStart: number;
       let unitEnd: number;
-      if (usualTail(input, at + 11, end, libtestUnit, tail)) {
+      const usual = usualTail(input, at + 11, end, libtestUnit, tail);
+      if (usual) {
         value = tail.value;
         unitStart = tail.unitStart;
         unitEnd = unitStart + libtestUnit.length;
@@ -450,7 +451,8 @@ export const cargoBenchReader: Reader = {
         unitEnd = tokens.ends[1];
       }
       if (!(value >= 0)) return false;
-      if (!sameText(input, unitStart, unitEnd, libtestUnit)) {
+      // usualTail found the unit of the line before; tokens may have found another.
+      if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
         libtestUnit = input.slice(unitStart, unitEnd);
         libtestMetric_ = libtestMetric(libtestUnit);
       }
