@@ -332,7 +332,7 @@ export const cargoBenchReader: Reader = {
     const tail: UsualTail = { value: 0, unitStart: 0 };
     const units = { time: new UnitCache(CONSOLE_TIME), throughput: new UnitCache(CONSOLE_THROUGHPUT) };
     let libtestUnit = '';
-    let libtestMetric_: [string, string] = ['', ''];
+    let libtestMetricAndUnit: [string, string] = ['', ''];
 
     /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
     const fastEstimate = (number: number, start: number, end: number, at: number, keyword: number): boolean => {
@@ -454,9 +454,9 @@ export const cargoBenchReader: Reader = {
       // usualTail found the unit of the line before; tokens may have found another.
       if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
         libtestUnit = input.slice(unitStart, unitEnd);
-        libtestMetric_ = libtestMetric(libtestUnit);
+        libtestMetricAndUnit = libtestMetric(libtestUnit);
       }
-      const [metric, reported] = libtestMetric_;
+      const [metric, reported] = libtestMetricAndUnit;
       entry ??= libtestNames.find(input, nameStart, nameEnd);
       if (entry === undefined) {
         const name = input.slice(nameStart, nameEnd);
