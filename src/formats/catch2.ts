@@ -325,10 +325,12 @@ function readConsole(file: SourceFile): Collected {
             }
           }
         } else if (first >= 0 && isSpace(first)) {
-          // Neither a rule nor a row nor a name: blank or nothing.
-          let p = start + 1;
-          while (p < end && isSpace(input.charCodeAt(p))) p += 1;
-          if (p === end && pending.length > 0) pending = [];
+          // Neither a rule nor a row nor a name: a blank one ends a wrapped name, if there is one.
+          if (pending.length > 0) {
+            let p = start + 1;
+            while (p < end && isSpace(input.charCodeAt(p))) p += 1;
+            if (p === end) pending = [];
+          }
           continue;
         } else if (first !== 61 && first !== 45 && first !== 126 && first >= 0 && fastRow(input, start, end, fast)) {
           const ns = fast.value * fast.factor;

@@ -40,7 +40,7 @@ function catch2Document(random: () => number): string {
   const count = 1 + Math.floor(random() * 10);
   for (let i = 0; i < count; i++) {
     if (random() < (clean ? 0.02 : 0.15)) lines.push(pick(random, OTHER));
-    if (random() < 0.05) lines.push(pick(random, NAMES));
+    if (random() < 0.05) lines.push(pick(random, NAMES), ...(random() < 0.5 ? [pick(random, ['   ', '    note', '\t', ''])] : []));
     lines.push(row(random, clean || random() < 0.7));
     if (analysis) lines.push(meanLine(random, clean || random() < 0.8), meanLine(random, true), ' '.repeat(79));
     if (random() < 0.03) lines.push(pick(random, HEADERS));
@@ -97,6 +97,8 @@ describe('fast Catch2 reader agrees with the reference reader', () => {
       `${HEADERS[2]}\na  100  15  5 ns\nb 100  15  5 ns\nc  1x  15  5 ns\nd  100  15  5  ns\ne  100  15  5ns`,
       `${HEADERS[2]}\n-a  100  15  5 ns\n=b  100  15  5 ns\n~c  100  15  5 ns`,
       `${h}\nbenchmark name  100  15  5 ns\n    1 ns 2 ns 3 ns`,
+      `${h}\na name long enough to be wrapped at th-\n    an indented line\ne column  100  15  5 ns\n    1 ns 2 ns 3 ns`,
+      `${h}\nx\n   \ny  100  15  5 ns\n    1 ns 2 ns 3 ns\nx\n\t\u00a0\ny  100  15  5 ns\n    1 ns 2 ns 3 ns`,
       `${h}\n`,
       '',
     ];
