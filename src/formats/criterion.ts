@@ -326,6 +326,7 @@ export const cargoBenchReader: Reader = {
     const returns = new Finder(input, '\r');
     const colons = new Finder(input, ':');
     const dots = new Finder(input, ' ... ');
+    const closings = new Finder(input, ']');
     const libtestNames = new NameOrder<LibtestEntry>();
     const libtestEntries = new Map<string, LibtestEntry>();
     const tokens = new Tokens();
@@ -349,14 +350,17 @@ export const cargoBenchReader: Reader = {
         let open = at + length;
         if (!isSpace(input.charCodeAt(open)) || open >= end) return false;
         while (open < end && isSpace(input.charCodeAt(open))) open += 1;
-        if (open >= end || input.charCodeAt(open) !== 0x5b || !tokens.read(input, open + 1, end, true)) return false;
+        if (open >= end || input.charCodeAt(open) !== 0x5b) return false;
         let nameStart = start;
         let nameEnd = at;
         if (keyword === TIME) {
           while (nameStart < nameEnd && isSpace(input.charCodeAt(nameStart))) nameStart += 1;
           while (nameEnd > nameStart && isSpace(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
         }
-        const ignored = tokens.percent || (keyword === TIME ? nameStart === nameEnd && changing : changing);
+        // In a change block the estimate is ignored whatever it holds: it only needs its `]`.
+        const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
+        if (inBlock ? closings.next(open + 1) >= end : !tokens.read(input, open + 1, end, true)) return false;
+        const ignored = inBlock || tokens.percent;
         if (!ignored) {
           // A name on the line before, a thrpt line without its time line, and any error: the general path.
           if (keyword === TIME ? nameStart === nameEnd : current === undefined || current.hasThroughput) return false;
