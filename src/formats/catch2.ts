@@ -582,6 +582,10 @@ const MEAN = 1;
 const FAILED = 2;
 const TEST_RUN = 3;
 
+/** XML_NAME_CHAR[c] is 1 for the characters XML_NAME allows after the first: letters, digits, `_`, `:`, `.`, `-`. */
+const XML_NAME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) if (/[\w:.-]/.test(String.fromCharCode(c))) XML_NAME_CHAR[c] = 1;
+
 /** Bail is thrown inside readXmlFast to hand the file to readXml. */
 class Bail extends Error {}
 
@@ -614,7 +618,7 @@ function readXmlInPlace(file: SourceFile): Collected {
     let ch = text.charCodeAt(at);
     if (!((ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122) || ch === 95)) bail();
     let p = at + 1;
-    while (p < length && ((ch = text.charCodeAt(p)) >= 97 ? ch <= 122 : ch >= 65 ? ch <= 90 || ch === 95 : (ch >= 48 && ch <= 58) || ch === 45 || ch === 46)) p += 1;
+    while (p < length && (ch = text.charCodeAt(p)) < 128 && XML_NAME_CHAR[ch] === 1) p += 1;
     return p;
   };
   const skipSpace = (at: number): number => {
