@@ -276,7 +276,7 @@ export const cargoBenchReader: Reader = {
     const budget = new ReadBudget(file.path);
     const series = new Map<string, Series>();
     const warnings: ReadWarning[] = [];
-    const add = (line: number, benchmark: string, metric: string, unit: string, value: number) => {
+    const add = (line: number, benchmark: string, metric: string, unit: string, value: number): Series => {
       const key = `${benchmark}\u0000${metric}`;
       let known = series.get(key);
       if (known && known.unit !== unit) {
@@ -289,6 +289,7 @@ export const cargoBenchReader: Reader = {
       }
       budget.value(line);
       known.values.push(value);
+      return known;
     };
     const warn = (line: number, warning: ReadWarning) => {
       budget.series(line);
@@ -310,8 +311,7 @@ export const cargoBenchReader: Reader = {
         known.values.push(value);
         return known;
       }
-      add(line, benchmark, metric, unit, value);
-      return series.get(`${benchmark}\u0000${metric}`) as Series;
+      return add(line, benchmark, metric, unit, value);
     };
     let inChange = false;
 
@@ -471,10 +471,9 @@ export const cargoBenchReader: Reader = {
         budget.value(number);
         entry.values.push(value);
       } else {
-        add(number, entry.name, metric, reported, value);
+        entry.values = add(number, entry.name, metric, reported, value).values;
         entry.metric = metric;
         entry.unit = reported;
-        entry.values = series.get(`${entry.name}\u0000${metric}`)?.values;
       }
       libtestNames.record(entry);
       current = undefined;
@@ -484,12 +483,15 @@ export const cargoBenchReader: Reader = {
       return true;
     };
 
+    // odd is the next escape or `\r` (asked of the Finders only once the lines pass it).
+    let odd = -1;
     while (cursor.next()) {
       const { number, start, end } = cursor;
       const first = start < end ? input.charCodeAt(start) : -1;
+      if (odd < start) odd = Math.min(escapes.next(start), returns.next(start));
       if (first === 116 && input.startsWith('test', start)) {
         if (fastLibtest(number, start, end)) continue;
-      } else if (escapes.next(start) >= end && returns.next(start) >= end) {
+      } else if (odd >= end) {
         // The keywords on the line, found by their colon (a single character is found many times faster).
         let time = NOWHERE;
         let thrpt = NOWHERE;
