@@ -190,9 +190,10 @@ export function parseFiniteNumber(text: string): number | undefined {
  * characters, when it is the usual number: `1234`, `-0.6075`, `1,234,567.5`
  * (a comma counts as a separator where parseFiniteNumber's general path
  * removes it: three digits, then a non-digit or the end, follow). An integer
- * of at most 15 digits over an exact power of ten is correctly rounded, as
- * Number() is; a longer plain decimal without commas goes to Number() as it
- * is. NaN for anything else: the caller then takes its general path.
+ * of at most 15 digits (or 16, up to 2^53) over an exact power of ten is
+ * correctly rounded, as Number() is; a longer plain decimal without commas
+ * goes to Number() as it is. NaN for anything else: the caller then takes
+ * its general path.
  */
 export function readDecimal(text: string, start: number, end: number): number {
   let i = start;
@@ -220,7 +221,8 @@ export function readDecimal(text: string, start: number, end: number): number {
     }
   }
   if (digits === 0) return NaN;
-  if (digits > 15) {
+  // Up to 2^53 the mantissa is exact (as are all its prefixes), so a 16-digit one below it is read here too.
+  if (digits > 15 && !(digits === 16 && mantissa <= 9007199254740992)) {
     if (commas) return NaN;
     const value = Number(text.slice(start, end));
     return Number.isFinite(value) ? value : NaN;

@@ -123,6 +123,13 @@ describe('parseFiniteNumber agrees with the reference', () => {
       const n = 1 + Math.floor(random() * 8);
       samples.push(Array.from({ length: n }, () => pick(random, pieces)).join(''));
     }
+    // 16 and 17 digits around 2^53, with a dot anywhere: read from the digits up to 2^53, by Number() beyond.
+    samples.push('9007199254740992', '9007199254740993', '9007199254740991', '900719925474099.3', '0.9007199254740993', '-9007199254740992', '9999999999999999', '1,234,567,890,123,456');
+    for (let i = 0; i < 20_000; i++) {
+      const digits = String(Math.floor(random() * 1e16)).padStart(16, String(Math.floor(random() * 10))) + (random() < 0.3 ? String(Math.floor(random() * 10)) : '');
+      const dot = Math.floor(random() * (digits.length + 1));
+      samples.push(`${random() < 0.1 ? '-' : ''}${digits.slice(0, dot)}${dot < digits.length || random() < 0.5 ? '.' : ''}${digits.slice(dot)}`);
+    }
     for (const text of samples) {
       const got = parseFiniteNumber(text);
       const want = referenceParseFiniteNumber(text);
