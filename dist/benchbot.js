@@ -263,7 +263,7 @@ var require_postgres_interval = __commonJS({
       if (!(this instanceof PostgresInterval)) {
         return new PostgresInterval(raw);
       }
-      extend(this, parse7(raw));
+      extend(this, parse5(raw));
     }
     var properties = ["seconds", "minutes", "hours", "days", "months", "years"];
     PostgresInterval.prototype.toPostgres = function() {
@@ -306,8 +306,8 @@ var require_postgres_interval = __commonJS({
     var YEAR = NUMBER2 + "\\s+years?";
     var MONTH = NUMBER2 + "\\s+mons?";
     var DAY = NUMBER2 + "\\s+days?";
-    var TIME = "([+-])?([\\d]*):(\\d\\d):(\\d\\d)\\.?(\\d{1,6})?";
-    var INTERVAL = new RegExp([YEAR, MONTH, DAY, TIME].map(function(regexString) {
+    var TIME2 = "([+-])?([\\d]*):(\\d\\d):(\\d\\d)\\.?(\\d{1,6})?";
+    var INTERVAL = new RegExp([YEAR, MONTH, DAY, TIME2].map(function(regexString) {
       return "(" + regexString + ")?";
     }).join("\\s*"));
     var positions = {
@@ -324,7 +324,7 @@ var require_postgres_interval = __commonJS({
       var microseconds = fraction + "000000".slice(fraction.length);
       return parseInt(microseconds, 10) / 1e3;
     }
-    function parse7(interval) {
+    function parse5(interval) {
       if (!interval) return {};
       var matches = INTERVAL.exec(interval);
       var isNegative = matches[8] === "-";
@@ -664,11 +664,11 @@ var require_pg_int8 = __commonJS({
 var require_binaryParsers = __commonJS({
   "node_modules/pg-types/lib/binaryParsers.js"(exports2, module2) {
     var parseInt64 = require_pg_int8();
-    var parseBits = function(data, bits, offset, invert, callback) {
+    var parseBits = function(data, bits2, offset, invert, callback) {
       offset = offset || 0;
       invert = invert || false;
-      callback = callback || function(lastValue, newValue, bits2) {
-        return lastValue * Math.pow(2, bits2) + newValue;
+      callback = callback || function(lastValue, newValue, bits3) {
+        return lastValue * Math.pow(2, bits3) + newValue;
       };
       var offsetBytes = offset >> 3;
       var inv = function(value) {
@@ -679,22 +679,22 @@ var require_binaryParsers = __commonJS({
       };
       var mask = 255;
       var firstBits = 8 - offset % 8;
-      if (bits < firstBits) {
-        mask = 255 << 8 - bits & 255;
-        firstBits = bits;
+      if (bits2 < firstBits) {
+        mask = 255 << 8 - bits2 & 255;
+        firstBits = bits2;
       }
       if (offset) {
         mask = mask >> offset % 8;
       }
       var result2 = 0;
-      if (offset % 8 + bits >= 8) {
+      if (offset % 8 + bits2 >= 8) {
         result2 = callback(0, inv(data[offsetBytes]) & mask, firstBits);
       }
-      var bytes = bits + offset >> 3;
+      var bytes = bits2 + offset >> 3;
       for (var i = offsetBytes + 1; i < bytes; i++) {
         result2 = callback(result2, inv(data[i]), 8);
       }
-      var lastBits = (bits + offset) % 8;
+      var lastBits = (bits2 + offset) % 8;
       if (lastBits > 0) {
         result2 = callback(result2, inv(data[bytes]) >> 8 - lastBits, lastBits);
       }
@@ -708,13 +708,13 @@ var require_binaryParsers = __commonJS({
         return 0;
       }
       var precisionBitsCounter = 1;
-      var parsePrecisionBits = function(lastValue, newValue, bits) {
+      var parsePrecisionBits = function(lastValue, newValue, bits2) {
         if (lastValue === 0) {
           lastValue = 1;
         }
-        for (var i = 1; i <= bits; i++) {
+        for (var i = 1; i <= bits2; i++) {
           precisionBitsCounter /= 2;
-          if ((newValue & 1 << bits - i) > 0) {
+          if ((newValue & 1 << bits2 - i) > 0) {
             lastValue += precisionBitsCounter;
           }
         }
@@ -811,13 +811,13 @@ var require_binaryParsers = __commonJS({
           console.log("ERROR: ElementType not implemented: " + elementType2);
         }
       };
-      var parse7 = function(dimension, elementType2) {
+      var parse5 = function(dimension, elementType2) {
         var array2 = [];
         var i2;
         if (dimension.length > 1) {
           var count3 = dimension.shift();
           for (i2 = 0; i2 < count3; i2++) {
-            array2[i2] = parse7(dimension, elementType2);
+            array2[i2] = parse5(dimension, elementType2);
           }
           dimension.unshift(count3);
         } else {
@@ -827,7 +827,7 @@ var require_binaryParsers = __commonJS({
         }
         return array2;
       };
-      return parse7(dims, elementType);
+      return parse5(dims, elementType);
     };
     var parseText = function(value) {
       return value.toString("utf8");
@@ -1235,11 +1235,11 @@ var require_utils2 = __commonJS({
       const outer = await md5(Buffer.concat([Buffer.from(inner), salt]));
       return "md5" + outer;
     }
-    async function sha256(text3) {
-      return await subtleCrypto.digest("SHA-256", text3);
+    async function sha256(text2) {
+      return await subtleCrypto.digest("SHA-256", text2);
     }
-    async function hashByName(hashName, text3) {
-      return await subtleCrypto.digest(hashName, text3);
+    async function hashByName(hashName, text2) {
+      return await subtleCrypto.digest(hashName, text2);
     }
     async function hmacSha256(keyBuffer, msg) {
       const key2 = await subtleCrypto.importKey("raw", keyBuffer, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
@@ -1460,21 +1460,21 @@ var require_sasl = __commonJS({
         throw new Error("SASL: SCRAM-SERVER-FINAL-MESSAGE: server signature does not match");
       }
     }
-    function isPrintableChars(text3) {
-      if (typeof text3 !== "string") {
+    function isPrintableChars(text2) {
+      if (typeof text2 !== "string") {
         throw new TypeError("SASL: text must be a string");
       }
-      return text3.split("").map((_, i) => text3.charCodeAt(i)).every((c) => c >= 33 && c <= 43 || c >= 45 && c <= 126);
+      return text2.split("").map((_, i) => text2.charCodeAt(i)).every((c) => c >= 33 && c <= 43 || c >= 45 && c <= 126);
     }
-    function isBase642(text3) {
-      return /^(?:[a-zA-Z0-9+/]{4})*(?:[a-zA-Z0-9+/]{2}==|[a-zA-Z0-9+/]{3}=)?$/.test(text3);
+    function isBase642(text2) {
+      return /^(?:[a-zA-Z0-9+/]{4})*(?:[a-zA-Z0-9+/]{2}==|[a-zA-Z0-9+/]{3}=)?$/.test(text2);
     }
-    function parseAttributePairs(text3) {
-      if (typeof text3 !== "string") {
+    function parseAttributePairs(text2) {
+      if (typeof text2 !== "string") {
         throw new TypeError("SASL: attribute pairs text must be a string");
       }
       return new Map(
-        text3.split(",").map((attrValue) => {
+        text2.split(",").map((attrValue) => {
           if (!/^.=/.test(attrValue)) {
             throw new Error("SASL: Invalid attribute pair entry");
           }
@@ -1590,7 +1590,7 @@ var require_type_overrides = __commonJS({
 var require_pg_connection_string = __commonJS({
   "node_modules/pg-connection-string/index.js"(exports2, module2) {
     "use strict";
-    function parse7(str, options2 = {}) {
+    function parse5(str, options2 = {}) {
       if (str.charAt(0) === "/") {
         const config4 = str.split(" ");
         return { host: config4[0], database: config4[1] };
@@ -1608,9 +1608,9 @@ var require_pg_connection_string = __commonJS({
           result2 = new URL(str.replace("@/", "@___DUMMY___/"), "postgres://base");
           dummyHost = true;
         }
-      } catch (err) {
-        err.input && (err.input = "*****REDACTED*****");
-        throw err;
+      } catch (err2) {
+        err2.input && (err2.input = "*****REDACTED*****");
+        throw err2;
       }
       for (const entry of result2.searchParams.entries()) {
         config3[entry[0]] = entry[1];
@@ -1752,7 +1752,7 @@ var require_pg_connection_string = __commonJS({
       return poolConfig;
     }
     function parseIntoClientConfig(str) {
-      return toClientConfig(parse7(str));
+      return toClientConfig(parse5(str));
     }
     function deprecatedSslModeWarning(sslmode) {
       if (!deprecatedSslModeWarning.warned && typeof process !== "undefined" && process.emitWarning) {
@@ -1767,10 +1767,10 @@ To prepare for this change:
 See https://www.postgresql.org/docs/current/libpq-ssl.html for libpq SSL mode definitions.`);
       }
     }
-    module2.exports = parse7;
-    parse7.parse = parse7;
-    parse7.toClientConfig = toClientConfig;
-    parse7.parseIntoClientConfig = parseIntoClientConfig;
+    module2.exports = parse5;
+    parse5.parse = parse5;
+    parse5.toClientConfig = toClientConfig;
+    parse5.parseIntoClientConfig = parseIntoClientConfig;
   }
 });
 
@@ -1780,7 +1780,7 @@ var require_connection_parameters = __commonJS({
     "use strict";
     var dns = __require("dns");
     var defaults2 = require_defaults();
-    var parse7 = require_pg_connection_string().parse;
+    var parse5 = require_pg_connection_string().parse;
     var val = function(key2, config3, envVar) {
       if (config3[key2]) {
         return config3[key2];
@@ -1818,9 +1818,9 @@ var require_connection_parameters = __commonJS({
     };
     var ConnectionParameters = class {
       constructor(config3) {
-        config3 = typeof config3 === "string" ? parse7(config3) : config3 || {};
+        config3 = typeof config3 === "string" ? parse5(config3) : config3 || {};
         if (config3.connectionString) {
-          config3 = Object.assign({}, config3, parse7(config3.connectionString));
+          config3 = Object.assign({}, config3, parse5(config3.connectionString));
         }
         this.user = val("user", config3);
         this.database = val("database", config3);
@@ -1914,8 +1914,8 @@ var require_connection_parameters = __commonJS({
         if (this.client_encoding) {
           params.push("client_encoding=" + quoteParamValue(this.client_encoding));
         }
-        dns.lookup(this.host, function(err, address) {
-          if (err) return cb(err, null);
+        dns.lookup(this.host, function(err2, address) {
+          if (err2) return cb(err2, null);
           params.push("hostaddr=" + quoteParamValue(address));
           return cb(null, params.join(" "));
         });
@@ -1981,12 +1981,12 @@ var require_result = __commonJS({
         const row2 = { ...this._prebuiltEmptyResultObject };
         for (let i = 0, len = rowData.length; i < len; i++) {
           const rawValue = rowData[i];
-          const field = this.fields[i].name;
+          const field2 = this.fields[i].name;
           if (rawValue !== null) {
             const v = this.fields[i].format === "binary" ? Buffer.from(rawValue) : rawValue;
-            row2[field] = this._parsers[i](v);
+            row2[field2] = this._parsers[i](v);
           } else {
-            row2[field] = null;
+            row2[field2] = null;
           }
         }
         return row2;
@@ -2086,8 +2086,8 @@ var require_query = __commonJS({
         }
         try {
           row2 = this._result.parseRow(msg.fields);
-        } catch (err) {
-          this._canceledDueToError = err;
+        } catch (err2) {
+          this._canceledDueToError = err2;
           return;
         }
         this.emit("row", row2, this._result);
@@ -2111,15 +2111,15 @@ var require_query = __commonJS({
           connection.sync();
         }
       }
-      handleError(err, connection) {
+      handleError(err2, connection) {
         if (this._canceledDueToError) {
-          err = this._canceledDueToError;
+          err2 = this._canceledDueToError;
           this._canceledDueToError = false;
         }
         if (this.callback) {
-          return this.callback(err);
+          return this.callback(err2);
         }
-        this.emit("error", err);
+        this.emit("error", err2);
       }
       handleReadyForQuery(con) {
         if (this._canceledDueToError) {
@@ -2128,9 +2128,9 @@ var require_query = __commonJS({
         if (this.callback) {
           try {
             this.callback(null, this._results);
-          } catch (err) {
+          } catch (err2) {
             process.nextTick(() => {
-              throw err;
+              throw err2;
             });
           }
         }
@@ -2196,10 +2196,10 @@ var require_query = __commonJS({
             binary: this.binary,
             valueMapper: utils.prepareValue
           });
-        } catch (err) {
+        } catch (err2) {
           connection.close({ type: "S", name: this.name });
           connection.sync();
-          this.handleError(err, connection);
+          this.handleError(err2, connection);
           return;
         }
         connection.describe({
@@ -2356,9 +2356,9 @@ var require_messages = __commonJS({
     };
     exports2.ReadyForQueryMessage = ReadyForQueryMessage;
     var CommandCompleteMessage = class {
-      constructor(length, text3) {
+      constructor(length, text2) {
         this.length = length;
-        this.text = text3;
+        this.text = text2;
         this.name = "commandComplete";
       }
     };
@@ -2539,14 +2539,14 @@ var require_serializer = __commonJS({
         /* code.startup */
       );
     };
-    var query = (text3) => {
-      return writer.addCString(text3).flush(
+    var query = (text2) => {
+      return writer.addCString(text2).flush(
         81
         /* code.query */
       );
     };
     var emptyArray = [];
-    var parse7 = (query2) => {
+    var parse5 = (query2) => {
       const name = query2.name || "";
       if (name.length > 63) {
         console.error("Warning! Postgres only supports 63 characters for query names.");
@@ -2595,9 +2595,9 @@ var require_serializer = __commonJS({
       writer.addInt16(len);
       try {
         writeValues(values, config3.valueMapper, formatsOffset);
-      } catch (err) {
+      } catch (err2) {
         writer.clear();
-        throw err;
+        throw err2;
       }
       writer.addInt16(1);
       writer.addInt16(
@@ -2657,8 +2657,8 @@ var require_serializer = __commonJS({
       return msg.name ? cstringMessage(68, `${msg.type}${msg.name || ""}`) : msg.type === "P" ? emptyDescribePortal : emptyDescribeStatement;
     };
     var close = (msg) => {
-      const text3 = `${msg.type}${msg.name || ""}`;
-      return cstringMessage(67, text3);
+      const text2 = `${msg.type}${msg.name || ""}`;
+      return cstringMessage(67, text2);
     };
     var copyData = (chunk) => {
       return writer.add(chunk).flush(
@@ -2693,7 +2693,7 @@ var require_serializer = __commonJS({
       sendSASLInitialResponseMessage,
       sendSCRAMClientFinalMessage,
       query,
-      parse: parse7,
+      parse: parse5,
       bind: bind2,
       execute,
       describe: describe3,
@@ -2930,8 +2930,8 @@ var require_parser = __commonJS({
       return new messages_1.ReadyForQueryMessage(LATEINIT_LENGTH, status);
     };
     var parseCommandCompleteMessage = (reader) => {
-      const text3 = reader.cstring();
-      return new messages_1.CommandCompleteMessage(LATEINIT_LENGTH, text3);
+      const text2 = reader.cstring();
+      return new messages_1.CommandCompleteMessage(LATEINIT_LENGTH, text2);
     };
     var parseCopyData = (reader, length) => {
       const chunk = reader.bytes(length - 4);
@@ -3082,7 +3082,7 @@ var require_dist = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.DatabaseError = exports2.serialize = void 0;
-    exports2.parse = parse7;
+    exports2.parse = parse5;
     var messages_1 = require_messages();
     Object.defineProperty(exports2, "DatabaseError", { enumerable: true, get: function() {
       return messages_1.DatabaseError;
@@ -3092,10 +3092,10 @@ var require_dist = __commonJS({
       return serializer_1.serialize;
     } });
     var parser_1 = require_parser();
-    function parse7(stream, callback) {
+    function parse5(stream, callback) {
       const parser2 = new parser_1.Parser();
       stream.on("data", (buffer) => parser2.parse(buffer, callback));
-      return new Promise((resolve13) => stream.on("end", () => resolve13()));
+      return new Promise((resolve11) => stream.on("end", () => resolve11()));
     }
   }
 });
@@ -3180,7 +3180,7 @@ var require_connection = __commonJS({
   "node_modules/pg/lib/connection.js"(exports2, module2) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
-    var { parse: parse7, serialize } = require_dist();
+    var { parse: parse5, serialize } = require_dist();
     var stream = require_stream();
     var { getStream } = stream;
     var flushBuffer = serialize.flush();
@@ -3278,15 +3278,15 @@ var require_connection = __commonJS({
         }
         try {
           self2.stream = stream.getSecureStream(options2);
-        } catch (err) {
-          return self2.emit("error", err);
+        } catch (err2) {
+          return self2.emit("error", err2);
         }
         self2.attachListeners(self2.stream);
         self2.stream.on("error", reportStreamError);
         self2.emit("sslconnect");
       }
       attachListeners(stream2) {
-        parse7(stream2, (msg) => {
+        parse5(stream2, (msg) => {
           const eventName = msg.name === "error" ? "errorMessage" : msg.name;
           if (this._emitMessage) {
             this.emit("message", msg);
@@ -3318,8 +3318,8 @@ var require_connection = __commonJS({
         }
         return this.stream.write(buffer);
       }
-      query(text3) {
-        this._send(serialize.query(text3));
+      query(text2) {
+        this._send(serialize.query(text2));
       }
       // send parse message
       parse(query) {
@@ -3468,9 +3468,9 @@ var require_split2 = __commonJS({
       stream.maxLength = options2.maxLength;
       stream.skipOverflow = options2.skipOverflow || false;
       stream.overflow = false;
-      stream._destroy = function(err, cb) {
+      stream._destroy = function(err2, cb) {
         this._writableState.errorEmitted = false;
-        cb(err);
+        cb(err2);
       };
       return stream;
     }
@@ -3543,13 +3543,13 @@ var require_helper = __commonJS({
       return true;
     };
     var matcher = module2.exports.match = function(connInfo, entry) {
-      return fieldNames.slice(0, -1).reduce(function(prev, field, idx) {
+      return fieldNames.slice(0, -1).reduce(function(prev, field2, idx) {
         if (idx == 1) {
-          if (Number(connInfo[field] || defaultPort) === Number(entry[field])) {
+          if (Number(connInfo[field2] || defaultPort) === Number(entry[field2])) {
             return prev && true;
           }
         }
-        return prev && (entry[field] === "*" || entry[field] === connInfo[field]);
+        return prev && (entry[field2] === "*" || entry[field2] === connInfo[field2]);
       }, true);
     };
     module2.exports.getPassword = function(connInfo, stream, cb) {
@@ -3566,9 +3566,9 @@ var require_helper = __commonJS({
         stream.destroy();
         cb(pass);
       };
-      var onErr = function(err) {
+      var onErr = function(err2) {
         stream.destroy();
-        warn("WARNING: error on reading file: %s", err);
+        warn("WARNING: error on reading file: %s", err2);
         cb(void 0);
       };
       stream.on("error", onErr);
@@ -3586,11 +3586,11 @@ var require_helper = __commonJS({
       var obj = {};
       var isLastField = false;
       var addToObj = function(idx, i0, i1) {
-        var field = line.substring(i0, i1);
+        var field2 = line.substring(i0, i1);
         if (!Object.hasOwnProperty.call(process.env, "PGPASS_NO_DEESCAPE")) {
-          field = field.replace(/\\([:\\])/g, "$1");
+          field2 = field2.replace(/\\([:\\])/g, "$1");
         }
-        obj[fieldNames[idx]] = field;
+        obj[fieldNames[idx]] = field2;
       };
       for (var i = 0; i < line.length - 1; i += 1) {
         curChar = line.charAt(i + 1);
@@ -3658,8 +3658,8 @@ var require_lib = __commonJS({
     var helper = require_helper();
     module2.exports = function(connInfo, cb) {
       var file = helper.getFileName();
-      fs.stat(file, function(err, stat2) {
-        if (err || !helper.usePgPass(stat2, file)) {
+      fs.stat(file, function(err2, stat2) {
+        if (err2 || !helper.usePgPass(stat2, file)) {
           return cb(void 0);
         }
         var st = fs.createReadStream(file);
@@ -3783,10 +3783,10 @@ var require_client = __commonJS({
       _getActiveQuery() {
         return this._activeQuery;
       }
-      _errorAllQueries(err) {
+      _errorAllQueries(err2) {
         const enqueueError = (query) => {
           process.nextTick(() => {
-            query.handleError(err, this.connection);
+            query.handleError(err2, this.connection);
           });
         };
         const activeQuery = this._getActiveQuery();
@@ -3804,9 +3804,9 @@ var require_client = __commonJS({
         const con = this.connection;
         this._connectionCallback = callback;
         if (this._connecting || this._connected) {
-          const err = new Error("Client has already been connected. You cannot reuse a client.");
+          const err2 = new Error("Client has already been connected. You cannot reuse a client.");
           process.nextTick(() => {
-            callback(err);
+            callback(err2);
           });
           return;
         }
@@ -3864,12 +3864,12 @@ var require_client = __commonJS({
           this._connect(callback);
           return;
         }
-        return new this._Promise((resolve13, reject) => {
+        return new this._Promise((resolve11, reject) => {
           this._connect((error) => {
             if (error) {
               reject(error);
             } else {
-              resolve13(this);
+              resolve11(this);
             }
           });
         });
@@ -3909,8 +3909,8 @@ var require_client = __commonJS({
               this.connectionParameters.password = this.password = null;
             }
             cb();
-          }).catch((err) => {
-            con.emit("error", err);
+          }).catch((err2) => {
+            con.emit("error", err2);
           });
         } else if (this.password !== null) {
           cb();
@@ -3953,8 +3953,8 @@ var require_client = __commonJS({
               this.scramMaxIterations
             );
             this.connection.sendSASLInitialResponseMessage(this.saslSession.mechanism, this.saslSession.response);
-          } catch (err) {
-            this.connection.emit("error", err);
+          } catch (err2) {
+            this.connection.emit("error", err2);
           }
         });
       }
@@ -3967,16 +3967,16 @@ var require_client = __commonJS({
             this.enableChannelBinding && this.connection.stream
           );
           this.connection.sendSCRAMClientFinalMessage(this.saslSession.response);
-        } catch (err) {
-          this.connection.emit("error", err);
+        } catch (err2) {
+          this.connection.emit("error", err2);
         }
       }
       _handleAuthSASLFinal(msg) {
         try {
           sasl.finalizeSession(this.saslSession, msg.data);
           this.saslSession = null;
-        } catch (err) {
-          this.connection.emit("error", err);
+        } catch (err2) {
+          this.connection.emit("error", err2);
         }
       }
       _handleBackendKeyData(msg) {
@@ -4005,27 +4005,27 @@ var require_client = __commonJS({
       }
       // if we receive an error event or error message
       // during the connection process we handle it here
-      _handleErrorWhileConnecting(err) {
+      _handleErrorWhileConnecting(err2) {
         if (this._connectionError) {
           return;
         }
         this._connectionError = true;
         clearTimeout(this.connectionTimeoutHandle);
         if (this._connectionCallback) {
-          return this._connectionCallback(err);
+          return this._connectionCallback(err2);
         }
-        this.emit("error", err);
+        this.emit("error", err2);
       }
       // if we're connected and we receive an error event from the connection
       // this means the socket is dead - do a hard abort of all queries and emit
       // the socket error on the client as well
-      _handleErrorEvent(err) {
+      _handleErrorEvent(err2) {
         if (this._connecting) {
-          return this._handleErrorWhileConnecting(err);
+          return this._handleErrorWhileConnecting(err2);
         }
         this._queryable = false;
-        this._errorAllQueries(err);
-        this.emit("error", err);
+        this._errorAllQueries(err2);
+        this.emit("error", err2);
       }
       // handle error messages from the postgres backend
       _handleErrorMessage(msg) {
@@ -4251,11 +4251,11 @@ var require_client = __commonJS({
         } else {
           query = new Query2(config3, values, callback);
           if (!query.callback) {
-            result2 = new this._Promise((resolve13, reject) => {
-              query.callback = (err, res) => err ? reject(err) : resolve13(res);
-            }).catch((err) => {
-              Error.captureStackTrace(err);
-              throw err;
+            result2 = new this._Promise((resolve11, reject) => {
+              query.callback = (err2, res) => err2 ? reject(err2) : resolve11(res);
+            }).catch((err2) => {
+              Error.captureStackTrace(err2);
+              throw err2;
             });
           } else if (typeof query.callback !== "function") {
             throw new TypeError("callback is not a function");
@@ -4282,9 +4282,9 @@ var require_client = __commonJS({
             }
             this._pulseQueryQueue();
           }, readTimeout);
-          query.callback = (err, res) => {
+          query.callback = (err2, res) => {
             clearTimeout(readTimeoutTimer);
-            queryCallback(err, res);
+            queryCallback(err2, res);
           };
         }
         if (this.binary && !query.binary) {
@@ -4352,8 +4352,8 @@ var require_client = __commonJS({
         if (cb) {
           this.connection.once("end", cb);
         } else {
-          return new this._Promise((resolve13) => {
-            this.connection.once("end", resolve13);
+          return new this._Promise((resolve11) => {
+            this.connection.once("end", resolve11);
           });
         }
       }
@@ -4399,27 +4399,27 @@ var require_pg_pool = __commonJS({
       }
       let rej;
       let res;
-      const cb = function(err, client) {
-        err ? rej(err) : res(client);
+      const cb = function(err2, client) {
+        err2 ? rej(err2) : res(client);
       };
-      const result2 = new Promise2(function(resolve13, reject) {
-        res = resolve13;
+      const result2 = new Promise2(function(resolve11, reject) {
+        res = resolve11;
         rej = reject;
-      }).catch((err) => {
-        Error.captureStackTrace(err);
-        throw err;
+      }).catch((err2) => {
+        Error.captureStackTrace(err2);
+        throw err2;
       });
       return { callback: cb, result: result2 };
     }
     function makeIdleListener(pool, client) {
-      return function idleListener(err) {
-        err.client = client;
+      return function idleListener(err2) {
+        err2.client = client;
         client.removeListener("error", idleListener);
         client.on("error", () => {
-          pool.log("additional client error after disconnection due to error", err);
+          pool.log("additional client error after disconnection due to error", err2);
         });
         pool._remove(client);
-        pool.emit("error", err, client);
+        pool.emit("error", err2, client);
       };
     }
     var Pool2 = class extends EventEmitter {
@@ -4464,7 +4464,7 @@ var require_pg_pool = __commonJS({
         if (typeof Promise2.try === "function") {
           return Promise2.try(f);
         }
-        return new Promise2((resolve13) => resolve13(f()));
+        return new Promise2((resolve11) => resolve11(f()));
       }
       _isFull() {
         return this._clients.length >= this.options.max;
@@ -4528,8 +4528,8 @@ var require_pg_pool = __commonJS({
       }
       connect(cb) {
         if (this.ending) {
-          const err = new Error("Cannot use a pool after calling end on the pool");
-          return cb ? cb(err) : this.Promise.reject(err);
+          const err2 = new Error("Cannot use a pool after calling end on the pool");
+          return cb ? cb(err2) : this.Promise.reject(err2);
         }
         const response = promisify(this.Promise, cb);
         const result2 = response.result;
@@ -4541,9 +4541,9 @@ var require_pg_pool = __commonJS({
             this._pendingQueue.push(new PendingItem(response.callback));
             return result2;
           }
-          const queueCallback = (err, res, done) => {
+          const queueCallback = (err2, res, done) => {
             clearTimeout(tid);
-            response.callback(err, res, done);
+            response.callback(err2, res, done);
           };
           const pendingItem = new PendingItem(queueCallback);
           const tid = setTimeout(() => {
@@ -4581,20 +4581,20 @@ var require_pg_pool = __commonJS({
           }, this.options.connectionTimeoutMillis);
         }
         this.log("connecting new client");
-        client.connect((err) => {
+        client.connect((err2) => {
           if (tid) {
             clearTimeout(tid);
           }
           client.on("error", idleListener);
-          if (err) {
-            this.log("client failed to connect", err);
+          if (err2) {
+            this.log("client failed to connect", err2);
             this._clients = this._clients.filter((c) => c !== client);
             if (timeoutHit) {
-              err = new Error("Connection terminated due to connection timeout", { cause: err });
+              err2 = new Error("Connection terminated due to connection timeout", { cause: err2 });
             }
             this._pulseQueue();
             if (!pendingItem.timedOut) {
-              pendingItem.callback(err, void 0, NOOP);
+              pendingItem.callback(err2, void 0, NOOP);
             }
           } else {
             this.log("new client connected");
@@ -4628,7 +4628,7 @@ var require_pg_pool = __commonJS({
             if (idleIndex !== -1) {
               this._acquireClient(
                 client,
-                new PendingItem((err, client2, clientRelease) => clientRelease()),
+                new PendingItem((err2, client2, clientRelease) => clientRelease()),
                 idleListener,
                 false
               );
@@ -4649,10 +4649,10 @@ var require_pg_pool = __commonJS({
         client.removeListener("error", idleListener);
         if (!pendingItem.timedOut) {
           if (isNew && this.options.verify) {
-            this.options.verify(client, (err) => {
-              if (err) {
-                client.release(err);
-                return pendingItem.callback(err, void 0, NOOP);
+            this.options.verify(client, (err2) => {
+              if (err2) {
+                client.release(err2);
+                return pendingItem.callback(err2, void 0, NOOP);
               }
               pendingItem.callback(void 0, client, client.release);
             });
@@ -4670,21 +4670,21 @@ var require_pg_pool = __commonJS({
       // returns a function that wraps _release and throws if called more than once
       _releaseOnce(client, idleListener) {
         let released = false;
-        return (err) => {
+        return (err2) => {
           if (released) {
             throwOnDoubleRelease();
           }
           released = true;
-          this._release(client, idleListener, err);
+          this._release(client, idleListener, err2);
         };
       }
       // release a client back to the poll, include an error
       // to remove it from the pool
-      _release(client, idleListener, err) {
+      _release(client, idleListener, err2) {
         client.on("error", idleListener);
         client._poolUseCount = (client._poolUseCount || 0) + 1;
-        this.emit("release", err, client);
-        if (err || this.ending || !client._queryable || client._ending || client._poolUseCount >= this.options.maxUses) {
+        this.emit("release", err2, client);
+        if (err2 || this.ending || !client._queryable || client._ending || client._poolUseCount >= this.options.maxUses) {
           if (client._poolUseCount >= this.options.maxUses) {
             this.log("remove expended client");
           }
@@ -4714,9 +4714,9 @@ var require_pg_pool = __commonJS({
         this._idle.push(new IdleItem(client, idleListener, tid));
         this._pulseQueue();
       }
-      query(text3, values, cb) {
-        if (typeof text3 === "function") {
-          const response2 = promisify(this.Promise, text3);
+      query(text2, values, cb) {
+        if (typeof text2 === "function") {
+          const response2 = promisify(this.Promise, text2);
           setImmediate(function() {
             return response2.callback(new Error("Passing a function as the first parameter to pool.query is not supported"));
           });
@@ -4728,38 +4728,38 @@ var require_pg_pool = __commonJS({
         }
         const response = promisify(this.Promise, cb);
         cb = response.callback;
-        this.connect((err, client) => {
-          if (err) {
-            return cb(err);
+        this.connect((err2, client) => {
+          if (err2) {
+            return cb(err2);
           }
           let clientReleased = false;
-          const onError = (err2) => {
+          const onError = (err3) => {
             if (clientReleased) {
               return;
             }
             clientReleased = true;
-            client.release(err2);
-            cb(err2);
+            client.release(err3);
+            cb(err3);
           };
           client.once("error", onError);
           this.log("dispatching query");
           try {
-            client.query(text3, values, (err2, res) => {
+            client.query(text2, values, (err3, res) => {
               this.log("query dispatched");
               client.removeListener("error", onError);
               if (clientReleased) {
                 return;
               }
               clientReleased = true;
-              client.release(err2);
-              if (err2) {
-                return cb(err2);
+              client.release(err3);
+              if (err3) {
+                return cb(err3);
               }
               return cb(void 0, res);
             });
-          } catch (err2) {
-            client.release(err2);
-            return cb(err2);
+          } catch (err3) {
+            client.release(err3);
+            return cb(err3);
           }
         });
         return response.result;
@@ -4767,8 +4767,8 @@ var require_pg_pool = __commonJS({
       end(cb) {
         this.log("ending");
         if (this.ending) {
-          const err = new Error("Called end on pool more than once");
-          return cb ? cb(err) : this.Promise.reject(err);
+          const err2 = new Error("Called end on pool more than once");
+          return cb ? cb(err2) : this.Promise.reject(err2);
         }
         this.ending = true;
         const promised = promisify(this.Promise, cb);
@@ -4835,18 +4835,18 @@ var require_query2 = __commonJS({
       sourceLine: "line",
       sourceFunction: "routine"
     };
-    NativeQuery.prototype.handleError = function(err) {
+    NativeQuery.prototype.handleError = function(err2) {
       const fields = this.native && this.native.pq.resultErrorFields();
       if (fields) {
         for (const key2 in fields) {
           const normalizedFieldName = errorFieldMap[key2] || key2;
-          err[normalizedFieldName] = fields[key2];
+          err2[normalizedFieldName] = fields[key2];
         }
       }
       if (this.callback) {
-        this.callback(err);
+        this.callback(err2);
       } else {
-        this.emit("error", err);
+        this.emit("error", err2);
       }
       this.state = "error";
     };
@@ -4859,8 +4859,8 @@ var require_query2 = __commonJS({
     NativeQuery.prototype._getPromise = function() {
       if (this._promise) return this._promise;
       this._promise = new Promise(
-        function(resolve13, reject) {
-          this._once("end", resolve13);
+        function(resolve11, reject) {
+          this._once("end", resolve11);
           this._once("error", reject);
         }.bind(this)
       );
@@ -4871,13 +4871,13 @@ var require_query2 = __commonJS({
       const self2 = this;
       this.native = client.native;
       client.native.arrayMode = this._arrayMode;
-      let after = function(err, rows, results) {
+      let after = function(err2, rows, results) {
         client.native.arrayMode = false;
         setImmediate(function() {
           self2.emit("_done");
         });
-        if (err) {
-          return self2.handleError(err);
+        if (err2) {
+          return self2.handleError(err2);
         }
         if (self2._emitRowEvents) {
           if (results.length > 1) {
@@ -4910,20 +4910,20 @@ var require_query2 = __commonJS({
         const values = (this.values || []).map(utils.prepareValue);
         if (client.namedQueries[this.name] !== void 0) {
           if (this.text && client.namedQueries[this.name] !== this.text) {
-            const err = new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
-            return after(err);
+            const err2 = new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
+            return after(err2);
           }
           return client.native.execute(this.name, values, after);
         }
-        return client.native.prepare(this.name, this.text, values.length, function(err) {
-          if (err) return after(err);
+        return client.native.prepare(this.name, this.text, values.length, function(err2) {
+          if (err2) return after(err2);
           client.namedQueries[self2.name] = self2.text;
           return self2.native.execute(self2.name, values, after);
         });
       } else if (this.values) {
         if (!Array.isArray(this.values)) {
-          const err = new Error("Query values must be an array");
-          return after(err);
+          const err2 = new Error("Query values must be an array");
+          return after(err2);
         }
         const vals = this.values.map(utils.prepareValue);
         client.native.query(this.text, vals, after);
@@ -4987,11 +4987,11 @@ var require_client2 = __commonJS({
     };
     Client2.Query = NativeQuery;
     util.inherits(Client2, EventEmitter);
-    Client2.prototype._errorAllQueries = function(err) {
+    Client2.prototype._errorAllQueries = function(err2) {
       const enqueueError = (query) => {
         process.nextTick(() => {
           query.native = this.native;
-          query.handleError(err);
+          query.handleError(err2);
         });
       };
       if (this._hasActiveQuery()) {
@@ -5008,19 +5008,19 @@ var require_client2 = __commonJS({
         return;
       }
       this._connecting = true;
-      this.connectionParameters.getLibpqConnectionString(function(err, conString) {
+      this.connectionParameters.getLibpqConnectionString(function(err2, conString) {
         if (self2.connectionParameters.nativeConnectionString) conString = self2.connectionParameters.nativeConnectionString;
-        if (err) return cb(err);
-        self2.native.connect(conString, function(err2) {
-          if (err2) {
+        if (err2) return cb(err2);
+        self2.native.connect(conString, function(err3) {
+          if (err3) {
             self2.native.end();
-            return cb(err2);
+            return cb(err3);
           }
           self2._connected = true;
-          self2.native.on("error", function(err3) {
+          self2.native.on("error", function(err4) {
             self2._queryable = false;
-            self2._errorAllQueries(err3);
-            self2.emit("error", err3);
+            self2._errorAllQueries(err4);
+            self2.emit("error", err4);
           });
           self2.native.on("notification", function(msg) {
             self2.emit("notification", {
@@ -5039,12 +5039,12 @@ var require_client2 = __commonJS({
         this._connect(callback);
         return;
       }
-      return new this._Promise((resolve13, reject) => {
+      return new this._Promise((resolve11, reject) => {
         this._connect((error) => {
           if (error) {
             reject(error);
           } else {
-            resolve13(this);
+            resolve11(this);
           }
         });
       });
@@ -5068,14 +5068,14 @@ var require_client2 = __commonJS({
         query = new NativeQuery(config3, values, callback);
         if (!query.callback) {
           let resolveOut, rejectOut;
-          result2 = new this._Promise((resolve13, reject) => {
-            resolveOut = resolve13;
+          result2 = new this._Promise((resolve11, reject) => {
+            resolveOut = resolve11;
             rejectOut = reject;
-          }).catch((err) => {
-            Error.captureStackTrace(err);
-            throw err;
+          }).catch((err2) => {
+            Error.captureStackTrace(err2);
+            throw err2;
           });
-          query.callback = (err, res) => err ? rejectOut(err) : resolveOut(res);
+          query.callback = (err2, res) => err2 ? rejectOut(err2) : resolveOut(res);
         }
       }
       if (readTimeout) {
@@ -5095,9 +5095,9 @@ var require_client2 = __commonJS({
           }
           this._pulseQueryQueue();
         }, readTimeout);
-        query.callback = (err, res) => {
+        query.callback = (err2, res) => {
           clearTimeout(readTimeoutTimer);
-          queryCallback(err, res);
+          queryCallback(err2, res);
         };
       }
       if (!this._queryable) {
@@ -5132,8 +5132,8 @@ var require_client2 = __commonJS({
       }
       let result2;
       if (!cb) {
-        result2 = new this._Promise(function(resolve13, reject) {
-          cb = (err) => err ? reject(err) : resolve13();
+        result2 = new this._Promise(function(resolve11, reject) {
+          cb = (err2) => err2 ? reject(err2) : resolve11();
         });
       }
       const doEnd = function() {
@@ -5209,18 +5209,18 @@ var require_client2 = __commonJS({
         }
         queries.push(pipelineEntry);
       }
-      this.native.pipeline(queries, function(err, results) {
+      this.native.pipeline(queries, function(err2, results) {
         self2._pipelineInFlight = false;
-        if (err) {
+        if (err2) {
           self2._connected = false;
           self2._queryable = false;
           for (let i = 0; i < nativeQueries.length; i++) {
             const q = nativeQueries[i];
             q.native = self2.native;
-            q.handleError(err);
+            q.handleError(err2);
           }
-          self2._errorAllQueries(err);
-          self2.emit("error", err);
+          self2._errorAllQueries(err2);
+          self2.emit("error", err2);
           self2.emit("end");
           return;
         }
@@ -5334,9 +5334,9 @@ var require_lib2 = __commonJS({
         let native = null;
         try {
           native = new PG(require_native());
-        } catch (err) {
-          if (err.code !== "MODULE_NOT_FOUND") {
-            throw err;
+        } catch (err2) {
+          if (err2.code !== "MODULE_NOT_FOUND") {
+            throw err2;
           }
         }
         Object.defineProperty(module2.exports, "native", {
@@ -5345,6 +5345,860 @@ var require_lib2 = __commonJS({
         return native;
       }
     });
+  }
+});
+
+// node_modules/pg-copy-streams/obuf.js
+var require_obuf = __commonJS({
+  "node_modules/pg-copy-streams/obuf.js"(exports2, module2) {
+    var Buffer3 = __require("buffer").Buffer;
+    function OffsetBuffer() {
+      this.offset = 0;
+      this.size = 0;
+      this.buffers = [];
+    }
+    module2.exports = OffsetBuffer;
+    OffsetBuffer.prototype.isEmpty = function isEmpty2() {
+      return this.size === 0;
+    };
+    OffsetBuffer.prototype.clone = function clone(size) {
+      const r = new OffsetBuffer();
+      r.offset = this.offset;
+      r.size = size;
+      r.buffers = this.buffers.slice();
+      return r;
+    };
+    OffsetBuffer.prototype.toChunks = function toChunks() {
+      if (this.size === 0) return [];
+      if (this.offset !== 0) {
+        this.buffers[0] = this.buffers[0].slice(this.offset);
+        this.offset = 0;
+      }
+      const chunks = [];
+      let off = 0;
+      let i;
+      for (i = 0; off <= this.size && i < this.buffers.length; i++) {
+        let buf = this.buffers[i];
+        off += buf.length;
+        if (off > this.size) {
+          buf = buf.slice(0, buf.length - (off - this.size));
+          this.buffers[i] = buf;
+        }
+        chunks.push(buf);
+      }
+      if (i < this.buffers.length) this.buffers.length = i;
+      return chunks;
+    };
+    OffsetBuffer.prototype.toString = function toString(enc) {
+      return this.toChunks().map(function(c) {
+        return c.toString(enc);
+      }).join("");
+    };
+    OffsetBuffer.prototype.use = function use(buf, off, n) {
+      this.buffers = [buf];
+      this.offset = off;
+      this.size = n;
+    };
+    OffsetBuffer.prototype.push = function push(data) {
+      if (data.length === 0) return;
+      this.size += data.length;
+      this.buffers.push(data);
+    };
+    OffsetBuffer.prototype.has = function has2(n) {
+      return this.size >= n;
+    };
+    OffsetBuffer.prototype.skip = function skip(n) {
+      if (this.size === 0) return;
+      this.size -= n;
+      if (this.offset + n < this.buffers[0].length) {
+        this.offset += n;
+        return;
+      }
+      let left = n - (this.buffers[0].length - this.offset);
+      this.offset = 0;
+      let shift;
+      for (shift = 1; left > 0 && shift < this.buffers.length; shift++) {
+        const buf = this.buffers[shift];
+        if (buf.length > left) {
+          this.offset = left;
+          break;
+        }
+        left -= buf.length;
+      }
+      this.buffers = this.buffers.slice(shift);
+    };
+    OffsetBuffer.prototype.copy = function copy(target, targetOff, off, n) {
+      if (this.size === 0) return;
+      if (off !== 0) throw new Error("Unsupported offset in .copy()");
+      let toff = targetOff;
+      const first = this.buffers[0];
+      const toCopy = Math.min(n, first.length - this.offset);
+      first.copy(target, toff, this.offset, this.offset + toCopy);
+      toff += toCopy;
+      let left = n - toCopy;
+      for (let i = 1; left > 0 && i < this.buffers.length; i++) {
+        const buf = this.buffers[i];
+        const toCopy2 = Math.min(left, buf.length);
+        buf.copy(target, toff, 0, toCopy2);
+        toff += toCopy2;
+        left -= toCopy2;
+      }
+    };
+    OffsetBuffer.prototype.take = function take(n) {
+      if (n === 0) return Buffer3.alloc(0);
+      this.size -= n;
+      const first = this.buffers[0].length - this.offset;
+      if (first === n) {
+        let r = this.buffers.shift();
+        if (this.offset !== 0) {
+          r = r.slice(this.offset);
+          this.offset = 0;
+        }
+        return r;
+      } else if (first > n) {
+        const r = this.buffers[0].slice(this.offset, this.offset + n);
+        this.offset += n;
+        return r;
+      }
+      const out = Buffer3.alloc(n);
+      let toOff = 0;
+      let startOff = this.offset;
+      let i;
+      for (i = 0; toOff !== n && i < this.buffers.length; i++) {
+        const buf = this.buffers[i];
+        const toCopy = Math.min(buf.length - startOff, n - toOff);
+        buf.copy(out, toOff, startOff, startOff + toCopy);
+        if (startOff + toCopy < buf.length) {
+          this.offset = startOff + toCopy;
+          break;
+        } else {
+          toOff += toCopy;
+          startOff = 0;
+        }
+      }
+      this.buffers = this.buffers.slice(i);
+      if (this.buffers.length === 0) this.offset = 0;
+      return out;
+    };
+    OffsetBuffer.prototype.peekUInt8 = function peekUInt8() {
+      return this.buffers[0][this.offset];
+    };
+    OffsetBuffer.prototype.readUInt8 = function readUInt8() {
+      this.size -= 1;
+      const first = this.buffers[0];
+      const r = first[this.offset];
+      if (++this.offset === first.length) {
+        this.offset = 0;
+        this.buffers.shift();
+      }
+      return r;
+    };
+    OffsetBuffer.prototype.readUInt16LE = function readUInt16LE() {
+      const first = this.buffers[0];
+      this.size -= 2;
+      let r;
+      let shift;
+      if (first.length - this.offset >= 2) {
+        r = first.readUInt16LE(this.offset);
+        shift = 0;
+        this.offset += 2;
+      } else {
+        r = first[this.offset] | this.buffers[1][0] << 8;
+        shift = 1;
+        this.offset = 1;
+      }
+      if (this.offset === this.buffers[shift].length) {
+        this.offset = 0;
+        shift++;
+      }
+      if (shift !== 0) this.buffers = this.buffers.slice(shift);
+      return r;
+    };
+    OffsetBuffer.prototype.readUInt24LE = function readUInt24LE() {
+      const first = this.buffers[0];
+      let r;
+      let shift;
+      const firstHas = first.length - this.offset;
+      if (firstHas >= 3) {
+        r = first.readUInt16LE(this.offset) | first[this.offset + 2] << 16;
+        shift = 0;
+        this.offset += 3;
+      } else if (firstHas >= 2) {
+        r = first.readUInt16LE(this.offset) | this.buffers[1][0] << 16;
+        shift = 1;
+        this.offset = 1;
+      } else {
+        r = first[this.offset];
+        this.offset = 0;
+        this.buffers.shift();
+        this.size -= 1;
+        r |= this.readUInt16LE() << 8;
+        return r;
+      }
+      this.size -= 3;
+      if (this.offset === this.buffers[shift].length) {
+        this.offset = 0;
+        shift++;
+      }
+      if (shift !== 0) this.buffers = this.buffers.slice(shift);
+      return r;
+    };
+    OffsetBuffer.prototype.readUInt32LE = function readUInt32LE() {
+      const first = this.buffers[0];
+      let r;
+      let shift;
+      const firstHas = first.length - this.offset;
+      if (firstHas >= 4) {
+        r = first.readUInt32LE(this.offset);
+        shift = 0;
+        this.offset += 4;
+      } else if (firstHas >= 3) {
+        r = (first.readUInt16LE(this.offset) | first[this.offset + 2] << 16) + this.buffers[1][0] * 16777216;
+        shift = 1;
+        this.offset = 1;
+      } else if (firstHas >= 2) {
+        r = first.readUInt16LE(this.offset);
+        this.offset = 0;
+        this.buffers.shift();
+        this.size -= 2;
+        r += this.readUInt16LE() * 65536;
+        return r;
+      } else {
+        r = first[this.offset];
+        this.offset = 0;
+        this.buffers.shift();
+        this.size -= 1;
+        r += this.readUInt24LE() * 256;
+        return r;
+      }
+      this.size -= 4;
+      if (this.offset === this.buffers[shift].length) {
+        this.offset = 0;
+        shift++;
+      }
+      if (shift !== 0) this.buffers = this.buffers.slice(shift);
+      return r;
+    };
+    OffsetBuffer.prototype.readUInt16BE = function readUInt16BE() {
+      const r = this.readUInt16LE();
+      return (r & 255) << 8 | r >> 8;
+    };
+    OffsetBuffer.prototype.readUInt24BE = function readUInt24BE() {
+      const r = this.readUInt24LE();
+      return (r & 255) << 16 | (r >> 8 & 255) << 8 | r >> 16;
+    };
+    OffsetBuffer.prototype.readUInt32BE = function readUInt32BE() {
+      const r = this.readUInt32LE();
+      return ((r & 255) << 24 | (r >>> 8 & 255) << 16 | (r >>> 16 & 255) << 8 | r >>> 24) >>> 0;
+    };
+    function signedInt8(num) {
+      if (num >= 128) return -(255 ^ num) - 1;
+      else return num;
+    }
+    OffsetBuffer.prototype.peekInt8 = function peekInt8() {
+      return signedInt8(this.peekUInt8());
+    };
+    OffsetBuffer.prototype.readInt8 = function readInt8() {
+      return signedInt8(this.readUInt8());
+    };
+    function signedInt16(num) {
+      if (num >= 32768) return -(65535 ^ num) - 1;
+      else return num;
+    }
+    OffsetBuffer.prototype.readInt16BE = function readInt16BE() {
+      return signedInt16(this.readUInt16BE());
+    };
+    OffsetBuffer.prototype.readInt16LE = function readInt16LE() {
+      return signedInt16(this.readUInt16LE());
+    };
+    function signedInt24(num) {
+      if (num >= 8388608) return -(16777215 ^ num) - 1;
+      else return num;
+    }
+    OffsetBuffer.prototype.readInt24BE = function readInt24BE() {
+      return signedInt24(this.readUInt24BE());
+    };
+    OffsetBuffer.prototype.readInt24LE = function readInt24LE() {
+      return signedInt24(this.readUInt24LE());
+    };
+    function signedInt32(num) {
+      if (num >= 2147483648) return -(4294967295 ^ num) - 1;
+      else return num;
+    }
+    OffsetBuffer.prototype.readInt32BE = function readInt32BE() {
+      return signedInt32(this.readUInt32BE());
+    };
+    OffsetBuffer.prototype.readInt32LE = function readInt32LE() {
+      return signedInt32(this.readUInt32LE());
+    };
+  }
+});
+
+// node_modules/pg-copy-streams/message-formats.js
+var require_message_formats = __commonJS({
+  "node_modules/pg-copy-streams/message-formats.js"(exports2, module2) {
+    module2.exports = {
+      ErrorResponse: 69,
+      // E
+      CopyInResponse: 71,
+      // G
+      CopyOutResponse: 72,
+      // H
+      CopyBothResponse: 87,
+      // W
+      CopyDone: 99,
+      // c
+      CopyData: 100,
+      // d
+      CopyFail: 102,
+      // f
+      CommandComplete: 67,
+      // C
+      ReadyForQuery: 90,
+      // Z
+      // It is possible for NoticeResponse and ParameterStatus messages to be interspersed between CopyData messages;
+      // frontends must handle these cases, and should be prepared for other asynchronous message types as well
+      // (see Section 50.2.6).
+      // Otherwise, any message type other than CopyData or CopyDone may be treated as terminating copy-out mode.
+      NotificationResponse: 65,
+      // A
+      NoticeResponse: 78,
+      // N
+      ParameterStatus: 83
+      // S
+    };
+  }
+});
+
+// node_modules/pg-copy-streams/copy-to.js
+var require_copy_to = __commonJS({
+  "node_modules/pg-copy-streams/copy-to.js"(exports2, module2) {
+    "use strict";
+    module2.exports = function(txt, options2) {
+      return new CopyStreamQuery(txt, options2);
+    };
+    var { Readable } = __require("stream");
+    var assert = __require("assert");
+    var BufferList = require_obuf();
+    var code18 = require_message_formats();
+    var PG_CODE = 0;
+    var PG_LENGTH = 1;
+    var PG_MESSAGE = 2;
+    var CopyStreamQuery = class extends Readable {
+      constructor(text2, options2) {
+        super(options2);
+        this.text = text2;
+        this.rowCount = 0;
+        this._state = PG_CODE;
+        this._buffer = new BufferList();
+        this._unreadMessageContentLength = 0;
+        this._copyDataChunks = new BufferList();
+        this._pgDataHandler = null;
+        this._drained = false;
+        this._forwarding = false;
+        this._onReadableEvent = this._onReadable.bind(this);
+      }
+      submit(connection) {
+        this.connection = connection;
+        this._attach();
+        connection.query(this.text);
+      }
+      _attach() {
+        const connectionStream = this.connection.stream;
+        const pgDataListeners = connectionStream.listeners("data");
+        assert(pgDataListeners.length == 1);
+        this._pgDataHandler = pgDataListeners.pop();
+        connectionStream.removeListener("data", this._pgDataHandler);
+        connectionStream.pause();
+        this._forward();
+        connectionStream.on("readable", this._onReadableEvent);
+      }
+      _detach() {
+        const connectionStream = this.connection.stream;
+        const unreadBuffer = this._buffer.take(this._buffer.size);
+        connectionStream.removeListener("readable", this._onReadableEvent);
+        connectionStream.addListener("data", this._pgDataHandler);
+        this._pgDataHandler(unreadBuffer);
+        process.nextTick(function() {
+          connectionStream.resume();
+        });
+      }
+      _cleanup() {
+        this._buffer = null;
+        this._copyDataChunks = null;
+        this._pgDataHandler = null;
+        this._onReadableEvent = null;
+      }
+      _onReadable() {
+        this._forward();
+      }
+      _read() {
+        this._drained = true;
+        this._forward();
+      }
+      _forward() {
+        if (this._forwarding || !this._drained || !this.connection) return;
+        this._forwarding = true;
+        const connectionStream = this.connection.stream;
+        let chunk;
+        while (this._drained && (chunk = connectionStream.read()) !== null) {
+          this._drained = this._parse(chunk);
+        }
+        this._forwarding = false;
+      }
+      _parse(chunk) {
+        let done = false;
+        let drained = true;
+        this._buffer.push(chunk);
+        while (!done && this._buffer.size > 0) {
+          if (PG_CODE === this._state) {
+            if (!this._buffer.has(1)) break;
+            this._code = this._buffer.peekUInt8();
+            if (this._code === code18.ErrorResponse) {
+              this._detach();
+              return;
+            }
+            this._buffer.readUInt8();
+            this._state = PG_LENGTH;
+          }
+          if (PG_LENGTH === this._state) {
+            if (!this._buffer.has(4)) break;
+            this._unreadMessageContentLength = this._buffer.readUInt32BE() - 4;
+            this._state = PG_MESSAGE;
+          }
+          if (PG_MESSAGE === this._state) {
+            if (this._unreadMessageContentLength > 0 && this._buffer.size > 0) {
+              const n = Math.min(this._buffer.size, this._unreadMessageContentLength);
+              const messageContentChunk = this._buffer.take(n);
+              this._unreadMessageContentLength -= n;
+              if (this._code === code18.CopyData) {
+                this._copyDataChunks.push(messageContentChunk);
+              }
+            }
+            if (this._unreadMessageContentLength === 0) {
+              switch (this._code) {
+                case code18.CopyOutResponse:
+                case code18.CopyData:
+                // standard interspersed messages.
+                // see https://www.postgresql.org/docs/9.6/protocol-flow.html#PROTOCOL-COPY
+                case code18.ParameterStatus:
+                case code18.NoticeResponse:
+                case code18.NotificationResponse:
+                  break;
+                case code18.CopyDone:
+                default:
+                  done = true;
+                  break;
+              }
+              this._state = PG_CODE;
+            }
+          }
+        }
+        const len = this._copyDataChunks.size;
+        if (len > 0) {
+          drained = this.push(this._copyDataChunks.take(len));
+        }
+        if (done) {
+          this._detach();
+          this.push(null);
+          this._cleanup();
+        }
+        return drained;
+      }
+      handleError(err2) {
+        this.emit("error", err2);
+        this._cleanup();
+      }
+      handleCommandComplete(msg) {
+        const match2 = /COPY (\d+)/.exec((msg || {}).text);
+        if (match2) {
+          this.rowCount = parseInt(match2[1], 10);
+        }
+      }
+      handleReadyForQuery() {
+      }
+    };
+  }
+});
+
+// node_modules/pg-copy-streams/copy-from.js
+var require_copy_from = __commonJS({
+  "node_modules/pg-copy-streams/copy-from.js"(exports2, module2) {
+    "use strict";
+    module2.exports = function(txt, options2) {
+      return new CopyStreamQuery(txt, options2);
+    };
+    var { Writable } = __require("stream");
+    var code18 = require_message_formats();
+    var CopyStreamQuery = class extends Writable {
+      constructor(text2, options2) {
+        super(options2);
+        this.text = text2;
+        this.rowCount = 0;
+        this._gotCopyInResponse = false;
+        this.chunks = [];
+        this.cb_CopyInResponse = null;
+        this.cb_ReadyForQuery = null;
+        this.cb_destroy = null;
+        this.cork();
+      }
+      submit(connection) {
+        this.connection = connection;
+        connection.query(this.text);
+      }
+      callback() {
+      }
+      _write(chunk, enc, cb) {
+        this.chunks.push({ chunk, encoding: enc });
+        if (this._gotCopyInResponse) {
+          return this.flush(cb);
+        }
+        this.cb_CopyInResponse = cb;
+      }
+      _writev(chunks, cb) {
+        if (this.chunks.length == 0) {
+          this.chunks = chunks;
+        } else {
+          const QUANTUM = 125e3;
+          for (let i = 0; i < chunks.length; i += QUANTUM) {
+            this.chunks.push(...chunks.slice(i, Math.min(i + QUANTUM, chunks.length)));
+          }
+        }
+        if (this._gotCopyInResponse) {
+          return this.flush(cb);
+        }
+        this.cb_CopyInResponse = cb;
+      }
+      _destroy(err2, cb) {
+        if (this.cb_ReadyForQuery) return cb(err2);
+        this.cb_destroy = cb;
+        const msg = err2 ? err2.message : "NODE-PG-COPY-STREAMS destroy() was called";
+        const self2 = this;
+        const done = function() {
+          self2.connection.sendCopyFail(msg);
+        };
+        this.chunks = [];
+        if (this._gotCopyInResponse) {
+          return this.flush(done);
+        }
+        this.cb_CopyInResponse = done;
+      }
+      _final(cb) {
+        this.cb_ReadyForQuery = cb;
+        const self2 = this;
+        const done = function() {
+          const Int32Len = 4;
+          const finBuffer = Buffer.from([code18.CopyDone, 0, 0, 0, Int32Len]);
+          self2.connection.stream.write(finBuffer);
+        };
+        if (this._gotCopyInResponse) {
+          return this.flush(done);
+        }
+        this.cb_CopyInResponse = done;
+      }
+      flush(callback) {
+        let chunk;
+        let ok = true;
+        while (ok && (chunk = this.chunks.shift())) {
+          ok = this.flushChunk(chunk.chunk);
+        }
+        if (callback) {
+          if (ok) {
+            callback();
+          } else {
+            if (this.chunks.length) {
+              this.connection.stream.once("drain", this.flush.bind(this, callback));
+            } else {
+              this.connection.stream.once("drain", callback);
+            }
+          }
+        }
+      }
+      flushChunk(chunk) {
+        const Int32Len = 4;
+        const lenBuffer = Buffer.from([code18.CopyData, 0, 0, 0, 0]);
+        lenBuffer.writeUInt32BE(chunk.length + Int32Len, 1);
+        this.connection.stream.write(lenBuffer);
+        return this.connection.stream.write(chunk);
+      }
+      handleError(e) {
+        this.callback();
+        if (this.cb_destroy) {
+          const cb = this.cb_destroy;
+          this.cb_destroy = null;
+          cb(e);
+        } else {
+          this.emit("error", e);
+        }
+        this.connection = null;
+      }
+      handleCopyInResponse(connection) {
+        this._gotCopyInResponse = true;
+        if (!this.destroyed) {
+          this.uncork();
+        }
+        const cb = this.cb_CopyInResponse || function() {
+        };
+        this.cb_CopyInResponse = null;
+        this.flush(cb);
+      }
+      handleCommandComplete(msg) {
+        const match2 = /COPY (\d+)/.exec((msg || {}).text);
+        if (match2) {
+          this.rowCount = parseInt(match2[1], 10);
+        }
+      }
+      handleReadyForQuery() {
+        this.callback();
+        this.cb_ReadyForQuery();
+        this.connection = null;
+      }
+    };
+  }
+});
+
+// node_modules/pg-copy-streams/copy-both.js
+var require_copy_both = __commonJS({
+  "node_modules/pg-copy-streams/copy-both.js"(exports2, module2) {
+    "use strict";
+    module2.exports = function(txt, options2) {
+      return new CopyStreamQuery(txt, options2);
+    };
+    var { Duplex } = __require("stream");
+    var assert = __require("assert");
+    var BufferList = require_obuf();
+    var code18 = require_message_formats();
+    var PG_CODE = 0;
+    var PG_LENGTH = 1;
+    var PG_MESSAGE = 2;
+    var CopyStreamQuery = class extends Duplex {
+      constructor(text2, options2) {
+        super(options2);
+        this.text = text2;
+        this._state = PG_CODE;
+        this._buffer = new BufferList();
+        this._unreadMessageContentLength = 0;
+        this._copyDataChunks = new BufferList();
+        this._pgDataHandler = null;
+        this._drained = false;
+        this._forwarding = false;
+        this._onReadableEvent = this._onReadable.bind(this);
+        this.alignOnCopyDataFrame = options2 ? options2.alignOnCopyDataFrame === true : false;
+        this._gotCopyInResponse = false;
+        this.chunks = [];
+        this.cb = null;
+        this.cork();
+      }
+      submit(connection) {
+        this.connection = connection;
+        this._attach();
+        connection.query(this.text);
+      }
+      /* Readable implementation */
+      _attach() {
+        const connectionStream = this.connection.stream;
+        const pgDataListeners = connectionStream.listeners("data");
+        assert(pgDataListeners.length == 1);
+        this._pgDataHandler = pgDataListeners.pop();
+        connectionStream.removeListener("data", this._pgDataHandler);
+        connectionStream.pause();
+        this._forward();
+        connectionStream.on("readable", this._onReadableEvent);
+      }
+      _detach() {
+        const connectionStream = this.connection.stream;
+        const unreadBuffer = this._buffer.take(this._buffer.size);
+        connectionStream.removeListener("readable", this._onReadableEvent);
+        connectionStream.addListener("data", this._pgDataHandler);
+        this._pgDataHandler(unreadBuffer);
+        process.nextTick(function() {
+          connectionStream.resume();
+        });
+      }
+      _cleanup() {
+        this._buffer = null;
+        this._copyDataChunks = null;
+        this._pgDataHandler = null;
+        this._onReadableEvent = null;
+      }
+      _onReadable() {
+        this._forward();
+      }
+      _read() {
+        this._drained = true;
+        this._forward();
+      }
+      _forward() {
+        if (this._forwarding || !this._drained || !this.connection) return;
+        this._forwarding = true;
+        const connectionStream = this.connection.stream;
+        let chunk;
+        while (this._drained && (chunk = connectionStream.read()) !== null) {
+          this._drained = this._parse(chunk);
+        }
+        this._forwarding = false;
+      }
+      _parse(chunk) {
+        let done = false;
+        let drained = true;
+        this._buffer.push(chunk);
+        while (!done && this._buffer.size > 0) {
+          if (PG_CODE === this._state) {
+            if (!this._buffer.has(1)) break;
+            this._code = this._buffer.peekUInt8();
+            if (this._code === code18.ErrorResponse) {
+              this._detach();
+              return;
+            }
+            this._buffer.readUInt8();
+            this._state = PG_LENGTH;
+          }
+          if (PG_LENGTH === this._state) {
+            if (!this._buffer.has(4)) break;
+            this._unreadMessageContentLength = this._buffer.readUInt32BE() - 4;
+            this._state = PG_MESSAGE;
+          }
+          if (PG_MESSAGE === this._state) {
+            if (this._unreadMessageContentLength > 0 && this._buffer.size > 0) {
+              const n = Math.min(this._buffer.size, this._unreadMessageContentLength);
+              const messageContentChunk = this._buffer.take(n);
+              this._unreadMessageContentLength -= n;
+              if (this._code === code18.CopyData) {
+                this._copyDataChunks.push(messageContentChunk);
+              }
+            }
+            if (this._unreadMessageContentLength === 0) {
+              switch (this._code) {
+                case code18.CopyBothResponse:
+                  this._startCopyIn();
+                  break;
+                case code18.CopyData:
+                  if (this.alignOnCopyDataFrame) {
+                    drained = this._flushCopyData();
+                  }
+                  break;
+                // standard interspersed messages.
+                // see https://www.postgresql.org/docs/9.6/protocol-flow.html#PROTOCOL-COPY
+                case code18.ParameterStatus:
+                case code18.NoticeResponse:
+                case code18.NotificationResponse:
+                  break;
+                case code18.CopyDone:
+                default:
+                  done = true;
+                  break;
+              }
+              this._state = PG_CODE;
+            }
+          }
+        }
+        if (!this.alignOnCopyDataFrame) {
+          drained = this._flushCopyData();
+        }
+        if (done) {
+          this._detach();
+          this.push(null);
+          this._cleanup();
+        }
+        return drained;
+      }
+      _flushCopyData() {
+        let drained = true;
+        const len = this._copyDataChunks.size;
+        if (len > 0) {
+          drained = this.push(this._copyDataChunks.take(len));
+        }
+        return drained;
+      }
+      /* Writable implementation */
+      _write(chunk, enc, cb) {
+        this.chunks.push({ chunk, encoding: enc });
+        if (this._gotCopyInResponse) {
+          return this.flush(cb);
+        }
+        this.cb = cb;
+      }
+      _writev(chunks, cb) {
+        this.chunks.push(...chunks);
+        if (this._gotCopyInResponse) {
+          return this.flush(cb);
+        }
+        this.cb = cb;
+      }
+      _final(cb) {
+        this.flush();
+        const Int32Len = 4;
+        const finBuffer = Buffer.from([code18.CopyDone, 0, 0, 0, Int32Len]);
+        this.connection.stream.write(finBuffer);
+        this.cb_flush = cb;
+      }
+      flush(callback) {
+        let chunk;
+        let ok = true;
+        while (ok && (chunk = this.chunks.shift())) {
+          ok = this.flushChunk(chunk.chunk);
+        }
+        if (callback) {
+          if (ok) {
+            callback();
+          } else {
+            if (this.chunks.length) {
+              this.connection.stream.once("drain", this.flush.bind(this, callback));
+            } else {
+              this.connection.stream.once("drain", callback);
+            }
+          }
+        }
+      }
+      flushChunk(chunk) {
+        const Int32Len = 4;
+        const lenBuffer = Buffer.from([code18.CopyData, 0, 0, 0, 0]);
+        lenBuffer.writeUInt32BE(chunk.length + Int32Len, 1);
+        this.connection.stream.write(lenBuffer);
+        return this.connection.stream.write(chunk);
+      }
+      _startCopyIn() {
+        this._gotCopyInResponse = true;
+        this.uncork();
+        this.flush();
+        if (this.cb) {
+          const { cb } = this;
+          this.cb = null;
+          cb();
+        }
+      }
+      handleError(err2) {
+        this.emit("error", err2);
+        this._cleanup();
+      }
+      handleCopyData(chunk) {
+      }
+      handleCommandComplete() {
+      }
+      handleReadyForQuery() {
+        this.connection = null;
+        this.cb_flush();
+      }
+    };
+  }
+});
+
+// node_modules/pg-copy-streams/index.js
+var require_pg_copy_streams = __commonJS({
+  "node_modules/pg-copy-streams/index.js"(exports2) {
+    "use strict";
+    var CopyToQueryStream = require_copy_to();
+    var CopyFromQueryStream = require_copy_from();
+    var CopyBothQueryStream = require_copy_both();
+    exports2.to = function copyTo(txt, options2) {
+      return new CopyToQueryStream(txt, options2);
+    };
+    exports2.from = function copyFrom2(txt, options2) {
+      return new CopyFromQueryStream(txt, options2);
+    };
+    exports2.both = function copyBoth(txt, options2) {
+      return new CopyBothQueryStream(txt, options2);
+    };
   }
 });
 
@@ -5467,7 +6321,7 @@ var require_DLList = __commonJS({
 var require_Events = __commonJS({
   "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -5476,7 +6330,7 @@ var require_Events = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -5484,13 +6338,13 @@ var require_Events = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -5682,7 +6536,7 @@ var require_BottleneckError = __commonJS({
 var require_Job = __commonJS({
   "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -5691,7 +6545,7 @@ var require_Job = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -5699,13 +6553,13 @@ var require_Job = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -5886,7 +6740,7 @@ var require_Job = __commonJS({
 var require_LocalDatastore = __commonJS({
   "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -5895,7 +6749,7 @@ var require_LocalDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -5903,13 +6757,13 @@ var require_LocalDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -5978,8 +6832,8 @@ var require_LocalDatastore = __commonJS({
         })();
       }
       yieldLoop(t = 0) {
-        return new this.Promise(function(resolve13, reject) {
-          return setTimeout(resolve13, t);
+        return new this.Promise(function(resolve11, reject) {
+          return setTimeout(resolve11, t);
         });
       }
       computePenalty() {
@@ -6449,7 +7303,7 @@ var require_Scripts = __commonJS({
 var require_RedisConnection = __commonJS({
   "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6458,7 +7312,7 @@ var require_RedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6466,13 +7320,13 @@ var require_RedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6513,7 +7367,7 @@ var require_RedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve13, reject) => {
+          return new this.Promise((resolve11, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -6524,22 +7378,22 @@ var require_RedisConnection = __commonJS({
               });
             }
             if (client.ready) {
-              return resolve13();
+              return resolve11();
             } else {
-              return client.once("ready", resolve13);
+              return client.once("ready", resolve11);
             }
           });
         }
         _loadScript(name) {
-          return new this.Promise((resolve13, reject) => {
+          return new this.Promise((resolve11, reject) => {
             var payload;
             payload = Scripts.payload(name);
-            return this.client.multi([["script", "load", payload]]).exec((err, replies) => {
-              if (err != null) {
-                return reject(err);
+            return this.client.multi([["script", "load", payload]]).exec((err2, replies) => {
+              if (err2 != null) {
+                return reject(err2);
               }
               this.shas[name] = replies[0];
-              return resolve13(replies[0]);
+              return resolve11(replies[0]);
             });
           });
         }
@@ -6552,12 +7406,12 @@ var require_RedisConnection = __commonJS({
           var _this = this;
           return _asyncToGenerator(function* () {
             yield _this.ready;
-            return new _this.Promise((resolve13, reject) => {
-              return _this.client.multi([cmd]).exec_atomic(function(err, replies) {
-                if (err != null) {
-                  return reject(err);
+            return new _this.Promise((resolve11, reject) => {
+              return _this.client.multi([cmd]).exec_atomic(function(err2, replies) {
+                if (err2 != null) {
+                  return reject(err2);
                 } else {
-                  return resolve13(replies[0]);
+                  return resolve11(replies[0]);
                 }
               });
             });
@@ -6565,13 +7419,13 @@ var require_RedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve13, reject) => {
+            return new this.Promise((resolve11, reject) => {
               var handler2;
               handler2 = (chan) => {
                 if (chan === channel) {
                   this.subscriber.removeListener("subscribe", handler2);
                   this.limiters[channel] = instance;
-                  return resolve13();
+                  return resolve11();
                 }
               };
               this.subscriber.on("subscribe", handler2);
@@ -6585,13 +7439,13 @@ var require_RedisConnection = __commonJS({
             /* @__PURE__ */ (function() {
               var _ref = _asyncToGenerator(function* (channel) {
                 if (!_this2.terminated) {
-                  yield new _this2.Promise((resolve13, reject) => {
-                    return _this2.subscriber.unsubscribe(channel, function(err, chan) {
-                      if (err != null) {
-                        return reject(err);
+                  yield new _this2.Promise((resolve11, reject) => {
+                    return _this2.subscriber.unsubscribe(channel, function(err2, chan) {
+                      if (err2 != null) {
+                        return reject(err2);
                       }
                       if (chan === channel) {
-                        return resolve13();
+                        return resolve11();
                       }
                     });
                   });
@@ -6661,9 +7515,9 @@ var require_IORedisConnection = __commonJS({
           _arr.push(_s.value);
           if (i && _arr.length === i) break;
         }
-      } catch (err) {
+      } catch (err2) {
         _d = true;
-        _e = err;
+        _e = err2;
       } finally {
         try {
           if (!_n && _i["return"] != null) _i["return"]();
@@ -6676,7 +7530,7 @@ var require_IORedisConnection = __commonJS({
     function _arrayWithHoles(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6685,7 +7539,7 @@ var require_IORedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6693,13 +7547,13 @@ var require_IORedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6745,7 +7599,7 @@ var require_IORedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve13, reject) => {
+          return new this.Promise((resolve11, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -6756,9 +7610,9 @@ var require_IORedisConnection = __commonJS({
               });
             }
             if (client.status === "ready") {
-              return resolve13();
+              return resolve11();
             } else {
-              return client.once("ready", resolve13);
+              return client.once("ready", resolve11);
             }
           });
         }
@@ -6784,10 +7638,10 @@ var require_IORedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve13, reject) => {
+            return new this.Promise((resolve11, reject) => {
               return this.subscriber.subscribe(channel, () => {
                 this.limiters[channel] = instance;
-                return resolve13();
+                return resolve11();
               });
             });
           }));
@@ -6870,9 +7724,9 @@ var require_RedisDatastore = __commonJS({
           _arr.push(_s.value);
           if (i && _arr.length === i) break;
         }
-      } catch (err) {
+      } catch (err2) {
         _d = true;
-        _e = err;
+        _e = err2;
       } finally {
         try {
           if (!_n && _i["return"] != null) _i["return"]();
@@ -6885,7 +7739,7 @@ var require_RedisDatastore = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6894,7 +7748,7 @@ var require_RedisDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6902,13 +7756,13 @@ var require_RedisDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7044,15 +7898,15 @@ var require_RedisDatastore = __commonJS({
           if (!(name === "init" || name === "register_client")) {
             yield _this3.ready;
           }
-          return new _this3.Promise((resolve13, reject) => {
+          return new _this3.Promise((resolve11, reject) => {
             var all_args, arr;
             all_args = [Date.now(), _this3.clientId].concat(args);
             _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
-            arr = _this3.connection.__scriptArgs__(name, _this3.originalId, all_args, function(err, replies) {
-              if (err != null) {
-                return reject(err);
+            arr = _this3.connection.__scriptArgs__(name, _this3.originalId, all_args, function(err2, replies) {
+              if (err2 != null) {
+                return reject(err2);
               }
-              return resolve13(replies);
+              return resolve11(replies);
             });
             return _this3.connection.__scriptFn__(name)(...arr);
           }).catch((e) => {
@@ -7283,7 +8137,7 @@ var require_States = __commonJS({
 var require_Sync = __commonJS({
   "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7292,7 +8146,7 @@ var require_Sync = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7300,13 +8154,13 @@ var require_Sync = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7329,19 +8183,19 @@ var require_Sync = __commonJS({
       _tryToRun() {
         var _this = this;
         return _asyncToGenerator2(function* () {
-          var args, cb, error, reject, resolve13, returned, task;
+          var args, cb, error, reject, resolve11, returned, task;
           if (_this._running < 1 && _this._queue.length > 0) {
             _this._running++;
             var _this$_queue$shift = _this._queue.shift();
             task = _this$_queue$shift.task;
             args = _this$_queue$shift.args;
-            resolve13 = _this$_queue$shift.resolve;
+            resolve11 = _this$_queue$shift.resolve;
             reject = _this$_queue$shift.reject;
             cb = yield _asyncToGenerator2(function* () {
               try {
                 returned = yield task(...args);
                 return function() {
-                  return resolve13(returned);
+                  return resolve11(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -7357,16 +8211,16 @@ var require_Sync = __commonJS({
         })();
       }
       schedule(task, ...args) {
-        var promise, reject, resolve13;
-        resolve13 = reject = null;
+        var promise, reject, resolve11;
+        resolve11 = reject = null;
         promise = new this.Promise(function(_resolve2, _reject) {
-          resolve13 = _resolve2;
+          resolve11 = _resolve2;
           return reject = _reject;
         });
         this._queue.push({
           task,
           args,
-          resolve: resolve13,
+          resolve: resolve11,
           reject
         });
         this._tryToRun();
@@ -7404,9 +8258,9 @@ var require_Group = __commonJS({
           _arr.push(_s.value);
           if (i && _arr.length === i) break;
         }
-      } catch (err) {
+      } catch (err2) {
         _d = true;
-        _e = err;
+        _e = err2;
       } finally {
         try {
           if (!_n && _i["return"] != null) _i["return"]();
@@ -7419,7 +8273,7 @@ var require_Group = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7428,7 +8282,7 @@ var require_Group = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7436,13 +8290,13 @@ var require_Group = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7681,9 +8535,9 @@ var require_Bottleneck = __commonJS({
           _arr.push(_s.value);
           if (i && _arr.length === i) break;
         }
-      } catch (err) {
+      } catch (err2) {
         _d = true;
-        _e = err;
+        _e = err2;
       } finally {
         try {
           if (!_n && _i["return"] != null) _i["return"]();
@@ -7705,7 +8559,7 @@ var require_Bottleneck = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7714,7 +8568,7 @@ var require_Bottleneck = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7722,19 +8576,19 @@ var require_Bottleneck = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
           }
-          function _throw(err) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err);
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
       };
     }
-    var Bottleneck4;
+    var Bottleneck5;
     var DEFAULT_PRIORITY;
     var Events2;
     var Job;
@@ -7756,8 +8610,8 @@ var require_Bottleneck = __commonJS({
     Events2 = require_Events();
     States = require_States();
     Sync = require_Sync();
-    Bottleneck4 = function() {
-      class Bottleneck5 {
+    Bottleneck5 = function() {
+      class Bottleneck6 {
         constructor(options2 = {}, ...invalid) {
           var storeInstanceOptions, storeOptions;
           this._addToQueue = this._addToQueue.bind(this);
@@ -7779,7 +8633,7 @@ var require_Bottleneck = __commonJS({
               storeInstanceOptions = parser2.load(options2, this.localStoreDefaults, {});
               return new LocalDatastore(this, storeOptions, storeInstanceOptions);
             } else {
-              throw new Bottleneck5.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              throw new Bottleneck6.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
             }
           }.call(this);
           this._queues.on("leftzero", () => {
@@ -7793,7 +8647,7 @@ var require_Bottleneck = __commonJS({
         }
         _validateOptions(options2, invalid) {
           if (!(options2 != null && typeof options2 === "object" && invalid.length === 0)) {
-            throw new Bottleneck5.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            throw new Bottleneck6.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
           }
         }
         ready() {
@@ -7966,14 +8820,14 @@ var require_Bottleneck = __commonJS({
               counts = this._states.counts;
               return counts[0] + counts[1] + counts[2] + counts[3] === at;
             };
-            return new this.Promise((resolve13, reject) => {
+            return new this.Promise((resolve11, reject) => {
               if (finished()) {
-                return resolve13();
+                return resolve11();
               } else {
                 return this.on("done", () => {
                   if (finished()) {
                     this.removeAllListeners("done");
-                    return resolve13();
+                    return resolve11();
                   }
                 });
               }
@@ -8009,10 +8863,10 @@ var require_Bottleneck = __commonJS({
             return waitForExecuting(1);
           });
           this._receive = function(job) {
-            return job._reject(new Bottleneck5.prototype.BottleneckError(options2.enqueueErrorMessage));
+            return job._reject(new Bottleneck6.prototype.BottleneckError(options2.enqueueErrorMessage));
           };
           this.stop = () => {
-            return this.Promise.reject(new Bottleneck5.prototype.BottleneckError("stop() has already been called"));
+            return this.Promise.reject(new Bottleneck6.prototype.BottleneckError("stop() has already been called"));
           };
           return done;
         }
@@ -8043,11 +8897,11 @@ var require_Bottleneck = __commonJS({
               job.doDrop();
               return true;
             } else if (reachedHWM) {
-              shifted = strategy === Bottleneck5.prototype.strategy.LEAK ? _this2._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck5.prototype.strategy.OVERFLOW_PRIORITY ? _this2._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck5.prototype.strategy.OVERFLOW ? job : void 0;
+              shifted = strategy === Bottleneck6.prototype.strategy.LEAK ? _this2._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck6.prototype.strategy.OVERFLOW_PRIORITY ? _this2._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck6.prototype.strategy.OVERFLOW ? job : void 0;
               if (shifted != null) {
                 shifted.doDrop();
               }
-              if (shifted == null || strategy === Bottleneck5.prototype.strategy.OVERFLOW) {
+              if (shifted == null || strategy === Bottleneck6.prototype.strategy.OVERFLOW) {
                 if (shifted == null) {
                   job.doDrop();
                 }
@@ -8062,7 +8916,7 @@ var require_Bottleneck = __commonJS({
         }
         _receive(job) {
           if (this._states.jobStatus(job.options.id) != null) {
-            job._reject(new Bottleneck5.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+            job._reject(new Bottleneck6.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
             return false;
           } else {
             job.doReceive();
@@ -8081,9 +8935,9 @@ var require_Bottleneck = __commonJS({
             options2 = parser2.load(options2, this.jobDefaults);
           }
           task = (...args2) => {
-            return new this.Promise(function(resolve13, reject) {
+            return new this.Promise(function(resolve11, reject) {
               return fn(...args2, function(...args3) {
-                return (args3[0] != null ? reject : resolve13)(args3);
+                return (args3[0] != null ? reject : resolve11)(args3);
               });
             });
           };
@@ -8145,31 +8999,31 @@ var require_Bottleneck = __commonJS({
         }
       }
       ;
-      Bottleneck5.default = Bottleneck5;
-      Bottleneck5.Events = Events2;
-      Bottleneck5.version = Bottleneck5.prototype.version = require_version().version;
-      Bottleneck5.strategy = Bottleneck5.prototype.strategy = {
+      Bottleneck6.default = Bottleneck6;
+      Bottleneck6.Events = Events2;
+      Bottleneck6.version = Bottleneck6.prototype.version = require_version().version;
+      Bottleneck6.strategy = Bottleneck6.prototype.strategy = {
         LEAK: 1,
         OVERFLOW: 2,
         OVERFLOW_PRIORITY: 4,
         BLOCK: 3
       };
-      Bottleneck5.BottleneckError = Bottleneck5.prototype.BottleneckError = require_BottleneckError();
-      Bottleneck5.Group = Bottleneck5.prototype.Group = require_Group();
-      Bottleneck5.RedisConnection = Bottleneck5.prototype.RedisConnection = require_RedisConnection();
-      Bottleneck5.IORedisConnection = Bottleneck5.prototype.IORedisConnection = require_IORedisConnection();
-      Bottleneck5.Batcher = Bottleneck5.prototype.Batcher = require_Batcher();
-      Bottleneck5.prototype.jobDefaults = {
+      Bottleneck6.BottleneckError = Bottleneck6.prototype.BottleneckError = require_BottleneckError();
+      Bottleneck6.Group = Bottleneck6.prototype.Group = require_Group();
+      Bottleneck6.RedisConnection = Bottleneck6.prototype.RedisConnection = require_RedisConnection();
+      Bottleneck6.IORedisConnection = Bottleneck6.prototype.IORedisConnection = require_IORedisConnection();
+      Bottleneck6.Batcher = Bottleneck6.prototype.Batcher = require_Batcher();
+      Bottleneck6.prototype.jobDefaults = {
         priority: DEFAULT_PRIORITY,
         weight: 1,
         expiration: null,
         id: "<no-id>"
       };
-      Bottleneck5.prototype.storeDefaults = {
+      Bottleneck6.prototype.storeDefaults = {
         maxConcurrent: null,
         minTime: 0,
         highWater: null,
-        strategy: Bottleneck5.prototype.strategy.LEAK,
+        strategy: Bottleneck6.prototype.strategy.LEAK,
         penalty: null,
         reservoir: null,
         reservoirRefreshInterval: null,
@@ -8178,12 +9032,12 @@ var require_Bottleneck = __commonJS({
         reservoirIncreaseAmount: null,
         reservoirIncreaseMaximum: null
       };
-      Bottleneck5.prototype.localStoreDefaults = {
+      Bottleneck6.prototype.localStoreDefaults = {
         Promise,
         timeout: null,
         heartbeatInterval: 250
       };
-      Bottleneck5.prototype.redisStoreDefaults = {
+      Bottleneck6.prototype.redisStoreDefaults = {
         Promise,
         timeout: null,
         heartbeatInterval: 5e3,
@@ -8194,7 +9048,7 @@ var require_Bottleneck = __commonJS({
         clearDatastore: false,
         connection: null
       };
-      Bottleneck5.prototype.instanceDefaults = {
+      Bottleneck6.prototype.instanceDefaults = {
         datastore: "local",
         connection: null,
         id: "<no-id>",
@@ -8202,14 +9056,14 @@ var require_Bottleneck = __commonJS({
         trackDoneStatus: false,
         Promise
       };
-      Bottleneck5.prototype.stopDefaults = {
+      Bottleneck6.prototype.stopDefaults = {
         enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
         dropWaitingJobs: true,
         dropErrorMessage: "This limiter has been stopped."
       };
-      return Bottleneck5;
+      return Bottleneck6;
     }.call(void 0);
-    module2.exports = Bottleneck4;
+    module2.exports = Bottleneck5;
   }
 });
 
@@ -8328,50 +9182,50 @@ var require_cjs = __commonJS({
 var require_err_helpers = __commonJS({
   "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
-    var isErrorLike = (err) => {
-      return err && typeof err.message === "string";
+    var isErrorLike = (err2) => {
+      return err2 && typeof err2.message === "string";
     };
-    var getErrorCause = (err) => {
-      if (!err) return;
-      const cause = err.cause;
+    var getErrorCause = (err2) => {
+      if (!err2) return;
+      const cause = err2.cause;
       if (typeof cause === "function") {
-        const causeResult = err.cause();
+        const causeResult = err2.cause();
         return isErrorLike(causeResult) ? causeResult : void 0;
       } else {
         return isErrorLike(cause) ? cause : void 0;
       }
     };
-    var _stackWithCauses = (err, seen) => {
-      if (!isErrorLike(err)) return "";
-      const stack = err.stack || "";
-      if (seen.has(err)) {
+    var _stackWithCauses = (err2, seen) => {
+      if (!isErrorLike(err2)) return "";
+      const stack = err2.stack || "";
+      if (seen.has(err2)) {
         return stack + "\ncauses have become circular...";
       }
-      const cause = getErrorCause(err);
+      const cause = getErrorCause(err2);
       if (cause) {
-        seen.add(err);
+        seen.add(err2);
         return stack + "\ncaused by: " + _stackWithCauses(cause, seen);
       } else {
         return stack;
       }
     };
-    var stackWithCauses = (err) => _stackWithCauses(err, /* @__PURE__ */ new Set());
-    var _messageWithCauses = (err, seen, skip) => {
-      if (!isErrorLike(err)) return "";
-      const message = skip ? "" : err.message || "";
-      if (seen.has(err)) {
+    var stackWithCauses = (err2) => _stackWithCauses(err2, /* @__PURE__ */ new Set());
+    var _messageWithCauses = (err2, seen, skip) => {
+      if (!isErrorLike(err2)) return "";
+      const message = skip ? "" : err2.message || "";
+      if (seen.has(err2)) {
         return message + ": ...";
       }
-      const cause = getErrorCause(err);
+      const cause = getErrorCause(err2);
       if (cause) {
-        seen.add(err);
-        const skipIfVErrorStyleCause = typeof err.cause === "function";
+        seen.add(err2);
+        const skipIfVErrorStyleCause = typeof err2.cause === "function";
         return message + (skipIfVErrorStyleCause ? "" : ": ") + _messageWithCauses(cause, seen, skipIfVErrorStyleCause);
       } else {
         return message;
       }
     };
-    var messageWithCauses = (err) => _messageWithCauses(err, /* @__PURE__ */ new Set());
+    var messageWithCauses = (err2) => _messageWithCauses(err2, /* @__PURE__ */ new Set());
     module2.exports = {
       isErrorLike,
       getErrorCause,
@@ -8441,21 +9295,21 @@ var require_err = __commonJS({
     var { pinoErrProto, pinoErrorSymbols } = require_err_proto();
     var { seen } = pinoErrorSymbols;
     var { toString } = Object.prototype;
-    function errSerializer(err) {
-      if (!isErrorLike(err)) {
-        return err;
+    function errSerializer(err2) {
+      if (!isErrorLike(err2)) {
+        return err2;
       }
-      err[seen] = void 0;
+      err2[seen] = void 0;
       const _err = Object.create(pinoErrProto);
-      _err.type = toString.call(err.constructor) === "[object Function]" ? err.constructor.name : err.name;
-      _err.message = messageWithCauses(err);
-      _err.stack = stackWithCauses(err);
-      if (Array.isArray(err.errors)) {
-        _err.aggregateErrors = err.errors.map((err2) => errSerializer(err2));
+      _err.type = toString.call(err2.constructor) === "[object Function]" ? err2.constructor.name : err2.name;
+      _err.message = messageWithCauses(err2);
+      _err.stack = stackWithCauses(err2);
+      if (Array.isArray(err2.errors)) {
+        _err.aggregateErrors = err2.errors.map((err3) => errSerializer(err3));
       }
-      for (const key2 in err) {
+      for (const key2 in err2) {
         if (_err[key2] === void 0) {
-          const val = err[key2];
+          const val = err2[key2];
           if (isErrorLike(val)) {
             if (key2 !== "cause" && !Object.prototype.hasOwnProperty.call(val, seen)) {
               _err[key2] = errSerializer(val);
@@ -8465,8 +9319,8 @@ var require_err = __commonJS({
           }
         }
       }
-      delete err[seen];
-      _err.raw = err;
+      delete err2[seen];
+      _err.raw = err2;
       return _err;
     }
   }
@@ -8481,24 +9335,24 @@ var require_err_with_cause = __commonJS({
     var { pinoErrProto, pinoErrorSymbols } = require_err_proto();
     var { seen } = pinoErrorSymbols;
     var { toString } = Object.prototype;
-    function errWithCauseSerializer(err) {
-      if (!isErrorLike(err)) {
-        return err;
+    function errWithCauseSerializer(err2) {
+      if (!isErrorLike(err2)) {
+        return err2;
       }
-      err[seen] = void 0;
+      err2[seen] = void 0;
       const _err = Object.create(pinoErrProto);
-      _err.type = toString.call(err.constructor) === "[object Function]" ? err.constructor.name : err.name;
-      _err.message = err.message;
-      _err.stack = err.stack;
-      if (Array.isArray(err.errors)) {
-        _err.aggregateErrors = err.errors.map((err2) => errWithCauseSerializer(err2));
+      _err.type = toString.call(err2.constructor) === "[object Function]" ? err2.constructor.name : err2.name;
+      _err.message = err2.message;
+      _err.stack = err2.stack;
+      if (Array.isArray(err2.errors)) {
+        _err.aggregateErrors = err2.errors.map((err3) => errWithCauseSerializer(err3));
       }
-      if (isErrorLike(err.cause) && !Object.prototype.hasOwnProperty.call(err.cause, seen)) {
-        _err.cause = errWithCauseSerializer(err.cause);
+      if (isErrorLike(err2.cause) && !Object.prototype.hasOwnProperty.call(err2.cause, seen)) {
+        _err.cause = errWithCauseSerializer(err2.cause);
       }
-      for (const key2 in err) {
+      for (const key2 in err2) {
         if (_err[key2] === void 0) {
-          const val = err[key2];
+          const val = err2[key2];
           if (isErrorLike(val)) {
             if (!Object.prototype.hasOwnProperty.call(val, seen)) {
               _err[key2] = errWithCauseSerializer(val);
@@ -8508,8 +9362,8 @@ var require_err_with_cause = __commonJS({
           }
         }
       }
-      delete err[seen];
-      _err.raw = err;
+      delete err2[seen];
+      _err.raw = err2;
       return _err;
     }
   }
@@ -8676,8 +9530,8 @@ var require_pino_std_serializers = __commonJS({
       res: resSerializers.resSerializer,
       wrapErrorSerializer: function wrapErrorSerializer(customSerializer) {
         if (customSerializer === errSerializer) return customSerializer;
-        return function wrapErrSerializer(err) {
-          return customSerializer(errSerializer(err));
+        return function wrapErrSerializer(err2) {
+          return customSerializer(errSerializer(err2));
         };
       },
       wrapRequestSerializer: function wrapRequestSerializer(customSerializer) {
@@ -9341,8 +10195,8 @@ var require_time = __commonJS({
       const day = date.getUTCDate().toString().padStart(2, "0");
       const hours = date.getUTCHours().toString().padStart(2, "0");
       const minutes = date.getUTCMinutes().toString().padStart(2, "0");
-      const seconds4 = date.getUTCSeconds().toString().padStart(2, "0");
-      return `,"time":"${year}-${month}-${day}T${hours}:${minutes}:${seconds4}.${nanosWithinSecond.toString().padStart(9, "0")}Z"`;
+      const seconds3 = date.getUTCSeconds().toString().padStart(2, "0");
+      return `,"time":"${year}-${month}-${day}T${hours}:${minutes}:${seconds3}.${nanosWithinSecond.toString().padStart(9, "0")}Z"`;
     };
     module2.exports = { nullTime, epochTime, unixTime, isoTime, isoTimeNano };
   }
@@ -9523,24 +10377,24 @@ var require_sonic_boom = __commonJS({
       sonic._opening = true;
       sonic._writing = true;
       sonic._asyncDrainScheduled = false;
-      function fileOpened(err, fd) {
-        if (err) {
+      function fileOpened(err2, fd2) {
+        if (err2) {
           sonic._reopening = false;
           sonic._writing = false;
           sonic._opening = false;
           if (sonic.sync) {
             process.nextTick(() => {
               if (sonic.listenerCount("error") > 0) {
-                sonic.emit("error", err);
+                sonic.emit("error", err2);
               }
             });
           } else {
-            sonic.emit("error", err);
+            sonic.emit("error", err2);
           }
           return;
         }
         const reopening = sonic._reopening;
-        sonic.fd = fd;
+        sonic.fd = fd2;
         sonic.file = file;
         sonic._reopening = false;
         sonic._opening = false;
@@ -9564,15 +10418,15 @@ var require_sonic_boom = __commonJS({
       if (sonic.sync) {
         try {
           if (sonic.mkdir) fs.mkdirSync(path2.dirname(file), { recursive: true });
-          const fd = fs.openSync(file, flags, mode);
-          fileOpened(null, fd);
-        } catch (err) {
-          fileOpened(err);
-          throw err;
+          const fd2 = fs.openSync(file, flags, mode);
+          fileOpened(null, fd2);
+        } catch (err2) {
+          fileOpened(err2);
+          throw err2;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path2.dirname(file), { recursive: true }, (err) => {
-          if (err) return fileOpened(err);
+        fs.mkdir(path2.dirname(file), { recursive: true }, (err2) => {
+          if (err2) return fileOpened(err2);
           fs.open(file, flags, mode, fileOpened);
         });
       } else {
@@ -9583,8 +10437,8 @@ var require_sonic_boom = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir3, retryEAGAIN, fsync, contentMode, mode } = opts || {};
-      fd = fd || dest;
+      let { fd: fd2, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir3, retryEAGAIN, fsync, contentMode, mode } = opts || {};
+      fd2 = fd2 || dest;
       this._len = 0;
       this.fd = -1;
       this._bufs = [];
@@ -9640,33 +10494,33 @@ var require_sonic_boom = __commonJS({
       } else {
         throw new Error(`SonicBoom supports "${kContentModeUtf8}" and "${kContentModeBuffer}", but passed ${contentMode}`);
       }
-      if (typeof fd === "number") {
-        this.fd = fd;
+      if (typeof fd2 === "number") {
+        this.fd = fd2;
         process.nextTick(() => this.emit("ready"));
-      } else if (typeof fd === "string") {
-        openFile(fd, this);
+      } else if (typeof fd2 === "string") {
+        openFile(fd2, this);
       } else {
         throw new Error("SonicBoom supports only file descriptors and files");
       }
       if (this.minLength >= this.maxWrite) {
         throw new Error(`minLength should be smaller than maxWrite (${this.maxWrite})`);
       }
-      this.release = (err, n) => {
-        if (err) {
-          if ((err.code === "EAGAIN" || err.code === "EBUSY") && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
+      this.release = (err2, n) => {
+        if (err2) {
+          if ((err2.code === "EAGAIN" || err2.code === "EBUSY") && this.retryEAGAIN(err2, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
                 sleep(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
-              } catch (err2) {
-                this.release(err2);
+              } catch (err3) {
+                this.release(err3);
               }
             } else {
               setTimeout(fsWrite, BUSY_WRITE_TIMEOUT);
             }
           } else {
             this._writing = false;
-            this.emit("error", err);
+            this.emit("error", err2);
           }
           return;
         }
@@ -9686,8 +10540,8 @@ var require_sonic_boom = __commonJS({
               this._len = releasedBufObj2.len;
               this._writingBuf = releasedBufObj2.writingBuf;
             } while (this._writingBuf.length);
-          } catch (err2) {
-            this.release(err2);
+          } catch (err3) {
+            this.release(err3);
             return;
           }
         }
@@ -9806,12 +10660,12 @@ var require_sonic_boom = __commonJS({
       const onDrain = () => {
         if (!this._fsync) {
           try {
-            fs.fsync(this.fd, (err) => {
+            fs.fsync(this.fd, (err2) => {
               this._flushPending = false;
-              cb(err);
+              cb(err2);
             });
-          } catch (err) {
-            cb(err);
+          } catch (err2) {
+            cb(err2);
           }
         } else {
           this._flushPending = false;
@@ -9819,9 +10673,9 @@ var require_sonic_boom = __commonJS({
         }
         this.off("error", onError);
       };
-      const onError = (err) => {
+      const onError = (err2) => {
         this._flushPending = false;
-        cb(err);
+        cb(err2);
         this.off("drain", onDrain);
       };
       this.once("drain", onDrain);
@@ -9905,12 +10759,12 @@ var require_sonic_boom = __commonJS({
       if (this._writing) {
         return;
       }
-      const fd = this.fd;
+      const fd2 = this.fd;
       this.once("ready", () => {
-        if (fd !== this.fd) {
-          fs.close(fd, (err) => {
-            if (err) {
-              return this.emit("error", err);
+        if (fd2 !== this.fd) {
+          fs.close(fd2, (err2) => {
+            if (err2) {
+              return this.emit("error", err2);
             }
           });
         }
@@ -9964,10 +10818,10 @@ var require_sonic_boom = __commonJS({
           if (buf.length <= 0) {
             this._bufs.shift();
           }
-        } catch (err) {
-          const shouldRetry = err.code === "EAGAIN" || err.code === "EBUSY";
-          if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
-            throw err;
+        } catch (err2) {
+          const shouldRetry = err2.code === "EAGAIN" || err2.code === "EBUSY";
+          if (shouldRetry && !this.retryEAGAIN(err2, buf.length, this._len - buf.length)) {
+            throw err2;
           }
           sleep(BUSY_WRITE_TIMEOUT);
         }
@@ -10001,10 +10855,10 @@ var require_sonic_boom = __commonJS({
             this._bufs.shift();
             this._lens.shift();
           }
-        } catch (err) {
-          const shouldRetry = err.code === "EAGAIN" || err.code === "EBUSY";
-          if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
-            throw err;
+        } catch (err2) {
+          const shouldRetry = err2.code === "EAGAIN" || err2.code === "EBUSY";
+          if (shouldRetry && !this.retryEAGAIN(err2, buf.length, this._len - buf.length)) {
+            throw err2;
           }
           sleep(BUSY_WRITE_TIMEOUT);
         }
@@ -10024,8 +10878,8 @@ var require_sonic_boom = __commonJS({
         try {
           const written = Buffer.isBuffer(this._writingBuf) ? fs.writeSync(this.fd, this._writingBuf) : fs.writeSync(this.fd, this._writingBuf, "utf8");
           release(null, written);
-        } catch (err) {
-          release(err);
+        } catch (err2) {
+          release(err2);
         }
       } else {
         fs.write(this.fd, this._writingBuf, release);
@@ -10039,8 +10893,8 @@ var require_sonic_boom = __commonJS({
         try {
           const written = fs.writeSync(this.fd, this._writingBuf);
           release(null, written);
-        } catch (err) {
-          release(err);
+        } catch (err2) {
+          release(err2);
         }
       } else {
         if (kCopyBuffer) {
@@ -10072,9 +10926,9 @@ var require_sonic_boom = __commonJS({
           done();
         }
       }
-      function done(err) {
-        if (err) {
-          sonic.emit("error", err);
+      function done(err2) {
+        if (err2) {
+          sonic.emit("error", err2);
           return;
         }
         if (sonic._ending && !sonic._writing) {
@@ -10250,7 +11104,7 @@ var require_wait = __commonJS({
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state, index, expected, timeout, done) {
-      const max = timeout === Infinity ? Infinity : Date.now() + timeout;
+      const max2 = timeout === Infinity ? Infinity : Date.now() + timeout;
       const check = (previous) => {
         const current = Atomics.load(state, index);
         if (current >= expected) {
@@ -10261,11 +11115,11 @@ var require_wait = __commonJS({
           done(null, "not-equal");
           return;
         }
-        if (max !== Infinity && Date.now() > max) {
+        if (max2 !== Infinity && Date.now() > max2) {
           done(null, "timed-out");
           return;
         }
-        const remaining = max === Infinity ? WAIT_MS : Math.min(WAIT_MS, Math.max(1, max - Date.now()));
+        const remaining = max2 === Infinity ? WAIT_MS : Math.min(WAIT_MS, Math.max(1, max2 - Date.now()));
         const result2 = Atomics.waitAsync(state, index, current, remaining);
         if (result2.async) {
           result2.value.then((res) => {
@@ -10283,18 +11137,18 @@ var require_wait = __commonJS({
       check();
     }
     function waitDiff(state, index, expected, timeout, done) {
-      const max = timeout === Infinity ? Infinity : Date.now() + timeout;
+      const max2 = timeout === Infinity ? Infinity : Date.now() + timeout;
       const check = () => {
         const current = Atomics.load(state, index);
         if (current !== expected) {
           done(null, "ok");
           return;
         }
-        if (max !== Infinity && Date.now() > max) {
+        if (max2 !== Infinity && Date.now() > max2) {
           done(null, "timed-out");
           return;
         }
-        const remaining = max === Infinity ? WAIT_MS : Math.min(WAIT_MS, Math.max(1, max - Date.now()));
+        const remaining = max2 === Infinity ? WAIT_MS : Math.min(WAIT_MS, Math.max(1, max2 - Date.now()));
         const result2 = Atomics.waitAsync(state, index, expected, remaining);
         if (result2.async) {
           result2.value.then((res) => {
@@ -10335,7 +11189,7 @@ var require_thread_stream = __commonJS({
     "use strict";
     var { version } = require_package();
     var { EventEmitter } = __require("events");
-    var { Worker } = __require("worker_threads");
+    var { Worker: Worker2 } = __require("worker_threads");
     var { join: join15 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
@@ -10389,7 +11243,7 @@ var require_thread_stream = __commonJS({
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
       const toExecute = bundlerOverrides["thread-stream-worker"] || join15(__dirname, "lib", "worker.js");
-      const worker = new Worker(toExecute, {
+      const worker = new Worker2(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
         trackUnmanagedFds: false,
@@ -10559,10 +11413,10 @@ var require_thread_stream = __commonJS({
         }
         if (this[kImpl].flushing && this[kImpl].bufLen + dataBuf.length >= MAX_STRING) {
           try {
-            writeSync2(this);
+            writeSync3(this);
             this[kImpl].flushing = true;
-          } catch (err) {
-            destroy(this, err);
+          } catch (err2) {
+            destroy(this, err2);
             return false;
           }
         }
@@ -10570,10 +11424,10 @@ var require_thread_stream = __commonJS({
         this[kImpl].bufLen += dataBuf.length;
         if (this[kImpl].sync) {
           try {
-            writeSync2(this);
+            writeSync3(this);
             return true;
-          } catch (err) {
-            destroy(this, err);
+          } catch (err2) {
+            destroy(this, err2);
             return false;
           }
         }
@@ -10599,7 +11453,7 @@ var require_thread_stream = __commonJS({
           retainWorkerForPendingFlush(this);
         }
         let finished = false;
-        const done = (err) => {
+        const done = (err2) => {
           if (finished) {
             return;
           }
@@ -10607,11 +11461,11 @@ var require_thread_stream = __commonJS({
           if (userCb) {
             releaseWorkerForPendingFlush(this);
           }
-          cb(err);
+          cb(err2);
         };
-        flushBuffer(this, (err) => {
-          if (err) {
-            process.nextTick(done, err);
+        flushBuffer(this, (err2) => {
+          if (err2) {
+            process.nextTick(done, err2);
             return;
           }
           requestWorkerFlush(this, done);
@@ -10621,7 +11475,7 @@ var require_thread_stream = __commonJS({
         if (this[kImpl].destroyed) {
           return;
         }
-        writeSync2(this);
+        writeSync3(this);
         flushSync(this);
       }
       unref() {
@@ -10675,10 +11529,10 @@ var require_thread_stream = __commonJS({
     }
     function waitForRead(stream, cb) {
       const writeIndex = Atomics.load(stream[kImpl].state, WRITE_INDEX);
-      wait2(stream[kImpl].state, READ_INDEX, writeIndex, Infinity, (err, res) => {
-        if (err) {
-          destroy(stream, err);
-          cb(err);
+      wait2(stream[kImpl].state, READ_INDEX, writeIndex, Infinity, (err2, res) => {
+        if (err2) {
+          destroy(stream, err2);
+          cb(err2);
           return;
         }
         if (res !== "ok") {
@@ -10733,37 +11587,37 @@ var require_thread_stream = __commonJS({
           context: "thread-stream",
           id
         });
-      } catch (err) {
+      } catch (err2) {
         stream[kImpl].flushCallbacks.delete(id);
-        destroy(stream, err);
-        process.nextTick(cb, err);
+        destroy(stream, err2);
+        process.nextTick(cb, err2);
       }
     }
-    function failPendingFlushCallbacks(stream, err) {
+    function failPendingFlushCallbacks(stream, err2) {
       const callbacks = stream[kImpl].flushCallbacks;
       if (callbacks.size === 0) {
         return;
       }
-      const flushErr = err || new Error("the worker has exited");
+      const flushErr = err2 || new Error("the worker has exited");
       for (const cb of callbacks.values()) {
         process.nextTick(cb, flushErr);
       }
       callbacks.clear();
     }
-    function error(stream, err) {
+    function error(stream, err2) {
       setImmediate(() => {
-        stream.emit("error", err);
+        stream.emit("error", err2);
       });
     }
-    function destroy(stream, err) {
+    function destroy(stream, err2) {
       if (stream[kImpl].destroyed) {
         return;
       }
       stream[kImpl].destroyed = true;
-      failPendingFlushCallbacks(stream, err);
-      if (err) {
-        stream[kImpl].errored = err;
-        error(stream, err);
+      failPendingFlushCallbacks(stream, err2);
+      if (err2) {
+        stream[kImpl].errored = err2;
+        error(stream, err2);
       }
       if (!stream.worker.exited) {
         stream.worker.terminate().catch(() => {
@@ -10840,11 +11694,11 @@ var require_thread_stream = __commonJS({
           stream[kImpl].finished = true;
           stream.emit("finish");
         });
-      } catch (err) {
-        destroy(stream, err);
+      } catch (err2) {
+        destroy(stream, err2);
       }
     }
-    function writeSync2(stream) {
+    function writeSync3(stream) {
       const cb = () => {
         if (stream[kImpl].ending) {
           end(stream);
@@ -10898,7 +11752,7 @@ var require_thread_stream = __commonJS({
 var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
-    var { createRequire: createRequire2 } = __require("module");
+    var { createRequire: createRequire3 } = __require("module");
     var { existsSync: existsSync7 } = __require("node:fs");
     var getCallers = require_caller();
     var { join: join15, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
@@ -11110,9 +11964,9 @@ var require_transport = __commonJS({
         for (const filePath of callers) {
           try {
             const context = filePath === "node:repl" ? process.cwd() + sep4 : filePath;
-            fixTarget2 = createRequire2(context).resolve(origin);
+            fixTarget2 = createRequire3(context).resolve(origin);
             break;
-          } catch (err) {
+          } catch (err2) {
             continue;
           }
         }
@@ -11342,8 +12196,8 @@ var require_tools = __commonJS({
         });
       }
       return stream;
-      function filterBrokenPipe(err) {
-        if (err.code === "EPIPE") {
+      function filterBrokenPipe(err2) {
+        if (err2.code === "EPIPE") {
           stream.write = noop5;
           stream.end = noop5;
           stream.flushSync = noop5;
@@ -11351,7 +12205,7 @@ var require_tools = __commonJS({
           return;
         }
         stream.removeListener("error", filterBrokenPipe);
-        stream.emit("error", err);
+        stream.emit("error", err2);
       }
     }
     function autoEnd(stream, eventName) {
@@ -11432,9 +12286,9 @@ var require_tools = __commonJS({
       };
     }
     function normalizeDestFileDescriptor(destination) {
-      const fd = Number(destination);
-      if (typeof destination === "string" && Number.isFinite(fd)) {
-        return fd;
+      const fd2 = Number(destination);
+      if (typeof destination === "string" && Number.isFinite(fd2)) {
+        return fd2;
       }
       if (destination === void 0) {
         return 1;
@@ -12052,8 +12906,8 @@ var require_safe_stable_stringify = __commonJS({
     }
     function configure(options2) {
       options2 = { ...options2 };
-      const fail2 = getStrictOption(options2);
-      if (fail2) {
+      const fail = getStrictOption(options2);
+      if (fail) {
         if (options2.bigint === void 0) {
           options2.bigint = false;
         }
@@ -12164,7 +13018,7 @@ ${originalIndentation}`;
             return `{${res}}`;
           }
           case "number":
-            return isFinite(value) ? String(value) : fail2 ? fail2(value) : "null";
+            return isFinite(value) ? String(value) : fail ? fail(value) : "null";
           case "boolean":
             return value === true ? "true" : "false";
           case "undefined":
@@ -12175,7 +13029,7 @@ ${originalIndentation}`;
             }
           // fallthrough
           default:
-            return fail2 ? fail2(value) : void 0;
+            return fail ? fail(value) : void 0;
         }
       }
       function stringifyArrayReplacer(key2, value, stack, replacer, spacer, indentation) {
@@ -12255,7 +13109,7 @@ ${originalIndentation}`;
             return `{${res}}`;
           }
           case "number":
-            return isFinite(value) ? String(value) : fail2 ? fail2(value) : "null";
+            return isFinite(value) ? String(value) : fail ? fail(value) : "null";
           case "boolean":
             return value === true ? "true" : "false";
           case "undefined":
@@ -12266,7 +13120,7 @@ ${originalIndentation}`;
             }
           // fallthrough
           default:
-            return fail2 ? fail2(value) : void 0;
+            return fail ? fail(value) : void 0;
         }
       }
       function stringifyIndent(key2, value, stack, spacer, indentation) {
@@ -12367,7 +13221,7 @@ ${originalIndentation}`;
             return `{${res}}`;
           }
           case "number":
-            return isFinite(value) ? String(value) : fail2 ? fail2(value) : "null";
+            return isFinite(value) ? String(value) : fail ? fail(value) : "null";
           case "boolean":
             return value === true ? "true" : "false";
           case "undefined":
@@ -12378,7 +13232,7 @@ ${originalIndentation}`;
             }
           // fallthrough
           default:
-            return fail2 ? fail2(value) : void 0;
+            return fail ? fail(value) : void 0;
         }
       }
       function stringifySimple(key2, value, stack) {
@@ -12463,7 +13317,7 @@ ${originalIndentation}`;
             return `{${res}}`;
           }
           case "number":
-            return isFinite(value) ? String(value) : fail2 ? fail2(value) : "null";
+            return isFinite(value) ? String(value) : fail ? fail(value) : "null";
           case "boolean":
             return value === true ? "true" : "false";
           case "undefined":
@@ -12474,7 +13328,7 @@ ${originalIndentation}`;
             }
           // fallthrough
           default:
-            return fail2 ? fail2(value) : void 0;
+            return fail ? fail(value) : void 0;
         }
       }
       function stringify2(value, replacer, space) {
@@ -13199,8 +14053,8 @@ var require_end_of_stream = __commonJS({
       var onexit = function(exitCode) {
         callback.call(stream, exitCode ? new Error("exited with error code: " + exitCode) : null);
       };
-      var onerror = function(err) {
-        callback.call(stream, err);
+      var onerror = function(err2) {
+        callback.call(stream, err2);
       };
       var onclose = function() {
         qnt(onclosenexttick);
@@ -13276,20 +14130,20 @@ var require_pump = __commonJS({
       stream.on("close", function() {
         closed = true;
       });
-      eos(stream, { readable: reading, writable: writing }, function(err) {
-        if (err) return callback(err);
+      eos(stream, { readable: reading, writable: writing }, function(err2) {
+        if (err2) return callback(err2);
         closed = true;
         callback();
       });
       var destroyed = false;
-      return function(err) {
+      return function(err2) {
         if (closed) return;
         if (destroyed) return;
         destroyed = true;
         if (isFS(stream)) return stream.close(noop5);
         if (isRequest(stream)) return stream.abort();
         if (isFn(stream.destroy)) return stream.destroy();
-        callback(err || new Error("stream was destroyed"));
+        callback(err2 || new Error("stream was destroyed"));
       };
     };
     var call = function(fn) {
@@ -13307,9 +14161,9 @@ var require_pump = __commonJS({
       var destroys = streams.map(function(stream, i) {
         var reading = i < streams.length - 1;
         var writing = i > 0;
-        return destroyer(stream, reading, writing, function(err) {
-          if (!error) error = err;
-          if (err) destroys.forEach(call);
+        return destroyer(stream, reading, writing, function(err2) {
+          if (!error) error = err2;
+          if (err2) destroys.forEach(call);
           if (reading) return;
           destroys.forEach(call);
           callback(error);
@@ -13330,13 +14184,13 @@ var require_pino_abstract_transport = __commonJS({
     var { Duplex } = __require("stream");
     var { parentPort, workerData } = __require("worker_threads");
     function createDeferred() {
-      let resolve13;
+      let resolve11;
       let reject;
       const promise = new Promise((_resolve2, _reject) => {
-        resolve13 = _resolve2;
+        resolve11 = _resolve2;
         reject = _reject;
       });
-      promise.resolve = resolve13;
+      promise.resolve = resolve11;
       promise.reject = reject;
       return promise;
     }
@@ -13373,8 +14227,8 @@ var require_pino_abstract_transport = __commonJS({
         }
         return value;
       }, { autoDestroy: true });
-      stream._destroy = function(err, cb) {
-        const promise = close(err, cb);
+      stream._destroy = function(err2, cb) {
+        const promise = close(err2, cb);
         if (promise && typeof promise.then === "function") {
           promise.then(cb, cb);
         }
@@ -13423,8 +14277,8 @@ var require_pino_abstract_transport = __commonJS({
       function finish2() {
         let res = fn(stream);
         if (res && typeof res.catch === "function") {
-          res.catch((err) => {
-            stream.destroy(err);
+          res.catch((err2) => {
+            stream.destroy(err2);
           });
           res = null;
         } else if (opts.enablePipelining && res) {
@@ -13433,8 +14287,8 @@ var require_pino_abstract_transport = __commonJS({
         return stream;
       }
     };
-    function defaultClose(err, cb) {
-      process.nextTick(cb, err);
+    function defaultClose(err2, cb) {
+      process.nextTick(cb, err2);
     }
   }
 });
@@ -13621,8 +14475,8 @@ var require_sonic_boom2 = __commonJS({
     var kFlushSyncRetry = 1;
     var kFlushSyncInWriteEvent = 2;
     var kFlushSyncInFlight = 3;
-    function isIgnorableFsyncError(err) {
-      switch (err?.code) {
+    function isIgnorableFsyncError(err2) {
+      switch (err2?.code) {
         case "EBADF":
         case "EINVAL":
         case "ENOTSUP":
@@ -13639,24 +14493,24 @@ var require_sonic_boom2 = __commonJS({
       sonic._opening = true;
       sonic._writing = true;
       sonic._asyncDrainScheduled = false;
-      function fileOpened(err, fd) {
-        if (err) {
+      function fileOpened(err2, fd2) {
+        if (err2) {
           sonic._reopening = false;
           sonic._writing = false;
           sonic._opening = false;
           if (sonic.sync) {
             process.nextTick(() => {
               if (sonic.listenerCount("error") > 0) {
-                sonic.emit("error", err);
+                sonic.emit("error", err2);
               }
             });
           } else {
-            sonic.emit("error", err);
+            sonic.emit("error", err2);
           }
           return;
         }
         const reopening = sonic._reopening;
-        sonic.fd = fd;
+        sonic.fd = fd2;
         sonic.file = file;
         sonic._reopening = false;
         sonic._opening = false;
@@ -13680,15 +14534,15 @@ var require_sonic_boom2 = __commonJS({
       if (sonic.sync) {
         try {
           if (sonic.mkdir) fs.mkdirSync(path2.dirname(file), { recursive: true });
-          const fd = fs.openSync(file, flags, mode);
-          fileOpened(null, fd);
-        } catch (err) {
-          fileOpened(err);
-          throw err;
+          const fd2 = fs.openSync(file, flags, mode);
+          fileOpened(null, fd2);
+        } catch (err2) {
+          fileOpened(err2);
+          throw err2;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path2.dirname(file), { recursive: true }, (err) => {
-          if (err) return fileOpened(err);
+        fs.mkdir(path2.dirname(file), { recursive: true }, (err2) => {
+          if (err2) return fileOpened(err2);
           fs.open(file, flags, mode, fileOpened);
         });
       } else {
@@ -13699,8 +14553,8 @@ var require_sonic_boom2 = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir3, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
-      fd = fd || dest;
+      let { fd: fd2, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir3, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
+      fd2 = fd2 || dest;
       this._len = 0;
       this.fd = -1;
       this._bufs = [];
@@ -13762,31 +14616,31 @@ var require_sonic_boom2 = __commonJS({
       } else {
         throw new Error(`SonicBoom supports "${kContentModeUtf8}" and "${kContentModeBuffer}", but passed ${contentMode}`);
       }
-      if (typeof fd === "number") {
-        this.fd = fd;
+      if (typeof fd2 === "number") {
+        this.fd = fd2;
         process.nextTick(() => this.emit("ready"));
-      } else if (typeof fd === "string") {
-        openFile(fd, this);
+      } else if (typeof fd2 === "string") {
+        openFile(fd2, this);
       } else {
         throw new Error("SonicBoom supports only file descriptors and files");
       }
       if (this.minLength >= this.maxWrite) {
         throw new Error(`minLength should be smaller than maxWrite (${this.maxWrite})`);
       }
-      this.release = (err, n) => {
-        if (err) {
-          const isRetryableErr = err.code === "EAGAIN" || err.code === "EBUSY";
+      this.release = (err2, n) => {
+        if (err2) {
+          const isRetryableErr = err2.code === "EAGAIN" || err2.code === "EBUSY";
           if (isRetryableErr) {
             this._writeRetries++;
           }
           const retriesExhausted = this.maxWriteRetries > 0 && this._writeRetries > this.maxWriteRetries;
-          if (isRetryableErr && !retriesExhausted && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
+          if (isRetryableErr && !retriesExhausted && this.retryEAGAIN(err2, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
                 sleep(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
-              } catch (err2) {
-                this.release(err2);
+              } catch (err3) {
+                this.release(err3);
               }
             } else {
               this._retryTimer = setTimeout(() => {
@@ -13796,7 +14650,7 @@ var require_sonic_boom2 = __commonJS({
             }
           } else {
             this._writing = false;
-            this.emit("error", err);
+            this.emit("error", err2);
           }
           return;
         }
@@ -13835,8 +14689,8 @@ var require_sonic_boom2 = __commonJS({
               this._len = releasedBufObj2.len;
               this._writingBuf = releasedBufObj2.writingBuf;
             } while (this._writingBuf.length);
-          } catch (err2) {
-            this.release(err2);
+          } catch (err3) {
+            this.release(err3);
             return;
           }
         }
@@ -13994,45 +14848,45 @@ var require_sonic_boom2 = __commonJS({
         this.off("error", onError);
         return true;
       };
-      const complete = (err, finish2 = true) => {
+      const complete = (err2, finish2 = true) => {
         if (completed) return;
         completed = true;
         if (flushing) this._flushInProgress--;
         try {
-          cb(err);
+          cb(err2);
         } finally {
           if (finish2) finishEnding(this);
         }
       };
-      const onDrain = (err) => {
+      const onDrain = (err2) => {
         if (!stopWaiting()) return;
         this._flushPending--;
-        if (err) {
-          complete(err, false);
+        if (err2) {
+          complete(err2, false);
           return;
         }
         this._flushInProgress++;
         flushing = true;
         if (!this._fsync && !this.destroyed) {
           try {
-            fs.fsync(this.fd, (err2) => {
-              if (isIgnorableFsyncError(err2)) {
+            fs.fsync(this.fd, (err3) => {
+              if (isIgnorableFsyncError(err3)) {
                 complete();
                 return;
               }
-              complete(err2);
+              complete(err3);
             });
-          } catch (err2) {
-            complete(err2);
+          } catch (err3) {
+            complete(err3);
           }
         } else {
           complete();
         }
       };
-      const onError = (err) => {
+      const onError = (err2) => {
         if (!stopWaiting()) return;
         this._flushPending--;
-        complete(err, false);
+        complete(err2, false);
       };
       this.once(kFlush, onDrain);
       this.once("error", onError);
@@ -14115,12 +14969,12 @@ var require_sonic_boom2 = __commonJS({
       if (this._writing) {
         return;
       }
-      const fd = this.fd;
+      const fd2 = this.fd;
       this.once("ready", () => {
-        if (fd !== this.fd) {
-          fs.close(fd, (err) => {
-            if (err) {
-              return this.emit("error", err);
+        if (fd2 !== this.fd) {
+          fs.close(fd2, (err2) => {
+            if (err2) {
+              return this.emit("error", err2);
             }
           });
         }
@@ -14207,14 +15061,14 @@ var require_sonic_boom2 = __commonJS({
             if (buf.length <= 0) {
               this._bufs.shift();
             }
-          } catch (err) {
-            const shouldRetry = err.code === "EAGAIN" || err.code === "EBUSY";
+          } catch (err2) {
+            const shouldRetry = err2.code === "EAGAIN" || err2.code === "EBUSY";
             if (shouldRetry) {
               this._writeRetries++;
             }
             const retriesExhausted = this.maxWriteRetries > 0 && this._writeRetries > this.maxWriteRetries;
-            if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
-              throw err;
+            if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err2, buf.length, this._len - buf.length)) {
+              throw err2;
             }
             sleep(BUSY_WRITE_TIMEOUT);
           }
@@ -14249,14 +15103,14 @@ var require_sonic_boom2 = __commonJS({
               this._bufs.shift();
               this._lens.shift();
             }
-          } catch (err) {
-            const shouldRetry = err.code === "EAGAIN" || err.code === "EBUSY";
+          } catch (err2) {
+            const shouldRetry = err2.code === "EAGAIN" || err2.code === "EBUSY";
             if (shouldRetry) {
               this._writeRetries++;
             }
             const retriesExhausted = this.maxWriteRetries > 0 && this._writeRetries > this.maxWriteRetries;
-            if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
-              throw err;
+            if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err2, buf.length, this._len - buf.length)) {
+              throw err2;
             }
             sleep(BUSY_WRITE_TIMEOUT);
           }
@@ -14283,8 +15137,8 @@ var require_sonic_boom2 = __commonJS({
         try {
           const written = Buffer.isBuffer(this._writingBuf) ? fs.writeSync(this.fd, this._writingBuf) : fs.writeSync(this.fd, this._writingBuf, "utf8");
           release(null, written);
-        } catch (err) {
-          release(err);
+        } catch (err2) {
+          release(err2);
         }
       } else {
         fs.write(this.fd, this._writingBuf, release);
@@ -14298,8 +15152,8 @@ var require_sonic_boom2 = __commonJS({
         try {
           const written = fs.writeSync(this.fd, this._writingBuf);
           release(null, written);
-        } catch (err) {
-          release(err);
+        } catch (err2) {
+          release(err2);
         }
       } else {
         if (kCopyBuffer) {
@@ -14346,9 +15200,9 @@ var require_sonic_boom2 = __commonJS({
           done();
         }
       }
-      function done(err) {
-        if (err) {
-          sonic.emit("error", err);
+      function done(err2) {
+        if (err2) {
+          sonic.emit("error", err2);
           return;
         }
         if (sonic._ending && !sonic._writing) {
@@ -14387,8 +15241,8 @@ var require_build_safe_sonic_boom = __commonJS({
         setupOnExit(stream);
       }
       return stream;
-      function filterBrokenPipe(err) {
-        if (err.code === "EPIPE") {
+      function filterBrokenPipe(err2) {
+        if (err2.code === "EPIPE") {
           stream.write = noop5;
           stream.end = noop5;
           stream.flushSync = noop5;
@@ -14547,7 +15401,7 @@ var require_cjs2 = __commonJS({
       if (typeof Constructor === "function" && ~toStringFunction.call(Constructor).indexOf("[native code]")) {
         try {
           return new Constructor();
-        } catch (_a2) {
+        } catch (_a3) {
         }
       }
       return Object.create(prototype);
@@ -14576,7 +15430,7 @@ var require_cjs2 = __commonJS({
       };
       try {
         Object.defineProperty(clone, property, descriptor);
-      } catch (_a2) {
+      } catch (_a3) {
         clone[property] = descriptor.get ? descriptor.get() : descriptor.value;
       }
     }
@@ -15273,8 +16127,8 @@ var require_interpret_conditionals = __commonJS({
 var require_is_object = __commonJS({
   "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
-    module2.exports = isObject2;
-    function isObject2(input) {
+    module2.exports = isObject3;
+    function isObject3(input) {
       return Object.prototype.toString.apply(input) === "[object Object]";
     }
   }
@@ -15610,10 +16464,10 @@ var require_prettify_error = __commonJS({
       let result2 = "";
       const joinedLines = joinLinesWithIndentation({ input: lines, ident, eol });
       const safeKeyName = stripUnsafeControlChars(keyName);
-      const splitLines3 = `${ident}${safeKeyName}: ${joinedLines}${eol}`.split(eol);
-      for (let j = 0; j < splitLines3.length; j += 1) {
+      const splitLines2 = `${ident}${safeKeyName}: ${joinedLines}${eol}`.split(eol);
+      for (let j = 0; j < splitLines2.length; j += 1) {
         if (j !== 0) result2 += eol;
-        const line = splitLines3[j];
+        const line = splitLines2[j];
         if (/^\s*"stack"/.test(line)) {
           const matches = /^(\s*"stack":)\s*(".*"),?$/.exec(line);
           if (matches && matches.length === 3) {
@@ -15711,7 +16565,7 @@ var require_prettify_error_log = __commonJS({
     var {
       LOGGER_KEYS
     } = require_constants2();
-    var isObject2 = require_is_object();
+    var isObject3 = require_is_object();
     var joinLinesWithIndentation = require_join_lines_with_indentation();
     var prettifyObject = require_prettify_object();
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -15737,7 +16591,7 @@ var require_prettify_error_log = __commonJS({
           const key2 = propertiesToPrint[i];
           if (key2 in log === false) continue;
           const safeKey = stripUnsafeControlChars(key2);
-          if (isObject2(log[key2])) {
+          if (isObject3(log[key2])) {
             const prettifiedObject = prettifyObject({
               log: log[key2],
               excludeLoggerKeys: false,
@@ -15940,20 +16794,20 @@ var require_secure_json_parse = __commonJS({
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
     var suspectConstructorRx = /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
-    function _parse(text3, reviver, options2) {
+    function _parse(text2, reviver, options2) {
       if (options2 == null) {
         if (reviver !== null && typeof reviver === "object") {
           options2 = reviver;
           reviver = void 0;
         }
       }
-      if (hasBuffer && Buffer.isBuffer(text3)) {
-        text3 = text3.toString();
+      if (hasBuffer && Buffer.isBuffer(text2)) {
+        text2 = text2.toString();
       }
-      if (text3 && text3.charCodeAt(0) === 65279) {
-        text3 = text3.slice(1);
+      if (text2 && text2.charCodeAt(0) === 65279) {
+        text2 = text2.slice(1);
       }
-      const obj = JSON.parse(text3, reviver);
+      const obj = JSON.parse(text2, reviver);
       if (obj === null || typeof obj !== "object") {
         return obj;
       }
@@ -15963,15 +16817,15 @@ var require_secure_json_parse = __commonJS({
         return obj;
       }
       if (protoAction !== "ignore" && constructorAction !== "ignore") {
-        if (suspectProtoRx.test(text3) === false && suspectConstructorRx.test(text3) === false) {
+        if (suspectProtoRx.test(text2) === false && suspectConstructorRx.test(text2) === false) {
           return obj;
         }
       } else if (protoAction !== "ignore" && constructorAction === "ignore") {
-        if (suspectProtoRx.test(text3) === false) {
+        if (suspectProtoRx.test(text2) === false) {
           return obj;
         }
       } else {
-        if (suspectConstructorRx.test(text3) === false) {
+        if (suspectConstructorRx.test(text2) === false) {
           return obj;
         }
       }
@@ -16009,21 +16863,21 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse7(text3, reviver, options2) {
+    function parse5(text2, reviver, options2) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
-        return _parse(text3, reviver, options2);
+        return _parse(text2, reviver, options2);
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
     }
-    function safeParse(text3, reviver) {
+    function safeParse(text2, reviver) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       let result2;
       try {
-        result2 = _parse(text3, reviver, { safe: true });
+        result2 = _parse(text2, reviver, { safe: true });
       } catch {
         result2 = void 0;
       } finally {
@@ -16031,9 +16885,9 @@ var require_secure_json_parse = __commonJS({
       }
       return result2;
     }
-    module2.exports = parse7;
-    module2.exports.default = parse7;
-    module2.exports.parse = parse7;
+    module2.exports = parse5;
+    module2.exports.default = parse5;
+    module2.exports.parse = parse5;
     module2.exports.safeParse = safeParse;
     module2.exports.scan = filter;
   }
@@ -16045,7 +16899,7 @@ var require_pretty = __commonJS({
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
-    var isObject2 = require_is_object();
+    var isObject3 = require_is_object();
     var prettifyErrorLog = require_prettify_error_log();
     var prettifyLevel = require_prettify_level();
     var prettifyMessage = require_prettify_message();
@@ -16061,15 +16915,15 @@ var require_pretty = __commonJS({
     var jsonParser = (input) => {
       try {
         return { value: sjs.parse(input, { protoAction: "remove" }) };
-      } catch (err) {
-        return { err };
+      } catch (err2) {
+        return { err: err2 };
       }
     };
     function pretty(inputData) {
       let log;
-      if (!isObject2(inputData)) {
+      if (!isObject3(inputData)) {
         const parsed = jsonParser(inputData);
-        if (parsed.err || !isObject2(parsed.value)) {
+        if (parsed.err || !isObject3(parsed.value)) {
           return inputData + this.EOL;
         }
         log = parsed.value;
@@ -16290,9 +17144,9 @@ var require_pino_pretty = __commonJS({
         return stream;
       }, {
         parse: "lines",
-        close(err, cb) {
+        close(err2, cb) {
           destination.on("close", () => {
-            cb(err);
+            cb(err2);
           });
         }
       });
@@ -16760,8 +17614,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve13, reject) {
-            return setTimeout(resolve13, t);
+          return new this.Promise(function(resolve11, reject) {
+            return setTimeout(resolve11, t);
           });
         }
         computePenalty() {
@@ -16972,15 +17826,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve13, returned, task;
+          var args, cb, error, reject, resolve11, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve13, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve11, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve13(returned);
+                  return resolve11(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -16995,13 +17849,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve13;
-          resolve13 = reject = null;
+          var promise, reject, resolve11;
+          resolve11 = reject = null;
           promise = new this.Promise(function(_resolve2, _reject) {
-            resolve13 = _resolve2;
+            resolve11 = _resolve2;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve13, reject });
+          this._queue.push({ task, args, resolve: resolve11, reject });
           this._tryToRun();
           return promise;
         }
@@ -17200,7 +18054,7 @@ var require_light = __commonJS({
       var Batcher_1 = Batcher;
       var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
       var require$$8 = getCjsExportFromNamespace(version$2);
-      var Bottleneck4, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
+      var Bottleneck5, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
       NUM_PRIORITIES$1 = 10;
       DEFAULT_PRIORITY$1 = 5;
       parser$5 = parser2;
@@ -17211,8 +18065,8 @@ var require_light = __commonJS({
       Events$4 = Events_1;
       States$1 = States_1;
       Sync$1 = Sync_1;
-      Bottleneck4 = (function() {
-        class Bottleneck5 {
+      Bottleneck5 = (function() {
+        class Bottleneck6 {
           constructor(options2 = {}, ...invalid) {
             var storeInstanceOptions, storeOptions;
             this._addToQueue = this._addToQueue.bind(this);
@@ -17234,7 +18088,7 @@ var require_light = __commonJS({
                 storeInstanceOptions = parser$5.load(options2, this.localStoreDefaults, {});
                 return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
               } else {
-                throw new Bottleneck5.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+                throw new Bottleneck6.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
               }
             }).call(this);
             this._queues.on("leftzero", () => {
@@ -17248,7 +18102,7 @@ var require_light = __commonJS({
           }
           _validateOptions(options2, invalid) {
             if (!(options2 != null && typeof options2 === "object" && invalid.length === 0)) {
-              throw new Bottleneck5.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+              throw new Bottleneck6.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
             }
           }
           ready() {
@@ -17402,14 +18256,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve13, reject) => {
+              return new this.Promise((resolve11, reject) => {
                 if (finished()) {
-                  return resolve13();
+                  return resolve11();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve13();
+                      return resolve11();
                     }
                   });
                 }
@@ -17445,10 +18299,10 @@ var require_light = __commonJS({
               return waitForExecuting(1);
             });
             this._receive = function(job) {
-              return job._reject(new Bottleneck5.prototype.BottleneckError(options2.enqueueErrorMessage));
+              return job._reject(new Bottleneck6.prototype.BottleneckError(options2.enqueueErrorMessage));
             };
             this.stop = () => {
-              return this.Promise.reject(new Bottleneck5.prototype.BottleneckError("stop() has already been called"));
+              return this.Promise.reject(new Bottleneck6.prototype.BottleneckError("stop() has already been called"));
             };
             return done;
           }
@@ -17467,11 +18321,11 @@ var require_light = __commonJS({
               job.doDrop();
               return true;
             } else if (reachedHWM) {
-              shifted = strategy === Bottleneck5.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck5.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck5.prototype.strategy.OVERFLOW ? job : void 0;
+              shifted = strategy === Bottleneck6.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck6.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck6.prototype.strategy.OVERFLOW ? job : void 0;
               if (shifted != null) {
                 shifted.doDrop();
               }
-              if (shifted == null || strategy === Bottleneck5.prototype.strategy.OVERFLOW) {
+              if (shifted == null || strategy === Bottleneck6.prototype.strategy.OVERFLOW) {
                 if (shifted == null) {
                   job.doDrop();
                 }
@@ -17485,7 +18339,7 @@ var require_light = __commonJS({
           }
           _receive(job) {
             if (this._states.jobStatus(job.options.id) != null) {
-              job._reject(new Bottleneck5.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              job._reject(new Bottleneck6.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
               return false;
             } else {
               job.doReceive();
@@ -17502,9 +18356,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve13, reject) {
+              return new this.Promise(function(resolve11, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve13)(args3);
+                  return (args3[0] != null ? reject : resolve11)(args3);
                 });
               });
             };
@@ -17555,31 +18409,31 @@ var require_light = __commonJS({
             return this._store.__incrementReservoir__(incr);
           }
         }
-        Bottleneck5.default = Bottleneck5;
-        Bottleneck5.Events = Events$4;
-        Bottleneck5.version = Bottleneck5.prototype.version = require$$8.version;
-        Bottleneck5.strategy = Bottleneck5.prototype.strategy = {
+        Bottleneck6.default = Bottleneck6;
+        Bottleneck6.Events = Events$4;
+        Bottleneck6.version = Bottleneck6.prototype.version = require$$8.version;
+        Bottleneck6.strategy = Bottleneck6.prototype.strategy = {
           LEAK: 1,
           OVERFLOW: 2,
           OVERFLOW_PRIORITY: 4,
           BLOCK: 3
         };
-        Bottleneck5.BottleneckError = Bottleneck5.prototype.BottleneckError = BottleneckError_1;
-        Bottleneck5.Group = Bottleneck5.prototype.Group = Group_1;
-        Bottleneck5.RedisConnection = Bottleneck5.prototype.RedisConnection = require$$2;
-        Bottleneck5.IORedisConnection = Bottleneck5.prototype.IORedisConnection = require$$3;
-        Bottleneck5.Batcher = Bottleneck5.prototype.Batcher = Batcher_1;
-        Bottleneck5.prototype.jobDefaults = {
+        Bottleneck6.BottleneckError = Bottleneck6.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck6.Group = Bottleneck6.prototype.Group = Group_1;
+        Bottleneck6.RedisConnection = Bottleneck6.prototype.RedisConnection = require$$2;
+        Bottleneck6.IORedisConnection = Bottleneck6.prototype.IORedisConnection = require$$3;
+        Bottleneck6.Batcher = Bottleneck6.prototype.Batcher = Batcher_1;
+        Bottleneck6.prototype.jobDefaults = {
           priority: DEFAULT_PRIORITY$1,
           weight: 1,
           expiration: null,
           id: "<no-id>"
         };
-        Bottleneck5.prototype.storeDefaults = {
+        Bottleneck6.prototype.storeDefaults = {
           maxConcurrent: null,
           minTime: 0,
           highWater: null,
-          strategy: Bottleneck5.prototype.strategy.LEAK,
+          strategy: Bottleneck6.prototype.strategy.LEAK,
           penalty: null,
           reservoir: null,
           reservoirRefreshInterval: null,
@@ -17588,12 +18442,12 @@ var require_light = __commonJS({
           reservoirIncreaseAmount: null,
           reservoirIncreaseMaximum: null
         };
-        Bottleneck5.prototype.localStoreDefaults = {
+        Bottleneck6.prototype.localStoreDefaults = {
           Promise,
           timeout: null,
           heartbeatInterval: 250
         };
-        Bottleneck5.prototype.redisStoreDefaults = {
+        Bottleneck6.prototype.redisStoreDefaults = {
           Promise,
           timeout: null,
           heartbeatInterval: 5e3,
@@ -17604,7 +18458,7 @@ var require_light = __commonJS({
           clearDatastore: false,
           connection: null
         };
-        Bottleneck5.prototype.instanceDefaults = {
+        Bottleneck6.prototype.instanceDefaults = {
           datastore: "local",
           connection: null,
           id: "<no-id>",
@@ -17612,14 +18466,14 @@ var require_light = __commonJS({
           trackDoneStatus: false,
           Promise
         };
-        Bottleneck5.prototype.stopDefaults = {
+        Bottleneck6.prototype.stopDefaults = {
           enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
           dropWaitingJobs: true,
           dropErrorMessage: "This limiter has been stopped."
         };
-        return Bottleneck5;
+        return Bottleneck6;
       }).call(commonjsGlobal);
-      var Bottleneck_1 = Bottleneck4;
+      var Bottleneck_1 = Bottleneck5;
       var lib2 = Bottleneck_1;
       return lib2;
     }));
@@ -18593,14 +19447,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text3, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text3;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text3.length <= endStep)
-        return text3;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -18617,14 +19471,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text3, i, indent.length);
+        i = consumeMoreIndentedLines(text2, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text3[i += 1]; ) {
+      for (let ch; ch = text2[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text3[i + 1]) {
+          switch (text2[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -18641,12 +19495,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text3, i, indent.length);
+            i = consumeMoreIndentedLines(text2, i, indent.length);
           end = i + indent.length + endStep;
           split2 = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text3[i + 1];
+            const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split2 = i;
           }
@@ -18658,12 +19512,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text3[i += 1];
+                ch = text2[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text3;
+                return text2;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -18678,39 +19532,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text3;
+        return text2;
       if (onFold)
         onFold();
-      let res = text3.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text3.length;
+        const end2 = folds[i2 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent}${text3.slice(0, end2)}`;
+${indent}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text3[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent}${text3.slice(fold + 1, end2)}`;
+${indent}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text3, i, indent) {
+    function consumeMoreIndentedLines(text2, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text3[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text3[++i];
+          ch = text2[++i];
         } else {
           do {
-            ch = text3[++i];
+            ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text3[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -22042,7 +22896,7 @@ var require_resolve_block_scalar = __commonJS({
       if (!header)
         return { value: "", type: null, comment: "", range: [start, start, start] };
       const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
-      const lines = scalar.source ? splitLines3(scalar.source) : [];
+      const lines = scalar.source ? splitLines2(scalar.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
         const content = lines[i][1];
@@ -22200,7 +23054,7 @@ var require_resolve_block_scalar = __commonJS({
       }
       return { mode, indent, chomp, comment: comment2, length };
     }
-    function splitLines3(source) {
+    function splitLines2(source) {
       const split2 = source.split(/\n( *)/);
       const first = split2[0];
       const m = first.match(/^( *)/);
@@ -23166,8 +24020,8 @@ var require_cst_visit = __commonJS({
     visit.REMOVE = REMOVE;
     visit.itemAtPath = (cst, path2) => {
       let item = cst;
-      for (const [field, index] of path2) {
-        const tok = item?.[field];
+      for (const [field2, index] of path2) {
+        const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
         } else
@@ -23177,8 +24031,8 @@ var require_cst_visit = __commonJS({
     };
     visit.parentCollection = (cst, path2) => {
       const parent = visit.itemAtPath(cst, path2.slice(0, -1));
-      const field = path2[path2.length - 1][0];
-      const coll = parent?.[field];
+      const field2 = path2[path2.length - 1][0];
+      const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
@@ -23187,11 +24041,11 @@ var require_cst_visit = __commonJS({
       let ctrl = visitor(item, path2);
       if (typeof ctrl === "symbol")
         return ctrl;
-      for (const field of ["key", "value"]) {
-        const token = item[field];
+      for (const field2 of ["key", "value"]) {
+        const token = item[field2];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci2 = _visit(Object.freeze(path2.concat([[field, i]])), token.items[i], visitor);
+            const ci2 = _visit(Object.freeze(path2.concat([[field2, i]])), token.items[i], visitor);
             if (typeof ci2 === "number")
               i = ci2 - 1;
             else if (ci2 === BREAK)
@@ -23201,7 +24055,7 @@ var require_cst_visit = __commonJS({
               i -= 1;
             }
           }
-          if (typeof ctrl === "function" && field === "key")
+          if (typeof ctrl === "function" && field2 === "key")
             ctrl = ctrl(item, path2);
         }
       }
@@ -24856,7 +25710,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse7(src, reviver, options2) {
+    function parse5(src, reviver, options2) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -24897,7 +25751,7 @@ var require_public_api = __commonJS({
         return value.toString(options2);
       return new Document.Document(value, _replacer, options2).toString(options2);
     }
-    exports2.parse = parse7;
+    exports2.parse = parse5;
     exports2.parseAllDocuments = parseAllDocuments;
     exports2.parseDocument = parseDocument2;
     exports2.stringify = stringify;
@@ -25026,8 +25880,8 @@ var require_logger = __commonJS({
         }
         return defaultValue;
       }
-      function getLogLevelFromCustomLogLevel(customLogLevel2, useLevel2, res, err, req) {
-        return customLogLevel2 ? getValidLogLevel(customLogLevel2(req, res, err), useLevel2) : useLevel2;
+      function getLogLevelFromCustomLogLevel(customLogLevel2, useLevel2, res, err2, req) {
+        return customLogLevel2 ? getValidLogLevel(customLogLevel2(req, res, err2), useLevel2) : useLevel2;
       }
       const customLogLevel = opts.customLogLevel;
       delete opts.customLogLevel;
@@ -25056,11 +25910,11 @@ var require_logger = __commonJS({
       };
       result2.logger = logger;
       return result2;
-      function onResFinished(res, logger2, err) {
+      function onResFinished(res, logger2, err2) {
         let log = logger2;
         const responseTime = Date.now() - res[startTime2];
         const req = res[reqObject];
-        const level = getLogLevelFromCustomLogLevel(customLogLevel, useLevel, res, err, req);
+        const level = getLogLevelFromCustomLogLevel(customLogLevel, useLevel, res, err2, req);
         if (level === "silent") {
           return;
         }
@@ -25072,8 +25926,8 @@ var require_logger = __commonJS({
             log = logger2.child(customPropBindings);
           }
         }
-        if (err || res.err || res.statusCode >= 500) {
-          const error = err || res.err || new Error("failed with status code " + res.statusCode);
+        if (err2 || res.err || res.statusCode >= 500) {
+          const error = err2 || res.err || new Error("failed with status code " + res.statusCode);
           log[level](
             onRequestErrorObject(req, res, error, {
               [resKey]: res,
@@ -25119,11 +25973,11 @@ var require_logger = __commonJS({
         req.allLogs.push(requestLogger);
         res[startTime2] = res[startTime2] || Date.now();
         res[reqObject] = req;
-        const onResponseComplete = (err) => {
+        const onResponseComplete = (err2) => {
           res.removeListener("close", onResponseComplete);
           res.removeListener("finish", onResponseComplete);
           res.removeListener("error", onResponseComplete);
-          return onResFinished(res, responseLogger, err);
+          return onResFinished(res, responseLogger, err2);
         };
         if (autoLogging) {
           if (autoLoggingIgnore !== null && shouldLogSuccess === true) {
@@ -25284,8 +26138,8 @@ var require_punycode = __commonJS({
       }
       return base;
     };
-    var digitToBasic = function(digit, flag3) {
-      return digit + 22 + 75 * (digit < 26) - ((flag3 != 0) << 5);
+    var digitToBasic = function(digit, flag2) {
+      return digit + 22 + 75 * (digit < 26) - ((flag2 != 0) << 5);
     };
     var adapt = function(delta, numPoints, firstTime) {
       let k = 0;
@@ -25474,8 +26328,8 @@ function metricProblem(metric) {
   if (metric.length > MAX_METRIC_LENGTH) return `is ${metric.length} characters long; the limit is ${MAX_METRIC_LENGTH}`;
   return void 0;
 }
-function quote(text3, max) {
-  return JSON.stringify(text3.length > max ? `${text3.slice(0, max)}\u2026` : text3);
+function quote(text2, max2) {
+  return JSON.stringify(text2.length > max2 ? `${text2.slice(0, max2)}\u2026` : text2);
 }
 function checkMeasurementText(path2, result2) {
   for (const m of result2.measurements) {
@@ -25491,71 +26345,71 @@ function checkMeasurementText(path2, result2) {
 }
 
 // src/formats/json-error-offset.ts
-function jsonErrorOffset(text3) {
+function jsonErrorOffset(text2) {
   let i = 0;
-  const fail2 = (at) => {
+  const fail = (at) => {
     throw at;
   };
   const ws = () => {
-    while (i < text3.length && (text3[i] === " " || text3[i] === "	" || text3[i] === "\n" || text3[i] === "\r")) i++;
+    while (i < text2.length && (text2[i] === " " || text2[i] === "	" || text2[i] === "\n" || text2[i] === "\r")) i++;
   };
   const literal = (word) => {
-    for (let k = 0; k < word.length; k++) if (text3[i + k] !== word[k]) fail2(i + k);
+    for (let k = 0; k < word.length; k++) if (text2[i + k] !== word[k]) fail(i + k);
     i += word.length;
   };
   const string2 = () => {
     i++;
-    while (i < text3.length) {
-      const ch = text3.charCodeAt(i);
+    while (i < text2.length) {
+      const ch = text2.charCodeAt(i);
       if (ch === 34) return void i++;
-      if (ch < 32) fail2(i);
+      if (ch < 32) fail(i);
       if (ch === 92) {
-        const next = text3[i + 1];
+        const next = text2[i + 1];
         if (next === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text3.slice(i + 2, i + 6))) fail2(i);
+          if (!/^[0-9a-fA-F]{4}$/.test(text2.slice(i + 2, i + 6))) fail(i);
           i += 6;
         } else if (next !== void 0 && '"\\/bfnrt'.includes(next)) i += 2;
-        else fail2(i);
+        else fail(i);
       } else i++;
     }
-    fail2(i);
+    fail(i);
   };
   const number = () => {
-    const match2 = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text3.slice(i, i + 400));
-    if (!match2 || match2[0] === "" || match2[0] === "-") fail2(i);
+    const match2 = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text2.slice(i, i + 400));
+    if (!match2 || match2[0] === "" || match2[0] === "-") fail(i);
     i += match2[0].length;
   };
   const value = (depth) => {
-    if (depth > 512) fail2(i);
+    if (depth > 512) fail(i);
     ws();
-    const ch = text3[i];
+    const ch = text2[i];
     if (ch === "{") {
       i++;
       ws();
-      if (text3[i] === "}") return void i++;
+      if (text2[i] === "}") return void i++;
       for (; ; ) {
         ws();
-        if (text3[i] !== '"') fail2(i);
+        if (text2[i] !== '"') fail(i);
         string2();
         ws();
-        if (text3[i] !== ":") fail2(i);
+        if (text2[i] !== ":") fail(i);
         i++;
         value(depth + 1);
         ws();
-        if (text3[i] === ",") i++;
-        else if (text3[i] === "}") return void i++;
-        else fail2(i);
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "}") return void i++;
+        else fail(i);
       }
     } else if (ch === "[") {
       i++;
       ws();
-      if (text3[i] === "]") return void i++;
+      if (text2[i] === "]") return void i++;
       for (; ; ) {
         value(depth + 1);
         ws();
-        if (text3[i] === ",") i++;
-        else if (text3[i] === "]") return void i++;
-        else fail2(i);
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "]") return void i++;
+        else fail(i);
       }
     } else if (ch === '"') string2();
     else if (ch === "t") literal("true");
@@ -25566,9 +26420,9 @@ function jsonErrorOffset(text3) {
   try {
     value(0);
     ws();
-    return i < text3.length ? i : -1;
+    return i < text2.length ? i : -1;
   } catch (at) {
-    return Math.min(at, text3.length);
+    return Math.min(at, text2.length);
   }
 }
 
@@ -25611,18 +26465,18 @@ var ReadBudget = class {
     }
   }
 };
-function checkJsonElementCount(path2, text3, line) {
+function checkJsonElementCount(path2, text2, line) {
   let count3 = 0;
-  const length = text3.length;
+  const length = text2.length;
   for (let i = 0; i < length; i++) {
-    const c = text3.charCodeAt(i);
+    const c = text2.charCodeAt(i);
     if (c === 34) {
-      let end = text3.indexOf('"', i + 1);
+      let end = text2.indexOf('"', i + 1);
       while (end > 0) {
         let backslashes = 0;
-        while (text3.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+        while (text2.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
         if (backslashes % 2 === 0) break;
-        end = text3.indexOf('"', end + 1);
+        end = text2.indexOf('"', end + 1);
       }
       if (end < 0) return;
       i = end;
@@ -25636,12 +26490,12 @@ function checkJsonElementCount(path2, text3, line) {
 }
 
 // src/formats/json-document.ts
-function lineAt(text3, offset) {
+function lineAt(text2, offset) {
   let line = 1;
-  let i = text3.indexOf("\n");
+  let i = text2.indexOf("\n");
   while (i >= 0 && i < offset) {
     line += 1;
-    i = text3.indexOf("\n", i + 1);
+    i = text2.indexOf("\n", i + 1);
   }
   return line;
 }
@@ -25711,7 +26565,7 @@ function describe(value) {
   return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
 }
 
-// src/formats/units.ts
+// src/model/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
 function normalizeTimeUnit(unit) {
   const u = unit.trim();
@@ -25861,24 +26715,24 @@ function readEveryAggregate(path2, groups2, measurements, warnings, sanitized, b
     const used = group.aggregates.filter((a) => a.kind !== "BigO" && a.kind !== "RMS");
     if (used.length === 0) continue;
     const kinds = new Set(used.map((a) => a.kind));
-    const series = /* @__PURE__ */ new Map();
+    const series2 = /* @__PURE__ */ new Map();
     for (const { kind, row: row2, index } of used) {
       const name = row2.name;
       const own = kind === "" || name.endsWith(`_${kind}`) || kinds.size === 1 ? name : `${name}_${kind}`;
-      let target = series.get(own);
+      let target = series2.get(own);
       if (target === void 0) {
         budget.series();
         target = { name: own, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map() };
-        series.set(own, target);
+        series2.set(own, target);
       }
       addRow(path2, target, row2, index, sanitized, budget, row2.aggregate_unit === "percentage" ? "%" : void 0);
     }
-    const names2 = [...series.keys()];
+    const names2 = [...series2.keys()];
     const warning2 = warnings.findLast((w) => w.benchmark === group.name && w.kind === "summary-only");
     if (warning2) {
       warning2.message = `${group.name} reported only aggregates (${[...kinds].map((k) => k || "unnamed").join(", ")}) and no median or mean, and the file holds nothing else: each aggregate is read as a benchmark of its own (${names2.join(", ")}), one value per run; run with repetitions and without --benchmark_report_aggregates_only for samples`;
     }
-    for (const target of series.values()) for (const m of target.metrics.values()) measurements.push(m);
+    for (const target of series2.values()) for (const m of target.metrics.values()) measurements.push(m);
   }
 }
 function readGoogleBenchmarkRows(file) {
@@ -25919,50 +26773,50 @@ function parse(source) {
     try {
       return { document: JSON.parse(quoted), sanitized: true };
     } catch {
-      const text3 = quoteNonFiniteOutsideStrings(file.text);
-      return { document: parseJsonDocument({ path: file.path, text: text3 }), sanitized: true };
+      const text2 = quoteNonFiniteOutsideStrings(file.text);
+      return { document: parseJsonDocument({ path: file.path, text: text2 }), sanitized: true };
     }
   }
 }
-function quoteBareNonFinite(text3) {
+function quoteBareNonFinite(text2) {
   const spans = [];
   for (const token of BARE_TOKENS) {
-    for (let i = text3.indexOf(token); i >= 0; i = text3.indexOf(token, i + token.length)) {
+    for (let i = text2.indexOf(token); i >= 0; i = text2.indexOf(token, i + token.length)) {
       const end = i + token.length;
-      if (isWordChar(text3.charCodeAt(end))) continue;
+      if (isWordChar(text2.charCodeAt(end))) continue;
       let start = i;
-      if (text3.charCodeAt(start - 1) === 45) start -= 1;
-      else if (isWordChar(text3.charCodeAt(start - 1))) continue;
+      if (text2.charCodeAt(start - 1) === 45) start -= 1;
+      else if (isWordChar(text2.charCodeAt(start - 1))) continue;
       let j = start - 1;
-      while (j >= 0 && isSpace(text3.charCodeAt(j))) j -= 1;
-      const before = text3.charCodeAt(j);
+      while (j >= 0 && isSpace(text2.charCodeAt(j))) j -= 1;
+      const before = text2.charCodeAt(j);
       if (before === 58 || before === 44 || before === 91) spans.push([start, end]);
     }
   }
-  if (spans.length === 0) return text3;
+  if (spans.length === 0) return text2;
   spans.sort((x, y) => x[0] - y[0]);
   const parts = [];
   let at = 0;
   for (const [start, end] of spans) {
-    parts.push(text3.slice(at, start), '"', text3.slice(start, end), '"');
+    parts.push(text2.slice(at, start), '"', text2.slice(start, end), '"');
     at = end;
   }
-  parts.push(text3.slice(at));
+  parts.push(text2.slice(at));
   return parts.join("");
 }
-function quoteNonFiniteOutsideStrings(text3) {
+function quoteNonFiniteOutsideStrings(text2) {
   const parts = [];
   let copied = 0;
   let i = 0;
-  while (i < text3.length) {
-    const c = text3.charCodeAt(i);
+  while (i < text2.length) {
+    const c = text2.charCodeAt(i);
     if (c === 34) {
-      let end = text3.indexOf('"', i + 1);
+      let end = text2.indexOf('"', i + 1);
       while (end > 0) {
         let backslashes = 0;
-        while (text3.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+        while (text2.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
         if (backslashes % 2 === 0) break;
-        end = text3.indexOf('"', end + 1);
+        end = text2.indexOf('"', end + 1);
       }
       if (end < 0) break;
       i = end + 1;
@@ -25973,14 +26827,14 @@ function quoteNonFiniteOutsideStrings(text3) {
       continue;
     }
     let start = i;
-    while (i < text3.length && isWordChar(text3.charCodeAt(i))) i += 1;
-    if (BARE_TOKENS.includes(text3.slice(start, i))) {
-      if (start > copied && text3.charCodeAt(start - 1) === 45) start -= 1;
-      parts.push(text3.slice(copied, start), '"', text3.slice(start, i), '"');
+    while (i < text2.length && isWordChar(text2.charCodeAt(i))) i += 1;
+    if (BARE_TOKENS.includes(text2.slice(start, i))) {
+      if (start > copied && text2.charCodeAt(start - 1) === 45) start -= 1;
+      parts.push(text2.slice(copied, start), '"', text2.slice(start, i), '"');
       copied = i;
     }
   }
-  parts.push(text3.slice(copied));
+  parts.push(text2.slice(copied));
   return parts.join("");
 }
 function isWordChar(c) {
@@ -26017,11 +26871,11 @@ function recordFailure(path2, group, row2, index) {
   }
   return true;
 }
-function flag(path2, row2, field, index) {
-  const value = row2[field];
+function flag(path2, row2, field2, index) {
+  const value = row2[field2];
   if (value === void 0 || value === false) return false;
   if (value === true) return true;
-  throw new FormatError(path2, void 0, `benchmarks[${index}].${field}: expected a boolean, got ${describe(value)}`);
+  throw new FormatError(path2, void 0, `benchmarks[${index}].${field2}: expected a boolean, got ${describe(value)}`);
 }
 function failureWarning(group) {
   const what = group.failureKind === "error" ? "failed" : "was skipped";
@@ -26047,36 +26901,36 @@ function summarize(path2, group, warnings, sanitized, budget) {
 }
 function addRow(path2, group, row2, index, sanitized, budget, timeUnitOverride) {
   let timeUnit = timeUnitOverride;
-  for (const field in row2) {
-    if (DESCRIPTIVE_FIELDS.has(field)) continue;
-    const value = row2[field];
+  for (const field2 in row2) {
+    if (DESCRIPTIVE_FIELDS.has(field2)) continue;
+    const value = row2[field2];
     let unit;
-    if (field === "real_time" || field === "cpu_time") {
+    if (field2 === "real_time" || field2 === "cpu_time") {
       timeUnit ??= timeUnitOf(path2, row2, index);
       unit = timeUnit;
     } else if (typeof value === "number" || sanitized && typeof value === "string" && NON_FINITE_STRINGS.has(value)) {
-      unit = KNOWN_UNITS.get(field) ?? "count";
+      unit = KNOWN_UNITS.get(field2) ?? "count";
     } else {
       continue;
     }
     if (typeof value !== "number" || !Number.isFinite(value)) {
       const got = typeof value === "string" && sanitized && NON_FINITE_STRINGS.has(value) ? value : describe(value);
-      throw new FormatError(path2, void 0, `benchmarks[${index}].${field}: expected a finite number, got ${got}`);
+      throw new FormatError(path2, void 0, `benchmarks[${index}].${field2}: expected a finite number, got ${got}`);
     }
-    if (value < 0 && NON_NEGATIVE_FIELDS.has(field)) {
-      throw new FormatError(path2, void 0, `benchmarks[${index}].${field}: expected a non-negative number, got ${value}; a ${unit === timeUnit ? "time" : "rate or size"} cannot be below zero`);
+    if (value < 0 && NON_NEGATIVE_FIELDS.has(field2)) {
+      throw new FormatError(path2, void 0, `benchmarks[${index}].${field2}: expected a non-negative number, got ${value}; a ${unit === timeUnit ? "time" : "rate or size"} cannot be below zero`);
     }
-    let m = group.metrics.get(field);
+    let m = group.metrics.get(field2);
     if (m === void 0) {
       budget.series();
-      m = { benchmark: group.name, metric: field, unit, better: directionFor(field, unit), values: [] };
-      group.metrics.set(field, m);
+      m = { benchmark: group.name, metric: field2, unit, better: directionFor(field2, unit), values: [] };
+      group.metrics.set(field2, m);
     }
     if (m.unit === unit) {
       m.values.push(unit === "%" && timeUnitOverride === "%" ? value * 100 : value);
     } else {
       const factor = conversionFactor(unit, m.unit);
-      if (factor === void 0) throw new FormatError(path2, void 0, `benchmarks[${index}].${field}: unit ${unit} does not match ${m.unit} of earlier rows`);
+      if (factor === void 0) throw new FormatError(path2, void 0, `benchmarks[${index}].${field2}: unit ${unit} does not match ${m.unit} of earlier rows`);
       m.values.push(value * factor);
     }
   }
@@ -26183,30 +27037,173 @@ function uniqueNames(items) {
 }
 
 // src/formats/text-lines.ts
-function* splitLines(file) {
-  checkText(file);
-  if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
-  const text3 = file.text;
-  let number = 0;
-  let start = 0;
-  for (; ; ) {
-    const newline2 = text3.indexOf("\n", start);
-    const end = newline2 < 0 ? text3.length : newline2;
-    number += 1;
-    yield { number, text: text3.slice(start, end > start && text3.charCodeAt(end - 1) === 13 && newline2 >= 0 ? end - 1 : end) };
-    if (newline2 < 0) return;
-    start = newline2 + 1;
+var LineCursor = class {
+  text;
+  /** number is the 1-based number of the current line. */
+  number = 0;
+  /** start is where the current line begins in text. */
+  start = 0;
+  /** end is where its text ends: at its `\n`, or at the `\r` before it, or at the end of the text. */
+  end = 0;
+  /** newline is the position of the current line's `\n`, text.length for the last line. */
+  newline = -1;
+  file;
+  constructor(file) {
+    this.file = file;
+    this.text = file.text;
   }
+  /** next moves to the next line and says whether there is one. */
+  next() {
+    const text2 = this.text;
+    const start = this.newline + 1;
+    if (start === 0) {
+      checkText(this.file);
+      if (text2.trim() === "") throw new FormatError(this.file.path, void 0, "file is empty");
+    } else if (start > text2.length) {
+      return false;
+    }
+    let newline2 = text2.indexOf("\n", start);
+    let end = newline2;
+    if (newline2 < 0) end = newline2 = text2.length;
+    else if (end > start && text2.charCodeAt(end - 1) === 13) end -= 1;
+    this.number += 1;
+    this.start = start;
+    this.end = end;
+    this.newline = newline2;
+    return true;
+  }
+  /** line returns the current line as a string. */
+  line() {
+    return this.text.slice(this.start, this.end);
+  }
+};
+var NOWHERE = 2 ** 30 - 1;
+var Finder = class {
+  text;
+  needle;
+  /** found is the last position found, NOWHERE when there is none further. */
+  found = -1;
+  constructor(text2, needle) {
+    this.text = text2;
+    this.needle = needle;
+  }
+  /** next is the first position at or after `from` where the needle starts, or NOWHERE; `from` must not decrease between calls. */
+  next(from) {
+    if (this.found < from) {
+      const at = this.text.indexOf(this.needle, from);
+      this.found = at < 0 ? NOWHERE : at;
+    }
+    return this.found;
+  }
+};
+function moved(entry, start) {
+  if (entry.at >= 0) entry.at = start;
+  return entry;
+}
+function sameName(text2, start, end, entry) {
+  const at = entry.at;
+  if (at < 0) return sameText(text2, start, end, entry.name);
+  let i = entry.name.length;
+  if (end - start !== i) return false;
+  while (i > 0) {
+    i -= 1;
+    if (text2.charCodeAt(start + i) !== text2.charCodeAt(at + i)) return false;
+  }
+  return true;
+}
+var NameOrder = class {
+  last;
+  followed = false;
+  /** find returns the predicted entry whose name is text[start, end), if it is one of them. */
+  find(text2, start, end) {
+    const last = this.last;
+    if (last === void 0) return void 0;
+    const next = last.next;
+    const likely = this.followed ? next : last;
+    if (likely !== void 0 && sameName(text2, start, end, likely)) return moved(likely, start);
+    const other = this.followed ? last : next;
+    if (other !== void 0 && sameName(text2, start, end, other)) return moved(other, start);
+    return void 0;
+  }
+  /** candidate returns the entry most likely next (0) or the other one (1), to compare in place where a line's name does not end in a known place. */
+  candidate(which) {
+    const last = this.last;
+    if (last === void 0) return void 0;
+    return this.followed === (which === 0) ? last.next : last;
+  }
+  /** record notes that the current line is entry's. */
+  record(entry) {
+    const last = this.last;
+    if (last !== void 0) {
+      this.followed = last.next === entry && last !== entry;
+      last.next = entry;
+    }
+    this.last = entry;
+  }
+  /** forget starts over, as after a line that changes what names mean. */
+  forget() {
+    this.last = void 0;
+  }
+};
+function sameText(text2, start, end, name) {
+  let i = name.length;
+  if (end - start !== i) return false;
+  while (i > 0) {
+    i -= 1;
+    if (text2.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  }
+  return true;
 }
 var DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-function parseFiniteNumber(text3) {
-  const cleaned = text3.replace(/,(?=\d{3}(\D|$))/g, "");
+function parseFiniteNumber(text2) {
+  const value = readDecimal(text2, 0, text2.length);
+  return value === value ? value : parseGeneral(text2);
+}
+function readDecimal(text2, start, end) {
+  let i = start;
+  let c = text2.charCodeAt(i);
+  const negative = c === 45;
+  if (negative || c === 43) i += 1;
+  let mantissa = 0;
+  let digits = 0;
+  let decimals = 0;
+  let dot = false;
+  let commas = false;
+  for (; i < end; i++) {
+    c = text2.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      digits += 1;
+      if (dot) decimals += 1;
+    } else if (c === 46 && !dot) {
+      dot = true;
+    } else if (c === 44 && i + 3 < end && isDigit(text2.charCodeAt(i + 1)) && isDigit(text2.charCodeAt(i + 2)) && isDigit(text2.charCodeAt(i + 3)) && (i + 4 >= end || !isDigit(text2.charCodeAt(i + 4)))) {
+      commas = true;
+    } else {
+      return NaN;
+    }
+  }
+  if (digits === 0) return NaN;
+  if (digits > 15 && !(digits === 16 && mantissa <= 9007199254740992)) {
+    if (commas) return NaN;
+    const value2 = Number(text2.slice(start, end));
+    return Number.isFinite(value2) ? value2 : NaN;
+  }
+  const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals];
+  return negative ? -value : value;
+}
+function isDigit(c) {
+  return c >= 48 && c <= 57;
+}
+function parseGeneral(text2) {
+  const cleaned = text2.replace(/,(?=\d{3}(\D|$))/g, "");
   if (!DECIMAL.test(cleaned)) return void 0;
   const value = Number(cleaned);
   return Number.isFinite(value) ? value : void 0;
 }
 function isSpace2(c) {
-  return c === 32 || c >= 9 && c <= 13 || c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
+  if (c < 160) return c === 32 || c >= 9 && c <= 13;
+  return c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
 }
 function trailingFields(line, count3) {
   let end = line.length;
@@ -26226,6 +27223,107 @@ function trailingFields(line, count3) {
   fields.reverse();
   gaps.reverse();
   return { rest: line.slice(0, end), fields, gaps };
+}
+var POWERS_OF_TEN = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+var LINEAR_UNIT_CHECK = 16;
+var LineFields = class {
+  /** count is the number of fields of the last line split. */
+  count = 0;
+  /** values is scratch space for a reader's numbers of the current line. */
+  values = [];
+  /** units[k] is the unit read by unit(…, k) on the current line. */
+  units = [];
+  starts = new Int32Array(64);
+  ends = new Int32Array(64);
+  lastUnits = [];
+  unitSet = /* @__PURE__ */ new Set();
+  /** split cuts text[start, end) into fields and returns how many there are. */
+  split(text2, start, end) {
+    let starts = this.starts;
+    let ends = this.ends;
+    let count3 = 0;
+    let i = start;
+    for (; ; ) {
+      while (i < end) {
+        const c = text2.charCodeAt(i);
+        if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) i += 1;
+        else break;
+      }
+      if (i >= end) break;
+      if (count3 === starts.length) {
+        this.starts = starts = grow(starts);
+        this.ends = ends = grow(ends);
+      }
+      starts[count3] = i;
+      while (i < end) {
+        const c = text2.charCodeAt(i);
+        if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) break;
+        i += 1;
+      }
+      ends[count3] = i;
+      count3 += 1;
+    }
+    this.count = count3;
+    return count3;
+  }
+  /** text returns field i as a string. */
+  text(text2, i) {
+    return text2.slice(this.starts[i], this.ends[i]);
+  }
+  /** isCount says whether field i is all ASCII digits (`/^\d+$/`). */
+  isCount(text2, i) {
+    const end = this.ends[i];
+    for (let p = this.starts[i]; p < end; p++) {
+      const c = text2.charCodeAt(p);
+      if (c < 48 || c > 57) return false;
+    }
+    return true;
+  }
+  /**
+   * number reads field i as parseFiniteNumber would, with the same result:
+   * plain decimals of at most 15 digits and 22 decimals are computed from
+   * their characters (an integer over an exact power of ten is correctly
+   * rounded, as Number() is); anything else goes through parseFiniteNumber.
+   */
+  number(text2, i) {
+    const value = readDecimal(text2, this.starts[i], this.ends[i]);
+    return value === value ? value : parseFiniteNumber(this.text(text2, i));
+  }
+  /** unit returns field i as the k-th unit of the line: the same string as the line before's k-th unit when the characters match. */
+  unit(text2, i, k) {
+    const start = this.starts[i];
+    const length = this.ends[i] - start;
+    const known = this.lastUnits[k];
+    let unit;
+    if (known !== void 0 && known.length === length && text2.startsWith(known, start)) unit = known;
+    else this.lastUnits[k] = unit = text2.slice(start, start + length);
+    this.units[k] = unit;
+    return unit;
+  }
+  /** repeatsUnit says whether the k-th unit of the line equals an earlier one (call for k = 0, 1, 2 … in order). */
+  repeatsUnit(k) {
+    const units = this.units;
+    const unit = units[k];
+    if (k < LINEAR_UNIT_CHECK) {
+      for (let j = 0; j < k; j++) if (units[j] === unit) return true;
+      return false;
+    }
+    const set3 = this.unitSet;
+    if (k === LINEAR_UNIT_CHECK) {
+      set3.clear();
+      for (let j = 0; j < k; j++) set3.add(units[j]);
+    }
+    if (set3.has(unit)) return true;
+    set3.add(unit);
+    return false;
+  }
+};
+var ASCII_SPACE = new Uint8Array(128);
+for (const c of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[c] = 1;
+function grow(offsets) {
+  const bigger = new Int32Array(offsets.length * 2);
+  bigger.set(offsets);
+  return bigger;
 }
 
 // src/formats/criterion.ts
@@ -26387,45 +27485,245 @@ var cargoBenchReader = {
   format: "cargo-bench",
   description: "cargo bench console output (criterion and libtest #[bench])",
   sniff(head) {
-    const text3 = head.replace(ANSI, "");
-    return /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text3) || /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text3) || text3.split("\n").some((line) => line.startsWith("test") && libtestLine(line)?.outcome === "bench");
+    const text2 = head.replace(ANSI, "");
+    return /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text2) || /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text2) || text2.split("\n").some((line) => line.startsWith("test") && libtestLine(line)?.outcome === "bench");
   },
   read(file) {
-    const lines = splitLines(file);
     const budget = new ReadBudget(file.path);
-    const series = /* @__PURE__ */ new Map();
+    const series2 = /* @__PURE__ */ new Map();
     const warnings = [];
     const add3 = (line, benchmark, metric, unit, value) => {
       const key2 = `${benchmark}\0${metric}`;
-      let known = series.get(key2);
+      let known = series2.get(key2);
       if (known && known.unit !== unit) {
         throw new FormatError(file.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
       }
       if (!known) {
         budget.series(line);
         known = { benchmark, metric, unit, values: [] };
-        series.set(key2, known);
+        series2.set(key2, known);
       }
       budget.value(line);
       known.values.push(value);
+      return known;
     };
     const warn = (line, warning2) => {
       budget.series(line);
       warnings.push(warning2);
     };
     let previous = "";
+    let previousStart = -1;
+    let previousEnd = -1;
     let current;
+    const estimateNames = new NameOrder();
+    const estimateEntries = /* @__PURE__ */ new Map();
+    const push = (line, benchmark, metric, unit, value, known) => {
+      if (known !== void 0 && known.unit === unit) {
+        budget.value(line);
+        known.values.push(value);
+        return known;
+      }
+      return add3(line, benchmark, metric, unit, value);
+    };
     let inChange = false;
-    for (const { number, text: raw } of lines) {
+    const input = file.text;
+    const cursor = new LineCursor(file);
+    const escapes = new Finder(input, "\x1B");
+    const returns = new Finder(input, "\r");
+    const colons = new Finder(input, ":");
+    const dots = new Finder(input, " ... ");
+    const closings = new Finder(input, "]");
+    const libtestNames = new NameOrder();
+    const libtestEntries = /* @__PURE__ */ new Map();
+    const tokens = new Tokens();
+    const tail2 = { value: 0, unitStart: 0 };
+    const units = { time: new UnitCache(CONSOLE_TIME), throughput: new UnitCache(CONSOLE_THROUGHPUT) };
+    let libtestUnit = "";
+    let libtestMetricAndUnit = ["", ""];
+    const fastEstimate = (number, start, end, at, keyword) => {
+      if (input.startsWith("test", start) || input.startsWith("error: bench failed", start)) return false;
+      const margin = start < end && !isSpace2(input.charCodeAt(start));
+      const changing = margin ? false : inChange;
+      if (keyword === CHANGE) {
+        inChange = allSpace(input, start, at) && allSpace(input, at + 7, end) ? true : changing;
+      } else {
+        const length = keyword === TIME ? 5 : 6;
+        if (keyword === TIME ? at > start && isWordChar2(input.charCodeAt(at - 1)) : !allSpace(input, start, at)) return false;
+        let open = at + length;
+        if (!isSpace2(input.charCodeAt(open)) || open >= end) return false;
+        while (open < end && isSpace2(input.charCodeAt(open))) open += 1;
+        if (open >= end || input.charCodeAt(open) !== 91) return false;
+        let nameStart = start;
+        let nameEnd = at;
+        if (keyword === TIME) {
+          while (nameStart < nameEnd && isSpace2(input.charCodeAt(nameStart))) nameStart += 1;
+          while (nameEnd > nameStart && isSpace2(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+        }
+        const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
+        if (inBlock ? closings.next(open + 1) >= end : !tokens.read(input, open + 1, end, true)) return false;
+        const ignored = inBlock || tokens.percent;
+        if (!ignored) {
+          if (keyword === TIME ? nameStart === nameEnd : current === void 0 || current.hasThroughput) return false;
+          if (tokens.count !== 6) return false;
+          const value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
+          const low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+          const high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
+          if (!(value >= 0) || low !== low || high !== high) return false;
+          const cache = keyword === TIME ? units.time : units.throughput;
+          if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
+          if (keyword === TIME) {
+            let entry = estimateNames.find(input, nameStart, nameEnd);
+            if (entry === void 0) {
+              const name = input.slice(nameStart, nameEnd);
+              entry = estimateEntries.get(name);
+              if (entry === void 0) estimateEntries.set(name, entry = { name, at: nameStart, next: void 0, time: void 0, throughput: void 0 });
+            }
+            entry.time = push(number, entry.name, "time", cache.unit, value * cache.factor, entry.time);
+            estimateNames.record(entry);
+            current = { name: entry.name, hasThroughput: false, entry };
+          } else {
+            const known = current;
+            const entry = known.entry;
+            if (entry === void 0) add3(number, known.name, "throughput", cache.unit, value * cache.factor);
+            else entry.throughput = push(number, entry.name, "throughput", cache.unit, value * cache.factor, entry.throughput);
+            known.hasThroughput = true;
+          }
+          inChange = false;
+        } else {
+          inChange = changing;
+        }
+      }
+      previousStart = start;
+      previousEnd = end;
+      return true;
+    };
+    const fastLibtest = (number, start, end) => {
+      if (input.charCodeAt(start + 4) !== 32) return false;
+      let nameStart = start + 5;
+      let c = 0;
+      while (nameStart < end && ((c = input.charCodeAt(nameStart)) === 32 || c === 9)) nameStart += 1;
+      if (nameStart === end || isSpace2(c)) return false;
+      let nameEnd = -1;
+      let at = -1;
+      let entry;
+      for (let k = 0; entry === void 0; k = 1) {
+        const candidate2 = libtestNames.candidate(k);
+        const e = candidate2 === void 0 ? end + 1 : nameStart + candidate2.name.length;
+        if (candidate2 !== void 0 && e <= end && sameName(input, nameStart, e, candidate2)) {
+          let dot = e;
+          while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
+          if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith("... bench:", dot)) {
+            entry = candidate2;
+            candidate2.at = nameStart;
+            nameEnd = e;
+            at = dot - 1;
+          }
+        }
+        if (k === 1) break;
+      }
+      if (entry === void 0) {
+        at = dots.next(start);
+        if (at >= end) return false;
+        for (let later = dots.next(at + 1); later < end; later = dots.next(at + 1)) at = later;
+        nameEnd = at;
+        while (nameEnd > nameStart && isSpace2(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+        if (nameEnd <= nameStart || !input.startsWith("bench:", at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
+      }
+      let value;
+      let unitStart;
+      let unitEnd;
+      const usual = usualTail(input, at + 11, end, libtestUnit, tail2);
+      if (usual) {
+        value = tail2.value;
+        unitStart = tail2.unitStart;
+        unitEnd = unitStart + libtestUnit.length;
+      } else {
+        if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, "(+/-") || input.charCodeAt(tokens.ends[3] - 1) !== 41) return false;
+        if (entry !== void 0 && tokens.is(input, 1, "...")) return false;
+        value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+        unitStart = tokens.starts[1];
+        unitEnd = tokens.ends[1];
+      }
+      if (!(value >= 0)) return false;
+      if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
+        libtestUnit = input.slice(unitStart, unitEnd);
+        libtestMetricAndUnit = libtestMetric(libtestUnit);
+      }
+      const [metric, reported] = libtestMetricAndUnit;
+      entry ??= libtestNames.find(input, nameStart, nameEnd);
+      if (entry === void 0) {
+        const name = input.slice(nameStart, nameEnd);
+        entry = libtestEntries.get(name);
+        if (entry === void 0) libtestEntries.set(name, entry = { name, at: nameStart, next: void 0, metric: "", unit: "", values: void 0 });
+      }
+      if (entry.values !== void 0 && entry.metric === metric && entry.unit === reported) {
+        budget.value(number);
+        entry.values.push(value);
+      } else {
+        entry.values = add3(number, entry.name, metric, reported, value).values;
+        entry.metric = metric;
+        entry.unit = reported;
+      }
+      libtestNames.record(entry);
+      current = void 0;
+      inChange = false;
+      previousStart = start;
+      previousEnd = end;
+      return true;
+    };
+    let odd = -1;
+    while (cursor.next()) {
+      const { number, start, end } = cursor;
+      const first = start < end ? input.charCodeAt(start) : -1;
+      if (odd < start) odd = Math.min(escapes.next(start), returns.next(start));
+      if (first === 116 && input.startsWith("test", start)) {
+        if (fastLibtest(number, start, end)) continue;
+      } else if (odd >= end) {
+        let time3 = NOWHERE;
+        let thrpt2 = NOWHERE;
+        let change2 = NOWHERE;
+        let keywords = 0;
+        for (let colon = colons.next(start); colon < end; colon = colons.next(colon + 1)) {
+          if (colon - 4 >= start && input.startsWith("time", colon - 4)) {
+            if (time3 === NOWHERE) time3 = colon - 4;
+          } else if (colon - 5 >= start && input.startsWith("thrpt", colon - 5)) {
+            if (thrpt2 === NOWHERE) thrpt2 = colon - 5;
+          } else if (colon - 6 >= start && input.startsWith("change", colon - 6)) {
+            if (change2 === NOWHERE) change2 = colon - 6;
+          } else continue;
+          keywords += 1;
+        }
+        if (keywords === 0) {
+          if (first !== 101 || !input.startsWith("error: bench failed", start)) {
+            if (first >= 0 && !isSpace2(first)) {
+              inChange = false;
+              previousStart = start;
+              previousEnd = end;
+            } else if (!allSpace(input, start, end)) {
+              previousStart = start;
+              previousEnd = end;
+            }
+            continue;
+          }
+        } else {
+          const keyword = keywords > 1 ? -1 : time3 < end ? TIME : thrpt2 < end ? THRPT : CHANGE;
+          if (keyword >= 0 && fastEstimate(number, start, end, keyword === TIME ? time3 : keyword === THRPT ? thrpt2 : change2, keyword)) continue;
+        }
+      }
+      const raw = cursor.line();
+      if (previousStart >= 0) {
+        previous = input.slice(previousStart, previousEnd);
+        previousStart = -1;
+      }
       const clean = raw.includes("\x1B") ? raw.replace(ANSI, "") : raw;
-      const text3 = clean.includes("\r") ? clean.split("\r").pop() ?? "" : clean;
-      const estimateLine = text3.includes("time:") || text3.includes("thrpt:");
-      const time2 = estimateLine ? timeEstimate(text3) : void 0;
-      const thrpt = estimateLine ? THRPT_LINE.exec(text3) : null;
-      const libtest = text3.startsWith("test") ? libtestLine(text3) : void 0;
-      if (text3 !== "" && !isSpace2(text3.charCodeAt(0))) inChange = false;
-      if (estimateLine && truncatedEstimate(text3)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
-      if (text3.includes("change:") && CHANGE_BLOCK.test(text3)) {
+      const text2 = clean.includes("\r") ? clean.split("\r").pop() ?? "" : clean;
+      const estimateLine = text2.includes("time:") || text2.includes("thrpt:");
+      const time2 = estimateLine ? timeEstimate(text2) : void 0;
+      const thrpt = estimateLine ? THRPT_LINE.exec(text2) : null;
+      const libtest = text2.startsWith("test") ? libtestLine(text2) : void 0;
+      if (text2 !== "" && !isSpace2(text2.charCodeAt(0))) inChange = false;
+      if (estimateLine && truncatedEstimate(text2)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
+      if (text2.includes("change:") && CHANGE_BLOCK.test(text2)) {
         inChange = true;
       } else if (time2 && !(time2.name.trim() === "" && inChange) && !time2.inner.includes("%")) {
         const name = time2.name.trim() !== "" ? time2.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
@@ -26452,15 +27750,15 @@ var cargoBenchReader = {
           number,
           outcome === "ignored" ? { benchmark: name, kind: "skipped", message: `${name}: ignored` } : { benchmark: name, kind: "error", message: `${name}: FAILED (${file.path}:${number}); it has no results` }
         );
-      } else if (text3.startsWith("error: bench failed") && BENCH_FAILED.test(text3)) {
+      } else if (text2.startsWith("error: bench failed") && BENCH_FAILED.test(text2)) {
         warn(number, { kind: "exit-code", message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
       }
-      if (text3.trim() !== "") previous = text3;
+      if (text2.trim() !== "") previous = text2;
     }
-    if (series.size === 0) {
+    if (series2.size === 0) {
       throw new FormatError(file.path, void 0, "no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?");
     }
-    const measurements = [...series.values()].map(({ benchmark, metric, unit, values }) => ({
+    const measurements = [...series2.values()].map(({ benchmark, metric, unit, values }) => ({
       benchmark,
       metric,
       unit,
@@ -26474,28 +27772,122 @@ var cargoBenchReader = {
     return { measurements, warnings, hints: {} };
   }
 };
-function timeEstimate(text3) {
-  for (let at = text3.indexOf("time:"); at >= 0; at = text3.indexOf("time:", at + 5)) {
-    if (at > 0 && isWordChar2(text3.charCodeAt(at - 1))) continue;
+var TIME = 0;
+var THRPT = 1;
+var CHANGE = 2;
+var LIBTEST_ODD = /[\u001b\r]|time:|thrpt:|change:/;
+function allSpace(text2, start, end) {
+  for (let i = start; i < end; i++) if (!isSpace2(text2.charCodeAt(i))) return false;
+  return true;
+}
+function usualTail(text2, p, end, unit, tail2) {
+  if (unit === "" || unit === "...") return false;
+  let c = 0;
+  while (p < end && ((c = text2.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  const valueStart = p;
+  while (p < end && ((c = text2.charCodeAt(p)) >= 48 && c <= 57 || c === 44 || c === 46)) p += 1;
+  if (p === valueStart || c !== 32) return false;
+  const unitStart = p + 1;
+  const unitEnd = unitStart + unit.length;
+  if (unitEnd + 6 > end || !sameText(text2, unitStart, unitEnd, unit) || text2.charCodeAt(unitEnd) !== 32 || !text2.startsWith("(+/- ", unitEnd + 1)) return false;
+  p = unitEnd + 6;
+  const deviation = p;
+  while (p < end && (c = text2.charCodeAt(p)) > 32 && c < 127 && c !== 58) p += 1;
+  if (p === deviation || text2.charCodeAt(p - 1) !== 41) return false;
+  while (p < end && ((c = text2.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  if (p !== end) return false;
+  tail2.value = readDecimal(text2, valueStart, unitStart - 1);
+  tail2.unitStart = unitStart;
+  return true;
+}
+var MAX_TOKENS = 8;
+var Tokens = class {
+  count = 0;
+  /** percent says whether a token holds `%` (criterion's change estimates). */
+  percent = false;
+  /** odd says whether a token holds `:` (which a keyword needs) or an escape. */
+  odd = false;
+  starts = new Int32Array(MAX_TOKENS);
+  ends = new Int32Array(MAX_TOKENS);
+  /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
+  read(text2, from, end, bracket) {
+    let count3 = 0;
+    let percent3 = false;
+    let odd = false;
+    let p = from;
+    let c = 0;
+    for (; ; ) {
+      while (p < end && ((c = text2.charCodeAt(p)) === 32 || c === 9)) p += 1;
+      if (p >= end) {
+        if (bracket) return false;
+        break;
+      }
+      if (bracket && c === 93) break;
+      const start = p;
+      for (; p < end; p++) {
+        c = text2.charCodeAt(p);
+        if (c === 32 || c === 9 || bracket && c === 93) break;
+        if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
+        if (c === 37) percent3 = true;
+        else if (c === 58 || c === 27) odd = true;
+      }
+      if (count3 < MAX_TOKENS) {
+        this.starts[count3] = start;
+        this.ends[count3] = p;
+      }
+      count3 += 1;
+    }
+    this.count = count3;
+    this.percent = percent3;
+    this.odd = odd;
+    return true;
+  }
+  /** is says whether token i is `word`. */
+  is(text2, i, word) {
+    return sameText(text2, this.starts[i], this.ends[i], word);
+  }
+};
+var UnitCache = class {
+  unit = "";
+  factor = 1;
+  printed;
+  table;
+  constructor(table2) {
+    this.table = table2;
+  }
+  /** read takes the unit printed at text[start, end); false when the table would answer from Object.prototype (the general path's case). */
+  read(text2, start, end) {
+    if (this.printed !== void 0 && sameText(text2, start, end, this.printed)) return true;
+    const printed = text2.slice(start, end);
+    const known = this.table[printed];
+    if (known !== void 0 && !Object.hasOwn(this.table, printed)) return false;
+    [this.unit, this.factor] = known ?? [printed, 1];
+    this.printed = printed;
+    return true;
+  }
+};
+function timeEstimate(text2) {
+  for (let at = text2.indexOf("time:"); at >= 0; at = text2.indexOf("time:", at + 5)) {
+    if (at > 0 && isWordChar2(text2.charCodeAt(at - 1))) continue;
     let open = at + 5;
-    if (!isSpace2(text3.charCodeAt(open))) continue;
-    while (isSpace2(text3.charCodeAt(open))) open += 1;
-    if (text3.charCodeAt(open) !== 91) continue;
-    const close = text3.indexOf("]", open + 1);
+    if (!isSpace2(text2.charCodeAt(open))) continue;
+    while (isSpace2(text2.charCodeAt(open))) open += 1;
+    if (text2.charCodeAt(open) !== 91) continue;
+    const close = text2.indexOf("]", open + 1);
     if (close < 0) return void 0;
-    return { name: text3.slice(0, at), inner: text3.slice(open + 1, close) };
+    return { name: text2.slice(0, at), inner: text2.slice(open + 1, close) };
   }
   return void 0;
 }
-function truncatedEstimate(text3) {
-  const after = text3.lastIndexOf("]") + 1;
+function truncatedEstimate(text2) {
+  const after = text2.lastIndexOf("]") + 1;
   for (const keyword of ["time:", "thrpt:"]) {
-    for (let at = text3.indexOf(keyword, after); at >= 0; at = text3.indexOf(keyword, at + keyword.length)) {
-      if (at > 0 && isWordChar2(text3.charCodeAt(at - 1))) continue;
+    for (let at = text2.indexOf(keyword, after); at >= 0; at = text2.indexOf(keyword, at + keyword.length)) {
+      if (at > 0 && isWordChar2(text2.charCodeAt(at - 1))) continue;
       let open = at + keyword.length;
-      if (!isSpace2(text3.charCodeAt(open))) continue;
-      while (isSpace2(text3.charCodeAt(open))) open += 1;
-      if (text3.charCodeAt(open) === 91) return true;
+      if (!isSpace2(text2.charCodeAt(open))) continue;
+      while (isSpace2(text2.charCodeAt(open))) open += 1;
+      if (text2.charCodeAt(open) === 91) return true;
     }
   }
   return false;
@@ -26515,13 +27907,13 @@ function estimate(path2, line, inner, units) {
   const [unit, factor] = known ?? [tokens[3], 1];
   return [value * factor, unit];
 }
-function libtestLine(text3) {
-  if (!text3.startsWith("test") || !isSpace2(text3.charCodeAt(4))) return void 0;
-  const at = text3.lastIndexOf(" ... ");
+function libtestLine(text2) {
+  if (!text2.startsWith("test") || !isSpace2(text2.charCodeAt(4))) return void 0;
+  const at = text2.lastIndexOf(" ... ");
   if (at < 4) return void 0;
-  const name = text3.slice(5, at).trim();
+  const name = text2.slice(5, at).trim();
   if (name === "") return void 0;
-  const after = text3.slice(at + 5);
+  const after = text2.slice(at + 5);
   if (after.startsWith("bench:")) {
     const tokens = after.slice(6).trim().split(/\s+/);
     if (tokens.length !== 4 && tokens.length !== 7) return void 0;
@@ -26541,18 +27933,29 @@ function libtestMetric(printed) {
   if (base.endsWith("/s")) return ["throughput", base];
   return [base === "" ? printed : base, printed];
 }
-function libtestNumber(path2, line, text3) {
-  const value = parseFiniteNumber(text3);
-  if (value === void 0 || value < 0) throw new FormatError(path2, line, `not a number: "${text3}"`);
+function libtestNumber(path2, line, text2) {
+  const value = parseFiniteNumber(text2);
+  if (value === void 0 || value < 0) throw new FormatError(path2, line, `not a number: "${text2}"`);
   return value;
 }
 
 // src/formats/go-bench.ts
 var BENCHMARK_NAME = /^Benchmark($|[^a-z])/;
-var PROCS_SUFFIX = /-(\d+)$/;
 var CONFIG_LINE = /^([a-z][^\s:]*):(?:\s+(.*))?$/;
 var HINT_KEYS = /* @__PURE__ */ new Set(["goos", "goarch", "cpu"]);
 var NON_NEGATIVE_UNITS = /* @__PURE__ */ new Set(["B/op", "allocs/op", "MB/s"]);
+var LINEAR_SERIES = 16;
+var seriesKey = (procs, unit) => `${procs}\0${unit}`;
+function findSeries(group, procs, unit) {
+  if (group.index !== void 0) return group.index.get(seriesKey(procs, unit));
+  for (const series2 of group.series) if (series2.procs === procs && series2.unit === unit) return series2;
+  return void 0;
+}
+function addSeries(group, series2) {
+  group.series.push(series2);
+  if (group.index !== void 0) group.index.set(seriesKey(series2.procs, series2.unit), series2);
+  else if (group.series.length > LINEAR_SERIES) group.index = new Map(group.series.map((s) => [seriesKey(s.procs, s.unit), s]));
+}
 var goBenchReader = {
   format: "go",
   description: "go test -bench text output (Go benchmark data format)",
@@ -26566,27 +27969,122 @@ var goBenchReader = {
     return results > 0 || config3 >= 2;
   },
   read(file) {
-    const lines = splitLines(file);
+    checkText(file);
+    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+    const text2 = file.text;
+    const length = text2.length;
     const budget = new ReadBudget(file.path);
-    const warnings = [];
     const hints2 = {};
+    const warnings = [];
     const pendingWarnings = [];
     const groups2 = /* @__PURE__ */ new Map();
+    const namesByPkg = /* @__PURE__ */ new Map();
     const packages = /* @__PURE__ */ new Set();
     const allProcs = /* @__PURE__ */ new Set();
+    const fields = new LineFields();
+    const scratch2 = { nameEnd: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
+    let lastEntry;
+    let followed = false;
     let results = 0;
     let pkg = "";
-    for (const { number, text: text3 } of lines) {
-      const first = text3.charCodeAt(0);
-      const config3 = first >= 97 && first <= 122 ? CONFIG_LINE.exec(text3) : null;
+    let names2 = /* @__PURE__ */ new Map();
+    namesByPkg.set(pkg, names2);
+    let number = 0;
+    for (let start = 0; start <= length; ) {
+      let newline2 = text2.indexOf("\n", start);
+      if (newline2 < 0) newline2 = length;
+      number += 1;
+      const lineStart = start;
+      start = newline2 + 1;
+      const first = text2.charCodeAt(lineStart);
+      if (first === 66) {
+        let entry;
+        if (lastEntry !== void 0) {
+          const likely = followed ? lastEntry.next : lastEntry;
+          const other = followed ? lastEntry : lastEntry.next;
+          entry = namesAt(text2, lineStart, likely) ? likely : namesAt(text2, lineStart, other) ? other : void 0;
+        }
+        if (entry === void 0) {
+          if (!text2.startsWith("Benchmark", lineStart)) continue;
+          const after = text2.charCodeAt(lineStart + 9);
+          if (after >= 97 && after <= 122) continue;
+        }
+        let pairs = fastResult(text2, lineStart, newline2, scratch2, entry === void 0 ? -1 : lineStart + entry.name.length);
+        let name;
+        if (pairs > 0) {
+          name = entry === void 0 ? text2.slice(lineStart, scratch2.nameEnd) : entry.name;
+        } else {
+          const count3 = fields.split(text2, lineStart, newline2);
+          if (count3 < 2 || !fields.isCount(text2, 1)) continue;
+          name = fields.text(text2, 0);
+          if (count3 < 4 || count3 % 2 !== 0) {
+            throw new FormatError(file.path, number, `benchmark result "${name}" needs value/unit pairs after the iteration count`);
+          }
+          pairs = (count3 - 2) / 2;
+          for (let k = 0; k < pairs; k++) {
+            const i = 2 + 2 * k;
+            const value = fields.number(text2, i);
+            if (value === void 0) throw new FormatError(file.path, number, `${name}: "${fields.text(text2, i)}" is not a finite number`);
+            const unit = fields.unit(text2, i + 1, k);
+            if (fields.repeatsUnit(k)) throw new FormatError(file.path, number, `${name}: unit ${unit} appears twice`);
+            if (value < 0 && (isTimeUnit(unit) || NON_NEGATIVE_UNITS.has(unit))) {
+              throw new FormatError(file.path, number, `${name}: negative ${unit} (${fields.text(text2, i)}); a time or size cannot be below zero`);
+            }
+            scratch2.values[k] = value;
+            scratch2.units[k] = unit;
+          }
+        }
+        const { values, units } = scratch2;
+        entry ??= names2.get(name);
+        if (entry === void 0) {
+          const { base, procs } = stripProcs(name);
+          let byBase = groups2.get(pkg);
+          if (!byBase) groups2.set(pkg, byBase = /* @__PURE__ */ new Map());
+          let group = byBase.get(base);
+          if (!group) byBase.set(base, group = { pkg, base, procs, severalProcs: false, series: [], index: void 0 });
+          else if (group.procs !== procs) group.severalProcs = true;
+          packages.add(pkg);
+          allProcs.add(procs);
+          entry = { name, at: lineStart, group, procs, series: [], next: void 0 };
+          names2.set(name, entry);
+        }
+        if (lastEntry !== void 0) {
+          followed = lastEntry.next === entry && lastEntry !== entry;
+          lastEntry.next = entry;
+        }
+        lastEntry = entry;
+        for (let k = 0; k < pairs; k++) {
+          const unit = units[k];
+          let series2 = entry.series[k];
+          if (series2 === void 0 || series2.unit !== unit) {
+            series2 = findSeries(entry.group, entry.procs, unit);
+            if (!series2) {
+              budget.series(number);
+              addSeries(entry.group, series2 = { procs: entry.procs, unit, values: [] });
+            }
+            entry.series[k] = series2;
+          }
+          budget.value(number);
+          series2.values.push(values[k]);
+        }
+        results += 1;
+        continue;
+      }
+      if (!(first >= 97 && first <= 122 || first === 45 || first === 70)) continue;
+      const line = text2.slice(lineStart, lineEnd(text2, lineStart, newline2));
+      const config3 = first >= 97 && first <= 122 ? CONFIG_LINE.exec(line) : null;
       if (config3) {
         const [, key2, rawValue] = config3;
         const value = (rawValue ?? "").trim();
-        if (key2 === "pkg") pkg = value;
-        else if (HINT_KEYS.has(key2) && value !== "" && hints2[key2] === void 0) hints2[key2] = value;
+        if (key2 === "pkg") {
+          pkg = value;
+          names2 = namesByPkg.get(pkg) ?? /* @__PURE__ */ new Map();
+          namesByPkg.set(pkg, names2);
+          lastEntry = void 0;
+        } else if (HINT_KEYS.has(key2) && value !== "" && hints2[key2] === void 0) hints2[key2] = value;
         continue;
       }
-      const status = first === 45 ? /^--- (FAIL|SKIP): (\S+)/.exec(text3) : null;
+      const status = first === 45 ? /^--- (FAIL|SKIP): (\S+)/.exec(line) : null;
       if (status) {
         const failed2 = status[1] === "FAIL";
         budget.series(number);
@@ -26598,49 +28096,12 @@ var goBenchReader = {
         });
         continue;
       }
-      const pkgFail = first === 70 ? /^FAIL\s+(\S+)/.exec(text3) : null;
+      const pkgFail = first === 70 ? /^FAIL\s+(\S+)/.exec(line) : null;
       if (pkgFail) {
         budget.series(number);
-        pendingWarnings.push({ pkg: pkgFail[1], base: void 0, message: `package ${pkgFail[1]} failed: ${text3.trim().replace(/\s+/g, " ")}`, kind: "error" });
+        pendingWarnings.push({ pkg: pkgFail[1], base: void 0, message: `package ${pkgFail[1]} failed: ${line.trim().replace(/\s+/g, " ")}`, kind: "error" });
         continue;
       }
-      if (first !== 66 || !BENCHMARK_NAME.test(text3)) continue;
-      const fields = text3.trim().split(/\s+/);
-      if (fields.length < 2 || !/^\d+$/.test(fields[1])) continue;
-      if (fields.length < 4 || fields.length % 2 !== 0) {
-        throw new FormatError(file.path, number, `benchmark result "${fields[0]}" needs value/unit pairs after the iteration count`);
-      }
-      const units = /* @__PURE__ */ new Set();
-      for (let i = 2; i < fields.length; i += 2) {
-        const value = parseFiniteNumber(fields[i]);
-        const unit = fields[i + 1];
-        if (value === void 0) throw new FormatError(file.path, number, `${fields[0]}: "${fields[i]}" is not a finite number`);
-        if (units.has(unit)) throw new FormatError(file.path, number, `${fields[0]}: unit ${unit} appears twice`);
-        if (value < 0 && (isTimeUnit(unit) || NON_NEGATIVE_UNITS.has(unit))) {
-          throw new FormatError(file.path, number, `${fields[0]}: negative ${unit} (${fields[i]}); a time or size cannot be below zero`);
-        }
-        units.add(unit);
-      }
-      const { base, procs } = stripProcs(fields[0]);
-      let byBase = groups2.get(pkg);
-      if (!byBase) groups2.set(pkg, byBase = /* @__PURE__ */ new Map());
-      let group = byBase.get(base);
-      if (!group) byBase.set(base, group = { pkg, base, procs: /* @__PURE__ */ new Set(), series: /* @__PURE__ */ new Map() });
-      group.procs.add(procs);
-      for (let i = 2; i < fields.length; i += 2) {
-        const unit = fields[i + 1];
-        const key2 = `${procs}\0${unit}`;
-        let series = group.series.get(key2);
-        if (!series) {
-          budget.series(number);
-          group.series.set(key2, series = { procs, unit, values: [] });
-        }
-        budget.value(number);
-        series.values.push(parseFiniteNumber(fields[i]));
-      }
-      packages.add(pkg);
-      allProcs.add(procs);
-      results += 1;
     }
     if (results === 0 && pendingWarnings.length === 0) {
       throw new FormatError(file.path, void 0, "no Go benchmark result lines (BenchmarkX  N  value unit ...) found");
@@ -26648,13 +28109,16 @@ var goBenchReader = {
     const qualifyPackage = packages.size > 1;
     const qualified = (p, base) => qualifyPackage && p !== "" ? `${p}.${base}` : base;
     const measurements = [];
+    const directions = /* @__PURE__ */ new Map();
     for (const byBase of groups2.values()) {
       for (const group of byBase.values()) {
         const name = qualified(group.pkg, group.base);
-        const severalProcs = group.procs.size > 1;
-        for (const { procs, unit, values } of group.series.values()) {
+        const severalProcs = group.severalProcs;
+        for (const { procs, unit, values } of group.series) {
           const metric = unit === "ns/op" ? "time" : unit;
-          measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better: directionOf(metric, unit), values });
+          let better = directions.get(unit);
+          if (better === void 0) directions.set(unit, better = directionOf(metric, unit));
+          measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better, values });
         }
       }
     }
@@ -26668,10 +28132,86 @@ var goBenchReader = {
     return { measurements, warnings, hints: hints2 };
   }
 };
+var MAX_FAST_PAIRS = 8;
+function fastResult(text2, start, end, scratch2, nameEnd) {
+  let p = nameEnd;
+  let c = 0;
+  if (p < 0) {
+    p = start + 9;
+    while ((c = text2.charCodeAt(p)) > 32 && c < 127) p++;
+    if (p >= end || c !== 32 && c !== 9) return 0;
+  }
+  scratch2.nameEnd = p;
+  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  const count3 = p;
+  while ((c = text2.charCodeAt(p)) >= 48 && c <= 57) p++;
+  if (p === count3 || p >= end || c !== 32 && c !== 9) return 0;
+  const { values, units, lastUnits, lastUnitAt } = scratch2;
+  let pairs = 0;
+  for (; ; ) {
+    while ((c = text2.charCodeAt(p)) === 32 || c === 9) p++;
+    if (c === 13 && p + 1 === end) p++;
+    if (p >= end) return pairs;
+    if (pairs === MAX_FAST_PAIRS) return 0;
+    const number = p;
+    let mantissa = 0;
+    let dot = -1;
+    for (; ; ) {
+      c = text2.charCodeAt(p);
+      if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+      else if (c === 46 && dot < 0) dot = p;
+      else break;
+      p++;
+    }
+    const digits = p - number - (dot < 0 ? 0 : 1);
+    if (digits === 0 || digits > 15 || p >= end || c !== 32 && c !== 9) return 0;
+    values[pairs] = dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+    while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+    const unitStart = p;
+    const known = lastUnits[pairs];
+    let unit;
+    if (known !== void 0) {
+      const length = known.length;
+      const at = lastUnitAt[pairs];
+      let i = 0;
+      while (i < length && text2.charCodeAt(unitStart + i) === text2.charCodeAt(at + i)) i++;
+      p = unitStart + length;
+      c = text2.charCodeAt(p);
+      if (i === length && (p === end || c === 32 || c === 9 || c === 13 && p + 1 === end)) unit = known;
+    }
+    if (unit === void 0) {
+      p = unitStart;
+      while ((c = text2.charCodeAt(p)) > 32 && c < 127) p++;
+      if (p === unitStart || p < end && c !== 32 && c !== 9 && !(c === 13 && p + 1 === end)) return 0;
+      lastUnits[pairs] = unit = text2.slice(unitStart, p);
+    }
+    lastUnitAt[pairs] = unitStart;
+    for (let k = 0; k < pairs; k++) if (units[k] === unit) return 0;
+    units[pairs] = unit;
+    pairs += 1;
+  }
+}
+function namesAt(text2, start, entry) {
+  if (entry === void 0) return false;
+  let i = entry.name.length;
+  const c = text2.charCodeAt(start + i);
+  if (c !== 32 && c !== 9) return false;
+  const at = entry.at;
+  while (i > 0) {
+    i -= 1;
+    if (text2.charCodeAt(start + i) !== text2.charCodeAt(at + i)) return false;
+  }
+  entry.at = start;
+  return true;
+}
+function lineEnd(text2, start, newline2) {
+  return newline2 < text2.length && newline2 > start && text2.charCodeAt(newline2 - 1) === 13 ? newline2 - 1 : newline2;
+}
 function stripProcs(name) {
-  const m = PROCS_SUFFIX.exec(name);
-  if (!m) return { base: name, procs: 1 };
-  return { base: name.slice(0, m.index), procs: Number(m[1]) };
+  let digits = name.length;
+  while (digits > 0 && name.charCodeAt(digits - 1) >= 48 && name.charCodeAt(digits - 1) <= 57) digits -= 1;
+  if (digits === name.length || digits === 0 || name.charCodeAt(digits - 1) !== 45) return { base: name, procs: 1 };
+  return { base: name.slice(0, digits - 1), procs: Number(name.slice(digits)) };
 }
 
 // src/formats/pytest-benchmark.ts
@@ -26774,16 +28314,65 @@ var dartReader = {
         const m = { benchmark: name, metric: "time", unit, better: directionOf("time", unit), values: [value] };
         byName.set(name, m);
         order.push(name);
+        const entry = entries.get(name);
+        if (entry !== void 0) {
+          entry.measurement = m;
+          entry.factor = conversionFactor("us", unit);
+        }
         return;
       }
       const factor = conversionFactor(unit, existing.unit);
       if (factor === void 0) throw new FormatError(file.path, line, `benchmark "${name}" is reported in ${unit} and in ${existing.unit}`);
       existing.values.push(value * factor);
     };
-    for (const { number, text: raw } of splitLines(file)) {
+    const input = file.text;
+    const cursor = new LineCursor(file);
+    const runTimeMark = new Finder(input, "(RunTime): ");
+    const eventMark = new Finder(input, EVENT_MARK);
+    const entries = /* @__PURE__ */ new Map();
+    const names2 = new NameOrder();
+    while (cursor.next()) {
+      const { number, start, end } = cursor;
+      const isPrefixed = start + 1 < end && input.charCodeAt(start + 1) === 47 || input.startsWith("flutter: ", start);
+      if (!isPrefixed) {
+        const mark = runTimeMark.next(start);
+        if (mark < end) {
+          const value = fastRunTime(input, start, mark, end);
+          if (value === value) {
+            let entry = names2.find(input, start, mark);
+            if (entry === void 0) {
+              const name = input.slice(start, mark);
+              entry = entries.get(name);
+              if (entry === void 0) {
+                const existing = byName.get(name);
+                const factor = existing === void 0 ? 1 : conversionFactor("us", existing.unit);
+                entry = { name, at: start, next: void 0, measurement: existing, factor, plain: !LINE_BREAK.test(name) };
+                entries.set(name, entry);
+              }
+            }
+            if (entry.plain && entry.factor !== void 0) {
+              budget.value(number);
+              if (entry.measurement === void 0) {
+                budget.series(number);
+                const m = { benchmark: entry.name, metric: "time", unit: "us", better: directionOf("time", "us"), values: [value] };
+                byName.set(entry.name, m);
+                order.push(entry.name);
+                entry.measurement = m;
+              } else {
+                entry.measurement.values.push(value * entry.factor);
+              }
+              names2.record(entry);
+              continue;
+            }
+          }
+        } else if (!inReport && eventMark.next(start) >= end && !input.startsWith("Results for ", start)) {
+          continue;
+        }
+      }
+      const raw = cursor.line();
       const prefixed2 = raw.charCodeAt(1) === 47 || raw.startsWith("flutter: ");
-      const text3 = prefixed2 ? raw.replace(LOGCAT_PREFIX, "").replace(FLUTTER_PREFIX, "") : raw;
-      const runTime = text3.includes("(RunTime): ") ? RUN_TIME.exec(text3) : null;
+      const text2 = prefixed2 ? raw.replace(LOGCAT_PREFIX, "").replace(FLUTTER_PREFIX, "") : raw;
+      const runTime = text2.includes("(RunTime): ") ? RUN_TIME.exec(text2) : null;
       if (runTime) {
         const value = parseFiniteNumber(runTime[2]);
         const name = runTime[1].trim();
@@ -26793,18 +28382,18 @@ var dartReader = {
         add3(number, name, "us", value);
         continue;
       }
-      const event = eventPayload(text3);
+      const event = eventPayload(text2);
       if (event !== void 0) {
         const payload = event.trimEnd();
         if (!payload.endsWith("]")) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
         for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add3(number, name, unit, value);
         continue;
       }
-      if (text3.startsWith("Results for ") && RESULTS_FOR.test(text3)) {
+      if (text2.startsWith("Results for ") && RESULTS_FOR.test(text2)) {
         inReport = true;
         continue;
       }
-      const report = inReport ? REPORT_LINE.exec(text3) : null;
+      const report = inReport ? REPORT_LINE.exec(text2) : null;
       if (report) {
         const value = parseFiniteNumber(report[2]);
         if (value === void 0) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
@@ -26820,12 +28409,28 @@ var dartReader = {
     return { measurements: order.map((n) => byName.get(n)), warnings, hints: {} };
   }
 };
-function eventPayload(text3) {
-  const lastBreak = Math.max(text3.lastIndexOf("\r"), text3.lastIndexOf("\u2028"), text3.lastIndexOf("\u2029"));
+var LINE_BREAK = /[\r\u2028\u2029]/;
+function fastRunTime(text2, start, mark, end) {
+  if (mark === start || isSpaceOrBreak(text2.charCodeAt(start)) || isSpaceOrBreak(text2.charCodeAt(mark - 1))) return NaN;
+  const from = mark + 11;
+  let p = from;
+  let c = text2.charCodeAt(p);
+  while (c >= 48 && c <= 57 || c === 46) c = text2.charCodeAt(++p);
+  if (p === from || p + 3 > end || c !== 32 || text2.charCodeAt(p + 1) !== 117 || text2.charCodeAt(p + 2) !== 115) return NaN;
+  let q = p + 3;
+  if (q < end && text2.charCodeAt(q) === 46) q += 1;
+  while (q < end && ((c = text2.charCodeAt(q)) === 32 || c === 9)) q += 1;
+  return q === end ? readDecimal(text2, from, p) : NaN;
+}
+function isSpaceOrBreak(c) {
+  return c <= 32 || c >= 127;
+}
+function eventPayload(text2) {
+  const lastBreak = Math.max(text2.lastIndexOf("\r"), text2.lastIndexOf("\u2028"), text2.lastIndexOf("\u2029"));
   const from = Math.max(0, lastBreak - EVENT_MARK.length + 1);
-  for (let at = text3.indexOf(EVENT_MARK, from); at >= 0; at = text3.indexOf(EVENT_MARK, at + 1)) {
+  for (let at = text2.indexOf(EVENT_MARK, from); at >= 0; at = text2.indexOf(EVENT_MARK, at + 1)) {
     const open = at + EVENT_MARK.length;
-    if (open > lastBreak && text3.charCodeAt(open) === 123) return text3.slice(open);
+    if (open > lastBreak && text2.charCodeAt(open) === 123) return text2.slice(open);
   }
   return void 0;
 }
@@ -26837,28 +28442,28 @@ function readEvent(file, line, payload) {
   } catch (error) {
     throw new FormatError(file.path, line, `benchmark_harness event is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const fail2 = (message) => {
+  const fail = (message) => {
     throw new FormatError(file.path, line, `benchmark_harness event: ${message}`);
   };
-  if (event === null || typeof event !== "object" || Array.isArray(event)) fail2("expected a JSON object");
+  if (event === null || typeof event !== "object" || Array.isArray(event)) fail("expected a JSON object");
   const { event: kind, params } = event;
-  if (typeof kind !== "string") fail2('"event" is not a string');
+  if (typeof kind !== "string") fail('"event" is not a string');
   if (kind !== "benchmark.result") return [];
-  if (params === null || typeof params !== "object" || Array.isArray(params)) fail2('"params" of benchmark.result is not an object');
+  if (params === null || typeof params !== "object" || Array.isArray(params)) fail('"params" of benchmark.result is not an object');
   const p = params;
-  if (typeof p.name !== "string" || p.name.trim() === "") fail2("params.name is not a non-empty string");
+  if (typeof p.name !== "string" || p.name.trim() === "") fail("params.name is not a non-empty string");
   const name = p.name.trim();
   const iterations = p.iterations;
-  if (typeof iterations !== "number" || !Number.isFinite(iterations) || iterations <= 0) fail2("params.iterations is not a positive number");
+  if (typeof iterations !== "number" || !Number.isFinite(iterations) || iterations <= 0) fail("params.iterations is not a positive number");
   const perIteration = (elapsed, at) => {
-    if (typeof elapsed !== "number" || !Number.isFinite(elapsed) || elapsed < 0) fail2(`${at} is not a finite, non-negative number of milliseconds`);
+    if (typeof elapsed !== "number" || !Number.isFinite(elapsed) || elapsed < 0) fail(`${at} is not a finite, non-negative number of milliseconds`);
     return elapsed / iterations;
   };
   if (p.elapsed !== void 0) return [[name, "ms", perIteration(p.elapsed, "params.elapsed")]];
   if (Array.isArray(p.values) && p.values.length > 0) {
     return p.values.map((v, i) => [name, "ms", perIteration(v, `params.values[${i}]`)]);
   }
-  return fail2("benchmark.result has neither params.elapsed nor a non-empty params.values");
+  return fail("benchmark.result has neither params.elapsed nor a non-empty params.values");
 }
 
 // src/formats/jmh.ts
@@ -26977,7 +28582,7 @@ var NS_PER_UNIT = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 6e10 };
 var HEADER = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
 var COUNT = /^\d+$/;
 var DURATION_UNIT = /^(?:ns|us|ms|s|m)$/;
-var LINE_BREAK = /[\n\r\u2028\u2029]/;
+var LINE_BREAK2 = /[\n\r\u2028\u2029]/;
 var RULE = /^(={10,}|-{10,}|~{10,})\s*$/;
 var VERSION = /is a Catch2? v(\d+\.\d+\.\d+\S*) host application/;
 var catch2Reader = {
@@ -26994,7 +28599,7 @@ var catch2Reader = {
   read(file) {
     checkText(file);
     if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
-    const collected = file.text.trimStart().startsWith("<") ? readXml(file) : readConsole(file);
+    const collected = file.text.trimStart().startsWith("<") ? readXmlFast(file) ?? readXml(file) : readConsole(file);
     return finish(file, collected);
   }
 };
@@ -27055,18 +28660,18 @@ function joinName(fragments, width) {
   }
   return parts.join("");
 }
-function tableRow(text3) {
-  if (text3 === "" || isSpace2(text3.charCodeAt(0))) return void 0;
-  const cut = trailingFields(text3, 4);
-  if (!cut || cut.rest === "" || cut.gaps[0].length < 2 || cut.gaps[3] !== " " || LINE_BREAK.test(cut.rest)) return void 0;
+function tableRow(text2) {
+  if (text2 === "" || isSpace2(text2.charCodeAt(0))) return void 0;
+  const cut = trailingFields(text2, 4);
+  if (!cut || cut.rest === "" || cut.gaps[0].length < 2 || cut.gaps[3] !== " " || LINE_BREAK2.test(cut.rest)) return void 0;
   const [samples, iterations, value, unit] = cut.fields;
   if (!COUNT.test(samples) || !COUNT.test(iterations) || !DURATION_UNIT.test(unit) || parseFiniteNumber(value) === void 0 || value.includes(",")) return void 0;
   return { name: cut.rest, value, unit };
 }
-function meanLine(text3) {
-  if (text3 === "" || !isSpace2(text3.charCodeAt(0))) return void 0;
-  const cut = trailingFields(text3, 6);
-  if (!cut || cut.rest !== "" || LINE_BREAK.test(cut.gaps[0])) return void 0;
+function meanLine(text2) {
+  if (text2 === "" || !isSpace2(text2.charCodeAt(0))) return void 0;
+  const cut = trailingFields(text2, 6);
+  if (!cut || cut.rest !== "" || LINE_BREAK2.test(cut.gaps[0])) return void 0;
   for (let k = 0; k < 6; k += 2) {
     const value = cut.fields[k];
     if (parseFiniteNumber(value) === void 0 || value.includes(",") || cut.gaps[k + 1] !== " " || !DURATION_UNIT.test(cut.fields[k + 1])) return void 0;
@@ -27074,17 +28679,100 @@ function meanLine(text3) {
   return { value: cut.fields[0], unit: cut.fields[1] };
 }
 var FAILED_MARK = "Benchmark failed (";
-function failedRow(text3) {
-  if (text3 === "" || isSpace2(text3.charCodeAt(0)) || LINE_BREAK.test(text3)) return void 0;
-  let end = text3.length;
-  while (end > 0 && isSpace2(text3.charCodeAt(end - 1))) end -= 1;
-  if (text3.charCodeAt(end - 1) !== 41) return void 0;
-  for (let at = text3.indexOf(FAILED_MARK); at >= 0 && at + FAILED_MARK.length < end; at = text3.indexOf(FAILED_MARK, at + 1)) {
-    if (at >= 3 && isSpace2(text3.charCodeAt(at - 1)) && isSpace2(text3.charCodeAt(at - 2))) {
-      return { name: text3.slice(0, at).trim(), message: text3.slice(at + FAILED_MARK.length, end - 1) };
+function failedRow(text2) {
+  if (text2 === "" || isSpace2(text2.charCodeAt(0)) || LINE_BREAK2.test(text2)) return void 0;
+  let end = text2.length;
+  while (end > 0 && isSpace2(text2.charCodeAt(end - 1))) end -= 1;
+  if (text2.charCodeAt(end - 1) !== 41) return void 0;
+  for (let at = text2.indexOf(FAILED_MARK); at >= 0 && at + FAILED_MARK.length < end; at = text2.indexOf(FAILED_MARK, at + 1)) {
+    if (at >= 3 && isSpace2(text2.charCodeAt(at - 1)) && isSpace2(text2.charCodeAt(at - 2))) {
+      return { name: text2.slice(0, at).trim(), message: text2.slice(at + FAILED_MARK.length, end - 1) };
     }
   }
   return void 0;
+}
+function fastDuration(text2, p, end, row2) {
+  const from = p;
+  let c = text2.charCodeAt(p);
+  while (p < end && (c >= 48 && c <= 57 || c === 46)) c = text2.charCodeAt(++p);
+  if (p === from || c !== 32 || p + 1 >= end) return -1;
+  const value = readDecimal(text2, from, p);
+  if (value !== value) return -1;
+  c = text2.charCodeAt(++p);
+  const d = text2.charCodeAt(p + 1);
+  let factor = 0;
+  let length = 2;
+  if (d === 115 && c === 110) factor = NS_PER_UNIT.ns;
+  else if (d === 115 && c === 117) factor = NS_PER_UNIT.us;
+  else if (d === 115 && c === 109) factor = NS_PER_UNIT.ms;
+  else if (c === 115) factor = NS_PER_UNIT.s, length = 1;
+  else if (c === 109) factor = NS_PER_UNIT.m, length = 1;
+  else return -1;
+  p += length;
+  if (p > end || p < end && (c = text2.charCodeAt(p)) !== 32 && c !== 9) return -1;
+  row2.value = value;
+  row2.factor = factor;
+  return p;
+}
+function blanksAfter(text2, p, end) {
+  let c = 0;
+  while (p < end && ((c = text2.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  return p;
+}
+function blanksBefore(text2, p, start) {
+  let c = 0;
+  while (p > start && ((c = text2.charCodeAt(p - 1)) === 32 || c === 9)) p -= 1;
+  return p;
+}
+function fastMean(text2, start, end, row2) {
+  let p = blanksAfter(text2, start, end);
+  if (p === start) return false;
+  let value = 0;
+  let factor = 0;
+  for (let k = 0; k < 3; k++) {
+    if (k > 0) {
+      const gap = p;
+      p = blanksAfter(text2, p, end);
+      if (p === gap) return false;
+    }
+    p = fastDuration(text2, p, end, row2);
+    if (p < 0) return false;
+    if (k === 0) {
+      value = row2.value;
+      factor = row2.factor;
+    }
+  }
+  if (blanksAfter(text2, p, end) !== end) return false;
+  row2.value = value;
+  row2.factor = factor;
+  return true;
+}
+function fastRow(text2, start, end, row2) {
+  const e = blanksBefore(text2, end, start);
+  let c = 0;
+  let p = e;
+  while (p > start && (c = text2.charCodeAt(p - 1)) >= 97 && c <= 122) p -= 1;
+  if (p === e || text2.charCodeAt(p - 1) !== 32) return false;
+  p -= 1;
+  while (p > start && ((c = text2.charCodeAt(p - 1)) >= 48 && c <= 57 || c === 46)) p -= 1;
+  if (fastDuration(text2, p, end, row2) !== e) return false;
+  for (let k = 0; k < 2; k++) {
+    const gap2 = p;
+    p = blanksBefore(text2, p, start);
+    if (p === gap2) return false;
+    const count3 = p;
+    while (p > start && (c = text2.charCodeAt(p - 1)) >= 48 && c <= 57) p -= 1;
+    if (p === count3) return false;
+  }
+  const gap = p;
+  p = blanksBefore(text2, p, start);
+  if (gap - p < 2 || p === start || isSpace2(text2.charCodeAt(p - 1))) return false;
+  for (let i = start; i < p; i++) {
+    c = text2.charCodeAt(i);
+    if (c === 13 || c === 8232 || c === 8233) return false;
+  }
+  row2.nameEnd = p;
+  return true;
 }
 function readConsole(file) {
   const c = newCollected(file);
@@ -27095,8 +28783,65 @@ function readConsole(file) {
   let wrapWidth = 35;
   let pending = [];
   let expectMean;
-  for (const { number, text: text3 } of splitLines(file)) {
-    const header = HEADER.exec(text3);
+  const expected = new NameOrder();
+  const entries = /* @__PURE__ */ new Map();
+  const addValue = (name, entry, ns, line, at) => {
+    if (entry !== void 0) {
+      c.budget.value(line);
+      entry.values.push(ns);
+    } else {
+      add(c, name, ns, line);
+      entry = entries.get(name);
+      if (entry === void 0) entries.set(name, entry = { name, at, next: void 0, values: c.values.get(name) });
+    }
+    expected.record(entry);
+  };
+  const input = file.text;
+  const cursor = new LineCursor(file);
+  const fast = { nameEnd: 0, value: 0, factor: 0 };
+  while (cursor.next()) {
+    const { number, start, end } = cursor;
+    const first = start < end ? input.charCodeAt(start) : -1;
+    if (first !== 98 || !input.startsWith("benchmark name", start)) {
+      if (mode === "outside") continue;
+      if (mode === "table") {
+        if (expectMean) {
+          if (fastMean(input, start, end, fast)) {
+            const ns = fast.value * fast.factor;
+            if (Number.isFinite(ns)) {
+              addValue(expectMean.name, expectMean.entry, ns, number, expectMean.at ?? -1);
+              expectMean = void 0;
+              continue;
+            }
+          }
+        } else if (first >= 0 && isSpace2(first)) {
+          if (pending.length > 0) {
+            let p = start + 1;
+            while (p < end && isSpace2(input.charCodeAt(p))) p += 1;
+            if (p === end) pending = [];
+          }
+          continue;
+        } else if (first !== 61 && first !== 45 && first !== 126 && first >= 0 && fastRow(input, start, end, fast)) {
+          const ns = fast.value * fast.factor;
+          if (analysis || Number.isFinite(ns)) {
+            const entry = pending.length === 0 ? expected.find(input, start, fast.nameEnd) : void 0;
+            let name;
+            const at = pending.length === 0 ? start : -1;
+            if (entry !== void 0) name = entry.name;
+            else {
+              pending.push(input.slice(start, fast.nameEnd));
+              name = joinName(pending, wrapWidth);
+              pending = [];
+            }
+            if (analysis) expectMean = { name, line: number, entry, at };
+            else addValue(name, entry, ns, number, at);
+            continue;
+          }
+        }
+      }
+    }
+    const text2 = cursor.line();
+    const header = HEADER.exec(text2);
     if (header) {
       if (expectMean) throw new FormatError(file.path, number, `benchmark "${expectMean.name}" has no mean line`);
       analysis = header[2] !== "mean";
@@ -27107,33 +28852,33 @@ function readConsole(file) {
     }
     if (mode === "outside") continue;
     if (mode === "header") {
-      if (/^-{10,}\s*$/.test(text3)) mode = "table";
+      if (/^-{10,}\s*$/.test(text2)) mode = "table";
       continue;
     }
     if (expectMean) {
-      const mean3 = meanLine(text3);
+      const mean3 = meanLine(text2);
       if (!mean3) throw new FormatError(file.path, number, `expected the mean line of benchmark "${expectMean.name}"`);
       add(c, expectMean.name, toNs(file, number, mean3.value, mean3.unit), number);
       expectMean = void 0;
       continue;
     }
-    if (RULE.test(text3)) {
+    if (RULE.test(text2)) {
       mode = "outside";
       pending = [];
       continue;
     }
-    if (text3.trim() === "") {
+    if (text2.trim() === "") {
       pending = [];
       continue;
     }
-    const fail2 = failedRow(text3);
-    if (fail2) {
-      pending.push(fail2.name);
-      failed(c, joinName(pending, wrapWidth), fail2.message, number);
+    const fail = failedRow(text2);
+    if (fail) {
+      pending.push(fail.name);
+      failed(c, joinName(pending, wrapWidth), fail.message, number);
       pending = [];
       continue;
     }
-    const row2 = tableRow(text3);
+    const row2 = tableRow(text2);
     if (row2) {
       pending.push(row2.name.trim());
       const name = joinName(pending, wrapWidth);
@@ -27142,15 +28887,15 @@ function readConsole(file) {
       else add(c, name, toNs(file, number, row2.value, row2.unit), number);
       continue;
     }
-    if (/^\S/.test(text3)) pending.push(text3.trim());
+    if (/^\S/.test(text2)) pending.push(text2.trim());
   }
   if (expectMean) throw new FormatError(file.path, expectMean.line, `benchmark "${expectMean.name}" has no mean line; is the output truncated?`);
   return c;
 }
 var XML_NAME = /[A-Za-z_][\w:.-]*/y;
 var MAX_XML_DEPTH = 1e4;
-function decodeEntities(text3) {
-  return text3.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole2, entity3) => {
+function decodeEntities(text2) {
+  return text2.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole2, entity3) => {
     switch (entity3) {
       case "lt":
         return "<";
@@ -27168,60 +28913,60 @@ function decodeEntities(text3) {
   });
 }
 function* xmlTags(file) {
-  const text3 = file.text;
-  const fail2 = (offset, message) => {
-    throw new FormatError(file.path, lineAt(text3, offset), message);
+  const text2 = file.text;
+  const fail = (offset, message) => {
+    throw new FormatError(file.path, lineAt(text2, offset), message);
   };
   const skipSpace = (at2) => {
-    while (at2 < text3.length && isSpace2(text3.charCodeAt(at2))) at2 += 1;
+    while (at2 < text2.length && isSpace2(text2.charCodeAt(at2))) at2 += 1;
     return at2;
   };
   const nameAt = (at2) => {
     XML_NAME.lastIndex = at2;
-    return XML_NAME.exec(text3)?.[0];
+    return XML_NAME.exec(text2)?.[0];
   };
   const skipTo = (offset, from, close, what) => {
-    const end = text3.indexOf(close, from);
-    if (end < 0) fail2(offset, `${what} is never closed (no "${close}"); is the output truncated?`);
+    const end = text2.indexOf(close, from);
+    if (end < 0) fail(offset, `${what} is never closed (no "${close}"); is the output truncated?`);
     return end + close.length;
   };
   let at = 0;
   for (; ; ) {
-    const offset = text3.indexOf("<", at);
+    const offset = text2.indexOf("<", at);
     if (offset < 0) return;
-    if (text3.startsWith("<!--", offset)) at = skipTo(offset, offset + 4, "-->", "comment");
-    else if (text3.startsWith("<?", offset)) at = skipTo(offset, offset + 2, "?>", "processing instruction");
-    else if (text3.startsWith("<![CDATA[", offset)) at = skipTo(offset, offset + 9, "]]>", "CDATA section");
-    else if (text3.startsWith("<!DOCTYPE", offset)) at = skipTo(offset, offset + 9, ">", "DOCTYPE");
-    else if (text3.startsWith("</", offset)) {
-      const name = nameAt(offset + 2) ?? fail2(offset, "malformed XML markup");
+    if (text2.startsWith("<!--", offset)) at = skipTo(offset, offset + 4, "-->", "comment");
+    else if (text2.startsWith("<?", offset)) at = skipTo(offset, offset + 2, "?>", "processing instruction");
+    else if (text2.startsWith("<![CDATA[", offset)) at = skipTo(offset, offset + 9, "]]>", "CDATA section");
+    else if (text2.startsWith("<!DOCTYPE", offset)) at = skipTo(offset, offset + 9, ">", "DOCTYPE");
+    else if (text2.startsWith("</", offset)) {
+      const name = nameAt(offset + 2) ?? fail(offset, "malformed XML markup");
       const close = skipSpace(offset + 2 + name.length);
-      if (text3[close] !== ">") fail2(offset, "malformed XML markup");
+      if (text2[close] !== ">") fail(offset, "malformed XML markup");
       at = close + 1;
       yield { offset, name, end: true, selfClosing: false, attributes: /* @__PURE__ */ new Map() };
     } else {
-      const name = nameAt(offset + 1) ?? fail2(offset, "malformed XML markup");
+      const name = nameAt(offset + 1) ?? fail(offset, "malformed XML markup");
       const attributes = /* @__PURE__ */ new Map();
       let i = offset + 1 + name.length;
       for (; ; ) {
         const next = skipSpace(i);
-        if (text3[next] === ">" || text3[next] === "/" && text3[next + 1] === ">") {
-          const selfClosing = text3[next] === "/";
+        if (text2[next] === ">" || text2[next] === "/" && text2[next + 1] === ">") {
+          const selfClosing = text2[next] === "/";
           at = next + (selfClosing ? 2 : 1);
           yield { offset, name, end: false, selfClosing, attributes };
           break;
         }
         const attribute2 = next > i ? nameAt(next) : void 0;
-        if (attribute2 === void 0) fail2(offset, "malformed XML markup");
+        if (attribute2 === void 0) fail(offset, "malformed XML markup");
         const equals = skipSpace(next + attribute2.length);
-        if (text3[equals] !== "=") fail2(offset, "malformed XML markup");
+        if (text2[equals] !== "=") fail(offset, "malformed XML markup");
         const open = skipSpace(equals + 1);
-        const quote2 = text3[open];
-        if (quote2 !== '"' && quote2 !== "'") fail2(offset, "malformed XML markup");
-        const close = text3.indexOf(quote2, open + 1);
-        if (close < 0) fail2(offset, "malformed XML markup");
-        const value = text3.slice(open + 1, close);
-        if (value.includes("<")) fail2(offset, "malformed XML markup");
+        const quote2 = text2[open];
+        if (quote2 !== '"' && quote2 !== "'") fail(offset, "malformed XML markup");
+        const close = text2.indexOf(quote2, open + 1);
+        if (close < 0) fail(offset, "malformed XML markup");
+        const value = text2.slice(open + 1, close);
+        if (value.includes("<")) fail(offset, "malformed XML markup");
         attributes.set(attribute2, decodeEntities(value));
         i = close + 1;
       }
@@ -27230,7 +28975,7 @@ function* xmlTags(file) {
 }
 function readXml(file) {
   const c = newCollected(file);
-  const text3 = file.text;
+  const text2 = file.text;
   const stack = [];
   let bench;
   for (const tag of xmlTags(file)) {
@@ -27238,7 +28983,7 @@ function readXml(file) {
     if (tag.end) {
       const open2 = stack.pop();
       if (!open2 || open2.name !== tag.name) {
-        throw new FormatError(file.path, lineAt(text3, offset), `unexpected </${tag.name}>${open2 ? ` inside <${open2.name}>` : ""}`);
+        throw new FormatError(file.path, lineAt(text2, offset), `unexpected </${tag.name}>${open2 ? ` inside <${open2.name}>` : ""}`);
       }
       if (tag.name === "BenchmarkResults" && bench) {
         closeBenchmark(file, c, bench);
@@ -27251,9 +28996,9 @@ function readXml(file) {
     const selfClosing = tag.selfClosing;
     if (element === "Catch2TestRun" && attrs.has("catch2-version")) c.hints.catch2_version = attrs.get("catch2-version") ?? "";
     if (element === "BenchmarkResults") {
-      if (bench) throw new FormatError(file.path, lineAt(text3, offset), `<BenchmarkResults> nested inside benchmark "${bench.name}"`);
+      if (bench) throw new FormatError(file.path, lineAt(text2, offset), `<BenchmarkResults> nested inside benchmark "${bench.name}"`);
       const name = attrs.get("name")?.trim();
-      if (!name) throw new FormatError(file.path, lineAt(text3, offset), "<BenchmarkResults> has no name");
+      if (!name) throw new FormatError(file.path, lineAt(text2, offset), "<BenchmarkResults> has no name");
       bench = { name, offset };
       if (selfClosing) {
         closeBenchmark(file, c, bench);
@@ -27262,21 +29007,191 @@ function readXml(file) {
     } else if (bench && element === "mean") {
       const value = parseFiniteNumber(attrs.get("value") ?? "");
       if (value === void 0) {
-        throw new FormatError(file.path, lineAt(text3, offset), `benchmark "${bench.name}": <mean value> is not a finite number`);
+        throw new FormatError(file.path, lineAt(text2, offset), `benchmark "${bench.name}": <mean value> is not a finite number`);
       }
-      if (value < 0) throw new FormatError(file.path, lineAt(text3, offset), `benchmark "${bench.name}": <mean value> is negative; a time cannot be below zero`);
+      if (value < 0) throw new FormatError(file.path, lineAt(text2, offset), `benchmark "${bench.name}": <mean value> is negative; a time cannot be below zero`);
       bench.mean = value;
     } else if (bench && element === "failed") {
       bench.failure = attrs.get("message") ?? "no message";
     }
     if (!selfClosing) {
-      if (stack.length >= MAX_XML_DEPTH) throw new FormatError(file.path, lineAt(text3, offset), `elements nest more than ${MAX_XML_DEPTH} deep; this is not Catch2 output`);
+      if (stack.length >= MAX_XML_DEPTH) throw new FormatError(file.path, lineAt(text2, offset), `elements nest more than ${MAX_XML_DEPTH} deep; this is not Catch2 output`);
       stack.push({ name: element, offset });
     }
   }
   const open = stack.pop();
-  if (open) throw new FormatError(file.path, lineAt(text3, text3.length), `<${open.name}> (line ${lineAt(text3, open.offset)}) is never closed; is the output truncated?`);
+  if (open) throw new FormatError(file.path, lineAt(text2, text2.length), `<${open.name}> (line ${lineAt(text2, open.offset)}) is never closed; is the output truncated?`);
   return c;
+}
+var XML_RESULT_ELEMENTS = [
+  ["BenchmarkResults", "name"],
+  ["mean", "value"],
+  ["failed", "message"],
+  ["Catch2TestRun", "catch2-version"]
+];
+var BENCHMARK_RESULTS = 0;
+var MEAN = 1;
+var FAILED = 2;
+var TEST_RUN = 3;
+var XML_NAME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) if (/[\w:.-]/.test(String.fromCharCode(c))) XML_NAME_CHAR[c] = 1;
+var Bail = class extends Error {
+};
+function readXmlFast(file) {
+  try {
+    return readXmlInPlace(file);
+  } catch (error) {
+    if (error instanceof Bail || error instanceof FormatError) return void 0;
+    throw error;
+  }
+}
+function readXmlInPlace(file) {
+  const c = newCollected(file);
+  const text2 = file.text;
+  const length = text2.length;
+  const bail = () => {
+    throw new Bail();
+  };
+  const nameEnd = (at2) => {
+    let ch = text2.charCodeAt(at2);
+    if (!(ch >= 65 && ch <= 90 || ch >= 97 && ch <= 122 || ch === 95)) bail();
+    let p = at2 + 1;
+    while (p < length && (ch = text2.charCodeAt(p)) < 128 && XML_NAME_CHAR[ch] === 1) p += 1;
+    return p;
+  };
+  const skipSpace = (at2) => {
+    while (at2 < length && isSpace2(text2.charCodeAt(at2))) at2 += 1;
+    return at2;
+  };
+  const skipTo = (from, close) => {
+    const end = text2.indexOf(close, from);
+    return end < 0 ? bail() : end + close.length;
+  };
+  const stack = [];
+  const names2 = [];
+  const nameOf = (start, end) => {
+    for (const known of names2) if (sameName2(text2, start, end, known)) return known;
+    const name = text2.slice(start, end);
+    if (names2.length < 64) names2.push(name);
+    return name;
+  };
+  let bench;
+  const expected = new NameOrder();
+  const entries = /* @__PURE__ */ new Map();
+  const endBenchmark = (ended) => {
+    if (ended.failure !== void 0 || ended.mean === void 0) {
+      closeBenchmark(file, c, ended);
+      return;
+    }
+    let entry = ended.entry ?? entries.get(ended.name);
+    if (entry !== void 0) {
+      c.budget.value(void 0);
+      entry.values.push(ended.mean);
+    } else {
+      add(c, ended.name, ended.mean, void 0);
+      entries.set(ended.name, entry = { name: ended.name, at: ended.at ?? -1, next: void 0, values: c.values.get(ended.name) });
+    }
+    expected.record(entry);
+  };
+  let at = 0;
+  let offset = text2.indexOf("<");
+  while (offset >= 0) {
+    const next = text2.charCodeAt(offset + 1);
+    if (next === 33 || next === 63) {
+      if (text2.startsWith("<!--", offset)) at = skipTo(offset + 4, "-->");
+      else if (next === 63) at = skipTo(offset + 2, "?>");
+      else if (text2.startsWith("<![CDATA[", offset)) at = skipTo(offset + 9, "]]>");
+      else if (text2.startsWith("<!DOCTYPE", offset)) at = skipTo(offset + 9, ">");
+      else bail();
+      offset = text2.indexOf("<", at);
+      continue;
+    }
+    if (next === 47) {
+      const end2 = nameEnd(offset + 2);
+      const close = skipSpace(end2);
+      if (text2.charCodeAt(close) !== 62) bail();
+      const open = stack.pop();
+      if (open === void 0 || !sameName2(text2, offset + 2, end2, open)) bail();
+      if (bench !== void 0 && open === "BenchmarkResults") {
+        endBenchmark(bench);
+        bench = void 0;
+      }
+      offset = text2.indexOf("<", close + 1);
+      continue;
+    }
+    const end = nameEnd(offset + 1);
+    let element = -1;
+    const nameLength = end - offset - 1;
+    for (let k = 0; k < XML_RESULT_ELEMENTS.length; k++) {
+      const known2 = XML_RESULT_ELEMENTS[k][0];
+      if (known2.length === nameLength && sameName2(text2, offset + 1, end, known2)) element = k;
+    }
+    const wanted = element < 0 ? "" : XML_RESULT_ELEMENTS[element][1];
+    let lt = text2.indexOf("<", offset + 1);
+    if (lt < 0) lt = length;
+    let valueStart = -1;
+    let valueEnd = -1;
+    let i = end;
+    let selfClosing = false;
+    for (; ; ) {
+      const after = skipSpace(i);
+      const ch = text2.charCodeAt(after);
+      if (ch === 62 || ch === 47 && text2.charCodeAt(after + 1) === 62) {
+        selfClosing = ch === 47;
+        at = after + (selfClosing ? 2 : 1);
+        break;
+      }
+      if (after === i) bail();
+      const attributeEnd = nameEnd(after);
+      const equals = skipSpace(attributeEnd);
+      if (text2.charCodeAt(equals) !== 61) bail();
+      const open = skipSpace(equals + 1);
+      const quote2 = text2.charCodeAt(open);
+      if (quote2 !== 34 && quote2 !== 39) bail();
+      let close = open + 1;
+      while (close < lt && text2.charCodeAt(close) !== quote2) close += 1;
+      if (close >= lt) bail();
+      if (wanted !== "" && sameName2(text2, after, attributeEnd, wanted)) {
+        valueStart = open + 1;
+        valueEnd = close;
+      }
+      i = close + 1;
+    }
+    let entity3 = false;
+    for (let k = valueStart; k < valueEnd; k++) if (text2.charCodeAt(k) === 38) entity3 = true;
+    const known = element === BENCHMARK_RESULTS && !entity3 && valueStart >= 0 ? expected.find(text2, valueStart, valueEnd) : void 0;
+    const inPlace = element === MEAN && !entity3 || known !== void 0;
+    const value = valueStart < 0 || inPlace ? void 0 : entity3 ? decodeEntities(text2.slice(valueStart, valueEnd)) : text2.slice(valueStart, valueEnd);
+    if (element === TEST_RUN && value !== void 0) c.hints.catch2_version = value;
+    if (element === BENCHMARK_RESULTS) {
+      const name = known !== void 0 ? known.name : value?.trim();
+      if (bench !== void 0 || !name) bail();
+      bench = { name, offset, entry: known, at: !entity3 && valueEnd - valueStart === name.length ? valueStart : -1 };
+      if (selfClosing) {
+        endBenchmark(bench);
+        bench = void 0;
+      }
+    } else if (bench !== void 0 && element === MEAN) {
+      const read2 = valueStart >= 0 && inPlace ? readDecimal(text2, valueStart, valueEnd) : NaN;
+      const mean3 = read2 === read2 ? read2 : parseFiniteNumber(valueStart >= 0 && inPlace ? text2.slice(valueStart, valueEnd) : value ?? "");
+      if (mean3 === void 0 || mean3 < 0) bail();
+      bench.mean = mean3;
+    } else if (bench !== void 0 && element === FAILED) {
+      bench.failure = value ?? "no message";
+    }
+    if (!selfClosing) {
+      if (stack.length >= MAX_XML_DEPTH) bail();
+      stack.push(nameOf(offset + 1, end));
+    }
+    offset = lt < at ? text2.indexOf("<", at) : lt === length ? -1 : lt;
+  }
+  if (stack.length > 0) bail();
+  return c;
+}
+function sameName2(text2, start, end, name) {
+  if (end - start !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (text2.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  return true;
 }
 function closeBenchmark(file, c, bench) {
   if (bench.failure !== void 0) failed(c, bench.name, bench.failure, void 0);
@@ -27395,7 +29310,7 @@ function readHints3(json, value) {
   const hints2 = {};
   if (value === void 0 || value === null) return hints2;
   const host = json.object(value, "HostEnvironmentInfo");
-  const text3 = (key2, hint) => {
+  const text2 = (key2, hint) => {
     const v = json.optionalString(host[key2], `HostEnvironmentInfo.${key2}`);
     if (v !== void 0) hints2[hint] = v;
   };
@@ -27404,13 +29319,13 @@ function readHints3(json, value) {
     const name = json.optionalString(processor.Value, "HostEnvironmentInfo.ProcessorName.Value");
     if (name !== void 0) hints2.cpu = name;
   } else {
-    text3("ProcessorName", "cpu");
+    text2("ProcessorName", "cpu");
   }
   const cores = json.optionalNumber(host.LogicalCoreCount, "HostEnvironmentInfo.LogicalCoreCount");
   if (cores !== void 0) hints2.cores = cores;
-  text3("OsVersion", "os");
-  text3("RuntimeVersion", "runtime");
-  text3("BenchmarkDotNetVersion", "benchmarkdotnet_version");
+  text2("OsVersion", "os");
+  text2("RuntimeVersion", "runtime");
+  text2("BenchmarkDotNetVersion", "benchmarkdotnet_version");
   const configuration = json.optionalString(host.Configuration, "HostEnvironmentInfo.Configuration");
   if (configuration !== void 0) hints2.debug_build = configuration.toUpperCase() !== "RELEASE";
   return hints2;
@@ -27478,10 +29393,10 @@ var benchbotJsonReader = {
   }
 };
 function readDirection(json, value, path2) {
-  const text3 = json.optionalString(value, path2);
-  if (text3 === void 0) return void 0;
-  if (text3 !== "lower" && text3 !== "higher") json.fail(path2, `expected "lower" or "higher", got ${describe(text3)}`);
-  return text3;
+  const text2 = json.optionalString(value, path2);
+  if (text2 === void 0) return void 0;
+  if (text2 !== "lower" && text2 !== "higher") json.fail(path2, `expected "lower" or "higher", got ${describe(text2)}`);
+  return text2;
 }
 function readHints4(json, value) {
   if (value === void 0 || value === null) return {};
@@ -27498,7 +29413,7 @@ function readHints4(json, value) {
 // src/formats/plain-lines.ts
 var UNITS = ["ns", "us", "\xB5s", "\u03BCs", "ms", "s"];
 var VALUE = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
-var LINE_BREAK2 = /[\r\u2028\u2029]/;
+var LINE_BREAK3 = /[\r\u2028\u2029]/;
 function resultLine(line) {
   let end = line.length;
   while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
@@ -27514,7 +29429,7 @@ function resultLine(line) {
   while (colon > 0 && isSpace2(line.charCodeAt(colon - 1))) colon -= 1;
   if (colon === 0 || line[colon - 1] !== ":") return void 0;
   const name = line.slice(0, colon - 1).trim();
-  if (name === "" || LINE_BREAK2.test(name)) return void 0;
+  if (name === "" || LINE_BREAK3.test(name)) return void 0;
   return { name, value, unit };
 }
 var plainLinesReader = {
@@ -27530,8 +29445,52 @@ var plainLinesReader = {
     const order = [];
     const byName = /* @__PURE__ */ new Map();
     const budget = new ReadBudget(file.path);
-    for (const { number, text: text3 } of splitLines(file)) {
-      const m = resultLine(text3);
+    const text2 = file.text;
+    const cursor = new LineCursor(file);
+    const entries = /* @__PURE__ */ new Map();
+    const names2 = new NameOrder();
+    const line = { nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
+    while (cursor.next()) {
+      const { number, start, end } = cursor;
+      let entry = expectedResult(text2, start, end, names2.candidate(0), line) ?? expectedResult(text2, start, end, names2.candidate(1), line);
+      const fast = entry !== void 0 ? FAST_RESULT : fastResult2(text2, start, end, line);
+      if (fast === FAST_NONE) continue;
+      if (fast === FAST_RESULT) {
+        const unit2 = NORMALIZED[line.unit];
+        entry ??= names2.find(text2, line.nameStart, line.nameEnd);
+        if (entry === void 0) {
+          const name2 = text2.slice(line.nameStart, line.nameEnd);
+          if (LINE_BREAK3.test(name2)) continue;
+          entry = entries.get(name2);
+          if (entry === void 0 && !byName.has(name2)) {
+            budget.value(number);
+            budget.series(number);
+            const measurement2 = { benchmark: name2, metric: "time", unit: unit2, better: "lower", values: [line.value] };
+            byName.set(name2, measurement2);
+            order.push(name2);
+            entry = { name: name2, at: line.nameStart, next: void 0, measurement: measurement2, from: unit2, factor: 1 };
+            entries.set(name2, entry);
+            names2.record(entry);
+            continue;
+          }
+          if (entry === void 0) entry = { name: name2, at: line.nameStart, next: void 0, measurement: byName.get(name2), from: "", factor: 1 };
+          entries.set(name2, entry);
+        }
+        if (entry.from !== unit2) {
+          const factor2 = conversionFactor(unit2, entry.measurement.unit);
+          if (factor2 !== void 0) {
+            entry.from = unit2;
+            entry.factor = factor2;
+          }
+        }
+        if (entry.from === unit2) {
+          budget.value(number);
+          entry.measurement.values.push(line.value * entry.factor);
+          names2.record(entry);
+          continue;
+        }
+      }
+      const m = resultLine(cursor.line());
       if (!m) continue;
       const name = m.name;
       const value = parseFiniteNumber(m.value);
@@ -27553,9 +29512,894 @@ var plainLinesReader = {
     return { measurements: order.map((n) => byName.get(n)), warnings: [], hints: {} };
   }
 };
+var NORMALIZED = UNITS.map((u) => normalizeTimeUnit(u));
+var FAST_RESULT = 0;
+var FAST_NONE = 1;
+var FAST_OTHER = 2;
+function expectedResult(text2, start, end, entry, line) {
+  if (entry === void 0) return void 0;
+  let p = start + entry.name.length;
+  if (p + 4 > end || text2.charCodeAt(p) !== 58 || !sameName(text2, start, p, entry)) return void 0;
+  const at = start;
+  let c = text2.charCodeAt(++p);
+  if (c !== 32 && c !== 9) return void 0;
+  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  let mantissa = 0;
+  let dot = -1;
+  const from = p;
+  for (; p < end; c = text2.charCodeAt(++p)) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+  }
+  const valueEnd = p;
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || p === end || c !== 32 && c !== 9) return void 0;
+  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  let unit = UNITS.length - 1;
+  if (c !== 115) {
+    unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : -1;
+    if (unit < 0 || text2.charCodeAt(++p) !== 115) return void 0;
+  }
+  while (++p < end && ((c = text2.charCodeAt(p)) === 32 || c === 9)) ;
+  if (p !== end) return void 0;
+  line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
+  line.unit = unit;
+  entry.at = at;
+  return entry;
+}
+function fastResult2(text2, start, end, line) {
+  let e = end;
+  let c = text2.charCodeAt(e - 1);
+  while (e > start && (c === 32 || c >= 9 && c <= 13 || c >= 160 && isSpace2(c))) c = text2.charCodeAt(--e - 1);
+  if (e === start || c !== 115) return FAST_NONE;
+  let unit = UNITS.length - 1;
+  if (e - 2 >= start) {
+    c = text2.charCodeAt(e - 2);
+    unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : unit;
+  }
+  e -= unit === UNITS.length - 1 ? 1 : 2;
+  c = text2.charCodeAt(e - 1);
+  while (e > start && (c === 32 || c >= 9 && c <= 13 || c >= 160 && isSpace2(c))) c = text2.charCodeAt(--e - 1);
+  const valueEnd = e;
+  let mantissa = 0;
+  let scale = 1;
+  let dot = -1;
+  while (e > start) {
+    if (c >= 48 && c <= 57) {
+      mantissa += (c - 48) * scale;
+      scale *= 10;
+    } else if (c === 46 && dot < 0 && e !== valueEnd) {
+      dot = e - 1;
+    } else break;
+    c = text2.charCodeAt(--e - 1);
+  }
+  const digits = valueEnd - e - (dot < 0 ? 0 : 1);
+  if (digits === 0 || dot === e || c === 46 || e === start || !(c === 32 || c === 9 || isSpace2(c))) return FAST_OTHER;
+  const value = digits > 15 ? readDecimal(text2, e, valueEnd) : dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
+  if (value !== value) return FAST_OTHER;
+  while (e > start && isSpace2(c)) c = text2.charCodeAt(--e - 1);
+  if (e === start || c !== 58) return FAST_OTHER;
+  e -= 1;
+  c = text2.charCodeAt(e - 1);
+  while (e > start && isSpace2(c)) c = text2.charCodeAt(--e - 1);
+  let s = start;
+  while (s < e && isSpace2(text2.charCodeAt(s))) s += 1;
+  if (s === e) return FAST_OTHER;
+  line.nameStart = s;
+  line.nameEnd = e;
+  line.value = value;
+  line.unit = unit;
+  return FAST_RESULT;
+}
 function isDigitOrDot(c) {
   return c >= 48 && c <= 57 || c === 46;
 }
+
+// src/formats/benchmark-js.ts
+var SNIFF = / x [0-9][0-9,]*(?:\.[0-9]+)? ops\/sec \u00c2?\u00b1[0-9]/;
+var OPS_SEC = " ops/sec ";
+var RUN_SAMPLED = " run";
+var SAMPLED = " sampled)";
+function nextMarker(text2, from) {
+  for (let pm = text2.indexOf("\xB1", from + OPS_SEC.length); pm >= 0; pm = text2.indexOf("\xB1", pm + 1)) {
+    const at = text2.charCodeAt(pm - 1) === 194 ? pm - 1 - OPS_SEC.length : pm - OPS_SEC.length;
+    if (at >= from && text2.startsWith(OPS_SEC, at)) return at;
+  }
+  return -1;
+}
+function sameAt(text2, start, end, name) {
+  if (name.length !== end - start) return false;
+  for (let i = 0; i < name.length; i++) if (text2.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  return true;
+}
+function lineProblem(text2, nameStart, nameEnd, hz, r) {
+  const name = text2.slice(nameStart, Math.min(nameEnd, nameStart + 200));
+  if (nameStart === nameEnd) return 'a result line without a benchmark name before " x "';
+  if (hz === void 0) return `${name}: rate "${text2.slice(r.rateStart, Math.min(r.rateEnd, r.rateStart + 40))}" is not a number of operations per second`;
+  return `${name}: "${text2.slice(r.rmeStart, Math.min(r.rmeEnd, r.rmeStart + 40))}" is not a relative margin of error such as \xB11.23%`;
+}
+var isDigit2 = (c) => c >= 48 && c <= 57;
+function parseResultLine(text2, lineStart, marker, lineEnd2) {
+  const rmeStart = marker + OPS_SEC.length;
+  let end = lineEnd2;
+  while (end > rmeStart && isSpace2(text2.charCodeAt(end - 1))) end -= 1;
+  if (!text2.startsWith(SAMPLED, end - SAMPLED.length)) return void 0;
+  let p = end - SAMPLED.length;
+  if (text2.charCodeAt(p - 1) === 115) p -= 1;
+  if (!text2.startsWith(RUN_SAMPLED, p - RUN_SAMPLED.length)) return void 0;
+  p -= RUN_SAMPLED.length;
+  const digitsEnd = p;
+  while (p > rmeStart && isDigit2(text2.charCodeAt(p - 1))) p -= 1;
+  if (p === digitsEnd || text2.charCodeAt(p - 1) !== 40 || text2.charCodeAt(p - 2) !== 32) return void 0;
+  const rmeEnd = p - 2;
+  if (rmeEnd <= rmeStart || text2.indexOf(" ", rmeStart) < rmeEnd) return void 0;
+  const space = text2.lastIndexOf(" ", marker - 1);
+  const rateStart = space + 1;
+  if (space - 2 < lineStart || rateStart >= marker) return void 0;
+  if (text2.charCodeAt(space - 1) !== 120 || text2.charCodeAt(space - 2) !== 32) return void 0;
+  return { nameEnd: space - 2, rateStart, rateEnd: marker, rmeStart, rmeEnd };
+}
+function parseRate(text2, start, end) {
+  if (!isDigit2(text2.charCodeAt(start))) return void 0;
+  let value = 0;
+  let whole2 = true;
+  for (let i = start; i < end; i++) {
+    const c = text2.charCodeAt(i);
+    if (isDigit2(c)) value = value * 10 + (c - 48);
+    else if (c === 46) whole2 = false;
+    else if (c !== 44) return void 0;
+  }
+  if (whole2 && value <= Number.MAX_SAFE_INTEGER) return value;
+  const digits = text2.slice(start, end).replaceAll(",", "");
+  const parsed = Number(digits);
+  return Number.isFinite(parsed) ? parsed : void 0;
+}
+function isMargin(text2, start, end) {
+  if (text2.charCodeAt(start) === 194) start += 1;
+  if (text2.charCodeAt(start) !== 177 || text2.charCodeAt(end - 1) !== 37) return false;
+  let i = start + 1;
+  const digitsFrom = i;
+  while (i < end - 1 && isDigit2(text2.charCodeAt(i))) i += 1;
+  if (i === digitsFrom) return false;
+  if (i < end - 1 && text2.charCodeAt(i) === 46) {
+    i += 1;
+    const fractionFrom = i;
+    while (i < end - 1 && isDigit2(text2.charCodeAt(i))) i += 1;
+    if (i === fractionFrom) return false;
+  }
+  return i === end - 1;
+}
+var benchmarkJsReader = {
+  format: "benchmark-js",
+  description: "benchmark.js console lines (name x 1,234 ops/sec \xB11.23% (90 runs sampled))",
+  sniff(head) {
+    return SNIFF.test(head);
+  },
+  read(file) {
+    checkText(file);
+    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+    const text2 = file.text;
+    const budget = new ReadBudget(file.path);
+    const series2 = /* @__PURE__ */ new Map();
+    const order = [];
+    let expect = 0;
+    let hit = nextMarker(text2, 0);
+    while (hit >= 0) {
+      const newline2 = text2.indexOf("\n", hit);
+      const lineEnd2 = newline2 < 0 ? text2.length : newline2;
+      const lineStart = text2.lastIndexOf("\n", hit) + 1;
+      let next = nextMarker(text2, hit + OPS_SEC.length);
+      const marker = next >= 0 && next < lineEnd2 ? text2.lastIndexOf(OPS_SEC, lineEnd2 - 1) : hit;
+      if (next >= 0 && next < lineEnd2) next = nextMarker(text2, lineEnd2);
+      hit = next;
+      const result2 = parseResultLine(text2, lineStart, marker, lineEnd2);
+      if (result2 === void 0) continue;
+      let nameStart = lineStart;
+      let nameEnd = result2.nameEnd;
+      while (nameStart < nameEnd && isSpace2(text2.charCodeAt(nameStart))) nameStart += 1;
+      while (nameEnd > nameStart && isSpace2(text2.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+      const hz = parseRate(text2, result2.rateStart, result2.rateEnd);
+      if (nameStart === nameEnd || hz === void 0 || !isMargin(text2, result2.rmeStart, result2.rmeEnd)) {
+        throw new FormatError(file.path, lineAt(text2, lineStart), lineProblem(text2, nameStart, nameEnd, hz, result2));
+      }
+      budget.value();
+      let s = order.length > 0 ? order[expect] : void 0;
+      if (s === void 0 || !sameAt(text2, nameStart, nameEnd, s.name)) {
+        const name = text2.slice(nameStart, nameEnd);
+        s = series2.get(name);
+        if (!s) {
+          budget.series();
+          s = { name, index: order.length, values: [] };
+          series2.set(name, s);
+          order.push(s);
+        }
+      }
+      expect = s.index + 1 === order.length ? 0 : s.index + 1;
+      s.values.push(hz);
+    }
+    if (series2.size === 0) {
+      throw new FormatError(file.path, void 0, "no benchmark.js result lines (name x 1,234 ops/sec \xB11.23% (90 runs sampled)) found; print String(event.target) in the suite's cycle handler");
+    }
+    const measurements = order.map(({ name, values }) => ({ benchmark: name, metric: "throughput", unit: "ops/s", better: "higher", values }));
+    const warnings = [{
+      kind: "summary-only",
+      message: `${file.path}: benchmark.js prints each benchmark's mean rate, not its samples: each line contributes one value; run the suite several times for more`
+    }];
+    return { measurements, warnings, hints: {} };
+  }
+};
+
+// src/formats/js-bench-common.ts
+var UniqueNames = class {
+  taken = /* @__PURE__ */ new Set();
+  /** next holds, per base name, the last number tried, so numbering stays linear. */
+  next = /* @__PURE__ */ new Map();
+  name(base) {
+    let name = base;
+    let k = this.next.get(base) ?? 1;
+    while (this.taken.has(name)) {
+      k += 1;
+      name = `${base} #${k}`;
+    }
+    this.next.set(base, k);
+    this.taken.add(name);
+    return name;
+  }
+};
+function sampleTimes(j, budget, value, path2) {
+  if (value === void 0 || value === null) return void 0;
+  const raw = j.array(value, path2);
+  if (raw.length === 0) return void 0;
+  budget.value(void 0, raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const t = raw[i];
+    if (typeof t !== "number" || !Number.isFinite(t)) j.number(t, `${path2}[${i}]`);
+    if (t < 0) j.fail(`${path2}[${i}]`, `negative time ${t}`);
+  }
+  const times = raw;
+  return times;
+}
+function summaryTime(j, budget, value, path2) {
+  const t = j.number(value, path2);
+  if (t < 0) j.fail(path2, `negative time ${t}`);
+  budget.value();
+  return t;
+}
+
+// src/formats/tinybench.ts
+var WITH_STATISTICS = /* @__PURE__ */ new Set(["completed", "aborted-with-statistics"]);
+var TABLE_COLUMNS = [/^Latency med(?:ian)? \(([^()]+)\)$/, /^Latency (?:avg|average) \(([^()]+)\)$/, /^Average Time \(([^()]+)\)$/];
+var NAME_COLUMNS = ["Task name", "Task Name"];
+var tinybenchReader = {
+  format: "tinybench",
+  description: "tinybench results as JSON: bench.tasks (name and result) or bench.table()",
+  sniff(head) {
+    return /^\s*\[/.test(head) && (/"latency"\s*:\s*\{/.test(head) || /"result"\s*:\s*\{\s*"totalTime"\s*:/.test(head) || /^\s*\[\s*\{\s*"Task [nN]ame"\s*:/.test(head));
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const rows = j.array(doc, "$");
+    const budget = new ReadBudget(file.path);
+    const names2 = new UniqueNames();
+    const measurements = [];
+    const warnings = [];
+    let summaryOnly = false;
+    let table2 = false;
+    rows.forEach((raw, i) => {
+      const path2 = `[${i}]`;
+      if (raw === null) return;
+      const row2 = j.object(raw, path2);
+      if (NAME_COLUMNS.some((column) => column in row2)) {
+        table2 = true;
+        summaryOnly = readTableRow(j, budget, names2, row2, path2, measurements, warnings) || summaryOnly;
+        return;
+      }
+      if (row2.name === void 0 && (row2.state !== void 0 || row2.latency !== void 0 || row2.totalTime !== void 0)) {
+        j.fail(path2, "a tinybench result without a task name (bench.results has none); write JSON.stringify(bench.tasks.map(({ name, result }) => ({ name, result }))) instead");
+      }
+      const given = j.string(row2.name, `${path2}.name`);
+      if (given === "") j.fail(`${path2}.name`, "empty task name");
+      const name = names2.name(given);
+      budget.series();
+      const result2 = j.object(row2.result, `${path2}.result`);
+      if (result2.state === void 0) {
+        if (result2.error !== void 0) {
+          warnings.push({ benchmark: name, kind: "error", message: `${name} failed${errorText(result2.error)}` });
+          return;
+        }
+        const samples2 = sampleTimes(j, budget, result2.samples, `${path2}.result.samples`);
+        if (samples2 === void 0) summaryOnly = true;
+        measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples2 ?? [summaryTime(j, budget, result2.mean, `${path2}.result.mean`)] });
+        return;
+      }
+      const state = j.string(result2.state, `${path2}.result.state`);
+      if (!WITH_STATISTICS.has(state)) {
+        warnings.push(
+          state === "errored" ? { benchmark: name, kind: "error", message: `${name} failed${errorText(result2.error)}` } : { benchmark: name, kind: "skipped", message: `${name} has no result (state ${JSON.stringify(state)})` }
+        );
+        return;
+      }
+      if (state !== "completed") warnings.push({ benchmark: name, kind: "note", message: `${name} was aborted; its statistics cover the samples taken before` });
+      const latency = j.object(result2.latency, `${path2}.result.latency`);
+      const samples = sampleTimes(j, budget, latency.samples, `${path2}.result.latency.samples`);
+      if (samples !== void 0) {
+        measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples });
+        return;
+      }
+      const statistic = latency.p50 !== void 0 && latency.p50 !== null ? "p50" : "mean";
+      const value = summaryTime(j, budget, latency[statistic], `${path2}.result.latency.${statistic}`);
+      measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: [value] });
+      summaryOnly = true;
+    });
+    if (measurements.length === 0 && warnings.length === 0) j.fail("$", "no tinybench tasks");
+    if (summaryOnly) {
+      warnings.push({
+        kind: "summary-only",
+        message: table2 ? `${file.path}: bench.table() holds summaries, so each task contributes its median latency as one value; write bench.tasks from a Bench created with retainSamples: true for per-sample values` : `${file.path}: tinybench kept no samples, so each task contributes its median latency as one value; create the Bench with retainSamples: true for per-sample values`
+      });
+    }
+    return { measurements, warnings, hints: {} };
+  }
+};
+function readTableRow(j, budget, names2, row2, path2, measurements, warnings) {
+  const column = NAME_COLUMNS.find((c) => c in row2);
+  const given = j.string(row2[column], `${path2}[${JSON.stringify(column)}]`);
+  if (given === "") j.fail(`${path2}[${JSON.stringify(column)}]`, "empty task name");
+  const name = names2.name(given);
+  budget.series();
+  if (row2.Error !== void 0) {
+    const message = typeof row2.Error === "string" && row2.Error !== "" ? `: ${row2.Error}` : "";
+    warnings.push({ benchmark: name, kind: "error", message: `${name} failed${message}` });
+    return false;
+  }
+  for (const column2 of TABLE_COLUMNS) {
+    for (const key2 of Object.keys(row2)) {
+      const m = column2.exec(key2);
+      if (!m) continue;
+      const unit = normalizeTimeUnit(m[1]);
+      if (unit === void 0) j.fail(`${path2}[${JSON.stringify(key2)}]`, `unknown time unit "${m[1]}"`);
+      const cell = row2[key2];
+      const value = typeof cell === "string" ? parseFiniteNumber(cell.split("\xB1")[0].trim()) : j.number(cell, `${path2}[${JSON.stringify(key2)}]`);
+      if (value === void 0) j.fail(`${path2}[${JSON.stringify(key2)}]`, `expected a time such as "421.00 \xB1 10.00", got ${JSON.stringify(String(cell).slice(0, 40))}`);
+      if (value < 0) j.fail(`${path2}[${JSON.stringify(key2)}]`, `negative time ${value}`);
+      budget.value();
+      measurements.push({ benchmark: name, metric: "time", unit, better: "lower", values: [value] });
+      return true;
+    }
+  }
+  return j.fail(path2, 'a bench.table() row without a "Latency med (ns)", "Latency avg (ns)" or "Average Time (ns)" column');
+}
+function errorText(error) {
+  const message = error !== null && typeof error === "object" ? error.message : error;
+  return typeof message === "string" && message !== "" ? `: ${message.slice(0, 200)}` : "";
+}
+
+// src/formats/vitest-bench.ts
+var vitestBenchReader = {
+  format: "vitest-bench",
+  description: "vitest bench --outputJson report",
+  sniff(head) {
+    return /^\s*\{\s*"files"\s*:\s*\[/.test(head) && /"groups"\s*:\s*\[/.test(head) && /"fullName"\s*:/.test(head);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.object(doc, "$");
+    const files = j.array(root.files, "files");
+    const budget = new ReadBudget(file.path);
+    const names2 = new UniqueNames();
+    const measurements = [];
+    let summaryOnly = false;
+    files.forEach((rawFile, f) => {
+      const fpath = `files[${f}]`;
+      const groups2 = j.array(j.object(rawFile, fpath).groups, `${fpath}.groups`);
+      groups2.forEach((rawGroup, g) => {
+        const gpath = `${fpath}.groups[${g}]`;
+        const group = j.object(rawGroup, gpath);
+        const fullName = j.string(group.fullName, `${gpath}.fullName`);
+        j.array(group.benchmarks, `${gpath}.benchmarks`).forEach((rawBench, b) => {
+          const path2 = `${gpath}.benchmarks[${b}]`;
+          const bench = j.object(rawBench, path2);
+          const given = j.string(bench.name, `${path2}.name`);
+          const name = names2.name(fullName === "" ? given : `${fullName} > ${given}`);
+          if (name === "") j.fail(`${path2}.name`, "empty benchmark name");
+          budget.series();
+          const samples = sampleTimes(j, budget, bench.samples, `${path2}.samples`);
+          if (samples !== void 0) {
+            measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples });
+            return;
+          }
+          const statistic = bench.median !== void 0 && bench.median !== null ? "median" : "mean";
+          measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: [summaryTime(j, budget, bench[statistic], `${path2}.${statistic}`)] });
+          summaryOnly = true;
+        });
+      });
+    });
+    if (measurements.length === 0) j.fail("files", "no benchmark results (did every bench fail, or did the run match no *.bench.ts file?)");
+    const warnings = summaryOnly ? [{ kind: "summary-only", message: `${file.path}: vitest's --outputJson report keeps no samples, so each benchmark contributes its median as one value` }] : [];
+    return { measurements, warnings, hints: {} };
+  }
+};
+
+// src/formats/mitata.ts
+var mitataReader = {
+  format: "mitata",
+  description: "mitata's json format (run({ format: 'json' }))",
+  sniff(head) {
+    return /^\s*\{\s*"layout"\s*:\s*\[/.test(head) && /"benchmarks"\s*:\s*\[/.test(head);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.object(doc, "$");
+    const layout = j.array(root.layout, "layout");
+    const benchmarks = j.array(root.benchmarks, "benchmarks");
+    const budget = new ReadBudget(file.path);
+    const names2 = new UniqueNames();
+    const measurements = [];
+    const warnings = [];
+    let summaryOnly = false;
+    benchmarks.forEach((rawBench, b) => {
+      const bpath = `benchmarks[${b}]`;
+      const bench = j.object(rawBench, bpath);
+      const group = groupName(j, layout, bench.group, `${bpath}.group`);
+      j.array(bench.runs, `${bpath}.runs`).forEach((rawRun, r) => {
+        const path2 = `${bpath}.runs[${r}]`;
+        const run2 = j.object(rawRun, path2);
+        const given = j.string(run2.name, `${path2}.name`);
+        if (given === "") j.fail(`${path2}.name`, "empty benchmark name");
+        const name = names2.name(group === void 0 ? given : `${group} > ${given}`);
+        budget.series();
+        if (run2.error !== void 0 && run2.error !== null) {
+          const message = typeof run2.error === "object" ? run2.error.message : run2.error;
+          warnings.push({ benchmark: name, kind: "error", message: `${name} failed${typeof message === "string" && message !== "" ? `: ${message}` : ""}` });
+          return;
+        }
+        const stats = j.object(run2.stats, `${path2}.stats`);
+        const samples = sampleTimes(j, budget, stats.samples, `${path2}.stats.samples`);
+        if (samples !== void 0) {
+          measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: samples });
+          return;
+        }
+        const statistic = stats.p50 !== void 0 && stats.p50 !== null ? "p50" : "avg";
+        measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: [summaryTime(j, budget, stats[statistic], `${path2}.stats.${statistic}`)] });
+        summaryOnly = true;
+      });
+    });
+    if (measurements.length === 0 && warnings.length === 0) j.fail("benchmarks", "no benchmark runs (did the filter match none?)");
+    if (summaryOnly) {
+      warnings.push({
+        kind: "summary-only",
+        message: `${file.path}: mitata printed no samples (format json with samples: false), so each benchmark contributes its median as one value; keep the samples for per-sample values`
+      });
+    }
+    return { measurements, warnings, hints: contextHints(root.context) };
+  }
+};
+function groupName(j, layout, index, path2) {
+  if (index === void 0 || index === null) return void 0;
+  const i = j.number(index, path2);
+  if (!Number.isInteger(i) || i < 0 || i >= layout.length) j.fail(path2, `${i} is not an index into layout (${layout.length} entries)`);
+  const entry = j.object(layout[i], `layout[${i}]`);
+  const name = j.optionalString(entry.name, `layout[${i}].name`);
+  return name === void 0 || name === "" ? void 0 : name;
+}
+function contextHints(context) {
+  const hints2 = {};
+  if (context === null || typeof context !== "object" || Array.isArray(context)) return hints2;
+  const c = context;
+  if (typeof c.runtime === "string") hints2.runtime = typeof c.version === "string" && c.version !== "" ? `${c.runtime} ${c.version}` : c.runtime;
+  if (typeof c.arch === "string") hints2.arch = c.arch;
+  const cpu = c.cpu;
+  if (cpu !== null && typeof cpu === "object" && typeof cpu.name === "string") hints2.cpu = cpu.name;
+  return hints2;
+}
+
+// src/formats/gab-custom.ts
+var GAB_CUSTOM_KEYS = /* @__PURE__ */ new Set(["name", "unit", "value", "range", "extra"]);
+var customReader = customJsonReader("custom", "github-action-benchmark custom JSON, direction from units", "from-unit", true);
+var customSmallerIsBetterReader = customJsonReader("custom-smaller-is-better", "github-action-benchmark customSmallerIsBetter JSON", "lower", false);
+var customBiggerIsBetterReader = customJsonReader("custom-bigger-is-better", "github-action-benchmark customBiggerIsBetter JSON", "higher", false);
+function customJsonReader(format2, description, mode, detect2) {
+  return {
+    format: format2,
+    description,
+    sniff: (head) => detect2 && sniffCustom(head),
+    read: (file) => readCustom(file, mode)
+  };
+}
+function sniffCustom(head) {
+  const open = /^\uFEFF?\s*\[\s*\{/.exec(head);
+  if (!open) return false;
+  const start = open[0].length - 1;
+  const end = objectEnd(head, start);
+  if (end < 0) return false;
+  let first;
+  try {
+    first = JSON.parse(head.slice(start, end + 1));
+  } catch {
+    return false;
+  }
+  if (first === null || typeof first !== "object" || Array.isArray(first)) return false;
+  const entry = first;
+  return typeof entry.name === "string" && typeof entry.value === "number" && typeof entry.unit === "string" && Object.keys(entry).every((k) => GAB_CUSTOM_KEYS.has(k));
+}
+function objectEnd(text2, start) {
+  for (let i = start + 1; i < text2.length; i++) {
+    const c = text2.charCodeAt(i);
+    if (c === 34) {
+      i += 1;
+      while (i < text2.length && text2.charCodeAt(i) !== 34) i += text2.charCodeAt(i) === 92 ? 2 : 1;
+      if (i >= text2.length) return -1;
+    } else if (c === 125) {
+      return i;
+    } else if (c === 123 || c === 91) {
+      return -1;
+    }
+  }
+  return -1;
+}
+function readCustom(file, mode) {
+  const doc = parseJsonDocument(file);
+  const j = new JsonReader(file.path);
+  if (!Array.isArray(doc)) return j.fail("$", "expected an array of {name, unit, value} entries (github-action-benchmark's custom JSON)");
+  const entries = doc;
+  if (entries.length === 0) j.fail("$", "no benchmarks: the array is empty");
+  const budget = new ReadBudget(file.path);
+  const measurements = [];
+  const guessed = /* @__PURE__ */ new Map();
+  let guessedCount = 0;
+  const units = /* @__PURE__ */ new Map();
+  const unitOf = (written) => {
+    let known = units.get(written);
+    if (known === void 0) {
+      const unit = spellUnit(written);
+      const time2 = isGabTimeUnit(unit);
+      known = { unit, time: time2, better: mode === "from-unit" ? directionOf(time2 ? "time" : "value", unit) : mode };
+      if (units.size < 1e4) units.set(written, known);
+    }
+    return known;
+  };
+  const series2 = { time: /* @__PURE__ */ new Map(), value: /* @__PURE__ */ new Map() };
+  entries.forEach((raw, i) => {
+    const entry = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : j.object(raw, `[${i}]`);
+    const benchmark = typeof entry.name === "string" ? entry.name : j.string(entry.name, `[${i}].name`);
+    if (benchmark.trim() === "") j.fail(`[${i}].name`, "must not be empty");
+    const written = typeof entry.unit === "string" ? entry.unit : j.string(entry.unit, `[${i}].unit`);
+    const { unit, time: time2, better } = unitOf(written);
+    if (unit === "") j.fail(`[${i}].unit`, "must not be empty; use `count` for a plain number");
+    let value = typeof entry.value === "number" && Number.isFinite(entry.value) ? entry.value : j.number(entry.value, `[${i}].value`);
+    if (time2 && value < 0) j.fail(`[${i}].value`, `is ${value}; a time (unit ${unit}) cannot be below zero`);
+    const metric = time2 ? "time" : "value";
+    budget.value();
+    const byName = series2[metric];
+    const seen = byName.get(benchmark);
+    if (seen) {
+      const factor = conversionFactor(unit, seen.m.unit);
+      if (factor === void 0) return j.fail(`[${i}].unit`, `is ${JSON.stringify(written)}, but [${seen.i}] has the same name in ${JSON.stringify(seen.m.unit)}; give each unit its own name`);
+      if (factor !== 1) value *= factor;
+      seen.m.values.push(value);
+      return;
+    }
+    budget.series();
+    if (mode === "from-unit" && !time2 && better === "lower") {
+      guessedCount += 1;
+      if (guessed.size < 1e3) guessed.set(benchmark, unit);
+    }
+    const m = { benchmark, metric, unit, better, values: [value] };
+    byName.set(benchmark, { m, i });
+    measurements.push(m);
+  });
+  const warnings = [];
+  if (guessed.size > 0) {
+    const units2 = [...new Set(guessed.values())].slice(0, 5).map((u) => JSON.stringify(u)).join(", ");
+    const names2 = [...guessed.keys()].slice(0, 3);
+    const shown = names2.map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}\u2026` : n)).join(", ") + (guessedCount > 3 ? ` and ${guessedCount - 3} more` : "");
+    warnings.push({
+      kind: "note",
+      message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown} in ${units2} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`
+    });
+  }
+  return { measurements, warnings, hints: {} };
+}
+function spellUnit(unit) {
+  const u = unit.trim();
+  const slash = u.indexOf("/");
+  const base = slash < 0 ? u : u.slice(0, slash);
+  const normal = normalizeTimeUnit(base);
+  return normal === void 0 ? u : normal + (slash < 0 ? "" : u.slice(slash));
+}
+function isGabTimeUnit(unit) {
+  if (/\/(s|sec|second)$/i.test(unit)) return false;
+  const base = unit.split("/")[0];
+  return normalizeTimeUnit(base) !== void 0 || /^(n|u|m)?sec$/.test(base);
+}
+
+// src/formats/bencher-metric-format.ts
+var BENCHER_MEASURES = {
+  latency: { unit: "ns", better: "lower" },
+  throughput: { unit: "ops/s", better: "higher" },
+  "build-time": { unit: "s", better: "lower" },
+  "build time": { unit: "s", better: "lower" },
+  "file-size": { unit: "B", better: "lower" },
+  "file size": { unit: "B", better: "lower" }
+};
+var bencherMetricFormatReader = {
+  format: "bmf",
+  description: "Bencher Metric Format (BMF) JSON",
+  sniff(head) {
+    return /^\uFEFF?\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*(?:\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"(?:value|lower_value|upper_value)"\s*:|\[\s*\{\s*"(?:parameters|measures)"\s*:)/.test(head);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.object(doc, "$");
+    const names2 = Object.keys(root);
+    if (names2.length === 0) j.fail("$", "no benchmarks: the object is empty");
+    const budget = new ReadBudget(file.path);
+    const measurements = [];
+    const warnings = [];
+    const unknown = /* @__PURE__ */ new Set();
+    const variants = /* @__PURE__ */ new Map();
+    const measurement2 = (benchmark, measure, value, path2) => {
+      budget.series();
+      budget.value();
+      const known = BENCHER_MEASURES[measure.toLowerCase()];
+      if (known === void 0) unknown.add(measure);
+      const unit = known?.unit ?? "count";
+      if (value < 0 && unit !== "count") j.fail(`${path2()}.value`, `is ${value}; a ${unit === "ns" || unit === "s" ? "time" : "rate or size"} cannot be below zero`);
+      const m = { benchmark, metric: measure, unit, better: known?.better ?? directionOf(measure, unit), values: [value] };
+      measurements.push(m);
+      return m;
+    };
+    const finite = (value, path2) => typeof value === "number" && Number.isFinite(value) ? value : j.number(value, `${path2()}.value`);
+    for (const name of names2) {
+      if (name.trim() === "") j.fail("$", "a benchmark name is empty");
+      const entry = root[name];
+      const path2 = () => `[${JSON.stringify(name)}]`;
+      if (Array.isArray(entry)) {
+        entry.forEach((raw, i) => readVariant(name, raw, `${path2()}[${i}]`));
+        continue;
+      }
+      if (entry === null || typeof entry !== "object") j.object(entry, path2());
+      const measures = entry;
+      let count3 = 0;
+      for (const measure in measures) {
+        count3 += 1;
+        const metric = measures[measure];
+        const mp = () => `${path2()}[${JSON.stringify(measure)}]`;
+        if (metric === null || typeof metric !== "object" || Array.isArray(metric)) j.object(metric, mp());
+        measurement2(name, measure, finite(metric.value, mp), mp);
+      }
+      if (count3 === 0) j.fail(path2(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
+    }
+    function readVariant(name, raw, at) {
+      const variant = j.object(raw, at);
+      const benchmark = name + parameterSuffix(j, variant.parameters, `${at}.parameters`);
+      if (benchmark !== name && Object.hasOwn(root, benchmark)) j.fail(at, `names the variant ${JSON.stringify(benchmark)}, which is also a benchmark of its own; rename one`);
+      const measures = j.object(variant.measures, `${at}.measures`);
+      let known = variants.get(benchmark);
+      if (known === void 0) variants.set(benchmark, known = /* @__PURE__ */ new Map());
+      for (const [measure, metricsRaw] of Object.entries(measures)) {
+        const mp = () => `${at}.measures[${JSON.stringify(measure)}]`;
+        const metrics = j.object(metricsRaw, mp());
+        if (metrics.value === void 0) {
+          budget.series();
+          const others = Object.keys(metrics).slice(0, 4).join(", ");
+          warnings.push({ benchmark, kind: "note", message: `${benchmark}: measure ${JSON.stringify(measure)} has no \`value\`${others === "" ? "" : ` (only ${others})`}; not read` });
+          continue;
+        }
+        const value = finite(metrics.value, mp);
+        const seen = known.get(measure);
+        if (seen) seen.values[0] = value;
+        else known.set(measure, measurement2(benchmark, measure, value, mp));
+      }
+    }
+    if (measurements.length === 0) j.fail("$", "no measure has a `value`");
+    if (unknown.size > 0) {
+      const shown = [...unknown].slice(0, 6).map((u) => JSON.stringify(u)).join(", ") + (unknown.size > 6 ? ` and ${unknown.size - 6} more` : "");
+      warnings.push({ kind: "note", message: `Bencher keeps a measure's unit in the project, not in the file: ${shown} read as plain counts, direction from the name` });
+    }
+    return { measurements, warnings, hints: {} };
+  }
+};
+function parameterSuffix(j, raw, path2) {
+  if (raw === void 0 || raw === null) return "";
+  const params = j.object(raw, path2);
+  const keys = Object.keys(params).sort();
+  if (keys.length === 0) return "";
+  const parts = keys.map((k) => {
+    const v = params[k];
+    if (typeof v === "number") return `${k}=${j.number(v, `${path2}.${k}`)}`;
+    if (typeof v === "string") return `${k}=${v}`;
+    if (typeof v === "boolean" || v === null) return `${k}=${String(v)}`;
+    return j.fail(`${path2}.${k}`, "expected a string, number, boolean or null");
+  });
+  return ` (${parts.join(", ")})`;
+}
+
+// src/formats/julia-benchmarktools.ts
+var MAX_GROUP_DEPTH = 64;
+var TYPES_NOT_READ = /* @__PURE__ */ new Set(["Parameters", "TagFilter", "TrialRatio", "TrialJudgement"]);
+var juliaBenchmarkToolsReader = {
+  format: "julia",
+  description: "Julia BenchmarkTools.save JSON",
+  sniff(head) {
+    const versions = /^\uFEFF?\s*\[\s*\{([^{}]*)\}/.exec(head);
+    return versions !== null && /"BenchmarkTools"\s*:/.test(versions[1]) && /"Julia"\s*:/.test(versions[1]);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.array(doc, "$");
+    if (root.length !== 2) j.fail("$", `expected [versions, values] as BenchmarkTools.save writes it, got an array of ${root.length}`);
+    const versions = j.object(root[0], "[0]");
+    const hints2 = {};
+    const julia = j.optionalString(versions.Julia, "[0].Julia");
+    const tools = j.optionalString(versions.BenchmarkTools, "[0].BenchmarkTools");
+    if (julia !== void 0) hints2.julia = julia.slice(0, 64);
+    if (tools !== void 0) hints2.benchmarktools = tools.slice(0, 64);
+    const values = j.array(root[1], "[1]");
+    const budget = new ReadBudget(file.path);
+    const measurements = [];
+    const warnings = [];
+    const seen = /* @__PURE__ */ new Set();
+    let unnamed = 0;
+    const visit = (raw, path2, name, depth) => {
+      const tagged = j.array(raw, path2);
+      if (tagged.length !== 2) j.fail(path2, `expected ["TypeName", {fields}], got an array of ${tagged.length}`);
+      const type = j.string(tagged[0], `${path2}[0]`).replace(/^BenchmarkTools\./, "");
+      const fields = j.object(tagged[1], `${path2}[1]`);
+      if (type === "BenchmarkGroup") {
+        if (depth >= MAX_GROUP_DEPTH) j.fail(path2, `BenchmarkGroups nested more than ${MAX_GROUP_DEPTH} deep`);
+        const data = j.object(fields.data, `${path2}[1].data`);
+        for (const key2 of Object.keys(data)) visit(data[key2], `${path2}[1].data[${JSON.stringify(key2)}]`, name === void 0 ? key2 : `${name}/${key2}`, depth + 1);
+        return;
+      }
+      if (TYPES_NOT_READ.has(type)) return;
+      if (type !== "Trial" && type !== "TrialEstimate") j.fail(`${path2}[0]`, `unknown BenchmarkTools type ${JSON.stringify(type.slice(0, 40))}; expected BenchmarkGroup, Trial or TrialEstimate`);
+      unnamed += name === void 0 ? 1 : 0;
+      const benchmark = name ?? `#${unnamed}`;
+      if (benchmark.trim() === "") j.fail(path2, "a benchmark key is empty");
+      if (seen.has(benchmark)) j.fail(path2, `two results are named ${JSON.stringify(benchmark)}`);
+      seen.add(benchmark);
+      let times;
+      if (type === "Trial") {
+        times = j.numbers(fields.times, `${path2}[1].times`);
+        if (times.length === 0) j.fail(`${path2}[1].times`, "no samples; did the benchmark run?");
+      } else {
+        times = [j.number(fields.time, `${path2}[1].time`)];
+        budget.series();
+        warnings.push({ benchmark, kind: "summary-only", message: `${benchmark}: a TrialEstimate holds one estimate, no samples; save the Trial (run(suite), before median/minimum) for per-sample times` });
+      }
+      if (times.some((t) => t < 0)) j.fail(`${path2}[1].${type === "Trial" ? "times" : "time"}`, "negative time");
+      budget.series();
+      budget.value(void 0, times.length);
+      measurements.push({ benchmark, metric: "time", unit: "ns", better: "lower", values: times });
+      for (const [field2, metric, unit] of [["memory", "memory", "B"], ["allocs", "allocs", "count"]]) {
+        const value = j.optionalNumber(fields[field2], `${path2}[1].${field2}`);
+        if (value === void 0) continue;
+        if (value < 0) j.fail(`${path2}[1].${field2}`, `is ${value}; it cannot be below zero`);
+        budget.series();
+        budget.value();
+        measurements.push({ benchmark, metric, unit, better: "lower", values: [value] });
+      }
+    };
+    values.forEach((v, i) => visit(v, `[1][${i}]`, void 0, 0));
+    if (measurements.length === 0) j.fail("[1]", 'no Trial or TrialEstimate: save the results of run(suite), e.g. BenchmarkTools.save("out.json", results)');
+    return { measurements, warnings, hints: hints2 };
+  }
+};
+
+// src/formats/iai-callgrind.ts
+var MAX_LABEL = 48;
+var LABEL = /^[A-Za-z][A-Za-z0-9 +.-]*$/;
+var VALUES = /[ \t]+(\d+(?:\.\d+)?|N\/A)(?:\|(?:\d+(?:\.\d+)?|N\/A))?(?:[ \t]+(?:\([^()]*\)|\[[^[\]]*\]))*[ \t]*$/y;
+var ANSI2 = /\u001b\[[0-9;]*m/g;
+var DEFAULT_TOOL = "CALLGRIND";
+var iaiCallgrindReader = {
+  format: "iai-callgrind",
+  description: "iai-callgrind / gungraun summary printed by cargo bench (Valgrind event counts)",
+  sniff(head) {
+    return /^[ \t]{2,}(?:Instructions|Ir):[ \t]+(?:\d+|N\/A)(?:\||[ \t]|\r?$)/m.test(head) || /^[ \t]{2,}=+ CALLGRIND =+/m.test(head);
+  },
+  read(file) {
+    const budget = new ReadBudget(file.path);
+    const order = [];
+    const benchmarks = /* @__PURE__ */ new Map();
+    let pending = [];
+    let current;
+    let currentName = "";
+    let tool = DEFAULT_TOOL;
+    let metrics = 0;
+    checkText(file);
+    if (!/\S/.test(file.text)) throw new FormatError(file.path, void 0, "file is empty");
+    const text2 = file.text;
+    const ansi = text2.indexOf("\x1B") >= 0;
+    const labels = /* @__PURE__ */ new Map();
+    let number = 0;
+    for (let start = 0; start <= text2.length; ) {
+      let newline2 = text2.indexOf("\n", start);
+      if (newline2 < 0) newline2 = text2.length;
+      let end = newline2;
+      if (end > start && text2.charCodeAt(end - 1) === 13) end -= 1;
+      let line = text2.slice(start, end);
+      start = newline2 + 1;
+      number += 1;
+      if (ansi && line.indexOf("\x1B") >= 0) line = line.replace(ANSI2, "");
+      let first = 0;
+      while (first < line.length && isSpace2(line.charCodeAt(first))) first += 1;
+      if (first === line.length) {
+        pending = [];
+        current = void 0;
+        continue;
+      }
+      if (first === 0) {
+        current = void 0;
+        tool = DEFAULT_TOOL;
+        if (line.length > 4096) throw new FormatError(file.path, number, `a line of ${line.length} characters where a benchmark name belongs; is this iai-callgrind output?`);
+        if (line.includes("::") || pending.length === 0) pending = [line.trim()];
+        else if (pending.length < 16) pending.push(line.trim());
+        continue;
+      }
+      if (line.charCodeAt(first) === 61) {
+        const name = line.trim().replace(/^=+/, "").replace(/=+$/, "").trim();
+        if (/^[A-Za-z][A-Za-z0-9 ]{0,31}$/.test(name)) tool = name.toUpperCase();
+        continue;
+      }
+      const colon = line.indexOf(":", first);
+      if (colon <= first || colon - first > MAX_LABEL) continue;
+      const label2 = line.slice(first, colon);
+      let isLabel = labels.get(label2);
+      if (isLabel === void 0) {
+        isLabel = LABEL.test(label2);
+        if (labels.size < 1e3) labels.set(label2, isLabel);
+      }
+      if (!isLabel) continue;
+      VALUES.lastIndex = colon + 1;
+      const values = VALUES.exec(line);
+      if (!values) continue;
+      if (current === void 0) {
+        if (pending.length === 0) continue;
+        currentName = pending.join(" ");
+        pending = [];
+        current = benchmarks.get(currentName);
+        if (current === void 0) {
+          current = /* @__PURE__ */ new Map();
+          benchmarks.set(currentName, current);
+          order.push(currentName);
+        }
+      }
+      if (values[1] === "N/A") continue;
+      const value = Number(values[1]);
+      if (!Number.isFinite(value)) throw new FormatError(file.path, number, `${label2}: ${values[1]} is not a finite number`);
+      const metric = tool === DEFAULT_TOOL ? label2 : `${tool} ${label2}`;
+      let series2 = current.get(metric);
+      if (series2 === void 0) {
+        budget.series(number);
+        const rate = /Rate$/.test(label2);
+        const m = { benchmark: currentName, metric, unit: rate ? "%" : "count", better: rate && /Hit Rate$/i.test(label2) ? "higher" : "lower", values: [] };
+        series2 = { m, callgrind: tool === DEFAULT_TOOL };
+        current.set(metric, series2);
+      }
+      budget.value(number);
+      series2.m.values.push(value);
+      metrics += 1;
+    }
+    if (metrics === 0) {
+      throw new FormatError(file.path, void 0, "no iai-callgrind results: expected a benchmark name followed by indented lines such as `  Instructions:  1734|N/A  (*********)`; pass the output of `cargo bench` for an iai-callgrind benchmark");
+    }
+    const measurements = [];
+    for (const name of order) {
+      const series2 = [...(benchmarks.get(name) ?? /* @__PURE__ */ new Map()).values()];
+      for (const s of series2) if (s.callgrind) measurements.push(s.m);
+      for (const s of series2) if (!s.callgrind) measurements.push(s.m);
+    }
+    return { measurements, warnings: [], hints: {} };
+  }
+};
 
 // src/formats/detect.ts
 var READERS = [
@@ -27565,11 +30409,21 @@ var READERS = [
   pytestBenchmarkReader,
   jmhReader,
   benchmarkDotNetReader,
+  juliaBenchmarkToolsReader,
+  customReader,
+  customSmallerIsBetterReader,
+  customBiggerIsBetterReader,
+  bencherMetricFormatReader,
   criterionReader,
   catch2Reader,
   goBenchReader,
+  iaiCallgrindReader,
   cargoBenchReader,
   dartReader,
+  tinybenchReader,
+  vitestBenchReader,
+  mitataReader,
+  benchmarkJsReader,
   plainLinesReader
 ];
 var SNIFF_BYTES = 4096;
@@ -27608,169 +30462,359 @@ function readSource(file, format2) {
 }
 
 // src/cli/parse-command.ts
-import { parseArgs } from "node:util";
+import { parseArgs as parseArgs2 } from "node:util";
 
-// src/cli/read-inputs.ts
+// src/jobs/read-sides.ts
 import { lstatSync, opendirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 
 // src/runner/read-bounded-text.ts
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 var CHUNK_BYTES = 1024 * 1024;
-function readBoundedText(fd, display, limit = MAX_INPUT_BYTES) {
-  const stat2 = fstatSync(fd);
+function readBoundedText(fd2, display, limit = MAX_INPUT_BYTES) {
+  return readBoundedBytes(fd2, display, limit).toString("utf8");
+}
+function readBoundedBytes(fd2, display, limit = MAX_INPUT_BYTES) {
+  const stat2 = fstatSync(fd2);
   if (stat2.isFile() && stat2.size > limit) throw tooLarge(display, stat2.size, limit);
   const chunks = [];
   let total = 0;
   let want = stat2.isFile() ? stat2.size + 1 : CHUNK_BYTES;
   for (; ; ) {
     const buffer = Buffer.allocUnsafe(Math.min(want, limit + 1 - total));
-    const read2 = readSync(fd, buffer, 0, buffer.length, null);
+    const read2 = readSync(fd2, buffer, 0, buffer.length, null);
     if (read2 === 0) break;
     chunks.push(read2 === buffer.length ? buffer : buffer.subarray(0, read2));
     total += read2;
     if (total > limit) throw tooLarge(display, void 0, limit);
     want = CHUNK_BYTES;
   }
-  return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total)).toString("utf8");
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
 }
 function readBoundedFile(path2, display = path2, limit = MAX_INPUT_BYTES) {
-  const fd = openSync(path2, "r");
+  return readBoundedFileBytes(path2, display, limit).toString("utf8");
+}
+function readBoundedFileBytes(path2, display = path2, limit = MAX_INPUT_BYTES) {
+  const fd2 = openSync(path2, "r");
   try {
-    return readBoundedText(fd, display, limit);
+    return readBoundedBytes(fd2, display, limit);
   } finally {
-    closeSync(fd);
+    closeSync(fd2);
   }
 }
 
-// src/cli/read-regular-file.ts
+// src/jobs/read-regular-file.ts
 import { closeSync as closeSync2, constants, fstatSync as fstatSync2, openSync as openSync2 } from "node:fs";
 var NO_FOLLOW = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 function readRegularFile(path2, display) {
-  let fd;
+  let fd2;
   try {
-    fd = openSync2(path2, constants.O_RDONLY | NO_FOLLOW);
+    fd2 = openSync2(path2, constants.O_RDONLY | NO_FOLLOW);
   } catch (error) {
     const code18 = error.code;
     if (code18 === "ELOOP" || code18 === "EMLINK") throw symbolicLink(display);
     throw new FormatError(display, void 0, `cannot be read (${code18 ?? error.message})`);
   }
   try {
-    if (!fstatSync2(fd).isFile()) throw new FormatError(display, void 0, "is not a regular file; benchbot reads only regular files inside an input directory");
-    return readBoundedText(fd, display);
+    if (!fstatSync2(fd2).isFile()) throw new FormatError(display, void 0, "is not a regular file; benchbot reads only regular files inside an input directory");
+    return readBoundedText(fd2, display);
   } finally {
-    closeSync2(fd);
+    closeSync2(fd2);
   }
 }
 function symbolicLink(display) {
   return new FormatError(display, void 0, "is a symbolic link; benchbot does not follow links inside an input directory (they may point outside it): copy the file into the directory instead");
 }
 
-// src/cli/read-inputs.ts
-function readInput(path2, format2) {
-  if (format2 !== void 0) readerFor(format2);
-  const stat2 = statOrFail(path2);
-  if (stat2.isDirectory()) {
-    if (format2 !== void 0 && format2 !== "criterion") {
-      throw new FormatError(path2, void 0, `is a directory; only --format criterion reads directories`);
-    }
-    const files = criterionFiles(path2);
-    if (files.length === 0) {
-      throw new FormatError(path2, void 0, "is a directory without criterion results (no */new/sample.json below it)");
-    }
-    const result2 = readCriterionDirectory(files);
-    checkMeasurementText(path2, result2);
-    return { format: "criterion", ...result2 };
+// src/stats/normal.ts
+var SQRT1_2 = Math.SQRT1_2;
+var INV_SQRT_PI = 0.5641895835477563;
+var SQRT_2PI = 2.5066282746310002;
+function erfc(x) {
+  if (Number.isNaN(x)) return NaN;
+  if (x < 0) return 2 - erfc(-x);
+  if (x < 0.46875) {
+    const t2 = x * x;
+    const p2 = 3209.3775891384694 + t2 * (377.485237685302 + t2 * (113.86415415105016 + t2 * (3.1611237438705655 + t2 * 0.18577770618460315)));
+    const q2 = 2844.236833439171 + t2 * (1282.6165260773723 + t2 * (244.02463793444417 + t2 * (23.601290952344122 + t2)));
+    return 1 - x * p2 / q2;
   }
-  if (stat2.isFile() && stat2.size > MAX_INPUT_BYTES) throw tooLarge(path2, stat2.size);
-  return readSource({ path: path2, text: readBoundedFile(path2) }, format2);
+  if (x < 4) {
+    const p2 = 1230.3393547979972 + x * (2051.0783778260716 + x * (1712.0476126340707 + x * (881.952221241769 + x * (298.6351381974001 + x * (66.11919063714163 + x * (8.883149794388377 + x * (0.5641884969886701 + x * 21531153547440383e-24)))))));
+    const q2 = 1230.3393548037495 + x * (3439.3676741437216 + x * (4362.619090143247 + x * (3290.7992357334597 + x * (1621.3895745666903 + x * (537.1811018620099 + x * (117.6939508913125 + x * (15.744926110709835 + x)))))));
+    return expMinusSquare(x) * (p2 / q2);
+  }
+  if (x > 27.3) return 0;
+  const t = 1 / (x * x);
+  const p = -6587491615298378e-19 + t * (-0.016083785148742275 + t * (-0.12578172611122926 + t * (-0.36034489994980445 + t * (-0.30532663496123236 + t * -0.016315387137302097))));
+  const q = 0.0023352049762686918 + t * (0.06051834131244132 + t * (0.5279051029514285 + t * (1.8729528499234604 + t * (2.568520192289822 + t))));
+  return expMinusSquare(x) / x * (INV_SQRT_PI + t * p / q);
 }
-function statOrFail(path2) {
-  try {
-    return statSync(path2);
-  } catch {
-    throw new FormatError(path2, void 0, "no such file or directory");
+function expMinusSquare(x) {
+  const hi = Math.trunc(x * 16) / 16;
+  const lo = (x - hi) * (x + hi);
+  return Math.exp(-hi * hi) * Math.exp(-lo);
+}
+function normalCdf(z) {
+  return 0.5 * erfc(-z * SQRT1_2);
+}
+function normalSf(z) {
+  return 0.5 * erfc(z * SQRT1_2);
+}
+function normalQuantile(p) {
+  if (!(p >= 0 && p <= 1)) return NaN;
+  if (p === 0) return -Infinity;
+  if (p === 1) return Infinity;
+  if (p > 0.5) return -normalQuantile(1 - p);
+  let x = acklam(p);
+  for (let i = 0; i < 2; i++) {
+    const e = normalCdf(x) - p;
+    const u = e * SQRT_2PI * Math.exp(x * x / 2);
+    x = x - u / (1 + x * u / 2);
+  }
+  return x;
+}
+function acklam(p) {
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  if (p < 0.02425) {
+    const q2 = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+  }
+  const q = p - 0.5;
+  const r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+// src/stats/order-statistics.ts
+function sortedCopy(values) {
+  return Float64Array.from(values).sort();
+}
+function quantileSorted(sorted, q) {
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  const h = (n - 1) * q;
+  const lo = Math.floor(h);
+  if (lo >= n - 1) return sorted[n - 1];
+  const t = h - lo;
+  const a = sorted[lo];
+  const b = sorted[lo + 1];
+  return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
+}
+function median(values) {
+  const sorted = Float64Array.from(values).sort();
+  return medianSorted(sorted);
+}
+function medianSorted(sorted) {
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  const mid = n >> 1;
+  return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+function selectRanks(values, ranks) {
+  const wanted = [...new Set(ranks)].filter((r) => r >= 0 && r < values.length).sort((a, b) => a - b);
+  let from = 0;
+  for (const rank of wanted) {
+    select(values, rank, from, values.length - 1);
+    from = rank + 1;
   }
 }
-function criterionFiles(root) {
-  const found = [];
-  let entries = 0;
-  let bytes = 0;
-  const walk = (dir, depth) => {
-    if (depth > 12) return;
-    const listing = opendirSync(dir);
-    try {
-      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
-        entries += 1;
-        if (entries > MAX_DIRECTORY_ENTRIES) {
-          throw new FormatError(root, void 0, `holds more than ${formatCount(MAX_DIRECTORY_ENTRIES)} files and directories; pass the criterion directory itself (target/criterion), not a folder above it`);
-        }
-        const full = join(dir, entry.name);
-        const display = relative(process.cwd(), full) || full;
-        if (entry.isSymbolicLink()) throw symbolicLink(display);
-        if (entry.isDirectory()) walk(full, depth + 1);
-        else if (entry.name.endsWith(".json") && dir.split(sep).at(-1) === "new") {
-          if (found.length >= MAX_DIRECTORY_FILES) {
-            throw new FormatError(root, void 0, `holds more than ${formatCount(MAX_DIRECTORY_FILES)} result files (new/*.json); benchbot reads at most that many from one directory: pass a folder with fewer benchmarks`);
-          }
-          const size = lstatSync(full).size;
-          if (size > MAX_INPUT_BYTES) throw tooLarge(display, size);
-          bytes += size;
-          if (bytes > MAX_DIRECTORY_BYTES) {
-            throw new FormatError(root, void 0, `result files (new/*.json) hold more than ${formatCount(MAX_DIRECTORY_BYTES)} bytes together; benchbot reads at most that much from one directory: pass a folder with fewer benchmarks`);
-          }
-          found.push({ full, display });
-        }
+function select(a, k, left, right) {
+  while (right > left) {
+    const mid = left + right >>> 1;
+    if (a[mid] < a[left]) swap(a, mid, left);
+    if (a[right] < a[left]) swap(a, right, left);
+    if (a[right] < a[mid]) swap(a, right, mid);
+    const pivot = a[mid];
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
       }
-    } finally {
-      listing.closeSync();
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return;
+  }
+}
+function swap(a, i, j) {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+}
+
+// src/stats/bootstrap.ts
+function xoshiro128(seed) {
+  const next = xoshiro128Uint32(seed);
+  return () => next() / 4294967296;
+}
+function xoshiro128Uint32(seed) {
+  let s = seed >>> 0;
+  const fill = () => {
+    s = s + 2654435769 >>> 0;
+    let z = s;
+    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
+    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
+    return (z ^ z >>> 16) >>> 0;
+  };
+  return xoshiro128FromState(fill(), fill(), fill(), fill());
+}
+function xoshiro128FromState(s0, s1, s2, s3) {
+  let a = s0 >>> 0;
+  let b = s1 >>> 0;
+  let c = s2 >>> 0;
+  let d = s3 >>> 0;
+  return () => {
+    const result2 = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
+    const t = b << 9 >>> 0;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
+    d = rotl(d >>> 0, 11);
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    return result2;
+  };
+}
+function rotl(x, k) {
+  return (x << k | x >>> 32 - k) >>> 0;
+}
+
+// src/runner/round-schedule.ts
+function roundSchedule(rounds, seed) {
+  const random = xoshiro128(seed);
+  const order = [];
+  for (let block2 = 0; block2 < Math.ceil(rounds / 2); block2++) {
+    const first = random() < 0.5 ? "base" : "head";
+    const second = first === "base" ? "head" : "base";
+    order.push(first, second, second, first);
+  }
+  return order.slice(0, 2 * rounds);
+}
+function lookSchedule(minRuns, maxRuns, designLooks) {
+  const looks = /* @__PURE__ */ new Set([minRuns, ...designLooks.filter((l) => l > minRuns && l < maxRuns), maxRuns]);
+  return [...looks].filter((l) => l >= minRuns && l <= maxRuns).sort((a, b) => a - b);
+}
+function seedFromShas(base, head) {
+  return (Number.parseInt(base.slice(0, 7), 16) ^ Number.parseInt(head.slice(0, 7), 16)) >>> 0;
+}
+
+// src/stats/sequential-alpha.ts
+var DEFAULT_LOOKS = [10, 15, 20, 30, 40];
+function sequentialAlpha(options2 = {}) {
+  const alpha = options2.alpha ?? 0.05;
+  const looks = options2.looks ?? DEFAULT_LOOKS;
+  const spending = options2.spending ?? "pocock";
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`sequentialAlpha: alpha must be in (0, 1), got ${alpha}`);
+  if (looks.length === 0 || !(looks[0] > 0) || looks.some((l, i) => i > 0 && !(l > looks[i - 1]))) {
+    throw new RangeError(`sequentialAlpha: looks must be positive and increasing, got [${looks.join(", ")}]`);
+  }
+  const last = looks[looks.length - 1];
+  const spent = (t) => {
+    switch (spending) {
+      case "pocock":
+        return alpha * Math.log(1 + (Math.E - 1) * t);
+      case "obrien-fleming":
+        return 2 - 2 * normalCdf(normalQuantile(1 - alpha / 2) / Math.sqrt(t));
+      case "bonferroni":
+        return alpha * t;
     }
   };
-  walk(root, 0);
-  let read2 = 0;
-  const files = found.map(({ full, display }) => {
-    const text3 = readRegularFile(full, display);
-    read2 += text3.length;
-    if (read2 > MAX_DIRECTORY_BYTES) throw new FormatError(root, void 0, `result files (new/*.json) grew past ${formatCount(MAX_DIRECTORY_BYTES)} bytes together while being read`);
-    return { path: display, text: text3 };
-  });
-  return files.sort((a, b) => a.path.localeCompare(b.path));
-}
-
-// src/cli/usage-error.ts
-var UsageError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "UsageError";
+  const out = [];
+  let previous = 0;
+  for (let k = 0; k < looks.length; k++) {
+    const cumulative = k === looks.length - 1 ? alpha : Math.min(alpha, spent(looks[k] / last));
+    const level = spending === "bonferroni" ? alpha / looks.length : cumulative - previous;
+    out.push(level);
+    previous = cumulative;
   }
-};
-
-// src/cli/parse-command.ts
-var PARSE_USAGE = `usage: benchbot parse FILE... [--format F]
-
-Prints what benchbot reads from benchmark output, as JSON:
-{"format", "measurements": [{"benchmark","metric","unit","better","values"}], "warnings": [...]}.
-With several files, prints one such object per file in an array.`;
-function runParse(args, out) {
-  const { values, positionals } = parseOrUsage(args);
-  if (positionals.length === 0) throw new UsageError("parse needs at least one FILE");
-  const outcomes = positionals.map((path2) => {
-    const outcome = readInput(path2, values.format);
-    return { file: path2, format: outcome.format, measurements: outcome.measurements, warnings: outcome.warnings, hints: outcome.hints };
-  });
-  out(JSON.stringify(outcomes.length === 1 ? outcomes[0] : outcomes, null, 2));
-  return 0;
+  const total = out.reduce((a, b) => a + b, 0);
+  if (total > alpha) out[out.length - 1] -= total - alpha;
+  return out;
 }
-function parseOrUsage(args) {
-  try {
-    return parseArgs({ args, allowPositionals: true, options: { format: { type: "string", short: "f" } } });
-  } catch (error) {
-    throw new UsageError(error.message);
+function groupSequentialLevels(options2 = {}) {
+  const alpha = options2.alpha ?? 0.05;
+  const looks = options2.looks ?? DEFAULT_LOOKS;
+  const sides = options2.sides ?? 2;
+  const increments = sequentialAlpha(options2);
+  const last = looks[looks.length - 1];
+  const t = looks.map((l) => l / last);
+  const points = 301;
+  let grid = new Float64Array(0);
+  let density = new Float64Array(0);
+  const levels = [];
+  const tail2 = (c) => (sides === 2 ? 2 : 1) * normalSf(c);
+  for (let k = 0; k < looks.length; k++) {
+    const target = increments[k];
+    let c;
+    if (k === 0) {
+      c = sides === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
+    } else {
+      const delta = t[k] - t[k - 1];
+      const sd = Math.sqrt(delta);
+      const root2 = Math.sqrt(t[k]);
+      const crossing = (cc) => {
+        let total = 0;
+        for (let i = 0; i < grid.length; i++) {
+          const u = grid[i];
+          let p = normalSf((cc * root2 - u) / sd);
+          if (sides === 2) p += normalCdf((-cc * root2 - u) / sd);
+          total += simpson(i, grid.length) * density[i] * p;
+        }
+        return total * (grid[1] - grid[0]) / 3;
+      };
+      let lo = 0;
+      let hi = 12;
+      for (let i = 0; i < 100; i++) {
+        const mid = (lo + hi) / 2;
+        if (crossing(mid) > target) lo = mid;
+        else hi = mid;
+      }
+      c = (lo + hi) / 2;
+    }
+    levels.push(Math.min(alpha, tail2(c)));
+    if (k === looks.length - 1) break;
+    const root = Math.sqrt(t[k]);
+    const upper = c * root;
+    const lower = sides === 2 ? -upper : -8 * root;
+    const next = new Float64Array(points);
+    const nextGrid = new Float64Array(points);
+    for (let j = 0; j < points; j++) nextGrid[j] = lower + (upper - lower) * j / (points - 1);
+    if (k === 0) {
+      for (let j = 0; j < points; j++) next[j] = normalPdf(nextGrid[j] / root) / root;
+    } else {
+      const sd = Math.sqrt(t[k] - t[k - 1]);
+      const h = grid[1] - grid[0];
+      for (let j = 0; j < points; j++) {
+        let total = 0;
+        for (let i = 0; i < grid.length; i++) total += simpson(i, grid.length) * density[i] * normalPdf((nextGrid[j] - grid[i]) / sd);
+        next[j] = total * h / 3 / sd;
+      }
+    }
+    grid = nextGrid;
+    density = next;
   }
+  return levels;
 }
-
-// src/cli/compare-command.ts
-import { parseArgs as parseArgs2 } from "node:util";
+function simpson(i, n) {
+  return i === 0 || i === n - 1 ? 1 : i % 2 === 1 ? 4 : 2;
+}
+function normalPdf(z) {
+  return Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI);
+}
+function lookLevels(alpha, looks) {
+  return { difference: groupSequentialLevels({ alpha, looks }), equivalence: groupSequentialLevels({ alpha, looks, sides: 1 }) };
+}
 
 // src/compare/thresholds.ts
 function globMatches(glob, name) {
@@ -27804,8 +30848,8 @@ function thresholdFor(benchmark, fallback, rules) {
   for (const rule of rules) if (globMatches(rule.glob, benchmark)) threshold = rule.threshold;
   return threshold;
 }
-function parsePercent(text3) {
-  const match2 = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text3);
+function parsePercent(text2) {
+  const match2 = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text2);
   if (!match2) return void 0;
   const number = Number(match2[1]);
   const fraction = match2[2] === "%" || number >= 1 ? number / 100 : number;
@@ -28020,68 +31064,6 @@ function benjaminiHochberg(ps) {
   return qs;
 }
 
-// src/stats/normal.ts
-var SQRT1_2 = Math.SQRT1_2;
-var INV_SQRT_PI = 0.5641895835477563;
-var SQRT_2PI = 2.5066282746310002;
-function erfc(x) {
-  if (Number.isNaN(x)) return NaN;
-  if (x < 0) return 2 - erfc(-x);
-  if (x < 0.46875) {
-    const t2 = x * x;
-    const p2 = 3209.3775891384694 + t2 * (377.485237685302 + t2 * (113.86415415105016 + t2 * (3.1611237438705655 + t2 * 0.18577770618460315)));
-    const q2 = 2844.236833439171 + t2 * (1282.6165260773723 + t2 * (244.02463793444417 + t2 * (23.601290952344122 + t2)));
-    return 1 - x * p2 / q2;
-  }
-  if (x < 4) {
-    const p2 = 1230.3393547979972 + x * (2051.0783778260716 + x * (1712.0476126340707 + x * (881.952221241769 + x * (298.6351381974001 + x * (66.11919063714163 + x * (8.883149794388377 + x * (0.5641884969886701 + x * 21531153547440383e-24)))))));
-    const q2 = 1230.3393548037495 + x * (3439.3676741437216 + x * (4362.619090143247 + x * (3290.7992357334597 + x * (1621.3895745666903 + x * (537.1811018620099 + x * (117.6939508913125 + x * (15.744926110709835 + x)))))));
-    return expMinusSquare(x) * (p2 / q2);
-  }
-  if (x > 27.3) return 0;
-  const t = 1 / (x * x);
-  const p = -6587491615298378e-19 + t * (-0.016083785148742275 + t * (-0.12578172611122926 + t * (-0.36034489994980445 + t * (-0.30532663496123236 + t * -0.016315387137302097))));
-  const q = 0.0023352049762686918 + t * (0.06051834131244132 + t * (0.5279051029514285 + t * (1.8729528499234604 + t * (2.568520192289822 + t))));
-  return expMinusSquare(x) / x * (INV_SQRT_PI + t * p / q);
-}
-function expMinusSquare(x) {
-  const hi = Math.trunc(x * 16) / 16;
-  const lo = (x - hi) * (x + hi);
-  return Math.exp(-hi * hi) * Math.exp(-lo);
-}
-function normalCdf(z) {
-  return 0.5 * erfc(-z * SQRT1_2);
-}
-function normalSf(z) {
-  return 0.5 * erfc(z * SQRT1_2);
-}
-function normalQuantile(p) {
-  if (!(p >= 0 && p <= 1)) return NaN;
-  if (p === 0) return -Infinity;
-  if (p === 1) return Infinity;
-  if (p > 0.5) return -normalQuantile(1 - p);
-  let x = acklam(p);
-  for (let i = 0; i < 2; i++) {
-    const e = normalCdf(x) - p;
-    const u = e * SQRT_2PI * Math.exp(x * x / 2);
-    x = x - u / (1 + x * u / 2);
-  }
-  return x;
-}
-function acklam(p) {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  if (p < 0.02425) {
-    const q2 = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
-  }
-  const q = p - 0.5;
-  const r = q * q;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-}
-
 // src/stats/mann-kendall.ts
 function mannKendall(values, options2 = {}) {
   const n = values.length;
@@ -28129,68 +31111,6 @@ function sortCountingInversions(values) {
     [from, to] = [to, from];
   }
   return { sorted: from, inversions };
-}
-
-// src/stats/order-statistics.ts
-function sortedCopy(values) {
-  return Float64Array.from(values).sort();
-}
-function quantileSorted(sorted, q) {
-  const n = sorted.length;
-  if (n === 0) return NaN;
-  const h = (n - 1) * q;
-  const lo = Math.floor(h);
-  if (lo >= n - 1) return sorted[n - 1];
-  const t = h - lo;
-  const a = sorted[lo];
-  const b = sorted[lo + 1];
-  return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
-}
-function median(values) {
-  const sorted = Float64Array.from(values).sort();
-  return medianSorted(sorted);
-}
-function medianSorted(sorted) {
-  const n = sorted.length;
-  if (n === 0) return NaN;
-  const mid = n >> 1;
-  return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-function selectRanks(values, ranks) {
-  const wanted = [...new Set(ranks)].filter((r) => r >= 0 && r < values.length).sort((a, b) => a - b);
-  let from = 0;
-  for (const rank of wanted) {
-    select(values, rank, from, values.length - 1);
-    from = rank + 1;
-  }
-}
-function select(a, k, left, right) {
-  while (right > left) {
-    const mid = left + right >>> 1;
-    if (a[mid] < a[left]) swap(a, mid, left);
-    if (a[right] < a[left]) swap(a, right, left);
-    if (a[right] < a[mid]) swap(a, right, mid);
-    const pivot = a[mid];
-    let i = left;
-    let j = right;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        swap(a, i, j);
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) right = j;
-    else if (k >= i) left = i;
-    else return;
-  }
-}
-function swap(a, i, j) {
-  const t = a[i];
-  a[i] = a[j];
-  a[j] = t;
 }
 
 // src/stats/robust-cv.ts
@@ -28308,9 +31228,9 @@ function readerWarnings(warnings) {
     const named = w.benchmark !== void 0 && !w.message.includes(w.benchmark) ? `${w.benchmark}: ` : "";
     const colon = w.message.indexOf(": ");
     const collapsible = w.kind !== void 0 && PER_INPUT_KINDS.has(w.kind) && colon > 0;
-    const text3 = collapsible ? w.message.slice(colon + 2) : w.message;
-    const key2 = `${w.kind ?? ""}\0${named}\0${text3}`;
-    const group = groups2.get(key2) ?? { first: `${named}${w.message}`, repeated: `${named}${text3}`, inputs: /* @__PURE__ */ new Set() };
+    const text2 = collapsible ? w.message.slice(colon + 2) : w.message;
+    const key2 = `${w.kind ?? ""}\0${named}\0${text2}`;
+    const group = groups2.get(key2) ?? { first: `${named}${w.message}`, repeated: `${named}${text2}`, inputs: /* @__PURE__ */ new Set() };
     group.inputs.add(collapsible ? w.message.slice(0, colon) : "");
     groups2.set(key2, group);
   }
@@ -28325,10 +31245,10 @@ function fingerprintDifferences(base, head) {
   }
   if (base.fingerprint && head.fingerprint) {
     const fields = ["cpuModel", "cores", "governor", "turbo", "smt", "isolatedCpus", "kernel", "memoryBytes", "virtualization", "hostName", "buildType"];
-    for (const field of fields) {
-      const a = base.fingerprint[field];
-      const b = head.fingerprint[field];
-      if (a !== void 0 && b !== void 0 && a !== b) differences.push(`${field}: ${a} vs ${b}`);
+    for (const field2 of fields) {
+      const a = base.fingerprint[field2];
+      const b = head.fingerprint[field2];
+      if (a !== void 0 && b !== void 0 && a !== b) differences.push(`${field2}: ${a} vs ${b}`);
     }
   }
   return differences;
@@ -28433,8 +31353,12 @@ function exactCdf(n1, n2) {
 
 // src/stats/hodges-lehmann.ts
 function hodgesLehmann(x, y, options2 = {}) {
-  const alpha = options2.alpha ?? 0.05;
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`hodgesLehmann: alpha must be in (0, 1), got ${alpha}`);
+  return hodgesLehmannLevels(x, y, [options2.alpha ?? 0.05], options2)[0];
+}
+function hodgesLehmannLevels(x, y, alphas, options2 = {}) {
+  for (const alpha of alphas) {
+    if (!(alpha > 0 && alpha < 1)) throw new RangeError(`hodgesLehmann: alpha must be in (0, 1), got ${alpha}`);
+  }
   const n1 = x.length;
   const n2 = y.length;
   const ranks = rankSum(x, y);
@@ -28442,34 +31366,46 @@ function hodgesLehmann(x, y, options2 = {}) {
   const pOf = method === "exact" ? (u) => exactPValue(u, n1, n2) : (u) => asymptoticPValue(u, n1, n2, ranks.tieTerm);
   const big = n1 * n2;
   const p = pOf(ranks.u1);
-  let lo = 0;
-  let hi = big + 1;
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (pOf(big / 2 + mid / 2) > alpha) lo = mid;
-    else hi = mid;
-  }
-  const rank = Math.ceil(big / 2 - lo / 2);
+  const boundRanks = alphas.map((alpha) => {
+    let lo = 0;
+    let hi = big + 1;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (pOf(big / 2 + mid / 2) > alpha) lo = mid;
+      else hi = mid;
+    }
+    return Math.ceil(big / 2 - lo / 2);
+  });
   const differences = new PairwiseDifferences(x, y);
-  const estimate2 = big % 2 === 1 ? differences.orderStatistic((big - 1) / 2) : (differences.orderStatistic(big / 2 - 1) + differences.orderStatistic(big / 2)) / 2;
-  const lower = rank <= 0 ? -Infinity : differences.orderStatistic(rank - 1);
-  const upper = rank <= 0 ? Infinity : differences.orderStatistic(big - rank);
-  return { estimate: estimate2, lower, upper, alpha, p, excludesZero: p <= alpha, method };
+  const middle = big % 2 === 1 ? [(big - 1) / 2, (big - 1) / 2] : [big / 2 - 1, big / 2];
+  const wanted = [...middle];
+  for (const rank of boundRanks) if (rank > 0) wanted.push(rank - 1, big - rank);
+  const values = differences.orderStatistics(wanted);
+  const at = new Map(wanted.map((r, i) => [r, values[i]]));
+  const estimate2 = big % 2 === 1 ? values[0] : (values[0] + values[1]) / 2;
+  return alphas.map((alpha, i) => {
+    const rank = boundRanks[i];
+    const lower = rank <= 0 ? -Infinity : at.get(rank - 1);
+    const upper = rank <= 0 ? Infinity : at.get(big - rank);
+    return { estimate: estimate2, lower, upper, alpha, p, excludesZero: p <= alpha, method };
+  });
 }
 function ratioWithCi(base, head, alpha = 0.05, options2 = {}) {
+  return ratioWithCis(base, head, [alpha], options2)?.[0] ?? null;
+}
+function ratioWithCis(base, head, alphas, options2 = {}) {
   const logBase = logAll(base);
   const logHead = logAll(head);
   if (logBase === null || logHead === null) return null;
-  const hl = hodgesLehmann(logBase, logHead, { alpha, method: options2.method });
-  return {
+  return hodgesLehmannLevels(logBase, logHead, alphas, { method: options2.method }).map((hl) => ({
     ratio: Math.exp(hl.estimate),
     lower: Math.exp(hl.lower),
     upper: Math.exp(hl.upper),
-    alpha,
+    alpha: hl.alpha,
     p: hl.p,
     excludesOne: hl.excludesZero,
     method: hl.method
-  };
+  }));
 }
 function logAll(values) {
   const out = [];
@@ -28490,6 +31426,25 @@ var PairwiseDifferences = class {
     for (const side2 of [this.xs, this.ys]) {
       if (!Number.isFinite(side2[0]) || !Number.isFinite(side2[side2.length - 1])) throw new RangeError("hodgesLehmann: samples must be finite numbers");
     }
+  }
+  /**
+   * orderStatistics is orderStatistic of each rank. Up to
+   * MATERIALIZED_DIFFERENCES differences are listed once and the ranks
+   * selected among them together (a comparison at 30 rounds per side asks
+   * for four ranks of 900: one listing instead of four bisections).
+   */
+  orderStatistics(ranks) {
+    const { xs, ys } = this;
+    const n1 = xs.length;
+    if (n1 * ys.length > MATERIALIZED_DIFFERENCES) return ranks.map((r) => this.orderStatistic(r));
+    const all = new Float64Array(n1 * ys.length);
+    let k = 0;
+    for (let j = 0; j < ys.length; j++) {
+      const yj = ys[j];
+      for (let i = 0; i < n1; i++) all[k++] = yj - xs[i];
+    }
+    selectRanks(all, ranks);
+    return ranks.map((r) => all[r]);
   }
   /** orderStatistic is the difference y_j - x_i at 0-based rank r of all n1 n2 of them, ascending. */
   orderStatistic(r) {
@@ -28548,13 +31503,14 @@ var PairwiseDifferences = class {
     return count3;
   }
 };
+var MATERIALIZED_DIFFERENCES = 16384;
 var keyBits = new Float64Array(1);
 var keyInts = new BigInt64Array(keyBits.buffer);
 var SIGN = -0x8000000000000000n;
 function orderedKey(v) {
   keyBits[0] = v;
-  const bits = keyInts[0];
-  return bits >= 0n ? bits : -(bits & ~SIGN);
+  const bits2 = keyInts[0];
+  return bits2 >= 0n ? bits2 : -(bits2 & ~SIGN);
 }
 function keyValue(key2) {
   keyInts[0] = key2 >= 0n ? key2 : -key2 | SIGN;
@@ -28737,16 +31693,14 @@ function estimateChange(base, head, alpha, test2 = "mann-whitney", equivalenceAl
       const exp = ([lo, hi]) => [Math.exp(lo), Math.exp(hi)];
       return { ratio: Math.exp(r.estimate), ratioCi: exp(yuenInterval(r, alpha)), equivalenceCi: exp(yuenInterval(r, 2 * equivalenceAlpha)), p: r.p, notes: [] };
     }
-    const two = ratioWithCi(base, head, alpha);
-    const one = ratioWithCi(base, head, 2 * equivalenceAlpha);
-    if (two !== null && one !== null) {
+    const [two, one] = ratioWithCis(base, head, [alpha, 2 * equivalenceAlpha]) ?? [];
+    if (two !== void 0 && one !== void 0) {
       const ci2 = finitePair([two.lower, two.upper]);
       return { ratio: two.ratio, ratioCi: ci2, equivalenceCi: finitePair([one.lower, one.upper]), p: two.p, notes: ci2 === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
     }
   }
   const mb = median(base);
-  const hl = hodgesLehmann(base, head, { alpha });
-  const hl2 = hodgesLehmann(base, head, { alpha: 2 * equivalenceAlpha });
+  const [hl, hl2] = hodgesLehmannLevels(base, head, [alpha, 2 * equivalenceAlpha]);
   if (mb > 0) {
     const rel = (d) => (mb + d) / mb;
     const ci2 = finitePair([rel(hl.lower), rel(hl.upper)]);
@@ -29094,6 +32048,408 @@ function summarize2(comparisons) {
   summary.geomeanRatio = geometricMean(timeRatios);
   return summary;
 }
+
+// src/compare/adaptive-stop.ts
+var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
+function applyLook(current, previous, ctx) {
+  const settled = new Map(previous);
+  const undecided = [];
+  const comparisons = current.comparisons.map((fresh) => {
+    const key2 = keyOf(fresh);
+    const kept = previous.get(key2);
+    if (kept) return kept;
+    const c = { ...fresh, warnings: [...fresh.warnings] };
+    if (c.verdict !== "inconclusive" || c.p === null) {
+      if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = ctx.roundsPerSide;
+      settled.set(key2, c);
+      return c;
+    }
+    if (ctx.last) {
+      c.decision = "budget";
+      settled.set(key2, c);
+      return c;
+    }
+    const threshold = c.threshold ?? current.threshold;
+    if (isFutile(c, { ...ctx, threshold })) {
+      c.decision = "futility";
+      c.decidedAt = ctx.roundsPerSide;
+      settled.set(key2, c);
+      return c;
+    }
+    if (c.family !== "secondary") undecided.push(c);
+    return c;
+  });
+  const report = { ...current, comparisons, summary: summarize2(comparisons) };
+  return { report, settled, undecided, stop: undecided.length === 0 };
+}
+
+// src/compare/replay-looks.ts
+function collectSide(outcomes, filter) {
+  const side2 = { measurements: [], warnings: [], hints: {} };
+  const keep = (m) => filter === void 0 || m.benchmark === void 0 || filter.test(m.benchmark);
+  for (const outcome of outcomes) {
+    for (const m of outcome.measurements) if (keep(m)) side2.measurements.push(m);
+    for (const w of outcome.warnings) if (keep(w)) side2.warnings.push(w);
+    Object.assign(side2.hints, outcome.hints);
+  }
+  return side2;
+}
+function replayLooks(base, head, settings) {
+  const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
+  const { difference: alphas, equivalence: eqAlphas } = lookLevels(settings.alpha, looks);
+  const pooled = { base: poolMeasurements(base.measurements), head: poolMeasurements(head.measurements) };
+  const counts = [mostValues(pooled.base), mostValues(pooled.head)].filter((c) => c > 0);
+  const rounds = counts.length > 0 ? Math.min(...counts) : 0;
+  let settled = /* @__PURE__ */ new Map();
+  const primary = /* @__PURE__ */ new Map();
+  let report;
+  for (let k = 0; k < looks.length; k++) {
+    const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
+    const cut = (side2, ms) => ({ ...side2, measurements: ms.map((m) => m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m) });
+    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary });
+    for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
+    const look = applyLook(fresh, settled, {
+      roundsPerSide: n,
+      maxRoundsPerSide: looks[looks.length - 1],
+      alpha: alphas[k],
+      lastAlpha: alphas[alphas.length - 1],
+      equivalenceAlpha: eqAlphas[k],
+      lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1],
+      last: k === looks.length - 1
+    });
+    settled = look.settled;
+    report = { ...look.report, overallAlpha: settings.alpha };
+    if (look.stop) break;
+  }
+  return report;
+}
+function mostValues(measurements) {
+  let most = 0;
+  for (const m of measurements) if (m.values.length > most) most = m.values.length;
+  return most;
+}
+
+// src/report/inert-markdown.ts
+var ZERO_WIDTH_SPACE = "\u200B";
+var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function flatten(text2) {
+  return String(text2).toWellFormed().replace(CONTROLS, " ").replace(BIDI, "");
+}
+var ACTIVE = /[\\`*~[\]<>&|!$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+var NAMED = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
+var entity = (ch) => NAMED[ch] ?? `&#${ch.codePointAt(0)};`;
+function breakAutolinks(text2) {
+  return text2.replace(/([@#])(?!\u200b)/g, `$1${ZERO_WIDTH_SPACE}`).replace(/(GH-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`).replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`).replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
+}
+function inertText(text2) {
+  const flat = breakAutolinks(flatten(text2));
+  return flat.replace(ACTIVE, entity).replace(/^[-+= ]/, entity).replace(/ $/, entity).replace(/^(\d{1,9})([.)])(?= |$)/, (_, digits, mark) => `${digits}${entity(mark)}`);
+}
+function inertCode(text2) {
+  return `<code>${inertText(text2)}</code>`;
+}
+function inertTitle(text2, max2 = 256) {
+  const title = breakAutolinks(flatten(text2));
+  return title.length <= max2 ? title : `${title.slice(0, max2 - 1).toWellFormed()}\u2026`;
+}
+function inertMermaidLabel(text2) {
+  return flatten(text2).replace(/</g, "\u2039").replace(/>/g, "\u203A").replace(/"/g, "'").replace(/[^\p{L}\p{N} _.,:/()+\-%*='‹›µμ[\]]/gu, "?").replace(/%{2,}/g, "%");
+}
+function codeFence(info, lines) {
+  const body = lines.map((l) => flatten(l).replace(/@(?!\u200b)/g, `@${ZERO_WIDTH_SPACE}`)).join("\n");
+  let longest = 0;
+  for (const m of body.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const fence2 = "`".repeat(Math.max(3, longest + 1));
+  return `${fence2}${info}
+${body}
+${fence2}`;
+}
+function inertPlain(text2) {
+  const flat = flatten(text2);
+  return /^\s*::/.test(flat) ? `${ZERO_WIDTH_SPACE}${flat}` : flat;
+}
+
+// src/report/compare-py-report.ts
+var UTEST_MIN_REPETITIONS = 2;
+var UTEST_OPTIMAL_REPETITIONS = 9;
+var SECONDS_PER_UNIT = /* @__PURE__ */ new Map([
+  ["s", 1],
+  ["ms", 1e-3],
+  ["us", 1e-6],
+  ["ns", 1e-9]
+]);
+function renderComparePy(base, head) {
+  const lhs = sortRows(base.rows);
+  const rhs = sortRows(head.rows);
+  const blocks = [];
+  for (const [left, right] of partition(lhs, rhs)) {
+    const rows = [];
+    for (let i = 0; i < Math.min(left.length, right.length); i++) {
+      const b = left[i];
+      const h = right[i];
+      rows.push([change(b.realTime, h.realTime), change(b.cpuTime, h.cpuTime), b.realTime, h.realTime, b.cpuTime, h.cpuTime]);
+    }
+    if (rows.length === 0) continue;
+    blocks.push({ name: inertPlain(left[0].name), rows, utest: uTest(left, right) });
+  }
+  const baseMean = geomean(lhs);
+  const headMean = geomean(rhs);
+  if (baseMean !== void 0 && headMean !== void 0 && (baseMean.some((v) => v !== 0) && headMean.some((v) => v !== 0))) {
+    blocks.push({ name: "OVERALL_GEOMEAN", rows: [[change(baseMean[0], headMean[0]), change(baseMean[1], headMean[1]), baseMean[0], headMean[0], baseMean[1], headMean[1]]] });
+  }
+  const width = blocks.reduce((w, b) => Math.max(w, b.name.length), "Benchmark".length) + "_pvalue".length;
+  const first = `${"Benchmark".padEnd(12 + width)}Time             CPU      Time Old      Time New       CPU Old       CPU New`;
+  const lines = [`Comparing ${inertPlain(base.label)} to ${inertPlain(head.label)}`, first, "-".repeat(first.length)];
+  for (const block2 of blocks) {
+    for (const r of block2.rows) {
+      lines.push(block2.name.padEnd(width) + signed(r[0]).padStart(16) + signed(r[1]).padStart(16) + r.slice(2).map((v) => fixed(v, 0).padStart(14)).join(""));
+    }
+    if (block2.utest) {
+      const { time: time2, cpu, n, m, optimal } = block2.utest;
+      let description = `U Test, Repetitions: ${n} vs ${m}`;
+      if (!optimal) description += `. WARNING: Results unreliable! ${UTEST_OPTIMAL_REPETITIONS}+ repetitions recommended.`;
+      lines.push(`${block2.name}_pvalue`.padEnd(width) + fixed(time2, 4).padStart(16) + fixed(cpu, 4).padStart(16) + "      " + description);
+    }
+  }
+  return lines.join("\n");
+}
+function comparePyRows(measurements) {
+  const real = new Map(measurements.filter((m) => m.metric === "real_time").map((m) => [m.benchmark, m]));
+  const rows = [];
+  for (const m of measurements) {
+    if (m.metric !== "cpu_time") continue;
+    const r = real.get(m.benchmark);
+    if (!r || r.unit !== m.unit || r.values.length !== m.values.length || !SECONDS_PER_UNIT.has(m.unit)) continue;
+    for (let i = 0; i < m.values.length; i++) {
+      rows.push({ name: m.benchmark, runName: m.benchmark, aggregate: false, timeUnit: m.unit, realTime: r.values[i], cpuTime: m.values[i] });
+    }
+  }
+  return rows;
+}
+function sortRows(rows) {
+  const keyed = rows.map((row2, index) => ({ row: row2, index }));
+  const key2 = (r) => [r.familyIndex ?? -1, r.perFamilyInstanceIndex ?? -1, r.aggregate ? 1 : 0, r.repetitionIndex ?? -1];
+  keyed.sort((a, b) => {
+    const ka = key2(a.row);
+    const kb = key2(b.row);
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
+    return a.index - b.index;
+  });
+  return keyed.map((k) => k.row);
+}
+function comparable(row2) {
+  return row2.timeUnit !== void 0 && row2.realTime !== void 0 && row2.cpuTime !== void 0;
+}
+function partition(lhs, rhs) {
+  const byName = (rows) => {
+    const map = /* @__PURE__ */ new Map();
+    for (const row2 of rows) {
+      const list2 = map.get(row2.name);
+      if (list2) list2.push(row2);
+      else map.set(row2.name, [row2]);
+    }
+    return map;
+  };
+  const left = byName(lhs);
+  const right = byName(rhs);
+  const partitions = [];
+  for (const [name, rows] of left) {
+    const other = right.get(name);
+    if (other === void 0) continue;
+    const unit = rows.find(comparable)?.timeUnit;
+    if (unit === void 0) continue;
+    const keep = (row2) => row2.timeUnit === unit && comparable(row2);
+    partitions.push([rows.filter(keep), other.filter(keep)]);
+  }
+  return partitions;
+}
+function uTest(left, right) {
+  const n = left.length;
+  const m = right.length;
+  if (Math.min(n, m) < UTEST_MIN_REPETITIONS) return void 0;
+  const p = (field2) => {
+    try {
+      return mannWhitneyU(left.map((r) => r[field2]), right.map((r) => r[field2]), { method: "scipy" }).p;
+    } catch {
+      return Number.NaN;
+    }
+  };
+  const time2 = p("realTime");
+  const cpu = p("cpuTime");
+  if (time2 === 0 || cpu === 0) return void 0;
+  return { time: time2, cpu, n, m, optimal: Math.min(n, m) >= UTEST_OPTIMAL_REPETITIONS };
+}
+function geomean(rows) {
+  let real = 0;
+  let cpu = 0;
+  let count3 = 0;
+  for (const row2 of rows) {
+    if (row2.aggregate) continue;
+    const factor = SECONDS_PER_UNIT.get(row2.timeUnit ?? "s");
+    if (factor === void 0 || row2.realTime === void 0 || row2.cpuTime === void 0) continue;
+    real += Math.log(row2.realTime * factor);
+    cpu += Math.log(row2.cpuTime * factor);
+    count3 += 1;
+  }
+  if (count3 === 0) return void 0;
+  return [Math.exp(real / count3), Math.exp(cpu / count3)];
+}
+function change(oldValue, newValue) {
+  if (oldValue === 0 && newValue === 0) return 0;
+  if (oldValue === 0) return (newValue - oldValue) / ((oldValue + newValue) / 2);
+  return (newValue - oldValue) / Math.abs(oldValue);
+}
+function fixed(value, decimals) {
+  if (Number.isNaN(value)) return "nan";
+  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+  const negative = value < 0 || Object.is(value, -0);
+  const magnitude = Math.abs(value);
+  let text2;
+  if (magnitude >= 1e21) {
+    text2 = BigInt(magnitude).toString() + (decimals > 0 ? `.${"0".repeat(decimals)}` : "");
+  } else {
+    text2 = magnitude.toFixed(decimals);
+    const exact = magnitude.toFixed(Math.min(100, decimals + 40));
+    const tail2 = exact.slice(exact.indexOf(".") + 1 + decimals);
+    if (/^50*$/.test(tail2) && Number(text2.at(-1)) % 2 === 1) {
+      const digits = text2.replace(".", "");
+      const lowered = (BigInt(digits) - 1n).toString().padStart(digits.length, "0");
+      text2 = decimals > 0 ? `${lowered.slice(0, -decimals)}.${lowered.slice(-decimals)}` : lowered;
+    }
+  }
+  return negative ? `-${text2}` : text2;
+}
+function signed(value) {
+  const text2 = fixed(value, 4);
+  return text2.startsWith("-") ? text2 : `+${text2}`;
+}
+
+// src/jobs/read-sides.ts
+function readSide(paths, format2, filter) {
+  return collectSide(paths.map((path2) => readInput(path2, format2)), filter);
+}
+function readComparePySide(label2, paths, format2, filter) {
+  const rows = [];
+  for (const path2 of paths) {
+    const outcome = readInput(path2, format2);
+    const found = outcome.format === "google-benchmark" ? readGoogleBenchmarkRows({ path: path2, text: readBoundedFile(path2) }) : comparePyRows(outcome.measurements);
+    for (const row2 of found) if (filter === void 0 || filter.test(row2.runName)) rows.push(row2);
+  }
+  return { label: label2, rows };
+}
+function readInput(path2, format2) {
+  if (format2 !== void 0) readerFor(format2);
+  const stat2 = statOrFail(path2);
+  if (stat2.isDirectory()) {
+    if (format2 !== void 0 && format2 !== "criterion") {
+      throw new FormatError(path2, void 0, `is a directory; only --format criterion reads directories`);
+    }
+    const files = criterionFiles(path2);
+    if (files.length === 0) {
+      throw new FormatError(path2, void 0, "is a directory without criterion results (no */new/sample.json below it)");
+    }
+    const result2 = readCriterionDirectory(files);
+    checkMeasurementText(path2, result2);
+    return { format: "criterion", ...result2 };
+  }
+  if (stat2.isFile() && stat2.size > MAX_INPUT_BYTES) throw tooLarge(path2, stat2.size);
+  return readSource({ path: path2, text: readBoundedFile(path2) }, format2);
+}
+function statOrFail(path2) {
+  try {
+    return statSync(path2);
+  } catch {
+    throw new FormatError(path2, void 0, "no such file or directory");
+  }
+}
+function criterionFiles(root) {
+  const found = [];
+  let entries = 0;
+  let bytes = 0;
+  const walk = (dir, depth) => {
+    if (depth > 12) return;
+    const listing = opendirSync(dir);
+    try {
+      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
+        entries += 1;
+        if (entries > MAX_DIRECTORY_ENTRIES) {
+          throw new FormatError(root, void 0, `holds more than ${formatCount(MAX_DIRECTORY_ENTRIES)} files and directories; pass the criterion directory itself (target/criterion), not a folder above it`);
+        }
+        const full = join(dir, entry.name);
+        const display = relative(process.cwd(), full) || full;
+        if (entry.isSymbolicLink()) throw symbolicLink(display);
+        if (entry.isDirectory()) walk(full, depth + 1);
+        else if (entry.name.endsWith(".json") && dir.split(sep).at(-1) === "new") {
+          if (found.length >= MAX_DIRECTORY_FILES) {
+            throw new FormatError(root, void 0, `holds more than ${formatCount(MAX_DIRECTORY_FILES)} result files (new/*.json); benchbot reads at most that many from one directory: pass a folder with fewer benchmarks`);
+          }
+          const size = lstatSync(full).size;
+          if (size > MAX_INPUT_BYTES) throw tooLarge(display, size);
+          bytes += size;
+          if (bytes > MAX_DIRECTORY_BYTES) {
+            throw new FormatError(root, void 0, `result files (new/*.json) hold more than ${formatCount(MAX_DIRECTORY_BYTES)} bytes together; benchbot reads at most that much from one directory: pass a folder with fewer benchmarks`);
+          }
+          found.push({ full, display });
+        }
+      }
+    } finally {
+      listing.closeSync();
+    }
+  };
+  walk(root, 0);
+  let read2 = 0;
+  const files = found.map(({ full, display }) => {
+    const text2 = readRegularFile(full, display);
+    read2 += text2.length;
+    if (read2 > MAX_DIRECTORY_BYTES) throw new FormatError(root, void 0, `result files (new/*.json) grew past ${formatCount(MAX_DIRECTORY_BYTES)} bytes together while being read`);
+    return { path: display, text: text2 };
+  });
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+// src/cli/usage-error.ts
+import { parseArgs } from "node:util";
+var UsageError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UsageError";
+  }
+};
+function parseFlags(args, options2, allowPositionals) {
+  try {
+    return parseArgs({ args, options: options2, allowPositionals });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+}
+
+// src/cli/parse-command.ts
+var PARSE_USAGE = `usage: benchbot parse FILE... [--format F]
+
+Prints what benchbot reads from benchmark output, as JSON:
+{"format", "measurements": [{"benchmark","metric","unit","better","values"}], "warnings": [...]}.
+With several files, prints one such object per file in an array.`;
+function runParse(args, out) {
+  const { values, positionals } = parseOrUsage(args);
+  if (positionals.length === 0) throw new UsageError("parse needs at least one FILE");
+  const outcomes = positionals.map((path2) => {
+    const outcome = readInput(path2, values.format);
+    return { file: path2, format: outcome.format, measurements: outcome.measurements, warnings: outcome.warnings, hints: outcome.hints };
+  });
+  out(JSON.stringify(outcomes.length === 1 ? outcomes[0] : outcomes, null, 2));
+  return 0;
+}
+function parseOrUsage(args) {
+  try {
+    return parseArgs2({ args, allowPositionals: true, options: { format: { type: "string", short: "f" } } });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+}
+
+// src/cli/compare-command.ts
+import { parseArgs as parseArgs3 } from "node:util";
 
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
@@ -30519,8 +33875,8 @@ var Matcher = class Matcher2 {
           let j = i + 2;
           while (j < m && replacement.codePointAt(j) !== Codepoint.CODES["}"]) j++;
           if (j >= m) throw new RE2JSGroupException("named capture group is missing trailing '}'");
-          const groupName = replacement.substring(i + 2, j);
-          const groupVal = this.group(groupName);
+          const groupName2 = replacement.substring(i + 2, j);
+          const groupVal = this.group(groupName2);
           if (groupVal !== null) res += groupVal;
           i = j + 1;
           last = i;
@@ -30544,7 +33900,7 @@ var Matcher = class Matcher2 {
   * @private
   */
   appendReplacementInternalJs(replacement) {
-    const isDigit = (c) => c >= 48 && c <= 57;
+    const isDigit3 = (c) => c >= 48 && c <= 57;
     const groupCount = this.patternGroupCount;
     let res = "";
     let i = 0;
@@ -30566,11 +33922,11 @@ var Matcher = class Matcher2 {
       } else if (c === Codepoint.CODES["'"]) {
         res += this.substring(this.end(0), this.matcherInputLength);
         i += 2;
-      } else if (isDigit(c)) {
+      } else if (isDigit3(c)) {
         let digits = 1;
         let index = c - 48;
         const c2 = replacement.charCodeAt(i + 2);
-        if (isDigit(c2) && index * 10 + c2 - 48 <= groupCount) {
+        if (isDigit3(c2) && index * 10 + c2 - 48 <= groupCount) {
           digits = 2;
           index = index * 10 + c2 - 48;
         }
@@ -30957,12 +34313,12 @@ var Machine = class Machine2 {
       rune1 = r >> 3;
       width1 = r & 7;
     }
-    let flag3;
-    if (currentPos === 0) flag3 = Utils.emptyOpContext(-1, rune);
-    else flag3 = input.context(currentPos);
+    let flag2;
+    if (currentPos === 0) flag2 = Utils.emptyOpContext(-1, rune);
+    else flag2 = input.context(currentPos);
     if (hasLookbehinds) {
-      if (resumeLookbehinds) this.restoreLookbehinds(lbState, runq, flag3);
-      else this.spawnLookbehinds(runq, currentPos, flag3);
+      if (resumeLookbehinds) this.restoreLookbehinds(lbState, runq, flag2);
+      else this.spawnLookbehinds(runq, currentPos, flag2);
     }
     while (true) {
       if (runq.mainThreads === 0) {
@@ -30979,7 +34335,7 @@ var Machine = class Machine2 {
           r = input.step(currentPos + width);
           rune1 = r >> 3;
           width1 = r & 7;
-          flag3 = input.context(currentPos);
+          flag2 = input.context(currentPos);
         }
       }
       if (currentPos >= matchStartPos) {
@@ -30989,12 +34345,12 @@ var Machine = class Machine2 {
         }
         if (!this.matched && (currentPos === 0 || anchor === RE2Flags.UNANCHORED)) {
           if (this.ncap > 0) this.matchcap[0] = currentPos;
-          this.add(runq, this.prog.start, currentPos, this.matchcap, 0, flag3);
+          this.add(runq, this.prog.start, currentPos, this.matchcap, 0, flag2);
         }
       }
       const nextPos = currentPos + width;
-      flag3 = input.context(nextPos);
-      this.step(runq, nextq, currentPos, nextPos, rune, flag3, anchor, currentPos === input.endPos());
+      flag2 = input.context(nextPos);
+      this.step(runq, nextq, currentPos, nextPos, rune, flag2, anchor, currentPos === input.endPos());
       if (width === 0) break;
       if (this.ncap === 0 && this.matched) break;
       currentPos += width;
@@ -31031,19 +34387,19 @@ var Machine = class Machine2 {
       rune1 = r >> 3;
       width1 = r & 7;
     }
-    let flag3 = currentPos === 0 ? Utils.emptyOpContext(-1, rune) : input.context(currentPos);
+    let flag2 = currentPos === 0 ? Utils.emptyOpContext(-1, rune) : input.context(currentPos);
     const matches = /* @__PURE__ */ new Set();
-    if (this.prog.numLb > 0) this.spawnLookbehinds(runq, currentPos, flag3);
+    if (this.prog.numLb > 0) this.spawnLookbehinds(runq, currentPos, flag2);
     while (true) {
       if (runq.mainThreads === 0) {
         if ((startCond & Utils.EMPTY_BEGIN_TEXT) !== 0 && currentPos !== 0) break;
         if ((anchor === RE2Flags.ANCHOR_START || anchor === RE2Flags.ANCHOR_BOTH) && currentPos !== 0) break;
       }
       if (currentPos === 0 || anchor === RE2Flags.UNANCHORED) {
-        if (currentPos >= matchStartPos) this.add(runq, this.prog.start, currentPos, this.matchcap, 0, flag3);
+        if (currentPos >= matchStartPos) this.add(runq, this.prog.start, currentPos, this.matchcap, 0, flag2);
       }
       const nextPos = currentPos + width;
-      flag3 = input.context(nextPos);
+      flag2 = input.context(nextPos);
       for (let j = 0; j < runq.size; j++) {
         const pc = runq.densePcs[j];
         const i = this.prog.inst[pc];
@@ -31069,7 +34425,7 @@ var Machine = class Machine2 {
           default:
             continue;
         }
-        if (add3) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag3);
+        if (add3) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag2);
       }
       runq.clear();
       if (width === 0) break;
@@ -31125,12 +34481,12 @@ var Machine = class Machine2 {
     }
     runq.clear();
   }
-  spawnLookbehinds(q, pos, flag3) {
-    for (let i = 0; i < this.prog.lbStarts.length; i++) this.add(q, this.prog.lbStarts[i], pos, this.matchcap, 0, flag3);
+  spawnLookbehinds(q, pos, flag2) {
+    for (let i = 0; i < this.prog.lbStarts.length; i++) this.add(q, this.prog.lbStarts[i], pos, this.matchcap, 0, flag2);
   }
-  restoreLookbehinds(lbState, q, flag3) {
+  restoreLookbehinds(lbState, q, flag2) {
     this.lbTable.set(lbState.lbTable);
-    for (let j = 0; j < lbState.size; j++) this.add(q, lbState.pcs[j], lbState.pos, this.matchcap, 0, flag3);
+    for (let j = 0; j < lbState.size; j++) this.add(q, lbState.pcs[j], lbState.pos, this.matchcap, 0, flag2);
   }
   saveLookbehinds(lbState, q, pos) {
     let size = 0;
@@ -31208,13 +34564,13 @@ var Machine = class Machine2 {
     }
   }
 };
-var hashState = (pcs, flag3, ids) => {
+var hashState = (pcs, flag2, ids) => {
   let h = -2128831035;
   for (let i = 0; i < pcs.length; i++) {
     h ^= pcs[i];
     h = Math.imul(h, 16777619);
   }
-  h ^= flag3;
+  h ^= flag2;
   h = Math.imul(h, 16777619);
   for (let i = 0; i < ids.length; i++) {
     h ^= ids[i];
@@ -31227,14 +34583,14 @@ var arraysEqual = (a, b) => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 };
-var isState = (state, pcs, flag3, ids) => state.flag === flag3 && arraysEqual(state.nfaStates, pcs) && arraysEqual(state.matchIDs, ids);
+var isState = (state, pcs, flag2, ids) => state.flag === flag2 && arraysEqual(state.nfaStates, pcs) && arraysEqual(state.matchIDs, ids);
 var NO_IDS = [];
 var END_TEXT = -1;
 var DFAState = class {
-  constructor(nfaStates, flag3, matchIDs) {
+  constructor(nfaStates, flag2, matchIDs) {
     this.nfaStates = nfaStates;
-    this.flag = flag3;
-    this.isMatch = (flag3 & DFA.FLAG_MATCH) !== 0;
+    this.flag = flag2;
+    this.isMatch = (flag2 & DFA.FLAG_MATCH) !== 0;
     this.matchIDs = matchIDs;
     this.next = null;
     this.nextAnchored = null;
@@ -31319,7 +34675,7 @@ var DFA = class DFA2 {
     }
     return lo;
   }
-  closure(pcs, flag3) {
+  closure(pcs, flag2) {
     const closure = /* @__PURE__ */ new Set();
     const stack = Array.from(pcs);
     let needflags = 0;
@@ -31340,7 +34696,7 @@ var DFA = class DFA2 {
           break;
         case Inst.EMPTY_WIDTH:
           needflags |= inst.arg;
-          if ((inst.arg & ~flag3) === 0) stack.push(inst.out);
+          if ((inst.arg & ~flag2) === 0) stack.push(inst.out);
       }
     }
     return {
@@ -31348,18 +34704,18 @@ var DFA = class DFA2 {
       needflags
     };
   }
-  getState(pcs, flag3, ids) {
-    const hash = hashState(pcs, flag3, ids);
+  getState(pcs, flag2, ids) {
+    const hash = hashState(pcs, flag2, ids);
     const cached = this.stateCache.get(hash);
     if (cached instanceof DFAState) {
-      if (isState(cached, pcs, flag3, ids)) return cached;
+      if (isState(cached, pcs, flag2, ids)) return cached;
     } else if (cached !== void 0) {
-      for (let i = 0; i < cached.length; i++) if (isState(cached[i], pcs, flag3, ids)) return cached[i];
+      for (let i = 0; i < cached.length; i++) if (isState(cached[i], pcs, flag2, ids)) return cached[i];
     }
     const cost = DFA2.stateCost(pcs, ids);
     if (this.memBudget < cost) return null;
     this.memBudget -= cost;
-    const state = new DFAState(pcs, flag3, ids);
+    const state = new DFAState(pcs, flag2, ids);
     if (cached === void 0) this.stateCache.set(hash, state);
     else if (cached instanceof DFAState) this.stateCache.set(hash, [cached, state]);
     else cached.push(state);
@@ -31374,9 +34730,9 @@ var DFA = class DFA2 {
     for (const cached of this.stateCache.values()) if (cached instanceof DFAState) yield cached;
     else yield* cached;
   }
-  makeState(pcs, flag3, ids) {
-    const closure = this.closure(pcs, flag3 & DFA2.FLAG_EMPTY_MASK);
-    let stateFlag = flag3;
+  makeState(pcs, flag2, ids) {
+    const closure = this.closure(pcs, flag2 & DFA2.FLAG_EMPTY_MASK);
+    let stateFlag = flag2;
     if (closure.needflags === 0) stateFlag &= DFA2.FLAG_MATCH;
     stateFlag |= closure.needflags << DFA2.FLAG_NEED_SHIFT;
     return this.getState(closure.pcs, stateFlag, ids);
@@ -31439,10 +34795,10 @@ var DFA = class DFA2 {
     }
     if (ids.length > 1) ids.sort((a, b) => a - b);
     if (anchor === RE2Flags.UNANCHORED && rune !== END_TEXT) nextPCs.push(this.prog.start);
-    let flag3 = afterflag;
-    if (ismatch) flag3 |= DFA2.FLAG_MATCH;
-    if (isword) flag3 |= DFA2.FLAG_LAST_WORD;
-    const nextState = this.makeState(nextPCs, flag3, ids);
+    let flag2 = afterflag;
+    if (ismatch) flag2 |= DFA2.FLAG_MATCH;
+    if (isword) flag2 |= DFA2.FLAG_LAST_WORD;
+    const nextState = this.makeState(nextPCs, flag2, ids);
     if (nextState === null) return null;
     table2[cls] = nextState;
     return nextState;
@@ -31666,8 +35022,8 @@ var BitState = class {
               continue;
             }
           case Inst.EMPTY_WIDTH: {
-            const flag3 = input.context(currentPos);
-            if ((inst.arg & ~flag3) !== 0) break;
+            const flag2 = input.context(currentPos);
+            if ((inst.arg & ~flag2) !== 0) break;
             currentPc = inst.out;
             continue;
           }
@@ -32050,7 +35406,7 @@ var OnePass = class OnePass2 {
         width1 = r1 & 7;
       }
     }
-    let flag3 = pos === 0 ? Utils.emptyOpContext(-1, rune) : input.context(pos);
+    let flag2 = pos === 0 ? Utils.emptyOpContext(-1, rune) : input.context(pos);
     let pc = onepass.start;
     let inst;
     while (true) {
@@ -32085,7 +35441,7 @@ var OnePass = class OnePass2 {
         case Inst.NOP:
           continue;
         case Inst.EMPTY_WIDTH:
-          if ((inst.arg & ~flag3) !== 0) return null;
+          if ((inst.arg & ~flag2) !== 0) return null;
           continue;
         case Inst.CAPTURE:
           if (inst.arg < matchcap.length) matchcap[inst.arg] = pos;
@@ -32094,7 +35450,7 @@ var OnePass = class OnePass2 {
           throw new RE2JSInternalException("bad inst");
       }
       if (width === 0) break;
-      flag3 = Utils.emptyOpContext(rune, rune1);
+      flag2 = Utils.emptyOpContext(rune, rune1);
       pos += width;
       rune = rune1;
       width = width1;
@@ -32439,23 +35795,23 @@ var AhoCorasick = class {
     const byDepth = new Int32Array(numNodes);
     for (let n = 0; n < numNodes; n++) byDepth[n] = n;
     byDepth.sort((a, b) => depth[a] - depth[b]);
-    const fail2 = new Int32Array(numNodes);
+    const fail = new Int32Array(numNodes);
     const match2 = Uint8Array.from(terminal);
     for (let k = 1; k < numNodes; k++) {
       const c = byDepth[k];
       const p = parent[c];
       if (p !== 0) {
-        let f = fail2[p];
+        let f = fail[p];
         let next = this.next(f, unit[c]);
         while (next < 0 && f !== 0) {
-          f = fail2[f];
+          f = fail[f];
           next = this.next(f, unit[c]);
         }
-        fail2[c] = next >= 0 ? next : 0;
+        fail[c] = next >= 0 ? next : 0;
       }
-      match2[c] |= match2[fail2[c]];
+      match2[c] |= match2[fail[c]];
     }
-    this.fail = fail2;
+    this.fail = fail;
     this.match = match2;
   }
   next(node, u) {
@@ -32736,13 +36092,13 @@ var Prog = class {
     return [i.op === Inst.MATCH, prefix];
   }
   startCond() {
-    let flag3 = 0;
+    let flag2 = 0;
     let pc = this.start;
     loop: for (; ; ) {
       const i = this.inst[pc];
       switch (i.op) {
         case Inst.EMPTY_WIDTH:
-          flag3 |= i.arg;
+          flag2 |= i.arg;
           break;
         case Inst.FAIL:
           return -1;
@@ -32754,7 +36110,7 @@ var Prog = class {
       }
       pc = i.out;
     }
-    return flag3;
+    return flag2;
   }
   patch(l, val) {
     let head = l.head;
@@ -33693,18 +37049,18 @@ var Parser = class Parser2 {
     const min = Parser2.parseInt(t);
     if (min === -1) return -1;
     if (!t.more()) return -1;
-    let max;
-    if (!t.lookingAt(",")) max = min;
+    let max2;
+    if (!t.lookingAt(",")) max2 = min;
     else {
       t.skip(1);
       if (!t.more()) return -1;
-      if (t.lookingAt("}")) max = -1;
-      else if ((max = Parser2.parseInt(t)) === -1) return -1;
+      if (t.lookingAt("}")) max2 = -1;
+      else if ((max2 = Parser2.parseInt(t)) === -1) return -1;
     }
     if (!t.more() || !t.lookingAt("}")) return -1;
     t.skip(1);
-    if (min < 0 || min > 1e3 || max === -2 || max > 1e3 || max >= 0 && min > max) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(start));
-    return min << 16 | max & Unicode.MAX_BMP;
+    if (min < 0 || min > 1e3 || max2 === -2 || max2 > 1e3 || max2 >= 0 && min > max2) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(start));
+    return min << 16 | max2 & Unicode.MAX_BMP;
   }
   static isValidCaptureName(name) {
     if (name.length === 0) return false;
@@ -34011,7 +37367,7 @@ var Parser = class Parser2 {
     re.flags = this.flags;
     return this.push(re);
   }
-  repeat(op, min, max, beforePos, t, lastRepeatPos) {
+  repeat(op, min, max2, beforePos, t, lastRepeatPos) {
     let flags = this.flags;
     if ((flags & RE2Flags.PERL_X) !== 0) {
       if (t.more() && t.lookingAt("?")) {
@@ -34026,12 +37382,12 @@ var Parser = class Parser2 {
     if (Regexp.isPseudoOp(sub.op)) throw new RE2JSSyntaxException(Parser2.ERR_MISSING_REPEAT_ARGUMENT, t.from(beforePos));
     const re = this.newRegexp(op);
     re.min = min;
-    re.max = max;
+    re.max = max2;
     re.flags = flags;
     re.subs = [sub];
     this.stack[n - 1] = re;
     this.checkLimits(re);
-    if (op === Regexp.Op.REPEAT && (min >= 2 || max >= 2) && !this.repeatIsValid(re, 1e3)) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(beforePos));
+    if (op === Regexp.Op.REPEAT && (min >= 2 || max2 >= 2) && !this.repeatIsValid(re, 1e3)) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(beforePos));
   }
   repeatIsValid(re, n) {
     if (re.op === Regexp.Op.REPEAT) {
@@ -34177,15 +37533,15 @@ var Parser = class Parser2 {
       if (i === start) {
       } else if (i === start + 1) array2[lenout++] = array2[s + start];
       else {
-        let max = start;
+        let max2 = start;
         for (let j = start + 1; j < i; j++) {
-          const subMax = array2[s + max];
+          const subMax = array2[s + max2];
           const subJ = array2[s + j];
-          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j;
+          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max2 = j;
         }
         const tmp = array2[s + start];
-        array2[s + start] = array2[s + max];
-        array2[s + max] = tmp;
+        array2[s + start] = array2[s + max2];
+        array2[s + max2] = tmp;
         for (let j = start + 1; j < i; j++) {
           Parser2.mergeCharClass(array2[s + start], array2[s + j]);
           this.reuse(array2[s + j]);
@@ -34263,7 +37619,7 @@ var Parser = class Parser2 {
     if ((this.flags & RE2Flags.LITERAL) !== 0) return Parser2.literalRegexp(this.wholeRegexp, this.flags);
     let lastRepeatPos = -1;
     let min = -1;
-    let max = -1;
+    let max2 = -1;
     const t = new StringIterator(this.wholeRegexp);
     while (t.more()) {
       let repeatPos = -1;
@@ -34329,7 +37685,7 @@ var Parser = class Parser2 {
             case Codepoint.CODES["?"]:
               op = Regexp.Op.QUEST;
           }
-          this.repeat(op, min, max, repeatPos, t, lastRepeatPos);
+          this.repeat(op, min, max2, repeatPos, t, lastRepeatPos);
           break;
         }
         case Codepoint.CODES["{"]: {
@@ -34342,8 +37698,8 @@ var Parser = class Parser2 {
           }
           repeatPos = before;
           min = minMax >> 16;
-          max = (minMax & Unicode.MAX_BMP) << 16 >> 16;
-          this.repeat(Regexp.Op.REPEAT, min, max, repeatPos, t, lastRepeatPos);
+          max2 = (minMax & Unicode.MAX_BMP) << 16 >> 16;
+          this.repeat(Regexp.Op.REPEAT, min, max2, repeatPos, t, lastRepeatPos);
           break;
         }
         case Codepoint.CODES["\\"]: {
@@ -35791,6 +39147,53 @@ function parseThresholdFlags(values) {
   return { threshold, rules, alpha };
 }
 
+// src/report/json-report.ts
+var OPTIONAL_FIELDS = [
+  ["family", "family"],
+  ["decision", "decision"],
+  ["ciLevel", "ci_level"],
+  ["threshold", "threshold"],
+  ["equivalenceCi", "equivalence_ci"],
+  ["bound", "bound"],
+  ["boundSide", "bound_side"],
+  ["decidedAt", "decided_at"],
+  ["detectable", "detectable"],
+  ["suggestedThreshold", "suggested_threshold"],
+  ["pooledBase", "pooled_base"]
+];
+function toJsonReport(report) {
+  const { geomeanRatio, ...counts } = report.summary;
+  return {
+    version: 1,
+    comparisons: report.comparisons.map((c) => {
+      const json = {
+        benchmark: c.benchmark,
+        metric: c.metric,
+        unit: c.unit,
+        better: c.better,
+        base: c.base,
+        head: c.head,
+        ratio: c.ratio,
+        ratio_ci: c.ratioCi,
+        p: c.p,
+        q: c.q,
+        verdict: c.verdict,
+        warnings: c.warnings
+      };
+      const fields = json;
+      for (const [from, to] of OPTIONAL_FIELDS) if (c[from] !== void 0) fields[to] = c[from];
+      return json;
+    }),
+    summary: { ...counts, geomean_ratio: geomeanRatio },
+    threshold: report.threshold,
+    alpha: report.alpha,
+    ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
+    ...report.test !== void 0 ? { test: report.test } : {},
+    ...report.families !== void 0 ? { families: report.families } : {},
+    warnings: report.warnings
+  };
+}
+
 // src/report/format-numbers.ts
 var TIME_SCALES = [["s", "s"], ["ms", "ms"], ["us", "\xB5s"], ["ns", "ns"]];
 function significant(value, digits = 3) {
@@ -35835,8 +39238,8 @@ function prefixed(value, scales, symbol, per) {
 }
 function formatChange(ratio) {
   const percent3 = (ratio - 1) * 100;
-  const text3 = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
-  return `${percent3 >= 0 ? "+" : ""}${text3}%`;
+  const text2 = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
+  return `${percent3 >= 0 ? "+" : ""}${text2}%`;
 }
 var FOLD_LIMIT = 2;
 function changeWords(unit, better) {
@@ -36024,52 +39427,11 @@ function methodNote(report) {
   return parts.join(" ");
 }
 
-// src/report/inert-markdown.ts
-var ZERO_WIDTH_SPACE = "\u200B";
-var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-function flatten(text3) {
-  return String(text3).toWellFormed().replace(CONTROLS, " ").replace(BIDI, "");
-}
-var ACTIVE = /[\\`*~[\]<>&|!$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
-var NAMED = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
-var entity = (ch) => NAMED[ch] ?? `&#${ch.codePointAt(0)};`;
-function breakAutolinks(text3) {
-  return text3.replace(/([@#])(?!\u200b)/g, `$1${ZERO_WIDTH_SPACE}`).replace(/(GH-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`).replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`).replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
-}
-function inertText(text3) {
-  const flat = breakAutolinks(flatten(text3));
-  return flat.replace(ACTIVE, entity).replace(/^[-+= ]/, entity).replace(/ $/, entity).replace(/^(\d{1,9})([.)])(?= |$)/, (_, digits, mark) => `${digits}${entity(mark)}`);
-}
-function inertCode(text3) {
-  return `<code>${inertText(text3)}</code>`;
-}
-function inertTitle(text3, max = 256) {
-  const title = breakAutolinks(flatten(text3));
-  return title.length <= max ? title : `${title.slice(0, max - 1).toWellFormed()}\u2026`;
-}
-function inertMermaidLabel(text3) {
-  return flatten(text3).replace(/</g, "\u2039").replace(/>/g, "\u203A").replace(/"/g, "'").replace(/[^\p{L}\p{N} _.,:/()+\-%*='‹›µμ[\]]/gu, "?").replace(/%{2,}/g, "%");
-}
-function codeFence(info, lines) {
-  const body = lines.map((l) => flatten(l).replace(/@(?!\u200b)/g, `@${ZERO_WIDTH_SPACE}`)).join("\n");
-  let longest = 0;
-  for (const m of body.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  const fence2 = "`".repeat(Math.max(3, longest + 1));
-  return `${fence2}${info}
-${body}
-${fence2}`;
-}
-function inertPlain(text3) {
-  const flat = flatten(text3);
-  return /^\s*::/.test(flat) ? `${ZERO_WIDTH_SPACE}${flat}` : flat;
-}
-
 // src/dashboard/series-id.ts
 import { createHash } from "node:crypto";
-function dashboardSeriesId(repo, seriesKey2) {
+function dashboardSeriesId(repo, seriesKey3) {
   return createHash("sha256").update(`${repo ?? ""}
-${seriesKey2}`).digest("hex").slice(0, 16);
+${seriesKey3}`).digest("hex").slice(0, 16);
 }
 function dashboardSeriesUrl(base, id, range) {
   const root = dashboardRoot(base);
@@ -36173,7 +39535,7 @@ function tableWithin(rows, budget) {
 }
 function row({ comparison: c, folded }) {
   const decided = c.verdict === "regressed" || c.verdict === "improved";
-  const change2 = c.ratio === null ? "\u2013" : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text3) => bold(text3, decided));
+  const change2 = c.ratio === null ? "\u2013" : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text2) => bold(text2, decided));
   const metric = `${inertCode(c.metric)}${c.better === "higher" ? " \u2191" : ""}${folded.length > 0 ? ` (+ ${folded.map((f) => inertCode(f.metric)).join(", ")})` : ""}`;
   const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
   const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? " \u26A0\uFE0F" : ""}`;
@@ -36183,8 +39545,8 @@ function side(s, unit) {
   if (s === null) return "\u2013";
   return `${inertText(formatQuantity(s.median, unit))} (n=${s.n})`;
 }
-function bold(text3, on) {
-  return on ? `**${text3}**` : text3;
+function bold(text2, on) {
+  return on ? `**${text2}**` : text2;
 }
 function countsOf(rows) {
   const counts = /* @__PURE__ */ new Map();
@@ -36218,15 +39580,15 @@ function foldedLines(layout) {
   }
   return lines.length > 0 ? ["", ...lines] : [];
 }
-function warningLines(suite, layout, max) {
+function warningLines(suite, layout, max2) {
   const lines = [
     ...suite.map((w) => `- ${inertText(w)}`),
     ...layout.warningGroups.map((g) => `- **${g.kind}**: ${names(g.items.map((i) => `${inertCode(i.benchmark)}${i.sides ? ` (${i.sides})` : ""}`), (x) => x)}. ${g.summary}`),
     ...layout.otherWarnings.map((o) => `- ${inertCode(o.benchmark)} (${o.metrics.map((m) => inertText(m)).join(", ")}): ${inertText(o.message)}`)
   ];
   if (lines.length === 0) return [];
-  const shown = lines.slice(0, max);
-  if (lines.length > max) shown.push(`- \u2026 and ${lines.length - max} more (see the JSON report)`);
+  const shown = lines.slice(0, max2);
+  if (lines.length > max2) shown.push(`- \u2026 and ${lines.length - max2} more (see the JSON report)`);
   return ["", "**Warnings**", "", ...shown];
 }
 
@@ -36267,470 +39629,33 @@ function cells({ comparison: c, folded }) {
   ];
 }
 
-// src/report/json-report.ts
-var OPTIONAL_FIELDS = [
-  ["family", "family"],
-  ["decision", "decision"],
-  ["ciLevel", "ci_level"],
-  ["threshold", "threshold"],
-  ["equivalenceCi", "equivalence_ci"],
-  ["bound", "bound"],
-  ["boundSide", "bound_side"],
-  ["decidedAt", "decided_at"],
-  ["detectable", "detectable"],
-  ["suggestedThreshold", "suggested_threshold"],
-  ["pooledBase", "pooled_base"]
-];
-function toJsonReport(report) {
-  const { geomeanRatio, ...counts } = report.summary;
-  return {
-    version: 1,
-    comparisons: report.comparisons.map((c) => {
-      const json = {
-        benchmark: c.benchmark,
-        metric: c.metric,
-        unit: c.unit,
-        better: c.better,
-        base: c.base,
-        head: c.head,
-        ratio: c.ratio,
-        ratio_ci: c.ratioCi,
-        p: c.p,
-        q: c.q,
-        verdict: c.verdict,
-        warnings: c.warnings
-      };
-      const fields = json;
-      for (const [from, to] of OPTIONAL_FIELDS) if (c[from] !== void 0) fields[to] = c[from];
-      return json;
-    }),
-    summary: { ...counts, geomean_ratio: geomeanRatio },
-    threshold: report.threshold,
-    alpha: report.alpha,
-    ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
-    ...report.test !== void 0 ? { test: report.test } : {},
-    ...report.families !== void 0 ? { families: report.families } : {},
-    warnings: report.warnings
-  };
-}
-function renderJson(report) {
-  return JSON.stringify(toJsonReport(report), null, 2);
-}
-
-// src/report/compare-py-report.ts
-var UTEST_MIN_REPETITIONS = 2;
-var UTEST_OPTIMAL_REPETITIONS = 9;
-var SECONDS_PER_UNIT = /* @__PURE__ */ new Map([
-  ["s", 1],
-  ["ms", 1e-3],
-  ["us", 1e-6],
-  ["ns", 1e-9]
-]);
-function renderComparePy(base, head) {
-  const lhs = sortRows(base.rows);
-  const rhs = sortRows(head.rows);
-  const blocks = [];
-  for (const [left, right] of partition(lhs, rhs)) {
-    const rows = [];
-    for (let i = 0; i < Math.min(left.length, right.length); i++) {
-      const b = left[i];
-      const h = right[i];
-      rows.push([change(b.realTime, h.realTime), change(b.cpuTime, h.cpuTime), b.realTime, h.realTime, b.cpuTime, h.cpuTime]);
-    }
-    if (rows.length === 0) continue;
-    blocks.push({ name: inertPlain(left[0].name), rows, utest: uTest(left, right) });
-  }
-  const baseMean = geomean(lhs);
-  const headMean = geomean(rhs);
-  if (baseMean !== void 0 && headMean !== void 0 && (baseMean.some((v) => v !== 0) && headMean.some((v) => v !== 0))) {
-    blocks.push({ name: "OVERALL_GEOMEAN", rows: [[change(baseMean[0], headMean[0]), change(baseMean[1], headMean[1]), baseMean[0], headMean[0], baseMean[1], headMean[1]]] });
-  }
-  const width = blocks.reduce((w, b) => Math.max(w, b.name.length), "Benchmark".length) + "_pvalue".length;
-  const first = `${"Benchmark".padEnd(12 + width)}Time             CPU      Time Old      Time New       CPU Old       CPU New`;
-  const lines = [`Comparing ${inertPlain(base.label)} to ${inertPlain(head.label)}`, first, "-".repeat(first.length)];
-  for (const block2 of blocks) {
-    for (const r of block2.rows) {
-      lines.push(block2.name.padEnd(width) + signed(r[0]).padStart(16) + signed(r[1]).padStart(16) + r.slice(2).map((v) => fixed(v, 0).padStart(14)).join(""));
-    }
-    if (block2.utest) {
-      const { time: time2, cpu, n, m, optimal } = block2.utest;
-      let description = `U Test, Repetitions: ${n} vs ${m}`;
-      if (!optimal) description += `. WARNING: Results unreliable! ${UTEST_OPTIMAL_REPETITIONS}+ repetitions recommended.`;
-      lines.push(`${block2.name}_pvalue`.padEnd(width) + fixed(time2, 4).padStart(16) + fixed(cpu, 4).padStart(16) + "      " + description);
+// src/report/report-renderers.ts
+var REPORT_RENDERERS = {
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, dashboard: c.dashboard }) },
+  text: { render: (report, c) => c.textFooter === void 0 ? renderText(report) : `${renderText(report)}
+${c.textFooter}` },
+  json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
+  "compare.py": {
+    rows: true,
+    render: (_report, c) => {
+      if (c.comparePy === void 0) throw new Error("the compare.py report needs both sides' rows (ReportContext.comparePy)");
+      return renderComparePy(c.comparePy.base, c.comparePy.head);
     }
   }
-  return lines.join("\n");
+};
+function reportFormats(options2) {
+  return Object.keys(REPORT_RENDERERS).filter((f) => options2.rows || !REPORT_RENDERERS[f].rows);
 }
-function comparePyRows(measurements) {
-  const real = new Map(measurements.filter((m) => m.metric === "real_time").map((m) => [m.benchmark, m]));
-  const rows = [];
-  for (const m of measurements) {
-    if (m.metric !== "cpu_time") continue;
-    const r = real.get(m.benchmark);
-    if (!r || r.unit !== m.unit || r.values.length !== m.values.length || !SECONDS_PER_UNIT.has(m.unit)) continue;
-    for (let i = 0; i < m.values.length; i++) {
-      rows.push({ name: m.benchmark, runName: m.benchmark, aggregate: false, timeUnit: m.unit, realTime: r.values[i], cpuTime: m.values[i] });
-    }
-  }
-  return rows;
+function isReportFormat(name, offered) {
+  return offered.includes(name);
 }
-function sortRows(rows) {
-  const keyed = rows.map((row2, index) => ({ row: row2, index }));
-  const key2 = (r) => [r.familyIndex ?? -1, r.perFamilyInstanceIndex ?? -1, r.aggregate ? 1 : 0, r.repetitionIndex ?? -1];
-  keyed.sort((a, b) => {
-    const ka = key2(a.row);
-    const kb = key2(b.row);
-    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
-    return a.index - b.index;
-  });
-  return keyed.map((k) => k.row);
-}
-function comparable(row2) {
-  return row2.timeUnit !== void 0 && row2.realTime !== void 0 && row2.cpuTime !== void 0;
-}
-function partition(lhs, rhs) {
-  const byName = (rows) => {
-    const map = /* @__PURE__ */ new Map();
-    for (const row2 of rows) {
-      const list2 = map.get(row2.name);
-      if (list2) list2.push(row2);
-      else map.set(row2.name, [row2]);
-    }
-    return map;
-  };
-  const left = byName(lhs);
-  const right = byName(rhs);
-  const partitions = [];
-  for (const [name, rows] of left) {
-    const other = right.get(name);
-    if (other === void 0) continue;
-    const unit = rows.find(comparable)?.timeUnit;
-    if (unit === void 0) continue;
-    const keep = (row2) => row2.timeUnit === unit && comparable(row2);
-    partitions.push([rows.filter(keep), other.filter(keep)]);
-  }
-  return partitions;
-}
-function uTest(left, right) {
-  const n = left.length;
-  const m = right.length;
-  if (Math.min(n, m) < UTEST_MIN_REPETITIONS) return void 0;
-  const p = (field) => {
-    try {
-      return mannWhitneyU(left.map((r) => r[field]), right.map((r) => r[field]), { method: "scipy" }).p;
-    } catch {
-      return Number.NaN;
-    }
-  };
-  const time2 = p("realTime");
-  const cpu = p("cpuTime");
-  if (time2 === 0 || cpu === 0) return void 0;
-  return { time: time2, cpu, n, m, optimal: Math.min(n, m) >= UTEST_OPTIMAL_REPETITIONS };
-}
-function geomean(rows) {
-  let real = 0;
-  let cpu = 0;
-  let count3 = 0;
-  for (const row2 of rows) {
-    if (row2.aggregate) continue;
-    const factor = SECONDS_PER_UNIT.get(row2.timeUnit ?? "s");
-    if (factor === void 0 || row2.realTime === void 0 || row2.cpuTime === void 0) continue;
-    real += Math.log(row2.realTime * factor);
-    cpu += Math.log(row2.cpuTime * factor);
-    count3 += 1;
-  }
-  if (count3 === 0) return void 0;
-  return [Math.exp(real / count3), Math.exp(cpu / count3)];
-}
-function change(oldValue, newValue) {
-  if (oldValue === 0 && newValue === 0) return 0;
-  if (oldValue === 0) return (newValue - oldValue) / ((oldValue + newValue) / 2);
-  return (newValue - oldValue) / Math.abs(oldValue);
-}
-function fixed(value, decimals) {
-  if (Number.isNaN(value)) return "nan";
-  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
-  const negative = value < 0 || Object.is(value, -0);
-  const magnitude = Math.abs(value);
-  let text3;
-  if (magnitude >= 1e21) {
-    text3 = BigInt(magnitude).toString() + (decimals > 0 ? `.${"0".repeat(decimals)}` : "");
-  } else {
-    text3 = magnitude.toFixed(decimals);
-    const exact = magnitude.toFixed(Math.min(100, decimals + 40));
-    const tail2 = exact.slice(exact.indexOf(".") + 1 + decimals);
-    if (/^50*$/.test(tail2) && Number(text3.at(-1)) % 2 === 1) {
-      const digits = text3.replace(".", "");
-      const lowered = (BigInt(digits) - 1n).toString().padStart(digits.length, "0");
-      text3 = decimals > 0 ? `${lowered.slice(0, -decimals)}.${lowered.slice(-decimals)}` : lowered;
-    }
-  }
-  return negative ? `-${text3}` : text3;
-}
-function signed(value) {
-  const text3 = fixed(value, 4);
-  return text3.startsWith("-") ? text3 : `+${text3}`;
-}
-
-// src/cli/compare-py-side.ts
-function readComparePySide(label2, paths, format2, filter) {
-  const rows = [];
-  for (const path2 of paths) {
-    const outcome = readInput(path2, format2);
-    const found = outcome.format === "google-benchmark" ? readGoogleBenchmarkRows({ path: path2, text: readBoundedFile(path2) }) : comparePyRows(outcome.measurements);
-    for (const row2 of found) if (filter === void 0 || filter.test(row2.runName)) rows.push(row2);
-  }
-  return { label: label2, rows };
-}
-
-// src/stats/bootstrap.ts
-function xoshiro128(seed) {
-  const next = xoshiro128Uint32(seed);
-  return () => next() / 4294967296;
-}
-function xoshiro128Uint32(seed) {
-  let s = seed >>> 0;
-  const fill = () => {
-    s = s + 2654435769 >>> 0;
-    let z = s;
-    z = Math.imul(z ^ z >>> 16, 2246822507) >>> 0;
-    z = Math.imul(z ^ z >>> 13, 3266489909) >>> 0;
-    return (z ^ z >>> 16) >>> 0;
-  };
-  return xoshiro128FromState(fill(), fill(), fill(), fill());
-}
-function xoshiro128FromState(s0, s1, s2, s3) {
-  let a = s0 >>> 0;
-  let b = s1 >>> 0;
-  let c = s2 >>> 0;
-  let d = s3 >>> 0;
-  return () => {
-    const result2 = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
-    const t = b << 9 >>> 0;
-    c ^= a;
-    d ^= b;
-    b ^= c;
-    a ^= d;
-    c ^= t;
-    d = rotl(d >>> 0, 11);
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    return result2;
-  };
-}
-function rotl(x, k) {
-  return (x << k | x >>> 32 - k) >>> 0;
-}
-
-// src/runner/round-schedule.ts
-function roundSchedule(rounds, seed) {
-  const random = xoshiro128(seed);
-  const order = [];
-  for (let block2 = 0; block2 < Math.ceil(rounds / 2); block2++) {
-    const first = random() < 0.5 ? "base" : "head";
-    const second = first === "base" ? "head" : "base";
-    order.push(first, second, second, first);
-  }
-  return order.slice(0, 2 * rounds);
-}
-function lookSchedule(minRuns, maxRuns, designLooks) {
-  const looks = /* @__PURE__ */ new Set([minRuns, ...designLooks.filter((l) => l > minRuns && l < maxRuns), maxRuns]);
-  return [...looks].filter((l) => l >= minRuns && l <= maxRuns).sort((a, b) => a - b);
-}
-function seedFromShas(base, head) {
-  return (Number.parseInt(base.slice(0, 7), 16) ^ Number.parseInt(head.slice(0, 7), 16)) >>> 0;
-}
-
-// src/stats/sequential-alpha.ts
-var DEFAULT_LOOKS = [10, 15, 20, 30, 40];
-function sequentialAlpha(options2 = {}) {
-  const alpha = options2.alpha ?? 0.05;
-  const looks = options2.looks ?? DEFAULT_LOOKS;
-  const spending = options2.spending ?? "pocock";
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`sequentialAlpha: alpha must be in (0, 1), got ${alpha}`);
-  if (looks.length === 0 || !(looks[0] > 0) || looks.some((l, i) => i > 0 && !(l > looks[i - 1]))) {
-    throw new RangeError(`sequentialAlpha: looks must be positive and increasing, got [${looks.join(", ")}]`);
-  }
-  const last = looks[looks.length - 1];
-  const spent = (t) => {
-    switch (spending) {
-      case "pocock":
-        return alpha * Math.log(1 + (Math.E - 1) * t);
-      case "obrien-fleming":
-        return 2 - 2 * normalCdf(normalQuantile(1 - alpha / 2) / Math.sqrt(t));
-      case "bonferroni":
-        return alpha * t;
-    }
-  };
-  const out = [];
-  let previous = 0;
-  for (let k = 0; k < looks.length; k++) {
-    const cumulative = k === looks.length - 1 ? alpha : Math.min(alpha, spent(looks[k] / last));
-    const level = spending === "bonferroni" ? alpha / looks.length : cumulative - previous;
-    out.push(level);
-    previous = cumulative;
-  }
-  const total = out.reduce((a, b) => a + b, 0);
-  if (total > alpha) out[out.length - 1] -= total - alpha;
-  return out;
-}
-function groupSequentialLevels(options2 = {}) {
-  const alpha = options2.alpha ?? 0.05;
-  const looks = options2.looks ?? DEFAULT_LOOKS;
-  const sides = options2.sides ?? 2;
-  const increments = sequentialAlpha(options2);
-  const last = looks[looks.length - 1];
-  const t = looks.map((l) => l / last);
-  const points = 301;
-  let grid = new Float64Array(0);
-  let density = new Float64Array(0);
-  const levels = [];
-  const tail2 = (c) => (sides === 2 ? 2 : 1) * normalSf(c);
-  for (let k = 0; k < looks.length; k++) {
-    const target = increments[k];
-    let c;
-    if (k === 0) {
-      c = sides === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
-    } else {
-      const delta = t[k] - t[k - 1];
-      const sd = Math.sqrt(delta);
-      const root2 = Math.sqrt(t[k]);
-      const crossing = (cc) => {
-        let total = 0;
-        for (let i = 0; i < grid.length; i++) {
-          const u = grid[i];
-          let p = normalSf((cc * root2 - u) / sd);
-          if (sides === 2) p += normalCdf((-cc * root2 - u) / sd);
-          total += simpson(i, grid.length) * density[i] * p;
-        }
-        return total * (grid[1] - grid[0]) / 3;
-      };
-      let lo = 0;
-      let hi = 12;
-      for (let i = 0; i < 100; i++) {
-        const mid = (lo + hi) / 2;
-        if (crossing(mid) > target) lo = mid;
-        else hi = mid;
-      }
-      c = (lo + hi) / 2;
-    }
-    levels.push(Math.min(alpha, tail2(c)));
-    if (k === looks.length - 1) break;
-    const root = Math.sqrt(t[k]);
-    const upper = c * root;
-    const lower = sides === 2 ? -upper : -8 * root;
-    const next = new Float64Array(points);
-    const nextGrid = new Float64Array(points);
-    for (let j = 0; j < points; j++) nextGrid[j] = lower + (upper - lower) * j / (points - 1);
-    if (k === 0) {
-      for (let j = 0; j < points; j++) next[j] = normalPdf(nextGrid[j] / root) / root;
-    } else {
-      const sd = Math.sqrt(t[k] - t[k - 1]);
-      const h = grid[1] - grid[0];
-      for (let j = 0; j < points; j++) {
-        let total = 0;
-        for (let i = 0; i < grid.length; i++) total += simpson(i, grid.length) * density[i] * normalPdf((nextGrid[j] - grid[i]) / sd);
-        next[j] = total * h / 3 / sd;
-      }
-    }
-    grid = nextGrid;
-    density = next;
-  }
-  return levels;
-}
-function simpson(i, n) {
-  return i === 0 || i === n - 1 ? 1 : i % 2 === 1 ? 4 : 2;
-}
-function normalPdf(z) {
-  return Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI);
-}
-function lookLevels(alpha, looks) {
-  return { difference: groupSequentialLevels({ alpha, looks }), equivalence: groupSequentialLevels({ alpha, looks, sides: 1 }) };
-}
-
-// src/compare/adaptive-stop.ts
-var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
-function applyLook(current, previous, ctx) {
-  const settled = new Map(previous);
-  const undecided = [];
-  const comparisons = current.comparisons.map((fresh) => {
-    const key2 = keyOf(fresh);
-    const kept = previous.get(key2);
-    if (kept) return kept;
-    const c = { ...fresh, warnings: [...fresh.warnings] };
-    if (c.verdict !== "inconclusive" || c.p === null) {
-      if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = ctx.roundsPerSide;
-      settled.set(key2, c);
-      return c;
-    }
-    if (ctx.last) {
-      c.decision = "budget";
-      settled.set(key2, c);
-      return c;
-    }
-    const threshold = c.threshold ?? current.threshold;
-    if (isFutile(c, { ...ctx, threshold })) {
-      c.decision = "futility";
-      c.decidedAt = ctx.roundsPerSide;
-      settled.set(key2, c);
-      return c;
-    }
-    if (c.family !== "secondary") undecided.push(c);
-    return c;
-  });
-  const report = { ...current, comparisons, summary: summarize2(comparisons) };
-  return { report, settled, undecided, stop: undecided.length === 0 };
-}
-
-// src/compare/replay-looks.ts
-function collectSide(outcomes, filter) {
-  const side2 = { measurements: [], warnings: [], hints: {} };
-  const keep = (m) => filter === void 0 || m.benchmark === void 0 || filter.test(m.benchmark);
-  for (const outcome of outcomes) {
-    for (const m of outcome.measurements) if (keep(m)) side2.measurements.push(m);
-    for (const w of outcome.warnings) if (keep(w)) side2.warnings.push(w);
-    Object.assign(side2.hints, outcome.hints);
-  }
-  return side2;
-}
-function replayLooks(base, head, settings) {
-  const looks = lookSchedule(settings.minRuns, settings.maxRuns, DEFAULT_LOOKS);
-  const { difference: alphas, equivalence: eqAlphas } = lookLevels(settings.alpha, looks);
-  const pooled = { base: poolMeasurements(base.measurements), head: poolMeasurements(head.measurements) };
-  const counts = [mostValues(pooled.base), mostValues(pooled.head)].filter((c) => c > 0);
-  const rounds = counts.length > 0 ? Math.min(...counts) : 0;
-  let settled = /* @__PURE__ */ new Map();
-  const primary = /* @__PURE__ */ new Map();
-  let report;
-  for (let k = 0; k < looks.length; k++) {
-    const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
-    const cut = (side2, ms) => ({ ...side2, measurements: ms.map((m) => m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m) });
-    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary });
-    for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
-    const look = applyLook(fresh, settled, {
-      roundsPerSide: n,
-      maxRoundsPerSide: looks[looks.length - 1],
-      alpha: alphas[k],
-      lastAlpha: alphas[alphas.length - 1],
-      equivalenceAlpha: eqAlphas[k],
-      lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1],
-      last: k === looks.length - 1
-    });
-    settled = look.settled;
-    report = { ...look.report, overallAlpha: settings.alpha };
-    if (look.stop) break;
-  }
-  return report;
-}
-function mostValues(measurements) {
-  let most = 0;
-  for (const m of measurements) if (m.values.length > most) most = m.values.length;
-  return most;
+function renderReport(format2, report, context = {}) {
+  return REPORT_RENDERERS[format2].render(report, context);
 }
 
 // src/cli/compare-command.ts
 import { readFileSync } from "node:fs";
+var OUTPUTS = reportFormats({ rows: true });
 var COMPARE_USAGE = `usage: benchbot compare BASE HEAD [options]
 
 Compares benchmark results of a base and a head run and prints a report.
@@ -36742,7 +39667,7 @@ options:
   --threshold X         smallest change that matters, e.g. 2% (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
-  --output O            markdown | text | json | compare.py (default text)
+  --output O            ${OUTPUTS.join(" | ")} (default text)
   --filter REGEX        only compare benchmarks whose name matches REGEX (RE2 syntax: no backreferences or lookaround)
   --run-report FILE     reproduce a benchbot run's verdicts: take its overall alpha, threshold and look schedule
                         from its JSON report (run --output json, or the action's report.json) and replay its looks
@@ -36750,11 +39675,10 @@ options:
                         comparison decided at the look and at the per-look alpha the run decided it
 
 exit status: 0 no regression, 1 at least one regression, 2 usage or input error`;
-var OUTPUTS = ["markdown", "text", "json", "compare.py"];
 function parseCompareArgs(args) {
   let parsed;
   try {
-    parsed = parseArgs2({
+    parsed = parseArgs3({
       args,
       allowPositionals: true,
       options: {
@@ -36774,7 +39698,7 @@ function parseCompareArgs(args) {
   if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
   const { threshold, rules, alpha } = parseThresholdFlags(values);
   const output = values.output ?? "text";
-  if (!OUTPUTS.includes(output)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(", ")}`);
+  if (!isReportFormat(output, OUTPUTS)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(", ")}`);
   let filter;
   if (values.filter !== void 0) {
     try {
@@ -36816,9 +39740,6 @@ function readRunReport(file) {
   }
   return { minRuns, maxRuns, alpha, threshold };
 }
-function readSide(paths, format2, filter) {
-  return collectSide(paths.map((path2) => readInput(path2, format2)), filter);
-}
 function runCompare(args, out) {
   const settings = parseCompareArgs(args);
   const base = readSide(settings.base, settings.format, settings.filter);
@@ -36831,65 +39752,104 @@ function runCompare(args, out) {
   return report.summary.regressed > 0 ? 1 : 0;
 }
 function render(settings, report) {
-  switch (settings.output) {
-    case "markdown":
-      return renderMarkdown(report);
-    case "json":
-      return renderJson(report);
-    case "compare.py":
-      return renderComparePy(readComparePySide(settings.base.join(","), settings.base, settings.format, settings.filter), readComparePySide(settings.head.join(","), settings.head, settings.format, settings.filter));
-    default:
-      return renderText(report);
-  }
+  const rows = REPORT_RENDERERS[settings.output].rows ? { comparePy: { base: readComparePySide(settings.base.join(","), settings.base, settings.format, settings.filter), head: readComparePySide(settings.head.join(","), settings.head, settings.format, settings.filter) } } : {};
+  return renderReport(settings.output, report, rows);
 }
+
+// src/jobs/setting-names.ts
+var cliSetting = (setting) => `--${setting}`;
+var ACTION_INPUTS = /* @__PURE__ */ new Map([
+  ["repo", "working-directory"],
+  ["threshold-for", "thresholds"]
+]);
+var ACTION_INPUT_NAMES = /* @__PURE__ */ new Set([
+  "bench",
+  "build",
+  "format",
+  "result-file",
+  "base",
+  "head",
+  "min-runs",
+  "max-runs",
+  "threshold",
+  "filter",
+  "thresholds",
+  "alpha",
+  "executor",
+  "device-run",
+  "device-push",
+  "device-pull",
+  "store",
+  "counters",
+  "max-load",
+  "comment",
+  "fail-on",
+  "github-token",
+  "working-directory",
+  "mode",
+  "good",
+  "bad",
+  "benchmark",
+  "metric",
+  "series",
+  "shard",
+  "merge",
+  "pr-number",
+  "check-name",
+  "artifact-name"
+]);
+var actionSetting = (setting) => {
+  const input = ACTION_INPUTS.get(setting) ?? setting;
+  return ACTION_INPUT_NAMES.has(input) ? input : `${setting} (fixed by the action, not an input; run benchbot directly to change it)`;
+};
+var SettingError = class extends Error {
+  name = "SettingError";
+};
 
 // src/cli/run-command.ts
-import { parseArgs as parseArgs3 } from "node:util";
+import { parseArgs as parseArgs4 } from "node:util";
 import { join as join9, resolve as resolve6 } from "node:path";
 
-// src/runner/run-ab.ts
-import { join as join5 } from "node:path";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-
-// src/compare/pool-base.ts
-var DRIFT_P = 0.2;
-var DRIFT_SHARE = 0.25;
-var POOL_CAP = 2;
-var MIN_STORED = 5;
-var keyOf2 = (m) => `${m.benchmark}\0${m.metric}`;
-function poolBase(today, stored, options2) {
-  const byKey = /* @__PURE__ */ new Map();
-  for (const m of stored) {
-    const existing = byKey.get(keyOf2(m));
-    const factor = existing ? conversionFactor(m.unit, existing.unit) : 1;
-    if (existing && factor !== void 0) for (const v of m.values) existing.values.push(v * factor);
-    else if (!existing) byKey.set(keyOf2(m), { ...m, values: [...m.values] });
-  }
-  const pooled = /* @__PURE__ */ new Map();
-  const refused = /* @__PURE__ */ new Map();
-  const measurements = today.map((m) => {
-    const old = byKey.get(keyOf2(m));
-    if (old === void 0) return m;
-    const factor = conversionFactor(old.unit, m.unit);
-    if (factor === void 0) {
-      refused.set(keyOf2(m), `stored rounds are in ${old.unit}, today's in ${m.unit}`);
-      return m;
-    }
-    const candidates = old.values.map((v) => v * factor).slice(-POOL_CAP * m.values.length);
-    if (candidates.length < MIN_STORED || m.values.length < 2) return m;
-    const drift = estimateChange(candidates, m.values, 0.05, options2.test ?? DEFAULT_TEST);
-    const limit = options2.threshold(m.benchmark) * DRIFT_SHARE;
-    if (drift.p === null || drift.ratio === null || drift.p <= DRIFT_P || Math.abs(Math.log(drift.ratio)) > Math.log1p(limit)) {
-      const shift = drift.ratio === null ? "no ratio" : `${((drift.ratio - 1) * 100).toFixed(1)}%`;
-      refused.set(keyOf2(m), `drift check failed: today's base vs ${candidates.length} stored rounds ${shift}, p = ${drift.p === null ? "n/a" : drift.p.toPrecision(2)}`);
-      return m;
-    }
-    pooled.set(keyOf2(m), candidates.length);
-    return { ...m, values: [...m.values, ...candidates] };
-  });
-  return { measurements, pooled, refused };
+// src/report/run-report.ts
+function environmentOf(fingerprint2) {
+  return [fingerprint2.cpuModel, fingerprint2.cores && `${fingerprint2.cores} cores`, fingerprint2.kernel && `Linux ${fingerprint2.kernel}`].filter(Boolean).join(", ");
 }
+function samplingLine(result2) {
+  const open = (kind) => result2.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
+  const futile = open("futility");
+  const budget = open("budget");
+  const pooled = Object.keys(result2.pooled).length;
+  return `${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side (looks: ${result2.looks.map((l) => l.roundsPerSide).join(", ")})` + (result2.failures.length > 0 ? `, ${result2.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result2.pinned !== void 0 ? `; pinned to CPU ${result2.pinned}` : "");
+}
+function memoryLine(result2) {
+  const primary = result2.report.comparisons.filter((c) => c.family !== "secondary" && c.detectable !== void 0);
+  if (primary.length === 0) return "";
+  const pct2 = (x) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+  const suggest = primary.filter((c) => c.suggestedThreshold !== void 0 && c.suggestedThreshold > (c.threshold ?? result2.report.threshold));
+  return `noise memory of this machine, ${result2.maxRoundsPerSide} rounds per side: smallest detectable slowdown ${primary.map((c) => `${c.benchmark} ${pct2(c.detectable)}`).join(", ")}` + (suggest.length > 0 ? `; thresholds this machine can decide: ${suggest.map((c) => `--threshold-for '${c.benchmark}=${pct2(c.suggestedThreshold)}'`).join(" ")}` : "");
+}
+function runReportContext(result2) {
+  const sampling = samplingLine(result2);
+  const memory = memoryLine(result2);
+  const environment = environmentOf(result2.base.fingerprint);
+  const commits = `${result2.base.sha.slice(0, 12)}, head ${result2.head.sha.slice(0, 12)}`;
+  return {
+    environment,
+    // The footer is markdown; `sampling` names undecided benchmarks, which are untrusted text.
+    footer: inertText(`Base ${commits}; ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
+    textFooter: `base ${commits}; ${sampling}${memory ? `
+${memory}` : ""}${environment ? `
+machine: ${environment}` : ""}`,
+    json: { base_sha: result2.base.sha, head_sha: result2.head.sha, rounds_per_side: result2.roundsPerSide, max_rounds_per_side: result2.maxRoundsPerSide, looks: result2.looks, failures: result2.failures, undecided: result2.undecided, pooled_base: result2.pooled, pinned_cpus: result2.pinned ?? null }
+  };
+}
+function renderRunReport(result2, output) {
+  return renderReport(output, result2.report, runReportContext(result2));
+}
+
+// src/runner/device-executor.ts
+import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
+import { dirname as dirname3, resolve as resolve4 } from "node:path";
 
 // src/runner/git-checkout.ts
 import { spawnSync } from "node:child_process";
@@ -36906,17 +39866,17 @@ function git(repo, args) {
   if (run2.error) throw new RunnerError(`git is not installed or not on PATH (${run2.error.message}); install git`);
   return { ok: run2.status === 0, out: run2.stdout.trim(), err: run2.stderr.trim() };
 }
-function openRepository(dir) {
-  if (!existsSync(dir)) throw new RunnerError(`--repo ${dir}: no such directory`);
+function openRepository(dir, name = cliSetting) {
+  if (!existsSync(dir)) throw new RunnerError(`${name("repo")} ${dir}: no such directory`);
   const top = git(dir, ["rev-parse", "--show-toplevel"]);
-  if (!top.ok) throw new RunnerError(`--repo ${dir}: not a git repository (${top.err.split("\n")[0]}); pass the repository to benchmark with --repo`);
+  if (!top.ok) throw new RunnerError(`${name("repo")} ${dir}: not a git repository (${top.err.split("\n")[0]}); pass the repository to benchmark with ${name("repo")}`);
   return top.out;
 }
-function resolveCommit(repo, ref2, flag3) {
-  if (ref2.startsWith("-")) throw new RunnerError(`${flag3} ${ref2}: not a git ref`);
+function resolveCommit(repo, ref2, flag2) {
+  if (ref2.startsWith("-")) throw new RunnerError(`${flag2} ${ref2}: not a git ref`);
   const parsed = git(repo, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
   if (!parsed.ok || !/^[0-9a-f]{40,64}$/.test(parsed.out)) {
-    throw new RunnerError(`${flag3} ${ref2}: no such commit, branch or tag in ${repo} (fetch it first, e.g. git fetch origin ${ref2})`);
+    throw new RunnerError(`${flag2} ${ref2}: no such commit, branch or tag in ${repo} (fetch it first, e.g. git fetch origin ${ref2})`);
   }
   return parsed.out;
 }
@@ -36944,27 +39904,13 @@ function checkoutWorktree(repo, sha, stateDir) {
   return path2;
 }
 
-// src/runner/local-executor.ts
-import { spawn } from "node:child_process";
-import { copyFile, mkdir, stat } from "node:fs/promises";
-import { loadavg } from "node:os";
-import { dirname, resolve as resolve2 } from "node:path";
-
 // src/runner/fingerprint.ts
 var FINGERPRINT_FORMAT = "format=benchbot-fingerprint-1";
-var FINGERPRINT_KEY_FIELDS = ["cpuModel", "cores", "governor", "turbo", "smt", "isolatedCpus", "kernel", "memoryBytes", "virtualization", "hostName"];
-function fingerprintKey(fp) {
-  const parts = [];
-  for (const field of FINGERPRINT_KEY_FIELDS) {
-    if (fp[field] !== void 0) parts.push([field, fp[field]]);
-  }
-  return JSON.stringify(parts);
-}
 var CONTAINER_VIRTS = /* @__PURE__ */ new Set(["docker", "podman", "lxc", "lxc-libvirt", "systemd-nspawn", "openvz", "rkt", "wsl", "proot", "pouch", "container-other"]);
 var VM_DMI = /\b(KVM|QEMU|VirtualBox|VMware|Virtual Machine|HVM domU|Xen|Bochs|Parallels|Google Compute Engine|Standard PC|BHYVE|OpenStack|Hyper-V)\b/i;
-function parseFingerprint(text3) {
+function parseFingerprint(text2) {
   const facts = /* @__PURE__ */ new Map();
-  for (const line of text3.split(/\r?\n/)) {
+  for (const line of text2.split(/\r?\n/)) {
     const eq = line.indexOf("=");
     if (eq <= 0) continue;
     const key2 = line.slice(0, eq).trim();
@@ -37115,6 +40061,10 @@ exit 0
 `;
 
 // src/runner/local-executor.ts
+import { spawn } from "node:child_process";
+import { copyFile, mkdir, stat } from "node:fs/promises";
+import { loadavg } from "node:os";
+import { dirname, resolve as resolve2 } from "node:path";
 var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
 var DEFAULT_KILL_GRACE_MS = 2e3;
 var FINGERPRINT_TIMEOUT_MS = 6e4;
@@ -37134,12 +40084,12 @@ function runProcess(file, args, options2) {
       return;
     }
     const out = child.stdout;
-    const err = child.stderr;
+    const err2 = child.stderr;
     const stdout = options2.stdoutSink ? void 0 : new CappedBuffer();
     const stderr = new CappedBuffer();
     if (options2.stdoutSink) out.pipe(options2.stdoutSink, { end: false });
     else out.on("data", (chunk) => stdout.push(chunk));
-    err.on("data", (chunk) => stderr.push(chunk));
+    err2.on("data", (chunk) => stderr.push(chunk));
     if (child.stdin) {
       child.stdin.on("error", () => {
       });
@@ -37175,7 +40125,7 @@ function runProcess(file, args, options2) {
       timers.push(
         setTimeout(() => {
           out.destroy();
-          err.destroy();
+          err2.destroy();
           finish2();
         }, 1e3)
       );
@@ -37213,15 +40163,15 @@ var CappedBuffer = class {
     this.dropped += chunk.length - part.length;
   }
   text() {
-    const text3 = Buffer.concat(this.chunks).toString("utf8");
-    return this.dropped === 0 ? text3 : `${text3}
+    const text2 = Buffer.concat(this.chunks).toString("utf8");
+    return this.dropped === 0 ? text2 : `${text2}
 [benchbot: output truncated: ${this.dropped} bytes beyond the first ${OUTPUT_CAP_BYTES} were dropped]
 `;
   }
 };
-function shellQuote(text3) {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text3)) return text3;
-  return `'${text3.replace(/'/g, `'\\''`)}'`;
+function shellQuote(text2) {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text2)) return text2;
+  return `'${text2.replace(/'/g, `'\\''`)}'`;
 }
 function checkEnvNames(env) {
   for (const name of Object.keys(env ?? {})) {
@@ -37267,14 +40217,347 @@ function withLabels(fingerprint2, labels) {
   return labels && labels.length > 0 ? { ...fingerprint2, runnerLabels: [...labels] } : fingerprint2;
 }
 
+// src/runner/ssh-executor.ts
+import { spawn as spawn2 } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, mkdirSync as mkdirSync2, mkdtempSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { tmpdir } from "node:os";
+import { dirname as dirname2, join as join3, resolve as resolve3 } from "node:path";
+var DEFAULT_REMOTE_DIR = "~/.cache/benchbot";
+var TRANSPORT_SLACK_MS = 3e4;
+function remoteScript(command, options2) {
+  checkEnvNames(options2.env);
+  const timeoutMarker = `benchbot-timeout-${randomBytes(8).toString("hex")}`;
+  const lines = [`cd ${remotePath(options2.cwd)} || exit 125`];
+  for (const [name, value] of Object.entries(options2.env ?? {})) lines.push(`export ${name}=${shellQuote(value)}`);
+  lines.push(
+    `m="\${TMPDIR:-/tmp}/${timeoutMarker}"`,
+    "if command -v setsid >/dev/null 2>&1; then g=setsid; else g=''; set -m 2>/dev/null; fi",
+    `$g sh -c ${shellQuote(command)} &`,
+    "p=$!"
+  );
+  const timed = options2.timeoutMs > 0 && Number.isFinite(options2.timeoutMs);
+  if (timed) {
+    const seconds3 = (ms) => (Math.max(ms, 1) / 1e3).toFixed(3);
+    const grace = options2.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    const watchdog = `sleep ${seconds3(options2.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds3(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
+    lines.push(`$g sh -c ${shellQuote(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, "w=$!");
+  }
+  lines.push('wait "$p"; rc=$?');
+  if (timed) lines.push('kill -s KILL -- "-$w" 2>/dev/null || kill -s KILL "$w" 2>/dev/null');
+  lines.push(
+    // Stragglers would hold the channel open and disturb the next round, as in runProcess.
+    'kill -s KILL -- "-$p" 2>/dev/null',
+    `if [ -e "$m" ]; then rm -f "$m"; echo ${timeoutMarker} >&2; fi`,
+    "exit $rc"
+  );
+  return { script: lines.join("\n"), timeoutMarker };
+}
+function remoteResult(result2, wrapped) {
+  const lines = result2.stderr.split("\n");
+  const at = lines.lastIndexOf(wrapped.timeoutMarker);
+  if (at < 0) return result2;
+  lines.splice(at, 1);
+  return { ...result2, stderr: lines.join("\n"), timedOut: true };
+}
+function transportTimeout(options2) {
+  if (!(options2.timeoutMs > 0 && Number.isFinite(options2.timeoutMs))) return 0;
+  return options2.timeoutMs + (options2.killGraceMs ?? DEFAULT_KILL_GRACE_MS) + TRANSPORT_SLACK_MS;
+}
+function remotePath(path2) {
+  if (path2 === "~") return '"$HOME"';
+  if (path2.startsWith("~/")) return `"$HOME"/${shellQuote(path2.slice(2))}`;
+  return shellQuote(path2);
+}
+function safeLabel(label2) {
+  const safe2 = label2.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
+  return safe2 === "" ? "_" : safe2;
+}
+function parseLoadAverage(text2) {
+  const match2 = /^\s*\{?\s*(\d+(?:\.\d+)?)/.exec(text2);
+  return match2 ? Number(match2[1]) : void 0;
+}
+var LOAD_COMMAND = "cat /proc/loadavg 2>/dev/null || sysctl -n vm.loadavg 2>/dev/null";
+var SshExecutor = class {
+  description;
+  spec;
+  controlDir;
+  /** `name` spells the `executor` setting in errors (default: the CLI's flag). */
+  constructor(spec, name = cliSetting) {
+    for (const [what, value] of [["host", spec.host], ["user", spec.user ?? ""]]) {
+      if (/^-|[\s'"\\;]/.test(value)) throw new RunnerError(`${name("executor")}: the ssh ${what} ${JSON.stringify(value)} is not valid`);
+    }
+    this.spec = spec;
+    const host = spec.host.includes(":") ? `[${spec.host}]` : spec.host;
+    this.description = `ssh://${spec.user ? `${spec.user}@` : ""}${host}${spec.port ? `:${spec.port}` : ""}`;
+  }
+  /** sshArgs are the options every ssh call shares, ending with the destination. */
+  sshArgs() {
+    this.controlDir ??= mkdtempSync(join3(process.platform === "win32" ? tmpdir() : "/tmp", "bb-ssh-"));
+    const args = [
+      "-T",
+      "-o",
+      "BatchMode=yes",
+      "-o",
+      "ConnectTimeout=15",
+      "-o",
+      "StrictHostKeyChecking=accept-new",
+      "-o",
+      "ServerAliveInterval=15",
+      "-o",
+      "ServerAliveCountMax=4",
+      "-o",
+      "ControlMaster=auto",
+      "-o",
+      `ControlPath=${join3(this.controlDir, "%C")}`,
+      "-o",
+      "ControlPersist=300",
+      "-o",
+      "LogLevel=ERROR"
+    ];
+    if (this.spec.port !== void 0) args.push("-p", String(this.spec.port));
+    if (this.spec.identity !== void 0) args.push("-i", this.spec.identity, "-o", "IdentitiesOnly=yes");
+    if (this.spec.knownHosts !== void 0) args.push("-o", `UserKnownHostsFile=${this.spec.knownHosts}`);
+    args.push(...this.spec.sshArgs ?? []);
+    args.push(this.spec.user ? `${this.spec.user}@${this.spec.host}` : this.spec.host);
+    return args;
+  }
+  async ssh(script, options2) {
+    try {
+      return await runProcess("ssh", [...this.sshArgs(), `sh -c ${shellQuote(script)}`], options2);
+    } catch (error) {
+      throw new RunnerError(`cannot start ssh for ${this.description} (${error.message}); install the OpenSSH client (openssh-client)`);
+    }
+  }
+  fail(what, result2) {
+    const why = result2.timedOut ? "timed out" : result2.exitCode === 255 ? "ssh failed" : `exit ${result2.exitCode ?? result2.signal}`;
+    return new RunnerError(`${what} on ${this.description} failed (${why}): ${result2.stderr.trim().split("\n").slice(-5).join(" | ")}`);
+  }
+  async prepare(localDir, label2) {
+    const base = this.spec.dir ?? DEFAULT_REMOTE_DIR;
+    const name = safeLabel(label2);
+    const tar = spawn2("tar", ["-C", resolve3(localDir), "--exclude=./.git", "-cf", "-", "."], { stdio: ["ignore", "pipe", "pipe"] });
+    let tarErr = "";
+    tar.stderr.on("data", (chunk) => tarErr += chunk.toString());
+    const tarDone = once(tar, "close").catch((error) => [null, error.message]);
+    const script = `set -e; mkdir -p ${remotePath(base)}; cd ${remotePath(base)}; rm -rf ${shellQuote(name)}; mkdir ${shellQuote(name)}; cd ${shellQuote(name)}; tar -xf -; pwd`;
+    const result2 = await this.ssh(script, { timeoutMs: 30 * 6e4, input: tar.stdout });
+    const [tarCode] = await tarDone;
+    if (result2.exitCode !== 0) throw this.fail(`shipping ${localDir} to ${base}/${name}`, result2);
+    if (tarCode !== 0) throw new RunnerError(`cannot pack ${localDir} to ship to ${this.description}: tar ${tarCode === null ? "could not run" : `exit ${tarCode}`}: ${tarErr.trim()}`);
+    const path2 = result2.stdout.trim().split("\n").pop() ?? "";
+    if (!path2.startsWith("/")) throw new RunnerError(`shipping ${localDir} to ${this.description}: the remote shell printed no directory (got ${JSON.stringify(result2.stdout.slice(0, 200))})`);
+    return path2;
+  }
+  async run(command, options2) {
+    const wrapped = remoteScript(command, options2);
+    const result2 = await this.ssh(wrapped.script, { timeoutMs: transportTimeout(options2) });
+    return remoteResult(result2, wrapped);
+  }
+  async fetch(remotePathText, localPath) {
+    mkdirSync2(dirname2(resolve3(localPath)), { recursive: true });
+    const sink = createWriteStream(localPath);
+    const opened = once(sink, "open");
+    await opened;
+    let result2;
+    try {
+      const path2 = remotePath(remotePathText);
+      result2 = await this.ssh(`[ -f ${path2} ] || { echo 'not a regular file' >&2; exit 1; }; exec head -c ${MAX_INPUT_BYTES + 1} ${path2}`, { timeoutMs: 30 * 6e4, stdoutSink: sink });
+    } finally {
+      sink.end();
+      await once(sink, "close");
+    }
+    if (result2.exitCode !== 0) {
+      rmSync(localPath, { force: true });
+      throw this.fail(`fetching ${remotePathText}`, result2);
+    }
+  }
+  async fingerprint(labels) {
+    const result2 = await this.run(FINGERPRINT_SCRIPT, { cwd: "/", timeoutMs: FINGERPRINT_TIMEOUT_MS });
+    return withLabels(fingerprintFromResult(result2, `on ${this.description}`), labels);
+  }
+  async loadAverage() {
+    const result2 = await this.ssh(LOAD_COMMAND, { timeoutMs: 6e4 });
+    if (result2.exitCode !== 0 && result2.stdout === "") throw this.fail("reading the load average", result2);
+    return parseLoadAverage(result2.stdout);
+  }
+  async close() {
+    if (this.controlDir === void 0) return;
+    const args = this.sshArgs();
+    await runProcess("ssh", ["-O", "exit", ...args], { timeoutMs: 1e4 }).catch(() => void 0);
+    rmSync(this.controlDir, { recursive: true, force: true });
+    this.controlDir = void 0;
+  }
+};
+
+// src/runner/device-executor.ts
+var DEFAULT_DEVICE_DIR = "/data/local/tmp/benchbot";
+var TRANSFER_TIMEOUT_MS = 30 * 6e4;
+function fillTemplate(template, values) {
+  return template.replace(/\{(\w+)\}/g, (whole2, name) => name in values ? shellQuote(values[name]) : whole2);
+}
+var DeviceExecutor = class {
+  description;
+  spec;
+  name;
+  /** `name` spells the `device-*` settings in errors (default: the CLI's flags). */
+  constructor(spec, name = cliSetting) {
+    this.spec = spec;
+    this.name = name;
+    this.description = `device (${spec.run})`;
+  }
+  async local(command, timeoutMs) {
+    try {
+      return await runProcess("sh", ["-c", command], { timeoutMs });
+    } catch (error) {
+      throw new RunnerError(`cannot run the device command ${JSON.stringify(command)}: ${error.message}`);
+    }
+  }
+  fail(what, command, result2) {
+    const why = result2.timedOut ? "timed out" : `exit ${result2.exitCode ?? result2.signal}`;
+    const tail2 = (result2.stderr.trim() || result2.stdout.trim()).split("\n").slice(-5).join(" | ");
+    return new RunnerError(`${what} failed (${why}) running ${JSON.stringify(command)}${tail2 ? `: ${tail2}` : ""}`);
+  }
+  async prepare(localDir, label2) {
+    if (this.spec.push === void 0) return resolve4(localDir);
+    const base = this.spec.dir ?? DEFAULT_DEVICE_DIR;
+    const target = `${base.replace(/\/+$/, "")}/${safeLabel(label2)}`;
+    const clean = await this.run(`mkdir -p ${remotePath(base)} && rm -rf ${remotePath(target)}`, { cwd: "/", timeoutMs: 12e4 });
+    if (clean.exitCode !== 0) throw this.fail(`preparing ${target} on ${this.description}`, this.spec.run, clean);
+    const push = fillTemplate(this.spec.push, { src: resolve4(localDir), dst: target });
+    const result2 = await this.local(push, TRANSFER_TIMEOUT_MS);
+    if (result2.exitCode !== 0) throw this.fail(`pushing ${localDir} (${this.name("device-push")})`, push, result2);
+    return target;
+  }
+  async run(command, options2) {
+    const wrapped = remoteScript(command, options2);
+    const line = fillTemplate(this.spec.run, { cmd: `sh -c ${shellQuote(wrapped.script)}` });
+    return remoteResult(await this.local(line, transportTimeout(options2)), wrapped);
+  }
+  async fetch(remotePathText, localPath) {
+    await mkdir2(dirname3(resolve4(localPath)), { recursive: true });
+    if (this.spec.pull === void 0) {
+      if (resolve4(remotePathText) !== resolve4(localPath)) await copyFile2(remotePathText, localPath);
+      return;
+    }
+    const pull = fillTemplate(this.spec.pull, { src: remotePathText, dst: resolve4(localPath) });
+    const result2 = await this.local(pull, TRANSFER_TIMEOUT_MS);
+    if (result2.exitCode !== 0) throw this.fail(`fetching ${remotePathText} (${this.name("device-pull")})`, pull, result2);
+  }
+  async fingerprint(labels) {
+    const result2 = await this.run(FINGERPRINT_SCRIPT, { cwd: "/", timeoutMs: FINGERPRINT_TIMEOUT_MS });
+    return withLabels(fingerprintFromResult(result2, `on ${this.description}`), labels);
+  }
+  async loadAverage() {
+    const result2 = await this.run(LOAD_COMMAND, { cwd: "/", timeoutMs: 6e4 });
+    return parseLoadAverage(result2.stdout);
+  }
+  async close() {
+  }
+};
+
+// src/runner/executor.ts
+var forms = (name) => `local (default), ssh://[user@]host[:port][/dir][?identity=FILE&known_hosts=FILE], or device[:DIR] with ${name("device-run")} 'adb shell {cmd}'`;
+function parseExecutorSpec(text2, device, name = cliSetting) {
+  const value = text2.trim();
+  if (value === "" || value === "local") return { kind: "local" };
+  if (value === "device" || value.startsWith("device:")) return deviceSpec(value.slice("device:".length) || void 0, device ?? {}, name);
+  if (value.startsWith("ssh://")) return sshSpec(value, name);
+  throw new Error(`${name("executor")}: cannot use ${JSON.stringify(text2)}; use ${forms(name)}`);
+}
+function sshSpec(text2, name) {
+  let url;
+  try {
+    url = new URL(text2);
+  } catch {
+    throw new Error(`${name("executor")}: ${JSON.stringify(text2)} is not a valid ssh URL; use ssh://[user@]host[:port][/dir]`);
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (host === "") throw new Error(`${name("executor")}: ${JSON.stringify(text2)} has no host; use ssh://[user@]host[:port][/dir]`);
+  if (url.password !== "") throw new Error(`${name("executor")}: ssh URLs must not carry a password; use a key (ssh-agent, ~/.ssh/config or ?identity=FILE)`);
+  const spec = { kind: "ssh", host };
+  if (url.username !== "") spec.user = decodeURIComponent(url.username);
+  if (url.port !== "") spec.port = Number(url.port);
+  const path2 = decodeURIComponent(url.pathname);
+  if (path2 !== "" && path2 !== "/") spec.dir = path2.startsWith("/~") ? path2.slice(1) : path2;
+  for (const [param, value] of url.searchParams) {
+    if (param === "identity") spec.identity = value;
+    else if (param === "known_hosts") spec.knownHosts = value;
+    else throw new Error(`${name("executor")}: unknown ssh URL parameter ${JSON.stringify(param)}; use identity or known_hosts`);
+  }
+  return spec;
+}
+function deviceSpec(dir, templates, name) {
+  if (!templates.run) throw new Error(`${name("executor")}: device needs ${name("device-run")}, a command template with {cmd}, e.g. ${name("device-run")} 'adb shell {cmd}'`);
+  if (!templates.run.includes("{cmd}")) throw new Error(`${name("device-run")}: ${JSON.stringify(templates.run)} has no {cmd}; e.g. 'adb shell {cmd}' or 'adb -s SERIAL shell {cmd}'`);
+  for (const [setting, template] of [["device-push", templates.push], ["device-pull", templates.pull]]) {
+    if (template !== void 0 && !(template.includes("{src}") && template.includes("{dst}"))) {
+      throw new Error(`${name(setting)}: ${JSON.stringify(template)} needs both {src} and {dst}; e.g. 'adb ${setting === "device-push" ? "push" : "pull"} {src} {dst}'`);
+    }
+  }
+  const spec = { kind: "device", run: templates.run };
+  if (templates.push !== void 0) spec.push = templates.push;
+  if (templates.pull !== void 0) spec.pull = templates.pull;
+  if (dir !== void 0) spec.dir = dir;
+  return spec;
+}
+function createExecutor(spec, name = cliSetting) {
+  switch (spec.kind) {
+    case "local":
+      return new LocalExecutor();
+    case "ssh":
+      return new SshExecutor(spec, name);
+    case "device":
+      return new DeviceExecutor(spec, name);
+  }
+}
+
+// src/runner/progress.ts
+function createProgress(stream = process.stderr, env = process.env) {
+  const actions = env.GITHUB_ACTIONS === "true";
+  const tty = !actions && stream.isTTY === true;
+  let live = false;
+  const clearLive = () => {
+    if (live) stream.write("\r\x1B[2K");
+    live = false;
+  };
+  return {
+    group(title) {
+      clearLive();
+      stream.write(actions ? `::group::${title}
+` : `== ${title}
+`);
+    },
+    endGroup() {
+      clearLive();
+      if (actions) stream.write("::endgroup::\n");
+    },
+    status(text2) {
+      if (tty) {
+        stream.write(`\r\x1B[2K${text2}`);
+        live = true;
+      } else if (actions) {
+        stream.write(`${text2}
+`);
+      }
+    },
+    note(text2) {
+      clearLive();
+      stream.write(`${text2}
+`);
+    }
+  };
+}
+
 // src/runner/cpu-pin.ts
 var PIN_PATTERN = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
-function parsePinSetting(text3) {
-  const t = text3.trim();
+function parsePinSetting(text2) {
+  const t = text2.trim();
   if (t === "auto" || t === "off" || PIN_PATTERN.test(t)) return t;
   return void 0;
 }
-async function resolvePin(setting, fingerprint2, executor, cwd) {
+async function resolvePin(setting, fingerprint2, executor, cwd, name = cliSetting) {
   if (setting === void 0 || setting === "off") return void 0;
   const isolated = fingerprint2.isolatedCpus;
   const wanted = setting === "auto" ? isolated && PIN_PATTERN.test(isolated) ? isolated : void 0 : setting;
@@ -37283,35 +40566,302 @@ async function resolvePin(setting, fingerprint2, executor, cwd) {
   if (probe.exitCode === 0) return wanted;
   if (setting === "auto") return void 0;
   const why = probe.exitCode === 127 ? "taskset is not installed (util-linux)" : (probe.stderr || probe.stdout).trim().split("\n")[0];
-  throw new RunnerError(`--pin-cpu ${setting}: cannot pin there: ${why}; pick CPUs this machine has, or --pin-cpu off`);
+  throw new RunnerError(`${name("pin-cpu")} ${setting}: cannot pin there: ${why}; pick CPUs this machine has, or ${name("pin-cpu")} off`);
 }
 function pinnedCommand(command, cpus) {
   return cpus === void 0 ? command : `taskset -c ${cpus} sh -c ${shellQuote(command)}`;
 }
 
+// src/runner/load-guard.ts
+var DEFAULT_LOAD_WAIT_MS = 5 * 6e4;
+var DEFAULT_LOAD_POLL_MS = 5e3;
+var KERNEL_UPDATE_MS = 5e3;
+var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
+var TAIL_UPDATES = 3;
+function activityFromDecay(before, after) {
+  return Math.max(0, (after - before * DECAY_1MIN) / (1 - DECAY_1MIN));
+}
+function defaultMaxLoad(cores) {
+  if (cores === void 0 || !(cores > 0)) return 1;
+  return Math.round((0.5 + 0.1 * cores) * 100) / 100;
+}
+async function waitForQuietMachine(options2) {
+  const tail2 = options2.tail === true;
+  const pollMs = Math.max(1, options2.pollMs ?? (tail2 ? 1e3 : DEFAULT_LOAD_POLL_MS));
+  const sleep = options2.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
+  let waitedMs = 0;
+  if (options2.maxLoad === Infinity) return { load: void 0, waitedMs };
+  let last;
+  const activity = [];
+  for (; ; ) {
+    const load = await options2.readLoad();
+    if (load === void 0 || !Number.isFinite(load) || load <= options2.maxLoad) return { load, waitedMs };
+    if (tail2 && pollMs < KERNEL_UPDATE_MS) {
+      if (last === void 0) last = { load, at: waitedMs };
+      else if (load !== last.load) {
+        if (waitedMs - last.at <= KERNEL_UPDATE_MS + pollMs) activity.push(activityFromDecay(last.load, load));
+        last = { load, at: waitedMs };
+      } else if (waitedMs - last.at >= 2 * KERNEL_UPDATE_MS) {
+        activity.push(load);
+        last = { load, at: waitedMs };
+      }
+      const recent = activity.slice(-TAIL_UPDATES);
+      const busy = recent.reduce((a, b) => a + b, 0) / recent.length;
+      if (recent.length === TAIL_UPDATES && busy <= options2.maxLoad) return { load, waitedMs, activity: Math.round(busy * 100) / 100 };
+    }
+    if (waitedMs >= options2.timeoutMs) {
+      const name = options2.nameSetting ?? cliSetting;
+      throw new RunnerError(
+        `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above ${name("max-load")} ${options2.maxLoad}, and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (${name("load-wait")} ${formatSeconds(options2.timeoutMs)}). Timings on a loaded machine are noisy: stop the other work, or raise ${name("max-load")} or ${name("load-wait")}.`
+      );
+    }
+    options2.onWait?.(load, waitedMs);
+    const step = Math.min(pollMs, options2.timeoutMs - waitedMs);
+    await sleep(step);
+    waitedMs += step;
+  }
+}
+function formatSeconds(ms) {
+  return `${Number((ms / 1e3).toFixed(1))} s`;
+}
+
+// src/runner/machine-lock.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { closeSync as closeSync3, linkSync, openSync as openSync3, readFileSync as readFileSync2, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
+import { hostname, tmpdir as tmpdir2 } from "node:os";
+import { join as join4 } from "node:path";
+var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
+var DEFAULT_LOCK_POLL_MS = 1e3;
+var UNREADABLE_GRACE_MS = 1e4;
+function defaultLockPath(env = process.env) {
+  if (env.BENCHBOT_LOCK) return env.BENCHBOT_LOCK;
+  return join4(process.platform === "win32" ? tmpdir2() : "/tmp", "benchbot-machine.lock");
+}
+async function acquireMachineLock(path2 = defaultLockPath(), options2 = {}) {
+  const timeoutMs = options2.timeoutMs ?? DEFAULT_LOCK_WAIT_MS;
+  const pollMs = Math.max(1, options2.pollMs ?? DEFAULT_LOCK_POLL_MS);
+  const start = Date.now();
+  const mine = {
+    pid: process.pid,
+    host: hostname(),
+    since: (/* @__PURE__ */ new Date()).toISOString(),
+    command: process.argv.slice(1).join(" ").slice(0, 500),
+    token: randomBytes2(12).toString("hex")
+  };
+  const processStart = procStat(process.pid)?.start;
+  if (processStart !== void 0) mine.processStart = processStart;
+  let told = false;
+  for (; ; ) {
+    if (tryCreate(path2, mine)) return held(path2, mine);
+    const seen = readHolder(path2);
+    if (seen === "gone") continue;
+    if (isStale(seen)) {
+      takeOver(path2, seen.text);
+      continue;
+    }
+    if (Date.now() - start >= timeoutMs) throw new RunnerError(heldMessage(path2, seen.holder, Date.now() - start, options2.nameSetting ?? cliSetting));
+    if (!told) {
+      told = true;
+      options2.onWait?.(seen.holder);
+    }
+    await new Promise((done) => setTimeout(done, pollMs));
+  }
+}
+function tryCreate(path2, holder) {
+  let fd2;
+  try {
+    fd2 = openSync3(path2, "wx", 420);
+  } catch (error) {
+    if (error.code === "EEXIST") return false;
+    throw new RunnerError(`cannot create the machine lock ${path2}: ${error.message}; set BENCHBOT_LOCK to a writable path`);
+  }
+  try {
+    writeSync(fd2, `${JSON.stringify(holder)}
+`);
+  } finally {
+    closeSync3(fd2);
+  }
+  return true;
+}
+function readHolder(path2) {
+  let text2;
+  let ageMs;
+  try {
+    text2 = readFileSync2(path2, "utf8");
+    ageMs = Date.now() - statSync2(path2).mtimeMs;
+  } catch (error) {
+    if (error.code === "ENOENT") return "gone";
+    throw new RunnerError(`cannot read the machine lock ${path2}: ${error.message}`);
+  }
+  try {
+    const parsed = JSON.parse(text2);
+    if (typeof parsed.pid === "number" && typeof parsed.host === "string") return { text: text2, holder: parsed, ageMs };
+  } catch {
+  }
+  return { text: text2, holder: void 0, ageMs };
+}
+function isStale(seen) {
+  const holder = seen.holder;
+  if (!holder) return seen.ageMs > UNREADABLE_GRACE_MS;
+  if (holder.host !== hostname()) return false;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    return error.code === "ESRCH";
+  }
+  const stat2 = procStat(holder.pid);
+  if (stat2?.state === "Z") return true;
+  return holder.processStart !== void 0 && stat2 !== void 0 && stat2.start !== holder.processStart;
+}
+function takeOver(path2, staleText) {
+  const aside = `${path2}.stale-${process.pid}-${randomBytes2(4).toString("hex")}`;
+  try {
+    renameSync(path2, aside);
+  } catch (error) {
+    if (error.code === "ENOENT") return;
+    throw new RunnerError(`cannot remove the stale machine lock ${path2}: ${error.message}; delete it by hand or set BENCHBOT_LOCK`);
+  }
+  try {
+    if (readFileSync2(aside, "utf8") !== staleText) linkSync(aside, path2);
+  } catch {
+  } finally {
+    unlinkSync(aside);
+  }
+}
+function held(path2, holder) {
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    process.removeListener("exit", release);
+    try {
+      const text2 = readFileSync2(path2, "utf8");
+      if (text2.includes(holder.token)) unlinkSync(path2);
+    } catch {
+    }
+  };
+  process.on("exit", release);
+  return { path: path2, holder, release };
+}
+function heldMessage(path2, holder, waitedMs, name) {
+  const who = holder ? `pid ${holder.pid} on ${holder.host} since ${holder.since}${holder.command ? ` (${holder.command})` : ""}` : "a job whose lock file cannot be read";
+  return `another benchbot job is measuring on this machine: the machine lock ${path2} is held by ${who}; waited ${Math.round(waitedMs / 1e3)} s (${name("lock-timeout")}). Let it finish or raise ${name("lock-timeout")}; if that process is not benchbot or no longer runs, delete ${path2}; set BENCHBOT_LOCK to use another lock file.`;
+}
+function procStat(pid) {
+  try {
+    const stat2 = readFileSync2(`/proc/${pid}/stat`, "utf8");
+    const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0], start: fields[19] };
+  } catch {
+    return void 0;
+  }
+}
+
+// src/runner/hold-machine.ts
+function lockMachine(progress, timeoutMs, nameSetting) {
+  return acquireMachineLock(void 0, {
+    timeoutMs,
+    nameSetting,
+    onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`)
+  });
+}
+function holdMachine(executor, progress, options2) {
+  return async (cores) => {
+    const lock = await lockMachine(progress, options2.lockTimeoutMs, options2.nameSetting);
+    const maxLoad = options2.maxLoad ?? defaultMaxLoad(cores);
+    try {
+      let told = -Infinity;
+      const quiet = await waitForQuietMachine({
+        maxLoad,
+        timeoutMs: options2.loadWaitMs,
+        readLoad: () => executor.loadAverage(),
+        tail: true,
+        nameSetting: options2.nameSetting,
+        // The load is read every second: say so when the wait starts and every 30 s, not at every reading.
+        onWait: (load, waitedMs) => {
+          if (waitedMs - told < 3e4) return;
+          told = waitedMs;
+          progress.note(`load average ${load} is above ${maxLoad}; waiting up to ${Math.round(options2.loadWaitMs / 1e3)} s for a quiet machine (${options2.nameSetting("max-load")}, ${options2.nameSetting("load-wait")})`);
+        }
+      });
+      if (quiet.activity !== void 0) {
+        progress.note(`load average ${quiet.load} is the tail of work that has ended (about ${quiet.activity} task(s) busy now); measuring without waiting for it to fall below ${maxLoad}`);
+      }
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+    return () => lock.release();
+  };
+}
+
+// src/runner/run-ab.ts
+import { join as join7 } from "node:path";
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
+import { tmpdir as tmpdir3 } from "node:os";
+
+// src/compare/pool-base.ts
+var DRIFT_P = 0.2;
+var DRIFT_SHARE = 0.25;
+var POOL_CAP = 2;
+var MIN_STORED = 5;
+var keyOf2 = (m) => `${m.benchmark}\0${m.metric}`;
+function poolBase(today, stored, options2) {
+  const byKey = /* @__PURE__ */ new Map();
+  for (const m of stored) {
+    const existing = byKey.get(keyOf2(m));
+    const factor = existing ? conversionFactor(m.unit, existing.unit) : 1;
+    if (existing && factor !== void 0) for (const v of m.values) existing.values.push(v * factor);
+    else if (!existing) byKey.set(keyOf2(m), { ...m, values: [...m.values] });
+  }
+  const pooled = /* @__PURE__ */ new Map();
+  const refused = /* @__PURE__ */ new Map();
+  const measurements = today.map((m) => {
+    const old = byKey.get(keyOf2(m));
+    if (old === void 0) return m;
+    const factor = conversionFactor(old.unit, m.unit);
+    if (factor === void 0) {
+      refused.set(keyOf2(m), `stored rounds are in ${old.unit}, today's in ${m.unit}`);
+      return m;
+    }
+    const candidates = old.values.map((v) => v * factor).slice(-POOL_CAP * m.values.length);
+    if (candidates.length < MIN_STORED || m.values.length < 2) return m;
+    const drift = estimateChange(candidates, m.values, 0.05, options2.test ?? DEFAULT_TEST);
+    const limit = options2.threshold(m.benchmark) * DRIFT_SHARE;
+    if (drift.p === null || drift.ratio === null || drift.p <= DRIFT_P || Math.abs(Math.log(drift.ratio)) > Math.log1p(limit)) {
+      const shift = drift.ratio === null ? "no ratio" : `${((drift.ratio - 1) * 100).toFixed(1)}%`;
+      refused.set(keyOf2(m), `drift check failed: today's base vs ${candidates.length} stored rounds ${shift}, p = ${drift.p === null ? "n/a" : drift.p.toPrecision(2)}`);
+      return m;
+    }
+    pooled.set(keyOf2(m), candidates.length);
+    return { ...m, values: [...m.values, ...candidates] };
+  });
+  return { measurements, pooled, refused };
+}
+
 // src/runner/build-side.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync2, readFileSync as readFileSync2, writeFileSync } from "node:fs";
+import { existsSync as existsSync2, readFileSync as readFileSync3, writeFileSync } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import { join as join3 } from "node:path";
+import { join as join5 } from "node:path";
 var BUILD_MARKER = ".benchbot-build";
-function buildSide(worktree, tree, command, label2, timeoutMs, env) {
+function buildSide(worktree, tree, command, label2, timeoutMs, env, name = cliSetting) {
   const key2 = createHash2("sha256").update(`${tree}
 ${command}
 ${JSON.stringify(env ?? {})}`).digest("hex");
-  const marker = join3(worktree, BUILD_MARKER);
-  if (existsSync2(marker) && readFileSync2(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
+  const marker = join5(worktree, BUILD_MARKER);
+  if (existsSync2(marker) && readFileSync3(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
   const run2 = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
   const log = `${run2.stdout ?? ""}${run2.stderr ?? ""}`;
   const tail2 = log.trimEnd().split("\n").slice(-30).join("\n");
   if (run2.error && run2.error.code === "ETIMEDOUT") {
-    throw new RunnerError(`build of ${label2} timed out after ${Math.round(timeoutMs / 1e3)} s (--build-timeout); last output:
+    throw new RunnerError(`build of ${label2} timed out after ${Math.round(timeoutMs / 1e3)} s (${name("build-timeout")}); last output:
 ${tail2}`);
   }
   if (run2.status !== 0) {
-    const hint = run2.status === 127 ? " (a command was not found: install the build tool or fix --build)" : "";
+    const hint = run2.status === 127 ? ` (a command was not found: install the build tool or fix ${name("build")})` : "";
     throw new RunnerError(`build of ${label2} failed with exit code ${run2.status ?? run2.signal}${hint}: ${command}
 --- last lines of the build log ---
 ${tail2}`);
@@ -37321,17 +40871,17 @@ ${tail2}`);
 }
 
 // src/runner/measure-round.ts
-import { join as join4 } from "node:path";
+import { join as join6 } from "node:path";
 
 // src/runner/perf-counters.ts
 var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
 function perfStatPrefix(outFile) {
   return `perf stat -x, -e ${PERF_EVENTS.join(",")} -o ${outFile} --`;
 }
-function parsePerfStatCsv(text3, benchmark = "command") {
+function parsePerfStatCsv(text2, benchmark = "command") {
   const measurements = [];
   const unsupported = [];
-  for (const line of text3.split("\n")) {
+  for (const line of text2.split("\n")) {
     if (line.startsWith("#") || line.trim() === "") continue;
     const [value, , event] = line.split(",");
     if (event === void 0) continue;
@@ -37346,44 +40896,217 @@ function parsePerfStatCsv(text3, benchmark = "command") {
   return { measurements, unsupported };
 }
 
+// src/runner/result-directory.ts
+var RESULT_BUNDLE = ".benchbot-result-bundle";
+var MAGIC = "benchbot-result-bundle 2 ";
+var NAME_BYTES = 512;
+var TAR_LIMIT = MAX_INPUT_BYTES - 1024;
+var RESULT_FILES = `\\( -path '*/new/sample.json' -o -path '*/new/benchmark.json' \\)`;
+function quotedPath(path2) {
+  return shellQuote(path2.startsWith("/") ? path2 : `./${path2}`);
+}
+function wrapForResultDirectory(command, resultPath) {
+  const path2 = quotedPath(resultPath);
+  return [
+    `if [ -d ${path2} ]; then`,
+    `  (cd ${path2} && find . -type f ${RESULT_FILES} -exec rm -f {} +) || { echo ${shellQuote(`benchbot: cannot remove the previous round's criterion results (*/new/sample.json) in ${resultPath}`)} >&2; exit 125; }`,
+    "fi",
+    `sh -c ${shellQuote(command)}`,
+    "benchbot_status=$?",
+    `benchbot_bundle="$PWD/${RESULT_BUNDLE}"`,
+    `if [ -d ${path2} ]; then`,
+    "  (",
+    `    cd ${path2} || { printf '${MAGIC}unlisted\\n'; exit 0; }`,
+    `    benchbot_name=$(find . -type l -print | head -c ${NAME_BYTES})`,
+    `    if [ -n "$benchbot_name" ]; then printf '${MAGIC}link\\n%s' "$benchbot_name"; exit 0; fi`,
+    `    benchbot_name=$(find . -type f ${RESULT_FILES} -size +${MAX_INPUT_BYTES}c -print | head -c ${NAME_BYTES})`,
+    `    if [ -n "$benchbot_name" ]; then printf '${MAGIC}too-large\\n%s' "$benchbot_name"; exit 0; fi`,
+    `    printf '${MAGIC}tar\\n'`,
+    // COPYFILE_DISABLE: macOS tar would add AppleDouble `._` files.
+    `    find . -type f ${RESULT_FILES} -exec env COPYFILE_DISABLE=1 tar -cf - {} + | head -c ${TAR_LIMIT}`,
+    `  ) > "$benchbot_bundle"`,
+    `elif [ ! -e ${path2} ]; then`,
+    `  printf '${MAGIC}missing\\n' > "$benchbot_bundle"`,
+    "else",
+    `  printf '${MAGIC}not-a-directory\\n' > "$benchbot_bundle"`,
+    "fi",
+    "exit $benchbot_status"
+  ].join("\n");
+}
+function parseResultBundle(bytes, resultPath, name = cliSetting) {
+  const display = resultPath.replace(/\/+$/, "") || "/";
+  const fail = (message) => {
+    throw new FormatError(display, void 0, message);
+  };
+  const headerEnd = bytes.indexOf(10);
+  const header = bytes.subarray(0, headerEnd < 0 ? Math.min(bytes.length, 64) : headerEnd).toString("latin1");
+  if (!header.startsWith(MAGIC)) fail(`the round left no readable ${RESULT_BUNDLE} (did the bench command remove or overwrite it?)`);
+  const kind = header.slice(MAGIC.length);
+  const named = () => JSON.stringify(bytes.subarray(headerEnd + 1).toString("utf8").split("\n")[0].replace(/^\.\//, ""));
+  switch (kind) {
+    case "not-a-directory":
+      return { kind };
+    case "missing":
+      return fail(`does not exist after the round: the bench command wrote no results there (${name("result-file")} is relative to the checkout)`);
+    case "link":
+      return fail(`holds a symbolic link (${named()}); benchbot does not follow links inside a result directory (they may point outside it): let the benchmark write regular files there`);
+    case "too-large":
+      return fail(`holds a result file (${named()}) above ${formatCount(MAX_INPUT_BYTES)} bytes; benchbot reads inputs of at most ${formatCount(MAX_INPUT_BYTES)} bytes (${MAX_INPUT_BYTES / 1024 / 1024} MiB)`);
+    case "unlisted":
+      return fail("is a directory the round cannot enter (are its permissions right?)");
+    case "tar":
+      return { kind: "directory", files: readTar(bytes.subarray(headerEnd + 1), display, fail) };
+    default:
+      return fail(`the round left a damaged ${RESULT_BUNDLE} (kind ${JSON.stringify(kind.slice(0, 40))})`);
+  }
+}
+var BLOCK = 512;
+function field(block2, offset, length) {
+  const raw = block2.subarray(offset, offset + length);
+  const end = raw.indexOf(0);
+  return raw.subarray(0, end < 0 ? length : end).toString("utf8");
+}
+function readTar(tar, display, fail) {
+  const damaged = (what) => fail(`the round left a damaged ${RESULT_BUNDLE} (${what})`);
+  const files = [];
+  let longName;
+  let paxPath;
+  let paxSize;
+  let at = 0;
+  while (at + BLOCK <= tar.length) {
+    const block2 = tar.subarray(at, at + BLOCK);
+    if (block2[0] === 0 && block2.every((b) => b === 0)) {
+      at += BLOCK;
+      continue;
+    }
+    const stored = field(block2, 148, 8).trim();
+    let sum = 0;
+    for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : block2[i];
+    if (!/^[0-7]{1,8}$/.test(stored) || parseInt(stored, 8) !== sum) damaged(`bad tar header checksum at byte ${at}`);
+    const sizeText = field(block2, 124, 12).trim();
+    if (!/^[0-7]{1,12}$/.test(sizeText)) damaged(`bad tar size at byte ${at}`);
+    const size = paxSize ?? parseInt(sizeText, 8);
+    const start = at + BLOCK;
+    const end = start + size;
+    if (end > tar.length) {
+      if (tar.length >= TAR_LIMIT) fail(`criterion's result files (*/new/sample.json and */new/benchmark.json) hold more than ${formatCount(TAR_LIMIT)} bytes together; benchbot reads at most that much from one round: run fewer benchmarks per round`);
+      damaged(`truncated at byte ${tar.length}; a file changed while it was packed?`);
+    }
+    const data = tar.subarray(start, end);
+    const type = String.fromCharCode(block2[156]);
+    at = start + Math.ceil(size / BLOCK) * BLOCK;
+    if (type === "L") {
+      longName = field(data, 0, data.length);
+      continue;
+    }
+    if (type === "x") {
+      ({ path: paxPath, size: paxSize } = paxRecords(data, damaged));
+      continue;
+    }
+    if (type === "g") continue;
+    const ustar = field(block2, 257, 5) === "ustar";
+    const prefix = ustar ? field(block2, 345, 155) : "";
+    const name = paxPath ?? longName ?? (prefix !== "" ? `${prefix}/${field(block2, 0, 100)}` : field(block2, 0, 100));
+    longName = paxPath = paxSize = void 0;
+    if (type === "5") continue;
+    if (type === "1" || type === "2") fail(`holds a link (${JSON.stringify(name.replace(/^\.\//, ""))}); benchbot does not follow links inside a result directory (they may point outside it): let the benchmark write regular files there`);
+    if (type !== "0" && type !== "\0" && type !== "7") damaged(`tar entry of type ${JSON.stringify(type)} for ${JSON.stringify(name)}`);
+    if (files.length >= MAX_DIRECTORY_FILES) {
+      fail(`holds more than ${formatCount(MAX_DIRECTORY_FILES)} result files (new/*.json); benchbot reads at most that many from one round: run fewer benchmarks per round`);
+    }
+    files.push({ path: `${display === "/" ? "" : display}/${name.replace(/^(\.\/)+/, "")}`, text: data.toString("utf8") });
+  }
+  if (at !== tar.length) damaged(`${tar.length - at} stray bytes at the end`);
+  files.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return files;
+}
+function paxRecords(data, damaged) {
+  const out = {};
+  let at = 0;
+  while (at < data.length && data[at] !== 0) {
+    const space = data.indexOf(32, at);
+    const lengthText = space < 0 ? "" : data.subarray(at, space).toString("latin1");
+    if (!/^\d{1,9}$/.test(lengthText)) damaged("bad pax record");
+    const end = at + Number(lengthText);
+    if (end > data.length || end <= space || data[end - 1] !== 10) damaged("bad pax record");
+    const record = data.subarray(space + 1, end - 1);
+    const eq = record.indexOf(61);
+    if (eq < 0) damaged("bad pax record");
+    const key2 = record.subarray(0, eq).toString("utf8");
+    const value = record.subarray(eq + 1).toString("utf8");
+    if (key2 === "path") out.path = value;
+    if (key2 === "size") {
+      if (!/^\d{1,12}$/.test(value)) damaged("bad pax size");
+      out.size = Number(value);
+    }
+    at = end;
+  }
+  return out;
+}
+function readResultDirectory(files, resultPath, format2, name = cliSetting) {
+  const display = resultPath.replace(/\/+$/, "") || "/";
+  if (format2 !== void 0 && format2 !== "criterion") {
+    throw new FormatError(display, void 0, `is a directory; a result directory is read as criterion's (target/criterion): use ${name("format")} criterion or leave ${name("format")} out, or name a result file`);
+  }
+  if (!files.some((f) => f.path.endsWith("/new/sample.json"))) {
+    throw new FormatError(
+      display,
+      void 0,
+      "is a directory, but the round wrote no criterion results in it (no <benchmark>/new/sample.json): name criterion's output directory (target/criterion, or $CARGO_TARGET_DIR/criterion) and check that the bench command runs criterion benchmarks without --discard-baseline (criterion then writes nothing), e.g. cargo bench --bench NAME -- --noplot"
+    );
+  }
+  const result2 = readCriterionDirectory(files);
+  checkMeasurementText(display, result2);
+  return { format: "criterion", ...result2 };
+}
+
 // src/runner/measure-round.ts
 var NO_PERF = "# perf: not installed";
-async function measureRound(settings, executor, dir, scratch, tag) {
+async function measureRound(settings, executor, dir, scratch2, tag) {
   const timing = settings.format === "command";
+  const name = settings.nameSetting ?? cliSetting;
   const hyperfineFile = ".benchbot-hyperfine.json";
   const perfFile = ".benchbot-perf.csv";
   let command = timing ? `hyperfine --runs 1 --warmup 0 --style none --export-json ${hyperfineFile} -- ${shellQuote(settings.bench)}` : settings.bench;
   if (settings.counters) command = `if command -v perf >/dev/null 2>&1; then ${perfStatPrefix(perfFile)} sh -c ${shellQuote(command)}; else echo '${NO_PERF}' > ${perfFile}; sh -c ${shellQuote(command)}; fi`;
   command = pinnedCommand(command, settings.pin);
+  const resultFile = timing || !settings.resultFile ? void 0 : settings.resultFile;
+  if (resultFile !== void 0) command = wrapForResultDirectory(command, resultFile);
   const result2 = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
-  const fail2 = (message) => ({ failure: { exitCode: result2.exitCode, signal: result2.signal, timedOut: result2.timedOut, message } });
-  if (result2.timedOut) return fail2(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (--round-timeout)`);
+  const fail = (message) => ({ failure: { exitCode: result2.exitCode, signal: result2.signal, timedOut: result2.timedOut, message } });
+  if (result2.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (${name("round-timeout")})`);
   if (result2.exitCode !== 0) {
     const tail2 = (result2.stderr || result2.stdout).trimEnd().split("\n").slice(-5).join(" | ");
     const hint = result2.exitCode === 127 ? " (command not found: is the tool installed where the benchmark runs?)" : "";
-    return fail2(`exit code ${result2.exitCode ?? result2.signal}${hint}: ${tail2}`);
+    return fail(`exit code ${result2.exitCode ?? result2.signal}${hint}: ${tail2}`);
   }
-  const fetchText = async (remote) => {
-    const local = join4(scratch, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
+  const fetchLocal = async (remote) => {
+    const local = join6(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
     await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
-    return readBoundedFile(local, `${remote} (${tag})`);
+    return local;
   };
+  const fetchText = async (remote) => readBoundedFile(await fetchLocal(remote), `${remote} (${tag})`);
   try {
-    const text3 = timing ? await fetchText(hyperfineFile) : settings.resultFile ? await fetchText(settings.resultFile) : result2.stdout;
-    const read2 = readSource({ path: `${tag} output`, text: text3 }, timing ? "hyperfine" : settings.format);
+    let read2;
+    if (resultFile !== void 0) {
+      const bundle = parseResultBundle(readBoundedFileBytes(await fetchLocal(RESULT_BUNDLE), `${RESULT_BUNDLE} (${tag})`), resultFile, name);
+      read2 = bundle.kind === "directory" ? readResultDirectory(bundle.files, resultFile, settings.format, name) : readSource({ path: `${tag} output`, text: await fetchText(resultFile) }, settings.format);
+    } else {
+      read2 = readSource({ path: `${tag} output`, text: timing ? await fetchText(hyperfineFile) : result2.stdout }, timing ? "hyperfine" : settings.format);
+    }
     const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
     const warnings = [...read2.warnings];
     if (settings.counters) {
       const csv = await fetchText(perfFile);
       const counters = parsePerfStatCsv(csv);
-      if (csv.startsWith(NO_PERF)) warnings.push({ message: "--counters: perf is not installed where the benchmark runs (Debian: linux-perf); measured without counters" });
-      else if (counters.unsupported.length > 0) warnings.push({ message: `--counters: perf stat cannot read ${counters.unsupported.join(", ")} on this machine (common in VMs and containers); measured without ${counters.measurements.length === 0 ? "counters" : "those"}` });
+      if (csv.startsWith(NO_PERF)) warnings.push({ message: `${name("counters")}: perf is not installed where the benchmark runs (Debian: linux-perf); measured without counters` });
+      else if (counters.unsupported.length > 0) warnings.push({ message: `${name("counters")}: perf stat cannot read ${counters.unsupported.join(", ")} on this machine (common in VMs and containers); measured without ${counters.measurements.length === 0 ? "counters" : "those"}` });
       measurements.push(...counters.measurements);
     }
-    if (measurements.length === 0) return fail2("the output has no measurements");
+    if (measurements.length === 0) return fail("the output has no measurements");
     return { format: read2.format, measurements, warnings, hints: read2.hints, durationMs: result2.durationMs };
   } catch (error) {
-    if (error instanceof FormatError) return fail2(`printed nothing benchbot can read: ${error.message}`);
+    if (error instanceof FormatError) return fail(`printed nothing benchbot can read: ${error.message}`);
     throw error;
   }
 }
@@ -37392,17 +41115,18 @@ async function measureRound(settings, executor, dir, scratch, tag) {
 var DEFAULT_POOL_BASE = true;
 async function runAb(settings, deps) {
   const { executor, progress } = deps;
-  const repo = openRepository(settings.repo);
-  const baseSha = resolveCommit(repo, settings.base, "--base");
-  const headSha = resolveCommit(repo, settings.head, "--head");
+  const setting = settings.nameSetting ?? cliSetting;
+  const repo = openRepository(settings.repo, setting);
+  const baseSha = resolveCommit(repo, settings.base, setting("base"));
+  const headSha = resolveCommit(repo, settings.head, setting("head"));
   const dirty = dirtyFiles(repo);
   if (dirty.length > 0 && !settings.allowDirty) {
-    throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join("; ")}${dirty.length > 3 ? "; \u2026" : ""}); benchbot measures commits, so commit or stash them, or pass --allow-dirty`);
+    throw new RunnerError(`${repo} has uncommitted changes (${dirty.slice(0, 3).join("; ")}${dirty.length > 3 ? "; \u2026" : ""}); benchbot measures commits, so commit or stash them, or pass ${setting("allow-dirty")}`);
   }
   const fingerprint2 = await executor.fingerprint(settings.labels);
   const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
   };
-  const scratch = mkdtempSync(join5(tmpdir(), "benchbot-run-"));
+  const scratch2 = mkdtempSync2(join7(tmpdir3(), "benchbot-run-"));
   try {
     const builds = [];
     const sides = {};
@@ -37410,7 +41134,7 @@ async function runAb(settings, deps) {
       progress.group(`${side2}: ${sha.slice(0, 12)}`);
       const worktree = checkoutWorktree(repo, sha, settings.stateDir);
       if (settings.build) {
-        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side2} (${sha.slice(0, 12)})`, settings.buildTimeoutMs);
+        const outcome = buildSide(worktree, treeHash(repo, sha), settings.build, `${side2} (${sha.slice(0, 12)})`, settings.buildTimeoutMs, void 0, setting);
         builds.push({ side: side2, ...outcome });
         progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1e3).toFixed(1)} s`);
       }
@@ -37418,7 +41142,7 @@ async function runAb(settings, deps) {
       sides[side2] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
       progress.endGroup();
     }
-    const pin = await resolvePin(settings.pinCpu ?? "auto", fingerprint2, executor, sides.base.dir);
+    const pin = await resolvePin(settings.pinCpu ?? "auto", fingerprint2, executor, sides.base.dir, setting);
     if (pin !== void 0) progress.note(`rounds pinned to CPU ${pin} (taskset)`);
     const repetitions = settings.repetitions ?? 1;
     const summary = settings.roundSummary ?? "median";
@@ -37430,7 +41154,7 @@ async function runAb(settings, deps) {
       const state = sides[side2];
       const started = process.hrtime.bigint();
       const name = keep ? `round ${round}` : `warm-up round ${-round}`;
-      const outcome = await measureRepeated(settings, pin, repetitions, executor, state.dir, scratch, `${side2} ${name}`);
+      const outcome = await measureRepeated(settings, pin, repetitions, executor, state.dir, scratch2, `${side2} ${name}`);
       roundMs += Number(process.hrtime.bigint() - started) / 1e6;
       roundCount += 1;
       if ("failure" in outcome) {
@@ -37438,7 +41162,7 @@ async function runAb(settings, deps) {
         progress.note(`${name} on ${side2} failed: ${outcome.failure.message}`);
         if (!state.succeeded) throw new RunnerError(`the benchmark does not run on ${side2} (${state.sha.slice(0, 12)}): ${outcome.failure.message}`);
         if (failures.length > settings.maxFailedRounds) {
-          throw new RunnerError(`${failures.length} rounds failed (more than --max-failed-rounds ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
+          throw new RunnerError(`${failures.length} rounds failed (more than ${setting("max-failed-rounds")} ${settings.maxFailedRounds}); last: ${outcome.failure.message}`);
         }
         return;
       }
@@ -37511,7 +41235,7 @@ async function runAb(settings, deps) {
       if (look.stop) break;
     }
     progress.endGroup();
-    if (!report) throw new RunnerError("no look was taken; check --min-runs and --max-runs");
+    if (!report) throw new RunnerError(`no look was taken; check ${setting("min-runs")} and ${setting("max-runs")}`);
     const time2 = deps.now();
     const toRun = (side2) => ({
       sha: sides[side2].sha,
@@ -37554,14 +41278,14 @@ async function runAb(settings, deps) {
       poolRefused
     };
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    rmSync2(scratch2, { recursive: true, force: true });
     release();
   }
 }
-async function measureRepeated(settings, pin, repetitions, executor, dir, scratch, tag) {
+async function measureRepeated(settings, pin, repetitions, executor, dir, scratch2, tag) {
   let first;
   for (let r = 0; r < repetitions; r++) {
-    const outcome = await measureRound({ ...settings, pin }, executor, dir, scratch, repetitions > 1 ? `${tag}.${r + 1}` : tag);
+    const outcome = await measureRound({ ...settings, pin }, executor, dir, scratch2, repetitions > 1 ? `${tag}.${r + 1}` : tag);
     if ("failure" in outcome) return outcome;
     if (first === void 0 || "failure" in first) first = outcome;
     else {
@@ -37588,557 +41312,73 @@ function toCompareSide(state, fingerprint2) {
   return { measurements: poolMeasurements(state.measurements), warnings: [...state.warnings.values()], hints: state.hints, fingerprint: fingerprint2 };
 }
 
-// src/runner/device-executor.ts
-import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
-import { dirname as dirname3, resolve as resolve4 } from "node:path";
+// src/store/noise-memory.ts
+import { createHash as createHash4 } from "node:crypto";
 
-// src/runner/ssh-executor.ts
-import { spawn as spawn2 } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
-import { once } from "node:events";
-import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname2, join as join6, resolve as resolve3 } from "node:path";
-var DEFAULT_REMOTE_DIR = "~/.cache/benchbot";
-var TRANSPORT_SLACK_MS = 3e4;
-function remoteScript(command, options2) {
-  checkEnvNames(options2.env);
-  const timeoutMarker = `benchbot-timeout-${randomBytes(8).toString("hex")}`;
-  const lines = [`cd ${remotePath(options2.cwd)} || exit 125`];
-  for (const [name, value] of Object.entries(options2.env ?? {})) lines.push(`export ${name}=${shellQuote(value)}`);
-  lines.push(
-    `m="\${TMPDIR:-/tmp}/${timeoutMarker}"`,
-    "if command -v setsid >/dev/null 2>&1; then g=setsid; else g=''; set -m 2>/dev/null; fi",
-    `$g sh -c ${shellQuote(command)} &`,
-    "p=$!"
-  );
-  const timed = options2.timeoutMs > 0 && Number.isFinite(options2.timeoutMs);
-  if (timed) {
-    const seconds4 = (ms) => (Math.max(ms, 1) / 1e3).toFixed(3);
-    const grace = options2.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-    const watchdog = `sleep ${seconds4(options2.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds4(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
-    lines.push(`$g sh -c ${shellQuote(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, "w=$!");
-  }
-  lines.push('wait "$p"; rc=$?');
-  if (timed) lines.push('kill -s KILL -- "-$w" 2>/dev/null || kill -s KILL "$w" 2>/dev/null');
-  lines.push(
-    // Stragglers would hold the channel open and disturb the next round, as in runProcess.
-    'kill -s KILL -- "-$p" 2>/dev/null',
-    `if [ -e "$m" ]; then rm -f "$m"; echo ${timeoutMarker} >&2; fi`,
-    "exit $rc"
-  );
-  return { script: lines.join("\n"), timeoutMarker };
+// src/model/fingerprint.ts
+import { createHash as createHash3 } from "node:crypto";
+var MACHINE_KEY_FIELDS = ["cpuModel", "cores", "governor", "turbo", "smt", "isolatedCpus", "kernel", "memoryBytes", "virtualization", "hostName"];
+var HOST_FIELDS = ["cpuModel", "cores", "memoryBytes", "virtualization", "hostName"];
+function machineKey(fp) {
+  return fieldsHash(fp, MACHINE_KEY_FIELDS);
 }
-function remoteResult(result2, wrapped) {
-  const lines = result2.stderr.split("\n");
-  const at = lines.lastIndexOf(wrapped.timeoutMarker);
-  if (at < 0) return result2;
-  lines.splice(at, 1);
-  return { ...result2, stderr: lines.join("\n"), timedOut: true };
+function hostKey(fp) {
+  return shortMachineKey(fieldsHash(fp, HOST_FIELDS));
 }
-function transportTimeout(options2) {
-  if (!(options2.timeoutMs > 0 && Number.isFinite(options2.timeoutMs))) return 0;
-  return options2.timeoutMs + (options2.killGraceMs ?? DEFAULT_KILL_GRACE_MS) + TRANSPORT_SLACK_MS;
+function shortMachineKey(key2) {
+  return key2.slice(0, 12);
 }
-function remotePath(path2) {
-  if (path2 === "~") return '"$HOME"';
-  if (path2.startsWith("~/")) return `"$HOME"/${shellQuote(path2.slice(2))}`;
-  return shellQuote(path2);
-}
-function safeLabel(label2) {
-  const safe2 = label2.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
-  return safe2 === "" ? "_" : safe2;
-}
-function parseLoadAverage(text3) {
-  const match2 = /^\s*\{?\s*(\d+(?:\.\d+)?)/.exec(text3);
-  return match2 ? Number(match2[1]) : void 0;
-}
-var LOAD_COMMAND = "cat /proc/loadavg 2>/dev/null || sysctl -n vm.loadavg 2>/dev/null";
-var SshExecutor = class {
-  description;
-  spec;
-  controlDir;
-  constructor(spec) {
-    for (const [what, value] of [["host", spec.host], ["user", spec.user ?? ""]]) {
-      if (/^-|[\s'"\\;]/.test(value)) throw new RunnerError(`--executor: the ssh ${what} ${JSON.stringify(value)} is not valid`);
-    }
-    this.spec = spec;
-    const host = spec.host.includes(":") ? `[${spec.host}]` : spec.host;
-    this.description = `ssh://${spec.user ? `${spec.user}@` : ""}${host}${spec.port ? `:${spec.port}` : ""}`;
-  }
-  /** sshArgs are the options every ssh call shares, ending with the destination. */
-  sshArgs() {
-    this.controlDir ??= mkdtempSync2(join6(process.platform === "win32" ? tmpdir2() : "/tmp", "bb-ssh-"));
-    const args = [
-      "-T",
-      "-o",
-      "BatchMode=yes",
-      "-o",
-      "ConnectTimeout=15",
-      "-o",
-      "StrictHostKeyChecking=accept-new",
-      "-o",
-      "ServerAliveInterval=15",
-      "-o",
-      "ServerAliveCountMax=4",
-      "-o",
-      "ControlMaster=auto",
-      "-o",
-      `ControlPath=${join6(this.controlDir, "%C")}`,
-      "-o",
-      "ControlPersist=300",
-      "-o",
-      "LogLevel=ERROR"
-    ];
-    if (this.spec.port !== void 0) args.push("-p", String(this.spec.port));
-    if (this.spec.identity !== void 0) args.push("-i", this.spec.identity, "-o", "IdentitiesOnly=yes");
-    if (this.spec.knownHosts !== void 0) args.push("-o", `UserKnownHostsFile=${this.spec.knownHosts}`);
-    args.push(...this.spec.sshArgs ?? []);
-    args.push(this.spec.user ? `${this.spec.user}@${this.spec.host}` : this.spec.host);
-    return args;
-  }
-  async ssh(script, options2) {
-    try {
-      return await runProcess("ssh", [...this.sshArgs(), `sh -c ${shellQuote(script)}`], options2);
-    } catch (error) {
-      throw new RunnerError(`cannot start ssh for ${this.description} (${error.message}); install the OpenSSH client (openssh-client)`);
-    }
-  }
-  fail(what, result2) {
-    const why = result2.timedOut ? "timed out" : result2.exitCode === 255 ? "ssh failed" : `exit ${result2.exitCode ?? result2.signal}`;
-    return new RunnerError(`${what} on ${this.description} failed (${why}): ${result2.stderr.trim().split("\n").slice(-5).join(" | ")}`);
-  }
-  async prepare(localDir, label2) {
-    const base = this.spec.dir ?? DEFAULT_REMOTE_DIR;
-    const name = safeLabel(label2);
-    const tar = spawn2("tar", ["-C", resolve3(localDir), "--exclude=./.git", "-cf", "-", "."], { stdio: ["ignore", "pipe", "pipe"] });
-    let tarErr = "";
-    tar.stderr.on("data", (chunk) => tarErr += chunk.toString());
-    const tarDone = once(tar, "close").catch((error) => [null, error.message]);
-    const script = `set -e; mkdir -p ${remotePath(base)}; cd ${remotePath(base)}; rm -rf ${shellQuote(name)}; mkdir ${shellQuote(name)}; cd ${shellQuote(name)}; tar -xf -; pwd`;
-    const result2 = await this.ssh(script, { timeoutMs: 30 * 6e4, input: tar.stdout });
-    const [tarCode] = await tarDone;
-    if (result2.exitCode !== 0) throw this.fail(`shipping ${localDir} to ${base}/${name}`, result2);
-    if (tarCode !== 0) throw new RunnerError(`cannot pack ${localDir} to ship to ${this.description}: tar ${tarCode === null ? "could not run" : `exit ${tarCode}`}: ${tarErr.trim()}`);
-    const path2 = result2.stdout.trim().split("\n").pop() ?? "";
-    if (!path2.startsWith("/")) throw new RunnerError(`shipping ${localDir} to ${this.description}: the remote shell printed no directory (got ${JSON.stringify(result2.stdout.slice(0, 200))})`);
-    return path2;
-  }
-  async run(command, options2) {
-    const wrapped = remoteScript(command, options2);
-    const result2 = await this.ssh(wrapped.script, { timeoutMs: transportTimeout(options2) });
-    return remoteResult(result2, wrapped);
-  }
-  async fetch(remotePathText, localPath) {
-    mkdirSync2(dirname2(resolve3(localPath)), { recursive: true });
-    const sink = createWriteStream(localPath);
-    const opened = once(sink, "open");
-    await opened;
-    let result2;
-    try {
-      const path2 = remotePath(remotePathText);
-      result2 = await this.ssh(`[ -f ${path2} ] || { echo 'not a regular file' >&2; exit 1; }; exec head -c ${MAX_INPUT_BYTES + 1} ${path2}`, { timeoutMs: 30 * 6e4, stdoutSink: sink });
-    } finally {
-      sink.end();
-      await once(sink, "close");
-    }
-    if (result2.exitCode !== 0) {
-      rmSync2(localPath, { force: true });
-      throw this.fail(`fetching ${remotePathText}`, result2);
-    }
-  }
-  async fingerprint(labels) {
-    const result2 = await this.run(FINGERPRINT_SCRIPT, { cwd: "/", timeoutMs: FINGERPRINT_TIMEOUT_MS });
-    return withLabels(fingerprintFromResult(result2, `on ${this.description}`), labels);
-  }
-  async loadAverage() {
-    const result2 = await this.ssh(LOAD_COMMAND, { timeoutMs: 6e4 });
-    if (result2.exitCode !== 0 && result2.stdout === "") throw this.fail("reading the load average", result2);
-    return parseLoadAverage(result2.stdout);
-  }
-  async close() {
-    if (this.controlDir === void 0) return;
-    const args = this.sshArgs();
-    await runProcess("ssh", ["-O", "exit", ...args], { timeoutMs: 1e4 }).catch(() => void 0);
-    rmSync2(this.controlDir, { recursive: true, force: true });
-    this.controlDir = void 0;
-  }
-};
-
-// src/runner/device-executor.ts
-var DEFAULT_DEVICE_DIR = "/data/local/tmp/benchbot";
-var TRANSFER_TIMEOUT_MS = 30 * 6e4;
-function fillTemplate(template, values) {
-  return template.replace(/\{(\w+)\}/g, (whole2, name) => name in values ? shellQuote(values[name]) : whole2);
-}
-var DeviceExecutor = class {
-  description;
-  spec;
-  constructor(spec) {
-    this.spec = spec;
-    this.description = `device (${spec.run})`;
-  }
-  async local(command, timeoutMs) {
-    try {
-      return await runProcess("sh", ["-c", command], { timeoutMs });
-    } catch (error) {
-      throw new RunnerError(`cannot run the device command ${JSON.stringify(command)}: ${error.message}`);
-    }
-  }
-  fail(what, command, result2) {
-    const why = result2.timedOut ? "timed out" : `exit ${result2.exitCode ?? result2.signal}`;
-    const tail2 = (result2.stderr.trim() || result2.stdout.trim()).split("\n").slice(-5).join(" | ");
-    return new RunnerError(`${what} failed (${why}) running ${JSON.stringify(command)}${tail2 ? `: ${tail2}` : ""}`);
-  }
-  async prepare(localDir, label2) {
-    if (this.spec.push === void 0) return resolve4(localDir);
-    const base = this.spec.dir ?? DEFAULT_DEVICE_DIR;
-    const target = `${base.replace(/\/+$/, "")}/${safeLabel(label2)}`;
-    const clean = await this.run(`mkdir -p ${remotePath(base)} && rm -rf ${remotePath(target)}`, { cwd: "/", timeoutMs: 12e4 });
-    if (clean.exitCode !== 0) throw this.fail(`preparing ${target} on ${this.description}`, this.spec.run, clean);
-    const push = fillTemplate(this.spec.push, { src: resolve4(localDir), dst: target });
-    const result2 = await this.local(push, TRANSFER_TIMEOUT_MS);
-    if (result2.exitCode !== 0) throw this.fail(`pushing ${localDir} (--device-push)`, push, result2);
-    return target;
-  }
-  async run(command, options2) {
-    const wrapped = remoteScript(command, options2);
-    const line = fillTemplate(this.spec.run, { cmd: `sh -c ${shellQuote(wrapped.script)}` });
-    return remoteResult(await this.local(line, transportTimeout(options2)), wrapped);
-  }
-  async fetch(remotePathText, localPath) {
-    await mkdir2(dirname3(resolve4(localPath)), { recursive: true });
-    if (this.spec.pull === void 0) {
-      if (resolve4(remotePathText) !== resolve4(localPath)) await copyFile2(remotePathText, localPath);
-      return;
-    }
-    const pull = fillTemplate(this.spec.pull, { src: remotePathText, dst: resolve4(localPath) });
-    const result2 = await this.local(pull, TRANSFER_TIMEOUT_MS);
-    if (result2.exitCode !== 0) throw this.fail(`fetching ${remotePathText} (--device-pull)`, pull, result2);
-  }
-  async fingerprint(labels) {
-    const result2 = await this.run(FINGERPRINT_SCRIPT, { cwd: "/", timeoutMs: FINGERPRINT_TIMEOUT_MS });
-    return withLabels(fingerprintFromResult(result2, `on ${this.description}`), labels);
-  }
-  async loadAverage() {
-    const result2 = await this.run(LOAD_COMMAND, { cwd: "/", timeoutMs: 6e4 });
-    return parseLoadAverage(result2.stdout);
-  }
-  async close() {
-  }
-};
-
-// src/runner/executor.ts
-var FORMS = "local (default), ssh://[user@]host[:port][/dir][?identity=FILE&known_hosts=FILE], or device[:DIR] with --device-run 'adb shell {cmd}'";
-function parseExecutorSpec(text3, device) {
-  const value = text3.trim();
-  if (value === "" || value === "local") return { kind: "local" };
-  if (value === "device" || value.startsWith("device:")) return deviceSpec(value.slice("device:".length) || void 0, device ?? {});
-  if (value.startsWith("ssh://")) return sshSpec(value);
-  throw new Error(`--executor: cannot use ${JSON.stringify(text3)}; use ${FORMS}`);
-}
-function sshSpec(text3) {
-  let url;
-  try {
-    url = new URL(text3);
-  } catch {
-    throw new Error(`--executor: ${JSON.stringify(text3)} is not a valid ssh URL; use ssh://[user@]host[:port][/dir]`);
-  }
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (host === "") throw new Error(`--executor: ${JSON.stringify(text3)} has no host; use ssh://[user@]host[:port][/dir]`);
-  if (url.password !== "") throw new Error("--executor: ssh URLs must not carry a password; use a key (ssh-agent, ~/.ssh/config or ?identity=FILE)");
-  const spec = { kind: "ssh", host };
-  if (url.username !== "") spec.user = decodeURIComponent(url.username);
-  if (url.port !== "") spec.port = Number(url.port);
-  const path2 = decodeURIComponent(url.pathname);
-  if (path2 !== "" && path2 !== "/") spec.dir = path2.startsWith("/~") ? path2.slice(1) : path2;
-  for (const [name, value] of url.searchParams) {
-    if (name === "identity") spec.identity = value;
-    else if (name === "known_hosts") spec.knownHosts = value;
-    else throw new Error(`--executor: unknown ssh URL parameter ${JSON.stringify(name)}; use identity or known_hosts`);
-  }
-  return spec;
-}
-function deviceSpec(dir, templates) {
-  if (!templates.run) throw new Error(`--executor device needs --device-run, a command template with {cmd}, e.g. --device-run 'adb shell {cmd}'`);
-  if (!templates.run.includes("{cmd}")) throw new Error(`--device-run: ${JSON.stringify(templates.run)} has no {cmd}; e.g. 'adb shell {cmd}' or 'adb -s SERIAL shell {cmd}'`);
-  for (const [flag3, template] of [["--device-push", templates.push], ["--device-pull", templates.pull]]) {
-    if (template !== void 0 && !(template.includes("{src}") && template.includes("{dst}"))) {
-      throw new Error(`${flag3}: ${JSON.stringify(template)} needs both {src} and {dst}; e.g. 'adb ${flag3 === "--device-push" ? "push" : "pull"} {src} {dst}'`);
-    }
-  }
-  const spec = { kind: "device", run: templates.run };
-  if (templates.push !== void 0) spec.push = templates.push;
-  if (templates.pull !== void 0) spec.pull = templates.pull;
-  if (dir !== void 0) spec.dir = dir;
-  return spec;
-}
-function createExecutor(spec) {
-  switch (spec.kind) {
-    case "local":
-      return new LocalExecutor();
-    case "ssh":
-      return new SshExecutor(spec);
-    case "device":
-      return new DeviceExecutor(spec);
-  }
+function fieldsHash(fp, fields) {
+  const parts = [];
+  for (const field2 of fields) if (fp[field2] !== void 0) parts.push([field2, fp[field2]]);
+  return createHash3("sha256").update(JSON.stringify(parts)).digest("hex");
 }
 
-// src/runner/progress.ts
-function createProgress(stream = process.stderr, env = process.env) {
-  const actions = env.GITHUB_ACTIONS === "true";
-  const tty = !actions && stream.isTTY === true;
-  let live = false;
-  const clearLive = () => {
-    if (live) stream.write("\r\x1B[2K");
-    live = false;
-  };
-  return {
-    group(title) {
-      clearLive();
-      stream.write(actions ? `::group::${title}
-` : `== ${title}
-`);
-    },
-    endGroup() {
-      clearLive();
-      if (actions) stream.write("::endgroup::\n");
-    },
-    status(text3) {
-      if (tty) {
-        stream.write(`\r\x1B[2K${text3}`);
-        live = true;
-      } else if (actions) {
-        stream.write(`${text3}
-`);
-      }
-    },
-    note(text3) {
-      clearLive();
-      stream.write(`${text3}
-`);
+// src/store/noise-memory.ts
+var MEMORY_ROUNDS = 400;
+var noiseKey = (benchmark, metric) => `${benchmark}\0${metric}`;
+function mergeNoise(old, observation, now, cap = MEMORY_ROUNDS) {
+  const fresh = Math.max(1, observation.rounds);
+  if (old === void 0) return { sigma: observation.sigma, rounds: Math.min(fresh, cap), updated: now };
+  const kept = Math.max(0, Math.min(old.rounds, cap - fresh));
+  const variance = (kept * old.sigma ** 2 + fresh * observation.sigma ** 2) / (kept + fresh);
+  return { sigma: Math.sqrt(variance), rounds: Math.min(cap, kept + fresh), updated: now };
+}
+function memoryStateKey(fingerprint2, repo) {
+  const repoHash = createHash4("sha256").update(repo ?? "").digest("hex").slice(0, 16);
+  return `noise-memory:${machineKey(fingerprint2)}:${repoHash}`;
+}
+async function learnNoise(store, fingerprint2, repo, observations, now) {
+  const key2 = memoryStateKey(fingerprint2, repo);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await store.getState(key2);
+    const records = recordsOf(entry?.value);
+    for (const o of observations) {
+      if (!(o.sigma >= 0 && Number.isFinite(o.sigma))) continue;
+      const k = noiseKey(o.benchmark, o.metric);
+      records[k] = mergeNoise(records[k], o, now);
     }
-  };
+    const written = await store.compareAndSetState(key2, entry?.version ?? null, { version: 1, records });
+    if (written !== null) return new Map(Object.entries(records));
+  }
+  throw new Error(`noise memory ${key2}: another writer kept changing it; try again`);
 }
-
-// src/runner/load-guard.ts
-var DEFAULT_LOAD_WAIT_MS = 5 * 6e4;
-var DEFAULT_LOAD_POLL_MS = 5e3;
-var KERNEL_UPDATE_MS = 5e3;
-var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
-var TAIL_UPDATES = 3;
-function activityFromDecay(before, after) {
-  return Math.max(0, (after - before * DECAY_1MIN) / (1 - DECAY_1MIN));
-}
-function defaultMaxLoad(cores) {
-  if (cores === void 0 || !(cores > 0)) return 1;
-  return Math.round((0.5 + 0.1 * cores) * 100) / 100;
-}
-async function waitForQuietMachine(options2) {
-  const tail2 = options2.tail === true;
-  const pollMs = Math.max(1, options2.pollMs ?? (tail2 ? 1e3 : DEFAULT_LOAD_POLL_MS));
-  const sleep = options2.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
-  let waitedMs = 0;
-  if (options2.maxLoad === Infinity) return { load: void 0, waitedMs };
-  let last;
-  const activity = [];
-  for (; ; ) {
-    const load = await options2.readLoad();
-    if (load === void 0 || !Number.isFinite(load) || load <= options2.maxLoad) return { load, waitedMs };
-    if (tail2 && pollMs < KERNEL_UPDATE_MS) {
-      if (last === void 0) last = { load, at: waitedMs };
-      else if (load !== last.load) {
-        if (waitedMs - last.at <= KERNEL_UPDATE_MS + pollMs) activity.push(activityFromDecay(last.load, load));
-        last = { load, at: waitedMs };
-      } else if (waitedMs - last.at >= 2 * KERNEL_UPDATE_MS) {
-        activity.push(load);
-        last = { load, at: waitedMs };
-      }
-      const recent = activity.slice(-TAIL_UPDATES);
-      const busy = recent.reduce((a, b) => a + b, 0) / recent.length;
-      if (recent.length === TAIL_UPDATES && busy <= options2.maxLoad) return { load, waitedMs, activity: Math.round(busy * 100) / 100 };
+function recordsOf(value) {
+  const records = {};
+  if (value === null || typeof value !== "object") return records;
+  const raw = value.records;
+  if (raw === null || typeof raw !== "object") return records;
+  for (const [k, r] of Object.entries(raw)) {
+    const rec = r;
+    if (typeof rec?.sigma === "number" && Number.isFinite(rec.sigma) && rec.sigma >= 0 && typeof rec.rounds === "number" && rec.rounds > 0) {
+      records[k] = { sigma: rec.sigma, rounds: rec.rounds, updated: typeof rec.updated === "string" ? rec.updated : "" };
     }
-    if (waitedMs >= options2.timeoutMs) {
-      throw new RunnerError(
-        `the machine is busy: its 1-minute load average is ${load.toFixed(2)}, above --max-load ${options2.maxLoad}, and stayed there for the ${formatSeconds(waitedMs)} benchbot waited (--load-wait ${formatSeconds(options2.timeoutMs)}). Timings on a loaded machine are noisy: stop the other work, or raise --max-load or --load-wait.`
-      );
-    }
-    options2.onWait?.(load, waitedMs);
-    const step = Math.min(pollMs, options2.timeoutMs - waitedMs);
-    await sleep(step);
-    waitedMs += step;
   }
+  return records;
 }
-function formatSeconds(ms) {
-  return `${Number((ms / 1e3).toFixed(1))} s`;
-}
-
-// src/runner/machine-lock.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { closeSync as closeSync3, linkSync, openSync as openSync3, readFileSync as readFileSync3, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
-import { hostname, tmpdir as tmpdir3 } from "node:os";
-import { join as join7 } from "node:path";
-var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
-var DEFAULT_LOCK_POLL_MS = 1e3;
-var UNREADABLE_GRACE_MS = 1e4;
-function defaultLockPath(env = process.env) {
-  if (env.BENCHBOT_LOCK) return env.BENCHBOT_LOCK;
-  return join7(process.platform === "win32" ? tmpdir3() : "/tmp", "benchbot-machine.lock");
-}
-async function acquireMachineLock(path2 = defaultLockPath(), options2 = {}) {
-  const timeoutMs = options2.timeoutMs ?? DEFAULT_LOCK_WAIT_MS;
-  const pollMs = Math.max(1, options2.pollMs ?? DEFAULT_LOCK_POLL_MS);
-  const start = Date.now();
-  const mine = {
-    pid: process.pid,
-    host: hostname(),
-    since: (/* @__PURE__ */ new Date()).toISOString(),
-    command: process.argv.slice(1).join(" ").slice(0, 500),
-    token: randomBytes2(12).toString("hex")
-  };
-  const processStart = procStat(process.pid)?.start;
-  if (processStart !== void 0) mine.processStart = processStart;
-  let told = false;
-  for (; ; ) {
-    if (tryCreate(path2, mine)) return held(path2, mine);
-    const seen = readHolder(path2);
-    if (seen === "gone") continue;
-    if (isStale(seen)) {
-      takeOver(path2, seen.text);
-      continue;
-    }
-    if (Date.now() - start >= timeoutMs) throw new RunnerError(heldMessage(path2, seen.holder, Date.now() - start));
-    if (!told) {
-      told = true;
-      options2.onWait?.(seen.holder);
-    }
-    await new Promise((done) => setTimeout(done, pollMs));
-  }
-}
-function tryCreate(path2, holder) {
-  let fd;
-  try {
-    fd = openSync3(path2, "wx", 420);
-  } catch (error) {
-    if (error.code === "EEXIST") return false;
-    throw new RunnerError(`cannot create the machine lock ${path2}: ${error.message}; set BENCHBOT_LOCK to a writable path`);
-  }
-  try {
-    writeSync(fd, `${JSON.stringify(holder)}
-`);
-  } finally {
-    closeSync3(fd);
-  }
-  return true;
-}
-function readHolder(path2) {
-  let text3;
-  let ageMs;
-  try {
-    text3 = readFileSync3(path2, "utf8");
-    ageMs = Date.now() - statSync2(path2).mtimeMs;
-  } catch (error) {
-    if (error.code === "ENOENT") return "gone";
-    throw new RunnerError(`cannot read the machine lock ${path2}: ${error.message}`);
-  }
-  try {
-    const parsed = JSON.parse(text3);
-    if (typeof parsed.pid === "number" && typeof parsed.host === "string") return { text: text3, holder: parsed, ageMs };
-  } catch {
-  }
-  return { text: text3, holder: void 0, ageMs };
-}
-function isStale(seen) {
-  const holder = seen.holder;
-  if (!holder) return seen.ageMs > UNREADABLE_GRACE_MS;
-  if (holder.host !== hostname()) return false;
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    return error.code === "ESRCH";
-  }
-  const stat2 = procStat(holder.pid);
-  if (stat2?.state === "Z") return true;
-  return holder.processStart !== void 0 && stat2 !== void 0 && stat2.start !== holder.processStart;
-}
-function takeOver(path2, staleText) {
-  const aside = `${path2}.stale-${process.pid}-${randomBytes2(4).toString("hex")}`;
-  try {
-    renameSync(path2, aside);
-  } catch (error) {
-    if (error.code === "ENOENT") return;
-    throw new RunnerError(`cannot remove the stale machine lock ${path2}: ${error.message}; delete it by hand or set BENCHBOT_LOCK`);
-  }
-  try {
-    if (readFileSync3(aside, "utf8") !== staleText) linkSync(aside, path2);
-  } catch {
-  } finally {
-    unlinkSync(aside);
-  }
-}
-function held(path2, holder) {
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    process.removeListener("exit", release);
-    try {
-      const text3 = readFileSync3(path2, "utf8");
-      if (text3.includes(holder.token)) unlinkSync(path2);
-    } catch {
-    }
-  };
-  process.on("exit", release);
-  return { path: path2, holder, release };
-}
-function heldMessage(path2, holder, waitedMs) {
-  const who = holder ? `pid ${holder.pid} on ${holder.host} since ${holder.since}${holder.command ? ` (${holder.command})` : ""}` : "a job whose lock file cannot be read";
-  return `another benchbot job is measuring on this machine: the machine lock ${path2} is held by ${who}; waited ${Math.round(waitedMs / 1e3)} s (--lock-timeout). Let it finish or raise --lock-timeout; if that process is not benchbot or no longer runs, delete ${path2}; set BENCHBOT_LOCK to use another lock file.`;
-}
-function procStat(pid) {
-  try {
-    const stat2 = readFileSync3(`/proc/${pid}/stat`, "utf8");
-    const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0], start: fields[19] };
-  } catch {
-    return void 0;
-  }
-}
-
-// src/runner/hold-machine.ts
-function lockMachine(progress, timeoutMs) {
-  return acquireMachineLock(void 0, {
-    timeoutMs,
-    onWait: (holder) => progress.note(`waiting for the machine lock held by ${holder ? `pid ${holder.pid}` : "another job"}`)
-  });
-}
-function holdMachine(executor, progress, options2) {
-  return async (cores) => {
-    const lock = await lockMachine(progress, options2.lockTimeoutMs);
-    const maxLoad = options2.maxLoad ?? defaultMaxLoad(cores);
-    try {
-      let told = -Infinity;
-      const quiet = await waitForQuietMachine({
-        maxLoad,
-        timeoutMs: options2.loadWaitMs,
-        readLoad: () => executor.loadAverage(),
-        tail: true,
-        // The load is read every second: say so when the wait starts and every 30 s, not at every reading.
-        onWait: (load, waitedMs) => {
-          if (waitedMs - told < 3e4) return;
-          told = waitedMs;
-          progress.note(`load average ${load} is above ${maxLoad}; waiting up to ${Math.round(options2.loadWaitMs / 1e3)} s for a quiet machine (${options2.settingHint})`);
-        }
-      });
-      if (quiet.activity !== void 0) {
-        progress.note(`load average ${quiet.load} is the tail of work that has ended (about ${quiet.activity} task(s) busy now); measuring without waiting for it to fall below ${maxLoad}`);
-      }
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
-    return () => lock.release();
-  };
+async function storedRounds(store, fingerprint2, repo, sha) {
+  const rows = await store.samplesFor({ repo, sha, machineKey: machineKey(fingerprint2) });
+  return rows.map(({ benchmark, metric, unit, better, values }) => ({ benchmark, metric, unit, better, values }));
 }
 
 // src/store/open-store.ts
@@ -38159,6 +41399,79 @@ var TypeOverrides = import_lib.default.TypeOverrides;
 var defaults = import_lib.default.defaults;
 var esm_default = import_lib.default;
 
+// src/store/postgres-store.ts
+var import_pg_copy_streams = __toESM(require_pg_copy_streams(), 1);
+
+// src/store/pg-copy.ts
+var COPY_COLUMNS = ["run_id", "ordinal", "benchmark", "metric", "unit", "better", "n", "median", "lo", "hi", "series_id", "time_ms", "vals"];
+var COPY_HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xFF\r\n\0", "latin1"), Buffer.alloc(8)]);
+function encodeCopyRows(rows, timeMs) {
+  let capacity = COPY_HEADER.length + 2;
+  for (const r of rows) capacity += 2 + 13 * 4 + 8 + 4 + 4 + 3 * 8 + 8 + 8 + 4 + 3 * (r.benchmark.length + r.metric.length + r.unit.length + r.better.length) + (r.vals?.byteLength ?? 0);
+  const data = Buffer.allocUnsafe(capacity);
+  const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  data.set(COPY_HEADER, 0);
+  let p = COPY_HEADER.length;
+  const int8 = (v) => {
+    dv.setInt32(p, 8);
+    dv.setInt32(p + 4, Math.floor(v / 2 ** 32));
+    dv.setUint32(p + 8, v >>> 0);
+    p += 12;
+  };
+  const int4 = (v) => {
+    dv.setInt32(p, 4);
+    dv.setInt32(p + 4, v);
+    p += 8;
+  };
+  const text2 = (v) => {
+    const n = data.write(v, p + 4, "utf8");
+    dv.setInt32(p, n);
+    p += 4 + n;
+  };
+  const float8 = (v) => {
+    if (v === null) {
+      dv.setInt32(p, -1);
+      p += 4;
+      return;
+    }
+    dv.setInt32(p, 8);
+    dv.setFloat64(p + 4, v);
+    p += 12;
+  };
+  const runAt = new Int32Array(rows.length);
+  const seriesAt = new Int32Array(rows.length);
+  for (let k = 0; k < rows.length; k++) {
+    const r = rows[k];
+    dv.setInt16(p, COPY_COLUMNS.length);
+    p += 2;
+    runAt[k] = p;
+    int8(0);
+    int4(r.ordinal);
+    text2(r.benchmark);
+    text2(r.metric);
+    text2(r.unit);
+    text2(r.better);
+    int4(r.n);
+    float8(r.median);
+    float8(r.lo);
+    float8(r.hi);
+    seriesAt[k] = p;
+    int8(0);
+    int8(timeMs);
+    if (r.vals === null) {
+      dv.setInt32(p, -1);
+      p += 4;
+    } else {
+      dv.setInt32(p, r.vals.byteLength);
+      data.set(r.vals, p + 4);
+      p += 4 + r.vals.byteLength;
+    }
+  }
+  dv.setInt16(p, -1);
+  p += 2;
+  return { data: data.subarray(0, p), runAt, seriesAt };
+}
+
 // src/store/redact.ts
 var REDACTED = "***";
 var ALREADY = /^\*\*\*[:.,;)\]]*$/;
@@ -38169,8 +41482,8 @@ var PLACEHOLDER = "USER:PASSWORD";
 var GITHUB_TOKEN = /^(?:gh[pousr]_|github_pat_)/;
 var PAIR = /(^|[\s?&;,(])((?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{2})+)(\s*=\s*)('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|[^\s&#]*)/g;
 var URL_IN_TEXT = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([^\s'"<>`]*)/g;
-function redact(text3, options2 = {}) {
-  let out = text3.replace(PAIR, (all, lead, name, eq, value) => value !== "" && !ALREADY.test(value) && isSecretName(name) ? `${lead}${name}${eq}${REDACTED}` : all);
+function redact(text2, options2 = {}) {
+  let out = text2.replace(PAIR, (all, lead, name, eq, value) => value !== "" && !ALREADY.test(value) && isSecretName(name) ? `${lead}${name}${eq}${REDACTED}` : all);
   const whole2 = /^\s*([A-Za-z][A-Za-z0-9+.-]*:\/\/)(.*)$/s.exec(out);
   out = whole2 ? `${out.slice(0, out.indexOf(whole2[1]))}${whole2[1]}${redactAuthority(whole2[2])}` : out.replace(URL_IN_TEXT, (_all, scheme, rest) => `${scheme}${redactAuthority(rest)}`);
   for (const secret of options2.secrets ?? []) {
@@ -38225,11 +41538,317 @@ function isSecretName(name) {
   if (PATH_NAMES.has(n)) return false;
   return n === "key" || SECRET_NAME.test(n);
 }
-function decode(text3) {
+function decode(text2) {
   try {
-    return decodeURIComponent(text3);
+    return decodeURIComponent(text2);
   } catch {
-    return text3;
+    return text2;
+  }
+}
+
+// src/store/packed-values.ts
+var LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 63;
+function packMany(lists) {
+  let total = 0;
+  for (const values of lists) if (values !== null) total += values.length;
+  const all = new Float64Array(total);
+  const bytes = new Uint8Array(all.buffer);
+  const out = new Array(lists.length);
+  let at = 0;
+  for (let k = 0; k < lists.length; k++) {
+    const values = lists[k];
+    if (values === null) {
+      out[k] = null;
+      continue;
+    }
+    for (let i = 0; i < values.length; i++) all[at + i] = values[i];
+    out[k] = bytes.subarray(at * 8, (at + values.length) * 8);
+    at += values.length;
+  }
+  if (!LITTLE_ENDIAN) swap2(bytes);
+  return out;
+}
+function unpackValues(blob) {
+  if (blob.byteLength % 8 !== 0) throw new Error(`a packed sample blob of ${blob.byteLength} bytes is not a whole number of float64 values`);
+  const bytes = new Uint8Array(blob);
+  if (!LITTLE_ENDIAN) swap2(bytes);
+  const floats = new Float64Array(bytes.buffer, 0, bytes.byteLength / 8);
+  const out = new Array(floats.length);
+  for (let i = 0; i < floats.length; i++) out[i] = floats[i];
+  return out;
+}
+function swap2(bytes) {
+  for (let i = 0; i < bytes.length; i += 8) bytes.subarray(i, i + 8).reverse();
+}
+
+// src/store/sql-conn.ts
+var Where = class {
+  conditions = [];
+  params = [];
+  eq(column, value) {
+    if (value !== void 0) this.add(`${column} = ?`, value);
+    return this;
+  }
+  add(condition, value) {
+    this.conditions.push(condition);
+    this.params.push(value);
+    return this;
+  }
+  sql() {
+    return this.conditions.length === 0 ? "" : `WHERE ${this.conditions.join(" AND ")}`;
+  }
+};
+
+// src/store/store.ts
+var StoreError = class extends Error {
+  constructor(message, options2) {
+    super(message, options2);
+    this.name = "StoreError";
+  }
+};
+function poolSamples(rows) {
+  const pooled = /* @__PURE__ */ new Map();
+  for (const row2 of rows) {
+    const key2 = `${row2.benchmark}\0${row2.metric}\0${row2.unit}`;
+    let m = pooled.get(key2);
+    if (!m) {
+      m = { benchmark: row2.benchmark, metric: row2.metric, unit: row2.unit, better: row2.better, values: [] };
+      pooled.set(key2, m);
+    }
+    for (const v of row2.values) m.values.push(v);
+  }
+  return [...pooled.values()];
+}
+
+// src/store/sql-series-reads.ts
+var DEFAULT_WINDOW_BATCH = 500;
+function historyFromRows(rows) {
+  const count3 = rows.length;
+  const h = { run: new Float64Array(count3), n: new Int32Array(count3), median: new Float64Array(count3), lo: new Float64Array(count3), hi: new Float64Array(count3) };
+  for (let k = 0; k < count3; k++) {
+    const [run2, n, med, lo, hi] = rows[k];
+    h.run[k] = Number(run2);
+    h.n[k] = Number(n);
+    h.median[k] = med === null ? NaN : Number(med);
+    h.lo[k] = lo === null ? NaN : Number(lo);
+    h.hi[k] = hi === null ? NaN : Number(hi);
+  }
+  return h;
+}
+var HISTORY_ORDER = "ORDER BY time_ms, run_id";
+function windowValuesColumn(limit, valuesLimit) {
+  if (valuesLimit === 0) return "NULL";
+  if (valuesLimit === Infinity || limit !== null && valuesLimit >= limit) return "m.vals";
+  return `CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ${Math.floor(valuesLimit)} THEN m.vals END`;
+}
+async function* seriesWindows(db, query) {
+  const nights = query.nights ?? null;
+  const valuesNights = query.valuesNights ?? 0;
+  const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
+  for (const [name, v] of [["nights", nights ?? 1], ["valuesNights", valuesNights === Infinity ? 1 : valuesNights + 1], ["batch", batch]]) {
+    if (!Number.isInteger(v) || v < 1) throw new StoreError(`seriesWindows: ${name} must be a positive whole number, got ${name === "nights" ? nights : name === "batch" ? batch : valuesNights}`);
+  }
+  const sinceMs = query.since === void 0 ? null : Date.parse(query.since);
+  if (sinceMs !== null && !Number.isFinite(sinceMs)) throw new StoreError(`seriesWindows: since must be an ISO 8601 time, got ${JSON.stringify(query.since)}`);
+  const all = await db.read((c) => seriesRows(c, { ...query, role: query.role }, query.series));
+  const runs = /* @__PURE__ */ new Map();
+  const fingerprints = /* @__PURE__ */ new Map();
+  for (let start = 0; start < all.length; start += batch) {
+    const slice = all.slice(start, start + batch);
+    yield await db.read(async (c) => {
+      const ids = slice.map((r) => Number(r.id));
+      const marks = ids.map(() => "?").join(", ");
+      const summary = /* @__PURE__ */ new Map();
+      for (const r of await c.all(`SELECT series_id, count(*) AS points, min(time_ms) AS first_ms FROM measurements WHERE series_id IN (${marks}) GROUP BY series_id`, ids)) {
+        summary.set(Number(r.series_id), { points: Number(r.points), firstMs: Number(r.first_ms) });
+      }
+      const rows = await db.windowRows(c, ids, nights, valuesNights, sinceMs);
+      await loadRuns(c, rows.map((r) => Number(r[2])), runs, query.fingerprints ? fingerprints : void 0);
+      const bySeries = /* @__PURE__ */ new Map();
+      for (const r of rows) {
+        const id = Number(r[0]);
+        let list2 = bySeries.get(id);
+        if (!list2) bySeries.set(id, list2 = []);
+        list2.push(r);
+      }
+      const wanted = /* @__PURE__ */ new Set();
+      for (const list2 of bySeries.values()) list2.slice(0, valuesNights).forEach((r) => r[7] === null && Number(r[5]) > 0 && wanted.add(Number(r[1])));
+      const old = wanted.size > 0 ? await db.readSamples(c, [...wanted]) : /* @__PURE__ */ new Map();
+      return slice.map((s) => {
+        const id = Number(s.id);
+        const sum = summary.get(id) ?? { points: 0, firstMs: 0 };
+        const list2 = bySeries.get(id) ?? [];
+        const window2 = new Array(list2.length);
+        const machineKey2 = String(s.machine_key);
+        const benchmark = String(s.benchmark);
+        const metric = String(s.metric);
+        for (let i = 0; i < list2.length; i++) {
+          const [, mid, runId, unit, better, n, med, vals] = list2[i];
+          const run2 = runs.get(Number(runId));
+          const p = {
+            runId: run2.key,
+            sha: run2.sha,
+            role: run2.role,
+            time: run2.time,
+            machineKey: machineKey2,
+            benchmark,
+            metric,
+            unit: String(unit),
+            better: better === "higher" ? "higher" : "lower",
+            n: Number(n),
+            median: med === null ? null : Number(med)
+          };
+          if (i < valuesNights) p.values = vals !== null ? unpackValues(vals) : old.get(Number(mid)) ?? [];
+          if (query.fingerprints) p.fingerprint = fingerprints.get(run2.fingerprintId);
+          window2[list2.length - 1 - i] = p;
+        }
+        const w = {
+          role: s.role,
+          machineKey: String(s.machine_key),
+          benchmark: String(s.benchmark),
+          metric: String(s.metric),
+          points: sum.points,
+          firstTime: new Date(sum.firstMs).toISOString(),
+          window: window2
+        };
+        if (s.repo !== "") w.repo = String(s.repo);
+        if (s.branch !== "") w.branch = String(s.branch);
+        return w;
+      });
+    });
+  }
+}
+async function listSeries(db, query) {
+  return db.read(async (c) => {
+    const rows = await seriesRows(c, query);
+    const machines = /* @__PURE__ */ new Map();
+    if (query.machines) {
+      const keys = [...new Set(rows.map((r) => String(r.machine_key)))];
+      for (let i = 0; i < keys.length; i += 500) {
+        const chunk = keys.slice(i, i + 500);
+        for (const r of await c.all(`SELECT machine_key, min(body) AS body FROM fingerprints WHERE machine_key IN (${chunk.map(() => "?").join(", ")}) GROUP BY machine_key`, chunk)) {
+          machines.set(String(r.machine_key), JSON.parse(String(r.body)));
+        }
+      }
+    }
+    return rows.map((r) => {
+      const info = { id: Number(r.id), role: r.role, machineKey: String(r.machine_key), benchmark: String(r.benchmark), metric: String(r.metric) };
+      if (r.repo !== "") info.repo = String(r.repo);
+      if (r.branch !== "") info.branch = String(r.branch);
+      const machine = machines.get(info.machineKey);
+      if (machine) info.machine = machine;
+      return info;
+    });
+  });
+}
+async function seriesRows(c, query, ids) {
+  const where = new Where();
+  where.eq("role", query.role).eq("repo", query.repo).eq("branch", query.branch).eq("benchmark", query.benchmark).eq("metric", query.metric).eq("machine_key", query.machineKey);
+  const columns = "SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series";
+  if (ids === void 0) return c.all(`${columns} ${where.sql()} ORDER BY id`, where.params);
+  const byId = /* @__PURE__ */ new Map();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const conditions = [...where.conditions, `id IN (${chunk.map(() => "?").join(", ")})`];
+    for (const r of await c.all(`${columns} WHERE ${conditions.join(" AND ")}`, [...where.params, ...chunk])) byId.set(Number(r.id), r);
+  }
+  return [...new Set(ids)].flatMap((id) => {
+    const r = byId.get(id);
+    return r ? [r] : [];
+  });
+}
+async function* seriesHistories(db, query) {
+  const valuesNights = query.valuesNights ?? 0;
+  const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
+  if (!Number.isInteger(valuesNights) || valuesNights < 0) throw new StoreError(`seriesHistories: valuesNights must be a whole number, got ${valuesNights}`);
+  if (!Number.isInteger(batch) || batch < 1) throw new StoreError(`seriesHistories: batch must be a positive whole number, got ${batch}`);
+  const where = new Where();
+  where.eq("role", query.role).eq("repo", query.repo).eq("branch", query.branch).eq("benchmark", query.benchmark).eq("metric", query.metric).eq("machine_key", query.machineKey);
+  const all = await db.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
+  const runs = /* @__PURE__ */ new Map();
+  const fingerprints = /* @__PURE__ */ new Map();
+  const refs = /* @__PURE__ */ new Map();
+  const refOf = (id) => {
+    let ref2 = refs.get(id);
+    if (!ref2) {
+      const r = runs.get(id);
+      refs.set(id, ref2 = { id: r.key, sha: r.sha, role: r.role, time: r.time, fingerprint: fingerprints.get(r.fingerprintId) });
+    }
+    return ref2;
+  };
+  const readBatch = (start) => {
+    const slice = all.slice(start, start + batch);
+    const read2 = db.read(async (c) => {
+      const ids = slice.map((r) => Number(r.id));
+      const columns = await db.historyColumns(c, ids);
+      const newest = await db.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
+      const runIds = /* @__PURE__ */ new Set();
+      for (const h of columns.values()) for (const id of h.run) runIds.add(id);
+      await loadRuns(c, runIds, runs, fingerprints);
+      const newestOf = /* @__PURE__ */ new Map();
+      for (const r of newest) {
+        const id = Number(r[0]);
+        if (!newestOf.has(id)) newestOf.set(id, []);
+        newestOf.get(id).push(r);
+      }
+      const old = /* @__PURE__ */ new Set();
+      for (const list2 of newestOf.values()) for (const r of list2.slice(0, valuesNights)) if (r[7] === null && Number(r[5]) > 0) old.add(Number(r[1]));
+      const oldValues = old.size > 0 ? await db.readSamples(c, [...old]) : /* @__PURE__ */ new Map();
+      const out = [];
+      for (const s of slice) {
+        const h = columns.get(Number(s.id));
+        const top = newestOf.get(Number(s.id)) ?? [];
+        if (!h || top.length === 0) continue;
+        const count3 = h.run.length;
+        const refs2 = new Array(count3);
+        for (let k = 0; k < count3; k++) refs2[k] = refOf(h.run[k]);
+        const history = {
+          role: s.role,
+          machineKey: String(s.machine_key),
+          benchmark: String(s.benchmark),
+          metric: String(s.metric),
+          unit: String(top[0][3]),
+          better: top[0][4] === "higher" ? "higher" : "lower",
+          runs: refs2,
+          n: h.n,
+          median: h.median,
+          lo: h.lo,
+          hi: h.hi,
+          values: new Array(count3).fill(void 0)
+        };
+        top.slice(0, valuesNights).forEach((r, i) => {
+          history.values[count3 - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
+        });
+        if (s.repo !== "") history.repo = String(s.repo);
+        if (s.branch !== "") history.branch = String(s.branch);
+        out.push(history);
+      }
+      return out;
+    });
+    read2.catch(() => void 0);
+    return read2;
+  };
+  let next = all.length > 0 ? readBatch(0) : void 0;
+  for (let start = 0; next !== void 0; start += batch) {
+    const current = next;
+    next = start + batch < all.length ? readBatch(start + batch) : void 0;
+    yield await current;
+  }
+}
+async function loadRuns(c, runIds, runs, fingerprints) {
+  const wanted = [...new Set(runIds)];
+  const missing = wanted.filter((id) => !runs.has(id));
+  for (let i = 0; i < missing.length; i += 500) {
+    const ids = missing.slice(i, i + 500);
+    for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) {
+      runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role, time: String(r.time), fingerprintId: Number(r.fingerprint_id) });
+    }
+  }
+  if (!fingerprints) return;
+  const fps = [...new Set(wanted.map((id) => runs.get(id)?.fingerprintId).filter((id) => id !== void 0 && !fingerprints.has(id)))];
+  for (let i = 0; i < fps.length; i += 500) {
+    const ids = fps.slice(i, i + 500);
+    for (const r of await c.all(`SELECT id, body FROM fingerprints WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) fingerprints.set(Number(r.id), JSON.parse(String(r.body)));
   }
 }
 
@@ -38429,7 +42048,7 @@ var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
 )`;
 
 // src/store/run-key.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 function canonicalJson(value) {
   return JSON.stringify(sortKeys(value));
 }
@@ -38444,14 +42063,11 @@ function sortKeys(value) {
   return out;
 }
 function fingerprintContentKey(fingerprint2) {
-  return createHash3("sha256").update(canonicalJson(fingerprint2)).digest("hex");
-}
-function fingerprintKey2(fingerprint2) {
-  return createHash3("sha256").update(fingerprintKey(fingerprint2)).digest("hex");
+  return createHash5("sha256").update(canonicalJson(fingerprint2)).digest("hex");
 }
 function runKey(run2) {
   if (run2.key !== void 0) return run2.key;
-  const hash = createHash3("sha256");
+  const hash = createHash5("sha256");
   const { measurements, key: _key, ...rest } = run2;
   hash.update(canonicalJson(rest));
   for (const m of measurements) {
@@ -38462,89 +42078,68 @@ function runKey(run2) {
   return hash.digest("hex");
 }
 
-// src/store/store.ts
-var StoreError = class extends Error {
-  constructor(message, options2) {
-    super(message, options2);
-    this.name = "StoreError";
-  }
-};
-function poolSamples(rows) {
-  const pooled = /* @__PURE__ */ new Map();
-  for (const row2 of rows) {
-    const key2 = `${row2.benchmark}\0${row2.metric}\0${row2.unit}`;
-    let m = pooled.get(key2);
-    if (!m) {
-      m = { benchmark: row2.benchmark, metric: row2.metric, unit: row2.unit, better: row2.better, values: [] };
-      pooled.set(key2, m);
-    }
-    for (const v of row2.values) m.values.push(v);
-  }
-  return [...pooled.values()];
-}
-
 // src/store/validate-run.ts
 var ROLES = ["base", "head", "nightly", "bisect"];
 var WARNING_KINDS2 = ["error", "skipped", "summary-only", "exit-code", "note"];
 var MAX_KEY = 200;
-function validateRun(value, fail2, path2 = "") {
+function validateRun(value, fail, path2 = "") {
   const at = (member) => path2 === "" ? member : `${path2}.${member}`;
-  const o = object(value, path2 || "(run)", fail2);
+  const o = object(value, path2 || "(run)", fail);
   const run2 = {
-    sha: nonEmpty(o.sha, at("sha"), fail2),
-    role: role(o.role, at("role"), fail2),
-    fingerprint: fingerprint(o.fingerprint, at("fingerprint"), fail2),
-    time: time(o.time, at("time"), fail2),
-    harness: string(o.harness, at("harness"), fail2),
-    measurements: array(o.measurements, at("measurements"), fail2).map((m, i) => measurement(m, `${at("measurements")}[${i}]`, fail2)),
-    warnings: array(o.warnings ?? [], at("warnings"), fail2).map((w, i) => warning(w, `${at("warnings")}[${i}]`, fail2)),
-    hints: hints(o.hints ?? {}, at("hints"), fail2)
+    sha: nonEmpty(o.sha, at("sha"), fail),
+    role: role(o.role, at("role"), fail),
+    fingerprint: fingerprint(o.fingerprint, at("fingerprint"), fail),
+    time: time(o.time, at("time"), fail),
+    harness: string(o.harness, at("harness"), fail),
+    measurements: array(o.measurements, at("measurements"), fail).map((m, i) => measurement(m, `${at("measurements")}[${i}]`, fail)),
+    warnings: array(o.warnings ?? [], at("warnings"), fail).map((w, i) => warning(w, `${at("warnings")}[${i}]`, fail)),
+    hints: hints(o.hints ?? {}, at("hints"), fail)
   };
-  if (o.ref !== void 0 && o.ref !== null) run2.ref = string(o.ref, at("ref"), fail2);
-  if (o.repo !== void 0 && o.repo !== null) run2.repo = nonEmpty(o.repo, at("repo"), fail2);
-  if (o.branch !== void 0 && o.branch !== null) run2.branch = nonEmpty(o.branch, at("branch"), fail2);
+  if (o.ref !== void 0 && o.ref !== null) run2.ref = string(o.ref, at("ref"), fail);
+  if (o.repo !== void 0 && o.repo !== null) run2.repo = nonEmpty(o.repo, at("repo"), fail);
+  if (o.branch !== void 0 && o.branch !== null) run2.branch = nonEmpty(o.branch, at("branch"), fail);
   if (o.key !== void 0 && o.key !== null) {
-    run2.key = nonEmpty(o.key, at("key"), fail2);
-    if (run2.key.length > MAX_KEY) fail2(at("key"), `is ${run2.key.length} characters, at most ${MAX_KEY} allowed`);
+    run2.key = nonEmpty(o.key, at("key"), fail);
+    if (run2.key.length > MAX_KEY) fail(at("key"), `is ${run2.key.length} characters, at most ${MAX_KEY} allowed`);
   }
-  if (run2.sha.length > MAX_KEY) fail2(at("sha"), `is ${run2.sha.length} characters, at most ${MAX_KEY} allowed`);
+  if (run2.sha.length > MAX_KEY) fail(at("sha"), `is ${run2.sha.length} characters, at most ${MAX_KEY} allowed`);
   return run2;
 }
-function measurement(value, path2, fail2) {
-  const o = object(value, path2, fail2);
+function measurement(value, path2, fail) {
+  const o = object(value, path2, fail);
   const better = o.better;
-  if (better !== "lower" && better !== "higher") fail2(`${path2}.better`, `expected "lower" or "higher", got ${describe2(better)}`);
-  const values = array(o.values, `${path2}.values`, fail2);
+  if (better !== "lower" && better !== "higher") fail(`${path2}.better`, `expected "lower" or "higher", got ${describe2(better)}`);
+  const values = array(o.values, `${path2}.values`, fail);
   const out = new Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    if (typeof v !== "number" || !Number.isFinite(v)) fail2(`${path2}.values[${i}]`, `expected a finite number, got ${describe2(v)}`);
+    if (typeof v !== "number" || !Number.isFinite(v)) fail(`${path2}.values[${i}]`, `expected a finite number, got ${describe2(v)}`);
     out[i] = v;
   }
   return {
-    benchmark: nonEmpty(o.benchmark, `${path2}.benchmark`, fail2),
-    metric: nonEmpty(o.metric, `${path2}.metric`, fail2),
-    unit: string(o.unit, `${path2}.unit`, fail2),
+    benchmark: nonEmpty(o.benchmark, `${path2}.benchmark`, fail),
+    metric: nonEmpty(o.metric, `${path2}.metric`, fail),
+    unit: string(o.unit, `${path2}.unit`, fail),
     better,
     values: out
   };
 }
-function warning(value, path2, fail2) {
-  const o = object(value, path2, fail2);
-  const w = { message: string(o.message, `${path2}.message`, fail2) };
-  if (o.benchmark !== void 0) w.benchmark = string(o.benchmark, `${path2}.benchmark`, fail2);
+function warning(value, path2, fail) {
+  const o = object(value, path2, fail);
+  const w = { message: string(o.message, `${path2}.message`, fail) };
+  if (o.benchmark !== void 0) w.benchmark = string(o.benchmark, `${path2}.benchmark`, fail);
   if (o.kind !== void 0) {
-    if (typeof o.kind !== "string" || !WARNING_KINDS2.includes(o.kind)) fail2(`${path2}.kind`, `expected one of ${WARNING_KINDS2.join(", ")}, got ${describe2(o.kind)}`);
+    if (typeof o.kind !== "string" || !WARNING_KINDS2.includes(o.kind)) fail(`${path2}.kind`, `expected one of ${WARNING_KINDS2.join(", ")}, got ${describe2(o.kind)}`);
     w.kind = o.kind;
   }
   return w;
 }
-function hints(value, path2, fail2) {
-  const o = object(value, path2, fail2);
+function hints(value, path2, fail) {
+  const o = object(value, path2, fail);
   const out = {};
   for (const [k, v] of Object.entries(o)) {
     if (typeof v === "string" || typeof v === "boolean" || typeof v === "number" && Number.isFinite(v)) out[k] = v;
-    else fail2(`${path2}.${k}`, `expected a string, finite number or boolean, got ${describe2(v)}`);
+    else fail(`${path2}.${k}`, `expected a string, finite number or boolean, got ${describe2(v)}`);
   }
   return out;
 }
@@ -38564,75 +42159,75 @@ var FINGERPRINT_TYPES = {
   hostName: "string",
   buildType: "string"
 };
-function fingerprint(value, path2, fail2) {
-  const o = object(value, path2, fail2);
+function fingerprint(value, path2, fail) {
+  const o = object(value, path2, fail);
   const out = {};
   for (const [k, v] of Object.entries(o)) {
     if (v === void 0) continue;
     const p = `${path2}.${k}`;
     switch (FINGERPRINT_TYPES[k]) {
       case "string":
-        out[k] = string(v, p, fail2);
+        out[k] = string(v, p, fail);
         break;
       case "number":
-        if (typeof v !== "number" || !Number.isFinite(v)) fail2(p, `expected a finite number, got ${describe2(v)}`);
+        if (typeof v !== "number" || !Number.isFinite(v)) fail(p, `expected a finite number, got ${describe2(v)}`);
         out[k] = v;
         break;
       case "boolean":
-        if (typeof v !== "boolean") fail2(p, `expected a boolean, got ${describe2(v)}`);
+        if (typeof v !== "boolean") fail(p, `expected a boolean, got ${describe2(v)}`);
         out[k] = v;
         break;
       case "strings":
-        out[k] = array(v, p, fail2).map((s, i) => string(s, `${p}[${i}]`, fail2));
+        out[k] = array(v, p, fail).map((s, i) => string(s, `${p}[${i}]`, fail));
         break;
       case "record": {
-        const r = object(v, p, fail2);
-        out[k] = Object.fromEntries(Object.entries(r).map(([rk, rv]) => [rk, string(rv, `${p}.${rk}`, fail2)]));
+        const r = object(v, p, fail);
+        out[k] = Object.fromEntries(Object.entries(r).map(([rk, rv]) => [rk, string(rv, `${p}.${rk}`, fail)]));
         break;
       }
       default:
-        out[k] = plainJson(v, p, fail2);
+        out[k] = plainJson(v, p, fail);
     }
   }
   return out;
 }
-function plainJson(value, path2, fail2) {
+function plainJson(value, path2, fail) {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) fail2(path2, `expected a finite number, got ${describe2(value)}`);
+    if (!Number.isFinite(value)) fail(path2, `expected a finite number, got ${describe2(value)}`);
     return value;
   }
-  if (Array.isArray(value)) return value.map((v, i) => plainJson(v, `${path2}[${i}]`, fail2));
+  if (Array.isArray(value)) return value.map((v, i) => plainJson(v, `${path2}[${i}]`, fail));
   if (typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainJson(v, `${path2}.${k}`, fail2)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainJson(v, `${path2}.${k}`, fail)]));
   }
-  return fail2(path2, `expected JSON data, got ${describe2(value)}`);
+  return fail(path2, `expected JSON data, got ${describe2(value)}`);
 }
-function time(value, path2, fail2) {
-  const s = nonEmpty(value, path2, fail2);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(s) || !Number.isFinite(Date.parse(s))) fail2(path2, `expected an ISO 8601 timestamp, got ${describe2(s)}`);
+function time(value, path2, fail) {
+  const s = nonEmpty(value, path2, fail);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(s) || !Number.isFinite(Date.parse(s))) fail(path2, `expected an ISO 8601 timestamp, got ${describe2(s)}`);
   return s;
 }
-function role(value, path2, fail2) {
-  if (typeof value !== "string" || !ROLES.includes(value)) fail2(path2, `expected one of ${ROLES.join(", ")}, got ${describe2(value)}`);
+function role(value, path2, fail) {
+  if (typeof value !== "string" || !ROLES.includes(value)) fail(path2, `expected one of ${ROLES.join(", ")}, got ${describe2(value)}`);
   return value;
 }
-function object(value, path2, fail2) {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) fail2(path2, `expected an object, got ${describe2(value)}`);
+function object(value, path2, fail) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(path2, `expected an object, got ${describe2(value)}`);
   return value;
 }
-function array(value, path2, fail2) {
-  if (!Array.isArray(value)) fail2(path2, `expected an array, got ${describe2(value)}`);
+function array(value, path2, fail) {
+  if (!Array.isArray(value)) fail(path2, `expected an array, got ${describe2(value)}`);
   return value;
 }
-function string(value, path2, fail2) {
-  if (typeof value !== "string") fail2(path2, `expected a string, got ${describe2(value)}`);
-  if (value.includes("\0")) fail2(path2, "contains a NUL character");
+function string(value, path2, fail) {
+  if (typeof value !== "string") fail(path2, `expected a string, got ${describe2(value)}`);
+  if (value.includes("\0")) fail(path2, "contains a NUL character");
   return value;
 }
-function nonEmpty(value, path2, fail2) {
-  const s = string(value, path2, fail2);
-  if (s.trim() === "") fail2(path2, "must not be empty");
+function nonEmpty(value, path2, fail) {
+  const s = string(value, path2, fail);
+  if (s.trim() === "") fail(path2, "must not be empty");
   return s;
 }
 function describe2(value) {
@@ -38644,36 +42239,14 @@ function describe2(value) {
   return typeof value === "object" ? "an object" : typeof value;
 }
 
-// src/store/packed-values.ts
-var LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 63;
-function packValues(values) {
-  const out = new Float64Array(values.length);
-  for (let i = 0; i < values.length; i++) out[i] = values[i];
-  const bytes = new Uint8Array(out.buffer);
-  if (!LITTLE_ENDIAN) swap2(bytes);
-  return bytes;
-}
-function unpackValues(blob) {
-  if (blob.byteLength % 8 !== 0) throw new Error(`a packed sample blob of ${blob.byteLength} bytes is not a whole number of float64 values`);
-  const bytes = new Uint8Array(blob);
-  if (!LITTLE_ENDIAN) swap2(bytes);
-  const floats = new Float64Array(bytes.buffer, 0, bytes.byteLength / 8);
-  const out = new Array(floats.length);
-  for (let i = 0; i < floats.length; i++) out[i] = floats[i];
-  return out;
-}
-function swap2(bytes) {
-  for (let i = 0; i < bytes.length; i += 8) bytes.subarray(i, i + 8).reverse();
-}
-
-// src/store/sql-store.ts
-var DEFAULT_LIST_LIMIT = 100;
+// src/store/sql-ingest.ts
 var PACK_LIMIT = 4096;
-var DEFAULT_WINDOW_BATCH = 500;
 var CI_RANKS = /* @__PURE__ */ new Map();
+var SMALL_SORT = 64;
+var scratch = new Float64Array(SMALL_SORT);
 function summarize3(values) {
   if (values.length === 0) return { median: null, lo: null, hi: null };
-  const sorted = sortedCopy(values);
+  const sorted = values.length <= SMALL_SORT ? insertionSorted(values) : sortedCopy(values);
   let ranks = CI_RANKS.get(sorted.length);
   if (!ranks) {
     const ci2 = quantileCi(Array.from(sorted, (_, i) => i));
@@ -38681,29 +42254,383 @@ function summarize3(values) {
   }
   return { median: medianSorted(sorted), lo: sorted[ranks[0] - 1], hi: sorted[ranks[1] - 1] };
 }
-function historyFromRows(rows) {
-  const count3 = rows.length;
-  const h = { run: new Float64Array(count3), n: new Int32Array(count3), median: new Float64Array(count3), lo: new Float64Array(count3), hi: new Float64Array(count3) };
-  for (let k = 0; k < count3; k++) {
-    const [run2, n, med, lo, hi] = rows[k];
-    h.run[k] = Number(run2);
-    h.n[k] = Number(n);
-    h.median[k] = med === null ? NaN : Number(med);
-    h.lo[k] = lo === null ? NaN : Number(lo);
-    h.hi[k] = hi === null ? NaN : Number(hi);
+function insertionSorted(values) {
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    let j = i - 1;
+    while (j >= 0 && (scratch[j] > v || scratch[j] === 0 && v === 0 && Object.is(v, -0) && !Object.is(scratch[j], -0))) {
+      scratch[j + 1] = scratch[j];
+      j--;
+    }
+    scratch[j + 1] = v;
   }
-  return h;
+  return scratch.subarray(0, n);
 }
-var HISTORY_ORDER = "ORDER BY time_ms, run_id";
-function windowValuesColumn(limit, valuesLimit) {
-  if (valuesLimit === 0) return "NULL";
-  if (limit !== null && valuesLimit >= limit) return "m.vals";
-  return `CASE WHEN row_number() OVER (ORDER BY m.time_ms DESC, m.id DESC) <= ${Math.floor(valuesLimit)} THEN m.vals END`;
+function measurementRows(run2) {
+  const packed = packMany(run2.measurements.map((m) => m.values.length <= PACK_LIMIT ? m.values : null));
+  return run2.measurements.map((m, i) => ({
+    ordinal: i,
+    benchmark: m.benchmark,
+    metric: m.metric,
+    unit: m.unit,
+    better: m.better,
+    n: m.values.length,
+    ...summarize3(m.values),
+    seriesId: 0,
+    vals: packed[i]
+  }));
 }
+async function ingestRuns(db, runs) {
+  const prepared = runs.map((r, i) => prepare(db, r, runs.length > 1 ? i : void 0));
+  const total = prepared.reduce((sum, p) => sum + p.samples, 0);
+  let rows = 0;
+  const result2 = await db.write(async (c) => {
+    const ingest = ingester(db, c, total);
+    for (const p of prepared) await ingest(p);
+    rows = ingest.rows();
+    return ingest.result;
+  });
+  await db.afterIngest(rows);
+  return result2;
+}
+function prepare(db, value, index) {
+  const run2 = validateRun(value, (path2, message) => {
+    throw new StoreError(`invalid run${index !== void 0 ? ` #${index + 1}` : ""}: ${path2}: ${message}`);
+  });
+  const rows = measurementRows(run2);
+  return {
+    run: run2,
+    key: runKey(run2),
+    fpKey: fingerprintContentKey(run2.fingerprint),
+    machineKey: machineKey(run2.fingerprint),
+    fpBody: canonicalJson(run2.fingerprint),
+    samples: run2.measurements.reduce((sum, m) => sum + m.values.length, 0),
+    rows,
+    encoded: db.encodeMeasurements(rows, Date.parse(run2.time))
+  };
+}
+async function ingestStream(db, runs) {
+  let sourceError;
+  const source = Symbol.asyncIterator in runs ? runs[Symbol.asyncIterator]() : runs[Symbol.iterator]();
+  const next = async () => {
+    try {
+      return await source.next();
+    } catch (error) {
+      sourceError = { error };
+      throw error;
+    }
+  };
+  let rows = 0;
+  let result2;
+  try {
+    result2 = await db.write(async (c) => {
+      const ingest = ingester(db, c, 0);
+      let i = 0;
+      const ahead = () => next().then((item) => item.done ? void 0 : prepare(db, item.value, i++));
+      for (let run2 = await ahead(); run2 !== void 0; ) {
+        const following = ahead();
+        following.catch(() => void 0);
+        await ingest(run2);
+        run2 = await following;
+      }
+      rows = ingest.rows();
+      return ingest.result;
+    });
+  } catch (error) {
+    throw sourceError ? sourceError.error : error;
+  }
+  await db.afterIngest(rows);
+  return result2;
+}
+function ingester(db, c, total) {
+  const result2 = { ids: [], created: 0 };
+  const cache = /* @__PURE__ */ new Map();
+  let written = 0;
+  let measurementRows2 = 0;
+  const ingest = async ({ run: run2, key: key2, fpKey, machineKey: machineKey2, fpBody, samples, rows, encoded }) => {
+    result2.ids.push(key2);
+    await c.run("INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING", [fpKey, machineKey2, fpBody]);
+    const [fp] = await c.all("SELECT id FROM fingerprints WHERE key = ?", [fpKey]);
+    const timeMs = Date.parse(run2.time);
+    const inserted = await c.all(
+      `INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
+      [key2, run2.repo ?? null, run2.branch ?? null, run2.sha, run2.ref ?? null, run2.role, run2.time, timeMs, run2.harness, Number(fp.id), JSON.stringify(run2.warnings), JSON.stringify(run2.hints)]
+    );
+    if (inserted.length === 0) return;
+    result2.created++;
+    const runId = Number(inserted[0].id);
+    const seriesIds = await seriesIdsFor(c, cache, run2, machineKey2);
+    rows.forEach((r, i) => r.seriesId = seriesIds[i]);
+    const big = rows.flatMap((r, i) => r.vals === null ? [i] : []);
+    const ids = await db.insertMeasurements(c, runId, timeMs, rows, encoded, big.length > 0) ?? [];
+    measurementRows2 += rows.length;
+    const packed = samples - big.reduce((sum, i) => sum + rows[i].n, 0);
+    if (packed > 0) {
+      written += packed;
+      db.onSamples?.(written, Math.max(total, written));
+    }
+    if (big.length > 0) {
+      const before = written;
+      await db.insertSamples(c, big.map((i) => ids[i]), big.map((i) => run2.measurements[i]), (n) => {
+        written = before + n;
+        db.onSamples?.(written, Math.max(total, written));
+      });
+    }
+  };
+  return Object.assign(ingest, { result: result2, rows: () => measurementRows2 });
+}
+async function seriesIdsFor(c, cache, run2, machineKey2) {
+  const repo = run2.repo ?? "";
+  const branch = run2.branch ?? "";
+  const group = `${repo}\0${branch}\0${run2.role}\0${machineKey2}`;
+  let known = cache.get(group);
+  if (!known) {
+    known = /* @__PURE__ */ new Map();
+    const rows = await c.all("SELECT id, benchmark, metric FROM series WHERE repo = ? AND branch = ? AND role = ? AND machine_key = ?", [repo, branch, run2.role, machineKey2]);
+    for (const r of rows) known.set(`${r.benchmark}\0${r.metric}`, Number(r.id));
+    cache.set(group, known);
+  }
+  const ids = [];
+  for (const m of run2.measurements) {
+    const k = `${m.benchmark}\0${m.metric}`;
+    let id = known.get(k);
+    if (id === void 0) {
+      const [row2] = await c.all("INSERT INTO series (repo, branch, role, machine_key, benchmark, metric) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id", [repo, branch, run2.role, machineKey2, m.benchmark, m.metric]);
+      id = Number((row2 ?? (await c.all("SELECT id FROM series WHERE repo = ? AND branch = ? AND role = ? AND machine_key = ? AND benchmark = ? AND metric = ?", [repo, branch, run2.role, machineKey2, m.benchmark, m.metric]))[0]).id);
+      known.set(k, id);
+    }
+    ids.push(id);
+  }
+  return ids;
+}
+
+// src/store/sql-run-queries.ts
+var DEFAULT_LIST_LIMIT = 100;
+var MEASUREMENT_FROM = "FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id";
+async function getRun(db, id) {
+  return db.read(async (c) => {
+    const [r] = await c.all(
+      `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.machine_key, f.body AS fp_body
+       FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id WHERE r.key = ?`,
+      [id]
+    );
+    if (!r) return void 0;
+    const rows = await c.all("SELECT id, benchmark, metric, unit, better, vals FROM measurements WHERE run_id = ? ORDER BY ordinal", [Number(r.id)]);
+    const values = await valuesOf(db, c, rows);
+    const run2 = {
+      id: String(r.key),
+      sha: String(r.sha),
+      role: r.role,
+      fingerprint: JSON.parse(String(r.fp_body)),
+      time: String(r.time),
+      harness: String(r.harness),
+      measurements: rows.map((m) => ({
+        benchmark: String(m.benchmark),
+        metric: String(m.metric),
+        unit: String(m.unit),
+        better: m.better === "higher" ? "higher" : "lower",
+        values: values.get(Number(m.id)) ?? []
+      })),
+      warnings: JSON.parse(String(r.warnings)),
+      hints: JSON.parse(String(r.hints)),
+      machineKey: String(r.machine_key)
+    };
+    if (r.ref !== null) run2.ref = String(r.ref);
+    if (r.repo !== null) run2.repo = String(r.repo);
+    if (r.branch !== null) run2.branch = String(r.branch);
+    return run2;
+  });
+}
+async function listRuns(db, query = {}) {
+  const limit = query.limit ?? DEFAULT_LIST_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) throw new StoreError(`listRuns: limit must be a positive integer, got ${limit}`);
+  const where = new Where();
+  where.eq("r.repo", query.repo).eq("r.branch", query.branch).eq("r.role", query.role).eq("r.sha", query.sha);
+  if (query.before !== void 0) {
+    const ms = Date.parse(query.before);
+    if (!Number.isFinite(ms)) throw new StoreError(`listRuns: before must be an ISO 8601 time, got ${JSON.stringify(query.before)}`);
+    where.add("r.time_ms < ?", ms);
+  }
+  return db.read(async (c) => {
+    const rows = await c.all(
+      `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.machine_key,
+              (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
+       FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ${where.sql()}
+       ORDER BY r.time_ms DESC, r.id DESC LIMIT ?`,
+      [...where.params, limit]
+    );
+    return rows.map((r) => {
+      const s = {
+        id: String(r.key),
+        sha: String(r.sha),
+        role: r.role,
+        time: String(r.time),
+        harness: String(r.harness),
+        machineKey: String(r.machine_key),
+        measurements: Number(r.n)
+      };
+      if (r.repo !== null) s.repo = String(r.repo);
+      if (r.branch !== null) s.branch = String(r.branch);
+      if (r.ref !== null) s.ref = String(r.ref);
+      return s;
+    });
+  });
+}
+async function listRunIds(db) {
+  return db.read(async (c) => (await c.all("SELECT key FROM runs ORDER BY time_ms, id")).map((r) => String(r.key)));
+}
+async function samplesFor(db, query) {
+  const where = new Where();
+  where.eq("r.repo", query.repo).eq("r.sha", query.sha).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.machine_key", query.machineKey);
+  return db.read(async (c) => {
+    const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
+    const values = await valuesOf(db, c, rows);
+    return rows.map((r) => ({
+      runId: String(r.key),
+      sha: String(r.sha),
+      role: r.role,
+      time: String(r.time),
+      machineKey: String(r.machine_key),
+      benchmark: String(r.benchmark),
+      metric: String(r.metric),
+      unit: String(r.unit),
+      better: r.better === "higher" ? "higher" : "lower",
+      values: values.get(Number(r.id)) ?? []
+    }));
+  });
+}
+async function series(db, query) {
+  const where = new Where();
+  where.eq("r.repo", query.repo).eq("r.branch", query.branch).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.machine_key", query.machineKey);
+  if (query.benchmark !== void 0) where.add("m.series_id IN (SELECT id FROM series WHERE benchmark = ?)", query.benchmark);
+  if (query.since !== void 0) {
+    const ms = Date.parse(query.since);
+    if (!Number.isFinite(ms)) throw new StoreError(`series: since must be an ISO 8601 time, got ${JSON.stringify(query.since)}`);
+    where.add("r.time_ms >= ?", ms);
+  }
+  return db.read(async (c) => {
+    const rows = await c.all(
+      `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key, ${query.fingerprints ? "f.body AS fp_body, " : ""}m.benchmark, m.metric, m.unit, m.better, m.n, m.median${query.values ? ", m.vals" : ""} ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
+      where.params
+    );
+    const values = query.values ? await valuesOf(db, c, rows) : void 0;
+    return rows.map((r) => {
+      const p = {
+        runId: String(r.key),
+        sha: String(r.sha),
+        role: r.role,
+        time: String(r.time),
+        machineKey: String(r.machine_key),
+        benchmark: String(r.benchmark),
+        metric: String(r.metric),
+        unit: String(r.unit),
+        better: r.better === "higher" ? "higher" : "lower",
+        n: Number(r.n),
+        median: r.median === null ? null : Number(r.median)
+      };
+      if (values) p.values = values.get(Number(r.id)) ?? [];
+      if (query.fingerprints) p.fingerprint = JSON.parse(String(r.fp_body));
+      return p;
+    });
+  });
+}
+async function valuesOf(db, c, rows) {
+  const out = /* @__PURE__ */ new Map();
+  const unpacked = [];
+  for (const r of rows) {
+    if (r.vals === null || r.vals === void 0) unpacked.push(Number(r.id));
+    else out.set(Number(r.id), unpackValues(r.vals));
+  }
+  if (unpacked.length > 0) for (const [id, values] of await db.readSamples(c, unpacked)) out.set(id, values);
+  return out;
+}
+
+// src/store/sql-state.ts
+async function getState(db, key2) {
+  checkStateKey(key2);
+  return db.read(async (c) => {
+    const [r] = await c.all("SELECT value, version FROM state WHERE key = ?", [key2]);
+    return r ? { key: key2, value: JSON.parse(String(r.value)), version: Number(r.version) } : void 0;
+  });
+}
+async function putState(db, key2, value) {
+  checkStateKey(key2);
+  const text2 = stateJson(key2, value);
+  return db.write(async (c) => {
+    const [r] = await c.all(
+      `INSERT INTO state (key, value, version, updated_at) VALUES (?, ?, 1, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = state.version + 1, updated_at = excluded.updated_at
+       RETURNING version`,
+      [key2, text2, (/* @__PURE__ */ new Date()).toISOString()]
+    );
+    return Number(r.version);
+  });
+}
+async function compareAndSetState(db, key2, expectedVersion, value) {
+  checkStateKey(key2);
+  const text2 = stateJson(key2, value);
+  if (expectedVersion !== null && !Number.isInteger(expectedVersion)) throw new StoreError(`state ${JSON.stringify(key2)}: expectedVersion must be an integer or null`);
+  return db.write(async (c) => {
+    const now = (/* @__PURE__ */ new Date()).toISOString();
+    const rows = expectedVersion === null ? await c.all("INSERT INTO state (key, value, version, updated_at) VALUES (?, ?, 1, ?) ON CONFLICT (key) DO NOTHING RETURNING version", [key2, text2, now]) : await c.all("UPDATE state SET value = ?, version = version + 1, updated_at = ? WHERE key = ? AND version = ? RETURNING version", [text2, now, key2, expectedVersion]);
+    return rows.length === 0 ? null : Number(rows[0].version);
+  });
+}
+async function deleteState(db, key2, expectedVersion) {
+  checkStateKey(key2);
+  return db.write(
+    async (c) => expectedVersion === void 0 ? await c.run("DELETE FROM state WHERE key = ?", [key2]) > 0 : await c.run("DELETE FROM state WHERE key = ? AND version = ?", [key2, expectedVersion]) > 0
+  );
+}
+async function listState(db, prefix) {
+  const length = [...prefix].length;
+  return db.read(
+    async (c) => (await c.all("SELECT key, value, version FROM state WHERE substr(key, 1, ?) = ? ORDER BY key", [length, prefix])).map((r) => ({
+      key: String(r.key),
+      value: JSON.parse(String(r.value)),
+      version: Number(r.version)
+    }))
+  );
+}
+function checkStateKey(key2) {
+  if (typeof key2 !== "string" || key2 === "" || key2.includes("\0")) throw new StoreError(`state key must be a non-empty string without NUL, got ${JSON.stringify(key2)}`);
+}
+function stateJson(key2, value) {
+  let text2;
+  try {
+    text2 = JSON.stringify(value);
+  } catch (error) {
+    throw new StoreError(`state ${JSON.stringify(key2)}: value is not JSON-serializable (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (text2 === void 0) throw new StoreError(`state ${JSON.stringify(key2)}: value is not JSON-serializable (got ${typeof value})`);
+  return text2;
+}
+
+// src/store/sql-store.ts
 var SqlStore = class {
   onSamples;
+  /** access is this store as the query modules (sql-ingest, sql-run-queries, sql-series-reads, sql-state) take it. */
+  access;
   constructor(options2) {
     this.onSamples = options2.onSamples;
+    this.access = {
+      read: (fn) => this.read(fn),
+      write: (fn) => this.write(fn),
+      insertSamples: (c, ids, measurements, progress) => this.insertSamples(c, ids, measurements, progress),
+      insertMeasurements: (c, runId, timeMs, rows, encoded, wantIds) => this.insertMeasurements(c, runId, timeMs, rows, encoded, wantIds),
+      encodeMeasurements: (rows, timeMs) => this.encodeMeasurements(rows, timeMs),
+      afterIngest: (rows) => this.afterIngest(rows),
+      windowRows: (c, seriesIds, limit, valuesLimit, sinceMs) => this.windowRows(c, seriesIds, limit, valuesLimit, sinceMs),
+      historyColumns: (c, seriesIds) => this.historyColumns(c, seriesIds),
+      readSamples: (c, ids) => this.readSamples(c, ids),
+      onSamples: this.onSamples
+    };
+  }
+  /** encodeMeasurements prepares a run's rows (time `timeMs`) for insertMeasurements ahead of its transaction (all but run and series ids); nothing by default. */
+  encodeMeasurements(_rows, _timeMs) {
+    return void 0;
   }
   async migrate() {
     return this.writeLocked(async (c) => {
@@ -38740,475 +42667,53 @@ var SqlStore = class {
   async ingestRun(run2) {
     return (await this.ingestRuns([run2])).ids[0];
   }
-  async ingestRuns(runs) {
-    const prepared = runs.map((r, i) => prepare(r, runs.length > 1 ? i : void 0));
-    const total = prepared.reduce((sum, p) => sum + p.samples, 0);
-    let rows = 0;
-    const result2 = await this.write(async (c) => {
-      const ingest = this.ingester(c, total);
-      for (const p of prepared) await ingest(p);
-      rows = ingest.rows();
-      return ingest.result;
-    });
-    await this.afterIngest(rows);
-    return result2;
+  ingestRuns(runs) {
+    return ingestRuns(this.access, runs);
   }
   /** afterIngest runs after an ingest committed `rows` new measurements; the PostgreSQL adapter tidies up after big ones. */
   async afterIngest(_rows) {
   }
-  async ingestStream(runs) {
-    let sourceError;
-    const source = Symbol.asyncIterator in runs ? runs[Symbol.asyncIterator]() : runs[Symbol.iterator]();
-    const next = async () => {
-      try {
-        return await source.next();
-      } catch (error) {
-        sourceError = { error };
-        throw error;
-      }
-    };
-    let rows = 0;
-    let result2;
-    try {
-      result2 = await this.write(async (c) => {
-        const ingest = this.ingester(c, 0);
-        let i = 0;
-        const ahead = () => next().then((item) => item.done ? void 0 : prepare(item.value, i++));
-        for (let run2 = await ahead(); run2 !== void 0; ) {
-          const following = ahead();
-          following.catch(() => void 0);
-          await ingest(run2);
-          run2 = await following;
-        }
-        rows = ingest.rows();
-        return ingest.result;
-      });
-    } catch (error) {
-      throw sourceError ? sourceError.error : error;
-    }
-    await this.afterIngest(rows);
-    return result2;
+  ingestStream(runs) {
+    return ingestStream(this.access, runs);
   }
-  /** ingester writes prepared runs inside one transaction, counting what was new and reporting samples written. */
-  ingester(c, total) {
-    const result2 = { ids: [], created: 0 };
-    const cache = /* @__PURE__ */ new Map();
-    let written = 0;
-    let measurementRows = 0;
-    const ingest = async ({ run: run2, key: key2, fpKey, machineKey, fpBody, samples }) => {
-      result2.ids.push(key2);
-      await c.run("INSERT INTO fingerprints (key, machine_key, body) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING", [fpKey, machineKey, fpBody]);
-      const [fp] = await c.all("SELECT id FROM fingerprints WHERE key = ?", [fpKey]);
-      const timeMs = Date.parse(run2.time);
-      const inserted = await c.all(
-        `INSERT INTO runs (key, repo, branch, sha, ref, role, time, time_ms, harness, fingerprint_id, warnings, hints)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
-        [key2, run2.repo ?? null, run2.branch ?? null, run2.sha, run2.ref ?? null, run2.role, run2.time, timeMs, run2.harness, Number(fp.id), JSON.stringify(run2.warnings), JSON.stringify(run2.hints)]
-      );
-      if (inserted.length === 0) return;
-      result2.created++;
-      const runId = Number(inserted[0].id);
-      const seriesIds = await this.seriesIdsFor(c, cache, run2, machineKey);
-      const rows = run2.measurements.map((m, i) => ({
-        ordinal: i,
-        benchmark: m.benchmark,
-        metric: m.metric,
-        unit: m.unit,
-        better: m.better,
-        n: m.values.length,
-        ...summarize3(m.values),
-        seriesId: seriesIds[i],
-        vals: m.values.length <= PACK_LIMIT ? packValues(m.values) : null
-      }));
-      const ids = await this.insertMeasurements(c, runId, timeMs, rows);
-      measurementRows += rows.length;
-      const big = rows.flatMap((r, i) => r.vals === null ? [i] : []);
-      const packed = samples - big.reduce((sum, i) => sum + rows[i].n, 0);
-      if (packed > 0) {
-        written += packed;
-        this.onSamples?.(written, Math.max(total, written));
-      }
-      if (big.length > 0) {
-        const before = written;
-        await this.insertSamples(c, big.map((i) => ids[i]), big.map((i) => run2.measurements[i]), (n) => {
-          written = before + n;
-          this.onSamples?.(written, Math.max(total, written));
-        });
-      }
-    };
-    return Object.assign(ingest, { result: result2, rows: () => measurementRows });
+  getRun(id) {
+    return getRun(this.access, id);
   }
-  /** seriesIdsFor returns the series id of each measurement of a run, creating the series it is the first of. */
-  async seriesIdsFor(c, cache, run2, machineKey) {
-    const repo = run2.repo ?? "";
-    const branch = run2.branch ?? "";
-    const group = `${repo}\0${branch}\0${run2.role}\0${machineKey}`;
-    let known = cache.get(group);
-    if (!known) {
-      known = /* @__PURE__ */ new Map();
-      const rows = await c.all("SELECT id, benchmark, metric FROM series WHERE repo = ? AND branch = ? AND role = ? AND machine_key = ?", [repo, branch, run2.role, machineKey]);
-      for (const r of rows) known.set(`${r.benchmark}\0${r.metric}`, Number(r.id));
-      cache.set(group, known);
-    }
-    const ids = [];
-    for (const m of run2.measurements) {
-      const k = `${m.benchmark}\0${m.metric}`;
-      let id = known.get(k);
-      if (id === void 0) {
-        const [row2] = await c.all("INSERT INTO series (repo, branch, role, machine_key, benchmark, metric) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id", [repo, branch, run2.role, machineKey, m.benchmark, m.metric]);
-        id = Number((row2 ?? (await c.all("SELECT id FROM series WHERE repo = ? AND branch = ? AND role = ? AND machine_key = ? AND benchmark = ? AND metric = ?", [repo, branch, run2.role, machineKey, m.benchmark, m.metric]))[0]).id);
-        known.set(k, id);
-      }
-      ids.push(id);
-    }
-    return ids;
+  listRuns(query = {}) {
+    return listRuns(this.access, query);
   }
-  async getRun(id) {
-    return this.read(async (c) => {
-      const [r] = await c.all(
-        `SELECT r.id, r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, r.warnings, r.hints, f.machine_key AS fp_key, f.body AS fp_body
-         FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id WHERE r.key = ?`,
-        [id]
-      );
-      if (!r) return void 0;
-      const rows = await c.all("SELECT id, benchmark, metric, unit, better, vals FROM measurements WHERE run_id = ? ORDER BY ordinal", [Number(r.id)]);
-      const values = await this.valuesOf(c, rows);
-      const run2 = {
-        id: String(r.key),
-        sha: String(r.sha),
-        role: r.role,
-        fingerprint: JSON.parse(String(r.fp_body)),
-        time: String(r.time),
-        harness: String(r.harness),
-        measurements: rows.map((m) => ({
-          benchmark: String(m.benchmark),
-          metric: String(m.metric),
-          unit: String(m.unit),
-          better: m.better === "higher" ? "higher" : "lower",
-          values: values.get(Number(m.id)) ?? []
-        })),
-        warnings: JSON.parse(String(r.warnings)),
-        hints: JSON.parse(String(r.hints)),
-        fingerprintKey: String(r.fp_key)
-      };
-      if (r.ref !== null) run2.ref = String(r.ref);
-      if (r.repo !== null) run2.repo = String(r.repo);
-      if (r.branch !== null) run2.branch = String(r.branch);
-      return run2;
-    });
+  listRunIds() {
+    return listRunIds(this.access);
   }
-  async listRuns(query = {}) {
-    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1) throw new StoreError(`listRuns: limit must be a positive integer, got ${limit}`);
-    const where = new Where();
-    where.eq("r.repo", query.repo).eq("r.branch", query.branch).eq("r.role", query.role).eq("r.sha", query.sha);
-    if (query.before !== void 0) {
-      const ms = Date.parse(query.before);
-      if (!Number.isFinite(ms)) throw new StoreError(`listRuns: before must be an ISO 8601 time, got ${JSON.stringify(query.before)}`);
-      where.add("r.time_ms < ?", ms);
-    }
-    return this.read(async (c) => {
-      const rows = await c.all(
-        `SELECT r.key, r.repo, r.branch, r.sha, r.ref, r.role, r.time, r.harness, f.machine_key AS fp_key,
-                (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS n
-         FROM runs r JOIN fingerprints f ON f.id = r.fingerprint_id ${where.sql()}
-         ORDER BY r.time_ms DESC, r.id DESC LIMIT ?`,
-        [...where.params, limit]
-      );
-      return rows.map((r) => {
-        const s = {
-          id: String(r.key),
-          sha: String(r.sha),
-          role: r.role,
-          time: String(r.time),
-          harness: String(r.harness),
-          fingerprintKey: String(r.fp_key),
-          measurements: Number(r.n)
-        };
-        if (r.repo !== null) s.repo = String(r.repo);
-        if (r.branch !== null) s.branch = String(r.branch);
-        if (r.ref !== null) s.ref = String(r.ref);
-        return s;
-      });
-    });
+  samplesFor(query) {
+    return samplesFor(this.access, query);
   }
-  async listRunIds() {
-    return this.read(async (c) => (await c.all("SELECT key FROM runs ORDER BY time_ms, id")).map((r) => String(r.key)));
+  series(query) {
+    return series(this.access, query);
   }
-  async samplesFor(query) {
-    const where = new Where();
-    where.eq("r.repo", query.repo).eq("r.sha", query.sha).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.machine_key", query.fingerprintKey);
-    return this.read(async (c) => {
-      const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
-      const values = await this.valuesOf(c, rows);
-      return rows.map((r) => ({
-        runId: String(r.key),
-        sha: String(r.sha),
-        role: r.role,
-        time: String(r.time),
-        fingerprintKey: String(r.fp_key),
-        benchmark: String(r.benchmark),
-        metric: String(r.metric),
-        unit: String(r.unit),
-        better: r.better === "higher" ? "higher" : "lower",
-        values: values.get(Number(r.id)) ?? []
-      }));
-    });
+  seriesWindows(query) {
+    return seriesWindows(this.access, query);
   }
-  async series(query) {
-    const where = new Where();
-    where.eq("r.repo", query.repo).eq("r.branch", query.branch).eq("r.role", query.role).eq("m.benchmark", query.benchmark).eq("m.metric", query.metric).eq("f.machine_key", query.fingerprintKey);
-    if (query.benchmark !== void 0) where.add("m.series_id IN (SELECT id FROM series WHERE benchmark = ?)", query.benchmark);
-    if (query.since !== void 0) {
-      const ms = Date.parse(query.since);
-      if (!Number.isFinite(ms)) throw new StoreError(`series: since must be an ISO 8601 time, got ${JSON.stringify(query.since)}`);
-      where.add("r.time_ms >= ?", ms);
-    }
-    return this.read(async (c) => {
-      const rows = await c.all(
-        `SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key AS fp_key, ${query.fingerprints ? "f.body AS fp_body, " : ""}m.benchmark, m.metric, m.unit, m.better, m.n, m.median${query.values ? ", m.vals" : ""} ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`,
-        where.params
-      );
-      const values = query.values ? await this.valuesOf(c, rows) : void 0;
-      return rows.map((r) => {
-        const p = {
-          runId: String(r.key),
-          sha: String(r.sha),
-          role: r.role,
-          time: String(r.time),
-          fingerprintKey: String(r.fp_key),
-          benchmark: String(r.benchmark),
-          metric: String(r.metric),
-          unit: String(r.unit),
-          better: r.better === "higher" ? "higher" : "lower",
-          n: Number(r.n),
-          median: r.median === null ? null : Number(r.median)
-        };
-        if (values) p.values = values.get(Number(r.id)) ?? [];
-        if (query.fingerprints) p.fingerprint = JSON.parse(String(r.fp_body));
-        return p;
-      });
-    });
+  listSeries(query) {
+    return listSeries(this.access, query);
   }
-  async *seriesWindows(query) {
-    const nights = query.nights ?? null;
-    const valuesNights = query.valuesNights ?? 0;
-    const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
-    for (const [name, v] of [["nights", nights ?? 1], ["valuesNights", valuesNights + 1], ["batch", batch]]) {
-      if (!Number.isInteger(v) || v < 1) throw new StoreError(`seriesWindows: ${name} must be a positive whole number, got ${name === "nights" ? nights : name === "batch" ? batch : valuesNights}`);
-    }
-    const where = new Where();
-    where.eq("role", query.role).eq("repo", query.repo).eq("branch", query.branch).eq("benchmark", query.benchmark).eq("metric", query.metric).eq("machine_key", query.fingerprintKey);
-    const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
-    const runs = /* @__PURE__ */ new Map();
-    const fingerprints = /* @__PURE__ */ new Map();
-    for (let start = 0; start < all.length; start += batch) {
-      const slice = all.slice(start, start + batch);
-      yield await this.read(async (c) => {
-        const ids = slice.map((r) => Number(r.id));
-        const marks = ids.map(() => "?").join(", ");
-        const summary = /* @__PURE__ */ new Map();
-        for (const r of await c.all(`SELECT series_id, count(*) AS points, min(time_ms) AS first_ms FROM measurements WHERE series_id IN (${marks}) GROUP BY series_id`, ids)) {
-          summary.set(Number(r.series_id), { points: Number(r.points), firstMs: Number(r.first_ms) });
-        }
-        const rows = await this.windowRows(c, ids, nights, valuesNights);
-        await this.loadRuns(c, rows.map((r) => Number(r[2])), runs, query.fingerprints ? fingerprints : void 0);
-        const bySeries = /* @__PURE__ */ new Map();
-        for (const r of rows) {
-          const id = Number(r[0]);
-          let list2 = bySeries.get(id);
-          if (!list2) bySeries.set(id, list2 = []);
-          list2.push(r);
-        }
-        const wanted = /* @__PURE__ */ new Set();
-        for (const list2 of bySeries.values()) list2.slice(0, valuesNights).forEach((r) => r[7] === null && Number(r[5]) > 0 && wanted.add(Number(r[1])));
-        const old = wanted.size > 0 ? await this.readSamples(c, [...wanted]) : /* @__PURE__ */ new Map();
-        return slice.map((s) => {
-          const id = Number(s.id);
-          const sum = summary.get(id) ?? { points: 0, firstMs: 0 };
-          const list2 = bySeries.get(id) ?? [];
-          const window2 = new Array(list2.length);
-          const fingerprintKey3 = String(s.machine_key);
-          const benchmark = String(s.benchmark);
-          const metric = String(s.metric);
-          for (let i = 0; i < list2.length; i++) {
-            const [, mid, runId, unit, better, n, med, vals] = list2[i];
-            const run2 = runs.get(Number(runId));
-            const p = {
-              runId: run2.key,
-              sha: run2.sha,
-              role: run2.role,
-              time: run2.time,
-              fingerprintKey: fingerprintKey3,
-              benchmark,
-              metric,
-              unit: String(unit),
-              better: better === "higher" ? "higher" : "lower",
-              n: Number(n),
-              median: med === null ? null : Number(med)
-            };
-            if (i < valuesNights) p.values = vals !== null ? unpackValues(vals) : old.get(Number(mid)) ?? [];
-            if (query.fingerprints) p.fingerprint = fingerprints.get(run2.fingerprintId);
-            window2[list2.length - 1 - i] = p;
-          }
-          const w = {
-            role: s.role,
-            fingerprintKey: String(s.machine_key),
-            benchmark: String(s.benchmark),
-            metric: String(s.metric),
-            points: sum.points,
-            firstTime: new Date(sum.firstMs).toISOString(),
-            window: window2
-          };
-          if (s.repo !== "") w.repo = String(s.repo);
-          if (s.branch !== "") w.branch = String(s.branch);
-          return w;
-        });
-      });
-    }
+  seriesHistories(query) {
+    return seriesHistories(this.access, query);
   }
-  async *seriesHistories(query) {
-    const valuesNights = query.valuesNights ?? 0;
-    const batch = query.batch ?? DEFAULT_WINDOW_BATCH;
-    if (!Number.isInteger(valuesNights) || valuesNights < 0) throw new StoreError(`seriesHistories: valuesNights must be a whole number, got ${valuesNights}`);
-    if (!Number.isInteger(batch) || batch < 1) throw new StoreError(`seriesHistories: batch must be a positive whole number, got ${batch}`);
-    const where = new Where();
-    where.eq("role", query.role).eq("repo", query.repo).eq("branch", query.branch).eq("benchmark", query.benchmark).eq("metric", query.metric).eq("machine_key", query.fingerprintKey);
-    const all = await this.read((c) => c.all(`SELECT id, repo, branch, role, machine_key, benchmark, metric FROM series ${where.sql()} ORDER BY id`, where.params));
-    const runs = /* @__PURE__ */ new Map();
-    const fingerprints = /* @__PURE__ */ new Map();
-    const refs = /* @__PURE__ */ new Map();
-    const refOf = (id) => {
-      let ref2 = refs.get(id);
-      if (!ref2) {
-        const r = runs.get(id);
-        refs.set(id, ref2 = { id: r.key, sha: r.sha, role: r.role, time: r.time, fingerprint: fingerprints.get(r.fingerprintId) });
-      }
-      return ref2;
-    };
-    for (let start = 0; start < all.length; start += batch) {
-      const slice = all.slice(start, start + batch);
-      yield await this.read(async (c) => {
-        const ids = slice.map((r) => Number(r.id));
-        const columns = await this.historyColumns(c, ids);
-        const newest = await this.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
-        const runIds = /* @__PURE__ */ new Set();
-        for (const h of columns.values()) for (const id of h.run) runIds.add(id);
-        await this.loadRuns(c, runIds, runs, fingerprints);
-        const newestOf = /* @__PURE__ */ new Map();
-        for (const r of newest) {
-          const id = Number(r[0]);
-          if (!newestOf.has(id)) newestOf.set(id, []);
-          newestOf.get(id).push(r);
-        }
-        const old = /* @__PURE__ */ new Set();
-        for (const list2 of newestOf.values()) for (const r of list2.slice(0, valuesNights)) if (r[7] === null && Number(r[5]) > 0) old.add(Number(r[1]));
-        const oldValues = old.size > 0 ? await this.readSamples(c, [...old]) : /* @__PURE__ */ new Map();
-        const out = [];
-        for (const s of slice) {
-          const h = columns.get(Number(s.id));
-          const top = newestOf.get(Number(s.id)) ?? [];
-          if (!h || top.length === 0) continue;
-          const count3 = h.run.length;
-          const refs2 = new Array(count3);
-          for (let k = 0; k < count3; k++) refs2[k] = refOf(h.run[k]);
-          const history = {
-            role: s.role,
-            fingerprintKey: String(s.machine_key),
-            benchmark: String(s.benchmark),
-            metric: String(s.metric),
-            unit: String(top[0][3]),
-            better: top[0][4] === "higher" ? "higher" : "lower",
-            runs: refs2,
-            n: h.n,
-            median: h.median,
-            lo: h.lo,
-            hi: h.hi,
-            values: new Array(count3).fill(void 0)
-          };
-          top.slice(0, valuesNights).forEach((r, i) => {
-            history.values[count3 - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
-          });
-          if (s.repo !== "") history.repo = String(s.repo);
-          if (s.branch !== "") history.branch = String(s.branch);
-          out.push(history);
-        }
-        return out;
-      });
-    }
+  getState(key2) {
+    return getState(this.access, key2);
   }
-  /** loadRuns reads the runs (and, when asked, fingerprints) the rows refer to that are not known yet. */
-  async loadRuns(c, runIds, runs, fingerprints) {
-    const missing = [...new Set(runIds)].filter((id) => !runs.has(id));
-    for (let i = 0; i < missing.length; i += 500) {
-      const ids = missing.slice(i, i + 500);
-      for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) {
-        runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role, time: String(r.time), fingerprintId: Number(r.fingerprint_id) });
-      }
-    }
-    if (!fingerprints) return;
-    const fps = [...new Set(missing.map((id) => runs.get(id)?.fingerprintId).filter((id) => !fingerprints.has(id)))];
-    for (let i = 0; i < fps.length; i += 500) {
-      const ids = fps.slice(i, i + 500);
-      for (const r of await c.all(`SELECT id, body FROM fingerprints WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) fingerprints.set(Number(r.id), JSON.parse(String(r.body)));
-    }
+  putState(key2, value) {
+    return putState(this.access, key2, value);
   }
-  /** valuesOf returns the raw samples of measurement rows (with `id`, `vals`): packed ones decoded, older ones from the samples table. */
-  async valuesOf(c, rows) {
-    const out = /* @__PURE__ */ new Map();
-    const unpacked = [];
-    for (const r of rows) {
-      if (r.vals === null || r.vals === void 0) unpacked.push(Number(r.id));
-      else out.set(Number(r.id), unpackValues(r.vals));
-    }
-    if (unpacked.length > 0) for (const [id, values] of await this.readSamples(c, unpacked)) out.set(id, values);
-    return out;
+  compareAndSetState(key2, expectedVersion, value) {
+    return compareAndSetState(this.access, key2, expectedVersion, value);
   }
-  async getState(key2) {
-    checkStateKey(key2);
-    return this.read(async (c) => {
-      const [r] = await c.all("SELECT value, version FROM state WHERE key = ?", [key2]);
-      return r ? { key: key2, value: JSON.parse(String(r.value)), version: Number(r.version) } : void 0;
-    });
+  deleteState(key2, expectedVersion) {
+    return deleteState(this.access, key2, expectedVersion);
   }
-  async putState(key2, value) {
-    checkStateKey(key2);
-    const text3 = stateJson(key2, value);
-    return this.write(async (c) => {
-      const [r] = await c.all(
-        `INSERT INTO state (key, value, version, updated_at) VALUES (?, ?, 1, ?)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = state.version + 1, updated_at = excluded.updated_at
-         RETURNING version`,
-        [key2, text3, (/* @__PURE__ */ new Date()).toISOString()]
-      );
-      return Number(r.version);
-    });
-  }
-  async compareAndSetState(key2, expectedVersion, value) {
-    checkStateKey(key2);
-    const text3 = stateJson(key2, value);
-    if (expectedVersion !== null && !Number.isInteger(expectedVersion)) throw new StoreError(`state ${JSON.stringify(key2)}: expectedVersion must be an integer or null`);
-    return this.write(async (c) => {
-      const now = (/* @__PURE__ */ new Date()).toISOString();
-      const rows = expectedVersion === null ? await c.all("INSERT INTO state (key, value, version, updated_at) VALUES (?, ?, 1, ?) ON CONFLICT (key) DO NOTHING RETURNING version", [key2, text3, now]) : await c.all("UPDATE state SET value = ?, version = version + 1, updated_at = ? WHERE key = ? AND version = ? RETURNING version", [text3, now, key2, expectedVersion]);
-      return rows.length === 0 ? null : Number(rows[0].version);
-    });
-  }
-  async deleteState(key2, expectedVersion) {
-    checkStateKey(key2);
-    return this.write(
-      async (c) => expectedVersion === void 0 ? await c.run("DELETE FROM state WHERE key = ?", [key2]) > 0 : await c.run("DELETE FROM state WHERE key = ? AND version = ?", [key2, expectedVersion]) > 0
-    );
-  }
-  async listState(prefix) {
-    const length = [...prefix].length;
-    return this.read(
-      async (c) => (await c.all("SELECT key, value, version FROM state WHERE substr(key, 1, ?) = ? ORDER BY key", [length, prefix])).map((r) => ({
-        key: String(r.key),
-        value: JSON.parse(String(r.value)),
-        version: Number(r.version)
-      }))
-    );
+  listState(prefix) {
+    return listState(this.access, prefix);
   }
   async counts() {
     return this.read(async (c) => {
@@ -39222,55 +42727,11 @@ var SqlStore = class {
     });
   }
 };
-function prepare(value, index) {
-  const run2 = validateRun(value, (path2, message) => {
-    throw new StoreError(`invalid run${index !== void 0 ? ` #${index + 1}` : ""}: ${path2}: ${message}`);
-  });
-  return {
-    run: run2,
-    key: runKey(run2),
-    fpKey: fingerprintContentKey(run2.fingerprint),
-    machineKey: fingerprintKey2(run2.fingerprint),
-    fpBody: canonicalJson(run2.fingerprint),
-    samples: run2.measurements.reduce((sum, m) => sum + m.values.length, 0)
-  };
-}
-var MEASUREMENT_FROM = "FROM measurements m JOIN runs r ON r.id = m.run_id JOIN fingerprints f ON f.id = r.fingerprint_id";
-var Where = class {
-  conditions = [];
-  params = [];
-  eq(column, value) {
-    if (value !== void 0) this.add(`${column} = ?`, value);
-    return this;
-  }
-  add(condition, value) {
-    this.conditions.push(condition);
-    this.params.push(value);
-    return this;
-  }
-  sql() {
-    return this.conditions.length === 0 ? "" : `WHERE ${this.conditions.join(" AND ")}`;
-  }
-};
-function checkStateKey(key2) {
-  if (typeof key2 !== "string" || key2 === "" || key2.includes("\0")) throw new StoreError(`state key must be a non-empty string without NUL, got ${JSON.stringify(key2)}`);
-}
-function stateJson(key2, value) {
-  let text3;
-  try {
-    text3 = JSON.stringify(value);
-  } catch (error) {
-    throw new StoreError(`state ${JSON.stringify(key2)}: value is not JSON-serializable (${error instanceof Error ? error.message : String(error)})`);
-  }
-  if (text3 === void 0) throw new StoreError(`state ${JSON.stringify(key2)}: value is not JSON-serializable (got ${typeof value})`);
-  return text3;
-}
 
 // src/store/postgres-store.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 1e4;
 var SAMPLE_BATCH = 5e4;
 var VACUUM_AFTER_ROWS = 1e5;
-var MEASUREMENT_BATCH = 5e3;
 var ID_BATCH = 1e3;
 var MIGRATION_LOCK_ID = 4210771337;
 var PostgresStore = class _PostgresStore extends SqlStore {
@@ -39335,10 +42796,13 @@ var PostgresStore = class _PostgresStore extends SqlStore {
       throw this.wrap(error);
     }
     let broken;
+    const c = conn(client);
     try {
       await client.query("BEGIN");
       if (lock) await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_ID]);
-      const result2 = await fn(conn(client));
+      const result2 = await fn(c);
+      await c.settle();
+      if (c.written >= VACUUM_AFTER_ROWS) await client.query("SET LOCAL synchronous_commit = on");
       await client.query("COMMIT");
       return result2;
     } catch (error) {
@@ -39347,7 +42811,8 @@ var PostgresStore = class _PostgresStore extends SqlStore {
       } catch (rollbackError) {
         broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       }
-      throw this.wrap(error);
+      await c.settle().catch(() => void 0);
+      throw this.wrap(c.failure() ?? error);
     } finally {
       client.release(broken);
     }
@@ -39381,79 +42846,62 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     }
     await flush();
   }
-  async insertMeasurements(c, runId, timeMs, rows) {
-    const ids = new Array(rows.length);
-    for (let start = 0; start < rows.length; start += MEASUREMENT_BATCH) {
-      const chunk = rows.slice(start, start + MEASUREMENT_BATCH);
-      const blobs = [];
-      const offsets = [];
-      const lengths = [];
-      let offset = 1;
-      for (const r of chunk) {
-        offsets.push(offset);
-        lengths.push(r.vals === null ? null : r.vals.byteLength);
-        if (r.vals !== null) {
-          blobs.push(r.vals);
-          offset += r.vals.byteLength;
-        }
-      }
-      const returned = await c.all(
-        `INSERT INTO measurements (run_id, ordinal, benchmark, metric, unit, better, n, median, lo, hi, series_id, time_ms, vals)
-         SELECT ?::bigint, o, b, m, u, bt, n, md, l, h, s, ?::bigint, CASE WHEN vl IS NULL THEN NULL ELSE substring(?::bytea FROM vo FOR vl) END
-         FROM unnest(?::integer[], ?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::float8[], ?::float8[], ?::bigint[], ?::integer[], ?::integer[]) AS t(o, b, m, u, bt, n, md, l, h, s, vo, vl)
-         RETURNING id, ordinal`,
-        [
-          runId,
-          timeMs,
-          Buffer.concat(blobs),
-          `{${chunk.map((r) => r.ordinal).join(",")}}`,
-          textArray(chunk.map((r) => r.benchmark)),
-          textArray(chunk.map((r) => r.metric)),
-          textArray(chunk.map((r) => r.unit)),
-          textArray(chunk.map((r) => r.better)),
-          `{${chunk.map((r) => r.n).join(",")}}`,
-          floatArray(chunk.map((r) => r.median)),
-          floatArray(chunk.map((r) => r.lo)),
-          floatArray(chunk.map((r) => r.hi)),
-          `{${chunk.map((r) => r.seriesId).join(",")}}`,
-          `{${offsets.join(",")}}`,
-          `{${lengths.map((l) => l === null ? "NULL" : l).join(",")}}`
-        ]
-      );
-      for (const r of returned) ids[Number(r.ordinal)] = Number(r.id);
+  /** encodeMeasurements is encodeCopyRows (pg-copy.ts), ahead of the run's transaction. */
+  encodeMeasurements(rows, timeMs) {
+    return encodeCopyRows(rows, timeMs);
+  }
+  async insertMeasurements(c, runId, timeMs, rows, encoded, wantIds) {
+    if (rows.length === 0) return wantIds ? [] : void 0;
+    const { data, runAt, seriesAt } = encoded ?? this.encodeMeasurements(rows, timeMs);
+    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    for (let k = 0; k < rows.length; k++) {
+      dv.setInt32(runAt[k] + 4, Math.floor(runId / 2 ** 32));
+      dv.setUint32(runAt[k] + 8, runId >>> 0);
+      dv.setInt32(seriesAt[k] + 4, Math.floor(rows[k].seriesId / 2 ** 32));
+      dv.setUint32(seriesAt[k] + 8, rows[k].seriesId >>> 0);
     }
+    c.written += rows.length;
+    const copy = c.copyIn(`COPY measurements (${COPY_COLUMNS.join(", ")}) FROM STDIN (FORMAT binary)`, data);
+    if (!wantIds) {
+      c.defer(copy);
+      return void 0;
+    }
+    await copy;
+    const ids = new Array(rows.length);
+    for (const r of await c.all("SELECT id, ordinal FROM measurements WHERE run_id = ?", [runId])) ids[Number(r.ordinal)] = Number(r.id);
     return ids;
   }
-  async windowRows(c, seriesIds, limit, valuesLimit) {
+  async windowRows(c, seriesIds, limit, valuesLimit, sinceMs = null) {
     return await c.arrays(
       `SELECT w.series_id, w.id, w.run_id, w.unit, w.better, w.n, w.median, w.vals FROM unnest(?::bigint[]) WITH ORDINALITY AS s(id, k) CROSS JOIN LATERAL (
          SELECT m.series_id, m.id, m.run_id, m.time_ms, m.unit, m.better, m.n, m.median, ${windowValuesColumn(limit, valuesLimit)} AS vals
-         FROM measurements m WHERE m.series_id = s.id ORDER BY m.time_ms DESC, m.id DESC LIMIT ?) w
+         FROM measurements m WHERE m.series_id = s.id${sinceMs === null ? "" : " AND m.time_ms >= ?::bigint"} ORDER BY m.time_ms DESC, m.id DESC LIMIT ?) w
        ORDER BY s.k, w.time_ms DESC, w.id DESC`,
-      [`{${seriesIds.join(",")}}`, limit]
+      [`{${seriesIds.join(",")}}`, ...sinceMs === null ? [] : [sinceMs], limit]
     );
   }
   async historyColumns(c, seriesIds) {
     const rows = await c.arrays(
-      `SELECT s.id, h.nights FROM unnest(?::bigint[]) AS s(id) CROSS JOIN LATERAL (
-         SELECT string_agg(run_id || ' ' || n || ' ' || coalesce(median::text, '') || ' ' || coalesce(lo::text, '') || ' ' || coalesce(hi::text, ''), ',' ${HISTORY_ORDER}) AS nights
-         FROM measurements WHERE series_id = s.id) h
-       WHERE h.nights IS NOT NULL`,
+      `SELECT s.id, h.run, h.n, h.median, h.lo, h.hi FROM unnest(?::bigint[]) AS s(id) CROSS JOIN LATERAL (
+         SELECT string_agg(int8send(run_id), ''::bytea) AS run, string_agg(int4send(n), ''::bytea) AS n, string_agg(float8send(coalesce(median, 'NaN')), ''::bytea) AS median,
+                string_agg(float8send(coalesce(lo, 'NaN')), ''::bytea) AS lo, string_agg(float8send(coalesce(hi, 'NaN')), ''::bytea) AS hi
+         FROM (SELECT run_id, n, median, lo, hi, time_ms FROM measurements WHERE series_id = s.id ${HISTORY_ORDER}) nights) h
+       WHERE h.run IS NOT NULL`,
       [`{${seriesIds.join(",")}}`]
     );
     const out = /* @__PURE__ */ new Map();
-    const num = (field) => field === "" ? NaN : Number(field);
-    for (const [id, text3] of rows) {
-      const nights = String(text3).split(",");
-      const h = { run: new Float64Array(nights.length), n: new Int32Array(nights.length), median: new Float64Array(nights.length), lo: new Float64Array(nights.length), hi: new Float64Array(nights.length) };
-      nights.forEach((night, k) => {
-        const [run2, n, md, lo, hi] = night.split(" ");
-        h.run[k] = Number(run2);
-        h.n[k] = Number(n);
-        h.median[k] = num(md);
-        h.lo[k] = num(lo);
-        h.hi[k] = num(hi);
-      });
+    for (const [id, run2, n, median2, lo, hi] of rows) {
+      const count3 = run2.byteLength / 8;
+      const h = { run: new Float64Array(count3), n: new Int32Array(count3), median: new Float64Array(count3), lo: new Float64Array(count3), hi: new Float64Array(count3) };
+      const view2 = (b) => new DataView(b.buffer, b.byteOffset, b.byteLength);
+      const [r, nn, md, l, hh] = [view2(run2), view2(n), view2(median2), view2(lo), view2(hi)];
+      for (let k = 0; k < count3; k++) {
+        h.run[k] = r.getInt32(8 * k) * 2 ** 32 + r.getUint32(8 * k + 4);
+        h.n[k] = nn.getInt32(4 * k);
+        h.median[k] = md.getFloat64(8 * k);
+        h.lo[k] = l.getFloat64(8 * k);
+        h.hi[k] = hh.getFloat64(8 * k);
+      }
       out.set(Number(id), h);
     }
     return out;
@@ -39497,12 +42945,31 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     scrubError(error, { secrets: this.secrets });
     if (error instanceof StoreError) return error;
     const e = error;
-    const text3 = e.message || e.code || String(error);
-    return new StoreError(`PostgreSQL store ${this.location}: ${redact(text3, { secrets: this.secrets })}`, { cause: error });
+    const text2 = e.message || e.code || String(error);
+    return new StoreError(`PostgreSQL store ${this.location}: ${redact(text2, { secrets: this.secrets })}`, { cause: error });
   }
 };
 function conn(client) {
+  const deferred = [];
+  let failure;
   return {
+    written: 0,
+    defer: (statement) => {
+      deferred.push(statement.then(() => void 0, (error) => {
+        failure ??= { error };
+      }));
+    },
+    settle: async () => {
+      await Promise.all(deferred.splice(0));
+      if (failure) throw failure.error;
+    },
+    failure: () => failure?.error,
+    copyIn: (sql, data) => new Promise((resolve11, reject) => {
+      const stream = client.query((0, import_pg_copy_streams.from)(sql));
+      stream.on("finish", resolve11);
+      stream.on("error", reject);
+      stream.end(data);
+    }),
     all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows,
     run: async (sql, params = []) => (await client.query(numbered(sql), params)).rowCount ?? 0,
     arrays: async (sql, params = []) => (await client.query({ text: numbered(sql), values: params, rowMode: "array" })).rows,
@@ -39510,12 +42977,6 @@ function conn(client) {
       await client.query(sql);
     }
   };
-}
-function floatArray(values) {
-  return `{${values.map((v) => v === null ? "NULL" : String(v)).join(",")}}`;
-}
-function textArray(values) {
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(",")}}`;
 }
 function numbered(sql) {
   let n = 0;
@@ -39692,14 +43153,14 @@ var SqliteStore = class _SqliteStore extends SqlStore {
     }
     return ids;
   }
-  async windowRows(_c, seriesIds, limit, valuesLimit) {
+  async windowRows(_c, seriesIds, limit, valuesLimit, sinceMs = null) {
     const stmt = this.prepared(
       `SELECT m.series_id, m.id, m.run_id, m.unit, m.better, m.n, m.median, ${windowValuesColumn(limit, valuesLimit)} AS vals
-       FROM measurements m WHERE m.series_id = ? ORDER BY m.time_ms DESC, m.id DESC LIMIT ?`
+       FROM measurements m WHERE m.series_id = ? AND m.time_ms >= ? ORDER BY m.time_ms DESC, m.id DESC LIMIT ?`
     );
     stmt.setReturnArrays(true);
     const out = [];
-    for (const id of seriesIds) for (const r of stmt.all(id, limit ?? -1)) out.push(r);
+    for (const id of seriesIds) for (const r of stmt.all(id, sinceMs ?? Number.MIN_SAFE_INTEGER, limit ?? -1)) out.push(r);
     return out;
   }
   async historyColumns(_c, seriesIds) {
@@ -39748,9 +43209,9 @@ function reason(error) {
 }
 function fixFor(error) {
   const code18 = error.code;
-  const text3 = reason(error);
-  if (/not a database/i.test(text3)) return "The file exists but is not a SQLite database: point --store (or BENCHBOT_DATABASE_URL) at a new file.";
-  if (code18 === "EACCES" || code18 === "EPERM" || code18 === "EROFS" || /readonly|read-only|unable to open|permission/i.test(text3)) {
+  const text2 = reason(error);
+  if (/not a database/i.test(text2)) return "The file exists but is not a SQLite database: point --store (or BENCHBOT_DATABASE_URL) at a new file.";
+  if (code18 === "EACCES" || code18 === "EPERM" || code18 === "EROFS" || /readonly|read-only|unable to open|permission/i.test(text2)) {
     return "Pass --store (or set BENCHBOT_DATABASE_URL) with a path in a directory you can write to.";
   }
   if (code18 === "ENOTDIR" || code18 === "EEXIST") return "A parent of that path is a file, not a directory: pass --store (or set BENCHBOT_DATABASE_URL) with a path in a writable directory.";
@@ -39810,52 +43271,1426 @@ function nonEmpty2(value) {
   return value === void 0 || value.trim() === "" ? void 0 : value.trim();
 }
 
-// src/store/noise-memory.ts
-import { createHash as createHash4 } from "node:crypto";
-var MEMORY_ROUNDS = 400;
-var noiseKey = (benchmark, metric) => `${benchmark}\0${metric}`;
-function mergeNoise(old, observation, now, cap = MEMORY_ROUNDS) {
-  const fresh = Math.max(1, observation.rounds);
-  if (old === void 0) return { sigma: observation.sigma, rounds: Math.min(fresh, cap), updated: now };
-  const kept = Math.max(0, Math.min(old.rounds, cap - fresh));
-  const variance = (kept * old.sigma ** 2 + fresh * observation.sigma ** 2) / (kept + fresh);
-  return { sigma: Math.sqrt(variance), rounds: Math.min(cap, kept + fresh), updated: now };
+// src/jobs/nightly-history.ts
+import { closeSync as closeSync4, openSync as openSync4, renameSync as renameSync2, rmSync as rmSync3, writeSync as writeSync2 } from "node:fs";
+
+// src/runner/first-parent-chain.ts
+import { spawnSync as spawnSync3 } from "node:child_process";
+var MAX_FIRST_PARENT = 5e4;
+function firstParentChain(repoDir, head, stopAt) {
+  const out = spawnSync3("git", ["-C", repoDir, "rev-list", "--first-parent", `--max-count=${MAX_FIRST_PARENT}`, head], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (out.status !== 0) return [];
+  const chain = out.stdout.split("\n").filter((l) => l !== "");
+  let last = -1;
+  chain.forEach((sha, i) => {
+    if (stopAt.has(sha)) last = i;
+  });
+  return (last === -1 ? chain : chain.slice(0, last + 1)).reverse();
 }
-function memoryStateKey(fingerprint2, repo) {
-  const repoHash = createHash4("sha256").update(repo ?? "").digest("hex").slice(0, 16);
-  return `noise-memory:${fingerprintKey2(fingerprint2)}:${repoHash}`;
+
+// src/scan/series.ts
+function seriesKey2(s) {
+  return `${s.branch}:${s.benchmark}:${s.metric}:${s.machineKey}`;
 }
-async function learnNoise(store, fingerprint2, repo, observations, now) {
-  const key2 = memoryStateKey(fingerprint2, repo);
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const entry = await store.getState(key2);
-    const records = recordsOf(entry?.value);
-    for (const o of observations) {
-      if (!(o.sigma >= 0 && Number.isFinite(o.sigma))) continue;
-      const k = noiseKey(o.benchmark, o.metric);
-      records[k] = mergeNoise(records[k], o, now);
+
+// src/scan/series-from-points.ts
+function seriesFromPoints(points, branch) {
+  const bySeries = /* @__PURE__ */ new Map();
+  for (const p of points) {
+    const id = `${p.benchmark}\0${p.metric}\0${p.machineKey}`;
+    let s = bySeries.get(id);
+    if (!s) {
+      s = { benchmark: p.benchmark, metric: p.metric, unit: p.unit, better: p.better, machineKey: p.machineKey, branch, nights: [] };
+      bySeries.set(id, s);
     }
-    const written = await store.compareAndSetState(key2, entry?.version ?? null, { version: 1, records });
-    if (written !== null) return new Map(Object.entries(records));
+    const values = p.values ?? (p.median === null ? [] : [p.median]);
+    s.nights.push({ sha: p.sha, time: p.time, values, ...p.median === null ? {} : { median: p.median } });
   }
-  throw new Error(`noise memory ${key2}: another writer kept changing it; try again`);
+  return [...bySeries.values()];
 }
-function recordsOf(value) {
-  const records = {};
-  if (value === null || typeof value !== "object") return records;
-  const raw = value.records;
-  if (raw === null || typeof raw !== "object") return records;
-  for (const [k, r] of Object.entries(raw)) {
-    const rec = r;
-    if (typeof rec?.sigma === "number" && Number.isFinite(rec.sigma) && rec.sigma >= 0 && typeof rec.rounds === "number" && rec.rounds > 0) {
-      records[k] = { sigma: rec.sigma, rounds: rec.rounds, updated: typeof rec.updated === "string" ? rec.updated : "" };
+
+// src/jobs/results-artifact.ts
+var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
+var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
+var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
+
+// src/jobs/nightly-history.ts
+var historyHead = (branch) => `{"version":1,"branch":${JSON.stringify(branch)},"series":[`;
+var historyTail = (acks, firstParent) => `],"acks":${JSON.stringify(acks)},"first_parent":${JSON.stringify(firstParent)}}`;
+var seriesJson = (s) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, nights: s.nights.map(nightJson) });
+var NightlyHistoryFile = class {
+  path;
+  partial;
+  fd;
+  empty = true;
+  constructor(path2, branch) {
+    this.path = path2;
+    this.partial = `${path2}.partial`;
+    this.fd = openSync4(this.partial, "w");
+    this.write(historyHead(branch));
+  }
+  /** add appends a batch of series. */
+  add(batch) {
+    for (const s of batch) {
+      this.write(`${this.empty ? "" : ","}${seriesJson(s)}`);
+      this.empty = false;
     }
   }
-  return records;
+  /** finish writes the acks and the first-parent chain and puts the file at `path`. */
+  finish(acks, firstParent) {
+    this.write(historyTail(acks, firstParent));
+    closeSync4(this.open());
+    this.fd = void 0;
+    renameSync2(this.partial, this.path);
+  }
+  /** abandon closes and removes the unfinished file (after an error, or to start again). */
+  abandon() {
+    if (this.fd !== void 0) closeSync4(this.fd);
+    this.fd = void 0;
+    rmSync3(this.partial, { force: true });
+  }
+  open() {
+    if (this.fd === void 0) throw new Error(`${this.partial}: already finished or abandoned`);
+    return this.fd;
+  }
+  write(text2) {
+    const fd2 = this.open();
+    const bytes = Buffer.from(text2);
+    for (let at = 0; at < bytes.length; ) at += writeSync2(fd2, bytes, at, bytes.length - at);
+  }
+};
+function nightJson(n) {
+  return {
+    sha: n.sha,
+    time: n.time,
+    values: n.values,
+    ...n.median === void 0 ? {} : { median: n.median },
+    ...n.ab ? { ab: { base_sha: n.ab.baseSha, base: n.ab.base, ...n.ab.head ? { head: n.ab.head } : {}, ...n.ab.extra ? { extra: n.ab.extra } : {} } } : {},
+    ...n.machine ? { machine: n.machine } : {}
+  };
 }
-async function storedRounds(store, fingerprint2, repo, sha) {
-  const rows = await store.samplesFor({ repo, sha, fingerprintKey: fingerprintKey2(fingerprint2) });
-  return rows.map(({ benchmark, metric, unit, better, values }) => ({ benchmark, metric, unit, better, values }));
+var ACK_PREFIX = "ack:";
+var SEGMENT_FIELDS = ["kernel", "microcode", "governor", "turbo", "smt", "isolatedCpus", "buildType"];
+function machineFacts(fp) {
+  const facts = {};
+  const bag = fp;
+  for (const field2 of SEGMENT_FIELDS) if (bag[field2] !== void 0) facts[field2] = String(bag[field2]);
+  for (const [tool, version] of Object.entries(fp.toolVersions ?? {})) facts[`tool:${tool}`] = version;
+  return facts;
+}
+var SCAN_BATCH = 500;
+async function* nightlySeriesBatches(store, options2) {
+  const nights = options2.nights ?? SCAN_NIGHTS;
+  const size = options2.batch ?? SCAN_BATCH;
+  if (!Number.isInteger(size) || size < 1) throw new RangeError(`batch: give a positive whole number of series, got ${size}`);
+  const infos = await store.listSeries({ role: "nightly", branch: options2.branch, repo: options2.repo, machines: true });
+  const hostOf = /* @__PURE__ */ new Map();
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const info of infos) {
+    let host = hostOf.get(info.machineKey);
+    if (host === void 0) hostOf.set(info.machineKey, host = info.machine ? hostKey(info.machine) : shortMachineKey(info.machineKey));
+    const k = `${info.benchmark}\0${host}`;
+    let group = groups2.get(k);
+    if (!group) groups2.set(k, group = []);
+    group.push(info);
+  }
+  const abKey = (i) => `${i.machineKey}\0${i.benchmark}\0${i.metric}`;
+  const index = async (role2) => {
+    const byKey = /* @__PURE__ */ new Map();
+    for (const i of await store.listSeries({ role: role2, repo: options2.repo })) {
+      let ids = byKey.get(abKey(i));
+      if (!ids) byKey.set(abKey(i), ids = []);
+      ids.push(i.id);
+    }
+    return byKey;
+  };
+  const bases = await index("base");
+  const heads = await index("head");
+  let batch = [];
+  const flush = async () => {
+    const b = batch;
+    batch = [];
+    return b.length === 0 ? [] : readNightlyBatch(store, options2.branch, options2.repo, b, nights, bases, heads, abKey);
+  };
+  for (const group of groups2.values()) {
+    for (const info of group) batch.push(info);
+    if (batch.length >= size) yield await flush();
+  }
+  if (batch.length > 0) yield await flush();
+}
+async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads, abKey) {
+  const read2 = async (query) => {
+    const out = [];
+    for await (const windows of store.seriesWindows(query)) for (const w of windows) for (const p of w.window) out.push(p);
+    return out;
+  };
+  const ids = infos.map((i) => i.id);
+  const points = await read2({ role: "nightly", branch, repo, series: ids, nights, valuesNights: Math.max(1, nights - 50), fingerprints: true, batch: ids.length });
+  let oldest = Infinity;
+  for (const p of points) oldest = Math.min(oldest, Date.parse(p.time));
+  if (!Number.isFinite(oldest)) return [];
+  const since = new Date(oldest).toISOString();
+  const abIds = (m) => [...new Set(infos.flatMap((i) => m.get(abKey(i)) ?? []))];
+  const readAb = async (role2, series3) => {
+    if (series3.length === 0) return [];
+    return (await read2({ role: role2, repo, series: series3, since, valuesNights: Infinity, batch: series3.length })).sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+  };
+  const allBases = await readAb("base", abIds(bases));
+  const allHeads = await readAb("head", abIds(heads));
+  const shas = new Set(points.map((p) => p.sha));
+  const abOf = /* @__PURE__ */ new Map();
+  for (const b of allBases) abOf.set(`${b.time}\0${b.machineKey}\0${b.benchmark}\0${b.metric}`, b);
+  const extraOf = /* @__PURE__ */ new Map();
+  for (const h of allHeads) {
+    if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
+    const base = abOf.get(`${h.time}\0${h.machineKey}\0${h.benchmark}\0${h.metric}`);
+    if (!base?.values || base.values.length === 0) continue;
+    const k = `${h.sha}\0${h.machineKey}\0${h.benchmark}\0${h.metric}`;
+    if (!extraOf.has(k)) extraOf.set(k, []);
+    extraOf.get(k).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
+  }
+  const facts = /* @__PURE__ */ new Map();
+  const hosts = /* @__PURE__ */ new Map();
+  const byHost = points.map((p) => {
+    let host = hosts.get(p.runId);
+    if (host === void 0) hosts.set(p.runId, host = p.fingerprint ? hostKey(p.fingerprint) : shortMachineKey(p.machineKey));
+    if (p.fingerprint && !facts.has(p.runId)) facts.set(p.runId, machineFacts(p.fingerprint));
+    return { ...p, machineKey: host };
+  });
+  const series2 = seriesFromPoints(byHost, branch).map((s) => ({ ...s, key: seriesKey2(s) }));
+  const runIdsBySeries = /* @__PURE__ */ new Map();
+  const originalOf = /* @__PURE__ */ new Map();
+  byHost.forEach((p, i) => {
+    originalOf.set(p, points[i]);
+    const k = `${p.benchmark}\0${p.metric}\0${p.machineKey}`;
+    if (!runIdsBySeries.has(k)) runIdsBySeries.set(k, []);
+    runIdsBySeries.get(k).push(p);
+  });
+  return series2.map((s) => {
+    const ps = runIdsBySeries.get(`${s.benchmark}\0${s.metric}\0${s.machineKey}`) ?? [];
+    const firstMs = s.nights.length > 0 ? Date.parse(s.nights[0].time) : Infinity;
+    const nights2 = s.nights.map((night, i) => {
+      const p = ps[i] ? originalOf.get(ps[i]) : void 0;
+      if (!p) return night;
+      const base = abOf.get(`${p.time}\0${p.machineKey}\0${p.benchmark}\0${p.metric}`);
+      const machine = facts.get(p.runId);
+      const extra = (extraOf.get(`${p.sha}\0${p.machineKey}\0${p.benchmark}\0${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || base === void 0 && e.baseSha === s.nights[i - 1]?.sha));
+      let ab;
+      if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {} };
+      else if (extra.length > 0) ab = { baseSha: extra[0].baseSha, base: extra[0].base, head: extra[0].head, ...extra.length > 1 ? { extra: extra.slice(1).map(({ base: b, head }) => ({ base: b, head })) } : {} };
+      return { ...night, ...machine ? { machine } : {}, ...ab ? { ab } : {} };
+    });
+    return { ...s, nights: nights2 };
+  });
+}
+var SCAN_NIGHTS = 90;
+async function loadAcks(store) {
+  const entries = await store.listState(ACK_PREFIX);
+  const acks = [];
+  for (const e of entries) {
+    const v = e.value;
+    if (v && typeof v.series === "string" && typeof v.sha === "string") acks.push({ series: v.series, sha: v.sha, ...typeof v.time === "string" ? { time: v.time } : {}, ...typeof v.reason === "string" ? { reason: v.reason } : {} });
+  }
+  return acks;
+}
+
+// src/compare/sequential-ab.ts
+var levelsCache = /* @__PURE__ */ new Map();
+function looksOf(alpha, minRuns, maxRuns) {
+  const key2 = `${alpha}:${minRuns}:${maxRuns}`;
+  let found = levelsCache.get(key2);
+  if (found === void 0) {
+    const looks = lookSchedule(minRuns, maxRuns, DEFAULT_LOOKS);
+    found = { looks, levels: lookLevels(alpha, looks) };
+    levelsCache.set(key2, found);
+  }
+  return found;
+}
+function sequentialAb(base, head, options2) {
+  if (base.length < 2 || head.length < 2) return null;
+  const minRuns = Math.min(options2.minRuns ?? 10, base.length, head.length);
+  const maxRuns = Math.max(minRuns, Math.min(options2.maxRuns ?? 40, base.length, head.length));
+  const side2 = (values) => ({ measurements: [{ benchmark: "b", metric: "m", unit: options2.unit ?? "ns", better: options2.better ?? "lower", values: [...values] }], warnings: [], hints: {} });
+  const { looks, levels } = looksOf(options2.alpha, minRuns, maxRuns);
+  let settled = /* @__PURE__ */ new Map();
+  let comparison;
+  for (let k2 = 0; k2 < looks.length; k2++) {
+    const n = looks[k2];
+    const fresh = compareRuns(side2(base.slice(0, n)), side2(head.slice(0, n)), { threshold: options2.threshold, alpha: levels.difference[k2], equivalenceAlpha: levels.equivalence[k2], rules: [] });
+    const look = applyLook(fresh, settled, {
+      roundsPerSide: n,
+      maxRoundsPerSide: looks[looks.length - 1],
+      alpha: levels.difference[k2],
+      lastAlpha: levels.difference[looks.length - 1],
+      equivalenceAlpha: levels.equivalence[k2],
+      lastEquivalenceAlpha: levels.equivalence[looks.length - 1],
+      last: k2 === looks.length - 1
+    });
+    settled = look.settled;
+    comparison = look.report.comparisons[0];
+    if (look.stop) break;
+  }
+  if (comparison === void 0) return null;
+  const rounds = comparison.decidedAt ?? looks[looks.length - 1];
+  const k = Math.max(0, looks.findIndex((l) => l >= rounds));
+  const level = levels.difference[k];
+  const pAdjusted = comparison.p === null ? null : Math.min(1, comparison.p * options2.alpha / level);
+  return { rounds, comparison, level, pAdjusted };
+}
+
+// src/stats/sessions.ts
+function mean(values) {
+  let s = 0;
+  for (const v of values) s += v;
+  return s / values.length;
+}
+function sumSquares(values) {
+  const m = mean(values);
+  let s = 0;
+  for (const v of values) s += (v - m) ** 2;
+  return s;
+}
+function sessionShift(before, after, options2 = {}) {
+  const alpha = options2.alpha ?? 0.05;
+  if (before.length === 0 || after.length === 0) return null;
+  let variance;
+  let df;
+  const history = options2.history;
+  if (history !== void 0 && history.length >= 2) {
+    df = history.length - 1;
+    variance = sumSquares(history) / df;
+  } else {
+    df = before.length + after.length - 2;
+    if (df < 1) return null;
+    variance = (sumSquares(before) + sumSquares(after)) / df;
+  }
+  const sd = Math.max(Math.sqrt(variance), options2.minSd ?? 0);
+  const estimate2 = mean(after) - mean(before);
+  const se = sd * Math.sqrt(1 / before.length + 1 / after.length);
+  if (!(se > 0)) return estimate2 === 0 ? { estimate: estimate2, se, df, t: 0, p: 1, lower: 0, upper: 0 } : { estimate: estimate2, se, df, t: Math.sign(estimate2) * Infinity, p: 0, lower: estimate2, upper: estimate2 };
+  const t = estimate2 / se;
+  const half = studentTQuantile(1 - alpha / 2, df) * se;
+  return { estimate: estimate2, se, df, t, p: Math.min(1, 2 * studentTSf(Math.abs(t), df)), lower: estimate2 - half, upper: estimate2 + half };
+}
+function randomEffects(estimates, variances, options2 = {}) {
+  const alpha = options2.alpha ?? 0.05;
+  const k = estimates.length;
+  if (k === 0 || variances.length !== k) return null;
+  const floor = options2.minVariance ?? 1e-12;
+  const v = variances.map((x) => Math.max(x, floor));
+  const w = v.map((x) => 1 / x);
+  const s1 = w.reduce((a, b) => a + b, 0);
+  const s2 = w.reduce((a, b) => a + b * b, 0);
+  const fixed2 = estimates.reduce((a, y, i) => a + w[i] * y, 0) / s1;
+  const q = estimates.reduce((a, y, i) => a + w[i] * (y - fixed2) ** 2, 0);
+  const tau2 = k >= 2 ? Math.max(0, (q - (k - 1)) / (s1 - s2 / s1)) : 0;
+  const wr = v.map((x) => 1 / (x + tau2));
+  const sr = wr.reduce((a, b) => a + b, 0);
+  const m = estimates.reduce((a, y, i) => a + wr[i] * y, 0) / sr;
+  const se = Math.sqrt(1 / sr);
+  const z = m / se;
+  const p = Math.min(1, 2 * normalSf(Math.abs(z)));
+  const crit = normalQuantile(1 - alpha / 2);
+  return { mean: m, se, tau2, k, p, lower: m - crit * se, upper: m + crit * se };
+}
+
+// src/bisect/session-oracle.ts
+function contrast(a, b) {
+  const la = logs(a);
+  const lb = logs(b);
+  if (la === null || lb === null || la.length < 2 || lb.length < 2) return null;
+  const hl = hodgesLehmann(la, lb, { alpha: 0.05 });
+  if (!Number.isFinite(hl.lower) || !Number.isFinite(hl.upper)) return null;
+  const half = (hl.upper - hl.lower) / (2 * normalQuantile(0.975));
+  return { estimate: hl.estimate, variance: Math.max(half * half, 1e-10) };
+}
+function combine(contrasts) {
+  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance));
+  return r === null ? null : { mean: r.mean, se: r.se, tau2: r.tau2, k: r.k };
+}
+function difference(a, b) {
+  return { mean: a.mean - b.mean, se: Math.hypot(a.se, b.se), tau2: Math.max(a.tau2, b.tau2), k: Math.min(a.k, b.k) };
+}
+function classifySessions(fromGood, toBad, shift, options2 = {}) {
+  const alpha = options2.alpha ?? 0.01;
+  const beta = options2.beta ?? 0.01;
+  const ciAlpha = options2.ciAlpha ?? 0.05;
+  const threshold = options2.threshold ?? 0.02;
+  const d = Math.sign(shift) || 1;
+  const size = Math.abs(shift);
+  const z = normalQuantile(1 - ciAlpha / 2);
+  const strict = normalQuantile(1 - ciAlpha / 10);
+  const a = d * fromGood.mean;
+  const b = d * toBad.mean;
+  const margin = Math.max(Math.log1p(threshold), size / 4);
+  const se = Math.max(fromGood.se, size * 1e-3, 1e-9);
+  const llr = size / (se * se) * (a - size / 2);
+  const out = { llr, partial: false };
+  if (b < -margin && -b / toBad.se >= z) return { ...out, verdict: "beyond-bad" };
+  if (a < -margin && -a / fromGood.se >= z) return { ...out, verdict: "beyond-good" };
+  if (a > margin && a / fromGood.se >= strict && b > margin && b / toBad.se >= strict) return { ...out, verdict: "bad", partial: true };
+  if (llr >= Math.log((1 - beta) / alpha) && a / fromGood.se >= z) return { ...out, verdict: "bad" };
+  if (llr <= Math.log(beta / (1 - alpha)) && b / toBad.se >= z) return { ...out, verdict: "good" };
+  return { ...out, verdict: "unknown" };
+}
+function classifyOracleSessions(sessions, threshold) {
+  const all = (f) => sessions.map(f).filter((c2) => c2 !== null);
+  const fromGood = combine(all((x) => contrast(x.good, x.probe)));
+  const toBad = combine(all((x) => contrast(x.probe, x.bad)));
+  const shift = combine(all((x) => contrast(x.good, x.bad)));
+  if (fromGood === null || toBad === null || shift === null) return { verdict: "unknown", partial: false, llr: 0, ratio: null, ratioCi: null, shift: null };
+  const c = classifySessions(fromGood, toBad, shift.mean, { threshold });
+  return { ...c, ratio: Math.exp(fromGood.mean), ratioCi: [Math.exp(fromGood.mean - 1.96 * fromGood.se), Math.exp(fromGood.mean + 1.96 * fromGood.se)], shift: Math.exp(shift.mean) };
+}
+function confirmAgainstParent(vsParent, shift, options2 = {}) {
+  const ciAlpha = options2.ciAlpha ?? 0.05;
+  const threshold = options2.threshold ?? 0.02;
+  const d = Math.sign(shift) || 1;
+  const z = normalQuantile(1 - ciAlpha / 2);
+  const strict = normalQuantile(1 - ciAlpha / 10);
+  const m = d * vsParent.mean;
+  if (m >= Math.log1p(threshold) && m / vsParent.se >= strict) return "confirmed";
+  if (m + z * vsParent.se < Math.max(Math.log1p(threshold), Math.abs(shift) / 4)) return "refuted";
+  return "unknown";
+}
+function logs(values) {
+  const out = [];
+  for (const v of values) {
+    if (!(v > 0 && v < Infinity)) return null;
+    out.push(Math.log(v));
+  }
+  return out;
+}
+
+// src/scan/history-evidence.ts
+function historyTest(nights, prev, at, next, o, kind) {
+  const baseline = nights.slice(Math.max(prev, at - o.windowLen), at);
+  const before = kind === "alert" ? baseline : nights.slice(Math.max(prev, at - o.confirmNights), at);
+  const after = nights.slice(at, Math.min(next, at + o.confirmNights));
+  if (before.length < 2 || after.length < 1) return null;
+  const test2 = sessionShift(before.map((n) => n.log), after.map((n) => n.log), { history: baseline.length >= 3 ? baseline.map((n) => n.log) : void 0, alpha: o.alpha, minSd: 1e-4 });
+  return test2 === null ? null : { test: test2, before, after, baseline };
+}
+function machineChangesOf(series2, key2, nights) {
+  const out = [];
+  for (let i = 1; i < nights.length; i++) {
+    const a = nights[i - 1].machine;
+    const b = nights[i].machine;
+    if (a === void 0 || b === void 0) continue;
+    const fields = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    const changes = fields.filter((f) => a[f] !== b[f]).map((f) => ({ field: f, before: a[f] ?? null, after: b[f] ?? null }));
+    if (changes.length > 0) out.push({ series: key2, benchmark: series2.benchmark, metric: series2.metric, night: ref(nights[i]), previous: ref(nights[i - 1]), changes, nightRef: nights[i] });
+  }
+  return out;
+}
+function baselineStart(key2, nights, acks, warnings) {
+  let start = 0;
+  for (const ack of acks) {
+    if (ack.series !== key2) continue;
+    let at = nights.findIndex((n) => n.sha === ack.sha);
+    if (at < 0 && ack.time !== void 0) {
+      const t = Date.parse(ack.time);
+      at = nights.findIndex((n) => Date.parse(n.time) >= t);
+    }
+    if (at < 0) warnings.push({ key: key2, ack });
+    else start = Math.max(start, at);
+  }
+  return start;
+}
+function ref(n) {
+  return { sha: n.sha, time: n.time };
+}
+function nightIndex(nights, ref2) {
+  return nights.findIndex((n) => n.sha === ref2.sha && n.time === ref2.time);
+}
+function oneNightWatch(series2, key2, nights, boundaries, o, changes) {
+  const end = nights.length;
+  const baselineEnd = end - 1;
+  let from = -1;
+  for (const b of boundaries) if (b <= baselineEnd && baselineEnd - b >= o.minBaselineNights) from = b;
+  if (from < 0 || boundaries.some((b) => b > from && b < baselineEnd)) return null;
+  from = Math.max(from, baselineEnd - o.windowLen);
+  const base = nights.slice(from, baselineEnd);
+  const logs2 = base.map((n) => n.log);
+  const center = median(logs2);
+  const sigma = MAD_TO_SIGMA * median(logs2.map((v) => Math.abs(v - center)));
+  const newest = nights[end - 1];
+  const z = (newest.log - center) / Math.max(sigma, 1e-12);
+  if (Math.abs(z) < o.zThreshold || Math.expm1(Math.abs(newest.log - center)) < o.threshold) return null;
+  const ratio = Math.exp(newest.log - center);
+  const worse = series2.better === "lower" ? ratio > 1 : ratio < 1;
+  const trend = nights.slice(Math.max(0, end - o.trendNights));
+  return {
+    series: key2,
+    benchmark: series2.benchmark,
+    metric: series2.metric,
+    unit: series2.unit,
+    better: series2.better,
+    machineKey: series2.machineKey,
+    branch: series2.branch,
+    kind: "watch",
+    direction: worse ? "regression" : "improvement",
+    ratio,
+    ratioCi: null,
+    p: Math.min(1, 2 * normalSf(Math.abs(z))),
+    q: null,
+    lastGood: ref(nights[end - 2]),
+    firstBad: ref(newest),
+    nightsSince: 1,
+    before: { nights: base.length, n: base.reduce((a, n) => a + n.values.length, 0), median: Math.exp(center) },
+    after: { nights: 1, n: newest.values.length, median: newest.median },
+    zScore: z,
+    trend: trend.map((n) => ({ ...ref(n), median: n.median })),
+    confirmation: null,
+    machineChanges: changes.filter((c) => trend.some((n) => n.sha === c.night.sha && n.time === c.night.time))
+  };
+}
+
+// src/scan/ab-evidence.ts
+function abAlert(series2, key2, nights, boundaries, k, o, changes) {
+  const night = nights[k];
+  const ab = night.ab;
+  if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
+  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better });
+  const c = found?.comparison;
+  if (!found || !c || c.ratio === null || found.pAdjusted === null || found.pAdjusted > o.abAlpha) return null;
+  if (c.verdict !== "regressed" && c.verdict !== "improved") return null;
+  const prev = Math.max(...boundaries.filter((b) => b < k));
+  const history = historyTest(nights, prev, k, nights.length, o, "alert");
+  if (history === null) return null;
+  const { test: test2, before, after } = history;
+  const worse = c.verdict === "regressed";
+  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, k - 5));
+  const trendNights = nights.slice(trendFrom);
+  const finding = {
+    series: key2,
+    benchmark: series2.benchmark,
+    metric: series2.metric,
+    unit: series2.unit,
+    better: series2.better,
+    machineKey: series2.machineKey,
+    branch: series2.branch,
+    kind: "ab-alert",
+    direction: worse ? "regression" : "improvement",
+    ratio: c.ratio,
+    ratioCi: c.ratioCi,
+    p: found.pAdjusted,
+    q: null,
+    lastGood: ref(nights[k - 1]),
+    firstBad: ref(night),
+    nightsSince: nights.length - k,
+    before: { nights: before.length, n: before.reduce((a, n) => a + n.values.length, 0), median: median(before.map((n) => n.median)) },
+    after: { nights: after.length, n: after.reduce((a, n) => a + n.values.length, 0), median: median(after.map((n) => n.median)) },
+    trend: trendNights.map((n) => ({ ...ref(n), median: n.median })),
+    history: { ratio: Math.exp(test2.estimate), ratioCi: [Math.exp(test2.lower), Math.exp(test2.upper)], p: test2.p, nightSd: test2.se / Math.sqrt(1 / before.length + 1 / after.length) },
+    confirmation: null,
+    machineChanges: changes.filter((m) => trendNights.some((n) => n.sha === m.night.sha && n.time === m.night.time))
+  };
+  const fresh = ab.extra ?? [];
+  const change2 = fresh.length > 0 ? abChange(fresh, o.alpha, o, series2.better) : null;
+  if (change2 === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null }, sessionsBefore: 1 };
+  const confirmation = {
+    baseSha: ab.baseSha,
+    headSha: night.sha,
+    time: night.time,
+    ratio: change2.ratio,
+    ratioCi: change2.ratioCi,
+    p: change2.p,
+    nBase: fresh.reduce((a, x) => a + x.base.length, 0),
+    nHead: fresh.reduce((a, x) => a + x.head.length, 0),
+    sessions: fresh.length
+  };
+  finding.confirmation = confirmation;
+  finding.ratio = change2.ratio;
+  finding.ratioCi = change2.ratioCi;
+  finding.p = change2.p;
+  return { finding, ab: confirmation, abCi: { ratioCi: change2.ratioCi, equivalenceCi: change2.equivalenceCi }, sessionsBefore: 1 };
+}
+function abChange(sessions, alpha, o, better) {
+  if (sessions.length === 1) {
+    const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better });
+    const c = s?.comparison;
+    return !s || !c || c.ratio === null || s.pAdjusted === null ? null : { ratio: c.ratio, ratioCi: c.ratioCi, equivalenceCi: c.equivalenceCi ?? null, p: s.pAdjusted };
+  }
+  const contrasts = sessions.map((x) => contrast(x.base, x.head)).filter((c) => c !== null);
+  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
+  const r2 = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha: 2 * alpha });
+  if (r === null || r2 === null) return null;
+  return { ratio: Math.exp(r.mean), ratioCi: [Math.exp(r.lower), Math.exp(r.upper)], equivalenceCi: [Math.exp(r2.lower), Math.exp(r2.upper)], p: r.p };
+}
+function locate(nights, prev, at, next, sign2, o, better) {
+  const abAt = (c, alpha) => {
+    const night = nights[c];
+    const ab = night.ab;
+    if (!ab || c < 1 || ab.baseSha !== nights[c - 1].sha) return null;
+    const head = ab.head ?? night.values;
+    if (ab.base.length < 2 || head.length < 2) return null;
+    const sessions = [{ base: ab.base, head }, ...ab.extra ?? []];
+    const change2 = abChange(sessions, alpha, o, better);
+    if (change2 === null) return null;
+    return {
+      at: c,
+      moved: Math.sign(Math.log(change2.ratio)) === sign2,
+      ci: { ratioCi: change2.ratioCi, equivalenceCi: change2.equivalenceCi },
+      ab: { baseSha: ab.baseSha, headSha: night.sha, time: night.time, ratio: change2.ratio, ratioCi: change2.ratioCi, p: change2.p, nBase: sessions.reduce((a, x) => a + x.base.length, 0), nHead: sessions.reduce((a, x) => a + x.head.length, 0), sessions: sessions.length }
+    };
+  };
+  const own = at < nights.length ? abAt(at, o.alpha) : null;
+  if (own !== null && own.moved && own.ab.p < o.alpha) return own;
+  const around = [];
+  for (let c = Math.max(prev + 1, at - o.locateNights, 1); c <= Math.min(next - 1, at + o.locateNights, nights.length - 1); c++) around.push(c);
+  const looks = around.filter((c) => abAt(c, o.alpha) !== null).length;
+  let best = null;
+  for (const c of around) {
+    const r = abAt(c, o.alpha / Math.max(1, looks));
+    if (r === null || !r.moved) continue;
+    if (best === null || r.ab.p < best.ab.p || r.ab.p === best.ab.p && Math.abs(c - at) < Math.abs(best.at - at)) best = r;
+  }
+  if (best === null || looks <= 1) return best ?? own;
+  best.ab.p = Math.min(1, best.ab.p * looks);
+  return own !== null && own.ab.p <= best.ab.p ? own : best;
+}
+
+// src/scan/e-divisive.ts
+function otavaMagnitude(s) {
+  const forward = s.meanBefore === 0 ? 0 : s.meanAfter / s.meanBefore - 1;
+  const backward = s.meanAfter === 0 ? 0 : s.meanBefore / s.meanAfter - 1;
+  return Math.max(Math.abs(forward), Math.abs(backward));
+}
+function logMagnitude(s) {
+  return Math.expm1(Math.abs(s.meanAfter - s.meanBefore));
+}
+function eDivisive(series2, options2 = {}) {
+  const windowLen = options2.windowLen ?? 30;
+  const maxPValue = options2.maxPValue ?? 1e-3;
+  const minMagnitude = options2.minMagnitude ?? 0;
+  const magnitude = options2.magnitude ?? otavaMagnitude;
+  if (!(windowLen >= 2)) throw new RangeError(`eDivisive: windowLen must be at least 2, got ${windowLen}`);
+  for (const v of series2) if (!Number.isFinite(v)) throw new RangeError("eDivisive: series values must be finite");
+  const firstPass = maxPValue < 0.05 ? maxPValue * 10 : maxPValue < 0.5 ? maxPValue * 2 : maxPValue;
+  const weak = split(series2, windowLen, firstPass, magnitude);
+  const changePoints2 = merge(weak.map((c) => ({ ...c })), series2, maxPValue, minMagnitude, magnitude);
+  return { changePoints: changePoints2, weakChangePoints: weak };
+}
+function intervalsOf(indices, length) {
+  const out = [];
+  let start = 0;
+  for (const index of indices) {
+    if (index !== start) out.push({ start, stop: index });
+    start = index;
+  }
+  if (start !== length) out.push({ start, stop: length });
+  return out;
+}
+function segmentStats(series2, left, right) {
+  const a = moments(series2, left);
+  const b = moments(series2, right);
+  const p = a.n + b.n > 2 ? tTestFromStats(a.mean, a.std, a.n, b.mean, b.std, b.n) : 1;
+  return { meanBefore: a.mean, meanAfter: b.mean, stdBefore: a.std, stdAfter: b.std, nBefore: a.n, nAfter: b.n, p };
+}
+function moments(series2, { start, stop }) {
+  const n = stop - start;
+  let sum = 0;
+  for (let i = start; i < stop; i++) sum += series2[i];
+  const mean3 = sum / n;
+  if (n < 2) return { mean: mean3, std: 0, n };
+  let ss = 0;
+  for (let i = start; i < stop; i++) ss += (series2[i] - mean3) ** 2;
+  return { mean: mean3, std: Math.sqrt(ss / n), n };
+}
+function statsAt(series2, index, intervals) {
+  const i = intervals.findIndex((iv) => iv.stop === index);
+  return segmentStats(series2, intervals[i], intervals[i + 1]);
+}
+function split(series2, windowLen, maxPValue, magnitude) {
+  const step = Math.floor(windowLen / 2);
+  const found = /* @__PURE__ */ new Map();
+  let start = 0;
+  while (start < series2.length) {
+    const end = Math.min(start + windowLen, series2.length);
+    const local = detect(series2.slice(start, end), maxPValue).map((c) => ({ index: c.index + start, qhat: c.qhat }));
+    const last = local.length > 0 ? local[local.length - 1].index : 0;
+    start = Math.max(last, start + step);
+    for (const c of local) if (!found.has(c.index)) found.set(c.index, c.qhat);
+  }
+  const indices = [...found.keys()].sort((a, b) => a - b);
+  const intervals = intervalsOf(indices, series2.length);
+  return indices.map((index) => withStats(index, found.get(index), statsAt(series2, index, intervals), magnitude));
+}
+function withStats(index, qhat, stats, magnitude) {
+  return { index, qhat, ...stats, magnitude: magnitude(stats) };
+}
+function detect(window2, maxPValue) {
+  const points = [];
+  for (; ; ) {
+    const intervals = intervalsOf(points.map((c) => c.index), window2.length);
+    let best;
+    for (const interval of intervals) {
+      if (interval.stop - interval.start <= 1) continue;
+      const candidate2 = bestSplit(window2, interval.start, interval.stop);
+      if (best === void 0 || candidate2.qhat > best.qhat) best = { ...candidate2, interval };
+    }
+    if (best === void 0) break;
+    const stats = segmentStats(window2, { start: best.interval.start, stop: best.index }, { start: best.index, stop: best.interval.stop });
+    if (!(stats.p <= maxPValue)) break;
+    points.push({ index: best.index, qhat: best.qhat });
+    points.sort((a, b) => a.index - b.index);
+  }
+  return points;
+}
+function bestSplit(z, start, stop) {
+  let bestQ = -Infinity;
+  let bestTau = start + 1;
+  let withinX = 0;
+  for (let tau = start + 1; tau < stop; tau++) {
+    for (let i = start; i < tau - 1; i++) withinX += Math.abs(z[i] - z[tau - 1]);
+    const n = tau - start;
+    let cross = 0;
+    let withinY = 0;
+    for (let kappa = tau + 1; kappa <= stop; kappa++) {
+      const y = z[kappa - 1];
+      for (let i = start; i < tau; i++) cross += Math.abs(z[i] - y);
+      for (let j = tau; j < kappa - 1; j++) withinY += Math.abs(z[j] - y);
+      const m = kappa - tau;
+      const total = n + m;
+      let q = 2 / total * cross;
+      if (n > 1) q -= 2 * m / (total * (n - 1)) * withinX;
+      if (m > 1) q -= 2 * n / (total * (m - 1)) * withinY;
+      if (q > bestQ) {
+        bestQ = q;
+        bestTau = tau;
+      }
+    }
+  }
+  if (bestQ < 0 && stop - start >= 3) return { index: start + 2, qhat: 0 };
+  return { index: bestTau, qhat: bestQ };
+}
+function merge(points, series2, maxPValue, minMagnitude, magnitude) {
+  while (points.length > 0) {
+    let weakest = firstBy(points, (a, b) => a.p > b.p);
+    if (points[weakest].p < maxPValue) {
+      weakest = firstBy(points, (a, b) => a.magnitude < b.magnitude);
+      if (points[weakest].magnitude > minMagnitude) return points;
+    }
+    points.splice(weakest, 1);
+    const intervals = intervalsOf(points.map((c) => c.index), series2.length);
+    for (const k of [weakest, weakest + 1]) {
+      if (k < points.length) points[k] = withStats(points[k].index, points[k].qhat, statsAt(series2, points[k].index, intervals), magnitude);
+    }
+  }
+  return points;
+}
+function firstBy(items, beats) {
+  let best = 0;
+  for (let i = 1; i < items.length; i++) if (beats(items[i], items[best])) best = i;
+  return best;
+}
+
+// src/scan/scan-options.ts
+var SCAN_DEFAULTS = {
+  threshold: 0.02,
+  alpha: 0.05,
+  windowLen: 30,
+  maxPValue: 1e-3,
+  confirmNights: 5,
+  historyAlpha: 0.01,
+  locateNights: 2,
+  maxConfirmSessions: 3,
+  minRuns: 10,
+  maxRuns: 40,
+  abAlpha: 0.05,
+  zThreshold: 4,
+  minBaselineNights: 10,
+  maxAgeNights: 30,
+  trendNights: 30
+};
+function resolveScanOptions(options2) {
+  const o = { ...SCAN_DEFAULTS };
+  for (const [k, v] of Object.entries(options2)) if (v !== void 0) o[k] = v;
+  o.minMagnitude = options2.minMagnitude ?? o.threshold;
+  o.acks = options2.acks ?? [];
+  return o;
+}
+
+// src/scan/time-families.ts
+function timeFamilies(allSeries, windowLen = SCAN_DEFAULTS.windowLen) {
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const s of allSeries) {
+    if (s.metric !== "real_time" && s.metric !== "cpu_time") continue;
+    const k = `${s.branch}\0${s.benchmark}\0${s.machineKey}`;
+    const g = groups2.get(k) ?? /* @__PURE__ */ new Map();
+    groups2.set(k, g);
+    g.set(s.metric, s);
+  }
+  const out = [];
+  for (const g of groups2.values()) {
+    const real = g.get("real_time");
+    const cpu = g.get("cpu_time");
+    if (!real || !cpu) continue;
+    const noise = (s) => {
+      const sigmas = s.nights.slice(-windowLen).map((n) => noiseSigma(n.values)).filter((x) => x !== null);
+      return sigmas.length > 0 ? median(sigmas) : null;
+    };
+    const sigma = /* @__PURE__ */ new Map([[real, noise(real)], [cpu, noise(cpu)]]);
+    const primary = primaryMetrics([real, cpu], (s) => sigma.get(s) ?? void 0).get(real.benchmark) ?? "real_time";
+    out.push({
+      benchmark: real.benchmark,
+      machineKey: real.machineKey,
+      branch: real.branch,
+      primary,
+      secondary: primary === "cpu_time" ? "real_time" : "cpu_time",
+      noise: { real_time: sigma.get(real) ?? null, cpu_time: sigma.get(cpu) ?? null }
+    });
+  }
+  return out;
+}
+
+// src/scan/scan-history.ts
+var familyKey = (s, metric) => `${s.branch}\0${s.benchmark}\0${s.machineKey}\0${metric}`;
+var HistoryScan = class {
+  o;
+  candidates = [];
+  watches = [];
+  machineChanges = [];
+  families = [];
+  warnings = [];
+  /** series counts the series added so far. */
+  series = 0;
+  constructor(options2 = {}) {
+    this.o = resolveScanOptions(options2);
+  }
+  /** add scans a batch of series; nothing of the batch is kept but what it found. */
+  add(batch) {
+    const families = timeFamilies(batch, this.o.windowLen);
+    const secondary = new Set(families.map((f) => familyKey(f, f.secondary)));
+    for (const f of families) this.families.push(f);
+    for (const series2 of batch) {
+      if (secondary.has(familyKey(series2, series2.metric))) continue;
+      const found = candidatesOf(series2, this.o, this.warnings);
+      for (const c of found.candidates) this.candidates.push(c);
+      for (const w of found.watches) this.watches.push(w);
+      for (const m of found.machineChanges) this.machineChanges.push(m);
+      this.series++;
+    }
+  }
+  /**
+   * result adjusts every confirmation's p-value across all batches and
+   * decides. `ackCounts` says whether an ack that matched no night of its
+   * series is worth a warning (default: every one is); the CLI leaves out
+   * those older than every night it read (scan-command.ts).
+   */
+  result(options2 = {}) {
+    const warnings = this.warnings.flatMap((w) => {
+      if (typeof w === "string") return [w];
+      if (options2.ackCounts && !options2.ackCounts(w.ack)) return [];
+      return [`${w.key}: ack at ${w.ack.sha} matches no night${w.ack.time === void 0 ? " (give its time)" : ""}; ignored`];
+    });
+    return { ...decide(this.candidates, this.watches, this.machineChanges, warnings, this.o), timeFamilies: this.families };
+  }
+};
+function decide(candidates, watches, machineChanges, warnings, o) {
+  const awaiting = candidates.filter((c) => c.ab === null).map((c) => c.finding);
+  const tested = candidates.filter((c) => c.ab !== null);
+  const qs = benjaminiHochberg(tested.map((c) => c.finding.p));
+  const findings = [];
+  const refuted = [];
+  tested.forEach((c, i) => {
+    c.finding.q = qs[i];
+    const ab = c.ab;
+    const comparison = {
+      benchmark: c.finding.benchmark,
+      metric: c.finding.metric,
+      unit: c.finding.unit,
+      better: c.finding.better,
+      base: null,
+      head: null,
+      ratio: ab.ratio,
+      ratioCi: c.abCi.ratioCi,
+      equivalenceCi: c.abCi.equivalenceCi ?? void 0,
+      p: ab.p,
+      q: qs[i],
+      verdict: "inconclusive",
+      warnings: []
+    };
+    const verdict = decideVerdict(comparison, o.threshold, o.alpha);
+    const historyWorse = c.finding.direction === "regression";
+    const abWorse = c.finding.better === "lower" ? ab.ratio > 1 : ab.ratio < 1;
+    const agrees = abWorse === historyWorse;
+    if ((verdict === "regressed" || verdict === "improved") && agrees) findings.push(c.finding);
+    else if (verdict === "inconclusive" && agrees && ab.sessions + (c.sessionsBefore ?? 0) < o.maxConfirmSessions) awaiting.push(c.finding);
+    else refuted.push(c.finding);
+  });
+  findings.push(...watches);
+  const rank = (f) => f.kind === "watch" ? 2 : f.direction === "regression" ? 0 : 1;
+  findings.sort((a, b) => rank(a) - rank(b) || (a.q ?? a.p) - (b.q ?? b.p) || a.series.localeCompare(b.series));
+  return { findings, awaiting, refuted, machineChanges, timeFamilies: [], tested: tested.length, warnings };
+}
+function candidatesOf(series2, o, warnings) {
+  const key2 = series2.key ?? seriesKey2(series2);
+  const nights = [];
+  let dropped = 0;
+  for (const night of series2.nights) {
+    const m = night.median ?? (night.values.length > 0 ? median(night.values) : NaN);
+    if (m > 0 && Number.isFinite(m) && night.values.length > 0) nights.push({ ...night, median: m, log: Math.log(m) });
+    else dropped++;
+  }
+  if (dropped > 0) warnings.push(`${key2}: ${dropped} night(s) without a positive median left out`);
+  const start = baselineStart(key2, nights, o.acks, warnings);
+  const end = nights.length;
+  const machineChanges = machineChangesOf(series2, key2, nights);
+  const segmentStarts = [start, ...machineChanges.map((c) => nights.findIndex((n) => n === c.nightRef)).filter((i) => i > start)];
+  const found = [];
+  for (let s = 0; s < segmentStarts.length; s++) {
+    const from = segmentStarts[s];
+    const to = s + 1 < segmentStarts.length ? segmentStarts[s + 1] : end;
+    const logs2 = nights.slice(from, to).map((n) => n.log);
+    if (logs2.length >= 3) {
+      found.push(...eDivisive(logs2, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.minMagnitude, magnitude: logMagnitude }).changePoints.map((c) => c.index + from));
+    }
+  }
+  const boundaries = [.../* @__PURE__ */ new Set([...segmentStarts, ...found, end])].sort((a, b) => a - b);
+  const isFound = new Set(found);
+  const changes = machineChanges.map(({ nightRef: _n, ...c }) => c);
+  const candidates = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (let i = 1; i < boundaries.length - 1; i++) {
+    const at = boundaries[i];
+    if (!isFound.has(at)) continue;
+    if (end - at < 2) continue;
+    if (end - at > o.maxAgeNights) continue;
+    const c = candidate(series2, key2, nights, boundaries[i - 1], at, boundaries[i + 1], "change-point", o, changes);
+    if (c && !seen.has(nightIndex(nights, c.finding.firstBad))) {
+      seen.add(nightIndex(nights, c.finding.firstBad));
+      candidates.push(c);
+    }
+  }
+  const segmentFrom = (k) => Math.max(...boundaries.filter((b) => b <= k - o.minBaselineNights), -1);
+  for (const k of [end - 2, end - 3]) {
+    if (k < 0 || found.some((f) => Math.abs(f - k) <= o.locateNights) || seen.has(k)) continue;
+    const from = segmentFrom(k);
+    if (from < 0 || boundaries.some((b) => b > from && b <= k && b !== k) || boundaries.some((b) => b > k && b < end)) continue;
+    const c = candidate(series2, key2, nights, from, k, end, "alert", o, changes);
+    if (c) {
+      seen.add(nightIndex(nights, c.finding.firstBad));
+      candidates.push(c);
+      break;
+    }
+  }
+  if (o.abAlpha !== null) {
+    for (const k of [end - 1, end - 2, end - 3]) {
+      if (k < 1 || k <= start || candidates.some((c2) => Math.abs(nightIndex(nights, c2.finding.firstBad) - k) <= o.locateNights)) continue;
+      const c = abAlert(series2, key2, nights, boundaries, k, o, changes);
+      if (c) candidates.push(c);
+    }
+  }
+  const watches = [];
+  const watch = oneNightWatch(series2, key2, nights, boundaries, o, changes);
+  if (watch && !seen.has(end - 1)) watches.push(watch);
+  return { candidates, watches, machineChanges: changes };
+}
+function candidate(series2, key2, nights, prev, at, next, kind, o, changes) {
+  const history = historyTest(nights, prev, at, next, o, kind);
+  if (history === null) return null;
+  const { test: test2, before, after, baseline } = history;
+  if (!(test2.p <= o.historyAlpha) || Math.expm1(Math.abs(test2.estimate)) < o.threshold) return null;
+  const sign2 = Math.sign(test2.estimate);
+  const center = median(baseline.map((n) => n.log));
+  if (after.some((n) => Math.sign(n.log - center) !== sign2)) return null;
+  const located = locate(nights, prev, at, next, sign2, o, series2.better);
+  const firstBad = located?.at ?? at;
+  const worse = series2.better === "lower" ? sign2 > 0 : sign2 < 0;
+  const ratio = Math.exp(test2.estimate);
+  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, firstBad - 5));
+  const trendNights = nights.slice(trendFrom);
+  const finding = {
+    series: key2,
+    benchmark: series2.benchmark,
+    metric: series2.metric,
+    unit: series2.unit,
+    better: series2.better,
+    machineKey: series2.machineKey,
+    branch: series2.branch,
+    kind,
+    direction: worse ? "regression" : "improvement",
+    ratio,
+    ratioCi: [Math.exp(test2.lower), Math.exp(test2.upper)],
+    p: test2.p,
+    q: null,
+    lastGood: ref(nights[firstBad - 1]),
+    firstBad: ref(nights[firstBad]),
+    nightsSince: nights.length - firstBad,
+    before: { nights: before.length, n: before.reduce((a, n) => a + n.values.length, 0), median: median(before.map((n) => n.median)) },
+    after: { nights: after.length, n: after.reduce((a, n) => a + n.values.length, 0), median: median(after.map((n) => n.median)) },
+    trend: trendNights.map((n) => ({ ...ref(n), median: n.median })),
+    history: { ratio, ratioCi: [Math.exp(test2.lower), Math.exp(test2.upper)], p: test2.p, nightSd: test2.se / Math.sqrt(1 / before.length + 1 / after.length) },
+    confirmation: null,
+    machineChanges: changes.filter((c) => trendNights.some((n) => n.sha === c.night.sha && n.time === c.night.time))
+  };
+  if (located === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null } };
+  finding.confirmation = located.ab;
+  finding.ratio = located.ab.ratio;
+  finding.ratioCi = located.ci.ratioCi;
+  finding.p = located.ab.p;
+  return { finding, ab: located.ab, abCi: located.ci };
+}
+
+// src/jobs/confirm-findings.ts
+function awaitingPairs(awaiting, max2) {
+  const ordered = [...awaiting].sort((a, b) => a.direction === b.direction ? 0 : a.direction === "regression" ? -1 : 1);
+  const seen = /* @__PURE__ */ new Set();
+  const pairs = [];
+  for (const f of ordered) {
+    const key2 = `${f.lastGood.sha}..${f.firstBad.sha}`;
+    if (seen.has(key2) || pairs.length >= max2) continue;
+    seen.add(key2);
+    pairs.push({ base: f.lastGood.sha, head: f.firstBad.sha });
+  }
+  return pairs;
+}
+async function confirmFindings(store, options2, measure, scan) {
+  let last = await scan();
+  const measured = [];
+  const failed2 = [];
+  if (measure === void 0) return { last, measured, failed: failed2 };
+  for (let round = 0; round < (options2.maxRounds ?? 2); round++) {
+    const tried = new Set(failed2.map((f) => `${f.base}..${f.head}`));
+    const pairs = awaitingPairs(last.result.awaiting, options2.maxPairs ?? 3).filter((p) => !tried.has(`${p.base}..${p.head}`));
+    if (pairs.length === 0) break;
+    for (const pair of pairs) {
+      let runs;
+      try {
+        runs = await measure(pair);
+      } catch (error) {
+        if (!(error instanceof RunnerError)) throw error;
+        failed2.push({ ...pair, reason: error.message });
+        continue;
+      }
+      await store.ingestRuns([{ ...runs.base, role: "base", repo: options2.repo }, { ...runs.head, role: "head", repo: options2.repo, time: runs.base.time }]);
+      measured.push(pair);
+    }
+    last = await scan();
+  }
+  return { last, measured, failed: failed2 };
+}
+
+// src/report/regression-issue.ts
+var REGRESSION_LABEL = "benchbot";
+function regressionMarker(series2, culprit) {
+  return `<!-- benchbot:regression series=${encodeURIComponent(series2)} culprit=${encodeURIComponent(culprit)} -->`;
+}
+function culpritOf(finding, bisect2) {
+  return bisect2?.culprit?.sha ?? `${finding.lastGood.sha}..${finding.firstBad.sha}`;
+}
+function short(sha) {
+  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
+}
+function percent2(fraction) {
+  return `${Number((fraction * 100).toFixed(1))}%`;
+}
+function quantity(value, unit) {
+  return inertText(formatQuantity(value, unit));
+}
+var isSha = (sha) => typeof sha === "string" && /^[0-9a-f]{7,64}$/.test(sha);
+var isPr = (n) => Number.isSafeInteger(n) && n > 0;
+function links(input) {
+  if (!input.owner || !input.repo) {
+    return { commit: (sha) => isSha(sha) ? `\`${short(sha)}\`` : inertCode(String(sha)), pr: (n) => isPr(n) ? `#${n}` : inertText(String(n)) };
+  }
+  const base = `${(input.serverUrl ?? "https://github.com").replace(/\/+$/, "")}/${encodeURIComponent(input.owner)}/${encodeURIComponent(input.repo)}`;
+  return {
+    commit: (sha) => isSha(sha) ? `[\`${short(sha)}\`](${base}/commit/${sha})` : inertCode(String(sha)),
+    pr: (n) => isPr(n) ? `[#${n}](${base}/pull/${n})` : inertText(String(n))
+  };
+}
+function renderBisectLog(log, options2 = {}) {
+  const l = links(options2);
+  const bySha = new Map((log.candidates ?? []).map((c) => [c.sha, c]));
+  const lines = ["| # | Commit | PR | Subject | Verdict | n | Ratio vs good (CI) |", "| --- | --- | --- | --- | --- | --- | --- |"];
+  log.steps.forEach((s, i) => {
+    const c = bySha.get(s.sha);
+    const ratio = s.ratio === null ? "\u2013" : `${formatChange(s.ratio)}${s.ratio_ci ? ` (${formatChange(s.ratio_ci[0])} \u2026 ${formatChange(s.ratio_ci[1])})` : ""}`;
+    const verdict = s.verdict === "skip" ? `skip${s.reason ? `: ${s.reason}` : ""}` : `${s.verdict}${s.partial ? " (partial)" : ""}`;
+    lines.push(`| ${i + 1} | ${l.commit(s.sha)} | ${c?.pr ? l.pr(c.pr) : "\u2013"} | ${inertText(c?.subject ?? "")} | ${inertText(verdict)} | ${inertText(String(s.n))} | ${ratio} |`);
+  });
+  const ref2 = log.reference;
+  const refText = ref2.ratio === null ? "no reference ratio" : `bad/good ${formatChange(ref2.ratio)}${ref2.ratio_ci ? ` (CI ${formatChange(ref2.ratio_ci[0])} \u2026 ${formatChange(ref2.ratio_ci[1])})` : ""}, p ${formatP(ref2.p)}`;
+  lines.push("", `References: ${log.good ? l.commit(log.good) : "good"} vs ${log.bad ? l.commit(log.bad) : "bad"}, ${refText}. ${log.sessions} benchmark session${log.sessions === 1 ? "" : "s"}${log.probe_steps !== void 0 ? ` in ${log.probe_steps} step${log.probe_steps === 1 ? "" : "s"}` : ""}${log.candidates ? ` over ${log.candidates.length} candidate merge${log.candidates.length === 1 ? "" : "s"}` : ""}.`);
+  return lines.join("\n");
+}
+function trendChart(trend, title, unit) {
+  if (trend.length === 0) return "";
+  const dates = trend.map((p) => String(p.time).slice(5, 10));
+  const repeated = new Set(dates).size !== dates.length;
+  const labels = trend.map((p, i) => repeated ? `${dates[i]} ${short(p.sha)}` : dates[i]);
+  const values = trend.map((p) => Number(significant(p.median, 4)));
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.01 || 1;
+  const quote2 = (s) => `"${inertMermaidLabel(s)}"`;
+  return codeFence("mermaid", [
+    "xychart-beta",
+    `    title ${quote2(title)}`,
+    `    x-axis [${labels.map(quote2).join(", ")}]`,
+    `    y-axis ${quote2(unit)} ${significant(lo - pad, 4)} --> ${significant(hi + pad, 4)}`,
+    `    line [${values.join(", ")}]`
+  ]);
+}
+var FINGERPRINT_ROWS = [
+  ["cpuModel", "CPU"],
+  ["cores", "Cores"],
+  ["governor", "Governor"],
+  ["turbo", "Turbo / boost"],
+  ["smt", "SMT"],
+  ["isolatedCpus", "Isolated CPUs"],
+  ["kernel", "Kernel"],
+  ["memoryBytes", "Memory"],
+  ["virtualization", "Virtualization"],
+  ["hostName", "Host"],
+  ["runnerLabels", "Runner labels"],
+  ["buildType", "Build type"]
+];
+function fingerprintTable(fp) {
+  const rows = [];
+  for (const [key2, label2] of FINGERPRINT_ROWS) {
+    const v = fp[key2];
+    if (v === void 0) continue;
+    const text2 = key2 === "memoryBytes" ? `${significant(v / 2 ** 30)} GiB` : Array.isArray(v) ? v.join(", ") : typeof v === "boolean" ? v ? "on" : "off" : String(v);
+    rows.push(`| ${label2} | ${inertText(text2)} |`);
+  }
+  for (const [tool, version] of Object.entries(fp.toolVersions ?? {}).sort()) rows.push(`| ${inertText(tool)} | ${inertText(String(version))} |`);
+  return rows.length === 0 ? "_not recorded_" : ["| | |", "| --- | --- |", ...rows].join("\n");
+}
+function shellQuote2(text2) {
+  const s = String(text2);
+  return /^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+function evidenceLines(f, l) {
+  const out = [];
+  const c = f.confirmation;
+  if (c) {
+    const ci2 = c.ratioCi ? ` (95% CI ${formatChange(c.ratioCi[0])} \u2026 ${formatChange(c.ratioCi[1])})` : "";
+    out.push("", `**Confirmed interleaved:** ${l.commit(c.baseSha)} vs ${l.commit(c.headSha)} measured in the same session${c.sessions > 1 ? `s (${c.sessions} sessions)` : ""} on the same machine, ABBA rounds: ${formatChange(c.ratio)}${ci2}, p = ${formatP(c.p)}, n = ${c.nBase} + ${c.nHead}.`);
+  }
+  const h = f.history;
+  if (h) out.push("", `Nights: ${formatChange(h.ratio)} (95% CI ${formatChange(h.ratioCi[0])} \u2026 ${formatChange(h.ratioCi[1])}), t test on nightly log medians with the night-to-night spread of the history (${percent2(h.nightSd)}), p = ${formatP(h.p)}.`);
+  for (const m of f.machineChanges ?? []) {
+    out.push("", `**The machine changed** at nightly ${l.commit(m.night.sha)} (${inertText(m.night.time)}): ${m.changes.map((x) => `${inertText(x.field)} ${inertText(x.before ?? "unset")} \u2192 ${inertText(x.after ?? "unset")}`).join(", ")}; a new segment starts there (not a regression).`);
+  }
+  return out;
+}
+function renderRegressionIssue(input) {
+  const f = input.finding;
+  const l = links(input);
+  const b = input.bisect;
+  const marker = regressionMarker(f.series, culpritOf(f, b));
+  const name = `${f.benchmark} (${f.metric})`;
+  const culprit = b?.culprit ?? null;
+  const candidate2 = culprit ? b?.candidates?.find((c) => c.sha === culprit.sha) : void 0;
+  const where = culprit ? isPr(culprit.pr) ? `#${culprit.pr}` : inertTitle(short(culprit.sha), 40) : inertTitle(`${short(f.lastGood.sha)}..${short(f.firstBad.sha)}`, 40);
+  const title = `Performance regression: ${inertTitle(`${f.benchmark} ${f.metric}`, 200)} ${formatChange(f.ratio)} ${culprit ? "in" : "between"} ${where}`;
+  const worse = f.better === "lower" ? "slower" : "lower";
+  const ci2 = f.ratioCi ? ` (95% CI ${formatChange(f.ratioCi[0])} \u2026 ${formatChange(f.ratioCi[1])})` : "";
+  const lines = [marker, `## ${inertText(name)} regressed by ${formatChange(f.ratio)}`, ""];
+  lines.push(`Nightly benchmarks on ${inertCode(f.branch)} show **${inertText(f.benchmark)}** (${inertText(f.metric)}, ${f.better === "higher" ? "higher" : "lower"} is better) ${worse}: ${formatChange(f.ratio)}${ci2}, q = ${formatP(f.q)}. Median ${quantity(f.before.median, f.unit)} over ${f.before.nights} nights (${f.before.n} samples) before, ${quantity(f.after.median, f.unit)} over ${f.after.nights} nights (${f.after.n} samples) after.`);
+  lines.push("", `Last good nightly: ${l.commit(f.lastGood.sha)} (${inertText(f.lastGood.time)}); first bad nightly: ${l.commit(f.firstBad.sha)} (${inertText(f.firstBad.time)}); ${f.nightsSince} night${f.nightsSince === 1 ? "" : "s"} since. Found as a ${f.kind === "change-point" ? "change point (E-divisive on nightly medians)" : f.kind === "alert" ? "fast alert (the newest nights against the segment before them)" : f.kind === "ab-alert" ? "interleaved A/B alert (the night's own A/B against the night before, confirmed by later sessions of the same pair)" : "one-night watch"}.`);
+  lines.push(...evidenceLines(f, l));
+  lines.push("", "### Culprit", "");
+  if (b === void 0) {
+    lines.push(`Not bisected yet: the change is between nightlies ${l.commit(f.lastGood.sha)} and ${l.commit(f.firstBad.sha)}.`);
+  } else if (b.status === "not-reproducible") {
+    const r = b.reference;
+    lines.push(`Not reproducible on the bisect machine: ${l.commit(b.good ?? f.lastGood.sha)} vs ${l.commit(b.bad ?? f.firstBad.sha)} measured ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${r.ratio_ci ? ` (CI ${formatChange(r.ratio_ci[0])} \u2026 ${formatChange(r.ratio_ci[1])})` : ""}, which is not a change beyond the threshold.`);
+  } else if (culprit) {
+    const pr = culprit.pr !== null ? `${l.pr(culprit.pr)}, merged as ` : "";
+    const author = candidate2?.author ? ` by ${inertText(candidate2.author)}` : "";
+    lines.push(`${pr}${l.commit(culprit.sha)}${author}: _${inertText(culprit.subject)}_`);
+    if (b.culprits.length > 1) {
+      lines.push("", "The shift is spread over several merges:", "");
+      for (const c of b.culprits) lines.push(`- ${c.pr !== null ? `${l.pr(c.pr)} ` : ""}${l.commit(c.sha)} ${inertText(c.subject)}: ${c.ratio === null ? "\u2013" : formatChange(c.ratio)}${c.share === null ? "" : `, ${percent2(c.share)} of the shift`}`);
+    }
+  } else if (b.range && b.range.length > 0) {
+    lines.push(`Narrowed to ${b.range.length} merges (some could not be measured): ${b.range.map((c) => `${c.pr !== null ? `${l.pr(c.pr)} ` : ""}${l.commit(c.sha)}`).join(", ")}.`);
+  } else {
+    lines.push("The bisection did not finish.");
+  }
+  lines.push("", "### Trend", "", trendChart(f.trend, `${f.benchmark} ${f.metric}, nightly median`, f.unit));
+  const chart = input.dashboardUrl === void 0 ? void 0 : dashboardSeriesUrl(input.dashboardUrl, dashboardSeriesId(`${input.owner}/${input.repo}`, f.series), trendRange(f));
+  if (chart !== void 0) lines.push("", `[Every night of this series on the dashboard](<${chart}>), with the change marked and the raw samples of each night.`);
+  if (b !== void 0 && b.steps.length > 0) {
+    lines.push("", "<details><summary>Bisect log</summary>", "", renderBisectLog(b, input), "", "</details>");
+  }
+  lines.push("", "### Environment", "", input.fingerprint ? fingerprintTable(input.fingerprint) : "_not recorded_");
+  const rep = input.reproduce;
+  const extra = rep ? `${rep.build ? ` --build ${shellQuote2(rep.build)}` : ""}${rep.format ? ` --format ${shellQuote2(rep.format)}` : ""}` : "";
+  const bench = rep ? shellQuote2(rep.bench) : "CMD";
+  const select2 = `--benchmark ${shellQuote2(f.benchmark)} --metric ${shellQuote2(f.metric)}`;
+  const commands = [];
+  if (culprit) commands.push(`benchbot run --base ${shellQuote2(`${culprit.sha}^1`)} --head ${shellQuote2(culprit.sha)} --bench ${bench}${extra}`);
+  commands.push(`benchbot bisect --good ${shellQuote2(f.lastGood.sha)} --bad ${shellQuote2(f.firstBad.sha)} --bench ${bench}${extra} ${select2}`);
+  lines.push("", "### Reproduce locally", "", codeFence("sh", commands));
+  const threshold = input.threshold ?? 0.02;
+  lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent2(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote2(f.series)} --at ${shellQuote2(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
+  return { marker, title, body: lines.join("\n") };
+}
+function trendRange(f) {
+  const days = [...f.trend.map((t) => t.time), f.firstBad.time].map((t) => Date.parse(t)).filter(Number.isFinite);
+  if (days.length === 0) return void 0;
+  const day = (ms) => new Date(ms).toISOString().slice(0, 10);
+  return { from: day(Math.min(...days)), to: day(Math.max(...days)) };
+}
+
+// src/report/scan-report.ts
+function isConfirmed(f) {
+  return f.kind !== "watch";
+}
+function confirmedRegressions(result2) {
+  return result2.findings.filter((f) => isConfirmed(f) && f.direction === "regression");
+}
+var BARS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+function sparkline(trend) {
+  if (trend.length === 0) return "";
+  const values = trend.map((p) => p.median);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  if (hi === lo) return BARS[0].repeat(values.length);
+  return values.map((v) => BARS[Math.min(BARS.length - 1, Math.floor((v - lo) / (hi - lo) * BARS.length))]).join("");
+}
+function shortSha(sha) {
+  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
+}
+function commitLink(sha, repoUrl) {
+  if (!/^[0-9a-f]{7,64}$/.test(sha)) return inertCode(sha);
+  return repoUrl ? `[${shortSha(sha)}](${repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``;
+}
+function ci(f) {
+  return f.ratioCi ? `${formatChange(f.ratioCi[0])} \u2026 ${formatChange(f.ratioCi[1])}` : "\u2013";
+}
+var KIND = { "change-point": "change point", alert: "two-night alert", "ab-alert": "interleaved A/B alert", watch: "watch (one night)" };
+function renderScanMarkdown(result2, options2) {
+  const confirmed = result2.findings.filter(isConfirmed);
+  const regressions = confirmed.filter((f) => f.direction === "regression");
+  const improvements = confirmed.filter((f) => f.direction === "improvement");
+  const watches = result2.findings.filter((f) => !isConfirmed(f));
+  const lines = [];
+  const headline2 = regressions.length > 0 ? `${regressions.length} suspected regression${regressions.length === 1 ? "" : "s"}` : "no regressions";
+  lines.push(`### benchbot scan of ${inertCode(options2.branch)}: ${headline2}`, "");
+  lines.push(`${options2.series} series scanned, ${result2.tested} candidate change${result2.tested === 1 ? "" : "s"} tested; ${improvements.length} improvement${improvements.length === 1 ? "" : "s"}, ${watches.length} on watch.`, "");
+  const table2 = (title, findings) => {
+    if (findings.length === 0) return;
+    lines.push(`#### ${title}`, "");
+    lines.push("| Series | Kind | Change (CI) | q | Before \u2192 after (median) | Last good \u2192 first bad | Nights since | Trend |");
+    lines.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (const f of findings) {
+      lines.push(`| ${inertText(`${f.benchmark} (${f.metric})`)} | ${KIND[f.kind]} | ${formatChange(f.ratio)} (${ci(f)}) | ${formatP(f.q)} | ${inertText(formatQuantity(f.before.median, f.unit))} \u2192 ${inertText(formatQuantity(f.after.median, f.unit))} | ${commitLink(f.lastGood.sha, options2.repoUrl)} \u2192 ${commitLink(f.firstBad.sha, options2.repoUrl)} | ${f.nightsSince} | ${sparkline(f.trend)} |`);
+    }
+    lines.push("");
+  };
+  table2("Regressions", regressions);
+  for (const f of confirmed) {
+    const c = f.confirmation;
+    if (c) lines.push(`- ${inertText(`${f.benchmark} (${f.metric})`)}: confirmed interleaved, ${commitLink(c.baseSha, options2.repoUrl)} vs ${commitLink(c.headSha, options2.repoUrl)} in ${c.sessions === 1 ? "one session" : `${c.sessions} sessions`}: ${formatChange(c.ratio)}${c.ratioCi ? ` (${formatChange(c.ratioCi[0])} \u2026 ${formatChange(c.ratioCi[1])})` : ""}, p ${formatP(c.p)}`);
+  }
+  if (confirmed.some((f) => f.confirmation)) lines.push("");
+  table2("Improvements", improvements);
+  table2("Awaiting an interleaved A/B (last good vs first bad on this machine; not filed until it confirms)", result2.awaiting ?? []);
+  table2("On watch (one night beyond the robust z; not confirmed yet)", watches);
+  if ((result2.machineChanges ?? []).length > 0) {
+    lines.push("#### Machine changes (a new segment starts; never a regression)", "");
+    for (const m of result2.machineChanges) lines.push(`- ${inertText(`${m.benchmark} (${m.metric})`)} at ${commitLink(m.night.sha, options2.repoUrl)}: ${m.changes.map((x) => `${inertText(x.field)} ${inertText(x.before ?? "unset")} \u2192 ${inertText(x.after ?? "unset")}`).join(", ")}`);
+    lines.push("");
+  }
+  if (regressions.length > 0) {
+    const f = regressions[0];
+    lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD`)}`, "");
+    lines.push(`Acknowledge an expected change: ${inertCode(`benchbot ack ${shellWord(f.series)} --at ${shellWord(f.firstBad.sha)} --reason "..."`)}`, "");
+  }
+  for (const w of result2.warnings.slice(0, 20)) lines.push(`> \u26A0\uFE0F ${inertText(w)}`);
+  if (result2.warnings.length > 20) lines.push(`> \u26A0\uFE0F and ${result2.warnings.length - 20} more warnings`);
+  if (result2.warnings.length > 0) lines.push("");
+  lines.push(`<sub>Threshold ${(options2.threshold * 100).toFixed(1).replace(/\.0$/, "")}%; windowed E-divisive means and a fast alert on nightly medians (t test with the history's night-to-night spread), each confirmed by the interleaved A/B of its last good and first bad commit (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
+  return lines.join("\n");
+}
+function shellWord(text2) {
+  return /^[\w./:=@%+-]+$/.test(text2) ? text2 : `'${text2.replace(/'/g, `'\\''`)}'`;
+}
+function toScanJson(result2, options2) {
+  return {
+    version: 1,
+    branch: options2.branch,
+    series: options2.series,
+    tested: result2.tested,
+    threshold: options2.threshold,
+    regressions: confirmedRegressions(result2).length,
+    findings: result2.findings.map((f) => ({
+      series: f.series,
+      benchmark: f.benchmark,
+      metric: f.metric,
+      unit: f.unit,
+      better: f.better,
+      fingerprint: f.machineKey,
+      kind: f.kind,
+      direction: f.direction,
+      ratio: f.ratio,
+      ratio_ci: f.ratioCi,
+      p: f.p,
+      q: f.q,
+      z: f.zScore ?? null,
+      last_good: f.lastGood,
+      first_bad: f.firstBad,
+      nights_since: f.nightsSince,
+      before: f.before,
+      after: f.after,
+      trend: f.trend,
+      confirmation: f.confirmation ? { base_sha: f.confirmation.baseSha, head_sha: f.confirmation.headSha, ratio: f.confirmation.ratio, ratio_ci: f.confirmation.ratioCi, p: f.confirmation.p, n_base: f.confirmation.nBase, n_head: f.confirmation.nHead, sessions: f.confirmation.sessions } : null,
+      history: f.history ? { ratio: f.history.ratio, ratio_ci: f.history.ratioCi, p: f.history.p, night_sd: f.history.nightSd } : null,
+      machine_changes: (f.machineChanges ?? []).map((m) => ({ sha: m.night.sha, time: m.night.time, changes: m.changes }))
+    })),
+    awaiting: (result2.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad })),
+    machine_changes: (result2.machineChanges ?? []).map((m) => ({ series: m.series, benchmark: m.benchmark, metric: m.metric, night: m.night, changes: m.changes })),
+    warnings: result2.warnings
+  };
+}
+
+// src/jobs/nightly.ts
+function repositoryUrl(repository, serverUrl) {
+  if (!repository || !/^[\w.-]+\/[\w.-]+$/.test(repository)) return void 0;
+  return `${(serverUrl ?? "https://github.com").replace(/\/+$/, "")}/${repository}`;
+}
+function scanTexts(result2, series2, settings) {
+  const options2 = { series: series2, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
+  return { json: JSON.stringify(toScanJson(result2, options2), null, 2), markdown: renderScanMarkdown(result2, options2) };
+}
+async function scanStoredNightlies(store, settings) {
+  const { branch, repository } = settings;
+  const scan = new HistoryScan({ threshold: settings.threshold, acks: await loadAcks(store), maxAgeNights: settings.maxAgeNights });
+  const shas = /* @__PURE__ */ new Set();
+  let oldest = Infinity;
+  for await (const batch of nightlySeriesBatches(store, { branch, repo: repository, nights: Math.max(SCAN_NIGHTS, settings.maxAgeNights + 60) })) {
+    scan.add(batch);
+    for (const s of batch) {
+      for (const n of s.nights) shas.add(n.sha);
+      if (s.nights.length > 0) oldest = Math.min(oldest, Date.parse(s.nights[0].time));
+    }
+  }
+  const result2 = scan.result({ ackCounts: (a) => shas.has(a.sha) || a.time !== void 0 && Date.parse(a.time) >= oldest });
+  const name = settings.nameSetting;
+  if (scan.series === 0) result2.warnings.unshift(`no nightly runs of branch ${branch}${repository ? ` in ${repository}` : ""} in ${store.location}; store them with role nightly, or check ${name("branch")} and ${name("repository")}`);
+  return { result: result2, series: scan.series };
+}
+async function nightlyEvidence(store, settings, confirm) {
+  const acks = await loadAcks(store);
+  const options2 = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  let file;
+  const pass = async () => {
+    file?.abandon();
+    file = new NightlyHistoryFile(settings.historyFile, settings.branch);
+    const scan = new HistoryScan(options2);
+    const shas = /* @__PURE__ */ new Set();
+    let series2 = 0;
+    for await (const batch of nightlySeriesBatches(store, { branch: settings.branch, repo: settings.repository, batch: settings.batch })) {
+      scan.add(batch);
+      file.add(batch);
+      series2 += batch.length;
+      for (const s of batch) for (const n of s.nights) shas.add(n.sha);
+    }
+    return { result: scan.result(), series: series2, shas };
+  };
+  try {
+    const { last } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
+    file.finish(acks, firstParentChain(settings.repoDir, settings.headSha, last.shas));
+    return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings) };
+  } catch (error) {
+    file?.abandon();
+    throw error;
+  }
+}
+
+// src/jobs/pr-check.ts
+var PR_CHECK_DEFAULTS = {
+  minRuns: 10,
+  maxRuns: 40,
+  warmup: 1,
+  threshold: 0.02,
+  alpha: 0.05,
+  roundTimeoutMs: 6e5,
+  buildTimeoutMs: 36e5,
+  maxFailedRounds: 3,
+  loadWaitMs: DEFAULT_LOAD_WAIT_MS,
+  lockTimeoutMs: DEFAULT_LOCK_WAIT_MS,
+  seed: -1,
+  repetitions: 1,
+  roundSummary: "median",
+  pinCpu: "auto",
+  poolBase: DEFAULT_POOL_BASE,
+  test: DEFAULT_TEST
+};
+function defaultMaxRuns(minRuns) {
+  return Math.max(PR_CHECK_DEFAULTS.maxRuns, minRuns);
+}
+function checkFormat(format2, name) {
+  if (format2 === void 0 || format2 === "command" || formatNames().includes(format2)) return;
+  throw new SettingError(`${name("format")}: unknown format "${format2}"; use one of: ${formatNames().join(", ")}`);
+}
+async function runPrCheck(settings, deps) {
+  const name = settings.nameSetting;
+  const executor = createExecutor(settings.executorSpec, name);
+  let store;
+  try {
+    store = settings.noStore ? void 0 : await openStore(settings.store, { cwd: settings.repo, env: deps.env });
+    const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : void 0);
+    if (base === void 0) throw new SettingError(`${name("base")}: required; give the commit to compare the head with`);
+    const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
+    const abSettings = { ...settings, base, bench, nameSetting: name };
+    const abDeps = {
+      executor,
+      progress: deps.progress,
+      now: deps.now,
+      holdMachine: holdMachine(executor, deps.progress, { maxLoad: settings.maxLoad, loadWaitMs: settings.loadWaitMs, lockTimeoutMs: settings.lockTimeoutMs, nameSetting: name }),
+      // The machine's noise memory, keyed like the stored runs.
+      history: store ? storeHistory(store, settings.repository) : void 0,
+      budgetRoundsPerSide: settings.calibrate?.budgetRoundsPerSide
+    };
+    const run2 = await runAb(abSettings, abDeps);
+    if (!store) return { run: run2 };
+    if (!settings.calibrate) await store.ingestRuns(storedRuns(run2, settings));
+    if (!settings.nightly) return { run: run2 };
+    const confirm = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
+    const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: settings.nightly.serverUrl };
+    return { run: run2, nightly: await nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha: run2.head.sha, historyFile: settings.nightly.historyFile }, confirm) };
+  } finally {
+    await executor.close();
+    await store?.close();
+  }
+}
+async function nightlyBase(settings, store) {
+  const name = settings.nameSetting;
+  const repo = openRepository(settings.repo, name);
+  const headSha = resolveCommit(repo, settings.head, name("head"));
+  const [last] = store ? await store.listRuns({ repo: settings.repository, branch: settings.branch, role: "nightly", limit: 1 }) : [];
+  if (last && last.sha !== headSha) {
+    try {
+      return resolveCommit(repo, last.sha, name("base"));
+    } catch {
+    }
+  }
+  try {
+    return resolveCommit(repo, `${headSha}^`, name("base"));
+  } catch {
+    throw new SettingError(`${name("base")}: ${headSha.slice(0, 12)} has no parent in this checkout; fetch more history (actions/checkout with fetch-depth: 0) or give ${name("base")}`);
+  }
+}
+function storedRuns(run2, settings) {
+  const repo = settings.repository;
+  return [{ ...run2.base, repo }, { ...run2.head, ...settings.nightly ? { role: "nightly" } : {}, repo, branch: settings.branch }];
+}
+function storeHistory(store, repo) {
+  return {
+    storedRounds: (sha, fingerprint2) => storedRounds(store, fingerprint2, repo, sha),
+    learn: async (fingerprint2, observations) => {
+      const memory = await learnNoise(store, fingerprint2, repo, observations, (/* @__PURE__ */ new Date()).toISOString());
+      return new Map([...memory].map(([key2, record]) => [key2, record.sigma]));
+    }
+  };
 }
 
 // src/cli/machine-flags.ts
@@ -39869,25 +44704,24 @@ var MACHINE_FLAGS_USAGE = `  --max-load L            wait until the 1-minute loa
                           job) does not count: the guard reads it for about 15 s and goes
   --load-wait S           how long to wait for a quiet machine, in seconds, then fail (default ${DEFAULT_LOAD_WAIT_MS / 1e3})
   --lock-timeout S        how long to wait for another benchbot job's machine lock, in seconds (default ${DEFAULT_LOCK_WAIT_MS / 1e3})`;
-var MACHINE_SETTING_HINT = "--max-load, --load-wait";
-function seconds(value, flag3, fallbackMs) {
+function seconds(value, flag2, fallbackMs) {
   if (value === void 0) return fallbackMs;
   const n = Number(String(value).replace(/s$/, ""));
-  if (!(n > 0)) throw new UsageError(`${flag3} ${String(value)}: give a number of seconds, e.g. 600`);
+  if (!(n > 0)) throw new UsageError(`${flag2} ${String(value)}: give a number of seconds, e.g. 600`);
   return n * 1e3;
 }
 function parseMachineFlags(values) {
-  const text3 = values["max-load"];
-  const maxLoad = text3 === void 0 ? void 0 : Number(text3);
-  if (maxLoad !== void 0 && !(maxLoad > 0)) throw new UsageError(`--max-load ${String(text3)}: give a positive load average, e.g. 1.5`);
+  const text2 = values["max-load"];
+  const maxLoad = text2 === void 0 ? void 0 : Number(text2);
+  if (maxLoad !== void 0 && !(maxLoad > 0)) throw new UsageError(`--max-load ${String(text2)}: give a positive load average, e.g. 1.5`);
   return {
     ...maxLoad !== void 0 ? { maxLoad } : {},
     loadWaitMs: seconds(values["load-wait"], "--load-wait", DEFAULT_LOAD_WAIT_MS),
     lockTimeoutMs: seconds(values["lock-timeout"], "--lock-timeout", DEFAULT_LOCK_WAIT_MS)
   };
 }
-function holdOptions(flags) {
-  return { maxLoad: flags.maxLoad, loadWaitMs: flags.loadWaitMs, lockTimeoutMs: flags.lockTimeoutMs, settingHint: MACHINE_SETTING_HINT };
+function holdOptions(flags, nameSetting = cliSetting) {
+  return { maxLoad: flags.maxLoad, loadWaitMs: flags.loadWaitMs, lockTimeoutMs: flags.lockTimeoutMs, nameSetting };
 }
 
 // src/cli/resolve-store-arg.ts
@@ -39903,6 +44737,7 @@ function resolveStoreArg(value, cwd, env) {
 }
 
 // src/cli/run-command.ts
+var OUTPUTS2 = reportFormats({ rows: false });
 var RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
 
 Checks out base and head in git worktrees, builds each once, runs the
@@ -39915,14 +44750,15 @@ options:
   --bench CMD             benchmark command, run in the checkout (required)
   --build CMD             build command, run once per checkout (skipped when that tree was built before)
   --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
-  --result-file PATH      read results from this file (relative to the checkout) instead of stdout
-  --min-runs N            rounds per side before the first look (default 10)
-  --max-runs N            round budget per side (default 40)
-  --warmup N              discarded warm-up rounds per side (default 1)
+  --result-file PATH      read results from this file (relative to the checkout) instead of stdout; a directory
+                          is criterion's (target/criterion): each round reads the */new/ results it wrote
+  --min-runs N            rounds per side before the first look (default ${PR_CHECK_DEFAULTS.minRuns})
+  --max-runs N            round budget per side (default ${PR_CHECK_DEFAULTS.maxRuns})
+  --warmup N              discarded warm-up rounds per side (default ${PR_CHECK_DEFAULTS.warmup})
   --threshold X           smallest change that matters (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
   --alpha A               overall error rate, split across looks (default 0.05)
-  --output O              markdown | text | json (default text)
+  --output O              ${OUTPUTS2.join(" | ")} (default text)
   --store URL             history store: a SQLite path or postgres://\u2026 (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
                           a relative path is relative to the current directory, like every path you type
   --no-store              do not store the runs
@@ -39933,14 +44769,14 @@ options:
   --repo DIR              repository to benchmark (default .); its worktrees go to DIR/.benchbot/worktrees
                           (benchbot clean removes them)
   --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
-  --round-timeout S       seconds before a round is killed (default 600)
-  --build-timeout S       seconds before a build is killed (default 3600)
-  --max-failed-rounds N   failed rounds tolerated before giving up (default 3)
+  --round-timeout S       seconds before a round is killed (default ${PR_CHECK_DEFAULTS.roundTimeoutMs / 1e3})
+  --build-timeout S       seconds before a build is killed (default ${PR_CHECK_DEFAULTS.buildTimeoutMs / 1e3})
+  --max-failed-rounds N   failed rounds tolerated before giving up (default ${PR_CHECK_DEFAULTS.maxFailedRounds})
 ${MACHINE_FLAGS_USAGE}
   --seed N                seed of the round order (default: derived from the two SHAs)
   --labels L1,L2          runner labels recorded in the fingerprint, comma- or space-separated (default: env RUNNER_LABELS)
   --allow-dirty           run although the repository has uncommitted changes
-  --repetitions N         run the bench command N times in every round (default 1)
+  --repetitions N         run the bench command N times in every round (default ${PR_CHECK_DEFAULTS.repetitions})
   --round-summary S       median (default): each round contributes the median of what it measured per
                           benchmark; all: every value counts as a sample
   --pin-cpu C             auto (default: the kernel's isolated CPUs, if any) | off | a taskset CPU list, e.g. 3 or 2-3
@@ -39949,22 +44785,21 @@ ${MACHINE_FLAGS_USAGE}
   --test T                mann-whitney (default) | yuen (20%-trimmed t)
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
-var OUTPUTS2 = ["markdown", "text", "json"];
-function positiveInt(value, flag3, fallback, min = 1) {
+function positiveInt(value, flag2, fallback, min = 1) {
   if (value === void 0) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag3} ${value}: give a whole number of at least ${min}`);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag2} ${value}: give a whole number of at least ${min}`);
   return n;
 }
-function seconds2(value, flag3, fallback) {
-  if (value === void 0) return fallback * 1e3;
+function seconds2(value, flag2, fallbackMs) {
+  if (value === void 0) return fallbackMs;
   const n = Number(value.replace(/s$/, ""));
-  if (!(n > 0)) throw new UsageError(`${flag3} ${value}: give a number of seconds, e.g. 600`);
+  if (!(n > 0)) throw new UsageError(`${flag2} ${value}: give a number of seconds, e.g. 600`);
   return n * 1e3;
 }
-function executorSpec(text3, device) {
+function executorSpec(text2, device) {
   try {
-    return parseExecutorSpec(text3, device);
+    return parseExecutorSpec(text2, device, cliSetting);
   } catch (error) {
     throw new UsageError(error.message);
   }
@@ -39972,7 +44807,7 @@ function executorSpec(text3, device) {
 function parseRunArgs(args, cwd, env) {
   let parsed;
   try {
-    parsed = parseArgs3({
+    parsed = parseArgs4({
       args,
       allowPositionals: false,
       options: {
@@ -40016,23 +44851,23 @@ function parseRunArgs(args, cwd, env) {
     throw new UsageError(error.message);
   }
   const v = parsed.values;
-  for (const flag3 of ["base", "head", "bench"]) if (!v[flag3]) throw new UsageError(`--${flag3} is required`);
-  if (v.format !== void 0 && v.format !== "command") readerFor(v.format);
-  const minRuns = positiveInt(v["min-runs"], "--min-runs", 10, 2);
-  const maxRuns = positiveInt(v["max-runs"], "--max-runs", Math.max(40, minRuns));
+  for (const flag2 of ["base", "head", "bench"]) if (!v[flag2]) throw new UsageError(`--${flag2} is required`);
+  checkFormat(v.format, cliSetting);
+  const minRuns = positiveInt(v["min-runs"], "--min-runs", PR_CHECK_DEFAULTS.minRuns, 2);
+  const maxRuns = positiveInt(v["max-runs"], "--max-runs", defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, rules, alpha } = parseThresholdFlags(v);
   const output = v.output ?? "text";
-  if (!OUTPUTS2.includes(output)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS2.join(", ")}`);
+  if (!isReportFormat(output, OUTPUTS2)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS2.join(", ")}`);
   const machine = parseMachineFlags(v);
   const repo = resolve6(cwd, v.repo ?? ".");
   const seed = v.seed === void 0 ? void 0 : positiveInt(v.seed, "--seed", 0, 0);
   const labels = (v.labels ?? env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== "");
-  const roundSummary = v["round-summary"] ?? "median";
+  const roundSummary = v["round-summary"] ?? PR_CHECK_DEFAULTS.roundSummary;
   if (roundSummary !== "median" && roundSummary !== "all") throw new UsageError(`--round-summary ${roundSummary}: use median or all`);
-  const pinCpu = parsePinSetting(v["pin-cpu"] ?? "auto");
+  const pinCpu = parsePinSetting(v["pin-cpu"] ?? PR_CHECK_DEFAULTS.pinCpu);
   if (pinCpu === void 0) throw new UsageError(`--pin-cpu ${v["pin-cpu"]}: use auto, off, or a CPU list such as 3 or 2-3`);
-  const test2 = v.test ?? DEFAULT_TEST;
+  const test2 = v.test ?? PR_CHECK_DEFAULTS.test;
   if (test2 !== "mann-whitney" && test2 !== "yuen") throw new UsageError(`--test ${v.test}: use mann-whitney or yuen`);
   return {
     repo,
@@ -40044,93 +44879,42 @@ function parseRunArgs(args, cwd, env) {
     resultFile: v["result-file"],
     minRuns,
     maxRuns,
-    warmup: positiveInt(v.warmup, "--warmup", 1, 0),
+    warmup: positiveInt(v.warmup, "--warmup", PR_CHECK_DEFAULTS.warmup, 0),
     threshold,
     alpha,
     rules,
-    roundTimeoutMs: seconds2(v["round-timeout"], "--round-timeout", 600),
-    buildTimeoutMs: seconds2(v["build-timeout"], "--build-timeout", 3600),
-    seed: seed ?? -1,
+    roundTimeoutMs: seconds2(v["round-timeout"], "--round-timeout", PR_CHECK_DEFAULTS.roundTimeoutMs),
+    buildTimeoutMs: seconds2(v["build-timeout"], "--build-timeout", PR_CHECK_DEFAULTS.buildTimeoutMs),
+    seed: seed ?? PR_CHECK_DEFAULTS.seed,
     counters: v.counters === true,
     allowDirty: v["allow-dirty"] === true,
     stateDir: join9(repo, ".benchbot"),
     labels,
-    maxFailedRounds: positiveInt(v["max-failed-rounds"], "--max-failed-rounds", 3, 0),
+    maxFailedRounds: positiveInt(v["max-failed-rounds"], "--max-failed-rounds", PR_CHECK_DEFAULTS.maxFailedRounds, 0),
     output,
     store: resolveStoreArg(v.store, cwd, env),
     noStore: v["no-store"] === true,
     executorSpec: executorSpec(v.executor ?? "local", { run: v["device-run"], push: v["device-push"], pull: v["device-pull"] }),
     ...machine,
-    repetitions: positiveInt(v.repetitions, "--repetitions", 1),
+    repetitions: positiveInt(v.repetitions, "--repetitions", PR_CHECK_DEFAULTS.repetitions),
     roundSummary,
     pinCpu,
-    poolBase: v["pool-base"] === true ? true : v["no-pool-base"] === true ? false : DEFAULT_POOL_BASE,
-    test: test2
+    poolBase: v["pool-base"] === true ? true : v["no-pool-base"] === true ? false : PR_CHECK_DEFAULTS.poolBase,
+    test: test2,
+    // Runs and noise memory are kept under the directory, as every CLI command stores them.
+    repository: repo,
+    nameSetting: cliSetting
   };
-}
-function samplingLine(result2) {
-  const open = (kind) => result2.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
-  const futile = open("futility");
-  const budget = open("budget");
-  const pooled = Object.keys(result2.pooled).length;
-  return `${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side (looks: ${result2.looks.map((l) => l.roundsPerSide).join(", ")})` + (result2.failures.length > 0 ? `, ${result2.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result2.pinned !== void 0 ? `; pinned to CPU ${result2.pinned}` : "");
-}
-function memoryLine(result2) {
-  const primary = result2.report.comparisons.filter((c) => c.family !== "secondary" && c.detectable !== void 0);
-  if (primary.length === 0) return "";
-  const pct2 = (x) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
-  const suggest = primary.filter((c) => c.suggestedThreshold !== void 0 && c.suggestedThreshold > (c.threshold ?? result2.report.threshold));
-  return `noise memory of this machine, ${result2.maxRoundsPerSide} rounds per side: smallest detectable slowdown ${primary.map((c) => `${c.benchmark} ${pct2(c.detectable)}`).join(", ")}` + (suggest.length > 0 ? `; thresholds this machine can decide: ${suggest.map((c) => `--threshold-for '${c.benchmark}=${pct2(c.suggestedThreshold)}'`).join(" ")}` : "");
-}
-function renderRunReport(result2, output) {
-  const sampling = samplingLine(result2);
-  const memory = memoryLine(result2);
-  const environment = [result2.base.fingerprint.cpuModel, result2.base.fingerprint.cores && `${result2.base.fingerprint.cores} cores`, result2.base.fingerprint.kernel && `Linux ${result2.base.fingerprint.kernel}`].filter(Boolean).join(", ");
-  switch (output) {
-    case "json":
-      return JSON.stringify({ ...toJsonReport(result2.report), base_sha: result2.base.sha, head_sha: result2.head.sha, rounds_per_side: result2.roundsPerSide, max_rounds_per_side: result2.maxRoundsPerSide, looks: result2.looks, failures: result2.failures, undecided: result2.undecided, pooled_base: result2.pooled, pinned_cpus: result2.pinned ?? null }, null, 2);
-    case "markdown":
-      return renderMarkdown(result2.report, { environment, footer: inertText(`Base ${result2.base.sha.slice(0, 12)}, head ${result2.head.sha.slice(0, 12)}; ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`) });
-    default:
-      return `${renderText(result2.report)}
-base ${result2.base.sha.slice(0, 12)}, head ${result2.head.sha.slice(0, 12)}; ${sampling}${memory ? `
-${memory}` : ""}${environment ? `
-machine: ${environment}` : ""}`;
-  }
 }
 async function runRun(args, out) {
   const settings = parseRunArgs(args, process.cwd(), process.env);
-  const executor = createExecutor(settings.executorSpec);
-  const store = settings.noStore ? void 0 : await openStore(settings.store, { cwd: settings.repo });
-  try {
-    const progress = createProgress();
-    const result2 = await runAb(settings, {
-      executor,
-      progress,
-      now: () => (/* @__PURE__ */ new Date()).toISOString(),
-      holdMachine: holdMachine(executor, progress, holdOptions(settings)),
-      history: store ? storeHistory(store, settings.repo) : void 0
-    });
-    if (store) await store.ingestRuns([{ ...result2.base, repo: settings.repo }, { ...result2.head, repo: settings.repo }]);
-    out(renderRunReport(result2, settings.output));
-    return result2.report.summary.regressed > 0 ? 1 : 0;
-  } finally {
-    await executor.close();
-    await store?.close();
-  }
-}
-function storeHistory(store, repo) {
-  return {
-    storedRounds: (sha, fingerprint2) => storedRounds(store, fingerprint2, repo, sha),
-    learn: async (fingerprint2, observations) => {
-      const memory = await learnNoise(store, fingerprint2, repo, observations, (/* @__PURE__ */ new Date()).toISOString());
-      return new Map([...memory].map(([key2, record]) => [key2, record.sigma]));
-    }
-  };
+  const { run: run2 } = await runPrCheck(settings, { progress: createProgress(), now: () => (/* @__PURE__ */ new Date()).toISOString() });
+  out(renderRunReport(run2, settings.output));
+  return run2.report.summary.regressed > 0 ? 1 : 0;
 }
 
 // src/cli/calibrate-command.ts
-import { parseArgs as parseArgs4 } from "node:util";
+import { parseArgs as parseArgs5 } from "node:util";
 var CALIBRATE_USAGE = `usage: benchbot calibrate --bench CMD [--commit REF] [options]
 
 Teaches the store what this machine's noise is: builds one commit, runs its
@@ -40153,21 +44937,21 @@ options:
 
 exit status: 0 calibrated (also when the A/A rounds raised a false alarm: that is reported), 2 usage,
 setup or input error`;
-function whole(value, flag3, fallback, min) {
+function whole(value, flag2, fallback, min) {
   if (value === void 0) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag3} ${value}: give a whole number of at least ${min}`);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag2} ${value}: give a whole number of at least ${min}`);
   return n;
 }
 function parseCalibrateFlags(args) {
   let parsed;
   try {
-    parsed = parseArgs4({ args, strict: false, allowPositionals: true, options: { commit: { type: "string" }, rounds: { type: "string" }, budget: { type: "string" }, output: { type: "string" }, base: { type: "string" }, head: { type: "string" }, "min-runs": { type: "string" }, "max-runs": { type: "string" } } });
+    parsed = parseArgs5({ args, strict: false, allowPositionals: true, options: { commit: { type: "string" }, rounds: { type: "string" }, budget: { type: "string" }, output: { type: "string" }, base: { type: "string" }, head: { type: "string" }, "min-runs": { type: "string" }, "max-runs": { type: "string" } } });
   } catch (error) {
     throw new UsageError(error.message);
   }
   const v = parsed.values;
-  for (const flag3 of ["base", "head", "min-runs", "max-runs"]) if (v[flag3] !== void 0) throw new UsageError(`--${flag3} is not a calibrate option: calibrate measures one --commit for --rounds rounds per side`);
+  for (const flag2 of ["base", "head", "min-runs", "max-runs"]) if (v[flag2] !== void 0) throw new UsageError(`--${flag2} is not a calibrate option: calibrate measures one --commit for --rounds rounds per side`);
   const output = v.output ?? "text";
   if (output !== "text" && output !== "json") throw new UsageError(`--output ${output}: use text or json`);
   const own = /* @__PURE__ */ new Set(["--commit", "--rounds", "--budget", "--output"]);
@@ -40212,25 +44996,9 @@ async function runCalibrate(args, out) {
   const flags = parseCalibrateFlags(args);
   const settings = parseRunArgs([...flags.rest, "--base", flags.commit, "--head", flags.commit, "--min-runs", String(flags.rounds), "--max-runs", String(flags.rounds)], process.cwd(), process.env);
   if (settings.noStore) throw new UsageError("--no-store: calibrate keeps what it learns in the store; drop --no-store");
-  const executor = createExecutor(settings.executorSpec);
-  const store = await openStore(settings.store, { cwd: settings.repo });
-  try {
-    const progress = createProgress();
-    const history = storeHistory(store, settings.repo);
-    const result2 = await runAb(settings, {
-      executor,
-      progress,
-      now: () => (/* @__PURE__ */ new Date()).toISOString(),
-      holdMachine: holdMachine(executor, progress, { maxLoad: settings.maxLoad, loadWaitMs: settings.loadWaitMs, lockTimeoutMs: settings.lockTimeoutMs, settingHint: "--max-load, --load-wait" }),
-      history,
-      budgetRoundsPerSide: flags.budget
-    });
-    out(renderCalibration(result2, flags.budget, flags.output));
-    return 0;
-  } finally {
-    await executor.close();
-    await store.close();
-  }
+  const { run: result2 } = await runPrCheck({ ...settings, calibrate: { budgetRoundsPerSide: flags.budget } }, { progress: createProgress(), now: () => (/* @__PURE__ */ new Date()).toISOString() });
+  out(renderCalibration(result2, flags.budget, flags.output));
+  return 0;
 }
 
 // src/cli/serve-command.ts
@@ -41088,10 +45856,10 @@ function createMiddleware(options2) {
       options22.log.debug(`${eventName} event received (id: ${id})`);
       let didTimeout = false;
       let timeout;
-      const timeoutPromise = new Promise((resolve13) => {
+      const timeoutPromise = new Promise((resolve11) => {
         timeout = setTimeout(() => {
           didTimeout = true;
-          resolve13(
+          resolve11(
             handleResponse3(
               "still processing\n",
               202,
@@ -41127,9 +45895,9 @@ function createMiddleware(options2) {
         } catch (error) {
           clearTimeout(timeout);
           if (didTimeout) return handleResponse3(null);
-          const err = Array.from(error.errors)[0];
-          const errorMessage = err.message ? `${err.name}: ${err.message}` : "Error: An Unspecified error occurred";
-          const statusCode = typeof err.status !== "undefined" ? err.status : 500;
+          const err2 = Array.from(error.errors)[0];
+          const errorMessage = err2.message ? `${err2.name}: ${err2.message}` : "Error: An Unspecified error occurred";
+          const statusCode = typeof err2.status !== "undefined" ? err2.status : 500;
           options22.log.error(error);
           return handleResponse3(
             JSON.stringify({
@@ -41190,7 +45958,7 @@ async function getPayload(request2) {
   return decode2(payload);
 }
 function getPayloadFromRequestStream(request2) {
-  return new Promise((resolve13, reject) => {
+  return new Promise((resolve11, reject) => {
     let data = [];
     request2.on(
       "error",
@@ -41199,7 +45967,7 @@ function getPayloadFromRequestStream(request2) {
     request2.on("data", data.push.bind(data));
     request2.on("end", () => {
       const result2 = concatUint8Array(data);
-      queueMicrotask(() => resolve13(result2));
+      queueMicrotask(() => resolve11(result2));
     });
   });
 }
@@ -41250,8 +46018,8 @@ var Webhooks = class {
 };
 
 // node_modules/toad-cache/dist/toad-cache.mjs
-function validateCacheParams(max, ttlInMsecs) {
-  if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
+function validateCacheParams(max2, ttlInMsecs) {
+  if (typeof max2 !== "number" || !Number.isInteger(max2) || max2 < 0) {
     throw new Error("Invalid max value");
   }
   if (typeof ttlInMsecs !== "number" || !Number.isInteger(ttlInMsecs) || ttlInMsecs < 0) {
@@ -41259,13 +46027,13 @@ function validateCacheParams(max, ttlInMsecs) {
   }
 }
 var LruObject = class {
-  constructor(max = 1e3, ttlInMsecs = 0) {
-    validateCacheParams(max, ttlInMsecs);
+  constructor(max2 = 1e3, ttlInMsecs = 0) {
+    validateCacheParams(max2, ttlInMsecs);
     this.first = null;
     this.items = /* @__PURE__ */ Object.create(null);
     this.last = null;
     this.size = 0;
-    this.max = max;
+    this.max = max2;
     this.ttl = ttlInMsecs;
   }
   bumpLru(item) {
@@ -41389,13 +46157,13 @@ var LruObject = class {
 
 // node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
-  let resolve13;
+  let resolve11;
   let reject;
   const promise = new Promise((res, rej) => {
-    resolve13 = res;
+    resolve11 = res;
     reject = rej;
   });
-  return { promise, resolve: resolve13, reject };
+  return { promise, resolve: resolve11, reject };
 }
 
 // node_modules/probot/lib/octokit/get-authenticated-octokit.js
@@ -41439,9 +46207,9 @@ import { platform as osPlatform } from "node:os";
 import { resolve as pathResolve } from "node:path";
 import { pathToFileURL } from "node:url";
 function wrapExec(exec2) {
-  return (cmd, options2) => new Promise((resolve13, reject) => {
-    exec2(cmd, { windowsHide: true, ...options2 }, (err, stdout, stderr) => {
-      err ? reject(new Error(`Failed executing '${cmd}': ${stderr || err.message}`)) : resolve13(stdout.trim());
+  return (cmd, options2) => new Promise((resolve11, reject) => {
+    exec2(cmd, { windowsHide: true, ...options2 }, (err2, stdout, stderr) => {
+      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve11(stdout.trim());
     });
   });
 }
@@ -41855,7 +46623,7 @@ function removeUndefinedProperties(obj) {
   }
   return obj;
 }
-function merge2(defaults2, route, options2) {
+function merge3(defaults2, route, options2) {
   if (typeof route === "string") {
     let [method, url] = route.split(" ");
     options2 = Object.assign(url ? { method, url } : { url: method }, options2);
@@ -42103,15 +46871,15 @@ function parse2(options2) {
   );
 }
 function endpointWithDefaults(defaults2, route, options2) {
-  return parse2(merge2(defaults2, route, options2));
+  return parse2(merge3(defaults2, route, options2));
 }
 function withDefaults(oldDefaults, newDefaults) {
-  const DEFAULTS22 = merge2(oldDefaults, newDefaults);
+  const DEFAULTS22 = merge3(oldDefaults, newDefaults);
   const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS22);
   return Object.assign(endpoint2, {
     DEFAULTS: DEFAULTS22,
     defaults: withDefaults.bind(null, DEFAULTS22),
-    merge: merge2.bind(null, DEFAULTS22),
+    merge: merge3.bind(null, DEFAULTS22),
     parse: parse2
   });
 }
@@ -42321,8 +47089,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key2, val) => {
-    const isObject2 = val !== null && typeof val === "object";
-    const hasToJSON = isObject2 && typeof val.toJSON === "function";
+    const isObject3 = val !== null && typeof val === "object";
+    const hasToJSON = isObject3 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key2);
     }
@@ -42543,8 +47311,8 @@ var convertMarkedBigIntsReviver = (key2, value, context, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key2, value, context);
 };
-var JSONParseV2 = (text3, reviver) => {
-  return JSON.parse(text3, (key2, value, context) => {
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key2, value, context) => {
     const isNumber2 = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber2 && isOutOfBounds;
@@ -42602,8 +47370,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text3) => {
-  return text3.replace(
+var serializeBigInts = (text2) => {
+  return text2.replace(
     stringsOrLargeNumbers,
     (match2, digits, fractional, exponential) => {
       const isString3 = match2[0] === '"';
@@ -42617,18 +47385,18 @@ var serializeBigInts = (text3) => {
     }
   );
 };
-var JSONParse = (text3, reviver) => {
-  if (!text3) return originalParse(text3, reviver);
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
-    const serializedData = serializeBigInts(text3);
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
       (key2, value, context) => convertMarkedBigIntsReviver(key2, value, context, reviver)
     );
   } catch (error) {
     if (error instanceof RangeError) {
-      const serializedData = serializeBigInts(text3);
+      const serializedData = serializeBigInts(text2);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -42796,12 +47564,12 @@ async function getResponseData(response) {
   }
   const mimetype = parse3(contentType);
   if (isJSONResponse(mimetype)) {
-    let text3 = "";
+    let text2 = "";
     try {
-      text3 = await response.text();
-      return JSONParse(text3);
-    } catch (err) {
-      return text3;
+      text2 = await response.text();
+      return JSONParse(text2);
+    } catch (err2) {
+      return text2;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -43184,7 +47952,7 @@ var Octokit = class {
   }
   constructor(options2 = {}) {
     const hook7 = new before_after_hook_default.Collection();
-    const requestDefaults = {
+    const requestDefaults2 = {
       baseUrl: request.endpoint.DEFAULTS.baseUrl,
       headers: {},
       request: Object.assign({}, options2.request, {
@@ -43196,18 +47964,18 @@ var Octokit = class {
         format: ""
       }
     };
-    requestDefaults.headers["user-agent"] = options2.userAgent ? `${options2.userAgent} ${userAgentTrail}` : userAgentTrail;
+    requestDefaults2.headers["user-agent"] = options2.userAgent ? `${options2.userAgent} ${userAgentTrail}` : userAgentTrail;
     if (options2.baseUrl) {
-      requestDefaults.baseUrl = options2.baseUrl;
+      requestDefaults2.baseUrl = options2.baseUrl;
     }
     if (options2.previews) {
-      requestDefaults.mediaType.previews = options2.previews;
+      requestDefaults2.mediaType.previews = options2.previews;
     }
     if (options2.timeZone) {
-      requestDefaults.headers["time-zone"] = options2.timeZone;
+      requestDefaults2.headers["time-zone"] = options2.timeZone;
     }
-    this.request = request.defaults(requestDefaults);
-    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+    this.request = request.defaults(requestDefaults2);
+    this.graphql = withCustomRequest(this.request).defaults(requestDefaults2);
     this.log = createLogger2(options2.log);
     this.hook = hook7;
     if (!options2.authStrategy) {
@@ -45992,30 +50760,30 @@ function routeMatcher(paths) {
 var regex = routeMatcher(triggers_notification_paths_default);
 var triggersNotification = regex.test.bind(regex);
 var groups = {};
-var createGroups = function(Bottleneck4, common) {
-  groups.global = new Bottleneck4.Group({
+var createGroups = function(Bottleneck5, common) {
+  groups.global = new Bottleneck5.Group({
     id: "octokit-global",
     maxConcurrent: 10,
     ...common
   });
-  groups.auth = new Bottleneck4.Group({
+  groups.auth = new Bottleneck5.Group({
     id: "octokit-auth",
     maxConcurrent: 1,
     ...common
   });
-  groups.search = new Bottleneck4.Group({
+  groups.search = new Bottleneck5.Group({
     id: "octokit-search",
     maxConcurrent: 1,
     minTime: 2e3,
     ...common
   });
-  groups.write = new Bottleneck4.Group({
+  groups.write = new Bottleneck5.Group({
     id: "octokit-write",
     maxConcurrent: 1,
     minTime: 1e3,
     ...common
   });
-  groups.notifications = new Bottleneck4.Group({
+  groups.notifications = new Bottleneck5.Group({
     id: "octokit-notifications",
     maxConcurrent: 1,
     minTime: 3e3,
@@ -46025,7 +50793,7 @@ var createGroups = function(Bottleneck4, common) {
 function throttling(octokit, octokitOptions) {
   const {
     enabled = true,
-    Bottleneck: Bottleneck4 = import_light2.default,
+    Bottleneck: Bottleneck5 = import_light2.default,
     id = "no-id",
     timeout = 1e3 * 60 * 2,
     // Redis TTL: 2 minutes
@@ -46068,16 +50836,16 @@ function throttling(octokit, octokitOptions) {
     }
     initialized = true;
     if (groups.global == null) {
-      createGroups(Bottleneck4, common);
+      createGroups(Bottleneck5, common);
     }
     state.global = state.global ?? groups.global;
     state.auth = state.auth ?? groups.auth;
     state.search = state.search ?? groups.search;
     state.write = state.write ?? groups.write;
     state.notifications = state.notifications ?? groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck4();
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck5();
     const events = {};
-    const emitter = new Bottleneck4.Events(events);
+    const emitter = new Bottleneck5.Events(events);
     events.on("secondary-limit", state.onSecondaryRateLimit);
     events.on("rate-limit", state.onRateLimit);
     events.on(
@@ -46668,8 +51436,8 @@ function getCachedAuthentication(state, auth22) {
   const currentScope = authentication.scopes.join(" ");
   return newScope === currentScope ? authentication : false;
 }
-async function wait(seconds4) {
-  await new Promise((resolve13) => setTimeout(resolve13, seconds4 * 1e3));
+async function wait(seconds3) {
+  await new Promise((resolve11) => setTimeout(resolve11, seconds3 * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -47537,7 +52305,7 @@ async function sendRequestWithRetries(state, request2, options2, createdAt, retr
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve13) => setTimeout(resolve13, awaitTime));
+    await new Promise((resolve11) => setTimeout(resolve11, awaitTime));
     return sendRequestWithRetries(state, request2, options2, createdAt, retries);
   }
 }
@@ -47643,7 +52411,7 @@ async function auth7(state, options2) {
     }
   });
 }
-function getState(options2) {
+function getState2(options2) {
   const common = {
     octokit: options2.octokit,
     octokitOptions: options2.octokitOptions
@@ -47672,7 +52440,7 @@ function getState(options2) {
 }
 var VERSION17 = "0.0.0-development";
 function createProbotAuthFn(options2) {
-  const state = getState(options2);
+  const state = getState2(options2);
   return Object.assign(auth7.bind(null, state), {
     hook: state.auth.hook
   });
@@ -48315,11 +53083,11 @@ function createAppState(store, now = Date.now) {
     async putRun(request2) {
       await store.putState(runKey2(request2.owner, request2.repo, request2.runId), request2);
     },
-    async claimBisect(owner, repo, series, range) {
-      return await store.compareAndSetState(`bisect:${slug(owner, repo)}:${series}@${range}`, null, { at: iso() }) !== null;
+    async claimBisect(owner, repo, series2, range) {
+      return await store.compareAndSetState(`bisect:${slug(owner, repo)}:${series2}@${range}`, null, { at: iso() }) !== null;
     },
-    async releaseBisect(owner, repo, series, range) {
-      await store.deleteState(`bisect:${slug(owner, repo)}:${series}@${range}`);
+    async releaseBisect(owner, repo, series2, range) {
+      await store.deleteState(`bisect:${slug(owner, repo)}:${series2}@${range}`);
     },
     async putBisectRun(owner, repo, runId, record) {
       await store.putState(`bisect-run:${slug(owner, repo)}/${runId}`, record);
@@ -48327,16 +53095,17 @@ function createAppState(store, now = Date.now) {
     async getBisectRun(owner, repo, runId) {
       return (await store.getState(`bisect-run:${slug(owner, repo)}/${runId}`))?.value;
     },
-    async putIssue(owner, repo, series, record) {
-      await store.putState(`issue:${slug(owner, repo)}:${series}`, record);
+    async putIssue(owner, repo, series2, record) {
+      await store.putState(`issue:${slug(owner, repo)}:${series2}`, record);
     },
-    async getIssue(owner, repo, series) {
-      return (await store.getState(`issue:${slug(owner, repo)}:${series}`))?.value;
+    async getIssue(owner, repo, series2) {
+      return (await store.getState(`issue:${slug(owner, repo)}:${series2}`))?.value;
     }
   };
 }
 
 // src/github/github-client.ts
+var import_light3 = __toESM(require_light(), 1);
 var DEFAULT_API_URL = "https://api.github.com";
 var GitHubError = class extends Error {
   name = "GitHubError";
@@ -48363,6 +53132,168 @@ var GitHubError = class extends Error {
     this.headers = init2.headers ?? null;
   }
 };
+function expandPath(pathTemplate, params = {}) {
+  const rest = {};
+  for (const [key2, value] of Object.entries(params)) if (value !== void 0) rest[key2] = value;
+  const path2 = pathTemplate.replace(/\{([^}]+)\}/g, (_, name) => {
+    const value = rest[name];
+    if (value === void 0 || value === null || value === "") throw new TypeError(`expandPath: no value for {${name}} in ${pathTemplate}`);
+    delete rest[name];
+    return encodeURIComponent(String(value));
+  });
+  return { path: path2, rest };
+}
+var NOT_RETRIED = Symbol("benchbot.notRetried");
+var refusal = (seconds3, policy) => `not retried: GitHub asks to wait ${seconds3} s, more than maxWaitMs (${Math.ceil(policy.maxWaitMs / 1e3)} s)`;
+function throttleOptions(policy) {
+  const handler2 = async (retryAfter, options2, _octokit, retryCount) => {
+    if (retryCount >= policy.maxRetries) return false;
+    const ms = retryAfter * 1e3;
+    if (ms > policy.maxWaitMs) {
+      if (options2.request) options2.request[NOT_RETRIED] = refusal(retryAfter, policy);
+      return false;
+    }
+    await policy.sleep(ms);
+    return true;
+  };
+  return { onRateLimit: handler2, onSecondaryRateLimit: handler2, retryAfterBaseValue: 0 };
+}
+var DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451, 501];
+function transientBackoff(octokit, options2) {
+  const policy = options2.benchbot?.policy;
+  if (policy === void 0) return;
+  octokit.hook.error("request", async (error, hookOptions) => {
+    const o = hookOptions;
+    const failure = error;
+    if (o.request[NOT_RETRIED] !== void 0) failure[NOT_RETRIED] = o.request[NOT_RETRIED];
+    const attempt = o.request.retryCount ?? 0;
+    const status = typeof failure.status === "number" ? failure.status : 0;
+    if (status < 500 || status === 501 || attempt >= policy.maxRetries) {
+      o.request.retries = attempt;
+      throw error;
+    }
+    const wait2 = retryAfterMs(failure.response?.headers) ?? Math.min(1e3 * 2 ** attempt, 3e4);
+    if (wait2 > policy.maxWaitMs) {
+      o.request.retries = attempt;
+      failure[NOT_RETRIED] = refusal(Math.ceil(wait2 / 1e3), policy);
+      throw error;
+    }
+    await policy.sleep(wait2);
+    throw error;
+  });
+}
+function requestDefaults(octokit, options2) {
+  const defaults2 = options2.benchbot;
+  if (defaults2 === void 0) return;
+  octokit.hook.before("request", (hookOptions) => {
+    const o = hookOptions;
+    const origin = new URL(o.url ?? "/", o.baseUrl ?? defaults2.apiOrigin).origin;
+    if (origin !== defaults2.apiOrigin) throw new GitHubError({ method: o.method ?? "GET", path: new URL(o.url ?? "/", defaults2.apiOrigin).pathname, status: 0, detail: `refusing to follow a Link: rel="next" to another origin (${origin})` });
+    Object.assign(o.headers, defaults2.headers);
+  });
+}
+var BenchbotOctokit = Octokit.plugin(throttling, transientBackoff, retry, paginateRest, requestDefaults);
+function octokitGitHubClient(octokit, options2) {
+  const apiUrl = options2.apiUrl.replace(/\/+$/, "");
+  const fetchBlob = options2.fetch ?? globalThis.fetch;
+  const sleep = options2.sleep ?? ((ms) => new Promise((resolve11) => setTimeout(resolve11, ms)));
+  const maxRetries = options2.maxRetries ?? 3;
+  async function call(method, pathTemplate, params = {}, extra = {}) {
+    const { path: path2, rest } = expandPath(pathTemplate, params);
+    try {
+      return { path: path2, response: await octokit.request(`${method} ${path2}`, { ...rest, ...extra }) };
+    } catch (error) {
+      throw toGitHubError(method, path2, error);
+    }
+  }
+  async function requestWithResponse(method, pathTemplate, params) {
+    const { response } = await call(method, pathTemplate, params);
+    const data = response.status === 204 || response.status === 205 || method === "HEAD" || response.data === "" ? void 0 : response.data;
+    return { status: response.status, headers: toHeaders(response.headers), data };
+  }
+  async function paginate2(pathTemplate, params = {}) {
+    const { path: path2, rest } = expandPath(pathTemplate, { per_page: 100, ...params });
+    const items = [];
+    let pages = 0;
+    try {
+      for await (const page of octokit.paginate.iterator(`GET ${path2}`, rest)) {
+        if (!Array.isArray(page.data)) throw new GitHubError({ method: "GET", path: path2, status: 200, detail: "paginate: the response is not a list" });
+        if (++pages > 1e4) throw new GitHubError({ method: "GET", path: path2, status: 0, detail: "more than 10000 pages; the Link header loops" });
+        items.push(...page.data);
+      }
+    } catch (error) {
+      throw toGitHubError("GET", path2, error);
+    }
+    return items;
+  }
+  async function download(pathTemplate, params = {}) {
+    const { path: path2, response } = await call("GET", pathTemplate, params, { request: { redirect: "manual" } });
+    if (response.status < 300 || response.status >= 400) return toBytes(response.data);
+    const location = response.headers.location;
+    if (typeof location !== "string" || location === "") throw new GitHubError({ method: "GET", path: path2, status: response.status, detail: "redirect without a Location header", headers: toHeaders(response.headers) });
+    const target = new URL(location, apiUrl + path2).toString();
+    let lastError;
+    for (let attempt = 0; attempt <= maxRetries; attempt++) {
+      try {
+        const blob = await fetchBlob(target, { headers: { "user-agent": options2.userAgent ?? "benchbot" } });
+        if (blob.ok) return new Uint8Array(await blob.arrayBuffer());
+        lastError = new GitHubError({ method: "GET", path: path2, status: blob.status, detail: `download from the redirect target failed (${blob.status} ${blob.statusText})` });
+        if (blob.status < 500) break;
+      } catch (error) {
+        lastError = new GitHubError({ method: "GET", path: path2, status: 0, detail: `download from the redirect target failed: ${String(error?.message ?? error)}`, cause: error });
+      }
+      if (attempt < maxRetries) await sleep(Math.min(1e3 * 2 ** attempt, 3e4));
+    }
+    throw lastError;
+  }
+  return {
+    apiUrl,
+    request: async (method, pathTemplate, params) => (await requestWithResponse(method, pathTemplate, params)).data,
+    requestWithResponse,
+    paginate: paginate2,
+    download
+  };
+}
+function retryAfterMs(headers) {
+  const value = headers?.["retry-after"];
+  if (value === void 0 || value === null) return null;
+  const seconds3 = Number(value);
+  if (Number.isFinite(seconds3) && seconds3 >= 0) return seconds3 * 1e3;
+  const date = Date.parse(String(value));
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+}
+function toHeaders(record) {
+  const headers = new Headers();
+  for (const [key2, value] of Object.entries(record ?? {})) if (value !== void 0 && value !== null) headers.set(key2, String(value));
+  return headers;
+}
+function toBytes(data) {
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (typeof data === "string") return new TextEncoder().encode(data);
+  throw new TypeError("download: the response body is not binary");
+}
+function toGitHubError(method, path2, error) {
+  if (error instanceof GitHubError) return error;
+  const e = error;
+  if (typeof e?.status !== "number") return error;
+  const data = e.response?.data;
+  const body = typeof data === "object" && data !== null ? data : void 0;
+  const notRetried = e[NOT_RETRIED];
+  const message = typeof e.message === "string" ? e.message : null;
+  if (e.response === void 0) return new GitHubError({ method, path: path2, status: e.status === 500 ? 0 : e.status, detail: message ?? void 0, cause: error });
+  return new GitHubError({
+    method,
+    path: path2,
+    status: e.status,
+    githubMessage: typeof body?.message === "string" ? body.message : typeof data === "string" && data !== "" ? data.slice(0, 200) : null,
+    documentationUrl: typeof body?.documentation_url === "string" ? body.documentation_url : null,
+    errors: Array.isArray(body?.errors) ? body.errors : [],
+    headers: toHeaders(e.response.headers),
+    detail: typeof notRetried === "string" ? notRetried : void 0,
+    cause: error
+  });
+}
 
 // src/github/truncate-markdown.ts
 function truncateMarkdown(markdown2, limit, note) {
@@ -48436,9 +53367,9 @@ _benchbot truncated this comment: the report is ${bytes} bytes and GitHub allows
   if (action === "unchanged" && deletedIds.length > 0) action = "deleted-duplicates";
   return { action, id: kept.id, url, deletedIds, truncated };
 }
-function startsWithMarker(text3, marker) {
-  const end = text3.indexOf("\n");
-  return (end === -1 ? text3 : text3.slice(0, end)).trimEnd() === marker.trim();
+function startsWithMarker(text2, marker) {
+  const end = text2.indexOf("\n");
+  return (end === -1 ? text2 : text2.slice(0, end)).trimEnd() === marker.trim();
 }
 
 // src/app/app-config.ts
@@ -48456,13 +53387,13 @@ function defaultConfig() {
 var LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 var WORKFLOW = /^(?:[\w.-]+\.ya?ml|\d{1,15})$/;
 var RUNNER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function parseAppConfig(text3) {
+function parseAppConfig(text2) {
   const config3 = defaultConfig();
   const problems = [];
-  if (text3 === null) return { config: config3, problems };
-  const bytes = new TextEncoder().encode(text3).length;
+  if (text2 === null) return { config: config3, problems };
+  const bytes = new TextEncoder().encode(text2).length;
   if (bytes > MAX_CONFIG_BYTES) return { config: config3, problems: [{ key: "(file)", message: `${CONFIG_PATH} is ${bytes} bytes; the limit is ${MAX_CONFIG_BYTES}, so every setting is at its default` }] };
-  const doc = (0, import_yaml3.parseDocument)(text3, { uniqueKeys: true });
+  const doc = (0, import_yaml3.parseDocument)(text2, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const error = doc.errors[0];
     const at = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : "";
@@ -48571,8 +53502,8 @@ function unknownKeys(mapping, known, prefix, report) {
   }
 }
 function show(value) {
-  const text3 = typeof value === "string" ? JSON.stringify(value) : Array.isArray(value) ? "a list" : isMapping(value) ? "a mapping" : String(value);
-  return `\`${(text3.length > 60 ? `${text3.slice(0, 57)}...` : text3).replace(/`/g, "'").replace(/[\r\n]+/g, " ")}\``;
+  const text2 = typeof value === "string" ? JSON.stringify(value) : Array.isArray(value) ? "a list" : isMapping(value) ? "a mapping" : String(value);
+  return `\`${(text2.length > 60 ? `${text2.slice(0, 57)}...` : text2).replace(/`/g, "'").replace(/[\r\n]+/g, " ")}\``;
 }
 function editDistance(a, b) {
   if (Math.abs(a.length - b.length) > 2) return 3;
@@ -48647,9 +53578,9 @@ function decode4(string2, exclude) {
         continue;
       }
       if ((b1 & 224) === 192 && i + 3 < l) {
-        const b2 = parseInt(seq.slice(i + 4, i + 6), 16);
-        if ((b2 & 192) === 128) {
-          const chr = b1 << 6 & 1984 | b2 & 63;
+        const b22 = parseInt(seq.slice(i + 4, i + 6), 16);
+        if ((b22 & 192) === 128) {
+          const chr = b1 << 6 & 1984 | b22 & 63;
           if (chr < 128) {
             result2 += "\uFFFD\uFFFD";
           } else {
@@ -48660,10 +53591,10 @@ function decode4(string2, exclude) {
         }
       }
       if ((b1 & 240) === 224 && i + 6 < l) {
-        const b2 = parseInt(seq.slice(i + 4, i + 6), 16);
+        const b22 = parseInt(seq.slice(i + 4, i + 6), 16);
         const b3 = parseInt(seq.slice(i + 7, i + 9), 16);
-        if ((b2 & 192) === 128 && (b3 & 192) === 128) {
-          const chr = b1 << 12 & 61440 | b2 << 6 & 4032 | b3 & 63;
+        if ((b22 & 192) === 128 && (b3 & 192) === 128) {
+          const chr = b1 << 12 & 61440 | b22 << 6 & 4032 | b3 & 63;
           if (chr < 2048 || chr >= 55296 && chr <= 57343) {
             result2 += "\uFFFD\uFFFD\uFFFD";
           } else {
@@ -48674,11 +53605,11 @@ function decode4(string2, exclude) {
         }
       }
       if ((b1 & 248) === 240 && i + 9 < l) {
-        const b2 = parseInt(seq.slice(i + 4, i + 6), 16);
+        const b22 = parseInt(seq.slice(i + 4, i + 6), 16);
         const b3 = parseInt(seq.slice(i + 7, i + 9), 16);
-        const b4 = parseInt(seq.slice(i + 10, i + 12), 16);
-        if ((b2 & 192) === 128 && (b3 & 192) === 128 && (b4 & 192) === 128) {
-          let chr = b1 << 18 & 1835008 | b2 << 12 & 258048 | b3 << 6 & 4032 | b4 & 63;
+        const b42 = parseInt(seq.slice(i + 10, i + 12), 16);
+        if ((b22 & 192) === 128 && (b3 & 192) === 128 && (b42 & 192) === 128) {
+          let chr = b1 << 18 & 1835008 | b22 << 12 & 258048 | b3 << 6 & 4032 | b42 & 63;
           if (chr < 65536 || chr > 1114111) {
             result2 += "\uFFFD\uFFFD\uFFFD\uFFFD";
           } else {
@@ -49050,11 +53981,11 @@ var fromCodePoint = (
   }
 );
 function replaceCodePoint(codePoint) {
-  var _a2;
+  var _a3;
   if (codePoint >= 55296 && codePoint <= 57343 || codePoint > 1114111) {
     return 65533;
   }
-  return (_a2 = decodeMap.get(codePoint)) !== null && _a2 !== void 0 ? _a2 : codePoint;
+  return (_a3 = decodeMap.get(codePoint)) !== null && _a3 !== void 0 ? _a3 : codePoint;
 }
 
 // node_modules/entities/lib/esm/decode.js
@@ -49251,9 +54182,9 @@ var EntityDecoder = class {
    * @returns The number of characters that were consumed.
    */
   emitNumericEntity(lastCp, expectedLength) {
-    var _a2;
+    var _a3;
     if (this.consumed <= expectedLength) {
-      (_a2 = this.errors) === null || _a2 === void 0 ? void 0 : _a2.absenceOfDigitsInNumericCharacterReference(this.consumed);
+      (_a3 = this.errors) === null || _a3 === void 0 ? void 0 : _a3.absenceOfDigitsInNumericCharacterReference(this.consumed);
       return 0;
     }
     if (lastCp === CharCodes.SEMI) {
@@ -49313,11 +54244,11 @@ var EntityDecoder = class {
    * @returns The number of characters consumed.
    */
   emitNotTerminatedNamedEntity() {
-    var _a2;
+    var _a3;
     const { result: result2, decodeTree } = this;
     const valueLength = (decodeTree[result2] & BinTrieFlags.VALUE_LENGTH) >> 14;
     this.emitNamedEntityData(result2, valueLength, this.consumed);
-    (_a2 = this.errors) === null || _a2 === void 0 ? void 0 : _a2.missingSemicolonAfterCharacterReference();
+    (_a3 = this.errors) === null || _a3 === void 0 ? void 0 : _a3.missingSemicolonAfterCharacterReference();
     return this.consumed;
   }
   /**
@@ -49345,7 +54276,7 @@ var EntityDecoder = class {
    * @returns The number of characters consumed.
    */
   end() {
-    var _a2;
+    var _a3;
     switch (this.state) {
       case EntityDecoderState.NamedEntity: {
         return this.result !== 0 && (this.decodeMode !== DecodingMode.Attribute || this.result === this.treeIndex) ? this.emitNotTerminatedNamedEntity() : 0;
@@ -49358,7 +54289,7 @@ var EntityDecoder = class {
         return this.emitNumericEntity(0, 3);
       }
       case EntityDecoderState.NumericStart: {
-        (_a2 = this.errors) === null || _a2 === void 0 ? void 0 : _a2.absenceOfDigitsInNumericCharacterReference(this.consumed);
+        (_a3 = this.errors) === null || _a3 === void 0 ? void 0 : _a3.absenceOfDigitsInNumericCharacterReference(this.consumed);
         return 0;
       }
       case EntityDecoderState.EntityStart: {
@@ -49707,11 +54638,11 @@ __export(helpers_exports, {
 // node_modules/markdown-it/lib/helpers/parse_link_label.mjs
 function parseLinkLabel(state, start, disableNested) {
   let level, found, marker, prevPos;
-  const max = state.posMax;
+  const max2 = state.posMax;
   const oldPos = state.pos;
   state.pos = start + 1;
   level = 1;
-  while (state.pos < max) {
+  while (state.pos < max2) {
     marker = state.src.charCodeAt(state.pos);
     if (marker === 93) {
       level--;
@@ -49740,7 +54671,7 @@ function parseLinkLabel(state, start, disableNested) {
 }
 
 // node_modules/markdown-it/lib/helpers/parse_link_destination.mjs
-function parseLinkDestination(str, start, max) {
+function parseLinkDestination(str, start, max2) {
   let code18;
   let pos = start;
   const result2 = {
@@ -49750,7 +54681,7 @@ function parseLinkDestination(str, start, max) {
   };
   if (str.charCodeAt(pos) === 60) {
     pos++;
-    while (pos < max) {
+    while (pos < max2) {
       code18 = str.charCodeAt(pos);
       if (code18 === 10) {
         return result2;
@@ -49764,7 +54695,7 @@ function parseLinkDestination(str, start, max) {
         result2.ok = true;
         return result2;
       }
-      if (code18 === 92 && pos + 1 < max) {
+      if (code18 === 92 && pos + 1 < max2) {
         pos += 2;
         continue;
       }
@@ -49773,7 +54704,7 @@ function parseLinkDestination(str, start, max) {
     return result2;
   }
   let level = 0;
-  while (pos < max) {
+  while (pos < max2) {
     code18 = str.charCodeAt(pos);
     if (code18 === 32) {
       break;
@@ -49781,7 +54712,7 @@ function parseLinkDestination(str, start, max) {
     if (code18 < 32 || code18 === 127) {
       break;
     }
-    if (code18 === 92 && pos + 1 < max) {
+    if (code18 === 92 && pos + 1 < max2) {
       if (str.charCodeAt(pos + 1) === 32) {
         break;
       }
@@ -49815,7 +54746,7 @@ function parseLinkDestination(str, start, max) {
 }
 
 // node_modules/markdown-it/lib/helpers/parse_link_title.mjs
-function parseLinkTitle(str, start, max, prev_state) {
+function parseLinkTitle(str, start, max2, prev_state) {
   let code18;
   let pos = start;
   const state = {
@@ -49834,7 +54765,7 @@ function parseLinkTitle(str, start, max, prev_state) {
     state.str = prev_state.str;
     state.marker = prev_state.marker;
   } else {
-    if (pos >= max) {
+    if (pos >= max2) {
       return state;
     }
     let marker = str.charCodeAt(pos);
@@ -49848,7 +54779,7 @@ function parseLinkTitle(str, start, max, prev_state) {
     }
     state.marker = marker;
   }
-  while (pos < max) {
+  while (pos < max2) {
     code18 = str.charCodeAt(pos);
     if (code18 === state.marker) {
       state.pos = pos + 1;
@@ -49857,7 +54788,7 @@ function parseLinkTitle(str, start, max, prev_state) {
       return state;
     } else if (code18 === 40 && state.marker === 41) {
       return state;
-    } else if (code18 === 92 && pos + 1 < max) {
+    } else if (code18 === 92 && pos + 1 < max2) {
       pos++;
     }
     pos++;
@@ -50322,8 +55253,8 @@ function linkify(state) {
         continue;
       }
       if (currentToken.type === "text" && state.md.linkify.test(currentToken.content)) {
-        const text3 = currentToken.content;
-        let links2 = state.md.linkify.match(text3);
+        const text2 = currentToken.content;
+        let links2 = state.md.linkify.match(text2);
         const nodes = [];
         let level = currentToken.level;
         let lastPos = 0;
@@ -50347,7 +55278,7 @@ function linkify(state) {
           const pos = links2[ln].index;
           if (pos > lastPos) {
             const token = new state.Token("text", "", 0);
-            token.content = text3.slice(lastPos, pos);
+            token.content = text2.slice(lastPos, pos);
             token.level = level;
             nodes.push(token);
           }
@@ -50368,9 +55299,9 @@ function linkify(state) {
           nodes.push(token_c);
           lastPos = links2[ln].lastIndex;
         }
-        if (lastPos < text3.length) {
+        if (lastPos < text2.length) {
           const token = new state.Token("text", "", 0);
-          token.content = text3.slice(lastPos);
+          token.content = text2.slice(lastPos);
           token.level = level;
           nodes.push(token);
         }
@@ -50464,13 +55395,13 @@ function process_inlines(tokens, state) {
     if (token.type !== "text") {
       continue;
     }
-    let text3 = token.content;
+    let text2 = token.content;
     let pos = 0;
-    let max = text3.length;
+    let max2 = text2.length;
     OUTER:
-      while (pos < max) {
+      while (pos < max2) {
         QUOTE_RE.lastIndex = pos;
-        const t = QUOTE_RE.exec(text3);
+        const t = QUOTE_RE.exec(text2);
         if (!t) {
           break;
         }
@@ -50480,7 +55411,7 @@ function process_inlines(tokens, state) {
         const isSingle = t[0] === "'";
         let lastChar = 32;
         if (t.index - 1 >= 0) {
-          lastChar = text3.charCodeAt(t.index - 1);
+          lastChar = text2.charCodeAt(t.index - 1);
         } else {
           for (j = i - 1; j >= 0; j--) {
             if (tokens[j].type === "softbreak" || tokens[j].type === "hardbreak") break;
@@ -50490,8 +55421,8 @@ function process_inlines(tokens, state) {
           }
         }
         let nextChar = 32;
-        if (pos < max) {
-          nextChar = text3.charCodeAt(pos);
+        if (pos < max2) {
+          nextChar = text2.charCodeAt(pos);
         } else {
           for (j = i + 1; j < tokens.length; j++) {
             if (tokens[j].type === "softbreak" || tokens[j].type === "hardbreak") break;
@@ -50560,8 +55491,8 @@ function process_inlines(tokens, state) {
               if (item.token === i) {
                 pos += openQuote.length - 1;
               }
-              text3 = token.content;
-              max = text3.length;
+              text2 = token.content;
+              max2 = text2.length;
               stack.length = j;
               continue OUTER;
             }
@@ -50600,14 +55531,14 @@ function text_join(state) {
   for (let j = 0; j < l; j++) {
     if (blockTokens[j].type !== "inline") continue;
     const tokens = blockTokens[j].children;
-    const max = tokens.length;
-    for (curr = 0; curr < max; curr++) {
+    const max2 = tokens.length;
+    for (curr = 0; curr < max2; curr++) {
       if (tokens[curr].type === "text_special") {
         tokens[curr].type = "text";
       }
     }
-    for (curr = last = 0; curr < max; curr++) {
-      if (tokens[curr].type === "text" && curr + 1 < max && tokens[curr + 1].type === "text") {
+    for (curr = last = 0; curr < max2; curr++) {
+      if (tokens[curr].type === "text" && curr + 1 < max2 && tokens[curr + 1].type === "text") {
         tokens[curr + 1].content = tokens[curr].content + tokens[curr + 1].content;
       } else {
         if (curr !== last) {
@@ -50719,7 +55650,7 @@ StateBlock.prototype.isEmpty = function isEmpty(line) {
   return this.bMarks[line] + this.tShift[line] >= this.eMarks[line];
 };
 StateBlock.prototype.skipEmptyLines = function skipEmptyLines(from) {
-  for (let max = this.lineMax; from < max; from++) {
+  for (let max2 = this.lineMax; from < max2; from++) {
     if (this.bMarks[from] + this.tShift[from] < this.eMarks[from]) {
       break;
     }
@@ -50727,7 +55658,7 @@ StateBlock.prototype.skipEmptyLines = function skipEmptyLines(from) {
   return from;
 };
 StateBlock.prototype.skipSpaces = function skipSpaces(pos) {
-  for (let max = this.src.length; pos < max; pos++) {
+  for (let max2 = this.src.length; pos < max2; pos++) {
     const ch = this.src.charCodeAt(pos);
     if (!isSpace3(ch)) {
       break;
@@ -50747,7 +55678,7 @@ StateBlock.prototype.skipSpacesBack = function skipSpacesBack(pos, min) {
   return pos;
 };
 StateBlock.prototype.skipChars = function skipChars(pos, code18) {
-  for (let max = this.src.length; pos < max; pos++) {
+  for (let max2 = this.src.length; pos < max2; pos++) {
     if (this.src.charCodeAt(pos) !== code18) {
       break;
     }
@@ -50810,18 +55741,18 @@ var state_block_default = StateBlock;
 var MAX_AUTOCOMPLETED_CELLS = 65536;
 function getLine(state, line) {
   const pos = state.bMarks[line] + state.tShift[line];
-  const max = state.eMarks[line];
-  return state.src.slice(pos, max);
+  const max2 = state.eMarks[line];
+  return state.src.slice(pos, max2);
 }
 function escapedSplit(str) {
   const result2 = [];
-  const max = str.length;
+  const max2 = str.length;
   let pos = 0;
   let ch = str.charCodeAt(pos);
   let isEscaped = false;
   let lastPos = 0;
   let current = "";
-  while (pos < max) {
+  while (pos < max2) {
     if (ch === 124) {
       if (!isEscaped) {
         result2.push(current + str.substring(lastPos, pos));
@@ -51025,11 +55956,11 @@ function code(state, startLine, endLine) {
 // node_modules/markdown-it/lib/rules_block/fence.mjs
 function fence(state, startLine, endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
-  let max = state.eMarks[startLine];
+  let max2 = state.eMarks[startLine];
   if (state.sCount[startLine] - state.blkIndent >= 4) {
     return false;
   }
-  if (pos + 3 > max) {
+  if (pos + 3 > max2) {
     return false;
   }
   const marker = state.src.charCodeAt(pos);
@@ -51043,7 +55974,7 @@ function fence(state, startLine, endLine, silent) {
     return false;
   }
   const markup = state.src.slice(mem, pos);
-  const params = state.src.slice(pos, max);
+  const params = state.src.slice(pos, max2);
   if (marker === 96) {
     if (params.indexOf(String.fromCharCode(marker)) >= 0) {
       return false;
@@ -51060,8 +55991,8 @@ function fence(state, startLine, endLine, silent) {
       break;
     }
     pos = mem = state.bMarks[nextLine] + state.tShift[nextLine];
-    max = state.eMarks[nextLine];
-    if (pos < max && state.sCount[nextLine] < state.blkIndent) {
+    max2 = state.eMarks[nextLine];
+    if (pos < max2 && state.sCount[nextLine] < state.blkIndent) {
       break;
     }
     if (state.src.charCodeAt(pos) !== marker) {
@@ -51075,7 +56006,7 @@ function fence(state, startLine, endLine, silent) {
       continue;
     }
     pos = state.skipSpaces(pos);
-    if (pos < max) {
+    if (pos < max2) {
       continue;
     }
     haveEndMarker = true;
@@ -51094,7 +56025,7 @@ function fence(state, startLine, endLine, silent) {
 // node_modules/markdown-it/lib/rules_block/blockquote.mjs
 function blockquote(state, startLine, endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
-  let max = state.eMarks[startLine];
+  let max2 = state.eMarks[startLine];
   const oldLineMax = state.lineMax;
   if (state.sCount[startLine] - state.blkIndent >= 4) {
     return false;
@@ -51117,8 +56048,8 @@ function blockquote(state, startLine, endLine, silent) {
   for (nextLine = startLine; nextLine < endLine; nextLine++) {
     const isOutdented = state.sCount[nextLine] < state.blkIndent;
     pos = state.bMarks[nextLine] + state.tShift[nextLine];
-    max = state.eMarks[nextLine];
-    if (pos >= max) {
+    max2 = state.eMarks[nextLine];
+    if (pos >= max2) {
       break;
     }
     if (state.src.charCodeAt(pos++) === 62 && !isOutdented) {
@@ -51145,7 +56076,7 @@ function blockquote(state, startLine, endLine, silent) {
       let offset = initial;
       oldBMarks.push(state.bMarks[nextLine]);
       state.bMarks[nextLine] = pos;
-      while (pos < max) {
+      while (pos < max2) {
         const ch = state.src.charCodeAt(pos);
         if (isSpace3(ch)) {
           if (ch === 9) {
@@ -51158,7 +56089,7 @@ function blockquote(state, startLine, endLine, silent) {
         }
         pos++;
       }
-      lastLineEmpty = pos >= max;
+      lastLineEmpty = pos >= max2;
       oldBSCount.push(state.bsCount[nextLine]);
       state.bsCount[nextLine] = state.sCount[nextLine] + 1 + (spaceAfterMarker ? 1 : 0);
       oldSCount.push(state.sCount[nextLine]);
@@ -51218,7 +56149,7 @@ function blockquote(state, startLine, endLine, silent) {
 
 // node_modules/markdown-it/lib/rules_block/hr.mjs
 function hr(state, startLine, endLine, silent) {
-  const max = state.eMarks[startLine];
+  const max2 = state.eMarks[startLine];
   if (state.sCount[startLine] - state.blkIndent >= 4) {
     return false;
   }
@@ -51228,7 +56159,7 @@ function hr(state, startLine, endLine, silent) {
     return false;
   }
   let cnt = 1;
-  while (pos < max) {
+  while (pos < max2) {
     const ch = state.src.charCodeAt(pos++);
     if (ch !== marker && !isSpace3(ch)) {
       return false;
@@ -51252,13 +56183,13 @@ function hr(state, startLine, endLine, silent) {
 
 // node_modules/markdown-it/lib/rules_block/list.mjs
 function skipBulletListMarker(state, startLine) {
-  const max = state.eMarks[startLine];
+  const max2 = state.eMarks[startLine];
   let pos = state.bMarks[startLine] + state.tShift[startLine];
   const marker = state.src.charCodeAt(pos++);
   if (marker !== 42 && marker !== 45 && marker !== 43) {
     return -1;
   }
-  if (pos < max) {
+  if (pos < max2) {
     const ch = state.src.charCodeAt(pos);
     if (!isSpace3(ch)) {
       return -1;
@@ -51268,9 +56199,9 @@ function skipBulletListMarker(state, startLine) {
 }
 function skipOrderedListMarker(state, startLine) {
   const start = state.bMarks[startLine] + state.tShift[startLine];
-  const max = state.eMarks[startLine];
+  const max2 = state.eMarks[startLine];
   let pos = start;
-  if (pos + 1 >= max) {
+  if (pos + 1 >= max2) {
     return -1;
   }
   let ch = state.src.charCodeAt(pos++);
@@ -51278,7 +56209,7 @@ function skipOrderedListMarker(state, startLine) {
     return -1;
   }
   for (; ; ) {
-    if (pos >= max) {
+    if (pos >= max2) {
       return -1;
     }
     ch = state.src.charCodeAt(pos++);
@@ -51293,7 +56224,7 @@ function skipOrderedListMarker(state, startLine) {
     }
     return -1;
   }
-  if (pos < max) {
+  if (pos < max2) {
     ch = state.src.charCodeAt(pos);
     if (!isSpace3(ch)) {
       return -1;
@@ -51312,7 +56243,7 @@ function markTightParagraphs(state, idx) {
   }
 }
 function list(state, startLine, endLine, silent) {
-  let max, pos, start, token;
+  let max2, pos, start, token;
   let nextLine = startLine;
   let tight = true;
   if (state.sCount[nextLine] - state.blkIndent >= 4) {
@@ -51365,10 +56296,10 @@ function list(state, startLine, endLine, silent) {
   state.parentType = "list";
   while (nextLine < endLine) {
     pos = posAfterMarker;
-    max = state.eMarks[nextLine];
+    max2 = state.eMarks[nextLine];
     const initial = state.sCount[nextLine] + posAfterMarker - (state.bMarks[nextLine] + state.tShift[nextLine]);
     let offset = initial;
-    while (pos < max) {
+    while (pos < max2) {
       const ch = state.src.charCodeAt(pos);
       if (ch === 9) {
         offset += 4 - (offset + state.bsCount[nextLine]) % 4;
@@ -51381,7 +56312,7 @@ function list(state, startLine, endLine, silent) {
     }
     const contentStart = pos;
     let indentAfterMarker;
-    if (contentStart >= max) {
+    if (contentStart >= max2) {
       indentAfterMarker = 1;
     } else {
       indentAfterMarker = offset - initial;
@@ -51406,7 +56337,7 @@ function list(state, startLine, endLine, silent) {
     state.tight = true;
     state.tShift[nextLine] = contentStart - state.bMarks[nextLine];
     state.sCount[nextLine] = offset;
-    if (contentStart >= max && state.isEmpty(nextLine + 1)) {
+    if (contentStart >= max2 && state.isEmpty(nextLine + 1)) {
       state.line = Math.min(state.line + 2, endLine);
     } else {
       state.md.block.tokenize(state, nextLine, endLine, true);
@@ -51477,7 +56408,7 @@ function list(state, startLine, endLine, silent) {
 // node_modules/markdown-it/lib/rules_block/reference.mjs
 function reference(state, startLine, _endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
-  let max = state.eMarks[startLine];
+  let max2 = state.eMarks[startLine];
   let nextLine = startLine + 1;
   if (state.sCount[startLine] - state.blkIndent >= 4) {
     return false;
@@ -51514,13 +56445,13 @@ function reference(state, startLine, _endLine, silent) {
       }
     }
     const pos2 = state.bMarks[nextLine2] + state.tShift[nextLine2];
-    const max2 = state.eMarks[nextLine2];
-    return state.src.slice(pos2, max2 + 1);
+    const max3 = state.eMarks[nextLine2];
+    return state.src.slice(pos2, max3 + 1);
   }
-  let str = state.src.slice(pos, max + 1);
-  max = str.length;
+  let str = state.src.slice(pos, max2 + 1);
+  max2 = str.length;
   let labelEnd = -1;
-  for (pos = 1; pos < max; pos++) {
+  for (pos = 1; pos < max2; pos++) {
     const ch = str.charCodeAt(pos);
     if (ch === 91) {
       return false;
@@ -51531,16 +56462,16 @@ function reference(state, startLine, _endLine, silent) {
       const lineContent = getNextLine(nextLine);
       if (lineContent !== null) {
         str += lineContent;
-        max = str.length;
+        max2 = str.length;
         nextLine++;
       }
     } else if (ch === 92) {
       pos++;
-      if (pos < max && str.charCodeAt(pos) === 10) {
+      if (pos < max2 && str.charCodeAt(pos) === 10) {
         const lineContent = getNextLine(nextLine);
         if (lineContent !== null) {
           str += lineContent;
-          max = str.length;
+          max2 = str.length;
           nextLine++;
         }
       }
@@ -51549,13 +56480,13 @@ function reference(state, startLine, _endLine, silent) {
   if (labelEnd < 0 || str.charCodeAt(labelEnd + 1) !== 58) {
     return false;
   }
-  for (pos = labelEnd + 2; pos < max; pos++) {
+  for (pos = labelEnd + 2; pos < max2; pos++) {
     const ch = str.charCodeAt(pos);
     if (ch === 10) {
       const lineContent = getNextLine(nextLine);
       if (lineContent !== null) {
         str += lineContent;
-        max = str.length;
+        max2 = str.length;
         nextLine++;
       }
     } else if (isSpace3(ch)) {
@@ -51563,7 +56494,7 @@ function reference(state, startLine, _endLine, silent) {
       break;
     }
   }
-  const destRes = state.md.helpers.parseLinkDestination(str, pos, max);
+  const destRes = state.md.helpers.parseLinkDestination(str, pos, max2);
   if (!destRes.ok) {
     return false;
   }
@@ -51575,13 +56506,13 @@ function reference(state, startLine, _endLine, silent) {
   const destEndPos = pos;
   const destEndLineNo = nextLine;
   const start = pos;
-  for (; pos < max; pos++) {
+  for (; pos < max2; pos++) {
     const ch = str.charCodeAt(pos);
     if (ch === 10) {
       const lineContent = getNextLine(nextLine);
       if (lineContent !== null) {
         str += lineContent;
-        max = str.length;
+        max2 = str.length;
         nextLine++;
       }
     } else if (isSpace3(ch)) {
@@ -51589,18 +56520,18 @@ function reference(state, startLine, _endLine, silent) {
       break;
     }
   }
-  let titleRes = state.md.helpers.parseLinkTitle(str, pos, max);
+  let titleRes = state.md.helpers.parseLinkTitle(str, pos, max2);
   while (titleRes.can_continue) {
     const lineContent = getNextLine(nextLine);
     if (lineContent === null) break;
     str += lineContent;
-    pos = max;
-    max = str.length;
+    pos = max2;
+    max2 = str.length;
     nextLine++;
-    titleRes = state.md.helpers.parseLinkTitle(str, pos, max, titleRes);
+    titleRes = state.md.helpers.parseLinkTitle(str, pos, max2, titleRes);
   }
   let title;
-  if (pos < max && start !== pos && titleRes.ok) {
+  if (pos < max2 && start !== pos && titleRes.ok) {
     title = titleRes.str;
     pos = titleRes.pos;
   } else {
@@ -51608,19 +56539,19 @@ function reference(state, startLine, _endLine, silent) {
     pos = destEndPos;
     nextLine = destEndLineNo;
   }
-  while (pos < max) {
+  while (pos < max2) {
     const ch = str.charCodeAt(pos);
     if (!isSpace3(ch)) {
       break;
     }
     pos++;
   }
-  if (pos < max && str.charCodeAt(pos) !== 10) {
+  if (pos < max2 && str.charCodeAt(pos) !== 10) {
     if (title) {
       title = "";
       pos = destEndPos;
       nextLine = destEndLineNo;
-      while (pos < max) {
+      while (pos < max2) {
         const ch = str.charCodeAt(pos);
         if (!isSpace3(ch)) {
           break;
@@ -51629,7 +56560,7 @@ function reference(state, startLine, _endLine, silent) {
       }
     }
   }
-  if (pos < max && str.charCodeAt(pos) !== 10) {
+  if (pos < max2 && str.charCodeAt(pos) !== 10) {
     return false;
   }
   const label2 = normalizeReference(str.slice(1, labelEnd));
@@ -51743,7 +56674,7 @@ var HTML_SEQUENCES = [
 ];
 function html_block(state, startLine, endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
-  let max = state.eMarks[startLine];
+  let max2 = state.eMarks[startLine];
   if (state.sCount[startLine] - state.blkIndent >= 4) {
     return false;
   }
@@ -51753,7 +56684,7 @@ function html_block(state, startLine, endLine, silent) {
   if (state.src.charCodeAt(pos) !== 60) {
     return false;
   }
-  let lineText = state.src.slice(pos, max);
+  let lineText = state.src.slice(pos, max2);
   let i = 0;
   for (; i < HTML_SEQUENCES.length; i++) {
     if (HTML_SEQUENCES[i][0].test(lineText)) {
@@ -51773,8 +56704,8 @@ function html_block(state, startLine, endLine, silent) {
         break;
       }
       pos = state.bMarks[nextLine] + state.tShift[nextLine];
-      max = state.eMarks[nextLine];
-      lineText = state.src.slice(pos, max);
+      max2 = state.eMarks[nextLine];
+      lineText = state.src.slice(pos, max2);
       if (HTML_SEQUENCES[i][1].test(lineText)) {
         if (lineText.length !== 0) {
           nextLine++;
@@ -51793,37 +56724,37 @@ function html_block(state, startLine, endLine, silent) {
 // node_modules/markdown-it/lib/rules_block/heading.mjs
 function heading(state, startLine, endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
-  let max = state.eMarks[startLine];
+  let max2 = state.eMarks[startLine];
   if (state.sCount[startLine] - state.blkIndent >= 4) {
     return false;
   }
   let ch = state.src.charCodeAt(pos);
-  if (ch !== 35 || pos >= max) {
+  if (ch !== 35 || pos >= max2) {
     return false;
   }
   let level = 1;
   ch = state.src.charCodeAt(++pos);
-  while (ch === 35 && pos < max && level <= 6) {
+  while (ch === 35 && pos < max2 && level <= 6) {
     level++;
     ch = state.src.charCodeAt(++pos);
   }
-  if (level > 6 || pos < max && !isSpace3(ch)) {
+  if (level > 6 || pos < max2 && !isSpace3(ch)) {
     return false;
   }
   if (silent) {
     return true;
   }
-  max = state.skipSpacesBack(max, pos);
-  const tmp = state.skipCharsBack(max, 35, pos);
+  max2 = state.skipSpacesBack(max2, pos);
+  const tmp = state.skipCharsBack(max2, 35, pos);
   if (tmp > pos && isSpace3(state.src.charCodeAt(tmp - 1))) {
-    max = tmp;
+    max2 = tmp;
   }
   state.line = startLine + 1;
   const token_o = state.push("heading_open", "h" + String(level), 1);
   token_o.markup = "########".slice(0, level);
   token_o.map = [startLine, state.line];
   const token_i = state.push("inline", "", 0);
-  token_i.content = state.src.slice(pos, max).trim();
+  token_i.content = state.src.slice(pos, max2).trim();
   token_i.map = [startLine, state.line];
   token_i.children = [];
   const token_c = state.push("heading_close", "h" + String(level), -1);
@@ -51848,13 +56779,13 @@ function lheading(state, startLine, endLine) {
     }
     if (state.sCount[nextLine] >= state.blkIndent) {
       let pos = state.bMarks[nextLine] + state.tShift[nextLine];
-      const max = state.eMarks[nextLine];
-      if (pos < max) {
+      const max2 = state.eMarks[nextLine];
+      if (pos < max2) {
         marker = state.src.charCodeAt(pos);
         if (marker === 45 || marker === 61) {
           pos = state.skipChars(pos, marker);
           pos = state.skipSpaces(pos);
-          if (pos >= max) {
+          if (pos >= max2) {
             level = marker === 61 ? 1 : 2;
             break;
           }
@@ -52054,15 +56985,15 @@ StateInline.prototype.push = function(type, tag, nesting) {
   return token;
 };
 StateInline.prototype.scanDelims = function(start, canSplitWord) {
-  const max = this.posMax;
+  const max2 = this.posMax;
   const marker = this.src.charCodeAt(start);
   const lastChar = start > 0 ? this.src.charCodeAt(start - 1) : 32;
   let pos = start;
-  while (pos < max && this.src.charCodeAt(pos) === marker) {
+  while (pos < max2 && this.src.charCodeAt(pos) === marker) {
     pos++;
   }
   const count3 = pos - start;
-  const nextChar = pos < max ? this.src.charCodeAt(pos) : 32;
+  const nextChar = pos < max2 ? this.src.charCodeAt(pos) : 32;
   const isLastPunctChar = isMdAsciiPunct(lastChar) || isPunctChar(String.fromCharCode(lastChar));
   const isNextPunctChar = isMdAsciiPunct(nextChar) || isPunctChar(String.fromCharCode(nextChar));
   const isLastWhiteSpace = isWhiteSpace(lastChar);
@@ -52128,8 +57059,8 @@ function linkify2(state, silent) {
   if (!state.md.options.linkify) return false;
   if (state.linkLevel > 0) return false;
   const pos = state.pos;
-  const max = state.posMax;
-  if (pos + 3 > max) return false;
+  const max2 = state.posMax;
+  if (pos + 3 > max2) return false;
   if (state.src.charCodeAt(pos) !== 58) return false;
   if (state.src.charCodeAt(pos + 1) !== 47) return false;
   if (state.src.charCodeAt(pos + 2) !== 47) return false;
@@ -52166,7 +57097,7 @@ function newline(state, silent) {
     return false;
   }
   const pmax = state.pending.length - 1;
-  const max = state.posMax;
+  const max2 = state.posMax;
   if (!silent) {
     if (pmax >= 0 && state.pending.charCodeAt(pmax) === 32) {
       if (pmax >= 1 && state.pending.charCodeAt(pmax - 1) === 32) {
@@ -52183,7 +57114,7 @@ function newline(state, silent) {
     }
   }
   pos++;
-  while (pos < max && isSpace3(state.src.charCodeAt(pos))) {
+  while (pos < max2 && isSpace3(state.src.charCodeAt(pos))) {
     pos++;
   }
   state.pos = pos;
@@ -52200,17 +57131,17 @@ for (let i = 0; i < 256; i++) {
 });
 function escape2(state, silent) {
   let pos = state.pos;
-  const max = state.posMax;
+  const max2 = state.posMax;
   if (state.src.charCodeAt(pos) !== 92) return false;
   pos++;
-  if (pos >= max) return false;
+  if (pos >= max2) return false;
   let ch1 = state.src.charCodeAt(pos);
   if (ch1 === 10) {
     if (!silent) {
       state.push("hardbreak", "br", 0);
     }
     pos++;
-    while (pos < max) {
+    while (pos < max2) {
       ch1 = state.src.charCodeAt(pos);
       if (!isSpace3(ch1)) break;
       pos++;
@@ -52219,7 +57150,7 @@ function escape2(state, silent) {
     return true;
   }
   let escapedStr = state.src[pos];
-  if (ch1 >= 55296 && ch1 <= 56319 && pos + 1 < max) {
+  if (ch1 >= 55296 && ch1 <= 56319 && pos + 1 < max2) {
     const ch2 = state.src.charCodeAt(pos + 1);
     if (ch2 >= 56320 && ch2 <= 57343) {
       escapedStr += state.src[pos + 1];
@@ -52250,8 +57181,8 @@ function backtick(state, silent) {
   }
   const start = pos;
   pos++;
-  const max = state.posMax;
-  while (pos < max && state.src.charCodeAt(pos) === 96) {
+  const max2 = state.posMax;
+  while (pos < max2 && state.src.charCodeAt(pos) === 96) {
     pos++;
   }
   const marker = state.src.slice(start, pos);
@@ -52265,7 +57196,7 @@ function backtick(state, silent) {
   let matchStart;
   while ((matchStart = state.src.indexOf("`", matchEnd)) !== -1) {
     matchEnd = matchStart + 1;
-    while (matchEnd < max && state.src.charCodeAt(matchEnd) === 96) {
+    while (matchEnd < max2 && state.src.charCodeAt(matchEnd) === 96) {
       matchEnd++;
     }
     const closerLength = matchEnd - matchStart;
@@ -52327,8 +57258,8 @@ function strikethrough_tokenize(state, silent) {
 function postProcess(state, delimiters) {
   let token;
   const loneMarkers = [];
-  const max = delimiters.length;
-  for (let i = 0; i < max; i++) {
+  const max2 = delimiters.length;
+  for (let i = 0; i < max2; i++) {
     const startDelim = delimiters[i];
     if (startDelim.marker !== 126) {
       continue;
@@ -52369,9 +57300,9 @@ function postProcess(state, delimiters) {
 }
 function strikethrough_postProcess(state) {
   const tokens_meta = state.tokens_meta;
-  const max = state.tokens_meta.length;
+  const max2 = state.tokens_meta.length;
   postProcess(state, state.delimiters);
-  for (let curr = 0; curr < max; curr++) {
+  for (let curr = 0; curr < max2; curr++) {
     if (tokens_meta[curr] && tokens_meta[curr].delimiters) {
       postProcess(state, tokens_meta[curr].delimiters);
     }
@@ -52421,8 +57352,8 @@ function emphasis_tokenize(state, silent) {
   return true;
 }
 function postProcess2(state, delimiters) {
-  const max = delimiters.length;
-  for (let i = max - 1; i >= 0; i--) {
+  const max2 = delimiters.length;
+  for (let i = max2 - 1; i >= 0; i--) {
     const startDelim = delimiters[i];
     if (startDelim.marker !== 95 && startDelim.marker !== 42) {
       continue;
@@ -52456,9 +57387,9 @@ function postProcess2(state, delimiters) {
 }
 function emphasis_post_process(state) {
   const tokens_meta = state.tokens_meta;
-  const max = state.tokens_meta.length;
+  const max2 = state.tokens_meta.length;
   postProcess2(state, state.delimiters);
-  for (let curr = 0; curr < max; curr++) {
+  for (let curr = 0; curr < max2; curr++) {
     if (tokens_meta[curr] && tokens_meta[curr].delimiters) {
       postProcess2(state, tokens_meta[curr].delimiters);
     }
@@ -52480,23 +57411,23 @@ function link(state, silent) {
     return false;
   }
   const oldPos = state.pos;
-  const max = state.posMax;
+  const max2 = state.posMax;
   const labelStart = state.pos + 1;
   const labelEnd = state.md.helpers.parseLinkLabel(state, state.pos, true);
   if (labelEnd < 0) {
     return false;
   }
   let pos = labelEnd + 1;
-  if (pos < max && state.src.charCodeAt(pos) === 40) {
+  if (pos < max2 && state.src.charCodeAt(pos) === 40) {
     parseReference = false;
     pos++;
-    for (; pos < max; pos++) {
+    for (; pos < max2; pos++) {
       code18 = state.src.charCodeAt(pos);
       if (!isSpace3(code18) && code18 !== 10) {
         break;
       }
     }
-    if (pos >= max) {
+    if (pos >= max2) {
       return false;
     }
     start = pos;
@@ -52509,17 +57440,17 @@ function link(state, silent) {
         href = "";
       }
       start = pos;
-      for (; pos < max; pos++) {
+      for (; pos < max2; pos++) {
         code18 = state.src.charCodeAt(pos);
         if (!isSpace3(code18) && code18 !== 10) {
           break;
         }
       }
       res = state.md.helpers.parseLinkTitle(state.src, pos, state.posMax);
-      if (pos < max && start !== pos && res.ok) {
+      if (pos < max2 && start !== pos && res.ok) {
         title = res.str;
         pos = res.pos;
-        for (; pos < max; pos++) {
+        for (; pos < max2; pos++) {
           code18 = state.src.charCodeAt(pos);
           if (!isSpace3(code18) && code18 !== 10) {
             break;
@@ -52527,7 +57458,7 @@ function link(state, silent) {
         }
       }
     }
-    if (pos >= max || state.src.charCodeAt(pos) !== 41) {
+    if (pos >= max2 || state.src.charCodeAt(pos) !== 41) {
       parseReference = true;
     }
     pos++;
@@ -52536,7 +57467,7 @@ function link(state, silent) {
     if (typeof state.env.references === "undefined") {
       return false;
     }
-    if (pos < max && state.src.charCodeAt(pos) === 91) {
+    if (pos < max2 && state.src.charCodeAt(pos) === 91) {
       start = pos + 1;
       pos = state.md.helpers.parseLinkLabel(state, pos);
       if (pos >= 0) {
@@ -52573,7 +57504,7 @@ function link(state, silent) {
     state.push("link_close", "a", -1);
   }
   state.pos = pos;
-  state.posMax = max;
+  state.posMax = max2;
   return true;
 }
 
@@ -52582,7 +57513,7 @@ function image(state, silent) {
   let code18, content, label2, pos, ref2, res, title, start;
   let href = "";
   const oldPos = state.pos;
-  const max = state.posMax;
+  const max2 = state.posMax;
   if (state.src.charCodeAt(state.pos) !== 33) {
     return false;
   }
@@ -52595,15 +57526,15 @@ function image(state, silent) {
     return false;
   }
   pos = labelEnd + 1;
-  if (pos < max && state.src.charCodeAt(pos) === 40) {
+  if (pos < max2 && state.src.charCodeAt(pos) === 40) {
     pos++;
-    for (; pos < max; pos++) {
+    for (; pos < max2; pos++) {
       code18 = state.src.charCodeAt(pos);
       if (!isSpace3(code18) && code18 !== 10) {
         break;
       }
     }
-    if (pos >= max) {
+    if (pos >= max2) {
       return false;
     }
     start = pos;
@@ -52617,17 +57548,17 @@ function image(state, silent) {
       }
     }
     start = pos;
-    for (; pos < max; pos++) {
+    for (; pos < max2; pos++) {
       code18 = state.src.charCodeAt(pos);
       if (!isSpace3(code18) && code18 !== 10) {
         break;
       }
     }
     res = state.md.helpers.parseLinkTitle(state.src, pos, state.posMax);
-    if (pos < max && start !== pos && res.ok) {
+    if (pos < max2 && start !== pos && res.ok) {
       title = res.str;
       pos = res.pos;
-      for (; pos < max; pos++) {
+      for (; pos < max2; pos++) {
         code18 = state.src.charCodeAt(pos);
         if (!isSpace3(code18) && code18 !== 10) {
           break;
@@ -52636,7 +57567,7 @@ function image(state, silent) {
     } else {
       title = "";
     }
-    if (pos >= max || state.src.charCodeAt(pos) !== 41) {
+    if (pos >= max2 || state.src.charCodeAt(pos) !== 41) {
       state.pos = oldPos;
       return false;
     }
@@ -52645,7 +57576,7 @@ function image(state, silent) {
     if (typeof state.env.references === "undefined") {
       return false;
     }
-    if (pos < max && state.src.charCodeAt(pos) === 91) {
+    if (pos < max2 && state.src.charCodeAt(pos) === 91) {
       start = pos + 1;
       pos = state.md.helpers.parseLinkLabel(state, pos);
       if (pos >= 0) {
@@ -52686,7 +57617,7 @@ function image(state, silent) {
     }
   }
   state.pos = pos;
-  state.posMax = max;
+  state.posMax = max2;
   return true;
 }
 
@@ -52699,9 +57630,9 @@ function autolink(state, silent) {
     return false;
   }
   const start = state.pos;
-  const max = state.posMax;
+  const max2 = state.posMax;
   for (; ; ) {
-    if (++pos >= max) return false;
+    if (++pos >= max2) return false;
     const ch = state.src.charCodeAt(pos);
     if (ch === 60) return false;
     if (ch === 62) break;
@@ -52763,9 +57694,9 @@ function html_inline(state, silent) {
   if (!state.md.options.html) {
     return false;
   }
-  const max = state.posMax;
+  const max2 = state.posMax;
   const pos = state.pos;
-  if (state.src.charCodeAt(pos) !== 60 || pos + 2 >= max) {
+  if (state.src.charCodeAt(pos) !== 60 || pos + 2 >= max2) {
     return false;
   }
   const ch = state.src.charCodeAt(pos + 1);
@@ -52791,9 +57722,9 @@ var DIGITAL_RE = /^&#((?:x[a-f0-9]{1,6}|[0-9]{1,7}));/i;
 var NAMED_RE = /^&([a-z][a-z0-9]{1,31});/i;
 function entity2(state, silent) {
   const pos = state.pos;
-  const max = state.posMax;
+  const max2 = state.posMax;
   if (state.src.charCodeAt(pos) !== 38) return false;
-  if (pos + 1 >= max) return false;
+  if (pos + 1 >= max2) return false;
   const ch = state.src.charCodeAt(pos + 1);
   if (ch === 35) {
     const match2 = state.src.slice(pos).match(DIGITAL_RE);
@@ -52830,12 +57761,12 @@ function entity2(state, silent) {
 // node_modules/markdown-it/lib/rules_inline/balance_pairs.mjs
 function processDelimiters(delimiters) {
   const openersBottom = {};
-  const max = delimiters.length;
-  if (!max) return;
+  const max2 = delimiters.length;
+  if (!max2) return;
   let headerIdx = 0;
   let lastTokenIdx = -2;
   const jumps = [];
-  for (let closerIdx = 0; closerIdx < max; closerIdx++) {
+  for (let closerIdx = 0; closerIdx < max2; closerIdx++) {
     const closer = delimiters[closerIdx];
     jumps.push(0);
     if (delimiters[headerIdx].marker !== closer.marker || lastTokenIdx !== closer.token - 1) {
@@ -52882,9 +57813,9 @@ function processDelimiters(delimiters) {
 }
 function link_pairs(state) {
   const tokens_meta = state.tokens_meta;
-  const max = state.tokens_meta.length;
+  const max2 = state.tokens_meta.length;
   processDelimiters(state.delimiters);
-  for (let curr = 0; curr < max; curr++) {
+  for (let curr = 0; curr < max2; curr++) {
     if (tokens_meta[curr] && tokens_meta[curr].delimiters) {
       processDelimiters(tokens_meta[curr].delimiters);
     }
@@ -52896,12 +57827,12 @@ function fragments_join(state) {
   let curr, last;
   let level = 0;
   const tokens = state.tokens;
-  const max = state.tokens.length;
-  for (curr = last = 0; curr < max; curr++) {
+  const max2 = state.tokens.length;
+  for (curr = last = 0; curr < max2; curr++) {
     if (tokens[curr].nesting < 0) level--;
     tokens[curr].level = level;
     if (tokens[curr].nesting > 0) level++;
-    if (tokens[curr].type === "text" && curr + 1 < max && tokens[curr + 1].type === "text") {
+    if (tokens[curr].type === "text" && curr + 1 < max2 && tokens[curr + 1].type === "text") {
       tokens[curr + 1].content = tokens[curr].content + tokens[curr + 1].content;
     } else {
       if (curr !== last) {
@@ -53107,8 +58038,8 @@ function isOptionsObj(obj) {
 }
 var defaultSchemas = {
   "http:": {
-    validate: function(text3, pos, self2) {
-      const tail2 = text3.slice(pos);
+    validate: function(text2, pos, self2) {
+      const tail2 = text2.slice(pos);
       if (!self2.re.http) {
         self2.re.http = new RegExp(
           `^\\/\\/${self2.re.src_auth}${self2.re.src_host_port_strict}${self2.re.src_path}`,
@@ -53124,8 +58055,8 @@ var defaultSchemas = {
   "https:": "http:",
   "ftp:": "http:",
   "//": {
-    validate: function(text3, pos, self2) {
-      const tail2 = text3.slice(pos);
+    validate: function(text2, pos, self2) {
+      const tail2 = text2.slice(pos);
       if (!self2.re.no_http) {
         self2.re.no_http = new RegExp(
           "^" + self2.re.src_auth + // Don't allow single-level domains, because of false positives like '//test'
@@ -53135,10 +58066,10 @@ var defaultSchemas = {
         );
       }
       if (self2.re.no_http.test(tail2)) {
-        if (pos >= 3 && text3[pos - 3] === ":") {
+        if (pos >= 3 && text2[pos - 3] === ":") {
           return 0;
         }
-        if (pos >= 3 && text3[pos - 3] === "/") {
+        if (pos >= 3 && text2[pos - 3] === "/") {
           return 0;
         }
         return tail2.match(self2.re.no_http)[0].length;
@@ -53147,8 +58078,8 @@ var defaultSchemas = {
     }
   },
   "mailto:": {
-    validate: function(text3, pos, self2) {
-      const tail2 = text3.slice(pos);
+    validate: function(text2, pos, self2) {
+      const tail2 = text2.slice(pos);
       if (!self2.re.mailto) {
         self2.re.mailto = new RegExp(
           `^${self2.re.src_email_name}@${self2.re.src_host_strict}`,
@@ -53165,8 +58096,8 @@ var defaultSchemas = {
 var tlds_2ch_src_re = "a[cdefgilmnoqrstuwxz]|b[abdefghijmnorstvwyz]|c[acdfghiklmnoruvwxyz]|d[ejkmoz]|e[cegrstu]|f[ijkmor]|g[abdefghilmnpqrstuwy]|h[kmnrtu]|i[delmnoqrst]|j[emop]|k[eghimnprwyz]|l[abcikrstuvy]|m[acdeghklmnopqrstuvwxyz]|n[acefgilopruz]|om|p[aefghklmnrstwy]|qa|r[eosuw]|s[abcdeghijklmnortuvxyz]|t[cdfghjklmnortvwz]|u[agksyz]|v[aceginu]|w[fs]|y[et]|z[amw]";
 var tlds_default = "biz|com|edu|gov|net|org|pro|web|xxx|aero|asia|coop|info|museum|name|shop|\u0440\u0444".split("|");
 function createValidator(re) {
-  return function(text3, pos) {
-    const tail2 = text3.slice(pos);
+  return function(text2, pos) {
+    const tail2 = text2.slice(pos);
     if (re.test(tail2)) {
       return tail2.match(re)[0].length;
     }
@@ -53251,8 +58182,8 @@ function compile(self2) {
     "i"
   );
 }
-function Match(text3, schema, index, lastIndex) {
-  const raw = text3.slice(index, lastIndex);
+function Match(text2, schema, index, lastIndex) {
+  const raw = text2.slice(index, lastIndex);
   this.schema = schema.toLowerCase();
   this.index = index;
   this.lastIndex = lastIndex;
@@ -53287,46 +58218,46 @@ LinkifyIt.prototype.set = function set2(options2) {
   this.__opts__ = assign2(this.__opts__, options2);
   return this;
 };
-LinkifyIt.prototype.test = function test(text3) {
-  if (!text3.length) {
+LinkifyIt.prototype.test = function test(text2) {
+  if (!text2.length) {
     return false;
   }
   let m, re;
-  if (this.re.schema_test.test(text3)) {
+  if (this.re.schema_test.test(text2)) {
     re = this.re.schema_search;
     re.lastIndex = 0;
-    while ((m = re.exec(text3)) !== null) {
-      if (this.testSchemaAt(text3, m[2], re.lastIndex)) {
+    while ((m = re.exec(text2)) !== null) {
+      if (this.testSchemaAt(text2, m[2], re.lastIndex)) {
         return true;
       }
     }
   }
   if (this.__opts__.fuzzyLink && this.__compiled__["http:"]) {
-    if (text3.search(this.re.host_fuzzy_test) >= 0) {
-      if (text3.match(this.__opts__.fuzzyIP ? this.re.link_fuzzy : this.re.link_no_ip_fuzzy) !== null) {
+    if (text2.search(this.re.host_fuzzy_test) >= 0) {
+      if (text2.match(this.__opts__.fuzzyIP ? this.re.link_fuzzy : this.re.link_no_ip_fuzzy) !== null) {
         return true;
       }
     }
   }
   if (this.__opts__.fuzzyEmail && this.__compiled__["mailto:"]) {
-    if (text3.indexOf("@") >= 0) {
-      if (text3.match(this.re.email_fuzzy) !== null) {
+    if (text2.indexOf("@") >= 0) {
+      if (text2.match(this.re.email_fuzzy) !== null) {
         return true;
       }
     }
   }
   return false;
 };
-LinkifyIt.prototype.pretest = function pretest(text3) {
-  return this.re.pretest.test(text3);
+LinkifyIt.prototype.pretest = function pretest(text2) {
+  return this.re.pretest.test(text2);
 };
-LinkifyIt.prototype.testSchemaAt = function testSchemaAt(text3, schema, pos) {
+LinkifyIt.prototype.testSchemaAt = function testSchemaAt(text2, schema, pos) {
   if (!this.__compiled__[schema.toLowerCase()]) {
     return 0;
   }
-  return this.__compiled__[schema.toLowerCase()].validate(text3, pos, this);
+  return this.__compiled__[schema.toLowerCase()].validate(text2, pos, this);
 };
-LinkifyIt.prototype.match = function match(text3) {
+LinkifyIt.prototype.match = function match(text2) {
   const result2 = [];
   const type_schemed = [];
   const type_fuzzy_link = [];
@@ -53344,14 +58275,14 @@ LinkifyIt.prototype.match = function match(text3) {
     }
     return a.lastIndex >= b.lastIndex ? a : b;
   }
-  if (!text3.length) {
+  if (!text2.length) {
     return null;
   }
-  if (this.re.schema_test.test(text3)) {
+  if (this.re.schema_test.test(text2)) {
     re = this.re.schema_search;
     re.lastIndex = 0;
-    while ((m = re.exec(text3)) !== null) {
-      len = this.testSchemaAt(text3, m[2], re.lastIndex);
+    while ((m = re.exec(text2)) !== null) {
+      len = this.testSchemaAt(text2, m[2], re.lastIndex);
       if (len) {
         type_schemed.push({
           schema: m[2],
@@ -53364,7 +58295,7 @@ LinkifyIt.prototype.match = function match(text3) {
   if (this.__opts__.fuzzyLink && this.__compiled__["http:"]) {
     re = this.__opts__.fuzzyIP ? this.re.link_fuzzy_global : this.re.link_no_ip_fuzzy_global;
     re.lastIndex = 0;
-    while ((m = re.exec(text3)) !== null) {
+    while ((m = re.exec(text2)) !== null) {
       type_fuzzy_link.push({
         schema: "",
         index: m.index + m[1].length,
@@ -53375,7 +58306,7 @@ LinkifyIt.prototype.match = function match(text3) {
   if (this.__opts__.fuzzyEmail && this.__compiled__["mailto:"]) {
     re = this.re.email_fuzzy_global;
     re.lastIndex = 0;
-    while ((m = re.exec(text3)) !== null) {
+    while ((m = re.exec(text2)) !== null) {
       type_fuzzy_email.push({
         schema: "mailto:",
         index: m.index + m[1].length,
@@ -53405,7 +58336,7 @@ LinkifyIt.prototype.match = function match(text3) {
     if (candidate2.index < lastIndex) {
       continue;
     }
-    const match2 = new Match(text3, candidate2.schema, candidate2.index, candidate2.lastIndex);
+    const match2 = new Match(text2, candidate2.schema, candidate2.index, candidate2.lastIndex);
     this.__compiled__[match2.schema].normalize(match2, this);
     result2.push(match2);
     lastIndex = candidate2.lastIndex;
@@ -53415,13 +58346,13 @@ LinkifyIt.prototype.match = function match(text3) {
   }
   return null;
 };
-LinkifyIt.prototype.matchAtStart = function matchAtStart(text3) {
-  if (!text3.length) return null;
-  const m = this.re.schema_at_start.exec(text3);
+LinkifyIt.prototype.matchAtStart = function matchAtStart(text2) {
+  if (!text2.length) return null;
+  const m = this.re.schema_at_start.exec(text2);
   if (!m) return null;
-  const len = this.testSchemaAt(text3, m[2], m[0].length);
+  const len = this.testSchemaAt(text2, m[2], m[0].length);
   if (!len) return null;
-  const match2 = new Match(text3, m[2], m.index + m[1].length, m.index + m[0].length + len);
+  const match2 = new Match(text2, m[2], m.index + m[1].length, m.index + m[0].length + len);
   this.__compiled__[match2.schema].normalize(match2, this);
   return match2;
 };
@@ -53841,8 +58772,8 @@ function isKey(name) {
 }
 function setOption(args, key2, value, limits) {
   if (key2 === "runs") {
-    const max = limits.maxRuns ?? 100;
-    if (!/^\d{1,6}$/.test(value) || Number(value) < 2 || Number(value) > max) return `${inertCode(`runs=${value}`)}: give a whole number from 2 to ${max}`;
+    const max2 = limits.maxRuns ?? 100;
+    if (!/^\d{1,6}$/.test(value) || Number(value) < 2 || Number(value) > max2) return `${inertCode(`runs=${value}`)}: give a whole number from 2 to ${max2}`;
     args.runs = Number(value);
     return null;
   }
@@ -53902,195 +58833,70 @@ function findCommandLine(body) {
   return null;
 }
 
-// src/action/action-inputs.ts
-import { homedir } from "node:os";
-import { join as join10, resolve as resolve8 } from "node:path";
-var ActionInputError = class extends Error {
-  name = "ActionInputError";
-};
-var TOKEN_ENV_NAMES = ["BENCHBOT_INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
-var INPUT_ENV_PREFIX = "BENCHBOT_INPUT_";
-function inputEnvName(input) {
-  return INPUT_ENV_PREFIX + input.toUpperCase().replace(/-/g, "_");
-}
-function oneOf(env, input, allowed, fallback) {
-  const value = text2(env, input) ?? fallback;
-  if (!allowed.includes(value)) {
-    throw new ActionInputError(`${input}: "${value}" is not one of ${allowed.join(", ")}`);
-  }
-  return value;
-}
-function text2(env, input) {
-  const value = env[inputEnvName(input)]?.trim();
-  return value === void 0 || value === "" ? void 0 : value;
-}
-function wholeNumber(env, input, fallback, min) {
-  const value = text2(env, input);
-  if (value === void 0) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new ActionInputError(`${input}: "${value}" is not a whole number of at least ${min}`);
-  return n;
-}
-function flag2(env, input) {
-  const value = (text2(env, input) ?? "false").toLowerCase();
-  if (value === "true") return true;
-  if (value === "false") return false;
-  throw new ActionInputError(`${input}: "${value}" is not true or false`);
-}
-function parseShard(value) {
-  if (value === void 0) return void 0;
-  const match2 = /^(\d+)\s*\/\s*(\d+)$/.exec(value);
-  const index = Number(match2?.[1]);
-  const count3 = Number(match2?.[2]);
-  if (!match2 || index < 1 || count3 < 1 || index > count3) {
-    throw new ActionInputError(`shard: "${value}" is not INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 2/4`);
-  }
-  return count3 === 1 ? void 0 : { index, count: count3 };
-}
-function defaultStorePath(env) {
-  return join10(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
-}
-function readActionInputs(env) {
-  const merge4 = text2(env, "merge");
-  const role2 = merge4 === void 0 ? "measure" : "report";
-  if (role2 === "measure") refuseTokens(env);
-  const maxLoadText = text2(env, "max-load");
-  const maxLoad = maxLoadText === void 0 ? void 0 : Number(maxLoadText);
-  if (maxLoad !== void 0 && !(maxLoad > 0)) throw new ActionInputError(`max-load: "${maxLoadText}" is not a positive load average, e.g. 1.5`);
-  const bench = text2(env, "bench");
-  if (bench === void 0 && merge4 === void 0) throw new ActionInputError("bench: required; give the command that runs your benchmarks, e.g. ./build/bench --benchmark_format=json");
-  const format2 = text2(env, "format");
-  if (format2 !== void 0 && format2 !== "command") {
-    try {
-      readerFor(format2);
-    } catch (error) {
-      if (error instanceof UnknownFormatError) throw new ActionInputError(`format: ${error.message.replace("use --format with one of", "use one of")}`);
-      throw error;
-    }
-  }
-  const minRuns = wholeNumber(env, "min-runs", 10, 2);
-  const maxRuns = wholeNumber(env, "max-runs", Math.max(40, minRuns), 2);
-  if (maxRuns < minRuns) throw new ActionInputError(`max-runs: ${maxRuns} is below min-runs ${minRuns}`);
-  const thresholdText = text2(env, "threshold") ?? "2%";
-  const threshold = parsePercent(thresholdText);
-  if (threshold === void 0) throw new ActionInputError(`threshold: "${thresholdText}" is not a percentage such as 2%`);
-  const rules = (text2(env, "thresholds") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
+// src/jobs/report-settings.ts
+function parseReportSettings(text2, name) {
+  const given = (setting) => {
+    const value = text2[setting]?.trim();
+    return value === void 0 || value === "" ? void 0 : value;
+  };
+  const wholeNumber = (setting, fallback, min) => {
+    const value = given(setting);
+    if (value === void 0) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new SettingError(`${name(setting)}: "${value}" is not a whole number of at least ${min}`);
+    return n;
+  };
+  const minRuns = wholeNumber("min-runs", PR_CHECK_DEFAULTS.minRuns, 2);
+  const maxRuns = wholeNumber("max-runs", defaultMaxRuns(minRuns), 2);
+  if (maxRuns < minRuns) throw new SettingError(`${name("max-runs")}: ${maxRuns} is below ${name("min-runs")} ${minRuns}`);
+  const thresholdText = given("threshold");
+  const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : parsePercent(thresholdText);
+  if (threshold === void 0) throw new SettingError(`${name("threshold")}: "${thresholdText}" is not a percentage such as 2%`);
+  const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
     const eq = line.lastIndexOf("=");
     const value = eq > 0 ? parsePercent(line.slice(eq + 1)) : void 0;
-    if (value === void 0) throw new ActionInputError(`thresholds: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    if (value === void 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
     return { glob: line.slice(0, eq), threshold: value };
   });
-  const filterText = text2(env, "filter");
+  const filterText = given("filter");
   let filter;
   if (filterText !== void 0) {
     try {
       filter = compileNameFilter(filterText);
     } catch (error) {
       if (!(error instanceof NameFilterError)) throw error;
-      throw new ActionInputError(`filter: "${filterText}" is not a regular expression benchbot accepts (${error.message})`);
+      throw new SettingError(`${name("filter")}: "${filterText}" is not a regular expression benchbot accepts (${error.message})`);
     }
   }
-  const alphaText = text2(env, "alpha") ?? "0.05";
-  const alpha = Number(alphaText);
-  if (!(alpha > 0 && alpha < 0.5)) throw new ActionInputError(`alpha: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  let executor;
-  try {
-    executor = parseExecutorSpec(text2(env, "executor") ?? "local", { run: text2(env, "device-run"), push: text2(env, "device-push"), pull: text2(env, "device-pull") });
-  } catch (error) {
-    const message = error.message;
-    const flag3 = /^--([\w-]+):? /.exec(message);
-    throw new ActionInputError(flag3 ? `${flag3[1]}: ${message.slice(flag3[0].length)}`.replace(/--(device-\w+)/g, "$1") : `executor: ${message}`);
-  }
-  const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
-  const workingDirectory = resolve8(workspace, text2(env, "working-directory") ?? ".");
-  const storeText = text2(env, "store");
-  const fromEnv = env.BENCHBOT_DATABASE_URL?.trim() || void 0;
-  const store = storeText === "none" ? void 0 : storeText ?? fromEnv ?? defaultStorePath(env);
-  const mode = oneOf(env, "mode", ["pr", "nightly"], "pr");
-  const shard = parseShard(text2(env, "shard"));
-  if (shard && merge4) throw new ActionInputError("shard: a shard measures its part; merge compares the shards' results afterwards; give one of them");
-  const checkName = text2(env, "check-name");
-  const artifactName = text2(env, "artifact-name") ?? defaultArtifactName(role2, mode, shard);
-  if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
-  return {
-    bench: bench ?? "",
-    build: text2(env, "build"),
-    format: format2,
-    resultFile: text2(env, "result-file"),
-    base: text2(env, "base"),
-    head: text2(env, "head"),
-    minRuns,
-    maxRuns,
-    threshold,
-    rules,
-    filter,
-    alpha,
-    executor,
-    store,
-    counters: flag2(env, "counters"),
-    comment: oneOf(env, "comment", ["always", "on-change", "never"], "always"),
-    failOn: oneOf(env, "fail-on", ["regression", "never"], "regression"),
-    githubToken: role2 === "report" ? text2(env, "github-token") ?? "" : "",
-    workingDirectory,
-    mode,
-    role: role2,
-    shard,
-    merge: merge4 === void 0 ? void 0 : resolve8(workspace, merge4),
-    checkName: checkName === "none" ? "" : checkName ?? (mode === "nightly" ? "benchbot nightly" : "benchbot"),
-    artifactName,
-    maxLoad,
-    prNumber: text2(env, "pr-number") === void 0 ? void 0 : wholeNumber(env, "pr-number", 0, 1)
-  };
+  const alphaText = given("alpha");
+  const alpha = alphaText === void 0 ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
+  if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name("alpha")}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
+  return { threshold, alpha, rules, minRuns, maxRuns, filter };
 }
-var RESULTS_ARTIFACT = { pr: "benchbot-results", nightly: "benchbot-nightly-results" };
-var REPORT_ARTIFACT = { pr: "benchbot-report", nightly: "benchbot-nightly" };
-function defaultArtifactName(role2, mode, shard) {
-  if (role2 === "report") return REPORT_ARTIFACT[mode];
-  return shard ? `${RESULTS_ARTIFACT[mode]}-shard-${shard.index}-of-${shard.count}` : RESULTS_ARTIFACT[mode];
-}
-function refuseTokens(env) {
-  const found = TOKEN_ENV_NAMES.find((name) => (env[name] ?? "").trim() !== "");
-  if (found === void 0) return;
-  const why = "the measuring step runs the repository's build and bench commands, which can read this process's environment and its parent's (/proc/$PPID/environ)";
-  if (found === inputEnvName("github-token")) {
-    throw new ActionInputError(`github-token: ${why}, so it never takes a token; give github-token to the report job instead (the benchbot step with merge:, in a job that runs no repository code)`);
-  }
-  throw new ActionInputError(`${found} is set in the measuring step's environment (the workflow's env:); ${why}: remove it from this job and write to GitHub from a separate report job (the benchbot step with merge:)`);
-}
-
-// src/action/results-artifact.ts
-var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
-var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 
 // src/app/bench-report.ts
-var REPORT_ARTIFACT2 = "benchbot-report";
+var REPORT_ARTIFACT = "benchbot-report";
 var ReportShapeError = class extends Error {
   name = "ReportShapeError";
 };
 function benchSettings(args) {
-  const inputs = {
-    merge: ".",
-    store: "none",
-    threshold: args.threshold || "2%",
-    thresholds: args.thresholds,
-    filter: args.filter,
-    "min-runs": args.runs || "10",
-    "max-runs": args.runs || "40"
-  };
-  const env = {};
-  for (const [name, value] of Object.entries(inputs)) if (value !== void 0 && value !== "") env[inputEnvName(name)] = value;
   try {
-    const s = readActionInputs(env);
-    return { threshold: s.threshold, alpha: s.alpha, rules: s.rules, minRuns: s.minRuns, maxRuns: s.maxRuns, filter: s.filter };
+    return parseReportSettings({
+      threshold: args.threshold || "2%",
+      "threshold-for": args.thresholds,
+      filter: args.filter,
+      "min-runs": args.runs || "10",
+      "max-runs": args.runs || "40"
+    }, actionSetting);
   } catch (error) {
-    if (error instanceof ActionInputError) throw new ReportShapeError(`the dispatched inputs do not parse: ${error.message}`);
+    if (error instanceof SettingError) throw new ReportShapeError(`the dispatched inputs do not parse: ${error.message}`);
     throw error;
   }
 }
 function recomputeBenchReport(files, settings) {
-  const side2 = (path2, text3) => {
+  const side2 = (path2, text2) => {
     try {
-      return collectSide([readSource({ path: path2, text: text3 }, "benchbot")], settings.filter);
+      return collectSide([readSource({ path: path2, text: text2 }, "benchbot")], settings.filter);
     } catch (error) {
       if (error instanceof FormatError) throw new ReportShapeError(error.message);
       throw error;
@@ -54121,18 +58927,18 @@ function renderBenchFailure(meta) {
   return lines.join("\n");
 }
 function preamble(meta) {
-  const lines = [`Measured head \`${short(meta.head)}\` against base \`${short(meta.base)}\`, as [approved](${meta.commentUrl}) by @${safe(meta.requestedBy)}.`, ""];
+  const lines = [`Measured head \`${short2(meta.head)}\` against base \`${short2(meta.base)}\`, as [approved](${meta.commentUrl}) by @${safe(meta.requestedBy)}.`, ""];
   if (meta.currentHead && meta.currentHead !== meta.head) {
-    lines.push(`> [!NOTE]`, `> The pull request has newer commits (head is now \`${short(meta.currentHead)}\`); these results are for the approved \`${short(meta.head)}\`. Comment \`/bench\` to measure the new head.`, "");
+    lines.push(`> [!NOTE]`, `> The pull request has newer commits (head is now \`${short2(meta.currentHead)}\`); these results are for the approved \`${short2(meta.head)}\`. Comment \`/bench\` to measure the new head.`, "");
   }
   for (const note of meta.notes ?? []) if (note) lines.push(note, "");
   return lines;
 }
-function short(sha) {
+function short2(sha) {
   return /^[0-9a-f]{7,64}$/i.test(sha) ? sha.slice(0, 12) : safe(sha).slice(0, 40);
 }
-function safe(text3) {
-  return flatten(text3).replace(/[`<>]/g, " ").slice(0, 200);
+function safe(text2) {
+  return flatten(text2).replace(/[`<>]/g, " ").slice(0, 200);
 }
 
 // src/app/handler-deps.ts
@@ -54212,12 +59018,12 @@ async function handleCommand(deps, client, payload, target, comment2) {
     await reply(deps, client, target, login, [`this pull request is ${pull.state === "closed" ? "closed" : `in state \`${pull.state}\``}, so there is nothing to benchmark.`], configNote);
     return "closed";
   }
-  const moved = await headMovedAfter(deps, client, target, comment2);
-  if (moved !== null) {
+  const moved2 = await headMovedAfter(deps, client, target, comment2);
+  if (moved2 !== null) {
     await Promise.all([
       react(client, where, comment2.id, "confused"),
       reply(deps, client, target, login, [
-        `the head of this pull request changed after your comment (${moved}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
+        `the head of this pull request changed after your comment (${moved2}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
         "",
         `Look at the new commits, then comment \`/bench\` again to measure \`${pull.head.sha.slice(0, 12)}\`.`
       ], configNote)
@@ -54387,8 +59193,8 @@ async function reply(deps, client, target, login, lines, configNote) {
   const body = [`@${login}, ${lines[0]}`, ...lines.slice(1), ...configNote ? ["", configNote] : []].join("\n");
   await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
 }
-function oneLine(text3) {
-  return text3.replace(/[\r\n]+/g, " ").replace(/`/g, "'").slice(0, 300);
+function oneLine(text2) {
+  return text2.replace(/[\r\n]+/g, " ").replace(/`/g, "'").slice(0, 300);
 }
 
 // src/app/load-repo-config.ts
@@ -54405,87 +59211,18 @@ async function loadRepoConfig(client, owner, repo, ref2) {
   if ((file.size ?? 0) > MAX_CONFIG_BYTES) return withDefaults4(`is ${file.size} bytes; the limit is ${MAX_CONFIG_BYTES}`);
   if (file.encoding !== "base64" || typeof file.content !== "string") return withDefaults4(`came back with encoding ${String(file.encoding)}, not base64`);
   const bytes = Buffer.from(file.content.replace(/\s+/g, ""), "base64");
-  let text3;
+  let text2;
   try {
-    text3 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text2 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return withDefaults4("is not UTF-8 text");
   }
-  return parseAppConfig(text3);
+  return parseAppConfig(text2);
 }
 function withDefaults4(problem) {
   const parsed = parseAppConfig(null);
   parsed.problems.push({ key: "(file)", message: `${CONFIG_PATH} ${problem}, so every setting is at its default` });
   return parsed;
-}
-
-// src/app/octokit-client.ts
-function octokitClient(octokit, apiUrl, fetchBlob = globalThis.fetch) {
-  async function call(method, pathTemplate, params = {}, extra = {}) {
-    try {
-      return await octokit.request(`${method} ${pathTemplate}`, { ...definedOnly(params), ...extra });
-    } catch (error) {
-      throw toGitHubError(method, pathTemplate, error);
-    }
-  }
-  async function requestWithResponse(method, pathTemplate, params) {
-    const response = await call(method, pathTemplate, params);
-    const headers = new Headers();
-    for (const [key2, value] of Object.entries(response.headers)) if (value !== void 0 && value !== null) headers.set(key2, String(value));
-    const data = response.status === 204 || response.data === "" ? void 0 : response.data;
-    return { status: response.status, headers, data };
-  }
-  return {
-    apiUrl: apiUrl.replace(/\/+$/, ""),
-    request: async (method, pathTemplate, params) => (await requestWithResponse(method, pathTemplate, params)).data,
-    requestWithResponse,
-    async paginate(pathTemplate, params = {}) {
-      try {
-        return await octokit.paginate(`GET ${pathTemplate}`, { per_page: 100, ...definedOnly(params) });
-      } catch (error) {
-        throw toGitHubError("GET", pathTemplate, error);
-      }
-    },
-    async download(pathTemplate, params = {}) {
-      const response = await call("GET", pathTemplate, params, { request: { redirect: "manual" } });
-      if (response.status < 300 || response.status >= 400) return toBytes(response.data);
-      const location = response.headers.location;
-      if (typeof location !== "string" || location === "") throw new GitHubError({ method: "GET", path: pathTemplate, status: response.status, detail: "redirect without a Location header" });
-      const blob = await fetchBlob(location, { headers: { "user-agent": "benchbot" } });
-      if (!blob.ok) throw new GitHubError({ method: "GET", path: pathTemplate, status: blob.status, detail: `download from the redirect target failed (${blob.status} ${blob.statusText})` });
-      return new Uint8Array(await blob.arrayBuffer());
-    }
-  };
-}
-function definedOnly(params) {
-  const out = {};
-  for (const [key2, value] of Object.entries(params)) if (value !== void 0) out[key2] = value;
-  return out;
-}
-function toBytes(data) {
-  if (data instanceof Uint8Array) return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (typeof data === "string") return new TextEncoder().encode(data);
-  throw new TypeError("octokitClient.download: the response body is not binary");
-}
-function toGitHubError(method, path2, error) {
-  if (error instanceof GitHubError) return error;
-  const e = error;
-  if (typeof e?.status !== "number") return error;
-  const data = e.response?.data;
-  const headers = new Headers();
-  for (const [key2, value] of Object.entries(e.response?.headers ?? {})) if (value !== void 0 && value !== null) headers.set(key2, String(value));
-  return new GitHubError({
-    method,
-    path: path2,
-    // Octokit reports a network failure as status 500 without a response; GitHubError says 0 for that.
-    status: e.response === void 0 && e.status === 500 ? 0 : e.status,
-    githubMessage: typeof data?.message === "string" ? data.message : typeof e.message === "string" ? e.message : null,
-    documentationUrl: typeof data?.documentation_url === "string" ? data.documentation_url : null,
-    errors: Array.isArray(data?.errors) ? data.errors : [],
-    headers,
-    cause: error
-  });
 }
 
 // src/github/check-run.ts
@@ -54496,9 +59233,9 @@ function conclusionFor(summary, failOn) {
 }
 async function publishCheckRun(client, options2) {
   const summary = truncateForCheckRun(options2.summary);
-  const text3 = options2.text === void 0 ? void 0 : truncateForCheckRun(options2.text);
+  const text2 = options2.text === void 0 ? void 0 : truncateForCheckRun(options2.text);
   const output = { title: inertTitle(options2.title), summary: summary.text };
-  if (text3 !== void 0) output.text = text3.text;
+  if (text2 !== void 0) output.text = text2.text;
   const fields = {
     owner: options2.owner,
     repo: options2.repo,
@@ -54510,47 +59247,713 @@ async function publishCheckRun(client, options2) {
     output
   };
   const run2 = options2.checkRunId === void 0 ? await client.request("POST", "/repos/{owner}/{repo}/check-runs", { ...fields, head_sha: options2.headSha }) : await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", { ...fields, check_run_id: options2.checkRunId });
-  return { id: run2.id, url: run2.html_url ?? "", truncated: summary.truncated || (text3?.truncated ?? false) };
+  return { id: run2.id, url: run2.html_url ?? "", truncated: summary.truncated || (text2?.truncated ?? false) };
 }
 function truncateForCheckRun(markdown2, limit = CHECK_RUN_TEXT_LIMIT) {
-  return truncateMarkdown(markdown2, limit, (bytes, max) => `
+  return truncateMarkdown(markdown2, limit, (bytes, max2) => `
 
 ---
-_benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max}. The job summary and the PR comment have the full report._
+_benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max2}. The job summary and the PR comment have the full report._
 `);
 }
 
+// node_modules/fflate/esm/index.mjs
+import { createRequire as createRequire2 } from "module";
+var require2 = createRequire2("/");
+var _a2;
+var Worker;
+var isMarkedAsUntransferable;
+try {
+  _a2 = require2("worker_threads"), Worker = _a2.Worker, isMarkedAsUntransferable = _a2.isMarkedAsUntransferable;
+} catch (e) {
+}
+var u8 = Uint8Array;
+var u16 = Uint16Array;
+var i32 = Int32Array;
+var fleb = new u8([
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  1,
+  1,
+  2,
+  2,
+  2,
+  2,
+  3,
+  3,
+  3,
+  3,
+  4,
+  4,
+  4,
+  4,
+  5,
+  5,
+  5,
+  5,
+  0,
+  /* unused */
+  0,
+  0,
+  /* impossible */
+  0
+]);
+var fdeb = new u8([
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  2,
+  2,
+  3,
+  3,
+  4,
+  4,
+  5,
+  5,
+  6,
+  6,
+  7,
+  7,
+  8,
+  8,
+  9,
+  9,
+  10,
+  10,
+  11,
+  11,
+  12,
+  12,
+  13,
+  13,
+  /* unused */
+  0,
+  0
+]);
+var clim = new u8([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
+var freb = function(eb, start) {
+  var b = new u16(31);
+  for (var i = 0; i < 31; ++i) {
+    b[i] = start += 1 << eb[i - 1];
+  }
+  var r = new i32(b[30]);
+  for (var i = 1; i < 30; ++i) {
+    for (var j = b[i]; j < b[i + 1]; ++j) {
+      r[j] = j - b[i] << 5 | i;
+    }
+  }
+  return { b, r };
+};
+var _a2 = freb(fleb, 2);
+var fl = _a2.b;
+var revfl = _a2.r;
+fl[28] = 258, revfl[258] = 28;
+var _b = freb(fdeb, 0);
+var fd = _b.b;
+var revfd = _b.r;
+var rev = new u16(32768);
+for (i = 0; i < 32768; ++i) {
+  x = (i & 43690) >> 1 | (i & 21845) << 1;
+  x = (x & 52428) >> 2 | (x & 13107) << 2;
+  x = (x & 61680) >> 4 | (x & 3855) << 4;
+  rev[i] = ((x & 65280) >> 8 | (x & 255) << 8) >> 1;
+}
+var x;
+var i;
+var hMap = (function(cd, mb, r) {
+  var s = cd.length;
+  var i = 0;
+  var l = new u16(mb);
+  for (; i < s; ++i) {
+    if (cd[i])
+      ++l[cd[i] - 1];
+  }
+  var le = new u16(mb);
+  for (i = 1; i < mb; ++i) {
+    le[i] = le[i - 1] + l[i - 1] << 1;
+  }
+  var co;
+  if (r) {
+    co = new u16(1 << mb);
+    var rvb = 15 - mb;
+    for (i = 0; i < s; ++i) {
+      if (cd[i]) {
+        var sv = i << 4 | cd[i];
+        var r_1 = mb - cd[i];
+        var v = le[cd[i] - 1]++ << r_1;
+        for (var m = v | (1 << r_1) - 1; v <= m; ++v) {
+          co[rev[v] >> rvb] = sv;
+        }
+      }
+    }
+  } else {
+    co = new u16(s);
+    for (i = 0; i < s; ++i) {
+      if (cd[i]) {
+        co[i] = rev[le[cd[i] - 1]++] >> 15 - cd[i];
+      }
+    }
+  }
+  return co;
+});
+var flt = new u8(288);
+for (i = 0; i < 144; ++i)
+  flt[i] = 8;
+var i;
+for (i = 144; i < 256; ++i)
+  flt[i] = 9;
+var i;
+for (i = 256; i < 280; ++i)
+  flt[i] = 7;
+var i;
+for (i = 280; i < 288; ++i)
+  flt[i] = 8;
+var i;
+var fdt = new u8(32);
+for (i = 0; i < 32; ++i)
+  fdt[i] = 5;
+var i;
+var flrm = /* @__PURE__ */ hMap(flt, 9, 1);
+var fdrm = /* @__PURE__ */ hMap(fdt, 5, 1);
+var max = function(a) {
+  var m = a[0];
+  for (var i = 1; i < a.length; ++i) {
+    if (a[i] > m)
+      m = a[i];
+  }
+  return m;
+};
+var bits = function(d, p, m) {
+  var o = p / 8 | 0;
+  return (d[o] | d[o + 1] << 8) >> (p & 7) & m;
+};
+var bits16 = function(d, p) {
+  var o = p / 8 | 0;
+  return (d[o] | d[o + 1] << 8 | d[o + 2] << 16) >> (p & 7);
+};
+var shft = function(p) {
+  return (p + 7) / 8 | 0;
+};
+var slc = function(v, s, e) {
+  if (s == null || s < 0)
+    s = 0;
+  if (e == null || e > v.length)
+    e = v.length;
+  return new u8(v.subarray(s, e));
+};
+var ec = [
+  "unexpected EOF",
+  "invalid block type",
+  "invalid length/literal",
+  "invalid distance",
+  "stream finished",
+  "no stream handler",
+  ,
+  // determined by compression function
+  "no callback",
+  "invalid UTF-8 data",
+  "extra field too long",
+  "date not in range 1980-2099",
+  "filename too long",
+  "stream finishing",
+  "invalid zip data"
+  // determined by unknown compression method
+];
+var err = function(ind, msg, nt) {
+  var e = new Error(msg || ec[ind]);
+  e.code = ind;
+  if (Error.captureStackTrace)
+    Error.captureStackTrace(e, err);
+  if (!nt)
+    throw e;
+  return e;
+};
+var inflt = function(dat, st, buf, dict) {
+  var sl = dat.length, dl = dict ? dict.length : 0;
+  if (!sl || st.f && !st.l)
+    return buf || new u8(0);
+  var noBuf = !buf;
+  var resize = noBuf || st.i != 2;
+  var noSt = st.i;
+  if (noBuf)
+    buf = new u8(sl * 3);
+  var cbuf = function(l2) {
+    var bl = buf.length;
+    if (l2 > bl) {
+      var nbuf = new u8(Math.max(bl * 2, l2));
+      nbuf.set(buf);
+      buf = nbuf;
+    }
+  };
+  var final = st.f || 0, pos = st.p || 0, bt = st.b || 0, lm = st.l, dm = st.d, lbt = st.m, dbt = st.n;
+  var tbts = sl * 8;
+  do {
+    if (!lm) {
+      final = bits(dat, pos, 1);
+      var type = bits(dat, pos + 1, 3);
+      pos += 3;
+      if (!type) {
+        var s = shft(pos) + 4, l = dat[s - 4] | dat[s - 3] << 8, t = s + l;
+        if (t > sl) {
+          if (noSt)
+            err(0);
+          break;
+        }
+        if (resize)
+          cbuf(bt + l);
+        buf.set(dat.subarray(s, t), bt);
+        st.b = bt += l, st.p = pos = t * 8, st.f = final;
+        continue;
+      } else if (type == 1)
+        lm = flrm, dm = fdrm, lbt = 9, dbt = 5;
+      else if (type == 2) {
+        var hLit = bits(dat, pos, 31) + 257, hcLen = bits(dat, pos + 10, 15) + 4;
+        var tl = hLit + bits(dat, pos + 5, 31) + 1;
+        pos += 14;
+        var ldt = new u8(tl);
+        var clt = new u8(19);
+        for (var i = 0; i < hcLen; ++i) {
+          clt[clim[i]] = bits(dat, pos + i * 3, 7);
+        }
+        pos += hcLen * 3;
+        var clb = max(clt), clbmsk = (1 << clb) - 1;
+        var clm = hMap(clt, clb, 1);
+        for (var i = 0; i < tl; ) {
+          var r = clm[bits(dat, pos, clbmsk)];
+          pos += r & 15;
+          var s = r >> 4;
+          if (s < 16) {
+            ldt[i++] = s;
+          } else {
+            var c = 0, n = 0;
+            if (s == 16)
+              n = 3 + bits(dat, pos, 3), pos += 2, c = ldt[i - 1];
+            else if (s == 17)
+              n = 3 + bits(dat, pos, 7), pos += 3;
+            else if (s == 18)
+              n = 11 + bits(dat, pos, 127), pos += 7;
+            while (n--)
+              ldt[i++] = c;
+          }
+        }
+        var lt = ldt.subarray(0, hLit), dt = ldt.subarray(hLit);
+        lbt = max(lt);
+        dbt = max(dt);
+        lm = hMap(lt, lbt, 1);
+        dm = hMap(dt, dbt, 1);
+      } else
+        err(1);
+      if (pos > tbts) {
+        if (noSt)
+          err(0);
+        break;
+      }
+    }
+    if (resize)
+      cbuf(bt + 131072);
+    var lms = (1 << lbt) - 1, dms = (1 << dbt) - 1;
+    var lpos = pos;
+    for (; ; lpos = pos) {
+      var c = lm[bits16(dat, pos) & lms], sym = c >> 4;
+      pos += c & 15;
+      if (pos > tbts) {
+        if (noSt)
+          err(0);
+        break;
+      }
+      if (!c)
+        err(2);
+      if (sym < 256)
+        buf[bt++] = sym;
+      else if (sym == 256) {
+        lpos = pos, lm = null;
+        break;
+      } else {
+        var add3 = sym - 254;
+        if (sym > 264) {
+          var i = sym - 257, b = fleb[i];
+          add3 = bits(dat, pos, (1 << b) - 1) + fl[i];
+          pos += b;
+        }
+        var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
+        if (!d)
+          err(3);
+        pos += d & 15;
+        var dt = fd[dsym];
+        if (dsym > 3) {
+          var b = fdeb[dsym];
+          dt += bits16(dat, pos) & (1 << b) - 1, pos += b;
+        }
+        if (pos > tbts) {
+          if (noSt)
+            err(0);
+          break;
+        }
+        if (resize)
+          cbuf(bt + 131072);
+        var end = bt + add3;
+        if (bt < dt) {
+          var shift = dl - dt, dend = Math.min(dt, end);
+          if (shift + bt < 0)
+            err(3);
+          for (; bt < dend; ++bt)
+            buf[bt] = dict[shift + bt];
+        }
+        for (; bt < end; ++bt)
+          buf[bt] = buf[bt - dt];
+      }
+    }
+    st.l = lm, st.p = lpos, st.b = bt, st.f = final;
+    if (lm)
+      final = 1, st.m = lbt, st.d = dm, st.n = dbt;
+  } while (!final);
+  return bt != buf.length && noBuf ? slc(buf, 0, bt) : buf.subarray(0, bt);
+};
+var et = /* @__PURE__ */ new u8(0);
+var b2 = function(d, b) {
+  return d[b] | d[b + 1] << 8;
+};
+var b4 = function(d, b) {
+  return (d[b] | d[b + 1] << 8 | d[b + 2] << 16 | d[b + 3] << 24) >>> 0;
+};
+var b8 = function(d, b) {
+  return b4(d, b) + b4(d, b + 4) * 4294967296;
+};
+var Inflate = /* @__PURE__ */ (function() {
+  function Inflate2(opts, cb) {
+    if (typeof opts == "function")
+      cb = opts, opts = {};
+    this.ondata = cb;
+    var dict = opts && opts.dictionary && opts.dictionary.subarray(-32768);
+    this.s = { i: 0, b: dict ? dict.length : 0 };
+    this.o = new u8(32768);
+    this.p = new u8(0);
+    if (dict)
+      this.o.set(dict);
+  }
+  Inflate2.prototype.e = function(c) {
+    if (!this.ondata)
+      err(5);
+    if (this.d)
+      err(4);
+    if (!this.p.length)
+      this.p = c;
+    else if (c.length) {
+      var n = new u8(this.p.length + c.length);
+      n.set(this.p), n.set(c, this.p.length), this.p = n;
+    }
+  };
+  Inflate2.prototype.c = function(final) {
+    this.s.i = +(this.d = final || false);
+    var bts = this.s.b;
+    var dt = inflt(this.p, this.s, this.o);
+    this.ondata(slc(dt, bts, this.s.b), this.d);
+    this.o = slc(dt, this.s.b - 32768), this.s.b = this.o.length;
+    this.p = slc(this.p, this.s.p / 8 | 0), this.s.p &= 7;
+  };
+  Inflate2.prototype.push = function(chunk, final) {
+    this.e(chunk), this.c(final);
+  };
+  return Inflate2;
+})();
+function inflateSync(data, opts) {
+  return inflt(data, { i: 2 }, opts && opts.out, opts && opts.dictionary);
+}
+var td = typeof TextDecoder != "undefined" && /* @__PURE__ */ new TextDecoder();
+var tds = 0;
+try {
+  td.decode(et, { stream: true });
+  tds = 1;
+} catch (e) {
+}
+var dutf8 = function(d) {
+  for (var r = "", i = 0; ; ) {
+    var c = d[i++];
+    var eb = (c > 127) + (c > 223) + (c > 239);
+    if (i + eb > d.length)
+      return { s: r, r: slc(d, i - 1) };
+    if (!eb)
+      r += String.fromCharCode(c);
+    else if (eb == 3) {
+      c = ((c & 15) << 18 | (d[i++] & 63) << 12 | (d[i++] & 63) << 6 | d[i++] & 63) - 65536, r += String.fromCharCode(55296 | c >> 10, 56320 | c & 1023);
+    } else if (eb & 1)
+      r += String.fromCharCode((c & 31) << 6 | d[i++] & 63);
+    else
+      r += String.fromCharCode((c & 15) << 12 | (d[i++] & 63) << 6 | d[i++] & 63);
+  }
+};
+function strFromU8(dat, latin1) {
+  if (latin1) {
+    var r = "";
+    for (var i = 0; i < dat.length; i += 16384)
+      r += String.fromCharCode.apply(null, dat.subarray(i, i + 16384));
+    return r;
+  } else if (td) {
+    return td.decode(dat);
+  } else {
+    var _a3 = dutf8(dat), s = _a3.s, r = _a3.r;
+    if (r.length)
+      err(8);
+    return s;
+  }
+}
+var slzh = function(d, b) {
+  return b + 30 + b2(d, b + 26) + b2(d, b + 28);
+};
+var zh = function(d, b, z) {
+  var fnl = b2(d, b + 28), efl = b2(d, b + 30), fn = strFromU8(d.subarray(b + 46, b + 46 + fnl), !(b2(d, b + 8) & 2048)), es = b + 46 + fnl;
+  var _a3 = z64hs(d, es, efl, z, b4(d, b + 20), b4(d, b + 24), b4(d, b + 42)), sc = _a3[0], su = _a3[1], off = _a3[2];
+  return [b2(d, b + 10), sc, su, fn, es + efl + b2(d, b + 32), off];
+};
+var z64hs = function(d, b, l, z, sc, su, off) {
+  var nsc = sc == 4294967295, nsu = su == 4294967295, noff = off == 4294967295, e = b + l;
+  var nf = nsc + nsu + noff;
+  if (z && nf) {
+    for (; b + 4 < e; b += 4 + b2(d, b + 2)) {
+      if (b2(d, b) == 1) {
+        return [
+          nsc ? b8(d, b + 4 + 8 * nsu) : sc,
+          nsu ? b8(d, b + 4) : su,
+          noff ? b8(d, b + 4 + 8 * (nsu + nsc)) : off,
+          1
+        ];
+      }
+    }
+    if (z < 2)
+      err(13);
+  }
+  return [sc, su, off, 0];
+};
+var UnzipPassThrough = /* @__PURE__ */ (function() {
+  function UnzipPassThrough2() {
+  }
+  UnzipPassThrough2.prototype.push = function(chunk, final) {
+    this.ondata(null, chunk, final);
+  };
+  UnzipPassThrough2.compression = 0;
+  return UnzipPassThrough2;
+})();
+var UnzipInflate = /* @__PURE__ */ (function() {
+  function UnzipInflate2() {
+    var _this = this;
+    this.i = new Inflate(function(dat, final) {
+      _this.ondata(null, dat, final);
+    });
+  }
+  UnzipInflate2.prototype.push = function(chunk, final) {
+    try {
+      this.i.push(chunk, final);
+    } catch (e) {
+      this.ondata(e, null, final);
+    }
+  };
+  UnzipInflate2.compression = 8;
+  return UnzipInflate2;
+})();
+var Unzip = /* @__PURE__ */ (function() {
+  function Unzip2(cb) {
+    this.onfile = cb;
+    this.k = [];
+    this.o = {
+      0: UnzipPassThrough
+    };
+    this.p = et;
+  }
+  Unzip2.prototype.push = function(chunk, final) {
+    var _this = this;
+    if (!this.onfile)
+      err(5);
+    if (!this.p)
+      err(4);
+    if (this.c > 0) {
+      var len = Math.min(this.c, chunk.length);
+      var toAdd = chunk.subarray(0, len);
+      this.c -= len;
+      if (this.d)
+        this.d.push(toAdd, !this.c);
+      else
+        this.k[0].push(toAdd);
+      chunk = chunk.subarray(len);
+      if (chunk.length)
+        return this.push(chunk, final);
+    } else {
+      var f = 0, i = 0, is = void 0, buf = void 0;
+      if (!this.p.length)
+        buf = chunk;
+      else if (!chunk.length)
+        buf = this.p;
+      else {
+        buf = new u8(this.p.length + chunk.length);
+        buf.set(this.p), buf.set(chunk, this.p.length);
+      }
+      var l = buf.length, oc = this.c, add3 = oc && this.d;
+      var _loop_2 = function() {
+        var sig = b4(buf, i);
+        if (sig == 67324752) {
+          f = 1, is = i;
+          this_1.d = null;
+          this_1.c = 0;
+          var bf = b2(buf, i + 6), cmp_1 = b2(buf, i + 8), u = bf & 2048, dd = bf & 8, fnl = b2(buf, i + 26), es = b2(buf, i + 28);
+          if (l > i + 30 + fnl + es) {
+            var chks_3 = [];
+            this_1.k.unshift(chks_3);
+            f = 2;
+            var lsc = b4(buf, i + 18), lsu = b4(buf, i + 22);
+            var fn_1 = strFromU8(buf.subarray(i + 30, i += 30 + fnl), !u);
+            var _a3 = z64hs(buf, i, es, 2, lsc, lsu, 0), sc_1 = _a3[0], su_1 = _a3[1], z64 = _a3[3];
+            if (dd)
+              sc_1 = -1 - z64;
+            i += es;
+            this_1.c = sc_1;
+            var d_1;
+            var file_1 = {
+              name: fn_1,
+              compression: cmp_1,
+              start: function() {
+                if (!file_1.ondata)
+                  err(5);
+                if (!sc_1)
+                  file_1.ondata(null, et, true);
+                else {
+                  var ctr = _this.o[cmp_1];
+                  if (!ctr)
+                    file_1.ondata(err(14, "unknown compression type " + cmp_1, 1), null, false);
+                  d_1 = sc_1 < 0 ? new ctr(fn_1) : new ctr(fn_1, sc_1, su_1);
+                  d_1.ondata = function(err2, dat3, final2) {
+                    file_1.ondata(err2, dat3, final2);
+                  };
+                  for (var _i = 0, chks_4 = chks_3; _i < chks_4.length; _i++) {
+                    var dat2 = chks_4[_i];
+                    d_1.push(dat2, false);
+                  }
+                  if (_this.k[0] == chks_3 && _this.c)
+                    _this.d = d_1;
+                  else
+                    d_1.push(et, true);
+                }
+              },
+              terminate: function() {
+                if (d_1 && d_1.terminate)
+                  d_1.terminate();
+              }
+            };
+            if (sc_1 >= 0)
+              file_1.size = sc_1, file_1.originalSize = su_1;
+            this_1.onfile(file_1);
+          }
+          return "break";
+        } else if (oc) {
+          if (sig == 134695760) {
+            is = i += 12 + (oc == -2 && 8), f = 3, this_1.c = 0;
+            return "break";
+          } else if (sig == 33639248) {
+            is = i -= 4, f = 3, this_1.c = 0;
+            return "break";
+          }
+        }
+      };
+      var this_1 = this;
+      for (; i < l - 4; ++i) {
+        var state_1 = _loop_2();
+        if (state_1 === "break")
+          break;
+      }
+      this.p = et;
+      if (oc < 0) {
+        var dat = f ? buf.subarray(0, is - 12 - (oc == -2 && 8) - (b4(buf, is - 16) == 134695760 && 4)) : buf.subarray(0, i);
+        if (add3)
+          add3.push(dat, !!f);
+        else
+          this.k[+(f == 2)].push(dat);
+      }
+      if (f & 2)
+        return this.push(buf.subarray(i), final);
+      this.p = buf.subarray(i);
+    }
+    if (final) {
+      if (this.c)
+        err(13);
+      this.p = null;
+    }
+  };
+  Unzip2.prototype.register = function(decoder) {
+    this.o[decoder.compression] = decoder;
+  };
+  return Unzip2;
+})();
+function unzipSync(data, opts) {
+  var files = {};
+  var e = data.length - 22;
+  for (; b4(data, e) != 101010256; --e) {
+    if (!e || data.length - e > 65558)
+      err(13);
+  }
+  ;
+  var c = b2(data, e + 8);
+  if (!c)
+    return {};
+  var o = b4(data, e + 16);
+  var z = b4(data, e - 20) == 117853008;
+  if (z) {
+    var ze = b4(data, e - 12);
+    z = b4(data, ze) == 101075792;
+    if (z) {
+      c = b4(data, ze + 32);
+      o = b4(data, ze + 48);
+    }
+  }
+  var fltr = opts && opts.filter;
+  for (var i = 0; i < c; ++i) {
+    var _a3 = zh(data, o, z), c_2 = _a3[0], sc = _a3[1], su = _a3[2], fn = _a3[3], no = _a3[4], off = _a3[5], b = slzh(data, off);
+    o = no;
+    if (!fltr || fltr({
+      name: fn,
+      size: sc,
+      originalSize: su,
+      compression: c_2
+    })) {
+      if (!c_2)
+        files[fn] = slc(data, b, b + sc);
+      else if (c_2 == 8)
+        files[fn] = inflateSync(data.subarray(b, b + sc), { out: new u8(su) });
+      else
+        err(14, "unknown compression type " + c_2);
+    }
+  }
+  return files;
+}
+
 // src/app/read-zip.ts
-import { inflateRawSync } from "node:zlib";
 var MAX_ENTRY_BYTES = 32 * 1024 * 1024;
+var MAX_ENTRIES = 65535;
+var SLICE_BYTES = 4096;
 var ZipError = class extends Error {
   name = "ZipError";
 };
 function listZip(zip) {
-  const view2 = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
-  const eocd = findEndOfCentralDirectory(view2);
-  const count3 = view2.getUint16(eocd + 10, true);
-  const size = view2.getUint32(eocd + 12, true);
-  let offset = view2.getUint32(eocd + 16, true);
-  if (offset === 4294967295 || count3 === 65535) throw new ZipError("zip64 archives are not supported (a benchbot report is small)");
-  if (offset + size > eocd) throw new ZipError("the central directory lies outside the archive");
   const entries = [];
-  const decoder = new TextDecoder("utf-8", { fatal: false });
-  for (let i = 0; i < count3; i++) {
-    if (offset + 46 > zip.length || view2.getUint32(offset, true) !== 33639248) throw new ZipError(`central directory entry ${i} is malformed`);
-    const nameLength = view2.getUint16(offset + 28, true);
-    const extraLength = view2.getUint16(offset + 30, true);
-    const commentLength = view2.getUint16(offset + 32, true);
-    const entry = {
-      method: view2.getUint16(offset + 10, true),
-      compressedSize: view2.getUint32(offset + 20, true),
-      size: view2.getUint32(offset + 24, true),
-      localHeaderOffset: view2.getUint32(offset + 42, true),
-      name: decoder.decode(zip.subarray(offset + 46, offset + 46 + nameLength))
-    };
-    if (entry.compressedSize === 4294967295 || entry.size === 4294967295 || entry.localHeaderOffset === 4294967295) throw new ZipError(`${entry.name}: zip64 entries are not supported`);
-    entries.push(entry);
-    offset += 46 + nameLength + extraLength + commentLength;
+  try {
+    unzipSync(zip, {
+      filter(file) {
+        if (entries.length >= MAX_ENTRIES) throw new ZipError(`more than ${MAX_ENTRIES} entries; a benchbot artifact has a handful`);
+        entries.push({ name: file.name, method: file.compression, compressedSize: file.size, size: file.originalSize });
+        return false;
+      }
+    });
+  } catch (error) {
+    if (error instanceof ZipError) throw error;
+    throw new ZipError(`not a zip archive, or a truncated one (${error?.message ?? String(error)})`);
   }
   return entries;
 }
@@ -54559,31 +59962,49 @@ function readZipEntry(zip, name, maxBytes = MAX_ENTRY_BYTES) {
   const entry = listZip(zip).find((e) => e.name.replace(/^\.\//, "") === wanted);
   if (entry === void 0) return null;
   if (entry.size > maxBytes) throw new ZipError(`${entry.name} is ${entry.size} bytes inflated; the limit is ${maxBytes}`);
-  const view2 = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
-  const at = entry.localHeaderOffset;
-  if (at + 30 > zip.length || view2.getUint32(at, true) !== 67324752) throw new ZipError(`${entry.name}: the local header is missing`);
-  const start = at + 30 + view2.getUint16(at + 26, true) + view2.getUint16(at + 28, true);
-  const end = start + entry.compressedSize;
-  if (end > zip.length) throw new ZipError(`${entry.name}: the data runs past the end of the archive`);
-  const data = zip.subarray(start, end);
-  let out;
-  if (entry.method === 0) out = data;
-  else if (entry.method === 8) {
-    try {
-      out = inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) });
-    } catch (error) {
-      throw new ZipError(`${entry.name}: cannot inflate (${error.message})`);
-    }
-  } else throw new ZipError(`${entry.name}: compression method ${entry.method} is not supported (only stored and deflate)`);
-  if (out.length !== entry.size) throw new ZipError(`${entry.name}: inflated to ${out.length} bytes, the directory says ${entry.size}`);
-  return out;
-}
-function findEndOfCentralDirectory(view2) {
-  const min = Math.max(0, view2.byteLength - 22 - 65535);
-  for (let i = view2.byteLength - 22; i >= min; i--) {
-    if (view2.getUint32(i, true) === 101010256) return i;
+  if (entry.method !== 0 && entry.method !== 8) throw new ZipError(`${entry.name}: compression method ${entry.method} is not supported (only stored and deflate)`);
+  const chunks = [];
+  let total = 0;
+  let started = false;
+  let finished = false;
+  let failure = null;
+  const unzip = new Unzip((file) => {
+    if (started || file.name.replace(/^\.\//, "") !== wanted) return;
+    started = true;
+    file.ondata = (error, data, final) => {
+      if (failure !== null) return;
+      if (error) {
+        failure = new ZipError(`${entry.name}: cannot inflate (${error.message})`);
+        return;
+      }
+      total += data.length;
+      if (total > entry.size) {
+        failure = new ZipError(`${entry.name}: inflates to more than the ${entry.size} bytes the directory says`);
+        file.terminate();
+        return;
+      }
+      chunks.push(data);
+      if (final) finished = true;
+    };
+    file.start();
+  });
+  unzip.register(UnzipInflate);
+  try {
+    for (let at = 0; at < zip.length && failure === null && !finished; at += SLICE_BYTES) unzip.push(zip.subarray(at, at + SLICE_BYTES), at + SLICE_BYTES >= zip.length);
+  } catch (error) {
+    failure ??= new ZipError(`${entry.name}: cannot inflate (${error?.message ?? String(error)})`);
   }
-  throw new ZipError("not a zip archive (no end of central directory record)");
+  if (failure !== null) throw failure;
+  if (!started) throw new ZipError(`${entry.name}: the local header is missing`);
+  if (!finished) throw new ZipError(`${entry.name}: the data runs past the end of the archive`);
+  if (total !== entry.size) throw new ZipError(`${entry.name}: inflated to ${total} bytes, the directory says ${entry.size}`);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
 
 // src/app/artifact-file.ts
@@ -54605,172 +60026,6 @@ async function downloadArtifactFiles(client, where, runId, artifactName, files) 
   return out;
 }
 
-// src/report/regression-issue.ts
-var REGRESSION_LABEL = "benchbot";
-function regressionMarker(series, culprit) {
-  return `<!-- benchbot:regression series=${encodeURIComponent(series)} culprit=${encodeURIComponent(culprit)} -->`;
-}
-function culpritOf(finding, bisect) {
-  return bisect?.culprit?.sha ?? `${finding.lastGood.sha}..${finding.firstBad.sha}`;
-}
-function short2(sha) {
-  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
-}
-function percent2(fraction) {
-  return `${Number((fraction * 100).toFixed(1))}%`;
-}
-function quantity(value, unit) {
-  return inertText(formatQuantity(value, unit));
-}
-var isSha = (sha) => typeof sha === "string" && /^[0-9a-f]{7,64}$/.test(sha);
-var isPr = (n) => Number.isSafeInteger(n) && n > 0;
-function links(input) {
-  if (!input.owner || !input.repo) {
-    return { commit: (sha) => isSha(sha) ? `\`${short2(sha)}\`` : inertCode(String(sha)), pr: (n) => isPr(n) ? `#${n}` : inertText(String(n)) };
-  }
-  const base = `${(input.serverUrl ?? "https://github.com").replace(/\/+$/, "")}/${encodeURIComponent(input.owner)}/${encodeURIComponent(input.repo)}`;
-  return {
-    commit: (sha) => isSha(sha) ? `[\`${short2(sha)}\`](${base}/commit/${sha})` : inertCode(String(sha)),
-    pr: (n) => isPr(n) ? `[#${n}](${base}/pull/${n})` : inertText(String(n))
-  };
-}
-function renderBisectLog(log, options2 = {}) {
-  const l = links(options2);
-  const bySha = new Map((log.candidates ?? []).map((c) => [c.sha, c]));
-  const lines = ["| # | Commit | PR | Subject | Verdict | n | Ratio vs good (CI) |", "| --- | --- | --- | --- | --- | --- | --- |"];
-  log.steps.forEach((s, i) => {
-    const c = bySha.get(s.sha);
-    const ratio = s.ratio === null ? "\u2013" : `${formatChange(s.ratio)}${s.ratio_ci ? ` (${formatChange(s.ratio_ci[0])} \u2026 ${formatChange(s.ratio_ci[1])})` : ""}`;
-    const verdict = s.verdict === "skip" ? `skip${s.reason ? `: ${s.reason}` : ""}` : `${s.verdict}${s.partial ? " (partial)" : ""}`;
-    lines.push(`| ${i + 1} | ${l.commit(s.sha)} | ${c?.pr ? l.pr(c.pr) : "\u2013"} | ${inertText(c?.subject ?? "")} | ${inertText(verdict)} | ${inertText(String(s.n))} | ${ratio} |`);
-  });
-  const ref2 = log.reference;
-  const refText = ref2.ratio === null ? "no reference ratio" : `bad/good ${formatChange(ref2.ratio)}${ref2.ratio_ci ? ` (CI ${formatChange(ref2.ratio_ci[0])} \u2026 ${formatChange(ref2.ratio_ci[1])})` : ""}, p ${formatP(ref2.p)}`;
-  lines.push("", `References: ${log.good ? l.commit(log.good) : "good"} vs ${log.bad ? l.commit(log.bad) : "bad"}, ${refText}. ${log.sessions} benchmark session${log.sessions === 1 ? "" : "s"}${log.probe_steps !== void 0 ? ` in ${log.probe_steps} step${log.probe_steps === 1 ? "" : "s"}` : ""}${log.candidates ? ` over ${log.candidates.length} candidate merge${log.candidates.length === 1 ? "" : "s"}` : ""}.`);
-  return lines.join("\n");
-}
-function trendChart(trend, title, unit) {
-  if (trend.length === 0) return "";
-  const dates = trend.map((p) => String(p.time).slice(5, 10));
-  const repeated = new Set(dates).size !== dates.length;
-  const labels = trend.map((p, i) => repeated ? `${dates[i]} ${short2(p.sha)}` : dates[i]);
-  const values = trend.map((p) => Number(significant(p.median, 4)));
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.01 || 1;
-  const quote2 = (s) => `"${inertMermaidLabel(s)}"`;
-  return codeFence("mermaid", [
-    "xychart-beta",
-    `    title ${quote2(title)}`,
-    `    x-axis [${labels.map(quote2).join(", ")}]`,
-    `    y-axis ${quote2(unit)} ${significant(lo - pad, 4)} --> ${significant(hi + pad, 4)}`,
-    `    line [${values.join(", ")}]`
-  ]);
-}
-var FINGERPRINT_ROWS = [
-  ["cpuModel", "CPU"],
-  ["cores", "Cores"],
-  ["governor", "Governor"],
-  ["turbo", "Turbo / boost"],
-  ["smt", "SMT"],
-  ["isolatedCpus", "Isolated CPUs"],
-  ["kernel", "Kernel"],
-  ["memoryBytes", "Memory"],
-  ["virtualization", "Virtualization"],
-  ["hostName", "Host"],
-  ["runnerLabels", "Runner labels"],
-  ["buildType", "Build type"]
-];
-function fingerprintTable(fp) {
-  const rows = [];
-  for (const [key2, label2] of FINGERPRINT_ROWS) {
-    const v = fp[key2];
-    if (v === void 0) continue;
-    const text3 = key2 === "memoryBytes" ? `${significant(v / 2 ** 30)} GiB` : Array.isArray(v) ? v.join(", ") : typeof v === "boolean" ? v ? "on" : "off" : String(v);
-    rows.push(`| ${label2} | ${inertText(text3)} |`);
-  }
-  for (const [tool, version] of Object.entries(fp.toolVersions ?? {}).sort()) rows.push(`| ${inertText(tool)} | ${inertText(String(version))} |`);
-  return rows.length === 0 ? "_not recorded_" : ["| | |", "| --- | --- |", ...rows].join("\n");
-}
-function shellQuote2(text3) {
-  const s = String(text3);
-  return /^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-function evidenceLines(f, l) {
-  const out = [];
-  const c = f.confirmation;
-  if (c) {
-    const ci2 = c.ratioCi ? ` (95% CI ${formatChange(c.ratioCi[0])} \u2026 ${formatChange(c.ratioCi[1])})` : "";
-    out.push("", `**Confirmed interleaved:** ${l.commit(c.baseSha)} vs ${l.commit(c.headSha)} measured in the same session${c.sessions > 1 ? `s (${c.sessions} sessions)` : ""} on the same machine, ABBA rounds: ${formatChange(c.ratio)}${ci2}, p = ${formatP(c.p)}, n = ${c.nBase} + ${c.nHead}.`);
-  }
-  const h = f.history;
-  if (h) out.push("", `Nights: ${formatChange(h.ratio)} (95% CI ${formatChange(h.ratioCi[0])} \u2026 ${formatChange(h.ratioCi[1])}), t test on nightly log medians with the night-to-night spread of the history (${percent2(h.nightSd)}), p = ${formatP(h.p)}.`);
-  for (const m of f.machineChanges ?? []) {
-    out.push("", `**The machine changed** at nightly ${l.commit(m.night.sha)} (${inertText(m.night.time)}): ${m.changes.map((x) => `${inertText(x.field)} ${inertText(x.before ?? "unset")} \u2192 ${inertText(x.after ?? "unset")}`).join(", ")}; a new segment starts there (not a regression).`);
-  }
-  return out;
-}
-function renderRegressionIssue(input) {
-  const f = input.finding;
-  const l = links(input);
-  const b = input.bisect;
-  const marker = regressionMarker(f.series, culpritOf(f, b));
-  const name = `${f.benchmark} (${f.metric})`;
-  const culprit = b?.culprit ?? null;
-  const candidate2 = culprit ? b?.candidates?.find((c) => c.sha === culprit.sha) : void 0;
-  const where = culprit ? isPr(culprit.pr) ? `#${culprit.pr}` : inertTitle(short2(culprit.sha), 40) : inertTitle(`${short2(f.lastGood.sha)}..${short2(f.firstBad.sha)}`, 40);
-  const title = `Performance regression: ${inertTitle(`${f.benchmark} ${f.metric}`, 200)} ${formatChange(f.ratio)} ${culprit ? "in" : "between"} ${where}`;
-  const worse = f.better === "lower" ? "slower" : "lower";
-  const ci2 = f.ratioCi ? ` (95% CI ${formatChange(f.ratioCi[0])} \u2026 ${formatChange(f.ratioCi[1])})` : "";
-  const lines = [marker, `## ${inertText(name)} regressed by ${formatChange(f.ratio)}`, ""];
-  lines.push(`Nightly benchmarks on ${inertCode(f.branch)} show **${inertText(f.benchmark)}** (${inertText(f.metric)}, ${f.better === "higher" ? "higher" : "lower"} is better) ${worse}: ${formatChange(f.ratio)}${ci2}, q = ${formatP(f.q)}. Median ${quantity(f.before.median, f.unit)} over ${f.before.nights} nights (${f.before.n} samples) before, ${quantity(f.after.median, f.unit)} over ${f.after.nights} nights (${f.after.n} samples) after.`);
-  lines.push("", `Last good nightly: ${l.commit(f.lastGood.sha)} (${inertText(f.lastGood.time)}); first bad nightly: ${l.commit(f.firstBad.sha)} (${inertText(f.firstBad.time)}); ${f.nightsSince} night${f.nightsSince === 1 ? "" : "s"} since. Found as a ${f.kind === "change-point" ? "change point (E-divisive on nightly medians)" : f.kind === "alert" ? "fast alert (the newest nights against the segment before them)" : "one-night watch"}.`);
-  lines.push(...evidenceLines(f, l));
-  lines.push("", "### Culprit", "");
-  if (b === void 0) {
-    lines.push(`Not bisected yet: the change is between nightlies ${l.commit(f.lastGood.sha)} and ${l.commit(f.firstBad.sha)}.`);
-  } else if (b.status === "not-reproducible") {
-    const r = b.reference;
-    lines.push(`Not reproducible on the bisect machine: ${l.commit(b.good ?? f.lastGood.sha)} vs ${l.commit(b.bad ?? f.firstBad.sha)} measured ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${r.ratio_ci ? ` (CI ${formatChange(r.ratio_ci[0])} \u2026 ${formatChange(r.ratio_ci[1])})` : ""}, which is not a change beyond the threshold.`);
-  } else if (culprit) {
-    const pr = culprit.pr !== null ? `${l.pr(culprit.pr)}, merged as ` : "";
-    const author = candidate2?.author ? ` by ${inertText(candidate2.author)}` : "";
-    lines.push(`${pr}${l.commit(culprit.sha)}${author}: _${inertText(culprit.subject)}_`);
-    if (b.culprits.length > 1) {
-      lines.push("", "The shift is spread over several merges:", "");
-      for (const c of b.culprits) lines.push(`- ${c.pr !== null ? `${l.pr(c.pr)} ` : ""}${l.commit(c.sha)} ${inertText(c.subject)}: ${c.ratio === null ? "\u2013" : formatChange(c.ratio)}${c.share === null ? "" : `, ${percent2(c.share)} of the shift`}`);
-    }
-  } else if (b.range && b.range.length > 0) {
-    lines.push(`Narrowed to ${b.range.length} merges (some could not be measured): ${b.range.map((c) => `${c.pr !== null ? `${l.pr(c.pr)} ` : ""}${l.commit(c.sha)}`).join(", ")}.`);
-  } else {
-    lines.push("The bisection did not finish.");
-  }
-  lines.push("", "### Trend", "", trendChart(f.trend, `${f.benchmark} ${f.metric}, nightly median`, f.unit));
-  const chart = input.dashboardUrl === void 0 ? void 0 : dashboardSeriesUrl(input.dashboardUrl, dashboardSeriesId(`${input.owner}/${input.repo}`, f.series), trendRange(f));
-  if (chart !== void 0) lines.push("", `[Every night of this series on the dashboard](<${chart}>), with the change marked and the raw samples of each night.`);
-  if (b !== void 0 && b.steps.length > 0) {
-    lines.push("", "<details><summary>Bisect log</summary>", "", renderBisectLog(b, input), "", "</details>");
-  }
-  lines.push("", "### Environment", "", input.fingerprint ? fingerprintTable(input.fingerprint) : "_not recorded_");
-  const rep = input.reproduce;
-  const extra = rep ? `${rep.build ? ` --build ${shellQuote2(rep.build)}` : ""}${rep.format ? ` --format ${shellQuote2(rep.format)}` : ""}` : "";
-  const bench = rep ? shellQuote2(rep.bench) : "CMD";
-  const select2 = `--benchmark ${shellQuote2(f.benchmark)} --metric ${shellQuote2(f.metric)}`;
-  const commands = [];
-  if (culprit) commands.push(`benchbot run --base ${shellQuote2(`${culprit.sha}^1`)} --head ${shellQuote2(culprit.sha)} --bench ${bench}${extra}`);
-  commands.push(`benchbot bisect --good ${shellQuote2(f.lastGood.sha)} --bad ${shellQuote2(f.firstBad.sha)} --bench ${bench}${extra} ${select2}`);
-  lines.push("", "### Reproduce locally", "", codeFence("sh", commands));
-  const threshold = input.threshold ?? 0.02;
-  lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent2(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote2(f.series)} --at ${shellQuote2(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
-  return { marker, title, body: lines.join("\n") };
-}
-function trendRange(f) {
-  const days = [...f.trend.map((t) => t.time), f.firstBad.time].map((t) => Date.parse(t)).filter(Number.isFinite);
-  if (days.length === 0) return void 0;
-  const day = (ms) => new Date(ms).toISOString().slice(0, 10);
-  return { from: day(Math.min(...days)), to: day(Math.max(...days)) };
-}
-
 // src/github/regression-issue.ts
 var ISSUE_BODY_LIMIT = 65536;
 function isOwnIssue(issue, author = DEFAULT_BOT_LOGIN) {
@@ -54778,8 +60033,8 @@ function isOwnIssue(issue, author = DEFAULT_BOT_LOGIN) {
   if (user === null || user === void 0) return false;
   return author === null ? user.type === "Bot" : user.login.toLowerCase() === author.toLowerCase();
 }
-function firstLine(text3) {
-  const t = (text3 ?? "").replace(/\r\n/g, "\n");
+function firstLine(text2) {
+  const t = (text2 ?? "").replace(/\r\n/g, "\n");
   const end = t.indexOf("\n");
   return (end === -1 ? t : t.slice(0, end)).trim();
 }
@@ -54832,6 +60087,82 @@ _benchbot truncated this issue: the report is ${bytes} bytes and GitHub allows $
   return { action: reopen ? "reopened" : "updated", number: updated.number, url: updated.html_url };
 }
 
+// src/bisect/bisect-log.ts
+var HEX = /^[0-9a-f]{7,64}$/i;
+var STATUSES = ["running", "found", "range", "not-reproducible"];
+var isObject2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+var isFinite2 = (v) => typeof v === "number" && Number.isFinite(v);
+var isFiniteOrNull = (v) => v === null || isFinite2(v);
+var isPairOrNull = (v) => v === null || Array.isArray(v) && v.length === 2 && v.every(isFinite2);
+var isPr2 = (v) => typeof v === "number" && Number.isInteger(v) && v > 0;
+var isStatus = (v) => STATUSES.some((s) => s === v);
+function commitOf(v, path2, fail) {
+  if (!isObject2(v) || typeof v.sha !== "string" || !HEX.test(v.sha) || typeof v.subject !== "string" || !(v.pr === null || v.pr === void 0 || isPr2(v.pr))) fail(path2, "{ sha (hex), subject, pr (a number or null) }");
+  return { sha: v.sha, subject: v.subject, pr: v.pr ?? null };
+}
+function culpritOf2(v, path2, fail) {
+  const commit = commitOf(v, path2, fail);
+  const c = v;
+  if (!isFiniteOrNull(c.share) || !isFiniteOrNull(c.ratio)) fail(path2, "{ share, ratio } finite numbers or null");
+  const range = Array.isArray(c.range) ? c.range : [];
+  return { ...commit, share: c.share, ratio: c.ratio, range: range.filter((x) => typeof x === "string") };
+}
+function stepOf(v, path2, fail) {
+  if (!isObject2(v) || typeof v.sha !== "string" || !HEX.test(v.sha)) fail(`${path2}.sha`, "a commit SHA");
+  if (typeof v.verdict !== "string" || typeof v.n !== "number" || !isFiniteOrNull(v.ratio) || !isPairOrNull(v.ratio_ci)) fail(path2, "{ verdict, n, ratio, ratio_ci } with finite numbers");
+  return {
+    sha: v.sha,
+    verdict: v.verdict,
+    n: v.n,
+    ratio: v.ratio,
+    ratio_ci: v.ratio_ci,
+    ...v.partial === true ? { partial: true } : {},
+    ...typeof v.reason === "string" ? { reason: v.reason } : {}
+  };
+}
+function candidateOf(v, path2, fail) {
+  const { sha, subject, pr } = commitOf(v, path2, fail);
+  const author = v.author;
+  if (author !== void 0 && typeof author !== "string") fail(`${path2}.author`, "a string");
+  return { sha, subject, ...pr !== null ? { pr } : {}, ...author !== void 0 ? { author } : {} };
+}
+function listOf(v, path2, fail, item) {
+  if (!Array.isArray(v)) fail(path2, "an array");
+  return v.map((x, i) => item(x, `${path2}[${i}]`, fail));
+}
+function readBisectLog(root, fail) {
+  if (!isObject2(root)) fail("$", "an object");
+  if (!isStatus(root.status)) fail("$.status", "running, found, range or not-reproducible");
+  const culprit = root.culprit === null ? null : commitOf(root.culprit, "$.culprit", fail);
+  const culprits = listOf(root.culprits, "$.culprits", fail, culpritOf2);
+  const range = root.range === void 0 ? void 0 : listOf(root.range, "$.range", fail, commitOf);
+  const steps = listOf(root.steps, "$.steps", fail, stepOf);
+  if (!isFinite2(root.sessions)) fail("$.sessions", "a number");
+  const ref2 = root.reference;
+  if (!isObject2(ref2) || !isFiniteOrNull(ref2.ratio) || !isPairOrNull(ref2.ratio_ci) || !isFiniteOrNull(ref2.p) || typeof ref2.reproducible !== "boolean") fail("$.reference", "{ ratio, ratio_ci, p, reproducible }");
+  const text2 = {};
+  for (const key2 of ["benchmark", "metric", "good", "bad"]) {
+    const value = root[key2];
+    if (value === void 0) continue;
+    if (typeof value !== "string") fail(`$.${key2}`, "a string");
+    text2[key2] = value;
+  }
+  const candidates = root.candidates === void 0 ? void 0 : listOf(root.candidates, "$.candidates", fail, candidateOf);
+  if (root.probe_steps !== void 0 && !isFinite2(root.probe_steps)) fail("$.probe_steps", "a number");
+  return {
+    status: root.status,
+    culprit,
+    culprits,
+    ...range !== void 0 ? { range } : {},
+    steps,
+    sessions: root.sessions,
+    reference: { ratio: ref2.ratio, ratio_ci: ref2.ratio_ci, p: ref2.p, reproducible: ref2.reproducible },
+    ...text2,
+    ...candidates !== void 0 ? { candidates } : {},
+    ...root.probe_steps !== void 0 ? { probe_steps: root.probe_steps } : {}
+  };
+}
+
 // src/app/regression-loop.ts
 var NIGHTLY_ARTIFACT = "benchbot-nightly";
 var BISECT_ARTIFACT = "benchbot-bisect";
@@ -54839,9 +60170,9 @@ function isWorkflow(path2, workflow) {
   return path2.toLowerCase() === `.github/workflows/${workflow.toLowerCase()}`;
 }
 async function handleNightlyCompleted(deps, client, where, runId, config3, defaultBranch) {
-  const text3 = await downloadArtifactFile(client, where, runId, NIGHTLY_ARTIFACT, "scan.json");
-  if (text3 === null) return "no-scan";
-  const scan = parseScan(text3);
+  const text2 = await downloadArtifactFile(client, where, runId, NIGHTLY_ARTIFACT, "scan.json");
+  if (text2 === null) return "no-scan";
+  const scan = parseScan(text2);
   const confirmed = scan.findings.filter((f) => f.kind !== "watch" && f.direction === "regression");
   if (confirmed.length === 0) return "no-regression";
   let dispatched = 0;
@@ -54877,9 +60208,9 @@ async function handleBisectCompleted(deps, client, where, runId, config3) {
   if (record === void 0) return "not-dispatched-here";
   const json = record.finding;
   const finding = toScanFinding(json, record.branch);
-  const text3 = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, "bisect.json");
-  const bisect = text3 === null ? void 0 : parseBisectLog(text3);
-  const issue = renderRegressionIssue({ finding, bisect, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config3.nightly.dashboard });
+  const text2 = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, "bisect.json");
+  const bisect2 = text2 === null ? void 0 : parseBisectLog(text2);
+  const issue = renderRegressionIssue({ finding, bisect: bisect2, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config3.nightly.dashboard });
   const botLogin = await deps.botLogin();
   const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
   if (issue.marker !== rangeMarker && await findRegressionIssue(client, { ...where, marker: issue.marker, botLogin }) === null) {
@@ -54890,7 +60221,7 @@ async function handleBisectCompleted(deps, client, where, runId, config3) {
     }
   }
   const result2 = await upsertRegressionIssue(client, { ...where, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: config3.issues.labels, assignees: config3.issues.assignees });
-  const named = bisect?.culprit;
+  const named = bisect2?.culprit;
   await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result2.number, url: result2.url, marker: issue.marker, at: deps.now().toISOString(), ...named ? { culprit: { sha: named.sha, subject: named.subject, ...typeof named.pr === "number" ? { pr: named.pr } : {} } } : {} });
   deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result2.number, action: result2.action }, "regression issue");
   return "issue-filed";
@@ -54898,8 +60229,8 @@ async function handleBisectCompleted(deps, client, where, runId, config3) {
 var ScanShapeError = class extends Error {
   name = "ScanShapeError";
 };
-function parseScan(text3) {
-  const root = parseObject(text3, "scan.json");
+function parseScan(text2) {
+  const root = parseObject(text2, "scan.json");
   if (root.version !== 1) throw new ScanShapeError(`scan.json $.version: expected 1, got ${JSON.stringify(root.version)}`);
   if (typeof root.branch !== "string") throw new ScanShapeError("scan.json $.branch: expected a string");
   if (typeof root.threshold !== "number" || !Number.isFinite(root.threshold)) throw new ScanShapeError("scan.json $.threshold: expected a number");
@@ -54926,7 +60257,7 @@ function toScanFinding(f, branch) {
     metric: f.metric,
     unit: f.unit,
     better: f.better === "higher" ? "higher" : "lower",
-    fingerprintKey: f.fingerprint,
+    machineKey: f.fingerprint,
     branch,
     kind: f.kind,
     direction: f.direction,
@@ -54960,19 +60291,15 @@ function confirmationOf(f) {
   }));
   return { confirmation, machineChanges };
 }
-function parseBisectLog(text3) {
-  const root = parseObject(text3, "bisect.json");
-  if (!["running", "found", "range", "not-reproducible"].includes(root.status)) throw new ScanShapeError("bisect.json $.status: expected running, found, range or not-reproducible");
-  const culprit = root.culprit;
-  if (culprit !== null && (typeof culprit?.sha !== "string" || !/^[0-9a-f]{7,64}$/i.test(culprit.sha) || typeof culprit.subject !== "string")) throw new ScanShapeError("bisect.json $.culprit: expected null or { sha, subject, pr }");
-  if (!Array.isArray(root.culprits) || !Array.isArray(root.steps)) throw new ScanShapeError("bisect.json: expected arrays $.culprits and $.steps");
-  if (typeof root.sessions !== "number" || root.reference === null || typeof root.reference !== "object") throw new ScanShapeError("bisect.json: expected $.sessions and $.reference");
-  return root;
+function parseBisectLog(text2) {
+  return readBisectLog(parseObject(text2, "bisect.json"), (path2, expected) => {
+    throw new ScanShapeError(`bisect.json ${path2}: expected ${expected}`);
+  });
 }
-function parseObject(text3, file) {
+function parseObject(text2, file) {
   let root;
   try {
-    root = JSON.parse(text3);
+    root = JSON.parse(text2);
   } catch (error) {
     throw new ScanShapeError(`${file} is not JSON: ${error.message}`);
   }
@@ -54989,8 +60316,8 @@ function untrustedBecause(payload, kind, workflow) {
   if (!allowed.includes(run2.event ?? "")) return `event \`${run2.event ?? "none"}\` is not ${allowed.map((e) => `\`${e}\``).join(" or ")}`;
   const head = run2.head_repository;
   const sameId = typeof head?.id === "number" && head.id === repository.id;
-  const sameName = typeof head?.full_name === "string" && typeof repository.full_name === "string" && head.full_name.toLowerCase() === repository.full_name.toLowerCase();
-  if (!sameId || !sameName) return `head repository \`${head?.full_name ?? "none"}\` is not \`${repository.full_name ?? "none"}\` itself`;
+  const sameName3 = typeof head?.full_name === "string" && typeof repository.full_name === "string" && head.full_name.toLowerCase() === repository.full_name.toLowerCase();
+  if (!sameId || !sameName3) return `head repository \`${head?.full_name ?? "none"}\` is not \`${repository.full_name ?? "none"}\` itself`;
   if (typeof repository.default_branch !== "string" || repository.default_branch === "") return "the payload names no default branch";
   if (run2.head_branch !== repository.default_branch) return `head branch \`${run2.head_branch ?? "none"}\` is not the default branch \`${repository.default_branch}\``;
   if (!isWorkflow(run2.path ?? "", workflow)) return `workflow \`${run2.path ?? "none"}\` is not \`.github/workflows/${workflow}\``;
@@ -55039,10 +60366,10 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   const latest = await deps.state.getBench(where.owner, where.repo, request2.pr);
   if (latest !== void 0 && latest.value.runId !== run2.id && latest.value.at > request2.at) return "superseded";
   const reading = downloadReport(client, where, run2.id, request2.args).then(
-    (report2) => ({ report: report2, detail: report2 === null ? `the run uploaded no \`${REPORT_ARTIFACT2}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
+    (report2) => ({ report: report2, detail: report2 === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
     (error) => {
       if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
-      return { report: null, detail: `the \`${REPORT_ARTIFACT2}\` artifact could not be read: ${error.message}` };
+      return { report: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
     }
   );
   reading.catch(() => void 0);
@@ -55122,7 +60449,7 @@ async function headOf(client, where, pr) {
 }
 async function downloadReport(client, where, runId, args) {
   const settings = benchSettings(args);
-  const files = await downloadArtifactFiles(client, where, runId, REPORT_ARTIFACT2, [RESULTS_FILES.base, RESULTS_FILES.head]);
+  const files = await downloadArtifactFiles(client, where, runId, REPORT_ARTIFACT, [RESULTS_FILES.base, RESULTS_FILES.head]);
   const base = files?.[RESULTS_FILES.base];
   const head = files?.[RESULTS_FILES.head];
   if (base == null || head == null) return null;
@@ -55177,7 +60504,7 @@ async function once2(state, options2, context, handle) {
   options2.onHandled?.({ id: context.id, name, outcome, ms: performance.now() - started });
 }
 function clientOf(context, options2) {
-  return octokitClient(context.octokit, options2.apiUrl);
+  return octokitGitHubClient(context.octokit, { apiUrl: options2.apiUrl });
 }
 function cachedConfigLoader(ttlMs) {
   const cache = /* @__PURE__ */ new Map();
@@ -55209,7 +60536,7 @@ function createWebhookBodyReader(limits = {}) {
   const maxBytes = limits.maxBytes ?? MAX_WEBHOOK_BODY_BYTES;
   const maxPending = limits.maxPendingBytes ?? MAX_PENDING_WEBHOOK_BYTES;
   let pending = 0;
-  return (req, res) => new Promise((resolve13) => {
+  return (req, res) => new Promise((resolve11) => {
     let held2 = 0;
     let done = false;
     const chunks = [];
@@ -55224,7 +60551,7 @@ function createWebhookBodyReader(limits = {}) {
       req.removeListener("end", onEnd);
       req.removeListener("error", onError);
       req.removeListener("close", onClose);
-      resolve13(body);
+      resolve11(body);
     };
     const refuse = (status, message) => {
       chunks.length = 0;
@@ -55246,9 +60573,9 @@ function createWebhookBodyReader(limits = {}) {
       chunks.push(chunk);
     }
     function onEnd() {
-      const text3 = Buffer.concat(chunks).toString("utf8");
+      const text2 = Buffer.concat(chunks).toString("utf8");
       chunks.length = 0;
-      finish2({ text: text3, release });
+      finish2({ text: text2, release });
     }
     function onClose() {
       if (!req.complete) onError();
@@ -55314,9 +60641,9 @@ async function startAppServer(options2) {
     }
     if (!await middleware(req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   }
-  await new Promise((resolve13, reject) => {
+  await new Promise((resolve11, reject) => {
     server.once("error", reject);
-    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve13());
+    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve11());
   });
   const address = server.address();
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address === "0.0.0.0" ? "127.0.0.1" : address.address;
@@ -55325,9 +60652,9 @@ async function startAppServer(options2) {
     url,
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     probot,
-    close: () => new Promise((resolve13, reject) => {
+    close: () => new Promise((resolve11, reject) => {
       server.closeIdleConnections();
-      server.close((error) => error ? reject(error) : resolve13());
+      server.close((error) => error ? reject(error) : resolve11());
     })
   };
 }
@@ -55357,22 +60684,23 @@ async function health(store, res) {
   }
 }
 function octokitClass(writeIntervalMs, throttle) {
-  if (!throttle) return ProbotOctokit.defaults((instance) => ({ ...instance, throttle: { ...instance.throttle, enabled: false } }));
-  const retry2 = (retryAfter, options2) => (options2.request?.retryCount ?? 0) < 2 && retryAfter <= 120;
+  if (!throttle) return ProbotOctokit.defaults((instance) => ({ ...instance, throttle: { ...instance.throttle, enabled: false }, retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY } }));
+  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve11) => setTimeout(resolve11, ms)) });
   const spacing = writeIntervalMs === void 0 ? {} : {
     write: new import_bottleneck2.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: writeIntervalMs }),
     notifications: new import_bottleneck2.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: writeIntervalMs })
   };
   return ProbotOctokit.defaults((instance) => ({
     ...instance,
-    throttle: { ...instance.throttle, ...spacing, onRateLimit: retry2, onSecondaryRateLimit: retry2 }
+    throttle: { ...instance.throttle, ...spacing, ...limits },
+    retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY }
   }));
 }
 
 // src/dashboard/index-html.ts
 var CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
-function escapeHtml2(text3) {
-  return text3.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+function escapeHtml2(text2) {
+  return text2.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 function indexHtml(title) {
   const t = escapeHtml2(title);
@@ -55398,897 +60726,6 @@ function indexHtml(title) {
 </body>
 </html>
 `;
-}
-
-// src/cli/scan-command.ts
-import { spawnSync as spawnSync3 } from "node:child_process";
-import { createHash as createHash5 } from "node:crypto";
-import { parseArgs as parseArgs5 } from "node:util";
-
-// src/report/scan-report.ts
-function isConfirmed(f) {
-  return f.kind !== "watch";
-}
-function confirmedRegressions(result2) {
-  return result2.findings.filter((f) => isConfirmed(f) && f.direction === "regression");
-}
-var BARS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
-function sparkline(trend) {
-  if (trend.length === 0) return "";
-  const values = trend.map((p) => p.median);
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  if (hi === lo) return BARS[0].repeat(values.length);
-  return values.map((v) => BARS[Math.min(BARS.length - 1, Math.floor((v - lo) / (hi - lo) * BARS.length))]).join("");
-}
-function shortSha(sha) {
-  return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
-}
-function commitLink(sha, repoUrl) {
-  if (!/^[0-9a-f]{7,64}$/.test(sha)) return inertCode(sha);
-  return repoUrl ? `[${shortSha(sha)}](${repoUrl}/commit/${sha})` : `\`${shortSha(sha)}\``;
-}
-function ci(f) {
-  return f.ratioCi ? `${formatChange(f.ratioCi[0])} \u2026 ${formatChange(f.ratioCi[1])}` : "\u2013";
-}
-var KIND = { "change-point": "change point", alert: "two-night alert", watch: "watch (one night)" };
-function renderScanMarkdown(result2, options2) {
-  const confirmed = result2.findings.filter(isConfirmed);
-  const regressions = confirmed.filter((f) => f.direction === "regression");
-  const improvements = confirmed.filter((f) => f.direction === "improvement");
-  const watches = result2.findings.filter((f) => !isConfirmed(f));
-  const lines = [];
-  const headline2 = regressions.length > 0 ? `${regressions.length} suspected regression${regressions.length === 1 ? "" : "s"}` : "no regressions";
-  lines.push(`### benchbot scan of ${inertCode(options2.branch)}: ${headline2}`, "");
-  lines.push(`${options2.series} series scanned, ${result2.tested} candidate change${result2.tested === 1 ? "" : "s"} tested; ${improvements.length} improvement${improvements.length === 1 ? "" : "s"}, ${watches.length} on watch.`, "");
-  const table2 = (title, findings) => {
-    if (findings.length === 0) return;
-    lines.push(`#### ${title}`, "");
-    lines.push("| Series | Kind | Change (CI) | q | Before \u2192 after (median) | Last good \u2192 first bad | Nights since | Trend |");
-    lines.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
-    for (const f of findings) {
-      lines.push(`| ${inertText(`${f.benchmark} (${f.metric})`)} | ${KIND[f.kind]} | ${formatChange(f.ratio)} (${ci(f)}) | ${formatP(f.q)} | ${inertText(formatQuantity(f.before.median, f.unit))} \u2192 ${inertText(formatQuantity(f.after.median, f.unit))} | ${commitLink(f.lastGood.sha, options2.repoUrl)} \u2192 ${commitLink(f.firstBad.sha, options2.repoUrl)} | ${f.nightsSince} | ${sparkline(f.trend)} |`);
-    }
-    lines.push("");
-  };
-  table2("Regressions", regressions);
-  for (const f of confirmed) {
-    const c = f.confirmation;
-    if (c) lines.push(`- ${inertText(`${f.benchmark} (${f.metric})`)}: confirmed interleaved, ${commitLink(c.baseSha, options2.repoUrl)} vs ${commitLink(c.headSha, options2.repoUrl)} in ${c.sessions === 1 ? "one session" : `${c.sessions} sessions`}: ${formatChange(c.ratio)}${c.ratioCi ? ` (${formatChange(c.ratioCi[0])} \u2026 ${formatChange(c.ratioCi[1])})` : ""}, p ${formatP(c.p)}`);
-  }
-  if (confirmed.some((f) => f.confirmation)) lines.push("");
-  table2("Improvements", improvements);
-  table2("Awaiting an interleaved A/B (last good vs first bad on this machine; not filed until it confirms)", result2.awaiting ?? []);
-  table2("On watch (one night beyond the robust z; not confirmed yet)", watches);
-  if ((result2.machineChanges ?? []).length > 0) {
-    lines.push("#### Machine changes (a new segment starts; never a regression)", "");
-    for (const m of result2.machineChanges) lines.push(`- ${inertText(`${m.benchmark} (${m.metric})`)} at ${commitLink(m.night.sha, options2.repoUrl)}: ${m.changes.map((x) => `${inertText(x.field)} ${inertText(x.before ?? "unset")} \u2192 ${inertText(x.after ?? "unset")}`).join(", ")}`);
-    lines.push("");
-  }
-  if (regressions.length > 0) {
-    const f = regressions[0];
-    lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD`)}`, "");
-    lines.push(`Acknowledge an expected change: ${inertCode(`benchbot ack ${shellWord(f.series)} --at ${shellWord(f.firstBad.sha)} --reason "..."`)}`, "");
-  }
-  for (const w of result2.warnings.slice(0, 20)) lines.push(`> \u26A0\uFE0F ${inertText(w)}`);
-  if (result2.warnings.length > 20) lines.push(`> \u26A0\uFE0F and ${result2.warnings.length - 20} more warnings`);
-  if (result2.warnings.length > 0) lines.push("");
-  lines.push(`<sub>Threshold ${(options2.threshold * 100).toFixed(1).replace(/\.0$/, "")}%; windowed E-divisive means and a fast alert on nightly medians (t test with the history's night-to-night spread), each confirmed by the interleaved A/B of its last good and first bad commit (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
-  return lines.join("\n");
-}
-function shellWord(text3) {
-  return /^[\w./:=@%+-]+$/.test(text3) ? text3 : `'${text3.replace(/'/g, `'\\''`)}'`;
-}
-function toScanJson(result2, options2) {
-  return {
-    version: 1,
-    branch: options2.branch,
-    series: options2.series,
-    tested: result2.tested,
-    threshold: options2.threshold,
-    regressions: confirmedRegressions(result2).length,
-    findings: result2.findings.map((f) => ({
-      series: f.series,
-      benchmark: f.benchmark,
-      metric: f.metric,
-      unit: f.unit,
-      better: f.better,
-      fingerprint: f.fingerprintKey,
-      kind: f.kind,
-      direction: f.direction,
-      ratio: f.ratio,
-      ratio_ci: f.ratioCi,
-      p: f.p,
-      q: f.q,
-      z: f.zScore ?? null,
-      last_good: f.lastGood,
-      first_bad: f.firstBad,
-      nights_since: f.nightsSince,
-      before: f.before,
-      after: f.after,
-      trend: f.trend,
-      confirmation: f.confirmation ? { base_sha: f.confirmation.baseSha, head_sha: f.confirmation.headSha, ratio: f.confirmation.ratio, ratio_ci: f.confirmation.ratioCi, p: f.confirmation.p, n_base: f.confirmation.nBase, n_head: f.confirmation.nHead, sessions: f.confirmation.sessions } : null,
-      history: f.history ? { ratio: f.history.ratio, ratio_ci: f.history.ratioCi, p: f.history.p, night_sd: f.history.nightSd } : null,
-      machine_changes: (f.machineChanges ?? []).map((m) => ({ sha: m.night.sha, time: m.night.time, changes: m.changes }))
-    })),
-    awaiting: (result2.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad })),
-    machine_changes: (result2.machineChanges ?? []).map((m) => ({ series: m.series, benchmark: m.benchmark, metric: m.metric, night: m.night, changes: m.changes })),
-    warnings: result2.warnings
-  };
-}
-
-// src/stats/sessions.ts
-function mean(values) {
-  let s = 0;
-  for (const v of values) s += v;
-  return s / values.length;
-}
-function sumSquares(values) {
-  const m = mean(values);
-  let s = 0;
-  for (const v of values) s += (v - m) ** 2;
-  return s;
-}
-function sessionShift(before, after, options2 = {}) {
-  const alpha = options2.alpha ?? 0.05;
-  if (before.length === 0 || after.length === 0) return null;
-  let variance;
-  let df;
-  const history = options2.history;
-  if (history !== void 0 && history.length >= 2) {
-    df = history.length - 1;
-    variance = sumSquares(history) / df;
-  } else {
-    df = before.length + after.length - 2;
-    if (df < 1) return null;
-    variance = (sumSquares(before) + sumSquares(after)) / df;
-  }
-  const sd = Math.max(Math.sqrt(variance), options2.minSd ?? 0);
-  const estimate2 = mean(after) - mean(before);
-  const se = sd * Math.sqrt(1 / before.length + 1 / after.length);
-  if (!(se > 0)) return estimate2 === 0 ? { estimate: estimate2, se, df, t: 0, p: 1, lower: 0, upper: 0 } : { estimate: estimate2, se, df, t: Math.sign(estimate2) * Infinity, p: 0, lower: estimate2, upper: estimate2 };
-  const t = estimate2 / se;
-  const half = studentTQuantile(1 - alpha / 2, df) * se;
-  return { estimate: estimate2, se, df, t, p: Math.min(1, 2 * studentTSf(Math.abs(t), df)), lower: estimate2 - half, upper: estimate2 + half };
-}
-function randomEffects(estimates, variances, options2 = {}) {
-  const alpha = options2.alpha ?? 0.05;
-  const k = estimates.length;
-  if (k === 0 || variances.length !== k) return null;
-  const floor = options2.minVariance ?? 1e-12;
-  const v = variances.map((x) => Math.max(x, floor));
-  const w = v.map((x) => 1 / x);
-  const s1 = w.reduce((a, b) => a + b, 0);
-  const s2 = w.reduce((a, b) => a + b * b, 0);
-  const fixed2 = estimates.reduce((a, y, i) => a + w[i] * y, 0) / s1;
-  const q = estimates.reduce((a, y, i) => a + w[i] * (y - fixed2) ** 2, 0);
-  const tau2 = k >= 2 ? Math.max(0, (q - (k - 1)) / (s1 - s2 / s1)) : 0;
-  const wr = v.map((x) => 1 / (x + tau2));
-  const sr = wr.reduce((a, b) => a + b, 0);
-  const m = estimates.reduce((a, y, i) => a + wr[i] * y, 0) / sr;
-  const se = Math.sqrt(1 / sr);
-  const z = m / se;
-  const p = Math.min(1, 2 * normalSf(Math.abs(z)));
-  const crit = normalQuantile(1 - alpha / 2);
-  return { mean: m, se, tau2, k, p, lower: m - crit * se, upper: m + crit * se };
-}
-
-// src/bisect/session-oracle.ts
-function contrast(a, b) {
-  const la = logs(a);
-  const lb = logs(b);
-  if (la === null || lb === null || la.length < 2 || lb.length < 2) return null;
-  const hl = hodgesLehmann(la, lb, { alpha: 0.05 });
-  if (!Number.isFinite(hl.lower) || !Number.isFinite(hl.upper)) return null;
-  const half = (hl.upper - hl.lower) / (2 * normalQuantile(0.975));
-  return { estimate: hl.estimate, variance: Math.max(half * half, 1e-10) };
-}
-function combine(contrasts) {
-  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance));
-  return r === null ? null : { mean: r.mean, se: r.se, tau2: r.tau2, k: r.k };
-}
-function difference(a, b) {
-  return { mean: a.mean - b.mean, se: Math.hypot(a.se, b.se), tau2: Math.max(a.tau2, b.tau2), k: Math.min(a.k, b.k) };
-}
-function classifySessions(fromGood, toBad, shift, options2 = {}) {
-  const alpha = options2.alpha ?? 0.01;
-  const beta = options2.beta ?? 0.01;
-  const ciAlpha = options2.ciAlpha ?? 0.05;
-  const threshold = options2.threshold ?? 0.02;
-  const d = Math.sign(shift) || 1;
-  const size = Math.abs(shift);
-  const z = normalQuantile(1 - ciAlpha / 2);
-  const strict = normalQuantile(1 - ciAlpha / 10);
-  const a = d * fromGood.mean;
-  const b = d * toBad.mean;
-  const margin = Math.max(Math.log1p(threshold), size / 4);
-  const se = Math.max(fromGood.se, size * 1e-3, 1e-9);
-  const llr = size / (se * se) * (a - size / 2);
-  const out = { llr, partial: false };
-  if (b < -margin && -b / toBad.se >= z) return { ...out, verdict: "beyond-bad" };
-  if (a < -margin && -a / fromGood.se >= z) return { ...out, verdict: "beyond-good" };
-  if (a > margin && a / fromGood.se >= strict && b > margin && b / toBad.se >= strict) return { ...out, verdict: "bad", partial: true };
-  if (llr >= Math.log((1 - beta) / alpha) && a / fromGood.se >= z) return { ...out, verdict: "bad" };
-  if (llr <= Math.log(beta / (1 - alpha)) && b / toBad.se >= z) return { ...out, verdict: "good" };
-  return { ...out, verdict: "unknown" };
-}
-function confirmAgainstParent(vsParent, shift, options2 = {}) {
-  const ciAlpha = options2.ciAlpha ?? 0.05;
-  const threshold = options2.threshold ?? 0.02;
-  const d = Math.sign(shift) || 1;
-  const z = normalQuantile(1 - ciAlpha / 2);
-  const strict = normalQuantile(1 - ciAlpha / 10);
-  const m = d * vsParent.mean;
-  if (m >= Math.log1p(threshold) && m / vsParent.se >= strict) return "confirmed";
-  if (m + z * vsParent.se < Math.max(Math.log1p(threshold), Math.abs(shift) / 4)) return "refuted";
-  return "unknown";
-}
-function logs(values) {
-  const out = [];
-  for (const v of values) {
-    if (!(v > 0 && v < Infinity)) return null;
-    out.push(Math.log(v));
-  }
-  return out;
-}
-
-// src/scan/e-divisive.ts
-function otavaMagnitude(s) {
-  const forward = s.meanBefore === 0 ? 0 : s.meanAfter / s.meanBefore - 1;
-  const backward = s.meanAfter === 0 ? 0 : s.meanBefore / s.meanAfter - 1;
-  return Math.max(Math.abs(forward), Math.abs(backward));
-}
-function logMagnitude(s) {
-  return Math.expm1(Math.abs(s.meanAfter - s.meanBefore));
-}
-function eDivisive(series, options2 = {}) {
-  const windowLen = options2.windowLen ?? 30;
-  const maxPValue = options2.maxPValue ?? 1e-3;
-  const minMagnitude = options2.minMagnitude ?? 0;
-  const magnitude = options2.magnitude ?? otavaMagnitude;
-  if (!(windowLen >= 2)) throw new RangeError(`eDivisive: windowLen must be at least 2, got ${windowLen}`);
-  for (const v of series) if (!Number.isFinite(v)) throw new RangeError("eDivisive: series values must be finite");
-  const firstPass = maxPValue < 0.05 ? maxPValue * 10 : maxPValue < 0.5 ? maxPValue * 2 : maxPValue;
-  const weak = split(series, windowLen, firstPass, magnitude);
-  const changePoints2 = merge3(weak.map((c) => ({ ...c })), series, maxPValue, minMagnitude, magnitude);
-  return { changePoints: changePoints2, weakChangePoints: weak };
-}
-function intervalsOf(indices, length) {
-  const out = [];
-  let start = 0;
-  for (const index of indices) {
-    if (index !== start) out.push({ start, stop: index });
-    start = index;
-  }
-  if (start !== length) out.push({ start, stop: length });
-  return out;
-}
-function segmentStats(series, left, right) {
-  const a = moments(series, left);
-  const b = moments(series, right);
-  const p = a.n + b.n > 2 ? tTestFromStats(a.mean, a.std, a.n, b.mean, b.std, b.n) : 1;
-  return { meanBefore: a.mean, meanAfter: b.mean, stdBefore: a.std, stdAfter: b.std, nBefore: a.n, nAfter: b.n, p };
-}
-function moments(series, { start, stop }) {
-  const n = stop - start;
-  let sum = 0;
-  for (let i = start; i < stop; i++) sum += series[i];
-  const mean3 = sum / n;
-  if (n < 2) return { mean: mean3, std: 0, n };
-  let ss = 0;
-  for (let i = start; i < stop; i++) ss += (series[i] - mean3) ** 2;
-  return { mean: mean3, std: Math.sqrt(ss / n), n };
-}
-function statsAt(series, index, intervals) {
-  const i = intervals.findIndex((iv) => iv.stop === index);
-  return segmentStats(series, intervals[i], intervals[i + 1]);
-}
-function split(series, windowLen, maxPValue, magnitude) {
-  const step = Math.floor(windowLen / 2);
-  const found = /* @__PURE__ */ new Map();
-  let start = 0;
-  while (start < series.length) {
-    const end = Math.min(start + windowLen, series.length);
-    const local = detect(series.slice(start, end), maxPValue).map((c) => ({ index: c.index + start, qhat: c.qhat }));
-    const last = local.length > 0 ? local[local.length - 1].index : 0;
-    start = Math.max(last, start + step);
-    for (const c of local) if (!found.has(c.index)) found.set(c.index, c.qhat);
-  }
-  const indices = [...found.keys()].sort((a, b) => a - b);
-  const intervals = intervalsOf(indices, series.length);
-  return indices.map((index) => withStats(index, found.get(index), statsAt(series, index, intervals), magnitude));
-}
-function withStats(index, qhat, stats, magnitude) {
-  return { index, qhat, ...stats, magnitude: magnitude(stats) };
-}
-function detect(window2, maxPValue) {
-  const points = [];
-  for (; ; ) {
-    const intervals = intervalsOf(points.map((c) => c.index), window2.length);
-    let best;
-    for (const interval of intervals) {
-      if (interval.stop - interval.start <= 1) continue;
-      const candidate2 = bestSplit(window2, interval.start, interval.stop);
-      if (best === void 0 || candidate2.qhat > best.qhat) best = { ...candidate2, interval };
-    }
-    if (best === void 0) break;
-    const stats = segmentStats(window2, { start: best.interval.start, stop: best.index }, { start: best.index, stop: best.interval.stop });
-    if (!(stats.p <= maxPValue)) break;
-    points.push({ index: best.index, qhat: best.qhat });
-    points.sort((a, b) => a.index - b.index);
-  }
-  return points;
-}
-function bestSplit(z, start, stop) {
-  let bestQ = -Infinity;
-  let bestTau = start + 1;
-  let withinX = 0;
-  for (let tau = start + 1; tau < stop; tau++) {
-    for (let i = start; i < tau - 1; i++) withinX += Math.abs(z[i] - z[tau - 1]);
-    const n = tau - start;
-    let cross = 0;
-    let withinY = 0;
-    for (let kappa = tau + 1; kappa <= stop; kappa++) {
-      const y = z[kappa - 1];
-      for (let i = start; i < tau; i++) cross += Math.abs(z[i] - y);
-      for (let j = tau; j < kappa - 1; j++) withinY += Math.abs(z[j] - y);
-      const m = kappa - tau;
-      const total = n + m;
-      let q = 2 / total * cross;
-      if (n > 1) q -= 2 * m / (total * (n - 1)) * withinX;
-      if (m > 1) q -= 2 * n / (total * (m - 1)) * withinY;
-      if (q > bestQ) {
-        bestQ = q;
-        bestTau = tau;
-      }
-    }
-  }
-  if (bestQ < 0 && stop - start >= 3) return { index: start + 2, qhat: 0 };
-  return { index: bestTau, qhat: bestQ };
-}
-function merge3(points, series, maxPValue, minMagnitude, magnitude) {
-  while (points.length > 0) {
-    let weakest = firstBy(points, (a, b) => a.p > b.p);
-    if (points[weakest].p < maxPValue) {
-      weakest = firstBy(points, (a, b) => a.magnitude < b.magnitude);
-      if (points[weakest].magnitude > minMagnitude) return points;
-    }
-    points.splice(weakest, 1);
-    const intervals = intervalsOf(points.map((c) => c.index), series.length);
-    for (const k of [weakest, weakest + 1]) {
-      if (k < points.length) points[k] = withStats(points[k].index, points[k].qhat, statsAt(series, points[k].index, intervals), magnitude);
-    }
-  }
-  return points;
-}
-function firstBy(items, beats) {
-  let best = 0;
-  for (let i = 1; i < items.length; i++) if (beats(items[i], items[best])) best = i;
-  return best;
-}
-
-// src/scan/scan-history.ts
-var DEFAULTS3 = {
-  threshold: 0.02,
-  alpha: 0.05,
-  windowLen: 30,
-  maxPValue: 1e-3,
-  confirmNights: 5,
-  historyAlpha: 0.01,
-  locateNights: 2,
-  maxConfirmSessions: 3,
-  zThreshold: 4,
-  minBaselineNights: 10,
-  maxAgeNights: 30,
-  trendNights: 30
-};
-function seriesKey(s) {
-  return `${s.branch}:${s.benchmark}:${s.metric}:${s.fingerprintKey}`;
-}
-function scanHistory(allSeries, options2 = {}) {
-  const o = resolve9(options2);
-  const warnings = [];
-  const candidates = [];
-  const watches = [];
-  const machineChanges = [];
-  for (const series of allSeries) {
-    const found = candidatesOf(series, o, warnings);
-    candidates.push(...found.candidates);
-    watches.push(...found.watches);
-    machineChanges.push(...found.machineChanges);
-  }
-  const awaiting = candidates.filter((c) => c.ab === null).map((c) => c.finding);
-  const tested = candidates.filter((c) => c.ab !== null);
-  const qs = benjaminiHochberg(tested.map((c) => c.finding.p));
-  const findings = [];
-  const refuted = [];
-  tested.forEach((c, i) => {
-    c.finding.q = qs[i];
-    const ab = c.ab;
-    const comparison = {
-      benchmark: c.finding.benchmark,
-      metric: c.finding.metric,
-      unit: c.finding.unit,
-      better: c.finding.better,
-      base: null,
-      head: null,
-      ratio: ab.ratio,
-      ratioCi: c.abCi.ratioCi,
-      equivalenceCi: c.abCi.equivalenceCi ?? void 0,
-      p: ab.p,
-      q: qs[i],
-      verdict: "inconclusive",
-      warnings: []
-    };
-    const verdict = decideVerdict(comparison, o.threshold, o.alpha);
-    const historyWorse = c.finding.direction === "regression";
-    const abWorse = c.finding.better === "lower" ? ab.ratio > 1 : ab.ratio < 1;
-    const agrees = abWorse === historyWorse;
-    if ((verdict === "regressed" || verdict === "improved") && agrees) findings.push(c.finding);
-    else if (verdict === "inconclusive" && agrees && ab.sessions < o.maxConfirmSessions) awaiting.push(c.finding);
-    else refuted.push(c.finding);
-  });
-  findings.push(...watches);
-  const rank = (f) => f.kind === "watch" ? 2 : f.direction === "regression" ? 0 : 1;
-  findings.sort((a, b) => rank(a) - rank(b) || (a.q ?? a.p) - (b.q ?? b.p) || a.series.localeCompare(b.series));
-  return { findings, awaiting, refuted, machineChanges, tested: tested.length, warnings };
-}
-function resolve9(options2) {
-  const o = { ...DEFAULTS3 };
-  for (const [k, v] of Object.entries(options2)) if (v !== void 0) o[k] = v;
-  o.minMagnitude = options2.minMagnitude ?? o.threshold;
-  o.acks = options2.acks ?? [];
-  return o;
-}
-function candidatesOf(series, o, warnings) {
-  const key2 = series.key ?? seriesKey(series);
-  const nights = [];
-  let dropped = 0;
-  for (const night of series.nights) {
-    const m = night.median ?? (night.values.length > 0 ? median(night.values) : NaN);
-    if (m > 0 && Number.isFinite(m) && night.values.length > 0) nights.push({ ...night, median: m, log: Math.log(m) });
-    else dropped++;
-  }
-  if (dropped > 0) warnings.push(`${key2}: ${dropped} night(s) without a positive median left out`);
-  const start = baselineStart(key2, nights, o.acks, warnings);
-  const end = nights.length;
-  const machineChanges = machineChangesOf(series, key2, nights);
-  const segmentStarts = [start, ...machineChanges.map((c) => nights.findIndex((n) => n === c.nightRef)).filter((i) => i > start)];
-  const found = [];
-  for (let s = 0; s < segmentStarts.length; s++) {
-    const from = segmentStarts[s];
-    const to = s + 1 < segmentStarts.length ? segmentStarts[s + 1] : end;
-    const logs2 = nights.slice(from, to).map((n) => n.log);
-    if (logs2.length >= 3) {
-      found.push(...eDivisive(logs2, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.minMagnitude, magnitude: logMagnitude }).changePoints.map((c) => c.index + from));
-    }
-  }
-  const boundaries = [.../* @__PURE__ */ new Set([...segmentStarts, ...found, end])].sort((a, b) => a - b);
-  const isFound = new Set(found);
-  const changes = machineChanges.map(({ nightRef: _n, ...c }) => c);
-  const candidates = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (let i = 1; i < boundaries.length - 1; i++) {
-    const at = boundaries[i];
-    if (!isFound.has(at)) continue;
-    if (end - at < 2) continue;
-    if (end - at > o.maxAgeNights) continue;
-    const c = candidate(series, key2, nights, boundaries[i - 1], at, boundaries[i + 1], "change-point", o, changes);
-    if (c && !seen.has(nightIndex(nights, c.finding.firstBad))) {
-      seen.add(nightIndex(nights, c.finding.firstBad));
-      candidates.push(c);
-    }
-  }
-  const segmentFrom = (k) => Math.max(...boundaries.filter((b) => b <= k - o.minBaselineNights), -1);
-  for (const k of [end - 2, end - 3]) {
-    if (k < 0 || found.some((f) => Math.abs(f - k) <= o.locateNights) || seen.has(k)) continue;
-    const from = segmentFrom(k);
-    if (from < 0 || boundaries.some((b) => b > from && b <= k && b !== k) || boundaries.some((b) => b > k && b < end)) continue;
-    const c = candidate(series, key2, nights, from, k, end, "alert", o, changes);
-    if (c) {
-      seen.add(nightIndex(nights, c.finding.firstBad));
-      candidates.push(c);
-      break;
-    }
-  }
-  const watches = [];
-  const watch = oneNightWatch(series, key2, nights, boundaries, o, changes);
-  if (watch && !seen.has(end - 1)) watches.push(watch);
-  return { candidates, watches, machineChanges: changes };
-}
-function nightIndex(nights, ref2) {
-  return nights.findIndex((n) => n.sha === ref2.sha && n.time === ref2.time);
-}
-function candidate(series, key2, nights, prev, at, next, kind, o, changes) {
-  const history = historyTest(nights, prev, at, next, o, kind);
-  if (history === null) return null;
-  const { test: test2, before, after, baseline } = history;
-  if (!(test2.p <= o.historyAlpha) || Math.expm1(Math.abs(test2.estimate)) < o.threshold) return null;
-  const sign2 = Math.sign(test2.estimate);
-  const center = median(baseline.map((n) => n.log));
-  if (after.some((n) => Math.sign(n.log - center) !== sign2)) return null;
-  const located = locate(nights, prev, at, next, sign2, o);
-  const firstBad = located?.at ?? at;
-  const worse = series.better === "lower" ? sign2 > 0 : sign2 < 0;
-  const ratio = Math.exp(test2.estimate);
-  const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, firstBad - 5));
-  const trendNights = nights.slice(trendFrom);
-  const finding = {
-    series: key2,
-    benchmark: series.benchmark,
-    metric: series.metric,
-    unit: series.unit,
-    better: series.better,
-    fingerprintKey: series.fingerprintKey,
-    branch: series.branch,
-    kind,
-    direction: worse ? "regression" : "improvement",
-    ratio,
-    ratioCi: [Math.exp(test2.lower), Math.exp(test2.upper)],
-    p: test2.p,
-    q: null,
-    lastGood: ref(nights[firstBad - 1]),
-    firstBad: ref(nights[firstBad]),
-    nightsSince: nights.length - firstBad,
-    before: { nights: before.length, n: before.reduce((a, n) => a + n.values.length, 0), median: median(before.map((n) => n.median)) },
-    after: { nights: after.length, n: after.reduce((a, n) => a + n.values.length, 0), median: median(after.map((n) => n.median)) },
-    trend: trendNights.map((n) => ({ ...ref(n), median: n.median })),
-    history: { ratio, ratioCi: [Math.exp(test2.lower), Math.exp(test2.upper)], p: test2.p, nightSd: test2.se / Math.sqrt(1 / before.length + 1 / after.length) },
-    confirmation: null,
-    machineChanges: changes.filter((c) => trendNights.some((n) => n.sha === c.night.sha && n.time === c.night.time))
-  };
-  if (located === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null } };
-  finding.confirmation = located.ab;
-  finding.ratio = located.ab.ratio;
-  finding.ratioCi = located.ci.ratioCi;
-  finding.p = located.ab.p;
-  return { finding, ab: located.ab, abCi: located.ci };
-}
-function historyTest(nights, prev, at, next, o, kind) {
-  const baseline = nights.slice(Math.max(prev, at - o.windowLen), at);
-  const before = kind === "alert" ? baseline : nights.slice(Math.max(prev, at - o.confirmNights), at);
-  const after = nights.slice(at, Math.min(next, at + o.confirmNights));
-  if (before.length < 2 || after.length < 1) return null;
-  const test2 = sessionShift(before.map((n) => n.log), after.map((n) => n.log), { history: baseline.length >= 3 ? baseline.map((n) => n.log) : void 0, alpha: o.alpha, minSd: 1e-4 });
-  return test2 === null ? null : { test: test2, before, after, baseline };
-}
-function abChange(sessions, alpha) {
-  if (sessions.length === 1) {
-    const change2 = estimateChange(sessions[0].base, sessions[0].head, alpha, "mann-whitney");
-    return change2.ratio === null || change2.p === null ? null : { ratio: change2.ratio, ratioCi: change2.ratioCi, equivalenceCi: change2.equivalenceCi, p: change2.p };
-  }
-  const contrasts = sessions.map((x) => contrast(x.base, x.head)).filter((c) => c !== null);
-  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
-  const r2 = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha: 2 * alpha });
-  if (r === null || r2 === null) return null;
-  return { ratio: Math.exp(r.mean), ratioCi: [Math.exp(r.lower), Math.exp(r.upper)], equivalenceCi: [Math.exp(r2.lower), Math.exp(r2.upper)], p: r.p };
-}
-function locate(nights, prev, at, next, sign2, o) {
-  const abAt = (c, alpha) => {
-    const night = nights[c];
-    const ab = night.ab;
-    if (!ab || c < 1 || ab.baseSha !== nights[c - 1].sha) return null;
-    const head = ab.head ?? night.values;
-    if (ab.base.length < 2 || head.length < 2) return null;
-    const sessions = [{ base: ab.base, head }, ...ab.extra ?? []];
-    const change2 = abChange(sessions, alpha);
-    if (change2 === null) return null;
-    return {
-      at: c,
-      moved: Math.sign(Math.log(change2.ratio)) === sign2,
-      ci: { ratioCi: change2.ratioCi, equivalenceCi: change2.equivalenceCi },
-      ab: { baseSha: ab.baseSha, headSha: night.sha, time: night.time, ratio: change2.ratio, ratioCi: change2.ratioCi, p: change2.p, nBase: sessions.reduce((a, x) => a + x.base.length, 0), nHead: sessions.reduce((a, x) => a + x.head.length, 0), sessions: sessions.length }
-    };
-  };
-  const own = at < nights.length ? abAt(at, o.alpha) : null;
-  if (own !== null && own.moved && own.ab.p < o.alpha) return own;
-  const around = [];
-  for (let c = Math.max(prev + 1, at - o.locateNights, 1); c <= Math.min(next - 1, at + o.locateNights, nights.length - 1); c++) around.push(c);
-  const looks = around.filter((c) => abAt(c, o.alpha) !== null).length;
-  let best = null;
-  for (const c of around) {
-    const r = abAt(c, o.alpha / Math.max(1, looks));
-    if (r === null || !r.moved) continue;
-    if (best === null || r.ab.p < best.ab.p || r.ab.p === best.ab.p && Math.abs(c - at) < Math.abs(best.at - at)) best = r;
-  }
-  if (best === null || looks <= 1) return best ?? own;
-  best.ab.p = Math.min(1, best.ab.p * looks);
-  return own !== null && own.ab.p <= best.ab.p ? own : best;
-}
-function machineChangesOf(series, key2, nights) {
-  const out = [];
-  for (let i = 1; i < nights.length; i++) {
-    const a = nights[i - 1].machine;
-    const b = nights[i].machine;
-    if (a === void 0 || b === void 0) continue;
-    const fields = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-    const changes = fields.filter((f) => a[f] !== b[f]).map((f) => ({ field: f, before: a[f] ?? null, after: b[f] ?? null }));
-    if (changes.length > 0) out.push({ series: key2, benchmark: series.benchmark, metric: series.metric, night: ref(nights[i]), previous: ref(nights[i - 1]), changes, nightRef: nights[i] });
-  }
-  return out;
-}
-function baselineStart(key2, nights, acks, warnings) {
-  let start = 0;
-  for (const ack of acks) {
-    if (ack.series !== key2) continue;
-    let at = nights.findIndex((n) => n.sha === ack.sha);
-    if (at < 0 && ack.time !== void 0) {
-      const t = Date.parse(ack.time);
-      at = nights.findIndex((n) => Date.parse(n.time) >= t);
-    }
-    if (at < 0) warnings.push(`${key2}: ack at ${ack.sha} matches no night${ack.time === void 0 ? " (give its time)" : ""}; ignored`);
-    else start = Math.max(start, at);
-  }
-  return start;
-}
-function ref(n) {
-  return { sha: n.sha, time: n.time };
-}
-function oneNightWatch(series, key2, nights, boundaries, o, changes) {
-  const end = nights.length;
-  const baselineEnd = end - 1;
-  let from = -1;
-  for (const b of boundaries) if (b <= baselineEnd && baselineEnd - b >= o.minBaselineNights) from = b;
-  if (from < 0 || boundaries.some((b) => b > from && b < baselineEnd)) return null;
-  from = Math.max(from, baselineEnd - o.windowLen);
-  const base = nights.slice(from, baselineEnd);
-  const logs2 = base.map((n) => n.log);
-  const center = median(logs2);
-  const sigma = MAD_TO_SIGMA * median(logs2.map((v) => Math.abs(v - center)));
-  const newest = nights[end - 1];
-  const z = (newest.log - center) / Math.max(sigma, 1e-12);
-  if (Math.abs(z) < o.zThreshold || Math.expm1(Math.abs(newest.log - center)) < o.threshold) return null;
-  const ratio = Math.exp(newest.log - center);
-  const worse = series.better === "lower" ? ratio > 1 : ratio < 1;
-  const trend = nights.slice(Math.max(0, end - o.trendNights));
-  return {
-    series: key2,
-    benchmark: series.benchmark,
-    metric: series.metric,
-    unit: series.unit,
-    better: series.better,
-    fingerprintKey: series.fingerprintKey,
-    branch: series.branch,
-    kind: "watch",
-    direction: worse ? "regression" : "improvement",
-    ratio,
-    ratioCi: null,
-    p: Math.min(1, 2 * normalSf(Math.abs(z))),
-    q: null,
-    lastGood: ref(nights[end - 2]),
-    firstBad: ref(newest),
-    nightsSince: 1,
-    before: { nights: base.length, n: base.reduce((a, n) => a + n.values.length, 0), median: Math.exp(center) },
-    after: { nights: 1, n: newest.values.length, median: newest.median },
-    zScore: z,
-    trend: trend.map((n) => ({ ...ref(n), median: n.median })),
-    confirmation: null,
-    machineChanges: changes.filter((c) => trend.some((n) => n.sha === c.night.sha && n.time === c.night.time))
-  };
-}
-
-// src/scan/series-from-points.ts
-function seriesFromPoints(points, branch) {
-  const bySeries = /* @__PURE__ */ new Map();
-  for (const p of points) {
-    const id = `${p.benchmark}\0${p.metric}\0${p.fingerprintKey}`;
-    let s = bySeries.get(id);
-    if (!s) {
-      s = { benchmark: p.benchmark, metric: p.metric, unit: p.unit, better: p.better, fingerprintKey: p.fingerprintKey, branch, nights: [] };
-      bySeries.set(id, s);
-    }
-    const values = p.values ?? (p.median === null ? [] : [p.median]);
-    s.nights.push({ sha: p.sha, time: p.time, values, ...p.median === null ? {} : { median: p.median } });
-  }
-  return [...bySeries.values()];
-}
-
-// src/store/recent-points.ts
-async function recentPoints(store, query) {
-  const points = [];
-  let oldest = Infinity;
-  for await (const batch of store.seriesWindows({ ...query, valuesNights: query.valuesNights ?? query.nights, fingerprints: true })) {
-    for (const w of batch) {
-      for (const p of w.window) points.push(p);
-      if (w.window.length > 0) oldest = Math.min(oldest, Date.parse(w.window[0].time));
-    }
-  }
-  return { points, ...Number.isFinite(oldest) ? { since: new Date(oldest).toISOString() } : {} };
-}
-
-// src/cli/scan-command.ts
-var SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
-
-Scans the nightly history (runs stored with role nightly) of one branch for
-regressions: per series (benchmark x metric x machine), E-divisive change
-points and a fast alert on nightly medians, each reported as a regression
-only once the interleaved A/B of its last good and first bad commit (stored
-by the nightly job) confirms it, else as awaiting; FDR across all series.
-A machine change (kernel, governor, toolchain) starts a new segment.
-Acknowledged changes (benchbot ack) start a new baseline.
-
-options:
-  --store URL         history store: a SQLite path or postgres://\u2026 (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
-  --branch NAME       branch whose nightlies to scan (default main)
-  --repository O/N   only runs stored for this GitHub repository, OWNER/NAME (default: any); also links
-                      commits in markdown
-  --output O          markdown | json (default markdown)
-  --threshold X       smallest change that matters (default 2%)
-  --max-age N         do not report changes whose first bad night is more than N nights old (default 30)
-
-exit status: 0 no confirmed regression, 1 at least one (a one-night watch does not count), 2 usage or store error`;
-var ACK_USAGE = `usage: benchbot ack SERIES --at SHA --reason TEXT [--store URL] [--time ISO] [--repo DIR]
-
-Marks an expected change of one series (as benchbot scan names it,
-BRANCH:BENCHMARK:METRIC:MACHINE) at a commit: the next scans do not alert
-at or before it, and a new baseline starts there.
-
-options:
-  --at SHA            the commit of the change: a nightly's SHA (a prefix of at least 7 is enough) or, with a time, any commit
-  --reason TEXT       why the change is expected (required; kept with the ack)
-  --time ISO          when SHA is not a nightly: the baseline starts at the first nightly at or after this time
-                      (default: the commit's committer date, read from --repo)
-  --repo DIR          repository to read that date from (default .)
-  --store URL         history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)`;
-var ACK_PREFIX = "ack:";
-function parse4(args, options2, positionals) {
-  try {
-    return parseArgs5({ args, options: options2, allowPositionals: positionals });
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
-}
-var SEGMENT_FIELDS = ["kernel", "microcode", "governor", "turbo", "smt", "isolatedCpus", "buildType"];
-var HOST_FIELDS = ["cpuModel", "cores", "memoryBytes", "virtualization", "hostName"];
-function machineFacts(fp) {
-  const facts = {};
-  const bag = fp;
-  for (const field of SEGMENT_FIELDS) if (bag[field] !== void 0) facts[field] = String(bag[field]);
-  for (const [tool, version] of Object.entries(fp.toolVersions ?? {})) facts[`tool:${tool}`] = version;
-  return facts;
-}
-function hostKey(fp) {
-  const bag = fp;
-  return createHash5("sha256").update(JSON.stringify(HOST_FIELDS.flatMap((f) => bag[f] === void 0 ? [] : [[f, bag[f]]]))).digest("hex").slice(0, 12);
-}
-async function loadNightlySeries(store, options2) {
-  const nights = options2.nights ?? SCAN_NIGHTS;
-  const { points, since } = await recentPoints(store, { role: "nightly", branch: options2.branch, repo: options2.repo, nights, valuesNights: Math.max(1, nights - 50) });
-  const shas = new Set(points.map((p) => p.sha));
-  const allBases = await store.series({ role: "base", repo: options2.repo, values: true, since });
-  const abOf = /* @__PURE__ */ new Map();
-  for (const b of allBases) abOf.set(`${b.time}\0${b.fingerprintKey}\0${b.benchmark}\0${b.metric}`, b);
-  const extraOf = /* @__PURE__ */ new Map();
-  for (const h of await store.series({ role: "head", repo: options2.repo, values: true, since })) {
-    if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
-    const base = abOf.get(`${h.time}\0${h.fingerprintKey}\0${h.benchmark}\0${h.metric}`);
-    if (!base?.values || base.values.length === 0) continue;
-    const k = `${h.sha}\0${h.fingerprintKey}\0${h.benchmark}\0${h.metric}`;
-    if (!extraOf.has(k)) extraOf.set(k, []);
-    extraOf.get(k).push({ base: base.values, head: h.values, baseSha: base.sha });
-  }
-  const facts = /* @__PURE__ */ new Map();
-  const byHost = points.map((p) => ({ ...p, fingerprintKey: p.fingerprint ? hostKey(p.fingerprint) : p.fingerprintKey.slice(0, 12) }));
-  points.forEach((p) => {
-    if (p.fingerprint) facts.set(p.runId, machineFacts(p.fingerprint));
-  });
-  const series = seriesFromPoints(byHost, options2.branch).map((s) => ({ ...s, key: seriesKey(s) }));
-  const pointOf = new Map(points.map((p) => [`${p.runId}\0${p.benchmark}\0${p.metric}`, p]));
-  const runIdsBySeries = /* @__PURE__ */ new Map();
-  for (const p of byHost) {
-    const k = `${p.benchmark}\0${p.metric}\0${p.fingerprintKey}`;
-    if (!runIdsBySeries.has(k)) runIdsBySeries.set(k, []);
-    runIdsBySeries.get(k).push(p);
-  }
-  return series.map((s) => {
-    const ps = runIdsBySeries.get(`${s.benchmark}\0${s.metric}\0${s.fingerprintKey}`) ?? [];
-    const nights2 = s.nights.map((night, i) => {
-      const p = pointOf.get(`${ps[i]?.runId}\0${s.benchmark}\0${s.metric}`);
-      if (!p) return night;
-      const base = abOf.get(`${p.time}\0${p.fingerprintKey}\0${p.benchmark}\0${p.metric}`);
-      const machine = facts.get(p.runId);
-      const extra = (extraOf.get(`${p.sha}\0${p.fingerprintKey}\0${p.benchmark}\0${p.metric}`) ?? []).filter((e) => e.baseSha === base?.sha || base === void 0 && e.baseSha === s.nights[i - 1]?.sha);
-      let ab;
-      if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {} };
-      else if (extra.length > 0) ab = { baseSha: extra[0].baseSha, base: extra[0].base, head: extra[0].head, ...extra.length > 1 ? { extra: extra.slice(1).map(({ base: b, head }) => ({ base: b, head })) } : {} };
-      return { ...night, ...machine ? { machine } : {}, ...ab ? { ab } : {} };
-    });
-    return { ...s, nights: nights2 };
-  });
-}
-var SCAN_NIGHTS = 90;
-function acksInWindow(acks, series) {
-  const shas = new Set(series.flatMap((s) => s.nights.map((n) => n.sha)));
-  const oldest = Math.min(...series.map((s) => s.nights.length > 0 ? Date.parse(s.nights[0].time) : Infinity));
-  return acks.filter((a) => shas.has(a.sha) || a.time !== void 0 && Date.parse(a.time) >= oldest);
-}
-async function loadAcks(store) {
-  const entries = await store.listState(ACK_PREFIX);
-  const acks = [];
-  for (const e of entries) {
-    const v = e.value;
-    if (v && typeof v.series === "string" && typeof v.sha === "string") acks.push({ series: v.series, sha: v.sha, ...typeof v.time === "string" ? { time: v.time } : {}, ...typeof v.reason === "string" ? { reason: v.reason } : {} });
-  }
-  return acks;
-}
-async function runScan(args, out) {
-  const { values: v } = parse4(args, {
-    store: { type: "string" },
-    branch: { type: "string" },
-    repository: { type: "string" },
-    repo: { type: "string" },
-    output: { type: "string" },
-    threshold: { type: "string" },
-    "max-age": { type: "string" }
-  }, false);
-  if (v.repo !== void 0) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
-  const output = v.output ?? "markdown";
-  if (output !== "markdown" && output !== "json") throw new UsageError(`--output ${output}: use markdown or json`);
-  const threshold = v.threshold === void 0 ? 0.02 : parsePercent(v.threshold);
-  if (threshold === void 0 || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
-  const maxAge = v["max-age"] === void 0 ? 30 : Number(v["max-age"]);
-  if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v["max-age"]}: give a whole number of nights, e.g. 30`);
-  const branch = v.branch ?? "main";
-  const repo = v.repository;
-  const store = await openStore(v.store, { cwd: process.cwd() });
-  try {
-    const series = await loadNightlySeries(store, { branch, repo, nights: Math.max(SCAN_NIGHTS, maxAge + 60) });
-    const acks = acksInWindow(await loadAcks(store), series);
-    const result2 = scanHistory(series, { threshold, acks, maxAgeNights: maxAge });
-    if (series.length === 0) result2.warnings.unshift(`no nightly runs of branch ${branch}${repo ? ` in ${repo}` : ""} in ${store.location}; store them with role nightly, or check --branch and --repository`);
-    const repoUrl = repo && /^[\w.-]+\/[\w.-]+$/.test(repo) ? `${(process.env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "")}/${repo}` : void 0;
-    const options2 = { series: series.length, threshold, branch, repoUrl };
-    out(output === "json" ? JSON.stringify(toScanJson(result2, options2), null, 2) : renderScanMarkdown(result2, options2));
-    return confirmedRegressions(result2).length > 0 ? 1 : 0;
-  } finally {
-    await store.close();
-  }
-}
-async function runAck(args, out) {
-  const { values: v, positionals } = parse4(args, {
-    at: { type: "string" },
-    reason: { type: "string" },
-    store: { type: "string" },
-    time: { type: "string" },
-    repo: { type: "string" }
-  }, true);
-  if (positionals.length !== 1) throw new UsageError("ack needs exactly one SERIES, as benchbot scan names it (BRANCH:BENCHMARK:METRIC:MACHINE)");
-  const wanted = positionals[0];
-  const at = v.at;
-  const reason2 = v.reason?.trim();
-  if (!at) throw new UsageError("--at is required: the commit of the expected change");
-  if (!reason2) throw new UsageError("--reason is required: say why the change is expected");
-  const time2 = v.time;
-  if (time2 !== void 0 && !Number.isFinite(Date.parse(time2))) throw new UsageError(`--time ${time2}: give an ISO 8601 time, e.g. 2026-03-01T02:00:00Z`);
-  const colon = wanted.indexOf(":");
-  if (colon <= 0) throw new UsageError(`SERIES ${wanted}: write it as benchbot scan does, BRANCH:BENCHMARK:METRIC:MACHINE`);
-  const branch = wanted.slice(0, colon);
-  const store = await openStore(v.store, { cwd: process.cwd() });
-  try {
-    const all = await loadNightlySeries(store, { branch });
-    const series = all.find((s) => s.key === wanted);
-    if (!series) {
-      const close = all.map((s) => s.key).filter((k) => k.startsWith(wanted) || wanted.startsWith(k.slice(0, k.lastIndexOf(":"))));
-      throw new UsageError(`SERIES ${wanted}: no such nightly series in ${store.location}${close.length > 0 ? `; did you mean ${close.slice(0, 5).join(", ")}?` : `; benchbot scan --output json lists them (${all.length} on branch ${branch})`}`);
-    }
-    const nights = series.nights.filter((n) => at.length >= 7 && n.sha.startsWith(at));
-    if (nights.length > 1 && new Set(nights.map((n) => n.sha)).size > 1) throw new UsageError(`--at ${at}: ambiguous, matches ${[...new Set(nights.map((n) => n.sha))].join(", ")}; give more digits`);
-    let sha = nights[0]?.sha ?? at;
-    let ackTime = time2;
-    if (nights.length === 0 && ackTime === void 0) {
-      const log = spawnSync3("git", ["-C", v.repo ?? ".", "log", "-1", "--format=%H %cI", at], { encoding: "utf8" });
-      const [full, date] = log.status === 0 ? log.stdout.trim().split(" ") : [];
-      if (!full || !date) throw new UsageError(`--at ${at}: not a nightly of ${wanted}, and not a commit of ${v.repo ?? "this repository"}; give --time ISO (the baseline starts at the first nightly at or after it) or --repo DIR`);
-      sha = full;
-      ackTime = date;
-    }
-    const ack = { series: wanted, sha, ...ackTime !== void 0 ? { time: ackTime } : {}, reason: reason2, createdAt: (/* @__PURE__ */ new Date()).toISOString() };
-    await store.putState(`${ACK_PREFIX}${wanted}:${sha}`, ack);
-    out(`acknowledged ${wanted} at ${sha}${ackTime !== void 0 ? ` (from ${ackTime})` : ""}: ${reason2}`);
-    return 0;
-  } finally {
-    await store.close();
-  }
 }
 
 // src/dashboard/read-history.ts
@@ -56385,7 +60822,7 @@ async function readPrs(store, filter, limit, repoUrl) {
   }
   const out = [];
   for (const head of await store.listRuns({ role: "head", repo: filter.repo, limit })) {
-    const bases = (await store.listRuns({ role: "base", repo: head.repo, before: new Date(Date.parse(head.time) + 1).toISOString(), limit: 20 })).filter((b2) => Date.parse(b2.time) === Date.parse(head.time) && b2.fingerprintKey === head.fingerprintKey);
+    const bases = (await store.listRuns({ role: "base", repo: head.repo, before: new Date(Date.parse(head.time) + 1).toISOString(), limit: 20 })).filter((b3) => Date.parse(b3.time) === Date.parse(head.time) && b3.machineKey === head.machineKey);
     if (bases.length === 0) continue;
     const [h, b] = await Promise.all([store.getRun(head.id), store.getRun(bases[0].id)]);
     if (!h || !b) continue;
@@ -56426,15 +60863,15 @@ var SITE_VERSION = 1;
 var OVERVIEW_COLUMNS = ["id", "repo", "branch", "benchmark", "metric", "unit", "better", "machine", "latest", "change7", "change30", "status", "nights", "lastTime", "issue", "spark"];
 
 // src/dashboard/site-model.ts
-var DEFAULTS4 = { threshold: 0.02, windowLen: 30, maxPValue: 1e-3, recentNights: 30 };
+var DEFAULTS3 = { threshold: 0.02, windowLen: 30, maxPValue: 1e-3, recentNights: 30 };
 function seriesId(s) {
   return dashboardSeriesId(s.repo, scanKey(s));
 }
 function scanKey(s) {
-  return seriesKey({ branch: s.branch, benchmark: s.benchmark, metric: s.metric, fingerprintKey: s.machine });
+  return seriesKey2({ branch: s.branch, benchmark: s.benchmark, metric: s.metric, machineKey: s.machine });
 }
 function buildSeries(s, runs, context, options2 = {}) {
-  const o = { ...DEFAULTS4, ...Object.fromEntries(Object.entries(options2).filter(([, v]) => v !== void 0)) };
+  const o = { ...DEFAULTS3, ...Object.fromEntries(Object.entries(options2).filter(([, v]) => v !== void 0)) };
   const key2 = scanKey(s);
   const id = dashboardSeriesId(s.repo, key2);
   const count3 = s.run.length;
@@ -56586,7 +61023,7 @@ function buildOverview(rows, prs, meta) {
   const rank = (r) => r[11] === "regression" ? 0 : r[11] === "improvement" ? 1 : 2;
   const size = (r) => Math.abs(r[10] ?? r[9] ?? 0);
   rows.sort((a, b) => rank(a) - rank(b) || (rank(a) < 2 ? size(b) - size(a) : 0) || cmp(a[3], b[3]) || cmp(a[4], b[4]) || cmp(a[7], b[7]) || cmp(a[2], b[2]) || cmp(a[1] ?? "", b[1] ?? ""));
-  return { version: SITE_VERSION, title: meta.title, generated: meta.generated, threshold: meta.threshold ?? DEFAULTS4.threshold, columns: OVERVIEW_COLUMNS, rows, prs: [...prs].sort((a, b) => b.timeMs - a.timeMs) };
+  return { version: SITE_VERSION, title: meta.title, generated: meta.generated, threshold: meta.threshold ?? DEFAULTS3.threshold, columns: OVERVIEW_COLUMNS, rows, prs: [...prs].sort((a, b) => b.timeMs - a.timeMs) };
 }
 function cmp(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -56596,8 +61033,9 @@ function buildRuns(runs) {
 }
 
 // src/dashboard/write-site.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join11 } from "node:path";
+import { existsSync as existsSync4, mkdirSync as mkdirSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join as join10 } from "node:path";
 import { fileURLToPath } from "node:url";
 function loadSiteAssets() {
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
@@ -56617,10 +61055,10 @@ async function buildSite(store, settings, onSeries, onGroup) {
   ]);
   const runs = RunTable.of(groups2);
   if (onGroup) groups2.forEach(onGroup);
-  const rows = buildPages(groups2, runs, acks, issues, settings, onSeries);
+  const rows = await buildPages(groups2, runs, acks, issues, settings, onSeries);
   return { overview: buildOverview(rows, prs, { title: settings.title, generated: settings.generated, threshold: settings.threshold }), runs: buildRuns(runs.rows), table: runs, series: rows.length };
 }
-function buildPages(groups2, runs, acks, issues, settings, onSeries) {
+async function buildPages(groups2, runs, acks, issues, settings, onSeries) {
   const siblings = /* @__PURE__ */ new Map();
   const family = (g) => `${g.repo ?? ""}\0${g.branch}\0${g.benchmark}\0${g.metric}`;
   for (const g of groups2) {
@@ -56633,10 +61071,11 @@ function buildPages(groups2, runs, acks, issues, settings, onSeries) {
   const rows = [];
   for (let k = 0; k < groups2.length; k++) {
     const g = groups2[k];
-    const series = toSeries(g, runs);
+    const series2 = toSeries(g, runs);
     const key2 = `${g.branch}:${g.benchmark}:${g.metric}:${g.machine}`;
-    const { page, row: row2 } = buildSeries(series, runs.rows, { acks: acksOf.get(key2) ?? [], issues: issuesOf.get(key2) ?? [], siblings: siblings.get(family(g)) ?? [] }, settings);
-    onSeries(page);
+    const { page, row: row2 } = buildSeries(series2, runs.rows, { acks: acksOf.get(key2) ?? [], issues: issuesOf.get(key2) ?? [], siblings: siblings.get(family(g)) ?? [] }, settings);
+    const wait2 = onSeries(page);
+    if (wait2) await wait2;
     rows.push(row2);
     groups2[k] = { ...g, parts: [] };
   }
@@ -56652,28 +61091,41 @@ function groupBy(items, key2) {
   }
   return out;
 }
+var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
-  const seriesDir = join11(out, "data", "series");
+  const seriesDir = join10(out, "data", "series");
   mkdirSync4(seriesDir, { recursive: true });
   const before = new Set(readdirSync2(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
-  const write = (path2, text3) => {
-    writeFileSync2(path2, text3);
+  const write = (path2, text2) => {
+    writeFileSync2(path2, text2);
     files++;
-    bytes += Buffer.byteLength(text3);
+    bytes += Buffer.byteLength(text2);
   };
+  const inFlight = /* @__PURE__ */ new Set();
+  let failed2;
   const site = await buildSite(store, settings, (page) => {
+    if (failed2) throw failed2.error;
     before.delete(`${page.id}.json`);
-    write(join11(seriesDir, `${page.id}.json`), JSON.stringify(page));
-  });
-  for (const stale of before) rmSync3(join11(seriesDir, stale), { force: true });
-  write(join11(out, "data", "overview.json"), JSON.stringify(site.overview));
-  write(join11(out, "data", "runs.json"), JSON.stringify(site.runs));
-  write(join11(out, "index.html"), indexHtml(settings.title));
-  write(join11(out, "dashboard.js"), assets.js);
-  write(join11(out, "dashboard.css"), assets.css);
-  write(join11(out, ".nojekyll"), "");
+    const text2 = JSON.stringify(page);
+    const written = writeFile(join10(seriesDir, `${page.id}.json`), text2).then(() => {
+      files++;
+      bytes += Buffer.byteLength(text2);
+    }, (error) => {
+      failed2 ??= { error };
+    }).finally(() => inFlight.delete(written));
+    inFlight.add(written);
+    return inFlight.size >= WRITES_IN_FLIGHT ? Promise.race(inFlight) : void 0;
+  }).finally(() => Promise.all(inFlight));
+  if (failed2) throw failed2.error;
+  for (const stale of before) rmSync4(join10(seriesDir, stale), { force: true });
+  write(join10(out, "data", "overview.json"), JSON.stringify(site.overview));
+  write(join10(out, "data", "runs.json"), JSON.stringify(site.runs));
+  write(join10(out, "index.html"), indexHtml(settings.title));
+  write(join10(out, "dashboard.js"), assets.js);
+  write(join10(out, "dashboard.css"), assets.css);
+  write(join10(out, ".nojekyll"), "");
   return { series: site.series, files, bytes };
 }
 
@@ -56699,7 +61151,7 @@ function createDashboardHandler(options2) {
     return building;
   };
   const current = async () => built && now() - built.at < ttl ? built : rebuild();
-  const series = async (id) => {
+  const series2 = async (id) => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const site = attempt === 0 ? await current() : await rebuild();
       const g = site.groups.get(id);
@@ -56746,7 +61198,7 @@ function createDashboardHandler(options2) {
     else if (rest === "/data/runs.json") send(200, "application/json", (await current()).runs);
     else {
       const match2 = /^\/data\/series\/([0-9a-f]{16})\.json$/.exec(rest);
-      const page = match2 ? await series(match2[1]) : void 0;
+      const page = match2 ? await series2(match2[1]) : void 0;
       if (page === void 0) send(404, "text/plain; charset=utf-8", "not found\n");
       else send(200, "application/json", page);
     }
@@ -56785,13 +61237,13 @@ function readServeSettings(args, env) {
   } catch (error) {
     throw new UsageError(error.message);
   }
-  const text3 = (name) => (env[name] ?? "").trim() || void 0;
-  const secret = text3("WEBHOOK_SECRET");
+  const text2 = (name) => (env[name] ?? "").trim() || void 0;
+  const secret = text2("WEBHOOK_SECRET");
   if (secret === void 0) throw new UsageError("WEBHOOK_SECRET is not set: give the secret configured for the app's webhook, so that unsigned deliveries are refused");
-  const githubToken = text3("GITHUB_TOKEN");
-  const appId = text3("APP_ID");
+  const githubToken = text2("GITHUB_TOKEN");
+  const appId = text2("APP_ID");
   let privateKey = env.PRIVATE_KEY?.trim() ? env.PRIVATE_KEY.replace(/\\n/g, "\n") : void 0;
-  const keyPath = text3("PRIVATE_KEY_PATH");
+  const keyPath = text2("PRIVATE_KEY_PATH");
   if (privateKey === void 0 && keyPath !== void 0) {
     try {
       privateKey = readFileSync6(keyPath, "utf8");
@@ -56804,28 +61256,28 @@ function readServeSettings(args, env) {
     if (privateKey === void 0) throw new UsageError("neither PRIVATE_KEY nor PRIVATE_KEY_PATH is set: give the app's private key (PEM)");
     if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) throw new UsageError("the private key is not a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...)");
   }
-  const portText = values.port ?? text3("PORT") ?? "3000";
+  const portText = values.port ?? text2("PORT") ?? "3000";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`${values.port !== void 0 ? "--port" : "PORT"} ${portText}: give a port number from 0 to 65535`);
-  const apiUrl = text3("GITHUB_API_URL") ?? DEFAULT_API_URL;
+  const apiUrl = text2("GITHUB_API_URL") ?? DEFAULT_API_URL;
   try {
     new URL(apiUrl);
   } catch {
     throw new UsageError(`GITHUB_API_URL ${redact(apiUrl)} is not a URL`);
   }
-  const logLevel = text3("LOG_LEVEL") ?? "info";
+  const logLevel = text2("LOG_LEVEL") ?? "info";
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`LOG_LEVEL ${logLevel}: use one of ${LOG_LEVELS.join(", ")}`);
   return {
     appId: githubToken === void 0 ? appId : void 0,
     privateKey: githubToken === void 0 ? privateKey : void 0,
     githubToken,
     secret,
-    previousSecrets: text3("WEBHOOK_SECRET_PREVIOUS") === void 0 ? [] : [text3("WEBHOOK_SECRET_PREVIOUS")],
+    previousSecrets: text2("WEBHOOK_SECRET_PREVIOUS") === void 0 ? [] : [text2("WEBHOOK_SECRET_PREVIOUS")],
     apiUrl,
     store: values.store,
     port,
-    host: values.host ?? text3("HOST") ?? "0.0.0.0",
-    botLogin: text3("BOT_LOGIN"),
+    host: values.host ?? text2("HOST") ?? "0.0.0.0",
+    botLogin: text2("BOT_LOGIN"),
     logLevel,
     dashboard: values.dashboard === true
   };
@@ -56861,8 +61313,7 @@ async function runServe(args, out, env = process.env) {
 }
 
 // src/cli/history-commands.ts
-import { parseArgs as parseArgs7 } from "node:util";
-import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync4, readFileSync as readFileSync7 } from "node:fs";
+import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync5, readFileSync as readFileSync7 } from "node:fs";
 import { once as once4 } from "node:events";
 
 // src/store/export-ndjson.ts
@@ -56874,7 +61325,7 @@ async function exportNdjson(store, write) {
   for (const id of await store.listRunIds()) {
     const run2 = await store.getRun(id);
     if (!run2) continue;
-    const { id: runId, fingerprintKey: _derived, repo, branch, ...rest } = run2;
+    const { id: runId, machineKey: _derived, repo, branch, ...rest } = run2;
     await write(`${JSON.stringify({ type: "run", id: runId, repo, branch, ...rest })}
 `);
     runs++;
@@ -56892,25 +61343,25 @@ async function* ndjsonRuns(lines, file) {
   }
   reader.end();
 }
-async function* splitLines2(chunks, file, maxBytes = MAX_LINE_BYTES) {
+async function* splitLines(chunks, file, maxBytes = MAX_LINE_BYTES) {
   const decoder = new TextDecoder("utf-8", { fatal: false });
   let pending = [];
   let pendingBytes = 0;
   let lineNo = 0;
   for await (const chunk of chunks) {
-    const text3 = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    const text2 = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
     let from = 0;
-    for (let nl = text3.indexOf("\n"); nl !== -1; nl = text3.indexOf("\n", from)) {
-      pending.push(text3.slice(from, nl));
+    for (let nl = text2.indexOf("\n"); nl !== -1; nl = text2.indexOf("\n", from)) {
+      pending.push(text2.slice(from, nl));
       lineNo++;
       yield pending.join("");
       pending = [];
       pendingBytes = 0;
       from = nl + 1;
     }
-    if (from < text3.length) {
-      pending.push(text3.slice(from));
-      pendingBytes += text3.length - from;
+    if (from < text2.length) {
+      pending.push(text2.slice(from));
+      pendingBytes += text2.length - from;
       if (pendingBytes > maxBytes) throw new FormatError(file, lineNo + 1, `line is longer than ${maxBytes} bytes; a history export holds one run per line`);
     }
   }
@@ -56970,9 +61421,9 @@ async function importNdjson(store, input, options2 = {}) {
 // src/store/github-action-benchmark.ts
 var GAB_DEFAULT_BRANCH = "main";
 var PREFIX = /^\uFEFF?\s*window\.BENCHMARK_DATA\s*=\s*/;
-function parseGithubActionBenchmark(text3, file, options2 = {}) {
-  const prefix = PREFIX.exec(text3);
-  let body = prefix ? prefix[0].replace(/[^\n]/g, " ") + text3.slice(prefix[0].length) : text3;
+function parseGithubActionBenchmark(text2, file, options2 = {}) {
+  const prefix = PREFIX.exec(text2);
+  let body = prefix ? prefix[0].replace(/[^\n]/g, " ") + text2.slice(prefix[0].length) : text2;
   body = body.replace(/;\s*$/, (m) => m.replace(";", " "));
   const root = parseJsonDocument({ path: file, text: body });
   const j = new JsonReader(file);
@@ -57003,7 +61454,7 @@ function parseGithubActionBenchmark(text3, file, options2 = {}) {
         if (name.trim() === "") j.fail(`${bp}.name`, "must not be empty");
         const value = j.number(bench.value, `${bp}.value`);
         const unit = spellUnit(j.string(bench.unit, `${bp}.unit`));
-        const metric = isTimeUnit2(unit) ? "time" : "value";
+        const metric = isGabTimeUnit(unit) ? "time" : "value";
         const benchmark = suites.length > 1 ? `${suite}/${name}` : name;
         const key2 = `${benchmark}\0${metric}\0${unit}`;
         const seen = byKey.get(key2);
@@ -57031,8 +61482,8 @@ function parseGithubActionBenchmark(text3, file, options2 = {}) {
   }
   return repo === void 0 ? { runs } : { repo, runs };
 }
-async function importGithubActionBenchmark(store, text3, options2 = {}) {
-  const parsed = parseGithubActionBenchmark(text3, options2.file ?? "data.js", options2);
+async function importGithubActionBenchmark(store, text2, options2 = {}) {
+  const parsed = parseGithubActionBenchmark(text2, options2.file ?? "data.js", options2);
   const result2 = await store.ingestRuns(parsed.runs);
   return { repo: parsed.repo, runs: parsed.runs.length, created: result2.created };
 }
@@ -57052,18 +61503,6 @@ function direction(tool, metric, unit) {
   if (tool === "customBiggerIsBetter") return "higher";
   if (tool === "customSmallerIsBetter") return "lower";
   return directionOf(metric, unit);
-}
-function spellUnit(unit) {
-  const u = unit.trim();
-  const slash = u.indexOf("/");
-  const base = slash < 0 ? u : u.slice(0, slash);
-  const normal = normalizeTimeUnit(base);
-  return normal === void 0 ? u : normal + (slash < 0 ? "" : u.slice(slash));
-}
-function isTimeUnit2(unit) {
-  const base = unit.split("/")[0];
-  if (/\/(s|sec|second)$/i.test(unit)) return false;
-  return normalizeTimeUnit(base) !== void 0 || /^(n|u|m)?sec$/.test(base);
 }
 function repoFromUrl(url) {
   if (!url) return void 0;
@@ -57088,15 +61527,8 @@ options:
   --repository O/N        github-action-benchmark: the GitHub repository, OWNER/NAME (default: data.js's repoUrl)
   --branch NAME           github-action-benchmark: the branch the nights belong to (default ${GAB_DEFAULT_BRANCH}, which
                           benchbot scan scans by default; data.js does not record it)`;
-function parse5(args, options2, positionals) {
-  try {
-    return parseArgs7({ args, options: options2, allowPositionals: positionals });
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
-}
 async function runExport(args, out) {
-  const { values } = parse5(args, { store: { type: "string" }, output: { type: "string", short: "o" } }, false);
+  const { values } = parseFlags(args, { store: { type: "string" }, output: { type: "string", short: "o" } }, false);
   const store = await openStore(values.store, { cwd: process.cwd() });
   try {
     if (typeof values.output === "string") {
@@ -57118,7 +61550,7 @@ async function runExport(args, out) {
   }
 }
 async function runImport(args, out) {
-  const { values, positionals } = parse5(args, { store: { type: "string" }, from: { type: "string" }, repository: { type: "string" }, repo: { type: "string" }, branch: { type: "string" } }, true);
+  const { values, positionals } = parseFlags(args, { store: { type: "string" }, from: { type: "string" }, repository: { type: "string" }, repo: { type: "string" }, branch: { type: "string" } }, true);
   if (values.repo !== void 0) throw new UsageError(`--repo ${String(values.repo)}: --repo is a directory in every benchbot command; import takes the GitHub repository as --repository OWNER/NAME`);
   if (positionals.length !== 1) throw new UsageError("import needs exactly one FILE (use - for stdin)");
   const from = values.from ?? "benchbot";
@@ -57127,8 +61559,8 @@ async function runImport(args, out) {
   let input;
   try {
     if (from === "benchbot") {
-      const fd = file === "-" ? 0 : openSync4(file, "r");
-      input = splitLines2(createReadStream("", { fd, highWaterMark: 1 << 20 }), file);
+      const fd2 = file === "-" ? 0 : openSync5(file, "r");
+      input = splitLines(createReadStream("", { fd: fd2, highWaterMark: 1 << 20 }), file);
     } else input = readFileSync7(file === "-" ? 0 : file, "utf8");
   } catch {
     throw new UsageError(`${file}: cannot read this file`);
@@ -57144,9 +61576,126 @@ async function runImport(args, out) {
   }
 }
 
+// src/cli/scan-command.ts
+import { spawnSync as spawnSync4 } from "node:child_process";
+var SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
+
+Scans the nightly history (runs stored with role nightly) of one branch for
+regressions: per series (benchmark x metric x machine), E-divisive change
+points and a fast alert on nightly medians, each reported as a regression
+only once the interleaved A/B of its last good and first bad commit (stored
+by the nightly job) confirms it, else as awaiting; FDR across all series.
+A machine change (kernel, governor, toolchain) starts a new segment.
+Acknowledged changes (benchbot ack) start a new baseline.
+
+options:
+  --store URL         history store: a SQLite path or postgres://\u2026 (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)
+  --branch NAME       branch whose nightlies to scan (default main)
+  --repository O/N   only runs stored for this GitHub repository, OWNER/NAME (default: any); also links
+                      commits in markdown
+  --output O          markdown | json (default markdown)
+  --threshold X       smallest change that matters (default 2%)
+  --max-age N         do not report changes whose first bad night is more than N nights old (default 30)
+
+exit status: 0 no confirmed regression, 1 at least one (a one-night watch does not count), 2 usage or store error`;
+var ACK_USAGE = `usage: benchbot ack SERIES --at SHA --reason TEXT [--store URL] [--time ISO] [--repo DIR]
+
+Marks an expected change of one series (as benchbot scan names it,
+BRANCH:BENCHMARK:METRIC:MACHINE) at a commit: the next scans do not alert
+at or before it, and a new baseline starts there.
+
+options:
+  --at SHA            the commit of the change: a nightly's SHA (a prefix of at least 7 is enough) or, with a time, any commit
+  --reason TEXT       why the change is expected (required; kept with the ack)
+  --time ISO          when SHA is not a nightly: the baseline starts at the first nightly at or after this time
+                      (default: the commit's committer date, read from --repo)
+  --repo DIR          repository to read that date from (default .)
+  --store URL         history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)`;
+async function runScan(args, out) {
+  const { values: v } = parseFlags(args, {
+    store: { type: "string" },
+    branch: { type: "string" },
+    repository: { type: "string" },
+    repo: { type: "string" },
+    output: { type: "string" },
+    threshold: { type: "string" },
+    "max-age": { type: "string" }
+  }, false);
+  if (v.repo !== void 0) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
+  const output = v.output ?? "markdown";
+  if (output !== "markdown" && output !== "json") throw new UsageError(`--output ${output}: use markdown or json`);
+  const threshold = v.threshold === void 0 ? 0.02 : parsePercent(v.threshold);
+  if (threshold === void 0 || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
+  const maxAge = v["max-age"] === void 0 ? 30 : Number(v["max-age"]);
+  if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v["max-age"]}: give a whole number of nights, e.g. 30`);
+  const branch = v.branch ?? "main";
+  const repo = v.repository;
+  const store = await openStore(v.store, { cwd: process.cwd() });
+  try {
+    const { result: result2, series: series2 } = await scanStoredNightlies(store, { branch, repository: repo, threshold, maxAgeNights: maxAge, nameSetting: cliSetting });
+    const options2 = { series: series2, threshold, branch, repoUrl: repositoryUrl(repo, process.env.GITHUB_SERVER_URL) };
+    out(output === "json" ? JSON.stringify(toScanJson(result2, options2), null, 2) : renderScanMarkdown(result2, options2));
+    return confirmedRegressions(result2).length > 0 ? 1 : 0;
+  } finally {
+    await store.close();
+  }
+}
+async function runAck(args, out) {
+  const { values: v, positionals } = parseFlags(args, {
+    at: { type: "string" },
+    reason: { type: "string" },
+    store: { type: "string" },
+    time: { type: "string" },
+    repo: { type: "string" }
+  }, true);
+  if (positionals.length !== 1) throw new UsageError("ack needs exactly one SERIES, as benchbot scan names it (BRANCH:BENCHMARK:METRIC:MACHINE)");
+  const wanted = positionals[0];
+  const at = v.at;
+  const reason2 = v.reason?.trim();
+  if (!at) throw new UsageError("--at is required: the commit of the expected change");
+  if (!reason2) throw new UsageError("--reason is required: say why the change is expected");
+  const time2 = v.time;
+  if (time2 !== void 0 && !Number.isFinite(Date.parse(time2))) throw new UsageError(`--time ${time2}: give an ISO 8601 time, e.g. 2026-03-01T02:00:00Z`);
+  const colon = wanted.indexOf(":");
+  if (colon <= 0) throw new UsageError(`SERIES ${wanted}: write it as benchbot scan does, BRANCH:BENCHMARK:METRIC:MACHINE`);
+  const branch = wanted.slice(0, colon);
+  const store = await openStore(v.store, { cwd: process.cwd() });
+  try {
+    const all = [];
+    let series2;
+    for await (const batch of nightlySeriesBatches(store, { branch })) {
+      for (const s of batch) {
+        all.push(s.key);
+        if (s.key === wanted && !series2) series2 = s;
+      }
+    }
+    if (!series2) {
+      const close = all.filter((k) => k.startsWith(wanted) || wanted.startsWith(k.slice(0, k.lastIndexOf(":"))));
+      throw new UsageError(`SERIES ${wanted}: no such nightly series in ${store.location}${close.length > 0 ? `; did you mean ${close.slice(0, 5).join(", ")}?` : `; benchbot scan --output json lists them (${all.length} on branch ${branch})`}`);
+    }
+    const nights = series2.nights.filter((n) => at.length >= 7 && n.sha.startsWith(at));
+    if (nights.length > 1 && new Set(nights.map((n) => n.sha)).size > 1) throw new UsageError(`--at ${at}: ambiguous, matches ${[...new Set(nights.map((n) => n.sha))].join(", ")}; give more digits`);
+    let sha = nights[0]?.sha ?? at;
+    let ackTime = time2;
+    if (nights.length === 0 && ackTime === void 0) {
+      const log = spawnSync4("git", ["-C", v.repo ?? ".", "log", "-1", "--format=%H %cI", at], { encoding: "utf8" });
+      const [full, date] = log.status === 0 ? log.stdout.trim().split(" ") : [];
+      if (!full || !date) throw new UsageError(`--at ${at}: not a nightly of ${wanted}, and not a commit of ${v.repo ?? "this repository"}; give --time ISO (the baseline starts at the first nightly at or after it) or --repo DIR`);
+      sha = full;
+      ackTime = date;
+    }
+    const ack = { series: wanted, sha, ...ackTime !== void 0 ? { time: ackTime } : {}, reason: reason2, createdAt: (/* @__PURE__ */ new Date()).toISOString() };
+    await store.putState(`${ACK_PREFIX}${wanted}:${sha}`, ack);
+    out(`acknowledged ${wanted} at ${sha}${ackTime !== void 0 ? ` (from ${ackTime})` : ""}: ${reason2}`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
 // src/cli/dashboard-command.ts
-import { parseArgs as parseArgs8 } from "node:util";
-import { resolve as resolve10 } from "node:path";
+import { parseArgs as parseArgs7 } from "node:util";
+import { resolve as resolve8 } from "node:path";
 var DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
 Writes a static site of the nightly history into DIR: an overview of every
@@ -57166,16 +61715,16 @@ options:
   --samples-nights N    newest nights per series whose raw samples are published (default 30)
   --prs N               PR runs listed (default 100; 0 for none)
   --threshold X         smallest change marked as a change point (default 2%, as benchbot scan)`;
-function count2(value, flag3, fallback) {
+function count2(value, flag2, fallback) {
   if (value === void 0) return fallback;
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`${flag3} ${value}: give a whole number, e.g. ${fallback}`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`${flag2} ${value}: give a whole number, e.g. ${fallback}`);
   return n;
 }
 async function runDashboard(args, out) {
   let v;
   try {
-    v = parseArgs8({ args, options: { out: { type: "string" }, store: { type: "string" }, repository: { type: "string" }, repo: { type: "string" }, branch: { type: "string" }, title: { type: "string" }, "samples-nights": { type: "string" }, prs: { type: "string" }, threshold: { type: "string" } } }).values;
+    v = parseArgs7({ args, options: { out: { type: "string" }, store: { type: "string" }, repository: { type: "string" }, repo: { type: "string" }, branch: { type: "string" }, title: { type: "string" }, "samples-nights": { type: "string" }, prs: { type: "string" }, threshold: { type: "string" } } }).values;
   } catch (error) {
     throw new UsageError(error.message);
   }
@@ -57198,9 +61747,9 @@ async function runDashboard(args, out) {
   const store = await openStore(v.store, { cwd: process.cwd() });
   try {
     const started = performance.now();
-    const result2 = await writeSite(store, resolve10(dir), settings);
-    const seconds4 = ((performance.now() - started) / 1e3).toFixed(1);
-    out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds4} s)`);
+    const result2 = await writeSite(store, resolve8(dir), settings);
+    const seconds3 = ((performance.now() - started) / 1e3).toFixed(1);
+    out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds3} s)`);
     return 0;
   } finally {
     await store.close();
@@ -57208,9 +61757,152 @@ async function runDashboard(args, out) {
 }
 
 // src/cli/bisect-command.ts
+import { resolve as resolve9 } from "node:path";
+
+// src/jobs/bisect-oracle.ts
+import { join as join13 } from "node:path";
+
+// src/bisect/choose-series.ts
+function valuesOf2(measurements, choice) {
+  return measurements.find((m) => m.benchmark === choice.benchmark && m.metric === choice.metric)?.values;
+}
+function chooseSeries(good, bad, filter) {
+  let best = null;
+  for (const g of good) {
+    if (filter.benchmarks.length > 0 && !filter.benchmarks.includes(g.benchmark)) continue;
+    if (filter.metric !== void 0 && g.metric !== filter.metric) continue;
+    const b = valuesOf2(bad, g);
+    if (!b || b.length < 2 || g.values.length < 2) continue;
+    const r = ratioWithCi(g.values, b);
+    const shift = r === null ? 0 : Math.log(r.ratio) * (g.better === "lower" ? 1 : -1);
+    const worse = r !== null && r.excludesOne && shift >= Math.log1p(filter.threshold);
+    const score = (worse ? 1e3 : 0) + Math.abs(shift);
+    if (best === null || score > best.score) best = { choice: { benchmark: g.benchmark, metric: g.metric, unit: g.unit, better: g.better }, score };
+  }
+  return best?.choice ?? null;
+}
+function endsDiffer(good, bad, threshold) {
+  const r = ratioWithCi(good, bad);
+  if (r === null) return { change: null, differs: false };
+  return { change: { ratio: r.ratio, lower: r.lower, upper: r.upper }, differs: r.excludesOne && Math.abs(Math.log(r.ratio)) >= Math.log1p(threshold) };
+}
+
+// src/runner/measure-commit.ts
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
+import { tmpdir as tmpdir4 } from "node:os";
+import { join as join11 } from "node:path";
+async function measureCommit(repo, sha, stateDir, settings, deps) {
+  const label2 = sha.slice(0, 12);
+  const worktree = checkoutWorktree(repo, sha, stateDir);
+  if (settings.build) {
+    try {
+      buildSide(worktree, treeHash(repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env);
+    } catch (error) {
+      if (error instanceof RunnerError) return { skip: firstLines(error.message) };
+      throw error;
+    }
+  }
+  const dir = await deps.executor.prepare(worktree, `bisect-${label2}`);
+  return measureDirectory(dir, label2, { ...settings, build: void 0 }, deps);
+}
+async function measureDirectory(dir, label2, settings, deps) {
+  const { executor, progress } = deps;
+  if (settings.build) {
+    const built = await executor.run(settings.build, { cwd: dir, timeoutMs: settings.buildTimeoutMs, env: settings.env });
+    if (built.timedOut) return { skip: `build timed out after ${Math.round(settings.buildTimeoutMs / 1e3)} s` };
+    if (built.exitCode !== 0) return { skip: `build failed with exit code ${built.exitCode ?? built.signal}: ${tail(built.stderr || built.stdout)}` };
+  }
+  const scratch2 = mkdtempSync3(join11(tmpdir4(), "benchbot-measure-"));
+  try {
+    const measurements = [];
+    const warnings = /* @__PURE__ */ new Map();
+    const hints2 = {};
+    let harness = settings.format ?? "detected";
+    let durationMs = 0;
+    for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
+      const name = roundName(round, settings.warmup);
+      const outcome = await measureRound(settings, executor, dir, scratch2, name);
+      if ("failure" in outcome) {
+        progress.note(`${label2}: ${name} failed: ${outcome.failure.message}`);
+        return { skip: `${name} failed: ${outcome.failure.message}` };
+      }
+      progress.status(`${label2}: ${name}${round >= 1 ? ` of ${settings.rounds}` : ""}`);
+      if (round < 1) continue;
+      durationMs += outcome.durationMs;
+      harness = outcome.format;
+      for (const m of outcome.measurements) measurements.push(m);
+      for (const w of outcome.warnings) warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
+      Object.assign(hints2, outcome.hints);
+    }
+    progress.note(`${label2}: ${settings.rounds} round(s) measured`);
+    return { measurements: poolMeasurements(measurements), rounds: settings.rounds, harness, warnings: [...warnings.values()], hints: hints2, durationMs };
+  } finally {
+    rmSync5(scratch2, { recursive: true, force: true });
+  }
+}
+function roundName(round, warmup) {
+  return round >= 1 ? `round ${round}` : `warm-up round ${round + warmup}`;
+}
+function tail(text2) {
+  return text2.trimEnd().split("\n").slice(-5).join(" | ");
+}
+function firstLines(text2) {
+  return text2.split("\n").slice(0, 3).join(" | ");
+}
+async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1) {
+  const dirs = [];
+  for (const arm of arms) {
+    const label2 = arm.sha.slice(0, 12);
+    const worktree = checkoutWorktree(repo, arm.sha, stateDir);
+    if (settings.build) {
+      try {
+        const built = buildSide(worktree, treeHash(repo, arm.sha), settings.build, label2, settings.buildTimeoutMs, settings.env);
+        if (!built.skipped) deps.progress.note(`${arm.label} ${label2}: built in ${(built.durationMs / 1e3).toFixed(1)} s`);
+      } catch (error) {
+        if (error instanceof RunnerError) return { skip: firstLines(error.message), arm: arm.label };
+        throw error;
+      }
+    }
+    dirs.push(await deps.executor.prepare(worktree, `bisect-${label2}`));
+  }
+  const scratch2 = mkdtempSync3(join11(tmpdir4(), "benchbot-measure-"));
+  const random = xoshiro128(seed);
+  try {
+    const collected = arms.map(() => []);
+    let durationMs = 0;
+    for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
+      const order = arms.map((_, i) => i);
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      const name = roundName(round, settings.warmup);
+      for (const i of order) {
+        const outcome = await measureRound(settings, deps.executor, dirs[i], scratch2, `${arms[i].label} ${name}`);
+        if ("failure" in outcome) {
+          deps.progress.note(`${arms[i].sha.slice(0, 12)} (${arms[i].label}): ${name} failed: ${outcome.failure.message}`);
+          return { skip: `${name} of ${arms[i].sha.slice(0, 12)} failed: ${outcome.failure.message}`, arm: arms[i].label };
+        }
+        if (round < 1) continue;
+        durationMs += outcome.durationMs;
+        for (const m of outcome.measurements) collected[i].push(m);
+      }
+      deps.progress.status(`${name}${round >= 1 ? ` of ${settings.rounds}` : ""}, interleaved: ${arms.map((a) => a.label).join(", ")}`);
+    }
+    deps.progress.note(`${arms.map((a) => `${a.label} ${a.sha.slice(0, 12)}`).join(", ")}: ${settings.rounds} interleaved round(s) measured`);
+    const out = {};
+    arms.forEach((arm, i) => {
+      out[arm.label] = poolMeasurements(collected[i]);
+    });
+    return { arms: out, rounds: settings.rounds, durationMs };
+  } finally {
+    rmSync5(scratch2, { recursive: true, force: true });
+  }
+}
+
+// src/jobs/bisect-session.ts
 import { existsSync as existsSync5 } from "node:fs";
-import { join as join13, resolve as resolve11 } from "node:path";
-import { parseArgs as parseArgs9 } from "node:util";
+import { join as join12 } from "node:path";
 
 // src/bisect/create-bisect.ts
 var DEFAULT_OPTIONS = {
@@ -57530,7 +62222,7 @@ function toBisectJson(state) {
 }
 
 // src/runner/first-parent-merges.ts
-import { spawnSync as spawnSync4 } from "node:child_process";
+import { spawnSync as spawnSync5 } from "node:child_process";
 function parsePrNumber(subject) {
   const merge4 = /^Merge pull request #(\d+)\b/.exec(subject);
   if (merge4) return Number(merge4[1]);
@@ -57538,7 +62230,7 @@ function parsePrNumber(subject) {
   return squash ? Number(squash[1]) : void 0;
 }
 function git2(repo, args) {
-  const run2 = spawnSync4("git", ["-C", repo, ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const run2 = spawnSync5("git", ["-C", repo, ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (run2.error) throw new RunnerError(`git is not installed or not on PATH (${run2.error.message}); install git`);
   if (run2.status !== 0) throw new RunnerError(`git ${args.join(" ")} failed in ${repo}: ${run2.stderr.trim().split("\n")[0]}`);
   return run2.stdout;
@@ -57546,12 +62238,12 @@ function git2(repo, args) {
 var FIELD = "";
 var RECORD = "";
 function firstParentMerges(repo, good, bad) {
-  const ancestor = spawnSync4("git", ["-C", repo, "merge-base", "--is-ancestor", good, bad]);
+  const ancestor = spawnSync5("git", ["-C", repo, "merge-base", "--is-ancestor", good, bad]);
   if (ancestor.status !== 0) throw new RunnerError(`--good ${good.slice(0, 12)} is not an ancestor of --bad ${bad.slice(0, 12)}; give a good commit from the history of the bad one`);
   const format2 = ["%H", "%P", "%s", "%an", "%ae", "%cI"].join(FIELD) + RECORD;
-  const text3 = git2(repo, ["log", "--first-parent", "--reverse", `--format=${format2}`, `${good}..${bad}`]);
+  const text2 = git2(repo, ["log", "--first-parent", "--reverse", `--format=${format2}`, `${good}..${bad}`]);
   const all = [];
-  for (const record of text3.split(RECORD)) {
+  for (const record of text2.split(RECORD)) {
     const line = record.replace(/^\n/, "");
     if (line === "") continue;
     const [sha, parents, subject, author, authorEmail, time2] = line.split(FIELD);
@@ -57575,269 +62267,28 @@ function firstParentMerges(repo, good, bad) {
   return candidates;
 }
 
-// src/runner/measure-commit.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
-import { tmpdir as tmpdir4 } from "node:os";
-import { join as join12 } from "node:path";
-async function measureCommit(repo, sha, stateDir, settings, deps) {
-  const label2 = sha.slice(0, 12);
-  const worktree = checkoutWorktree(repo, sha, stateDir);
-  if (settings.build) {
-    try {
-      buildSide(worktree, treeHash(repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env);
-    } catch (error) {
-      if (error instanceof RunnerError) return { skip: firstLines(error.message) };
-      throw error;
-    }
-  }
-  const dir = await deps.executor.prepare(worktree, `bisect-${label2}`);
-  return measureDirectory(dir, label2, { ...settings, build: void 0 }, deps);
-}
-async function measureDirectory(dir, label2, settings, deps) {
-  const { executor, progress } = deps;
-  if (settings.build) {
-    const built = await executor.run(settings.build, { cwd: dir, timeoutMs: settings.buildTimeoutMs, env: settings.env });
-    if (built.timedOut) return { skip: `build timed out after ${Math.round(settings.buildTimeoutMs / 1e3)} s` };
-    if (built.exitCode !== 0) return { skip: `build failed with exit code ${built.exitCode ?? built.signal}: ${tail(built.stderr || built.stdout)}` };
-  }
-  const scratch = mkdtempSync3(join12(tmpdir4(), "benchbot-measure-"));
-  try {
-    const measurements = [];
-    const warnings = /* @__PURE__ */ new Map();
-    const hints2 = {};
-    let harness = settings.format ?? "detected";
-    let durationMs = 0;
-    for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
-      const name = roundName(round, settings.warmup);
-      const outcome = await measureRound(settings, executor, dir, scratch, name);
-      if ("failure" in outcome) {
-        progress.note(`${label2}: ${name} failed: ${outcome.failure.message}`);
-        return { skip: `${name} failed: ${outcome.failure.message}` };
-      }
-      progress.status(`${label2}: ${name}${round >= 1 ? ` of ${settings.rounds}` : ""}`);
-      if (round < 1) continue;
-      durationMs += outcome.durationMs;
-      harness = outcome.format;
-      for (const m of outcome.measurements) measurements.push(m);
-      for (const w of outcome.warnings) warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
-      Object.assign(hints2, outcome.hints);
-    }
-    progress.note(`${label2}: ${settings.rounds} round(s) measured`);
-    return { measurements: poolMeasurements(measurements), rounds: settings.rounds, harness, warnings: [...warnings.values()], hints: hints2, durationMs };
-  } finally {
-    rmSync4(scratch, { recursive: true, force: true });
-  }
-}
-function roundName(round, warmup) {
-  return round >= 1 ? `round ${round}` : `warm-up round ${round + warmup}`;
-}
-function tail(text3) {
-  return text3.trimEnd().split("\n").slice(-5).join(" | ");
-}
-function firstLines(text3) {
-  return text3.split("\n").slice(0, 3).join(" | ");
-}
-async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1) {
-  const dirs = [];
-  for (const arm of arms) {
-    const label2 = arm.sha.slice(0, 12);
-    const worktree = checkoutWorktree(repo, arm.sha, stateDir);
-    if (settings.build) {
-      try {
-        const built = buildSide(worktree, treeHash(repo, arm.sha), settings.build, label2, settings.buildTimeoutMs, settings.env);
-        if (!built.skipped) deps.progress.note(`${arm.label} ${label2}: built in ${(built.durationMs / 1e3).toFixed(1)} s`);
-      } catch (error) {
-        if (error instanceof RunnerError) return { skip: firstLines(error.message), arm: arm.label };
-        throw error;
-      }
-    }
-    dirs.push(await deps.executor.prepare(worktree, `bisect-${label2}`));
-  }
-  const scratch = mkdtempSync3(join12(tmpdir4(), "benchbot-measure-"));
-  const random = xoshiro128(seed);
-  try {
-    const collected = arms.map(() => []);
-    let durationMs = 0;
-    for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
-      const order = arms.map((_, i) => i);
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = Math.floor(random() * (i + 1));
-        [order[i], order[j]] = [order[j], order[i]];
-      }
-      const name = roundName(round, settings.warmup);
-      for (const i of order) {
-        const outcome = await measureRound(settings, deps.executor, dirs[i], scratch, `${arms[i].label} ${name}`);
-        if ("failure" in outcome) {
-          deps.progress.note(`${arms[i].sha.slice(0, 12)} (${arms[i].label}): ${name} failed: ${outcome.failure.message}`);
-          return { skip: `${name} of ${arms[i].sha.slice(0, 12)} failed: ${outcome.failure.message}`, arm: arms[i].label };
-        }
-        if (round < 1) continue;
-        durationMs += outcome.durationMs;
-        for (const m of outcome.measurements) collected[i].push(m);
-      }
-      deps.progress.status(`${name}${round >= 1 ? ` of ${settings.rounds}` : ""}, interleaved: ${arms.map((a) => a.label).join(", ")}`);
-    }
-    deps.progress.note(`${arms.map((a) => `${a.label} ${a.sha.slice(0, 12)}`).join(", ")}: ${settings.rounds} interleaved round(s) measured`);
-    const out = {};
-    arms.forEach((arm, i) => {
-      out[arm.label] = poolMeasurements(collected[i]);
-    });
-    return { arms: out, rounds: settings.rounds, durationMs };
-  } finally {
-    rmSync4(scratch, { recursive: true, force: true });
-  }
-}
-
-// src/cli/bisect-command.ts
-var COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the checkout (required)
-  --build CMD             build command, run once per checkout (a failing build skips the commit)
-  --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
-  --result-file PATH      read results from this file (relative to the checkout) instead of stdout
-  --benchmark NAME        benchmark to follow (repeatable; default: all); of several, the one that moved most from good to bad
-  --metric M              metric to follow (default: any; the one that moved most)
-  --rounds N              rounds per benchmark session (default 10)
-  --warmup N              discarded warm-up rounds per session (default 1)
-  --max-sessions N        sessions an undecided commit may get before it is set aside (default 4)
-  --threshold X           smallest change that matters (default 2%)
-  --repo DIR              repository (default .); its worktrees go to DIR/.benchbot/worktrees (benchbot clean removes them)
-  --store URL             history store (default .benchbot/benchbot.db in the current directory, when it exists;
-                          env BENCHBOT_DATABASE_URL); a relative path is relative to the current directory
-  --round-timeout S       seconds before a round is killed (default 600)
-  --build-timeout S       seconds before a build is killed (default 3600)
-${MACHINE_FLAGS_USAGE}`;
-var BISECT_USAGE = `usage: benchbot bisect --good REF --bad REF --bench CMD [options]
-
-Finds the merge that made a benchmark slower: the candidates are the
-first-parent merges in good..bad (one per pull request). Every probe is one
-session of the merge interleaved with good and bad, classified good, bad or
-unknown by a sequential test on the contrasts inside its sessions (unknown
-buys another session; a commit that does not build or crashes is skipped)
-until one merge is left; that merge is named only once a session against
-its own parent confirms it. Good and bad must differ in the first session
-(or in the stored nightly A/B of the two on this machine).
-
-options:
-  --good REF              a commit without the regression (required)
-  --bad REF               a later commit with it (required)
-${COMMON_OPTIONS}
-  --parallel K            probes per step (default 1): steps drop to about log base K+1 of the merges
-  --output O              markdown | json (default markdown)
-  --no-store              do not read the stored nightly A/B of good vs bad
-
-exit status: 0 the bisection finished (see its status: found, range or not-reproducible), 2 usage, setup or store error`;
-var BISECT_ORACLE_USAGE = `usage: benchbot bisect-oracle --good-ref REF --bad-ref REF --bench CMD [options]
-
-One verdict of the bisect oracle, for bisect drivers that call a script per
-commit: git bisect run (bisect/git-bisect-run) and cargo-bisect-rustc
---script (bisect/cargo-bisect-rustc-script). References come from the
-store (any stored run at that commit), else they are measured once and kept
-in the store's state table, as are the probes' sessions.
-
-options:
-  --good-ref REF          the good reference: a commit (git) or a toolchain such as nightly-2024-01-01 (cargo) (required)
-  --bad-ref REF           the bad reference (required)
-  --exit-codes E          git (default: 0 good, 1 bad, 125 skip) | cargo (0 baseline, 1 regressed)
-  --probe ID              what is being tested (default: HEAD of --repo for git, $RUSTUP_TOOLCHAIN for cargo)
-${COMMON_OPTIONS}
-
-Errors exit 2; bisect/git-bisect-run turns that into 128, which makes git bisect stop.`;
-function positiveInt2(value, flag3, fallback, min = 1) {
-  if (value === void 0) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag3} ${String(value)}: give a whole number of at least ${min}`);
-  return n;
-}
-function seconds3(value, flag3, fallback) {
-  if (value === void 0) return fallback * 1e3;
-  const n = Number(String(value).replace(/s$/, ""));
-  if (!(n > 0)) throw new UsageError(`${flag3} ${String(value)}: give a number of seconds, e.g. 600`);
-  return n * 1e3;
-}
-var COMMON_FLAGS = {
-  bench: { type: "string" },
-  build: { type: "string" },
-  format: { type: "string" },
-  "result-file": { type: "string" },
-  benchmark: { type: "string", multiple: true },
-  metric: { type: "string" },
-  rounds: { type: "string" },
-  warmup: { type: "string" },
-  "max-sessions": { type: "string" },
-  threshold: { type: "string" },
-  repo: { type: "string" },
-  store: { type: "string" },
-  "round-timeout": { type: "string" },
-  "build-timeout": { type: "string" },
-  ...MACHINE_FLAG_OPTIONS
+// src/jobs/bisect-session.ts
+var BISECT_DEFAULTS = {
+  rounds: 10,
+  warmup: 1,
+  threshold: 0.02,
+  maxSessions: 4,
+  parallel: 1,
+  roundTimeoutMs: 6e5,
+  buildTimeoutMs: 36e5
 };
-function parse6(args, options2) {
-  try {
-    return parseArgs9({ args, options: options2, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+function machineKeyOf(executor) {
+  let key2;
+  return () => key2 ??= executor.fingerprint().then(machineKey);
 }
-function commonFlags(v, cwd) {
-  if (!v.bench) throw new UsageError("--bench is required: the benchmark command to run at each commit");
-  const format2 = v.format;
-  if (format2 !== void 0 && format2 !== "command") readerFor(format2);
-  const threshold = v.threshold === void 0 ? 0.02 : parsePercent(v.threshold);
-  if (threshold === void 0 || threshold <= 0) throw new UsageError(`--threshold ${String(v.threshold)}: give a percentage such as 2%`);
-  const rounds = positiveInt2(v.rounds, "--rounds", 10, 2);
-  return {
-    repo: resolve11(cwd, v.repo ?? "."),
-    measure: {
-      bench: v.bench,
-      build: v.build,
-      format: format2,
-      resultFile: v["result-file"],
-      rounds,
-      warmup: positiveInt2(v.warmup, "--warmup", 1, 0),
-      roundTimeoutMs: seconds3(v["round-timeout"], "--round-timeout", 600),
-      buildTimeoutMs: seconds3(v["build-timeout"], "--build-timeout", 3600)
-    },
-    benchmarks: v.benchmark ?? [],
-    metric: v.metric,
-    threshold,
-    maxSessions: positiveInt2(v["max-sessions"], "--max-sessions", 4),
-    store: v.store === void 0 ? void 0 : resolveStoreArg(v.store, cwd, process.env),
-    noStore: v["no-store"] === true,
-    machine: parseMachineFlags(v)
-  };
+function shareNothing(ends, settings) {
+  return `${ends} share no benchmark${settings.benchmarks.length > 0 ? ` named ${settings.benchmarks.join(", ")}` : ""}${settings.metric ? ` with metric ${settings.metric}` : ""}`;
 }
-function valuesOf(measurements, choice) {
-  return measurements.find((m) => m.benchmark === choice.benchmark && m.metric === choice.metric)?.values;
-}
-function chooseSeries(good, bad, filter) {
-  let best = null;
-  for (const g of good) {
-    if (filter.benchmarks.length > 0 && !filter.benchmarks.includes(g.benchmark)) continue;
-    if (filter.metric !== void 0 && g.metric !== filter.metric) continue;
-    const b = valuesOf(bad, g);
-    if (!b || b.length < 2 || g.values.length < 2) continue;
-    const r = ratioWithCi(g.values, b);
-    const shift = r === null ? 0 : Math.log(r.ratio) * (g.better === "lower" ? 1 : -1);
-    const worse = r !== null && r.excludesOne && shift >= Math.log1p(filter.threshold);
-    const score = (worse ? 1e3 : 0) + Math.abs(shift);
-    if (best === null || score > best.score) best = { choice: { benchmark: g.benchmark, metric: g.metric, unit: g.unit, better: g.better }, score };
-  }
-  return best?.choice ?? null;
-}
-async function openOptionalStore(flags, cwd) {
-  if (flags.noStore) return void 0;
-  const explicit = flags.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync5(join13(cwd, DEFAULT_SQLITE_PATH))) return void 0;
-  return openStore(flags.store, { cwd });
-}
-async function storedSamples(store, sha, machineKey, role2) {
-  const rows = await store.samplesFor({ sha, role: role2, fingerprintKey: await machineKey() });
-  return poolSamples(rows);
-}
-async function storedAbPair(store, good, bad, machineKey) {
-  const key2 = await machineKey();
-  const heads = await store.samplesFor({ sha: bad, role: "nightly", fingerprintKey: key2 });
+async function storedAbPair(store, good, bad, machine) {
+  const key2 = await machine();
+  const heads = await store.samplesFor({ sha: bad, role: "nightly", machineKey: key2 });
   if (heads.length === 0) return void 0;
-  const bases = await store.samplesFor({ sha: good, role: "base", fingerprintKey: key2 });
+  const bases = await store.samplesFor({ sha: good, role: "base", machineKey: key2 });
   for (const time2 of [...new Set(heads.map((h) => h.time))].reverse()) {
     const base = bases.filter((b) => b.time === time2);
     if (base.length === 0) continue;
@@ -57845,20 +62296,16 @@ async function storedAbPair(store, good, bad, machineKey) {
   }
   return void 0;
 }
-function machineKeyOf(executor) {
-  let key2;
-  return () => key2 ??= executor.fingerprint().then(fingerprintKey2);
-}
 async function runBisectSession(options2) {
-  const { flags, executor, progress } = options2;
-  const repo = openRepository(flags.repo);
-  const good = resolveCommit(repo, options2.good, "--good");
-  const bad = resolveCommit(repo, options2.bad, "--bad");
+  const { settings, executor, progress, name } = options2;
+  const repo = openRepository(settings.repo, name);
+  const good = resolveCommit(repo, options2.good, name("good"));
+  const bad = resolveCommit(repo, options2.bad, name("bad"));
   const candidates = firstParentMerges(repo, good, bad);
-  const stateDir = join13(repo, ".benchbot");
+  const stateDir = join12(repo, ".benchbot");
   const deps = { executor, progress };
   let seed = seedFromShas(good, bad);
-  const session = async (arms) => measureInterleaved(repo, arms, stateDir, flags.measure, deps, seed++);
+  const session = async (arms) => measureInterleaved(repo, arms, stateDir, settings.measure, deps, seed++);
   const machine = machineKeyOf(executor);
   let reference2;
   if (options2.store) {
@@ -57870,10 +62317,10 @@ async function runBisectSession(options2) {
   }
   let choice = null;
   const choose = (good2, bad2) => {
-    const c = chooseSeries(good2, bad2, flags);
+    const c = chooseSeries(good2, bad2, settings);
     if (c === null) {
       const names2 = [...new Set(good2.map((m) => `${m.benchmark} (${m.metric})`))].slice(0, 10).join(", ");
-      throw new RunnerError(`good and bad share no benchmark${flags.benchmarks.length > 0 ? ` named ${flags.benchmarks.join(", ")}` : ""}${flags.metric ? ` with metric ${flags.metric}` : ""}; the good commit measured: ${names2 || "nothing"} (check --benchmark and --metric)`);
+      throw new RunnerError(`${shareNothing("good and bad", settings)}; the good commit measured: ${names2 || "nothing"} (check ${name("benchmark")} and ${name("metric")})`);
     }
     progress.note(`following ${c.benchmark} (${c.metric}) over ${candidates.length} candidate merge(s)`);
     return c;
@@ -57882,17 +62329,17 @@ async function runBisectSession(options2) {
   let state = createBisect({
     candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...c.pr !== void 0 ? { pr: c.pr } : {}, ...c.parent !== void 0 ? { parent: c.parent } : {} })),
     good,
-    ...reference2 && choice ? { reference: { good: valuesOf(reference2.good, choice) ?? [], bad: valuesOf(reference2.bad, choice) ?? [], counted: reference2.counted } } : {},
-    options: { threshold: flags.threshold, maxSessionsPerCommit: flags.maxSessions }
+    ...reference2 && choice ? { reference: { good: valuesOf2(reference2.good, choice) ?? [], bad: valuesOf2(reference2.bad, choice) ?? [], counted: reference2.counted } } : {},
+    options: { threshold: settings.threshold, maxSessionsPerCommit: settings.maxSessions }
   });
   const referenceArms = (o) => {
     if (o.skip !== void 0 && o.arm !== "probe") throw new RunnerError(`the ${o.arm} reference (${(o.arm === "good" ? good : bad).slice(0, 12)}) cannot be measured: ${o.skip}`);
     if (o.skip === void 0 && choice === null) choice = choose(o.arms.good, o.arms.bad);
   };
-  const pick = (o, label2) => o.skip === void 0 && choice !== null ? valuesOf(o.arms[label2], choice) : void 0;
+  const pick = (o, label2) => o.skip === void 0 && choice !== null ? valuesOf2(o.arms[label2], choice) : void 0;
   const missing = () => ({ skip: `no ${choice?.benchmark} (${choice?.metric}) in its output` });
   let steps = 0;
-  const limit = candidates.length * (flags.maxSessions + 1) + 10;
+  const limit = candidates.length * (settings.maxSessions + 1) + 10;
   let told = state.steps.length;
   const tell = () => {
     for (const s of state.steps.slice(told)) progress.note(`${s.kind} ${s.sha.slice(0, 12)}: ${s.verdict}${s.ratio !== null ? ` (${formatChange(s.ratio)} vs good, n=${s.n})` : ""}${s.reason ? `: ${s.reason}` : ""}`);
@@ -57900,7 +62347,7 @@ async function runBisectSession(options2) {
   };
   while (!state.finished && steps < limit) {
     tell();
-    const requests = nextSessions(state, options2.parallel);
+    const requests = nextSessions(state, settings.parallel);
     if (requests.length === 0) break;
     steps++;
     for (const request2 of requests) {
@@ -57934,9 +62381,8 @@ async function runBisectSession(options2) {
   tell();
   if (choice === null) throw new RunnerError("nothing could be measured: the first probe and the references failed");
   const followed = choice;
-  const json = toBisectJson(state);
   const log = {
-    ...json,
+    ...toBisectJson(state),
     benchmark: followed.benchmark,
     metric: followed.metric,
     good,
@@ -57946,6 +62392,167 @@ async function runBisectSession(options2) {
   };
   return { state, log };
 }
+async function openOptionalStore(job) {
+  if (job.noStore) return void 0;
+  const explicit = job.store ?? process.env[STORE_URL_ENV];
+  if (!explicit && !existsSync5(join12(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  return openStore(job.store, { cwd: job.cwd });
+}
+async function bisect(job) {
+  const checked = openRepository(job.settings.repo, job.name);
+  resolveCommit(checked, job.good, job.name("good"));
+  resolveCommit(checked, job.bad, job.name("bad"));
+  const executor = createExecutor({ kind: "local" });
+  const store = await openOptionalStore(job);
+  const progress = createProgress();
+  const release = await holdMachine(executor, progress, job.hold)((await executor.fingerprint()).cores);
+  try {
+    return await runBisectSession({ settings: job.settings, good: job.good, bad: job.bad, executor, progress, store, name: job.name });
+  } finally {
+    release();
+    await executor.close();
+    await store?.close();
+  }
+}
+
+// src/jobs/bisect-oracle.ts
+function normalizeToolchain(name) {
+  const stripped = name.replace(/^bisector-/, "");
+  const m = /^(nightly-\d{4}-\d{2}-\d{2}|ci-[0-9a-f]{7,40}(?:-alt)?|stable|beta|nightly|\d+\.\d+(?:\.\d+)?)(?:-.+)?$/.exec(stripped);
+  return m ? m[1] : stripped;
+}
+function short3(id) {
+  return /^[0-9a-f]{40,64}$/.test(id) ? id.slice(0, 12) : id;
+}
+function oracleState(store, goodId, badId) {
+  const prefix = `bisect-oracle:${goodId}..${badId}`;
+  return {
+    reference: async (id) => (await store.getState(`${prefix}:ref:${id}`))?.value,
+    keepReference: async (id, measurements) => {
+      await store.putState(`${prefix}:ref:${id}`, measurements);
+    },
+    /** addSession appends one session of the probe and returns all of them. */
+    addSession: async (probeId, session) => {
+      const key2 = `${prefix}:session:${probeId}`;
+      const before = (await store.getState(key2))?.value ?? { sessions: [] };
+      const entry = { sessions: [...before.sessions, session] };
+      await store.putState(key2, entry);
+      return entry.sessions;
+    }
+  };
+}
+async function bisectOracle(job) {
+  const { settings, name, driver } = job;
+  const progress = createProgress();
+  const executor = createExecutor({ kind: "local" });
+  let goodId;
+  let badId;
+  let probeId;
+  let measureOne;
+  if (driver === "git") {
+    const repo = openRepository(settings.repo, name);
+    goodId = resolveCommit(repo, job.goodRef, name("good-ref"));
+    badId = resolveCommit(repo, job.badRef, name("bad-ref"));
+    probeId = resolveCommit(repo, job.probe, name("probe"));
+    measureOne = (id, over = {}) => measureCommit(repo, id, join13(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
+  } else {
+    goodId = normalizeToolchain(job.goodRef);
+    badId = normalizeToolchain(job.badRef);
+    probeId = normalizeToolchain(job.probe);
+    const raw = (id) => id === probeId ? job.probe : id === goodId ? job.goodRef : job.badRef;
+    measureOne = (id, over = {}) => measureDirectory(job.cwd, id, { ...settings.measure, ...over, env: { RUSTUP_TOOLCHAIN: raw(id) } }, { executor, progress });
+  }
+  const store = await openStore(job.store, { cwd: job.cwd });
+  const release = await holdMachine(executor, progress, job.hold)((await executor.fingerprint()).cores);
+  try {
+    const state = oracleState(store, goodId, badId);
+    const machine = machineKeyOf(executor);
+    const measureRef = async (id, role2) => {
+      progress.group(`${role2} reference ${id}: ${settings.measure.rounds} rounds`);
+      const outcome = await measureOne(id);
+      progress.endGroup();
+      if (outcome.skip !== void 0) throw new RunnerError(`the ${role2} reference ${id} cannot be measured: ${outcome.skip}`);
+      await state.keepReference(id, outcome.measurements);
+      return outcome.measurements;
+    };
+    const knownRef = async (id) => {
+      const kept = await state.reference(id);
+      if (kept) return kept;
+      const stored = poolSamples(await store.samplesFor({ sha: id, machineKey: await machine() }));
+      return stored.some((m) => m.values.length >= 2) ? stored : void 0;
+    };
+    const reproducible = (good, bad) => {
+      const choice2 = chooseSeries(good, bad, settings);
+      if (choice2 === null) throw new RunnerError(`${shareNothing("the references", settings)}; check ${name("benchmark")} and ${name("metric")}`);
+      const { change: check, differs: ok } = endsDiffer(valuesOf2(good, choice2) ?? [], valuesOf2(bad, choice2) ?? [], settings.threshold);
+      const why = `${choice2.benchmark} (${choice2.metric}) differs by ${check ? formatChange(check.ratio) : "nothing measurable"} between ${short3(goodId)} and ${short3(badId)} here${check ? ` (CI ${formatChange(check.lower)} \u2026 ${formatChange(check.upper)})` : ""}`;
+      return { choice: choice2, ok, why };
+    };
+    if (probeId === goodId || probeId === badId) {
+      const role2 = probeId === goodId ? "good" : "bad";
+      const mine = await knownRef(probeId) ?? await measureRef(probeId, role2);
+      const other = await knownRef(probeId === goodId ? badId : goodId);
+      if (other !== void 0) {
+        const r2 = role2 === "good" ? reproducible(mine, other) : reproducible(other, mine);
+        if (!r2.ok) {
+          if (driver === "cargo" && role2 === "bad") return { answer: "good", message: `not reproducible: ${r2.why}; answering baseline for the end of the range` };
+          throw new RunnerError(`not reproducible: ${r2.why}; nothing to bisect`);
+        }
+      }
+      return { answer: role2, message: `${short3(probeId)} is the ${role2} reference` };
+    }
+    const goodM = await knownRef(goodId) ?? await measureRef(goodId, "good");
+    const badM = await knownRef(badId) ?? await measureRef(badId, "bad");
+    const r = reproducible(goodM, badM);
+    if (!r.ok) throw new RunnerError(`not reproducible: ${r.why}; nothing to bisect`);
+    const { choice } = r;
+    const measureSession = async () => {
+      if (driver === "git") {
+        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join13(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
+        if (o.skip !== void 0) return o;
+        return { good: valuesOf2(o.arms.good, choice) ?? [], probe: valuesOf2(o.arms.probe, choice) ?? [], bad: valuesOf2(o.arms.bad, choice) ?? [] };
+      }
+      const arms = { good: goodId, probe: probeId, bad: badId };
+      const got = { good: [], probe: [], bad: [] };
+      for (let round = 0; round < settings.measure.rounds; round++) {
+        const order = round % 2 === 0 ? ["good", "probe", "bad"] : ["bad", "probe", "good"];
+        for (const arm of order) {
+          const o = await measureOne(arms[arm], { rounds: 1, warmup: round === 0 ? settings.measure.warmup : 0 });
+          if (o.skip !== void 0) return { skip: o.skip, arm };
+          for (const v of valuesOf2(o.measurements, choice) ?? []) got[arm].push(v);
+        }
+      }
+      return got;
+    };
+    for (; ; ) {
+      progress.group(`probe ${short3(probeId)}: ${settings.measure.rounds} rounds, interleaved with ${short3(goodId)} and ${short3(badId)}`);
+      const session = await measureSession();
+      progress.endGroup();
+      if ("skip" in session) {
+        if (session.arm !== "probe") throw new RunnerError(`the ${session.arm} reference cannot be measured in this session: ${session.skip}`);
+        return { answer: "skip", message: `${short3(probeId)} skipped: ${session.skip}` };
+      }
+      if (session.probe.length === 0) return { answer: "skip", message: `${short3(probeId)} skipped: no ${choice.benchmark} (${choice.metric}) in its output` };
+      const sessions = await state.addSession(probeId, session);
+      const c = classifyOracleSessions(sessions, settings.threshold);
+      const numbers = `${choice.benchmark} (${choice.metric}) ${sessions.length} session(s), ${c.ratio === null ? "no ratio" : `${formatChange(c.ratio)} vs good`}${c.ratioCi ? ` (CI ${formatChange(c.ratioCi[0])} \u2026 ${formatChange(c.ratioCi[1])})` : ""}${c.shift === null ? "" : `; bad vs good ${formatChange(c.shift)} in the same sessions`}`;
+      if (c.verdict !== "unknown") {
+        return { answer: c.verdict === "good" || c.verdict === "beyond-good" ? "good" : "bad", message: `${short3(probeId)} ${c.verdict}${c.partial ? " (partial shift)" : ""}: ${numbers}` };
+      }
+      if (sessions.length >= settings.maxSessions) {
+        if (driver === "git") return { answer: "skip", message: `${short3(probeId)} still undecided after ${sessions.length} sessions (${numbers}); skipping it` };
+        const leaning = c.llr > 0 ? "bad" : "good";
+        return { answer: leaning, message: `${short3(probeId)} undecided after ${sessions.length} sessions (${numbers}); answering ${leaning}, the side the evidence leans to` };
+      }
+    }
+  } finally {
+    release();
+    await executor.close();
+    await store.close();
+  }
+}
+
+// src/report/bisect-report.ts
 function renderBisectMarkdown(log) {
   const lines = [`### benchbot bisect: ${log.benchmark} (${log.metric})`, ""];
   const c = log.culprit;
@@ -57966,198 +62573,200 @@ function renderBisectMarkdown(log) {
   lines.push("", renderBisectLog(log));
   return lines.join("\n");
 }
+function renderBisectSummary(log) {
+  const what = log.benchmark ? `${inertText(log.benchmark)} (${inertText(log.metric ?? "")})` : "the benchmark that moved most";
+  const lines = [`### benchbot bisect: ${what}`, ""];
+  const c = log.culprit;
+  const name = (x) => `${x.pr !== null ? `#${x.pr} ` : ""}${inertCode(x.sha.slice(0, 12))} ${inertText(x.subject)}`;
+  if (log.status === "not-reproducible") {
+    lines.push(`**Not reproducible:** good and bad differ by ${log.reference.ratio === null ? "nothing measurable" : formatChange(log.reference.ratio)} on this machine, which is not a significant change beyond the threshold.`);
+  } else if (c) {
+    lines.push(`**Culprit:** ${name(c)}`);
+  } else if (log.range && log.range.length > 0) {
+    lines.push(`**Culprit range:** ${log.range.length} merges that could not be told apart: ${log.range.map(name).join(", ")}`);
+  } else {
+    lines.push(`**Unfinished** (${inertText(log.status)}).`);
+  }
+  lines.push("", renderBisectLog(log));
+  return lines.join("\n");
+}
+
+// src/cli/bisect-command.ts
+var COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the checkout (required)
+  --build CMD             build command, run once per checkout (a failing build skips the commit)
+  --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
+  --result-file PATH      read results from this file (relative to the checkout) instead of stdout; a directory
+                          is criterion's (target/criterion): each round reads the */new/ results it wrote
+  --benchmark NAME        benchmark to follow (repeatable; default: all); of several, the one that moved most from good to bad
+  --metric M              metric to follow (default: any; the one that moved most)
+  --rounds N              rounds per benchmark session (default ${BISECT_DEFAULTS.rounds})
+  --warmup N              discarded warm-up rounds per session (default ${BISECT_DEFAULTS.warmup})
+  --max-sessions N        sessions an undecided commit may get before it is set aside (default ${BISECT_DEFAULTS.maxSessions})
+  --threshold X           smallest change that matters (default ${BISECT_DEFAULTS.threshold * 100}%)
+  --repo DIR              repository (default .); its worktrees go to DIR/.benchbot/worktrees (benchbot clean removes them)
+  --store URL             history store (default .benchbot/benchbot.db in the current directory, when it exists;
+                          env BENCHBOT_DATABASE_URL); a relative path is relative to the current directory
+  --round-timeout S       seconds before a round is killed (default ${BISECT_DEFAULTS.roundTimeoutMs / 1e3})
+  --build-timeout S       seconds before a build is killed (default ${BISECT_DEFAULTS.buildTimeoutMs / 1e3})
+${MACHINE_FLAGS_USAGE}`;
+var BISECT_USAGE = `usage: benchbot bisect --good REF --bad REF --bench CMD [options]
+
+Finds the merge that made a benchmark slower: the candidates are the
+first-parent merges in good..bad (one per pull request). Every probe is one
+session of the merge interleaved with good and bad, classified good, bad or
+unknown by a sequential test on the contrasts inside its sessions (unknown
+buys another session; a commit that does not build or crashes is skipped)
+until one merge is left; that merge is named only once a session against
+its own parent confirms it. Good and bad must differ in the first session
+(or in the stored nightly A/B of the two on this machine).
+
+options:
+  --good REF              a commit without the regression (required)
+  --bad REF               a later commit with it (required)
+${COMMON_OPTIONS}
+  --parallel K            probes per step (default ${BISECT_DEFAULTS.parallel}): steps drop to about log base K+1 of the merges
+  --output O              markdown | json (default markdown)
+  --no-store              do not read the stored nightly A/B of good vs bad
+
+exit status: 0 the bisection finished (see its status: found, range or not-reproducible), 2 usage, setup or store error`;
+var BISECT_ORACLE_USAGE = `usage: benchbot bisect-oracle --good-ref REF --bad-ref REF --bench CMD [options]
+
+One verdict of the bisect oracle, for bisect drivers that call a script per
+commit: git bisect run (bisect/git-bisect-run) and cargo-bisect-rustc
+--script (bisect/cargo-bisect-rustc-script). References come from the
+store (any stored run at that commit), else they are measured once and kept
+in the store's state table, as are the probes' sessions.
+
+options:
+  --good-ref REF          the good reference: a commit (git) or a toolchain such as nightly-2024-01-01 (cargo) (required)
+  --bad-ref REF           the bad reference (required)
+  --exit-codes E          git (default: 0 good, 1 bad, 125 skip) | cargo (0 baseline, 1 regressed)
+  --probe ID              what is being tested (default: HEAD of --repo for git, $RUSTUP_TOOLCHAIN for cargo)
+${COMMON_OPTIONS}
+
+Errors exit 2; bisect/git-bisect-run turns that into 128, which makes git bisect stop.`;
+function positiveInt2(value, setting, name, fallback, min = 1) {
+  if (value === void 0) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${name(setting)} ${String(value)}: give a whole number of at least ${min}`);
+  return n;
+}
+function milliseconds(value, setting, name, fallbackMs) {
+  if (value === void 0) return fallbackMs;
+  const n = Number(String(value).replace(/s$/, ""));
+  if (!(n > 0)) throw new UsageError(`${name(setting)} ${String(value)}: give a number of seconds, e.g. 600`);
+  return n * 1e3;
+}
+var COMMON_FLAGS = {
+  bench: { type: "string" },
+  build: { type: "string" },
+  format: { type: "string" },
+  "result-file": { type: "string" },
+  benchmark: { type: "string", multiple: true },
+  metric: { type: "string" },
+  rounds: { type: "string" },
+  warmup: { type: "string" },
+  "max-sessions": { type: "string" },
+  threshold: { type: "string" },
+  repo: { type: "string" },
+  store: { type: "string" },
+  "round-timeout": { type: "string" },
+  "build-timeout": { type: "string" },
+  ...MACHINE_FLAG_OPTIONS
+};
+function parse4(args, options2) {
+  return parseFlags(args, options2, false).values;
+}
+function settingNames(env) {
+  return env.BENCHBOT_SETTING_NAMES === "action" ? actionSetting : cliSetting;
+}
+function commonFlags(v, cwd, name) {
+  if (!v.bench) throw new UsageError(`${name("bench")} is required: the benchmark command to run at each commit`);
+  const format2 = v.format;
+  if (format2 !== void 0 && format2 !== "command") readerFor(format2);
+  const threshold = v.threshold === void 0 ? BISECT_DEFAULTS.threshold : parsePercent(v.threshold);
+  if (threshold === void 0 || threshold <= 0) throw new UsageError(`${name("threshold")} ${String(v.threshold)}: give a percentage such as 2%`);
+  return {
+    settings: {
+      repo: resolve9(cwd, v.repo ?? "."),
+      measure: {
+        bench: v.bench,
+        build: v.build,
+        format: format2,
+        resultFile: v["result-file"],
+        rounds: positiveInt2(v.rounds, "rounds", name, BISECT_DEFAULTS.rounds, 2),
+        warmup: positiveInt2(v.warmup, "warmup", name, BISECT_DEFAULTS.warmup, 0),
+        roundTimeoutMs: milliseconds(v["round-timeout"], "round-timeout", name, BISECT_DEFAULTS.roundTimeoutMs),
+        buildTimeoutMs: milliseconds(v["build-timeout"], "build-timeout", name, BISECT_DEFAULTS.buildTimeoutMs)
+      },
+      benchmarks: v.benchmark ?? [],
+      metric: v.metric,
+      threshold,
+      maxSessions: positiveInt2(v["max-sessions"], "max-sessions", name, BISECT_DEFAULTS.maxSessions)
+    },
+    store: v.store === void 0 ? void 0 : resolveStoreArg(v.store, cwd, process.env),
+    noStore: v["no-store"] === true,
+    machine: parseMachineFlags(v)
+  };
+}
 async function runBisect(args, out) {
-  const v = parse6(args, { ...COMMON_FLAGS, good: { type: "string" }, bad: { type: "string" }, parallel: { type: "string" }, output: { type: "string" }, "no-store": { type: "boolean" } });
-  if (!v.good) throw new UsageError("--good is required: a commit without the regression");
-  if (!v.bad) throw new UsageError("--bad is required: a later commit with the regression");
-  const flags = commonFlags(v, process.cwd());
-  const parallel = positiveInt2(v.parallel, "--parallel", 1);
+  const name = settingNames(process.env);
+  const v = parse4(args, { ...COMMON_FLAGS, good: { type: "string" }, bad: { type: "string" }, parallel: { type: "string" }, output: { type: "string" }, "no-store": { type: "boolean" } });
+  if (!v.good) throw new UsageError(`${name("good")} is required: a commit without the regression`);
+  if (!v.bad) throw new UsageError(`${name("bad")} is required: a later commit with the regression`);
+  const cwd = process.cwd();
+  const flags = commonFlags(v, cwd, name);
+  const parallel = positiveInt2(v.parallel, "parallel", name, BISECT_DEFAULTS.parallel);
   const output = v.output ?? "markdown";
   if (output !== "markdown" && output !== "json") throw new UsageError(`--output ${output}: use markdown or json`);
-  const checked = openRepository(flags.repo);
-  resolveCommit(checked, v.good, "--good");
-  resolveCommit(checked, v.bad, "--bad");
-  const executor = createExecutor({ kind: "local" });
-  const store = await openOptionalStore(flags, process.cwd());
-  const progress = createProgress();
-  const release = await holdMachine(executor, progress, holdOptions(flags.machine))((await executor.fingerprint()).cores);
-  try {
-    const { log } = await runBisectSession({ flags, good: v.good, bad: v.bad, parallel, executor, progress, store });
-    out(output === "json" ? JSON.stringify(log, null, 2) : renderBisectMarkdown(log));
-    return 0;
-  } finally {
-    release();
-    await executor.close();
-    await store?.close();
-  }
-}
-function classifyOracleSessions(sessions, threshold) {
-  const all = (f) => sessions.map(f).filter((c2) => c2 !== null);
-  const fromGood = combine(all((x) => contrast(x.good, x.probe)));
-  const toBad = combine(all((x) => contrast(x.probe, x.bad)));
-  const shift = combine(all((x) => contrast(x.good, x.bad)));
-  if (fromGood === null || toBad === null || shift === null) return { verdict: "unknown", partial: false, llr: 0, ratio: null, ratioCi: null, shift: null };
-  const c = classifySessions(fromGood, toBad, shift.mean, { threshold });
-  return { ...c, ratio: Math.exp(fromGood.mean), ratioCi: [Math.exp(fromGood.mean - 1.96 * fromGood.se), Math.exp(fromGood.mean + 1.96 * fromGood.se)], shift: Math.exp(shift.mean) };
-}
-function normalizeToolchain(name) {
-  const stripped = name.replace(/^bisector-/, "");
-  const m = /^(nightly-\d{4}-\d{2}-\d{2}|ci-[0-9a-f]{7,40}(?:-alt)?|stable|beta|nightly|\d+\.\d+(?:\.\d+)?)(?:-.+)?$/.exec(stripped);
-  return m ? m[1] : stripped;
-}
-function short3(id) {
-  return /^[0-9a-f]{40,64}$/.test(id) ? id.slice(0, 12) : id;
+  const { log } = await bisect({
+    settings: { ...flags.settings, parallel },
+    good: v.good,
+    bad: v.bad,
+    store: flags.store,
+    noStore: flags.noStore,
+    hold: holdOptions(flags.machine, name),
+    name,
+    cwd
+  });
+  out(output === "json" ? JSON.stringify(log, null, 2) : renderBisectMarkdown(log));
+  return 0;
 }
 var EXIT = {
   git: { good: 0, bad: 1, skip: 125 },
   cargo: { good: 0, bad: 1, skip: 1 }
 };
 async function runBisectOracle(args, out) {
-  const v = parse6(args, { ...COMMON_FLAGS, "good-ref": { type: "string" }, "bad-ref": { type: "string" }, "exit-codes": { type: "string" }, probe: { type: "string" } });
-  const mode = v["exit-codes"] ?? "git";
-  if (mode !== "git" && mode !== "cargo") throw new UsageError(`--exit-codes ${mode}: use git or cargo`);
+  const name = cliSetting;
+  const v = parse4(args, { ...COMMON_FLAGS, "good-ref": { type: "string" }, "bad-ref": { type: "string" }, "exit-codes": { type: "string" }, probe: { type: "string" } });
+  const driver = v["exit-codes"] ?? "git";
+  if (driver !== "git" && driver !== "cargo") throw new UsageError(`--exit-codes ${driver}: use git or cargo`);
   if (!v["good-ref"]) throw new UsageError("--good-ref is required");
   if (!v["bad-ref"]) throw new UsageError("--bad-ref is required");
   const cwd = process.cwd();
-  const flags = commonFlags(v, cwd);
-  const progress = createProgress();
-  const executor = createExecutor({ kind: "local" });
-  const codes = EXIT[mode];
-  const goodRaw = v["good-ref"];
-  const badRaw = v["bad-ref"];
-  let goodId;
-  let badId;
-  let probeId;
-  let measureOne;
-  if (mode === "git") {
-    const repo = openRepository(flags.repo);
-    goodId = resolveCommit(repo, goodRaw, "--good-ref");
-    badId = resolveCommit(repo, badRaw, "--bad-ref");
-    probeId = resolveCommit(repo, v.probe ?? "HEAD", "--probe");
-    measureOne = (id, over = {}) => measureCommit(repo, id, join13(repo, ".benchbot"), { ...flags.measure, ...over }, { executor, progress });
-  } else {
-    goodId = normalizeToolchain(goodRaw);
-    badId = normalizeToolchain(badRaw);
-    const toolchain = v.probe ?? process.env.RUSTUP_TOOLCHAIN;
-    if (!toolchain) throw new UsageError("no toolchain under test: cargo-bisect-rustc sets RUSTUP_TOOLCHAIN; outside it pass --probe TOOLCHAIN");
-    probeId = normalizeToolchain(toolchain);
-    const raw = (id) => id === probeId ? toolchain : id === goodId ? goodRaw : badRaw;
-    measureOne = (id, over = {}) => measureDirectory(cwd, id, { ...flags.measure, ...over, env: { RUSTUP_TOOLCHAIN: raw(id) } }, { executor, progress });
-  }
-  const store = await openStore(flags.store, { cwd });
-  const release = await holdMachine(executor, progress, holdOptions(flags.machine))((await executor.fingerprint()).cores);
-  try {
-    const prefix = `bisect-oracle:${goodId}..${badId}`;
-    const machine = machineKeyOf(executor);
-    const measureRef = async (id, role2) => {
-      progress.group(`${role2} reference ${id}: ${flags.measure.rounds} rounds`);
-      const outcome = await measureOne(id);
-      progress.endGroup();
-      if (outcome.skip !== void 0) throw new RunnerError(`the ${role2} reference ${id} cannot be measured: ${outcome.skip}`);
-      await store.putState(`${prefix}:ref:${id}`, outcome.measurements);
-      return outcome.measurements;
-    };
-    const knownRef = async (id) => {
-      const kept = (await store.getState(`${prefix}:ref:${id}`))?.value;
-      if (kept) return kept;
-      const stored = await storedSamples(store, id, machine);
-      return stored.some((m) => m.values.length >= 2) ? stored : void 0;
-    };
-    const reproducible = (good, bad) => {
-      const choice2 = chooseSeries(good, bad, flags);
-      if (choice2 === null) throw new RunnerError(`the references share no benchmark${flags.benchmarks.length > 0 ? ` named ${flags.benchmarks.join(", ")}` : ""}${flags.metric ? ` with metric ${flags.metric}` : ""}; check --benchmark and --metric`);
-      const g = valuesOf(good, choice2);
-      const b = valuesOf(bad, choice2);
-      const check = ratioWithCi(g, b);
-      const ok = check !== null && check.excludesOne && Math.abs(Math.log(check.ratio)) >= Math.log1p(flags.threshold);
-      const why = `${choice2.benchmark} (${choice2.metric}) differs by ${check ? formatChange(check.ratio) : "nothing measurable"} between ${short3(goodId)} and ${short3(badId)} here${check ? ` (CI ${formatChange(check.lower)} \u2026 ${formatChange(check.upper)})` : ""}`;
-      return { choice: choice2, g, b, ok, why };
-    };
-    if (probeId === goodId || probeId === badId) {
-      const role2 = probeId === goodId ? "good" : "bad";
-      const mine = await knownRef(probeId) ?? await measureRef(probeId, role2);
-      const other = await knownRef(probeId === goodId ? badId : goodId);
-      if (other !== void 0) {
-        const r2 = role2 === "good" ? reproducible(mine, other) : reproducible(other, mine);
-        if (!r2.ok) {
-          if (mode === "cargo" && role2 === "bad") {
-            out(`benchbot oracle: not reproducible: ${r2.why}; answering baseline for the end of the range`);
-            return codes.good;
-          }
-          throw new RunnerError(`not reproducible: ${r2.why}; nothing to bisect`);
-        }
-      }
-      out(`benchbot oracle: ${short3(probeId)} is the ${role2} reference`);
-      return codes[role2];
-    }
-    const goodM = await knownRef(goodId) ?? await measureRef(goodId, "good");
-    const badM = await knownRef(badId) ?? await measureRef(badId, "bad");
-    const r = reproducible(goodM, badM);
-    if (!r.ok) throw new RunnerError(`not reproducible: ${r.why}; nothing to bisect`);
-    const { choice } = r;
-    const probeKey = `${prefix}:session:${probeId}`;
-    const measureSession = async () => {
-      if (mode === "git") {
-        const o = await measureInterleaved(flags.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join13(flags.repo, ".benchbot"), flags.measure, { executor, progress }, seedFromShas(goodId, probeId));
-        if (o.skip !== void 0) return o;
-        return { good: valuesOf(o.arms.good, choice) ?? [], probe: valuesOf(o.arms.probe, choice) ?? [], bad: valuesOf(o.arms.bad, choice) ?? [] };
-      }
-      const arms = { good: goodId, probe: probeId, bad: badId };
-      const got = { good: [], probe: [], bad: [] };
-      for (let round = 0; round < flags.measure.rounds; round++) {
-        const order = round % 2 === 0 ? ["good", "probe", "bad"] : ["bad", "probe", "good"];
-        for (const arm of order) {
-          const o = await measureOne(arms[arm], { rounds: 1, warmup: round === 0 ? flags.measure.warmup : 0 });
-          if (o.skip !== void 0) return { skip: o.skip, arm };
-          for (const v2 of valuesOf(o.measurements, choice) ?? []) got[arm].push(v2);
-        }
-      }
-      return got;
-    };
-    for (; ; ) {
-      progress.group(`probe ${short3(probeId)}: ${flags.measure.rounds} rounds, interleaved with ${short3(goodId)} and ${short3(badId)}`);
-      const session = await measureSession();
-      progress.endGroup();
-      if ("skip" in session) {
-        if (session.arm !== "probe") throw new RunnerError(`the ${session.arm} reference cannot be measured in this session: ${session.skip}`);
-        out(`benchbot oracle: ${short3(probeId)} skipped: ${session.skip}`);
-        return codes.skip;
-      }
-      if (session.probe.length === 0) {
-        out(`benchbot oracle: ${short3(probeId)} skipped: no ${choice.benchmark} (${choice.metric}) in its output`);
-        return codes.skip;
-      }
-      const before = (await store.getState(probeKey))?.value ?? { sessions: [] };
-      const entry = { sessions: [...before.sessions, session] };
-      await store.putState(probeKey, entry);
-      const c = classifyOracleSessions(entry.sessions, flags.threshold);
-      const numbers = `${choice.benchmark} (${choice.metric}) ${entry.sessions.length} session(s), ${c.ratio === null ? "no ratio" : `${formatChange(c.ratio)} vs good`}${c.ratioCi ? ` (CI ${formatChange(c.ratioCi[0])} \u2026 ${formatChange(c.ratioCi[1])})` : ""}${c.shift === null ? "" : `; bad vs good ${formatChange(c.shift)} in the same sessions`}`;
-      if (c.verdict !== "unknown") {
-        out(`benchbot oracle: ${short3(probeId)} ${c.verdict}${c.partial ? " (partial shift)" : ""}: ${numbers}`);
-        return c.verdict === "good" || c.verdict === "beyond-good" ? codes.good : codes.bad;
-      }
-      if (entry.sessions.length >= flags.maxSessions) {
-        if (mode === "git") {
-          out(`benchbot oracle: ${short3(probeId)} still undecided after ${entry.sessions.length} sessions (${numbers}); skipping it`);
-          return codes.skip;
-        }
-        const leaning = c.llr > 0 ? "bad" : "good";
-        out(`benchbot oracle: ${short3(probeId)} undecided after ${entry.sessions.length} sessions (${numbers}); answering ${leaning}, the side the evidence leans to`);
-        return codes[leaning];
-      }
-    }
-  } finally {
-    release();
-    await executor.close();
-    await store.close();
-  }
+  const flags = commonFlags(v, cwd, name);
+  const probe = v.probe ?? (driver === "git" ? "HEAD" : process.env.RUSTUP_TOOLCHAIN);
+  if (!probe) throw new UsageError("no toolchain under test: cargo-bisect-rustc sets RUSTUP_TOOLCHAIN; outside it pass --probe TOOLCHAIN");
+  const { answer, message } = await bisectOracle({
+    driver,
+    goodRef: v["good-ref"],
+    badRef: v["bad-ref"],
+    probe,
+    settings: flags.settings,
+    store: flags.store,
+    hold: holdOptions(flags.machine, name),
+    name,
+    cwd
+  });
+  out(`benchbot oracle: ${message}`);
+  return EXIT[driver][answer];
 }
 
 // src/cli/clean-command.ts
-import { spawnSync as spawnSync5 } from "node:child_process";
-import { existsSync as existsSync6, readdirSync as readdirSync3, rmSync as rmSync5 } from "node:fs";
-import { join as join14, resolve as resolve12, sep as sep3 } from "node:path";
-import { parseArgs as parseArgs10 } from "node:util";
+import { spawnSync as spawnSync6 } from "node:child_process";
+import { existsSync as existsSync6, readdirSync as readdirSync3, rmSync as rmSync6 } from "node:fs";
+import { join as join14, resolve as resolve10, sep as sep3 } from "node:path";
+import { parseArgs as parseArgs8 } from "node:util";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -58169,13 +62778,13 @@ options:
   --repo DIR      the repository whose worktrees to remove (default .)
   --dry-run       list what would be removed, remove nothing`;
 function git3(repo, args) {
-  const run2 = spawnSync5("git", ["-C", repo, ...args], { encoding: "utf8" });
+  const run2 = spawnSync6("git", ["-C", repo, ...args], { encoding: "utf8" });
   if (run2.error) throw new RunnerError(`git is not installed or not on PATH (${run2.error.message}); install git`);
   return { ok: run2.status === 0, out: run2.stdout, err: run2.stderr.trim() };
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve12(dir, ".benchbot", "worktrees"), join14(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve10(dir, ".benchbot", "worktrees"), join14(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
@@ -58185,11 +62794,11 @@ function benchbotWorktrees(dir) {
 function runClean(args, out) {
   let values;
   try {
-    values = parseArgs10({ args, options: { repo: { type: "string" }, "dry-run": { type: "boolean" } }, allowPositionals: false }).values;
+    values = parseArgs8({ args, options: { repo: { type: "string" }, "dry-run": { type: "boolean" } }, allowPositionals: false }).values;
   } catch (error) {
     throw new UsageError(error.message);
   }
-  const dir = resolve12(process.cwd(), values.repo ?? ".");
+  const dir = resolve10(process.cwd(), values.repo ?? ".");
   const { registered, leftover, roots } = benchbotWorktrees(dir);
   const top = openRepository(dir);
   if (values["dry-run"]) {
@@ -58203,18 +62812,18 @@ function runClean(args, out) {
     out(`removed ${p}`);
   }
   for (const p of leftover) {
-    rmSync5(p, { recursive: true, force: true });
+    rmSync6(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync6(root) && readdirSync3(root).length === 0) rmSync5(root, { recursive: true });
+  for (const root of roots) if (existsSync6(root) && readdirSync3(root).length === 0) rmSync6(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
 }
 
 // src/cli/bisect-log-command.ts
-import { openSync as openSync5, closeSync as closeSync4 } from "node:fs";
-import { parseArgs as parseArgs11 } from "node:util";
+import { openSync as openSync6, closeSync as closeSync5 } from "node:fs";
+import { parseArgs as parseArgs9 } from "node:util";
 var BISECT_LOG_USAGE = `usage: benchbot bisect-log FILE
 
 Reads the bisect.json a bisection wrote (benchbot bisect --output json, the
@@ -58224,84 +62833,39 @@ bisect workflow's report job writes this to its job summary; it runs no
 repository code.
 
 exit status: 0 printed, 2 the file is missing or not a bisect log (the message says which field)`;
-var HEX = /^[0-9a-f]{7,64}$/i;
-function fail(file, path2, expected) {
-  throw new FormatError(file, void 0, `${path2}: expected ${expected}`);
-}
-var finiteOrNull = (v) => v === null || typeof v === "number" && Number.isFinite(v);
-var pairOrNull = (v) => v === null || Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === "number" && Number.isFinite(x));
-function parseBisectLogText(text3, file) {
+function parseBisectLogText(text2, file) {
   let root;
   try {
-    root = JSON.parse(text3);
+    root = JSON.parse(text2);
   } catch (error) {
     throw new FormatError(file, void 0, `not JSON (${error.message})`);
   }
-  if (root === null || typeof root !== "object" || Array.isArray(root)) fail(file, "$", "an object");
-  const log = root;
-  if (!["running", "found", "range", "not-reproducible"].includes(log.status)) fail(file, "$.status", "running, found, range or not-reproducible");
-  const commit = (v, path2) => {
-    const c = v;
-    if (c === null || typeof c !== "object" || typeof c.sha !== "string" || !HEX.test(c.sha) || typeof c.subject !== "string" || !(c.pr === null || c.pr === void 0 || Number.isInteger(c.pr) && c.pr > 0)) fail(file, path2, "{ sha (hex), subject, pr (a number or null) }");
-  };
-  if (log.culprit !== null) commit(log.culprit, "$.culprit");
-  if (!Array.isArray(log.culprits)) fail(file, "$.culprits", "an array");
-  log.culprits.forEach((c, i) => commit(c, `$.culprits[${i}]`));
-  if (log.range !== void 0) {
-    if (!Array.isArray(log.range)) fail(file, "$.range", "an array");
-    log.range.forEach((c, i) => commit(c, `$.range[${i}]`));
-  }
-  if (!Array.isArray(log.steps)) fail(file, "$.steps", "an array");
-  log.steps.forEach((s, i) => {
-    const step = s;
-    if (step === null || typeof step !== "object" || typeof step.sha !== "string" || !HEX.test(step.sha)) fail(file, `$.steps[${i}].sha`, "a commit SHA");
-    if (typeof step.verdict !== "string" || typeof step.n !== "number" || !finiteOrNull(step.ratio) || !pairOrNull(step.ratio_ci)) fail(file, `$.steps[${i}]`, "{ verdict, n, ratio, ratio_ci } with finite numbers");
+  return readBisectLog(root, (path2, expected) => {
+    throw new FormatError(file, void 0, `${path2}: expected ${expected}`);
   });
-  if (typeof log.sessions !== "number" || !Number.isFinite(log.sessions)) fail(file, "$.sessions", "a number");
-  const ref2 = log.reference;
-  if (ref2 === null || typeof ref2 !== "object" || !finiteOrNull(ref2.ratio) || !pairOrNull(ref2.ratio_ci) || typeof ref2.reproducible !== "boolean") fail(file, "$.reference", "{ ratio, ratio_ci, p, reproducible }");
-  for (const key2 of ["benchmark", "metric", "good", "bad"]) if (log[key2] !== void 0 && typeof log[key2] !== "string") fail(file, `$.${key2}`, "a string");
-  return log;
-}
-function renderBisectSummary(log) {
-  const what = log.benchmark ? `${inertText(log.benchmark)} (${inertText(log.metric ?? "")})` : "the benchmark that moved most";
-  const lines = [`### benchbot bisect: ${what}`, ""];
-  const c = log.culprit;
-  const name = (x) => `${x.pr !== null && x.pr !== void 0 ? `#${x.pr} ` : ""}${inertCode(x.sha.slice(0, 12))} ${inertText(x.subject)}`;
-  if (log.status === "not-reproducible") {
-    lines.push(`**Not reproducible:** good and bad differ by ${log.reference.ratio === null ? "nothing measurable" : formatChange(log.reference.ratio)} on this machine, which is not a significant change beyond the threshold.`);
-  } else if (c) {
-    lines.push(`**Culprit:** ${name(c)}`);
-  } else if (log.range && log.range.length > 0) {
-    lines.push(`**Culprit range:** ${log.range.length} merges that could not be told apart: ${log.range.map(name).join(", ")}`);
-  } else {
-    lines.push(`**Unfinished** (${inertText(log.status)}).`);
-  }
-  lines.push("", renderBisectLog(log));
-  return lines.join("\n");
 }
 function runBisectLog(args, out) {
   let positionals;
   try {
-    positionals = parseArgs11({ args, options: {}, allowPositionals: true }).positionals;
+    positionals = parseArgs9({ args, options: {}, allowPositionals: true }).positionals;
   } catch (error) {
     throw new UsageError(error.message);
   }
   if (positionals.length !== 1) throw new UsageError("bisect-log needs exactly one FILE (a bisect.json)");
   const file = positionals[0];
-  let fd;
+  let fd2;
   try {
-    fd = openSync5(file, "r");
+    fd2 = openSync6(file, "r");
   } catch (error) {
     throw new FormatError(file, void 0, `cannot be read (${error.code ?? error.message})`);
   }
-  let text3;
+  let text2;
   try {
-    text3 = readBoundedText(fd, file);
+    text2 = readBoundedText(fd2, file);
   } finally {
-    closeSync4(fd);
+    closeSync5(fd2);
   }
-  out(renderBisectSummary(parseBisectLogText(text3, file)));
+  out(renderBisectSummary(parseBisectLogText(text2, file)));
   return 0;
 }
 
@@ -58345,7 +62909,7 @@ var COMMANDS = {
   clean: { usage: CLEAN_USAGE, run: runClean },
   "bisect-log": { usage: BISECT_LOG_USAGE, run: runBisectLog }
 };
-async function main(argv, out = (t) => process.stdout.write(t + "\n"), err = (t) => process.stderr.write(t + "\n")) {
+async function main(argv, out = (t) => process.stdout.write(t + "\n"), err2 = (t) => process.stderr.write(t + "\n")) {
   const [name, ...args] = argv;
   if (name === void 0 || name === "help" || name === "--help" || name === "-h") {
     out(USAGE);
@@ -58353,7 +62917,7 @@ async function main(argv, out = (t) => process.stdout.write(t + "\n"), err = (t)
   }
   const command = COMMANDS[name];
   if (!command) {
-    err(`benchbot: unknown command "${name}"
+    err2(`benchbot: unknown command "${name}"
 
 ${USAGE}`);
     return 2;
@@ -58365,14 +62929,14 @@ ${USAGE}`);
   try {
     return await command.run(args, out);
   } catch (error) {
-    if (error instanceof UsageError) {
-      err(`benchbot ${name}: ${redact(error.message)}
+    if (error instanceof UsageError || error instanceof SettingError) {
+      err2(`benchbot ${name}: ${redact(error.message)}
 
 ${command.usage}`);
       return 2;
     }
     if (error instanceof FormatError || error instanceof UnknownFormatError || error instanceof RunnerError || error instanceof StoreError) {
-      err(`benchbot ${name}: ${redact(error.message)}`);
+      err2(`benchbot ${name}: ${redact(error.message)}`);
       return 2;
     }
     throw scrubError(error);
