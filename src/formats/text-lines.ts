@@ -156,11 +156,6 @@ export class NameOrder<E extends NamedEntry> {
     }
     this.last = entry;
   }
-
-  /** forget starts over, as after a line that changes what names mean. */
-  forget(): void {
-    this.last = undefined;
-  }
 }
 
 /** sameText says whether text[start, end) is `name`, compared backwards (names of one suite tend to differ at their end). */
