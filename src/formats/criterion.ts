@@ -742,12 +742,11 @@ class UnitCache {
     this.table = table;
   }
 
-  /** read takes the unit printed at text[start, end); false when the table would answer from Object.prototype (the general path's case). */
+  /** read takes the unit printed at text[start, end). */
   read(text: string, start: number, end: number): boolean {
     if (this.printed !== undefined && sameText(text, start, end, this.printed)) return true;
     const printed = text.slice(start, end);
-    const known = this.table[printed];
-    if (known !== undefined && !Object.hasOwn(this.table, printed)) return false;
+    const known = Object.hasOwn(this.table, printed) ? this.table[printed] : undefined;
     // As estimate(): a unit the table does not know is kept as printed.
     [this.unit, this.factor] = known ?? [printed, 1];
     this.printed = printed;
@@ -810,7 +809,8 @@ function estimate(path: string, line: number, inner: string, units: Record<strin
   for (const i of [0, 4]) {
     if (parseFiniteNumber(tokens[i]) === undefined) throw new FormatError(path, line, `not a number: "${tokens[i]}"`);
   }
-  const known = units[tokens[3]];
+  // Own keys only: a unit spelled like an Object.prototype property (`toString`) is no known unit.
+  const known = Object.hasOwn(units, tokens[3]) ? units[tokens[3]] : undefined;
   // A custom criterion Measurement prints its own unit: keep it as printed.
   const [unit, factor] = known ?? [tokens[3], 1];
   return [value * factor, unit];

@@ -254,6 +254,14 @@ describe('cargoBenchReader', () => {
     assert.throws(() => readConsole('fib  time:   [1.0 µs 2.0 µs 3.0 µs]\nfib  time:   [1.0 ns 2.0 ns 3.0 ns]\n'), /bench\.txt:2: .*ns here but us earlier/);
   });
 
+  it('keeps a unit spelled like an Object.prototype property as printed (it crashed with a TypeError)', () => {
+    const result = readConsole('a time: [1 ns 2 toString 3 ns]\n thrpt: [1 B/s 2 __proto__ 3 B/s]\nb time: [1 ns 2 constructor 3 ns]\n');
+    assert.deepEqual(
+      result.measurements.map((m) => [m.benchmark, m.metric, m.unit, m.values]),
+      [['a', 'time', 'toString', [2]], ['a', 'throughput', '__proto__', [2]], ['b', 'time', 'constructor', [2]]],
+    );
+  });
+
   it('strips terminal colours and carriage-return redraws', () => {
     const result = readConsole('\u001b[32mBenchmarking fib: Analyzing\rfib                     \u001b[1mtime:   [1.0 µs 2.0 µs 3.0 µs]\u001b[0m\n');
     assert.deepEqual(result.measurements.map((m) => [m.benchmark, m.values]), [['fib', [2]]]);

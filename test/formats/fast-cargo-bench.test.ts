@@ -10,7 +10,8 @@ import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } 
 
 const NAMES = ['fib 15', 'checksum/fold/256', 'a', 'Symbols (Execution)', 'fib 31 (slow)', 'runtime: x', 'with time: inside', 'µ bench', 'x\u00a0y', 'tab\tname', 'dots ... inside', 'a ... bench: 1 ns/iter (+/- 1)', '', '   ', 'test', 'error: bench failed'];
 const NUMBERS = ['6.1986', '7.4841', '618.88', '1,234', '1,234.5', '0', '-0', '-1', '1e3', '5.', '.5', '.', 'x', '123456789012345678', '−7.0195%', '+13.065%', '1.9593'];
-const TIME_UNITS = ['ns', 'µs', 'μs', 'us', 'ms', 's', 'ps', 'cycles', 'x]', 'constructor'];
+// (Units spelled like Object.prototype properties crashed the reference reader; criterion.test.ts covers them.)
+const TIME_UNITS = ['ns', 'µs', 'μs', 'us', 'ms', 's', 'ps', 'cycles', 'x]'];
 const THRPT_UNITS = ['MiB/s', 'GiB/s', 'KiB/s', 'B/s', 'Kelem/s', 'elem/s', 'Mb/s', 'MB/s', 'custom/s'];
 const GAPS = [' ', '  ', '\t', '', '\u00a0', '   '];
 const LIBTEST_UNITS = ['ns/iter', 'cycles/iter', 'MS/s', 'MS/s/iter', 'ms/iter', '/iter', 'x', '...'];
@@ -97,9 +98,6 @@ describe('fast cargo bench reader agrees with the reference reader', () => {
       'a                       time:   [1 ns 2 ns 3 ns]\r\n                        thrpt:  [1 B/s 2 B/s 3 B/s]\r\n',
       'a time: [1 ns 2 ns 3 ns]\na time: [1 ms 2 ms 3 ms]',
       'a time: [1 ns 2 ns 3 ns]\na time: [1 µs 2 µs 3 µs]\na time: [1 ps 2 ps 3 ps]',
-      'a time: [1 ns 2 toString 3 ns]',
-      'a time: [1 ns 2 __proto__ 3 ns]',
-      'a time: [1 ns 2 ns 3 ns]\n thrpt: [1 B/s 2 hasOwnProperty 3 B/s]',
       'a time: [1 ns 2 ns 3 ns]\n thrpt: [1 B/s 2 B/s 3 B/s]\n thrpt: [1 B/s 2 B/s 3 B/s]',
       ' thrpt: [1 B/s 2 B/s 3 B/s]',
       'thrpt: [1 B/s 2 B/s 3 B/s]\na time: [1 ns 2 ns 3 ns]\nthrpt: [1 B/s 2 B/s 3 B/s]',
