@@ -10,7 +10,8 @@ const SECONDS_EXPONENT: Record<string, number> = { ns: -9, us: -6, 'µs': -6, '�
 export function normalizeTimeUnit(unit: string): string | undefined {
   const u = unit.trim();
   if (u === 'µs' || u === 'μs') return 'us';
-  return u in SECONDS_EXPONENT ? u : undefined;
+  // Own keys only: a unit spelled `constructor` or `toString` is not a time.
+  return Object.hasOwn(SECONDS_EXPONENT, u) ? u : undefined;
 }
 
 /**

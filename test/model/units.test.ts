@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { conversionFactor, directionOf, normalizeTimeUnit } from '../../src/model/units.ts';
+import { conversionFactor, directionOf, isTimeUnit, normalizeTimeUnit } from '../../src/model/units.ts';
 
 test('time units convert among themselves, also per operation, and nothing else converts', () => {
   assert.equal(conversionFactor('us', 'ns'), 1000);
@@ -24,4 +24,12 @@ test('direction follows metric and unit: rates up, times and counts down', () =>
   assert.equal(directionOf('CallsToAlloc', 'count'), 'lower');
   assert.equal(directionOf('B/op', 'B/op'), 'lower');
   assert.equal(directionOf('allocs/op', 'allocs/op'), 'lower');
+});
+
+test('a unit spelled like an object property (constructor, toString, __proto__) is not a time and does not convert', () => {
+  for (const unit of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    assert.equal(normalizeTimeUnit(unit), undefined, unit);
+    assert.equal(isTimeUnit(`${unit}/op`), false, unit);
+    assert.equal(conversionFactor(unit, 'ns'), undefined, unit);
+  }
 });
