@@ -26570,7 +26570,7 @@ var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 
 function normalizeTimeUnit(unit) {
   const u = unit.trim();
   if (u === "\xB5s" || u === "\u03BCs") return "us";
-  return u in SECONDS_EXPONENT ? u : void 0;
+  return Object.hasOwn(SECONDS_EXPONENT, u) ? u : void 0;
 }
 function conversionFactor(from, to) {
   if (from === to) return 1;
@@ -27139,10 +27139,6 @@ var NameOrder = class {
       last.next = entry;
     }
     this.last = entry;
-  }
-  /** forget starts over, as after a line that changes what names mean. */
-  forget() {
-    this.last = void 0;
   }
 };
 function sameText(text2, start, end, name) {
@@ -27855,12 +27851,11 @@ var UnitCache = class {
   constructor(table2) {
     this.table = table2;
   }
-  /** read takes the unit printed at text[start, end); false when the table would answer from Object.prototype (the general path's case). */
+  /** read takes the unit printed at text[start, end). */
   read(text2, start, end) {
     if (this.printed !== void 0 && sameText(text2, start, end, this.printed)) return true;
     const printed = text2.slice(start, end);
-    const known = this.table[printed];
-    if (known !== void 0 && !Object.hasOwn(this.table, printed)) return false;
+    const known = Object.hasOwn(this.table, printed) ? this.table[printed] : void 0;
     [this.unit, this.factor] = known ?? [printed, 1];
     this.printed = printed;
     return true;
@@ -27903,7 +27898,7 @@ function estimate(path2, line, inner, units) {
   for (const i of [0, 4]) {
     if (parseFiniteNumber(tokens[i]) === void 0) throw new FormatError(path2, line, `not a number: "${tokens[i]}"`);
   }
-  const known = units[tokens[3]];
+  const known = Object.hasOwn(units, tokens[3]) ? units[tokens[3]] : void 0;
   const [unit, factor] = known ?? [tokens[3], 1];
   return [value * factor, unit];
 }
