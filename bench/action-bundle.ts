@@ -4,32 +4,18 @@
 // inputs, finds `bench` missing and exits 2: what every workflow step pays
 // before it does any work. Run alone with `npm run bench:action`.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
-import { sideEffectFree } from '../scripts/side-effect-free.ts';
+import { NODE_BUNDLE_OPTIONS } from '../scripts/bundle-options.ts';
 
 /** benchActionBundle bundles src/action/main.ts and times `runs` cold starts of it. */
 export async function benchActionBundle(runs = 15): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-action-bundle-'));
   try {
-    // The options of scripts/build.ts for the action entry.
-    await build({
-      entryPoints: { action: 'src/action/main.ts' },
-      outdir: dir,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node24',
-      legalComments: 'none',
-      logLevel: 'warning',
-      banner: { js: "import { createRequire as __benchbotCreateRequire } from 'node:module';\nconst require = __benchbotCreateRequire(import.meta.url);" },
-      external: ['pg-native'],
-      plugins: [sideEffectFree],
-    });
+    await build({ ...NODE_BUNDLE_OPTIONS, entryPoints: { action: 'src/action/main.ts' }, outdir: dir });
     const file = join(dir, 'action.js');
     const bytes = statSync(file).size;
     const gzipped = gzipSync(readFileSync(file)).length;
