@@ -25,7 +25,7 @@ import { build } from 'esbuild';
 import { plannedSteps, writeHistory, type HistoryShape } from './history-generator.ts';
 import { bundleDashboard } from '../scripts/dashboard-bundle.ts';
 import { splitLines } from '../src/store/import-ndjson.ts';
-import { dashboardSeriesId } from '../src/dashboard/series-id.ts';
+import { dashboardSeriesId } from '../src/model/series-id.ts';
 import { hostKey } from '../src/model/fingerprint.ts';
 import { launch, serveDirectory, watch } from '../test/dashboard/browser.ts';
 import { postgresUnavailable, startPostgres } from '../test/support/postgres-server.ts';

@@ -34,7 +34,7 @@ import { suggestedThreshold } from '../src/compare/power.ts';
 import type { ThresholdRule } from '../src/compare/thresholds.ts';
 import { DEFAULT_POOL_BASE } from '../src/runner/run-ab.ts';
 import { normalQuantile } from '../src/stats/normal.ts';
-import { lookSchedule } from '../src/runner/round-schedule.ts';
+import { lookSchedule } from '../src/compare/round-schedule.ts';
 import { DEFAULT_LOOKS, lookLevels } from '../src/stats/sequential-alpha.ts';
 import { median } from '../src/stats/order-statistics.ts';
 import { openStore } from '../src/store/open-store.ts';

@@ -1,6 +1,6 @@
 import type { Comparison } from '../model/comparison.ts';
 import type { ReadOutcome } from '../formats/detect.ts';
-import { lookSchedule } from '../runner/round-schedule.ts';
+import { lookSchedule } from './round-schedule.ts';
 import { DEFAULT_LOOKS, lookLevels } from '../stats/sequential-alpha.ts';
 import { applyLook } from './adaptive-stop.ts';
 import { compareRuns, poolMeasurements, type CompareSide, type ComparisonReport } from './compare-runs.ts';

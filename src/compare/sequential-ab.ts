@@ -1,6 +1,6 @@
 import type { Comparison } from '../model/comparison.ts';
 import type { Direction } from '../model/measurement.ts';
-import { lookSchedule } from '../runner/round-schedule.ts';
+import { lookSchedule } from './round-schedule.ts';
 import { DEFAULT_LOOKS, lookLevels, type LookLevels } from '../stats/sequential-alpha.ts';
 import { applyLook } from './adaptive-stop.ts';
 import { compareRuns, type CompareSide } from './compare-runs.ts';

@@ -25,7 +25,7 @@
 import type { Direction } from '../model/measurement.ts';
 import { eDivisive, logMagnitude } from '../scan/e-divisive.ts';
 import { seriesKey } from '../scan/series.ts';
-import { dashboardSeriesId } from './series-id.ts';
+import { dashboardSeriesId } from '../model/series-id.ts';
 import { OVERVIEW_COLUMNS, SITE_VERSION, type ChangeJson, type DashboardPr, type OverviewJson, type OverviewRow, type RunsJson, type SeriesJson, type Status } from './site-json.ts';
 
 export * from './site-json.ts';
@@ -90,7 +90,7 @@ export interface SiteOptions {
 
 const DEFAULTS = { threshold: 0.02, windowLen: 30, maxPValue: 0.001, recentNights: 30 };
 
-/** seriesId is the dashboard id of an input series (see series-id.ts). */
+/** seriesId is the dashboard id of an input series (see model/series-id.ts). */
 export function seriesId(s: Pick<DashboardSeries, 'repo' | 'branch' | 'benchmark' | 'metric' | 'machine'>): string {
   return dashboardSeriesId(s.repo, scanKey(s));
 }

@@ -22,7 +22,7 @@ import type { HoldOptions } from '../runner/hold-machine.ts';
 import { measureCommit, measureDirectory, measureInterleaved } from '../runner/measure-commit.ts';
 import type { MeasureOutcome, MeasureSettings } from '../runner/measure-commit.ts';
 import { createProgress } from '../runner/progress.ts';
-import { seedFromShas } from '../runner/round-schedule.ts';
+import { seedFromShas } from '../compare/round-schedule.ts';
 import { openStore } from '../store/open-store.ts';
 import { poolSamples } from '../store/store.ts';
 import type { Store } from '../store/store.ts';

@@ -30,7 +30,7 @@ import { measureInterleaved } from '../runner/measure-commit.ts';
 import type { Arm, InterleavedOutcome, MeasureSettings } from '../runner/measure-commit.ts';
 import { createProgress } from '../runner/progress.ts';
 import type { Progress } from '../runner/progress.ts';
-import { seedFromShas } from '../runner/round-schedule.ts';
+import { seedFromShas } from '../compare/round-schedule.ts';
 import { DEFAULT_SQLITE_PATH, openStore, STORE_URL_ENV } from '../store/open-store.ts';
 import { poolSamples } from '../store/store.ts';
 import type { Store } from '../store/store.ts';

@@ -4,7 +4,7 @@ import { changeWords, formatP, formatQuantity, formatRatio } from './format-numb
 import { SIGNIFICANT, headline } from './report-order.ts';
 import { boundOf, countRows, formatBound, layoutReport, methodNote, type ReportLayout, type ReportRow } from './report-layout.ts';
 import { inertCode, inertText } from './inert-markdown.ts';
-import { dashboardRoot, dashboardSeriesId, dashboardSeriesUrl } from '../dashboard/series-id.ts';
+import { dashboardRoot, dashboardSeriesId, dashboardSeriesUrl } from '../model/series-id.ts';
 
 /** GITHUB_COMMENT_LIMIT is the most characters GitHub accepts in a comment body. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -28,7 +28,7 @@ export interface MarkdownOptions {
   footer?: string;
   /**
    * dashboard, when a dashboard is published (`url`, see
-   * dashboard/series-id.ts), links each significant row's nightly series:
+   * model/series-id.ts), links each significant row's nightly series:
    * the scan's series on `branch` (the default branch) of `repo` on
    * `machine` (the runner's host key, model/fingerprint.ts hostKey).
    */

@@ -12,7 +12,7 @@ import type { Recovery } from '../scan/recovery.ts';
 import type { ScanFinding, TrendPoint } from '../scan/scan-finding.ts';
 import { formatChange, formatP, formatQuantity, significant } from './format-numbers.ts';
 import { codeFence, inertCode, inertMermaidLabel, inertText, inertTitle } from './inert-markdown.ts';
-import { dashboardSeriesId, dashboardSeriesUrl } from '../dashboard/series-id.ts';
+import { dashboardSeriesId, dashboardSeriesUrl } from '../model/series-id.ts';
 
 /** REGRESSION_LABEL is the label every regression issue carries; the upsert searches only issues with it. */
 export const REGRESSION_LABEL = 'benchbot';
@@ -39,7 +39,7 @@ export interface RegressionIssueInput {
   fingerprint?: Fingerprint;
   reproduce?: Reproduce;
   threshold?: number;
-  /** dashboardUrl, when a dashboard is published there (dashboard/series-id.ts), links the series' chart around the change. */
+  /** dashboardUrl, when a dashboard is published there (model/series-id.ts), links the series' chart around the change. */
   dashboardUrl?: string;
 }
 

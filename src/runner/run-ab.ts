@@ -21,7 +21,7 @@ import { checkoutWorktree, dirtyFiles, openRepository, resolveCommit, RunnerErro
 import { measureRound } from './measure-round.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import type { Progress } from './progress.ts';
-import { lookSchedule, roundSchedule, seedFromShas, type Side } from './round-schedule.ts';
+import { lookSchedule, roundSchedule, seedFromShas, type Side } from '../compare/round-schedule.ts';
 
 /**
  * RunAbSettings is everything `benchbot run` needs, parsed and validated.

@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { nightSha, nightTime } from '../../bench/history-generator.ts';
 import { bundleDashboard } from '../../scripts/dashboard-bundle.ts';
 import { githubRepoUrl } from '../../src/dashboard/read-history.ts';
-import { dashboardSeriesId } from '../../src/dashboard/series-id.ts';
+import { dashboardSeriesId } from '../../src/model/series-id.ts';
 import { writeSite } from '../../src/dashboard/write-site.ts';
 import { renderRegressionIssue } from '../../src/report/regression-issue.ts';
 import type { ScanFinding } from '../../src/scan/scan-finding.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseAppConfig } from '../../src/app/app-config.ts';
 import { compareRuns, type CompareSide } from '../../src/compare/compare-runs.ts';
-import { dashboardSeriesId, dashboardSeriesUrl } from '../../src/dashboard/series-id.ts';
+import { dashboardSeriesId, dashboardSeriesUrl } from '../../src/model/series-id.ts';
 import type { Measurement } from '../../src/model/measurement.ts';
 import { renderMarkdown } from '../../src/report/markdown-report.ts';
 import { renderRegressionIssue } from '../../src/report/regression-issue.ts';

@@ -10,7 +10,7 @@ import { bundleDashboard } from '../../scripts/dashboard-bundle.ts';
 import { createDashboardHandler } from '../../src/dashboard/dashboard-handler.ts';
 import { CONTENT_SECURITY_POLICY } from '../../src/dashboard/index-html.ts';
 import { githubRepoUrl } from '../../src/dashboard/read-history.ts';
-import { dashboardSeriesId } from '../../src/dashboard/series-id.ts';
+import { dashboardSeriesId } from '../../src/model/series-id.ts';
 import type { OverviewJson, SeriesJson } from '../../src/dashboard/site-model.ts';
 import { writeSite, type SiteAssets } from '../../src/dashboard/write-site.ts';
 import { openStore } from '../../src/store/open-store.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lookSchedule, roundSchedule } from '../../src/runner/round-schedule.ts';
+import { lookSchedule, roundSchedule } from '../../src/compare/round-schedule.ts';
 import { DEFAULT_LOOKS } from '../../src/stats/sequential-alpha.ts';
 
 test('rounds come in ABBA / BAAB blocks, balanced, reproducible from the seed', () => {
