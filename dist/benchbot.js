@@ -30685,7 +30685,7 @@ function rotl(x, k) {
   return (x << k | x >>> 32 - k) >>> 0;
 }
 
-// src/runner/round-schedule.ts
+// src/compare/round-schedule.ts
 function roundSchedule(rounds, seed) {
   const random = xoshiro128(seed);
   const order = [];
@@ -39422,7 +39422,7 @@ function methodNote(report) {
   return parts.join(" ");
 }
 
-// src/dashboard/series-id.ts
+// src/model/series-id.ts
 import { createHash } from "node:crypto";
 function dashboardSeriesId(repo, seriesKey3) {
   return createHash("sha256").update(`${repo ?? ""}
