@@ -2,7 +2,7 @@ import type { Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { checkJsonElementCount, ReadBudget } from './input-limits.ts';
-import { Finder, LineCursor, NameOrder, parseFiniteNumber, readDecimal, type NamedEntry } from './text-lines.ts';
+import { Finder, LineCursor, NameOrder, parseFiniteNumber, POWERS_OF_TEN, type NamedEntry } from './text-lines.ts';
 import { conversionFactor, directionOf } from '../model/units.ts';
 
 /** An Android logcat prefix, `I/flutter (12463): `, as `flutter run` prints app output. */
@@ -75,7 +75,7 @@ export const dartReader: Reader = {
     const names = new NameOrder<Entry>();
     while (cursor.next()) {
       const { number, start, end } = cursor;
-      const isPrefixed = (start + 1 < end && input.charCodeAt(start + 1) === 47) || input.startsWith('flutter: ', start);
+      const isPrefixed = (start + 1 < end && input.charCodeAt(start + 1) === 47) || (input.charCodeAt(start) === 102 && input.startsWith('flutter: ', start));
       if (!isPrefixed) {
         const mark = runTimeMark.next(start);
         if (mark < end) {
@@ -175,16 +175,29 @@ const LINE_BREAK = /[\r\u2028\u2029]/;
  */
 function fastRunTime(text: string, start: number, mark: number, end: number): number {
   if (mark === start || isSpaceOrBreak(text.charCodeAt(start)) || isSpaceOrBreak(text.charCodeAt(mark - 1))) return NaN;
+  // A plain decimal, read once: digits with at most one dot.
   const from = mark + 11;
   let p = from;
+  let mantissa = 0;
+  let dot = -1;
   let c = text.charCodeAt(p);
-  while ((c >= 48 && c <= 57) || c === 46) c = text.charCodeAt(++p);
-  // `5.` and `.5` are numbers to RUN_TIME; `.` and `5..` are not (readDecimal says NaN).
-  if (p === from || p + 3 > end || c !== 32 || text.charCodeAt(p + 1) !== 117 || text.charCodeAt(p + 2) !== 115) return NaN;
+  for (;;) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+    c = text.charCodeAt(++p);
+  }
+  // `5.` and `.5` are numbers to RUN_TIME; `.` is not.
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || p + 3 > end || c !== 32 || text.charCodeAt(p + 1) !== 117 || text.charCodeAt(p + 2) !== 115) return NaN;
   let q = p + 3;
   if (q < end && text.charCodeAt(q) === 46) q += 1;
   while (q < end && ((c = text.charCodeAt(q)) === 32 || c === 9)) q += 1;
-  return q === end ? readDecimal(text, from, p) : NaN;
+  if (q !== end) return NaN;
+  // As readDecimal: up to 15 digits the mantissa is exact and an exact power of ten divides it with one rounding, as Number() rounds.
+  if (digits <= 15) return dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+  const value = Number(text.slice(from, p));
+  return Number.isFinite(value) ? value : NaN;
 }
 
 /** isSpaceOrBreak says whether trim() would remove the character: a name that starts or ends with one goes the general way. */

@@ -9,7 +9,7 @@ import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } 
 // (test/formats/reference/dart.ts).
 
 const NAMES = ['growable[1]', 'growable[2]', 'Fib', ' padded ', 'µ', 'a(RunTime): 1 us. b', 'x\u2028y', 'x\u00a0', 'tab\t', '', '(RunTime)', 'List.filled'];
-const VALUES = ['1.8629797056305768', '31464.890625', '713', '0', '5.', '.5', '.', '1.2.3', '-1', '+2', '1e3', '1.5e-7', '1,234', '123456789012345678901234567890', '9'.repeat(400), 'NaN', 'fast'];
+const VALUES = ['1.8629797056305768', '31464.890625', '713', '0', '5.', '.5', '.', '1.2.3', '-1', '+2', '1e3', '1.5e-7', '1,234', '123456789012345678901234567890', '9'.repeat(400), 'NaN', 'fast', '9007199254740993', '123456789012345.6', '12345678901234.5', '0.000000000000000000000001', '0.1000000000000000055511151231257827'];
 const UNITS = [' us.', ' us', ' us. ', ' us.\t', ' us..', ' ms.', 'us.', ' us.\u00a0', ' us.x', '  us.'];
 const EVENTS = [
   'benchmark_harness[{"event":"benchmark.result","params":{"name":"Fib","elapsed":12.5,"iterations":10}}]',
