@@ -23,12 +23,15 @@ import { createBisect, nextSessions, recordConfirmation, recordProbe, recordRefe
 import type { BisectOptions, Commit } from '../src/bisect/create-bisect.ts';
 import type { Series } from '../src/scan/series.ts';
 import { xoshiro128 } from '../src/stats/bootstrap.ts';
+import { BISECT_DEFAULTS } from '../src/jobs/bisect-session.ts';
 
 export { loadCorpus };
 export type { Pool };
 
-/** SESSION_SAMPLES is the number of samples of one benchmark session (nightly run or bisect probe). */
+/** SESSION_SAMPLES is the number of samples of one nightly benchmark session. */
 export const SESSION_SAMPLES = 10;
+/** BISECT_ROUNDS is the rounds per arm of one bisect session: `benchbot bisect`'s default. */
+export const BISECT_ROUNDS: number = BISECT_DEFAULTS.rounds;
 /** CANDIDATES is the number of merges between good and bad in the bisect simulation. */
 export const CANDIDATES = 64;
 
@@ -165,7 +168,7 @@ export function simulateBisect(opts: {
   source?: SessionSource;
   candidates?: number;
 }): BisectTrial {
-  const n = opts.n ?? SESSION_SAMPLES;
+  const n = opts.n ?? BISECT_ROUNDS;
   const count = opts.candidates ?? CANDIDATES;
   const candidates = makeCandidates(count);
   const source = opts.source ?? poolSource(opts.values, opts.rng, opts.draw);
@@ -250,7 +253,7 @@ export async function benchBisect(trialsPerPool = 30, seed = 20261122): Promise<
   const lines: string[] = ['## Bisect: benchbot oracle vs a plain single-sample `git bisect run` (resampled real noise)', ''];
   lines.push(
     `${CANDIDATES} candidate merges, culprit uniform, ${trialsPerPool} bisects per pool and row over ${pools.length} pools (fixtures/noise/). ` +
-      `1 SD = the standard deviation of the pool's log values. benchbot: ${SESSION_SAMPLES} rounds per arm and session, each probe interleaved with good and bad, the culprit confirmed against its parent; ` +
+      `1 SD = the standard deviation of the pool's log values. benchbot: ${BISECT_ROUNDS} rounds per arm and session, each probe interleaved with good and bad, the culprit confirmed against its parent; ` +
       'every session counted. plain: one sample per probe, bad when above the midpoint of one good and one bad sample. ' +
       'Accuracy = exactly the true culprit named, and no other; innocent = some other merge named (a range or not-reproducible names nobody).',
     '',

@@ -61,8 +61,9 @@ export interface Commit {
  * BisectOptions: the oracle's options (session-oracle.ts) plus
  * `maxSessionsPerCommit` (default 4: sessions an unknown commit, or an
  * unconfirmed culprit, may get), `maxCulprits` (default 3) and
- * `maxSessions` (default 0: 3 log2(candidates) + 6, the whole bisection's
- * budget; spent, it stops with what it has, an open search as a range).
+ * `maxSessions` (the whole bisection's budget; default 0: each search, one
+ * per culprit, gets its own searchBudget of its range; spent, it stops with
+ * what it has, an open search as a range).
  */
 export interface BisectOptions extends OracleOptions {
   maxSessionsPerCommit?: number;
@@ -154,9 +155,10 @@ export interface Confirmation {
   skip?: string;
 }
 
-/** Search is one bisection from the known-good index `from` (-1: the good commit). */
+/** Search is one bisection from the known-good index `from` (-1: the good commit), begun after `startedAt` sessions (absent: 0). */
 export interface Search {
   from: number;
+  startedAt?: number;
   /** ref: the search's good reference relative to the good commit (the earlier culprits' confirmed shifts); absent for the first. */
   ref?: Estimate;
 }
@@ -323,6 +325,23 @@ function view(state: BisectState, searchIndex = state.searches.length - 1): View
   return { lo, hi, status, pending, open };
 }
 
+/**
+ * searchBudget is the sessions one search over `merges` candidates may use,
+ * its culprit's confirmation included: 1.5 log2(merges), and never fewer
+ * than a clean run needs (log2(merges) probes and a confirmation) plus two
+ * more sessions for undecided commits. For 64 merges: 9.
+ */
+export function searchBudget(merges: number): number {
+  const log = Math.log2(Math.max(2, merges));
+  return Math.max(Math.ceil(1.5 * log), Math.ceil(log) + 3);
+}
+
+/** overSearchBudget: the current search has spent its searchBudget (the default when `maxSessions` is 0). */
+function overSearchBudget(state: BisectState): boolean {
+  const search = state.searches[state.searches.length - 1];
+  return state.sessions - (search.startedAt ?? 0) >= searchBudget(state.candidates.length - 1 - search.from);
+}
+
 function parentOf(state: BisectState, index: number): string {
   return state.candidates[index].parent ?? (index > 0 ? state.candidates[index - 1].sha : state.good);
 }
@@ -341,9 +360,8 @@ function advance(state: BisectState): BisectState {
   // Before any session the shift is unknown: the first probe session measures it (its good and bad arms).
   if (state.shift.length === 0) return { ...state, finished: false };
   if (!state.reference.reproducible) return { ...state, finished: true };
-  const budget = state.options.maxSessions > 0 ? state.options.maxSessions : Math.ceil(3 * Math.log2(Math.max(2, state.candidates.length))) + 6;
   // A bisection whose sessions keep disagreeing stops and says what it has, rather than measuring every merge.
-  if (state.sessions >= budget) return { ...state, finished: true };
+  if (state.options.maxSessions > 0 ? state.sessions >= state.options.maxSessions : overSearchBudget(state)) return { ...state, finished: true };
   for (;;) {
     const v = view(state);
     if (v.pending.length > 0 || v.open.length > 0) return { ...state, finished: false };
@@ -379,7 +397,7 @@ function advance(state: BisectState): BisectState {
     const inside = toBad === null || (d * toBad.mean >= quarter && (d * toBad.mean) / toBad.se >= strict);
     const more = inside && left >= quarter && left / Math.hypot(total.se, ref.se) >= strict;
     if (!more) return { ...state, finished: true };
-    state = { ...state, searches: [...state.searches, { from: v.hi, ref }] };
+    state = { ...state, searches: [...state.searches, { from: v.hi, ref, startedAt: state.sessions }] };
   }
 }
 

@@ -43,7 +43,9 @@ import type { NameSetting } from './setting-names.ts';
  * probes per step, and the round and build time limits in milliseconds.
  */
 export const BISECT_DEFAULTS = {
-  rounds: 10,
+  // 15, not the PR check's 10: a bisect session's cost is mostly its builds, and rounds that decide a probe in one
+  // session keep a 64-merge bisection within 1.5 log2(64) = 9 sessions (bench:nightly; 10 rounds needed up to 11).
+  rounds: 15,
   warmup: 1,
   threshold: 0.02,
   maxSessions: 4,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { CANDIDATES, drawInterleaved, loadCorpus, logSd, makeCandidates, seeded, simulateBisect } from '../../bench/bisect.ts';
 import type { Pool, SessionSource } from '../../bench/bisect.ts';
 import { classifySessions, combine, contrast } from '../../src/bisect/session-oracle.ts';
-import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, result, toBisectJson } from '../../src/bisect/create-bisect.ts';
+import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, result, searchBudget, toBisectJson } from '../../src/bisect/create-bisect.ts';
 import type { BisectState } from '../../src/bisect/create-bisect.ts';
 
 const pools = loadCorpus();
@@ -154,6 +154,25 @@ test('not reproducible: good and bad do not differ within the first session, and
   const json = toBisectJson(s) as { culprit: unknown; reference: { ratio: number; ratio_ci: number[]; reproducible: boolean } };
   assert.equal(json.culprit, null);
   assert.equal(json.reference.reproducible, false);
+});
+
+test('each search has a budget of 1.5 log2(merges) sessions (9 for 64): commits that stay undecided end it as a range, nobody named', () => {
+  assert.equal(searchBudget(64), 9);
+  assert.equal(searchBudget(2), 4, 'a clean run (1 probe, 1 confirmation) and two more');
+  assert.equal(searchBudget(1024), 15);
+  // Every probe halfway between good and bad, in the noisiest pool: unknown after unknown.
+  const rng = seeded(91);
+  const values = pool('BM_Sort/1024').values;
+  const f = Math.exp(2 * logSd(values));
+  const done = drive(createBisect({ candidates: makeCandidates(64) }), (i) => (i === 63 ? f : Math.sqrt(f)), (fs, n) => drawInterleaved(values, fs, n, rng, 'block')).state;
+  assert.ok(done.finished);
+  assert.ok(done.sessions <= 9, `${done.sessions} sessions`);
+  assert.notEqual(result(done).status, 'found');
+  // A second culprit's search gets its own budget: two steps found in 64 merges may use more than 9 in all.
+  const half = Math.exp(3 * logSd(quiet));
+  const two = drive(createBisect({ candidates: makeCandidates(64) }), (i) => (i >= 45 ? half * half : i >= 20 ? half : 1), (fs, n) => drawInterleaved(quiet, fs, n, rng)).state;
+  assert.equal(result(two).culprits.length, 2);
+  assert.ok(two.sessions > 9 && two.sessions <= 9 + searchBudget(64 - 21), `${two.sessions} sessions`);
 });
 
 test('two contributing merges are both reported, each confirmed against its parent, shares summing to at most 1', () => {
