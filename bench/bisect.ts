@@ -177,7 +177,7 @@ export function simulateBisect(opts: {
     const i = candidates.findIndex((c) => c.sha === sha);
     return i < 0 ? 1 : opts.factorAt(i);
   };
-  let state = createBisect({ candidates, good: 'good', options: opts.options });
+  let state = createBisect({ candidates, good: 'good', options: { parallel: opts.k ?? 1, ...opts.options } });
   let steps = 0;
   for (let guard = 0; guard < 300; guard++) {
     const requests = nextSessions(state, opts.k ?? 1);

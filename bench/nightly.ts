@@ -118,14 +118,23 @@ export function poolMaker(pool: Pool, rng: Rng, draw: Draw, rounds: Rounds = 'se
   };
 }
 
+/** ConfirmCost counts what the confirmations cost a suite: nights scanned and extra A/B sessions of the whole suite run. */
+export interface ConfirmCost {
+  nights: number;
+  suiteSessions: number;
+}
+
 /**
  * scanConfirming is one night's scan as the nightly action runs it: scan,
  * then for every finding awaiting its interleaved confirmation measure one
  * more A/B session of its pair and scan again (up to two more sessions).
  */
-export function scanConfirming(full: readonly Series[], end: number, options: ScanOptions = {}): ReturnType<typeof scanHistory> {
+export function scanConfirming(full: readonly Series[], end: number, options: ScanOptions = {}, cost?: ConfirmCost): ReturnType<typeof scanHistory> {
   let scan = scanHistory(full.map((h) => ({ ...h, nights: h.nights.slice(0, end) })), options);
-  for (let round = 0; round < 2 && scan.awaiting.length > 0; round++) {
+  if (cost) cost.nights++;
+  for (let round = 0; round < (options.maxConfirmSessions ?? 3) - 1 && scan.awaiting.length > 0; round++) {
+    // One confirmation round is one A/B session of the pair for the whole suite (the action measures every benchmark).
+    if (cost) cost.suiteSessions++;
     for (const f of scan.awaiting) {
       const series = full.find((h) => h.key === f.series);
       const confirm = series ? CONFIRM.get(series) : undefined;
@@ -171,14 +180,16 @@ function plainAlarm(series: Series, end: number): 'regression' | 'improvement' |
 
 interface ScanRow {
   seriesNights: number;
+  /** cost: the A/A suite's confirmation sessions (each a whole-suite A/B) over its nights. */
+  cost: ConfirmCost;
   falseFindings: number;
   plainFalse: number;
   found: Record<string, { within: number; ever: number; plainWithin: number; total: number; delays: number[] }>;
 }
 
 /** scanRows measures A/A false findings (`aa` histories scanned nightly as one suite) and step detection (`perStep` histories per step). */
-function scanRows(makers: readonly HistoryMaker[], aaPerMaker: number, stepsPerMaker: number, options: ScanOptions = {}, steps: readonly number[] = STEPS): ScanRow {
-  const row: ScanRow = { seriesNights: 0, falseFindings: 0, plainFalse: 0, found: {} };
+export function scanRows(makers: readonly HistoryMaker[], aaPerMaker: number, stepsPerMaker: number, options: ScanOptions = {}, steps: readonly number[] = STEPS): ScanRow {
+  const row: ScanRow = { seriesNights: 0, cost: { nights: 0, suiteSessions: 0 }, falseFindings: 0, plainFalse: 0, found: {} };
   const aa: Series[] = [];
   makers.forEach((make, m) => {
     for (let t = 0; t < aaPerMaker; t++) aa.push(make(1, `aa${m}#${t}`));
@@ -186,7 +197,7 @@ function scanRows(makers: readonly HistoryMaker[], aaPerMaker: number, stepsPerM
   const alarms = new Set<string>();
   const plain = new Set<string>();
   for (let end = FIRST_SCAN; end <= NIGHTS; end++) {
-    const scan = scanConfirming(aa, end, options);
+    const scan = scanConfirming(aa, end, options, row.cost);
     row.seriesNights += aa.length;
     for (const f of scan.findings) if (f.kind !== 'watch') alarms.add(`${f.series}@${f.firstBad.sha}`);
     for (const h of aa) if (plainAlarm(h, end) !== null) plain.add(`${h.key}@${end - 1}`);
@@ -281,6 +292,7 @@ function table(columns: readonly Column[]): string[] {
   const row = (label: string, cell: (c: Column) => string) => lines.push(`| ${label} | ${columns.map(cell).join(' | ')} |`);
   row('nightly A/A false findings per 1,000 series-nights: benchbot', (c) => per1000(c.scan.falseFindings, c.scan.seriesNights));
   row('  plain: fixed 5% on the last night', (c) => per1000(c.scan.plainFalse, c.scan.seriesNights));
+  row('  cost: extra A/B sessions of the whole suite per night (confirmations, A/A suite)', (c) => (c.scan.cost.suiteSessions / Math.max(1, c.scan.cost.nights)).toFixed(2));
   for (const step of STEPS) {
     row(`+${step * 100}% step found within ${WITHIN} nights (of 40): benchbot`, (c) => `${c.scan.found[String(step)].within}`);
     row(`  found by night ${NIGHTS} (mean delay)`, (c) => {
@@ -353,13 +365,14 @@ function designRows(pools: readonly Pool[], seed: number): string[] {
     { name: "sessions by run's looks (10..40 rounds), history-led candidates", rounds: 'sequential', options: { abAlpha: null } },
     { name: "sessions by run's looks, history-led and ab-alert at 0.01", rounds: 'sequential', options: { abAlpha: 0.01 } },
     { name: "sessions by run's looks, history-led and ab-alert at 0.05 (default)", rounds: 'sequential', options: {} },
+    { name: 'the default with up to 6 sessions of a pair (maxConfirmSessions 6, not the default: cost)', rounds: 'sequential', options: { maxConfirmSessions: 6 } },
   ];
-  const lines = ['| design (corpus, block draws) | A/A false per 1,000 series-nights | +5% within 3 nights | +10% within 3 nights | +10% mean delay |', '| --- | --- | --- | --- | --- |'];
+  const lines = ['| design (corpus, block draws) | A/A false per 1,000 series-nights | +5% within 3 nights | +10% within 3 nights | +10% mean delay | extra whole-suite sessions per night |', '| --- | --- | --- | --- | --- | --- |'];
   for (const d of designs) {
     const rng = seeded(seed);
     const row = scanRows(pools.map((p) => poolMaker(p, rng, 'block', d.rounds)), Math.ceil(100 / pools.length), 4, d.options, [0.05, 0.1]);
     const ten = row.found['0.1'];
-    lines.push(`| ${d.name} | ${per1000(row.falseFindings, row.seriesNights)} | ${row.found['0.05'].within}/40 | ${ten.within}/40 | ${ten.delays.length ? (ten.delays.reduce((a, b) => a + b, 0) / ten.delays.length).toFixed(1) : '–'} |`);
+    lines.push(`| ${d.name} | ${per1000(row.falseFindings, row.seriesNights)} | ${row.found['0.05'].within}/40 | ${ten.within}/40 | ${ten.delays.length ? (ten.delays.reduce((a, b) => a + b, 0) / ten.delays.length).toFixed(1) : '–'} | ${(row.cost.suiteSessions / Math.max(1, row.cost.nights)).toFixed(2)} |`);
   }
   return lines;
 }

@@ -67,6 +67,8 @@ export interface Commit {
  */
 export interface BisectOptions extends OracleOptions {
   maxSessionsPerCommit?: number;
+  /** parallel: probes measured per step (nextSessions' k, default 1); each search's budget grows with it. */
+  parallel?: number;
   maxCulprits?: number;
   maxSessions?: number;
 }
@@ -213,7 +215,7 @@ export interface BisectResult {
 }
 
 const DEFAULT_OPTIONS: Required<BisectOptions> = {
-  alpha: 0.01, beta: 0.01, ciAlpha: 0.05, threshold: 0.02, maxSessionsPerCommit: 4, maxCulprits: 3, maxSessions: 0,
+  alpha: 0.01, beta: 0.01, ciAlpha: 0.05, threshold: 0.02, maxSessionsPerCommit: 4, parallel: 1, maxCulprits: 3, maxSessions: 0,
 };
 
 /** createBisect starts a bisection. Throws RangeError without candidates or with duplicate SHAs. */
@@ -327,19 +329,22 @@ function view(state: BisectState, searchIndex = state.searches.length - 1): View
 
 /**
  * searchBudget is the sessions one search over `merges` candidates may use,
- * its culprit's confirmation included: 1.5 log2(merges), and never fewer
- * than a clean run needs (log2(merges) probes and a confirmation) plus two
- * more sessions for undecided commits. For 64 merges: 9.
+ * its culprit's confirmation included: what a clean run needs (k probes a
+ * step over log_(k+1)(merges) steps, and the confirmation) plus sessions
+ * for undecided commits, half a log2(merges) and at least two. With one
+ * probe a step that is 1.5 log2(merges): 9 for 64 merges.
  */
-export function searchBudget(merges: number): number {
-  const log = Math.log2(Math.max(2, merges));
-  return Math.max(Math.ceil(1.5 * log), Math.ceil(log) + 3);
+export function searchBudget(merges: number, parallel = 1): number {
+  const m = Math.max(2, merges);
+  const k = Math.max(1, Math.floor(parallel));
+  const clean = k * Math.ceil(Math.log(m) / Math.log(k + 1) - 1e-9) + 1;
+  return clean + Math.max(2, Math.ceil(1.5 * Math.log2(m)) - Math.ceil(Math.log2(m)) - 1);
 }
 
 /** overSearchBudget: the current search has spent its searchBudget (the default when `maxSessions` is 0). */
 function overSearchBudget(state: BisectState): boolean {
   const search = state.searches[state.searches.length - 1];
-  return state.sessions - (search.startedAt ?? 0) >= searchBudget(state.candidates.length - 1 - search.from);
+  return state.sessions - (search.startedAt ?? 0) >= searchBudget(state.candidates.length - 1 - search.from, state.options.parallel);
 }
 
 function parentOf(state: BisectState, index: number): string {

@@ -154,7 +154,7 @@ export async function runBisectSession(options: { settings: BisectSettings; good
     candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...(c.pr !== undefined ? { pr: c.pr } : {}), ...(c.parent !== undefined ? { parent: c.parent } : {}) })),
     good,
     ...(reference && choice ? { reference: { good: valuesOf(reference.good, choice) ?? [], bad: valuesOf(reference.bad, choice) ?? [], counted: reference.counted } } : {}),
-    options: { threshold: settings.threshold, maxSessionsPerCommit: settings.maxSessions },
+    options: { threshold: settings.threshold, maxSessionsPerCommit: settings.maxSessions, parallel: settings.parallel },
   });
   const referenceArms = (o: InterleavedOutcome) => {
     if (o.skip !== undefined && o.arm !== 'probe') throw new RunnerError(`the ${o.arm} reference (${(o.arm === 'good' ? good : bad).slice(0, 12)}) cannot be measured: ${o.skip}`);

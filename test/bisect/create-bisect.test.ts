@@ -160,6 +160,7 @@ test('each search has a budget of 1.5 log2(merges) sessions (9 for 64): commits 
   assert.equal(searchBudget(64), 9);
   assert.equal(searchBudget(2), 4, 'a clean run (1 probe, 1 confirmation) and two more');
   assert.equal(searchBudget(1024), 15);
+  assert.equal(searchBudget(64, 3), 12, 'three probes a step: 3 steps of 3, the confirmation, two more');
   // Every probe halfway between good and bad, in the noisiest pool: unknown after unknown.
   const rng = seeded(91);
   const values = pool('BM_Sort/1024').values;
@@ -236,9 +237,10 @@ test('k = 3 parallel probes need about log4(N) steps', () => {
   let correct = 0;
   for (let t = 0; t < 10; t++) {
     const culprit = Math.floor(rng() * 64);
-    const run = drive(createBisect({ candidates: makeCandidates(64) }), (i) => (i >= culprit ? f : 1), (fs, n) => drawInterleaved(quiet, fs, n, rng), { k: 3 });
+    const run = drive(createBisect({ candidates: makeCandidates(64), options: { parallel: 3 } }), (i) => (i >= culprit ? f : 1), (fs, n) => drawInterleaved(quiet, fs, n, rng), { k: 3 });
     steps += run.steps;
-    if (result(run.state).culprits[0]?.commit.sha === sha(culprit)) correct++;
+    const named = result(run.state).culprits[0];
+    if (named?.commit.sha === sha(culprit) && named.confirmation?.verdict === 'confirmed') correct++;
   }
   assert.ok(correct >= 9, `${correct}/10`);
   assert.ok(steps / 10 <= 5, `mean steps ${steps / 10} vs log4(64) = 3 plus the confirmation`);
