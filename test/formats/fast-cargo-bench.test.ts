@@ -9,7 +9,7 @@ import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } 
 // was before (test/formats/reference/criterion.ts).
 
 const NAMES = ['fib 15', 'checksum/fold/256', 'a', 'Symbols (Execution)', 'fib 31 (slow)', 'runtime: x', 'with time: inside', 'µ bench', 'x\u00a0y', 'tab\tname', 'dots ... inside', 'a ... bench: 1 ns/iter (+/- 1)', '', '   ', 'test', 'error: bench failed'];
-const NUMBERS = ['6.1986', '7.4841', '618.88', '1,234', '1,234.5', '0', '-0', '-1', '1e3', '5.', '.5', '.', 'x', '123456789012345678', '−7.0195%', '+13.065%', '1.9593'];
+const NUMBERS = ['6.1986', '7.4841', '618.88', '1,234', '1,234.5', '0', '-0', '-1', '1e3', '5.', '.5', '.', 'x', '123456789012345678', '−7.0195%', '+13.065%', '1.9593', '12,34', '1,2345', ',123', '1,234,567', '1.234,567', '1,23', '1,,234', '1,234.', '12,345,678,901,234,567', '1234567890123456', '9007199254740993', '1,234.5.6', '0.000000000000000000000001'];
 // (Units spelled like Object.prototype properties crashed the reference reader; criterion.test.ts covers them.)
 const TIME_UNITS = ['ns', 'µs', 'μs', 'us', 'ms', 's', 'ps', 'cycles', 'x]'];
 const THRPT_UNITS = ['MiB/s', 'GiB/s', 'KiB/s', 'B/s', 'Kelem/s', 'elem/s', 'Mb/s', 'MB/s', 'custom/s'];
