@@ -274,18 +274,24 @@ export const cargoBenchReader: Reader = {
 
   read(file: SourceFile): ReadResult {
     const budget = new ReadBudget(file.path);
-    const series = new Map<string, Series>();
+    // Series by benchmark, then metric: a name read in place is the same string each time, so its
+    // hash is computed once (a `${benchmark}\0${metric}` key would be a new string to flatten and hash).
+    const series = new Map<string, Map<string, Series>>();
+    // order is every series in the order of its first value.
+    const order: Series[] = [];
     const warnings: ReadWarning[] = [];
     const add = (line: number, benchmark: string, metric: string, unit: string, value: number): Series => {
-      const key = `${benchmark}\u0000${metric}`;
-      let known = series.get(key);
+      let byMetric = series.get(benchmark);
+      if (byMetric === undefined) series.set(benchmark, (byMetric = new Map()));
+      let known = byMetric.get(metric);
       if (known && known.unit !== unit) {
         throw new FormatError(file.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
       }
       if (!known) {
         budget.series(line);
         known = { benchmark, metric, unit, values: [] };
-        series.set(key, known);
+        byMetric.set(metric, known);
+        order.push(known);
       }
       budget.value(line);
       known.values.push(value);
@@ -579,10 +585,10 @@ export const cargoBenchReader: Reader = {
       if (text.trim() !== '') previous = text;
     }
 
-    if (series.size === 0) {
+    if (order.length === 0) {
       throw new FormatError(file.path, undefined, 'no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?');
     }
-    const measurements: Measurement[] = [...series.values()].map(({ benchmark, metric, unit, values }) => ({
+    const measurements: Measurement[] = order.map(({ benchmark, metric, unit, values }) => ({
       benchmark,
       metric,
       unit,
