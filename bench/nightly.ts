@@ -17,7 +17,7 @@
 // Rows: nightly A/A false findings per 1,000 series-nights (a false
 // finding is a distinct (series, first bad night) filed: change point or
 // alert, confirmed); a step of +5/+10/+20% from night 40 found within 3
-// nights (and by night 60) of 40 histories; bisect right at 2 SD among 64
+// nights (and by night 60) of 80 histories; bisect right at 2 SD among 64
 // merges and the sessions it used. Plain approaches: a fixed 5% threshold
 // on the last night (last night's median against the night before's, as
 // github-action-benchmark's alert does), and a single-sample `git bisect
@@ -38,6 +38,8 @@ const NIGHTS = 60;
 const STEP_AT = 40;
 const FIRST_SCAN = 30;
 const STEPS = [0.05, 0.1, 0.2];
+/** STEP_HISTORIES: stepped histories per step and column (80, so that one history is 1.25 points of the rate, not 2.5). */
+const STEP_HISTORIES = 80;
 const WITHIN = 3;
 const CAPTURE = fileURLToPath(new URL('../fixtures/nightly-histories/demo-nights.json', import.meta.url));
 
@@ -82,21 +84,23 @@ type HistoryMaker = (factor: number, key: string) => Series;
 const CONFIRM = new WeakMap<Series, (lastGood: number, firstBad: number) => { base: number[]; head: number[] }>();
 
 /**
- * ROUNDS is the round budget of one interleaved session (the action's
- * min-runs..max-runs): `sequential` stops each A/B as `run` does (looks at
- * 10, 15, 20, 30, 40 rounds per side, compare/sequential-ab.ts), `fixed`
- * is 10 v 10 (what this bench simulated before).
+ * Rounds is how one interleaved session (the action's min-runs..max-runs,
+ * 10..40 rounds per side, looks at 10, 15, 20, 30, 40) stops:
+ * `nightly` as the nightly's run stops, at the look that decides the
+ * benchmark or at the budget (no futility stops: compare/sequential-ab.ts),
+ * `alone` as a PR run of this benchmark alone stops (futility stops too),
+ * `fixed` 10 v 10 (what this bench simulated first).
  */
-export type Rounds = 'sequential' | 'fixed';
+export type Rounds = 'nightly' | 'alone' | 'fixed';
 
-/** stopAsRun keeps the rounds a run of this benchmark alone takes before its looks settle it (all of them when `fixed`). */
+/** stopAsRun keeps the rounds the session measured before it stopped (see Rounds). */
 function stopAsRun(base: number[], head: number[], rounds: Rounds): { base: number[]; head: number[] } {
   if (rounds === 'fixed') return { base: base.slice(0, 10), head: head.slice(0, 10) };
-  const n = sequentialAb(base, head, { threshold: 0.02, alpha: 0.05 })?.rounds ?? base.length;
+  const n = sequentialAb(base, head, { threshold: 0.02, alpha: 0.05, futility: rounds === 'alone' })?.rounds ?? base.length;
   return { base: base.slice(0, n), head: head.slice(0, n) };
 }
 
-export function poolMaker(pool: Pool, rng: Rng, draw: Draw, rounds: Rounds = 'sequential'): HistoryMaker {
+export function poolMaker(pool: Pool, rng: Rng, draw: Draw, rounds: Rounds = 'nightly'): HistoryMaker {
   return (factor, key) => {
     // Every night's A/B (last night's commit beside tonight's) is a session of up to 40 rounds, stopped as run stops it.
     const budget = rounds === 'fixed' ? 10 : 40;
@@ -294,7 +298,7 @@ function table(columns: readonly Column[]): string[] {
   row('  plain: fixed 5% on the last night', (c) => per1000(c.scan.plainFalse, c.scan.seriesNights));
   row('  cost: extra A/B sessions of the whole suite per night (confirmations, A/A suite)', (c) => (c.scan.cost.suiteSessions / Math.max(1, c.scan.cost.nights)).toFixed(2));
   for (const step of STEPS) {
-    row(`+${step * 100}% step found within ${WITHIN} nights (of 40): benchbot`, (c) => `${c.scan.found[String(step)].within}`);
+    row(`+${step * 100}% step found within ${WITHIN} nights: benchbot`, (c) => `${c.scan.found[String(step)].within}/${c.scan.found[String(step)].total} (${pct(c.scan.found[String(step)].within, c.scan.found[String(step)].total)})`);
     row(`  found by night ${NIGHTS} (mean delay)`, (c) => {
       const f = c.scan.found[String(step)];
       return `${f.ever} (${f.delays.length ? (f.delays.reduce((a, b) => a + b, 0) / f.delays.length).toFixed(1) : '–'})`;
@@ -361,40 +365,40 @@ function capturedFamilies(captures: ReadonlyArray<{ metric: string; capture: Cap
  */
 function designRows(pools: readonly Pool[], seed: number): string[] {
   const designs: Array<{ name: string; rounds: Rounds; options: ScanOptions }> = [
-    { name: 'before: 10 v 10 sessions, history-led candidates', rounds: 'fixed', options: { abAlpha: null, minRuns: 10, maxRuns: 10 } },
-    { name: "sessions by run's looks (10..40 rounds), history-led candidates", rounds: 'sequential', options: { abAlpha: null } },
-    { name: "sessions by run's looks, history-led and ab-alert at 0.01", rounds: 'sequential', options: { abAlpha: 0.01 } },
-    { name: "sessions by run's looks, history-led and ab-alert at 0.05 (default)", rounds: 'sequential', options: {} },
-    { name: 'the default with up to 6 sessions of a pair (maxConfirmSessions 6, not the default: cost)', rounds: 'sequential', options: { maxConfirmSessions: 6 } },
+    { name: 'first: 10 v 10 sessions, history-led candidates', rounds: 'fixed', options: { abAlpha: null, minRuns: 10, maxRuns: 10 } },
+    { name: 'sessions stopped as a PR run stops (futility too), history-led and ab-alert on a decided A/B (0.05)', rounds: 'alone', options: { abAlpha: 0.05 } },
+    { name: 'sessions run to a decision or the budget (no futility stops), ab-alert at 0.05', rounds: 'nightly', options: { abAlpha: 0.05 } },
+    { name: 'the same, ab-alert on a lean beyond the threshold at 0.5 (default)', rounds: 'nightly', options: {} },
+    { name: 'the default with up to 6 sessions of a pair (maxConfirmSessions 6, not the default)', rounds: 'nightly', options: { maxConfirmSessions: 6 } },
   ];
   const lines = ['| design (corpus, block draws) | A/A false per 1,000 series-nights | +5% within 3 nights | +10% within 3 nights | +10% mean delay | extra whole-suite sessions per night |', '| --- | --- | --- | --- | --- | --- |'];
   for (const d of designs) {
     const rng = seeded(seed);
-    const row = scanRows(pools.map((p) => poolMaker(p, rng, 'block', d.rounds)), Math.ceil(100 / pools.length), 4, d.options, [0.05, 0.1]);
+    const row = scanRows(pools.map((p) => poolMaker(p, rng, 'block', d.rounds)), Math.ceil(100 / pools.length), STEP_HISTORIES / pools.length, d.options, [0.05, 0.1]);
     const ten = row.found['0.1'];
-    lines.push(`| ${d.name} | ${per1000(row.falseFindings, row.seriesNights)} | ${row.found['0.05'].within}/40 | ${ten.within}/40 | ${ten.delays.length ? (ten.delays.reduce((a, b) => a + b, 0) / ten.delays.length).toFixed(1) : '–'} | ${(row.cost.suiteSessions / Math.max(1, row.cost.nights)).toFixed(2)} |`);
+    lines.push(`| ${d.name} | ${per1000(row.falseFindings, row.seriesNights)} | ${row.found['0.05'].within}/${row.found['0.05'].total} | ${ten.within}/${ten.total} | ${ten.delays.length ? (ten.delays.reduce((a, b) => a + b, 0) / ten.delays.length).toFixed(1) : '–'} | ${(row.cost.suiteSessions / Math.max(1, row.cost.nights)).toFixed(2)} |`);
   }
   return lines;
 }
 
 /** benchNightly runs everything and returns the markdown lines. */
-export function benchNightly(seed = 20261123): string[] {
+export function benchNightly(seed = 20261123, aaHistories = 100): string[] {
   const rng = seeded(seed);
   const pools = loadCorpus();
   const captures = (['cpu_time', 'real_time'] as const).map((metric) => ({ metric, capture: loadCapture(metric) }));
   const captured = captures[0].capture;
-  const aaPools = Math.ceil(100 / pools.length);
+  const aaPools = Math.ceil(aaHistories / pools.length);
   const columns: Column[] = [];
   for (const draw of ['iid', 'block'] as const) {
     const makers = pools.map((p) => poolMaker(p, rng, draw));
     columns.push({
       name: `corpus, ${draw === 'iid' ? 'independent' : 'block'} draws`,
-      scan: scanRows(makers, aaPools, 4),
+      scan: scanRows(makers, aaPools, STEP_HISTORIES / pools.length),
       bisect: bisectRows(pools.map((p) => ({ source: (f, n) => drawInterleaved(p.values, f, n, rng, draw), values: p.values, plain: draw, sd: logSd(p.values) })), 10, rng),
     });
   }
   const aaBenchmarks = [...captured.benchmarks].filter(([name]) => name !== captured.stepped);
-  const perMaker = Math.ceil(40 / aaBenchmarks.length);
+  const perMaker = Math.ceil(STEP_HISTORIES / aaBenchmarks.length);
   // What the scan does with Google Benchmark's two times: one family, the quieter one scanned (scan/time-families.ts).
   const families = capturedFamilies(captures);
   const chosen = new Set(families.map((f) => f.primary));
@@ -406,7 +410,7 @@ export function benchNightly(seed = 20261123): string[] {
       name: chosen.size === 1 && chosen.has(metric)
         ? `captured: real_time + cpu_time, one family (the scan picks ${metric} on ${picked}/${families.length})`
         : `captured: ${metric} alone (as a harness without ${metric === 'real_time' ? 'cpu_time' : 'real_time'} has it)`,
-      scan: scanRows(makers, Math.ceil(100 / makers.length), perMaker),
+      scan: scanRows(makers, Math.ceil(aaHistories / makers.length), perMaker),
       bisect: bisectRows(benchmarks.map(([, nights]) => {
         const all = nights.flatMap((n) => [...n.prev, ...n.tonight, ...n.again]);
         return { source: capturedSource(nights, rng), values: all, plain: 'block' as Draw, sd: logSd(all) };
@@ -415,13 +419,13 @@ export function benchNightly(seed = 20261123): string[] {
   }
   // 40 histories per step: the makers round up; report per 40 by scaling the captured column's totals honestly.
   const lines = ['## Nightly scan and bisect under night-to-night noise', ''];
-  lines.push(`Corpus: ${pools.length} pools of fixtures/noise/, A/A ${aaPools} histories per pool scanned nightly from night ${FIRST_SCAN} to ${NIGHTS} as one suite; steps 4 histories per pool (40); bisect 10 per pool at 2 SD (SD of the pool's log values). Captured: ${captured.captured}, ${captured.machine}, ${aaBenchmarks.length} benchmarks x ${aaBenchmarks[0]?.[1].length ?? 0} nights (the stepped one, ${captured.stepped}, is reported below); ${perMaker} rotated histories per benchmark and step (${perMaker * aaBenchmarks.length}), bisect sessions drawn from the captured nights at 2 SD of each benchmark's log values.`, '');
+  lines.push(`Corpus: ${pools.length} pools of fixtures/noise/, A/A ${aaPools} histories per pool scanned nightly from night ${FIRST_SCAN} to ${NIGHTS} as one suite; steps ${STEP_HISTORIES / pools.length} histories per pool (${STEP_HISTORIES}); bisect 10 per pool at 2 SD (SD of the pool's log values). Captured: ${captured.captured}, ${captured.machine}, ${aaBenchmarks.length} benchmarks x ${aaBenchmarks[0]?.[1].length ?? 0} nights (the stepped one, ${captured.stepped}, is reported below); ${perMaker} rotated histories per benchmark and step (${perMaker * aaBenchmarks.length}), bisect sessions drawn from the captured nights at 2 SD of each benchmark's log values.`, '');
   lines.push(...table(columns), '');
-  lines.push(`Targets (block draws and captured histories): <= 1 false finding per 1,000 series-nights; +10% found in >= 36/40 within ${WITHIN} nights; +5% in >= 30/40; bisect >= 95% right at 2 SD with <= ${(1.5 * Math.log2(CANDIDATES)).toFixed(1)} sessions (1.5 x log2 ${CANDIDATES}).`, '');
+  lines.push(`Targets (block draws and captured histories): <= 1 false finding per 1,000 series-nights; +10% found in >= 36/40 (90%) within ${WITHIN} nights; +5% in >= 30/40 (75%); bisect >= 95% right at 2 SD with <= ${(1.5 * Math.log2(CANDIDATES)).toFixed(1)} sessions (1.5 x log2 ${CANDIDATES}).`, '');
   lines.push('### What each change bought (block draws, same seed per design)', '', ...designRows(pools, seed + 1), '');
   lines.push(`The scan's time family on the captured histories: ${families.map((f) => `${f.benchmark} ${f.primary} (per-round noise real_time ${((f.noise.real_time ?? NaN) * 100).toFixed(1)}%, cpu_time ${((f.noise.cpu_time ?? NaN) * 100).toFixed(1)}%)`).join('; ')}.`, '');
   lines.push('### What limits detection (measured)', '', ...whyRows(pools, captures, rng), '');
-  lines.push("A step is in one interleaved A/B only: the step night's (last good beside first bad); every later night's A/B compares two bad commits. It is found within three nights when that A/B (run's looks, up to 40 rounds per side) decides it and a later session of the same pair confirms it (ab-alert), or when the nightly medians clear the history test (p <= 0.01 against the night-to-night SD) and the A/B confirms. The SE column is for 10 v 10; at 40 v 40 it halves, so a +5% step is about 1-2 SE of one session on the corpus pools: found in some sessions, not in 30 of 40.", '');
+  lines.push("A step is in one interleaved A/B only: the step night's (last good beside first bad); every later night's A/B compares two bad commits. The nightly runs that A/B to a decision or the budget (no futility stops, 10..40 rounds per side), and the scan judges it over every round. A night whose A/B leans beyond the threshold (look-adjusted p <= 0.5) is an ab-alert: the action measures up to two more sessions of the pair right away, and only those confirm it (by the PR rule, after Benjamini-Hochberg across the suite). A change the history finds (p <= 0.01 against the night-to-night SD) is confirmed by the A/B around it. What is missed is on the noisiest pools (the SE column): one 40 v 40 session there is about one SE of a +5% step.", '');
   for (const c of captures) lines.push(...realStep(c.capture, c.metric));
   return lines;
 }
@@ -455,12 +459,19 @@ function realStep(captured: Captured, metric: string): string[] {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = process.hrtime.bigint();
-  const lines = benchNightly();
+  // --seed N and --aa N (A/A histories per column, 100 by default): more series-nights for the false rate.
+  const flag = (name: string, fallback: number) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  };
+  const lines = benchNightly(flag('--seed', 20261123), flag('--aa', 100));
   const text = `${lines.join('\n')}\n\n(${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s)\n`;
   console.log(text);
   if (process.argv.includes('--save')) {
     const dir = fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(dir, { recursive: true });
-    writeFileSync(`${dir}nightly.md`, text);
+    const seed = flag('--seed', 20261123);
+    const aa = flag('--aa', 100);
+    writeFileSync(`${dir}nightly${seed === 20261123 && aa === 100 ? '' : `-seed${seed}-aa${aa}`}.md`, text);
   }
 }

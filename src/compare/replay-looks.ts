@@ -20,6 +20,8 @@ export interface ReplaySettings {
   rules: readonly ThresholdRule[];
   minRuns: number;
   maxRuns: number;
+  /** futility: false when the run did not stop for futility (a nightly; RunAbSettings.futility). */
+  futility?: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ export function replayLooks(base: CompareSide, head: CompareSide, settings: Repl
     const look = applyLook(fresh, settled, {
       roundsPerSide: n, maxRoundsPerSide: looks[looks.length - 1], alpha: alphas[k], lastAlpha: alphas[alphas.length - 1],
       equivalenceAlpha: eqAlphas[k], lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1], last: k === looks.length - 1,
+      ...(settings.futility === false ? { futilityPower: 0 } : {}),
     });
     settled = look.settled;
     report = { ...look.report, overallAlpha: settings.alpha };

@@ -18,6 +18,14 @@ export interface SequentialAbOptions {
   maxRuns?: number;
   better?: Direction;
   unit?: string;
+  /**
+   * futility (default true): stop a look's undecided comparison for
+   * futility, as `run` does when the benchmark is alone. False judges every
+   * round the session has: futility is non-binding, so ignoring it keeps
+   * the error rates, and a suite's session runs on while any of its
+   * benchmarks is undecided.
+   */
+  futility?: boolean;
 }
 
 /**
@@ -73,6 +81,7 @@ export function sequentialAb(base: readonly number[], head: readonly number[], o
     const look = applyLook(fresh, settled, {
       roundsPerSide: n, maxRoundsPerSide: looks[looks.length - 1], alpha: levels.difference[k], lastAlpha: levels.difference[looks.length - 1],
       equivalenceAlpha: levels.equivalence[k], lastEquivalenceAlpha: levels.equivalence[looks.length - 1], last: k === looks.length - 1,
+      ...(options.futility === false ? { futilityPower: 0 } : {}),
     });
     settled = look.settled;
     comparison = look.report.comparisons[0];

@@ -73,7 +73,7 @@ export function mergeShards(settings: MergeShardsSettings): MergedShards {
   const head = readSide(parts.map((p) => join(p, RESULTS_FILES.head)), 'benchbot', settings.filter);
   // The measuring job decided each benchmark at the look that settled it, at that look's alpha; the same replay on the
   // same rounds gives the same verdicts, with the schedule from this job's own settings, never from the artifact.
-  const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === undefined };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e): e is string => e !== undefined && e !== ''));
   const merged: MergedShards = {

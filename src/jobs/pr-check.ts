@@ -123,7 +123,8 @@ export async function runPrCheck(settings: PrCheckSettings, deps: PrCheckDeps): 
     if (base === undefined) throw new SettingError(`${name('base')}: required; give the commit to compare the head with`);
     // The shard's part of the suite is the bench command's business; it learns which part from these variables on every executor.
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
-    const abSettings: RunAbSettings = { ...settings, base, bench, nameSetting: name };
+    // A nightly's A/B runs to a decision or the budget: the scan judges every round (scan/ab-evidence.ts).
+    const abSettings: RunAbSettings = { ...settings, base, bench, nameSetting: name, ...(settings.nightly ? { futility: false } : {}) };
     const abDeps: RunAbDeps = {
       executor,
       progress: deps.progress,

@@ -76,6 +76,12 @@ export interface RunAbSettings {
   test?: ChangeTest;
   /** nameSetting spells the settings the run's errors name, as the adapter does (default: the CLI's flags). */
   nameSetting?: NameSetting;
+  /**
+   * futility (default true) stops sampling a benchmark that is unlikely to
+   * be decided by the budget. The nightly turns it off: its A/B is the only
+   * session that holds a step, and the scan judges every round it has.
+   */
+  futility?: boolean;
 }
 
 /**
@@ -298,6 +304,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       const look = applyLook(fresh, settled, {
         roundsPerSide: roundsNow, maxRoundsPerSide: looks[looks.length - 1], alpha: alphas[k], lastAlpha: alphas[alphas.length - 1],
         equivalenceAlpha: eqAlphas[k], lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1], last: k === looks.length - 1,
+        ...(settings.futility === false ? { futilityPower: 0 } : {}),
       });
       settled = look.settled;
       report = { ...look.report, overallAlpha: settings.alpha };

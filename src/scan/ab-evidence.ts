@@ -26,9 +26,15 @@ export interface Candidate {
 
 /**
  * abAlert raises a candidate from night `k`'s own interleaved A/B (the
- * previous nightly's commit beside tonight's, one session): decided
- * regressed or improved by run's looks with its look-adjusted p at most
- * `abAlpha`. That session chose the candidate, so it cannot confirm it:
+ * previous nightly's commit beside tonight's, one session), judged over
+ * every round it has by run's looks without futility stops: its estimate
+ * beyond the threshold either way and its look-adjusted p at most
+ * `abAlpha` (0.5 by default: a lean, not a decision; the step night's
+ * session is the only one that holds a step, and one session of a noisy
+ * benchmark decides a +5% step about half the time). Raising costs no
+ * false finding, only a confirmation session of the pair, which the
+ * nightly runs for the whole suite at most `maxConfirmSessions` - 1 times
+ * a night however many benchmarks lean. That session chose the candidate, so it cannot confirm it:
  * only the sessions of the same pair measured after it (`NightAb.extra`)
  * do, combined by random effects when there are several, by the PR rule
  * as any finding; with none it is awaiting. The history (the nights from
@@ -38,15 +44,15 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
   const night = nights[k];
   const ab = night.ab;
   if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
-  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series.better });
+  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series.better, futility: false });
   const c = found?.comparison;
   if (!found || !c || c.ratio === null || found.pAdjusted === null || found.pAdjusted > (o.abAlpha as number)) return null;
-  if (c.verdict !== 'regressed' && c.verdict !== 'improved') return null;
+  if (c.verdict === 'unchanged' || !(Math.abs(Math.log(c.ratio)) > Math.log1p(o.threshold))) return null;
   const prev = Math.max(...boundaries.filter((b) => b < k));
   const history = historyTest(nights, prev, k, nights.length, o, 'alert');
   if (history === null) return null;
   const { test, before, after } = history;
-  const worse = c.verdict === 'regressed';
+  const worse = series.better === 'lower' ? c.ratio > 1 : c.ratio < 1;
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, k - 5));
   const trendNights = nights.slice(trendFrom);
   const finding: ScanFinding = {
@@ -88,7 +94,7 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
 function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number, o: ResolvedScanOptions, better: Direction): { ratio: number; ratioCi: [number, number] | null; equivalenceCi: [number, number] | null; p: number } | null {
   if (sessions.length === 1) {
     // One session is judged as the run that measured it stopped: run's looks over its rounds, p adjusted for the look.
-    const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better });
+    const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better, futility: false });
     const c = s?.comparison;
     return !s || !c || c.ratio === null || s.pAdjusted === null ? null : { ratio: c.ratio, ratioCi: c.ratioCi, equivalenceCi: c.equivalenceCi ?? null, p: s.pAdjusted };
   }

@@ -17,8 +17,9 @@ import type { Ack } from './series.ts';
  * - `maxConfirmSessions` (3): interleaved A/B sessions of one pair before an inconclusive one is dropped;
  * - `minRuns`/`maxRuns` (10/40): the round budget of one A/B session (the action's `min-runs`/`max-runs`):
  *   each session is judged by `run`'s looks (compare/sequential-ab.ts), as the run that measured it stopped;
- * - `abAlpha` (0.05, the PR rule's own level): a night's own A/B decided regressed or improved by run's
- *   looks with its look-adjusted p at most this raises an `ab-alert` candidate; null turns that off;
+ * - `abAlpha` (0.5): a night's own A/B whose estimate is beyond the threshold with its look-adjusted p
+ *   (run's looks over all its rounds) at most this raises an `ab-alert` candidate, which only later sessions
+ *   of the pair can confirm; null turns that off;
  * - `zThreshold` (4): robust z of a one-night watch; `minBaselineNights` (10) the fewest nights the fast alert needs before it;
  * - `maxAgeNights` (30): change points whose first bad night is older are not reported;
  * - `trendNights` (30): nights in each finding's trend;
@@ -56,7 +57,7 @@ export const SCAN_DEFAULTS = {
   maxConfirmSessions: 3,
   minRuns: 10,
   maxRuns: 40,
-  abAlpha: 0.05 as number | null,
+  abAlpha: 0.5 as number | null,
   zThreshold: 4,
   minBaselineNights: 10,
   maxAgeNights: 30,

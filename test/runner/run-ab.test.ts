@@ -10,6 +10,7 @@ import { silentProgress } from '../../src/runner/progress.ts';
 import { RunnerError } from '../../src/runner/git-checkout.ts';
 import { makeFixtureRepo } from '../support/fixture-repo.ts';
 import { compileNameFilter } from '../../src/compare/name-filter.ts';
+import { replayLooks } from '../../src/compare/replay-looks.ts';
 
 function settings(repo: string, overrides: Partial<RunAbSettings> = {}): RunAbSettings {
   return {
@@ -62,6 +63,25 @@ test('a change the budget cannot decide stops at the first look for futility, st
       assert.equal(c.decidedAt, 5);
       assert.ok((c.bound as number) > 0.02, `${c.benchmark}: bound ${c.bound}`);
     }
+  } finally {
+    delete process.env.BENCH_NOISE;
+  }
+});
+
+test('a nightly (futility off) measures the same hopeless change to the budget, and the report job replays it to the same verdicts', async () => {
+  const repo = makeFixtureRepo({ headFactor: 1.02 });
+  process.env.BENCH_NOISE = '0.3';
+  try {
+    const result = await runAb(settings(repo.dir, { minRuns: 5, maxRuns: 15, threshold: 0.02, futility: false }), deps());
+    assert.deepEqual(result.looks.map((l) => l.roundsPerSide), [5, 10, 15], 'no futility stop: every look up to the budget');
+    assert.equal(result.base.measurements.find((m) => m.benchmark === 'parse')?.values.length, 15);
+    for (const c of result.report.comparisons) assert.notEqual(c.decision, 'futility');
+    const side = (run: typeof result.base) => ({ measurements: run.measurements, warnings: [], hints: {} });
+    const replay = (futility: boolean) => replayLooks(side(result.base), side(result.head), { threshold: 0.02, alpha: 0.05, rules: [], minRuns: 5, maxRuns: 15, futility });
+    const verdicts = (r: { comparisons: Array<{ benchmark: string; verdict: string; decision?: string; ratio: number | null }> }) => r.comparisons.map((c) => [c.benchmark, c.verdict, c.decision, c.ratio]);
+    assert.deepEqual(verdicts(replay(false)), verdicts(result.report));
+    // Replayed as a PR run would have stopped (futility on), the hopeless benchmarks settle at the first look instead.
+    assert.ok(replay(true).comparisons.every((c) => c.decision === 'futility'));
   } finally {
     delete process.env.BENCH_NOISE;
   }

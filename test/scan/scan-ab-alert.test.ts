@@ -68,6 +68,36 @@ test('a step the night it lands: the A/B raises an ab-alert, only a later sessio
   assert.deepEqual(scanHistory([series], { abAlpha: null }).awaiting, []);
 });
 
+test('the night A/B raises an ab-alert when it leans beyond the threshold, decided or not; not within it, nor when it is decided unchanged', () => {
+  // One night's A/B of 40 rounds a side under 20% noise, head `shift` slower, after 40 quiet nights.
+  const night = (shift: number, spread = 0.2) => {
+    const series = history(Array(41).fill(100));
+    const nights = [...series.nights];
+    nights[40] = { ...nights[40], values: wave(100 * shift, 40, spread, 3), ab: { baseSha: 'n039', base: wave(100, 40, spread, 4) } };
+    return { ...series, nights };
+  };
+  const alerted = (s: Series, options = {}) => scanHistory([s], options).awaiting.some((f) => f.kind === 'ab-alert' && f.firstBad.sha === 'n040');
+  const lean = night(1.05);
+  const judged = sequentialAb(lean.nights[40].ab?.base ?? [], lean.nights[40].values, { threshold: 0.02, alpha: 0.05, futility: false });
+  assert.notEqual(judged?.comparison.verdict, 'regressed', 'the night alone does not decide +5% under 20% noise');
+  assert.ok(alerted(lean), 'but it leans beyond 2%: one more session of the pair is measured');
+  assert.equal(scanHistory([lean]).awaiting.find((f) => f.kind === 'ab-alert')?.direction, 'regression');
+  assert.equal(alerted(lean, { abAlpha: 0.05 }), false, 'abAlpha 0.05 asks for a decided session');
+  assert.equal(alerted(night(1.01)), false, 'within the threshold');
+  assert.equal(alerted(night(1.0, 0.002)), false, 'decided unchanged');
+  assert.equal(scanHistory([night(1 / 1.05)]).awaiting.find((f) => f.kind === 'ab-alert')?.direction, 'improvement');
+});
+
+test('the scan judges a session over all its rounds: a night A/B that a PR run would have stopped for futility', () => {
+  // A 4% shift under 20% noise: hopeless for run's futility rule at the first look, yet measured to 40 rounds by the nightly.
+  const base = wave(100, 40, 0.2, 0);
+  const head = wave(104, 40, 0.2, 1);
+  assert.equal(sequentialAb(base, head, { threshold: 0.02, alpha: 0.05 })?.comparison.decision, 'futility');
+  const all = sequentialAb(base, head, { threshold: 0.02, alpha: 0.05, futility: false });
+  assert.equal(all?.rounds, 40);
+  assert.notEqual(all?.comparison.decision, 'futility');
+});
+
 test('real_time and cpu_time are one family: the quieter one is scanned, the other is not', () => {
   const flat = Array(40).fill(100);
   // real_time noisy (20% per round) with a step only it shows; cpu_time quiet and flat.
