@@ -64,16 +64,30 @@ export const plainLinesReader: Reader = {
     const cursor = new LineCursor(file);
     const entries = new Map<string, Entry>();
     const names = new NameOrder<Entry>();
-    const line: FastLine = { nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
-    while (cursor.next()) {
+    const line: FastLine = { newline: 0, nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
+    for (;;) {
+      // The line after the current one, when it is the result of the name
+      // expected next: read forwards to its end, so that it costs no search
+      // for its `\n` (the cursor skips it).
+      const after = cursor.newline + 1;
+      if (after > 0) {
+        const expected = expectedLine(text, after, names.candidate(0), line) ?? expectedLine(text, after, names.candidate(1), line);
+        if (expected !== undefined && expected.from === NORMALIZED[line.unit]) {
+          cursor.skip(line.newline);
+          budget.value(cursor.number);
+          expected.measurement.values.push(line.value * expected.factor);
+          names.record(expected);
+          continue;
+        }
+      }
+      if (!cursor.next()) break;
       const { number, start, end } = cursor;
-      // The name expected next, read forwards; else the line read from its end.
-      let entry = expectedResult(text, start, end, names.candidate(0), line) ?? expectedResult(text, start, end, names.candidate(1), line);
-      const fast = entry !== undefined ? FAST_RESULT : fastResult(text, start, end, line);
+      // The line read from its end.
+      const fast = fastResult(text, start, end, line);
       if (fast === FAST_NONE) continue;
       if (fast === FAST_RESULT) {
         const unit = NORMALIZED[line.unit];
-        entry ??= names.find(text, line.nameStart, line.nameEnd);
+        let entry = names.find(text, line.nameStart, line.nameEnd);
         if (entry === undefined) {
           const name = text.slice(line.nameStart, line.nameEnd);
           // A name with a line break in it is no result (resultLine says so); known names have none.
@@ -140,6 +154,8 @@ interface Entry extends NamedEntry {
 
 /** FastLine is what fastResult read: the name's place, the value, and the unit as an index into UNITS. */
 interface FastLine {
+  /** newline is where expectedLine found the line's `\n` (the text's length for the last line). */
+  newline: number;
   nameStart: number;
   nameEnd: number;
   value: number;
@@ -154,43 +170,50 @@ const FAST_NONE = 1;
 const FAST_OTHER = 2;
 
 /**
- * expectedResult reads the line forwards as `NAME: value unit` for the known
- * name of `entry`, into `line`: the name at the start, the colon right after
- * it, one or more spaces or tabs, a plain decimal of at most 15 digits, spaces
- * or tabs, a unit, spaces or tabs to the end. resultLine, reading from the
- * end, finds the same. Returns the entry, or undefined for any other line.
+ * expectedLine reads the line at `start` forwards as `NAME: value unit` for
+ * the known name of `entry`, into `line`: the name at the start, the colon
+ * right after it, one or more spaces or tabs, a plain decimal of at most 15
+ * digits, spaces or tabs, a unit, spaces or tabs to the end of the line (a
+ * `\n`, `\r\n` or the end of the text), whose `\n` goes into line.newline.
+ * resultLine, reading from the end, finds the same. Returns the entry, or
+ * undefined for any other line. A known name holds no `\n`, so the name and
+ * every character after it are on this line.
  */
-function expectedResult(text: string, start: number, end: number, entry: Entry | undefined, line: FastLine): Entry | undefined {
+function expectedLine(text: string, start: number, entry: Entry | undefined, line: FastLine): Entry | undefined {
   if (entry === undefined) return undefined;
   let p = start + entry.name.length;
-  if (p + 4 > end || text.charCodeAt(p) !== 58 || !sameName(text, start, p, entry)) return undefined;
-  const at = start;
+  if (text.charCodeAt(p) !== 58 || !sameName(text, start, p, entry)) return undefined;
   let c = text.charCodeAt(++p);
   if (c !== 32 && c !== 9) return undefined;
   while ((c = text.charCodeAt(++p)) === 32 || c === 9);
   let mantissa = 0;
   let dot = -1;
   const from = p;
-  for (; p < end; c = text.charCodeAt(++p)) {
+  for (;; c = text.charCodeAt(++p)) {
     if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
     else if (c === 46 && dot < 0) dot = p;
     else break;
   }
   const valueEnd = p;
   const digits = p - from - (dot < 0 ? 0 : 1);
-  if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || p === end || (c !== 32 && c !== 9)) return undefined;
+  if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || (c !== 32 && c !== 9)) return undefined;
   while ((c = text.charCodeAt(++p)) === 32 || c === 9);
   let unit = UNITS.length - 1;
   if (c !== 115) {
     unit = c === 110 ? 0 : c === 117 ? 1 : c === 0xb5 ? 2 : c === 0x3bc ? 3 : c === 109 ? 4 : -1;
     if (unit < 0 || text.charCodeAt(++p) !== 115) return undefined;
   }
-  while (++p < end && ((c = text.charCodeAt(p)) === 32 || c === 9));
-  if (p !== end) return undefined;
+  while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+  // The end of the line: `\n`, `\r\n` (a `\r` alone is part of the line), or the end of the text.
+  if (c === 13) {
+    c = text.charCodeAt(++p);
+    if (c !== 10) return undefined;
+  } else if (c !== 10 && p < text.length) return undefined;
+  line.newline = p;
   line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
   line.unit = unit;
   // Compared here next time: this line is in cache.
-  entry.at = at;
+  entry.at = start;
   return entry;
 }
 

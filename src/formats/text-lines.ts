@@ -49,6 +49,19 @@ export class LineCursor {
     return true;
   }
 
+  /**
+   * skip moves past the line after the current one, whose `\n` the caller
+   * found at `newline` (text.length for the last line) as it read the line
+   * forwards: it becomes the current line, with no search for its end.
+   */
+  skip(newline: number): void {
+    const start = this.newline + 1;
+    this.number += 1;
+    this.start = start;
+    this.end = newline > start && newline < this.text.length && this.text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+    this.newline = newline;
+  }
+
   /** line returns the current line as a string. */
   line(): string {
     return this.text.slice(this.start, this.end);
