@@ -33,9 +33,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/postgres-array/index.js
+// ../../work/main/node_modules/postgres-array/index.js
 var require_postgres_array = __commonJS({
-  "node_modules/postgres-array/index.js"(exports) {
+  "../../work/main/node_modules/postgres-array/index.js"(exports) {
     "use strict";
     exports.parse = function(source, transform) {
       return new ArrayParser(source, transform).parse();
@@ -127,9 +127,9 @@ var require_postgres_array = __commonJS({
   }
 });
 
-// node_modules/pg-types/lib/arrayParser.js
+// ../../work/main/node_modules/pg-types/lib/arrayParser.js
 var require_arrayParser = __commonJS({
-  "node_modules/pg-types/lib/arrayParser.js"(exports, module) {
+  "../../work/main/node_modules/pg-types/lib/arrayParser.js"(exports, module) {
     var array2 = require_postgres_array();
     module.exports = {
       create: function(source, transform) {
@@ -143,9 +143,9 @@ var require_arrayParser = __commonJS({
   }
 });
 
-// node_modules/postgres-date/index.js
+// ../../work/main/node_modules/postgres-date/index.js
 var require_postgres_date = __commonJS({
-  "node_modules/postgres-date/index.js"(exports, module) {
+  "../../work/main/node_modules/postgres-date/index.js"(exports, module) {
     "use strict";
     var DATE_TIME = /(\d{1,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,})?.*?( BC)?$/;
     var DATE = /^(\d{1,})-(\d{2})-(\d{2})( BC)?$/;
@@ -230,9 +230,9 @@ var require_postgres_date = __commonJS({
   }
 });
 
-// node_modules/xtend/mutable.js
+// ../../work/main/node_modules/xtend/mutable.js
 var require_mutable = __commonJS({
-  "node_modules/xtend/mutable.js"(exports, module) {
+  "../../work/main/node_modules/xtend/mutable.js"(exports, module) {
     module.exports = extend;
     var hasOwnProperty = Object.prototype.hasOwnProperty;
     function extend(target) {
@@ -249,9 +249,9 @@ var require_mutable = __commonJS({
   }
 });
 
-// node_modules/postgres-interval/index.js
+// ../../work/main/node_modules/postgres-interval/index.js
 var require_postgres_interval = __commonJS({
-  "node_modules/postgres-interval/index.js"(exports, module) {
+  "../../work/main/node_modules/postgres-interval/index.js"(exports, module) {
     "use strict";
     var extend = require_mutable();
     module.exports = PostgresInterval;
@@ -340,9 +340,9 @@ var require_postgres_interval = __commonJS({
   }
 });
 
-// node_modules/postgres-bytea/index.js
+// ../../work/main/node_modules/postgres-bytea/index.js
 var require_postgres_bytea = __commonJS({
-  "node_modules/postgres-bytea/index.js"(exports, module) {
+  "../../work/main/node_modules/postgres-bytea/index.js"(exports, module) {
     "use strict";
     var bufferFrom = Buffer.from || Buffer;
     module.exports = function parseBytea(input) {
@@ -376,9 +376,9 @@ var require_postgres_bytea = __commonJS({
   }
 });
 
-// node_modules/pg-types/lib/textParsers.js
+// ../../work/main/node_modules/pg-types/lib/textParsers.js
 var require_textParsers = __commonJS({
-  "node_modules/pg-types/lib/textParsers.js"(exports, module) {
+  "../../work/main/node_modules/pg-types/lib/textParsers.js"(exports, module) {
     var array2 = require_postgres_array();
     var arrayParser = require_arrayParser();
     var parseDate = require_postgres_date();
@@ -576,9 +576,9 @@ var require_textParsers = __commonJS({
   }
 });
 
-// node_modules/pg-int8/index.js
+// ../../work/main/node_modules/pg-int8/index.js
 var require_pg_int8 = __commonJS({
-  "node_modules/pg-int8/index.js"(exports, module) {
+  "../../work/main/node_modules/pg-int8/index.js"(exports, module) {
     "use strict";
     var BASE = 1e6;
     function readInt8(buffer) {
@@ -656,9 +656,9 @@ var require_pg_int8 = __commonJS({
   }
 });
 
-// node_modules/pg-types/lib/binaryParsers.js
+// ../../work/main/node_modules/pg-types/lib/binaryParsers.js
 var require_binaryParsers = __commonJS({
-  "node_modules/pg-types/lib/binaryParsers.js"(exports, module) {
+  "../../work/main/node_modules/pg-types/lib/binaryParsers.js"(exports, module) {
     var parseInt64 = require_pg_int8();
     var parseBits = function(data, bits, offset, invert, callback) {
       offset = offset || 0;
@@ -856,9 +856,9 @@ var require_binaryParsers = __commonJS({
   }
 });
 
-// node_modules/pg-types/lib/builtins.js
+// ../../work/main/node_modules/pg-types/lib/builtins.js
 var require_builtins = __commonJS({
-  "node_modules/pg-types/lib/builtins.js"(exports, module) {
+  "../../work/main/node_modules/pg-types/lib/builtins.js"(exports, module) {
     module.exports = {
       BOOL: 16,
       BYTEA: 17,
@@ -924,9 +924,9 @@ var require_builtins = __commonJS({
   }
 });
 
-// node_modules/pg-types/index.js
+// ../../work/main/node_modules/pg-types/index.js
 var require_pg_types = __commonJS({
-  "node_modules/pg-types/index.js"(exports) {
+  "../../work/main/node_modules/pg-types/index.js"(exports) {
     var textParsers = require_textParsers();
     var binaryParsers = require_binaryParsers();
     var arrayParser = require_arrayParser();
@@ -965,9 +965,9 @@ var require_pg_types = __commonJS({
   }
 });
 
-// node_modules/pg/lib/defaults.js
+// ../../work/main/node_modules/pg/lib/defaults.js
 var require_defaults = __commonJS({
-  "node_modules/pg/lib/defaults.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/defaults.js"(exports, module) {
     "use strict";
     var user;
     try {
@@ -1034,9 +1034,9 @@ var require_defaults = __commonJS({
   }
 });
 
-// node_modules/pg/lib/utils.js
+// ../../work/main/node_modules/pg/lib/utils.js
 var require_utils = __commonJS({
-  "node_modules/pg/lib/utils.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/utils.js"(exports, module) {
     "use strict";
     var defaults2 = require_defaults();
     var nodeUtils = __require("util");
@@ -1198,9 +1198,9 @@ var require_utils = __commonJS({
   }
 });
 
-// node_modules/pg/lib/crypto/utils.js
+// ../../work/main/node_modules/pg/lib/crypto/utils.js
 var require_utils2 = __commonJS({
-  "node_modules/pg/lib/crypto/utils.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/crypto/utils.js"(exports, module) {
     var nodeCrypto = __require("crypto");
     module.exports = {
       postgresMd5PasswordHash,
@@ -1249,9 +1249,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// node_modules/pg/lib/crypto/cert-signatures.js
+// ../../work/main/node_modules/pg/lib/crypto/cert-signatures.js
 var require_cert_signatures = __commonJS({
-  "node_modules/pg/lib/crypto/cert-signatures.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/crypto/cert-signatures.js"(exports, module) {
     function x509Error(msg, cert) {
       return new Error("SASL channel binding: " + msg + " when parsing public certificate " + cert.toString("base64"));
     }
@@ -1362,9 +1362,9 @@ var require_cert_signatures = __commonJS({
   }
 });
 
-// node_modules/pg/lib/crypto/sasl.js
+// ../../work/main/node_modules/pg/lib/crypto/sasl.js
 var require_sasl = __commonJS({
-  "node_modules/pg/lib/crypto/sasl.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/crypto/sasl.js"(exports, module) {
     "use strict";
     var crypto2 = require_utils2();
     var { signatureAlgorithmHashFromCertificate } = require_cert_signatures();
@@ -1547,9 +1547,9 @@ var require_sasl = __commonJS({
   }
 });
 
-// node_modules/pg/lib/type-overrides.js
+// ../../work/main/node_modules/pg/lib/type-overrides.js
 var require_type_overrides = __commonJS({
-  "node_modules/pg/lib/type-overrides.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/type-overrides.js"(exports, module) {
     "use strict";
     var types2 = require_pg_types();
     function TypeOverrides2(userTypes) {
@@ -1582,9 +1582,9 @@ var require_type_overrides = __commonJS({
   }
 });
 
-// node_modules/pg-connection-string/index.js
+// ../../work/main/node_modules/pg-connection-string/index.js
 var require_pg_connection_string = __commonJS({
-  "node_modules/pg-connection-string/index.js"(exports, module) {
+  "../../work/main/node_modules/pg-connection-string/index.js"(exports, module) {
     "use strict";
     function parse4(str, options = {}) {
       if (str.charAt(0) === "/") {
@@ -1770,9 +1770,9 @@ See https://www.postgresql.org/docs/current/libpq-ssl.html for libpq SSL mode de
   }
 });
 
-// node_modules/pg/lib/connection-parameters.js
+// ../../work/main/node_modules/pg/lib/connection-parameters.js
 var require_connection_parameters = __commonJS({
-  "node_modules/pg/lib/connection-parameters.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/connection-parameters.js"(exports, module) {
     "use strict";
     var dns = __require("dns");
     var defaults2 = require_defaults();
@@ -1921,9 +1921,9 @@ var require_connection_parameters = __commonJS({
   }
 });
 
-// node_modules/pg/lib/result.js
+// ../../work/main/node_modules/pg/lib/result.js
 var require_result = __commonJS({
-  "node_modules/pg/lib/result.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/result.js"(exports, module) {
     "use strict";
     var types2 = require_pg_types();
     var matchRegexp = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
@@ -2012,9 +2012,9 @@ var require_result = __commonJS({
   }
 });
 
-// node_modules/pg/lib/query.js
+// ../../work/main/node_modules/pg/lib/query.js
 var require_query = __commonJS({
-  "node_modules/pg/lib/query.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/query.js"(exports, module) {
     "use strict";
     var { EventEmitter } = __require("events");
     var Result2 = require_result();
@@ -2214,9 +2214,9 @@ var require_query = __commonJS({
   }
 });
 
-// node_modules/pg-protocol/dist/messages.js
+// ../../work/main/node_modules/pg-protocol/dist/messages.js
 var require_messages = __commonJS({
-  "node_modules/pg-protocol/dist/messages.js"(exports) {
+  "../../work/main/node_modules/pg-protocol/dist/messages.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.NoticeMessage = exports.DataRowMessage = exports.CommandCompleteMessage = exports.ReadyForQueryMessage = exports.NotificationResponseMessage = exports.BackendKeyDataMessage = exports.AuthenticationMD5Password = exports.ParameterStatusMessage = exports.ParameterDescriptionMessage = exports.RowDescriptionMessage = exports.Field = exports.CopyResponse = exports.CopyDataMessage = exports.DatabaseError = exports.copyDone = exports.emptyQuery = exports.replicationStart = exports.portalSuspended = exports.noData = exports.closeComplete = exports.bindComplete = exports.parseComplete = void 0;
@@ -2379,9 +2379,9 @@ var require_messages = __commonJS({
   }
 });
 
-// node_modules/pg-protocol/dist/buffer-writer.js
+// ../../work/main/node_modules/pg-protocol/dist/buffer-writer.js
 var require_buffer_writer = __commonJS({
-  "node_modules/pg-protocol/dist/buffer-writer.js"(exports) {
+  "../../work/main/node_modules/pg-protocol/dist/buffer-writer.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Writer = void 0;
@@ -2492,9 +2492,9 @@ var require_buffer_writer = __commonJS({
   }
 });
 
-// node_modules/pg-protocol/dist/serializer.js
+// ../../work/main/node_modules/pg-protocol/dist/serializer.js
 var require_serializer = __commonJS({
-  "node_modules/pg-protocol/dist/serializer.js"(exports) {
+  "../../work/main/node_modules/pg-protocol/dist/serializer.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.serialize = void 0;
@@ -2706,9 +2706,9 @@ var require_serializer = __commonJS({
   }
 });
 
-// node_modules/pg-protocol/dist/buffer-reader.js
+// ../../work/main/node_modules/pg-protocol/dist/buffer-reader.js
 var require_buffer_reader = __commonJS({
-  "node_modules/pg-protocol/dist/buffer-reader.js"(exports) {
+  "../../work/main/node_modules/pg-protocol/dist/buffer-reader.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BufferReader = void 0;
@@ -2765,9 +2765,9 @@ var require_buffer_reader = __commonJS({
   }
 });
 
-// node_modules/pg-protocol/dist/parser.js
+// ../../work/main/node_modules/pg-protocol/dist/parser.js
 var require_parser = __commonJS({
-  "node_modules/pg-protocol/dist/parser.js"(exports) {
+  "../../work/main/node_modules/pg-protocol/dist/parser.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Parser = void 0;
@@ -3072,9 +3072,9 @@ var require_parser = __commonJS({
   }
 });
 
-// node_modules/pg-protocol/dist/index.js
+// ../../work/main/node_modules/pg-protocol/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/pg-protocol/dist/index.js"(exports) {
+  "../../work/main/node_modules/pg-protocol/dist/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.DatabaseError = exports.serialize = void 0;
@@ -3096,18 +3096,18 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/pg-cloudflare/dist/empty.js
+// ../../work/main/node_modules/pg-cloudflare/dist/empty.js
 var require_empty = __commonJS({
-  "node_modules/pg-cloudflare/dist/empty.js"(exports) {
+  "../../work/main/node_modules/pg-cloudflare/dist/empty.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.default = {};
   }
 });
 
-// node_modules/pg/lib/stream.js
+// ../../work/main/node_modules/pg/lib/stream.js
 var require_stream = __commonJS({
-  "node_modules/pg/lib/stream.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/stream.js"(exports, module) {
     var { getStream, getSecureStream } = getStreamFuncs();
     module.exports = {
       /**
@@ -3171,9 +3171,9 @@ var require_stream = __commonJS({
   }
 });
 
-// node_modules/pg/lib/connection.js
+// ../../work/main/node_modules/pg/lib/connection.js
 var require_connection = __commonJS({
-  "node_modules/pg/lib/connection.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/connection.js"(exports, module) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var { parse: parse4, serialize } = require_dist();
@@ -3373,9 +3373,9 @@ var require_connection = __commonJS({
   }
 });
 
-// node_modules/split2/index.js
+// ../../work/main/node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "node_modules/split2/index.js"(exports, module) {
+  "../../work/main/node_modules/split2/index.js"(exports, module) {
     "use strict";
     var { Transform } = __require("stream");
     var { StringDecoder } = __require("string_decoder");
@@ -3474,9 +3474,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// node_modules/pgpass/lib/helper.js
+// ../../work/main/node_modules/pgpass/lib/helper.js
 var require_helper = __commonJS({
-  "node_modules/pgpass/lib/helper.js"(exports, module) {
+  "../../work/main/node_modules/pgpass/lib/helper.js"(exports, module) {
     "use strict";
     var path = __require("path");
     var Stream = __require("stream").Stream;
@@ -3645,9 +3645,9 @@ var require_helper = __commonJS({
   }
 });
 
-// node_modules/pgpass/lib/index.js
+// ../../work/main/node_modules/pgpass/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/pgpass/lib/index.js"(exports, module) {
+  "../../work/main/node_modules/pgpass/lib/index.js"(exports, module) {
     "use strict";
     var path = __require("path");
     var fs2 = __require("fs");
@@ -3666,9 +3666,9 @@ var require_lib = __commonJS({
   }
 });
 
-// node_modules/pg/lib/client.js
+// ../../work/main/node_modules/pg/lib/client.js
 var require_client = __commonJS({
-  "node_modules/pg/lib/client.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/client.js"(exports, module) {
     var EventEmitter = __require("events").EventEmitter;
     var utils = require_utils();
     var nodeUtils = __require("util");
@@ -4363,9 +4363,9 @@ var require_client = __commonJS({
   }
 });
 
-// node_modules/pg-pool/index.js
+// ../../work/main/node_modules/pg-pool/index.js
 var require_pg_pool = __commonJS({
-  "node_modules/pg-pool/index.js"(exports, module) {
+  "../../work/main/node_modules/pg-pool/index.js"(exports, module) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var NOOP = function() {
@@ -4789,9 +4789,9 @@ var require_pg_pool = __commonJS({
   }
 });
 
-// node_modules/pg/lib/native/query.js
+// ../../work/main/node_modules/pg/lib/native/query.js
 var require_query2 = __commonJS({
-  "node_modules/pg/lib/native/query.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/native/query.js"(exports, module) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var util = __require("util");
@@ -4932,9 +4932,9 @@ var require_query2 = __commonJS({
   }
 });
 
-// node_modules/pg/lib/native/client.js
+// ../../work/main/node_modules/pg/lib/native/client.js
 var require_client2 = __commonJS({
-  "node_modules/pg/lib/native/client.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/native/client.js"(exports, module) {
     var nodeUtils = __require("util");
     var Native;
     try {
@@ -5270,17 +5270,17 @@ var require_client2 = __commonJS({
   }
 });
 
-// node_modules/pg/lib/native/index.js
+// ../../work/main/node_modules/pg/lib/native/index.js
 var require_native = __commonJS({
-  "node_modules/pg/lib/native/index.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/native/index.js"(exports, module) {
     "use strict";
     module.exports = require_client2();
   }
 });
 
-// node_modules/pg/lib/index.js
+// ../../work/main/node_modules/pg/lib/index.js
 var require_lib2 = __commonJS({
-  "node_modules/pg/lib/index.js"(exports, module) {
+  "../../work/main/node_modules/pg/lib/index.js"(exports, module) {
     "use strict";
     var Client2 = require_client();
     var defaults2 = require_defaults();
@@ -5344,9 +5344,9 @@ var require_lib2 = __commonJS({
   }
 });
 
-// node_modules/pg-copy-streams/obuf.js
+// ../../work/main/node_modules/pg-copy-streams/obuf.js
 var require_obuf = __commonJS({
-  "node_modules/pg-copy-streams/obuf.js"(exports, module) {
+  "../../work/main/node_modules/pg-copy-streams/obuf.js"(exports, module) {
     var Buffer2 = __require("buffer").Buffer;
     function OffsetBuffer() {
       this.offset = 0;
@@ -5630,9 +5630,9 @@ var require_obuf = __commonJS({
   }
 });
 
-// node_modules/pg-copy-streams/message-formats.js
+// ../../work/main/node_modules/pg-copy-streams/message-formats.js
 var require_message_formats = __commonJS({
-  "node_modules/pg-copy-streams/message-formats.js"(exports, module) {
+  "../../work/main/node_modules/pg-copy-streams/message-formats.js"(exports, module) {
     module.exports = {
       ErrorResponse: 69,
       // E
@@ -5666,9 +5666,9 @@ var require_message_formats = __commonJS({
   }
 });
 
-// node_modules/pg-copy-streams/copy-to.js
+// ../../work/main/node_modules/pg-copy-streams/copy-to.js
 var require_copy_to = __commonJS({
-  "node_modules/pg-copy-streams/copy-to.js"(exports, module) {
+  "../../work/main/node_modules/pg-copy-streams/copy-to.js"(exports, module) {
     "use strict";
     module.exports = function(txt, options) {
       return new CopyStreamQuery(txt, options);
@@ -5817,9 +5817,9 @@ var require_copy_to = __commonJS({
   }
 });
 
-// node_modules/pg-copy-streams/copy-from.js
+// ../../work/main/node_modules/pg-copy-streams/copy-from.js
 var require_copy_from = __commonJS({
-  "node_modules/pg-copy-streams/copy-from.js"(exports, module) {
+  "../../work/main/node_modules/pg-copy-streams/copy-from.js"(exports, module) {
     "use strict";
     module.exports = function(txt, options) {
       return new CopyStreamQuery(txt, options);
@@ -5953,9 +5953,9 @@ var require_copy_from = __commonJS({
   }
 });
 
-// node_modules/pg-copy-streams/copy-both.js
+// ../../work/main/node_modules/pg-copy-streams/copy-both.js
 var require_copy_both = __commonJS({
-  "node_modules/pg-copy-streams/copy-both.js"(exports, module) {
+  "../../work/main/node_modules/pg-copy-streams/copy-both.js"(exports, module) {
     "use strict";
     module.exports = function(txt, options) {
       return new CopyStreamQuery(txt, options);
@@ -6179,9 +6179,9 @@ var require_copy_both = __commonJS({
   }
 });
 
-// node_modules/pg-copy-streams/index.js
+// ../../work/main/node_modules/pg-copy-streams/index.js
 var require_pg_copy_streams = __commonJS({
-  "node_modules/pg-copy-streams/index.js"(exports) {
+  "../../work/main/node_modules/pg-copy-streams/index.js"(exports) {
     "use strict";
     var CopyToQueryStream = require_copy_to();
     var CopyFromQueryStream = require_copy_from();
@@ -6198,9 +6198,9 @@ var require_pg_copy_streams = __commonJS({
   }
 });
 
-// node_modules/bottleneck/light.js
+// ../../work/main/node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "node_modules/bottleneck/light.js"(exports, module) {
+  "../../work/main/node_modules/bottleneck/light.js"(exports, module) {
     (function(global2, factory) {
       typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports, (function() {
@@ -7520,10 +7520,10 @@ var require_light = __commonJS({
 // src/action/run-action.ts
 import { appendFileSync as appendFileSync2, existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
 
-// node_modules/@actions/core/lib/command.js
+// ../../work/main/node_modules/@actions/core/lib/command.js
 import * as os from "os";
 
-// node_modules/@actions/core/lib/utils.js
+// ../../work/main/node_modules/@actions/core/lib/utils.js
 function toCommandValue(input) {
   if (input === null || input === void 0) {
     return "";
@@ -7546,7 +7546,7 @@ function toCommandProperties(annotationProperties) {
   };
 }
 
-// node_modules/@actions/core/lib/command.js
+// ../../work/main/node_modules/@actions/core/lib/command.js
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
@@ -7591,7 +7591,7 @@ function escapeProperty(s) {
   return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-// node_modules/@actions/core/lib/file-command.js
+// ../../work/main/node_modules/@actions/core/lib/file-command.js
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
@@ -7619,10 +7619,10 @@ function prepareKeyValueMessage(key2, value) {
   return `${key2}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
 }
 
-// node_modules/@actions/core/lib/core.js
+// ../../work/main/node_modules/@actions/core/lib/core.js
 import * as os4 from "os";
 
-// node_modules/@actions/core/lib/summary.js
+// ../../work/main/node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
@@ -7906,12 +7906,12 @@ var Summary = class {
 };
 var _summary = new Summary();
 
-// node_modules/@actions/core/lib/platform.js
+// ../../work/main/node_modules/@actions/core/lib/platform.js
 import os3 from "os";
 var platform = os3.platform();
 var arch = os3.arch();
 
-// node_modules/@actions/core/lib/core.js
+// ../../work/main/node_modules/@actions/core/lib/core.js
 var ExitCode;
 (function(ExitCode2) {
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
@@ -10028,6 +10028,18 @@ var LineCursor = class {
     this.newline = newline;
     return true;
   }
+  /**
+   * skip moves past the line after the current one, whose `\n` the caller
+   * found at `newline` (text.length for the last line) as it read the line
+   * forwards: it becomes the current line, with no search for its end.
+   */
+  skip(newline) {
+    const start = this.newline + 1;
+    this.number += 1;
+    this.start = start;
+    this.end = newline > start && newline < this.text.length && this.text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+    this.newline = newline;
+  }
   /** line returns the current line as a string. */
   line() {
     return this.text.slice(this.start, this.end);
@@ -10443,17 +10455,20 @@ var cargoBenchReader = {
   read(file) {
     const budget = new ReadBudget(file.path);
     const series2 = /* @__PURE__ */ new Map();
+    const order = [];
     const warnings = [];
     const add2 = (line, benchmark, metric, unit, value) => {
-      const key2 = `${benchmark}\0${metric}`;
-      let known = series2.get(key2);
+      let byMetric = series2.get(benchmark);
+      if (byMetric === void 0) series2.set(benchmark, byMetric = /* @__PURE__ */ new Map());
+      let known = byMetric.get(metric);
       if (known && known.unit !== unit) {
         throw new FormatError(file.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
       }
       if (!known) {
         budget.series(line);
         known = { benchmark, metric, unit, values: [] };
-        series2.set(key2, known);
+        byMetric.set(metric, known);
+        order.push(known);
       }
       budget.value(line);
       known.values.push(value);
@@ -10561,12 +10576,11 @@ var cargoBenchReader = {
       for (let k = 0; entry === void 0; k = 1) {
         const candidate2 = libtestNames.candidate(k);
         const e = candidate2 === void 0 ? end + 1 : nameStart + candidate2.name.length;
-        if (candidate2 !== void 0 && e <= end && sameName(input, nameStart, e, candidate2)) {
+        if (candidate2 !== void 0 && e <= end && input.slice(nameStart, e) === candidate2.name) {
           let dot = e;
           while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
           if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith("... bench:", dot)) {
             entry = candidate2;
-            candidate2.at = nameStart;
             nameEnd = e;
             at = dot - 1;
           }
@@ -10707,10 +10721,10 @@ var cargoBenchReader = {
       }
       if (text2.trim() !== "") previous = text2;
     }
-    if (series2.size === 0) {
+    if (order.length === 0) {
       throw new FormatError(file.path, void 0, "no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?");
     }
-    const measurements = [...series2.values()].map(({ benchmark, metric, unit, values }) => ({
+    const measurements = order.map(({ benchmark, metric, unit, values }) => ({
       benchmark,
       metric,
       unit,
@@ -10737,8 +10751,30 @@ function usualTail(text2, p, end, unit, tail) {
   let c = 0;
   while (p < end && ((c = text2.charCodeAt(p)) === 32 || c === 9)) p += 1;
   const valueStart = p;
-  while (p < end && ((c = text2.charCodeAt(p)) >= 48 && c <= 57 || c === 44 || c === 46)) p += 1;
+  let mantissa = 0;
+  let digits = 0;
+  let dot = -1;
+  let comma = -1;
+  let usual = true;
+  for (; p < end; p++) {
+    c = text2.charCodeAt(p);
+    if (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      digits += 1;
+      continue;
+    }
+    if (comma >= 0 && p - comma !== 4) usual = false;
+    comma = -1;
+    if (c === 44) {
+      if (dot >= 0) usual = false;
+      comma = p;
+    } else if (c === 46) {
+      if (dot >= 0) usual = false;
+      dot = p;
+    } else break;
+  }
   if (p === valueStart || c !== 32) return false;
+  if (comma >= 0 && p - comma !== 4) usual = false;
   const unitStart = p + 1;
   const unitEnd = unitStart + unit.length;
   if (unitEnd + 6 > end || !sameText(text2, unitStart, unitEnd, unit) || text2.charCodeAt(unitEnd) !== 32 || !text2.startsWith("(+/- ", unitEnd + 1)) return false;
@@ -10748,7 +10784,7 @@ function usualTail(text2, p, end, unit, tail) {
   if (p === deviation || text2.charCodeAt(p - 1) !== 41) return false;
   while (p < end && ((c = text2.charCodeAt(p)) === 32 || c === 9)) p += 1;
   if (p !== end) return false;
-  tail.value = readDecimal(text2, valueStart, unitStart - 1);
+  tail.value = usual && digits > 0 && digits <= 15 ? dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[unitStart - 2 - dot] : readDecimal(text2, valueStart, unitStart - 1);
   tail.unitStart = unitStart;
   return true;
 }
@@ -10930,8 +10966,8 @@ var goBenchReader = {
     const pendingWarnings = [];
     const groups2 = /* @__PURE__ */ new Map();
     const namesByPkg = /* @__PURE__ */ new Map();
-    const packages = /* @__PURE__ */ new Set();
     const allProcs = /* @__PURE__ */ new Set();
+    let lastProcs = -1;
     const fields = new LineFields();
     const scratch2 = { nameEnd: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
     let lastEntry;
@@ -10940,6 +10976,7 @@ var goBenchReader = {
     let pkg = "";
     let names2 = /* @__PURE__ */ new Map();
     namesByPkg.set(pkg, names2);
+    let byBase;
     let number = 0;
     for (let start = 0; start <= length; ) {
       let newline = text2.indexOf("\n", start);
@@ -10989,14 +11026,15 @@ var goBenchReader = {
         entry ??= names2.get(name);
         if (entry === void 0) {
           const { base, procs } = stripProcs(name);
-          let byBase = groups2.get(pkg);
-          if (!byBase) groups2.set(pkg, byBase = /* @__PURE__ */ new Map());
+          if (byBase === void 0) {
+            byBase = groups2.get(pkg);
+            if (!byBase) groups2.set(pkg, byBase = /* @__PURE__ */ new Map());
+          }
           let group = byBase.get(base);
           if (!group) byBase.set(base, group = { pkg, base, procs, severalProcs: false, series: [], index: void 0 });
           else if (group.procs !== procs) group.severalProcs = true;
-          packages.add(pkg);
-          allProcs.add(procs);
-          entry = { name, at: lineStart, group, procs, series: [], next: void 0 };
+          if (procs !== lastProcs) allProcs.add(lastProcs = procs);
+          entry = { name, group, procs, series: [], next: void 0 };
           names2.set(name, entry);
         }
         if (lastEntry !== void 0) {
@@ -11031,6 +11069,7 @@ var goBenchReader = {
           pkg = value;
           names2 = namesByPkg.get(pkg) ?? /* @__PURE__ */ new Map();
           namesByPkg.set(pkg, names2);
+          byBase = void 0;
           lastEntry = void 0;
         } else if (HINT_KEYS.has(key2) && value !== "" && hints2[key2] === void 0) hints2[key2] = value;
         continue;
@@ -11057,12 +11096,12 @@ var goBenchReader = {
     if (results === 0 && pendingWarnings.length === 0) {
       throw new FormatError(file.path, void 0, "no Go benchmark result lines (BenchmarkX  N  value unit ...) found");
     }
-    const qualifyPackage = packages.size > 1;
+    const qualifyPackage = groups2.size > 1;
     const qualified = (p, base) => qualifyPackage && p !== "" ? `${p}.${base}` : base;
     const measurements = [];
     const directions = /* @__PURE__ */ new Map();
-    for (const byBase of groups2.values()) {
-      for (const group of byBase.values()) {
+    for (const byBase2 of groups2.values()) {
+      for (const group of byBase2.values()) {
         const name = qualified(group.pkg, group.base);
         const severalProcs = group.severalProcs;
         for (const { procs, unit, values } of group.series) {
@@ -11078,7 +11117,7 @@ var goBenchReader = {
     }
     if (allProcs.size === 1) hints2.gomaxprocs = [...allProcs][0];
     else if (allProcs.size > 1) hints2.gomaxprocs = [...allProcs].join(",");
-    const pkgs = [...packages].filter((p) => p !== "");
+    const pkgs = [...groups2.keys()].filter((p) => p !== "");
     if (pkgs.length > 0) hints2.pkg = pkgs.join(",");
     return { measurements, warnings, hints: hints2 };
   }
@@ -11144,16 +11183,10 @@ function fastResult(text2, start, end, scratch2, nameEnd) {
 }
 function namesAt(text2, start, entry) {
   if (entry === void 0) return false;
-  let i = entry.name.length;
-  const c = text2.charCodeAt(start + i);
+  const end = start + entry.name.length;
+  const c = text2.charCodeAt(end);
   if (c !== 32 && c !== 9) return false;
-  const at = entry.at;
-  while (i > 0) {
-    i -= 1;
-    if (text2.charCodeAt(start + i) !== text2.charCodeAt(at + i)) return false;
-  }
-  entry.at = start;
-  return true;
+  return text2.slice(start, end) === entry.name;
 }
 function lineEnd(text2, start, newline) {
   return newline < text2.length && newline > start && text2.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
@@ -11284,7 +11317,7 @@ var dartReader = {
     const names2 = new NameOrder();
     while (cursor.next()) {
       const { number, start, end } = cursor;
-      const isPrefixed = start + 1 < end && input.charCodeAt(start + 1) === 47 || input.startsWith("flutter: ", start);
+      const isPrefixed = start + 1 < end && input.charCodeAt(start + 1) === 47 || input.charCodeAt(start) === 102 && input.startsWith("flutter: ", start);
       if (!isPrefixed) {
         const mark = runTimeMark.next(start);
         if (mark < end) {
@@ -11365,13 +11398,24 @@ function fastRunTime(text2, start, mark, end) {
   if (mark === start || isSpaceOrBreak(text2.charCodeAt(start)) || isSpaceOrBreak(text2.charCodeAt(mark - 1))) return NaN;
   const from = mark + 11;
   let p = from;
+  let mantissa = 0;
+  let dot = -1;
   let c = text2.charCodeAt(p);
-  while (c >= 48 && c <= 57 || c === 46) c = text2.charCodeAt(++p);
-  if (p === from || p + 3 > end || c !== 32 || text2.charCodeAt(p + 1) !== 117 || text2.charCodeAt(p + 2) !== 115) return NaN;
+  for (; ; ) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+    c = text2.charCodeAt(++p);
+  }
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || p + 3 > end || c !== 32 || text2.charCodeAt(p + 1) !== 117 || text2.charCodeAt(p + 2) !== 115) return NaN;
   let q = p + 3;
   if (q < end && text2.charCodeAt(q) === 46) q += 1;
   while (q < end && ((c = text2.charCodeAt(q)) === 32 || c === 9)) q += 1;
-  return q === end ? readDecimal(text2, from, p) : NaN;
+  if (q !== end) return NaN;
+  if (digits <= 15) return dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+  const value = Number(text2.slice(from, p));
+  return Number.isFinite(value) ? value : NaN;
 }
 function isSpaceOrBreak(c) {
   return c <= 32 || c >= 127;
@@ -12400,15 +12444,26 @@ var plainLinesReader = {
     const cursor = new LineCursor(file);
     const entries = /* @__PURE__ */ new Map();
     const names2 = new NameOrder();
-    const line = { nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
-    while (cursor.next()) {
+    const line = { newline: 0, nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
+    for (; ; ) {
+      const after = cursor.newline + 1;
+      if (after > 0) {
+        const expected = expectedLine(text2, after, names2.candidate(0), line) ?? expectedLine(text2, after, names2.candidate(1), line);
+        if (expected !== void 0 && expected.from === NORMALIZED[line.unit]) {
+          cursor.skip(line.newline);
+          budget.value(cursor.number);
+          expected.measurement.values.push(line.value * expected.factor);
+          names2.record(expected);
+          continue;
+        }
+      }
+      if (!cursor.next()) break;
       const { number, start, end } = cursor;
-      let entry = expectedResult(text2, start, end, names2.candidate(0), line) ?? expectedResult(text2, start, end, names2.candidate(1), line);
-      const fast = entry !== void 0 ? FAST_RESULT : fastResult2(text2, start, end, line);
+      const fast = fastResult2(text2, start, end, line);
       if (fast === FAST_NONE) continue;
       if (fast === FAST_RESULT) {
         const unit2 = NORMALIZED[line.unit];
-        entry ??= names2.find(text2, line.nameStart, line.nameEnd);
+        let entry = names2.find(text2, line.nameStart, line.nameEnd);
         if (entry === void 0) {
           const name2 = text2.slice(line.nameStart, line.nameEnd);
           if (LINE_BREAK3.test(name2)) continue;
@@ -12467,36 +12522,39 @@ var NORMALIZED = UNITS.map((u) => normalizeTimeUnit(u));
 var FAST_RESULT = 0;
 var FAST_NONE = 1;
 var FAST_OTHER = 2;
-function expectedResult(text2, start, end, entry, line) {
+function expectedLine(text2, start, entry, line) {
   if (entry === void 0) return void 0;
   let p = start + entry.name.length;
-  if (p + 4 > end || text2.charCodeAt(p) !== 58 || !sameName(text2, start, p, entry)) return void 0;
-  const at = start;
+  if (text2.charCodeAt(p) !== 58 || !sameName(text2, start, p, entry)) return void 0;
   let c = text2.charCodeAt(++p);
   if (c !== 32 && c !== 9) return void 0;
   while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
   let mantissa = 0;
   let dot = -1;
   const from = p;
-  for (; p < end; c = text2.charCodeAt(++p)) {
+  for (; ; c = text2.charCodeAt(++p)) {
     if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
     else if (c === 46 && dot < 0) dot = p;
     else break;
   }
   const valueEnd = p;
   const digits = p - from - (dot < 0 ? 0 : 1);
-  if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || p === end || c !== 32 && c !== 9) return void 0;
+  if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || c !== 32 && c !== 9) return void 0;
   while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
   let unit = UNITS.length - 1;
   if (c !== 115) {
     unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : -1;
     if (unit < 0 || text2.charCodeAt(++p) !== 115) return void 0;
   }
-  while (++p < end && ((c = text2.charCodeAt(p)) === 32 || c === 9)) ;
-  if (p !== end) return void 0;
+  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  if (c === 13) {
+    c = text2.charCodeAt(++p);
+    if (c !== 10) return void 0;
+  } else if (c !== 10 && p < text2.length) return void 0;
+  line.newline = p;
   line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
   line.unit = unit;
-  entry.at = at;
+  entry.at = start;
   return entry;
 }
 function fastResult2(text2, start, end, line) {
@@ -15888,7 +15946,8 @@ async function runAb(settings, deps) {
         lastAlpha: alphas[alphas.length - 1],
         equivalenceAlpha: eqAlphas[k],
         lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1],
-        last: k === looks.length - 1
+        last: k === looks.length - 1,
+        ...settings.futility === false ? { futilityPower: 0 } : {}
       });
       settled = look.settled;
       report = { ...look.report, overallAlpha: settings.alpha };
@@ -16027,7 +16086,7 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 // src/store/open-store.ts
 import { isAbsolute, join as join7, resolve as resolve5 } from "node:path";
 
-// node_modules/pg/esm/index.mjs
+// ../../work/main/node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
 var Client = import_lib.default.Client;
 var Pool = import_lib.default.Pool;
@@ -18197,7 +18256,8 @@ function sequentialAb(base, head, options) {
       lastAlpha: levels.difference[looks.length - 1],
       equivalenceAlpha: levels.equivalence[k2],
       lastEquivalenceAlpha: levels.equivalence[looks.length - 1],
-      last: k2 === looks.length - 1
+      last: k2 === looks.length - 1,
+      ...options.futility === false ? { futilityPower: 0 } : {}
     });
     settled = look.settled;
     comparison = look.report.comparisons[0];
@@ -18375,15 +18435,15 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   const night = nights[k];
   const ab = night.ab;
   if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
-  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better });
+  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better, futility: false });
   const c = found?.comparison;
   if (!found || !c || c.ratio === null || found.pAdjusted === null || found.pAdjusted > o.abAlpha) return null;
-  if (c.verdict !== "regressed" && c.verdict !== "improved") return null;
+  if (c.verdict === "unchanged" || !(Math.abs(Math.log(c.ratio)) > Math.log1p(o.threshold))) return null;
   const prev = Math.max(...boundaries.filter((b) => b < k));
   const history = historyTest(nights, prev, k, nights.length, o, "alert");
   if (history === null) return null;
   const { test, before, after } = history;
-  const worse = c.verdict === "regressed";
+  const worse = series2.better === "lower" ? c.ratio > 1 : c.ratio < 1;
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, k - 5));
   const trendNights = nights.slice(trendFrom);
   const finding = {
@@ -18432,7 +18492,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
 }
 function abChange(sessions, alpha, o, better) {
   if (sessions.length === 1) {
-    const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better });
+    const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better, futility: false });
     const c = s?.comparison;
     return !s || !c || c.ratio === null || s.pAdjusted === null ? null : { ratio: c.ratio, ratioCi: c.ratioCi, equivalenceCi: c.equivalenceCi ?? null, p: s.pAdjusted };
   }
@@ -18622,7 +18682,7 @@ var SCAN_DEFAULTS = {
   maxConfirmSessions: 3,
   minRuns: 10,
   maxRuns: 40,
-  abAlpha: 0.05,
+  abAlpha: 0.5,
   zThreshold: 4,
   minBaselineNights: 10,
   maxAgeNights: 30,
@@ -19190,7 +19250,7 @@ async function runPrCheck(settings, deps) {
     const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : void 0);
     if (base === void 0) throw new SettingError(`${name("base")}: required; give the commit to compare the head with`);
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
-    const abSettings = { ...settings, base, bench, nameSetting: name };
+    const abSettings = { ...settings, base, bench, nameSetting: name, ...settings.nightly ? { futility: false } : {} };
     const abDeps = {
       executor,
       progress: deps.progress,
@@ -19279,7 +19339,8 @@ function replayLooks(base, head, settings) {
       lastAlpha: alphas[alphas.length - 1],
       equivalenceAlpha: eqAlphas[k],
       lastEquivalenceAlpha: eqAlphas[eqAlphas.length - 1],
-      last: k === looks.length - 1
+      last: k === looks.length - 1,
+      ...settings.futility === false ? { futilityPower: 0 } : {}
     });
     settled = look.settled;
     report = { ...look.report, overallAlpha: settings.alpha };
@@ -19408,7 +19469,7 @@ function mergeShards(settings) {
   }
   const base = readSide(parts.map((p) => join10(p, RESULTS_FILES.base)), "benchbot", settings.filter);
   const head = readSide(parts.map((p) => join10(p, RESULTS_FILES.head)), "benchbot", settings.filter);
-  const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
   const merged = {
@@ -19442,7 +19503,7 @@ function mergedReportContext(merged) {
 import { homedir } from "node:os";
 import { join as join11, resolve as resolve6 } from "node:path";
 
-// node_modules/re2js/build/index.js
+// ../../work/main/node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -26299,7 +26360,7 @@ function refuseTokens(env) {
   throw new ActionInputError(`${found} is set in the measuring step's environment (the workflow's env:); ${why}: remove it from this job and write to GitHub from a separate report job (the benchbot step with merge:)`);
 }
 
-// node_modules/universal-user-agent/index.js
+// ../../work/main/node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -26310,7 +26371,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// node_modules/before-after-hook/lib/register.js
+// ../../work/main/node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -26333,7 +26394,7 @@ function register(state, name, method, options) {
   });
 }
 
-// node_modules/before-after-hook/lib/add.js
+// ../../work/main/node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
@@ -26368,7 +26429,7 @@ function addHook(state, kind, name, hook2) {
   });
 }
 
-// node_modules/before-after-hook/lib/remove.js
+// ../../work/main/node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -26382,7 +26443,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index, 1);
 }
 
-// node_modules/before-after-hook/index.js
+// ../../work/main/node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook2, state, name) {
@@ -26416,7 +26477,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// node_modules/@octokit/endpoint/dist-bundle/index.js
+// ../../work/main/node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION2 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION2} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -26729,7 +26790,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// node_modules/content-type/dist/index.js
+// ../../work/main/node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -26913,7 +26974,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// node_modules/json-with-bigint/json-with-bigint.js
+// ../../work/main/node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -27248,7 +27309,7 @@ var JSONParse = (text2, reviver) => {
   }
 };
 
-// node_modules/@octokit/request-error/dist-src/index.js
+// ../../work/main/node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -27287,7 +27348,7 @@ var RequestError = class extends Error {
   }
 };
 
-// node_modules/@octokit/request/dist-bundle/index.js
+// ../../work/main/node_modules/@octokit/request/dist-bundle/index.js
 var VERSION3 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -27469,7 +27530,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// node_modules/@octokit/graphql/dist-bundle/index.js
+// ../../work/main/node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -27579,7 +27640,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// node_modules/@octokit/auth-token/dist-bundle/index.js
+// ../../work/main/node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep2 = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
@@ -27624,10 +27685,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// node_modules/@octokit/core/dist-src/version.js
+// ../../work/main/node_modules/@octokit/core/dist-src/version.js
 var VERSION5 = "7.0.8";
 
-// node_modules/@octokit/core/dist-src/index.js
+// ../../work/main/node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -27761,7 +27822,7 @@ var Octokit = class {
   auth;
 };
 
-// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// ../../work/main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION6 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -27877,7 +27938,7 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION6;
 
-// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// ../../work/main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION7 = "0.0.0-development";
 function isRequestError(error2) {
@@ -27951,7 +28012,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION7;
 
-// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// ../../work/main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION8 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
