@@ -2,7 +2,7 @@ import type { Measurement } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
-import { isSpace, LineCursor, NameOrder, parseFiniteNumber, POWERS_OF_TEN, readDecimal, sameName, type NamedEntry } from './text-lines.ts';
+import { isSpace, LineCursor, NameCodes, NameOrder, parseFiniteNumber, POWERS_OF_TEN, readDecimal, TextWindow, type NamedEntry } from './text-lines.ts';
 import { conversionFactor, normalizeTimeUnit } from '../model/units.ts';
 
 const UNITS = ['ns', 'us', 'µs', 'μs', 'ms', 's'];
@@ -65,13 +65,16 @@ export const plainLinesReader: Reader = {
     const entries = new Map<string, Entry>();
     const names = new NameOrder<Entry>();
     const line: FastLine = { newline: 0, nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
+    const window = new TextWindow(text);
+    const nameCodes = new NameCodes();
     for (;;) {
       // The line after the current one, when it is the result of the name
       // expected next: read forwards to its end, so that it costs no search
       // for its `\n` (the cursor skips it).
       const after = cursor.newline + 1;
-      if (after > 0) {
-        const expected = expectedLine(text, after, names.candidate(0), line) ?? expectedLine(text, after, names.candidate(1), line);
+      if (after > 0 && after < text.length) {
+        window.cover(after);
+        const expected = expectedLine(window, nameCodes.codes, text.length, after, names.candidate(0), line) ?? expectedLine(window, nameCodes.codes, text.length, after, names.candidate(1), line);
         if (expected !== undefined && expected.from === NORMALIZED[line.unit]) {
           cursor.skip(line.newline);
           budget.value(cursor.number);
@@ -99,12 +102,12 @@ export const plainLinesReader: Reader = {
             const measurement: Measurement = { benchmark: name, metric: 'time', unit, better: 'lower', values: [line.value] };
             byName.set(name, measurement);
             order.push(name);
-            entry = { name, at: line.nameStart, next: undefined, measurement, from: unit, factor: 1 };
+            entry = { name, at: line.nameStart, next: undefined, measurement, from: unit, factor: 1, codes: nameCodes.add(name) };
             entries.set(name, entry);
             names.record(entry);
             continue;
           }
-          if (entry === undefined) entry = { name, at: line.nameStart, next: undefined, measurement: byName.get(name) as Measurement, from: '', factor: 1 };
+          if (entry === undefined) entry = { name, at: line.nameStart, next: undefined, measurement: byName.get(name) as Measurement, from: '', factor: 1, codes: nameCodes.add(name) };
           entries.set(name, entry);
         }
         if (entry.from !== unit) {
@@ -150,6 +153,8 @@ interface Entry extends NamedEntry {
   measurement: Measurement;
   from: string;
   factor: number;
+  /** codes is where the name's code units start in the reader's NameCodes. */
+  codes: number;
 }
 
 /** FastLine is what fastResult read: the name's place, the value, and the unit as an index into UNITS. */
@@ -176,20 +181,33 @@ const FAST_OTHER = 2;
  * digits, spaces or tabs, a unit, spaces or tabs to the end of the line (a
  * `\n`, `\r\n` or the end of the text), whose `\n` goes into line.newline.
  * resultLine, reading from the end, finds the same. Returns the entry, or
- * undefined for any other line. A known name holds no `\n`, so the name and
- * every character after it are on this line.
+ * undefined for any other line. The line is read from `window` (which
+ * covers `start`) and the name compared with its units in `names`; a line
+ * that runs past the window (to its 0) is not read here. A known name
+ * holds no `\n` and no NUL, so the name and every character after it are
+ * on this line and in the window.
  */
-function expectedLine(text: string, start: number, entry: Entry | undefined, line: FastLine): Entry | undefined {
+function expectedLine(window: TextWindow, names: Uint16Array, length: number, start: number, entry: Entry | undefined, line: FastLine): Entry | undefined {
   if (entry === undefined) return undefined;
-  let p = start + entry.name.length;
-  if (text.charCodeAt(p) !== 58 || !sameName(text, start, p, entry)) return undefined;
-  let c = text.charCodeAt(++p);
+  const codes = window.codes;
+  const base = window.base;
+  const s = start - base;
+  let i = entry.name.length;
+  let p = s + i;
+  // Past the window's end its array holds units of an earlier window.
+  if (p + base >= window.limit || codes[p] !== 58) return undefined;
+  const at = entry.codes;
+  while (i > 0) {
+    i -= 1;
+    if (codes[s + i] !== names[at + i]) return undefined;
+  }
+  let c = codes[++p];
   if (c !== 32 && c !== 9) return undefined;
-  while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+  while ((c = codes[++p]) === 32 || c === 9);
   let mantissa = 0;
   let dot = -1;
   const from = p;
-  for (;; c = text.charCodeAt(++p)) {
+  for (;; c = codes[++p]) {
     if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
     else if (c === 46 && dot < 0) dot = p;
     else break;
@@ -197,23 +215,21 @@ function expectedLine(text: string, start: number, entry: Entry | undefined, lin
   const valueEnd = p;
   const digits = p - from - (dot < 0 ? 0 : 1);
   if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || (c !== 32 && c !== 9)) return undefined;
-  while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+  while ((c = codes[++p]) === 32 || c === 9);
   let unit = UNITS.length - 1;
   if (c !== 115) {
     unit = c === 110 ? 0 : c === 117 ? 1 : c === 0xb5 ? 2 : c === 0x3bc ? 3 : c === 109 ? 4 : -1;
-    if (unit < 0 || text.charCodeAt(++p) !== 115) return undefined;
+    if (unit < 0 || codes[++p] !== 115) return undefined;
   }
-  while ((c = text.charCodeAt(++p)) === 32 || c === 9);
-  // The end of the line: `\n`, `\r\n` (a `\r` alone is part of the line), or the end of the text.
+  while ((c = codes[++p]) === 32 || c === 9);
+  // The end of the line: `\n`, `\r\n` (a `\r` alone is part of the line), or the end of the text (the window's 0 there).
   if (c === 13) {
-    c = text.charCodeAt(++p);
+    c = codes[++p];
     if (c !== 10) return undefined;
-  } else if (c !== 10 && p < text.length) return undefined;
-  line.newline = p;
+  } else if (c !== 10 && !(c === 0 && p + base === length)) return undefined;
+  line.newline = p + base;
   line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
   line.unit = unit;
-  // Compared here next time: this line is in cache.
-  entry.at = start;
   return entry;
 }
 

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { FormatError } from './format-error.ts';
 import { checkText } from './json-document.ts';
 import type { SourceFile } from './reader.ts';
@@ -420,4 +421,66 @@ function grow(offsets: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   const bigger = new Int32Array(offsets.length * 2);
   bigger.set(offsets);
   return bigger;
+}
+
+/** WINDOW is how many code units a TextWindow holds; WINDOW_MARGIN is how many it holds at least past the position asked for (unless the text ends first). */
+const WINDOW = 1 << 16;
+const WINDOW_MARGIN = 1 << 12;
+
+/**
+ * TextWindow holds a window of a text's UTF-16 code units in a typed array,
+ * for a reader's fast path to read: an element of a Uint16Array is read
+ * faster than charCodeAt, which dispatches on the string's representation
+ * at every call. The window moves forwards with the reader (a copy of
+ * WINDOW units each time, natively, so a pass costs a copy of the text
+ * in all) and memory stays bounded whatever the input's size.
+ * codes[p - base] is text.charCodeAt(p) for base <= p < limit, and
+ * codes[limit - base] is 0: no text holds a NUL (checkText refuses it), so
+ * every scan stops there, and the caller tells the end of the text
+ * (limit === text.length) from the end of the window.
+ */
+export class TextWindow {
+  private readonly text: string;
+  private readonly buffer = Buffer.alloc(2 * (WINDOW + 1));
+  readonly codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, WINDOW + 1);
+  base = 0;
+  limit = 0;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  /** cover moves the window, if need be, so that it holds text[from, from + WINDOW_MARGIN) or up to the end of the text; positions asked for must not decrease. */
+  cover(from: number): void {
+    if (from + WINDOW_MARGIN <= this.limit || (this.limit === this.text.length && from >= this.base)) return;
+    const limit = Math.min(this.text.length, from + WINDOW);
+    this.buffer.write(this.text.slice(from, limit), 0, 'utf16le');
+    this.codes[limit - from] = 0;
+    this.base = from;
+    this.limit = limit;
+  }
+}
+
+/**
+ * NameCodes keeps the UTF-16 code units of a reader's known names in one
+ * typed array, for a fast path to compare a line's name with from a
+ * TextWindow: add() returns where a name's units start.
+ */
+export class NameCodes {
+  codes = new Uint16Array(1024);
+  private size = 0;
+
+  add(name: string): number {
+    const at = this.size;
+    const length = name.length;
+    if (at + length > this.codes.length) {
+      const bigger = new Uint16Array(Math.max(2 * this.codes.length, at + length));
+      bigger.set(this.codes.subarray(0, at));
+      this.codes = bigger;
+    }
+    const codes = this.codes;
+    for (let i = 0; i < length; i++) codes[at + i] = name.charCodeAt(i);
+    this.size = at + length;
+    return at;
+  }
 }
