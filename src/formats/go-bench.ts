@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
 import { checkText } from './json-document.ts';
-import { LineFields, POWERS_OF_TEN } from './text-lines.ts';
+import { LineFields, NameCodes, POWERS_OF_TEN, TextWindow } from './text-lines.ts';
 import { directionOf, isTimeUnit } from '../model/units.ts';
 
 /** A Go benchmark name: `Benchmark` then nothing or a character that is not a lower-case letter (Go's own rule). */
@@ -31,6 +31,8 @@ interface NameEntry {
   series: Series[];
   /** next is the entry of the result line that followed this one's last time. */
   next: NameEntry | undefined;
+  /** codes is where the name's code units start in the reader's NameCodes. */
+  codes: number;
 }
 
 /** Group is one benchmark of one package; its series are named once the whole file is read. */
@@ -121,7 +123,10 @@ export const goBenchReader: Reader = {
     // lastProcs is the GOMAXPROCS last added to allProcs (a new name usually has the one of the name before).
     let lastProcs = -1;
     const fields = new LineFields();
-    const scratch: Scratch = { nameEnd: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
+    const scratch: Scratch = { nameEnd: 0, newline: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
+    // Result lines are read from a window of the text in a typed array, and names compared with their units in nameCodes.
+    const window = new TextWindow(text);
+    const nameCodes = new NameCodes();
     let lastEntry: NameEntry | undefined;
     // followed says whether the last line's entry was the one after the line before's.
     let followed = false;
@@ -137,12 +142,13 @@ export const goBenchReader: Reader = {
     // and, when they differ from the line before, its units.
     let number = 0;
     for (let start = 0; start <= length; ) {
-      let newline = text.indexOf('\n', start);
-      if (newline < 0) newline = length;
       number += 1;
       const lineStart = start;
-      start = newline + 1;
-      const first = text.charCodeAt(lineStart);
+      let first = NaN;
+      if (lineStart < length) {
+        window.cover(lineStart);
+        first = window.codes[lineStart - window.base];
+      }
       if (first === 66) {
         // Names come back in the order they came before: the same again
         // (-count N) or the one that followed it last time (rounds of a suite
@@ -152,17 +158,20 @@ export const goBenchReader: Reader = {
         if (lastEntry !== undefined) {
           const likely: NameEntry | undefined = followed ? lastEntry.next : lastEntry;
           const other: NameEntry | undefined = followed ? lastEntry : lastEntry.next;
-          entry = namesAt(text, lineStart, likely) ? likely : namesAt(text, lineStart, other) ? other : undefined;
+          entry = namesAt(window, nameCodes.codes, lineStart, likely) ? likely : namesAt(window, nameCodes.codes, lineStart, other) ? other : undefined;
         }
-        if (entry === undefined) {
-          // `Benchmark` then the end of the line or a character that is not a lower-case letter.
-          if (!text.startsWith('Benchmark', lineStart)) continue;
-          const after = text.charCodeAt(lineStart + 9);
-          if (after >= 97 && after <= 122) continue;
+        // `Benchmark` then the end of the line or a character that is not a lower-case letter.
+        const isResult = entry !== undefined || (text.startsWith('Benchmark', lineStart) && !(text.charCodeAt(lineStart + 9) >= 97 && text.charCodeAt(lineStart + 9) <= 122));
+        // The usual result line is read in one pass to its end (fastResult); any
+        // other line, and every error, takes the general path below.
+        let pairs = isResult ? fastResult(window, length, lineStart, scratch, entry === undefined ? -1 : lineStart + entry.name.length) : 0;
+        let newline = scratch.newline;
+        if (pairs === 0) {
+          newline = text.indexOf('\n', lineStart);
+          if (newline < 0) newline = length;
         }
-        // The usual result line is read in one pass (fastResult); any other
-        // line, and every error, takes the general path below.
-        let pairs = fastResult(text, lineStart, newline, scratch, entry === undefined ? -1 : lineStart + entry.name.length);
+        start = newline + 1;
+        if (!isResult) continue;
         let name: string;
         if (pairs > 0) {
           name = entry === undefined ? text.slice(lineStart, scratch.nameEnd) : entry.name;
@@ -202,7 +211,7 @@ export const goBenchReader: Reader = {
           if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], index: undefined }));
           else if (group.procs !== procs) group.severalProcs = true;
           if (procs !== lastProcs) allProcs.add((lastProcs = procs));
-          entry = { name, group, procs, series: [], next: undefined };
+          entry = { name, group, procs, series: [], next: undefined, codes: nameCodes.add(name) };
           names.set(name, entry);
         }
         if (lastEntry !== undefined) {
@@ -227,6 +236,9 @@ export const goBenchReader: Reader = {
         results += 1;
         continue;
       }
+      let newline = text.indexOf('\n', lineStart);
+      if (newline < 0) newline = length;
+      start = newline + 1;
       // Each pattern runs only on lines that start the way it needs, so junk lines cost a character test.
       if (!((first >= 97 && first <= 122) || first === 45 || first === 70)) continue;
       const line = text.slice(lineStart, lineEnd(text, lineStart, newline));
@@ -305,11 +317,13 @@ export const goBenchReader: Reader = {
 interface Scratch {
   /** nameEnd is where the benchmark name ends (it starts the line). */
   nameEnd: number;
+  /** newline is where the line's `\n` is (the text's length for the last line). */
+  newline: number;
   values: number[];
   /** units[k] is the line's k-th unit: the same string as lastUnits[k] when the characters match. */
   units: string[];
   lastUnits: string[];
-  /** lastUnitAt[k] is where lastUnits[k] stood on the line before: units are compared there, in the text (recently read, so in cache). */
+  /** lastUnitAt[k] is where lastUnits[k] stood on the line before: units are compared there, in the window when it still holds it. */
   lastUnitAt: number[];
 }
 
@@ -318,90 +332,106 @@ const MAX_FAST_PAIRS = 8;
 
 /**
  * fastResult reads the usual Go result line, `BenchmarkX-8  1000  12.5 ns/op
- * 64 B/op ...`, in one pass over its characters, and returns its number of
- * value/unit pairs with the values and units in `scratch`; 0 when the line
- * is anything else (white space other than space, tab and a final `\r`, a
- * number that is not a plain decimal of at most 15 digits, a negative value,
- * a repeated unit, more than MAX_FAST_PAIRS pairs, not a result at all): the
+ * 64 B/op ...`, in one pass over its characters to its end, and returns its
+ * number of value/unit pairs with the values and units in `scratch`, and
+ * where its `\n` is; 0 when the line is anything else (white space other
+ * than space, tab and a final `\r`, a number that is not a plain decimal of
+ * at most 15 digits, a negative value, a repeated unit, more than
+ * MAX_FAST_PAIRS pairs, not a result at all) or runs past the window: the
  * general path then reads it, and raises any error. A plain decimal is an
  * integer over an exact power of ten, correctly rounded as Number() is.
- * The line starts with `Benchmark`.
+ * The line starts with `Benchmark`, at `start` (in the text) in `window`;
+ * `nameEnd` is where its name ends when it is known, else -1.
  */
-function fastResult(text: string, start: number, end: number, scratch: Scratch, nameEnd: number): number {
-  // text[end] is `\n` or past the end (NaN): the loops over spaces, digits
-  // and printable characters stop there without a bounds test of their own.
-  let p = nameEnd;
+function fastResult(window: TextWindow, length: number, start: number, scratch: Scratch, nameEnd: number): number {
+  // The line ends at a `\n` or at the end of the text; the window's 0 (no
+  // text holds a NUL) ends it too, at the end of the text or else past the
+  // window, where the line is not read here. Every loop over spaces, digits
+  // and printable characters stops at either.
+  const codes = window.codes;
+  const base = window.base;
+  const end = length - base;
+  let p = nameEnd - base;
   let c = 0;
-  if (p < 0) {
+  if (nameEnd < 0) {
     // The name: printable ASCII up to a space or tab.
-    p = start + 9;
-    while ((c = text.charCodeAt(p)) > 32 && c < 127) p++;
-    if (p >= end || (c !== 32 && c !== 9)) return 0;
+    p = start - base + 9;
+    while ((c = codes[p]) > 32 && c < 127) p++;
+    if (c !== 32 && c !== 9) return 0;
   }
-  scratch.nameEnd = p;
+  scratch.nameEnd = p + base;
   // Space, then the iteration count.
-  while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+  while ((c = codes[++p]) === 32 || c === 9);
   const count = p;
-  while ((c = text.charCodeAt(p)) >= 48 && c <= 57) p++;
-  if (p === count || p >= end || (c !== 32 && c !== 9)) return 0;
+  while ((c = codes[p]) >= 48 && c <= 57) p++;
+  if (p === count || (c !== 32 && c !== 9)) return 0;
   const { values, units, lastUnits, lastUnitAt } = scratch;
   let pairs = 0;
   for (;;) {
     // Space, then the end of the line or a value.
-    while ((c = text.charCodeAt(p)) === 32 || c === 9) p++;
-    if (c === 13 && p + 1 === end) p++;
-    if (p >= end) return pairs;
+    while ((c = codes[p]) === 32 || c === 9) p++;
+    if (c === 13 && (codes[p + 1] === 10 || p + 1 === end)) c = codes[++p];
+    if (c === 10 || p === end) {
+      scratch.newline = p + base;
+      return pairs;
+    }
     if (pairs === MAX_FAST_PAIRS) return 0;
     // A plain decimal: digits, at most one dot.
     const number = p;
     let mantissa = 0;
     let dot = -1;
     for (;;) {
-      c = text.charCodeAt(p);
+      c = codes[p];
       if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
       else if (c === 46 && dot < 0) dot = p;
       else break;
       p++;
     }
     const digits = p - number - (dot < 0 ? 0 : 1);
-    if (digits === 0 || digits > 15 || p >= end || (c !== 32 && c !== 9)) return 0;
+    if (digits === 0 || digits > 15 || (c !== 32 && c !== 9)) return 0;
     values[pairs] = dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
-    while ((c = text.charCodeAt(++p)) === 32 || c === 9);
+    while ((c = codes[++p]) === 32 || c === 9);
     // The unit: the one in this place on the line before, or printable ASCII up to a space, a tab or the end.
     const unitStart = p;
     const known = lastUnits[pairs];
     let unit: string | undefined;
     if (known !== undefined) {
-      // Compared by hand: String.prototype.startsWith costs more than these few characters.
-      const length = known.length;
-      const at = lastUnitAt[pairs];
+      const unitLength = known.length;
+      const at = lastUnitAt[pairs] - base;
       let i = 0;
-      while (i < length && text.charCodeAt(unitStart + i) === text.charCodeAt(at + i)) i++;
-      p = unitStart + length;
-      c = text.charCodeAt(p);
-      if (i === length && (p === end || c === 32 || c === 9 || (c === 13 && p + 1 === end))) unit = known;
+      // The line before is in the window, unless the window moved to this line.
+      if (at >= 0) while (i < unitLength && codes[unitStart + i] === codes[at + i]) i++;
+      else while (i < unitLength && codes[unitStart + i] === known.charCodeAt(i)) i++;
+      p = unitStart + unitLength;
+      c = codes[p];
+      if (i === unitLength && (c === 32 || c === 9 || c === 10 || p === end || (c === 13 && (codes[p + 1] === 10 || p + 1 === end)))) unit = known;
     }
     if (unit === undefined) {
       p = unitStart;
-      while ((c = text.charCodeAt(p)) > 32 && c < 127) p++;
-      if (p === unitStart || (p < end && c !== 32 && c !== 9 && !(c === 13 && p + 1 === end))) return 0;
-      lastUnits[pairs] = unit = text.slice(unitStart, p);
+      while ((c = codes[p]) > 32 && c < 127) p++;
+      if (p === unitStart || (c !== 32 && c !== 9 && c !== 10 && p !== end && !(c === 13 && (codes[p + 1] === 10 || p + 1 === end)))) return 0;
+      lastUnits[pairs] = unit = window.text.slice(unitStart + base, p + base);
     }
-    lastUnitAt[pairs] = unitStart;
+    lastUnitAt[pairs] = unitStart + base;
     for (let k = 0; k < pairs; k++) if (units[k] === unit) return 0;
     units[pairs] = unit;
     pairs += 1;
   }
 }
 
-/** namesAt says whether the line at `start` begins with the name of `entry` followed by a space or tab. */
-function namesAt(text: string, start: number, entry: NameEntry | undefined): entry is NameEntry {
+/** namesAt says whether the line at `start` begins with the name of `entry` followed by a space or tab, compared in the window (which covers `start`) with the name's units in `names`. */
+function namesAt(window: TextWindow, names: Uint16Array, start: number, entry: NameEntry | undefined): entry is NameEntry {
   if (entry === undefined) return false;
-  const end = start + entry.name.length;
-  const c = text.charCodeAt(end);
+  const length = entry.name.length;
+  // Past the window's end its array holds units of an earlier window.
+  if (start + length >= window.limit) return false;
+  const codes = window.codes;
+  const s = start - window.base;
+  const c = codes[s + length];
   if (c !== 32 && c !== 9) return false;
-  // A slice of the text compared with ===: a native compare, faster than one by hand.
-  return text.slice(start, end) === entry.name;
+  const at = entry.codes;
+  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names[at + i]) return false;
+  return true;
 }
 
 /** lineEnd is where a line's text ends: before its `\n`, and before a `\r` that precedes it (as LineCursor cuts lines). */

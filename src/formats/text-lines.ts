@@ -440,7 +440,7 @@ const WINDOW_MARGIN = 1 << 12;
  * (limit === text.length) from the end of the window.
  */
 export class TextWindow {
-  private readonly text: string;
+  readonly text: string;
   private readonly buffer = Buffer.alloc(2 * (WINDOW + 1));
   readonly codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, WINDOW + 1);
   base = 0;
