@@ -2,7 +2,7 @@ import type { Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { checkJsonElementCount, ReadBudget } from './input-limits.ts';
-import { Finder, LineCursor, NameOrder, parseFiniteNumber, POWERS_OF_TEN, type NamedEntry } from './text-lines.ts';
+import { Finder, LineCursor, NameCodes, NameOrder, parseFiniteNumber, POWERS_OF_TEN, TextWindow, type NamedEntry } from './text-lines.ts';
 import { conversionFactor, directionOf } from '../model/units.ts';
 
 /** An Android logcat prefix, `I/flutter (12463): `, as `flutter run` prints app output. */
@@ -73,7 +73,25 @@ export const dartReader: Reader = {
     const eventMark = new Finder(input, EVENT_MARK);
     const entries = new Map<string, Entry>();
     const names = new NameOrder<Entry>();
-    while (cursor.next()) {
+    const window = new TextWindow(input);
+    const nameCodes = new NameCodes();
+    for (;;) {
+      // The line after the current one, when it is the RunTime line of the
+      // name expected next: read forwards to its end from the window, so that
+      // it costs no search for its `\n` or its `(RunTime): ` (the cursor skips it).
+      const after = cursor.newline + 1;
+      if (after > 0 && after < input.length) {
+        window.cover(after);
+        const line = expectedRunTime(window, nameCodes.codes, after, names.candidate(0)) ?? expectedRunTime(window, nameCodes.codes, after, names.candidate(1));
+        if (line !== undefined) {
+          cursor.skip(line.newline);
+          budget.value(cursor.number);
+          (line.entry.measurement as Measurement).values.push(line.value * (line.entry.factor as number));
+          names.record(line.entry);
+          continue;
+        }
+      }
+      if (!cursor.next()) break;
       const { number, start, end } = cursor;
       const isPrefixed = (start + 1 < end && input.charCodeAt(start + 1) === 47) || (input.charCodeAt(start) === 102 && input.startsWith('flutter: ', start));
       if (!isPrefixed) {
@@ -88,7 +106,7 @@ export const dartReader: Reader = {
               if (entry === undefined) {
                 const existing = byName.get(name);
                 const factor = existing === undefined ? 1 : conversionFactor('us', existing.unit);
-                entry = { name, at: start, next: undefined, measurement: existing, factor, plain: !LINE_BREAK.test(name) };
+                entry = { name, at: start, next: undefined, measurement: existing, factor, plain: !LINE_BREAK.test(name), codes: nameCodes.add(name), unprefixed: !(name.charCodeAt(1) === 47 || name.startsWith('flutter: ')) };
                 entries.set(name, entry);
               }
             }
@@ -162,6 +180,82 @@ interface Entry extends NamedEntry {
   factor: number | undefined;
   /** plain says the name holds no line break (`\r`, U+2028, U+2029), which RUN_TIME's `.` would not match. */
   plain: boolean;
+  /** codes is where the name's code units start in the reader's NameCodes. */
+  codes: number;
+  /** unprefixed says a line that starts with the name does not look like a logcat or `flutter: ` line. */
+  unprefixed: boolean;
+}
+
+/** ExpectedLine is what expectedRunTime read: the entry, the value, and where the line's `\n` is. */
+interface ExpectedLine {
+  entry: Entry;
+  value: number;
+  newline: number;
+}
+
+const EXPECTED: ExpectedLine = { entry: undefined as unknown as Entry, value: 0, newline: 0 };
+
+/** MARK_CODES are the units of `(RunTime): `. */
+const MARK_CODES = Array.from('(RunTime): ', (c) => c.charCodeAt(0));
+
+/**
+ * expectedRunTime reads the line at `start` forwards as the RunTime line of
+ * the known name of `entry`, as fastRunTime would read it: the name, then
+ * `(RunTime): ` (the first on the line: a name cannot end in its middle and
+ * leave another whole one after it), a plain decimal, ` us`, maybe `.`, and
+ * spaces or tabs to the end of the line (a `\n`, `\r\n` or the end of the
+ * text). The line is read from `window` (which covers `start`) and the name
+ * compared with its units in `names`; a line that runs past the window (to
+ * its 0) is not read here. Returns the value and the line's end in a shared
+ * object, or undefined for any other line.
+ */
+function expectedRunTime(window: TextWindow, names: Uint16Array, start: number, entry: Entry | undefined): ExpectedLine | undefined {
+  if (entry === undefined || !entry.plain || !entry.unprefixed || entry.factor === undefined || entry.measurement === undefined) return undefined;
+  const codes = window.codes;
+  const base = window.base;
+  const s = start - base;
+  const length = entry.name.length;
+  // Past the window's end (its 0) its array holds units of an earlier window.
+  if (start + length + 11 >= window.limit) return undefined;
+  const at = entry.codes;
+  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names[at + i]) return undefined;
+  let p = s + length;
+  for (let i = 0; i < 11; i++) if (codes[p + i] !== MARK_CODES[i]) return undefined;
+  // A plain decimal, read once: digits with at most one dot.
+  const from = p + 11;
+  p = from;
+  let mantissa = 0;
+  let dot = -1;
+  let c = codes[p];
+  for (;;) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+    c = codes[++p];
+  }
+  // `5.` and `.5` are numbers to RUN_TIME; `.` is not.
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || c !== 32 || codes[p + 1] !== 117 || codes[p + 2] !== 115) return undefined;
+  let q = p + 3;
+  c = codes[q];
+  if (c === 46) c = codes[++q];
+  while (c === 32 || c === 9) c = codes[++q];
+  // The end of the line: `\n`, `\r\n` (a `\r` alone is part of the line), or the end of the text (the window's 0 there).
+  if (c === 13) {
+    c = codes[++q];
+    if (c !== 10) return undefined;
+  } else if (c !== 10 && !(c === 0 && q + base === window.text.length)) return undefined;
+  let value: number;
+  // As fastRunTime.
+  if (digits <= 15) value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+  else {
+    value = Number(window.text.slice(from + base, p + base));
+    if (!Number.isFinite(value)) return undefined;
+  }
+  EXPECTED.entry = entry;
+  EXPECTED.value = value;
+  EXPECTED.newline = q + base;
+  return EXPECTED;
 }
 
 const LINE_BREAK = /[\r\u2028\u2029]/;

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dartReader } from '../../src/formats/dart.ts';
 import { dartReader as referenceDartReader } from './reference/dart.ts';
+import { seededRandom } from '../support/random.ts';
 import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } from './reference/differential.ts';
 
 // The Dart reader reads the usual `Name(RunTime): X us.` line in place and
@@ -74,10 +76,42 @@ describe('fast Dart reader agrees with the reference reader', () => {
       `A(RunTime): ${'9'.repeat(400)} us.`,
       'flutter: A(RunTime): 5 us.\nA(RunTime): 6 us.',
       ' A(RunTime): 5 us.\nA (RunTime): 6 us.',
+      // Lines read forwards to their end by the expected name: every way a line can end, and names that look like prefixes.
+      'A(RunTime): 5 us.\nA(RunTime): 6 us.\r',
+      'A(RunTime): 5 us.\nA(RunTime): 6 us.\r\r\nA(RunTime): 7 us.',
+      'A(RunTime): 5 us.\nA(RunTime): 6 us. \t\r\nA(RunTime): 7 us\t\n',
+      'A(RunTime): 5 us.\nA(RunTime): 6 us.\n\nA(RunTime): 7 us.x\nA(RunTime): 8 us\u00a0\nA(RunTime): 9 us.\n',
+      'A(RunTime): 5 us.\nA(RunTime): 1.8629797056305768 us.\nA(RunTime): 99999999999999999999 us.\nA(RunTime): 1.5e3 us.',
+      'I/x(RunTime): 5 us.\nI/x(RunTime): 6 us.\nflutter: A(RunTime): 7 us.\nflutter: A(RunTime): 8 us.',
+      'AB(RunTime): 5 us.\nA\nB(RunTime): 6 us.\nAB(RunTime): 7 us.\nAB(RunTime):',
+      'Results for x.dart\nA: 5 ms/iteration\nA(RunTime): 5 us.\nA(RunTime): 6 us.\nA(RunTime): 7 us.',
       '',
       '\n\n',
     ];
     for (const text of texts) assertSameOutcome(dartReader, referenceDartReader, { path: 'bench.txt', text });
+  });
+
+  it('on documents larger than the window the reader reads lines from', () => {
+    // Lines across the window's edges, names longer than its margin, the last line cut short or ending in `\r`.
+    const random = seededRandom(SEED);
+    for (let k = 0; k < 12; k++) {
+      const names = Array.from({ length: 1 + Math.floor(random() * 40) }, (_, i) => `${random() < 0.2 ? 'x'.repeat(Math.floor(random() * 9000)) : 'growable'}[${i}]`);
+      const gap = random() < 0.3 ? ' '.repeat(5000) : '';
+      const lines: string[] = [];
+      for (let size = 0; size < 150_000 + random() * 100_000; ) {
+        const name = names[lines.length % names.length];
+        const line = random() < 0.01 && gap === '' ? runTimeLine(random) : `${name}(RunTime): ${pick(random, ['1.8629797056305768', '713', '31464.890625'])} us.${gap}`;
+        lines.push(line);
+        size += line.length + 1;
+      }
+      const text = lines.join(pick(random, ['\n', '\r\n']));
+      const cut = pick(random, [text, text.slice(0, text.length - 1 - Math.floor(random() * 30)), `${text}\r`, `${text}\n`, `${text}\n${names[0]}`, `${text}\n${names[0]}(RunTime): `]);
+      assertSameOutcome(dartReader, referenceDartReader, { path: 'bench.txt', text: cut });
+    }
+    const gap = ' '.repeat(5000);
+    // Lines that end in `x` past the window's end are no results.
+    const text = Array.from({ length: 100 }, (_, i) => `A(RunTime): ${i} us.${gap}${' '.repeat(i * 37)}${i % 2 === 0 ? 'x' : ''}`).join('\n');
+    assert.equal(assertSameOutcome(dartReader, referenceDartReader, { path: 'bench.txt', text }), 'read');
   });
 
   it(`on ${CASES} random documents (seed ${SEED})`, () => {
