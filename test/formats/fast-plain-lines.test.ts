@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { plainLinesReader } from '../../src/formats/plain-lines.ts';
 import { plainLinesReader as referencePlainLinesReader } from './reference/plain-lines.ts';
@@ -100,6 +101,9 @@ describe('fast plain-lines reader agrees with the reference reader', () => {
       const cut = pick(random, [text, text.slice(0, text.length - 1 - Math.floor(random() * 30)), `${text}\r`, `${text}\n`, `${text}\n${names[0]}`, `${text}\n${names[0]}:`]);
       assertSameOutcome(plainLinesReader, referencePlainLinesReader, { path: 'bench.txt', text: cut });
     }
+    // Lines longer than the window's margin, some across its end; those that end in `x` are no results.
+    const text = Array.from({ length: 100 }, (_, i) => `a: ${i} ms${' '.repeat(5000 + i * 37)}${i % 2 === 0 ? 'x' : ''}`).join('\n');
+    assert.equal(assertSameOutcome(plainLinesReader, referencePlainLinesReader, { path: 'bench.txt', text }), 'read');
   });
 
   it(`on ${CASES} random documents (seed ${SEED})`, () => {
