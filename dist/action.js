@@ -33,9 +33,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../work/main/node_modules/postgres-array/index.js
+// node_modules/postgres-array/index.js
 var require_postgres_array = __commonJS({
-  "../../work/main/node_modules/postgres-array/index.js"(exports) {
+  "node_modules/postgres-array/index.js"(exports) {
     "use strict";
     exports.parse = function(source, transform) {
       return new ArrayParser(source, transform).parse();
@@ -127,9 +127,9 @@ var require_postgres_array = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/lib/arrayParser.js
+// node_modules/pg-types/lib/arrayParser.js
 var require_arrayParser = __commonJS({
-  "../../work/main/node_modules/pg-types/lib/arrayParser.js"(exports, module) {
+  "node_modules/pg-types/lib/arrayParser.js"(exports, module) {
     var array2 = require_postgres_array();
     module.exports = {
       create: function(source, transform) {
@@ -143,9 +143,9 @@ var require_arrayParser = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/postgres-date/index.js
+// node_modules/postgres-date/index.js
 var require_postgres_date = __commonJS({
-  "../../work/main/node_modules/postgres-date/index.js"(exports, module) {
+  "node_modules/postgres-date/index.js"(exports, module) {
     "use strict";
     var DATE_TIME = /(\d{1,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,})?.*?( BC)?$/;
     var DATE = /^(\d{1,})-(\d{2})-(\d{2})( BC)?$/;
@@ -230,9 +230,9 @@ var require_postgres_date = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/xtend/mutable.js
+// node_modules/xtend/mutable.js
 var require_mutable = __commonJS({
-  "../../work/main/node_modules/xtend/mutable.js"(exports, module) {
+  "node_modules/xtend/mutable.js"(exports, module) {
     module.exports = extend;
     var hasOwnProperty = Object.prototype.hasOwnProperty;
     function extend(target) {
@@ -249,9 +249,9 @@ var require_mutable = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/postgres-interval/index.js
+// node_modules/postgres-interval/index.js
 var require_postgres_interval = __commonJS({
-  "../../work/main/node_modules/postgres-interval/index.js"(exports, module) {
+  "node_modules/postgres-interval/index.js"(exports, module) {
     "use strict";
     var extend = require_mutable();
     module.exports = PostgresInterval;
@@ -340,9 +340,9 @@ var require_postgres_interval = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/postgres-bytea/index.js
+// node_modules/postgres-bytea/index.js
 var require_postgres_bytea = __commonJS({
-  "../../work/main/node_modules/postgres-bytea/index.js"(exports, module) {
+  "node_modules/postgres-bytea/index.js"(exports, module) {
     "use strict";
     var bufferFrom = Buffer.from || Buffer;
     module.exports = function parseBytea(input) {
@@ -376,9 +376,9 @@ var require_postgres_bytea = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/lib/textParsers.js
+// node_modules/pg-types/lib/textParsers.js
 var require_textParsers = __commonJS({
-  "../../work/main/node_modules/pg-types/lib/textParsers.js"(exports, module) {
+  "node_modules/pg-types/lib/textParsers.js"(exports, module) {
     var array2 = require_postgres_array();
     var arrayParser = require_arrayParser();
     var parseDate = require_postgres_date();
@@ -576,9 +576,9 @@ var require_textParsers = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-int8/index.js
+// node_modules/pg-int8/index.js
 var require_pg_int8 = __commonJS({
-  "../../work/main/node_modules/pg-int8/index.js"(exports, module) {
+  "node_modules/pg-int8/index.js"(exports, module) {
     "use strict";
     var BASE = 1e6;
     function readInt8(buffer) {
@@ -656,9 +656,9 @@ var require_pg_int8 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/lib/binaryParsers.js
+// node_modules/pg-types/lib/binaryParsers.js
 var require_binaryParsers = __commonJS({
-  "../../work/main/node_modules/pg-types/lib/binaryParsers.js"(exports, module) {
+  "node_modules/pg-types/lib/binaryParsers.js"(exports, module) {
     var parseInt64 = require_pg_int8();
     var parseBits = function(data, bits, offset, invert, callback) {
       offset = offset || 0;
@@ -856,9 +856,9 @@ var require_binaryParsers = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/lib/builtins.js
+// node_modules/pg-types/lib/builtins.js
 var require_builtins = __commonJS({
-  "../../work/main/node_modules/pg-types/lib/builtins.js"(exports, module) {
+  "node_modules/pg-types/lib/builtins.js"(exports, module) {
     module.exports = {
       BOOL: 16,
       BYTEA: 17,
@@ -924,9 +924,9 @@ var require_builtins = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/index.js
+// node_modules/pg-types/index.js
 var require_pg_types = __commonJS({
-  "../../work/main/node_modules/pg-types/index.js"(exports) {
+  "node_modules/pg-types/index.js"(exports) {
     var textParsers = require_textParsers();
     var binaryParsers = require_binaryParsers();
     var arrayParser = require_arrayParser();
@@ -965,9 +965,9 @@ var require_pg_types = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/defaults.js
+// node_modules/pg/lib/defaults.js
 var require_defaults = __commonJS({
-  "../../work/main/node_modules/pg/lib/defaults.js"(exports, module) {
+  "node_modules/pg/lib/defaults.js"(exports, module) {
     "use strict";
     var user;
     try {
@@ -1034,9 +1034,9 @@ var require_defaults = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/utils.js
+// node_modules/pg/lib/utils.js
 var require_utils = __commonJS({
-  "../../work/main/node_modules/pg/lib/utils.js"(exports, module) {
+  "node_modules/pg/lib/utils.js"(exports, module) {
     "use strict";
     var defaults2 = require_defaults();
     var nodeUtils = __require("util");
@@ -1198,9 +1198,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/crypto/utils.js
+// node_modules/pg/lib/crypto/utils.js
 var require_utils2 = __commonJS({
-  "../../work/main/node_modules/pg/lib/crypto/utils.js"(exports, module) {
+  "node_modules/pg/lib/crypto/utils.js"(exports, module) {
     var nodeCrypto = __require("crypto");
     module.exports = {
       postgresMd5PasswordHash,
@@ -1249,9 +1249,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/crypto/cert-signatures.js
+// node_modules/pg/lib/crypto/cert-signatures.js
 var require_cert_signatures = __commonJS({
-  "../../work/main/node_modules/pg/lib/crypto/cert-signatures.js"(exports, module) {
+  "node_modules/pg/lib/crypto/cert-signatures.js"(exports, module) {
     function x509Error(msg, cert) {
       return new Error("SASL channel binding: " + msg + " when parsing public certificate " + cert.toString("base64"));
     }
@@ -1362,9 +1362,9 @@ var require_cert_signatures = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/crypto/sasl.js
+// node_modules/pg/lib/crypto/sasl.js
 var require_sasl = __commonJS({
-  "../../work/main/node_modules/pg/lib/crypto/sasl.js"(exports, module) {
+  "node_modules/pg/lib/crypto/sasl.js"(exports, module) {
     "use strict";
     var crypto2 = require_utils2();
     var { signatureAlgorithmHashFromCertificate } = require_cert_signatures();
@@ -1547,9 +1547,9 @@ var require_sasl = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/type-overrides.js
+// node_modules/pg/lib/type-overrides.js
 var require_type_overrides = __commonJS({
-  "../../work/main/node_modules/pg/lib/type-overrides.js"(exports, module) {
+  "node_modules/pg/lib/type-overrides.js"(exports, module) {
     "use strict";
     var types2 = require_pg_types();
     function TypeOverrides2(userTypes) {
@@ -1582,9 +1582,9 @@ var require_type_overrides = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-connection-string/index.js
+// node_modules/pg-connection-string/index.js
 var require_pg_connection_string = __commonJS({
-  "../../work/main/node_modules/pg-connection-string/index.js"(exports, module) {
+  "node_modules/pg-connection-string/index.js"(exports, module) {
     "use strict";
     function parse4(str, options = {}) {
       if (str.charAt(0) === "/") {
@@ -1770,9 +1770,9 @@ See https://www.postgresql.org/docs/current/libpq-ssl.html for libpq SSL mode de
   }
 });
 
-// ../../work/main/node_modules/pg/lib/connection-parameters.js
+// node_modules/pg/lib/connection-parameters.js
 var require_connection_parameters = __commonJS({
-  "../../work/main/node_modules/pg/lib/connection-parameters.js"(exports, module) {
+  "node_modules/pg/lib/connection-parameters.js"(exports, module) {
     "use strict";
     var dns = __require("dns");
     var defaults2 = require_defaults();
@@ -1921,9 +1921,9 @@ var require_connection_parameters = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/result.js
+// node_modules/pg/lib/result.js
 var require_result = __commonJS({
-  "../../work/main/node_modules/pg/lib/result.js"(exports, module) {
+  "node_modules/pg/lib/result.js"(exports, module) {
     "use strict";
     var types2 = require_pg_types();
     var matchRegexp = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
@@ -2012,9 +2012,9 @@ var require_result = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/query.js
+// node_modules/pg/lib/query.js
 var require_query = __commonJS({
-  "../../work/main/node_modules/pg/lib/query.js"(exports, module) {
+  "node_modules/pg/lib/query.js"(exports, module) {
     "use strict";
     var { EventEmitter } = __require("events");
     var Result2 = require_result();
@@ -2214,9 +2214,9 @@ var require_query = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/messages.js
+// node_modules/pg-protocol/dist/messages.js
 var require_messages = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/messages.js"(exports) {
+  "node_modules/pg-protocol/dist/messages.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.NoticeMessage = exports.DataRowMessage = exports.CommandCompleteMessage = exports.ReadyForQueryMessage = exports.NotificationResponseMessage = exports.BackendKeyDataMessage = exports.AuthenticationMD5Password = exports.ParameterStatusMessage = exports.ParameterDescriptionMessage = exports.RowDescriptionMessage = exports.Field = exports.CopyResponse = exports.CopyDataMessage = exports.DatabaseError = exports.copyDone = exports.emptyQuery = exports.replicationStart = exports.portalSuspended = exports.noData = exports.closeComplete = exports.bindComplete = exports.parseComplete = void 0;
@@ -2379,9 +2379,9 @@ var require_messages = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/buffer-writer.js
+// node_modules/pg-protocol/dist/buffer-writer.js
 var require_buffer_writer = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/buffer-writer.js"(exports) {
+  "node_modules/pg-protocol/dist/buffer-writer.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Writer = void 0;
@@ -2492,9 +2492,9 @@ var require_buffer_writer = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/serializer.js
+// node_modules/pg-protocol/dist/serializer.js
 var require_serializer = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/serializer.js"(exports) {
+  "node_modules/pg-protocol/dist/serializer.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.serialize = void 0;
@@ -2706,9 +2706,9 @@ var require_serializer = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/buffer-reader.js
+// node_modules/pg-protocol/dist/buffer-reader.js
 var require_buffer_reader = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/buffer-reader.js"(exports) {
+  "node_modules/pg-protocol/dist/buffer-reader.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BufferReader = void 0;
@@ -2765,9 +2765,9 @@ var require_buffer_reader = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/parser.js
+// node_modules/pg-protocol/dist/parser.js
 var require_parser = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/parser.js"(exports) {
+  "node_modules/pg-protocol/dist/parser.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Parser = void 0;
@@ -3072,9 +3072,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/index.js
+// node_modules/pg-protocol/dist/index.js
 var require_dist = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/index.js"(exports) {
+  "node_modules/pg-protocol/dist/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.DatabaseError = exports.serialize = void 0;
@@ -3096,18 +3096,18 @@ var require_dist = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-cloudflare/dist/empty.js
+// node_modules/pg-cloudflare/dist/empty.js
 var require_empty = __commonJS({
-  "../../work/main/node_modules/pg-cloudflare/dist/empty.js"(exports) {
+  "node_modules/pg-cloudflare/dist/empty.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.default = {};
   }
 });
 
-// ../../work/main/node_modules/pg/lib/stream.js
+// node_modules/pg/lib/stream.js
 var require_stream = __commonJS({
-  "../../work/main/node_modules/pg/lib/stream.js"(exports, module) {
+  "node_modules/pg/lib/stream.js"(exports, module) {
     var { getStream, getSecureStream } = getStreamFuncs();
     module.exports = {
       /**
@@ -3171,9 +3171,9 @@ var require_stream = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/connection.js
+// node_modules/pg/lib/connection.js
 var require_connection = __commonJS({
-  "../../work/main/node_modules/pg/lib/connection.js"(exports, module) {
+  "node_modules/pg/lib/connection.js"(exports, module) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var { parse: parse4, serialize } = require_dist();
@@ -3373,9 +3373,9 @@ var require_connection = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/split2/index.js
+// node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "../../work/main/node_modules/split2/index.js"(exports, module) {
+  "node_modules/split2/index.js"(exports, module) {
     "use strict";
     var { Transform } = __require("stream");
     var { StringDecoder } = __require("string_decoder");
@@ -3474,9 +3474,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pgpass/lib/helper.js
+// node_modules/pgpass/lib/helper.js
 var require_helper = __commonJS({
-  "../../work/main/node_modules/pgpass/lib/helper.js"(exports, module) {
+  "node_modules/pgpass/lib/helper.js"(exports, module) {
     "use strict";
     var path = __require("path");
     var Stream = __require("stream").Stream;
@@ -3645,9 +3645,9 @@ var require_helper = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pgpass/lib/index.js
+// node_modules/pgpass/lib/index.js
 var require_lib = __commonJS({
-  "../../work/main/node_modules/pgpass/lib/index.js"(exports, module) {
+  "node_modules/pgpass/lib/index.js"(exports, module) {
     "use strict";
     var path = __require("path");
     var fs2 = __require("fs");
@@ -3666,9 +3666,9 @@ var require_lib = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/client.js
+// node_modules/pg/lib/client.js
 var require_client = __commonJS({
-  "../../work/main/node_modules/pg/lib/client.js"(exports, module) {
+  "node_modules/pg/lib/client.js"(exports, module) {
     var EventEmitter = __require("events").EventEmitter;
     var utils = require_utils();
     var nodeUtils = __require("util");
@@ -4363,9 +4363,9 @@ var require_client = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-pool/index.js
+// node_modules/pg-pool/index.js
 var require_pg_pool = __commonJS({
-  "../../work/main/node_modules/pg-pool/index.js"(exports, module) {
+  "node_modules/pg-pool/index.js"(exports, module) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var NOOP = function() {
@@ -4789,9 +4789,9 @@ var require_pg_pool = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/native/query.js
+// node_modules/pg/lib/native/query.js
 var require_query2 = __commonJS({
-  "../../work/main/node_modules/pg/lib/native/query.js"(exports, module) {
+  "node_modules/pg/lib/native/query.js"(exports, module) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var util = __require("util");
@@ -4932,9 +4932,9 @@ var require_query2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/native/client.js
+// node_modules/pg/lib/native/client.js
 var require_client2 = __commonJS({
-  "../../work/main/node_modules/pg/lib/native/client.js"(exports, module) {
+  "node_modules/pg/lib/native/client.js"(exports, module) {
     var nodeUtils = __require("util");
     var Native;
     try {
@@ -5270,17 +5270,17 @@ var require_client2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/native/index.js
+// node_modules/pg/lib/native/index.js
 var require_native = __commonJS({
-  "../../work/main/node_modules/pg/lib/native/index.js"(exports, module) {
+  "node_modules/pg/lib/native/index.js"(exports, module) {
     "use strict";
     module.exports = require_client2();
   }
 });
 
-// ../../work/main/node_modules/pg/lib/index.js
+// node_modules/pg/lib/index.js
 var require_lib2 = __commonJS({
-  "../../work/main/node_modules/pg/lib/index.js"(exports, module) {
+  "node_modules/pg/lib/index.js"(exports, module) {
     "use strict";
     var Client2 = require_client();
     var defaults2 = require_defaults();
@@ -5344,10 +5344,10 @@ var require_lib2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/obuf.js
+// node_modules/pg-copy-streams/obuf.js
 var require_obuf = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/obuf.js"(exports, module) {
-    var Buffer2 = __require("buffer").Buffer;
+  "node_modules/pg-copy-streams/obuf.js"(exports, module) {
+    var Buffer3 = __require("buffer").Buffer;
     function OffsetBuffer() {
       this.offset = 0;
       this.size = 0;
@@ -5441,7 +5441,7 @@ var require_obuf = __commonJS({
       }
     };
     OffsetBuffer.prototype.take = function take(n) {
-      if (n === 0) return Buffer2.alloc(0);
+      if (n === 0) return Buffer3.alloc(0);
       this.size -= n;
       const first = this.buffers[0].length - this.offset;
       if (first === n) {
@@ -5456,7 +5456,7 @@ var require_obuf = __commonJS({
         this.offset += n;
         return r;
       }
-      const out = Buffer2.alloc(n);
+      const out = Buffer3.alloc(n);
       let toOff = 0;
       let startOff = this.offset;
       let i;
@@ -5630,9 +5630,9 @@ var require_obuf = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/message-formats.js
+// node_modules/pg-copy-streams/message-formats.js
 var require_message_formats = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/message-formats.js"(exports, module) {
+  "node_modules/pg-copy-streams/message-formats.js"(exports, module) {
     module.exports = {
       ErrorResponse: 69,
       // E
@@ -5666,9 +5666,9 @@ var require_message_formats = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/copy-to.js
+// node_modules/pg-copy-streams/copy-to.js
 var require_copy_to = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/copy-to.js"(exports, module) {
+  "node_modules/pg-copy-streams/copy-to.js"(exports, module) {
     "use strict";
     module.exports = function(txt, options) {
       return new CopyStreamQuery(txt, options);
@@ -5817,9 +5817,9 @@ var require_copy_to = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/copy-from.js
+// node_modules/pg-copy-streams/copy-from.js
 var require_copy_from = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/copy-from.js"(exports, module) {
+  "node_modules/pg-copy-streams/copy-from.js"(exports, module) {
     "use strict";
     module.exports = function(txt, options) {
       return new CopyStreamQuery(txt, options);
@@ -5953,9 +5953,9 @@ var require_copy_from = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/copy-both.js
+// node_modules/pg-copy-streams/copy-both.js
 var require_copy_both = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/copy-both.js"(exports, module) {
+  "node_modules/pg-copy-streams/copy-both.js"(exports, module) {
     "use strict";
     module.exports = function(txt, options) {
       return new CopyStreamQuery(txt, options);
@@ -6179,9 +6179,9 @@ var require_copy_both = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/index.js
+// node_modules/pg-copy-streams/index.js
 var require_pg_copy_streams = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/index.js"(exports) {
+  "node_modules/pg-copy-streams/index.js"(exports) {
     "use strict";
     var CopyToQueryStream = require_copy_to();
     var CopyFromQueryStream = require_copy_from();
@@ -6198,9 +6198,9 @@ var require_pg_copy_streams = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../../work/main/node_modules/bottleneck/light.js"(exports, module) {
+  "node_modules/bottleneck/light.js"(exports, module) {
     (function(global2, factory) {
       typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports, (function() {
@@ -7520,10 +7520,10 @@ var require_light = __commonJS({
 // src/action/run-action.ts
 import { appendFileSync as appendFileSync2, existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
 
-// ../../work/main/node_modules/@actions/core/lib/command.js
+// node_modules/@actions/core/lib/command.js
 import * as os from "os";
 
-// ../../work/main/node_modules/@actions/core/lib/utils.js
+// node_modules/@actions/core/lib/utils.js
 function toCommandValue(input) {
   if (input === null || input === void 0) {
     return "";
@@ -7546,7 +7546,7 @@ function toCommandProperties(annotationProperties) {
   };
 }
 
-// ../../work/main/node_modules/@actions/core/lib/command.js
+// node_modules/@actions/core/lib/command.js
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
@@ -7591,7 +7591,7 @@ function escapeProperty(s) {
   return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-// ../../work/main/node_modules/@actions/core/lib/file-command.js
+// node_modules/@actions/core/lib/file-command.js
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
@@ -7619,10 +7619,10 @@ function prepareKeyValueMessage(key2, value) {
   return `${key2}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
 }
 
-// ../../work/main/node_modules/@actions/core/lib/core.js
+// node_modules/@actions/core/lib/core.js
 import * as os4 from "os";
 
-// ../../work/main/node_modules/@actions/core/lib/summary.js
+// node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
@@ -7906,12 +7906,12 @@ var Summary = class {
 };
 var _summary = new Summary();
 
-// ../../work/main/node_modules/@actions/core/lib/platform.js
+// node_modules/@actions/core/lib/platform.js
 import os3 from "os";
 var platform = os3.platform();
 var arch = os3.arch();
 
-// ../../work/main/node_modules/@actions/core/lib/core.js
+// node_modules/@actions/core/lib/core.js
 var ExitCode;
 (function(ExitCode2) {
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
@@ -9993,6 +9993,7 @@ function uniqueNames(items) {
 }
 
 // src/formats/text-lines.ts
+import { Buffer as Buffer2 } from "node:buffer";
 var LineCursor = class {
   text;
   /** number is the 1-based number of the current line. */
@@ -10289,6 +10290,44 @@ function grow(offsets) {
   bigger.set(offsets);
   return bigger;
 }
+var WINDOW = 1 << 16;
+var WINDOW_MARGIN = 1 << 12;
+var TextWindow = class {
+  text;
+  buffer = Buffer2.alloc(2 * (WINDOW + 1));
+  codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, WINDOW + 1);
+  base = 0;
+  limit = 0;
+  constructor(text2) {
+    this.text = text2;
+  }
+  /** cover moves the window, if need be, so that it holds text[from, from + WINDOW_MARGIN) or up to the end of the text; positions asked for must not decrease. */
+  cover(from) {
+    if (from + WINDOW_MARGIN <= this.limit || this.limit === this.text.length && from >= this.base) return;
+    const limit = Math.min(this.text.length, from + WINDOW);
+    this.buffer.write(this.text.slice(from, limit), 0, "utf16le");
+    this.codes[limit - from] = 0;
+    this.base = from;
+    this.limit = limit;
+  }
+};
+var NameCodes = class {
+  codes = new Uint16Array(1024);
+  size = 0;
+  add(name) {
+    const at = this.size;
+    const length = name.length;
+    if (at + length > this.codes.length) {
+      const bigger = new Uint16Array(Math.max(2 * this.codes.length, at + length));
+      bigger.set(this.codes.subarray(0, at));
+      this.codes = bigger;
+    }
+    const codes = this.codes;
+    for (let i = 0; i < length; i++) codes[at + i] = name.charCodeAt(i);
+    this.size = at + length;
+    return at;
+  }
+};
 
 // src/formats/criterion.ts
 var THROUGHPUT_KINDS = {
@@ -10969,7 +11008,9 @@ var goBenchReader = {
     const allProcs = /* @__PURE__ */ new Set();
     let lastProcs = -1;
     const fields = new LineFields();
-    const scratch2 = { nameEnd: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
+    const scratch2 = { nameEnd: 0, newline: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
+    const window2 = new TextWindow(text2);
+    const nameCodes = new NameCodes();
     let lastEntry;
     let followed = false;
     let results = 0;
@@ -10979,30 +11020,34 @@ var goBenchReader = {
     let byBase;
     let number = 0;
     for (let start = 0; start <= length; ) {
-      let newline = text2.indexOf("\n", start);
-      if (newline < 0) newline = length;
       number += 1;
       const lineStart = start;
-      start = newline + 1;
-      const first = text2.charCodeAt(lineStart);
+      let first = NaN;
+      if (lineStart < length) {
+        window2.cover(lineStart);
+        first = window2.codes[lineStart - window2.base];
+      }
       if (first === 66) {
         let entry;
         if (lastEntry !== void 0) {
           const likely = followed ? lastEntry.next : lastEntry;
           const other = followed ? lastEntry : lastEntry.next;
-          entry = namesAt(text2, lineStart, likely) ? likely : namesAt(text2, lineStart, other) ? other : void 0;
+          entry = namesAt(window2, nameCodes.codes, lineStart, likely) ? likely : namesAt(window2, nameCodes.codes, lineStart, other) ? other : void 0;
         }
-        if (entry === void 0) {
-          if (!text2.startsWith("Benchmark", lineStart)) continue;
-          const after = text2.charCodeAt(lineStart + 9);
-          if (after >= 97 && after <= 122) continue;
+        const isResult = entry !== void 0 || text2.startsWith("Benchmark", lineStart) && !(text2.charCodeAt(lineStart + 9) >= 97 && text2.charCodeAt(lineStart + 9) <= 122);
+        let pairs = isResult ? fastResult(window2, length, lineStart, scratch2, entry === void 0 ? -1 : lineStart + entry.name.length) : 0;
+        let newline2 = scratch2.newline;
+        if (pairs === 0) {
+          newline2 = text2.indexOf("\n", lineStart);
+          if (newline2 < 0) newline2 = length;
         }
-        let pairs = fastResult(text2, lineStart, newline, scratch2, entry === void 0 ? -1 : lineStart + entry.name.length);
+        start = newline2 + 1;
+        if (!isResult) continue;
         let name;
         if (pairs > 0) {
           name = entry === void 0 ? text2.slice(lineStart, scratch2.nameEnd) : entry.name;
         } else {
-          const count = fields.split(text2, lineStart, newline);
+          const count = fields.split(text2, lineStart, newline2);
           if (count < 2 || !fields.isCount(text2, 1)) continue;
           name = fields.text(text2, 0);
           if (count < 4 || count % 2 !== 0) {
@@ -11034,7 +11079,7 @@ var goBenchReader = {
           if (!group) byBase.set(base, group = { pkg, base, procs, severalProcs: false, series: [], index: void 0 });
           else if (group.procs !== procs) group.severalProcs = true;
           if (procs !== lastProcs) allProcs.add(lastProcs = procs);
-          entry = { name, group, procs, series: [], next: void 0 };
+          entry = { name, group, procs, series: [], next: void 0, codes: nameCodes.add(name) };
           names2.set(name, entry);
         }
         if (lastEntry !== void 0) {
@@ -11059,6 +11104,9 @@ var goBenchReader = {
         results += 1;
         continue;
       }
+      let newline = text2.indexOf("\n", lineStart);
+      if (newline < 0) newline = length;
+      start = newline + 1;
       if (!(first >= 97 && first <= 122 || first === 45 || first === 70)) continue;
       const line = text2.slice(lineStart, lineEnd(text2, lineStart, newline));
       const config = first >= 97 && first <= 122 ? CONFIG_LINE.exec(line) : null;
@@ -11123,70 +11171,82 @@ var goBenchReader = {
   }
 };
 var MAX_FAST_PAIRS = 8;
-function fastResult(text2, start, end, scratch2, nameEnd) {
-  let p = nameEnd;
+function fastResult(window2, length, start, scratch2, nameEnd) {
+  const codes = window2.codes;
+  const base = window2.base;
+  const end = length - base;
+  let p = nameEnd - base;
   let c = 0;
-  if (p < 0) {
-    p = start + 9;
-    while ((c = text2.charCodeAt(p)) > 32 && c < 127) p++;
-    if (p >= end || c !== 32 && c !== 9) return 0;
+  if (nameEnd < 0) {
+    p = start - base + 9;
+    while ((c = codes[p]) > 32 && c < 127) p++;
+    if (c !== 32 && c !== 9) return 0;
   }
-  scratch2.nameEnd = p;
-  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  scratch2.nameEnd = p + base;
+  while ((c = codes[++p]) === 32 || c === 9) ;
   const count = p;
-  while ((c = text2.charCodeAt(p)) >= 48 && c <= 57) p++;
-  if (p === count || p >= end || c !== 32 && c !== 9) return 0;
+  while ((c = codes[p]) >= 48 && c <= 57) p++;
+  if (p === count || c !== 32 && c !== 9) return 0;
   const { values, units, lastUnits, lastUnitAt } = scratch2;
   let pairs = 0;
   for (; ; ) {
-    while ((c = text2.charCodeAt(p)) === 32 || c === 9) p++;
-    if (c === 13 && p + 1 === end) p++;
-    if (p >= end) return pairs;
+    while ((c = codes[p]) === 32 || c === 9) p++;
+    if (c === 13 && (codes[p + 1] === 10 || p + 1 === end)) c = codes[++p];
+    if (c === 10 || p === end) {
+      scratch2.newline = p + base;
+      return pairs;
+    }
     if (pairs === MAX_FAST_PAIRS) return 0;
     const number = p;
     let mantissa = 0;
     let dot = -1;
     for (; ; ) {
-      c = text2.charCodeAt(p);
+      c = codes[p];
       if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
       else if (c === 46 && dot < 0) dot = p;
       else break;
       p++;
     }
     const digits = p - number - (dot < 0 ? 0 : 1);
-    if (digits === 0 || digits > 15 || p >= end || c !== 32 && c !== 9) return 0;
+    if (digits === 0 || digits > 15 || c !== 32 && c !== 9) return 0;
     values[pairs] = dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
-    while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+    while ((c = codes[++p]) === 32 || c === 9) ;
     const unitStart = p;
     const known = lastUnits[pairs];
     let unit;
     if (known !== void 0) {
-      const length = known.length;
-      const at = lastUnitAt[pairs];
+      const unitLength = known.length;
+      const at = lastUnitAt[pairs] - base;
       let i = 0;
-      while (i < length && text2.charCodeAt(unitStart + i) === text2.charCodeAt(at + i)) i++;
-      p = unitStart + length;
-      c = text2.charCodeAt(p);
-      if (i === length && (p === end || c === 32 || c === 9 || c === 13 && p + 1 === end)) unit = known;
+      if (at >= 0) while (i < unitLength && codes[unitStart + i] === codes[at + i]) i++;
+      else while (i < unitLength && codes[unitStart + i] === known.charCodeAt(i)) i++;
+      p = unitStart + unitLength;
+      c = codes[p];
+      if (i === unitLength && (c === 32 || c === 9 || c === 10 || p === end || c === 13 && (codes[p + 1] === 10 || p + 1 === end))) unit = known;
     }
     if (unit === void 0) {
       p = unitStart;
-      while ((c = text2.charCodeAt(p)) > 32 && c < 127) p++;
-      if (p === unitStart || p < end && c !== 32 && c !== 9 && !(c === 13 && p + 1 === end)) return 0;
-      lastUnits[pairs] = unit = text2.slice(unitStart, p);
+      while ((c = codes[p]) > 32 && c < 127) p++;
+      if (p === unitStart || c !== 32 && c !== 9 && c !== 10 && p !== end && !(c === 13 && (codes[p + 1] === 10 || p + 1 === end))) return 0;
+      lastUnits[pairs] = unit = window2.text.slice(unitStart + base, p + base);
     }
-    lastUnitAt[pairs] = unitStart;
+    lastUnitAt[pairs] = unitStart + base;
     for (let k = 0; k < pairs; k++) if (units[k] === unit) return 0;
     units[pairs] = unit;
     pairs += 1;
   }
 }
-function namesAt(text2, start, entry) {
+function namesAt(window2, names2, start, entry) {
   if (entry === void 0) return false;
-  const end = start + entry.name.length;
-  const c = text2.charCodeAt(end);
+  const length = entry.name.length;
+  if (start + length >= window2.limit) return false;
+  const codes = window2.codes;
+  const s = start - window2.base;
+  const c = codes[s + length];
   if (c !== 32 && c !== 9) return false;
-  return text2.slice(start, end) === entry.name;
+  const at = entry.codes;
+  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names2[at + i]) return false;
+  return true;
 }
 function lineEnd(text2, start, newline) {
   return newline < text2.length && newline > start && text2.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
@@ -11315,7 +11375,22 @@ var dartReader = {
     const eventMark = new Finder(input, EVENT_MARK);
     const entries = /* @__PURE__ */ new Map();
     const names2 = new NameOrder();
-    while (cursor.next()) {
+    const window2 = new TextWindow(input);
+    const nameCodes = new NameCodes();
+    for (; ; ) {
+      const after = cursor.newline + 1;
+      if (after > 0 && after < input.length) {
+        window2.cover(after);
+        const line = expectedRunTime(window2, nameCodes.codes, after, names2.candidate(0)) ?? expectedRunTime(window2, nameCodes.codes, after, names2.candidate(1));
+        if (line !== void 0) {
+          cursor.skip(line.newline);
+          budget.value(cursor.number);
+          line.entry.measurement.values.push(line.value * line.entry.factor);
+          names2.record(line.entry);
+          continue;
+        }
+      }
+      if (!cursor.next()) break;
       const { number, start, end } = cursor;
       const isPrefixed = start + 1 < end && input.charCodeAt(start + 1) === 47 || input.charCodeAt(start) === 102 && input.startsWith("flutter: ", start);
       if (!isPrefixed) {
@@ -11330,7 +11405,7 @@ var dartReader = {
               if (entry === void 0) {
                 const existing = byName.get(name);
                 const factor = existing === void 0 ? 1 : conversionFactor("us", existing.unit);
-                entry = { name, at: start, next: void 0, measurement: existing, factor, plain: !LINE_BREAK.test(name) };
+                entry = { name, at: start, next: void 0, measurement: existing, factor, plain: !LINE_BREAK.test(name), codes: nameCodes.add(name), unprefixed: !(name.charCodeAt(1) === 47 || name.startsWith("flutter: ")) };
                 entries.set(name, entry);
               }
             }
@@ -11393,6 +11468,51 @@ var dartReader = {
     return { measurements: order.map((n) => byName.get(n)), warnings, hints: {} };
   }
 };
+var EXPECTED = { entry: void 0, value: 0, newline: 0 };
+var MARK_CODES = Array.from("(RunTime): ", (c) => c.charCodeAt(0));
+function expectedRunTime(window2, names2, start, entry) {
+  if (entry === void 0 || !entry.plain || !entry.unprefixed || entry.factor === void 0 || entry.measurement === void 0) return void 0;
+  const codes = window2.codes;
+  const base = window2.base;
+  const s = start - base;
+  const length = entry.name.length;
+  if (start + length + 11 >= window2.limit) return void 0;
+  const at = entry.codes;
+  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names2[at + i]) return void 0;
+  let p = s + length;
+  for (let i = 0; i < 11; i++) if (codes[p + i] !== MARK_CODES[i]) return void 0;
+  const from = p + 11;
+  p = from;
+  let mantissa = 0;
+  let dot = -1;
+  let c = codes[p];
+  for (; ; ) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+    c = codes[++p];
+  }
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || c !== 32 || codes[p + 1] !== 117 || codes[p + 2] !== 115) return void 0;
+  let q = p + 3;
+  c = codes[q];
+  if (c === 46) c = codes[++q];
+  while (c === 32 || c === 9) c = codes[++q];
+  if (c === 13) {
+    c = codes[++q];
+    if (c !== 10) return void 0;
+  } else if (c !== 10 && !(c === 0 && q + base === window2.text.length)) return void 0;
+  let value;
+  if (digits <= 15) value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+  else {
+    value = Number(window2.text.slice(from + base, p + base));
+    if (!Number.isFinite(value)) return void 0;
+  }
+  EXPECTED.entry = entry;
+  EXPECTED.value = value;
+  EXPECTED.newline = q + base;
+  return EXPECTED;
+}
 var LINE_BREAK = /[\r\u2028\u2029]/;
 function fastRunTime(text2, start, mark, end) {
   if (mark === start || isSpaceOrBreak(text2.charCodeAt(start)) || isSpaceOrBreak(text2.charCodeAt(mark - 1))) return NaN;
@@ -12445,10 +12565,13 @@ var plainLinesReader = {
     const entries = /* @__PURE__ */ new Map();
     const names2 = new NameOrder();
     const line = { newline: 0, nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
+    const window2 = new TextWindow(text2);
+    const nameCodes = new NameCodes();
     for (; ; ) {
       const after = cursor.newline + 1;
-      if (after > 0) {
-        const expected = expectedLine(text2, after, names2.candidate(0), line) ?? expectedLine(text2, after, names2.candidate(1), line);
+      if (after > 0 && after < text2.length) {
+        window2.cover(after);
+        const expected = expectedLine(window2, nameCodes.codes, text2.length, after, names2.candidate(0), line) ?? expectedLine(window2, nameCodes.codes, text2.length, after, names2.candidate(1), line);
         if (expected !== void 0 && expected.from === NORMALIZED[line.unit]) {
           cursor.skip(line.newline);
           budget.value(cursor.number);
@@ -12474,12 +12597,12 @@ var plainLinesReader = {
             const measurement2 = { benchmark: name2, metric: "time", unit: unit2, better: "lower", values: [line.value] };
             byName.set(name2, measurement2);
             order.push(name2);
-            entry = { name: name2, at: line.nameStart, next: void 0, measurement: measurement2, from: unit2, factor: 1 };
+            entry = { name: name2, at: line.nameStart, next: void 0, measurement: measurement2, from: unit2, factor: 1, codes: nameCodes.add(name2) };
             entries.set(name2, entry);
             names2.record(entry);
             continue;
           }
-          if (entry === void 0) entry = { name: name2, at: line.nameStart, next: void 0, measurement: byName.get(name2), from: "", factor: 1 };
+          if (entry === void 0) entry = { name: name2, at: line.nameStart, next: void 0, measurement: byName.get(name2), from: "", factor: 1, codes: nameCodes.add(name2) };
           entries.set(name2, entry);
         }
         if (entry.from !== unit2) {
@@ -12522,17 +12645,26 @@ var NORMALIZED = UNITS.map((u) => normalizeTimeUnit(u));
 var FAST_RESULT = 0;
 var FAST_NONE = 1;
 var FAST_OTHER = 2;
-function expectedLine(text2, start, entry, line) {
+function expectedLine(window2, names2, length, start, entry, line) {
   if (entry === void 0) return void 0;
-  let p = start + entry.name.length;
-  if (text2.charCodeAt(p) !== 58 || !sameName(text2, start, p, entry)) return void 0;
-  let c = text2.charCodeAt(++p);
+  const codes = window2.codes;
+  const base = window2.base;
+  const s = start - base;
+  let i = entry.name.length;
+  let p = s + i;
+  if (p + base >= window2.limit || codes[p] !== 58) return void 0;
+  const at = entry.codes;
+  while (i > 0) {
+    i -= 1;
+    if (codes[s + i] !== names2[at + i]) return void 0;
+  }
+  let c = codes[++p];
   if (c !== 32 && c !== 9) return void 0;
-  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  while ((c = codes[++p]) === 32 || c === 9) ;
   let mantissa = 0;
   let dot = -1;
   const from = p;
-  for (; ; c = text2.charCodeAt(++p)) {
+  for (; ; c = codes[++p]) {
     if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
     else if (c === 46 && dot < 0) dot = p;
     else break;
@@ -12540,21 +12672,20 @@ function expectedLine(text2, start, entry, line) {
   const valueEnd = p;
   const digits = p - from - (dot < 0 ? 0 : 1);
   if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || c !== 32 && c !== 9) return void 0;
-  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  while ((c = codes[++p]) === 32 || c === 9) ;
   let unit = UNITS.length - 1;
   if (c !== 115) {
     unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : -1;
-    if (unit < 0 || text2.charCodeAt(++p) !== 115) return void 0;
+    if (unit < 0 || codes[++p] !== 115) return void 0;
   }
-  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  while ((c = codes[++p]) === 32 || c === 9) ;
   if (c === 13) {
-    c = text2.charCodeAt(++p);
+    c = codes[++p];
     if (c !== 10) return void 0;
-  } else if (c !== 10 && p < text2.length) return void 0;
-  line.newline = p;
+  } else if (c !== 10 && !(c === 0 && p + base === length)) return void 0;
+  line.newline = p + base;
   line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
   line.unit = unit;
-  entry.at = start;
   return entry;
 }
 function fastResult2(text2, start, end, line) {
@@ -16086,7 +16217,7 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 // src/store/open-store.ts
 import { isAbsolute, join as join7, resolve as resolve5 } from "node:path";
 
-// ../../work/main/node_modules/pg/esm/index.mjs
+// node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
 var Client = import_lib.default.Client;
 var Pool = import_lib.default.Pool;
@@ -19503,7 +19634,7 @@ function mergedReportContext(merged) {
 import { homedir } from "node:os";
 import { join as join11, resolve as resolve6 } from "node:path";
 
-// ../../work/main/node_modules/re2js/build/index.js
+// node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -26360,7 +26491,7 @@ function refuseTokens(env) {
   throw new ActionInputError(`${found} is set in the measuring step's environment (the workflow's env:); ${why}: remove it from this job and write to GitHub from a separate report job (the benchbot step with merge:)`);
 }
 
-// ../../work/main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -26371,7 +26502,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../../work/main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -26394,7 +26525,7 @@ function register(state, name, method, options) {
   });
 }
 
-// ../../work/main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
@@ -26429,7 +26560,7 @@ function addHook(state, kind, name, hook2) {
   });
 }
 
-// ../../work/main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -26443,7 +26574,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index, 1);
 }
 
-// ../../work/main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook2, state, name) {
@@ -26477,7 +26608,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../../work/main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION2 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION2} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -26790,7 +26921,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../../work/main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -26974,7 +27105,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// ../../work/main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -27309,7 +27440,7 @@ var JSONParse = (text2, reviver) => {
   }
 };
 
-// ../../work/main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -27348,7 +27479,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../../work/main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION3 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -27530,7 +27661,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../../work/main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -27640,7 +27771,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../../work/main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep2 = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
@@ -27685,10 +27816,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../../work/main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION5 = "7.0.8";
 
-// ../../work/main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -27822,7 +27953,7 @@ var Octokit = class {
   auth;
 };
 
-// ../../work/main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION6 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -27938,7 +28069,7 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION6;
 
-// ../../work/main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION7 = "0.0.0-development";
 function isRequestError(error2) {
@@ -28012,7 +28143,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION7;
 
-// ../../work/main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION8 = "0.0.0-development";
 var noop3 = () => Promise.resolve();

@@ -37,9 +37,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../work/main/node_modules/postgres-array/index.js
+// node_modules/postgres-array/index.js
 var require_postgres_array = __commonJS({
-  "../../work/main/node_modules/postgres-array/index.js"(exports2) {
+  "node_modules/postgres-array/index.js"(exports2) {
     "use strict";
     exports2.parse = function(source, transform) {
       return new ArrayParser(source, transform).parse();
@@ -131,9 +131,9 @@ var require_postgres_array = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/lib/arrayParser.js
+// node_modules/pg-types/lib/arrayParser.js
 var require_arrayParser = __commonJS({
-  "../../work/main/node_modules/pg-types/lib/arrayParser.js"(exports2, module2) {
+  "node_modules/pg-types/lib/arrayParser.js"(exports2, module2) {
     var array2 = require_postgres_array();
     module2.exports = {
       create: function(source, transform) {
@@ -147,9 +147,9 @@ var require_arrayParser = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/postgres-date/index.js
+// node_modules/postgres-date/index.js
 var require_postgres_date = __commonJS({
-  "../../work/main/node_modules/postgres-date/index.js"(exports2, module2) {
+  "node_modules/postgres-date/index.js"(exports2, module2) {
     "use strict";
     var DATE_TIME = /(\d{1,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,})?.*?( BC)?$/;
     var DATE = /^(\d{1,})-(\d{2})-(\d{2})( BC)?$/;
@@ -234,9 +234,9 @@ var require_postgres_date = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/xtend/mutable.js
+// node_modules/xtend/mutable.js
 var require_mutable = __commonJS({
-  "../../work/main/node_modules/xtend/mutable.js"(exports2, module2) {
+  "node_modules/xtend/mutable.js"(exports2, module2) {
     module2.exports = extend;
     var hasOwnProperty = Object.prototype.hasOwnProperty;
     function extend(target) {
@@ -253,9 +253,9 @@ var require_mutable = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/postgres-interval/index.js
+// node_modules/postgres-interval/index.js
 var require_postgres_interval = __commonJS({
-  "../../work/main/node_modules/postgres-interval/index.js"(exports2, module2) {
+  "node_modules/postgres-interval/index.js"(exports2, module2) {
     "use strict";
     var extend = require_mutable();
     module2.exports = PostgresInterval;
@@ -344,9 +344,9 @@ var require_postgres_interval = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/postgres-bytea/index.js
+// node_modules/postgres-bytea/index.js
 var require_postgres_bytea = __commonJS({
-  "../../work/main/node_modules/postgres-bytea/index.js"(exports2, module2) {
+  "node_modules/postgres-bytea/index.js"(exports2, module2) {
     "use strict";
     var bufferFrom = Buffer.from || Buffer;
     module2.exports = function parseBytea(input) {
@@ -380,9 +380,9 @@ var require_postgres_bytea = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/lib/textParsers.js
+// node_modules/pg-types/lib/textParsers.js
 var require_textParsers = __commonJS({
-  "../../work/main/node_modules/pg-types/lib/textParsers.js"(exports2, module2) {
+  "node_modules/pg-types/lib/textParsers.js"(exports2, module2) {
     var array2 = require_postgres_array();
     var arrayParser = require_arrayParser();
     var parseDate = require_postgres_date();
@@ -580,9 +580,9 @@ var require_textParsers = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-int8/index.js
+// node_modules/pg-int8/index.js
 var require_pg_int8 = __commonJS({
-  "../../work/main/node_modules/pg-int8/index.js"(exports2, module2) {
+  "node_modules/pg-int8/index.js"(exports2, module2) {
     "use strict";
     var BASE = 1e6;
     function readInt8(buffer) {
@@ -660,9 +660,9 @@ var require_pg_int8 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/lib/binaryParsers.js
+// node_modules/pg-types/lib/binaryParsers.js
 var require_binaryParsers = __commonJS({
-  "../../work/main/node_modules/pg-types/lib/binaryParsers.js"(exports2, module2) {
+  "node_modules/pg-types/lib/binaryParsers.js"(exports2, module2) {
     var parseInt64 = require_pg_int8();
     var parseBits = function(data, bits2, offset, invert, callback) {
       offset = offset || 0;
@@ -860,9 +860,9 @@ var require_binaryParsers = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/lib/builtins.js
+// node_modules/pg-types/lib/builtins.js
 var require_builtins = __commonJS({
-  "../../work/main/node_modules/pg-types/lib/builtins.js"(exports2, module2) {
+  "node_modules/pg-types/lib/builtins.js"(exports2, module2) {
     module2.exports = {
       BOOL: 16,
       BYTEA: 17,
@@ -928,9 +928,9 @@ var require_builtins = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-types/index.js
+// node_modules/pg-types/index.js
 var require_pg_types = __commonJS({
-  "../../work/main/node_modules/pg-types/index.js"(exports2) {
+  "node_modules/pg-types/index.js"(exports2) {
     var textParsers = require_textParsers();
     var binaryParsers = require_binaryParsers();
     var arrayParser = require_arrayParser();
@@ -969,9 +969,9 @@ var require_pg_types = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/defaults.js
+// node_modules/pg/lib/defaults.js
 var require_defaults = __commonJS({
-  "../../work/main/node_modules/pg/lib/defaults.js"(exports2, module2) {
+  "node_modules/pg/lib/defaults.js"(exports2, module2) {
     "use strict";
     var user;
     try {
@@ -1038,9 +1038,9 @@ var require_defaults = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/utils.js
+// node_modules/pg/lib/utils.js
 var require_utils = __commonJS({
-  "../../work/main/node_modules/pg/lib/utils.js"(exports2, module2) {
+  "node_modules/pg/lib/utils.js"(exports2, module2) {
     "use strict";
     var defaults2 = require_defaults();
     var nodeUtils = __require("util");
@@ -1202,9 +1202,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/crypto/utils.js
+// node_modules/pg/lib/crypto/utils.js
 var require_utils2 = __commonJS({
-  "../../work/main/node_modules/pg/lib/crypto/utils.js"(exports2, module2) {
+  "node_modules/pg/lib/crypto/utils.js"(exports2, module2) {
     var nodeCrypto = __require("crypto");
     module2.exports = {
       postgresMd5PasswordHash,
@@ -1253,9 +1253,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/crypto/cert-signatures.js
+// node_modules/pg/lib/crypto/cert-signatures.js
 var require_cert_signatures = __commonJS({
-  "../../work/main/node_modules/pg/lib/crypto/cert-signatures.js"(exports2, module2) {
+  "node_modules/pg/lib/crypto/cert-signatures.js"(exports2, module2) {
     function x509Error(msg, cert) {
       return new Error("SASL channel binding: " + msg + " when parsing public certificate " + cert.toString("base64"));
     }
@@ -1366,9 +1366,9 @@ var require_cert_signatures = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/crypto/sasl.js
+// node_modules/pg/lib/crypto/sasl.js
 var require_sasl = __commonJS({
-  "../../work/main/node_modules/pg/lib/crypto/sasl.js"(exports2, module2) {
+  "node_modules/pg/lib/crypto/sasl.js"(exports2, module2) {
     "use strict";
     var crypto = require_utils2();
     var { signatureAlgorithmHashFromCertificate } = require_cert_signatures();
@@ -1551,9 +1551,9 @@ var require_sasl = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/type-overrides.js
+// node_modules/pg/lib/type-overrides.js
 var require_type_overrides = __commonJS({
-  "../../work/main/node_modules/pg/lib/type-overrides.js"(exports2, module2) {
+  "node_modules/pg/lib/type-overrides.js"(exports2, module2) {
     "use strict";
     var types2 = require_pg_types();
     function TypeOverrides2(userTypes) {
@@ -1586,9 +1586,9 @@ var require_type_overrides = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-connection-string/index.js
+// node_modules/pg-connection-string/index.js
 var require_pg_connection_string = __commonJS({
-  "../../work/main/node_modules/pg-connection-string/index.js"(exports2, module2) {
+  "node_modules/pg-connection-string/index.js"(exports2, module2) {
     "use strict";
     function parse5(str, options2 = {}) {
       if (str.charAt(0) === "/") {
@@ -1774,9 +1774,9 @@ See https://www.postgresql.org/docs/current/libpq-ssl.html for libpq SSL mode de
   }
 });
 
-// ../../work/main/node_modules/pg/lib/connection-parameters.js
+// node_modules/pg/lib/connection-parameters.js
 var require_connection_parameters = __commonJS({
-  "../../work/main/node_modules/pg/lib/connection-parameters.js"(exports2, module2) {
+  "node_modules/pg/lib/connection-parameters.js"(exports2, module2) {
     "use strict";
     var dns = __require("dns");
     var defaults2 = require_defaults();
@@ -1925,9 +1925,9 @@ var require_connection_parameters = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/result.js
+// node_modules/pg/lib/result.js
 var require_result = __commonJS({
-  "../../work/main/node_modules/pg/lib/result.js"(exports2, module2) {
+  "node_modules/pg/lib/result.js"(exports2, module2) {
     "use strict";
     var types2 = require_pg_types();
     var matchRegexp = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
@@ -2016,9 +2016,9 @@ var require_result = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/query.js
+// node_modules/pg/lib/query.js
 var require_query = __commonJS({
-  "../../work/main/node_modules/pg/lib/query.js"(exports2, module2) {
+  "node_modules/pg/lib/query.js"(exports2, module2) {
     "use strict";
     var { EventEmitter } = __require("events");
     var Result2 = require_result();
@@ -2218,9 +2218,9 @@ var require_query = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/messages.js
+// node_modules/pg-protocol/dist/messages.js
 var require_messages = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/messages.js"(exports2) {
+  "node_modules/pg-protocol/dist/messages.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.NoticeMessage = exports2.DataRowMessage = exports2.CommandCompleteMessage = exports2.ReadyForQueryMessage = exports2.NotificationResponseMessage = exports2.BackendKeyDataMessage = exports2.AuthenticationMD5Password = exports2.ParameterStatusMessage = exports2.ParameterDescriptionMessage = exports2.RowDescriptionMessage = exports2.Field = exports2.CopyResponse = exports2.CopyDataMessage = exports2.DatabaseError = exports2.copyDone = exports2.emptyQuery = exports2.replicationStart = exports2.portalSuspended = exports2.noData = exports2.closeComplete = exports2.bindComplete = exports2.parseComplete = void 0;
@@ -2383,9 +2383,9 @@ var require_messages = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/buffer-writer.js
+// node_modules/pg-protocol/dist/buffer-writer.js
 var require_buffer_writer = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/buffer-writer.js"(exports2) {
+  "node_modules/pg-protocol/dist/buffer-writer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Writer = void 0;
@@ -2496,9 +2496,9 @@ var require_buffer_writer = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/serializer.js
+// node_modules/pg-protocol/dist/serializer.js
 var require_serializer = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/serializer.js"(exports2) {
+  "node_modules/pg-protocol/dist/serializer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.serialize = void 0;
@@ -2710,9 +2710,9 @@ var require_serializer = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/buffer-reader.js
+// node_modules/pg-protocol/dist/buffer-reader.js
 var require_buffer_reader = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/buffer-reader.js"(exports2) {
+  "node_modules/pg-protocol/dist/buffer-reader.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BufferReader = void 0;
@@ -2769,9 +2769,9 @@ var require_buffer_reader = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/parser.js
+// node_modules/pg-protocol/dist/parser.js
 var require_parser = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/parser.js"(exports2) {
+  "node_modules/pg-protocol/dist/parser.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Parser = void 0;
@@ -3076,9 +3076,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-protocol/dist/index.js
+// node_modules/pg-protocol/dist/index.js
 var require_dist = __commonJS({
-  "../../work/main/node_modules/pg-protocol/dist/index.js"(exports2) {
+  "node_modules/pg-protocol/dist/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.DatabaseError = exports2.serialize = void 0;
@@ -3100,18 +3100,18 @@ var require_dist = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-cloudflare/dist/empty.js
+// node_modules/pg-cloudflare/dist/empty.js
 var require_empty = __commonJS({
-  "../../work/main/node_modules/pg-cloudflare/dist/empty.js"(exports2) {
+  "node_modules/pg-cloudflare/dist/empty.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.default = {};
   }
 });
 
-// ../../work/main/node_modules/pg/lib/stream.js
+// node_modules/pg/lib/stream.js
 var require_stream = __commonJS({
-  "../../work/main/node_modules/pg/lib/stream.js"(exports2, module2) {
+  "node_modules/pg/lib/stream.js"(exports2, module2) {
     var { getStream, getSecureStream } = getStreamFuncs();
     module2.exports = {
       /**
@@ -3175,9 +3175,9 @@ var require_stream = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/connection.js
+// node_modules/pg/lib/connection.js
 var require_connection = __commonJS({
-  "../../work/main/node_modules/pg/lib/connection.js"(exports2, module2) {
+  "node_modules/pg/lib/connection.js"(exports2, module2) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var { parse: parse5, serialize } = require_dist();
@@ -3377,9 +3377,9 @@ var require_connection = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/split2/index.js
+// node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "../../work/main/node_modules/split2/index.js"(exports2, module2) {
+  "node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform2 } = __require("stream");
     var { StringDecoder } = __require("string_decoder");
@@ -3478,9 +3478,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pgpass/lib/helper.js
+// node_modules/pgpass/lib/helper.js
 var require_helper = __commonJS({
-  "../../work/main/node_modules/pgpass/lib/helper.js"(exports2, module2) {
+  "node_modules/pgpass/lib/helper.js"(exports2, module2) {
     "use strict";
     var path2 = __require("path");
     var Stream = __require("stream").Stream;
@@ -3649,9 +3649,9 @@ var require_helper = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pgpass/lib/index.js
+// node_modules/pgpass/lib/index.js
 var require_lib = __commonJS({
-  "../../work/main/node_modules/pgpass/lib/index.js"(exports2, module2) {
+  "node_modules/pgpass/lib/index.js"(exports2, module2) {
     "use strict";
     var path2 = __require("path");
     var fs = __require("fs");
@@ -3670,9 +3670,9 @@ var require_lib = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/client.js
+// node_modules/pg/lib/client.js
 var require_client = __commonJS({
-  "../../work/main/node_modules/pg/lib/client.js"(exports2, module2) {
+  "node_modules/pg/lib/client.js"(exports2, module2) {
     var EventEmitter = __require("events").EventEmitter;
     var utils = require_utils();
     var nodeUtils = __require("util");
@@ -4367,9 +4367,9 @@ var require_client = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-pool/index.js
+// node_modules/pg-pool/index.js
 var require_pg_pool = __commonJS({
-  "../../work/main/node_modules/pg-pool/index.js"(exports2, module2) {
+  "node_modules/pg-pool/index.js"(exports2, module2) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var NOOP = function() {
@@ -4793,9 +4793,9 @@ var require_pg_pool = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/native/query.js
+// node_modules/pg/lib/native/query.js
 var require_query2 = __commonJS({
-  "../../work/main/node_modules/pg/lib/native/query.js"(exports2, module2) {
+  "node_modules/pg/lib/native/query.js"(exports2, module2) {
     "use strict";
     var EventEmitter = __require("events").EventEmitter;
     var util = __require("util");
@@ -4936,9 +4936,9 @@ var require_query2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/native/client.js
+// node_modules/pg/lib/native/client.js
 var require_client2 = __commonJS({
-  "../../work/main/node_modules/pg/lib/native/client.js"(exports2, module2) {
+  "node_modules/pg/lib/native/client.js"(exports2, module2) {
     var nodeUtils = __require("util");
     var Native;
     try {
@@ -5274,17 +5274,17 @@ var require_client2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg/lib/native/index.js
+// node_modules/pg/lib/native/index.js
 var require_native = __commonJS({
-  "../../work/main/node_modules/pg/lib/native/index.js"(exports2, module2) {
+  "node_modules/pg/lib/native/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_client2();
   }
 });
 
-// ../../work/main/node_modules/pg/lib/index.js
+// node_modules/pg/lib/index.js
 var require_lib2 = __commonJS({
-  "../../work/main/node_modules/pg/lib/index.js"(exports2, module2) {
+  "node_modules/pg/lib/index.js"(exports2, module2) {
     "use strict";
     var Client2 = require_client();
     var defaults2 = require_defaults();
@@ -5348,10 +5348,10 @@ var require_lib2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/obuf.js
+// node_modules/pg-copy-streams/obuf.js
 var require_obuf = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/obuf.js"(exports2, module2) {
-    var Buffer3 = __require("buffer").Buffer;
+  "node_modules/pg-copy-streams/obuf.js"(exports2, module2) {
+    var Buffer4 = __require("buffer").Buffer;
     function OffsetBuffer() {
       this.offset = 0;
       this.size = 0;
@@ -5445,7 +5445,7 @@ var require_obuf = __commonJS({
       }
     };
     OffsetBuffer.prototype.take = function take(n) {
-      if (n === 0) return Buffer3.alloc(0);
+      if (n === 0) return Buffer4.alloc(0);
       this.size -= n;
       const first = this.buffers[0].length - this.offset;
       if (first === n) {
@@ -5460,7 +5460,7 @@ var require_obuf = __commonJS({
         this.offset += n;
         return r;
       }
-      const out = Buffer3.alloc(n);
+      const out = Buffer4.alloc(n);
       let toOff = 0;
       let startOff = this.offset;
       let i;
@@ -5634,9 +5634,9 @@ var require_obuf = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/message-formats.js
+// node_modules/pg-copy-streams/message-formats.js
 var require_message_formats = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/message-formats.js"(exports2, module2) {
+  "node_modules/pg-copy-streams/message-formats.js"(exports2, module2) {
     module2.exports = {
       ErrorResponse: 69,
       // E
@@ -5670,9 +5670,9 @@ var require_message_formats = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/copy-to.js
+// node_modules/pg-copy-streams/copy-to.js
 var require_copy_to = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/copy-to.js"(exports2, module2) {
+  "node_modules/pg-copy-streams/copy-to.js"(exports2, module2) {
     "use strict";
     module2.exports = function(txt, options2) {
       return new CopyStreamQuery(txt, options2);
@@ -5821,9 +5821,9 @@ var require_copy_to = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/copy-from.js
+// node_modules/pg-copy-streams/copy-from.js
 var require_copy_from = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/copy-from.js"(exports2, module2) {
+  "node_modules/pg-copy-streams/copy-from.js"(exports2, module2) {
     "use strict";
     module2.exports = function(txt, options2) {
       return new CopyStreamQuery(txt, options2);
@@ -5957,9 +5957,9 @@ var require_copy_from = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/copy-both.js
+// node_modules/pg-copy-streams/copy-both.js
 var require_copy_both = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/copy-both.js"(exports2, module2) {
+  "node_modules/pg-copy-streams/copy-both.js"(exports2, module2) {
     "use strict";
     module2.exports = function(txt, options2) {
       return new CopyStreamQuery(txt, options2);
@@ -6183,9 +6183,9 @@ var require_copy_both = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pg-copy-streams/index.js
+// node_modules/pg-copy-streams/index.js
 var require_pg_copy_streams = __commonJS({
-  "../../work/main/node_modules/pg-copy-streams/index.js"(exports2) {
+  "node_modules/pg-copy-streams/index.js"(exports2) {
     "use strict";
     var CopyToQueryStream = require_copy_to();
     var CopyFromQueryStream = require_copy_from();
@@ -6202,9 +6202,9 @@ var require_pg_copy_streams = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/parser.js
+// node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/parser.js"(exports2) {
+  "node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k, ref2, v;
@@ -6227,9 +6227,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/DLList.js
+// node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -6317,9 +6317,9 @@ var require_DLList = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/Events.js
+// node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
@@ -6451,9 +6451,9 @@ var require_Events = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/Queues.js
+// node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events2;
@@ -6521,9 +6521,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/BottleneckError.js
+// node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -6532,9 +6532,9 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/Job.js
+// node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
@@ -6736,9 +6736,9 @@ var require_Job = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/LocalDatastore.js
+// node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
@@ -6998,9 +6998,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/lua.json
+// node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -7133,9 +7133,9 @@ return {}
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/Scripts.js
+// node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -7299,9 +7299,9 @@ var require_Scripts = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/RedisConnection.js
+// node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
@@ -7495,9 +7495,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/IORedisConnection.js
+// node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i) || _nonIterableRest();
@@ -7704,9 +7704,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/RedisDatastore.js
+// node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -8055,9 +8055,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/States.js
+// node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -8133,9 +8133,9 @@ var require_States = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/Sync.js
+// node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
       try {
@@ -8231,16 +8231,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/version.json
+// node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/Group.js
+// node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -8460,9 +8460,9 @@ var require_Group = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/Batcher.js
+// node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events2;
@@ -8518,9 +8518,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/Bottleneck.js
+// node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -9067,17 +9067,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/lib/index.js
+// node_modules/bottleneck/lib/index.js
 var require_lib3 = __commonJS({
-  "../../work/main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// ../../work/main/node_modules/deepmerge/dist/cjs.js
+// node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "../../work/main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -9178,9 +9178,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-std-serializers/lib/err-helpers.js
+// node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "../../work/main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err2) => {
       return err2 && typeof err2.message === "string";
@@ -9235,9 +9235,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-std-serializers/lib/err-proto.js
+// node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "../../work/main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = Symbol("circular-ref-tag");
     var rawSymbol = Symbol("pino-raw-err-ref");
@@ -9286,9 +9286,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-std-serializers/lib/err.js
+// node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "../../work/main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -9326,9 +9326,9 @@ var require_err = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-std-serializers/lib/err-with-cause.js
+// node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "../../work/main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -9369,9 +9369,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-std-serializers/lib/req.js
+// node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "../../work/main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -9464,9 +9464,9 @@ var require_req = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-std-serializers/lib/res.js
+// node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "../../work/main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -9513,9 +9513,9 @@ var require_res = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-std-serializers/index.js
+// node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "../../work/main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -9550,9 +9550,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/caller.js
+// node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "../../work/main/node_modules/pino/lib/caller.js"(exports2, module2) {
+  "node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util = __require("node:util");
     var getCallSites = util.getCallSites ?? util.getCallSite;
@@ -9583,9 +9583,9 @@ var require_caller = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/@pinojs/redact/index.js
+// node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "../../work/main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -10016,9 +10016,9 @@ var require_redact = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/symbols.js
+// node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "../../work/main/node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = Symbol("pino.setLevel");
     var getLevelSym = Symbol("pino.getLevel");
@@ -10089,9 +10089,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/redaction.js
+// node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "../../work/main/node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -10171,9 +10171,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/time.js
+// node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "../../work/main/node_modules/pino/lib/time.js"(exports2, module2) {
+  "node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -10202,9 +10202,9 @@ var require_time = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/quick-format-unescaped/index.js
+// node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "../../work/main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o) {
       try {
@@ -10321,9 +10321,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/atomic-sleep/index.js
+// node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "../../work/main/node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep = function(ms) {
@@ -10356,9 +10356,9 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/sonic-boom/index.js
+// node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "../../work/main/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs = __require("fs");
     var EventEmitter = __require("events");
@@ -10943,9 +10943,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/on-exit-leak-free/index.js
+// node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "../../work/main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -11037,9 +11037,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/thread-stream/package.json
+// node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "../../work/main/node_modules/thread-stream/package.json"(exports2, module2) {
+  "node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -11098,9 +11098,9 @@ var require_package = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/thread-stream/lib/wait.js
+// node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "../../work/main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state, index, expected, timeout, done) {
@@ -11168,9 +11168,9 @@ var require_wait = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/thread-stream/lib/indexes.js
+// node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "../../work/main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -11183,9 +11183,9 @@ var require_indexes = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/thread-stream/index.js
+// node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "../../work/main/node_modules/thread-stream/index.js"(exports2, module2) {
+  "node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version } = require_package();
     var { EventEmitter } = __require("events");
@@ -11748,9 +11748,9 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/transport.js
+// node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "../../work/main/node_modules/pino/lib/transport.js"(exports2, module2) {
+  "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire3 } = __require("module");
     var { existsSync: existsSync7 } = __require("node:fs");
@@ -11980,9 +11980,9 @@ var require_transport = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/tools.js
+// node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "../../work/main/node_modules/pino/lib/tools.js"(exports2, module2) {
+  "node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format2 = require_quick_format_unescaped();
@@ -12309,9 +12309,9 @@ var require_tools = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/constants.js
+// node_modules/pino/lib/constants.js
 var require_constants = __commonJS({
-  "../../work/main/node_modules/pino/lib/constants.js"(exports2, module2) {
+  "node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -12331,9 +12331,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/levels.js
+// node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "../../work/main/node_modules/pino/lib/levels.js"(exports2, module2) {
+  "node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -12524,17 +12524,17 @@ var require_levels = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/lib/meta.js
+// node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "../../work/main/node_modules/pino/lib/meta.js"(exports2, module2) {
+  "node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// ../../work/main/node_modules/pino/lib/proto.js
+// node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "../../work/main/node_modules/pino/lib/proto.js"(exports2, module2) {
+  "node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter } = __require("node:events");
     var {
@@ -12762,9 +12762,9 @@ var require_proto = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/safe-stable-stringify/index.js
+// node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "../../work/main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty } = Object.prototype;
     var stringify = configure();
@@ -13358,9 +13358,9 @@ ${originalIndentation}`;
   }
 });
 
-// ../../work/main/node_modules/pino/lib/multistream.js
+// node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "../../work/main/node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = Symbol.for("pino.metadata");
     var { DEFAULT_LEVELS } = require_constants();
@@ -13528,9 +13528,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino/pino.js
+// node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "../../work/main/node_modules/pino/pino.js"(exports2, module2) {
+  "node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -13759,9 +13759,9 @@ var require_pino = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/colorette/index.cjs
+// node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "../../work/main/node_modules/colorette/index.cjs"(exports2) {
+  "node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty = __require("tty");
@@ -13943,9 +13943,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/wrappy/wrappy.js
+// node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "../../work/main/node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -13973,9 +13973,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/once/once.js
+// node_modules/once/once.js
 var require_once = __commonJS({
-  "../../work/main/node_modules/once/once.js"(exports2, module2) {
+  "node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once5);
     module2.exports.strict = wrappy(onceStrict);
@@ -14017,9 +14017,9 @@ var require_once = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/end-of-stream/index.js
+// node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "../../work/main/node_modules/end-of-stream/index.js"(exports2, module2) {
+  "node_modules/end-of-stream/index.js"(exports2, module2) {
     var once5 = require_once();
     var noop5 = function() {
     };
@@ -14100,9 +14100,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pump/index.js
+// node_modules/pump/index.js
 var require_pump = __commonJS({
-  "../../work/main/node_modules/pump/index.js"(exports2, module2) {
+  "node_modules/pump/index.js"(exports2, module2) {
     var once5 = require_once();
     var eos = require_end_of_stream();
     var fs;
@@ -14175,9 +14175,9 @@ var require_pump = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-abstract-transport/index.js
+// node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "../../work/main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = Symbol.for("pino.metadata");
     var split2 = require_split2();
@@ -14293,9 +14293,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/constants.js
+// node_modules/pino-pretty/lib/constants.js
 var require_constants2 = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -14339,9 +14339,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
     var { LEVELS, LEVEL_NAMES } = require_constants2();
@@ -14361,9 +14361,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/colors.js
+// node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input) => input;
     var plain = {
@@ -14455,9 +14455,9 @@ var require_colors = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "../../work/main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs = __require("node:fs");
     var EventEmitter = __require("node:events");
@@ -15217,18 +15217,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/noop.js
+// node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop5() {
     };
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -15277,9 +15277,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/is-valid-date.js
+// node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date) {
@@ -15288,9 +15288,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/create-date.js
+// node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -15305,9 +15305,9 @@ var require_create_date = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/split-property-key.js
+// node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
     function splitPropertyKey(key2) {
@@ -15340,9 +15340,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/get-property-value.js
+// node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -15359,9 +15359,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/delete-log-property.js
+// node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -15377,9 +15377,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/fast-copy/dist/cjs/index.cjs
+// node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "../../work/main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -15697,9 +15697,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/filter-log.js
+// node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -15753,9 +15753,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/dateformat/lib/dateformat.js
+// node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "../../work/main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -16006,9 +16006,9 @@ var require_dateformat = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/format-time.js
+// node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime;
     var {
@@ -16045,9 +16045,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -16070,9 +16070,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -16098,9 +16098,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -16123,9 +16123,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/is-object.js
+// node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject3;
     function isObject3(input) {
@@ -16134,9 +16134,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input, ident = "    ", eol = "\n" }) {
@@ -16149,9 +16149,9 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
@@ -16247,9 +16247,9 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/fast-safe-stringify/index.js
+// node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "../../work/main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
     module2.exports = stringify;
     stringify.default = stringify;
     stringify.stable = deterministicStringify;
@@ -16441,9 +16441,9 @@ var require_fast_safe_stringify = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -16453,9 +16453,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/prettify-error.js
+// node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -16489,9 +16489,9 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/prettify-object.js
+// node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
@@ -16557,9 +16557,9 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
@@ -16612,9 +16612,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/prettify-level.js
+// node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -16639,9 +16639,9 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/prettify-message.js
+// node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
@@ -16687,9 +16687,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -16728,9 +16728,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/prettify-time.js
+// node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime = require_format_time();
@@ -16754,9 +16754,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/utils/index.js
+// node_modules/pino-pretty/lib/utils/index.js
 var require_utils3 = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -16787,9 +16787,9 @@ var require_utils3 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/secure-json-parse/index.js
+// node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "../../work/main/node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -16893,9 +16893,9 @@ var require_secure_json_parse = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/lib/pretty.js
+// node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "../../work/main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -17028,9 +17028,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-pretty/index.js
+// node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "../../work/main/node_modules/pino-pretty/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -17161,9 +17161,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../../work/main/node_modules/bottleneck/light.js"(exports2, module2) {
+  "node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global2, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports2, (function() {
@@ -18480,9 +18480,9 @@ var require_light = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = Symbol.for("yaml.alias");
     var DOC = Symbol.for("yaml.document");
@@ -18537,9 +18537,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../../work/main/node_modules/yaml/dist/visit.js"(exports2) {
+  "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var BREAK = Symbol("break visit");
@@ -18695,9 +18695,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../../work/main/node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit = require_visit();
@@ -18866,9 +18866,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../../work/main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit = require_visit();
@@ -18936,9 +18936,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../../work/main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key2, val) {
       if (val && typeof val === "object") {
@@ -18986,9 +18986,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -19016,9 +19016,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -19057,9 +19057,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit = require_visit();
@@ -19175,9 +19175,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -19205,9 +19205,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../../work/main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -19280,9 +19280,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -19423,9 +19423,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../../work/main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment2, indent) {
@@ -19440,9 +19440,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../../work/main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -19576,9 +19576,9 @@ ${indent}${text2.slice(fold + 1, end2)}`;
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../../work/main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -19859,9 +19859,9 @@ ${indent}`);
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../../work/main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -19983,9 +19983,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../../work/main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -20116,9 +20116,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../../work/main/node_modules/yaml/dist/log.js"(exports2) {
+  "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -20138,9 +20138,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -20198,9 +20198,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
@@ -20262,9 +20262,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -20302,9 +20302,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../../work/main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -20453,9 +20453,9 @@ ${indent}${end}`;
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -20597,9 +20597,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -20619,9 +20619,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../../work/main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -20735,9 +20735,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -20757,9 +20757,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string2 = {
@@ -20776,9 +20776,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -20794,9 +20794,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -20818,9 +20818,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../../work/main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format: format2, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -20845,9 +20845,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -20891,9 +20891,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -20936,9 +20936,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -20964,9 +20964,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map = require_map();
@@ -21031,9 +21031,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -21097,9 +21097,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -21175,9 +21175,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -21253,9 +21253,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -21285,9 +21285,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -21334,9 +21334,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -21413,9 +21413,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -21502,9 +21502,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -21590,9 +21590,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -21634,9 +21634,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map = require_map();
     var _null = require_null();
@@ -21728,9 +21728,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../../work/main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var map = require_map();
@@ -21760,9 +21760,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../../work/main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -21840,9 +21840,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../../work/main/node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -22149,9 +22149,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../../work/main/node_modules/yaml/dist/errors.js"(exports2) {
+  "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code18, message) {
@@ -22214,9 +22214,9 @@ ${pointer}
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -22348,9 +22348,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key2) {
       if (!key2)
@@ -22390,9 +22390,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -22408,9 +22408,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -22424,9 +22424,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -22532,9 +22532,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -22583,9 +22583,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment2 = "";
@@ -22626,9 +22626,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -22820,9 +22820,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -22885,9 +22885,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -23068,9 +23068,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -23289,9 +23289,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -23370,9 +23370,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -23400,9 +23400,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -23506,9 +23506,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -23549,9 +23549,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../../work/main/node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -23757,9 +23757,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../../work/main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -23942,9 +23942,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../../work/main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -24003,9 +24003,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../../work/main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = Symbol("break visit");
     var SKIP = Symbol("skip children");
@@ -24065,9 +24065,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../../work/main/node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -24167,9 +24167,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../../work/main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty2(ch) {
@@ -24756,9 +24756,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../../work/main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter = class {
       constructor() {
@@ -24787,9 +24787,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser3 = __commonJS({
-  "../../work/main/node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -25661,9 +25661,9 @@ var require_parser3 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../../work/main/node_modules/yaml/dist/public-api.js"(exports2) {
+  "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -25758,9 +25758,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist2 = __commonJS({
-  "../../work/main/node_modules/yaml/dist/index.js"(exports2) {
+  "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -25810,9 +25810,9 @@ var require_dist2 = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/get-caller-file/index.js
+// node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "../../work/main/node_modules/get-caller-file/index.js"(exports2, module2) {
+  "node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position) {
       if (position === void 0) {
@@ -25834,9 +25834,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/pino-http/logger.js
+// node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "../../work/main/node_modules/pino-http/logger.js"(exports2, module2) {
+  "node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino2, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -26058,9 +26058,9 @@ var require_logger = __commonJS({
   }
 });
 
-// ../../work/main/node_modules/punycode.js/punycode.js
+// node_modules/punycode.js/punycode.js
 var require_punycode = __commonJS({
-  "../../work/main/node_modules/punycode.js/punycode.js"(exports2, module2) {
+  "node_modules/punycode.js/punycode.js"(exports2, module2) {
     "use strict";
     var maxInt = 2147483647;
     var base = 36;
@@ -27037,6 +27037,7 @@ function uniqueNames(items) {
 }
 
 // src/formats/text-lines.ts
+import { Buffer as Buffer2 } from "node:buffer";
 var LineCursor = class {
   text;
   /** number is the 1-based number of the current line. */
@@ -27333,6 +27334,44 @@ function grow(offsets) {
   bigger.set(offsets);
   return bigger;
 }
+var WINDOW = 1 << 16;
+var WINDOW_MARGIN = 1 << 12;
+var TextWindow = class {
+  text;
+  buffer = Buffer2.alloc(2 * (WINDOW + 1));
+  codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, WINDOW + 1);
+  base = 0;
+  limit = 0;
+  constructor(text2) {
+    this.text = text2;
+  }
+  /** cover moves the window, if need be, so that it holds text[from, from + WINDOW_MARGIN) or up to the end of the text; positions asked for must not decrease. */
+  cover(from) {
+    if (from + WINDOW_MARGIN <= this.limit || this.limit === this.text.length && from >= this.base) return;
+    const limit = Math.min(this.text.length, from + WINDOW);
+    this.buffer.write(this.text.slice(from, limit), 0, "utf16le");
+    this.codes[limit - from] = 0;
+    this.base = from;
+    this.limit = limit;
+  }
+};
+var NameCodes = class {
+  codes = new Uint16Array(1024);
+  size = 0;
+  add(name) {
+    const at = this.size;
+    const length = name.length;
+    if (at + length > this.codes.length) {
+      const bigger = new Uint16Array(Math.max(2 * this.codes.length, at + length));
+      bigger.set(this.codes.subarray(0, at));
+      this.codes = bigger;
+    }
+    const codes = this.codes;
+    for (let i = 0; i < length; i++) codes[at + i] = name.charCodeAt(i);
+    this.size = at + length;
+    return at;
+  }
+};
 
 // src/formats/criterion.ts
 var THROUGHPUT_KINDS = {
@@ -28013,7 +28052,9 @@ var goBenchReader = {
     const allProcs = /* @__PURE__ */ new Set();
     let lastProcs = -1;
     const fields = new LineFields();
-    const scratch2 = { nameEnd: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
+    const scratch2 = { nameEnd: 0, newline: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
+    const window2 = new TextWindow(text2);
+    const nameCodes = new NameCodes();
     let lastEntry;
     let followed = false;
     let results = 0;
@@ -28023,30 +28064,34 @@ var goBenchReader = {
     let byBase;
     let number = 0;
     for (let start = 0; start <= length; ) {
-      let newline2 = text2.indexOf("\n", start);
-      if (newline2 < 0) newline2 = length;
       number += 1;
       const lineStart = start;
-      start = newline2 + 1;
-      const first = text2.charCodeAt(lineStart);
+      let first = NaN;
+      if (lineStart < length) {
+        window2.cover(lineStart);
+        first = window2.codes[lineStart - window2.base];
+      }
       if (first === 66) {
         let entry;
         if (lastEntry !== void 0) {
           const likely = followed ? lastEntry.next : lastEntry;
           const other = followed ? lastEntry : lastEntry.next;
-          entry = namesAt(text2, lineStart, likely) ? likely : namesAt(text2, lineStart, other) ? other : void 0;
+          entry = namesAt(window2, nameCodes.codes, lineStart, likely) ? likely : namesAt(window2, nameCodes.codes, lineStart, other) ? other : void 0;
         }
-        if (entry === void 0) {
-          if (!text2.startsWith("Benchmark", lineStart)) continue;
-          const after = text2.charCodeAt(lineStart + 9);
-          if (after >= 97 && after <= 122) continue;
+        const isResult = entry !== void 0 || text2.startsWith("Benchmark", lineStart) && !(text2.charCodeAt(lineStart + 9) >= 97 && text2.charCodeAt(lineStart + 9) <= 122);
+        let pairs = isResult ? fastResult(window2, length, lineStart, scratch2, entry === void 0 ? -1 : lineStart + entry.name.length) : 0;
+        let newline3 = scratch2.newline;
+        if (pairs === 0) {
+          newline3 = text2.indexOf("\n", lineStart);
+          if (newline3 < 0) newline3 = length;
         }
-        let pairs = fastResult(text2, lineStart, newline2, scratch2, entry === void 0 ? -1 : lineStart + entry.name.length);
+        start = newline3 + 1;
+        if (!isResult) continue;
         let name;
         if (pairs > 0) {
           name = entry === void 0 ? text2.slice(lineStart, scratch2.nameEnd) : entry.name;
         } else {
-          const count3 = fields.split(text2, lineStart, newline2);
+          const count3 = fields.split(text2, lineStart, newline3);
           if (count3 < 2 || !fields.isCount(text2, 1)) continue;
           name = fields.text(text2, 0);
           if (count3 < 4 || count3 % 2 !== 0) {
@@ -28078,7 +28123,7 @@ var goBenchReader = {
           if (!group) byBase.set(base, group = { pkg, base, procs, severalProcs: false, series: [], index: void 0 });
           else if (group.procs !== procs) group.severalProcs = true;
           if (procs !== lastProcs) allProcs.add(lastProcs = procs);
-          entry = { name, group, procs, series: [], next: void 0 };
+          entry = { name, group, procs, series: [], next: void 0, codes: nameCodes.add(name) };
           names2.set(name, entry);
         }
         if (lastEntry !== void 0) {
@@ -28103,6 +28148,9 @@ var goBenchReader = {
         results += 1;
         continue;
       }
+      let newline2 = text2.indexOf("\n", lineStart);
+      if (newline2 < 0) newline2 = length;
+      start = newline2 + 1;
       if (!(first >= 97 && first <= 122 || first === 45 || first === 70)) continue;
       const line = text2.slice(lineStart, lineEnd(text2, lineStart, newline2));
       const config3 = first >= 97 && first <= 122 ? CONFIG_LINE.exec(line) : null;
@@ -28167,70 +28215,82 @@ var goBenchReader = {
   }
 };
 var MAX_FAST_PAIRS = 8;
-function fastResult(text2, start, end, scratch2, nameEnd) {
-  let p = nameEnd;
+function fastResult(window2, length, start, scratch2, nameEnd) {
+  const codes = window2.codes;
+  const base = window2.base;
+  const end = length - base;
+  let p = nameEnd - base;
   let c = 0;
-  if (p < 0) {
-    p = start + 9;
-    while ((c = text2.charCodeAt(p)) > 32 && c < 127) p++;
-    if (p >= end || c !== 32 && c !== 9) return 0;
+  if (nameEnd < 0) {
+    p = start - base + 9;
+    while ((c = codes[p]) > 32 && c < 127) p++;
+    if (c !== 32 && c !== 9) return 0;
   }
-  scratch2.nameEnd = p;
-  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  scratch2.nameEnd = p + base;
+  while ((c = codes[++p]) === 32 || c === 9) ;
   const count3 = p;
-  while ((c = text2.charCodeAt(p)) >= 48 && c <= 57) p++;
-  if (p === count3 || p >= end || c !== 32 && c !== 9) return 0;
+  while ((c = codes[p]) >= 48 && c <= 57) p++;
+  if (p === count3 || c !== 32 && c !== 9) return 0;
   const { values, units, lastUnits, lastUnitAt } = scratch2;
   let pairs = 0;
   for (; ; ) {
-    while ((c = text2.charCodeAt(p)) === 32 || c === 9) p++;
-    if (c === 13 && p + 1 === end) p++;
-    if (p >= end) return pairs;
+    while ((c = codes[p]) === 32 || c === 9) p++;
+    if (c === 13 && (codes[p + 1] === 10 || p + 1 === end)) c = codes[++p];
+    if (c === 10 || p === end) {
+      scratch2.newline = p + base;
+      return pairs;
+    }
     if (pairs === MAX_FAST_PAIRS) return 0;
     const number = p;
     let mantissa = 0;
     let dot = -1;
     for (; ; ) {
-      c = text2.charCodeAt(p);
+      c = codes[p];
       if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
       else if (c === 46 && dot < 0) dot = p;
       else break;
       p++;
     }
     const digits = p - number - (dot < 0 ? 0 : 1);
-    if (digits === 0 || digits > 15 || p >= end || c !== 32 && c !== 9) return 0;
+    if (digits === 0 || digits > 15 || c !== 32 && c !== 9) return 0;
     values[pairs] = dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
-    while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+    while ((c = codes[++p]) === 32 || c === 9) ;
     const unitStart = p;
     const known = lastUnits[pairs];
     let unit;
     if (known !== void 0) {
-      const length = known.length;
-      const at = lastUnitAt[pairs];
+      const unitLength = known.length;
+      const at = lastUnitAt[pairs] - base;
       let i = 0;
-      while (i < length && text2.charCodeAt(unitStart + i) === text2.charCodeAt(at + i)) i++;
-      p = unitStart + length;
-      c = text2.charCodeAt(p);
-      if (i === length && (p === end || c === 32 || c === 9 || c === 13 && p + 1 === end)) unit = known;
+      if (at >= 0) while (i < unitLength && codes[unitStart + i] === codes[at + i]) i++;
+      else while (i < unitLength && codes[unitStart + i] === known.charCodeAt(i)) i++;
+      p = unitStart + unitLength;
+      c = codes[p];
+      if (i === unitLength && (c === 32 || c === 9 || c === 10 || p === end || c === 13 && (codes[p + 1] === 10 || p + 1 === end))) unit = known;
     }
     if (unit === void 0) {
       p = unitStart;
-      while ((c = text2.charCodeAt(p)) > 32 && c < 127) p++;
-      if (p === unitStart || p < end && c !== 32 && c !== 9 && !(c === 13 && p + 1 === end)) return 0;
-      lastUnits[pairs] = unit = text2.slice(unitStart, p);
+      while ((c = codes[p]) > 32 && c < 127) p++;
+      if (p === unitStart || c !== 32 && c !== 9 && c !== 10 && p !== end && !(c === 13 && (codes[p + 1] === 10 || p + 1 === end))) return 0;
+      lastUnits[pairs] = unit = window2.text.slice(unitStart + base, p + base);
     }
-    lastUnitAt[pairs] = unitStart;
+    lastUnitAt[pairs] = unitStart + base;
     for (let k = 0; k < pairs; k++) if (units[k] === unit) return 0;
     units[pairs] = unit;
     pairs += 1;
   }
 }
-function namesAt(text2, start, entry) {
+function namesAt(window2, names2, start, entry) {
   if (entry === void 0) return false;
-  const end = start + entry.name.length;
-  const c = text2.charCodeAt(end);
+  const length = entry.name.length;
+  if (start + length >= window2.limit) return false;
+  const codes = window2.codes;
+  const s = start - window2.base;
+  const c = codes[s + length];
   if (c !== 32 && c !== 9) return false;
-  return text2.slice(start, end) === entry.name;
+  const at = entry.codes;
+  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names2[at + i]) return false;
+  return true;
 }
 function lineEnd(text2, start, newline2) {
   return newline2 < text2.length && newline2 > start && text2.charCodeAt(newline2 - 1) === 13 ? newline2 - 1 : newline2;
@@ -28359,7 +28419,22 @@ var dartReader = {
     const eventMark = new Finder(input, EVENT_MARK);
     const entries = /* @__PURE__ */ new Map();
     const names2 = new NameOrder();
-    while (cursor.next()) {
+    const window2 = new TextWindow(input);
+    const nameCodes = new NameCodes();
+    for (; ; ) {
+      const after = cursor.newline + 1;
+      if (after > 0 && after < input.length) {
+        window2.cover(after);
+        const line = expectedRunTime(window2, nameCodes.codes, after, names2.candidate(0)) ?? expectedRunTime(window2, nameCodes.codes, after, names2.candidate(1));
+        if (line !== void 0) {
+          cursor.skip(line.newline);
+          budget.value(cursor.number);
+          line.entry.measurement.values.push(line.value * line.entry.factor);
+          names2.record(line.entry);
+          continue;
+        }
+      }
+      if (!cursor.next()) break;
       const { number, start, end } = cursor;
       const isPrefixed = start + 1 < end && input.charCodeAt(start + 1) === 47 || input.charCodeAt(start) === 102 && input.startsWith("flutter: ", start);
       if (!isPrefixed) {
@@ -28374,7 +28449,7 @@ var dartReader = {
               if (entry === void 0) {
                 const existing = byName.get(name);
                 const factor = existing === void 0 ? 1 : conversionFactor("us", existing.unit);
-                entry = { name, at: start, next: void 0, measurement: existing, factor, plain: !LINE_BREAK.test(name) };
+                entry = { name, at: start, next: void 0, measurement: existing, factor, plain: !LINE_BREAK.test(name), codes: nameCodes.add(name), unprefixed: !(name.charCodeAt(1) === 47 || name.startsWith("flutter: ")) };
                 entries.set(name, entry);
               }
             }
@@ -28437,6 +28512,51 @@ var dartReader = {
     return { measurements: order.map((n) => byName.get(n)), warnings, hints: {} };
   }
 };
+var EXPECTED = { entry: void 0, value: 0, newline: 0 };
+var MARK_CODES = Array.from("(RunTime): ", (c) => c.charCodeAt(0));
+function expectedRunTime(window2, names2, start, entry) {
+  if (entry === void 0 || !entry.plain || !entry.unprefixed || entry.factor === void 0 || entry.measurement === void 0) return void 0;
+  const codes = window2.codes;
+  const base = window2.base;
+  const s = start - base;
+  const length = entry.name.length;
+  if (start + length + 11 >= window2.limit) return void 0;
+  const at = entry.codes;
+  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names2[at + i]) return void 0;
+  let p = s + length;
+  for (let i = 0; i < 11; i++) if (codes[p + i] !== MARK_CODES[i]) return void 0;
+  const from = p + 11;
+  p = from;
+  let mantissa = 0;
+  let dot = -1;
+  let c = codes[p];
+  for (; ; ) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+    c = codes[++p];
+  }
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || c !== 32 || codes[p + 1] !== 117 || codes[p + 2] !== 115) return void 0;
+  let q = p + 3;
+  c = codes[q];
+  if (c === 46) c = codes[++q];
+  while (c === 32 || c === 9) c = codes[++q];
+  if (c === 13) {
+    c = codes[++q];
+    if (c !== 10) return void 0;
+  } else if (c !== 10 && !(c === 0 && q + base === window2.text.length)) return void 0;
+  let value;
+  if (digits <= 15) value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+  else {
+    value = Number(window2.text.slice(from + base, p + base));
+    if (!Number.isFinite(value)) return void 0;
+  }
+  EXPECTED.entry = entry;
+  EXPECTED.value = value;
+  EXPECTED.newline = q + base;
+  return EXPECTED;
+}
 var LINE_BREAK = /[\r\u2028\u2029]/;
 function fastRunTime(text2, start, mark, end) {
   if (mark === start || isSpaceOrBreak(text2.charCodeAt(start)) || isSpaceOrBreak(text2.charCodeAt(mark - 1))) return NaN;
@@ -29489,10 +29609,13 @@ var plainLinesReader = {
     const entries = /* @__PURE__ */ new Map();
     const names2 = new NameOrder();
     const line = { newline: 0, nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
+    const window2 = new TextWindow(text2);
+    const nameCodes = new NameCodes();
     for (; ; ) {
       const after = cursor.newline + 1;
-      if (after > 0) {
-        const expected = expectedLine(text2, after, names2.candidate(0), line) ?? expectedLine(text2, after, names2.candidate(1), line);
+      if (after > 0 && after < text2.length) {
+        window2.cover(after);
+        const expected = expectedLine(window2, nameCodes.codes, text2.length, after, names2.candidate(0), line) ?? expectedLine(window2, nameCodes.codes, text2.length, after, names2.candidate(1), line);
         if (expected !== void 0 && expected.from === NORMALIZED[line.unit]) {
           cursor.skip(line.newline);
           budget.value(cursor.number);
@@ -29518,12 +29641,12 @@ var plainLinesReader = {
             const measurement2 = { benchmark: name2, metric: "time", unit: unit2, better: "lower", values: [line.value] };
             byName.set(name2, measurement2);
             order.push(name2);
-            entry = { name: name2, at: line.nameStart, next: void 0, measurement: measurement2, from: unit2, factor: 1 };
+            entry = { name: name2, at: line.nameStart, next: void 0, measurement: measurement2, from: unit2, factor: 1, codes: nameCodes.add(name2) };
             entries.set(name2, entry);
             names2.record(entry);
             continue;
           }
-          if (entry === void 0) entry = { name: name2, at: line.nameStart, next: void 0, measurement: byName.get(name2), from: "", factor: 1 };
+          if (entry === void 0) entry = { name: name2, at: line.nameStart, next: void 0, measurement: byName.get(name2), from: "", factor: 1, codes: nameCodes.add(name2) };
           entries.set(name2, entry);
         }
         if (entry.from !== unit2) {
@@ -29566,17 +29689,26 @@ var NORMALIZED = UNITS.map((u) => normalizeTimeUnit(u));
 var FAST_RESULT = 0;
 var FAST_NONE = 1;
 var FAST_OTHER = 2;
-function expectedLine(text2, start, entry, line) {
+function expectedLine(window2, names2, length, start, entry, line) {
   if (entry === void 0) return void 0;
-  let p = start + entry.name.length;
-  if (text2.charCodeAt(p) !== 58 || !sameName(text2, start, p, entry)) return void 0;
-  let c = text2.charCodeAt(++p);
+  const codes = window2.codes;
+  const base = window2.base;
+  const s = start - base;
+  let i = entry.name.length;
+  let p = s + i;
+  if (p + base >= window2.limit || codes[p] !== 58) return void 0;
+  const at = entry.codes;
+  while (i > 0) {
+    i -= 1;
+    if (codes[s + i] !== names2[at + i]) return void 0;
+  }
+  let c = codes[++p];
   if (c !== 32 && c !== 9) return void 0;
-  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  while ((c = codes[++p]) === 32 || c === 9) ;
   let mantissa = 0;
   let dot = -1;
   const from = p;
-  for (; ; c = text2.charCodeAt(++p)) {
+  for (; ; c = codes[++p]) {
     if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
     else if (c === 46 && dot < 0) dot = p;
     else break;
@@ -29584,21 +29716,20 @@ function expectedLine(text2, start, entry, line) {
   const valueEnd = p;
   const digits = p - from - (dot < 0 ? 0 : 1);
   if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || c !== 32 && c !== 9) return void 0;
-  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  while ((c = codes[++p]) === 32 || c === 9) ;
   let unit = UNITS.length - 1;
   if (c !== 115) {
     unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : -1;
-    if (unit < 0 || text2.charCodeAt(++p) !== 115) return void 0;
+    if (unit < 0 || codes[++p] !== 115) return void 0;
   }
-  while ((c = text2.charCodeAt(++p)) === 32 || c === 9) ;
+  while ((c = codes[++p]) === 32 || c === 9) ;
   if (c === 13) {
-    c = text2.charCodeAt(++p);
+    c = codes[++p];
     if (c !== 10) return void 0;
-  } else if (c !== 10 && p < text2.length) return void 0;
-  line.newline = p;
+  } else if (c !== 10 && !(c === 0 && p + base === length)) return void 0;
+  line.newline = p + base;
   line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
   line.unit = unit;
-  entry.at = start;
   return entry;
 }
 function fastResult2(text2, start, end, line) {
@@ -32505,7 +32636,7 @@ function parseOrUsage(args) {
 // src/cli/compare-command.ts
 import { parseArgs as parseArgs3 } from "node:util";
 
-// ../../work/main/node_modules/re2js/build/index.js
+// node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -41439,7 +41570,7 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 // src/store/open-store.ts
 import { isAbsolute, join as join8, resolve as resolve5 } from "node:path";
 
-// ../../work/main/node_modules/pg/esm/index.mjs
+// node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
 var Client = import_lib.default.Client;
 var Pool = import_lib.default.Pool;
@@ -45067,7 +45198,7 @@ var import_bottleneck2 = __toESM(require_lib3(), 1);
 import { createHmac as createHmac2, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 import { createServer } from "node:http";
 
-// ../../work/main/node_modules/probot/lib/context.js
+// node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 import path from "node:path";
 var kOctokitRequestHookAdded = Symbol("octokit request hook added");
@@ -45230,10 +45361,10 @@ var Context = class {
   }
 };
 
-// ../../work/main/node_modules/@octokit/webhooks-methods/dist-node/index.js
+// node_modules/@octokit/webhooks-methods/dist-node/index.js
 import { createHmac } from "node:crypto";
 import { timingSafeEqual } from "node:crypto";
-import { Buffer as Buffer2 } from "node:buffer";
+import { Buffer as Buffer3 } from "node:buffer";
 var VERSION2 = "6.0.0";
 async function sign(secret, payload) {
   if (!secret || !payload) {
@@ -45259,8 +45390,8 @@ async function verify(secret, eventPayload2, signature) {
       "[@octokit/webhooks-methods] eventPayload must be a string"
     );
   }
-  const signatureBuffer = Buffer2.from(signature);
-  const verificationBuffer = Buffer2.from(await sign(secret, eventPayload2));
+  const signatureBuffer = Buffer3.from(signature);
+  const verificationBuffer = Buffer3.from(await sign(secret, eventPayload2));
   if (signatureBuffer.length !== verificationBuffer.length) {
     return false;
   }
@@ -45283,7 +45414,7 @@ async function verifyWithFallback(secret, payload, signature, additionalSecrets)
   return false;
 }
 
-// ../../work/main/node_modules/@octokit/webhooks/dist-bundle/index.js
+// node_modules/@octokit/webhooks/dist-bundle/index.js
 var createLogger = (logger = {}) => {
   if (typeof logger.debug !== "function") {
     logger.debug = () => {
@@ -46073,7 +46204,7 @@ var Webhooks = class {
   }
 };
 
-// ../../work/main/node_modules/toad-cache/dist/toad-cache.mjs
+// node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max2, ttlInMsecs) {
   if (typeof max2 !== "number" || !Number.isInteger(max2) || max2 < 0) {
     throw new Error("Invalid max value");
@@ -46211,7 +46342,7 @@ var LruObject = class {
   }
 };
 
-// ../../work/main/node_modules/probot/lib/helpers/create-deferred-promise.js
+// node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
   let resolve11;
   let reject;
@@ -46222,7 +46353,7 @@ function createDeferredPromise() {
   return { promise, resolve: resolve11, reject };
 }
 
-// ../../work/main/node_modules/probot/lib/octokit/get-authenticated-octokit.js
+// node_modules/probot/lib/octokit/get-authenticated-octokit.js
 async function getAuthenticatedOctokit(options2) {
   const { octokit, log, installationId } = options2;
   if (!installationId)
@@ -46250,13 +46381,13 @@ async function getAuthenticatedOctokit(options2) {
   });
 }
 
-// ../../work/main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// ../../work/main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 import { Transform } from "node:stream";
 
-// ../../work/main/node_modules/npx-import-light/index.js
+// node_modules/npx-import-light/index.js
 import { exec } from "node:child_process";
 import { builtinModules, createRequire } from "node:module";
 import { platform as osPlatform } from "node:os";
@@ -46457,7 +46588,7 @@ function isRunningInPackageRunner() {
   return process.env.npm_lifecycle_event === "npx" || process.env.npm_lifecycle_event === "bunx";
 }
 
-// ../../work/main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var LEVEL_MAP = {
   10: "trace",
@@ -46604,7 +46735,7 @@ function toSentryError(data) {
   return error;
 }
 
-// ../../work/main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 async function getLog(options2 = {}) {
   const { level, logMessageKey, ...getTransformStreamOptions } = options2;
   const pinoOptions = {
@@ -46617,7 +46748,7 @@ async function getLog(options2 = {}) {
   return (0, import_pino.default)(pinoOptions, transform);
 }
 
-// ../../work/main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -46628,7 +46759,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../../work/main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION3 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION3} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -46941,7 +47072,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../../work/main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -47125,7 +47256,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result2 + str.slice(start, end);
 }
 
-// ../../work/main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -47460,7 +47591,7 @@ var JSONParse = (text2, reviver) => {
   }
 };
 
-// ../../work/main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -47499,7 +47630,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../../work/main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION4 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -47681,7 +47812,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../../work/main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -47704,7 +47835,7 @@ function register(state, name, method, options2) {
   });
 }
 
-// ../../work/main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook7) {
   const orig = hook7;
   if (!state.registry[name]) {
@@ -47739,7 +47870,7 @@ function addHook(state, kind, name, hook7) {
   });
 }
 
-// ../../work/main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -47753,7 +47884,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index, 1);
 }
 
-// ../../work/main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state, name) {
@@ -47787,7 +47918,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../../work/main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION5 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -47897,7 +48028,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../../work/main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep2 = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
@@ -47942,10 +48073,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../../work/main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION6 = "7.0.8";
 
-// ../../work/main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -48079,10 +48210,10 @@ var Octokit = class {
   auth;
 };
 
-// ../../work/main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION7 = "6.0.3";
 
-// ../../work/main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -48113,7 +48244,7 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION7;
 
-// ../../work/main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION8 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -48229,10 +48360,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION8;
 
-// ../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION9 = "17.0.0";
 
-// ../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -50524,7 +50655,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -50647,7 +50778,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -50664,7 +50795,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION9;
 
-// ../../work/main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION10 = "0.0.0-development";
 function isRequestError(error) {
@@ -50738,7 +50869,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION10;
 
-// ../../work/main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION11 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -50968,10 +51099,10 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION11;
 throttling.triggersNotification = triggersNotification;
 
-// ../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION12 = "4.1.0";
 
-// ../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml = __toESM(require_dist2(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
 async function getConfigFile(octokit, { owner, repo, path: path2, ref: ref2 }) {
@@ -51048,7 +51179,7 @@ async function getConfigFile(octokit, { owner, repo, path: path2, ref: ref2 }) {
   };
 }
 
-// ../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
@@ -51079,7 +51210,7 @@ function extendsToGetContentParams({
   };
 }
 
-// ../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
 async function getConfigFiles(octokit, { owner, repo, path: path2, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
@@ -51134,7 +51265,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path2, branch }) {
   } while (true);
 }
 
-// ../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
 async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path2, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
@@ -51149,7 +51280,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// ../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config(octokit) {
   return {
     config: {
@@ -51161,7 +51292,7 @@ function config(octokit) {
 }
 config.VERSION = VERSION12;
 
-// ../../work/main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth2(reason2) {
   return {
     type: "unauthenticated",
@@ -51226,7 +51357,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// ../../work/main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -51458,7 +51589,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// ../../work/main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state, options2) {
   const cachedAuthentication = getCachedAuthentication(state, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -51581,7 +51712,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// ../../work/main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION14 = "0.0.0-development";
 async function getAuthentication(state) {
   if ("code" in state.strategyOptions) {
@@ -51763,7 +51894,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION14;
 
-// ../../work/main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth5(state, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -51841,7 +51972,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// ../../work/main/node_modules/universal-github-app-jwt/lib/utils.js
+// node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -51880,7 +52011,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// ../../work/main/node_modules/universal-github-app-jwt/lib/crypto-node.js
+// node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -51891,7 +52022,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// ../../work/main/node_modules/universal-github-app-jwt/lib/get-token.js
+// node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -51928,7 +52059,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// ../../work/main/node_modules/universal-github-app-jwt/index.js
+// node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -51954,7 +52085,7 @@ async function githubAppJwt({
   };
 }
 
-// ../../work/main/node_modules/@octokit/auth-app/dist-node/index.js
+// node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -52413,7 +52544,7 @@ function createAppAuth(options2) {
   });
 }
 
-// ../../work/main/node_modules/octokit-auth-probot/dist-node/index.js
+// node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state, options2) {
   if (options2.type !== "event-octokit") {
     if (state.type === "token" && options2.type === "installation" && options2.factory) {
@@ -52504,7 +52635,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION17;
 var createProbotAuth = createProbotAuthFn;
 
-// ../../work/main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error, options2) => {
     if ("status" in error) {
@@ -52521,10 +52652,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// ../../work/main/node_modules/probot/lib/version.js
+// node_modules/probot/lib/version.js
 var VERSION18 = "14.3.2";
 
-// ../../work/main/node_modules/probot/lib/octokit/probot-octokit.js
+// node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -52551,7 +52682,7 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// ../../work/main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib3(), 1);
 async function getOctokitThrottleOptions(options2) {
   const { log, redisConfig } = options2;
@@ -52587,7 +52718,7 @@ async function getRedisClient({ redisConfig }) {
     return new Redis(redisConfig);
 }
 
-// ../../work/main/node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
+// node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
 async function getProbotOctokitWithDefaults(options2) {
   const authOptions = options2.githubToken ? {
     token: options2.githubToken,
@@ -52635,7 +52766,7 @@ async function getProbotOctokitWithDefaults(options2) {
   });
 }
 
-// ../../work/main/node_modules/probot/lib/helpers/get-error-handler.js
+// node_modules/probot/lib/helpers/get-error-handler.js
 function getErrorHandler(log) {
   return (error) => {
     const errors = error instanceof AggregateError ? error.errors : [error];
@@ -52658,7 +52789,7 @@ function getErrorHandler(log) {
   };
 }
 
-// ../../work/main/node_modules/probot/lib/octokit/octokit-webhooks-transform.js
+// node_modules/probot/lib/octokit/octokit-webhooks-transform.js
 async function webhookTransform(options2, event) {
   const octokit = await options2.octokit.auth({
     type: "event-octokit",
@@ -52668,7 +52799,7 @@ async function webhookTransform(options2, event) {
   return new Context(event, octokit, log);
 }
 
-// ../../work/main/node_modules/probot/lib/octokit/get-webhooks.js
+// node_modules/probot/lib/octokit/get-webhooks.js
 function getWebhooks(options2) {
   const webhooks = new Webhooks({
     log: options2.log,
@@ -52679,14 +52810,14 @@ function getWebhooks(options2) {
   return webhooks;
 }
 
-// ../../work/main/node_modules/probot/lib/server/handlers/http-logger.js
+// node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// ../../work/main/node_modules/probot/lib/server/server.js
+// node_modules/probot/lib/server/server.js
 var defaultWebhookPath = "/api/github/webhooks";
 var defaultWebhookSecret = "development";
 
-// ../../work/main/node_modules/probot/lib/probot.js
+// node_modules/probot/lib/probot.js
 var UNINITIALIZED = 0;
 var INITIALIZING = 1;
 var INITIALIZED = 2;
@@ -52895,14 +53026,14 @@ var Probot = class {
   }
 };
 
-// ../../work/main/node_modules/probot/lib/manifest-creation.js
+// node_modules/probot/lib/manifest-creation.js
 var import_yaml2 = __toESM(require_dist2(), 1);
 
-// ../../work/main/node_modules/probot/lib/helpers/get-payload.js
+// node_modules/probot/lib/helpers/get-payload.js
 var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode3 = textDecoder2.decode.bind(textDecoder2);
 
-// ../../work/main/node_modules/@probot/get-private-key/dist-bundle/index.js
+// node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve as resolve7 } from "node:path";
 import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 var VERSION19 = "0.0.0-development";
@@ -52991,7 +53122,7 @@ ${end}`;
 }
 getPrivateKey.VERSION = VERSION19;
 
-// ../../work/main/node_modules/probot/lib/create-probot.js
+// node_modules/probot/lib/create-probot.js
 var DEFAULTS2 = {
   APP_ID: "",
   WEBHOOK_SECRET: "",
@@ -53037,7 +53168,7 @@ function createProbot({ overrides = {}, defaults: defaults2 = {}, env = process.
   });
 }
 
-// ../../work/main/node_modules/probot/lib/create-node-middleware.js
+// node_modules/probot/lib/create-node-middleware.js
 var noop4 = () => {
 };
 async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksPath } = {}) {
@@ -53572,7 +53703,7 @@ function editDistance(a, b) {
   return previous[b.length];
 }
 
-// ../../work/main/node_modules/markdown-it/lib/common/utils.mjs
+// node_modules/markdown-it/lib/common/utils.mjs
 var utils_exports = {};
 __export(utils_exports, {
   arrayReplaceAt: () => arrayReplaceAt,
@@ -53593,7 +53724,7 @@ __export(utils_exports, {
   unescapeMd: () => unescapeMd
 });
 
-// ../../work/main/node_modules/mdurl/index.mjs
+// node_modules/mdurl/index.mjs
 var mdurl_exports = {};
 __export(mdurl_exports, {
   decode: () => decode_default,
@@ -53602,7 +53733,7 @@ __export(mdurl_exports, {
   parse: () => parse_default
 });
 
-// ../../work/main/node_modules/mdurl/lib/decode.mjs
+// node_modules/mdurl/lib/decode.mjs
 var decodeCache = {};
 function getDecodeCache(exclude) {
   let cache = decodeCache[exclude];
@@ -53685,7 +53816,7 @@ decode4.defaultChars = ";/?:@&=+$,#";
 decode4.componentChars = "";
 var decode_default = decode4;
 
-// ../../work/main/node_modules/mdurl/lib/encode.mjs
+// node_modules/mdurl/lib/encode.mjs
 var encodeCache = {};
 function getEncodeCache(exclude) {
   let cache = encodeCache[exclude];
@@ -53749,7 +53880,7 @@ encode.defaultChars = ";/?:@&=+$,-_.!~*'()#";
 encode.componentChars = "-_.!~*'()";
 var encode_default = encode;
 
-// ../../work/main/node_modules/mdurl/lib/format.mjs
+// node_modules/mdurl/lib/format.mjs
 function format(url) {
   let result2 = "";
   result2 += url.protocol || "";
@@ -53767,7 +53898,7 @@ function format(url) {
   return result2;
 }
 
-// ../../work/main/node_modules/mdurl/lib/parse.mjs
+// node_modules/mdurl/lib/parse.mjs
 function Url() {
   this.protocol = null;
   this.slashes = null;
@@ -53949,7 +54080,7 @@ Url.prototype.parseHost = function(host) {
 };
 var parse_default = urlParse;
 
-// ../../work/main/node_modules/uc.micro/index.mjs
+// node_modules/uc.micro/index.mjs
 var uc_exports = {};
 __export(uc_exports, {
   Any: () => regex_default,
@@ -53960,37 +54091,37 @@ __export(uc_exports, {
   Z: () => regex_default6
 });
 
-// ../../work/main/node_modules/uc.micro/properties/Any/regex.mjs
+// node_modules/uc.micro/properties/Any/regex.mjs
 var regex_default = /[\0-\uD7FF\uE000-\uFFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
 
-// ../../work/main/node_modules/uc.micro/categories/Cc/regex.mjs
+// node_modules/uc.micro/categories/Cc/regex.mjs
 var regex_default2 = /[\0-\x1F\x7F-\x9F]/;
 
-// ../../work/main/node_modules/uc.micro/categories/Cf/regex.mjs
+// node_modules/uc.micro/categories/Cf/regex.mjs
 var regex_default3 = /[\xAD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]|\uD804[\uDCBD\uDCCD]|\uD80D[\uDC30-\uDC3F]|\uD82F[\uDCA0-\uDCA3]|\uD834[\uDD73-\uDD7A]|\uDB40[\uDC01\uDC20-\uDC7F]/;
 
-// ../../work/main/node_modules/uc.micro/categories/P/regex.mjs
+// node_modules/uc.micro/categories/P/regex.mjs
 var regex_default4 = /[!-#%-\*,-\/:;\?@\[-\]_\{\}\xA1\xA7\xAB\xB6\xB7\xBB\xBF\u037E\u0387\u055A-\u055F\u0589\u058A\u05BE\u05C0\u05C3\u05C6\u05F3\u05F4\u0609\u060A\u060C\u060D\u061B\u061D-\u061F\u066A-\u066D\u06D4\u0700-\u070D\u07F7-\u07F9\u0830-\u083E\u085E\u0964\u0965\u0970\u09FD\u0A76\u0AF0\u0C77\u0C84\u0DF4\u0E4F\u0E5A\u0E5B\u0F04-\u0F12\u0F14\u0F3A-\u0F3D\u0F85\u0FD0-\u0FD4\u0FD9\u0FDA\u104A-\u104F\u10FB\u1360-\u1368\u1400\u166E\u169B\u169C\u16EB-\u16ED\u1735\u1736\u17D4-\u17D6\u17D8-\u17DA\u1800-\u180A\u1944\u1945\u1A1E\u1A1F\u1AA0-\u1AA6\u1AA8-\u1AAD\u1B5A-\u1B60\u1B7D\u1B7E\u1BFC-\u1BFF\u1C3B-\u1C3F\u1C7E\u1C7F\u1CC0-\u1CC7\u1CD3\u2010-\u2027\u2030-\u2043\u2045-\u2051\u2053-\u205E\u207D\u207E\u208D\u208E\u2308-\u230B\u2329\u232A\u2768-\u2775\u27C5\u27C6\u27E6-\u27EF\u2983-\u2998\u29D8-\u29DB\u29FC\u29FD\u2CF9-\u2CFC\u2CFE\u2CFF\u2D70\u2E00-\u2E2E\u2E30-\u2E4F\u2E52-\u2E5D\u3001-\u3003\u3008-\u3011\u3014-\u301F\u3030\u303D\u30A0\u30FB\uA4FE\uA4FF\uA60D-\uA60F\uA673\uA67E\uA6F2-\uA6F7\uA874-\uA877\uA8CE\uA8CF\uA8F8-\uA8FA\uA8FC\uA92E\uA92F\uA95F\uA9C1-\uA9CD\uA9DE\uA9DF\uAA5C-\uAA5F\uAADE\uAADF\uAAF0\uAAF1\uABEB\uFD3E\uFD3F\uFE10-\uFE19\uFE30-\uFE52\uFE54-\uFE61\uFE63\uFE68\uFE6A\uFE6B\uFF01-\uFF03\uFF05-\uFF0A\uFF0C-\uFF0F\uFF1A\uFF1B\uFF1F\uFF20\uFF3B-\uFF3D\uFF3F\uFF5B\uFF5D\uFF5F-\uFF65]|\uD800[\uDD00-\uDD02\uDF9F\uDFD0]|\uD801\uDD6F|\uD802[\uDC57\uDD1F\uDD3F\uDE50-\uDE58\uDE7F\uDEF0-\uDEF6\uDF39-\uDF3F\uDF99-\uDF9C]|\uD803[\uDEAD\uDF55-\uDF59\uDF86-\uDF89]|\uD804[\uDC47-\uDC4D\uDCBB\uDCBC\uDCBE-\uDCC1\uDD40-\uDD43\uDD74\uDD75\uDDC5-\uDDC8\uDDCD\uDDDB\uDDDD-\uDDDF\uDE38-\uDE3D\uDEA9]|\uD805[\uDC4B-\uDC4F\uDC5A\uDC5B\uDC5D\uDCC6\uDDC1-\uDDD7\uDE41-\uDE43\uDE60-\uDE6C\uDEB9\uDF3C-\uDF3E]|\uD806[\uDC3B\uDD44-\uDD46\uDDE2\uDE3F-\uDE46\uDE9A-\uDE9C\uDE9E-\uDEA2\uDF00-\uDF09]|\uD807[\uDC41-\uDC45\uDC70\uDC71\uDEF7\uDEF8\uDF43-\uDF4F\uDFFF]|\uD809[\uDC70-\uDC74]|\uD80B[\uDFF1\uDFF2]|\uD81A[\uDE6E\uDE6F\uDEF5\uDF37-\uDF3B\uDF44]|\uD81B[\uDE97-\uDE9A\uDFE2]|\uD82F\uDC9F|\uD836[\uDE87-\uDE8B]|\uD83A[\uDD5E\uDD5F]/;
 
-// ../../work/main/node_modules/uc.micro/categories/S/regex.mjs
+// node_modules/uc.micro/categories/S/regex.mjs
 var regex_default5 = /[\$\+<->\^`\|~\xA2-\xA6\xA8\xA9\xAC\xAE-\xB1\xB4\xB8\xD7\xF7\u02C2-\u02C5\u02D2-\u02DF\u02E5-\u02EB\u02ED\u02EF-\u02FF\u0375\u0384\u0385\u03F6\u0482\u058D-\u058F\u0606-\u0608\u060B\u060E\u060F\u06DE\u06E9\u06FD\u06FE\u07F6\u07FE\u07FF\u0888\u09F2\u09F3\u09FA\u09FB\u0AF1\u0B70\u0BF3-\u0BFA\u0C7F\u0D4F\u0D79\u0E3F\u0F01-\u0F03\u0F13\u0F15-\u0F17\u0F1A-\u0F1F\u0F34\u0F36\u0F38\u0FBE-\u0FC5\u0FC7-\u0FCC\u0FCE\u0FCF\u0FD5-\u0FD8\u109E\u109F\u1390-\u1399\u166D\u17DB\u1940\u19DE-\u19FF\u1B61-\u1B6A\u1B74-\u1B7C\u1FBD\u1FBF-\u1FC1\u1FCD-\u1FCF\u1FDD-\u1FDF\u1FED-\u1FEF\u1FFD\u1FFE\u2044\u2052\u207A-\u207C\u208A-\u208C\u20A0-\u20C0\u2100\u2101\u2103-\u2106\u2108\u2109\u2114\u2116-\u2118\u211E-\u2123\u2125\u2127\u2129\u212E\u213A\u213B\u2140-\u2144\u214A-\u214D\u214F\u218A\u218B\u2190-\u2307\u230C-\u2328\u232B-\u2426\u2440-\u244A\u249C-\u24E9\u2500-\u2767\u2794-\u27C4\u27C7-\u27E5\u27F0-\u2982\u2999-\u29D7\u29DC-\u29FB\u29FE-\u2B73\u2B76-\u2B95\u2B97-\u2BFF\u2CE5-\u2CEA\u2E50\u2E51\u2E80-\u2E99\u2E9B-\u2EF3\u2F00-\u2FD5\u2FF0-\u2FFF\u3004\u3012\u3013\u3020\u3036\u3037\u303E\u303F\u309B\u309C\u3190\u3191\u3196-\u319F\u31C0-\u31E3\u31EF\u3200-\u321E\u322A-\u3247\u3250\u3260-\u327F\u328A-\u32B0\u32C0-\u33FF\u4DC0-\u4DFF\uA490-\uA4C6\uA700-\uA716\uA720\uA721\uA789\uA78A\uA828-\uA82B\uA836-\uA839\uAA77-\uAA79\uAB5B\uAB6A\uAB6B\uFB29\uFBB2-\uFBC2\uFD40-\uFD4F\uFDCF\uFDFC-\uFDFF\uFE62\uFE64-\uFE66\uFE69\uFF04\uFF0B\uFF1C-\uFF1E\uFF3E\uFF40\uFF5C\uFF5E\uFFE0-\uFFE6\uFFE8-\uFFEE\uFFFC\uFFFD]|\uD800[\uDD37-\uDD3F\uDD79-\uDD89\uDD8C-\uDD8E\uDD90-\uDD9C\uDDA0\uDDD0-\uDDFC]|\uD802[\uDC77\uDC78\uDEC8]|\uD805\uDF3F|\uD807[\uDFD5-\uDFF1]|\uD81A[\uDF3C-\uDF3F\uDF45]|\uD82F\uDC9C|\uD833[\uDF50-\uDFC3]|\uD834[\uDC00-\uDCF5\uDD00-\uDD26\uDD29-\uDD64\uDD6A-\uDD6C\uDD83\uDD84\uDD8C-\uDDA9\uDDAE-\uDDEA\uDE00-\uDE41\uDE45\uDF00-\uDF56]|\uD835[\uDEC1\uDEDB\uDEFB\uDF15\uDF35\uDF4F\uDF6F\uDF89\uDFA9\uDFC3]|\uD836[\uDC00-\uDDFF\uDE37-\uDE3A\uDE6D-\uDE74\uDE76-\uDE83\uDE85\uDE86]|\uD838[\uDD4F\uDEFF]|\uD83B[\uDCAC\uDCB0\uDD2E\uDEF0\uDEF1]|\uD83C[\uDC00-\uDC2B\uDC30-\uDC93\uDCA0-\uDCAE\uDCB1-\uDCBF\uDCC1-\uDCCF\uDCD1-\uDCF5\uDD0D-\uDDAD\uDDE6-\uDE02\uDE10-\uDE3B\uDE40-\uDE48\uDE50\uDE51\uDE60-\uDE65\uDF00-\uDFFF]|\uD83D[\uDC00-\uDED7\uDEDC-\uDEEC\uDEF0-\uDEFC\uDF00-\uDF76\uDF7B-\uDFD9\uDFE0-\uDFEB\uDFF0]|\uD83E[\uDC00-\uDC0B\uDC10-\uDC47\uDC50-\uDC59\uDC60-\uDC87\uDC90-\uDCAD\uDCB0\uDCB1\uDD00-\uDE53\uDE60-\uDE6D\uDE70-\uDE7C\uDE80-\uDE88\uDE90-\uDEBD\uDEBF-\uDEC5\uDECE-\uDEDB\uDEE0-\uDEE8\uDEF0-\uDEF8\uDF00-\uDF92\uDF94-\uDFCA]/;
 
-// ../../work/main/node_modules/uc.micro/categories/Z/regex.mjs
+// node_modules/uc.micro/categories/Z/regex.mjs
 var regex_default6 = /[ \xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]/;
 
-// ../../work/main/node_modules/entities/lib/esm/generated/decode-data-html.js
+// node_modules/entities/lib/esm/generated/decode-data-html.js
 var decode_data_html_default = new Uint16Array(
   // prettier-ignore
   '\u1D41<\xD5\u0131\u028A\u049D\u057B\u05D0\u0675\u06DE\u07A2\u07D6\u080F\u0A4A\u0A91\u0DA1\u0E6D\u0F09\u0F26\u10CA\u1228\u12E1\u1415\u149D\u14C3\u14DF\u1525\0\0\0\0\0\0\u156B\u16CD\u198D\u1C12\u1DDD\u1F7E\u2060\u21B0\u228D\u23C0\u23FB\u2442\u2824\u2912\u2D08\u2E48\u2FCE\u3016\u32BA\u3639\u37AC\u38FE\u3A28\u3A71\u3AE0\u3B2E\u0800EMabcfglmnoprstu\\bfms\x7F\x84\x8B\x90\x95\x98\xA6\xB3\xB9\xC8\xCFlig\u803B\xC6\u40C6P\u803B&\u4026cute\u803B\xC1\u40C1reve;\u4102\u0100iyx}rc\u803B\xC2\u40C2;\u4410r;\uC000\u{1D504}rave\u803B\xC0\u40C0pha;\u4391acr;\u4100d;\u6A53\u0100gp\x9D\xA1on;\u4104f;\uC000\u{1D538}plyFunction;\u6061ing\u803B\xC5\u40C5\u0100cs\xBE\xC3r;\uC000\u{1D49C}ign;\u6254ilde\u803B\xC3\u40C3ml\u803B\xC4\u40C4\u0400aceforsu\xE5\xFB\xFE\u0117\u011C\u0122\u0127\u012A\u0100cr\xEA\xF2kslash;\u6216\u0176\xF6\xF8;\u6AE7ed;\u6306y;\u4411\u0180crt\u0105\u010B\u0114ause;\u6235noullis;\u612Ca;\u4392r;\uC000\u{1D505}pf;\uC000\u{1D539}eve;\u42D8c\xF2\u0113mpeq;\u624E\u0700HOacdefhilorsu\u014D\u0151\u0156\u0180\u019E\u01A2\u01B5\u01B7\u01BA\u01DC\u0215\u0273\u0278\u027Ecy;\u4427PY\u803B\xA9\u40A9\u0180cpy\u015D\u0162\u017Aute;\u4106\u0100;i\u0167\u0168\u62D2talDifferentialD;\u6145leys;\u612D\u0200aeio\u0189\u018E\u0194\u0198ron;\u410Cdil\u803B\xC7\u40C7rc;\u4108nint;\u6230ot;\u410A\u0100dn\u01A7\u01ADilla;\u40B8terDot;\u40B7\xF2\u017Fi;\u43A7rcle\u0200DMPT\u01C7\u01CB\u01D1\u01D6ot;\u6299inus;\u6296lus;\u6295imes;\u6297o\u0100cs\u01E2\u01F8kwiseContourIntegral;\u6232eCurly\u0100DQ\u0203\u020FoubleQuote;\u601Duote;\u6019\u0200lnpu\u021E\u0228\u0247\u0255on\u0100;e\u0225\u0226\u6237;\u6A74\u0180git\u022F\u0236\u023Aruent;\u6261nt;\u622FourIntegral;\u622E\u0100fr\u024C\u024E;\u6102oduct;\u6210nterClockwiseContourIntegral;\u6233oss;\u6A2Fcr;\uC000\u{1D49E}p\u0100;C\u0284\u0285\u62D3ap;\u624D\u0580DJSZacefios\u02A0\u02AC\u02B0\u02B4\u02B8\u02CB\u02D7\u02E1\u02E6\u0333\u048D\u0100;o\u0179\u02A5trahd;\u6911cy;\u4402cy;\u4405cy;\u440F\u0180grs\u02BF\u02C4\u02C7ger;\u6021r;\u61A1hv;\u6AE4\u0100ay\u02D0\u02D5ron;\u410E;\u4414l\u0100;t\u02DD\u02DE\u6207a;\u4394r;\uC000\u{1D507}\u0100af\u02EB\u0327\u0100cm\u02F0\u0322ritical\u0200ADGT\u0300\u0306\u0316\u031Ccute;\u40B4o\u0174\u030B\u030D;\u42D9bleAcute;\u42DDrave;\u4060ilde;\u42DCond;\u62C4ferentialD;\u6146\u0470\u033D\0\0\0\u0342\u0354\0\u0405f;\uC000\u{1D53B}\u0180;DE\u0348\u0349\u034D\u40A8ot;\u60DCqual;\u6250ble\u0300CDLRUV\u0363\u0372\u0382\u03CF\u03E2\u03F8ontourIntegra\xEC\u0239o\u0274\u0379\0\0\u037B\xBB\u0349nArrow;\u61D3\u0100eo\u0387\u03A4ft\u0180ART\u0390\u0396\u03A1rrow;\u61D0ightArrow;\u61D4e\xE5\u02CAng\u0100LR\u03AB\u03C4eft\u0100AR\u03B3\u03B9rrow;\u67F8ightArrow;\u67FAightArrow;\u67F9ight\u0100AT\u03D8\u03DErrow;\u61D2ee;\u62A8p\u0241\u03E9\0\0\u03EFrrow;\u61D1ownArrow;\u61D5erticalBar;\u6225n\u0300ABLRTa\u0412\u042A\u0430\u045E\u047F\u037Crrow\u0180;BU\u041D\u041E\u0422\u6193ar;\u6913pArrow;\u61F5reve;\u4311eft\u02D2\u043A\0\u0446\0\u0450ightVector;\u6950eeVector;\u695Eector\u0100;B\u0459\u045A\u61BDar;\u6956ight\u01D4\u0467\0\u0471eeVector;\u695Fector\u0100;B\u047A\u047B\u61C1ar;\u6957ee\u0100;A\u0486\u0487\u62A4rrow;\u61A7\u0100ct\u0492\u0497r;\uC000\u{1D49F}rok;\u4110\u0800NTacdfglmopqstux\u04BD\u04C0\u04C4\u04CB\u04DE\u04E2\u04E7\u04EE\u04F5\u0521\u052F\u0536\u0552\u055D\u0560\u0565G;\u414AH\u803B\xD0\u40D0cute\u803B\xC9\u40C9\u0180aiy\u04D2\u04D7\u04DCron;\u411Arc\u803B\xCA\u40CA;\u442Dot;\u4116r;\uC000\u{1D508}rave\u803B\xC8\u40C8ement;\u6208\u0100ap\u04FA\u04FEcr;\u4112ty\u0253\u0506\0\0\u0512mallSquare;\u65FBerySmallSquare;\u65AB\u0100gp\u0526\u052Aon;\u4118f;\uC000\u{1D53C}silon;\u4395u\u0100ai\u053C\u0549l\u0100;T\u0542\u0543\u6A75ilde;\u6242librium;\u61CC\u0100ci\u0557\u055Ar;\u6130m;\u6A73a;\u4397ml\u803B\xCB\u40CB\u0100ip\u056A\u056Fsts;\u6203onentialE;\u6147\u0280cfios\u0585\u0588\u058D\u05B2\u05CCy;\u4424r;\uC000\u{1D509}lled\u0253\u0597\0\0\u05A3mallSquare;\u65FCerySmallSquare;\u65AA\u0370\u05BA\0\u05BF\0\0\u05C4f;\uC000\u{1D53D}All;\u6200riertrf;\u6131c\xF2\u05CB\u0600JTabcdfgorst\u05E8\u05EC\u05EF\u05FA\u0600\u0612\u0616\u061B\u061D\u0623\u066C\u0672cy;\u4403\u803B>\u403Emma\u0100;d\u05F7\u05F8\u4393;\u43DCreve;\u411E\u0180eiy\u0607\u060C\u0610dil;\u4122rc;\u411C;\u4413ot;\u4120r;\uC000\u{1D50A};\u62D9pf;\uC000\u{1D53E}eater\u0300EFGLST\u0635\u0644\u064E\u0656\u065B\u0666qual\u0100;L\u063E\u063F\u6265ess;\u62DBullEqual;\u6267reater;\u6AA2ess;\u6277lantEqual;\u6A7Eilde;\u6273cr;\uC000\u{1D4A2};\u626B\u0400Aacfiosu\u0685\u068B\u0696\u069B\u069E\u06AA\u06BE\u06CARDcy;\u442A\u0100ct\u0690\u0694ek;\u42C7;\u405Eirc;\u4124r;\u610ClbertSpace;\u610B\u01F0\u06AF\0\u06B2f;\u610DizontalLine;\u6500\u0100ct\u06C3\u06C5\xF2\u06A9rok;\u4126mp\u0144\u06D0\u06D8ownHum\xF0\u012Fqual;\u624F\u0700EJOacdfgmnostu\u06FA\u06FE\u0703\u0707\u070E\u071A\u071E\u0721\u0728\u0744\u0778\u078B\u078F\u0795cy;\u4415lig;\u4132cy;\u4401cute\u803B\xCD\u40CD\u0100iy\u0713\u0718rc\u803B\xCE\u40CE;\u4418ot;\u4130r;\u6111rave\u803B\xCC\u40CC\u0180;ap\u0720\u072F\u073F\u0100cg\u0734\u0737r;\u412AinaryI;\u6148lie\xF3\u03DD\u01F4\u0749\0\u0762\u0100;e\u074D\u074E\u622C\u0100gr\u0753\u0758ral;\u622Bsection;\u62C2isible\u0100CT\u076C\u0772omma;\u6063imes;\u6062\u0180gpt\u077F\u0783\u0788on;\u412Ef;\uC000\u{1D540}a;\u4399cr;\u6110ilde;\u4128\u01EB\u079A\0\u079Ecy;\u4406l\u803B\xCF\u40CF\u0280cfosu\u07AC\u07B7\u07BC\u07C2\u07D0\u0100iy\u07B1\u07B5rc;\u4134;\u4419r;\uC000\u{1D50D}pf;\uC000\u{1D541}\u01E3\u07C7\0\u07CCr;\uC000\u{1D4A5}rcy;\u4408kcy;\u4404\u0380HJacfos\u07E4\u07E8\u07EC\u07F1\u07FD\u0802\u0808cy;\u4425cy;\u440Cppa;\u439A\u0100ey\u07F6\u07FBdil;\u4136;\u441Ar;\uC000\u{1D50E}pf;\uC000\u{1D542}cr;\uC000\u{1D4A6}\u0580JTaceflmost\u0825\u0829\u082C\u0850\u0863\u09B3\u09B8\u09C7\u09CD\u0A37\u0A47cy;\u4409\u803B<\u403C\u0280cmnpr\u0837\u083C\u0841\u0844\u084Dute;\u4139bda;\u439Bg;\u67EAlacetrf;\u6112r;\u619E\u0180aey\u0857\u085C\u0861ron;\u413Ddil;\u413B;\u441B\u0100fs\u0868\u0970t\u0500ACDFRTUVar\u087E\u08A9\u08B1\u08E0\u08E6\u08FC\u092F\u095B\u0390\u096A\u0100nr\u0883\u088FgleBracket;\u67E8row\u0180;BR\u0899\u089A\u089E\u6190ar;\u61E4ightArrow;\u61C6eiling;\u6308o\u01F5\u08B7\0\u08C3bleBracket;\u67E6n\u01D4\u08C8\0\u08D2eeVector;\u6961ector\u0100;B\u08DB\u08DC\u61C3ar;\u6959loor;\u630Aight\u0100AV\u08EF\u08F5rrow;\u6194ector;\u694E\u0100er\u0901\u0917e\u0180;AV\u0909\u090A\u0910\u62A3rrow;\u61A4ector;\u695Aiangle\u0180;BE\u0924\u0925\u0929\u62B2ar;\u69CFqual;\u62B4p\u0180DTV\u0937\u0942\u094CownVector;\u6951eeVector;\u6960ector\u0100;B\u0956\u0957\u61BFar;\u6958ector\u0100;B\u0965\u0966\u61BCar;\u6952ight\xE1\u039Cs\u0300EFGLST\u097E\u098B\u0995\u099D\u09A2\u09ADqualGreater;\u62DAullEqual;\u6266reater;\u6276ess;\u6AA1lantEqual;\u6A7Dilde;\u6272r;\uC000\u{1D50F}\u0100;e\u09BD\u09BE\u62D8ftarrow;\u61DAidot;\u413F\u0180npw\u09D4\u0A16\u0A1Bg\u0200LRlr\u09DE\u09F7\u0A02\u0A10eft\u0100AR\u09E6\u09ECrrow;\u67F5ightArrow;\u67F7ightArrow;\u67F6eft\u0100ar\u03B3\u0A0Aight\xE1\u03BFight\xE1\u03CAf;\uC000\u{1D543}er\u0100LR\u0A22\u0A2CeftArrow;\u6199ightArrow;\u6198\u0180cht\u0A3E\u0A40\u0A42\xF2\u084C;\u61B0rok;\u4141;\u626A\u0400acefiosu\u0A5A\u0A5D\u0A60\u0A77\u0A7C\u0A85\u0A8B\u0A8Ep;\u6905y;\u441C\u0100dl\u0A65\u0A6FiumSpace;\u605Flintrf;\u6133r;\uC000\u{1D510}nusPlus;\u6213pf;\uC000\u{1D544}c\xF2\u0A76;\u439C\u0480Jacefostu\u0AA3\u0AA7\u0AAD\u0AC0\u0B14\u0B19\u0D91\u0D97\u0D9Ecy;\u440Acute;\u4143\u0180aey\u0AB4\u0AB9\u0ABEron;\u4147dil;\u4145;\u441D\u0180gsw\u0AC7\u0AF0\u0B0Eative\u0180MTV\u0AD3\u0ADF\u0AE8ediumSpace;\u600Bhi\u0100cn\u0AE6\u0AD8\xEB\u0AD9eryThi\xEE\u0AD9ted\u0100GL\u0AF8\u0B06reaterGreate\xF2\u0673essLes\xF3\u0A48Line;\u400Ar;\uC000\u{1D511}\u0200Bnpt\u0B22\u0B28\u0B37\u0B3Areak;\u6060BreakingSpace;\u40A0f;\u6115\u0680;CDEGHLNPRSTV\u0B55\u0B56\u0B6A\u0B7C\u0BA1\u0BEB\u0C04\u0C5E\u0C84\u0CA6\u0CD8\u0D61\u0D85\u6AEC\u0100ou\u0B5B\u0B64ngruent;\u6262pCap;\u626DoubleVerticalBar;\u6226\u0180lqx\u0B83\u0B8A\u0B9Bement;\u6209ual\u0100;T\u0B92\u0B93\u6260ilde;\uC000\u2242\u0338ists;\u6204reater\u0380;EFGLST\u0BB6\u0BB7\u0BBD\u0BC9\u0BD3\u0BD8\u0BE5\u626Fqual;\u6271ullEqual;\uC000\u2267\u0338reater;\uC000\u226B\u0338ess;\u6279lantEqual;\uC000\u2A7E\u0338ilde;\u6275ump\u0144\u0BF2\u0BFDownHump;\uC000\u224E\u0338qual;\uC000\u224F\u0338e\u0100fs\u0C0A\u0C27tTriangle\u0180;BE\u0C1A\u0C1B\u0C21\u62EAar;\uC000\u29CF\u0338qual;\u62ECs\u0300;EGLST\u0C35\u0C36\u0C3C\u0C44\u0C4B\u0C58\u626Equal;\u6270reater;\u6278ess;\uC000\u226A\u0338lantEqual;\uC000\u2A7D\u0338ilde;\u6274ested\u0100GL\u0C68\u0C79reaterGreater;\uC000\u2AA2\u0338essLess;\uC000\u2AA1\u0338recedes\u0180;ES\u0C92\u0C93\u0C9B\u6280qual;\uC000\u2AAF\u0338lantEqual;\u62E0\u0100ei\u0CAB\u0CB9verseElement;\u620CghtTriangle\u0180;BE\u0CCB\u0CCC\u0CD2\u62EBar;\uC000\u29D0\u0338qual;\u62ED\u0100qu\u0CDD\u0D0CuareSu\u0100bp\u0CE8\u0CF9set\u0100;E\u0CF0\u0CF3\uC000\u228F\u0338qual;\u62E2erset\u0100;E\u0D03\u0D06\uC000\u2290\u0338qual;\u62E3\u0180bcp\u0D13\u0D24\u0D4Eset\u0100;E\u0D1B\u0D1E\uC000\u2282\u20D2qual;\u6288ceeds\u0200;EST\u0D32\u0D33\u0D3B\u0D46\u6281qual;\uC000\u2AB0\u0338lantEqual;\u62E1ilde;\uC000\u227F\u0338erset\u0100;E\u0D58\u0D5B\uC000\u2283\u20D2qual;\u6289ilde\u0200;EFT\u0D6E\u0D6F\u0D75\u0D7F\u6241qual;\u6244ullEqual;\u6247ilde;\u6249erticalBar;\u6224cr;\uC000\u{1D4A9}ilde\u803B\xD1\u40D1;\u439D\u0700Eacdfgmoprstuv\u0DBD\u0DC2\u0DC9\u0DD5\u0DDB\u0DE0\u0DE7\u0DFC\u0E02\u0E20\u0E22\u0E32\u0E3F\u0E44lig;\u4152cute\u803B\xD3\u40D3\u0100iy\u0DCE\u0DD3rc\u803B\xD4\u40D4;\u441Eblac;\u4150r;\uC000\u{1D512}rave\u803B\xD2\u40D2\u0180aei\u0DEE\u0DF2\u0DF6cr;\u414Cga;\u43A9cron;\u439Fpf;\uC000\u{1D546}enCurly\u0100DQ\u0E0E\u0E1AoubleQuote;\u601Cuote;\u6018;\u6A54\u0100cl\u0E27\u0E2Cr;\uC000\u{1D4AA}ash\u803B\xD8\u40D8i\u016C\u0E37\u0E3Cde\u803B\xD5\u40D5es;\u6A37ml\u803B\xD6\u40D6er\u0100BP\u0E4B\u0E60\u0100ar\u0E50\u0E53r;\u603Eac\u0100ek\u0E5A\u0E5C;\u63DEet;\u63B4arenthesis;\u63DC\u0480acfhilors\u0E7F\u0E87\u0E8A\u0E8F\u0E92\u0E94\u0E9D\u0EB0\u0EFCrtialD;\u6202y;\u441Fr;\uC000\u{1D513}i;\u43A6;\u43A0usMinus;\u40B1\u0100ip\u0EA2\u0EADncareplan\xE5\u069Df;\u6119\u0200;eio\u0EB9\u0EBA\u0EE0\u0EE4\u6ABBcedes\u0200;EST\u0EC8\u0EC9\u0ECF\u0EDA\u627Aqual;\u6AAFlantEqual;\u627Cilde;\u627Eme;\u6033\u0100dp\u0EE9\u0EEEuct;\u620Fortion\u0100;a\u0225\u0EF9l;\u621D\u0100ci\u0F01\u0F06r;\uC000\u{1D4AB};\u43A8\u0200Ufos\u0F11\u0F16\u0F1B\u0F1FOT\u803B"\u4022r;\uC000\u{1D514}pf;\u611Acr;\uC000\u{1D4AC}\u0600BEacefhiorsu\u0F3E\u0F43\u0F47\u0F60\u0F73\u0FA7\u0FAA\u0FAD\u1096\u10A9\u10B4\u10BEarr;\u6910G\u803B\xAE\u40AE\u0180cnr\u0F4E\u0F53\u0F56ute;\u4154g;\u67EBr\u0100;t\u0F5C\u0F5D\u61A0l;\u6916\u0180aey\u0F67\u0F6C\u0F71ron;\u4158dil;\u4156;\u4420\u0100;v\u0F78\u0F79\u611Cerse\u0100EU\u0F82\u0F99\u0100lq\u0F87\u0F8Eement;\u620Builibrium;\u61CBpEquilibrium;\u696Fr\xBB\u0F79o;\u43A1ght\u0400ACDFTUVa\u0FC1\u0FEB\u0FF3\u1022\u1028\u105B\u1087\u03D8\u0100nr\u0FC6\u0FD2gleBracket;\u67E9row\u0180;BL\u0FDC\u0FDD\u0FE1\u6192ar;\u61E5eftArrow;\u61C4eiling;\u6309o\u01F5\u0FF9\0\u1005bleBracket;\u67E7n\u01D4\u100A\0\u1014eeVector;\u695Dector\u0100;B\u101D\u101E\u61C2ar;\u6955loor;\u630B\u0100er\u102D\u1043e\u0180;AV\u1035\u1036\u103C\u62A2rrow;\u61A6ector;\u695Biangle\u0180;BE\u1050\u1051\u1055\u62B3ar;\u69D0qual;\u62B5p\u0180DTV\u1063\u106E\u1078ownVector;\u694FeeVector;\u695Cector\u0100;B\u1082\u1083\u61BEar;\u6954ector\u0100;B\u1091\u1092\u61C0ar;\u6953\u0100pu\u109B\u109Ef;\u611DndImplies;\u6970ightarrow;\u61DB\u0100ch\u10B9\u10BCr;\u611B;\u61B1leDelayed;\u69F4\u0680HOacfhimoqstu\u10E4\u10F1\u10F7\u10FD\u1119\u111E\u1151\u1156\u1161\u1167\u11B5\u11BB\u11BF\u0100Cc\u10E9\u10EEHcy;\u4429y;\u4428FTcy;\u442Ccute;\u415A\u0280;aeiy\u1108\u1109\u110E\u1113\u1117\u6ABCron;\u4160dil;\u415Erc;\u415C;\u4421r;\uC000\u{1D516}ort\u0200DLRU\u112A\u1134\u113E\u1149ownArrow\xBB\u041EeftArrow\xBB\u089AightArrow\xBB\u0FDDpArrow;\u6191gma;\u43A3allCircle;\u6218pf;\uC000\u{1D54A}\u0272\u116D\0\0\u1170t;\u621Aare\u0200;ISU\u117B\u117C\u1189\u11AF\u65A1ntersection;\u6293u\u0100bp\u118F\u119Eset\u0100;E\u1197\u1198\u628Fqual;\u6291erset\u0100;E\u11A8\u11A9\u6290qual;\u6292nion;\u6294cr;\uC000\u{1D4AE}ar;\u62C6\u0200bcmp\u11C8\u11DB\u1209\u120B\u0100;s\u11CD\u11CE\u62D0et\u0100;E\u11CD\u11D5qual;\u6286\u0100ch\u11E0\u1205eeds\u0200;EST\u11ED\u11EE\u11F4\u11FF\u627Bqual;\u6AB0lantEqual;\u627Dilde;\u627FTh\xE1\u0F8C;\u6211\u0180;es\u1212\u1213\u1223\u62D1rset\u0100;E\u121C\u121D\u6283qual;\u6287et\xBB\u1213\u0580HRSacfhiors\u123E\u1244\u1249\u1255\u125E\u1271\u1276\u129F\u12C2\u12C8\u12D1ORN\u803B\xDE\u40DEADE;\u6122\u0100Hc\u124E\u1252cy;\u440By;\u4426\u0100bu\u125A\u125C;\u4009;\u43A4\u0180aey\u1265\u126A\u126Fron;\u4164dil;\u4162;\u4422r;\uC000\u{1D517}\u0100ei\u127B\u1289\u01F2\u1280\0\u1287efore;\u6234a;\u4398\u0100cn\u128E\u1298kSpace;\uC000\u205F\u200ASpace;\u6009lde\u0200;EFT\u12AB\u12AC\u12B2\u12BC\u623Cqual;\u6243ullEqual;\u6245ilde;\u6248pf;\uC000\u{1D54B}ipleDot;\u60DB\u0100ct\u12D6\u12DBr;\uC000\u{1D4AF}rok;\u4166\u0AE1\u12F7\u130E\u131A\u1326\0\u132C\u1331\0\0\0\0\0\u1338\u133D\u1377\u1385\0\u13FF\u1404\u140A\u1410\u0100cr\u12FB\u1301ute\u803B\xDA\u40DAr\u0100;o\u1307\u1308\u619Fcir;\u6949r\u01E3\u1313\0\u1316y;\u440Eve;\u416C\u0100iy\u131E\u1323rc\u803B\xDB\u40DB;\u4423blac;\u4170r;\uC000\u{1D518}rave\u803B\xD9\u40D9acr;\u416A\u0100di\u1341\u1369er\u0100BP\u1348\u135D\u0100ar\u134D\u1350r;\u405Fac\u0100ek\u1357\u1359;\u63DFet;\u63B5arenthesis;\u63DDon\u0100;P\u1370\u1371\u62C3lus;\u628E\u0100gp\u137B\u137Fon;\u4172f;\uC000\u{1D54C}\u0400ADETadps\u1395\u13AE\u13B8\u13C4\u03E8\u13D2\u13D7\u13F3rrow\u0180;BD\u1150\u13A0\u13A4ar;\u6912ownArrow;\u61C5ownArrow;\u6195quilibrium;\u696Eee\u0100;A\u13CB\u13CC\u62A5rrow;\u61A5own\xE1\u03F3er\u0100LR\u13DE\u13E8eftArrow;\u6196ightArrow;\u6197i\u0100;l\u13F9\u13FA\u43D2on;\u43A5ing;\u416Ecr;\uC000\u{1D4B0}ilde;\u4168ml\u803B\xDC\u40DC\u0480Dbcdefosv\u1427\u142C\u1430\u1433\u143E\u1485\u148A\u1490\u1496ash;\u62ABar;\u6AEBy;\u4412ash\u0100;l\u143B\u143C\u62A9;\u6AE6\u0100er\u1443\u1445;\u62C1\u0180bty\u144C\u1450\u147Aar;\u6016\u0100;i\u144F\u1455cal\u0200BLST\u1461\u1465\u146A\u1474ar;\u6223ine;\u407Ceparator;\u6758ilde;\u6240ThinSpace;\u600Ar;\uC000\u{1D519}pf;\uC000\u{1D54D}cr;\uC000\u{1D4B1}dash;\u62AA\u0280cefos\u14A7\u14AC\u14B1\u14B6\u14BCirc;\u4174dge;\u62C0r;\uC000\u{1D51A}pf;\uC000\u{1D54E}cr;\uC000\u{1D4B2}\u0200fios\u14CB\u14D0\u14D2\u14D8r;\uC000\u{1D51B};\u439Epf;\uC000\u{1D54F}cr;\uC000\u{1D4B3}\u0480AIUacfosu\u14F1\u14F5\u14F9\u14FD\u1504\u150F\u1514\u151A\u1520cy;\u442Fcy;\u4407cy;\u442Ecute\u803B\xDD\u40DD\u0100iy\u1509\u150Drc;\u4176;\u442Br;\uC000\u{1D51C}pf;\uC000\u{1D550}cr;\uC000\u{1D4B4}ml;\u4178\u0400Hacdefos\u1535\u1539\u153F\u154B\u154F\u155D\u1560\u1564cy;\u4416cute;\u4179\u0100ay\u1544\u1549ron;\u417D;\u4417ot;\u417B\u01F2\u1554\0\u155BoWidt\xE8\u0AD9a;\u4396r;\u6128pf;\u6124cr;\uC000\u{1D4B5}\u0BE1\u1583\u158A\u1590\0\u15B0\u15B6\u15BF\0\0\0\0\u15C6\u15DB\u15EB\u165F\u166D\0\u1695\u169B\u16B2\u16B9\0\u16BEcute\u803B\xE1\u40E1reve;\u4103\u0300;Ediuy\u159C\u159D\u15A1\u15A3\u15A8\u15AD\u623E;\uC000\u223E\u0333;\u623Frc\u803B\xE2\u40E2te\u80BB\xB4\u0306;\u4430lig\u803B\xE6\u40E6\u0100;r\xB2\u15BA;\uC000\u{1D51E}rave\u803B\xE0\u40E0\u0100ep\u15CA\u15D6\u0100fp\u15CF\u15D4sym;\u6135\xE8\u15D3ha;\u43B1\u0100ap\u15DFc\u0100cl\u15E4\u15E7r;\u4101g;\u6A3F\u0264\u15F0\0\0\u160A\u0280;adsv\u15FA\u15FB\u15FF\u1601\u1607\u6227nd;\u6A55;\u6A5Clope;\u6A58;\u6A5A\u0380;elmrsz\u1618\u1619\u161B\u161E\u163F\u164F\u1659\u6220;\u69A4e\xBB\u1619sd\u0100;a\u1625\u1626\u6221\u0461\u1630\u1632\u1634\u1636\u1638\u163A\u163C\u163E;\u69A8;\u69A9;\u69AA;\u69AB;\u69AC;\u69AD;\u69AE;\u69AFt\u0100;v\u1645\u1646\u621Fb\u0100;d\u164C\u164D\u62BE;\u699D\u0100pt\u1654\u1657h;\u6222\xBB\xB9arr;\u637C\u0100gp\u1663\u1667on;\u4105f;\uC000\u{1D552}\u0380;Eaeiop\u12C1\u167B\u167D\u1682\u1684\u1687\u168A;\u6A70cir;\u6A6F;\u624Ad;\u624Bs;\u4027rox\u0100;e\u12C1\u1692\xF1\u1683ing\u803B\xE5\u40E5\u0180cty\u16A1\u16A6\u16A8r;\uC000\u{1D4B6};\u402Amp\u0100;e\u12C1\u16AF\xF1\u0288ilde\u803B\xE3\u40E3ml\u803B\xE4\u40E4\u0100ci\u16C2\u16C8onin\xF4\u0272nt;\u6A11\u0800Nabcdefiklnoprsu\u16ED\u16F1\u1730\u173C\u1743\u1748\u1778\u177D\u17E0\u17E6\u1839\u1850\u170D\u193D\u1948\u1970ot;\u6AED\u0100cr\u16F6\u171Ek\u0200ceps\u1700\u1705\u170D\u1713ong;\u624Cpsilon;\u43F6rime;\u6035im\u0100;e\u171A\u171B\u623Dq;\u62CD\u0176\u1722\u1726ee;\u62BDed\u0100;g\u172C\u172D\u6305e\xBB\u172Drk\u0100;t\u135C\u1737brk;\u63B6\u0100oy\u1701\u1741;\u4431quo;\u601E\u0280cmprt\u1753\u175B\u1761\u1764\u1768aus\u0100;e\u010A\u0109ptyv;\u69B0s\xE9\u170Cno\xF5\u0113\u0180ahw\u176F\u1771\u1773;\u43B2;\u6136een;\u626Cr;\uC000\u{1D51F}g\u0380costuvw\u178D\u179D\u17B3\u17C1\u17D5\u17DB\u17DE\u0180aiu\u1794\u1796\u179A\xF0\u0760rc;\u65EFp\xBB\u1371\u0180dpt\u17A4\u17A8\u17ADot;\u6A00lus;\u6A01imes;\u6A02\u0271\u17B9\0\0\u17BEcup;\u6A06ar;\u6605riangle\u0100du\u17CD\u17D2own;\u65BDp;\u65B3plus;\u6A04e\xE5\u1444\xE5\u14ADarow;\u690D\u0180ako\u17ED\u1826\u1835\u0100cn\u17F2\u1823k\u0180lst\u17FA\u05AB\u1802ozenge;\u69EBriangle\u0200;dlr\u1812\u1813\u1818\u181D\u65B4own;\u65BEeft;\u65C2ight;\u65B8k;\u6423\u01B1\u182B\0\u1833\u01B2\u182F\0\u1831;\u6592;\u65914;\u6593ck;\u6588\u0100eo\u183E\u184D\u0100;q\u1843\u1846\uC000=\u20E5uiv;\uC000\u2261\u20E5t;\u6310\u0200ptwx\u1859\u185E\u1867\u186Cf;\uC000\u{1D553}\u0100;t\u13CB\u1863om\xBB\u13CCtie;\u62C8\u0600DHUVbdhmptuv\u1885\u1896\u18AA\u18BB\u18D7\u18DB\u18EC\u18FF\u1905\u190A\u1910\u1921\u0200LRlr\u188E\u1890\u1892\u1894;\u6557;\u6554;\u6556;\u6553\u0280;DUdu\u18A1\u18A2\u18A4\u18A6\u18A8\u6550;\u6566;\u6569;\u6564;\u6567\u0200LRlr\u18B3\u18B5\u18B7\u18B9;\u655D;\u655A;\u655C;\u6559\u0380;HLRhlr\u18CA\u18CB\u18CD\u18CF\u18D1\u18D3\u18D5\u6551;\u656C;\u6563;\u6560;\u656B;\u6562;\u655Fox;\u69C9\u0200LRlr\u18E4\u18E6\u18E8\u18EA;\u6555;\u6552;\u6510;\u650C\u0280;DUdu\u06BD\u18F7\u18F9\u18FB\u18FD;\u6565;\u6568;\u652C;\u6534inus;\u629Flus;\u629Eimes;\u62A0\u0200LRlr\u1919\u191B\u191D\u191F;\u655B;\u6558;\u6518;\u6514\u0380;HLRhlr\u1930\u1931\u1933\u1935\u1937\u1939\u193B\u6502;\u656A;\u6561;\u655E;\u653C;\u6524;\u651C\u0100ev\u0123\u1942bar\u803B\xA6\u40A6\u0200ceio\u1951\u1956\u195A\u1960r;\uC000\u{1D4B7}mi;\u604Fm\u0100;e\u171A\u171Cl\u0180;bh\u1968\u1969\u196B\u405C;\u69C5sub;\u67C8\u016C\u1974\u197El\u0100;e\u1979\u197A\u6022t\xBB\u197Ap\u0180;Ee\u012F\u1985\u1987;\u6AAE\u0100;q\u06DC\u06DB\u0CE1\u19A7\0\u19E8\u1A11\u1A15\u1A32\0\u1A37\u1A50\0\0\u1AB4\0\0\u1AC1\0\0\u1B21\u1B2E\u1B4D\u1B52\0\u1BFD\0\u1C0C\u0180cpr\u19AD\u19B2\u19DDute;\u4107\u0300;abcds\u19BF\u19C0\u19C4\u19CA\u19D5\u19D9\u6229nd;\u6A44rcup;\u6A49\u0100au\u19CF\u19D2p;\u6A4Bp;\u6A47ot;\u6A40;\uC000\u2229\uFE00\u0100eo\u19E2\u19E5t;\u6041\xEE\u0693\u0200aeiu\u19F0\u19FB\u1A01\u1A05\u01F0\u19F5\0\u19F8s;\u6A4Don;\u410Ddil\u803B\xE7\u40E7rc;\u4109ps\u0100;s\u1A0C\u1A0D\u6A4Cm;\u6A50ot;\u410B\u0180dmn\u1A1B\u1A20\u1A26il\u80BB\xB8\u01ADptyv;\u69B2t\u8100\xA2;e\u1A2D\u1A2E\u40A2r\xE4\u01B2r;\uC000\u{1D520}\u0180cei\u1A3D\u1A40\u1A4Dy;\u4447ck\u0100;m\u1A47\u1A48\u6713ark\xBB\u1A48;\u43C7r\u0380;Ecefms\u1A5F\u1A60\u1A62\u1A6B\u1AA4\u1AAA\u1AAE\u65CB;\u69C3\u0180;el\u1A69\u1A6A\u1A6D\u42C6q;\u6257e\u0261\u1A74\0\0\u1A88rrow\u0100lr\u1A7C\u1A81eft;\u61BAight;\u61BB\u0280RSacd\u1A92\u1A94\u1A96\u1A9A\u1A9F\xBB\u0F47;\u64C8st;\u629Birc;\u629Aash;\u629Dnint;\u6A10id;\u6AEFcir;\u69C2ubs\u0100;u\u1ABB\u1ABC\u6663it\xBB\u1ABC\u02EC\u1AC7\u1AD4\u1AFA\0\u1B0Aon\u0100;e\u1ACD\u1ACE\u403A\u0100;q\xC7\xC6\u026D\u1AD9\0\0\u1AE2a\u0100;t\u1ADE\u1ADF\u402C;\u4040\u0180;fl\u1AE8\u1AE9\u1AEB\u6201\xEE\u1160e\u0100mx\u1AF1\u1AF6ent\xBB\u1AE9e\xF3\u024D\u01E7\u1AFE\0\u1B07\u0100;d\u12BB\u1B02ot;\u6A6Dn\xF4\u0246\u0180fry\u1B10\u1B14\u1B17;\uC000\u{1D554}o\xE4\u0254\u8100\xA9;s\u0155\u1B1Dr;\u6117\u0100ao\u1B25\u1B29rr;\u61B5ss;\u6717\u0100cu\u1B32\u1B37r;\uC000\u{1D4B8}\u0100bp\u1B3C\u1B44\u0100;e\u1B41\u1B42\u6ACF;\u6AD1\u0100;e\u1B49\u1B4A\u6AD0;\u6AD2dot;\u62EF\u0380delprvw\u1B60\u1B6C\u1B77\u1B82\u1BAC\u1BD4\u1BF9arr\u0100lr\u1B68\u1B6A;\u6938;\u6935\u0270\u1B72\0\0\u1B75r;\u62DEc;\u62DFarr\u0100;p\u1B7F\u1B80\u61B6;\u693D\u0300;bcdos\u1B8F\u1B90\u1B96\u1BA1\u1BA5\u1BA8\u622Arcap;\u6A48\u0100au\u1B9B\u1B9Ep;\u6A46p;\u6A4Aot;\u628Dr;\u6A45;\uC000\u222A\uFE00\u0200alrv\u1BB5\u1BBF\u1BDE\u1BE3rr\u0100;m\u1BBC\u1BBD\u61B7;\u693Cy\u0180evw\u1BC7\u1BD4\u1BD8q\u0270\u1BCE\0\0\u1BD2re\xE3\u1B73u\xE3\u1B75ee;\u62CEedge;\u62CFen\u803B\xA4\u40A4earrow\u0100lr\u1BEE\u1BF3eft\xBB\u1B80ight\xBB\u1BBDe\xE4\u1BDD\u0100ci\u1C01\u1C07onin\xF4\u01F7nt;\u6231lcty;\u632D\u0980AHabcdefhijlorstuwz\u1C38\u1C3B\u1C3F\u1C5D\u1C69\u1C75\u1C8A\u1C9E\u1CAC\u1CB7\u1CFB\u1CFF\u1D0D\u1D7B\u1D91\u1DAB\u1DBB\u1DC6\u1DCDr\xF2\u0381ar;\u6965\u0200glrs\u1C48\u1C4D\u1C52\u1C54ger;\u6020eth;\u6138\xF2\u1133h\u0100;v\u1C5A\u1C5B\u6010\xBB\u090A\u016B\u1C61\u1C67arow;\u690Fa\xE3\u0315\u0100ay\u1C6E\u1C73ron;\u410F;\u4434\u0180;ao\u0332\u1C7C\u1C84\u0100gr\u02BF\u1C81r;\u61CAtseq;\u6A77\u0180glm\u1C91\u1C94\u1C98\u803B\xB0\u40B0ta;\u43B4ptyv;\u69B1\u0100ir\u1CA3\u1CA8sht;\u697F;\uC000\u{1D521}ar\u0100lr\u1CB3\u1CB5\xBB\u08DC\xBB\u101E\u0280aegsv\u1CC2\u0378\u1CD6\u1CDC\u1CE0m\u0180;os\u0326\u1CCA\u1CD4nd\u0100;s\u0326\u1CD1uit;\u6666amma;\u43DDin;\u62F2\u0180;io\u1CE7\u1CE8\u1CF8\u40F7de\u8100\xF7;o\u1CE7\u1CF0ntimes;\u62C7n\xF8\u1CF7cy;\u4452c\u026F\u1D06\0\0\u1D0Arn;\u631Eop;\u630D\u0280lptuw\u1D18\u1D1D\u1D22\u1D49\u1D55lar;\u4024f;\uC000\u{1D555}\u0280;emps\u030B\u1D2D\u1D37\u1D3D\u1D42q\u0100;d\u0352\u1D33ot;\u6251inus;\u6238lus;\u6214quare;\u62A1blebarwedg\xE5\xFAn\u0180adh\u112E\u1D5D\u1D67ownarrow\xF3\u1C83arpoon\u0100lr\u1D72\u1D76ef\xF4\u1CB4igh\xF4\u1CB6\u0162\u1D7F\u1D85karo\xF7\u0F42\u026F\u1D8A\0\0\u1D8Ern;\u631Fop;\u630C\u0180cot\u1D98\u1DA3\u1DA6\u0100ry\u1D9D\u1DA1;\uC000\u{1D4B9};\u4455l;\u69F6rok;\u4111\u0100dr\u1DB0\u1DB4ot;\u62F1i\u0100;f\u1DBA\u1816\u65BF\u0100ah\u1DC0\u1DC3r\xF2\u0429a\xF2\u0FA6angle;\u69A6\u0100ci\u1DD2\u1DD5y;\u445Fgrarr;\u67FF\u0900Dacdefglmnopqrstux\u1E01\u1E09\u1E19\u1E38\u0578\u1E3C\u1E49\u1E61\u1E7E\u1EA5\u1EAF\u1EBD\u1EE1\u1F2A\u1F37\u1F44\u1F4E\u1F5A\u0100Do\u1E06\u1D34o\xF4\u1C89\u0100cs\u1E0E\u1E14ute\u803B\xE9\u40E9ter;\u6A6E\u0200aioy\u1E22\u1E27\u1E31\u1E36ron;\u411Br\u0100;c\u1E2D\u1E2E\u6256\u803B\xEA\u40EAlon;\u6255;\u444Dot;\u4117\u0100Dr\u1E41\u1E45ot;\u6252;\uC000\u{1D522}\u0180;rs\u1E50\u1E51\u1E57\u6A9Aave\u803B\xE8\u40E8\u0100;d\u1E5C\u1E5D\u6A96ot;\u6A98\u0200;ils\u1E6A\u1E6B\u1E72\u1E74\u6A99nters;\u63E7;\u6113\u0100;d\u1E79\u1E7A\u6A95ot;\u6A97\u0180aps\u1E85\u1E89\u1E97cr;\u4113ty\u0180;sv\u1E92\u1E93\u1E95\u6205et\xBB\u1E93p\u01001;\u1E9D\u1EA4\u0133\u1EA1\u1EA3;\u6004;\u6005\u6003\u0100gs\u1EAA\u1EAC;\u414Bp;\u6002\u0100gp\u1EB4\u1EB8on;\u4119f;\uC000\u{1D556}\u0180als\u1EC4\u1ECE\u1ED2r\u0100;s\u1ECA\u1ECB\u62D5l;\u69E3us;\u6A71i\u0180;lv\u1EDA\u1EDB\u1EDF\u43B5on\xBB\u1EDB;\u43F5\u0200csuv\u1EEA\u1EF3\u1F0B\u1F23\u0100io\u1EEF\u1E31rc\xBB\u1E2E\u0269\u1EF9\0\0\u1EFB\xED\u0548ant\u0100gl\u1F02\u1F06tr\xBB\u1E5Dess\xBB\u1E7A\u0180aei\u1F12\u1F16\u1F1Als;\u403Dst;\u625Fv\u0100;D\u0235\u1F20D;\u6A78parsl;\u69E5\u0100Da\u1F2F\u1F33ot;\u6253rr;\u6971\u0180cdi\u1F3E\u1F41\u1EF8r;\u612Fo\xF4\u0352\u0100ah\u1F49\u1F4B;\u43B7\u803B\xF0\u40F0\u0100mr\u1F53\u1F57l\u803B\xEB\u40EBo;\u60AC\u0180cip\u1F61\u1F64\u1F67l;\u4021s\xF4\u056E\u0100eo\u1F6C\u1F74ctatio\xEE\u0559nential\xE5\u0579\u09E1\u1F92\0\u1F9E\0\u1FA1\u1FA7\0\0\u1FC6\u1FCC\0\u1FD3\0\u1FE6\u1FEA\u2000\0\u2008\u205Allingdotse\xF1\u1E44y;\u4444male;\u6640\u0180ilr\u1FAD\u1FB3\u1FC1lig;\u8000\uFB03\u0269\u1FB9\0\0\u1FBDg;\u8000\uFB00ig;\u8000\uFB04;\uC000\u{1D523}lig;\u8000\uFB01lig;\uC000fj\u0180alt\u1FD9\u1FDC\u1FE1t;\u666Dig;\u8000\uFB02ns;\u65B1of;\u4192\u01F0\u1FEE\0\u1FF3f;\uC000\u{1D557}\u0100ak\u05BF\u1FF7\u0100;v\u1FFC\u1FFD\u62D4;\u6AD9artint;\u6A0D\u0100ao\u200C\u2055\u0100cs\u2011\u2052\u03B1\u201A\u2030\u2038\u2045\u2048\0\u2050\u03B2\u2022\u2025\u2027\u202A\u202C\0\u202E\u803B\xBD\u40BD;\u6153\u803B\xBC\u40BC;\u6155;\u6159;\u615B\u01B3\u2034\0\u2036;\u6154;\u6156\u02B4\u203E\u2041\0\0\u2043\u803B\xBE\u40BE;\u6157;\u615C5;\u6158\u01B6\u204C\0\u204E;\u615A;\u615D8;\u615El;\u6044wn;\u6322cr;\uC000\u{1D4BB}\u0880Eabcdefgijlnorstv\u2082\u2089\u209F\u20A5\u20B0\u20B4\u20F0\u20F5\u20FA\u20FF\u2103\u2112\u2138\u0317\u213E\u2152\u219E\u0100;l\u064D\u2087;\u6A8C\u0180cmp\u2090\u2095\u209Dute;\u41F5ma\u0100;d\u209C\u1CDA\u43B3;\u6A86reve;\u411F\u0100iy\u20AA\u20AErc;\u411D;\u4433ot;\u4121\u0200;lqs\u063E\u0642\u20BD\u20C9\u0180;qs\u063E\u064C\u20C4lan\xF4\u0665\u0200;cdl\u0665\u20D2\u20D5\u20E5c;\u6AA9ot\u0100;o\u20DC\u20DD\u6A80\u0100;l\u20E2\u20E3\u6A82;\u6A84\u0100;e\u20EA\u20ED\uC000\u22DB\uFE00s;\u6A94r;\uC000\u{1D524}\u0100;g\u0673\u061Bmel;\u6137cy;\u4453\u0200;Eaj\u065A\u210C\u210E\u2110;\u6A92;\u6AA5;\u6AA4\u0200Eaes\u211B\u211D\u2129\u2134;\u6269p\u0100;p\u2123\u2124\u6A8Arox\xBB\u2124\u0100;q\u212E\u212F\u6A88\u0100;q\u212E\u211Bim;\u62E7pf;\uC000\u{1D558}\u0100ci\u2143\u2146r;\u610Am\u0180;el\u066B\u214E\u2150;\u6A8E;\u6A90\u8300>;cdlqr\u05EE\u2160\u216A\u216E\u2173\u2179\u0100ci\u2165\u2167;\u6AA7r;\u6A7Aot;\u62D7Par;\u6995uest;\u6A7C\u0280adels\u2184\u216A\u2190\u0656\u219B\u01F0\u2189\0\u218Epro\xF8\u209Er;\u6978q\u0100lq\u063F\u2196les\xF3\u2088i\xED\u066B\u0100en\u21A3\u21ADrtneqq;\uC000\u2269\uFE00\xC5\u21AA\u0500Aabcefkosy\u21C4\u21C7\u21F1\u21F5\u21FA\u2218\u221D\u222F\u2268\u227Dr\xF2\u03A0\u0200ilmr\u21D0\u21D4\u21D7\u21DBrs\xF0\u1484f\xBB\u2024il\xF4\u06A9\u0100dr\u21E0\u21E4cy;\u444A\u0180;cw\u08F4\u21EB\u21EFir;\u6948;\u61ADar;\u610Firc;\u4125\u0180alr\u2201\u220E\u2213rts\u0100;u\u2209\u220A\u6665it\xBB\u220Alip;\u6026con;\u62B9r;\uC000\u{1D525}s\u0100ew\u2223\u2229arow;\u6925arow;\u6926\u0280amopr\u223A\u223E\u2243\u225E\u2263rr;\u61FFtht;\u623Bk\u0100lr\u2249\u2253eftarrow;\u61A9ightarrow;\u61AAf;\uC000\u{1D559}bar;\u6015\u0180clt\u226F\u2274\u2278r;\uC000\u{1D4BD}as\xE8\u21F4rok;\u4127\u0100bp\u2282\u2287ull;\u6043hen\xBB\u1C5B\u0AE1\u22A3\0\u22AA\0\u22B8\u22C5\u22CE\0\u22D5\u22F3\0\0\u22F8\u2322\u2367\u2362\u237F\0\u2386\u23AA\u23B4cute\u803B\xED\u40ED\u0180;iy\u0771\u22B0\u22B5rc\u803B\xEE\u40EE;\u4438\u0100cx\u22BC\u22BFy;\u4435cl\u803B\xA1\u40A1\u0100fr\u039F\u22C9;\uC000\u{1D526}rave\u803B\xEC\u40EC\u0200;ino\u073E\u22DD\u22E9\u22EE\u0100in\u22E2\u22E6nt;\u6A0Ct;\u622Dfin;\u69DCta;\u6129lig;\u4133\u0180aop\u22FE\u231A\u231D\u0180cgt\u2305\u2308\u2317r;\u412B\u0180elp\u071F\u230F\u2313in\xE5\u078Ear\xF4\u0720h;\u4131f;\u62B7ed;\u41B5\u0280;cfot\u04F4\u232C\u2331\u233D\u2341are;\u6105in\u0100;t\u2338\u2339\u621Eie;\u69DDdo\xF4\u2319\u0280;celp\u0757\u234C\u2350\u235B\u2361al;\u62BA\u0100gr\u2355\u2359er\xF3\u1563\xE3\u234Darhk;\u6A17rod;\u6A3C\u0200cgpt\u236F\u2372\u2376\u237By;\u4451on;\u412Ff;\uC000\u{1D55A}a;\u43B9uest\u803B\xBF\u40BF\u0100ci\u238A\u238Fr;\uC000\u{1D4BE}n\u0280;Edsv\u04F4\u239B\u239D\u23A1\u04F3;\u62F9ot;\u62F5\u0100;v\u23A6\u23A7\u62F4;\u62F3\u0100;i\u0777\u23AElde;\u4129\u01EB\u23B8\0\u23BCcy;\u4456l\u803B\xEF\u40EF\u0300cfmosu\u23CC\u23D7\u23DC\u23E1\u23E7\u23F5\u0100iy\u23D1\u23D5rc;\u4135;\u4439r;\uC000\u{1D527}ath;\u4237pf;\uC000\u{1D55B}\u01E3\u23EC\0\u23F1r;\uC000\u{1D4BF}rcy;\u4458kcy;\u4454\u0400acfghjos\u240B\u2416\u2422\u2427\u242D\u2431\u2435\u243Bppa\u0100;v\u2413\u2414\u43BA;\u43F0\u0100ey\u241B\u2420dil;\u4137;\u443Ar;\uC000\u{1D528}reen;\u4138cy;\u4445cy;\u445Cpf;\uC000\u{1D55C}cr;\uC000\u{1D4C0}\u0B80ABEHabcdefghjlmnoprstuv\u2470\u2481\u2486\u248D\u2491\u250E\u253D\u255A\u2580\u264E\u265E\u2665\u2679\u267D\u269A\u26B2\u26D8\u275D\u2768\u278B\u27C0\u2801\u2812\u0180art\u2477\u247A\u247Cr\xF2\u09C6\xF2\u0395ail;\u691Barr;\u690E\u0100;g\u0994\u248B;\u6A8Bar;\u6962\u0963\u24A5\0\u24AA\0\u24B1\0\0\0\0\0\u24B5\u24BA\0\u24C6\u24C8\u24CD\0\u24F9ute;\u413Amptyv;\u69B4ra\xEE\u084Cbda;\u43BBg\u0180;dl\u088E\u24C1\u24C3;\u6991\xE5\u088E;\u6A85uo\u803B\xAB\u40ABr\u0400;bfhlpst\u0899\u24DE\u24E6\u24E9\u24EB\u24EE\u24F1\u24F5\u0100;f\u089D\u24E3s;\u691Fs;\u691D\xEB\u2252p;\u61ABl;\u6939im;\u6973l;\u61A2\u0180;ae\u24FF\u2500\u2504\u6AABil;\u6919\u0100;s\u2509\u250A\u6AAD;\uC000\u2AAD\uFE00\u0180abr\u2515\u2519\u251Drr;\u690Crk;\u6772\u0100ak\u2522\u252Cc\u0100ek\u2528\u252A;\u407B;\u405B\u0100es\u2531\u2533;\u698Bl\u0100du\u2539\u253B;\u698F;\u698D\u0200aeuy\u2546\u254B\u2556\u2558ron;\u413E\u0100di\u2550\u2554il;\u413C\xEC\u08B0\xE2\u2529;\u443B\u0200cqrs\u2563\u2566\u256D\u257Da;\u6936uo\u0100;r\u0E19\u1746\u0100du\u2572\u2577har;\u6967shar;\u694Bh;\u61B2\u0280;fgqs\u258B\u258C\u0989\u25F3\u25FF\u6264t\u0280ahlrt\u2598\u25A4\u25B7\u25C2\u25E8rrow\u0100;t\u0899\u25A1a\xE9\u24F6arpoon\u0100du\u25AF\u25B4own\xBB\u045Ap\xBB\u0966eftarrows;\u61C7ight\u0180ahs\u25CD\u25D6\u25DErrow\u0100;s\u08F4\u08A7arpoon\xF3\u0F98quigarro\xF7\u21F0hreetimes;\u62CB\u0180;qs\u258B\u0993\u25FAlan\xF4\u09AC\u0280;cdgs\u09AC\u260A\u260D\u261D\u2628c;\u6AA8ot\u0100;o\u2614\u2615\u6A7F\u0100;r\u261A\u261B\u6A81;\u6A83\u0100;e\u2622\u2625\uC000\u22DA\uFE00s;\u6A93\u0280adegs\u2633\u2639\u263D\u2649\u264Bppro\xF8\u24C6ot;\u62D6q\u0100gq\u2643\u2645\xF4\u0989gt\xF2\u248C\xF4\u099Bi\xED\u09B2\u0180ilr\u2655\u08E1\u265Asht;\u697C;\uC000\u{1D529}\u0100;E\u099C\u2663;\u6A91\u0161\u2669\u2676r\u0100du\u25B2\u266E\u0100;l\u0965\u2673;\u696Alk;\u6584cy;\u4459\u0280;acht\u0A48\u2688\u268B\u2691\u2696r\xF2\u25C1orne\xF2\u1D08ard;\u696Bri;\u65FA\u0100io\u269F\u26A4dot;\u4140ust\u0100;a\u26AC\u26AD\u63B0che\xBB\u26AD\u0200Eaes\u26BB\u26BD\u26C9\u26D4;\u6268p\u0100;p\u26C3\u26C4\u6A89rox\xBB\u26C4\u0100;q\u26CE\u26CF\u6A87\u0100;q\u26CE\u26BBim;\u62E6\u0400abnoptwz\u26E9\u26F4\u26F7\u271A\u272F\u2741\u2747\u2750\u0100nr\u26EE\u26F1g;\u67ECr;\u61FDr\xEB\u08C1g\u0180lmr\u26FF\u270D\u2714eft\u0100ar\u09E6\u2707ight\xE1\u09F2apsto;\u67FCight\xE1\u09FDparrow\u0100lr\u2725\u2729ef\xF4\u24EDight;\u61AC\u0180afl\u2736\u2739\u273Dr;\u6985;\uC000\u{1D55D}us;\u6A2Dimes;\u6A34\u0161\u274B\u274Fst;\u6217\xE1\u134E\u0180;ef\u2757\u2758\u1800\u65CAnge\xBB\u2758ar\u0100;l\u2764\u2765\u4028t;\u6993\u0280achmt\u2773\u2776\u277C\u2785\u2787r\xF2\u08A8orne\xF2\u1D8Car\u0100;d\u0F98\u2783;\u696D;\u600Eri;\u62BF\u0300achiqt\u2798\u279D\u0A40\u27A2\u27AE\u27BBquo;\u6039r;\uC000\u{1D4C1}m\u0180;eg\u09B2\u27AA\u27AC;\u6A8D;\u6A8F\u0100bu\u252A\u27B3o\u0100;r\u0E1F\u27B9;\u601Arok;\u4142\u8400<;cdhilqr\u082B\u27D2\u2639\u27DC\u27E0\u27E5\u27EA\u27F0\u0100ci\u27D7\u27D9;\u6AA6r;\u6A79re\xE5\u25F2mes;\u62C9arr;\u6976uest;\u6A7B\u0100Pi\u27F5\u27F9ar;\u6996\u0180;ef\u2800\u092D\u181B\u65C3r\u0100du\u2807\u280Dshar;\u694Ahar;\u6966\u0100en\u2817\u2821rtneqq;\uC000\u2268\uFE00\xC5\u281E\u0700Dacdefhilnopsu\u2840\u2845\u2882\u288E\u2893\u28A0\u28A5\u28A8\u28DA\u28E2\u28E4\u0A83\u28F3\u2902Dot;\u623A\u0200clpr\u284E\u2852\u2863\u287Dr\u803B\xAF\u40AF\u0100et\u2857\u2859;\u6642\u0100;e\u285E\u285F\u6720se\xBB\u285F\u0100;s\u103B\u2868to\u0200;dlu\u103B\u2873\u2877\u287Bow\xEE\u048Cef\xF4\u090F\xF0\u13D1ker;\u65AE\u0100oy\u2887\u288Cmma;\u6A29;\u443Cash;\u6014asuredangle\xBB\u1626r;\uC000\u{1D52A}o;\u6127\u0180cdn\u28AF\u28B4\u28C9ro\u803B\xB5\u40B5\u0200;acd\u1464\u28BD\u28C0\u28C4s\xF4\u16A7ir;\u6AF0ot\u80BB\xB7\u01B5us\u0180;bd\u28D2\u1903\u28D3\u6212\u0100;u\u1D3C\u28D8;\u6A2A\u0163\u28DE\u28E1p;\u6ADB\xF2\u2212\xF0\u0A81\u0100dp\u28E9\u28EEels;\u62A7f;\uC000\u{1D55E}\u0100ct\u28F8\u28FDr;\uC000\u{1D4C2}pos\xBB\u159D\u0180;lm\u2909\u290A\u290D\u43BCtimap;\u62B8\u0C00GLRVabcdefghijlmoprstuvw\u2942\u2953\u297E\u2989\u2998\u29DA\u29E9\u2A15\u2A1A\u2A58\u2A5D\u2A83\u2A95\u2AA4\u2AA8\u2B04\u2B07\u2B44\u2B7F\u2BAE\u2C34\u2C67\u2C7C\u2CE9\u0100gt\u2947\u294B;\uC000\u22D9\u0338\u0100;v\u2950\u0BCF\uC000\u226B\u20D2\u0180elt\u295A\u2972\u2976ft\u0100ar\u2961\u2967rrow;\u61CDightarrow;\u61CE;\uC000\u22D8\u0338\u0100;v\u297B\u0C47\uC000\u226A\u20D2ightarrow;\u61CF\u0100Dd\u298E\u2993ash;\u62AFash;\u62AE\u0280bcnpt\u29A3\u29A7\u29AC\u29B1\u29CCla\xBB\u02DEute;\u4144g;\uC000\u2220\u20D2\u0280;Eiop\u0D84\u29BC\u29C0\u29C5\u29C8;\uC000\u2A70\u0338d;\uC000\u224B\u0338s;\u4149ro\xF8\u0D84ur\u0100;a\u29D3\u29D4\u666El\u0100;s\u29D3\u0B38\u01F3\u29DF\0\u29E3p\u80BB\xA0\u0B37mp\u0100;e\u0BF9\u0C00\u0280aeouy\u29F4\u29FE\u2A03\u2A10\u2A13\u01F0\u29F9\0\u29FB;\u6A43on;\u4148dil;\u4146ng\u0100;d\u0D7E\u2A0Aot;\uC000\u2A6D\u0338p;\u6A42;\u443Dash;\u6013\u0380;Aadqsx\u0B92\u2A29\u2A2D\u2A3B\u2A41\u2A45\u2A50rr;\u61D7r\u0100hr\u2A33\u2A36k;\u6924\u0100;o\u13F2\u13F0ot;\uC000\u2250\u0338ui\xF6\u0B63\u0100ei\u2A4A\u2A4Ear;\u6928\xED\u0B98ist\u0100;s\u0BA0\u0B9Fr;\uC000\u{1D52B}\u0200Eest\u0BC5\u2A66\u2A79\u2A7C\u0180;qs\u0BBC\u2A6D\u0BE1\u0180;qs\u0BBC\u0BC5\u2A74lan\xF4\u0BE2i\xED\u0BEA\u0100;r\u0BB6\u2A81\xBB\u0BB7\u0180Aap\u2A8A\u2A8D\u2A91r\xF2\u2971rr;\u61AEar;\u6AF2\u0180;sv\u0F8D\u2A9C\u0F8C\u0100;d\u2AA1\u2AA2\u62FC;\u62FAcy;\u445A\u0380AEadest\u2AB7\u2ABA\u2ABE\u2AC2\u2AC5\u2AF6\u2AF9r\xF2\u2966;\uC000\u2266\u0338rr;\u619Ar;\u6025\u0200;fqs\u0C3B\u2ACE\u2AE3\u2AEFt\u0100ar\u2AD4\u2AD9rro\xF7\u2AC1ightarro\xF7\u2A90\u0180;qs\u0C3B\u2ABA\u2AEAlan\xF4\u0C55\u0100;s\u0C55\u2AF4\xBB\u0C36i\xED\u0C5D\u0100;r\u0C35\u2AFEi\u0100;e\u0C1A\u0C25i\xE4\u0D90\u0100pt\u2B0C\u2B11f;\uC000\u{1D55F}\u8180\xAC;in\u2B19\u2B1A\u2B36\u40ACn\u0200;Edv\u0B89\u2B24\u2B28\u2B2E;\uC000\u22F9\u0338ot;\uC000\u22F5\u0338\u01E1\u0B89\u2B33\u2B35;\u62F7;\u62F6i\u0100;v\u0CB8\u2B3C\u01E1\u0CB8\u2B41\u2B43;\u62FE;\u62FD\u0180aor\u2B4B\u2B63\u2B69r\u0200;ast\u0B7B\u2B55\u2B5A\u2B5Flle\xEC\u0B7Bl;\uC000\u2AFD\u20E5;\uC000\u2202\u0338lint;\u6A14\u0180;ce\u0C92\u2B70\u2B73u\xE5\u0CA5\u0100;c\u0C98\u2B78\u0100;e\u0C92\u2B7D\xF1\u0C98\u0200Aait\u2B88\u2B8B\u2B9D\u2BA7r\xF2\u2988rr\u0180;cw\u2B94\u2B95\u2B99\u619B;\uC000\u2933\u0338;\uC000\u219D\u0338ghtarrow\xBB\u2B95ri\u0100;e\u0CCB\u0CD6\u0380chimpqu\u2BBD\u2BCD\u2BD9\u2B04\u0B78\u2BE4\u2BEF\u0200;cer\u0D32\u2BC6\u0D37\u2BC9u\xE5\u0D45;\uC000\u{1D4C3}ort\u026D\u2B05\0\0\u2BD6ar\xE1\u2B56m\u0100;e\u0D6E\u2BDF\u0100;q\u0D74\u0D73su\u0100bp\u2BEB\u2BED\xE5\u0CF8\xE5\u0D0B\u0180bcp\u2BF6\u2C11\u2C19\u0200;Ees\u2BFF\u2C00\u0D22\u2C04\u6284;\uC000\u2AC5\u0338et\u0100;e\u0D1B\u2C0Bq\u0100;q\u0D23\u2C00c\u0100;e\u0D32\u2C17\xF1\u0D38\u0200;Ees\u2C22\u2C23\u0D5F\u2C27\u6285;\uC000\u2AC6\u0338et\u0100;e\u0D58\u2C2Eq\u0100;q\u0D60\u2C23\u0200gilr\u2C3D\u2C3F\u2C45\u2C47\xEC\u0BD7lde\u803B\xF1\u40F1\xE7\u0C43iangle\u0100lr\u2C52\u2C5Ceft\u0100;e\u0C1A\u2C5A\xF1\u0C26ight\u0100;e\u0CCB\u2C65\xF1\u0CD7\u0100;m\u2C6C\u2C6D\u43BD\u0180;es\u2C74\u2C75\u2C79\u4023ro;\u6116p;\u6007\u0480DHadgilrs\u2C8F\u2C94\u2C99\u2C9E\u2CA3\u2CB0\u2CB6\u2CD3\u2CE3ash;\u62ADarr;\u6904p;\uC000\u224D\u20D2ash;\u62AC\u0100et\u2CA8\u2CAC;\uC000\u2265\u20D2;\uC000>\u20D2nfin;\u69DE\u0180Aet\u2CBD\u2CC1\u2CC5rr;\u6902;\uC000\u2264\u20D2\u0100;r\u2CCA\u2CCD\uC000<\u20D2ie;\uC000\u22B4\u20D2\u0100At\u2CD8\u2CDCrr;\u6903rie;\uC000\u22B5\u20D2im;\uC000\u223C\u20D2\u0180Aan\u2CF0\u2CF4\u2D02rr;\u61D6r\u0100hr\u2CFA\u2CFDk;\u6923\u0100;o\u13E7\u13E5ear;\u6927\u1253\u1A95\0\0\0\0\0\0\0\0\0\0\0\0\0\u2D2D\0\u2D38\u2D48\u2D60\u2D65\u2D72\u2D84\u1B07\0\0\u2D8D\u2DAB\0\u2DC8\u2DCE\0\u2DDC\u2E19\u2E2B\u2E3E\u2E43\u0100cs\u2D31\u1A97ute\u803B\xF3\u40F3\u0100iy\u2D3C\u2D45r\u0100;c\u1A9E\u2D42\u803B\xF4\u40F4;\u443E\u0280abios\u1AA0\u2D52\u2D57\u01C8\u2D5Alac;\u4151v;\u6A38old;\u69BClig;\u4153\u0100cr\u2D69\u2D6Dir;\u69BF;\uC000\u{1D52C}\u036F\u2D79\0\0\u2D7C\0\u2D82n;\u42DBave\u803B\xF2\u40F2;\u69C1\u0100bm\u2D88\u0DF4ar;\u69B5\u0200acit\u2D95\u2D98\u2DA5\u2DA8r\xF2\u1A80\u0100ir\u2D9D\u2DA0r;\u69BEoss;\u69BBn\xE5\u0E52;\u69C0\u0180aei\u2DB1\u2DB5\u2DB9cr;\u414Dga;\u43C9\u0180cdn\u2DC0\u2DC5\u01CDron;\u43BF;\u69B6pf;\uC000\u{1D560}\u0180ael\u2DD4\u2DD7\u01D2r;\u69B7rp;\u69B9\u0380;adiosv\u2DEA\u2DEB\u2DEE\u2E08\u2E0D\u2E10\u2E16\u6228r\xF2\u1A86\u0200;efm\u2DF7\u2DF8\u2E02\u2E05\u6A5Dr\u0100;o\u2DFE\u2DFF\u6134f\xBB\u2DFF\u803B\xAA\u40AA\u803B\xBA\u40BAgof;\u62B6r;\u6A56lope;\u6A57;\u6A5B\u0180clo\u2E1F\u2E21\u2E27\xF2\u2E01ash\u803B\xF8\u40F8l;\u6298i\u016C\u2E2F\u2E34de\u803B\xF5\u40F5es\u0100;a\u01DB\u2E3As;\u6A36ml\u803B\xF6\u40F6bar;\u633D\u0AE1\u2E5E\0\u2E7D\0\u2E80\u2E9D\0\u2EA2\u2EB9\0\0\u2ECB\u0E9C\0\u2F13\0\0\u2F2B\u2FBC\0\u2FC8r\u0200;ast\u0403\u2E67\u2E72\u0E85\u8100\xB6;l\u2E6D\u2E6E\u40B6le\xEC\u0403\u0269\u2E78\0\0\u2E7Bm;\u6AF3;\u6AFDy;\u443Fr\u0280cimpt\u2E8B\u2E8F\u2E93\u1865\u2E97nt;\u4025od;\u402Eil;\u6030enk;\u6031r;\uC000\u{1D52D}\u0180imo\u2EA8\u2EB0\u2EB4\u0100;v\u2EAD\u2EAE\u43C6;\u43D5ma\xF4\u0A76ne;\u660E\u0180;tv\u2EBF\u2EC0\u2EC8\u43C0chfork\xBB\u1FFD;\u43D6\u0100au\u2ECF\u2EDFn\u0100ck\u2ED5\u2EDDk\u0100;h\u21F4\u2EDB;\u610E\xF6\u21F4s\u0480;abcdemst\u2EF3\u2EF4\u1908\u2EF9\u2EFD\u2F04\u2F06\u2F0A\u2F0E\u402Bcir;\u6A23ir;\u6A22\u0100ou\u1D40\u2F02;\u6A25;\u6A72n\u80BB\xB1\u0E9Dim;\u6A26wo;\u6A27\u0180ipu\u2F19\u2F20\u2F25ntint;\u6A15f;\uC000\u{1D561}nd\u803B\xA3\u40A3\u0500;Eaceinosu\u0EC8\u2F3F\u2F41\u2F44\u2F47\u2F81\u2F89\u2F92\u2F7E\u2FB6;\u6AB3p;\u6AB7u\xE5\u0ED9\u0100;c\u0ECE\u2F4C\u0300;acens\u0EC8\u2F59\u2F5F\u2F66\u2F68\u2F7Eppro\xF8\u2F43urlye\xF1\u0ED9\xF1\u0ECE\u0180aes\u2F6F\u2F76\u2F7Approx;\u6AB9qq;\u6AB5im;\u62E8i\xED\u0EDFme\u0100;s\u2F88\u0EAE\u6032\u0180Eas\u2F78\u2F90\u2F7A\xF0\u2F75\u0180dfp\u0EEC\u2F99\u2FAF\u0180als\u2FA0\u2FA5\u2FAAlar;\u632Eine;\u6312urf;\u6313\u0100;t\u0EFB\u2FB4\xEF\u0EFBrel;\u62B0\u0100ci\u2FC0\u2FC5r;\uC000\u{1D4C5};\u43C8ncsp;\u6008\u0300fiopsu\u2FDA\u22E2\u2FDF\u2FE5\u2FEB\u2FF1r;\uC000\u{1D52E}pf;\uC000\u{1D562}rime;\u6057cr;\uC000\u{1D4C6}\u0180aeo\u2FF8\u3009\u3013t\u0100ei\u2FFE\u3005rnion\xF3\u06B0nt;\u6A16st\u0100;e\u3010\u3011\u403F\xF1\u1F19\xF4\u0F14\u0A80ABHabcdefhilmnoprstux\u3040\u3051\u3055\u3059\u30E0\u310E\u312B\u3147\u3162\u3172\u318E\u3206\u3215\u3224\u3229\u3258\u326E\u3272\u3290\u32B0\u32B7\u0180art\u3047\u304A\u304Cr\xF2\u10B3\xF2\u03DDail;\u691Car\xF2\u1C65ar;\u6964\u0380cdenqrt\u3068\u3075\u3078\u307F\u308F\u3094\u30CC\u0100eu\u306D\u3071;\uC000\u223D\u0331te;\u4155i\xE3\u116Emptyv;\u69B3g\u0200;del\u0FD1\u3089\u308B\u308D;\u6992;\u69A5\xE5\u0FD1uo\u803B\xBB\u40BBr\u0580;abcfhlpstw\u0FDC\u30AC\u30AF\u30B7\u30B9\u30BC\u30BE\u30C0\u30C3\u30C7\u30CAp;\u6975\u0100;f\u0FE0\u30B4s;\u6920;\u6933s;\u691E\xEB\u225D\xF0\u272El;\u6945im;\u6974l;\u61A3;\u619D\u0100ai\u30D1\u30D5il;\u691Ao\u0100;n\u30DB\u30DC\u6236al\xF3\u0F1E\u0180abr\u30E7\u30EA\u30EEr\xF2\u17E5rk;\u6773\u0100ak\u30F3\u30FDc\u0100ek\u30F9\u30FB;\u407D;\u405D\u0100es\u3102\u3104;\u698Cl\u0100du\u310A\u310C;\u698E;\u6990\u0200aeuy\u3117\u311C\u3127\u3129ron;\u4159\u0100di\u3121\u3125il;\u4157\xEC\u0FF2\xE2\u30FA;\u4440\u0200clqs\u3134\u3137\u313D\u3144a;\u6937dhar;\u6969uo\u0100;r\u020E\u020Dh;\u61B3\u0180acg\u314E\u315F\u0F44l\u0200;ips\u0F78\u3158\u315B\u109Cn\xE5\u10BBar\xF4\u0FA9t;\u65AD\u0180ilr\u3169\u1023\u316Esht;\u697D;\uC000\u{1D52F}\u0100ao\u3177\u3186r\u0100du\u317D\u317F\xBB\u047B\u0100;l\u1091\u3184;\u696C\u0100;v\u318B\u318C\u43C1;\u43F1\u0180gns\u3195\u31F9\u31FCht\u0300ahlrst\u31A4\u31B0\u31C2\u31D8\u31E4\u31EErrow\u0100;t\u0FDC\u31ADa\xE9\u30C8arpoon\u0100du\u31BB\u31BFow\xEE\u317Ep\xBB\u1092eft\u0100ah\u31CA\u31D0rrow\xF3\u0FEAarpoon\xF3\u0551ightarrows;\u61C9quigarro\xF7\u30CBhreetimes;\u62CCg;\u42DAingdotse\xF1\u1F32\u0180ahm\u320D\u3210\u3213r\xF2\u0FEAa\xF2\u0551;\u600Foust\u0100;a\u321E\u321F\u63B1che\xBB\u321Fmid;\u6AEE\u0200abpt\u3232\u323D\u3240\u3252\u0100nr\u3237\u323Ag;\u67EDr;\u61FEr\xEB\u1003\u0180afl\u3247\u324A\u324Er;\u6986;\uC000\u{1D563}us;\u6A2Eimes;\u6A35\u0100ap\u325D\u3267r\u0100;g\u3263\u3264\u4029t;\u6994olint;\u6A12ar\xF2\u31E3\u0200achq\u327B\u3280\u10BC\u3285quo;\u603Ar;\uC000\u{1D4C7}\u0100bu\u30FB\u328Ao\u0100;r\u0214\u0213\u0180hir\u3297\u329B\u32A0re\xE5\u31F8mes;\u62CAi\u0200;efl\u32AA\u1059\u1821\u32AB\u65B9tri;\u69CEluhar;\u6968;\u611E\u0D61\u32D5\u32DB\u32DF\u332C\u3338\u3371\0\u337A\u33A4\0\0\u33EC\u33F0\0\u3428\u3448\u345A\u34AD\u34B1\u34CA\u34F1\0\u3616\0\0\u3633cute;\u415Bqu\xEF\u27BA\u0500;Eaceinpsy\u11ED\u32F3\u32F5\u32FF\u3302\u330B\u330F\u331F\u3326\u3329;\u6AB4\u01F0\u32FA\0\u32FC;\u6AB8on;\u4161u\xE5\u11FE\u0100;d\u11F3\u3307il;\u415Frc;\u415D\u0180Eas\u3316\u3318\u331B;\u6AB6p;\u6ABAim;\u62E9olint;\u6A13i\xED\u1204;\u4441ot\u0180;be\u3334\u1D47\u3335\u62C5;\u6A66\u0380Aacmstx\u3346\u334A\u3357\u335B\u335E\u3363\u336Drr;\u61D8r\u0100hr\u3350\u3352\xEB\u2228\u0100;o\u0A36\u0A34t\u803B\xA7\u40A7i;\u403Bwar;\u6929m\u0100in\u3369\xF0nu\xF3\xF1t;\u6736r\u0100;o\u3376\u2055\uC000\u{1D530}\u0200acoy\u3382\u3386\u3391\u33A0rp;\u666F\u0100hy\u338B\u338Fcy;\u4449;\u4448rt\u026D\u3399\0\0\u339Ci\xE4\u1464ara\xEC\u2E6F\u803B\xAD\u40AD\u0100gm\u33A8\u33B4ma\u0180;fv\u33B1\u33B2\u33B2\u43C3;\u43C2\u0400;deglnpr\u12AB\u33C5\u33C9\u33CE\u33D6\u33DE\u33E1\u33E6ot;\u6A6A\u0100;q\u12B1\u12B0\u0100;E\u33D3\u33D4\u6A9E;\u6AA0\u0100;E\u33DB\u33DC\u6A9D;\u6A9Fe;\u6246lus;\u6A24arr;\u6972ar\xF2\u113D\u0200aeit\u33F8\u3408\u340F\u3417\u0100ls\u33FD\u3404lsetm\xE9\u336Ahp;\u6A33parsl;\u69E4\u0100dl\u1463\u3414e;\u6323\u0100;e\u341C\u341D\u6AAA\u0100;s\u3422\u3423\u6AAC;\uC000\u2AAC\uFE00\u0180flp\u342E\u3433\u3442tcy;\u444C\u0100;b\u3438\u3439\u402F\u0100;a\u343E\u343F\u69C4r;\u633Ff;\uC000\u{1D564}a\u0100dr\u344D\u0402es\u0100;u\u3454\u3455\u6660it\xBB\u3455\u0180csu\u3460\u3479\u349F\u0100au\u3465\u346Fp\u0100;s\u1188\u346B;\uC000\u2293\uFE00p\u0100;s\u11B4\u3475;\uC000\u2294\uFE00u\u0100bp\u347F\u348F\u0180;es\u1197\u119C\u3486et\u0100;e\u1197\u348D\xF1\u119D\u0180;es\u11A8\u11AD\u3496et\u0100;e\u11A8\u349D\xF1\u11AE\u0180;af\u117B\u34A6\u05B0r\u0165\u34AB\u05B1\xBB\u117Car\xF2\u1148\u0200cemt\u34B9\u34BE\u34C2\u34C5r;\uC000\u{1D4C8}tm\xEE\xF1i\xEC\u3415ar\xE6\u11BE\u0100ar\u34CE\u34D5r\u0100;f\u34D4\u17BF\u6606\u0100an\u34DA\u34EDight\u0100ep\u34E3\u34EApsilo\xEE\u1EE0h\xE9\u2EAFs\xBB\u2852\u0280bcmnp\u34FB\u355E\u1209\u358B\u358E\u0480;Edemnprs\u350E\u350F\u3511\u3515\u351E\u3523\u352C\u3531\u3536\u6282;\u6AC5ot;\u6ABD\u0100;d\u11DA\u351Aot;\u6AC3ult;\u6AC1\u0100Ee\u3528\u352A;\u6ACB;\u628Alus;\u6ABFarr;\u6979\u0180eiu\u353D\u3552\u3555t\u0180;en\u350E\u3545\u354Bq\u0100;q\u11DA\u350Feq\u0100;q\u352B\u3528m;\u6AC7\u0100bp\u355A\u355C;\u6AD5;\u6AD3c\u0300;acens\u11ED\u356C\u3572\u3579\u357B\u3326ppro\xF8\u32FAurlye\xF1\u11FE\xF1\u11F3\u0180aes\u3582\u3588\u331Bppro\xF8\u331Aq\xF1\u3317g;\u666A\u0680123;Edehlmnps\u35A9\u35AC\u35AF\u121C\u35B2\u35B4\u35C0\u35C9\u35D5\u35DA\u35DF\u35E8\u35ED\u803B\xB9\u40B9\u803B\xB2\u40B2\u803B\xB3\u40B3;\u6AC6\u0100os\u35B9\u35BCt;\u6ABEub;\u6AD8\u0100;d\u1222\u35C5ot;\u6AC4s\u0100ou\u35CF\u35D2l;\u67C9b;\u6AD7arr;\u697Bult;\u6AC2\u0100Ee\u35E4\u35E6;\u6ACC;\u628Blus;\u6AC0\u0180eiu\u35F4\u3609\u360Ct\u0180;en\u121C\u35FC\u3602q\u0100;q\u1222\u35B2eq\u0100;q\u35E7\u35E4m;\u6AC8\u0100bp\u3611\u3613;\u6AD4;\u6AD6\u0180Aan\u361C\u3620\u362Drr;\u61D9r\u0100hr\u3626\u3628\xEB\u222E\u0100;o\u0A2B\u0A29war;\u692Alig\u803B\xDF\u40DF\u0BE1\u3651\u365D\u3660\u12CE\u3673\u3679\0\u367E\u36C2\0\0\0\0\0\u36DB\u3703\0\u3709\u376C\0\0\0\u3787\u0272\u3656\0\0\u365Bget;\u6316;\u43C4r\xEB\u0E5F\u0180aey\u3666\u366B\u3670ron;\u4165dil;\u4163;\u4442lrec;\u6315r;\uC000\u{1D531}\u0200eiko\u3686\u369D\u36B5\u36BC\u01F2\u368B\0\u3691e\u01004f\u1284\u1281a\u0180;sv\u3698\u3699\u369B\u43B8ym;\u43D1\u0100cn\u36A2\u36B2k\u0100as\u36A8\u36AEppro\xF8\u12C1im\xBB\u12ACs\xF0\u129E\u0100as\u36BA\u36AE\xF0\u12C1rn\u803B\xFE\u40FE\u01EC\u031F\u36C6\u22E7es\u8180\xD7;bd\u36CF\u36D0\u36D8\u40D7\u0100;a\u190F\u36D5r;\u6A31;\u6A30\u0180eps\u36E1\u36E3\u3700\xE1\u2A4D\u0200;bcf\u0486\u36EC\u36F0\u36F4ot;\u6336ir;\u6AF1\u0100;o\u36F9\u36FC\uC000\u{1D565}rk;\u6ADA\xE1\u3362rime;\u6034\u0180aip\u370F\u3712\u3764d\xE5\u1248\u0380adempst\u3721\u374D\u3740\u3751\u3757\u375C\u375Fngle\u0280;dlqr\u3730\u3731\u3736\u3740\u3742\u65B5own\xBB\u1DBBeft\u0100;e\u2800\u373E\xF1\u092E;\u625Cight\u0100;e\u32AA\u374B\xF1\u105Aot;\u65ECinus;\u6A3Alus;\u6A39b;\u69CDime;\u6A3Bezium;\u63E2\u0180cht\u3772\u377D\u3781\u0100ry\u3777\u377B;\uC000\u{1D4C9};\u4446cy;\u445Brok;\u4167\u0100io\u378B\u378Ex\xF4\u1777head\u0100lr\u3797\u37A0eftarro\xF7\u084Fightarrow\xBB\u0F5D\u0900AHabcdfghlmoprstuw\u37D0\u37D3\u37D7\u37E4\u37F0\u37FC\u380E\u381C\u3823\u3834\u3851\u385D\u386B\u38A9\u38CC\u38D2\u38EA\u38F6r\xF2\u03EDar;\u6963\u0100cr\u37DC\u37E2ute\u803B\xFA\u40FA\xF2\u1150r\u01E3\u37EA\0\u37EDy;\u445Eve;\u416D\u0100iy\u37F5\u37FArc\u803B\xFB\u40FB;\u4443\u0180abh\u3803\u3806\u380Br\xF2\u13ADlac;\u4171a\xF2\u13C3\u0100ir\u3813\u3818sht;\u697E;\uC000\u{1D532}rave\u803B\xF9\u40F9\u0161\u3827\u3831r\u0100lr\u382C\u382E\xBB\u0957\xBB\u1083lk;\u6580\u0100ct\u3839\u384D\u026F\u383F\0\0\u384Arn\u0100;e\u3845\u3846\u631Cr\xBB\u3846op;\u630Fri;\u65F8\u0100al\u3856\u385Acr;\u416B\u80BB\xA8\u0349\u0100gp\u3862\u3866on;\u4173f;\uC000\u{1D566}\u0300adhlsu\u114B\u3878\u387D\u1372\u3891\u38A0own\xE1\u13B3arpoon\u0100lr\u3888\u388Cef\xF4\u382Digh\xF4\u382Fi\u0180;hl\u3899\u389A\u389C\u43C5\xBB\u13FAon\xBB\u389Aparrows;\u61C8\u0180cit\u38B0\u38C4\u38C8\u026F\u38B6\0\0\u38C1rn\u0100;e\u38BC\u38BD\u631Dr\xBB\u38BDop;\u630Eng;\u416Fri;\u65F9cr;\uC000\u{1D4CA}\u0180dir\u38D9\u38DD\u38E2ot;\u62F0lde;\u4169i\u0100;f\u3730\u38E8\xBB\u1813\u0100am\u38EF\u38F2r\xF2\u38A8l\u803B\xFC\u40FCangle;\u69A7\u0780ABDacdeflnoprsz\u391C\u391F\u3929\u392D\u39B5\u39B8\u39BD\u39DF\u39E4\u39E8\u39F3\u39F9\u39FD\u3A01\u3A20r\xF2\u03F7ar\u0100;v\u3926\u3927\u6AE8;\u6AE9as\xE8\u03E1\u0100nr\u3932\u3937grt;\u699C\u0380eknprst\u34E3\u3946\u394B\u3952\u395D\u3964\u3996app\xE1\u2415othin\xE7\u1E96\u0180hir\u34EB\u2EC8\u3959op\xF4\u2FB5\u0100;h\u13B7\u3962\xEF\u318D\u0100iu\u3969\u396Dgm\xE1\u33B3\u0100bp\u3972\u3984setneq\u0100;q\u397D\u3980\uC000\u228A\uFE00;\uC000\u2ACB\uFE00setneq\u0100;q\u398F\u3992\uC000\u228B\uFE00;\uC000\u2ACC\uFE00\u0100hr\u399B\u399Fet\xE1\u369Ciangle\u0100lr\u39AA\u39AFeft\xBB\u0925ight\xBB\u1051y;\u4432ash\xBB\u1036\u0180elr\u39C4\u39D2\u39D7\u0180;be\u2DEA\u39CB\u39CFar;\u62BBq;\u625Alip;\u62EE\u0100bt\u39DC\u1468a\xF2\u1469r;\uC000\u{1D533}tr\xE9\u39AEsu\u0100bp\u39EF\u39F1\xBB\u0D1C\xBB\u0D59pf;\uC000\u{1D567}ro\xF0\u0EFBtr\xE9\u39B4\u0100cu\u3A06\u3A0Br;\uC000\u{1D4CB}\u0100bp\u3A10\u3A18n\u0100Ee\u3980\u3A16\xBB\u397En\u0100Ee\u3992\u3A1E\xBB\u3990igzag;\u699A\u0380cefoprs\u3A36\u3A3B\u3A56\u3A5B\u3A54\u3A61\u3A6Airc;\u4175\u0100di\u3A40\u3A51\u0100bg\u3A45\u3A49ar;\u6A5Fe\u0100;q\u15FA\u3A4F;\u6259erp;\u6118r;\uC000\u{1D534}pf;\uC000\u{1D568}\u0100;e\u1479\u3A66at\xE8\u1479cr;\uC000\u{1D4CC}\u0AE3\u178E\u3A87\0\u3A8B\0\u3A90\u3A9B\0\0\u3A9D\u3AA8\u3AAB\u3AAF\0\0\u3AC3\u3ACE\0\u3AD8\u17DC\u17DFtr\xE9\u17D1r;\uC000\u{1D535}\u0100Aa\u3A94\u3A97r\xF2\u03C3r\xF2\u09F6;\u43BE\u0100Aa\u3AA1\u3AA4r\xF2\u03B8r\xF2\u09EBa\xF0\u2713is;\u62FB\u0180dpt\u17A4\u3AB5\u3ABE\u0100fl\u3ABA\u17A9;\uC000\u{1D569}im\xE5\u17B2\u0100Aa\u3AC7\u3ACAr\xF2\u03CEr\xF2\u0A01\u0100cq\u3AD2\u17B8r;\uC000\u{1D4CD}\u0100pt\u17D6\u3ADCr\xE9\u17D4\u0400acefiosu\u3AF0\u3AFD\u3B08\u3B0C\u3B11\u3B15\u3B1B\u3B21c\u0100uy\u3AF6\u3AFBte\u803B\xFD\u40FD;\u444F\u0100iy\u3B02\u3B06rc;\u4177;\u444Bn\u803B\xA5\u40A5r;\uC000\u{1D536}cy;\u4457pf;\uC000\u{1D56A}cr;\uC000\u{1D4CE}\u0100cm\u3B26\u3B29y;\u444El\u803B\xFF\u40FF\u0500acdefhiosw\u3B42\u3B48\u3B54\u3B58\u3B64\u3B69\u3B6D\u3B74\u3B7A\u3B80cute;\u417A\u0100ay\u3B4D\u3B52ron;\u417E;\u4437ot;\u417C\u0100et\u3B5D\u3B61tr\xE6\u155Fa;\u43B6r;\uC000\u{1D537}cy;\u4436grarr;\u61DDpf;\uC000\u{1D56B}cr;\uC000\u{1D4CF}\u0100jn\u3B85\u3B87;\u600Dj;\u600C'.split("").map((c) => c.charCodeAt(0))
 );
 
-// ../../work/main/node_modules/entities/lib/esm/generated/decode-data-xml.js
+// node_modules/entities/lib/esm/generated/decode-data-xml.js
 var decode_data_xml_default = new Uint16Array(
   // prettier-ignore
   "\u0200aglq	\x1B\u026D\0\0p;\u4026os;\u4027t;\u403Et;\u403Cuot;\u4022".split("").map((c) => c.charCodeAt(0))
 );
 
-// ../../work/main/node_modules/entities/lib/esm/decode_codepoint.js
+// node_modules/entities/lib/esm/decode_codepoint.js
 var _a;
 var decodeMap = /* @__PURE__ */ new Map([
   [0, 65533],
@@ -54044,7 +54175,7 @@ function replaceCodePoint(codePoint) {
   return (_a3 = decodeMap.get(codePoint)) !== null && _a3 !== void 0 ? _a3 : codePoint;
 }
 
-// ../../work/main/node_modules/entities/lib/esm/decode.js
+// node_modules/entities/lib/esm/decode.js
 var CharCodes;
 (function(CharCodes2) {
   CharCodes2[CharCodes2["NUM"] = 35] = "NUM";
@@ -54411,7 +54542,7 @@ function decodeHTML(str, mode = DecodingMode.Legacy) {
   return htmlDecoder(str, mode);
 }
 
-// ../../work/main/node_modules/entities/lib/esm/generated/encode-html.js
+// node_modules/entities/lib/esm/generated/encode-html.js
 function restoreDiff(arr) {
   for (let i = 1; i < arr.length; i++) {
     arr[i][0] += arr[i - 1][0] + 1;
@@ -54420,7 +54551,7 @@ function restoreDiff(arr) {
 }
 var encode_html_default = new Map(/* @__PURE__ */ restoreDiff([[9, "&Tab;"], [0, "&NewLine;"], [22, "&excl;"], [0, "&quot;"], [0, "&num;"], [0, "&dollar;"], [0, "&percnt;"], [0, "&amp;"], [0, "&apos;"], [0, "&lpar;"], [0, "&rpar;"], [0, "&ast;"], [0, "&plus;"], [0, "&comma;"], [1, "&period;"], [0, "&sol;"], [10, "&colon;"], [0, "&semi;"], [0, { v: "&lt;", n: 8402, o: "&nvlt;" }], [0, { v: "&equals;", n: 8421, o: "&bne;" }], [0, { v: "&gt;", n: 8402, o: "&nvgt;" }], [0, "&quest;"], [0, "&commat;"], [26, "&lbrack;"], [0, "&bsol;"], [0, "&rbrack;"], [0, "&Hat;"], [0, "&lowbar;"], [0, "&DiacriticalGrave;"], [5, { n: 106, o: "&fjlig;" }], [20, "&lbrace;"], [0, "&verbar;"], [0, "&rbrace;"], [34, "&nbsp;"], [0, "&iexcl;"], [0, "&cent;"], [0, "&pound;"], [0, "&curren;"], [0, "&yen;"], [0, "&brvbar;"], [0, "&sect;"], [0, "&die;"], [0, "&copy;"], [0, "&ordf;"], [0, "&laquo;"], [0, "&not;"], [0, "&shy;"], [0, "&circledR;"], [0, "&macr;"], [0, "&deg;"], [0, "&PlusMinus;"], [0, "&sup2;"], [0, "&sup3;"], [0, "&acute;"], [0, "&micro;"], [0, "&para;"], [0, "&centerdot;"], [0, "&cedil;"], [0, "&sup1;"], [0, "&ordm;"], [0, "&raquo;"], [0, "&frac14;"], [0, "&frac12;"], [0, "&frac34;"], [0, "&iquest;"], [0, "&Agrave;"], [0, "&Aacute;"], [0, "&Acirc;"], [0, "&Atilde;"], [0, "&Auml;"], [0, "&angst;"], [0, "&AElig;"], [0, "&Ccedil;"], [0, "&Egrave;"], [0, "&Eacute;"], [0, "&Ecirc;"], [0, "&Euml;"], [0, "&Igrave;"], [0, "&Iacute;"], [0, "&Icirc;"], [0, "&Iuml;"], [0, "&ETH;"], [0, "&Ntilde;"], [0, "&Ograve;"], [0, "&Oacute;"], [0, "&Ocirc;"], [0, "&Otilde;"], [0, "&Ouml;"], [0, "&times;"], [0, "&Oslash;"], [0, "&Ugrave;"], [0, "&Uacute;"], [0, "&Ucirc;"], [0, "&Uuml;"], [0, "&Yacute;"], [0, "&THORN;"], [0, "&szlig;"], [0, "&agrave;"], [0, "&aacute;"], [0, "&acirc;"], [0, "&atilde;"], [0, "&auml;"], [0, "&aring;"], [0, "&aelig;"], [0, "&ccedil;"], [0, "&egrave;"], [0, "&eacute;"], [0, "&ecirc;"], [0, "&euml;"], [0, "&igrave;"], [0, "&iacute;"], [0, "&icirc;"], [0, "&iuml;"], [0, "&eth;"], [0, "&ntilde;"], [0, "&ograve;"], [0, "&oacute;"], [0, "&ocirc;"], [0, "&otilde;"], [0, "&ouml;"], [0, "&div;"], [0, "&oslash;"], [0, "&ugrave;"], [0, "&uacute;"], [0, "&ucirc;"], [0, "&uuml;"], [0, "&yacute;"], [0, "&thorn;"], [0, "&yuml;"], [0, "&Amacr;"], [0, "&amacr;"], [0, "&Abreve;"], [0, "&abreve;"], [0, "&Aogon;"], [0, "&aogon;"], [0, "&Cacute;"], [0, "&cacute;"], [0, "&Ccirc;"], [0, "&ccirc;"], [0, "&Cdot;"], [0, "&cdot;"], [0, "&Ccaron;"], [0, "&ccaron;"], [0, "&Dcaron;"], [0, "&dcaron;"], [0, "&Dstrok;"], [0, "&dstrok;"], [0, "&Emacr;"], [0, "&emacr;"], [2, "&Edot;"], [0, "&edot;"], [0, "&Eogon;"], [0, "&eogon;"], [0, "&Ecaron;"], [0, "&ecaron;"], [0, "&Gcirc;"], [0, "&gcirc;"], [0, "&Gbreve;"], [0, "&gbreve;"], [0, "&Gdot;"], [0, "&gdot;"], [0, "&Gcedil;"], [1, "&Hcirc;"], [0, "&hcirc;"], [0, "&Hstrok;"], [0, "&hstrok;"], [0, "&Itilde;"], [0, "&itilde;"], [0, "&Imacr;"], [0, "&imacr;"], [2, "&Iogon;"], [0, "&iogon;"], [0, "&Idot;"], [0, "&imath;"], [0, "&IJlig;"], [0, "&ijlig;"], [0, "&Jcirc;"], [0, "&jcirc;"], [0, "&Kcedil;"], [0, "&kcedil;"], [0, "&kgreen;"], [0, "&Lacute;"], [0, "&lacute;"], [0, "&Lcedil;"], [0, "&lcedil;"], [0, "&Lcaron;"], [0, "&lcaron;"], [0, "&Lmidot;"], [0, "&lmidot;"], [0, "&Lstrok;"], [0, "&lstrok;"], [0, "&Nacute;"], [0, "&nacute;"], [0, "&Ncedil;"], [0, "&ncedil;"], [0, "&Ncaron;"], [0, "&ncaron;"], [0, "&napos;"], [0, "&ENG;"], [0, "&eng;"], [0, "&Omacr;"], [0, "&omacr;"], [2, "&Odblac;"], [0, "&odblac;"], [0, "&OElig;"], [0, "&oelig;"], [0, "&Racute;"], [0, "&racute;"], [0, "&Rcedil;"], [0, "&rcedil;"], [0, "&Rcaron;"], [0, "&rcaron;"], [0, "&Sacute;"], [0, "&sacute;"], [0, "&Scirc;"], [0, "&scirc;"], [0, "&Scedil;"], [0, "&scedil;"], [0, "&Scaron;"], [0, "&scaron;"], [0, "&Tcedil;"], [0, "&tcedil;"], [0, "&Tcaron;"], [0, "&tcaron;"], [0, "&Tstrok;"], [0, "&tstrok;"], [0, "&Utilde;"], [0, "&utilde;"], [0, "&Umacr;"], [0, "&umacr;"], [0, "&Ubreve;"], [0, "&ubreve;"], [0, "&Uring;"], [0, "&uring;"], [0, "&Udblac;"], [0, "&udblac;"], [0, "&Uogon;"], [0, "&uogon;"], [0, "&Wcirc;"], [0, "&wcirc;"], [0, "&Ycirc;"], [0, "&ycirc;"], [0, "&Yuml;"], [0, "&Zacute;"], [0, "&zacute;"], [0, "&Zdot;"], [0, "&zdot;"], [0, "&Zcaron;"], [0, "&zcaron;"], [19, "&fnof;"], [34, "&imped;"], [63, "&gacute;"], [65, "&jmath;"], [142, "&circ;"], [0, "&caron;"], [16, "&breve;"], [0, "&DiacriticalDot;"], [0, "&ring;"], [0, "&ogon;"], [0, "&DiacriticalTilde;"], [0, "&dblac;"], [51, "&DownBreve;"], [127, "&Alpha;"], [0, "&Beta;"], [0, "&Gamma;"], [0, "&Delta;"], [0, "&Epsilon;"], [0, "&Zeta;"], [0, "&Eta;"], [0, "&Theta;"], [0, "&Iota;"], [0, "&Kappa;"], [0, "&Lambda;"], [0, "&Mu;"], [0, "&Nu;"], [0, "&Xi;"], [0, "&Omicron;"], [0, "&Pi;"], [0, "&Rho;"], [1, "&Sigma;"], [0, "&Tau;"], [0, "&Upsilon;"], [0, "&Phi;"], [0, "&Chi;"], [0, "&Psi;"], [0, "&ohm;"], [7, "&alpha;"], [0, "&beta;"], [0, "&gamma;"], [0, "&delta;"], [0, "&epsi;"], [0, "&zeta;"], [0, "&eta;"], [0, "&theta;"], [0, "&iota;"], [0, "&kappa;"], [0, "&lambda;"], [0, "&mu;"], [0, "&nu;"], [0, "&xi;"], [0, "&omicron;"], [0, "&pi;"], [0, "&rho;"], [0, "&sigmaf;"], [0, "&sigma;"], [0, "&tau;"], [0, "&upsi;"], [0, "&phi;"], [0, "&chi;"], [0, "&psi;"], [0, "&omega;"], [7, "&thetasym;"], [0, "&Upsi;"], [2, "&phiv;"], [0, "&piv;"], [5, "&Gammad;"], [0, "&digamma;"], [18, "&kappav;"], [0, "&rhov;"], [3, "&epsiv;"], [0, "&backepsilon;"], [10, "&IOcy;"], [0, "&DJcy;"], [0, "&GJcy;"], [0, "&Jukcy;"], [0, "&DScy;"], [0, "&Iukcy;"], [0, "&YIcy;"], [0, "&Jsercy;"], [0, "&LJcy;"], [0, "&NJcy;"], [0, "&TSHcy;"], [0, "&KJcy;"], [1, "&Ubrcy;"], [0, "&DZcy;"], [0, "&Acy;"], [0, "&Bcy;"], [0, "&Vcy;"], [0, "&Gcy;"], [0, "&Dcy;"], [0, "&IEcy;"], [0, "&ZHcy;"], [0, "&Zcy;"], [0, "&Icy;"], [0, "&Jcy;"], [0, "&Kcy;"], [0, "&Lcy;"], [0, "&Mcy;"], [0, "&Ncy;"], [0, "&Ocy;"], [0, "&Pcy;"], [0, "&Rcy;"], [0, "&Scy;"], [0, "&Tcy;"], [0, "&Ucy;"], [0, "&Fcy;"], [0, "&KHcy;"], [0, "&TScy;"], [0, "&CHcy;"], [0, "&SHcy;"], [0, "&SHCHcy;"], [0, "&HARDcy;"], [0, "&Ycy;"], [0, "&SOFTcy;"], [0, "&Ecy;"], [0, "&YUcy;"], [0, "&YAcy;"], [0, "&acy;"], [0, "&bcy;"], [0, "&vcy;"], [0, "&gcy;"], [0, "&dcy;"], [0, "&iecy;"], [0, "&zhcy;"], [0, "&zcy;"], [0, "&icy;"], [0, "&jcy;"], [0, "&kcy;"], [0, "&lcy;"], [0, "&mcy;"], [0, "&ncy;"], [0, "&ocy;"], [0, "&pcy;"], [0, "&rcy;"], [0, "&scy;"], [0, "&tcy;"], [0, "&ucy;"], [0, "&fcy;"], [0, "&khcy;"], [0, "&tscy;"], [0, "&chcy;"], [0, "&shcy;"], [0, "&shchcy;"], [0, "&hardcy;"], [0, "&ycy;"], [0, "&softcy;"], [0, "&ecy;"], [0, "&yucy;"], [0, "&yacy;"], [1, "&iocy;"], [0, "&djcy;"], [0, "&gjcy;"], [0, "&jukcy;"], [0, "&dscy;"], [0, "&iukcy;"], [0, "&yicy;"], [0, "&jsercy;"], [0, "&ljcy;"], [0, "&njcy;"], [0, "&tshcy;"], [0, "&kjcy;"], [1, "&ubrcy;"], [0, "&dzcy;"], [7074, "&ensp;"], [0, "&emsp;"], [0, "&emsp13;"], [0, "&emsp14;"], [1, "&numsp;"], [0, "&puncsp;"], [0, "&ThinSpace;"], [0, "&hairsp;"], [0, "&NegativeMediumSpace;"], [0, "&zwnj;"], [0, "&zwj;"], [0, "&lrm;"], [0, "&rlm;"], [0, "&dash;"], [2, "&ndash;"], [0, "&mdash;"], [0, "&horbar;"], [0, "&Verbar;"], [1, "&lsquo;"], [0, "&CloseCurlyQuote;"], [0, "&lsquor;"], [1, "&ldquo;"], [0, "&CloseCurlyDoubleQuote;"], [0, "&bdquo;"], [1, "&dagger;"], [0, "&Dagger;"], [0, "&bull;"], [2, "&nldr;"], [0, "&hellip;"], [9, "&permil;"], [0, "&pertenk;"], [0, "&prime;"], [0, "&Prime;"], [0, "&tprime;"], [0, "&backprime;"], [3, "&lsaquo;"], [0, "&rsaquo;"], [3, "&oline;"], [2, "&caret;"], [1, "&hybull;"], [0, "&frasl;"], [10, "&bsemi;"], [7, "&qprime;"], [7, { v: "&MediumSpace;", n: 8202, o: "&ThickSpace;" }], [0, "&NoBreak;"], [0, "&af;"], [0, "&InvisibleTimes;"], [0, "&ic;"], [72, "&euro;"], [46, "&tdot;"], [0, "&DotDot;"], [37, "&complexes;"], [2, "&incare;"], [4, "&gscr;"], [0, "&hamilt;"], [0, "&Hfr;"], [0, "&Hopf;"], [0, "&planckh;"], [0, "&hbar;"], [0, "&imagline;"], [0, "&Ifr;"], [0, "&lagran;"], [0, "&ell;"], [1, "&naturals;"], [0, "&numero;"], [0, "&copysr;"], [0, "&weierp;"], [0, "&Popf;"], [0, "&Qopf;"], [0, "&realine;"], [0, "&real;"], [0, "&reals;"], [0, "&rx;"], [3, "&trade;"], [1, "&integers;"], [2, "&mho;"], [0, "&zeetrf;"], [0, "&iiota;"], [2, "&bernou;"], [0, "&Cayleys;"], [1, "&escr;"], [0, "&Escr;"], [0, "&Fouriertrf;"], [1, "&Mellintrf;"], [0, "&order;"], [0, "&alefsym;"], [0, "&beth;"], [0, "&gimel;"], [0, "&daleth;"], [12, "&CapitalDifferentialD;"], [0, "&dd;"], [0, "&ee;"], [0, "&ii;"], [10, "&frac13;"], [0, "&frac23;"], [0, "&frac15;"], [0, "&frac25;"], [0, "&frac35;"], [0, "&frac45;"], [0, "&frac16;"], [0, "&frac56;"], [0, "&frac18;"], [0, "&frac38;"], [0, "&frac58;"], [0, "&frac78;"], [49, "&larr;"], [0, "&ShortUpArrow;"], [0, "&rarr;"], [0, "&darr;"], [0, "&harr;"], [0, "&updownarrow;"], [0, "&nwarr;"], [0, "&nearr;"], [0, "&LowerRightArrow;"], [0, "&LowerLeftArrow;"], [0, "&nlarr;"], [0, "&nrarr;"], [1, { v: "&rarrw;", n: 824, o: "&nrarrw;" }], [0, "&Larr;"], [0, "&Uarr;"], [0, "&Rarr;"], [0, "&Darr;"], [0, "&larrtl;"], [0, "&rarrtl;"], [0, "&LeftTeeArrow;"], [0, "&mapstoup;"], [0, "&map;"], [0, "&DownTeeArrow;"], [1, "&hookleftarrow;"], [0, "&hookrightarrow;"], [0, "&larrlp;"], [0, "&looparrowright;"], [0, "&harrw;"], [0, "&nharr;"], [1, "&lsh;"], [0, "&rsh;"], [0, "&ldsh;"], [0, "&rdsh;"], [1, "&crarr;"], [0, "&cularr;"], [0, "&curarr;"], [2, "&circlearrowleft;"], [0, "&circlearrowright;"], [0, "&leftharpoonup;"], [0, "&DownLeftVector;"], [0, "&RightUpVector;"], [0, "&LeftUpVector;"], [0, "&rharu;"], [0, "&DownRightVector;"], [0, "&dharr;"], [0, "&dharl;"], [0, "&RightArrowLeftArrow;"], [0, "&udarr;"], [0, "&LeftArrowRightArrow;"], [0, "&leftleftarrows;"], [0, "&upuparrows;"], [0, "&rightrightarrows;"], [0, "&ddarr;"], [0, "&leftrightharpoons;"], [0, "&Equilibrium;"], [0, "&nlArr;"], [0, "&nhArr;"], [0, "&nrArr;"], [0, "&DoubleLeftArrow;"], [0, "&DoubleUpArrow;"], [0, "&DoubleRightArrow;"], [0, "&dArr;"], [0, "&DoubleLeftRightArrow;"], [0, "&DoubleUpDownArrow;"], [0, "&nwArr;"], [0, "&neArr;"], [0, "&seArr;"], [0, "&swArr;"], [0, "&lAarr;"], [0, "&rAarr;"], [1, "&zigrarr;"], [6, "&larrb;"], [0, "&rarrb;"], [15, "&DownArrowUpArrow;"], [7, "&loarr;"], [0, "&roarr;"], [0, "&hoarr;"], [0, "&forall;"], [0, "&comp;"], [0, { v: "&part;", n: 824, o: "&npart;" }], [0, "&exist;"], [0, "&nexist;"], [0, "&empty;"], [1, "&Del;"], [0, "&Element;"], [0, "&NotElement;"], [1, "&ni;"], [0, "&notni;"], [2, "&prod;"], [0, "&coprod;"], [0, "&sum;"], [0, "&minus;"], [0, "&MinusPlus;"], [0, "&dotplus;"], [1, "&Backslash;"], [0, "&lowast;"], [0, "&compfn;"], [1, "&radic;"], [2, "&prop;"], [0, "&infin;"], [0, "&angrt;"], [0, { v: "&ang;", n: 8402, o: "&nang;" }], [0, "&angmsd;"], [0, "&angsph;"], [0, "&mid;"], [0, "&nmid;"], [0, "&DoubleVerticalBar;"], [0, "&NotDoubleVerticalBar;"], [0, "&and;"], [0, "&or;"], [0, { v: "&cap;", n: 65024, o: "&caps;" }], [0, { v: "&cup;", n: 65024, o: "&cups;" }], [0, "&int;"], [0, "&Int;"], [0, "&iiint;"], [0, "&conint;"], [0, "&Conint;"], [0, "&Cconint;"], [0, "&cwint;"], [0, "&ClockwiseContourIntegral;"], [0, "&awconint;"], [0, "&there4;"], [0, "&becaus;"], [0, "&ratio;"], [0, "&Colon;"], [0, "&dotminus;"], [1, "&mDDot;"], [0, "&homtht;"], [0, { v: "&sim;", n: 8402, o: "&nvsim;" }], [0, { v: "&backsim;", n: 817, o: "&race;" }], [0, { v: "&ac;", n: 819, o: "&acE;" }], [0, "&acd;"], [0, "&VerticalTilde;"], [0, "&NotTilde;"], [0, { v: "&eqsim;", n: 824, o: "&nesim;" }], [0, "&sime;"], [0, "&NotTildeEqual;"], [0, "&cong;"], [0, "&simne;"], [0, "&ncong;"], [0, "&ap;"], [0, "&nap;"], [0, "&ape;"], [0, { v: "&apid;", n: 824, o: "&napid;" }], [0, "&backcong;"], [0, { v: "&asympeq;", n: 8402, o: "&nvap;" }], [0, { v: "&bump;", n: 824, o: "&nbump;" }], [0, { v: "&bumpe;", n: 824, o: "&nbumpe;" }], [0, { v: "&doteq;", n: 824, o: "&nedot;" }], [0, "&doteqdot;"], [0, "&efDot;"], [0, "&erDot;"], [0, "&Assign;"], [0, "&ecolon;"], [0, "&ecir;"], [0, "&circeq;"], [1, "&wedgeq;"], [0, "&veeeq;"], [1, "&triangleq;"], [2, "&equest;"], [0, "&ne;"], [0, { v: "&Congruent;", n: 8421, o: "&bnequiv;" }], [0, "&nequiv;"], [1, { v: "&le;", n: 8402, o: "&nvle;" }], [0, { v: "&ge;", n: 8402, o: "&nvge;" }], [0, { v: "&lE;", n: 824, o: "&nlE;" }], [0, { v: "&gE;", n: 824, o: "&ngE;" }], [0, { v: "&lnE;", n: 65024, o: "&lvertneqq;" }], [0, { v: "&gnE;", n: 65024, o: "&gvertneqq;" }], [0, { v: "&ll;", n: new Map(/* @__PURE__ */ restoreDiff([[824, "&nLtv;"], [7577, "&nLt;"]])) }], [0, { v: "&gg;", n: new Map(/* @__PURE__ */ restoreDiff([[824, "&nGtv;"], [7577, "&nGt;"]])) }], [0, "&between;"], [0, "&NotCupCap;"], [0, "&nless;"], [0, "&ngt;"], [0, "&nle;"], [0, "&nge;"], [0, "&lesssim;"], [0, "&GreaterTilde;"], [0, "&nlsim;"], [0, "&ngsim;"], [0, "&LessGreater;"], [0, "&gl;"], [0, "&NotLessGreater;"], [0, "&NotGreaterLess;"], [0, "&pr;"], [0, "&sc;"], [0, "&prcue;"], [0, "&sccue;"], [0, "&PrecedesTilde;"], [0, { v: "&scsim;", n: 824, o: "&NotSucceedsTilde;" }], [0, "&NotPrecedes;"], [0, "&NotSucceeds;"], [0, { v: "&sub;", n: 8402, o: "&NotSubset;" }], [0, { v: "&sup;", n: 8402, o: "&NotSuperset;" }], [0, "&nsub;"], [0, "&nsup;"], [0, "&sube;"], [0, "&supe;"], [0, "&NotSubsetEqual;"], [0, "&NotSupersetEqual;"], [0, { v: "&subne;", n: 65024, o: "&varsubsetneq;" }], [0, { v: "&supne;", n: 65024, o: "&varsupsetneq;" }], [1, "&cupdot;"], [0, "&UnionPlus;"], [0, { v: "&sqsub;", n: 824, o: "&NotSquareSubset;" }], [0, { v: "&sqsup;", n: 824, o: "&NotSquareSuperset;" }], [0, "&sqsube;"], [0, "&sqsupe;"], [0, { v: "&sqcap;", n: 65024, o: "&sqcaps;" }], [0, { v: "&sqcup;", n: 65024, o: "&sqcups;" }], [0, "&CirclePlus;"], [0, "&CircleMinus;"], [0, "&CircleTimes;"], [0, "&osol;"], [0, "&CircleDot;"], [0, "&circledcirc;"], [0, "&circledast;"], [1, "&circleddash;"], [0, "&boxplus;"], [0, "&boxminus;"], [0, "&boxtimes;"], [0, "&dotsquare;"], [0, "&RightTee;"], [0, "&dashv;"], [0, "&DownTee;"], [0, "&bot;"], [1, "&models;"], [0, "&DoubleRightTee;"], [0, "&Vdash;"], [0, "&Vvdash;"], [0, "&VDash;"], [0, "&nvdash;"], [0, "&nvDash;"], [0, "&nVdash;"], [0, "&nVDash;"], [0, "&prurel;"], [1, "&LeftTriangle;"], [0, "&RightTriangle;"], [0, { v: "&LeftTriangleEqual;", n: 8402, o: "&nvltrie;" }], [0, { v: "&RightTriangleEqual;", n: 8402, o: "&nvrtrie;" }], [0, "&origof;"], [0, "&imof;"], [0, "&multimap;"], [0, "&hercon;"], [0, "&intcal;"], [0, "&veebar;"], [1, "&barvee;"], [0, "&angrtvb;"], [0, "&lrtri;"], [0, "&bigwedge;"], [0, "&bigvee;"], [0, "&bigcap;"], [0, "&bigcup;"], [0, "&diam;"], [0, "&sdot;"], [0, "&sstarf;"], [0, "&divideontimes;"], [0, "&bowtie;"], [0, "&ltimes;"], [0, "&rtimes;"], [0, "&leftthreetimes;"], [0, "&rightthreetimes;"], [0, "&backsimeq;"], [0, "&curlyvee;"], [0, "&curlywedge;"], [0, "&Sub;"], [0, "&Sup;"], [0, "&Cap;"], [0, "&Cup;"], [0, "&fork;"], [0, "&epar;"], [0, "&lessdot;"], [0, "&gtdot;"], [0, { v: "&Ll;", n: 824, o: "&nLl;" }], [0, { v: "&Gg;", n: 824, o: "&nGg;" }], [0, { v: "&leg;", n: 65024, o: "&lesg;" }], [0, { v: "&gel;", n: 65024, o: "&gesl;" }], [2, "&cuepr;"], [0, "&cuesc;"], [0, "&NotPrecedesSlantEqual;"], [0, "&NotSucceedsSlantEqual;"], [0, "&NotSquareSubsetEqual;"], [0, "&NotSquareSupersetEqual;"], [2, "&lnsim;"], [0, "&gnsim;"], [0, "&precnsim;"], [0, "&scnsim;"], [0, "&nltri;"], [0, "&NotRightTriangle;"], [0, "&nltrie;"], [0, "&NotRightTriangleEqual;"], [0, "&vellip;"], [0, "&ctdot;"], [0, "&utdot;"], [0, "&dtdot;"], [0, "&disin;"], [0, "&isinsv;"], [0, "&isins;"], [0, { v: "&isindot;", n: 824, o: "&notindot;" }], [0, "&notinvc;"], [0, "&notinvb;"], [1, { v: "&isinE;", n: 824, o: "&notinE;" }], [0, "&nisd;"], [0, "&xnis;"], [0, "&nis;"], [0, "&notnivc;"], [0, "&notnivb;"], [6, "&barwed;"], [0, "&Barwed;"], [1, "&lceil;"], [0, "&rceil;"], [0, "&LeftFloor;"], [0, "&rfloor;"], [0, "&drcrop;"], [0, "&dlcrop;"], [0, "&urcrop;"], [0, "&ulcrop;"], [0, "&bnot;"], [1, "&profline;"], [0, "&profsurf;"], [1, "&telrec;"], [0, "&target;"], [5, "&ulcorn;"], [0, "&urcorn;"], [0, "&dlcorn;"], [0, "&drcorn;"], [2, "&frown;"], [0, "&smile;"], [9, "&cylcty;"], [0, "&profalar;"], [7, "&topbot;"], [6, "&ovbar;"], [1, "&solbar;"], [60, "&angzarr;"], [51, "&lmoustache;"], [0, "&rmoustache;"], [2, "&OverBracket;"], [0, "&bbrk;"], [0, "&bbrktbrk;"], [37, "&OverParenthesis;"], [0, "&UnderParenthesis;"], [0, "&OverBrace;"], [0, "&UnderBrace;"], [2, "&trpezium;"], [4, "&elinters;"], [59, "&blank;"], [164, "&circledS;"], [55, "&boxh;"], [1, "&boxv;"], [9, "&boxdr;"], [3, "&boxdl;"], [3, "&boxur;"], [3, "&boxul;"], [3, "&boxvr;"], [7, "&boxvl;"], [7, "&boxhd;"], [7, "&boxhu;"], [7, "&boxvh;"], [19, "&boxH;"], [0, "&boxV;"], [0, "&boxdR;"], [0, "&boxDr;"], [0, "&boxDR;"], [0, "&boxdL;"], [0, "&boxDl;"], [0, "&boxDL;"], [0, "&boxuR;"], [0, "&boxUr;"], [0, "&boxUR;"], [0, "&boxuL;"], [0, "&boxUl;"], [0, "&boxUL;"], [0, "&boxvR;"], [0, "&boxVr;"], [0, "&boxVR;"], [0, "&boxvL;"], [0, "&boxVl;"], [0, "&boxVL;"], [0, "&boxHd;"], [0, "&boxhD;"], [0, "&boxHD;"], [0, "&boxHu;"], [0, "&boxhU;"], [0, "&boxHU;"], [0, "&boxvH;"], [0, "&boxVh;"], [0, "&boxVH;"], [19, "&uhblk;"], [3, "&lhblk;"], [3, "&block;"], [8, "&blk14;"], [0, "&blk12;"], [0, "&blk34;"], [13, "&square;"], [8, "&blacksquare;"], [0, "&EmptyVerySmallSquare;"], [1, "&rect;"], [0, "&marker;"], [2, "&fltns;"], [1, "&bigtriangleup;"], [0, "&blacktriangle;"], [0, "&triangle;"], [2, "&blacktriangleright;"], [0, "&rtri;"], [3, "&bigtriangledown;"], [0, "&blacktriangledown;"], [0, "&dtri;"], [2, "&blacktriangleleft;"], [0, "&ltri;"], [6, "&loz;"], [0, "&cir;"], [32, "&tridot;"], [2, "&bigcirc;"], [8, "&ultri;"], [0, "&urtri;"], [0, "&lltri;"], [0, "&EmptySmallSquare;"], [0, "&FilledSmallSquare;"], [8, "&bigstar;"], [0, "&star;"], [7, "&phone;"], [49, "&female;"], [1, "&male;"], [29, "&spades;"], [2, "&clubs;"], [1, "&hearts;"], [0, "&diamondsuit;"], [3, "&sung;"], [2, "&flat;"], [0, "&natural;"], [0, "&sharp;"], [163, "&check;"], [3, "&cross;"], [8, "&malt;"], [21, "&sext;"], [33, "&VerticalSeparator;"], [25, "&lbbrk;"], [0, "&rbbrk;"], [84, "&bsolhsub;"], [0, "&suphsol;"], [28, "&LeftDoubleBracket;"], [0, "&RightDoubleBracket;"], [0, "&lang;"], [0, "&rang;"], [0, "&Lang;"], [0, "&Rang;"], [0, "&loang;"], [0, "&roang;"], [7, "&longleftarrow;"], [0, "&longrightarrow;"], [0, "&longleftrightarrow;"], [0, "&DoubleLongLeftArrow;"], [0, "&DoubleLongRightArrow;"], [0, "&DoubleLongLeftRightArrow;"], [1, "&longmapsto;"], [2, "&dzigrarr;"], [258, "&nvlArr;"], [0, "&nvrArr;"], [0, "&nvHarr;"], [0, "&Map;"], [6, "&lbarr;"], [0, "&bkarow;"], [0, "&lBarr;"], [0, "&dbkarow;"], [0, "&drbkarow;"], [0, "&DDotrahd;"], [0, "&UpArrowBar;"], [0, "&DownArrowBar;"], [2, "&Rarrtl;"], [2, "&latail;"], [0, "&ratail;"], [0, "&lAtail;"], [0, "&rAtail;"], [0, "&larrfs;"], [0, "&rarrfs;"], [0, "&larrbfs;"], [0, "&rarrbfs;"], [2, "&nwarhk;"], [0, "&nearhk;"], [0, "&hksearow;"], [0, "&hkswarow;"], [0, "&nwnear;"], [0, "&nesear;"], [0, "&seswar;"], [0, "&swnwar;"], [8, { v: "&rarrc;", n: 824, o: "&nrarrc;" }], [1, "&cudarrr;"], [0, "&ldca;"], [0, "&rdca;"], [0, "&cudarrl;"], [0, "&larrpl;"], [2, "&curarrm;"], [0, "&cularrp;"], [7, "&rarrpl;"], [2, "&harrcir;"], [0, "&Uarrocir;"], [0, "&lurdshar;"], [0, "&ldrushar;"], [2, "&LeftRightVector;"], [0, "&RightUpDownVector;"], [0, "&DownLeftRightVector;"], [0, "&LeftUpDownVector;"], [0, "&LeftVectorBar;"], [0, "&RightVectorBar;"], [0, "&RightUpVectorBar;"], [0, "&RightDownVectorBar;"], [0, "&DownLeftVectorBar;"], [0, "&DownRightVectorBar;"], [0, "&LeftUpVectorBar;"], [0, "&LeftDownVectorBar;"], [0, "&LeftTeeVector;"], [0, "&RightTeeVector;"], [0, "&RightUpTeeVector;"], [0, "&RightDownTeeVector;"], [0, "&DownLeftTeeVector;"], [0, "&DownRightTeeVector;"], [0, "&LeftUpTeeVector;"], [0, "&LeftDownTeeVector;"], [0, "&lHar;"], [0, "&uHar;"], [0, "&rHar;"], [0, "&dHar;"], [0, "&luruhar;"], [0, "&ldrdhar;"], [0, "&ruluhar;"], [0, "&rdldhar;"], [0, "&lharul;"], [0, "&llhard;"], [0, "&rharul;"], [0, "&lrhard;"], [0, "&udhar;"], [0, "&duhar;"], [0, "&RoundImplies;"], [0, "&erarr;"], [0, "&simrarr;"], [0, "&larrsim;"], [0, "&rarrsim;"], [0, "&rarrap;"], [0, "&ltlarr;"], [1, "&gtrarr;"], [0, "&subrarr;"], [1, "&suplarr;"], [0, "&lfisht;"], [0, "&rfisht;"], [0, "&ufisht;"], [0, "&dfisht;"], [5, "&lopar;"], [0, "&ropar;"], [4, "&lbrke;"], [0, "&rbrke;"], [0, "&lbrkslu;"], [0, "&rbrksld;"], [0, "&lbrksld;"], [0, "&rbrkslu;"], [0, "&langd;"], [0, "&rangd;"], [0, "&lparlt;"], [0, "&rpargt;"], [0, "&gtlPar;"], [0, "&ltrPar;"], [3, "&vzigzag;"], [1, "&vangrt;"], [0, "&angrtvbd;"], [6, "&ange;"], [0, "&range;"], [0, "&dwangle;"], [0, "&uwangle;"], [0, "&angmsdaa;"], [0, "&angmsdab;"], [0, "&angmsdac;"], [0, "&angmsdad;"], [0, "&angmsdae;"], [0, "&angmsdaf;"], [0, "&angmsdag;"], [0, "&angmsdah;"], [0, "&bemptyv;"], [0, "&demptyv;"], [0, "&cemptyv;"], [0, "&raemptyv;"], [0, "&laemptyv;"], [0, "&ohbar;"], [0, "&omid;"], [0, "&opar;"], [1, "&operp;"], [1, "&olcross;"], [0, "&odsold;"], [1, "&olcir;"], [0, "&ofcir;"], [0, "&olt;"], [0, "&ogt;"], [0, "&cirscir;"], [0, "&cirE;"], [0, "&solb;"], [0, "&bsolb;"], [3, "&boxbox;"], [3, "&trisb;"], [0, "&rtriltri;"], [0, { v: "&LeftTriangleBar;", n: 824, o: "&NotLeftTriangleBar;" }], [0, { v: "&RightTriangleBar;", n: 824, o: "&NotRightTriangleBar;" }], [11, "&iinfin;"], [0, "&infintie;"], [0, "&nvinfin;"], [4, "&eparsl;"], [0, "&smeparsl;"], [0, "&eqvparsl;"], [5, "&blacklozenge;"], [8, "&RuleDelayed;"], [1, "&dsol;"], [9, "&bigodot;"], [0, "&bigoplus;"], [0, "&bigotimes;"], [1, "&biguplus;"], [1, "&bigsqcup;"], [5, "&iiiint;"], [0, "&fpartint;"], [2, "&cirfnint;"], [0, "&awint;"], [0, "&rppolint;"], [0, "&scpolint;"], [0, "&npolint;"], [0, "&pointint;"], [0, "&quatint;"], [0, "&intlarhk;"], [10, "&pluscir;"], [0, "&plusacir;"], [0, "&simplus;"], [0, "&plusdu;"], [0, "&plussim;"], [0, "&plustwo;"], [1, "&mcomma;"], [0, "&minusdu;"], [2, "&loplus;"], [0, "&roplus;"], [0, "&Cross;"], [0, "&timesd;"], [0, "&timesbar;"], [1, "&smashp;"], [0, "&lotimes;"], [0, "&rotimes;"], [0, "&otimesas;"], [0, "&Otimes;"], [0, "&odiv;"], [0, "&triplus;"], [0, "&triminus;"], [0, "&tritime;"], [0, "&intprod;"], [2, "&amalg;"], [0, "&capdot;"], [1, "&ncup;"], [0, "&ncap;"], [0, "&capand;"], [0, "&cupor;"], [0, "&cupcap;"], [0, "&capcup;"], [0, "&cupbrcap;"], [0, "&capbrcup;"], [0, "&cupcup;"], [0, "&capcap;"], [0, "&ccups;"], [0, "&ccaps;"], [2, "&ccupssm;"], [2, "&And;"], [0, "&Or;"], [0, "&andand;"], [0, "&oror;"], [0, "&orslope;"], [0, "&andslope;"], [1, "&andv;"], [0, "&orv;"], [0, "&andd;"], [0, "&ord;"], [1, "&wedbar;"], [6, "&sdote;"], [3, "&simdot;"], [2, { v: "&congdot;", n: 824, o: "&ncongdot;" }], [0, "&easter;"], [0, "&apacir;"], [0, { v: "&apE;", n: 824, o: "&napE;" }], [0, "&eplus;"], [0, "&pluse;"], [0, "&Esim;"], [0, "&Colone;"], [0, "&Equal;"], [1, "&ddotseq;"], [0, "&equivDD;"], [0, "&ltcir;"], [0, "&gtcir;"], [0, "&ltquest;"], [0, "&gtquest;"], [0, { v: "&leqslant;", n: 824, o: "&nleqslant;" }], [0, { v: "&geqslant;", n: 824, o: "&ngeqslant;" }], [0, "&lesdot;"], [0, "&gesdot;"], [0, "&lesdoto;"], [0, "&gesdoto;"], [0, "&lesdotor;"], [0, "&gesdotol;"], [0, "&lap;"], [0, "&gap;"], [0, "&lne;"], [0, "&gne;"], [0, "&lnap;"], [0, "&gnap;"], [0, "&lEg;"], [0, "&gEl;"], [0, "&lsime;"], [0, "&gsime;"], [0, "&lsimg;"], [0, "&gsiml;"], [0, "&lgE;"], [0, "&glE;"], [0, "&lesges;"], [0, "&gesles;"], [0, "&els;"], [0, "&egs;"], [0, "&elsdot;"], [0, "&egsdot;"], [0, "&el;"], [0, "&eg;"], [2, "&siml;"], [0, "&simg;"], [0, "&simlE;"], [0, "&simgE;"], [0, { v: "&LessLess;", n: 824, o: "&NotNestedLessLess;" }], [0, { v: "&GreaterGreater;", n: 824, o: "&NotNestedGreaterGreater;" }], [1, "&glj;"], [0, "&gla;"], [0, "&ltcc;"], [0, "&gtcc;"], [0, "&lescc;"], [0, "&gescc;"], [0, "&smt;"], [0, "&lat;"], [0, { v: "&smte;", n: 65024, o: "&smtes;" }], [0, { v: "&late;", n: 65024, o: "&lates;" }], [0, "&bumpE;"], [0, { v: "&PrecedesEqual;", n: 824, o: "&NotPrecedesEqual;" }], [0, { v: "&sce;", n: 824, o: "&NotSucceedsEqual;" }], [2, "&prE;"], [0, "&scE;"], [0, "&precneqq;"], [0, "&scnE;"], [0, "&prap;"], [0, "&scap;"], [0, "&precnapprox;"], [0, "&scnap;"], [0, "&Pr;"], [0, "&Sc;"], [0, "&subdot;"], [0, "&supdot;"], [0, "&subplus;"], [0, "&supplus;"], [0, "&submult;"], [0, "&supmult;"], [0, "&subedot;"], [0, "&supedot;"], [0, { v: "&subE;", n: 824, o: "&nsubE;" }], [0, { v: "&supE;", n: 824, o: "&nsupE;" }], [0, "&subsim;"], [0, "&supsim;"], [2, { v: "&subnE;", n: 65024, o: "&varsubsetneqq;" }], [0, { v: "&supnE;", n: 65024, o: "&varsupsetneqq;" }], [2, "&csub;"], [0, "&csup;"], [0, "&csube;"], [0, "&csupe;"], [0, "&subsup;"], [0, "&supsub;"], [0, "&subsub;"], [0, "&supsup;"], [0, "&suphsub;"], [0, "&supdsub;"], [0, "&forkv;"], [0, "&topfork;"], [0, "&mlcp;"], [8, "&Dashv;"], [1, "&Vdashl;"], [0, "&Barv;"], [0, "&vBar;"], [0, "&vBarv;"], [1, "&Vbar;"], [0, "&Not;"], [0, "&bNot;"], [0, "&rnmid;"], [0, "&cirmid;"], [0, "&midcir;"], [0, "&topcir;"], [0, "&nhpar;"], [0, "&parsim;"], [9, { v: "&parsl;", n: 8421, o: "&nparsl;" }], [44343, { n: new Map(/* @__PURE__ */ restoreDiff([[56476, "&Ascr;"], [1, "&Cscr;"], [0, "&Dscr;"], [2, "&Gscr;"], [2, "&Jscr;"], [0, "&Kscr;"], [2, "&Nscr;"], [0, "&Oscr;"], [0, "&Pscr;"], [0, "&Qscr;"], [1, "&Sscr;"], [0, "&Tscr;"], [0, "&Uscr;"], [0, "&Vscr;"], [0, "&Wscr;"], [0, "&Xscr;"], [0, "&Yscr;"], [0, "&Zscr;"], [0, "&ascr;"], [0, "&bscr;"], [0, "&cscr;"], [0, "&dscr;"], [1, "&fscr;"], [1, "&hscr;"], [0, "&iscr;"], [0, "&jscr;"], [0, "&kscr;"], [0, "&lscr;"], [0, "&mscr;"], [0, "&nscr;"], [1, "&pscr;"], [0, "&qscr;"], [0, "&rscr;"], [0, "&sscr;"], [0, "&tscr;"], [0, "&uscr;"], [0, "&vscr;"], [0, "&wscr;"], [0, "&xscr;"], [0, "&yscr;"], [0, "&zscr;"], [52, "&Afr;"], [0, "&Bfr;"], [1, "&Dfr;"], [0, "&Efr;"], [0, "&Ffr;"], [0, "&Gfr;"], [2, "&Jfr;"], [0, "&Kfr;"], [0, "&Lfr;"], [0, "&Mfr;"], [0, "&Nfr;"], [0, "&Ofr;"], [0, "&Pfr;"], [0, "&Qfr;"], [1, "&Sfr;"], [0, "&Tfr;"], [0, "&Ufr;"], [0, "&Vfr;"], [0, "&Wfr;"], [0, "&Xfr;"], [0, "&Yfr;"], [1, "&afr;"], [0, "&bfr;"], [0, "&cfr;"], [0, "&dfr;"], [0, "&efr;"], [0, "&ffr;"], [0, "&gfr;"], [0, "&hfr;"], [0, "&ifr;"], [0, "&jfr;"], [0, "&kfr;"], [0, "&lfr;"], [0, "&mfr;"], [0, "&nfr;"], [0, "&ofr;"], [0, "&pfr;"], [0, "&qfr;"], [0, "&rfr;"], [0, "&sfr;"], [0, "&tfr;"], [0, "&ufr;"], [0, "&vfr;"], [0, "&wfr;"], [0, "&xfr;"], [0, "&yfr;"], [0, "&zfr;"], [0, "&Aopf;"], [0, "&Bopf;"], [1, "&Dopf;"], [0, "&Eopf;"], [0, "&Fopf;"], [0, "&Gopf;"], [1, "&Iopf;"], [0, "&Jopf;"], [0, "&Kopf;"], [0, "&Lopf;"], [0, "&Mopf;"], [1, "&Oopf;"], [3, "&Sopf;"], [0, "&Topf;"], [0, "&Uopf;"], [0, "&Vopf;"], [0, "&Wopf;"], [0, "&Xopf;"], [0, "&Yopf;"], [1, "&aopf;"], [0, "&bopf;"], [0, "&copf;"], [0, "&dopf;"], [0, "&eopf;"], [0, "&fopf;"], [0, "&gopf;"], [0, "&hopf;"], [0, "&iopf;"], [0, "&jopf;"], [0, "&kopf;"], [0, "&lopf;"], [0, "&mopf;"], [0, "&nopf;"], [0, "&oopf;"], [0, "&popf;"], [0, "&qopf;"], [0, "&ropf;"], [0, "&sopf;"], [0, "&topf;"], [0, "&uopf;"], [0, "&vopf;"], [0, "&wopf;"], [0, "&xopf;"], [0, "&yopf;"], [0, "&zopf;"]])) }], [8906, "&fflig;"], [0, "&filig;"], [0, "&fllig;"], [0, "&ffilig;"], [0, "&ffllig;"]]));
 
-// ../../work/main/node_modules/entities/lib/esm/escape.js
+// node_modules/entities/lib/esm/escape.js
 var xmlCodeMap = /* @__PURE__ */ new Map([
   [34, "&quot;"],
   [38, "&amp;"],
@@ -54463,7 +54594,7 @@ var escapeText = getEscaper(/[&<>\u00A0]/g, /* @__PURE__ */ new Map([
   [160, "&nbsp;"]
 ]));
 
-// ../../work/main/node_modules/entities/lib/esm/index.js
+// node_modules/entities/lib/esm/index.js
 var EntityLevel;
 (function(EntityLevel2) {
   EntityLevel2[EntityLevel2["XML"] = 0] = "XML";
@@ -54478,7 +54609,7 @@ var EncodingMode;
   EncodingMode2[EncodingMode2["Text"] = 4] = "Text";
 })(EncodingMode || (EncodingMode = {}));
 
-// ../../work/main/node_modules/markdown-it/lib/common/utils.mjs
+// node_modules/markdown-it/lib/common/utils.mjs
 function _class(obj) {
   return Object.prototype.toString.call(obj);
 }
@@ -54683,7 +54814,7 @@ function normalizeReference(str) {
 }
 var lib = { mdurl: mdurl_exports, ucmicro: uc_exports };
 
-// ../../work/main/node_modules/markdown-it/lib/helpers/index.mjs
+// node_modules/markdown-it/lib/helpers/index.mjs
 var helpers_exports = {};
 __export(helpers_exports, {
   parseLinkDestination: () => parseLinkDestination,
@@ -54691,7 +54822,7 @@ __export(helpers_exports, {
   parseLinkTitle: () => parseLinkTitle
 });
 
-// ../../work/main/node_modules/markdown-it/lib/helpers/parse_link_label.mjs
+// node_modules/markdown-it/lib/helpers/parse_link_label.mjs
 function parseLinkLabel(state, start, disableNested) {
   let level, found, marker, prevPos;
   const max2 = state.posMax;
@@ -54726,7 +54857,7 @@ function parseLinkLabel(state, start, disableNested) {
   return labelEnd;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/helpers/parse_link_destination.mjs
+// node_modules/markdown-it/lib/helpers/parse_link_destination.mjs
 function parseLinkDestination(str, start, max2) {
   let code18;
   let pos = start;
@@ -54801,7 +54932,7 @@ function parseLinkDestination(str, start, max2) {
   return result2;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/helpers/parse_link_title.mjs
+// node_modules/markdown-it/lib/helpers/parse_link_title.mjs
 function parseLinkTitle(str, start, max2, prev_state) {
   let code18;
   let pos = start;
@@ -54854,7 +54985,7 @@ function parseLinkTitle(str, start, max2, prev_state) {
   return state;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/renderer.mjs
+// node_modules/markdown-it/lib/renderer.mjs
 var default_rules = {};
 default_rules.code_inline = function(tokens, idx, options2, env, slf) {
   const token = tokens[idx];
@@ -55019,7 +55150,7 @@ Renderer.prototype.render = function(tokens, options2, env) {
 };
 var renderer_default = Renderer;
 
-// ../../work/main/node_modules/markdown-it/lib/ruler.mjs
+// node_modules/markdown-it/lib/ruler.mjs
 function Ruler() {
   this.__rules__ = [];
   this.__cache__ = null;
@@ -55162,7 +55293,7 @@ Ruler.prototype.getRules = function(chainName) {
 };
 var ruler_default = Ruler;
 
-// ../../work/main/node_modules/markdown-it/lib/token.mjs
+// node_modules/markdown-it/lib/token.mjs
 function Token(type, tag, nesting) {
   this.type = type;
   this.tag = tag;
@@ -55224,7 +55355,7 @@ Token.prototype.attrJoin = function attrJoin(name, value) {
 };
 var token_default = Token;
 
-// ../../work/main/node_modules/markdown-it/lib/rules_core/state_core.mjs
+// node_modules/markdown-it/lib/rules_core/state_core.mjs
 function StateCore(src, md, env) {
   this.src = src;
   this.env = env;
@@ -55235,7 +55366,7 @@ function StateCore(src, md, env) {
 StateCore.prototype.Token = token_default;
 var state_core_default = StateCore;
 
-// ../../work/main/node_modules/markdown-it/lib/rules_core/normalize.mjs
+// node_modules/markdown-it/lib/rules_core/normalize.mjs
 var NEWLINES_RE = /\r\n?|\n/g;
 var NULL_RE = /\0/g;
 function normalize(state) {
@@ -55245,7 +55376,7 @@ function normalize(state) {
   state.src = str;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_core/block.mjs
+// node_modules/markdown-it/lib/rules_core/block.mjs
 function block(state) {
   let token;
   if (state.inlineMode) {
@@ -55259,7 +55390,7 @@ function block(state) {
   }
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_core/inline.mjs
+// node_modules/markdown-it/lib/rules_core/inline.mjs
 function inline(state) {
   const tokens = state.tokens;
   for (let i = 0, l = tokens.length; i < l; i++) {
@@ -55270,7 +55401,7 @@ function inline(state) {
   }
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_core/linkify.mjs
+// node_modules/markdown-it/lib/rules_core/linkify.mjs
 function isLinkOpen(str) {
   return /^<a[>\s]/i.test(str);
 }
@@ -55367,7 +55498,7 @@ function linkify(state) {
   }
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_core/replacements.mjs
+// node_modules/markdown-it/lib/rules_core/replacements.mjs
 var RARE_RE = /\+-|\.\.|\?\?\?\?|!!!!|,,|--/;
 var SCOPED_ABBR_TEST_RE = /\((c|tm|r)\)/i;
 var SCOPED_ABBR_RE = /\((c|tm|r)\)/ig;
@@ -55429,7 +55560,7 @@ function replace(state) {
   }
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_core/smartquotes.mjs
+// node_modules/markdown-it/lib/rules_core/smartquotes.mjs
 var QUOTE_TEST_RE = /['"]/;
 var QUOTE_RE = /['"]/g;
 var APOSTROPHE = "\u2019";
@@ -55579,7 +55710,7 @@ function smartquotes(state) {
   }
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_core/text_join.mjs
+// node_modules/markdown-it/lib/rules_core/text_join.mjs
 function text_join(state) {
   let curr, last;
   const blockTokens = state.tokens;
@@ -55609,7 +55740,7 @@ function text_join(state) {
   }
 }
 
-// ../../work/main/node_modules/markdown-it/lib/parser_core.mjs
+// node_modules/markdown-it/lib/parser_core.mjs
 var _rules = [
   ["normalize", normalize],
   ["block", block],
@@ -55636,7 +55767,7 @@ Core.prototype.process = function(state) {
 Core.prototype.State = state_core_default;
 var parser_core_default = Core;
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/state_block.mjs
+// node_modules/markdown-it/lib/rules_block/state_block.mjs
 function StateBlock(src, md, env, tokens) {
   this.src = src;
   this.md = md;
@@ -55793,7 +55924,7 @@ StateBlock.prototype.getLines = function getLines(begin, end, indent, keepLastLF
 StateBlock.prototype.Token = token_default;
 var state_block_default = StateBlock;
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/table.mjs
+// node_modules/markdown-it/lib/rules_block/table.mjs
 var MAX_AUTOCOMPLETED_CELLS = 65536;
 function getLine(state, line) {
   const pos = state.bMarks[line] + state.tShift[line];
@@ -55983,7 +56114,7 @@ function table(state, startLine, endLine, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/code.mjs
+// node_modules/markdown-it/lib/rules_block/code.mjs
 function code(state, startLine, endLine) {
   if (state.sCount[startLine] - state.blkIndent < 4) {
     return false;
@@ -56009,7 +56140,7 @@ function code(state, startLine, endLine) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/fence.mjs
+// node_modules/markdown-it/lib/rules_block/fence.mjs
 function fence(state, startLine, endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
   let max2 = state.eMarks[startLine];
@@ -56078,7 +56209,7 @@ function fence(state, startLine, endLine, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/blockquote.mjs
+// node_modules/markdown-it/lib/rules_block/blockquote.mjs
 function blockquote(state, startLine, endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
   let max2 = state.eMarks[startLine];
@@ -56203,7 +56334,7 @@ function blockquote(state, startLine, endLine, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/hr.mjs
+// node_modules/markdown-it/lib/rules_block/hr.mjs
 function hr(state, startLine, endLine, silent) {
   const max2 = state.eMarks[startLine];
   if (state.sCount[startLine] - state.blkIndent >= 4) {
@@ -56237,7 +56368,7 @@ function hr(state, startLine, endLine, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/list.mjs
+// node_modules/markdown-it/lib/rules_block/list.mjs
 function skipBulletListMarker(state, startLine) {
   const max2 = state.eMarks[startLine];
   let pos = state.bMarks[startLine] + state.tShift[startLine];
@@ -56461,7 +56592,7 @@ function list(state, startLine, endLine, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/reference.mjs
+// node_modules/markdown-it/lib/rules_block/reference.mjs
 function reference(state, startLine, _endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
   let max2 = state.eMarks[startLine];
@@ -56636,7 +56767,7 @@ function reference(state, startLine, _endLine, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/common/html_blocks.mjs
+// node_modules/markdown-it/lib/common/html_blocks.mjs
 var html_blocks_default = [
   "address",
   "article",
@@ -56702,7 +56833,7 @@ var html_blocks_default = [
   "ul"
 ];
 
-// ../../work/main/node_modules/markdown-it/lib/common/html_re.mjs
+// node_modules/markdown-it/lib/common/html_re.mjs
 var attr_name = "[a-zA-Z_:][a-zA-Z0-9:._-]*";
 var unquoted = "[^\"'=<>`\\x00-\\x20]+";
 var single_quoted = "'[^']*'";
@@ -56718,7 +56849,7 @@ var cdata = "<!\\[CDATA\\[[\\s\\S]*?\\]\\]>";
 var HTML_TAG_RE = new RegExp("^(?:" + open_tag + "|" + close_tag + "|" + comment + "|" + processing + "|" + declaration + "|" + cdata + ")");
 var HTML_OPEN_CLOSE_TAG_RE = new RegExp("^(?:" + open_tag + "|" + close_tag + ")");
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/html_block.mjs
+// node_modules/markdown-it/lib/rules_block/html_block.mjs
 var HTML_SEQUENCES = [
   [/^<(script|pre|style|textarea)(?=(\s|>|$))/i, /<\/(script|pre|style|textarea)>/i, true],
   [/^<!--/, /-->/, true],
@@ -56777,7 +56908,7 @@ function html_block(state, startLine, endLine, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/heading.mjs
+// node_modules/markdown-it/lib/rules_block/heading.mjs
 function heading(state, startLine, endLine, silent) {
   let pos = state.bMarks[startLine] + state.tShift[startLine];
   let max2 = state.eMarks[startLine];
@@ -56818,7 +56949,7 @@ function heading(state, startLine, endLine, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/lheading.mjs
+// node_modules/markdown-it/lib/rules_block/lheading.mjs
 function lheading(state, startLine, endLine) {
   const terminatorRules = state.md.block.ruler.getRules("paragraph");
   if (state.sCount[startLine] - state.blkIndent >= 4) {
@@ -56880,7 +57011,7 @@ function lheading(state, startLine, endLine) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_block/paragraph.mjs
+// node_modules/markdown-it/lib/rules_block/paragraph.mjs
 function paragraph(state, startLine, endLine) {
   const terminatorRules = state.md.block.ruler.getRules("paragraph");
   const oldParentType = state.parentType;
@@ -56917,7 +57048,7 @@ function paragraph(state, startLine, endLine) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/parser_block.mjs
+// node_modules/markdown-it/lib/parser_block.mjs
 var _rules2 = [
   // First 2 params - rule name & source. Secondary array - list of rules,
   // which can be terminated by this one.
@@ -56991,7 +57122,7 @@ ParserBlock.prototype.parse = function(src, md, env, outTokens) {
 ParserBlock.prototype.State = state_block_default;
 var parser_block_default = ParserBlock;
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/state_inline.mjs
+// node_modules/markdown-it/lib/rules_inline/state_inline.mjs
 function StateInline(src, md, env, outTokens) {
   this.src = src;
   this.env = env;
@@ -57063,7 +57194,7 @@ StateInline.prototype.scanDelims = function(start, canSplitWord) {
 StateInline.prototype.Token = token_default;
 var state_inline_default = StateInline;
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/text.mjs
+// node_modules/markdown-it/lib/rules_inline/text.mjs
 function isTerminatorChar(ch) {
   switch (ch) {
     case 10:
@@ -57109,7 +57240,7 @@ function text(state, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/linkify.mjs
+// node_modules/markdown-it/lib/rules_inline/linkify.mjs
 var SCHEME_RE = /(?:^|[^a-z0-9.+-])([a-z][a-z0-9.+-]*)$/i;
 function linkify2(state, silent) {
   if (!state.md.options.linkify) return false;
@@ -57146,7 +57277,7 @@ function linkify2(state, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/newline.mjs
+// node_modules/markdown-it/lib/rules_inline/newline.mjs
 function newline(state, silent) {
   let pos = state.pos;
   if (state.src.charCodeAt(pos) !== 10) {
@@ -57177,7 +57308,7 @@ function newline(state, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/escape.mjs
+// node_modules/markdown-it/lib/rules_inline/escape.mjs
 var ESCAPED = [];
 for (let i = 0; i < 256; i++) {
   ESCAPED.push(0);
@@ -57228,7 +57359,7 @@ function escape2(state, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/backticks.mjs
+// node_modules/markdown-it/lib/rules_inline/backticks.mjs
 function backtick(state, silent) {
   let pos = state.pos;
   const ch = state.src.charCodeAt(pos);
@@ -57273,7 +57404,7 @@ function backtick(state, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/strikethrough.mjs
+// node_modules/markdown-it/lib/rules_inline/strikethrough.mjs
 function strikethrough_tokenize(state, silent) {
   const start = state.pos;
   const marker = state.src.charCodeAt(start);
@@ -57369,7 +57500,7 @@ var strikethrough_default = {
   postProcess: strikethrough_postProcess
 };
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/emphasis.mjs
+// node_modules/markdown-it/lib/rules_inline/emphasis.mjs
 function emphasis_tokenize(state, silent) {
   const start = state.pos;
   const marker = state.src.charCodeAt(start);
@@ -57456,7 +57587,7 @@ var emphasis_default = {
   postProcess: emphasis_post_process
 };
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/link.mjs
+// node_modules/markdown-it/lib/rules_inline/link.mjs
 function link(state, silent) {
   let code18, label2, res, ref2;
   let href = "";
@@ -57564,7 +57695,7 @@ function link(state, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/image.mjs
+// node_modules/markdown-it/lib/rules_inline/image.mjs
 function image(state, silent) {
   let code18, content, label2, pos, ref2, res, title, start;
   let href = "";
@@ -57677,7 +57808,7 @@ function image(state, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/autolink.mjs
+// node_modules/markdown-it/lib/rules_inline/autolink.mjs
 var EMAIL_RE = /^([a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*)$/;
 var AUTOLINK_RE = /^([a-zA-Z][a-zA-Z0-9+.-]{1,31}):([^<>\x00-\x20]*)$/;
 function autolink(state, silent) {
@@ -57735,7 +57866,7 @@ function autolink(state, silent) {
   return false;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/html_inline.mjs
+// node_modules/markdown-it/lib/rules_inline/html_inline.mjs
 function isLinkOpen2(str) {
   return /^<a[>\s]/i.test(str);
 }
@@ -57773,7 +57904,7 @@ function html_inline(state, silent) {
   return true;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/entity.mjs
+// node_modules/markdown-it/lib/rules_inline/entity.mjs
 var DIGITAL_RE = /^&#((?:x[a-f0-9]{1,6}|[0-9]{1,7}));/i;
 var NAMED_RE = /^&([a-z][a-z0-9]{1,31});/i;
 function entity2(state, silent) {
@@ -57814,7 +57945,7 @@ function entity2(state, silent) {
   return false;
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/balance_pairs.mjs
+// node_modules/markdown-it/lib/rules_inline/balance_pairs.mjs
 function processDelimiters(delimiters) {
   const openersBottom = {};
   const max2 = delimiters.length;
@@ -57878,7 +58009,7 @@ function link_pairs(state) {
   }
 }
 
-// ../../work/main/node_modules/markdown-it/lib/rules_inline/fragments_join.mjs
+// node_modules/markdown-it/lib/rules_inline/fragments_join.mjs
 function fragments_join(state) {
   let curr, last;
   let level = 0;
@@ -57902,7 +58033,7 @@ function fragments_join(state) {
   }
 }
 
-// ../../work/main/node_modules/markdown-it/lib/parser_inline.mjs
+// node_modules/markdown-it/lib/parser_inline.mjs
 var _rules3 = [
   ["text", text],
   ["linkify", linkify2],
@@ -58009,7 +58140,7 @@ ParserInline.prototype.parse = function(str, md, env, outTokens) {
 ParserInline.prototype.State = state_inline_default;
 var parser_inline_default = ParserInline;
 
-// ../../work/main/node_modules/linkify-it/lib/re.mjs
+// node_modules/linkify-it/lib/re.mjs
 function re_default(opts) {
   const re = {};
   opts = opts || {};
@@ -58051,7 +58182,7 @@ function re_default(opts) {
   return re;
 }
 
-// ../../work/main/node_modules/linkify-it/index.mjs
+// node_modules/linkify-it/index.mjs
 function assign2(obj) {
   const sources = Array.prototype.slice.call(arguments, 1);
   sources.forEach(function(source) {
@@ -58438,10 +58569,10 @@ LinkifyIt.prototype.onCompile = function onCompile() {
 };
 var linkify_it_default = LinkifyIt;
 
-// ../../work/main/node_modules/markdown-it/lib/index.mjs
+// node_modules/markdown-it/lib/index.mjs
 var import_punycode = __toESM(require_punycode(), 1);
 
-// ../../work/main/node_modules/markdown-it/lib/presets/default.mjs
+// node_modules/markdown-it/lib/presets/default.mjs
 var default_default = {
   options: {
     // Enable HTML tags in source
@@ -58480,7 +58611,7 @@ var default_default = {
   }
 };
 
-// ../../work/main/node_modules/markdown-it/lib/presets/zero.mjs
+// node_modules/markdown-it/lib/presets/zero.mjs
 var zero_default = {
   options: {
     // Enable HTML tags in source
@@ -58538,7 +58669,7 @@ var zero_default = {
   }
 };
 
-// ../../work/main/node_modules/markdown-it/lib/presets/commonmark.mjs
+// node_modules/markdown-it/lib/presets/commonmark.mjs
 var commonmark_default = {
   options: {
     // Enable HTML tags in source
@@ -58615,7 +58746,7 @@ var commonmark_default = {
   }
 };
 
-// ../../work/main/node_modules/markdown-it/lib/index.mjs
+// node_modules/markdown-it/lib/index.mjs
 var config2 = {
   default: default_default,
   zero: zero_default,
@@ -59313,7 +59444,7 @@ _benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max2}. 
 `);
 }
 
-// ../../work/main/node_modules/fflate/esm/index.mjs
+// node_modules/fflate/esm/index.mjs
 import { createRequire as createRequire2 } from "module";
 var require2 = createRequire2("/");
 var _a2;
