@@ -1,9 +1,10 @@
+import { Buffer } from 'node:buffer';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import { ReadBudget } from './input-limits.ts';
 import { checkText, lineAt } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
-import { isSpace, LineCursor, NameOrder, parseFiniteNumber, readDecimal, trailingFields, type NamedEntry } from './text-lines.ts';
+import { isSpace, LineCursor, NameCodes, NameOrder, parseFiniteNumber, POWERS_OF_TEN, readDecimal, trailingFields, type NamedEntry } from './text-lines.ts';
 
 /** Nanoseconds per unit of Catch2's auto-scaled `Duration` (it prints minutes as `m`). */
 const NS_PER_UNIT: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9 };
@@ -606,37 +607,101 @@ function readXmlFast(file: SourceFile): Collected | undefined {
   }
 }
 
+/** XML_WINDOW is how many code units readXmlInPlace's window holds: a longer tag sends the file to readXml. */
+const XML_WINDOW = 1 << 16;
+/** XML_MARGIN is how many units the window holds at least past a tag's start when the tag is read (a tag that runs past the window's end moves the window to its start). */
+const XML_MARGIN = 1 << 12;
+
+/**
+ * TagWindow is TextWindow (text-lines.ts) for readXmlInPlace, which can also
+ * be moved to a given start: a tag that runs past the window's end is read
+ * again from a window that starts with it. codes[p - base] is
+ * text.charCodeAt(p) for base <= p < limit and codes[limit - base] is 0 (no
+ * text holds a NUL: checkText refuses it), so every scan stops there.
+ */
+class TagWindow {
+  private readonly text: string;
+  private readonly buffer = Buffer.alloc(2 * (XML_WINDOW + 1));
+  readonly codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, XML_WINDOW + 1);
+  base = 0;
+  limit = 0;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  /** cover moves the window, if need be, so that it holds text[from, from + XML_MARGIN) or up to the end of the text; positions asked for must not decrease. */
+  cover(from: number): void {
+    if (from + XML_MARGIN <= this.limit || (this.limit === this.text.length && from >= this.base)) return;
+    this.moveTo(from);
+  }
+
+  /** moveTo makes the window start at `from`. */
+  moveTo(from: number): void {
+    const limit = Math.min(this.text.length, from + XML_WINDOW);
+    this.buffer.write(this.text.slice(from, limit), 0, 'utf16le');
+    this.codes[limit - from] = 0;
+    this.base = from;
+    this.limit = limit;
+  }
+
+  /** retry moves the window to a tag at `from` that ran past its end, and says whether it did: false when the window already starts there or holds the rest of the text (the tag is then malformed or too long for it). */
+  retry(from: number): boolean {
+    if (this.base === from || this.limit === this.text.length) return false;
+    this.moveTo(from);
+    return true;
+  }
+}
+
+/** isNameStart says whether a code unit can start an XML name (XML_NAME): a letter or `_`. */
+function isNameStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+/** MAX_XML_NAMES is how many element names readXmlInPlace keeps; a file with more goes to readXml. */
+const MAX_XML_NAMES = 64;
+
+/**
+ * readXmlInPlace is readXmlFast's pass. Tags are read from a window of the
+ * text in a typed array (TagWindow), element names compared there with their
+ * units in a NameCodes; text between tags, comments and declarations are
+ * skipped with indexOf.
+ */
 function readXmlInPlace(file: SourceFile): Collected {
   const c = newCollected(file);
   const text = file.text;
-  const length = text.length;
   const bail = (): never => {
     throw new Bail();
-  };
-  /** nameEnd is where an XML name (XML_NAME) starting at `at` ends; bails when there is none. */
-  const nameEnd = (at: number): number => {
-    let ch = text.charCodeAt(at);
-    if (!((ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122) || ch === 95)) bail();
-    let p = at + 1;
-    while (p < length && (ch = text.charCodeAt(p)) < 128 && XML_NAME_CHAR[ch] === 1) p += 1;
-    return p;
-  };
-  const skipSpace = (at: number): number => {
-    while (at < length && isSpace(text.charCodeAt(at))) at += 1;
-    return at;
   };
   const skipTo = (from: number, close: string): number => {
     const end = text.indexOf(close, from);
     return end < 0 ? bail() : end + close.length;
   };
-  // Open elements, by name; names repeat, so each is made a string once.
-  const stack: string[] = [];
+  const window = new TagWindow(text);
+  // Element names, each a string once, with its units in nameCodes and what readXml makes of it
+  // (an index of XML_RESULT_ELEMENTS or -1); the open elements are kept by their index in names.
   const names: string[] = [];
-  const nameOf = (start: number, end: number): string => {
-    for (const known of names) if (sameName(text, start, end, known)) return known;
-    const name = text.slice(start, end);
-    if (names.length < 64) names.push(name);
-    return name;
+  const nameStarts: number[] = [];
+  const nameKinds: number[] = [];
+  const nameCodes = new NameCodes();
+  const stack: number[] = [];
+  /** nameIndex returns the index in names of the name at codes[start, end), adding it when it is new. */
+  const nameIndex = (codes: Uint16Array, start: number, end: number, element: number): number => {
+    const size = end - start;
+    const known = nameCodes.codes;
+    for (let k = 0; k < names.length; k++) {
+      if (names[k].length !== size) continue;
+      const at = nameStarts[k];
+      let i = 0;
+      while (i < size && codes[start + i] === known[at + i]) i++;
+      if (i === size) return k;
+    }
+    if (names.length === MAX_XML_NAMES) bail();
+    const name = text.slice(start + window.base, end + window.base);
+    names.push(name);
+    nameStarts.push(nameCodes.add(name));
+    nameKinds.push(element);
+    return names.length - 1;
   };
   let bench: OpenBenchmark | undefined;
   // Each name's values, in the order names came before, so a known name costs no lookup.
@@ -658,94 +723,125 @@ function readXmlInPlace(file: SourceFile): Collected {
     }
     expected.record(entry);
   };
-  let at = 0;
   let offset = text.indexOf('<');
   while (offset >= 0) {
-    const next = text.charCodeAt(offset + 1);
+    window.cover(offset);
+    // The tag is read in the window, r being where its `<` is there. A scan stops at the window's
+    // end (its 0); a tag that runs past it is read again from a window that starts with it.
+    const codes = window.codes;
+    const base = window.base;
+    const r = offset - base;
+    const next = codes[r + 1];
     if (next === 33 || next === 63) {
+      let at: number;
       if (text.startsWith('<!--', offset)) at = skipTo(offset + 4, '-->');
       else if (next === 63) at = skipTo(offset + 2, '?>');
       else if (text.startsWith('<![CDATA[', offset)) at = skipTo(offset + 9, ']]>');
       else if (text.startsWith('<!DOCTYPE', offset)) at = skipTo(offset + 9, '>');
-      else bail();
+      else at = bail();
       offset = text.indexOf('<', at);
       continue;
     }
+    let p = r + 1;
+    let ch = next;
+    if (next === 47) ch = codes[++p];
+    // The element's name: the ASCII characters of XML_NAME.
+    const nameStart = p;
+    if (!isNameStart(ch)) {
+      if (window.retry(offset)) continue;
+      bail();
+    }
+    while ((ch = codes[++p]) < 128 && XML_NAME_CHAR[ch] === 1);
+    const nameStop = p;
     if (next === 47) {
-      const end = nameEnd(offset + 2);
-      const close = skipSpace(end);
-      if (text.charCodeAt(close) !== 62) bail();
+      while (isSpace(ch)) ch = codes[++p];
+      if (ch !== 62) {
+        if (window.retry(offset)) continue;
+        bail();
+      }
       const open = stack.pop();
-      if (open === undefined || !sameName(text, offset + 2, end, open)) bail();
-      if (bench !== undefined && open === 'BenchmarkResults') {
+      if (open === undefined) bail();
+      const index = open as number;
+      const size = nameStop - nameStart;
+      if (names[index].length !== size) bail();
+      const known = nameCodes.codes;
+      const at = nameStarts[index];
+      for (let i = 0; i < size; i++) if (codes[nameStart + i] !== known[at + i]) bail();
+      if (bench !== undefined && nameKinds[index] === BENCHMARK_RESULTS) {
         endBenchmark(bench);
         bench = undefined;
       }
-      offset = text.indexOf('<', close + 1);
+      offset = text.indexOf('<', p + base + 1);
       continue;
     }
-    // A start tag: the next `<` is past its end unless an attribute holds one, which readXml refuses.
-    const end = nameEnd(offset + 1);
-    // Told apart by length first: most elements are none of them.
+    // A start tag. Told apart by length first: most elements are none of those readXml reads.
     let element = -1;
-    const nameLength = end - offset - 1;
+    const nameLength = nameStop - nameStart;
     for (let k = 0; k < XML_RESULT_ELEMENTS.length; k++) {
       const known = XML_RESULT_ELEMENTS[k][0];
-      if (known.length === nameLength && sameName(text, offset + 1, end, known)) element = k;
+      if (known.length === nameLength && sameCodes(codes, nameStart, known)) element = k;
     }
     const wanted = element < 0 ? '' : XML_RESULT_ELEMENTS[element][1];
-    let lt = text.indexOf('<', offset + 1);
-    if (lt < 0) lt = length;
+    // Where the wanted attribute's value is in the window, and where the tag ends (-1: malformed, or past the window's end).
     let valueStart = -1;
     let valueEnd = -1;
-    let i = end;
+    let tagEnd = -1;
     let selfClosing = false;
+    let i = nameStop;
     for (;;) {
-      const after = skipSpace(i);
-      const ch = text.charCodeAt(after);
-      if (ch === 62 || (ch === 47 && text.charCodeAt(after + 1) === 62)) {
+      let after = i;
+      while (isSpace(ch)) ch = codes[++after];
+      if (ch === 62 || (ch === 47 && codes[after + 1] === 62)) {
         selfClosing = ch === 47;
-        at = after + (selfClosing ? 2 : 1);
+        tagEnd = after + (selfClosing ? 2 : 1);
         break;
       }
-      if (after === i) bail();
-      const attributeEnd = nameEnd(after);
-      const equals = skipSpace(attributeEnd);
-      if (text.charCodeAt(equals) !== 61) bail();
-      const open = skipSpace(equals + 1);
-      const quote = text.charCodeAt(open);
-      if (quote !== 34 && quote !== 39) bail();
-      // The closing quote, before the next `<` (values are short: a loop, not indexOf).
-      let close = open + 1;
-      while (close < lt && text.charCodeAt(close) !== quote) close += 1;
-      if (close >= lt) bail();
-      if (wanted !== '' && sameName(text, after, attributeEnd, wanted)) {
-        valueStart = open + 1;
+      // An attribute needs white space before it, a name, `=` and a quoted value without `<`.
+      if (after === i || !isNameStart(ch)) break;
+      let q = after;
+      while ((ch = codes[++q]) < 128 && XML_NAME_CHAR[ch] === 1);
+      const attributeEnd = q;
+      while (isSpace(ch)) ch = codes[++q];
+      if (ch !== 61) break;
+      while (isSpace((ch = codes[++q])));
+      const quote = ch;
+      if (quote !== 34 && quote !== 39) break;
+      let close = q + 1;
+      while ((ch = codes[close]) !== quote && ch !== 60 && ch !== 0) close += 1;
+      if (ch !== quote) break;
+      if (wanted !== '' && attributeEnd - after === wanted.length && sameCodes(codes, after, wanted)) {
+        valueStart = q + 1;
         valueEnd = close;
       }
       i = close + 1;
+      ch = codes[i];
+    }
+    if (tagEnd < 0) {
+      if (window.retry(offset)) continue;
+      bail();
     }
     // Only what readXml reads becomes a string; an entity is decoded as readXml decodes it.
     let entity = false;
-    for (let k = valueStart; k < valueEnd; k++) if (text.charCodeAt(k) === 38) entity = true;
+    for (let k = valueStart; k < valueEnd; k++) if (codes[k] === 38) entity = true;
     // A mean without an entity is read from its characters.
     // A benchmark name is compared in place with the names expected next.
-    const known = element === BENCHMARK_RESULTS && !entity && valueStart >= 0 ? expected.find(text, valueStart, valueEnd) : undefined;
+    const known = element === BENCHMARK_RESULTS && !entity && valueStart >= 0 ? expected.find(text, valueStart + base, valueEnd + base) : undefined;
     const inPlace = (element === MEAN && !entity) || known !== undefined;
-    const value = valueStart < 0 || inPlace ? undefined : entity ? decodeEntities(text.slice(valueStart, valueEnd)) : text.slice(valueStart, valueEnd);
+    const value = valueStart < 0 || inPlace ? undefined : entity ? decodeEntities(text.slice(valueStart + base, valueEnd + base)) : text.slice(valueStart + base, valueEnd + base);
     if (element === TEST_RUN && value !== undefined) c.hints.catch2_version = value;
     if (element === BENCHMARK_RESULTS) {
       const name = known !== undefined ? known.name : value?.trim();
       if (bench !== undefined || !name) bail();
       // The name stands in the text when no entity or white space was taken out of it.
-      bench = { name: name as string, offset, entry: known, at: !entity && valueEnd - valueStart === (name as string).length ? valueStart : -1 };
+      bench = { name: name as string, offset, entry: known, at: !entity && valueEnd - valueStart === (name as string).length ? valueStart + base : -1 };
       if (selfClosing) {
         endBenchmark(bench);
         bench = undefined;
       }
     } else if (bench !== undefined && element === MEAN) {
-      const read = valueStart >= 0 && inPlace ? readDecimal(text, valueStart, valueEnd) : NaN;
-      const mean = read === read ? read : parseFiniteNumber(valueStart >= 0 && inPlace ? text.slice(valueStart, valueEnd) : (value ?? ''));
+      let read = valueStart >= 0 && inPlace ? windowDecimal(codes, valueStart, valueEnd) : NaN;
+      if (read !== read && valueStart >= 0 && inPlace) read = readDecimal(text, valueStart + base, valueEnd + base);
+      const mean = read === read ? read : parseFiniteNumber(valueStart >= 0 && inPlace ? text.slice(valueStart + base, valueEnd + base) : (value ?? ''));
       if (mean === undefined || mean < 0) bail();
       bench.mean = mean;
     } else if (bench !== undefined && element === FAILED) {
@@ -753,24 +849,43 @@ function readXmlInPlace(file: SourceFile): Collected {
     }
     if (!selfClosing) {
       if (stack.length >= MAX_XML_DEPTH) bail();
-      stack.push(nameOf(offset + 1, end));
+      stack.push(nameIndex(codes, nameStart, nameStop, element));
     }
-    offset = lt < at ? text.indexOf('<', at) : lt === length ? -1 : lt;
+    offset = text.indexOf('<', tagEnd + base);
   }
   if (stack.length > 0) bail();
   return c;
 }
 
+/** sameCodes says whether codes[start, start + name.length) is `name`. */
+function sameCodes(codes: Uint16Array, start: number, name: string): boolean {
+  for (let i = name.length - 1; i >= 0; i--) if (codes[start + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * windowDecimal reads codes[start, end) when it is a plain decimal: digits
+ * with at most one dot, at most 15 of them, so that the mantissa is exact and
+ * one division by an exact power of ten rounds it as Number() does (as
+ * readDecimal reads it). NaN for anything else.
+ */
+function windowDecimal(codes: Uint16Array, start: number, end: number): number {
+  let mantissa = 0;
+  let dot = -1;
+  for (let p = start; p < end; p++) {
+    const c = codes[p];
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else return NaN;
+  }
+  const digits = end - start - (dot < 0 ? 0 : 1);
+  if (digits === 0 || digits > 15) return NaN;
+  return dot < 0 || dot === end - 1 ? mantissa : mantissa / POWERS_OF_TEN[end - dot - 1];
+}
+
 /** XmlEntry is a benchmark name with its values (in the console reading too). */
 interface XmlEntry extends NamedEntry {
   values: number[];
-}
-
-/** sameName says whether text[start, end) is `name`. */
-function sameName(text: string, start: number, end: number, name: string): boolean {
-  if (end - start !== name.length) return false;
-  for (let i = 0; i < name.length; i++) if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
-  return true;
 }
 
 function closeBenchmark(file: SourceFile, c: Collected, bench: OpenBenchmark): void {

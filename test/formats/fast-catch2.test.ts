@@ -1,7 +1,9 @@
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { catch2Reader } from '../../src/formats/catch2.ts';
 import { catch2Reader as referenceCatch2Reader } from './reference/catch2.ts';
 import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } from './reference/differential.ts';
+import { seededRandom } from '../support/random.ts';
 
 // The Catch2 reader reads the usual lines of a console table in place (a row,
 // its mean line, blank and indented lines) and every other line its general
@@ -130,6 +132,51 @@ describe('fast Catch2 reader agrees with the reference reader', () => {
       '<Catch>',
     ];
     for (const text of texts) assertSameOutcome(catch2Reader, referenceCatch2Reader, { path: 'bench.xml', text });
+  });
+
+  it("on tags across the end of the reader's window", () => {
+    // The fast path reads tags from a 64 Ki window of the text: these tags run longer than
+    // its 4 Ki margin, so many start near its end and run past it (a mutant that takes the
+    // window's end for a quote, a name's end or the tag's `>` reads other names and values).
+    const random = seededRandom(SEED);
+    for (let d = 0; d < 6; d++) {
+      const parts = ['<Catch name="bench">'];
+      for (let k = 0; k < 60; k++) {
+        const name = `n${k % 7}${'abcdefgh'[k % 8].repeat(Math.floor(random() * 9000))}`;
+        const pad = ' '.repeat(Math.floor(random() * 6000));
+        const value = `${Math.floor(random() * 100000)}.${Math.floor(random() * 100)}`;
+        const element = d === 5 && k === 30 ? `Catch${'x'.repeat(5000)}` : 'BenchmarkResults';
+        parts.push(`<${element} name="${name}"${pad} samples="20"${pad}>`, `<mean${pad} value="${value}"${pad}/>`, `</${element}${pad}>`);
+      }
+      parts.push('</Catch>');
+      const text = parts.join(random() < 0.5 ? '\n' : '');
+      assert.ok(text.length > 5 * 65536);
+      assert.equal(assertSameOutcome(catch2Reader, referenceCatch2Reader, { path: 'bench.xml', text }), 'read');
+      // Cut short anywhere: the reader refuses it as the reference does.
+      assertSameOutcome(catch2Reader, referenceCatch2Reader, { path: 'bench.xml', text: text.slice(0, Math.floor(random() * text.length)) });
+    }
+    // A tag that starts 4,196 units before the end of the first window (a 64 Ki one from the
+    // first `<`, moved on once a tag starts within 4 Ki of its end) runs past it in its white space.
+    const across = (before: string, tag: string, after: string) => {
+      const filler = 61340 - before.length - 7;
+      return `${before}<!--${'-'.repeat(filler)}-->${tag}${after}`;
+    };
+    const gap = ' '.repeat(5000);
+    const mean = '<mean value="1"/>';
+    for (const text of [
+      across(`<Catch><BenchmarkResults name="a">${mean}`, `</BenchmarkResults${gap}x>`, '</Catch>'),
+      across(`<Catch><BenchmarkResults name="a">${mean}`, `</BenchmarkResults${gap}>`, '</Catch>'),
+      across('<Catch>', `<BenchmarkResults name="a"${gap} name="b">`, `${mean}</BenchmarkResults></Catch>`),
+      across('<Catch><BenchmarkResults name="a">', `<mean value="1"${gap} value="2"></mean>`, '</BenchmarkResults></Catch>'),
+      across('<Catch><BenchmarkResults name="a">', `<mean value="1"${gap}/>`, '</BenchmarkResults></Catch>'),
+      across('<Catch>', `<BenchmarkResults name="${'q'.repeat(5000)}">`, `${mean}</BenchmarkResults></Catch>`),
+    ]) {
+      assert.equal(text.indexOf('<', 61300), 61340);
+      assertSameOutcome(catch2Reader, referenceCatch2Reader, { path: 'bench.xml', text });
+    }
+    // A tag longer than the whole window (the file is read the general way).
+    const long = `<Catch><BenchmarkResults name="${'y'.repeat(70000)}"><mean value="1.5"/></BenchmarkResults><BenchmarkResults name="z"${' '.repeat(70000)}><mean value="2.5"/></BenchmarkResults></Catch>`;
+    assert.equal(assertSameOutcome(catch2Reader, referenceCatch2Reader, { path: 'bench.xml', text: long }), 'read');
   });
 
   it(`on ${CASES} random XML documents`, () => {
