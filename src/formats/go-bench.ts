@@ -120,8 +120,6 @@ export const goBenchReader: Reader = {
     // per value and no lookups by key.
     const namesByPkg = new Map<string, Map<string, NameEntry>>();
     const allProcs = new Set<number>();
-    // lastProcs is the GOMAXPROCS last added to allProcs (a new name usually has the one of the name before).
-    let lastProcs = -1;
     const fields = new LineFields();
     const scratch: Scratch = { nameEnd: 0, newline: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
     // Result lines are read from a window of the text in a typed array, and names compared with their units in nameCodes.
@@ -131,17 +129,30 @@ export const goBenchReader: Reader = {
     // followed says whether the last line's entry was the one after the line before's.
     let followed = false;
     let results = 0;
+    // What fastRun carries on from the lines before and hands back.
+    const run: Run = { lastEntry: undefined, followed: false, number: 0, results: 0 };
     let pkg = '';
     let names = new Map<string, NameEntry>();
     namesByPkg.set(pkg, names);
-    // The groups of pkg, once it has one.
-    let byBase: Map<string, Group> | undefined;
 
     // Lines are walked in place (start..end of each in the whole text) and
     // only the few that need it become strings: a result line gives its name
     // and, when they differ from the line before, its units.
     let number = 0;
     for (let start = 0; start <= length; ) {
+      if (lastEntry !== undefined && start < length) {
+        // Lines of known names in the order predicted, in a loop of their own.
+        run.lastEntry = lastEntry;
+        run.followed = followed;
+        run.number = number;
+        run.results = results;
+        start = fastRun(window, length, start, scratch, nameCodes.codes, budget, run);
+        lastEntry = run.lastEntry;
+        followed = run.followed;
+        number = run.number;
+        results = run.results;
+        if (start > length) break;
+      }
       number += 1;
       const lineStart = start;
       let first = NaN;
@@ -200,20 +211,7 @@ export const goBenchReader: Reader = {
           }
         }
         const { values, units } = scratch;
-        entry ??= names.get(name);
-        if (entry === undefined) {
-          const { base, procs } = stripProcs(name);
-          if (byBase === undefined) {
-            byBase = groups.get(pkg);
-            if (!byBase) groups.set(pkg, (byBase = new Map()));
-          }
-          let group = byBase.get(base);
-          if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], index: undefined }));
-          else if (group.procs !== procs) group.severalProcs = true;
-          if (procs !== lastProcs) allProcs.add((lastProcs = procs));
-          entry = { name, group, procs, series: [], next: undefined, codes: nameCodes.add(name) };
-          names.set(name, entry);
-        }
+        entry ??= names.get(name) ?? newEntry(name, pkg, groups, names, nameCodes, allProcs);
         if (lastEntry !== undefined) {
           followed = lastEntry.next === entry && lastEntry !== entry;
           lastEntry.next = entry;
@@ -250,7 +248,6 @@ export const goBenchReader: Reader = {
           pkg = value;
           names = namesByPkg.get(pkg) ?? new Map();
           namesByPkg.set(pkg, names);
-          byBase = undefined;
           lastEntry = undefined;
         } else if (HINT_KEYS.has(key) && value !== '' && hints[key] === undefined) hints[key] = value;
         continue;
@@ -281,24 +278,7 @@ export const goBenchReader: Reader = {
 
     const qualifyPackage = groups.size > 1;
     const qualified = (p: string, base: string) => (qualifyPackage && p !== '' ? `${p}.${base}` : base);
-
-    const measurements: Measurement[] = [];
-    // One direction per unit (the metric follows from the unit), worked out once.
-    const directions = new Map<string, Direction>();
-    for (const byBase of groups.values()) {
-      for (const group of byBase.values()) {
-        const name = qualified(group.pkg, group.base);
-        const severalProcs = group.severalProcs;
-        // With one GOMAXPROCS the procs part of the key is the same for all, so
-        // series keep the order in which their units first appeared.
-        for (const { procs, unit, values } of group.series) {
-          const metric = unit === 'ns/op' ? 'time' : unit;
-          let better = directions.get(unit);
-          if (better === undefined) directions.set(unit, (better = directionOf(metric, unit)));
-          measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better, values });
-        }
-      }
-    }
+    const measurements = measurementsOf(groups, qualifyPackage);
 
     for (const w of pendingWarnings) {
       warnings.push(w.base === undefined ? { message: w.message, kind: w.kind } : { message: w.message, benchmark: qualified(w.pkg, w.base), kind: w.kind });
@@ -312,6 +292,112 @@ export const goBenchReader: Reader = {
     return { measurements, warnings, hints };
   },
 };
+
+/**
+ * newEntry adds a result name not seen before in package `pkg` to `names`,
+ * with its group (created if it is the first GOMAXPROCS of its benchmark),
+ * and returns its entry. A function of its own, as fastRun is (see there).
+ */
+function newEntry(name: string, pkg: string, groups: Map<string, Map<string, Group>>, names: Map<string, NameEntry>, nameCodes: NameCodes, allProcs: Set<number>): NameEntry {
+  const { base, procs } = stripProcs(name);
+  let byBase = groups.get(pkg);
+  if (!byBase) groups.set(pkg, (byBase = new Map()));
+  let group = byBase.get(base);
+  if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], index: undefined }));
+  else if (group.procs !== procs) group.severalProcs = true;
+  allProcs.add(procs);
+  const entry: NameEntry = { name, group, procs, series: [], next: undefined, codes: nameCodes.add(name) };
+  names.set(name, entry);
+  return entry;
+}
+
+/**
+ * measurementsOf names the series of every group, packages in the order of
+ * their first result (qualified with their import path when there are
+ * several) and benchmarks in the order of theirs. A function of its own, as
+ * fastRun is (see there): a file may hold a million series.
+ */
+function measurementsOf(groups: Map<string, Map<string, Group>>, qualifyPackage: boolean): Measurement[] {
+  const measurements: Measurement[] = [];
+  // One direction per unit (the metric follows from the unit), worked out once.
+  const directions = new Map<string, Direction>();
+  for (const byBase of groups.values()) {
+    for (const group of byBase.values()) {
+      const name = qualifyPackage && group.pkg !== '' ? `${group.pkg}.${group.base}` : group.base;
+      const severalProcs = group.severalProcs;
+      // With one GOMAXPROCS the procs part of the key is the same for all, so
+      // series keep the order in which their units first appeared.
+      for (const { procs, unit, values } of group.series) {
+        const metric = unit === 'ns/op' ? 'time' : unit;
+        let better = directions.get(unit);
+        if (better === undefined) directions.set(unit, (better = directionOf(metric, unit)));
+        measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better, values });
+      }
+    }
+  }
+  return measurements;
+}
+
+/** Run is the state of read() that fastRun carries on: the entry of the last result line, whether it followed the one before, the number of the last line read and the results so far. */
+interface Run {
+  lastEntry: NameEntry | undefined;
+  followed: boolean;
+  number: number;
+  results: number;
+}
+
+/**
+ * fastRun reads result lines from `start` on for as long as each is the
+ * usual result line (fastResult) of the name predicted (the same again or
+ * the one that followed it last time), with the state of read() in `run`,
+ * and returns where the first line it did not read starts (past the text's
+ * length after the last line). It does what read()'s loop does for such a
+ * line, in the same order; being a function of its own, it stays compiled
+ * from one read to the next, where read() itself, called once per input,
+ * starts every time in V8's slower tiers.
+ */
+function fastRun(window: TextWindow, length: number, start: number, scratch: Scratch, names: Uint16Array, budget: ReadBudget, run: Run): number {
+  if (run.lastEntry === undefined) return start;
+  let lastEntry: NameEntry = run.lastEntry;
+  let followed = run.followed;
+  let number = run.number;
+  let results = run.results;
+  const { values, units } = scratch;
+  while (start < length) {
+    window.cover(start);
+    const likely: NameEntry | undefined = followed ? lastEntry.next : lastEntry;
+    const other: NameEntry | undefined = followed ? lastEntry : lastEntry.next;
+    const entry: NameEntry | undefined = namesAt(window, names, start, likely) ? likely : namesAt(window, names, start, other) ? other : undefined;
+    if (entry === undefined) break;
+    const pairs = fastResult(window, length, start, scratch, start + entry.name.length);
+    if (pairs === 0) break;
+    number += 1;
+    followed = lastEntry.next === entry && lastEntry !== entry;
+    lastEntry.next = entry;
+    lastEntry = entry;
+    for (let k = 0; k < pairs; k++) {
+      const unit = units[k];
+      let series: Series | undefined = entry.series[k];
+      if (series === undefined || series.unit !== unit) {
+        series = findSeries(entry.group, entry.procs, unit);
+        if (!series) {
+          budget.series(number);
+          addSeries(entry.group, (series = { procs: entry.procs, unit, values: [] }));
+        }
+        entry.series[k] = series;
+      }
+      budget.value(number);
+      series.values.push(values[k]);
+    }
+    results += 1;
+    start = scratch.newline + 1;
+  }
+  run.lastEntry = lastEntry;
+  run.followed = followed;
+  run.number = number;
+  run.results = results;
+  return start;
+}
 
 /** Scratch holds what fastResult read from a line, reused for every line. */
 interface Scratch {
