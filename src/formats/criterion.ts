@@ -3,7 +3,7 @@ import { FormatError } from './format-error.ts';
 import { JsonReader, parseJsonDocument } from './json-document.ts';
 import type { ReadResult, Reader, SourceFile } from './reader.ts';
 import { ReadBudget } from './input-limits.ts';
-import { Finder, isSpace, LineCursor, NameOrder, NOWHERE, parseFiniteNumber, POWERS_OF_TEN, readDecimal, sameText, type NamedEntry } from './text-lines.ts';
+import { Finder, isSpace, LineCursor, NameOrder, NOWHERE, parseFiniteNumber, POWERS_OF_TEN, readDecimal, sameText, NameCodes, TextWindow, type NamedEntry } from './text-lines.ts';
 import { directionOf } from '../model/units.ts';
 
 /**
@@ -310,6 +310,7 @@ export const cargoBenchReader: Reader = {
     let current: Current | undefined;
     const estimateNames = new NameOrder<EstimateEntry>();
     const estimateEntries = new Map<string, EstimateEntry>();
+    const nameCodes = new NameCodes();
     /** push adds a value as add() does, straight to `known` when that is the series of the benchmark and metric in this unit; returns the series. */
     const push = (line: number, benchmark: string, metric: string, unit: string, value: number, known: Series | undefined): Series => {
       if (known !== undefined && known.unit === unit) {
@@ -336,6 +337,8 @@ export const cargoBenchReader: Reader = {
     const libtestNames = new NameOrder<LibtestEntry>();
     const libtestEntries = new Map<string, LibtestEntry>();
     const tokens = new Tokens();
+    // Estimate lines are read from a window of the text in a typed array.
+    const window = new TextWindow(input);
     const tail: UsualTail = { value: 0, unitStart: 0 };
     const units = { time: new UnitCache(CONSOLE_TIME), throughput: new UnitCache(CONSOLE_THROUGHPUT) };
     let libtestUnit = '';
@@ -345,45 +348,61 @@ export const cargoBenchReader: Reader = {
     const fastEstimate = (number: number, start: number, end: number, at: number, keyword: number): boolean => {
       // A `test` line is libtest's; an `error: bench failed` line may be a warning.
       if (input.startsWith('test', start) || input.startsWith('error: bench failed', start)) return false;
-      const margin = start < end && !isSpace(input.charCodeAt(start));
+      // The line is read from the window (positions in it: s, e, a), when it holds the whole line.
+      window.cover(start);
+      if (end > window.limit) return false;
+      const codes = window.codes;
+      const b = window.base;
+      const s = start - b;
+      const e = end - b;
+      const a = at - b;
+      const margin = s < e && !isSpace(codes[s]);
       const changing = margin ? false : inChange;
       if (keyword === CHANGE) {
         // As CHANGE_BLOCK: white space around `change:` and nothing else; any other such line is no result.
-        inChange = allSpace(input, start, at) && allSpace(input, at + 7, end) ? true : changing;
+        inChange = allSpaceIn(codes, s, a) && allSpaceIn(codes, a + 7, e) ? true : changing;
       } else {
         const length = keyword === TIME ? 5 : 6;
-        if (keyword === TIME ? at > start && isWordChar(input.charCodeAt(at - 1)) : !allSpace(input, start, at)) return false;
-        let open = at + length;
-        if (!isSpace(input.charCodeAt(open)) || open >= end) return false;
-        while (open < end && isSpace(input.charCodeAt(open))) open += 1;
-        if (open >= end || input.charCodeAt(open) !== 0x5b) return false;
-        let nameStart = start;
-        let nameEnd = at;
+        if (keyword === TIME ? a > s && isWordChar(codes[a - 1]) : !allSpaceIn(codes, s, a)) return false;
+        // The keyword ends before the line's end: open is at most e.
+        let open = a + length;
+        if (!isSpace(codes[open]) || open >= e) return false;
+        while (open < e && isSpace(codes[open])) open += 1;
+        if (open >= e || codes[open] !== 0x5b) return false;
+        let nameStart = s;
+        let nameEnd = a;
         if (keyword === TIME) {
-          while (nameStart < nameEnd && isSpace(input.charCodeAt(nameStart))) nameStart += 1;
-          while (nameEnd > nameStart && isSpace(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+          while (nameStart < nameEnd && isSpace(codes[nameStart])) nameStart += 1;
+          while (nameEnd > nameStart && isSpace(codes[nameEnd - 1])) nameEnd -= 1;
         }
+        nameStart += b;
+        nameEnd += b;
         // In a change block the estimate is ignored whatever it holds: it only needs its `]`.
         const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
-        if (inBlock ? closings.next(open + 1) >= end : !tokens.read(input, open + 1, end, true)) return false;
+        if (inBlock ? closings.next(open + b + 1) >= end : !tokens.readCodes(codes, b, open + 1, e)) return false;
         const ignored = inBlock || tokens.percent;
         if (!ignored) {
           // A name on the line before, a thrpt line without its time line, and any error: the general path.
           if (keyword === TIME ? nameStart === nameEnd : current === undefined || current.hasThroughput) return false;
           if (tokens.count !== 6) return false;
-          const value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
-          const low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
-          const high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
+          let value = tokens.values[2];
+          if (value !== value) value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
+          let low = tokens.values[0];
+          if (low !== low) low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+          let high = tokens.values[4];
+          if (high !== high) high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
           if (!(value >= 0) || low !== low || high !== high) return false;
           const cache = keyword === TIME ? units.time : units.throughput;
           if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
           // A name's series are kept with it (EstimateEntry): a known name costs no key and no lookup.
           if (keyword === TIME) {
-            let entry = estimateNames.find(input, nameStart, nameEnd);
+            // The names expected next are compared in the window, with their units in nameCodes.
+            let entry = sameCodes(codes, nameStart - b, nameEnd - b, nameCodes.codes, estimateNames.candidate(0));
+            entry ??= sameCodes(codes, nameStart - b, nameEnd - b, nameCodes.codes, estimateNames.candidate(1));
             if (entry === undefined) {
               const name = input.slice(nameStart, nameEnd);
               entry = estimateEntries.get(name);
-              if (entry === undefined) estimateEntries.set(name, (entry = { name, at: nameStart, next: undefined, time: undefined, throughput: undefined }));
+              if (entry === undefined) estimateEntries.set(name, (entry = { name, at: nameStart, next: undefined, time: undefined, throughput: undefined, codes: nameCodes.add(name) }));
             }
             entry.time = push(number, entry.name, 'time', cache.unit, value * cache.factor, entry.time);
             estimateNames.record(entry);
@@ -624,6 +643,8 @@ interface Current {
 
 /** EstimateEntry is a criterion benchmark name with its series. */
 interface EstimateEntry extends NamedEntry {
+  /** codes is where the name's units start in the reader's NameCodes. */
+  codes: number;
   time: Series | undefined;
   throughput: Series | undefined;
 }
@@ -641,6 +662,20 @@ const LIBTEST_ODD = /[\u001b\r]|time:|thrpt:|change:/;
 /** allSpace says whether text[start, end) is all white space (or empty). */
 function allSpace(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (!isSpace(text.charCodeAt(i))) return false;
+  return true;
+}
+
+/** sameCodes returns entry when codes[start, end) is its name, whose units are at entry.codes in `names`. */
+function sameCodes(codes: Uint16Array, start: number, end: number, names: Uint16Array, entry: EstimateEntry | undefined): EstimateEntry | undefined {
+  if (entry === undefined || entry.name.length !== end - start) return undefined;
+  const at = entry.codes - start;
+  for (let i = end - 1; i >= start; i--) if (codes[i] !== names[at + i]) return undefined;
+  return entry;
+}
+
+/** allSpaceIn says whether codes[start, end) is all white space (or empty). */
+function allSpaceIn(codes: Uint16Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (!isSpace(codes[i])) return false;
   return true;
 }
 
@@ -720,6 +755,13 @@ class Tokens {
   odd = false;
   readonly starts = new Int32Array(MAX_TOKENS);
   readonly ends = new Int32Array(MAX_TOKENS);
+  /**
+   * values[i] is token i's value as readDecimal reads it when readCodes read
+   * it and it is a plain decimal (digits, at most one dot, at most 15 digits:
+   * an exact integer over an exact power of ten, rounded once as Number()
+   * rounds), else NaN.
+   */
+  readonly values = new Float64Array(MAX_TOKENS);
 
   /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
   read(text: string, from: number, end: number, bracket: boolean): boolean {
@@ -746,6 +788,52 @@ class Tokens {
       if (count < MAX_TOKENS) {
         this.starts[count] = start;
         this.ends[count] = p;
+      }
+      count += 1;
+    }
+    this.count = count;
+    this.percent = percent;
+    this.odd = odd;
+    return true;
+  }
+
+  /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
+  readCodes(codes: Uint16Array, base: number, from: number, end: number): boolean {
+    let count = 0;
+    let percent = false;
+    let odd = false;
+    let p = from;
+    let c = 0;
+    for (;;) {
+      while (p < end && ((c = codes[p]) === 32 || c === 9)) p += 1;
+      if (p >= end) return false;
+      if (c === 0x5d) break;
+      const start = p;
+      // The token's value when it is a plain decimal (see values), read as it is scanned.
+      let mantissa = 0;
+      let dot = -1;
+      let plain = true;
+      for (; p < end; p++) {
+        c = codes[p];
+        if (c >= 48 && c <= 57) {
+          mantissa = mantissa * 10 + (c - 48);
+          continue;
+        }
+        if (c === 46 && dot < 0) {
+          dot = p;
+          continue;
+        }
+        if (c === 32 || c === 9 || c === 0x5d) break;
+        plain = false;
+        if (c < 32 ? c >= 10 && c <= 13 : c >= 0xa0 && isSpace(c)) return false;
+        if (c === 37) percent = true;
+        else if (c === 58 || c === 27) odd = true;
+      }
+      if (count < MAX_TOKENS) {
+        this.starts[count] = start + base;
+        this.ends[count] = p + base;
+        const digits = p - start - (dot < 0 ? 0 : 1);
+        this.values[count] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
       }
       count += 1;
     }

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cargoBenchReader } from '../../src/formats/criterion.ts';
 import { cargoBenchReader as referenceCargoBenchReader } from './reference/criterion.ts';
@@ -133,6 +134,23 @@ describe('fast cargo bench reader agrees with the reference reader', () => {
       '\n\n',
     ];
     for (const text of texts) assertSameOutcome(cargoBenchReader, referenceCargoBenchReader, { path: 'bench.txt', text });
+  });
+
+  it("on estimate lines across the end of the reader's window", () => {
+    // Estimate lines are read from a 64 Ki window of the text, moved on once a line starts
+    // within 4 Ki of its end: these lines are longer, so some run past its end (a mutant
+    // that takes the window's end for the line's end reads other names and values).
+    const lines: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const gap = ' '.repeat(4000 + i * 97);
+      lines.push(`bench/${i % 9}${gap}time:   [1.${i} ns${gap}${i}.${i % 10}5 ns ${9 + i}.5 ns]`);
+      lines.push(`                        thrpt:  [1.0 MiB/s${gap}${i}.25 GiB/s ${i % 3 === 0 ? '3,000.5' : '3.0'} MiB/s]`);
+      // Ignored in a change block; a time line without a name else (named by the line before).
+      lines.push(`${gap}change:`, `${gap}time:   [1.0 ns 2.${i} ns 3.0 ns]`);
+    }
+    const text = lines.join('\n');
+    assert.ok(text.length > 10 * 65536);
+    assert.equal(assertSameOutcome(cargoBenchReader, referenceCargoBenchReader, { path: 'bench.txt', text }), 'read');
   });
 
   it(`on ${CASES} random documents (seed ${SEED})`, () => {
