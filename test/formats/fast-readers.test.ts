@@ -101,6 +101,8 @@ describe('fast Go reader agrees with the reference reader', () => {
       '',
       '\n\n',
       'goos: linux\n',
+      'BenchmarkA 1 1 x 2 y\nBenchmarkA 1 1 y 2 z\nBenchmarkA 1 1 z\nBenchmarkA 1 1 z 2 z\n',
+      'BenchmarkA 1 1 x 2 y 3 w\nBenchmarkA 1 1 y 2 x\nBenchmarkA 1 1 y 2 x 3 y\nBenchmarkA 1 1 y 2 x 3 w\n',
     ];
     for (const text of lines) assertSameOutcome(goBenchReader, referenceGoBenchReader, { path: 'bench.txt', text });
   });

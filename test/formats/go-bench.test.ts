@@ -109,6 +109,11 @@ describe('goBenchReader', () => {
     });
     it('iteration count with nothing after it', () => assertFormatError('pkg: x\nBenchmarkA-2 \t 100\n', /:2: /));
     it('repeated unit on one line', () => assertFormatError('BenchmarkA 1 2 ns/op 3 ns/op\n', /:1: .*twice/));
+    it('repeated unit on a line of a known name whose units moved', () => {
+      // Each unit in turn takes the places of others: a check that trusts the name's known series to have distinct units must still see z twice.
+      assertFormatError('BenchmarkA 1 1 x 2 y\nBenchmarkA 1 1 y 2 z\nBenchmarkA 1 1 z\nBenchmarkA 1 1 z 2 z\n', /:4: .*unit z appears twice/);
+      assertFormatError('BenchmarkA 1 1 x 2 y 3 w\nBenchmarkA 1 1 y 2 x\nBenchmarkA 1 1 y 2 x 3 y\n', /:3: .*unit y appears twice/);
+    });
     it('non-number where a value belongs', () => assertFormatError('goos: linux\nBenchmarkA 1 fast ns/op\n', /:2: .*"fast"/));
   });
 });
