@@ -46,6 +46,9 @@ interface Group {
   series: Series[];
   /** index finds a series by procs and unit once there are more than LINEAR_SERIES. */
   index: Map<string, Series> | undefined;
+  /** entries are the full names (`BenchmarkX-8`, `BenchmarkX-16`) of the benchmark; names finds one by name once there are more than LINEAR_SERIES. */
+  entries: NameEntry[];
+  names: Map<string, NameEntry> | undefined;
 }
 
 /** LINEAR_SERIES is how many series of one benchmark are searched one by one before an index is built (hostile output may hold thousands of units). */
@@ -58,6 +61,19 @@ function findSeries(group: Group, procs: number, unit: string): Series | undefin
   if (group.index !== undefined) return group.index.get(seriesKey(procs, unit));
   for (const series of group.series) if (series.procs === procs && series.unit === unit) return series;
   return undefined;
+}
+
+/** findEntry returns the group's entry of the full name `name`, if there is one. */
+function findEntry(group: Group, name: string): NameEntry | undefined {
+  if (group.names !== undefined) return group.names.get(name);
+  for (const entry of group.entries) if (entry.name === name) return entry;
+  return undefined;
+}
+
+function addEntry(group: Group, entry: NameEntry): void {
+  group.entries.push(entry);
+  if (group.names !== undefined) group.names.set(entry.name, entry);
+  else if (group.entries.length > LINEAR_SERIES) group.names = new Map(group.entries.map((e) => [e.name, e]));
 }
 
 function addSeries(group: Group, series: Series): void {
@@ -116,9 +132,8 @@ export const goBenchReader: Reader = {
     // Packages in the order of their first result, each with its groups by name.
     const groups = new Map<string, Map<string, Group>>();
     // Each full result name (with its -N suffix) of a package keeps its
-    // group and series: a repeated line costs no suffix match, no key string
-    // per value and no lookups by key.
-    const namesByPkg = new Map<string, Map<string, NameEntry>>();
+    // group and series (found as one of its group's entries): a repeated line
+    // costs no suffix match, no key string per value and no lookups by key.
     const allProcs = new Set<number>();
     const fields = new LineFields();
     const scratch: Scratch = { nameEnd: 0, newline: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
@@ -132,8 +147,6 @@ export const goBenchReader: Reader = {
     // What fastRun carries on from the lines before and hands back.
     const run: Run = { lastEntry: undefined, followed: false, number: 0, results: 0 };
     let pkg = '';
-    let names = new Map<string, NameEntry>();
-    namesByPkg.set(pkg, names);
 
     // Lines are walked in place (start..end of each in the whole text) and
     // only the few that need it become strings: a result line gives its name
@@ -211,7 +224,7 @@ export const goBenchReader: Reader = {
           }
         }
         const { values, units } = scratch;
-        entry ??= names.get(name) ?? newEntry(name, pkg, groups, names, nameCodes, allProcs);
+        entry ??= entryOf(name, pkg, groups, nameCodes, allProcs);
         if (lastEntry !== undefined) {
           followed = lastEntry.next === entry && lastEntry !== entry;
           lastEntry.next = entry;
@@ -246,8 +259,6 @@ export const goBenchReader: Reader = {
         const value = (rawValue ?? '').trim();
         if (key === 'pkg') {
           pkg = value;
-          names = namesByPkg.get(pkg) ?? new Map();
-          namesByPkg.set(pkg, names);
           lastEntry = undefined;
         } else if (HINT_KEYS.has(key) && value !== '' && hints[key] === undefined) hints[key] = value;
         continue;
@@ -294,20 +305,26 @@ export const goBenchReader: Reader = {
 };
 
 /**
- * newEntry adds a result name not seen before in package `pkg` to `names`,
- * with its group (created if it is the first GOMAXPROCS of its benchmark),
- * and returns its entry. A function of its own, as fastRun is (see there).
+ * entryOf returns the entry of the full result name `name` of package
+ * `pkg`, found among its group's entries (one lookup by its name without
+ * the GOMAXPROCS suffix, where a map of full names would cost two for a new
+ * name), or added with its group (created if it is the first GOMAXPROCS of
+ * its benchmark). A function of its own, as fastRun is (see there).
  */
-function newEntry(name: string, pkg: string, groups: Map<string, Map<string, Group>>, names: Map<string, NameEntry>, nameCodes: NameCodes, allProcs: Set<number>): NameEntry {
+function entryOf(name: string, pkg: string, groups: Map<string, Map<string, Group>>, nameCodes: NameCodes, allProcs: Set<number>): NameEntry {
   const { base, procs } = stripProcs(name);
   let byBase = groups.get(pkg);
   if (!byBase) groups.set(pkg, (byBase = new Map()));
   let group = byBase.get(base);
-  if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], index: undefined }));
-  else if (group.procs !== procs) group.severalProcs = true;
+  if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], index: undefined, entries: [], names: undefined }));
+  else {
+    const known = findEntry(group, name);
+    if (known !== undefined) return known;
+    if (group.procs !== procs) group.severalProcs = true;
+  }
   allProcs.add(procs);
   const entry: NameEntry = { name, group, procs, series: [], next: undefined, codes: nameCodes.add(name) };
-  names.set(name, entry);
+  addEntry(group, entry);
   return entry;
 }
 
