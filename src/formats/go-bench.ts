@@ -15,12 +15,12 @@ const HINT_KEYS = new Set(['goos', 'goarch', 'cpu']);
 /** Units the testing package computes from unsigned counts: never negative. */
 const NON_NEGATIVE_UNITS = new Set(['B/op', 'allocs/op', 'MB/s']);
 
-/** Series is one benchmark's values of one unit at one GOMAXPROCS, as read. */
-interface Series {
-  procs: number;
-  unit: string;
-  values: number[];
-}
+/**
+ * Series is one benchmark's values of one unit at one GOMAXPROCS, as read:
+ * the very measurement returned, its `benchmark` the group's name until the
+ * whole file is read (its GOMAXPROCS is its group's seriesProcs).
+ */
+type Series = Measurement;
 
 /** NameEntry is what a full result name (`BenchmarkX/y-8`) of one package resolves to: its group and GOMAXPROCS, and the series of its units in the order of its last line. */
 interface NameEntry {
@@ -44,6 +44,8 @@ interface Group {
   severalProcs: boolean;
   /** series in the order they first appeared. */
   series: Series[];
+  /** seriesProcs[i] is the GOMAXPROCS of series[i]. */
+  seriesProcs: number[];
   /** index finds a series by procs and unit once there are more than LINEAR_SERIES. */
   index: Map<string, Series> | undefined;
   /** entries are the full names (`BenchmarkX-8`, `BenchmarkX-16`) of the benchmark; names finds one by name once there are more than LINEAR_SERIES. */
@@ -59,7 +61,8 @@ const seriesKey = (procs: number, unit: string) => `${procs}\u0000${unit}`;
 /** findSeries returns the group's series of the given GOMAXPROCS and unit, if there is one. */
 function findSeries(group: Group, procs: number, unit: string): Series | undefined {
   if (group.index !== undefined) return group.index.get(seriesKey(procs, unit));
-  for (const series of group.series) if (series.procs === procs && series.unit === unit) return series;
+  const { series, seriesProcs } = group;
+  for (let i = 0; i < series.length; i++) if (seriesProcs[i] === procs && series[i].unit === unit) return series[i];
   return undefined;
 }
 
@@ -76,10 +79,18 @@ function addEntry(group: Group, entry: NameEntry): void {
   else if (group.entries.length > LINEAR_SERIES) group.names = new Map(group.entries.map((e) => [e.name, e]));
 }
 
-function addSeries(group: Group, series: Series): void {
+/** addSeries adds the group's series of the given GOMAXPROCS and unit (metric `time` for ns/op, else the unit; its direction from `directions`, which keeps one per unit). */
+function addSeries(group: Group, procs: number, unit: string, directions: Map<string, Direction>): Series {
+  const metric = unit === 'ns/op' ? 'time' : unit;
+  let better = directions.get(unit);
+  if (better === undefined) directions.set(unit, (better = directionOf(metric, unit)));
+  // Named as most are, by the group's name; measurementsOf renames the others.
+  const series: Series = { benchmark: group.base, metric, unit, better, values: [] };
   group.series.push(series);
-  if (group.index !== undefined) group.index.set(seriesKey(series.procs, series.unit), series);
-  else if (group.series.length > LINEAR_SERIES) group.index = new Map(group.series.map((s) => [seriesKey(s.procs, s.unit), s]));
+  group.seriesProcs.push(procs);
+  if (group.index !== undefined) group.index.set(seriesKey(procs, unit), series);
+  else if (group.series.length > LINEAR_SERIES) group.index = new Map(group.series.map((s, i) => [seriesKey(group.seriesProcs[i], s.unit), s]));
+  return series;
 }
 
 /**
@@ -145,7 +156,7 @@ export const goBenchReader: Reader = {
     let followed = false;
     let results = 0;
     // What fastRun carries on from the lines before and hands back.
-    const run: Run = { lastEntry: undefined, followed: false, number: 0, results: 0 };
+    const run: Run = { lastEntry: undefined, followed: false, number: 0, results: 0, directions: new Map() };
     let pkg = '';
 
     // Lines are walked in place (start..end of each in the whole text) and
@@ -237,7 +248,7 @@ export const goBenchReader: Reader = {
             series = findSeries(entry.group, entry.procs, unit);
             if (!series) {
               budget.series(number);
-              addSeries(entry.group, (series = { procs: entry.procs, unit, values: [] }));
+              series = addSeries(entry.group, entry.procs, unit, run.directions);
             }
             entry.series[k] = series;
           }
@@ -316,7 +327,7 @@ function entryOf(name: string, pkg: string, groups: Map<string, Map<string, Grou
   let byBase = groups.get(pkg);
   if (!byBase) groups.set(pkg, (byBase = new Map()));
   let group = byBase.get(base);
-  if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], index: undefined, entries: [], names: undefined }));
+  if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], seriesProcs: [], index: undefined, entries: [], names: undefined }));
   else {
     const known = findEntry(group, name);
     if (known !== undefined) return known;
@@ -336,20 +347,19 @@ function entryOf(name: string, pkg: string, groups: Map<string, Map<string, Grou
  */
 function measurementsOf(groups: Map<string, Map<string, Group>>, qualifyPackage: boolean): Measurement[] {
   const measurements: Measurement[] = [];
-  // One direction per unit (the metric follows from the unit), worked out once.
-  const directions = new Map<string, Direction>();
   for (const byBase of groups.values()) {
     for (const group of byBase.values()) {
-      const name = qualifyPackage && group.pkg !== '' ? `${group.pkg}.${group.base}` : group.base;
+      const qualify = qualifyPackage && group.pkg !== '';
       const severalProcs = group.severalProcs;
+      const { series, seriesProcs } = group;
       // With one GOMAXPROCS the procs part of the key is the same for all, so
-      // series keep the order in which their units first appeared.
-      for (const { procs, unit, values } of group.series) {
-        const metric = unit === 'ns/op' ? 'time' : unit;
-        let better = directions.get(unit);
-        if (better === undefined) directions.set(unit, (better = directionOf(metric, unit)));
-        measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better, values });
+      // series keep the order in which their units first appeared. They are
+      // named by the group's name already, unless qualified or by GOMAXPROCS.
+      if (qualify || severalProcs) {
+        const name = qualify ? `${group.pkg}.${group.base}` : group.base;
+        for (let i = 0; i < series.length; i++) series[i].benchmark = severalProcs ? `${name}/procs=${seriesProcs[i]}` : name;
       }
+      for (let i = 0; i < series.length; i++) measurements.push(series[i]);
     }
   }
   return measurements;
@@ -361,6 +371,8 @@ interface Run {
   followed: boolean;
   number: number;
   results: number;
+  /** directions keeps the direction of each unit, worked out once. */
+  directions: Map<string, Direction>;
 }
 
 /**
@@ -399,7 +411,7 @@ function fastRun(window: TextWindow, length: number, start: number, scratch: Scr
         series = findSeries(entry.group, entry.procs, unit);
         if (!series) {
           budget.series(number);
-          addSeries(entry.group, (series = { procs: entry.procs, unit, values: [] }));
+          series = addSeries(entry.group, entry.procs, unit, run.directions);
         }
         entry.series[k] = series;
       }
