@@ -93,6 +93,85 @@ function addSeries(group: Group, procs: number, unit: string, directions: Map<st
   return series;
 }
 
+/** hashOf is the FNV-1a hash of a string's UTF-16 code units, a 32-bit integer. */
+export function hashOf(text: string): number {
+  let hash = 0x811c9dc5 | 0;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash;
+}
+
+/** MAX_PROBES is how far from its hash's slot a GroupTable places a name before it gives up hashing for a Map (names made to collide). */
+const MAX_PROBES = 32;
+
+/**
+ * GroupTable holds the groups of one package by name, in the order added
+ * (`list`). A suite may hold tens of thousands of benchmarks, each new one
+ * a miss in the table: misses here compare hashes only, in an open-addressing
+ * table, where a Map's compare names of the same length (slices of the text,
+ * compared out of line). Every name sits at most MAX_PROBES slots from its
+ * hash's, so a lookup stops there; one that would sit further (hostile names
+ * that collide) turns the table into a Map for good.
+ */
+export class GroupTable<G extends { base: string }> {
+  readonly list: G[] = [];
+  /** slots[i] is 1 + the index in list of the group in slot i, 0 for none; hashes[i] is its name's hash. */
+  private slots = new Int32Array(64);
+  private hashes = new Int32Array(64);
+  private map: Map<string, G> | undefined;
+
+  /** get returns the group named `base`, whose hash is `hash`. */
+  get(base: string, hash: number): G | undefined {
+    if (this.map !== undefined) return this.map.get(base);
+    const { slots, hashes, list } = this;
+    const mask = slots.length - 1;
+    for (let probe = 0, i = hash & mask; probe <= MAX_PROBES; probe++, i = (i + 1) & mask) {
+      const slot = slots[i];
+      if (slot === 0) return undefined;
+      if (hashes[i] === hash && list[slot - 1].base === base) return list[slot - 1];
+    }
+    return undefined;
+  }
+
+  /** add adds a group not in the table, its name's hash `hash`. */
+  add(group: G, hash: number): void {
+    this.list.push(group);
+    if (this.map !== undefined) {
+      this.map.set(group.base, group);
+      return;
+    }
+    if (2 * this.list.length > this.slots.length) {
+      // Half full at most: twice the slots, every group placed again.
+      const size = 2 * this.slots.length;
+      const old = this.hashes;
+      const oldSlots = this.slots;
+      this.slots = new Int32Array(size);
+      this.hashes = new Int32Array(size);
+      for (let i = 0; i < oldSlots.length; i++) if (oldSlots[i] !== 0 && !this.place(oldSlots[i], old[i])) return this.toMap();
+    }
+    if (!this.place(this.list.length, hash)) this.toMap();
+  }
+
+  /** place puts slot value `slot` in the first free slot from its hash's, and says whether it is within MAX_PROBES of it. */
+  private place(slot: number, hash: number): boolean {
+    const { slots, hashes } = this;
+    const mask = slots.length - 1;
+    for (let probe = 0, i = hash & mask; probe <= MAX_PROBES; probe++, i = (i + 1) & mask) {
+      if (slots[i] === 0) {
+        slots[i] = slot;
+        hashes[i] = hash;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private toMap(): void {
+    this.map = new Map(this.list.map((group) => [group.base, group]));
+    this.slots = new Int32Array(0);
+    this.hashes = new Int32Array(0);
+  }
+}
+
 /**
  * goBenchReader reads the text that `go test -bench` prints (the Go benchmark
  * data format), with or without `-v`, `-benchmem`, `-count N` and `-cpu`.
@@ -141,7 +220,7 @@ export const goBenchReader: Reader = {
     // Values go straight into their series (no object per result line): a
     // 256 MiB output holds over ten million lines.
     // Packages in the order of their first result, each with its groups by name.
-    const groups = new Map<string, Map<string, Group>>();
+    const groups = new Map<string, GroupTable<Group>>();
     // Each full result name (with its -N suffix) of a package keeps its
     // group and series (found as one of its group's entries): a repeated line
     // costs no suffix match, no key string per value and no lookups by key.
@@ -322,12 +401,13 @@ export const goBenchReader: Reader = {
  * name), or added with its group (created if it is the first GOMAXPROCS of
  * its benchmark). A function of its own, as fastRun is (see there).
  */
-function entryOf(name: string, pkg: string, groups: Map<string, Map<string, Group>>, nameCodes: NameCodes, allProcs: Set<number>): NameEntry {
+function entryOf(name: string, pkg: string, groups: Map<string, GroupTable<Group>>, nameCodes: NameCodes, allProcs: Set<number>): NameEntry {
   const { base, procs } = stripProcs(name);
   let byBase = groups.get(pkg);
-  if (!byBase) groups.set(pkg, (byBase = new Map()));
-  let group = byBase.get(base);
-  if (!group) byBase.set(base, (group = { pkg, base, procs, severalProcs: false, series: [], seriesProcs: [], index: undefined, entries: [], names: undefined }));
+  if (!byBase) groups.set(pkg, (byBase = new GroupTable<Group>()));
+  const hash = hashOf(base);
+  let group = byBase.get(base, hash);
+  if (!group) byBase.add((group = { pkg, base, procs, severalProcs: false, series: [], seriesProcs: [], index: undefined, entries: [], names: undefined }), hash);
   else {
     const known = findEntry(group, name);
     if (known !== undefined) return known;
@@ -345,10 +425,10 @@ function entryOf(name: string, pkg: string, groups: Map<string, Map<string, Grou
  * several) and benchmarks in the order of theirs. A function of its own, as
  * fastRun is (see there): a file may hold a million series.
  */
-function measurementsOf(groups: Map<string, Map<string, Group>>, qualifyPackage: boolean): Measurement[] {
+function measurementsOf(groups: Map<string, GroupTable<Group>>, qualifyPackage: boolean): Measurement[] {
   const measurements: Measurement[] = [];
   for (const byBase of groups.values()) {
-    for (const group of byBase.values()) {
+    for (const group of byBase.list) {
       const qualify = qualifyPackage && group.pkg !== '';
       const severalProcs = group.severalProcs;
       const { series, seriesProcs } = group;

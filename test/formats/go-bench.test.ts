@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FormatError } from '../../src/formats/format-error.ts';
-import { goBenchReader } from '../../src/formats/go-bench.ts';
+import { goBenchReader, GroupTable, hashOf } from '../../src/formats/go-bench.ts';
 import { assertMatchesExpected, expectedFor, loadFixture } from '../support/fixtures.ts';
 
 const FIXTURES = ['go/single-package.txt', 'go/packages.txt', 'go/cpu.txt', 'go/verbose-fail.txt'];
@@ -115,5 +115,32 @@ describe('goBenchReader', () => {
       assertFormatError('BenchmarkA 1 1 x 2 y 3 w\nBenchmarkA 1 1 y 2 x\nBenchmarkA 1 1 y 2 x 3 y\n', /:3: .*unit y appears twice/);
     });
     it('non-number where a value belongs', () => assertFormatError('goos: linux\nBenchmarkA 1 fast ns/op\n', /:2: .*"fast"/));
+  });
+});
+
+describe('GroupTable', () => {
+  it('finds every group added, in the order added, by hash and name', () => {
+    const table = new GroupTable<{ base: string }>();
+    const names = Array.from({ length: 5000 }, (_, i) => `BenchmarkX/${i}`);
+    for (const base of names) {
+      assert.equal(table.get(base, hashOf(base)), undefined);
+      table.add({ base }, hashOf(base));
+    }
+    for (const base of names) assert.equal(table.get(base, hashOf(base))?.base, base);
+    assert.equal(table.get('BenchmarkX/5000', hashOf('BenchmarkX/5000')), undefined);
+    assert.deepEqual(table.list.map((g) => g.base), names);
+  });
+
+  it('still finds them all when their hashes collide (it turns into a Map)', () => {
+    // Names made to share a hash would otherwise cost a probe per name already added.
+    const table = new GroupTable<{ base: string }>();
+    const names = Array.from({ length: 3000 }, (_, i) => `BenchmarkX/${i}`);
+    for (const base of names) {
+      assert.equal(table.get(base, 7), undefined);
+      table.add({ base }, 7);
+    }
+    for (const base of names) assert.equal(table.get(base, 7)?.base, base);
+    assert.equal(table.get('BenchmarkX/3000', 7), undefined);
+    assert.deepEqual(table.list.map((g) => g.base), names);
   });
 });
