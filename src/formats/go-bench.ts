@@ -93,11 +93,12 @@ function addSeries(group: Group, procs: number, unit: string, directions: Map<st
   return series;
 }
 
-/** hashOf is the FNV-1a hash of a string's UTF-16 code units, a 32-bit integer. */
+/** hashOf is the FNV-1a hash of a string's UTF-16 code units, its high half folded into its low, a 32-bit integer. */
 export function hashOf(text: string): number {
   let hash = 0x811c9dc5 | 0;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash;
+  // The table indexes by the low bits, which the multiplications fill from low bits only: the high ones are folded in.
+  return hash ^ (hash >>> 16);
 }
 
 /** MAX_PROBES is how far from its hash's slot a GroupTable places a name before it gives up hashing for a Map (names made to collide). */
