@@ -273,249 +273,224 @@ export const cargoBenchReader: Reader = {
   },
 
   read(file: SourceFile): ReadResult {
-    const budget = new ReadBudget(file.path);
-    // Series by benchmark, then metric: a name read in place is the same string each time, so its
-    // hash is computed once (a `${benchmark}\0${metric}` key would be a new string to flatten and hash).
-    const series = new Map<string, Map<string, Series>>();
-    // order is every series in the order of its first value.
-    const order: Series[] = [];
-    const warnings: ReadWarning[] = [];
-    const add = (line: number, benchmark: string, metric: string, unit: string, value: number): Series => {
-      let byMetric = series.get(benchmark);
-      if (byMetric === undefined) series.set(benchmark, (byMetric = new Map()));
-      let known = byMetric.get(metric);
-      if (known && known.unit !== unit) {
-        throw new FormatError(file.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
+    const lines = new ConsoleLines(file);
+    const { cursor, input } = lines;
+    // previous is the last line that was not blank: a string, or while
+    // lines.previousStart >= 0 the text between previousStart and previousEnd.
+    let previous = '';
+    // The usual lines are read by lines.fastRun (see there); any other line,
+    // and every error, takes the general path below.
+    for (let run = lines.fastRun(); run !== END; run = lines.fastRun()) {
+      if (run === AGAIN) continue;
+      const number = cursor.number;
+      const raw = cursor.line();
+      if (lines.previousStart >= 0) {
+        previous = input.slice(lines.previousStart, lines.previousEnd);
+        lines.previousStart = -1;
       }
-      if (!known) {
-        budget.series(line);
-        known = { benchmark, metric, unit, values: [] };
-        byMetric.set(metric, known);
-        order.push(known);
+      // The patterns run only on lines holding their keyword: reading stays
+      // a few indexOf per line, so a result file at the size limit is read
+      // in seconds (a round's reading must end well inside its timeout).
+      const clean = raw.includes('\u001b') ? raw.replace(ANSI, '') : raw;
+      const text = clean.includes('\r') ? (clean.split('\r').pop() ?? '') : clean;
+      const estimateLine = text.includes('time:') || text.includes('thrpt:');
+      const time = estimateLine ? timeEstimate(text) : undefined;
+      const thrpt = estimateLine ? THRPT_LINE.exec(text) : null;
+      const libtest = text.startsWith('test') ? libtestLine(text) : undefined;
+      // A change block is all indented; anything at the margin ends it.
+      if (text !== '' && !isSpace(text.charCodeAt(0))) lines.inChange = false;
+      if (estimateLine && truncatedEstimate(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
+      if (text.includes('change:') && CHANGE_BLOCK.test(text)) {
+        lines.inChange = true;
+      } else if (time && !(time.name.trim() === '' && lines.inChange) && !time.inner.includes('%')) {
+        // A long name stands alone on the line before; if stderr's progress
+        // line got in between, that line names the benchmark too.
+        const name = time.name.trim() !== '' ? time.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
+        if (name === '') throw new FormatError(file.path, number, 'criterion time line without a benchmark name');
+        const [value, unit] = estimate(file.path, number, time.inner, CONSOLE_TIME);
+        lines.add(number, name, 'time', unit, value);
+        lines.current = { name, hasThroughput: false };
+        lines.inChange = false;
+      } else if (thrpt && !lines.inChange && !thrpt[1].includes('%')) {
+        const current = lines.current;
+        if (!current) throw new FormatError(file.path, number, 'criterion thrpt line without a time line before it');
+        if (current.hasThroughput) throw new FormatError(file.path, number, `second thrpt line for benchmark "${current.name}"`);
+        const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
+        lines.add(number, current.name, 'throughput', unit, value);
+        current.hasThroughput = true;
+      } else if (libtest?.outcome === 'bench') {
+        const { name, value, unit, megabytes } = libtest;
+        const [metric, reported] = libtestMetric(unit);
+        lines.add(number, name, metric, reported, libtestNumber(file.path, number, value));
+        if (megabytes !== undefined) lines.add(number, name, 'throughput', 'MB/s', libtestNumber(file.path, number, megabytes));
+        lines.current = undefined;
+      } else if (libtest) {
+        const { name, outcome } = libtest;
+        lines.warn(
+          number,
+          outcome === 'ignored'
+            ? { benchmark: name, kind: 'skipped', message: `${name}: ignored` }
+            : { benchmark: name, kind: 'error', message: `${name}: FAILED (${file.path}:${number}); it has no results` },
+        );
+      } else if (text.startsWith('error: bench failed') && BENCH_FAILED.test(text)) {
+        lines.warn(number, { kind: 'exit-code', message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
       }
-      budget.value(line);
+      if (text.trim() !== '') previous = text;
+    }
+
+    const { order, warnings } = lines;
+    if (order.length === 0) {
+      throw new FormatError(file.path, undefined, 'no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?');
+    }
+    const measurements = measurementsOf(order);
+    warnings.push({
+      kind: 'summary-only',
+      message: `${file.path}: console output has one estimate per benchmark (criterion's point estimate, libtest's median), not its samples; read target/criterion for per-sample values`,
+    });
+    return { measurements, warnings, hints: {} };
+  },
+};
+
+/** measurementsOf turns the series into measurements, in the order of their first values. A function of its own, as ConsoleLines.fastRun is (see there). */
+function measurementsOf(order: Series[]): Measurement[] {
+  return order.map(({ benchmark, metric, unit, values }) => ({
+    benchmark,
+    metric,
+    unit,
+    better: metric === 'time' ? 'lower' : metric === 'throughput' ? 'higher' : directionOf(metric, unit),
+    values,
+  }));
+}
+
+/** What ConsoleLines.fastRun stopped at: the end of the text, a line for the general path (the cursor's), or FAST_RUN_LINES lines read. */
+const END = 0;
+const GENERAL = 1;
+const AGAIN = 2;
+
+/**
+ * FAST_RUN_LINES is how many lines fastRun reads at most in one call: called
+ * again and again, it is compiled as a function and stays so from one read
+ * to the next, where a loop over the whole text, run once per input, starts
+ * each time in V8's slower tiers (and is compiled on the stack).
+ */
+const FAST_RUN_LINES = 4096;
+
+/**
+ * ConsoleLines is the state of cargoBenchReader.read: the series so far and
+ * what the fast path keeps between lines. read() itself holds only the
+ * general path; the usual lines are read by fastRun, a method called many
+ * times per input (see FAST_RUN_LINES).
+ */
+class ConsoleLines {
+  readonly path: string;
+  readonly input: string;
+  readonly cursor: LineCursor;
+  // Series by benchmark, then metric: a name read in place is the same string each time, so its
+  // hash is computed once (a `${benchmark}\0${metric}` key would be a new string to flatten and hash).
+  private readonly series = new Map<string, Map<string, Series>>();
+  /** order is every series in the order of its first value. */
+  readonly order: Series[] = [];
+  readonly warnings: ReadWarning[] = [];
+  private readonly budget: ReadBudget;
+
+  // What the general path reads and sets too.
+  /** The last line that was not blank is input[previousStart, previousEnd) while previousStart >= 0 (read() keeps it as a string else). */
+  previousStart = -1;
+  previousEnd = -1;
+  current: Current | undefined = undefined;
+  inChange = false;
+
+  // The usual lines are read in place: a line without a keyword is looked
+  // at no further than its first character (keywords, escapes and `\r` are
+  // found with indexOf over the whole text, see Finder), an estimate line
+  // and a libtest line are read in one pass (fastEstimate, fastLibtest).
+  /** odd is the next escape or `\r` (asked of the Finders only once the lines pass it). */
+  private odd = -1;
+  private readonly escapes: Finder;
+  private readonly returns: Finder;
+  private readonly colons: Finder;
+  private readonly dots: Finder;
+  private readonly closings: Finder;
+  private readonly estimateNames = new NameOrder<EstimateEntry>();
+  private readonly estimateEntries = new Map<string, EstimateEntry>();
+  private readonly nameCodes = new NameCodes();
+  private readonly libtestNames = new NameOrder<LibtestEntry>();
+  private readonly libtestEntries = new Map<string, LibtestEntry>();
+  private readonly tokens = new Tokens();
+  /** Estimate lines are read from a window of the text in a typed array. */
+  private readonly window: TextWindow;
+  private readonly tail: UsualTail = { value: 0, unitStart: 0 };
+  private readonly timeUnits = new UnitCache(CONSOLE_TIME);
+  private readonly thrptUnits = new UnitCache(CONSOLE_THROUGHPUT);
+  private libtestUnit = '';
+  private libtestMetricAndUnit: [string, string] = ['', ''];
+
+  constructor(file: SourceFile) {
+    const input = file.text;
+    this.path = file.path;
+    this.input = input;
+    this.cursor = new LineCursor(file);
+    this.budget = new ReadBudget(file.path);
+    this.escapes = new Finder(input, '\u001b');
+    this.returns = new Finder(input, '\r');
+    this.colons = new Finder(input, ':');
+    this.dots = new Finder(input, ' ... ');
+    this.closings = new Finder(input, ']');
+    this.window = new TextWindow(input);
+  }
+
+  /** add adds a value to the series of benchmark and metric, which must be in `unit` if it has values; returns the series. */
+  add(line: number, benchmark: string, metric: string, unit: string, value: number): Series {
+    let byMetric = this.series.get(benchmark);
+    if (byMetric === undefined) this.series.set(benchmark, (byMetric = new Map()));
+    let known = byMetric.get(metric);
+    if (known && known.unit !== unit) {
+      throw new FormatError(this.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
+    }
+    if (!known) {
+      this.budget.series(line);
+      known = { benchmark, metric, unit, values: [] };
+      byMetric.set(metric, known);
+      this.order.push(known);
+    }
+    this.budget.value(line);
+    known.values.push(value);
+    return known;
+  }
+
+  /** push adds a value as add() does, straight to `known` when that is the series of the benchmark and metric in this unit; returns the series. */
+  private push(line: number, benchmark: string, metric: string, unit: string, value: number, known: Series | undefined): Series {
+    if (known !== undefined && known.unit === unit) {
+      this.budget.value(line);
       known.values.push(value);
       return known;
-    };
-    const warn = (line: number, warning: ReadWarning) => {
-      budget.series(line);
-      warnings.push(warning);
-    };
+    }
+    return this.add(line, benchmark, metric, unit, value);
+  }
 
-    // previous is the last line that was not blank: a string, or while
-    // previousStart >= 0 the text between previousStart and previousEnd.
-    let previous = '';
-    let previousStart = -1;
-    let previousEnd = -1;
-    let current: Current | undefined;
-    const estimateNames = new NameOrder<EstimateEntry>();
-    const estimateEntries = new Map<string, EstimateEntry>();
-    const nameCodes = new NameCodes();
-    /** push adds a value as add() does, straight to `known` when that is the series of the benchmark and metric in this unit; returns the series. */
-    const push = (line: number, benchmark: string, metric: string, unit: string, value: number, known: Series | undefined): Series => {
-      if (known !== undefined && known.unit === unit) {
-        budget.value(line);
-        known.values.push(value);
-        return known;
-      }
-      return add(line, benchmark, metric, unit, value);
-    };
-    let inChange = false;
+  warn(line: number, warning: ReadWarning): void {
+    this.budget.series(line);
+    this.warnings.push(warning);
+  }
 
-    // The usual lines are read in place: a line without a keyword is looked
-    // at no further than its first character (keywords, escapes and `\r` are
-    // found with indexOf over the whole text, see Finder), an estimate line
-    // and a libtest line are read in one pass (fastEstimate, fastLibtest).
-    // Any other line, and every error, takes the general path below.
-    const input = file.text;
-    const cursor = new LineCursor(file);
-    const escapes = new Finder(input, '\u001b');
-    const returns = new Finder(input, '\r');
-    const colons = new Finder(input, ':');
-    const dots = new Finder(input, ' ... ');
-    const closings = new Finder(input, ']');
-    const libtestNames = new NameOrder<LibtestEntry>();
-    const libtestEntries = new Map<string, LibtestEntry>();
-    const tokens = new Tokens();
-    // Estimate lines are read from a window of the text in a typed array.
-    const window = new TextWindow(input);
-    const tail: UsualTail = { value: 0, unitStart: 0 };
-    const units = { time: new UnitCache(CONSOLE_TIME), throughput: new UnitCache(CONSOLE_THROUGHPUT) };
-    let libtestUnit = '';
-    let libtestMetricAndUnit: [string, string] = ['', ''];
-
-    /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
-    const fastEstimate = (number: number, start: number, end: number, at: number, keyword: number): boolean => {
-      // A `test` line is libtest's; an `error: bench failed` line may be a warning.
-      if (input.startsWith('test', start) || input.startsWith('error: bench failed', start)) return false;
-      // The line is read from the window (positions in it: s, e, a), when it holds the whole line.
-      window.cover(start);
-      if (end > window.limit) return false;
-      const codes = window.codes;
-      const b = window.base;
-      const s = start - b;
-      const e = end - b;
-      const a = at - b;
-      const margin = s < e && !isSpace(codes[s]);
-      const changing = margin ? false : inChange;
-      if (keyword === CHANGE) {
-        // As CHANGE_BLOCK: white space around `change:` and nothing else; any other such line is no result.
-        inChange = allSpaceIn(codes, s, a) && allSpaceIn(codes, a + 7, e) ? true : changing;
-      } else {
-        const length = keyword === TIME ? 5 : 6;
-        if (keyword === TIME ? a > s && isWordChar(codes[a - 1]) : !allSpaceIn(codes, s, a)) return false;
-        // The keyword ends before the line's end: open is at most e.
-        let open = a + length;
-        if (!isSpace(codes[open]) || open >= e) return false;
-        while (open < e && isSpace(codes[open])) open += 1;
-        if (open >= e || codes[open] !== 0x5b) return false;
-        let nameStart = s;
-        let nameEnd = a;
-        if (keyword === TIME) {
-          while (nameStart < nameEnd && isSpace(codes[nameStart])) nameStart += 1;
-          while (nameEnd > nameStart && isSpace(codes[nameEnd - 1])) nameEnd -= 1;
-        }
-        nameStart += b;
-        nameEnd += b;
-        // In a change block the estimate is ignored whatever it holds: it only needs its `]`.
-        const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
-        if (inBlock ? closings.next(open + b + 1) >= end : !tokens.readCodes(codes, b, open + 1, e)) return false;
-        const ignored = inBlock || tokens.percent;
-        if (!ignored) {
-          // A name on the line before, a thrpt line without its time line, and any error: the general path.
-          if (keyword === TIME ? nameStart === nameEnd : current === undefined || current.hasThroughput) return false;
-          if (tokens.count !== 6) return false;
-          let value = tokens.values[2];
-          if (value !== value) value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
-          let low = tokens.values[0];
-          if (low !== low) low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
-          let high = tokens.values[4];
-          if (high !== high) high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
-          if (!(value >= 0) || low !== low || high !== high) return false;
-          const cache = keyword === TIME ? units.time : units.throughput;
-          if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
-          // A name's series are kept with it (EstimateEntry): a known name costs no key and no lookup.
-          if (keyword === TIME) {
-            // The names expected next are compared in the window, with their units in nameCodes.
-            let entry = sameCodes(codes, nameStart - b, nameEnd - b, nameCodes.codes, estimateNames.candidate(0));
-            entry ??= sameCodes(codes, nameStart - b, nameEnd - b, nameCodes.codes, estimateNames.candidate(1));
-            if (entry === undefined) {
-              const name = input.slice(nameStart, nameEnd);
-              entry = estimateEntries.get(name);
-              if (entry === undefined) estimateEntries.set(name, (entry = { name, at: nameStart, next: undefined, time: undefined, throughput: undefined, codes: nameCodes.add(name) }));
-            }
-            entry.time = push(number, entry.name, 'time', cache.unit, value * cache.factor, entry.time);
-            estimateNames.record(entry);
-            current = { name: entry.name, hasThroughput: false, entry };
-          } else {
-            const known = current as Current;
-            const entry = known.entry;
-            if (entry === undefined) add(number, known.name, 'throughput', cache.unit, value * cache.factor);
-            else entry.throughput = push(number, entry.name, 'throughput', cache.unit, value * cache.factor, entry.throughput);
-            known.hasThroughput = true;
-          }
-          inChange = false;
-        } else {
-          inChange = changing;
-        }
-      }
-      previousStart = start;
-      previousEnd = end;
-      return true;
-    };
-
-    /** fastLibtest reads `test NAME ... bench: V UNIT (+/- D)`; false, with nothing changed, for the general path. */
-    const fastLibtest = (number: number, start: number, end: number): boolean => {
-      // Found without the keyword Finders: known names hold no keyword, escape or `\r`, the
-      // white space read here is spaces and tabs, and the tail's tokens are checked by tokens.read.
-      if (input.charCodeAt(start + 4) !== 32) return false;
-      // The name is trimmed (libtest pads it to a column) and ends at the last ` ... `.
-      let nameStart = start + 5;
-      let c = 0;
-      while (nameStart < end && ((c = input.charCodeAt(nameStart)) === 32 || c === 9)) nameStart += 1;
-      if (nameStart === end || isSpace(c)) return false;
-      let nameEnd = -1;
-      let at = -1;
-      // The name expected next, then ` ... bench:` after white space: no search for the last ` ... ` (the
-      // tail read below holds none, unless its unit is `...`).
-      let entry: LibtestEntry | undefined;
-      for (let k: 0 | 1 = 0; entry === undefined; k = 1) {
-        const candidate = libtestNames.candidate(k);
-        const e = candidate === undefined ? end + 1 : nameStart + candidate.name.length;
-        // A slice compared with ===: V8 compares a name of this length faster than a loop of charCodeAt.
-        if (candidate !== undefined && e <= end && input.slice(nameStart, e) === candidate.name) {
-          let dot = e;
-          while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
-          if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith('... bench:', dot)) {
-            entry = candidate;
-            nameEnd = e;
-            at = dot - 1;
-          }
-        }
-        if (k === 1) break;
-      }
-      if (entry === undefined) {
-        at = dots.next(start);
-        if (at >= end) return false;
-        for (let later = dots.next(at + 1); later < end; later = dots.next(at + 1)) at = later;
-        nameEnd = at;
-        while (nameEnd > nameStart && isSpace(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
-        if (nameEnd <= nameStart || !input.startsWith('bench:', at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
-      }
-      // The tail: `V UNIT (+/- D)`, usually with the unit of the line before (usualTail), else cut into tokens.
-      let value: number;
-      let unitStart: number;
-      let unitEnd: number;
-      const usual = usualTail(input, at + 11, end, libtestUnit, tail);
-      if (usual) {
-        value = tail.value;
-        unitStart = tail.unitStart;
-        unitEnd = unitStart + libtestUnit.length;
-      } else {
-        if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, '(+/-') || input.charCodeAt(tokens.ends[3] - 1) !== 0x29) return false;
-        if (entry !== undefined && tokens.is(input, 1, '...')) return false;
-        value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
-        unitStart = tokens.starts[1];
-        unitEnd = tokens.ends[1];
-      }
-      if (!(value >= 0)) return false;
-      // usualTail found the unit of the line before; tokens may have found another.
-      if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
-        libtestUnit = input.slice(unitStart, unitEnd);
-        libtestMetricAndUnit = libtestMetric(libtestUnit);
-      }
-      const [metric, reported] = libtestMetricAndUnit;
-      entry ??= libtestNames.find(input, nameStart, nameEnd);
-      if (entry === undefined) {
-        const name = input.slice(nameStart, nameEnd);
-        entry = libtestEntries.get(name);
-        if (entry === undefined) libtestEntries.set(name, (entry = { name, at: nameStart, next: undefined, metric: '', unit: '', values: undefined }));
-      }
-      if (entry.values !== undefined && entry.metric === metric && entry.unit === reported) {
-        budget.value(number);
-        entry.values.push(value);
-      } else {
-        entry.values = add(number, entry.name, metric, reported, value).values;
-        entry.metric = metric;
-        entry.unit = reported;
-      }
-      libtestNames.record(entry);
-      current = undefined;
-      inChange = false;
-      previousStart = start;
-      previousEnd = end;
-      return true;
-    };
-
-    // odd is the next escape or `\r` (asked of the Finders only once the lines pass it).
-    let odd = -1;
-    while (cursor.next()) {
+  /**
+   * fastRun moves the cursor on and reads its lines for as long as they are
+   * the usual ones, FAST_RUN_LINES at most: it returns GENERAL with the
+   * cursor at a line for the general path, END past the last line, AGAIN
+   * after FAST_RUN_LINES lines.
+   */
+  fastRun(): number {
+    const input = this.input;
+    const cursor = this.cursor;
+    const colons = this.colons;
+    for (let lines = 0; lines < FAST_RUN_LINES; lines++) {
+      if (!cursor.next()) return END;
       const { number, start, end } = cursor;
       const first = start < end ? input.charCodeAt(start) : -1;
-      if (odd < start) odd = Math.min(escapes.next(start), returns.next(start));
+      if (this.odd < start) this.odd = Math.min(this.escapes.next(start), this.returns.next(start));
       if (first === 116 && input.startsWith('test', start)) {
-        if (fastLibtest(number, start, end)) continue;
-      } else if (odd >= end) {
+        if (this.fastLibtest(number, start, end)) continue;
+      } else if (this.odd >= end) {
         // The keywords on the line, found by their colon (a single character is found many times faster).
         let time = NOWHERE;
         let thrpt = NOWHERE;
@@ -535,92 +510,204 @@ export const cargoBenchReader: Reader = {
           if (first !== 101 || !input.startsWith('error: bench failed', start)) {
             // No keyword: not a result; only the state of the general path changes.
             if (first >= 0 && !isSpace(first)) {
-              inChange = false;
-              previousStart = start;
-              previousEnd = end;
+              this.inChange = false;
+              this.previousStart = start;
+              this.previousEnd = end;
             } else if (!allSpace(input, start, end)) {
-              previousStart = start;
-              previousEnd = end;
+              this.previousStart = start;
+              this.previousEnd = end;
             }
             continue;
           }
         } else {
           // One keyword, once: the estimate lines criterion prints.
           const keyword = keywords > 1 ? -1 : time < end ? TIME : thrpt < end ? THRPT : CHANGE;
-          if (keyword >= 0 && fastEstimate(number, start, end, keyword === TIME ? time : keyword === THRPT ? thrpt : change, keyword)) continue;
+          if (keyword >= 0 && this.fastEstimate(number, start, end, keyword === TIME ? time : keyword === THRPT ? thrpt : change, keyword)) continue;
         }
       }
-      const raw = cursor.line();
-      if (previousStart >= 0) {
-        previous = input.slice(previousStart, previousEnd);
-        previousStart = -1;
-      }
-      // The patterns run only on lines holding their keyword: reading stays
-      // a few indexOf per line, so a result file at the size limit is read
-      // in seconds (a round's reading must end well inside its timeout).
-      const clean = raw.includes('\u001b') ? raw.replace(ANSI, '') : raw;
-      const text = clean.includes('\r') ? (clean.split('\r').pop() ?? '') : clean;
-      const estimateLine = text.includes('time:') || text.includes('thrpt:');
-      const time = estimateLine ? timeEstimate(text) : undefined;
-      const thrpt = estimateLine ? THRPT_LINE.exec(text) : null;
-      const libtest = text.startsWith('test') ? libtestLine(text) : undefined;
-      // A change block is all indented; anything at the margin ends it.
-      if (text !== '' && !isSpace(text.charCodeAt(0))) inChange = false;
-      if (estimateLine && truncatedEstimate(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
-      if (text.includes('change:') && CHANGE_BLOCK.test(text)) {
-        inChange = true;
-      } else if (time && !(time.name.trim() === '' && inChange) && !time.inner.includes('%')) {
-        // A long name stands alone on the line before; if stderr's progress
-        // line got in between, that line names the benchmark too.
-        const name = time.name.trim() !== '' ? time.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
-        if (name === '') throw new FormatError(file.path, number, 'criterion time line without a benchmark name');
-        const [value, unit] = estimate(file.path, number, time.inner, CONSOLE_TIME);
-        add(number, name, 'time', unit, value);
-        current = { name, hasThroughput: false };
-        inChange = false;
-      } else if (thrpt && !inChange && !thrpt[1].includes('%')) {
-        if (!current) throw new FormatError(file.path, number, 'criterion thrpt line without a time line before it');
-        if (current.hasThroughput) throw new FormatError(file.path, number, `second thrpt line for benchmark "${current.name}"`);
-        const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
-        add(number, current.name, 'throughput', unit, value);
-        current.hasThroughput = true;
-      } else if (libtest?.outcome === 'bench') {
-        const { name, value, unit, megabytes } = libtest;
-        const [metric, reported] = libtestMetric(unit);
-        add(number, name, metric, reported, libtestNumber(file.path, number, value));
-        if (megabytes !== undefined) add(number, name, 'throughput', 'MB/s', libtestNumber(file.path, number, megabytes));
-        current = undefined;
-      } else if (libtest) {
-        const { name, outcome } = libtest;
-        warn(
-          number,
-          outcome === 'ignored'
-            ? { benchmark: name, kind: 'skipped', message: `${name}: ignored` }
-            : { benchmark: name, kind: 'error', message: `${name}: FAILED (${file.path}:${number}); it has no results` },
-        );
-      } else if (text.startsWith('error: bench failed') && BENCH_FAILED.test(text)) {
-        warn(number, { kind: 'exit-code', message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
-      }
-      if (text.trim() !== '') previous = text;
+      return GENERAL;
     }
+    return AGAIN;
+  }
 
-    if (order.length === 0) {
-      throw new FormatError(file.path, undefined, 'no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?');
+  /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
+  private fastEstimate(number: number, start: number, end: number, at: number, keyword: number): boolean {
+    const input = this.input;
+    // A `test` line is libtest's; an `error: bench failed` line may be a warning.
+    if (input.startsWith('test', start) || input.startsWith('error: bench failed', start)) return false;
+    // The line is read from the window (positions in it: s, e, a), when it holds the whole line.
+    const window = this.window;
+    window.cover(start);
+    if (end > window.limit) return false;
+    const codes = window.codes;
+    const b = window.base;
+    const s = start - b;
+    const e = end - b;
+    const a = at - b;
+    const margin = s < e && !isSpace(codes[s]);
+    const changing = margin ? false : this.inChange;
+    if (keyword === CHANGE) {
+      // As CHANGE_BLOCK: white space around `change:` and nothing else; any other such line is no result.
+      this.inChange = allSpaceIn(codes, s, a) && allSpaceIn(codes, a + 7, e) ? true : changing;
+    } else {
+      const length = keyword === TIME ? 5 : 6;
+      if (keyword === TIME ? a > s && isWordChar(codes[a - 1]) : !allSpaceIn(codes, s, a)) return false;
+      // The keyword ends before the line's end: open is at most e.
+      let open = a + length;
+      if (!isSpace(codes[open]) || open >= e) return false;
+      while (open < e && isSpace(codes[open])) open += 1;
+      if (open >= e || codes[open] !== 0x5b) return false;
+      let nameStart = s;
+      let nameEnd = a;
+      if (keyword === TIME) {
+        while (nameStart < nameEnd && isSpace(codes[nameStart])) nameStart += 1;
+        while (nameEnd > nameStart && isSpace(codes[nameEnd - 1])) nameEnd -= 1;
+      }
+      nameStart += b;
+      nameEnd += b;
+      // In a change block the estimate is ignored whatever it holds: it only needs its `]`.
+      const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
+      const tokens = this.tokens;
+      if (inBlock ? this.closings.next(open + b + 1) >= end : !tokens.readCodes(codes, b, open + 1, e)) return false;
+      const ignored = inBlock || tokens.percent;
+      if (!ignored) {
+        // A name on the line before, a thrpt line without its time line, and any error: the general path.
+        const current = this.current;
+        if (keyword === TIME ? nameStart === nameEnd : current === undefined || current.hasThroughput) return false;
+        if (tokens.count !== 6) return false;
+        let value = tokens.values[2];
+        if (value !== value) value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
+        let low = tokens.values[0];
+        if (low !== low) low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+        let high = tokens.values[4];
+        if (high !== high) high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
+        if (!(value >= 0) || low !== low || high !== high) return false;
+        const cache = keyword === TIME ? this.timeUnits : this.thrptUnits;
+        if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
+        // A name's series are kept with it (EstimateEntry): a known name costs no key and no lookup.
+        if (keyword === TIME) {
+          // The names expected next are compared in the window, with their units in nameCodes.
+          const names = this.estimateNames;
+          let entry = sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names.candidate(0));
+          entry ??= sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names.candidate(1));
+          entry ??= this.estimateEntry(nameStart, nameEnd);
+          entry.time = this.push(number, entry.name, 'time', cache.unit, value * cache.factor, entry.time);
+          names.record(entry);
+          this.current = { name: entry.name, hasThroughput: false, entry };
+        } else {
+          const known = current as Current;
+          const entry = known.entry;
+          if (entry === undefined) this.add(number, known.name, 'throughput', cache.unit, value * cache.factor);
+          else entry.throughput = this.push(number, entry.name, 'throughput', cache.unit, value * cache.factor, entry.throughput);
+          known.hasThroughput = true;
+        }
+        this.inChange = false;
+      } else {
+        this.inChange = changing;
+      }
     }
-    const measurements: Measurement[] = order.map(({ benchmark, metric, unit, values }) => ({
-      benchmark,
-      metric,
-      unit,
-      better: metric === 'time' ? 'lower' : metric === 'throughput' ? 'higher' : directionOf(metric, unit),
-      values,
-    }));
-    warnings.push({
-      kind: 'summary-only',
-      message: `${file.path}: console output has one estimate per benchmark (criterion's point estimate, libtest's median), not its samples; read target/criterion for per-sample values`,
-    });
-    return { measurements, warnings, hints: {} };
-  },
-};
+    this.previousStart = start;
+    this.previousEnd = end;
+    return true;
+  }
+
+  /** estimateEntry returns the entry of the name at input[nameStart, nameEnd), a new one if it has none yet. */
+  private estimateEntry(nameStart: number, nameEnd: number): EstimateEntry {
+    const name = this.input.slice(nameStart, nameEnd);
+    let entry = this.estimateEntries.get(name);
+    if (entry === undefined) this.estimateEntries.set(name, (entry = { name, at: nameStart, next: undefined, time: undefined, throughput: undefined, codes: this.nameCodes.add(name) }));
+    return entry;
+  }
+
+  /** fastLibtest reads `test NAME ... bench: V UNIT (+/- D)`; false, with nothing changed, for the general path. */
+  private fastLibtest(number: number, start: number, end: number): boolean {
+    const input = this.input;
+    // Found without the keyword Finders: known names hold no keyword, escape or `\r`, the
+    // white space read here is spaces and tabs, and the tail's tokens are checked by tokens.read.
+    if (input.charCodeAt(start + 4) !== 32) return false;
+    // The name is trimmed (libtest pads it to a column) and ends at the last ` ... `.
+    let nameStart = start + 5;
+    let c = 0;
+    while (nameStart < end && ((c = input.charCodeAt(nameStart)) === 32 || c === 9)) nameStart += 1;
+    if (nameStart === end || isSpace(c)) return false;
+    let nameEnd = -1;
+    let at = -1;
+    // The name expected next, then ` ... bench:` after white space: no search for the last ` ... ` (the
+    // tail read below holds none, unless its unit is `...`).
+    const libtestNames = this.libtestNames;
+    let entry: LibtestEntry | undefined;
+    for (let k: 0 | 1 = 0; entry === undefined; k = 1) {
+      const candidate = libtestNames.candidate(k);
+      const e = candidate === undefined ? end + 1 : nameStart + candidate.name.length;
+      // A slice compared with ===: V8 compares a name of this length faster than a loop of charCodeAt.
+      if (candidate !== undefined && e <= end && input.slice(nameStart, e) === candidate.name) {
+        let dot = e;
+        while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
+        if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith('... bench:', dot)) {
+          entry = candidate;
+          nameEnd = e;
+          at = dot - 1;
+        }
+      }
+      if (k === 1) break;
+    }
+    if (entry === undefined) {
+      const dots = this.dots;
+      at = dots.next(start);
+      if (at >= end) return false;
+      for (let later = dots.next(at + 1); later < end; later = dots.next(at + 1)) at = later;
+      nameEnd = at;
+      while (nameEnd > nameStart && isSpace(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+      if (nameEnd <= nameStart || !input.startsWith('bench:', at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
+    }
+    // The tail: `V UNIT (+/- D)`, usually with the unit of the line before (usualTail), else cut into tokens.
+    let value: number;
+    let unitStart: number;
+    let unitEnd: number;
+    const libtestUnit = this.libtestUnit;
+    const tail = this.tail;
+    const usual = usualTail(input, at + 11, end, libtestUnit, tail);
+    if (usual) {
+      value = tail.value;
+      unitStart = tail.unitStart;
+      unitEnd = unitStart + libtestUnit.length;
+    } else {
+      const tokens = this.tokens;
+      if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, '(+/-') || input.charCodeAt(tokens.ends[3] - 1) !== 0x29) return false;
+      if (entry !== undefined && tokens.is(input, 1, '...')) return false;
+      value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+      unitStart = tokens.starts[1];
+      unitEnd = tokens.ends[1];
+    }
+    if (!(value >= 0)) return false;
+    // usualTail found the unit of the line before; tokens may have found another.
+    if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
+      this.libtestUnit = input.slice(unitStart, unitEnd);
+      this.libtestMetricAndUnit = libtestMetric(this.libtestUnit);
+    }
+    const [metric, reported] = this.libtestMetricAndUnit;
+    entry ??= libtestNames.find(input, nameStart, nameEnd);
+    if (entry === undefined) {
+      const name = input.slice(nameStart, nameEnd);
+      entry = this.libtestEntries.get(name);
+      if (entry === undefined) this.libtestEntries.set(name, (entry = { name, at: nameStart, next: undefined, metric: '', unit: '', values: undefined }));
+    }
+    if (entry.values !== undefined && entry.metric === metric && entry.unit === reported) {
+      this.budget.value(number);
+      entry.values.push(value);
+    } else {
+      entry.values = this.add(number, entry.name, metric, reported, value).values;
+      entry.metric = metric;
+      entry.unit = reported;
+    }
+    libtestNames.record(entry);
+    this.current = undefined;
+    this.inChange = false;
+    this.previousStart = start;
+    this.previousEnd = end;
+    return true;
+  }
+}
 
 const TIME = 0;
 const THRPT = 1;
