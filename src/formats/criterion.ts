@@ -309,7 +309,7 @@ export const cargoBenchReader: Reader = {
         if (name === '') throw new FormatError(file.path, number, 'criterion time line without a benchmark name');
         const [value, unit] = estimate(file.path, number, time.inner, CONSOLE_TIME);
         lines.add(number, name, 'time', unit, value);
-        lines.current = { name, hasThroughput: false };
+        lines.current = { name, hasThroughput: false, entry: undefined };
         lines.inChange = false;
       } else if (thrpt && !lines.inChange && !thrpt[1].includes('%')) {
         const current = lines.current;
@@ -385,9 +385,10 @@ class ConsoleLines {
   readonly path: string;
   readonly input: string;
   readonly cursor: LineCursor;
-  // Series by benchmark, then metric: a name read in place is the same string each time, so its
-  // hash is computed once (a `${benchmark}\0${metric}` key would be a new string to flatten and hash).
-  private readonly series = new Map<string, Map<string, Series>>();
+  // Series by benchmark name (a name read in place is the same string each time, so its hash is
+  // computed once), its time and throughput in fields of its entry, other metrics in a map of it:
+  // a new name costs one lookup and one insertion.
+  private readonly names = new Map<string, EstimateEntry>();
   /** order is every series in the order of its first value. */
   readonly order: Series[] = [];
   readonly warnings: ReadWarning[] = [];
@@ -398,6 +399,8 @@ class ConsoleLines {
   previousStart = -1;
   previousEnd = -1;
   current: Current | undefined = undefined;
+  /** fastCurrent is what current is after a time line of the fast path (one object, changed each time). */
+  private readonly fastCurrent: Current = { name: '', hasThroughput: false, entry: undefined };
   inChange = false;
 
   // The usual lines are read in place: a line without a keyword is looked
@@ -412,7 +415,6 @@ class ConsoleLines {
   private readonly dots: Finder;
   private readonly closings: Finder;
   private readonly estimateNames = new NameOrder<EstimateEntry>();
-  private readonly estimateEntries = new Map<string, EstimateEntry>();
   private readonly nameCodes = new NameCodes();
   private readonly libtestNames = new NameOrder<LibtestEntry>();
   private readonly libtestEntries = new Map<string, LibtestEntry>();
@@ -441,16 +443,23 @@ class ConsoleLines {
 
   /** add adds a value to the series of benchmark and metric, which must be in `unit` if it has values; returns the series. */
   add(line: number, benchmark: string, metric: string, unit: string, value: number): Series {
-    let byMetric = this.series.get(benchmark);
-    if (byMetric === undefined) this.series.set(benchmark, (byMetric = new Map()));
-    let known = byMetric.get(metric);
+    let entry = this.names.get(benchmark);
+    if (entry === undefined) this.names.set(benchmark, (entry = nameEntry(benchmark, -1, -1)));
+    return this.addTo(entry, line, metric, unit, value);
+  }
+
+  /** addTo adds a value as add() does, to the series of entry's name. */
+  private addTo(entry: EstimateEntry, line: number, metric: string, unit: string, value: number): Series {
+    let known = metric === 'time' ? entry.time : metric === 'throughput' ? entry.throughput : entry.others?.get(metric);
     if (known && known.unit !== unit) {
-      throw new FormatError(this.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
+      throw new FormatError(this.path, line, `benchmark "${entry.name}" ${metric} is in ${unit} here but ${known.unit} earlier`);
     }
     if (!known) {
       this.budget.series(line);
-      known = { benchmark, metric, unit, values: [] };
-      byMetric.set(metric, known);
+      known = { benchmark: entry.name, metric, unit, values: [] };
+      if (metric === 'time') entry.time = known;
+      else if (metric === 'throughput') entry.throughput = known;
+      else (entry.others ??= new Map()).set(metric, known);
       this.order.push(known);
     }
     this.budget.value(line);
@@ -458,14 +467,14 @@ class ConsoleLines {
     return known;
   }
 
-  /** push adds a value as add() does, straight to `known` when that is the series of the benchmark and metric in this unit; returns the series. */
-  private push(line: number, benchmark: string, metric: string, unit: string, value: number, known: Series | undefined): Series {
+  /** push adds a value as addTo() does, straight to `known` when that is the series of entry's name and metric in this unit. */
+  private push(line: number, entry: EstimateEntry, metric: string, unit: string, value: number, known: Series | undefined): void {
     if (known !== undefined && known.unit === unit) {
       this.budget.value(line);
       known.values.push(value);
-      return known;
+    } else {
+      this.addTo(entry, line, metric, unit, value);
     }
-    return this.add(line, benchmark, metric, unit, value);
   }
 
   warn(line: number, warning: ReadWarning): void {
@@ -555,13 +564,13 @@ class ConsoleLines {
       // The keyword ends before the line's end: open is at most e.
       let open = a + length;
       if (!isSpace(codes[open]) || open >= e) return false;
-      while (open < e && isSpace(codes[open])) open += 1;
+      while (open < e && space(codes[open])) open += 1;
       if (open >= e || codes[open] !== 0x5b) return false;
       let nameStart = s;
       let nameEnd = a;
       if (keyword === TIME) {
-        while (nameStart < nameEnd && isSpace(codes[nameStart])) nameStart += 1;
-        while (nameEnd > nameStart && isSpace(codes[nameEnd - 1])) nameEnd -= 1;
+        while (nameStart < nameEnd && space(codes[nameStart])) nameStart += 1;
+        while (nameEnd > nameStart && space(codes[nameEnd - 1])) nameEnd -= 1;
       }
       nameStart += b;
       nameEnd += b;
@@ -591,14 +600,18 @@ class ConsoleLines {
           let entry = sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names.candidate(0));
           entry ??= sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names.candidate(1));
           entry ??= this.estimateEntry(nameStart, nameEnd);
-          entry.time = this.push(number, entry.name, 'time', cache.unit, value * cache.factor, entry.time);
+          this.push(number, entry, 'time', cache.unit, value * cache.factor, entry.time);
           names.record(entry);
-          this.current = { name: entry.name, hasThroughput: false, entry };
+          const known = this.fastCurrent;
+          known.name = entry.name;
+          known.hasThroughput = false;
+          known.entry = entry;
+          this.current = known;
         } else {
           const known = current as Current;
           const entry = known.entry;
           if (entry === undefined) this.add(number, known.name, 'throughput', cache.unit, value * cache.factor);
-          else entry.throughput = this.push(number, entry.name, 'throughput', cache.unit, value * cache.factor, entry.throughput);
+          else this.push(number, entry, 'throughput', cache.unit, value * cache.factor, entry.throughput);
           known.hasThroughput = true;
         }
         this.inChange = false;
@@ -611,11 +624,12 @@ class ConsoleLines {
     return true;
   }
 
-  /** estimateEntry returns the entry of the name at input[nameStart, nameEnd), a new one if it has none yet. */
+  /** estimateEntry returns the entry of the name at input[nameStart, nameEnd) with its units in nameCodes, a new one if it has none yet. */
   private estimateEntry(nameStart: number, nameEnd: number): EstimateEntry {
     const name = this.input.slice(nameStart, nameEnd);
-    let entry = this.estimateEntries.get(name);
-    if (entry === undefined) this.estimateEntries.set(name, (entry = { name, at: nameStart, next: undefined, time: undefined, throughput: undefined, codes: this.nameCodes.add(name) }));
+    let entry = this.names.get(name);
+    if (entry === undefined) this.names.set(name, (entry = nameEntry(name, nameStart, this.nameCodes.add(name))));
+    else if (entry.codes < 0) entry.codes = this.nameCodes.add(name);
     return entry;
   }
 
@@ -725,15 +739,22 @@ interface Series {
 interface Current {
   name: string;
   hasThroughput: boolean;
-  entry?: EstimateEntry;
+  entry: EstimateEntry | undefined;
 }
 
-/** EstimateEntry is a criterion benchmark name with its series. */
+/** EstimateEntry is a benchmark name with its series (the fast path's estimate lines name it by its entry). */
 interface EstimateEntry extends NamedEntry {
-  /** codes is where the name's units start in the reader's NameCodes. */
+  /** codes is where the name's units start in the reader's NameCodes, -1 until an estimate line of the fast path named it. */
   codes: number;
   time: Series | undefined;
   throughput: Series | undefined;
+  /** others holds the series of other metrics (libtest's custom units), once there is one. */
+  others: Map<string, Series> | undefined;
+}
+
+/** nameEntry is a new EstimateEntry, without series. */
+function nameEntry(name: string, at: number, codes: number): EstimateEntry {
+  return { name, at, next: undefined, codes, time: undefined, throughput: undefined, others: undefined };
 }
 
 /** LibtestEntry is a libtest name with the series its last line went to. */
@@ -746,10 +767,15 @@ interface LibtestEntry extends NamedEntry {
 /** LIBTEST_ODD finds what sends a libtest line the general way: an escape, a `\r`, a keyword of the estimate lines. */
 const LIBTEST_ODD = /[\u001b\r]|time:|thrpt:|change:/;
 
-/** allSpace says whether text[start, end) is all white space (or empty). */
+/** allSpace says whether text[start, end) is all white space (or empty); read from its end (the lines asked about, indented, end in a word). */
 function allSpace(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (!isSpace(text.charCodeAt(i))) return false;
+  for (let i = end - 1; i >= start; i--) if (!space(text.charCodeAt(i))) return false;
   return true;
+}
+
+/** space is isSpace with the usual white space, a space, decided first (where runs of spaces are read). */
+function space(c: number): boolean {
+  return c === 32 || isSpace(c);
 }
 
 /** sameCodes returns entry when codes[start, end) is its name, whose units are at entry.codes in `names`. */
@@ -762,7 +788,7 @@ function sameCodes(codes: Uint16Array, start: number, end: number, names: Uint16
 
 /** allSpaceIn says whether codes[start, end) is all white space (or empty). */
 function allSpaceIn(codes: Uint16Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (!isSpace(codes[i])) return false;
+  for (let i = start; i < end; i++) if (!space(codes[i])) return false;
   return true;
 }
 
