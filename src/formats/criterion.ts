@@ -498,7 +498,13 @@ class ConsoleLines {
       const first = start < end ? input.charCodeAt(start) : -1;
       if (this.odd < start) this.odd = Math.min(this.escapes.next(start), this.returns.next(start));
       if (first === 116 && input.startsWith('test', start)) {
-        if (this.fastLibtest(number, start, end)) continue;
+        if (this.fastLibtest(number, start, end)) {
+          // The libtest lines that follow, in a loop of their own.
+          const read = this.libtestRun();
+          if (read < 0) return GENERAL;
+          lines += read;
+          continue;
+        }
       } else if (this.odd >= end) {
         // The keywords on the line, found by their colon (a single character is found many times faster).
         let time = NOWHERE;
@@ -537,6 +543,26 @@ class ConsoleLines {
       return GENERAL;
     }
     return AGAIN;
+  }
+
+  /**
+   * libtestRun moves the cursor on over the lines after its own for as long
+   * as they start with `test` and fastLibtest reads them, FAST_RUN_LINES at
+   * most; it returns how many it read, or -1 with the cursor at a line for the
+   * general path. (The escapes and `\r` found for fastRun are not needed:
+   * fastLibtest reads such lines itself.)
+   */
+  private libtestRun(): number {
+    const input = this.input;
+    const cursor = this.cursor;
+    let read = 0;
+    // The next line starts after the cursor's `\n` (an empty line, or none, does not start with `test`).
+    while (read < FAST_RUN_LINES && input.startsWith('test', cursor.newline + 1)) {
+      cursor.next();
+      if (!this.fastLibtest(cursor.number, cursor.start, cursor.end)) return -1;
+      read += 1;
+    }
+    return read;
   }
 
   /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
