@@ -343,7 +343,6 @@ export const cargoBenchReader: Reader = {
       throw new FormatError(file.path, undefined, 'no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?');
     }
     const measurements = measurementsOf(order);
-    keepShapes();
     warnings.push({
       kind: 'summary-only',
       message: `${file.path}: console output has one estimate per benchmark (criterion's point estimate, libtest's median), not its samples; read target/criterion for per-sample values`,
@@ -422,8 +421,6 @@ class ConsoleLines {
   private readonly tokens = new Tokens();
   /** Estimate lines are read from a window of the text in a typed array. */
   private readonly window: TextWindow;
-  /** wide is the window's units read four at a time (see spacesTo), when its array is aligned for it. */
-  private readonly wide: Float64Array | undefined;
   private readonly tail: UsualTail = { value: 0, unitStart: 0 };
   private readonly timeUnits = new UnitCache(CONSOLE_TIME);
   private readonly thrptUnits = new UnitCache(CONSOLE_THROUGHPUT);
@@ -442,8 +439,6 @@ class ConsoleLines {
     this.dots = new Finder(input, ' ... ');
     this.closings = new Finder(input, ']');
     this.window = new TextWindow(input);
-    const codes = this.window.codes;
-    this.wide = codes.byteOffset % 8 === 0 ? new Float64Array(codes.buffer, codes.byteOffset, codes.length >> 2) : undefined;
   }
 
   /** add adds a value to the series of benchmark and metric, which must be in `unit` if it has values; returns the series. */
@@ -517,16 +512,12 @@ class ConsoleLines {
         let change = NOWHERE;
         let keywords = 0;
         for (let colon = colons.next(start); colon < end; colon = colons.next(colon + 1)) {
-          // By the letter before the colon first: `e` for time and change, `t` for thrpt.
-          const last = colon > start ? input.charCodeAt(colon - 1) : 0;
-          if (last === 101) {
-            if (colon - 4 >= start && input.startsWith('time', colon - 4)) {
-              if (time === NOWHERE) time = colon - 4;
-            } else if (colon - 6 >= start && input.startsWith('change', colon - 6)) {
-              if (change === NOWHERE) change = colon - 6;
-            } else continue;
-          } else if (last === 116 && colon - 5 >= start && input.startsWith('thrpt', colon - 5)) {
+          if (colon - 4 >= start && input.startsWith('time', colon - 4)) {
+            if (time === NOWHERE) time = colon - 4;
+          } else if (colon - 5 >= start && input.startsWith('thrpt', colon - 5)) {
             if (thrpt === NOWHERE) thrpt = colon - 5;
+          } else if (colon - 6 >= start && input.startsWith('change', colon - 6)) {
+            if (change === NOWHERE) change = colon - 6;
           } else continue;
           keywords += 1;
         }
@@ -546,7 +537,7 @@ class ConsoleLines {
         } else {
           // One keyword, once: the estimate lines criterion prints.
           const keyword = keywords > 1 ? -1 : time < end ? TIME : thrpt < end ? THRPT : CHANGE;
-          if (keyword >= 0 && this.fastEstimate(number, start, end, first, keyword === TIME ? time : keyword === THRPT ? thrpt : change, keyword)) continue;
+          if (keyword >= 0 && this.fastEstimate(number, start, end, keyword === TIME ? time : keyword === THRPT ? thrpt : change, keyword)) continue;
         }
       }
       return GENERAL;
@@ -574,15 +565,11 @@ class ConsoleLines {
     return read;
   }
 
-  /**
-   * fastEstimate reads a line whose first unit is `first` and whose one keyword (time:, thrpt: or
-   * change:) is at `at`, not a `test` line (fastRun reads those); false, with nothing changed, for
-   * the general path.
-   */
-  private fastEstimate(number: number, start: number, end: number, first: number, at: number, keyword: number): boolean {
+  /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
+  private fastEstimate(number: number, start: number, end: number, at: number, keyword: number): boolean {
     const input = this.input;
-    // An `error: bench failed` line may be a warning.
-    if (first === 101 && input.startsWith('error: bench failed', start)) return false;
+    // A `test` line is libtest's; an `error: bench failed` line may be a warning.
+    if (input.startsWith('test', start) || input.startsWith('error: bench failed', start)) return false;
     // The line is read from the window (positions in it: s, e, a), when it holds the whole line.
     const window = this.window;
     window.cover(start);
@@ -596,10 +583,10 @@ class ConsoleLines {
     const changing = margin ? false : this.inChange;
     if (keyword === CHANGE) {
       // As CHANGE_BLOCK: white space around `change:` and nothing else; any other such line is no result.
-      this.inChange = allSpaceIn(codes, this.wide, s, a) && allSpaceIn(codes, this.wide, a + 7, e) ? true : changing;
+      this.inChange = allSpaceIn(codes, s, a) && allSpaceIn(codes, a + 7, e) ? true : changing;
     } else {
       const length = keyword === TIME ? 5 : 6;
-      if (keyword === TIME ? a > s && isWordChar(codes[a - 1]) : !allSpaceIn(codes, this.wide, s, a)) return false;
+      if (keyword === TIME ? a > s && isWordChar(codes[a - 1]) : !allSpaceIn(codes, s, a)) return false;
       // The keyword ends before the line's end: open is at most e.
       let open = a + length;
       if (!isSpace(codes[open]) || open >= e) return false;
@@ -608,8 +595,7 @@ class ConsoleLines {
       let nameStart = s;
       let nameEnd = a;
       if (keyword === TIME) {
-        nameStart = spacesTo(codes, this.wide, nameStart, nameEnd);
-        while (nameStart < nameEnd && isSpace(codes[nameStart])) nameStart += 1;
+        while (nameStart < nameEnd && space(codes[nameStart])) nameStart += 1;
         while (nameEnd > nameStart && space(codes[nameEnd - 1])) nameEnd -= 1;
       }
       nameStart += b;
@@ -827,27 +813,9 @@ function sameCodes(codes: Uint16Array, start: number, end: number, names: Uint16
 }
 
 /** allSpaceIn says whether codes[start, end) is all white space (or empty). */
-function allSpaceIn(codes: Uint16Array, wide: Float64Array | undefined, start: number, end: number): boolean {
-  for (let i = spacesTo(codes, wide, start, end); i < end; i++) if (!isSpace(codes[i])) return false;
+function allSpaceIn(codes: Uint16Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (!space(codes[i])) return false;
   return true;
-}
-
-/** FOUR_SPACES is four spaces' UTF-16 units read as one float64 (a normal number: equal to nothing else). */
-const FOUR_SPACES = new Float64Array(new Uint16Array([32, 32, 32, 32]).buffer)[0];
-
-/**
- * spacesTo returns where the spaces (U+0020 only) from codes[start] on end, at most `end`;
- * `wide` is codes read four units at a time (codes.byteOffset a multiple of 8), when there is one:
- * criterion indents its lines 17 and 24 spaces deep.
- */
-function spacesTo(codes: Uint16Array, wide: Float64Array | undefined, start: number, end: number): number {
-  let i = start;
-  if (wide !== undefined) {
-    while ((i & 3) !== 0 && i < end && codes[i] === 32) i += 1;
-    if ((i & 3) === 0) while (i + 4 <= end && wide[i >> 2] === FOUR_SPACES) i += 4;
-  }
-  while (i < end && codes[i] === 32) i += 1;
-  return i;
 }
 
 /** UsualTail is what usualTail read. */
@@ -1155,25 +1123,4 @@ function libtestNumber(path: string, line: number, text: string): number {
   const value = parseFiniteNumber(text);
   if (value === undefined || value < 0) throw new FormatError(path, line, `not a number: "${text}"`);
   return value;
-}
-
-/** WARM_TEXT is a console of a few usual lines, read by keepShapes. */
-const WARM_TEXT = 'a time: [1 ns 2 ns 3 ns]\n thrpt: [1 B/s 2 B/s 3 B/s]\n change:\n time: [1% 2% 3%]\ntest b ... bench: 1 ns/iter (+/- 1)\n';
-
-/** KEPT holds the ConsoleLines of keepShapes' last read. */
-const KEPT: { lines: ConsoleLines | undefined } = { lines: undefined };
-
-/**
- * keepShapes reads WARM_TEXT with a ConsoleLines kept until the next read:
- * the hidden classes of its objects (its own, its TextWindow's, its
- * entries' ...), those of the read just done, stay alive with it. After a
- * full collection between two reads they would otherwise be gone (the
- * transitions to them are weak), the next read's objects would get new ones,
- * and the compiled fast path, specialized to the old ones, would be thrown
- * away and compiled again (the bench collects garbage before each read).
- */
-function keepShapes(): void {
-  const lines = new ConsoleLines({ path: '', text: WARM_TEXT });
-  while (lines.fastRun() !== END);
-  KEPT.lines = lines;
 }
