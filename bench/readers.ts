@@ -7,6 +7,8 @@
 // Timings are medians of RUNS runs each: the machine is shared, so the
 // reader's CPU time (this thread's) is printed too, which other processes
 // disturb less than the wall clock. Run alone with `npm run bench:readers`.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { googleBenchmarkReader } from '../src/formats/google-benchmark.ts';
@@ -90,33 +92,54 @@ const CASES: Case[] = [
   { label: 'plain `name: value unit` lines', reader: plainLinesReader, input: plainLines },
 ];
 
-/** readerSpeeds measures every case; `only` picks cases whose label contains it. */
+/**
+ * benchReaders measures every case, each in a process of its own (measureRow
+ * there); `only` picks cases whose label contains it. A process per row is
+ * how the readers run (`benchbot compare` reads one format per process), and
+ * it keeps rows apart: in one process, readers that share helpers (the text
+ * window, name codes, input checks) leave their call sites polymorphic for
+ * the rows after them, which then measured 10-40% slower than alone.
+ */
 export function benchReaders(only?: string): string[] {
   const lines: string[] = [
-    `## Readers (generated ~50 MB inputs, median of ${RUNS} runs)`,
+    `## Readers (generated ~50 MB inputs, median of ${RUNS} runs, each row in a process of its own)`,
     '',
     '| input | size | benchbot reader | JSON.parse, same bytes as one string | JSON.parse, same results as JSON rows | target |',
     '| --- | --- | --- | --- | --- | --- |',
   ];
   for (const c of CASES) {
     if (only !== undefined && !c.label.toLowerCase().includes(only.toLowerCase())) continue;
-    const { text, json } = c.input(TARGET_BYTES);
-    const file = { path: c.label, text };
-    // Detection must pick the reader for its own input, or the row measures the wrong thing.
-    const detected = detectReader(file).format;
-    if (detected !== c.reader.format) throw new Error(`${c.label}: detected as ${detected}, not ${c.reader.format}`);
-    const reader = medianTiming(RUNS, () => c.reader.read(file));
-    const asString = JSON.stringify(text);
-    const sameBytes = medianTiming(RUNS, () => JSON.parse(asString));
-    // A JSON input is its own JSON rows: JSON.parse of it is the peer of its reader.
-    const rows = medianTiming(RUNS, () => JSON.parse(json));
-    const readerMbS = mbPerSecond(text.length, reader.wallMs);
-    const target = c.json
-      ? `<= 2x JSON.parse of the input: ${(reader.wallMs / rows.wallMs).toFixed(2)}x ${reader.wallMs <= 2 * rows.wallMs ? 'met' : 'MISSED'}`
-      : `>= ${TEXT_TARGET_MB_S} MB/s: ${readerMbS >= TEXT_TARGET_MB_S ? 'met' : 'MISSED'} (CPU: ${mbPerSecond(text.length, reader.cpuMs) >= TEXT_TARGET_MB_S ? 'met' : 'MISSED'}); ${(reader.wallMs / sameBytes.wallMs).toFixed(1)}x JSON.parse of its bytes`;
-    lines.push(`| ${c.label} | ${(text.length / 1024 / 1024).toFixed(1)} MB | ${show(text.length, reader)} | ${show(asString.length, sameBytes)} | ${show(json.length, rows)}${c.json ? ' (the input itself)' : ''} | ${target} |`);
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ROW_FLAG, c.label], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+    if (child.status !== 0) throw new Error(`${c.label}: the row's process exited with ${child.status ?? child.signal}`);
+    lines.push(child.stdout.trim());
   }
   return lines;
 }
 
-if (import.meta.main) console.log(benchReaders(process.argv[2]).join('\n'));
+const ROW_FLAG = '--row';
+
+/** measureRow measures the case labelled `label` in this process and returns its table row. */
+function measureRow(label: string): string {
+  const c = CASES.find((x) => x.label === label);
+  if (c === undefined) throw new Error(`${ROW_FLAG} ${label}: no such case`);
+  const { text, json } = c.input(TARGET_BYTES);
+  const file = { path: c.label, text };
+  // Detection must pick the reader for its own input, or the row measures the wrong thing.
+  const detected = detectReader(file).format;
+  if (detected !== c.reader.format) throw new Error(`${c.label}: detected as ${detected}, not ${c.reader.format}`);
+  const reader = medianTiming(RUNS, () => c.reader.read(file));
+  const asString = JSON.stringify(text);
+  const sameBytes = medianTiming(RUNS, () => JSON.parse(asString));
+  // A JSON input is its own JSON rows: JSON.parse of it is the peer of its reader.
+  const rows = medianTiming(RUNS, () => JSON.parse(json));
+  const readerMbS = mbPerSecond(text.length, reader.wallMs);
+  const target = c.json
+    ? `<= 2x JSON.parse of the input: ${(reader.wallMs / rows.wallMs).toFixed(2)}x ${reader.wallMs <= 2 * rows.wallMs ? 'met' : 'MISSED'}`
+    : `>= ${TEXT_TARGET_MB_S} MB/s: ${readerMbS >= TEXT_TARGET_MB_S ? 'met' : 'MISSED'} (CPU: ${mbPerSecond(text.length, reader.cpuMs) >= TEXT_TARGET_MB_S ? 'met' : 'MISSED'}); ${(reader.wallMs / sameBytes.wallMs).toFixed(1)}x JSON.parse of its bytes`;
+  return `| ${c.label} | ${(text.length / 1024 / 1024).toFixed(1)} MB | ${show(text.length, reader)} | ${show(asString.length, sameBytes)} | ${show(json.length, rows)}${c.json ? ' (the input itself)' : ''} | ${target} |`;
+}
+
+if (import.meta.main) {
+  if (process.argv[2] === ROW_FLAG) console.log(measureRow(process.argv[3]));
+  else console.log(benchReaders(process.argv[2]).join('\n'));
+}
