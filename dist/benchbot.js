@@ -5351,7 +5351,7 @@ var require_lib2 = __commonJS({
 // node_modules/pg-copy-streams/obuf.js
 var require_obuf = __commonJS({
   "node_modules/pg-copy-streams/obuf.js"(exports2, module2) {
-    var Buffer4 = __require("buffer").Buffer;
+    var Buffer5 = __require("buffer").Buffer;
     function OffsetBuffer() {
       this.offset = 0;
       this.size = 0;
@@ -5445,7 +5445,7 @@ var require_obuf = __commonJS({
       }
     };
     OffsetBuffer.prototype.take = function take(n) {
-      if (n === 0) return Buffer4.alloc(0);
+      if (n === 0) return Buffer5.alloc(0);
       this.size -= n;
       const first = this.buffers[0].length - this.offset;
       if (first === n) {
@@ -5460,7 +5460,7 @@ var require_obuf = __commonJS({
         this.offset += n;
         return r;
       }
-      const out = Buffer4.alloc(n);
+      const out = Buffer5.alloc(n);
       let toOff = 0;
       let startOff = this.offset;
       let i;
@@ -13331,13 +13331,13 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringify2(value, replacer, space) {
+      function stringify2(value, replacer, space2) {
         if (arguments.length > 1) {
           let spacer = "";
-          if (typeof space === "number") {
-            spacer = " ".repeat(Math.min(space, 10));
-          } else if (typeof space === "string") {
-            spacer = space.slice(0, 10);
+          if (typeof space2 === "number") {
+            spacer = " ".repeat(Math.min(space2, 10));
+          } else if (typeof space2 === "string") {
+            spacer = space2.slice(0, 10);
           }
           if (replacer != null) {
             if (typeof replacer === "function") {
@@ -27536,207 +27536,208 @@ var cargoBenchReader = {
     return /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text2) || /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text2) || text2.split("\n").some((line) => line.startsWith("test") && libtestLine(line)?.outcome === "bench");
   },
   read(file) {
-    const budget = new ReadBudget(file.path);
-    const series2 = /* @__PURE__ */ new Map();
-    const order = [];
-    const warnings = [];
-    const add3 = (line, benchmark, metric, unit, value) => {
-      let byMetric = series2.get(benchmark);
-      if (byMetric === void 0) series2.set(benchmark, byMetric = /* @__PURE__ */ new Map());
-      let known = byMetric.get(metric);
-      if (known && known.unit !== unit) {
-        throw new FormatError(file.path, line, `benchmark "${benchmark}" ${metric} is in ${unit} here but ${known.unit} earlier`);
-      }
-      if (!known) {
-        budget.series(line);
-        known = { benchmark, metric, unit, values: [] };
-        byMetric.set(metric, known);
-        order.push(known);
-      }
-      budget.value(line);
-      known.values.push(value);
-      return known;
-    };
-    const warn = (line, warning2) => {
-      budget.series(line);
-      warnings.push(warning2);
-    };
+    const lines = new ConsoleLines(file);
+    const { cursor, input } = lines;
     let previous = "";
-    let previousStart = -1;
-    let previousEnd = -1;
-    let current;
-    const estimateNames = new NameOrder();
-    const estimateEntries = /* @__PURE__ */ new Map();
-    const push = (line, benchmark, metric, unit, value, known) => {
-      if (known !== void 0 && known.unit === unit) {
-        budget.value(line);
-        known.values.push(value);
-        return known;
+    for (let run2 = lines.fastRun(); run2 !== END; run2 = lines.fastRun()) {
+      if (run2 === AGAIN) continue;
+      const number = cursor.number;
+      const raw = cursor.line();
+      if (lines.previousStart >= 0) {
+        previous = input.slice(lines.previousStart, lines.previousEnd);
+        lines.previousStart = -1;
       }
-      return add3(line, benchmark, metric, unit, value);
-    };
-    let inChange = false;
+      const clean = raw.includes("\x1B") ? raw.replace(ANSI, "") : raw;
+      const text2 = clean.includes("\r") ? clean.split("\r").pop() ?? "" : clean;
+      const estimateLine = text2.includes("time:") || text2.includes("thrpt:");
+      const time2 = estimateLine ? timeEstimate(text2) : void 0;
+      const thrpt = estimateLine ? THRPT_LINE.exec(text2) : null;
+      const libtest = text2.startsWith("test") ? libtestLine(text2) : void 0;
+      if (text2 !== "" && !isSpace2(text2.charCodeAt(0))) lines.inChange = false;
+      if (estimateLine && truncatedEstimate(text2)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
+      if (text2.includes("change:") && CHANGE_BLOCK.test(text2)) {
+        lines.inChange = true;
+      } else if (time2 && !(time2.name.trim() === "" && lines.inChange) && !time2.inner.includes("%")) {
+        const name = time2.name.trim() !== "" ? time2.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
+        if (name === "") throw new FormatError(file.path, number, "criterion time line without a benchmark name");
+        const [value, unit] = estimate(file.path, number, time2.inner, CONSOLE_TIME);
+        lines.add(number, name, "time", unit, value);
+        lines.current = { name, hasThroughput: false, entry: void 0 };
+        lines.inChange = false;
+      } else if (thrpt && !lines.inChange && !thrpt[1].includes("%")) {
+        const current = lines.current;
+        if (!current) throw new FormatError(file.path, number, "criterion thrpt line without a time line before it");
+        if (current.hasThroughput) throw new FormatError(file.path, number, `second thrpt line for benchmark "${current.name}"`);
+        const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
+        lines.add(number, current.name, "throughput", unit, value);
+        current.hasThroughput = true;
+      } else if (libtest?.outcome === "bench") {
+        const { name, value, unit, megabytes } = libtest;
+        const [metric, reported] = libtestMetric(unit);
+        lines.add(number, name, metric, reported, libtestNumber(file.path, number, value));
+        if (megabytes !== void 0) lines.add(number, name, "throughput", "MB/s", libtestNumber(file.path, number, megabytes));
+        lines.current = void 0;
+      } else if (libtest) {
+        const { name, outcome } = libtest;
+        lines.warn(
+          number,
+          outcome === "ignored" ? { benchmark: name, kind: "skipped", message: `${name}: ignored` } : { benchmark: name, kind: "error", message: `${name}: FAILED (${file.path}:${number}); it has no results` }
+        );
+      } else if (text2.startsWith("error: bench failed") && BENCH_FAILED.test(text2)) {
+        lines.warn(number, { kind: "exit-code", message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
+      }
+      if (text2.trim() !== "") previous = text2;
+    }
+    const { order, warnings } = lines;
+    if (order.length === 0) {
+      throw new FormatError(file.path, void 0, "no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?");
+    }
+    const measurements = measurementsOf(order);
+    warnings.push({
+      kind: "summary-only",
+      message: `${file.path}: console output has one estimate per benchmark (criterion's point estimate, libtest's median), not its samples; read target/criterion for per-sample values`
+    });
+    return { measurements, warnings, hints: {} };
+  }
+};
+function measurementsOf(order) {
+  return order.map(({ benchmark, metric, unit, values }) => ({
+    benchmark,
+    metric,
+    unit,
+    better: metric === "time" ? "lower" : metric === "throughput" ? "higher" : directionOf(metric, unit),
+    values
+  }));
+}
+var END = 0;
+var GENERAL = 1;
+var AGAIN = 2;
+var FAST_RUN_LINES = 4096;
+var ConsoleLines = class {
+  path;
+  input;
+  cursor;
+  // Series by benchmark name (a name read in place is the same string each time, so its hash is
+  // computed once), its time and throughput in fields of its entry, other metrics in a map of it:
+  // a new name costs one lookup and one insertion.
+  names = /* @__PURE__ */ new Map();
+  /** order is every series in the order of its first value. */
+  order = [];
+  warnings = [];
+  budget;
+  // What the general path reads and sets too.
+  /** The last line that was not blank is input[previousStart, previousEnd) while previousStart >= 0 (read() keeps it as a string else). */
+  previousStart = -1;
+  previousEnd = -1;
+  current = void 0;
+  /** fastCurrent is what current is after a time line of the fast path (one object, changed each time). */
+  fastCurrent = { name: "", hasThroughput: false, entry: void 0 };
+  inChange = false;
+  // The usual lines are read in place: a line without a keyword is looked
+  // at no further than its first character (keywords, escapes and `\r` are
+  // found with indexOf over the whole text, see Finder), an estimate line
+  // and a libtest line are read in one pass (fastEstimate, fastLibtest).
+  /** odd is the next escape or `\r` (asked of the Finders only once the lines pass it). */
+  odd = -1;
+  escapes;
+  returns;
+  colons;
+  dots;
+  closings;
+  estimateNames = new NameOrder();
+  nameCodes = new NameCodes();
+  libtestNames = new NameOrder();
+  libtestEntries = /* @__PURE__ */ new Map();
+  tokens = new Tokens();
+  /** Estimate lines are read from a window of the text in a typed array. */
+  window;
+  tail = { value: 0, unitStart: 0 };
+  timeUnits = new UnitCache(CONSOLE_TIME);
+  thrptUnits = new UnitCache(CONSOLE_THROUGHPUT);
+  libtestUnit = "";
+  libtestMetricAndUnit = ["", ""];
+  constructor(file) {
     const input = file.text;
-    const cursor = new LineCursor(file);
-    const escapes = new Finder(input, "\x1B");
-    const returns = new Finder(input, "\r");
-    const colons = new Finder(input, ":");
-    const dots = new Finder(input, " ... ");
-    const closings = new Finder(input, "]");
-    const libtestNames = new NameOrder();
-    const libtestEntries = /* @__PURE__ */ new Map();
-    const tokens = new Tokens();
-    const tail2 = { value: 0, unitStart: 0 };
-    const units = { time: new UnitCache(CONSOLE_TIME), throughput: new UnitCache(CONSOLE_THROUGHPUT) };
-    let libtestUnit = "";
-    let libtestMetricAndUnit = ["", ""];
-    const fastEstimate = (number, start, end, at, keyword) => {
-      if (input.startsWith("test", start) || input.startsWith("error: bench failed", start)) return false;
-      const margin = start < end && !isSpace2(input.charCodeAt(start));
-      const changing = margin ? false : inChange;
-      if (keyword === CHANGE) {
-        inChange = allSpace(input, start, at) && allSpace(input, at + 7, end) ? true : changing;
-      } else {
-        const length = keyword === TIME ? 5 : 6;
-        if (keyword === TIME ? at > start && isWordChar2(input.charCodeAt(at - 1)) : !allSpace(input, start, at)) return false;
-        let open = at + length;
-        if (!isSpace2(input.charCodeAt(open)) || open >= end) return false;
-        while (open < end && isSpace2(input.charCodeAt(open))) open += 1;
-        if (open >= end || input.charCodeAt(open) !== 91) return false;
-        let nameStart = start;
-        let nameEnd = at;
-        if (keyword === TIME) {
-          while (nameStart < nameEnd && isSpace2(input.charCodeAt(nameStart))) nameStart += 1;
-          while (nameEnd > nameStart && isSpace2(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
-        }
-        const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
-        if (inBlock ? closings.next(open + 1) >= end : !tokens.read(input, open + 1, end, true)) return false;
-        const ignored = inBlock || tokens.percent;
-        if (!ignored) {
-          if (keyword === TIME ? nameStart === nameEnd : current === void 0 || current.hasThroughput) return false;
-          if (tokens.count !== 6) return false;
-          const value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
-          const low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
-          const high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
-          if (!(value >= 0) || low !== low || high !== high) return false;
-          const cache = keyword === TIME ? units.time : units.throughput;
-          if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
-          if (keyword === TIME) {
-            let entry = estimateNames.find(input, nameStart, nameEnd);
-            if (entry === void 0) {
-              const name = input.slice(nameStart, nameEnd);
-              entry = estimateEntries.get(name);
-              if (entry === void 0) estimateEntries.set(name, entry = { name, at: nameStart, next: void 0, time: void 0, throughput: void 0 });
-            }
-            entry.time = push(number, entry.name, "time", cache.unit, value * cache.factor, entry.time);
-            estimateNames.record(entry);
-            current = { name: entry.name, hasThroughput: false, entry };
-          } else {
-            const known = current;
-            const entry = known.entry;
-            if (entry === void 0) add3(number, known.name, "throughput", cache.unit, value * cache.factor);
-            else entry.throughput = push(number, entry.name, "throughput", cache.unit, value * cache.factor, entry.throughput);
-            known.hasThroughput = true;
-          }
-          inChange = false;
-        } else {
-          inChange = changing;
-        }
-      }
-      previousStart = start;
-      previousEnd = end;
-      return true;
-    };
-    const fastLibtest = (number, start, end) => {
-      if (input.charCodeAt(start + 4) !== 32) return false;
-      let nameStart = start + 5;
-      let c = 0;
-      while (nameStart < end && ((c = input.charCodeAt(nameStart)) === 32 || c === 9)) nameStart += 1;
-      if (nameStart === end || isSpace2(c)) return false;
-      let nameEnd = -1;
-      let at = -1;
-      let entry;
-      for (let k = 0; entry === void 0; k = 1) {
-        const candidate2 = libtestNames.candidate(k);
-        const e = candidate2 === void 0 ? end + 1 : nameStart + candidate2.name.length;
-        if (candidate2 !== void 0 && e <= end && input.slice(nameStart, e) === candidate2.name) {
-          let dot = e;
-          while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
-          if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith("... bench:", dot)) {
-            entry = candidate2;
-            nameEnd = e;
-            at = dot - 1;
-          }
-        }
-        if (k === 1) break;
-      }
-      if (entry === void 0) {
-        at = dots.next(start);
-        if (at >= end) return false;
-        for (let later = dots.next(at + 1); later < end; later = dots.next(at + 1)) at = later;
-        nameEnd = at;
-        while (nameEnd > nameStart && isSpace2(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
-        if (nameEnd <= nameStart || !input.startsWith("bench:", at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
-      }
-      let value;
-      let unitStart;
-      let unitEnd;
-      const usual = usualTail(input, at + 11, end, libtestUnit, tail2);
-      if (usual) {
-        value = tail2.value;
-        unitStart = tail2.unitStart;
-        unitEnd = unitStart + libtestUnit.length;
-      } else {
-        if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, "(+/-") || input.charCodeAt(tokens.ends[3] - 1) !== 41) return false;
-        if (entry !== void 0 && tokens.is(input, 1, "...")) return false;
-        value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
-        unitStart = tokens.starts[1];
-        unitEnd = tokens.ends[1];
-      }
-      if (!(value >= 0)) return false;
-      if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
-        libtestUnit = input.slice(unitStart, unitEnd);
-        libtestMetricAndUnit = libtestMetric(libtestUnit);
-      }
-      const [metric, reported] = libtestMetricAndUnit;
-      entry ??= libtestNames.find(input, nameStart, nameEnd);
-      if (entry === void 0) {
-        const name = input.slice(nameStart, nameEnd);
-        entry = libtestEntries.get(name);
-        if (entry === void 0) libtestEntries.set(name, entry = { name, at: nameStart, next: void 0, metric: "", unit: "", values: void 0 });
-      }
-      if (entry.values !== void 0 && entry.metric === metric && entry.unit === reported) {
-        budget.value(number);
-        entry.values.push(value);
-      } else {
-        entry.values = add3(number, entry.name, metric, reported, value).values;
-        entry.metric = metric;
-        entry.unit = reported;
-      }
-      libtestNames.record(entry);
-      current = void 0;
-      inChange = false;
-      previousStart = start;
-      previousEnd = end;
-      return true;
-    };
-    let odd = -1;
-    while (cursor.next()) {
+    this.path = file.path;
+    this.input = input;
+    this.cursor = new LineCursor(file);
+    this.budget = new ReadBudget(file.path);
+    this.escapes = new Finder(input, "\x1B");
+    this.returns = new Finder(input, "\r");
+    this.colons = new Finder(input, ":");
+    this.dots = new Finder(input, " ... ");
+    this.closings = new Finder(input, "]");
+    this.window = new TextWindow(input);
+  }
+  /** add adds a value to the series of benchmark and metric, which must be in `unit` if it has values; returns the series. */
+  add(line, benchmark, metric, unit, value) {
+    let entry = this.names.get(benchmark);
+    if (entry === void 0) this.names.set(benchmark, entry = nameEntry(benchmark, -1, -1));
+    return this.addTo(entry, line, metric, unit, value);
+  }
+  /** addTo adds a value as add() does, to the series of entry's name. */
+  addTo(entry, line, metric, unit, value) {
+    let known = metric === "time" ? entry.time : metric === "throughput" ? entry.throughput : entry.others?.get(metric);
+    if (known && known.unit !== unit) {
+      throw new FormatError(this.path, line, `benchmark "${entry.name}" ${metric} is in ${unit} here but ${known.unit} earlier`);
+    }
+    if (!known) {
+      this.budget.series(line);
+      known = { benchmark: entry.name, metric, unit, values: [] };
+      if (metric === "time") entry.time = known;
+      else if (metric === "throughput") entry.throughput = known;
+      else (entry.others ??= /* @__PURE__ */ new Map()).set(metric, known);
+      this.order.push(known);
+    }
+    this.budget.value(line);
+    known.values.push(value);
+    return known;
+  }
+  /** push adds a value as addTo() does, straight to `known` when that is the series of entry's name and metric in this unit. */
+  push(line, entry, metric, unit, value, known) {
+    if (known !== void 0 && known.unit === unit) {
+      this.budget.value(line);
+      known.values.push(value);
+    } else {
+      this.addTo(entry, line, metric, unit, value);
+    }
+  }
+  warn(line, warning2) {
+    this.budget.series(line);
+    this.warnings.push(warning2);
+  }
+  /**
+   * fastRun moves the cursor on and reads its lines for as long as they are
+   * the usual ones, FAST_RUN_LINES at most: it returns GENERAL with the
+   * cursor at a line for the general path, END past the last line, AGAIN
+   * after FAST_RUN_LINES lines.
+   */
+  fastRun() {
+    const input = this.input;
+    const cursor = this.cursor;
+    const colons = this.colons;
+    for (let lines = 0; lines < FAST_RUN_LINES; lines++) {
+      if (!cursor.next()) return END;
       const { number, start, end } = cursor;
       const first = start < end ? input.charCodeAt(start) : -1;
-      if (odd < start) odd = Math.min(escapes.next(start), returns.next(start));
+      if (this.odd < start) this.odd = Math.min(this.escapes.next(start), this.returns.next(start));
       if (first === 116 && input.startsWith("test", start)) {
-        if (fastLibtest(number, start, end)) continue;
-      } else if (odd >= end) {
-        let time3 = NOWHERE;
-        let thrpt2 = NOWHERE;
+        if (this.fastLibtest(number, start, end)) {
+          const read2 = this.libtestRun();
+          if (read2 < 0) return GENERAL;
+          lines += read2;
+          continue;
+        }
+      } else if (this.odd >= end) {
+        let time2 = NOWHERE;
+        let thrpt = NOWHERE;
         let change2 = NOWHERE;
         let keywords = 0;
         for (let colon = colons.next(start); colon < end; colon = colons.next(colon + 1)) {
           if (colon - 4 >= start && input.startsWith("time", colon - 4)) {
-            if (time3 === NOWHERE) time3 = colon - 4;
+            if (time2 === NOWHERE) time2 = colon - 4;
           } else if (colon - 5 >= start && input.startsWith("thrpt", colon - 5)) {
-            if (thrpt2 === NOWHERE) thrpt2 = colon - 5;
+            if (thrpt === NOWHERE) thrpt = colon - 5;
           } else if (colon - 6 >= start && input.startsWith("change", colon - 6)) {
             if (change2 === NOWHERE) change2 = colon - 6;
           } else continue;
@@ -27745,88 +27746,229 @@ var cargoBenchReader = {
         if (keywords === 0) {
           if (first !== 101 || !input.startsWith("error: bench failed", start)) {
             if (first >= 0 && !isSpace2(first)) {
-              inChange = false;
-              previousStart = start;
-              previousEnd = end;
+              this.inChange = false;
+              this.previousStart = start;
+              this.previousEnd = end;
             } else if (!allSpace(input, start, end)) {
-              previousStart = start;
-              previousEnd = end;
+              this.previousStart = start;
+              this.previousEnd = end;
             }
             continue;
           }
         } else {
-          const keyword = keywords > 1 ? -1 : time3 < end ? TIME : thrpt2 < end ? THRPT : CHANGE;
-          if (keyword >= 0 && fastEstimate(number, start, end, keyword === TIME ? time3 : keyword === THRPT ? thrpt2 : change2, keyword)) continue;
+          const keyword = keywords > 1 ? -1 : time2 < end ? TIME : thrpt < end ? THRPT : CHANGE;
+          if (keyword >= 0 && this.fastEstimate(number, start, end, keyword === TIME ? time2 : keyword === THRPT ? thrpt : change2, keyword)) continue;
         }
       }
-      const raw = cursor.line();
-      if (previousStart >= 0) {
-        previous = input.slice(previousStart, previousEnd);
-        previousStart = -1;
-      }
-      const clean = raw.includes("\x1B") ? raw.replace(ANSI, "") : raw;
-      const text2 = clean.includes("\r") ? clean.split("\r").pop() ?? "" : clean;
-      const estimateLine = text2.includes("time:") || text2.includes("thrpt:");
-      const time2 = estimateLine ? timeEstimate(text2) : void 0;
-      const thrpt = estimateLine ? THRPT_LINE.exec(text2) : null;
-      const libtest = text2.startsWith("test") ? libtestLine(text2) : void 0;
-      if (text2 !== "" && !isSpace2(text2.charCodeAt(0))) inChange = false;
-      if (estimateLine && truncatedEstimate(text2)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
-      if (text2.includes("change:") && CHANGE_BLOCK.test(text2)) {
-        inChange = true;
-      } else if (time2 && !(time2.name.trim() === "" && inChange) && !time2.inner.includes("%")) {
-        const name = time2.name.trim() !== "" ? time2.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
-        if (name === "") throw new FormatError(file.path, number, "criterion time line without a benchmark name");
-        const [value, unit] = estimate(file.path, number, time2.inner, CONSOLE_TIME);
-        add3(number, name, "time", unit, value);
-        current = { name, hasThroughput: false };
-        inChange = false;
-      } else if (thrpt && !inChange && !thrpt[1].includes("%")) {
-        if (!current) throw new FormatError(file.path, number, "criterion thrpt line without a time line before it");
-        if (current.hasThroughput) throw new FormatError(file.path, number, `second thrpt line for benchmark "${current.name}"`);
-        const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
-        add3(number, current.name, "throughput", unit, value);
-        current.hasThroughput = true;
-      } else if (libtest?.outcome === "bench") {
-        const { name, value, unit, megabytes } = libtest;
-        const [metric, reported] = libtestMetric(unit);
-        add3(number, name, metric, reported, libtestNumber(file.path, number, value));
-        if (megabytes !== void 0) add3(number, name, "throughput", "MB/s", libtestNumber(file.path, number, megabytes));
-        current = void 0;
-      } else if (libtest) {
-        const { name, outcome } = libtest;
-        warn(
-          number,
-          outcome === "ignored" ? { benchmark: name, kind: "skipped", message: `${name}: ignored` } : { benchmark: name, kind: "error", message: `${name}: FAILED (${file.path}:${number}); it has no results` }
-        );
-      } else if (text2.startsWith("error: bench failed") && BENCH_FAILED.test(text2)) {
-        warn(number, { kind: "exit-code", message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
-      }
-      if (text2.trim() !== "") previous = text2;
+      return GENERAL;
     }
-    if (order.length === 0) {
-      throw new FormatError(file.path, void 0, "no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?");
+    return AGAIN;
+  }
+  /**
+   * libtestRun moves the cursor on over the lines after its own for as long
+   * as they start with `test` and fastLibtest reads them, FAST_RUN_LINES at
+   * most; it returns how many it read, or -1 with the cursor at a line for the
+   * general path. (The escapes and `\r` found for fastRun are not needed:
+   * fastLibtest reads such lines itself.)
+   */
+  libtestRun() {
+    const input = this.input;
+    const cursor = this.cursor;
+    let read2 = 0;
+    while (read2 < FAST_RUN_LINES && input.startsWith("test", cursor.newline + 1)) {
+      cursor.next();
+      if (!this.fastLibtest(cursor.number, cursor.start, cursor.end)) return -1;
+      read2 += 1;
     }
-    const measurements = order.map(({ benchmark, metric, unit, values }) => ({
-      benchmark,
-      metric,
-      unit,
-      better: metric === "time" ? "lower" : metric === "throughput" ? "higher" : directionOf(metric, unit),
-      values
-    }));
-    warnings.push({
-      kind: "summary-only",
-      message: `${file.path}: console output has one estimate per benchmark (criterion's point estimate, libtest's median), not its samples; read target/criterion for per-sample values`
-    });
-    return { measurements, warnings, hints: {} };
+    return read2;
+  }
+  /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
+  fastEstimate(number, start, end, at, keyword) {
+    const input = this.input;
+    if (input.startsWith("test", start) || input.startsWith("error: bench failed", start)) return false;
+    const window2 = this.window;
+    window2.cover(start);
+    if (end > window2.limit) return false;
+    const codes = window2.codes;
+    const b = window2.base;
+    const s = start - b;
+    const e = end - b;
+    const a = at - b;
+    const margin = s < e && !isSpace2(codes[s]);
+    const changing = margin ? false : this.inChange;
+    if (keyword === CHANGE) {
+      this.inChange = allSpaceIn(codes, s, a) && allSpaceIn(codes, a + 7, e) ? true : changing;
+    } else {
+      const length = keyword === TIME ? 5 : 6;
+      if (keyword === TIME ? a > s && isWordChar2(codes[a - 1]) : !allSpaceIn(codes, s, a)) return false;
+      let open = a + length;
+      if (!isSpace2(codes[open]) || open >= e) return false;
+      while (open < e && space(codes[open])) open += 1;
+      if (open >= e || codes[open] !== 91) return false;
+      let nameStart = s;
+      let nameEnd = a;
+      if (keyword === TIME) {
+        while (nameStart < nameEnd && space(codes[nameStart])) nameStart += 1;
+        while (nameEnd > nameStart && space(codes[nameEnd - 1])) nameEnd -= 1;
+      }
+      nameStart += b;
+      nameEnd += b;
+      const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
+      const tokens = this.tokens;
+      if (inBlock ? this.closings.next(open + b + 1) >= end : !tokens.readCodes(codes, b, open + 1, e)) return false;
+      const ignored = inBlock || tokens.percent;
+      if (!ignored) {
+        const current = this.current;
+        if (keyword === TIME ? nameStart === nameEnd : current === void 0 || current.hasThroughput) return false;
+        if (tokens.count !== 6) return false;
+        let value = tokens.values[2];
+        if (value !== value) value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
+        let low = tokens.values[0];
+        if (low !== low) low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+        let high = tokens.values[4];
+        if (high !== high) high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
+        if (!(value >= 0) || low !== low || high !== high) return false;
+        const cache = keyword === TIME ? this.timeUnits : this.thrptUnits;
+        if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
+        if (keyword === TIME) {
+          const names2 = this.estimateNames;
+          let entry = sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names2.candidate(0));
+          entry ??= sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names2.candidate(1));
+          entry ??= this.estimateEntry(nameStart, nameEnd);
+          this.push(number, entry, "time", cache.unit, value * cache.factor, entry.time);
+          names2.record(entry);
+          const known = this.fastCurrent;
+          known.name = entry.name;
+          known.hasThroughput = false;
+          known.entry = entry;
+          this.current = known;
+        } else {
+          const known = current;
+          const entry = known.entry;
+          if (entry === void 0) this.add(number, known.name, "throughput", cache.unit, value * cache.factor);
+          else this.push(number, entry, "throughput", cache.unit, value * cache.factor, entry.throughput);
+          known.hasThroughput = true;
+        }
+        this.inChange = false;
+      } else {
+        this.inChange = changing;
+      }
+    }
+    this.previousStart = start;
+    this.previousEnd = end;
+    return true;
+  }
+  /** estimateEntry returns the entry of the name at input[nameStart, nameEnd) with its units in nameCodes, a new one if it has none yet. */
+  estimateEntry(nameStart, nameEnd) {
+    const name = this.input.slice(nameStart, nameEnd);
+    let entry = this.names.get(name);
+    if (entry === void 0) this.names.set(name, entry = nameEntry(name, nameStart, this.nameCodes.add(name)));
+    else if (entry.codes < 0) entry.codes = this.nameCodes.add(name);
+    return entry;
+  }
+  /** fastLibtest reads `test NAME ... bench: V UNIT (+/- D)`; false, with nothing changed, for the general path. */
+  fastLibtest(number, start, end) {
+    const input = this.input;
+    if (input.charCodeAt(start + 4) !== 32) return false;
+    let nameStart = start + 5;
+    let c = 0;
+    while (nameStart < end && ((c = input.charCodeAt(nameStart)) === 32 || c === 9)) nameStart += 1;
+    if (nameStart === end || isSpace2(c)) return false;
+    let nameEnd = -1;
+    let at = -1;
+    const libtestNames = this.libtestNames;
+    let entry;
+    for (let k = 0; entry === void 0; k = 1) {
+      const candidate2 = libtestNames.candidate(k);
+      const e = candidate2 === void 0 ? end + 1 : nameStart + candidate2.name.length;
+      if (candidate2 !== void 0 && e <= end && input.slice(nameStart, e) === candidate2.name) {
+        let dot = e;
+        while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
+        if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith("... bench:", dot)) {
+          entry = candidate2;
+          nameEnd = e;
+          at = dot - 1;
+        }
+      }
+      if (k === 1) break;
+    }
+    if (entry === void 0) {
+      const dots = this.dots;
+      at = dots.next(start);
+      if (at >= end) return false;
+      for (let later = dots.next(at + 1); later < end; later = dots.next(at + 1)) at = later;
+      nameEnd = at;
+      while (nameEnd > nameStart && isSpace2(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+      if (nameEnd <= nameStart || !input.startsWith("bench:", at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
+    }
+    let value;
+    let unitStart;
+    let unitEnd;
+    const libtestUnit = this.libtestUnit;
+    const tail2 = this.tail;
+    const usual = usualTail(input, at + 11, end, libtestUnit, tail2);
+    if (usual) {
+      value = tail2.value;
+      unitStart = tail2.unitStart;
+      unitEnd = unitStart + libtestUnit.length;
+    } else {
+      const tokens = this.tokens;
+      if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, "(+/-") || input.charCodeAt(tokens.ends[3] - 1) !== 41) return false;
+      if (entry !== void 0 && tokens.is(input, 1, "...")) return false;
+      value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+      unitStart = tokens.starts[1];
+      unitEnd = tokens.ends[1];
+    }
+    if (!(value >= 0)) return false;
+    if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
+      this.libtestUnit = input.slice(unitStart, unitEnd);
+      this.libtestMetricAndUnit = libtestMetric(this.libtestUnit);
+    }
+    const [metric, reported] = this.libtestMetricAndUnit;
+    entry ??= libtestNames.find(input, nameStart, nameEnd);
+    if (entry === void 0) {
+      const name = input.slice(nameStart, nameEnd);
+      entry = this.libtestEntries.get(name);
+      if (entry === void 0) this.libtestEntries.set(name, entry = { name, at: nameStart, next: void 0, metric: "", unit: "", values: void 0 });
+    }
+    if (entry.values !== void 0 && entry.metric === metric && entry.unit === reported) {
+      this.budget.value(number);
+      entry.values.push(value);
+    } else {
+      entry.values = this.add(number, entry.name, metric, reported, value).values;
+      entry.metric = metric;
+      entry.unit = reported;
+    }
+    libtestNames.record(entry);
+    this.current = void 0;
+    this.inChange = false;
+    this.previousStart = start;
+    this.previousEnd = end;
+    return true;
   }
 };
 var TIME = 0;
 var THRPT = 1;
 var CHANGE = 2;
+function nameEntry(name, at, codes) {
+  return { name, at, next: void 0, codes, time: void 0, throughput: void 0, others: void 0 };
+}
 var LIBTEST_ODD = /[\u001b\r]|time:|thrpt:|change:/;
 function allSpace(text2, start, end) {
-  for (let i = start; i < end; i++) if (!isSpace2(text2.charCodeAt(i))) return false;
+  for (let i = end - 1; i >= start; i--) if (!space(text2.charCodeAt(i))) return false;
+  return true;
+}
+function space(c) {
+  return c === 32 || isSpace2(c);
+}
+function sameCodes(codes, start, end, names2, entry) {
+  if (entry === void 0 || entry.name.length !== end - start) return void 0;
+  const at = entry.codes - start;
+  for (let i = end - 1; i >= start; i--) if (codes[i] !== names2[at + i]) return void 0;
+  return entry;
+}
+function allSpaceIn(codes, start, end) {
+  for (let i = start; i < end; i++) if (!space(codes[i])) return false;
   return true;
 }
 function usualTail(text2, p, end, unit, tail2) {
@@ -27880,6 +28022,13 @@ var Tokens = class {
   odd = false;
   starts = new Int32Array(MAX_TOKENS);
   ends = new Int32Array(MAX_TOKENS);
+  /**
+   * values[i] is token i's value as readDecimal reads it when readCodes read
+   * it and it is a plain decimal (digits, at most one dot, at most 15 digits:
+   * an exact integer over an exact power of ten, rounded once as Number()
+   * rounds), else NaN.
+   */
+  values = new Float64Array(MAX_TOKENS);
   /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
   read(text2, from, end, bracket) {
     let count3 = 0;
@@ -27905,6 +28054,50 @@ var Tokens = class {
       if (count3 < MAX_TOKENS) {
         this.starts[count3] = start;
         this.ends[count3] = p;
+      }
+      count3 += 1;
+    }
+    this.count = count3;
+    this.percent = percent3;
+    this.odd = odd;
+    return true;
+  }
+  /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
+  readCodes(codes, base, from, end) {
+    let count3 = 0;
+    let percent3 = false;
+    let odd = false;
+    let p = from;
+    let c = 0;
+    for (; ; ) {
+      while (p < end && ((c = codes[p]) === 32 || c === 9)) p += 1;
+      if (p >= end) return false;
+      if (c === 93) break;
+      const start = p;
+      let mantissa = 0;
+      let dot = -1;
+      let plain = true;
+      for (; p < end; p++) {
+        c = codes[p];
+        if (c >= 48 && c <= 57) {
+          mantissa = mantissa * 10 + (c - 48);
+          continue;
+        }
+        if (c === 46 && dot < 0) {
+          dot = p;
+          continue;
+        }
+        if (c === 32 || c === 9 || c === 93) break;
+        plain = false;
+        if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
+        if (c === 37) percent3 = true;
+        else if (c === 58 || c === 27) odd = true;
+      }
+      if (count3 < MAX_TOKENS) {
+        this.starts[count3] = start + base;
+        this.ends[count3] = p + base;
+        const digits = p - start - (dot < 0 ? 0 : 1);
+        this.values[count3] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
       }
       count3 += 1;
     }
@@ -28018,14 +28211,91 @@ var LINEAR_SERIES = 16;
 var seriesKey = (procs, unit) => `${procs}\0${unit}`;
 function findSeries(group, procs, unit) {
   if (group.index !== void 0) return group.index.get(seriesKey(procs, unit));
-  for (const series2 of group.series) if (series2.procs === procs && series2.unit === unit) return series2;
+  const { series: series2, seriesProcs } = group;
+  for (let i = 0; i < series2.length; i++) if (seriesProcs[i] === procs && series2[i].unit === unit) return series2[i];
   return void 0;
 }
-function addSeries(group, series2) {
-  group.series.push(series2);
-  if (group.index !== void 0) group.index.set(seriesKey(series2.procs, series2.unit), series2);
-  else if (group.series.length > LINEAR_SERIES) group.index = new Map(group.series.map((s) => [seriesKey(s.procs, s.unit), s]));
+function findEntry(group, name) {
+  if (group.names !== void 0) return group.names.get(name);
+  for (const entry of group.entries) if (entry.name === name) return entry;
+  return void 0;
 }
+function addEntry(group, entry) {
+  group.entries.push(entry);
+  if (group.names !== void 0) group.names.set(entry.name, entry);
+  else if (group.entries.length > LINEAR_SERIES) group.names = new Map(group.entries.map((e) => [e.name, e]));
+}
+function addSeries(group, procs, unit, directions) {
+  const metric = unit === "ns/op" ? "time" : unit;
+  let better = directions.get(unit);
+  if (better === void 0) directions.set(unit, better = directionOf(metric, unit));
+  const series2 = { benchmark: group.base, metric, unit, better, values: [] };
+  group.series.push(series2);
+  group.seriesProcs.push(procs);
+  if (group.index !== void 0) group.index.set(seriesKey(procs, unit), series2);
+  else if (group.series.length > LINEAR_SERIES) group.index = new Map(group.series.map((s, i) => [seriesKey(group.seriesProcs[i], s.unit), s]));
+  return series2;
+}
+function hashOf(text2) {
+  let hash = 2166136261 | 0;
+  for (let i = 0; i < text2.length; i++) hash = Math.imul(hash ^ text2.charCodeAt(i), 16777619);
+  return hash ^ hash >>> 16;
+}
+var MAX_PROBES = 32;
+var GroupTable = class {
+  list = [];
+  /** slots[i] is 1 + the index in list of the group in slot i, 0 for none; hashes[i] is its name's hash. */
+  slots = new Int32Array(64);
+  hashes = new Int32Array(64);
+  map;
+  /** get returns the group named `base`, whose hash is `hash`. */
+  get(base, hash) {
+    if (this.map !== void 0) return this.map.get(base);
+    const { slots, hashes, list: list2 } = this;
+    const mask = slots.length - 1;
+    for (let probe = 0, i = hash & mask; probe <= MAX_PROBES; probe++, i = i + 1 & mask) {
+      const slot = slots[i];
+      if (slot === 0) return void 0;
+      if (hashes[i] === hash && list2[slot - 1].base === base) return list2[slot - 1];
+    }
+    return void 0;
+  }
+  /** add adds a group not in the table, its name's hash `hash`. */
+  add(group, hash) {
+    this.list.push(group);
+    if (this.map !== void 0) {
+      this.map.set(group.base, group);
+      return;
+    }
+    if (2 * this.list.length > this.slots.length) {
+      const size = 2 * this.slots.length;
+      const old = this.hashes;
+      const oldSlots = this.slots;
+      this.slots = new Int32Array(size);
+      this.hashes = new Int32Array(size);
+      for (let i = 0; i < oldSlots.length; i++) if (oldSlots[i] !== 0 && !this.place(oldSlots[i], old[i])) return this.toMap();
+    }
+    if (!this.place(this.list.length, hash)) this.toMap();
+  }
+  /** place puts slot value `slot` in the first free slot from its hash's, and says whether it is within MAX_PROBES of it. */
+  place(slot, hash) {
+    const { slots, hashes } = this;
+    const mask = slots.length - 1;
+    for (let probe = 0, i = hash & mask; probe <= MAX_PROBES; probe++, i = i + 1 & mask) {
+      if (slots[i] === 0) {
+        slots[i] = slot;
+        hashes[i] = hash;
+        return true;
+      }
+    }
+    return false;
+  }
+  toMap() {
+    this.map = new Map(this.list.map((group) => [group.base, group]));
+    this.slots = new Int32Array(0);
+    this.hashes = new Int32Array(0);
+  }
+};
 var goBenchReader = {
   format: "go",
   description: "go test -bench text output (Go benchmark data format)",
@@ -28048,9 +28318,7 @@ var goBenchReader = {
     const warnings = [];
     const pendingWarnings = [];
     const groups2 = /* @__PURE__ */ new Map();
-    const namesByPkg = /* @__PURE__ */ new Map();
     const allProcs = /* @__PURE__ */ new Set();
-    let lastProcs = -1;
     const fields = new LineFields();
     const scratch2 = { nameEnd: 0, newline: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
     const window2 = new TextWindow(text2);
@@ -28058,12 +28326,22 @@ var goBenchReader = {
     let lastEntry;
     let followed = false;
     let results = 0;
+    const run2 = { lastEntry: void 0, followed: false, number: 0, results: 0, directions: /* @__PURE__ */ new Map() };
     let pkg = "";
-    let names2 = /* @__PURE__ */ new Map();
-    namesByPkg.set(pkg, names2);
-    let byBase;
     let number = 0;
     for (let start = 0; start <= length; ) {
+      if (lastEntry !== void 0 && start < length) {
+        run2.lastEntry = lastEntry;
+        run2.followed = followed;
+        run2.number = number;
+        run2.results = results;
+        start = fastRun(window2, length, start, scratch2, nameCodes.codes, budget, run2);
+        lastEntry = run2.lastEntry;
+        followed = run2.followed;
+        number = run2.number;
+        results = run2.results;
+        if (start > length) break;
+      }
       number += 1;
       const lineStart = start;
       let first = NaN;
@@ -28112,20 +28390,7 @@ var goBenchReader = {
           }
         }
         const { values, units } = scratch2;
-        entry ??= names2.get(name);
-        if (entry === void 0) {
-          const { base, procs } = stripProcs(name);
-          if (byBase === void 0) {
-            byBase = groups2.get(pkg);
-            if (!byBase) groups2.set(pkg, byBase = /* @__PURE__ */ new Map());
-          }
-          let group = byBase.get(base);
-          if (!group) byBase.set(base, group = { pkg, base, procs, severalProcs: false, series: [], index: void 0 });
-          else if (group.procs !== procs) group.severalProcs = true;
-          if (procs !== lastProcs) allProcs.add(lastProcs = procs);
-          entry = { name, group, procs, series: [], next: void 0, codes: nameCodes.add(name) };
-          names2.set(name, entry);
-        }
+        entry ??= entryOf(name, pkg, groups2, nameCodes, allProcs);
         if (lastEntry !== void 0) {
           followed = lastEntry.next === entry && lastEntry !== entry;
           lastEntry.next = entry;
@@ -28138,7 +28403,7 @@ var goBenchReader = {
             series2 = findSeries(entry.group, entry.procs, unit);
             if (!series2) {
               budget.series(number);
-              addSeries(entry.group, series2 = { procs: entry.procs, unit, values: [] });
+              series2 = addSeries(entry.group, entry.procs, unit, run2.directions);
             }
             entry.series[k] = series2;
           }
@@ -28159,9 +28424,6 @@ var goBenchReader = {
         const value = (rawValue ?? "").trim();
         if (key2 === "pkg") {
           pkg = value;
-          names2 = namesByPkg.get(pkg) ?? /* @__PURE__ */ new Map();
-          namesByPkg.set(pkg, names2);
-          byBase = void 0;
           lastEntry = void 0;
         } else if (HINT_KEYS.has(key2) && value !== "" && hints2[key2] === void 0) hints2[key2] = value;
         continue;
@@ -28190,20 +28452,7 @@ var goBenchReader = {
     }
     const qualifyPackage = groups2.size > 1;
     const qualified = (p, base) => qualifyPackage && p !== "" ? `${p}.${base}` : base;
-    const measurements = [];
-    const directions = /* @__PURE__ */ new Map();
-    for (const byBase2 of groups2.values()) {
-      for (const group of byBase2.values()) {
-        const name = qualified(group.pkg, group.base);
-        const severalProcs = group.severalProcs;
-        for (const { procs, unit, values } of group.series) {
-          const metric = unit === "ns/op" ? "time" : unit;
-          let better = directions.get(unit);
-          if (better === void 0) directions.set(unit, better = directionOf(metric, unit));
-          measurements.push({ benchmark: severalProcs ? `${name}/procs=${procs}` : name, metric, unit, better, values });
-        }
-      }
-    }
+    const measurements = measurementsOf2(groups2, qualifyPackage);
     for (const w of pendingWarnings) {
       warnings.push(w.base === void 0 ? { message: w.message, kind: w.kind } : { message: w.message, benchmark: qualified(w.pkg, w.base), kind: w.kind });
     }
@@ -28214,6 +28463,81 @@ var goBenchReader = {
     return { measurements, warnings, hints: hints2 };
   }
 };
+function entryOf(name, pkg, groups2, nameCodes, allProcs) {
+  const { base, procs } = stripProcs(name);
+  let byBase = groups2.get(pkg);
+  if (!byBase) groups2.set(pkg, byBase = new GroupTable());
+  const hash = hashOf(base);
+  let group = byBase.get(base, hash);
+  if (!group) byBase.add(group = { pkg, base, procs, severalProcs: false, series: [], seriesProcs: [], index: void 0, entries: [], names: void 0 }, hash);
+  else {
+    const known = findEntry(group, name);
+    if (known !== void 0) return known;
+    if (group.procs !== procs) group.severalProcs = true;
+  }
+  allProcs.add(procs);
+  const entry = { name, group, procs, series: [], next: void 0, codes: nameCodes.add(name) };
+  addEntry(group, entry);
+  return entry;
+}
+function measurementsOf2(groups2, qualifyPackage) {
+  const measurements = [];
+  for (const byBase of groups2.values()) {
+    for (const group of byBase.list) {
+      const qualify = qualifyPackage && group.pkg !== "";
+      const severalProcs = group.severalProcs;
+      const { series: series2, seriesProcs } = group;
+      if (qualify || severalProcs) {
+        const name = qualify ? `${group.pkg}.${group.base}` : group.base;
+        for (let i = 0; i < series2.length; i++) series2[i].benchmark = severalProcs ? `${name}/procs=${seriesProcs[i]}` : name;
+      }
+      for (let i = 0; i < series2.length; i++) measurements.push(series2[i]);
+    }
+  }
+  return measurements;
+}
+function fastRun(window2, length, start, scratch2, names2, budget, run2) {
+  if (run2.lastEntry === void 0) return start;
+  let lastEntry = run2.lastEntry;
+  let followed = run2.followed;
+  let number = run2.number;
+  let results = run2.results;
+  const { values, units } = scratch2;
+  while (start < length) {
+    window2.cover(start);
+    const likely = followed ? lastEntry.next : lastEntry;
+    const other = followed ? lastEntry : lastEntry.next;
+    const entry = namesAt(window2, names2, start, likely) ? likely : namesAt(window2, names2, start, other) ? other : void 0;
+    if (entry === void 0) break;
+    const pairs = fastResult(window2, length, start, scratch2, start + entry.name.length);
+    if (pairs === 0) break;
+    number += 1;
+    followed = lastEntry.next === entry && lastEntry !== entry;
+    lastEntry.next = entry;
+    lastEntry = entry;
+    for (let k = 0; k < pairs; k++) {
+      const unit = units[k];
+      let series2 = entry.series[k];
+      if (series2 === void 0 || series2.unit !== unit) {
+        series2 = findSeries(entry.group, entry.procs, unit);
+        if (!series2) {
+          budget.series(number);
+          series2 = addSeries(entry.group, entry.procs, unit, run2.directions);
+        }
+        entry.series[k] = series2;
+      }
+      budget.value(number);
+      series2.values.push(values[k]);
+    }
+    results += 1;
+    start = scratch2.newline + 1;
+  }
+  run2.lastEntry = lastEntry;
+  run2.followed = followed;
+  run2.number = number;
+  run2.results = results;
+  return start;
+}
 var MAX_FAST_PAIRS = 8;
 function fastResult(window2, length, start, scratch2, nameEnd) {
   const codes = window2.codes;
@@ -28737,6 +29061,7 @@ function readHints2(j, first) {
 }
 
 // src/formats/catch2.ts
+import { Buffer as Buffer3 } from "node:buffer";
 var NS_PER_UNIT = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 6e10 };
 var HEADER = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
 var COUNT = /^\d+$/;
@@ -29204,35 +29529,73 @@ function readXmlFast(file) {
     throw error;
   }
 }
+var XML_WINDOW = 1 << 16;
+var XML_MARGIN = 1 << 12;
+var TagWindow = class {
+  text;
+  buffer = Buffer3.alloc(2 * (XML_WINDOW + 1));
+  codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, XML_WINDOW + 1);
+  base = 0;
+  limit = 0;
+  constructor(text2) {
+    this.text = text2;
+  }
+  /** cover moves the window, if need be, so that it holds text[from, from + XML_MARGIN) or up to the end of the text; positions asked for must not decrease. */
+  cover(from) {
+    if (from + XML_MARGIN <= this.limit || this.limit === this.text.length && from >= this.base) return;
+    this.moveTo(from);
+  }
+  /** moveTo makes the window start at `from`. */
+  moveTo(from) {
+    const limit = Math.min(this.text.length, from + XML_WINDOW);
+    this.buffer.write(this.text.slice(from, limit), 0, "utf16le");
+    this.codes[limit - from] = 0;
+    this.base = from;
+    this.limit = limit;
+  }
+  /** retry moves the window to a tag at `from` that ran past its end, and says whether it did: false when the window already starts there or holds the rest of the text (the tag is then malformed or too long for it). */
+  retry(from) {
+    if (this.base === from || this.limit === this.text.length) return false;
+    this.moveTo(from);
+    return true;
+  }
+};
+function isNameStart(c) {
+  return c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
+}
+var MAX_XML_NAMES = 64;
 function readXmlInPlace(file) {
   const c = newCollected(file);
   const text2 = file.text;
-  const length = text2.length;
   const bail = () => {
     throw new Bail();
-  };
-  const nameEnd = (at2) => {
-    let ch = text2.charCodeAt(at2);
-    if (!(ch >= 65 && ch <= 90 || ch >= 97 && ch <= 122 || ch === 95)) bail();
-    let p = at2 + 1;
-    while (p < length && (ch = text2.charCodeAt(p)) < 128 && XML_NAME_CHAR[ch] === 1) p += 1;
-    return p;
-  };
-  const skipSpace = (at2) => {
-    while (at2 < length && isSpace2(text2.charCodeAt(at2))) at2 += 1;
-    return at2;
   };
   const skipTo = (from, close) => {
     const end = text2.indexOf(close, from);
     return end < 0 ? bail() : end + close.length;
   };
-  const stack = [];
+  const window2 = new TagWindow(text2);
   const names2 = [];
-  const nameOf = (start, end) => {
-    for (const known of names2) if (sameName2(text2, start, end, known)) return known;
-    const name = text2.slice(start, end);
-    if (names2.length < 64) names2.push(name);
-    return name;
+  const nameStarts = [];
+  const nameKinds = [];
+  const nameCodes = new NameCodes();
+  const stack = [];
+  const nameIndex = (codes, start, end, element) => {
+    const size = end - start;
+    const known = nameCodes.codes;
+    for (let k = 0; k < names2.length; k++) {
+      if (names2[k].length !== size) continue;
+      const at = nameStarts[k];
+      let i = 0;
+      while (i < size && codes[start + i] === known[at + i]) i++;
+      if (i === size) return k;
+    }
+    if (names2.length === MAX_XML_NAMES) bail();
+    const name = text2.slice(start + window2.base, end + window2.base);
+    names2.push(name);
+    nameStarts.push(nameCodes.add(name));
+    nameKinds.push(element);
+    return names2.length - 1;
   };
   let bench;
   const expected = new NameOrder();
@@ -29252,87 +29615,115 @@ function readXmlInPlace(file) {
     }
     expected.record(entry);
   };
-  let at = 0;
   let offset = text2.indexOf("<");
   while (offset >= 0) {
-    const next = text2.charCodeAt(offset + 1);
+    window2.cover(offset);
+    const codes = window2.codes;
+    const base = window2.base;
+    const r = offset - base;
+    const next = codes[r + 1];
     if (next === 33 || next === 63) {
+      let at;
       if (text2.startsWith("<!--", offset)) at = skipTo(offset + 4, "-->");
       else if (next === 63) at = skipTo(offset + 2, "?>");
       else if (text2.startsWith("<![CDATA[", offset)) at = skipTo(offset + 9, "]]>");
       else if (text2.startsWith("<!DOCTYPE", offset)) at = skipTo(offset + 9, ">");
-      else bail();
+      else at = bail();
       offset = text2.indexOf("<", at);
       continue;
     }
+    let p = r + 1;
+    let ch = next;
+    if (next === 47) ch = codes[++p];
+    const nameStart = p;
+    if (!isNameStart(ch)) {
+      if (window2.retry(offset)) continue;
+      bail();
+    }
+    while ((ch = codes[++p]) < 128 && XML_NAME_CHAR[ch] === 1) ;
+    const nameStop = p;
     if (next === 47) {
-      const end2 = nameEnd(offset + 2);
-      const close = skipSpace(end2);
-      if (text2.charCodeAt(close) !== 62) bail();
+      while (isSpace2(ch)) ch = codes[++p];
+      if (ch !== 62) {
+        if (window2.retry(offset)) continue;
+        bail();
+      }
       const open = stack.pop();
-      if (open === void 0 || !sameName2(text2, offset + 2, end2, open)) bail();
-      if (bench !== void 0 && open === "BenchmarkResults") {
+      if (open === void 0) bail();
+      const index = open;
+      const size = nameStop - nameStart;
+      if (names2[index].length !== size) bail();
+      const known2 = nameCodes.codes;
+      const at = nameStarts[index];
+      for (let i2 = 0; i2 < size; i2++) if (codes[nameStart + i2] !== known2[at + i2]) bail();
+      if (bench !== void 0 && nameKinds[index] === BENCHMARK_RESULTS) {
         endBenchmark(bench);
         bench = void 0;
       }
-      offset = text2.indexOf("<", close + 1);
+      offset = text2.indexOf("<", p + base + 1);
       continue;
     }
-    const end = nameEnd(offset + 1);
     let element = -1;
-    const nameLength = end - offset - 1;
+    const nameLength = nameStop - nameStart;
     for (let k = 0; k < XML_RESULT_ELEMENTS.length; k++) {
       const known2 = XML_RESULT_ELEMENTS[k][0];
-      if (known2.length === nameLength && sameName2(text2, offset + 1, end, known2)) element = k;
+      if (known2.length === nameLength && sameCodes2(codes, nameStart, known2)) element = k;
     }
     const wanted = element < 0 ? "" : XML_RESULT_ELEMENTS[element][1];
-    let lt = text2.indexOf("<", offset + 1);
-    if (lt < 0) lt = length;
     let valueStart = -1;
     let valueEnd = -1;
-    let i = end;
+    let tagEnd = -1;
     let selfClosing = false;
+    let i = nameStop;
     for (; ; ) {
-      const after = skipSpace(i);
-      const ch = text2.charCodeAt(after);
-      if (ch === 62 || ch === 47 && text2.charCodeAt(after + 1) === 62) {
+      let after = i;
+      while (isSpace2(ch)) ch = codes[++after];
+      if (ch === 62 || ch === 47 && codes[after + 1] === 62) {
         selfClosing = ch === 47;
-        at = after + (selfClosing ? 2 : 1);
+        tagEnd = after + (selfClosing ? 2 : 1);
         break;
       }
-      if (after === i) bail();
-      const attributeEnd = nameEnd(after);
-      const equals = skipSpace(attributeEnd);
-      if (text2.charCodeAt(equals) !== 61) bail();
-      const open = skipSpace(equals + 1);
-      const quote2 = text2.charCodeAt(open);
-      if (quote2 !== 34 && quote2 !== 39) bail();
-      let close = open + 1;
-      while (close < lt && text2.charCodeAt(close) !== quote2) close += 1;
-      if (close >= lt) bail();
-      if (wanted !== "" && sameName2(text2, after, attributeEnd, wanted)) {
-        valueStart = open + 1;
+      if (after === i || !isNameStart(ch)) break;
+      let q = after;
+      while ((ch = codes[++q]) < 128 && XML_NAME_CHAR[ch] === 1) ;
+      const attributeEnd = q;
+      while (isSpace2(ch)) ch = codes[++q];
+      if (ch !== 61) break;
+      while (isSpace2(ch = codes[++q])) ;
+      const quote2 = ch;
+      if (quote2 !== 34 && quote2 !== 39) break;
+      let close = q + 1;
+      while ((ch = codes[close]) !== quote2 && ch !== 60 && ch !== 0) close += 1;
+      if (ch !== quote2) break;
+      if (wanted !== "" && attributeEnd - after === wanted.length && sameCodes2(codes, after, wanted)) {
+        valueStart = q + 1;
         valueEnd = close;
       }
       i = close + 1;
+      ch = codes[i];
+    }
+    if (tagEnd < 0) {
+      if (window2.retry(offset)) continue;
+      bail();
     }
     let entity3 = false;
-    for (let k = valueStart; k < valueEnd; k++) if (text2.charCodeAt(k) === 38) entity3 = true;
-    const known = element === BENCHMARK_RESULTS && !entity3 && valueStart >= 0 ? expected.find(text2, valueStart, valueEnd) : void 0;
+    for (let k = valueStart; k < valueEnd; k++) if (codes[k] === 38) entity3 = true;
+    const known = element === BENCHMARK_RESULTS && !entity3 && valueStart >= 0 ? expected.find(text2, valueStart + base, valueEnd + base) : void 0;
     const inPlace = element === MEAN && !entity3 || known !== void 0;
-    const value = valueStart < 0 || inPlace ? void 0 : entity3 ? decodeEntities(text2.slice(valueStart, valueEnd)) : text2.slice(valueStart, valueEnd);
+    const value = valueStart < 0 || inPlace ? void 0 : entity3 ? decodeEntities(text2.slice(valueStart + base, valueEnd + base)) : text2.slice(valueStart + base, valueEnd + base);
     if (element === TEST_RUN && value !== void 0) c.hints.catch2_version = value;
     if (element === BENCHMARK_RESULTS) {
       const name = known !== void 0 ? known.name : value?.trim();
       if (bench !== void 0 || !name) bail();
-      bench = { name, offset, entry: known, at: !entity3 && valueEnd - valueStart === name.length ? valueStart : -1 };
+      bench = { name, offset, entry: known, at: !entity3 && valueEnd - valueStart === name.length ? valueStart + base : -1 };
       if (selfClosing) {
         endBenchmark(bench);
         bench = void 0;
       }
     } else if (bench !== void 0 && element === MEAN) {
-      const read2 = valueStart >= 0 && inPlace ? readDecimal(text2, valueStart, valueEnd) : NaN;
-      const mean3 = read2 === read2 ? read2 : parseFiniteNumber(valueStart >= 0 && inPlace ? text2.slice(valueStart, valueEnd) : value ?? "");
+      let read2 = valueStart >= 0 && inPlace ? windowDecimal(codes, valueStart, valueEnd) : NaN;
+      if (read2 !== read2 && valueStart >= 0 && inPlace) read2 = readDecimal(text2, valueStart + base, valueEnd + base);
+      const mean3 = read2 === read2 ? read2 : parseFiniteNumber(valueStart >= 0 && inPlace ? text2.slice(valueStart + base, valueEnd + base) : value ?? "");
       if (mean3 === void 0 || mean3 < 0) bail();
       bench.mean = mean3;
     } else if (bench !== void 0 && element === FAILED) {
@@ -29340,17 +29731,29 @@ function readXmlInPlace(file) {
     }
     if (!selfClosing) {
       if (stack.length >= MAX_XML_DEPTH) bail();
-      stack.push(nameOf(offset + 1, end));
+      stack.push(nameIndex(codes, nameStart, nameStop, element));
     }
-    offset = lt < at ? text2.indexOf("<", at) : lt === length ? -1 : lt;
+    offset = text2.indexOf("<", tagEnd + base);
   }
   if (stack.length > 0) bail();
   return c;
 }
-function sameName2(text2, start, end, name) {
-  if (end - start !== name.length) return false;
-  for (let i = 0; i < name.length; i++) if (text2.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+function sameCodes2(codes, start, name) {
+  for (let i = name.length - 1; i >= 0; i--) if (codes[start + i] !== name.charCodeAt(i)) return false;
   return true;
+}
+function windowDecimal(codes, start, end) {
+  let mantissa = 0;
+  let dot = -1;
+  for (let p = start; p < end; p++) {
+    const c = codes[p];
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else return NaN;
+  }
+  const digits = end - start - (dot < 0 ? 0 : 1);
+  if (digits === 0 || digits > 15) return NaN;
+  return dot < 0 || dot === end - 1 ? mantissa : mantissa / POWERS_OF_TEN[end - dot - 1];
 }
 function closeBenchmark(file, c, bench) {
   if (bench.failure !== void 0) failed(c, bench.name, bench.failure, void 0);
@@ -29818,11 +30221,11 @@ function parseResultLine(text2, lineStart, marker, lineEnd2) {
   if (p === digitsEnd || text2.charCodeAt(p - 1) !== 40 || text2.charCodeAt(p - 2) !== 32) return void 0;
   const rmeEnd = p - 2;
   if (rmeEnd <= rmeStart || text2.indexOf(" ", rmeStart) < rmeEnd) return void 0;
-  const space = text2.lastIndexOf(" ", marker - 1);
-  const rateStart = space + 1;
-  if (space - 2 < lineStart || rateStart >= marker) return void 0;
-  if (text2.charCodeAt(space - 1) !== 120 || text2.charCodeAt(space - 2) !== 32) return void 0;
-  return { nameEnd: space - 2, rateStart, rateEnd: marker, rmeStart, rmeEnd };
+  const space2 = text2.lastIndexOf(" ", marker - 1);
+  const rateStart = space2 + 1;
+  if (space2 - 2 < lineStart || rateStart >= marker) return void 0;
+  if (text2.charCodeAt(space2 - 1) !== 120 || text2.charCodeAt(space2 - 2) !== 32) return void 0;
+  return { nameEnd: space2 - 2, rateStart, rateEnd: marker, rmeStart, rmeEnd };
 }
 function parseRate(text2, start, end) {
   if (!isDigit2(text2.charCodeAt(start))) return void 0;
@@ -41209,12 +41612,12 @@ function paxRecords(data, damaged) {
   const out = {};
   let at = 0;
   while (at < data.length && data[at] !== 0) {
-    const space = data.indexOf(32, at);
-    const lengthText = space < 0 ? "" : data.subarray(at, space).toString("latin1");
+    const space2 = data.indexOf(32, at);
+    const lengthText = space2 < 0 ? "" : data.subarray(at, space2).toString("latin1");
     if (!/^\d{1,9}$/.test(lengthText)) damaged("bad pax record");
     const end = at + Number(lengthText);
-    if (end > data.length || end <= space || data[end - 1] !== 10) damaged("bad pax record");
-    const record = data.subarray(space + 1, end - 1);
+    if (end > data.length || end <= space2 || data[end - 1] !== 10) damaged("bad pax record");
+    const record = data.subarray(space2 + 1, end - 1);
     const eq = record.indexOf(61);
     if (eq < 0) damaged("bad pax record");
     const key2 = record.subarray(0, eq).toString("utf8");
@@ -45364,7 +45767,7 @@ var Context = class {
 // node_modules/@octokit/webhooks-methods/dist-node/index.js
 import { createHmac } from "node:crypto";
 import { timingSafeEqual } from "node:crypto";
-import { Buffer as Buffer3 } from "node:buffer";
+import { Buffer as Buffer4 } from "node:buffer";
 var VERSION2 = "6.0.0";
 async function sign(secret, payload) {
   if (!secret || !payload) {
@@ -45390,8 +45793,8 @@ async function verify(secret, eventPayload2, signature) {
       "[@octokit/webhooks-methods] eventPayload must be a string"
     );
   }
-  const signatureBuffer = Buffer3.from(signature);
-  const verificationBuffer = Buffer3.from(await sign(secret, eventPayload2));
+  const signatureBuffer = Buffer4.from(signature);
+  const verificationBuffer = Buffer4.from(await sign(secret, eventPayload2));
   if (signatureBuffer.length !== verificationBuffer.length) {
     return false;
   }
@@ -47267,11 +47670,11 @@ var noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
 var isUnstringifiable = (val) => val === void 0 || typeof val === "function" || typeof val === "symbol";
 var isRawJSON = (val) => val !== null && typeof val === "object" && val.constructor && val.constructor.name === "RawJSON";
 var stringifyIteratively = (rootValue, replacer, spaceParam) => {
-  let space = "";
+  let space2 = "";
   if (typeof spaceParam === "number") {
-    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+    space2 = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
   } else if (typeof spaceParam === "string") {
-    space = spaceParam.slice(0, 10);
+    space2 = spaceParam.slice(0, 10);
   }
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
@@ -47334,7 +47737,7 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
     if (node.isArray) {
       if (node.index < node.val.length) {
         if (!node.first) chunks.push(",");
-        if (space) chunks.push("\n" + space.repeat(level));
+        if (space2) chunks.push("\n" + space2.repeat(level));
         const childRaw = node.val[node.index];
         const childVal = prepareVal(node.val, String(node.index), childRaw);
         if (isUnstringifiable(childVal)) {
@@ -47378,8 +47781,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
         const childVal = prepareVal(node.val, k, childRaw);
         if (isUnstringifiable(childVal)) continue;
         if (!node.first) chunks.push(",");
-        if (space) {
-          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+        if (space2) {
+          chunks.push("\n" + space2.repeat(level) + originalStringify(k) + ": ");
         } else {
           chunks.push(originalStringify(k) + ":");
         }
@@ -47413,7 +47816,7 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
     }
     if (isDone) {
       level--;
-      if (!node.first && space) chunks.push("\n" + space.repeat(level));
+      if (!node.first && space2) chunks.push("\n" + space2.repeat(level));
       chunks.push(node.isArray ? "]" : "}");
       visited.delete(node.val);
       stack.pop();
@@ -47421,7 +47824,7 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   }
   return chunks.join("");
 };
-var JSONStringify = (value, replacer, space) => {
+var JSONStringify = (value, replacer, space2) => {
   try {
     const supportsRawJSON = "rawJSON" in JSON;
     if (supportsRawJSON) {
@@ -47435,10 +47838,10 @@ var JSONStringify = (value, replacer, space) => {
           if (isKeyInArrayReplacer) return val;
           return val;
         },
-        space
+        space2
       );
     }
-    if (!value) return originalStringify(value, replacer, space);
+    if (!value) return originalStringify(value, replacer, space2);
     const convertedToCustomJSON = originalStringify(
       value,
       (key2, val) => {
@@ -47451,7 +47854,7 @@ var JSONStringify = (value, replacer, space) => {
         if (isKeyInArrayReplacer) return val;
         return val;
       },
-      space
+      space2
     );
     const processedJSON = convertedToCustomJSON.replace(
       bigIntsStringify,
@@ -47461,7 +47864,7 @@ var JSONStringify = (value, replacer, space) => {
     return denoisedJSON;
   } catch (error) {
     if (error instanceof RangeError) {
-      const convertedJSON = stringifyIteratively(value, replacer, space);
+      const convertedJSON = stringifyIteratively(value, replacer, space2);
       if (convertedJSON === void 0) return void 0;
       const supportsRawJSON = "rawJSON" in JSON;
       if (supportsRawJSON) return convertedJSON;
@@ -60503,8 +60906,8 @@ function untrustedBecause(payload, kind, workflow) {
   if (!allowed.includes(run2.event ?? "")) return `event \`${run2.event ?? "none"}\` is not ${allowed.map((e) => `\`${e}\``).join(" or ")}`;
   const head = run2.head_repository;
   const sameId = typeof head?.id === "number" && head.id === repository.id;
-  const sameName3 = typeof head?.full_name === "string" && typeof repository.full_name === "string" && head.full_name.toLowerCase() === repository.full_name.toLowerCase();
-  if (!sameId || !sameName3) return `head repository \`${head?.full_name ?? "none"}\` is not \`${repository.full_name ?? "none"}\` itself`;
+  const sameName2 = typeof head?.full_name === "string" && typeof repository.full_name === "string" && head.full_name.toLowerCase() === repository.full_name.toLowerCase();
+  if (!sameId || !sameName2) return `head repository \`${head?.full_name ?? "none"}\` is not \`${repository.full_name ?? "none"}\` itself`;
   if (typeof repository.default_branch !== "string" || repository.default_branch === "") return "the payload names no default branch";
   if (run2.head_branch !== repository.default_branch) return `head branch \`${run2.head_branch ?? "none"}\` is not the default branch \`${repository.default_branch}\``;
   if (!isWorkflow(run2.path ?? "", workflow)) return `workflow \`${run2.path ?? "none"}\` is not \`.github/workflows/${workflow}\``;
