@@ -1,7 +1,7 @@
 import type { Direction, FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
-import { checkJsonElementCount, ReadBudget } from './input-limits.ts';
-import { describe, parseJsonDocument } from './json-document.ts';
+import { ReadBudget } from './input-limits.ts';
+import { checkJsonElements, checkText, describe, parseCheckedJson, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { conversionFactor, directionOf, normalizeTimeUnit } from '../model/units.ts';
 
@@ -277,9 +277,12 @@ function parse(source: SourceFile): { document: unknown; sanitized: boolean } {
   // Windows editors and PowerShell's Out-File add a byte order mark that JSON.parse refuses.
   const file = source.text.charCodeAt(0) === 0xfeff ? { path: source.path, text: source.text.slice(1) } : source;
   // Before any parse, and outside the fallback below: a refusal for size must not be retried.
-  checkJsonElementCount(file.path, file.text);
+  checkJsonElements(file.path, file.text);
   try {
-    return { document: parseJsonDocument(file), sanitized: false };
+    // parseJsonDocument but for its element count, just checked on this very text.
+    checkText(file);
+    if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
+    return { document: parseCheckedJson(file), sanitized: false };
   } catch (error) {
     if (!(error instanceof FormatError)) throw error;
     const quoted = quoteBareNonFinite(file.text);

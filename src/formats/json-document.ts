@@ -1,7 +1,7 @@
 import { FormatError } from './format-error.ts';
 import type { SourceFile } from './reader.ts';
 import { jsonErrorOffset } from './json-error-offset.ts';
-import { checkJsonElementCount, MAX_INPUT_BYTES } from './input-limits.ts';
+import { checkJsonElementCount, MAX_INPUT_BYTES, MAX_INPUT_VALUES } from './input-limits.ts';
 
 export { MAX_INPUT_BYTES } from './input-limits.ts';
 
@@ -38,7 +38,32 @@ export function checkText(file: SourceFile): void {
 export function parseJsonDocument(file: SourceFile): unknown {
   checkText(file);
   if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
-  checkJsonElementCount(file.path, file.text);
+  checkJsonElements(file.path, file.text);
+  return parseCheckedJson(file);
+}
+
+/**
+ * checkJsonElements is checkJsonElementCount (same errors) behind a cheaper
+ * bound: the `,`, `[` and `{` it counts outside strings are at most those
+ * anywhere in the text, which indexOf counts natively several times faster
+ * than the string-aware scan; only a text whose bound is over the limit is
+ * scanned exactly.
+ */
+export function checkJsonElements(path: string, text: string): void {
+  if (text.length <= MAX_INPUT_VALUES) return;
+  let bound = 0;
+  for (const c of ',[{') {
+    for (let i = text.indexOf(c); i >= 0; i = text.indexOf(c, i + 1)) bound += 1;
+    if (bound > MAX_INPUT_VALUES) break;
+  }
+  if (bound > MAX_INPUT_VALUES) checkJsonElementCount(path, text);
+}
+
+/**
+ * parseCheckedJson is the JSON.parse of parseJsonDocument, for a text that
+ * has passed its checks: syntax errors become a FormatError with the line.
+ */
+export function parseCheckedJson(file: SourceFile): unknown {
   try {
     return JSON.parse(file.text);
   } catch (error) {
