@@ -64,6 +64,30 @@ const NON_FINITE_VALUES = new Map([...NON_FINITE_STRINGS].map((s) => [s, s.endsW
 /** Fields that cannot be below zero: times, rates and allocation totals (net_heap_growth can). */
 const NON_NEGATIVE_FIELDS = new Set(['real_time', 'cpu_time', 'bytes_per_second', 'items_per_second', 'allocs_per_iter', 'max_bytes_used', 'total_allocated_bytes']);
 
+/**
+ * FieldRule is what addRow does with a field, looked up once per field
+ * instead of once in each of the sets above: skip it (descriptive), read it
+ * in the row's time unit, or read it in `unit`; `nonNegative` as in
+ * NON_NEGATIVE_FIELDS. Fields not listed are user counters (COUNTER_RULE).
+ */
+interface FieldRule {
+  skip: boolean;
+  time: boolean;
+  unit: string;
+  nonNegative: boolean;
+}
+const COUNTER_RULE: FieldRule = { skip: false, time: false, unit: 'count', nonNegative: false };
+const FIELD_RULES = new Map<string, FieldRule>();
+/** The last row's fields in order and their rules: addRow's cache of FIELD_RULES. */
+const ruleFields: string[] = [];
+const ruleCache: FieldRule[] = [];
+for (const field of DESCRIPTIVE_FIELDS) FIELD_RULES.set(field, { skip: true, time: false, unit: '', nonNegative: false });
+for (const field of ['real_time', 'cpu_time', ...KNOWN_UNITS.keys(), ...NON_NEGATIVE_FIELDS]) {
+  if (FIELD_RULES.has(field)) continue;
+  const time = field === 'real_time' || field === 'cpu_time';
+  FIELD_RULES.set(field, { skip: false, time, unit: time ? '' : (KNOWN_UNITS.get(field) ?? 'count'), nonNegative: NON_NEGATIVE_FIELDS.has(field) });
+}
+
 type Row = Record<string, unknown>;
 
 interface Group {
@@ -76,6 +100,8 @@ interface Group {
   /** Aggregate rows with their index in `benchmarks`, kept only for summary-only groups. */
   aggregates: { kind: string; row: Row; index: number }[];
   metrics: Map<string, Measurement>;
+  /** A cache of `metrics` by the position of the field in a row (addRow). */
+  slots: (Measurement | undefined)[];
 }
 
 /** Context keys copied into the hints as they are (strings, numbers, booleans). */
@@ -142,6 +168,8 @@ function read(file: SourceFile): ReadResult {
   const groups = new Map<string, Group>();
   // Each benchmark and each of its metrics counts: a row per unique name is cheap to write and dear to hold.
   const budget = new ReadBudget(path);
+  let lastKey: string | undefined;
+  let lastGroup: Group | undefined;
   for (let i = 0; i < rows.length; i++) {
     const value: unknown = rows[i];
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -156,12 +184,15 @@ function read(file: SourceFile): ReadResult {
     }
     const aggregate = isAggregate(path, row, name, i);
     const key = runName ?? (aggregate ? stripAggregateSuffix(row, name) : name);
-    let group = groups.get(key);
+    // Repetitions of a benchmark are adjacent rows: comparing with the last key skips most hashing of fresh strings.
+    let group = key === lastKey ? lastGroup : groups.get(key);
     if (group === undefined) {
       budget.series();
-      group = { name: key, iterations: 0, failed: 0, failureKind: undefined, failureMessage: '', aggregates: [], metrics: new Map() };
+      group = { name: key, iterations: 0, failed: 0, failureKind: undefined, failureMessage: '', aggregates: [], metrics: new Map(), slots: [] };
       groups.set(key, group);
     }
+    lastKey = key;
+    lastGroup = group;
     if (aggregate) {
       if (group.iterations === 0) group.aggregates.push({ kind: aggregateKind(row, name), row, index: i });
       continue;
@@ -205,7 +236,7 @@ function readEveryAggregate(path: string, groups: Group[], measurements: Measure
       let target = series.get(own);
       if (target === undefined) {
         budget.series();
-        target = { name: own, iterations: 0, failed: 0, failureKind: undefined, failureMessage: '', aggregates: [], metrics: new Map() };
+        target = { name: own, iterations: 0, failed: 0, failureKind: undefined, failureMessage: '', aggregates: [], metrics: new Map(), slots: [] };
         series.set(own, target);
       }
       addRow(path, target, row, index, sanitized, budget, row.aggregate_unit === 'percentage' ? '%' : undefined);
@@ -451,15 +482,24 @@ function summarize(path: string, group: Group, warnings: ReadWarning[], sanitize
 /** addRow appends one row's metrics to its group: the per-row hot path, so no allocation per field. */
 function addRow(path: string, group: Group, row: Row, index: number, sanitized: boolean, budget: ReadBudget, timeUnitOverride?: string): void {
   let timeUnit: string | undefined = timeUnitOverride;
+  let j = -1;
   for (const field in row) {
-    if (DESCRIPTIVE_FIELDS.has(field)) continue;
+    // Rows parsed from one file share their fields' order, so the rule of the j-th field is most often the last one's.
+    j += 1;
+    let rule = ruleFields[j] === field ? ruleCache[j] : undefined;
+    if (rule === undefined) {
+      rule = FIELD_RULES.get(field) ?? COUNTER_RULE;
+      ruleFields[j] = field;
+      ruleCache[j] = rule;
+    }
+    if (rule.skip) continue;
     const value = row[field];
     let unit: string;
-    if (field === 'real_time' || field === 'cpu_time') {
+    if (rule.time) {
       timeUnit ??= timeUnitOf(path, row, index);
       unit = timeUnit;
     } else if (typeof value === 'number' || (sanitized && typeof value === 'string' && NON_FINITE_STRINGS.has(value))) {
-      unit = KNOWN_UNITS.get(field) ?? 'count';
+      unit = rule.unit;
     } else {
       // Strings, booleans and objects that are not standard fields carry no measurement.
       continue;
@@ -468,14 +508,19 @@ function addRow(path: string, group: Group, row: Row, index: number, sanitized: 
       const got = typeof value === 'string' && sanitized && NON_FINITE_STRINGS.has(value) ? value : describe(value);
       throw new FormatError(path, undefined, `benchmarks[${index}].${field}: expected a finite number, got ${got}`);
     }
-    if (value < 0 && NON_NEGATIVE_FIELDS.has(field)) {
+    if (value < 0 && rule.nonNegative) {
       throw new FormatError(path, undefined, `benchmarks[${index}].${field}: expected a non-negative number, got ${value}; a ${unit === timeUnit ? 'time' : 'rate or size'} cannot be below zero`);
     }
-    let m = group.metrics.get(field);
-    if (m === undefined) {
-      budget.series();
-      m = { benchmark: group.name, metric: field, unit, better: directionFor(field, unit), values: [] };
-      group.metrics.set(field, m);
+    // The group's series of the j-th field in the last row, else the map's (the one that counts).
+    let m: Measurement | undefined = group.slots[j];
+    if (m === undefined || m.metric !== field) {
+      m = group.metrics.get(field);
+      if (m === undefined) {
+        budget.series();
+        m = { benchmark: group.name, metric: field, unit, better: directionFor(field, unit), values: [] };
+        group.metrics.set(field, m);
+      }
+      group.slots[j] = m;
     }
     if (m.unit === unit) {
       // Percentage aggregates (cv) hold fractions; `%` holds percent.
