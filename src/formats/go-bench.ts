@@ -314,27 +314,13 @@ export const goBenchReader: Reader = {
             scratch.units[k] = unit;
           }
         }
-        const { values, units } = scratch;
         entry ??= entryOf(name, pkg, groups, nameCodes, allProcs);
         if (lastEntry !== undefined) {
           followed = lastEntry.next === entry && lastEntry !== entry;
           lastEntry.next = entry;
         }
         lastEntry = entry;
-        for (let k = 0; k < pairs; k++) {
-          const unit = units[k];
-          let series: Series | undefined = entry.series[k];
-          if (series === undefined || series.unit !== unit) {
-            series = findSeries(entry.group, entry.procs, unit);
-            if (!series) {
-              budget.series(number);
-              series = addSeries(entry.group, entry.procs, unit, run.directions);
-            }
-            entry.series[k] = series;
-          }
-          budget.value(number);
-          series.values.push(values[k]);
-        }
+        addValues(entry, pairs, scratch, budget, number, run.directions);
         results += 1;
         continue;
       }
@@ -456,6 +442,25 @@ interface Run {
   directions: Map<string, Direction>;
 }
 
+/** addValues appends a result line's `pairs` values (in `scratch`) to its name's series, finding or adding the series of each unit. */
+function addValues(entry: NameEntry, pairs: number, scratch: Scratch, budget: ReadBudget, number: number, directions: Map<string, Direction>): void {
+  const { values, units } = scratch;
+  for (let k = 0; k < pairs; k++) {
+    const unit = units[k];
+    let series: Series | undefined = entry.series[k];
+    if (series === undefined || series.unit !== unit) {
+      series = findSeries(entry.group, entry.procs, unit);
+      if (!series) {
+        budget.series(number);
+        series = addSeries(entry.group, entry.procs, unit, directions);
+      }
+      entry.series[k] = series;
+    }
+    budget.value(number);
+    series.values.push(values[k]);
+  }
+}
+
 /**
  * fastRun reads result lines from `start` on for as long as each is the
  * usual result line (fastResult) of the name predicted (the same again or
@@ -472,7 +477,6 @@ function fastRun(window: TextWindow, length: number, start: number, scratch: Scr
   let followed = run.followed;
   let number = run.number;
   let results = run.results;
-  const { values, units } = scratch;
   while (start < length) {
     window.cover(start);
     const likely: NameEntry | undefined = followed ? lastEntry.next : lastEntry;
@@ -485,20 +489,7 @@ function fastRun(window: TextWindow, length: number, start: number, scratch: Scr
     followed = lastEntry.next === entry && lastEntry !== entry;
     lastEntry.next = entry;
     lastEntry = entry;
-    for (let k = 0; k < pairs; k++) {
-      const unit = units[k];
-      let series: Series | undefined = entry.series[k];
-      if (series === undefined || series.unit !== unit) {
-        series = findSeries(entry.group, entry.procs, unit);
-        if (!series) {
-          budget.series(number);
-          series = addSeries(entry.group, entry.procs, unit, run.directions);
-        }
-        entry.series[k] = series;
-      }
-      budget.value(number);
-      series.values.push(values[k]);
-    }
+    addValues(entry, pairs, scratch, budget, number, run.directions);
     results += 1;
     start = scratch.newline + 1;
   }
