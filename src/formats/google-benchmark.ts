@@ -433,8 +433,9 @@ function stripAggregateSuffix(row: Row, name: string): string {
 
 /** recordFailure notes an errored or skipped row and says whether it was one. */
 function recordFailure(path: string, group: Group, row: Row, index: number): boolean {
-  const error = flag(path, row, 'error_occurred', index);
-  const skipped = flag(path, row, 'skipped', index);
+  // The values are read here by name (a named load) rather than by a key argument in flag (a keyed one, per row).
+  const error = flag(path, row.error_occurred, 'error_occurred', index);
+  const skipped = flag(path, row.skipped, 'skipped', index);
   if (!error && !skipped) return false;
   group.failed += 1;
   if (group.failureKind !== 'error') {
@@ -445,8 +446,7 @@ function recordFailure(path: string, group: Group, row: Row, index: number): boo
   return true;
 }
 
-function flag(path: string, row: Row, field: string, index: number): boolean {
-  const value = row[field];
+function flag(path: string, value: unknown, field: string, index: number): boolean {
   if (value === undefined || value === false) return false;
   if (value === true) return true;
   throw new FormatError(path, undefined, `benchmarks[${index}].${field}: expected a boolean, got ${describe(value)}`);
