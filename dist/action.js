@@ -9527,7 +9527,19 @@ function checkText(file) {
 function parseJsonDocument(file) {
   checkText(file);
   if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
-  checkJsonElementCount(file.path, file.text);
+  checkJsonElements(file.path, file.text);
+  return parseCheckedJson(file);
+}
+function checkJsonElements(path, text2) {
+  if (text2.length <= MAX_INPUT_VALUES) return;
+  let bound = 0;
+  for (const c of ",[{") {
+    for (let i = text2.indexOf(c); i >= 0; i = text2.indexOf(c, i + 1)) bound += 1;
+    if (bound > MAX_INPUT_VALUES) break;
+  }
+  if (bound > MAX_INPUT_VALUES) checkJsonElementCount(path, text2);
+}
+function parseCheckedJson(file) {
   try {
     return JSON.parse(file.text);
   } catch (error2) {
@@ -9623,6 +9635,16 @@ var BARE_TOKENS = ["NaN", "Infinity", "nan", "inf"];
 var NON_FINITE_STRINGS = /* @__PURE__ */ new Set(["NaN", "-NaN", "Infinity", "-Infinity", "nan", "-nan", "inf", "-inf"]);
 var NON_FINITE_VALUES = new Map([...NON_FINITE_STRINGS].map((s) => [s, s.endsWith("inf") || s.endsWith("Infinity") ? s.startsWith("-") ? -Infinity : Infinity : Number.NaN]));
 var NON_NEGATIVE_FIELDS = /* @__PURE__ */ new Set(["real_time", "cpu_time", "bytes_per_second", "items_per_second", "allocs_per_iter", "max_bytes_used", "total_allocated_bytes"]);
+var COUNTER_RULE = { skip: false, time: false, unit: "count", nonNegative: false };
+var FIELD_RULES = /* @__PURE__ */ new Map();
+var ruleFields = [];
+var ruleCache = [];
+for (const field2 of DESCRIPTIVE_FIELDS) FIELD_RULES.set(field2, { skip: true, time: false, unit: "", nonNegative: false });
+for (const field2 of ["real_time", "cpu_time", ...KNOWN_UNITS.keys(), ...NON_NEGATIVE_FIELDS]) {
+  if (FIELD_RULES.has(field2)) continue;
+  const time2 = field2 === "real_time" || field2 === "cpu_time";
+  FIELD_RULES.set(field2, { skip: false, time: time2, unit: time2 ? "" : KNOWN_UNITS.get(field2) ?? "count", nonNegative: NON_NEGATIVE_FIELDS.has(field2) });
+}
 var CONTEXT_STRINGS = ["library_build_type", "host_name", "date", "executable"];
 var CONTEXT_NUMBERS = ["num_cpus", "mhz_per_cpu"];
 var googleBenchmarkReader = {
@@ -9652,6 +9674,8 @@ function read(file) {
   if (!Array.isArray(rows)) throw new FormatError(path, void 0, `benchmarks: expected an array, got ${describe(rows)}`);
   const groups2 = /* @__PURE__ */ new Map();
   const budget = new ReadBudget(path);
+  let lastKey;
+  let lastGroup;
   for (let i = 0; i < rows.length; i++) {
     const value = rows[i];
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -9666,12 +9690,14 @@ function read(file) {
     }
     const aggregate = isAggregate(path, row2, name, i);
     const key2 = runName ?? (aggregate ? stripAggregateSuffix(row2, name) : name);
-    let group = groups2.get(key2);
+    let group = key2 === lastKey ? lastGroup : groups2.get(key2);
     if (group === void 0) {
       budget.series();
-      group = { name: key2, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map() };
+      group = { name: key2, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map(), slots: [] };
       groups2.set(key2, group);
     }
+    lastKey = key2;
+    lastGroup = group;
     if (aggregate) {
       if (group.iterations === 0) group.aggregates.push({ kind: aggregateKind(row2, name), row: row2, index: i });
       continue;
@@ -9704,7 +9730,7 @@ function readEveryAggregate(path, groups2, measurements, warnings, sanitized, bu
       let target = series2.get(own);
       if (target === void 0) {
         budget.series();
-        target = { name: own, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map() };
+        target = { name: own, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map(), slots: [] };
         series2.set(own, target);
       }
       addRow(path, target, row2, index, sanitized, budget, row2.aggregate_unit === "percentage" ? "%" : void 0);
@@ -9719,9 +9745,11 @@ function readEveryAggregate(path, groups2, measurements, warnings, sanitized, bu
 }
 function parse(source) {
   const file = source.text.charCodeAt(0) === 65279 ? { path: source.path, text: source.text.slice(1) } : source;
-  checkJsonElementCount(file.path, file.text);
+  checkJsonElements(file.path, file.text);
   try {
-    return { document: parseJsonDocument(file), sanitized: false };
+    checkText(file);
+    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+    return { document: parseCheckedJson(file), sanitized: false };
   } catch (error2) {
     if (!(error2 instanceof FormatError)) throw error2;
     const quoted = quoteBareNonFinite(file.text);
@@ -9816,8 +9844,8 @@ function stripAggregateSuffix(row2, name) {
   return kind !== "" && name.endsWith(`_${kind}`) ? name.slice(0, name.length - kind.length - 1) : name;
 }
 function recordFailure(path, group, row2, index) {
-  const error2 = flag(path, row2, "error_occurred", index);
-  const skipped = flag(path, row2, "skipped", index);
+  const error2 = flag(path, row2.error_occurred, "error_occurred", index);
+  const skipped = flag(path, row2.skipped, "skipped", index);
   if (!error2 && !skipped) return false;
   group.failed += 1;
   if (group.failureKind !== "error") {
@@ -9827,8 +9855,7 @@ function recordFailure(path, group, row2, index) {
   }
   return true;
 }
-function flag(path, row2, field2, index) {
-  const value = row2[field2];
+function flag(path, value, field2, index) {
   if (value === void 0 || value === false) return false;
   if (value === true) return true;
   throw new FormatError(path, void 0, `benchmarks[${index}].${field2}: expected a boolean, got ${describe(value)}`);
@@ -9857,15 +9884,23 @@ function summarize(path, group, warnings, sanitized, budget) {
 }
 function addRow(path, group, row2, index, sanitized, budget, timeUnitOverride) {
   let timeUnit = timeUnitOverride;
+  let j = -1;
   for (const field2 in row2) {
-    if (DESCRIPTIVE_FIELDS.has(field2)) continue;
+    j += 1;
+    let rule = ruleFields[j] === field2 ? ruleCache[j] : void 0;
+    if (rule === void 0) {
+      rule = FIELD_RULES.get(field2) ?? COUNTER_RULE;
+      ruleFields[j] = field2;
+      ruleCache[j] = rule;
+    }
+    if (rule.skip) continue;
     const value = row2[field2];
     let unit;
-    if (field2 === "real_time" || field2 === "cpu_time") {
+    if (rule.time) {
       timeUnit ??= timeUnitOf(path, row2, index);
       unit = timeUnit;
     } else if (typeof value === "number" || sanitized && typeof value === "string" && NON_FINITE_STRINGS.has(value)) {
-      unit = KNOWN_UNITS.get(field2) ?? "count";
+      unit = rule.unit;
     } else {
       continue;
     }
@@ -9873,14 +9908,18 @@ function addRow(path, group, row2, index, sanitized, budget, timeUnitOverride) {
       const got = typeof value === "string" && sanitized && NON_FINITE_STRINGS.has(value) ? value : describe(value);
       throw new FormatError(path, void 0, `benchmarks[${index}].${field2}: expected a finite number, got ${got}`);
     }
-    if (value < 0 && NON_NEGATIVE_FIELDS.has(field2)) {
+    if (value < 0 && rule.nonNegative) {
       throw new FormatError(path, void 0, `benchmarks[${index}].${field2}: expected a non-negative number, got ${value}; a ${unit === timeUnit ? "time" : "rate or size"} cannot be below zero`);
     }
-    let m = group.metrics.get(field2);
-    if (m === void 0) {
-      budget.series();
-      m = { benchmark: group.name, metric: field2, unit, better: directionFor(field2, unit), values: [] };
-      group.metrics.set(field2, m);
+    let m = group.slots[j];
+    if (m === void 0 || m.metric !== field2) {
+      m = group.metrics.get(field2);
+      if (m === void 0) {
+        budget.series();
+        m = { benchmark: group.name, metric: field2, unit, better: directionFor(field2, unit), values: [] };
+        group.metrics.set(field2, m);
+      }
+      group.slots[j] = m;
     }
     if (m.unit === unit) {
       m.values.push(unit === "%" && timeUnitOverride === "%" ? value * 100 : value);
@@ -11345,27 +11384,13 @@ var goBenchReader = {
             scratch2.units[k] = unit;
           }
         }
-        const { values, units } = scratch2;
         entry ??= entryOf(name, pkg, groups2, nameCodes, allProcs);
         if (lastEntry !== void 0) {
           followed = lastEntry.next === entry && lastEntry !== entry;
           lastEntry.next = entry;
         }
         lastEntry = entry;
-        for (let k = 0; k < pairs; k++) {
-          const unit = units[k];
-          let series2 = entry.series[k];
-          if (series2 === void 0 || series2.unit !== unit) {
-            series2 = findSeries(entry.group, entry.procs, unit);
-            if (!series2) {
-              budget.series(number);
-              series2 = addSeries(entry.group, entry.procs, unit, run.directions);
-            }
-            entry.series[k] = series2;
-          }
-          budget.value(number);
-          series2.values.push(values[k]);
-        }
+        addValues(entry, pairs, scratch2, budget, number, run.directions);
         results += 1;
         continue;
       }
@@ -11452,13 +11477,29 @@ function measurementsOf2(groups2, qualifyPackage) {
   }
   return measurements;
 }
+function addValues(entry, pairs, scratch2, budget, number, directions) {
+  const { values, units } = scratch2;
+  for (let k = 0; k < pairs; k++) {
+    const unit = units[k];
+    let series2 = entry.series[k];
+    if (series2 === void 0 || series2.unit !== unit) {
+      series2 = findSeries(entry.group, entry.procs, unit);
+      if (!series2) {
+        budget.series(number);
+        series2 = addSeries(entry.group, entry.procs, unit, directions);
+      }
+      entry.series[k] = series2;
+    }
+    budget.value(number);
+    series2.values.push(values[k]);
+  }
+}
 function fastRun(window2, length, start, scratch2, names2, budget, run) {
   if (run.lastEntry === void 0) return start;
   let lastEntry = run.lastEntry;
   let followed = run.followed;
   let number = run.number;
   let results = run.results;
-  const { values, units } = scratch2;
   while (start < length) {
     window2.cover(start);
     const likely = followed ? lastEntry.next : lastEntry;
@@ -11471,20 +11512,7 @@ function fastRun(window2, length, start, scratch2, names2, budget, run) {
     followed = lastEntry.next === entry && lastEntry !== entry;
     lastEntry.next = entry;
     lastEntry = entry;
-    for (let k = 0; k < pairs; k++) {
-      const unit = units[k];
-      let series2 = entry.series[k];
-      if (series2 === void 0 || series2.unit !== unit) {
-        series2 = findSeries(entry.group, entry.procs, unit);
-        if (!series2) {
-          budget.series(number);
-          series2 = addSeries(entry.group, entry.procs, unit, run.directions);
-        }
-        entry.series[k] = series2;
-      }
-      budget.value(number);
-      series2.values.push(values[k]);
-    }
+    addValues(entry, pairs, scratch2, budget, number, run.directions);
     results += 1;
     start = scratch2.newline + 1;
   }
