@@ -1,7 +1,7 @@
 import type { Direction, FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import { ReadBudget } from './input-limits.ts';
-import { checkJsonElements, checkText, describe, parseCheckedJson, parseJsonDocument } from './json-document.ts';
+import { checkJsonElements, checkJsonText, describe, parseCheckedJson, parseJsonDocument } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
 import { conversionFactor, directionOf, normalizeTimeUnit } from '../model/units.ts';
 
@@ -311,8 +311,7 @@ function parse(source: SourceFile): { document: unknown; sanitized: boolean } {
   checkJsonElements(file.path, file.text);
   try {
     // parseJsonDocument but for its element count, just checked on this very text.
-    checkText(file);
-    if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
+    checkJsonText(file);
     return { document: parseCheckedJson(file), sanitized: false };
   } catch (error) {
     if (!(error instanceof FormatError)) throw error;

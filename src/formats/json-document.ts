@@ -36,10 +36,15 @@ export function checkText(file: SourceFile): void {
  * FormatError with the line of the problem.
  */
 export function parseJsonDocument(file: SourceFile): unknown {
-  checkText(file);
-  if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
+  checkJsonText(file);
   checkJsonElements(file.path, file.text);
   return parseCheckedJson(file);
+}
+
+/** checkJsonText is parseJsonDocument's checks before its element count: checkText, and a file that is not empty. */
+export function checkJsonText(file: SourceFile): void {
+  checkText(file);
+  if (file.text.trim() === '') throw new FormatError(file.path, undefined, 'file is empty');
 }
 
 /**
