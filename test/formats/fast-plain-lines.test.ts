@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { plainLinesReader } from '../../src/formats/plain-lines.ts';
 import { plainLinesReader as referencePlainLinesReader } from './reference/plain-lines.ts';
-import { seededRandom } from '../support/random.ts';
-import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } from './reference/differential.ts';
+import { assertSameOnLargeDocuments, assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } from './reference/differential.ts';
 
 // The plain-lines reader reads the usual `name: value unit` line in place and
 // hands every other line to its general path; here it is compared with the
@@ -87,20 +86,13 @@ describe('fast plain-lines reader agrees with the reference reader', () => {
 
   it('on documents larger than the window the reader reads lines from', () => {
     // Lines across the window's edges, names longer than its margin, a last line cut short or ending in `\r`.
-    const random = seededRandom(SEED);
-    for (let k = 0; k < 12; k++) {
+    assertSameOnLargeDocuments(plainLinesReader, referencePlainLinesReader, (random) => {
       const names = Array.from({ length: 1 + Math.floor(random() * 40) }, (_, i) => (random() < 0.2 ? 'x'.repeat(Math.floor(random() * 9000)) : 'case') + ` ${i}`);
-      const lines: string[] = [];
-      for (let size = 0; size < 150_000 + random() * 100_000; ) {
-        const name = names[lines.length % names.length];
-        const line = random() < 0.01 ? pick(random, OTHER) : `${name}: ${(random() * 1000).toFixed(Math.floor(random() * 3))} ${pick(random, ['ms', 'µs', 'μs'])}`;
-        lines.push(line);
-        size += line.length + 1;
-      }
-      const text = lines.join(pick(random, ['\n', '\r\n']));
-      const cut = pick(random, [text, text.slice(0, text.length - 1 - Math.floor(random() * 30)), `${text}\r`, `${text}\n`, `${text}\n${names[0]}`, `${text}\n${names[0]}:`]);
-      assertSameOutcome(plainLinesReader, referencePlainLinesReader, { path: 'bench.txt', text: cut });
-    }
+      return {
+        line: (i) => (random() < 0.01 ? pick(random, OTHER) : `${names[i % names.length]}: ${(random() * 1000).toFixed(Math.floor(random() * 3))} ${pick(random, ['ms', 'µs', 'μs'])}`),
+        tails: [names[0], `${names[0]}:`],
+      };
+    });
     // Lines longer than the window's margin, some across its end; those that end in `x` are no results.
     const text = Array.from({ length: 100 }, (_, i) => `a: ${i} ms${' '.repeat(5000 + i * 37)}${i % 2 === 0 ? 'x' : ''}`).join('\n');
     assert.equal(assertSameOutcome(plainLinesReader, referencePlainLinesReader, { path: 'bench.txt', text }), 'read');

@@ -5,7 +5,7 @@ import { seededRandom } from '../support/random.ts';
 import { goBenchReader as referenceGoBenchReader } from './reference/go-bench.ts';
 import { parseFiniteNumber as referenceParseFiniteNumber } from './reference/text-lines.ts';
 import { parseFiniteNumber } from '../../src/formats/text-lines.ts';
-import { assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } from './reference/differential.ts';
+import { assertSameOnLargeDocuments, assertSameOnRandom, assertSameOutcome, CASES, fixturesOf, pick, SEED } from './reference/differential.ts';
 
 // The text readers read the usual line in one pass over its characters and
 // hand everything else to their general path. Each is compared here with the
@@ -109,23 +109,20 @@ describe('fast Go reader agrees with the reference reader', () => {
 
   it('on documents larger than the window the reader reads lines from', () => {
     // Lines across the window's edges, names and units longer than its margin, the last line cut short or ending in `\r`.
-    const random = seededRandom(SEED);
-    for (let k = 0; k < 12; k++) {
+    assertSameOnLargeDocuments(goBenchReader, referenceGoBenchReader, (random) => {
       const names = Array.from({ length: 1 + Math.floor(random() * 40) }, (_, i) => `Benchmark${random() < 0.2 ? 'X'.repeat(Math.floor(random() * 9000)) : 'Case'}/${i}-2`);
       const unit = random() < 0.2 ? `${'u'.repeat(5000)}/op` : 'B/op';
       // Wide gaps: lines longer than the margin, mostly white space where the window ends.
       const gap = random() < 0.3 ? ' '.repeat(1500) : '\t';
-      const lines = ['pkg: example.com/large'];
-      for (let size = 0; size < 150_000 + random() * 100_000; ) {
-        const name = names[lines.length % names.length];
-        const line = random() < 0.01 && gap === '\t' ? goResultLine(random) : `${name}${gap}${1000 + Math.floor(random() * 9)}${gap}${(random() * 1000).toFixed(Math.floor(random() * 3))} ns/op${gap}${Math.floor(random() * 100)} ${random() < 0.9 ? unit : 'B/op'}${gap}1 allocs/op${gap}`;
-        lines.push(line);
-        size += line.length + 1;
-      }
-      const text = lines.join(pick(random, ['\n', '\r\n']));
-      const cut = pick(random, [text, text.slice(0, text.length - 1 - Math.floor(random() * 30)), `${text}\r`, `${text}\n`, `${text}\n${names[0]}`, `${text}\n${names[0]} 100`]);
-      assertSameOutcome(goBenchReader, referenceGoBenchReader, { path: 'bench.txt', text: cut });
-    }
+      return {
+        head: ['pkg: example.com/large'],
+        line: (i) =>
+          random() < 0.01 && gap === '\t'
+            ? goResultLine(random)
+            : `${names[i % names.length]}${gap}${1000 + Math.floor(random() * 9)}${gap}${(random() * 1000).toFixed(Math.floor(random() * 3))} ns/op${gap}${Math.floor(random() * 100)} ${random() < 0.9 ? unit : 'B/op'}${gap}1 allocs/op${gap}`,
+        tails: [names[0], `${names[0]} 100`],
+      };
+    });
     const gap = ' '.repeat(1500);
     const text = Array.from({ length: 100 }, () => `BenchmarkA-2${gap}100${gap}5 ns/op${gap}6 B/op${gap}1 allocs/op${gap}`).join('\n');
     assert.equal(assertSameOutcome(goBenchReader, referenceGoBenchReader, { path: 'bench.txt', text }), 'read');

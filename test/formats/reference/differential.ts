@@ -58,3 +58,32 @@ export function fixturesOf(directory: string, keep: (name: string) => boolean = 
 
 export const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
 
+/** LargeDocument is how assertSameOnLargeDocuments makes one document: its first lines, line `index` after them, and last lines to cut it with. */
+export interface LargeDocument {
+  head?: string[];
+  line: (index: number) => string;
+  tails: string[];
+}
+
+/**
+ * assertSameOnLargeDocuments compares the readers on 12 documents of 150-250 K characters, larger than
+ * the 64 Ki window the fast paths read lines from, so lines cross its edges: `document` makes each one's
+ * lines, joined by \n or \r\n, the document then kept whole, cut inside its last line, or ended by \r,
+ * \n or one of its tails.
+ */
+export function assertSameOnLargeDocuments(reader: Reader, reference: Reader, document: (random: () => number) => LargeDocument): void {
+  const random = seededRandom(SEED);
+  for (let k = 0; k < 12; k++) {
+    const { head = [], line, tails } = document(random);
+    const lines = [...head];
+    for (let size = 0; size < 150_000 + random() * 100_000; ) {
+      const next = line(lines.length);
+      lines.push(next);
+      size += next.length + 1;
+    }
+    const text = lines.join(pick(random, ['\n', '\r\n']));
+    const cut = pick(random, [text, text.slice(0, text.length - 1 - Math.floor(random() * 30)), `${text}\r`, `${text}\n`, ...tails.map((tail) => `${text}\n${tail}`)]);
+    assertSameOutcome(reader, reference, { path: 'bench.txt', text: cut });
+  }
+}
+
