@@ -93,18 +93,7 @@ export async function samplesFor(db: SqlAccess, query: SampleQuery): Promise<Run
   return db.read(async (c) => {
     const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
     const values = await valuesOf(db, c, rows);
-    return rows.map((r) => ({
-      runId: String(r.key),
-      sha: String(r.sha),
-      role: r.role as RunRole,
-      time: String(r.time),
-      machineKey: String(r.machine_key),
-      benchmark: String(r.benchmark),
-      metric: String(r.metric),
-      unit: String(r.unit),
-      better: r.better === 'higher' ? 'higher' : 'lower',
-      values: values.get(Number(r.id)) ?? [],
-    }));
+    return rows.map((r) => ({ ...measurementOfRun(r), values: values.get(Number(r.id)) ?? [] }));
   });
 }
 
@@ -125,24 +114,27 @@ export async function series(db: SqlAccess, query: SeriesQuery): Promise<SeriesP
     );
     const values = query.values ? await valuesOf(db, c, rows) : undefined;
     return rows.map((r) => {
-      const p: SeriesPoint = {
-        runId: String(r.key),
-        sha: String(r.sha),
-        role: r.role as RunRole,
-        time: String(r.time),
-        machineKey: String(r.machine_key),
-        benchmark: String(r.benchmark),
-        metric: String(r.metric),
-        unit: String(r.unit),
-        better: r.better === 'higher' ? 'higher' : 'lower',
-        n: Number(r.n),
-        median: r.median === null ? null : Number(r.median),
-      };
+      const p: SeriesPoint = { ...measurementOfRun(r), n: Number(r.n), median: r.median === null ? null : Number(r.median) };
       if (values) p.values = values.get(Number(r.id)) ?? [];
       if (query.fingerprints) p.fingerprint = JSON.parse(String(r.fp_body));
       return p;
     });
   });
+}
+
+/** measurementOfRun reads what samplesFor and series both select of a measurement row: its run, machine and series. */
+function measurementOfRun(r: Row): Omit<RunSamples, 'values'> {
+  return {
+    runId: String(r.key),
+    sha: String(r.sha),
+    role: r.role as RunRole,
+    time: String(r.time),
+    machineKey: String(r.machine_key),
+    benchmark: String(r.benchmark),
+    metric: String(r.metric),
+    unit: String(r.unit),
+    better: r.better === 'higher' ? 'higher' : 'lower',
+  };
 }
 
 /** valuesOf returns the raw samples of measurement rows (with `id`, `vals`): packed ones decoded, older ones from the samples table. */
