@@ -1,10 +1,9 @@
-import { Buffer } from 'node:buffer';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import { FormatError } from './format-error.ts';
 import { ReadBudget } from './input-limits.ts';
 import { checkText, lineAt } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
-import { isSpace, LineCursor, NameCodes, NameOrder, parseFiniteNumber, POWERS_OF_TEN, readDecimal, trailingFields, type NamedEntry } from './text-lines.ts';
+import { isSpace, LineCursor, NameCodes, NameOrder, parseFiniteNumber, POWERS_OF_TEN, readDecimal, TextWindow, trailingFields, type NamedEntry } from './text-lines.ts';
 
 /** Nanoseconds per unit of Catch2's auto-scaled `Duration` (it prints minutes as `m`). */
 const NS_PER_UNIT: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9 };
@@ -607,52 +606,6 @@ function readXmlFast(file: SourceFile): Collected | undefined {
   }
 }
 
-/** XML_WINDOW is how many code units readXmlInPlace's window holds: a longer tag sends the file to readXml. */
-const XML_WINDOW = 1 << 16;
-/** XML_MARGIN is how many units the window holds at least past a tag's start when the tag is read (a tag that runs past the window's end moves the window to its start). */
-const XML_MARGIN = 1 << 12;
-
-/**
- * TagWindow is TextWindow (text-lines.ts) for readXmlInPlace, which can also
- * be moved to a given start: a tag that runs past the window's end is read
- * again from a window that starts with it. codes[p - base] is
- * text.charCodeAt(p) for base <= p < limit and codes[limit - base] is 0 (no
- * text holds a NUL: checkText refuses it), so every scan stops there.
- */
-class TagWindow {
-  private readonly text: string;
-  private readonly buffer = Buffer.alloc(2 * (XML_WINDOW + 1));
-  readonly codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, XML_WINDOW + 1);
-  base = 0;
-  limit = 0;
-
-  constructor(text: string) {
-    this.text = text;
-  }
-
-  /** cover moves the window, if need be, so that it holds text[from, from + XML_MARGIN) or up to the end of the text; positions asked for must not decrease. */
-  cover(from: number): void {
-    if (from + XML_MARGIN <= this.limit || (this.limit === this.text.length && from >= this.base)) return;
-    this.moveTo(from);
-  }
-
-  /** moveTo makes the window start at `from`. */
-  moveTo(from: number): void {
-    const limit = Math.min(this.text.length, from + XML_WINDOW);
-    this.buffer.write(this.text.slice(from, limit), 0, 'utf16le');
-    this.codes[limit - from] = 0;
-    this.base = from;
-    this.limit = limit;
-  }
-
-  /** retry moves the window to a tag at `from` that ran past its end, and says whether it did: false when the window already starts there or holds the rest of the text (the tag is then malformed or too long for it). */
-  retry(from: number): boolean {
-    if (this.base === from || this.limit === this.text.length) return false;
-    this.moveTo(from);
-    return true;
-  }
-}
-
 /** isNameStart says whether a code unit can start an XML name (XML_NAME): a letter or `_`. */
 function isNameStart(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -663,7 +616,8 @@ const MAX_XML_NAMES = 64;
 
 /**
  * readXmlInPlace is readXmlFast's pass. Tags are read from a window of the
- * text in a typed array (TagWindow), element names compared there with their
+ * text in a typed array (TextWindow; a tag that runs past its end is read
+ * again from a window that starts with it, retry), element names compared there with their
  * units in a NameCodes; text between tags, comments and declarations are
  * skipped with indexOf.
  */
@@ -677,7 +631,7 @@ function readXmlInPlace(file: SourceFile): Collected {
     const end = text.indexOf(close, from);
     return end < 0 ? bail() : end + close.length;
   };
-  const window = new TagWindow(text);
+  const window = new TextWindow(text);
   // Element names, each a string once, with its units in nameCodes and what readXml makes of it
   // (an index of XML_RESULT_ELEMENTS or -1); the open elements are kept by their index in names.
   const names: string[] = [];

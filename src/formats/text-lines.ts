@@ -453,6 +453,23 @@ export class TextWindow {
   /** cover moves the window, if need be, so that it holds text[from, from + WINDOW_MARGIN) or up to the end of the text; positions asked for must not decrease. */
   cover(from: number): void {
     if (from + WINDOW_MARGIN <= this.limit || (this.limit === this.text.length && from >= this.base)) return;
+    this.moveTo(from);
+  }
+
+  /**
+   * retry moves the window to start at `from`, where something that ran
+   * past the window's end (a line, a tag) starts, so it can be read again,
+   * and says whether it did: false when the window already starts there or
+   * holds the rest of the text (the thing is then malformed or longer than
+   * the window).
+   */
+  retry(from: number): boolean {
+    if (this.base === from || this.limit === this.text.length) return false;
+    this.moveTo(from);
+    return true;
+  }
+
+  private moveTo(from: number): void {
     const limit = Math.min(this.text.length, from + WINDOW);
     this.buffer.write(this.text.slice(from, limit), 0, 'utf16le');
     this.codes[limit - from] = 0;
