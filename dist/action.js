@@ -5347,7 +5347,7 @@ var require_lib2 = __commonJS({
 // node_modules/pg-copy-streams/obuf.js
 var require_obuf = __commonJS({
   "node_modules/pg-copy-streams/obuf.js"(exports, module) {
-    var Buffer4 = __require("buffer").Buffer;
+    var Buffer3 = __require("buffer").Buffer;
     function OffsetBuffer() {
       this.offset = 0;
       this.size = 0;
@@ -5441,7 +5441,7 @@ var require_obuf = __commonJS({
       }
     };
     OffsetBuffer.prototype.take = function take(n) {
-      if (n === 0) return Buffer4.alloc(0);
+      if (n === 0) return Buffer3.alloc(0);
       this.size -= n;
       const first = this.buffers[0].length - this.offset;
       if (first === n) {
@@ -5456,7 +5456,7 @@ var require_obuf = __commonJS({
         this.offset += n;
         return r;
       }
-      const out = Buffer4.alloc(n);
+      const out = Buffer3.alloc(n);
       let toOff = 0;
       let startOff = this.offset;
       let i;
@@ -9525,10 +9525,13 @@ function checkText(file) {
   }
 }
 function parseJsonDocument(file) {
-  checkText(file);
-  if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+  checkJsonText(file);
   checkJsonElements(file.path, file.text);
   return parseCheckedJson(file);
+}
+function checkJsonText(file) {
+  checkText(file);
+  if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
 }
 function checkJsonElements(path, text2) {
   if (text2.length <= MAX_INPUT_VALUES) return;
@@ -9747,8 +9750,7 @@ function parse(source) {
   const file = source.text.charCodeAt(0) === 65279 ? { path: source.path, text: source.text.slice(1) } : source;
   checkJsonElements(file.path, file.text);
   try {
-    checkText(file);
-    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+    checkJsonText(file);
     return { document: parseCheckedJson(file), sanitized: false };
   } catch (error2) {
     if (!(error2 instanceof FormatError)) throw error2;
@@ -10343,6 +10345,21 @@ var TextWindow = class {
   /** cover moves the window, if need be, so that it holds text[from, from + WINDOW_MARGIN) or up to the end of the text; positions asked for must not decrease. */
   cover(from) {
     if (from + WINDOW_MARGIN <= this.limit || this.limit === this.text.length && from >= this.base) return;
+    this.moveTo(from);
+  }
+  /**
+   * retry moves the window to start at `from`, where something that ran
+   * past the window's end (a line, a tag) starts, so it can be read again,
+   * and says whether it did: false when the window already starts there or
+   * holds the rest of the text (the thing is then malformed or longer than
+   * the window).
+   */
+  retry(from) {
+    if (this.base === from || this.limit === this.text.length) return false;
+    this.moveTo(from);
+    return true;
+  }
+  moveTo(from) {
     const limit = Math.min(this.text.length, from + WINDOW);
     this.buffer.write(this.text.slice(from, limit), 0, "utf16le");
     this.codes[limit - from] = 0;
@@ -12045,7 +12062,6 @@ function readHints2(j, first) {
 }
 
 // src/formats/catch2.ts
-import { Buffer as Buffer3 } from "node:buffer";
 var NS_PER_UNIT = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 6e10 };
 var HEADER2 = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
 var COUNT = /^\d+$/;
@@ -12513,37 +12529,6 @@ function readXmlFast(file) {
     throw error2;
   }
 }
-var XML_WINDOW = 1 << 16;
-var XML_MARGIN = 1 << 12;
-var TagWindow = class {
-  text;
-  buffer = Buffer3.alloc(2 * (XML_WINDOW + 1));
-  codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, XML_WINDOW + 1);
-  base = 0;
-  limit = 0;
-  constructor(text2) {
-    this.text = text2;
-  }
-  /** cover moves the window, if need be, so that it holds text[from, from + XML_MARGIN) or up to the end of the text; positions asked for must not decrease. */
-  cover(from) {
-    if (from + XML_MARGIN <= this.limit || this.limit === this.text.length && from >= this.base) return;
-    this.moveTo(from);
-  }
-  /** moveTo makes the window start at `from`. */
-  moveTo(from) {
-    const limit = Math.min(this.text.length, from + XML_WINDOW);
-    this.buffer.write(this.text.slice(from, limit), 0, "utf16le");
-    this.codes[limit - from] = 0;
-    this.base = from;
-    this.limit = limit;
-  }
-  /** retry moves the window to a tag at `from` that ran past its end, and says whether it did: false when the window already starts there or holds the rest of the text (the tag is then malformed or too long for it). */
-  retry(from) {
-    if (this.base === from || this.limit === this.text.length) return false;
-    this.moveTo(from);
-    return true;
-  }
-};
 function isNameStart(c) {
   return c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
 }
@@ -12558,7 +12543,7 @@ function readXmlInPlace(file) {
     const end = text2.indexOf(close, from);
     return end < 0 ? bail() : end + close.length;
   };
-  const window2 = new TagWindow(text2);
+  const window2 = new TextWindow(text2);
   const names2 = [];
   const nameStarts = [];
   const nameKinds = [];
@@ -17656,18 +17641,7 @@ async function samplesFor(db, query) {
   return db.read(async (c) => {
     const rows = await c.all(`SELECT m.id, r.key, r.sha, r.role, r.time, f.machine_key, m.benchmark, m.metric, m.unit, m.better, m.vals ${MEASUREMENT_FROM} ${where.sql()} ORDER BY r.time_ms, r.id, m.ordinal`, where.params);
     const values = await valuesOf(db, c, rows);
-    return rows.map((r) => ({
-      runId: String(r.key),
-      sha: String(r.sha),
-      role: r.role,
-      time: String(r.time),
-      machineKey: String(r.machine_key),
-      benchmark: String(r.benchmark),
-      metric: String(r.metric),
-      unit: String(r.unit),
-      better: r.better === "higher" ? "higher" : "lower",
-      values: values.get(Number(r.id)) ?? []
-    }));
+    return rows.map((r) => ({ ...measurementOfRun(r), values: values.get(Number(r.id)) ?? [] }));
   });
 }
 async function series(db, query) {
@@ -17686,24 +17660,25 @@ async function series(db, query) {
     );
     const values = query.values ? await valuesOf(db, c, rows) : void 0;
     return rows.map((r) => {
-      const p = {
-        runId: String(r.key),
-        sha: String(r.sha),
-        role: r.role,
-        time: String(r.time),
-        machineKey: String(r.machine_key),
-        benchmark: String(r.benchmark),
-        metric: String(r.metric),
-        unit: String(r.unit),
-        better: r.better === "higher" ? "higher" : "lower",
-        n: Number(r.n),
-        median: r.median === null ? null : Number(r.median)
-      };
+      const p = { ...measurementOfRun(r), n: Number(r.n), median: r.median === null ? null : Number(r.median) };
       if (values) p.values = values.get(Number(r.id)) ?? [];
       if (query.fingerprints) p.fingerprint = JSON.parse(String(r.fp_body));
       return p;
     });
   });
+}
+function measurementOfRun(r) {
+  return {
+    runId: String(r.key),
+    sha: String(r.sha),
+    role: r.role,
+    time: String(r.time),
+    machineKey: String(r.machine_key),
+    benchmark: String(r.benchmark),
+    metric: String(r.metric),
+    unit: String(r.unit),
+    better: r.better === "higher" ? "higher" : "lower"
+  };
 }
 async function valuesOf(db, c, rows) {
   const out = /* @__PURE__ */ new Map();
