@@ -52,8 +52,12 @@ export class PostgresStore extends SqlStore {
     const display = redact(url, { secrets });
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 4, connectionTimeoutMillis: timeout });
-    // An idle client dropped by the server (restart, admin kill) must not crash the process; the next query reconnects.
+    // A connection dropped by the server (restart, failover, pg_terminate_backend) must not crash the process. The pool
+    // handles an idle client's 'error' (and emits it here); a checked-out client emits 'error' too, once its socket ends,
+    // even after the query in flight was rejected with the same error, and with no listener Node throws it. The query's
+    // own error already reaches the caller, and the pool drops the broken client on release; the next query reconnects.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     try {
       const client = await pool.connect();
       client.release();

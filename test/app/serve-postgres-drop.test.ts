@@ -1,0 +1,97 @@
+// `benchbot serve` on a PostgreSQL store survives its database connection
+// dropping mid-request. A real `benchbot serve` process on a throwaway
+// cluster: the test locks the state table, so the app's query for a health
+// check (and then for a delivery) waits on a checked-out connection; the
+// test terminates that backend (pg_terminate_backend, as an admin or a
+// failover does). The request fails (503 / 500), and the server stays up
+// and answers the next health check and signed delivery.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
+import { postgresUnavailable, startPostgres } from '../support/postgres-server.ts';
+import { APP_ID, APP_SLUG, BOT_LOGIN, INSTALLATION_ID, sign } from './app-harness.ts';
+
+const cli = new URL('../../src/cli/benchbot.ts', import.meta.url).pathname;
+const SECRET = 'drop secret';
+const noPostgres = postgresUnavailable();
+
+test('benchbot serve stays up when PostgreSQL terminates its connection mid-request', { skip: noPostgres, timeout: 90_000 }, async (t) => {
+  const server = await startPostgres();
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const stand = await startGitHubApiStandIn({
+    state: {
+      actor: { login: BOT_LOGIN, type: 'Bot' },
+      app: { id: APP_ID, slug: APP_SLUG, owner: { login: 'bench-org', type: 'Organization' }, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(), installations: [INSTALLATION_ID] },
+    },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-pgdrop-'));
+  const keyPath = join(dir, 'app.pem');
+  writeFileSync(keyPath, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  let child: ChildProcess | undefined;
+  const admin = new pg.Client({ connectionString: server.url });
+  try {
+    child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--host', '127.0.0.1', '--store', server.url], {
+      env: { ...process.env, APP_ID: String(APP_ID), PRIVATE_KEY_PATH: keyPath, WEBHOOK_SECRET: SECRET, GITHUB_API_URL: stand.url, LOG_LEVEL: 'fatal' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const [first] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    const url = /listening on (http:\/\/\S+)/.exec(first)?.[1];
+    assert.ok(url, first);
+    const health = async () => (await fetch(`${url}/healthz`)).status;
+    const deliver = async () => {
+      const body = JSON.stringify({ action: 'created', installation: { id: INSTALLATION_ID }, repository: { name: 'bench-target', owner: { login: 'bench-org' }, default_branch: 'main' }, issue: { number: 7, pull_request: {} }, comment: { id: Math.floor(Math.random() * 1e9), body: '/bench help', created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z', user: { login: 'someone', type: 'User' } } });
+      const response = await fetch(`${url}/api/github/webhooks`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-github-event': 'issue_comment', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': sign(body, SECRET) } });
+      return response.status;
+    };
+    assert.equal(await health(), 200);
+    await admin.connect();
+
+    // Each request below waits for the lock on a connection the app has checked out of its pool; the test drops it there.
+    for (const [what, request, expected] of [['health check', health, 503], ['signed delivery', deliver, 500]] as const) {
+      await admin.query('BEGIN');
+      await admin.query('LOCK TABLE state IN ACCESS EXCLUSIVE MODE');
+      const answer = request().then((status) => ({ status }), (error: Error) => ({ error: error.message }));
+      const pid = await waitingBackend(admin);
+      const { rows } = await admin.query('SELECT pg_terminate_backend($1) AS done', [pid]);
+      assert.equal(rows[0].done, true);
+      t.diagnostic(`${what}: terminated backend ${pid} while the app waited on it`);
+      const result = await answer;
+      await admin.query('COMMIT');
+      assert.deepEqual(result, { status: expected }, `the ${what} is answered (stderr: ${stderr.slice(-2000)})`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(child.exitCode, null, `benchbot serve exited after the dropped connection: ${stderr.slice(-2000)}`);
+      assert.equal(await health(), 200, 'the next health check reconnects');
+      assert.equal(await deliver(), 200, 'the next signed delivery is handled');
+    }
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0);
+  } finally {
+    await admin.end().catch(() => undefined);
+    if (child?.exitCode === null) child.kill('SIGKILL');
+    await stand.close();
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** waitingBackend returns the pid of the one backend waiting for a lock (the app's query). */
+async function waitingBackend(admin: pg.Client): Promise<number> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await admin.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
+    if (rows.length === 1) return rows[0].pid as number;
+    if (Date.now() > until) throw new Error(`no single backend waiting for the lock (${rows.length})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
