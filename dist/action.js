@@ -17899,6 +17899,7 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const pool = new esm_default.Pool({ connectionString: url, max: options.maxConnections ?? 4, connectionTimeoutMillis: timeout });
     pool.on("error", () => void 0);
+    pool.on("connect", (client) => client.on("error", () => void 0));
     try {
       const client = await pool.connect();
       client.release();
