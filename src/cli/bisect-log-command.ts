@@ -1,8 +1,7 @@
-import { openSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
 import { renderBisectSummary } from '../report/bisect-report.ts';
-import { readBoundedText } from '../runner/read-bounded-text.ts';
+import { readRegularFile } from '../jobs/read-regular-file.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -42,18 +41,8 @@ export function runBisectLog(args: string[], out: (text: string) => void): numbe
   }
   if (positionals.length !== 1) throw new UsageError('bisect-log needs exactly one FILE (a bisect.json)');
   const file = positionals[0];
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    throw new FormatError(file, undefined, `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  let text: string;
-  try {
-    text = readBoundedText(fd, file);
-  } finally {
-    closeSync(fd);
-  }
+  // The bisect job ran the code under test, which may have left bisect.json as a link to a file of the runner's.
+  const text = readRegularFile(file, file);
   out(renderBisectSummary(parseBisectLogText(text, file)));
   return 0;
 }

@@ -9,7 +9,7 @@ import type { ReportContext } from '../report/report-renderers.ts';
 import { readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
 import { findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError } from './results-artifact.ts';
 import { scanBranch, type NightlyScanSettings, type ScanTexts } from './nightly.ts';
-import { readSide } from './read-sides.ts';
+import { readArtifactSide } from './read-sides.ts';
 import type { NameSetting } from './setting-names.ts';
 
 /**
@@ -69,8 +69,8 @@ export function mergeShards(settings: MergeShardsSettings): MergedShards {
     if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`${merge}: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
     if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`${merge}: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
   }
-  const base = readSide(parts.map((p) => join(p, RESULTS_FILES.base)), 'benchbot', settings.filter);
-  const head = readSide(parts.map((p) => join(p, RESULTS_FILES.head)), 'benchbot', settings.filter);
+  const base = readArtifactSide(parts.map((p) => join(p, RESULTS_FILES.base)), settings.filter);
+  const head = readArtifactSide(parts.map((p) => join(p, RESULTS_FILES.head)), settings.filter);
   // The measuring job decided each benchmark at the look that settled it, at that look's alpha; the same replay on the
   // same rounds gives the same verdicts, with the schedule from this job's own settings, never from the artifact.
   const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === undefined };

@@ -30,6 +30,17 @@ export function readSide(paths: string[], format: string | undefined, filter: Na
 }
 
 /**
+ * readArtifactSide reads one side from the files of results artifacts
+ * (base.json or head.json, benchbot JSON). The measuring job that wrote them
+ * ran the code under test, which may have left a link to any file the
+ * runner can read: each is opened without following links and read only
+ * if it is a regular file, as report.json and history.json are.
+ */
+export function readArtifactSide(paths: string[], filter: NameFilter | undefined): CompareSide {
+  return collectSide(paths.map((path) => readSource({ path, text: readRegularFile(path, path) }, 'benchbot')), filter);
+}
+
+/**
  * readComparePySide reads one side for the compare.py report. Google
  * Benchmark files are read row by row, aggregates included, because
  * compare.py pairs rows, not benchbot's series; any other input contributes

@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 
@@ -60,7 +60,12 @@ export function samplesJson(side: { measurements: readonly Measurement[]; warnin
 export function findResultsParts(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(dir, e.name))];
-  return dirs.filter((d) => existsSync(join(d, RESULTS_FILES.base)) && existsSync(join(d, RESULTS_FILES.head))).sort();
+  // lstat, not exists: a link counts as there (and is then refused by name), whether or not its target exists.
+  return dirs.filter((d) => present(join(d, RESULTS_FILES.base)) && present(join(d, RESULTS_FILES.head))).sort();
+}
+
+function present(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
 /** ResultsMeta is what the report job reads from a part's report.json, each field checked. */

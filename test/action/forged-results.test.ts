@@ -9,7 +9,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertAllValid, startGitHubApiStandIn, type GitHubApiStandIn } from '../support/github-api-stand-in.ts';
@@ -117,4 +117,43 @@ test('a results artifact without raw samples is refused, whatever its summary sa
   assert.equal(r.code, 2);
   assert.match(r.lines.join('\n'), /::error title=benchbot::merge: no base\.json and head\.json under /);
   assert.deepEqual(r.requests, []);
+});
+
+/**
+ * A link in the artifact points at a file of the report job's runner. Its
+ * target is itself a readable benchbot JSON whose benchmark name is the
+ * secret, so following the link would put the secret in the report, and
+ * the next test's target is not JSON, so a parse error quoting it would
+ * show it in an annotation: neither may happen.
+ */
+for (const file of ['base.json', 'head.json', 'report.json'] as const) {
+  test(`a ${file} that is a symbolic link is refused by name; its target is never read`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'benchbot-results-'));
+    forgedPart(dir);
+    const secret = join(mkdtempSync(join(tmpdir(), 'benchbot-secret-')), 'id_ed25519');
+    writeFileSync(secret, file === 'report.json'
+      ? 'SECRETKEY1-not-json'
+      : JSON.stringify({ version: 1, benchmarks: [{ benchmark: 'SECRETKEY1', unit: 'us', values: lognormalSamples(20, 100, 0.003, 9) }] }));
+    rmSync(join(dir, file));
+    symlinkSync(secret, join(dir, file));
+    const r = await report(dir, 35);
+    assert.equal(r.code, 2, r.lines.join('\n'));
+    const log = r.lines.join('\n');
+    assert.match(log, new RegExp(`::error title=benchbot[^:]*::.*${file.replace('.', '\\.')}:? .*(symbolic link|not links)`));
+    assert.doesNotMatch(`${log}\n${r.summary}`, /SECRETKEY/);
+    assert.deepEqual(r.requests, [], 'no request reached GitHub');
+  });
+}
+
+test('a head.json linked to a file that is not JSON: refused as a link, no byte of the target in any annotation', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-results-'));
+  forgedPart(dir);
+  const secret = join(mkdtempSync(join(tmpdir(), 'benchbot-secret-')), 'token');
+  writeFileSync(secret, 'ghp_SECRETKEY1234567890\n');
+  rmSync(join(dir, 'head.json'));
+  symlinkSync(secret, join(dir, 'head.json'));
+  const r = await report(dir, 36);
+  assert.equal(r.code, 2);
+  assert.match(r.lines.join('\n'), /head\.json: is a symbolic link; benchbot does not follow links/);
+  assert.doesNotMatch(r.lines.join('\n'), /ghp_|SECRET/);
 });

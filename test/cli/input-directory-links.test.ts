@@ -92,3 +92,13 @@ test('a FIFO as new/sample.json is refused at once instead of blocking the reade
   assert.equal(result.code, 2, result.stdout);
   assert.match(result.stderr, /fib 15\/new\/sample\.json: is not a regular file/);
 });
+
+test('bisect-log (the bisect workflow report job) refuses a bisect.json that is a link; the target never shows', async () => {
+  const dir = join(scratch, 'bisect-artifact');
+  mkdirSync(dir);
+  symlinkSync(join(outside, 'passwd'), join(dir, 'bisect.json'));
+  const result = await runCli(['bisect-log', join(dir, 'bisect.json')]);
+  assert.equal(result.code, 2, result.stdout);
+  assert.match(result.stderr, /bisect\.json: is a symbolic link/);
+  assert.doesNotMatch(result.stdout + result.stderr, /TOP-SECRET|root:x/);
+});
