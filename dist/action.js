@@ -7934,7 +7934,7 @@ function warning(message, properties = {}) {
 
 // src/action/run-action.ts
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join11 } from "node:path";
 
 // src/report/inert-markdown.ts
 var ZERO_WIDTH_SPACE = "\u200B";
@@ -9447,7 +9447,6 @@ var MiB = 1024 * 1024;
 var MAX_INPUT_BYTES = 256 * MiB;
 var MAX_DIRECTORY_BYTES = 256 * MiB;
 var MAX_DIRECTORY_FILES = 1e5;
-var MAX_DIRECTORY_ENTRIES = 1e6;
 var MAX_INPUT_VALUES = 1e7;
 var MAX_INPUT_SERIES = 1e6;
 function formatCount(n) {
@@ -18455,7 +18454,7 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync3, constants as constants2, existsSync as existsSync4, fstatSync as fstatSync2, openSync as openSync3, readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { closeSync as closeSync3, constants as constants2, existsSync as existsSync4, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync, readFileSync as readFileSync3 } from "node:fs";
 import { join as join8 } from "node:path";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
@@ -18477,7 +18476,10 @@ function samplesJson(side2) {
 function findResultsParts(dir) {
   if (!existsSync4(dir)) return [];
   const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join8(dir, e.name))];
-  return dirs.filter((d) => existsSync4(join8(d, RESULTS_FILES.base)) && existsSync4(join8(d, RESULTS_FILES.head))).sort();
+  return dirs.filter((d) => present(join8(d, RESULTS_FILES.base)) && present(join8(d, RESULTS_FILES.head))).sort();
+}
+function present(path) {
+  return lstatSync(path, { throwIfNoEntry: false }) !== void 0;
 }
 function readResultsMeta(dir) {
   const path = join8(dir, RESULTS_FILES.report);
@@ -19843,7 +19845,7 @@ function storeHistory(store, repo) {
 
 // src/jobs/merge-shards.ts
 import { existsSync as existsSync5 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join9 } from "node:path";
 
 // src/compare/replay-looks.ts
 function collectSide(outcomes, filter) {
@@ -19892,10 +19894,6 @@ function mostValues(measurements) {
   return most;
 }
 
-// src/jobs/read-sides.ts
-import { lstatSync, opendirSync, statSync as statSync2 } from "node:fs";
-import { join as join9, relative, sep } from "node:path";
-
 // src/jobs/read-regular-file.ts
 import { closeSync as closeSync5, constants as constants3, fstatSync as fstatSync3, openSync as openSync5 } from "node:fs";
 var NO_FOLLOW = (constants3.O_NOFOLLOW ?? 0) | (constants3.O_NONBLOCK ?? 0);
@@ -19920,77 +19918,8 @@ function symbolicLink(display) {
 }
 
 // src/jobs/read-sides.ts
-function readSide(paths, format, filter) {
-  return collectSide(paths.map((path) => readInput(path, format)), filter);
-}
-function readInput(path, format) {
-  if (format !== void 0) readerFor(format);
-  const stat2 = statOrFail(path);
-  if (stat2.isDirectory()) {
-    if (format !== void 0 && format !== "criterion") {
-      throw new FormatError(path, void 0, `is a directory; only --format criterion reads directories`);
-    }
-    const files = criterionFiles(path);
-    if (files.length === 0) {
-      throw new FormatError(path, void 0, "is a directory without criterion results (no */new/sample.json below it)");
-    }
-    const result = readCriterionDirectory(files);
-    checkMeasurementText(path, result);
-    return { format: "criterion", ...result };
-  }
-  if (stat2.isFile() && stat2.size > MAX_INPUT_BYTES) throw tooLarge(path, stat2.size);
-  return readSource({ path, text: readBoundedFile(path) }, format);
-}
-function statOrFail(path) {
-  try {
-    return statSync2(path);
-  } catch {
-    throw new FormatError(path, void 0, "no such file or directory");
-  }
-}
-function criterionFiles(root) {
-  const found = [];
-  let entries = 0;
-  let bytes = 0;
-  const walk = (dir, depth) => {
-    if (depth > 12) return;
-    const listing = opendirSync(dir);
-    try {
-      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
-        entries += 1;
-        if (entries > MAX_DIRECTORY_ENTRIES) {
-          throw new FormatError(root, void 0, `holds more than ${formatCount(MAX_DIRECTORY_ENTRIES)} files and directories; pass the criterion directory itself (target/criterion), not a folder above it`);
-        }
-        const full = join9(dir, entry.name);
-        const display = relative(process.cwd(), full) || full;
-        if (entry.isSymbolicLink()) throw symbolicLink(display);
-        if (entry.isDirectory()) walk(full, depth + 1);
-        else if (entry.name.endsWith(".json") && dir.split(sep).at(-1) === "new") {
-          if (found.length >= MAX_DIRECTORY_FILES) {
-            throw new FormatError(root, void 0, `holds more than ${formatCount(MAX_DIRECTORY_FILES)} result files (new/*.json); benchbot reads at most that many from one directory: pass a folder with fewer benchmarks`);
-          }
-          const size = lstatSync(full).size;
-          if (size > MAX_INPUT_BYTES) throw tooLarge(display, size);
-          bytes += size;
-          if (bytes > MAX_DIRECTORY_BYTES) {
-            throw new FormatError(root, void 0, `result files (new/*.json) hold more than ${formatCount(MAX_DIRECTORY_BYTES)} bytes together; benchbot reads at most that much from one directory: pass a folder with fewer benchmarks`);
-          }
-          found.push({ full, display });
-        }
-      }
-    } finally {
-      listing.closeSync();
-    }
-  };
-  walk(root, 0);
-  let read2 = 0;
-  const files = found.map(({ full, display }) => {
-    const text2 = readRegularFile(full, display);
-    read2 += text2.length;
-    if (read2 > MAX_DIRECTORY_BYTES) throw new FormatError(root, void 0, `result files (new/*.json) grew past ${formatCount(MAX_DIRECTORY_BYTES)} bytes together while being read`);
-    return { path: display, text: text2 };
-  });
-  return files.sort((a, b) => a.path.localeCompare(b.path));
+function readArtifactSide(paths, filter) {
+  return collectSide(paths.map((path) => readSource({ path, text: readRegularFile(path, path) }, "benchbot")), filter);
 }
 
 // src/jobs/merge-shards.ts
@@ -20005,8 +19934,8 @@ function mergeShards(settings) {
     if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`${merge3}: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
     if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`${merge3}: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
   }
-  const base = readSide(parts.map((p) => join10(p, RESULTS_FILES.base)), "benchbot", settings.filter);
-  const head = readSide(parts.map((p) => join10(p, RESULTS_FILES.head)), "benchbot", settings.filter);
+  const base = readArtifactSide(parts.map((p) => join9(p, RESULTS_FILES.base)), settings.filter);
+  const head = readArtifactSide(parts.map((p) => join9(p, RESULTS_FILES.head)), settings.filter);
   const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
@@ -20019,7 +19948,7 @@ function mergeShards(settings) {
     headSha: trusted.head,
     environment: environments.size === 1 ? [...environments][0] : void 0
   };
-  const historyPath = join10(parts[0], RESULTS_FILES.history);
+  const historyPath = join9(parts[0], RESULTS_FILES.history);
   if (settings.nightly && existsSync5(historyPath)) {
     const history = readNightlyHistory(historyPath, settings.nightly.branch);
     merged.history = history;
@@ -20039,7 +19968,7 @@ function mergedReportContext(merged) {
 
 // src/action/action-inputs.ts
 import { homedir } from "node:os";
-import { join as join11, resolve as resolve6 } from "node:path";
+import { join as join10, resolve as resolve6 } from "node:path";
 
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
@@ -23176,10 +23105,10 @@ var Regexp = class Regexp2 {
         else out += sub.appendTo();
         break;
       case Regexp2.Op.ALTERNATE: {
-        let sep3 = "";
+        let sep2 = "";
         for (let sub of this.subs) {
-          out += sep3;
-          sep3 = "|";
+          out += sep2;
+          sep2 = "|";
           out += sub.appendTo();
         }
         break;
@@ -26807,7 +26736,7 @@ function parseShard(value) {
   return count === 1 ? void 0 : { index, count };
 }
 function defaultStorePath(env) {
-  return join11(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
+  return join10(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
 }
 function readActionInputs(env) {
   const merge3 = text(env, "merge");
@@ -28180,8 +28109,8 @@ function withCustomRequest(customRequest) {
 
 // node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep2 = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
+var sep = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
 var isJWT = jwtRE.test.bind(jwtRE);
 async function auth(token) {
   const isApp = isJWT(token);
@@ -29301,7 +29230,7 @@ async function measure(settings, event, deps) {
     filter: settings.filter,
     counters: settings.counters,
     allowDirty: false,
-    stateDir: join12(settings.workingDirectory, ".benchbot"),
+    stateDir: join11(settings.workingDirectory, ".benchbot"),
     labels: (env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== ""),
     executorSpec: settings.executor,
     maxLoad: settings.maxLoad,
@@ -29310,7 +29239,7 @@ async function measure(settings, event, deps) {
     repository: env.GITHUB_REPOSITORY,
     branch: nightly ? env.GITHUB_REF_NAME : event.pull_request?.head?.ref,
     // history.json goes into the results directory as it is read, a batch of series at a time (jobs/nightly.ts).
-    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join12(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
+    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join11(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
     shard: settings.shard,
     nameSetting: actionSetting
   }, { progress: deps.progress ?? createProgress(), now: deps.now, env });
@@ -29368,24 +29297,24 @@ function recompute(settings, event, env) {
 }
 function writeReports(settings, outcome, env) {
   const dir = resultsDir(settings, env);
-  const markdown = join12(dir, "report.md");
-  const json = join12(dir, RESULTS_FILES.report);
+  const markdown = join11(dir, "report.md");
+  const json = join11(dir, RESULTS_FILES.report);
   writeFileSync2(markdown, `${outcome.markdown}
 `);
   writeFileSync2(json, `${outcome.json}
 `);
-  writeFileSync2(join12(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
-  writeFileSync2(join12(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  writeFileSync2(join11(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
+  writeFileSync2(join11(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
   if (outcome.scan && settings.role === "report") {
-    writeFileSync2(join12(dir, "scan.json"), `${outcome.scan.json}
+    writeFileSync2(join11(dir, "scan.json"), `${outcome.scan.json}
 `);
-    writeFileSync2(join12(dir, "scan.md"), `${outcome.scan.markdown}
+    writeFileSync2(join11(dir, "scan.md"), `${outcome.scan.markdown}
 `);
   }
   return { dir, markdown, json };
 }
 function resultsDir(settings, env) {
-  const dir = join12(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
+  const dir = join11(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
   mkdirSync4(dir, { recursive: true });
   return dir;
 }

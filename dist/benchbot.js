@@ -63428,7 +63428,6 @@ function runClean(args, out) {
 }
 
 // src/cli/bisect-log-command.ts
-import { openSync as openSync6, closeSync as closeSync5 } from "node:fs";
 import { parseArgs as parseArgs9 } from "node:util";
 var BISECT_LOG_USAGE = `usage: benchbot bisect-log FILE
 
@@ -63459,18 +63458,7 @@ function runBisectLog(args, out) {
   }
   if (positionals.length !== 1) throw new UsageError("bisect-log needs exactly one FILE (a bisect.json)");
   const file = positionals[0];
-  let fd2;
-  try {
-    fd2 = openSync6(file, "r");
-  } catch (error) {
-    throw new FormatError(file, void 0, `cannot be read (${error.code ?? error.message})`);
-  }
-  let text2;
-  try {
-    text2 = readBoundedText(fd2, file);
-  } finally {
-    closeSync5(fd2);
-  }
+  const text2 = readRegularFile(file, file);
   out(renderBisectSummary(parseBisectLogText(text2, file)));
   return 0;
 }
