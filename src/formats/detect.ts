@@ -21,6 +21,7 @@ import { customReader, customSmallerIsBetterReader, customBiggerIsBetterReader }
 import { bencherMetricFormatReader } from './bencher-metric-format.ts';
 import { juliaBenchmarkToolsReader } from './julia-benchmarktools.ts';
 import { iaiCallgrindReader } from './iai-callgrind.ts';
+import { benchmarkLuauReader } from './benchmark-luau.ts';
 
 /**
  * READERS lists every reader in detection order: specific formats before
@@ -44,6 +45,7 @@ export const READERS: readonly Reader[] = [
   iaiCallgrindReader,
   cargoBenchReader,
   dartReader,
+  benchmarkLuauReader,
   tinybenchReader,
   vitestBenchReader,
   mitataReader,

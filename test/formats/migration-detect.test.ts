@@ -22,6 +22,7 @@ const DETECTED: [string, string][] = [
   ['iai-callgrind/first.txt', 'iai-callgrind'],
   ['iai-callgrind/regressed.txt', 'iai-callgrind'],
   ['iai-callgrind/dhat.txt', 'iai-callgrind'],
+  ['luau/public-gab-benchmarkluau.txt', 'benchmarkluau'],
 ];
 
 for (const [fixture, format] of DETECTED) {
