@@ -31001,6 +31001,69 @@ var iaiCallgrindReader = {
   }
 };
 
+// src/formats/benchmark-luau.ts
+var PREFIX = "SUCCESS:";
+var VALUE_WITH_UNIT = /^(\d+(?:\.\d+)?|\.\d+)(ns|us|µs|μs|ms|s)$/;
+var PERCENT = /^\d+(?:\.\d+)?%$/;
+var DRIVER = /^\S{1,200}$/;
+function successLine(line) {
+  if (!line.startsWith(PREFIX)) return void 0;
+  const on = line.lastIndexOf(" on ");
+  const plusMinus = line.lastIndexOf("+/-", on);
+  if (on < 0 || plusMinus < 0) return void 0;
+  const driver = line.slice(on + 4).trim();
+  if (!DRIVER.test(driver) || !PERCENT.test(line.slice(plusMinus + 3, on).trim())) return void 0;
+  const colon = line.lastIndexOf(":", plusMinus);
+  if (colon < PREFIX.length) return void 0;
+  const measured = VALUE_WITH_UNIT.exec(line.slice(colon + 1, plusMinus).trim());
+  const name = line.slice(PREFIX.length, colon).trim();
+  if (!measured || name === "") return void 0;
+  return { name, value: measured[1], unit: measured[2], driver };
+}
+var benchmarkLuauReader = {
+  format: "benchmarkluau",
+  description: `Luau bench/bench.py console output ("SUCCESS: name : 15.041ms +/- 0.636% on luau"), github-action-benchmark's benchmarkluau`,
+  sniff(head) {
+    return head.split("\n", 50).some((line) => successLine(line.replace(/\r$/, "")) !== void 0);
+  },
+  read(file) {
+    const budget = new ReadBudget(file.path);
+    const cursor = new LineCursor(file);
+    const lines = [];
+    while (cursor.next()) {
+      const text2 = cursor.line();
+      if (!text2.startsWith(PREFIX)) continue;
+      const found = successLine(text2);
+      if (!found) throw new FormatError(file.path, cursor.number, `cannot read this SUCCESS line as "SUCCESS: name : 1.234ms +/- 0.5% on DRIVER"`);
+      lines.push({ ...found, line: cursor.number });
+    }
+    if (lines.length === 0) throw new FormatError(file.path, void 0, 'no "SUCCESS: name : 1.234ms +/- 0.5% on luau" lines found (Luau bench/bench.py output)');
+    const drivers = new Set(lines.map((l) => l.driver));
+    const byName = /* @__PURE__ */ new Map();
+    for (const l of lines) {
+      const benchmark = drivers.size > 1 ? `${l.name} (${l.driver})` : l.name;
+      const value = parseFiniteNumber(l.value);
+      const unit = normalizeTimeUnit(l.unit);
+      if (value === void 0 || unit === void 0) throw new FormatError(file.path, l.line, `cannot read "${l.value}${l.unit}" as a time`);
+      budget.value(l.line);
+      const existing = byName.get(benchmark);
+      if (existing === void 0) {
+        budget.series(l.line);
+        byName.set(benchmark, { benchmark, metric: "time", unit, better: "lower", values: [value] });
+        continue;
+      }
+      const factor = conversionFactor(unit, existing.unit);
+      if (factor === void 0) throw new FormatError(file.path, l.line, `"${benchmark}" is in ${unit} here but in ${existing.unit} before`);
+      existing.values.push(value * factor);
+    }
+    return {
+      measurements: [...byName.values()],
+      warnings: [{ kind: "summary-only", message: "Luau's bench runner prints a mean (\xB1 stddev %) per benchmark, not its runs: each SUCCESS line contributes one value" }],
+      hints: {}
+    };
+  }
+};
+
 // src/formats/detect.ts
 var READERS = [
   benchbotJsonReader,
@@ -31020,6 +31083,7 @@ var READERS = [
   iaiCallgrindReader,
   cargoBenchReader,
   dartReader,
+  benchmarkLuauReader,
   tinybenchReader,
   vitestBenchReader,
   mitataReader,
@@ -62014,9 +62078,9 @@ async function importNdjson(store, input, options2 = {}) {
 
 // src/store/github-action-benchmark.ts
 var GAB_DEFAULT_BRANCH = "main";
-var PREFIX = /^\uFEFF?\s*window\.BENCHMARK_DATA\s*=\s*/;
+var PREFIX2 = /^\uFEFF?\s*window\.BENCHMARK_DATA\s*=\s*/;
 function parseGithubActionBenchmark(text2, file, options2 = {}) {
-  const prefix = PREFIX.exec(text2);
+  const prefix = PREFIX2.exec(text2);
   let body = prefix ? prefix[0].replace(/[^\n]/g, " ") + text2.slice(prefix[0].length) : text2;
   body = body.replace(/;\s*$/, (m) => m.replace(";", " "));
   const root = parseJsonDocument({ path: file, text: body });
