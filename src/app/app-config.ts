@@ -1,5 +1,5 @@
 import { parseDocument } from 'yaml';
-import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
+import { readPercent, type ThresholdRule } from '../compare/thresholds.ts';
 import type { FailOn } from '../github/check-run.ts';
 
 /** CONFIG_PATH is where the app reads a repository's settings, on its default branch. */
@@ -128,8 +128,9 @@ export function parseAppConfig(text: string | null): ParsedConfig {
       report('thresholds', `must map benchmark globs to percentages, such as \`'BM_Network/*': 10%\`, not ${show(thresholds)}`);
     } else {
       for (const [glob, value] of Object.entries(thresholds)) {
-        const fraction = typeof value === 'number' ? parsePercent(String(value)) : typeof value === 'string' ? parsePercent(value) : undefined;
+        const fraction = typeof value === 'number' || typeof value === 'string' ? readPercent(String(value)) : undefined;
         if (glob.length === 0 || glob.length > 200) report('thresholds', `a glob must be 1 to 200 characters long, not ${glob.length}`);
+        else if (typeof fraction === 'object') report(`thresholds.${glob}`, `${show(value)} is ${fraction.problem}`);
         else if (fraction === undefined || fraction <= 0) report(`thresholds.${glob}`, `must be a percentage above 0% and below 100%, such as 5%, not ${show(value)}`);
         else config.thresholds.push({ glob, threshold: fraction });
       }

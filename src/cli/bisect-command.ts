@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ParseArgsOptionsConfig } from 'node:util';
-import { parsePercent } from '../compare/thresholds.ts';
+import { percentFlag } from './threshold-flags.ts';
 import { readerFor } from '../formats/detect.ts';
 import { bisectOracle } from '../jobs/bisect-oracle.ts';
 import type { OracleDriver } from '../jobs/bisect-oracle.ts';
@@ -32,7 +32,7 @@ const COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the 
   --rounds N              rounds per benchmark session (default ${BISECT_DEFAULTS.rounds})
   --warmup N              discarded warm-up rounds per session (default ${BISECT_DEFAULTS.warmup})
   --max-sessions N        sessions an undecided commit may get before it is set aside (default ${BISECT_DEFAULTS.maxSessions})
-  --threshold X           smallest change that matters (default ${BISECT_DEFAULTS.threshold * 100}%)
+  --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default ${BISECT_DEFAULTS.threshold * 100}%)
   --repo DIR              repository (default .); its worktrees go to DIR/.benchbot/worktrees (benchbot clean removes them)
   --store URL             history store (default .benchbot/benchbot.db in the current directory, when it exists;
                           env BENCHBOT_DATABASE_URL); a relative path is relative to the current directory
@@ -120,8 +120,7 @@ function commonFlags(v: Record<string, string | string[] | boolean | undefined>,
   if (!v.bench) throw new UsageError(`${name('bench')} is required: the benchmark command to run at each commit`);
   const format = v.format as string | undefined;
   if (format !== undefined && format !== 'command') readerFor(format);
-  const threshold = v.threshold === undefined ? BISECT_DEFAULTS.threshold : parsePercent(v.threshold as string);
-  if (threshold === undefined || threshold <= 0) throw new UsageError(`${name('threshold')} ${String(v.threshold)}: give a percentage such as 2%`);
+  const threshold = v.threshold === undefined ? BISECT_DEFAULTS.threshold : percentFlag(name('threshold'), v.threshold as string, true);
   return {
     settings: {
       repo: resolve(cwd, (v.repo as string | undefined) ?? '.'),

@@ -20,7 +20,7 @@ pool) or a criterion directory (target/criterion).
 
 options:
   --format F            input format (default: detected from content)
-  --threshold X         smallest change that matters, e.g. 2% (default 2%)
+  --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
   --output O            ${OUTPUTS.join(' | ')} (default text)

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { parsePercent } from '../compare/thresholds.ts';
+import { percentFlag } from './threshold-flags.ts';
 import { githubRepoUrl } from '../dashboard/read-history.ts';
 import { writeSite } from '../dashboard/write-site.ts';
 import { openStore } from '../store/open-store.ts';
@@ -24,7 +24,8 @@ options:
   --title TEXT          the site's title (default "benchbot: OWNER/NAME" or "benchbot")
   --samples-nights N    newest nights per series whose raw samples are published (default 30)
   --prs N               PR runs listed (default 100; 0 for none)
-  --threshold X         smallest change marked as a change point (default 2%, as benchbot scan)`;
+  --threshold X         smallest change marked as a change point, a percentage: 2% or 2; 0.5%, never a bare 0.5
+                        (default 2%, as benchbot scan)`;
 
 function count(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -44,8 +45,7 @@ export async function runDashboard(args: string[], out: (text: string) => void):
   if (v.repo !== undefined) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; dashboard takes the GitHub repository as --repository OWNER/NAME`);
   const dir = v.out as string | undefined;
   if (!dir) throw new UsageError('--out DIR is required: the directory to write the site into');
-  const threshold = v.threshold === undefined ? 0.02 : parsePercent(v.threshold as string);
-  if (threshold === undefined || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
+  const threshold = v.threshold === undefined ? 0.02 : percentFlag('--threshold', v.threshold as string, true);
   const repo = v.repository as string | undefined;
   const settings = {
     repo,

@@ -32,7 +32,7 @@ options:
   --min-runs N            rounds per side before the first look (default ${PR_CHECK_DEFAULTS.minRuns})
   --max-runs N            round budget per side (default ${PR_CHECK_DEFAULTS.maxRuns})
   --warmup N              discarded warm-up rounds per side (default ${PR_CHECK_DEFAULTS.warmup})
-  --threshold X           smallest change that matters (default 2%)
+  --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
   --alpha A               overall error rate, split across looks (default 0.05)
   --output O              ${OUTPUTS.join(' | ')} (default text)

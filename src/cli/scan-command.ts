@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { parsePercent } from '../compare/thresholds.ts';
+import { percentFlag } from './threshold-flags.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import type { Ack, Series } from '../scan/series.ts';
 import { openStore } from '../store/open-store.ts';
@@ -24,7 +24,7 @@ options:
   --repository O/N   only runs stored for this GitHub repository, OWNER/NAME (default: any); also links
                       commits in markdown
   --output O          markdown | json (default markdown)
-  --threshold X       smallest change that matters (default 2%)
+  --threshold X       smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --max-age N         do not report changes whose first bad night is more than N nights old (default 30)
 
 exit status: 0 no confirmed regression, 1 at least one (a one-night watch does not count), 2 usage or store error`;
@@ -52,8 +52,7 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
   if (v.repo !== undefined) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
   const output = (v.output as string | undefined) ?? 'markdown';
   if (output !== 'markdown' && output !== 'json') throw new UsageError(`--output ${output}: use markdown or json`);
-  const threshold = v.threshold === undefined ? 0.02 : parsePercent(v.threshold as string);
-  if (threshold === undefined || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
+  const threshold = v.threshold === undefined ? 0.02 : percentFlag('--threshold', v.threshold as string, true);
   const maxAge = v['max-age'] === undefined ? 30 : Number(v['max-age']);
   if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v['max-age']}: give a whole number of nights, e.g. 30`);
   const branch = (v.branch as string | undefined) ?? 'main';

@@ -1,4 +1,4 @@
-import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
+import { readPercent, type ThresholdRule } from '../compare/thresholds.ts';
 import { UsageError } from './usage-error.ts';
 
 /** ThresholdFlags are the verdict settings that `compare`, `run` and `scan` share. */
@@ -9,16 +9,28 @@ export interface ThresholdFlags {
 }
 
 /**
+ * percentFlag reads one threshold flag by the rule of compare/thresholds.ts
+ * (`2%` or `2` is two percent, a bare number below 1 is refused as
+ * ambiguous) and names the flag in its error. `positive` refuses 0.
+ */
+export function percentFlag(flag: string, text: string, positive = false): number {
+  const value = readPercent(text);
+  if (typeof value !== 'number') throw new UsageError(`${flag} ${text} is ${value.problem}`);
+  if (positive && value <= 0) throw new UsageError(`${flag} ${text} is not above 0; give a percentage such as 2%`);
+  return value;
+}
+
+/**
  * parseThresholdFlags validates `--threshold`, `--threshold-for GLOB=X`
  * (repeatable) and `--alpha`, with messages that name the flag to change.
  */
 export function parseThresholdFlags(values: { threshold?: string; 'threshold-for'?: string[]; alpha?: string }): ThresholdFlags {
-  const threshold = values.threshold === undefined ? 0.02 : parsePercent(values.threshold);
-  if (threshold === undefined) throw new UsageError(`--threshold ${values.threshold}: give a percentage such as 2% or 0.5%`);
+  const threshold = values.threshold === undefined ? 0.02 : percentFlag('--threshold', values.threshold);
   const rules = (values['threshold-for'] ?? []).map((rule) => {
     const eq = rule.lastIndexOf('=');
-    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : undefined;
-    if (value === undefined) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
+    if (eq <= 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
+    const value = readPercent(rule.slice(eq + 1));
+    if (typeof value !== 'number') throw new UsageError(`--threshold-for ${rule}: ${rule.slice(eq + 1)} is ${value.problem}`);
     return { glob: rule.slice(0, eq), threshold: value };
   });
   const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);

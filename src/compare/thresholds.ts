@@ -53,15 +53,30 @@ export function thresholdFor(benchmark: string, fallback: number, rules: readonl
   return threshold;
 }
 
-/**
- * parsePercent reads a threshold as the user writes it: `2%`, `0.02` or `2`
- * (a bare number above 1 is taken as percent). Returns undefined when it is
- * not a number in [0, 100%).
- */
-export function parsePercent(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text);
-  if (!match) return undefined;
-  const number = Number(match[1]);
-  const fraction = match[2] === '%' || number >= 1 ? number / 100 : number;
-  return fraction >= 0 && fraction < 1 ? fraction : undefined;
+/** PercentProblem says why a threshold text was refused and what to write instead, phrased to follow `X is` (callers name the setting). */
+export interface PercentProblem {
+  problem: string;
 }
+
+/**
+ * readPercent is the one reading of a threshold, wherever it is typed (a
+ * flag, `--threshold-for`, an action input, `.github/benchbot.yml`, `/bench
+ * threshold=`): a percentage. `2%` and `2` are 0.02, `0.5%` is 0.005. A bare
+ * number below 1 (`0.5`, `.02`) is refused with both readings named, since
+ * some read 0.5 as 0.5% and others as the fraction 50%, and guessing either
+ * way silently moves every verdict by a factor of 100. `0` and `0%` are 0
+ * (callers that need a positive threshold say so); anything else, or 100%
+ * and more, is a problem.
+ */
+export function readPercent(text: string): number | PercentProblem {
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text);
+  if (!match) return { problem: 'not a percentage such as 2% or 0.5%' };
+  const number = Number(match[1]);
+  if (match[2] === '' && number > 0 && number < 1) {
+    const digits = match[1].trim();
+    return { problem: `ambiguous: write ${digits}% or ${Number((number * 100).toFixed(6))}% (a bare number below 1 needs its % sign)` };
+  }
+  const fraction = number / 100;
+  return fraction < 1 ? fraction : { problem: 'not a percentage below 100% such as 2%' };
+}
+

@@ -1,6 +1,6 @@
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import type { ReplaySettings } from '../compare/replay-looks.ts';
-import { parsePercent, type ThresholdRule } from '../compare/thresholds.ts';
+import { readPercent, type ThresholdRule } from '../compare/thresholds.ts';
 import { defaultMaxRuns, PR_CHECK_DEFAULTS } from './pr-check.ts';
 import { SettingError, type NameSetting } from './setting-names.ts';
 
@@ -47,12 +47,13 @@ export function parseReportSettings(text: ReportSettingsText, name: NameSetting)
   const maxRuns = wholeNumber('max-runs', defaultMaxRuns(minRuns), 2);
   if (maxRuns < minRuns) throw new SettingError(`${name('max-runs')}: ${maxRuns} is below ${name('min-runs')} ${minRuns}`);
   const thresholdText = given('threshold');
-  const threshold = thresholdText === undefined ? PR_CHECK_DEFAULTS.threshold : parsePercent(thresholdText);
-  if (threshold === undefined) throw new SettingError(`${name('threshold')}: "${thresholdText}" is not a percentage such as 2%`);
+  const threshold = thresholdText === undefined ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
+  if (typeof threshold !== 'number') throw new SettingError(`${name('threshold')}: "${thresholdText}" is ${threshold.problem}`);
   const rules = (given('threshold-for') ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
     const eq = line.lastIndexOf('=');
-    const value = eq > 0 ? parsePercent(line.slice(eq + 1)) : undefined;
-    if (value === undefined) throw new SettingError(`${name('threshold-for')}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    if (eq <= 0) throw new SettingError(`${name('threshold-for')}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    const value = readPercent(line.slice(eq + 1));
+    if (typeof value !== 'number') throw new SettingError(`${name('threshold-for')}: "${line}" is not GLOB=PERCENT: ${line.slice(eq + 1)} is ${value.problem}`);
     return { glob: line.slice(0, eq), threshold: value };
   });
   const filterText = given('filter');

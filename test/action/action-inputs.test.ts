@@ -70,6 +70,8 @@ test('readActionInputs: every bad value is an error that names the input', () =>
     [{ bench: 'b', 'max-runs': 'lots' }, /^max-runs: "lots"/],
     [{ bench: 'b', 'min-runs': '30', 'max-runs': '20' }, /^max-runs: 20 is below min-runs 30/],
     [{ bench: 'b', threshold: 'big' }, /^threshold: "big" is not a percentage/],
+    [{ bench: 'b', threshold: '0.5' }, /^threshold: "0.5" is ambiguous: write 0\.5% or 50%/],
+    [{ bench: 'b', thresholds: 'BM_*=0.1' }, /^thresholds: "BM_\*=0.1" is not GLOB=PERCENT: 0.1 is ambiguous: write 0\.1% or 10%/],
     [{ bench: 'b', alpha: '0.7' }, /^alpha: "0.7"/],
     [{ bench: 'b', executor: 'ftp://x' }, /^executor: /],
     [{ bench: 'b', executor: 'device' }, /^executor: device needs device-run, a command template/],
@@ -111,7 +113,7 @@ test('runAction turns a bad input into one ::error:: line naming it and exit cod
   const code = await captureStdout(lines, () => runAction({ env: env({ bench: 'b', threshold: '2 percent' }), log: (l) => lines.push(l), now: () => '2026-01-01T00:00:00Z' }));
   assert.equal(code, 2);
   // '%' is escaped as %25 in workflow commands, as GitHub's toolkit does.
-  assert.deepEqual(lines, ['::error title=benchbot::threshold: "2 percent" is not a percentage such as 2%25']);
+  assert.deepEqual(lines, ['::error title=benchbot::threshold: "2 percent" is not a percentage such as 2%25 or 0.5%25']);
 });
 
 test('overallVerdict names the most important outcome', () => {

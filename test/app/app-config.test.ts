@@ -45,6 +45,7 @@ test('each bad key is named with its problem and keeps its default; good keys st
     '  runers: [x]',
     'thresholds:',
     '  BM_A: lots',
+    '  BM_C: 0.1',
     '  BM_B: 5%',
     'issues: [a]',
     'nightly:',
@@ -52,7 +53,8 @@ test('each bad key is named with its problem and keeps its default; good keys st
     'extra: 1',
   ].join('\n'));
   const byKey = Object.fromEntries(problems.map((p) => [p.key, p.message]));
-  assert.deepEqual(Object.keys(byKey).sort(), ['bench.allow', 'bench.fail-on', 'bench.max-runs', 'bench.runers', 'bench.runners', 'bench.workflow', 'extra', 'issues', 'thresholds.BM_A'].sort());
+  assert.deepEqual(Object.keys(byKey).sort(), ['bench.allow', 'bench.fail-on', 'bench.max-runs', 'bench.runers', 'bench.runners', 'bench.workflow', 'extra', 'issues', 'thresholds.BM_A', 'thresholds.BM_C'].sort());
+  assert.match(byKey['thresholds.BM_C'], /ambiguous: write 0\.1% or 10%/);
   assert.match(byKey['bench.allow'], /list of at most 100 GitHub logins/);
   assert.match(byKey['bench.runners'], /`"bad label"` is not one/);
   assert.match(byKey['bench.runers'], /did you mean `bench.runners`/);

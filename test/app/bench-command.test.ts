@@ -61,7 +61,10 @@ test('bad arguments are invalid, with every problem named', () => {
   assert.match(problems('/bench runner=bench')[0], /lists no runner labels/);
   assert.match(problems('/bench runner=gpu', { runners: ['bench'] })[0], /not one of <code>bench<\/code>/);
   assert.match(problems('/bench threshold=0%')[0], /above 0%/);
-  assert.match(problems('/bench threshold=2')[0], /percentage/);
+  assert.match(problems('/bench threshold=2x')[0], /percentage/);
+  // The one reading of a threshold: a bare 2 is 2%, a bare 0.5 is refused with both readings named.
+  assert.deepEqual(parseBenchCommand('/bench threshold=2'), run(null, null, null, '2%'));
+  assert.match(problems('/bench threshold=0.5')[0], /0\.5 is ambiguous: write 0\.5% or 50%/);
   assert.match(problems('/bench bogus=1')[0], /unknown option <code>bogus=<\/code>/);
   assert.match(problems('/bench a b')[0], /at most one REGEX/);
   assert.match(problems('/bench runs=2 runs=3')[0], /given twice/);

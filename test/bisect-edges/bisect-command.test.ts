@@ -140,5 +140,5 @@ test('run by the action (BENCHBOT_SETTING_NAMES=action), errors name the action 
   assert.match(ref.stderr, /bisect: good nope: no such commit/);
   const threshold = run('--good', repo.good, '--bad', repo.bad, '--bench', 'x', '--threshold', 'lots');
   assert.equal(threshold.status, 2);
-  assert.match(threshold.stderr, /bisect: threshold lots: give a percentage/);
+  assert.match(threshold.stderr, /bisect: threshold lots is not a percentage/);
 });

@@ -70,7 +70,7 @@ test('usage errors name the flag to change and exit 2', () => {
   assert.match(benchbot('parse', 'x.json', '--format', 'nope').stderr, /unknown format "nope"; use --format with one of/);
   assert.match(benchbot('parse', 'missing.json').stderr, /missing\.json: no such file or directory/);
   assert.match(benchbot('compare', 'a.json').stderr, /exactly two inputs/);
-  assert.match(benchbot('compare', 'a', 'b', '--threshold', 'lots').stderr, /--threshold lots: give a percentage/);
+  assert.match(benchbot('compare', 'a', 'b', '--threshold', 'lots').stderr, /--threshold lots is not a percentage/);
   assert.match(benchbot('compare', 'a', 'b', '--output', 'pdf').stderr, /--output pdf: use one of markdown, text, json, compare.py/);
   assert.match(benchbot('compare', 'a', 'b', '--bogus').stderr, /Unknown option '--bogus'/);
   assert.equal(benchbot('frobnicate').status, 2);

@@ -1,14 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { globMatches, parsePercent, thresholdFor } from '../../src/compare/thresholds.ts';
+import { globMatches, readPercent, thresholdFor } from '../../src/compare/thresholds.ts';
 import { seededRandom } from '../support/random.ts';
 
-test('parsePercent reads 2%, 0.02 and 2 as two percent and refuses nonsense', () => {
-  assert.equal(parsePercent('2%'), 0.02);
-  assert.equal(parsePercent('0.02'), 0.02);
-  assert.equal(parsePercent('2'), 0.02);
-  assert.equal(parsePercent(' 0.5% '), 0.005);
-  for (const bad of ['', '%', 'two', '-2%', '150%', '2%%', '1e3']) assert.equal(parsePercent(bad), undefined, bad);
+test('readPercent reads every number as a percentage and refuses a bare number below 1, naming both readings', () => {
+  assert.equal(readPercent('2%'), 0.02);
+  assert.equal(readPercent('2'), 0.02);
+  assert.equal(readPercent('1'), 0.01);
+  assert.equal(readPercent(' 0.5% '), 0.005);
+  assert.equal(readPercent('0'), 0);
+  for (const [ambiguous, readings] of [['0.5', /0\.5% or 50%/], ['0.02', /0\.02% or 2%/], ['.1', /\.1% or 10%/]] as const) {
+    const value = readPercent(ambiguous);
+    assert.ok(typeof value === 'object', ambiguous);
+    assert.match(value.problem, readings);
+  }
+  for (const bad of ['', '%', 'two', '-2%', '150%', '100', '2%%', '1e3', '0.5']) assert.equal(typeof readPercent(bad), 'object', bad);
 });
 
 test('globs match whole names; the last matching rule wins', () => {

@@ -66,7 +66,7 @@ test('bad flags are usage errors that name the flag', async () => {
     [['dashboard', '--store', store], /--out DIR is required/],
     [['dashboard', '--store', store, '--out', dir, '--repo', 'example/suite'], /--repo is a directory in every benchbot command; dashboard takes the GitHub repository as --repository OWNER\/NAME/],
     [['dashboard', '--store', store, '--out', dir, '--samples-nights', 'many'], /--samples-nights many: give a whole number/],
-    [['dashboard', '--store', store, '--out', dir, '--threshold', 'big'], /--threshold big: give a percentage/],
+    [['dashboard', '--store', store, '--out', dir, '--threshold', 'big'], /--threshold big is not a percentage/],
   ];
   for (const [args, message] of cases) {
     const r = await run(...args);

@@ -1,0 +1,42 @@
+// The traps a new user hit in their first hour (issue 21, part 6), each
+// through the real CLI as they met it: a spawned `benchbot` with the
+// arguments they typed, its exit status and what it printed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin/benchbot.js');
+const GO_BASE = 'fixtures/comparisons/go-benchmem-base.txt';
+const GO_HEAD = 'fixtures/comparisons/go-benchmem-head.txt';
+
+function benchbot(args: string[], cwd = ROOT) {
+  const run = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, BENCHBOT_DATABASE_URL: '' } });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+test('a threshold has one reading: 1 and 1% are the same, 50 and 50% too, and a bare 0.5 is refused naming 0.5% and 50%', () => {
+  const compare = (...flags: string[]) => benchbot(['compare', join(ROOT, GO_BASE), join(ROOT, GO_HEAD), '--output', 'json', ...flags]);
+  const percentOf = (run: ReturnType<typeof benchbot>) => JSON.parse(run.stdout).threshold;
+  assert.equal(percentOf(compare('--threshold', '1')), percentOf(compare('--threshold', '1%')));
+  assert.equal(percentOf(compare('--threshold', '1')), 0.01);
+  assert.equal(percentOf(compare('--threshold', '50')), 0.5);
+  assert.equal(percentOf(compare('--threshold', '50%')), 0.5);
+  for (const [args, message] of [
+    [['--threshold', '0.5'], /--threshold 0\.5 is ambiguous: write 0\.5% or 50%/],
+    [['--threshold', '.05'], /--threshold \.05 is ambiguous: write \.05% or 5%/],
+    [['--threshold-for', 'Benchmark*=0.1'], /--threshold-for Benchmark\*=0\.1: 0\.1 is ambiguous: write 0\.1% or 10%/],
+  ] as const) {
+    const run = compare(...args);
+    assert.equal(run.status, 2, args.join(' '));
+    assert.match(run.stderr, message);
+  }
+  // The same rule in every command that reads a threshold, before anything is opened or run.
+  for (const command of [['scan'], ['dashboard', '--out', '/tmp/benchbot-unused'], ['run', '--base', 'a', '--head', 'b', '--bench', 'true'], ['bisect', '--good', 'a', '--bad', 'b', '--bench', 'true']]) {
+    const run = benchbot([...command, '--threshold', '0.5']);
+    assert.equal(run.status, 2, command[0]);
+    assert.match(run.stderr, /0\.5 is ambiguous: write 0\.5% or 50%/, command[0]);
+  }
+});
