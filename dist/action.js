@@ -15553,12 +15553,16 @@ function thresholdFor(benchmark, fallback, rules) {
   for (const rule of rules) if (globMatches(rule.glob, benchmark)) threshold = rule.threshold;
   return threshold;
 }
-function parsePercent(text2) {
+function readPercent(text2) {
   const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text2);
-  if (!match) return void 0;
+  if (!match) return { problem: "not a percentage such as 2% or 0.5%" };
   const number = Number(match[1]);
-  const fraction = match[2] === "%" || number >= 1 ? number / 100 : number;
-  return fraction >= 0 && fraction < 1 ? fraction : void 0;
+  if (match[2] === "" && number > 0 && number < 1) {
+    const digits = match[1].trim();
+    return { problem: `ambiguous: write ${digits}% or ${Number((number * 100).toFixed(6))}% (a bare number below 1 needs its % sign)` };
+  }
+  const fraction = number / 100;
+  return fraction < 1 ? fraction : { problem: "not a percentage below 100% such as 2%" };
 }
 
 // src/compare/metric-family.ts
@@ -26732,12 +26736,13 @@ function parseReportSettings(text2, name) {
   const maxRuns = wholeNumber2("max-runs", defaultMaxRuns(minRuns), 2);
   if (maxRuns < minRuns) throw new SettingError(`${name("max-runs")}: ${maxRuns} is below ${name("min-runs")} ${minRuns}`);
   const thresholdText = given("threshold");
-  const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : parsePercent(thresholdText);
-  if (threshold === void 0) throw new SettingError(`${name("threshold")}: "${thresholdText}" is not a percentage such as 2%`);
+  const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
+  if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
   const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
     const eq = line.lastIndexOf("=");
-    const value = eq > 0 ? parsePercent(line.slice(eq + 1)) : void 0;
-    if (value === void 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    const value = readPercent(line.slice(eq + 1));
+    if (typeof value !== "number") throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT: ${line.slice(eq + 1)} is ${value.problem}`);
     return { glob: line.slice(0, eq), threshold: value };
   });
   const filterText = given("filter");

@@ -31512,12 +31512,16 @@ function thresholdFor(benchmark, fallback, rules) {
   for (const rule of rules) if (globMatches(rule.glob, benchmark)) threshold = rule.threshold;
   return threshold;
 }
-function parsePercent(text2) {
+function readPercent(text2) {
   const match2 = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text2);
-  if (!match2) return void 0;
+  if (!match2) return { problem: "not a percentage such as 2% or 0.5%" };
   const number = Number(match2[1]);
-  const fraction = match2[2] === "%" || number >= 1 ? number / 100 : number;
-  return fraction >= 0 && fraction < 1 ? fraction : void 0;
+  if (match2[2] === "" && number > 0 && number < 1) {
+    const digits = match2[1].trim();
+    return { problem: `ambiguous: write ${digits}% or ${Number((number * 100).toFixed(6))}% (a bare number below 1 needs its % sign)` };
+  }
+  const fraction = number / 100;
+  return fraction < 1 ? fraction : { problem: "not a percentage below 100% such as 2%" };
 }
 
 // src/stats/dip-null-table.ts
@@ -39798,13 +39802,19 @@ function compileNameFilter(pattern) {
 }
 
 // src/cli/threshold-flags.ts
+function percentFlag(flag2, text2, positive = false) {
+  const value = readPercent(text2);
+  if (typeof value !== "number") throw new UsageError(`${flag2} ${text2} is ${value.problem}`);
+  if (positive && value <= 0) throw new UsageError(`${flag2} ${text2} is not above 0; give a percentage such as 2%`);
+  return value;
+}
 function parseThresholdFlags(values) {
-  const threshold = values.threshold === void 0 ? 0.02 : parsePercent(values.threshold);
-  if (threshold === void 0) throw new UsageError(`--threshold ${values.threshold}: give a percentage such as 2% or 0.5%`);
+  const threshold = values.threshold === void 0 ? 0.02 : percentFlag("--threshold", values.threshold);
   const rules = (values["threshold-for"] ?? []).map((rule) => {
     const eq = rule.lastIndexOf("=");
-    const value = eq > 0 ? parsePercent(rule.slice(eq + 1)) : void 0;
-    if (value === void 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
+    if (eq <= 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
+    const value = readPercent(rule.slice(eq + 1));
+    if (typeof value !== "number") throw new UsageError(`--threshold-for ${rule}: ${rule.slice(eq + 1)} is ${value.problem}`);
     return { glob: rule.slice(0, eq), threshold: value };
   });
   const alpha = values.alpha === void 0 ? 0.05 : Number(values.alpha);
@@ -40329,7 +40339,7 @@ pool) or a criterion directory (target/criterion).
 
 options:
   --format F            input format (default: detected from content)
-  --threshold X         smallest change that matters, e.g. 2% (default 2%)
+  --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
   --output O            ${OUTPUTS.join(" | ")} (default text)
@@ -45413,7 +45423,7 @@ options:
   --min-runs N            rounds per side before the first look (default ${PR_CHECK_DEFAULTS.minRuns})
   --max-runs N            round budget per side (default ${PR_CHECK_DEFAULTS.maxRuns})
   --warmup N              discarded warm-up rounds per side (default ${PR_CHECK_DEFAULTS.warmup})
-  --threshold X           smallest change that matters (default 2%)
+  --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
   --alpha A               overall error rate, split across looks (default 0.05)
   --output O              ${OUTPUTS2.join(" | ")} (default text)
@@ -54091,8 +54101,9 @@ function parseAppConfig(text2) {
       report("thresholds", `must map benchmark globs to percentages, such as \`'BM_Network/*': 10%\`, not ${show(thresholds)}`);
     } else {
       for (const [glob, value] of Object.entries(thresholds)) {
-        const fraction = typeof value === "number" ? parsePercent(String(value)) : typeof value === "string" ? parsePercent(value) : void 0;
+        const fraction = typeof value === "number" || typeof value === "string" ? readPercent(String(value)) : void 0;
         if (glob.length === 0 || glob.length > 200) report("thresholds", `a glob must be 1 to 200 characters long, not ${glob.length}`);
+        else if (typeof fraction === "object") report(`thresholds.${glob}`, `${show(value)} is ${fraction.problem}`);
         else if (fraction === void 0 || fraction <= 0) report(`thresholds.${glob}`, `must be a percentage above 0% and below 100%, such as 5%, not ${show(value)}`);
         else config3.thresholds.push({ glob, threshold: fraction });
       }
@@ -59444,7 +59455,8 @@ function setOption(args, key2, value, limits) {
     args.runner = match2;
     return null;
   }
-  const fraction = /^\d{1,3}(\.\d{1,3})?%$/.test(value) ? parsePercent(value) : void 0;
+  const fraction = /^\d{1,3}(\.\d{1,3})?%?$/.test(value) ? readPercent(value) : void 0;
+  if (typeof fraction === "object") return `${inertCode(`threshold=${value}`)}: ${value} is ${fraction.problem}`;
   if (fraction === void 0 || fraction <= 0 || fraction > 0.5) return `${inertCode(`threshold=${value}`)}: give a percentage above 0% and at most 50%, e.g. \`threshold=1.5%\``;
   args.threshold = `${Number((fraction * 100).toFixed(3))}%`;
   return null;
@@ -59508,12 +59520,13 @@ function parseReportSettings(text2, name) {
   const maxRuns = wholeNumber("max-runs", defaultMaxRuns(minRuns), 2);
   if (maxRuns < minRuns) throw new SettingError(`${name("max-runs")}: ${maxRuns} is below ${name("min-runs")} ${minRuns}`);
   const thresholdText = given("threshold");
-  const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : parsePercent(thresholdText);
-  if (threshold === void 0) throw new SettingError(`${name("threshold")}: "${thresholdText}" is not a percentage such as 2%`);
+  const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
+  if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
   const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
     const eq = line.lastIndexOf("=");
-    const value = eq > 0 ? parsePercent(line.slice(eq + 1)) : void 0;
-    if (value === void 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    const value = readPercent(line.slice(eq + 1));
+    if (typeof value !== "number") throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT: ${line.slice(eq + 1)} is ${value.problem}`);
     return { glob: line.slice(0, eq), threshold: value };
   });
   const filterText = given("filter");
@@ -62252,7 +62265,7 @@ options:
   --repository O/N   only runs stored for this GitHub repository, OWNER/NAME (default: any); also links
                       commits in markdown
   --output O          markdown | json (default markdown)
-  --threshold X       smallest change that matters (default 2%)
+  --threshold X       smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --max-age N         do not report changes whose first bad night is more than N nights old (default 30)
 
 exit status: 0 no confirmed regression, 1 at least one (a one-night watch does not count), 2 usage or store error`;
@@ -62282,8 +62295,7 @@ async function runScan(args, out) {
   if (v.repo !== void 0) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
   const output = v.output ?? "markdown";
   if (output !== "markdown" && output !== "json") throw new UsageError(`--output ${output}: use markdown or json`);
-  const threshold = v.threshold === void 0 ? 0.02 : parsePercent(v.threshold);
-  if (threshold === void 0 || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
+  const threshold = v.threshold === void 0 ? 0.02 : percentFlag("--threshold", v.threshold, true);
   const maxAge = v["max-age"] === void 0 ? 30 : Number(v["max-age"]);
   if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v["max-age"]}: give a whole number of nights, e.g. 30`);
   const branch = v.branch ?? "main";
@@ -62372,7 +62384,8 @@ options:
   --title TEXT          the site's title (default "benchbot: OWNER/NAME" or "benchbot")
   --samples-nights N    newest nights per series whose raw samples are published (default 30)
   --prs N               PR runs listed (default 100; 0 for none)
-  --threshold X         smallest change marked as a change point (default 2%, as benchbot scan)`;
+  --threshold X         smallest change marked as a change point, a percentage: 2% or 2; 0.5%, never a bare 0.5
+                        (default 2%, as benchbot scan)`;
 function count2(value, flag2, fallback) {
   if (value === void 0) return fallback;
   const n = Number(value);
@@ -62389,8 +62402,7 @@ async function runDashboard(args, out) {
   if (v.repo !== void 0) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; dashboard takes the GitHub repository as --repository OWNER/NAME`);
   const dir = v.out;
   if (!dir) throw new UsageError("--out DIR is required: the directory to write the site into");
-  const threshold = v.threshold === void 0 ? 0.02 : parsePercent(v.threshold);
-  if (threshold === void 0 || threshold <= 0) throw new UsageError(`--threshold ${v.threshold}: give a percentage such as 2%`);
+  const threshold = v.threshold === void 0 ? 0.02 : percentFlag("--threshold", v.threshold, true);
   const repo = v.repository;
   const settings = {
     repo,
@@ -63272,7 +63284,7 @@ var COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the ch
   --rounds N              rounds per benchmark session (default ${BISECT_DEFAULTS.rounds})
   --warmup N              discarded warm-up rounds per session (default ${BISECT_DEFAULTS.warmup})
   --max-sessions N        sessions an undecided commit may get before it is set aside (default ${BISECT_DEFAULTS.maxSessions})
-  --threshold X           smallest change that matters (default ${BISECT_DEFAULTS.threshold * 100}%)
+  --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default ${BISECT_DEFAULTS.threshold * 100}%)
   --repo DIR              repository (default .); its worktrees go to DIR/.benchbot/worktrees (benchbot clean removes them)
   --store URL             history store (default .benchbot/benchbot.db in the current directory, when it exists;
                           env BENCHBOT_DATABASE_URL); a relative path is relative to the current directory
@@ -63354,8 +63366,7 @@ function commonFlags(v, cwd, name) {
   if (!v.bench) throw new UsageError(`${name("bench")} is required: the benchmark command to run at each commit`);
   const format2 = v.format;
   if (format2 !== void 0 && format2 !== "command") readerFor(format2);
-  const threshold = v.threshold === void 0 ? BISECT_DEFAULTS.threshold : parsePercent(v.threshold);
-  if (threshold === void 0 || threshold <= 0) throw new UsageError(`${name("threshold")} ${String(v.threshold)}: give a percentage such as 2%`);
+  const threshold = v.threshold === void 0 ? BISECT_DEFAULTS.threshold : percentFlag(name("threshold"), v.threshold, true);
   return {
     settings: {
       repo: resolve9(cwd, v.repo ?? "."),
@@ -63549,6 +63560,8 @@ commands:
 Every relative path you type (a --store file, an input, an --output file, --repo) is relative to the
 current directory, unless a command's help says otherwise (run's --result-file is relative to the
 checkout). The default store is .benchbot/benchbot.db in the current directory for every command.
+A threshold (--threshold, --threshold-for) is a percentage: 2% or 2 both mean two percent; below 1 the
+% is required (0.5%), since a bare 0.5 could mean 0.5% or 50%.
 
 Run \`benchbot <command> --help\` for a command's options.`;
 var COMMANDS = {
