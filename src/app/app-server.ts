@@ -6,13 +6,31 @@ import { createNodeMiddleware, Probot, ProbotOctokit } from 'probot';
 import type { Store } from '../store/store.ts';
 import { createApp, type CreateAppOptions } from './create-app.ts';
 import { DO_NOT_RETRY, throttleOptions } from '../github/github-client.ts';
-import { createWebhookBodyReader, type WebhookBodyLimits } from './webhook-body.ts';
+import { createWebhookBodyReader, WEBHOOK_BODY_TIMEOUT_MS, type WebhookBodyLimits } from './webhook-body.ts';
 
 /** WEBHOOK_PATH is where GitHub delivers webhooks (Probot's default). */
 export const WEBHOOK_PATH = '/api/github/webhooks';
 
 /** HEALTH_PATH answers 200 when the app can reach its store, 503 otherwise. */
 export const HEALTH_PATH = '/healthz';
+
+/**
+ * HEADERS_TIMEOUT_MS is how long a client may take to send a request's
+ * headers, 10 s (Node's default is 60 s): GitHub sends them at once, and a
+ * connection trickling them only holds a socket.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * REQUEST_TIMEOUT_MS is how long a whole request (headers and body) may take
+ * to arrive, 25 s (Node's default is 300 s): the headers' time and the
+ * webhook body deadline (webhook-body.ts), which answers first with a clearer
+ * 408; this backstop covers a body nobody reads (a request to another path).
+ */
+export const REQUEST_TIMEOUT_MS = HEADERS_TIMEOUT_MS + WEBHOOK_BODY_TIMEOUT_MS;
+
+/** TIMEOUT_CHECK_INTERVAL_MS is how often Node looks for requests past those timeouts (its default, 30 s, would let one run 30 s over). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 /**
  * AppServerOptions configure startAppServer. Give either `appId` and
@@ -57,7 +75,7 @@ export interface AppServerOptions {
   logFormat?: 'json' | 'pretty';
   now?: CreateAppOptions['now'];
   onHandled?: CreateAppOptions['onHandled'];
-  /** webhookBodyLimits lower the delivery body bounds (default 25 MiB each, 100 MiB in flight; see webhook-body.ts). */
+  /** webhookBodyLimits lower the delivery body bounds (default 25 MiB each, 25 MiB in flight per client and 100 MiB in all, 15 s to arrive; see webhook-body.ts). */
   webhookBodyLimits?: WebhookBodyLimits;
   /** dashboard answers the GET and HEAD requests it claims (true): `benchbot serve --dashboard` (dashboard/dashboard-handler.ts). */
   dashboard?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -72,8 +90,10 @@ export interface AppServer {
 }
 
 /**
- * startAppServer starts the app on node:http: the body cap (413 past 25 MiB,
- * 503 past the in-flight budget; webhook-body.ts), then Probot's middleware
+ * startAppServer starts the app on node:http with short header and request
+ * timeouts (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS): the body bounds (413
+ * past 25 MiB, 429 past a client's share of the in-flight budget, 503 past
+ * the whole, 408 past the deadline; webhook-body.ts), then Probot's middleware
  * (signature check, then the handlers; 200 when they finished, 400 for a
  * missing or wrong signature, 500 when a handler failed) at WEBHOOK_PATH, the health
  * check at HEALTH_PATH, 404 elsewhere. Octokit comes with Probot's retry
@@ -93,7 +113,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const appFn = createApp({ store: options.store, apiUrl: options.apiUrl, botLogin: options.botLogin, now: options.now, configTtlMs: options.configTtlMs, onHandled: options.onHandled });
   const middleware = await createNodeMiddleware(appFn, { probot, webhooksPath: WEBHOOK_PATH });
 
-  const server = createServer((req, res) => {
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     void route(req, res).catch((error: unknown) => {
       probot.log.error({ err: error }, 'request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n');
