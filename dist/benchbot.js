@@ -1438,10 +1438,10 @@ var require_sasl = __commonJS({
       const authMessage = clientFirstMessageBare + "," + serverFirstMessage + "," + clientFinalMessageWithoutProof;
       const saltBytes = Buffer.from(sv.salt, "base64");
       const saltedPassword = await crypto.deriveKey(saslprep(password), saltBytes, sv.iteration);
-      const clientKey = await crypto.hmacSha256(saltedPassword, "Client Key");
-      const storedKey = await crypto.sha256(clientKey);
+      const clientKey2 = await crypto.hmacSha256(saltedPassword, "Client Key");
+      const storedKey = await crypto.sha256(clientKey2);
       const clientSignature = await crypto.hmacSha256(storedKey, authMessage);
-      const clientProof = xorBuffers(Buffer.from(clientKey), Buffer.from(clientSignature)).toString("base64");
+      const clientProof = xorBuffers(Buffer.from(clientKey2), Buffer.from(clientSignature)).toString("base64");
       const serverKey = await crypto.hmacSha256(saltedPassword, "Server Key");
       const serverSignatureBytes = await crypto.hmacSha256(serverKey, authMessage);
       session.message = "SASLResponse";
@@ -61201,23 +61201,41 @@ async function resolveBotLogin(app) {
 }
 
 // src/app/webhook-body.ts
+import { isIPv6 } from "node:net";
 var MAX_WEBHOOK_BODY_BYTES = 25 * 1024 * 1024;
 var MAX_PENDING_WEBHOOK_BYTES = 4 * MAX_WEBHOOK_BODY_BYTES;
+var MAX_PENDING_WEBHOOK_BYTES_PER_CLIENT = MAX_WEBHOOK_BODY_BYTES;
+var WEBHOOK_BODY_TIMEOUT_MS = 15e3;
 function createWebhookBodyReader(limits = {}) {
   const maxBytes = limits.maxBytes ?? MAX_WEBHOOK_BODY_BYTES;
   const maxPending = limits.maxPendingBytes ?? MAX_PENDING_WEBHOOK_BYTES;
+  const maxPerClient = limits.maxPendingBytesPerClient ?? MAX_PENDING_WEBHOOK_BYTES_PER_CLIENT;
+  const timeoutMs = limits.timeoutMs ?? WEBHOOK_BODY_TIMEOUT_MS;
   let pending = 0;
+  const pendingByClient = /* @__PURE__ */ new Map();
   return (req, res) => new Promise((resolve11) => {
+    const client = clientKey(req.socket.remoteAddress);
     let held2 = 0;
     let done = false;
     const chunks = [];
+    const hold = (bytes) => {
+      held2 += bytes;
+      pending += bytes;
+      pendingByClient.set(client, (pendingByClient.get(client) ?? 0) + bytes);
+    };
     const release = () => {
+      if (held2 === 0) return;
       pending -= held2;
+      const left = (pendingByClient.get(client) ?? 0) - held2;
+      if (left > 0) pendingByClient.set(client, left);
+      else pendingByClient.delete(client);
       held2 = 0;
     };
+    const deadline = setTimeout(() => refuse(408, `webhook body not received within ${timeoutMs / 1e3} s`), timeoutMs);
     const finish2 = (body) => {
       if (done) return;
       done = true;
+      clearTimeout(deadline);
       req.removeListener("data", onData);
       req.removeListener("end", onEnd);
       req.removeListener("error", onError);
@@ -61225,22 +61243,29 @@ function createWebhookBodyReader(limits = {}) {
       resolve11(body);
     };
     const refuse = (status, message) => {
+      if (done) return;
       chunks.length = 0;
       release();
       req.pause();
       if (!res.headersSent) {
-        res.writeHead(status, { "content-type": "text/plain", connection: "close", ...status === 503 ? { "retry-after": "10" } : {} }).end(`${message}
+        res.writeHead(status, { "content-type": "text/plain", connection: "close", ...status === 429 || status === 503 ? { "retry-after": "10" } : {} }).end(`${message}
 `);
       }
       finish2(void 0);
     };
     const tooLarge2 = () => refuse(413, `webhook body larger than ${maxBytes} bytes (GitHub sends at most 25 MB)`);
+    const clientBusy = () => refuse(429, `too many webhook bytes in flight from ${client}; try again later`);
     const busy = () => refuse(503, "too many webhook bytes in flight; try again later");
+    const overBudget = (bytes) => {
+      if ((pendingByClient.get(client) ?? 0) + bytes > maxPerClient) clientBusy();
+      else if (pending + bytes > maxPending) busy();
+      else return false;
+      return true;
+    };
     function onData(chunk) {
       if (held2 + chunk.length > maxBytes) return tooLarge2();
-      if (pending + chunk.length > maxPending) return busy();
-      held2 += chunk.length;
-      pending += chunk.length;
+      if (overBudget(chunk.length)) return;
+      hold(chunk.length);
       chunks.push(chunk);
     }
     function onEnd() {
@@ -61261,7 +61286,7 @@ function createWebhookBodyReader(limits = {}) {
     if (declared !== void 0) {
       const length = Number(declared);
       if (length > maxBytes) return tooLarge2();
-      if (pending + length > maxPending) return busy();
+      if (overBudget(length)) return;
     }
     req.on("data", onData);
     req.on("end", onEnd);
@@ -61269,10 +61294,24 @@ function createWebhookBodyReader(limits = {}) {
     req.on("close", onClose);
   });
 }
+function clientKey(address) {
+  if (address === void 0) return "unknown";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (!isIPv6(address)) return address;
+  const [head, tail2 = ""] = address.split("%")[0].split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail2 === "" ? [] : tail2.split(":");
+  const groups2 = address.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
+  return `${groups2.slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(":")}::/64`;
+}
 
 // src/app/app-server.ts
 var WEBHOOK_PATH = "/api/github/webhooks";
 var HEALTH_PATH = "/healthz";
+var HEADERS_TIMEOUT_MS = 1e4;
+var REQUEST_TIMEOUT_MS = HEADERS_TIMEOUT_MS + WEBHOOK_BODY_TIMEOUT_MS;
+var TIMEOUT_CHECK_INTERVAL_MS = 1e3;
 async function startAppServer(options2) {
   const probot = new Probot({
     appId: options2.appId,
@@ -61286,7 +61325,7 @@ async function startAppServer(options2) {
   });
   const appFn = createApp({ store: options2.store, apiUrl: options2.apiUrl, botLogin: options2.botLogin, now: options2.now, configTtlMs: options2.configTtlMs, onHandled: options2.onHandled });
   const middleware = await createNodeMiddleware2(appFn, { probot, webhooksPath: WEBHOOK_PATH });
-  const server = createServer((req, res) => {
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     void route(req, res).catch((error) => {
       probot.log.error({ err: error }, "request failed");
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end("internal error\n");
