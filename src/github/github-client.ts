@@ -85,9 +85,28 @@ export interface GitHubClient {
   /**
    * download GETs an endpoint that answers with a redirect (artifact and log
    * archives) and fetches the target WITHOUT the token, since it is a
-   * pre-signed URL on another host.
+   * pre-signed URL on another host. The body is streamed and refused with
+   * DownloadTooLargeError past `options.maxBytes`.
    */
-  download(pathTemplate: string, params?: RequestParams): Promise<Uint8Array>;
+  download(pathTemplate: string, params?: RequestParams, options?: DownloadOptions): Promise<Uint8Array>;
+}
+
+/** DownloadOptions bound one download. */
+export interface DownloadOptions {
+  /**
+   * maxBytes is the most the body may hold: a Content-Length above it is
+   * refused before a byte is read, and a body that runs past it (whatever it
+   * announced) is cut off there, so memory holds at most maxBytes.
+   * Unbounded when undefined.
+   */
+  maxBytes?: number;
+  /** expectedBytes is what the caller was told the body holds (an artifact's size_in_bytes): the buffer's first size. */
+  expectedBytes?: number;
+}
+
+/** DownloadTooLargeError is a download refused or cut off at DownloadOptions.maxBytes; the message says which and the sizes. */
+export class DownloadTooLargeError extends Error {
+  override name = 'DownloadTooLargeError';
 }
 
 /**
@@ -338,9 +357,11 @@ export function octokitGitHubClient(octokit: OctokitLike, options: OctokitGitHub
     return items;
   }
 
-  async function download(pathTemplate: string, params: RequestParams = {}): Promise<Uint8Array> {
-    const { path, response } = await call('GET', pathTemplate, params, { request: { redirect: 'manual' } });
-    if (response.status < 300 || response.status >= 400) return toBytes(response.data);
+  async function download(pathTemplate: string, params: RequestParams = {}, limits: DownloadOptions = {}): Promise<Uint8Array> {
+    // The body stays a stream (parseSuccessResponseBody: false) so that it is read under the cap, never whole.
+    const { path, response } = await call('GET', pathTemplate, params, { request: { redirect: 'manual', parseSuccessResponseBody: false } });
+    if (response.status < 300 || response.status >= 400) return readCapped(path, response.data, toHeaders(response.headers), limits);
+    await cancelBody(response.data);
     const location = response.headers.location;
     if (typeof location !== 'string' || location === '') throw new GitHubError({ method: 'GET', path, status: response.status, detail: 'redirect without a Location header', headers: toHeaders(response.headers) });
     const target = new URL(location, apiUrl + path).toString();
@@ -348,10 +369,12 @@ export function octokitGitHubClient(octokit: OctokitLike, options: OctokitGitHub
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       try {
         const blob = await fetchBlob(target, { headers: { 'user-agent': options.userAgent ?? 'benchbot' } });
-        if (blob.ok) return new Uint8Array(await blob.arrayBuffer());
+        if (blob.ok) return await readCapped(path, blob.body, blob.headers, limits);
+        await cancelBody(blob.body);
         lastError = new GitHubError({ method: 'GET', path, status: blob.status, detail: `download from the redirect target failed (${blob.status} ${blob.statusText})` });
         if (blob.status < 500) break;
       } catch (error) {
+        if (error instanceof DownloadTooLargeError) throw error;
         lastError = new GitHubError({ method: 'GET', path, status: 0, detail: `download from the redirect target failed: ${String((error as Error)?.message ?? error)}`, cause: error });
       }
       if (attempt < maxRetries) await sleep(Math.min(1000 * 2 ** attempt, 30_000));
@@ -383,11 +406,65 @@ function toHeaders(record: Record<string, unknown> | undefined): Headers {
   return headers;
 }
 
-function toBytes(data: unknown): Uint8Array {
-  if (data instanceof Uint8Array) return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (typeof data === 'string') return new TextEncoder().encode(data);
-  throw new TypeError('download: the response body is not binary');
+/**
+ * readCapped reads a download's body a chunk at a time, never past
+ * `maxBytes`: a declared Content-Length above the cap is refused before
+ * reading, and a body that keeps coming past it is cancelled there, so
+ * memory holds at most the cap whatever the body does. Chunks go into one
+ * buffer of the size the caller expects (or the declared length), so an
+ * honest body is copied once; what runs past that size is kept as it
+ * comes (never a doubling buffer, whose copies would hold twice the cap).
+ */
+async function readCapped(path: string, data: unknown, headers: Headers, limits: DownloadOptions): Promise<Uint8Array> {
+  const max = limits.maxBytes ?? Number.MAX_SAFE_INTEGER;
+  if (data === null || data === undefined) return new Uint8Array(0);
+  if (!(data instanceof ReadableStream)) {
+    // An Octokit whose fetch parsed the body anyway (a test double): the cap still holds.
+    const bytes = data instanceof Uint8Array ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : typeof data === 'string' ? new TextEncoder().encode(data) : null;
+    if (bytes === null) throw new TypeError('download: the response body is not binary');
+    if (bytes.length > max) throw tooLarge(path, `holds ${bytes.length} bytes`, max);
+    return bytes;
+  }
+  const declared = Number(headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > max) {
+    await data.cancel().catch(() => undefined);
+    throw tooLarge(path, `announces ${declared} bytes (Content-Length)`, max);
+  }
+  const said = Number.isFinite(declared) ? declared : limits.expectedBytes;
+  const buffer = new Uint8Array(Math.max(0, Math.min(said ?? 0, max)));
+  const overflow: Uint8Array[] = [];
+  let filled = 0;
+  let total = 0;
+  const reader = (data as ReadableStream<Uint8Array>).getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (total + value.length > max) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(path, `ran past ${max} bytes${said === undefined ? '' : ` (it was said to hold ${said})`} and was stopped there`, max);
+      }
+      total += value.length;
+      if (overflow.length === 0 && filled + value.length <= buffer.length) {
+        buffer.set(value, filled);
+        filled += value.length;
+      } else {
+        overflow.push(value);
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (overflow.length === 0) return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+  return Buffer.concat([buffer.subarray(0, filled), ...overflow], total);
+}
+
+function tooLarge(path: string, what: string, max: number): DownloadTooLargeError {
+  return new DownloadTooLargeError(`GET ${path}: the body ${what}; at most ${max} bytes are read`);
+}
+
+async function cancelBody(data: unknown): Promise<void> {
+  if (data instanceof ReadableStream) await data.cancel().catch(() => undefined);
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, mock, test } from 'node:test';
-import { createGitHubClient, expandPath, GitHubError } from '../../src/github/github-client.ts';
+import { createGitHubClient, DownloadTooLargeError, expandPath, GitHubError } from '../../src/github/github-client.ts';
 import type { GitHubClientOptions } from '../../src/github/github-client.ts';
 import { assertAllValid, startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
 import type { GitHubApiStandIn } from '../support/github-api-stand-in.ts';
@@ -184,6 +184,17 @@ test('download follows the redirect without sending the token to the archive hos
   a.expired = true;
   await assert.rejects(client().download('/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', { ...repo, artifact_id: a.id, archive_format: 'zip' }), /failed with 410: Artifact has expired/);
   assertAllValid(standIn);
+});
+
+test('download with maxBytes: an announced Content-Length above it is refused unread; a body that runs past it is cut off there', async () => {
+  const ARCHIVE = '/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}';
+  const honest = standIn.addArtifact({ ...repo, runId: 9, name: 'big', data: new Uint8Array(4096) });
+  await assert.rejects(client().download(ARCHIVE, { ...repo, artifact_id: honest.id, archive_format: 'zip' }, { maxBytes: 1000 }), (e: Error) => e instanceof DownloadTooLargeError && /announces 4096 bytes \(Content-Length\); at most 1000 bytes are read/.test(e.message));
+  const exact = await client().download(ARCHIVE, { ...repo, artifact_id: honest.id, archive_format: 'zip' }, { maxBytes: 4096, expectedBytes: 4096 });
+  assert.equal(exact.length, 4096);
+  const liar = standIn.addArtifact({ ...repo, runId: 9, name: 'liar', data: new Uint8Array([0x50, 0x4b]), servedBytes: 64 * 1024 * 1024 });
+  await assert.rejects(client().download(ARCHIVE, { ...repo, artifact_id: liar.id, archive_format: 'zip' }, { maxBytes: 1024 * 1024, expectedBytes: 2 }), /the body ran past 1048576 bytes \(it was said to hold 2\) and was stopped there/);
+  assert.ok(standIn.blobRequests.at(-1)!.bytesSent < 32 * 1024 * 1024, 'the reader stopped long before the 64 MiB on offer');
 });
 
 test('apiUrl defaults to GITHUB_API_URL, then api.github.com; trailing slashes are dropped', () => {

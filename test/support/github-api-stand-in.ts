@@ -140,8 +140,8 @@ export interface StandInOptions {
 export interface GitHubApiStandIn {
   url: string;
   requests: RecordedRequest[];
-  /** blobRequests are fetches of redirect targets (artifact archives), with their headers. */
-  blobRequests: { path: string; headers: Record<string, string> }[];
+  /** blobRequests are fetches of redirect targets (artifact archives), with their headers and how many body bytes the socket took. */
+  blobRequests: BlobRequest[];
   state: StandInState;
   /** failNext queues a fault for the next matching request(s). */
   failNext(fault: Fault): void;
@@ -158,8 +158,17 @@ export interface GitHubApiStandIn {
   close(): Promise<void>;
 }
 
+/** BlobRequest is one fetch of a redirect target; bytesSent grows while a streamed body is written. */
+export interface BlobRequest {
+  path: string;
+  headers: Record<string, string>;
+  bytesSent: number;
+}
+
 interface Reply {
   status: number;
+  /** stream is a body written a chunk at a time as the socket drains, without a Content-Length; `sent` counts what it took. */
+  stream?: { chunks: () => Iterable<Uint8Array>; sent: (bytes: number) => void };
   body?: unknown;
   headers?: Record<string, string>;
   /** raw skips JSON encoding and response validation (redirect targets). */
@@ -204,7 +213,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     ...options.state,
   };
   const requests: RecordedRequest[] = [];
-  const blobRequests: { path: string; headers: Record<string, string> }[] = [];
+  const blobRequests: BlobRequest[] = [];
   const faults: Fault[] = [];
   const validateResponses = options.validateResponses ?? true;
   let url = '';
@@ -457,11 +466,16 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
   };
 
   function blob(path: string, req: IncomingMessage): Reply {
-    if (path.startsWith('/__stand-in/blobs/')) blobRequests.push({ path, headers: headerRecord(req) });
+    const record: BlobRequest = { path, headers: headerRecord(req), bytesSent: 0 };
+    if (path.startsWith('/__stand-in/blobs/')) blobRequests.push(record);
     const artifactMatch = /^\/__stand-in\/blobs\/artifacts\/(\d+)\.zip$/.exec(path);
     if (artifactMatch) {
       const a = state.artifacts.find((x) => x.id === Number(artifactMatch[1]));
-      if (a) return { status: 200, raw: a.data, headers: { 'content-type': 'application/zip' } };
+      if (a && a.servedBytes !== undefined) return { status: 200, stream: { chunks: () => paddedBody(a.data, a.servedBytes ?? 0), sent: (n) => (record.bytesSent += n) }, headers: { 'content-type': 'application/zip' } };
+      if (a) {
+        record.bytesSent = a.data.length;
+        return { status: 200, raw: a.data, headers: { 'content-type': 'application/zip', 'content-length': String(a.data.length) } };
+      }
     }
     if (path === '/__stand-in/requests') return { status: 200, raw: Buffer.from(JSON.stringify(requests)), headers: { 'content-type': 'application/json' } };
     if (path === '/__stand-in/state') return { status: 200, raw: Buffer.from(JSON.stringify(state, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v))), headers: { 'content-type': 'application/json' } };
@@ -679,7 +693,26 @@ function send(res: ServerResponse, method: string, reply: Reply): void {
     headers['content-type'] ??= 'application/json; charset=utf-8';
   }
   res.writeHead(reply.status, headers);
+  if (reply.stream !== undefined && method !== 'HEAD') return void writeStream(res, reply.stream);
   res.end(method === 'HEAD' ? undefined : payload);
+}
+
+/** writeStream writes each chunk once the socket has taken the one before, so a reader that stops reading stops the writer. */
+async function writeStream(res: ServerResponse, stream: NonNullable<Reply['stream']>): Promise<void> {
+  for (const chunk of stream.chunks()) {
+    if (res.destroyed) return;
+    const flushed = res.write(chunk);
+    stream.sent(chunk.length);
+    if (!flushed) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+  }
+  res.end();
+}
+
+/** paddedBody yields data and then zeros up to `total` bytes, 1 MiB at a time (one buffer reused: the stand-in's memory stays flat). */
+function* paddedBody(data: Uint8Array, total: number): Iterable<Uint8Array> {
+  yield data;
+  const zeros = new Uint8Array(1024 * 1024);
+  for (let left = total - data.length; left > 0; left -= zeros.length) yield left >= zeros.length ? zeros : zeros.subarray(0, left);
 }
 
 if (import.meta.main) {

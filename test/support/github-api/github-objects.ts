@@ -187,6 +187,10 @@ export interface ArtifactRecord {
   data: Uint8Array;
   expired?: boolean;
   createdAt?: string;
+  /** listedSize is the size_in_bytes the listing claims (an uploader that lies); default data.length. */
+  listedSize?: number;
+  /** servedBytes pads the download with zeros to this many bytes, streamed without a Content-Length (a body larger than listed). */
+  servedBytes?: number;
 }
 
 /** artifact is GitHub's `artifact` schema. */
@@ -197,7 +201,7 @@ export function artifact(api: string, a: ArtifactRecord): Record<string, unknown
     id: a.id,
     node_id: nodeId('Artifact', a.id),
     name: a.name,
-    size_in_bytes: a.data.length,
+    size_in_bytes: a.listedSize ?? a.data.length,
     url,
     archive_download_url: `${url}/zip`,
     expired: a.expired ?? false,
