@@ -28782,6 +28782,9 @@ throttling.triggersNotification = triggersNotification;
 var import_light3 = __toESM(require_light(), 1);
 var DEFAULT_API_URL = "https://api.github.com";
 var GITHUB_API_VERSION = "2022-11-28";
+var DownloadTooLargeError = class extends Error {
+  name = "DownloadTooLargeError";
+};
 var GitHubError = class extends Error {
   name = "GitHubError";
   method;
@@ -28930,9 +28933,10 @@ function octokitGitHubClient(octokit, options) {
     }
     return items;
   }
-  async function download(pathTemplate, params = {}) {
-    const { path, response } = await call("GET", pathTemplate, params, { request: { redirect: "manual" } });
-    if (response.status < 300 || response.status >= 400) return toBytes(response.data);
+  async function download(pathTemplate, params = {}, limits = {}) {
+    const { path, response } = await call("GET", pathTemplate, params, { request: { redirect: "manual", parseSuccessResponseBody: false } });
+    if (response.status < 300 || response.status >= 400) return readCapped2(path, response.data, toHeaders(response.headers), limits);
+    await cancelBody(response.data);
     const location = response.headers.location;
     if (typeof location !== "string" || location === "") throw new GitHubError({ method: "GET", path, status: response.status, detail: "redirect without a Location header", headers: toHeaders(response.headers) });
     const target = new URL(location, apiUrl + path).toString();
@@ -28940,10 +28944,12 @@ function octokitGitHubClient(octokit, options) {
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       try {
         const blob = await fetchBlob(target, { headers: { "user-agent": options.userAgent ?? "benchbot" } });
-        if (blob.ok) return new Uint8Array(await blob.arrayBuffer());
+        if (blob.ok) return await readCapped2(path, blob.body, blob.headers, limits);
+        await cancelBody(blob.body);
         lastError = new GitHubError({ method: "GET", path, status: blob.status, detail: `download from the redirect target failed (${blob.status} ${blob.statusText})` });
         if (blob.status < 500) break;
       } catch (error2) {
+        if (error2 instanceof DownloadTooLargeError) throw error2;
         lastError = new GitHubError({ method: "GET", path, status: 0, detail: `download from the redirect target failed: ${String(error2?.message ?? error2)}`, cause: error2 });
       }
       if (attempt < maxRetries) await sleep(Math.min(1e3 * 2 ** attempt, 3e4));
@@ -28971,11 +28977,53 @@ function toHeaders(record) {
   for (const [key2, value] of Object.entries(record ?? {})) if (value !== void 0 && value !== null) headers.set(key2, String(value));
   return headers;
 }
-function toBytes(data) {
-  if (data instanceof Uint8Array) return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (typeof data === "string") return new TextEncoder().encode(data);
-  throw new TypeError("download: the response body is not binary");
+async function readCapped2(path, data, headers, limits) {
+  const max = limits.maxBytes ?? Number.MAX_SAFE_INTEGER;
+  if (data === null || data === void 0) return new Uint8Array(0);
+  if (!(data instanceof ReadableStream)) {
+    const bytes = data instanceof Uint8Array ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : typeof data === "string" ? new TextEncoder().encode(data) : null;
+    if (bytes === null) throw new TypeError("download: the response body is not binary");
+    if (bytes.length > max) throw tooLarge2(path, `holds ${bytes.length} bytes`, max);
+    return bytes;
+  }
+  const declared = Number(headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > max) {
+    await data.cancel().catch(() => void 0);
+    throw tooLarge2(path, `announces ${declared} bytes (Content-Length)`, max);
+  }
+  const said = Number.isFinite(declared) ? declared : limits.expectedBytes;
+  const buffer = new Uint8Array(Math.max(0, Math.min(said ?? 0, max)));
+  const overflow = [];
+  let filled = 0;
+  let total = 0;
+  const reader = data.getReader();
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (total + value.length > max) {
+        await reader.cancel().catch(() => void 0);
+        throw tooLarge2(path, `ran past ${max} bytes${said === void 0 ? "" : ` (it was said to hold ${said})`} and was stopped there`, max);
+      }
+      total += value.length;
+      if (overflow.length === 0 && filled + value.length <= buffer.length) {
+        buffer.set(value, filled);
+        filled += value.length;
+      } else {
+        overflow.push(value);
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (overflow.length === 0) return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+  return Buffer.concat([buffer.subarray(0, filled), ...overflow], total);
+}
+function tooLarge2(path, what, max) {
+  return new DownloadTooLargeError(`GET ${path}: the body ${what}; at most ${max} bytes are read`);
+}
+async function cancelBody(data) {
+  if (data instanceof ReadableStream) await data.cancel().catch(() => void 0);
 }
 function toGitHubError(method, path, error2) {
   if (error2 instanceof GitHubError) return error2;

@@ -53775,6 +53775,9 @@ function createAppState(store, now = Date.now) {
 // src/github/github-client.ts
 var import_light3 = __toESM(require_light(), 1);
 var DEFAULT_API_URL = "https://api.github.com";
+var DownloadTooLargeError = class extends Error {
+  name = "DownloadTooLargeError";
+};
 var GitHubError = class extends Error {
   name = "GitHubError";
   method;
@@ -53894,9 +53897,10 @@ function octokitGitHubClient(octokit, options2) {
     }
     return items;
   }
-  async function download(pathTemplate, params = {}) {
-    const { path: path2, response } = await call("GET", pathTemplate, params, { request: { redirect: "manual" } });
-    if (response.status < 300 || response.status >= 400) return toBytes(response.data);
+  async function download(pathTemplate, params = {}, limits = {}) {
+    const { path: path2, response } = await call("GET", pathTemplate, params, { request: { redirect: "manual", parseSuccessResponseBody: false } });
+    if (response.status < 300 || response.status >= 400) return readCapped(path2, response.data, toHeaders(response.headers), limits);
+    await cancelBody(response.data);
     const location = response.headers.location;
     if (typeof location !== "string" || location === "") throw new GitHubError({ method: "GET", path: path2, status: response.status, detail: "redirect without a Location header", headers: toHeaders(response.headers) });
     const target = new URL(location, apiUrl + path2).toString();
@@ -53904,10 +53908,12 @@ function octokitGitHubClient(octokit, options2) {
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       try {
         const blob = await fetchBlob(target, { headers: { "user-agent": options2.userAgent ?? "benchbot" } });
-        if (blob.ok) return new Uint8Array(await blob.arrayBuffer());
+        if (blob.ok) return await readCapped(path2, blob.body, blob.headers, limits);
+        await cancelBody(blob.body);
         lastError = new GitHubError({ method: "GET", path: path2, status: blob.status, detail: `download from the redirect target failed (${blob.status} ${blob.statusText})` });
         if (blob.status < 500) break;
       } catch (error) {
+        if (error instanceof DownloadTooLargeError) throw error;
         lastError = new GitHubError({ method: "GET", path: path2, status: 0, detail: `download from the redirect target failed: ${String(error?.message ?? error)}`, cause: error });
       }
       if (attempt < maxRetries) await sleep(Math.min(1e3 * 2 ** attempt, 3e4));
@@ -53935,11 +53941,53 @@ function toHeaders(record) {
   for (const [key2, value] of Object.entries(record ?? {})) if (value !== void 0 && value !== null) headers.set(key2, String(value));
   return headers;
 }
-function toBytes(data) {
-  if (data instanceof Uint8Array) return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (typeof data === "string") return new TextEncoder().encode(data);
-  throw new TypeError("download: the response body is not binary");
+async function readCapped(path2, data, headers, limits) {
+  const max2 = limits.maxBytes ?? Number.MAX_SAFE_INTEGER;
+  if (data === null || data === void 0) return new Uint8Array(0);
+  if (!(data instanceof ReadableStream)) {
+    const bytes = data instanceof Uint8Array ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : typeof data === "string" ? new TextEncoder().encode(data) : null;
+    if (bytes === null) throw new TypeError("download: the response body is not binary");
+    if (bytes.length > max2) throw tooLarge2(path2, `holds ${bytes.length} bytes`, max2);
+    return bytes;
+  }
+  const declared = Number(headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > max2) {
+    await data.cancel().catch(() => void 0);
+    throw tooLarge2(path2, `announces ${declared} bytes (Content-Length)`, max2);
+  }
+  const said = Number.isFinite(declared) ? declared : limits.expectedBytes;
+  const buffer = new Uint8Array(Math.max(0, Math.min(said ?? 0, max2)));
+  const overflow = [];
+  let filled = 0;
+  let total = 0;
+  const reader = data.getReader();
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (total + value.length > max2) {
+        await reader.cancel().catch(() => void 0);
+        throw tooLarge2(path2, `ran past ${max2} bytes${said === void 0 ? "" : ` (it was said to hold ${said})`} and was stopped there`, max2);
+      }
+      total += value.length;
+      if (overflow.length === 0 && filled + value.length <= buffer.length) {
+        buffer.set(value, filled);
+        filled += value.length;
+      } else {
+        overflow.push(value);
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (overflow.length === 0) return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+  return Buffer.concat([buffer.subarray(0, filled), ...overflow], total);
+}
+function tooLarge2(path2, what, max2) {
+  return new DownloadTooLargeError(`GET ${path2}: the body ${what}; at most ${max2} bytes are read`);
+}
+async function cancelBody(data) {
+  if (data instanceof ReadableStream) await data.cancel().catch(() => void 0);
 }
 function toGitHubError(method, path2, error) {
   if (error instanceof GitHubError) return error;
@@ -60679,15 +60727,27 @@ function readZipEntry(zip, name, maxBytes = MAX_ENTRY_BYTES) {
 }
 
 // src/app/artifact-file.ts
+var MAX_ARTIFACT_BYTES = 3 * MAX_ENTRY_BYTES;
+var ArtifactTooLargeError = class extends ZipError {
+  name = "ArtifactTooLargeError";
+};
 async function downloadArtifactFile(client, where, runId, artifactName, file) {
   const files = await downloadArtifactFiles(client, where, runId, artifactName, [file]);
   return files === null ? null : files[file];
 }
-async function downloadArtifactFiles(client, where, runId, artifactName, files) {
+async function downloadArtifactFiles(client, where, runId, artifactName, files, maxBytes = MAX_ARTIFACT_BYTES) {
   const artifacts = await client.paginate("/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", { ...where, run_id: runId, name: artifactName });
   const artifact = artifacts.filter((a) => a.name === artifactName && !a.expired).sort((a, b) => b.id - a.id)[0];
   if (artifact === void 0) return null;
-  const zip = await client.download("/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", { ...where, artifact_id: artifact.id, archive_format: "zip" });
+  const listed = typeof artifact.size_in_bytes === "number" && Number.isFinite(artifact.size_in_bytes) && artifact.size_in_bytes >= 0 ? artifact.size_in_bytes : void 0;
+  if (listed !== void 0 && listed > maxBytes) throw new ArtifactTooLargeError(`artifact ${artifactName} is ${listed} bytes; the app reads artifacts of at most ${maxBytes} bytes, so it was not downloaded`);
+  let zip;
+  try {
+    zip = await client.download("/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", { ...where, artifact_id: artifact.id, archive_format: "zip" }, { maxBytes, expectedBytes: listed });
+  } catch (error) {
+    if (error instanceof DownloadTooLargeError) throw new ArtifactTooLargeError(`artifact ${artifactName}, listed at ${listed ?? "an unknown number of"} bytes, is larger than the ${maxBytes} bytes the app reads: ${error.message}`, { cause: error });
+    throw error;
+  }
   const decoder = new TextDecoder();
   const out = {};
   for (const file of files) {
@@ -61253,7 +61313,7 @@ function createWebhookBodyReader(limits = {}) {
       }
       finish2(void 0);
     };
-    const tooLarge2 = () => refuse(413, `webhook body larger than ${maxBytes} bytes (GitHub sends at most 25 MB)`);
+    const tooLarge3 = () => refuse(413, `webhook body larger than ${maxBytes} bytes (GitHub sends at most 25 MB)`);
     const clientBusy = () => refuse(429, `too many webhook bytes in flight from ${client}; try again later`);
     const busy = () => refuse(503, "too many webhook bytes in flight; try again later");
     const overBudget = (bytes) => {
@@ -61263,7 +61323,7 @@ function createWebhookBodyReader(limits = {}) {
       return true;
     };
     function onData(chunk) {
-      if (held2 + chunk.length > maxBytes) return tooLarge2();
+      if (held2 + chunk.length > maxBytes) return tooLarge3();
       if (overBudget(chunk.length)) return;
       hold(chunk.length);
       chunks.push(chunk);
@@ -61285,7 +61345,7 @@ function createWebhookBodyReader(limits = {}) {
     const declared = req.headers["content-length"];
     if (declared !== void 0) {
       const length = Number(declared);
-      if (length > maxBytes) return tooLarge2();
+      if (length > maxBytes) return tooLarge3();
       if (overBudget(length)) return;
     }
     req.on("data", onData);
