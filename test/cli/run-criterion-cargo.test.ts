@@ -20,6 +20,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/open-store.ts';
+import { spawnWithProgress } from '../support/spawn-with-progress.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/benchbot.js', import.meta.url));
 const CRATE = fileURLToPath(new URL('../../fixtures/capture/criterion/', import.meta.url));
@@ -80,7 +81,7 @@ test('run with the README recipe on a real criterion crate finds the slower fib 
     '--result-file', 'target/criterion',
     '--min-runs', '5', '--max-runs', '5', '--round-summary', 'all', '--max-load', '1000', '--output', 'json',
   ];
-  const run = spawnSync(process.execPath, [BIN, ...args], { cwd: repo, encoding: 'utf8', env });
+  const run = await spawnWithProgress(process.execPath, [BIN, ...args], { label: 'criterion run', cwd: repo, env });
   assert.equal(run.status, 1, run.stderr);
   const report = JSON.parse(run.stdout);
   const fib = report.comparisons.find((c: { benchmark: string; metric: string }) => c.benchmark === 'fib 15' && c.metric === 'time');

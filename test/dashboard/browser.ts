@@ -12,7 +12,7 @@ export const CHROMIUM = process.env.BENCHBOT_CHROMIUM ?? '/usr/bin/chromium';
 
 /** chromiumUnavailable says why the browser tests cannot run here, or undefined. */
 export function chromiumUnavailable(): string | undefined {
-  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: apt-get install chromium (as .ci/run does)`;
+  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: apt-get install chromium (as scripts/prepare-tests.sh does)`;
 }
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.png': 'image/png' };

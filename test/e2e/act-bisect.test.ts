@@ -118,7 +118,7 @@ before(() => {
 });
 
 test('the bisect workflow under act: the bisect job (no token) names the culprit merge; the report job writes it to the summary', { timeout: 300_000 }, async (t) => {
-  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@latest` (.ci/run does) or set ACT to its path');
+  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@v0.2.89` (scripts/prepare-tests.sh does) or set ACT to its path');
   const event = join(work, 'event-dispatch.json');
   const series = 'main:parse:time:0123456789ab';
   writeFileSync(event, JSON.stringify({ inputs: { good: repo.good, bad: repo.bad, benchmark: 'parse', metric: '', series }, repository: { full_name: 'octo/fixture', name: 'fixture', owner: { login: 'octo' } } }));

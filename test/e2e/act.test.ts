@@ -347,7 +347,7 @@ function commentRequests() {
 }
 
 test('the PR workflow under act: regression fails the step, the comment is created once and then updated, check runs follow the head', { timeout: 180_000 }, async (t) => {
-  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@latest` (.ci/run does) or set ACT to its path');
+  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@v0.2.89` (scripts/prepare-tests.sh does) or set ACT to its path');
 
   const first = await runAct(prEvent(repo.baseSha, repo.headSha), 'first');
   t.diagnostic(`first act run: ${first.ms} ms`);
@@ -413,7 +413,7 @@ test('the PR workflow under act: regression fails the step, the comment is creat
 });
 
 test('the PR workflow under act with shards: 2: each shard measures its part, the report job merges and reports once', { timeout: 180_000 }, async (t) => {
-  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@latest` (.ci/run does) or set ACT to its path');
+  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@v0.2.89` (scripts/prepare-tests.sh does) or set ACT to its path');
   const pr = PR_NUMBER + 1;
   const shardArtifacts = join(work, 'artifacts-sharded');
   const before = { comments: standIn.state.comments.length, checkRuns: standIn.state.checkRuns.length };
@@ -441,7 +441,7 @@ test('the PR workflow under act with shards: 2: each shard measures its part, th
 });
 
 test('the nightly workflow under act: compares with the last nightly and records the head in the branch history', { timeout: 180_000 }, async (t) => {
-  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@latest` (.ci/run does) or set ACT to its path');
+  assert.ok(act, 'act is not installed: run `go install github.com/nektos/act@v0.2.89` (scripts/prepare-tests.sh does) or set ACT to its path');
   // A repository of its own: the default branch's head is the slower commit, then a fix lands.
   const nightlyRepo = makeFixtureRepo({ headFactor: 1.1 });
   execFileSync('git', ['-C', nightlyRepo.dir, 'remote', 'add', 'origin', `https://github.com/${OWNER}/${REPO}.git`]);

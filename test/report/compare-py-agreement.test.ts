@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { FIXTURES } from '../support/fixtures.ts';
 
 // Google Benchmark's own compare.py (Debian libbenchmark-tools, needs scipy;
-// .ci/run installs both) runs on the same inputs in the same test, and
+// scripts/prepare-tests.sh installs both) runs on the same inputs in the same test, and
 // `benchbot compare --output compare.py` must print exactly what it prints:
 // the header, the column widths, every row (aggregates included), the
 // _pvalue rows and OVERALL_GEOMEAN.
@@ -48,7 +48,7 @@ const PAIRS: [string, string][] = [
 
 for (const [base, head] of PAIRS) {
   test(`--output compare.py prints what compare.py prints: ${base.split('/').at(-1)} vs ${head.split('/').at(-1)}`, () => {
-    assert.ok(existsSync(COMPARE_PY), `${COMPARE_PY} is missing: install Debian's libbenchmark-tools (.ci/run does)`);
+    assert.ok(existsSync(COMPARE_PY), `${COMPARE_PY} is missing: install Debian's libbenchmark-tools (scripts/prepare-tests.sh does)`);
     const theirs = comparePy(base, head);
     const mine = benchbot(base, head);
     assert.deepEqual(mine.split('\n'), theirs.split('\n'));

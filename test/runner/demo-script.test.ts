@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnWithProgress } from '../support/spawn-with-progress.ts';
 
 // `npm run demo` (scripts/demo.sh) on a machine with and without the C++
 // demo's prerequisites. BENCHBOT_DEMO_PREREQ_PATH points the prerequisite
@@ -16,11 +17,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'benchbot-demo-script-'));
 const TWO = ['--bench', "./bench.sh '--benchmark_filter=BM_RecordHash|BM_SortInts'"];
 
-function demo(name: string, env: Record<string, string>, ...args: string[]) {
+async function demo(name: string, env: Record<string, string>, ...args: string[]) {
   const dir = join(work, name);
-  const run = spawnSync('bash', [join(ROOT, 'scripts/demo.sh'), ...args], {
+  const run = await spawnWithProgress('bash', [join(ROOT, 'scripts/demo.sh'), ...args], {
+    label: `demo ${name}`,
     cwd: ROOT,
-    encoding: 'utf8',
     env: {
       ...process.env,
       // Node.js 24 first, as `npm run` puts node_modules/.bin first.
@@ -32,7 +33,7 @@ function demo(name: string, env: Record<string, string>, ...args: string[]) {
       BENCHBOT_DATABASE_URL: '',
       ...env,
     },
-    timeout: 600_000,
+    timeoutMs: 600_000,
   });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, dir };
 }
@@ -43,19 +44,19 @@ function demo(name: string, env: Record<string, string>, ...args: string[]) {
  * a 10% change sometimes stays undecided. Every attempt's exit status must
  * match its report (0 with the regression, 1 without), and one must find it.
  */
-function demoFinding(name: string, env: Record<string, string>) {
-  let run = demo(name, env, ...TWO);
+async function demoFinding(name: string, env: Record<string, string>) {
+  let run = await demo(name, env, ...TWO);
   for (let attempt = 1; ; attempt++) {
     const found = /BM_RecordHash\/65536[^\n]*regressed/.test(run.stdout);
     assert.equal(run.status, found ? 0 : 1, run.stderr);
     if (!found) assert.match(run.stderr, /benchbot found no regression this time/);
     if (found || attempt === 2) return run;
-    run = demo(name, env, ...TWO);
+    run = await demo(name, env, ...TWO);
   }
 }
 
-test('without a C++ toolchain (empty PATH for the check) the demo runs the Node.js variant, finds the regression and exits 0', { timeout: 600_000 }, () => {
-  const run = demoFinding('node', { BENCHBOT_DEMO_PREREQ_PATH: '' });
+test('without a C++ toolchain (empty PATH for the check) the demo runs the Node.js variant, finds the regression and exits 0', { timeout: 600_000 }, async () => {
+  const run = await demoFinding('node', { BENCHBOT_DEMO_PREREQ_PATH: '' });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /no C\+\+ toolchain with Google Benchmark here \(missing: g\+\+ make libbenchmark-dev\)/);
   assert.match(run.stderr, /running the Node\.js variant: the same suite, history and ~10% regression in merge #14/);
@@ -69,9 +70,9 @@ test('without a C++ toolchain (empty PATH for the check) the demo runs the Node.
   assert.ok(existsSync(join(run.dir, 'repo/bench.mjs')), 'the Node.js suite');
 });
 
-test('with g++, make and Google Benchmark the demo runs the C++ variant, finds the regression and exits 0', { timeout: 600_000 }, () => {
-  const run = demoFinding('cpp', {});
-  assert.equal(run.status, 0, `${run.stderr}\n(.ci/run installs g++, make and libbenchmark-dev)`);
+test('with g++, make and Google Benchmark the demo runs the C++ variant, finds the regression and exits 0', { timeout: 600_000 }, async () => {
+  const run = await demoFinding('cpp', {});
+  assert.equal(run.status, 0, `${run.stderr}\n(scripts/prepare-tests.sh, npm test's pretest, installs g++, make and libbenchmark-dev)`);
   assert.match(run.stderr, /running the C\+\+ variant: Google Benchmark, built with g\+\+ and make \(BENCHBOT_DEMO_VARIANT=node npm run demo runs the same suite written for Node\.js\)/);
   assert.doesNotMatch(run.stderr, /installing/);
   assert.match(run.stdout, /BM_RecordHash\/65536[^\n]*regressed/);
@@ -79,7 +80,7 @@ test('with g++, make and Google Benchmark the demo runs the C++ variant, finds t
   assert.ok(existsSync(join(run.dir, 'repo/src/main.cpp')), 'the C++ suite');
 });
 
-test('where it may install without asking, the demo installs the prerequisites with apt-get and says so', { timeout: 120_000 }, () => {
+test('where it may install without asking, the demo installs the prerequisites with apt-get and says so', { timeout: 120_000 }, async () => {
   // A PATH holding only an apt-get (and a sudo for non-root) that record what they were asked: the packages
   // still do not appear, so the demo goes on with the Node.js variant; --min-runs 1 then ends the run at once.
   const bin = join(work, 'installer-bin');
@@ -89,7 +90,7 @@ test('where it may install without asking, the demo installs the prerequisites w
   writeFileSync(join(bin, 'sudo'), '#!/bin/sh\n[ "$1" = -n ] && shift\nexec "$@"\n');
   chmodSync(join(bin, 'apt-get'), 0o755);
   chmodSync(join(bin, 'sudo'), 0o755);
-  const run = demo('install', { BENCHBOT_DEMO_PREREQ_PATH: bin }, '--min-runs', '1');
+  const run = await demo('install', { BENCHBOT_DEMO_PREREQ_PATH: bin }, '--min-runs', '1');
   assert.match(run.stderr, /installing the C\+\+ demo's prerequisites with apt-get: g\+\+ make libbenchmark-dev/);
   assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['apt-get update -qq', 'apt-get install -y -qq g++ make libbenchmark-dev']);
   assert.match(run.stderr, /apt-get ran, but these are still missing: g\+\+ make libbenchmark-dev/);
@@ -98,12 +99,12 @@ test('where it may install without asking, the demo installs the prerequisites w
   assert.match(run.stderr, /--min-runs 1: give a whole number of at least 2/);
 });
 
-test('when the noise hides the regression (here: head is base) the demo says so and exits 1; a bad variant is a usage error', { timeout: 300_000 }, () => {
-  const run = demo('same', { BENCHBOT_DEMO_VARIANT: 'node' }, ...TWO, '--head', 'demo-base', '--max-runs', '10');
+test('when the noise hides the regression (here: head is base) the demo says so and exits 1; a bad variant is a usage error', { timeout: 300_000 }, async () => {
+  const run = await demo('same', { BENCHBOT_DEMO_VARIANT: 'node' }, ...TWO, '--head', 'demo-base', '--max-runs', '10');
   assert.equal(run.status, 1, run.stderr);
   assert.match(run.stderr, /benchbot found no regression this time/);
   assert.doesNotMatch(run.stderr, /no C\+\+ toolchain/, 'BENCHBOT_DEMO_VARIANT=node skips the check');
-  const bad = demo('bad', { BENCHBOT_DEMO_VARIANT: 'rust' });
+  const bad = await demo('bad', { BENCHBOT_DEMO_VARIANT: 'rust' });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /BENCHBOT_DEMO_VARIANT=rust: use auto, cpp or node/);
 });

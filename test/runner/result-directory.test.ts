@@ -198,7 +198,7 @@ async function remoteRounds(executor: Executor, root: string): Promise<void> {
 }
 
 // Device hosts and small Linux boxes run busybox: its sh, find, head and
-// tar must pack the same bundle. Debian's busybox package (.ci/run installs it).
+// tar must pack the same bundle. Debian's busybox package (scripts/prepare-tests.sh installs it).
 test('busybox sh, find, head and tar pack the same bundle', { skip: spawnSync('busybox', ['true']).status === 0 ? false : 'busybox is not installed (Debian: busybox)' }, async () => {
   const { dir, scratch } = checkout();
   const bin = mkdtempSync(join(tmpdir(), 'benchbot-busybox-'));
