@@ -4,6 +4,7 @@ import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 import { checkFormat, type Shard } from '../jobs/pr-check.ts';
 import { parseReportSettings, type ReportSettings } from '../jobs/report-settings.ts';
 import { actionSetting, SettingError } from '../jobs/setting-names.ts';
+import { parseCcUsers } from '../github/github-login.ts';
 
 /**
  * ActionInputError is a bad action input; its message starts with the input's
@@ -74,6 +75,10 @@ export interface ActionSettings extends ReportSettings {
   maxLoad?: number;
   /** prNumber overrides the pull request taken from the event (a `/bench` dispatch names it this way). */
   prNumber?: number;
+  /** ccUsers are the logins (without `@`) an alert mentions: the PR comment that reports a regression, the comment on a regressed commit. */
+  ccUsers: string[];
+  /** commentOnCommit: a nightly (or push) report comments on its commit when the scan confirms regressions that first showed there. */
+  commentOnCommit: boolean;
 }
 
 /** INPUT_ENV_PREFIX prefixes the environment variables the composite step sets, one per input. */
@@ -112,6 +117,15 @@ function flag(env: Env, input: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new ActionInputError(`${input}: "${value}" is not true or false`);
+}
+
+function ccUsers(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  try {
+    return parseCcUsers(value);
+  } catch (error) {
+    throw new ActionInputError(`alert-comment-cc-users: ${(error as Error).message}`);
+  }
 }
 
 function parseShard(value: string | undefined): Shard | undefined {
@@ -180,6 +194,7 @@ export function readActionInputs(env: Env): ActionSettings {
   if (shard && merge) throw new ActionInputError('shard: a shard measures its part; merge compares the shards\' results afterwards; give one of them');
   const checkName = text(env, 'check-name');
   const artifactName = text(env, 'artifact-name') ?? defaultArtifactName(role, mode, shard);
+  if (flag(env, 'comment-on-commit') && mode !== 'nightly') throw new ActionInputError('comment-on-commit: comments on a commit of the branch that a nightly (or a push) measured; use it with mode: nightly, a pull request gets its report as the PR comment');
   if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
   return {
     bench: bench ?? '',
@@ -209,6 +224,8 @@ export function readActionInputs(env: Env): ActionSettings {
     artifactName,
     maxLoad,
     prNumber: text(env, 'pr-number') === undefined ? undefined : wholeNumber(env, 'pr-number', 0, 1),
+    ccUsers: ccUsers(text(env, 'alert-comment-cc-users')),
+    commentOnCommit: flag(env, 'comment-on-commit'),
   };
 }
 

@@ -4,6 +4,10 @@ import { createGitHubClient, GitHubError, type GitHubClient } from '../github/gi
 import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { conclusionFor, publishCheckRun } from '../github/check-run.ts';
 import type { NightlyHistory } from '../jobs/nightly-history.ts';
+import { repositoryUrl, type ScanTexts } from '../jobs/nightly.ts';
+import { upsertCommitComment } from '../github/commit-comment.ts';
+import { ccLine, COMMIT_ALERT_MARKER, renderCommitAlert } from '../report/commit-alert.ts';
+import { confirmedRegressions } from '../report/scan-report.ts';
 import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import type { ActionSettings } from './action-inputs.ts';
@@ -16,6 +20,8 @@ export interface Publishable {
   /** headSha is the commit the check run goes on: only a SHA the run was given, never one from the artifact. */
   headSha?: string;
   recovery?: NightlyHistory;
+  /** scan is a nightly's scan, recomputed from the raw samples of history.json: its confirmed regressions decide the commit comment. */
+  scan?: ScanTexts;
 }
 
 /** PublishDeps are the edges publishing touches: the workflow's environment, the job log, and fetch for the GitHub client. */
@@ -33,7 +39,7 @@ export interface PublishDeps {
  */
 export async function publishReport(settings: ActionSettings, issueNumber: number | undefined, outcome: Publishable, deps: PublishDeps): Promise<Record<string, string>> {
   const { env, log } = deps;
-  const outputs: Record<string, string> = { 'comment-url': '', 'check-run-url': '' };
+  const outputs: Record<string, string> = { 'comment-url': '', 'check-run-url': '', 'commit-comment-url': '' };
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
   if (!owner || !repo || settings.githubToken === '') return outputs;
   const client: GitHubClient = createGitHubClient({ token: settings.githubToken, apiUrl: env.GITHUB_API_URL, fetch: deps.fetch });
@@ -41,7 +47,10 @@ export async function publishReport(settings: ActionSettings, issueNumber: numbe
   const summary = outcome.report.summary;
   if (issueNumber !== undefined && settings.comment !== 'never') {
     try {
-      const body = runUrl ? `${outcome.markdown}\n\n<sub>[Workflow run](${runUrl}) · JSON report: artifact \`${settings.artifactName}\`</sub>` : outcome.markdown;
+      const report = runUrl ? `${outcome.markdown}\n\n<sub>[Workflow run](${runUrl}) · JSON report: artifact \`${settings.artifactName}\`</sub>` : outcome.markdown;
+      // The users to cc come from the workflow's alert-comment-cc-users only, and only a regression is an alert.
+      const cc = summary.regressed > 0 ? ccLine(settings.ccUsers) : '';
+      const body = cc === '' ? report : `${report}\n\n${cc}`;
       const result = await upsertStickyComment(client, { owner, repo, issueNumber, marker: REPORT_MARKER, body, mode: settings.comment, hasChanges: summary.regressed + summary.improved + summary.error > 0 });
       outputs['comment-url'] = result.url ?? '';
       log(`benchbot: PR #${issueNumber} comment ${result.action}${result.url ? ` (${result.url})` : ''}`);
@@ -63,7 +72,43 @@ export async function publishReport(settings: ActionSettings, issueNumber: numbe
       core.warning(`could not write the check run: ${error.message}${error.status === 403 ? ' (the report job needs permissions: checks: write)' : ''}`, { title: 'benchbot' });
     }
   }
+  if (settings.commentOnCommit && outcome.scan) {
+    outputs['commit-comment-url'] = await commentOnCommit(client, settings, outcome, { owner, repo, runUrl, env, log });
+  }
   if (outcome.recovery) await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
   return outputs;
 }
 
+
+/**
+ * commentOnCommit comments on the run's own commit (a SHA the workflow gave
+ * the report job, never one from the artifact) when the recomputed scan
+ * confirms regressions whose first bad run is that commit: the push (or the
+ * night) that made them slower, as github-action-benchmark's
+ * comment-on-alert does on a push. One comment per commit, updated by a
+ * re-run. Returns its URL, or '' when there was nothing to say.
+ */
+async function commentOnCommit(client: GitHubClient, settings: ActionSettings, outcome: Publishable, where: { owner: string; repo: string; runUrl?: string; env: Record<string, string | undefined>; log: (line: string) => void }): Promise<string> {
+  const sha = outcome.headSha;
+  const scan = outcome.scan as ScanTexts;
+  if (sha === undefined) {
+    core.warning('comment-on-commit: the report job knows no commit to comment on; give head as a full commit SHA, or run it in the workflow of the pushed commit (GITHUB_SHA)', { title: 'benchbot' });
+    return '';
+  }
+  const regressions = confirmedRegressions(scan.result).filter((f) => f.firstBad.sha === sha);
+  if (regressions.length === 0) {
+    where.log(`benchbot: no confirmed regression first showed at ${sha.slice(0, 12)}; no commit comment`);
+    return '';
+  }
+  const branch = regressions[0].branch;
+  const body = renderCommitAlert({ sha, branch, threshold: settings.threshold, regressions, series: regressions.length, repoUrl: repositoryUrl(where.env.GITHUB_REPOSITORY, where.env.GITHUB_SERVER_URL), runUrl: where.runUrl, cc: settings.ccUsers });
+  try {
+    const result = await upsertCommitComment(client, { owner: where.owner, repo: where.repo, sha, marker: COMMIT_ALERT_MARKER, body });
+    where.log(`benchbot: commit ${sha.slice(0, 12)} comment ${result.action} (${result.url}): ${regressions.length} confirmed regression${regressions.length === 1 ? '' : 's'}`);
+    return result.url;
+  } catch (error) {
+    if (!(error instanceof GitHubError)) throw error;
+    core.warning(`could not comment on commit ${sha.slice(0, 12)}: ${error.message}${error.status === 403 ? ' (the report job needs permissions: contents: write)' : ''}`, { title: 'benchbot' });
+    return '';
+  }
+}

@@ -23,6 +23,7 @@ import { actionSetting, SettingError } from '../jobs/setting-names.ts';
 import { ActionInputError, readActionInputs, type ActionSettings } from './action-inputs.ts';
 import { publishReport } from './publish-report.ts';
 import type { NightlyHistory } from '../jobs/nightly-history.ts';
+import type { ScanTexts } from '../jobs/nightly.ts';
 import { COMMIT_SHA, RESULTS_FILES, ResultsError, samplesJson } from '../jobs/results-artifact.ts';
 
 type Env = Record<string, string | undefined>;
@@ -81,7 +82,7 @@ interface Outcome {
   headSha?: string;
   samples: { base: Side; head: Side };
   /** scan is a nightly's scan of the branch's history (scan.json is what the app reads, from the report job's artifact). */
-  scan?: { json: string; markdown: string };
+  scan?: ScanTexts;
   /** recovery is the parsed history the report job decides recovered issues from. */
   recovery?: NightlyHistory;
 }
@@ -126,6 +127,7 @@ export async function runAction(deps: ActionDeps): Promise<number> {
       'fail-message': fail ? `benchbot: ${headline(summary)} (fail-on: regression)` : '',
       'comment-url': '',
       'check-run-url': '',
+      'commit-comment-url': '',
     };
     if (settings.role === 'measure') {
       log(`benchbot: measured ${headline(summary)}; the report job recomputes and publishes it from artifact ${settings.artifactName}`);

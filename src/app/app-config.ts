@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml';
 import { readPercent, type ThresholdRule } from '../compare/thresholds.ts';
 import type { FailOn } from '../github/check-run.ts';
+import { GITHUB_LOGIN, MAX_CC_USERS } from '../github/github-login.ts';
 
 /** CONFIG_PATH is where the app reads a repository's settings, on its default branch. */
 export const CONFIG_PATH = '.github/benchbot.yml';
@@ -25,6 +26,7 @@ export const MAX_CONFIG_BYTES = 64 * 1024;
  * issues:
  *   labels: [performance]
  *   assignees: [octocat]
+ *   cc: [hubot]                          # mentioned in every regression issue (github-action-benchmark's alert-comment-cc-users)
  * nightly:
  *   workflow: benchbot-nightly.yml
  *   bisect-workflow: benchbot-bisect.yml
@@ -41,7 +43,7 @@ export interface AppConfig {
   };
   /** thresholds in file order; `thresholdFor` (compare/thresholds.ts) applies them. */
   thresholds: ThresholdRule[];
-  issues: { labels: string[]; assignees: string[] };
+  issues: { labels: string[]; assignees: string[]; cc: string[] };
   nightly: { workflow: string; bisectWorkflow: string; dashboard?: string };
 }
 
@@ -62,12 +64,12 @@ export function defaultConfig(): AppConfig {
   return {
     bench: { workflow: 'benchbot-bench-command.yml', allow: [], runners: [], maxRuns: 100, failOn: 'regression' },
     thresholds: [],
-    issues: { labels: ['performance'], assignees: [] },
+    issues: { labels: ['performance'], assignees: [], cc: [] },
     nightly: { workflow: 'benchbot-nightly.yml', bisectWorkflow: 'benchbot-bisect.yml' },
   };
 }
 
-const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+const LOGIN = GITHUB_LOGIN;
 const WORKFLOW = /^(?:[\w.-]+\.ya?ml|\d{1,15})$/;
 const RUNNER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -139,9 +141,15 @@ export function parseAppConfig(text: string | null): ParsedConfig {
 
   const issues = section(root, 'issues', report);
   if (issues) {
-    unknownKeys(issues, ['labels', 'assignees'], 'issues.', report);
+    unknownKeys(issues, ['labels', 'assignees', 'cc'], 'issues.', report);
     config.issues.labels = listKey(issues, 'issues.labels', /^[^\r\n\t]{1,50}$/, 'label names of at most 50 characters', report) ?? config.issues.labels;
     config.issues.assignees = listKey(issues, 'issues.assignees', LOGIN, 'GitHub logins', report) ?? config.issues.assignees;
+    // Written `@octocat` as in github-action-benchmark's alert-comment-cc-users, or bare.
+    const cc = issues.cc;
+    const ccList = Array.isArray(cc) ? cc.map((c) => (typeof c === 'string' ? c.replace(/^@/, '') : c)) : typeof cc === 'string' ? cc.replace(/^@/, '') : cc;
+    const logins = listKey({ cc: ccList }, 'issues.cc', LOGIN, 'GitHub logins', report);
+    if (logins !== undefined && logins.length > MAX_CC_USERS) report('issues.cc', `must name at most ${MAX_CC_USERS} logins, not ${logins.length}`);
+    else if (logins !== undefined) config.issues.cc = logins.filter((l, i) => logins.findIndex((x) => x.toLowerCase() === l.toLowerCase()) === i);
   }
 
   const nightly = section(root, 'nightly', report);

@@ -4,6 +4,7 @@ import { findRegressionIssue, upsertRegressionIssue } from '../github/regression
 import { withMarker } from '../github/sticky-comment.ts';
 import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
 import { REGRESSION_LABEL, regressionMarker, renderRegressionIssue } from '../report/regression-issue.ts';
+import { ccLine } from '../report/commit-alert.ts';
 import type { ScanFinding } from '../scan/scan-finding.ts';
 import type { AppConfig } from './app-config.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
@@ -95,7 +96,10 @@ export async function handleBisectCompleted(deps: HandlerDeps, client: GitHubCli
   const finding = toScanFinding(json, record.branch);
   const text = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, 'bisect.json');
   const bisect = text === null ? undefined : parseBisectLog(text);
-  const issue = renderRegressionIssue({ finding, bisect, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config.nightly.dashboard });
+  const rendered = renderRegressionIssue({ finding, bisect, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config.nightly.dashboard });
+  // The users to cc come from the repository's .github/benchbot.yml (issues.cc), validated logins; never from the artifact.
+  const cc = ccLine(config.issues.cc);
+  const issue = cc === '' ? rendered : { ...rendered, body: `${rendered.body}\n\n${cc}` };
 
   // Only the app's own issues are reconciled: anyone who may label issues can file one with the label and the marker.
   const botLogin = await deps.botLogin();

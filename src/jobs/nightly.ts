@@ -15,10 +15,11 @@ import type { Store } from '../store/store.ts';
  * which regression issues recovered; the adapters only publish.
  */
 
-/** ScanTexts are a scan's two renderings: scan.json (what the app bisects from) and the markdown for the job summary. */
+/** ScanTexts are a scan's two renderings: scan.json (what the app bisects from) and the markdown for the job summary; `result` is what they render. */
 export interface ScanTexts {
   json: string;
   markdown: string;
+  result: ScanResult;
 }
 
 /** NightlyScanSettings say how a branch's history is scanned and linked. */
@@ -48,7 +49,7 @@ export function scanBranch(series: NightlyHistory['series'], acks: NightlyHistor
 /** scanTexts renders a branch's scan result of `series` series. */
 function scanTexts(result: ScanResult, series: number, settings: NightlyScanSettings): ScanTexts {
   const options = { series, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
-  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options), result };
 }
 
 /**

@@ -23,6 +23,7 @@ test('a complete file is read', () => {
     'issues:',
     '  labels: [performance, "needs triage"]',
     '  assignees: octocat',
+    "  cc: '@hubot'",
     'nightly:',
     '  workflow: nightly.yaml',
     '  bisect-workflow: "1234"',
@@ -30,7 +31,7 @@ test('a complete file is read', () => {
   assert.deepEqual(problems, []);
   assert.deepEqual(config.bench, { workflow: 'bench.yml', allow: ['octocat', 'Mona-Lisa'], runners: ['bench', 'pixel-7'], maxRuns: 60, failOn: 'never' });
   assert.deepEqual(config.thresholds, [{ glob: '*', threshold: 0.02 }, { glob: 'BM_Network/*', threshold: 0.1 }, { glob: 'BM_Tiny', threshold: 0.005 }]);
-  assert.deepEqual(config.issues, { labels: ['performance', 'needs triage'], assignees: ['octocat'] });
+  assert.deepEqual(config.issues, { labels: ['performance', 'needs triage'], assignees: ['octocat'], cc: ['hubot'] });
   assert.deepEqual(config.nightly, { workflow: 'nightly.yaml', bisectWorkflow: '1234' });
 });
 

@@ -298,7 +298,8 @@ test('the health endpoint answers', async () => {
 });
 
 describe('nightly -> bisect -> issue', () => {
-  test('a confirmed regression dispatches one bisection; its completion files one issue (re-keying the range issue); repeats change nothing', async () => {
+  test('a confirmed regression dispatches one bisection; its completion files one issue (re-keying the range issue, cc\'ing issues.cc); repeats change nothing', async () => {
+    seedConfig(h, 'issues:\n  cc: ["@octocat", hubot]\n');
     const scan = JSON.parse(scanJson());
     const finding = scan.findings[0];
     h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 7001, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });
@@ -339,6 +340,7 @@ describe('nightly -> bisect -> issue', () => {
     assert.match(issue.title, /#17/);
     assert.ok(issue.labels.includes('benchbot'));
     assert.ok(issue.labels.includes('performance'));
+    assert.match(issue.body ?? '', /\n\ncc @octocat @hubot$/);
     assert.deepEqual((await h.store.listState('issue:')).map((e) => (e.value as { number: number }).number), [issue.number]);
 
     // The same completion delivered again (a new delivery id): still one issue, unchanged.

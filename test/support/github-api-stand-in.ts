@@ -5,10 +5,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOpenApiDescription } from './github-api/openapi-description.ts';
 import type { OperationMatch } from './github-api/openapi-description.ts';
-import { artifact, checkRun, collaboratorPermission, contentFile, installationToken, integration, issue, issueComment, job, publicUser, pullRequest, reaction, timelineComment, timelineEvent } from './github-api/github-objects.ts';
-import type { Account, AppRecord, ArtifactRecord, CheckRunRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord, TimelineRecord } from './github-api/github-objects.ts';
+import { artifact, checkRun, collaboratorPermission, commitComment, contentFile, installationToken, integration, issue, issueComment, job, publicUser, pullRequest, reaction, timelineComment, timelineEvent } from './github-api/github-objects.ts';
+import type { Account, AppRecord, ArtifactRecord, CheckRunRecord, CommitCommentRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord, TimelineRecord } from './github-api/github-objects.ts';
 
-export type { Account, AppRecord, ArtifactRecord, CheckRunRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord, TimelineRecord } from './github-api/github-objects.ts';
+export type { Account, AppRecord, ArtifactRecord, CheckRunRecord, CommitCommentRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord, TimelineRecord } from './github-api/github-objects.ts';
 
 /**
  * A local stand-in for api.github.com. Every request is matched against the
@@ -55,6 +55,8 @@ export interface StandInState {
   /** token, when set, must be presented as `Bearer <token>` or `token <token>`, else 401. */
   token: string | null;
   comments: IssueCommentRecord[];
+  /** commitComments are comments on commits (POST .../commits/{sha}/comments). */
+  commitComments: CommitCommentRecord[];
   /** issues are issues (not pull requests) created through the API or seeded with addIssue. */
   issues: IssueRecord[];
   reactions: ReactionRecord[];
@@ -192,6 +194,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     actor: { login: 'github-actions[bot]', type: 'Bot', id: 41898282 },
     token: null,
     comments: [],
+    commitComments: [],
     issues: [],
     reactions: [],
     checkRuns: [],
@@ -284,6 +287,26 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       if (!c) return notFound();
       state.comments.splice(state.comments.indexOf(c), 1);
       return { status: 204 };
+    },
+
+    'repos/list-comments-for-commit': (ctx) => {
+      const list = state.commitComments.filter((c) => inRepo(c, ctx.p) && c.commitId === ctx.p.commit_sha).sort((a, b) => a.id - b.id);
+      return page(list.map((c) => commitComment(url, c)), ctx);
+    },
+    'repos/create-commit-comment': (ctx) => {
+      if (tooLong(ctx.body.body)) return bodyTooLong();
+      const at = now();
+      const c: CommitCommentRecord = { id: nextId(), owner: ctx.p.owner, repo: ctx.p.repo, commitId: ctx.p.commit_sha, body: String(ctx.body.body), user: state.actor, createdAt: at, updatedAt: at };
+      state.commitComments.push(c);
+      return { status: 201, body: commitComment(url, c), headers: { location: `${url}/repos/${c.owner}/${c.repo}/comments/${c.id}` } };
+    },
+    'repos/update-commit-comment': (ctx) => {
+      const c = state.commitComments.find((x) => x.id === Number(ctx.p.comment_id) && inRepo(x, ctx.p));
+      if (!c) return notFound();
+      if (tooLong(ctx.body.body)) return bodyTooLong();
+      c.body = String(ctx.body.body);
+      c.updatedAt = now();
+      return { status: 200, body: commitComment(url, c) };
     },
 
     'issues/list-for-repo': (ctx) => {
@@ -618,7 +641,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       requests.length = 0;
       blobRequests.length = 0;
       faults.length = 0;
-      for (const list of [state.comments, state.issues, state.reactions, state.checkRuns, state.dispatches, state.runs, state.artifacts]) list.length = 0;
+      for (const list of [state.comments, state.commitComments, state.issues, state.reactions, state.checkRuns, state.dispatches, state.runs, state.artifacts]) list.length = 0;
       for (const list of [state.pulls, state.files, state.jobs, state.timeline, state.cancelled]) list.length = 0;
     },
     close: () => new Promise<void>((resolve, reject) => {

@@ -122,6 +122,37 @@ export function issueComment(api: string, c: IssueCommentRecord, reactions: read
   };
 }
 
+/** CommitCommentRecord is a comment on a commit (not on a line of it). */
+export interface CommitCommentRecord {
+  id: number;
+  owner: string;
+  repo: string;
+  commitId: string;
+  body: string;
+  user: Account;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** commitComment is GitHub's `commit-comment` schema. */
+export function commitComment(api: string, c: CommitCommentRecord): Record<string, unknown> {
+  return {
+    id: c.id,
+    node_id: nodeId('CommitComment', c.id),
+    url: `${api}/repos/${c.owner}/${c.repo}/comments/${c.id}`,
+    html_url: `${HTML_URL}/${c.owner}/${c.repo}/commit/${c.commitId}#commitcomment-${c.id}`,
+    body: c.body,
+    path: null,
+    position: null,
+    line: null,
+    commit_id: c.commitId,
+    user: simpleUser(api, c.user),
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+    author_association: c.user.type === 'Bot' ? 'NONE' : 'MEMBER',
+  };
+}
+
 /** ReactionRecord is a reaction on an issue comment. */
 export interface ReactionRecord {
   id: number;
