@@ -19786,7 +19786,7 @@ function scanBranch(series2, acks, settings) {
 }
 function scanTexts(result, series2, settings) {
   const options = { series: series2, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
-  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options) };
+  return { json: JSON.stringify(toScanJson(result, options), null, 2), markdown: renderScanMarkdown(result, options), result };
 }
 async function nightlyEvidence(store, settings, confirm) {
   const acks = await loadAcks(store);
@@ -26769,6 +26769,24 @@ function parseReportSettings(text2, name) {
   return { threshold, alpha, rules, minRuns, maxRuns, filter };
 }
 
+// src/github/github-login.ts
+var GITHUB_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+var MAX_CC_USERS = 20;
+function parseCcUsers(text2) {
+  const logins = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const item of text2.split(/[\s,]+/)) {
+    if (item === "") continue;
+    const login = item.startsWith("@") ? item.slice(1) : item;
+    if (!GITHUB_LOGIN.test(login)) throw new Error(`"${item.slice(0, 60)}" is not a GitHub login; give logins separated by commas, e.g. @octocat,@hubot`);
+    if (seen.has(login.toLowerCase())) continue;
+    seen.add(login.toLowerCase());
+    logins.push(login);
+  }
+  if (logins.length > MAX_CC_USERS) throw new Error(`${logins.length} logins; at most ${MAX_CC_USERS} may be mentioned`);
+  return logins;
+}
+
 // src/action/action-inputs.ts
 var ActionInputError = class extends Error {
   name = "ActionInputError";
@@ -26801,6 +26819,14 @@ function flag2(env, input) {
   if (value === "true") return true;
   if (value === "false") return false;
   throw new ActionInputError(`${input}: "${value}" is not true or false`);
+}
+function ccUsers(value) {
+  if (value === void 0) return [];
+  try {
+    return parseCcUsers(value);
+  } catch (error2) {
+    throw new ActionInputError(`alert-comment-cc-users: ${error2.message}`);
+  }
 }
 function parseShard(value) {
   if (value === void 0) return void 0;
@@ -26857,6 +26883,7 @@ function readActionInputs(env) {
   if (shard && merge3) throw new ActionInputError("shard: a shard measures its part; merge compares the shards' results afterwards; give one of them");
   const checkName = text(env, "check-name");
   const artifactName = text(env, "artifact-name") ?? defaultArtifactName(role2, mode, shard);
+  if (flag2(env, "comment-on-commit") && mode !== "nightly") throw new ActionInputError("comment-on-commit: comments on a commit of the branch that a nightly (or a push) measured; use it with mode: nightly, a pull request gets its report as the PR comment");
   if (!/^[\w.-]+$/.test(artifactName)) throw new ActionInputError(`artifact-name: "${artifactName}" may use only letters, digits, '-', '_' and '.'`);
   return {
     bench: bench ?? "",
@@ -26885,7 +26912,9 @@ function readActionInputs(env) {
     checkName: checkName === "none" ? "" : checkName ?? (mode === "nightly" ? "benchbot nightly" : "benchbot"),
     artifactName,
     maxLoad,
-    prNumber: text(env, "pr-number") === void 0 ? void 0 : wholeNumber(env, "pr-number", 0, 1)
+    prNumber: text(env, "pr-number") === void 0 ? void 0 : wholeNumber(env, "pr-number", 0, 1),
+    ccUsers: ccUsers(text(env, "alert-comment-cc-users")),
+    commentOnCommit: flag2(env, "comment-on-commit")
   };
 }
 var RESULTS_ARTIFACT = { pr: "benchbot-results", nightly: "benchbot-nightly-results" };
@@ -29164,6 +29193,45 @@ _benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max}. T
 `);
 }
 
+// src/github/commit-comment.ts
+async function upsertCommitComment(client, options) {
+  const { owner, repo, sha } = options;
+  const { text: body } = truncateMarkdown(withMarker(options.marker, options.body), COMMENT_BODY_LIMIT, (bytes, limit) => `
+
+---
+_benchbot truncated this comment: the report is ${bytes} bytes and GitHub allows ${limit}. The job summary has the full report._
+`);
+  const comments = await client.paginate("/repos/{owner}/{repo}/commits/{commit_sha}/comments", { owner, repo, commit_sha: sha });
+  const botLogin = options.botLogin === void 0 ? DEFAULT_BOT_LOGIN : options.botLogin;
+  const kept = comments.filter((c) => isStickyComment(c, options.marker, botLogin)).sort((a, b) => a.id - b.id)[0];
+  if (kept === void 0) {
+    const created = await client.request("POST", "/repos/{owner}/{repo}/commits/{commit_sha}/comments", { owner, repo, commit_sha: sha, body });
+    return { action: "created", id: created.id, url: created.html_url };
+  }
+  if ((kept.body ?? "").replace(/\r\n/g, "\n") === body) return { action: "unchanged", id: kept.id, url: kept.html_url };
+  const updated = await client.request("PATCH", "/repos/{owner}/{repo}/comments/{comment_id}", { owner, repo, comment_id: kept.id, body });
+  return { action: "updated", id: kept.id, url: updated.html_url };
+}
+
+// src/report/commit-alert.ts
+var COMMIT_ALERT_MARKER = "<!-- benchbot:commit-alert -->";
+function ccLine(logins) {
+  return logins.length === 0 ? "" : `cc ${logins.map((l) => `@${l}`).join(" ")}`;
+}
+function renderCommitAlert(input) {
+  const n = input.regressions.length;
+  const scan = { findings: input.regressions, awaiting: [], refuted: [], machineChanges: [], tested: n, warnings: [] };
+  const lines = [
+    `**benchbot: this commit made ${n} benchmark${n === 1 ? "" : "s"} slower** on ${inertCode(input.branch)}, confirmed by an interleaved A/B against the run before it.`,
+    "",
+    renderScanMarkdown(scan, { series: input.series, threshold: input.threshold, branch: input.branch, repoUrl: input.repoUrl })
+  ];
+  if (input.runUrl) lines.push("", `<sub>[Workflow run](${input.runUrl})</sub>`);
+  const cc = ccLine(input.cc);
+  if (cc !== "") lines.push("", cc);
+  return lines.join("\n");
+}
+
 // src/github/regression-issue.ts
 function isOwnIssue(issue2, author = DEFAULT_BOT_LOGIN) {
   const user = issue2.user;
@@ -29230,7 +29298,7 @@ function escapeCommand(text2) {
 // src/action/publish-report.ts
 async function publishReport(settings, issueNumber, outcome, deps) {
   const { env, log } = deps;
-  const outputs = { "comment-url": "", "check-run-url": "" };
+  const outputs = { "comment-url": "", "check-run-url": "", "commit-comment-url": "" };
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
   if (!owner || !repo || settings.githubToken === "") return outputs;
   const client = createGitHubClient({ token: settings.githubToken, apiUrl: env.GITHUB_API_URL, fetch: deps.fetch });
@@ -29238,9 +29306,13 @@ async function publishReport(settings, issueNumber, outcome, deps) {
   const summary2 = outcome.report.summary;
   if (issueNumber !== void 0 && settings.comment !== "never") {
     try {
-      const body = runUrl ? `${outcome.markdown}
+      const report = runUrl ? `${outcome.markdown}
 
 <sub>[Workflow run](${runUrl}) \xB7 JSON report: artifact \`${settings.artifactName}\`</sub>` : outcome.markdown;
+      const cc = summary2.regressed > 0 ? ccLine(settings.ccUsers) : "";
+      const body = cc === "" ? report : `${report}
+
+${cc}`;
       const result = await upsertStickyComment(client, { owner, repo, issueNumber, marker: REPORT_MARKER, body, mode: settings.comment, hasChanges: summary2.regressed + summary2.improved + summary2.error > 0 });
       outputs["comment-url"] = result.url ?? "";
       log(`benchbot: PR #${issueNumber} comment ${result.action}${result.url ? ` (${result.url})` : ""}`);
@@ -29262,8 +29334,35 @@ async function publishReport(settings, issueNumber, outcome, deps) {
       warning(`could not write the check run: ${error2.message}${error2.status === 403 ? " (the report job needs permissions: checks: write)" : ""}`, { title: "benchbot" });
     }
   }
+  if (settings.commentOnCommit && outcome.scan) {
+    outputs["commit-comment-url"] = await commentOnCommit(client, settings, outcome, { owner, repo, runUrl, env, log });
+  }
   if (outcome.recovery) await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
   return outputs;
+}
+async function commentOnCommit(client, settings, outcome, where) {
+  const sha = outcome.headSha;
+  const scan = outcome.scan;
+  if (sha === void 0) {
+    warning("comment-on-commit: the report job knows no commit to comment on; give head as a full commit SHA, or run it in the workflow of the pushed commit (GITHUB_SHA)", { title: "benchbot" });
+    return "";
+  }
+  const regressions = confirmedRegressions(scan.result).filter((f) => f.firstBad.sha === sha);
+  if (regressions.length === 0) {
+    where.log(`benchbot: no confirmed regression first showed at ${sha.slice(0, 12)}; no commit comment`);
+    return "";
+  }
+  const branch = regressions[0].branch;
+  const body = renderCommitAlert({ sha, branch, threshold: settings.threshold, regressions, series: regressions.length, repoUrl: repositoryUrl(where.env.GITHUB_REPOSITORY, where.env.GITHUB_SERVER_URL), runUrl: where.runUrl, cc: settings.ccUsers });
+  try {
+    const result = await upsertCommitComment(client, { owner: where.owner, repo: where.repo, sha, marker: COMMIT_ALERT_MARKER, body });
+    where.log(`benchbot: commit ${sha.slice(0, 12)} comment ${result.action} (${result.url}): ${regressions.length} confirmed regression${regressions.length === 1 ? "" : "s"}`);
+    return result.url;
+  } catch (error2) {
+    if (!(error2 instanceof GitHubError)) throw error2;
+    warning(`could not comment on commit ${sha.slice(0, 12)}: ${error2.message}${error2.status === 403 ? " (the report job needs permissions: contents: write)" : ""}`, { title: "benchbot" });
+    return "";
+  }
 }
 
 // src/action/run-action.ts
@@ -29298,7 +29397,8 @@ ${outcome.scan.markdown}
       fail: String(fail),
       "fail-message": fail ? `benchbot: ${headline(summary2)} (fail-on: regression)` : "",
       "comment-url": "",
-      "check-run-url": ""
+      "check-run-url": "",
+      "commit-comment-url": ""
     };
     if (settings.role === "measure") {
       log(`benchbot: measured ${headline(summary2)}; the report job recomputes and publishes it from artifact ${settings.artifactName}`);

@@ -45234,7 +45234,7 @@ function repositoryUrl(repository, serverUrl) {
 }
 function scanTexts(result2, series2, settings) {
   const options2 = { series: series2, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
-  return { json: JSON.stringify(toScanJson(result2, options2), null, 2), markdown: renderScanMarkdown(result2, options2) };
+  return { json: JSON.stringify(toScanJson(result2, options2), null, 2), markdown: renderScanMarkdown(result2, options2), result: result2 };
 }
 async function scanStoredNightlies(store, settings) {
   const { branch, repository } = settings;
@@ -54098,17 +54098,23 @@ function startsWithMarker(text2, marker) {
 
 // src/app/app-config.ts
 var import_yaml3 = __toESM(require_dist2(), 1);
+
+// src/github/github-login.ts
+var GITHUB_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+var MAX_CC_USERS = 20;
+
+// src/app/app-config.ts
 var CONFIG_PATH = ".github/benchbot.yml";
 var MAX_CONFIG_BYTES = 64 * 1024;
 function defaultConfig() {
   return {
     bench: { workflow: "benchbot-bench-command.yml", allow: [], runners: [], maxRuns: 100, failOn: "regression" },
     thresholds: [],
-    issues: { labels: ["performance"], assignees: [] },
+    issues: { labels: ["performance"], assignees: [], cc: [] },
     nightly: { workflow: "benchbot-nightly.yml", bisectWorkflow: "benchbot-bisect.yml" }
   };
 }
-var LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+var LOGIN = GITHUB_LOGIN;
 var WORKFLOW = /^(?:[\w.-]+\.ya?ml|\d{1,15})$/;
 var RUNNER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 function parseAppConfig(text2) {
@@ -54167,9 +54173,14 @@ function parseAppConfig(text2) {
   }
   const issues = section(root, "issues", report);
   if (issues) {
-    unknownKeys(issues, ["labels", "assignees"], "issues.", report);
+    unknownKeys(issues, ["labels", "assignees", "cc"], "issues.", report);
     config3.issues.labels = listKey(issues, "issues.labels", /^[^\r\n\t]{1,50}$/, "label names of at most 50 characters", report) ?? config3.issues.labels;
     config3.issues.assignees = listKey(issues, "issues.assignees", LOGIN, "GitHub logins", report) ?? config3.issues.assignees;
+    const cc = issues.cc;
+    const ccList = Array.isArray(cc) ? cc.map((c) => typeof c === "string" ? c.replace(/^@/, "") : c) : typeof cc === "string" ? cc.replace(/^@/, "") : cc;
+    const logins = listKey({ cc: ccList }, "issues.cc", LOGIN, "GitHub logins", report);
+    if (logins !== void 0 && logins.length > MAX_CC_USERS) report("issues.cc", `must name at most ${MAX_CC_USERS} logins, not ${logins.length}`);
+    else if (logins !== void 0) config3.issues.cc = logins.filter((l, i) => logins.findIndex((x) => x.toLowerCase() === l.toLowerCase()) === i);
   }
   const nightly = section(root, "nightly", report);
   if (nightly) {
@@ -60902,6 +60913,11 @@ function readBisectLog(root, fail) {
   };
 }
 
+// src/report/commit-alert.ts
+function ccLine(logins) {
+  return logins.length === 0 ? "" : `cc ${logins.map((l) => `@${l}`).join(" ")}`;
+}
+
 // src/app/regression-loop.ts
 var NIGHTLY_ARTIFACT = "benchbot-nightly";
 var BISECT_ARTIFACT = "benchbot-bisect";
@@ -60949,7 +60965,11 @@ async function handleBisectCompleted(deps, client, where, runId, config3) {
   const finding = toScanFinding(json, record.branch);
   const text2 = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, "bisect.json");
   const bisect2 = text2 === null ? void 0 : parseBisectLog(text2);
-  const issue = renderRegressionIssue({ finding, bisect: bisect2, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config3.nightly.dashboard });
+  const rendered = renderRegressionIssue({ finding, bisect: bisect2, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config3.nightly.dashboard });
+  const cc = ccLine(config3.issues.cc);
+  const issue = cc === "" ? rendered : { ...rendered, body: `${rendered.body}
+
+${cc}` };
   const botLogin = await deps.botLogin();
   const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
   if (issue.marker !== rangeMarker && await findRegressionIssue(client, { ...where, marker: issue.marker, botLogin }) === null) {
