@@ -46,6 +46,12 @@ if ! python3 -c 'import scipy, pandas' 2>/dev/null; then
   say "installing scipy and pandas (pip)"
   python3 -m pip install -q scipy pandas 2>/dev/null || python3 -m pip install -q --break-system-packages scipy pandas
 fi
+# The /bench command finder is checked against GitHub's renderer, cmark-gfm,
+# through its Python binding (test/app/command-gfm-differential.test.ts).
+if ! python3 -c 'import cmarkgfm' 2>/dev/null; then
+  say "installing cmarkgfm (pip)"
+  python3 -m pip install -q cmarkgfm==2025.10.22 2>/dev/null || python3 -m pip install -q --break-system-packages cmarkgfm==2025.10.22
+fi
 
 # The workflows' linters, and act, which runs the workflows end to end on
 # this host (test/e2e/act.test.ts). Go builds act and actionlint from the

@@ -1,4 +1,7 @@
 import MarkdownIt from 'markdown-it';
+import { HTML_OPEN_CLOSE_TAG_RE } from 'markdown-it/lib/common/html_re.mjs';
+import type { RuleBlock } from 'markdown-it/lib/parser_block.mjs';
+import type StateBlock from 'markdown-it/lib/rules_block/state_block.mjs';
 import { compileNameFilter, MAX_NAME_FILTER_LENGTH, NameFilterError } from '../compare/name-filter.ts';
 import { readPercent } from '../compare/thresholds.ts';
 import { inertCode, inertText } from '../report/inert-markdown.ts';
@@ -199,6 +202,110 @@ export const MAX_BODY_LENGTH = 65_536;
  * took a minute or overflowed the stack.
  */
 const markdown = new MarkdownIt({ html: true });
+markdown.block.ruler.before('reference', 'footnote_definition', footnoteDefinition, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
+markdown.block.ruler.before('html_block', 'html_block_after_lazy_line', htmlBlockAfterLazyLine, { alt: ['paragraph', 'blockquote'] });
+const builtIn = (name: string) => (markdown.block.ruler as unknown as { __rules__: { name: string; fn: RuleBlock }[] }).__rules__.find((r) => r.name === name)?.fn as RuleBlock;
+const [linkReference, setextHeading, paragraph] = [builtIn('reference'), builtIn('lheading'), builtIn('paragraph')];
+markdown.block.ruler.at('reference', referenceThenParagraph);
+
+/** HTML_TAG_LINE is a line that opens an HTML block of CommonMark's 7th kind: one complete open or close tag of any name, then blanks. */
+const HTML_TAG_LINE = new RegExp(`${HTML_OPEN_CLOSE_TAG_RE.source}\\s*$`);
+
+/**
+ * htmlBlockAfterLazyLine only ends blocks, as cmark-gfm does where
+ * markdown-it does not: a line that is not inside a quote or list item
+ * (no `>`, or indented less than the item's text) but would continue its
+ * paragraph lazily opens an HTML block of the 7th kind (`<span>` alone) in
+ * cmark-gfm, which then runs to the next blank line, a `/bench` line
+ * included. CommonMark forbids that kind only to interrupt a paragraph, and
+ * cmark-gfm checks that against the innermost container the line belongs to.
+ */
+function htmlBlockAfterLazyLine(state: StateBlock, line: number, _endLine: number, silent: boolean): boolean {
+  if (!silent) return false;
+  // markdown-it asks about a quote's lazy lines and a table's next row as `blockquote` terminators (parentType `table` for the row).
+  const parent = state.parentType as string;
+  const lazy = parent === 'blockquote' || parent === 'table' ? state.sCount[line] - state.blkIndent < 4 : parent === 'paragraph' && state.sCount[line] < state.blkIndent;
+  return lazy && HTML_TAG_LINE.test(state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]));
+}
+
+/**
+ * referenceThenParagraph reads link reference definitions as cmark-gfm
+ * does: they are the start of a paragraph, taken out of it when it ends, so
+ * a line after them that would have continued that paragraph (indented
+ * code, `---` or an empty list item for markdown-it) is the first line of
+ * the paragraph that remains.
+ */
+function referenceThenParagraph(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
+  if (!linkReference(state, startLine, endLine, silent)) return false;
+  const next = state.line;
+  if (!silent && next < endLine && continuesParagraph(state, next, endLine) && !linkReference(state, next, endLine, true)) {
+    // Indented code for markdown-it, paragraph text for cmark-gfm: read at the paragraph's indent.
+    const sCount = state.sCount[next];
+    state.sCount[next] = Math.min(sCount, state.blkIndent);
+    if (!setextHeading(state, next, endLine, false)) paragraph(state, next, endLine, false);
+    state.sCount[next] = sCount;
+  }
+  return true;
+}
+
+/**
+ * continuesParagraph tells whether a line would be the next line of a
+ * paragraph in cmark-gfm: not blank, not outside the current container, and
+ * indented code, a setext underline (which has no heading to underline once
+ * the definitions are gone) or anything that cannot interrupt a paragraph.
+ */
+function continuesParagraph(state: StateBlock, line: number, endLine: number): boolean {
+  if (state.isEmpty(line) || state.sCount[line] < state.blkIndent) return false;
+  if (state.sCount[line] - state.blkIndent >= 4) return true;
+  if (/^(?:=+|-+)[ \t]*$/.test(state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]))) return true;
+  const parentType = state.parentType;
+  state.parentType = 'paragraph';
+  const interrupted = state.md.block.ruler.getRules('paragraph').some((rule) => rule(state, line, endLine, true));
+  state.parentType = parentType;
+  return !interrupted;
+}
+
+/** FOOTNOTE_START is cmark-gfm's footnote definition opener: `[^`, a label without `]`, space, tab or line end, `]:`, then blanks. */
+const FOOTNOTE_START = /^\[\^[^\] \t\r\n\0]+\]:[ \t]*/;
+
+/**
+ * footnoteDefinition reads a GFM footnote definition (`[^label]: text`) as
+ * cmark-gfm does, GitHub's renderer: a container block, opened by a line
+ * indented at most 3 spaces (it may interrupt a paragraph, a quote or a
+ * list), whose content starts after the `]:` and its blanks, continued by
+ * blank lines, lines indented 4 or more, and the lazy continuation lines of
+ * a paragraph in it. GitHub shows it at the end of the comment, or not at
+ * all when nothing refers to it, so a `/bench` in it is no command:
+ * markdown-it alone reads `[^1]: x` as a link reference and the `/bench`
+ * after it as a paragraph of its own.
+ */
+function footnoteDefinition(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
+  if (state.sCount[startLine] - state.blkIndent >= 4) return false;
+  const start = state.bMarks[startLine] + state.tShift[startLine];
+  const opener = FOOTNOTE_START.exec(state.src.slice(start, state.eMarks[startLine]));
+  if (opener === null) return false;
+  if (silent) return true;
+  const saved = { bMark: state.bMarks[startLine], tShift: state.tShift[startLine], sCount: state.sCount[startLine], parentType: state.parentType };
+  // The content starts right after the blanks (never as indented code), at the container's indent.
+  state.bMarks[startLine] = start + opener[0].length;
+  state.tShift[startLine] = 0;
+  state.blkIndent += 4;
+  state.sCount[startLine] = state.blkIndent;
+  state.parentType = 'footnote' as StateBlock['parentType'];
+  state.push('footnote_definition_open', '', 1).map = [startLine, startLine];
+  const open = state.tokens.length - 1;
+  state.md.block.tokenize(state, startLine, endLine);
+  state.push('footnote_definition_close', '', -1);
+  state.tokens[open].map = [startLine, state.line];
+  state.blkIndent -= 4;
+  state.bMarks[startLine] = saved.bMark;
+  state.tShift[startLine] = saved.tShift;
+  state.sCount[startLine] = saved.sCount;
+  state.parentType = saved.parentType;
+  // An empty definition at the end of the body still takes its line.
+  if (state.line <= startLine) state.line = startLine + 1;
+  return true;
+}
 
 /**
  * findCommandLine returns the first line of the first top-level paragraph

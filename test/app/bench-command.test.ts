@@ -32,10 +32,22 @@ test('follows CommonMark: only the first line of a top-level paragraph is a comm
     '`/bench`', // code span
     '[/bench](https://example.com)', // link text
     '| a |\n|---|\n| /bench |', // a table cell
+    '[^1]: x\n/bench', // a footnote definition's lazy line: GitHub shows the footnote at the end, or nowhere when unreferenced
+    'text\n[^note]: x\n/bench', // a footnote definition interrupts a paragraph
+    '[^1]: x\n    /bench', // indented: still the footnote
+    '[^1]: x\n\n    /bench', // after a blank line too
+    '> quote\n<span>\n/bench', // cmark-gfm opens an HTML block on a lazy line, which runs to the next blank line
+    '- item\n<custom-tag>\n/bench',
+    '| a |\n|---|\n<span>\n/bench', // and on a table's next row
   ];
   for (const body of none) assert.equal(parseBenchCommand(body), null, JSON.stringify(body));
   assert.deepEqual(parseBenchCommand('> quote\n\n/bench runs=4'), run(null, 4, null, null));
   assert.deepEqual(parseBenchCommand('/bench runs=4\nand some words'), run(null, 4, null, null));
+  // Where cmark-gfm shows a paragraph: a definition that ends before it, or a label GitHub does not take for a footnote.
+  assert.deepEqual(parseBenchCommand('[^1]: x\n\n/bench runs=4'), run(null, 4, null, null));
+  assert.deepEqual(parseBenchCommand('[^1]:\n/bench runs=4'), run(null, 4, null, null));
+  assert.deepEqual(parseBenchCommand('[ref]: https://example.com\n    /bench runs=4'), run(null, 4, null, null));
+  assert.deepEqual(parseBenchCommand('- item\n  <span>\n\n/bench runs=4'), run(null, 4, null, null));
   assert.equal(parseBenchCommand(`${'x'.repeat(70_000)}\n\n/bench`), null, 'longer than GitHub allows: not read');
 });
 
@@ -125,6 +137,11 @@ test('hostile Markdown cannot hang or crash the command search', () => {
     '![a]('.repeat(n / 5), // unclosed images
     '`'.repeat(n), // a code span opener run
     `|a|b|\n|-|-|\n${'|x|\n'.repeat(n / 4 - 10)}`, // a long table
+    '[^a]: '.repeat(n / 6), // nested footnote definitions on one line
+    `[^a]: x\n${'    [^b]: y\n'.repeat(n / 12)}`, // a footnote kept open by indented lines
+    `${'[r]: /u\n'.repeat(n / 8)}`, // many link reference definitions
+    `[r]: /u\n${'    x\n'.repeat(n / 6)}`, // a reference's remaining paragraph
+    `> q\n${'<span>\n> q\n'.repeat(n / 12)}`, // quotes ended by HTML blocks
   ];
   assert.deepEqual(parseBenchCommand(`${'*a_'.repeat(n / 3)}\n\n/bench runs=3`), run(null, 3, null, null));
   for (const hostile of bodies) {
