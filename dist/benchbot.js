@@ -59554,6 +59554,65 @@ function hostileText(line) {
 }
 var MAX_BODY_LENGTH = 65536;
 var markdown = new lib_default({ html: true });
+markdown.block.ruler.before("reference", "footnote_definition", footnoteDefinition, { alt: ["paragraph", "reference", "blockquote", "list"] });
+markdown.block.ruler.before("html_block", "html_block_after_lazy_line", htmlBlockAfterLazyLine, { alt: ["paragraph", "blockquote"] });
+var builtIn = (name) => markdown.block.ruler.__rules__.find((r) => r.name === name)?.fn;
+var [linkReference, setextHeading, paragraph2] = [builtIn("reference"), builtIn("lheading"), builtIn("paragraph")];
+markdown.block.ruler.at("reference", referenceThenParagraph);
+var HTML_TAG_LINE = new RegExp(`${HTML_OPEN_CLOSE_TAG_RE.source}\\s*$`);
+function htmlBlockAfterLazyLine(state, line, _endLine, silent) {
+  if (!silent) return false;
+  const parent = state.parentType;
+  const lazy = parent === "blockquote" || parent === "table" ? state.sCount[line] - state.blkIndent < 4 : parent === "paragraph" && state.sCount[line] < state.blkIndent;
+  return lazy && HTML_TAG_LINE.test(state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]));
+}
+function referenceThenParagraph(state, startLine, endLine, silent) {
+  if (!linkReference(state, startLine, endLine, silent)) return false;
+  const next = state.line;
+  if (!silent && next < endLine && continuesParagraph(state, next, endLine) && !linkReference(state, next, endLine, true)) {
+    const sCount = state.sCount[next];
+    state.sCount[next] = Math.min(sCount, state.blkIndent);
+    if (!setextHeading(state, next, endLine, false)) paragraph2(state, next, endLine, false);
+    state.sCount[next] = sCount;
+  }
+  return true;
+}
+function continuesParagraph(state, line, endLine) {
+  if (state.isEmpty(line) || state.sCount[line] < state.blkIndent) return false;
+  if (state.sCount[line] - state.blkIndent >= 4) return true;
+  if (/^(?:=+|-+)[ \t]*$/.test(state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]))) return true;
+  const parentType = state.parentType;
+  state.parentType = "paragraph";
+  const interrupted = state.md.block.ruler.getRules("paragraph").some((rule) => rule(state, line, endLine, true));
+  state.parentType = parentType;
+  return !interrupted;
+}
+var FOOTNOTE_START = /^\[\^[^\] \t\r\n\0]+\]:[ \t]*/;
+function footnoteDefinition(state, startLine, endLine, silent) {
+  if (state.sCount[startLine] - state.blkIndent >= 4) return false;
+  const start = state.bMarks[startLine] + state.tShift[startLine];
+  const opener = FOOTNOTE_START.exec(state.src.slice(start, state.eMarks[startLine]));
+  if (opener === null) return false;
+  if (silent) return true;
+  const saved = { bMark: state.bMarks[startLine], tShift: state.tShift[startLine], sCount: state.sCount[startLine], parentType: state.parentType };
+  state.bMarks[startLine] = start + opener[0].length;
+  state.tShift[startLine] = 0;
+  state.blkIndent += 4;
+  state.sCount[startLine] = state.blkIndent;
+  state.parentType = "footnote";
+  state.push("footnote_definition_open", "", 1).map = [startLine, startLine];
+  const open = state.tokens.length - 1;
+  state.md.block.tokenize(state, startLine, endLine);
+  state.push("footnote_definition_close", "", -1);
+  state.tokens[open].map = [startLine, state.line];
+  state.blkIndent -= 4;
+  state.bMarks[startLine] = saved.bMark;
+  state.tShift[startLine] = saved.tShift;
+  state.sCount[startLine] = saved.sCount;
+  state.parentType = saved.parentType;
+  if (state.line <= startLine) state.line = startLine + 1;
+  return true;
+}
 function findCommandLine(body) {
   if (body.length > 2 * MAX_BODY_LENGTH || body.length > MAX_BODY_LENGTH && [...body].length > MAX_BODY_LENGTH) return null;
   if (!/\/bench/i.test(body)) return null;
