@@ -54,11 +54,30 @@ export interface RegressionIssue {
  * regressionMarker is the hidden first line that identifies one regression:
  * one series and one culprit (the culprit merge's SHA, or the nightly range
  * `lastGood..firstBad` before bisection). The series key is URI-encoded so
- * that no key can close the HTML comment.
+ * that no key can close the HTML comment (markerEncode).
  */
 export function regressionMarker(series: string, culprit: string): string {
-  return `<!-- benchbot:regression series=${encodeURIComponent(series)} culprit=${encodeURIComponent(culprit)} -->`;
+  return `<!-- benchbot:regression series=${markerEncode(series)} culprit=${markerEncode(culprit)} -->`;
 }
+
+/**
+ * markerEncode is encodeURIComponent for any string: a lone surrogate (a
+ * benchmark name from JSON may hold `"\ud800"`), which encodeURIComponent
+ * refuses with URIError, becomes `%uD800`. encodeURIComponent writes `%`
+ * as `%25`, so `%u` means only this and markerDecode inverts it exactly:
+ * two names that differ in a lone surrogate keep two markers.
+ */
+function markerEncode(text: string): string {
+  return text.split(LONE_SURROGATE).map((part, i) => (i % 2 === 1 ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part))).join('');
+}
+
+/** markerDecode inverts markerEncode; URIError for what markerEncode never writes. */
+function markerDecode(text: string): string {
+  return text.split(/%u([0-9A-F]{4})/).map((part, i) => (i % 2 === 1 ? String.fromCharCode(parseInt(part, 16)) : decodeURIComponent(part))).join('');
+}
+
+// A high surrogate without a low one after it, or a low one without a high one before it; captured, so split keeps it.
+const LONE_SURROGATE = /([\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/;
 
 /** parseRegressionMarker reads a marker back from the first line of a body; null when there is none. */
 export function parseRegressionMarker(body: string | null | undefined): { series: string; culprit: string } | null {
@@ -66,7 +85,7 @@ export function parseRegressionMarker(body: string | null | undefined): { series
   const m = /^<!-- benchbot:regression series=(\S+) culprit=(\S+) -->$/.exec(first);
   if (!m) return null;
   try {
-    return { series: decodeURIComponent(m[1]), culprit: decodeURIComponent(m[2]) };
+    return { series: markerDecode(m[1]), culprit: markerDecode(m[2]) };
   } catch {
     return null;
   }

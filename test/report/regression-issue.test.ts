@@ -98,6 +98,16 @@ test('markers survive any series name and are only read from the first line', ()
   assert.equal(parseRegressionMarker(null), null);
 });
 
+test('a lone surrogate in a series name (JSON "\\ud800") keeps a marker of its own instead of throwing URIError', () => {
+  const names = ['main:BM_\ud800:time:fp', 'main:BM_\udc00:time:fp', 'main:BM_\ufffd:time:fp', 'main:BM_%uD800:time:fp', 'main:BM_\ud83d\ude00:time:fp', 'main:BM_\udc00\ud800:time:fp'];
+  const markers = names.map((n) => regressionMarker(n, 'abc'));
+  assert.equal(new Set(markers).size, names.length, 'no two names share a marker');
+  for (const [i, marker] of markers.entries()) {
+    assert.equal(marker.isWellFormed(), true, 'the marker is well-formed text (it goes into an issue body)');
+    assert.deepEqual(parseRegressionMarker(`${marker}\nbody`), { series: names[i], culprit: 'abc' });
+  }
+});
+
 test('the trend chart is a mermaid xychart-beta block with one point per night', () => {
   const f = finding();
   const chart = trendChart(f.trend, 'parse "time"', 'us').split('\n');
