@@ -19581,14 +19581,21 @@ async function confirmFindings(store, options, measure2, scan) {
 // src/report/regression-issue.ts
 var REGRESSION_LABEL = "benchbot";
 function regressionMarker(series2, culprit) {
-  return `<!-- benchbot:regression series=${encodeURIComponent(series2)} culprit=${encodeURIComponent(culprit)} -->`;
+  return `<!-- benchbot:regression series=${markerEncode(series2)} culprit=${markerEncode(culprit)} -->`;
 }
+function markerEncode(text2) {
+  return text2.split(LONE_SURROGATE).map((part, i) => i % 2 === 1 ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part)).join("");
+}
+function markerDecode(text2) {
+  return text2.split(/%u([0-9A-F]{4})/).map((part, i) => i % 2 === 1 ? String.fromCharCode(parseInt(part, 16)) : decodeURIComponent(part)).join("");
+}
+var LONE_SURROGATE = /([\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/;
 function parseRegressionMarker(body) {
   const first = (body ?? "").replace(/\r\n/g, "\n").split("\n", 1)[0].trim();
   const m = /^<!-- benchbot:regression series=(\S+) culprit=(\S+) -->$/.exec(first);
   if (!m) return null;
   try {
-    return { series: decodeURIComponent(m[1]), culprit: decodeURIComponent(m[2]) };
+    return { series: markerDecode(m[1]), culprit: markerDecode(m[2]) };
   } catch {
     return null;
   }

@@ -44952,8 +44952,12 @@ async function confirmFindings(store, options2, measure, scan) {
 // src/report/regression-issue.ts
 var REGRESSION_LABEL = "benchbot";
 function regressionMarker(series2, culprit) {
-  return `<!-- benchbot:regression series=${encodeURIComponent(series2)} culprit=${encodeURIComponent(culprit)} -->`;
+  return `<!-- benchbot:regression series=${markerEncode(series2)} culprit=${markerEncode(culprit)} -->`;
 }
+function markerEncode(text2) {
+  return text2.split(LONE_SURROGATE).map((part, i) => i % 2 === 1 ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part)).join("");
+}
+var LONE_SURROGATE = /([\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/;
 function culpritOf(finding, bisect2) {
   return bisect2?.culprit?.sha ?? `${finding.lastGood.sha}..${finding.firstBad.sha}`;
 }
