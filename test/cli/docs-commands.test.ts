@@ -2,13 +2,15 @@
 // the README and docs/*.md names a command that exists and only flags its
 // --help lists; the ones that can run here offline (parse and compare of
 // files in this repository) are run and must not fail with a usage or input
-// error (exit 2).
+// error (exit 2). The README's migration table from github-action-benchmark
+// names only inputs, outputs and flags that exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/benchbot.js');
@@ -100,4 +102,44 @@ test('the documented parse and compare commands run here on the repository\'s ow
     ran += 1;
   }
   assert.ok(ran >= 2, `ran ${ran} documented commands`);
+});
+
+// github-action-benchmark's inputs, from its action.yml at commit a5f07e97
+// (benchmark-action/github-action-benchmark): the migration table has a row
+// for each, and no other.
+const GAB_INPUTS = [
+  'name', 'tool', 'output-file-path', 'gh-pages-branch', 'gh-repository', 'benchmark-data-dir-path', 'github-token', 'ref',
+  'auto-push', 'skip-fetch-gh-pages', 'comment-always', 'summary-always', 'save-data-file', 'comment-on-alert', 'alert-threshold',
+  'fail-on-alert', 'fail-threshold', 'alert-comment-cc-users', 'external-data-json-path', 'max-items-in-chart',
+];
+
+test('the README\'s migration table maps every github-action-benchmark input to benchbot inputs, outputs and flags that exist', async () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = /^## Coming from github-action-benchmark\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+  const rows = [...section.matchAll(/^\| `([\w-]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map((m) => ({ gab: m[1], benchbot: m[2], notes: m[3] }));
+  assert.deepEqual(rows.map((r) => r.gab).sort(), [...GAB_INPUTS].sort());
+  const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+  const { formatNames } = await import('../../src/formats/detect.ts');
+  const problems: string[] = [];
+  for (const row of rows) {
+    const named = [...row.benchbot.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    if (named.length === 0) problems.push(`${row.gab}: the benchbot column names nothing`);
+    for (const name of named) {
+      const command = /^benchbot ([\w-]+)((?: --[\w-]+)*)$/.exec(name);
+      if (command) {
+        const text = help(command[1]);
+        if (!/^usage: benchbot /.test(text)) problems.push(`${row.gab}: benchbot ${command[1]} is not a command`);
+        for (const flag of command[2].trim().split(/\s+/).filter((f) => f !== '')) if (!new RegExp(`${flag}(?![\\w-])`).test(text)) problems.push(`${row.gab}: benchbot ${command[1]} has no ${flag}`);
+        continue;
+      }
+      const input = /^([\w-]+)(?:: (.+))?$/.exec(name);
+      if (input && input[1] in action.inputs) {
+        if (input[1] === 'format' && input[2] !== undefined && !formatNames().includes(input[2])) problems.push(`${row.gab}: format: ${input[2]} is not a format`);
+        continue;
+      }
+      if (input && input[2] === undefined && input[1] in action.outputs) continue;
+      problems.push(`${row.gab}: \`${name}\` is neither an input or output of action.yml nor a benchbot command with its flags`);
+    }
+  }
+  assert.deepEqual(problems, []);
 });
