@@ -1,5 +1,6 @@
 import { parseDocument } from 'yaml';
 import { readPercent, type ThresholdRule } from '../compare/thresholds.ts';
+import { closestName } from '../model/closest-name.ts';
 import type { FailOn } from '../github/check-run.ts';
 import { GITHUB_LOGIN, MAX_CC_USERS } from '../github/github-login.ts';
 
@@ -213,7 +214,7 @@ function listKey(parent: Mapping, key: string, pattern: RegExp, what: string, re
 function unknownKeys(mapping: Mapping, known: readonly string[], prefix: string, report: Report): void {
   for (const key of Object.keys(mapping)) {
     if (known.includes(key)) continue;
-    const close = known.find((k) => editDistance(k, key.toLowerCase()) <= 2);
+    const close = closestName(key, known);
     report(`${prefix}${key}`, `is not a setting benchbot knows${close ? `; did you mean \`${prefix}${close}\`?` : ` (known: ${known.join(', ')})`}`);
   }
 }
@@ -221,15 +222,4 @@ function unknownKeys(mapping: Mapping, known: readonly string[], prefix: string,
 function show(value: unknown): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? 'a list' : isMapping(value) ? 'a mapping' : String(value);
   return `\`${(text.length > 60 ? `${text.slice(0, 57)}...` : text).replace(/`/g, "'").replace(/[\r\n]+/g, ' ')}\``;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length];
 }

@@ -11,7 +11,7 @@ import type { NameSetting } from '../jobs/setting-names.ts';
 import { renderBisectMarkdown } from '../report/bisect-report.ts';
 import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import type { MachineFlags } from './machine-flags.ts';
-import { parseFlags, UsageError } from './usage-error.ts';
+import { choose, parseFlags, UsageError } from './usage-error.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
 
 /**
@@ -154,8 +154,7 @@ export async function runBisect(args: string[], out: (text: string) => void): Pr
   const cwd = process.cwd();
   const flags = commonFlags(v, cwd, name);
   const parallel = positiveInt(v.parallel, 'parallel', name, BISECT_DEFAULTS.parallel);
-  const output = (v.output as string | undefined) ?? 'markdown';
-  if (output !== 'markdown' && output !== 'json') throw new UsageError(`--output ${output}: use markdown or json`);
+  const output = choose('--output', (v.output as string | undefined) ?? 'markdown', ['markdown', 'json']);
   const { log } = await bisect({
     settings: { ...flags.settings, parallel }, good: v.good as string, bad: v.bad as string,
     store: flags.store, noStore: flags.noStore, hold: holdOptions(flags.machine, name), name, cwd,
@@ -174,8 +173,7 @@ const EXIT = {
 export async function runBisectOracle(args: string[], out: (text: string) => void): Promise<number> {
   const name = cliSetting;
   const v = parse(args, { ...COMMON_FLAGS, 'good-ref': { type: 'string' }, 'bad-ref': { type: 'string' }, 'exit-codes': { type: 'string' }, probe: { type: 'string' } });
-  const driver = (v['exit-codes'] as string | undefined) ?? 'git';
-  if (driver !== 'git' && driver !== 'cargo') throw new UsageError(`--exit-codes ${driver}: use git or cargo`);
+  const driver = choose('--exit-codes', (v['exit-codes'] as string | undefined) ?? 'git', ['git', 'cargo']);
   if (!v['good-ref']) throw new UsageError('--good-ref is required');
   if (!v['bad-ref']) throw new UsageError('--bad-ref is required');
   const cwd = process.cwd();

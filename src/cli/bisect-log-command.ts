@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
 import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
 import { renderBisectSummary } from '../report/bisect-report.ts';
 import { readRegularFile } from '../jobs/read-regular-file.ts';
 import { FormatError } from '../formats/format-error.ts';
-import { UsageError } from './usage-error.ts';
+import { parseFlags, UsageError } from './usage-error.ts';
 
 export const BISECT_LOG_USAGE = `usage: benchbot bisect-log FILE
 
@@ -33,12 +32,7 @@ export function parseBisectLogText(text: string, file: string): BisectLog {
 
 /** runBisectLog implements `benchbot bisect-log FILE`. */
 export function runBisectLog(args: string[], out: (text: string) => void): number {
-  let positionals: string[];
-  try {
-    positionals = parseArgs({ args, options: {}, allowPositionals: true }).positionals;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { positionals } = parseFlags(args, {}, true);
   if (positionals.length !== 1) throw new UsageError('bisect-log needs exactly one FILE (a bisect.json)');
   const file = positionals[0];
   // The bisect job ran the code under test, which may have left bisect.json as a link to a file of the runner's.

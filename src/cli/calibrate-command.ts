@@ -4,7 +4,7 @@ import type { RunAbResult } from '../runner/run-ab.ts';
 import { createProgress } from '../runner/progress.ts';
 import { runPrCheck } from '../jobs/pr-check.ts';
 import { parseRunArgs } from './run-command.ts';
-import { UsageError } from './usage-error.ts';
+import { choose, UsageError } from './usage-error.ts';
 
 export const CALIBRATE_USAGE = `usage: benchbot calibrate --bench CMD [--commit REF] [options]
 
@@ -55,8 +55,7 @@ export function parseCalibrateFlags(args: string[]): CalibrateFlags {
   }
   const v = parsed.values as Record<string, string | boolean | undefined>;
   for (const flag of ['base', 'head', 'min-runs', 'max-runs']) if (v[flag] !== undefined) throw new UsageError(`--${flag} is not a calibrate option: calibrate measures one --commit for --rounds rounds per side`);
-  const output = (v.output ?? 'text') as string;
-  if (output !== 'text' && output !== 'json') throw new UsageError(`--output ${output}: use text or json`);
+  const output = choose('--output', (v.output ?? 'text') as string, ['text', 'json']);
   const own = new Set(['--commit', '--rounds', '--budget', '--output']);
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {

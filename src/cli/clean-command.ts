@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
 import { openRepository, RunnerError } from '../runner/git-checkout.ts';
-import { UsageError } from './usage-error.ts';
+import { parseFlags } from './usage-error.ts';
 
 export const CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
@@ -40,12 +39,7 @@ export function benchbotWorktrees(dir: string): { registered: string[]; leftover
 
 /** runClean implements `benchbot clean`. */
 export function runClean(args: string[], out: (text: string) => void): number {
-  let values;
-  try {
-    values = parseArgs({ args, options: { repo: { type: 'string' }, 'dry-run': { type: 'boolean' } }, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseFlags(args, { repo: { type: 'string' }, 'dry-run': { type: 'boolean' } }, false);
   const dir = resolve(process.cwd(), values.repo ?? '.');
   const { registered, leftover, roots } = benchbotWorktrees(dir);
   const top = openRepository(dir);

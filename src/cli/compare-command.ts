@@ -1,13 +1,12 @@
-import { parseArgs } from 'node:util';
 import { compareRuns } from '../compare/compare-runs.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { parseThresholdFlags } from './threshold-flags.ts';
-import { isReportFormat, renderReport, REPORT_RENDERERS, reportFormats, type ReportFormat, type ReportRenderer } from '../report/report-renderers.ts';
+import { renderReport, REPORT_RENDERERS, reportFormats, type ReportFormat, type ReportRenderer } from '../report/report-renderers.ts';
 import { readComparePySide, readSide } from '../jobs/read-sides.ts';
 import { replayLooks } from '../compare/replay-looks.ts';
 import { readFileSync } from 'node:fs';
-import { UsageError } from './usage-error.ts';
+import { choose, parseFlags, UsageError } from './usage-error.ts';
 
 /** OUTPUTS are the report formats compare prints: every one, since it has the files' rows. */
 const OUTPUTS = reportFormats({ rows: true });
@@ -48,29 +47,18 @@ export interface CompareSettings {
 
 /** parseCompareArgs validates the command line; every problem names the flag to change. */
 export function parseCompareArgs(args: string[]): CompareSettings {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string' },
-        threshold: { type: 'string' },
-        'threshold-for': { type: 'string', multiple: true },
-        alpha: { type: 'string' },
-        output: { type: 'string' },
-        filter: { type: 'string' },
-        'run-report': { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseFlags(args, {
+    format: { type: 'string' },
+    threshold: { type: 'string' },
+    'threshold-for': { type: 'string', multiple: true },
+    alpha: { type: 'string' },
+    output: { type: 'string' },
+    filter: { type: 'string' },
+    'run-report': { type: 'string' },
+  }, true);
   if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
   const { threshold, rules, alpha } = parseThresholdFlags(values);
-  const output = values.output ?? 'text';
-  if (!isReportFormat(output, OUTPUTS)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(', ')}`);
+  const output = choose('--output', values.output ?? 'text', OUTPUTS);
   let filter: NameFilter | undefined;
   if (values.filter !== undefined) {
     try {

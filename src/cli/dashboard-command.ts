@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { percentFlag } from './threshold-flags.ts';
 import { githubRepoUrl } from '../dashboard/read-history.ts';
 import { writeSite } from '../dashboard/write-site.ts';
 import { openStore } from '../store/open-store.ts';
-import { UsageError } from './usage-error.ts';
+import { parseFlags, UsageError } from './usage-error.ts';
 
 export const DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
@@ -36,12 +35,7 @@ function count(value: string | undefined, flag: string, fallback: number): numbe
 
 /** runDashboard implements `benchbot dashboard`. */
 export async function runDashboard(args: string[], out: (text: string) => void): Promise<number> {
-  let v: Record<string, string | boolean | undefined>;
-  try {
-    v = parseArgs({ args, options: { out: { type: 'string' }, store: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' }, title: { type: 'string' }, 'samples-nights': { type: 'string' }, prs: { type: 'string' }, threshold: { type: 'string' } } }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const v: Record<string, string | boolean | undefined> = parseFlags(args, { out: { type: 'string' }, store: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' }, title: { type: 'string' }, 'samples-nights': { type: 'string' }, prs: { type: 'string' }, threshold: { type: 'string' } }, false).values;
   if (v.repo !== undefined) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; dashboard takes the GitHub repository as --repository OWNER/NAME`);
   const dir = v.out as string | undefined;
   if (!dir) throw new UsageError('--out DIR is required: the directory to write the site into');

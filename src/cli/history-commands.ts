@@ -1,10 +1,10 @@
-import { createReadStream, createWriteStream, openSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, openSync, readFileSync, readSync } from 'node:fs';
 import { once } from 'node:events';
 import { openStore } from '../store/open-store.ts';
 import { exportNdjson } from '../store/export-ndjson.ts';
 import { importNdjson, splitLines } from '../store/import-ndjson.ts';
-import { GAB_DEFAULT_BRANCH, importGithubActionBenchmark } from '../store/github-action-benchmark.ts';
-import { parseFlags, UsageError } from './usage-error.ts';
+import { GAB_DEFAULT_BRANCH, importGithubActionBenchmark, looksLikeGabData } from '../store/github-action-benchmark.ts';
+import { choose, parseFlags, UsageError } from './usage-error.ts';
 
 export const EXPORT_USAGE = `usage: benchbot export [--store URL] [--output FILE]
 
@@ -48,22 +48,35 @@ export async function runExport(args: string[], out: (text: string) => void): Pr
   }
 }
 
+/** firstBytes reads the start of a file without moving the stream that reads it next (a positional read; none on a pipe). */
+function firstBytes(fd: number): string {
+  const buffer = Buffer.alloc(256);
+  try {
+    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
+  } catch {
+    return '';
+  }
+}
+
 /** runImport implements `benchbot import`. */
 export async function runImport(args: string[], out: (text: string) => void): Promise<number> {
   const { values, positionals } = parseFlags(args, { store: { type: 'string' }, from: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } }, true);
   if (values.repo !== undefined) throw new UsageError(`--repo ${String(values.repo)}: --repo is a directory in every benchbot command; import takes the GitHub repository as --repository OWNER/NAME`);
   if (positionals.length !== 1) throw new UsageError('import needs exactly one FILE (use - for stdin)');
-  const from = (values.from as string | undefined) ?? 'benchbot';
-  if (from !== 'benchbot' && from !== 'github-action-benchmark') throw new UsageError(`--from ${from}: use benchbot or github-action-benchmark`);
+  const from = choose('--from', (values.from as string | undefined) ?? 'benchbot', ['benchbot', 'github-action-benchmark']);
   const file = positionals[0];
   // A benchbot export is streamed a line at a time (a year of a 10,000-benchmark suite is 700 MB); data.js is small.
   let input: string | AsyncIterable<string>;
   try {
     if (from === 'benchbot') {
       const fd = file === '-' ? 0 : openSync(file, 'r');
+      if (fd !== 0 && looksLikeGabData(firstBytes(fd))) {
+        throw new UsageError(`${file} is github-action-benchmark's history (data.js), not a benchbot export: add --from github-action-benchmark`);
+      }
       input = splitLines(createReadStream('', { fd, highWaterMark: 1 << 20 }), file);
     } else input = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch {
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`${file}: cannot read this file`);
   }
   const store = await openStore(values.store as string | undefined, { cwd: process.cwd() });

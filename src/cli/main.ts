@@ -16,6 +16,7 @@ import { runBisectLog, BISECT_LOG_USAGE } from './bisect-log-command.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 import { redact, scrubError } from '../store/redact.ts';
 import { StoreError } from '../store/store.ts';
+import { didYouMean } from '../model/closest-name.ts';
 
 const USAGE = `usage: benchbot <command> [options]
 
@@ -74,7 +75,7 @@ export async function main(argv: string[], out = (t: string) => process.stdout.w
   }
   const command = COMMANDS[name];
   if (!command) {
-    err(`benchbot: unknown command "${name}"\n\n${USAGE}`);
+    err(`benchbot: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}\n\n${USAGE}`);
     return 2;
   }
   if (args.includes('--help') || args.includes('-h')) {

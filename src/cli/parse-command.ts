@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { readInput } from '../jobs/read-sides.ts';
-import { UsageError } from './usage-error.ts';
+import { parseFlags, UsageError } from './usage-error.ts';
 
 export const PARSE_USAGE = `usage: benchbot parse FILE... [--format F]
 
@@ -21,9 +20,5 @@ export function runParse(args: string[], out: (text: string) => void): number {
 }
 
 function parseOrUsage(args: string[]) {
-  try {
-    return parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', short: 'f' } } });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseFlags(args, { format: { type: 'string', short: 'f' } }, true);
 }

@@ -1,14 +1,13 @@
-import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { parseThresholdFlags } from './threshold-flags.ts';
 import { renderRunReport } from '../report/run-report.ts';
-import { isReportFormat, reportFormats, type ReportFormat } from '../report/report-renderers.ts';
+import { reportFormats, type ReportFormat } from '../report/report-renderers.ts';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 import { createProgress } from '../runner/progress.ts';
 import { parsePinSetting } from '../runner/cpu-pin.ts';
 import { checkFormat, defaultMaxRuns, PR_CHECK_DEFAULTS, runPrCheck, type PrCheckSettings } from '../jobs/pr-check.ts';
 import { cliSetting } from '../jobs/setting-names.ts';
-import { UsageError } from './usage-error.ts';
+import { choose, parseFlags, UsageError } from './usage-error.ts';
 import { MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
 
@@ -92,29 +91,20 @@ function executorSpec(text: string, device: { run?: string; push?: string; pull?
 
 /** parseRunArgs validates `benchbot run`'s flags; every problem names the flag to change. */
 export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv): RunCommandSettings {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: false,
-      options: {
-        base: { type: 'string' }, head: { type: 'string' }, bench: { type: 'string' }, build: { type: 'string' },
-        format: { type: 'string' }, 'result-file': { type: 'string' },
-        'min-runs': { type: 'string' }, 'max-runs': { type: 'string' }, warmup: { type: 'string' },
-        threshold: { type: 'string' }, 'threshold-for': { type: 'string', multiple: true }, alpha: { type: 'string' },
-        output: { type: 'string' }, store: { type: 'string' }, 'no-store': { type: 'boolean' },
-        executor: { type: 'string' }, 'device-run': { type: 'string' }, 'device-push': { type: 'string' }, 'device-pull': { type: 'string' },
-        repo: { type: 'string' }, counters: { type: 'boolean' },
-        'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, 'max-failed-rounds': { type: 'string' },
-        ...MACHINE_FLAG_OPTIONS,
-        seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
-        repetitions: { type: 'string' }, 'round-summary': { type: 'string' }, 'pin-cpu': { type: 'string' },
-        'pool-base': { type: 'boolean' }, 'no-pool-base': { type: 'boolean' }, test: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseFlags(args, {
+    base: { type: 'string' }, head: { type: 'string' }, bench: { type: 'string' }, build: { type: 'string' },
+    format: { type: 'string' }, 'result-file': { type: 'string' },
+    'min-runs': { type: 'string' }, 'max-runs': { type: 'string' }, warmup: { type: 'string' },
+    threshold: { type: 'string' }, 'threshold-for': { type: 'string', multiple: true }, alpha: { type: 'string' },
+    output: { type: 'string' }, store: { type: 'string' }, 'no-store': { type: 'boolean' },
+    executor: { type: 'string' }, 'device-run': { type: 'string' }, 'device-push': { type: 'string' }, 'device-pull': { type: 'string' },
+    repo: { type: 'string' }, counters: { type: 'boolean' },
+    'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, 'max-failed-rounds': { type: 'string' },
+    ...MACHINE_FLAG_OPTIONS,
+    seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
+    repetitions: { type: 'string' }, 'round-summary': { type: 'string' }, 'pin-cpu': { type: 'string' },
+    'pool-base': { type: 'boolean' }, 'no-pool-base': { type: 'boolean' }, test: { type: 'string' },
+  }, false);
   const v = parsed.values;
   for (const flag of ['base', 'head', 'bench'] as const) if (!v[flag]) throw new UsageError(`--${flag} is required`);
   checkFormat(v.format, cliSetting);
@@ -122,18 +112,15 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
   const maxRuns = positiveInt(v['max-runs'], '--max-runs', defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, rules, alpha } = parseThresholdFlags(v);
-  const output = v.output ?? 'text';
-  if (!isReportFormat(output, OUTPUTS)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS.join(', ')}`);
+  const output = choose('--output', v.output ?? 'text', OUTPUTS);
   const machine = parseMachineFlags(v);
   const repo = resolve(cwd, v.repo ?? '.');
   const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
   const labels = (v.labels ?? env.RUNNER_LABELS ?? '').split(/[\s,]+/).filter((l) => l !== '');
-  const roundSummary = v['round-summary'] ?? PR_CHECK_DEFAULTS.roundSummary;
-  if (roundSummary !== 'median' && roundSummary !== 'all') throw new UsageError(`--round-summary ${roundSummary}: use median or all`);
+  const roundSummary = choose('--round-summary', v['round-summary'] ?? PR_CHECK_DEFAULTS.roundSummary, ['median', 'all']);
   const pinCpu = parsePinSetting(v['pin-cpu'] ?? PR_CHECK_DEFAULTS.pinCpu);
   if (pinCpu === undefined) throw new UsageError(`--pin-cpu ${v['pin-cpu']}: use auto, off, or a CPU list such as 3 or 2-3`);
-  const test = v.test ?? PR_CHECK_DEFAULTS.test;
-  if (test !== 'mann-whitney' && test !== 'yuen') throw new UsageError(`--test ${v.test}: use mann-whitney or yuen`);
+  const test = choose('--test', v.test ?? PR_CHECK_DEFAULTS.test, ['mann-whitney', 'yuen']);
   return {
     repo,
     base: v.base as string,

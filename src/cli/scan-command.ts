@@ -6,7 +6,7 @@ import { openStore } from '../store/open-store.ts';
 import { ACK_PREFIX, nightlySeriesBatches } from '../jobs/nightly-history.ts';
 import { repositoryUrl, scanStoredNightlies } from '../jobs/nightly.ts';
 import { cliSetting } from '../jobs/setting-names.ts';
-import { parseFlags, UsageError } from './usage-error.ts';
+import { choose, parseFlags, UsageError } from './usage-error.ts';
 
 export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
 
@@ -50,8 +50,7 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
     threshold: { type: 'string' }, 'max-age': { type: 'string' },
   }, false);
   if (v.repo !== undefined) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
-  const output = (v.output as string | undefined) ?? 'markdown';
-  if (output !== 'markdown' && output !== 'json') throw new UsageError(`--output ${output}: use markdown or json`);
+  const output = choose('--output', (v.output as string | undefined) ?? 'markdown', ['markdown', 'json']);
   const threshold = v.threshold === undefined ? 0.02 : percentFlag('--threshold', v.threshold as string, true);
   const maxAge = v['max-age'] === undefined ? 30 : Number(v['max-age']);
   if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v['max-age']}: give a whole number of nights, e.g. 30`);

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { startAppServer } from '../app/app-server.ts';
 import { createAppState } from '../app/app-state.ts';
 import { DEFAULT_API_URL } from '../github/github-client.ts';
@@ -9,7 +8,7 @@ import { redact } from '../store/redact.ts';
 import { createDashboardHandler, DASHBOARD_PATH } from '../dashboard/dashboard-handler.ts';
 import { githubRepoUrl } from '../dashboard/read-history.ts';
 import { loadSiteAssets } from '../dashboard/write-site.ts';
-import { UsageError } from './usage-error.ts';
+import { parseFlags, UsageError } from './usage-error.ts';
 
 export const SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL] [--dashboard]
 
@@ -54,12 +53,7 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
 
 /** readServeSettings validates flags and environment; errors name the variable or flag to fix. */
 export function readServeSettings(args: string[], env: Record<string, string | undefined>): ServeSettings {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, dashboard: { type: 'boolean' } }, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values: Record<string, string | boolean | undefined> = parseFlags(args, { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, dashboard: { type: 'boolean' } }, false).values;
   const text = (name: string) => (env[name] ?? '').trim() || undefined;
   const secret = text('WEBHOOK_SECRET');
   if (secret === undefined) throw new UsageError('WEBHOOK_SECRET is not set: give the secret configured for the app\'s webhook, so that unsigned deliveries are refused');

@@ -1,4 +1,5 @@
 import { FormatError } from './format-error.ts';
+import { didYouMean } from '../model/closest-name.ts';
 import { checkMeasurementText } from './check-measurement-text.ts';
 import { checkText } from './json-document.ts';
 import type { Reader, ReadResult, SourceFile } from './reader.ts';
@@ -64,7 +65,7 @@ export function formatNames(): string[] {
 /** UnknownFormatError is a `--format` value that names no reader. */
 export class UnknownFormatError extends Error {
   constructor(format: string) {
-    super(`unknown format "${format}"; use --format with one of: ${formatNames().join(', ')}`);
+    super(`unknown format "${format}"${didYouMean(format, formatNames())}; use --format with one of: ${formatNames().join(', ')}`);
     this.name = 'UnknownFormatError';
   }
 }

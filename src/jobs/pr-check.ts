@@ -1,5 +1,6 @@
 import { DEFAULT_TEST } from '../compare/estimate-change.ts';
 import { formatNames } from '../formats/detect.ts';
+import { didYouMean } from '../model/closest-name.ts';
 import { createExecutor, type ExecutorSpec } from '../runner/executor.ts';
 import { openRepository, resolveCommit } from '../runner/git-checkout.ts';
 import { holdMachine } from '../runner/hold-machine.ts';
@@ -59,7 +60,7 @@ export function defaultMaxRuns(minRuns: number): number {
 /** checkFormat refuses a `format` no reader has; `command` times the whole bench command through hyperfine. */
 export function checkFormat(format: string | undefined, name: NameSetting): void {
   if (format === undefined || format === 'command' || formatNames().includes(format)) return;
-  throw new SettingError(`${name('format')}: unknown format "${format}"; use one of: ${formatNames().join(', ')}`);
+  throw new SettingError(`${name('format')}: unknown format "${format}"${didYouMean(format, ['command', ...formatNames()])}; use one of: ${formatNames().join(', ')}`);
 }
 
 /** Shard is one part of a suite split across identical runners: `index` of `count`, both from 1. */

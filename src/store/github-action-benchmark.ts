@@ -24,6 +24,16 @@ export const GAB_DEFAULT_SUITE = 'Benchmark';
 const PREFIX = /^\uFEFF?\s*window\.BENCHMARK_DATA\s*=\s*/;
 
 /**
+ * looksLikeGabData says whether the start of a file is github-action-benchmark's
+ * history (data.js, or its external JSON, which opens with `lastUpdate`), so
+ * that importing it as a benchbot export names the missing `--from` instead
+ * of failing on line 1.
+ */
+export function looksLikeGabData(start: string): boolean {
+  return PREFIX.test(start) || /^\uFEFF?\s*\{\s*"(lastUpdate|repoUrl)"\s*:/.test(start);
+}
+
+/**
  * parseGithubActionBenchmark reads the history github-action-benchmark keeps
  * on its gh-pages branch: `data.js` (`window.BENCHMARK_DATA = {...}`) or the
  * plain JSON of its `external-data-json-path` option. It is pure and treats

@@ -72,7 +72,7 @@ test('usage errors name the flag to change and exit 2', () => {
   assert.match(benchbot('compare', 'a.json').stderr, /exactly two inputs/);
   assert.match(benchbot('compare', 'a', 'b', '--threshold', 'lots').stderr, /--threshold lots is not a percentage/);
   assert.match(benchbot('compare', 'a', 'b', '--output', 'pdf').stderr, /--output pdf: use one of markdown, text, json, compare.py/);
-  assert.match(benchbot('compare', 'a', 'b', '--bogus').stderr, /Unknown option '--bogus'/);
+  assert.match(benchbot('compare', 'a', 'b', '--bogus').stderr, /unknown option --bogus/);
   assert.equal(benchbot('frobnicate').status, 2);
   assert.equal(benchbot('compare', '--help').status, 0);
 });

@@ -40,3 +40,26 @@ test('a threshold has one reading: 1 and 1% are the same, 50 and 50% too, and a 
     assert.match(run.stderr, /0\.5 is ambiguous: write 0\.5% or 50%/, command[0]);
   }
 });
+
+test('a near miss is answered with the name it most likely meant: a format, a flag, a command, an output, the missing --from', () => {
+  const cases: [string[], RegExp][] = [
+    [['parse', GO_BASE, '--format', 'googlebenchmark'], /unknown format "googlebenchmark" \(did you mean google-benchmark\?\)/],
+    [['run', '--base', 'a', '--head', 'b', '--bench', 'true', '--format', 'googlebenchmark'], /unknown format "googlebenchmark" \(did you mean google-benchmark\?\)/],
+    [['compare', GO_BASE, GO_HEAD, '--treshold', '5%'], /unknown option --treshold; did you mean --threshold\?/],
+    [['scan', '--treshold', '5%'], /unknown option --treshold; did you mean --threshold\?/],
+    [['run', '--base', 'a', '--head', 'b', '--bench', 'true', '--max-run', '9'], /unknown option --max-run; did you mean --max-runs\?/],
+    [['compare', GO_BASE, GO_HEAD, '--output', 'jsn'], /--output jsn: use one of .* \(did you mean json\?\)/],
+    [['scna'], /unknown command "scna" \(did you mean scan\?\)/],
+    [['import', 'fixtures/github-action-benchmark/sui-data.js', '--store', '/nonexistent-dir/never.db'], /sui-data\.js is github-action-benchmark's history \(data\.js\), not a benchbot export: add --from github-action-benchmark/],
+  ];
+  for (const [args, message] of cases) {
+    const run = benchbot(args);
+    assert.equal(run.status, 2, args.join(' '));
+    assert.match(run.stderr, message, args.join(' '));
+  }
+  // Nothing close is not a guess: the known options are listed instead.
+  const far = benchbot(['compare', GO_BASE, GO_HEAD, '--zzz']);
+  assert.equal(far.status, 2);
+  assert.doesNotMatch(far.stderr, /did you mean/);
+  assert.match(far.stderr, /--threshold-for .*are the options/);
+});
