@@ -9333,6 +9333,42 @@ var FormatError = class extends Error {
   }
 };
 
+// src/model/closest-name.ts
+function closestName(typed, candidates) {
+  const wanted = typed.toLowerCase();
+  const limit = Math.max(1, Math.min(3, Math.floor(wanted.length / 3)));
+  let best;
+  let bestDistance = limit + 1;
+  for (const candidate2 of candidates) {
+    const distance = editDistance(wanted, candidate2.toLowerCase(), limit);
+    if (distance < bestDistance) {
+      best = candidate2;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+function editDistance(a, b, limit) {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], before[j - 2] + 1);
+    }
+    if (Math.min(...current) > limit) return limit + 1;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length];
+}
+function didYouMean(typed, candidates) {
+  const near = closestName(typed, candidates);
+  return near === void 0 ? "" : ` (did you mean ${near}?)`;
+}
+
 // src/formats/check-measurement-text.ts
 var UNIT_CHARACTERS = "letters, digits, spaces and / % _ . - ( ) * \xB5";
 var MAX_UNIT_LENGTH = 32;
@@ -14059,7 +14095,7 @@ function formatNames() {
 }
 var UnknownFormatError = class extends Error {
   constructor(format) {
-    super(`unknown format "${format}"; use --format with one of: ${formatNames().join(", ")}`);
+    super(`unknown format "${format}"${didYouMean(format, formatNames())}; use --format with one of: ${formatNames().join(", ")}`);
     this.name = "UnknownFormatError";
   }
 };
@@ -19862,7 +19898,7 @@ function defaultMaxRuns(minRuns) {
 }
 function checkFormat(format, name) {
   if (format === void 0 || format === "command" || formatNames().includes(format)) return;
-  throw new SettingError(`${name("format")}: unknown format "${format}"; use one of: ${formatNames().join(", ")}`);
+  throw new SettingError(`${name("format")}: unknown format "${format}"${didYouMean(format, ["command", ...formatNames()])}; use one of: ${formatNames().join(", ")}`);
 }
 async function runPrCheck(settings, deps) {
   const name = settings.nameSetting;

@@ -26317,6 +26317,42 @@ var FormatError = class extends Error {
   }
 };
 
+// src/model/closest-name.ts
+function closestName(typed, candidates) {
+  const wanted = typed.toLowerCase();
+  const limit = Math.max(1, Math.min(3, Math.floor(wanted.length / 3)));
+  let best;
+  let bestDistance = limit + 1;
+  for (const candidate2 of candidates) {
+    const distance = editDistance(wanted, candidate2.toLowerCase(), limit);
+    if (distance < bestDistance) {
+      best = candidate2;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+function editDistance(a, b, limit) {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], before[j - 2] + 1);
+    }
+    if (Math.min(...current) > limit) return limit + 1;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length];
+}
+function didYouMean(typed, candidates) {
+  const near = closestName(typed, candidates);
+  return near === void 0 ? "" : ` (did you mean ${near}?)`;
+}
+
 // src/formats/check-measurement-text.ts
 var UNIT_CHARACTERS = "letters, digits, spaces and / % _ . - ( ) * \xB5";
 var MAX_UNIT_LENGTH = 32;
@@ -31104,7 +31140,7 @@ function formatNames() {
 }
 var UnknownFormatError = class extends Error {
   constructor(format2) {
-    super(`unknown format "${format2}"; use --format with one of: ${formatNames().join(", ")}`);
+    super(`unknown format "${format2}"${didYouMean(format2, formatNames())}; use --format with one of: ${formatNames().join(", ")}`);
     this.name = "UnknownFormatError";
   }
 };
@@ -31132,9 +31168,6 @@ function readSource(file, format2) {
   checkMeasurementText(file.path, result2);
   return { format: reader.format, ...result2 };
 }
-
-// src/cli/parse-command.ts
-import { parseArgs as parseArgs2 } from "node:util";
 
 // src/jobs/read-sides.ts
 import { lstatSync, opendirSync, statSync } from "node:fs";
@@ -33095,10 +33128,21 @@ var UsageError = class extends Error {
 };
 function parseFlags(args, options2, allowPositionals) {
   try {
-    return parseArgs({ args, options: options2, allowPositionals });
+    return parseArgs({ args, options: options2, allowPositionals, strict: true });
   } catch (error) {
-    throw new UsageError(error.message);
+    throw new UsageError(flagProblem(error, args, options2));
   }
+}
+function flagProblem(error, args, options2) {
+  if (error.code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return error.message;
+  const typed = /^Unknown option '([^']+)'/.exec(error.message)?.[1] ?? args.find((a) => a.startsWith("-")) ?? "";
+  const known = Object.keys(options2).map((name) => `--${name}`);
+  const near = typed.startsWith("--") ? closestName(typed, known) : void 0;
+  return near ? `unknown option ${typed}; did you mean ${near}?` : `unknown option ${typed} (a value that starts with '-' goes after '--'; ${known.join(" ")} are the options)`;
+}
+function choose(flag2, value, choices) {
+  if (choices.includes(value)) return value;
+  throw new UsageError(`${flag2} ${value}: use ${choices.length === 2 ? choices.join(" or ") : `one of ${choices.join(", ")}`}${didYouMean(value, choices)}`);
 }
 
 // src/cli/parse-command.ts
@@ -33118,15 +33162,8 @@ function runParse(args, out) {
   return 0;
 }
 function parseOrUsage(args) {
-  try {
-    return parseArgs2({ args, allowPositionals: true, options: { format: { type: "string", short: "f" } } });
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+  return parseFlags(args, { format: { type: "string", short: "f" } }, true);
 }
-
-// src/cli/compare-command.ts
-import { parseArgs as parseArgs3 } from "node:util";
 
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
@@ -40329,9 +40366,6 @@ ${c.textFooter}` },
 function reportFormats(options2) {
   return Object.keys(REPORT_RENDERERS).filter((f) => options2.rows || !REPORT_RENDERERS[f].rows);
 }
-function isReportFormat(name, offered) {
-  return offered.includes(name);
-}
 function renderReport(format2, report, context = {}) {
   return REPORT_RENDERERS[format2].render(report, context);
 }
@@ -40359,29 +40393,18 @@ options:
 
 exit status: 0 no regression, 1 at least one regression, 2 usage or input error`;
 function parseCompareArgs(args) {
-  let parsed;
-  try {
-    parsed = parseArgs3({
-      args,
-      allowPositionals: true,
-      options: {
-        format: { type: "string" },
-        threshold: { type: "string" },
-        "threshold-for": { type: "string", multiple: true },
-        alpha: { type: "string" },
-        output: { type: "string" },
-        filter: { type: "string" },
-        "run-report": { type: "string" }
-      }
-    });
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseFlags(args, {
+    format: { type: "string" },
+    threshold: { type: "string" },
+    "threshold-for": { type: "string", multiple: true },
+    alpha: { type: "string" },
+    output: { type: "string" },
+    filter: { type: "string" },
+    "run-report": { type: "string" }
+  }, true);
   if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
   const { threshold, rules, alpha } = parseThresholdFlags(values);
-  const output = values.output ?? "text";
-  if (!isReportFormat(output, OUTPUTS)) throw new UsageError(`--output ${values.output}: use one of ${OUTPUTS.join(", ")}`);
+  const output = choose("--output", values.output ?? "text", OUTPUTS);
   let filter;
   if (values.filter !== void 0) {
     try {
@@ -40490,7 +40513,6 @@ var SettingError = class extends Error {
 };
 
 // src/cli/run-command.ts
-import { parseArgs as parseArgs4 } from "node:util";
 import { join as join9, resolve as resolve6 } from "node:path";
 
 // src/report/run-report.ts
@@ -45309,7 +45331,7 @@ function defaultMaxRuns(minRuns) {
 }
 function checkFormat(format2, name) {
   if (format2 === void 0 || format2 === "command" || formatNames().includes(format2)) return;
-  throw new SettingError(`${name("format")}: unknown format "${format2}"; use one of: ${formatNames().join(", ")}`);
+  throw new SettingError(`${name("format")}: unknown format "${format2}"${didYouMean(format2, ["command", ...formatNames()])}; use one of: ${formatNames().join(", ")}`);
 }
 async function runPrCheck(settings, deps) {
   const name = settings.nameSetting;
@@ -45485,51 +45507,42 @@ function executorSpec(text2, device) {
   }
 }
 function parseRunArgs(args, cwd, env) {
-  let parsed;
-  try {
-    parsed = parseArgs4({
-      args,
-      allowPositionals: false,
-      options: {
-        base: { type: "string" },
-        head: { type: "string" },
-        bench: { type: "string" },
-        build: { type: "string" },
-        format: { type: "string" },
-        "result-file": { type: "string" },
-        "min-runs": { type: "string" },
-        "max-runs": { type: "string" },
-        warmup: { type: "string" },
-        threshold: { type: "string" },
-        "threshold-for": { type: "string", multiple: true },
-        alpha: { type: "string" },
-        output: { type: "string" },
-        store: { type: "string" },
-        "no-store": { type: "boolean" },
-        executor: { type: "string" },
-        "device-run": { type: "string" },
-        "device-push": { type: "string" },
-        "device-pull": { type: "string" },
-        repo: { type: "string" },
-        counters: { type: "boolean" },
-        "round-timeout": { type: "string" },
-        "build-timeout": { type: "string" },
-        "max-failed-rounds": { type: "string" },
-        ...MACHINE_FLAG_OPTIONS,
-        seed: { type: "string" },
-        labels: { type: "string" },
-        "allow-dirty": { type: "boolean" },
-        repetitions: { type: "string" },
-        "round-summary": { type: "string" },
-        "pin-cpu": { type: "string" },
-        "pool-base": { type: "boolean" },
-        "no-pool-base": { type: "boolean" },
-        test: { type: "string" }
-      }
-    });
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+  const parsed = parseFlags(args, {
+    base: { type: "string" },
+    head: { type: "string" },
+    bench: { type: "string" },
+    build: { type: "string" },
+    format: { type: "string" },
+    "result-file": { type: "string" },
+    "min-runs": { type: "string" },
+    "max-runs": { type: "string" },
+    warmup: { type: "string" },
+    threshold: { type: "string" },
+    "threshold-for": { type: "string", multiple: true },
+    alpha: { type: "string" },
+    output: { type: "string" },
+    store: { type: "string" },
+    "no-store": { type: "boolean" },
+    executor: { type: "string" },
+    "device-run": { type: "string" },
+    "device-push": { type: "string" },
+    "device-pull": { type: "string" },
+    repo: { type: "string" },
+    counters: { type: "boolean" },
+    "round-timeout": { type: "string" },
+    "build-timeout": { type: "string" },
+    "max-failed-rounds": { type: "string" },
+    ...MACHINE_FLAG_OPTIONS,
+    seed: { type: "string" },
+    labels: { type: "string" },
+    "allow-dirty": { type: "boolean" },
+    repetitions: { type: "string" },
+    "round-summary": { type: "string" },
+    "pin-cpu": { type: "string" },
+    "pool-base": { type: "boolean" },
+    "no-pool-base": { type: "boolean" },
+    test: { type: "string" }
+  }, false);
   const v = parsed.values;
   for (const flag2 of ["base", "head", "bench"]) if (!v[flag2]) throw new UsageError(`--${flag2} is required`);
   checkFormat(v.format, cliSetting);
@@ -45537,18 +45550,15 @@ function parseRunArgs(args, cwd, env) {
   const maxRuns = positiveInt(v["max-runs"], "--max-runs", defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, rules, alpha } = parseThresholdFlags(v);
-  const output = v.output ?? "text";
-  if (!isReportFormat(output, OUTPUTS2)) throw new UsageError(`--output ${v.output}: use one of ${OUTPUTS2.join(", ")}`);
+  const output = choose("--output", v.output ?? "text", OUTPUTS2);
   const machine = parseMachineFlags(v);
   const repo = resolve6(cwd, v.repo ?? ".");
   const seed = v.seed === void 0 ? void 0 : positiveInt(v.seed, "--seed", 0, 0);
   const labels = (v.labels ?? env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== "");
-  const roundSummary = v["round-summary"] ?? PR_CHECK_DEFAULTS.roundSummary;
-  if (roundSummary !== "median" && roundSummary !== "all") throw new UsageError(`--round-summary ${roundSummary}: use median or all`);
+  const roundSummary = choose("--round-summary", v["round-summary"] ?? PR_CHECK_DEFAULTS.roundSummary, ["median", "all"]);
   const pinCpu = parsePinSetting(v["pin-cpu"] ?? PR_CHECK_DEFAULTS.pinCpu);
   if (pinCpu === void 0) throw new UsageError(`--pin-cpu ${v["pin-cpu"]}: use auto, off, or a CPU list such as 3 or 2-3`);
-  const test2 = v.test ?? PR_CHECK_DEFAULTS.test;
-  if (test2 !== "mann-whitney" && test2 !== "yuen") throw new UsageError(`--test ${v.test}: use mann-whitney or yuen`);
+  const test2 = choose("--test", v.test ?? PR_CHECK_DEFAULTS.test, ["mann-whitney", "yuen"]);
   return {
     repo,
     base: v.base,
@@ -45594,7 +45604,7 @@ async function runRun(args, out) {
 }
 
 // src/cli/calibrate-command.ts
-import { parseArgs as parseArgs5 } from "node:util";
+import { parseArgs as parseArgs2 } from "node:util";
 var CALIBRATE_USAGE = `usage: benchbot calibrate --bench CMD [--commit REF] [options]
 
 Teaches the store what this machine's noise is: builds one commit, runs its
@@ -45626,14 +45636,13 @@ function whole(value, flag2, fallback, min) {
 function parseCalibrateFlags(args) {
   let parsed;
   try {
-    parsed = parseArgs5({ args, strict: false, allowPositionals: true, options: { commit: { type: "string" }, rounds: { type: "string" }, budget: { type: "string" }, output: { type: "string" }, base: { type: "string" }, head: { type: "string" }, "min-runs": { type: "string" }, "max-runs": { type: "string" } } });
+    parsed = parseArgs2({ args, strict: false, allowPositionals: true, options: { commit: { type: "string" }, rounds: { type: "string" }, budget: { type: "string" }, output: { type: "string" }, base: { type: "string" }, head: { type: "string" }, "min-runs": { type: "string" }, "max-runs": { type: "string" } } });
   } catch (error) {
     throw new UsageError(error.message);
   }
   const v = parsed.values;
   for (const flag2 of ["base", "head", "min-runs", "max-runs"]) if (v[flag2] !== void 0) throw new UsageError(`--${flag2} is not a calibrate option: calibrate measures one --commit for --rounds rounds per side`);
-  const output = v.output ?? "text";
-  if (output !== "text" && output !== "json") throw new UsageError(`--output ${output}: use text or json`);
+  const output = choose("--output", v.output ?? "text", ["text", "json"]);
   const own = /* @__PURE__ */ new Set(["--commit", "--rounds", "--budget", "--output"]);
   const rest = [];
   for (let i = 0; i < args.length; i++) {
@@ -45684,7 +45693,6 @@ async function runCalibrate(args, out) {
 // src/cli/serve-command.ts
 import { readFileSync as readFileSync6 } from "node:fs";
 import { once as once3 } from "node:events";
-import { parseArgs as parseArgs6 } from "node:util";
 
 // src/app/app-server.ts
 var import_bottleneck2 = __toESM(require_lib3(), 1);
@@ -54237,23 +54245,13 @@ function listKey(parent, key2, pattern, what, report) {
 function unknownKeys(mapping, known, prefix, report) {
   for (const key2 of Object.keys(mapping)) {
     if (known.includes(key2)) continue;
-    const close = known.find((k) => editDistance(k, key2.toLowerCase()) <= 2);
+    const close = closestName(key2, known);
     report(`${prefix}${key2}`, `is not a setting benchbot knows${close ? `; did you mean \`${prefix}${close}\`?` : ` (known: ${known.join(", ")})`}`);
   }
 }
 function show(value) {
   const text2 = typeof value === "string" ? JSON.stringify(value) : Array.isArray(value) ? "a list" : isMapping(value) ? "a mapping" : String(value);
   return `\`${(text2.length > 60 ? `${text2.slice(0, 57)}...` : text2).replace(/`/g, "'").replace(/[\r\n]+/g, " ")}\``;
-}
-function editDistance(a, b) {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 // node_modules/markdown-it/lib/common/utils.mjs
@@ -59003,7 +59001,7 @@ LinkifyIt.prototype.match = function match(text2) {
   const type_fuzzy_link = [];
   const type_fuzzy_email = [];
   let m, len, re;
-  function choose(a, b) {
+  function choose2(a, b) {
     if (!a) {
       return b;
     }
@@ -59062,7 +59060,7 @@ LinkifyIt.prototype.match = function match(text2) {
       type_fuzzy_email[indexes[1]],
       type_fuzzy_link[indexes[2]]
     ];
-    const candidate2 = choose(choose(candidates[0], candidates[1]), candidates[2]);
+    const candidate2 = choose2(choose2(candidates[0], candidates[1]), candidates[2]);
     if (!candidate2) {
       break;
     }
@@ -62092,12 +62090,7 @@ environment:
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
 var LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
 function readServeSettings(args, env) {
-  let values;
-  try {
-    values = parseArgs6({ args, options: { port: { type: "string" }, host: { type: "string" }, store: { type: "string" }, dashboard: { type: "boolean" } }, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+  const values = parseFlags(args, { port: { type: "string" }, host: { type: "string" }, store: { type: "string" }, dashboard: { type: "boolean" } }, false).values;
   const text2 = (name) => (env[name] ?? "").trim() || void 0;
   const secret = text2("WEBHOOK_SECRET");
   if (secret === void 0) throw new UsageError("WEBHOOK_SECRET is not set: give the secret configured for the app's webhook, so that unsigned deliveries are refused");
@@ -62174,7 +62167,7 @@ async function runServe(args, out, env = process.env) {
 }
 
 // src/cli/history-commands.ts
-import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync5, readFileSync as readFileSync7 } from "node:fs";
+import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync5, readFileSync as readFileSync7, readSync as readSync2 } from "node:fs";
 import { once as once4 } from "node:events";
 
 // src/store/export-ndjson.ts
@@ -62282,6 +62275,9 @@ async function importNdjson(store, input, options2 = {}) {
 // src/store/github-action-benchmark.ts
 var GAB_DEFAULT_BRANCH = "main";
 var PREFIX2 = /^\uFEFF?\s*window\.BENCHMARK_DATA\s*=\s*/;
+function looksLikeGabData(start) {
+  return PREFIX2.test(start) || /^\uFEFF?\s*\{\s*"(lastUpdate|repoUrl)"\s*:/.test(start);
+}
 function parseGithubActionBenchmark(text2, file, options2 = {}) {
   const prefix = PREFIX2.exec(text2);
   let body = prefix ? prefix[0].replace(/[^\n]/g, " ") + text2.slice(prefix[0].length) : text2;
@@ -62410,20 +62406,31 @@ async function runExport(args, out) {
     await store.close();
   }
 }
+function firstBytes(fd2) {
+  const buffer = Buffer.alloc(256);
+  try {
+    return buffer.toString("utf8", 0, readSync2(fd2, buffer, 0, buffer.length, 0));
+  } catch {
+    return "";
+  }
+}
 async function runImport(args, out) {
   const { values, positionals } = parseFlags(args, { store: { type: "string" }, from: { type: "string" }, repository: { type: "string" }, repo: { type: "string" }, branch: { type: "string" } }, true);
   if (values.repo !== void 0) throw new UsageError(`--repo ${String(values.repo)}: --repo is a directory in every benchbot command; import takes the GitHub repository as --repository OWNER/NAME`);
   if (positionals.length !== 1) throw new UsageError("import needs exactly one FILE (use - for stdin)");
-  const from = values.from ?? "benchbot";
-  if (from !== "benchbot" && from !== "github-action-benchmark") throw new UsageError(`--from ${from}: use benchbot or github-action-benchmark`);
+  const from = choose("--from", values.from ?? "benchbot", ["benchbot", "github-action-benchmark"]);
   const file = positionals[0];
   let input;
   try {
     if (from === "benchbot") {
       const fd2 = file === "-" ? 0 : openSync5(file, "r");
+      if (fd2 !== 0 && looksLikeGabData(firstBytes(fd2))) {
+        throw new UsageError(`${file} is github-action-benchmark's history (data.js), not a benchbot export: add --from github-action-benchmark`);
+      }
       input = splitLines(createReadStream("", { fd: fd2, highWaterMark: 1 << 20 }), file);
     } else input = readFileSync7(file === "-" ? 0 : file, "utf8");
-  } catch {
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`${file}: cannot read this file`);
   }
   const store = await openStore(values.store, { cwd: process.cwd() });
@@ -62483,8 +62490,7 @@ async function runScan(args, out) {
     "max-age": { type: "string" }
   }, false);
   if (v.repo !== void 0) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
-  const output = v.output ?? "markdown";
-  if (output !== "markdown" && output !== "json") throw new UsageError(`--output ${output}: use markdown or json`);
+  const output = choose("--output", v.output ?? "markdown", ["markdown", "json"]);
   const threshold = v.threshold === void 0 ? 0.02 : percentFlag("--threshold", v.threshold, true);
   const maxAge = v["max-age"] === void 0 ? 30 : Number(v["max-age"]);
   if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v["max-age"]}: give a whole number of nights, e.g. 30`);
@@ -62554,7 +62560,6 @@ async function runAck(args, out) {
 }
 
 // src/cli/dashboard-command.ts
-import { parseArgs as parseArgs7 } from "node:util";
 import { resolve as resolve8 } from "node:path";
 var DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
@@ -62583,12 +62588,7 @@ function count2(value, flag2, fallback) {
   return n;
 }
 async function runDashboard(args, out) {
-  let v;
-  try {
-    v = parseArgs7({ args, options: { out: { type: "string" }, store: { type: "string" }, repository: { type: "string" }, repo: { type: "string" }, branch: { type: "string" }, title: { type: "string" }, "samples-nights": { type: "string" }, prs: { type: "string" }, threshold: { type: "string" } } }).values;
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+  const v = parseFlags(args, { out: { type: "string" }, store: { type: "string" }, repository: { type: "string" }, repo: { type: "string" }, branch: { type: "string" }, title: { type: "string" }, "samples-nights": { type: "string" }, prs: { type: "string" }, threshold: { type: "string" } }, false).values;
   if (v.repo !== void 0) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; dashboard takes the GitHub repository as --repository OWNER/NAME`);
   const dir = v.out;
   if (!dir) throw new UsageError("--out DIR is required: the directory to write the site into");
@@ -63188,7 +63188,7 @@ async function runBisectSession(options2) {
     }
   }
   let choice = null;
-  const choose = (good2, bad2) => {
+  const choose2 = (good2, bad2) => {
     const c = chooseSeries(good2, bad2, settings);
     if (c === null) {
       const names2 = [...new Set(good2.map((m) => `${m.benchmark} (${m.metric})`))].slice(0, 10).join(", ");
@@ -63197,7 +63197,7 @@ async function runBisectSession(options2) {
     progress.note(`following ${c.benchmark} (${c.metric}) over ${candidates.length} candidate merge(s)`);
     return c;
   };
-  if (reference2) choice = choose(reference2.good, reference2.bad);
+  if (reference2) choice = choose2(reference2.good, reference2.bad);
   let state = createBisect({
     candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...c.pr !== void 0 ? { pr: c.pr } : {}, ...c.parent !== void 0 ? { parent: c.parent } : {} })),
     good,
@@ -63206,7 +63206,7 @@ async function runBisectSession(options2) {
   });
   const referenceArms = (o) => {
     if (o.skip !== void 0 && o.arm !== "probe") throw new RunnerError(`the ${o.arm} reference (${(o.arm === "good" ? good : bad).slice(0, 12)}) cannot be measured: ${o.skip}`);
-    if (o.skip === void 0 && choice === null) choice = choose(o.arms.good, o.arms.bad);
+    if (o.skip === void 0 && choice === null) choice = choose2(o.arms.good, o.arms.bad);
   };
   const pick = (o, label2) => o.skip === void 0 && choice !== null ? valuesOf2(o.arms[label2], choice) : void 0;
   const missing = () => ({ skip: `no ${choice?.benchmark} (${choice?.metric}) in its output` });
@@ -63588,8 +63588,7 @@ async function runBisect(args, out) {
   const cwd = process.cwd();
   const flags = commonFlags(v, cwd, name);
   const parallel = positiveInt2(v.parallel, "parallel", name, BISECT_DEFAULTS.parallel);
-  const output = v.output ?? "markdown";
-  if (output !== "markdown" && output !== "json") throw new UsageError(`--output ${output}: use markdown or json`);
+  const output = choose("--output", v.output ?? "markdown", ["markdown", "json"]);
   const { log } = await bisect({
     settings: { ...flags.settings, parallel },
     good: v.good,
@@ -63610,8 +63609,7 @@ var EXIT = {
 async function runBisectOracle(args, out) {
   const name = cliSetting;
   const v = parse4(args, { ...COMMON_FLAGS, "good-ref": { type: "string" }, "bad-ref": { type: "string" }, "exit-codes": { type: "string" }, probe: { type: "string" } });
-  const driver = v["exit-codes"] ?? "git";
-  if (driver !== "git" && driver !== "cargo") throw new UsageError(`--exit-codes ${driver}: use git or cargo`);
+  const driver = choose("--exit-codes", v["exit-codes"] ?? "git", ["git", "cargo"]);
   if (!v["good-ref"]) throw new UsageError("--good-ref is required");
   if (!v["bad-ref"]) throw new UsageError("--bad-ref is required");
   const cwd = process.cwd();
@@ -63637,7 +63635,6 @@ async function runBisectOracle(args, out) {
 import { spawnSync as spawnSync6 } from "node:child_process";
 import { existsSync as existsSync6, readdirSync as readdirSync3, rmSync as rmSync6 } from "node:fs";
 import { join as join14, resolve as resolve10, sep as sep3 } from "node:path";
-import { parseArgs as parseArgs8 } from "node:util";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -63663,12 +63660,7 @@ function benchbotWorktrees(dir) {
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
-  let values;
-  try {
-    values = parseArgs8({ args, options: { repo: { type: "string" }, "dry-run": { type: "boolean" } }, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+  const { values } = parseFlags(args, { repo: { type: "string" }, "dry-run": { type: "boolean" } }, false);
   const dir = resolve10(process.cwd(), values.repo ?? ".");
   const { registered, leftover, roots } = benchbotWorktrees(dir);
   const top = openRepository(dir);
@@ -63693,7 +63685,6 @@ function runClean(args, out) {
 }
 
 // src/cli/bisect-log-command.ts
-import { parseArgs as parseArgs9 } from "node:util";
 var BISECT_LOG_USAGE = `usage: benchbot bisect-log FILE
 
 Reads the bisect.json a bisection wrote (benchbot bisect --output json, the
@@ -63715,12 +63706,7 @@ function parseBisectLogText(text2, file) {
   });
 }
 function runBisectLog(args, out) {
-  let positionals;
-  try {
-    positionals = parseArgs9({ args, options: {}, allowPositionals: true }).positionals;
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+  const { positionals } = parseFlags(args, {}, true);
   if (positionals.length !== 1) throw new UsageError("bisect-log needs exactly one FILE (a bisect.json)");
   const file = positionals[0];
   const text2 = readRegularFile(file, file);
@@ -63778,7 +63764,7 @@ async function main(argv, out = (t) => process.stdout.write(t + "\n"), err2 = (t
   }
   const command = COMMANDS[name];
   if (!command) {
-    err2(`benchbot: unknown command "${name}"
+    err2(`benchbot: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}
 
 ${USAGE}`);
     return 2;
