@@ -14,6 +14,9 @@ import { nightlyHistoryJson } from '../../src/jobs/nightly-history.ts';
 import { COMMIT_ALERT_MARKER } from '../../src/report/commit-alert.ts';
 import { parseAppConfig } from '../../src/app/app-config.ts';
 import type { Series } from '../../src/scan/series.ts';
+import { createExecutor } from '../../src/runner/executor.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { makeFixtureRepo } from '../support/fixture-repo.ts';
 import { assertAllValid, startGitHubApiStandIn, type GitHubApiStandIn } from '../support/github-api-stand-in.ts';
 import { lognormalSamples } from '../support/samples.ts';
 import { runStep, writeEvent } from './run-step.ts';
@@ -154,4 +157,54 @@ test('.github/benchbot.yml issues.cc: logins with or without @ for the regressio
   assert.deepEqual(bad.config.issues.cc, []);
   assert.equal(bad.problems[0].key, 'issues.cc');
   assert.equal(parseAppConfig(`issues:\n  cc: [${Array.from({ length: 21 }, (_, i) => `u${i}`).join(', ')}]\n`).problems[0].key, 'issues.cc');
+});
+
+/** pushNightly measures a push (the fixture's head, `headFactor` x parse) against ten stored pushes on this runner, then reports with comment-on-commit. */
+async function pushNightly(headFactor: number) {
+  standIn.reset();
+  const repo = makeFixtureRepo({ headFactor });
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-alert-e2e-'));
+  const storePath = join(dir, 'history.db');
+  const fingerprint = await createExecutor({ kind: 'local' }).fingerprint([]);
+  const store = await openStore(storePath, { cwd: dir });
+  try {
+    // Ten earlier pushes at the fixture's levels, the last one the fixture's base commit.
+    const shas = [...Array.from({ length: 9 }, (_, i) => sha(i)), repo.baseSha];
+    await store.ingestRuns(shas.map((s, i) => ({
+      sha: s, role: 'nightly' as const, repo: 'octo/gadgets', branch: 'main', fingerprint, harness: 'plain', warnings: [], hints: {},
+      time: new Date(Date.UTC(2026, 9, 1 + i)).toISOString(),
+      measurements: [
+        { benchmark: 'parse', metric: 'time', unit: 'us', better: 'lower' as const, values: lognormalSamples(6, 100, 0.0015, 300 + i) },
+        { benchmark: 'hash', metric: 'time', unit: 'us', better: 'lower' as const, values: lognormalSamples(6, 50, 0.0015, 400 + i) },
+      ],
+    })));
+  } finally {
+    await store.close();
+  }
+  const env: Record<string, string> = { GITHUB_WORKSPACE: repo.dir, HOME: dir, RUNNER_TEMP: dir, GITHUB_REPOSITORY: 'octo/gadgets', GITHUB_REF_NAME: 'main', GITHUB_SHA: repo.headSha, BENCHBOT_LOCK: join(dir, 'lock') };
+  const measured = await runStep({ bench: './bench.sh', build: './build.sh', format: 'plain', mode: 'nightly', store: storePath, 'min-runs': '6', 'max-runs': '6', 'max-load': '1000', base: repo.baseSha }, env);
+  assert.equal(measured.code, 0, measured.lines.join('\n'));
+  assert.equal(standIn.requests.length, 0, 'the measuring job makes no GitHub request');
+  const work = mkdtempSync(join(tmpdir(), 'benchbot-alert-e2e-report-'));
+  const reported = await runStep({ mode: 'nightly', merge: measured.outputs['artifact-path'], 'github-token': 'ghs_test', 'check-name': 'none', 'min-runs': '6', 'max-runs': '6', 'comment-on-commit': 'true', 'alert-comment-cc-users': '@octocat' }, {
+    HOME: work, RUNNER_TEMP: work, GITHUB_REPOSITORY: 'octo/gadgets', GITHUB_REF_NAME: 'main', GITHUB_SHA: repo.headSha, GITHUB_API_URL: standIn.url,
+  });
+  assert.equal(reported.code, 0, reported.lines.join('\n'));
+  return { comments: commentsOn(repo.headSha), log: [...measured.lines, ...reported.lines].join('\n') };
+}
+
+test('end to end: the measuring job of a push that makes parse 10% slower confirms it on the runner, and the report job comments on that commit', async () => {
+  const { comments, log } = await pushNightly(1.1);
+  assert.equal(comments.length, 1, log);
+  assert.match(comments[0].body, /this commit made 1 benchmark slower/);
+  assert.match(comments[0].body, /parse \(time\)[^\n]*\+(9|10|11)\.\d%/);
+  assert.doesNotMatch(comments[0].body, /hash \(time\)/);
+  assert.match(comments[0].body, /\ncc @octocat$/);
+});
+
+test('end to end: a push that changes nothing that matters gets no commit comment', async () => {
+  // 0.1% slower (the fixture needs a change to commit): far below the 2% threshold.
+  const { comments, log } = await pushNightly(1.001);
+  assert.equal(comments.length, 0, log);
+  assert.match(log, /no confirmed regression first showed at [0-9a-f]{12}; no commit comment/);
 });
