@@ -56,8 +56,20 @@ function prefixed(value: number, scales: readonly [number, string][], symbol: st
   return `${significant(value / factor)} ${prefix}${symbol}${per}`;
 }
 
-/** formatChange prints a ratio as a signed percent change: 1.023 -> `+2.3%`. */
+/**
+ * MAX_SHOWN_FACTOR: a change beyond 1000x reads `more than 1000x`. Samples
+ * from 1e-300 to 1e300 are valid doubles, and their ratio overflows to
+ * Infinity, which would print as `+Infinity%` or `Infinityx slower`; past
+ * 1000x the digits say nothing a reader can use anyway.
+ */
+export const MAX_SHOWN_FACTOR = 1000;
+
+const BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
+
+/** formatChange prints a ratio as a signed percent change: 1.023 -> `+2.3%`; above MAX_SHOWN_FACTOR `more than 1000x`; NaN `–`. */
 export function formatChange(ratio: number): string {
+  if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
+  if (!Number.isFinite(ratio)) return '–';
   const percent = (ratio - 1) * 100;
   const text = Math.abs(percent) >= 100 ? percent.toFixed(0) : Math.abs(percent) >= 10 ? percent.toFixed(1) : percent.toFixed(2);
   return `${percent >= 0 ? '+' : ''}${text}%`;
@@ -94,8 +106,9 @@ export function formatRatio(ratio: number, ci: [number, number] | null, words: [
 export function ratioParts(ratio: number, ci: [number, number] | null, words: [string, string]): { estimate: string; ci: string } {
   if (ratio > 0 && (ratio >= FOLD_LIMIT || ratio <= 1 / FOLD_LIMIT)) {
     const up = ratio > 1;
-    const factor = (r: number) => `${significant(up ? r : 1 / r, 2)}x`;
-    const estimate = `${factor(ratio)} ${up ? words[0] : words[1]}`;
+    const fold = (r: number) => (up ? r : 1 / r);
+    const factor = (r: number) => (fold(r) > MAX_SHOWN_FACTOR ? `>${MAX_SHOWN_FACTOR}x` : `${significant(fold(r), 2)}x`);
+    const estimate = `${fold(ratio) > MAX_SHOWN_FACTOR ? BEYOND : factor(ratio)} ${up ? words[0] : words[1]}`;
     if (ci === null || !(ci[0] > 0)) return { estimate, ci: '' };
     const bounds = up ? [ci[0], ci[1]] : [ci[1], ci[0]];
     return { estimate, ci: `[${factor(bounds[0])}, ${factor(bounds[1])}]` };

@@ -2,7 +2,7 @@ import type { Comparison, Verdict } from '../model/comparison.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
-import { formatQuantity } from './format-numbers.ts';
+import { formatChange, formatQuantity, MAX_SHOWN_FACTOR } from './format-numbers.ts';
 import { byImportance } from './report-order.ts';
 
 /**
@@ -201,8 +201,9 @@ export function countRows(rows: readonly ReportRow[]): RowCounts {
   return { counts, undecidedBound };
 }
 
-/** formatBound prints a bound: `+3.1%`, `-4.0%`, `±2.5%`. */
+/** formatBound prints a bound: `+3.1%`, `-4.0%`, `±2.5%`; beyond MAX_SHOWN_FACTOR (an infinite interval) `more than 1000x`. */
 export function formatBound(bound: Bound): string {
+  if (!(bound.value + 1 <= MAX_SHOWN_FACTOR)) return `more than ${MAX_SHOWN_FACTOR}x`;
   return `${bound.sign}${(bound.value * 100).toFixed(1)}%`;
 }
 
@@ -212,6 +213,9 @@ const TEST_NAMES: Record<string, string> = {
 };
 
 const percent = (fraction: number) => `${Number((fraction * 100).toPrecision(3))}%`;
+
+/** geomeanChange prints the geomean ratio as a signed percent (3 significant digits), `more than 1000x` past MAX_SHOWN_FACTOR. */
+const geomeanChange = (ratio: number) => (ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent(ratio - 1).replace(/^(?!-)/, '+'));
 
 /**
  * methodNote says in words how the verdicts were reached: the threshold,
@@ -235,6 +239,6 @@ export function methodNote(report: ComparisonReport): string {
   parts.push(`False discovery rate at most ${percent(overall)} among ${tested} tested ${families ? 'benchmarks' : 'comparisons'}${secondary}.`);
   const test = TEST_NAMES[report.test ?? 'mann-whitney'] ?? 'The configured two-sample test';
   parts.push(`${test}; unchanged when the ${percent(1 - 2 * look)} interval lies inside ±${percent(report.threshold)} (two one-sided tests).`);
-  if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${percent(report.summary.geomeanRatio - 1).replace(/^(?!-)/, '+')}.`);
+  if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
   return parts.join(' ');
 }

@@ -1,4 +1,5 @@
 import type { Comparison, Verdict } from '../model/comparison.ts';
+import { MAX_SHOWN_FACTOR } from './format-numbers.ts';
 
 /** SIGNIFICANT lists the verdicts shown in a report's main table. */
 export const SIGNIFICANT: readonly Verdict[] = ['regressed', 'improved', 'error'];
@@ -37,8 +38,11 @@ export function headline(summary: { regressed: number; improved: number; unchang
   if (summary.improved > 0) parts.push(plural(summary.improved, 'improvement', 'improvements'));
   if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
   if (summary.inconclusive > 0) {
-    const percent = bound === null ? '' : `${(bound.value * 100).toFixed(1)}%`;
-    const ruledOut = bound === null ? '' : summary.inconclusive === 1 ? ` (no change beyond ${bound.sign}${percent})` : ` (none changed beyond ±${percent})`;
+    // An interval reaching past MAX_SHOWN_FACTOR (an infinite one, from extreme samples) rules out nothing worth a number.
+    const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
+    const percent = bound === null ? '' : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const sign = (s: string) => (huge ? '' : s);
+    const ruledOut = bound === null ? '' : summary.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent})` : ` (none changed beyond ${sign('±')}${percent})`;
     parts.push(`${summary.inconclusive} undecided${ruledOut}`);
   }
   if (summary.new > 0) parts.push(`${summary.new} new`);
