@@ -39956,7 +39956,11 @@ function prefixed(value, scales, symbol, per) {
   const [factor, prefix] = scales.find(([f]) => abs >= f) ?? scales[scales.length - 1];
   return `${significant(value / factor)} ${prefix}${symbol}${per}`;
 }
+var MAX_SHOWN_FACTOR = 1e3;
+var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
 function formatChange(ratio) {
+  if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
+  if (!Number.isFinite(ratio)) return "\u2013";
   const percent3 = (ratio - 1) * 100;
   const text2 = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
   return `${percent3 >= 0 ? "+" : ""}${text2}%`;
@@ -39975,8 +39979,9 @@ function formatRatio(ratio, ci2, words, bold2 = (s) => s) {
 function ratioParts(ratio, ci2, words) {
   if (ratio > 0 && (ratio >= FOLD_LIMIT || ratio <= 1 / FOLD_LIMIT)) {
     const up = ratio > 1;
-    const factor = (r) => `${significant(up ? r : 1 / r, 2)}x`;
-    const estimate2 = `${factor(ratio)} ${up ? words[0] : words[1]}`;
+    const fold = (r) => up ? r : 1 / r;
+    const factor = (r) => fold(r) > MAX_SHOWN_FACTOR ? `>${MAX_SHOWN_FACTOR}x` : `${significant(fold(r), 2)}x`;
+    const estimate2 = `${fold(ratio) > MAX_SHOWN_FACTOR ? BEYOND : factor(ratio)} ${up ? words[0] : words[1]}`;
     if (ci2 === null || !(ci2[0] > 0)) return { estimate: estimate2, ci: "" };
     const bounds = up ? [ci2[0], ci2[1]] : [ci2[1], ci2[0]];
     return { estimate: estimate2, ci: `[${factor(bounds[0])}, ${factor(bounds[1])}]` };
@@ -40010,8 +40015,10 @@ function headline(summary, bound = null) {
   if (summary.improved > 0) parts.push(plural(summary.improved, "improvement", "improvements"));
   if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
   if (summary.inconclusive > 0) {
-    const percent3 = bound === null ? "" : `${(bound.value * 100).toFixed(1)}%`;
-    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${bound.sign}${percent3})` : ` (none changed beyond \xB1${percent3})`;
+    const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
+    const percent3 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const sign2 = (s) => huge ? "" : s;
+    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign2(bound.sign)}${percent3})` : ` (none changed beyond ${sign2("\xB1")}${percent3})`;
     parts.push(`${summary.inconclusive} undecided${ruledOut}`);
   }
   if (summary.new > 0) parts.push(`${summary.new} new`);
@@ -40121,6 +40128,7 @@ function countRows(rows) {
   return { counts, undecidedBound };
 }
 function formatBound(bound) {
+  if (!(bound.value + 1 <= MAX_SHOWN_FACTOR)) return `more than ${MAX_SHOWN_FACTOR}x`;
   return `${bound.sign}${(bound.value * 100).toFixed(1)}%`;
 }
 var TEST_NAMES = {
@@ -40128,6 +40136,7 @@ var TEST_NAMES = {
   "mann-whitney": "Mann-Whitney U with Hodges-Lehmann intervals"
 };
 var percent = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
+var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent(ratio - 1).replace(/^(?!-)/, "+");
 function methodNote(report) {
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
@@ -40143,7 +40152,7 @@ function methodNote(report) {
   parts.push(`False discovery rate at most ${percent(overall)} among ${tested} tested ${families ? "benchmarks" : "comparisons"}${secondary}.`);
   const test2 = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
   parts.push(`${test2}; unchanged when the ${percent(1 - 2 * look)} interval lies inside \xB1${percent(report.threshold)} (two one-sided tests).`);
-  if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${percent(report.summary.geomeanRatio - 1).replace(/^(?!-)/, "+")}.`);
+  if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
   return parts.join(" ");
 }
 
