@@ -9,8 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../store/store.ts';
 import { CONTENT_SECURITY_POLICY, indexHtml } from './index-html.ts';
 import { readAcks, readGroups, readIssues, RunTable, toSeries, type SeriesGroup } from './read-history.ts';
-import { buildSeries, seriesId, type OverviewJson, type RunsJson } from './site-model.ts';
-import { buildSite, type SiteAssets, type SiteSettings } from './write-site.ts';
+import { buildSeries, seriesId, type OverviewJson, type RunsJson, type ScanDecisions } from './site-model.ts';
+import { buildSite, decisionKey, type SiteAssets, type SiteSettings } from './write-site.ts';
 
 /** DASHBOARD_PATH is where `benchbot serve --dashboard` serves the pages. */
 export const DASHBOARD_PATH = '/dashboard';
@@ -30,6 +30,8 @@ interface Built {
   runs: string;
   table: RunTable;
   groups: Map<string, Omit<SeriesGroup, 'parts'>>;
+  /** decisions: the scan the overview was built with, so that a series page says what its overview row says. */
+  decisions: Map<string, ScanDecisions>;
 }
 
 /** createDashboardHandler returns a request handler that answers (and returns true) for paths under DASHBOARD_PATH only. */
@@ -45,7 +47,7 @@ export function createDashboardHandler(options: DashboardHandlerOptions): (req: 
       try {
         const groups = new Map<string, Omit<SeriesGroup, 'parts'>>();
         const site = await buildSite(options.store, { ...options.settings, generated: new Date(now()).toISOString(), samplesNights: 0 }, () => undefined, (g) => groups.set(seriesId(g), { ...g }));
-        built = { at: now(), overview: JSON.stringify(site.overview satisfies OverviewJson), runs: JSON.stringify(site.runs satisfies RunsJson), table: site.table, groups };
+        built = { at: now(), overview: JSON.stringify(site.overview satisfies OverviewJson), runs: JSON.stringify(site.runs satisfies RunsJson), table: site.table, groups, decisions: site.decisions };
         return built;
       } finally {
         building = undefined;
@@ -67,7 +69,7 @@ export function createDashboardHandler(options: DashboardHandlerOptions): (req: 
       const [acks, issues] = await Promise.all([readAcks(options.store), readIssues(options.store)]);
       const siblings = [...site.groups.entries()].filter(([, x]) => x.repo === g.repo && x.branch === g.branch && x.benchmark === g.benchmark && x.metric === g.metric).map(([sid, x]) => ({ id: sid, machineLabel: x.machineLabel }));
       const key = `${g.branch}:${g.benchmark}:${g.metric}:${g.machine}`;
-      const { page } = buildSeries(toSeries(found, site.table), site.table.rows, { acks: acks.filter((a) => a.series === key), issues: issues.filter((i) => i.series === key), siblings }, options.settings);
+      const { page } = buildSeries(toSeries(found, site.table), site.table.rows, { acks: acks.filter((a) => a.series === key), issues: issues.filter((i) => i.series === key), siblings, decisions: site.decisions.get(decisionKey(g.repo, key)) }, options.settings);
       return JSON.stringify(page);
     }
     return undefined;

@@ -15,18 +15,20 @@
  *   points, acks, regression issues with their culprit, recoveries, and the
  *   same benchmark on other machines.
  *
- * Change points are the nightly scan's history evidence: windowed E-divisive
- * means on log medians with the scan's defaults (scan/scan-options.ts),
- * segments cut at acks; each is a regression or an improvement by the
- * metric's direction, and an improvement that brings a series back within the
- * threshold of where it was before its last regression is a recovery.
+ * What a series' status and marks say is what the nightly scan decided
+ * (scan/scan-history.ts, the same call `benchbot scan` makes; the edges
+ * hand its result here as ScanDecisions): a series is a regression only
+ * when the scan confirmed one; awaiting, watch and refuted findings carry
+ * their own status and say what they wait for. The model computes no
+ * change points of its own, so the pages cannot contradict the scan.
  */
 
 import type { Direction } from '../model/measurement.ts';
-import { eDivisive, logMagnitude } from '../scan/e-divisive.ts';
+import type { ScanFinding } from '../scan/scan-finding.ts';
+import type { ScanResult } from '../scan/scan-history.ts';
 import { seriesKey } from '../scan/series.ts';
 import { dashboardSeriesId } from '../model/series-id.ts';
-import { OVERVIEW_COLUMNS, SITE_VERSION, type ChangeJson, type DashboardPr, type OverviewJson, type OverviewRow, type RunsJson, type SeriesJson, type Status } from './site-json.ts';
+import { OVERVIEW_COLUMNS, SITE_VERSION, type DashboardPr, type FindingJson, type FindingStatus, type OverviewJson, type OverviewRow, type RunsJson, type SeriesJson, type Status } from './site-json.ts';
 
 export * from './site-json.ts';
 
@@ -75,20 +77,53 @@ export interface DashboardIssue {
 }
 
 /**
- * SiteOptions: `threshold` (0.02) the smallest change that matters, as in the
- * scan; `windowLen` (30), `maxPValue` (0.001) E-divisive's; `recentNights`
- * (30) how new a regression must be to count as open; `repoUrl` the web
+ * SiteOptions: `threshold` (0.02) the smallest change that matters and
+ * `maxAgeNights` (30) the oldest first bad night reported, both handed to
+ * the scan as `benchbot scan --threshold --max-age` take them;
+ * `maxItemsInChart` the newest nights each series page carries (undefined:
+ * all; github-action-benchmark's max-items-in-chart); `repoUrl` the web
  * root of a repository (commit and PR links), undefined when unknown.
  */
 export interface SiteOptions {
   threshold?: number;
-  windowLen?: number;
-  maxPValue?: number;
-  recentNights?: number;
+  maxAgeNights?: number;
+  maxItemsInChart?: number;
   repoUrl?: (repo: string | undefined) => string | undefined;
 }
 
-const DEFAULTS = { threshold: 0.02, windowLen: 30, maxPValue: 0.001, recentNights: 30 };
+/** SITE_DEFAULTS are the scan's own defaults (scan-command.ts): the dashboard shows what `benchbot scan` without flags decides. */
+export const SITE_DEFAULTS = { threshold: 0.02, maxAgeNights: 30 };
+
+/**
+ * ScanDecisions is what the nightly scan decided about one series: each
+ * finding with its status, and `scannedAs`, the metric the scan read
+ * instead of this one (Google Benchmark's real_time and cpu_time are one
+ * measurement; the scan reads one of them, scan/time-families.ts).
+ */
+export interface ScanDecisions {
+  findings: { status: FindingStatus; finding: ScanFinding }[];
+  scannedAs?: string;
+}
+
+/**
+ * decisionsBySeries files a scan's result under the series each finding
+ * names (the scan's key, {@link scanKey}): confirmed findings are
+ * `regression` or `improvement` by their direction, one-night watches
+ * `watch`, and the scan's `awaiting` and `refuted` lists keep those names.
+ */
+export function decisionsBySeries(result: ScanResult): Map<string, ScanDecisions> {
+  const out = new Map<string, ScanDecisions>();
+  const of = (key: string) => {
+    let d = out.get(key);
+    if (!d) out.set(key, (d = { findings: [] }));
+    return d;
+  };
+  for (const f of result.findings) of(f.series).findings.push({ status: f.kind === 'watch' ? 'watch' : f.direction, finding: f });
+  for (const f of result.awaiting) of(f.series).findings.push({ status: 'awaiting', finding: f });
+  for (const f of result.refuted) of(f.series).findings.push({ status: 'refuted', finding: f });
+  for (const t of result.timeFamilies ?? []) of(seriesKey({ branch: t.branch, benchmark: t.benchmark, metric: t.secondary, machineKey: t.machineKey })).scannedAs = t.primary;
+  return out;
+}
 
 /** seriesId is the dashboard id of an input series (see model/series-id.ts). */
 export function seriesId(s: Pick<DashboardSeries, 'repo' | 'branch' | 'benchmark' | 'metric' | 'machine'>): string {
@@ -103,38 +138,87 @@ export function scanKey(s: Pick<DashboardSeries, 'branch' | 'benchmark' | 'metri
 /**
  * buildSeries turns one series into its page's JSON and its overview row.
  * `runs` is the run table the series' `run` indexes; `siblings` the same
- * benchmark and metric on other machines.
+ * benchmark and metric on other machines; `decisions` what the nightly
+ * scan decided about it (none: nothing found).
  */
 export function buildSeries(
-  s: DashboardSeries,
+  whole: DashboardSeries,
   runs: readonly RunRow[],
-  context: { acks: readonly DashboardAck[]; issues: readonly DashboardIssue[]; siblings: readonly { id: string; machineLabel: string }[] },
+  context: { acks: readonly DashboardAck[]; issues: readonly DashboardIssue[]; siblings: readonly { id: string; machineLabel: string }[]; decisions?: ScanDecisions },
   options: SiteOptions = {},
 ): { page: SeriesJson; row: OverviewRow } {
-  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) } as typeof DEFAULTS & SiteOptions;
+  const s = options.maxItemsInChart === undefined ? whole : newest(whole, options.maxItemsInChart);
   const key = scanKey(s);
   const id = dashboardSeriesId(s.repo, key);
   const count = s.run.length;
   const acks = context.acks.filter((a) => a.series === key);
   const ackAt = acks.map((a) => ({ ack: a, index: ackIndex(a, s, runs) })).filter((x) => x.index >= 0);
-  const changes = changePoints(s, ackAt.map((x) => x.index), o);
   const issues = context.issues.filter((i) => i.series === key && (i.repo === undefined || s.repo === undefined || i.repo.toLowerCase() === s.repo.toLowerCase()));
   const firstSample = s.values.findIndex((v) => v !== undefined);
   const sameN = count > 0 && Array.prototype.every.call(s.n, (x: number) => x === s.n[0]);
+  const findings = (context.decisions?.findings ?? [])
+    .map(({ status, finding }) => findingJson(status, finding, s, runs))
+    .sort((a, b) => a.index - b.index || STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status));
   const page: SeriesJson = {
     version: SITE_VERSION, id, key, repo: s.repo ?? null, branch: s.branch, benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better,
-    machine: s.machine, machineLabel: s.machineLabel, repoUrl: o.repoUrl?.(s.repo) ?? null,
+    machine: s.machine, machineLabel: s.machineLabel, repoUrl: options.repoUrl?.(s.repo) ?? null,
     siblings: context.siblings.filter((x) => x.id !== id).map((x) => ({ id: x.id, machineLabel: x.machineLabel })),
     run: Array.from(s.run), n: sameN ? s.n[0] : Array.from(s.n), median: rounded(s.median), lo: rounded(s.lo), hi: rounded(s.hi),
     samples: firstSample < 0 ? { from: count, values: [] } : { from: firstSample, values: s.values.slice(firstSample).map((v) => (v ?? []).map(round6)) },
-    changes,
+    findings,
+    scanned: context.decisions?.scannedAs ?? null,
     acks: ackAt.map(({ ack, index }) => ({ index, sha: ack.sha, reason: ack.reason ?? '' })),
     issues: issues.map((i) => ({ number: i.number, url: i.url, culprit: i.culprit ? { sha: i.culprit.sha, subject: i.culprit.subject ?? '', pr: i.culprit.pr ?? null } : null })),
   };
-  return { page, row: overviewRow(page, s, runs, o) };
+  return { page, row: overviewRow(page, s, runs) };
 }
 
-function overviewRow(page: SeriesJson, s: DashboardSeries, runs: readonly RunRow[], o: typeof DEFAULTS): OverviewRow {
+/** STATUS_ORDER ranks a series' findings: the first one present is its status (site-json.ts Status). */
+const STATUS_ORDER: readonly Status[] = ['regression', 'awaiting', 'watch', 'improvement', 'refuted', 'ok'];
+
+/** newest keeps a series' newest `nights` nights (max-items-in-chart). */
+function newest(s: DashboardSeries, nights: number): DashboardSeries {
+  const from = Math.max(0, s.run.length - nights);
+  if (from === 0) return s;
+  const cut = (a: ArrayLike<number>) => Array.prototype.slice.call(a, from) as number[];
+  return { ...s, run: cut(s.run), n: cut(s.n), median: cut(s.median), lo: cut(s.lo), hi: cut(s.hi), values: s.values.slice(from) };
+}
+
+/** findingJson puts a scan finding on the series' nights and says in words what it waits for or rests on. */
+function findingJson(status: FindingStatus, f: ScanFinding, s: DashboardSeries, runs: readonly RunRow[]): FindingJson {
+  let index = -1;
+  const t = Date.parse(f.firstBad.time);
+  for (let i = s.run.length - 1; i >= 0 && index < 0; i--) if (runs[s.run[i]]?.sha === f.firstBad.sha && runs[s.run[i]]?.timeMs === t) index = i;
+  for (let i = s.run.length - 1; i >= 0 && index < 0; i--) if (runs[s.run[i]]?.sha === f.firstBad.sha) index = i;
+  return { status, direction: f.direction, kind: f.kind, index, ratio: round6(f.ratio), lastGood: f.lastGood.sha, firstBad: f.firstBad.sha, note: findingNote(status, f) };
+}
+
+/** findingNote says what a finding waits for (awaiting, watch) or what decided it (confirmed, refuted). */
+export function findingNote(status: FindingStatus, f: ScanFinding): string {
+  const pair = `${f.lastGood.sha.slice(0, 10)} against ${f.firstBad.sha.slice(0, 10)}`;
+  const shift = `${percent(f.ratio)} (${f.direction === 'regression' ? 'worse' : 'better'})`;
+  const ab = f.confirmation;
+  switch (status) {
+    case 'regression':
+    case 'improvement':
+      return `${shift}, confirmed by the interleaved A/B of ${pair}`;
+    case 'awaiting':
+      return ab
+        ? `${shift} in the nightly history; waits for one more interleaved A/B session of ${pair} (${ab.sessions} so far, not yet decisive)`
+        : `${shift} in the nightly history; waits for the interleaved A/B of ${pair}, which the nightly job measures`;
+    case 'watch':
+      return `one night ${shift} beyond the usual spread${f.zScore !== undefined ? ` (robust z ${f.zScore.toFixed(1)})` : ''}; waits for a second night`;
+    case 'refuted':
+      return `${f.history ? percent(f.history.ratio) : shift} in the nightly history, not confirmed: the interleaved A/B of ${pair} measured ${ab ? percent(ab.ratio) : 'no change beyond the threshold'}`;
+  }
+}
+
+function percent(ratio: number): string {
+  const pct = (ratio - 1) * 100;
+  return `${pct >= 0 ? '+' : '−'}${Math.abs(pct).toFixed(Math.abs(pct) >= 10 ? 0 : 1)}%`;
+}
+
+function overviewRow(page: SeriesJson, s: DashboardSeries, runs: readonly RunRow[]): OverviewRow {
   const valid: number[] = [];
   for (let i = 0; i < s.median.length; i++) if (s.median[i] > 0 && Number.isFinite(s.median[i])) valid.push(i);
   const last = valid.length > 0 ? valid[valid.length - 1] : -1;
@@ -147,24 +231,14 @@ function overviewRow(page: SeriesJson, s: DashboardSeries, runs: readonly RunRow
   const now = level(valid.length - 1);
   const change = (back: number) => (valid.length > back ? round6(now / level(valid.length - 1 - back) - 1) : null);
   const spark = latest === null ? [] : valid.slice(-30).map((i) => Math.round((s.median[i] / latest - 1) * 1000));
-  const recentFrom = count(s) - o.recentNights;
-  const open = openRegression(page.changes, recentFrom);
-  const status: Status = open ? 'regression' : page.changes.some((c) => c.index >= recentFrom && c.kind === 'improvement') ? 'improvement' : 'ok';
+  const top = [...page.findings].sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status))[0];
+  const status: Status = top?.status ?? 'ok';
+  const note = top?.note ?? (page.scanned !== null ? `the scan reads ${page.scanned} for this benchmark` : '');
   return [
     page.id, page.repo, page.branch, page.benchmark, page.metric, page.unit, page.better, page.machineLabel,
     latest === null ? null : round6(latest), change(7), change(30), status, s.run.length, last < 0 ? null : (runs[s.run[last]]?.timeMs ?? null),
-    page.issues.length > 0 ? page.issues[page.issues.length - 1].number : null, spark,
+    page.issues.length > 0 ? page.issues[page.issues.length - 1].number : null, spark, note,
   ];
-}
-
-function count(s: DashboardSeries): number {
-  return s.run.length;
-}
-
-/** openRegression: the newest regression among the recent nights that no later recovery or improvement undid. */
-function openRegression(changes: readonly ChangeJson[], recentFrom: number): boolean {
-  const last = changes[changes.length - 1];
-  return last !== undefined && last.kind === 'regression' && last.index >= recentFrom;
 }
 
 /** ackIndex is the night an ack starts its baseline at: its commit's night, else the first night at or after its time. */
@@ -174,52 +248,6 @@ function ackIndex(ack: DashboardAck, s: DashboardSeries, runs: readonly RunRow[]
   const t = Date.parse(ack.time);
   for (let i = 0; i < s.run.length; i++) if ((runs[s.run[i]]?.timeMs ?? -Infinity) >= t) return i;
   return -1;
-}
-
-/**
- * changePoints runs E-divisive on the log medians of each segment between
- * acks, and classifies every change point; night indices are the series'.
- */
-function changePoints(s: DashboardSeries, cuts: readonly number[], o: typeof DEFAULTS): ChangeJson[] {
-  const nights: number[] = [];
-  const logs: number[] = [];
-  for (let i = 0; i < s.median.length; i++) {
-    const m = s.median[i];
-    if (m > 0 && Number.isFinite(m)) {
-      nights.push(i);
-      logs.push(Math.log(m));
-    }
-  }
-  const bounds = [...new Set([0, ...cuts.map((c) => nights.findIndex((n) => n >= c)).filter((k) => k > 0), logs.length])].sort((a, b) => a - b);
-  const out: ChangeJson[] = [];
-  for (let b = 0; b + 1 < bounds.length; b++) {
-    const from = bounds[b];
-    const to = bounds[b + 1];
-    if (to - from < 3) continue;
-    const segment = logs.slice(from, to);
-    const found = eDivisive(segment, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.threshold, magnitude: logMagnitude }).changePoints.map((c) => c.index);
-    const edges = [0, ...found, segment.length];
-    let beforeRegression: number | undefined;
-    for (let k = 1; k + 1 < edges.length; k++) {
-      const before = mean(segment, edges[k - 1], edges[k]);
-      const after = mean(segment, edges[k], edges[k + 1]);
-      const worse = s.better === 'lower' ? after > before : after < before;
-      let kind: ChangeJson['kind'] = worse ? 'regression' : 'improvement';
-      if (worse) beforeRegression = before;
-      else if (beforeRegression !== undefined && Math.expm1(Math.abs(after - beforeRegression)) < o.threshold) {
-        kind = 'recovery';
-        beforeRegression = undefined;
-      }
-      out.push({ index: nights[from + edges[k]], kind, ratio: round6(Math.exp(after - before)) });
-    }
-  }
-  return out;
-}
-
-function mean(values: readonly number[], from: number, to: number): number {
-  let sum = 0;
-  for (let i = from; i < to; i++) sum += values[i];
-  return sum / (to - from);
 }
 
 function medianOf(values: number[]): number {
@@ -253,15 +281,16 @@ function rounded(values: ArrayLike<number>): (number | null)[] {
 }
 
 /**
- * buildOverview puts the rows in the overview's order: open regressions
- * first (largest change over 30 nights first), then recent improvements,
- * then the rest by name.
+ * buildOverview puts the rows in the overview's order (STATUS_ORDER):
+ * confirmed regressions first, then awaiting, watched, improved and refuted
+ * series (largest change over 30 nights first in each), then the rest by
+ * name.
  */
 export function buildOverview(rows: OverviewRow[], prs: DashboardPr[], meta: { title: string; generated: string; threshold?: number }): OverviewJson {
-  const rank = (r: OverviewRow) => (r[11] === 'regression' ? 0 : r[11] === 'improvement' ? 1 : 2);
+  const rank = (r: OverviewRow) => STATUS_ORDER.indexOf(r[11]);
   const size = (r: OverviewRow) => Math.abs(r[10] ?? r[9] ?? 0);
-  rows.sort((a, b) => rank(a) - rank(b) || (rank(a) < 2 ? size(b) - size(a) : 0) || cmp(a[3], b[3]) || cmp(a[4], b[4]) || cmp(a[7], b[7]) || cmp(a[2], b[2]) || cmp(a[1] ?? '', b[1] ?? ''));
-  return { version: SITE_VERSION, title: meta.title, generated: meta.generated, threshold: meta.threshold ?? DEFAULTS.threshold, columns: OVERVIEW_COLUMNS, rows, prs: [...prs].sort((a, b) => b.timeMs - a.timeMs) };
+  rows.sort((a, b) => rank(a) - rank(b) || (a[11] !== 'ok' ? size(b) - size(a) : 0) || cmp(a[3], b[3]) || cmp(a[4], b[4]) || cmp(a[7], b[7]) || cmp(a[2], b[2]) || cmp(a[1] ?? '', b[1] ?? ''));
+  return { version: SITE_VERSION, title: meta.title, generated: meta.generated, threshold: meta.threshold ?? SITE_DEFAULTS.threshold, columns: OVERVIEW_COLUMNS, rows, prs: [...prs].sort((a, b) => b.timeMs - a.timeMs) };
 }
 
 function cmp(a: string, b: string): number {

@@ -9,11 +9,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scanStoredNightlies } from '../jobs/nightly.ts';
+import { cliSetting } from '../jobs/setting-names.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
+import type { ScanResult } from '../scan/scan-history.ts';
 import type { Store } from '../store/store.ts';
 import { indexHtml } from './index-html.ts';
 import { readAcks, readGroups, readIssues, readPrs, RunTable, toSeries, type HistoryFilter, type SeriesGroup } from './read-history.ts';
-import { buildOverview, buildRuns, buildSeries, seriesId, type DashboardAck, type DashboardIssue, type OverviewJson, type OverviewRow, type SeriesJson, type SiteOptions } from './site-model.ts';
+import { buildOverview, buildRuns, buildSeries, decisionsBySeries, seriesId, SITE_DEFAULTS, type DashboardAck, type DashboardIssue, type OverviewJson, type OverviewRow, type ScanDecisions, type SeriesJson, type SiteOptions } from './site-model.ts';
 
 /**
  * SiteSettings: what to show and how. `samplesNights` (default 30) is how
@@ -49,12 +52,42 @@ export function loadSiteAssets(): SiteAssets {
   throw new RunnerError('the dashboard\'s pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build');
 }
 
-/** SiteData is everything the pages read, built page by page through `onSeries`. */
+/** BuiltSite is everything the pages read, built page by page through `onSeries`, and the scan's decisions they show. */
 export interface BuiltSite {
   overview: OverviewJson;
   runs: ReturnType<typeof buildRuns>;
   table: RunTable;
   series: number;
+  /** decisions: what the nightly scan decided, by the scan's series key (one scan per repository and branch shown). */
+  decisions: Map<string, ScanDecisions>;
+  /** scan counts the scan's findings by status, every repository and branch together. */
+  scan: { regression: number; improvement: number; awaiting: number; watch: number; refuted: number };
+}
+
+/**
+ * scanDecisions runs the nightly scan (`benchbot scan`'s own call, with its
+ * threshold and max age) once for each repository and branch among
+ * `groups`, and files its decisions by series.
+ */
+export async function scanDecisions(store: Store, groups: readonly { repo?: string; branch: string }[], settings: SiteOptions): Promise<{ decisions: Map<string, ScanDecisions>; results: ScanResult[] }> {
+  const scopes = new Map<string, { repo?: string; branch: string }>();
+  for (const g of groups) scopes.set(`${g.repo ?? ''}\u0000${g.branch}`, { repo: g.repo, branch: g.branch });
+  const decisions = new Map<string, ScanDecisions>();
+  const results: ScanResult[] = [];
+  for (const { repo, branch } of scopes.values()) {
+    const { result } = await scanStoredNightlies(store, {
+      branch, repository: repo, threshold: settings.threshold ?? SITE_DEFAULTS.threshold, maxAgeNights: settings.maxAgeNights ?? SITE_DEFAULTS.maxAgeNights, nameSetting: cliSetting,
+    });
+    results.push(result);
+    // A series key names its branch, not its repository: two repositories' series of one key share a scope only when the store kept no repository.
+    for (const [key, d] of decisionsBySeries(result)) decisions.set(decisionKey(repo, key), d);
+  }
+  return { decisions, results };
+}
+
+/** decisionKey is where scanDecisions files a series' decisions. */
+export function decisionKey(repo: string | undefined, key: string): string {
+  return `${repo ?? ''}\u0000${key}`;
 }
 
 /**
@@ -72,8 +105,15 @@ export async function buildSite(store: Store, settings: SiteSettings, onSeries: 
   ]);
   const runs = RunTable.of(groups);
   if (onGroup) groups.forEach(onGroup);
-  const rows = await buildPages(groups, runs, acks, issues, settings, onSeries);
-  return { overview: buildOverview(rows, prs, { title: settings.title, generated: settings.generated, threshold: settings.threshold }), runs: buildRuns(runs.rows), table: runs, series: rows.length };
+  const { decisions, results } = await scanDecisions(store, groups, settings);
+  const rows = await buildPages(groups, runs, acks, issues, settings, onSeries, decisions);
+  const scan = { regression: 0, improvement: 0, awaiting: 0, watch: 0, refuted: 0 };
+  for (const r of results) {
+    for (const f of r.findings) scan[f.kind === 'watch' ? 'watch' : f.direction]++;
+    scan.awaiting += r.awaiting.length;
+    scan.refuted += r.refuted.length;
+  }
+  return { overview: buildOverview(rows, prs, { title: settings.title, generated: settings.generated, threshold: settings.threshold }), runs: buildRuns(runs.rows), table: runs, series: rows.length, decisions, scan };
 }
 
 /**
@@ -83,6 +123,7 @@ export async function buildSite(store: Store, settings: SiteSettings, onSeries: 
  */
 export async function buildPages(
   groups: SeriesGroup[], runs: RunTable, acks: readonly DashboardAck[], issues: readonly DashboardIssue[], settings: SiteOptions, onSeries: (page: SeriesJson) => void | Promise<void>,
+  decisions: ReadonlyMap<string, ScanDecisions> = new Map(),
 ): Promise<OverviewRow[]> {
   const siblings = new Map<string, { id: string; machineLabel: string }[]>();
   const family = (g: SeriesGroup) => `${g.repo ?? ''}\u0000${g.branch}\u0000${g.benchmark}\u0000${g.metric}`;
@@ -98,7 +139,7 @@ export async function buildPages(
     const g = groups[k];
     const series = toSeries(g, runs);
     const key = `${g.branch}:${g.benchmark}:${g.metric}:${g.machine}`;
-    const { page, row } = buildSeries(series, runs.rows, { acks: acksOf.get(key) ?? [], issues: issuesOf.get(key) ?? [], siblings: siblings.get(family(g)) ?? [] }, settings);
+    const { page, row } = buildSeries(series, runs.rows, { acks: acksOf.get(key) ?? [], issues: issuesOf.get(key) ?? [], siblings: siblings.get(family(g)) ?? [], decisions: decisions.get(decisionKey(g.repo, key)) }, settings);
     const wait = onSeries(page);
     if (wait) await wait;
     rows.push(row);
@@ -127,6 +168,8 @@ export interface WriteResult {
   series: number;
   files: number;
   bytes: number;
+  /** scan counts the nightly scan's findings the pages show, by status. */
+  scan: BuiltSite['scan'];
 }
 
 /**
@@ -171,5 +214,5 @@ export async function writeSite(store: Store, out: string, settings: SiteSetting
   write(join(out, 'dashboard.css'), assets.css);
   // GitHub Pages runs Jekyll on a branch's files unless told not to; the site is already built.
   write(join(out, '.nojekyll'), '');
-  return { series: site.series, files, bytes };
+  return { series: site.series, files, bytes, scan: site.scan };
 }

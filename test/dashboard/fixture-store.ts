@@ -14,7 +14,7 @@ import { openStore } from '../../src/store/open-store.ts';
 import type { IngestRun, Store } from '../../src/store/store.ts';
 
 /** SHAPE is the fixture's history. */
-export const SHAPE: HistoryShape = { series: 300, nights: 90, samples: 10, steps: 4, stepWithin: 30, abNights: 0, seed: 15, repo: 'example/suite', branch: 'main' };
+export const SHAPE: HistoryShape = { series: 300, nights: 90, samples: 10, steps: 4, stepWithin: 30, abNights: 40, seed: 15, repo: 'example/suite', branch: 'main' };
 
 /** HOSTILE is a benchmark name that would run script if a page ever treated data as markup. */
 export const HOSTILE = '<img src=x onerror=alert(1)>';

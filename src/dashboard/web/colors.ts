@@ -9,7 +9,9 @@ export const COLORS = {
   bandEdge: 'rgba(0, 114, 178, 0.45)',
   regression: '#D55E00',
   improvement: '#009E73',
-  recovery: '#56B4E9',
+  awaiting: '#CC79A7',
+  watch: '#56B4E9',
+  refuted: '#767676',
   ack: '#000000',
   issue: '#CC79A7',
   selected: '#E69F00',
@@ -19,6 +21,8 @@ export const COLORS = {
 export const DASHES = {
   regression: [6, 3],
   improvement: [2, 3],
-  recovery: [10, 3, 2, 3],
+  awaiting: [10, 3, 2, 3],
+  watch: [2, 6],
+  refuted: [1, 4],
   ack: [],
 } as const;

@@ -40,3 +40,13 @@ export function shortSha(sha: string): string {
 export function worse(c: number | null, better: 'lower' | 'higher'): boolean {
   return c !== null && (better === 'lower' ? c > 0 : c < 0);
 }
+
+/** STATUS_LABEL is how a status reads on a badge: what the scan decided, and for the undecided what they wait for. */
+export const STATUS_LABEL = {
+  regression: 'regression',
+  improvement: 'improvement',
+  awaiting: 'awaiting A/B',
+  watch: 'watch: 1 night',
+  refuted: 'refuted',
+  ok: 'steady',
+} as const;

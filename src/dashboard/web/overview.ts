@@ -6,12 +6,12 @@
 import type { OverviewJson, OverviewRow } from '../site-json.ts';
 import { COLORS } from './colors.ts';
 import { append, clear, h } from './dom.ts';
-import { change, date, value, worse } from './format.ts';
+import { change, date, STATUS_LABEL, value, worse } from './format.ts';
 
 /** PAGE_ROWS is how many rows one page of the table shows. */
 export const PAGE_ROWS = 100;
 
-const I = { id: 0, repo: 1, branch: 2, benchmark: 3, metric: 4, unit: 5, better: 6, machine: 7, latest: 8, change7: 9, change30: 10, status: 11, nights: 12, lastTime: 13, issue: 14, spark: 15 } as const;
+const I = { id: 0, repo: 1, branch: 2, benchmark: 3, metric: 4, unit: 5, better: 6, machine: 7, latest: 8, change7: 9, change30: 10, status: 11, nights: 12, lastTime: 13, issue: 14, spark: 15, note: 16 } as const;
 
 interface Prepared {
   rows: OverviewRow[];
@@ -27,7 +27,7 @@ function prepare(data: OverviewJson): Prepared {
     const rows = data.rows;
     p = {
       rows,
-      haystack: rows.map((r) => `${r[I.benchmark]} ${r[I.metric]} ${r[I.machine]} ${r[I.branch]} ${r[I.repo] ?? ''} ${r[I.status]}`.toLowerCase()),
+      haystack: rows.map((r) => `${r[I.benchmark]} ${r[I.metric]} ${r[I.machine]} ${r[I.branch]} ${r[I.repo] ?? ''} ${r[I.status]} ${STATUS_LABEL[r[I.status]]}`.toLowerCase()),
       multiRepo: new Set(rows.map((r) => r[I.repo])).size > 1,
     };
     prepared.set(data, p);
@@ -55,7 +55,8 @@ export function filterRows(data: OverviewJson, query: string): number[] {
 export function renderOverview(main: HTMLElement, data: OverviewJson, state: { q: string; page: number }, onState: (q: string, page: number) => void): void {
   const p = prepare(data);
   clear(main);
-  const regressions = p.rows.filter((r) => r[I.status] === 'regression').length;
+  const counts = { regression: 0, improvement: 0, awaiting: 0, watch: 0, refuted: 0, ok: 0 };
+  for (const r of p.rows) counts[r[I.status]]++;
   const search = h('input', { type: 'search', id: 'filter', value: state.q, placeholder: 'benchmark, metric, machine, branch…', autocomplete: 'off', 'aria-describedby': 'filter-help' });
   const summary = h('p', { id: 'count', class: 'sr-only', role: 'status', 'aria-live': 'polite' });
   const tbody = h('tbody');
@@ -79,7 +80,9 @@ export function renderOverview(main: HTMLElement, data: OverviewJson, state: { q
   );
   append(main,
     h('h2', {}, 'Series'),
-    h('p', { class: 'lede' }, `${p.rows.length} series, ${regressions} with an open regression (a confirmed step for the worse in the last 30 nights), shown first.`),
+    h('p', { class: 'lede' }, `${p.rows.length} series, as the nightly scan (benchbot scan) decided: ${counts.regression} with a confirmed regression, shown first; `
+      + `${counts.awaiting} awaiting the interleaved A/B that confirms or refutes a change in their history; ${counts.watch} on watch for a second night; `
+      + `${counts.improvement} with a confirmed improvement; ${counts.refuted} whose change the A/B refuted.`),
     h('div', { class: 'filter' },
       h('label', { for: 'filter' }, 'Filter series'),
       search,
@@ -103,7 +106,7 @@ export function renderOverview(main: HTMLElement, data: OverviewJson, state: { q
       canvases.push([canvas, r]);
       const status = r[I.status];
       append(tbody, h('tr', { class: `status-${status}` },
-        h('td', {}, h('span', { class: `badge ${status}` }, status === 'ok' ? 'steady' : status)),
+        h('td', {}, h('span', { class: `badge ${status}`, ...(r[I.note] ? { title: r[I.note] } : {}) }, STATUS_LABEL[status]), r[I.note] ? h('span', { class: 'sr-only' }, `: ${r[I.note]}`) : null),
         h('th', { scope: 'row' }, h('a', { href: `#/series/${r[I.id]}`, class: 'row-link' }, r[I.benchmark])),
         h('td', {}, r[I.metric]),
         h('td', {}, r[I.machine]),

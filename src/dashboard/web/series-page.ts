@@ -1,16 +1,17 @@
 /**
  * series-page: one series' nights as a chart (median line, its 95% CI as a
- * band, change points, acks and regression issues marked), zoom by
+ * band, the nightly scan's findings with what it decided about each, acks
+ * and regression issues marked), zoom by
  * dragging or with the range buttons, pan with the arrow buttons or the
  * arrow keys on the chart, the night under the pointer (or clicked, or
  * chosen with the keys) in a panel with its raw samples, and the same data
  * as a table, the chart's text alternative.
  */
 import uPlot from 'uplot';
-import type { RunsJson, SeriesJson } from '../site-json.ts';
+import type { FindingStatus, RunsJson, SeriesJson } from '../site-json.ts';
 import { COLORS, DASHES } from './colors.ts';
 import { append, clear, h } from './dom.ts';
-import { date, dateTime, ratioChange, shortSha, value } from './format.ts';
+import { date, dateTime, shortSha, STATUS_LABEL, value } from './format.ts';
 
 const DAY = 86_400;
 
@@ -22,7 +23,7 @@ export interface Range {
 
 interface Mark {
   index: number;
-  kind: 'regression' | 'improvement' | 'recovery' | 'ack';
+  kind: FindingStatus | 'ack';
   text: string;
 }
 
@@ -38,7 +39,7 @@ export function renderSeries(main: HTMLElement, s: SeriesJson, runs: RunsJson, r
   const n = (i: number) => (typeof s.n === 'number' ? s.n : s.n[i]);
   const commitUrl = (commit: string) => (s.repoUrl ? `${s.repoUrl}/commit/${commit}` : undefined);
   const marks: Mark[] = [
-    ...s.changes.map((c) => ({ index: c.index, kind: c.kind, text: `${c.kind} ${ratioChange(c.ratio)}` })),
+    ...s.findings.filter((f) => f.index >= 0).map((f) => ({ index: f.index, kind: f.status, text: `${STATUS_LABEL[f.status]}: ${f.note}` })),
     ...s.acks.map((a) => ({ index: a.index, kind: 'ack' as const, text: `acknowledged: ${a.reason}` })),
   ];
 
@@ -84,9 +85,11 @@ export function renderSeries(main: HTMLElement, s: SeriesJson, runs: RunsJson, r
   const legend = h('ul', { class: 'legend', 'aria-label': 'Chart legend' },
     h('li', {}, h('span', { class: 'key median' }), 'median per night'),
     h('li', {}, h('span', { class: 'key band' }), '95% confidence interval of the median'),
-    h('li', {}, h('span', { class: 'key regression' }), 'regression (dashed)'),
-    h('li', {}, h('span', { class: 'key improvement' }), 'improvement (dotted)'),
-    h('li', {}, h('span', { class: 'key recovery' }), 'recovery (dash-dot)'),
+    h('li', {}, h('span', { class: 'key regression' }), 'confirmed regression (dashed)'),
+    h('li', {}, h('span', { class: 'key improvement' }), 'confirmed improvement (dotted)'),
+    h('li', {}, h('span', { class: 'key awaiting' }), 'awaiting its A/B (dash-dot)'),
+    h('li', {}, h('span', { class: 'key watch' }), 'watch, one night (sparse dots)'),
+    h('li', {}, h('span', { class: 'key refuted' }), 'refuted by its A/B (grey dots)'),
     h('li', {}, h('span', { class: 'key ack' }), 'acknowledged change (solid)'),
   );
   append(main,
@@ -233,10 +236,10 @@ function annotations(s: SeriesJson, sha: (i: number) => string, commitUrl: (sha:
     const url = commitUrl(c);
     return url ? h('a', { href: url }, h('code', {}, shortSha(c))) : h('code', {}, shortSha(c));
   };
-  for (const c of s.changes) {
-    items.push(h('li', { class: c.kind },
-      h('span', { class: `badge ${c.kind}` }, c.kind), ` ${date(xs[c.index] * 1000)}: ${ratioChange(c.ratio)} from commit `, commit(sha(c.index)),
-      c.index > 0 ? h('span', {}, ' (last night before: ', commit(sha(c.index - 1)), ')') : null,
+  for (const f of s.findings) {
+    items.push(h('li', { class: f.status },
+      h('span', { class: `badge ${f.status}` }, STATUS_LABEL[f.status]),
+      f.index >= 0 ? ` ${date(xs[f.index] * 1000)}: ` : ' before the nights shown: ', f.note, '; first bad commit ', commit(f.firstBad), ', last good ', commit(f.lastGood),
     ));
   }
   for (const a of s.acks) items.push(h('li', { class: 'ack' }, h('span', { class: 'badge ack' }, 'acknowledged'), ` ${date(xs[a.index] * 1000)} at `, commit(a.sha), `: ${a.reason}`));
@@ -248,6 +251,9 @@ function annotations(s: SeriesJson, sha: (i: number) => string, commitUrl: (sha:
   }
   return h('section', { class: 'annotations', 'aria-labelledby': 'changes-title' },
     h('h3', { id: 'changes-title' }, 'Changes'),
-    items.length === 0 ? h('p', {}, `No change beyond the threshold in ${s.run.length} nights.`) : h('ul', {}, ...items),
+    h('p', { class: 'help' }, s.scanned !== null
+      ? `The nightly scan reads ${s.scanned} for this benchmark (one of its two times), not ${s.metric}.`
+      : 'What the nightly scan (benchbot scan) decided: a regression or an improvement only once the interleaved A/B of its commits confirmed it.'),
+    items.length === 0 ? h('p', {}, s.scanned !== null ? 'Nothing to mark.' : `The scan found no change beyond the threshold among the newest nights it reports.`) : h('ul', {}, ...items),
   );
 }
