@@ -97,6 +97,12 @@ for (const store of stores) {
   const site = task(['dashboard', '--store', store.url, '--out', out, '--title', 'benchbot bench']);
   const bytes = spawnSync('du', ['-sb', out], { encoding: 'utf8' }).stdout.split('\t')[0];
   say(`| ${store.name} | ${fmt(imported)} | ${fmt(scanned)} | ${found} of ${steps.length} | ${falses} | ${fmt(site)} | ${(Number(bytes) / 1e6).toFixed(0)} MB |`);
+  // The dashboard shows the scan's decisions: its regressions must be the scan's confirmed ones (docs/dashboard.md).
+  const rows = (JSON.parse(readFileSync(join(out, 'data', 'overview.json'), 'utf8')) as { rows: unknown[][] }).rows;
+  const badged = rows.filter((r) => r[11] === 'regression').map((r) => String(r[3])).sort();
+  const scanConfirmed = scan.findings.filter((f) => f.kind !== 'watch' && (f as { direction?: string }).direction === 'regression').map((f) => f.benchmark).sort();
+  if (badged.join('\n') !== scanConfirmed.join('\n')) throw new Error(`${store.name}: the overview badges ${badged.length} regressions, the scan confirmed ${scanConfirmed.length}`);
+  console.log(`${store.name}: the overview's ${badged.length} regressions are the scan's ${scanConfirmed.length} confirmed ones`);
   if (!siteDir) siteDir = out;
   store.stop?.();
 }

@@ -18,6 +18,7 @@ import { dashboardSeriesId } from '../../src/model/series-id.ts';
 import { writeSite } from '../../src/dashboard/write-site.ts';
 import { renderRegressionIssue } from '../../src/report/regression-issue.ts';
 import type { ScanFinding } from '../../src/scan/scan-finding.ts';
+import { main } from '../../src/cli/main.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { chromiumUnavailable, launch, serveDirectory, watch, type Watched } from './browser.ts';
 import { HOSTILE, SHAPE, seedFixture, type Fixture } from './fixture-store.ts';
@@ -34,6 +35,8 @@ if (noBrowser) console.log(`# skipping the dashboard browser tests: ${noBrowser}
 describe('the dashboard in chromium', { skip: noBrowser }, () => {
   const scratch = mkdtempSync(join(tmpdir(), 'benchbot-dashboard-'));
   let fixture: Fixture;
+  /** scanned: what `benchbot scan --output json` decided on the fixture store, by series key. */
+  let scanned: { confirmed: string[]; awaiting: string[] };
   let site: Awaited<ReturnType<typeof serveDirectory>>;
   let browser: Browser;
   const id = (benchmark: string, machine = fixture.machine) => dashboardSeriesId('example/suite', `main:${benchmark}:real_time:${machine}`);
@@ -52,6 +55,10 @@ describe('the dashboard in chromium', { skip: noBrowser }, () => {
     } finally {
       await store.close();
     }
+    const out: string[] = [];
+    await main(['scan', '--store', join(scratch, 'history.db'), '--repository', 'example/suite', '--output', 'json'], (t) => out.push(t) > 0, () => true);
+    const json = JSON.parse(out.join('\n')) as { findings: { series: string; kind: string; direction: string }[]; awaiting: { series: string }[] };
+    scanned = { confirmed: json.findings.filter((f) => f.kind !== 'watch' && f.direction === 'regression').map((f) => f.series), awaiting: json.awaiting.map((f) => f.series) };
     site = await serveDirectory(join(scratch, 'site'));
     browser = await launch();
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -78,15 +85,36 @@ describe('the dashboard in chromium', { skip: noBrowser }, () => {
 
   const rowNames = (page: Page) => page.$$eval('tbody a.row-link', (as) => as.map((a) => a.textContent));
 
-  test('the overview lists every seeded series, open regressions first', async () => {
+  test('the overview lists every seeded series, the regressions the scan confirmed first', async () => {
     const w = await open('', 'overview');
     assert.match(await w.page.textContent('caption') ?? '', new RegExp(`of ${fixture.seriesCount} series, page 1 of 4`));
     assert.equal((await rowNames(w.page)).length, 100);
     const regressions = await w.page.$$eval('tr.status-regression a.row-link', (as) => as.map((a) => a.textContent));
     const expected = fixture.steps.filter((s) => s.ratio > 1 && s.benchmark !== fixture.acked.benchmark).map((s) => s.benchmark);
     assert.deepEqual([...regressions].sort(), [...expected].sort(), 'the unacknowledged steps for the worse, and nothing else');
+    assert.deepEqual([...regressions].sort(), scanned.confirmed.map((k) => k.split(':')[1]).sort(), 'what benchbot scan confirmed');
+    assert.deepEqual(await w.page.$$eval('tr.status-regression .badge', (bs) => [...new Set(bs.map((b) => b.textContent))]), ['regression']);
     assert.deepEqual((await rowNames(w.page)).slice(0, regressions.length).sort(), [...expected].sort(), 'shown first');
     assert.equal(await w.page.$$eval('h1, h2', (hs) => hs.map((x) => x.tagName).join()), 'H1,H2', 'real headings');
+    await done(w);
+  });
+
+  test('a finding the scan has not confirmed is no regression: it reads "awaiting A/B" and says which A/B it waits for', async () => {
+    assert.ok(scanned.awaiting.length > 0, 'the fixture history leaves a finding awaiting its interleaved A/B');
+    const w = await open('#/?q=awaiting', 'overview');
+    const rows = await w.page.$$eval('tbody tr', (trs) => trs.map((tr) => ({
+      cls: tr.className, name: tr.querySelector('a.row-link')?.textContent, badge: tr.querySelector('.badge')?.textContent, title: tr.querySelector('.badge')?.getAttribute('title'),
+    })));
+    assert.deepEqual(rows.map((r) => r.name).sort(), [...new Set(scanned.awaiting.filter((k) => !scanned.confirmed.includes(k)).map((k) => k.split(':')[1]))].sort());
+    for (const r of rows) {
+      assert.equal(r.cls, 'status-awaiting');
+      assert.equal(r.badge, 'awaiting A/B');
+      assert.match(r.title ?? '', /waits for (the|one more) interleaved A\/B (session )?of [0-9a-f]{10} against [0-9a-f]{10}/);
+    }
+    await w.page.click('a.row-link');
+    await w.page.waitForSelector('body[data-ready="series"]');
+    assert.equal(await w.page.locator('.annotations li.regression').count(), 0, 'no regression on its page either');
+    assert.match(await w.page.textContent('.annotations li.awaiting') ?? '', /^awaiting A\/B \d{4}-\d{2}-\d{2}: .*waits for/);
     await done(w);
   });
 

@@ -80,9 +80,7 @@ export function renderOverview(main: HTMLElement, data: OverviewJson, state: { q
   );
   append(main,
     h('h2', {}, 'Series'),
-    h('p', { class: 'lede' }, `${p.rows.length} series, as the nightly scan (benchbot scan) decided: ${counts.regression} with a confirmed regression, shown first; `
-      + `${counts.awaiting} awaiting the interleaved A/B that confirms or refutes a change in their history; ${counts.watch} on watch for a second night; `
-      + `${counts.improvement} with a confirmed improvement; ${counts.refuted} whose change the A/B refuted.`),
+    h('p', { class: 'lede' }, lede(p.rows.length, counts)),
     h('div', { class: 'filter' },
       h('label', { for: 'filter' }, 'Filter series'),
       search,
@@ -171,6 +169,18 @@ export function renderOverview(main: HTMLElement, data: OverviewJson, state: { q
     }
   });
   draw();
+}
+
+/** lede says what the nightly scan decided, in the overview's order; kinds nobody has are left out but regressions. */
+function lede(series: number, counts: Record<OverviewRow[11], number>): string {
+  const parts = [
+    `${counts.regression} with a regression the scan confirmed${counts.regression > 0 ? ', shown first' : ''}`,
+    counts.awaiting > 0 ? `${counts.awaiting} awaiting the interleaved A/B that confirms or refutes a change in their history` : '',
+    counts.watch > 0 ? `${counts.watch} on watch, one night off, waiting for a second` : '',
+    counts.improvement > 0 ? `${counts.improvement} with a confirmed improvement` : '',
+    counts.refuted > 0 ? `${counts.refuted} whose change the interleaved A/B refuted` : '',
+  ].filter((x) => x !== '');
+  return `${series} series, as the nightly scan (benchbot scan) decided: ${parts.join('; ')}.`;
 }
 
 /** changeCell shows a change, marked worse or better (in words for screen readers) only beyond the threshold. */
