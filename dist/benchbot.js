@@ -816,11 +816,11 @@ var require_binaryParsers = __commonJS({
         var array2 = [];
         var i2;
         if (dimension.length > 1) {
-          var count3 = dimension.shift();
-          for (i2 = 0; i2 < count3; i2++) {
+          var count2 = dimension.shift();
+          for (i2 = 0; i2 < count2; i2++) {
             array2[i2] = parse5(dimension, elementType2);
           }
-          dimension.unshift(count3);
+          dimension.unshift(count2);
         } else {
           for (i2 = 0; i2 < dimension[0]; i2++) {
             array2[i2] = parseElement(elementType2);
@@ -19056,8 +19056,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count3, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count3);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -19165,13 +19165,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count3 = 0;
+        let count2 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count3)
-            count3 = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count3;
+        return count2;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -22124,8 +22124,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count3, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count3);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -22202,12 +22202,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count3 = 1;
+        let count2 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count3 = Math.max(1, Math.min(end.col - col, 80 - ci2));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci2));
         }
-        const pointer = " ".repeat(ci2) + "^".repeat(count3);
+        const pointer = " ".repeat(ci2) + "^".repeat(count2);
         error.message += `:
 
 ${lineStr}
@@ -26496,8 +26496,8 @@ var ReadBudget = class {
     this.maxValues = limits.maxValues ?? MAX_INPUT_VALUES;
     this.maxSeries = limits.maxSeries ?? MAX_INPUT_SERIES;
   }
-  value(line, count3 = 1) {
-    this.valueCount += count3;
+  value(line, count2 = 1) {
+    this.valueCount += count2;
     if (this.valueCount > this.maxValues) {
       throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxValues)} measured values; benchbot reads at most that many from one input: split the output or run fewer repetitions per round`);
     }
@@ -26510,7 +26510,7 @@ var ReadBudget = class {
   }
 };
 function checkJsonElementCount(path2, text2, line) {
-  let count3 = 0;
+  let count2 = 0;
   const length = text2.length;
   for (let i = 0; i < length; i++) {
     const c = text2.charCodeAt(i);
@@ -26525,8 +26525,8 @@ function checkJsonElementCount(path2, text2, line) {
       if (end < 0) return;
       i = end;
     } else if (c === 44 || c === 91 || c === 123) {
-      count3 += 1;
-      if (count3 > MAX_INPUT_VALUES) {
+      count2 += 1;
+      if (count2 > MAX_INPUT_VALUES) {
         throw new FormatError(path2, line, `holds more than ${formatCount(MAX_INPUT_VALUES)} JSON values; benchbot reads at most that many from one input: split the output or run fewer repetitions`);
       }
     }
@@ -27106,12 +27106,12 @@ var hyperfineReader = {
   }
 };
 function uniqueNames(items) {
-  const count3 = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
-  const plain = count3(items.map((it) => it.name));
+  const count2 = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
+  const plain = count2(items.map((it) => it.name));
   const withParams = items.map(
     (it) => (plain.get(it.name) ?? 0) > 1 && it.params.length > 0 ? `${it.name} (${it.params.map(([k, v]) => `${k}=${v}`).join(", ")})` : it.name
   );
-  const repeated = count3(withParams);
+  const repeated = count2(withParams);
   const seen = /* @__PURE__ */ new Map();
   return withParams.map((n) => {
     if ((repeated.get(n) ?? 0) < 2) return n;
@@ -27299,12 +27299,12 @@ function isSpace2(c) {
   if (c < 160) return c === 32 || c >= 9 && c <= 13;
   return c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
 }
-function trailingFields(line, count3) {
+function trailingFields(line, count2) {
   let end = line.length;
   while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
   const fields = [];
   const gaps = [];
-  for (let k = 0; k < count3; k++) {
+  for (let k = 0; k < count2; k++) {
     let start = end;
     while (start > 0 && !isSpace2(line.charCodeAt(start - 1))) start -= 1;
     if (start === end) return void 0;
@@ -27335,7 +27335,7 @@ var LineFields = class {
   split(text2, start, end) {
     let starts = this.starts;
     let ends = this.ends;
-    let count3 = 0;
+    let count2 = 0;
     let i = start;
     for (; ; ) {
       while (i < end) {
@@ -27344,21 +27344,21 @@ var LineFields = class {
         else break;
       }
       if (i >= end) break;
-      if (count3 === starts.length) {
+      if (count2 === starts.length) {
         this.starts = starts = grow(starts);
         this.ends = ends = grow(ends);
       }
-      starts[count3] = i;
+      starts[count2] = i;
       while (i < end) {
         const c = text2.charCodeAt(i);
         if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) break;
         i += 1;
       }
-      ends[count3] = i;
-      count3 += 1;
+      ends[count2] = i;
+      count2 += 1;
     }
-    this.count = count3;
-    return count3;
+    this.count = count2;
+    return count2;
   }
   /** text returns field i as a string. */
   text(text2, i) {
@@ -28131,8 +28131,8 @@ var Tokens = class {
   values = new Float64Array(MAX_TOKENS);
   /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
   read(text2, from, end, bracket) {
-    let count3 = 0;
-    let percent3 = false;
+    let count2 = 0;
+    let percent4 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -28148,24 +28148,24 @@ var Tokens = class {
         c = text2.charCodeAt(p);
         if (c === 32 || c === 9 || bracket && c === 93) break;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent3 = true;
+        if (c === 37) percent4 = true;
         else if (c === 58 || c === 27) odd = true;
       }
-      if (count3 < MAX_TOKENS) {
-        this.starts[count3] = start;
-        this.ends[count3] = p;
+      if (count2 < MAX_TOKENS) {
+        this.starts[count2] = start;
+        this.ends[count2] = p;
       }
-      count3 += 1;
+      count2 += 1;
     }
-    this.count = count3;
-    this.percent = percent3;
+    this.count = count2;
+    this.percent = percent4;
     this.odd = odd;
     return true;
   }
   /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
   readCodes(codes, base, from, end) {
-    let count3 = 0;
-    let percent3 = false;
+    let count2 = 0;
+    let percent4 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -28190,19 +28190,19 @@ var Tokens = class {
         if (c === 32 || c === 9 || c === 93) break;
         plain = false;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent3 = true;
+        if (c === 37) percent4 = true;
         else if (c === 58 || c === 27) odd = true;
       }
-      if (count3 < MAX_TOKENS) {
-        this.starts[count3] = start + base;
-        this.ends[count3] = p + base;
+      if (count2 < MAX_TOKENS) {
+        this.starts[count2] = start + base;
+        this.ends[count2] = p + base;
         const digits = p - start - (dot < 0 ? 0 : 1);
-        this.values[count3] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+        this.values[count2] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
       }
-      count3 += 1;
+      count2 += 1;
     }
-    this.count = count3;
-    this.percent = percent3;
+    this.count = count2;
+    this.percent = percent4;
     this.odd = odd;
     return true;
   }
@@ -28469,13 +28469,13 @@ var goBenchReader = {
         if (pairs > 0) {
           name = entry === void 0 ? text2.slice(lineStart, scratch2.nameEnd) : entry.name;
         } else {
-          const count3 = fields.split(text2, lineStart, newline3);
-          if (count3 < 2 || !fields.isCount(text2, 1)) continue;
+          const count2 = fields.split(text2, lineStart, newline3);
+          if (count2 < 2 || !fields.isCount(text2, 1)) continue;
           name = fields.text(text2, 0);
-          if (count3 < 4 || count3 % 2 !== 0) {
+          if (count2 < 4 || count2 % 2 !== 0) {
             throw new FormatError(file.path, number, `benchmark result "${name}" needs value/unit pairs after the iteration count`);
           }
-          pairs = (count3 - 2) / 2;
+          pairs = (count2 - 2) / 2;
           for (let k = 0; k < pairs; k++) {
             const i = 2 + 2 * k;
             const value = fields.number(text2, i);
@@ -28641,9 +28641,9 @@ function fastResult(window2, length, start, scratch2, nameEnd) {
   }
   scratch2.nameEnd = p + base;
   while ((c = codes[++p]) === 32 || c === 9) ;
-  const count3 = p;
+  const count2 = p;
   while ((c = codes[p]) >= 48 && c <= 57) p++;
-  if (p === count3 || c !== 32 && c !== 9) return 0;
+  if (p === count2 || c !== 32 && c !== 9) return 0;
   const { values, units, lastUnits, lastUnitAt } = scratch2;
   let pairs = 0;
   for (; ; ) {
@@ -29117,18 +29117,18 @@ function metricValues(j, metric, path2) {
       j.array(fork, `${path2}.rawDataHistogram[${f}]`).forEach((iteration, i) => {
         const at = `${path2}.rawDataHistogram[${f}][${i}]`;
         let sum = 0;
-        let count3 = 0;
+        let count2 = 0;
         j.array(iteration, at).forEach((bin, b) => {
           const pair = j.numbers(bin, `${at}[${b}]`);
           if (pair.length !== 2) j.fail(`${at}[${b}]`, `expected [value, count], got ${pair.length} numbers`);
           if (pair[1] < 0) j.fail(`${at}[${b}][1]`, `expected a non-negative count, got ${pair[1]}`);
           sum += pair[0] * pair[1];
-          count3 += pair[1];
+          count2 += pair[1];
         });
-        if (count3 === 0) j.fail(at, "empty histogram");
-        const mean3 = sum / count3;
-        if (!Number.isFinite(mean3)) j.fail(at, "histogram mean is not finite");
-        values.push(mean3);
+        if (count2 === 0) j.fail(at, "empty histogram");
+        const mean2 = sum / count2;
+        if (!Number.isFinite(mean2)) j.fail(at, "histogram mean is not finite");
+        values.push(mean2);
       });
     });
   } else {
@@ -29332,9 +29332,9 @@ function fastRow(text2, start, end, row2) {
     const gap2 = p;
     p = blanksBefore(text2, p, start);
     if (p === gap2) return false;
-    const count3 = p;
+    const count2 = p;
     while (p > start && (c = text2.charCodeAt(p - 1)) >= 48 && c <= 57) p -= 1;
-    if (p === count3) return false;
+    if (p === count2) return false;
   }
   const gap = p;
   p = blanksBefore(text2, p, start);
@@ -29428,9 +29428,9 @@ function readConsole(file) {
       continue;
     }
     if (expectMean) {
-      const mean3 = meanLine(text2);
-      if (!mean3) throw new FormatError(file.path, number, `expected the mean line of benchmark "${expectMean.name}"`);
-      add(c, expectMean.name, toNs(file, number, mean3.value, mean3.unit), number);
+      const mean2 = meanLine(text2);
+      if (!mean2) throw new FormatError(file.path, number, `expected the mean line of benchmark "${expectMean.name}"`);
+      add(c, expectMean.name, toNs(file, number, mean2.value, mean2.unit), number);
       expectMean = void 0;
       continue;
     }
@@ -29780,9 +29780,9 @@ function readXmlInPlace(file) {
     } else if (bench !== void 0 && element === MEAN) {
       let read2 = valueStart >= 0 && inPlace ? windowDecimal(codes, valueStart, valueEnd) : NaN;
       if (read2 !== read2 && valueStart >= 0 && inPlace) read2 = readDecimal(text2, valueStart + base, valueEnd + base);
-      const mean3 = read2 === read2 ? read2 : parseFiniteNumber(valueStart >= 0 && inPlace ? text2.slice(valueStart + base, valueEnd + base) : value ?? "");
-      if (mean3 === void 0 || mean3 < 0) bail();
-      bench.mean = mean3;
+      const mean2 = read2 === read2 ? read2 : parseFiniteNumber(valueStart >= 0 && inPlace ? text2.slice(valueStart + base, valueEnd + base) : value ?? "");
+      if (mean2 === void 0 || mean2 < 0) bail();
+      bench.mean = mean2;
     } else if (bench !== void 0 && element === FAILED) {
       bench.failure = value ?? "no message";
     }
@@ -30809,15 +30809,15 @@ var bencherMetricFormatReader = {
       }
       if (entry === null || typeof entry !== "object") j.object(entry, path2());
       const measures = entry;
-      let count3 = 0;
+      let count2 = 0;
       for (const measure in measures) {
-        count3 += 1;
+        count2 += 1;
         const metric = measures[measure];
         const mp = () => `${path2()}[${JSON.stringify(measure)}]`;
         if (metric === null || typeof metric !== "object" || Array.isArray(metric)) j.object(metric, mp());
         measurement2(name, measure, finite(metric.value, mp), mp);
       }
-      if (count3 === 0) j.fail(path2(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
+      if (count2 === 0) j.fail(path2(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
     }
     function readVariant(name, raw, at) {
       const variant = j.object(raw, at);
@@ -32170,13 +32170,13 @@ var PairwiseDifferences = class {
     while (hi - lo > 1n) {
       if (finite && hiCount - loCount <= budget) return this.select(keyValue(lo), keyValue(hi), wanted - loCount - 1, hiCount - loCount);
       const mid = lo + hi >> 1n;
-      const count3 = this.countAtMost(keyValue(mid));
-      if (count3 >= wanted) {
+      const count2 = this.countAtMost(keyValue(mid));
+      if (count2 >= wanted) {
         hi = mid;
-        hiCount = count3;
+        hiCount = count2;
       } else {
         lo = mid;
-        loCount = count3;
+        loCount = count2;
       }
     }
     return keyValue(hi);
@@ -32202,14 +32202,14 @@ var PairwiseDifferences = class {
   countAtMost(t) {
     const { xs, ys } = this;
     const n1 = xs.length;
-    let count3 = 0;
+    let count2 = 0;
     let i = 0;
     for (let j = 0; j < ys.length; j++) {
       const yj = ys[j];
       while (i < n1 && yj - xs[i] > t) i++;
-      count3 += n1 - i;
+      count2 += n1 - i;
     }
-    return count3;
+    return count2;
   }
 };
 var MATERIALIZED_DIFFERENCES = 16384;
@@ -32227,12 +32227,12 @@ function keyValue(key2) {
 }
 
 // src/scan/student-t.ts
-function tTestFromStats(mean1, std1, n1, mean22, std2, n2) {
+function tTestFromStats(mean1, std1, n1, mean2, std2, n2) {
   const df = n1 + n2 - 2;
   if (df <= 0) return 1;
   const pooled = ((n1 - 1) * std1 * std1 + (n2 - 1) * std2 * std2) / df;
   const se = Math.sqrt(pooled * (1 / n1 + 1 / n2));
-  const diff = mean1 - mean22;
+  const diff = mean1 - mean2;
   if (!(se > 0)) return diff === 0 ? 1 : 0;
   const t = diff / se;
   return Math.min(1, regularizedBeta(df / (df + t * t), df / 2, 0.5));
@@ -32348,7 +32348,7 @@ function trimmedSummary(values, trim = DEFAULT_TRIM) {
   const h = n - 2 * g;
   let sum = 0;
   for (let i = g; i < n - g; i++) sum += sorted[i];
-  const mean3 = sum / h;
+  const mean2 = sum / h;
   const lowW = sorted[g];
   const highW = sorted[n - g - 1];
   const w = (i) => i < g ? lowW : i >= n - g ? highW : sorted[i];
@@ -32359,7 +32359,7 @@ function trimmedSummary(values, trim = DEFAULT_TRIM) {
   for (let i = 0; i < n; i++) ss += (w(i) - wMean) ** 2;
   const varW = ss / (n - 1);
   const d = h > 1 ? (n - 1) * varW / (h * (h - 1)) : Infinity;
-  return { mean: mean3, d, h };
+  return { mean: mean2, d, h };
 }
 function yuenWelch(x, y, trim = DEFAULT_TRIM) {
   return yuenFromSummaries(trimmedSummary(x, trim), trimmedSummary(y, trim));
@@ -32993,17 +32993,17 @@ function uTest(left, right) {
 function geomean(rows) {
   let real = 0;
   let cpu = 0;
-  let count3 = 0;
+  let count2 = 0;
   for (const row2 of rows) {
     if (row2.aggregate) continue;
     const factor = SECONDS_PER_UNIT.get(row2.timeUnit ?? "s");
     if (factor === void 0 || row2.realTime === void 0 || row2.cpuTime === void 0) continue;
     real += Math.log(row2.realTime * factor);
     cpu += Math.log(row2.cpuTime * factor);
-    count3 += 1;
+    count2 += 1;
   }
-  if (count3 === 0) return void 0;
-  return [Math.exp(real / count3), Math.exp(cpu / count3)];
+  if (count2 === 0) return void 0;
+  return [Math.exp(real / count2), Math.exp(cpu / count2)];
 }
 function change(oldValue, newValue) {
   if (oldValue === 0 && newValue === 0) return 0;
@@ -39961,9 +39961,9 @@ var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
 function formatChange(ratio) {
   if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
   if (!Number.isFinite(ratio)) return "\u2013";
-  const percent3 = (ratio - 1) * 100;
-  const text2 = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
-  return `${percent3 >= 0 ? "+" : ""}${text2}%`;
+  const percent4 = (ratio - 1) * 100;
+  const text2 = Math.abs(percent4) >= 100 ? percent4.toFixed(0) : Math.abs(percent4) >= 10 ? percent4.toFixed(1) : percent4.toFixed(2);
+  return `${percent4 >= 0 ? "+" : ""}${text2}%`;
 }
 var FOLD_LIMIT = 2;
 function changeWords(unit, better) {
@@ -40016,9 +40016,9 @@ function headline(summary, bound = null) {
   if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
   if (summary.inconclusive > 0) {
     const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
-    const percent3 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const percent4 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
     const sign2 = (s) => huge ? "" : s;
-    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign2(bound.sign)}${percent3})` : ` (none changed beyond ${sign2("\xB1")}${percent3})`;
+    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign2(bound.sign)}${percent4})` : ` (none changed beyond ${sign2("\xB1")}${percent4})`;
     parts.push(`${summary.inconclusive} undecided${ruledOut}`);
   }
   if (summary.new > 0) parts.push(`${summary.new} new`);
@@ -42338,9 +42338,9 @@ function poolSamples(rows) {
 // src/store/sql-series-reads.ts
 var DEFAULT_WINDOW_BATCH = 500;
 function historyFromRows(rows) {
-  const count3 = rows.length;
-  const h = { run: new Float64Array(count3), n: new Int32Array(count3), median: new Float64Array(count3), lo: new Float64Array(count3), hi: new Float64Array(count3) };
-  for (let k = 0; k < count3; k++) {
+  const count2 = rows.length;
+  const h = { run: new Float64Array(count2), n: new Int32Array(count2), median: new Float64Array(count2), lo: new Float64Array(count2), hi: new Float64Array(count2) };
+  for (let k = 0; k < count2; k++) {
     const [run2, n, med, lo, hi] = rows[k];
     h.run[k] = Number(run2);
     h.n[k] = Number(n);
@@ -42496,12 +42496,12 @@ async function* seriesHistories(db, query) {
     const read2 = db.read(async (c) => {
       const ids = slice.map((r) => Number(r.id));
       const columns = await db.historyColumns(c, ids);
-      const newest = await db.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
+      const newest2 = await db.windowRows(c, ids, Math.max(1, valuesNights), valuesNights);
       const runIds = /* @__PURE__ */ new Set();
       for (const h of columns.values()) for (const id of h.run) runIds.add(id);
       await loadRuns(c, runIds, runs, fingerprints);
       const newestOf = /* @__PURE__ */ new Map();
-      for (const r of newest) {
+      for (const r of newest2) {
         const id = Number(r[0]);
         if (!newestOf.has(id)) newestOf.set(id, []);
         newestOf.get(id).push(r);
@@ -42514,9 +42514,9 @@ async function* seriesHistories(db, query) {
         const h = columns.get(Number(s.id));
         const top = newestOf.get(Number(s.id)) ?? [];
         if (!h || top.length === 0) continue;
-        const count3 = h.run.length;
-        const refs2 = new Array(count3);
-        for (let k = 0; k < count3; k++) refs2[k] = refOf(h.run[k]);
+        const count2 = h.run.length;
+        const refs2 = new Array(count2);
+        for (let k = 0; k < count2; k++) refs2[k] = refOf(h.run[k]);
         const history = {
           role: s.role,
           machineKey: String(s.machine_key),
@@ -42529,10 +42529,10 @@ async function* seriesHistories(db, query) {
           median: h.median,
           lo: h.lo,
           hi: h.hi,
-          values: new Array(count3).fill(void 0)
+          values: new Array(count2).fill(void 0)
         };
         top.slice(0, valuesNights).forEach((r, i) => {
-          history.values[count3 - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
+          history.values[count2 - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
         });
         if (s.repo !== "") history.repo = String(s.repo);
         if (s.branch !== "") history.branch = String(s.branch);
@@ -43342,18 +43342,18 @@ var SqlStore = class {
       if (!await this.hasMigrationsTable(c)) await this.applyDdl(c, SCHEMA_MIGRATIONS_DDL, "create the schema_migrations table");
       const applied = new Set((await c.all("SELECT version FROM schema_migrations")).map((r) => Number(r.version)));
       const known = MIGRATIONS[MIGRATIONS.length - 1].version;
-      const newest = Math.max(0, ...applied);
-      if (newest > known) {
-        throw new StoreError(`${this.location}: the store's schema is at version ${newest}, newer than this benchbot knows (${known}); upgrade benchbot`);
+      const newest2 = Math.max(0, ...applied);
+      if (newest2 > known) {
+        throw new StoreError(`${this.location}: the store's schema is at version ${newest2}, newer than this benchbot knows (${known}); upgrade benchbot`);
       }
-      let count3 = 0;
+      let count2 = 0;
       for (const m of MIGRATIONS) {
         if (applied.has(m.version)) continue;
         await this.applyDdl(c, m.sql[this.dialect], `apply schema migration ${m.version} (${m.name})`);
         await c.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [m.version, m.name, (/* @__PURE__ */ new Date()).toISOString()]);
-        count3++;
+        count2++;
       }
-      return count3;
+      return count2;
     });
   }
   async applyDdl(c, sql, what) {
@@ -43597,11 +43597,11 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     );
     const out = /* @__PURE__ */ new Map();
     for (const [id, run2, n, median2, lo, hi] of rows) {
-      const count3 = run2.byteLength / 8;
-      const h = { run: new Float64Array(count3), n: new Int32Array(count3), median: new Float64Array(count3), lo: new Float64Array(count3), hi: new Float64Array(count3) };
+      const count2 = run2.byteLength / 8;
+      const h = { run: new Float64Array(count2), n: new Int32Array(count2), median: new Float64Array(count2), lo: new Float64Array(count2), hi: new Float64Array(count2) };
       const view2 = (b) => new DataView(b.buffer, b.byteOffset, b.byteLength);
       const [r, nn, md, l, hh] = [view2(run2), view2(n), view2(median2), view2(lo), view2(hi)];
-      for (let k = 0; k < count3; k++) {
+      for (let k = 0; k < count2; k++) {
         h.run[k] = r.getInt32(8 * k) * 2 ** 32 + r.getUint32(8 * k + 4);
         h.n[k] = nn.getInt32(4 * k);
         h.median[k] = md.getFloat64(8 * k);
@@ -43849,7 +43849,7 @@ var SqliteStore = class _SqliteStore extends SqlStore {
   async insertMeasurements(_c, runId, timeMs, rows) {
     const first = Number(this.db.prepare("SELECT coalesce(max(id), 0) AS m FROM measurements").get().m) + 1;
     const ids = rows.map((_, i) => first + i);
-    const statement = (count3) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count3).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
+    const statement = (count2) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count2).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
     const params = [];
     for (let start = 0; start < rows.length; start += MEASUREMENTS_PER_INSERT) {
       const chunk = rows.slice(start, start + MEASUREMENTS_PER_INSERT);
@@ -44421,10 +44421,10 @@ function oneNightWatch(series2, key2, nights, boundaries, o, changes) {
   const logs2 = base.map((n) => n.log);
   const center = median(logs2);
   const sigma = MAD_TO_SIGMA * median(logs2.map((v) => Math.abs(v - center)));
-  const newest = nights[end - 1];
-  const z = (newest.log - center) / Math.max(sigma, 1e-12);
-  if (Math.abs(z) < o.zThreshold || Math.expm1(Math.abs(newest.log - center)) < o.threshold) return null;
-  const ratio = Math.exp(newest.log - center);
+  const newest2 = nights[end - 1];
+  const z = (newest2.log - center) / Math.max(sigma, 1e-12);
+  if (Math.abs(z) < o.zThreshold || Math.expm1(Math.abs(newest2.log - center)) < o.threshold) return null;
+  const ratio = Math.exp(newest2.log - center);
   const worse = series2.better === "lower" ? ratio > 1 : ratio < 1;
   const trend = nights.slice(Math.max(0, end - o.trendNights));
   return {
@@ -44442,10 +44442,10 @@ function oneNightWatch(series2, key2, nights, boundaries, o, changes) {
     p: Math.min(1, 2 * normalSf(Math.abs(z))),
     q: null,
     lastGood: ref(nights[end - 2]),
-    firstBad: ref(newest),
+    firstBad: ref(newest2),
     nightsSince: 1,
     before: { nights: base.length, n: base.reduce((a, n) => a + n.values.length, 0), median: Math.exp(center) },
-    after: { nights: 1, n: newest.values.length, median: newest.median },
+    after: { nights: 1, n: newest2.values.length, median: newest2.median },
     zScore: z,
     trend: trend.map((n) => ({ ...ref(n), median: n.median })),
     confirmation: null,
@@ -44576,8 +44576,8 @@ function eDivisive(series2, options2 = {}) {
   for (const v of series2) if (!Number.isFinite(v)) throw new RangeError("eDivisive: series values must be finite");
   const firstPass = maxPValue < 0.05 ? maxPValue * 10 : maxPValue < 0.5 ? maxPValue * 2 : maxPValue;
   const weak = split(series2, windowLen, firstPass, magnitude);
-  const changePoints2 = merge(weak.map((c) => ({ ...c })), series2, maxPValue, minMagnitude, magnitude);
-  return { changePoints: changePoints2, weakChangePoints: weak };
+  const changePoints = merge(weak.map((c) => ({ ...c })), series2, maxPValue, minMagnitude, magnitude);
+  return { changePoints, weakChangePoints: weak };
 }
 function intervalsOf(indices, length) {
   const out = [];
@@ -44599,11 +44599,11 @@ function moments(series2, { start, stop }) {
   const n = stop - start;
   let sum = 0;
   for (let i = start; i < stop; i++) sum += series2[i];
-  const mean3 = sum / n;
-  if (n < 2) return { mean: mean3, std: 0, n };
+  const mean2 = sum / n;
+  if (n < 2) return { mean: mean2, std: 0, n };
   let ss = 0;
-  for (let i = start; i < stop; i++) ss += (series2[i] - mean3) ** 2;
-  return { mean: mean3, std: Math.sqrt(ss / n), n };
+  for (let i = start; i < stop; i++) ss += (series2[i] - mean2) ** 2;
+  return { mean: mean2, std: Math.sqrt(ss / n), n };
 }
 function statsAt(series2, index, intervals) {
   const i = intervals.findIndex((iv) => iv.stop === index);
@@ -57739,7 +57739,7 @@ StateInline.prototype.scanDelims = function(start, canSplitWord) {
   while (pos < max2 && this.src.charCodeAt(pos) === marker) {
     pos++;
   }
-  const count3 = pos - start;
+  const count2 = pos - start;
   const nextChar = pos < max2 ? this.src.charCodeAt(pos) : 32;
   const isLastPunctChar = isMdAsciiPunct(lastChar) || isPunctChar(String.fromCharCode(lastChar));
   const isNextPunctChar = isMdAsciiPunct(nextChar) || isPunctChar(String.fromCharCode(nextChar));
@@ -57749,7 +57749,7 @@ StateInline.prototype.scanDelims = function(start, canSplitWord) {
   const right_flanking = !isLastWhiteSpace && (!isLastPunctChar || isNextWhiteSpace || isNextPunctChar);
   const can_open = left_flanking && (canSplitWord || !right_flanking || isLastPunctChar);
   const can_close = right_flanking && (canSplitWord || !left_flanking || isNextPunctChar);
-  return { can_open, can_close, length: count3 };
+  return { can_open, can_close, length: count2 };
 };
 StateInline.prototype.Token = token_default;
 var state_inline_default = StateInline;
@@ -61641,8 +61641,8 @@ var RunTable = class _RunTable {
   }
 };
 function toSeries(group, runs) {
-  const newest = group.parts.reduce((a, b) => Date.parse(a.runs[a.runs.length - 1].time) >= Date.parse(b.runs[b.runs.length - 1].time) ? a : b);
-  const base = { repo: group.repo, branch: group.branch, benchmark: group.benchmark, metric: group.metric, unit: newest.unit, better: newest.better, machine: group.machine, machineLabel: group.machineLabel };
+  const newest2 = group.parts.reduce((a, b) => Date.parse(a.runs[a.runs.length - 1].time) >= Date.parse(b.runs[b.runs.length - 1].time) ? a : b);
+  const base = { repo: group.repo, branch: group.branch, benchmark: group.benchmark, metric: group.metric, unit: newest2.unit, better: newest2.better, machine: group.machine, machineLabel: group.machineLabel };
   if (group.parts.length === 1) {
     const p = group.parts[0];
     return { ...base, run: p.runs.map((r) => runs.indexOf(r)), n: p.n, median: p.median, lo: p.lo, hi: p.hi, values: p.values };
@@ -61727,28 +61727,41 @@ function githubRepoUrl(server) {
 }
 
 // src/dashboard/site-json.ts
-var SITE_VERSION = 1;
-var OVERVIEW_COLUMNS = ["id", "repo", "branch", "benchmark", "metric", "unit", "better", "machine", "latest", "change7", "change30", "status", "nights", "lastTime", "issue", "spark"];
+var SITE_VERSION = 2;
+var OVERVIEW_COLUMNS = ["id", "repo", "branch", "benchmark", "metric", "unit", "better", "machine", "latest", "change7", "change30", "status", "nights", "lastTime", "issue", "spark", "note"];
 
 // src/dashboard/site-model.ts
-var DEFAULTS3 = { threshold: 0.02, windowLen: 30, maxPValue: 1e-3, recentNights: 30 };
+var SITE_DEFAULTS = { threshold: 0.02, maxAgeNights: 30 };
+function decisionsBySeries(result2) {
+  const out = /* @__PURE__ */ new Map();
+  const of = (key2) => {
+    let d = out.get(key2);
+    if (!d) out.set(key2, d = { findings: [] });
+    return d;
+  };
+  for (const f of result2.findings) of(f.series).findings.push({ status: f.kind === "watch" ? "watch" : f.direction, finding: f });
+  for (const f of result2.awaiting) of(f.series).findings.push({ status: "awaiting", finding: f });
+  for (const f of result2.refuted) of(f.series).findings.push({ status: "refuted", finding: f });
+  for (const t of result2.timeFamilies ?? []) of(seriesKey2({ branch: t.branch, benchmark: t.benchmark, metric: t.secondary, machineKey: t.machineKey })).scannedAs = t.primary;
+  return out;
+}
 function seriesId(s) {
   return dashboardSeriesId(s.repo, scanKey(s));
 }
 function scanKey(s) {
   return seriesKey2({ branch: s.branch, benchmark: s.benchmark, metric: s.metric, machineKey: s.machine });
 }
-function buildSeries(s, runs, context, options2 = {}) {
-  const o = { ...DEFAULTS3, ...Object.fromEntries(Object.entries(options2).filter(([, v]) => v !== void 0)) };
+function buildSeries(whole2, runs, context, options2 = {}) {
+  const s = options2.maxItemsInChart === void 0 ? whole2 : newest(whole2, options2.maxItemsInChart);
   const key2 = scanKey(s);
   const id = dashboardSeriesId(s.repo, key2);
-  const count3 = s.run.length;
+  const count2 = s.run.length;
   const acks = context.acks.filter((a) => a.series === key2);
   const ackAt = acks.map((a) => ({ ack: a, index: ackIndex(a, s, runs) })).filter((x) => x.index >= 0);
-  const changes = changePoints(s, ackAt.map((x) => x.index), o);
   const issues = context.issues.filter((i) => i.series === key2 && (i.repo === void 0 || s.repo === void 0 || i.repo.toLowerCase() === s.repo.toLowerCase()));
   const firstSample = s.values.findIndex((v) => v !== void 0);
-  const sameN = count3 > 0 && Array.prototype.every.call(s.n, (x) => x === s.n[0]);
+  const sameN = count2 > 0 && Array.prototype.every.call(s.n, (x) => x === s.n[0]);
+  const findings = (context.decisions?.findings ?? []).map(({ status, finding }) => findingJson(status, finding, s, runs)).sort((a, b) => a.index - b.index || STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status));
   const page = {
     version: SITE_VERSION,
     id,
@@ -61761,21 +61774,56 @@ function buildSeries(s, runs, context, options2 = {}) {
     better: s.better,
     machine: s.machine,
     machineLabel: s.machineLabel,
-    repoUrl: o.repoUrl?.(s.repo) ?? null,
+    repoUrl: options2.repoUrl?.(s.repo) ?? null,
     siblings: context.siblings.filter((x) => x.id !== id).map((x) => ({ id: x.id, machineLabel: x.machineLabel })),
     run: Array.from(s.run),
     n: sameN ? s.n[0] : Array.from(s.n),
     median: rounded(s.median),
     lo: rounded(s.lo),
     hi: rounded(s.hi),
-    samples: firstSample < 0 ? { from: count3, values: [] } : { from: firstSample, values: s.values.slice(firstSample).map((v) => (v ?? []).map(round6)) },
-    changes,
+    samples: firstSample < 0 ? { from: count2, values: [] } : { from: firstSample, values: s.values.slice(firstSample).map((v) => (v ?? []).map(round6)) },
+    findings,
+    scanned: context.decisions?.scannedAs ?? null,
     acks: ackAt.map(({ ack, index }) => ({ index, sha: ack.sha, reason: ack.reason ?? "" })),
     issues: issues.map((i) => ({ number: i.number, url: i.url, culprit: i.culprit ? { sha: i.culprit.sha, subject: i.culprit.subject ?? "", pr: i.culprit.pr ?? null } : null }))
   };
-  return { page, row: overviewRow(page, s, runs, o) };
+  return { page, row: overviewRow(page, s, runs) };
 }
-function overviewRow(page, s, runs, o) {
+var STATUS_ORDER = ["regression", "awaiting", "watch", "improvement", "refuted", "ok"];
+function newest(s, nights) {
+  const from = Math.max(0, s.run.length - nights);
+  if (from === 0) return s;
+  const cut = (a) => Array.prototype.slice.call(a, from);
+  return { ...s, run: cut(s.run), n: cut(s.n), median: cut(s.median), lo: cut(s.lo), hi: cut(s.hi), values: s.values.slice(from) };
+}
+function findingJson(status, f, s, runs) {
+  let index = -1;
+  const t = Date.parse(f.firstBad.time);
+  for (let i = s.run.length - 1; i >= 0 && index < 0; i--) if (runs[s.run[i]]?.sha === f.firstBad.sha && runs[s.run[i]]?.timeMs === t) index = i;
+  for (let i = s.run.length - 1; i >= 0 && index < 0; i--) if (runs[s.run[i]]?.sha === f.firstBad.sha) index = i;
+  return { status, direction: f.direction, kind: f.kind, index, ratio: round6(f.ratio), lastGood: f.lastGood.sha, firstBad: f.firstBad.sha, note: findingNote(status, f) };
+}
+function findingNote(status, f) {
+  const pair = `${f.lastGood.sha.slice(0, 10)} against ${f.firstBad.sha.slice(0, 10)}`;
+  const shift = `${percent3(f.ratio)} (${f.direction === "regression" ? "worse" : "better"})`;
+  const ab = f.confirmation;
+  switch (status) {
+    case "regression":
+    case "improvement":
+      return `${shift}, confirmed by the interleaved A/B of ${pair}`;
+    case "awaiting":
+      return ab ? `${shift} in the nightly history; waits for one more interleaved A/B session of ${pair} (${ab.sessions} so far, not yet decisive)` : `${shift} in the nightly history; waits for the interleaved A/B of ${pair}, which the nightly job measures`;
+    case "watch":
+      return `one night ${shift} beyond the usual spread${f.zScore !== void 0 ? ` (robust z ${f.zScore.toFixed(1)})` : ""}; waits for a second night`;
+    case "refuted":
+      return `${f.history ? percent3(f.history.ratio) : shift} in the nightly history, not confirmed: the interleaved A/B of ${pair} measured ${ab ? percent3(ab.ratio) : "no change beyond the threshold"}`;
+  }
+}
+function percent3(ratio) {
+  const pct2 = (ratio - 1) * 100;
+  return `${pct2 >= 0 ? "+" : "\u2212"}${Math.abs(pct2).toFixed(Math.abs(pct2) >= 10 ? 0 : 1)}%`;
+}
+function overviewRow(page, s, runs) {
   const valid = [];
   for (let i = 0; i < s.median.length; i++) if (s.median[i] > 0 && Number.isFinite(s.median[i])) valid.push(i);
   const last = valid.length > 0 ? valid[valid.length - 1] : -1;
@@ -61787,9 +61835,9 @@ function overviewRow(page, s, runs, o) {
   const now = level(valid.length - 1);
   const change2 = (back) => valid.length > back ? round6(now / level(valid.length - 1 - back) - 1) : null;
   const spark = latest === null ? [] : valid.slice(-30).map((i) => Math.round((s.median[i] / latest - 1) * 1e3));
-  const recentFrom = count(s) - o.recentNights;
-  const open = openRegression(page.changes, recentFrom);
-  const status = open ? "regression" : page.changes.some((c) => c.index >= recentFrom && c.kind === "improvement") ? "improvement" : "ok";
+  const top = [...page.findings].sort((a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status))[0];
+  const status = top?.status ?? "ok";
+  const note = top?.note ?? (page.scanned !== null ? `the scan reads ${page.scanned} for this benchmark` : "");
   return [
     page.id,
     page.repo,
@@ -61806,15 +61854,9 @@ function overviewRow(page, s, runs, o) {
     s.run.length,
     last < 0 ? null : runs[s.run[last]]?.timeMs ?? null,
     page.issues.length > 0 ? page.issues[page.issues.length - 1].number : null,
-    spark
+    spark,
+    note
   ];
-}
-function count(s) {
-  return s.run.length;
-}
-function openRegression(changes, recentFrom) {
-  const last = changes[changes.length - 1];
-  return last !== void 0 && last.kind === "regression" && last.index >= recentFrom;
 }
 function ackIndex(ack, s, runs) {
   for (let i = 0; i < s.run.length; i++) if (runs[s.run[i]]?.sha === ack.sha) return i;
@@ -61822,46 +61864,6 @@ function ackIndex(ack, s, runs) {
   const t = Date.parse(ack.time);
   for (let i = 0; i < s.run.length; i++) if ((runs[s.run[i]]?.timeMs ?? -Infinity) >= t) return i;
   return -1;
-}
-function changePoints(s, cuts, o) {
-  const nights = [];
-  const logs2 = [];
-  for (let i = 0; i < s.median.length; i++) {
-    const m = s.median[i];
-    if (m > 0 && Number.isFinite(m)) {
-      nights.push(i);
-      logs2.push(Math.log(m));
-    }
-  }
-  const bounds = [.../* @__PURE__ */ new Set([0, ...cuts.map((c) => nights.findIndex((n) => n >= c)).filter((k) => k > 0), logs2.length])].sort((a, b) => a - b);
-  const out = [];
-  for (let b = 0; b + 1 < bounds.length; b++) {
-    const from = bounds[b];
-    const to = bounds[b + 1];
-    if (to - from < 3) continue;
-    const segment = logs2.slice(from, to);
-    const found = eDivisive(segment, { windowLen: o.windowLen, maxPValue: o.maxPValue, minMagnitude: o.threshold, magnitude: logMagnitude }).changePoints.map((c) => c.index);
-    const edges = [0, ...found, segment.length];
-    let beforeRegression;
-    for (let k = 1; k + 1 < edges.length; k++) {
-      const before = mean2(segment, edges[k - 1], edges[k]);
-      const after = mean2(segment, edges[k], edges[k + 1]);
-      const worse = s.better === "lower" ? after > before : after < before;
-      let kind = worse ? "regression" : "improvement";
-      if (worse) beforeRegression = before;
-      else if (beforeRegression !== void 0 && Math.expm1(Math.abs(after - beforeRegression)) < o.threshold) {
-        kind = "recovery";
-        beforeRegression = void 0;
-      }
-      out.push({ index: nights[from + edges[k]], kind, ratio: round6(Math.exp(after - before)) });
-    }
-  }
-  return out;
-}
-function mean2(values, from, to) {
-  let sum = 0;
-  for (let i = from; i < to; i++) sum += values[i];
-  return sum / (to - from);
 }
 function medianOf(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -61888,10 +61890,10 @@ function rounded(values) {
   return out;
 }
 function buildOverview(rows, prs, meta) {
-  const rank = (r) => r[11] === "regression" ? 0 : r[11] === "improvement" ? 1 : 2;
+  const rank = (r) => STATUS_ORDER.indexOf(r[11]);
   const size = (r) => Math.abs(r[10] ?? r[9] ?? 0);
-  rows.sort((a, b) => rank(a) - rank(b) || (rank(a) < 2 ? size(b) - size(a) : 0) || cmp(a[3], b[3]) || cmp(a[4], b[4]) || cmp(a[7], b[7]) || cmp(a[2], b[2]) || cmp(a[1] ?? "", b[1] ?? ""));
-  return { version: SITE_VERSION, title: meta.title, generated: meta.generated, threshold: meta.threshold ?? DEFAULTS3.threshold, columns: OVERVIEW_COLUMNS, rows, prs: [...prs].sort((a, b) => b.timeMs - a.timeMs) };
+  rows.sort((a, b) => rank(a) - rank(b) || (a[11] !== "ok" ? size(b) - size(a) : 0) || cmp(a[3], b[3]) || cmp(a[4], b[4]) || cmp(a[7], b[7]) || cmp(a[2], b[2]) || cmp(a[1] ?? "", b[1] ?? ""));
+  return { version: SITE_VERSION, title: meta.title, generated: meta.generated, threshold: meta.threshold ?? SITE_DEFAULTS.threshold, columns: OVERVIEW_COLUMNS, rows, prs: [...prs].sort((a, b) => b.timeMs - a.timeMs) };
 }
 function cmp(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -61913,6 +61915,27 @@ function loadSiteAssets() {
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
+async function scanDecisions(store, groups2, settings) {
+  const scopes = /* @__PURE__ */ new Map();
+  for (const g of groups2) scopes.set(`${g.repo ?? ""}\0${g.branch}`, { repo: g.repo, branch: g.branch });
+  const decisions = /* @__PURE__ */ new Map();
+  const results = [];
+  for (const { repo, branch } of scopes.values()) {
+    const { result: result2 } = await scanStoredNightlies(store, {
+      branch,
+      repository: repo,
+      threshold: settings.threshold ?? SITE_DEFAULTS.threshold,
+      maxAgeNights: settings.maxAgeNights ?? SITE_DEFAULTS.maxAgeNights,
+      nameSetting: cliSetting
+    });
+    results.push(result2);
+    for (const [key2, d] of decisionsBySeries(result2)) decisions.set(decisionKey(repo, key2), d);
+  }
+  return { decisions, results };
+}
+function decisionKey(repo, key2) {
+  return `${repo ?? ""}\0${key2}`;
+}
 async function buildSite(store, settings, onSeries, onGroup) {
   const samplesNights = settings.samplesNights ?? 30;
   const [groups2, acks, issues, prs] = await Promise.all([
@@ -61923,10 +61946,17 @@ async function buildSite(store, settings, onSeries, onGroup) {
   ]);
   const runs = RunTable.of(groups2);
   if (onGroup) groups2.forEach(onGroup);
-  const rows = await buildPages(groups2, runs, acks, issues, settings, onSeries);
-  return { overview: buildOverview(rows, prs, { title: settings.title, generated: settings.generated, threshold: settings.threshold }), runs: buildRuns(runs.rows), table: runs, series: rows.length };
+  const { decisions, results } = await scanDecisions(store, groups2, settings);
+  const rows = await buildPages(groups2, runs, acks, issues, settings, onSeries, decisions);
+  const scan = { regression: 0, improvement: 0, awaiting: 0, watch: 0, refuted: 0 };
+  for (const r of results) {
+    for (const f of r.findings) scan[f.kind === "watch" ? "watch" : f.direction]++;
+    scan.awaiting += r.awaiting.length;
+    scan.refuted += r.refuted.length;
+  }
+  return { overview: buildOverview(rows, prs, { title: settings.title, generated: settings.generated, threshold: settings.threshold }), runs: buildRuns(runs.rows), table: runs, series: rows.length, decisions, scan };
 }
-async function buildPages(groups2, runs, acks, issues, settings, onSeries) {
+async function buildPages(groups2, runs, acks, issues, settings, onSeries, decisions = /* @__PURE__ */ new Map()) {
   const siblings = /* @__PURE__ */ new Map();
   const family = (g) => `${g.repo ?? ""}\0${g.branch}\0${g.benchmark}\0${g.metric}`;
   for (const g of groups2) {
@@ -61941,7 +61971,7 @@ async function buildPages(groups2, runs, acks, issues, settings, onSeries) {
     const g = groups2[k];
     const series2 = toSeries(g, runs);
     const key2 = `${g.branch}:${g.benchmark}:${g.metric}:${g.machine}`;
-    const { page, row: row2 } = buildSeries(series2, runs.rows, { acks: acksOf.get(key2) ?? [], issues: issuesOf.get(key2) ?? [], siblings: siblings.get(family(g)) ?? [] }, settings);
+    const { page, row: row2 } = buildSeries(series2, runs.rows, { acks: acksOf.get(key2) ?? [], issues: issuesOf.get(key2) ?? [], siblings: siblings.get(family(g)) ?? [], decisions: decisions.get(decisionKey(g.repo, key2)) }, settings);
     const wait2 = onSeries(page);
     if (wait2) await wait2;
     rows.push(row2);
@@ -61994,7 +62024,7 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
   write(join10(out, "dashboard.js"), assets.js);
   write(join10(out, "dashboard.css"), assets.css);
   write(join10(out, ".nojekyll"), "");
-  return { series: site.series, files, bytes };
+  return { series: site.series, files, bytes, scan: site.scan };
 }
 
 // src/dashboard/dashboard-handler.ts
@@ -62010,7 +62040,7 @@ function createDashboardHandler(options2) {
       try {
         const groups2 = /* @__PURE__ */ new Map();
         const site = await buildSite(options2.store, { ...options2.settings, generated: new Date(now()).toISOString(), samplesNights: 0 }, () => void 0, (g) => groups2.set(seriesId(g), { ...g }));
-        built = { at: now(), overview: JSON.stringify(site.overview), runs: JSON.stringify(site.runs), table: site.table, groups: groups2 };
+        built = { at: now(), overview: JSON.stringify(site.overview), runs: JSON.stringify(site.runs), table: site.table, groups: groups2, decisions: site.decisions };
         return built;
       } finally {
         building = void 0;
@@ -62030,7 +62060,7 @@ function createDashboardHandler(options2) {
       const [acks, issues] = await Promise.all([readAcks(options2.store), readIssues(options2.store)]);
       const siblings = [...site.groups.entries()].filter(([, x]) => x.repo === g.repo && x.branch === g.branch && x.benchmark === g.benchmark && x.metric === g.metric).map(([sid, x]) => ({ id: sid, machineLabel: x.machineLabel }));
       const key2 = `${g.branch}:${g.benchmark}:${g.metric}:${g.machine}`;
-      const { page } = buildSeries(toSeries(found, site.table), site.table.rows, { acks: acks.filter((a) => a.series === key2), issues: issues.filter((i) => i.series === key2), siblings }, options2.settings);
+      const { page } = buildSeries(toSeries(found, site.table), site.table.rows, { acks: acks.filter((a) => a.series === key2), issues: issues.filter((i) => i.series === key2), siblings, decisions: site.decisions.get(decisionKey(g.repo, key2)) }, options2.settings);
       return JSON.stringify(page);
     }
     return void 0;
@@ -62573,11 +62603,15 @@ import { resolve as resolve8 } from "node:path";
 var DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
 Writes a static site of the nightly history into DIR: an overview of every
-series (latest value, change over 7 and 30 nights, open regressions first,
-a filter), a page per series (nightly medians with their 95% CI, change
-points, acks, regression issues and culprits, recoveries, the raw samples
-of the newest nights, zoom and pan, a permalink per series and time range)
-and the PR runs. HTML, JavaScript and JSON only: publish DIR on GitHub Pages
+series (latest value, change over 7 and 30 nights, what the nightly scan
+decided about it, confirmed regressions first, a filter), a page per series
+(nightly medians with their 95% CI, the scan's findings, acks, regression
+issues and culprits, the raw samples of the newest nights, zoom and pan, a
+permalink per series and time range) and the PR runs. A series is marked a
+regression only when benchbot scan (run here, once per repository and
+branch shown, with the same --threshold and --max-age) confirmed one;
+findings awaiting their interleaved A/B, one-night watches and refuted ones
+are marked as such. HTML, JavaScript and JSON only: publish DIR on GitHub Pages
 or any static host, or look at it with python3 -m http.server -d DIR.
 
 options:
@@ -62588,28 +62622,48 @@ options:
   --title TEXT          the site's title (default "benchbot: OWNER/NAME" or "benchbot")
   --samples-nights N    newest nights per series whose raw samples are published (default 30)
   --prs N               PR runs listed (default 100; 0 for none)
-  --threshold X         smallest change marked as a change point, a percentage: 2% or 2; 0.5%, never a bare 0.5
-                        (default 2%, as benchbot scan)`;
-function count2(value, flag2, fallback) {
+  --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5
+                        (default 2%), as benchbot scan --threshold
+  --max-age N           findings whose first bad night is more than N nights old are not shown (default 30), as benchbot scan --max-age
+  --max-items-in-chart N  the newest N nights per series page and chart (default: every night); the overview and the scan are unchanged`;
+function count(value, flag2, fallback) {
   if (value === void 0) return fallback;
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`${flag2} ${value}: give a whole number, e.g. ${fallback}`);
   return n;
 }
 async function runDashboard(args, out) {
-  const v = parseFlags(args, { out: { type: "string" }, store: { type: "string" }, repository: { type: "string" }, repo: { type: "string" }, branch: { type: "string" }, title: { type: "string" }, "samples-nights": { type: "string" }, prs: { type: "string" }, threshold: { type: "string" } }, false).values;
+  const v = parseFlags(args, {
+    out: { type: "string" },
+    store: { type: "string" },
+    repository: { type: "string" },
+    repo: { type: "string" },
+    branch: { type: "string" },
+    title: { type: "string" },
+    "samples-nights": { type: "string" },
+    prs: { type: "string" },
+    threshold: { type: "string" },
+    "max-age": { type: "string" },
+    "max-items-in-chart": { type: "string" }
+  }, false).values;
   if (v.repo !== void 0) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; dashboard takes the GitHub repository as --repository OWNER/NAME`);
   const dir = v.out;
   if (!dir) throw new UsageError("--out DIR is required: the directory to write the site into");
   const threshold = v.threshold === void 0 ? 0.02 : percentFlag("--threshold", v.threshold, true);
+  const maxAgeNights = count(v["max-age"], "--max-age", SITE_DEFAULTS.maxAgeNights);
+  if (maxAgeNights < 1) throw new UsageError(`--max-age ${v["max-age"]}: give a whole number of nights, at least 1, e.g. ${SITE_DEFAULTS.maxAgeNights}`);
+  const maxItems = v["max-items-in-chart"] === void 0 ? void 0 : count(v["max-items-in-chart"], "--max-items-in-chart", 365);
+  if (maxItems !== void 0 && maxItems < 2) throw new UsageError(`--max-items-in-chart ${v["max-items-in-chart"]}: give a whole number of nights, at least 2, e.g. 365`);
   const repo = v.repository;
   const settings = {
     repo,
     branch: v.branch,
     title: v.title ?? (repo ? `benchbot: ${repo}` : "benchbot"),
-    samplesNights: count2(v["samples-nights"], "--samples-nights", 30),
-    prs: count2(v.prs, "--prs", 100),
+    samplesNights: count(v["samples-nights"], "--samples-nights", 30),
+    prs: count(v.prs, "--prs", 100),
     threshold,
+    maxAgeNights,
+    maxItemsInChart: maxItems,
     generated: (/* @__PURE__ */ new Date()).toISOString(),
     repoUrl: githubRepoUrl(process.env.GITHUB_SERVER_URL ?? "https://github.com")
   };
@@ -62618,7 +62672,7 @@ async function runDashboard(args, out) {
     const started = performance.now();
     const result2 = await writeSite(store, resolve8(dir), settings);
     const seconds3 = ((performance.now() - started) / 1e3).toFixed(1);
-    out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds3} s)`);
+    out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds3} s); the nightly scan: ${result2.scan.regression} confirmed regression(s), ${result2.scan.awaiting} awaiting an interleaved A/B, ${result2.scan.watch} on watch, ${result2.scan.improvement} confirmed improvement(s), ${result2.scan.refuted} refuted`);
     return 0;
   } finally {
     await store.close();
