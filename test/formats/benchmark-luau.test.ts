@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { benchmarkLuauReader } from '../../src/formats/benchmark-luau.ts';
 import { FormatError } from '../../src/formats/format-error.ts';
+import { parseGithubActionBenchmark } from '../../src/store/github-action-benchmark.ts';
 import { assertMatchesExpected, expectedFor, loadFixture } from '../support/fixtures.ts';
 
 const FIXTURE = 'luau/public-gab-benchmarkluau.txt';
@@ -36,6 +37,13 @@ describe('benchmarkluau (Luau bench/bench.py console output)', () => {
     assert.deepEqual(measurements.map((m) => ({ name: m.benchmark, value: m.values[0], unit: m.unit })), GAB_EXPECTED.map(({ name, value, unit }) => ({ name, value, unit })));
     assert.ok(measurements.every((m) => m.values.length === 1 && m.better === 'lower' && m.metric === 'time'));
     assert.deepEqual(warnings.map((w) => w.kind), ['summary-only']);
+  });
+
+  it('gives the series `benchbot import` makes of the data.js github-action-benchmark writes from the same file, so new runs continue the imported history', () => {
+    const benches = GAB_EXPECTED;
+    const dataJs = `window.BENCHMARK_DATA = ${JSON.stringify({ lastUpdate: 1, repoUrl: 'https://github.com/o/r', entries: { Benchmark: [{ commit: { id: 'a'.repeat(40), timestamp: '2025-01-01T00:00:00Z' }, date: 1735689600000, tool: 'benchmarkluau', benches }] } }, null, 2)}`;
+    const imported = parseGithubActionBenchmark(dataJs, 'data.js').runs[0].measurements;
+    assert.deepEqual(benchmarkLuauReader.read(loadFixture(FIXTURE)).measurements, imported);
   });
 
   it('names each series by its driver when a file holds several, and adds a repeated line as a value', () => {
