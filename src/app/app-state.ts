@@ -23,6 +23,13 @@ import type { Store } from '../store/store.ts';
  *   not dispatch it again.
  * - `bisect-run:<owner>/<repo>/<run id>`: the finding a bisect run works on.
  * - `issue:<owner>/<repo>:<series>`: the regression issue filed for a series.
+ * - `reply:<owner>/<repo>#<pr>`: the id of the app's reply comment on a pull
+ *   request, so a reply is one PATCH instead of listing every comment.
+ * - `answered:<owner>/<repo>#<pr>:<kind>:<login>`: when a user was last
+ *   answered a help or a refusal there; later ones in the same period are
+ *   only logged, so comments cannot spend the installation's API budget.
+ * - `permission:<owner>/<repo>:<login>`: a user GitHub said has no write
+ *   access, kept for a few minutes (PERMISSION_TTL_MS).
  *
  * Owner and repository names are lower-cased in keys: GitHub treats them
  * case-insensitively, and a webhook may spell them differently from an API
@@ -31,6 +38,15 @@ import type { Store } from '../store/store.ts';
 
 /** STALE_CLAIM_MS is how long a delivery may stay `processing` before another replica may take it over (a crashed handler). */
 export const STALE_CLAIM_MS = 10 * 60 * 1000;
+
+/** ANSWER_PERIOD_MS: a user is answered a help or a refusal on a pull request at most once in this period (later ones are logged). */
+export const ANSWER_PERIOD_MS = 60 * 60 * 1000;
+
+/** PERMISSION_TTL_MS is how long GitHub's "no write access" answer for a user is reused; a grant takes effect within it. */
+export const PERMISSION_TTL_MS = 5 * 60 * 1000;
+
+/** AnswerKind names what a user was answered, each throttled on its own. */
+export type AnswerKind = 'help' | 'refused';
 
 /** DeliveryRecord is the value of a `delivery:` key. */
 export interface DeliveryRecord {
@@ -104,7 +120,7 @@ export interface AppState {
   finishDelivery(id: string, event: string): Promise<void>;
   /** releaseDelivery forgets a claim after a failure, so GitHub's redelivery is handled again. */
   releaseDelivery(id: string): Promise<void>;
-  /** pruneDeliveries deletes delivery and comment claims older than `olderThanMs`; returns how many. */
+  /** pruneDeliveries deletes delivery and comment claims, unnamed dispatches, answers and permissions older than `olderThanMs`; returns how many. */
   pruneDeliveries(olderThanMs: number): Promise<number>;
   /**
    * claimComment marks a comment (at its `updated_at`) as being handled and
@@ -136,6 +152,18 @@ export interface AppState {
   getBisectRun(owner: string, repo: string, runId: number): Promise<BisectRecord | undefined>;
   putIssue(owner: string, repo: string, series: string, record: IssueRecord): Promise<void>;
   getIssue(owner: string, repo: string, series: string): Promise<IssueRecord | undefined>;
+  /** getReplyId returns the app's reply comment on a pull request, when one was written. */
+  getReplyId(owner: string, repo: string, pr: number): Promise<number | undefined>;
+  putReplyId(owner: string, repo: string, pr: number, commentId: number): Promise<void>;
+  /**
+   * claimAnswer returns true when `login` may be answered `kind` on a pull
+   * request at `at` (no answer in the last ANSWER_PERIOD_MS), recording it
+   * with compare-and-set so that concurrent deliveries answer once.
+   */
+  claimAnswer(owner: string, repo: string, pr: number, kind: AnswerKind, login: string, at: Date): Promise<boolean>;
+  /** hasNoWriteAccess tells whether GitHub said `login` has no write access less than PERMISSION_TTL_MS before `at`. */
+  hasNoWriteAccess(owner: string, repo: string, login: string, at: Date): Promise<boolean>;
+  putNoWriteAccess(owner: string, repo: string, login: string, at: Date): Promise<void>;
 }
 
 /** benchKey is the state key of a pull request's latest `/bench`. */
@@ -183,7 +211,8 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
-      for (const entry of [...(await store.listState('delivery:')), ...(await store.listState('comment:')), ...(await store.listState('unnamed:'))]) {
+      const prefixes = ['delivery:', 'comment:', 'unnamed:', 'answered:', 'permission:'];
+      for (const entry of (await Promise.all(prefixes.map((prefix) => store.listState(prefix)))).flat()) {
         const at = Date.parse((entry.value as DeliveryRecord).at);
         if (Number.isFinite(at) && now() - at > olderThanMs && (await store.deleteState(entry.key, entry.version))) removed++;
       }
@@ -229,6 +258,29 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
     },
     async getIssue(owner, repo, series) {
       return (await store.getState(`issue:${slug(owner, repo)}:${series}`))?.value as IssueRecord | undefined;
+    },
+    async getReplyId(owner, repo, pr) {
+      const id = ((await store.getState(`reply:${slug(owner, repo)}#${pr}`))?.value as { id?: unknown } | undefined)?.id;
+      return typeof id === 'number' ? id : undefined;
+    },
+    async putReplyId(owner, repo, pr, commentId) {
+      await store.putState(`reply:${slug(owner, repo)}#${pr}`, { id: commentId, at: iso() });
+    },
+    async claimAnswer(owner, repo, pr, kind, login, at) {
+      const key = `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
+      const record = { at: at.toISOString() };
+      const existing = await store.getState(key);
+      if (existing === undefined) return (await store.compareAndSetState(key, null, record)) !== null;
+      if (at.getTime() - Date.parse((existing.value as { at: string }).at) < ANSWER_PERIOD_MS) return false;
+      return (await store.compareAndSetState(key, existing.version, record)) !== null;
+    },
+    async hasNoWriteAccess(owner, repo, login, at) {
+      const entry = await store.getState(`permission:${slug(owner, repo)}:${login.toLowerCase()}`);
+      const since = entry === undefined ? NaN : at.getTime() - Date.parse((entry.value as { at: string }).at);
+      return since >= 0 && since < PERMISSION_TTL_MS;
+    },
+    async putNoWriteAccess(owner, repo, login, at) {
+      await store.putState(`permission:${slug(owner, repo)}:${login.toLowerCase()}`, { at: at.toISOString() });
     },
   };
 }

@@ -1,10 +1,10 @@
 import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
-import { upsertStickyComment } from '../github/sticky-comment.ts';
+import { upsertStickyComment, withMarker } from '../github/sticky-comment.ts';
 import { REPORT_MARKER } from '../report/markdown-report.ts';
 import type { AppConfig } from './app-config.ts';
 import { formatConfigProblems } from './app-config.ts';
-import type { BenchRequest } from './app-state.ts';
+import { ANSWER_PERIOD_MS, type AnswerKind, type BenchRequest } from './app-state.ts';
 import { inertCode } from '../report/inert-markdown.ts';
 import { BENCH_USAGE, findCommandLine, parseCommandLine, type BenchArguments } from './bench-command.ts';
 import { renderBenchRunning } from './bench-report.ts';
@@ -19,7 +19,7 @@ export interface IssueCommentPayload {
 }
 
 /** CommentOutcome says what handleIssueCommentCreated did, for logs and tests. */
-export type CommentOutcome = 'ignored' | 'duplicate-comment' | 'help' | 'refused' | 'invalid' | 'closed' | 'head-changed' | 'dispatch-failed' | 'dispatched';
+export type CommentOutcome = 'ignored' | 'duplicate-comment' | 'help' | 'refused' | 'invalid' | 'closed' | 'withdrawn' | 'head-changed' | 'dispatch-failed' | 'dispatched';
 
 /** WRITE_PERMISSIONS are the collaborator permissions that may run `/bench`. */
 const WRITE_ROLES = ['admin', 'maintain', 'write'];
@@ -43,8 +43,9 @@ interface CommandComment {
  * order: the repository's config from the default branch; `/bench help`
  * (answered for anyone); the commenter's permission (write, maintain or admin
  * from the collaborator permission API, or `bench.allow`), else a polite
- * refusal; the arguments, else the usage; the pull request's exact base and
- * head SHAs, refused when the head moved after the comment was written; the
+ * refusal (help and refusals: once an hour per user and pull request); the
+ * arguments, else the usage; the pull request's exact base and head SHAs,
+ * refused when the comment is gone or the head moved after it was written; the
  * workflow_dispatch with those SHAs and the arguments as typed inputs; the
  * latest-`/bench` record, cancelling a still-running earlier one; a check
  * run in progress on the head; and the sticky comment saying so.
@@ -89,18 +90,20 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
   const first = parseCommandLine(comment.line);
   const defaultBranch = payload.repository?.default_branch || 'main';
   // The permission is asked alongside the config (it is needed unless the commenter is in bench.allow or asks for help).
-  const permission = first.kind === 'help' ? null : hasWritePermission(client, where, login);
+  const permission = first.kind === 'help' ? null : hasWritePermission(deps, client, where, login);
   permission?.catch(() => undefined);
   const { config, problems } = await deps.loadConfig(client, where.owner, where.repo, defaultBranch);
   const configNote = formatConfigProblems(problems);
 
   if (first.kind === 'help' || permission === null) {
+    if (!(await answerOnce(deps, target, 'help', login))) return 'help';
     await reply(deps, client, target, login, ['here is how to run benchmarks on this pull request:', '', BENCH_USAGE, '', `Only people with write access${config.bench.allow.length > 0 ? ' (or listed under `bench.allow`)' : ''} can start a run.`], configNote);
     return 'help';
   }
 
   const allowed = config.bench.allow.some((name) => name.toLowerCase() === login.toLowerCase());
   if (!allowed && !(await permission)) {
+    if (!(await answerOnce(deps, target, 'refused', login))) return 'refused';
     await reply(deps, client, target, login, [`thanks for your interest! \`/bench\` runs this pull request's code on the project's own benchmark machines, so only people with write access to the repository${config.bench.allow.length > 0 ? ' or listed under `bench.allow` in `.github/benchbot.yml`' : ''} can start it. A maintainer can comment \`/bench\` for you.`], configNote);
     return 'refused';
   }
@@ -117,19 +120,28 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
 
   const [, pull] = await Promise.all([
     react(client, where, comment.id, 'eyes'),
-    client.request<{ state: string; head: { sha: string }; base: { sha: string } }>('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', { ...where, pull_number: pr }),
+    client.request<PullRequest>('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', { ...where, pull_number: pr }),
   ]);
   if (pull.state !== 'open') {
     await reply(deps, client, target, login, [`this pull request is ${pull.state === 'closed' ? 'closed' : `in state \`${pull.state}\``}, so there is nothing to benchmark.`], configNote);
     return 'closed';
   }
   // Read after the pull request: a push in between shows in the timeline, so the head read above is never newer than what is checked.
-  const moved = await headMovedAfter(deps, client, target, comment);
+  const moved = await headMovedAfter(deps, client, target, comment, pull);
+  if (moved === WITHDRAWN) {
+    await reply(deps, client, target, login, [
+      'your `/bench` comment is no longer on this pull request (it was deleted), so I did not start a run: without it I cannot tell which head you approved.',
+      '',
+      `Comment \`/bench\` again to measure \`${pull.head.sha.slice(0, 12)}\`.`,
+    ], configNote);
+    deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment.id }, 'the /bench comment is gone from the timeline; not run');
+    return 'withdrawn';
+  }
   if (moved !== null) {
     await Promise.all([
       react(client, where, comment.id, 'confused'),
       reply(deps, client, target, login, [
-        `the head of this pull request changed after your comment (${moved}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
+        `the head of this pull request changed after your comment, or may have (${moved}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
         '',
         `Look at the new commits, then comment \`/bench\` again to measure \`${pull.head.sha.slice(0, 12)}\`.`,
       ], configNote),
@@ -214,6 +226,13 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
   return 'dispatched';
 }
 
+/** PullRequest is the part of a pull request handleCommand reads. */
+interface PullRequest {
+  state: string;
+  head: { sha: string; repo: { full_name?: string; pushed_at?: string | null } | null };
+  base: { sha: string };
+}
+
 /** TimelineItem is the part of an issue timeline item headMovedAfter reads. */
 interface TimelineItem {
   event?: string;
@@ -227,36 +246,52 @@ interface TimelineItem {
 /** HEAD_EVENTS are the timeline events (besides `committed`) that set a pull request's head. */
 const HEAD_EVENTS = new Set(['head_ref_force_pushed', 'head_ref_restored']);
 
+/** WITHDRAWN is headMovedAfter's answer when the command comment is not in the timeline. */
+const WITHDRAWN = Symbol('withdrawn');
+
 /**
- * headMovedAfter tells whether the pull request's head moved after the
- * comment was written, from the issue timeline (read after the pull request,
- * so any push that could have changed the head read is in it), or null when
- * it did not. GitHub's REST API has no push time for a commit, so three
- * signals are combined, any one of which counts:
+ * headMovedAfter tells whether the pull request's head may have moved after
+ * the comment was written (a reason, to show), whether the comment is gone
+ * (WITHDRAWN), or neither (null). GitHub's REST API has no push time for a
+ * commit: a `committed` timeline event carries the commit's own dates, which
+ * the pusher chooses, and GitHub documents no order for the timeline (it
+ * has shown pull request commits in commit-date order; its GraphQL
+ * `pushedDate` was removed in 2023 as incorrect). So the one signal that
+ * decides is a time GitHub's clock set:
  *
- * - a `committed` or head-setting event (`head_ref_force_pushed`,
- *   `head_ref_restored`) listed after the comment: the timeline is in the
- *   order GitHub recorded things, which a pusher does not choose;
- * - a force push or restore whose `created_at` (GitHub's clock) is after the
- *   comment's `created_at`;
- * - a commit whose committer date is after the comment's `created_at`. That
- *   date is the pusher's to choose, so it only adds refusals, never removes
- *   one (a clock running ahead can refuse an honest `/bench`; the reply asks
- *   for a new one).
+ * - the head repository's `pushed_at`, from the pull request read before the
+ *   timeline: at or after the comment's `created_at`, something was pushed
+ *   to the repository the head lives in after the comment, maybe this head
+ *   (a push to another branch of it refuses an honest `/bench` too; the
+ *   reply asks for a new one). No head repository (a deleted fork): refused.
+ *
+ * The timeline adds refusals, never removes one: a `committed` or
+ * head-setting event listed after the comment; a force push or restore
+ * whose `created_at` is after it; a commit whose committer date is after
+ * it. A comment that is not in the timeline (deleted seconds later) is
+ * WITHDRAWN: nothing runs without the approval it was.
  */
-async function headMovedAfter(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, comment: CommandComment): Promise<string | null> {
+async function headMovedAfter(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, comment: CommandComment, pull: PullRequest): Promise<string | typeof WITHDRAWN | null> {
   const items = await client.paginate<TimelineItem>('/repos/{owner}/{repo}/issues/{issue_number}/timeline', { owner: target.owner, repo: target.repo, issue_number: target.pr });
   const at = Date.parse(comment.createdAt);
   const index = items.findIndex((item) => item.event === 'commented' && item.id === comment.id);
-  if (index === -1) deps.log.warn({ owner: target.owner, repo: target.repo, pr: target.pr, commentId: comment.id }, 'the /bench comment is not in the timeline; judging pushes by time alone');
+  if (index === -1) return WITHDRAWN;
   const short = (sha: unknown) => (typeof sha === 'string' && /^[0-9a-f]{7,64}$/i.test(sha) ? `\`${sha.slice(0, 12)}\`` : 'a commit');
   for (const [i, item] of items.entries()) {
-    const listedAfter = index !== -1 && i > index;
+    const listedAfter = i > index;
     if (item.event === 'committed') {
       if (listedAfter || Date.parse(item.committer?.date ?? '') > at) return `${short(item.sha)} was pushed`;
     } else if (HEAD_EVENTS.has(item.event ?? '')) {
       if (listedAfter || Date.parse(item.created_at ?? '') > at) return `the branch was ${item.event === 'head_ref_restored' ? 'restored' : 'force-pushed'} to ${short(item.commit_id)}`;
     }
+  }
+  const headRepo = pull.head.repo;
+  if (headRepo === null) return 'the repository of its head branch is gone, so I cannot tell when the head was pushed';
+  const pushedAt = Date.parse(headRepo.pushed_at ?? '');
+  // Seconds on both sides: a push in the comment's second counts as after it.
+  if (!(pushedAt < Math.floor(at / 1000) * 1000)) {
+    deps.log.info({ owner: target.owner, repo: target.repo, pr: target.pr, commentId: comment.id, pushedAt: headRepo.pushed_at }, 'the head repository was pushed to at or after the /bench comment');
+    return Number.isFinite(pushedAt) ? `its head repository was pushed to at ${new Date(pushedAt).toISOString().replace(/\.\d{3}Z$/, 'Z')}, after the comment` : 'GitHub did not say when its head repository was last pushed to';
   }
   return null;
 }
@@ -267,14 +302,32 @@ async function headMovedAfter(deps: HandlerDeps, client: GitHubClient, target: R
  * read access only). A user GitHub does not know as a collaborator (404)
  * has none.
  */
-async function hasWritePermission(client: GitHubClient, where: Repo, login: string): Promise<boolean> {
+async function hasWritePermission(deps: HandlerDeps, client: GitHubClient, where: Repo, login: string): Promise<boolean> {
+  if (await deps.state.hasNoWriteAccess(where.owner, where.repo, login, deps.now())) return false;
+  let canWrite: boolean;
   try {
     const answer = await client.request<{ permission?: string; role_name?: string; user?: { permissions?: { push?: boolean } } | null }>('GET', '/repos/{owner}/{repo}/collaborators/{username}/permission', { ...where, username: login });
-    return answer.permission === 'admin' || answer.permission === 'write' || WRITE_ROLES.includes(answer.role_name ?? '') || answer.user?.permissions?.push === true;
+    canWrite = answer.permission === 'admin' || answer.permission === 'write' || WRITE_ROLES.includes(answer.role_name ?? '') || answer.user?.permissions?.push === true;
   } catch (error) {
-    if (error instanceof GitHubError && (error.status === 404 || error.status === 403)) return false;
-    throw error;
+    if (!(error instanceof GitHubError && (error.status === 404 || error.status === 403))) throw error;
+    canWrite = false;
   }
+  // Only "no" is kept: it is what a flood of comments asks again and again, and a revoked grant is never reused.
+  if (!canWrite) await deps.state.putNoWriteAccess(where.owner, where.repo, login, deps.now());
+  return canWrite;
+}
+
+/**
+ * answerOnce tells whether `login` may be answered `kind` on this pull
+ * request now: once per ANSWER_PERIOD_MS. A refusal costs a reply, so
+ * without it every comment of an account without access would spend the
+ * installation's API budget (5,000 requests an hour, shared by every
+ * repository it covers); later ones are only logged.
+ */
+async function answerOnce(deps: HandlerDeps, target: Repo & { pr: number }, kind: AnswerKind, login: string): Promise<boolean> {
+  if (await deps.state.claimAnswer(target.owner, target.repo, target.pr, kind, login, deps.now())) return true;
+  deps.log.info({ owner: target.owner, repo: target.repo, pr: target.pr, login, kind }, `${kind === 'help' ? '/bench help' : 'a refused /bench'} from a user answered within the last ${ANSWER_PERIOD_MS / 60_000} minutes; not answered again`);
+  return false;
 }
 
 /**
@@ -358,9 +411,26 @@ async function react(client: GitHubClient, where: Repo, commentId: number, conte
   }
 }
 
+/**
+ * reply writes the app's one reply comment on the pull request. Its id is
+ * kept in the state, so a reply is one PATCH; only the first reply on a pull
+ * request (or one after the comment was deleted) lists the comments to find
+ * or create it.
+ */
 async function reply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, login: string, lines: string[], configNote: string): Promise<void> {
   const body = [`@${login}, ${lines[0]}`, ...lines.slice(1), ...(configNote ? ['', configNote] : [])].join('\n');
-  await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
+  const known = await deps.state.getReplyId(target.owner, target.repo, target.pr);
+  if (known !== undefined) {
+    try {
+      await client.request('PATCH', '/repos/{owner}/{repo}/issues/comments/{comment_id}', { owner: target.owner, repo: target.repo, comment_id: known, body: withMarker(REPLY_MARKER, body) });
+      return;
+    } catch (error) {
+      // Deleted: found or created again below.
+      if (!(error instanceof GitHubError && error.status === 404)) throw error;
+    }
+  }
+  const written = await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
+  if (written.id !== undefined) await deps.state.putReplyId(target.owner, target.repo, target.pr, written.id);
 }
 
 function oneLine(text: string): string {

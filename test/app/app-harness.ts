@@ -146,9 +146,10 @@ export function commentEvent(h: Harness, c: { body: string; login: string; pr?: 
 
 /**
  * seedPush moves pull request `pr` to `head` as a push does: the pull
- * request's head changes, and the timeline records the commit at
- * `createdAt`. `date` is the commit's own git date, which whoever pushes
- * chooses (a forged, earlier date included).
+ * request's head changes, the head repository's `pushed_at` becomes
+ * `createdAt`, and the timeline records the commit at `createdAt`. `date`
+ * is the commit's own git date, which whoever pushes chooses (a forged,
+ * earlier date included).
  */
 export function seedPush(h: Harness, p: { pr?: number; head: string; base?: string; createdAt: string; date?: string; force?: boolean }): void {
   const pr = p.pr ?? 42;
@@ -157,6 +158,7 @@ export function seedPush(h: Harness, p: { pr?: number; head: string; base?: stri
   pull.headSha = p.head;
   if (p.base !== undefined) pull.baseSha = p.base;
   pull.updatedAt = p.createdAt;
+  pull.headPushedAt = p.createdAt;
   h.stand.addTimelineEvent({ owner: OWNER, repo: REPO, issueNumber: pr, event: p.force ? 'head_ref_force_pushed' : 'committed', sha: p.head, date: p.date, createdAt: p.createdAt, actor: { login: pull.headOwner, type: 'User' } });
 }
 

@@ -159,12 +159,62 @@ describe('/bench measures exactly what the maintainer saw, once', () => {
     assert.match(stickies(REPLY_MARKER)[0].body, /force-pushed/);
   });
 
-  test('a push before the comment is what the maintainer saw: it is run', async () => {
-    const pushed = sha('pushed before the comment');
-    seedPush(h, { head: pushed, createdAt: secondsAfter(new Date().toISOString(), -60) });
-    assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }))).status, 200);
-    assert.equal(lastOutcome(), 'dispatched');
-    assert.equal(h.stand.state.dispatches[0].inputs.head, pushed);
+  test('a push before the comment is what the maintainer saw: it is run, whichever order the timeline lists commits in', async () => {
+    for (const order of ['recorded', 'commit-date'] as const) {
+      h.stand.state.timelineOrder = order;
+      const pushed = sha(`pushed before the comment, ${order}`);
+      seedPush(h, { head: pushed, createdAt: secondsAfter(new Date().toISOString(), -60) });
+      assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }))).status, 200);
+      assert.equal(lastOutcome(), 'dispatched', order);
+      assert.equal(h.stand.state.dispatches.at(-1)?.inputs.head, pushed);
+    }
+    h.stand.state.timelineOrder = 'recorded';
+  });
+
+  test('a backdated commit pushed after the comment is not run, whichever order the timeline lists commits in', async () => {
+    for (const order of ['recorded', 'commit-date'] as const) {
+      h.stand.state.timelineOrder = order;
+      const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
+      const pushed = sha(`backdated, ${order}`);
+      // Pushed 5 s after the comment, dated an hour before it: by commit date it comes first.
+      seedPush(h, { head: pushed, createdAt: secondsAfter(payload.comment.created_at, 5), date: secondsAfter(payload.comment.created_at, -3600) });
+      assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+      assert.equal(lastOutcome(), 'head-changed', order);
+      assert.match(stickies(REPLY_MARKER)[0].body, /head of this pull request changed after your comment/);
+    }
+    h.stand.state.timelineOrder = 'recorded';
+    assert.deepEqual(h.stand.state.dispatches, []);
+    assert.deepEqual(h.stand.state.checkRuns, []);
+    assertAllValid(h.stand);
+  });
+
+  test('a /bench whose comment was deleted before it was handled does not run, and the reply says why', async () => {
+    for (const order of ['recorded', 'commit-date'] as const) {
+      h.stand.state.timelineOrder = order;
+      const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
+      // Withdrawn seconds later; a backdated push rides it (the audit's attack), or nothing happens at all.
+      h.stand.state.comments.splice(h.stand.state.comments.findIndex((c) => c.id === payload.comment.id), 1);
+      if (order === 'commit-date') seedPush(h, { head: sha('rides the withdrawn comment'), createdAt: secondsAfter(payload.comment.created_at, 5), date: secondsAfter(payload.comment.created_at, -3600) });
+      assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+      assert.equal(lastOutcome(), 'withdrawn', order);
+      assert.match(stickies(REPLY_MARKER)[0].body, /^<!-- benchbot:reply -->\n@maintainer, your `\/bench` comment is no longer on this pull request \(it was deleted\)/);
+    }
+    h.stand.state.timelineOrder = 'recorded';
+    assert.deepEqual(h.stand.state.dispatches, []);
+    assert.deepEqual(h.stand.state.checkRuns, []);
+    assert.deepEqual(stickies(REPORT_MARKER), []);
+    assertAllValid(h.stand);
+  });
+
+  test('a push to the head repository in the comment\'s second is not run, whatever the timeline says', async () => {
+    const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
+    seedPush(h, { head: sha('same second'), createdAt: payload.comment.created_at, date: secondsAfter(payload.comment.created_at, -3600) });
+    // Whatever the timeline says: listed before the comment, dated before it.
+    h.stand.state.timeline.length = 0;
+    assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+    assert.equal(lastOutcome(), 'head-changed');
+    assert.match(stickies(REPLY_MARKER)[0].body, /head repository was pushed to at/);
+    assert.deepEqual(h.stand.state.dispatches, []);
   });
 
   test('/bench in code, quotes or HTML comments, as CommonMark reads them, does nothing', async () => {

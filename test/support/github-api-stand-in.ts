@@ -88,6 +88,14 @@ export interface StandInState {
    * GitHub recorded them (createdAt, then id).
    */
   timeline: TimelineRecord[];
+  /**
+   * timelineOrder is where the timeline lists `committed` events: `recorded`
+   * (the default) when GitHub recorded the push, `commit-date` by the
+   * commit's own date, which the pusher chooses. GitHub documents neither;
+   * its pull request views have sorted commits by date, so the app must be
+   * right under both.
+   */
+  timelineOrder: 'recorded' | 'commit-date';
   /** cancelled lists the workflow runs cancelled through the API, as `owner/repo/run id`. */
   cancelled: string[];
   /**
@@ -209,6 +217,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     files: [],
     jobs: [],
     timeline: [],
+    timelineOrder: 'recorded',
     cancelled: [],
     app: null,
     installationTokens: [],
@@ -353,7 +362,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       const exclude = new Set((ctx.query.get('exclude') ?? '').split(',').map((e) => e.trim()).filter((e) => e !== ''));
       const items = [
         ...state.comments.filter((c) => inRepo(c, ctx.p) && c.issueNumber === number).map((c) => ({ at: c.createdAt, id: c.id, event: 'commented', body: () => timelineComment(url, c, state.reactions) })),
-        ...state.timeline.filter((t) => inRepo(t, ctx.p) && t.issueNumber === number).map((t) => ({ at: t.createdAt, id: t.id, event: t.event as string, body: () => timelineEvent(url, t) })),
+        ...state.timeline.filter((t) => inRepo(t, ctx.p) && t.issueNumber === number).map((t) => ({ at: state.timelineOrder === 'commit-date' && t.event === 'committed' ? (t.date ?? t.createdAt) : t.createdAt, id: t.id, event: t.event as string, body: () => timelineEvent(url, t) })),
       ].filter((i) => !exclude.has(i.event));
       if (items.length === 0 && !state.pulls.some((x) => x.number === number && inRepo(x, ctx.p)) && !findIssue(ctx.p)) return notFound();
       items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id - b.id));

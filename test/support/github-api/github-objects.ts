@@ -323,7 +323,7 @@ export function issue(api: string, i: IssueRecord, comments: number): Record<str
 }
 
 /** repository is GitHub's `repository` schema (also what a pull request's head and base carry). */
-export function repository(api: string, owner: Account, name: string, options: { fork?: boolean; defaultBranch?: string; private?: boolean } = {}): Record<string, unknown> {
+export function repository(api: string, owner: Account, name: string, options: { fork?: boolean; defaultBranch?: string; private?: boolean; pushedAt?: string } = {}): Record<string, unknown> {
   const full = `${owner.login}/${name}`;
   const url = `${api}/repos/${full}`;
   const id = accountId({ login: full, type: 'User' });
@@ -346,7 +346,7 @@ export function repository(api: string, owner: Account, name: string, options: {
     mirror_url: null, homepage: null, language: null, forks: 0, forks_count: 0, stargazers_count: 0, watchers_count: 0, watchers: 0, size: 0,
     default_branch: options.defaultBranch ?? 'main', open_issues: 0, open_issues_count: 0, has_issues: true, has_projects: false, has_wiki: false,
     has_pages: false, has_downloads: true, archived: false, disabled: false, license: null,
-    pushed_at: '2025-01-01T00:00:00Z', created_at: '2020-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z',
+    pushed_at: options.pushedAt ?? '2025-01-01T00:00:00Z', created_at: '2020-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z',
   };
 }
 
@@ -367,6 +367,8 @@ export interface PullRecord {
   baseRef: string;
   createdAt?: string;
   updatedAt?: string;
+  /** headPushedAt is when the head repository was last pushed to, by GitHub's clock: its `pushed_at` (seedPush sets it). */
+  headPushedAt?: string;
 }
 
 /** pullRequest is GitHub's `pull-request` schema. */
@@ -386,8 +388,8 @@ export function pullRequest(api: string, p: PullRecord): Record<string, unknown>
     number: p.number, state: p.state, locked: false, title: p.title, user: simpleUser(api, p.user), body: null, labels: [], milestone: null,
     created_at: at, updated_at: p.updatedAt ?? at, closed_at: p.state === 'closed' ? (p.updatedAt ?? at) : null, merged_at: null, merge_commit_sha: null,
     assignee: null, assignees: [], requested_reviewers: [], requested_teams: [],
-    head: { label: `${p.headOwner}:${p.headRef}`, ref: p.headRef, sha: p.headSha, user: simpleUser(api, headOwner), repo: repository(api, headOwner, p.headRepo, { fork }) },
-    base: { label: `${p.owner}:${p.baseRef}`, ref: p.baseRef, sha: p.baseSha, user: simpleUser(api, baseOwner), repo: repository(api, baseOwner, p.repo) },
+    head: { label: `${p.headOwner}:${p.headRef}`, ref: p.headRef, sha: p.headSha, user: simpleUser(api, headOwner), repo: repository(api, headOwner, p.headRepo, { fork, pushedAt: p.headPushedAt }) },
+    base: { label: `${p.owner}:${p.baseRef}`, ref: p.baseRef, sha: p.baseSha, user: simpleUser(api, baseOwner), repo: repository(api, baseOwner, p.repo, { pushedAt: fork ? undefined : p.headPushedAt }) },
     _links: {
       self: link(`${repoApi}/pulls/${p.number}`), html: link(html), issue: link(`${repoApi}/issues/${p.number}`), comments: link(`${repoApi}/issues/${p.number}/comments`),
       review_comments: link(`${repoApi}/pulls/${p.number}/comments`), review_comment: link(`${repoApi}/pulls/comments{/number}`),
