@@ -53713,6 +53713,8 @@ async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksP
 
 // src/app/app-state.ts
 var STALE_CLAIM_MS = 10 * 60 * 1e3;
+var ANSWER_PERIOD_MS = 60 * 60 * 1e3;
+var PERMISSION_TTL_MS = 5 * 60 * 1e3;
 function benchKey(owner, repo, pr) {
   return `bench:${owner.toLowerCase()}/${repo.toLowerCase()}#${pr}`;
 }
@@ -53751,7 +53753,8 @@ function createAppState(store, now = Date.now) {
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
-      for (const entry of [...await store.listState("delivery:"), ...await store.listState("comment:"), ...await store.listState("unnamed:")]) {
+      const prefixes = ["delivery:", "comment:", "unnamed:", "answered:", "permission:"];
+      for (const entry of (await Promise.all(prefixes.map((prefix) => store.listState(prefix)))).flat()) {
         const at = Date.parse(entry.value.at);
         if (Number.isFinite(at) && now() - at > olderThanMs && await store.deleteState(entry.key, entry.version)) removed++;
       }
@@ -53797,6 +53800,29 @@ function createAppState(store, now = Date.now) {
     },
     async getIssue(owner, repo, series2) {
       return (await store.getState(`issue:${slug(owner, repo)}:${series2}`))?.value;
+    },
+    async getReplyId(owner, repo, pr) {
+      const id = (await store.getState(`reply:${slug(owner, repo)}#${pr}`))?.value?.id;
+      return typeof id === "number" ? id : void 0;
+    },
+    async putReplyId(owner, repo, pr, commentId) {
+      await store.putState(`reply:${slug(owner, repo)}#${pr}`, { id: commentId, at: iso() });
+    },
+    async claimAnswer(owner, repo, pr, kind, login, at) {
+      const key2 = `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
+      const record = { at: at.toISOString() };
+      const existing = await store.getState(key2);
+      if (existing === void 0) return await store.compareAndSetState(key2, null, record) !== null;
+      if (at.getTime() - Date.parse(existing.value.at) < ANSWER_PERIOD_MS) return false;
+      return await store.compareAndSetState(key2, existing.version, record) !== null;
+    },
+    async hasNoWriteAccess(owner, repo, login, at) {
+      const entry = await store.getState(`permission:${slug(owner, repo)}:${login.toLowerCase()}`);
+      const since = entry === void 0 ? NaN : at.getTime() - Date.parse(entry.value.at);
+      return since >= 0 && since < PERMISSION_TTL_MS;
+    },
+    async putNoWriteAccess(owner, repo, login, at) {
+      await store.putState(`permission:${slug(owner, repo)}:${login.toLowerCase()}`, { at: at.toISOString() });
     }
   };
 }
@@ -59796,16 +59822,18 @@ async function handleCommand(deps, client, payload, target, comment2) {
   const { login } = comment2;
   const first = parseCommandLine(comment2.line);
   const defaultBranch = payload.repository?.default_branch || "main";
-  const permission = first.kind === "help" ? null : hasWritePermission(client, where, login);
+  const permission = first.kind === "help" ? null : hasWritePermission(deps, client, where, login);
   permission?.catch(() => void 0);
   const { config: config3, problems } = await deps.loadConfig(client, where.owner, where.repo, defaultBranch);
   const configNote = formatConfigProblems(problems);
   if (first.kind === "help" || permission === null) {
+    if (!await answerOnce(deps, target, "help", login)) return "help";
     await reply(deps, client, target, login, ["here is how to run benchmarks on this pull request:", "", BENCH_USAGE, "", `Only people with write access${config3.bench.allow.length > 0 ? " (or listed under `bench.allow`)" : ""} can start a run.`], configNote);
     return "help";
   }
   const allowed = config3.bench.allow.some((name) => name.toLowerCase() === login.toLowerCase());
   if (!allowed && !await permission) {
+    if (!await answerOnce(deps, target, "refused", login)) return "refused";
     await reply(deps, client, target, login, [`thanks for your interest! \`/bench\` runs this pull request's code on the project's own benchmark machines, so only people with write access to the repository${config3.bench.allow.length > 0 ? " or listed under `bench.allow` in `.github/benchbot.yml`" : ""} can start it. A maintainer can comment \`/bench\` for you.`], configNote);
     return "refused";
   }
@@ -59826,12 +59854,21 @@ async function handleCommand(deps, client, payload, target, comment2) {
     await reply(deps, client, target, login, [`this pull request is ${pull.state === "closed" ? "closed" : `in state \`${pull.state}\``}, so there is nothing to benchmark.`], configNote);
     return "closed";
   }
-  const moved2 = await headMovedAfter(deps, client, target, comment2);
+  const moved2 = await headMovedAfter(deps, client, target, comment2, pull);
+  if (moved2 === WITHDRAWN) {
+    await reply(deps, client, target, login, [
+      "your `/bench` comment is no longer on this pull request (it was deleted), so I did not start a run: without it I cannot tell which head you approved.",
+      "",
+      `Comment \`/bench\` again to measure \`${pull.head.sha.slice(0, 12)}\`.`
+    ], configNote);
+    deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment2.id }, "the /bench comment is gone from the timeline; not run");
+    return "withdrawn";
+  }
   if (moved2 !== null) {
     await Promise.all([
       react(client, where, comment2.id, "confused"),
       reply(deps, client, target, login, [
-        `the head of this pull request changed after your comment (${moved2}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
+        `the head of this pull request changed after your comment, or may have (${moved2}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
         "",
         `Look at the new commits, then comment \`/bench\` again to measure \`${pull.head.sha.slice(0, 12)}\`.`
       ], configNote)
@@ -59910,30 +59947,47 @@ async function handleCommand(deps, client, payload, target, comment2) {
   return "dispatched";
 }
 var HEAD_EVENTS = /* @__PURE__ */ new Set(["head_ref_force_pushed", "head_ref_restored"]);
-async function headMovedAfter(deps, client, target, comment2) {
+var WITHDRAWN = Symbol("withdrawn");
+async function headMovedAfter(deps, client, target, comment2, pull) {
   const items = await client.paginate("/repos/{owner}/{repo}/issues/{issue_number}/timeline", { owner: target.owner, repo: target.repo, issue_number: target.pr });
   const at = Date.parse(comment2.createdAt);
   const index = items.findIndex((item) => item.event === "commented" && item.id === comment2.id);
-  if (index === -1) deps.log.warn({ owner: target.owner, repo: target.repo, pr: target.pr, commentId: comment2.id }, "the /bench comment is not in the timeline; judging pushes by time alone");
+  if (index === -1) return WITHDRAWN;
   const short4 = (sha) => typeof sha === "string" && /^[0-9a-f]{7,64}$/i.test(sha) ? `\`${sha.slice(0, 12)}\`` : "a commit";
   for (const [i, item] of items.entries()) {
-    const listedAfter = index !== -1 && i > index;
+    const listedAfter = i > index;
     if (item.event === "committed") {
       if (listedAfter || Date.parse(item.committer?.date ?? "") > at) return `${short4(item.sha)} was pushed`;
     } else if (HEAD_EVENTS.has(item.event ?? "")) {
       if (listedAfter || Date.parse(item.created_at ?? "") > at) return `the branch was ${item.event === "head_ref_restored" ? "restored" : "force-pushed"} to ${short4(item.commit_id)}`;
     }
   }
+  const headRepo = pull.head.repo;
+  if (headRepo === null) return "the repository of its head branch is gone, so I cannot tell when the head was pushed";
+  const pushedAt = Date.parse(headRepo.pushed_at ?? "");
+  if (!(pushedAt < Math.floor(at / 1e3) * 1e3)) {
+    deps.log.info({ owner: target.owner, repo: target.repo, pr: target.pr, commentId: comment2.id, pushedAt: headRepo.pushed_at }, "the head repository was pushed to at or after the /bench comment");
+    return Number.isFinite(pushedAt) ? `its head repository was pushed to at ${new Date(pushedAt).toISOString().replace(/\.\d{3}Z$/, "Z")}, after the comment` : "GitHub did not say when its head repository was last pushed to";
+  }
   return null;
 }
-async function hasWritePermission(client, where, login) {
+async function hasWritePermission(deps, client, where, login) {
+  if (await deps.state.hasNoWriteAccess(where.owner, where.repo, login, deps.now())) return false;
+  let canWrite;
   try {
     const answer = await client.request("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", { ...where, username: login });
-    return answer.permission === "admin" || answer.permission === "write" || WRITE_ROLES.includes(answer.role_name ?? "") || answer.user?.permissions?.push === true;
+    canWrite = answer.permission === "admin" || answer.permission === "write" || WRITE_ROLES.includes(answer.role_name ?? "") || answer.user?.permissions?.push === true;
   } catch (error) {
-    if (error instanceof GitHubError && (error.status === 404 || error.status === 403)) return false;
-    throw error;
+    if (!(error instanceof GitHubError && (error.status === 404 || error.status === 403))) throw error;
+    canWrite = false;
   }
+  if (!canWrite) await deps.state.putNoWriteAccess(where.owner, where.repo, login, deps.now());
+  return canWrite;
+}
+async function answerOnce(deps, target, kind, login) {
+  if (await deps.state.claimAnswer(target.owner, target.repo, target.pr, kind, login, deps.now())) return true;
+  deps.log.info({ owner: target.owner, repo: target.repo, pr: target.pr, login, kind }, `${kind === "help" ? "/bench help" : "a refused /bench"} from a user answered within the last ${ANSWER_PERIOD_MS / 6e4} minutes; not answered again`);
+  return false;
 }
 function workflowInputs(pr, base, head, args, config3) {
   const inputs = { "pr-number": String(pr), base, head };
@@ -59999,7 +60053,17 @@ async function react(client, where, commentId, content) {
 }
 async function reply(deps, client, target, login, lines, configNote) {
   const body = [`@${login}, ${lines[0]}`, ...lines.slice(1), ...configNote ? ["", configNote] : []].join("\n");
-  await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
+  const known = await deps.state.getReplyId(target.owner, target.repo, target.pr);
+  if (known !== void 0) {
+    try {
+      await client.request("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: target.owner, repo: target.repo, comment_id: known, body: withMarker(REPLY_MARKER, body) });
+      return;
+    } catch (error) {
+      if (!(error instanceof GitHubError && error.status === 404)) throw error;
+    }
+  }
+  const written = await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
+  if (written.id !== void 0) await deps.state.putReplyId(target.owner, target.repo, target.pr, written.id);
 }
 function oneLine(text2) {
   return text2.replace(/[\r\n]+/g, " ").replace(/`/g, "'").slice(0, 300);
