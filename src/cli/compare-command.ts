@@ -1,4 +1,4 @@
-import { compareRuns } from '../compare/compare-runs.ts';
+import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { parseThresholdFlags } from './threshold-flags.ts';
@@ -6,7 +6,7 @@ import { renderReport, REPORT_RENDERERS, reportFormats, type ReportFormat, type 
 import { readComparePySide, readSide } from '../jobs/read-sides.ts';
 import { replayLooks } from '../compare/replay-looks.ts';
 import { readFileSync } from 'node:fs';
-import { choose, parseFlags, UsageError } from './usage-error.ts';
+import { choose, InputError, parseFlags, UsageError } from './usage-error.ts';
 
 /** OUTPUTS are the report formats compare prints: every one, since it has the files' rows. */
 const OUTPUTS = reportFormats({ rows: true });
@@ -110,11 +110,32 @@ export function runCompare(args: string[], out: (text: string) => void): number 
   if (base.measurements.length === 0 && head.measurements.length === 0) {
     throw new UsageError(settings.filter ? `--filter ${settings.filter.pattern} matches no benchmark` : 'neither side has any measurement');
   }
+  requireSharedBenchmark(settings, base, head);
   const report = settings.runReport
     ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns })
     : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
   out(render(settings, report));
   return report.summary.regressed > 0 ? 1 : 0;
+}
+
+/**
+ * requireSharedBenchmark refuses two sides without a benchmark in common:
+ * that is two different suites (Go output against a hyperfine export) or a
+ * side that ran nothing, and a report of "2 new, 13 removed" with exit 0
+ * would hide it. A few names of each side say which is which.
+ */
+function requireSharedBenchmark(settings: CompareSettings, base: CompareSide, head: CompareSide): void {
+  const names = (side: CompareSide) => [...new Set(side.measurements.map((m) => m.benchmark))];
+  const baseNames = names(base);
+  const headNames = new Set(names(head));
+  if (baseNames.some((name) => headNames.has(name))) return;
+  const describe = (label: string, files: string[], list: string[]) => {
+    const where = `${label} (${files.join(', ')})`;
+    if (list.length === 0) return `${where} holds no benchmark${settings.filter ? ` matching --filter ${settings.filter.pattern}` : ''}`;
+    const shown = list.slice(0, 3).map((name) => JSON.stringify(name)).join(', ');
+    return `${where} has ${shown}${list.length > 3 ? ` and ${list.length - 3} more` : ''}`;
+  };
+  throw new InputError(`BASE and HEAD share no benchmark, so there is nothing to compare: ${describe('BASE', settings.base, baseNames)}; ${describe('HEAD', settings.head, [...headNames])}. Give two results of the same suite.`);
 }
 
 function render(settings: CompareSettings, report: ReturnType<typeof compareRuns>): string {

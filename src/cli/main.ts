@@ -2,7 +2,7 @@ import { FormatError } from '../formats/format-error.ts';
 import { UnknownFormatError } from '../formats/detect.ts';
 import { runParse, PARSE_USAGE } from './parse-command.ts';
 import { runCompare, COMPARE_USAGE } from './compare-command.ts';
-import { UsageError } from './usage-error.ts';
+import { InputError, UsageError } from './usage-error.ts';
 import { SettingError } from '../jobs/setting-names.ts';
 import { runRun, RUN_USAGE } from './run-command.ts';
 import { runCalibrate, CALIBRATE_USAGE } from './calibrate-command.ts';
@@ -90,7 +90,7 @@ export async function main(argv: string[], out = (t: string) => process.stdout.w
       err(`benchbot ${name}: ${redact(error.message)}\n\n${command.usage}`);
       return 2;
     }
-    if (error instanceof FormatError || error instanceof UnknownFormatError || error instanceof RunnerError || error instanceof StoreError) {
+    if (error instanceof InputError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof RunnerError || error instanceof StoreError) {
       err(`benchbot ${name}: ${redact(error.message)}`);
       return 2;
     }

@@ -14,6 +14,18 @@ export class UsageError extends Error {
 }
 
 /**
+ * InputError is input that cannot be used as given, although every flag is
+ * right (two files without a benchmark in common, an output path that is a
+ * file). The CLI prints its message without the usage and exits 2.
+ */
+export class InputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputError';
+  }
+}
+
+/**
  * parseFlags is node:util's parseArgs (strict) with its errors as UsageError,
  * so the CLI prints them with the command's usage; an unknown flag is named
  * with the known one it most likely meant (`--treshold`: did you mean

@@ -128,6 +128,8 @@ const CONTEXT_NUMBERS = ['num_cpus', 'mhz_per_cpu'];
  *   because benchbot runs the suite in rounds and one median per round is a
  *   fair sample; without median or mean it contributes nothing but the
  *   warning. Groups made only of complexity rows (BigO/RMS) are ignored.
+ * - An empty `benchmarks` list (a filter that matched nothing) reads as no
+ *   measurement and a `note` warning that the file holds no benchmark.
  * - Rows with `error_occurred` or `skipped` true contribute nothing; each such
  *   benchmark gets one `error` or `skipped` warning.
  * - Hints: `context`'s library_build_type, host_name, date, executable,
@@ -148,6 +150,8 @@ function sniff(head: string): boolean {
   try {
     if (!/^\uFEFF?\s*\{/.test(head)) return false;
     if (/"(library_build_type|mhz_per_cpu|cpu_scaling_enabled)"\s*:/.test(head)) return true;
+    // What the library writes when --benchmark_filter matched nothing, without its context: read, so it is warned about.
+    if (/^\uFEFF?\s*\{\s*"benchmarks"\s*:\s*\[\s*\]\s*\}\s*$/.test(head)) return true;
     return /"benchmarks"\s*:\s*\[/.test(head) && /"(real_time|cpu_time|run_type|time_unit)"\s*:/.test(head);
   } catch {
     return false;
@@ -212,6 +216,7 @@ function read(file: SourceFile): ReadResult {
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
+  if (rows.length === 0) warnings.push({ message: `${path} holds no benchmark (its "benchmarks" list is empty): did --benchmark_filter match nothing?`, kind: 'note' });
   return { measurements, warnings, hints };
 }
 

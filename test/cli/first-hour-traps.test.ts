@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -62,4 +64,25 @@ test('a near miss is answered with the name it most likely meant: a format, a fl
   assert.equal(far.status, 2);
   assert.doesNotMatch(far.stderr, /did you mean/);
   assert.match(far.stderr, /--threshold-for .*are the options/);
+});
+
+test('compare of two files that share no benchmark is an input error naming names from each side; an empty benchmarks list is warned about', () => {
+  const disjoint = benchbot(['compare', GO_BASE, 'fixtures/hyperfine/basic.json']);
+  assert.equal(disjoint.status, 2, disjoint.stdout);
+  assert.equal(disjoint.stdout, '');
+  assert.match(disjoint.stderr, /BASE and HEAD share no benchmark/);
+  assert.match(disjoint.stderr, /BASE \(fixtures\/comparisons\/go-benchmem-base\.txt\) has "BenchmarkAdler32\/size=64"/);
+  assert.match(disjoint.stderr, /HEAD \(fixtures\/hyperfine\/basic\.json\) has "sleep 0\.01"/);
+
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-traps-'));
+  const empty = join(dir, 'empty.json');
+  writeFileSync(empty, '{"benchmarks": []}\n');
+  const parsed = benchbot(['parse', empty]);
+  assert.equal(parsed.status, 0, parsed.stderr);
+  assert.match(JSON.parse(parsed.stdout).warnings[0].message, /empty\.json holds no benchmark/);
+  const againstEmpty = benchbot(['compare', empty, 'fixtures/google-benchmark/repetitions.json']);
+  assert.equal(againstEmpty.status, 2);
+  assert.match(againstEmpty.stderr, /BASE \(.*empty\.json\) holds no benchmark; HEAD .* has "BM_Sort\/1024"/);
+  // Sides with benchmarks in common still compare, however many are new or removed.
+  assert.notEqual(benchbot(['compare', GO_BASE, GO_HEAD, '--output', 'json']).status, 2);
 });
