@@ -9712,6 +9712,7 @@ function sniff(head) {
   try {
     if (!/^\uFEFF?\s*\{/.test(head)) return false;
     if (/"(library_build_type|mhz_per_cpu|cpu_scaling_enabled)"\s*:/.test(head)) return true;
+    if (/^\uFEFF?\s*\{\s*"benchmarks"\s*:\s*\[\s*\]\s*\}\s*$/.test(head)) return true;
     return /"benchmarks"\s*:\s*\[/.test(head) && /"(real_time|cpu_time|run_type|time_unit)"\s*:/.test(head);
   } catch {
     return false;
@@ -9771,6 +9772,7 @@ function read(file) {
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
+  if (rows.length === 0) warnings.push({ message: `${path} holds no benchmark (its "benchmarks" list is empty): did --benchmark_filter match nothing?`, kind: "note" });
   return { measurements, warnings, hints: hints2 };
 }
 function readEveryAggregate(path, groups2, measurements, warnings, sanitized, budget) {

@@ -26722,6 +26722,7 @@ function sniff(head) {
   try {
     if (!/^\uFEFF?\s*\{/.test(head)) return false;
     if (/"(library_build_type|mhz_per_cpu|cpu_scaling_enabled)"\s*:/.test(head)) return true;
+    if (/^\uFEFF?\s*\{\s*"benchmarks"\s*:\s*\[\s*\]\s*\}\s*$/.test(head)) return true;
     return /"benchmarks"\s*:\s*\[/.test(head) && /"(real_time|cpu_time|run_type|time_unit)"\s*:/.test(head);
   } catch {
     return false;
@@ -26781,6 +26782,7 @@ function read(file) {
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path2, unpicked, measurements, warnings, sanitized, budget);
+  if (rows.length === 0) warnings.push({ message: `${path2} holds no benchmark (its "benchmarks" list is empty): did --benchmark_filter match nothing?`, kind: "note" });
   return { measurements, warnings, hints: hints2 };
 }
 function readEveryAggregate(path2, groups2, measurements, warnings, sanitized, budget) {
@@ -33124,6 +33126,12 @@ var UsageError = class extends Error {
   constructor(message) {
     super(message);
     this.name = "UsageError";
+  }
+};
+var InputError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "InputError";
   }
 };
 function parseFlags(args, options2, allowPositionals) {
@@ -40462,9 +40470,23 @@ function runCompare(args, out) {
   if (base.measurements.length === 0 && head.measurements.length === 0) {
     throw new UsageError(settings.filter ? `--filter ${settings.filter.pattern} matches no benchmark` : "neither side has any measurement");
   }
+  requireSharedBenchmark(settings, base, head);
   const report = settings.runReport ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns }) : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
   out(render(settings, report));
   return report.summary.regressed > 0 ? 1 : 0;
+}
+function requireSharedBenchmark(settings, base, head) {
+  const names2 = (side2) => [...new Set(side2.measurements.map((m) => m.benchmark))];
+  const baseNames = names2(base);
+  const headNames = new Set(names2(head));
+  if (baseNames.some((name) => headNames.has(name))) return;
+  const describe3 = (label2, files, list2) => {
+    const where = `${label2} (${files.join(", ")})`;
+    if (list2.length === 0) return `${where} holds no benchmark${settings.filter ? ` matching --filter ${settings.filter.pattern}` : ""}`;
+    const shown = list2.slice(0, 3).map((name) => JSON.stringify(name)).join(", ");
+    return `${where} has ${shown}${list2.length > 3 ? ` and ${list2.length - 3} more` : ""}`;
+  };
+  throw new InputError(`BASE and HEAD share no benchmark, so there is nothing to compare: ${describe3("BASE", settings.base, baseNames)}; ${describe3("HEAD", settings.head, [...headNames])}. Give two results of the same suite.`);
 }
 function render(settings, report) {
   const rows = REPORT_RENDERERS[settings.output].rows ? { comparePy: { base: readComparePySide(settings.base.join(","), settings.base, settings.format, settings.filter), head: readComparePySide(settings.head.join(","), settings.head, settings.format, settings.filter) } } : {};
@@ -63909,7 +63931,7 @@ ${USAGE}`);
 ${command.usage}`);
       return 2;
     }
-    if (error instanceof FormatError || error instanceof UnknownFormatError || error instanceof RunnerError || error instanceof StoreError) {
+    if (error instanceof InputError || error instanceof FormatError || error instanceof UnknownFormatError || error instanceof RunnerError || error instanceof StoreError) {
       err2(`benchbot ${name}: ${redact(error.message)}`);
       return 2;
     }
