@@ -3,12 +3,11 @@
 import { build } from 'esbuild';
 import { parseArgs } from 'node:util';
 import { bundleDashboard } from './dashboard-bundle.ts';
-import { NODE_BUNDLE_OPTIONS } from './bundle-options.ts';
+import { NODE_BUNDLE_ENTRIES, NODE_BUNDLE_OPTIONS } from './bundle-options.ts';
 
-const ENTRIES = { benchbot: 'src/cli/benchbot.ts', action: 'src/action/main.ts' };
 const { values } = parseArgs({ options: { outdir: { type: 'string', default: 'dist' } } });
 
-await build({ ...NODE_BUNDLE_OPTIONS, entryPoints: ENTRIES, outdir: values.outdir });
+await build({ ...NODE_BUNDLE_OPTIONS, entryPoints: NODE_BUNDLE_ENTRIES, outdir: values.outdir });
 
 // The dashboard's pages, for the browser (dist/dashboard.js, dist/dashboard.css).
 await bundleDashboard(values.outdir);

@@ -30,6 +30,13 @@ const lateBuiltins: Plugin = {
   },
 };
 
+/**
+ * NODE_BUNDLE_ENTRIES are the Node bundles, by file name in dist/: the CLI,
+ * the action, and the worker the app recomputes `/bench` reports in, which
+ * the CLI's bundle starts from beside itself (src/app/bench-recompute.ts).
+ */
+export const NODE_BUNDLE_ENTRIES = { benchbot: 'src/cli/benchbot.ts', action: 'src/action/main.ts', 'bench-recompute-worker': 'src/app/bench-recompute-worker.ts' };
+
 export const NODE_BUNDLE_OPTIONS: BuildOptions = {
   bundle: true,
   platform: 'node',

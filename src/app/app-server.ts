@@ -75,6 +75,8 @@ export interface AppServerOptions {
   logFormat?: 'json' | 'pretty';
   now?: CreateAppOptions['now'];
   onHandled?: CreateAppOptions['onHandled'];
+  /** recompute lowers the `/bench` recompute's series cap and time budget (default 10,000 series, 60 s; bench-recompute.ts). */
+  recompute?: CreateAppOptions['recompute'];
   /** webhookBodyLimits lower the delivery body bounds (default 25 MiB each, 25 MiB in flight per client and 100 MiB in all, 15 s to arrive; see webhook-body.ts). */
   webhookBodyLimits?: WebhookBodyLimits;
   /** dashboard answers the GET and HEAD requests it claims (true): `benchbot serve --dashboard` (dashboard/dashboard-handler.ts). */
@@ -110,7 +112,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     logLevel: options.logLevel ?? 'info',
     logFormat: options.logFormat ?? 'json',
   });
-  const appFn = createApp({ store: options.store, apiUrl: options.apiUrl, botLogin: options.botLogin, now: options.now, configTtlMs: options.configTtlMs, onHandled: options.onHandled });
+  const appFn = createApp({ store: options.store, apiUrl: options.apiUrl, botLogin: options.botLogin, now: options.now, configTtlMs: options.configTtlMs, onHandled: options.onHandled, recompute: options.recompute });
   const middleware = await createNodeMiddleware(appFn, { probot, webhooksPath: WEBHOOK_PATH });
 
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {

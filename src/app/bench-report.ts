@@ -1,4 +1,5 @@
-import type { ComparisonReport } from '../compare/compare-runs.ts';
+import type { CompareSide, ComparisonReport } from '../compare/compare-runs.ts';
+import type { Measurement } from '../model/measurement.ts';
 import type { Comparison, SideSummary, Verdict } from '../model/comparison.ts';
 import { GITHUB_COMMENT_LIMIT, REPORT_MARKER, renderMarkdown } from '../report/markdown-report.ts';
 import { flatten, inertText } from '../report/inert-markdown.ts';
@@ -50,6 +51,29 @@ export function benchSettings(args: Readonly<Record<string, string>>): ReportSet
 }
 
 /**
+ * MAX_RECOMPUTED_SERIES is how many series (benchmark x metric) of a `/bench`
+ * artifact the app recomputes, 10,000: a real suite has a few hundred to a
+ * few thousand, and the recompute costs about 0.45 ms per series on a shared
+ * two-core machine (12,000 took 5.4 s), so the audit's 120,000 (which held
+ * the app's thread 43-163 s) would take about a minute of a core. The rest are left out of the comment
+ * and the check run, which say so (capNote); the artifact still has them
+ * all. Artifacts are capped at 32 MiB per file already (read-zip.ts).
+ */
+export const MAX_RECOMPUTED_SERIES = 10_000;
+
+/** RecomputeCap says how many series the recompute kept of how many the artifact had. */
+export interface RecomputeCap {
+  kept: number;
+  total: number;
+}
+
+/** RecomputedReport is a recomputed report and, when MAX_RECOMPUTED_SERIES applied, what it left out. */
+export interface RecomputedReport {
+  report: ComparisonReport;
+  cap: RecomputeCap | null;
+}
+
+/**
  * recomputeBenchReport is the app's view of a `/bench` run: the comparisons,
  * every count, the headline and the check conclusion recomputed from the raw
  * samples in the report artifact (base.json and head.json, benchbot JSON),
@@ -57,9 +81,11 @@ export function benchSettings(args: Readonly<Record<string, string>>): ReportSet
  * (replayLooks, as the action's report role does). The artifact was
  * uploaded by a run that executed pull-request code, which can upload
  * artifacts under any name: its report.json (summary, verdicts, counts) is
- * never read. Throws ReportShapeError naming the file and what is wrong.
+ * never read. At most `maxSeries` series are compared: the first ones head
+ * lists, then base's; the cap says so. Throws ReportShapeError naming the
+ * file and what is wrong.
  */
-export function recomputeBenchReport(files: { base: string; head: string }, settings: ReportSettings): ComparisonReport {
+export function recomputeBenchReport(files: { base: string; head: string }, settings: ReportSettings, maxSeries = MAX_RECOMPUTED_SERIES): RecomputedReport {
   const side = (path: string, text: string) => {
     try {
       return collectSide([readSource({ path, text }, 'benchbot')], settings.filter);
@@ -68,7 +94,62 @@ export function recomputeBenchReport(files: { base: string; head: string }, sett
       throw error;
     }
   };
-  return replayLooks(side(RESULTS_FILES.base, files.base), side(RESULTS_FILES.head, files.head), settings);
+  const base = side(RESULTS_FILES.base, files.base);
+  const head = side(RESULTS_FILES.head, files.head);
+  const cap = capSeries(base, head, maxSeries);
+  return { report: replayLooks(base, head, settings), cap };
+}
+
+/**
+ * capSeries keeps the first `max` series (benchmark x metric) of head, then
+ * base, on both sides, with the warnings of their benchmarks (and those of
+ * no benchmark, at most `max`), in place; null when nothing was left out.
+ */
+function capSeries(base: CompareSide, head: CompareSide, max: number): RecomputeCap | null {
+  const key = (m: Measurement) => `${m.benchmark}\u0000${m.metric}`;
+  const kept = new Set<string>();
+  let total = 0;
+  const all = new Set<string>();
+  for (const m of [...head.measurements, ...base.measurements]) {
+    const k = key(m);
+    if (all.has(k)) continue;
+    all.add(k);
+    total++;
+    if (kept.size < max) kept.add(k);
+  }
+  if (total <= max) return null;
+  const benchmarks = new Set<string>();
+  for (const sideOf of [head, base]) {
+    sideOf.measurements = sideOf.measurements.filter((m) => kept.has(key(m)));
+    for (const m of sideOf.measurements) benchmarks.add(m.benchmark);
+  }
+  for (const sideOf of [head, base]) sideOf.warnings = sideOf.warnings.filter((w) => (w.benchmark === undefined ? true : benchmarks.has(w.benchmark))).slice(0, max);
+  return { kept: kept.size, total };
+}
+
+/** capNote is the paragraph a report recomputed under the cap carries. */
+export function capNote(cap: RecomputeCap): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `> [!NOTE]\n> The artifact holds ${n(cap.total)} series; the app recomputes at most ${n(cap.kept)} (the first in head's order), so ${n(cap.total - cap.kept)} are not in this comment or the check run. The run's \`${REPORT_ARTIFACT}\` artifact has them all.`;
+}
+
+/** RecomputedBench is what the app posts for a completed `/bench`: the comment body, the counts (for the check), and the cap if one applied. */
+export interface RecomputedBench {
+  body: string;
+  summary: ComparisonReport['summary'];
+  cap: RecomputeCap | null;
+}
+
+/**
+ * recomputeAndRender recomputes a `/bench` report from the artifact's
+ * samples with the dispatched inputs (benchSettings, recomputeBenchReport)
+ * and renders the sticky comment, with capNote when the cap applied. It is
+ * what the app runs off its event loop (bench-recompute.ts).
+ */
+export function recomputeAndRender(files: { base: string; head: string }, args: Readonly<Record<string, string>>, meta: BenchMeta, maxSeries = MAX_RECOMPUTED_SERIES): RecomputedBench {
+  const { report, cap } = recomputeBenchReport(files, benchSettings(args), maxSeries);
+  const notes = cap === null ? meta.notes : [...(meta.notes ?? []), capNote(cap)];
+  return { body: renderBenchReport(report, { ...meta, notes }), summary: report.summary, cap };
 }
 
 /** BenchMeta is what the app knows about a `/bench` beyond the report. */

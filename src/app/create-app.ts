@@ -2,6 +2,7 @@ import type { ApplicationFunction, Context, Probot } from 'probot';
 import type { Store } from '../store/store.ts';
 import { createAppState, type AppState } from './app-state.ts';
 import type { HandlerDeps } from './handler-deps.ts';
+import { createRecomputer, type RecomputeLimits } from './bench-recompute.ts';
 import { handleIssueCommentCreated, type IssueCommentPayload } from './issue-comment-created.ts';
 import { loadRepoConfig } from './load-repo-config.ts';
 import { octokitGitHubClient, type GitHubClient, type OctokitLike } from '../github/github-client.ts';
@@ -26,6 +27,8 @@ export interface CreateAppOptions {
    * an edit takes effect within a minute. 0 reads it every time.
    */
   configTtlMs?: number;
+  /** recompute lowers the `/bench` recompute's series cap and time budget (defaults in bench-recompute.ts and bench-report.ts). */
+  recompute?: RecomputeLimits;
   /** onHandled is called after each delivery with its outcome and duration in ms (the load bench listens). */
   onHandled?: (event: { id: string; name: string; outcome: string; ms: number }) => void;
 }
@@ -50,6 +53,7 @@ export function createApp(options: CreateAppOptions): ApplicationFunction {
       },
       now: options.now ?? (() => new Date()),
       loadConfig: cachedConfigLoader(options.configTtlMs ?? 60_000),
+      recompute: createRecomputer(options.recompute, (missing) => app.log.warn({ missing }, '/bench recompute worker not found; recomputing on the main thread (capped, but other deliveries wait meanwhile)')),
     };
 
     app.on('issue_comment.created', (context) => once(state, options, context, () => handleIssueCommentCreated(deps, clientOf(context, options), context.payload as IssueCommentPayload)));

@@ -1,6 +1,8 @@
 import type { ParsedConfig } from './app-config.ts';
 import type { AppState } from './app-state.ts';
 import type { GitHubClient } from '../github/github-client.ts';
+import type { RecomputeTask } from './bench-recompute.ts';
+import type { RecomputedBench } from './bench-report.ts';
 
 /** AppLog is the slice of Probot's (pino) logger the handlers use. */
 export interface AppLog {
@@ -21,6 +23,8 @@ export interface HandlerDeps {
   now: () => Date;
   /** loadConfig reads `.github/benchbot.yml` at a ref (loadRepoConfig, possibly cached). */
   loadConfig: (client: GitHubClient, owner: string, repo: string, ref: string) => Promise<ParsedConfig>;
+  /** recompute recomputes and renders a `/bench` report from its artifact off the event loop (createRecomputer). */
+  recompute: (task: RecomputeTask) => Promise<RecomputedBench>;
 }
 
 /** REPLY_MARKER marks the app's reply to `/bench` commands (help, usage, refusals): one per pull request, updated. */

@@ -1,4 +1,3 @@
-import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { conclusionFor, publishCheckRun, type CheckConclusion } from '../github/check-run.ts';
 import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
@@ -7,7 +6,8 @@ import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import { formatConfigProblems } from './app-config.ts';
 import type { BenchRequest, Versioned } from './app-state.ts';
-import { benchSettings, recomputeBenchReport, renderBenchFailure, renderBenchReport, REPORT_ARTIFACT, ReportShapeError, type FailedStep } from './bench-report.ts';
+import { renderBenchFailure, REPORT_ARTIFACT, ReportShapeError, type FailedStep, type RecomputedBench } from './bench-report.ts';
+import { RecomputeBudgetError } from './bench-recompute.ts';
 import { CHECK_NAME, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
 import { downloadArtifactFiles } from './artifact-file.ts';
@@ -128,16 +128,16 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';
 
-  // Three independent reads at once: the config, the pull request's head now, and the report.
-  const reading = downloadReport(client, where, run.id, request.args).then(
-    (report) => ({ report, detail: report === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
+  // Three independent reads at once: the config, the pull request's head now, and the artifact's samples.
+  const reading = downloadSamples(client, where, run.id).then(
+    (files) => ({ files, detail: files === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
     (error: unknown) => {
       if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
-      return { report: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
+      return { files: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
     },
   );
   reading.catch(() => undefined);
-  const [{ config, problems }, currentHead, { report, detail }] = await Promise.all([
+  const [{ config, problems }, currentHead, { files, detail: readDetail }] = await Promise.all([
     deps.loadConfig(client, where.owner, where.repo, payload.repository?.default_branch || 'main'),
     headOf(client, where, request.pr),
     reading,
@@ -145,13 +145,27 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   const runUrl = typeof run.html_url === 'string' ? run.html_url : request.runUrl;
   const meta = { requestedBy: request.requestedBy, commentUrl: request.commentUrl, base: request.base, head: request.head, currentHead, runUrl, notes: [formatConfigProblems(problems)] };
 
+  // The recompute (parse, compare, render) runs off the event loop, capped and within a time budget (bench-recompute.ts).
+  let recomputed: RecomputedBench | null = null;
+  let detail = readDetail;
+  if (files !== null) {
+    try {
+      recomputed = await deps.recompute({ files, args: request.args, meta });
+    } catch (error) {
+      if (error instanceof ReportShapeError) detail = `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}`;
+      else if (error instanceof RecomputeBudgetError) detail = `${error.message}; the run's ${REPORT_ARTIFACT} artifact has the results.`;
+      else throw error;
+    }
+  }
+  if (recomputed?.cap) deps.log.warn({ owner: where.owner, repo: where.repo, pr: request.pr, runId: run.id, ...recomputed.cap }, '/bench report recomputed under the series cap');
+
   let body: string;
   let conclusion: CheckConclusion;
   let title: string;
-  if (report !== null) {
-    body = renderBenchReport(report, meta);
-    conclusion = conclusionFor(report.summary, config.bench.failOn);
-    title = headline(report.summary);
+  if (recomputed !== null) {
+    body = recomputed.body;
+    conclusion = conclusionFor(recomputed.summary, config.bench.failOn);
+    title = headline(recomputed.summary);
   } else {
     const failed = await failedSteps(client, where, run.id);
     const runConclusion = typeof run.conclusion === 'string' ? run.conclusion : 'unknown';
@@ -179,7 +193,7 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     await deps.state.setBench({ ...latest.value, status: 'reported' } satisfies BenchRequest, latest.version);
   }
   deps.log.info({ owner: where.owner, repo: where.repo, pr: request.pr, runId: run.id, conclusion }, 'reported /bench');
-  return report !== null ? 'reported' : 'failure-reported';
+  return recomputed !== null ? 'reported' : 'failure-reported';
 }
 
 /** UNNAMED_RUN_SKEW_MS is how far GitHub's clock (a run's created_at) may be from the app's own (a dispatch's times). */
@@ -236,18 +250,13 @@ async function headOf(client: GitHubClient, where: Repo, pr: number): Promise<st
   }
 }
 
-/**
- * downloadReport reads the raw samples of the run's report artifact and
- * recomputes the report from them with the settings the app dispatched
- * (recomputeBenchReport); null when the artifact or a sample file is missing.
- */
-async function downloadReport(client: GitHubClient, where: Repo, runId: number, args: Readonly<Record<string, string>>): Promise<ComparisonReport | null> {
-  const settings = benchSettings(args);
+/** downloadSamples reads the raw samples (base.json, head.json) of the run's report artifact; null when the artifact or a file is missing. */
+async function downloadSamples(client: GitHubClient, where: Repo, runId: number): Promise<{ base: string; head: string } | null> {
   const files = await downloadArtifactFiles(client, where, runId, REPORT_ARTIFACT, [RESULTS_FILES.base, RESULTS_FILES.head]);
   const base = files?.[RESULTS_FILES.base];
   const head = files?.[RESULTS_FILES.head];
   if (base == null || head == null) return null;
-  return recomputeBenchReport({ base, head }, settings);
+  return { base, head };
 }
 
 /** failedSteps lists the failed jobs and steps of a run's latest attempt; best effort, since the comment must be written anyway. */

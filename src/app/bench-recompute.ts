@@ -1,0 +1,124 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { MAX_RECOMPUTED_SERIES, recomputeAndRender, ReportShapeError, type BenchMeta, type RecomputedBench } from './bench-report.ts';
+
+/**
+ * The app's recompute of a `/bench` report runs in a worker thread: parsing
+ * two artifact files of up to 32 MiB and comparing thousands of series takes
+ * seconds, and on the app's one thread it held every other delivery (the
+ * audit's 120,000 series kept one waiting 43-163 s; GitHub gives up after
+ * 10 s). One recompute runs at a time (the others wait their turn), each in
+ * a fresh worker, which is ended when it passes its time budget.
+ */
+
+/**
+ * RECOMPUTE_TIME_BUDGET_MS is how long one recompute may run, 60 s: the
+ * audit's 120,000-benchmark artifact, capped at MAX_RECOMPUTED_SERIES, took
+ * about 9 s on a shared two-core machine (parsing 24 MB included). Past it the worker is ended and the comment says
+ * the report was not recomputed in time.
+ */
+export const RECOMPUTE_TIME_BUDGET_MS = 60_000;
+
+/** RecomputeLimits override the series cap and the time budget (tests use small ones). */
+export interface RecomputeLimits {
+  maxSeries?: number;
+  timeBudgetMs?: number;
+}
+
+/** RecomputeTask is one `/bench` report to recompute: the artifact's sample files, the dispatched inputs, and what the comment says around the report. */
+export interface RecomputeTask {
+  files: { base: string; head: string };
+  args: Readonly<Record<string, string>>;
+  meta: BenchMeta;
+}
+
+/** RecomputeBudgetError says a recompute passed its time budget (and was stopped). */
+export class RecomputeBudgetError extends Error {
+  override name = 'RecomputeBudgetError';
+}
+
+/** WorkerReply is what the worker posts back: the rendered report, or the error that stopped it. */
+export type WorkerReply = { ok: true; result: RecomputedBench } | { ok: false; shape: boolean; message: string };
+
+/**
+ * WORKER_URL is the worker's entry file: the TypeScript source beside this
+ * one when Node runs the sources, and dist/bench-recompute-worker.js when
+ * this code runs bundled in dist/benchbot.js (scripts/build.ts bundles the
+ * worker as its own entry; esbuild leaves `new URL(…, import.meta.url)` as
+ * written, and in the bundle import.meta.url is dist/benchbot.js).
+ */
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './bench-recompute-worker.ts' : './bench-recompute-worker.js', import.meta.url);
+
+/**
+ * workerFile is the worker's entry as a path, or undefined where there is no
+ * such file (a packaging that left it out, an executable with the bundle
+ * inside): then the recompute runs on the app's thread, still capped, and
+ * createRecomputer's caller is told once (onFallback).
+ */
+function workerFile(): string | undefined {
+  if (WORKER_URL.protocol !== 'file:') return undefined;
+  const path = fileURLToPath(WORKER_URL);
+  return existsSync(path) ? path : undefined;
+}
+
+/**
+ * createRecomputer returns recompute(task): the rendered report, computed in
+ * a worker thread, one at a time, within the time budget. It rejects with
+ * ReportShapeError when the artifact is malformed, RecomputeBudgetError when
+ * the budget ran out, and an Error when the worker failed otherwise.
+ */
+export function createRecomputer(limits: RecomputeLimits = {}, onFallback: (missing: string) => void = () => undefined): (task: RecomputeTask) => Promise<RecomputedBench> {
+  const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
+  const budgetMs = limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS;
+  const file = workerFile();
+  if (file === undefined) onFallback(WORKER_URL.href);
+  let turn: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = turn.then(() => (file === undefined ? inThread({ ...task, maxSeries }) : inWorker(file, { ...task, maxSeries }, budgetMs)));
+    turn = run.catch(() => undefined);
+    return run;
+  };
+}
+
+function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, budgetMs: number): Promise<RecomputedBench> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(file, { workerData: task });
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(() => {
+      settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budgetMs / 1000} s budget`)));
+      void worker.terminate();
+    }, budgetMs);
+    worker.once('message', (reply: WorkerReply) => settle(() => {
+      if (reply.ok) resolve(reply.result);
+      else reject(replyError(reply));
+    }));
+    worker.once('error', (error) => settle(() => reject(error)));
+    worker.once('exit', (code) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code} before answering`))));
+  });
+}
+
+async function inThread(task: RecomputeTask & { maxSeries: number }): Promise<RecomputedBench> {
+  const reply = runRecomputeTask(task);
+  if (reply.ok) return reply.result;
+  throw replyError(reply);
+}
+
+function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
+  return reply.shape ? new ReportShapeError(reply.message) : new Error(`recomputing the /bench report failed: ${reply.message}`);
+}
+
+/** runRecomputeTask is the worker's whole job: recomputeAndRender, with a malformed artifact as a reply, not a crash. */
+export function runRecomputeTask(task: RecomputeTask & { maxSeries: number }): WorkerReply {
+  try {
+    return { ok: true, result: recomputeAndRender(task.files, task.args, task.meta, task.maxSeries) };
+  } catch (error) {
+    return { ok: false, shape: error instanceof ReportShapeError, message: (error as Error)?.message ?? String(error) };
+  }
+}

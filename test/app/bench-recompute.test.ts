@@ -1,0 +1,170 @@
+// One approved `/bench` with a huge artifact cannot stall the app (issue 22,
+// item 3). Through the real server and the stand-in: the audit's artifact,
+// 120,000 benchmarks (about 10 MB per side, under the 32 MiB cap), is
+// recomputed off the event loop while another signed delivery is answered
+// within a second; the report says the series cap applied; past the time
+// budget the comment says the report was not recomputed in time. And the
+// bundled CLI (built here with the release's esbuild options) runs the
+// recompute worker from beside itself.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { build } from 'esbuild';
+import { RECOMPUTE_TIME_BUDGET_MS } from '../../src/app/bench-recompute.ts';
+import { MAX_RECOMPUTED_SERIES } from '../../src/app/bench-report.ts';
+import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
+import { NODE_BUNDLE_ENTRIES, NODE_BUNDLE_OPTIONS } from '../../scripts/bundle-options.ts';
+import { startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
+import { APP_ID, APP_SLUG, BENCH_WORKFLOW, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, benchArtifact, commentEvent, deliver, makeZip, runEvent, seedPull, sha, startHarness, waitFor, type Harness } from './app-harness.ts';
+
+const BASE = sha('base');
+const HEAD = sha('head');
+const AUDIT_BENCHMARKS = 120_000;
+
+/**
+ * hugeSide is one side of the audit's artifact: `count` benchmarks of three
+ * rounds each, head `slower` times base, in benchbot JSON as the report job
+ * writes it (samplesJson's shape).
+ */
+function hugeSide(count: number, slower: number): string {
+  const benchmarks = Array.from({ length: count }, (_, i) => ({ benchmark: `BM_${i}`, metric: 'real_time', unit: 'ns', better: 'lower', values: [100 * slower + (i % 7), 101 * slower, 99 * slower + 1] }));
+  return JSON.stringify({ $schema: 'benchbot-json/1', version: 1, benchmarks });
+}
+
+/** approve runs `/bench` on PR 42 as a maintainer and returns the run id the app dispatched. */
+async function approve(h: Harness): Promise<number> {
+  h.stand.state.permissions = { maintainer: 'maintain' };
+  h.stand.state.workflows = [BENCH_WORKFLOW];
+  seedPull(h, { number: 42, head: HEAD, base: BASE, fork: true });
+  const reply = await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }));
+  assert.equal(reply.status, 200, reply.text);
+  const runId = Number(h.stand.state.checkRuns.find((c) => c.name === 'benchbot /bench')?.externalId);
+  assert.ok(runId > 0);
+  return runId;
+}
+
+const sticky = (h: Harness) => h.stand.state.comments.find((c) => c.issueNumber === 42 && c.body.split('\n')[0] === REPORT_MARKER);
+
+describe('the audit\'s 120,000-benchmark artifact (shipped cap and budget)', () => {
+  let h: Harness;
+  let zip: Uint8Array;
+  before(async () => {
+    h = await startHarness();
+    const files = { 'base.json': hugeSide(AUDIT_BENCHMARKS, 1), 'head.json': hugeSide(AUDIT_BENCHMARKS, 1.01) };
+    zip = makeZip(files);
+    console.log(`# artifact: ${AUDIT_BENCHMARKS} benchmarks, ${(files['base.json'].length / 1e6).toFixed(1)} MB base.json, ${(files['head.json'].length / 1e6).toFixed(1)} MB head.json, ${(zip.length / 1e6).toFixed(1)} MB zipped`);
+  });
+  after(() => h.close());
+
+  test('another signed delivery is answered within 1 s while it is recomputed, and the report says the cap applied', { timeout: 110_000 }, async (t) => {
+    const runId = await approve(h);
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: zip });
+    const started = Date.now();
+    const big = deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success' }));
+    // Wait for the artifact download: from then on the app parses and compares.
+    const downloads = () => h.stand.requests.filter((r) => r.template?.includes('/artifacts/{artifact_id}/{archive_format}')).length;
+    while (downloads() === 0) {
+      assert.ok(Date.now() - started < 30_000, 'the app never downloaded the artifact');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const other: number[] = [];
+    let done = false;
+    void big.finally(() => (done = true));
+    // Deliveries one after another while the recompute runs (at least one, however quick it is).
+    do {
+      const t0 = Date.now();
+      const reply = await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench help', login: 'stranger', pr: 7 }));
+      assert.equal(reply.status, 200, reply.text);
+      other.push(Date.now() - t0);
+    } while (!done && other.length < 20);
+    const reply = await big;
+    // Probot answers 202 ("still processing") to a delivery whose handler runs past its 9 s, within GitHub's 10 s.
+    assert.ok(reply.status === 200 || reply.status === 202, `${reply.status} ${reply.text}`);
+    await waitFor(() => sticky(h)?.body.includes('series;') === true, 60_000);
+    const total = Date.now() - started;
+    t.diagnostic(`the big /bench delivery answered ${reply.status}, its report posted after ${total} ms; ${other.length} other deliveries meanwhile answered in ${other.join(', ')} ms`);
+    assert.ok(other.length >= 2, `the recompute ran long enough to overlap deliveries (${other.length})`);
+    assert.ok(Math.max(...other) < 1000, `every other delivery answered within 1 s: ${other.join(', ')} ms`);
+
+    const body = sticky(h)?.body ?? '';
+    assert.ok(body.includes(`The artifact holds ${AUDIT_BENCHMARKS.toLocaleString('en-US')} series; the app recomputes at most ${MAX_RECOMPUTED_SERIES.toLocaleString('en-US')}`), body.slice(0, 2000));
+    assert.match(body, /BM_0\b/, 'the report shows the first series');
+    const check = h.stand.state.checkRuns.find((c) => c.externalId === String(runId));
+    assert.equal(check?.status, 'completed');
+    assert.ok(check?.output?.summary?.includes('the app recomputes at most'), 'the check run says so too');
+  });
+});
+
+describe('the time budget', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ recompute: { timeBudgetMs: 300 } });
+  });
+  after(() => h.close());
+
+  test('a recompute past its budget is stopped, and the comment says so', async () => {
+    const runId = await approve(h);
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip({ 'base.json': hugeSide(20_000, 1), 'head.json': hugeSide(20_000, 1.01) }) });
+    const reply = await deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success' }));
+    assert.equal(reply.status, 200, reply.text);
+    const body = sticky(h)?.body ?? '';
+    assert.match(body, /the report was not recomputed within the app's 0\.3 s budget; the run's benchbot-report artifact has the results/, body);
+    assert.equal(h.stand.state.checkRuns.find((c) => c.externalId === String(runId))?.conclusion, 'failure');
+  });
+});
+
+test('the shipped cap and budget are what docs/app.md and docs/security.md say', () => {
+  assert.equal(MAX_RECOMPUTED_SERIES, 10_000);
+  assert.equal(RECOMPUTE_TIME_BUDGET_MS, 60_000);
+  for (const doc of ['app.md', 'security.md']) {
+    const text = readFileSync(new URL(`../../docs/${doc}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    assert.ok(text.includes(`at most ${MAX_RECOMPUTED_SERIES.toLocaleString('en-US')} series`), `docs/${doc} gives the series cap`);
+    assert.ok(text.includes(`${RECOMPUTE_TIME_BUDGET_MS / 1000} s`), `docs/${doc} gives the time budget`);
+  }
+});
+
+test('the bundled CLI (dist/benchbot.js as the release builds it) recomputes in its worker', { timeout: 110_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-bundle-'));
+  const dist = join(dir, 'dist');
+  await build({ ...NODE_BUNDLE_OPTIONS, entryPoints: NODE_BUNDLE_ENTRIES, outdir: dist, logLevel: 'error' });
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const stand = await startGitHubApiStandIn({
+    state: {
+      actor: { login: BOT_LOGIN, type: 'Bot' },
+      app: { id: APP_ID, slug: APP_SLUG, owner: { login: OWNER, type: 'Organization' }, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(), installations: [INSTALLATION_ID] },
+    },
+  });
+  const keyPath = join(dir, 'app.pem');
+  writeFileSync(keyPath, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  const child = spawn(process.execPath, [join(dist, 'benchbot.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--store', join(dir, 'app.db')], {
+    cwd: dir,
+    env: { ...process.env, APP_ID: String(APP_ID), PRIVATE_KEY_PATH: keyPath, WEBHOOK_SECRET: 'webhook secret for tests', GITHUB_API_URL: stand.url, LOG_LEVEL: 'fatal' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    const url = /listening on (http:\/\/\S+)/.exec(first)?.[1];
+    assert.ok(url, first);
+    const h = { stand, app: { url, webhookUrl: `${url}/api/github/webhooks` } } as unknown as Harness;
+    const runId = await approve(h);
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip(benchArtifact()) });
+    const reply = await deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success' }));
+    assert.equal(reply.status, 200, `${reply.text} ${stderr}`);
+    const body = sticky(h)?.body ?? '';
+    t.diagnostic(`bundled ${Object.keys(NODE_BUNDLE_ENTRIES).join(', ')}; the report: ${body.split('\n')[1]}`);
+    assert.match(body, /1 regression/, body);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await stand.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
