@@ -11197,7 +11197,7 @@ var require_thread_stream = __commonJS({
     "use strict";
     var { version } = require_package();
     var { EventEmitter } = __require("events");
-    var { Worker: Worker2 } = __require("worker_threads");
+    var { Worker: Worker3 } = __require("worker_threads");
     var { join: join15 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
@@ -11251,7 +11251,7 @@ var require_thread_stream = __commonJS({
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
       const toExecute = bundlerOverrides["thread-stream-worker"] || join15(__dirname, "lib", "worker.js");
-      const worker = new Worker2(toExecute, {
+      const worker = new Worker3(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
         trackUnmanagedFds: false,
@@ -11761,10 +11761,10 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire3 } = __require("module");
-    var { existsSync: existsSync7 } = __require("node:fs");
+    var { existsSync: existsSync8 } = __require("node:fs");
     var getCallers = require_caller();
     var { join: join15, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
-    var { fileURLToPath: fileURLToPath2 } = __require("node:url");
+    var { fileURLToPath: fileURLToPath3 } = __require("node:url");
     var sleep = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
@@ -11831,12 +11831,12 @@ var require_transport = __commonJS({
       let path2 = unquoted2;
       if (path2.startsWith("file://")) {
         try {
-          path2 = fileURLToPath2(path2);
+          path2 = fileURLToPath3(path2);
         } catch {
           return false;
         }
       }
-      return isAbsolute2(path2) && !existsSync7(path2);
+      return isAbsolute2(path2) && !existsSync8(path2);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -53849,6 +53849,216 @@ function createAppState(store, now = Date.now) {
   };
 }
 
+// src/app/bench-recompute.ts
+import { existsSync as existsSync4 } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+
+// src/jobs/report-settings.ts
+function parseReportSettings(text2, name) {
+  const given = (setting) => {
+    const value = text2[setting]?.trim();
+    return value === void 0 || value === "" ? void 0 : value;
+  };
+  const wholeNumber = (setting, fallback, min) => {
+    const value = given(setting);
+    if (value === void 0) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new SettingError(`${name(setting)}: "${value}" is not a whole number of at least ${min}`);
+    return n;
+  };
+  const minRuns = wholeNumber("min-runs", PR_CHECK_DEFAULTS.minRuns, 2);
+  const maxRuns = wholeNumber("max-runs", defaultMaxRuns(minRuns), 2);
+  if (maxRuns < minRuns) throw new SettingError(`${name("max-runs")}: ${maxRuns} is below ${name("min-runs")} ${minRuns}`);
+  const thresholdText = given("threshold");
+  const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
+  if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
+  const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
+    const eq = line.lastIndexOf("=");
+    if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
+    const value = readPercent(line.slice(eq + 1));
+    if (typeof value !== "number") throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT: ${line.slice(eq + 1)} is ${value.problem}`);
+    return { glob: line.slice(0, eq), threshold: value };
+  });
+  const filterText = given("filter");
+  let filter;
+  if (filterText !== void 0) {
+    try {
+      filter = compileNameFilter(filterText);
+    } catch (error) {
+      if (!(error instanceof NameFilterError)) throw error;
+      throw new SettingError(`${name("filter")}: "${filterText}" is not a regular expression benchbot accepts (${error.message})`);
+    }
+  }
+  const alphaText = given("alpha");
+  const alpha = alphaText === void 0 ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
+  if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name("alpha")}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
+  return { threshold, alpha, rules, minRuns, maxRuns, filter };
+}
+
+// src/app/bench-report.ts
+var REPORT_ARTIFACT = "benchbot-report";
+var ReportShapeError = class extends Error {
+  name = "ReportShapeError";
+};
+function benchSettings(args) {
+  try {
+    return parseReportSettings({
+      threshold: args.threshold || "2%",
+      "threshold-for": args.thresholds,
+      filter: args.filter,
+      "min-runs": args.runs || "10",
+      "max-runs": args.runs || "40"
+    }, actionSetting);
+  } catch (error) {
+    if (error instanceof SettingError) throw new ReportShapeError(`the dispatched inputs do not parse: ${error.message}`);
+    throw error;
+  }
+}
+var MAX_RECOMPUTED_SERIES = 1e4;
+function recomputeBenchReport(files, settings, maxSeries = MAX_RECOMPUTED_SERIES) {
+  const side2 = (path2, text2) => {
+    try {
+      return collectSide([readSource({ path: path2, text: text2 }, "benchbot")], settings.filter);
+    } catch (error) {
+      if (error instanceof FormatError) throw new ReportShapeError(error.message);
+      throw error;
+    }
+  };
+  const base = side2(RESULTS_FILES.base, files.base);
+  const head = side2(RESULTS_FILES.head, files.head);
+  const cap = capSeries(base, head, maxSeries);
+  return { report: replayLooks(base, head, settings), cap };
+}
+function capSeries(base, head, max2) {
+  const key2 = (m) => `${m.benchmark}\0${m.metric}`;
+  const kept = /* @__PURE__ */ new Set();
+  let total = 0;
+  const all = /* @__PURE__ */ new Set();
+  for (const m of [...head.measurements, ...base.measurements]) {
+    const k = key2(m);
+    if (all.has(k)) continue;
+    all.add(k);
+    total++;
+    if (kept.size < max2) kept.add(k);
+  }
+  if (total <= max2) return null;
+  const benchmarks = /* @__PURE__ */ new Set();
+  for (const sideOf of [head, base]) {
+    sideOf.measurements = sideOf.measurements.filter((m) => kept.has(key2(m)));
+    for (const m of sideOf.measurements) benchmarks.add(m.benchmark);
+  }
+  for (const sideOf of [head, base]) sideOf.warnings = sideOf.warnings.filter((w) => w.benchmark === void 0 ? true : benchmarks.has(w.benchmark)).slice(0, max2);
+  return { kept: kept.size, total };
+}
+function capNote(cap) {
+  const n = (x) => x.toLocaleString("en-US");
+  return `> [!NOTE]
+> The artifact holds ${n(cap.total)} series; the app recomputes at most ${n(cap.kept)} (the first in head's order), so ${n(cap.total - cap.kept)} are not in this comment or the check run. The run's \`${REPORT_ARTIFACT}\` artifact has them all.`;
+}
+function recomputeAndRender(files, args, meta, maxSeries = MAX_RECOMPUTED_SERIES) {
+  const { report, cap } = recomputeBenchReport(files, benchSettings(args), maxSeries);
+  const notes = cap === null ? meta.notes : [...meta.notes ?? [], capNote(cap)];
+  return { body: renderBenchReport(report, { ...meta, notes }), summary: report.summary, cap };
+}
+function renderBenchReport(report, meta) {
+  const lines = preamble(meta);
+  const budget = GITHUB_COMMENT_LIMIT - lines.join("\n").length - 1e3;
+  const body = renderMarkdown(report, { title: "benchbot /bench", marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : void 0 });
+  const [marker, title, ...rest] = body.split("\n");
+  return [marker, title, "", ...lines, ...rest].join("\n");
+}
+function renderBenchRunning(meta) {
+  return [REPORT_MARKER, "### benchbot /bench: running", "", ...preamble(meta), meta.runUrl ? `Follow the [workflow run](${meta.runUrl}); this comment will show the results.` : "The workflow reports here when it is done."].join("\n");
+}
+function renderBenchFailure(meta) {
+  const what = meta.conclusion === "cancelled" ? "was cancelled" : `ended with \`${safe(meta.conclusion)}\``;
+  const lines = [REPORT_MARKER, `### benchbot /bench: the run ${what}`, "", ...preamble(meta)];
+  if (meta.failed.length > 0) {
+    lines.push("**What failed**", "");
+    for (const f of meta.failed.slice(0, 10)) lines.push(`- job \`${safe(f.job)}\`${f.step ? `, step \`${safe(f.step)}\`` : ""}${f.url ? ` ([log](${f.url}))` : ""}`);
+    lines.push("");
+  }
+  if (meta.detail) lines.push(`No report was produced: ${inertText(meta.detail.slice(0, 500))}`, "");
+  lines.push(`${meta.runUrl ? `[Open the workflow run's log](${meta.runUrl}). ` : ""}Comment \`/bench\` to try again.`);
+  return lines.join("\n");
+}
+function preamble(meta) {
+  const lines = [`Measured head \`${short2(meta.head)}\` against base \`${short2(meta.base)}\`, as [approved](${meta.commentUrl}) by @${safe(meta.requestedBy)}.`, ""];
+  if (meta.currentHead && meta.currentHead !== meta.head) {
+    lines.push(`> [!NOTE]`, `> The pull request has newer commits (head is now \`${short2(meta.currentHead)}\`); these results are for the approved \`${short2(meta.head)}\`. Comment \`/bench\` to measure the new head.`, "");
+  }
+  for (const note of meta.notes ?? []) if (note) lines.push(note, "");
+  return lines;
+}
+function short2(sha) {
+  return /^[0-9a-f]{7,64}$/i.test(sha) ? sha.slice(0, 12) : safe(sha).slice(0, 40);
+}
+function safe(text2) {
+  return flatten(text2).replace(/[`<>]/g, " ").slice(0, 200);
+}
+
+// src/app/bench-recompute.ts
+var RECOMPUTE_TIME_BUDGET_MS = 6e4;
+var RecomputeBudgetError = class extends Error {
+  name = "RecomputeBudgetError";
+};
+var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-worker.ts" : "./bench-recompute-worker.js", import.meta.url);
+function workerFile() {
+  if (WORKER_URL.protocol !== "file:") return void 0;
+  const path2 = fileURLToPath(WORKER_URL);
+  return existsSync4(path2) ? path2 : void 0;
+}
+function createRecomputer(limits = {}, onFallback = () => void 0) {
+  const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
+  const budgetMs = limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS;
+  const file = workerFile();
+  if (file === void 0) onFallback(WORKER_URL.href);
+  let turn = Promise.resolve();
+  return (task) => {
+    const run2 = turn.then(() => file === void 0 ? inThread({ ...task, maxSeries }) : inWorker(file, { ...task, maxSeries }, budgetMs));
+    turn = run2.catch(() => void 0);
+    return run2;
+  };
+}
+function inWorker(file, task, budgetMs) {
+  return new Promise((resolve11, reject) => {
+    const worker = new Worker(file, { workerData: task });
+    let settled = false;
+    const settle = (fn) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(() => {
+      settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budgetMs / 1e3} s budget`)));
+      void worker.terminate();
+    }, budgetMs);
+    worker.once("message", (reply2) => settle(() => {
+      if (reply2.ok) resolve11(reply2.result);
+      else reject(replyError(reply2));
+    }));
+    worker.once("error", (error) => settle(() => reject(error)));
+    worker.once("exit", (code18) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code18} before answering`))));
+  });
+}
+async function inThread(task) {
+  const reply2 = runRecomputeTask(task);
+  if (reply2.ok) return reply2.result;
+  throw replyError(reply2);
+}
+function replyError(reply2) {
+  return reply2.shape ? new ReportShapeError(reply2.message) : new Error(`recomputing the /bench report failed: ${reply2.message}`);
+}
+function runRecomputeTask(task) {
+  try {
+    return { ok: true, result: recomputeAndRender(task.files, task.args, task.meta, task.maxSeries) };
+  } catch (error) {
+    return { ok: false, shape: error instanceof ReportShapeError, message: error?.message ?? String(error) };
+  }
+}
+
 // src/github/github-client.ts
 var import_light3 = __toESM(require_light(), 1);
 var DEFAULT_API_URL = "https://api.github.com";
@@ -59688,115 +59898,6 @@ function findCommandLine(body) {
   return null;
 }
 
-// src/jobs/report-settings.ts
-function parseReportSettings(text2, name) {
-  const given = (setting) => {
-    const value = text2[setting]?.trim();
-    return value === void 0 || value === "" ? void 0 : value;
-  };
-  const wholeNumber = (setting, fallback, min) => {
-    const value = given(setting);
-    if (value === void 0) return fallback;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new SettingError(`${name(setting)}: "${value}" is not a whole number of at least ${min}`);
-    return n;
-  };
-  const minRuns = wholeNumber("min-runs", PR_CHECK_DEFAULTS.minRuns, 2);
-  const maxRuns = wholeNumber("max-runs", defaultMaxRuns(minRuns), 2);
-  if (maxRuns < minRuns) throw new SettingError(`${name("max-runs")}: ${maxRuns} is below ${name("min-runs")} ${minRuns}`);
-  const thresholdText = given("threshold");
-  const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
-  if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
-  const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
-    const eq = line.lastIndexOf("=");
-    if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
-    const value = readPercent(line.slice(eq + 1));
-    if (typeof value !== "number") throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT: ${line.slice(eq + 1)} is ${value.problem}`);
-    return { glob: line.slice(0, eq), threshold: value };
-  });
-  const filterText = given("filter");
-  let filter;
-  if (filterText !== void 0) {
-    try {
-      filter = compileNameFilter(filterText);
-    } catch (error) {
-      if (!(error instanceof NameFilterError)) throw error;
-      throw new SettingError(`${name("filter")}: "${filterText}" is not a regular expression benchbot accepts (${error.message})`);
-    }
-  }
-  const alphaText = given("alpha");
-  const alpha = alphaText === void 0 ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
-  if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name("alpha")}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, alpha, rules, minRuns, maxRuns, filter };
-}
-
-// src/app/bench-report.ts
-var REPORT_ARTIFACT = "benchbot-report";
-var ReportShapeError = class extends Error {
-  name = "ReportShapeError";
-};
-function benchSettings(args) {
-  try {
-    return parseReportSettings({
-      threshold: args.threshold || "2%",
-      "threshold-for": args.thresholds,
-      filter: args.filter,
-      "min-runs": args.runs || "10",
-      "max-runs": args.runs || "40"
-    }, actionSetting);
-  } catch (error) {
-    if (error instanceof SettingError) throw new ReportShapeError(`the dispatched inputs do not parse: ${error.message}`);
-    throw error;
-  }
-}
-function recomputeBenchReport(files, settings) {
-  const side2 = (path2, text2) => {
-    try {
-      return collectSide([readSource({ path: path2, text: text2 }, "benchbot")], settings.filter);
-    } catch (error) {
-      if (error instanceof FormatError) throw new ReportShapeError(error.message);
-      throw error;
-    }
-  };
-  return replayLooks(side2(RESULTS_FILES.base, files.base), side2(RESULTS_FILES.head, files.head), settings);
-}
-function renderBenchReport(report, meta) {
-  const lines = preamble(meta);
-  const budget = GITHUB_COMMENT_LIMIT - lines.join("\n").length - 1e3;
-  const body = renderMarkdown(report, { title: "benchbot /bench", marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : void 0 });
-  const [marker, title, ...rest] = body.split("\n");
-  return [marker, title, "", ...lines, ...rest].join("\n");
-}
-function renderBenchRunning(meta) {
-  return [REPORT_MARKER, "### benchbot /bench: running", "", ...preamble(meta), meta.runUrl ? `Follow the [workflow run](${meta.runUrl}); this comment will show the results.` : "The workflow reports here when it is done."].join("\n");
-}
-function renderBenchFailure(meta) {
-  const what = meta.conclusion === "cancelled" ? "was cancelled" : `ended with \`${safe(meta.conclusion)}\``;
-  const lines = [REPORT_MARKER, `### benchbot /bench: the run ${what}`, "", ...preamble(meta)];
-  if (meta.failed.length > 0) {
-    lines.push("**What failed**", "");
-    for (const f of meta.failed.slice(0, 10)) lines.push(`- job \`${safe(f.job)}\`${f.step ? `, step \`${safe(f.step)}\`` : ""}${f.url ? ` ([log](${f.url}))` : ""}`);
-    lines.push("");
-  }
-  if (meta.detail) lines.push(`No report was produced: ${inertText(meta.detail.slice(0, 500))}`, "");
-  lines.push(`${meta.runUrl ? `[Open the workflow run's log](${meta.runUrl}). ` : ""}Comment \`/bench\` to try again.`);
-  return lines.join("\n");
-}
-function preamble(meta) {
-  const lines = [`Measured head \`${short2(meta.head)}\` against base \`${short2(meta.base)}\`, as [approved](${meta.commentUrl}) by @${safe(meta.requestedBy)}.`, ""];
-  if (meta.currentHead && meta.currentHead !== meta.head) {
-    lines.push(`> [!NOTE]`, `> The pull request has newer commits (head is now \`${short2(meta.currentHead)}\`); these results are for the approved \`${short2(meta.head)}\`. Comment \`/bench\` to measure the new head.`, "");
-  }
-  for (const note of meta.notes ?? []) if (note) lines.push(note, "");
-  return lines;
-}
-function short2(sha) {
-  return /^[0-9a-f]{7,64}$/i.test(sha) ? sha.slice(0, 12) : safe(sha).slice(0, 40);
-}
-function safe(text2) {
-  return flatten(text2).replace(/[`<>]/g, " ").slice(0, 200);
-}
-
 // src/app/handler-deps.ts
 var REPLY_MARKER = "<!-- benchbot:reply -->";
 var CHECK_NAME = "benchbot /bench";
@@ -60155,10 +60256,10 @@ _benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max2}. 
 import { createRequire as createRequire2 } from "module";
 var require2 = createRequire2("/");
 var _a2;
-var Worker;
+var Worker2;
 var isMarkedAsUntransferable;
 try {
-  _a2 = require2("worker_threads"), Worker = _a2.Worker, isMarkedAsUntransferable = _a2.isMarkedAsUntransferable;
+  _a2 = require2("worker_threads"), Worker2 = _a2.Worker, isMarkedAsUntransferable = _a2.isMarkedAsUntransferable;
 } catch (e) {
 }
 var u8 = Uint8Array;
@@ -61280,28 +61381,40 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   if (request2.status === "replaced") return "superseded";
   const latest = await deps.state.getBench(where.owner, where.repo, request2.pr);
   if (latest !== void 0 && latest.value.runId !== run2.id && latest.value.at > request2.at) return "superseded";
-  const reading = downloadReport(client, where, run2.id, request2.args).then(
-    (report2) => ({ report: report2, detail: report2 === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
+  const reading = downloadSamples(client, where, run2.id).then(
+    (files2) => ({ files: files2, detail: files2 === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
     (error) => {
       if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
-      return { report: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
+      return { files: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
     }
   );
   reading.catch(() => void 0);
-  const [{ config: config3, problems }, currentHead, { report, detail }] = await Promise.all([
+  const [{ config: config3, problems }, currentHead, { files, detail: readDetail }] = await Promise.all([
     deps.loadConfig(client, where.owner, where.repo, payload.repository?.default_branch || "main"),
     headOf(client, where, request2.pr),
     reading
   ]);
   const runUrl = typeof run2.html_url === "string" ? run2.html_url : request2.runUrl;
   const meta = { requestedBy: request2.requestedBy, commentUrl: request2.commentUrl, base: request2.base, head: request2.head, currentHead, runUrl, notes: [formatConfigProblems(problems)] };
+  let recomputed = null;
+  let detail = readDetail;
+  if (files !== null) {
+    try {
+      recomputed = await deps.recompute({ files, args: request2.args, meta });
+    } catch (error) {
+      if (error instanceof ReportShapeError) detail = `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}`;
+      else if (error instanceof RecomputeBudgetError) detail = `${error.message}; the run's ${REPORT_ARTIFACT} artifact has the results.`;
+      else throw error;
+    }
+  }
+  if (recomputed?.cap) deps.log.warn({ owner: where.owner, repo: where.repo, pr: request2.pr, runId: run2.id, ...recomputed.cap }, "/bench report recomputed under the series cap");
   let body;
   let conclusion;
   let title;
-  if (report !== null) {
-    body = renderBenchReport(report, meta);
-    conclusion = conclusionFor(report.summary, config3.bench.failOn);
-    title = headline(report.summary);
+  if (recomputed !== null) {
+    body = recomputed.body;
+    conclusion = conclusionFor(recomputed.summary, config3.bench.failOn);
+    title = headline(recomputed.summary);
   } else {
     const failed2 = await failedSteps(client, where, run2.id);
     const runConclusion = typeof run2.conclusion === "string" ? run2.conclusion : "unknown";
@@ -61326,7 +61439,7 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
     await deps.state.setBench({ ...latest.value, status: "reported" }, latest.version);
   }
   deps.log.info({ owner: where.owner, repo: where.repo, pr: request2.pr, runId: run2.id, conclusion }, "reported /bench");
-  return report !== null ? "reported" : "failure-reported";
+  return recomputed !== null ? "reported" : "failure-reported";
 }
 var UNNAMED_RUN_SKEW_MS = 1e4;
 async function bindUnnamedRun(deps, where, payload, workflow) {
@@ -61362,13 +61475,12 @@ async function headOf(client, where, pr) {
     throw error;
   }
 }
-async function downloadReport(client, where, runId, args) {
-  const settings = benchSettings(args);
+async function downloadSamples(client, where, runId) {
   const files = await downloadArtifactFiles(client, where, runId, REPORT_ARTIFACT, [RESULTS_FILES.base, RESULTS_FILES.head]);
   const base = files?.[RESULTS_FILES.base];
   const head = files?.[RESULTS_FILES.head];
   if (base == null || head == null) return null;
-  return recomputeBenchReport({ base, head }, settings);
+  return { base, head };
 }
 async function failedSteps(client, where, runId) {
   try {
@@ -61393,7 +61505,8 @@ function createApp(options2) {
         warn: (fields, message) => app.log.warn(fields, message)
       },
       now: options2.now ?? (() => /* @__PURE__ */ new Date()),
-      loadConfig: cachedConfigLoader(options2.configTtlMs ?? 6e4)
+      loadConfig: cachedConfigLoader(options2.configTtlMs ?? 6e4),
+      recompute: createRecomputer(options2.recompute, (missing) => app.log.warn({ missing }, "/bench recompute worker not found; recomputing on the main thread (capped, but other deliveries wait meanwhile)"))
     };
     app.on("issue_comment.created", (context) => once2(state, options2, context, () => handleIssueCommentCreated(deps, clientOf(context, options2), context.payload)));
     app.on("workflow_run.completed", (context) => once2(state, options2, context, () => handleWorkflowRunCompleted(deps, clientOf(context, options2), context.payload)));
@@ -61567,7 +61680,7 @@ async function startAppServer(options2) {
     logLevel: options2.logLevel ?? "info",
     logFormat: options2.logFormat ?? "json"
   });
-  const appFn = createApp({ store: options2.store, apiUrl: options2.apiUrl, botLogin: options2.botLogin, now: options2.now, configTtlMs: options2.configTtlMs, onHandled: options2.onHandled });
+  const appFn = createApp({ store: options2.store, apiUrl: options2.apiUrl, botLogin: options2.botLogin, now: options2.now, configTtlMs: options2.configTtlMs, onHandled: options2.onHandled, recompute: options2.recompute });
   const middleware = await createNodeMiddleware2(appFn, { probot, webhooksPath: WEBHOOK_PATH });
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     void route(req, res).catch((error) => {
@@ -61989,15 +62102,15 @@ function buildRuns(runs) {
 }
 
 // src/dashboard/write-site.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync5, mkdirSync as mkdirSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join10 } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
 function loadSiteAssets() {
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
-    const js = fileURLToPath(new URL("dashboard.js", dir));
-    const css = fileURLToPath(new URL("dashboard.css", dir));
-    if (existsSync4(js) && existsSync4(css)) return { js: readFileSync5(js, "utf8"), css: readFileSync5(css, "utf8") };
+    const js = fileURLToPath2(new URL("dashboard.js", dir));
+    const css = fileURLToPath2(new URL("dashboard.css", dir));
+    if (existsSync5(js) && existsSync5(css)) return { js: readFileSync5(js, "utf8"), css: readFileSync5(css, "utf8") };
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
@@ -62910,7 +63023,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 }
 
 // src/jobs/bisect-session.ts
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync6 } from "node:fs";
 import { join as join12 } from "node:path";
 
 // src/bisect/create-bisect.ts
@@ -63416,7 +63529,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync5(join12(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync6(join12(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -63782,7 +63895,7 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync6, readdirSync as readdirSync3, rmSync as rmSync6 } from "node:fs";
+import { existsSync as existsSync7, readdirSync as readdirSync3, rmSync as rmSync6 } from "node:fs";
 import { join as join14, resolve as resolve10, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
@@ -63805,7 +63918,7 @@ function benchbotWorktrees(dir) {
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync6(root) ? readdirSync3(root).map((name) => join14(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync7(root) ? readdirSync3(root).map((name) => join14(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -63827,7 +63940,7 @@ function runClean(args, out) {
     rmSync6(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync6(root) && readdirSync3(root).length === 0) rmSync6(root, { recursive: true });
+  for (const root of roots) if (existsSync7(root) && readdirSync3(root).length === 0) rmSync6(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
