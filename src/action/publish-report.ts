@@ -11,7 +11,7 @@ import { confirmedRegressions } from '../report/scan-report.ts';
 import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import type { ActionSettings } from './action-inputs.ts';
-import { closeRecoveredRegressions } from './close-recovered-regressions.ts';
+import { closeRecoveredRegressions } from '../jobs/regression-issues.ts';
 
 /** Publishable is what the report job publishes: the recomputed report and, for a nightly, the history recovery is decided from. */
 export interface Publishable {
@@ -75,7 +75,14 @@ export async function publishReport(settings: ActionSettings, issueNumber: numbe
   if (settings.commentOnCommit && outcome.scan) {
     outputs['commit-comment-url'] = await commentOnCommit(client, settings, outcome, { owner, repo, runUrl, env, log });
   }
-  if (outcome.recovery) await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
+  if (outcome.recovery) {
+    // The issues are filed by the app (its own `<slug>[bot]`), or by a workflow as github-actions[bot]: any GitHub App
+    // account, never a person, since anyone who may label issues could file one with the label and the marker.
+    const warn = (message: string) => core.warning(message, { title: 'benchbot' });
+    const closed = await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL, author: null }, warn);
+    // Names come from the artifact: one line each, so they cannot start a workflow command.
+    for (const c of closed) log(`benchbot: regression issue #${c.number} ${c.action}: ${escapeCommand(c.benchmark)} (${escapeCommand(c.metric)}) recovered`);
+  }
   return outputs;
 }
 
@@ -111,4 +118,13 @@ async function commentOnCommit(client: GitHubClient, settings: ActionSettings, o
     core.warning(`could not comment on commit ${sha.slice(0, 12)}: ${error.message}${error.status === 403 ? ' (the report job needs permissions: contents: write)' : ''}`, { title: 'benchbot' });
     return '';
   }
+}
+
+/**
+ * escapeCommand keeps a plain log line that carries text from a PR on one
+ * line, so it cannot start a workflow command (GitHub's escaping for command
+ * data, which @actions/core applies to the annotations themselves).
+ */
+export function escapeCommand(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }

@@ -1,10 +1,7 @@
 import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
-import { findRegressionIssue, upsertRegressionIssue } from '../github/regression-issue.ts';
-import { withMarker } from '../github/sticky-comment.ts';
+import { fileRegressionIssue } from '../github/regression-issue.ts';
 import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
-import { REGRESSION_LABEL, regressionMarker, renderRegressionIssue } from '../report/regression-issue.ts';
-import { ccLine } from '../report/commit-alert.ts';
 import type { ScanFinding } from '../scan/scan-finding.ts';
 import type { AppConfig } from './app-config.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
@@ -96,25 +93,12 @@ export async function handleBisectCompleted(deps: HandlerDeps, client: GitHubCli
   const finding = toScanFinding(json, record.branch);
   const text = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, 'bisect.json');
   const bisect = text === null ? undefined : parseBisectLog(text);
-  const rendered = renderRegressionIssue({ finding, bisect, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config.nightly.dashboard });
-  // The users to cc come from the repository's .github/benchbot.yml (issues.cc), validated logins; never from the artifact.
-  const cc = ccLine(config.issues.cc);
-  const issue = cc === '' ? rendered : { ...rendered, body: `${rendered.body}\n\n${cc}` };
-
   // Only the app's own issues are reconciled: anyone who may label issues can file one with the label and the marker.
   const botLogin = await deps.botLogin();
-  const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
-  if (issue.marker !== rangeMarker && (await findRegressionIssue(client, { ...where, marker: issue.marker, botLogin })) === null) {
-    const rangeIssue = await findRegressionIssue(client, { ...where, marker: rangeMarker, botLogin });
-    if (rangeIssue !== null && rangeIssue.state === 'open') {
-      const labels = [...new Set([...rangeIssue.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l !== ''), REGRESSION_LABEL, ...config.issues.labels])];
-      await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { ...where, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body), labels });
-    }
-  }
-  const result = await upsertRegressionIssue(client, { ...where, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: config.issues.labels, assignees: config.issues.assignees });
+  const result = await fileRegressionIssue(client, { ...where, finding, bisect, threshold: record.threshold, dashboardUrl: config.nightly.dashboard, botLogin, labels: config.issues.labels, assignees: config.issues.assignees, cc: config.issues.cc });
   // The culprit goes with the record too: the dashboard marks it on the series' chart.
   const named = bisect?.culprit;
-  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result.number, url: result.url, marker: issue.marker, at: deps.now().toISOString(), ...(named ? { culprit: { sha: named.sha, subject: named.subject, ...(typeof named.pr === 'number' ? { pr: named.pr } : {}) } } : {}) });
+  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result.number, url: result.url, marker: result.marker, at: deps.now().toISOString(), ...(named ? { culprit: { sha: named.sha, subject: named.subject, ...(typeof named.pr === 'number' ? { pr: named.pr } : {}) } } : {}) });
   deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result.number, action: result.action }, 'regression issue');
   return 'issue-filed';
 }

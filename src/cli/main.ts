@@ -12,6 +12,7 @@ import { runScan, runAck, SCAN_USAGE, ACK_USAGE } from './scan-command.ts';
 import { runDashboard, DASHBOARD_USAGE } from './dashboard-command.ts';
 import { runBisect, runBisectOracle, BISECT_USAGE, BISECT_ORACLE_USAGE } from './bisect-command.ts';
 import { runClean, CLEAN_USAGE } from './clean-command.ts';
+import { runNightlyCommand, NIGHTLY_USAGE } from './nightly-command.ts';
 import { runBisectLog, BISECT_LOG_USAGE } from './bisect-log-command.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 import { redact, scrubError } from '../store/redact.ts';
@@ -27,6 +28,7 @@ commands:
   calibrate --bench      learn this machine's noise per benchmark (A/A rounds of one commit), for run's advice
   export / import        move history between stores as NDJSON; import github-action-benchmark data.js
   serve                  run the GitHub App: /bench on pull requests, reports, nightly bisect -> issue
+  nightly --bench        the nightly job here (cron, systemd, any CI): measure the branch head, confirm, scan, report
   scan                   scan the nightly history for regressions (nightly medians, confirmed by the interleaved A/B)
   ack SERIES --at SHA    mark an expected change: no alert, a new baseline from there
   dashboard --out DIR    write a static site of the history: every series charted, regressions first
@@ -54,6 +56,7 @@ const COMMANDS: Record<string, Command> = {
   export: { usage: EXPORT_USAGE, run: runExport },
   import: { usage: IMPORT_USAGE, run: runImport },
   serve: { usage: SERVE_USAGE, run: runServe },
+  nightly: { usage: NIGHTLY_USAGE, run: runNightlyCommand },
   scan: { usage: SCAN_USAGE, run: runScan },
   ack: { usage: ACK_USAGE, run: runAck },
   dashboard: { usage: DASHBOARD_USAGE, run: runDashboard },
@@ -65,7 +68,7 @@ const COMMANDS: Record<string, Command> = {
 
 /**
  * main runs the benchbot CLI and returns the exit code: 0 success, 1 a
- * regression was found (compare/run), 2 bad usage or bad input.
+ * regression was found (compare/run/nightly/scan), 2 bad usage or bad input.
  */
 export async function main(argv: string[], out = (t: string) => process.stdout.write(t + '\n'), err = (t: string) => process.stderr.write(t + '\n')): Promise<number> {
   const [name, ...args] = argv;

@@ -14,17 +14,11 @@ import { resolveStoreArg } from './resolve-store-arg.ts';
 /** OUTPUTS are the report formats run prints: those rendered from the comparisons alone. */
 const OUTPUTS = reportFormats({ rows: false });
 
-export const RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
-
-Checks out base and head in git worktrees, builds each once, runs the
-benchmark in interleaved ABBA rounds on this machine (or an executor's), adds
-rounds until every benchmark is decisive, stores both runs and prints the report.
-
-options:
-  --base REF              base commit, branch or tag (required)
-  --head REF              head commit, branch or tag (required)
-  --bench CMD             benchmark command, run in the checkout (required)
-  --build CMD             build command, run once per checkout (skipped when that tree was built before)
+/**
+ * MEASURE_FLAGS_USAGE documents the flags of every command that measures
+ * commits with the PR check's rounds (run, nightly), parsed by parseMeasureFlags.
+ */
+export const MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per checkout (skipped when that tree was built before)
   --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
   --result-file PATH      read results from this file (relative to the checkout) instead of stdout; a directory
                           is criterion's (target/criterion): each round reads the */new/ results it wrote
@@ -34,10 +28,8 @@ options:
   --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
   --alpha A               overall error rate, split across looks (default 0.05)
-  --output O              ${OUTPUTS.join(' | ')} (default text)
   --store URL             history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
                           a relative path is relative to the current directory, like every path you type
-  --no-store              do not store the runs
   --executor E            local (default) | ssh://user@host[:port][/dir] | device
   --device-run T          device executor: command template with {cmd}, e.g. 'adb shell {cmd}'
   --device-push T         device executor: push template with {src} {dst}
@@ -58,9 +50,24 @@ ${MACHINE_FLAGS_USAGE}
   --pin-cpu C             auto (default: the kernel's isolated CPUs, if any) | off | a taskset CPU list, e.g. 3 or 2-3
   --no-pool-base          do not pool stored rounds of the same base SHA on this machine into the base side
                           (pooled by default, after a drift check against today's base rounds)
-  --test T                mann-whitney (default) | yuen (20%-trimmed t)
+  --test T                mann-whitney (default) | yuen (20%-trimmed t)`;
+
+export const RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
+
+Checks out base and head in git worktrees, builds each once, runs the
+benchmark in interleaved ABBA rounds on this machine (or an executor's), adds
+rounds until every benchmark is decisive, stores both runs and prints the report.
+
+options:
+  --base REF              base commit, branch or tag (required)
+  --head REF              head commit, branch or tag (required)
+  --bench CMD             benchmark command, run in the checkout (required)
+${MEASURE_FLAGS_USAGE}
+  --output O              ${OUTPUTS.join(' | ')} (default text)
+  --no-store              do not store the runs
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
+
 
 /** RunCommandSettings are the parsed flags: the PR check's settings plus how to print. */
 export interface RunCommandSettings extends PrCheckSettings {
@@ -89,30 +96,45 @@ function executorSpec(text: string, device: { run?: string; push?: string; pull?
   }
 }
 
+/** MEASURE_FLAG_OPTIONS are the parseArgs options of MEASURE_FLAGS_USAGE. */
+export const MEASURE_FLAG_OPTIONS = {
+  bench: { type: 'string' }, build: { type: 'string' },
+  format: { type: 'string' }, 'result-file': { type: 'string' },
+  'min-runs': { type: 'string' }, 'max-runs': { type: 'string' }, warmup: { type: 'string' },
+  threshold: { type: 'string' }, 'threshold-for': { type: 'string', multiple: true }, alpha: { type: 'string' },
+  store: { type: 'string' },
+  executor: { type: 'string' }, 'device-run': { type: 'string' }, 'device-push': { type: 'string' }, 'device-pull': { type: 'string' },
+  repo: { type: 'string' }, counters: { type: 'boolean' },
+  'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, 'max-failed-rounds': { type: 'string' },
+  ...MACHINE_FLAG_OPTIONS,
+  seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
+  repetitions: { type: 'string' }, 'round-summary': { type: 'string' }, 'pin-cpu': { type: 'string' },
+  'pool-base': { type: 'boolean' }, 'no-pool-base': { type: 'boolean' }, test: { type: 'string' },
+} as const;
+
+/** MeasureFlags are the parsed measuring flags: a PR check's settings but for its commits and what to do with the store. */
+export type MeasureFlags = Omit<PrCheckSettings, 'base' | 'head' | 'noStore'>;
+
+/** MeasureValues are parseArgs' values of MEASURE_FLAG_OPTIONS. */
+type MeasureValues = { [K in keyof typeof MEASURE_FLAG_OPTIONS]?: (typeof MEASURE_FLAG_OPTIONS)[K]['type'] extends 'boolean' ? boolean : (typeof MEASURE_FLAG_OPTIONS)[K] extends { multiple: true } ? string[] : string };
+
 /** parseRunArgs validates `benchbot run`'s flags; every problem names the flag to change. */
 export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv): RunCommandSettings {
-  const parsed = parseFlags(args, {
-    base: { type: 'string' }, head: { type: 'string' }, bench: { type: 'string' }, build: { type: 'string' },
-    format: { type: 'string' }, 'result-file': { type: 'string' },
-    'min-runs': { type: 'string' }, 'max-runs': { type: 'string' }, warmup: { type: 'string' },
-    threshold: { type: 'string' }, 'threshold-for': { type: 'string', multiple: true }, alpha: { type: 'string' },
-    output: { type: 'string' }, store: { type: 'string' }, 'no-store': { type: 'boolean' },
-    executor: { type: 'string' }, 'device-run': { type: 'string' }, 'device-push': { type: 'string' }, 'device-pull': { type: 'string' },
-    repo: { type: 'string' }, counters: { type: 'boolean' },
-    'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, 'max-failed-rounds': { type: 'string' },
-    ...MACHINE_FLAG_OPTIONS,
-    seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
-    repetitions: { type: 'string' }, 'round-summary': { type: 'string' }, 'pin-cpu': { type: 'string' },
-    'pool-base': { type: 'boolean' }, 'no-pool-base': { type: 'boolean' }, test: { type: 'string' },
-  }, false);
+  const parsed = parseFlags(args, { base: { type: 'string' }, head: { type: 'string' }, output: { type: 'string' }, 'no-store': { type: 'boolean' }, ...MEASURE_FLAG_OPTIONS }, false);
   const v = parsed.values;
-  for (const flag of ['base', 'head', 'bench'] as const) if (!v[flag]) throw new UsageError(`--${flag} is required`);
+  for (const flag of ['base', 'head'] as const) if (!v[flag]) throw new UsageError(`--${flag} is required`);
+  const output = choose('--output', v.output ?? 'text', OUTPUTS);
+  return { ...parseMeasureFlags(v, cwd, env), base: v.base as string, head: v.head as string, output, noStore: v['no-store'] === true };
+}
+
+/** parseMeasureFlags validates the measuring flags (MEASURE_FLAG_OPTIONS) of run and nightly; every problem names the flag to change. */
+export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.ProcessEnv): MeasureFlags {
+  if (!v.bench) throw new UsageError('--bench is required');
   checkFormat(v.format, cliSetting);
   const minRuns = positiveInt(v['min-runs'], '--min-runs', PR_CHECK_DEFAULTS.minRuns, 2);
   const maxRuns = positiveInt(v['max-runs'], '--max-runs', defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, rules, alpha } = parseThresholdFlags(v);
-  const output = choose('--output', v.output ?? 'text', OUTPUTS);
   const machine = parseMachineFlags(v);
   const repo = resolve(cwd, v.repo ?? '.');
   const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
@@ -123,9 +145,7 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
   const test = choose('--test', v.test ?? PR_CHECK_DEFAULTS.test, ['mann-whitney', 'yuen']);
   return {
     repo,
-    base: v.base as string,
-    head: v.head as string,
-    bench: v.bench as string,
+    bench: v.bench,
     build: v.build,
     format: v.format,
     resultFile: v['result-file'],
@@ -143,9 +163,7 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
     stateDir: join(repo, '.benchbot'),
     labels,
     maxFailedRounds: positiveInt(v['max-failed-rounds'], '--max-failed-rounds', PR_CHECK_DEFAULTS.maxFailedRounds, 0),
-    output,
     store: resolveStoreArg(v.store, cwd, env),
-    noStore: v['no-store'] === true,
     executorSpec: executorSpec(v.executor ?? 'local', { run: v['device-run'], push: v['device-push'], pull: v['device-pull'] }),
     ...machine,
     repetitions: positiveInt(v.repetitions, '--repetitions', PR_CHECK_DEFAULTS.repetitions),
@@ -158,8 +176,6 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
     nameSetting: cliSetting,
   };
 }
-
-
 
 /** runRun implements `benchbot run`; returns the exit code. */
 export async function runRun(args: string[], out: (text: string) => void): Promise<number> {

@@ -1,7 +1,9 @@
 import type { GitHubClient } from './github-client.ts';
 import { DEFAULT_BOT_LOGIN, withMarker } from './sticky-comment.ts';
 import { truncateMarkdown } from './truncate-markdown.ts';
-import { parseRegressionMarker, REGRESSION_LABEL } from '../report/regression-issue.ts';
+import type { BisectLog } from '../bisect/bisect-log.ts';
+import { ccLine } from '../report/commit-alert.ts';
+import { parseRegressionMarker, REGRESSION_LABEL, regressionMarker, renderRegressionIssue, type RegressionIssueInput } from '../report/regression-issue.ts';
 
 /** ISSUE_BODY_LIMIT is GitHub's cap on an issue body (65536 characters; counted as UTF-8 bytes, the stricter reading). */
 export const ISSUE_BODY_LIMIT = 65536;
@@ -158,4 +160,39 @@ export async function closeRecoveredIssue(client: GitHubClient, options: { owner
   await client.request('POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issue.number, body: options.comment });
   await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: issue.number, state: 'closed', state_reason: 'completed' });
   return { action: 'closed', number: issue.number };
+}
+
+/** FileRegressionOptions: the issue's input (renderRegressionIssue) and whose issues are reconciled, with the labels and assignees a new one gets. */
+export interface FileRegressionOptions extends Omit<RegressionIssueInput, 'bisect'> {
+  bisect?: BisectLog;
+  labels?: string[];
+  assignees?: string[];
+  /** cc are validated GitHub logins mentioned at the end of the body (ccLine); never text from a pull request. */
+  cc?: readonly string[];
+  botLogin: IssueAuthor;
+}
+
+/**
+ * fileRegressionIssue files or updates the issue of a confirmed regression
+ * (the app after a bisect run, `benchbot nightly` with a token): keyed by
+ * the culprit when bisected, else by the nightly range. An open issue filed
+ * for the range before the bisection is re-keyed to the culprit in place,
+ * so a regression never gets two issues; upsertRegressionIssue then
+ * reconciles. Returns what it did, with the marker.
+ */
+export async function fileRegressionIssue(client: GitHubClient, options: FileRegressionOptions): Promise<RegressionIssueResult & { marker: string }> {
+  const { owner, repo, finding, botLogin } = options;
+  const rendered = renderRegressionIssue(options);
+  const cc = ccLine(options.cc ?? []);
+  const issue = cc === '' ? rendered : { ...rendered, body: `${rendered.body}\n\n${cc}` };
+  const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
+  if (issue.marker !== rangeMarker && (await findRegressionIssue(client, { owner, repo, marker: issue.marker, botLogin })) === null) {
+    const rangeIssue = await findRegressionIssue(client, { owner, repo, marker: rangeMarker, botLogin });
+    if (rangeIssue !== null && rangeIssue.state === 'open') {
+      const labels = [...new Set([...rangeIssue.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l !== ''), REGRESSION_LABEL, ...(options.labels ?? [])])];
+      await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body), labels });
+    }
+  }
+  const result = await upsertRegressionIssue(client, { owner, repo, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: options.labels, assignees: options.assignees });
+  return { ...result, marker: issue.marker };
 }

@@ -1,6 +1,6 @@
 import { firstBadNight, loadAcks, NightlyHistoryFile, nightlySeriesBatches, SCAN_NIGHTS, type NightlyHistory } from './nightly-history.ts';
 import type { NameSetting } from './setting-names.ts';
-import { confirmFindings, type MeasurePair } from './confirm-findings.ts';
+import { confirmFindings, type AbPair, type MeasurePair } from './confirm-findings.ts';
 import { firstParentChain } from '../runner/first-parent-chain.ts';
 import { renderRecoveryComment } from '../report/regression-issue.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
@@ -78,10 +78,19 @@ export async function scanStoredNightlies(store: Store, settings: { branch: stri
   return { result, series: scan.series };
 }
 
-/** NightlyEvidence is what a measuring nightly hands on: history.json, written to `historyFile`, and its own scan. */
+/**
+ * NightlyEvidence is what a measuring nightly hands on: history.json,
+ * written to `historyFile`, and its own scan (rendered, and the result of
+ * `series` series for an adapter that acts on the findings itself), with
+ * the confirmations it measured and those it could not (and why).
+ */
 export interface NightlyEvidence {
   historyFile: string;
   scan: ScanTexts;
+  result: ScanResult;
+  series: number;
+  confirmed: AbPair[];
+  unmeasurable: Array<AbPair & { reason: string }>;
 }
 
 /**
@@ -114,9 +123,9 @@ export async function nightlyEvidence(store: Store, settings: NightlyScanSetting
     return { result: scan.result(), series, shas };
   };
   try {
-    const { last } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
+    const { last, measured, failed } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
     (file as NightlyHistoryFile).finish(acks, firstParentChain(settings.repoDir, settings.headSha, last.shas));
-    return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings) };
+    return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings), result: last.result, series: last.series, confirmed: measured, unmeasurable: failed };
   } catch (error) {
     file?.abandon();
     throw error;

@@ -114,18 +114,61 @@ export interface PrCheckResult {
 
 /** runPrCheck measures base against head, stores both runs and, for a nightly, scans the branch; the executor and store are its own. */
 export async function runPrCheck(settings: PrCheckSettings, deps: PrCheckDeps): Promise<PrCheckResult> {
+  return onThisMachine(settings, deps, async ({ store, abSettings, abDeps }) => {
+    const name = settings.nameSetting;
+    const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : undefined);
+    if (base === undefined) throw new SettingError(`${name('base')}: required; give the commit to compare the head with`);
+    const ab = abSettings(base, settings.head);
+    const run = await runAb(ab, abDeps);
+    if (!store) return { run };
+    if (!settings.calibrate) await store.ingestRuns(storedRuns(run, settings));
+    if (!settings.nightly) return { run };
+    return { run, nightly: await branchEvidence(store, settings, settings.nightly, run.head.sha, ab, abDeps) };
+  });
+}
+
+/**
+ * confirmAwaiting is a nightly without a night of its own (`benchbot
+ * nightly --confirm-only`): the branch's findings that await their
+ * interleaved A/B get it on this machine, as after a measured night
+ * (jobs/confirm-findings.ts), and the branch is scanned; `settings.head`
+ * is only where the first-parent chain of history.json starts.
+ */
+export async function confirmAwaiting(settings: PrCheckSettings & { nightly: NonNullable<PrCheckSettings['nightly']> }, deps: PrCheckDeps): Promise<NightlyEvidence> {
+  return onThisMachine(settings, deps, async ({ store, abSettings, abDeps }) => {
+    const name = settings.nameSetting;
+    if (!store) throw new SettingError(`${name('no-store')}: confirming the stored findings needs the store`);
+    const head = resolveCommit(openRepository(settings.repo, name), settings.head, name('head'));
+    return branchEvidence(store, settings, settings.nightly, head, abSettings(head, head), abDeps);
+  });
+}
+
+/** branchEvidence confirms what awaits an interleaved A/B right away, on this runner (jobs/confirm-findings.ts), and scans the branch. */
+function branchEvidence(store: Store, settings: PrCheckSettings, nightly: NonNullable<PrCheckSettings['nightly']>, headSha: string, ab: RunAbSettings, abDeps: RunAbDeps): Promise<NightlyEvidence> {
+  const confirm: MeasurePair = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
+  const scan = { branch: settings.branch ?? 'main', threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
+  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
+}
+
+/** Measuring is what a job measures with on this machine: its store (none with noStore), the A/B settings of a pair, and the runner's edges. */
+interface Measuring {
+  store: Store | undefined;
+  abSettings: (base: string, head: string) => RunAbSettings;
+  abDeps: RunAbDeps;
+}
+
+/** onThisMachine opens the executor and the store a PR check or nightly measures with, runs `body`, and closes both. */
+async function onThisMachine<T>(settings: PrCheckSettings, deps: PrCheckDeps, body: (m: Measuring) => Promise<T>): Promise<T> {
   const name = settings.nameSetting;
   const executor = createExecutor(settings.executorSpec, name);
   let store: Store | undefined;
   try {
     // Open the store first: a store that does not connect should fail before an hour of measuring.
     store = settings.noStore ? undefined : await openStore(settings.store, { cwd: settings.repo, env: deps.env });
-    const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : undefined);
-    if (base === undefined) throw new SettingError(`${name('base')}: required; give the commit to compare the head with`);
     // The shard's part of the suite is the bench command's business; it learns which part from these variables on every executor.
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
     // A nightly's A/B runs to a decision or the budget: the scan judges every round (scan/ab-evidence.ts).
-    const abSettings: RunAbSettings = { ...settings, base, bench, nameSetting: name, ...(settings.nightly ? { futility: false } : {}) };
+    const abSettings = (base: string, head: string): RunAbSettings => ({ ...settings, base, head, bench, nameSetting: name, ...(settings.nightly ? { futility: false } : {}) });
     const abDeps: RunAbDeps = {
       executor,
       progress: deps.progress,
@@ -135,14 +178,7 @@ export async function runPrCheck(settings: PrCheckSettings, deps: PrCheckDeps): 
       history: store ? storeHistory(store, settings.repository) : undefined,
       budgetRoundsPerSide: settings.calibrate?.budgetRoundsPerSide,
     };
-    const run = await runAb(abSettings, abDeps);
-    if (!store) return { run };
-    if (!settings.calibrate) await store.ingestRuns(storedRuns(run, settings));
-    if (!settings.nightly) return { run };
-    // A finding awaiting its interleaved A/B gets it right away, on this runner (jobs/confirm-findings.ts).
-    const confirm: MeasurePair = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
-    const scan = { branch: settings.branch ?? 'main', threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: settings.nightly.serverUrl };
-    return { run, nightly: await nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha: run.head.sha, historyFile: settings.nightly.historyFile }, confirm) };
+    return await body({ store, abSettings, abDeps });
   } finally {
     await executor.close();
     await store?.close();
