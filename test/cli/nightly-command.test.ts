@@ -110,3 +110,21 @@ test('benchbot nightly over 10 nights without a step (A/A) files nothing and exi
   assert.equal(requests.filter((r) => r.method === 'POST').length, 0, 'no issue or comment created');
   assert.ok(requests.some((r) => r.method === 'GET' && r.path.endsWith('/issues')), 'it did look for issues to reconcile');
 });
+
+test('benchbot nightly refuses bad flags with the flag to change, before measuring anything', async () => {
+  const { parseNightlyArgs } = await import('../../src/cli/nightly-command.ts');
+  const repo = makeNightlyRepo(1000);
+  const parse = (args: string[], env: NodeJS.ProcessEnv = {}) => () => parseNightlyArgs(['--bench', './bench.sh', ...args], repo.dir, env);
+  assert.throws(parse(['--output', 'html']), /--output html: use one of text, markdown, json/);
+  assert.throws(parse(['--issues']), /--issues needs --repository OWNER\/NAME/);
+  assert.throws(parse(['--issues', '--repository', 'octo/gadgets']), /--issues needs a token .* GITHUB_TOKEN/);
+  assert.throws(parse(['--repository', 'gadgets']), /--repository gadgets: give the GitHub repository as OWNER\/NAME/);
+  assert.throws(parse(['--confirm-only', '--base', 'HEAD~1']), /--base: --confirm-only measures no night/);
+  assert.throws(parse(['--issue-label', 'perf']), /--issue-label: .* add --issues/);
+  assert.throws(() => parseNightlyArgs([], repo.dir, {}), /--bench is required/);
+  const settings = parseNightlyArgs(['--bench', './bench.sh', '--issues', '--repository', 'octo/gadgets'], repo.dir, { GITHUB_TOKEN: 'ghs_x' });
+  assert.equal(settings.branch, 'main', 'the checkout\'s branch');
+  assert.equal(settings.head, 'main');
+  assert.equal(settings.repository, 'octo/gadgets');
+  assert.equal(settings.issues?.token, 'ghs_x');
+});
