@@ -19861,9 +19861,9 @@ async function nightlyEvidence(store, settings, confirm) {
     return { result: scan.result(), series: series2, shas };
   };
   try {
-    const { last } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
+    const { last, measured, failed: failed2 } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
     file.finish(acks, firstParentChain(settings.repoDir, settings.headSha, last.shas));
-    return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings) };
+    return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings), result: last.result, series: last.series, confirmed: measured, unmeasurable: failed2 };
   } catch (error2) {
     file?.abandon();
     throw error2;
@@ -19912,15 +19912,31 @@ function checkFormat(format, name) {
   throw new SettingError(`${name("format")}: unknown format "${format}"${didYouMean(format, ["command", ...formatNames()])}; use one of: ${formatNames().join(", ")}`);
 }
 async function runPrCheck(settings, deps) {
+  return onThisMachine(settings, deps, async ({ store, abSettings, abDeps }) => {
+    const name = settings.nameSetting;
+    const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : void 0);
+    if (base === void 0) throw new SettingError(`${name("base")}: required; give the commit to compare the head with`);
+    const ab = abSettings(base, settings.head);
+    const run = await runAb(ab, abDeps);
+    if (!store) return { run };
+    if (!settings.calibrate) await store.ingestRuns(storedRuns(run, settings));
+    if (!settings.nightly) return { run };
+    return { run, nightly: await branchEvidence(store, settings, settings.nightly, run.head.sha, ab, abDeps) };
+  });
+}
+function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
+  const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
+  const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
+  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
+}
+async function onThisMachine(settings, deps, body) {
   const name = settings.nameSetting;
   const executor = createExecutor(settings.executorSpec, name);
   let store;
   try {
     store = settings.noStore ? void 0 : await openStore(settings.store, { cwd: settings.repo, env: deps.env });
-    const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : void 0);
-    if (base === void 0) throw new SettingError(`${name("base")}: required; give the commit to compare the head with`);
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
-    const abSettings = { ...settings, base, bench, nameSetting: name, ...settings.nightly ? { futility: false } : {} };
+    const abSettings = (base, head) => ({ ...settings, base, head, bench, nameSetting: name, ...settings.nightly ? { futility: false } : {} });
     const abDeps = {
       executor,
       progress: deps.progress,
@@ -19930,13 +19946,7 @@ async function runPrCheck(settings, deps) {
       history: store ? storeHistory(store, settings.repository) : void 0,
       budgetRoundsPerSide: settings.calibrate?.budgetRoundsPerSide
     };
-    const run = await runAb(abSettings, abDeps);
-    if (!store) return { run };
-    if (!settings.calibrate) await store.ingestRuns(storedRuns(run, settings));
-    if (!settings.nightly) return { run };
-    const confirm = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
-    const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: settings.nightly.serverUrl };
-    return { run, nightly: await nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha: run.head.sha, historyFile: settings.nightly.historyFile }, confirm) };
+    return await body({ store, abSettings, abDeps });
   } finally {
     await executor.close();
     await store?.close();
@@ -29325,28 +29335,27 @@ async function closeRecoveredIssue(client, options) {
   return { action: "closed", number: issue2.number };
 }
 
-// src/action/close-recovered-regressions.ts
-async function closeRecoveredRegressions(client, history, threshold, where, log) {
+// src/jobs/regression-issues.ts
+async function closeRecoveredRegressions(client, history, threshold, where, warn) {
   let open;
   try {
-    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: "open", botLogin: null });
+    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: "open", botLogin: where.author });
   } catch (error2) {
     if (!(error2 instanceof GitHubError)) throw error2;
-    warning(`could not read the regression issues: ${error2.message}${error2.status === 403 ? " (the report job needs permissions: issues: write)" : ""}`, { title: "benchbot" });
-    return;
+    warn(`could not read the regression issues: ${error2.message}${error2.status === 403 ? " (the token needs issues: write; in a workflow, the job needs permissions: issues: write)" : ""}`);
+    return [];
   }
+  const closed = [];
   for (const { issue: issue2, benchmark, metric, comment } of recoveredRegressions(history, open, threshold, where)) {
     try {
-      const closed = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue2.marker.series, issue2.marker.culprit), comment, botLogin: null });
-      log(`benchbot: regression issue #${closed.number ?? issue2.number} ${closed.action}: ${escapeCommand(benchmark)} (${escapeCommand(metric)}) recovered`);
+      const result = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue2.marker.series, issue2.marker.culprit), comment, botLogin: where.author });
+      closed.push({ number: result.number ?? issue2.number, benchmark, metric, action: result.action });
     } catch (error2) {
       if (!(error2 instanceof GitHubError)) throw error2;
-      warning(`could not close recovered issue #${issue2.number}: ${error2.message}`, { title: "benchbot" });
+      warn(`could not close recovered issue #${issue2.number}: ${error2.message}`);
     }
   }
-}
-function escapeCommand(text2) {
-  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+  return closed;
 }
 
 // src/action/publish-report.ts
@@ -29391,7 +29400,11 @@ ${cc}`;
   if (settings.commentOnCommit && outcome.scan) {
     outputs["commit-comment-url"] = await commentOnCommit(client, settings, outcome, { owner, repo, runUrl, env, log });
   }
-  if (outcome.recovery) await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL }, log);
+  if (outcome.recovery) {
+    const warn = (message) => warning(message, { title: "benchbot" });
+    const closed = await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL, author: null }, warn);
+    for (const c of closed) log(`benchbot: regression issue #${c.number} ${c.action}: ${escapeCommand(c.benchmark)} (${escapeCommand(c.metric)}) recovered`);
+  }
   return outputs;
 }
 async function commentOnCommit(client, settings, outcome, where) {
@@ -29417,6 +29430,9 @@ async function commentOnCommit(client, settings, outcome, where) {
     warning(`could not comment on commit ${sha.slice(0, 12)}: ${error2.message}${error2.status === 403 ? " (the report job needs permissions: contents: write)" : ""}`, { title: "benchbot" });
     return "";
   }
+}
+function escapeCommand(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
 // src/action/run-action.ts

@@ -3096,7 +3096,7 @@ var require_dist = __commonJS({
     function parse5(stream, callback) {
       const parser2 = new parser_1.Parser();
       stream.on("data", (buffer) => parser2.parse(buffer, callback));
-      return new Promise((resolve11) => stream.on("end", () => resolve11()));
+      return new Promise((resolve12) => stream.on("end", () => resolve12()));
     }
   }
 });
@@ -3865,12 +3865,12 @@ var require_client = __commonJS({
           this._connect(callback);
           return;
         }
-        return new this._Promise((resolve11, reject) => {
+        return new this._Promise((resolve12, reject) => {
           this._connect((error) => {
             if (error) {
               reject(error);
             } else {
-              resolve11(this);
+              resolve12(this);
             }
           });
         });
@@ -4252,8 +4252,8 @@ var require_client = __commonJS({
         } else {
           query = new Query2(config3, values, callback);
           if (!query.callback) {
-            result2 = new this._Promise((resolve11, reject) => {
-              query.callback = (err2, res) => err2 ? reject(err2) : resolve11(res);
+            result2 = new this._Promise((resolve12, reject) => {
+              query.callback = (err2, res) => err2 ? reject(err2) : resolve12(res);
             }).catch((err2) => {
               Error.captureStackTrace(err2);
               throw err2;
@@ -4353,8 +4353,8 @@ var require_client = __commonJS({
         if (cb) {
           this.connection.once("end", cb);
         } else {
-          return new this._Promise((resolve11) => {
-            this.connection.once("end", resolve11);
+          return new this._Promise((resolve12) => {
+            this.connection.once("end", resolve12);
           });
         }
       }
@@ -4403,8 +4403,8 @@ var require_pg_pool = __commonJS({
       const cb = function(err2, client) {
         err2 ? rej(err2) : res(client);
       };
-      const result2 = new Promise2(function(resolve11, reject) {
-        res = resolve11;
+      const result2 = new Promise2(function(resolve12, reject) {
+        res = resolve12;
         rej = reject;
       }).catch((err2) => {
         Error.captureStackTrace(err2);
@@ -4465,7 +4465,7 @@ var require_pg_pool = __commonJS({
         if (typeof Promise2.try === "function") {
           return Promise2.try(f);
         }
-        return new Promise2((resolve11) => resolve11(f()));
+        return new Promise2((resolve12) => resolve12(f()));
       }
       _isFull() {
         return this._clients.length >= this.options.max;
@@ -4860,8 +4860,8 @@ var require_query2 = __commonJS({
     NativeQuery.prototype._getPromise = function() {
       if (this._promise) return this._promise;
       this._promise = new Promise(
-        function(resolve11, reject) {
-          this._once("end", resolve11);
+        function(resolve12, reject) {
+          this._once("end", resolve12);
           this._once("error", reject);
         }.bind(this)
       );
@@ -5040,12 +5040,12 @@ var require_client2 = __commonJS({
         this._connect(callback);
         return;
       }
-      return new this._Promise((resolve11, reject) => {
+      return new this._Promise((resolve12, reject) => {
         this._connect((error) => {
           if (error) {
             reject(error);
           } else {
-            resolve11(this);
+            resolve12(this);
           }
         });
       });
@@ -5069,8 +5069,8 @@ var require_client2 = __commonJS({
         query = new NativeQuery(config3, values, callback);
         if (!query.callback) {
           let resolveOut, rejectOut;
-          result2 = new this._Promise((resolve11, reject) => {
-            resolveOut = resolve11;
+          result2 = new this._Promise((resolve12, reject) => {
+            resolveOut = resolve12;
             rejectOut = reject;
           }).catch((err2) => {
             Error.captureStackTrace(err2);
@@ -5133,8 +5133,8 @@ var require_client2 = __commonJS({
       }
       let result2;
       if (!cb) {
-        result2 = new this._Promise(function(resolve11, reject) {
-          cb = (err2) => err2 ? reject(err2) : resolve11();
+        result2 = new this._Promise(function(resolve12, reject) {
+          cb = (err2) => err2 ? reject(err2) : resolve12();
         });
       }
       const doEnd = function() {
@@ -6329,7 +6329,7 @@ var require_DLList = __commonJS({
 var require_Events = __commonJS({
   "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6338,7 +6338,7 @@ var require_Events = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6346,13 +6346,13 @@ var require_Events = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6544,7 +6544,7 @@ var require_BottleneckError = __commonJS({
 var require_Job = __commonJS({
   "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6553,7 +6553,7 @@ var require_Job = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6561,13 +6561,13 @@ var require_Job = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6748,7 +6748,7 @@ var require_Job = __commonJS({
 var require_LocalDatastore = __commonJS({
   "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6757,7 +6757,7 @@ var require_LocalDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6765,13 +6765,13 @@ var require_LocalDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6840,8 +6840,8 @@ var require_LocalDatastore = __commonJS({
         })();
       }
       yieldLoop(t = 0) {
-        return new this.Promise(function(resolve11, reject) {
-          return setTimeout(resolve11, t);
+        return new this.Promise(function(resolve12, reject) {
+          return setTimeout(resolve12, t);
         });
       }
       computePenalty() {
@@ -7311,7 +7311,7 @@ var require_Scripts = __commonJS({
 var require_RedisConnection = __commonJS({
   "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7320,7 +7320,7 @@ var require_RedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7328,13 +7328,13 @@ var require_RedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7375,7 +7375,7 @@ var require_RedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve11, reject) => {
+          return new this.Promise((resolve12, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -7386,14 +7386,14 @@ var require_RedisConnection = __commonJS({
               });
             }
             if (client.ready) {
-              return resolve11();
+              return resolve12();
             } else {
-              return client.once("ready", resolve11);
+              return client.once("ready", resolve12);
             }
           });
         }
         _loadScript(name) {
-          return new this.Promise((resolve11, reject) => {
+          return new this.Promise((resolve12, reject) => {
             var payload;
             payload = Scripts.payload(name);
             return this.client.multi([["script", "load", payload]]).exec((err2, replies) => {
@@ -7401,7 +7401,7 @@ var require_RedisConnection = __commonJS({
                 return reject(err2);
               }
               this.shas[name] = replies[0];
-              return resolve11(replies[0]);
+              return resolve12(replies[0]);
             });
           });
         }
@@ -7414,12 +7414,12 @@ var require_RedisConnection = __commonJS({
           var _this = this;
           return _asyncToGenerator(function* () {
             yield _this.ready;
-            return new _this.Promise((resolve11, reject) => {
+            return new _this.Promise((resolve12, reject) => {
               return _this.client.multi([cmd]).exec_atomic(function(err2, replies) {
                 if (err2 != null) {
                   return reject(err2);
                 } else {
-                  return resolve11(replies[0]);
+                  return resolve12(replies[0]);
                 }
               });
             });
@@ -7427,13 +7427,13 @@ var require_RedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve11, reject) => {
+            return new this.Promise((resolve12, reject) => {
               var handler2;
               handler2 = (chan) => {
                 if (chan === channel) {
                   this.subscriber.removeListener("subscribe", handler2);
                   this.limiters[channel] = instance;
-                  return resolve11();
+                  return resolve12();
                 }
               };
               this.subscriber.on("subscribe", handler2);
@@ -7447,13 +7447,13 @@ var require_RedisConnection = __commonJS({
             /* @__PURE__ */ (function() {
               var _ref = _asyncToGenerator(function* (channel) {
                 if (!_this2.terminated) {
-                  yield new _this2.Promise((resolve11, reject) => {
+                  yield new _this2.Promise((resolve12, reject) => {
                     return _this2.subscriber.unsubscribe(channel, function(err2, chan) {
                       if (err2 != null) {
                         return reject(err2);
                       }
                       if (chan === channel) {
-                        return resolve11();
+                        return resolve12();
                       }
                     });
                   });
@@ -7538,7 +7538,7 @@ var require_IORedisConnection = __commonJS({
     function _arrayWithHoles(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7547,7 +7547,7 @@ var require_IORedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7555,13 +7555,13 @@ var require_IORedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7607,7 +7607,7 @@ var require_IORedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve11, reject) => {
+          return new this.Promise((resolve12, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -7618,9 +7618,9 @@ var require_IORedisConnection = __commonJS({
               });
             }
             if (client.status === "ready") {
-              return resolve11();
+              return resolve12();
             } else {
-              return client.once("ready", resolve11);
+              return client.once("ready", resolve12);
             }
           });
         }
@@ -7646,10 +7646,10 @@ var require_IORedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve11, reject) => {
+            return new this.Promise((resolve12, reject) => {
               return this.subscriber.subscribe(channel, () => {
                 this.limiters[channel] = instance;
-                return resolve11();
+                return resolve12();
               });
             });
           }));
@@ -7747,7 +7747,7 @@ var require_RedisDatastore = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7756,7 +7756,7 @@ var require_RedisDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7764,13 +7764,13 @@ var require_RedisDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7906,7 +7906,7 @@ var require_RedisDatastore = __commonJS({
           if (!(name === "init" || name === "register_client")) {
             yield _this3.ready;
           }
-          return new _this3.Promise((resolve11, reject) => {
+          return new _this3.Promise((resolve12, reject) => {
             var all_args, arr;
             all_args = [Date.now(), _this3.clientId].concat(args);
             _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
@@ -7914,7 +7914,7 @@ var require_RedisDatastore = __commonJS({
               if (err2 != null) {
                 return reject(err2);
               }
-              return resolve11(replies);
+              return resolve12(replies);
             });
             return _this3.connection.__scriptFn__(name)(...arr);
           }).catch((e) => {
@@ -8145,7 +8145,7 @@ var require_States = __commonJS({
 var require_Sync = __commonJS({
   "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8154,7 +8154,7 @@ var require_Sync = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8162,13 +8162,13 @@ var require_Sync = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8191,19 +8191,19 @@ var require_Sync = __commonJS({
       _tryToRun() {
         var _this = this;
         return _asyncToGenerator2(function* () {
-          var args, cb, error, reject, resolve11, returned, task;
+          var args, cb, error, reject, resolve12, returned, task;
           if (_this._running < 1 && _this._queue.length > 0) {
             _this._running++;
             var _this$_queue$shift = _this._queue.shift();
             task = _this$_queue$shift.task;
             args = _this$_queue$shift.args;
-            resolve11 = _this$_queue$shift.resolve;
+            resolve12 = _this$_queue$shift.resolve;
             reject = _this$_queue$shift.reject;
             cb = yield _asyncToGenerator2(function* () {
               try {
                 returned = yield task(...args);
                 return function() {
-                  return resolve11(returned);
+                  return resolve12(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -8219,16 +8219,16 @@ var require_Sync = __commonJS({
         })();
       }
       schedule(task, ...args) {
-        var promise, reject, resolve11;
-        resolve11 = reject = null;
+        var promise, reject, resolve12;
+        resolve12 = reject = null;
         promise = new this.Promise(function(_resolve2, _reject) {
-          resolve11 = _resolve2;
+          resolve12 = _resolve2;
           return reject = _reject;
         });
         this._queue.push({
           task,
           args,
-          resolve: resolve11,
+          resolve: resolve12,
           reject
         });
         this._tryToRun();
@@ -8281,7 +8281,7 @@ var require_Group = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8290,7 +8290,7 @@ var require_Group = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8298,13 +8298,13 @@ var require_Group = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8567,7 +8567,7 @@ var require_Bottleneck = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8576,7 +8576,7 @@ var require_Bottleneck = __commonJS({
         return;
       }
       if (info.done) {
-        resolve11(value);
+        resolve12(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8584,13 +8584,13 @@ var require_Bottleneck = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve11, reject) {
+        return new Promise(function(resolve12, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve11, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8828,14 +8828,14 @@ var require_Bottleneck = __commonJS({
               counts = this._states.counts;
               return counts[0] + counts[1] + counts[2] + counts[3] === at;
             };
-            return new this.Promise((resolve11, reject) => {
+            return new this.Promise((resolve12, reject) => {
               if (finished()) {
-                return resolve11();
+                return resolve12();
               } else {
                 return this.on("done", () => {
                   if (finished()) {
                     this.removeAllListeners("done");
-                    return resolve11();
+                    return resolve12();
                   }
                 });
               }
@@ -8943,9 +8943,9 @@ var require_Bottleneck = __commonJS({
             options2 = parser2.load(options2, this.jobDefaults);
           }
           task = (...args2) => {
-            return new this.Promise(function(resolve11, reject) {
+            return new this.Promise(function(resolve12, reject) {
               return fn(...args2, function(...args3) {
-                return (args3[0] != null ? reject : resolve11)(args3);
+                return (args3[0] != null ? reject : resolve12)(args3);
               });
             });
           };
@@ -11198,7 +11198,7 @@ var require_thread_stream = __commonJS({
     var { version } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker: Worker3 } = __require("worker_threads");
-    var { join: join15 } = __require("path");
+    var { join: join16 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -11250,7 +11250,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join15(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join16(__dirname, "lib", "worker.js");
       const worker = new Worker3(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -11761,9 +11761,9 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire3 } = __require("module");
-    var { existsSync: existsSync8 } = __require("node:fs");
+    var { existsSync: existsSync9 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join15, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
+    var { join: join16, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
     var sleep = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
@@ -11836,7 +11836,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute2(path2) && !existsSync8(path2);
+      return isAbsolute2(path2) && !existsSync9(path2);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -11918,7 +11918,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join15(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join16(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -11939,7 +11939,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join15(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join16(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -11966,7 +11966,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join15(__dirname, "..", "file.js");
+          return join16(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -12946,7 +12946,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join15 = ",";
+            let join16 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -12960,7 +12960,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join15 = `,
+                join16 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -12968,13 +12968,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join15;
+                res += join16;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join15}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join16}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -12995,7 +12995,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join15 = `,
+              join16 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -13009,13 +13009,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join15;
+                separator = join16;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join15;
+              separator = join16;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -13056,7 +13056,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join15 = ",";
+            let join16 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -13069,7 +13069,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join15 = `,
+                join16 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -13077,13 +13077,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join15;
+                res += join16;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join15}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join16}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -13096,7 +13096,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join15 = `,
+              join16 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -13105,7 +13105,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join15;
+                separator = join16;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -13163,20 +13163,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join16 = `,
+              const join17 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join16;
+                res2 += join17;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join16}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join17}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -13192,16 +13192,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join15 = `,
+            const join16 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join15, maximumBreadth);
+              res += stringifyTypedArray(value, join16, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join15;
+              separator = join16;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -13212,13 +13212,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}: ${tmp}`;
-                separator = join15;
+                separator = join16;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join15;
+              separator = join16;
             }
             if (separator !== "") {
               res = `
@@ -14192,13 +14192,13 @@ var require_pino_abstract_transport = __commonJS({
     var { Duplex } = __require("stream");
     var { parentPort, workerData } = __require("worker_threads");
     function createDeferred() {
-      let resolve11;
+      let resolve12;
       let reject;
       const promise = new Promise((_resolve2, _reject) => {
-        resolve11 = _resolve2;
+        resolve12 = _resolve2;
         reject = _reject;
       });
-      promise.resolve = resolve11;
+      promise.resolve = resolve12;
       promise.reject = reject;
       return promise;
     }
@@ -17622,8 +17622,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve11, reject) {
-            return setTimeout(resolve11, t);
+          return new this.Promise(function(resolve12, reject) {
+            return setTimeout(resolve12, t);
           });
         }
         computePenalty() {
@@ -17834,15 +17834,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve11, returned, task;
+          var args, cb, error, reject, resolve12, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve11, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve12, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve11(returned);
+                  return resolve12(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -17857,13 +17857,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve11;
-          resolve11 = reject = null;
+          var promise, reject, resolve12;
+          resolve12 = reject = null;
           promise = new this.Promise(function(_resolve2, _reject) {
-            resolve11 = _resolve2;
+            resolve12 = _resolve2;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve11, reject });
+          this._queue.push({ task, args, resolve: resolve12, reject });
           this._tryToRun();
           return promise;
         }
@@ -18264,14 +18264,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve11, reject) => {
+              return new this.Promise((resolve12, reject) => {
                 if (finished()) {
-                  return resolve11();
+                  return resolve12();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve11();
+                      return resolve12();
                     }
                   });
                 }
@@ -18364,9 +18364,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve11, reject) {
+              return new this.Promise(function(resolve12, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve11)(args3);
+                  return (args3[0] != null ? reject : resolve12)(args3);
                 });
               });
             };
@@ -40052,7 +40052,7 @@ function layoutReport(report) {
     list2.push(c);
   }
   const rows = [];
-  const constants2 = /* @__PURE__ */ new Map();
+  const constants3 = /* @__PURE__ */ new Map();
   const foldedMetrics = /* @__PURE__ */ new Map();
   for (const list2 of byBenchmark.values()) {
     const primary = primaryOf(list2);
@@ -40063,8 +40063,8 @@ function layoutReport(report) {
       if (isConstant2(c) && c.base) {
         const shown = formatQuantity(c.base.median, c.unit);
         const value = shown.endsWith(` ${c.metric}`) ? shown.slice(0, -c.metric.length - 1) : shown;
-        const group = constants2.get(c.metric) ?? { metric: c.metric, values: [] };
-        constants2.set(c.metric, group);
+        const group = constants3.get(c.metric) ?? { metric: c.metric, values: [] };
+        constants3.set(c.metric, group);
         const same = group.values.find((v) => v.value === value);
         if (same) same.benchmarks.push(c.benchmark);
         else group.values.push({ value, benchmarks: [c.benchmark] });
@@ -40078,7 +40078,7 @@ function layoutReport(report) {
   }
   rows.sort((a, b) => byImportance(a.comparison, b.comparison));
   const { groups: groups2, others } = groupWarnings([...report.comparisons].sort(byImportance));
-  return { rows, constants: [...constants2.values()], foldedMetrics, warningGroups: groups2, otherWarnings: others };
+  return { rows, constants: [...constants3.values()], foldedMetrics, warningGroups: groups2, otherWarnings: others };
 }
 function primaryOf(list2) {
   return list2.find((c) => c.family === "primary") ?? PRIMARY_METRICS2.map((name) => list2.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list2.find((c) => isTime(c.unit)) ?? list2[0];
@@ -43692,9 +43692,9 @@ function conn(client) {
       if (failure) throw failure.error;
     },
     failure: () => failure?.error,
-    copyIn: (sql, data) => new Promise((resolve11, reject) => {
+    copyIn: (sql, data) => new Promise((resolve12, reject) => {
       const stream = client.query((0, import_pg_copy_streams.from)(sql));
-      stream.on("finish", resolve11);
+      stream.on("finish", resolve12);
       stream.on("error", reject);
       stream.end(data);
     }),
@@ -44000,7 +44000,7 @@ function nonEmpty2(value) {
 }
 
 // src/jobs/nightly-history.ts
-import { closeSync as closeSync4, openSync as openSync4, renameSync as renameSync2, rmSync as rmSync3, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync5, openSync as openSync5, renameSync as renameSync2, rmSync as rmSync3, writeSync as writeSync2 } from "node:fs";
 
 // src/runner/first-parent-chain.ts
 import { spawnSync as spawnSync3 } from "node:child_process";
@@ -44038,11 +44038,44 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
+import { closeSync as closeSync4, constants as constants2, existsSync as existsSync3, fstatSync as fstatSync3, lstatSync as lstatSync2, openSync as openSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
+var ResultsError = class extends Error {
+  name = "ResultsError";
+};
+var COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+function parseResultsJson(path2, maxBytes = MAX_RESULTS_FILE_BYTES) {
+  let value;
+  try {
+    value = JSON.parse(readCapped(path2, maxBytes));
+  } catch (error) {
+    if (error instanceof ResultsError) throw error;
+    throw new ResultsError(`${path2}: not JSON (${error.message})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ResultsError(`${path2}: expected a JSON object`);
+  return value;
+}
+function readCapped(path2, maxBytes) {
+  let fd2;
+  try {
+    fd2 = openSync4(path2, constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw new ResultsError(`${path2}: cannot be read (${error.code ?? error.message}); artifacts hold regular files, not links`);
+  }
+  try {
+    const stat2 = fstatSync3(fd2);
+    if (!stat2.isFile()) throw new ResultsError(`${path2}: not a regular file`);
+    if (stat2.size > maxBytes) throw new ResultsError(`${path2}: ${stat2.size} bytes; the report job reads at most ${maxBytes}`);
+    return readFileSync4(fd2, "utf8");
+  } finally {
+    closeSync4(fd2);
+  }
+}
 
 // src/jobs/nightly-history.ts
+var MAX_HISTORY_VALUES = 2e7;
 var historyHead = (branch) => `{"version":1,"branch":${JSON.stringify(branch)},"series":[`;
 var historyTail = (acks, firstParent) => `],"acks":${JSON.stringify(acks)},"first_parent":${JSON.stringify(firstParent)}}`;
 var seriesJson = (s) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, nights: s.nights.map(nightJson) });
@@ -44054,7 +44087,7 @@ var NightlyHistoryFile = class {
   constructor(path2, branch) {
     this.path = path2;
     this.partial = `${path2}.partial`;
-    this.fd = openSync4(this.partial, "w");
+    this.fd = openSync5(this.partial, "w");
     this.write(historyHead(branch));
   }
   /** add appends a batch of series. */
@@ -44067,13 +44100,13 @@ var NightlyHistoryFile = class {
   /** finish writes the acks and the first-parent chain and puts the file at `path`. */
   finish(acks, firstParent) {
     this.write(historyTail(acks, firstParent));
-    closeSync4(this.open());
+    closeSync5(this.open());
     this.fd = void 0;
     renameSync2(this.partial, this.path);
   }
   /** abandon closes and removes the unfinished file (after an error, or to start again). */
   abandon() {
-    if (this.fd !== void 0) closeSync4(this.fd);
+    if (this.fd !== void 0) closeSync5(this.fd);
     this.fd = void 0;
     rmSync3(this.partial, { force: true });
   }
@@ -44096,6 +44129,69 @@ function nightJson(n) {
     ...n.ab ? { ab: { base_sha: n.ab.baseSha, base: n.ab.base, ...n.ab.head ? { head: n.ab.head } : {}, ...n.ab.extra ? { extra: n.ab.extra } : {} } } : {},
     ...n.machine ? { machine: n.machine } : {}
   };
+}
+function readNightlyHistory(path2, branch) {
+  const root = parseResultsJson(path2, MAX_HISTORY_FILE_BYTES);
+  const fail = (where, what) => {
+    throw new ResultsError(`${path2}: ${where} ${what}`);
+  };
+  if (root.version !== 1) fail("version", "is not 1");
+  const text2 = (value, where, max2 = 1e3) => typeof value === "string" && value.length > 0 && value.length <= max2 ? value : fail(where, `is not a string of 1 to ${max2} characters`);
+  const sha = (value, where) => typeof value === "string" && COMMIT_SHA.test(value) ? value : fail(where, "is not a full commit SHA");
+  const list2 = (value, where) => Array.isArray(value) ? value : fail(where, "is not an array");
+  const object2 = (value, where) => typeof value === "object" && value !== null && !Array.isArray(value) ? value : fail(where, "is not an object");
+  let total = 0;
+  const numbers = (value, where) => {
+    const items = list2(value, where);
+    total += items.length;
+    if (total > MAX_HISTORY_VALUES) fail("series", `hold more than ${MAX_HISTORY_VALUES} samples`);
+    if (!items.every((v) => typeof v === "number" && Number.isFinite(v))) fail(where, "are not all finite numbers");
+    return items;
+  };
+  const series2 = list2(root.series, "series").map((item, i) => {
+    const at = `series[${i}]`;
+    const s = object2(item, at);
+    const better = s.better === "lower" || s.better === "higher" ? s.better : fail(`${at}.better`, 'is not "lower" or "higher"');
+    const machineKey2 = typeof s.fingerprint === "string" && /^[0-9a-f]{1,64}$/.test(s.fingerprint) ? s.fingerprint : fail(`${at}.fingerprint`, "is not a hex machine key");
+    const nights = list2(s.nights, `${at}.nights`).map((nightItem, j) => {
+      const where = `${at}.nights[${j}]`;
+      const n = object2(nightItem, where);
+      const night = { sha: sha(n.sha, `${where}.sha`), time: text2(n.time, `${where}.time`, 64), values: numbers(n.values, `${where}.values`) };
+      if (n.median !== void 0) night.median = typeof n.median === "number" && Number.isFinite(n.median) ? n.median : fail(`${where}.median`, "is not a finite number");
+      if (n.ab !== void 0) {
+        const ab = object2(n.ab, `${where}.ab`);
+        night.ab = { baseSha: sha(ab.base_sha, `${where}.ab.base_sha`), base: numbers(ab.base, `${where}.ab.base`), ...ab.head === void 0 ? {} : { head: numbers(ab.head, `${where}.ab.head`) } };
+        if (ab.extra !== void 0) night.ab.extra = list2(ab.extra, `${where}.ab.extra`).slice(0, 8).map((e, k) => ({ base: numbers(object2(e, `${where}.ab.extra[${k}]`).base, `${where}.ab.extra[${k}].base`), head: numbers(object2(e, `${where}.ab.extra[${k}]`).head, `${where}.ab.extra[${k}].head`) }));
+      }
+      if (n.machine !== void 0) {
+        const machine = object2(n.machine, `${where}.machine`);
+        night.machine = Object.fromEntries(Object.entries(machine).slice(0, 64).map(([k, v]) => [text2(k, `${where}.machine key`, 64), text2(v, `${where}.machine.${k}`, 300)]));
+      }
+      return night;
+    });
+    const base = { benchmark: text2(s.benchmark, `${at}.benchmark`), metric: text2(s.metric, `${at}.metric`), unit: text2(s.unit, `${at}.unit`, 64), better, machineKey: machineKey2, branch, nights };
+    return { ...base, key: seriesKey2(base) };
+  });
+  const acks = list2(root.acks ?? [], "acks").map((item, i) => {
+    const a = object2(item, `acks[${i}]`);
+    return {
+      series: text2(a.series, `acks[${i}].series`, 2e3),
+      sha: text2(a.sha, `acks[${i}].sha`, 64),
+      ...a.time === void 0 ? {} : { time: text2(a.time, `acks[${i}].time`, 64) },
+      ...a.reason === void 0 ? {} : { reason: text2(a.reason, `acks[${i}].reason`, 2e3) }
+    };
+  });
+  const chain = list2(root.first_parent ?? [], "first_parent");
+  if (chain.length > MAX_FIRST_PARENT) fail("first_parent", `has more than ${MAX_FIRST_PARENT} commits`);
+  return { series: series2, acks, firstParent: chain.map((c, i) => sha(c, `first_parent[${i}]`)) };
+}
+function firstBadNight(nights, start, firstParent) {
+  const exact = nights.findIndex((n) => n.sha === start);
+  if (exact !== -1) return exact;
+  const position = new Map(firstParent.map((sha, i) => [sha, i]));
+  const from = position.get(start);
+  if (from === void 0) return -1;
+  return nights.findIndex((n) => (position.get(n.sha) ?? -1) >= from);
 }
 var ACK_PREFIX = "ack:";
 var SEGMENT_FIELDS = ["kernel", "microcode", "governor", "turbo", "smt", "isolatedCpus", "buildType"];
@@ -45010,7 +45106,20 @@ function regressionMarker(series2, culprit) {
 function markerEncode(text2) {
   return text2.split(LONE_SURROGATE).map((part, i) => i % 2 === 1 ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part)).join("");
 }
+function markerDecode(text2) {
+  return text2.split(/%u([0-9A-F]{4})/).map((part, i) => i % 2 === 1 ? String.fromCharCode(parseInt(part, 16)) : decodeURIComponent(part)).join("");
+}
 var LONE_SURROGATE = /([\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/;
+function parseRegressionMarker(body) {
+  const first = (body ?? "").replace(/\r\n/g, "\n").split("\n", 1)[0].trim();
+  const m = /^<!-- benchbot:regression series=(\S+) culprit=(\S+) -->$/.exec(first);
+  if (!m) return null;
+  try {
+    return { series: markerDecode(m[1]), culprit: markerDecode(m[2]) };
+  } catch {
+    return null;
+  }
+}
 function culpritOf(finding, bisect2) {
   return bisect2?.culprit?.sha ?? `${finding.lastGood.sha}..${finding.firstBad.sha}`;
 }
@@ -45171,6 +45280,16 @@ function trendRange(f) {
   const day = (ms) => new Date(ms).toISOString().slice(0, 10);
   return { from: day(Math.min(...days)), to: day(Math.max(...days)) };
 }
+function renderRecoveryComment(input) {
+  const r = input.recovery;
+  const l = links(input);
+  const ci2 = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} \u2026 ${formatChange(r.ratioCi[1])})` : "";
+  return [
+    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent2(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
+    "",
+    "Closing; benchbot reopens this issue if the same regression comes back."
+  ].join("\n");
+}
 
 // src/report/scan-report.ts
 function isConfirmed(f) {
@@ -45284,6 +45403,45 @@ function toScanJson(result2, options2) {
   };
 }
 
+// src/scan/recovery.ts
+function checkRecovery(baseline, recent, better, threshold = 0.02, alpha = 0.05) {
+  const change2 = estimateChange(baseline, recent, alpha);
+  const c = {
+    benchmark: "",
+    metric: "",
+    unit: "",
+    better,
+    base: null,
+    head: null,
+    ratio: change2.ratio,
+    ratioCi: change2.ratioCi,
+    p: change2.p,
+    q: change2.p,
+    verdict: "inconclusive",
+    warnings: []
+  };
+  const verdict = decideVerdict(c, threshold, alpha);
+  return {
+    recovered: verdict === "unchanged" || verdict === "improved",
+    ratio: change2.ratio,
+    ratioCi: change2.ratioCi,
+    p: change2.p,
+    baseline: { n: baseline.length, median: median(baseline) },
+    recent: { n: recent.length, median: median(recent) }
+  };
+}
+function recoveryWindows(nights, firstBad, recentNights = 3, baselineNights = 5) {
+  if (firstBad <= 0 || firstBad >= nights.length) return void 0;
+  const recentStart = Math.max(firstBad + 1, nights.length - recentNights);
+  if (nights.length - recentStart < 2) return void 0;
+  return {
+    baseline: nights.slice(Math.max(0, firstBad - baselineNights), firstBad).flatMap((n) => [...n.values]),
+    recent: nights.slice(recentStart).flatMap((n) => [...n.values]),
+    nights: nights.length - recentStart,
+    lastNight: nights[nights.length - 1]
+  };
+}
+
 // src/jobs/nightly.ts
 function repositoryUrl(repository, serverUrl) {
   if (!repository || !/^[\w.-]+\/[\w.-]+$/.test(repository)) return void 0;
@@ -45329,13 +45487,28 @@ async function nightlyEvidence(store, settings, confirm) {
     return { result: scan.result(), series: series2, shas };
   };
   try {
-    const { last } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
+    const { last, measured, failed: failed2 } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
     file.finish(acks, firstParentChain(settings.repoDir, settings.headSha, last.shas));
-    return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings) };
+    return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings), result: last.result, series: last.series, confirmed: measured, unmeasurable: failed2 };
   } catch (error) {
     file?.abandon();
     throw error;
   }
+}
+function recoveredRegressions(history, open, threshold, where) {
+  const recovered = [];
+  for (const issue of open) {
+    const s = history.series.find((x) => x.key === issue.marker.series);
+    if (!s) continue;
+    const start = issue.marker.culprit.includes("..") ? issue.marker.culprit.split("..")[1] : issue.marker.culprit;
+    const windows = recoveryWindows(s.nights, firstBadNight(s.nights, start, history.firstParent));
+    if (!windows) continue;
+    const recovery = checkRecovery(windows.baseline, windows.recent, s.better, threshold);
+    if (!recovery.recovered) continue;
+    const comment2 = renderRecoveryComment({ series: issue.marker.series, benchmark: s.benchmark, metric: s.metric, unit: s.unit, recovery, lastNight: windows.lastNight, nights: windows.nights, threshold, ...where });
+    recovered.push({ issue, benchmark: s.benchmark, metric: s.metric, comment: comment2 });
+  }
+  return recovered;
 }
 
 // src/jobs/pr-check.ts
@@ -45365,15 +45538,39 @@ function checkFormat(format2, name) {
   throw new SettingError(`${name("format")}: unknown format "${format2}"${didYouMean(format2, ["command", ...formatNames()])}; use one of: ${formatNames().join(", ")}`);
 }
 async function runPrCheck(settings, deps) {
+  return onThisMachine(settings, deps, async ({ store, abSettings, abDeps }) => {
+    const name = settings.nameSetting;
+    const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : void 0);
+    if (base === void 0) throw new SettingError(`${name("base")}: required; give the commit to compare the head with`);
+    const ab = abSettings(base, settings.head);
+    const run2 = await runAb(ab, abDeps);
+    if (!store) return { run: run2 };
+    if (!settings.calibrate) await store.ingestRuns(storedRuns(run2, settings));
+    if (!settings.nightly) return { run: run2 };
+    return { run: run2, nightly: await branchEvidence(store, settings, settings.nightly, run2.head.sha, ab, abDeps) };
+  });
+}
+async function confirmAwaiting(settings, deps) {
+  return onThisMachine(settings, deps, async ({ store, abSettings, abDeps }) => {
+    const name = settings.nameSetting;
+    if (!store) throw new SettingError(`${name("no-store")}: confirming the stored findings needs the store`);
+    const head = resolveCommit(openRepository(settings.repo, name), settings.head, name("head"));
+    return branchEvidence(store, settings, settings.nightly, head, abSettings(head, head), abDeps);
+  });
+}
+function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
+  const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
+  const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
+  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
+}
+async function onThisMachine(settings, deps, body) {
   const name = settings.nameSetting;
   const executor = createExecutor(settings.executorSpec, name);
   let store;
   try {
     store = settings.noStore ? void 0 : await openStore(settings.store, { cwd: settings.repo, env: deps.env });
-    const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : void 0);
-    if (base === void 0) throw new SettingError(`${name("base")}: required; give the commit to compare the head with`);
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
-    const abSettings = { ...settings, base, bench, nameSetting: name, ...settings.nightly ? { futility: false } : {} };
+    const abSettings = (base, head) => ({ ...settings, base, head, bench, nameSetting: name, ...settings.nightly ? { futility: false } : {} });
     const abDeps = {
       executor,
       progress: deps.progress,
@@ -45383,13 +45580,7 @@ async function runPrCheck(settings, deps) {
       history: store ? storeHistory(store, settings.repository) : void 0,
       budgetRoundsPerSide: settings.calibrate?.budgetRoundsPerSide
     };
-    const run2 = await runAb(abSettings, abDeps);
-    if (!store) return { run: run2 };
-    if (!settings.calibrate) await store.ingestRuns(storedRuns(run2, settings));
-    if (!settings.nightly) return { run: run2 };
-    const confirm = async (pair) => runAb({ ...abSettings, base: pair.base, head: pair.head }, abDeps);
-    const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: settings.nightly.serverUrl };
-    return { run: run2, nightly: await nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha: run2.head.sha, historyFile: settings.nightly.historyFile }, confirm) };
+    return await body({ store, abSettings, abDeps });
   } finally {
     await executor.close();
     await store?.close();
@@ -45471,17 +45662,7 @@ function resolveStoreArg(value, cwd, env) {
 
 // src/cli/run-command.ts
 var OUTPUTS2 = reportFormats({ rows: false });
-var RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
-
-Checks out base and head in git worktrees, builds each once, runs the
-benchmark in interleaved ABBA rounds on this machine (or an executor's), adds
-rounds until every benchmark is decisive, stores both runs and prints the report.
-
-options:
-  --base REF              base commit, branch or tag (required)
-  --head REF              head commit, branch or tag (required)
-  --bench CMD             benchmark command, run in the checkout (required)
-  --build CMD             build command, run once per checkout (skipped when that tree was built before)
+var MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per checkout (skipped when that tree was built before)
   --format F              output format of CMD (default: detected); 'command' times the whole command via hyperfine
   --result-file PATH      read results from this file (relative to the checkout) instead of stdout; a directory
                           is criterion's (target/criterion): each round reads the */new/ results it wrote
@@ -45491,10 +45672,8 @@ options:
   --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
   --alpha A               overall error rate, split across looks (default 0.05)
-  --output O              ${OUTPUTS2.join(" | ")} (default text)
   --store URL             history store: a SQLite path or postgres://\u2026 (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
                           a relative path is relative to the current directory, like every path you type
-  --no-store              do not store the runs
   --executor E            local (default) | ssh://user@host[:port][/dir] | device
   --device-run T          device executor: command template with {cmd}, e.g. 'adb shell {cmd}'
   --device-push T         device executor: push template with {src} {dst}
@@ -45515,7 +45694,20 @@ ${MACHINE_FLAGS_USAGE}
   --pin-cpu C             auto (default: the kernel's isolated CPUs, if any) | off | a taskset CPU list, e.g. 3 or 2-3
   --no-pool-base          do not pool stored rounds of the same base SHA on this machine into the base side
                           (pooled by default, after a drift check against today's base rounds)
-  --test T                mann-whitney (default) | yuen (20%-trimmed t)
+  --test T                mann-whitney (default) | yuen (20%-trimmed t)`;
+var RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
+
+Checks out base and head in git worktrees, builds each once, runs the
+benchmark in interleaved ABBA rounds on this machine (or an executor's), adds
+rounds until every benchmark is decisive, stores both runs and prints the report.
+
+options:
+  --base REF              base commit, branch or tag (required)
+  --head REF              head commit, branch or tag (required)
+  --bench CMD             benchmark command, run in the checkout (required)
+${MEASURE_FLAGS_USAGE}
+  --output O              ${OUTPUTS2.join(" | ")} (default text)
+  --no-store              do not store the runs
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
 function positiveInt(value, flag2, fallback, min = 1) {
@@ -45537,51 +45729,52 @@ function executorSpec(text2, device) {
     throw new UsageError(error.message);
   }
 }
+var MEASURE_FLAG_OPTIONS = {
+  bench: { type: "string" },
+  build: { type: "string" },
+  format: { type: "string" },
+  "result-file": { type: "string" },
+  "min-runs": { type: "string" },
+  "max-runs": { type: "string" },
+  warmup: { type: "string" },
+  threshold: { type: "string" },
+  "threshold-for": { type: "string", multiple: true },
+  alpha: { type: "string" },
+  store: { type: "string" },
+  executor: { type: "string" },
+  "device-run": { type: "string" },
+  "device-push": { type: "string" },
+  "device-pull": { type: "string" },
+  repo: { type: "string" },
+  counters: { type: "boolean" },
+  "round-timeout": { type: "string" },
+  "build-timeout": { type: "string" },
+  "max-failed-rounds": { type: "string" },
+  ...MACHINE_FLAG_OPTIONS,
+  seed: { type: "string" },
+  labels: { type: "string" },
+  "allow-dirty": { type: "boolean" },
+  repetitions: { type: "string" },
+  "round-summary": { type: "string" },
+  "pin-cpu": { type: "string" },
+  "pool-base": { type: "boolean" },
+  "no-pool-base": { type: "boolean" },
+  test: { type: "string" }
+};
 function parseRunArgs(args, cwd, env) {
-  const parsed = parseFlags(args, {
-    base: { type: "string" },
-    head: { type: "string" },
-    bench: { type: "string" },
-    build: { type: "string" },
-    format: { type: "string" },
-    "result-file": { type: "string" },
-    "min-runs": { type: "string" },
-    "max-runs": { type: "string" },
-    warmup: { type: "string" },
-    threshold: { type: "string" },
-    "threshold-for": { type: "string", multiple: true },
-    alpha: { type: "string" },
-    output: { type: "string" },
-    store: { type: "string" },
-    "no-store": { type: "boolean" },
-    executor: { type: "string" },
-    "device-run": { type: "string" },
-    "device-push": { type: "string" },
-    "device-pull": { type: "string" },
-    repo: { type: "string" },
-    counters: { type: "boolean" },
-    "round-timeout": { type: "string" },
-    "build-timeout": { type: "string" },
-    "max-failed-rounds": { type: "string" },
-    ...MACHINE_FLAG_OPTIONS,
-    seed: { type: "string" },
-    labels: { type: "string" },
-    "allow-dirty": { type: "boolean" },
-    repetitions: { type: "string" },
-    "round-summary": { type: "string" },
-    "pin-cpu": { type: "string" },
-    "pool-base": { type: "boolean" },
-    "no-pool-base": { type: "boolean" },
-    test: { type: "string" }
-  }, false);
+  const parsed = parseFlags(args, { base: { type: "string" }, head: { type: "string" }, output: { type: "string" }, "no-store": { type: "boolean" }, ...MEASURE_FLAG_OPTIONS }, false);
   const v = parsed.values;
-  for (const flag2 of ["base", "head", "bench"]) if (!v[flag2]) throw new UsageError(`--${flag2} is required`);
+  for (const flag2 of ["base", "head"]) if (!v[flag2]) throw new UsageError(`--${flag2} is required`);
+  const output = choose("--output", v.output ?? "text", OUTPUTS2);
+  return { ...parseMeasureFlags(v, cwd, env), base: v.base, head: v.head, output, noStore: v["no-store"] === true };
+}
+function parseMeasureFlags(v, cwd, env) {
+  if (!v.bench) throw new UsageError("--bench is required");
   checkFormat(v.format, cliSetting);
   const minRuns = positiveInt(v["min-runs"], "--min-runs", PR_CHECK_DEFAULTS.minRuns, 2);
   const maxRuns = positiveInt(v["max-runs"], "--max-runs", defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, rules, alpha } = parseThresholdFlags(v);
-  const output = choose("--output", v.output ?? "text", OUTPUTS2);
   const machine = parseMachineFlags(v);
   const repo = resolve6(cwd, v.repo ?? ".");
   const seed = v.seed === void 0 ? void 0 : positiveInt(v.seed, "--seed", 0, 0);
@@ -45592,8 +45785,6 @@ function parseRunArgs(args, cwd, env) {
   const test2 = choose("--test", v.test ?? PR_CHECK_DEFAULTS.test, ["mann-whitney", "yuen"]);
   return {
     repo,
-    base: v.base,
-    head: v.head,
     bench: v.bench,
     build: v.build,
     format: v.format,
@@ -45612,9 +45803,7 @@ function parseRunArgs(args, cwd, env) {
     stateDir: join9(repo, ".benchbot"),
     labels,
     maxFailedRounds: positiveInt(v["max-failed-rounds"], "--max-failed-rounds", PR_CHECK_DEFAULTS.maxFailedRounds, 0),
-    output,
     store: resolveStoreArg(v.store, cwd, env),
-    noStore: v["no-store"] === true,
     executorSpec: executorSpec(v.executor ?? "local", { run: v["device-run"], push: v["device-push"], pull: v["device-pull"] }),
     ...machine,
     repetitions: positiveInt(v.repetitions, "--repetitions", PR_CHECK_DEFAULTS.repetitions),
@@ -45722,7 +45911,7 @@ async function runCalibrate(args, out) {
 }
 
 // src/cli/serve-command.ts
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 import { once as once3 } from "node:events";
 
 // src/app/app-server.ts
@@ -46575,10 +46764,10 @@ function createMiddleware(options2) {
       options22.log.debug(`${eventName} event received (id: ${id})`);
       let didTimeout = false;
       let timeout;
-      const timeoutPromise = new Promise((resolve11) => {
+      const timeoutPromise = new Promise((resolve12) => {
         timeout = setTimeout(() => {
           didTimeout = true;
-          resolve11(
+          resolve12(
             handleResponse3(
               "still processing\n",
               202,
@@ -46677,7 +46866,7 @@ async function getPayload(request2) {
   return decode2(payload);
 }
 function getPayloadFromRequestStream(request2) {
-  return new Promise((resolve11, reject) => {
+  return new Promise((resolve12, reject) => {
     let data = [];
     request2.on(
       "error",
@@ -46686,7 +46875,7 @@ function getPayloadFromRequestStream(request2) {
     request2.on("data", data.push.bind(data));
     request2.on("end", () => {
       const result2 = concatUint8Array(data);
-      queueMicrotask(() => resolve11(result2));
+      queueMicrotask(() => resolve12(result2));
     });
   });
 }
@@ -46876,13 +47065,13 @@ var LruObject = class {
 
 // node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
-  let resolve11;
+  let resolve12;
   let reject;
   const promise = new Promise((res, rej) => {
-    resolve11 = res;
+    resolve12 = res;
     reject = rej;
   });
-  return { promise, resolve: resolve11, reject };
+  return { promise, resolve: resolve12, reject };
 }
 
 // node_modules/probot/lib/octokit/get-authenticated-octokit.js
@@ -46926,9 +47115,9 @@ import { platform as osPlatform } from "node:os";
 import { resolve as pathResolve } from "node:path";
 import { pathToFileURL } from "node:url";
 function wrapExec(exec2) {
-  return (cmd, options2) => new Promise((resolve11, reject) => {
+  return (cmd, options2) => new Promise((resolve12, reject) => {
     exec2(cmd, { windowsHide: true, ...options2 }, (err2, stdout, stderr) => {
-      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve11(stdout.trim());
+      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve12(stdout.trim());
     });
   });
 }
@@ -52156,7 +52345,7 @@ function getCachedAuthentication(state, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds3) {
-  await new Promise((resolve11) => setTimeout(resolve11, seconds3 * 1e3));
+  await new Promise((resolve12) => setTimeout(resolve12, seconds3 * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -53024,7 +53213,7 @@ async function sendRequestWithRetries(state, request2, options2, createdAt, retr
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve11) => setTimeout(resolve11, awaitTime));
+    await new Promise((resolve12) => setTimeout(resolve12, awaitTime));
     return sendRequestWithRetries(state, request2, options2, createdAt, retries);
   }
 }
@@ -53567,7 +53756,7 @@ var decode3 = textDecoder2.decode.bind(textDecoder2);
 
 // node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve as resolve7 } from "node:path";
-import { existsSync as existsSync3, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { existsSync as existsSync4, readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
 var VERSION19 = "0.0.0-development";
 var pkcs1Begin = "-----BEGIN RSA PRIVATE KEY-----";
 var pkcs1End = "-----END RSA PRIVATE KEY-----";
@@ -53583,7 +53772,7 @@ function getPrivateKey(options2 = {}) {
   const env = options2.env || process.env;
   const cwd = options2.cwd || process.cwd();
   if (options2.filepath) {
-    return readFileSync4(resolve7(cwd, options2.filepath), "utf-8");
+    return readFileSync5(resolve7(cwd, options2.filepath), "utf-8");
   }
   if (env.PRIVATE_KEY) {
     let privateKey = env.PRIVATE_KEY;
@@ -53619,15 +53808,15 @@ function getPrivateKey(options2 = {}) {
   }
   if (env.PRIVATE_KEY_PATH) {
     const filepath = resolve7(cwd, env.PRIVATE_KEY_PATH);
-    if (existsSync3(filepath)) {
-      return readFileSync4(filepath, "utf-8");
+    if (existsSync4(filepath)) {
+      return readFileSync5(filepath, "utf-8");
     } else {
       throw new Error(
         `[@probot/get-private-key] Private key does not exists at path: "${env.PRIVATE_KEY_PATH}". Please check to ensure that "env.PRIVATE_KEY_PATH" is correct.`
       );
     }
   }
-  const pemFiles = readdirSync(cwd).filter((path2) => path2.endsWith(".pem"));
+  const pemFiles = readdirSync2(cwd).filter((path2) => path2.endsWith(".pem"));
   if (pemFiles.length > 1) {
     const paths = pemFiles.join(", ");
     throw new Error(
@@ -53850,7 +54039,7 @@ function createAppState(store, now = Date.now) {
 }
 
 // src/app/bench-recompute.ts
-import { existsSync as existsSync4 } from "node:fs";
+import { existsSync as existsSync5 } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
@@ -54007,7 +54196,7 @@ var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-wo
 function workerFile() {
   if (WORKER_URL.protocol !== "file:") return void 0;
   const path2 = fileURLToPath(WORKER_URL);
-  return existsSync4(path2) ? path2 : void 0;
+  return existsSync5(path2) ? path2 : void 0;
 }
 function createRecomputer(limits = {}, onFallback = () => void 0) {
   const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
@@ -54022,7 +54211,7 @@ function createRecomputer(limits = {}, onFallback = () => void 0) {
   };
 }
 function inWorker(file, task, budgetMs) {
-  return new Promise((resolve11, reject) => {
+  return new Promise((resolve12, reject) => {
     const worker = new Worker(file, { workerData: task });
     let settled = false;
     const settle = (fn) => {
@@ -54036,7 +54225,7 @@ function inWorker(file, task, budgetMs) {
       void worker.terminate();
     }, budgetMs);
     worker.once("message", (reply2) => settle(() => {
-      if (reply2.ok) resolve11(reply2.result);
+      if (reply2.ok) resolve12(reply2.result);
       else reject(replyError(reply2));
     }));
     worker.once("error", (error) => settle(() => reject(error)));
@@ -54062,6 +54251,7 @@ function runRecomputeTask(task) {
 // src/github/github-client.ts
 var import_light3 = __toESM(require_light(), 1);
 var DEFAULT_API_URL = "https://api.github.com";
+var GITHUB_API_VERSION = "2022-11-28";
 var DownloadTooLargeError = class extends Error {
   name = "DownloadTooLargeError";
 };
@@ -54151,10 +54341,39 @@ function requestDefaults(octokit, options2) {
   });
 }
 var BenchbotOctokit = Octokit.plugin(throttling, transientBackoff, retry, paginateRest, requestDefaults);
+function createGitHubClient(options2) {
+  const apiUrl = (options2.apiUrl ?? process.env.GITHUB_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, "");
+  const policy = {
+    maxRetries: options2.maxRetries ?? 3,
+    maxWaitMs: options2.maxWaitMs ?? 3e5,
+    sleep: options2.sleep ?? ((ms) => new Promise((resolve12) => setTimeout(resolve12, ms)))
+  };
+  const headers = {
+    accept: "application/vnd.github+json",
+    "x-github-api-version": GITHUB_API_VERSION,
+    "user-agent": options2.userAgent ?? "benchbot"
+  };
+  if (options2.token) headers.authorization = `Bearer ${options2.token}`;
+  const queues = {
+    global: new import_light3.default.Group({ id: "benchbot-global", maxConcurrent: 10 }),
+    auth: new import_light3.default.Group({ id: "benchbot-auth", maxConcurrent: 1 }),
+    search: new import_light3.default.Group({ id: "benchbot-search", maxConcurrent: 1, minTime: 2e3 }),
+    write: new import_light3.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: options2.writeIntervalMs ?? 1e3 }),
+    notifications: new import_light3.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: options2.writeIntervalMs ?? 3e3 })
+  };
+  const octokit = new BenchbotOctokit({
+    baseUrl: apiUrl,
+    request: options2.fetch ? { fetch: options2.fetch } : {},
+    throttle: { ...throttleOptions(policy), ...queues },
+    retry: { retries: policy.maxRetries, retryAfterBaseValue: 0, doNotRetry: DO_NOT_RETRY },
+    benchbot: { policy, headers, apiOrigin: new URL(apiUrl).origin }
+  });
+  return octokitGitHubClient(octokit, { apiUrl, fetch: options2.fetch, sleep: policy.sleep, maxRetries: policy.maxRetries, userAgent: headers["user-agent"] });
+}
 function octokitGitHubClient(octokit, options2) {
   const apiUrl = options2.apiUrl.replace(/\/+$/, "");
   const fetchBlob = options2.fetch ?? globalThis.fetch;
-  const sleep = options2.sleep ?? ((ms) => new Promise((resolve11) => setTimeout(resolve11, ms)));
+  const sleep = options2.sleep ?? ((ms) => new Promise((resolve12) => setTimeout(resolve12, ms)));
   const maxRetries = options2.maxRetries ?? 3;
   async function call(method, pathTemplate, params = {}, extra = {}) {
     const { path: path2, rest } = expandPath(pathTemplate, params);
@@ -54186,7 +54405,7 @@ function octokitGitHubClient(octokit, options2) {
   }
   async function download(pathTemplate, params = {}, limits = {}) {
     const { path: path2, response } = await call("GET", pathTemplate, params, { request: { redirect: "manual", parseSuccessResponseBody: false } });
-    if (response.status < 300 || response.status >= 400) return readCapped(path2, response.data, toHeaders(response.headers), limits);
+    if (response.status < 300 || response.status >= 400) return readCapped2(path2, response.data, toHeaders(response.headers), limits);
     await cancelBody(response.data);
     const location = response.headers.location;
     if (typeof location !== "string" || location === "") throw new GitHubError({ method: "GET", path: path2, status: response.status, detail: "redirect without a Location header", headers: toHeaders(response.headers) });
@@ -54195,7 +54414,7 @@ function octokitGitHubClient(octokit, options2) {
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       try {
         const blob = await fetchBlob(target, { headers: { "user-agent": options2.userAgent ?? "benchbot" } });
-        if (blob.ok) return await readCapped(path2, blob.body, blob.headers, limits);
+        if (blob.ok) return await readCapped2(path2, blob.body, blob.headers, limits);
         await cancelBody(blob.body);
         lastError = new GitHubError({ method: "GET", path: path2, status: blob.status, detail: `download from the redirect target failed (${blob.status} ${blob.statusText})` });
         if (blob.status < 500) break;
@@ -54228,7 +54447,7 @@ function toHeaders(record) {
   for (const [key2, value] of Object.entries(record ?? {})) if (value !== void 0 && value !== null) headers.set(key2, String(value));
   return headers;
 }
-async function readCapped(path2, data, headers, limits) {
+async function readCapped2(path2, data, headers, limits) {
   const max2 = limits.maxBytes ?? Number.MAX_SAFE_INTEGER;
   if (data === null || data === void 0) return new Uint8Array(0);
   if (!(data instanceof ReadableStream)) {
@@ -61033,6 +61252,11 @@ async function downloadArtifactFiles(client, where, runId, artifactName, files, 
   return out;
 }
 
+// src/report/commit-alert.ts
+function ccLine(logins) {
+  return logins.length === 0 ? "" : `cc ${logins.map((l) => `@${l}`).join(" ")}`;
+}
+
 // src/github/regression-issue.ts
 var ISSUE_BODY_LIMIT = 65536;
 function isOwnIssue(issue, author = DEFAULT_BOT_LOGIN) {
@@ -61044,6 +61268,16 @@ function firstLine(text2) {
   const t = (text2 ?? "").replace(/\r\n/g, "\n");
   const end = t.indexOf("\n");
   return (end === -1 ? t : t.slice(0, end)).trim();
+}
+async function listRegressionIssues(client, options2) {
+  const issues = await client.paginate("/repos/{owner}/{repo}/issues", { owner: options2.owner, repo: options2.repo, state: options2.state ?? "all", labels: REGRESSION_LABEL });
+  const out = [];
+  for (const issue of issues) {
+    if (issue.pull_request !== void 0 || !isOwnIssue(issue, options2.botLogin)) continue;
+    const marker = parseRegressionMarker(issue.body);
+    if (marker) out.push({ ...issue, marker });
+  }
+  return out;
 }
 async function findRegressionIssue(client, options2) {
   const issues = await client.paginate("/repos/{owner}/{repo}/issues", { owner: options2.owner, repo: options2.repo, state: "all", labels: REGRESSION_LABEL });
@@ -61092,6 +61326,33 @@ _benchbot truncated this issue: the report is ${bytes} bytes and GitHub allows $
     });
   }
   return { action: reopen ? "reopened" : "updated", number: updated.number, url: updated.html_url };
+}
+async function closeRecoveredIssue(client, options2) {
+  const { owner, repo } = options2;
+  const issue = await findRegressionIssue(client, options2);
+  if (issue === null) return { action: "not-found" };
+  if (issue.state !== "open") return { action: "already-closed", number: issue.number };
+  await client.request("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", { owner, repo, issue_number: issue.number, body: options2.comment });
+  await client.request("PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: issue.number, state: "closed", state_reason: "completed" });
+  return { action: "closed", number: issue.number };
+}
+async function fileRegressionIssue(client, options2) {
+  const { owner, repo, finding, botLogin } = options2;
+  const rendered = renderRegressionIssue(options2);
+  const cc = ccLine(options2.cc ?? []);
+  const issue = cc === "" ? rendered : { ...rendered, body: `${rendered.body}
+
+${cc}` };
+  const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
+  if (issue.marker !== rangeMarker && await findRegressionIssue(client, { owner, repo, marker: issue.marker, botLogin }) === null) {
+    const rangeIssue = await findRegressionIssue(client, { owner, repo, marker: rangeMarker, botLogin });
+    if (rangeIssue !== null && rangeIssue.state === "open") {
+      const labels = [.../* @__PURE__ */ new Set([...rangeIssue.labels.map((l) => typeof l === "string" ? l : l.name ?? "").filter((l) => l !== ""), REGRESSION_LABEL, ...options2.labels ?? []])];
+      await client.request("PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body), labels });
+    }
+  }
+  const result2 = await upsertRegressionIssue(client, { owner, repo, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: options2.labels, assignees: options2.assignees });
+  return { ...result2, marker: issue.marker };
 }
 
 // src/bisect/bisect-log.ts
@@ -61170,11 +61431,6 @@ function readBisectLog(root, fail) {
   };
 }
 
-// src/report/commit-alert.ts
-function ccLine(logins) {
-  return logins.length === 0 ? "" : `cc ${logins.map((l) => `@${l}`).join(" ")}`;
-}
-
 // src/app/regression-loop.ts
 var NIGHTLY_ARTIFACT = "benchbot-nightly";
 var BISECT_ARTIFACT = "benchbot-bisect";
@@ -61222,23 +61478,10 @@ async function handleBisectCompleted(deps, client, where, runId, config3) {
   const finding = toScanFinding(json, record.branch);
   const text2 = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, "bisect.json");
   const bisect2 = text2 === null ? void 0 : parseBisectLog(text2);
-  const rendered = renderRegressionIssue({ finding, bisect: bisect2, owner: where.owner, repo: where.repo, threshold: record.threshold, dashboardUrl: config3.nightly.dashboard });
-  const cc = ccLine(config3.issues.cc);
-  const issue = cc === "" ? rendered : { ...rendered, body: `${rendered.body}
-
-${cc}` };
   const botLogin = await deps.botLogin();
-  const rangeMarker = regressionMarker(finding.series, `${finding.lastGood.sha}..${finding.firstBad.sha}`);
-  if (issue.marker !== rangeMarker && await findRegressionIssue(client, { ...where, marker: issue.marker, botLogin }) === null) {
-    const rangeIssue = await findRegressionIssue(client, { ...where, marker: rangeMarker, botLogin });
-    if (rangeIssue !== null && rangeIssue.state === "open") {
-      const labels = [.../* @__PURE__ */ new Set([...rangeIssue.labels.map((l) => typeof l === "string" ? l : l.name ?? "").filter((l) => l !== ""), REGRESSION_LABEL, ...config3.issues.labels])];
-      await client.request("PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", { ...where, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body), labels });
-    }
-  }
-  const result2 = await upsertRegressionIssue(client, { ...where, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: config3.issues.labels, assignees: config3.issues.assignees });
+  const result2 = await fileRegressionIssue(client, { ...where, finding, bisect: bisect2, threshold: record.threshold, dashboardUrl: config3.nightly.dashboard, botLogin, labels: config3.issues.labels, assignees: config3.issues.assignees, cc: config3.issues.cc });
   const named = bisect2?.culprit;
-  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result2.number, url: result2.url, marker: issue.marker, at: deps.now().toISOString(), ...named ? { culprit: { sha: named.sha, subject: named.subject, ...typeof named.pr === "number" ? { pr: named.pr } : {} } } : {} });
+  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result2.number, url: result2.url, marker: result2.marker, at: deps.now().toISOString(), ...named ? { culprit: { sha: named.sha, subject: named.subject, ...typeof named.pr === "number" ? { pr: named.pr } : {} } } : {} });
   deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result2.number, action: result2.action }, "regression issue");
   return "issue-filed";
 }
@@ -61570,7 +61813,7 @@ function createWebhookBodyReader(limits = {}) {
   const timeoutMs = limits.timeoutMs ?? WEBHOOK_BODY_TIMEOUT_MS;
   let pending = 0;
   const pendingByClient = /* @__PURE__ */ new Map();
-  return (req, res) => new Promise((resolve11) => {
+  return (req, res) => new Promise((resolve12) => {
     const client = clientKey(req.socket.remoteAddress);
     let held2 = 0;
     let done = false;
@@ -61597,7 +61840,7 @@ function createWebhookBodyReader(limits = {}) {
       req.removeListener("end", onEnd);
       req.removeListener("error", onError);
       req.removeListener("close", onClose);
-      resolve11(body);
+      resolve12(body);
     };
     const refuse = (status, message) => {
       if (done) return;
@@ -61708,9 +61951,9 @@ async function startAppServer(options2) {
     }
     if (!await middleware(req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   }
-  await new Promise((resolve11, reject) => {
+  await new Promise((resolve12, reject) => {
     server.once("error", reject);
-    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve11());
+    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve12());
   });
   const address = server.address();
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address === "0.0.0.0" ? "127.0.0.1" : address.address;
@@ -61719,9 +61962,9 @@ async function startAppServer(options2) {
     url,
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     probot,
-    close: () => new Promise((resolve11, reject) => {
+    close: () => new Promise((resolve12, reject) => {
       server.closeIdleConnections();
-      server.close((error) => error ? reject(error) : resolve11());
+      server.close((error) => error ? reject(error) : resolve12());
     })
   };
 }
@@ -61752,7 +61995,7 @@ async function health(store, res) {
 }
 function octokitClass(writeIntervalMs, throttle) {
   if (!throttle) return ProbotOctokit.defaults((instance) => ({ ...instance, throttle: { ...instance.throttle, enabled: false }, retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY } }));
-  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve11) => setTimeout(resolve11, ms)) });
+  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve12) => setTimeout(resolve12, ms)) });
   const spacing = writeIntervalMs === void 0 ? {} : {
     write: new import_bottleneck2.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: writeIntervalMs }),
     notifications: new import_bottleneck2.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: writeIntervalMs })
@@ -62102,7 +62345,7 @@ function buildRuns(runs) {
 }
 
 // src/dashboard/write-site.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync6, mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync6, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join10 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -62110,7 +62353,7 @@ function loadSiteAssets() {
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
     const js = fileURLToPath2(new URL("dashboard.js", dir));
     const css = fileURLToPath2(new URL("dashboard.css", dir));
-    if (existsSync5(js) && existsSync5(css)) return { js: readFileSync5(js, "utf8"), css: readFileSync5(css, "utf8") };
+    if (existsSync6(js) && existsSync6(css)) return { js: readFileSync6(js, "utf8"), css: readFileSync6(css, "utf8") };
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
@@ -62192,7 +62435,7 @@ var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
   const seriesDir = join10(out, "data", "series");
   mkdirSync4(seriesDir, { recursive: true });
-  const before = new Set(readdirSync2(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
+  const before = new Set(readdirSync3(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
   const write = (path2, text2) => {
@@ -62338,7 +62581,7 @@ function readServeSettings(args, env) {
   const keyPath = text2("PRIVATE_KEY_PATH");
   if (privateKey === void 0 && keyPath !== void 0) {
     try {
-      privateKey = readFileSync6(keyPath, "utf8");
+      privateKey = readFileSync7(keyPath, "utf8");
     } catch (error) {
       throw new UsageError(`PRIVATE_KEY_PATH ${keyPath}: ${error.message}`);
     }
@@ -62405,7 +62648,7 @@ async function runServe(args, out, env = process.env) {
 }
 
 // src/cli/history-commands.ts
-import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync5, readFileSync as readFileSync7, readSync as readSync2 } from "node:fs";
+import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync6, readFileSync as readFileSync8, readSync as readSync2 } from "node:fs";
 import { once as once4 } from "node:events";
 
 // src/store/export-ndjson.ts
@@ -62661,12 +62904,12 @@ async function runImport(args, out) {
   let input;
   try {
     if (from === "benchbot") {
-      const fd2 = file === "-" ? 0 : openSync5(file, "r");
+      const fd2 = file === "-" ? 0 : openSync6(file, "r");
       if (fd2 !== 0 && looksLikeGabData(firstBytes(fd2))) {
         throw new UsageError(`${file} is github-action-benchmark's history (data.js), not a benchbot export: add --from github-action-benchmark`);
       }
       input = splitLines(createReadStream("", { fd: fd2, highWaterMark: 1 << 20 }), file);
-    } else input = readFileSync7(file === "-" ? 0 : file, "utf8");
+    } else input = readFileSync8(file === "-" ? 0 : file, "utf8");
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${file}: cannot read this file`);
@@ -63023,7 +63266,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 }
 
 // src/jobs/bisect-session.ts
-import { existsSync as existsSync6 } from "node:fs";
+import { existsSync as existsSync7 } from "node:fs";
 import { join as join12 } from "node:path";
 
 // src/bisect/create-bisect.ts
@@ -63529,7 +63772,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync6(join12(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync7(join12(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -63895,7 +64138,7 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync7, readdirSync as readdirSync3, rmSync as rmSync6 } from "node:fs";
+import { existsSync as existsSync8, readdirSync as readdirSync4, rmSync as rmSync6 } from "node:fs";
 import { join as join14, resolve as resolve10, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
@@ -63918,7 +64161,7 @@ function benchbotWorktrees(dir) {
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync7(root) ? readdirSync3(root).map((name) => join14(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync8(root) ? readdirSync4(root).map((name) => join14(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -63940,10 +64183,344 @@ function runClean(args, out) {
     rmSync6(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync7(root) && readdirSync3(root).length === 0) rmSync6(root, { recursive: true });
+  for (const root of roots) if (existsSync8(root) && readdirSync4(root).length === 0) rmSync6(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
+}
+
+// src/cli/nightly-command.ts
+import { spawnSync as spawnSync7 } from "node:child_process";
+import { resolve as resolve11 } from "node:path";
+
+// src/jobs/run-nightly.ts
+import { mkdirSync as mkdirSync5 } from "node:fs";
+import { join as join15 } from "node:path";
+
+// src/jobs/regression-issues.ts
+async function closeRecoveredRegressions(client, history, threshold, where, warn) {
+  let open;
+  try {
+    open = await listRegressionIssues(client, { owner: where.owner, repo: where.repo, state: "open", botLogin: where.author });
+  } catch (error) {
+    if (!(error instanceof GitHubError)) throw error;
+    warn(`could not read the regression issues: ${error.message}${error.status === 403 ? " (the token needs issues: write; in a workflow, the job needs permissions: issues: write)" : ""}`);
+    return [];
+  }
+  const closed = [];
+  for (const { issue, benchmark, metric, comment: comment2 } of recoveredRegressions(history, open, threshold, where)) {
+    try {
+      const result2 = await closeRecoveredIssue(client, { owner: where.owner, repo: where.repo, marker: regressionMarker(issue.marker.series, issue.marker.culprit), comment: comment2, botLogin: where.author });
+      closed.push({ number: result2.number ?? issue.number, benchmark, metric, action: result2.action });
+    } catch (error) {
+      if (!(error instanceof GitHubError)) throw error;
+      warn(`could not close recovered issue #${issue.number}: ${error.message}`);
+    }
+  }
+  return closed;
+}
+
+// src/jobs/run-nightly.ts
+var NIGHTLY_BISECT_PREFIX = "nightly-bisect:";
+var ISSUE_STATE_PREFIX = "issue:";
+async function runNightly(settings, deps) {
+  mkdirSync5(join15(settings.stateDir, "nightly"), { recursive: true });
+  const nightly = { historyFile: join15(settings.stateDir, "nightly", "history.json") };
+  const check = { ...settings, noStore: false, nightly };
+  let run2;
+  let evidence;
+  if (settings.confirmOnly) {
+    evidence = await confirmAwaiting({ ...check, nightly }, deps);
+  } else {
+    const result2 = await runPrCheck(check, deps);
+    run2 = result2.run;
+    evidence = result2.nightly;
+  }
+  const warnings = [];
+  const confirmed = confirmedRegressions(evidence.result);
+  const store = await openStore(settings.store, { cwd: settings.repo, env: deps.env });
+  try {
+    const bisects = settings.bisect ? await bisectAll(settings, confirmed, store, deps) : [];
+    for (const b of bisects) if (b.error) warnings.push(`could not bisect ${b.finding.benchmark} (${b.finding.metric}): ${b.error}`);
+    let issues = [];
+    let closed = [];
+    if (settings.issues) {
+      ({ issues, closed } = await publishIssues(settings, settings.issues, evidence, confirmed, bisects, store, deps.now, (w) => warnings.push(w)));
+    }
+    let dashboard;
+    if (settings.dashboard) {
+      const site = await writeSite(store, settings.dashboard.dir, { repo: settings.repository, branch: settings.branch, title: settings.dashboard.title, threshold: settings.threshold, generated: deps.now(), repoUrl: githubRepoUrl(settings.issues?.serverUrl ?? "https://github.com") });
+      dashboard = { dir: settings.dashboard.dir, series: site.series, files: site.files };
+    }
+    return { run: run2, evidence, bisects, issues, closed, dashboard, warnings };
+  } finally {
+    await store.close();
+  }
+}
+async function bisectAll(settings, confirmed, store, deps) {
+  const out = [];
+  for (const finding of confirmed) {
+    const key2 = `${NIGHTLY_BISECT_PREFIX}${finding.series}:${finding.lastGood.sha}..${finding.firstBad.sha}`;
+    const kept = (await store.getState(key2))?.value;
+    if (kept && typeof kept === "object" && typeof kept.status === "string") {
+      out.push({ finding, log: kept, reused: true });
+      continue;
+    }
+    deps.progress.note(`bisecting ${finding.benchmark} (${finding.metric}): ${finding.lastGood.sha.slice(0, 12)}..${finding.firstBad.sha.slice(0, 12)}`);
+    try {
+      const { log } = await bisect({
+        settings: {
+          repo: settings.repo,
+          measure: { bench: settings.bench, build: settings.build, format: settings.format, resultFile: settings.resultFile, rounds: BISECT_DEFAULTS.rounds, warmup: BISECT_DEFAULTS.warmup, roundTimeoutMs: settings.roundTimeoutMs, buildTimeoutMs: settings.buildTimeoutMs },
+          benchmarks: [finding.benchmark],
+          metric: finding.metric,
+          threshold: settings.threshold,
+          maxSessions: BISECT_DEFAULTS.maxSessions,
+          parallel: BISECT_DEFAULTS.parallel
+        },
+        good: finding.lastGood.sha,
+        bad: finding.firstBad.sha,
+        store: settings.store,
+        noStore: false,
+        hold: { maxLoad: settings.maxLoad, loadWaitMs: settings.loadWaitMs, lockTimeoutMs: settings.lockTimeoutMs, nameSetting: settings.nameSetting },
+        name: settings.nameSetting,
+        cwd: settings.repo
+      });
+      await store.putState(key2, log);
+      out.push({ finding, log });
+    } catch (error) {
+      if (!(error instanceof RunnerError)) throw error;
+      out.push({ finding, error: error.message });
+    }
+  }
+  return out;
+}
+async function issueAuthor(client) {
+  try {
+    const user = await client.request("GET", "/user");
+    return typeof user?.login === "string" ? user.login : null;
+  } catch (error) {
+    if (error instanceof GitHubError && (error.status === 403 || error.status === 404)) return null;
+    throw error;
+  }
+}
+async function publishIssues(settings, where, evidence, confirmed, bisects, store, now, warn) {
+  const client = createGitHubClient({ token: where.token, apiUrl: where.apiUrl, fetch: where.fetch });
+  const issues = [];
+  let author;
+  try {
+    author = await issueAuthor(client);
+  } catch (error) {
+    if (!(error instanceof GitHubError)) throw error;
+    warn(`could not reach the GitHub API at ${client.apiUrl}: ${error.message}`);
+    return { issues, closed: [] };
+  }
+  for (const finding of confirmed) {
+    const log = bisects.find((b) => b.finding === finding)?.log;
+    try {
+      const result2 = await fileRegressionIssue(client, {
+        owner: where.owner,
+        repo: where.repo,
+        serverUrl: where.serverUrl,
+        finding,
+        bisect: log,
+        threshold: settings.threshold,
+        reproduce: { bench: settings.bench, build: settings.build, format: settings.format },
+        labels: where.labels,
+        botLogin: author
+      });
+      issues.push({ series: finding.series, action: result2.action, number: result2.number, url: result2.url });
+      const named = log?.culprit;
+      await store.putState(`${ISSUE_STATE_PREFIX}${where.owner}/${where.repo}:${finding.series}`, {
+        number: result2.number,
+        url: result2.url,
+        marker: result2.marker,
+        at: now(),
+        ...named ? { culprit: { sha: named.sha, subject: named.subject, ...typeof named.pr === "number" ? { pr: named.pr } : {} } } : {}
+      });
+    } catch (error) {
+      if (!(error instanceof GitHubError)) throw error;
+      warn(`could not file the issue of ${finding.benchmark} (${finding.metric}): ${error.message}${error.status === 403 ? " (the token needs issues: write)" : ""}`);
+    }
+  }
+  const history = readNightlyHistory(evidence.historyFile, settings.branch ?? "main");
+  const closed = await closeRecoveredRegressions(client, history, settings.threshold, { owner: where.owner, repo: where.repo, serverUrl: where.serverUrl, author }, warn);
+  return { issues, closed };
+}
+
+// src/report/nightly-report.ts
+var NIGHTLY_REPORT_FORMATS = ["text", "markdown", "json"];
+function renderNightlyReport(input, format2, options2) {
+  if (format2 === "json") return JSON.stringify(nightlyJson(input, options2), null, 2);
+  return format2 === "markdown" ? nightlyMarkdown(input, options2) : nightlyText(input, options2);
+}
+function nightlyJson(input, options2) {
+  const night = input.run ? JSON.parse(renderReport("json", input.run.report, runReportContext(input.run))) : null;
+  return {
+    version: 1,
+    branch: options2.branch,
+    night,
+    scan: toScanJson(input.scan, options2),
+    confirmations: {
+      measured: input.confirmed.map((p) => ({ base_sha: p.base, head_sha: p.head })),
+      unmeasurable: input.unmeasurable.map((p) => ({ base_sha: p.base, head_sha: p.head, reason: p.reason }))
+    },
+    bisects: input.bisects.map((b) => ({
+      series: b.finding.series,
+      benchmark: b.finding.benchmark,
+      metric: b.finding.metric,
+      good: b.finding.lastGood.sha,
+      bad: b.finding.firstBad.sha,
+      status: b.log?.status ?? null,
+      culprit: b.log?.culprit ? { sha: b.log.culprit.sha, subject: b.log.culprit.subject, pr: b.log.culprit.pr } : null,
+      reused: b.reused === true,
+      error: b.error ?? null
+    })),
+    issues: input.issues,
+    closed: input.closed,
+    dashboard: input.dashboard ?? null,
+    warnings: input.warnings
+  };
+}
+function nightlyMarkdown(input, options2) {
+  const parts = [];
+  if (input.run) parts.push(renderRunReport(input.run, "markdown"));
+  parts.push(renderScanMarkdown(input.scan, options2));
+  for (const b of input.bisects) {
+    if (b.log) parts.push(renderBisectMarkdown(b.log) + (b.reused ? "\n\n<sub>Bisected on an earlier night; the range has not changed.</sub>" : ""));
+  }
+  const done = doneLines(input).map((l) => `- ${inertText(l)}`);
+  if (done.length > 0) parts.push(["#### What the nightly did", "", ...done].join("\n"));
+  return parts.join("\n\n");
+}
+function nightlyText(input, options2) {
+  const parts = [];
+  if (input.run) parts.push(`the night: ${input.run.head.sha.slice(0, 12)} against ${input.run.base.sha.slice(0, 12)}
+
+${renderRunReport(input.run, "text")}`);
+  parts.push(scanText(input.scan, options2));
+  const done = doneLines(input).map(inertPlain);
+  if (done.length > 0) parts.push(done.join("\n"));
+  return parts.join("\n\n");
+}
+function scanText(result2, options2) {
+  const regressions = confirmedRegressions(result2);
+  const lines = [`scan of ${inertPlain(options2.branch)}: ${regressions.length === 0 ? "no regressions" : `${regressions.length} regression${regressions.length === 1 ? "" : "s"}`} (${options2.series} series, ${result2.tested} candidate change${result2.tested === 1 ? "" : "s"} tested)`];
+  const line = (label2, f) => `  ${label2} ${inertPlain(f.benchmark)} (${inertPlain(f.metric)}): ${formatChange(f.ratio)}, ${inertPlain(formatQuantity(f.before.median, f.unit))} -> ${inertPlain(formatQuantity(f.after.median, f.unit))}; last good ${f.lastGood.sha.slice(0, 12)}, first bad ${f.firstBad.sha.slice(0, 12)}`;
+  for (const f of result2.findings.filter(isConfirmed)) lines.push(line(f.direction === "regression" ? "REGRESSION" : "improvement", f));
+  for (const f of result2.awaiting ?? []) lines.push(line("awaiting an interleaved A/B:", f));
+  for (const f of result2.findings.filter((x) => !isConfirmed(x))) lines.push(line("on watch:", f));
+  for (const w of result2.warnings.slice(0, 20)) lines.push(`warning: ${inertPlain(w)}`);
+  return lines.join("\n");
+}
+function doneLines(input) {
+  const short4 = (sha) => sha.slice(0, 12);
+  const lines = [];
+  for (const p of input.confirmed) lines.push(`confirmation A/B measured: ${short4(p.base)} vs ${short4(p.head)}`);
+  for (const p of input.unmeasurable) lines.push(`confirmation A/B not measurable here: ${short4(p.base)} vs ${short4(p.head)}: ${p.reason}`);
+  for (const b of input.bisects) {
+    const what = `${b.finding.benchmark} (${b.finding.metric})`;
+    if (b.error) lines.push(`bisect of ${what} failed: ${b.error}`);
+    else if (b.log?.culprit) lines.push(`culprit of ${what}: ${b.log.culprit.pr !== null ? `#${b.log.culprit.pr} ` : ""}${short4(b.log.culprit.sha)} ${b.log.culprit.subject}${b.reused ? " (bisected on an earlier night)" : ""}`);
+    else if (b.log) lines.push(`bisect of ${what}: ${b.log.status}`);
+  }
+  for (const i of input.issues) lines.push(`regression issue #${i.number} ${i.action}: ${i.url}`);
+  for (const c of input.closed) lines.push(`regression issue #${c.number} ${c.action}: ${c.benchmark} (${c.metric}) recovered`);
+  if (input.dashboard) lines.push(`dashboard of ${input.dashboard.series} series written to ${input.dashboard.dir} (${input.dashboard.files} files)`);
+  for (const w of input.warnings) lines.push(`warning: ${w}`);
+  return lines;
+}
+
+// src/cli/nightly-command.ts
+var NIGHTLY_USAGE = `usage: benchbot nightly --bench CMD [options]
+
+The nightly job on this machine, the same as the action's nightly mode: in
+a checkout, measures the branch head against the last nightly commit on
+this machine (interleaved rounds), stores it as the night, measures right
+away the interleaved A/B of every finding that awaits one (at most 3 pairs,
+2 rounds), scans the branch's nightly history and prints the report. Run it
+from cron, a systemd timer or any CI (docs/nightly-and-bisect.md); run on
+every push to the default branch, it records a point per push.
+
+options:
+  --bench CMD             benchmark command, run in the checkout (required)
+  --branch NAME           branch whose nightly this is (default: the checkout's current branch)
+  --head REF              commit to measure (default: the tip of --branch)
+  --base REF              commit to compare it with (default: the last nightly of the branch, else the head's first parent)
+  --repository O/N        the GitHub repository OWNER/NAME: the history's key in the store, the commits' links, and
+                          where --issues files (default: the checkout's directory, as benchbot run stores)
+  --confirm-only          measure no night: only the interleaved A/B of the findings that await one (e.g. after
+                          benchbot import), then scan
+  --bisect                bisect each confirmed regression over the merges of its range on this machine and name
+                          the culprit in the report (once per regression: the log is kept in the store)
+  --issues                file or update an issue per confirmed regression on --repository through the GitHub API,
+                          and close those whose series recovered; the token comes from env GITHUB_TOKEN (or GH_TOKEN),
+                          the API from env GITHUB_API_URL (default https://api.github.com)
+  --issue-label L         another label for the issues filed (repeatable; they always carry benchbot)
+  --dashboard DIR         write the dashboard of the history into DIR (as benchbot dashboard --out DIR)
+  --output O              ${NIGHTLY_REPORT_FORMATS.join(" | ")} (default text)
+${MEASURE_FLAGS_USAGE}
+
+exit status: 0 no confirmed regression, 1 at least one, 2 usage, setup or input error`;
+function currentBranch(repo) {
+  const r = spawnSync7("git", ["-C", repo, "symbolic-ref", "--quiet", "--short", "HEAD"], { encoding: "utf8" });
+  return r.status === 0 && r.stdout.trim() !== "" ? r.stdout.trim() : void 0;
+}
+function parseNightlyArgs(args, cwd, env) {
+  const { values: v } = parseFlags(args, {
+    ...MEASURE_FLAG_OPTIONS,
+    branch: { type: "string" },
+    head: { type: "string" },
+    base: { type: "string" },
+    repository: { type: "string" },
+    "confirm-only": { type: "boolean" },
+    bisect: { type: "boolean" },
+    issues: { type: "boolean" },
+    "issue-label": { type: "string", multiple: true },
+    dashboard: { type: "string" },
+    output: { type: "string" }
+  }, false);
+  const output = choose("--output", v.output ?? "text", NIGHTLY_REPORT_FORMATS);
+  const measure = parseMeasureFlags(v, cwd, env);
+  const repository = v.repository;
+  if (repository !== void 0 && !/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new UsageError(`--repository ${repository}: give the GitHub repository as OWNER/NAME`);
+  const branch = v.branch ?? currentBranch(measure.repo);
+  if (branch === void 0) throw new UsageError(`--branch is required: ${measure.repo} is not on a branch (detached HEAD); name the branch whose nightly this is`);
+  if (v["confirm-only"] === true && v.base !== void 0) throw new UsageError("--base: --confirm-only measures no night, so there is nothing to compare with a base; leave one of them out");
+  if (v.issues !== true && v["issue-label"] !== void 0) throw new UsageError("--issue-label: labels are for the issues --issues files; add --issues");
+  let issues;
+  if (v.issues === true) {
+    if (repository === void 0) throw new UsageError("--issues needs --repository OWNER/NAME: the repository to file the issues in");
+    const token = (env.GITHUB_TOKEN ?? env.GH_TOKEN ?? "").trim();
+    if (token === "") throw new UsageError("--issues needs a token that may write issues in env GITHUB_TOKEN (or GH_TOKEN); it is never read from a flag, which ps would show");
+    const [owner, repo] = repository.split("/");
+    issues = { owner, repo, token, apiUrl: env.GITHUB_API_URL, serverUrl: env.GITHUB_SERVER_URL, labels: v["issue-label"] ?? [] };
+  }
+  return {
+    ...measure,
+    // The history's key: the GitHub repository when named (as the action stores it), else the directory (as run does).
+    repository: repository ?? measure.repository,
+    branch,
+    head: v.head ?? branch,
+    base: v.base,
+    confirmOnly: v["confirm-only"] === true,
+    bisect: v.bisect === true,
+    issues,
+    dashboard: v.dashboard === void 0 ? void 0 : { dir: resolve11(cwd, v.dashboard), title: repository ? `benchbot: ${repository}` : "benchbot" },
+    output
+  };
+}
+async function runNightlyCommand(args, out) {
+  const settings = parseNightlyArgs(args, process.cwd(), process.env);
+  const outcome = await runNightly(settings, { progress: createProgress(), now: () => (/* @__PURE__ */ new Date()).toISOString() });
+  const { result: result2, series: series2 } = outcome.evidence;
+  out(renderNightlyReport({ ...outcome, scan: result2, series: series2, confirmed: outcome.evidence.confirmed, unmeasurable: outcome.evidence.unmeasurable }, settings.output, {
+    series: series2,
+    threshold: settings.threshold,
+    branch: settings.branch ?? "main",
+    repoUrl: repositoryUrl(settings.repository, process.env.GITHUB_SERVER_URL)
+  }));
+  return confirmedRegressions(result2).length > 0 ? 1 : 0;
 }
 
 // src/cli/bisect-log-command.ts
@@ -63986,6 +64563,7 @@ commands:
   calibrate --bench      learn this machine's noise per benchmark (A/A rounds of one commit), for run's advice
   export / import        move history between stores as NDJSON; import github-action-benchmark data.js
   serve                  run the GitHub App: /bench on pull requests, reports, nightly bisect -> issue
+  nightly --bench        the nightly job here (cron, systemd, any CI): measure the branch head, confirm, scan, report
   scan                   scan the nightly history for regressions (nightly medians, confirmed by the interleaved A/B)
   ack SERIES --at SHA    mark an expected change: no alert, a new baseline from there
   dashboard --out DIR    write a static site of the history: every series charted, regressions first
@@ -64010,6 +64588,7 @@ var COMMANDS = {
   export: { usage: EXPORT_USAGE, run: runExport },
   import: { usage: IMPORT_USAGE, run: runImport },
   serve: { usage: SERVE_USAGE, run: runServe },
+  nightly: { usage: NIGHTLY_USAGE, run: runNightlyCommand },
   scan: { usage: SCAN_USAGE, run: runScan },
   ack: { usage: ACK_USAGE, run: runAck },
   dashboard: { usage: DASHBOARD_USAGE, run: runDashboard },
