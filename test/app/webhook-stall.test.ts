@@ -103,6 +103,10 @@ describe('stalled uploads against the shipped budgets (deadline shortened to 3 s
   after(() => h.close());
 
   test('four stalled 25 MiB uploads from one address: one is held, three get 429, a signed delivery is answered during the attack, the stall gets 408 at the deadline', async (t) => {
+    // One delivery first, so the time measured below is the attack's, not the app's first installation token.
+    const warm = await signedDelivery(h);
+    assert.equal(warm.status, 200);
+    t.diagnostic(`signed delivery before the attack: ${warm.status} in ${warm.ms} ms`);
     const attack = [0, 1, 2, 3].map(() => stall(h.app.url, '127.0.0.2'));
     try {
       const sent = await Promise.all(attack.map((a) => a.sent));
@@ -117,7 +121,7 @@ describe('stalled uploads against the shipped budgets (deadline shortened to 3 s
       const genuine = await signedDelivery(h);
       t.diagnostic(`signed delivery during the attack: ${genuine.status} in ${genuine.ms} ms`);
       assert.equal(genuine.status, 200);
-      assert.ok(genuine.ms < 2000, `answered in ${genuine.ms} ms`);
+      assert.ok(genuine.ms < 1000, `answered in ${genuine.ms} ms`);
       assert.equal(await settledWithin(held[0].answer, 0), false, 'the stalled upload was still open when the delivery was answered');
 
       const cut = await held[0].answer;
