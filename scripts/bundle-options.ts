@@ -20,7 +20,7 @@ const NODE_VERSION_GUARD = `if (Number(process.versions.node.split('.')[0]) < ${
  * speaks. Built-ins newer than Node 20 are therefore fetched when the module
  * that uses them is evaluated, through process.getBuiltinModule, after the guard.
  */
-const LATE_BUILTINS = ['node:sqlite'];
+const LATE_BUILTINS = ['node:sqlite', 'node:sea'];
 const lateBuiltins: Plugin = {
   name: 'late-builtins',
   setup(build) {

@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { getAsset, isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { scanStoredNightlies } from '../jobs/nightly.ts';
 import { cliSetting } from '../jobs/setting-names.ts';
@@ -41,9 +42,11 @@ export interface SiteAssets {
 
 /**
  * loadSiteAssets reads dist/dashboard.js and dist/dashboard.css, beside
- * the bundled CLI (dist/benchbot.js) or two levels up from this source file.
+ * the bundled CLI (dist/benchbot.js) or two levels up from this source file;
+ * the standalone executable carries them as its assets (scripts/build-sea.ts).
  */
 export function loadSiteAssets(): SiteAssets {
+  if (isSea()) return { js: getAsset('dashboard.js', 'utf8'), css: getAsset('dashboard.css', 'utf8') };
   for (const dir of [new URL('./', import.meta.url), new URL('../../dist/', import.meta.url)]) {
     const js = fileURLToPath(new URL('dashboard.js', dir));
     const css = fileURLToPath(new URL('dashboard.css', dir));
