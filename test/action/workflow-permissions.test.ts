@@ -129,6 +129,14 @@ test('a job with a write scope runs no repository code and, by default, not on t
       const where = `${file} job ${id}`;
       const steps = job.steps ?? [];
       assert.equal(steps.filter(isCheckout).length, 0, `${where} holds a write scope, so it checks out nothing`);
+      if (workflow.on?.workflow_call === undefined) {
+        // This repository's own release: its publish job attaches the files the build job made, with gh release only.
+        for (const step of steps.filter((s) => s.run !== undefined)) {
+          for (const line of (step.run as string).split('\n').filter((l) => l.trim() !== '')) assert.match(line, /^gh release (view|create|upload) /, `${where} holds a write scope, so its scripts are gh release commands only`);
+        }
+        assert.ok(job.needs !== undefined, `${where} publishes what another job built (needs:)`);
+        continue;
+      }
       assert.equal(steps.filter((s) => s.run !== undefined).length, 0, `${where} holds a write scope, so it runs no script`);
       for (const step of steps.filter(isBenchbotAction)) {
         assert.ok(step.with?.merge, `${where}: its benchbot step must be the report step (merge:)`);
