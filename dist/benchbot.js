@@ -26305,6 +26305,13 @@ var require_punycode = __commonJS({
   }
 });
 
+// late-builtin:node:sea
+var require_node_sea = __commonJS({
+  "late-builtin:node:sea"(exports2, module2) {
+    module2.exports = process.getBuiltinModule("node:sea");
+  }
+});
+
 // src/formats/format-error.ts
 var FormatError = class extends Error {
   file;
@@ -62345,11 +62352,13 @@ function buildRuns(runs) {
 }
 
 // src/dashboard/write-site.ts
+var import_node_sea = __toESM(require_node_sea(), 1);
 import { existsSync as existsSync6, mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync6, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join10 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 function loadSiteAssets() {
+  if ((0, import_node_sea.isSea)()) return { js: (0, import_node_sea.getAsset)("dashboard.js", "utf8"), css: (0, import_node_sea.getAsset)("dashboard.css", "utf8") };
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
     const js = fileURLToPath2(new URL("dashboard.js", dir));
     const css = fileURLToPath2(new URL("dashboard.css", dir));
