@@ -34,6 +34,25 @@ export function flatten(text: string): string {
   return String(text).toWellFormed().replace(CONTROLS, ' ').replace(BIDI, '');
 }
 
+// Default-ignorable code points (zero-width space and joiners, word joiner, soft hyphen, BOM, variation selectors,
+// Hangul fillers, tags, bidi controls) render as nothing, so `BM_a\u200bb` and `BM_ab` would look like one name.
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+// A run of backslashes before what could be read as an escape (`u` and four hex digits, `u{`) or before an
+// invisible character is doubled, so that a name that spells `\u200b` stays apart from one that holds U+200B.
+const BACKSLASHES_BEFORE_ESCAPE = /(\\+)(?=u[0-9a-fA-F]{4}|u\{|\p{Default_Ignorable_Code_Point})/gu;
+
+/**
+ * showInvisible writes every default-ignorable character as a visible
+ * escape (`\u200b`, `\u{e0041}`), one-to-one: backslashes that would
+ * make a literal `\u200b` look like an escape are doubled first.
+ */
+export function showInvisible(text: string): string {
+  return text.replace(BACKSLASHES_BEFORE_ESCAPE, '$1$1').replace(INVISIBLE, (ch) => {
+    const code = ch.codePointAt(0) as number;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 // ASCII punctuation that CommonMark or GFM give a meaning to anywhere in a
 // line. `_` between two letters or digits cannot open or close emphasis, so
 // it stays readable in names like BM_Parse.
@@ -62,10 +81,12 @@ function breakAutolinks(text: string): string {
  * emphasis, table cell break, code span, math, live mention, reference or
  * autolink, and never a new block: line breaks become spaces, and a leading
  * list marker, ordered-list number or indentation is escaped, since list
- * items put the text at the start of a block.
+ * items put the text at the start of a block. Invisible characters are
+ * shown as escapes (showInvisible), so two names that differ only in them
+ * read differently; the zero-width spaces that break autolinks are added after.
  */
 export function inertText(text: string): string {
-  const flat = breakAutolinks(flatten(text));
+  const flat = breakAutolinks(flatten(showInvisible(String(text))));
   // Block starts that use characters ACTIVE leaves alone: `- x`, `---`, `+ x`, `===`, indentation, `1. x`, `1) x`.
   // A space at either end becomes an entity too, so that `**${text}**` still closes.
   return flat

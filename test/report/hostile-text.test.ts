@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { compareRuns, type ComparisonReport, type CompareSide } from '../../src/compare/compare-runs.ts';
 import type { Measurement } from '../../src/model/measurement.ts';
 import type { Fingerprint } from '../../src/model/fingerprint.ts';
@@ -12,7 +16,7 @@ import { renderRecoveryComment, renderRegressionIssue } from '../../src/report/r
 import type { BisectLog } from '../../src/bisect/bisect-log.ts';
 import { checkRecovery } from '../../src/scan/recovery.ts';
 import { renderScanMarkdown } from '../../src/report/scan-report.ts';
-import { inertMermaidLabel, inertText, inertTitle } from '../../src/report/inert-markdown.ts';
+import { inertMermaidLabel, inertText, inertTitle, showInvisible } from '../../src/report/inert-markdown.ts';
 import { parseJsonReport, renderBenchFailure, renderBenchReport } from '../../src/app/bench-report.ts';
 import { renderRunReport } from '../../src/report/run-report.ts';
 import type { RunAbResult } from '../../src/runner/run-ab.ts';
@@ -218,16 +222,28 @@ test('inertText: nothing in a table cell, heading, list item or <summary> become
   }
 });
 
-test('inertText keeps what a reader needs: the decoded text is the original, less controls, plus zero-width breaks', () => {
+test('inertText keeps what a reader needs: the decoded text is the original, less controls, invisible characters spelled as escapes, plus zero-width breaks', () => {
   const next = random(7);
   for (let i = 0; i < 300; i++) {
     const text = hostileString(next);
     const tree = parseMarkdown(`x ${inertText(text)}`) as { children: { children: { value: string }[] }[] };
     const shown = tree.children[0].children.map((c) => c.value).join('').slice(2).replace(/\u200b/g, '');
     // CommonMark strips trailing spaces of a paragraph; compare what is left.
-    const expected = text.toWellFormed().replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '');
+    const expected = showInvisible(text).toWellFormed().replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
     assert.equal(shown.trimEnd(), expected.trimEnd(), JSON.stringify(text));
   }
+});
+
+test('names that differ only by invisible characters (zero-width, joiners, soft hyphen, BOM, bidi, tags) read differently', () => {
+  const names = ['BM_Parse', 'BM_\u200bParse', 'BM_Pa\u200crse', 'BM_Parse\u200d', 'BM_\u2060Parse', 'BM_Par\u00adse', '\ufeffBM_Parse', 'BM_\u202eParse', 'BM_Parse\u{e0041}', 'BM_\\u200bParse', 'BM_\\\u200bParse', 'BM_\\\\u200bParse'];
+  const shown = names.map((n) => {
+    const tree = parseMarkdown(`x ${inertText(n)}`) as { children: { children: { value: string }[] }[] };
+    return tree.children[0].children.map((c) => c.value).join('').slice(2);
+  });
+  assert.equal(new Set(shown).size, names.length, `every name reads differently: ${JSON.stringify(shown)}`);
+  assert.equal(shown[1], 'BM_\\u200bParse');
+  assert.equal(shown[9], 'BM_\\\\u200bParse', 'a name that spells the escape keeps its backslash doubled');
+  for (const s of shown) assert.doesNotMatch(s, /\p{Default_Ignorable_Code_Point}/u, `${JSON.stringify(s)} shows every character`);
 });
 
 test('regression issue title: one line within 256 characters, the benchmark\'s mentions, references and URLs broken, the culprit PR still a reference', () => {
@@ -281,4 +297,18 @@ test('codeFence outgrows every backtick run even when the text has 200,000 of th
   const body = '`a'.repeat(200_000) + '````b';
   const fenced = codeFence('', [body]);
   assert.ok(fenced.startsWith('`````\n') && fenced.endsWith('\n`````'), fenced.slice(0, 20));
+});
+
+test('benchbot compare --output markdown: two benchmarks whose names differ by a zero-width space are two different rows to a reader', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-invisible-'));
+  const side = (seed: number) => JSON.stringify({ version: 1, benchmarks: ['BM_Parse', 'BM_\u200bParse'].map((benchmark, i) => ({ benchmark, unit: 'ns', values: lognormalSamples(12, 100, 0.01, seed + i) })) });
+  writeFileSync(join(dir, 'base.json'), side(1));
+  writeFileSync(join(dir, 'head.json'), side(10));
+  const run = spawnSync(process.execPath, [new URL('../../src/cli/benchbot.ts', import.meta.url).pathname, 'compare', join(dir, 'base.json'), join(dir, 'head.json'), '--output', 'markdown'], { encoding: 'utf8' });
+  assert.ok(run.status === 0 || run.status === 1, run.stderr);
+  const rows = run.stdout.split('\n').filter((l) => l.startsWith('| <code>BM'));
+  assert.equal(rows.length, 2, run.stdout);
+  // What a reader sees in the name cell: the entities decoded.
+  const shown = rows.map((r) => (/<code>(.*?)<\/code>/.exec(r)?.[1] ?? '').replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code))));
+  assert.deepEqual(shown.sort(), ['BM_Parse', 'BM_\\u200bParse']);
 });
