@@ -32855,6 +32855,14 @@ var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 function flatten(text2) {
   return String(text2).toWellFormed().replace(CONTROLS, " ").replace(BIDI, "");
 }
+var INVISIBLE = new RegExp("\\p{Default_Ignorable_Code_Point}", "gu");
+var BACKSLASHES_BEFORE_ESCAPE = new RegExp("(\\\\+)(?=u[0-9a-fA-F]{4}|u\\{|\\p{Default_Ignorable_Code_Point})", "gu");
+function showInvisible(text2) {
+  return text2.replace(BACKSLASHES_BEFORE_ESCAPE, "$1$1").replace(INVISIBLE, (ch) => {
+    const code18 = ch.codePointAt(0);
+    return code18 > 65535 ? `\\u{${code18.toString(16)}}` : `\\u${code18.toString(16).padStart(4, "0")}`;
+  });
+}
 var ACTIVE = /[\\`*~[\]<>&|!$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 var NAMED = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
 var entity = (ch) => NAMED[ch] ?? `&#${ch.codePointAt(0)};`;
@@ -32862,7 +32870,7 @@ function breakAutolinks(text2) {
   return text2.replace(/([@#])(?!\u200b)/g, `$1${ZERO_WIDTH_SPACE}`).replace(/(GH-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`).replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`).replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
 }
 function inertText(text2) {
-  const flat = breakAutolinks(flatten(text2));
+  const flat = breakAutolinks(flatten(showInvisible(String(text2))));
   return flat.replace(ACTIVE, entity).replace(/^[-+= ]/, entity).replace(/ $/, entity).replace(/^(\d{1,9})([.)])(?= |$)/, (_, digits, mark) => `${digits}${entity(mark)}`);
 }
 function inertCode(text2) {
