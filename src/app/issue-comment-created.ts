@@ -302,7 +302,12 @@ async function headMovedAfter(deps: HandlerDeps, client: GitHubClient, target: R
  * read access only). A user GitHub does not know as a collaborator (404)
  * has none.
  */
-async function hasWritePermission(deps: HandlerDeps, client: GitHubClient, where: Repo, login: string): Promise<boolean> {
+function hasWritePermission(deps: HandlerDeps, client: GitHubClient, where: Repo, login: string): Promise<boolean> {
+  // One at a time per user: a burst of comments asks GitHub once, the rest find the answer kept.
+  return oneAtATime(deps.state, `permission:${where.owner}/${where.repo}:${login}`.toLowerCase(), () => askWritePermission(deps, client, where, login));
+}
+
+async function askWritePermission(deps: HandlerDeps, client: GitHubClient, where: Repo, login: string): Promise<boolean> {
   if (await deps.state.hasNoWriteAccess(where.owner, where.repo, login, deps.now())) return false;
   let canWrite: boolean;
   try {
@@ -417,8 +422,13 @@ async function react(client: GitHubClient, where: Repo, commentId: number, conte
  * request (or one after the comment was deleted) lists the comments to find
  * or create it.
  */
-async function reply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, login: string, lines: string[], configNote: string): Promise<void> {
+function reply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, login: string, lines: string[], configNote: string): Promise<void> {
   const body = [`@${login}, ${lines[0]}`, ...lines.slice(1), ...(configNote ? ['', configNote] : [])].join('\n');
+  // One at a time per pull request: replies at the same moment would each create the comment.
+  return oneAtATime(deps.state, `reply:${target.owner}/${target.repo}#${target.pr}`.toLowerCase(), () => writeReply(deps, client, target, body));
+}
+
+async function writeReply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, body: string): Promise<void> {
   const known = await deps.state.getReplyId(target.owner, target.repo, target.pr);
   if (known !== undefined) {
     try {
@@ -431,6 +441,28 @@ async function reply(deps: HandlerDeps, client: GitHubClient, target: Repo & { p
   }
   const written = await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
   if (written.id !== undefined) await deps.state.putReplyId(target.owner, target.repo, target.pr, written.id);
+}
+
+/** queues holds, per app (its state), the last task of each key oneAtATime runs. */
+const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * oneAtATime runs `task` after the tasks already queued under `key` for this
+ * app have settled, whatever their outcome. Deliveries are handled
+ * concurrently; this keeps a burst on one pull request or from one user to
+ * one GitHub request at a time within a process (replicas still race, as
+ * the state's compare-and-set and the sticky comment's reconciliation allow).
+ */
+function oneAtATime<T>(scope: object, key: string, task: () => Promise<T>): Promise<T> {
+  let queue = queues.get(scope);
+  if (queue === undefined) queues.set(scope, (queue = new Map()));
+  const result = (queue.get(key) ?? Promise.resolve()).then(task, task);
+  const settled = result.then(() => undefined, () => undefined);
+  queue.set(key, settled);
+  void settled.then(() => {
+    if (queue.get(key) === settled) queue.delete(key);
+  });
+  return result;
 }
 
 function oneLine(text: string): string {

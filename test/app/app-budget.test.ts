@@ -73,6 +73,21 @@ test('refused /bench comments cost a few requests per account and hour, however 
   assertAllValid(h.stand);
 });
 
+test('refused /bench comments arriving all at once cost no more, and leave one reply comment', async (t) => {
+  const payloads = Array.from({ length: 45 }, (_, i) => commentEvent(h, { body: '/bench', login: STRANGERS[i % 3] }));
+  const handled = h.outcomes.length;
+  const answers = await Promise.all(payloads.map((p) => deliver(h, 'issue_comment', p)));
+  assert.ok(answers.every((a) => a.status === 200));
+  assert.deepEqual(new Set(h.outcomes.slice(handled).map((o) => o.outcome)), new Set(['refused']));
+  assert.equal(h.outcomes.length - handled, 45);
+  t.diagnostic(`45 refused /bench at once from 3 accounts: ${h.stand.requests.length} requests, ${writes(0).length} writes`);
+  assert.ok(h.stand.requests.length <= 3 + 3 + 1 + 1 + 1 + 4, `${h.stand.requests.length} requests`);
+  assert.equal(h.stand.requests.filter((q) => q.template?.endsWith('/permission')).length, 3, 'each account asked about once');
+  assert.equal(writes(0).length, 3);
+  assert.equal(replies().length, 1, 'one reply comment, not one per racing delivery');
+  assertAllValid(h.stand);
+});
+
 test('/bench help is answered once per account and hour too, and a deleted reply is written again', async () => {
   await flood(10, '/bench help', 'help');
   assert.equal(writes(0).length, 3);
