@@ -54369,7 +54369,7 @@ function createGitHubClient(options2) {
     "user-agent": options2.userAgent ?? "benchbot"
   };
   if (options2.token) headers.authorization = `Bearer ${options2.token}`;
-  const queues = {
+  const queues2 = {
     global: new import_light3.default.Group({ id: "benchbot-global", maxConcurrent: 10 }),
     auth: new import_light3.default.Group({ id: "benchbot-auth", maxConcurrent: 1 }),
     search: new import_light3.default.Group({ id: "benchbot-search", maxConcurrent: 1, minTime: 2e3 }),
@@ -54379,7 +54379,7 @@ function createGitHubClient(options2) {
   const octokit = new BenchbotOctokit({
     baseUrl: apiUrl,
     request: options2.fetch ? { fetch: options2.fetch } : {},
-    throttle: { ...throttleOptions(policy), ...queues },
+    throttle: { ...throttleOptions(policy), ...queues2 },
     retry: { retries: policy.maxRetries, retryAfterBaseValue: 0, doNotRetry: DO_NOT_RETRY },
     benchbot: { policy, headers, apiOrigin: new URL(apiUrl).origin }
   });
@@ -60328,7 +60328,10 @@ async function headMovedAfter(deps, client, target, comment2, pull) {
   }
   return null;
 }
-async function hasWritePermission(deps, client, where, login) {
+function hasWritePermission(deps, client, where, login) {
+  return oneAtATime(deps.state, `permission:${where.owner}/${where.repo}:${login}`.toLowerCase(), () => askWritePermission(deps, client, where, login));
+}
+async function askWritePermission(deps, client, where, login) {
   if (await deps.state.hasNoWriteAccess(where.owner, where.repo, login, deps.now())) return false;
   let canWrite;
   try {
@@ -60408,8 +60411,11 @@ async function react(client, where, commentId, content) {
     if (!(error instanceof GitHubError && error.status < 500)) throw error;
   }
 }
-async function reply(deps, client, target, login, lines, configNote) {
+function reply(deps, client, target, login, lines, configNote) {
   const body = [`@${login}, ${lines[0]}`, ...lines.slice(1), ...configNote ? ["", configNote] : []].join("\n");
+  return oneAtATime(deps.state, `reply:${target.owner}/${target.repo}#${target.pr}`.toLowerCase(), () => writeReply(deps, client, target, body));
+}
+async function writeReply(deps, client, target, body) {
   const known = await deps.state.getReplyId(target.owner, target.repo, target.pr);
   if (known !== void 0) {
     try {
@@ -60421,6 +60427,18 @@ async function reply(deps, client, target, login, lines, configNote) {
   }
   const written = await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
   if (written.id !== void 0) await deps.state.putReplyId(target.owner, target.repo, target.pr, written.id);
+}
+var queues = /* @__PURE__ */ new WeakMap();
+function oneAtATime(scope, key2, task) {
+  let queue = queues.get(scope);
+  if (queue === void 0) queues.set(scope, queue = /* @__PURE__ */ new Map());
+  const result2 = (queue.get(key2) ?? Promise.resolve()).then(task, task);
+  const settled = result2.then(() => void 0, () => void 0);
+  queue.set(key2, settled);
+  void settled.then(() => {
+    if (queue.get(key2) === settled) queue.delete(key2);
+  });
+  return result2;
 }
 function oneLine(text2) {
   return text2.replace(/[\r\n]+/g, " ").replace(/`/g, "'").slice(0, 300);
