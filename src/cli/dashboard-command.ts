@@ -5,6 +5,7 @@ import { SITE_DEFAULTS } from '../dashboard/site-model.ts';
 import { writeSite } from '../dashboard/write-site.ts';
 import { openStore } from '../store/open-store.ts';
 import { parseFlags, UsageError } from './usage-error.ts';
+import { outputDirectory } from './output-paths.ts';
 
 export const DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
@@ -67,8 +68,9 @@ export async function runDashboard(args: string[], out: (text: string) => void):
     generated: new Date().toISOString(),
     repoUrl: githubRepoUrl(process.env.GITHUB_SERVER_URL ?? 'https://github.com'),
   };
-  const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
+  const store = await openStore(v.store as string | undefined, { cwd: process.cwd(), mustExist: true });
   try {
+    outputDirectory('--out', dir);
     const started = performance.now();
     const result = await writeSite(store, resolve(dir), settings);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -5,6 +5,7 @@ import { exportNdjson } from '../store/export-ndjson.ts';
 import { importNdjson, splitLines } from '../store/import-ndjson.ts';
 import { GAB_DEFAULT_BRANCH, importGithubActionBenchmark, looksLikeGabData } from '../store/github-action-benchmark.ts';
 import { choose, parseFlags, UsageError } from './usage-error.ts';
+import { openOutputFile } from './output-paths.ts';
 
 export const EXPORT_USAGE = `usage: benchbot export [--store URL] [--output FILE]
 
@@ -27,10 +28,10 @@ options:
 /** runExport implements `benchbot export`. */
 export async function runExport(args: string[], out: (text: string) => void): Promise<number> {
   const { values } = parseFlags(args, { store: { type: 'string' }, output: { type: 'string', short: 'o' } }, false);
-  const store = await openStore(values.store as string | undefined, { cwd: process.cwd() });
+  const store = await openStore(values.store as string | undefined, { cwd: process.cwd(), mustExist: true });
   try {
     if (typeof values.output === 'string') {
-      const file = createWriteStream(values.output);
+      const file = createWriteStream('', { fd: openOutputFile('--output', values.output) });
       const result = await exportNdjson(store, async (chunk) => {
         if (!file.write(chunk)) await once(file, 'drain');
       });

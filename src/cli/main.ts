@@ -40,7 +40,8 @@ commands:
 
 Every relative path you type (a --store file, an input, an --output file, --repo) is relative to the
 current directory, unless a command's help says otherwise (run's --result-file is relative to the
-checkout). The default store is .benchbot/benchbot.db in the current directory for every command.
+checkout). The default store is .benchbot/benchbot.db in the current directory for every command;
+the commands that only read history (scan, ack, export, dashboard) refuse a store that does not exist.
 A threshold (--threshold, --threshold-for) is a percentage: 2% or 2 both mean two percent; below 1 the
 % is required (0.5%), since a bare 0.5 could mean 0.5% or 50%.
 

@@ -56,7 +56,7 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
   if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v['max-age']}: give a whole number of nights, e.g. 30`);
   const branch = (v.branch as string | undefined) ?? 'main';
   const repo = v.repository as string | undefined;
-  const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
+  const store = await openStore(v.store as string | undefined, { cwd: process.cwd(), mustExist: true });
   try {
     const { result, series } = await scanStoredNightlies(store, { branch, repository: repo, threshold, maxAgeNights: maxAge, nameSetting: cliSetting });
     const options = { series, threshold, branch, repoUrl: repositoryUrl(repo, process.env.GITHUB_SERVER_URL) };
@@ -83,7 +83,7 @@ export async function runAck(args: string[], out: (text: string) => void): Promi
   const colon = wanted.indexOf(':');
   if (colon <= 0) throw new UsageError(`SERIES ${wanted}: write it as benchbot scan does, BRANCH:BENCHMARK:METRIC:MACHINE`);
   const branch = wanted.slice(0, colon);
-  const store = await openStore(v.store as string | undefined, { cwd: process.cwd() });
+  const store = await openStore(v.store as string | undefined, { cwd: process.cwd(), mustExist: true });
   try {
     // Batch by batch: only the series asked for is kept, and the names of the others for the message.
     const all: string[] = [];

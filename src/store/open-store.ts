@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PostgresStore } from './postgres-store.ts';
 import { connectionSecrets, redact, scrubError } from './redact.ts';
@@ -21,6 +22,12 @@ export interface OpenStoreOptions extends StoreOptions {
   env?: Record<string, string | undefined>;
   /** Run pending migrations on open (default true). */
   migrate?: boolean;
+  /**
+   * mustExist refuses a SQLite file that does not exist yet instead of
+   * creating it: for commands that only read history, where a missing store
+   * is a mistyped path or the wrong directory, not an empty history.
+   */
+  mustExist?: boolean;
 }
 
 /**
@@ -69,6 +76,9 @@ export async function openStore(url: string | undefined, options: OpenStoreOptio
   const secrets = connectionSecrets(nonEmpty(url) ?? nonEmpty((options.env ?? process.env)[STORE_URL_ENV]) ?? '');
   try {
     const location = resolveStoreLocation(url, options);
+    if (options.mustExist && location.kind === 'sqlite' && !existsSync(location.path)) {
+      throw new StoreError(`no store at ${location.path}: nothing has been stored there. Name the store with --store PATH (or BENCHBOT_DATABASE_URL), run this in the directory that holds .benchbot/, or create one: benchbot run and benchbot import store runs`);
+    }
     const store = location.kind === 'sqlite' ? SqliteStore.open(location.path, options) : await PostgresStore.open(location.url, options);
     if (options.migrate !== false) {
       try {

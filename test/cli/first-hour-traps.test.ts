@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,4 +85,40 @@ test('compare of two files that share no benchmark is an input error naming name
   assert.match(againstEmpty.stderr, /BASE \(.*empty\.json\) holds no benchmark; HEAD .* has "BM_Sort\/1024"/);
   // Sides with benchmarks in common still compare, however many are new or removed.
   assert.notEqual(benchbot(['compare', GO_BASE, GO_HEAD, '--output', 'json']).status, 2);
+});
+
+test('an output path that cannot be written is an input error naming the flag (exit 2), not a stack trace', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-traps-'));
+  const store = join(dir, 'history.db');
+  assert.equal(benchbot(['import', join(ROOT, 'fixtures/github-action-benchmark/sui-data.js'), '--from', 'github-action-benchmark', '--store', store], dir).status, 0);
+  writeFileSync(join(dir, 'site'), 'a file where the site should go');
+  const cases: [string[], RegExp][] = [
+    [['dashboard', '--store', store, '--out', 'site'], /--out site: cannot write there: it is a file, not a directory/],
+    [['dashboard', '--store', store, '--out', 'site/inner'], /--out site\/inner: cannot write there: a part of the path is a file/],
+    [['export', '--store', store, '--output', join(dir, 'missing/dir/x.ndjson')], /--output .*missing\/dir\/x\.ndjson: cannot write there: its directory does not exist; create .*missing\/dir first/],
+  ];
+  for (const [args, message] of cases) {
+    const run = benchbot(args, dir);
+    assert.equal(run.status, 2, args.join(' '));
+    assert.match(run.stderr, message);
+    assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+  }
+  assert.equal(readFileSync(join(dir, 'site'), 'utf8'), 'a file where the site should go');
+});
+
+test('commands that only read refuse a store that does not exist, naming the path and how to make one, and create nothing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-traps-'));
+  const cases: [string[], RegExp][] = [
+    [['scan', '--store', 'typo.db'], /no store at .*\/typo\.db: nothing has been stored there/],
+    [['export'], /no store at .*\/\.benchbot\/benchbot\.db/],
+    [['dashboard', '--out', 'site'], /no store at .*\/\.benchbot\/benchbot\.db/],
+    [['ack', 'main:BM_A:time:m', '--at', 'abcdef0', '--reason', 'x'], /no store at /],
+  ];
+  for (const [args, message] of cases) {
+    const run = benchbot(args, dir);
+    assert.equal(run.status, 2, args.join(' '));
+    assert.match(run.stderr, message);
+    assert.match(run.stderr, /--store PATH .* benchbot run and benchbot import store runs/);
+  }
+  assert.deepEqual(readdirSync(dir), [], 'nothing created');
 });
