@@ -7526,7 +7526,7 @@ var require_light = __commonJS({
 });
 
 // src/action/run-action.ts
-import { appendFileSync as appendFileSync2, existsSync as existsSync6, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { appendFileSync as appendFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -16761,6 +16761,7 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 }
 
 // src/store/open-store.ts
+import { existsSync as existsSync4 } from "node:fs";
 import { isAbsolute, join as join7, resolve as resolve5 } from "node:path";
 
 // node_modules/pg/esm/index.mjs
@@ -18527,6 +18528,9 @@ async function openStore(url, options) {
   const secrets = connectionSecrets(nonEmpty2(url) ?? nonEmpty2((options.env ?? process.env)[STORE_URL_ENV]) ?? "");
   try {
     const location = resolveStoreLocation(url, options);
+    if (options.mustExist && location.kind === "sqlite" && !existsSync4(location.path)) {
+      throw new StoreError(`no store at ${location.path}: nothing has been stored there. Name the store with --store PATH (or BENCHBOT_DATABASE_URL), run this in the directory that holds .benchbot/, or create one: benchbot run and benchbot import store runs`);
+    }
     const store = location.kind === "sqlite" ? SqliteStore.open(location.path, options) : await PostgresStore.open(location.url, options);
     if (options.migrate !== false) {
       try {
@@ -18585,7 +18589,7 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync3, constants as constants2, existsSync as existsSync4, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { closeSync as closeSync3, constants as constants2, existsSync as existsSync5, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync, readFileSync as readFileSync3 } from "node:fs";
 import { join as join8 } from "node:path";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
@@ -18605,7 +18609,7 @@ function samplesJson(side2) {
   return JSON.stringify({ $schema: "benchbot-json/1", version: 1, ...hints2, benchmarks });
 }
 function findResultsParts(dir) {
-  if (!existsSync4(dir)) return [];
+  if (!existsSync5(dir)) return [];
   const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join8(dir, e.name))];
   return dirs.filter((d) => present(join8(d, RESULTS_FILES.base)) && present(join8(d, RESULTS_FILES.head))).sort();
 }
@@ -18614,7 +18618,7 @@ function present(path) {
 }
 function readResultsMeta(dir) {
   const path = join8(dir, RESULTS_FILES.report);
-  if (!existsSync4(path)) return {};
+  if (!existsSync5(path)) return {};
   const root = parseResultsJson(path);
   const sha = (key2) => {
     const value = root[key2];
@@ -19992,7 +19996,7 @@ function storeHistory(store, repo) {
 }
 
 // src/jobs/merge-shards.ts
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync6 } from "node:fs";
 import { join as join9 } from "node:path";
 
 // src/compare/replay-looks.ts
@@ -20097,7 +20101,7 @@ function mergeShards(settings) {
     environment: environments.size === 1 ? [...environments][0] : void 0
   };
   const historyPath = join9(parts[0], RESULTS_FILES.history);
-  if (settings.nightly && existsSync5(historyPath)) {
+  if (settings.nightly && existsSync6(historyPath)) {
     const history = readNightlyHistory(historyPath, settings.nightly.branch);
     merged.history = history;
     merged.scan = scanBranch(history.series, history.acks, { ...settings.nightly, ...look });
@@ -29496,7 +29500,7 @@ ${outcome.scan.markdown}
   }
 }
 function readEvent2(path) {
-  if (!path || !existsSync6(path)) return {};
+  if (!path || !existsSync7(path)) return {};
   try {
     return JSON.parse(readFileSync4(path, "utf8"));
   } catch {

@@ -11761,7 +11761,7 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire3 } = __require("module");
-    var { existsSync: existsSync9 } = __require("node:fs");
+    var { existsSync: existsSync10 } = __require("node:fs");
     var getCallers = require_caller();
     var { join: join16, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
@@ -11836,7 +11836,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute2(path2) && !existsSync9(path2);
+      return isAbsolute2(path2) && !existsSync10(path2);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -28749,20 +28749,20 @@ var pytestBenchmarkReader = {
       budget.series();
       seen.add(name);
       const stats = j.object(b.stats, `${path2}.stats`);
-      const problem = dataProblem(stats.data);
-      if (problem === void 0) {
+      const problem2 = dataProblem(stats.data);
+      if (problem2 === void 0) {
         measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: stats.data });
         return;
       }
       const statistic = stats.median !== void 0 && stats.median !== null ? "median" : "mean";
-      if (stats[statistic] === void 0 || stats[statistic] === null) j.fail(`${path2}.stats`, `has no usable data (${problem}) and no median or mean`);
+      if (stats[statistic] === void 0 || stats[statistic] === null) j.fail(`${path2}.stats`, `has no usable data (${problem2}) and no median or mean`);
       const value = j.number(stats[statistic], `${path2}.stats.${statistic}`);
       if (value < 0) j.fail(`${path2}.stats.${statistic}`, "negative time");
       measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: [value] });
       warnings.push({
         benchmark: name,
         kind: "summary-only",
-        message: problem === "absent" ? `${name}: no per-round data (save with --benchmark-save-data or use --benchmark-json); using the ${statistic} as a single value` : `${name}: ${path2}.stats.data is unusable (${problem}); using the ${statistic} as a single value`
+        message: problem2 === "absent" ? `${name}: no per-round data (save with --benchmark-save-data or use --benchmark-json); using the ${statistic} as a single value` : `${name}: ${path2}.stats.data is unusable (${problem2}); using the ${statistic} as a single value`
       });
     });
     if (measurements.length === 0) j.fail("benchmarks", "no benchmarks (were they run with --benchmark-disable or --benchmark-skip?)");
@@ -42134,6 +42134,7 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 }
 
 // src/store/open-store.ts
+import { existsSync as existsSync3 } from "node:fs";
 import { isAbsolute, join as join8, resolve as resolve5 } from "node:path";
 
 // node_modules/pg/esm/index.mjs
@@ -43995,6 +43996,9 @@ async function openStore(url, options2) {
   const secrets = connectionSecrets(nonEmpty2(url) ?? nonEmpty2((options2.env ?? process.env)[STORE_URL_ENV]) ?? "");
   try {
     const location = resolveStoreLocation(url, options2);
+    if (options2.mustExist && location.kind === "sqlite" && !existsSync3(location.path)) {
+      throw new StoreError(`no store at ${location.path}: nothing has been stored there. Name the store with --store PATH (or BENCHBOT_DATABASE_URL), run this in the directory that holds .benchbot/, or create one: benchbot run and benchbot import store runs`);
+    }
     const store = location.kind === "sqlite" ? SqliteStore.open(location.path, options2) : await PostgresStore.open(location.url, options2);
     if (options2.migrate !== false) {
       try {
@@ -44053,7 +44057,7 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync4, constants as constants2, existsSync as existsSync3, fstatSync as fstatSync3, lstatSync as lstatSync2, openSync as openSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { closeSync as closeSync4, constants as constants2, existsSync as existsSync4, fstatSync as fstatSync3, lstatSync as lstatSync2, openSync as openSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
@@ -53771,7 +53775,7 @@ var decode3 = textDecoder2.decode.bind(textDecoder2);
 
 // node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve as resolve7 } from "node:path";
-import { existsSync as existsSync4, readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
+import { existsSync as existsSync5, readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
 var VERSION19 = "0.0.0-development";
 var pkcs1Begin = "-----BEGIN RSA PRIVATE KEY-----";
 var pkcs1End = "-----END RSA PRIVATE KEY-----";
@@ -53823,7 +53827,7 @@ function getPrivateKey(options2 = {}) {
   }
   if (env.PRIVATE_KEY_PATH) {
     const filepath = resolve7(cwd, env.PRIVATE_KEY_PATH);
-    if (existsSync4(filepath)) {
+    if (existsSync5(filepath)) {
       return readFileSync5(filepath, "utf-8");
     } else {
       throw new Error(
@@ -54054,7 +54058,7 @@ function createAppState(store, now = Date.now) {
 }
 
 // src/app/bench-recompute.ts
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync6 } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
@@ -54211,7 +54215,7 @@ var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-wo
 function workerFile() {
   if (WORKER_URL.protocol !== "file:") return void 0;
   const path2 = fileURLToPath(WORKER_URL);
-  return existsSync5(path2) ? path2 : void 0;
+  return existsSync6(path2) ? path2 : void 0;
 }
 function createRecomputer(limits = {}, onFallback = () => void 0) {
   const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
@@ -59988,8 +59992,8 @@ function parseCommandLine(line, limits = {}) {
         continue;
       }
       seen.add(key2);
-      const problem2 = setOption(args, key2, option[2], limits);
-      if (problem2 !== null) problems.push(problem2);
+      const problem3 = setOption(args, key2, option[2], limits);
+      if (problem3 !== null) problems.push(problem3);
       continue;
     }
     if (option) {
@@ -60000,8 +60004,8 @@ function parseCommandLine(line, limits = {}) {
       problems.push("give at most one REGEX (spaces separate arguments; use `\\s` inside a regular expression)");
       continue;
     }
-    const problem = regexProblem(token);
-    if (problem !== null) problems.push(problem);
+    const problem2 = regexProblem(token);
+    if (problem2 !== null) problems.push(problem2);
     else args.filter = token;
   }
   return problems.length > 0 ? { kind: "invalid", problems } : { kind: "run", ...args };
@@ -60466,9 +60470,9 @@ async function loadRepoConfig(client, owner, repo, ref2) {
   }
   return parseAppConfig(text2);
 }
-function withDefaults4(problem) {
+function withDefaults4(problem2) {
   const parsed = parseAppConfig(null);
-  parsed.problems.push({ key: "(file)", message: `${CONFIG_PATH} ${problem}, so every setting is at its default` });
+  parsed.problems.push({ key: "(file)", message: `${CONFIG_PATH} ${problem2}, so every setting is at its default` });
   return parsed;
 }
 
@@ -62379,7 +62383,7 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync6, mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync6, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync7, mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync6, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join10 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -62388,7 +62392,7 @@ function loadSiteAssets() {
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
     const js = fileURLToPath2(new URL("dashboard.js", dir));
     const css = fileURLToPath2(new URL("dashboard.css", dir));
-    if (existsSync6(js) && existsSync6(css)) return { js: readFileSync6(js, "utf8"), css: readFileSync6(css, "utf8") };
+    if (existsSync7(js) && existsSync7(css)) return { js: readFileSync6(js, "utf8"), css: readFileSync6(css, "utf8") };
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
@@ -62683,7 +62687,7 @@ async function runServe(args, out, env = process.env) {
 }
 
 // src/cli/history-commands.ts
-import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync6, readFileSync as readFileSync8, readSync as readSync2 } from "node:fs";
+import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync7, readFileSync as readFileSync8, readSync as readSync2 } from "node:fs";
 import { once as once4 } from "node:events";
 
 // src/store/export-ndjson.ts
@@ -62883,6 +62887,39 @@ function repoFromUrl(url) {
   return m ? m[1] : void 0;
 }
 
+// src/cli/output-paths.ts
+import { mkdirSync as mkdirSync5, openSync as openSync6, statSync as statSync3 } from "node:fs";
+import { dirname as dirname5 } from "node:path";
+var FS_REASONS = {
+  ENOENT: "its directory does not exist",
+  ENOTDIR: "a part of the path is a file, not a directory",
+  EEXIST: "it is a file, not a directory",
+  EISDIR: "it is a directory, not a file",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "the file system is read-only"
+};
+function problem(flag2, path2, error, fix) {
+  const code18 = error.code ?? "";
+  return new InputError(`${flag2} ${path2}: cannot write there: ${FS_REASONS[code18] ?? error.message}; ${fix}`);
+}
+function outputDirectory(flag2, dir) {
+  try {
+    if (statSync3(dir, { throwIfNoEntry: false })?.isFile()) throw Object.assign(new Error("is a file"), { code: "EEXIST" });
+    mkdirSync5(dir, { recursive: true });
+  } catch (error) {
+    throw problem(flag2, dir, error, "name a directory (it is created if missing)");
+  }
+}
+function openOutputFile(flag2, file) {
+  try {
+    return openSync6(file, "w");
+  } catch (error) {
+    const code18 = error.code;
+    throw problem(flag2, file, error, code18 === "ENOENT" ? `create ${dirname5(file)} first, or name a file in an existing directory` : "name a file you may write");
+  }
+}
+
 // src/cli/history-commands.ts
 var EXPORT_USAGE = `usage: benchbot export [--store URL] [--output FILE]
 
@@ -62902,10 +62939,10 @@ options:
                           benchbot scan scans by default; data.js does not record it)`;
 async function runExport(args, out) {
   const { values } = parseFlags(args, { store: { type: "string" }, output: { type: "string", short: "o" } }, false);
-  const store = await openStore(values.store, { cwd: process.cwd() });
+  const store = await openStore(values.store, { cwd: process.cwd(), mustExist: true });
   try {
     if (typeof values.output === "string") {
-      const file = createWriteStream2(values.output);
+      const file = createWriteStream2("", { fd: openOutputFile("--output", values.output) });
       const result2 = await exportNdjson(store, async (chunk) => {
         if (!file.write(chunk)) await once4(file, "drain");
       });
@@ -62939,7 +62976,7 @@ async function runImport(args, out) {
   let input;
   try {
     if (from === "benchbot") {
-      const fd2 = file === "-" ? 0 : openSync6(file, "r");
+      const fd2 = file === "-" ? 0 : openSync7(file, "r");
       if (fd2 !== 0 && looksLikeGabData(firstBytes(fd2))) {
         throw new UsageError(`${file} is github-action-benchmark's history (data.js), not a benchbot export: add --from github-action-benchmark`);
       }
@@ -63012,7 +63049,7 @@ async function runScan(args, out) {
   if (!Number.isInteger(maxAge) || maxAge < 1) throw new UsageError(`--max-age ${v["max-age"]}: give a whole number of nights, e.g. 30`);
   const branch = v.branch ?? "main";
   const repo = v.repository;
-  const store = await openStore(v.store, { cwd: process.cwd() });
+  const store = await openStore(v.store, { cwd: process.cwd(), mustExist: true });
   try {
     const { result: result2, series: series2 } = await scanStoredNightlies(store, { branch, repository: repo, threshold, maxAgeNights: maxAge, nameSetting: cliSetting });
     const options2 = { series: series2, threshold, branch, repoUrl: repositoryUrl(repo, process.env.GITHUB_SERVER_URL) };
@@ -63041,7 +63078,7 @@ async function runAck(args, out) {
   const colon = wanted.indexOf(":");
   if (colon <= 0) throw new UsageError(`SERIES ${wanted}: write it as benchbot scan does, BRANCH:BENCHMARK:METRIC:MACHINE`);
   const branch = wanted.slice(0, colon);
-  const store = await openStore(v.store, { cwd: process.cwd() });
+  const store = await openStore(v.store, { cwd: process.cwd(), mustExist: true });
   try {
     const all = [];
     let series2;
@@ -63144,8 +63181,9 @@ async function runDashboard(args, out) {
     generated: (/* @__PURE__ */ new Date()).toISOString(),
     repoUrl: githubRepoUrl(process.env.GITHUB_SERVER_URL ?? "https://github.com")
   };
-  const store = await openStore(v.store, { cwd: process.cwd() });
+  const store = await openStore(v.store, { cwd: process.cwd(), mustExist: true });
   try {
+    outputDirectory("--out", dir);
     const started = performance.now();
     const result2 = await writeSite(store, resolve8(dir), settings);
     const seconds3 = ((performance.now() - started) / 1e3).toFixed(1);
@@ -63301,7 +63339,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 }
 
 // src/jobs/bisect-session.ts
-import { existsSync as existsSync7 } from "node:fs";
+import { existsSync as existsSync8 } from "node:fs";
 import { join as join12 } from "node:path";
 
 // src/bisect/create-bisect.ts
@@ -63807,7 +63845,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync7(join12(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync8(join12(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -64173,7 +64211,7 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync8, readdirSync as readdirSync4, rmSync as rmSync6 } from "node:fs";
+import { existsSync as existsSync9, readdirSync as readdirSync4, rmSync as rmSync6 } from "node:fs";
 import { join as join14, resolve as resolve10, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
@@ -64196,7 +64234,7 @@ function benchbotWorktrees(dir) {
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync8(root) ? readdirSync4(root).map((name) => join14(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync9(root) ? readdirSync4(root).map((name) => join14(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -64218,7 +64256,7 @@ function runClean(args, out) {
     rmSync6(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync8(root) && readdirSync4(root).length === 0) rmSync6(root, { recursive: true });
+  for (const root of roots) if (existsSync9(root) && readdirSync4(root).length === 0) rmSync6(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
@@ -64229,7 +64267,7 @@ import { spawnSync as spawnSync7 } from "node:child_process";
 import { resolve as resolve11 } from "node:path";
 
 // src/jobs/run-nightly.ts
-import { mkdirSync as mkdirSync5 } from "node:fs";
+import { mkdirSync as mkdirSync6 } from "node:fs";
 import { join as join15 } from "node:path";
 
 // src/jobs/regression-issues.ts
@@ -64259,7 +64297,7 @@ async function closeRecoveredRegressions(client, history, threshold, where, warn
 var NIGHTLY_BISECT_PREFIX = "nightly-bisect:";
 var ISSUE_STATE_PREFIX = "issue:";
 async function runNightly(settings, deps) {
-  mkdirSync5(join15(settings.stateDir, "nightly"), { recursive: true });
+  mkdirSync6(join15(settings.stateDir, "nightly"), { recursive: true });
   const nightly = { historyFile: join15(settings.stateDir, "nightly", "history.json") };
   const check = { ...settings, noStore: false, nightly };
   let run2;
@@ -64610,7 +64648,8 @@ commands:
 
 Every relative path you type (a --store file, an input, an --output file, --repo) is relative to the
 current directory, unless a command's help says otherwise (run's --result-file is relative to the
-checkout). The default store is .benchbot/benchbot.db in the current directory for every command.
+checkout). The default store is .benchbot/benchbot.db in the current directory for every command;
+the commands that only read history (scan, ack, export, dashboard) refuse a store that does not exist.
 A threshold (--threshold, --threshold-for) is a percentage: 2% or 2 both mean two percent; below 1 the
 % is required (0.5%), since a bare 0.5 could mean 0.5% or 50%.
 
