@@ -43,8 +43,13 @@ interface RepositoryIdentity {
 /** RunOutcome says what handleWorkflowRunCompleted did, for logs and tests. */
 export type RunOutcome = 'ignored' | 'untrusted' | 'superseded' | 'reported' | 'failure-reported' | 'bad-artifact' | RegressionOutcome;
 
-/** NIGHTLY_EVENTS are the events a nightly run may come from: the schedule, or someone with write access dispatching it. */
-const NIGHTLY_EVENTS = ['schedule', 'workflow_dispatch'];
+/**
+ * NIGHTLY_EVENTS are the events a nightly run may come from: the schedule,
+ * someone with write access dispatching it, or a push (a point per push, as
+ * github-action-benchmark records); the default branch check below keeps
+ * a push to any other branch out.
+ */
+const NIGHTLY_EVENTS = ['schedule', 'workflow_dispatch', 'push'];
 
 /**
  * untrustedBecause says why a completed run is not what the app may act on
@@ -52,7 +57,7 @@ const NIGHTLY_EVENTS = ['schedule', 'workflow_dispatch'];
  * default branch of the repository itself: a fork's pull request can run a
  * workflow file at the same path (with its own content and its own
  * artifacts), so the path alone proves nothing. A nightly must also come
- * from `schedule` or `workflow_dispatch`; a run the app dispatched (a
+ * from `schedule`, `workflow_dispatch` or `push`; a run the app dispatched (a
  * `/bench` or a bisection, found by its run id in the app's state) from
  * `workflow_dispatch`, of the workflow file the app dispatched.
  */

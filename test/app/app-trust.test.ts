@@ -71,6 +71,12 @@ describe('a workflow run is trusted only if it is what it claims', () => {
     assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 9110, conclusion: 'success', workflow: NIGHTLY, event: 'schedule' }))).status, 200);
     assert.equal(lastOutcome(), 'bisect-dispatched');
     assert.equal(h.stand.state.dispatches.length, 1);
+    // A push to the default branch (the nightly workflow's push trigger: a point per push) is trusted too; the
+    // regression is known from the scheduled run, so no second bisection.
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 9111, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 9111, conclusion: 'success', workflow: NIGHTLY, event: 'push' }))).status, 200);
+    assert.equal(lastOutcome(), 'bisect-known');
+    assert.equal(h.stand.state.dispatches.length, 1);
     assertAllValid(h.stand);
   });
 
