@@ -61604,7 +61604,7 @@ function parseObject(text2, file) {
 }
 
 // src/app/workflow-run-completed.ts
-var NIGHTLY_EVENTS = ["schedule", "workflow_dispatch"];
+var NIGHTLY_EVENTS = ["schedule", "workflow_dispatch", "push"];
 function untrustedBecause(payload, kind, workflow) {
   const run2 = payload.workflow_run ?? {};
   const repository = payload.repository ?? {};
