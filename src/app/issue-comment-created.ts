@@ -268,17 +268,22 @@ const WITHDRAWN = Symbol('withdrawn');
  * The timeline adds refusals, never removes one: a `committed` or
  * head-setting event listed after the comment; a force push or restore
  * whose `created_at` is after it; a commit whose committer date is after
- * it. A comment that is not in the timeline (deleted seconds later) is
- * WITHDRAWN: nothing runs without the approval it was.
+ * it. A comment that is not in the timeline and that GitHub no longer has
+ * (deleted seconds later) is WITHDRAWN: nothing runs without the approval
+ * it was. One that GitHub has but does not list yet is judged by time.
  */
 async function headMovedAfter(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, comment: CommandComment, pull: PullRequest): Promise<string | typeof WITHDRAWN | null> {
   const items = await client.paginate<TimelineItem>('/repos/{owner}/{repo}/issues/{issue_number}/timeline', { owner: target.owner, repo: target.repo, issue_number: target.pr });
   const at = Date.parse(comment.createdAt);
   const index = items.findIndex((item) => item.event === 'commented' && item.id === comment.id);
-  if (index === -1) return WITHDRAWN;
+  if (index === -1) {
+    // Deleted, or not listed yet (GitHub's reads may lag its writes by a moment): the comment itself says which.
+    if (!(await commentExists(client, target, comment.id))) return WITHDRAWN;
+    deps.log.warn({ owner: target.owner, repo: target.repo, pr: target.pr, commentId: comment.id }, 'the /bench comment exists but the timeline does not list it yet; judging pushes by time alone');
+  }
   const short = (sha: unknown) => (typeof sha === 'string' && /^[0-9a-f]{7,64}$/i.test(sha) ? `\`${sha.slice(0, 12)}\`` : 'a commit');
   for (const [i, item] of items.entries()) {
-    const listedAfter = i > index;
+    const listedAfter = index !== -1 && i > index;
     if (item.event === 'committed') {
       if (listedAfter || Date.parse(item.committer?.date ?? '') > at) return `${short(item.sha)} was pushed`;
     } else if (HEAD_EVENTS.has(item.event ?? '')) {
@@ -294,6 +299,17 @@ async function headMovedAfter(deps: HandlerDeps, client: GitHubClient, target: R
     return Number.isFinite(pushedAt) ? `its head repository was pushed to at ${new Date(pushedAt).toISOString().replace(/\.\d{3}Z$/, 'Z')}, after the comment` : 'GitHub did not say when its head repository was last pushed to';
   }
   return null;
+}
+
+/** commentExists asks GitHub for the comment itself: false when it is gone (404). */
+async function commentExists(client: GitHubClient, where: Repo, commentId: number): Promise<boolean> {
+  try {
+    await client.request('GET', '/repos/{owner}/{repo}/issues/comments/{comment_id}', { owner: where.owner, repo: where.repo, comment_id: commentId });
+    return true;
+  } catch (error) {
+    if (error instanceof GitHubError && error.status === 404) return false;
+    throw error;
+  }
 }
 
 /**

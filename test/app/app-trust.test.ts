@@ -212,6 +212,19 @@ describe('/bench measures exactly what the maintainer saw, once', () => {
     assertAllValid(h.stand);
   });
 
+  test('a /bench comment GitHub has but the timeline does not list yet is judged by time: run, or refused after a push', async () => {
+    for (const pushAfter of [false, true]) {
+      const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
+      if (pushAfter) seedPush(h, { head: sha('pushed while the timeline lags'), createdAt: secondsAfter(payload.comment.created_at, 3), date: secondsAfter(payload.comment.created_at, -3600) });
+      // The timeline of #42 does not list it (it lags); GET .../issues/comments/{id} still finds it.
+      const record = h.stand.state.comments.find((c) => c.id === payload.comment.id);
+      if (record) record.issueNumber = 4242;
+      assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+      assert.equal(lastOutcome(), pushAfter ? 'head-changed' : 'dispatched', `push after: ${pushAfter}`);
+    }
+    assert.equal(h.stand.state.dispatches.length, 1);
+  });
+
   test('a push to the head repository in the comment\'s second is not run, whatever the timeline says', async () => {
     const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
     seedPush(h, { head: sha('same second'), createdAt: payload.comment.created_at, date: secondsAfter(payload.comment.created_at, -3600) });
