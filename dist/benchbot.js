@@ -60313,10 +60313,13 @@ async function headMovedAfter(deps, client, target, comment2, pull) {
   const items = await client.paginate("/repos/{owner}/{repo}/issues/{issue_number}/timeline", { owner: target.owner, repo: target.repo, issue_number: target.pr });
   const at = Date.parse(comment2.createdAt);
   const index = items.findIndex((item) => item.event === "commented" && item.id === comment2.id);
-  if (index === -1) return WITHDRAWN;
+  if (index === -1) {
+    if (!await commentExists(client, target, comment2.id)) return WITHDRAWN;
+    deps.log.warn({ owner: target.owner, repo: target.repo, pr: target.pr, commentId: comment2.id }, "the /bench comment exists but the timeline does not list it yet; judging pushes by time alone");
+  }
   const short4 = (sha) => typeof sha === "string" && /^[0-9a-f]{7,64}$/i.test(sha) ? `\`${sha.slice(0, 12)}\`` : "a commit";
   for (const [i, item] of items.entries()) {
-    const listedAfter = i > index;
+    const listedAfter = index !== -1 && i > index;
     if (item.event === "committed") {
       if (listedAfter || Date.parse(item.committer?.date ?? "") > at) return `${short4(item.sha)} was pushed`;
     } else if (HEAD_EVENTS.has(item.event ?? "")) {
@@ -60331,6 +60334,15 @@ async function headMovedAfter(deps, client, target, comment2, pull) {
     return Number.isFinite(pushedAt) ? `its head repository was pushed to at ${new Date(pushedAt).toISOString().replace(/\.\d{3}Z$/, "Z")}, after the comment` : "GitHub did not say when its head repository was last pushed to";
   }
   return null;
+}
+async function commentExists(client, where, commentId) {
+  try {
+    await client.request("GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: where.owner, repo: where.repo, comment_id: commentId });
+    return true;
+  } catch (error) {
+    if (error instanceof GitHubError && error.status === 404) return false;
+    throw error;
+  }
 }
 function hasWritePermission(deps, client, where, login) {
   return oneAtATime(deps.state, `permission:${where.owner}/${where.repo}:${login}`.toLowerCase(), () => askWritePermission(deps, client, where, login));
