@@ -29,7 +29,7 @@ test('action.yml declares the inputs and outputs the issue asks for, each docume
 test('every input reaches the program through its own environment variable, and the program reads each', () => {
   const steps = (parse(ACTION) as { runs: { steps: { id?: string; env?: Record<string, string>; run?: string }[] } }).runs.steps;
   const envNames: [string, string][] = [];
-  for (const step of steps.filter((s) => ['measure', 'report', 'bisect', 'bisect-report'].includes(s.id ?? ''))) {
+  for (const step of steps.filter((s) => ['measure', 'report', 'bisect', 'bisect-report', 'dashboard'].includes(s.id ?? ''))) {
     for (const [name, value] of Object.entries(step.env ?? {})) {
       const input = /^\$\{\{ inputs\.([\w-]+)(?: \|\| github\.token)? \}\}$/.exec(String(value));
       if (input) envNames.push([name, input[1]]);
@@ -43,7 +43,12 @@ test('every input reaches the program through its own environment variable, and 
   const bisectOnly = new Set(Object.entries(bisectStep?.env ?? {}).map(([, v]) => /inputs\.([\w-]+)/.exec(String(v))?.[1]).filter((n) => n !== undefined && !source.includes(`'${n}'`)));
   assert.deepEqual([...bisectOnly].sort(), ['bad', 'benchmark', 'good', 'metric', 'series']);
   for (const name of bisectOnly) assert.ok(bisectStep?.run?.includes(`$${inputEnvName(name as string)}`), `the bisect step's script reads input ${name}`);
-  for (const { name } of metadata.inputs) if (!bisectOnly.has(name)) assert.ok(source.includes(`'${name}'`), `src/action/action-inputs.ts reads input ${name}`);
+  // So does mode: dashboard.
+  const dashboardStep = steps.find((s) => s.id === 'dashboard');
+  const dashboardOnly = new Set(Object.entries(dashboardStep?.env ?? {}).map(([, v]) => /inputs\.([\w-]+)/.exec(String(v))?.[1]).filter((n) => n !== undefined && !source.includes(`'${n}'`)));
+  assert.deepEqual([...dashboardOnly].sort(), ['max-items-in-chart']);
+  for (const name of dashboardOnly) assert.ok(dashboardStep?.run?.includes(`$${inputEnvName(name as string)}`), `the dashboard step's script reads input ${name}`);
+  for (const { name } of metadata.inputs) if (!bisectOnly.has(name) && !dashboardOnly.has(name)) assert.ok(source.includes(`'${name}'`), `src/action/action-inputs.ts reads input ${name}`);
   // No expression inside a run: script; the only ${{ }} in action.yml are in env:, with:, if: and outputs.
   for (const block of ACTION.matchAll(/^\s+run: \|?\n?([\s\S]*?)(?=^\s+- name:|(?![\s\S]))/gm)) assert.doesNotMatch(block[1], /\$\{\{/);
 });
