@@ -92,12 +92,25 @@ test('the packed npm package, installed with npm install -g on a system Node old
 
     // Signals reach the Node 24 process: SIGTERM to the command ends both.
     const child = spawn(join(bin, 'benchbot'), ['import', '-', '--store', join(scratch, 'wait.db')], { cwd: scratch, env: { ...env, PATH: `${bin}${delimiter}${PATH}` }, stdio: ['pipe', 'ignore', 'ignore'] });
-    const inner = await waitForChild(child.pid!);
+    const inner = await waitForShippedNode(child.pid!);
     child.kill('SIGTERM');
     const [code, signal] = await once(child, 'exit');
     assert.equal(signal, 'SIGTERM', `exited ${code}`);
     assert.ok(!existsSync(`/proc/${inner}`) || readFileSync(`/proc/${inner}/stat`, 'utf8').split(' ')[2] === 'Z', 'the Node 24 process is gone too');
     say('node dist/benchbot.js on the older Node: one line; SIGTERM: forwarded');
+
+    // Ctrl-C in a terminal (util-linux script makes the pseudo-terminal): the terminal's SIGINT ends both, exit 130.
+    if (spawnSync('script', ['--version']).status === 0) {
+      const terminal = spawn('script', ['-qec', `benchbot import - --store '${join(scratch, 'ctrl-c.db')}'`, '/dev/null'], { cwd: scratch, env: { ...env, PATH: `${bin}${delimiter}${PATH}` }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const inner = await waitForShippedNode(terminal.pid!);
+      terminal.stdin.write('\x03');
+      const [code] = await once(terminal, 'exit');
+      assert.equal(code, 130, 'script -e exits as the command did: killed by SIGINT');
+      assert.ok(!existsSync(`/proc/${inner}`) || readFileSync(`/proc/${inner}/stat`, 'utf8').split(' ')[2] === 'Z', 'the Node 24 process is gone too');
+      say('Ctrl-C in a terminal: exit 130');
+    } else {
+      say('util-linux script is not installed: Ctrl-C in a terminal not tried');
+    }
   }
 
   // npx from the tarball: the same package, its Node 24 on the PATH npx makes.
@@ -120,17 +133,29 @@ test('the packed npm package, installed with npm install -g on a system Node old
   }
 });
 
-/** waitForChild waits until the process `pid` runs a child on the shipped Node (the re-run) and returns its pid. */
-async function waitForChild(pid: number): Promise<number> {
+/** descendants lists the pids under `pid`, children first. */
+function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return [...children, ...children.flatMap(descendants)];
+}
+
+/** waitForShippedNode waits until a process under `pid` runs on the shipped Node (the re-run) and returns its pid. */
+async function waitForShippedNode(pid: number): Promise<number> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    try {
-      const inner = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')[0]);
-      if (inner && readlinkSync(`/proc/${inner}/exe`).includes('node-linux-')) return inner;
-    } catch {
-      // not started yet
+    for (const inner of descendants(pid)) {
+      try {
+        if (readlinkSync(`/proc/${inner}/exe`).includes('node-linux-')) return inner;
+      } catch {
+        // gone or not ours to read
+      }
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`benchbot (pid ${pid}) started no Node 24 process within 30 s`);
+  throw new Error(`benchbot (under pid ${pid}) started no Node 24 process within 30 s`);
 }
