@@ -79,6 +79,8 @@ export interface ActionSettings extends ReportSettings {
   ccUsers: string[];
   /** commentOnCommit: a nightly (or push) report comments on its commit when the scan confirms regressions that first showed there. */
   commentOnCommit: boolean;
+  /** issueAuthors are the accounts whose regression issues a nightly report closes when they recover (always with github-actions[bot]). */
+  issueAuthors: string[];
 }
 
 /** INPUT_ENV_PREFIX prefixes the environment variables the composite step sets, one per input. */
@@ -126,6 +128,26 @@ function ccUsers(value: string | undefined): string[] {
   } catch (error) {
     throw new ActionInputError(`alert-comment-cc-users: ${(error as Error).message}`);
   }
+}
+
+/**
+ * DEFAULT_ISSUE_AUTHORS: the benchbot app as `benchbot[bot]`; a workflow's
+ * `benchbot nightly --issues` with GITHUB_TOKEN files as github-actions[bot],
+ * which issueAuthors always adds.
+ */
+export const DEFAULT_ISSUE_AUTHORS = ['benchbot[bot]'];
+
+const WORKFLOW_BOT = 'github-actions[bot]';
+
+// A GitHub App's account: its slug (letters, digits, dashes) and `[bot]`; a person's login is never one.
+const BOT_LOGIN = /^[a-z\d](?:[a-z\d-]{0,98})\[bot\]$/i;
+
+function issueAuthors(value: string | undefined): string[] {
+  const logins = value === undefined ? DEFAULT_ISSUE_AUTHORS : value.split(/[\s,]+/).filter((l) => l !== '');
+  for (const login of logins) {
+    if (!BOT_LOGIN.test(login)) throw new ActionInputError(`issue-authors: "${login}" is not a GitHub App's account (SLUG[bot], e.g. benchbot[bot]); regression issues filed by a person or another account are never closed by benchbot`);
+  }
+  return [...new Set([...logins, WORKFLOW_BOT])];
 }
 
 function parseShard(value: string | undefined): Shard | undefined {
@@ -226,6 +248,7 @@ export function readActionInputs(env: Env): ActionSettings {
     prNumber: text(env, 'pr-number') === undefined ? undefined : wholeNumber(env, 'pr-number', 0, 1),
     ccUsers: ccUsers(text(env, 'alert-comment-cc-users')),
     commentOnCommit: flag(env, 'comment-on-commit'),
+    issueAuthors: issueAuthors(text(env, 'issue-authors')),
   };
 }
 

@@ -76,10 +76,11 @@ export async function publishReport(settings: ActionSettings, issueNumber: numbe
     outputs['commit-comment-url'] = await commentOnCommit(client, settings, outcome, { owner, repo, runUrl, env, log });
   }
   if (outcome.recovery) {
-    // The issues are filed by the app (its own `<slug>[bot]`), or by a workflow as github-actions[bot]: any GitHub App
-    // account, never a person, since anyone who may label issues could file one with the label and the marker.
+    // The issues are filed by the app (its own `<slug>[bot]`, issue-authors), or by a workflow as github-actions[bot]:
+    // those accounts only, never a person or another app (dependabot[bot]), since anyone who may label issues, and
+    // any bot with issues: write, could file one with the label and the marker.
     const warn = (message: string) => core.warning(message, { title: 'benchbot' });
-    const closed = await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL, author: null }, warn);
+    const closed = await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL, author: settings.issueAuthors }, warn);
     // Names come from the artifact: one line each, so they cannot start a workflow command.
     for (const c of closed) log(`benchbot: regression issue #${c.number} ${c.action}: ${escapeCommand(c.benchmark)} (${escapeCommand(c.metric)}) recovered`);
   }

@@ -22,10 +22,11 @@ export interface Issue {
 
 /**
  * IssueAuthor is whose regression issues are reconciled: a login (the app's
- * `<slug>[bot]`, or DEFAULT_BOT_LOGIN, the default), or null for any account
- * of type `Bot` (a GitHub App; never a person), as for the sticky comment.
+ * `<slug>[bot]`, or DEFAULT_BOT_LOGIN, the default), several (the report
+ * job closes what the app or a workflow filed), or null for any account of
+ * type `Bot` (a GitHub App; never a person), as for the sticky comment.
  */
-export type IssueAuthor = string | null;
+export type IssueAuthor = string | readonly string[] | null;
 
 /**
  * isOwnIssue tells whether the issue was filed by the account benchbot acts
@@ -35,7 +36,9 @@ export type IssueAuthor = string | null;
 export function isOwnIssue(issue: Pick<Issue, 'user'>, author: IssueAuthor = DEFAULT_BOT_LOGIN): boolean {
   const user = issue.user;
   if (user === null || user === undefined) return false;
-  return author === null ? user.type === 'Bot' : user.login.toLowerCase() === author.toLowerCase();
+  if (author === null) return user.type === 'Bot';
+  const login = user.login.toLowerCase();
+  return (typeof author === 'string' ? [author] : author).some((a) => a.toLowerCase() === login);
 }
 
 /**
