@@ -26904,6 +26904,16 @@ function ccUsers(value) {
     throw new ActionInputError(`alert-comment-cc-users: ${error2.message}`);
   }
 }
+var DEFAULT_ISSUE_AUTHORS = ["benchbot[bot]"];
+var WORKFLOW_BOT = "github-actions[bot]";
+var BOT_LOGIN = /^[a-z\d](?:[a-z\d-]{0,98})\[bot\]$/i;
+function issueAuthors(value) {
+  const logins = value === void 0 ? DEFAULT_ISSUE_AUTHORS : value.split(/[\s,]+/).filter((l) => l !== "");
+  for (const login of logins) {
+    if (!BOT_LOGIN.test(login)) throw new ActionInputError(`issue-authors: "${login}" is not a GitHub App's account (SLUG[bot], e.g. benchbot[bot]); regression issues filed by a person or another account are never closed by benchbot`);
+  }
+  return [.../* @__PURE__ */ new Set([...logins, WORKFLOW_BOT])];
+}
 function parseShard(value) {
   if (value === void 0) return void 0;
   const match = /^(\d+)\s*\/\s*(\d+)$/.exec(value);
@@ -26990,7 +27000,8 @@ function readActionInputs(env) {
     maxLoad,
     prNumber: text(env, "pr-number") === void 0 ? void 0 : wholeNumber(env, "pr-number", 0, 1),
     ccUsers: ccUsers(text(env, "alert-comment-cc-users")),
-    commentOnCommit: flag2(env, "comment-on-commit")
+    commentOnCommit: flag2(env, "comment-on-commit"),
+    issueAuthors: issueAuthors(text(env, "issue-authors"))
   };
 }
 var RESULTS_ARTIFACT = { pr: "benchbot-results", nightly: "benchbot-nightly-results" };
@@ -29312,7 +29323,9 @@ function renderCommitAlert(input) {
 function isOwnIssue(issue2, author = DEFAULT_BOT_LOGIN) {
   const user = issue2.user;
   if (user === null || user === void 0) return false;
-  return author === null ? user.type === "Bot" : user.login.toLowerCase() === author.toLowerCase();
+  if (author === null) return user.type === "Bot";
+  const login = user.login.toLowerCase();
+  return (typeof author === "string" ? [author] : author).some((a) => a.toLowerCase() === login);
 }
 function firstLine(text2) {
   const t = (text2 ?? "").replace(/\r\n/g, "\n");
@@ -29414,7 +29427,7 @@ ${cc}`;
   }
   if (outcome.recovery) {
     const warn = (message) => warning(message, { title: "benchbot" });
-    const closed = await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL, author: null }, warn);
+    const closed = await closeRecoveredRegressions(client, outcome.recovery, settings.threshold, { owner, repo, serverUrl: env.GITHUB_SERVER_URL, author: settings.issueAuthors }, warn);
     for (const c of closed) log(`benchbot: regression issue #${c.number} ${c.action}: ${escapeCommand(c.benchmark)} (${escapeCommand(c.metric)}) recovered`);
   }
   return outputs;

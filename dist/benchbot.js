@@ -61311,7 +61311,9 @@ var ISSUE_BODY_LIMIT = 65536;
 function isOwnIssue(issue, author = DEFAULT_BOT_LOGIN) {
   const user = issue.user;
   if (user === null || user === void 0) return false;
-  return author === null ? user.type === "Bot" : user.login.toLowerCase() === author.toLowerCase();
+  if (author === null) return user.type === "Bot";
+  const login = user.login.toLowerCase();
+  return (typeof author === "string" ? [author] : author).some((a) => a.toLowerCase() === login);
 }
 function firstLine(text2) {
   const t = (text2 ?? "").replace(/\r\n/g, "\n");
