@@ -161,6 +161,8 @@ export interface AppState {
    * with compare-and-set so that concurrent deliveries answer once.
    */
   claimAnswer(owner: string, repo: string, pr: number, kind: AnswerKind, login: string, at: Date): Promise<boolean>;
+  /** releaseAnswer forgets an answer that could not be written, so GitHub's redelivery answers. */
+  releaseAnswer(owner: string, repo: string, pr: number, kind: AnswerKind, login: string): Promise<void>;
   /** hasNoWriteAccess tells whether GitHub said `login` has no write access less than PERMISSION_TTL_MS before `at`. */
   hasNoWriteAccess(owner: string, repo: string, login: string, at: Date): Promise<boolean>;
   putNoWriteAccess(owner: string, repo: string, login: string, at: Date): Promise<void>;
@@ -177,6 +179,7 @@ export function runKey(owner: string, repo: string, runId: number): string {
 }
 
 const slug = (owner: string, repo: string) => `${owner.toLowerCase()}/${repo.toLowerCase()}`;
+const answerKey = (owner: string, repo: string, pr: number, kind: AnswerKind, login: string) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 const unnamedKey = (r: BenchRequest) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 
 /** createAppState wraps a Store; `now` is injectable for tests of stale claims. */
@@ -266,8 +269,11 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
     async putReplyId(owner, repo, pr, commentId) {
       await store.putState(`reply:${slug(owner, repo)}#${pr}`, { id: commentId, at: iso() });
     },
+    async releaseAnswer(owner, repo, pr, kind, login) {
+      await store.deleteState(answerKey(owner, repo, pr, kind, login));
+    },
     async claimAnswer(owner, repo, pr, kind, login, at) {
-      const key = `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
+      const key = answerKey(owner, repo, pr, kind, login);
       const record = { at: at.toISOString() };
       const existing = await store.getState(key);
       if (existing === undefined) return (await store.compareAndSetState(key, null, record)) !== null;

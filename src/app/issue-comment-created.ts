@@ -97,14 +97,14 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
 
   if (first.kind === 'help' || permission === null) {
     if (!(await answerOnce(deps, target, 'help', login))) return 'help';
-    await reply(deps, client, target, login, ['here is how to run benchmarks on this pull request:', '', BENCH_USAGE, '', `Only people with write access${config.bench.allow.length > 0 ? ' (or listed under `bench.allow`)' : ''} can start a run.`], configNote);
+    await answering(deps, target, 'help', login, reply(deps, client, target, login, ['here is how to run benchmarks on this pull request:', '', BENCH_USAGE, '', `Only people with write access${config.bench.allow.length > 0 ? ' (or listed under `bench.allow`)' : ''} can start a run.`], configNote));
     return 'help';
   }
 
   const allowed = config.bench.allow.some((name) => name.toLowerCase() === login.toLowerCase());
   if (!allowed && !(await permission)) {
     if (!(await answerOnce(deps, target, 'refused', login))) return 'refused';
-    await reply(deps, client, target, login, [`thanks for your interest! \`/bench\` runs this pull request's code on the project's own benchmark machines, so only people with write access to the repository${config.bench.allow.length > 0 ? ' or listed under `bench.allow` in `.github/benchbot.yml`' : ''} can start it. A maintainer can comment \`/bench\` for you.`], configNote);
+    await answering(deps, target, 'refused', login, reply(deps, client, target, login, [`thanks for your interest! \`/bench\` runs this pull request's code on the project's own benchmark machines, so only people with write access to the repository${config.bench.allow.length > 0 ? ' or listed under `bench.allow` in `.github/benchbot.yml`' : ''} can start it. A maintainer can comment \`/bench\` for you.`], configNote));
     return 'refused';
   }
 
@@ -336,6 +336,16 @@ async function askWritePermission(deps: HandlerDeps, client: GitHubClient, where
   // Only "no" is kept: it is what a flood of comments asks again and again, and a revoked grant is never reused.
   if (!canWrite) await deps.state.putNoWriteAccess(where.owner, where.repo, login, deps.now());
   return canWrite;
+}
+
+/** answering waits for an answer's reply; when it fails, the answer is forgotten, so GitHub's redelivery answers. */
+async function answering(deps: HandlerDeps, target: Repo & { pr: number }, kind: AnswerKind, login: string, replied: Promise<void>): Promise<void> {
+  try {
+    await replied;
+  } catch (error) {
+    await deps.state.releaseAnswer(target.owner, target.repo, target.pr, kind, login).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

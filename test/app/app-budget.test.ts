@@ -88,6 +88,18 @@ test('refused /bench comments arriving all at once cost no more, and leave one r
   assertAllValid(h.stand);
 });
 
+test('a refusal GitHub failed to write is written on the redelivery', async () => {
+  const payload = commentEvent(h, { body: '/bench', login: 'stranger-1' });
+  // A 403 (not retried): e.g. the installation lost issues: write for a moment.
+  h.stand.failNext({ method: 'POST', path: /\/issues\/42\/comments$/, status: 403 });
+  assert.equal((await deliver(h, 'issue_comment', payload)).status, 500);
+  assert.equal(replies().length, 0);
+  // GitHub's redelivery: the same payload under a new delivery id.
+  assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+  assert.equal(h.outcomes.at(-1)?.outcome, 'refused');
+  assert.match(replies()[0]?.body ?? '', /^<!-- benchbot:reply -->\n@stranger-1, thanks/);
+});
+
 test('/bench help is answered once per account and hour too, and a deleted reply is written again', async () => {
   await flood(10, '/bench help', 'help');
   assert.equal(writes(0).length, 3);
