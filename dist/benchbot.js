@@ -53952,6 +53952,7 @@ function runKey2(owner, repo, runId) {
   return `run:${owner.toLowerCase()}/${repo.toLowerCase()}/${runId}`;
 }
 var slug = (owner, repo) => `${owner.toLowerCase()}/${repo.toLowerCase()}`;
+var answerKey = (owner, repo, pr, kind, login) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 var unnamedKey = (r) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 function createAppState(store, now = Date.now) {
   const deliveryKey = (id) => `delivery:${id}`;
@@ -54038,8 +54039,11 @@ function createAppState(store, now = Date.now) {
     async putReplyId(owner, repo, pr, commentId) {
       await store.putState(`reply:${slug(owner, repo)}#${pr}`, { id: commentId, at: iso() });
     },
+    async releaseAnswer(owner, repo, pr, kind, login) {
+      await store.deleteState(answerKey(owner, repo, pr, kind, login));
+    },
     async claimAnswer(owner, repo, pr, kind, login, at) {
-      const key2 = `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
+      const key2 = answerKey(owner, repo, pr, kind, login);
       const record = { at: at.toISOString() };
       const existing = await store.getState(key2);
       if (existing === void 0) return await store.compareAndSetState(key2, null, record) !== null;
@@ -60189,13 +60193,13 @@ async function handleCommand(deps, client, payload, target, comment2) {
   const configNote = formatConfigProblems(problems);
   if (first.kind === "help" || permission === null) {
     if (!await answerOnce(deps, target, "help", login)) return "help";
-    await reply(deps, client, target, login, ["here is how to run benchmarks on this pull request:", "", BENCH_USAGE, "", `Only people with write access${config3.bench.allow.length > 0 ? " (or listed under `bench.allow`)" : ""} can start a run.`], configNote);
+    await answering(deps, target, "help", login, reply(deps, client, target, login, ["here is how to run benchmarks on this pull request:", "", BENCH_USAGE, "", `Only people with write access${config3.bench.allow.length > 0 ? " (or listed under `bench.allow`)" : ""} can start a run.`], configNote));
     return "help";
   }
   const allowed = config3.bench.allow.some((name) => name.toLowerCase() === login.toLowerCase());
   if (!allowed && !await permission) {
     if (!await answerOnce(deps, target, "refused", login)) return "refused";
-    await reply(deps, client, target, login, [`thanks for your interest! \`/bench\` runs this pull request's code on the project's own benchmark machines, so only people with write access to the repository${config3.bench.allow.length > 0 ? " or listed under `bench.allow` in `.github/benchbot.yml`" : ""} can start it. A maintainer can comment \`/bench\` for you.`], configNote);
+    await answering(deps, target, "refused", login, reply(deps, client, target, login, [`thanks for your interest! \`/bench\` runs this pull request's code on the project's own benchmark machines, so only people with write access to the repository${config3.bench.allow.length > 0 ? " or listed under `bench.allow` in `.github/benchbot.yml`" : ""} can start it. A maintainer can comment \`/bench\` for you.`], configNote));
     return "refused";
   }
   const command = parseCommandLine(comment2.line, { maxRuns: config3.bench.maxRuns, runners: config3.bench.runners });
@@ -60359,6 +60363,14 @@ async function askWritePermission(deps, client, where, login) {
   }
   if (!canWrite) await deps.state.putNoWriteAccess(where.owner, where.repo, login, deps.now());
   return canWrite;
+}
+async function answering(deps, target, kind, login, replied) {
+  try {
+    await replied;
+  } catch (error) {
+    await deps.state.releaseAnswer(target.owner, target.repo, target.pr, kind, login).catch(() => void 0);
+    throw error;
+  }
 }
 async function answerOnce(deps, target, kind, login) {
   if (await deps.state.claimAnswer(target.owner, target.repo, target.pr, kind, login, deps.now())) return true;
