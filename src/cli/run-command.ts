@@ -10,6 +10,7 @@ import { cliSetting } from '../jobs/setting-names.ts';
 import { choose, parseFlags, UsageError } from './usage-error.ts';
 import { MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
+import { interruptible } from './interrupt.ts';
 
 /** OUTPUTS are the report formats run prints: those rendered from the comparisons alone. */
 const OUTPUTS = reportFormats({ rows: false });
@@ -180,7 +181,13 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
 /** runRun implements `benchbot run`; returns the exit code. */
 export async function runRun(args: string[], out: (text: string) => void): Promise<number> {
   const settings = parseRunArgs(args, process.cwd(), process.env);
-  const { run } = await runPrCheck(settings, { progress: createProgress(), now: () => new Date().toISOString() });
+  const interrupt = interruptible('run', createProgress(), `the checkouts stay in ${join(settings.stateDir, 'worktrees')} for the next run (benchbot clean removes them).`);
+  let run;
+  try {
+    ({ run } = await runPrCheck(settings, { progress: interrupt.progress, now: () => new Date().toISOString() }));
+  } finally {
+    interrupt.dispose();
+  }
   out(renderRunReport(run, settings.output));
   return run.report.summary.regressed > 0 ? 1 : 0;
 }

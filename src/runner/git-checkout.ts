@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
+import { makeStateDir } from './state-dir.ts';
 
 /** RunnerError is a problem with the setup of a run (repository, refs, build, executor); its message says what to fix. */
 export class RunnerError extends Error {
@@ -66,6 +67,7 @@ export function checkoutWorktree(repo: string, sha: string, stateDir: string): s
     }
     git(repo, ['worktree', 'remove', '--force', path]);
   }
+  makeStateDir(stateDir);
   mkdirSync(join(stateDir, 'worktrees'), { recursive: true });
   git(repo, ['worktree', 'prune']);
   const added = git(repo, ['worktree', 'add', '--detach', '--force', path, sha]);

@@ -31,6 +31,31 @@ export interface ProcessOptions {
 }
 
 /**
+ * LIVE_GROUPS are the process groups runProcess started that have not exited.
+ * Each runs in its own group (so a timeout can kill what it forked), which
+ * also keeps a terminal's Ctrl-C from reaching it: when benchbot exits for
+ * any reason (an interrupt included), they are killed with it rather than
+ * left measuring on a machine that believes it is free.
+ */
+const LIVE_GROUPS = new Set<number>();
+let killLiveGroupsOnExit = false;
+
+function trackGroup(pid: number): void {
+  LIVE_GROUPS.add(pid);
+  if (killLiveGroupsOnExit) return;
+  killLiveGroupsOnExit = true;
+  process.on('exit', () => {
+    for (const group of LIVE_GROUPS) {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // ESRCH: gone already.
+      }
+    }
+  });
+}
+
+/**
  * runProcess runs file with args in its own process group and resolves when
  * it has exited and its output pipes have closed. On timeout the whole group
  * gets SIGTERM, then SIGKILL after killGraceMs. When the leader exits on its
@@ -53,6 +78,7 @@ export function runProcess(file: string, args: readonly string[], options: Proce
       reject(error);
       return;
     }
+    if (child.pid !== undefined) trackGroup(child.pid);
     // stdio is 'pipe' for both, so neither stream is null.
     const out = child.stdout!;
     const err = child.stderr!;
@@ -95,6 +121,7 @@ export function runProcess(file: string, args: readonly string[], options: Proce
     child.on('exit', (code, signal) => {
       exited = { code, signal, durationMs: Number(process.hrtime.bigint() - start) / 1e6 };
       killGroup('SIGKILL');
+      if (child.pid !== undefined) LIVE_GROUPS.delete(child.pid);
       // A straggler that escaped the group (setsid) may still hold a pipe: do not wait for it for ever.
       timers.push(
         setTimeout(() => {

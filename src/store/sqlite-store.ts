@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Measurement } from '../model/measurement.ts';
@@ -7,6 +6,7 @@ import type { Row, SqlConn, SqlValue } from './sql-conn.ts';
 import type { MeasurementRow } from './sql-ingest.ts';
 import { HISTORY_ORDER, historyFromRows, windowValuesColumn, type HistoryColumns, type WindowRow } from './sql-series-reads.ts';
 import { SqlStore } from './sql-store.ts';
+import { makeStateDir } from '../runner/state-dir.ts';
 import { StoreError, type IngestResult, type IngestRun, type StoreOptions } from './store.ts';
 
 /** DEFAULT_BUSY_TIMEOUT_MS is how long a SQLite writer waits for another's lock. */
@@ -71,7 +71,7 @@ export class SqliteStore extends SqlStore {
     const busy = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     let db: DatabaseSync | undefined;
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      makeStateDir(dirname(path));
       db = new DatabaseSync(path, { timeout: busy, enableForeignKeyConstraints: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy))}`);
       db.exec('PRAGMA journal_mode = WAL');
