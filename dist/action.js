@@ -7526,7 +7526,7 @@ var require_light = __commonJS({
 });
 
 // src/action/run-action.ts
-import { appendFileSync as appendFileSync2, existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync3 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -7942,7 +7942,7 @@ function warning(message, properties = {}) {
 
 // src/action/run-action.ts
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 
 // src/report/inert-markdown.ts
 var ZERO_WIDTH_SPACE = "\u200B";
@@ -14145,8 +14145,8 @@ function readSource(file, format) {
 
 // src/runner/git-checkout.ts
 import { spawnSync } from "node:child_process";
-import { existsSync as existsSync2, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync as existsSync3, mkdirSync as mkdirSync2 } from "node:fs";
+import { join as join2, resolve } from "node:path";
 
 // src/jobs/setting-names.ts
 var cliSetting = (setting) => `--${setting}`;
@@ -14198,6 +14198,23 @@ var SettingError = class extends Error {
   name = "SettingError";
 };
 
+// src/runner/state-dir.ts
+import { existsSync as existsSync2, mkdirSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+var STATE_DIR_NAME = ".benchbot";
+var IGNORE_ALL = "# benchbot's working state (worktrees, builds, the default store); never committed\n*\n";
+function makeStateDir(dir) {
+  mkdirSync(dir, { recursive: true });
+  if (basename(dir) !== STATE_DIR_NAME) return;
+  const ignore = join(dir, ".gitignore");
+  if (existsSync2(ignore)) return;
+  try {
+    writeFileSync(ignore, IGNORE_ALL, { flag: "wx" });
+  } catch (error2) {
+    if (error2.code !== "EEXIST") return;
+  }
+}
+
 // src/runner/git-checkout.ts
 var RunnerError = class extends Error {
   constructor(message) {
@@ -14211,7 +14228,7 @@ function git(repo, args) {
   return { ok: run.status === 0, out: run.stdout.trim(), err: run.stderr.trim() };
 }
 function openRepository(dir, name = cliSetting) {
-  if (!existsSync2(dir)) throw new RunnerError(`${name("repo")} ${dir}: no such directory`);
+  if (!existsSync3(dir)) throw new RunnerError(`${name("repo")} ${dir}: no such directory`);
   const top = git(dir, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) throw new RunnerError(`${name("repo")} ${dir}: not a git repository (${top.err.split("\n")[0]}); pass the repository to benchmark with ${name("repo")}`);
   return top.out;
@@ -14232,8 +14249,8 @@ function dirtyFiles(repo) {
   return status.out === "" ? [] : status.out.split("\n");
 }
 function checkoutWorktree(repo, sha, stateDir) {
-  const path = resolve(join(stateDir, "worktrees", sha.slice(0, 12)));
-  if (existsSync2(path)) {
+  const path = resolve(join2(stateDir, "worktrees", sha.slice(0, 12)));
+  if (existsSync3(path)) {
     const head = git(path, ["rev-parse", "HEAD"]);
     if (head.ok && head.out === sha) {
       git(path, ["reset", "--hard", "--quiet", sha]);
@@ -14241,7 +14258,8 @@ function checkoutWorktree(repo, sha, stateDir) {
     }
     git(repo, ["worktree", "remove", "--force", path]);
   }
-  mkdirSync(join(stateDir, "worktrees"), { recursive: true });
+  makeStateDir(stateDir);
+  mkdirSync2(join2(stateDir, "worktrees"), { recursive: true });
   git(repo, ["worktree", "prune"]);
   const added = git(repo, ["worktree", "add", "--detach", "--force", path, sha]);
   if (!added.ok) throw new RunnerError(`could not check out ${sha.slice(0, 12)} into ${path}: ${added.err}`);
@@ -14911,6 +14929,21 @@ import { dirname, resolve as resolve2 } from "node:path";
 var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
 var DEFAULT_KILL_GRACE_MS = 2e3;
 var FINGERPRINT_TIMEOUT_MS = 6e4;
+var LIVE_GROUPS = /* @__PURE__ */ new Set();
+var killLiveGroupsOnExit = false;
+function trackGroup(pid) {
+  LIVE_GROUPS.add(pid);
+  if (killLiveGroupsOnExit) return;
+  killLiveGroupsOnExit = true;
+  process.on("exit", () => {
+    for (const group of LIVE_GROUPS) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+      }
+    }
+  });
+}
 function runProcess(file, args, options) {
   return new Promise((resolvePromise, reject) => {
     const start = process.hrtime.bigint();
@@ -14926,6 +14959,7 @@ function runProcess(file, args, options) {
       reject(error2);
       return;
     }
+    if (child.pid !== void 0) trackGroup(child.pid);
     const out = child.stdout;
     const err = child.stderr;
     const stdout = options.stdoutSink ? void 0 : new CappedBuffer();
@@ -14965,6 +14999,7 @@ function runProcess(file, args, options) {
     child.on("exit", (code, signal) => {
       exited = { code, signal, durationMs: Number(process.hrtime.bigint() - start) / 1e6 };
       killGroup("SIGKILL");
+      if (child.pid !== void 0) LIVE_GROUPS.delete(child.pid);
       timers.push(
         setTimeout(() => {
           out.destroy();
@@ -15063,10 +15098,10 @@ function withLabels(fingerprint2, labels) {
 // src/runner/ssh-executor.ts
 import { spawn as spawn2 } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync as mkdirSync2, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync as mkdirSync3, mkdtempSync, rmSync } from "node:fs";
 import { once } from "node:events";
 import { tmpdir } from "node:os";
-import { dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
+import { dirname as dirname2, join as join3, resolve as resolve3 } from "node:path";
 var DEFAULT_REMOTE_DIR = "~/.cache/benchbot";
 var TRANSPORT_SLACK_MS = 3e4;
 function remoteScript(command, options) {
@@ -15137,7 +15172,7 @@ var SshExecutor = class {
   }
   /** sshArgs are the options every ssh call shares, ending with the destination. */
   sshArgs() {
-    this.controlDir ??= mkdtempSync(join2(process.platform === "win32" ? tmpdir() : "/tmp", "bb-ssh-"));
+    this.controlDir ??= mkdtempSync(join3(process.platform === "win32" ? tmpdir() : "/tmp", "bb-ssh-"));
     const args = [
       "-T",
       "-o",
@@ -15153,7 +15188,7 @@ var SshExecutor = class {
       "-o",
       "ControlMaster=auto",
       "-o",
-      `ControlPath=${join2(this.controlDir, "%C")}`,
+      `ControlPath=${join3(this.controlDir, "%C")}`,
       "-o",
       "ControlPersist=300",
       "-o",
@@ -15199,7 +15234,7 @@ var SshExecutor = class {
     return remoteResult(result, wrapped);
   }
   async fetch(remotePathText, localPath) {
-    mkdirSync2(dirname2(resolve3(localPath)), { recursive: true });
+    mkdirSync3(dirname2(resolve3(localPath)), { recursive: true });
     const sink = createWriteStream(localPath);
     const opened = once(sink, "open");
     await opened;
@@ -15413,13 +15448,13 @@ function formatSeconds(ms) {
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir as tmpdir2 } from "node:os";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 var DEFAULT_LOCK_POLL_MS = 1e3;
 var UNREADABLE_GRACE_MS = 1e4;
 function defaultLockPath(env = process.env) {
   if (env.BENCHBOT_LOCK) return env.BENCHBOT_LOCK;
-  return join3(process.platform === "win32" ? tmpdir2() : "/tmp", "benchbot-machine.lock");
+  return join4(process.platform === "win32" ? tmpdir2() : "/tmp", "benchbot-machine.lock");
 }
 async function acquireMachineLock(path = defaultLockPath(), options = {}) {
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_WAIT_MS;
@@ -15580,7 +15615,7 @@ function holdMachine(executor, progress, options) {
 }
 
 // src/runner/run-ab.ts
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
 
@@ -16146,16 +16181,16 @@ function pinnedCommand(command, cpus) {
 
 // src/runner/build-side.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync3, readFileSync as readFileSync2, writeFileSync } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { createHash as createHash3 } from "node:crypto";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 var BUILD_MARKER = ".benchbot-build";
 function buildSide(worktree, tree, command, label2, timeoutMs, env, name = cliSetting) {
   const key2 = createHash3("sha256").update(`${tree}
 ${command}
 ${JSON.stringify(env ?? {})}`).digest("hex");
-  const marker = join4(worktree, BUILD_MARKER);
-  if (existsSync3(marker) && readFileSync2(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
+  const marker = join5(worktree, BUILD_MARKER);
+  if (existsSync4(marker) && readFileSync2(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
   const run = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
@@ -16171,12 +16206,12 @@ ${tail}`);
 --- last lines of the build log ---
 ${tail}`);
   }
-  writeFileSync(marker, key2);
+  writeFileSync2(marker, key2);
   return { skipped: false, durationMs };
 }
 
 // src/runner/measure-round.ts
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 
 // src/runner/perf-counters.ts
 var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
@@ -16421,7 +16456,7 @@ async function measureRound(settings, executor, dir, scratch2, tag) {
     return fail(`exit code ${result.exitCode ?? result.signal}${hint}: ${tail}`);
   }
   const fetchLocal = async (remote) => {
-    const local = join5(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
+    const local = join6(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
     await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
     return local;
   };
@@ -16525,7 +16560,7 @@ async function runAb(settings, deps) {
   const fingerprint2 = await executor.fingerprint(settings.labels);
   const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
   };
-  const scratch2 = mkdtempSync2(join6(tmpdir3(), "benchbot-run-"));
+  const scratch2 = mkdtempSync2(join7(tmpdir3(), "benchbot-run-"));
   try {
     const builds = [];
     const sides = {};
@@ -16761,8 +16796,8 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 }
 
 // src/store/open-store.ts
-import { existsSync as existsSync4 } from "node:fs";
-import { isAbsolute, join as join7, resolve as resolve5 } from "node:path";
+import { existsSync as existsSync5 } from "node:fs";
+import { isAbsolute, join as join8, resolve as resolve5 } from "node:path";
 
 // node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
@@ -18287,7 +18322,6 @@ function connectFix(error2) {
 
 // src/store/sqlite-store.ts
 var import_node_sqlite = __toESM(require_node_sqlite(), 1);
-import { mkdirSync as mkdirSync3 } from "node:fs";
 import { dirname as dirname4 } from "node:path";
 var DEFAULT_BUSY_TIMEOUT_MS = 5e3;
 var SAMPLE_BATCH2 = 65536;
@@ -18329,7 +18363,7 @@ var SqliteStore = class _SqliteStore extends SqlStore {
     const busy = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     let db;
     try {
-      mkdirSync3(dirname4(path), { recursive: true });
+      makeStateDir(dirname4(path));
       db = new import_node_sqlite.DatabaseSync(path, { timeout: busy, enableForeignKeyConstraints: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy))}`);
       db.exec("PRAGMA journal_mode = WAL");
@@ -18495,7 +18529,7 @@ function fixFor(error2) {
 }
 
 // src/store/open-store.ts
-var DEFAULT_SQLITE_PATH = join7(".benchbot", "benchbot.db");
+var DEFAULT_SQLITE_PATH = join8(".benchbot", "benchbot.db");
 var STORE_URL_ENV = "BENCHBOT_DATABASE_URL";
 function resolveStoreLocation(url, options) {
   const env = options.env ?? process.env;
@@ -18528,7 +18562,7 @@ async function openStore(url, options) {
   const secrets = connectionSecrets(nonEmpty2(url) ?? nonEmpty2((options.env ?? process.env)[STORE_URL_ENV]) ?? "");
   try {
     const location = resolveStoreLocation(url, options);
-    if (options.mustExist && location.kind === "sqlite" && !existsSync4(location.path)) {
+    if (options.mustExist && location.kind === "sqlite" && !existsSync5(location.path)) {
       throw new StoreError(`no store at ${location.path}: nothing has been stored there. Name the store with --store PATH (or BENCHBOT_DATABASE_URL), run this in the directory that holds .benchbot/, or create one: benchbot run and benchbot import store runs`);
     }
     const store = location.kind === "sqlite" ? SqliteStore.open(location.path, options) : await PostgresStore.open(location.url, options);
@@ -18589,8 +18623,8 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync3, constants as constants2, existsSync as existsSync5, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { join as join8 } from "node:path";
+import { closeSync as closeSync3, constants as constants2, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { join as join9 } from "node:path";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
@@ -18609,16 +18643,16 @@ function samplesJson(side2) {
   return JSON.stringify({ $schema: "benchbot-json/1", version: 1, ...hints2, benchmarks });
 }
 function findResultsParts(dir) {
-  if (!existsSync5(dir)) return [];
-  const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join8(dir, e.name))];
-  return dirs.filter((d) => present(join8(d, RESULTS_FILES.base)) && present(join8(d, RESULTS_FILES.head))).sort();
+  if (!existsSync6(dir)) return [];
+  const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join9(dir, e.name))];
+  return dirs.filter((d) => present(join9(d, RESULTS_FILES.base)) && present(join9(d, RESULTS_FILES.head))).sort();
 }
 function present(path) {
   return lstatSync(path, { throwIfNoEntry: false }) !== void 0;
 }
 function readResultsMeta(dir) {
-  const path = join8(dir, RESULTS_FILES.report);
-  if (!existsSync5(path)) return {};
+  const path = join9(dir, RESULTS_FILES.report);
+  if (!existsSync6(path)) return {};
   const root = parseResultsJson(path);
   const sha = (key2) => {
     const value = root[key2];
@@ -19996,8 +20030,8 @@ function storeHistory(store, repo) {
 }
 
 // src/jobs/merge-shards.ts
-import { existsSync as existsSync6 } from "node:fs";
-import { join as join9 } from "node:path";
+import { existsSync as existsSync7 } from "node:fs";
+import { join as join10 } from "node:path";
 
 // src/compare/replay-looks.ts
 function collectSide(outcomes, filter) {
@@ -20086,8 +20120,8 @@ function mergeShards(settings) {
     if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`${merge3}: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
     if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`${merge3}: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
   }
-  const base = readArtifactSide(parts.map((p) => join9(p, RESULTS_FILES.base)), settings.filter);
-  const head = readArtifactSide(parts.map((p) => join9(p, RESULTS_FILES.head)), settings.filter);
+  const base = readArtifactSide(parts.map((p) => join10(p, RESULTS_FILES.base)), settings.filter);
+  const head = readArtifactSide(parts.map((p) => join10(p, RESULTS_FILES.head)), settings.filter);
   const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
@@ -20100,8 +20134,8 @@ function mergeShards(settings) {
     headSha: trusted.head,
     environment: environments.size === 1 ? [...environments][0] : void 0
   };
-  const historyPath = join9(parts[0], RESULTS_FILES.history);
-  if (settings.nightly && existsSync6(historyPath)) {
+  const historyPath = join10(parts[0], RESULTS_FILES.history);
+  if (settings.nightly && existsSync7(historyPath)) {
     const history = readNightlyHistory(historyPath, settings.nightly.branch);
     merged.history = history;
     merged.scan = scanBranch(history.series, history.acks, { ...settings.nightly, ...look });
@@ -20120,7 +20154,7 @@ function mergedReportContext(merged) {
 
 // src/action/action-inputs.ts
 import { homedir } from "node:os";
-import { join as join10, resolve as resolve6 } from "node:path";
+import { join as join11, resolve as resolve6 } from "node:path";
 
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
@@ -26925,7 +26959,7 @@ function parseShard(value) {
   return count === 1 ? void 0 : { index, count };
 }
 function defaultStorePath(env) {
-  return join10(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
+  return join11(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
 }
 function readActionInputs(env) {
   const merge3 = text(env, "merge");
@@ -29513,7 +29547,7 @@ ${outcome.scan.markdown}
   }
 }
 function readEvent2(path) {
-  if (!path || !existsSync7(path)) return {};
+  if (!path || !existsSync8(path)) return {};
   try {
     return JSON.parse(readFileSync4(path, "utf8"));
   } catch {
@@ -29550,7 +29584,7 @@ async function measure(settings, event, deps) {
     filter: settings.filter,
     counters: settings.counters,
     allowDirty: false,
-    stateDir: join11(settings.workingDirectory, ".benchbot"),
+    stateDir: join12(settings.workingDirectory, ".benchbot"),
     labels: (env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== ""),
     executorSpec: settings.executor,
     maxLoad: settings.maxLoad,
@@ -29559,7 +29593,7 @@ async function measure(settings, event, deps) {
     repository: env.GITHUB_REPOSITORY,
     branch: nightly ? env.GITHUB_REF_NAME : event.pull_request?.head?.ref,
     // history.json goes into the results directory as it is read, a batch of series at a time (jobs/nightly.ts).
-    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join11(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
+    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join12(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
     shard: settings.shard,
     nameSetting: actionSetting
   }, { progress: deps.progress ?? createProgress(), now: deps.now, env });
@@ -29617,24 +29651,24 @@ function recompute(settings, event, env) {
 }
 function writeReports(settings, outcome, env) {
   const dir = resultsDir(settings, env);
-  const markdown = join11(dir, "report.md");
-  const json = join11(dir, RESULTS_FILES.report);
-  writeFileSync2(markdown, `${outcome.markdown}
+  const markdown = join12(dir, "report.md");
+  const json = join12(dir, RESULTS_FILES.report);
+  writeFileSync3(markdown, `${outcome.markdown}
 `);
-  writeFileSync2(json, `${outcome.json}
+  writeFileSync3(json, `${outcome.json}
 `);
-  writeFileSync2(join11(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
-  writeFileSync2(join11(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  writeFileSync3(join12(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
+  writeFileSync3(join12(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
   if (outcome.scan && settings.role === "report") {
-    writeFileSync2(join11(dir, "scan.json"), `${outcome.scan.json}
+    writeFileSync3(join12(dir, "scan.json"), `${outcome.scan.json}
 `);
-    writeFileSync2(join11(dir, "scan.md"), `${outcome.scan.markdown}
+    writeFileSync3(join12(dir, "scan.md"), `${outcome.scan.markdown}
 `);
   }
   return { dir, markdown, json };
 }
 function resultsDir(settings, env) {
-  const dir = join11(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
+  const dir = join12(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
   mkdirSync4(dir, { recursive: true });
   return dir;
 }

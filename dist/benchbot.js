@@ -11198,7 +11198,7 @@ var require_thread_stream = __commonJS({
     var { version } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker: Worker3 } = __require("worker_threads");
-    var { join: join16 } = __require("path");
+    var { join: join17 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -11250,7 +11250,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join16(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join17(__dirname, "lib", "worker.js");
       const worker = new Worker3(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -11761,9 +11761,9 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire3 } = __require("module");
-    var { existsSync: existsSync10 } = __require("node:fs");
+    var { existsSync: existsSync11 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join16, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
+    var { join: join17, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
     var sleep = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
@@ -11836,7 +11836,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute2(path2) && !existsSync10(path2);
+      return isAbsolute2(path2) && !existsSync11(path2);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -11918,7 +11918,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join16(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join17(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -11939,7 +11939,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join16(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join17(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -11966,7 +11966,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join16(__dirname, "..", "file.js");
+          return join17(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -12946,7 +12946,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join16 = ",";
+            let join17 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -12960,7 +12960,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join16 = `,
+                join17 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -12968,13 +12968,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join16;
+                res += join17;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join16}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join17}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -12995,7 +12995,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join16 = `,
+              join17 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -13009,13 +13009,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join16;
+                separator = join17;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join16;
+              separator = join17;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -13056,7 +13056,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join16 = ",";
+            let join17 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -13069,7 +13069,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join16 = `,
+                join17 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -13077,13 +13077,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join16;
+                res += join17;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join16}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join17}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -13096,7 +13096,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join16 = `,
+              join17 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -13105,7 +13105,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join16;
+                separator = join17;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -13163,20 +13163,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join17 = `,
+              const join18 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join17;
+                res2 += join18;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join17}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join18}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -13192,16 +13192,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join16 = `,
+            const join17 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join16, maximumBreadth);
+              res += stringifyTypedArray(value, join17, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join16;
+              separator = join17;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -13212,13 +13212,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}: ${tmp}`;
-                separator = join16;
+                separator = join17;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join16;
+              separator = join17;
             }
             if (separator !== "") {
               res = `
@@ -40559,7 +40559,7 @@ var SettingError = class extends Error {
 };
 
 // src/cli/run-command.ts
-import { join as join9, resolve as resolve6 } from "node:path";
+import { join as join10, resolve as resolve6 } from "node:path";
 
 // src/report/run-report.ts
 function environmentOf(fingerprint2) {
@@ -40604,8 +40604,27 @@ import { dirname as dirname3, resolve as resolve4 } from "node:path";
 
 // src/runner/git-checkout.ts
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { join as join2, resolve } from "node:path";
+import { existsSync as existsSync2, mkdirSync as mkdirSync2 } from "node:fs";
+import { join as join3, resolve } from "node:path";
+
+// src/runner/state-dir.ts
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { basename, join as join2 } from "node:path";
+var STATE_DIR_NAME = ".benchbot";
+var IGNORE_ALL = "# benchbot's working state (worktrees, builds, the default store); never committed\n*\n";
+function makeStateDir(dir) {
+  mkdirSync(dir, { recursive: true });
+  if (basename(dir) !== STATE_DIR_NAME) return;
+  const ignore = join2(dir, ".gitignore");
+  if (existsSync(ignore)) return;
+  try {
+    writeFileSync(ignore, IGNORE_ALL, { flag: "wx" });
+  } catch (error) {
+    if (error.code !== "EEXIST") return;
+  }
+}
+
+// src/runner/git-checkout.ts
 var RunnerError = class extends Error {
   constructor(message) {
     super(message);
@@ -40618,7 +40637,7 @@ function git(repo, args) {
   return { ok: run2.status === 0, out: run2.stdout.trim(), err: run2.stderr.trim() };
 }
 function openRepository(dir, name = cliSetting) {
-  if (!existsSync(dir)) throw new RunnerError(`${name("repo")} ${dir}: no such directory`);
+  if (!existsSync2(dir)) throw new RunnerError(`${name("repo")} ${dir}: no such directory`);
   const top = git(dir, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) throw new RunnerError(`${name("repo")} ${dir}: not a git repository (${top.err.split("\n")[0]}); pass the repository to benchmark with ${name("repo")}`);
   return top.out;
@@ -40639,8 +40658,8 @@ function dirtyFiles(repo) {
   return status.out === "" ? [] : status.out.split("\n");
 }
 function checkoutWorktree(repo, sha, stateDir) {
-  const path2 = resolve(join2(stateDir, "worktrees", sha.slice(0, 12)));
-  if (existsSync(path2)) {
+  const path2 = resolve(join3(stateDir, "worktrees", sha.slice(0, 12)));
+  if (existsSync2(path2)) {
     const head = git(path2, ["rev-parse", "HEAD"]);
     if (head.ok && head.out === sha) {
       git(path2, ["reset", "--hard", "--quiet", sha]);
@@ -40648,7 +40667,8 @@ function checkoutWorktree(repo, sha, stateDir) {
     }
     git(repo, ["worktree", "remove", "--force", path2]);
   }
-  mkdirSync(join2(stateDir, "worktrees"), { recursive: true });
+  makeStateDir(stateDir);
+  mkdirSync2(join3(stateDir, "worktrees"), { recursive: true });
   git(repo, ["worktree", "prune"]);
   const added = git(repo, ["worktree", "add", "--detach", "--force", path2, sha]);
   if (!added.ok) throw new RunnerError(`could not check out ${sha.slice(0, 12)} into ${path2}: ${added.err}`);
@@ -40819,6 +40839,21 @@ import { dirname, resolve as resolve2 } from "node:path";
 var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
 var DEFAULT_KILL_GRACE_MS = 2e3;
 var FINGERPRINT_TIMEOUT_MS = 6e4;
+var LIVE_GROUPS = /* @__PURE__ */ new Set();
+var killLiveGroupsOnExit = false;
+function trackGroup(pid) {
+  LIVE_GROUPS.add(pid);
+  if (killLiveGroupsOnExit) return;
+  killLiveGroupsOnExit = true;
+  process.on("exit", () => {
+    for (const group of LIVE_GROUPS) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+      }
+    }
+  });
+}
 function runProcess(file, args, options2) {
   return new Promise((resolvePromise, reject) => {
     const start = process.hrtime.bigint();
@@ -40834,6 +40869,7 @@ function runProcess(file, args, options2) {
       reject(error);
       return;
     }
+    if (child.pid !== void 0) trackGroup(child.pid);
     const out = child.stdout;
     const err2 = child.stderr;
     const stdout = options2.stdoutSink ? void 0 : new CappedBuffer();
@@ -40873,6 +40909,7 @@ function runProcess(file, args, options2) {
     child.on("exit", (code18, signal) => {
       exited = { code: code18, signal, durationMs: Number(process.hrtime.bigint() - start) / 1e6 };
       killGroup("SIGKILL");
+      if (child.pid !== void 0) LIVE_GROUPS.delete(child.pid);
       timers.push(
         setTimeout(() => {
           out.destroy();
@@ -40971,10 +41008,10 @@ function withLabels(fingerprint2, labels) {
 // src/runner/ssh-executor.ts
 import { spawn as spawn2 } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync as mkdirSync2, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync as mkdirSync3, mkdtempSync, rmSync } from "node:fs";
 import { once } from "node:events";
 import { tmpdir } from "node:os";
-import { dirname as dirname2, join as join3, resolve as resolve3 } from "node:path";
+import { dirname as dirname2, join as join4, resolve as resolve3 } from "node:path";
 var DEFAULT_REMOTE_DIR = "~/.cache/benchbot";
 var TRANSPORT_SLACK_MS = 3e4;
 function remoteScript(command, options2) {
@@ -41045,7 +41082,7 @@ var SshExecutor = class {
   }
   /** sshArgs are the options every ssh call shares, ending with the destination. */
   sshArgs() {
-    this.controlDir ??= mkdtempSync(join3(process.platform === "win32" ? tmpdir() : "/tmp", "bb-ssh-"));
+    this.controlDir ??= mkdtempSync(join4(process.platform === "win32" ? tmpdir() : "/tmp", "bb-ssh-"));
     const args = [
       "-T",
       "-o",
@@ -41061,7 +41098,7 @@ var SshExecutor = class {
       "-o",
       "ControlMaster=auto",
       "-o",
-      `ControlPath=${join3(this.controlDir, "%C")}`,
+      `ControlPath=${join4(this.controlDir, "%C")}`,
       "-o",
       "ControlPersist=300",
       "-o",
@@ -41107,7 +41144,7 @@ var SshExecutor = class {
     return remoteResult(result2, wrapped);
   }
   async fetch(remotePathText, localPath) {
-    mkdirSync2(dirname2(resolve3(localPath)), { recursive: true });
+    mkdirSync3(dirname2(resolve3(localPath)), { recursive: true });
     const sink = createWriteStream(localPath);
     const opened = once(sink, "open");
     await opened;
@@ -41380,13 +41417,13 @@ function formatSeconds(ms) {
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { closeSync as closeSync3, linkSync, openSync as openSync3, readFileSync as readFileSync2, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir as tmpdir2 } from "node:os";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 var DEFAULT_LOCK_POLL_MS = 1e3;
 var UNREADABLE_GRACE_MS = 1e4;
 function defaultLockPath(env = process.env) {
   if (env.BENCHBOT_LOCK) return env.BENCHBOT_LOCK;
-  return join4(process.platform === "win32" ? tmpdir2() : "/tmp", "benchbot-machine.lock");
+  return join5(process.platform === "win32" ? tmpdir2() : "/tmp", "benchbot-machine.lock");
 }
 async function acquireMachineLock(path2 = defaultLockPath(), options2 = {}) {
   const timeoutMs = options2.timeoutMs ?? DEFAULT_LOCK_WAIT_MS;
@@ -41547,7 +41584,7 @@ function holdMachine(executor, progress, options2) {
 }
 
 // src/runner/run-ab.ts
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
 
@@ -41592,16 +41629,16 @@ function poolBase(today, stored, options2) {
 
 // src/runner/build-side.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync2, readFileSync as readFileSync3, writeFileSync } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 var BUILD_MARKER = ".benchbot-build";
 function buildSide(worktree, tree, command, label2, timeoutMs, env, name = cliSetting) {
   const key2 = createHash2("sha256").update(`${tree}
 ${command}
 ${JSON.stringify(env ?? {})}`).digest("hex");
-  const marker = join5(worktree, BUILD_MARKER);
-  if (existsSync2(marker) && readFileSync3(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
+  const marker = join6(worktree, BUILD_MARKER);
+  if (existsSync3(marker) && readFileSync3(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
   const run2 = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
@@ -41617,12 +41654,12 @@ ${tail2}`);
 --- last lines of the build log ---
 ${tail2}`);
   }
-  writeFileSync(marker, key2);
+  writeFileSync2(marker, key2);
   return { skipped: false, durationMs };
 }
 
 // src/runner/measure-round.ts
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 
 // src/runner/perf-counters.ts
 var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
@@ -41832,7 +41869,7 @@ async function measureRound(settings, executor, dir, scratch2, tag) {
     return fail(`exit code ${result2.exitCode ?? result2.signal}${hint}: ${tail2}`);
   }
   const fetchLocal = async (remote) => {
-    const local = join6(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
+    const local = join7(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
     await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
     return local;
   };
@@ -41877,7 +41914,7 @@ async function runAb(settings, deps) {
   const fingerprint2 = await executor.fingerprint(settings.labels);
   const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
   };
-  const scratch2 = mkdtempSync2(join7(tmpdir3(), "benchbot-run-"));
+  const scratch2 = mkdtempSync2(join8(tmpdir3(), "benchbot-run-"));
   try {
     const builds = [];
     const sides = {};
@@ -42134,8 +42171,8 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 }
 
 // src/store/open-store.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { isAbsolute, join as join8, resolve as resolve5 } from "node:path";
+import { existsSync as existsSync4 } from "node:fs";
+import { isAbsolute, join as join9, resolve as resolve5 } from "node:path";
 
 // node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
@@ -43755,7 +43792,6 @@ function connectFix(error) {
 
 // src/store/sqlite-store.ts
 var import_node_sqlite = __toESM(require_node_sqlite(), 1);
-import { mkdirSync as mkdirSync3 } from "node:fs";
 import { dirname as dirname4 } from "node:path";
 var DEFAULT_BUSY_TIMEOUT_MS = 5e3;
 var SAMPLE_BATCH2 = 65536;
@@ -43797,7 +43833,7 @@ var SqliteStore = class _SqliteStore extends SqlStore {
     const busy = options2.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     let db;
     try {
-      mkdirSync3(dirname4(path2), { recursive: true });
+      makeStateDir(dirname4(path2));
       db = new import_node_sqlite.DatabaseSync(path2, { timeout: busy, enableForeignKeyConstraints: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy))}`);
       db.exec("PRAGMA journal_mode = WAL");
@@ -43963,7 +43999,7 @@ function fixFor(error) {
 }
 
 // src/store/open-store.ts
-var DEFAULT_SQLITE_PATH = join8(".benchbot", "benchbot.db");
+var DEFAULT_SQLITE_PATH = join9(".benchbot", "benchbot.db");
 var STORE_URL_ENV = "BENCHBOT_DATABASE_URL";
 function resolveStoreLocation(url, options2) {
   const env = options2.env ?? process.env;
@@ -43996,7 +44032,7 @@ async function openStore(url, options2) {
   const secrets = connectionSecrets(nonEmpty2(url) ?? nonEmpty2((options2.env ?? process.env)[STORE_URL_ENV]) ?? "");
   try {
     const location = resolveStoreLocation(url, options2);
-    if (options2.mustExist && location.kind === "sqlite" && !existsSync3(location.path)) {
+    if (options2.mustExist && location.kind === "sqlite" && !existsSync4(location.path)) {
       throw new StoreError(`no store at ${location.path}: nothing has been stored there. Name the store with --store PATH (or BENCHBOT_DATABASE_URL), run this in the directory that holds .benchbot/, or create one: benchbot run and benchbot import store runs`);
     }
     const store = location.kind === "sqlite" ? SqliteStore.open(location.path, options2) : await PostgresStore.open(location.url, options2);
@@ -44057,7 +44093,7 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync4, constants as constants2, existsSync as existsSync4, fstatSync as fstatSync3, lstatSync as lstatSync2, openSync as openSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { closeSync as closeSync4, constants as constants2, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, openSync as openSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
@@ -45679,6 +45715,44 @@ function resolveStoreArg(value, cwd, env) {
   return value?.trim() ? value : void 0;
 }
 
+// src/cli/interrupt.ts
+var SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 };
+function interruptible(command, progress, after, err2 = (text2) => process.stderr.write(`${text2}
+`)) {
+  let heading2;
+  let status;
+  const remembering = {
+    group(title) {
+      heading2 = title;
+      status = void 0;
+      progress.group(title);
+    },
+    endGroup: () => progress.endGroup(),
+    status(text2) {
+      status = text2;
+      progress.status(text2);
+    },
+    note: (text2) => progress.note(text2)
+  };
+  const stop = (signal) => {
+    const doing = heading2 === void 0 ? "before measuring anything" : `during ${heading2}${status ? ` (${status})` : ""}`;
+    err2(`
+benchbot ${command}: interrupted (${signal}) ${doing}. What it measured is discarded: nothing of it is stored, the store is as it was. The machine lock is released; ${after}`);
+    process.exit(SIGNAL_EXIT[signal]);
+  };
+  const onInt = () => stop("SIGINT");
+  const onTerm = () => stop("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  return {
+    progress: remembering,
+    dispose() {
+      process.removeListener("SIGINT", onInt);
+      process.removeListener("SIGTERM", onTerm);
+    }
+  };
+}
+
 // src/cli/run-command.ts
 var OUTPUTS2 = reportFormats({ rows: false });
 var MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per checkout (skipped when that tree was built before)
@@ -45819,7 +45893,7 @@ function parseMeasureFlags(v, cwd, env) {
     seed: seed ?? PR_CHECK_DEFAULTS.seed,
     counters: v.counters === true,
     allowDirty: v["allow-dirty"] === true,
-    stateDir: join9(repo, ".benchbot"),
+    stateDir: join10(repo, ".benchbot"),
     labels,
     maxFailedRounds: positiveInt(v["max-failed-rounds"], "--max-failed-rounds", PR_CHECK_DEFAULTS.maxFailedRounds, 0),
     store: resolveStoreArg(v.store, cwd, env),
@@ -45837,7 +45911,13 @@ function parseMeasureFlags(v, cwd, env) {
 }
 async function runRun(args, out) {
   const settings = parseRunArgs(args, process.cwd(), process.env);
-  const { run: run2 } = await runPrCheck(settings, { progress: createProgress(), now: () => (/* @__PURE__ */ new Date()).toISOString() });
+  const interrupt = interruptible("run", createProgress(), `the checkouts stay in ${join10(settings.stateDir, "worktrees")} for the next run (benchbot clean removes them).`);
+  let run2;
+  try {
+    ({ run: run2 } = await runPrCheck(settings, { progress: interrupt.progress, now: () => (/* @__PURE__ */ new Date()).toISOString() }));
+  } finally {
+    interrupt.dispose();
+  }
   out(renderRunReport(run2, settings.output));
   return run2.report.summary.regressed > 0 ? 1 : 0;
 }
@@ -53775,7 +53855,7 @@ var decode3 = textDecoder2.decode.bind(textDecoder2);
 
 // node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve as resolve7 } from "node:path";
-import { existsSync as existsSync5, readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
+import { existsSync as existsSync6, readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
 var VERSION19 = "0.0.0-development";
 var pkcs1Begin = "-----BEGIN RSA PRIVATE KEY-----";
 var pkcs1End = "-----END RSA PRIVATE KEY-----";
@@ -53827,7 +53907,7 @@ function getPrivateKey(options2 = {}) {
   }
   if (env.PRIVATE_KEY_PATH) {
     const filepath = resolve7(cwd, env.PRIVATE_KEY_PATH);
-    if (existsSync5(filepath)) {
+    if (existsSync6(filepath)) {
       return readFileSync5(filepath, "utf-8");
     } else {
       throw new Error(
@@ -54062,7 +54142,7 @@ function createAppState(store, now = Date.now) {
 }
 
 // src/app/bench-recompute.ts
-import { existsSync as existsSync6 } from "node:fs";
+import { existsSync as existsSync7 } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
@@ -54219,7 +54299,7 @@ var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-wo
 function workerFile() {
   if (WORKER_URL.protocol !== "file:") return void 0;
   const path2 = fileURLToPath(WORKER_URL);
-  return existsSync6(path2) ? path2 : void 0;
+  return existsSync7(path2) ? path2 : void 0;
 }
 function createRecomputer(limits = {}, onFallback = () => void 0) {
   const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
@@ -62409,16 +62489,16 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync7, mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync6, rmSync as rmSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync6, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 function loadSiteAssets() {
   if ((0, import_node_sea.isSea)()) return { js: (0, import_node_sea.getAsset)("dashboard.js", "utf8"), css: (0, import_node_sea.getAsset)("dashboard.css", "utf8") };
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
     const js = fileURLToPath2(new URL("dashboard.js", dir));
     const css = fileURLToPath2(new URL("dashboard.css", dir));
-    if (existsSync7(js) && existsSync7(css)) return { js: readFileSync6(js, "utf8"), css: readFileSync6(css, "utf8") };
+    if (existsSync8(js) && existsSync8(css)) return { js: readFileSync6(js, "utf8"), css: readFileSync6(css, "utf8") };
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
@@ -62498,13 +62578,13 @@ function groupBy(items, key2) {
 }
 var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
-  const seriesDir = join10(out, "data", "series");
+  const seriesDir = join11(out, "data", "series");
   mkdirSync4(seriesDir, { recursive: true });
   const before = new Set(readdirSync3(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
   const write = (path2, text2) => {
-    writeFileSync2(path2, text2);
+    writeFileSync3(path2, text2);
     files++;
     bytes += Buffer.byteLength(text2);
   };
@@ -62514,7 +62594,7 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
     if (failed2) throw failed2.error;
     before.delete(`${page.id}.json`);
     const text2 = JSON.stringify(page);
-    const written = writeFile(join10(seriesDir, `${page.id}.json`), text2).then(() => {
+    const written = writeFile(join11(seriesDir, `${page.id}.json`), text2).then(() => {
       files++;
       bytes += Buffer.byteLength(text2);
     }, (error) => {
@@ -62524,13 +62604,13 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
     return inFlight.size >= WRITES_IN_FLIGHT ? Promise.race(inFlight) : void 0;
   }).finally(() => Promise.all(inFlight));
   if (failed2) throw failed2.error;
-  for (const stale of before) rmSync4(join10(seriesDir, stale), { force: true });
-  write(join10(out, "data", "overview.json"), JSON.stringify(site.overview));
-  write(join10(out, "data", "runs.json"), JSON.stringify(site.runs));
-  write(join10(out, "index.html"), indexHtml(settings.title));
-  write(join10(out, "dashboard.js"), assets.js);
-  write(join10(out, "dashboard.css"), assets.css);
-  write(join10(out, ".nojekyll"), "");
+  for (const stale of before) rmSync4(join11(seriesDir, stale), { force: true });
+  write(join11(out, "data", "overview.json"), JSON.stringify(site.overview));
+  write(join11(out, "data", "runs.json"), JSON.stringify(site.runs));
+  write(join11(out, "index.html"), indexHtml(settings.title));
+  write(join11(out, "dashboard.js"), assets.js);
+  write(join11(out, "dashboard.css"), assets.css);
+  write(join11(out, ".nojekyll"), "");
   return { series: site.series, files, bytes, scan: site.scan };
 }
 
@@ -63224,7 +63304,7 @@ async function runDashboard(args, out) {
 import { resolve as resolve9 } from "node:path";
 
 // src/jobs/bisect-oracle.ts
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 
 // src/bisect/choose-series.ts
 function valuesOf2(measurements, choice) {
@@ -63254,7 +63334,7 @@ function endsDiffer(good, bad, threshold) {
 // src/runner/measure-commit.ts
 import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 async function measureCommit(repo, sha, stateDir, settings, deps) {
   const label2 = sha.slice(0, 12);
   const worktree = checkoutWorktree(repo, sha, stateDir);
@@ -63276,7 +63356,7 @@ async function measureDirectory(dir, label2, settings, deps) {
     if (built.timedOut) return { skip: `build timed out after ${Math.round(settings.buildTimeoutMs / 1e3)} s` };
     if (built.exitCode !== 0) return { skip: `build failed with exit code ${built.exitCode ?? built.signal}: ${tail(built.stderr || built.stdout)}` };
   }
-  const scratch2 = mkdtempSync3(join11(tmpdir4(), "benchbot-measure-"));
+  const scratch2 = mkdtempSync3(join12(tmpdir4(), "benchbot-measure-"));
   try {
     const measurements = [];
     const warnings = /* @__PURE__ */ new Map();
@@ -63329,7 +63409,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
     }
     dirs.push(await deps.executor.prepare(worktree, `bisect-${label2}`));
   }
-  const scratch2 = mkdtempSync3(join11(tmpdir4(), "benchbot-measure-"));
+  const scratch2 = mkdtempSync3(join12(tmpdir4(), "benchbot-measure-"));
   const random = xoshiro128(seed);
   try {
     const collected = arms.map(() => []);
@@ -63365,8 +63445,8 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 }
 
 // src/jobs/bisect-session.ts
-import { existsSync as existsSync8 } from "node:fs";
-import { join as join12 } from "node:path";
+import { existsSync as existsSync9 } from "node:fs";
+import { join as join13 } from "node:path";
 
 // src/bisect/create-bisect.ts
 var DEFAULT_OPTIONS = {
@@ -63778,7 +63858,7 @@ async function runBisectSession(options2) {
   const good = resolveCommit(repo, options2.good, name("good"));
   const bad = resolveCommit(repo, options2.bad, name("bad"));
   const candidates = firstParentMerges(repo, good, bad);
-  const stateDir = join12(repo, ".benchbot");
+  const stateDir = join13(repo, ".benchbot");
   const deps = { executor, progress };
   let seed = seedFromShas(good, bad);
   const session = async (arms) => measureInterleaved(repo, arms, stateDir, settings.measure, deps, seed++);
@@ -63871,7 +63951,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync8(join12(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync9(join13(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -63930,7 +64010,7 @@ async function bisectOracle(job) {
     goodId = resolveCommit(repo, job.goodRef, name("good-ref"));
     badId = resolveCommit(repo, job.badRef, name("bad-ref"));
     probeId = resolveCommit(repo, job.probe, name("probe"));
-    measureOne = (id, over = {}) => measureCommit(repo, id, join13(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
+    measureOne = (id, over = {}) => measureCommit(repo, id, join14(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
   } else {
     goodId = normalizeToolchain(job.goodRef);
     badId = normalizeToolchain(job.badRef);
@@ -63984,7 +64064,7 @@ async function bisectOracle(job) {
     const { choice } = r;
     const measureSession = async () => {
       if (driver === "git") {
-        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join13(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
+        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join14(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
         if (o.skip !== void 0) return o;
         return { good: valuesOf2(o.arms.good, choice) ?? [], probe: valuesOf2(o.arms.probe, choice) ?? [], bad: valuesOf2(o.arms.bad, choice) ?? [] };
       }
@@ -64237,8 +64317,8 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync9, readdirSync as readdirSync4, rmSync as rmSync6 } from "node:fs";
-import { join as join14, resolve as resolve10, sep as sep3 } from "node:path";
+import { existsSync as existsSync10, readdirSync as readdirSync4, rmSync as rmSync6 } from "node:fs";
+import { join as join15, resolve as resolve10, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -64256,11 +64336,11 @@ function git3(repo, args) {
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve10(dir, ".benchbot", "worktrees"), join14(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve10(dir, ".benchbot", "worktrees"), join15(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync9(root) ? readdirSync4(root).map((name) => join14(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync10(root) ? readdirSync4(root).map((name) => join15(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -64282,7 +64362,7 @@ function runClean(args, out) {
     rmSync6(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync9(root) && readdirSync4(root).length === 0) rmSync6(root, { recursive: true });
+  for (const root of roots) if (existsSync10(root) && readdirSync4(root).length === 0) rmSync6(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
@@ -64294,7 +64374,7 @@ import { resolve as resolve11 } from "node:path";
 
 // src/jobs/run-nightly.ts
 import { mkdirSync as mkdirSync6 } from "node:fs";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/jobs/regression-issues.ts
 async function closeRecoveredRegressions(client, history, threshold, where, warn) {
@@ -64323,8 +64403,8 @@ async function closeRecoveredRegressions(client, history, threshold, where, warn
 var NIGHTLY_BISECT_PREFIX = "nightly-bisect:";
 var ISSUE_STATE_PREFIX = "issue:";
 async function runNightly(settings, deps) {
-  mkdirSync6(join15(settings.stateDir, "nightly"), { recursive: true });
-  const nightly = { historyFile: join15(settings.stateDir, "nightly", "history.json") };
+  mkdirSync6(join16(settings.stateDir, "nightly"), { recursive: true });
+  const nightly = { historyFile: join16(settings.stateDir, "nightly", "history.json") };
   const check = { ...settings, noStore: false, nightly };
   let run2;
   let evidence;
