@@ -246,7 +246,7 @@ interface TimelineItem {
 /** HEAD_EVENTS are the timeline events (besides `committed`) that set a pull request's head. */
 const HEAD_EVENTS = new Set(['head_ref_force_pushed', 'head_ref_restored']);
 
-/** WITHDRAWN is headMovedAfter's answer when the command comment is not in the timeline. */
+/** WITHDRAWN is headMovedAfter's answer when the command comment is gone: not in the timeline, and GitHub answers 404 for it. */
 const WITHDRAWN = Symbol('withdrawn');
 
 /**
