@@ -1,22 +1,26 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { RESULTS_FILES } from '../jobs/results-artifact.ts';
 import { MAX_RECOMPUTED_SERIES, recomputeAndRender, ReportShapeError, type BenchMeta, type RecomputedBench } from './bench-report.ts';
+import { readZipTexts, ZipError } from './read-zip.ts';
 
 /**
- * The app's recompute of a `/bench` report runs in a worker thread: parsing
- * two artifact files of up to 32 MiB and comparing thousands of series takes
- * seconds, and on the app's one thread it held every other delivery (the
- * audit's 120,000 series kept one waiting 43-163 s; GitHub gives up after
- * 10 s). One recompute runs at a time (the others wait their turn), each in
- * a fresh worker, which is ended when it passes its time budget.
+ * The app's recompute of a `/bench` report runs in a worker thread: inflating
+ * the artifact's two sample files (up to 32 MiB each), parsing them and
+ * comparing thousands of series takes seconds, and on the app's one thread
+ * it held every other delivery (the audit's 120,000 series kept one waiting
+ * 43-163 s; GitHub gives up after 10 s). One recompute runs at a time (the
+ * others wait their turn), each in a fresh worker, ended when it passes its
+ * time budget.
  */
 
 /**
  * RECOMPUTE_TIME_BUDGET_MS is how long one recompute may run, 60 s: the
  * audit's 120,000-benchmark artifact, capped at MAX_RECOMPUTED_SERIES, took
- * about 9 s on a shared two-core machine (parsing 24 MB included). Past it the worker is ended and the comment says
- * the report was not recomputed in time.
+ * about 9 s on a shared two-core machine (inflating and parsing 24 MB
+ * included). Past it the worker is ended and the comment says the report
+ * was not recomputed in time.
  */
 export const RECOMPUTE_TIME_BUDGET_MS = 60_000;
 
@@ -26,9 +30,13 @@ export interface RecomputeLimits {
   timeBudgetMs?: number;
 }
 
-/** RecomputeTask is one `/bench` report to recompute: the artifact's sample files, the dispatched inputs, and what the comment says around the report. */
+/**
+ * RecomputeTask is one `/bench` report to recompute: the report artifact's
+ * zip archive as downloaded (read in the worker), the dispatched inputs, and
+ * what the comment says around the report.
+ */
 export interface RecomputeTask {
-  files: { base: string; head: string };
+  zip: Uint8Array;
   args: Readonly<Record<string, string>>;
   meta: BenchMeta;
 }
@@ -38,8 +46,13 @@ export class RecomputeBudgetError extends Error {
   override name = 'RecomputeBudgetError';
 }
 
-/** WorkerReply is what the worker posts back: the rendered report, or the error that stopped it. */
-export type WorkerReply = { ok: true; result: RecomputedBench } | { ok: false; shape: boolean; message: string };
+/**
+ * WorkerReply is what the worker posts back: the rendered report (null when
+ * the archive lacks a sample file), or why there is none: `unreadable` for a
+ * malformed archive or sample file (ZipError, ReportShapeError), `failed`
+ * for anything else.
+ */
+export type WorkerReply = { ok: true; result: RecomputedBench | null } | { ok: false; kind: 'unreadable' | 'failed'; message: string };
 
 /**
  * WORKER_URL is the worker's entry file: the TypeScript source beside this
@@ -64,11 +77,12 @@ function workerFile(): string | undefined {
 
 /**
  * createRecomputer returns recompute(task): the rendered report, computed in
- * a worker thread, one at a time, within the time budget. It rejects with
- * ReportShapeError when the artifact is malformed, RecomputeBudgetError when
+ * a worker thread, one at a time, within the time budget; null when the
+ * archive lacks base.json or head.json. It rejects with ReportShapeError
+ * when the archive or a sample file is malformed, RecomputeBudgetError when
  * the budget ran out, and an Error when the worker failed otherwise.
  */
-export function createRecomputer(limits: RecomputeLimits = {}, onFallback: (missing: string) => void = () => undefined): (task: RecomputeTask) => Promise<RecomputedBench> {
+export function createRecomputer(limits: RecomputeLimits = {}, onFallback: (missing: string) => void = () => undefined): (task: RecomputeTask) => Promise<RecomputedBench | null> {
   const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
   const budgetMs = limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS;
   const file = workerFile();
@@ -81,9 +95,12 @@ export function createRecomputer(limits: RecomputeLimits = {}, onFallback: (miss
   };
 }
 
-function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, budgetMs: number): Promise<RecomputedBench> {
+function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, budgetMs: number): Promise<RecomputedBench | null> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(file, { workerData: task });
+    // The archive's bytes move to the worker rather than being copied (up to 96 MiB).
+    const whole = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
+    const zip = whole ? task.zip : task.zip.slice();
+    const worker = new Worker(file, { workerData: { ...task, zip }, transferList: [zip.buffer as ArrayBuffer] });
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -104,21 +121,30 @@ function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, bud
   });
 }
 
-async function inThread(task: RecomputeTask & { maxSeries: number }): Promise<RecomputedBench> {
+async function inThread(task: RecomputeTask & { maxSeries: number }): Promise<RecomputedBench | null> {
   const reply = runRecomputeTask(task);
   if (reply.ok) return reply.result;
   throw replyError(reply);
 }
 
 function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
-  return reply.shape ? new ReportShapeError(reply.message) : new Error(`recomputing the /bench report failed: ${reply.message}`);
+  return reply.kind === 'unreadable' ? new ReportShapeError(reply.message) : new Error(`recomputing the /bench report failed: ${reply.message}`);
 }
 
-/** runRecomputeTask is the worker's whole job: recomputeAndRender, with a malformed artifact as a reply, not a crash. */
+/**
+ * runRecomputeTask is the worker's whole job: read the sample files from the
+ * archive and recomputeAndRender them, with a malformed artifact as a reply,
+ * not a crash.
+ */
 export function runRecomputeTask(task: RecomputeTask & { maxSeries: number }): WorkerReply {
   try {
-    return { ok: true, result: recomputeAndRender(task.files, task.args, task.meta, task.maxSeries) };
+    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
+    const base = files[RESULTS_FILES.base];
+    const head = files[RESULTS_FILES.head];
+    if (base === null || head === null) return { ok: true, result: null };
+    return { ok: true, result: recomputeAndRender({ base, head }, task.args, task.meta, task.maxSeries) };
   } catch (error) {
-    return { ok: false, shape: error instanceof ReportShapeError, message: (error as Error)?.message ?? String(error) };
+    const unreadable = error instanceof ReportShapeError || error instanceof ZipError;
+    return { ok: false, kind: unreadable ? 'unreadable' : 'failed', message: (error as Error)?.message ?? String(error) };
   }
 }

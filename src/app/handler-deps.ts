@@ -23,8 +23,8 @@ export interface HandlerDeps {
   now: () => Date;
   /** loadConfig reads `.github/benchbot.yml` at a ref (loadRepoConfig, possibly cached). */
   loadConfig: (client: GitHubClient, owner: string, repo: string, ref: string) => Promise<ParsedConfig>;
-  /** recompute recomputes and renders a `/bench` report from its artifact off the event loop (createRecomputer). */
-  recompute: (task: RecomputeTask) => Promise<RecomputedBench>;
+  /** recompute recomputes and renders a `/bench` report from its artifact off the event loop; null when the artifact lacks a sample file (createRecomputer). */
+  recompute: (task: RecomputeTask) => Promise<RecomputedBench | null>;
 }
 
 /** REPLY_MARKER marks the app's reply to `/bench` commands (help, usage, refusals): one per pull request, updated. */

@@ -109,3 +109,17 @@ export function readZipEntry(zip: Uint8Array, name: string, maxBytes = MAX_ENTRY
   }
   return out;
 }
+
+/**
+ * readZipTexts inflates each named entry (readZipEntry) and decodes it as
+ * UTF-8, null for each the archive lacks. Throws ZipError as readZipEntry.
+ */
+export function readZipTexts<F extends string>(zip: Uint8Array, names: readonly F[]): Record<F, string | null> {
+  const decoder = new TextDecoder();
+  const out = {} as Record<F, string | null>;
+  for (const name of names) {
+    const bytes = readZipEntry(zip, name);
+    out[name] = bytes === null ? null : decoder.decode(bytes);
+  }
+  return out;
+}

@@ -10,7 +10,7 @@ import { renderBenchFailure, REPORT_ARTIFACT, ReportShapeError, type FailedStep,
 import { RecomputeBudgetError } from './bench-recompute.ts';
 import { CHECK_NAME, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
-import { downloadArtifactFiles } from './artifact-file.ts';
+import { downloadArtifactZip } from './artifact-file.ts';
 import { RESULTS_FILES } from '../jobs/results-artifact.ts';
 import { handleBisectCompleted, handleNightlyCompleted, isWorkflow, ScanShapeError, type RegressionOutcome } from './regression-loop.ts';
 
@@ -133,16 +133,18 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';
 
-  // Three independent reads at once: the config, the pull request's head now, and the artifact's samples.
-  const reading = downloadSamples(client, where, run.id).then(
-    (files) => ({ files, detail: files === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
+  // Three independent reads at once: the config, the pull request's head now, and the artifact.
+  const noSamples = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.`;
+  const unreadable = (message: string) => `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${message}`;
+  const reading = downloadArtifactZip(client, where, run.id, REPORT_ARTIFACT).then(
+    (zip) => ({ zip, detail: zip === null ? noSamples : null }),
     (error: unknown) => {
       if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
-      return { files: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
+      return { zip: null, detail: unreadable(error.message) };
     },
   );
   reading.catch(() => undefined);
-  const [{ config, problems }, currentHead, { files, detail: readDetail }] = await Promise.all([
+  const [{ config, problems }, currentHead, { zip, detail: readDetail }] = await Promise.all([
     deps.loadConfig(client, where.owner, where.repo, payload.repository?.default_branch || 'main'),
     headOf(client, where, request.pr),
     reading,
@@ -150,14 +152,15 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   const runUrl = typeof run.html_url === 'string' ? run.html_url : request.runUrl;
   const meta = { requestedBy: request.requestedBy, commentUrl: request.commentUrl, base: request.base, head: request.head, currentHead, runUrl, notes: [formatConfigProblems(problems)] };
 
-  // The recompute (parse, compare, render) runs off the event loop, capped and within a time budget (bench-recompute.ts).
+  // Inflating, parsing, comparing and rendering run off the event loop, capped and within a time budget (bench-recompute.ts).
   let recomputed: RecomputedBench | null = null;
   let detail = readDetail;
-  if (files !== null) {
+  if (zip !== null) {
     try {
-      recomputed = await deps.recompute({ files, args: request.args, meta });
+      recomputed = await deps.recompute({ zip, args: request.args, meta });
+      if (recomputed === null) detail = noSamples;
     } catch (error) {
-      if (error instanceof ReportShapeError) detail = `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}`;
+      if (error instanceof ReportShapeError) detail = unreadable(error.message);
       else if (error instanceof RecomputeBudgetError) detail = `${error.message}; the run's ${REPORT_ARTIFACT} artifact has the results.`;
       else throw error;
     }
@@ -253,15 +256,6 @@ async function headOf(client: GitHubClient, where: Repo, pr: number): Promise<st
     if (error instanceof GitHubError && error.status < 500) return null;
     throw error;
   }
-}
-
-/** downloadSamples reads the raw samples (base.json, head.json) of the run's report artifact; null when the artifact or a file is missing. */
-async function downloadSamples(client: GitHubClient, where: Repo, runId: number): Promise<{ base: string; head: string } | null> {
-  const files = await downloadArtifactFiles(client, where, runId, REPORT_ARTIFACT, [RESULTS_FILES.base, RESULTS_FILES.head]);
-  const base = files?.[RESULTS_FILES.base];
-  const head = files?.[RESULTS_FILES.head];
-  if (base == null || head == null) return null;
-  return { base, head };
 }
 
 /** failedSteps lists the failed jobs and steps of a run's latest attempt; best effort, since the comment must be written anyway. */

@@ -21,7 +21,7 @@ import { MAX_RECOMPUTED_SERIES } from '../../src/app/bench-report.ts';
 import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
 import { NODE_BUNDLE_ENTRIES, NODE_BUNDLE_OPTIONS } from '../../scripts/bundle-options.ts';
 import { startGitHubApiStandIn } from '../support/github-api-stand-in.ts';
-import { APP_ID, APP_SLUG, BENCH_WORKFLOW, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, benchArtifact, commentEvent, deliver, makeZip, runEvent, seedPull, sha, startHarness, waitFor, type Harness } from './app-harness.ts';
+import { APP_ID, APP_SLUG, BENCH_WORKFLOW, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, benchArtifact, commentEvent, deliver, makeZip, runEvent, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
 
 const BASE = sha('base');
 const HEAD = sha('head');
@@ -67,30 +67,22 @@ describe('the audit\'s 120,000-benchmark artifact (shipped cap and budget)', () 
     h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: zip });
     const started = Date.now();
     const big = deliver(h, 'workflow_run', runEvent({ runId, conclusion: 'success' }));
-    // Wait for the artifact download: from then on the app parses and compares.
-    const downloads = () => h.stand.requests.filter((r) => r.template?.includes('/artifacts/{artifact_id}/{archive_format}')).length;
-    while (downloads() === 0) {
-      assert.ok(Date.now() - started < 30_000, 'the app never downloaded the artifact');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const posted = () => sticky(h)?.body.includes('series;') === true;
+    // Deliveries one after another from the start until the report is posted: they overlap the download, parse, compare and render.
     const other: number[] = [];
-    let done = false;
-    void big.finally(() => (done = true));
-    // Deliveries one after another while the recompute runs (at least one, however quick it is).
-    do {
+    while (!posted()) {
+      assert.ok(Date.now() - started < 90_000, 'the report was not posted within 90 s');
       const t0 = Date.now();
       const reply = await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench help', login: 'stranger', pr: 7 }));
       assert.equal(reply.status, 200, reply.text);
       other.push(Date.now() - t0);
-    } while (!done && other.length < 20);
+    }
+    const total = Date.now() - started;
     const reply = await big;
     // Probot answers 202 ("still processing") to a delivery whose handler runs past its 9 s, within GitHub's 10 s.
     assert.ok(reply.status === 200 || reply.status === 202, `${reply.status} ${reply.text}`);
-    await waitFor(() => sticky(h)?.body.includes('series;') === true, 60_000);
-    const total = Date.now() - started;
-    t.diagnostic(`the big /bench delivery answered ${reply.status}, its report posted after ${total} ms; ${other.length} other deliveries meanwhile answered in ${other.join(', ')} ms`);
-    assert.ok(other.length >= 2, `the recompute ran long enough to overlap deliveries (${other.length})`);
+    t.diagnostic(`the big /bench delivery answered ${reply.status}, its report posted after about ${total} ms; ${other.length} other deliveries meanwhile answered in at most ${Math.max(...other)} ms (median ${other.sort((a, b) => a - b)[Math.floor(other.length / 2)]} ms)`);
+    assert.ok(other.length >= 10, `the recompute ran long enough to overlap deliveries (${other.length})`);
     assert.ok(Math.max(...other) < 1000, `every other delivery answered within 1 s: ${other.join(', ')} ms`);
 
     const body = sticky(h)?.body ?? '';
