@@ -661,11 +661,11 @@ var require_pg_int8 = __commonJS({
 var require_binaryParsers = __commonJS({
   "node_modules/pg-types/lib/binaryParsers.js"(exports, module) {
     var parseInt64 = require_pg_int8();
-    var parseBits = function(data, bits, offset, invert, callback) {
+    var parseBits = function(data, bits2, offset, invert, callback) {
       offset = offset || 0;
       invert = invert || false;
-      callback = callback || function(lastValue, newValue, bits2) {
-        return lastValue * Math.pow(2, bits2) + newValue;
+      callback = callback || function(lastValue, newValue, bits3) {
+        return lastValue * Math.pow(2, bits3) + newValue;
       };
       var offsetBytes = offset >> 3;
       var inv = function(value) {
@@ -676,22 +676,22 @@ var require_binaryParsers = __commonJS({
       };
       var mask = 255;
       var firstBits = 8 - offset % 8;
-      if (bits < firstBits) {
-        mask = 255 << 8 - bits & 255;
-        firstBits = bits;
+      if (bits2 < firstBits) {
+        mask = 255 << 8 - bits2 & 255;
+        firstBits = bits2;
       }
       if (offset) {
         mask = mask >> offset % 8;
       }
       var result = 0;
-      if (offset % 8 + bits >= 8) {
+      if (offset % 8 + bits2 >= 8) {
         result = callback(0, inv(data[offsetBytes]) & mask, firstBits);
       }
-      var bytes = bits + offset >> 3;
+      var bytes = bits2 + offset >> 3;
       for (var i = offsetBytes + 1; i < bytes; i++) {
         result = callback(result, inv(data[i]), 8);
       }
-      var lastBits = (bits + offset) % 8;
+      var lastBits = (bits2 + offset) % 8;
       if (lastBits > 0) {
         result = callback(result, inv(data[bytes]) >> 8 - lastBits, lastBits);
       }
@@ -705,13 +705,13 @@ var require_binaryParsers = __commonJS({
         return 0;
       }
       var precisionBitsCounter = 1;
-      var parsePrecisionBits = function(lastValue, newValue, bits) {
+      var parsePrecisionBits = function(lastValue, newValue, bits2) {
         if (lastValue === 0) {
           lastValue = 1;
         }
-        for (var i = 1; i <= bits; i++) {
+        for (var i = 1; i <= bits2; i++) {
           precisionBitsCounter /= 2;
-          if ((newValue & 1 << bits - i) > 0) {
+          if ((newValue & 1 << bits2 - i) > 0) {
             lastValue += precisionBitsCounter;
           }
         }
@@ -1605,9 +1605,9 @@ var require_pg_connection_string = __commonJS({
           result = new URL(str.replace("@/", "@___DUMMY___/"), "postgres://base");
           dummyHost = true;
         }
-      } catch (err) {
-        err.input && (err.input = "*****REDACTED*****");
-        throw err;
+      } catch (err2) {
+        err2.input && (err2.input = "*****REDACTED*****");
+        throw err2;
       }
       for (const entry of result.searchParams.entries()) {
         config[entry[0]] = entry[1];
@@ -1911,8 +1911,8 @@ var require_connection_parameters = __commonJS({
         if (this.client_encoding) {
           params.push("client_encoding=" + quoteParamValue(this.client_encoding));
         }
-        dns.lookup(this.host, function(err, address) {
-          if (err) return cb(err, null);
+        dns.lookup(this.host, function(err2, address) {
+          if (err2) return cb(err2, null);
           params.push("hostaddr=" + quoteParamValue(address));
           return cb(null, params.join(" "));
         });
@@ -2083,8 +2083,8 @@ var require_query = __commonJS({
         }
         try {
           row2 = this._result.parseRow(msg.fields);
-        } catch (err) {
-          this._canceledDueToError = err;
+        } catch (err2) {
+          this._canceledDueToError = err2;
           return;
         }
         this.emit("row", row2, this._result);
@@ -2108,15 +2108,15 @@ var require_query = __commonJS({
           connection.sync();
         }
       }
-      handleError(err, connection) {
+      handleError(err2, connection) {
         if (this._canceledDueToError) {
-          err = this._canceledDueToError;
+          err2 = this._canceledDueToError;
           this._canceledDueToError = false;
         }
         if (this.callback) {
-          return this.callback(err);
+          return this.callback(err2);
         }
-        this.emit("error", err);
+        this.emit("error", err2);
       }
       handleReadyForQuery(con) {
         if (this._canceledDueToError) {
@@ -2125,9 +2125,9 @@ var require_query = __commonJS({
         if (this.callback) {
           try {
             this.callback(null, this._results);
-          } catch (err) {
+          } catch (err2) {
             process.nextTick(() => {
-              throw err;
+              throw err2;
             });
           }
         }
@@ -2193,10 +2193,10 @@ var require_query = __commonJS({
             binary: this.binary,
             valueMapper: utils.prepareValue
           });
-        } catch (err) {
+        } catch (err2) {
           connection.close({ type: "S", name: this.name });
           connection.sync();
-          this.handleError(err, connection);
+          this.handleError(err2, connection);
           return;
         }
         connection.describe({
@@ -2592,9 +2592,9 @@ var require_serializer = __commonJS({
       writer.addInt16(len);
       try {
         writeValues(values, config.valueMapper, formatsOffset);
-      } catch (err) {
+      } catch (err2) {
         writer.clear();
-        throw err;
+        throw err2;
       }
       writer.addInt16(1);
       writer.addInt16(
@@ -3275,8 +3275,8 @@ var require_connection = __commonJS({
         }
         try {
           self.stream = stream.getSecureStream(options);
-        } catch (err) {
-          return self.emit("error", err);
+        } catch (err2) {
+          return self.emit("error", err2);
         }
         self.attachListeners(self.stream);
         self.stream.on("error", reportStreamError);
@@ -3465,9 +3465,9 @@ var require_split2 = __commonJS({
       stream.maxLength = options.maxLength;
       stream.skipOverflow = options.skipOverflow || false;
       stream.overflow = false;
-      stream._destroy = function(err, cb) {
+      stream._destroy = function(err2, cb) {
         this._writableState.errorEmitted = false;
-        cb(err);
+        cb(err2);
       };
       return stream;
     }
@@ -3563,9 +3563,9 @@ var require_helper = __commonJS({
         stream.destroy();
         cb(pass);
       };
-      var onErr = function(err) {
+      var onErr = function(err2) {
         stream.destroy();
-        warn("WARNING: error on reading file: %s", err);
+        warn("WARNING: error on reading file: %s", err2);
         cb(void 0);
       };
       stream.on("error", onErr);
@@ -3655,8 +3655,8 @@ var require_lib = __commonJS({
     var helper = require_helper();
     module.exports = function(connInfo, cb) {
       var file = helper.getFileName();
-      fs.stat(file, function(err, stat) {
-        if (err || !helper.usePgPass(stat, file)) {
+      fs.stat(file, function(err2, stat) {
+        if (err2 || !helper.usePgPass(stat, file)) {
           return cb(void 0);
         }
         var st = fs.createReadStream(file);
@@ -3780,10 +3780,10 @@ var require_client = __commonJS({
       _getActiveQuery() {
         return this._activeQuery;
       }
-      _errorAllQueries(err) {
+      _errorAllQueries(err2) {
         const enqueueError = (query) => {
           process.nextTick(() => {
-            query.handleError(err, this.connection);
+            query.handleError(err2, this.connection);
           });
         };
         const activeQuery = this._getActiveQuery();
@@ -3801,9 +3801,9 @@ var require_client = __commonJS({
         const con = this.connection;
         this._connectionCallback = callback;
         if (this._connecting || this._connected) {
-          const err = new Error("Client has already been connected. You cannot reuse a client.");
+          const err2 = new Error("Client has already been connected. You cannot reuse a client.");
           process.nextTick(() => {
-            callback(err);
+            callback(err2);
           });
           return;
         }
@@ -3906,8 +3906,8 @@ var require_client = __commonJS({
               this.connectionParameters.password = this.password = null;
             }
             cb();
-          }).catch((err) => {
-            con.emit("error", err);
+          }).catch((err2) => {
+            con.emit("error", err2);
           });
         } else if (this.password !== null) {
           cb();
@@ -3950,8 +3950,8 @@ var require_client = __commonJS({
               this.scramMaxIterations
             );
             this.connection.sendSASLInitialResponseMessage(this.saslSession.mechanism, this.saslSession.response);
-          } catch (err) {
-            this.connection.emit("error", err);
+          } catch (err2) {
+            this.connection.emit("error", err2);
           }
         });
       }
@@ -3964,16 +3964,16 @@ var require_client = __commonJS({
             this.enableChannelBinding && this.connection.stream
           );
           this.connection.sendSCRAMClientFinalMessage(this.saslSession.response);
-        } catch (err) {
-          this.connection.emit("error", err);
+        } catch (err2) {
+          this.connection.emit("error", err2);
         }
       }
       _handleAuthSASLFinal(msg) {
         try {
           sasl.finalizeSession(this.saslSession, msg.data);
           this.saslSession = null;
-        } catch (err) {
-          this.connection.emit("error", err);
+        } catch (err2) {
+          this.connection.emit("error", err2);
         }
       }
       _handleBackendKeyData(msg) {
@@ -4002,27 +4002,27 @@ var require_client = __commonJS({
       }
       // if we receive an error event or error message
       // during the connection process we handle it here
-      _handleErrorWhileConnecting(err) {
+      _handleErrorWhileConnecting(err2) {
         if (this._connectionError) {
           return;
         }
         this._connectionError = true;
         clearTimeout(this.connectionTimeoutHandle);
         if (this._connectionCallback) {
-          return this._connectionCallback(err);
+          return this._connectionCallback(err2);
         }
-        this.emit("error", err);
+        this.emit("error", err2);
       }
       // if we're connected and we receive an error event from the connection
       // this means the socket is dead - do a hard abort of all queries and emit
       // the socket error on the client as well
-      _handleErrorEvent(err) {
+      _handleErrorEvent(err2) {
         if (this._connecting) {
-          return this._handleErrorWhileConnecting(err);
+          return this._handleErrorWhileConnecting(err2);
         }
         this._queryable = false;
-        this._errorAllQueries(err);
-        this.emit("error", err);
+        this._errorAllQueries(err2);
+        this.emit("error", err2);
       }
       // handle error messages from the postgres backend
       _handleErrorMessage(msg) {
@@ -4249,10 +4249,10 @@ var require_client = __commonJS({
           query = new Query2(config, values, callback);
           if (!query.callback) {
             result = new this._Promise((resolve2, reject) => {
-              query.callback = (err, res) => err ? reject(err) : resolve2(res);
-            }).catch((err) => {
-              Error.captureStackTrace(err);
-              throw err;
+              query.callback = (err2, res) => err2 ? reject(err2) : resolve2(res);
+            }).catch((err2) => {
+              Error.captureStackTrace(err2);
+              throw err2;
             });
           } else if (typeof query.callback !== "function") {
             throw new TypeError("callback is not a function");
@@ -4279,9 +4279,9 @@ var require_client = __commonJS({
             }
             this._pulseQueryQueue();
           }, readTimeout);
-          query.callback = (err, res) => {
+          query.callback = (err2, res) => {
             clearTimeout(readTimeoutTimer);
-            queryCallback(err, res);
+            queryCallback(err2, res);
           };
         }
         if (this.binary && !query.binary) {
@@ -4396,27 +4396,27 @@ var require_pg_pool = __commonJS({
       }
       let rej;
       let res;
-      const cb = function(err, client) {
-        err ? rej(err) : res(client);
+      const cb = function(err2, client) {
+        err2 ? rej(err2) : res(client);
       };
       const result = new Promise2(function(resolve2, reject) {
         res = resolve2;
         rej = reject;
-      }).catch((err) => {
-        Error.captureStackTrace(err);
-        throw err;
+      }).catch((err2) => {
+        Error.captureStackTrace(err2);
+        throw err2;
       });
       return { callback: cb, result };
     }
     function makeIdleListener(pool, client) {
-      return function idleListener(err) {
-        err.client = client;
+      return function idleListener(err2) {
+        err2.client = client;
         client.removeListener("error", idleListener);
         client.on("error", () => {
-          pool.log("additional client error after disconnection due to error", err);
+          pool.log("additional client error after disconnection due to error", err2);
         });
         pool._remove(client);
-        pool.emit("error", err, client);
+        pool.emit("error", err2, client);
       };
     }
     var Pool2 = class extends EventEmitter {
@@ -4525,8 +4525,8 @@ var require_pg_pool = __commonJS({
       }
       connect(cb) {
         if (this.ending) {
-          const err = new Error("Cannot use a pool after calling end on the pool");
-          return cb ? cb(err) : this.Promise.reject(err);
+          const err2 = new Error("Cannot use a pool after calling end on the pool");
+          return cb ? cb(err2) : this.Promise.reject(err2);
         }
         const response = promisify(this.Promise, cb);
         const result = response.result;
@@ -4538,9 +4538,9 @@ var require_pg_pool = __commonJS({
             this._pendingQueue.push(new PendingItem(response.callback));
             return result;
           }
-          const queueCallback = (err, res, done) => {
+          const queueCallback = (err2, res, done) => {
             clearTimeout(tid);
-            response.callback(err, res, done);
+            response.callback(err2, res, done);
           };
           const pendingItem = new PendingItem(queueCallback);
           const tid = setTimeout(() => {
@@ -4578,20 +4578,20 @@ var require_pg_pool = __commonJS({
           }, this.options.connectionTimeoutMillis);
         }
         this.log("connecting new client");
-        client.connect((err) => {
+        client.connect((err2) => {
           if (tid) {
             clearTimeout(tid);
           }
           client.on("error", idleListener);
-          if (err) {
-            this.log("client failed to connect", err);
+          if (err2) {
+            this.log("client failed to connect", err2);
             this._clients = this._clients.filter((c) => c !== client);
             if (timeoutHit) {
-              err = new Error("Connection terminated due to connection timeout", { cause: err });
+              err2 = new Error("Connection terminated due to connection timeout", { cause: err2 });
             }
             this._pulseQueue();
             if (!pendingItem.timedOut) {
-              pendingItem.callback(err, void 0, NOOP);
+              pendingItem.callback(err2, void 0, NOOP);
             }
           } else {
             this.log("new client connected");
@@ -4625,7 +4625,7 @@ var require_pg_pool = __commonJS({
             if (idleIndex !== -1) {
               this._acquireClient(
                 client,
-                new PendingItem((err, client2, clientRelease) => clientRelease()),
+                new PendingItem((err2, client2, clientRelease) => clientRelease()),
                 idleListener,
                 false
               );
@@ -4646,10 +4646,10 @@ var require_pg_pool = __commonJS({
         client.removeListener("error", idleListener);
         if (!pendingItem.timedOut) {
           if (isNew && this.options.verify) {
-            this.options.verify(client, (err) => {
-              if (err) {
-                client.release(err);
-                return pendingItem.callback(err, void 0, NOOP);
+            this.options.verify(client, (err2) => {
+              if (err2) {
+                client.release(err2);
+                return pendingItem.callback(err2, void 0, NOOP);
               }
               pendingItem.callback(void 0, client, client.release);
             });
@@ -4667,21 +4667,21 @@ var require_pg_pool = __commonJS({
       // returns a function that wraps _release and throws if called more than once
       _releaseOnce(client, idleListener) {
         let released = false;
-        return (err) => {
+        return (err2) => {
           if (released) {
             throwOnDoubleRelease();
           }
           released = true;
-          this._release(client, idleListener, err);
+          this._release(client, idleListener, err2);
         };
       }
       // release a client back to the poll, include an error
       // to remove it from the pool
-      _release(client, idleListener, err) {
+      _release(client, idleListener, err2) {
         client.on("error", idleListener);
         client._poolUseCount = (client._poolUseCount || 0) + 1;
-        this.emit("release", err, client);
-        if (err || this.ending || !client._queryable || client._ending || client._poolUseCount >= this.options.maxUses) {
+        this.emit("release", err2, client);
+        if (err2 || this.ending || !client._queryable || client._ending || client._poolUseCount >= this.options.maxUses) {
           if (client._poolUseCount >= this.options.maxUses) {
             this.log("remove expended client");
           }
@@ -4725,38 +4725,38 @@ var require_pg_pool = __commonJS({
         }
         const response = promisify(this.Promise, cb);
         cb = response.callback;
-        this.connect((err, client) => {
-          if (err) {
-            return cb(err);
+        this.connect((err2, client) => {
+          if (err2) {
+            return cb(err2);
           }
           let clientReleased = false;
-          const onError = (err2) => {
+          const onError = (err3) => {
             if (clientReleased) {
               return;
             }
             clientReleased = true;
-            client.release(err2);
-            cb(err2);
+            client.release(err3);
+            cb(err3);
           };
           client.once("error", onError);
           this.log("dispatching query");
           try {
-            client.query(text, values, (err2, res) => {
+            client.query(text, values, (err3, res) => {
               this.log("query dispatched");
               client.removeListener("error", onError);
               if (clientReleased) {
                 return;
               }
               clientReleased = true;
-              client.release(err2);
-              if (err2) {
-                return cb(err2);
+              client.release(err3);
+              if (err3) {
+                return cb(err3);
               }
               return cb(void 0, res);
             });
-          } catch (err2) {
-            client.release(err2);
-            return cb(err2);
+          } catch (err3) {
+            client.release(err3);
+            return cb(err3);
           }
         });
         return response.result;
@@ -4764,8 +4764,8 @@ var require_pg_pool = __commonJS({
       end(cb) {
         this.log("ending");
         if (this.ending) {
-          const err = new Error("Called end on pool more than once");
-          return cb ? cb(err) : this.Promise.reject(err);
+          const err2 = new Error("Called end on pool more than once");
+          return cb ? cb(err2) : this.Promise.reject(err2);
         }
         this.ending = true;
         const promised = promisify(this.Promise, cb);
@@ -4832,18 +4832,18 @@ var require_query2 = __commonJS({
       sourceLine: "line",
       sourceFunction: "routine"
     };
-    NativeQuery.prototype.handleError = function(err) {
+    NativeQuery.prototype.handleError = function(err2) {
       const fields = this.native && this.native.pq.resultErrorFields();
       if (fields) {
         for (const key2 in fields) {
           const normalizedFieldName = errorFieldMap[key2] || key2;
-          err[normalizedFieldName] = fields[key2];
+          err2[normalizedFieldName] = fields[key2];
         }
       }
       if (this.callback) {
-        this.callback(err);
+        this.callback(err2);
       } else {
-        this.emit("error", err);
+        this.emit("error", err2);
       }
       this.state = "error";
     };
@@ -4868,13 +4868,13 @@ var require_query2 = __commonJS({
       const self = this;
       this.native = client.native;
       client.native.arrayMode = this._arrayMode;
-      let after = function(err, rows, results) {
+      let after = function(err2, rows, results) {
         client.native.arrayMode = false;
         setImmediate(function() {
           self.emit("_done");
         });
-        if (err) {
-          return self.handleError(err);
+        if (err2) {
+          return self.handleError(err2);
         }
         if (self._emitRowEvents) {
           if (results.length > 1) {
@@ -4907,20 +4907,20 @@ var require_query2 = __commonJS({
         const values = (this.values || []).map(utils.prepareValue);
         if (client.namedQueries[this.name] !== void 0) {
           if (this.text && client.namedQueries[this.name] !== this.text) {
-            const err = new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
-            return after(err);
+            const err2 = new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
+            return after(err2);
           }
           return client.native.execute(this.name, values, after);
         }
-        return client.native.prepare(this.name, this.text, values.length, function(err) {
-          if (err) return after(err);
+        return client.native.prepare(this.name, this.text, values.length, function(err2) {
+          if (err2) return after(err2);
           client.namedQueries[self.name] = self.text;
           return self.native.execute(self.name, values, after);
         });
       } else if (this.values) {
         if (!Array.isArray(this.values)) {
-          const err = new Error("Query values must be an array");
-          return after(err);
+          const err2 = new Error("Query values must be an array");
+          return after(err2);
         }
         const vals = this.values.map(utils.prepareValue);
         client.native.query(this.text, vals, after);
@@ -4984,11 +4984,11 @@ var require_client2 = __commonJS({
     };
     Client2.Query = NativeQuery;
     util.inherits(Client2, EventEmitter);
-    Client2.prototype._errorAllQueries = function(err) {
+    Client2.prototype._errorAllQueries = function(err2) {
       const enqueueError = (query) => {
         process.nextTick(() => {
           query.native = this.native;
-          query.handleError(err);
+          query.handleError(err2);
         });
       };
       if (this._hasActiveQuery()) {
@@ -5005,19 +5005,19 @@ var require_client2 = __commonJS({
         return;
       }
       this._connecting = true;
-      this.connectionParameters.getLibpqConnectionString(function(err, conString) {
+      this.connectionParameters.getLibpqConnectionString(function(err2, conString) {
         if (self.connectionParameters.nativeConnectionString) conString = self.connectionParameters.nativeConnectionString;
-        if (err) return cb(err);
-        self.native.connect(conString, function(err2) {
-          if (err2) {
+        if (err2) return cb(err2);
+        self.native.connect(conString, function(err3) {
+          if (err3) {
             self.native.end();
-            return cb(err2);
+            return cb(err3);
           }
           self._connected = true;
-          self.native.on("error", function(err3) {
+          self.native.on("error", function(err4) {
             self._queryable = false;
-            self._errorAllQueries(err3);
-            self.emit("error", err3);
+            self._errorAllQueries(err4);
+            self.emit("error", err4);
           });
           self.native.on("notification", function(msg) {
             self.emit("notification", {
@@ -5068,11 +5068,11 @@ var require_client2 = __commonJS({
           result = new this._Promise((resolve2, reject) => {
             resolveOut = resolve2;
             rejectOut = reject;
-          }).catch((err) => {
-            Error.captureStackTrace(err);
-            throw err;
+          }).catch((err2) => {
+            Error.captureStackTrace(err2);
+            throw err2;
           });
-          query.callback = (err, res) => err ? rejectOut(err) : resolveOut(res);
+          query.callback = (err2, res) => err2 ? rejectOut(err2) : resolveOut(res);
         }
       }
       if (readTimeout) {
@@ -5092,9 +5092,9 @@ var require_client2 = __commonJS({
           }
           this._pulseQueryQueue();
         }, readTimeout);
-        query.callback = (err, res) => {
+        query.callback = (err2, res) => {
           clearTimeout(readTimeoutTimer);
-          queryCallback(err, res);
+          queryCallback(err2, res);
         };
       }
       if (!this._queryable) {
@@ -5130,7 +5130,7 @@ var require_client2 = __commonJS({
       let result;
       if (!cb) {
         result = new this._Promise(function(resolve2, reject) {
-          cb = (err) => err ? reject(err) : resolve2();
+          cb = (err2) => err2 ? reject(err2) : resolve2();
         });
       }
       const doEnd = function() {
@@ -5206,18 +5206,18 @@ var require_client2 = __commonJS({
         }
         queries.push(pipelineEntry);
       }
-      this.native.pipeline(queries, function(err, results) {
+      this.native.pipeline(queries, function(err2, results) {
         self._pipelineInFlight = false;
-        if (err) {
+        if (err2) {
           self._connected = false;
           self._queryable = false;
           for (let i = 0; i < nativeQueries.length; i++) {
             const q = nativeQueries[i];
             q.native = self.native;
-            q.handleError(err);
+            q.handleError(err2);
           }
-          self._errorAllQueries(err);
-          self.emit("error", err);
+          self._errorAllQueries(err2);
+          self.emit("error", err2);
           self.emit("end");
           return;
         }
@@ -5331,9 +5331,9 @@ var require_lib2 = __commonJS({
         let native = null;
         try {
           native = new PG(require_native());
-        } catch (err) {
-          if (err.code !== "MODULE_NOT_FOUND") {
-            throw err;
+        } catch (err2) {
+          if (err2.code !== "MODULE_NOT_FOUND") {
+            throw err2;
           }
         }
         Object.defineProperty(module.exports, "native", {
@@ -5802,8 +5802,8 @@ var require_copy_to = __commonJS({
         }
         return drained;
       }
-      handleError(err) {
-        this.emit("error", err);
+      handleError(err2) {
+        this.emit("error", err2);
         this._cleanup();
       }
       handleCommandComplete(msg) {
@@ -5866,10 +5866,10 @@ var require_copy_from = __commonJS({
         }
         this.cb_CopyInResponse = cb;
       }
-      _destroy(err, cb) {
-        if (this.cb_ReadyForQuery) return cb(err);
+      _destroy(err2, cb) {
+        if (this.cb_ReadyForQuery) return cb(err2);
         this.cb_destroy = cb;
-        const msg = err ? err.message : "NODE-PG-COPY-STREAMS destroy() was called";
+        const msg = err2 ? err2.message : "NODE-PG-COPY-STREAMS destroy() was called";
         const self = this;
         const done = function() {
           self.connection.sendCopyFail(msg);
@@ -6164,8 +6164,8 @@ var require_copy_both = __commonJS({
           cb();
         }
       }
-      handleError(err) {
-        this.emit("error", err);
+      handleError(err2) {
+        this.emit("error", err2);
         this._cleanup();
       }
       handleCopyData(chunk) {
@@ -6208,6 +6208,11 @@ var require_node_sqlite = __commonJS({
 
 // src/app/bench-recompute-worker.ts
 import { parentPort, workerData } from "node:worker_threads";
+
+// src/jobs/results-artifact.ts
+var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
+var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
+var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
 
 // src/model/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
@@ -7181,15 +7186,15 @@ function foldedLines(layout) {
   }
   return lines.length > 0 ? ["", ...lines] : [];
 }
-function warningLines(suite, layout, max) {
+function warningLines(suite, layout, max2) {
   const lines = [
     ...suite.map((w) => `- ${inertText(w)}`),
     ...layout.warningGroups.map((g) => `- **${g.kind}**: ${names(g.items.map((i) => `${inertCode(i.benchmark)}${i.sides ? ` (${i.sides})` : ""}`), (x) => x)}. ${g.summary}`),
     ...layout.otherWarnings.map((o) => `- ${inertCode(o.benchmark)} (${o.metrics.map((m) => inertText(m)).join(", ")}): ${inertText(o.message)}`)
   ];
   if (lines.length === 0) return [];
-  const shown = lines.slice(0, max);
-  if (lines.length > max) shown.push(`- \u2026 and ${lines.length - max} more (see the JSON report)`);
+  const shown = lines.slice(0, max2);
+  if (lines.length > max2) shown.push(`- \u2026 and ${lines.length - max2} more (see the JSON report)`);
   return ["", "**Warnings**", "", ...shown];
 }
 
@@ -11791,18 +11796,18 @@ var Parser = class Parser2 {
     const min = Parser2.parseInt(t);
     if (min === -1) return -1;
     if (!t.more()) return -1;
-    let max;
-    if (!t.lookingAt(",")) max = min;
+    let max2;
+    if (!t.lookingAt(",")) max2 = min;
     else {
       t.skip(1);
       if (!t.more()) return -1;
-      if (t.lookingAt("}")) max = -1;
-      else if ((max = Parser2.parseInt(t)) === -1) return -1;
+      if (t.lookingAt("}")) max2 = -1;
+      else if ((max2 = Parser2.parseInt(t)) === -1) return -1;
     }
     if (!t.more() || !t.lookingAt("}")) return -1;
     t.skip(1);
-    if (min < 0 || min > 1e3 || max === -2 || max > 1e3 || max >= 0 && min > max) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(start));
-    return min << 16 | max & Unicode.MAX_BMP;
+    if (min < 0 || min > 1e3 || max2 === -2 || max2 > 1e3 || max2 >= 0 && min > max2) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(start));
+    return min << 16 | max2 & Unicode.MAX_BMP;
   }
   static isValidCaptureName(name) {
     if (name.length === 0) return false;
@@ -12109,7 +12114,7 @@ var Parser = class Parser2 {
     re.flags = this.flags;
     return this.push(re);
   }
-  repeat(op, min, max, beforePos, t, lastRepeatPos) {
+  repeat(op, min, max2, beforePos, t, lastRepeatPos) {
     let flags = this.flags;
     if ((flags & RE2Flags.PERL_X) !== 0) {
       if (t.more() && t.lookingAt("?")) {
@@ -12124,12 +12129,12 @@ var Parser = class Parser2 {
     if (Regexp.isPseudoOp(sub.op)) throw new RE2JSSyntaxException(Parser2.ERR_MISSING_REPEAT_ARGUMENT, t.from(beforePos));
     const re = this.newRegexp(op);
     re.min = min;
-    re.max = max;
+    re.max = max2;
     re.flags = flags;
     re.subs = [sub];
     this.stack[n - 1] = re;
     this.checkLimits(re);
-    if (op === Regexp.Op.REPEAT && (min >= 2 || max >= 2) && !this.repeatIsValid(re, 1e3)) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(beforePos));
+    if (op === Regexp.Op.REPEAT && (min >= 2 || max2 >= 2) && !this.repeatIsValid(re, 1e3)) throw new RE2JSSyntaxException(Parser2.ERR_INVALID_REPEAT_SIZE, t.from(beforePos));
   }
   repeatIsValid(re, n) {
     if (re.op === Regexp.Op.REPEAT) {
@@ -12275,15 +12280,15 @@ var Parser = class Parser2 {
       if (i === start) {
       } else if (i === start + 1) array[lenout++] = array[s + start];
       else {
-        let max = start;
+        let max2 = start;
         for (let j = start + 1; j < i; j++) {
-          const subMax = array[s + max];
+          const subMax = array[s + max2];
           const subJ = array[s + j];
-          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j;
+          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max2 = j;
         }
         const tmp = array[s + start];
-        array[s + start] = array[s + max];
-        array[s + max] = tmp;
+        array[s + start] = array[s + max2];
+        array[s + max2] = tmp;
         for (let j = start + 1; j < i; j++) {
           Parser2.mergeCharClass(array[s + start], array[s + j]);
           this.reuse(array[s + j]);
@@ -12361,7 +12366,7 @@ var Parser = class Parser2 {
     if ((this.flags & RE2Flags.LITERAL) !== 0) return Parser2.literalRegexp(this.wholeRegexp, this.flags);
     let lastRepeatPos = -1;
     let min = -1;
-    let max = -1;
+    let max2 = -1;
     const t = new StringIterator(this.wholeRegexp);
     while (t.more()) {
       let repeatPos = -1;
@@ -12427,7 +12432,7 @@ var Parser = class Parser2 {
             case Codepoint.CODES["?"]:
               op = Regexp.Op.QUEST;
           }
-          this.repeat(op, min, max, repeatPos, t, lastRepeatPos);
+          this.repeat(op, min, max2, repeatPos, t, lastRepeatPos);
           break;
         }
         case Codepoint.CODES["{"]: {
@@ -12440,8 +12445,8 @@ var Parser = class Parser2 {
           }
           repeatPos = before;
           min = minMax >> 16;
-          max = (minMax & Unicode.MAX_BMP) << 16 >> 16;
-          this.repeat(Regexp.Op.REPEAT, min, max, repeatPos, t, lastRepeatPos);
+          max2 = (minMax & Unicode.MAX_BMP) << 16 >> 16;
+          this.repeat(Regexp.Op.REPEAT, min, max2, repeatPos, t, lastRepeatPos);
           break;
         }
         case Codepoint.CODES["\\"]: {
@@ -14158,8 +14163,8 @@ var keyInts = new BigInt64Array(keyBits.buffer);
 var SIGN = -0x8000000000000000n;
 function orderedKey(v) {
   keyBits[0] = v;
-  const bits = keyInts[0];
-  return bits >= 0n ? bits : -(bits & ~SIGN);
+  const bits2 = keyInts[0];
+  return bits2 >= 0n ? bits2 : -(bits2 & ~SIGN);
 }
 function keyValue(key2) {
   keyInts[0] = key2 >= 0n ? key2 : -key2 | SIGN;
@@ -14436,8 +14441,8 @@ function metricProblem(metric) {
   if (metric.length > MAX_METRIC_LENGTH) return `is ${metric.length} characters long; the limit is ${MAX_METRIC_LENGTH}`;
   return void 0;
 }
-function quote(text, max) {
-  return JSON.stringify(text.length > max ? `${text.slice(0, max)}\u2026` : text);
+function quote(text, max2) {
+  return JSON.stringify(text.length > max2 ? `${text.slice(0, max2)}\u2026` : text);
 }
 function checkMeasurementText(path, result) {
   for (const m of result.measurements) {
@@ -19718,11 +19723,6 @@ var INGEST_CACHE_KIB = 256 * 1024;
 // src/store/open-store.ts
 var DEFAULT_SQLITE_PATH = join(".benchbot", "benchbot.db");
 
-// src/jobs/results-artifact.ts
-var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
-var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
-var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
-
 // src/jobs/pr-check.ts
 var PR_CHECK_DEFAULTS = {
   minRuns: 10,
@@ -19869,7 +19869,7 @@ function recomputeBenchReport(files, settings, maxSeries = MAX_RECOMPUTED_SERIES
   const cap = capSeries(base, head, maxSeries);
   return { report: replayLooks(base, head, settings), cap };
 }
-function capSeries(base, head, max) {
+function capSeries(base, head, max2) {
   const key2 = (m) => `${m.benchmark}\0${m.metric}`;
   const kept = /* @__PURE__ */ new Set();
   let total = 0;
@@ -19879,15 +19879,15 @@ function capSeries(base, head, max) {
     if (all.has(k)) continue;
     all.add(k);
     total++;
-    if (kept.size < max) kept.add(k);
+    if (kept.size < max2) kept.add(k);
   }
-  if (total <= max) return null;
+  if (total <= max2) return null;
   const benchmarks = /* @__PURE__ */ new Set();
   for (const sideOf of [head, base]) {
     sideOf.measurements = sideOf.measurements.filter((m) => kept.has(key2(m)));
     for (const m of sideOf.measurements) benchmarks.add(m.benchmark);
   }
-  for (const sideOf of [head, base]) sideOf.warnings = sideOf.warnings.filter((w) => w.benchmark === void 0 ? true : benchmarks.has(w.benchmark)).slice(0, max);
+  for (const sideOf of [head, base]) sideOf.warnings = sideOf.warnings.filter((w) => w.benchmark === void 0 ? true : benchmarks.has(w.benchmark)).slice(0, max2);
   return { kept: kept.size, total };
 }
 function capNote(cap) {
@@ -19922,13 +19922,777 @@ function safe(text) {
   return flatten(text).replace(/[`<>]/g, " ").slice(0, 200);
 }
 
+// node_modules/fflate/esm/index.mjs
+import { createRequire } from "module";
+var require2 = createRequire("/");
+var _a;
+var Worker;
+var isMarkedAsUntransferable;
+try {
+  _a = require2("worker_threads"), Worker = _a.Worker, isMarkedAsUntransferable = _a.isMarkedAsUntransferable;
+} catch (e) {
+}
+var u8 = Uint8Array;
+var u16 = Uint16Array;
+var i32 = Int32Array;
+var fleb = new u8([
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  1,
+  1,
+  2,
+  2,
+  2,
+  2,
+  3,
+  3,
+  3,
+  3,
+  4,
+  4,
+  4,
+  4,
+  5,
+  5,
+  5,
+  5,
+  0,
+  /* unused */
+  0,
+  0,
+  /* impossible */
+  0
+]);
+var fdeb = new u8([
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  2,
+  2,
+  3,
+  3,
+  4,
+  4,
+  5,
+  5,
+  6,
+  6,
+  7,
+  7,
+  8,
+  8,
+  9,
+  9,
+  10,
+  10,
+  11,
+  11,
+  12,
+  12,
+  13,
+  13,
+  /* unused */
+  0,
+  0
+]);
+var clim = new u8([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
+var freb = function(eb, start) {
+  var b = new u16(31);
+  for (var i = 0; i < 31; ++i) {
+    b[i] = start += 1 << eb[i - 1];
+  }
+  var r = new i32(b[30]);
+  for (var i = 1; i < 30; ++i) {
+    for (var j = b[i]; j < b[i + 1]; ++j) {
+      r[j] = j - b[i] << 5 | i;
+    }
+  }
+  return { b, r };
+};
+var _a = freb(fleb, 2);
+var fl = _a.b;
+var revfl = _a.r;
+fl[28] = 258, revfl[258] = 28;
+var _b = freb(fdeb, 0);
+var fd = _b.b;
+var revfd = _b.r;
+var rev = new u16(32768);
+for (i = 0; i < 32768; ++i) {
+  x = (i & 43690) >> 1 | (i & 21845) << 1;
+  x = (x & 52428) >> 2 | (x & 13107) << 2;
+  x = (x & 61680) >> 4 | (x & 3855) << 4;
+  rev[i] = ((x & 65280) >> 8 | (x & 255) << 8) >> 1;
+}
+var x;
+var i;
+var hMap = (function(cd, mb, r) {
+  var s = cd.length;
+  var i = 0;
+  var l = new u16(mb);
+  for (; i < s; ++i) {
+    if (cd[i])
+      ++l[cd[i] - 1];
+  }
+  var le = new u16(mb);
+  for (i = 1; i < mb; ++i) {
+    le[i] = le[i - 1] + l[i - 1] << 1;
+  }
+  var co;
+  if (r) {
+    co = new u16(1 << mb);
+    var rvb = 15 - mb;
+    for (i = 0; i < s; ++i) {
+      if (cd[i]) {
+        var sv = i << 4 | cd[i];
+        var r_1 = mb - cd[i];
+        var v = le[cd[i] - 1]++ << r_1;
+        for (var m = v | (1 << r_1) - 1; v <= m; ++v) {
+          co[rev[v] >> rvb] = sv;
+        }
+      }
+    }
+  } else {
+    co = new u16(s);
+    for (i = 0; i < s; ++i) {
+      if (cd[i]) {
+        co[i] = rev[le[cd[i] - 1]++] >> 15 - cd[i];
+      }
+    }
+  }
+  return co;
+});
+var flt = new u8(288);
+for (i = 0; i < 144; ++i)
+  flt[i] = 8;
+var i;
+for (i = 144; i < 256; ++i)
+  flt[i] = 9;
+var i;
+for (i = 256; i < 280; ++i)
+  flt[i] = 7;
+var i;
+for (i = 280; i < 288; ++i)
+  flt[i] = 8;
+var i;
+var fdt = new u8(32);
+for (i = 0; i < 32; ++i)
+  fdt[i] = 5;
+var i;
+var flrm = /* @__PURE__ */ hMap(flt, 9, 1);
+var fdrm = /* @__PURE__ */ hMap(fdt, 5, 1);
+var max = function(a) {
+  var m = a[0];
+  for (var i = 1; i < a.length; ++i) {
+    if (a[i] > m)
+      m = a[i];
+  }
+  return m;
+};
+var bits = function(d, p, m) {
+  var o = p / 8 | 0;
+  return (d[o] | d[o + 1] << 8) >> (p & 7) & m;
+};
+var bits16 = function(d, p) {
+  var o = p / 8 | 0;
+  return (d[o] | d[o + 1] << 8 | d[o + 2] << 16) >> (p & 7);
+};
+var shft = function(p) {
+  return (p + 7) / 8 | 0;
+};
+var slc = function(v, s, e) {
+  if (s == null || s < 0)
+    s = 0;
+  if (e == null || e > v.length)
+    e = v.length;
+  return new u8(v.subarray(s, e));
+};
+var ec = [
+  "unexpected EOF",
+  "invalid block type",
+  "invalid length/literal",
+  "invalid distance",
+  "stream finished",
+  "no stream handler",
+  ,
+  // determined by compression function
+  "no callback",
+  "invalid UTF-8 data",
+  "extra field too long",
+  "date not in range 1980-2099",
+  "filename too long",
+  "stream finishing",
+  "invalid zip data"
+  // determined by unknown compression method
+];
+var err = function(ind, msg, nt) {
+  var e = new Error(msg || ec[ind]);
+  e.code = ind;
+  if (Error.captureStackTrace)
+    Error.captureStackTrace(e, err);
+  if (!nt)
+    throw e;
+  return e;
+};
+var inflt = function(dat, st, buf, dict) {
+  var sl = dat.length, dl = dict ? dict.length : 0;
+  if (!sl || st.f && !st.l)
+    return buf || new u8(0);
+  var noBuf = !buf;
+  var resize = noBuf || st.i != 2;
+  var noSt = st.i;
+  if (noBuf)
+    buf = new u8(sl * 3);
+  var cbuf = function(l2) {
+    var bl = buf.length;
+    if (l2 > bl) {
+      var nbuf = new u8(Math.max(bl * 2, l2));
+      nbuf.set(buf);
+      buf = nbuf;
+    }
+  };
+  var final = st.f || 0, pos = st.p || 0, bt = st.b || 0, lm = st.l, dm = st.d, lbt = st.m, dbt = st.n;
+  var tbts = sl * 8;
+  do {
+    if (!lm) {
+      final = bits(dat, pos, 1);
+      var type = bits(dat, pos + 1, 3);
+      pos += 3;
+      if (!type) {
+        var s = shft(pos) + 4, l = dat[s - 4] | dat[s - 3] << 8, t = s + l;
+        if (t > sl) {
+          if (noSt)
+            err(0);
+          break;
+        }
+        if (resize)
+          cbuf(bt + l);
+        buf.set(dat.subarray(s, t), bt);
+        st.b = bt += l, st.p = pos = t * 8, st.f = final;
+        continue;
+      } else if (type == 1)
+        lm = flrm, dm = fdrm, lbt = 9, dbt = 5;
+      else if (type == 2) {
+        var hLit = bits(dat, pos, 31) + 257, hcLen = bits(dat, pos + 10, 15) + 4;
+        var tl = hLit + bits(dat, pos + 5, 31) + 1;
+        pos += 14;
+        var ldt = new u8(tl);
+        var clt = new u8(19);
+        for (var i = 0; i < hcLen; ++i) {
+          clt[clim[i]] = bits(dat, pos + i * 3, 7);
+        }
+        pos += hcLen * 3;
+        var clb = max(clt), clbmsk = (1 << clb) - 1;
+        var clm = hMap(clt, clb, 1);
+        for (var i = 0; i < tl; ) {
+          var r = clm[bits(dat, pos, clbmsk)];
+          pos += r & 15;
+          var s = r >> 4;
+          if (s < 16) {
+            ldt[i++] = s;
+          } else {
+            var c = 0, n = 0;
+            if (s == 16)
+              n = 3 + bits(dat, pos, 3), pos += 2, c = ldt[i - 1];
+            else if (s == 17)
+              n = 3 + bits(dat, pos, 7), pos += 3;
+            else if (s == 18)
+              n = 11 + bits(dat, pos, 127), pos += 7;
+            while (n--)
+              ldt[i++] = c;
+          }
+        }
+        var lt = ldt.subarray(0, hLit), dt = ldt.subarray(hLit);
+        lbt = max(lt);
+        dbt = max(dt);
+        lm = hMap(lt, lbt, 1);
+        dm = hMap(dt, dbt, 1);
+      } else
+        err(1);
+      if (pos > tbts) {
+        if (noSt)
+          err(0);
+        break;
+      }
+    }
+    if (resize)
+      cbuf(bt + 131072);
+    var lms = (1 << lbt) - 1, dms = (1 << dbt) - 1;
+    var lpos = pos;
+    for (; ; lpos = pos) {
+      var c = lm[bits16(dat, pos) & lms], sym = c >> 4;
+      pos += c & 15;
+      if (pos > tbts) {
+        if (noSt)
+          err(0);
+        break;
+      }
+      if (!c)
+        err(2);
+      if (sym < 256)
+        buf[bt++] = sym;
+      else if (sym == 256) {
+        lpos = pos, lm = null;
+        break;
+      } else {
+        var add2 = sym - 254;
+        if (sym > 264) {
+          var i = sym - 257, b = fleb[i];
+          add2 = bits(dat, pos, (1 << b) - 1) + fl[i];
+          pos += b;
+        }
+        var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
+        if (!d)
+          err(3);
+        pos += d & 15;
+        var dt = fd[dsym];
+        if (dsym > 3) {
+          var b = fdeb[dsym];
+          dt += bits16(dat, pos) & (1 << b) - 1, pos += b;
+        }
+        if (pos > tbts) {
+          if (noSt)
+            err(0);
+          break;
+        }
+        if (resize)
+          cbuf(bt + 131072);
+        var end = bt + add2;
+        if (bt < dt) {
+          var shift = dl - dt, dend = Math.min(dt, end);
+          if (shift + bt < 0)
+            err(3);
+          for (; bt < dend; ++bt)
+            buf[bt] = dict[shift + bt];
+        }
+        for (; bt < end; ++bt)
+          buf[bt] = buf[bt - dt];
+      }
+    }
+    st.l = lm, st.p = lpos, st.b = bt, st.f = final;
+    if (lm)
+      final = 1, st.m = lbt, st.d = dm, st.n = dbt;
+  } while (!final);
+  return bt != buf.length && noBuf ? slc(buf, 0, bt) : buf.subarray(0, bt);
+};
+var et = /* @__PURE__ */ new u8(0);
+var b2 = function(d, b) {
+  return d[b] | d[b + 1] << 8;
+};
+var b4 = function(d, b) {
+  return (d[b] | d[b + 1] << 8 | d[b + 2] << 16 | d[b + 3] << 24) >>> 0;
+};
+var b8 = function(d, b) {
+  return b4(d, b) + b4(d, b + 4) * 4294967296;
+};
+var Inflate = /* @__PURE__ */ (function() {
+  function Inflate2(opts, cb) {
+    if (typeof opts == "function")
+      cb = opts, opts = {};
+    this.ondata = cb;
+    var dict = opts && opts.dictionary && opts.dictionary.subarray(-32768);
+    this.s = { i: 0, b: dict ? dict.length : 0 };
+    this.o = new u8(32768);
+    this.p = new u8(0);
+    if (dict)
+      this.o.set(dict);
+  }
+  Inflate2.prototype.e = function(c) {
+    if (!this.ondata)
+      err(5);
+    if (this.d)
+      err(4);
+    if (!this.p.length)
+      this.p = c;
+    else if (c.length) {
+      var n = new u8(this.p.length + c.length);
+      n.set(this.p), n.set(c, this.p.length), this.p = n;
+    }
+  };
+  Inflate2.prototype.c = function(final) {
+    this.s.i = +(this.d = final || false);
+    var bts = this.s.b;
+    var dt = inflt(this.p, this.s, this.o);
+    this.ondata(slc(dt, bts, this.s.b), this.d);
+    this.o = slc(dt, this.s.b - 32768), this.s.b = this.o.length;
+    this.p = slc(this.p, this.s.p / 8 | 0), this.s.p &= 7;
+  };
+  Inflate2.prototype.push = function(chunk, final) {
+    this.e(chunk), this.c(final);
+  };
+  return Inflate2;
+})();
+function inflateSync(data, opts) {
+  return inflt(data, { i: 2 }, opts && opts.out, opts && opts.dictionary);
+}
+var td = typeof TextDecoder != "undefined" && /* @__PURE__ */ new TextDecoder();
+var tds = 0;
+try {
+  td.decode(et, { stream: true });
+  tds = 1;
+} catch (e) {
+}
+var dutf8 = function(d) {
+  for (var r = "", i = 0; ; ) {
+    var c = d[i++];
+    var eb = (c > 127) + (c > 223) + (c > 239);
+    if (i + eb > d.length)
+      return { s: r, r: slc(d, i - 1) };
+    if (!eb)
+      r += String.fromCharCode(c);
+    else if (eb == 3) {
+      c = ((c & 15) << 18 | (d[i++] & 63) << 12 | (d[i++] & 63) << 6 | d[i++] & 63) - 65536, r += String.fromCharCode(55296 | c >> 10, 56320 | c & 1023);
+    } else if (eb & 1)
+      r += String.fromCharCode((c & 31) << 6 | d[i++] & 63);
+    else
+      r += String.fromCharCode((c & 15) << 12 | (d[i++] & 63) << 6 | d[i++] & 63);
+  }
+};
+function strFromU8(dat, latin1) {
+  if (latin1) {
+    var r = "";
+    for (var i = 0; i < dat.length; i += 16384)
+      r += String.fromCharCode.apply(null, dat.subarray(i, i + 16384));
+    return r;
+  } else if (td) {
+    return td.decode(dat);
+  } else {
+    var _a2 = dutf8(dat), s = _a2.s, r = _a2.r;
+    if (r.length)
+      err(8);
+    return s;
+  }
+}
+var slzh = function(d, b) {
+  return b + 30 + b2(d, b + 26) + b2(d, b + 28);
+};
+var zh = function(d, b, z) {
+  var fnl = b2(d, b + 28), efl = b2(d, b + 30), fn = strFromU8(d.subarray(b + 46, b + 46 + fnl), !(b2(d, b + 8) & 2048)), es = b + 46 + fnl;
+  var _a2 = z64hs(d, es, efl, z, b4(d, b + 20), b4(d, b + 24), b4(d, b + 42)), sc = _a2[0], su = _a2[1], off = _a2[2];
+  return [b2(d, b + 10), sc, su, fn, es + efl + b2(d, b + 32), off];
+};
+var z64hs = function(d, b, l, z, sc, su, off) {
+  var nsc = sc == 4294967295, nsu = su == 4294967295, noff = off == 4294967295, e = b + l;
+  var nf = nsc + nsu + noff;
+  if (z && nf) {
+    for (; b + 4 < e; b += 4 + b2(d, b + 2)) {
+      if (b2(d, b) == 1) {
+        return [
+          nsc ? b8(d, b + 4 + 8 * nsu) : sc,
+          nsu ? b8(d, b + 4) : su,
+          noff ? b8(d, b + 4 + 8 * (nsu + nsc)) : off,
+          1
+        ];
+      }
+    }
+    if (z < 2)
+      err(13);
+  }
+  return [sc, su, off, 0];
+};
+var UnzipPassThrough = /* @__PURE__ */ (function() {
+  function UnzipPassThrough2() {
+  }
+  UnzipPassThrough2.prototype.push = function(chunk, final) {
+    this.ondata(null, chunk, final);
+  };
+  UnzipPassThrough2.compression = 0;
+  return UnzipPassThrough2;
+})();
+var UnzipInflate = /* @__PURE__ */ (function() {
+  function UnzipInflate2() {
+    var _this = this;
+    this.i = new Inflate(function(dat, final) {
+      _this.ondata(null, dat, final);
+    });
+  }
+  UnzipInflate2.prototype.push = function(chunk, final) {
+    try {
+      this.i.push(chunk, final);
+    } catch (e) {
+      this.ondata(e, null, final);
+    }
+  };
+  UnzipInflate2.compression = 8;
+  return UnzipInflate2;
+})();
+var Unzip = /* @__PURE__ */ (function() {
+  function Unzip2(cb) {
+    this.onfile = cb;
+    this.k = [];
+    this.o = {
+      0: UnzipPassThrough
+    };
+    this.p = et;
+  }
+  Unzip2.prototype.push = function(chunk, final) {
+    var _this = this;
+    if (!this.onfile)
+      err(5);
+    if (!this.p)
+      err(4);
+    if (this.c > 0) {
+      var len = Math.min(this.c, chunk.length);
+      var toAdd = chunk.subarray(0, len);
+      this.c -= len;
+      if (this.d)
+        this.d.push(toAdd, !this.c);
+      else
+        this.k[0].push(toAdd);
+      chunk = chunk.subarray(len);
+      if (chunk.length)
+        return this.push(chunk, final);
+    } else {
+      var f = 0, i = 0, is = void 0, buf = void 0;
+      if (!this.p.length)
+        buf = chunk;
+      else if (!chunk.length)
+        buf = this.p;
+      else {
+        buf = new u8(this.p.length + chunk.length);
+        buf.set(this.p), buf.set(chunk, this.p.length);
+      }
+      var l = buf.length, oc = this.c, add2 = oc && this.d;
+      var _loop_2 = function() {
+        var sig = b4(buf, i);
+        if (sig == 67324752) {
+          f = 1, is = i;
+          this_1.d = null;
+          this_1.c = 0;
+          var bf = b2(buf, i + 6), cmp_1 = b2(buf, i + 8), u = bf & 2048, dd = bf & 8, fnl = b2(buf, i + 26), es = b2(buf, i + 28);
+          if (l > i + 30 + fnl + es) {
+            var chks_3 = [];
+            this_1.k.unshift(chks_3);
+            f = 2;
+            var lsc = b4(buf, i + 18), lsu = b4(buf, i + 22);
+            var fn_1 = strFromU8(buf.subarray(i + 30, i += 30 + fnl), !u);
+            var _a2 = z64hs(buf, i, es, 2, lsc, lsu, 0), sc_1 = _a2[0], su_1 = _a2[1], z64 = _a2[3];
+            if (dd)
+              sc_1 = -1 - z64;
+            i += es;
+            this_1.c = sc_1;
+            var d_1;
+            var file_1 = {
+              name: fn_1,
+              compression: cmp_1,
+              start: function() {
+                if (!file_1.ondata)
+                  err(5);
+                if (!sc_1)
+                  file_1.ondata(null, et, true);
+                else {
+                  var ctr = _this.o[cmp_1];
+                  if (!ctr)
+                    file_1.ondata(err(14, "unknown compression type " + cmp_1, 1), null, false);
+                  d_1 = sc_1 < 0 ? new ctr(fn_1) : new ctr(fn_1, sc_1, su_1);
+                  d_1.ondata = function(err2, dat3, final2) {
+                    file_1.ondata(err2, dat3, final2);
+                  };
+                  for (var _i = 0, chks_4 = chks_3; _i < chks_4.length; _i++) {
+                    var dat2 = chks_4[_i];
+                    d_1.push(dat2, false);
+                  }
+                  if (_this.k[0] == chks_3 && _this.c)
+                    _this.d = d_1;
+                  else
+                    d_1.push(et, true);
+                }
+              },
+              terminate: function() {
+                if (d_1 && d_1.terminate)
+                  d_1.terminate();
+              }
+            };
+            if (sc_1 >= 0)
+              file_1.size = sc_1, file_1.originalSize = su_1;
+            this_1.onfile(file_1);
+          }
+          return "break";
+        } else if (oc) {
+          if (sig == 134695760) {
+            is = i += 12 + (oc == -2 && 8), f = 3, this_1.c = 0;
+            return "break";
+          } else if (sig == 33639248) {
+            is = i -= 4, f = 3, this_1.c = 0;
+            return "break";
+          }
+        }
+      };
+      var this_1 = this;
+      for (; i < l - 4; ++i) {
+        var state_1 = _loop_2();
+        if (state_1 === "break")
+          break;
+      }
+      this.p = et;
+      if (oc < 0) {
+        var dat = f ? buf.subarray(0, is - 12 - (oc == -2 && 8) - (b4(buf, is - 16) == 134695760 && 4)) : buf.subarray(0, i);
+        if (add2)
+          add2.push(dat, !!f);
+        else
+          this.k[+(f == 2)].push(dat);
+      }
+      if (f & 2)
+        return this.push(buf.subarray(i), final);
+      this.p = buf.subarray(i);
+    }
+    if (final) {
+      if (this.c)
+        err(13);
+      this.p = null;
+    }
+  };
+  Unzip2.prototype.register = function(decoder) {
+    this.o[decoder.compression] = decoder;
+  };
+  return Unzip2;
+})();
+function unzipSync(data, opts) {
+  var files = {};
+  var e = data.length - 22;
+  for (; b4(data, e) != 101010256; --e) {
+    if (!e || data.length - e > 65558)
+      err(13);
+  }
+  ;
+  var c = b2(data, e + 8);
+  if (!c)
+    return {};
+  var o = b4(data, e + 16);
+  var z = b4(data, e - 20) == 117853008;
+  if (z) {
+    var ze = b4(data, e - 12);
+    z = b4(data, ze) == 101075792;
+    if (z) {
+      c = b4(data, ze + 32);
+      o = b4(data, ze + 48);
+    }
+  }
+  var fltr = opts && opts.filter;
+  for (var i = 0; i < c; ++i) {
+    var _a2 = zh(data, o, z), c_2 = _a2[0], sc = _a2[1], su = _a2[2], fn = _a2[3], no = _a2[4], off = _a2[5], b = slzh(data, off);
+    o = no;
+    if (!fltr || fltr({
+      name: fn,
+      size: sc,
+      originalSize: su,
+      compression: c_2
+    })) {
+      if (!c_2)
+        files[fn] = slc(data, b, b + sc);
+      else if (c_2 == 8)
+        files[fn] = inflateSync(data.subarray(b, b + sc), { out: new u8(su) });
+      else
+        err(14, "unknown compression type " + c_2);
+    }
+  }
+  return files;
+}
+
+// src/app/read-zip.ts
+var MAX_ENTRY_BYTES = 32 * 1024 * 1024;
+var MAX_ENTRIES = 65535;
+var SLICE_BYTES = 4096;
+var ZipError = class extends Error {
+  name = "ZipError";
+};
+function listZip(zip) {
+  const entries = [];
+  try {
+    unzipSync(zip, {
+      filter(file) {
+        if (entries.length >= MAX_ENTRIES) throw new ZipError(`more than ${MAX_ENTRIES} entries; a benchbot artifact has a handful`);
+        entries.push({ name: file.name, method: file.compression, compressedSize: file.size, size: file.originalSize });
+        return false;
+      }
+    });
+  } catch (error) {
+    if (error instanceof ZipError) throw error;
+    throw new ZipError(`not a zip archive, or a truncated one (${error?.message ?? String(error)})`);
+  }
+  return entries;
+}
+function readZipEntry(zip, name, maxBytes = MAX_ENTRY_BYTES) {
+  const wanted = name.replace(/^\.\//, "");
+  const entry = listZip(zip).find((e) => e.name.replace(/^\.\//, "") === wanted);
+  if (entry === void 0) return null;
+  if (entry.size > maxBytes) throw new ZipError(`${entry.name} is ${entry.size} bytes inflated; the limit is ${maxBytes}`);
+  if (entry.method !== 0 && entry.method !== 8) throw new ZipError(`${entry.name}: compression method ${entry.method} is not supported (only stored and deflate)`);
+  const chunks = [];
+  let total = 0;
+  let started = false;
+  let finished = false;
+  let failure = null;
+  const unzip = new Unzip((file) => {
+    if (started || file.name.replace(/^\.\//, "") !== wanted) return;
+    started = true;
+    file.ondata = (error, data, final) => {
+      if (failure !== null) return;
+      if (error) {
+        failure = new ZipError(`${entry.name}: cannot inflate (${error.message})`);
+        return;
+      }
+      total += data.length;
+      if (total > entry.size) {
+        failure = new ZipError(`${entry.name}: inflates to more than the ${entry.size} bytes the directory says`);
+        file.terminate();
+        return;
+      }
+      chunks.push(data);
+      if (final) finished = true;
+    };
+    file.start();
+  });
+  unzip.register(UnzipInflate);
+  try {
+    for (let at = 0; at < zip.length && failure === null && !finished; at += SLICE_BYTES) unzip.push(zip.subarray(at, at + SLICE_BYTES), at + SLICE_BYTES >= zip.length);
+  } catch (error) {
+    failure ??= new ZipError(`${entry.name}: cannot inflate (${error?.message ?? String(error)})`);
+  }
+  if (failure !== null) throw failure;
+  if (!started) throw new ZipError(`${entry.name}: the local header is missing`);
+  if (!finished) throw new ZipError(`${entry.name}: the data runs past the end of the archive`);
+  if (total !== entry.size) throw new ZipError(`${entry.name}: inflated to ${total} bytes, the directory says ${entry.size}`);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+function readZipTexts(zip, names2) {
+  const decoder = new TextDecoder();
+  const out = {};
+  for (const name of names2) {
+    const bytes = readZipEntry(zip, name);
+    out[name] = bytes === null ? null : decoder.decode(bytes);
+  }
+  return out;
+}
+
 // src/app/bench-recompute.ts
 var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-worker.ts" : "./bench-recompute-worker.js", import.meta.url);
 function runRecomputeTask(task) {
   try {
-    return { ok: true, result: recomputeAndRender(task.files, task.args, task.meta, task.maxSeries) };
+    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
+    const base = files[RESULTS_FILES.base];
+    const head = files[RESULTS_FILES.head];
+    if (base === null || head === null) return { ok: true, result: null };
+    return { ok: true, result: recomputeAndRender({ base, head }, task.args, task.meta, task.maxSeries) };
   } catch (error) {
-    return { ok: false, shape: error instanceof ReportShapeError, message: error?.message ?? String(error) };
+    const unreadable = error instanceof ReportShapeError || error instanceof ZipError;
+    return { ok: false, kind: unreadable ? "unreadable" : "failed", message: error?.message ?? String(error) };
   }
 }
 

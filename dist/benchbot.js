@@ -54144,7 +54144,7 @@ function createAppState(store, now = Date.now) {
 // src/app/bench-recompute.ts
 import { existsSync as existsSync7 } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { Worker as Worker2 } from "node:worker_threads";
 
 // src/jobs/report-settings.ts
 function parseReportSettings(text2, name) {
@@ -54290,6 +54290,765 @@ function safe(text2) {
   return flatten(text2).replace(/[`<>]/g, " ").slice(0, 200);
 }
 
+// node_modules/fflate/esm/index.mjs
+import { createRequire as createRequire2 } from "module";
+var require2 = createRequire2("/");
+var _a;
+var Worker;
+var isMarkedAsUntransferable;
+try {
+  _a = require2("worker_threads"), Worker = _a.Worker, isMarkedAsUntransferable = _a.isMarkedAsUntransferable;
+} catch (e) {
+}
+var u8 = Uint8Array;
+var u16 = Uint16Array;
+var i32 = Int32Array;
+var fleb = new u8([
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  1,
+  1,
+  2,
+  2,
+  2,
+  2,
+  3,
+  3,
+  3,
+  3,
+  4,
+  4,
+  4,
+  4,
+  5,
+  5,
+  5,
+  5,
+  0,
+  /* unused */
+  0,
+  0,
+  /* impossible */
+  0
+]);
+var fdeb = new u8([
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  2,
+  2,
+  3,
+  3,
+  4,
+  4,
+  5,
+  5,
+  6,
+  6,
+  7,
+  7,
+  8,
+  8,
+  9,
+  9,
+  10,
+  10,
+  11,
+  11,
+  12,
+  12,
+  13,
+  13,
+  /* unused */
+  0,
+  0
+]);
+var clim = new u8([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
+var freb = function(eb, start) {
+  var b = new u16(31);
+  for (var i = 0; i < 31; ++i) {
+    b[i] = start += 1 << eb[i - 1];
+  }
+  var r = new i32(b[30]);
+  for (var i = 1; i < 30; ++i) {
+    for (var j = b[i]; j < b[i + 1]; ++j) {
+      r[j] = j - b[i] << 5 | i;
+    }
+  }
+  return { b, r };
+};
+var _a = freb(fleb, 2);
+var fl = _a.b;
+var revfl = _a.r;
+fl[28] = 258, revfl[258] = 28;
+var _b = freb(fdeb, 0);
+var fd = _b.b;
+var revfd = _b.r;
+var rev = new u16(32768);
+for (i = 0; i < 32768; ++i) {
+  x = (i & 43690) >> 1 | (i & 21845) << 1;
+  x = (x & 52428) >> 2 | (x & 13107) << 2;
+  x = (x & 61680) >> 4 | (x & 3855) << 4;
+  rev[i] = ((x & 65280) >> 8 | (x & 255) << 8) >> 1;
+}
+var x;
+var i;
+var hMap = (function(cd, mb, r) {
+  var s = cd.length;
+  var i = 0;
+  var l = new u16(mb);
+  for (; i < s; ++i) {
+    if (cd[i])
+      ++l[cd[i] - 1];
+  }
+  var le = new u16(mb);
+  for (i = 1; i < mb; ++i) {
+    le[i] = le[i - 1] + l[i - 1] << 1;
+  }
+  var co;
+  if (r) {
+    co = new u16(1 << mb);
+    var rvb = 15 - mb;
+    for (i = 0; i < s; ++i) {
+      if (cd[i]) {
+        var sv = i << 4 | cd[i];
+        var r_1 = mb - cd[i];
+        var v = le[cd[i] - 1]++ << r_1;
+        for (var m = v | (1 << r_1) - 1; v <= m; ++v) {
+          co[rev[v] >> rvb] = sv;
+        }
+      }
+    }
+  } else {
+    co = new u16(s);
+    for (i = 0; i < s; ++i) {
+      if (cd[i]) {
+        co[i] = rev[le[cd[i] - 1]++] >> 15 - cd[i];
+      }
+    }
+  }
+  return co;
+});
+var flt = new u8(288);
+for (i = 0; i < 144; ++i)
+  flt[i] = 8;
+var i;
+for (i = 144; i < 256; ++i)
+  flt[i] = 9;
+var i;
+for (i = 256; i < 280; ++i)
+  flt[i] = 7;
+var i;
+for (i = 280; i < 288; ++i)
+  flt[i] = 8;
+var i;
+var fdt = new u8(32);
+for (i = 0; i < 32; ++i)
+  fdt[i] = 5;
+var i;
+var flrm = /* @__PURE__ */ hMap(flt, 9, 1);
+var fdrm = /* @__PURE__ */ hMap(fdt, 5, 1);
+var max = function(a) {
+  var m = a[0];
+  for (var i = 1; i < a.length; ++i) {
+    if (a[i] > m)
+      m = a[i];
+  }
+  return m;
+};
+var bits = function(d, p, m) {
+  var o = p / 8 | 0;
+  return (d[o] | d[o + 1] << 8) >> (p & 7) & m;
+};
+var bits16 = function(d, p) {
+  var o = p / 8 | 0;
+  return (d[o] | d[o + 1] << 8 | d[o + 2] << 16) >> (p & 7);
+};
+var shft = function(p) {
+  return (p + 7) / 8 | 0;
+};
+var slc = function(v, s, e) {
+  if (s == null || s < 0)
+    s = 0;
+  if (e == null || e > v.length)
+    e = v.length;
+  return new u8(v.subarray(s, e));
+};
+var ec = [
+  "unexpected EOF",
+  "invalid block type",
+  "invalid length/literal",
+  "invalid distance",
+  "stream finished",
+  "no stream handler",
+  ,
+  // determined by compression function
+  "no callback",
+  "invalid UTF-8 data",
+  "extra field too long",
+  "date not in range 1980-2099",
+  "filename too long",
+  "stream finishing",
+  "invalid zip data"
+  // determined by unknown compression method
+];
+var err = function(ind, msg, nt) {
+  var e = new Error(msg || ec[ind]);
+  e.code = ind;
+  if (Error.captureStackTrace)
+    Error.captureStackTrace(e, err);
+  if (!nt)
+    throw e;
+  return e;
+};
+var inflt = function(dat, st, buf, dict) {
+  var sl = dat.length, dl = dict ? dict.length : 0;
+  if (!sl || st.f && !st.l)
+    return buf || new u8(0);
+  var noBuf = !buf;
+  var resize = noBuf || st.i != 2;
+  var noSt = st.i;
+  if (noBuf)
+    buf = new u8(sl * 3);
+  var cbuf = function(l2) {
+    var bl = buf.length;
+    if (l2 > bl) {
+      var nbuf = new u8(Math.max(bl * 2, l2));
+      nbuf.set(buf);
+      buf = nbuf;
+    }
+  };
+  var final = st.f || 0, pos = st.p || 0, bt = st.b || 0, lm = st.l, dm = st.d, lbt = st.m, dbt = st.n;
+  var tbts = sl * 8;
+  do {
+    if (!lm) {
+      final = bits(dat, pos, 1);
+      var type = bits(dat, pos + 1, 3);
+      pos += 3;
+      if (!type) {
+        var s = shft(pos) + 4, l = dat[s - 4] | dat[s - 3] << 8, t = s + l;
+        if (t > sl) {
+          if (noSt)
+            err(0);
+          break;
+        }
+        if (resize)
+          cbuf(bt + l);
+        buf.set(dat.subarray(s, t), bt);
+        st.b = bt += l, st.p = pos = t * 8, st.f = final;
+        continue;
+      } else if (type == 1)
+        lm = flrm, dm = fdrm, lbt = 9, dbt = 5;
+      else if (type == 2) {
+        var hLit = bits(dat, pos, 31) + 257, hcLen = bits(dat, pos + 10, 15) + 4;
+        var tl = hLit + bits(dat, pos + 5, 31) + 1;
+        pos += 14;
+        var ldt = new u8(tl);
+        var clt = new u8(19);
+        for (var i = 0; i < hcLen; ++i) {
+          clt[clim[i]] = bits(dat, pos + i * 3, 7);
+        }
+        pos += hcLen * 3;
+        var clb = max(clt), clbmsk = (1 << clb) - 1;
+        var clm = hMap(clt, clb, 1);
+        for (var i = 0; i < tl; ) {
+          var r = clm[bits(dat, pos, clbmsk)];
+          pos += r & 15;
+          var s = r >> 4;
+          if (s < 16) {
+            ldt[i++] = s;
+          } else {
+            var c = 0, n = 0;
+            if (s == 16)
+              n = 3 + bits(dat, pos, 3), pos += 2, c = ldt[i - 1];
+            else if (s == 17)
+              n = 3 + bits(dat, pos, 7), pos += 3;
+            else if (s == 18)
+              n = 11 + bits(dat, pos, 127), pos += 7;
+            while (n--)
+              ldt[i++] = c;
+          }
+        }
+        var lt = ldt.subarray(0, hLit), dt = ldt.subarray(hLit);
+        lbt = max(lt);
+        dbt = max(dt);
+        lm = hMap(lt, lbt, 1);
+        dm = hMap(dt, dbt, 1);
+      } else
+        err(1);
+      if (pos > tbts) {
+        if (noSt)
+          err(0);
+        break;
+      }
+    }
+    if (resize)
+      cbuf(bt + 131072);
+    var lms = (1 << lbt) - 1, dms = (1 << dbt) - 1;
+    var lpos = pos;
+    for (; ; lpos = pos) {
+      var c = lm[bits16(dat, pos) & lms], sym = c >> 4;
+      pos += c & 15;
+      if (pos > tbts) {
+        if (noSt)
+          err(0);
+        break;
+      }
+      if (!c)
+        err(2);
+      if (sym < 256)
+        buf[bt++] = sym;
+      else if (sym == 256) {
+        lpos = pos, lm = null;
+        break;
+      } else {
+        var add3 = sym - 254;
+        if (sym > 264) {
+          var i = sym - 257, b = fleb[i];
+          add3 = bits(dat, pos, (1 << b) - 1) + fl[i];
+          pos += b;
+        }
+        var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
+        if (!d)
+          err(3);
+        pos += d & 15;
+        var dt = fd[dsym];
+        if (dsym > 3) {
+          var b = fdeb[dsym];
+          dt += bits16(dat, pos) & (1 << b) - 1, pos += b;
+        }
+        if (pos > tbts) {
+          if (noSt)
+            err(0);
+          break;
+        }
+        if (resize)
+          cbuf(bt + 131072);
+        var end = bt + add3;
+        if (bt < dt) {
+          var shift = dl - dt, dend = Math.min(dt, end);
+          if (shift + bt < 0)
+            err(3);
+          for (; bt < dend; ++bt)
+            buf[bt] = dict[shift + bt];
+        }
+        for (; bt < end; ++bt)
+          buf[bt] = buf[bt - dt];
+      }
+    }
+    st.l = lm, st.p = lpos, st.b = bt, st.f = final;
+    if (lm)
+      final = 1, st.m = lbt, st.d = dm, st.n = dbt;
+  } while (!final);
+  return bt != buf.length && noBuf ? slc(buf, 0, bt) : buf.subarray(0, bt);
+};
+var et = /* @__PURE__ */ new u8(0);
+var b2 = function(d, b) {
+  return d[b] | d[b + 1] << 8;
+};
+var b4 = function(d, b) {
+  return (d[b] | d[b + 1] << 8 | d[b + 2] << 16 | d[b + 3] << 24) >>> 0;
+};
+var b8 = function(d, b) {
+  return b4(d, b) + b4(d, b + 4) * 4294967296;
+};
+var Inflate = /* @__PURE__ */ (function() {
+  function Inflate2(opts, cb) {
+    if (typeof opts == "function")
+      cb = opts, opts = {};
+    this.ondata = cb;
+    var dict = opts && opts.dictionary && opts.dictionary.subarray(-32768);
+    this.s = { i: 0, b: dict ? dict.length : 0 };
+    this.o = new u8(32768);
+    this.p = new u8(0);
+    if (dict)
+      this.o.set(dict);
+  }
+  Inflate2.prototype.e = function(c) {
+    if (!this.ondata)
+      err(5);
+    if (this.d)
+      err(4);
+    if (!this.p.length)
+      this.p = c;
+    else if (c.length) {
+      var n = new u8(this.p.length + c.length);
+      n.set(this.p), n.set(c, this.p.length), this.p = n;
+    }
+  };
+  Inflate2.prototype.c = function(final) {
+    this.s.i = +(this.d = final || false);
+    var bts = this.s.b;
+    var dt = inflt(this.p, this.s, this.o);
+    this.ondata(slc(dt, bts, this.s.b), this.d);
+    this.o = slc(dt, this.s.b - 32768), this.s.b = this.o.length;
+    this.p = slc(this.p, this.s.p / 8 | 0), this.s.p &= 7;
+  };
+  Inflate2.prototype.push = function(chunk, final) {
+    this.e(chunk), this.c(final);
+  };
+  return Inflate2;
+})();
+function inflateSync(data, opts) {
+  return inflt(data, { i: 2 }, opts && opts.out, opts && opts.dictionary);
+}
+var td = typeof TextDecoder != "undefined" && /* @__PURE__ */ new TextDecoder();
+var tds = 0;
+try {
+  td.decode(et, { stream: true });
+  tds = 1;
+} catch (e) {
+}
+var dutf8 = function(d) {
+  for (var r = "", i = 0; ; ) {
+    var c = d[i++];
+    var eb = (c > 127) + (c > 223) + (c > 239);
+    if (i + eb > d.length)
+      return { s: r, r: slc(d, i - 1) };
+    if (!eb)
+      r += String.fromCharCode(c);
+    else if (eb == 3) {
+      c = ((c & 15) << 18 | (d[i++] & 63) << 12 | (d[i++] & 63) << 6 | d[i++] & 63) - 65536, r += String.fromCharCode(55296 | c >> 10, 56320 | c & 1023);
+    } else if (eb & 1)
+      r += String.fromCharCode((c & 31) << 6 | d[i++] & 63);
+    else
+      r += String.fromCharCode((c & 15) << 12 | (d[i++] & 63) << 6 | d[i++] & 63);
+  }
+};
+function strFromU8(dat, latin1) {
+  if (latin1) {
+    var r = "";
+    for (var i = 0; i < dat.length; i += 16384)
+      r += String.fromCharCode.apply(null, dat.subarray(i, i + 16384));
+    return r;
+  } else if (td) {
+    return td.decode(dat);
+  } else {
+    var _a3 = dutf8(dat), s = _a3.s, r = _a3.r;
+    if (r.length)
+      err(8);
+    return s;
+  }
+}
+var slzh = function(d, b) {
+  return b + 30 + b2(d, b + 26) + b2(d, b + 28);
+};
+var zh = function(d, b, z) {
+  var fnl = b2(d, b + 28), efl = b2(d, b + 30), fn = strFromU8(d.subarray(b + 46, b + 46 + fnl), !(b2(d, b + 8) & 2048)), es = b + 46 + fnl;
+  var _a3 = z64hs(d, es, efl, z, b4(d, b + 20), b4(d, b + 24), b4(d, b + 42)), sc = _a3[0], su = _a3[1], off = _a3[2];
+  return [b2(d, b + 10), sc, su, fn, es + efl + b2(d, b + 32), off];
+};
+var z64hs = function(d, b, l, z, sc, su, off) {
+  var nsc = sc == 4294967295, nsu = su == 4294967295, noff = off == 4294967295, e = b + l;
+  var nf = nsc + nsu + noff;
+  if (z && nf) {
+    for (; b + 4 < e; b += 4 + b2(d, b + 2)) {
+      if (b2(d, b) == 1) {
+        return [
+          nsc ? b8(d, b + 4 + 8 * nsu) : sc,
+          nsu ? b8(d, b + 4) : su,
+          noff ? b8(d, b + 4 + 8 * (nsu + nsc)) : off,
+          1
+        ];
+      }
+    }
+    if (z < 2)
+      err(13);
+  }
+  return [sc, su, off, 0];
+};
+var UnzipPassThrough = /* @__PURE__ */ (function() {
+  function UnzipPassThrough2() {
+  }
+  UnzipPassThrough2.prototype.push = function(chunk, final) {
+    this.ondata(null, chunk, final);
+  };
+  UnzipPassThrough2.compression = 0;
+  return UnzipPassThrough2;
+})();
+var UnzipInflate = /* @__PURE__ */ (function() {
+  function UnzipInflate2() {
+    var _this = this;
+    this.i = new Inflate(function(dat, final) {
+      _this.ondata(null, dat, final);
+    });
+  }
+  UnzipInflate2.prototype.push = function(chunk, final) {
+    try {
+      this.i.push(chunk, final);
+    } catch (e) {
+      this.ondata(e, null, final);
+    }
+  };
+  UnzipInflate2.compression = 8;
+  return UnzipInflate2;
+})();
+var Unzip = /* @__PURE__ */ (function() {
+  function Unzip2(cb) {
+    this.onfile = cb;
+    this.k = [];
+    this.o = {
+      0: UnzipPassThrough
+    };
+    this.p = et;
+  }
+  Unzip2.prototype.push = function(chunk, final) {
+    var _this = this;
+    if (!this.onfile)
+      err(5);
+    if (!this.p)
+      err(4);
+    if (this.c > 0) {
+      var len = Math.min(this.c, chunk.length);
+      var toAdd = chunk.subarray(0, len);
+      this.c -= len;
+      if (this.d)
+        this.d.push(toAdd, !this.c);
+      else
+        this.k[0].push(toAdd);
+      chunk = chunk.subarray(len);
+      if (chunk.length)
+        return this.push(chunk, final);
+    } else {
+      var f = 0, i = 0, is = void 0, buf = void 0;
+      if (!this.p.length)
+        buf = chunk;
+      else if (!chunk.length)
+        buf = this.p;
+      else {
+        buf = new u8(this.p.length + chunk.length);
+        buf.set(this.p), buf.set(chunk, this.p.length);
+      }
+      var l = buf.length, oc = this.c, add3 = oc && this.d;
+      var _loop_2 = function() {
+        var sig = b4(buf, i);
+        if (sig == 67324752) {
+          f = 1, is = i;
+          this_1.d = null;
+          this_1.c = 0;
+          var bf = b2(buf, i + 6), cmp_1 = b2(buf, i + 8), u = bf & 2048, dd = bf & 8, fnl = b2(buf, i + 26), es = b2(buf, i + 28);
+          if (l > i + 30 + fnl + es) {
+            var chks_3 = [];
+            this_1.k.unshift(chks_3);
+            f = 2;
+            var lsc = b4(buf, i + 18), lsu = b4(buf, i + 22);
+            var fn_1 = strFromU8(buf.subarray(i + 30, i += 30 + fnl), !u);
+            var _a3 = z64hs(buf, i, es, 2, lsc, lsu, 0), sc_1 = _a3[0], su_1 = _a3[1], z64 = _a3[3];
+            if (dd)
+              sc_1 = -1 - z64;
+            i += es;
+            this_1.c = sc_1;
+            var d_1;
+            var file_1 = {
+              name: fn_1,
+              compression: cmp_1,
+              start: function() {
+                if (!file_1.ondata)
+                  err(5);
+                if (!sc_1)
+                  file_1.ondata(null, et, true);
+                else {
+                  var ctr = _this.o[cmp_1];
+                  if (!ctr)
+                    file_1.ondata(err(14, "unknown compression type " + cmp_1, 1), null, false);
+                  d_1 = sc_1 < 0 ? new ctr(fn_1) : new ctr(fn_1, sc_1, su_1);
+                  d_1.ondata = function(err2, dat3, final2) {
+                    file_1.ondata(err2, dat3, final2);
+                  };
+                  for (var _i = 0, chks_4 = chks_3; _i < chks_4.length; _i++) {
+                    var dat2 = chks_4[_i];
+                    d_1.push(dat2, false);
+                  }
+                  if (_this.k[0] == chks_3 && _this.c)
+                    _this.d = d_1;
+                  else
+                    d_1.push(et, true);
+                }
+              },
+              terminate: function() {
+                if (d_1 && d_1.terminate)
+                  d_1.terminate();
+              }
+            };
+            if (sc_1 >= 0)
+              file_1.size = sc_1, file_1.originalSize = su_1;
+            this_1.onfile(file_1);
+          }
+          return "break";
+        } else if (oc) {
+          if (sig == 134695760) {
+            is = i += 12 + (oc == -2 && 8), f = 3, this_1.c = 0;
+            return "break";
+          } else if (sig == 33639248) {
+            is = i -= 4, f = 3, this_1.c = 0;
+            return "break";
+          }
+        }
+      };
+      var this_1 = this;
+      for (; i < l - 4; ++i) {
+        var state_1 = _loop_2();
+        if (state_1 === "break")
+          break;
+      }
+      this.p = et;
+      if (oc < 0) {
+        var dat = f ? buf.subarray(0, is - 12 - (oc == -2 && 8) - (b4(buf, is - 16) == 134695760 && 4)) : buf.subarray(0, i);
+        if (add3)
+          add3.push(dat, !!f);
+        else
+          this.k[+(f == 2)].push(dat);
+      }
+      if (f & 2)
+        return this.push(buf.subarray(i), final);
+      this.p = buf.subarray(i);
+    }
+    if (final) {
+      if (this.c)
+        err(13);
+      this.p = null;
+    }
+  };
+  Unzip2.prototype.register = function(decoder) {
+    this.o[decoder.compression] = decoder;
+  };
+  return Unzip2;
+})();
+function unzipSync(data, opts) {
+  var files = {};
+  var e = data.length - 22;
+  for (; b4(data, e) != 101010256; --e) {
+    if (!e || data.length - e > 65558)
+      err(13);
+  }
+  ;
+  var c = b2(data, e + 8);
+  if (!c)
+    return {};
+  var o = b4(data, e + 16);
+  var z = b4(data, e - 20) == 117853008;
+  if (z) {
+    var ze = b4(data, e - 12);
+    z = b4(data, ze) == 101075792;
+    if (z) {
+      c = b4(data, ze + 32);
+      o = b4(data, ze + 48);
+    }
+  }
+  var fltr = opts && opts.filter;
+  for (var i = 0; i < c; ++i) {
+    var _a3 = zh(data, o, z), c_2 = _a3[0], sc = _a3[1], su = _a3[2], fn = _a3[3], no = _a3[4], off = _a3[5], b = slzh(data, off);
+    o = no;
+    if (!fltr || fltr({
+      name: fn,
+      size: sc,
+      originalSize: su,
+      compression: c_2
+    })) {
+      if (!c_2)
+        files[fn] = slc(data, b, b + sc);
+      else if (c_2 == 8)
+        files[fn] = inflateSync(data.subarray(b, b + sc), { out: new u8(su) });
+      else
+        err(14, "unknown compression type " + c_2);
+    }
+  }
+  return files;
+}
+
+// src/app/read-zip.ts
+var MAX_ENTRY_BYTES = 32 * 1024 * 1024;
+var MAX_ENTRIES = 65535;
+var SLICE_BYTES = 4096;
+var ZipError = class extends Error {
+  name = "ZipError";
+};
+function listZip(zip) {
+  const entries = [];
+  try {
+    unzipSync(zip, {
+      filter(file) {
+        if (entries.length >= MAX_ENTRIES) throw new ZipError(`more than ${MAX_ENTRIES} entries; a benchbot artifact has a handful`);
+        entries.push({ name: file.name, method: file.compression, compressedSize: file.size, size: file.originalSize });
+        return false;
+      }
+    });
+  } catch (error) {
+    if (error instanceof ZipError) throw error;
+    throw new ZipError(`not a zip archive, or a truncated one (${error?.message ?? String(error)})`);
+  }
+  return entries;
+}
+function readZipEntry(zip, name, maxBytes = MAX_ENTRY_BYTES) {
+  const wanted = name.replace(/^\.\//, "");
+  const entry = listZip(zip).find((e) => e.name.replace(/^\.\//, "") === wanted);
+  if (entry === void 0) return null;
+  if (entry.size > maxBytes) throw new ZipError(`${entry.name} is ${entry.size} bytes inflated; the limit is ${maxBytes}`);
+  if (entry.method !== 0 && entry.method !== 8) throw new ZipError(`${entry.name}: compression method ${entry.method} is not supported (only stored and deflate)`);
+  const chunks = [];
+  let total = 0;
+  let started = false;
+  let finished = false;
+  let failure = null;
+  const unzip = new Unzip((file) => {
+    if (started || file.name.replace(/^\.\//, "") !== wanted) return;
+    started = true;
+    file.ondata = (error, data, final) => {
+      if (failure !== null) return;
+      if (error) {
+        failure = new ZipError(`${entry.name}: cannot inflate (${error.message})`);
+        return;
+      }
+      total += data.length;
+      if (total > entry.size) {
+        failure = new ZipError(`${entry.name}: inflates to more than the ${entry.size} bytes the directory says`);
+        file.terminate();
+        return;
+      }
+      chunks.push(data);
+      if (final) finished = true;
+    };
+    file.start();
+  });
+  unzip.register(UnzipInflate);
+  try {
+    for (let at = 0; at < zip.length && failure === null && !finished; at += SLICE_BYTES) unzip.push(zip.subarray(at, at + SLICE_BYTES), at + SLICE_BYTES >= zip.length);
+  } catch (error) {
+    failure ??= new ZipError(`${entry.name}: cannot inflate (${error?.message ?? String(error)})`);
+  }
+  if (failure !== null) throw failure;
+  if (!started) throw new ZipError(`${entry.name}: the local header is missing`);
+  if (!finished) throw new ZipError(`${entry.name}: the data runs past the end of the archive`);
+  if (total !== entry.size) throw new ZipError(`${entry.name}: inflated to ${total} bytes, the directory says ${entry.size}`);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+function readZipTexts(zip, names2) {
+  const decoder = new TextDecoder();
+  const out = {};
+  for (const name of names2) {
+    const bytes = readZipEntry(zip, name);
+    out[name] = bytes === null ? null : decoder.decode(bytes);
+  }
+  return out;
+}
+
 // src/app/bench-recompute.ts
 var RECOMPUTE_TIME_BUDGET_MS = 6e4;
 var RecomputeBudgetError = class extends Error {
@@ -54315,7 +55074,9 @@ function createRecomputer(limits = {}, onFallback = () => void 0) {
 }
 function inWorker(file, task, budgetMs) {
   return new Promise((resolve12, reject) => {
-    const worker = new Worker(file, { workerData: task });
+    const whole2 = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
+    const zip = whole2 ? task.zip : task.zip.slice();
+    const worker = new Worker2(file, { workerData: { ...task, zip }, transferList: [zip.buffer] });
     let settled = false;
     const settle = (fn) => {
       if (settled) return;
@@ -54341,13 +55102,18 @@ async function inThread(task) {
   throw replyError(reply2);
 }
 function replyError(reply2) {
-  return reply2.shape ? new ReportShapeError(reply2.message) : new Error(`recomputing the /bench report failed: ${reply2.message}`);
+  return reply2.kind === "unreadable" ? new ReportShapeError(reply2.message) : new Error(`recomputing the /bench report failed: ${reply2.message}`);
 }
 function runRecomputeTask(task) {
   try {
-    return { ok: true, result: recomputeAndRender(task.files, task.args, task.meta, task.maxSeries) };
+    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
+    const base = files[RESULTS_FILES.base];
+    const head = files[RESULTS_FILES.head];
+    if (base === null || head === null) return { ok: true, result: null };
+    return { ok: true, result: recomputeAndRender({ base, head }, task.args, task.meta, task.maxSeries) };
   } catch (error) {
-    return { ok: false, shape: error instanceof ReportShapeError, message: error?.message ?? String(error) };
+    const unreadable = error instanceof ReportShapeError || error instanceof ZipError;
+    return { ok: false, kind: unreadable ? "unreadable" : "failed", message: error?.message ?? String(error) };
   }
 }
 
@@ -55262,7 +56028,7 @@ var decode_data_xml_default = new Uint16Array(
 );
 
 // node_modules/entities/lib/esm/decode_codepoint.js
-var _a;
+var _a2;
 var decodeMap = /* @__PURE__ */ new Map([
   [0, 65533],
   // C1 Unicode control character reference replacements
@@ -55296,7 +56062,7 @@ var decodeMap = /* @__PURE__ */ new Map([
 ]);
 var fromCodePoint = (
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition, node/no-unsupported-features/es-builtins
-  (_a = String.fromCodePoint) !== null && _a !== void 0 ? _a : function(codePoint) {
+  (_a2 = String.fromCodePoint) !== null && _a2 !== void 0 ? _a2 : function(codePoint) {
     let output = "";
     if (codePoint > 65535) {
       codePoint -= 65536;
@@ -60612,756 +61378,6 @@ _benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max2}. 
 `);
 }
 
-// node_modules/fflate/esm/index.mjs
-import { createRequire as createRequire2 } from "module";
-var require2 = createRequire2("/");
-var _a2;
-var Worker2;
-var isMarkedAsUntransferable;
-try {
-  _a2 = require2("worker_threads"), Worker2 = _a2.Worker, isMarkedAsUntransferable = _a2.isMarkedAsUntransferable;
-} catch (e) {
-}
-var u8 = Uint8Array;
-var u16 = Uint16Array;
-var i32 = Int32Array;
-var fleb = new u8([
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-  1,
-  1,
-  1,
-  1,
-  2,
-  2,
-  2,
-  2,
-  3,
-  3,
-  3,
-  3,
-  4,
-  4,
-  4,
-  4,
-  5,
-  5,
-  5,
-  5,
-  0,
-  /* unused */
-  0,
-  0,
-  /* impossible */
-  0
-]);
-var fdeb = new u8([
-  0,
-  0,
-  0,
-  0,
-  1,
-  1,
-  2,
-  2,
-  3,
-  3,
-  4,
-  4,
-  5,
-  5,
-  6,
-  6,
-  7,
-  7,
-  8,
-  8,
-  9,
-  9,
-  10,
-  10,
-  11,
-  11,
-  12,
-  12,
-  13,
-  13,
-  /* unused */
-  0,
-  0
-]);
-var clim = new u8([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
-var freb = function(eb, start) {
-  var b = new u16(31);
-  for (var i = 0; i < 31; ++i) {
-    b[i] = start += 1 << eb[i - 1];
-  }
-  var r = new i32(b[30]);
-  for (var i = 1; i < 30; ++i) {
-    for (var j = b[i]; j < b[i + 1]; ++j) {
-      r[j] = j - b[i] << 5 | i;
-    }
-  }
-  return { b, r };
-};
-var _a2 = freb(fleb, 2);
-var fl = _a2.b;
-var revfl = _a2.r;
-fl[28] = 258, revfl[258] = 28;
-var _b = freb(fdeb, 0);
-var fd = _b.b;
-var revfd = _b.r;
-var rev = new u16(32768);
-for (i = 0; i < 32768; ++i) {
-  x = (i & 43690) >> 1 | (i & 21845) << 1;
-  x = (x & 52428) >> 2 | (x & 13107) << 2;
-  x = (x & 61680) >> 4 | (x & 3855) << 4;
-  rev[i] = ((x & 65280) >> 8 | (x & 255) << 8) >> 1;
-}
-var x;
-var i;
-var hMap = (function(cd, mb, r) {
-  var s = cd.length;
-  var i = 0;
-  var l = new u16(mb);
-  for (; i < s; ++i) {
-    if (cd[i])
-      ++l[cd[i] - 1];
-  }
-  var le = new u16(mb);
-  for (i = 1; i < mb; ++i) {
-    le[i] = le[i - 1] + l[i - 1] << 1;
-  }
-  var co;
-  if (r) {
-    co = new u16(1 << mb);
-    var rvb = 15 - mb;
-    for (i = 0; i < s; ++i) {
-      if (cd[i]) {
-        var sv = i << 4 | cd[i];
-        var r_1 = mb - cd[i];
-        var v = le[cd[i] - 1]++ << r_1;
-        for (var m = v | (1 << r_1) - 1; v <= m; ++v) {
-          co[rev[v] >> rvb] = sv;
-        }
-      }
-    }
-  } else {
-    co = new u16(s);
-    for (i = 0; i < s; ++i) {
-      if (cd[i]) {
-        co[i] = rev[le[cd[i] - 1]++] >> 15 - cd[i];
-      }
-    }
-  }
-  return co;
-});
-var flt = new u8(288);
-for (i = 0; i < 144; ++i)
-  flt[i] = 8;
-var i;
-for (i = 144; i < 256; ++i)
-  flt[i] = 9;
-var i;
-for (i = 256; i < 280; ++i)
-  flt[i] = 7;
-var i;
-for (i = 280; i < 288; ++i)
-  flt[i] = 8;
-var i;
-var fdt = new u8(32);
-for (i = 0; i < 32; ++i)
-  fdt[i] = 5;
-var i;
-var flrm = /* @__PURE__ */ hMap(flt, 9, 1);
-var fdrm = /* @__PURE__ */ hMap(fdt, 5, 1);
-var max = function(a) {
-  var m = a[0];
-  for (var i = 1; i < a.length; ++i) {
-    if (a[i] > m)
-      m = a[i];
-  }
-  return m;
-};
-var bits = function(d, p, m) {
-  var o = p / 8 | 0;
-  return (d[o] | d[o + 1] << 8) >> (p & 7) & m;
-};
-var bits16 = function(d, p) {
-  var o = p / 8 | 0;
-  return (d[o] | d[o + 1] << 8 | d[o + 2] << 16) >> (p & 7);
-};
-var shft = function(p) {
-  return (p + 7) / 8 | 0;
-};
-var slc = function(v, s, e) {
-  if (s == null || s < 0)
-    s = 0;
-  if (e == null || e > v.length)
-    e = v.length;
-  return new u8(v.subarray(s, e));
-};
-var ec = [
-  "unexpected EOF",
-  "invalid block type",
-  "invalid length/literal",
-  "invalid distance",
-  "stream finished",
-  "no stream handler",
-  ,
-  // determined by compression function
-  "no callback",
-  "invalid UTF-8 data",
-  "extra field too long",
-  "date not in range 1980-2099",
-  "filename too long",
-  "stream finishing",
-  "invalid zip data"
-  // determined by unknown compression method
-];
-var err = function(ind, msg, nt) {
-  var e = new Error(msg || ec[ind]);
-  e.code = ind;
-  if (Error.captureStackTrace)
-    Error.captureStackTrace(e, err);
-  if (!nt)
-    throw e;
-  return e;
-};
-var inflt = function(dat, st, buf, dict) {
-  var sl = dat.length, dl = dict ? dict.length : 0;
-  if (!sl || st.f && !st.l)
-    return buf || new u8(0);
-  var noBuf = !buf;
-  var resize = noBuf || st.i != 2;
-  var noSt = st.i;
-  if (noBuf)
-    buf = new u8(sl * 3);
-  var cbuf = function(l2) {
-    var bl = buf.length;
-    if (l2 > bl) {
-      var nbuf = new u8(Math.max(bl * 2, l2));
-      nbuf.set(buf);
-      buf = nbuf;
-    }
-  };
-  var final = st.f || 0, pos = st.p || 0, bt = st.b || 0, lm = st.l, dm = st.d, lbt = st.m, dbt = st.n;
-  var tbts = sl * 8;
-  do {
-    if (!lm) {
-      final = bits(dat, pos, 1);
-      var type = bits(dat, pos + 1, 3);
-      pos += 3;
-      if (!type) {
-        var s = shft(pos) + 4, l = dat[s - 4] | dat[s - 3] << 8, t = s + l;
-        if (t > sl) {
-          if (noSt)
-            err(0);
-          break;
-        }
-        if (resize)
-          cbuf(bt + l);
-        buf.set(dat.subarray(s, t), bt);
-        st.b = bt += l, st.p = pos = t * 8, st.f = final;
-        continue;
-      } else if (type == 1)
-        lm = flrm, dm = fdrm, lbt = 9, dbt = 5;
-      else if (type == 2) {
-        var hLit = bits(dat, pos, 31) + 257, hcLen = bits(dat, pos + 10, 15) + 4;
-        var tl = hLit + bits(dat, pos + 5, 31) + 1;
-        pos += 14;
-        var ldt = new u8(tl);
-        var clt = new u8(19);
-        for (var i = 0; i < hcLen; ++i) {
-          clt[clim[i]] = bits(dat, pos + i * 3, 7);
-        }
-        pos += hcLen * 3;
-        var clb = max(clt), clbmsk = (1 << clb) - 1;
-        var clm = hMap(clt, clb, 1);
-        for (var i = 0; i < tl; ) {
-          var r = clm[bits(dat, pos, clbmsk)];
-          pos += r & 15;
-          var s = r >> 4;
-          if (s < 16) {
-            ldt[i++] = s;
-          } else {
-            var c = 0, n = 0;
-            if (s == 16)
-              n = 3 + bits(dat, pos, 3), pos += 2, c = ldt[i - 1];
-            else if (s == 17)
-              n = 3 + bits(dat, pos, 7), pos += 3;
-            else if (s == 18)
-              n = 11 + bits(dat, pos, 127), pos += 7;
-            while (n--)
-              ldt[i++] = c;
-          }
-        }
-        var lt = ldt.subarray(0, hLit), dt = ldt.subarray(hLit);
-        lbt = max(lt);
-        dbt = max(dt);
-        lm = hMap(lt, lbt, 1);
-        dm = hMap(dt, dbt, 1);
-      } else
-        err(1);
-      if (pos > tbts) {
-        if (noSt)
-          err(0);
-        break;
-      }
-    }
-    if (resize)
-      cbuf(bt + 131072);
-    var lms = (1 << lbt) - 1, dms = (1 << dbt) - 1;
-    var lpos = pos;
-    for (; ; lpos = pos) {
-      var c = lm[bits16(dat, pos) & lms], sym = c >> 4;
-      pos += c & 15;
-      if (pos > tbts) {
-        if (noSt)
-          err(0);
-        break;
-      }
-      if (!c)
-        err(2);
-      if (sym < 256)
-        buf[bt++] = sym;
-      else if (sym == 256) {
-        lpos = pos, lm = null;
-        break;
-      } else {
-        var add3 = sym - 254;
-        if (sym > 264) {
-          var i = sym - 257, b = fleb[i];
-          add3 = bits(dat, pos, (1 << b) - 1) + fl[i];
-          pos += b;
-        }
-        var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
-        if (!d)
-          err(3);
-        pos += d & 15;
-        var dt = fd[dsym];
-        if (dsym > 3) {
-          var b = fdeb[dsym];
-          dt += bits16(dat, pos) & (1 << b) - 1, pos += b;
-        }
-        if (pos > tbts) {
-          if (noSt)
-            err(0);
-          break;
-        }
-        if (resize)
-          cbuf(bt + 131072);
-        var end = bt + add3;
-        if (bt < dt) {
-          var shift = dl - dt, dend = Math.min(dt, end);
-          if (shift + bt < 0)
-            err(3);
-          for (; bt < dend; ++bt)
-            buf[bt] = dict[shift + bt];
-        }
-        for (; bt < end; ++bt)
-          buf[bt] = buf[bt - dt];
-      }
-    }
-    st.l = lm, st.p = lpos, st.b = bt, st.f = final;
-    if (lm)
-      final = 1, st.m = lbt, st.d = dm, st.n = dbt;
-  } while (!final);
-  return bt != buf.length && noBuf ? slc(buf, 0, bt) : buf.subarray(0, bt);
-};
-var et = /* @__PURE__ */ new u8(0);
-var b2 = function(d, b) {
-  return d[b] | d[b + 1] << 8;
-};
-var b4 = function(d, b) {
-  return (d[b] | d[b + 1] << 8 | d[b + 2] << 16 | d[b + 3] << 24) >>> 0;
-};
-var b8 = function(d, b) {
-  return b4(d, b) + b4(d, b + 4) * 4294967296;
-};
-var Inflate = /* @__PURE__ */ (function() {
-  function Inflate2(opts, cb) {
-    if (typeof opts == "function")
-      cb = opts, opts = {};
-    this.ondata = cb;
-    var dict = opts && opts.dictionary && opts.dictionary.subarray(-32768);
-    this.s = { i: 0, b: dict ? dict.length : 0 };
-    this.o = new u8(32768);
-    this.p = new u8(0);
-    if (dict)
-      this.o.set(dict);
-  }
-  Inflate2.prototype.e = function(c) {
-    if (!this.ondata)
-      err(5);
-    if (this.d)
-      err(4);
-    if (!this.p.length)
-      this.p = c;
-    else if (c.length) {
-      var n = new u8(this.p.length + c.length);
-      n.set(this.p), n.set(c, this.p.length), this.p = n;
-    }
-  };
-  Inflate2.prototype.c = function(final) {
-    this.s.i = +(this.d = final || false);
-    var bts = this.s.b;
-    var dt = inflt(this.p, this.s, this.o);
-    this.ondata(slc(dt, bts, this.s.b), this.d);
-    this.o = slc(dt, this.s.b - 32768), this.s.b = this.o.length;
-    this.p = slc(this.p, this.s.p / 8 | 0), this.s.p &= 7;
-  };
-  Inflate2.prototype.push = function(chunk, final) {
-    this.e(chunk), this.c(final);
-  };
-  return Inflate2;
-})();
-function inflateSync(data, opts) {
-  return inflt(data, { i: 2 }, opts && opts.out, opts && opts.dictionary);
-}
-var td = typeof TextDecoder != "undefined" && /* @__PURE__ */ new TextDecoder();
-var tds = 0;
-try {
-  td.decode(et, { stream: true });
-  tds = 1;
-} catch (e) {
-}
-var dutf8 = function(d) {
-  for (var r = "", i = 0; ; ) {
-    var c = d[i++];
-    var eb = (c > 127) + (c > 223) + (c > 239);
-    if (i + eb > d.length)
-      return { s: r, r: slc(d, i - 1) };
-    if (!eb)
-      r += String.fromCharCode(c);
-    else if (eb == 3) {
-      c = ((c & 15) << 18 | (d[i++] & 63) << 12 | (d[i++] & 63) << 6 | d[i++] & 63) - 65536, r += String.fromCharCode(55296 | c >> 10, 56320 | c & 1023);
-    } else if (eb & 1)
-      r += String.fromCharCode((c & 31) << 6 | d[i++] & 63);
-    else
-      r += String.fromCharCode((c & 15) << 12 | (d[i++] & 63) << 6 | d[i++] & 63);
-  }
-};
-function strFromU8(dat, latin1) {
-  if (latin1) {
-    var r = "";
-    for (var i = 0; i < dat.length; i += 16384)
-      r += String.fromCharCode.apply(null, dat.subarray(i, i + 16384));
-    return r;
-  } else if (td) {
-    return td.decode(dat);
-  } else {
-    var _a3 = dutf8(dat), s = _a3.s, r = _a3.r;
-    if (r.length)
-      err(8);
-    return s;
-  }
-}
-var slzh = function(d, b) {
-  return b + 30 + b2(d, b + 26) + b2(d, b + 28);
-};
-var zh = function(d, b, z) {
-  var fnl = b2(d, b + 28), efl = b2(d, b + 30), fn = strFromU8(d.subarray(b + 46, b + 46 + fnl), !(b2(d, b + 8) & 2048)), es = b + 46 + fnl;
-  var _a3 = z64hs(d, es, efl, z, b4(d, b + 20), b4(d, b + 24), b4(d, b + 42)), sc = _a3[0], su = _a3[1], off = _a3[2];
-  return [b2(d, b + 10), sc, su, fn, es + efl + b2(d, b + 32), off];
-};
-var z64hs = function(d, b, l, z, sc, su, off) {
-  var nsc = sc == 4294967295, nsu = su == 4294967295, noff = off == 4294967295, e = b + l;
-  var nf = nsc + nsu + noff;
-  if (z && nf) {
-    for (; b + 4 < e; b += 4 + b2(d, b + 2)) {
-      if (b2(d, b) == 1) {
-        return [
-          nsc ? b8(d, b + 4 + 8 * nsu) : sc,
-          nsu ? b8(d, b + 4) : su,
-          noff ? b8(d, b + 4 + 8 * (nsu + nsc)) : off,
-          1
-        ];
-      }
-    }
-    if (z < 2)
-      err(13);
-  }
-  return [sc, su, off, 0];
-};
-var UnzipPassThrough = /* @__PURE__ */ (function() {
-  function UnzipPassThrough2() {
-  }
-  UnzipPassThrough2.prototype.push = function(chunk, final) {
-    this.ondata(null, chunk, final);
-  };
-  UnzipPassThrough2.compression = 0;
-  return UnzipPassThrough2;
-})();
-var UnzipInflate = /* @__PURE__ */ (function() {
-  function UnzipInflate2() {
-    var _this = this;
-    this.i = new Inflate(function(dat, final) {
-      _this.ondata(null, dat, final);
-    });
-  }
-  UnzipInflate2.prototype.push = function(chunk, final) {
-    try {
-      this.i.push(chunk, final);
-    } catch (e) {
-      this.ondata(e, null, final);
-    }
-  };
-  UnzipInflate2.compression = 8;
-  return UnzipInflate2;
-})();
-var Unzip = /* @__PURE__ */ (function() {
-  function Unzip2(cb) {
-    this.onfile = cb;
-    this.k = [];
-    this.o = {
-      0: UnzipPassThrough
-    };
-    this.p = et;
-  }
-  Unzip2.prototype.push = function(chunk, final) {
-    var _this = this;
-    if (!this.onfile)
-      err(5);
-    if (!this.p)
-      err(4);
-    if (this.c > 0) {
-      var len = Math.min(this.c, chunk.length);
-      var toAdd = chunk.subarray(0, len);
-      this.c -= len;
-      if (this.d)
-        this.d.push(toAdd, !this.c);
-      else
-        this.k[0].push(toAdd);
-      chunk = chunk.subarray(len);
-      if (chunk.length)
-        return this.push(chunk, final);
-    } else {
-      var f = 0, i = 0, is = void 0, buf = void 0;
-      if (!this.p.length)
-        buf = chunk;
-      else if (!chunk.length)
-        buf = this.p;
-      else {
-        buf = new u8(this.p.length + chunk.length);
-        buf.set(this.p), buf.set(chunk, this.p.length);
-      }
-      var l = buf.length, oc = this.c, add3 = oc && this.d;
-      var _loop_2 = function() {
-        var sig = b4(buf, i);
-        if (sig == 67324752) {
-          f = 1, is = i;
-          this_1.d = null;
-          this_1.c = 0;
-          var bf = b2(buf, i + 6), cmp_1 = b2(buf, i + 8), u = bf & 2048, dd = bf & 8, fnl = b2(buf, i + 26), es = b2(buf, i + 28);
-          if (l > i + 30 + fnl + es) {
-            var chks_3 = [];
-            this_1.k.unshift(chks_3);
-            f = 2;
-            var lsc = b4(buf, i + 18), lsu = b4(buf, i + 22);
-            var fn_1 = strFromU8(buf.subarray(i + 30, i += 30 + fnl), !u);
-            var _a3 = z64hs(buf, i, es, 2, lsc, lsu, 0), sc_1 = _a3[0], su_1 = _a3[1], z64 = _a3[3];
-            if (dd)
-              sc_1 = -1 - z64;
-            i += es;
-            this_1.c = sc_1;
-            var d_1;
-            var file_1 = {
-              name: fn_1,
-              compression: cmp_1,
-              start: function() {
-                if (!file_1.ondata)
-                  err(5);
-                if (!sc_1)
-                  file_1.ondata(null, et, true);
-                else {
-                  var ctr = _this.o[cmp_1];
-                  if (!ctr)
-                    file_1.ondata(err(14, "unknown compression type " + cmp_1, 1), null, false);
-                  d_1 = sc_1 < 0 ? new ctr(fn_1) : new ctr(fn_1, sc_1, su_1);
-                  d_1.ondata = function(err2, dat3, final2) {
-                    file_1.ondata(err2, dat3, final2);
-                  };
-                  for (var _i = 0, chks_4 = chks_3; _i < chks_4.length; _i++) {
-                    var dat2 = chks_4[_i];
-                    d_1.push(dat2, false);
-                  }
-                  if (_this.k[0] == chks_3 && _this.c)
-                    _this.d = d_1;
-                  else
-                    d_1.push(et, true);
-                }
-              },
-              terminate: function() {
-                if (d_1 && d_1.terminate)
-                  d_1.terminate();
-              }
-            };
-            if (sc_1 >= 0)
-              file_1.size = sc_1, file_1.originalSize = su_1;
-            this_1.onfile(file_1);
-          }
-          return "break";
-        } else if (oc) {
-          if (sig == 134695760) {
-            is = i += 12 + (oc == -2 && 8), f = 3, this_1.c = 0;
-            return "break";
-          } else if (sig == 33639248) {
-            is = i -= 4, f = 3, this_1.c = 0;
-            return "break";
-          }
-        }
-      };
-      var this_1 = this;
-      for (; i < l - 4; ++i) {
-        var state_1 = _loop_2();
-        if (state_1 === "break")
-          break;
-      }
-      this.p = et;
-      if (oc < 0) {
-        var dat = f ? buf.subarray(0, is - 12 - (oc == -2 && 8) - (b4(buf, is - 16) == 134695760 && 4)) : buf.subarray(0, i);
-        if (add3)
-          add3.push(dat, !!f);
-        else
-          this.k[+(f == 2)].push(dat);
-      }
-      if (f & 2)
-        return this.push(buf.subarray(i), final);
-      this.p = buf.subarray(i);
-    }
-    if (final) {
-      if (this.c)
-        err(13);
-      this.p = null;
-    }
-  };
-  Unzip2.prototype.register = function(decoder) {
-    this.o[decoder.compression] = decoder;
-  };
-  return Unzip2;
-})();
-function unzipSync(data, opts) {
-  var files = {};
-  var e = data.length - 22;
-  for (; b4(data, e) != 101010256; --e) {
-    if (!e || data.length - e > 65558)
-      err(13);
-  }
-  ;
-  var c = b2(data, e + 8);
-  if (!c)
-    return {};
-  var o = b4(data, e + 16);
-  var z = b4(data, e - 20) == 117853008;
-  if (z) {
-    var ze = b4(data, e - 12);
-    z = b4(data, ze) == 101075792;
-    if (z) {
-      c = b4(data, ze + 32);
-      o = b4(data, ze + 48);
-    }
-  }
-  var fltr = opts && opts.filter;
-  for (var i = 0; i < c; ++i) {
-    var _a3 = zh(data, o, z), c_2 = _a3[0], sc = _a3[1], su = _a3[2], fn = _a3[3], no = _a3[4], off = _a3[5], b = slzh(data, off);
-    o = no;
-    if (!fltr || fltr({
-      name: fn,
-      size: sc,
-      originalSize: su,
-      compression: c_2
-    })) {
-      if (!c_2)
-        files[fn] = slc(data, b, b + sc);
-      else if (c_2 == 8)
-        files[fn] = inflateSync(data.subarray(b, b + sc), { out: new u8(su) });
-      else
-        err(14, "unknown compression type " + c_2);
-    }
-  }
-  return files;
-}
-
-// src/app/read-zip.ts
-var MAX_ENTRY_BYTES = 32 * 1024 * 1024;
-var MAX_ENTRIES = 65535;
-var SLICE_BYTES = 4096;
-var ZipError = class extends Error {
-  name = "ZipError";
-};
-function listZip(zip) {
-  const entries = [];
-  try {
-    unzipSync(zip, {
-      filter(file) {
-        if (entries.length >= MAX_ENTRIES) throw new ZipError(`more than ${MAX_ENTRIES} entries; a benchbot artifact has a handful`);
-        entries.push({ name: file.name, method: file.compression, compressedSize: file.size, size: file.originalSize });
-        return false;
-      }
-    });
-  } catch (error) {
-    if (error instanceof ZipError) throw error;
-    throw new ZipError(`not a zip archive, or a truncated one (${error?.message ?? String(error)})`);
-  }
-  return entries;
-}
-function readZipEntry(zip, name, maxBytes = MAX_ENTRY_BYTES) {
-  const wanted = name.replace(/^\.\//, "");
-  const entry = listZip(zip).find((e) => e.name.replace(/^\.\//, "") === wanted);
-  if (entry === void 0) return null;
-  if (entry.size > maxBytes) throw new ZipError(`${entry.name} is ${entry.size} bytes inflated; the limit is ${maxBytes}`);
-  if (entry.method !== 0 && entry.method !== 8) throw new ZipError(`${entry.name}: compression method ${entry.method} is not supported (only stored and deflate)`);
-  const chunks = [];
-  let total = 0;
-  let started = false;
-  let finished = false;
-  let failure = null;
-  const unzip = new Unzip((file) => {
-    if (started || file.name.replace(/^\.\//, "") !== wanted) return;
-    started = true;
-    file.ondata = (error, data, final) => {
-      if (failure !== null) return;
-      if (error) {
-        failure = new ZipError(`${entry.name}: cannot inflate (${error.message})`);
-        return;
-      }
-      total += data.length;
-      if (total > entry.size) {
-        failure = new ZipError(`${entry.name}: inflates to more than the ${entry.size} bytes the directory says`);
-        file.terminate();
-        return;
-      }
-      chunks.push(data);
-      if (final) finished = true;
-    };
-    file.start();
-  });
-  unzip.register(UnzipInflate);
-  try {
-    for (let at = 0; at < zip.length && failure === null && !finished; at += SLICE_BYTES) unzip.push(zip.subarray(at, at + SLICE_BYTES), at + SLICE_BYTES >= zip.length);
-  } catch (error) {
-    failure ??= new ZipError(`${entry.name}: cannot inflate (${error?.message ?? String(error)})`);
-  }
-  if (failure !== null) throw failure;
-  if (!started) throw new ZipError(`${entry.name}: the local header is missing`);
-  if (!finished) throw new ZipError(`${entry.name}: the data runs past the end of the archive`);
-  if (total !== entry.size) throw new ZipError(`${entry.name}: inflated to ${total} bytes, the directory says ${entry.size}`);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
-
 // src/app/artifact-file.ts
 var MAX_ARTIFACT_BYTES = 3 * MAX_ENTRY_BYTES;
 var ArtifactTooLargeError = class extends ZipError {
@@ -61372,25 +61388,21 @@ async function downloadArtifactFile(client, where, runId, artifactName, file) {
   return files === null ? null : files[file];
 }
 async function downloadArtifactFiles(client, where, runId, artifactName, files, maxBytes = MAX_ARTIFACT_BYTES) {
+  const zip = await downloadArtifactZip(client, where, runId, artifactName, maxBytes);
+  return zip === null ? null : readZipTexts(zip, files);
+}
+async function downloadArtifactZip(client, where, runId, artifactName, maxBytes = MAX_ARTIFACT_BYTES) {
   const artifacts = await client.paginate("/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", { ...where, run_id: runId, name: artifactName });
   const artifact = artifacts.filter((a) => a.name === artifactName && !a.expired).sort((a, b) => b.id - a.id)[0];
   if (artifact === void 0) return null;
   const listed = typeof artifact.size_in_bytes === "number" && Number.isFinite(artifact.size_in_bytes) && artifact.size_in_bytes >= 0 ? artifact.size_in_bytes : void 0;
   if (listed !== void 0 && listed > maxBytes) throw new ArtifactTooLargeError(`artifact ${artifactName} is ${listed} bytes; the app reads artifacts of at most ${maxBytes} bytes, so it was not downloaded`);
-  let zip;
   try {
-    zip = await client.download("/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", { ...where, artifact_id: artifact.id, archive_format: "zip" }, { maxBytes, expectedBytes: listed });
+    return await client.download("/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", { ...where, artifact_id: artifact.id, archive_format: "zip" }, { maxBytes, expectedBytes: listed });
   } catch (error) {
     if (error instanceof DownloadTooLargeError) throw new ArtifactTooLargeError(`artifact ${artifactName}, listed at ${listed ?? "an unknown number of"} bytes, is larger than the ${maxBytes} bytes the app reads: ${error.message}`, { cause: error });
     throw error;
   }
-  const decoder = new TextDecoder();
-  const out = {};
-  for (const file of files) {
-    const bytes = readZipEntry(zip, file);
-    out[file] = bytes === null ? null : decoder.decode(bytes);
-  }
-  return out;
 }
 
 // src/report/commit-alert.ts
@@ -61767,15 +61779,17 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   if (request2.status === "replaced") return "superseded";
   const latest = await deps.state.getBench(where.owner, where.repo, request2.pr);
   if (latest !== void 0 && latest.value.runId !== run2.id && latest.value.at > request2.at) return "superseded";
-  const reading = downloadSamples(client, where, run2.id).then(
-    (files2) => ({ files: files2, detail: files2 === null ? `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.` : null }),
+  const noSamples = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.`;
+  const unreadable = (message) => `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${message}`;
+  const reading = downloadArtifactZip(client, where, run2.id, REPORT_ARTIFACT).then(
+    (zip2) => ({ zip: zip2, detail: zip2 === null ? noSamples : null }),
     (error) => {
       if (!(error instanceof ReportShapeError || error instanceof ZipError)) throw error;
-      return { files: null, detail: `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}` };
+      return { zip: null, detail: unreadable(error.message) };
     }
   );
   reading.catch(() => void 0);
-  const [{ config: config3, problems }, currentHead, { files, detail: readDetail }] = await Promise.all([
+  const [{ config: config3, problems }, currentHead, { zip, detail: readDetail }] = await Promise.all([
     deps.loadConfig(client, where.owner, where.repo, payload.repository?.default_branch || "main"),
     headOf(client, where, request2.pr),
     reading
@@ -61784,11 +61798,12 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   const meta = { requestedBy: request2.requestedBy, commentUrl: request2.commentUrl, base: request2.base, head: request2.head, currentHead, runUrl, notes: [formatConfigProblems(problems)] };
   let recomputed = null;
   let detail = readDetail;
-  if (files !== null) {
+  if (zip !== null) {
     try {
-      recomputed = await deps.recompute({ files, args: request2.args, meta });
+      recomputed = await deps.recompute({ zip, args: request2.args, meta });
+      if (recomputed === null) detail = noSamples;
     } catch (error) {
-      if (error instanceof ReportShapeError) detail = `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${error.message}`;
+      if (error instanceof ReportShapeError) detail = unreadable(error.message);
       else if (error instanceof RecomputeBudgetError) detail = `${error.message}; the run's ${REPORT_ARTIFACT} artifact has the results.`;
       else throw error;
     }
@@ -61860,13 +61875,6 @@ async function headOf(client, where, pr) {
     if (error instanceof GitHubError && error.status < 500) return null;
     throw error;
   }
-}
-async function downloadSamples(client, where, runId) {
-  const files = await downloadArtifactFiles(client, where, runId, REPORT_ARTIFACT, [RESULTS_FILES.base, RESULTS_FILES.head]);
-  const base = files?.[RESULTS_FILES.base];
-  const head = files?.[RESULTS_FILES.head];
-  if (base == null || head == null) return null;
-  return { base, head };
 }
 async function failedSteps(client, where, runId) {
   try {
