@@ -100,6 +100,10 @@ export function decisionKey(repo: string | undefined, key: string): string {
  */
 export async function buildSite(store: Store, settings: SiteSettings, onSeries: (page: SeriesJson) => void | Promise<void>, onGroup?: (group: SeriesGroup) => void): Promise<BuiltSite> {
   const samplesNights = settings.samplesNights ?? 30;
+  // The scan first, before the history is read in columns: its batches are gone by then, so the two never share the peak memory.
+  const scopes = (await store.listSeries({ role: 'nightly', repo: settings.repo, branch: settings.branch, benchmark: settings.benchmark, metric: settings.metric }))
+    .map((i) => ({ repo: i.repo, branch: i.branch ?? '' }));
+  const { decisions, results } = await scanDecisions(store, scopes, settings);
   const [groups, acks, issues, prs] = await Promise.all([
     readGroups(store, settings, samplesNights),
     readAcks(store),
@@ -108,7 +112,6 @@ export async function buildSite(store: Store, settings: SiteSettings, onSeries: 
   ]);
   const runs = RunTable.of(groups);
   if (onGroup) groups.forEach(onGroup);
-  const { decisions, results } = await scanDecisions(store, groups, settings);
   const rows = await buildPages(groups, runs, acks, issues, settings, onSeries, decisions);
   const scan = { regression: 0, improvement: 0, awaiting: 0, watch: 0, refuted: 0 };
   for (const r of results) {
