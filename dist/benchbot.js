@@ -62533,6 +62533,8 @@ function decisionKey(repo, key2) {
 }
 async function buildSite(store, settings, onSeries, onGroup) {
   const samplesNights = settings.samplesNights ?? 30;
+  const scopes = (await store.listSeries({ role: "nightly", repo: settings.repo, branch: settings.branch, benchmark: settings.benchmark, metric: settings.metric })).map((i) => ({ repo: i.repo, branch: i.branch ?? "" }));
+  const { decisions, results } = await scanDecisions(store, scopes, settings);
   const [groups2, acks, issues, prs] = await Promise.all([
     readGroups(store, settings, samplesNights),
     readAcks(store),
@@ -62541,7 +62543,6 @@ async function buildSite(store, settings, onSeries, onGroup) {
   ]);
   const runs = RunTable.of(groups2);
   if (onGroup) groups2.forEach(onGroup);
-  const { decisions, results } = await scanDecisions(store, groups2, settings);
   const rows = await buildPages(groups2, runs, acks, issues, settings, onSeries, decisions);
   const scan = { regression: 0, improvement: 0, awaiting: 0, watch: 0, refuted: 0 };
   for (const r of results) {
