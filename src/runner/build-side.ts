@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { RunnerError } from './git-checkout.ts';
+import { commandEnv } from './command-env.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /** BUILD_MARKER records, inside a worktree, which tree and build command produced its artifacts. */
@@ -26,7 +27,7 @@ export function buildSide(worktree: string, tree: string, command: string, label
   const marker = join(worktree, BUILD_MARKER);
   if (existsSync(marker) && readFileSync(marker, 'utf8') === key) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
-  const run = spawnSync('sh', ['-c', command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync('sh', ['-c', command], { cwd: worktree, env: commandEnv(env), encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
   const log = `${run.stdout ?? ''}${run.stderr ?? ''}`;
   const tail = log.trimEnd().split('\n').slice(-30).join('\n');

@@ -1,4 +1,5 @@
 import type { Fingerprint } from '../model/fingerprint.ts';
+import type { StrayProcess } from './stray-processes.ts';
 import { DeviceExecutor } from './device-executor.ts';
 import { LocalExecutor } from './local-executor.ts';
 import { SshExecutor } from './ssh-executor.ts';
@@ -12,6 +13,8 @@ export interface CommandResult {
   stderr: string;
   durationMs: number;
   timedOut: boolean;
+  /** strays are the processes the command left running outside its process group, which benchbot killed (local commands only). */
+  strays?: StrayProcess[];
 }
 
 /** RunOptions says where and how long a command may run. timeoutMs <= 0 means no limit. */

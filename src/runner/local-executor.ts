@@ -9,6 +9,9 @@ import { FINGERPRINT_SCRIPT } from './fingerprint-script.ts';
 import { RunnerError } from './git-checkout.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { MAX_INPUT_BYTES, tooLarge } from '../formats/input-limits.ts';
+import { randomUUID } from 'node:crypto';
+import { commandEnv } from './command-env.ts';
+import { COMMAND_MARKER_ENV, sweepStrays } from './stray-processes.ts';
 
 /** OUTPUT_CAP_BYTES is how much of each of stdout and stderr a command may leave in memory (64 MiB); the rest is dropped with a note. */
 export const OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
@@ -20,7 +23,14 @@ export const FINGERPRINT_TIMEOUT_MS = 60_000;
 /** ProcessOptions says how runProcess starts one program. */
 export interface ProcessOptions {
   cwd?: string;
+  /** env defaults to commandEnv(): benchbot's environment without its secrets. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * sweep: after the command, find what it left running outside its killed
+   * process group (stray-processes.ts), kill it and list it in the result's
+   * `strays`. The command's environment gets a marker for that.
+   */
+  sweep?: boolean;
   /** Kill the process group after this many ms; 0 or Infinity waits for ever. */
   timeoutMs: number;
   killGraceMs?: number;
@@ -66,11 +76,13 @@ function trackGroup(pid: number): void {
 export function runProcess(file: string, args: readonly string[], options: ProcessOptions): Promise<CommandResult> {
   return new Promise((resolvePromise, reject) => {
     const start = process.hrtime.bigint();
+    const marker = options.sweep ? randomUUID() : undefined;
+    const env = options.env ?? commandEnv();
     let child;
     try {
       child = spawn(file, args, {
         cwd: options.cwd,
-        env: options.env ?? process.env,
+        env: marker === undefined ? env : { ...env, [COMMAND_MARKER_ENV]: marker },
         detached: true,
         stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
@@ -136,14 +148,16 @@ export function runProcess(file: string, args: readonly string[], options: Proce
       if (finished || !exited) return;
       finished = true;
       for (const t of timers) clearTimeout(t);
-      resolvePromise({
+      const result: CommandResult = {
         exitCode: exited.code,
         signal: exited.signal,
         stdout: stdout ? stdout.text() : '',
         stderr: stderr.text(),
         durationMs: exited.durationMs,
         timedOut,
-      });
+      };
+      if (marker === undefined || child.pid === undefined) return resolvePromise(result);
+      sweepStrays(child.pid, marker).then((strays) => resolvePromise(strays.length > 0 ? { ...result, strays } : result), reject);
     };
     child.on('close', finish);
   });
@@ -199,7 +213,8 @@ export class LocalExecutor implements Executor {
     checkEnvNames(options.env);
     return runProcess('sh', ['-c', command], {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      env: commandEnv(options.env),
+      sweep: true,
       timeoutMs: options.timeoutMs,
       killGraceMs: options.killGraceMs,
     }).catch((error: Error) => {

@@ -3,6 +3,7 @@ import type { FingerprintHints, Measurement, ReadWarning } from '../model/measur
 import { readSource } from '../formats/detect.ts';
 import { FormatError } from '../formats/format-error.ts';
 import type { Executor } from './executor.ts';
+import type { StrayProcess } from './stray-processes.ts';
 import { shellQuote } from './local-executor.ts';
 import { parsePerfStatCsv, perfStatPrefix } from './perf-counters.ts';
 import { readBoundedFile, readBoundedFileBytes } from './read-bounded-text.ts';
@@ -28,6 +29,19 @@ export interface RoundSettings {
   pin?: string;
   /** nameSetting spells the settings messages name (`round-timeout`, `counters`, `result-file`); default the CLI's flags. */
   nameSetting?: NameSetting;
+}
+
+/**
+ * strayWarning says that the bench command left processes running after its
+ * round (which benchbot killed), by their names, the same every round so
+ * that a daemon started each round is one warning. Names are the command's
+ * text, shown as inert as every warning.
+ */
+function strayWarning(strays: readonly StrayProcess[] | undefined): ReadWarning | undefined {
+  if (strays === undefined || strays.length === 0) return undefined;
+  const names = [...new Set(strays.map((s) => s.name))].sort();
+  const shown = names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
+  return { message: `the bench command left processes running after its round (${shown}), outside its process group; benchbot killed them. A process that outlives its round disturbs the next one, and on a persistent runner one that outlives the job can read later jobs' files and environment` };
 }
 
 /** NO_PERF is what the counters file says when perf is not installed. */
@@ -64,7 +78,8 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
   const resultFile = timing || !settings.resultFile ? undefined : settings.resultFile;
   if (resultFile !== undefined) command = wrapForResultDirectory(command, resultFile);
   const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
-  const fail = (message: string): RoundOutcome => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
+  const strays = strayWarning(result.strays);
+  const fail = (message: string): RoundOutcome => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message: strays === undefined ? message : `${message}; ${strays.message}` } });
   if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1000)} s (${name('round-timeout')})`);
   if (result.exitCode !== 0) {
     const tail = (result.stderr || result.stdout).trimEnd().split('\n').slice(-5).join(' | ');
@@ -94,6 +109,7 @@ export async function measureRound(settings: RoundSettings, executor: Executor, 
     }
     const measurements = timing ? read.measurements.map((m) => ({ ...m, benchmark: 'command' })) : read.measurements;
     const warnings = [...read.warnings];
+    if (strays !== undefined) warnings.push(strays);
     if (settings.counters) {
       // Counters are where the machine has them (README): a machine without them measures times and says so.
       const csv = await fetchText(perfFile);
