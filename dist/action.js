@@ -7526,7 +7526,7 @@ var require_light = __commonJS({
 });
 
 // src/action/run-action.ts
-import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -14926,6 +14926,93 @@ import { spawn } from "node:child_process";
 import { copyFile, mkdir, stat } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { dirname, resolve as resolve2 } from "node:path";
+import { randomUUID as randomUUID2 } from "node:crypto";
+
+// src/runner/command-env.ts
+var SECRET_ENV_NAMES = [
+  // STORE_URL_ENV (store/open-store.ts): a postgres:// URL with its password.
+  "BENCHBOT_DATABASE_URL",
+  // `benchbot nightly --issues` (cli/nightly-command.ts) and the action's token check (TOKEN_ENV_NAMES).
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN",
+  // `benchbot serve` (cli/serve-command.ts).
+  "PRIVATE_KEY",
+  "WEBHOOK_SECRET",
+  "WEBHOOK_SECRET_PREVIOUS"
+];
+var SECRET_ENV_PREFIXES = ["BENCHBOT_INPUT_"];
+function commandEnv(extra = {}, base = process.env) {
+  const env = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (SECRET_ENV_NAMES.includes(name) || SECRET_ENV_PREFIXES.some((p) => name.startsWith(p))) continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+// src/runner/stray-processes.ts
+import { readdirSync, readFileSync } from "node:fs";
+var COMMAND_MARKER_ENV = "BENCHBOT_COMMAND_ID";
+function findStrays(leader, marker, procRoot = "/proc") {
+  let entries;
+  try {
+    entries = readdirSync(procRoot);
+  } catch {
+    return [];
+  }
+  const needle = `${COMMAND_MARKER_ENV}=${marker}`;
+  const strays = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid || pid === leader) continue;
+    let stat2;
+    try {
+      stat2 = readFileSync(`${procRoot}/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const close = stat2.lastIndexOf(")");
+    const fields = stat2.slice(close + 2).split(" ");
+    const [state, , pgrp, session] = [fields[0], fields[1], Number(fields[2]), Number(fields[3])];
+    if (state === "Z" || state === "X") continue;
+    const name = stat2.slice(stat2.indexOf("(") + 1, close);
+    if (pgrp === leader || session === leader || environHas(`${procRoot}/${entry}/environ`, needle)) strays.push({ pid, name });
+  }
+  return strays;
+}
+function environHas(path, needle) {
+  try {
+    return readFileSync(path, "latin1").split("\0").includes(needle);
+  } catch {
+    return false;
+  }
+}
+function killStrays(strays) {
+  for (const s of strays) {
+    try {
+      process.kill(s.pid, "SIGKILL");
+    } catch {
+    }
+  }
+}
+var SWEEP_PASSES = 5;
+async function sweepStrays(leader, marker, procRoot = "/proc") {
+  const killed = /* @__PURE__ */ new Map();
+  for (let pass = 0; pass < SWEEP_PASSES; pass++) {
+    const found = findStrays(leader, marker, procRoot);
+    killStrays(found);
+    const fresh = found.filter((s) => !killed.has(s.pid));
+    for (const s of found) killed.set(s.pid, s);
+    if (found.length === 0 || pass > 0 && fresh.length === 0) break;
+    await new Promise((resolve7) => setTimeout(resolve7, 20));
+  }
+  return [...killed.values()];
+}
+
+// src/runner/local-executor.ts
 var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
 var DEFAULT_KILL_GRACE_MS = 2e3;
 var FINGERPRINT_TIMEOUT_MS = 6e4;
@@ -14947,11 +15034,13 @@ function trackGroup(pid) {
 function runProcess(file, args, options) {
   return new Promise((resolvePromise, reject) => {
     const start = process.hrtime.bigint();
+    const marker = options.sweep ? randomUUID2() : void 0;
+    const env = options.env ?? commandEnv();
     let child;
     try {
       child = spawn(file, args, {
         cwd: options.cwd,
-        env: options.env ?? process.env,
+        env: marker === void 0 ? env : { ...env, [COMMAND_MARKER_ENV]: marker },
         detached: true,
         stdio: [options.input === void 0 ? "ignore" : "pipe", "pipe", "pipe"]
       });
@@ -15013,14 +15102,16 @@ function runProcess(file, args, options) {
       if (finished || !exited) return;
       finished = true;
       for (const t of timers) clearTimeout(t);
-      resolvePromise({
+      const result = {
         exitCode: exited.code,
         signal: exited.signal,
         stdout: stdout ? stdout.text() : "",
         stderr: stderr.text(),
         durationMs: exited.durationMs,
         timedOut
-      });
+      };
+      if (marker === void 0 || child.pid === void 0) return resolvePromise(result);
+      sweepStrays(child.pid, marker).then((strays) => resolvePromise(strays.length > 0 ? { ...result, strays } : result), reject);
     };
     child.on("close", finish2);
   });
@@ -15065,7 +15156,8 @@ var LocalExecutor = class {
     checkEnvNames(options.env);
     return runProcess("sh", ["-c", command], {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      env: commandEnv(options.env),
+      sweep: true,
       timeoutMs: options.timeoutMs,
       killGraceMs: options.killGraceMs
     }).catch((error2) => {
@@ -15446,7 +15538,7 @@ function formatSeconds(ms) {
 
 // src/runner/machine-lock.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readFileSync as readFileSync2, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir as tmpdir2 } from "node:os";
 import { join as join4 } from "node:path";
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
@@ -15506,7 +15598,7 @@ function readHolder(path) {
   let text2;
   let ageMs;
   try {
-    text2 = readFileSync(path, "utf8");
+    text2 = readFileSync2(path, "utf8");
     ageMs = Date.now() - statSync(path).mtimeMs;
   } catch (error2) {
     if (error2.code === "ENOENT") return "gone";
@@ -15541,7 +15633,7 @@ function takeOver(path, staleText) {
     throw new RunnerError(`cannot remove the stale machine lock ${path}: ${error2.message}; delete it by hand or set BENCHBOT_LOCK`);
   }
   try {
-    if (readFileSync(aside, "utf8") !== staleText) linkSync(aside, path);
+    if (readFileSync2(aside, "utf8") !== staleText) linkSync(aside, path);
   } catch {
   } finally {
     unlinkSync(aside);
@@ -15554,7 +15646,7 @@ function held(path, holder) {
     released = true;
     process.removeListener("exit", release);
     try {
-      const text2 = readFileSync(path, "utf8");
+      const text2 = readFileSync2(path, "utf8");
       if (text2.includes(holder.token)) unlinkSync(path);
     } catch {
     }
@@ -15568,7 +15660,7 @@ function heldMessage(path, holder, waitedMs, name) {
 }
 function procStat(pid) {
   try {
-    const stat2 = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat2 = readFileSync2(`/proc/${pid}/stat`, "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     return { state: fields[0], start: fields[19] };
   } catch {
@@ -16181,7 +16273,7 @@ function pinnedCommand(command, cpus) {
 
 // src/runner/build-side.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync4, readFileSync as readFileSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
 import { createHash as createHash3 } from "node:crypto";
 import { join as join5 } from "node:path";
 var BUILD_MARKER = ".benchbot-build";
@@ -16190,9 +16282,9 @@ function buildSide(worktree, tree, command, label2, timeoutMs, env, name = cliSe
 ${command}
 ${JSON.stringify(env ?? {})}`).digest("hex");
   const marker = join5(worktree, BUILD_MARKER);
-  if (existsSync4(marker) && readFileSync2(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
+  if (existsSync4(marker) && readFileSync3(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
-  const run = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync2("sh", ["-c", command], { cwd: worktree, env: commandEnv(env), encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
   const log = `${run.stdout ?? ""}${run.stderr ?? ""}`;
   const tail = log.trimEnd().split("\n").slice(-30).join("\n");
@@ -16436,6 +16528,12 @@ function readResultDirectory(files, resultPath, format, name = cliSetting) {
 }
 
 // src/runner/measure-round.ts
+function strayWarning(strays) {
+  if (strays === void 0 || strays.length === 0) return void 0;
+  const names2 = [...new Set(strays.map((s) => s.name))].sort();
+  const shown = names2.length > 5 ? `${names2.slice(0, 5).join(", ")} and ${names2.length - 5} more` : names2.join(", ");
+  return { message: `the bench command left processes running after its round (${shown}), outside its process group; benchbot killed them. A process that outlives its round disturbs the next one, and on a persistent runner one that outlives the job can read later jobs' files and environment` };
+}
 var NO_PERF = "# perf: not installed";
 async function measureRound(settings, executor, dir, scratch2, tag) {
   const timing = settings.format === "command";
@@ -16448,7 +16546,8 @@ async function measureRound(settings, executor, dir, scratch2, tag) {
   const resultFile = timing || !settings.resultFile ? void 0 : settings.resultFile;
   if (resultFile !== void 0) command = wrapForResultDirectory(command, resultFile);
   const result = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
-  const fail = (message) => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message } });
+  const strays = strayWarning(result.strays);
+  const fail = (message) => ({ failure: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, message: strays === void 0 ? message : `${message}; ${strays.message}` } });
   if (result.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (${name("round-timeout")})`);
   if (result.exitCode !== 0) {
     const tail = (result.stderr || result.stdout).trimEnd().split("\n").slice(-5).join(" | ");
@@ -16471,6 +16570,7 @@ async function measureRound(settings, executor, dir, scratch2, tag) {
     }
     const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
     const warnings = [...read2.warnings];
+    if (strays !== void 0) warnings.push(strays);
     if (settings.counters) {
       const csv = await fetchText(perfFile);
       const counters = parsePerfStatCsv(csv);
@@ -18623,7 +18723,7 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync3, constants as constants2, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync, readFileSync as readFileSync3 } from "node:fs";
+import { closeSync as closeSync3, constants as constants2, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 import { join as join9 } from "node:path";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
@@ -18644,7 +18744,7 @@ function samplesJson(side2) {
 }
 function findResultsParts(dir) {
   if (!existsSync6(dir)) return [];
-  const dirs = [dir, ...readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join9(dir, e.name))];
+  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join9(dir, e.name))];
   return dirs.filter((d) => present(join9(d, RESULTS_FILES.base)) && present(join9(d, RESULTS_FILES.head))).sort();
 }
 function present(path) {
@@ -18685,7 +18785,7 @@ function readCapped(path, maxBytes) {
     const stat2 = fstatSync2(fd);
     if (!stat2.isFile()) throw new ResultsError(`${path}: not a regular file`);
     if (stat2.size > maxBytes) throw new ResultsError(`${path}: ${stat2.size} bytes; the report job reads at most ${maxBytes}`);
-    return readFileSync3(fd, "utf8");
+    return readFileSync4(fd, "utf8");
   } finally {
     closeSync3(fd);
   }
@@ -29549,7 +29649,7 @@ ${outcome.scan.markdown}
 function readEvent2(path) {
   if (!path || !existsSync8(path)) return {};
   try {
-    return JSON.parse(readFileSync4(path, "utf8"));
+    return JSON.parse(readFileSync5(path, "utf8"));
   } catch {
     return {};
   }

@@ -40836,6 +40836,93 @@ import { spawn } from "node:child_process";
 import { copyFile, mkdir, stat } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { dirname, resolve as resolve2 } from "node:path";
+import { randomUUID } from "node:crypto";
+
+// src/runner/command-env.ts
+var SECRET_ENV_NAMES = [
+  // STORE_URL_ENV (store/open-store.ts): a postgres:// URL with its password.
+  "BENCHBOT_DATABASE_URL",
+  // `benchbot nightly --issues` (cli/nightly-command.ts) and the action's token check (TOKEN_ENV_NAMES).
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN",
+  // `benchbot serve` (cli/serve-command.ts).
+  "PRIVATE_KEY",
+  "WEBHOOK_SECRET",
+  "WEBHOOK_SECRET_PREVIOUS"
+];
+var SECRET_ENV_PREFIXES = ["BENCHBOT_INPUT_"];
+function commandEnv(extra = {}, base = process.env) {
+  const env = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (SECRET_ENV_NAMES.includes(name) || SECRET_ENV_PREFIXES.some((p) => name.startsWith(p))) continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+// src/runner/stray-processes.ts
+import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
+var COMMAND_MARKER_ENV = "BENCHBOT_COMMAND_ID";
+function findStrays(leader, marker, procRoot = "/proc") {
+  let entries;
+  try {
+    entries = readdirSync(procRoot);
+  } catch {
+    return [];
+  }
+  const needle = `${COMMAND_MARKER_ENV}=${marker}`;
+  const strays = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid || pid === leader) continue;
+    let stat2;
+    try {
+      stat2 = readFileSync2(`${procRoot}/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const close = stat2.lastIndexOf(")");
+    const fields = stat2.slice(close + 2).split(" ");
+    const [state, , pgrp, session] = [fields[0], fields[1], Number(fields[2]), Number(fields[3])];
+    if (state === "Z" || state === "X") continue;
+    const name = stat2.slice(stat2.indexOf("(") + 1, close);
+    if (pgrp === leader || session === leader || environHas(`${procRoot}/${entry}/environ`, needle)) strays.push({ pid, name });
+  }
+  return strays;
+}
+function environHas(path2, needle) {
+  try {
+    return readFileSync2(path2, "latin1").split("\0").includes(needle);
+  } catch {
+    return false;
+  }
+}
+function killStrays(strays) {
+  for (const s of strays) {
+    try {
+      process.kill(s.pid, "SIGKILL");
+    } catch {
+    }
+  }
+}
+var SWEEP_PASSES = 5;
+async function sweepStrays(leader, marker, procRoot = "/proc") {
+  const killed = /* @__PURE__ */ new Map();
+  for (let pass = 0; pass < SWEEP_PASSES; pass++) {
+    const found = findStrays(leader, marker, procRoot);
+    killStrays(found);
+    const fresh = found.filter((s) => !killed.has(s.pid));
+    for (const s of found) killed.set(s.pid, s);
+    if (found.length === 0 || pass > 0 && fresh.length === 0) break;
+    await new Promise((resolve12) => setTimeout(resolve12, 20));
+  }
+  return [...killed.values()];
+}
+
+// src/runner/local-executor.ts
 var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
 var DEFAULT_KILL_GRACE_MS = 2e3;
 var FINGERPRINT_TIMEOUT_MS = 6e4;
@@ -40857,11 +40944,13 @@ function trackGroup(pid) {
 function runProcess(file, args, options2) {
   return new Promise((resolvePromise, reject) => {
     const start = process.hrtime.bigint();
+    const marker = options2.sweep ? randomUUID() : void 0;
+    const env = options2.env ?? commandEnv();
     let child;
     try {
       child = spawn(file, args, {
         cwd: options2.cwd,
-        env: options2.env ?? process.env,
+        env: marker === void 0 ? env : { ...env, [COMMAND_MARKER_ENV]: marker },
         detached: true,
         stdio: [options2.input === void 0 ? "ignore" : "pipe", "pipe", "pipe"]
       });
@@ -40923,14 +41012,16 @@ function runProcess(file, args, options2) {
       if (finished || !exited) return;
       finished = true;
       for (const t of timers) clearTimeout(t);
-      resolvePromise({
+      const result2 = {
         exitCode: exited.code,
         signal: exited.signal,
         stdout: stdout ? stdout.text() : "",
         stderr: stderr.text(),
         durationMs: exited.durationMs,
         timedOut
-      });
+      };
+      if (marker === void 0 || child.pid === void 0) return resolvePromise(result2);
+      sweepStrays(child.pid, marker).then((strays) => resolvePromise(strays.length > 0 ? { ...result2, strays } : result2), reject);
     };
     child.on("close", finish2);
   });
@@ -40975,7 +41066,8 @@ var LocalExecutor = class {
     checkEnvNames(options2.env);
     return runProcess("sh", ["-c", command], {
       cwd: options2.cwd,
-      env: { ...process.env, ...options2.env },
+      env: commandEnv(options2.env),
+      sweep: true,
       timeoutMs: options2.timeoutMs,
       killGraceMs: options2.killGraceMs
     }).catch((error) => {
@@ -41415,7 +41507,7 @@ function formatSeconds(ms) {
 
 // src/runner/machine-lock.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { closeSync as closeSync3, linkSync, openSync as openSync3, readFileSync as readFileSync2, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
+import { closeSync as closeSync3, linkSync, openSync as openSync3, readFileSync as readFileSync3, renameSync, statSync as statSync2, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir as tmpdir2 } from "node:os";
 import { join as join5 } from "node:path";
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
@@ -41475,7 +41567,7 @@ function readHolder(path2) {
   let text2;
   let ageMs;
   try {
-    text2 = readFileSync2(path2, "utf8");
+    text2 = readFileSync3(path2, "utf8");
     ageMs = Date.now() - statSync2(path2).mtimeMs;
   } catch (error) {
     if (error.code === "ENOENT") return "gone";
@@ -41510,7 +41602,7 @@ function takeOver(path2, staleText) {
     throw new RunnerError(`cannot remove the stale machine lock ${path2}: ${error.message}; delete it by hand or set BENCHBOT_LOCK`);
   }
   try {
-    if (readFileSync2(aside, "utf8") !== staleText) linkSync(aside, path2);
+    if (readFileSync3(aside, "utf8") !== staleText) linkSync(aside, path2);
   } catch {
   } finally {
     unlinkSync(aside);
@@ -41523,7 +41615,7 @@ function held(path2, holder) {
     released = true;
     process.removeListener("exit", release);
     try {
-      const text2 = readFileSync2(path2, "utf8");
+      const text2 = readFileSync3(path2, "utf8");
       if (text2.includes(holder.token)) unlinkSync(path2);
     } catch {
     }
@@ -41537,7 +41629,7 @@ function heldMessage(path2, holder, waitedMs, name) {
 }
 function procStat(pid) {
   try {
-    const stat2 = readFileSync2(`/proc/${pid}/stat`, "utf8");
+    const stat2 = readFileSync3(`/proc/${pid}/stat`, "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     return { state: fields[0], start: fields[19] };
   } catch {
@@ -41629,7 +41721,7 @@ function poolBase(today, stored, options2) {
 
 // src/runner/build-side.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import { join as join6 } from "node:path";
 var BUILD_MARKER = ".benchbot-build";
@@ -41638,9 +41730,9 @@ function buildSide(worktree, tree, command, label2, timeoutMs, env, name = cliSe
 ${command}
 ${JSON.stringify(env ?? {})}`).digest("hex");
   const marker = join6(worktree, BUILD_MARKER);
-  if (existsSync3(marker) && readFileSync3(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
+  if (existsSync3(marker) && readFileSync4(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
-  const run2 = spawnSync2("sh", ["-c", command], { cwd: worktree, env: env ? { ...process.env, ...env } : process.env, encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+  const run2 = spawnSync2("sh", ["-c", command], { cwd: worktree, env: commandEnv(env), encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
   const log = `${run2.stdout ?? ""}${run2.stderr ?? ""}`;
   const tail2 = log.trimEnd().split("\n").slice(-30).join("\n");
@@ -41849,6 +41941,12 @@ function readResultDirectory(files, resultPath, format2, name = cliSetting) {
 }
 
 // src/runner/measure-round.ts
+function strayWarning(strays) {
+  if (strays === void 0 || strays.length === 0) return void 0;
+  const names2 = [...new Set(strays.map((s) => s.name))].sort();
+  const shown = names2.length > 5 ? `${names2.slice(0, 5).join(", ")} and ${names2.length - 5} more` : names2.join(", ");
+  return { message: `the bench command left processes running after its round (${shown}), outside its process group; benchbot killed them. A process that outlives its round disturbs the next one, and on a persistent runner one that outlives the job can read later jobs' files and environment` };
+}
 var NO_PERF = "# perf: not installed";
 async function measureRound(settings, executor, dir, scratch2, tag) {
   const timing = settings.format === "command";
@@ -41861,7 +41959,8 @@ async function measureRound(settings, executor, dir, scratch2, tag) {
   const resultFile = timing || !settings.resultFile ? void 0 : settings.resultFile;
   if (resultFile !== void 0) command = wrapForResultDirectory(command, resultFile);
   const result2 = await executor.run(command, { cwd: dir, timeoutMs: settings.roundTimeoutMs, env: settings.env });
-  const fail = (message) => ({ failure: { exitCode: result2.exitCode, signal: result2.signal, timedOut: result2.timedOut, message } });
+  const strays = strayWarning(result2.strays);
+  const fail = (message) => ({ failure: { exitCode: result2.exitCode, signal: result2.signal, timedOut: result2.timedOut, message: strays === void 0 ? message : `${message}; ${strays.message}` } });
   if (result2.timedOut) return fail(`timed out after ${Math.round(settings.roundTimeoutMs / 1e3)} s (${name("round-timeout")})`);
   if (result2.exitCode !== 0) {
     const tail2 = (result2.stderr || result2.stdout).trimEnd().split("\n").slice(-5).join(" | ");
@@ -41884,6 +41983,7 @@ async function measureRound(settings, executor, dir, scratch2, tag) {
     }
     const measurements = timing ? read2.measurements.map((m) => ({ ...m, benchmark: "command" })) : read2.measurements;
     const warnings = [...read2.warnings];
+    if (strays !== void 0) warnings.push(strays);
     if (settings.counters) {
       const csv = await fetchText(perfFile);
       const counters = parsePerfStatCsv(csv);
@@ -44093,7 +44193,7 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync4, constants as constants2, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, openSync as openSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { closeSync as closeSync4, constants as constants2, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, openSync as openSync4, readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
@@ -44123,7 +44223,7 @@ function readCapped(path2, maxBytes) {
     const stat2 = fstatSync3(fd2);
     if (!stat2.isFile()) throw new ResultsError(`${path2}: not a regular file`);
     if (stat2.size > maxBytes) throw new ResultsError(`${path2}: ${stat2.size} bytes; the report job reads at most ${maxBytes}`);
-    return readFileSync4(fd2, "utf8");
+    return readFileSync5(fd2, "utf8");
   } finally {
     closeSync4(fd2);
   }
@@ -46010,7 +46110,7 @@ async function runCalibrate(args, out) {
 }
 
 // src/cli/serve-command.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync8 } from "node:fs";
 import { once as once3 } from "node:events";
 
 // src/app/app-server.ts
@@ -53855,7 +53955,7 @@ var decode3 = textDecoder2.decode.bind(textDecoder2);
 
 // node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve as resolve7 } from "node:path";
-import { existsSync as existsSync6, readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
+import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
 var VERSION19 = "0.0.0-development";
 var pkcs1Begin = "-----BEGIN RSA PRIVATE KEY-----";
 var pkcs1End = "-----END RSA PRIVATE KEY-----";
@@ -53871,7 +53971,7 @@ function getPrivateKey(options2 = {}) {
   const env = options2.env || process.env;
   const cwd = options2.cwd || process.cwd();
   if (options2.filepath) {
-    return readFileSync5(resolve7(cwd, options2.filepath), "utf-8");
+    return readFileSync6(resolve7(cwd, options2.filepath), "utf-8");
   }
   if (env.PRIVATE_KEY) {
     let privateKey = env.PRIVATE_KEY;
@@ -53908,14 +54008,14 @@ function getPrivateKey(options2 = {}) {
   if (env.PRIVATE_KEY_PATH) {
     const filepath = resolve7(cwd, env.PRIVATE_KEY_PATH);
     if (existsSync6(filepath)) {
-      return readFileSync5(filepath, "utf-8");
+      return readFileSync6(filepath, "utf-8");
     } else {
       throw new Error(
         `[@probot/get-private-key] Private key does not exists at path: "${env.PRIVATE_KEY_PATH}". Please check to ensure that "env.PRIVATE_KEY_PATH" is correct.`
       );
     }
   }
-  const pemFiles = readdirSync2(cwd).filter((path2) => path2.endsWith(".pem"));
+  const pemFiles = readdirSync3(cwd).filter((path2) => path2.endsWith(".pem"));
   if (pemFiles.length > 1) {
     const paths = pemFiles.join(", ");
     throw new Error(
@@ -62497,7 +62597,7 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync8, mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync6, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync4, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join11 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -62506,7 +62606,7 @@ function loadSiteAssets() {
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
     const js = fileURLToPath2(new URL("dashboard.js", dir));
     const css = fileURLToPath2(new URL("dashboard.css", dir));
-    if (existsSync8(js) && existsSync8(css)) return { js: readFileSync6(js, "utf8"), css: readFileSync6(css, "utf8") };
+    if (existsSync8(js) && existsSync8(css)) return { js: readFileSync7(js, "utf8"), css: readFileSync7(css, "utf8") };
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
@@ -62589,7 +62689,7 @@ var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
   const seriesDir = join11(out, "data", "series");
   mkdirSync4(seriesDir, { recursive: true });
-  const before = new Set(readdirSync3(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
+  const before = new Set(readdirSync4(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
   const write = (path2, text2) => {
@@ -62735,7 +62835,7 @@ function readServeSettings(args, env) {
   const keyPath = text2("PRIVATE_KEY_PATH");
   if (privateKey === void 0 && keyPath !== void 0) {
     try {
-      privateKey = readFileSync7(keyPath, "utf8");
+      privateKey = readFileSync8(keyPath, "utf8");
     } catch (error) {
       throw new UsageError(`PRIVATE_KEY_PATH ${keyPath}: ${error.message}`);
     }
@@ -62802,7 +62902,7 @@ async function runServe(args, out, env = process.env) {
 }
 
 // src/cli/history-commands.ts
-import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync7, readFileSync as readFileSync8, readSync as readSync2 } from "node:fs";
+import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync7, readFileSync as readFileSync9, readSync as readSync2 } from "node:fs";
 import { once as once4 } from "node:events";
 
 // src/store/export-ndjson.ts
@@ -63096,7 +63196,7 @@ async function runImport(args, out) {
         throw new UsageError(`${file} is github-action-benchmark's history (data.js), not a benchbot export: add --from github-action-benchmark`);
       }
       input = splitLines(createReadStream("", { fd: fd2, highWaterMark: 1 << 20 }), file);
-    } else input = readFileSync8(file === "-" ? 0 : file, "utf8");
+    } else input = readFileSync9(file === "-" ? 0 : file, "utf8");
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${file}: cannot read this file`);
@@ -64326,7 +64426,7 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync10, readdirSync as readdirSync4, rmSync as rmSync6 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync5, rmSync as rmSync6 } from "node:fs";
 import { join as join15, resolve as resolve10, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
@@ -64349,7 +64449,7 @@ function benchbotWorktrees(dir) {
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync10(root) ? readdirSync4(root).map((name) => join15(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync10(root) ? readdirSync5(root).map((name) => join15(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -64371,7 +64471,7 @@ function runClean(args, out) {
     rmSync6(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync10(root) && readdirSync4(root).length === 0) rmSync6(root, { recursive: true });
+  for (const root of roots) if (existsSync10(root) && readdirSync5(root).length === 0) rmSync6(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
