@@ -24,10 +24,18 @@ import { readZipTexts, ZipError } from './read-zip.ts';
  */
 export const RECOMPUTE_TIME_BUDGET_MS = 60_000;
 
-/** RecomputeLimits override the series cap and the time budget (tests use small ones). */
+/**
+ * RECOMPUTE_HEAP_MB is the worker's heap limit, 512 MiB: the largest input
+ * the readers take (two 32 MiB sample files of 450,000 one-value series)
+ * recomputed in a 400 MiB heap. A worker past it is stopped, not the app.
+ */
+export const RECOMPUTE_HEAP_MB = 512;
+
+/** RecomputeLimits override the series cap, the time budget and the heap limit (tests use small ones). */
 export interface RecomputeLimits {
   maxSeries?: number;
   timeBudgetMs?: number;
+  heapMb?: number;
 }
 
 /**
@@ -41,7 +49,7 @@ export interface RecomputeTask {
   meta: BenchMeta;
 }
 
-/** RecomputeBudgetError says a recompute passed its time budget (and was stopped). */
+/** RecomputeBudgetError says a recompute passed its time budget or its heap limit (and was stopped). */
 export class RecomputeBudgetError extends Error {
   override name = 'RecomputeBudgetError';
 }
@@ -84,23 +92,23 @@ function workerFile(): string | undefined {
  */
 export function createRecomputer(limits: RecomputeLimits = {}, onFallback: (missing: string) => void = () => undefined): (task: RecomputeTask) => Promise<RecomputedBench | null> {
   const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
-  const budgetMs = limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS;
+  const budget = { ms: limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS, heapMb: limits.heapMb ?? RECOMPUTE_HEAP_MB };
   const file = workerFile();
   if (file === undefined) onFallback(WORKER_URL.href);
   let turn: Promise<unknown> = Promise.resolve();
   return (task) => {
-    const run = turn.then(() => (file === undefined ? inThread({ ...task, maxSeries }) : inWorker(file, { ...task, maxSeries }, budgetMs)));
+    const run = turn.then(() => (file === undefined ? inThread({ ...task, maxSeries }) : inWorker(file, { ...task, maxSeries }, budget)));
     turn = run.catch(() => undefined);
     return run;
   };
 }
 
-function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, budgetMs: number): Promise<RecomputedBench | null> {
+function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, budget: { ms: number; heapMb: number }): Promise<RecomputedBench | null> {
   return new Promise((resolve, reject) => {
     // The archive's bytes move to the worker rather than being copied (up to 96 MiB).
     const whole = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
     const zip = whole ? task.zip : task.zip.slice();
-    const worker = new Worker(file, { workerData: { ...task, zip }, transferList: [zip.buffer as ArrayBuffer] });
+    const worker = new Worker(file, { workerData: { ...task, zip }, transferList: [zip.buffer as ArrayBuffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -109,14 +117,14 @@ function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, bud
       fn();
     };
     const timer = setTimeout(() => {
-      settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budgetMs / 1000} s budget`)));
+      settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budget.ms / 1000} s budget`)));
       void worker.terminate();
-    }, budgetMs);
+    }, budget.ms);
     worker.once('message', (reply: WorkerReply) => settle(() => {
       if (reply.ok) resolve(reply.result);
       else reject(replyError(reply));
     }));
-    worker.once('error', (error) => settle(() => reject(error)));
+    worker.once('error', (error: Error & { code?: string }) => settle(() => reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error)));
     worker.once('exit', (code) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code} before answering`))));
   });
 }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { build } from 'esbuild';
-import { RECOMPUTE_TIME_BUDGET_MS } from '../../src/app/bench-recompute.ts';
+import { RECOMPUTE_HEAP_MB, RECOMPUTE_TIME_BUDGET_MS } from '../../src/app/bench-recompute.ts';
 import { MAX_RECOMPUTED_SERIES } from '../../src/app/bench-report.ts';
 import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
 import { NODE_BUNDLE_ENTRIES, NODE_BUNDLE_OPTIONS } from '../../scripts/bundle-options.ts';
@@ -94,12 +94,26 @@ describe('the audit\'s 120,000-benchmark artifact (shipped cap and budget)', () 
   });
 });
 
-describe('the time budget', () => {
+describe('the time budget and the heap limit', () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({ recompute: { timeBudgetMs: 300 } });
   });
   after(() => h.close());
+
+  test('a recompute past its heap limit is stopped, not the app, and the comment says so', async () => {
+    const small = await startHarness({ recompute: { heapMb: 48 } });
+    try {
+      const runId = await approve(small);
+      small.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip({ 'base.json': hugeSide(AUDIT_BENCHMARKS, 1), 'head.json': hugeSide(AUDIT_BENCHMARKS, 1.01) }) });
+      const reply = await deliver(small, 'workflow_run', runEvent({ runId, conclusion: 'success' }));
+      assert.equal(reply.status, 200, reply.text);
+      assert.match(sticky(small)?.body ?? '', /the report needed more than the app's 48 MiB of memory to recompute; the run's benchbot-report artifact has the results/);
+      assert.equal((await deliver(small, 'issue_comment', commentEvent(small, { body: '/bench help', login: 'stranger', pr: 7 }))).status, 200, 'the app still answers');
+    } finally {
+      await small.close();
+    }
+  });
 
   test('a recompute past its budget is stopped, and the comment says so', async () => {
     const runId = await approve(h);
@@ -115,10 +129,12 @@ describe('the time budget', () => {
 test('the shipped cap and budget are what docs/app.md and docs/security.md say', () => {
   assert.equal(MAX_RECOMPUTED_SERIES, 10_000);
   assert.equal(RECOMPUTE_TIME_BUDGET_MS, 60_000);
+  assert.equal(RECOMPUTE_HEAP_MB, 512);
   for (const doc of ['app.md', 'security.md']) {
     const text = readFileSync(new URL(`../../docs/${doc}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
     assert.ok(text.includes(`at most ${MAX_RECOMPUTED_SERIES.toLocaleString('en-US')} series`), `docs/${doc} gives the series cap`);
     assert.ok(text.includes(`${RECOMPUTE_TIME_BUDGET_MS / 1000} s`), `docs/${doc} gives the time budget`);
+    assert.ok(text.includes(`${RECOMPUTE_HEAP_MB} MiB of heap`), `docs/${doc} gives the heap limit`);
   }
 });
 
