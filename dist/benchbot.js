@@ -55151,6 +55151,7 @@ function readZipTexts(zip, names2) {
 
 // src/app/bench-recompute.ts
 var RECOMPUTE_TIME_BUDGET_MS = 6e4;
+var RECOMPUTE_HEAP_MB = 512;
 var RecomputeBudgetError = class extends Error {
   name = "RecomputeBudgetError";
 };
@@ -55162,21 +55163,21 @@ function workerFile() {
 }
 function createRecomputer(limits = {}, onFallback = () => void 0) {
   const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
-  const budgetMs = limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS;
+  const budget = { ms: limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS, heapMb: limits.heapMb ?? RECOMPUTE_HEAP_MB };
   const file = workerFile();
   if (file === void 0) onFallback(WORKER_URL.href);
   let turn = Promise.resolve();
   return (task) => {
-    const run2 = turn.then(() => file === void 0 ? inThread({ ...task, maxSeries }) : inWorker(file, { ...task, maxSeries }, budgetMs));
+    const run2 = turn.then(() => file === void 0 ? inThread({ ...task, maxSeries }) : inWorker(file, { ...task, maxSeries }, budget));
     turn = run2.catch(() => void 0);
     return run2;
   };
 }
-function inWorker(file, task, budgetMs) {
+function inWorker(file, task, budget) {
   return new Promise((resolve12, reject) => {
     const whole2 = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
     const zip = whole2 ? task.zip : task.zip.slice();
-    const worker = new Worker2(file, { workerData: { ...task, zip }, transferList: [zip.buffer] });
+    const worker = new Worker2(file, { workerData: { ...task, zip }, transferList: [zip.buffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
     let settled = false;
     const settle = (fn) => {
       if (settled) return;
@@ -55185,14 +55186,14 @@ function inWorker(file, task, budgetMs) {
       fn();
     };
     const timer = setTimeout(() => {
-      settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budgetMs / 1e3} s budget`)));
+      settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budget.ms / 1e3} s budget`)));
       void worker.terminate();
-    }, budgetMs);
+    }, budget.ms);
     worker.once("message", (reply2) => settle(() => {
       if (reply2.ok) resolve12(reply2.result);
       else reject(replyError(reply2));
     }));
-    worker.once("error", (error) => settle(() => reject(error)));
+    worker.once("error", (error) => settle(() => reject(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error)));
     worker.once("exit", (code18) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code18} before answering`))));
   });
 }
