@@ -2,7 +2,8 @@
 # `npm run demo`: builds the demo repository (a small benchmark suite whose
 # merge #14 makes BM_RecordHash ~10% slower), then runs the real A/B that a
 # pull request would get: benchbot run base vs head on this machine, stored
-# in .benchbot-demo/benchbot.db, reported as the PR comment.
+# in .benchbot-demo/benchbot.db. It prints the terminal report and writes the
+# PR comment (markdown) to .benchbot-demo/pr-comment.md.
 #
 # Two variants of the same suite and history: C++ with Google Benchmark (the
 # default; needs g++, make and Google Benchmark), and Node.js (needs nothing
@@ -99,6 +100,8 @@ else
   say "running the Node.js variant: the same suite, history and ~10% regression in merge #14, written for Node.js (it needs nothing beyond npm ci; for the C++ one install g++ make libbenchmark-dev, e.g. sudo apt-get install g++ make libbenchmark-dev, and run npm run demo again)"
 fi
 say "demo repository: $demo/repo (base = merge #13, head = merge #14); runs stored in $demo/benchbot.db"
+comment="$demo/pr-comment.md"
+rm -f "$comment"
 
 # A laptop or a shared box is rarely idle: the demo tolerates more load than
 # benchbot's default guard (0.5 + 10% of cores), which suits a dedicated runner.
@@ -108,7 +111,8 @@ node bin/benchbot.js run \
   "${build[@]}" --bench ./bench.sh \
   --store "$demo/benchbot.db" \
   --max-load "${BENCHBOT_DEMO_MAX_LOAD:-8}" \
-  --output markdown "$@" || status=$?
+  --output text --export-markdown "$comment" "$@" || status=$?
+[[ ! -s "$comment" ]] || say "the PR comment a pull request would get (markdown) is in $comment"
 
 case "$status" in
   1)

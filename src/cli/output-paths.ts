@@ -1,4 +1,4 @@
-import { mkdirSync, openSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InputError } from './usage-error.ts';
 
@@ -32,6 +32,30 @@ export function outputDirectory(flag: string, dir: string): void {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
     throw problem(flag, dir, error, 'name a directory (it is created if missing)');
+  }
+}
+
+/**
+ * checkOutputFile refuses, before a long run starts, a FILE that could not be
+ * written when it ends: a directory, or a path whose directory is missing or
+ * not writable. It creates nothing; writeOutputFile writes it afterwards.
+ */
+export function checkOutputFile(flag: string, file: string): void {
+  try {
+    if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    accessSync(dirname(file), constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw problem(flag, file, error, code === 'ENOENT' ? `create ${dirname(file)} first, or name a file in an existing directory` : 'name a file you may write');
+  }
+}
+
+/** writeOutputFile writes text to FILE, or throws an InputError naming the flag. */
+export function writeOutputFile(flag: string, file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
+    throw problem(flag, file, error, 'name a file you may write');
   }
 }
 

@@ -11,6 +11,7 @@ import { choose, parseFlags, UsageError } from './usage-error.ts';
 import { MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
 import { interruptible } from './interrupt.ts';
+import { checkOutputFile, writeOutputFile } from './output-paths.ts';
 
 /** OUTPUTS are the report formats run prints: those rendered from the comparisons alone. */
 const OUTPUTS = reportFormats({ rows: false });
@@ -65,6 +66,7 @@ options:
   --bench CMD             benchmark command, run in the checkout (required)
 ${MEASURE_FLAGS_USAGE}
   --output O              ${OUTPUTS.join(' | ')} (default text)
+  --export-markdown FILE  also write the report as markdown (the PR comment) to FILE, whatever --output prints
   --no-store              do not store the runs
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
@@ -73,6 +75,8 @@ exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input
 /** RunCommandSettings are the parsed flags: the PR check's settings plus how to print. */
 export interface RunCommandSettings extends PrCheckSettings {
   output: ReportFormat;
+  /** exportMarkdown is where the markdown report (the PR comment) is also written (--export-markdown), absolute. */
+  exportMarkdown?: string;
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number, min = 1): number {
@@ -121,11 +125,13 @@ type MeasureValues = { [K in keyof typeof MEASURE_FLAG_OPTIONS]?: (typeof MEASUR
 
 /** parseRunArgs validates `benchbot run`'s flags; every problem names the flag to change. */
 export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv): RunCommandSettings {
-  const parsed = parseFlags(args, { base: { type: 'string' }, head: { type: 'string' }, output: { type: 'string' }, 'no-store': { type: 'boolean' }, ...MEASURE_FLAG_OPTIONS }, false);
+  const parsed = parseFlags(args, { base: { type: 'string' }, head: { type: 'string' }, output: { type: 'string' }, 'export-markdown': { type: 'string' }, 'no-store': { type: 'boolean' }, ...MEASURE_FLAG_OPTIONS }, false);
   const v = parsed.values;
   for (const flag of ['base', 'head'] as const) if (!v[flag]) throw new UsageError(`--${flag} is required`);
   const output = choose('--output', v.output ?? 'text', OUTPUTS);
-  return { ...parseMeasureFlags(v, cwd, env), base: v.base as string, head: v.head as string, output, noStore: v['no-store'] === true };
+  const exportMarkdown = v['export-markdown'] === undefined ? undefined : resolve(cwd, v['export-markdown']);
+  if (exportMarkdown !== undefined) checkOutputFile('--export-markdown', exportMarkdown);
+  return { ...parseMeasureFlags(v, cwd, env), base: v.base as string, head: v.head as string, output, exportMarkdown, noStore: v['no-store'] === true };
 }
 
 /** parseMeasureFlags validates the measuring flags (MEASURE_FLAG_OPTIONS) of run and nightly; every problem names the flag to change. */
@@ -188,6 +194,7 @@ export async function runRun(args: string[], out: (text: string) => void): Promi
   } finally {
     interrupt.dispose();
   }
+  if (settings.exportMarkdown !== undefined) writeOutputFile('--export-markdown', settings.exportMarkdown, `${renderRunReport(run, 'markdown')}\n`);
   out(renderRunReport(run, settings.output));
   return run.report.summary.regressed > 0 ? 1 : 0;
 }

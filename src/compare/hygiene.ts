@@ -174,11 +174,20 @@ export function suiteWarnings(base: SideFacts, head: SideFacts): string[] {
   return warnings;
 }
 
-/** debugBuild says how the harness reported a debug build, and what to do about it. */
+/**
+ * debugBuild says how the harness reported a debug build, where that signal
+ * comes from, and a fix that applies. Google Benchmark's
+ * `library_build_type` is how the library itself was compiled (NDEBUG or
+ * not), not the code under test: Debian's and Ubuntu's libbenchmark-dev
+ * report "debug" whatever flags the user's Makefile or CMake build uses, so
+ * telling them to rebuild their own code in Release would fix nothing.
+ */
 function debugBuild(facts: SideFacts): string | undefined {
   const build = facts.hints.library_build_type ?? facts.fingerprint?.buildType;
   if (typeof build === 'string' && build.toLowerCase() === 'debug') {
-    return 'the benchmark library reports a debug build (library_build_type: debug), which distorts timings: build Google Benchmark and the code under test in Release (cmake -DCMAKE_BUILD_TYPE=Release)';
+    return 'Google Benchmark reports library_build_type: debug, which is how the benchmark library itself was compiled (without NDEBUG), not your code: ' +
+      'Debian\'s and Ubuntu\'s libbenchmark-dev report it whatever your build does, and it costs little (the timing loop is in the header, compiled with your flags). ' +
+      'To remove it, link a Google Benchmark built in Release (cmake -DCMAKE_BUILD_TYPE=Release -DBENCHMARK_ENABLE_TESTING=OFF, or CMake FetchContent)';
   }
   if (facts.hints.debug_build === true) {
     return 'BenchmarkDotNet ran a Debug build, which distorts timings: run the benchmarks with -c Release';

@@ -216,7 +216,7 @@ function read(file: SourceFile): ReadResult {
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
-  if (rows.length === 0) warnings.push({ message: `${path} holds no benchmark (its "benchmarks" list is empty): did --benchmark_filter match nothing?`, kind: 'note' });
+  if (rows.length === 0) warnings.push({ message: `${path}: holds no benchmark (its "benchmarks" list is empty; did --benchmark_filter match nothing?)`, kind: 'note' });
   return { measurements, warnings, hints };
 }
 

@@ -79,7 +79,7 @@ test('compare of two files that share no benchmark is an input error naming name
   writeFileSync(empty, '{"benchmarks": []}\n');
   const parsed = benchbot(['parse', empty]);
   assert.equal(parsed.status, 0, parsed.stderr);
-  assert.match(JSON.parse(parsed.stdout).warnings[0].message, /empty\.json holds no benchmark/);
+  assert.match(JSON.parse(parsed.stdout).warnings[0].message, /empty\.json: holds no benchmark/);
   const againstEmpty = benchbot(['compare', empty, 'fixtures/google-benchmark/repetitions.json']);
   assert.equal(againstEmpty.status, 2);
   assert.match(againstEmpty.stderr, /BASE \(.*empty\.json\) holds no benchmark; HEAD .* has "BM_Sort\/1024"/);
@@ -96,6 +96,8 @@ test('an output path that cannot be written is an input error naming the flag (e
     [['dashboard', '--store', store, '--out', 'site'], /--out site: cannot write there: it is a file, not a directory/],
     [['dashboard', '--store', store, '--out', 'site/inner'], /--out site\/inner: cannot write there: a part of the path is a file/],
     [['export', '--store', store, '--output', join(dir, 'missing/dir/x.ndjson')], /--output .*missing\/dir\/x\.ndjson: cannot write there: its directory does not exist; create .*missing\/dir first/],
+    // Refused before a single round is measured.
+    [['run', '--base', 'a', '--head', 'b', '--bench', 'true', '--export-markdown', join(dir, 'missing/comment.md')], /--export-markdown .*missing\/comment\.md: cannot write there: its directory does not exist/],
   ];
   for (const [args, message] of cases) {
     const run = benchbot(args, dir);

@@ -122,7 +122,7 @@ test('hygiene: noise, too few samples, optimized-out work, debug build, scaling 
   assert.match(byName.noisy, /robust CV/);
   assert.match(byName.empty, /optimized out/);
   const suite = report.warnings.join('\n');
-  assert.match(suite, /base: the benchmark library reports a debug build/);
+  assert.match(suite, /base: Google Benchmark reports library_build_type: debug/);
   assert.match(suite, /frequency scaling/);
   assert.match(suite, /different machines: host_name: a vs b/);
 });

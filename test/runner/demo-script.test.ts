@@ -62,8 +62,12 @@ test('without a C++ toolchain (empty PATH for the check) the demo runs the Node.
   assert.match(run.stderr, /running the Node\.js variant: the same suite, history and ~10% regression in merge #14/);
   assert.match(run.stderr, /for the C\+\+ one install g\+\+ make libbenchmark-dev/, 'it says how to get the other variant');
   assert.match(run.stderr, /in CI the same verdict exits 1 and fails the check/);
-  assert.match(run.stdout, /^<!-- benchbot:report -->\n### benchbot: 1 regression/);
   assert.match(run.stdout, /BM_RecordHash\/65536[^\n]*regressed/);
+  // The terminal gets the terminal report; the PR comment's markdown and HTML go to the file the demo names.
+  assert.doesNotMatch(run.stdout, /<!--|<details>|<\/?summary>|^###/m);
+  const comment = join(run.dir, 'pr-comment.md');
+  assert.ok(run.stderr.includes(`the PR comment a pull request would get (markdown) is in ${comment}`), run.stderr);
+  assert.match(readFileSync(comment, 'utf8'), /^<!-- benchbot:report -->\n### benchbot: 1 regression/);
   // The README's claim: the runs are in the demo folder's benchbot.db, not under the repository.
   assert.ok(existsSync(join(run.dir, 'benchbot.db')), 'runs stored in BENCHBOT_DEMO_DIR/benchbot.db');
   assert.ok(!existsSync(join(run.dir, 'repo', run.dir)), 'not under --repo');
@@ -78,6 +82,14 @@ test('with g++, make and Google Benchmark the demo runs the C++ variant, finds t
   assert.match(run.stdout, /BM_RecordHash\/65536[^\n]*regressed/);
   assert.match(run.stderr, /in CI the same verdict exits 1 and fails the check/);
   assert.ok(existsSync(join(run.dir, 'repo/src/main.cpp')), 'the C++ suite');
+  // The suite is built by make with -O2 and links Debian's libbenchmark, which reports library_build_type: debug
+  // for its own build: the warning says so, and does not send the user to rebuild their code with cmake.
+  const comment = readFileSync(join(run.dir, 'pr-comment.md'), 'utf8');
+  for (const report of [run.stdout, comment]) {
+    assert.doesNotMatch(report, /build Google Benchmark and the code under test in Release/);
+    if (/library_build_type/.test(report)) assert.match(report, /how the benchmark library itself was compiled \(without NDEBUG\), not your code/);
+  }
+  assert.match(run.stdout, /library_build_type: debug/, 'Debian\'s libbenchmark (scripts/prepare-tests.sh installs it) reports a debug library');
 });
 
 test('where it may install without asking, the demo installs the prerequisites with apt-get and says so', { timeout: 120_000 }, async () => {
