@@ -8896,7 +8896,7 @@ function suiteWarnings(base, head) {
 function debugBuild(facts) {
   const build = facts.hints.library_build_type ?? facts.fingerprint?.buildType;
   if (typeof build === "string" && build.toLowerCase() === "debug") {
-    return "the benchmark library reports a debug build (library_build_type: debug), which distorts timings: build Google Benchmark and the code under test in Release (cmake -DCMAKE_BUILD_TYPE=Release)";
+    return "Google Benchmark reports library_build_type: debug, which is how the benchmark library itself was compiled (without NDEBUG), not your code: Debian's and Ubuntu's libbenchmark-dev report it whatever your build does, and it costs little (the timing loop is in the header, compiled with your flags). To remove it, link a Google Benchmark built in Release (cmake -DCMAKE_BUILD_TYPE=Release -DBENCHMARK_ENABLE_TESTING=OFF, or CMake FetchContent)";
   }
   if (facts.hints.debug_build === true) {
     return "BenchmarkDotNet ran a Debug build, which distorts timings: run the benchmarks with -c Release";
@@ -9780,7 +9780,7 @@ function read(file) {
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
-  if (rows.length === 0) warnings.push({ message: `${path} holds no benchmark (its "benchmarks" list is empty): did --benchmark_filter match nothing?`, kind: "note" });
+  if (rows.length === 0) warnings.push({ message: `${path}: holds no benchmark (its "benchmarks" list is empty; did --benchmark_filter match nothing?)`, kind: "note" });
   return { measurements, warnings, hints: hints2 };
 }
 function readEveryAggregate(path, groups2, measurements, warnings, sanitized, budget) {

@@ -26789,7 +26789,7 @@ function read(file) {
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path2, unpicked, measurements, warnings, sanitized, budget);
-  if (rows.length === 0) warnings.push({ message: `${path2} holds no benchmark (its "benchmarks" list is empty): did --benchmark_filter match nothing?`, kind: "note" });
+  if (rows.length === 0) warnings.push({ message: `${path2}: holds no benchmark (its "benchmarks" list is empty; did --benchmark_filter match nothing?)`, kind: "note" });
   return { measurements, warnings, hints: hints2 };
 }
 function readEveryAggregate(path2, groups2, measurements, warnings, sanitized, budget) {
@@ -31933,7 +31933,7 @@ function suiteWarnings(base, head) {
 function debugBuild(facts) {
   const build = facts.hints.library_build_type ?? facts.fingerprint?.buildType;
   if (typeof build === "string" && build.toLowerCase() === "debug") {
-    return "the benchmark library reports a debug build (library_build_type: debug), which distorts timings: build Google Benchmark and the code under test in Release (cmake -DCMAKE_BUILD_TYPE=Release)";
+    return "Google Benchmark reports library_build_type: debug, which is how the benchmark library itself was compiled (without NDEBUG), not your code: Debian's and Ubuntu's libbenchmark-dev report it whatever your build does, and it costs little (the timing loop is in the header, compiled with your flags). To remove it, link a Google Benchmark built in Release (cmake -DCMAKE_BUILD_TYPE=Release -DBENCHMARK_ENABLE_TESTING=OFF, or CMake FetchContent)";
   }
   if (facts.hints.debug_build === true) {
     return "BenchmarkDotNet ran a Debug build, which distorts timings: run the benchmarks with -c Release";
@@ -40067,7 +40067,7 @@ function layoutReport(report) {
     list2.push(c);
   }
   const rows = [];
-  const constants3 = /* @__PURE__ */ new Map();
+  const constants4 = /* @__PURE__ */ new Map();
   const foldedMetrics = /* @__PURE__ */ new Map();
   for (const list2 of byBenchmark.values()) {
     const primary = primaryOf(list2);
@@ -40078,8 +40078,8 @@ function layoutReport(report) {
       if (isConstant2(c) && c.base) {
         const shown = formatQuantity(c.base.median, c.unit);
         const value = shown.endsWith(` ${c.metric}`) ? shown.slice(0, -c.metric.length - 1) : shown;
-        const group = constants3.get(c.metric) ?? { metric: c.metric, values: [] };
-        constants3.set(c.metric, group);
+        const group = constants4.get(c.metric) ?? { metric: c.metric, values: [] };
+        constants4.set(c.metric, group);
         const same = group.values.find((v) => v.value === value);
         if (same) same.benchmarks.push(c.benchmark);
         else group.values.push({ value, benchmarks: [c.benchmark] });
@@ -40093,7 +40093,7 @@ function layoutReport(report) {
   }
   rows.sort((a, b) => byImportance(a.comparison, b.comparison));
   const { groups: groups2, others } = groupWarnings([...report.comparisons].sort(byImportance));
-  return { rows, constants: [...constants3.values()], foldedMetrics, warningGroups: groups2, otherWarnings: others };
+  return { rows, constants: [...constants4.values()], foldedMetrics, warningGroups: groups2, otherWarnings: others };
 }
 function primaryOf(list2) {
   return list2.find((c) => c.family === "primary") ?? PRIMARY_METRICS2.map((name) => list2.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list2.find((c) => isTime(c.unit)) ?? list2[0];
@@ -45853,6 +45853,55 @@ benchbot ${command}: interrupted (${signal}) ${doing}. What it measured is disca
   };
 }
 
+// src/cli/output-paths.ts
+import { accessSync, constants as constants3, mkdirSync as mkdirSync4, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname5 } from "node:path";
+var FS_REASONS = {
+  ENOENT: "its directory does not exist",
+  ENOTDIR: "a part of the path is a file, not a directory",
+  EEXIST: "it is a file, not a directory",
+  EISDIR: "it is a directory, not a file",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "the file system is read-only"
+};
+function problem(flag2, path2, error, fix) {
+  const code18 = error.code ?? "";
+  return new InputError(`${flag2} ${path2}: cannot write there: ${FS_REASONS[code18] ?? error.message}; ${fix}`);
+}
+function outputDirectory(flag2, dir) {
+  try {
+    if (statSync3(dir, { throwIfNoEntry: false })?.isFile()) throw Object.assign(new Error("is a file"), { code: "EEXIST" });
+    mkdirSync4(dir, { recursive: true });
+  } catch (error) {
+    throw problem(flag2, dir, error, "name a directory (it is created if missing)");
+  }
+}
+function checkOutputFile(flag2, file) {
+  try {
+    if (statSync3(file, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    accessSync(dirname5(file), constants3.W_OK);
+  } catch (error) {
+    const code18 = error.code;
+    throw problem(flag2, file, error, code18 === "ENOENT" ? `create ${dirname5(file)} first, or name a file in an existing directory` : "name a file you may write");
+  }
+}
+function writeOutputFile(flag2, file, text2) {
+  try {
+    writeFileSync3(file, text2);
+  } catch (error) {
+    throw problem(flag2, file, error, "name a file you may write");
+  }
+}
+function openOutputFile(flag2, file) {
+  try {
+    return openSync6(file, "w");
+  } catch (error) {
+    const code18 = error.code;
+    throw problem(flag2, file, error, code18 === "ENOENT" ? `create ${dirname5(file)} first, or name a file in an existing directory` : "name a file you may write");
+  }
+}
+
 // src/cli/run-command.ts
 var OUTPUTS2 = reportFormats({ rows: false });
 var MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per checkout (skipped when that tree was built before)
@@ -45900,6 +45949,7 @@ options:
   --bench CMD             benchmark command, run in the checkout (required)
 ${MEASURE_FLAGS_USAGE}
   --output O              ${OUTPUTS2.join(" | ")} (default text)
+  --export-markdown FILE  also write the report as markdown (the PR comment) to FILE, whatever --output prints
   --no-store              do not store the runs
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
@@ -45955,11 +46005,13 @@ var MEASURE_FLAG_OPTIONS = {
   test: { type: "string" }
 };
 function parseRunArgs(args, cwd, env) {
-  const parsed = parseFlags(args, { base: { type: "string" }, head: { type: "string" }, output: { type: "string" }, "no-store": { type: "boolean" }, ...MEASURE_FLAG_OPTIONS }, false);
+  const parsed = parseFlags(args, { base: { type: "string" }, head: { type: "string" }, output: { type: "string" }, "export-markdown": { type: "string" }, "no-store": { type: "boolean" }, ...MEASURE_FLAG_OPTIONS }, false);
   const v = parsed.values;
   for (const flag2 of ["base", "head"]) if (!v[flag2]) throw new UsageError(`--${flag2} is required`);
   const output = choose("--output", v.output ?? "text", OUTPUTS2);
-  return { ...parseMeasureFlags(v, cwd, env), base: v.base, head: v.head, output, noStore: v["no-store"] === true };
+  const exportMarkdown = v["export-markdown"] === void 0 ? void 0 : resolve6(cwd, v["export-markdown"]);
+  if (exportMarkdown !== void 0) checkOutputFile("--export-markdown", exportMarkdown);
+  return { ...parseMeasureFlags(v, cwd, env), base: v.base, head: v.head, output, exportMarkdown, noStore: v["no-store"] === true };
 }
 function parseMeasureFlags(v, cwd, env) {
   if (!v.bench) throw new UsageError("--bench is required");
@@ -46018,6 +46070,8 @@ async function runRun(args, out) {
   } finally {
     interrupt.dispose();
   }
+  if (settings.exportMarkdown !== void 0) writeOutputFile("--export-markdown", settings.exportMarkdown, `${renderRunReport(run2, "markdown")}
+`);
   out(renderRunReport(run2, settings.output));
   return run2.report.summary.regressed > 0 ? 1 : 0;
 }
@@ -62598,7 +62652,7 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync8, mkdirSync as mkdirSync4, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync5, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join11 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -62689,12 +62743,12 @@ function groupBy(items, key2) {
 var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
   const seriesDir = join11(out, "data", "series");
-  mkdirSync4(seriesDir, { recursive: true });
+  mkdirSync5(seriesDir, { recursive: true });
   const before = new Set(readdirSync4(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
   const write = (path2, text2) => {
-    writeFileSync3(path2, text2);
+    writeFileSync4(path2, text2);
     files++;
     bytes += Buffer.byteLength(text2);
   };
@@ -63101,39 +63155,6 @@ function repoFromUrl(url) {
   if (!url) return void 0;
   const m = /^https?:\/\/[^/]+\/([^/\s]+\/[^/\s]+?)(?:\.git)?\/?$/.exec(url.trim());
   return m ? m[1] : void 0;
-}
-
-// src/cli/output-paths.ts
-import { mkdirSync as mkdirSync5, openSync as openSync6, statSync as statSync3 } from "node:fs";
-import { dirname as dirname5 } from "node:path";
-var FS_REASONS = {
-  ENOENT: "its directory does not exist",
-  ENOTDIR: "a part of the path is a file, not a directory",
-  EEXIST: "it is a file, not a directory",
-  EISDIR: "it is a directory, not a file",
-  EACCES: "permission denied",
-  EPERM: "permission denied",
-  EROFS: "the file system is read-only"
-};
-function problem(flag2, path2, error, fix) {
-  const code18 = error.code ?? "";
-  return new InputError(`${flag2} ${path2}: cannot write there: ${FS_REASONS[code18] ?? error.message}; ${fix}`);
-}
-function outputDirectory(flag2, dir) {
-  try {
-    if (statSync3(dir, { throwIfNoEntry: false })?.isFile()) throw Object.assign(new Error("is a file"), { code: "EEXIST" });
-    mkdirSync5(dir, { recursive: true });
-  } catch (error) {
-    throw problem(flag2, dir, error, "name a directory (it is created if missing)");
-  }
-}
-function openOutputFile(flag2, file) {
-  try {
-    return openSync6(file, "w");
-  } catch (error) {
-    const code18 = error.code;
-    throw problem(flag2, file, error, code18 === "ENOENT" ? `create ${dirname5(file)} first, or name a file in an existing directory` : "name a file you may write");
-  }
 }
 
 // src/cli/history-commands.ts
