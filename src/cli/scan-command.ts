@@ -1,4 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { explainAwaiting } from '../jobs/confirm-findings.ts';
+import { openRepository, RunnerError } from '../runner/git-checkout.ts';
 import { percentFlag } from './threshold-flags.ts';
 import { confirmedRegressions, renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
 import type { Ack, Series } from '../scan/series.ts';
@@ -8,7 +12,7 @@ import { repositoryUrl, scanStoredNightlies } from '../jobs/nightly.ts';
 import { cliSetting } from '../jobs/setting-names.ts';
 import { choose, parseFlags, UsageError } from './usage-error.ts';
 
-export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
+export const SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--repo DIR] [--output markdown|json] [--threshold 2%]
 
 Scans the nightly history (runs stored with role nightly) of one branch for
 regressions: per series (benchmark x metric x machine), E-divisive change
@@ -23,6 +27,9 @@ options:
   --branch NAME       branch whose nightlies to scan (default main)
   --repository O/N   only runs stored for this GitHub repository, OWNER/NAME (default: any); also links
                       commits in markdown
+  --repo DIR          the checkout to look for the commits of findings that await their interleaved A/B in
+                      (default: the current directory, when it is one): each says whether benchbot nightly
+                      can measure it there, or why it cannot (its commits are gone)
   --output O          markdown | json (default markdown)
   --threshold X       smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --max-age N         do not report changes whose first bad night is more than N nights old (default 30)
@@ -43,13 +50,31 @@ options:
   --repo DIR          repository to read that date from (default .)
   --store URL         history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)`;
 
+/**
+ * checkoutOf is the repository the scan looks for the commits of awaiting
+ * findings in: --repo DIR, else the current directory when it is one (else
+ * none, and the scan cannot tell whether they are measurable here).
+ */
+function checkoutOf(dir: string | undefined, cwd: string): string | undefined {
+  if (dir !== undefined) {
+    if (!existsSync(resolve(cwd, dir))) throw new UsageError(`--repo ${dir}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME (--repo DIR: the checkout whose commits the awaiting findings need)`);
+    return openRepository(resolve(cwd, dir), cliSetting);
+  }
+  try {
+    return openRepository(cwd, cliSetting);
+  } catch (error) {
+    if (error instanceof RunnerError) return undefined;
+    throw error;
+  }
+}
+
 /** runScan implements `benchbot scan`. */
 export async function runScan(args: string[], out: (text: string) => void): Promise<number> {
   const { values: v } = parseFlags(args, {
     store: { type: 'string' }, branch: { type: 'string' }, repository: { type: 'string' }, repo: { type: 'string' }, output: { type: 'string' },
     threshold: { type: 'string' }, 'max-age': { type: 'string' },
   }, false);
-  if (v.repo !== undefined) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
+  const checkout = checkoutOf(v.repo as string | undefined, process.cwd());
   const output = choose('--output', (v.output as string | undefined) ?? 'markdown', ['markdown', 'json']);
   const threshold = v.threshold === undefined ? 0.02 : percentFlag('--threshold', v.threshold as string, true);
   const maxAge = v['max-age'] === undefined ? 30 : Number(v['max-age']);
@@ -59,6 +84,8 @@ export async function runScan(args: string[], out: (text: string) => void): Prom
   const store = await openStore(v.store as string | undefined, { cwd: process.cwd(), mustExist: true });
   try {
     const { result, series } = await scanStoredNightlies(store, { branch, repository: repo, threshold, maxAgeNights: maxAge, nameSetting: cliSetting });
+    // What each awaiting finding waits for, and whether its commits are in the checkout to measure it at all.
+    await explainAwaiting(store, result.awaiting, checkout);
     const options = { series, threshold, branch, repoUrl: repositoryUrl(repo, process.env.GITHUB_SERVER_URL) };
     out(output === 'json' ? JSON.stringify(toScanJson(result, options), null, 2) : renderScanMarkdown(result, options));
     return confirmedRegressions(result).length > 0 ? 1 : 0;

@@ -266,13 +266,19 @@ export async function* nightlySeriesBatches(store: Store, options: NightlyOption
     group.push(info);
   }
   // The A/B runs of a nightly series: base- and head-role series of the same machine key, benchmark and metric (any branch).
+  // A series of no known machine (imported from github-action-benchmark, which records none) takes those of any machine:
+  // its confirmation is an interleaved A/B wherever it could be measured.
   const abKey = (i: SeriesInfo) => `${i.machineKey}\u0000${i.benchmark}\u0000${i.metric}`;
   const index = async (role: 'base' | 'head') => {
     const byKey = new Map<string, number[]>();
+    const add = (key: string, id: number) => {
+      let ids = byKey.get(key);
+      if (!ids) byKey.set(key, (ids = []));
+      ids.push(id);
+    };
     for (const i of await store.listSeries({ role, repo: options.repo })) {
-      let ids = byKey.get(abKey(i));
-      if (!ids) byKey.set(abKey(i), (ids = []));
-      ids.push(i.id);
+      add(abKey(i), i.id);
+      add(anyMachineKey(i), i.id);
     }
     return byKey;
   };
@@ -291,6 +297,17 @@ export async function* nightlySeriesBatches(store: Store, options: NightlyOption
   if (batch.length > 0) yield await flush();
 }
 
+/** ANY_MACHINE stands for the machine in the A/B keys of a series whose runs name none (isUnknownMachine). */
+const ANY_MACHINE = '*';
+
+/** anyMachineKey is the A/B key of a series' benchmark and metric on any machine. */
+const anyMachineKey = (i: Pick<SeriesInfo, 'benchmark' | 'metric'>) => `${ANY_MACHINE}\u0000${i.benchmark}\u0000${i.metric}`;
+
+/** isUnknownMachine tells a series whose runs carry no fingerprint at all (history imported from github-action-benchmark). */
+export function isUnknownMachine(machine: Fingerprint | undefined): boolean {
+  return machine !== undefined && Object.keys(machine).length === 0;
+}
+
 /** readNightlyBatch reads one batch of stored nightly series (whole scan series) with their A/B runs and groups them into scan series. */
 async function readNightlyBatch(
   store: Store, branch: string, repo: string | undefined, infos: readonly SeriesInfo[], nights: number,
@@ -307,7 +324,8 @@ async function readNightlyBatch(
   for (const p of points) oldest = Math.min(oldest, Date.parse(p.time));
   if (!Number.isFinite(oldest)) return [];
   const since = new Date(oldest).toISOString();
-  const abIds = (m: ReadonlyMap<string, number[]>) => [...new Set(infos.flatMap((i) => m.get(abKey(i)) ?? []))];
+  const keyOf = (i: SeriesInfo) => (isUnknownMachine(i.machine) ? anyMachineKey(i) : abKey(i));
+  const abIds = (m: ReadonlyMap<string, number[]>) => [...new Set(infos.flatMap((i) => m.get(keyOf(i)) ?? []))];
   const readAb = async (role: 'base' | 'head', series: number[]) => {
     if (series.length === 0) return [];
     // Oldest first across series, as the runs were stored (a stable sort keeps each series' order within a time).
@@ -324,9 +342,10 @@ async function readNightlyBatch(
     if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
     const base = abOf.get(`${h.time}\u0000${h.machineKey}\u0000${h.benchmark}\u0000${h.metric}`);
     if (!base?.values || base.values.length === 0) continue;
-    const k = `${h.sha}\u0000${h.machineKey}\u0000${h.benchmark}\u0000${h.metric}`;
-    if (!extraOf.has(k)) extraOf.set(k, []);
-    (extraOf.get(k) as Array<{ base: number[]; head: number[]; baseSha: string; timeMs: number }>).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
+    for (const k of [`${h.sha}\u0000${h.machineKey}\u0000${h.benchmark}\u0000${h.metric}`, `${h.sha}\u0000${ANY_MACHINE}\u0000${h.benchmark}\u0000${h.metric}`]) {
+      if (!extraOf.has(k)) extraOf.set(k, []);
+      (extraOf.get(k) as Array<{ base: number[]; head: number[]; baseSha: string; timeMs: number }>).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
+    }
   }
   const facts = new Map<string, Record<string, string>>();
   const hosts = new Map<string, string>();
@@ -355,7 +374,8 @@ async function readNightlyBatch(
       if (!p) return night;
       const base = abOf.get(`${p.time}\u0000${p.machineKey}\u0000${p.benchmark}\u0000${p.metric}`);
       const machine = facts.get(p.runId);
-      const extra = (extraOf.get(`${p.sha}\u0000${p.machineKey}\u0000${p.benchmark}\u0000${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || (base === undefined && e.baseSha === s.nights[i - 1]?.sha)));
+      const abMachine = isUnknownMachine(p.fingerprint) ? ANY_MACHINE : p.machineKey;
+      const extra = (extraOf.get(`${p.sha}\u0000${abMachine}\u0000${p.benchmark}\u0000${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || (base === undefined && e.baseSha === s.nights[i - 1]?.sha)));
       let ab: Night['ab'];
       if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...(extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {}) };
       // A night without its own A/B (an older store) confirmed afterwards: the first confirmation session is its A/B.

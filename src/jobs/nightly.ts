@@ -1,6 +1,7 @@
 import { firstBadNight, loadAcks, NightlyHistoryFile, nightlySeriesBatches, SCAN_NIGHTS, type NightlyHistory } from './nightly-history.ts';
 import type { NameSetting } from './setting-names.ts';
-import { confirmFindings, type AbPair, type MeasurePair } from './confirm-findings.ts';
+import { confirmFindings, explainAwaiting, type AbPair, type MeasurePair } from './confirm-findings.ts';
+import { missingCommits } from '../runner/git-checkout.ts';
 import { firstParentChain } from '../runner/first-parent-chain.ts';
 import { renderRecoveryComment } from '../report/regression-issue.ts';
 import { renderScanMarkdown, toScanJson } from '../report/scan-report.ts';
@@ -102,9 +103,12 @@ export interface NightlyEvidence {
  * time (default SCAN_BATCH) and streams them into history.json, so memory
  * follows the batch, not the suite; the confirmation runs on the findings
  * of the whole scan (the false discovery rate across every batch), and each
- * pass after a confirmation writes the file again.
+ * pass after a confirmation writes the file again. With `checkout` (the
+ * repository `confirm` measures in), a pair whose commits are not there is
+ * not tried, and every finding still awaiting says what it waits for
+ * (explainAwaiting).
  */
-export async function nightlyEvidence(store: Store, settings: NightlyScanSettings & { repoDir: string; headSha: string; historyFile: string; batch?: number }, confirm?: MeasurePair): Promise<NightlyEvidence> {
+export async function nightlyEvidence(store: Store, settings: NightlyScanSettings & { repoDir: string; headSha: string; historyFile: string; batch?: number; checkout?: string }, confirm?: MeasurePair): Promise<NightlyEvidence> {
   const acks = await loadAcks(store);
   const options = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
   let file: NightlyHistoryFile | undefined;
@@ -123,7 +127,14 @@ export async function nightlyEvidence(store: Store, settings: NightlyScanSetting
     return { result: scan.result(), series, shas };
   };
   try {
-    const { last, measured, failed } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
+    // A pair whose commits the checkout does not have (history imported, or rewritten) is told apart before anything is built.
+    const checkout = settings.checkout;
+    const unmeasurable = checkout === undefined ? undefined : (pair: AbPair) => {
+      const missing = missingCommits(checkout, [pair.base, pair.head]);
+      return missing.length === 0 ? undefined : `${missing.map((sha) => sha.slice(0, 12)).join(' and ')} not in the repository at ${checkout}`;
+    };
+    const { last, measured, failed } = await confirmFindings(store, { repo: settings.repository, unmeasurable }, confirm, pass);
+    await explainAwaiting(store, last.result.awaiting, checkout, failed);
     (file as NightlyHistoryFile).finish(acks, firstParentChain(settings.repoDir, settings.headSha, last.shas));
     return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings), result: last.result, series: last.series, confirmed: measured, unmeasurable: failed };
   } catch (error) {

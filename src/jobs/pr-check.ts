@@ -147,7 +147,7 @@ export async function confirmAwaiting(settings: PrCheckSettings & { nightly: Non
 function branchEvidence(store: Store, settings: PrCheckSettings, nightly: NonNullable<PrCheckSettings['nightly']>, headSha: string, ab: RunAbSettings, abDeps: RunAbDeps): Promise<NightlyEvidence> {
   const confirm: MeasurePair = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
   const scan = { branch: settings.branch ?? 'main', threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
-  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
+  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, checkout: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
 }
 
 /** Measuring is what a job measures with on this machine: its store (none with noStore), the A/B settings of a pair, and the runner's edges. */

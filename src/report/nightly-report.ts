@@ -15,7 +15,7 @@ import { formatChange, formatQuantity } from './format-numbers.ts';
 import { inertPlain, inertText } from './inert-markdown.ts';
 import { renderRunReport, runReportContext } from './run-report.ts';
 import { renderReport } from './report-renderers.ts';
-import { confirmedRegressions, isConfirmed, renderScanMarkdown, toScanJson, type ScanJson, type ScanReportOptions } from './scan-report.ts';
+import { awaitingReason, confirmedRegressions, isConfirmed, renderScanMarkdown, toScanJson, type ScanJson, type ScanReportOptions } from './scan-report.ts';
 
 /** NightlyReportInput is a nightly's outcome as the report shows it. */
 export interface NightlyReportInput {
@@ -107,7 +107,7 @@ function scanText(result: ScanResult, options: ScanReportOptions): string {
   const lines = [`scan of ${inertPlain(options.branch)}: ${regressions.length === 0 ? 'no regressions' : `${regressions.length} regression${regressions.length === 1 ? '' : 's'}`} (${options.series} series, ${result.tested} candidate change${result.tested === 1 ? '' : 's'} tested)`];
   const line = (label: string, f: ScanFinding) => `  ${label} ${inertPlain(f.benchmark)} (${inertPlain(f.metric)}): ${formatChange(f.ratio)}, ${inertPlain(formatQuantity(f.before.median, f.unit))} -> ${inertPlain(formatQuantity(f.after.median, f.unit))}; last good ${f.lastGood.sha.slice(0, 12)}, first bad ${f.firstBad.sha.slice(0, 12)}`;
   for (const f of result.findings.filter(isConfirmed)) lines.push(line(f.direction === 'regression' ? 'REGRESSION' : 'improvement', f));
-  for (const f of result.awaiting ?? []) lines.push(line('awaiting an interleaved A/B:', f));
+  for (const f of result.awaiting ?? []) lines.push(`${line('awaiting an interleaved A/B:', f)}\n    ${inertPlain(awaitingReason(f))}`);
   for (const f of result.findings.filter((x) => !isConfirmed(x))) lines.push(line('on watch:', f));
   for (const w of result.warnings.slice(0, 20)) lines.push(`warning: ${inertPlain(w)}`);
   return lines.join('\n');

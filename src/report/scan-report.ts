@@ -86,6 +86,8 @@ export function renderScanMarkdown(result: ScanResult, options: ScanReportOption
   if (confirmed.some((f) => f.confirmation)) lines.push('');
   table('Improvements', improvements);
   table('Awaiting an interleaved A/B (last good vs first bad on this machine; not filed until it confirms)', result.awaiting ?? []);
+  for (const f of result.awaiting ?? []) lines.push(`- ${inertText(`${f.benchmark} (${f.metric})`)} ${commitLink(f.lastGood.sha, options.repoUrl)} → ${commitLink(f.firstBad.sha, options.repoUrl)}: ${inertText(awaitingReason(f))}`);
+  if ((result.awaiting ?? []).length > 0) lines.push('');
   table('On watch (one night beyond the robust z; not confirmed yet)', watches);
   if ((result.machineChanges ?? []).length > 0) {
     lines.push('#### Machine changes (a new segment starts; never a regression)', '');
@@ -106,6 +108,14 @@ export function renderScanMarkdown(result: ScanResult, options: ScanReportOption
 
 function shellWord(text: string): string {
   return /^[\w./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** AWAITING_REASON is what an awaiting finding waits for when the job that scanned it knew no more (no checkout to look in). */
+export const AWAITING_REASON = 'waits for the interleaved A/B of last good vs first bad on the benchmark machine: benchbot nightly (or the nightly action) measures it after its night, benchbot nightly --confirm-only without one, in a checkout that has both commits';
+
+/** awaitingReason is what an awaiting finding waits for (ScanFinding.waitingFor, else AWAITING_REASON). */
+export function awaitingReason(f: ScanFinding): string {
+  return f.waitingFor ?? AWAITING_REASON;
 }
 
 /** ScanJson is the documented JSON of `benchbot scan --output json` (snake_case, like the comparison report). */
@@ -140,7 +150,8 @@ export interface ScanJson {
     history: { ratio: number; ratio_ci: [number, number]; p: number; night_sd: number } | null;
     machine_changes: { sha: string; time: string; changes: { field: string; before: string | null; after: string | null }[] }[];
   }[];
-  awaiting: { series: string; benchmark: string; metric: string; direction: ScanFinding['direction']; last_good: { sha: string; time: string }; first_bad: { sha: string; time: string } }[];
+  /** awaiting are the findings without their interleaved A/B yet, each with what it waits for (`reason`). */
+  awaiting: { series: string; benchmark: string; metric: string; direction: ScanFinding['direction']; last_good: { sha: string; time: string }; first_bad: { sha: string; time: string }; reason: string }[];
   machine_changes: { series: string; benchmark: string; metric: string; night: { sha: string; time: string }; changes: { field: string; before: string | null; after: string | null }[] }[];
   warnings: string[];
 }
@@ -162,7 +173,7 @@ export function toScanJson(result: ScanResult, options: ScanReportOptions): Scan
       history: f.history ? { ratio: f.history.ratio, ratio_ci: f.history.ratioCi, p: f.history.p, night_sd: f.history.nightSd } : null,
       machine_changes: (f.machineChanges ?? []).map((m) => ({ sha: m.night.sha, time: m.night.time, changes: m.changes })),
     })),
-    awaiting: (result.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad })),
+    awaiting: (result.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad, reason: awaitingReason(f) })),
     machine_changes: (result.machineChanges ?? []).map((m) => ({ series: m.series, benchmark: m.benchmark, metric: m.metric, night: m.night, changes: m.changes })),
     warnings: result.warnings,
   };

@@ -26,6 +26,24 @@ export function openRepository(dir: string, name: NameSetting = cliSetting): str
   return top.out;
 }
 
+/**
+ * missingCommits are the SHAs of `shas` that are not commits of the
+ * repository at `repo` (history rewritten, never fetched, or another
+ * repository's); all of them when `repo` is no repository.
+ */
+export function missingCommits(repo: string, shas: readonly string[]): string[] {
+  const hex = shas.filter((sha) => /^[0-9a-f]{7,64}$/i.test(sha));
+  if (hex.length === 0) return [...shas];
+  // One git process for all of them: a line per object, `<sha> commit <size>`, or `<name> missing` (or another type).
+  const run = spawnSync('git', ['-C', repo, 'cat-file', '--batch-check'], { input: hex.map((sha) => `${sha}^{commit}`).join('\n') + '\n', encoding: 'utf8' });
+  // Not a repository (or no directory): git stops before it reads its input, which the write then finds closed.
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new RunnerError(`git is not installed or not on PATH (${run.error?.message}); install git`);
+  if (run.error || run.status !== 0) return [...shas];
+  const lines = run.stdout.split('\n');
+  const found = new Set(hex.filter((_, i) => / commit \d+$/.test(lines[i] ?? '')));
+  return shas.filter((sha) => !found.has(sha));
+}
+
 /** resolveCommit turns a ref (branch, tag, SHA, HEAD~2) into a full commit SHA, or says which flag names a ref that does not exist. */
 export function resolveCommit(repo: string, ref: string, flag: string): string {
   if (ref.startsWith('-')) throw new RunnerError(`${flag} ${ref}: not a git ref`);

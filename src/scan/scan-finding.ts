@@ -78,6 +78,12 @@ export interface ScanFinding extends Omit<Series, 'key' | 'nights'> {
   after: { nights: number; n: number; median: number };
   zScore?: number;
   trend: TrendPoint[];
+  /**
+   * waitingFor says, for a finding awaiting its interleaved A/B, what it
+   * waits for: where it can be measured, or why it cannot be (its commits
+   * are not in the repository). Set by the job that knows the checkout.
+   */
+  waitingFor?: string;
   history?: HistoryEvidence;
   confirmation?: AbConfirmation | null;
   machineChanges?: MachineChange[];
