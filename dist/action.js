@@ -14233,6 +14233,16 @@ function openRepository(dir, name = cliSetting) {
   if (!top.ok) throw new RunnerError(`${name("repo")} ${dir}: not a git repository (${top.err.split("\n")[0]}); pass the repository to benchmark with ${name("repo")}`);
   return top.out;
 }
+function missingCommits(repo, shas) {
+  const hex = shas.filter((sha) => /^[0-9a-f]{7,64}$/i.test(sha));
+  if (hex.length === 0) return [...shas];
+  const run = spawnSync("git", ["-C", repo, "cat-file", "--batch-check"], { input: hex.map((sha) => `${sha}^{commit}`).join("\n") + "\n", encoding: "utf8" });
+  if (run.error?.code === "ENOENT") throw new RunnerError(`git is not installed or not on PATH (${run.error?.message}); install git`);
+  if (run.error || run.status !== 0) return [...shas];
+  const lines = run.stdout.split("\n");
+  const found = new Set(hex.filter((_, i) => / commit \d+$/.test(lines[i] ?? "")));
+  return shas.filter((sha) => !found.has(sha));
+}
 function resolveCommit(repo, ref2, flag3) {
   if (ref2.startsWith("-")) throw new RunnerError(`${flag3} ${ref2}: not a git ref`);
   const parsed = git(repo, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
@@ -18938,10 +18948,14 @@ async function* nightlySeriesBatches(store, options) {
   const abKey = (i) => `${i.machineKey}\0${i.benchmark}\0${i.metric}`;
   const index = async (role2) => {
     const byKey = /* @__PURE__ */ new Map();
+    const add2 = (key2, id) => {
+      let ids = byKey.get(key2);
+      if (!ids) byKey.set(key2, ids = []);
+      ids.push(id);
+    };
     for (const i of await store.listSeries({ role: role2, repo: options.repo })) {
-      let ids = byKey.get(abKey(i));
-      if (!ids) byKey.set(abKey(i), ids = []);
-      ids.push(i.id);
+      add2(abKey(i), i.id);
+      add2(anyMachineKey(i), i.id);
     }
     return byKey;
   };
@@ -18959,6 +18973,11 @@ async function* nightlySeriesBatches(store, options) {
   }
   if (batch.length > 0) yield await flush();
 }
+var ANY_MACHINE = "*";
+var anyMachineKey = (i) => `${ANY_MACHINE}\0${i.benchmark}\0${i.metric}`;
+function isUnknownMachine(machine) {
+  return machine !== void 0 && Object.keys(machine).length === 0;
+}
 async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads, abKey) {
   const read2 = async (query) => {
     const out = [];
@@ -18971,7 +18990,8 @@ async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads
   for (const p of points) oldest = Math.min(oldest, Date.parse(p.time));
   if (!Number.isFinite(oldest)) return [];
   const since = new Date(oldest).toISOString();
-  const abIds = (m) => [...new Set(infos.flatMap((i) => m.get(abKey(i)) ?? []))];
+  const keyOf3 = (i) => isUnknownMachine(i.machine) ? anyMachineKey(i) : abKey(i);
+  const abIds = (m) => [...new Set(infos.flatMap((i) => m.get(keyOf3(i)) ?? []))];
   const readAb = async (role2, series3) => {
     if (series3.length === 0) return [];
     return (await read2({ role: role2, repo, series: series3, since, valuesNights: Infinity, batch: series3.length })).sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
@@ -18986,9 +19006,10 @@ async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads
     if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
     const base = abOf.get(`${h.time}\0${h.machineKey}\0${h.benchmark}\0${h.metric}`);
     if (!base?.values || base.values.length === 0) continue;
-    const k = `${h.sha}\0${h.machineKey}\0${h.benchmark}\0${h.metric}`;
-    if (!extraOf.has(k)) extraOf.set(k, []);
-    extraOf.get(k).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
+    for (const k of [`${h.sha}\0${h.machineKey}\0${h.benchmark}\0${h.metric}`, `${h.sha}\0${ANY_MACHINE}\0${h.benchmark}\0${h.metric}`]) {
+      if (!extraOf.has(k)) extraOf.set(k, []);
+      extraOf.get(k).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
+    }
   }
   const facts = /* @__PURE__ */ new Map();
   const hosts = /* @__PURE__ */ new Map();
@@ -19015,7 +19036,8 @@ async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads
       if (!p) return night;
       const base = abOf.get(`${p.time}\0${p.machineKey}\0${p.benchmark}\0${p.metric}`);
       const machine = facts.get(p.runId);
-      const extra = (extraOf.get(`${p.sha}\0${p.machineKey}\0${p.benchmark}\0${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || base === void 0 && e.baseSha === s.nights[i - 1]?.sha));
+      const abMachine = isUnknownMachine(p.fingerprint) ? ANY_MACHINE : p.machineKey;
+      const extra = (extraOf.get(`${p.sha}\0${abMachine}\0${p.benchmark}\0${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || base === void 0 && e.baseSha === s.nights[i - 1]?.sha));
       let ab;
       if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {} };
       else if (extra.length > 0) ab = { baseSha: extra[0].baseSha, base: extra[0].base, head: extra[0].head, ...extra.length > 1 ? { extra: extra.slice(1).map(({ base: b, head }) => ({ base: b, head })) } : {} };
@@ -19733,6 +19755,7 @@ function candidate(series2, key2, nights, prev, at, next, kind, o, changes) {
 }
 
 // src/jobs/confirm-findings.ts
+var CONFIRM_FAILED_PREFIX = "confirm-failed:";
 function awaitingPairs(awaiting, max) {
   const ordered = [...awaiting].sort((a, b) => a.direction === b.direction ? 0 : a.direction === "regression" ? -1 : 1);
   const seen = /* @__PURE__ */ new Set();
@@ -19750,9 +19773,20 @@ async function confirmFindings(store, options, measure2, scan) {
   const measured = [];
   const failed2 = [];
   if (measure2 === void 0) return { last, measured, failed: failed2 };
+  const fail = async (pair, reason2) => {
+    failed2.push({ ...pair, reason: reason2 });
+    await store.putState(`${CONFIRM_FAILED_PREFIX}${pair.base}..${pair.head}`, { reason: reason2 });
+  };
   for (let round = 0; round < (options.maxRounds ?? 2); round++) {
     const tried = new Set(failed2.map((f) => `${f.base}..${f.head}`));
-    const pairs = awaitingPairs(last.result.awaiting, options.maxPairs ?? 3).filter((p) => !tried.has(`${p.base}..${p.head}`));
+    const candidates = awaitingPairs(last.result.awaiting, Infinity).filter((p) => !tried.has(`${p.base}..${p.head}`));
+    const pairs = [];
+    for (const p of candidates) {
+      if (pairs.length >= (options.maxPairs ?? 3)) break;
+      const why = options.unmeasurable?.(p);
+      if (why === void 0) pairs.push(p);
+      else await fail(p, why);
+    }
     if (pairs.length === 0) break;
     for (const pair of pairs) {
       let runs;
@@ -19760,15 +19794,39 @@ async function confirmFindings(store, options, measure2, scan) {
         runs = await measure2(pair);
       } catch (error2) {
         if (!(error2 instanceof RunnerError)) throw error2;
-        failed2.push({ ...pair, reason: error2.message });
+        await fail(pair, error2.message);
         continue;
       }
       await store.ingestRuns([{ ...runs.base, role: "base", repo: options.repo }, { ...runs.head, role: "head", repo: options.repo, time: runs.base.time }]);
+      await store.deleteState(`${CONFIRM_FAILED_PREFIX}${pair.base}..${pair.head}`);
       measured.push(pair);
     }
     last = await scan();
   }
   return { last, measured, failed: failed2 };
+}
+async function explainAwaiting(store, awaiting, repoDir, failedNow = []) {
+  if (awaiting.length === 0) return;
+  const failures = /* @__PURE__ */ new Map();
+  for (const e of await store.listState(CONFIRM_FAILED_PREFIX)) {
+    const reason2 = e.value?.reason;
+    if (typeof reason2 === "string") failures.set(e.key.slice(CONFIRM_FAILED_PREFIX.length), reason2);
+  }
+  for (const f of failedNow) failures.set(`${f.base}..${f.head}`, f.reason);
+  for (const f of awaiting) {
+    const range = `${f.lastGood.sha}..${f.firstBad.sha}`;
+    const failure = failures.get(range);
+    const missing = repoDir === void 0 ? [] : missingCommits(repoDir, [f.lastGood.sha, f.firstBad.sha]);
+    if (missing.length > 0) {
+      f.waitingFor = `cannot be confirmed: ${missing.map((s) => s.slice(0, 12)).join(" and ")} ${missing.length === 1 ? "is" : "are"} not in the repository at ${repoDir} (history rewritten, or not fetched), so no interleaved A/B can measure this change; fetch ${missing.length === 1 ? "it" : "them"}, or acknowledge the change (benchbot ack) to stop waiting`;
+    } else if (failure !== void 0) {
+      f.waitingFor = `could not be measured on the last try: ${failure}`;
+    } else if (repoDir !== void 0) {
+      f.waitingFor = `both commits are in ${repoDir}: the next benchbot nightly there measures their interleaved A/B (benchbot nightly --confirm-only measures it without a night)`;
+    } else {
+      f.waitingFor = "waits for the interleaved A/B of last good vs first bad, which the next nightly measures in a checkout that has both commits";
+    }
+  }
 }
 
 // src/report/regression-issue.ts
@@ -19879,6 +19937,8 @@ function renderScanMarkdown(result, options) {
   if (confirmed.some((f) => f.confirmation)) lines.push("");
   table("Improvements", improvements);
   table("Awaiting an interleaved A/B (last good vs first bad on this machine; not filed until it confirms)", result.awaiting ?? []);
+  for (const f of result.awaiting ?? []) lines.push(`- ${inertText(`${f.benchmark} (${f.metric})`)} ${commitLink(f.lastGood.sha, options.repoUrl)} \u2192 ${commitLink(f.firstBad.sha, options.repoUrl)}: ${inertText(awaitingReason(f))}`);
+  if ((result.awaiting ?? []).length > 0) lines.push("");
   table("On watch (one night beyond the robust z; not confirmed yet)", watches);
   if ((result.machineChanges ?? []).length > 0) {
     lines.push("#### Machine changes (a new segment starts; never a regression)", "");
@@ -19898,6 +19958,10 @@ function renderScanMarkdown(result, options) {
 }
 function shellWord(text2) {
   return /^[\w./:=@%+-]+$/.test(text2) ? text2 : `'${text2.replace(/'/g, `'\\''`)}'`;
+}
+var AWAITING_REASON = "waits for the interleaved A/B of last good vs first bad on the benchmark machine: benchbot nightly (or the nightly action) measures it after its night, benchbot nightly --confirm-only without one, in a checkout that has both commits";
+function awaitingReason(f) {
+  return f.waitingFor ?? AWAITING_REASON;
 }
 function toScanJson(result, options) {
   return {
@@ -19931,7 +19995,7 @@ function toScanJson(result, options) {
       history: f.history ? { ratio: f.history.ratio, ratio_ci: f.history.ratioCi, p: f.history.p, night_sd: f.history.nightSd } : null,
       machine_changes: (f.machineChanges ?? []).map((m) => ({ sha: m.night.sha, time: m.night.time, changes: m.changes }))
     })),
-    awaiting: (result.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad })),
+    awaiting: (result.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad, reason: awaitingReason(f) })),
     machine_changes: (result.machineChanges ?? []).map((m) => ({ series: m.series, benchmark: m.benchmark, metric: m.metric, night: m.night, changes: m.changes })),
     warnings: result.warnings
   };
@@ -20007,7 +20071,13 @@ async function nightlyEvidence(store, settings, confirm) {
     return { result: scan.result(), series: series2, shas };
   };
   try {
-    const { last, measured, failed: failed2 } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
+    const checkout = settings.checkout;
+    const unmeasurable = checkout === void 0 ? void 0 : (pair) => {
+      const missing = missingCommits(checkout, [pair.base, pair.head]);
+      return missing.length === 0 ? void 0 : `${missing.map((sha) => sha.slice(0, 12)).join(" and ")} not in the repository at ${checkout}`;
+    };
+    const { last, measured, failed: failed2 } = await confirmFindings(store, { repo: settings.repository, unmeasurable }, confirm, pass);
+    await explainAwaiting(store, last.result.awaiting, checkout, failed2);
     file.finish(acks, firstParentChain(settings.repoDir, settings.headSha, last.shas));
     return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings), result: last.result, series: last.series, confirmed: measured, unmeasurable: failed2 };
   } catch (error2) {
@@ -20073,7 +20143,7 @@ async function runPrCheck(settings, deps) {
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
   const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
-  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
+  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, checkout: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
 }
 async function onThisMachine(settings, deps, body) {
   const name = settings.nameSetting;

@@ -3096,7 +3096,7 @@ var require_dist = __commonJS({
     function parse5(stream, callback) {
       const parser2 = new parser_1.Parser();
       stream.on("data", (buffer) => parser2.parse(buffer, callback));
-      return new Promise((resolve12) => stream.on("end", () => resolve12()));
+      return new Promise((resolve13) => stream.on("end", () => resolve13()));
     }
   }
 });
@@ -3865,12 +3865,12 @@ var require_client = __commonJS({
           this._connect(callback);
           return;
         }
-        return new this._Promise((resolve12, reject) => {
+        return new this._Promise((resolve13, reject) => {
           this._connect((error) => {
             if (error) {
               reject(error);
             } else {
-              resolve12(this);
+              resolve13(this);
             }
           });
         });
@@ -4252,8 +4252,8 @@ var require_client = __commonJS({
         } else {
           query = new Query2(config3, values, callback);
           if (!query.callback) {
-            result2 = new this._Promise((resolve12, reject) => {
-              query.callback = (err2, res) => err2 ? reject(err2) : resolve12(res);
+            result2 = new this._Promise((resolve13, reject) => {
+              query.callback = (err2, res) => err2 ? reject(err2) : resolve13(res);
             }).catch((err2) => {
               Error.captureStackTrace(err2);
               throw err2;
@@ -4353,8 +4353,8 @@ var require_client = __commonJS({
         if (cb) {
           this.connection.once("end", cb);
         } else {
-          return new this._Promise((resolve12) => {
-            this.connection.once("end", resolve12);
+          return new this._Promise((resolve13) => {
+            this.connection.once("end", resolve13);
           });
         }
       }
@@ -4403,8 +4403,8 @@ var require_pg_pool = __commonJS({
       const cb = function(err2, client) {
         err2 ? rej(err2) : res(client);
       };
-      const result2 = new Promise2(function(resolve12, reject) {
-        res = resolve12;
+      const result2 = new Promise2(function(resolve13, reject) {
+        res = resolve13;
         rej = reject;
       }).catch((err2) => {
         Error.captureStackTrace(err2);
@@ -4465,7 +4465,7 @@ var require_pg_pool = __commonJS({
         if (typeof Promise2.try === "function") {
           return Promise2.try(f);
         }
-        return new Promise2((resolve12) => resolve12(f()));
+        return new Promise2((resolve13) => resolve13(f()));
       }
       _isFull() {
         return this._clients.length >= this.options.max;
@@ -4860,8 +4860,8 @@ var require_query2 = __commonJS({
     NativeQuery.prototype._getPromise = function() {
       if (this._promise) return this._promise;
       this._promise = new Promise(
-        function(resolve12, reject) {
-          this._once("end", resolve12);
+        function(resolve13, reject) {
+          this._once("end", resolve13);
           this._once("error", reject);
         }.bind(this)
       );
@@ -5040,12 +5040,12 @@ var require_client2 = __commonJS({
         this._connect(callback);
         return;
       }
-      return new this._Promise((resolve12, reject) => {
+      return new this._Promise((resolve13, reject) => {
         this._connect((error) => {
           if (error) {
             reject(error);
           } else {
-            resolve12(this);
+            resolve13(this);
           }
         });
       });
@@ -5069,8 +5069,8 @@ var require_client2 = __commonJS({
         query = new NativeQuery(config3, values, callback);
         if (!query.callback) {
           let resolveOut, rejectOut;
-          result2 = new this._Promise((resolve12, reject) => {
-            resolveOut = resolve12;
+          result2 = new this._Promise((resolve13, reject) => {
+            resolveOut = resolve13;
             rejectOut = reject;
           }).catch((err2) => {
             Error.captureStackTrace(err2);
@@ -5133,8 +5133,8 @@ var require_client2 = __commonJS({
       }
       let result2;
       if (!cb) {
-        result2 = new this._Promise(function(resolve12, reject) {
-          cb = (err2) => err2 ? reject(err2) : resolve12();
+        result2 = new this._Promise(function(resolve13, reject) {
+          cb = (err2) => err2 ? reject(err2) : resolve13();
         });
       }
       const doEnd = function() {
@@ -6329,7 +6329,7 @@ var require_DLList = __commonJS({
 var require_Events = __commonJS({
   "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6338,7 +6338,7 @@ var require_Events = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6346,13 +6346,13 @@ var require_Events = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6544,7 +6544,7 @@ var require_BottleneckError = __commonJS({
 var require_Job = __commonJS({
   "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6553,7 +6553,7 @@ var require_Job = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6561,13 +6561,13 @@ var require_Job = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6748,7 +6748,7 @@ var require_Job = __commonJS({
 var require_LocalDatastore = __commonJS({
   "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6757,7 +6757,7 @@ var require_LocalDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6765,13 +6765,13 @@ var require_LocalDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6840,8 +6840,8 @@ var require_LocalDatastore = __commonJS({
         })();
       }
       yieldLoop(t = 0) {
-        return new this.Promise(function(resolve12, reject) {
-          return setTimeout(resolve12, t);
+        return new this.Promise(function(resolve13, reject) {
+          return setTimeout(resolve13, t);
         });
       }
       computePenalty() {
@@ -7311,7 +7311,7 @@ var require_Scripts = __commonJS({
 var require_RedisConnection = __commonJS({
   "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7320,7 +7320,7 @@ var require_RedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7328,13 +7328,13 @@ var require_RedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7375,7 +7375,7 @@ var require_RedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve12, reject) => {
+          return new this.Promise((resolve13, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -7386,14 +7386,14 @@ var require_RedisConnection = __commonJS({
               });
             }
             if (client.ready) {
-              return resolve12();
+              return resolve13();
             } else {
-              return client.once("ready", resolve12);
+              return client.once("ready", resolve13);
             }
           });
         }
         _loadScript(name) {
-          return new this.Promise((resolve12, reject) => {
+          return new this.Promise((resolve13, reject) => {
             var payload;
             payload = Scripts.payload(name);
             return this.client.multi([["script", "load", payload]]).exec((err2, replies) => {
@@ -7401,7 +7401,7 @@ var require_RedisConnection = __commonJS({
                 return reject(err2);
               }
               this.shas[name] = replies[0];
-              return resolve12(replies[0]);
+              return resolve13(replies[0]);
             });
           });
         }
@@ -7414,12 +7414,12 @@ var require_RedisConnection = __commonJS({
           var _this = this;
           return _asyncToGenerator(function* () {
             yield _this.ready;
-            return new _this.Promise((resolve12, reject) => {
+            return new _this.Promise((resolve13, reject) => {
               return _this.client.multi([cmd]).exec_atomic(function(err2, replies) {
                 if (err2 != null) {
                   return reject(err2);
                 } else {
-                  return resolve12(replies[0]);
+                  return resolve13(replies[0]);
                 }
               });
             });
@@ -7427,13 +7427,13 @@ var require_RedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve12, reject) => {
+            return new this.Promise((resolve13, reject) => {
               var handler2;
               handler2 = (chan) => {
                 if (chan === channel) {
                   this.subscriber.removeListener("subscribe", handler2);
                   this.limiters[channel] = instance;
-                  return resolve12();
+                  return resolve13();
                 }
               };
               this.subscriber.on("subscribe", handler2);
@@ -7447,13 +7447,13 @@ var require_RedisConnection = __commonJS({
             /* @__PURE__ */ (function() {
               var _ref = _asyncToGenerator(function* (channel) {
                 if (!_this2.terminated) {
-                  yield new _this2.Promise((resolve12, reject) => {
+                  yield new _this2.Promise((resolve13, reject) => {
                     return _this2.subscriber.unsubscribe(channel, function(err2, chan) {
                       if (err2 != null) {
                         return reject(err2);
                       }
                       if (chan === channel) {
-                        return resolve12();
+                        return resolve13();
                       }
                     });
                   });
@@ -7538,7 +7538,7 @@ var require_IORedisConnection = __commonJS({
     function _arrayWithHoles(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7547,7 +7547,7 @@ var require_IORedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7555,13 +7555,13 @@ var require_IORedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7607,7 +7607,7 @@ var require_IORedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve12, reject) => {
+          return new this.Promise((resolve13, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -7618,9 +7618,9 @@ var require_IORedisConnection = __commonJS({
               });
             }
             if (client.status === "ready") {
-              return resolve12();
+              return resolve13();
             } else {
-              return client.once("ready", resolve12);
+              return client.once("ready", resolve13);
             }
           });
         }
@@ -7646,10 +7646,10 @@ var require_IORedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve12, reject) => {
+            return new this.Promise((resolve13, reject) => {
               return this.subscriber.subscribe(channel, () => {
                 this.limiters[channel] = instance;
-                return resolve12();
+                return resolve13();
               });
             });
           }));
@@ -7747,7 +7747,7 @@ var require_RedisDatastore = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7756,7 +7756,7 @@ var require_RedisDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7764,13 +7764,13 @@ var require_RedisDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7906,7 +7906,7 @@ var require_RedisDatastore = __commonJS({
           if (!(name === "init" || name === "register_client")) {
             yield _this3.ready;
           }
-          return new _this3.Promise((resolve12, reject) => {
+          return new _this3.Promise((resolve13, reject) => {
             var all_args, arr;
             all_args = [Date.now(), _this3.clientId].concat(args);
             _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
@@ -7914,7 +7914,7 @@ var require_RedisDatastore = __commonJS({
               if (err2 != null) {
                 return reject(err2);
               }
-              return resolve12(replies);
+              return resolve13(replies);
             });
             return _this3.connection.__scriptFn__(name)(...arr);
           }).catch((e) => {
@@ -8145,7 +8145,7 @@ var require_States = __commonJS({
 var require_Sync = __commonJS({
   "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8154,7 +8154,7 @@ var require_Sync = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8162,13 +8162,13 @@ var require_Sync = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8191,19 +8191,19 @@ var require_Sync = __commonJS({
       _tryToRun() {
         var _this = this;
         return _asyncToGenerator2(function* () {
-          var args, cb, error, reject, resolve12, returned, task;
+          var args, cb, error, reject, resolve13, returned, task;
           if (_this._running < 1 && _this._queue.length > 0) {
             _this._running++;
             var _this$_queue$shift = _this._queue.shift();
             task = _this$_queue$shift.task;
             args = _this$_queue$shift.args;
-            resolve12 = _this$_queue$shift.resolve;
+            resolve13 = _this$_queue$shift.resolve;
             reject = _this$_queue$shift.reject;
             cb = yield _asyncToGenerator2(function* () {
               try {
                 returned = yield task(...args);
                 return function() {
-                  return resolve12(returned);
+                  return resolve13(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -8219,16 +8219,16 @@ var require_Sync = __commonJS({
         })();
       }
       schedule(task, ...args) {
-        var promise, reject, resolve12;
-        resolve12 = reject = null;
+        var promise, reject, resolve13;
+        resolve13 = reject = null;
         promise = new this.Promise(function(_resolve2, _reject) {
-          resolve12 = _resolve2;
+          resolve13 = _resolve2;
           return reject = _reject;
         });
         this._queue.push({
           task,
           args,
-          resolve: resolve12,
+          resolve: resolve13,
           reject
         });
         this._tryToRun();
@@ -8281,7 +8281,7 @@ var require_Group = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8290,7 +8290,7 @@ var require_Group = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8298,13 +8298,13 @@ var require_Group = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8567,7 +8567,7 @@ var require_Bottleneck = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8576,7 +8576,7 @@ var require_Bottleneck = __commonJS({
         return;
       }
       if (info.done) {
-        resolve12(value);
+        resolve13(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8584,13 +8584,13 @@ var require_Bottleneck = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve12, reject) {
+        return new Promise(function(resolve13, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve12, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8828,14 +8828,14 @@ var require_Bottleneck = __commonJS({
               counts = this._states.counts;
               return counts[0] + counts[1] + counts[2] + counts[3] === at;
             };
-            return new this.Promise((resolve12, reject) => {
+            return new this.Promise((resolve13, reject) => {
               if (finished()) {
-                return resolve12();
+                return resolve13();
               } else {
                 return this.on("done", () => {
                   if (finished()) {
                     this.removeAllListeners("done");
-                    return resolve12();
+                    return resolve13();
                   }
                 });
               }
@@ -8943,9 +8943,9 @@ var require_Bottleneck = __commonJS({
             options2 = parser2.load(options2, this.jobDefaults);
           }
           task = (...args2) => {
-            return new this.Promise(function(resolve12, reject) {
+            return new this.Promise(function(resolve13, reject) {
               return fn(...args2, function(...args3) {
-                return (args3[0] != null ? reject : resolve12)(args3);
+                return (args3[0] != null ? reject : resolve13)(args3);
               });
             });
           };
@@ -11761,7 +11761,7 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire3 } = __require("module");
-    var { existsSync: existsSync11 } = __require("node:fs");
+    var { existsSync: existsSync12 } = __require("node:fs");
     var getCallers = require_caller();
     var { join: join17, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
@@ -11836,7 +11836,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute2(path2) && !existsSync11(path2);
+      return isAbsolute2(path2) && !existsSync12(path2);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -14192,13 +14192,13 @@ var require_pino_abstract_transport = __commonJS({
     var { Duplex } = __require("stream");
     var { parentPort, workerData } = __require("worker_threads");
     function createDeferred() {
-      let resolve12;
+      let resolve13;
       let reject;
       const promise = new Promise((_resolve2, _reject) => {
-        resolve12 = _resolve2;
+        resolve13 = _resolve2;
         reject = _reject;
       });
-      promise.resolve = resolve12;
+      promise.resolve = resolve13;
       promise.reject = reject;
       return promise;
     }
@@ -17622,8 +17622,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve12, reject) {
-            return setTimeout(resolve12, t);
+          return new this.Promise(function(resolve13, reject) {
+            return setTimeout(resolve13, t);
           });
         }
         computePenalty() {
@@ -17834,15 +17834,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve12, returned, task;
+          var args, cb, error, reject, resolve13, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve12, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve13, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve12(returned);
+                  return resolve13(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -17857,13 +17857,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve12;
-          resolve12 = reject = null;
+          var promise, reject, resolve13;
+          resolve13 = reject = null;
           promise = new this.Promise(function(_resolve2, _reject) {
-            resolve12 = _resolve2;
+            resolve13 = _resolve2;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve12, reject });
+          this._queue.push({ task, args, resolve: resolve13, reject });
           this._tryToRun();
           return promise;
         }
@@ -18264,14 +18264,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve12, reject) => {
+              return new this.Promise((resolve13, reject) => {
                 if (finished()) {
-                  return resolve12();
+                  return resolve13();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve12();
+                      return resolve13();
                     }
                   });
                 }
@@ -18364,9 +18364,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve12, reject) {
+              return new this.Promise(function(resolve13, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve12)(args3);
+                  return (args3[0] != null ? reject : resolve13)(args3);
                 });
               });
             };
@@ -40642,6 +40642,16 @@ function openRepository(dir, name = cliSetting) {
   if (!top.ok) throw new RunnerError(`${name("repo")} ${dir}: not a git repository (${top.err.split("\n")[0]}); pass the repository to benchmark with ${name("repo")}`);
   return top.out;
 }
+function missingCommits(repo, shas) {
+  const hex = shas.filter((sha) => /^[0-9a-f]{7,64}$/i.test(sha));
+  if (hex.length === 0) return [...shas];
+  const run2 = spawnSync("git", ["-C", repo, "cat-file", "--batch-check"], { input: hex.map((sha) => `${sha}^{commit}`).join("\n") + "\n", encoding: "utf8" });
+  if (run2.error?.code === "ENOENT") throw new RunnerError(`git is not installed or not on PATH (${run2.error?.message}); install git`);
+  if (run2.error || run2.status !== 0) return [...shas];
+  const lines = run2.stdout.split("\n");
+  const found = new Set(hex.filter((_, i) => / commit \d+$/.test(lines[i] ?? "")));
+  return shas.filter((sha) => !found.has(sha));
+}
 function resolveCommit(repo, ref2, flag2) {
   if (ref2.startsWith("-")) throw new RunnerError(`${flag2} ${ref2}: not a git ref`);
   const parsed = git(repo, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
@@ -40917,7 +40927,7 @@ async function sweepStrays(leader, marker, procRoot = "/proc") {
     const fresh = found.filter((s) => !killed.has(s.pid));
     for (const s of found) killed.set(s.pid, s);
     if (found.length === 0 || pass > 0 && fresh.length === 0) break;
-    await new Promise((resolve12) => setTimeout(resolve12, 20));
+    await new Promise((resolve13) => setTimeout(resolve13, 20));
   }
   return [...killed.values()];
 }
@@ -43845,9 +43855,9 @@ function conn(client) {
       if (failure) throw failure.error;
     },
     failure: () => failure?.error,
-    copyIn: (sql, data) => new Promise((resolve12, reject) => {
+    copyIn: (sql, data) => new Promise((resolve13, reject) => {
       const stream = client.query((0, import_pg_copy_streams.from)(sql));
-      stream.on("finish", resolve12);
+      stream.on("finish", resolve13);
       stream.on("error", reject);
       stream.end(data);
     }),
@@ -44376,10 +44386,14 @@ async function* nightlySeriesBatches(store, options2) {
   const abKey = (i) => `${i.machineKey}\0${i.benchmark}\0${i.metric}`;
   const index = async (role2) => {
     const byKey = /* @__PURE__ */ new Map();
+    const add3 = (key2, id) => {
+      let ids = byKey.get(key2);
+      if (!ids) byKey.set(key2, ids = []);
+      ids.push(id);
+    };
     for (const i of await store.listSeries({ role: role2, repo: options2.repo })) {
-      let ids = byKey.get(abKey(i));
-      if (!ids) byKey.set(abKey(i), ids = []);
-      ids.push(i.id);
+      add3(abKey(i), i.id);
+      add3(anyMachineKey(i), i.id);
     }
     return byKey;
   };
@@ -44397,6 +44411,11 @@ async function* nightlySeriesBatches(store, options2) {
   }
   if (batch.length > 0) yield await flush();
 }
+var ANY_MACHINE = "*";
+var anyMachineKey = (i) => `${ANY_MACHINE}\0${i.benchmark}\0${i.metric}`;
+function isUnknownMachine(machine) {
+  return machine !== void 0 && Object.keys(machine).length === 0;
+}
 async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads, abKey) {
   const read2 = async (query) => {
     const out = [];
@@ -44409,7 +44428,8 @@ async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads
   for (const p of points) oldest = Math.min(oldest, Date.parse(p.time));
   if (!Number.isFinite(oldest)) return [];
   const since = new Date(oldest).toISOString();
-  const abIds = (m) => [...new Set(infos.flatMap((i) => m.get(abKey(i)) ?? []))];
+  const keyOf3 = (i) => isUnknownMachine(i.machine) ? anyMachineKey(i) : abKey(i);
+  const abIds = (m) => [...new Set(infos.flatMap((i) => m.get(keyOf3(i)) ?? []))];
   const readAb = async (role2, series3) => {
     if (series3.length === 0) return [];
     return (await read2({ role: role2, repo, series: series3, since, valuesNights: Infinity, batch: series3.length })).sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
@@ -44424,9 +44444,10 @@ async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads
     if (!shas.has(h.sha) || !h.values || h.values.length === 0) continue;
     const base = abOf.get(`${h.time}\0${h.machineKey}\0${h.benchmark}\0${h.metric}`);
     if (!base?.values || base.values.length === 0) continue;
-    const k = `${h.sha}\0${h.machineKey}\0${h.benchmark}\0${h.metric}`;
-    if (!extraOf.has(k)) extraOf.set(k, []);
-    extraOf.get(k).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
+    for (const k of [`${h.sha}\0${h.machineKey}\0${h.benchmark}\0${h.metric}`, `${h.sha}\0${ANY_MACHINE}\0${h.benchmark}\0${h.metric}`]) {
+      if (!extraOf.has(k)) extraOf.set(k, []);
+      extraOf.get(k).push({ base: base.values, head: h.values, baseSha: base.sha, timeMs: Date.parse(h.time) });
+    }
   }
   const facts = /* @__PURE__ */ new Map();
   const hosts = /* @__PURE__ */ new Map();
@@ -44453,7 +44474,8 @@ async function readNightlyBatch(store, branch, repo, infos, nights, bases, heads
       if (!p) return night;
       const base = abOf.get(`${p.time}\0${p.machineKey}\0${p.benchmark}\0${p.metric}`);
       const machine = facts.get(p.runId);
-      const extra = (extraOf.get(`${p.sha}\0${p.machineKey}\0${p.benchmark}\0${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || base === void 0 && e.baseSha === s.nights[i - 1]?.sha));
+      const abMachine = isUnknownMachine(p.fingerprint) ? ANY_MACHINE : p.machineKey;
+      const extra = (extraOf.get(`${p.sha}\0${abMachine}\0${p.benchmark}\0${p.metric}`) ?? []).filter((e) => e.timeMs >= firstMs && (e.baseSha === base?.sha || base === void 0 && e.baseSha === s.nights[i - 1]?.sha));
       let ab;
       if (base?.values && base.values.length > 0) ab = { baseSha: base.sha, base: base.values, ...extra.length > 0 ? { extra: extra.map(({ base: b, head }) => ({ base: b, head })) } : {} };
       else if (extra.length > 0) ab = { baseSha: extra[0].baseSha, base: extra[0].base, head: extra[0].head, ...extra.length > 1 ? { extra: extra.slice(1).map(({ base: b, head }) => ({ base: b, head })) } : {} };
@@ -45215,6 +45237,7 @@ function candidate(series2, key2, nights, prev, at, next, kind, o, changes) {
 }
 
 // src/jobs/confirm-findings.ts
+var CONFIRM_FAILED_PREFIX = "confirm-failed:";
 function awaitingPairs(awaiting, max2) {
   const ordered = [...awaiting].sort((a, b) => a.direction === b.direction ? 0 : a.direction === "regression" ? -1 : 1);
   const seen = /* @__PURE__ */ new Set();
@@ -45232,9 +45255,20 @@ async function confirmFindings(store, options2, measure, scan) {
   const measured = [];
   const failed2 = [];
   if (measure === void 0) return { last, measured, failed: failed2 };
+  const fail = async (pair, reason2) => {
+    failed2.push({ ...pair, reason: reason2 });
+    await store.putState(`${CONFIRM_FAILED_PREFIX}${pair.base}..${pair.head}`, { reason: reason2 });
+  };
   for (let round = 0; round < (options2.maxRounds ?? 2); round++) {
     const tried = new Set(failed2.map((f) => `${f.base}..${f.head}`));
-    const pairs = awaitingPairs(last.result.awaiting, options2.maxPairs ?? 3).filter((p) => !tried.has(`${p.base}..${p.head}`));
+    const candidates = awaitingPairs(last.result.awaiting, Infinity).filter((p) => !tried.has(`${p.base}..${p.head}`));
+    const pairs = [];
+    for (const p of candidates) {
+      if (pairs.length >= (options2.maxPairs ?? 3)) break;
+      const why = options2.unmeasurable?.(p);
+      if (why === void 0) pairs.push(p);
+      else await fail(p, why);
+    }
     if (pairs.length === 0) break;
     for (const pair of pairs) {
       let runs;
@@ -45242,15 +45276,39 @@ async function confirmFindings(store, options2, measure, scan) {
         runs = await measure(pair);
       } catch (error) {
         if (!(error instanceof RunnerError)) throw error;
-        failed2.push({ ...pair, reason: error.message });
+        await fail(pair, error.message);
         continue;
       }
       await store.ingestRuns([{ ...runs.base, role: "base", repo: options2.repo }, { ...runs.head, role: "head", repo: options2.repo, time: runs.base.time }]);
+      await store.deleteState(`${CONFIRM_FAILED_PREFIX}${pair.base}..${pair.head}`);
       measured.push(pair);
     }
     last = await scan();
   }
   return { last, measured, failed: failed2 };
+}
+async function explainAwaiting(store, awaiting, repoDir, failedNow = []) {
+  if (awaiting.length === 0) return;
+  const failures = /* @__PURE__ */ new Map();
+  for (const e of await store.listState(CONFIRM_FAILED_PREFIX)) {
+    const reason2 = e.value?.reason;
+    if (typeof reason2 === "string") failures.set(e.key.slice(CONFIRM_FAILED_PREFIX.length), reason2);
+  }
+  for (const f of failedNow) failures.set(`${f.base}..${f.head}`, f.reason);
+  for (const f of awaiting) {
+    const range = `${f.lastGood.sha}..${f.firstBad.sha}`;
+    const failure = failures.get(range);
+    const missing = repoDir === void 0 ? [] : missingCommits(repoDir, [f.lastGood.sha, f.firstBad.sha]);
+    if (missing.length > 0) {
+      f.waitingFor = `cannot be confirmed: ${missing.map((s) => s.slice(0, 12)).join(" and ")} ${missing.length === 1 ? "is" : "are"} not in the repository at ${repoDir} (history rewritten, or not fetched), so no interleaved A/B can measure this change; fetch ${missing.length === 1 ? "it" : "them"}, or acknowledge the change (benchbot ack) to stop waiting`;
+    } else if (failure !== void 0) {
+      f.waitingFor = `could not be measured on the last try: ${failure}`;
+    } else if (repoDir !== void 0) {
+      f.waitingFor = `both commits are in ${repoDir}: the next benchbot nightly there measures their interleaved A/B (benchbot nightly --confirm-only measures it without a night)`;
+    } else {
+      f.waitingFor = "waits for the interleaved A/B of last good vs first bad, which the next nightly measures in a checkout that has both commits";
+    }
+  }
 }
 
 // src/report/regression-issue.ts
@@ -45500,6 +45558,8 @@ function renderScanMarkdown(result2, options2) {
   if (confirmed.some((f) => f.confirmation)) lines.push("");
   table2("Improvements", improvements);
   table2("Awaiting an interleaved A/B (last good vs first bad on this machine; not filed until it confirms)", result2.awaiting ?? []);
+  for (const f of result2.awaiting ?? []) lines.push(`- ${inertText(`${f.benchmark} (${f.metric})`)} ${commitLink(f.lastGood.sha, options2.repoUrl)} \u2192 ${commitLink(f.firstBad.sha, options2.repoUrl)}: ${inertText(awaitingReason(f))}`);
+  if ((result2.awaiting ?? []).length > 0) lines.push("");
   table2("On watch (one night beyond the robust z; not confirmed yet)", watches);
   if ((result2.machineChanges ?? []).length > 0) {
     lines.push("#### Machine changes (a new segment starts; never a regression)", "");
@@ -45519,6 +45579,10 @@ function renderScanMarkdown(result2, options2) {
 }
 function shellWord(text2) {
   return /^[\w./:=@%+-]+$/.test(text2) ? text2 : `'${text2.replace(/'/g, `'\\''`)}'`;
+}
+var AWAITING_REASON = "waits for the interleaved A/B of last good vs first bad on the benchmark machine: benchbot nightly (or the nightly action) measures it after its night, benchbot nightly --confirm-only without one, in a checkout that has both commits";
+function awaitingReason(f) {
+  return f.waitingFor ?? AWAITING_REASON;
 }
 function toScanJson(result2, options2) {
   return {
@@ -45552,7 +45616,7 @@ function toScanJson(result2, options2) {
       history: f.history ? { ratio: f.history.ratio, ratio_ci: f.history.ratioCi, p: f.history.p, night_sd: f.history.nightSd } : null,
       machine_changes: (f.machineChanges ?? []).map((m) => ({ sha: m.night.sha, time: m.night.time, changes: m.changes }))
     })),
-    awaiting: (result2.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad })),
+    awaiting: (result2.awaiting ?? []).map((f) => ({ series: f.series, benchmark: f.benchmark, metric: f.metric, direction: f.direction, last_good: f.lastGood, first_bad: f.firstBad, reason: awaitingReason(f) })),
     machine_changes: (result2.machineChanges ?? []).map((m) => ({ series: m.series, benchmark: m.benchmark, metric: m.metric, night: m.night, changes: m.changes })),
     warnings: result2.warnings
   };
@@ -45642,7 +45706,13 @@ async function nightlyEvidence(store, settings, confirm) {
     return { result: scan.result(), series: series2, shas };
   };
   try {
-    const { last, measured, failed: failed2 } = await confirmFindings(store, { repo: settings.repository }, confirm, pass);
+    const checkout = settings.checkout;
+    const unmeasurable = checkout === void 0 ? void 0 : (pair) => {
+      const missing = missingCommits(checkout, [pair.base, pair.head]);
+      return missing.length === 0 ? void 0 : `${missing.map((sha) => sha.slice(0, 12)).join(" and ")} not in the repository at ${checkout}`;
+    };
+    const { last, measured, failed: failed2 } = await confirmFindings(store, { repo: settings.repository, unmeasurable }, confirm, pass);
+    await explainAwaiting(store, last.result.awaiting, checkout, failed2);
     file.finish(acks, firstParentChain(settings.repoDir, settings.headSha, last.shas));
     return { historyFile: settings.historyFile, scan: scanTexts(last.result, last.series, settings), result: last.result, series: last.series, confirmed: measured, unmeasurable: failed2 };
   } catch (error) {
@@ -45716,7 +45786,7 @@ async function confirmAwaiting(settings, deps) {
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
   const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
-  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
+  return nightlyEvidence(store, { ...scan, repoDir: settings.repo, checkout: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
 }
 async function onThisMachine(settings, deps, body) {
   const name = settings.nameSetting;
@@ -47017,10 +47087,10 @@ function createMiddleware(options2) {
       options22.log.debug(`${eventName} event received (id: ${id})`);
       let didTimeout = false;
       let timeout;
-      const timeoutPromise = new Promise((resolve12) => {
+      const timeoutPromise = new Promise((resolve13) => {
         timeout = setTimeout(() => {
           didTimeout = true;
-          resolve12(
+          resolve13(
             handleResponse3(
               "still processing\n",
               202,
@@ -47119,7 +47189,7 @@ async function getPayload(request2) {
   return decode2(payload);
 }
 function getPayloadFromRequestStream(request2) {
-  return new Promise((resolve12, reject) => {
+  return new Promise((resolve13, reject) => {
     let data = [];
     request2.on(
       "error",
@@ -47128,7 +47198,7 @@ function getPayloadFromRequestStream(request2) {
     request2.on("data", data.push.bind(data));
     request2.on("end", () => {
       const result2 = concatUint8Array(data);
-      queueMicrotask(() => resolve12(result2));
+      queueMicrotask(() => resolve13(result2));
     });
   });
 }
@@ -47318,13 +47388,13 @@ var LruObject = class {
 
 // node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
-  let resolve12;
+  let resolve13;
   let reject;
   const promise = new Promise((res, rej) => {
-    resolve12 = res;
+    resolve13 = res;
     reject = rej;
   });
-  return { promise, resolve: resolve12, reject };
+  return { promise, resolve: resolve13, reject };
 }
 
 // node_modules/probot/lib/octokit/get-authenticated-octokit.js
@@ -47368,9 +47438,9 @@ import { platform as osPlatform } from "node:os";
 import { resolve as pathResolve } from "node:path";
 import { pathToFileURL } from "node:url";
 function wrapExec(exec2) {
-  return (cmd, options2) => new Promise((resolve12, reject) => {
+  return (cmd, options2) => new Promise((resolve13, reject) => {
     exec2(cmd, { windowsHide: true, ...options2 }, (err2, stdout, stderr) => {
-      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve12(stdout.trim());
+      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve13(stdout.trim());
     });
   });
 }
@@ -52598,7 +52668,7 @@ function getCachedAuthentication(state, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds3) {
-  await new Promise((resolve12) => setTimeout(resolve12, seconds3 * 1e3));
+  await new Promise((resolve13) => setTimeout(resolve13, seconds3 * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -53466,7 +53536,7 @@ async function sendRequestWithRetries(state, request2, options2, createdAt, retr
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve12) => setTimeout(resolve12, awaitTime));
+    await new Promise((resolve13) => setTimeout(resolve13, awaitTime));
     return sendRequestWithRetries(state, request2, options2, createdAt, retries);
   }
 }
@@ -55228,7 +55298,7 @@ function createRecomputer(limits = {}, onFallback = () => void 0) {
   };
 }
 function inWorker(file, task, budget) {
-  return new Promise((resolve12, reject) => {
+  return new Promise((resolve13, reject) => {
     const whole2 = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
     const zip = whole2 ? task.zip : task.zip.slice();
     const worker = new Worker2(file, { workerData: { ...task, zip }, transferList: [zip.buffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
@@ -55244,7 +55314,7 @@ function inWorker(file, task, budget) {
       void worker.terminate();
     }, budget.ms);
     worker.once("message", (reply2) => settle(() => {
-      if (reply2.ok) resolve12(reply2.result);
+      if (reply2.ok) resolve13(reply2.result);
       else reject(replyError(reply2));
     }));
     worker.once("error", (error) => settle(() => reject(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error)));
@@ -55370,7 +55440,7 @@ function createGitHubClient(options2) {
   const policy = {
     maxRetries: options2.maxRetries ?? 3,
     maxWaitMs: options2.maxWaitMs ?? 3e5,
-    sleep: options2.sleep ?? ((ms) => new Promise((resolve12) => setTimeout(resolve12, ms)))
+    sleep: options2.sleep ?? ((ms) => new Promise((resolve13) => setTimeout(resolve13, ms)))
   };
   const headers = {
     accept: "application/vnd.github+json",
@@ -55397,7 +55467,7 @@ function createGitHubClient(options2) {
 function octokitGitHubClient(octokit, options2) {
   const apiUrl = options2.apiUrl.replace(/\/+$/, "");
   const fetchBlob = options2.fetch ?? globalThis.fetch;
-  const sleep = options2.sleep ?? ((ms) => new Promise((resolve12) => setTimeout(resolve12, ms)));
+  const sleep = options2.sleep ?? ((ms) => new Promise((resolve13) => setTimeout(resolve13, ms)));
   const maxRetries = options2.maxRetries ?? 3;
   async function call(method, pathTemplate, params = {}, extra = {}) {
     const { path: path2, rest } = expandPath(pathTemplate, params);
@@ -62119,7 +62189,7 @@ function createWebhookBodyReader(limits = {}) {
   const timeoutMs = limits.timeoutMs ?? WEBHOOK_BODY_TIMEOUT_MS;
   let pending = 0;
   const pendingByClient = /* @__PURE__ */ new Map();
-  return (req, res) => new Promise((resolve12) => {
+  return (req, res) => new Promise((resolve13) => {
     const client = clientKey(req.socket.remoteAddress);
     let held2 = 0;
     let done = false;
@@ -62146,7 +62216,7 @@ function createWebhookBodyReader(limits = {}) {
       req.removeListener("end", onEnd);
       req.removeListener("error", onError);
       req.removeListener("close", onClose);
-      resolve12(body);
+      resolve13(body);
     };
     const refuse = (status, message) => {
       if (done) return;
@@ -62257,9 +62327,9 @@ async function startAppServer(options2) {
     }
     if (!await middleware(req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   }
-  await new Promise((resolve12, reject) => {
+  await new Promise((resolve13, reject) => {
     server.once("error", reject);
-    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve12());
+    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve13());
   });
   const address = server.address();
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address === "0.0.0.0" ? "127.0.0.1" : address.address;
@@ -62268,9 +62338,9 @@ async function startAppServer(options2) {
     url,
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     probot,
-    close: () => new Promise((resolve12, reject) => {
+    close: () => new Promise((resolve13, reject) => {
       server.closeIdleConnections();
-      server.close((error) => error ? reject(error) : resolve12());
+      server.close((error) => error ? reject(error) : resolve13());
     })
   };
 }
@@ -62301,7 +62371,7 @@ async function health(store, res) {
 }
 function octokitClass(writeIntervalMs, throttle) {
   if (!throttle) return ProbotOctokit.defaults((instance) => ({ ...instance, throttle: { ...instance.throttle, enabled: false }, retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY } }));
-  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve12) => setTimeout(resolve12, ms)) });
+  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve13) => setTimeout(resolve13, ms)) });
   const spacing = writeIntervalMs === void 0 ? {} : {
     write: new import_bottleneck2.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: writeIntervalMs }),
     notifications: new import_bottleneck2.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: writeIntervalMs })
@@ -63236,7 +63306,9 @@ async function runImport(args, out) {
 
 // src/cli/scan-command.ts
 import { spawnSync as spawnSync4 } from "node:child_process";
-var SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--output markdown|json] [--threshold 2%]
+import { existsSync as existsSync9 } from "node:fs";
+import { resolve as resolve8 } from "node:path";
+var SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--repo DIR] [--output markdown|json] [--threshold 2%]
 
 Scans the nightly history (runs stored with role nightly) of one branch for
 regressions: per series (benchmark x metric x machine), E-divisive change
@@ -63251,6 +63323,9 @@ options:
   --branch NAME       branch whose nightlies to scan (default main)
   --repository O/N   only runs stored for this GitHub repository, OWNER/NAME (default: any); also links
                       commits in markdown
+  --repo DIR          the checkout to look for the commits of findings that await their interleaved A/B in
+                      (default: the current directory, when it is one): each says whether benchbot nightly
+                      can measure it there, or why it cannot (its commits are gone)
   --output O          markdown | json (default markdown)
   --threshold X       smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --max-age N         do not report changes whose first bad night is more than N nights old (default 30)
@@ -63269,6 +63344,18 @@ options:
                       (default: the commit's committer date, read from --repo)
   --repo DIR          repository to read that date from (default .)
   --store URL         history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)`;
+function checkoutOf(dir, cwd) {
+  if (dir !== void 0) {
+    if (!existsSync9(resolve8(cwd, dir))) throw new UsageError(`--repo ${dir}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME (--repo DIR: the checkout whose commits the awaiting findings need)`);
+    return openRepository(resolve8(cwd, dir), cliSetting);
+  }
+  try {
+    return openRepository(cwd, cliSetting);
+  } catch (error) {
+    if (error instanceof RunnerError) return void 0;
+    throw error;
+  }
+}
 async function runScan(args, out) {
   const { values: v } = parseFlags(args, {
     store: { type: "string" },
@@ -63279,7 +63366,7 @@ async function runScan(args, out) {
     threshold: { type: "string" },
     "max-age": { type: "string" }
   }, false);
-  if (v.repo !== void 0) throw new UsageError(`--repo ${String(v.repo)}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME`);
+  const checkout = checkoutOf(v.repo, process.cwd());
   const output = choose("--output", v.output ?? "markdown", ["markdown", "json"]);
   const threshold = v.threshold === void 0 ? 0.02 : percentFlag("--threshold", v.threshold, true);
   const maxAge = v["max-age"] === void 0 ? 30 : Number(v["max-age"]);
@@ -63289,6 +63376,7 @@ async function runScan(args, out) {
   const store = await openStore(v.store, { cwd: process.cwd(), mustExist: true });
   try {
     const { result: result2, series: series2 } = await scanStoredNightlies(store, { branch, repository: repo, threshold, maxAgeNights: maxAge, nameSetting: cliSetting });
+    await explainAwaiting(store, result2.awaiting, checkout);
     const options2 = { series: series2, threshold, branch, repoUrl: repositoryUrl(repo, process.env.GITHUB_SERVER_URL) };
     out(output === "json" ? JSON.stringify(toScanJson(result2, options2), null, 2) : renderScanMarkdown(result2, options2));
     return confirmedRegressions(result2).length > 0 ? 1 : 0;
@@ -63350,7 +63438,7 @@ async function runAck(args, out) {
 }
 
 // src/cli/dashboard-command.ts
-import { resolve as resolve8 } from "node:path";
+import { resolve as resolve9 } from "node:path";
 var DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
 Writes a static site of the nightly history into DIR: an overview of every
@@ -63422,7 +63510,7 @@ async function runDashboard(args, out) {
   try {
     outputDirectory("--out", dir);
     const started = performance.now();
-    const result2 = await writeSite(store, resolve8(dir), settings);
+    const result2 = await writeSite(store, resolve9(dir), settings);
     const seconds3 = ((performance.now() - started) / 1e3).toFixed(1);
     out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds3} s); the nightly scan: ${result2.scan.regression} confirmed regression(s), ${result2.scan.awaiting} awaiting an interleaved A/B, ${result2.scan.watch} on watch, ${result2.scan.improvement} confirmed improvement(s), ${result2.scan.refuted} refuted`);
     return 0;
@@ -63432,7 +63520,7 @@ async function runDashboard(args, out) {
 }
 
 // src/cli/bisect-command.ts
-import { resolve as resolve9 } from "node:path";
+import { resolve as resolve10 } from "node:path";
 
 // src/jobs/bisect-oracle.ts
 import { join as join14 } from "node:path";
@@ -63576,7 +63664,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 }
 
 // src/jobs/bisect-session.ts
-import { existsSync as existsSync9 } from "node:fs";
+import { existsSync as existsSync10 } from "node:fs";
 import { join as join13 } from "node:path";
 
 // src/bisect/create-bisect.ts
@@ -64082,7 +64170,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync9(join13(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync10(join13(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -64374,7 +64462,7 @@ function commonFlags(v, cwd, name) {
   const threshold = v.threshold === void 0 ? BISECT_DEFAULTS.threshold : percentFlag(name("threshold"), v.threshold, true);
   return {
     settings: {
-      repo: resolve9(cwd, v.repo ?? "."),
+      repo: resolve10(cwd, v.repo ?? "."),
       measure: {
         bench: v.bench,
         build: v.build,
@@ -64448,8 +64536,8 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync10, readdirSync as readdirSync5, rmSync as rmSync6 } from "node:fs";
-import { join as join15, resolve as resolve10, sep as sep3 } from "node:path";
+import { existsSync as existsSync11, readdirSync as readdirSync5, rmSync as rmSync6 } from "node:fs";
+import { join as join15, resolve as resolve11, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -64467,16 +64555,16 @@ function git3(repo, args) {
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve10(dir, ".benchbot", "worktrees"), join15(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve11(dir, ".benchbot", "worktrees"), join15(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync10(root) ? readdirSync5(root).map((name) => join15(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync11(root) ? readdirSync5(root).map((name) => join15(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
   const { values } = parseFlags(args, { repo: { type: "string" }, "dry-run": { type: "boolean" } }, false);
-  const dir = resolve10(process.cwd(), values.repo ?? ".");
+  const dir = resolve11(process.cwd(), values.repo ?? ".");
   const { registered, leftover, roots } = benchbotWorktrees(dir);
   const top = openRepository(dir);
   if (values["dry-run"]) {
@@ -64493,7 +64581,7 @@ function runClean(args, out) {
     rmSync6(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync10(root) && readdirSync5(root).length === 0) rmSync6(root, { recursive: true });
+  for (const root of roots) if (existsSync11(root) && readdirSync5(root).length === 0) rmSync6(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
@@ -64501,7 +64589,7 @@ function runClean(args, out) {
 
 // src/cli/nightly-command.ts
 import { spawnSync as spawnSync7 } from "node:child_process";
-import { resolve as resolve11 } from "node:path";
+import { resolve as resolve12 } from "node:path";
 
 // src/jobs/run-nightly.ts
 import { mkdirSync as mkdirSync6 } from "node:fs";
@@ -64718,7 +64806,8 @@ function scanText(result2, options2) {
   const lines = [`scan of ${inertPlain(options2.branch)}: ${regressions.length === 0 ? "no regressions" : `${regressions.length} regression${regressions.length === 1 ? "" : "s"}`} (${options2.series} series, ${result2.tested} candidate change${result2.tested === 1 ? "" : "s"} tested)`];
   const line = (label2, f) => `  ${label2} ${inertPlain(f.benchmark)} (${inertPlain(f.metric)}): ${formatChange(f.ratio)}, ${inertPlain(formatQuantity(f.before.median, f.unit))} -> ${inertPlain(formatQuantity(f.after.median, f.unit))}; last good ${f.lastGood.sha.slice(0, 12)}, first bad ${f.firstBad.sha.slice(0, 12)}`;
   for (const f of result2.findings.filter(isConfirmed)) lines.push(line(f.direction === "regression" ? "REGRESSION" : "improvement", f));
-  for (const f of result2.awaiting ?? []) lines.push(line("awaiting an interleaved A/B:", f));
+  for (const f of result2.awaiting ?? []) lines.push(`${line("awaiting an interleaved A/B:", f)}
+    ${inertPlain(awaitingReason(f))}`);
   for (const f of result2.findings.filter((x) => !isConfirmed(x))) lines.push(line("on watch:", f));
   for (const w of result2.warnings.slice(0, 20)) lines.push(`warning: ${inertPlain(w)}`);
   return lines.join("\n");
@@ -64816,7 +64905,7 @@ function parseNightlyArgs(args, cwd, env) {
     confirmOnly: v["confirm-only"] === true,
     bisect: v.bisect === true,
     issues,
-    dashboard: v.dashboard === void 0 ? void 0 : { dir: resolve11(cwd, v.dashboard), title: repository ? `benchbot: ${repository}` : "benchbot" },
+    dashboard: v.dashboard === void 0 ? void 0 : { dir: resolve12(cwd, v.dashboard), title: repository ? `benchbot: ${repository}` : "benchbot" },
     output
   };
 }
