@@ -1,4 +1,5 @@
 import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
+import { DEFAULT_TEST, type ChangeTest } from '../compare/estimate-change.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { parseThresholdFlags } from './threshold-flags.ts';
@@ -7,6 +8,9 @@ import { readComparePySide, readSide } from '../jobs/read-sides.ts';
 import { replayLooks } from '../compare/replay-looks.ts';
 import { readFileSync } from 'node:fs';
 import { choose, InputError, parseFlags, UsageError } from './usage-error.ts';
+
+/** TESTS are the two-sample tests compare offers: the same as run's. */
+const TESTS: readonly ChangeTest[] = ['mann-whitney', 'yuen'];
 
 /** OUTPUTS are the report formats compare prints: every one, since it has the files' rows. */
 const OUTPUTS = reportFormats({ rows: true });
@@ -22,9 +26,10 @@ options:
   --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
+  --test T              mann-whitney (default) | yuen (20%-trimmed t), as benchbot run's --test
   --output O            ${OUTPUTS.join(' | ')} (default text)
   --filter REGEX        only compare benchmarks whose name matches REGEX (RE2 syntax: no backreferences or lookaround)
-  --run-report FILE     reproduce a benchbot run's verdicts: take its overall alpha, threshold and look schedule
+  --run-report FILE     reproduce a benchbot run's verdicts: take its overall alpha, threshold, test and look schedule
                         from its JSON report (run --output json, or the action's report.json) and replay its looks
                         on BASE and HEAD (its raw rounds, e.g. the action's base.json and head.json), each
                         comparison decided at the look and at the per-look alpha the run decided it
@@ -39,10 +44,11 @@ export interface CompareSettings {
   threshold: number;
   rules: ThresholdRule[];
   alpha: number;
+  test: ChangeTest;
   output: ReportFormat;
   filter?: NameFilter;
   /** runReport: the look schedule and overall alpha of the run whose verdicts to reproduce (--run-report). */
-  runReport?: { minRuns: number; maxRuns: number; alpha: number; threshold: number };
+  runReport?: { minRuns: number; maxRuns: number; alpha: number; threshold: number; test?: ChangeTest };
 }
 
 /** parseCompareArgs validates the command line; every problem names the flag to change. */
@@ -52,6 +58,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
     threshold: { type: 'string' },
     'threshold-for': { type: 'string', multiple: true },
     alpha: { type: 'string' },
+    test: { type: 'string' },
     output: { type: 'string' },
     filter: { type: 'string' },
     'run-report': { type: 'string' },
@@ -75,6 +82,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
     // The run's own settings win over the defaults, not over flags given here.
     threshold: runReport && values.threshold === undefined ? runReport.threshold : threshold, rules,
     alpha: runReport && values.alpha === undefined ? runReport.alpha : alpha, output, filter, runReport,
+    test: values.test !== undefined ? choose('--test', values.test, TESTS) : runReport?.test ?? DEFAULT_TEST,
   };
 }
 
@@ -99,7 +107,9 @@ function readRunReport(file: string): NonNullable<CompareSettings['runReport']> 
   if (![minRuns, maxRuns, alpha, threshold].every((x) => Number.isFinite(x) && x > 0)) {
     throw new UsageError(`--run-report ${file}: not a run's JSON report (it needs looks, max_rounds_per_side, alpha and threshold: benchbot run --output json writes them)`);
   }
-  return { minRuns, maxRuns, alpha, threshold };
+  // Reports written before the test was a choice have no `test`: they used the Mann-Whitney U test.
+  const test = json.test === 'yuen' || json.test === 'mann-whitney' ? json.test : undefined;
+  return { minRuns, maxRuns, alpha, threshold, ...(test !== undefined ? { test } : {}) };
 }
 
 /** runCompare implements `benchbot compare`; returns the exit code. */
@@ -112,8 +122,8 @@ export function runCompare(args: string[], out: (text: string) => void): number 
   }
   requireSharedBenchmark(settings, base, head);
   const report = settings.runReport
-    ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns })
-    : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
+    ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns, test: settings.test })
+    : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
   out(render(settings, report));
   return report.summary.regressed > 0 ? 1 : 0;
 }

@@ -6,6 +6,7 @@ import { applyLook } from './adaptive-stop.ts';
 import { compareRuns, poolMeasurements, type CompareSide, type ComparisonReport } from './compare-runs.ts';
 import type { NameFilter } from './name-filter.ts';
 import type { ThresholdRule } from './thresholds.ts';
+import type { ChangeTest } from './estimate-change.ts';
 
 /**
  * ReplaySettings are the settings a measurement ran with, as the publishing
@@ -22,6 +23,8 @@ export interface ReplaySettings {
   maxRuns: number;
   /** futility: false when the run did not stop for futility (a nightly; RunAbSettings.futility). */
   futility?: boolean;
+  /** test: the two-sample test the run used (default DEFAULT_TEST). */
+  test?: ChangeTest;
 }
 
 /**
@@ -66,7 +69,7 @@ export function replayLooks(base: CompareSide, head: CompareSide, settings: Repl
   for (let k = 0; k < looks.length; k++) {
     const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
     const cut = (side: CompareSide, ms: typeof pooled.base): CompareSide => ({ ...side, measurements: ms.map((m) => (m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m)) });
-    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary });
+    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...(settings.test !== undefined ? { test: settings.test } : {}) });
     for (const c of fresh.comparisons) if (c.family === 'primary' && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
     const look = applyLook(fresh, settled, {
       roundsPerSide: n, maxRoundsPerSide: looks[looks.length - 1], alpha: alphas[k], lastAlpha: alphas[alphas.length - 1],

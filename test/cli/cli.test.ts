@@ -103,3 +103,21 @@ test('compare pools several files per side', () => {
   const c = json.comparisons.find((x: { metric: string }) => x.metric === 'real_time');
   assert.equal(c.base.n, 2 * c.head.n);
 });
+
+test('compare takes --test as run does, and --run-report replays with the test the run used', () => {
+  const base = 'fixtures/comparisons/go-benchmem-base.txt';
+  const head = 'fixtures/comparisons/go-benchmem-head.txt';
+  const testOf = (...args: string[]) => {
+    const run = benchbot('compare', base, head, '--output', 'json', ...args);
+    assert.notEqual(run.status, 2, run.stderr);
+    return JSON.parse(run.stdout).test;
+  };
+  assert.equal(testOf(), 'mann-whitney');
+  assert.equal(testOf('--test', 'yuen'), 'yuen');
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-cli-'));
+  const report = join(dir, 'report.json');
+  // The fields of a run's JSON report that a replay takes (run --output json writes them).
+  writeFileSync(report, JSON.stringify({ looks: [{ roundsPerSide: 10 }], max_rounds_per_side: 10, alpha: 0.05, threshold: 0.02, test: 'yuen' }));
+  assert.equal(testOf('--run-report', report), 'yuen');
+  assert.equal(testOf('--run-report', report, '--test', 'mann-whitney'), 'mann-whitney', 'a flag given here wins over the run\'s');
+});

@@ -1,8 +1,10 @@
 // The docs against the CLI: every `benchbot` command in a shell code block of
-// the README and docs/*.md names a command that exists and only flags its
-// --help lists; the ones that can run here offline (parse and compare of
-// files in this repository) are run and must not fail with a usage or input
-// error (exit 2). The README's migration table from github-action-benchmark
+// the README and docs/*.md, or in an inline code span of their prose, names a
+// command that exists and only flags its --help lists; the ones that can run
+// here offline (parse and compare of files in this repository) are run and
+// must not fail with a usage or input error (exit 2). The flags the verdict's
+// description names are flags of both commands that reach verdicts, and the
+// default test the JSON reference names is the one the JSON reports. The README's migration table from github-action-benchmark
 // names only inputs, outputs and flags that exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,8 +59,29 @@ function documentedCommands(): Documented[] {
         found.push({ where: `${file}:${start + i}`, line, args: w.slice(from).map((a) => a.replace(/^\[/, '')) });
       });
     }
+    // Inline code in prose: `benchbot compare --test yuen` claims as much as a code block does.
+    const prose = text.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, ' '));
+    for (const span of prose.matchAll(/`(?:npx )?benchbot ([a-z][a-z-]*(?: [^`\n]*)?)`/g)) {
+      const line = text.slice(0, span.index).split('\n').length;
+      found.push({ where: `${file}:${line}`, line: span[0], args: words(span[1]) });
+    }
   }
   return found;
+}
+
+/** flagsIn lists the `--flag`s of the inline code spans of a piece of markdown. */
+function flagsIn(markdown: string): string[] {
+  return [...new Set([...markdown.matchAll(/`[^`\n]*`/g)].flatMap((span) => [...span[0].matchAll(/(?<![\w-])(--[a-z][\w-]*)/g)].map((m) => m[1])))];
+}
+
+/** section is the markdown from the line matching start up to the next line matching end (or the end of the file). */
+function section(file: string, start: RegExp, end: RegExp): string {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const from = text.search(start);
+  assert.ok(from >= 0, `${file} has the section ${start}`);
+  const rest = text.slice(from + 1);
+  const to = rest.search(end);
+  return to === -1 ? rest : rest.slice(0, to);
 }
 
 function benchbot(args: string[]) {
@@ -84,10 +107,38 @@ test('every documented benchbot command exists and every flag it uses is in that
     }
     for (const arg of rest) {
       const flag = /^(--[a-z][\w-]*)/.exec(arg)?.[1];
-      if (flag && !new RegExp(`${flag}(?![\\w-])`).test(text)) problems.push(`${d.where}: benchbot ${command} ${flag} is not in its --help (${d.line})`);
+      if (flag && flag !== '--help' && !new RegExp(`${flag}(?![\\w-])`).test(text)) problems.push(`${d.where}: benchbot ${command} ${flag} is not in its --help (${d.line})`);
     }
   }
   assert.deepEqual(problems, []);
+});
+
+test('every flag the verdict\'s description names is a flag of both commands that reach verdicts, compare and run', () => {
+  const described = [
+    section('README.md', /^How a verdict is reached/m, /^#/m),
+    section('docs/statistics.md', /^## The rule$/m, /^## /m),
+  ].flatMap(flagsIn);
+  assert.ok(described.includes('--alpha'), `found the verdict flags: ${described.join(' ')}`);
+  const problems: string[] = [];
+  for (const command of ['compare', 'run']) {
+    for (const flag of described) if (!new RegExp(`${flag}(?![\\w-])`).test(help(command))) problems.push(`benchbot ${command} has no ${flag}, which the verdict's description names`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the default test the JSON reference names is the one compare\'s JSON report says it used', () => {
+  const report = benchbot(['compare', 'fixtures/comparisons/go-benchmem-base.txt', 'fixtures/comparisons/go-benchmem-head.txt', '--output', 'json']);
+  const used = JSON.parse(report.stdout).test as string;
+  const NAMES: Record<string, RegExp> = { 'mann-whitney': /Mann-Whitney/, yuen: /Yuen/ };
+  assert.ok(NAMES[used], `compare reports test ${used}`);
+  const claims = readFileSync(join(ROOT, 'docs/report-json.md'), 'utf8').split('\n').flatMap((line) => [...line.matchAll(/([^;(|]*?) by default/g)].map((m) => m[1]));
+  assert.ok(claims.length > 0, 'docs/report-json.md says which test is the default');
+  for (const claim of claims) {
+    for (const [test, name] of Object.entries(NAMES)) {
+      if (test !== used) assert.doesNotMatch(claim, name, `docs/report-json.md: "${claim} by default", but the report's test is ${used}`);
+    }
+  }
+  assert.ok(claims.some((claim) => NAMES[used].test(claim)), `docs/report-json.md names ${used} as the default`);
 });
 
 test('the documented parse and compare commands run here on the repository\'s own files', () => {
