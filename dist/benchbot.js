@@ -32824,7 +32824,7 @@ function replayLooks(base, head, settings) {
   for (let k = 0; k < looks.length; k++) {
     const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
     const cut = (side2, ms) => ({ ...side2, measurements: ms.map((m) => m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m) });
-    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary });
+    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...settings.test !== void 0 ? { test: settings.test } : {} });
     for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
     const look = applyLook(fresh, settled, {
       roundsPerSide: n,
@@ -40404,6 +40404,7 @@ function renderReport(format2, report, context = {}) {
 
 // src/cli/compare-command.ts
 import { readFileSync } from "node:fs";
+var TESTS = ["mann-whitney", "yuen"];
 var OUTPUTS = reportFormats({ rows: true });
 var COMPARE_USAGE = `usage: benchbot compare BASE HEAD [options]
 
@@ -40416,9 +40417,10 @@ options:
   --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
+  --test T              mann-whitney (default) | yuen (20%-trimmed t), as benchbot run's --test
   --output O            ${OUTPUTS.join(" | ")} (default text)
   --filter REGEX        only compare benchmarks whose name matches REGEX (RE2 syntax: no backreferences or lookaround)
-  --run-report FILE     reproduce a benchbot run's verdicts: take its overall alpha, threshold and look schedule
+  --run-report FILE     reproduce a benchbot run's verdicts: take its overall alpha, threshold, test and look schedule
                         from its JSON report (run --output json, or the action's report.json) and replay its looks
                         on BASE and HEAD (its raw rounds, e.g. the action's base.json and head.json), each
                         comparison decided at the look and at the per-look alpha the run decided it
@@ -40430,6 +40432,7 @@ function parseCompareArgs(args) {
     threshold: { type: "string" },
     "threshold-for": { type: "string", multiple: true },
     alpha: { type: "string" },
+    test: { type: "string" },
     output: { type: "string" },
     filter: { type: "string" },
     "run-report": { type: "string" }
@@ -40458,7 +40461,8 @@ function parseCompareArgs(args) {
     alpha: runReport && values.alpha === void 0 ? runReport.alpha : alpha,
     output,
     filter,
-    runReport
+    runReport,
+    test: values.test !== void 0 ? choose("--test", values.test, TESTS) : runReport?.test ?? DEFAULT_TEST
   };
 }
 function readRunReport(file) {
@@ -40476,7 +40480,8 @@ function readRunReport(file) {
   if (![minRuns, maxRuns, alpha, threshold].every((x) => Number.isFinite(x) && x > 0)) {
     throw new UsageError(`--run-report ${file}: not a run's JSON report (it needs looks, max_rounds_per_side, alpha and threshold: benchbot run --output json writes them)`);
   }
-  return { minRuns, maxRuns, alpha, threshold };
+  const test2 = json.test === "yuen" || json.test === "mann-whitney" ? json.test : void 0;
+  return { minRuns, maxRuns, alpha, threshold, ...test2 !== void 0 ? { test: test2 } : {} };
 }
 function runCompare(args, out) {
   const settings = parseCompareArgs(args);
@@ -40486,7 +40491,7 @@ function runCompare(args, out) {
     throw new UsageError(settings.filter ? `--filter ${settings.filter.pattern} matches no benchmark` : "neither side has any measurement");
   }
   requireSharedBenchmark(settings, base, head);
-  const report = settings.runReport ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns }) : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules });
+  const report = settings.runReport ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns, test: settings.test }) : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
   out(render(settings, report));
   return report.summary.regressed > 0 ? 1 : 0;
 }
