@@ -58,10 +58,17 @@ export interface RegressionIssueOptions {
   botLogin?: IssueAuthor;
   /** recurrenceComment is posted when a closed issue is reopened; default says the regression is back. */
   recurrenceComment?: string;
+  /**
+   * reopen (default true) reopens a closed issue with the same marker. A
+   * filer that sees the same finding night after night (`benchbot
+   * nightly`) says false: the issue was closed because the series
+   * recovered, and a regression that recurs is a new change, another marker.
+   */
+  reopen?: boolean;
 }
 
 /** RegressionIssueAction says what upsertRegressionIssue did. */
-export type RegressionIssueAction = 'created' | 'updated' | 'reopened' | 'unchanged';
+export type RegressionIssueAction = 'created' | 'updated' | 'reopened' | 'unchanged' | 'left-closed';
 
 /** RegressionIssueResult is the action with the issue's number and URL. */
 export interface RegressionIssueResult {
@@ -125,6 +132,7 @@ export async function upsertRegressionIssue(client: GitHubClient, options: Regre
     });
     return { action: 'created', number: created.number, url: created.html_url };
   }
+  if (existing.state === 'closed' && options.reopen === false) return { action: 'left-closed', number: existing.number, url: existing.html_url };
   const patch: Record<string, unknown> = {};
   if (existing.title !== options.title) patch.title = options.title;
   if ((existing.body ?? '').replace(/\r\n/g, '\n') !== body) patch.body = body;
@@ -173,6 +181,8 @@ export interface FileRegressionOptions extends Omit<RegressionIssueInput, 'bisec
   /** cc are validated GitHub logins mentioned at the end of the body (ccLine); never text from a pull request. */
   cc?: readonly string[];
   botLogin: IssueAuthor;
+  /** reopen: as upsertRegressionIssue's (default true). */
+  reopen?: boolean;
 }
 
 /**
@@ -196,6 +206,6 @@ export async function fileRegressionIssue(client: GitHubClient, options: FileReg
       await client.request('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body), labels });
     }
   }
-  const result = await upsertRegressionIssue(client, { owner, repo, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: options.labels, assignees: options.assignees });
+  const result = await upsertRegressionIssue(client, { owner, repo, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: options.labels, assignees: options.assignees, reopen: options.reopen });
   return { ...result, marker: issue.marker };
 }

@@ -209,12 +209,16 @@ async function publishIssues(
     warn(`could not reach the GitHub API at ${client.apiUrl}: ${error.message}`);
     return { issues, closed: [] };
   }
+  // Recovered issues are closed first: the scan still lists their regression (it happened), and an issue closed for
+  // recovery stays closed (reopen: false); a regression that recurs is a new change with an issue of its own.
+  const history = readNightlyHistory(evidence.historyFile, settings.branch ?? 'main');
+  const closed = await closeRecoveredRegressions(client, history, settings.threshold, { owner: where.owner, repo: where.repo, serverUrl: where.serverUrl, author }, warn);
   for (const finding of confirmed) {
     const log = bisects.find((b) => b.finding === finding)?.log;
     try {
       const result = await fileRegressionIssue(client, {
         owner: where.owner, repo: where.repo, serverUrl: where.serverUrl, finding, bisect: log, threshold: settings.threshold,
-        reproduce: { bench: settings.bench, build: settings.build, format: settings.format }, labels: where.labels, botLogin: author,
+        reproduce: { bench: settings.bench, build: settings.build, format: settings.format }, labels: where.labels, botLogin: author, reopen: false,
       });
       issues.push({ series: finding.series, action: result.action, number: result.number, url: result.url });
       const named = log?.culprit;
@@ -227,7 +231,5 @@ async function publishIssues(
       warn(`could not file the issue of ${finding.benchmark} (${finding.metric}): ${error.message}${error.status === 403 ? ' (the token needs issues: write)' : ''}`);
     }
   }
-  const history = readNightlyHistory(evidence.historyFile, settings.branch ?? 'main');
-  const closed = await closeRecoveredRegressions(client, history, settings.threshold, { owner: where.owner, repo: where.repo, serverUrl: where.serverUrl, author }, warn);
   return { issues, closed };
 }

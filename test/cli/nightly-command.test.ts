@@ -3,7 +3,9 @@
 // `benchbot nightly` per night in the checkout, issues filed through the
 // GitHub API stand-in. A merge that makes the benchmark do 30% more work is
 // found within 3 nights, confirmed by the interleaved A/B, bisected to that
-// merge and filed once; the same number of nights without it files nothing.
+// merge and filed once; a later merge that undoes it closes the issue once
+// the series is back (and it stays closed); the same number of nights
+// without a step files nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -21,6 +23,8 @@ const NIGHTS = 10;
 /** STEP_NIGHT is the night (1-based) whose second merge raises the work by STEP. */
 const STEP_NIGHT = 4;
 const STEP = 1.3;
+/** REVERT_NIGHT is the night whose second merge puts the work back. */
+const REVERT_NIGHT = 7;
 const WORK = 1_500_000;
 
 interface Night {
@@ -61,7 +65,7 @@ async function history(t: { diagnostic: (m: string) => void }, step: boolean) {
   try {
     for (let night = 1; night <= NIGHTS; night++) {
       repo.merge();
-      const second = repo.merge(step && night === STEP_NIGHT ? { work: Math.round(WORK * STEP) } : {});
+      const second = repo.merge(step && night === STEP_NIGHT ? { work: Math.round(WORK * STEP) } : step && night === REVERT_NIGHT ? { work: WORK } : {});
       if (step && night === STEP_NIGHT) culprit = second;
       const started = performance.now();
       const n = await nightly(repo, home, standIn, night === NIGHTS ? ['--dashboard', join(home, 'site')] : []);
@@ -71,35 +75,44 @@ async function history(t: { diagnostic: (m: string) => void }, step: boolean) {
       assert.notEqual(n.code, 2, n.stderr);
     }
     assertAllValid(standIn);
-    return { nights, culprit, issues: standIn.state.issues, home, requests: standIn.requests };
+    return { nights, culprit, issues: standIn.state.issues, comments: standIn.state.comments, home, requests: standIn.requests };
   } finally {
     await standIn.close();
   }
 }
 
-test('benchbot nightly over 10 nights: a 30% step in one merge is found within 3 nights, confirmed, bisected to the merge and filed once', async (t) => {
-  const { nights, culprit, issues, home } = await history(t, true);
+test('benchbot nightly over 10 nights: a 30% step in one merge is found within 3 nights, confirmed, bisected to the merge and filed once; undone, its issue is closed', async (t) => {
+  const { nights, culprit, issues, comments, home } = await history(t, true);
   assert.ok(culprit);
   // Before the step every night passes.
   for (let i = 0; i < STEP_NIGHT - 1; i++) assert.equal(nights[i].code, 0, `night ${i + 1} before the step: ${JSON.stringify(nights[i].json.scan.findings)}`);
   const first = nights.findIndex((n) => n.code === 1);
   assert.ok(first !== -1, 'the step is found');
   assert.ok(first + 1 <= STEP_NIGHT + 2, `found on night ${first + 1}, within 3 nights of the step (night ${STEP_NIGHT})`);
-  // From then on it stays a confirmed regression: interleaved A/B of last good vs first bad.
-  for (const n of nights.slice(first)) assert.equal(n.code, 1);
-  const last = nights.at(-1) as Night;
-  const finding = last.json.scan.findings.find((f: any) => f.direction === 'regression' && f.kind !== 'watch');
+  // From then on, while the step is in, it stays a confirmed regression: interleaved A/B of last good vs first bad.
+  for (const n of nights.slice(first, REVERT_NIGHT - 1)) assert.equal(n.code, 1);
+  const regressed = nights[REVERT_NIGHT - 2];
+  const finding = regressed.json.scan.findings.find((f: any) => f.direction === 'regression' && f.kind !== 'watch');
   assert.ok(finding?.confirmation, 'confirmed by an interleaved A/B');
   assert.ok(finding.ratio > 1.15 && finding.ratio < 1.45, `the step measured ${finding.ratio}`);
   // Bisected to the merge that raised the work, on the night it was found, and kept for the nights after.
   const bisect = nights[first].json.bisects[0];
   assert.equal(bisect.culprit?.sha, culprit.sha, JSON.stringify(bisect));
-  assert.equal(last.json.bisects[0].culprit?.sha, culprit.sha);
-  assert.equal(last.json.bisects[0].reused, true);
+  if (first < REVERT_NIGHT - 2) {
+    assert.equal(regressed.json.bisects[0].culprit?.sha, culprit.sha);
+    assert.equal(regressed.json.bisects[0].reused, true);
+  }
   // One issue, naming the culprit merge, updated night after night rather than filed again.
   assert.equal(issues.length, 1, issues.map((i) => i.title).join('\n'));
   assert.match(issues[0].body ?? '', new RegExp(`#${culprit.pr}`));
-  assert.equal(issues[0].state, 'open');
+  // The merge that undid it: three nights back within the threshold close the issue with the numbers, and it stays closed.
+  const closedOn = nights.findIndex((n) => n.json.closed.some((c: any) => c.action === 'closed'));
+  assert.ok(closedOn >= REVERT_NIGHT - 1, `closed on night ${closedOn + 1}, after the merge that undid the step (night ${REVERT_NIGHT})`);
+  assert.equal(issues[0].state, 'closed');
+  const onIssue = comments.filter((c) => c.issueNumber === issues[0].number);
+  assert.equal(onIssue.length, 1, 'one comment: the recovery, no reopening');
+  assert.match(onIssue[0].body, /^\*\*Recovered\.\*\*/);
+  for (const n of nights.slice(closedOn + 1)) assert.ok(n.json.issues.every((i: any) => i.action === 'left-closed'), JSON.stringify(n.json.issues));
   assert.ok(existsSync(join(home, 'site', 'index.html')), 'the dashboard was written');
 });
 
