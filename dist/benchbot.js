@@ -61692,6 +61692,7 @@ _benchbot truncated this issue: the report is ${bytes} bytes and GitHub allows $
     });
     return { action: "created", number: created.number, url: created.html_url };
   }
+  if (existing.state === "closed" && options2.reopen === false) return { action: "left-closed", number: existing.number, url: existing.html_url };
   const patch = {};
   if (existing.title !== options2.title) patch.title = options2.title;
   if ((existing.body ?? "").replace(/\r\n/g, "\n") !== body) patch.body = body;
@@ -61736,7 +61737,7 @@ ${cc}` };
       await client.request("PATCH", "/repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: rangeIssue.number, title: issue.title, body: withMarker(issue.marker, issue.body), labels });
     }
   }
-  const result2 = await upsertRegressionIssue(client, { owner, repo, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: options2.labels, assignees: options2.assignees });
+  const result2 = await upsertRegressionIssue(client, { owner, repo, botLogin, marker: issue.marker, title: issue.title, body: issue.body, labels: options2.labels, assignees: options2.assignees, reopen: options2.reopen });
   return { ...result2, marker: issue.marker };
 }
 
@@ -64718,6 +64719,8 @@ async function publishIssues(settings, where, evidence, confirmed, bisects, stor
     warn(`could not reach the GitHub API at ${client.apiUrl}: ${error.message}`);
     return { issues, closed: [] };
   }
+  const history = readNightlyHistory(evidence.historyFile, settings.branch ?? "main");
+  const closed = await closeRecoveredRegressions(client, history, settings.threshold, { owner: where.owner, repo: where.repo, serverUrl: where.serverUrl, author }, warn);
   for (const finding of confirmed) {
     const log = bisects.find((b) => b.finding === finding)?.log;
     try {
@@ -64730,7 +64733,8 @@ async function publishIssues(settings, where, evidence, confirmed, bisects, stor
         threshold: settings.threshold,
         reproduce: { bench: settings.bench, build: settings.build, format: settings.format },
         labels: where.labels,
-        botLogin: author
+        botLogin: author,
+        reopen: false
       });
       issues.push({ series: finding.series, action: result2.action, number: result2.number, url: result2.url });
       const named = log?.culprit;
@@ -64746,8 +64750,6 @@ async function publishIssues(settings, where, evidence, confirmed, bisects, stor
       warn(`could not file the issue of ${finding.benchmark} (${finding.metric}): ${error.message}${error.status === 403 ? " (the token needs issues: write)" : ""}`);
     }
   }
-  const history = readNightlyHistory(evidence.historyFile, settings.branch ?? "main");
-  const closed = await closeRecoveredRegressions(client, history, settings.threshold, { owner: where.owner, repo: where.repo, serverUrl: where.serverUrl, author }, warn);
   return { issues, closed };
 }
 
