@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { RESULTS_FILES } from '../jobs/results-artifact.ts';
 import { MAX_RECOMPUTED_SERIES, recomputeAndRender, ReportShapeError, type BenchMeta, type RecomputedBench } from './bench-report.ts';
 import { readZipTexts, ZipError } from './read-zip.ts';
+import { knownGroupSequentialLevels, rememberGroupSequentialLevels, type KnownLevels } from '../stats/sequential-alpha.ts';
 
 /**
  * The app's recompute of a `/bench` report runs in a worker thread: inflating
@@ -60,7 +61,7 @@ export class RecomputeBudgetError extends Error {
  * malformed archive or sample file (ZipError, ReportShapeError), `failed`
  * for anything else.
  */
-export type WorkerReply = { ok: true; result: RecomputedBench | null } | { ok: false; kind: 'unreadable' | 'failed'; message: string };
+export type WorkerReply = ({ ok: true; result: RecomputedBench | null } | { ok: false; kind: 'unreadable' | 'failed'; message: string }) & { levels?: KnownLevels };
 
 /**
  * WORKER_URL is the worker's entry file: the TypeScript source beside this
@@ -108,7 +109,8 @@ function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, bud
     // The archive's bytes move to the worker rather than being copied (up to 96 MiB).
     const whole = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
     const zip = whole ? task.zip : task.zip.slice();
-    const worker = new Worker(file, { workerData: { ...task, zip }, transferList: [zip.buffer as ArrayBuffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
+    // The group-sequential levels memo goes in and comes back: computing them is 100-500 ms of a fresh worker's CPU per report.
+    const worker = new Worker(file, { workerData: { ...task, zip, levels: knownGroupSequentialLevels() }, transferList: [zip.buffer as ArrayBuffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -121,6 +123,7 @@ function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, bud
       void worker.terminate();
     }, budget.ms);
     worker.once('message', (reply: WorkerReply) => settle(() => {
+      rememberGroupSequentialLevels(reply.levels);
       if (reply.ok) resolve(reply.result);
       else reject(replyError(reply));
     }));
@@ -144,7 +147,12 @@ function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
  * archive and recomputeAndRender them, with a malformed artifact as a reply,
  * not a crash.
  */
-export function runRecomputeTask(task: RecomputeTask & { maxSeries: number }): WorkerReply {
+export function runRecomputeTask(task: RecomputeTask & { maxSeries: number; levels?: KnownLevels }): WorkerReply {
+  rememberGroupSequentialLevels(task.levels);
+  return { ...recomputeReply(task), levels: knownGroupSequentialLevels() };
+}
+
+function recomputeReply(task: RecomputeTask & { maxSeries: number }): WorkerReply {
   try {
     const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
     const base = files[RESULTS_FILES.base];

@@ -102,6 +102,62 @@ export function groupSequentialLevels(options: SequentialAlphaOptions & { sides?
   const alpha = options.alpha ?? 0.05;
   const looks = options.looks ?? DEFAULT_LOOKS;
   const sides = options.sides ?? 2;
+  // String(number) is the shortest text that reads back as the same double, so equal keys are exactly equal inputs.
+  const key = `${alpha}|${options.spending ?? 'pocock'}|${sides}|${looks.join(',')}`;
+  let levels = levelsCache.get(key);
+  if (levels === undefined) {
+    levels = computeGroupSequentialLevels(alpha, looks, sides, options);
+    if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value as string);
+  } else {
+    levelsCache.delete(key);
+  }
+  // Re-inserted so the Map's order is least recently used first; callers get a copy, never the cached array.
+  levelsCache.set(key, levels);
+  return levels.slice();
+}
+
+/**
+ * LEVELS_CACHE_SIZE bounds the memo of groupSequentialLevels, in look
+ * schedules. The integration takes ~14 ms and the app ran it for every
+ * completed `/bench` (two schedules per report) with the same few inputs: a
+ * repository has one alpha and one round budget, so 64 schedules cover many
+ * repositories' settings and stay a few kB. Least recently used goes first.
+ */
+const LEVELS_CACHE_SIZE = 64;
+
+/** levelsCache: groupSequentialLevels' results by exact inputs (the function is pure, so a hit is the same answer). */
+const levelsCache = new Map<string, readonly number[]>();
+
+/** KnownLevels are memoized group-sequential levels as plain data (input key, levels), to carry across a worker boundary. */
+export type KnownLevels = Array<[key: string, levels: number[]]>;
+
+/**
+ * knownGroupSequentialLevels returns this thread's memo of
+ * groupSequentialLevels. A worker thread has its own module state, so the
+ * app's `/bench` recompute (a fresh worker per report) hands the memo in
+ * and takes it back (bench-recompute.ts): without it every report paid the
+ * integration again, 100-500 ms of CPU cold.
+ */
+export function knownGroupSequentialLevels(): KnownLevels {
+  return [...levelsCache].map(([key, levels]) => [key, levels.slice()]);
+}
+
+/**
+ * rememberGroupSequentialLevels puts entries from knownGroupSequentialLevels
+ * (another thread's, the app's own) into this thread's memo, within its
+ * bound, replacing any under the same key; malformed entries are skipped.
+ */
+export function rememberGroupSequentialLevels(entries: unknown): void {
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries.slice(-LEVELS_CACHE_SIZE)) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Array.isArray(entry[1]) || !entry[1].every((l: unknown) => typeof l === 'number' && l > 0 && l < 1)) continue;
+    levelsCache.delete(entry[0]);
+    if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value as string);
+    levelsCache.set(entry[0], (entry[1] as number[]).slice());
+  }
+}
+
+function computeGroupSequentialLevels(alpha: number, looks: readonly number[], sides: 1 | 2, options: SequentialAlphaOptions): number[] {
   const increments = sequentialAlpha(options);
   const last = looks[looks.length - 1];
   const t = looks.map((l) => l / last);
