@@ -16194,6 +16194,20 @@ function groupSequentialLevels(options = {}) {
   const alpha = options.alpha ?? 0.05;
   const looks = options.looks ?? DEFAULT_LOOKS;
   const sides = options.sides ?? 2;
+  const key2 = `${alpha}|${options.spending ?? "pocock"}|${sides}|${looks.join(",")}`;
+  let levels = levelsCache.get(key2);
+  if (levels === void 0) {
+    levels = computeGroupSequentialLevels(alpha, looks, sides, options);
+    if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value);
+  } else {
+    levelsCache.delete(key2);
+  }
+  levelsCache.set(key2, levels);
+  return levels.slice();
+}
+var LEVELS_CACHE_SIZE = 64;
+var levelsCache = /* @__PURE__ */ new Map();
+function computeGroupSequentialLevels(alpha, looks, sides, options) {
   const increments = sequentialAlpha(options);
   const last = looks[looks.length - 1];
   const t = looks.map((l) => l / last);
@@ -19058,14 +19072,14 @@ async function loadAcks(store) {
 }
 
 // src/compare/sequential-ab.ts
-var levelsCache = /* @__PURE__ */ new Map();
+var levelsCache2 = /* @__PURE__ */ new Map();
 function looksOf(alpha, minRuns, maxRuns) {
   const key2 = `${alpha}:${minRuns}:${maxRuns}`;
-  let found = levelsCache.get(key2);
+  let found = levelsCache2.get(key2);
   if (found === void 0) {
     const looks = lookSchedule(minRuns, maxRuns, DEFAULT_LOOKS);
     found = { looks, levels: lookLevels(alpha, looks) };
-    levelsCache.set(key2, found);
+    levelsCache2.set(key2, found);
   }
   return found;
 }

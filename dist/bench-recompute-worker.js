@@ -19600,6 +19600,32 @@ function groupSequentialLevels(options = {}) {
   const alpha = options.alpha ?? 0.05;
   const looks = options.looks ?? DEFAULT_LOOKS;
   const sides = options.sides ?? 2;
+  const key2 = `${alpha}|${options.spending ?? "pocock"}|${sides}|${looks.join(",")}`;
+  let levels = levelsCache.get(key2);
+  if (levels === void 0) {
+    levels = computeGroupSequentialLevels(alpha, looks, sides, options);
+    if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value);
+  } else {
+    levelsCache.delete(key2);
+  }
+  levelsCache.set(key2, levels);
+  return levels.slice();
+}
+var LEVELS_CACHE_SIZE = 64;
+var levelsCache = /* @__PURE__ */ new Map();
+function knownGroupSequentialLevels() {
+  return [...levelsCache].map(([key2, levels]) => [key2, levels.slice()]);
+}
+function rememberGroupSequentialLevels(entries) {
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries.slice(-LEVELS_CACHE_SIZE)) {
+    if (!Array.isArray(entry) || typeof entry[0] !== "string" || !Array.isArray(entry[1]) || !entry[1].every((l) => typeof l === "number" && l > 0 && l < 1)) continue;
+    levelsCache.delete(entry[0]);
+    if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value);
+    levelsCache.set(entry[0], entry[1].slice());
+  }
+}
+function computeGroupSequentialLevels(alpha, looks, sides, options) {
   const increments = sequentialAlpha(options);
   const last = looks[looks.length - 1];
   const t = looks.map((l) => l / last);
@@ -20684,6 +20710,10 @@ function readZipTexts(zip, names2) {
 // src/app/bench-recompute.ts
 var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-worker.ts" : "./bench-recompute-worker.js", import.meta.url);
 function runRecomputeTask(task) {
+  rememberGroupSequentialLevels(task.levels);
+  return { ...recomputeReply(task), levels: knownGroupSequentialLevels() };
+}
+function recomputeReply(task) {
   try {
     const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
     const base = files[RESULTS_FILES.base];

@@ -31460,6 +31460,32 @@ function groupSequentialLevels(options2 = {}) {
   const alpha = options2.alpha ?? 0.05;
   const looks = options2.looks ?? DEFAULT_LOOKS;
   const sides = options2.sides ?? 2;
+  const key2 = `${alpha}|${options2.spending ?? "pocock"}|${sides}|${looks.join(",")}`;
+  let levels = levelsCache.get(key2);
+  if (levels === void 0) {
+    levels = computeGroupSequentialLevels(alpha, looks, sides, options2);
+    if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value);
+  } else {
+    levelsCache.delete(key2);
+  }
+  levelsCache.set(key2, levels);
+  return levels.slice();
+}
+var LEVELS_CACHE_SIZE = 64;
+var levelsCache = /* @__PURE__ */ new Map();
+function knownGroupSequentialLevels() {
+  return [...levelsCache].map(([key2, levels]) => [key2, levels.slice()]);
+}
+function rememberGroupSequentialLevels(entries) {
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries.slice(-LEVELS_CACHE_SIZE)) {
+    if (!Array.isArray(entry) || typeof entry[0] !== "string" || !Array.isArray(entry[1]) || !entry[1].every((l) => typeof l === "number" && l > 0 && l < 1)) continue;
+    levelsCache.delete(entry[0]);
+    if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value);
+    levelsCache.set(entry[0], entry[1].slice());
+  }
+}
+function computeGroupSequentialLevels(alpha, looks, sides, options2) {
   const increments = sequentialAlpha(options2);
   const last = looks[looks.length - 1];
   const t = looks.map((l) => l / last);
@@ -44501,14 +44527,14 @@ async function loadAcks(store) {
 }
 
 // src/compare/sequential-ab.ts
-var levelsCache = /* @__PURE__ */ new Map();
+var levelsCache2 = /* @__PURE__ */ new Map();
 function looksOf(alpha, minRuns, maxRuns) {
   const key2 = `${alpha}:${minRuns}:${maxRuns}`;
-  let found = levelsCache.get(key2);
+  let found = levelsCache2.get(key2);
   if (found === void 0) {
     const looks = lookSchedule(minRuns, maxRuns, DEFAULT_LOOKS);
     found = { looks, levels: lookLevels(alpha, looks) };
-    levelsCache.set(key2, found);
+    levelsCache2.set(key2, found);
   }
   return found;
 }
@@ -55306,7 +55332,7 @@ function inWorker(file, task, budget) {
   return new Promise((resolve13, reject) => {
     const whole2 = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
     const zip = whole2 ? task.zip : task.zip.slice();
-    const worker = new Worker2(file, { workerData: { ...task, zip }, transferList: [zip.buffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
+    const worker = new Worker2(file, { workerData: { ...task, zip, levels: knownGroupSequentialLevels() }, transferList: [zip.buffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
     let settled = false;
     const settle = (fn) => {
       if (settled) return;
@@ -55319,6 +55345,7 @@ function inWorker(file, task, budget) {
       void worker.terminate();
     }, budget.ms);
     worker.once("message", (reply2) => settle(() => {
+      rememberGroupSequentialLevels(reply2.levels);
       if (reply2.ok) resolve13(reply2.result);
       else reject(replyError(reply2));
     }));
@@ -55335,6 +55362,10 @@ function replyError(reply2) {
   return reply2.kind === "unreadable" ? new ReportShapeError(reply2.message) : new Error(`recomputing the /bench report failed: ${reply2.message}`);
 }
 function runRecomputeTask(task) {
+  rememberGroupSequentialLevels(task.levels);
+  return { ...recomputeReply(task), levels: knownGroupSequentialLevels() };
+}
+function recomputeReply(task) {
   try {
     const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
     const base = files[RESULTS_FILES.base];
