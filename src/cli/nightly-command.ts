@@ -6,6 +6,7 @@ import { confirmedRegressions } from '../report/scan-report.ts';
 import { NIGHTLY_REPORT_FORMATS, renderNightlyReport, type NightlyReportFormat } from '../report/nightly-report.ts';
 import { createProgress } from '../runner/progress.ts';
 import { choose, parseFlags, UsageError } from './usage-error.ts';
+import { checkOutputDirectory } from './output-paths.ts';
 import { MEASURE_FLAG_OPTIONS, MEASURE_FLAGS_USAGE, parseMeasureFlags } from './run-command.ts';
 
 export const NIGHTLY_USAGE = `usage: benchbot nightly --bench CMD [options]
@@ -59,6 +60,8 @@ export function parseNightlyArgs(args: string[], cwd: string, env: NodeJS.Proces
     dashboard: { type: 'string' }, output: { type: 'string' },
   }, false);
   const output = choose('--output', v.output ?? 'text', NIGHTLY_REPORT_FORMATS);
+  // Refused now, not after the night's measurements: the dashboard is written last.
+  if (v.dashboard !== undefined) checkOutputDirectory('--dashboard', resolve(cwd, v.dashboard));
   const measure = parseMeasureFlags(v, cwd, env);
   const repository = v.repository;
   if (repository !== undefined && !/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new UsageError(`--repository ${repository}: give the GitHub repository as OWNER/NAME`);

@@ -1,5 +1,5 @@
-import { accessSync, constants, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { InputError } from './usage-error.ts';
 
 /**
@@ -23,6 +23,23 @@ const FS_REASONS: Record<string, string> = {
 function problem(flag: string, path: string, error: unknown, fix: string): InputError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   return new InputError(`${flag} ${path}: cannot write there: ${FS_REASONS[code] ?? (error as Error).message}; ${fix}`);
+}
+
+/**
+ * checkOutputDirectory refuses, before a long job starts, a DIR that could
+ * not be created or written when it ends: a file, or below a file or an
+ * unwritable directory. It creates nothing; outputDirectory does, later.
+ */
+export function checkOutputDirectory(flag: string, dir: string): void {
+  try {
+    let existing = resolve(dir);
+    while (!existsSync(existing)) existing = dirname(existing);
+    const stat = statSync(existing);
+    if (!stat.isDirectory()) throw Object.assign(new Error('is a file'), { code: existing === resolve(dir) ? 'EEXIST' : 'ENOTDIR' });
+    accessSync(existing, constants.W_OK);
+  } catch (error) {
+    throw problem(flag, dir, error, 'name a directory (it is created if missing)');
+  }
 }
 
 /** outputDirectory creates DIR (and its parents) for a command's output, or throws an InputError naming the flag. */

@@ -97,6 +97,7 @@ test('an output path that cannot be written is an input error naming the flag (e
     [['dashboard', '--store', store, '--out', 'site/inner'], /--out site\/inner: cannot write there: a part of the path is a file/],
     [['export', '--store', store, '--output', join(dir, 'missing/dir/x.ndjson')], /--output .*missing\/dir\/x\.ndjson: cannot write there: its directory does not exist; create .*missing\/dir first/],
     // Refused before a single round is measured.
+    [['nightly', '--bench', 'true', '--dashboard', 'site'], /--dashboard .*site: cannot write there: it is a file, not a directory/],
     [['run', '--base', 'a', '--head', 'b', '--bench', 'true', '--export-markdown', join(dir, 'missing/comment.md')], /--export-markdown .*missing\/comment\.md: cannot write there: its directory does not exist/],
   ];
   for (const [args, message] of cases) {
