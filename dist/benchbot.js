@@ -3096,7 +3096,7 @@ var require_dist = __commonJS({
     function parse5(stream, callback) {
       const parser2 = new parser_1.Parser();
       stream.on("data", (buffer) => parser2.parse(buffer, callback));
-      return new Promise((resolve13) => stream.on("end", () => resolve13()));
+      return new Promise((resolve14) => stream.on("end", () => resolve14()));
     }
   }
 });
@@ -3865,12 +3865,12 @@ var require_client = __commonJS({
           this._connect(callback);
           return;
         }
-        return new this._Promise((resolve13, reject) => {
+        return new this._Promise((resolve14, reject) => {
           this._connect((error) => {
             if (error) {
               reject(error);
             } else {
-              resolve13(this);
+              resolve14(this);
             }
           });
         });
@@ -4252,8 +4252,8 @@ var require_client = __commonJS({
         } else {
           query = new Query2(config3, values, callback);
           if (!query.callback) {
-            result2 = new this._Promise((resolve13, reject) => {
-              query.callback = (err2, res) => err2 ? reject(err2) : resolve13(res);
+            result2 = new this._Promise((resolve14, reject) => {
+              query.callback = (err2, res) => err2 ? reject(err2) : resolve14(res);
             }).catch((err2) => {
               Error.captureStackTrace(err2);
               throw err2;
@@ -4353,8 +4353,8 @@ var require_client = __commonJS({
         if (cb) {
           this.connection.once("end", cb);
         } else {
-          return new this._Promise((resolve13) => {
-            this.connection.once("end", resolve13);
+          return new this._Promise((resolve14) => {
+            this.connection.once("end", resolve14);
           });
         }
       }
@@ -4403,8 +4403,8 @@ var require_pg_pool = __commonJS({
       const cb = function(err2, client) {
         err2 ? rej(err2) : res(client);
       };
-      const result2 = new Promise2(function(resolve13, reject) {
-        res = resolve13;
+      const result2 = new Promise2(function(resolve14, reject) {
+        res = resolve14;
         rej = reject;
       }).catch((err2) => {
         Error.captureStackTrace(err2);
@@ -4465,7 +4465,7 @@ var require_pg_pool = __commonJS({
         if (typeof Promise2.try === "function") {
           return Promise2.try(f);
         }
-        return new Promise2((resolve13) => resolve13(f()));
+        return new Promise2((resolve14) => resolve14(f()));
       }
       _isFull() {
         return this._clients.length >= this.options.max;
@@ -4860,8 +4860,8 @@ var require_query2 = __commonJS({
     NativeQuery.prototype._getPromise = function() {
       if (this._promise) return this._promise;
       this._promise = new Promise(
-        function(resolve13, reject) {
-          this._once("end", resolve13);
+        function(resolve14, reject) {
+          this._once("end", resolve14);
           this._once("error", reject);
         }.bind(this)
       );
@@ -5040,12 +5040,12 @@ var require_client2 = __commonJS({
         this._connect(callback);
         return;
       }
-      return new this._Promise((resolve13, reject) => {
+      return new this._Promise((resolve14, reject) => {
         this._connect((error) => {
           if (error) {
             reject(error);
           } else {
-            resolve13(this);
+            resolve14(this);
           }
         });
       });
@@ -5069,8 +5069,8 @@ var require_client2 = __commonJS({
         query = new NativeQuery(config3, values, callback);
         if (!query.callback) {
           let resolveOut, rejectOut;
-          result2 = new this._Promise((resolve13, reject) => {
-            resolveOut = resolve13;
+          result2 = new this._Promise((resolve14, reject) => {
+            resolveOut = resolve14;
             rejectOut = reject;
           }).catch((err2) => {
             Error.captureStackTrace(err2);
@@ -5133,8 +5133,8 @@ var require_client2 = __commonJS({
       }
       let result2;
       if (!cb) {
-        result2 = new this._Promise(function(resolve13, reject) {
-          cb = (err2) => err2 ? reject(err2) : resolve13();
+        result2 = new this._Promise(function(resolve14, reject) {
+          cb = (err2) => err2 ? reject(err2) : resolve14();
         });
       }
       const doEnd = function() {
@@ -6329,7 +6329,7 @@ var require_DLList = __commonJS({
 var require_Events = __commonJS({
   "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6338,7 +6338,7 @@ var require_Events = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6346,13 +6346,13 @@ var require_Events = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6544,7 +6544,7 @@ var require_BottleneckError = __commonJS({
 var require_Job = __commonJS({
   "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6553,7 +6553,7 @@ var require_Job = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6561,13 +6561,13 @@ var require_Job = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6748,7 +6748,7 @@ var require_Job = __commonJS({
 var require_LocalDatastore = __commonJS({
   "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6757,7 +6757,7 @@ var require_LocalDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6765,13 +6765,13 @@ var require_LocalDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6840,8 +6840,8 @@ var require_LocalDatastore = __commonJS({
         })();
       }
       yieldLoop(t = 0) {
-        return new this.Promise(function(resolve13, reject) {
-          return setTimeout(resolve13, t);
+        return new this.Promise(function(resolve14, reject) {
+          return setTimeout(resolve14, t);
         });
       }
       computePenalty() {
@@ -7311,7 +7311,7 @@ var require_Scripts = __commonJS({
 var require_RedisConnection = __commonJS({
   "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7320,7 +7320,7 @@ var require_RedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7328,13 +7328,13 @@ var require_RedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7375,7 +7375,7 @@ var require_RedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve13, reject) => {
+          return new this.Promise((resolve14, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -7386,14 +7386,14 @@ var require_RedisConnection = __commonJS({
               });
             }
             if (client.ready) {
-              return resolve13();
+              return resolve14();
             } else {
-              return client.once("ready", resolve13);
+              return client.once("ready", resolve14);
             }
           });
         }
         _loadScript(name) {
-          return new this.Promise((resolve13, reject) => {
+          return new this.Promise((resolve14, reject) => {
             var payload;
             payload = Scripts.payload(name);
             return this.client.multi([["script", "load", payload]]).exec((err2, replies) => {
@@ -7401,7 +7401,7 @@ var require_RedisConnection = __commonJS({
                 return reject(err2);
               }
               this.shas[name] = replies[0];
-              return resolve13(replies[0]);
+              return resolve14(replies[0]);
             });
           });
         }
@@ -7414,12 +7414,12 @@ var require_RedisConnection = __commonJS({
           var _this = this;
           return _asyncToGenerator(function* () {
             yield _this.ready;
-            return new _this.Promise((resolve13, reject) => {
+            return new _this.Promise((resolve14, reject) => {
               return _this.client.multi([cmd]).exec_atomic(function(err2, replies) {
                 if (err2 != null) {
                   return reject(err2);
                 } else {
-                  return resolve13(replies[0]);
+                  return resolve14(replies[0]);
                 }
               });
             });
@@ -7427,13 +7427,13 @@ var require_RedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve13, reject) => {
+            return new this.Promise((resolve14, reject) => {
               var handler2;
               handler2 = (chan) => {
                 if (chan === channel) {
                   this.subscriber.removeListener("subscribe", handler2);
                   this.limiters[channel] = instance;
-                  return resolve13();
+                  return resolve14();
                 }
               };
               this.subscriber.on("subscribe", handler2);
@@ -7447,13 +7447,13 @@ var require_RedisConnection = __commonJS({
             /* @__PURE__ */ (function() {
               var _ref = _asyncToGenerator(function* (channel) {
                 if (!_this2.terminated) {
-                  yield new _this2.Promise((resolve13, reject) => {
+                  yield new _this2.Promise((resolve14, reject) => {
                     return _this2.subscriber.unsubscribe(channel, function(err2, chan) {
                       if (err2 != null) {
                         return reject(err2);
                       }
                       if (chan === channel) {
-                        return resolve13();
+                        return resolve14();
                       }
                     });
                   });
@@ -7538,7 +7538,7 @@ var require_IORedisConnection = __commonJS({
     function _arrayWithHoles(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7547,7 +7547,7 @@ var require_IORedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7555,13 +7555,13 @@ var require_IORedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7607,7 +7607,7 @@ var require_IORedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve13, reject) => {
+          return new this.Promise((resolve14, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -7618,9 +7618,9 @@ var require_IORedisConnection = __commonJS({
               });
             }
             if (client.status === "ready") {
-              return resolve13();
+              return resolve14();
             } else {
-              return client.once("ready", resolve13);
+              return client.once("ready", resolve14);
             }
           });
         }
@@ -7646,10 +7646,10 @@ var require_IORedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve13, reject) => {
+            return new this.Promise((resolve14, reject) => {
               return this.subscriber.subscribe(channel, () => {
                 this.limiters[channel] = instance;
-                return resolve13();
+                return resolve14();
               });
             });
           }));
@@ -7747,7 +7747,7 @@ var require_RedisDatastore = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7756,7 +7756,7 @@ var require_RedisDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7764,13 +7764,13 @@ var require_RedisDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7906,7 +7906,7 @@ var require_RedisDatastore = __commonJS({
           if (!(name === "init" || name === "register_client")) {
             yield _this3.ready;
           }
-          return new _this3.Promise((resolve13, reject) => {
+          return new _this3.Promise((resolve14, reject) => {
             var all_args, arr;
             all_args = [Date.now(), _this3.clientId].concat(args);
             _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
@@ -7914,7 +7914,7 @@ var require_RedisDatastore = __commonJS({
               if (err2 != null) {
                 return reject(err2);
               }
-              return resolve13(replies);
+              return resolve14(replies);
             });
             return _this3.connection.__scriptFn__(name)(...arr);
           }).catch((e) => {
@@ -8145,7 +8145,7 @@ var require_States = __commonJS({
 var require_Sync = __commonJS({
   "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8154,7 +8154,7 @@ var require_Sync = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8162,13 +8162,13 @@ var require_Sync = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8191,19 +8191,19 @@ var require_Sync = __commonJS({
       _tryToRun() {
         var _this = this;
         return _asyncToGenerator2(function* () {
-          var args, cb, error, reject, resolve13, returned, task;
+          var args, cb, error, reject, resolve14, returned, task;
           if (_this._running < 1 && _this._queue.length > 0) {
             _this._running++;
             var _this$_queue$shift = _this._queue.shift();
             task = _this$_queue$shift.task;
             args = _this$_queue$shift.args;
-            resolve13 = _this$_queue$shift.resolve;
+            resolve14 = _this$_queue$shift.resolve;
             reject = _this$_queue$shift.reject;
             cb = yield _asyncToGenerator2(function* () {
               try {
                 returned = yield task(...args);
                 return function() {
-                  return resolve13(returned);
+                  return resolve14(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -8219,16 +8219,16 @@ var require_Sync = __commonJS({
         })();
       }
       schedule(task, ...args) {
-        var promise, reject, resolve13;
-        resolve13 = reject = null;
+        var promise, reject, resolve14;
+        resolve14 = reject = null;
         promise = new this.Promise(function(_resolve2, _reject) {
-          resolve13 = _resolve2;
+          resolve14 = _resolve2;
           return reject = _reject;
         });
         this._queue.push({
           task,
           args,
-          resolve: resolve13,
+          resolve: resolve14,
           reject
         });
         this._tryToRun();
@@ -8281,7 +8281,7 @@ var require_Group = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8290,7 +8290,7 @@ var require_Group = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8298,13 +8298,13 @@ var require_Group = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8567,7 +8567,7 @@ var require_Bottleneck = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8576,7 +8576,7 @@ var require_Bottleneck = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8584,13 +8584,13 @@ var require_Bottleneck = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve13, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8828,14 +8828,14 @@ var require_Bottleneck = __commonJS({
               counts = this._states.counts;
               return counts[0] + counts[1] + counts[2] + counts[3] === at;
             };
-            return new this.Promise((resolve13, reject) => {
+            return new this.Promise((resolve14, reject) => {
               if (finished()) {
-                return resolve13();
+                return resolve14();
               } else {
                 return this.on("done", () => {
                   if (finished()) {
                     this.removeAllListeners("done");
-                    return resolve13();
+                    return resolve14();
                   }
                 });
               }
@@ -8943,9 +8943,9 @@ var require_Bottleneck = __commonJS({
             options2 = parser2.load(options2, this.jobDefaults);
           }
           task = (...args2) => {
-            return new this.Promise(function(resolve13, reject) {
+            return new this.Promise(function(resolve14, reject) {
               return fn(...args2, function(...args3) {
-                return (args3[0] != null ? reject : resolve13)(args3);
+                return (args3[0] != null ? reject : resolve14)(args3);
               });
             });
           };
@@ -11761,7 +11761,7 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire3 } = __require("module");
-    var { existsSync: existsSync12 } = __require("node:fs");
+    var { existsSync: existsSync13 } = __require("node:fs");
     var getCallers = require_caller();
     var { join: join17, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
@@ -11836,7 +11836,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute2(path2) && !existsSync12(path2);
+      return isAbsolute2(path2) && !existsSync13(path2);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -14192,13 +14192,13 @@ var require_pino_abstract_transport = __commonJS({
     var { Duplex } = __require("stream");
     var { parentPort, workerData } = __require("worker_threads");
     function createDeferred() {
-      let resolve13;
+      let resolve14;
       let reject;
       const promise = new Promise((_resolve2, _reject) => {
-        resolve13 = _resolve2;
+        resolve14 = _resolve2;
         reject = _reject;
       });
-      promise.resolve = resolve13;
+      promise.resolve = resolve14;
       promise.reject = reject;
       return promise;
     }
@@ -17622,8 +17622,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve13, reject) {
-            return setTimeout(resolve13, t);
+          return new this.Promise(function(resolve14, reject) {
+            return setTimeout(resolve14, t);
           });
         }
         computePenalty() {
@@ -17834,15 +17834,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve13, returned, task;
+          var args, cb, error, reject, resolve14, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve13, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve14, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve13(returned);
+                  return resolve14(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -17857,13 +17857,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve13;
-          resolve13 = reject = null;
+          var promise, reject, resolve14;
+          resolve14 = reject = null;
           promise = new this.Promise(function(_resolve2, _reject) {
-            resolve13 = _resolve2;
+            resolve14 = _resolve2;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve13, reject });
+          this._queue.push({ task, args, resolve: resolve14, reject });
           this._tryToRun();
           return promise;
         }
@@ -18264,14 +18264,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve13, reject) => {
+              return new this.Promise((resolve14, reject) => {
                 if (finished()) {
-                  return resolve13();
+                  return resolve14();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve13();
+                      return resolve14();
                     }
                   });
                 }
@@ -18364,9 +18364,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve13, reject) {
+              return new this.Promise(function(resolve14, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve13)(args3);
+                  return (args3[0] != null ? reject : resolve14)(args3);
                 });
               });
             };
@@ -40590,7 +40590,7 @@ var SettingError = class extends Error {
 };
 
 // src/cli/run-command.ts
-import { join as join10, resolve as resolve6 } from "node:path";
+import { join as join10, resolve as resolve7 } from "node:path";
 
 // src/report/run-report.ts
 function environmentOf(fingerprint2) {
@@ -40958,7 +40958,7 @@ async function sweepStrays(leader, marker, procRoot = "/proc") {
     const fresh = found.filter((s) => !killed.has(s.pid));
     for (const s of found) killed.set(s.pid, s);
     if (found.length === 0 || pass > 0 && fresh.length === 0) break;
-    await new Promise((resolve13) => setTimeout(resolve13, 20));
+    await new Promise((resolve14) => setTimeout(resolve14, 20));
   }
   return [...killed.values()];
 }
@@ -43886,9 +43886,9 @@ function conn(client) {
       if (failure) throw failure.error;
     },
     failure: () => failure?.error,
-    copyIn: (sql, data) => new Promise((resolve13, reject) => {
+    copyIn: (sql, data) => new Promise((resolve14, reject) => {
       const stream = client.query((0, import_pg_copy_streams.from)(sql));
-      stream.on("finish", resolve13);
+      stream.on("finish", resolve14);
       stream.on("error", reject);
       stream.end(data);
     }),
@@ -45955,8 +45955,8 @@ benchbot ${command}: interrupted (${signal}) ${doing}. What it measured is disca
 }
 
 // src/cli/output-paths.ts
-import { accessSync, constants as constants3, mkdirSync as mkdirSync4, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname5 } from "node:path";
+import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync4, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname5, resolve as resolve6 } from "node:path";
 var FS_REASONS = {
   ENOENT: "its directory does not exist",
   ENOTDIR: "a part of the path is a file, not a directory",
@@ -45969,6 +45969,17 @@ var FS_REASONS = {
 function problem(flag2, path2, error, fix) {
   const code18 = error.code ?? "";
   return new InputError(`${flag2} ${path2}: cannot write there: ${FS_REASONS[code18] ?? error.message}; ${fix}`);
+}
+function checkOutputDirectory(flag2, dir) {
+  try {
+    let existing = resolve6(dir);
+    while (!existsSync6(existing)) existing = dirname5(existing);
+    const stat2 = statSync3(existing);
+    if (!stat2.isDirectory()) throw Object.assign(new Error("is a file"), { code: existing === resolve6(dir) ? "EEXIST" : "ENOTDIR" });
+    accessSync(existing, constants3.W_OK);
+  } catch (error) {
+    throw problem(flag2, dir, error, "name a directory (it is created if missing)");
+  }
 }
 function outputDirectory(flag2, dir) {
   try {
@@ -46110,7 +46121,7 @@ function parseRunArgs(args, cwd, env) {
   const v = parsed.values;
   for (const flag2 of ["base", "head"]) if (!v[flag2]) throw new UsageError(`--${flag2} is required`);
   const output = choose("--output", v.output ?? "text", OUTPUTS2);
-  const exportMarkdown = v["export-markdown"] === void 0 ? void 0 : resolve6(cwd, v["export-markdown"]);
+  const exportMarkdown = v["export-markdown"] === void 0 ? void 0 : resolve7(cwd, v["export-markdown"]);
   if (exportMarkdown !== void 0) checkOutputFile("--export-markdown", exportMarkdown);
   return { ...parseMeasureFlags(v, cwd, env), base: v.base, head: v.head, output, exportMarkdown, noStore: v["no-store"] === true };
 }
@@ -46122,7 +46133,7 @@ function parseMeasureFlags(v, cwd, env) {
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, rules, alpha } = parseThresholdFlags(v);
   const machine = parseMachineFlags(v);
-  const repo = resolve6(cwd, v.repo ?? ".");
+  const repo = resolve7(cwd, v.repo ?? ".");
   const seed = v.seed === void 0 ? void 0 : positiveInt(v.seed, "--seed", 0, 0);
   const labels = (v.labels ?? env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== "");
   const roundSummary = choose("--round-summary", v["round-summary"] ?? PR_CHECK_DEFAULTS.roundSummary, ["median", "all"]);
@@ -47118,10 +47129,10 @@ function createMiddleware(options2) {
       options22.log.debug(`${eventName} event received (id: ${id})`);
       let didTimeout = false;
       let timeout;
-      const timeoutPromise = new Promise((resolve13) => {
+      const timeoutPromise = new Promise((resolve14) => {
         timeout = setTimeout(() => {
           didTimeout = true;
-          resolve13(
+          resolve14(
             handleResponse3(
               "still processing\n",
               202,
@@ -47220,7 +47231,7 @@ async function getPayload(request2) {
   return decode2(payload);
 }
 function getPayloadFromRequestStream(request2) {
-  return new Promise((resolve13, reject) => {
+  return new Promise((resolve14, reject) => {
     let data = [];
     request2.on(
       "error",
@@ -47229,7 +47240,7 @@ function getPayloadFromRequestStream(request2) {
     request2.on("data", data.push.bind(data));
     request2.on("end", () => {
       const result2 = concatUint8Array(data);
-      queueMicrotask(() => resolve13(result2));
+      queueMicrotask(() => resolve14(result2));
     });
   });
 }
@@ -47419,13 +47430,13 @@ var LruObject = class {
 
 // node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
-  let resolve13;
+  let resolve14;
   let reject;
   const promise = new Promise((res, rej) => {
-    resolve13 = res;
+    resolve14 = res;
     reject = rej;
   });
-  return { promise, resolve: resolve13, reject };
+  return { promise, resolve: resolve14, reject };
 }
 
 // node_modules/probot/lib/octokit/get-authenticated-octokit.js
@@ -47469,9 +47480,9 @@ import { platform as osPlatform } from "node:os";
 import { resolve as pathResolve } from "node:path";
 import { pathToFileURL } from "node:url";
 function wrapExec(exec2) {
-  return (cmd, options2) => new Promise((resolve13, reject) => {
+  return (cmd, options2) => new Promise((resolve14, reject) => {
     exec2(cmd, { windowsHide: true, ...options2 }, (err2, stdout, stderr) => {
-      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve13(stdout.trim());
+      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve14(stdout.trim());
     });
   });
 }
@@ -52699,7 +52710,7 @@ function getCachedAuthentication(state, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds3) {
-  await new Promise((resolve13) => setTimeout(resolve13, seconds3 * 1e3));
+  await new Promise((resolve14) => setTimeout(resolve14, seconds3 * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -53567,7 +53578,7 @@ async function sendRequestWithRetries(state, request2, options2, createdAt, retr
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve13) => setTimeout(resolve13, awaitTime));
+    await new Promise((resolve14) => setTimeout(resolve14, awaitTime));
     return sendRequestWithRetries(state, request2, options2, createdAt, retries);
   }
 }
@@ -54109,8 +54120,8 @@ var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode3 = textDecoder2.decode.bind(textDecoder2);
 
 // node_modules/@probot/get-private-key/dist-bundle/index.js
-import { resolve as resolve7 } from "node:path";
-import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
+import { resolve as resolve8 } from "node:path";
+import { existsSync as existsSync7, readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
 var VERSION19 = "0.0.0-development";
 var pkcs1Begin = "-----BEGIN RSA PRIVATE KEY-----";
 var pkcs1End = "-----END RSA PRIVATE KEY-----";
@@ -54126,7 +54137,7 @@ function getPrivateKey(options2 = {}) {
   const env = options2.env || process.env;
   const cwd = options2.cwd || process.cwd();
   if (options2.filepath) {
-    return readFileSync6(resolve7(cwd, options2.filepath), "utf-8");
+    return readFileSync6(resolve8(cwd, options2.filepath), "utf-8");
   }
   if (env.PRIVATE_KEY) {
     let privateKey = env.PRIVATE_KEY;
@@ -54161,8 +54172,8 @@ function getPrivateKey(options2 = {}) {
     );
   }
   if (env.PRIVATE_KEY_PATH) {
-    const filepath = resolve7(cwd, env.PRIVATE_KEY_PATH);
-    if (existsSync6(filepath)) {
+    const filepath = resolve8(cwd, env.PRIVATE_KEY_PATH);
+    if (existsSync7(filepath)) {
       return readFileSync6(filepath, "utf-8");
     } else {
       throw new Error(
@@ -54397,7 +54408,7 @@ function createAppState(store, now = Date.now) {
 }
 
 // src/app/bench-recompute.ts
-import { existsSync as existsSync7 } from "node:fs";
+import { existsSync as existsSync8 } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker as Worker2 } from "node:worker_threads";
 
@@ -55314,7 +55325,7 @@ var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-wo
 function workerFile() {
   if (WORKER_URL.protocol !== "file:") return void 0;
   const path2 = fileURLToPath(WORKER_URL);
-  return existsSync7(path2) ? path2 : void 0;
+  return existsSync8(path2) ? path2 : void 0;
 }
 function createRecomputer(limits = {}, onFallback = () => void 0) {
   const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
@@ -55329,7 +55340,7 @@ function createRecomputer(limits = {}, onFallback = () => void 0) {
   };
 }
 function inWorker(file, task, budget) {
-  return new Promise((resolve13, reject) => {
+  return new Promise((resolve14, reject) => {
     const whole2 = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
     const zip = whole2 ? task.zip : task.zip.slice();
     const worker = new Worker2(file, { workerData: { ...task, zip, levels: knownGroupSequentialLevels() }, transferList: [zip.buffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
@@ -55346,7 +55357,7 @@ function inWorker(file, task, budget) {
     }, budget.ms);
     worker.once("message", (reply2) => settle(() => {
       rememberGroupSequentialLevels(reply2.levels);
-      if (reply2.ok) resolve13(reply2.result);
+      if (reply2.ok) resolve14(reply2.result);
       else reject(replyError(reply2));
     }));
     worker.once("error", (error) => settle(() => reject(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error)));
@@ -55476,7 +55487,7 @@ function createGitHubClient(options2) {
   const policy = {
     maxRetries: options2.maxRetries ?? 3,
     maxWaitMs: options2.maxWaitMs ?? 3e5,
-    sleep: options2.sleep ?? ((ms) => new Promise((resolve13) => setTimeout(resolve13, ms)))
+    sleep: options2.sleep ?? ((ms) => new Promise((resolve14) => setTimeout(resolve14, ms)))
   };
   const headers = {
     accept: "application/vnd.github+json",
@@ -55503,7 +55514,7 @@ function createGitHubClient(options2) {
 function octokitGitHubClient(octokit, options2) {
   const apiUrl = options2.apiUrl.replace(/\/+$/, "");
   const fetchBlob = options2.fetch ?? globalThis.fetch;
-  const sleep = options2.sleep ?? ((ms) => new Promise((resolve13) => setTimeout(resolve13, ms)));
+  const sleep = options2.sleep ?? ((ms) => new Promise((resolve14) => setTimeout(resolve14, ms)));
   const maxRetries = options2.maxRetries ?? 3;
   async function call(method, pathTemplate, params = {}, extra = {}) {
     const { path: path2, rest } = expandPath(pathTemplate, params);
@@ -62226,7 +62237,7 @@ function createWebhookBodyReader(limits = {}) {
   const timeoutMs = limits.timeoutMs ?? WEBHOOK_BODY_TIMEOUT_MS;
   let pending = 0;
   const pendingByClient = /* @__PURE__ */ new Map();
-  return (req, res) => new Promise((resolve13) => {
+  return (req, res) => new Promise((resolve14) => {
     const client = clientKey(req.socket.remoteAddress);
     let held2 = 0;
     let done = false;
@@ -62253,7 +62264,7 @@ function createWebhookBodyReader(limits = {}) {
       req.removeListener("end", onEnd);
       req.removeListener("error", onError);
       req.removeListener("close", onClose);
-      resolve13(body);
+      resolve14(body);
     };
     const refuse = (status, message) => {
       if (done) return;
@@ -62364,9 +62375,9 @@ async function startAppServer(options2) {
     }
     if (!await middleware(req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   }
-  await new Promise((resolve13, reject) => {
+  await new Promise((resolve14, reject) => {
     server.once("error", reject);
-    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve13());
+    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve14());
   });
   const address = server.address();
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address === "0.0.0.0" ? "127.0.0.1" : address.address;
@@ -62375,9 +62386,9 @@ async function startAppServer(options2) {
     url,
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     probot,
-    close: () => new Promise((resolve13, reject) => {
+    close: () => new Promise((resolve14, reject) => {
       server.closeIdleConnections();
-      server.close((error) => error ? reject(error) : resolve13());
+      server.close((error) => error ? reject(error) : resolve14());
     })
   };
 }
@@ -62408,7 +62419,7 @@ async function health(store, res) {
 }
 function octokitClass(writeIntervalMs, throttle) {
   if (!throttle) return ProbotOctokit.defaults((instance) => ({ ...instance, throttle: { ...instance.throttle, enabled: false }, retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY } }));
-  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve13) => setTimeout(resolve13, ms)) });
+  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve14) => setTimeout(resolve14, ms)) });
   const spacing = writeIntervalMs === void 0 ? {} : {
     write: new import_bottleneck2.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: writeIntervalMs }),
     notifications: new import_bottleneck2.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: writeIntervalMs })
@@ -62759,7 +62770,7 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync8, mkdirSync as mkdirSync5, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync9, mkdirSync as mkdirSync5, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join11 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -62768,7 +62779,7 @@ function loadSiteAssets() {
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
     const js = fileURLToPath2(new URL("dashboard.js", dir));
     const css = fileURLToPath2(new URL("dashboard.css", dir));
-    if (existsSync8(js) && existsSync8(css)) return { js: readFileSync7(js, "utf8"), css: readFileSync7(css, "utf8") };
+    if (existsSync9(js) && existsSync9(css)) return { js: readFileSync7(js, "utf8"), css: readFileSync7(css, "utf8") };
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
@@ -63343,8 +63354,8 @@ async function runImport(args, out) {
 
 // src/cli/scan-command.ts
 import { spawnSync as spawnSync4 } from "node:child_process";
-import { existsSync as existsSync9 } from "node:fs";
-import { resolve as resolve8 } from "node:path";
+import { existsSync as existsSync10 } from "node:fs";
+import { resolve as resolve9 } from "node:path";
 var SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--repo DIR] [--output markdown|json] [--threshold 2%]
 
 Scans the nightly history (runs stored with role nightly) of one branch for
@@ -63383,8 +63394,8 @@ options:
   --store URL         history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)`;
 function checkoutOf(dir, cwd) {
   if (dir !== void 0) {
-    if (!existsSync9(resolve8(cwd, dir))) throw new UsageError(`--repo ${dir}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME (--repo DIR: the checkout whose commits the awaiting findings need)`);
-    return openRepository(resolve8(cwd, dir), cliSetting);
+    if (!existsSync10(resolve9(cwd, dir))) throw new UsageError(`--repo ${dir}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME (--repo DIR: the checkout whose commits the awaiting findings need)`);
+    return openRepository(resolve9(cwd, dir), cliSetting);
   }
   try {
     return openRepository(cwd, cliSetting);
@@ -63475,7 +63486,7 @@ async function runAck(args, out) {
 }
 
 // src/cli/dashboard-command.ts
-import { resolve as resolve9 } from "node:path";
+import { resolve as resolve10 } from "node:path";
 var DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
 Writes a static site of the nightly history into DIR: an overview of every
@@ -63547,7 +63558,7 @@ async function runDashboard(args, out) {
   try {
     outputDirectory("--out", dir);
     const started = performance.now();
-    const result2 = await writeSite(store, resolve9(dir), settings);
+    const result2 = await writeSite(store, resolve10(dir), settings);
     const seconds3 = ((performance.now() - started) / 1e3).toFixed(1);
     out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds3} s); the nightly scan: ${result2.scan.regression} confirmed regression(s), ${result2.scan.awaiting} awaiting an interleaved A/B, ${result2.scan.watch} on watch, ${result2.scan.improvement} confirmed improvement(s), ${result2.scan.refuted} refuted`);
     return 0;
@@ -63557,7 +63568,7 @@ async function runDashboard(args, out) {
 }
 
 // src/cli/bisect-command.ts
-import { resolve as resolve10 } from "node:path";
+import { resolve as resolve11 } from "node:path";
 
 // src/jobs/bisect-oracle.ts
 import { join as join14 } from "node:path";
@@ -63701,7 +63712,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 }
 
 // src/jobs/bisect-session.ts
-import { existsSync as existsSync10 } from "node:fs";
+import { existsSync as existsSync11 } from "node:fs";
 import { join as join13 } from "node:path";
 
 // src/bisect/create-bisect.ts
@@ -64207,7 +64218,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync10(join13(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync11(join13(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -64499,7 +64510,7 @@ function commonFlags(v, cwd, name) {
   const threshold = v.threshold === void 0 ? BISECT_DEFAULTS.threshold : percentFlag(name("threshold"), v.threshold, true);
   return {
     settings: {
-      repo: resolve10(cwd, v.repo ?? "."),
+      repo: resolve11(cwd, v.repo ?? "."),
       measure: {
         bench: v.bench,
         build: v.build,
@@ -64573,8 +64584,8 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync11, readdirSync as readdirSync5, rmSync as rmSync6 } from "node:fs";
-import { join as join15, resolve as resolve11, sep as sep3 } from "node:path";
+import { existsSync as existsSync12, readdirSync as readdirSync5, rmSync as rmSync6 } from "node:fs";
+import { join as join15, resolve as resolve12, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -64592,16 +64603,16 @@ function git3(repo, args) {
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve11(dir, ".benchbot", "worktrees"), join15(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve12(dir, ".benchbot", "worktrees"), join15(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync11(root) ? readdirSync5(root).map((name) => join15(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync12(root) ? readdirSync5(root).map((name) => join15(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
   const { values } = parseFlags(args, { repo: { type: "string" }, "dry-run": { type: "boolean" } }, false);
-  const dir = resolve11(process.cwd(), values.repo ?? ".");
+  const dir = resolve12(process.cwd(), values.repo ?? ".");
   const { registered, leftover, roots } = benchbotWorktrees(dir);
   const top = openRepository(dir);
   if (values["dry-run"]) {
@@ -64618,7 +64629,7 @@ function runClean(args, out) {
     rmSync6(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync11(root) && readdirSync5(root).length === 0) rmSync6(root, { recursive: true });
+  for (const root of roots) if (existsSync12(root) && readdirSync5(root).length === 0) rmSync6(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
@@ -64626,7 +64637,7 @@ function runClean(args, out) {
 
 // src/cli/nightly-command.ts
 import { spawnSync as spawnSync7 } from "node:child_process";
-import { resolve as resolve12 } from "node:path";
+import { resolve as resolve13 } from "node:path";
 
 // src/jobs/run-nightly.ts
 import { mkdirSync as mkdirSync6 } from "node:fs";
@@ -64918,6 +64929,7 @@ function parseNightlyArgs(args, cwd, env) {
     output: { type: "string" }
   }, false);
   const output = choose("--output", v.output ?? "text", NIGHTLY_REPORT_FORMATS);
+  if (v.dashboard !== void 0) checkOutputDirectory("--dashboard", resolve13(cwd, v.dashboard));
   const measure = parseMeasureFlags(v, cwd, env);
   const repository = v.repository;
   if (repository !== void 0 && !/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new UsageError(`--repository ${repository}: give the GitHub repository as OWNER/NAME`);
@@ -64943,7 +64955,7 @@ function parseNightlyArgs(args, cwd, env) {
     confirmOnly: v["confirm-only"] === true,
     bisect: v.bisect === true,
     issues,
-    dashboard: v.dashboard === void 0 ? void 0 : { dir: resolve12(cwd, v.dashboard), title: repository ? `benchbot: ${repository}` : "benchbot" },
+    dashboard: v.dashboard === void 0 ? void 0 : { dir: resolve13(cwd, v.dashboard), title: repository ? `benchbot: ${repository}` : "benchbot" },
     output
   };
 }
