@@ -68,6 +68,8 @@ export function parseNightlyArgs(args: string[], cwd: string, env: NodeJS.Proces
   const branch = v.branch ?? currentBranch(measure.repo);
   if (branch === undefined) throw new UsageError(`--branch is required: ${measure.repo} is not on a branch (detached HEAD); name the branch whose nightly this is`);
   if (v['confirm-only'] === true && v.base !== undefined) throw new UsageError('--base: --confirm-only measures no night, so there is nothing to compare with a base; leave one of them out');
+  // The bisect job measures on this machine only: a night measured elsewhere would be bisected on the wrong machine.
+  if (v.bisect === true && measure.executorSpec.kind !== 'local') throw new UsageError(`--bisect: bisects on this machine only, and --executor ${v.executor} measures on another; leave one of them out (benchbot bisect runs there by hand)`);
   if (v.issues !== true && v['issue-label'] !== undefined) throw new UsageError('--issue-label: labels are for the issues --issues files; add --issues');
   let issues: NightlyIssues | undefined;
   if (v.issues === true) {

@@ -134,6 +134,7 @@ test('benchbot nightly refuses bad flags with the flag to change, before measuri
   assert.throws(parse(['--repository', 'gadgets']), /--repository gadgets: give the GitHub repository as OWNER\/NAME/);
   assert.throws(parse(['--confirm-only', '--base', 'HEAD~1']), /--base: --confirm-only measures no night/);
   assert.throws(parse(['--issue-label', 'perf']), /--issue-label: .* add --issues/);
+  assert.throws(parse(['--bisect', '--executor', 'ssh://bench@box']), /--bisect: bisects on this machine only, and --executor ssh:\/\/bench@box/);
   assert.throws(() => parseNightlyArgs([], repo.dir, {}), /--bench is required/);
   const settings = parseNightlyArgs(['--bench', './bench.sh', '--issues', '--repository', 'octo/gadgets'], repo.dir, { GITHUB_TOKEN: 'ghs_x' });
   assert.equal(settings.branch, 'main', 'the checkout\'s branch');
