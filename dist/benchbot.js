@@ -64936,6 +64936,7 @@ function parseNightlyArgs(args, cwd, env) {
   const branch = v.branch ?? currentBranch(measure.repo);
   if (branch === void 0) throw new UsageError(`--branch is required: ${measure.repo} is not on a branch (detached HEAD); name the branch whose nightly this is`);
   if (v["confirm-only"] === true && v.base !== void 0) throw new UsageError("--base: --confirm-only measures no night, so there is nothing to compare with a base; leave one of them out");
+  if (v.bisect === true && measure.executorSpec.kind !== "local") throw new UsageError(`--bisect: bisects on this machine only, and --executor ${v.executor} measures on another; leave one of them out (benchbot bisect runs there by hand)`);
   if (v.issues !== true && v["issue-label"] !== void 0) throw new UsageError("--issue-label: labels are for the issues --issues files; add --issues");
   let issues;
   if (v.issues === true) {
