@@ -12,8 +12,8 @@ import { knownGroupSequentialLevels, rememberGroupSequentialLevels, type KnownLe
  * comparing thousands of series takes seconds, and on the app's one thread
  * it held every other delivery (the audit's 120,000 series kept one waiting
  * 43-163 s; GitHub gives up after 10 s). One recompute runs at a time (the
- * others wait their turn), each in a fresh worker, ended when it passes its
- * time budget.
+ * others wait their turn) in one worker kept warm between them, which is
+ * replaced when a recompute passes its time budget or heap limit.
  */
 
 /**
@@ -96,41 +96,90 @@ export function createRecomputer(limits: RecomputeLimits = {}, onFallback: (miss
   const budget = { ms: limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS, heapMb: limits.heapMb ?? RECOMPUTE_HEAP_MB };
   const file = workerFile();
   if (file === undefined) onFallback(WORKER_URL.href);
+  const worker = file === undefined ? undefined : warmWorker(file, budget);
   let turn: Promise<unknown> = Promise.resolve();
   return (task) => {
-    const run = turn.then(() => (file === undefined ? inThread({ ...task, maxSeries }) : inWorker(file, { ...task, maxSeries }, budget)));
+    const run = turn.then(() => (worker === undefined ? inThread({ ...task, maxSeries }) : worker.run({ ...task, maxSeries })));
     turn = run.catch(() => undefined);
     return run;
   };
 }
 
-function inWorker(file: string, task: RecomputeTask & { maxSeries: number }, budget: { ms: number; heapMb: number }): Promise<RecomputedBench | null> {
-  return new Promise((resolve, reject) => {
-    // The archive's bytes move to the worker rather than being copied (up to 96 MiB).
-    const whole = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
-    const zip = whole ? task.zip : task.zip.slice();
-    // The group-sequential levels memo goes in and comes back: computing them is 100-500 ms of a fresh worker's CPU per report.
-    const worker = new Worker(file, { workerData: { ...task, zip, levels: knownGroupSequentialLevels() }, transferList: [zip.buffer as ArrayBuffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      fn();
+/**
+ * RECOMPUTE_WORKER_IDLE_MS is how long the worker is kept once idle, 60 s:
+ * starting one costs 0.5-0.9 s with the TypeScript sources (type stripping
+ * every module again), which a report of two benchmarks should not wait for
+ * when another came just before; an idle app holds no worker.
+ */
+const RECOMPUTE_WORKER_IDLE_MS = 60_000;
+
+/**
+ * warmWorker keeps one worker for task after task: started on the first,
+ * ended after RECOMPUTE_WORKER_IDLE_MS without one, and replaced after a
+ * task that passed the time budget (terminated), the heap limit, or crashed
+ * it. It never keeps the process alive (unref). Tasks come one at a time.
+ */
+function warmWorker(file: string, budget: { ms: number; heapMb: number }): { run(task: RecomputeTask & { maxSeries: number }): Promise<RecomputedBench | null> } {
+  let worker: Worker | undefined;
+  let started: Promise<Error | null> | undefined;
+  let idle: NodeJS.Timeout | undefined;
+  const retire = (w: Worker) => {
+    if (worker === w) worker = started = undefined;
+    void w.terminate();
+  };
+  const start = (w: Worker) => new Promise<Error | null>((resolve) => {
+    // The entry posts READY once its modules are loaded; a worker that dies first says why.
+    const onReady = (m: unknown) => m === READY && finish(null);
+    const onError = (error: Error) => finish(error);
+    const onExit = (code: number) => finish(new Error(`the /bench recompute worker exited with code ${code} while starting`));
+    const finish = (error: Error | null) => {
+      w.off('message', onReady).off('error', onError).off('exit', onExit);
+      if (error !== null) retire(w);
+      resolve(error);
     };
-    const timer = setTimeout(() => {
-      settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budget.ms / 1000} s budget`)));
-      void worker.terminate();
-    }, budget.ms);
-    worker.once('message', (reply: WorkerReply) => settle(() => {
-      rememberGroupSequentialLevels(reply.levels);
-      if (reply.ok) resolve(reply.result);
-      else reject(replyError(reply));
-    }));
-    worker.once('error', (error: Error & { code?: string }) => settle(() => reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error)));
-    worker.once('exit', (code) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code} before answering`))));
+    w.on('message', onReady).on('error', onError).on('exit', onExit);
   });
+  return {
+    run: async (task) => {
+      clearTimeout(idle);
+      if (worker === undefined) {
+        worker = new Worker(file, { resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
+        worker.unref();
+        started = start(worker);
+      }
+      const w = worker;
+      // The budget is the recompute's: starting a worker (0.5-0.9 s with the TypeScript sources) is not counted.
+      const failed = await started;
+      if (failed) throw failed;
+      return new Promise((resolve, reject) => {
+        const settle = (fn: () => void, keep: boolean) => {
+          clearTimeout(timer);
+          w.off('message', onMessage).off('error', onError).off('exit', onExit);
+          if (keep) idle = setTimeout(() => retire(w), RECOMPUTE_WORKER_IDLE_MS).unref();
+          else retire(w);
+          fn();
+        };
+        const timer = setTimeout(() => settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budget.ms / 1000} s budget`)), false), budget.ms);
+        const onMessage = (reply: WorkerReply) => settle(() => {
+          rememberGroupSequentialLevels(reply.levels);
+          if (reply.ok) resolve(reply.result);
+          else reject(replyError(reply));
+        }, true);
+        const onError = (error: Error & { code?: string }) => settle(() => reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error), false);
+        const onExit = (code: number) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code} before answering`)), false);
+        w.on('message', onMessage).on('error', onError).on('exit', onExit);
+        // The archive's bytes move to the worker rather than being copied (up to 96 MiB).
+        const whole = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
+        const zip = whole ? task.zip : task.zip.slice();
+        // The group-sequential levels memo goes in and comes back: computing them is 100-500 ms of a fresh worker's CPU per report.
+        w.postMessage({ ...task, zip, levels: knownGroupSequentialLevels() }, [zip.buffer as ArrayBuffer]);
+      });
+    },
+  };
 }
+
+/** READY is what the worker entry posts once its modules are loaded. */
+export const READY = 'benchbot-recompute-worker-ready';
 
 async function inThread(task: RecomputeTask & { maxSeries: number }): Promise<RecomputedBench | null> {
   const reply = runRecomputeTask(task);

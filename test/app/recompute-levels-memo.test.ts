@@ -1,4 +1,4 @@
-// The `/bench` recompute runs in a fresh worker per report (bench-recompute.ts), and a worker has its own module state:
+// The `/bench` recompute runs in a worker (bench-recompute.ts), a fresh one after an idle minute or a failed report, and a worker has its own module state:
 // the group-sequential levels (stats/sequential-alpha.ts, 100-500 ms of integration cold) are handed to each worker and
 // taken back, so the app computes them once per look schedule, not once per completed run.
 import { test } from 'node:test';
