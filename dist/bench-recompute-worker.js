@@ -6207,7 +6207,7 @@ var require_node_sqlite = __commonJS({
 });
 
 // src/app/bench-recompute-worker.ts
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 
 // src/jobs/results-artifact.ts
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
@@ -20709,6 +20709,7 @@ function readZipTexts(zip, names2) {
 
 // src/app/bench-recompute.ts
 var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-worker.ts" : "./bench-recompute-worker.js", import.meta.url);
+var READY = "benchbot-recompute-worker-ready";
 function runRecomputeTask(task) {
   rememberGroupSequentialLevels(task.levels);
   return { ...recomputeReply(task), levels: knownGroupSequentialLevels() };
@@ -20727,4 +20728,5 @@ function recomputeReply(task) {
 }
 
 // src/app/bench-recompute-worker.ts
-parentPort?.postMessage(runRecomputeTask(workerData));
+parentPort?.on("message", (task) => parentPort?.postMessage(runRecomputeTask(task)));
+parentPort?.postMessage(READY);

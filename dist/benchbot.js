@@ -55332,38 +55332,70 @@ function createRecomputer(limits = {}, onFallback = () => void 0) {
   const budget = { ms: limits.timeBudgetMs ?? RECOMPUTE_TIME_BUDGET_MS, heapMb: limits.heapMb ?? RECOMPUTE_HEAP_MB };
   const file = workerFile();
   if (file === void 0) onFallback(WORKER_URL.href);
+  const worker = file === void 0 ? void 0 : warmWorker(file, budget);
   let turn = Promise.resolve();
   return (task) => {
-    const run2 = turn.then(() => file === void 0 ? inThread({ ...task, maxSeries }) : inWorker(file, { ...task, maxSeries }, budget));
+    const run2 = turn.then(() => worker === void 0 ? inThread({ ...task, maxSeries }) : worker.run({ ...task, maxSeries }));
     turn = run2.catch(() => void 0);
     return run2;
   };
 }
-function inWorker(file, task, budget) {
-  return new Promise((resolve14, reject) => {
-    const whole2 = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
-    const zip = whole2 ? task.zip : task.zip.slice();
-    const worker = new Worker2(file, { workerData: { ...task, zip, levels: knownGroupSequentialLevels() }, transferList: [zip.buffer], resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
-    let settled = false;
-    const settle = (fn) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      fn();
+var RECOMPUTE_WORKER_IDLE_MS = 6e4;
+function warmWorker(file, budget) {
+  let worker;
+  let started;
+  let idle;
+  const retire2 = (w) => {
+    if (worker === w) worker = started = void 0;
+    void w.terminate();
+  };
+  const start = (w) => new Promise((resolve14) => {
+    const onReady = (m) => m === READY && finish2(null);
+    const onError = (error) => finish2(error);
+    const onExit = (code18) => finish2(new Error(`the /bench recompute worker exited with code ${code18} while starting`));
+    const finish2 = (error) => {
+      w.off("message", onReady).off("error", onError).off("exit", onExit);
+      if (error !== null) retire2(w);
+      resolve14(error);
     };
-    const timer = setTimeout(() => {
-      settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budget.ms / 1e3} s budget`)));
-      void worker.terminate();
-    }, budget.ms);
-    worker.once("message", (reply2) => settle(() => {
-      rememberGroupSequentialLevels(reply2.levels);
-      if (reply2.ok) resolve14(reply2.result);
-      else reject(replyError(reply2));
-    }));
-    worker.once("error", (error) => settle(() => reject(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error)));
-    worker.once("exit", (code18) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code18} before answering`))));
+    w.on("message", onReady).on("error", onError).on("exit", onExit);
   });
+  return {
+    run: async (task) => {
+      clearTimeout(idle);
+      if (worker === void 0) {
+        worker = new Worker2(file, { resourceLimits: { maxOldGenerationSizeMb: budget.heapMb } });
+        worker.unref();
+        started = start(worker);
+      }
+      const w = worker;
+      const failed2 = await started;
+      if (failed2) throw failed2;
+      return new Promise((resolve14, reject) => {
+        const settle = (fn, keep) => {
+          clearTimeout(timer);
+          w.off("message", onMessage).off("error", onError).off("exit", onExit);
+          if (keep) idle = setTimeout(() => retire2(w), RECOMPUTE_WORKER_IDLE_MS).unref();
+          else retire2(w);
+          fn();
+        };
+        const timer = setTimeout(() => settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budget.ms / 1e3} s budget`)), false), budget.ms);
+        const onMessage = (reply2) => settle(() => {
+          rememberGroupSequentialLevels(reply2.levels);
+          if (reply2.ok) resolve14(reply2.result);
+          else reject(replyError(reply2));
+        }, true);
+        const onError = (error) => settle(() => reject(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error), false);
+        const onExit = (code18) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code18} before answering`)), false);
+        w.on("message", onMessage).on("error", onError).on("exit", onExit);
+        const whole2 = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
+        const zip = whole2 ? task.zip : task.zip.slice();
+        w.postMessage({ ...task, zip, levels: knownGroupSequentialLevels() }, [zip.buffer]);
+      });
+    }
+  };
 }
+var READY = "benchbot-recompute-worker-ready";
 async function inThread(task) {
   const reply2 = runRecomputeTask(task);
   if (reply2.ok) return reply2.result;
