@@ -3,11 +3,11 @@ import type { Store } from '../store/store.ts';
 import { createAppState, type AppState } from './app-state.ts';
 import type { HandlerDeps } from './handler-deps.ts';
 import { createRecomputer, type RecomputeLimits } from './bench-recompute.ts';
-import { handleIssueCommentCreated, type IssueCommentPayload } from './issue-comment-created.ts';
+import { commentCommandOf, handleIssueCommentCreated, type IssueCommentPayload } from './issue-comment-created.ts';
 import { loadRepoConfig } from './load-repo-config.ts';
 import { octokitGitHubClient, type GitHubClient, type OctokitLike } from '../github/github-client.ts';
 import type { ParsedConfig } from './app-config.ts';
-import { handleWorkflowRunCompleted, type WorkflowRunPayload } from './workflow-run-completed.ts';
+import { completedRunOf, handleWorkflowRunCompleted, type WorkflowRunPayload } from './workflow-run-completed.ts';
 
 /** CreateAppOptions configure createApp. */
 export interface CreateAppOptions {
@@ -35,8 +35,9 @@ export interface CreateAppOptions {
 
 /**
  * createApp wires benchbot's handlers into Probot: one per event, each behind
- * the same guard, which claims the delivery id in the Store first, so a
- * delivery GitHub sends twice (or two replicas receive) is handled once. A
+ * the same guard (once), which drops a delivery that does nothing without a
+ * store write and claims any other by its delivery id in the Store first, so
+ * a delivery GitHub sends twice (or two replicas receive) is handled once. A
  * handler that throws releases its claim, answers 500, and GitHub's
  * redelivery runs it again.
  */
@@ -56,14 +57,33 @@ export function createApp(options: CreateAppOptions): ApplicationFunction {
       recompute: createRecomputer(options.recompute, (missing) => app.log.warn({ missing }, '/bench recompute worker not found; recomputing on the main thread (capped, but other deliveries wait meanwhile)')),
     };
 
-    app.on('issue_comment.created', (context) => once(state, options, context, () => handleIssueCommentCreated(deps, clientOf(context, options), context.payload as IssueCommentPayload)));
-    app.on('workflow_run.completed', (context) => once(state, options, context, () => handleWorkflowRunCompleted(deps, clientOf(context, options), context.payload as WorkflowRunPayload)));
+    app.on('issue_comment.created', (context) => {
+      const payload = context.payload as IssueCommentPayload;
+      return once(state, options, context, () => commentCommandOf(payload, deps.log), (command) => handleIssueCommentCreated(deps, clientOf(context, options), payload, command));
+    });
+    app.on('workflow_run.completed', (context) => {
+      const payload = context.payload as WorkflowRunPayload;
+      return once(state, options, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options), payload));
+    });
   };
 }
 
-async function once(state: AppState, options: CreateAppOptions, context: Context, handle: () => Promise<string>): Promise<void> {
+/**
+ * once runs a delivery's handler at most once. `triage` reads the payload
+ * alone and returns null for a delivery that does nothing (a comment without
+ * a command, most of the traffic): it is answered without touching the
+ * store, since a redelivery of it does nothing either. Any other delivery
+ * is claimed first (a duplicate is answered and dropped), handled, and
+ * marked done.
+ */
+async function once<T>(state: AppState, options: CreateAppOptions, context: Context, triage: () => T | null, handle: (found: T) => Promise<string>): Promise<void> {
   const started = performance.now();
   const name = `${context.name}.${(context.payload as { action?: string }).action ?? ''}`;
+  const found = triage();
+  if (found === null) {
+    options.onHandled?.({ id: context.id, name, outcome: 'ignored', ms: performance.now() - started });
+    return;
+  }
   if (!(await state.claimDelivery(context.id, name))) {
     context.log.info({ delivery: context.id }, 'delivery already handled; nothing to do');
     options.onHandled?.({ id: context.id, name, outcome: 'duplicate', ms: performance.now() - started });
@@ -71,7 +91,7 @@ async function once(state: AppState, options: CreateAppOptions, context: Context
   }
   let outcome: string;
   try {
-    outcome = await handle();
+    outcome = await handle(found);
   } catch (error) {
     await state.releaseDelivery(context.id).catch(() => undefined);
     options.onHandled?.({ id: context.id, name, outcome: 'error', ms: performance.now() - started });

@@ -35,9 +35,52 @@ interface CommandComment {
 }
 
 /**
+ * CommentCommand is an `issue_comment.created` delivery that holds a
+ * `/bench` line from a user on a pull request: what commentCommandOf found,
+ * and all the handler needs of the payload besides the repository's
+ * default branch.
+ */
+export interface CommentCommand {
+  where: Repo;
+  pr: number;
+  comment: CommandComment;
+  /** version is the comment's `updated_at` (its `created_at` when absent): the claim's key, so an edit is a new command. */
+  version: string;
+}
+
+/**
+ * commentCommandOf returns the command a comment delivery carries, or null
+ * when the delivery does nothing: not a pull request, a bot, no command
+ * (found with a CommonMark parser, once), or no `created_at` to pin the head
+ * by (logged). It reads nothing but the payload, so the app decides before
+ * touching its store that a plain comment, most of the traffic, costs no
+ * write (create-app.ts).
+ */
+export function commentCommandOf(payload: IssueCommentPayload, log: HandlerDeps['log']): CommentCommand | null {
+  if (payload.action !== 'created' || !payload.issue?.pull_request) return null;
+  const where = repoOf(payload);
+  const comment = payload.comment;
+  const pr = payload.issue.number;
+  if (where === null || !comment || typeof comment.id !== 'number' || typeof pr !== 'number' || !Number.isInteger(pr)) return null;
+  const login = comment.user?.login;
+  // Bots never run /bench: it keeps the app from answering itself or another bot in a loop.
+  if (typeof login !== 'string' || comment.user?.type !== 'User') return null;
+  const line = findCommandLine(typeof comment.body === 'string' ? comment.body : '');
+  if (line === null) return null;
+  // Without the comment's time the head it saw cannot be pinned: nothing runs.
+  const createdAt = comment.created_at;
+  if (typeof createdAt !== 'string' || !Number.isFinite(Date.parse(createdAt))) {
+    log.warn({ owner: where.owner, repo: where.repo, pr, commentId: comment.id }, 'a /bench comment without created_at; ignored');
+    return null;
+  }
+  const version = typeof comment.updated_at === 'string' ? comment.updated_at : createdAt;
+  return { where, pr, version, comment: { id: comment.id, login, line, createdAt, htmlUrl: typeof comment.html_url === 'string' ? comment.html_url : '' } };
+}
+
+/**
  * handleIssueCommentCreated runs `/bench` on a pull request. Guards come
- * first and return early: not a pull request, a bot, no command (found with
- * a CommonMark parser, once). Then the comment is claimed by its id and
+ * first and return early (commentCommandOf, unless the caller already ran
+ * it and passes its `command`). Then the comment is claimed by its id and
  * `updated_at`: a delivery re-sent under a new delivery id (which the
  * signature does not cover) finds it claimed and changes nothing. Then, in
  * order: the repository's config from the default branch; `/bench help`
@@ -50,31 +93,16 @@ interface CommandComment {
  * latest-`/bench` record, cancelling a still-running earlier one; a check
  * run in progress on the head; and the sticky comment saying so.
  */
-export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHubClient, payload: IssueCommentPayload): Promise<CommentOutcome> {
-  if (payload.action !== 'created' || !payload.issue?.pull_request) return 'ignored';
-  const where = repoOf(payload);
-  const comment = payload.comment;
-  const pr = payload.issue.number;
-  if (where === null || !comment || typeof comment.id !== 'number' || typeof pr !== 'number' || !Number.isInteger(pr)) return 'ignored';
-  const login = comment.user?.login;
-  // Bots never run /bench: it keeps the app from answering itself or another bot in a loop.
-  if (typeof login !== 'string' || comment.user?.type !== 'User') return 'ignored';
-  const line = findCommandLine(typeof comment.body === 'string' ? comment.body : '');
-  if (line === null) return 'ignored';
-  // Without the comment's time the head it saw cannot be pinned: nothing runs.
-  const createdAt = comment.created_at;
-  if (typeof createdAt !== 'string' || !Number.isFinite(Date.parse(createdAt))) {
-    deps.log.warn({ owner: where.owner, repo: where.repo, pr, commentId: comment.id }, 'a /bench comment without created_at; ignored');
-    return 'ignored';
-  }
-  const version = typeof comment.updated_at === 'string' ? comment.updated_at : createdAt;
+export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHubClient, payload: IssueCommentPayload, command: CommentCommand | null = commentCommandOf(payload, deps.log)): Promise<CommentOutcome> {
+  if (command === null) return 'ignored';
+  const { where, pr, comment, version } = command;
   if (!(await deps.state.claimComment(where.owner, where.repo, comment.id, version))) {
     deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment.id }, 'comment already handled (a delivery sent again); nothing to do');
     return 'duplicate-comment';
   }
   let outcome: CommentOutcome;
   try {
-    outcome = await handleCommand(deps, client, payload, { ...where, pr }, { id: comment.id, login, line, createdAt, htmlUrl: typeof comment.html_url === 'string' ? comment.html_url : '' });
+    outcome = await handleCommand(deps, client, payload, { ...where, pr }, comment);
   } catch (error) {
     await deps.state.releaseComment(where.owner, where.repo, comment.id, version).catch(() => undefined);
     throw error;

@@ -78,6 +78,18 @@ export function untrustedBecause(payload: WorkflowRunPayload, kind: 'nightly' | 
 }
 
 /**
+ * completedRunOf returns the repository and run of a `workflow_run.completed`
+ * delivery, or null when it names none (nothing to do, decided from the
+ * payload alone, before the app touches its store).
+ */
+export function completedRunOf(payload: WorkflowRunPayload): { where: Repo; run: NonNullable<WorkflowRunPayload['workflow_run']> & { id: number } } | null {
+  const run = payload.workflow_run;
+  const where = repoOf(payload);
+  if (payload.action !== 'completed' || where === null || typeof run?.id !== 'number') return null;
+  return { where, run: run as typeof run & { id: number } };
+}
+
+/**
  * handleWorkflowRunCompleted turns a finished workflow run into results, but
  * only from a run that is what it claims (untrustedBecause): anything else
  * is logged and ignored, with no API call beyond the config. A
@@ -89,9 +101,9 @@ export function untrustedBecause(payload: WorkflowRunPayload, kind: 'nightly' | 
  * Everything else is ignored, before any API call.
  */
 export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitHubClient, payload: WorkflowRunPayload): Promise<RunOutcome> {
-  const run = payload.workflow_run;
-  const where = repoOf(payload);
-  if (payload.action !== 'completed' || where === null || typeof run?.id !== 'number') return 'ignored';
+  const found = completedRunOf(payload);
+  if (found === null) return 'ignored';
+  const { where, run } = found;
   let entry = await deps.state.getRun(where.owner, where.repo, run.id);
   const distrust = (why: string, as: string): RunOutcome => {
     deps.log.warn({ owner: where.owner, repo: where.repo, runId: run.id, path: run.path, event: run.event, headRepository: run.head_repository?.full_name, headBranch: run.head_branch, why }, `workflow run not trusted as ${as}; ignored`);
