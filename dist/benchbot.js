@@ -61301,29 +61301,34 @@ function repoOf(payload) {
 
 // src/app/issue-comment-created.ts
 var WRITE_ROLES = ["admin", "maintain", "write"];
-async function handleIssueCommentCreated(deps, client, payload) {
-  if (payload.action !== "created" || !payload.issue?.pull_request) return "ignored";
+function commentCommandOf(payload, log) {
+  if (payload.action !== "created" || !payload.issue?.pull_request) return null;
   const where = repoOf(payload);
   const comment2 = payload.comment;
   const pr = payload.issue.number;
-  if (where === null || !comment2 || typeof comment2.id !== "number" || typeof pr !== "number" || !Number.isInteger(pr)) return "ignored";
+  if (where === null || !comment2 || typeof comment2.id !== "number" || typeof pr !== "number" || !Number.isInteger(pr)) return null;
   const login = comment2.user?.login;
-  if (typeof login !== "string" || comment2.user?.type !== "User") return "ignored";
+  if (typeof login !== "string" || comment2.user?.type !== "User") return null;
   const line = findCommandLine(typeof comment2.body === "string" ? comment2.body : "");
-  if (line === null) return "ignored";
+  if (line === null) return null;
   const createdAt = comment2.created_at;
   if (typeof createdAt !== "string" || !Number.isFinite(Date.parse(createdAt))) {
-    deps.log.warn({ owner: where.owner, repo: where.repo, pr, commentId: comment2.id }, "a /bench comment without created_at; ignored");
-    return "ignored";
+    log.warn({ owner: where.owner, repo: where.repo, pr, commentId: comment2.id }, "a /bench comment without created_at; ignored");
+    return null;
   }
   const version = typeof comment2.updated_at === "string" ? comment2.updated_at : createdAt;
+  return { where, pr, version, comment: { id: comment2.id, login, line, createdAt, htmlUrl: typeof comment2.html_url === "string" ? comment2.html_url : "" } };
+}
+async function handleIssueCommentCreated(deps, client, payload, command = commentCommandOf(payload, deps.log)) {
+  if (command === null) return "ignored";
+  const { where, pr, comment: comment2, version } = command;
   if (!await deps.state.claimComment(where.owner, where.repo, comment2.id, version)) {
     deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment2.id }, "comment already handled (a delivery sent again); nothing to do");
     return "duplicate-comment";
   }
   let outcome;
   try {
-    outcome = await handleCommand(deps, client, payload, { ...where, pr }, { id: comment2.id, login, line, createdAt, htmlUrl: typeof comment2.html_url === "string" ? comment2.html_url : "" });
+    outcome = await handleCommand(deps, client, payload, { ...where, pr }, comment2);
   } catch (error) {
     await deps.state.releaseComment(where.owner, where.repo, comment2.id, version).catch(() => void 0);
     throw error;
@@ -62042,10 +62047,16 @@ function untrustedBecause(payload, kind, workflow) {
   if (!isWorkflow(run2.path ?? "", workflow)) return `workflow \`${run2.path ?? "none"}\` is not \`.github/workflows/${workflow}\``;
   return null;
 }
-async function handleWorkflowRunCompleted(deps, client, payload) {
+function completedRunOf(payload) {
   const run2 = payload.workflow_run;
   const where = repoOf(payload);
-  if (payload.action !== "completed" || where === null || typeof run2?.id !== "number") return "ignored";
+  if (payload.action !== "completed" || where === null || typeof run2?.id !== "number") return null;
+  return { where, run: run2 };
+}
+async function handleWorkflowRunCompleted(deps, client, payload) {
+  const found = completedRunOf(payload);
+  if (found === null) return "ignored";
+  const { where, run: run2 } = found;
   let entry = await deps.state.getRun(where.owner, where.repo, run2.id);
   const distrust = (why2, as) => {
     deps.log.warn({ owner: where.owner, repo: where.repo, runId: run2.id, path: run2.path, event: run2.event, headRepository: run2.head_repository?.full_name, headBranch: run2.head_branch, why: why2 }, `workflow run not trusted as ${as}; ignored`);
@@ -62207,13 +62218,24 @@ function createApp(options2) {
       loadConfig: cachedConfigLoader(options2.configTtlMs ?? 6e4),
       recompute: createRecomputer(options2.recompute, (missing) => app.log.warn({ missing }, "/bench recompute worker not found; recomputing on the main thread (capped, but other deliveries wait meanwhile)"))
     };
-    app.on("issue_comment.created", (context) => once2(state, options2, context, () => handleIssueCommentCreated(deps, clientOf(context, options2), context.payload)));
-    app.on("workflow_run.completed", (context) => once2(state, options2, context, () => handleWorkflowRunCompleted(deps, clientOf(context, options2), context.payload)));
+    app.on("issue_comment.created", (context) => {
+      const payload = context.payload;
+      return once2(state, options2, context, () => commentCommandOf(payload, deps.log), (command) => handleIssueCommentCreated(deps, clientOf(context, options2), payload, command));
+    });
+    app.on("workflow_run.completed", (context) => {
+      const payload = context.payload;
+      return once2(state, options2, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options2), payload));
+    });
   };
 }
-async function once2(state, options2, context, handle) {
+async function once2(state, options2, context, triage, handle) {
   const started = performance.now();
   const name = `${context.name}.${context.payload.action ?? ""}`;
+  const found = triage();
+  if (found === null) {
+    options2.onHandled?.({ id: context.id, name, outcome: "ignored", ms: performance.now() - started });
+    return;
+  }
   if (!await state.claimDelivery(context.id, name)) {
     context.log.info({ delivery: context.id }, "delivery already handled; nothing to do");
     options2.onHandled?.({ id: context.id, name, outcome: "duplicate", ms: performance.now() - started });
@@ -62221,7 +62243,7 @@ async function once2(state, options2, context, handle) {
   }
   let outcome;
   try {
-    outcome = await handle();
+    outcome = await handle(found);
   } catch (error) {
     await state.releaseDelivery(context.id).catch(() => void 0);
     options2.onHandled?.({ id: context.id, name, outcome: "error", ms: performance.now() - started });
