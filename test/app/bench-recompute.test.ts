@@ -1,9 +1,10 @@
 // One approved `/bench` with a huge artifact cannot stall the app (issue 22,
 // item 3). Through the real server and the stand-in: the audit's artifact,
 // 120,000 benchmarks (about 10 MB per side, under the 32 MiB cap), is
-// recomputed off the event loop while another signed delivery is answered
-// within a second; the report says the series cap applied; past the time
-// budget the comment says the report was not recomputed in time. And the
+// recomputed off the event loop while other signed deliveries are answered
+// (typically within 0.3 s; it held one 37 s before); the report says the
+// series cap applied; past the time budget or the heap limit the comment
+// says the report was not recomputed, and the next one is. And the
 // bundled CLI (built here with the release's esbuild options) runs the
 // recompute worker from beside itself.
 import assert from 'node:assert/strict';
@@ -62,7 +63,7 @@ describe('the audit\'s 120,000-benchmark artifact (shipped cap and budget)', () 
   });
   after(() => h.close());
 
-  test('another signed delivery is answered within 1 s while it is recomputed, and the report says the cap applied', { timeout: 110_000 }, async (t) => {
+  test('other signed deliveries are answered within 2 s (typically 0.3 s) while it is recomputed, and the report says the cap applied', { timeout: 110_000 }, async (t) => {
     const runId = await approve(h);
     h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: zip });
     const started = Date.now();
@@ -83,7 +84,8 @@ describe('the audit\'s 120,000-benchmark artifact (shipped cap and budget)', () 
     assert.ok(reply.status === 200 || reply.status === 202, `${reply.status} ${reply.text}`);
     t.diagnostic(`the big /bench delivery answered ${reply.status}, its report posted after about ${total} ms; ${other.length} other deliveries meanwhile answered in at most ${Math.max(...other)} ms (median ${other.sort((a, b) => a - b)[Math.floor(other.length / 2)]} ms)`);
     assert.ok(other.length >= 10, `the recompute ran long enough to overlap deliveries (${other.length})`);
-    assert.ok(Math.max(...other) < 1000, `every other delivery answered within 1 s: ${other.join(', ')} ms`);
+    // Typically under 0.3 s; the bound leaves room for a loaded shared machine, far below the 37 s the same artifact held a delivery before and GitHub's 10 s.
+    assert.ok(Math.max(...other) < 2000, `every other delivery answered within 2 s: ${other.join(', ')} ms`);
 
     const body = sticky(h)?.body ?? '';
     assert.ok(body.includes(`The artifact holds ${AUDIT_BENCHMARKS.toLocaleString('en-US')} series; the app recomputes at most ${MAX_RECOMPUTED_SERIES.toLocaleString('en-US')}`), body.slice(0, 2000));
