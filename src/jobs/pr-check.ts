@@ -135,12 +135,13 @@ export async function runPrCheck(settings: PrCheckSettings, deps: PrCheckDeps): 
  * is only where the first-parent chain of history.json starts.
  */
 export async function confirmAwaiting(settings: PrCheckSettings & { nightly: NonNullable<PrCheckSettings['nightly']> }, deps: PrCheckDeps): Promise<NightlyEvidence> {
+  // Only a store with history has findings to confirm: a mistyped path must not become a new, empty one.
   return onThisMachine(settings, deps, async ({ store, abSettings, abDeps }) => {
     const name = settings.nameSetting;
     if (!store) throw new SettingError(`${name('no-store')}: confirming the stored findings needs the store`);
     const head = resolveCommit(openRepository(settings.repo, name), settings.head, name('head'));
     return branchEvidence(store, settings, settings.nightly, head, abSettings(head, head), abDeps);
-  });
+  }, { storeMustExist: true });
 }
 
 /** branchEvidence confirms what awaits an interleaved A/B right away, on this runner (jobs/confirm-findings.ts), and scans the branch. */
@@ -158,13 +159,13 @@ interface Measuring {
 }
 
 /** onThisMachine opens the executor and the store a PR check or nightly measures with, runs `body`, and closes both. */
-async function onThisMachine<T>(settings: PrCheckSettings, deps: PrCheckDeps, body: (m: Measuring) => Promise<T>): Promise<T> {
+async function onThisMachine<T>(settings: PrCheckSettings, deps: PrCheckDeps, body: (m: Measuring) => Promise<T>, options: { storeMustExist?: boolean } = {}): Promise<T> {
   const name = settings.nameSetting;
   const executor = createExecutor(settings.executorSpec, name);
   let store: Store | undefined;
   try {
     // Open the store first: a store that does not connect should fail before an hour of measuring.
-    store = settings.noStore ? undefined : await openStore(settings.store, { cwd: settings.repo, env: deps.env });
+    store = settings.noStore ? undefined : await openStore(settings.store, { cwd: settings.repo, env: deps.env, mustExist: options.storeMustExist });
     // The shard's part of the suite is the bench command's business; it learns which part from these variables on every executor.
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
     // A nightly's A/B runs to a decision or the budget: the scan judges every round (scan/ab-evidence.ts).

@@ -130,6 +130,10 @@ test('imported history whose commits are not in the checkout: scan and nightly s
   assert.equal(night.status, 0, night.stderr);
   assert.match(night.stdout, /confirmation A\/B not measurable here: [0-9a-f]{12} vs [0-9a-f]{12}: .* not in the repository at /);
   assert.match(night.stdout, /awaiting an interleaved A\/B: work \(time\)[^\n]*\n\s+cannot be confirmed/);
+  // A store that does not exist has nothing to confirm: refused, not created.
+  const typo = confirmOnly(elsewhere, home, join(home, 'typo.db'), 'text');
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /no store at .*typo\.db/);
   // Outside any repository the scan cannot tell, and says what the finding waits for.
   const outside = mkdtempSync(join(tmpdir(), 'benchbot-no-repo-'));
   const plain = JSON.parse(benchbot(outside, home, 'scan', '--store', store, '--threshold', '5%', '--output', 'json').stdout);
