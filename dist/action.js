@@ -20159,12 +20159,12 @@ function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
   return nightlyEvidence(store, { ...scan, repoDir: settings.repo, checkout: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
 }
-async function onThisMachine(settings, deps, body) {
+async function onThisMachine(settings, deps, body, options = {}) {
   const name = settings.nameSetting;
   const executor = createExecutor(settings.executorSpec, name);
   let store;
   try {
-    store = settings.noStore ? void 0 : await openStore(settings.store, { cwd: settings.repo, env: deps.env });
+    store = settings.noStore ? void 0 : await openStore(settings.store, { cwd: settings.repo, env: deps.env, mustExist: options.storeMustExist });
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
     const abSettings = (base, head) => ({ ...settings, base, head, bench, nameSetting: name, ...settings.nightly ? { futility: false } : {} });
     const abDeps = {

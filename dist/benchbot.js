@@ -45812,19 +45812,19 @@ async function confirmAwaiting(settings, deps) {
     if (!store) throw new SettingError(`${name("no-store")}: confirming the stored findings needs the store`);
     const head = resolveCommit(openRepository(settings.repo, name), settings.head, name("head"));
     return branchEvidence(store, settings, settings.nightly, head, abSettings(head, head), abDeps);
-  });
+  }, { storeMustExist: true });
 }
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
   const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
   return nightlyEvidence(store, { ...scan, repoDir: settings.repo, checkout: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
 }
-async function onThisMachine(settings, deps, body) {
+async function onThisMachine(settings, deps, body, options2 = {}) {
   const name = settings.nameSetting;
   const executor = createExecutor(settings.executorSpec, name);
   let store;
   try {
-    store = settings.noStore ? void 0 : await openStore(settings.store, { cwd: settings.repo, env: deps.env });
+    store = settings.noStore ? void 0 : await openStore(settings.store, { cwd: settings.repo, env: deps.env, mustExist: options2.storeMustExist });
     const bench = settings.shard ? `export BENCHBOT_SHARD=${settings.shard.index} BENCHBOT_SHARDS=${settings.shard.count}; ${settings.bench}` : settings.bench;
     const abSettings = (base, head) => ({ ...settings, base, head, bench, nameSetting: name, ...settings.nightly ? { futility: false } : {} });
     const abDeps = {
