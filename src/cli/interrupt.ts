@@ -7,6 +7,12 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 export interface Interruptible {
   progress: Progress;
   dispose(): void;
+  /**
+   * rethrow reports an error that an interrupt caused as the interrupt (and
+   * exits); any other error it throws on. A build run synchronously dies of
+   * the terminal's SIGINT before benchbot's handler can run.
+   */
+  rethrow(error: unknown): never;
 }
 
 /**
@@ -35,7 +41,7 @@ export function interruptible(command: string, progress: Progress, after: string
     },
     note: (text) => progress.note(text),
   };
-  const stop = (signal: keyof typeof SIGNAL_EXIT) => {
+  const stop = (signal: keyof typeof SIGNAL_EXIT): never => {
     const doing = heading === undefined ? 'before measuring anything' : `during ${heading}${status ? ` (${status})` : ''}`;
     err(`\nbenchbot ${command}: interrupted (${signal}) ${doing}. What it measured is discarded: nothing of it is stored, the store is as it was. The machine lock is released; ${after}`);
     process.exit(SIGNAL_EXIT[signal]);
@@ -49,6 +55,11 @@ export function interruptible(command: string, progress: Progress, after: string
     dispose() {
       process.removeListener('SIGINT', onInt);
       process.removeListener('SIGTERM', onTerm);
+    },
+    rethrow(error) {
+      const signal = (error as { interruptedBy?: unknown } | undefined)?.interruptedBy;
+      if (signal === 'SIGINT' || signal === 'SIGTERM') stop(signal);
+      throw error;
     },
   };
 }

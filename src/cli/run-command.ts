@@ -10,7 +10,7 @@ import { cliSetting } from '../jobs/setting-names.ts';
 import { choose, parseFlags, UsageError } from './usage-error.ts';
 import { MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
-import { interruptible } from './interrupt.ts';
+import { interruptible, type Interruptible } from './interrupt.ts';
 import { checkOutputFile, writeOutputFile } from './output-paths.ts';
 
 /** OUTPUTS are the report formats run prints: those rendered from the comparisons alone. */
@@ -187,10 +187,12 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
 /** runRun implements `benchbot run`; returns the exit code. */
 export async function runRun(args: string[], out: (text: string) => void): Promise<number> {
   const settings = parseRunArgs(args, process.cwd(), process.env);
-  const interrupt = interruptible('run', createProgress(), `the checkouts stay in ${join(settings.stateDir, 'worktrees')} for the next run (benchbot clean removes them).`);
+  const interrupt: Interruptible = interruptible('run', createProgress(), `the checkouts stay in ${join(settings.stateDir, 'worktrees')} for the next run (benchbot clean removes them).`);
   let run;
   try {
     ({ run } = await runPrCheck(settings, { progress: interrupt.progress, now: () => new Date().toISOString() }));
+  } catch (error) {
+    interrupt.rethrow(error);
   } finally {
     interrupt.dispose();
   }

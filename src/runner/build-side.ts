@@ -34,6 +34,11 @@ export function buildSide(worktree: string, tree: string, command: string, label
   if (run.error && (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
     throw new RunnerError(`build of ${label} timed out after ${Math.round(timeoutMs / 1000)} s (${name('build-timeout')}); last output:\n${tail}`);
   }
+  if (run.signal === 'SIGINT' || run.signal === 'SIGTERM') {
+    // Ctrl-C reached the build, which shares benchbot's process group; benchbot's own handler runs only after this
+    // synchronous wait, when the command may be over: the error carries the signal so the command reports the interrupt.
+    throw Object.assign(new RunnerError(`build of ${label} was interrupted (${run.signal}): ${command}`), { interruptedBy: run.signal });
+  }
   if (run.status !== 0) {
     const hint = run.status === 127 ? ` (a command was not found: install the build tool or fix ${name('build')})` : '';
     throw new RunnerError(`build of ${label} failed with exit code ${run.status ?? run.signal}${hint}: ${command}\n--- last lines of the build log ---\n${tail}`);

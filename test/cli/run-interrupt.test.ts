@@ -62,6 +62,30 @@ test('SIGINT during run says what was measured and discarded, exits 130, removes
   }
 });
 
+test('Ctrl-C during the build (the terminal signals the whole process group) is reported as the interrupt, exit 130, lock removed', async () => {
+  const repo = makeFixtureRepo();
+  const scratch = mkdtempSync(join(tmpdir(), 'benchbot-interrupt-'));
+  const lock = join(scratch, 'machine.lock');
+  const env = { ...process.env, BENCHBOT_LOCK: lock, GITHUB_ACTIONS: '', BENCHBOT_DATABASE_URL: '' };
+  // detached: benchbot leads its own process group, as a shell's foreground job does; the build is in it.
+  const child = spawn(process.execPath, [BIN, 'run', '--base', 'base', '--head', 'head', '--bench', './bench.sh', '--build', 'sleep 30', '--max-load', '1000'], { cwd: repo.dir, env, detached: true });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => { stderr += chunk; });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const started = Date.now();
+  while (!/== base/.test(stderr)) {
+    assert.ok(Date.now() - started < 60_000, `run did not start building within a minute:\n${stderr}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  await new Promise((done) => setTimeout(done, 1000));
+  process.kill(-(child.pid as number), 'SIGINT');
+  assert.equal(await exited, 130, stderr);
+  assert.match(stderr, /benchbot run: interrupted \(SIGINT\) during base: [0-9a-f]{12}\. What it measured is discarded/);
+  assert.doesNotMatch(stderr, /failed/);
+  assert.ok(!existsSync(lock), 'the machine lock is removed');
+});
+
 test('after a run, git status of the user\'s repository is clean: .benchbot/ (store, worktrees) ignores itself', () => {
   const repo = makeFixtureRepo({ headFactor: 1.1 });
   const scratch = mkdtempSync(join(tmpdir(), 'benchbot-status-'));
