@@ -16316,6 +16316,9 @@ ${JSON.stringify(env ?? {})}`).digest("hex");
     throw new RunnerError(`build of ${label2} timed out after ${Math.round(timeoutMs / 1e3)} s (${name("build-timeout")}); last output:
 ${tail}`);
   }
+  if (run.signal === "SIGINT" || run.signal === "SIGTERM") {
+    throw Object.assign(new RunnerError(`build of ${label2} was interrupted (${run.signal}): ${command}`), { interruptedBy: run.signal });
+  }
   if (run.status !== 0) {
     const hint = run.status === 127 ? ` (a command was not found: install the build tool or fix ${name("build")})` : "";
     throw new RunnerError(`build of ${label2} failed with exit code ${run.status ?? run.signal}${hint}: ${command}

@@ -41781,6 +41781,9 @@ ${JSON.stringify(env ?? {})}`).digest("hex");
     throw new RunnerError(`build of ${label2} timed out after ${Math.round(timeoutMs / 1e3)} s (${name("build-timeout")}); last output:
 ${tail2}`);
   }
+  if (run2.signal === "SIGINT" || run2.signal === "SIGTERM") {
+    throw Object.assign(new RunnerError(`build of ${label2} was interrupted (${run2.signal}): ${command}`), { interruptedBy: run2.signal });
+  }
   if (run2.status !== 0) {
     const hint = run2.status === 127 ? ` (a command was not found: install the build tool or fix ${name("build")})` : "";
     throw new RunnerError(`build of ${label2} failed with exit code ${run2.status ?? run2.signal}${hint}: ${command}
@@ -45950,6 +45953,11 @@ benchbot ${command}: interrupted (${signal}) ${doing}. What it measured is disca
     dispose() {
       process.removeListener("SIGINT", onInt);
       process.removeListener("SIGTERM", onTerm);
+    },
+    rethrow(error) {
+      const signal = error?.interruptedBy;
+      if (signal === "SIGINT" || signal === "SIGTERM") stop(signal);
+      throw error;
     }
   };
 }
@@ -46179,6 +46187,8 @@ async function runRun(args, out) {
   let run2;
   try {
     ({ run: run2 } = await runPrCheck(settings, { progress: interrupt.progress, now: () => (/* @__PURE__ */ new Date()).toISOString() }));
+  } catch (error) {
+    interrupt.rethrow(error);
   } finally {
     interrupt.dispose();
   }
