@@ -26,6 +26,7 @@ export const ACTION_INPUT_NAMES: ReadonlySet<string> = new Set([
   'bench', 'build', 'format', 'result-file', 'base', 'head', 'min-runs', 'max-runs', 'threshold', 'filter', 'thresholds', 'alpha',
   'executor', 'device-run', 'device-push', 'device-pull', 'store', 'counters', 'max-load', 'comment', 'fail-on', 'github-token',
   'working-directory', 'mode', 'good', 'bad', 'benchmark', 'metric', 'series', 'shard', 'merge', 'pr-number', 'check-name', 'artifact-name',
+  'alert-comment-cc-users', 'comment-on-commit', 'issue-authors', 'max-items-in-chart',
 ]);
 
 /** actionSetting names a setting as the action's input of the same name (ACTION_INPUTS where the action calls it otherwise). */
