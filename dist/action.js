@@ -14188,7 +14188,11 @@ var ACTION_INPUT_NAMES = /* @__PURE__ */ new Set([
   "merge",
   "pr-number",
   "check-name",
-  "artifact-name"
+  "artifact-name",
+  "alert-comment-cc-users",
+  "comment-on-commit",
+  "issue-authors",
+  "max-items-in-chart"
 ]);
 var actionSetting = (setting) => {
   const input = ACTION_INPUTS.get(setting) ?? setting;
