@@ -4,13 +4,14 @@ import { startAppServer } from '../app/app-server.ts';
 import { createAppState } from '../app/app-state.ts';
 import { DEFAULT_API_URL } from '../github/github-client.ts';
 import { openStore } from '../store/open-store.ts';
+import { DEFAULT_MAX_CONNECTIONS } from '../store/postgres-store.ts';
 import { redact } from '../store/redact.ts';
 import { createDashboardHandler, DASHBOARD_PATH } from '../dashboard/dashboard-handler.ts';
 import { githubRepoUrl } from '../dashboard/read-history.ts';
 import { loadSiteAssets } from '../dashboard/write-site.ts';
 import { parseFlags, UsageError } from './usage-error.ts';
 
-export const SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL] [--dashboard]
+export const SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL] [--pg-pool-size N] [--dashboard]
 
 Runs the benchbot GitHub App: /bench on pull requests, reports from finished
 workflow runs, and the nightly -> bisect -> issue loop (docs/app.md).
@@ -18,6 +19,8 @@ Webhooks go to POST /api/github/webhooks; GET /healthz answers 200 while the
 store is reachable. With --dashboard, GET /dashboard/ serves the pages of
 benchbot dashboard from the store, to anyone who can reach the server (put it
 behind your proxy's authentication if the history is private).
+--pg-pool-size N caps the PostgreSQL connections this replica opens (default
+${DEFAULT_MAX_CONNECTIONS}; ignored for SQLite).
 
 environment:
   APP_ID                  the GitHub App's id (required unless GITHUB_TOKEN)
@@ -29,6 +32,7 @@ environment:
   GITHUB_API_URL          REST API root (default ${DEFAULT_API_URL}; GHES: https://HOST/api/v3)
   BENCHBOT_DATABASE_URL   the store: SQLite path or postgres:// URL for several replicas
                           (default .benchbot/benchbot.db)
+  BENCHBOT_PG_POOL_SIZE   PostgreSQL connections per replica (default ${DEFAULT_MAX_CONNECTIONS}); --pg-pool-size wins
   PORT, HOST              where to listen (default 3000 on 0.0.0.0); --port and --host win
   BOT_LOGIN               the app's <slug>[bot] login (default: asked from GET /app)
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
@@ -42,6 +46,8 @@ export interface ServeSettings {
   previousSecrets: string[];
   apiUrl: string;
   store?: string;
+  /** pgPoolSize is the PostgreSQL pool's size (--pg-pool-size, BENCHBOT_PG_POOL_SIZE; default DEFAULT_MAX_CONNECTIONS). */
+  pgPoolSize: number;
   port: number;
   host: string;
   botLogin?: string;
@@ -49,11 +55,14 @@ export interface ServeSettings {
   dashboard: boolean;
 }
 
+/** MAX_PG_POOL_SIZE bounds --pg-pool-size against a typo: PostgreSQL allows 100 connections by default, shared by every replica, so more needs a server configured for it. */
+const MAX_PG_POOL_SIZE = 1000;
+
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 
 /** readServeSettings validates flags and environment; errors name the variable or flag to fix. */
 export function readServeSettings(args: string[], env: Record<string, string | undefined>): ServeSettings {
-  const values: Record<string, string | boolean | undefined> = parseFlags(args, { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, dashboard: { type: 'boolean' } }, false).values;
+  const values: Record<string, string | boolean | undefined> = parseFlags(args, { port: { type: 'string' }, host: { type: 'string' }, store: { type: 'string' }, 'pg-pool-size': { type: 'string' }, dashboard: { type: 'boolean' } }, false).values;
   const text = (name: string) => (env[name] ?? '').trim() || undefined;
   const secret = text('WEBHOOK_SECRET');
   if (secret === undefined) throw new UsageError('WEBHOOK_SECRET is not set: give the secret configured for the app\'s webhook, so that unsigned deliveries are refused');
@@ -76,6 +85,11 @@ export function readServeSettings(args: string[], env: Record<string, string | u
   const portText = (values.port as string | undefined) ?? text('PORT') ?? '3000';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`${values.port !== undefined ? '--port' : 'PORT'} ${portText}: give a port number from 0 to 65535`);
+  const poolText = (values['pg-pool-size'] as string | undefined) ?? text('BENCHBOT_PG_POOL_SIZE') ?? String(DEFAULT_MAX_CONNECTIONS);
+  const pgPoolSize = Number(poolText);
+  if (!/^\d+$/.test(poolText.trim()) || pgPoolSize < 1 || pgPoolSize > MAX_PG_POOL_SIZE) {
+    throw new UsageError(`${values['pg-pool-size'] !== undefined ? '--pg-pool-size' : 'BENCHBOT_PG_POOL_SIZE'} ${poolText}: give a number of PostgreSQL connections from 1 to ${MAX_PG_POOL_SIZE}`);
+  }
   const apiUrl = text('GITHUB_API_URL') ?? DEFAULT_API_URL;
   try {
     new URL(apiUrl);
@@ -92,6 +106,7 @@ export function readServeSettings(args: string[], env: Record<string, string | u
     previousSecrets: text('WEBHOOK_SECRET_PREVIOUS') === undefined ? [] : [text('WEBHOOK_SECRET_PREVIOUS') as string],
     apiUrl,
     store: values.store as string | undefined,
+    pgPoolSize,
     port,
     host: (values.host as string | undefined) ?? text('HOST') ?? '0.0.0.0',
     botLogin: text('BOT_LOGIN'),
@@ -110,7 +125,7 @@ const DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
  */
 export async function runServe(args: string[], out: (text: string) => void, env: Record<string, string | undefined> = process.env): Promise<number> {
   const settings = readServeSettings(args, env);
-  const store = await openStore(settings.store, { cwd: process.cwd(), env });
+  const store = await openStore(settings.store, { cwd: process.cwd(), env, maxConnections: settings.pgPoolSize });
   try {
     const pruned = await createAppState(store).pruneDeliveries(DELIVERY_RETENTION_MS);
     const server = await startAppServer({

@@ -13,6 +13,15 @@ import { StoreError, type StoreOptions } from './store.ts';
 /** DEFAULT_CONNECT_TIMEOUT_MS bounds how long opening a PostgreSQL store may hang on an unreachable host. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * DEFAULT_MAX_CONNECTIONS is the pool size of a PostgreSQL store, 10
+ * (node-postgres's own default; it was 4): `benchbot serve` under load holds
+ * a connection per delivery in flight, and at 18,000 deliveries a minute a
+ * pool of 4 timed out. Two replicas at 10 use 20 of PostgreSQL's default 100
+ * connections. `benchbot serve --pg-pool-size` (BENCHBOT_PG_POOL_SIZE) sets it.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 10;
+
 /** Samples per INSERT (and per onSamples report): a few MB of array text per statement. */
 const SAMPLE_BATCH = 50_000;
 /** VACUUM_AFTER_ROWS is the smallest ingest (in measurements) after which the adapter vacuums. */
@@ -51,7 +60,7 @@ export class PostgresStore extends SqlStore {
     const secrets = connectionSecrets(url);
     const display = redact(url, { secrets });
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 4, connectionTimeoutMillis: timeout });
+    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, connectionTimeoutMillis: timeout });
     // A connection dropped by the server (restart, failover, pg_terminate_backend) must not crash the process. The pool
     // handles an idle client's 'error' (and emits it here); a checked-out client emits 'error' too, once its socket ends,
     // even after the query in flight was rejected with the same error, and with no listener Node throws it. The query's

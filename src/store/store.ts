@@ -349,7 +349,7 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
   /** PostgreSQL: connection timeout in ms (default 10000). */
   connectTimeoutMs?: number;
-  /** PostgreSQL: pool size (default 4). */
+  /** PostgreSQL: pool size, the most connections open at once (default DEFAULT_MAX_CONNECTIONS in postgres-store.ts, 10). */
   maxConnections?: number;
   /**
    * onSamples is called inside an ingest transaction after each batch of
