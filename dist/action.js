@@ -18171,6 +18171,7 @@ var SqlStore = class {
 
 // src/store/postgres-store.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 1e4;
+var DEFAULT_MAX_CONNECTIONS = 10;
 var SAMPLE_BATCH = 5e4;
 var VACUUM_AFTER_ROWS = 1e5;
 var ID_BATCH = 1e3;
@@ -18194,7 +18195,7 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     const secrets = connectionSecrets(url);
     const display = redact(url, { secrets });
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const pool = new esm_default.Pool({ connectionString: url, max: options.maxConnections ?? 4, connectionTimeoutMillis: timeout });
+    const pool = new esm_default.Pool({ connectionString: url, max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, connectionTimeoutMillis: timeout });
     pool.on("error", () => void 0);
     pool.on("connect", (client) => client.on("error", () => void 0));
     try {

@@ -43658,6 +43658,7 @@ var SqlStore = class {
 
 // src/store/postgres-store.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 1e4;
+var DEFAULT_MAX_CONNECTIONS = 10;
 var SAMPLE_BATCH = 5e4;
 var VACUUM_AFTER_ROWS = 1e5;
 var ID_BATCH = 1e3;
@@ -43681,7 +43682,7 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     const secrets = connectionSecrets(url);
     const display = redact(url, { secrets });
     const timeout = options2.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const pool = new esm_default.Pool({ connectionString: url, max: options2.maxConnections ?? 4, connectionTimeoutMillis: timeout });
+    const pool = new esm_default.Pool({ connectionString: url, max: options2.maxConnections ?? DEFAULT_MAX_CONNECTIONS, connectionTimeoutMillis: timeout });
     pool.on("error", () => void 0);
     pool.on("connect", (client) => client.on("error", () => void 0));
     try {
@@ -63042,7 +63043,7 @@ function createDashboardHandler(options2) {
 }
 
 // src/cli/serve-command.ts
-var SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL] [--dashboard]
+var SERVE_USAGE = `usage: benchbot serve [--port N] [--host ADDR] [--store URL] [--pg-pool-size N] [--dashboard]
 
 Runs the benchbot GitHub App: /bench on pull requests, reports from finished
 workflow runs, and the nightly -> bisect -> issue loop (docs/app.md).
@@ -63050,6 +63051,8 @@ Webhooks go to POST /api/github/webhooks; GET /healthz answers 200 while the
 store is reachable. With --dashboard, GET /dashboard/ serves the pages of
 benchbot dashboard from the store, to anyone who can reach the server (put it
 behind your proxy's authentication if the history is private).
+--pg-pool-size N caps the PostgreSQL connections this replica opens (default
+${DEFAULT_MAX_CONNECTIONS}; ignored for SQLite).
 
 environment:
   APP_ID                  the GitHub App's id (required unless GITHUB_TOKEN)
@@ -63061,12 +63064,14 @@ environment:
   GITHUB_API_URL          REST API root (default ${DEFAULT_API_URL}; GHES: https://HOST/api/v3)
   BENCHBOT_DATABASE_URL   the store: SQLite path or postgres:// URL for several replicas
                           (default .benchbot/benchbot.db)
+  BENCHBOT_PG_POOL_SIZE   PostgreSQL connections per replica (default ${DEFAULT_MAX_CONNECTIONS}); --pg-pool-size wins
   PORT, HOST              where to listen (default 3000 on 0.0.0.0); --port and --host win
   BOT_LOGIN               the app's <slug>[bot] login (default: asked from GET /app)
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
+var MAX_PG_POOL_SIZE = 1e3;
 var LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
 function readServeSettings(args, env) {
-  const values = parseFlags(args, { port: { type: "string" }, host: { type: "string" }, store: { type: "string" }, dashboard: { type: "boolean" } }, false).values;
+  const values = parseFlags(args, { port: { type: "string" }, host: { type: "string" }, store: { type: "string" }, "pg-pool-size": { type: "string" }, dashboard: { type: "boolean" } }, false).values;
   const text2 = (name) => (env[name] ?? "").trim() || void 0;
   const secret = text2("WEBHOOK_SECRET");
   if (secret === void 0) throw new UsageError("WEBHOOK_SECRET is not set: give the secret configured for the app's webhook, so that unsigned deliveries are refused");
@@ -63089,6 +63094,11 @@ function readServeSettings(args, env) {
   const portText = values.port ?? text2("PORT") ?? "3000";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`${values.port !== void 0 ? "--port" : "PORT"} ${portText}: give a port number from 0 to 65535`);
+  const poolText = values["pg-pool-size"] ?? text2("BENCHBOT_PG_POOL_SIZE") ?? String(DEFAULT_MAX_CONNECTIONS);
+  const pgPoolSize = Number(poolText);
+  if (!/^\d+$/.test(poolText.trim()) || pgPoolSize < 1 || pgPoolSize > MAX_PG_POOL_SIZE) {
+    throw new UsageError(`${values["pg-pool-size"] !== void 0 ? "--pg-pool-size" : "BENCHBOT_PG_POOL_SIZE"} ${poolText}: give a number of PostgreSQL connections from 1 to ${MAX_PG_POOL_SIZE}`);
+  }
   const apiUrl = text2("GITHUB_API_URL") ?? DEFAULT_API_URL;
   try {
     new URL(apiUrl);
@@ -63105,6 +63115,7 @@ function readServeSettings(args, env) {
     previousSecrets: text2("WEBHOOK_SECRET_PREVIOUS") === void 0 ? [] : [text2("WEBHOOK_SECRET_PREVIOUS")],
     apiUrl,
     store: values.store,
+    pgPoolSize,
     port,
     host: values.host ?? text2("HOST") ?? "0.0.0.0",
     botLogin: text2("BOT_LOGIN"),
@@ -63115,7 +63126,7 @@ function readServeSettings(args, env) {
 var DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1e3;
 async function runServe(args, out, env = process.env) {
   const settings = readServeSettings(args, env);
-  const store = await openStore(settings.store, { cwd: process.cwd(), env });
+  const store = await openStore(settings.store, { cwd: process.cwd(), env, maxConnections: settings.pgPoolSize });
   try {
     const pruned = await createAppState(store).pruneDeliveries(DELIVERY_RETENTION_MS);
     const server = await startAppServer({
