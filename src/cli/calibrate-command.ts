@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { Comparison } from '../model/comparison.ts';
 import type { RunAbResult } from '../runner/run-ab.ts';
-import { createProgress } from '../runner/progress.ts';
 import { runPrCheck } from '../jobs/pr-check.ts';
-import { parseRunArgs } from './run-command.ts';
+import { checkoutsStay, parseRunArgs } from './run-command.ts';
+import { measureInterruptibly } from './interrupt.ts';
 import { choose, UsageError } from './usage-error.ts';
 
 export const CALIBRATE_USAGE = `usage: benchbot calibrate --bench CMD [--commit REF] [options]
@@ -104,7 +104,7 @@ export async function runCalibrate(args: string[], out: (text: string) => void):
   const settings = parseRunArgs([...flags.rest, '--base', flags.commit, '--head', flags.commit, '--min-runs', String(flags.rounds), '--max-runs', String(flags.rounds)], process.cwd(), process.env);
   if (settings.noStore) throw new UsageError('--no-store: calibrate keeps what it learns in the store; drop --no-store');
   // The advice is for run's budget, not for the calibration's own round count.
-  const { run: result } = await runPrCheck({ ...settings, calibrate: { budgetRoundsPerSide: flags.budget } }, { progress: createProgress(), now: () => new Date().toISOString() });
+  const { run: result } = await measureInterruptibly('calibrate', checkoutsStay(settings.stateDir), (progress) => runPrCheck({ ...settings, calibrate: { budgetRoundsPerSide: flags.budget } }, { progress, now: () => new Date().toISOString() }));
   out(renderCalibration(result, flags.budget, flags.output));
   return 0;
 }

@@ -1,4 +1,4 @@
-import type { Progress } from '../runner/progress.ts';
+import { createProgress, type Progress } from '../runner/progress.ts';
 
 /** SIGNAL_EXIT is the exit status of a command stopped by a signal: 128 + the signal's number, as shells report it. */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -62,4 +62,20 @@ export function interruptible(command: string, progress: Progress, after: string
       throw error;
     },
   };
+}
+
+/**
+ * measureInterruptibly runs a measuring job under interruptible(): its
+ * progress goes to the terminal and is remembered, an interrupt (or an error
+ * an interrupt caused) is reported and exits, and the handlers go when it ends.
+ */
+export async function measureInterruptibly<T>(command: string, after: string, job: (progress: Progress) => Promise<T>): Promise<T> {
+  const interrupt: Interruptible = interruptible(command, createProgress(), after);
+  try {
+    return await job(interrupt.progress);
+  } catch (error) {
+    interrupt.rethrow(error);
+  } finally {
+    interrupt.dispose();
+  }
 }

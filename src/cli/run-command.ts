@@ -3,14 +3,13 @@ import { parseThresholdFlags } from './threshold-flags.ts';
 import { renderRunReport } from '../report/run-report.ts';
 import { reportFormats, type ReportFormat } from '../report/report-renderers.ts';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
-import { createProgress } from '../runner/progress.ts';
 import { parsePinSetting } from '../runner/cpu-pin.ts';
 import { checkFormat, defaultMaxRuns, PR_CHECK_DEFAULTS, runPrCheck, type PrCheckSettings } from '../jobs/pr-check.ts';
 import { cliSetting } from '../jobs/setting-names.ts';
 import { choose, parseFlags, UsageError } from './usage-error.ts';
 import { MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
-import { interruptible, type Interruptible } from './interrupt.ts';
+import { measureInterruptibly } from './interrupt.ts';
 import { checkOutputFile, writeOutputFile } from './output-paths.ts';
 
 /** OUTPUTS are the report formats run prints: those rendered from the comparisons alone. */
@@ -184,18 +183,15 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
   };
 }
 
+/** checkoutsStay is what an interrupted run or calibrate leaves behind, on purpose. */
+export function checkoutsStay(stateDir: string): string {
+  return `the checkouts stay in ${join(stateDir, 'worktrees')} for the next run (benchbot clean removes them).`;
+}
+
 /** runRun implements `benchbot run`; returns the exit code. */
 export async function runRun(args: string[], out: (text: string) => void): Promise<number> {
   const settings = parseRunArgs(args, process.cwd(), process.env);
-  const interrupt: Interruptible = interruptible('run', createProgress(), `the checkouts stay in ${join(settings.stateDir, 'worktrees')} for the next run (benchbot clean removes them).`);
-  let run;
-  try {
-    ({ run } = await runPrCheck(settings, { progress: interrupt.progress, now: () => new Date().toISOString() }));
-  } catch (error) {
-    interrupt.rethrow(error);
-  } finally {
-    interrupt.dispose();
-  }
+  const { run } = await measureInterruptibly('run', checkoutsStay(settings.stateDir), (progress) => runPrCheck(settings, { progress, now: () => new Date().toISOString() }));
   if (settings.exportMarkdown !== undefined) writeOutputFile('--export-markdown', settings.exportMarkdown, `${renderRunReport(run, 'markdown')}\n`);
   out(renderRunReport(run, settings.output));
   return run.report.summary.regressed > 0 ? 1 : 0;
