@@ -41438,43 +41438,6 @@ function createExecutor(spec, name = cliSetting) {
   }
 }
 
-// src/runner/progress.ts
-function createProgress(stream = process.stderr, env = process.env) {
-  const actions = env.GITHUB_ACTIONS === "true";
-  const tty = !actions && stream.isTTY === true;
-  let live = false;
-  const clearLive = () => {
-    if (live) stream.write("\r\x1B[2K");
-    live = false;
-  };
-  return {
-    group(title) {
-      clearLive();
-      stream.write(actions ? `::group::${title}
-` : `== ${title}
-`);
-    },
-    endGroup() {
-      clearLive();
-      if (actions) stream.write("::endgroup::\n");
-    },
-    status(text2) {
-      if (tty) {
-        stream.write(`\r\x1B[2K${text2}`);
-        live = true;
-      } else if (actions) {
-        stream.write(`${text2}
-`);
-      }
-    },
-    note(text2) {
-      clearLive();
-      stream.write(`${text2}
-`);
-    }
-  };
-}
-
 // src/runner/cpu-pin.ts
 var PIN_PATTERN = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
 function parsePinSetting(text2) {
@@ -45924,6 +45887,43 @@ function resolveStoreArg(value, cwd, env) {
   return value?.trim() ? value : void 0;
 }
 
+// src/runner/progress.ts
+function createProgress(stream = process.stderr, env = process.env) {
+  const actions = env.GITHUB_ACTIONS === "true";
+  const tty = !actions && stream.isTTY === true;
+  let live = false;
+  const clearLive = () => {
+    if (live) stream.write("\r\x1B[2K");
+    live = false;
+  };
+  return {
+    group(title) {
+      clearLive();
+      stream.write(actions ? `::group::${title}
+` : `== ${title}
+`);
+    },
+    endGroup() {
+      clearLive();
+      if (actions) stream.write("::endgroup::\n");
+    },
+    status(text2) {
+      if (tty) {
+        stream.write(`\r\x1B[2K${text2}`);
+        live = true;
+      } else if (actions) {
+        stream.write(`${text2}
+`);
+      }
+    },
+    note(text2) {
+      clearLive();
+      stream.write(`${text2}
+`);
+    }
+  };
+}
+
 // src/cli/interrupt.ts
 var SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 };
 function interruptible(command, progress, after, err2 = (text2) => process.stderr.write(`${text2}
@@ -45965,6 +45965,16 @@ benchbot ${command}: interrupted (${signal}) ${doing}. What it measured is disca
       throw error;
     }
   };
+}
+async function measureInterruptibly(command, after, job) {
+  const interrupt = interruptible(command, createProgress(), after);
+  try {
+    return await job(interrupt.progress);
+  } catch (error) {
+    interrupt.rethrow(error);
+  } finally {
+    interrupt.dispose();
+  }
 }
 
 // src/cli/output-paths.ts
@@ -46186,17 +46196,12 @@ function parseMeasureFlags(v, cwd, env) {
     nameSetting: cliSetting
   };
 }
+function checkoutsStay(stateDir) {
+  return `the checkouts stay in ${join10(stateDir, "worktrees")} for the next run (benchbot clean removes them).`;
+}
 async function runRun(args, out) {
   const settings = parseRunArgs(args, process.cwd(), process.env);
-  const interrupt = interruptible("run", createProgress(), `the checkouts stay in ${join10(settings.stateDir, "worktrees")} for the next run (benchbot clean removes them).`);
-  let run2;
-  try {
-    ({ run: run2 } = await runPrCheck(settings, { progress: interrupt.progress, now: () => (/* @__PURE__ */ new Date()).toISOString() }));
-  } catch (error) {
-    interrupt.rethrow(error);
-  } finally {
-    interrupt.dispose();
-  }
+  const { run: run2 } = await measureInterruptibly("run", checkoutsStay(settings.stateDir), (progress) => runPrCheck(settings, { progress, now: () => (/* @__PURE__ */ new Date()).toISOString() }));
   if (settings.exportMarkdown !== void 0) writeOutputFile("--export-markdown", settings.exportMarkdown, `${renderRunReport(run2, "markdown")}
 `);
   out(renderRunReport(run2, settings.output));
@@ -46285,7 +46290,7 @@ async function runCalibrate(args, out) {
   const flags = parseCalibrateFlags(args);
   const settings = parseRunArgs([...flags.rest, "--base", flags.commit, "--head", flags.commit, "--min-runs", String(flags.rounds), "--max-runs", String(flags.rounds)], process.cwd(), process.env);
   if (settings.noStore) throw new UsageError("--no-store: calibrate keeps what it learns in the store; drop --no-store");
-  const { run: result2 } = await runPrCheck({ ...settings, calibrate: { budgetRoundsPerSide: flags.budget } }, { progress: createProgress(), now: () => (/* @__PURE__ */ new Date()).toISOString() });
+  const { run: result2 } = await measureInterruptibly("calibrate", checkoutsStay(settings.stateDir), (progress) => runPrCheck({ ...settings, calibrate: { budgetRoundsPerSide: flags.budget } }, { progress, now: () => (/* @__PURE__ */ new Date()).toISOString() }));
   out(renderCalibration(result2, flags.budget, flags.output));
   return 0;
 }
