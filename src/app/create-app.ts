@@ -1,7 +1,7 @@
 import type { ApplicationFunction, Context, Probot } from 'probot';
 import type { Store } from '../store/store.ts';
 import { createAppState, type AppState } from './app-state.ts';
-import type { HandlerDeps } from './handler-deps.ts';
+import type { ClaimDelivery, HandlerDeps } from './handler-deps.ts';
 import { createRecomputer, type RecomputeLimits } from './bench-recompute.ts';
 import { commentCommandOf, handleIssueCommentCreated, type IssueCommentPayload } from './issue-comment-created.ts';
 import { loadRepoConfig } from './load-repo-config.ts';
@@ -59,11 +59,13 @@ export function createApp(options: CreateAppOptions): ApplicationFunction {
 
     app.on('issue_comment.created', (context) => {
       const payload = context.payload as IssueCommentPayload;
-      return once(state, options, context, () => commentCommandOf(payload, deps.log), (command) => handleIssueCommentCreated(deps, clientOf(context, options), payload, command));
+      // A command is claimed before anything else: its first step already reads GitHub.
+      return once(state, options, context, () => commentCommandOf(payload, deps.log), async (command, claim) => ((await claim()) ? handleIssueCommentCreated(deps, clientOf(context, options), payload, command) : 'duplicate'));
     });
     app.on('workflow_run.completed', (context) => {
       const payload = context.payload as WorkflowRunPayload;
-      return once(state, options, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options), payload));
+      // A completion claims once it knows the run is one it acts on (most are other workflows: CI, releases).
+      return once(state, options, context, () => completedRunOf(payload), (_, claim) => handleWorkflowRunCompleted(deps, clientOf(context, options), payload, claim));
     });
   };
 }
@@ -72,11 +74,14 @@ export function createApp(options: CreateAppOptions): ApplicationFunction {
  * once runs a delivery's handler at most once. `triage` reads the payload
  * alone and returns null for a delivery that does nothing (a comment without
  * a command, most of the traffic): it is answered without touching the
- * store, since a redelivery of it does nothing either. Any other delivery
- * is claimed first (a duplicate is answered and dropped), handled, and
- * marked done.
+ * store, since a redelivery of it does nothing either. Otherwise the handler
+ * runs with `claim` (ClaimDelivery), which takes the delivery id in the
+ * store with compare-and-set before the handler's first effect; a duplicate
+ * is dropped there. A claimed delivery is marked done when the handler
+ * returns and released when it throws; one the handler never claimed (it
+ * found nothing to do after a read) leaves nothing behind.
  */
-async function once<T>(state: AppState, options: CreateAppOptions, context: Context, triage: () => T | null, handle: (found: T) => Promise<string>): Promise<void> {
+async function once<T>(state: AppState, options: CreateAppOptions, context: Context, triage: () => T | null, handle: (found: T, claim: ClaimDelivery) => Promise<string>): Promise<void> {
   const started = performance.now();
   const name = `${context.name}.${(context.payload as { action?: string }).action ?? ''}`;
   const found = triage();
@@ -84,21 +89,23 @@ async function once<T>(state: AppState, options: CreateAppOptions, context: Cont
     options.onHandled?.({ id: context.id, name, outcome: 'ignored', ms: performance.now() - started });
     return;
   }
-  if (!(await state.claimDelivery(context.id, name))) {
-    context.log.info({ delivery: context.id }, 'delivery already handled; nothing to do');
-    options.onHandled?.({ id: context.id, name, outcome: 'duplicate', ms: performance.now() - started });
-    return;
-  }
+  let claimed = false;
+  const claim: ClaimDelivery = async () => {
+    if (claimed) return true;
+    claimed = await state.claimDelivery(context.id, name);
+    if (!claimed) context.log.info({ delivery: context.id }, 'delivery already handled; nothing to do');
+    return claimed;
+  };
   let outcome: string;
   try {
-    outcome = await handle(found);
+    outcome = await handle(found, claim);
   } catch (error) {
-    await state.releaseDelivery(context.id).catch(() => undefined);
+    if (claimed) await state.releaseDelivery(context.id).catch(() => undefined);
     options.onHandled?.({ id: context.id, name, outcome: 'error', ms: performance.now() - started });
     // Without a `status`, the webhook middleware answers 500: a GitHub API 404 must not read as "no such webhook endpoint".
     throw new Error(`${name} (delivery ${context.id}) failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }
-  await state.finishDelivery(context.id, name);
+  if (claimed) await state.finishDelivery(context.id, name);
   options.onHandled?.({ id: context.id, name, outcome, ms: performance.now() - started });
 }
 

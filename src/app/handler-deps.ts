@@ -27,6 +27,15 @@ export interface HandlerDeps {
   recompute: (task: RecomputeTask) => Promise<RecomputedBench | null>;
 }
 
+/**
+ * ClaimDelivery is what a handler awaits before its first effect: true when
+ * the delivery is now this replica's to handle, false when it was handled
+ * (or is being handled) already, and the handler returns at once. Reads may
+ * come before it; a handler that returns without claiming left no trace in
+ * the store (create-app.ts).
+ */
+export type ClaimDelivery = () => Promise<boolean>;
+
 /** REPLY_MARKER marks the app's reply to `/bench` commands (help, usage, refusals): one per pull request, updated. */
 export const REPLY_MARKER = '<!-- benchbot:reply -->';
 

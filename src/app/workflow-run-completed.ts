@@ -8,7 +8,7 @@ import { formatConfigProblems } from './app-config.ts';
 import type { BenchRequest, Versioned } from './app-state.ts';
 import { renderBenchFailure, REPORT_ARTIFACT, ReportShapeError, type FailedStep, type RecomputedBench } from './bench-report.ts';
 import { RecomputeBudgetError } from './bench-recompute.ts';
-import { CHECK_NAME, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
+import { CHECK_NAME, repoOf, type ClaimDelivery, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
 import { downloadArtifactZip } from './artifact-file.ts';
 import { RESULTS_FILES } from '../jobs/results-artifact.ts';
@@ -41,7 +41,7 @@ interface RepositoryIdentity {
 }
 
 /** RunOutcome says what handleWorkflowRunCompleted did, for logs and tests. */
-export type RunOutcome = 'ignored' | 'untrusted' | 'superseded' | 'reported' | 'failure-reported' | 'bad-artifact' | RegressionOutcome;
+export type RunOutcome = 'ignored' | 'untrusted' | 'superseded' | 'duplicate' | 'reported' | 'failure-reported' | 'bad-artifact' | RegressionOutcome;
 
 /**
  * NIGHTLY_EVENTS are the events a nightly run may come from: the schedule,
@@ -98,9 +98,12 @@ export function completedRunOf(payload: WorkflowRunPayload): { where: Repo; run:
  * or, without one, the failure with the failed steps and a link to the log.
  * A run replaced by a newer `/bench` is ignored. A nightly run dispatches
  * bisections and a bisect run files the regression issue (regression-loop.ts).
- * Everything else is ignored, before any API call.
+ * Everything else is ignored, before any API call. The delivery is claimed
+ * (`claim`) once the run is known to be one the app acts on, before its
+ * first effect: a completion of another workflow (CI, a release) costs reads
+ * but no store write, and a duplicate returns `duplicate` there.
  */
-export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitHubClient, payload: WorkflowRunPayload): Promise<RunOutcome> {
+export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitHubClient, payload: WorkflowRunPayload, claim: ClaimDelivery = async () => true): Promise<RunOutcome> {
   const found = completedRunOf(payload);
   if (found === null) return 'ignored';
   const { where, run } = found;
@@ -118,12 +121,14 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
       if (isWorkflow(path, config.nightly.workflow)) {
         const why = untrustedBecause(payload, 'nightly', config.nightly.workflow);
         if (why !== null) return distrust(why, 'a nightly');
+        if (!(await claim())) return 'duplicate';
         return await handleNightlyCompleted(deps, client, where, run.id, config, defaultBranch);
       }
       if (isWorkflow(path, config.nightly.bisectWorkflow)) {
         // The bisect run must also be one the app dispatched: handleBisectCompleted finds it by run id.
         const why = untrustedBecause(payload, 'dispatched', config.nightly.bisectWorkflow);
         if (why !== null) return distrust(why, 'a bisection');
+        if (!(await claim())) return 'duplicate';
         return await handleBisectCompleted(deps, client, where, run.id, config);
       }
     } catch (error) {
@@ -135,8 +140,10 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     if (!isWorkflow(path, config.bench.workflow)) return 'ignored';
     const why = untrustedBecause(payload, 'dispatched', config.bench.workflow);
     if (why !== null) return distrust(why, 'a /bench run');
-    entry = await bindUnnamedRun(deps, where, payload, config.bench.workflow);
-    if (entry === undefined) return 'ignored';
+    const bound = await bindUnnamedRun(deps, where, payload, config.bench.workflow, claim);
+    if (bound === 'duplicate') return bound;
+    if (bound === undefined) return 'ignored';
+    entry = bound;
   }
   const request = entry.value;
   const why = untrustedBecause(payload, 'dispatched', request.workflow);
@@ -144,6 +151,7 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   if (request.status === 'replaced') return 'superseded';
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';
+  if (!(await claim())) return 'duplicate';
 
   // Three independent reads at once: the config, the pull request's head now, and the artifact.
   const noSamples = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.`;
@@ -230,9 +238,10 @@ const UNNAMED_RUN_SKEW_MS = 10_000;
  * take UNNAMED_RUN_SKEW_MS). Otherwise nothing is bound (logged): two
  * unnamed dispatches at once cannot be told apart, and a guess could post
  * one pull request's numbers on another. A dispatch a newer `/bench`
- * replaced is bound as replaced, so its run is ignored.
+ * replaced is bound as replaced, so its run is ignored. The delivery is
+ * claimed once a dispatch is found, before anything is written.
  */
-async function bindUnnamedRun(deps: HandlerDeps, where: Repo, payload: WorkflowRunPayload, workflow: string): Promise<Versioned<BenchRequest> | undefined> {
+async function bindUnnamedRun(deps: HandlerDeps, where: Repo, payload: WorkflowRunPayload, workflow: string, claim: ClaimDelivery): Promise<Versioned<BenchRequest> | undefined | 'duplicate'> {
   const run = payload.workflow_run ?? {};
   const botLogin = await deps.botLogin();
   const actor = run.actor?.login;
@@ -249,6 +258,7 @@ async function bindUnnamedRun(deps: HandlerDeps, where: Repo, payload: WorkflowR
     && created <= Date.parse(r.at) + UNNAMED_RUN_SKEW_MS);
   if (candidates.length !== 1) return skip(candidates.length === 0 ? 'no unnamed dispatch of this workflow when it was created' : `${candidates.length} unnamed dispatches when it was created`);
   const [request] = candidates;
+  if (!(await claim())) return 'duplicate';
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   const current = latest !== undefined && latest.value.at === request.at && latest.value.runId === null;
   const bound: BenchRequest = { ...(current ? latest.value : request), runId: run.id, runUrl: typeof run.html_url === 'string' ? run.html_url : request.runUrl, status: current ? latest.value.status : 'replaced' };

@@ -1,7 +1,8 @@
 // Deliveries that do nothing cost no store write (issue 24, item 4), through the real server and the stand-in: a plain
-// comment, a bot's `/bench`, a `/bench` inside a code block and a comment on an issue are answered 200 with no write to
-// the store (on main each cost two: the delivery's claim and its `done`), while a command delivery is still claimed, so
-// its redelivery under the same id does nothing a second time.
+// comment, a bot's `/bench`, a `/bench` inside a code block, a comment on an issue and the completion of another
+// workflow (CI) are answered 200 with no write to the store (before, each cost two: the delivery's claim and its
+// `done`), while a command or a `/bench` completion is still claimed, so its redelivery under the same id does nothing
+// a second time.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { commentEvent, deliver, runEvent, startHarness, type Harness } from './app-harness.ts';
+import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
+import { BENCH_WORKFLOW, benchArtifact, commentEvent, deliver, makeZip, OWNER, REPO, runEvent, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
 
 const WRITES = new Set(['compareAndSetState', 'putState', 'deleteState']);
 
@@ -51,6 +53,8 @@ test('a delivery that does nothing is answered 200 with no store write', async (
     ['/bench inside a code block', commentEvent(h, { body: 'try\n\n```\n/bench\n```', login: 'reviewer' })],
     ['a /bench on an issue, not a pull request', issue],
     ['a workflow_run that is not completed', { ...runEvent({ runId: 77, conclusion: 'success' }), action: 'requested' }],
+    ['the completion of a CI workflow', runEvent({ runId: 78, conclusion: 'success', workflow: 'ci.yml', event: 'push' })],
+    ['a completion of the /bench workflow the app never dispatched', runEvent({ runId: 79, conclusion: 'success' })],
   ];
   for (const [what, payload] of cases) {
     const before = counted.writes.length;
@@ -59,7 +63,7 @@ test('a delivery that does nothing is answered 200 with no store write', async (
     assert.deepEqual(counted.writes.slice(before), [], `${what}: no store write`);
   }
   assert.equal(h.outcomes.length, cases.length - 1, 'the handled events were seen (the requested workflow_run has no handler)');
-  assert.ok(h.outcomes.every((o) => o.outcome === 'ignored'), JSON.stringify(h.outcomes));
+  assert.ok(h.outcomes.every((o) => o.outcome === 'ignored' || o.outcome === 'untrusted'), JSON.stringify(h.outcomes));
   assert.equal(h.stand.state.comments.filter((c) => c.user.type === 'Bot' && c.user.login !== 'other-bot[bot]').length, 0, 'nothing was answered');
 });
 
@@ -78,4 +82,30 @@ test('a command delivery is still claimed, and its redelivery under the same id 
   assert.equal(again.status, 200, again.text);
   assert.equal(h.outcomes.at(-1)?.outcome, 'duplicate', 'the redelivery was recognized by its id');
   assert.deepEqual(replies(), answered, 'and changed nothing on GitHub');
+});
+
+test('a /bench completion is still claimed, and its redelivery under the same id does nothing again', async () => {
+  h.stand.state.permissions = { maintainer: 'maintain' };
+  h.stand.state.workflows = [BENCH_WORKFLOW];
+  seedPull(h, { number: 42, head: sha('head'), base: sha('base') });
+  const approved = await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }));
+  assert.equal(approved.status, 200, approved.text);
+  const runId = Number(h.stand.state.checkRuns.find((c) => c.name === 'benchbot /bench')?.externalId);
+  h.stand.addArtifact({ owner: OWNER, repo: REPO, runId, name: 'benchbot-report', data: makeZip(benchArtifact()) });
+  const payload = runEvent({ runId, conclusion: 'success' });
+  const before = counted.writes.length;
+  const first = await deliver(h, 'workflow_run', payload);
+  assert.equal(first.status, 200, first.text);
+  assert.equal(h.outcomes.at(-1)?.outcome, 'reported');
+  assert.ok(counted.writes.slice(before).includes(`compareAndSetState delivery:${first.id}`), 'the completion was claimed');
+  const sticky = () => h.stand.state.comments.filter((c) => c.issueNumber === 42 && c.body.startsWith(REPORT_MARKER)).map((c) => `${c.id}@${c.updatedAt}:${c.body.length}`);
+  const reported = sticky();
+  assert.equal(reported.length, 1);
+  const requests = h.stand.requests.length;
+
+  const again = await deliver(h, 'workflow_run', payload, { id: first.id });
+  assert.equal(again.status, 200, again.text);
+  assert.equal(h.outcomes.at(-1)?.outcome, 'duplicate', 'the redelivery was recognized by its id');
+  assert.deepEqual(sticky(), reported, 'the report was not written again');
+  assert.deepEqual(h.stand.requests.slice(requests).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), [], 'nothing was written to GitHub');
 });
