@@ -62073,7 +62073,7 @@ function completedRunOf(payload) {
   if (payload.action !== "completed" || where === null || typeof run2?.id !== "number") return null;
   return { where, run: run2 };
 }
-async function handleWorkflowRunCompleted(deps, client, payload) {
+async function handleWorkflowRunCompleted(deps, client, payload, claim = async () => true) {
   const found = completedRunOf(payload);
   if (found === null) return "ignored";
   const { where, run: run2 } = found;
@@ -62091,11 +62091,13 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
       if (isWorkflow(path2, config4.nightly.workflow)) {
         const why3 = untrustedBecause(payload, "nightly", config4.nightly.workflow);
         if (why3 !== null) return distrust(why3, "a nightly");
+        if (!await claim()) return "duplicate";
         return await handleNightlyCompleted(deps, client, where, run2.id, config4, defaultBranch);
       }
       if (isWorkflow(path2, config4.nightly.bisectWorkflow)) {
         const why3 = untrustedBecause(payload, "dispatched", config4.nightly.bisectWorkflow);
         if (why3 !== null) return distrust(why3, "a bisection");
+        if (!await claim()) return "duplicate";
         return await handleBisectCompleted(deps, client, where, run2.id, config4);
       }
     } catch (error) {
@@ -62106,8 +62108,10 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
     if (!isWorkflow(path2, config4.bench.workflow)) return "ignored";
     const why2 = untrustedBecause(payload, "dispatched", config4.bench.workflow);
     if (why2 !== null) return distrust(why2, "a /bench run");
-    entry = await bindUnnamedRun(deps, where, payload, config4.bench.workflow);
-    if (entry === void 0) return "ignored";
+    const bound = await bindUnnamedRun(deps, where, payload, config4.bench.workflow, claim);
+    if (bound === "duplicate") return bound;
+    if (bound === void 0) return "ignored";
+    entry = bound;
   }
   const request2 = entry.value;
   const why = untrustedBecause(payload, "dispatched", request2.workflow);
@@ -62115,6 +62119,7 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   if (request2.status === "replaced") return "superseded";
   const latest = await deps.state.getBench(where.owner, where.repo, request2.pr);
   if (latest !== void 0 && latest.value.runId !== run2.id && latest.value.at > request2.at) return "superseded";
+  if (!await claim()) return "duplicate";
   const noSamples = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.`;
   const unreadable = (message) => `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${message}`;
   const reading = downloadArtifactZip(client, where, run2.id, REPORT_ARTIFACT).then(
@@ -62179,7 +62184,7 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   return recomputed !== null ? "reported" : "failure-reported";
 }
 var UNNAMED_RUN_SKEW_MS = 1e4;
-async function bindUnnamedRun(deps, where, payload, workflow) {
+async function bindUnnamedRun(deps, where, payload, workflow, claim) {
   const run2 = payload.workflow_run ?? {};
   const botLogin = await deps.botLogin();
   const actor = run2.actor?.login;
@@ -62194,6 +62199,7 @@ async function bindUnnamedRun(deps, where, payload, workflow) {
   const candidates = (await deps.state.listUnnamed(where.owner, where.repo)).filter((r) => r.workflow.toLowerCase() === workflow.toLowerCase() && created >= Date.parse(r.dispatchedAt ?? r.at) - UNNAMED_RUN_SKEW_MS && created <= Date.parse(r.at) + UNNAMED_RUN_SKEW_MS);
   if (candidates.length !== 1) return skip(candidates.length === 0 ? "no unnamed dispatch of this workflow when it was created" : `${candidates.length} unnamed dispatches when it was created`);
   const [request2] = candidates;
+  if (!await claim()) return "duplicate";
   const latest = await deps.state.getBench(where.owner, where.repo, request2.pr);
   const current = latest !== void 0 && latest.value.at === request2.at && latest.value.runId === null;
   const bound = { ...current ? latest.value : request2, runId: run2.id, runUrl: typeof run2.html_url === "string" ? run2.html_url : request2.runUrl, status: current ? latest.value.status : "replaced" };
@@ -62240,11 +62246,11 @@ function createApp(options2) {
     };
     app.on("issue_comment.created", (context) => {
       const payload = context.payload;
-      return once2(state, options2, context, () => commentCommandOf(payload, deps.log), (command) => handleIssueCommentCreated(deps, clientOf(context, options2), payload, command));
+      return once2(state, options2, context, () => commentCommandOf(payload, deps.log), async (command, claim) => await claim() ? handleIssueCommentCreated(deps, clientOf(context, options2), payload, command) : "duplicate");
     });
     app.on("workflow_run.completed", (context) => {
       const payload = context.payload;
-      return once2(state, options2, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options2), payload));
+      return once2(state, options2, context, () => completedRunOf(payload), (_, claim) => handleWorkflowRunCompleted(deps, clientOf(context, options2), payload, claim));
     });
   };
 }
@@ -62256,20 +62262,22 @@ async function once2(state, options2, context, triage, handle) {
     options2.onHandled?.({ id: context.id, name, outcome: "ignored", ms: performance.now() - started });
     return;
   }
-  if (!await state.claimDelivery(context.id, name)) {
-    context.log.info({ delivery: context.id }, "delivery already handled; nothing to do");
-    options2.onHandled?.({ id: context.id, name, outcome: "duplicate", ms: performance.now() - started });
-    return;
-  }
+  let claimed = false;
+  const claim = async () => {
+    if (claimed) return true;
+    claimed = await state.claimDelivery(context.id, name);
+    if (!claimed) context.log.info({ delivery: context.id }, "delivery already handled; nothing to do");
+    return claimed;
+  };
   let outcome;
   try {
-    outcome = await handle(found);
+    outcome = await handle(found, claim);
   } catch (error) {
-    await state.releaseDelivery(context.id).catch(() => void 0);
+    if (claimed) await state.releaseDelivery(context.id).catch(() => void 0);
     options2.onHandled?.({ id: context.id, name, outcome: "error", ms: performance.now() - started });
     throw new Error(`${name} (delivery ${context.id}) failed: ${error?.message ?? String(error)}`, { cause: error });
   }
-  await state.finishDelivery(context.id, name);
+  if (claimed) await state.finishDelivery(context.id, name);
   options2.onHandled?.({ id: context.id, name, outcome, ms: performance.now() - started });
 }
 function clientOf(context, options2) {
