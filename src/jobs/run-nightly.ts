@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BisectLog } from '../bisect/bisect-log.ts';
 import { githubRepoUrl } from '../dashboard/read-history.ts';
@@ -7,6 +6,7 @@ import { createGitHubClient, GitHubError, type GitHubClient } from '../github/gi
 import { fileRegressionIssue, type IssueAuthor, type RegressionIssueAction } from '../github/regression-issue.ts';
 import { confirmedRegressions } from '../report/scan-report.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
+import { makeStateDir } from '../runner/state-dir.ts';
 import type { RunAbResult } from '../runner/run-ab.ts';
 import type { ScanFinding } from '../scan/scan-finding.ts';
 import { openStore } from '../store/open-store.ts';
@@ -95,7 +95,9 @@ export interface NightlyOutcome {
 /** runNightly runs the nightly job on this machine (see the file's comment). */
 export async function runNightly(settings: NightlySettings, deps: PrCheckDeps): Promise<NightlyOutcome> {
   // A nightly without its history is no nightly: history.json goes where the runner keeps its state.
-  mkdirSync(join(settings.stateDir, 'nightly'), { recursive: true });
+  // makeStateDir first: a .benchbot/ benchbot creates ignores itself, so git status stays clean.
+  makeStateDir(settings.stateDir);
+  makeStateDir(join(settings.stateDir, 'nightly'));
   const nightly = { historyFile: join(settings.stateDir, 'nightly', 'history.json') };
   const check: PrCheckSettings = { ...settings, noStore: false, nightly };
   let run: RunAbResult | undefined;

@@ -8,7 +8,7 @@
 // without a step files nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +73,8 @@ async function history(t: { diagnostic: (m: string) => void }, step: boolean) {
       const night_ = n.json.night;
       t.diagnostic(`night ${night}: exit ${n.code}, ${((performance.now() - started) / 1000).toFixed(1)} s; A/B ${night_?.comparisons?.[0]?.verdict ?? '-'} ${night_?.comparisons?.[0]?.ratio?.toFixed?.(3) ?? ''}; scan: ${n.json.scan.regressions} regression(s), ${n.json.scan.awaiting.length} awaiting; issues ${n.json.issues.map((i: any) => `#${i.number} ${i.action}`).join(', ') || 'none'}`);
       assert.notEqual(n.code, 2, n.stderr);
+      // cron runs it in the user's checkout: the night leaves git status as it found it.
+      assert.equal(spawnSync('git', ['status', '--porcelain'], { cwd: repo.dir, encoding: 'utf8' }).stdout, '', `night ${night} left files in the checkout`);
     }
     assertAllValid(standIn);
     return { nights, culprit, issues: standIn.state.issues, comments: standIn.state.comments, home, requests: standIn.requests };
