@@ -64732,7 +64732,6 @@ import { spawnSync as spawnSync7 } from "node:child_process";
 import { resolve as resolve13 } from "node:path";
 
 // src/jobs/run-nightly.ts
-import { mkdirSync as mkdirSync6 } from "node:fs";
 import { join as join16 } from "node:path";
 
 // src/jobs/regression-issues.ts
@@ -64762,7 +64761,8 @@ async function closeRecoveredRegressions(client, history, threshold, where, warn
 var NIGHTLY_BISECT_PREFIX = "nightly-bisect:";
 var ISSUE_STATE_PREFIX = "issue:";
 async function runNightly(settings, deps) {
-  mkdirSync6(join16(settings.stateDir, "nightly"), { recursive: true });
+  makeStateDir(settings.stateDir);
+  makeStateDir(join16(settings.stateDir, "nightly"));
   const nightly = { historyFile: join16(settings.stateDir, "nightly", "history.json") };
   const check = { ...settings, noStore: false, nightly };
   let run2;
