@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { findCommandLine } from '../../src/app/bench-command.ts';
+import { seededRandom } from '../support/random.ts';
 
 const ORACLE = fileURLToPath(new URL('../../scripts/gfm-visible-commands.py', import.meta.url));
 
@@ -31,21 +32,10 @@ const LINES = [
   '[ref]: https://example.com', '[ref]:', '[^ref]: https://example.com "t"',
 ];
 
-/** mulberry32 is a small seeded generator, so the bodies are the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** generateBodies makes `count` bodies of 1 to 7 lines from LINES, each holding `/bench` somewhere. */
 function generateBodies(count: number, seed: number): string[] {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const pick = () => LINES[Math.floor(random() * LINES.length)];
   const bodies: string[] = [];
   while (bodies.length < count) {
