@@ -1,8 +1,8 @@
-import type { SideSummary } from '../model/comparison.ts';
+import type { SideSummary, Verdict } from '../model/comparison.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { changeWords, formatP, formatQuantity, formatRatio } from './format-numbers.ts';
 import { SIGNIFICANT, headline } from './report-order.ts';
-import { boundOf, countRows, formatBound, layoutReport, methodNote, type ReportLayout, type ReportRow } from './report-layout.ts';
+import { actionHeadline, boundOf, countRows, formatBound, layoutReport, methodNote, otherMetrics, type ReportLayout, type ReportRow } from './report-layout.ts';
 import { inertCode, inertText } from './inert-markdown.ts';
 import { dashboardRoot, dashboardSeriesId, dashboardSeriesUrl } from '../model/series-id.ts';
 
@@ -49,35 +49,50 @@ const VERDICT_LABEL: Record<string, string> = {
 };
 
 const HEADER = '| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |';
+const HEADER_WITH_OTHERS = '| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict | Other metrics |\n| --- | --- | --- | --- | --- | --- | --- | --- |';
 
 /** MAX_NAMES_PER_LINE caps the benchmarks a grouped warning or constant line names before "and N more". */
 const MAX_NAMES_PER_LINE = 12;
 
 /**
  * renderMarkdown renders a comparison for a PR comment, to be read in ten
- * seconds: a one-line headline, the significant changes sorted by size,
- * everything else collapsed, one row per benchmark (see report-layout.ts),
- * warnings grouped by kind, how the verdicts were reached, and the hidden
- * sticky marker. It stays under the size limit by dropping rows from the
- * end (least important first) and says how many it dropped.
+ * seconds: a headline that says what to do (report-layout.ts
+ * actionHeadline) and the counts under it, the significant rows sorted by
+ * size, everything else collapsed, one row per benchmark with its other
+ * metrics beside it (see report-layout.ts), warnings grouped by kind, and
+ * a footer of at most two lines: how the verdicts were reached behind a
+ * `<details>`, then the environment and the caller's footer. It ends with
+ * nothing after the footer but keeps the hidden sticky marker first. It
+ * stays under the size limit by dropping rows from the end (least
+ * important first) and says how many it dropped.
  */
 export function renderMarkdown(report: ComparisonReport, options: MarkdownOptions = {}): string {
   const limit = options.limit ?? GITHUB_COMMENT_LIMIT;
   const layout = layoutReport(report);
   const { counts, undecidedBound } = countRows(layout.rows);
-  const significant = layout.rows.filter((r) => SIGNIFICANT.includes(r.comparison.verdict));
-  const rest = layout.rows.filter((r) => !SIGNIFICANT.includes(r.comparison.verdict));
+  const significant = layout.rows.filter((r) => SIGNIFICANT.includes(r.verdict));
+  const rest = layout.rows.filter((r) => !SIGNIFICANT.includes(r.verdict));
+  const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? '' : 's'}`;
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${inertText(options.title ?? 'benchbot')}: ${headline(counts, undecidedBound)}`,
+    `### ${inertText(options.title ?? 'benchbot')}: ${actionHeadline(layout.rows, report.threshold, inertCode)}`,
+    '',
+    `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     '',
   ].join('\n');
+  const environment = [options.environment ? `Environment: ${inertText(options.environment)}.` : '', options.footer ?? ''].filter((x) => x !== '').join(' ');
   const tail = [
     ...dashboardLines(significant, options.dashboard),
-    ...foldedLines(layout),
     ...warningLines(report.warnings, layout, 50),
     '',
-    `<sub>${methodNote(report)}${options.environment ? ` Environment: ${inertText(options.environment)}.` : ''}${options.footer ? ` ${options.footer}` : ''}</sub>`,
+    `<details><summary>How these verdicts were reached</summary>`,
+    '',
+    methodNote(report),
+    ...constantLines(layout),
+    '',
+    '</details>',
+    // A blank line first: right after `</details>` the line would join its HTML block, where markdown is not read.
+    ...(environment === '' ? [] : ['', `<sub>${environment}</sub>`]),
   ].join('\n');
 
   // Reserve room for the notice that rows were dropped, then fill the budget.
@@ -87,9 +102,9 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   const restBlock = tableWithin(rest, restBudget - 200);
   const parts = [head];
   if (significant.length > 0) parts.push(significantBlock.text, '');
-  else parts.push('No significant changes.', '');
   if (rest.length > 0) {
-    parts.push(`<details><summary>${rest.length} other row${rest.length === 1 ? '' : 's'} (${countsOf(rest)})</summary>`, '', restBlock.text, '', '</details>', '');
+    const summary = `${significant.length > 0 ? `${rest.length} other` : rest.length} benchmark${rest.length === 1 ? '' : 's'} (${countsOf(rest)})`;
+    parts.push(`<details><summary>${summary}</summary>`, '', restBlock.text, '', '</details>', '');
   }
   const dropped = significantBlock.dropped + restBlock.dropped;
   if (dropped > 0) {
@@ -118,11 +133,13 @@ function dashboardLines(rows: readonly ReportRow[], dashboard: MarkdownOptions['
 }
 
 function tableWithin(rows: readonly ReportRow[], budget: number): { text: string; dropped: number } {
-  const lines = [HEADER];
-  let size = HEADER.length;
+  const withOthers = rows.some((r) => r.others.length > 0);
+  const header = withOthers ? HEADER_WITH_OTHERS : HEADER;
+  const lines = [header];
+  let size = header.length;
   let shown = 0;
   for (const r of rows) {
-    const line = row(r);
+    const line = row(r, withOthers);
     if (size + line.length + 1 > budget) break;
     lines.push(line);
     size += line.length + 1;
@@ -131,13 +148,20 @@ function tableWithin(rows: readonly ReportRow[], budget: number): { text: string
   return { text: shown === 0 && rows.length > 0 ? '' : lines.join('\n'), dropped: rows.length - shown };
 }
 
-function row({ comparison: c, folded }: ReportRow): string {
+function row({ comparison: c, others }: ReportRow, withOthers: boolean): string {
   const decided = c.verdict === 'regressed' || c.verdict === 'improved';
   const change = c.ratio === null ? '–' : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text) => bold(text, decided));
-  const metric = `${inertCode(c.metric)}${c.better === 'higher' ? ' ↑' : ''}${folded.length > 0 ? ` (+ ${folded.map((f) => inertCode(f.metric)).join(', ')})` : ''}`;
+  const metric = `${inertCode(c.metric)}${c.better === 'higher' ? ' ↑' : ''}`;
   const bound = c.verdict === 'inconclusive' ? boundOf(c) : null;
   const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? '' : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? ' ⚠️' : ''}`;
-  return `| ${inertCode(c.benchmark)} | ${metric} | ${side(c.base, c.unit)} | ${side(c.head, c.unit)} | ${change} | ${formatP(c.q)} | ${verdict} |`;
+  const cells = [inertCode(c.benchmark), metric, side(c.base, c.unit), side(c.head, c.unit), change, formatP(c.q), verdict];
+  if (withOthers) cells.push(others.length === 0 ? '–' : otherMetrics(others, inertCode, otherLabel));
+  return `| ${cells.join(' | ')} |`;
+}
+
+// A verdict beside another metric: the table's label, which marks what a reader scans for.
+function otherLabel(verdict: Verdict): string {
+  return VERDICT_LABEL[verdict];
 }
 
 function side(s: SideSummary | null, unit: string): string {
@@ -151,8 +175,8 @@ function bold(text: string, on: boolean): string {
 
 function countsOf(rows: readonly ReportRow[]): string {
   const counts = new Map<string, number>();
-  for (const { comparison: c } of rows) {
-    const label = c.verdict === 'inconclusive' ? 'undecided' : c.verdict;
+  for (const { verdict } of rows) {
+    const label = verdict === 'inconclusive' ? 'undecided' : verdict;
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   return [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(', ');
@@ -177,18 +201,11 @@ function names(items: readonly string[], show: (name: string) => string): string
   return items.length > MAX_NAMES_PER_LINE ? `${shown} and ${items.length - MAX_NAMES_PER_LINE} more` : shown;
 }
 
-// What the table left out on purpose: metrics folded into their time's row, and constants.
-function foldedLines(layout: ReportLayout): string[] {
-  const lines: string[] = [];
-  if (layout.foldedMetrics.size > 0) {
-    const metrics = [...layout.foldedMetrics].map(([metric, n]) => `${inertCode(metric)} (${n})`).join(', ');
-    lines.push(`- Same measurement, same verdict, folded into the time's row: ${metrics}.`);
-  }
-  if (layout.constants.length > 0) {
-    const groups = layout.constants.map((g) => `${inertCode(g.metric)} = ${g.values.map((v) => `${inertText(v.value)} in ${v.benchmarks.length === 1 ? inertCode(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(', ')}`);
-    lines.push(`- Constant on both sides, unchanged: ${groups.join('; ')}.`);
-  }
-  return lines.length > 0 ? ['', ...lines] : [];
+// What the table left out on purpose: metrics constant on both sides.
+function constantLines(layout: ReportLayout): string[] {
+  if (layout.constants.length === 0) return [];
+  const groups = layout.constants.map((g) => `${inertCode(g.metric)} = ${g.values.map((v) => `${inertText(v.value)} in ${v.benchmarks.length === 1 ? inertCode(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(', ')}`);
+  return ['', `Constant on both sides, unchanged, left out of the table: ${groups.join('; ')}.`];
 }
 
 function warningLines(suite: readonly string[], layout: ReportLayout, max: number): string[] {

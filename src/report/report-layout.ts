@@ -2,23 +2,34 @@ import type { Comparison, Verdict } from '../model/comparison.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
-import { formatChange, formatQuantity, MAX_SHOWN_FACTOR } from './format-numbers.ts';
+import { changeWords, formatChange, formatQuantity, MAX_SHOWN_FACTOR, ratioParts } from './format-numbers.ts';
 import { byImportance } from './report-order.ts';
 
 /**
  * report-layout: what a person reads in ten seconds, decided once for the
- * markdown and the text report. One row per benchmark: a second metric
- * that is the same measurement (`cpu_time` beside `real_time`, a
- * throughput derived from the time, as criterion's `throughput` and Go's
- * `MB/s` are) is folded into its time's row unless its verdict differs;
- * metrics constant on both sides (`0 B/op -> 0 B/op`) become one line;
- * per-comparison warnings are grouped by kind.
+ * markdown and the text report. One row per benchmark: its primary
+ * metric (the comparison's `family`, chosen before any verdict by
+ * compare/metric-family.ts: `cpu_time` where it is far quieter than
+ * `real_time`, else `real_time`, `time`, a throughput score) gives the
+ * row its numbers and its verdict, and every other metric of the
+ * benchmark is said beside it in a few words (`real_time undecided
+ * ±36.6%`). A regression or an error in another metric fails the check as
+ * one in the primary does, so it also ranks the row and counts in the
+ * headline. Metrics constant on both sides (`0 B/op -> 0 B/op`) become one
+ * line; per-comparison warnings are grouped by kind.
  */
 
-/** ReportRow is one shown comparison; `folded` are the same measurement's other metrics that agree with it. */
+/**
+ * ReportRow is one benchmark: `comparison` its primary metric, `others`
+ * the benchmark's other metrics (constants left out), `verdict` what the
+ * row counts as (the primary's verdict, unless another metric regressed
+ * or failed) and `lead` the comparison that verdict comes from.
+ */
 export interface ReportRow {
   comparison: Comparison;
-  folded: Comparison[];
+  others: Comparison[];
+  verdict: Verdict;
+  lead: Comparison;
 }
 
 /** ConstantGroup is one metric that was constant on both sides: each value shown (`0`, `616 B/op`) with the benchmarks that had it. */
@@ -45,8 +56,6 @@ export interface OtherWarning {
 export interface ReportLayout {
   rows: ReportRow[];
   constants: ConstantGroup[];
-  /** foldedMetrics counts the folded metrics by name (`cpu_time: 12`). */
-  foldedMetrics: Map<string, number>;
   warningGroups: WarningGroup[];
   otherWarnings: OtherWarning[];
 }
@@ -54,7 +63,6 @@ export interface ReportLayout {
 const PRIMARY_METRICS = ['real_time', 'time', 'throughput'];
 
 const isTime = (unit: string) => normalizeTimeUnit(unit.split('/')[0]) !== undefined;
-const isRate = (unit: string) => /\/s$/.test(unit);
 
 /**
  * isConstant says a comparison's values were one and the same number on
@@ -68,7 +76,7 @@ export function isConstant(c: Comparison): boolean {
   return base.ci[0] === v && base.ci[1] === v && head.median === v && head.ci[0] === v && head.ci[1] === v;
 }
 
-/** layoutReport folds, groups and orders a report's comparisons for reading. */
+/** layoutReport groups a report's comparisons into one row per benchmark and orders them for reading. */
 export function layoutReport(report: ComparisonReport): ReportLayout {
   const byBenchmark = new Map<string, Comparison[]>();
   for (const c of report.comparisons) {
@@ -78,11 +86,9 @@ export function layoutReport(report: ComparisonReport): ReportLayout {
   }
   const rows: ReportRow[] = [];
   const constants = new Map<string, ConstantGroup>();
-  const foldedMetrics = new Map<string, number>();
   for (const list of byBenchmark.values()) {
     const primary = primaryOf(list);
-    const primaryRow: ReportRow = { comparison: primary, folded: [] };
-    rows.push(primaryRow);
+    const others: Comparison[] = [];
     for (const c of list) {
       if (c === primary) continue;
       if (isConstant(c) && c.base) {
@@ -94,17 +100,19 @@ export function layoutReport(report: ComparisonReport): ReportLayout {
         const same = group.values.find((v) => v.value === value);
         if (same) same.benchmarks.push(c.benchmark);
         else group.values.push({ value, benchmarks: [c.benchmark] });
-      } else if (sameMeasurement(primary, c) && c.verdict === primary.verdict) {
-        primaryRow.folded.push(c);
-        foldedMetrics.set(c.metric, (foldedMetrics.get(c.metric) ?? 0) + 1);
       } else {
-        rows.push({ comparison: c, folded: [] });
+        others.push(c);
       }
     }
+    others.sort(byImportance);
+    // What fails the check (an error, a regression) ranks the row and counts in the headline whichever metric it came from; the primary first.
+    const all = [primary, ...others];
+    const lead = all.find((c) => c.verdict === 'error') ?? all.find((c) => c.verdict === 'regressed') ?? primary;
+    rows.push({ comparison: primary, others, verdict: lead.verdict, lead });
   }
-  rows.sort((a, b) => byImportance(a.comparison, b.comparison));
+  rows.sort((a, b) => byImportance(a.lead, b.lead));
   const { groups, others } = groupWarnings([...report.comparisons].sort(byImportance));
-  return { rows, constants: [...constants.values()], foldedMetrics, warningGroups: groups, otherWarnings: others };
+  return { rows, constants: [...constants.values()], warningGroups: groups, otherWarnings: others };
 }
 
 // The comparison's own family when the decision rule set it, else the same
@@ -114,13 +122,6 @@ function primaryOf(list: readonly Comparison[]): Comparison {
     ?? PRIMARY_METRICS.map((name) => list.find((c) => c.metric === name)).find((c) => c !== undefined)
     ?? list.find((c) => isTime(c.unit))
     ?? list[0];
-}
-
-// A second time of the same run (cpu_time beside real_time) or a rate the
-// harness derived from the time (bytes or elements per second).
-function sameMeasurement(primary: Comparison, c: Comparison): boolean {
-  if (!isTime(primary.unit)) return false;
-  return isTime(c.unit) || (isRate(c.unit) && c.better === 'higher');
 }
 
 function groupWarnings(comparisons: readonly Comparison[]): { groups: WarningGroup[]; others: OtherWarning[] } {
@@ -188,17 +189,74 @@ export function boundOf(c: Comparison): Bound | null {
   return { value: faster, sign: slower <= threshold ? '-' : '±' };
 }
 
-/** countRows counts the shown rows by verdict (what the headline says). */
+/** countRows counts the rows by their verdict (what the headline says), and the widest bound among the undecided rows. */
 export function countRows(rows: readonly ReportRow[]): RowCounts {
   const counts: Record<Verdict, number> = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0 };
   let undecidedBound: Bound | null = null;
-  for (const { comparison: c } of rows) {
-    counts[c.verdict] += 1;
-    if (c.verdict !== 'inconclusive') continue;
-    const bound = boundOf(c);
+  for (const { verdict, lead } of rows) {
+    counts[verdict] += 1;
+    if (verdict !== 'inconclusive') continue;
+    const bound = boundOf(lead);
     if (bound !== null && (undecidedBound === null || bound.value > undecidedBound.value)) undecidedBound = bound;
   }
   return { counts, undecidedBound };
+}
+
+/**
+ * otherMetrics says a row's other metrics in a few words, grouped by
+ * verdict, most important first: `regressed: B/op +12.0%; undecided:
+ * real_time ±36.6%; unchanged: cpu_time, MB/s`. `name` shows a metric name
+ * (escaped for the renderer), `label` a verdict.
+ */
+export function otherMetrics(others: readonly Comparison[], name: (text: string) => string, label: (verdict: Verdict) => string): string {
+  const groups: { verdict: Verdict; items: string[] }[] = [];
+  for (const c of [...others].sort(byImportance)) {
+    const decided = c.verdict === 'regressed' || c.verdict === 'improved';
+    const bound = c.verdict === 'inconclusive' ? boundOf(c) : null;
+    const detail = decided && c.ratio !== null ? ` ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}` : bound !== null ? ` ${formatBound(bound)}` : '';
+    const last = groups.at(-1);
+    if (last?.verdict === c.verdict) last.items.push(`${name(c.metric)}${detail}`);
+    else groups.push({ verdict: c.verdict, items: [`${name(c.metric)}${detail}`] });
+  }
+  return groups.map((g) => `${label(g.verdict)}: ${g.items.join(', ')}`).join('; ');
+}
+
+/** MAX_HEADLINE_NAMES caps the benchmarks the headline names before "and N more". */
+const MAX_HEADLINE_NAMES = 3;
+
+/**
+ * actionHeadline says in one line what the reader should do, from the
+ * rows: errors and regressions by name with their change (the metric
+ * named when it is not the row's primary), else the undecided ones with
+ * what would decide them, else that there is nothing to do. `name` shows
+ * a benchmark or metric name (escaped for the renderer: it is untrusted).
+ * The counts of every verdict are {@link headline}'s line, shown below it.
+ */
+export function actionHeadline(rows: readonly ReportRow[], threshold: number, name: (text: string) => string): string {
+  const { counts, undecidedBound } = countRows(rows);
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const listed = (verdict: Verdict, withChange: boolean) => {
+    const found = rows.filter((r) => r.verdict === verdict);
+    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead }) => {
+      const metric = lead === comparison ? '' : ` ${name(lead.metric)}`;
+      const change = withChange && lead.ratio !== null ? ` ${ratioParts(lead.ratio, null, changeWords(lead.unit, lead.better)).estimate}` : '';
+      return `${name(lead.benchmark)}${metric}${change}`;
+    });
+    const more = found.length - shown.length;
+    return `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  };
+  const parts: string[] = [];
+  if (counts.error > 0) parts.push(`${plural(counts.error, 'error', 'errors')}: ${listed('error', false)}. Fix ${counts.error === 1 ? 'it' : 'them'} and rerun`);
+  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, 'regression', 'regressions')}: ${listed('regressed', true)}. Look at ${counts.regressed === 1 ? 'it' : 'them'} before merging`);
+  if (parts.length > 0) return `${parts.join('; ')}.`;
+  const limit = `±${percent(threshold)}`;
+  if (counts.inconclusive > 0) {
+    const bound = undecidedBound === null ? '' : ` (${counts.inconclusive === 1 ? 'no change' : 'none changed'} beyond ${formatBound(counts.inconclusive === 1 ? undecidedBound : { ...undecidedBound, sign: '±' })})`;
+    return `No regression found, ${plural(counts.inconclusive, 'benchmark', 'benchmarks')} undecided${bound}: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
+  }
+  if (rows.length === 0) return 'No comparisons.';
+  if (counts.improved > 0) return `${plural(counts.improved, 'improvement', 'improvements')} (${listed('improved', true)}), no regression: nothing to do.`;
+  return `No change beyond ${limit}: nothing to do.`;
 }
 
 /** formatBound prints a bound: `+3.1%`, `-4.0%`, `±2.5%`; beyond MAX_SHOWN_FACTOR (an infinite interval) `more than 1000x`. */

@@ -50,11 +50,10 @@ const TEMPLATE = compareRuns(
 );
 
 function comparisonReport(t: Texts): ComparisonReport {
-  return {
-    ...TEMPLATE,
-    comparisons: TEMPLATE.comparisons.map((c, i) => ({ ...c, benchmark: `${t(10 + i)}${i}`, metric: t(20 + i), unit: t(30), warnings: [t(40 + i)] })),
-    warnings: [t(50), t(51)],
-  };
+  const comparisons = TEMPLATE.comparisons.map((c, i) => ({ ...c, benchmark: `${t(10 + i)}${i}`, metric: t(20 + i), unit: t(30), warnings: [t(40 + i)] }));
+  // A second metric of the first benchmark, shown beside its primary in the same row (the "Other metrics" cell).
+  const other = { ...comparisons[0], family: 'secondary' as const, metric: t(29), verdict: 'inconclusive' as const, warnings: [t(49)] };
+  return { ...TEMPLATE, comparisons: [...comparisons, other], warnings: [t(50), t(51)] };
 }
 
 function runReport(t: Texts): ComparisonReport {
