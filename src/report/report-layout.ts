@@ -233,7 +233,7 @@ const MAX_HEADLINE_NAMES = 3;
  * The counts of every verdict are {@link headline}'s line, shown below it.
  */
 export function actionHeadline(rows: readonly ReportRow[], threshold: number, name: (text: string) => string): string {
-  const { counts, undecidedBound } = countRows(rows);
+  const { counts } = countRows(rows);
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict: Verdict, withChange: boolean) => {
     const found = rows.filter((r) => r.verdict === verdict);
@@ -250,10 +250,8 @@ export function actionHeadline(rows: readonly ReportRow[], threshold: number, na
   if (counts.regressed > 0) parts.push(`${plural(counts.regressed, 'regression', 'regressions')}: ${listed('regressed', true)}. Look at ${counts.regressed === 1 ? 'it' : 'them'} before merging`);
   if (parts.length > 0) return `${parts.join('; ')}.`;
   const limit = `±${percent(threshold)}`;
-  if (counts.inconclusive > 0) {
-    const bound = undecidedBound === null ? '' : ` (${counts.inconclusive === 1 ? 'no change' : 'none changed'} beyond ${formatBound(counts.inconclusive === 1 ? undecidedBound : { ...undecidedBound, sign: '±' })})`;
-    return `No regression found, ${plural(counts.inconclusive, 'benchmark', 'benchmarks')} undecided${bound}: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
-  }
+  // What the undecided still ruled out is on the counts line; here, what would decide them.
+  if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
   if (rows.length === 0) return 'No comparisons.';
   if (counts.improved > 0) return `${plural(counts.improved, 'improvement', 'improvements')} (${listed('improved', true)}), no regression: nothing to do.`;
   return `No change beyond ${limit}: nothing to do.`;

@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { compareRuns, type CompareSide, type ComparisonReport } from '../../src/compare/compare-runs.ts';
 import { readCriterionDirectory } from '../../src/formats/criterion.ts';
 import { goBenchReader } from '../../src/formats/go-bench.ts';
+import { googleBenchmarkReader } from '../../src/formats/google-benchmark.ts';
 import type { SourceFile } from '../../src/formats/reader.ts';
 import type { Comparison } from '../../src/model/comparison.ts';
 import type { Measurement } from '../../src/model/measurement.ts';
 import { formatQuantity, formatRatio, changeWords } from '../../src/report/format-numbers.ts';
 import { renderMarkdown } from '../../src/report/markdown-report.ts';
-import { boundOf, formatBound, layoutReport, type Bound } from '../../src/report/report-layout.ts';
+import { actionHeadline, boundOf, formatBound, layoutReport, type Bound } from '../../src/report/report-layout.ts';
 import { headline } from '../../src/report/report-order.ts';
 import { renderText } from '../../src/report/text-report.ts';
 import { FIXTURES, loadFixture } from '../support/fixtures.ts';
@@ -37,7 +38,7 @@ function treeFiles(dir: string): SourceFile[] {
 
 const goSide = (name: string): CompareSide => goBenchReader.read(loadFixture(`comparisons/${name}`));
 
-test('Go -benchmem comparison (real go test output): MB/s folded into the time row, 0 B/op and 0 allocs/op on one line, 3x reads as a factor', () => {
+test('Go -benchmem comparison (real go test output): MB/s beside the time in its row, 0 B/op and 0 allocs/op on one line, 3x reads as a factor', () => {
   const report = compareRuns(goSide('go-benchmem-base.txt'), goSide('go-benchmem-head.txt'));
   const md = renderMarkdown(report, { environment: 'capture machine, 2 cores' });
   const text = renderText(report);
@@ -45,21 +46,22 @@ test('Go -benchmem comparison (real go test output): MB/s folded into the time r
   assertGolden(golden('go-benchmem.txt'), text);
 
   const layout = layoutReport(report);
-  // One row per benchmark: the MB/s of Adler32 agrees with its time and is folded.
+  // One row per benchmark, the time primary: the MB/s of Adler32 is said beside it.
+  assert.equal(layout.rows.length, new Set(report.comparisons.map((c) => c.benchmark)).size, 'one row per benchmark');
   const adler = layout.rows.filter((r) => r.comparison.benchmark.includes('Adler32'));
-  assert.equal(adler.filter((r) => r.comparison.metric === 'MB/s').length, 0, 'MB/s rows folded');
-  assert.ok(adler.filter((r) => r.comparison.metric === 'time').every((r) => r.folded.some((f) => f.metric === 'MB/s')), 'MB/s folded into each time row');
+  assert.ok(adler.every((r) => r.comparison.metric === 'time' && r.others.some((o) => o.metric === 'MB/s')), 'MB/s beside each time');
+  assert.match(md, /\| <code>BenchmarkAdler32\/size=4096<\/code> \| <code>time<\/code> \|.*\| 🔴 regressed ⚠️ \| 🔴 regressed: <code>MB\/s<\/code> 3\.\dx slower \|/);
   const constant = layout.constants.flatMap((g) => g.values.map((v) => `${g.metric}=${v.value}`));
   assert.ok(constant.includes('allocs/op=0'), constant.join());
-  assert.match(md, /Constant on both sides, unchanged: .*<code>allocs\/op<\/code> = 0/);
+  assert.match(md, /Constant on both sides, unchanged, left out of the table: .*<code>allocs\/op<\/code> = 0/);
   assert.ok(!/\| <code>allocs\/op<\/code>/.test(md), 'no constant allocs/op row in the tables');
   // The 4096-byte case runs three times the work: a factor, not +200%.
   assert.match(md, /\*\*[23]\.\dx slower\*\* \[/);
   assert.doesNotMatch(md, /\+[1-9]\d\d%/);
-  assert.match(text, /^(\d+ regressions?|1 regression)/);
+  assert.match(text, /^1 regression: BenchmarkAdler32\/size=4096 3\.\dx slower\. Look at it before merging\.\n4 benchmarks: 1 regression, 3 undecided/);
 });
 
-test('criterion throughput comparison (real target/criterion trees): byte and element throughput folded into the time rows', () => {
+test('criterion throughput comparison (real target/criterion trees): byte and element throughput beside the time in its row', () => {
   // Three alternating rounds per side, each a whole `cargo bench`: the readers' results pooled as `benchbot compare a,b,c x,y,z` does.
   const criterionSide = (role: string): CompareSide => {
     const rounds = [1, 2, 3].map((r) => readCriterionDirectory(treeFiles(`comparisons/criterion-${role}-${r}`)));
@@ -72,25 +74,37 @@ test('criterion throughput comparison (real target/criterion trees): byte and el
   const layout = layoutReport(report);
   const withThroughput = report.comparisons.filter((c) => c.metric === 'throughput');
   assert.ok(withThroughput.length >= 4, `${withThroughput.length} throughput comparisons`);
-  const shownThroughput = layout.rows.filter((r) => r.comparison.metric === 'throughput');
-  const time = (b: string) => report.comparisons.find((c) => c.benchmark === b && c.metric === 'time') as Comparison;
-  // A throughput row appears only where its verdict differs from its time's.
-  for (const r of shownThroughput) assert.notEqual(r.comparison.verdict, time(r.comparison.benchmark).verdict);
-  assert.equal(layout.rows.length, new Set(report.comparisons.map((c) => c.benchmark)).size + shownThroughput.length);
-  assert.match(md, /folded into the time's row: <code>throughput<\/code> \(\d+\)/);
+  // The time is primary in every row; each throughput is beside its own benchmark's time, whatever its verdict.
+  assert.equal(layout.rows.length, new Set(report.comparisons.map((c) => c.benchmark)).size);
+  assert.ok(layout.rows.every((r) => r.comparison.metric === 'time'));
+  for (const c of withThroughput) assert.ok(layout.rows.find((r) => r.comparison.benchmark === c.benchmark)?.others.includes(c), c.benchmark);
+  assert.match(md, /Other metrics/);
 });
 
-test('a second time metric is folded when it agrees and shown when its verdict differs', () => {
-  const names = ['BM_A', 'BM_B'];
+test('one row per benchmark: a second time metric is beside the primary whatever its verdict, and its regression ranks the row and names it in the headline', () => {
+  const names = ['BM_A', 'BM_B', 'BM_C'];
   const base = side(names.flatMap((n, i) => [m(n, 'real_time', 'ns', lognormalSamples(20, 100, 0.01, i)), m(n, 'cpu_time', 'ns', lognormalSamples(20, 100, 0.01, 10 + i))]));
   const head = side([
     m('BM_A', 'real_time', 'ns', lognormalSamples(20, 110, 0.01, 20)), m('BM_A', 'cpu_time', 'ns', lognormalSamples(20, 110, 0.01, 21)),
-    // BM_B: wall time grew (waiting on I/O), CPU time did not: the cpu_time row tells something different.
+    // BM_B: wall time grew (waiting on I/O), CPU time did not.
     m('BM_B', 'real_time', 'ns', lognormalSamples(20, 110, 0.01, 22)), m('BM_B', 'cpu_time', 'ns', lognormalSamples(20, 100, 0.01, 23)),
+    // BM_C: the primary real_time did not move, the CPU time did: that fails the check, so the row counts as a regression.
+    m('BM_C', 'real_time', 'ns', lognormalSamples(20, 100, 0.01, 24)), m('BM_C', 'cpu_time', 'ns', lognormalSamples(20, 115, 0.01, 25)),
   ]);
-  const layout = layoutReport(compareRuns(base, head));
-  const shown = layout.rows.map((r) => `${r.comparison.benchmark} ${r.comparison.metric} ${r.comparison.verdict}${r.folded.length ? ` +${r.folded.map((f) => f.metric)}` : ''}`).sort();
-  assert.deepEqual(shown, ['BM_A real_time regressed +cpu_time', 'BM_B cpu_time unchanged', 'BM_B real_time regressed']);
+  const report = compareRuns(base, head);
+  const layout = layoutReport(report);
+  const shown = layout.rows.map((r) => `${r.comparison.benchmark} ${r.comparison.metric} ${r.comparison.verdict} [${r.others.map((o) => `${o.metric} ${o.verdict}`)}] -> ${r.verdict}`).sort();
+  assert.deepEqual(shown, [
+    'BM_A real_time regressed [cpu_time regressed] -> regressed',
+    'BM_B real_time regressed [cpu_time unchanged] -> regressed',
+    'BM_C real_time unchanged [cpu_time regressed] -> regressed',
+  ]);
+  assert.equal(report.summary.regressed, 4, 'the exit status counts comparisons');
+  const md = renderMarkdown(report);
+  assert.match(md, /^<!-- benchbot:report -->\n### benchbot: 3 regressions: <code>BM_C<\/code> <code>cpu_time<\/code> \+1\d\.\d+%, <code>BM_[AB]<\/code> \+\d+\.\d+%, <code>BM_[AB]<\/code> \+\d+\.\d+%\. Look at them before merging\.\n\n3 benchmarks: 3 regressions\.\n/);
+  assert.match(md, /\| <code>BM_C<\/code> \| <code>real_time<\/code> \|.*\| unchanged \| 🔴 regressed: <code>cpu_time<\/code> \+1\d\.\d+% \|/);
+  assert.match(md, /\| <code>BM_B<\/code> \| <code>real_time<\/code> \|.*\| 🔴 regressed \| unchanged: <code>cpu_time<\/code> \|/);
+  assert.match(renderText(report), /^BM_C +real_time .* unchanged +regressed: cpu_time \+1\d\.\d+%$/m);
 });
 
 test('warnings are grouped by kind: one line naming the benchmarks, not one per benchmark and metric', () => {
@@ -156,4 +170,53 @@ test('units read as units, and a change beyond 2x as a factor', () => {
   assert.equal(formatRatio(0.5, [0.45, 0.55], changeWords('MB/s', 'higher')), '2.0x slower [1.8x, 2.2x]');
   assert.equal(formatRatio(40, null, changeWords('allocs/op', 'lower')), '40x more');
   assert.equal(formatRatio(1.11, [1.1, 1.12], time), '+11.0% [+10.0%, +12.0%]');
+});
+
+test('golden: a Google Benchmark pair with real_time, cpu_time and counters (captured) reads as one row per benchmark', () => {
+  const read = (name: string) => googleBenchmarkReader.read(loadFixture(`google-benchmark/${name}`));
+  const report = compareRuns(read('stumpless-like-base.json'), read('stumpless-like-head.json'));
+  const md = renderMarkdown(report, { environment: 'capture machine, 2 cores' });
+  assertGolden(golden('google-benchmark-counters.md'), md);
+  const rows = md.split('\n').filter((l) => l.startsWith('| <code>'));
+  const benchmarks = new Set(report.comparisons.map((c) => c.benchmark));
+  assert.equal(rows.length, benchmarks.size, 'one table row per benchmark');
+  for (const b of benchmarks) assert.equal(rows.filter((r) => r.startsWith(`| <code>${b}</code> |`)).length, 1, b);
+  // Every benchmark with a regressed metric, primary or not, is named in the headline: the exit status fails on any of them.
+  const regressed = [...new Set(report.comparisons.filter((c) => c.verdict === 'regressed').map((c) => c.benchmark))];
+  assert.ok(regressed.length > 0 && report.summary.regressed > 0);
+  const heading = md.split('\n')[1];
+  assert.match(heading, new RegExp(`^### benchbot: ${regressed.length} regressions?: `));
+  for (const b of regressed) assert.ok(heading.includes(`<code>${b}</code>`), `${b} in ${heading}`);
+  // The footer: the statistics behind a <details> (its summary one line), then one line with the environment.
+  const footer = md.slice(md.lastIndexOf('<details><summary>How these verdicts were reached</summary>'));
+  assert.match(footer.slice(0, footer.indexOf('</details>')), /\nThreshold 2%\. Verdicts at 95% confidence/);
+  assert.deepEqual(footer.slice(footer.indexOf('</details>')).split('\n').filter((l) => l !== ''), ['</details>', '<sub>Environment: capture machine, 2 cores.</sub>']);
+});
+
+test('golden: an A/A pair with nothing beyond the threshold says there is nothing to do', () => {
+  const names = ['BM_Parse/64', 'BM_Parse/4096', 'BM_Hash'];
+  const pair = (offset: number) => side(names.flatMap((n, i) => [m(n, 'real_time', 'ns', lognormalSamples(30, 100 * (i + 1), 0.004, offset + i)), m(n, 'cpu_time', 'ns', lognormalSamples(30, 100 * (i + 1), 0.004, offset + 10 + i))]));
+  const report = compareRuns(pair(0), pair(100));
+  assert.deepEqual([...new Set(report.comparisons.map((c) => c.verdict))], ['unchanged']);
+  const md = renderMarkdown(report, { environment: 'runner-1, 2 cores' });
+  assertGolden(golden('nothing-to-do.md'), md);
+  assert.match(md, /^<!-- benchbot:report -->\n### benchbot: No change beyond ±2%: nothing to do\.\n\n3 benchmarks: 3 unchanged\.\n/);
+  assert.match(renderText(report), /^No change beyond ±2%: nothing to do\.\n3 benchmarks: 3 unchanged\n/);
+});
+
+test('the headline says what to do: fix errors, look at regressions, rerun when undecided, else nothing', () => {
+  const c = (benchmark: string, verdict: Comparison['verdict'], ratio: number | null, metric = 'time'): Comparison => ({
+    benchmark, metric, unit: 'ns', better: 'lower', base: null, head: null, ratio, ratioCi: null, p: null, q: null, verdict, warnings: [],
+  });
+  const row = (primary: Comparison, ...others: Comparison[]) => {
+    const lead = [primary, ...others].find((x) => x.verdict === 'error') ?? [primary, ...others].find((x) => x.verdict === 'regressed') ?? primary;
+    return { comparison: primary, others, verdict: lead.verdict, lead };
+  };
+  const plain = (s: string) => s;
+  assert.equal(actionHeadline([row(c('A', 'improved', 0.8)), row(c('B', 'unchanged', 1))], 0.02, plain), '1 improvement (A -20.0%), no regression: nothing to do.');
+  assert.equal(actionHeadline([row(c('A', 'unchanged', 1)), row(c('B', 'inconclusive', 1.01)), row(c('C', 'inconclusive', 0.99))], 0.05, plain), '2 undecided, no regression found: this machine is too noisy to tell ±5%. Rerun with more rounds or raise the threshold.');
+  assert.equal(actionHeadline([row(c('A', 'error', null)), row(c('B', 'regressed', 1.05)), row(c('C', 'inconclusive', 1))], 0.02, plain), '1 error: A. Fix it and rerun; 1 regression: B +5.00%. Look at it before merging.');
+  const many = ['A', 'B', 'C', 'D', 'E'].map((n, i) => row(c(n, 'unchanged', 1), c(n, 'regressed', 1.5 - i / 10, 'B/op')));
+  assert.equal(actionHeadline(many, 0.02, plain), '5 regressions: A B/op +50.0%, B B/op +40.0%, C B/op +30.0% and 2 more. Look at them before merging.');
+  assert.equal(actionHeadline([], 0.02, plain), 'No comparisons.');
 });

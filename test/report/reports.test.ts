@@ -46,7 +46,7 @@ test('markdown, text and JSON reports of a mixed suite match their golden files'
 test('markdown: headline, significant rows first, the rest collapsed, escaped names, hidden marker', () => {
   const md = renderMarkdown(mixedReport());
   assert.ok(md.startsWith(REPORT_MARKER));
-  assert.match(md, /### benchbot: 1 regression, 1 improvement, 2 unchanged, 1 undecided \(no change beyond [+±-]\d+\.\d%\), 1 new, 1 removed\n/);
+  assert.match(md, /### benchbot: 1 regression: <code>BM_Parse\/64<\/code> \+1\d\.\d%\. Look at it before merging\.\n\n7 benchmarks: 1 regression, 1 improvement, 2 unchanged, 1 undecided \(no change beyond [+±-]\d+\.\d%\), 1 new, 1 removed\.\n/);
   const table = md.slice(0, md.indexOf('<details>'));
   assert.ok(table.indexOf('BM_Parse/64') < table.indexOf('BM_Encode'), 'regression before improvement');
   assert.ok(!table.includes('BM_Parse/4096'), 'unchanged rows are collapsed');
