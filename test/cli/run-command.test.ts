@@ -42,7 +42,7 @@ test('markdown output is the PR comment, with the machine and the rounds', () =>
   const repo = makeFixtureRepo({ headFactor: 1.1 });
   const run = benchbot(repo.dir, 'run', ...common, '--output', 'markdown', '--no-store');
   assert.equal(run.status, 1, run.stderr);
-  assert.match(run.stdout, /^<!-- benchbot:report -->\n### benchbot: 1 regression, 1 unchanged/);
+  assert.match(run.stdout, /^<!-- benchbot:report -->\n### benchbot: 1 regression: <code>[^<]+<\/code> \+\d+\.\d+%\. Look at it before merging\.\n\n2 benchmarks: 1 regression, 1 unchanged\./);
   assert.match(run.stdout, /rounds per side \(looks: 10\)/);
   assert.ok(!existsSync(join(repo.dir, '.benchbot/benchbot.db')), '--no-store stores nothing');
 });

@@ -363,7 +363,7 @@ test('the PR workflow under act: regression fails the step, the comment is creat
   for (const output of ['verdict=regressed', 'regressions=1', 'improvements=0', 'fail=true']) expectLog(first, new RegExp(`::set-output:: ${output}\n`));
   expectLog(first, /::set-output:: report-json=\S+\/benchbot-report\/report\.json\n/);
   // The job summary: act echoes what the step appended to $GITHUB_STEP_SUMMARY.
-  expectLog(first, /Summary - <!-- benchbot:report -->\n### benchbot: 1 regression, 1 unchanged/);
+  expectLog(first, /Summary - <!-- benchbot:report -->\n### benchbot: 1 regression: <code>parse<\/code> \+\d+\.\d+%\. Look at it before merging\.\n+2 benchmarks: 1 regression, 1 unchanged\./);
 
   assert.equal(standIn.state.comments.length, 1);
   const comment = standIn.state.comments[0];
@@ -398,11 +398,11 @@ test('the PR workflow under act: regression fails the step, the comment is creat
   assert.equal(second.code, 0, `act failed; see ${second.logFile}`);
   // The reusable workflow's outputs, as the calling workflow sees them.
   expectLog(second, /e2e-outputs verdict=unchanged regressions=0 improvements=0/);
-  expectLog(second, /Summary - <!-- benchbot:report -->\n### benchbot: 2 unchanged/);
+  expectLog(second, /Summary - <!-- benchbot:report -->\n### benchbot: No change beyond ±\d+%: nothing to do\.\n+2 benchmarks: 2 unchanged\./);
 
   assert.equal(standIn.state.comments.length, 1, 'the second run must update the comment, not add one');
   assert.equal(standIn.state.comments[0].id, comment.id);
-  assert.match(standIn.state.comments[0].body, /### benchbot: 2 unchanged/);
+  assert.match(standIn.state.comments[0].body, /### benchbot: No change beyond ±\d+%: nothing to do\.\n\n2 benchmarks: 2 unchanged\./);
   assert.ok(standIn.state.comments[0].body.includes(`head ${fixedSha.slice(0, 12)}`));
   assert.deepEqual(commentRequests().map((r) => r.method), ['POST', 'PATCH']);
   assert.equal(standIn.state.checkRuns.length, 2);
@@ -427,7 +427,7 @@ test('the PR workflow under act with shards: 2: each shard measures its part, th
   assert.deepEqual(shard(1).shard, { index: 1, count: 2 });
   expectLog(run, /Failure - Main Fail on regression/);
   expectLog(run, /::set-output:: verdict=regressed\n/);
-  expectLog(run, /Summary - <!-- benchbot:report -->\n### benchbot: 1 regression, 1 unchanged/);
+  expectLog(run, /Summary - <!-- benchbot:report -->\n### benchbot: 1 regression: <code>parse<\/code> \+\d+\.\d+%\. Look at it before merging\.\n+2 benchmarks: 1 regression, 1 unchanged\./);
 
   const comments = standIn.state.comments.filter((c) => c.issueNumber === pr);
   assert.equal(comments.length, 1, 'one comment for the whole suite, from the report job');
