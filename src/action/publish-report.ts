@@ -8,7 +8,7 @@ import { repositoryUrl, type ScanTexts } from '../jobs/nightly.ts';
 import { upsertCommitComment } from '../github/commit-comment.ts';
 import { ccLine, COMMIT_ALERT_MARKER, renderCommitAlert } from '../report/commit-alert.ts';
 import { confirmedRegressions } from '../report/scan-report.ts';
-import { REPORT_MARKER } from '../report/markdown-report.ts';
+import { REPORT_MARKER, withFooter } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import type { ActionSettings } from './action-inputs.ts';
 import { closeRecoveredRegressions } from '../jobs/regression-issues.ts';
@@ -47,7 +47,7 @@ export async function publishReport(settings: ActionSettings, issueNumber: numbe
   const summary = outcome.report.summary;
   if (issueNumber !== undefined && settings.comment !== 'never') {
     try {
-      const report = runUrl ? `${outcome.markdown}\n\n<sub>[Workflow run](${runUrl}) · JSON report: artifact \`${settings.artifactName}\`</sub>` : outcome.markdown;
+      const report = runUrl ? withFooter(outcome.markdown, `[Workflow run](${runUrl}) · JSON report: artifact \`${settings.artifactName}\``) : outcome.markdown;
       // The users to cc come from the workflow's alert-comment-cc-users only, and only a regression is an alert.
       const cc = summary.regressed > 0 ? ccLine(settings.ccUsers) : '';
       const body = cc === '' ? report : `${report}\n\n${cc}`;

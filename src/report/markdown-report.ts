@@ -61,10 +61,9 @@ const MAX_NAMES_PER_LINE = 12;
  * size, everything else collapsed, one row per benchmark with its other
  * metrics beside it (see report-layout.ts), warnings grouped by kind, and
  * a footer of at most two lines: how the verdicts were reached behind a
- * `<details>`, then the environment and the caller's footer. It ends with
- * nothing after the footer but keeps the hidden sticky marker first. It
- * stays under the size limit by dropping rows from the end (least
- * important first) and says how many it dropped.
+ * `<details>`, then the environment and the caller's footer. The hidden
+ * sticky marker comes first. It stays under the size limit by dropping
+ * rows from the end (least important first) and says how many it dropped.
  */
 export function renderMarkdown(report: ComparisonReport, options: MarkdownOptions = {}): string {
   const limit = options.limit ?? GITHUB_COMMENT_LIMIT;
@@ -114,13 +113,23 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   return parts.join('\n');
 }
 
+/**
+ * withFooter adds benchbot-written markdown (a link to the run) to a
+ * rendered report's last footer line, so the footer stays at most two
+ * lines; a caller with untrusted text passes it through inertText first.
+ */
+export function withFooter(markdown: string, text: string): string {
+  return markdown.endsWith('</sub>') ? `${markdown.slice(0, -'</sub>'.length)} ${text}</sub>` : `${markdown}\n\n<sub>${text}</sub>`;
+}
+
 /** dashboardLines links the significant rows' nightly series on the dashboard (names through inertText; the URL is built, not taken from the report). */
 function dashboardLines(rows: readonly ReportRow[], dashboard: MarkdownOptions['dashboard']): string[] {
   if (!dashboard || rows.length === 0 || dashboardRoot(dashboard.url) === undefined) return [];
   const links: string[] = [];
   const seen = new Set<string>();
   for (const r of rows) {
-    const c = r.comparison;
+    // The metric that put the row here: a regressed B/op links B/op's series, not the unchanged time's.
+    const c = r.lead;
     const id = dashboardSeriesId(dashboard.repo, `${dashboard.branch}:${c.benchmark}:${c.metric}:${dashboard.machine}`);
     const url = dashboardSeriesUrl(dashboard.url, id);
     if (url === undefined || seen.has(id)) continue;

@@ -56,7 +56,7 @@ async function report(merge: string, pr: number) {
   const summaryFile = join(work, 'summary.md');
   writeFileSync(summaryFile, '');
   const before = { checks: standIn.state.checkRuns.length, requests: standIn.requests.length };
-  const env = { HOME: work, RUNNER_TEMP: work, GITHUB_REPOSITORY: 'octo/fixture', GITHUB_API_URL: standIn.url, GITHUB_EVENT_PATH: writeEvent(work, { number: pr, baseSha: BASE_SHA, headSha: HEAD_SHA }), GITHUB_STEP_SUMMARY: summaryFile };
+  const env = { HOME: work, RUNNER_TEMP: work, GITHUB_REPOSITORY: 'octo/fixture', GITHUB_API_URL: standIn.url, GITHUB_EVENT_PATH: writeEvent(work, { number: pr, baseSha: BASE_SHA, headSha: HEAD_SHA }), GITHUB_STEP_SUMMARY: summaryFile, GITHUB_SERVER_URL: 'https://github.com', GITHUB_RUN_ID: '31' };
   const run = await runStep({ merge, 'github-token': 'ghs_test' }, env);
   return {
     ...run,
@@ -82,6 +82,11 @@ test('a forged summary.regressed: 0 beside regressed rows: the report job counts
   assert.match(r.comments[0].body, /### benchbot: 1 regression/);
   assert.match(r.comments[0].body, /(`|<code>)parse(`|<\/code>)[^\n]*regressed/);
   assert.match(r.summary, /### benchbot: 1 regression/);
+  // The footer is two lines: the statistics behind a <details>, then one line with the environment and the link to the run.
+  const footer = r.comments[0].body.slice(r.comments[0].body.lastIndexOf('<details><summary>How these verdicts were reached</summary>'));
+  const after = footer.slice(footer.indexOf('</details>') + '</details>'.length).split('\n').filter((l) => l !== '');
+  assert.equal(after.length, 1, footer);
+  assert.match(after[0], /^<sub>Environment: .*\[Workflow run\]\(https:\/\/github\.com\/octo\/fixture\/actions\/runs\/31\) · JSON report: artifact `[^`]+`<\/sub>$/);
   // The artifact's machine line is shown as inert text, never as HTML.
   assert.doesNotMatch(r.comments[0].body, /<img/);
   const published = JSON.parse(readFileSync(join(r.outputs['artifact-path'], 'report.json'), 'utf8'));
