@@ -8938,7 +8938,6 @@ function fingerprintDifferences(base, head) {
 // src/report/report-layout.ts
 var PRIMARY_METRICS = ["real_time", "time", "throughput"];
 var isTime = (unit) => normalizeTimeUnit(unit.split("/")[0]) !== void 0;
-var isRate = (unit) => /\/s$/.test(unit);
 function isConstant2(c) {
   const { base, head } = c;
   if (base === null || head === null || c.verdict !== "unchanged") return false;
@@ -8954,11 +8953,9 @@ function layoutReport(report) {
   }
   const rows = [];
   const constants4 = /* @__PURE__ */ new Map();
-  const foldedMetrics = /* @__PURE__ */ new Map();
   for (const list of byBenchmark.values()) {
     const primary = primaryOf(list);
-    const primaryRow = { comparison: primary, folded: [] };
-    rows.push(primaryRow);
+    const others2 = [];
     for (const c of list) {
       if (c === primary) continue;
       if (isConstant2(c) && c.base) {
@@ -8969,24 +8966,21 @@ function layoutReport(report) {
         const same = group.values.find((v) => v.value === value);
         if (same) same.benchmarks.push(c.benchmark);
         else group.values.push({ value, benchmarks: [c.benchmark] });
-      } else if (sameMeasurement(primary, c) && c.verdict === primary.verdict) {
-        primaryRow.folded.push(c);
-        foldedMetrics.set(c.metric, (foldedMetrics.get(c.metric) ?? 0) + 1);
       } else {
-        rows.push({ comparison: c, folded: [] });
+        others2.push(c);
       }
     }
+    others2.sort(byImportance);
+    const all = [primary, ...others2];
+    const lead = all.find((c) => c.verdict === "error") ?? all.find((c) => c.verdict === "regressed") ?? primary;
+    rows.push({ comparison: primary, others: others2, verdict: lead.verdict, lead });
   }
-  rows.sort((a, b) => byImportance(a.comparison, b.comparison));
+  rows.sort((a, b) => byImportance(a.lead, b.lead));
   const { groups: groups2, others } = groupWarnings([...report.comparisons].sort(byImportance));
-  return { rows, constants: [...constants4.values()], foldedMetrics, warningGroups: groups2, otherWarnings: others };
+  return { rows, constants: [...constants4.values()], warningGroups: groups2, otherWarnings: others };
 }
 function primaryOf(list) {
   return list.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => list.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list.find((c) => isTime(c.unit)) ?? list[0];
-}
-function sameMeasurement(primary, c) {
-  if (!isTime(primary.unit)) return false;
-  return isTime(c.unit) || isRate(c.unit) && c.better === "higher";
 }
 function groupWarnings(comparisons) {
   const byKind = /* @__PURE__ */ new Map();
@@ -9028,13 +9022,49 @@ function boundOf(c) {
 function countRows(rows) {
   const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0 };
   let undecidedBound = null;
-  for (const { comparison: c } of rows) {
-    counts[c.verdict] += 1;
-    if (c.verdict !== "inconclusive") continue;
-    const bound = boundOf(c);
+  for (const { verdict, lead } of rows) {
+    counts[verdict] += 1;
+    if (verdict !== "inconclusive") continue;
+    const bound = boundOf(lead);
     if (bound !== null && (undecidedBound === null || bound.value > undecidedBound.value)) undecidedBound = bound;
   }
   return { counts, undecidedBound };
+}
+function otherMetrics(others, name, label2) {
+  const groups2 = [];
+  for (const c of [...others].sort(byImportance)) {
+    const decided = c.verdict === "regressed" || c.verdict === "improved";
+    const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
+    const detail = decided && c.ratio !== null ? ` ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}` : bound !== null ? ` ${formatBound(bound)}` : "";
+    const last = groups2.at(-1);
+    if (last?.verdict === c.verdict) last.items.push(`${name(c.metric)}${detail}`);
+    else groups2.push({ verdict: c.verdict, items: [`${name(c.metric)}${detail}`] });
+  }
+  return groups2.map((g) => `${label2(g.verdict)}: ${g.items.join(", ")}`).join("; ");
+}
+var MAX_HEADLINE_NAMES = 3;
+function actionHeadline(rows, threshold, name) {
+  const { counts } = countRows(rows);
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  const listed = (verdict, withChange) => {
+    const found = rows.filter((r) => r.verdict === verdict);
+    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead }) => {
+      const metric = lead === comparison ? "" : ` ${name(lead.metric)}`;
+      const change2 = withChange && lead.ratio !== null ? ` ${ratioParts(lead.ratio, null, changeWords(lead.unit, lead.better)).estimate}` : "";
+      return `${name(lead.benchmark)}${metric}${change2}`;
+    });
+    const more = found.length - shown.length;
+    return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  };
+  const parts = [];
+  if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
+  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"} before merging`);
+  if (parts.length > 0) return `${parts.join("; ")}.`;
+  const limit = `\xB1${percent(threshold)}`;
+  if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
+  if (rows.length === 0) return "No comparisons.";
+  if (counts.improved > 0) return `${plural(counts.improved, "improvement", "improvements")} (${listed("improved", true)}), no regression: nothing to do.`;
+  return `No change beyond ${limit}: nothing to do.`;
 }
 function formatBound(bound) {
   if (!(bound.value + 1 <= MAX_SHOWN_FACTOR)) return `more than ${MAX_SHOWN_FACTOR}x`;
@@ -9106,24 +9136,35 @@ var VERDICT_LABEL = {
   error: "\u274C error"
 };
 var HEADER = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |";
+var HEADER_WITH_OTHERS = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict | Other metrics |\n| --- | --- | --- | --- | --- | --- | --- | --- |";
 var MAX_NAMES_PER_LINE = 12;
 function renderMarkdown(report, options = {}) {
   const limit = options.limit ?? GITHUB_COMMENT_LIMIT;
   const layout = layoutReport(report);
   const { counts, undecidedBound } = countRows(layout.rows);
-  const significant2 = layout.rows.filter((r) => SIGNIFICANT.includes(r.comparison.verdict));
-  const rest = layout.rows.filter((r) => !SIGNIFICANT.includes(r.comparison.verdict));
+  const significant2 = layout.rows.filter((r) => SIGNIFICANT.includes(r.verdict));
+  const rest = layout.rows.filter((r) => !SIGNIFICANT.includes(r.verdict));
+  const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? "" : "s"}`;
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${inertText(options.title ?? "benchbot")}: ${headline(counts, undecidedBound)}`,
+    `### ${inertText(options.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode)}`,
+    "",
+    `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     ""
   ].join("\n");
+  const environment = [options.environment ? `Environment: ${inertText(options.environment)}.` : "", options.footer ?? ""].filter((x) => x !== "").join(" ");
   const tail = [
     ...dashboardLines(significant2, options.dashboard),
-    ...foldedLines(layout),
     ...warningLines(report.warnings, layout, 50),
     "",
-    `<sub>${methodNote(report)}${options.environment ? ` Environment: ${inertText(options.environment)}.` : ""}${options.footer ? ` ${options.footer}` : ""}</sub>`
+    `<details><summary>How these verdicts were reached</summary>`,
+    "",
+    methodNote(report),
+    ...constantLines(layout),
+    "",
+    "</details>",
+    // A blank line first: right after `</details>` the line would join its HTML block, where markdown is not read.
+    ...environment === "" ? [] : ["", `<sub>${environment}</sub>`]
   ].join("\n");
   const budget = limit - head.length - tail.length - 400;
   const significantBlock = tableWithin(significant2, budget);
@@ -9131,9 +9172,9 @@ function renderMarkdown(report, options = {}) {
   const restBlock = tableWithin(rest, restBudget - 200);
   const parts = [head];
   if (significant2.length > 0) parts.push(significantBlock.text, "");
-  else parts.push("No significant changes.", "");
   if (rest.length > 0) {
-    parts.push(`<details><summary>${rest.length} other row${rest.length === 1 ? "" : "s"} (${countsOf(rest)})</summary>`, "", restBlock.text, "", "</details>", "");
+    const summary2 = `${significant2.length > 0 ? `${rest.length} other` : rest.length} benchmark${rest.length === 1 ? "" : "s"} (${countsOf(rest)})`;
+    parts.push(`<details><summary>${summary2}</summary>`, "", restBlock.text, "", "</details>", "");
   }
   const dropped = significantBlock.dropped + restBlock.dropped;
   if (dropped > 0) {
@@ -9142,12 +9183,17 @@ function renderMarkdown(report, options = {}) {
   parts.push(tail);
   return parts.join("\n");
 }
+function withFooter(markdown, text2) {
+  return markdown.endsWith("</sub>") ? `${markdown.slice(0, -"</sub>".length)} ${text2}</sub>` : `${markdown}
+
+<sub>${text2}</sub>`;
+}
 function dashboardLines(rows, dashboard) {
   if (!dashboard || rows.length === 0 || dashboardRoot(dashboard.url) === void 0) return [];
   const links2 = [];
   const seen = /* @__PURE__ */ new Set();
   for (const r of rows) {
-    const c = r.comparison;
+    const c = r.lead;
     const id = dashboardSeriesId(dashboard.repo, `${dashboard.branch}:${c.benchmark}:${c.metric}:${dashboard.machine}`);
     const url = dashboardSeriesUrl(dashboard.url, id);
     if (url === void 0 || seen.has(id)) continue;
@@ -9159,11 +9205,13 @@ function dashboardLines(rows, dashboard) {
   return links2.length === 0 ? [] : ["", `Nightly history on the dashboard: ${links2.join(", ")}${more}.`];
 }
 function tableWithin(rows, budget) {
-  const lines = [HEADER];
-  let size = HEADER.length;
+  const withOthers = rows.some((r) => r.others.length > 0);
+  const header = withOthers ? HEADER_WITH_OTHERS : HEADER;
+  const lines = [header];
+  let size = header.length;
   let shown = 0;
   for (const r of rows) {
-    const line = row(r);
+    const line = row(r, withOthers);
     if (size + line.length + 1 > budget) break;
     lines.push(line);
     size += line.length + 1;
@@ -9171,13 +9219,18 @@ function tableWithin(rows, budget) {
   }
   return { text: shown === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown };
 }
-function row({ comparison: c, folded }) {
+function row({ comparison: c, others }, withOthers) {
   const decided = c.verdict === "regressed" || c.verdict === "improved";
   const change2 = c.ratio === null ? "\u2013" : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text2) => bold(text2, decided));
-  const metric = `${inertCode(c.metric)}${c.better === "higher" ? " \u2191" : ""}${folded.length > 0 ? ` (+ ${folded.map((f) => inertCode(f.metric)).join(", ")})` : ""}`;
+  const metric = `${inertCode(c.metric)}${c.better === "higher" ? " \u2191" : ""}`;
   const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
   const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? " \u26A0\uFE0F" : ""}`;
-  return `| ${inertCode(c.benchmark)} | ${metric} | ${side(c.base, c.unit)} | ${side(c.head, c.unit)} | ${change2} | ${formatP(c.q)} | ${verdict} |`;
+  const cells2 = [inertCode(c.benchmark), metric, side(c.base, c.unit), side(c.head, c.unit), change2, formatP(c.q), verdict];
+  if (withOthers) cells2.push(others.length === 0 ? "\u2013" : otherMetrics(others, inertCode, otherLabel));
+  return `| ${cells2.join(" | ")} |`;
+}
+function otherLabel(verdict) {
+  return VERDICT_LABEL[verdict];
 }
 function side(s, unit) {
   if (s === null) return "\u2013";
@@ -9188,8 +9241,8 @@ function bold(text2, on) {
 }
 function countsOf(rows) {
   const counts = /* @__PURE__ */ new Map();
-  for (const { comparison: c } of rows) {
-    const label2 = c.verdict === "inconclusive" ? "undecided" : c.verdict;
+  for (const { verdict } of rows) {
+    const label2 = verdict === "inconclusive" ? "undecided" : verdict;
     counts.set(label2, (counts.get(label2) ?? 0) + 1);
   }
   return [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(", ");
@@ -9206,17 +9259,10 @@ function names(items, show) {
   const shown = items.slice(0, MAX_NAMES_PER_LINE).map(show).join(", ");
   return items.length > MAX_NAMES_PER_LINE ? `${shown} and ${items.length - MAX_NAMES_PER_LINE} more` : shown;
 }
-function foldedLines(layout) {
-  const lines = [];
-  if (layout.foldedMetrics.size > 0) {
-    const metrics = [...layout.foldedMetrics].map(([metric, n]) => `${inertCode(metric)} (${n})`).join(", ");
-    lines.push(`- Same measurement, same verdict, folded into the time's row: ${metrics}.`);
-  }
-  if (layout.constants.length > 0) {
-    const groups2 = layout.constants.map((g) => `${inertCode(g.metric)} = ${g.values.map((v) => `${inertText(v.value)} in ${v.benchmarks.length === 1 ? inertCode(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(", ")}`);
-    lines.push(`- Constant on both sides, unchanged: ${groups2.join("; ")}.`);
-  }
-  return lines.length > 0 ? ["", ...lines] : [];
+function constantLines(layout) {
+  if (layout.constants.length === 0) return [];
+  const groups2 = layout.constants.map((g) => `${inertCode(g.metric)} = ${g.values.map((v) => `${inertText(v.value)} in ${v.benchmarks.length === 1 ? inertCode(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(", ")}`);
+  return ["", `Constant on both sides, unchanged, left out of the table: ${groups2.join("; ")}.`];
 }
 function warningLines(suite, layout, max) {
   const lines = [
@@ -9234,15 +9280,16 @@ function warningLines(suite, layout, max) {
 function renderText(report) {
   const layout = layoutReport(report);
   const { counts, undecidedBound } = countRows(layout.rows);
-  const rows = layout.rows.map(cells);
-  const header = ["benchmark", "metric", "base", "head", "change", "CI", "q", "verdict"];
+  const withOthers = layout.rows.some((r) => r.others.length > 0);
+  const rows = layout.rows.map((r) => cells(r, withOthers));
+  const header = ["benchmark", "metric", "base", "head", "change", "CI", "q", "verdict", ...withOthers ? ["other metrics"] : []];
   const widths = header.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i].length), h.length));
   const line = (cols) => cols.map((c, i) => i >= 2 && i <= 6 ? c.padStart(widths[i]) : c.padEnd(widths[i])).join("  ").trimEnd();
-  const out = [headline(counts, undecidedBound), "", line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
-  if (layout.foldedMetrics.size > 0) out.push("", `folded into the time's row (same measurement, same verdict): ${[...layout.foldedMetrics].map(([m, n]) => `${inertPlain(m)} (${n})`).join(", ")}`);
+  const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? "" : "s"}`;
+  const out = [actionHeadline(layout.rows, report.threshold, inertPlain), `${benchmarks}: ${headline(counts, undecidedBound)}`, "", line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
   if (layout.constants.length > 0) {
     const values = (g) => g.values.map((v) => `${inertPlain(v.value)} in ${v.benchmarks.length === 1 ? inertPlain(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(", ");
-    out.push(`constant on both sides, unchanged: ${layout.constants.map((g) => `${inertPlain(g.metric)} = ${values(g)}`).join("; ")}`);
+    out.push("", `constant on both sides, unchanged: ${layout.constants.map((g) => `${inertPlain(g.metric)} = ${values(g)}`).join("; ")}`);
   }
   const warnings = allWarnings(report);
   if (warnings.length > 0) {
@@ -9252,18 +9299,19 @@ function renderText(report) {
   out.push("", methodNote(report));
   return out.join("\n");
 }
-function cells({ comparison: c, folded }) {
+function cells({ comparison: c, others }, withOthers) {
   const change2 = c.ratio === null ? { estimate: "\u2013", ci: "" } : ratioParts(c.ratio, c.ratioCi, changeWords(c.unit, c.better));
   const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
   return [
     inertPlain(c.benchmark),
-    inertPlain(c.metric) + (c.better === "higher" ? " (higher is better)" : "") + (folded.length > 0 ? ` (+ ${folded.map((f) => inertPlain(f.metric)).join(", ")})` : ""),
+    inertPlain(c.metric) + (c.better === "higher" ? " (higher is better)" : ""),
     c.base ? `${inertPlain(formatQuantity(c.base.median, c.unit))} n=${c.base.n}` : "\u2013",
     c.head ? `${inertPlain(formatQuantity(c.head.median, c.unit))} n=${c.head.n}` : "\u2013",
     change2.estimate,
     change2.ci,
     formatP(c.q),
-    c.verdict === "inconclusive" ? `undecided${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}` : c.verdict
+    c.verdict === "inconclusive" ? `undecided${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}` : c.verdict,
+    ...withOthers ? [others.length === 0 ? "\u2013" : otherMetrics(others, inertPlain, (v) => v === "inconclusive" ? "undecided" : v)] : []
   ];
 }
 
@@ -29620,9 +29668,7 @@ async function publishReport(settings, issueNumber, outcome, deps) {
   const summary2 = outcome.report.summary;
   if (issueNumber !== void 0 && settings.comment !== "never") {
     try {
-      const report = runUrl ? `${outcome.markdown}
-
-<sub>[Workflow run](${runUrl}) \xB7 JSON report: artifact \`${settings.artifactName}\`</sub>` : outcome.markdown;
+      const report = runUrl ? withFooter(outcome.markdown, `[Workflow run](${runUrl}) \xB7 JSON report: artifact \`${settings.artifactName}\``) : outcome.markdown;
       const cc = summary2.regressed > 0 ? ccLine(settings.ccUsers) : "";
       const body = cc === "" ? report : `${report}
 
