@@ -10,7 +10,7 @@ import { FormatError } from '../formats/format-error.ts';
 import { UnknownFormatError } from '../formats/detect.ts';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
-import type { MarkdownOptions } from '../report/markdown-report.ts';
+import { withFooter, type MarkdownOptions } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 import { createProgress, type Progress } from '../runner/progress.ts';
@@ -222,7 +222,7 @@ function fromRun(result: RunAbResult, settings: ActionSettings): Outcome {
     : 'As measured on this runner; the report job recomputes it from the raw samples and publishes it.';
   return {
     report: result.report,
-    markdown: `${markdown}\n\n<sub>${note}</sub>`,
+    markdown: withFooter(markdown, note),
     json,
     headSha: result.head.sha,
     samples: { base: result.base, head: result.head },

@@ -27,6 +27,13 @@ export interface MarkdownOptions {
   limit?: number;
   footer?: string;
   /**
+   * statistics is markdown written by benchbot shown with the method note
+   * behind the footer's `<details>` (how the rounds went, what the
+   * machine's noise allows): like `footer`, untrusted text in it is passed
+   * through inertText first.
+   */
+  statistics?: string;
+  /**
    * dashboard, when a dashboard is published (`url`, see
    * model/series-id.ts), links each significant row's nightly series:
    * the scan's series on `branch` (the default branch) of `repo` on
@@ -87,6 +94,7 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
     `<details><summary>How these verdicts were reached</summary>`,
     '',
     methodNote(report),
+    ...(options.statistics ? ['', options.statistics] : []),
     ...constantLines(layout),
     '',
     '</details>',

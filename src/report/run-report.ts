@@ -48,8 +48,10 @@ export function runReportContext(result: RunAbResult): ReportContext {
   const commits = `${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}`;
   return {
     environment,
-    // The footer is markdown; `sampling` names undecided benchmarks, which are untrusted text.
-    footer: inertText(`Base ${commits}; ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ''}`),
+    // The footer's one line says which commits and how many rounds; the rest of how the rounds went is with the statistics.
+    footer: `Base ${commits}; ${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side.`,
+    // Markdown; `sampling` names undecided benchmarks, which are untrusted text.
+    statistics: inertText(`Rounds: ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ''}`),
     textFooter: `base ${commits}; ${sampling}${memory ? `\n${memory}` : ''}${environment ? `\nmachine: ${environment}` : ''}`,
     json: { base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, max_rounds_per_side: result.maxRoundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided, pooled_base: result.pooled, pinned_cpus: result.pinned ?? null },
   };

@@ -43,7 +43,11 @@ test('markdown output is the PR comment, with the machine and the rounds', () =>
   const run = benchbot(repo.dir, 'run', ...common, '--output', 'markdown', '--no-store');
   assert.equal(run.status, 1, run.stderr);
   assert.match(run.stdout, /^<!-- benchbot:report -->\n### benchbot: 1 regression: <code>[^<]+<\/code> \+\d+\.\d+%\. Look at it before merging\.\n\n2 benchmarks: 1 regression, 1 unchanged\./);
-  assert.match(run.stdout, /rounds per side \(looks: 10\)/);
+  // The footer: how the rounds went with the statistics behind a <details>, then one line with the machine, the commits and the rounds.
+  const footer = run.stdout.slice(run.stdout.lastIndexOf('<details><summary>How these verdicts were reached</summary>'));
+  assert.match(footer.slice(0, footer.indexOf('</details>')), /\nRounds: 10 of at most \d+ rounds per side \(looks: 10\)/);
+  assert.deepEqual(footer.slice(footer.indexOf('</details>')).trim().split('\n').filter((l) => l !== '').length, 2, footer);
+  assert.match(footer, /\n<sub>Environment: .*Base [0-9a-f]{12}, head [0-9a-f]{12}; 10 of at most \d+ rounds per side\.<\/sub>\n?$/);
   assert.ok(!existsSync(join(repo.dir, '.benchbot/benchbot.db')), '--no-store stores nothing');
 });
 
