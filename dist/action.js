@@ -9160,6 +9160,7 @@ function renderMarkdown(report, options = {}) {
     `<details><summary>How these verdicts were reached</summary>`,
     "",
     methodNote(report),
+    ...options.statistics ? ["", options.statistics] : [],
     ...constantLines(layout),
     "",
     "</details>",
@@ -9317,7 +9318,7 @@ function cells({ comparison: c, others }, withOthers) {
 
 // src/report/report-renderers.ts
 var REPORT_RENDERERS = {
-  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, dashboard: c.dashboard }) },
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, dashboard: c.dashboard }) },
   text: { render: (report, c) => c.textFooter === void 0 ? renderText(report) : `${renderText(report)}
 ${c.textFooter}` },
   json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
@@ -9358,8 +9359,10 @@ function runReportContext(result) {
   const commits = `${result.base.sha.slice(0, 12)}, head ${result.head.sha.slice(0, 12)}`;
   return {
     environment,
-    // The footer is markdown; `sampling` names undecided benchmarks, which are untrusted text.
-    footer: inertText(`Base ${commits}; ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
+    // The footer's one line says which commits and how many rounds; the rest of how the rounds went is with the statistics.
+    footer: `Base ${commits}; ${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side.`,
+    // Markdown; `sampling` names undecided benchmarks, which are untrusted text.
+    statistics: inertText(`Rounds: ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
     textFooter: `base ${commits}; ${sampling}${memory ? `
 ${memory}` : ""}${environment ? `
 machine: ${environment}` : ""}`,
@@ -29844,9 +29847,7 @@ function fromRun(result, settings) {
   const note = settings.shard ? `Shard ${settings.shard.index} of ${settings.shard.count}, as measured on this runner; the report job merges the shards and publishes.` : "As measured on this runner; the report job recomputes it from the raw samples and publishes it.";
   return {
     report: result.report,
-    markdown: `${markdown}
-
-<sub>${note}</sub>`,
+    markdown: withFooter(markdown, note),
     json,
     headSha: result.head.sha,
     samples: { base: result.base, head: result.head }

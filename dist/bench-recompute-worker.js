@@ -7136,6 +7136,7 @@ function renderMarkdown(report, options = {}) {
     `<details><summary>How these verdicts were reached</summary>`,
     "",
     methodNote(report),
+    ...options.statistics ? ["", options.statistics] : [],
     ...constantLines(layout),
     "",
     "</details>",

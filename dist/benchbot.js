@@ -40300,6 +40300,7 @@ function renderMarkdown(report, options2 = {}) {
     `<details><summary>How these verdicts were reached</summary>`,
     "",
     methodNote(report),
+    ...options2.statistics ? ["", options2.statistics] : [],
     ...constantLines(layout),
     "",
     "</details>",
@@ -40452,7 +40453,7 @@ function cells({ comparison: c, others }, withOthers) {
 
 // src/report/report-renderers.ts
 var REPORT_RENDERERS = {
-  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, dashboard: c.dashboard }) },
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, dashboard: c.dashboard }) },
   text: { render: (report, c) => c.textFooter === void 0 ? renderText(report) : `${renderText(report)}
 ${c.textFooter}` },
   json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
@@ -40664,8 +40665,10 @@ function runReportContext(result2) {
   const commits = `${result2.base.sha.slice(0, 12)}, head ${result2.head.sha.slice(0, 12)}`;
   return {
     environment,
-    // The footer is markdown; `sampling` names undecided benchmarks, which are untrusted text.
-    footer: inertText(`Base ${commits}; ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
+    // The footer's one line says which commits and how many rounds; the rest of how the rounds went is with the statistics.
+    footer: `Base ${commits}; ${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side.`,
+    // Markdown; `sampling` names undecided benchmarks, which are untrusted text.
+    statistics: inertText(`Rounds: ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
     textFooter: `base ${commits}; ${sampling}${memory ? `
 ${memory}` : ""}${environment ? `
 machine: ${environment}` : ""}`,
