@@ -9,7 +9,7 @@ import { upsertCommitComment } from '../github/commit-comment.ts';
 import { ccLine, COMMIT_ALERT_MARKER, renderCommitAlert } from '../report/commit-alert.ts';
 import { confirmedRegressions } from '../report/scan-report.ts';
 import { REPORT_MARKER, withFooter } from '../report/markdown-report.ts';
-import { headline } from '../report/report-order.ts';
+import { countsLine } from '../report/report-layout.ts';
 import type { ActionSettings } from './action-inputs.ts';
 import { closeRecoveredRegressions } from '../jobs/regression-issues.ts';
 
@@ -64,7 +64,7 @@ export async function publishReport(settings: ActionSettings, issueNumber: numbe
   } else if (settings.checkName !== '' && outcome.headSha !== undefined) {
     try {
       const conclusion = conclusionFor(summary, settings.failOn);
-      const check = await publishCheckRun(client, { owner, repo, headSha: outcome.headSha, name: settings.checkName, conclusion, title: headline(summary), summary: outcome.markdown, detailsUrl: runUrl });
+      const check = await publishCheckRun(client, { owner, repo, headSha: outcome.headSha, name: settings.checkName, conclusion, title: countsLine(outcome.report), summary: outcome.markdown, detailsUrl: runUrl });
       outputs['check-run-url'] = check.url;
       log(`benchbot: check run "${settings.checkName}" ${conclusion}${check.url ? ` (${check.url})` : ''}`);
     } catch (error) {

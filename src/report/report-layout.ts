@@ -3,7 +3,7 @@ import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
 import { changeWords, formatChange, formatQuantity, MAX_SHOWN_FACTOR, ratioParts } from './format-numbers.ts';
-import { byImportance } from './report-order.ts';
+import { byImportance, headline } from './report-order.ts';
 
 /**
  * report-layout: what a person reads in ten seconds, decided once for the
@@ -219,6 +219,17 @@ export function otherMetrics(others: readonly Comparison[], name: (text: string)
     else groups.push({ verdict: c.verdict, items: [`${name(c.metric)}${detail}`] });
   }
   return groups.map((g) => `${label(g.verdict)}: ${g.items.join(', ')}`).join('; ');
+}
+
+/**
+ * countsLine is the report's counts by benchmark, as the comment says them
+ * under its headline (`1 regression, 3 unchanged`): for a check run's
+ * title, where the comparisons' own counts would disagree with the rows
+ * (a cpu_time beside its real_time is one benchmark, not two).
+ */
+export function countsLine(report: ComparisonReport): string {
+  const { counts, undecidedBound } = countRows(layoutReport(report).rows);
+  return headline(counts, undecidedBound);
 }
 
 /** MAX_HEADLINE_NAMES caps the benchmarks the headline names before "and N more". */

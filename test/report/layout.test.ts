@@ -12,7 +12,7 @@ import type { Comparison } from '../../src/model/comparison.ts';
 import type { Measurement } from '../../src/model/measurement.ts';
 import { formatQuantity, formatRatio, changeWords } from '../../src/report/format-numbers.ts';
 import { renderMarkdown } from '../../src/report/markdown-report.ts';
-import { actionHeadline, boundOf, formatBound, layoutReport, type Bound } from '../../src/report/report-layout.ts';
+import { actionHeadline, boundOf, countsLine, formatBound, layoutReport, type Bound } from '../../src/report/report-layout.ts';
 import { headline } from '../../src/report/report-order.ts';
 import { renderText } from '../../src/report/text-report.ts';
 import { FIXTURES, loadFixture } from '../support/fixtures.ts';
@@ -100,6 +100,7 @@ test('one row per benchmark: a second time metric is beside the primary whatever
     'BM_C real_time unchanged [cpu_time regressed] -> regressed',
   ]);
   assert.equal(report.summary.regressed, 4, 'the exit status counts comparisons');
+  assert.equal(countsLine(report), '3 regressions', 'the check run title counts benchmarks, as the comment does');
   const md = renderMarkdown(report);
   assert.match(md, /^<!-- benchbot:report -->\n### benchbot: 3 regressions: <code>BM_C<\/code> <code>cpu_time<\/code> \+1\d\.\d+%, <code>BM_[AB]<\/code> \+\d+\.\d+%, <code>BM_[AB]<\/code> \+\d+\.\d+%\. Look at them before merging\.\n\n3 benchmarks: 3 regressions\.\n/);
   assert.match(md, /\| <code>BM_C<\/code> \| <code>real_time<\/code> \|.*\| unchanged \| 🔴 regressed: <code>cpu_time<\/code> \+1\d\.\d+% \|/);
