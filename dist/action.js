@@ -9042,6 +9042,10 @@ function otherMetrics(others, name, label2) {
   }
   return groups2.map((g) => `${label2(g.verdict)}: ${g.items.join(", ")}`).join("; ");
 }
+function countsLine(report) {
+  const { counts, undecidedBound } = countRows(layoutReport(report).rows);
+  return headline(counts, undecidedBound);
+}
 var MAX_HEADLINE_NAMES = 3;
 function actionHeadline(rows, threshold, name) {
   const { counts } = countRows(rows);
@@ -29689,7 +29693,7 @@ ${cc}`;
   } else if (settings.checkName !== "" && outcome.headSha !== void 0) {
     try {
       const conclusion = conclusionFor(summary2, settings.failOn);
-      const check = await publishCheckRun(client, { owner, repo, headSha: outcome.headSha, name: settings.checkName, conclusion, title: headline(summary2), summary: outcome.markdown, detailsUrl: runUrl });
+      const check = await publishCheckRun(client, { owner, repo, headSha: outcome.headSha, name: settings.checkName, conclusion, title: countsLine(outcome.report), summary: outcome.markdown, detailsUrl: runUrl });
       outputs["check-run-url"] = check.url;
       log(`benchbot: check run "${settings.checkName}" ${conclusion}${check.url ? ` (${check.url})` : ""}`);
     } catch (error2) {
