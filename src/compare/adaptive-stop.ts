@@ -35,6 +35,9 @@ export interface LookOutcome {
   stop: boolean;
 }
 
+/** decidedForOthers: a verdict decided after the comparison's own futility stop, on rounds the run measured for other benchmarks. */
+export const decidedForOthers = (c: Comparison): boolean => c.futileAt !== undefined && c.decision !== 'futility' && c.verdict !== 'inconclusive';
+
 const keyOf = (c: Comparison) => `${c.benchmark}\u0000${c.metric}`;
 
 /**
@@ -46,7 +49,16 @@ const keyOf = (c: Comparison) => `${c.benchmark}\u0000${c.metric}`;
  * - a comparison decided now (regressed, improved or unchanged, each at this
  *   look's alpha) is settled, with `decidedAt` the rounds per side;
  * - an undecided one whose chance of being decided by the budget is below
- *   FUTILITY_POWER (power.ts) is settled as `futility`, keeping its bound;
+ *   FUTILITY_POWER (power.ts) is settled as `futility` (`futileAt` the
+ *   rounds per side), keeping its bound;
+ * - one stopped for futility at an earlier look never keeps the rounds
+ *   going, but while others do, its rounds exist (every round runs the whole
+ *   command) and futility is non-binding: it is judged again at every later
+ *   look at that look's level, the levels the design spends whether or not
+ *   a benchmark stopped. Decided there, it takes that verdict, `decidedAt`
+ *   the look and `futileAt` still set (a verdict from rounds measured for
+ *   others); still open, it stays `futility` with this look's numbers and
+ *   bound, even at the last look;
  * - at the last look the rest are `budget`;
  * - untestable ones (fewer than 2 values, units that do not convert) and
  *   new, removed or errored benchmarks need no rounds either.
@@ -62,8 +74,9 @@ export function applyLook(current: ComparisonReport, previous: ReadonlyMap<strin
   const comparisons = current.comparisons.map((fresh) => {
     const key = keyOf(fresh);
     const kept = previous.get(key);
-    if (kept) return kept;
+    if (kept && kept.decision !== 'futility') return kept;
     const c: Comparison = { ...fresh, warnings: [...fresh.warnings] };
+    if (kept) return rejudge(c, kept, ctx.roundsPerSide, key, settled);
     if (c.verdict !== 'inconclusive' || c.p === null) {
       if (c.verdict === 'regressed' || c.verdict === 'improved' || c.verdict === 'unchanged') c.decidedAt = ctx.roundsPerSide;
       settled.set(key, c);
@@ -78,6 +91,7 @@ export function applyLook(current: ComparisonReport, previous: ReadonlyMap<strin
     if (isFutile(c, { ...ctx, threshold })) {
       c.decision = 'futility';
       c.decidedAt = ctx.roundsPerSide;
+      c.futileAt = ctx.roundsPerSide;
       settled.set(key, c);
       return c;
     }
@@ -86,4 +100,22 @@ export function applyLook(current: ComparisonReport, previous: ReadonlyMap<strin
   });
   const report: ComparisonReport = { ...current, comparisons, summary: summarize(comparisons) };
   return { report, settled, undecided, stop: undecided.length === 0 };
+}
+
+/**
+ * rejudge settles a comparison stopped for futility at an earlier look
+ * (`kept`) on this look's data (`c`): decided now, it is that verdict,
+ * decided at this look on rounds measured for others; otherwise it stays
+ * `futility` from its own stop, with this look's numbers and bound. Either
+ * way it needs no rounds of its own.
+ */
+function rejudge(c: Comparison, kept: Comparison, roundsPerSide: number, key: string, settled: Map<string, Comparison>): Comparison {
+  c.futileAt = kept.futileAt ?? kept.decidedAt;
+  if (c.verdict === 'regressed' || c.verdict === 'improved' || c.verdict === 'unchanged') c.decidedAt = roundsPerSide;
+  else if (c.verdict === 'inconclusive') {
+    c.decision = 'futility';
+    c.decidedAt = kept.decidedAt;
+  } else return kept;
+  settled.set(key, c);
+  return c;
 }

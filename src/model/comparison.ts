@@ -25,7 +25,8 @@ export type MetricFamily = 'primary' | 'secondary';
  * - `equivalence`: two one-sided tests, the (1 - 2 alpha) CI inside
  *   +-threshold (`unchanged`);
  * - `futility`: `inconclusive`, sampling stopped early because the data
- *   said the round budget could not decide it;
+ *   said the round budget could not decide it (and the rounds measured for
+ *   other benchmarks after that did not decide it either);
  * - `budget`: `inconclusive` with the round budget spent;
  * - `undecided`: `inconclusive` on fixed samples (compare), or not testable.
  */
@@ -85,6 +86,13 @@ export interface Comparison {
   boundSide?: 'slower' | 'faster';
   /** decidedAt is the rounds per side at the look that decided the verdict (adaptive runs). */
   decidedAt?: number;
+  /**
+   * futileAt is the rounds per side at which an adaptive run stopped this
+   * comparison for futility. The run went on for other benchmarks and judged
+   * it again at every later look, so a decided verdict with `futileAt` came
+   * from rounds measured for others (at `decidedAt`).
+   */
+  futileAt?: number;
   /**
    * detectable is the smallest slowdown this machine can detect for this
    * benchmark within the round budget (found as `regressed` 80% of the

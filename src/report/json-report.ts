@@ -51,6 +51,7 @@ export interface JsonComparison {
   bound?: number;
   bound_side?: 'slower' | 'faster';
   decided_at?: number;
+  futile_at?: number;
   detectable?: number;
   suggested_threshold?: number;
   pooled_base?: number;
@@ -59,7 +60,7 @@ export interface JsonComparison {
 // Optional Comparison fields and their JSON names, in output order.
 const OPTIONAL_FIELDS = [
   ['family', 'family'], ['decision', 'decision'], ['ciLevel', 'ci_level'], ['threshold', 'threshold'],
-  ['equivalenceCi', 'equivalence_ci'], ['bound', 'bound'], ['boundSide', 'bound_side'], ['decidedAt', 'decided_at'],
+  ['equivalenceCi', 'equivalence_ci'], ['bound', 'bound'], ['boundSide', 'bound_side'], ['decidedAt', 'decided_at'], ['futileAt', 'futile_at'],
   ['detectable', 'detectable'], ['suggestedThreshold', 'suggested_threshold'], ['pooledBase', 'pooled_base'],
 ] as const;
 

@@ -1,5 +1,6 @@
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { RunAbResult } from '../runner/run-ab.ts';
+import { decidedForOthers } from '../compare/adaptive-stop.ts';
 import { inertText } from './inert-markdown.ts';
 import { renderReport, type ReportContext, type ReportFormat } from './report-renderers.ts';
 
@@ -16,11 +17,13 @@ export function samplingLine(result: RunAbResult): string {
   const open = (kind: 'futility' | 'budget') => result.report.comparisons.filter((c) => c.verdict === 'inconclusive' && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
   const futile = open('futility');
   const budget = open('budget');
+  const forOthers = result.report.comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
   const pooled = Object.keys(result.pooled).length;
   return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(', ')})` +
     (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : '') +
     (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(', ')}` : '') +
     (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(', ')}` : '') +
+    (forOthers.length > 0 ? `; decided on rounds measured for others, after their own futility stop: ${forOthers.join(', ')}` : '') +
     (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : '') +
     (result.pinned !== undefined ? `; pinned to CPU ${result.pinned}` : '');
 }

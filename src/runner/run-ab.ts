@@ -6,7 +6,7 @@ import type { Measurement, ReadWarning, FingerprintHints } from '../model/measur
 import type { Run } from '../model/run.ts';
 import type { Comparison } from '../model/comparison.ts';
 import { compareRuns, poolMeasurements, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
-import { applyLook } from '../compare/adaptive-stop.ts';
+import { applyLook, decidedForOthers } from '../compare/adaptive-stop.ts';
 import type { ChangeTest } from '../compare/estimate-change.ts';
 import { poolBase } from '../compare/pool-base.ts';
 import { annotateBudget, noiseSigma } from '../compare/power.ts';
@@ -139,12 +139,18 @@ export interface RoundFailure {
   message: string;
 }
 
-/** LookRecord is what adaptive sampling saw at one look: how many comparisons still needed rounds, and how many it settled for futility. */
+/**
+ * LookRecord is what adaptive sampling saw at one look: how many comparisons
+ * still needed rounds, how many it settled for futility, and how many of
+ * those stopped at earlier looks it decided now on rounds measured for
+ * others (`rejudged`).
+ */
 export interface LookRecord {
   roundsPerSide: number;
   alpha: number;
   undecided: number;
   futile?: number;
+  rejudged?: number;
 }
 
 /** RunAbResult is a finished A/B run: the report, both runs as stored, and how sampling went. */
@@ -308,9 +314,10 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       });
       settled = look.settled;
       report = { ...look.report, overallAlpha: settings.alpha };
-      const futile = look.report.comparisons.filter((c) => c.decision === 'futility' && c.decidedAt === roundsNow).length;
-      lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile });
-      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${look.undecided.length} undecided`);
+      const futile = look.report.comparisons.filter((c) => c.decision === 'futility' && c.futileAt === roundsNow).length;
+      const rejudged = look.report.comparisons.filter((c) => decidedForOthers(c) && c.decidedAt === roundsNow).length;
+      lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile, rejudged });
+      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${rejudged} stopped earlier decided now on rounds measured for others; ${look.undecided.length} undecided`);
       undecided = look.report.comparisons.filter((c) => c.verdict === 'inconclusive' && c.decision !== 'undecided').map((c) => `${c.benchmark} (${c.metric})`);
       if (look.stop) break;
     }

@@ -11,6 +11,7 @@ import { RunnerError } from '../../src/runner/git-checkout.ts';
 import { makeFixtureRepo } from '../support/fixture-repo.ts';
 import { compileNameFilter } from '../../src/compare/name-filter.ts';
 import { replayLooks } from '../../src/compare/replay-looks.ts';
+import { samplingLine } from '../../src/report/run-report.ts';
 
 function settings(repo: string, overrides: Partial<RunAbSettings> = {}): RunAbSettings {
   return {
@@ -98,9 +99,20 @@ test('sampling goes on while a decision is possible; what the budget leaves unde
     assert.equal(byName.parse.decision, 'budget');
     assert.ok((byName.parse.bound as number) > 0.02 && (byName.parse.bound as number) < 0.06, `parse bound ${byName.parse.bound}`);
     assert.equal(byName.parse.base?.n, 10);
-    assert.equal(byName.hash.decision, 'futility', 'hash could not be shown within 2% in 10 rounds, so it stopped at 5');
-    assert.equal(byName.hash.base?.n, 5, 'a settled comparison keeps the numbers of the look that settled it');
-    assert.deepEqual(result.undecided.sort(), ['hash (time)', 'parse (time)']);
+    // hash could not be shown within 2% in 10 rounds at the first look, so it stopped at 5 for futility; parse kept the
+    // rounds going, and hash, judged again on them (futility is non-binding), was decided at the last look.
+    assert.equal(byName.hash.futileAt, 5);
+    assert.equal(byName.hash.verdict, 'unchanged');
+    assert.equal(byName.hash.decidedAt, 10);
+    assert.equal(byName.hash.base?.n, 10, 'a verdict on rounds measured for others has the numbers of the look that decided it');
+    assert.deepEqual(result.looks.map((l) => [l.futile, l.rejudged]), [[1, 0], [0, 1]]);
+    assert.match(samplingLine(result), /decided on rounds measured for others, after their own futility stop: hash \(time\) unchanged at 10, futile at 5/);
+    assert.deepEqual(result.undecided, ['parse (time)']);
+    // The report job's replay of the same rounds re-judges the same way.
+    const side = (run: typeof result.base) => ({ measurements: run.measurements, warnings: [], hints: {} });
+    const replayed = replayLooks(side(result.base), side(result.head), { threshold: 0.02, alpha: 0.05, rules: [], minRuns: 5, maxRuns: 10 });
+    const rows = (r: typeof result.report) => r.comparisons.map((c) => [c.benchmark, c.verdict, c.decision, c.decidedAt, c.futileAt, c.ratio]);
+    assert.deepEqual(rows(replayed), rows(result.report));
   } finally {
     delete process.env.BENCH_NOISE;
   }
