@@ -104,12 +104,14 @@ export function applyLook(current: ComparisonReport, previous: ReadonlyMap<strin
 
 /**
  * rejudge settles a comparison stopped for futility at an earlier look
- * (`kept`) on this look's data (`c`): decided now, it is that verdict,
- * decided at this look on rounds measured for others; otherwise it stays
- * `futility` from its own stop, with this look's numbers and bound. Either
- * way it needs no rounds of its own.
+ * (`kept`) on this look's data (`c`) when it has rounds `kept` did not:
+ * decided now, it is that verdict, decided at this look on rounds measured
+ * for others; otherwise it stays `futility` from its own stop, with this
+ * look's numbers and bound. Either way it needs no rounds of its own.
  */
 function rejudge(c: Comparison, kept: Comparison, roundsPerSide: number, key: string, settled: Map<string, Comparison>): Comparison {
+  // No new rounds (a shard that stopped while the merged report's other shards went on): the same data, judged already.
+  if ((c.base?.n ?? 0) <= (kept.base?.n ?? 0) && (c.head?.n ?? 0) <= (kept.head?.n ?? 0)) return kept;
   c.futileAt = kept.futileAt ?? kept.decidedAt;
   if (c.verdict === 'regressed' || c.verdict === 'improved' || c.verdict === 'unchanged') c.decidedAt = roundsPerSide;
   else if (c.verdict === 'inconclusive') {

@@ -45,3 +45,18 @@ test('the last look turns what is still open into `budget`; futility settles a h
   const last = applyLook(noisy, new Map(), { ...ctx, last: true });
   assert.equal(last.report.comparisons[0].decision, 'budget');
 });
+
+test('a futile comparison is judged again only on rounds it did not have: the same rounds (a shard that stopped early) keep its stop', () => {
+  const noisy = compareRuns(side([m('a', 'time', lognormalSamples(10, 100, 0.3, 9))]), side([m('a', 'time', lognormalSamples(10, 100, 0.3, 10))]), { threshold: 0.02, alpha: 0.02, rules: [] });
+  const futile = applyLook(noisy, new Map(), ctx);
+  const again = applyLook(noisy, futile.settled, { ...ctx, roundsPerSide: 20, last: true });
+  assert.equal(again.report.comparisons[0], futile.report.comparisons[0]);
+  assert.equal(again.report.comparisons[0].futileAt, 10);
+  const more = compareRuns(side([m('a', 'time', lognormalSamples(20, 100, 0.3, 9))]), side([m('a', 'time', lognormalSamples(20, 100, 0.3, 10))]), { threshold: 0.02, alpha: 0.02, rules: [] });
+  const later = applyLook(more, futile.settled, { ...ctx, roundsPerSide: 20, last: true });
+  const c = later.report.comparisons[0];
+  assert.equal(c.base?.n, 20, 'judged again on the 20 rounds');
+  assert.equal(c.decision, 'futility', 'still open: futility from its own stop, not budget');
+  assert.deepEqual([c.decidedAt, c.futileAt], [10, 10]);
+  assert.equal(later.stop, true, 'it never keeps the rounds going');
+});
