@@ -7944,391 +7944,6 @@ function warning(message, properties = {}) {
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join12 } from "node:path";
 
-// src/report/inert-markdown.ts
-var ZERO_WIDTH_SPACE = "\u200B";
-var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-function flatten(text2) {
-  return String(text2).toWellFormed().replace(CONTROLS, " ").replace(BIDI, "");
-}
-var INVISIBLE = new RegExp("\\p{Default_Ignorable_Code_Point}", "gu");
-var BACKSLASHES_BEFORE_ESCAPE = new RegExp("(\\\\+)(?=u[0-9a-fA-F]{4}|u\\{|\\p{Default_Ignorable_Code_Point})", "gu");
-function showInvisible(text2) {
-  return text2.replace(BACKSLASHES_BEFORE_ESCAPE, "$1$1").replace(INVISIBLE, (ch) => {
-    const code = ch.codePointAt(0);
-    return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}
-var ACTIVE = /[\\`*~[\]<>&|!$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
-var NAMED = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
-var entity = (ch) => NAMED[ch] ?? `&#${ch.codePointAt(0)};`;
-function breakAutolinks(text2) {
-  return text2.replace(/([@#])(?!\u200b)/g, `$1${ZERO_WIDTH_SPACE}`).replace(/(GH-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`).replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`).replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
-}
-function inertText(text2) {
-  const flat = breakAutolinks(flatten(showInvisible(String(text2))));
-  return flat.replace(ACTIVE, entity).replace(/^[-+= ]/, entity).replace(/ $/, entity).replace(/^(\d{1,9})([.)])(?= |$)/, (_, digits, mark) => `${digits}${entity(mark)}`);
-}
-function inertCode(text2) {
-  return `<code>${inertText(text2)}</code>`;
-}
-function inertTitle(text2, max = 256) {
-  const title = breakAutolinks(flatten(text2));
-  return title.length <= max ? title : `${title.slice(0, max - 1).toWellFormed()}\u2026`;
-}
-function inertPlain(text2) {
-  const flat = flatten(text2);
-  return /^\s*::/.test(flat) ? `${ZERO_WIDTH_SPACE}${flat}` : flat;
-}
-
-// src/stats/normal.ts
-var SQRT1_2 = Math.SQRT1_2;
-var INV_SQRT_PI = 0.5641895835477563;
-var SQRT_2PI = 2.5066282746310002;
-function erfc(x) {
-  if (Number.isNaN(x)) return NaN;
-  if (x < 0) return 2 - erfc(-x);
-  if (x < 0.46875) {
-    const t2 = x * x;
-    const p2 = 3209.3775891384694 + t2 * (377.485237685302 + t2 * (113.86415415105016 + t2 * (3.1611237438705655 + t2 * 0.18577770618460315)));
-    const q2 = 2844.236833439171 + t2 * (1282.6165260773723 + t2 * (244.02463793444417 + t2 * (23.601290952344122 + t2)));
-    return 1 - x * p2 / q2;
-  }
-  if (x < 4) {
-    const p2 = 1230.3393547979972 + x * (2051.0783778260716 + x * (1712.0476126340707 + x * (881.952221241769 + x * (298.6351381974001 + x * (66.11919063714163 + x * (8.883149794388377 + x * (0.5641884969886701 + x * 21531153547440383e-24)))))));
-    const q2 = 1230.3393548037495 + x * (3439.3676741437216 + x * (4362.619090143247 + x * (3290.7992357334597 + x * (1621.3895745666903 + x * (537.1811018620099 + x * (117.6939508913125 + x * (15.744926110709835 + x)))))));
-    return expMinusSquare(x) * (p2 / q2);
-  }
-  if (x > 27.3) return 0;
-  const t = 1 / (x * x);
-  const p = -6587491615298378e-19 + t * (-0.016083785148742275 + t * (-0.12578172611122926 + t * (-0.36034489994980445 + t * (-0.30532663496123236 + t * -0.016315387137302097))));
-  const q = 0.0023352049762686918 + t * (0.06051834131244132 + t * (0.5279051029514285 + t * (1.8729528499234604 + t * (2.568520192289822 + t))));
-  return expMinusSquare(x) / x * (INV_SQRT_PI + t * p / q);
-}
-function expMinusSquare(x) {
-  const hi = Math.trunc(x * 16) / 16;
-  const lo = (x - hi) * (x + hi);
-  return Math.exp(-hi * hi) * Math.exp(-lo);
-}
-function normalCdf(z) {
-  return 0.5 * erfc(-z * SQRT1_2);
-}
-function normalSf(z) {
-  return 0.5 * erfc(z * SQRT1_2);
-}
-function normalQuantile(p) {
-  if (!(p >= 0 && p <= 1)) return NaN;
-  if (p === 0) return -Infinity;
-  if (p === 1) return Infinity;
-  if (p > 0.5) return -normalQuantile(1 - p);
-  let x = acklam(p);
-  for (let i = 0; i < 2; i++) {
-    const e = normalCdf(x) - p;
-    const u = e * SQRT_2PI * Math.exp(x * x / 2);
-    x = x - u / (1 + x * u / 2);
-  }
-  return x;
-}
-function acklam(p) {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  if (p < 0.02425) {
-    const q2 = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
-  }
-  const q = p - 0.5;
-  const r = q * q;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-}
-
-// src/stats/mann-whitney.ts
-var EXACT_MAX_N = 50;
-function mannWhitneyU(x, y, options = {}) {
-  const ranks = rankSum(x, y);
-  const n1 = x.length;
-  const n2 = y.length;
-  const method = chooseMethod(options.method ?? "auto", n1, n2, ranks.tieTerm > 0);
-  const u = ranks.u1;
-  const p = method === "exact" ? exactPValue(u, n1, n2) : asymptoticPValue(u, n1, n2, ranks.tieTerm);
-  return { u, p, method };
-}
-function rankSum(x, y) {
-  const n1 = x.length;
-  const n2 = y.length;
-  if (n1 === 0 || n2 === 0) throw new RangeError("mannWhitneyU: both samples must be non-empty");
-  const xs = Float64Array.from(x).sort();
-  const ys = Float64Array.from(y).sort();
-  if (Number.isNaN(xs[n1 - 1]) || Number.isNaN(ys[n2 - 1])) throw new RangeError("mannWhitneyU: samples must not contain NaN");
-  let r1 = 0;
-  let tieTerm = 0;
-  let i = 0;
-  let j = 0;
-  let rank = 0;
-  while (i < n1 || j < n2) {
-    const v = j >= n2 || i < n1 && xs[i] <= ys[j] ? xs[i] : ys[j];
-    let a = 0;
-    while (i < n1 && xs[i] === v) {
-      i++;
-      a++;
-    }
-    let b = 0;
-    while (j < n2 && ys[j] === v) {
-      j++;
-      b++;
-    }
-    const t = a + b;
-    r1 += a * (rank + (t + 1) / 2);
-    if (t > 1) tieTerm += t * t * t - t;
-    rank += t;
-  }
-  return { u1: r1 - n1 * (n1 + 1) / 2, tieTerm };
-}
-function chooseMethod(method, n1, n2, ties) {
-  switch (method) {
-    case "exact":
-    case "asymptotic":
-      return method;
-    case "scipy":
-      return !ties && (n1 <= 8 || n2 <= 8) ? "exact" : "asymptotic";
-    case "auto":
-      return !ties && n1 <= EXACT_MAX_N && n2 <= EXACT_MAX_N ? "exact" : "asymptotic";
-  }
-}
-function exactPValue(u, n1, n2) {
-  const big = n1 * n2;
-  const k = Math.floor(Math.max(u, big - u));
-  const p = 2 * exactCdf(n1, n2)[big - k];
-  return Math.min(1, p);
-}
-function asymptoticPValue(u, n1, n2, tieTerm) {
-  const mu = n1 * n2 / 2;
-  const n = n1 + n2;
-  const s = Math.sqrt(n1 * n2 / 12 * (n + 1 - tieTerm / (n * (n - 1))));
-  const numerator = Math.max(u, n1 * n2 - u) - mu - 0.5;
-  if (!(s > 0)) return numerator > 0 ? 0 : 1;
-  return Math.min(1, 2 * normalSf(numerator / s));
-}
-var cdfCache = /* @__PURE__ */ new Map();
-function exactCdf(n1, n2) {
-  const m = Math.min(n1, n2);
-  const n = Math.max(n1, n2);
-  const key2 = `${m},${n}`;
-  const cached = cdfCache.get(key2);
-  if (cached) return cached;
-  const big = m * n;
-  const c = new Array(big + m + 1).fill(0n);
-  c[0] = 1n;
-  for (let i = 1; i <= m; i++) {
-    const step = n + i;
-    for (let k = (i - 1) * n + step; k >= step; k--) c[k] -= c[k - step];
-    for (let k = i; k <= i * n; k++) c[k] += c[k - i];
-    for (let k = i * n + 1; k <= i * n + i; k++) c[k] = 0n;
-  }
-  let total = 0n;
-  for (let k = 0; k <= big; k++) total += c[k];
-  const shift = BigInt(Math.max(0, total.toString(2).length - 1e3));
-  const denominator = Number(total >> shift);
-  const cdf = new Float64Array(big + 1);
-  let running = 0n;
-  for (let k = 0; k <= big; k++) {
-    running += c[k];
-    cdf[k] = Number(running >> shift) / denominator;
-  }
-  cdfCache.set(key2, cdf);
-  return cdf;
-}
-
-// src/report/compare-py-report.ts
-var UTEST_MIN_REPETITIONS = 2;
-var UTEST_OPTIMAL_REPETITIONS = 9;
-var SECONDS_PER_UNIT = /* @__PURE__ */ new Map([
-  ["s", 1],
-  ["ms", 1e-3],
-  ["us", 1e-6],
-  ["ns", 1e-9]
-]);
-function renderComparePy(base, head) {
-  const lhs = sortRows(base.rows);
-  const rhs = sortRows(head.rows);
-  const blocks = [];
-  for (const [left, right] of partition(lhs, rhs)) {
-    const rows = [];
-    for (let i = 0; i < Math.min(left.length, right.length); i++) {
-      const b = left[i];
-      const h = right[i];
-      rows.push([change(b.realTime, h.realTime), change(b.cpuTime, h.cpuTime), b.realTime, h.realTime, b.cpuTime, h.cpuTime]);
-    }
-    if (rows.length === 0) continue;
-    blocks.push({ name: inertPlain(left[0].name), rows, utest: uTest(left, right) });
-  }
-  const baseMean = geomean(lhs);
-  const headMean = geomean(rhs);
-  if (baseMean !== void 0 && headMean !== void 0 && (baseMean.some((v) => v !== 0) && headMean.some((v) => v !== 0))) {
-    blocks.push({ name: "OVERALL_GEOMEAN", rows: [[change(baseMean[0], headMean[0]), change(baseMean[1], headMean[1]), baseMean[0], headMean[0], baseMean[1], headMean[1]]] });
-  }
-  const width = blocks.reduce((w, b) => Math.max(w, b.name.length), "Benchmark".length) + "_pvalue".length;
-  const first = `${"Benchmark".padEnd(12 + width)}Time             CPU      Time Old      Time New       CPU Old       CPU New`;
-  const lines = [`Comparing ${inertPlain(base.label)} to ${inertPlain(head.label)}`, first, "-".repeat(first.length)];
-  for (const block of blocks) {
-    for (const r of block.rows) {
-      lines.push(block.name.padEnd(width) + signed(r[0]).padStart(16) + signed(r[1]).padStart(16) + r.slice(2).map((v) => fixed(v, 0).padStart(14)).join(""));
-    }
-    if (block.utest) {
-      const { time: time2, cpu, n, m, optimal } = block.utest;
-      let description = `U Test, Repetitions: ${n} vs ${m}`;
-      if (!optimal) description += `. WARNING: Results unreliable! ${UTEST_OPTIMAL_REPETITIONS}+ repetitions recommended.`;
-      lines.push(`${block.name}_pvalue`.padEnd(width) + fixed(time2, 4).padStart(16) + fixed(cpu, 4).padStart(16) + "      " + description);
-    }
-  }
-  return lines.join("\n");
-}
-function sortRows(rows) {
-  const keyed = rows.map((row2, index) => ({ row: row2, index }));
-  const key2 = (r) => [r.familyIndex ?? -1, r.perFamilyInstanceIndex ?? -1, r.aggregate ? 1 : 0, r.repetitionIndex ?? -1];
-  keyed.sort((a, b) => {
-    const ka = key2(a.row);
-    const kb = key2(b.row);
-    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
-    return a.index - b.index;
-  });
-  return keyed.map((k) => k.row);
-}
-function comparable(row2) {
-  return row2.timeUnit !== void 0 && row2.realTime !== void 0 && row2.cpuTime !== void 0;
-}
-function partition(lhs, rhs) {
-  const byName = (rows) => {
-    const map = /* @__PURE__ */ new Map();
-    for (const row2 of rows) {
-      const list = map.get(row2.name);
-      if (list) list.push(row2);
-      else map.set(row2.name, [row2]);
-    }
-    return map;
-  };
-  const left = byName(lhs);
-  const right = byName(rhs);
-  const partitions = [];
-  for (const [name, rows] of left) {
-    const other = right.get(name);
-    if (other === void 0) continue;
-    const unit = rows.find(comparable)?.timeUnit;
-    if (unit === void 0) continue;
-    const keep = (row2) => row2.timeUnit === unit && comparable(row2);
-    partitions.push([rows.filter(keep), other.filter(keep)]);
-  }
-  return partitions;
-}
-function uTest(left, right) {
-  const n = left.length;
-  const m = right.length;
-  if (Math.min(n, m) < UTEST_MIN_REPETITIONS) return void 0;
-  const p = (field2) => {
-    try {
-      return mannWhitneyU(left.map((r) => r[field2]), right.map((r) => r[field2]), { method: "scipy" }).p;
-    } catch {
-      return Number.NaN;
-    }
-  };
-  const time2 = p("realTime");
-  const cpu = p("cpuTime");
-  if (time2 === 0 || cpu === 0) return void 0;
-  return { time: time2, cpu, n, m, optimal: Math.min(n, m) >= UTEST_OPTIMAL_REPETITIONS };
-}
-function geomean(rows) {
-  let real = 0;
-  let cpu = 0;
-  let count = 0;
-  for (const row2 of rows) {
-    if (row2.aggregate) continue;
-    const factor = SECONDS_PER_UNIT.get(row2.timeUnit ?? "s");
-    if (factor === void 0 || row2.realTime === void 0 || row2.cpuTime === void 0) continue;
-    real += Math.log(row2.realTime * factor);
-    cpu += Math.log(row2.cpuTime * factor);
-    count += 1;
-  }
-  if (count === 0) return void 0;
-  return [Math.exp(real / count), Math.exp(cpu / count)];
-}
-function change(oldValue, newValue) {
-  if (oldValue === 0 && newValue === 0) return 0;
-  if (oldValue === 0) return (newValue - oldValue) / ((oldValue + newValue) / 2);
-  return (newValue - oldValue) / Math.abs(oldValue);
-}
-function fixed(value, decimals) {
-  if (Number.isNaN(value)) return "nan";
-  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
-  const negative = value < 0 || Object.is(value, -0);
-  const magnitude = Math.abs(value);
-  let text2;
-  if (magnitude >= 1e21) {
-    text2 = BigInt(magnitude).toString() + (decimals > 0 ? `.${"0".repeat(decimals)}` : "");
-  } else {
-    text2 = magnitude.toFixed(decimals);
-    const exact = magnitude.toFixed(Math.min(100, decimals + 40));
-    const tail = exact.slice(exact.indexOf(".") + 1 + decimals);
-    if (/^50*$/.test(tail) && Number(text2.at(-1)) % 2 === 1) {
-      const digits = text2.replace(".", "");
-      const lowered = (BigInt(digits) - 1n).toString().padStart(digits.length, "0");
-      text2 = decimals > 0 ? `${lowered.slice(0, -decimals)}.${lowered.slice(-decimals)}` : lowered;
-    }
-  }
-  return negative ? `-${text2}` : text2;
-}
-function signed(value) {
-  const text2 = fixed(value, 4);
-  return text2.startsWith("-") ? text2 : `+${text2}`;
-}
-
-// src/report/json-report.ts
-var OPTIONAL_FIELDS = [
-  ["family", "family"],
-  ["decision", "decision"],
-  ["ciLevel", "ci_level"],
-  ["threshold", "threshold"],
-  ["equivalenceCi", "equivalence_ci"],
-  ["bound", "bound"],
-  ["boundSide", "bound_side"],
-  ["decidedAt", "decided_at"],
-  ["detectable", "detectable"],
-  ["suggestedThreshold", "suggested_threshold"],
-  ["pooledBase", "pooled_base"]
-];
-function toJsonReport(report) {
-  const { geomeanRatio, ...counts } = report.summary;
-  return {
-    version: 1,
-    comparisons: report.comparisons.map((c) => {
-      const json = {
-        benchmark: c.benchmark,
-        metric: c.metric,
-        unit: c.unit,
-        better: c.better,
-        base: c.base,
-        head: c.head,
-        ratio: c.ratio,
-        ratio_ci: c.ratioCi,
-        p: c.p,
-        q: c.q,
-        verdict: c.verdict,
-        warnings: c.warnings
-      };
-      const fields = json;
-      for (const [from, to] of OPTIONAL_FIELDS) if (c[from] !== void 0) fields[to] = c[from];
-      return json;
-    }),
-    summary: { ...counts, geomean_ratio: geomeanRatio },
-    threshold: report.threshold,
-    alpha: report.alpha,
-    ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
-    ...report.test !== void 0 ? { test: report.test } : {},
-    ...report.families !== void 0 ? { families: report.families } : {},
-    warnings: report.warnings
-  };
-}
-
 // src/model/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
 function normalizeTimeUnit(unit) {
@@ -8363,116 +7978,48 @@ function directionOf(metric, unit) {
   return "lower";
 }
 
-// src/report/format-numbers.ts
-var TIME_SCALES = [["s", "s"], ["ms", "ms"], ["us", "\xB5s"], ["ns", "ns"]];
-function significant(value, digits = 3) {
-  if (value === 0) return "0";
-  const abs = Math.abs(value);
-  if (abs >= 1e15 || abs < 1e-6) return value.toExponential(digits - 1);
-  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(abs)));
-  return value.toFixed(Math.min(decimals, 12));
-}
-var BYTES = /^(k|K|M|G|T|Ki|Mi|Gi|Ti)?(B|bytes?)(\/.+)?$/;
-var ELEMENTS = /^(k|K|M|G)?(elem)(\/.+)?$/;
-var DECIMAL = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
-var BINARY = [[2 ** 40, "Ti"], [2 ** 30, "Gi"], [2 ** 20, "Mi"], [2 ** 10, "Ki"], [1, ""]];
-var PREFIX_FACTOR = { "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
-function formatQuantity(value, unit) {
-  const slash = unit.indexOf("/");
-  const base = slash < 0 ? unit : unit.slice(0, slash);
-  const per = slash < 0 ? "" : unit.slice(slash);
-  if (normalizeTimeUnit(base) !== void 0) {
-    for (const [scale, label2] of TIME_SCALES) {
-      const factor = conversionFactor(base, scale);
-      const scaled = value * factor;
-      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label2}${per}`;
+// src/compare/thresholds.ts
+function globMatches(glob, name) {
+  const g = Array.from(glob);
+  const s = Array.from(name);
+  let gi = 0;
+  let si = 0;
+  let star = -1;
+  let swallowed = 0;
+  while (si < s.length) {
+    if (gi < g.length && g[gi] === "*") {
+      star = gi;
+      swallowed = si;
+      gi += 1;
+    } else if (gi < g.length && (g[gi] === "?" || g[gi] === s[si])) {
+      gi += 1;
+      si += 1;
+    } else if (star >= 0) {
+      gi = star + 1;
+      swallowed += 1;
+      si = swallowed;
+    } else {
+      return false;
     }
   }
-  const bytes = BYTES.exec(unit);
-  if (bytes) {
-    const prefix2 = bytes[1] ?? "";
-    return prefixed(value * PREFIX_FACTOR[prefix2], prefix2.endsWith("i") ? BINARY : DECIMAL, "B", bytes[3] ?? "");
+  while (gi < g.length && g[gi] === "*") gi += 1;
+  return gi === g.length;
+}
+function thresholdFor(benchmark, fallback, rules) {
+  let threshold = fallback;
+  for (const rule of rules) if (globMatches(rule.glob, benchmark)) threshold = rule.threshold;
+  return threshold;
+}
+function readPercent(text2) {
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text2);
+  if (!match) return { problem: "not a percentage such as 2% or 0.5%" };
+  const number = Number(match[1]);
+  if (match[2] === "" && number > 0 && number < 1) {
+    const digits = match[1].trim();
+    return { problem: `ambiguous: write ${digits}% or ${Number((number * 100).toFixed(6))}% (a bare number below 1 needs its % sign)` };
   }
-  const elements = ELEMENTS.exec(unit);
-  if (elements) return prefixed(value * PREFIX_FACTOR[elements[1] ?? ""], DECIMAL, "elem", elements[3] ?? "");
-  const abs = Math.abs(value);
-  const [divisor, prefix] = abs >= 1e9 ? [1e9, "G"] : abs >= 1e6 ? [1e6, "M"] : abs >= 1e4 ? [1e3, "k"] : [1, ""];
-  const shown = `${significant(value / divisor)}${prefix}`;
-  return unit === "" || unit === "count" ? shown : `${shown} ${unit}`;
-}
-function prefixed(value, scales, symbol, per) {
-  const abs = Math.abs(value);
-  const [factor, prefix] = scales.find(([f]) => abs >= f) ?? scales[scales.length - 1];
-  return `${significant(value / factor)} ${prefix}${symbol}${per}`;
-}
-var MAX_SHOWN_FACTOR = 1e3;
-var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
-function formatChange(ratio) {
-  if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
-  if (!Number.isFinite(ratio)) return "\u2013";
-  const percent3 = (ratio - 1) * 100;
-  const text2 = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
-  return `${percent3 >= 0 ? "+" : ""}${text2}%`;
-}
-var FOLD_LIMIT = 2;
-function changeWords(unit, better) {
-  const base = unit.split("/")[0];
-  if (normalizeTimeUnit(base) !== void 0) return ["slower", "faster"];
-  if (/\/s$/.test(unit)) return better === "higher" ? ["faster", "slower"] : ["more", "less"];
-  return better === "lower" ? ["more", "less"] : ["higher", "lower"];
-}
-function formatRatio(ratio, ci2, words, bold2 = (s) => s) {
-  const parts = ratioParts(ratio, ci2, words);
-  return `${bold2(parts.estimate)}${parts.ci ? ` ${parts.ci}` : ""}`;
-}
-function ratioParts(ratio, ci2, words) {
-  if (ratio > 0 && (ratio >= FOLD_LIMIT || ratio <= 1 / FOLD_LIMIT)) {
-    const up = ratio > 1;
-    const fold = (r) => up ? r : 1 / r;
-    const factor = (r) => fold(r) > MAX_SHOWN_FACTOR ? `>${MAX_SHOWN_FACTOR}x` : `${significant(fold(r), 2)}x`;
-    const estimate2 = `${fold(ratio) > MAX_SHOWN_FACTOR ? BEYOND : factor(ratio)} ${up ? words[0] : words[1]}`;
-    if (ci2 === null || !(ci2[0] > 0)) return { estimate: estimate2, ci: "" };
-    const bounds = up ? [ci2[0], ci2[1]] : [ci2[1], ci2[0]];
-    return { estimate: estimate2, ci: `[${factor(bounds[0])}, ${factor(bounds[1])}]` };
-  }
-  return { estimate: formatChange(ratio), ci: ci2 ? `[${formatChange(ci2[0])}, ${formatChange(ci2[1])}]` : "" };
-}
-function formatP(p) {
-  if (p === null) return "\u2013";
-  if (p >= 1e-3) return p.toFixed(3);
-  return p.toExponential(1);
-}
-
-// src/report/report-order.ts
-var SIGNIFICANT = ["regressed", "improved", "error"];
-function costRatio(c) {
-  if (c.ratio === null || c.ratio <= 0) return null;
-  return c.better === "lower" ? c.ratio : 1 / c.ratio;
-}
-var VERDICT_ORDER = { error: 0, regressed: 1, improved: 2, inconclusive: 3, new: 4, removed: 5, unchanged: 6 };
-function byImportance(a, b) {
-  const order = VERDICT_ORDER[a.verdict] - VERDICT_ORDER[b.verdict];
-  if (order !== 0) return order;
-  const size = (c) => Math.abs(Math.log(costRatio(c) ?? 1));
-  return size(b) - size(a) || a.benchmark.localeCompare(b.benchmark) || a.metric.localeCompare(b.metric);
-}
-function headline(summary2, bound = null) {
-  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-  const parts = [];
-  if (summary2.error > 0) parts.push(plural(summary2.error, "error", "errors"));
-  if (summary2.regressed > 0) parts.push(plural(summary2.regressed, "regression", "regressions"));
-  if (summary2.improved > 0) parts.push(plural(summary2.improved, "improvement", "improvements"));
-  if (summary2.unchanged > 0) parts.push(`${summary2.unchanged} unchanged`);
-  if (summary2.inconclusive > 0) {
-    const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
-    const percent3 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
-    const sign = (s) => huge ? "" : s;
-    const ruledOut = bound === null ? "" : summary2.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent3})` : ` (none changed beyond ${sign("\xB1")}${percent3})`;
-    parts.push(`${summary2.inconclusive} undecided${ruledOut}`);
-  }
-  if (summary2.new > 0) parts.push(`${summary2.new} new`);
-  if (summary2.removed > 0) parts.push(`${summary2.removed} removed`);
-  return parts.length > 0 ? parts.join(", ") : "no comparisons";
+  const fraction = number / 100;
+  return fraction < 1 ? fraction : { problem: "not a percentage below 100% such as 2%" };
 }
 
 // src/stats/dip-null-table.ts
@@ -8681,6 +8228,68 @@ function benjaminiHochberg(ps) {
     qs[i] = running;
   }
   return qs;
+}
+
+// src/stats/normal.ts
+var SQRT1_2 = Math.SQRT1_2;
+var INV_SQRT_PI = 0.5641895835477563;
+var SQRT_2PI = 2.5066282746310002;
+function erfc(x) {
+  if (Number.isNaN(x)) return NaN;
+  if (x < 0) return 2 - erfc(-x);
+  if (x < 0.46875) {
+    const t2 = x * x;
+    const p2 = 3209.3775891384694 + t2 * (377.485237685302 + t2 * (113.86415415105016 + t2 * (3.1611237438705655 + t2 * 0.18577770618460315)));
+    const q2 = 2844.236833439171 + t2 * (1282.6165260773723 + t2 * (244.02463793444417 + t2 * (23.601290952344122 + t2)));
+    return 1 - x * p2 / q2;
+  }
+  if (x < 4) {
+    const p2 = 1230.3393547979972 + x * (2051.0783778260716 + x * (1712.0476126340707 + x * (881.952221241769 + x * (298.6351381974001 + x * (66.11919063714163 + x * (8.883149794388377 + x * (0.5641884969886701 + x * 21531153547440383e-24)))))));
+    const q2 = 1230.3393548037495 + x * (3439.3676741437216 + x * (4362.619090143247 + x * (3290.7992357334597 + x * (1621.3895745666903 + x * (537.1811018620099 + x * (117.6939508913125 + x * (15.744926110709835 + x)))))));
+    return expMinusSquare(x) * (p2 / q2);
+  }
+  if (x > 27.3) return 0;
+  const t = 1 / (x * x);
+  const p = -6587491615298378e-19 + t * (-0.016083785148742275 + t * (-0.12578172611122926 + t * (-0.36034489994980445 + t * (-0.30532663496123236 + t * -0.016315387137302097))));
+  const q = 0.0023352049762686918 + t * (0.06051834131244132 + t * (0.5279051029514285 + t * (1.8729528499234604 + t * (2.568520192289822 + t))));
+  return expMinusSquare(x) / x * (INV_SQRT_PI + t * p / q);
+}
+function expMinusSquare(x) {
+  const hi = Math.trunc(x * 16) / 16;
+  const lo = (x - hi) * (x + hi);
+  return Math.exp(-hi * hi) * Math.exp(-lo);
+}
+function normalCdf(z) {
+  return 0.5 * erfc(-z * SQRT1_2);
+}
+function normalSf(z) {
+  return 0.5 * erfc(z * SQRT1_2);
+}
+function normalQuantile(p) {
+  if (!(p >= 0 && p <= 1)) return NaN;
+  if (p === 0) return -Infinity;
+  if (p === 1) return Infinity;
+  if (p > 0.5) return -normalQuantile(1 - p);
+  let x = acklam(p);
+  for (let i = 0; i < 2; i++) {
+    const e = normalCdf(x) - p;
+    const u = e * SQRT_2PI * Math.exp(x * x / 2);
+    x = x - u / (1 + x * u / 2);
+  }
+  return x;
+}
+function acklam(p) {
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  if (p < 0.02425) {
+    const q2 = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+  }
+  const q = p - 0.5;
+  const r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
 // src/stats/mann-kendall.ts
@@ -8935,8 +8544,1187 @@ function fingerprintDifferences(base, head) {
   return differences;
 }
 
-// src/report/report-layout.ts
+// src/stats/mann-whitney.ts
+var EXACT_MAX_N = 50;
+function mannWhitneyU(x, y, options = {}) {
+  const ranks = rankSum(x, y);
+  const n1 = x.length;
+  const n2 = y.length;
+  const method = chooseMethod(options.method ?? "auto", n1, n2, ranks.tieTerm > 0);
+  const u = ranks.u1;
+  const p = method === "exact" ? exactPValue(u, n1, n2) : asymptoticPValue(u, n1, n2, ranks.tieTerm);
+  return { u, p, method };
+}
+function rankSum(x, y) {
+  const n1 = x.length;
+  const n2 = y.length;
+  if (n1 === 0 || n2 === 0) throw new RangeError("mannWhitneyU: both samples must be non-empty");
+  const xs = Float64Array.from(x).sort();
+  const ys = Float64Array.from(y).sort();
+  if (Number.isNaN(xs[n1 - 1]) || Number.isNaN(ys[n2 - 1])) throw new RangeError("mannWhitneyU: samples must not contain NaN");
+  let r1 = 0;
+  let tieTerm = 0;
+  let i = 0;
+  let j = 0;
+  let rank = 0;
+  while (i < n1 || j < n2) {
+    const v = j >= n2 || i < n1 && xs[i] <= ys[j] ? xs[i] : ys[j];
+    let a = 0;
+    while (i < n1 && xs[i] === v) {
+      i++;
+      a++;
+    }
+    let b = 0;
+    while (j < n2 && ys[j] === v) {
+      j++;
+      b++;
+    }
+    const t = a + b;
+    r1 += a * (rank + (t + 1) / 2);
+    if (t > 1) tieTerm += t * t * t - t;
+    rank += t;
+  }
+  return { u1: r1 - n1 * (n1 + 1) / 2, tieTerm };
+}
+function chooseMethod(method, n1, n2, ties) {
+  switch (method) {
+    case "exact":
+    case "asymptotic":
+      return method;
+    case "scipy":
+      return !ties && (n1 <= 8 || n2 <= 8) ? "exact" : "asymptotic";
+    case "auto":
+      return !ties && n1 <= EXACT_MAX_N && n2 <= EXACT_MAX_N ? "exact" : "asymptotic";
+  }
+}
+function exactPValue(u, n1, n2) {
+  const big = n1 * n2;
+  const k = Math.floor(Math.max(u, big - u));
+  const p = 2 * exactCdf(n1, n2)[big - k];
+  return Math.min(1, p);
+}
+function asymptoticPValue(u, n1, n2, tieTerm) {
+  const mu = n1 * n2 / 2;
+  const n = n1 + n2;
+  const s = Math.sqrt(n1 * n2 / 12 * (n + 1 - tieTerm / (n * (n - 1))));
+  const numerator = Math.max(u, n1 * n2 - u) - mu - 0.5;
+  if (!(s > 0)) return numerator > 0 ? 0 : 1;
+  return Math.min(1, 2 * normalSf(numerator / s));
+}
+var cdfCache = /* @__PURE__ */ new Map();
+function exactCdf(n1, n2) {
+  const m = Math.min(n1, n2);
+  const n = Math.max(n1, n2);
+  const key2 = `${m},${n}`;
+  const cached = cdfCache.get(key2);
+  if (cached) return cached;
+  const big = m * n;
+  const c = new Array(big + m + 1).fill(0n);
+  c[0] = 1n;
+  for (let i = 1; i <= m; i++) {
+    const step = n + i;
+    for (let k = (i - 1) * n + step; k >= step; k--) c[k] -= c[k - step];
+    for (let k = i; k <= i * n; k++) c[k] += c[k - i];
+    for (let k = i * n + 1; k <= i * n + i; k++) c[k] = 0n;
+  }
+  let total = 0n;
+  for (let k = 0; k <= big; k++) total += c[k];
+  const shift = BigInt(Math.max(0, total.toString(2).length - 1e3));
+  const denominator = Number(total >> shift);
+  const cdf = new Float64Array(big + 1);
+  let running = 0n;
+  for (let k = 0; k <= big; k++) {
+    running += c[k];
+    cdf[k] = Number(running >> shift) / denominator;
+  }
+  cdfCache.set(key2, cdf);
+  return cdf;
+}
+
+// src/stats/hodges-lehmann.ts
+function hodgesLehmann(x, y, options = {}) {
+  return hodgesLehmannLevels(x, y, [options.alpha ?? 0.05], options)[0];
+}
+function hodgesLehmannLevels(x, y, alphas, options = {}) {
+  for (const alpha of alphas) {
+    if (!(alpha > 0 && alpha < 1)) throw new RangeError(`hodgesLehmann: alpha must be in (0, 1), got ${alpha}`);
+  }
+  const n1 = x.length;
+  const n2 = y.length;
+  const ranks = rankSum(x, y);
+  const method = chooseMethod(options.method ?? "auto", n1, n2, ranks.tieTerm > 0);
+  const pOf = method === "exact" ? (u) => exactPValue(u, n1, n2) : (u) => asymptoticPValue(u, n1, n2, ranks.tieTerm);
+  const big = n1 * n2;
+  const p = pOf(ranks.u1);
+  const boundRanks = alphas.map((alpha) => {
+    let lo = 0;
+    let hi = big + 1;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (pOf(big / 2 + mid / 2) > alpha) lo = mid;
+      else hi = mid;
+    }
+    return Math.ceil(big / 2 - lo / 2);
+  });
+  const differences = new PairwiseDifferences(x, y);
+  const middle = big % 2 === 1 ? [(big - 1) / 2, (big - 1) / 2] : [big / 2 - 1, big / 2];
+  const wanted = [...middle];
+  for (const rank of boundRanks) if (rank > 0) wanted.push(rank - 1, big - rank);
+  const values = differences.orderStatistics(wanted);
+  const at = new Map(wanted.map((r, i) => [r, values[i]]));
+  const estimate2 = big % 2 === 1 ? values[0] : (values[0] + values[1]) / 2;
+  return alphas.map((alpha, i) => {
+    const rank = boundRanks[i];
+    const lower = rank <= 0 ? -Infinity : at.get(rank - 1);
+    const upper = rank <= 0 ? Infinity : at.get(big - rank);
+    return { estimate: estimate2, lower, upper, alpha, p, excludesZero: p <= alpha, method };
+  });
+}
+function ratioWithCis(base, head, alphas, options = {}) {
+  const logBase = logAll(base);
+  const logHead = logAll(head);
+  if (logBase === null || logHead === null) return null;
+  return hodgesLehmannLevels(logBase, logHead, alphas, { method: options.method }).map((hl) => ({
+    ratio: Math.exp(hl.estimate),
+    lower: Math.exp(hl.lower),
+    upper: Math.exp(hl.upper),
+    alpha: hl.alpha,
+    p: hl.p,
+    excludesOne: hl.excludesZero,
+    method: hl.method
+  }));
+}
+function logAll(values) {
+  const out = [];
+  for (const v of values) {
+    if (!(v > 0 && v < Infinity)) return null;
+    out.push(Math.log(v));
+  }
+  return out;
+}
+var PairwiseDifferences = class {
+  xs;
+  ys;
+  /** Throws RangeError on an empty side or a value that is not finite (Infinity - Infinity has no order). */
+  constructor(x, y) {
+    if (x.length === 0 || y.length === 0) throw new RangeError("hodgesLehmann: both samples must be non-empty");
+    this.xs = Float64Array.from(x).sort();
+    this.ys = Float64Array.from(y).sort();
+    for (const side2 of [this.xs, this.ys]) {
+      if (!Number.isFinite(side2[0]) || !Number.isFinite(side2[side2.length - 1])) throw new RangeError("hodgesLehmann: samples must be finite numbers");
+    }
+  }
+  /**
+   * orderStatistics is orderStatistic of each rank. Up to
+   * MATERIALIZED_DIFFERENCES differences are listed once and the ranks
+   * selected among them together (a comparison at 30 rounds per side asks
+   * for four ranks of 900: one listing instead of four bisections).
+   */
+  orderStatistics(ranks) {
+    const { xs, ys } = this;
+    const n1 = xs.length;
+    if (n1 * ys.length > MATERIALIZED_DIFFERENCES) return ranks.map((r) => this.orderStatistic(r));
+    const all = new Float64Array(n1 * ys.length);
+    let k = 0;
+    for (let j = 0; j < ys.length; j++) {
+      const yj = ys[j];
+      for (let i = 0; i < n1; i++) all[k++] = yj - xs[i];
+    }
+    selectRanks(all, ranks);
+    return ranks.map((r) => all[r]);
+  }
+  /** orderStatistic is the difference y_j - x_i at 0-based rank r of all n1 n2 of them, ascending. */
+  orderStatistic(r) {
+    const { xs, ys } = this;
+    const wanted = r + 1;
+    const smallest = ys[0] - xs[xs.length - 1];
+    const largest = ys[ys.length - 1] - xs[0];
+    const finite = Number.isFinite(smallest) && Number.isFinite(largest);
+    let lo = orderedKey(smallest) - (finite ? 1n : 0n);
+    let loCount = 0;
+    let hi = orderedKey(largest);
+    let hiCount = xs.length * ys.length;
+    const budget = 2 * (xs.length + ys.length);
+    while (hi - lo > 1n) {
+      if (finite && hiCount - loCount <= budget) return this.select(keyValue(lo), keyValue(hi), wanted - loCount - 1, hiCount - loCount);
+      const mid = lo + hi >> 1n;
+      const count = this.countAtMost(keyValue(mid));
+      if (count >= wanted) {
+        hi = mid;
+        hiCount = count;
+      } else {
+        lo = mid;
+        loCount = count;
+      }
+    }
+    return keyValue(hi);
+  }
+  /** select lists the `size` differences in (below, atMost] and returns the one at 0-based rank r among them. */
+  select(below, atMost, r, size) {
+    const { xs, ys } = this;
+    const n1 = xs.length;
+    const between = new Float64Array(size);
+    let k = 0;
+    let a = 0;
+    let b = 0;
+    for (let j = 0; j < ys.length; j++) {
+      const yj = ys[j];
+      while (a < n1 && yj - xs[a] > atMost) a++;
+      while (b < n1 && yj - xs[b] > below) b++;
+      for (let i = a; i < b; i++) between[k++] = yj - xs[i];
+    }
+    selectRanks(between, [r]);
+    return between[r];
+  }
+  /** countAtMost is the number of pairs with y_j - x_i <= t. */
+  countAtMost(t) {
+    const { xs, ys } = this;
+    const n1 = xs.length;
+    let count = 0;
+    let i = 0;
+    for (let j = 0; j < ys.length; j++) {
+      const yj = ys[j];
+      while (i < n1 && yj - xs[i] > t) i++;
+      count += n1 - i;
+    }
+    return count;
+  }
+};
+var MATERIALIZED_DIFFERENCES = 16384;
+var keyBits = new Float64Array(1);
+var keyInts = new BigInt64Array(keyBits.buffer);
+var SIGN = -0x8000000000000000n;
+function orderedKey(v) {
+  keyBits[0] = v;
+  const bits = keyInts[0];
+  return bits >= 0n ? bits : -(bits & ~SIGN);
+}
+function keyValue(key2) {
+  keyInts[0] = key2 >= 0n ? key2 : -key2 | SIGN;
+  return keyBits[0];
+}
+
+// src/scan/student-t.ts
+function tTestFromStats(mean1, std1, n1, mean2, std2, n2) {
+  const df = n1 + n2 - 2;
+  if (df <= 0) return 1;
+  const pooled = ((n1 - 1) * std1 * std1 + (n2 - 1) * std2 * std2) / df;
+  const se = Math.sqrt(pooled * (1 / n1 + 1 / n2));
+  const diff = mean1 - mean2;
+  if (!(se > 0)) return diff === 0 ? 1 : 0;
+  const t = diff / se;
+  return Math.min(1, regularizedBeta(df / (df + t * t), df / 2, 0.5));
+}
+function regularizedBeta(x, a, b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * betaFraction(x, a, b) / a;
+  return 1 - front * betaFraction(1 - x, b, a) / b;
+}
+function betaFraction(x, a, b) {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - (a + b) * x / (a + 1);
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 1e4; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const delta = d * c;
+    h *= delta;
+    if (Math.abs(delta - 1) < 1e-16) break;
+  }
+  return h;
+}
+var LANCZOS = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+function logGamma(x) {
+  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+  const z = x - 1;
+  let sum = LANCZOS[0];
+  for (let i = 1; i < 9; i++) sum += LANCZOS[i] / (z + i);
+  const t = z + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+
+// src/stats/student-t.ts
+function studentTSf(t, df) {
+  if (!(df > 0)) throw new RangeError(`studentTSf: df must be positive, got ${df}`);
+  if (Number.isNaN(t)) return NaN;
+  if (t === Infinity) return 0;
+  if (t === -Infinity) return 1;
+  if (df === Infinity) return normalSf(t);
+  const tail = 0.5 * regularizedBeta(df / (df + t * t), df / 2, 0.5);
+  return t >= 0 ? tail : 1 - tail;
+}
+function studentTPdf(t, df) {
+  const logC = logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI);
+  return Math.exp(logC - (df + 1) / 2 * Math.log1p(t * t / df));
+}
+function studentTQuantile(p, df) {
+  if (!(p > 0 && p < 1)) throw new RangeError(`studentTQuantile: p must be in (0, 1), got ${p}`);
+  if (!(df > 0)) throw new RangeError(`studentTQuantile: df must be positive, got ${df}`);
+  if (p === 0.5) return 0;
+  const upper = p > 0.5 ? 1 - p : p;
+  const sign = p > 0.5 ? 1 : -1;
+  if (df === Infinity) return sign * normalQuantile(1 - upper);
+  let lo = 0;
+  let hi = Math.max(1, normalQuantile(1 - upper));
+  while (studentTSf(hi, df) > upper) {
+    lo = hi;
+    hi *= 2;
+    if (hi > 1e300) return sign * Infinity;
+  }
+  let x = Math.min(Math.max(normalQuantile(1 - upper), lo), hi);
+  for (let i = 0; i < 200; i++) {
+    const f = studentTSf(x, df) - upper;
+    if (f > 0) lo = x;
+    else hi = x;
+    let next = x + f / studentTPdf(x, df);
+    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+    if (Math.abs(next - x) <= 1e-14 * Math.max(1, Math.abs(x))) {
+      x = next;
+      break;
+    }
+    x = next;
+  }
+  return sign * x;
+}
+
+// src/stats/yuen.ts
+var DEFAULT_TRIM = 0.2;
+function trimmedSummary(values, trim = DEFAULT_TRIM) {
+  const n = values.length;
+  if (!(trim >= 0 && trim < 0.5)) throw new RangeError(`yuen: trim must be in [0, 0.5), got ${trim}`);
+  if (n < 2) throw new RangeError(`yuen: at least 2 values per side needed, got ${n}`);
+  const sorted = Float64Array.from(values).sort();
+  if (Number.isNaN(sorted[n - 1])) throw new RangeError("yuen: samples must not contain NaN");
+  const g = Math.floor(trim * n);
+  const h = n - 2 * g;
+  let sum = 0;
+  for (let i = g; i < n - g; i++) sum += sorted[i];
+  const mean2 = sum / h;
+  const lowW = sorted[g];
+  const highW = sorted[n - g - 1];
+  const w = (i) => i < g ? lowW : i >= n - g ? highW : sorted[i];
+  let wSum = 0;
+  for (let i = 0; i < n; i++) wSum += w(i);
+  const wMean = wSum / n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (w(i) - wMean) ** 2;
+  const varW = ss / (n - 1);
+  const d = h > 1 ? (n - 1) * varW / (h * (h - 1)) : Infinity;
+  return { mean: mean2, d, h };
+}
+function yuenWelch(x, y, trim = DEFAULT_TRIM) {
+  return yuenFromSummaries(trimmedSummary(x, trim), trimmedSummary(y, trim));
+}
+function yuenFromSummaries(x, y) {
+  const estimate2 = y.mean - x.mean;
+  const variance = x.d + y.d;
+  const se = Math.sqrt(variance);
+  if (!(se > 0)) return { estimate: estimate2, se: 0, df: Infinity, t: estimate2 === 0 ? 0 : Math.sign(estimate2) * Infinity, p: estimate2 === 0 ? 1 : 0 };
+  const df = variance * variance / (x.d * x.d / (x.h - 1) + y.d * y.d / (y.h - 1));
+  const t = estimate2 / se;
+  const p = Math.min(1, 2 * studentTSf(Math.abs(t), df));
+  return { estimate: estimate2, se, df, t, p };
+}
+function yuenInterval(result, alpha) {
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`yuenInterval: alpha must be in (0, 1), got ${alpha}`);
+  if (!(result.se > 0)) return [result.estimate, result.estimate];
+  const q = studentTQuantile(1 - alpha / 2, result.df);
+  return [result.estimate - q * result.se, result.estimate + q * result.se];
+}
+
+// src/compare/estimate-change.ts
+var DEFAULT_TEST = "mann-whitney";
+function estimateChange(base, head, alpha, test = "mann-whitney", equivalenceAlpha = alpha) {
+  if (base.length < 2 || head.length < 2) {
+    const mb2 = median(base);
+    return {
+      ratio: mb2 > 0 ? median(head) / mb2 : null,
+      ratioCi: null,
+      equivalenceCi: null,
+      p: null,
+      notes: [`cannot test with ${base.length} base and ${head.length} head sample(s): at least 2 per side needed`]
+    };
+  }
+  const logBase = logAll2(base);
+  const logHead = logAll2(head);
+  if (logBase !== null && logHead !== null) {
+    if (test === "yuen") {
+      const r = yuenWelch(logBase, logHead);
+      const exp = ([lo, hi]) => [Math.exp(lo), Math.exp(hi)];
+      return { ratio: Math.exp(r.estimate), ratioCi: exp(yuenInterval(r, alpha)), equivalenceCi: exp(yuenInterval(r, 2 * equivalenceAlpha)), p: r.p, notes: [] };
+    }
+    const [two, one] = ratioWithCis(base, head, [alpha, 2 * equivalenceAlpha]) ?? [];
+    if (two !== void 0 && one !== void 0) {
+      const ci2 = finitePair([two.lower, two.upper]);
+      return { ratio: two.ratio, ratioCi: ci2, equivalenceCi: finitePair([one.lower, one.upper]), p: two.p, notes: ci2 === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
+    }
+  }
+  const mb = median(base);
+  const [hl, hl2] = hodgesLehmannLevels(base, head, [alpha, 2 * equivalenceAlpha]);
+  if (mb > 0) {
+    const rel = (d) => (mb + d) / mb;
+    const ci2 = finitePair([rel(hl.lower), rel(hl.upper)]);
+    return { ratio: rel(hl.estimate), ratioCi: ci2, equivalenceCi: finitePair([rel(hl2.lower), rel(hl2.upper)]), p: hl.p, notes: ci2 === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
+  }
+  if (base.every((v) => v === 0) && head.every((v) => v === 0)) return { ratio: 1, ratioCi: [1, 1], equivalenceCi: [1, 1], p: hl.p, notes: [] };
+  return {
+    ratio: null,
+    ratioCi: null,
+    equivalenceCi: null,
+    p: hl.p,
+    notes: [`base median is ${mb}: the change is a difference of ${hl.estimate} (CI ${hl.lower} to ${hl.upper}), not a ratio`]
+  };
+}
+function finitePair([lo, hi]) {
+  return lo > 0 && Number.isFinite(lo) && Number.isFinite(hi) ? [lo, hi] : null;
+}
+function tooFewForInterval(nBase, nHead, alpha) {
+  return `no ${Number(((1 - alpha) * 100).toFixed(2))}% interval with ${nBase} base and ${nHead} head sample(s): the rank test cannot reach p < ${Number(alpha.toPrecision(3))} with so few (4 or more per side give one at 95%)`;
+}
+function logAll2(values) {
+  const out = [];
+  for (const v of values) {
+    if (!(v > 0 && v < Infinity)) return null;
+    out.push(Math.log(v));
+  }
+  return out;
+}
+
+// src/compare/metric-family.ts
 var PRIMARY_METRICS = ["real_time", "time", "throughput"];
+var CPU_TIME_QUIETER = 0.5;
+function primaryMetrics(measurements, noise = () => void 0) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const m of measurements) {
+    const list = seen.get(m.benchmark) ?? [];
+    if (list.length === 0) seen.set(m.benchmark, list);
+    if (!list.some((x) => x.metric === m.metric)) list.push(m);
+  }
+  const primary = /* @__PURE__ */ new Map();
+  for (const [benchmark, list] of seen) {
+    const byName = PRIMARY_METRICS.find((name) => list.some((x) => x.metric === name));
+    const timed = list.find((x) => normalizeTimeUnit(x.unit.split("/")[0]) !== void 0);
+    let choice = byName ?? timed?.metric ?? list[0].metric;
+    const real = list.find((x) => x.metric === "real_time");
+    const cpu = list.find((x) => x.metric === "cpu_time");
+    if (choice === "real_time" && real && cpu) {
+      const [r, c] = [noise(real), noise(cpu)];
+      if (r !== void 0 && c !== void 0 && c < CPU_TIME_QUIETER * r) choice = "cpu_time";
+    }
+    primary.set(benchmark, choice);
+  }
+  return primary;
+}
+function familyOf(primary, benchmark, metric) {
+  return primary.get(benchmark) === metric ? "primary" : "secondary";
+}
+
+// src/compare/power.ts
+var DETECT_POWER = 0.8;
+var FUTILITY_POWER = 0.1;
+function noiseSigma(values, trim = DEFAULT_TRIM) {
+  if (values.length < 3 || values.some((v) => !(v > 0 && v < Infinity))) return null;
+  const s = trimmedSummary(values.map(Math.log), trim);
+  return Number.isFinite(s.d) ? Math.sqrt(s.d * values.length) : null;
+}
+function finalDf(n, trim = DEFAULT_TRIM) {
+  const h = n - 2 * Math.floor(trim * n);
+  return Math.max(1, 2 * (h - 1));
+}
+function costLogInterval(ci2, better) {
+  return better === "lower" ? [Math.log(ci2[0]), Math.log(ci2[1])] : [-Math.log(ci2[1]), -Math.log(ci2[0])];
+}
+function boundOf(equivalenceCi, better) {
+  const [lo, hi] = costLogInterval(equivalenceCi, better);
+  const slower = Math.expm1(hi);
+  const faster = -Math.expm1(lo);
+  return slower >= faster ? { bound: Math.max(0, slower), side: "slower" } : { bound: Math.max(0, faster), side: "faster" };
+}
+function decisionChance(c, ctx) {
+  if (c.equivalenceCi === null || c.equivalenceCi === void 0 || c.ratio === null || !(c.ratio > 0)) return null;
+  const [lo, hi] = costLogInterval(c.equivalenceCi, c.better);
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
+  const n = ctx.roundsPerSide;
+  const big = ctx.maxRoundsPerSide;
+  if (!(big > n)) return 0;
+  const estimate2 = c.better === "lower" ? Math.log(c.ratio) : -Math.log(c.ratio);
+  const halfWidth = (hi - lo) / 2;
+  const seNow = halfWidth / studentTQuantile(1 - (ctx.equivalenceAlpha ?? ctx.alpha), finalDf(n));
+  if (!(seNow > 0)) return 1;
+  const seCap = seNow * Math.sqrt(n / big);
+  const spread = seCap * Math.sqrt((big - n) / big);
+  const df = finalDf(big);
+  const wCap = studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) * seCap;
+  const dCap = studentTQuantile(1 - ctx.lastAlpha / 2, df) * seCap;
+  const upper = Math.log1p(ctx.threshold);
+  const lower = Math.log1p(-ctx.threshold);
+  const cdf = (x) => normalCdf((x - estimate2) / spread);
+  const equivalent = lower + wCap < upper - wCap ? cdf(upper - wCap) - cdf(lower + wCap) : 0;
+  const regressed = 1 - cdf(Math.max(dCap, upper));
+  const improved = cdf(Math.min(-dCap, lower));
+  return Math.min(1, equivalent + regressed + improved);
+}
+function isFutile(c, ctx) {
+  const chance = decisionChance(c, ctx);
+  return chance !== null && chance < (ctx.futilityPower ?? FUTILITY_POWER);
+}
+function detectableChange(sigma, ctx) {
+  const se = sigma * Math.sqrt(2 / ctx.maxRoundsPerSide);
+  const df = finalDf(ctx.maxRoundsPerSide);
+  const needed = Math.max(studentTQuantile(1 - ctx.lastAlpha / 2, df) * se, Math.log1p(ctx.threshold)) + normalQuantile(DETECT_POWER) * se;
+  return Math.expm1(needed);
+}
+function suggestedThreshold(sigma, ctx) {
+  const se = sigma * Math.sqrt(2 / ctx.maxRoundsPerSide);
+  const df = finalDf(ctx.maxRoundsPerSide);
+  const needed = (studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) + normalQuantile(0.5 + DETECT_POWER / 2)) * se;
+  return Math.ceil(Math.expm1(needed) * 200 - 1e-9) / 200;
+}
+function annotateBudget(comparisons, sigmaOf, ctx) {
+  for (const c of comparisons) {
+    if (c.p === null || c.ratio === null) continue;
+    const sigma = sigmaOf(c);
+    if (sigma === void 0 || !Number.isFinite(sigma)) continue;
+    const threshold = c.threshold ?? ctx.threshold;
+    c.detectable = detectableChange(sigma, { ...ctx, threshold });
+    c.suggestedThreshold = suggestedThreshold(sigma, ctx);
+  }
+}
+
+// src/stats/geometric-mean.ts
+function geometricMean(ratios) {
+  if (ratios.length === 0) return null;
+  let sum = 0;
+  for (const r of ratios) {
+    if (!(r > 0 && r < Infinity)) return null;
+    sum += Math.log(r);
+  }
+  return Math.exp(sum / ratios.length);
+}
+
+// src/stats/quantile-ci.ts
+function quantileCi(values, options = {}) {
+  const q = options.q ?? 0.5;
+  const alpha = options.alpha ?? 0.05;
+  if (!(q > 0 && q < 1)) throw new RangeError(`quantileCi: q must be in (0, 1), got ${q}`);
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`quantileCi: alpha must be in (0, 1), got ${alpha}`);
+  const n = values.length;
+  if (n === 0) return null;
+  const sorted = sortedCopy(values);
+  if (Number.isNaN(sorted[n - 1])) throw new RangeError("quantileCi: values must not contain NaN");
+  const cdf = binomialCdf(n, q);
+  const lowerRank = Math.max(1, ppf(cdf, alpha / 2));
+  const upperRank = Math.min(n, ppf(cdf, 1 - alpha / 2) + 1);
+  return {
+    estimate: quantileSorted(sorted, q),
+    lower: sorted[lowerRank - 1],
+    upper: sorted[upperRank - 1],
+    lowerRank,
+    upperRank,
+    coverage: cdf[upperRank - 1] - cdf[lowerRank - 1]
+  };
+}
+function medianCi(values, alpha = 0.05) {
+  return quantileCi(values, { q: 0.5, alpha });
+}
+var cdfCache2 = /* @__PURE__ */ new Map();
+function binomialCdf(n, q) {
+  const key2 = `${n}/${q}`;
+  const cached = cdfCache2.get(key2);
+  if (cached) return cached;
+  if (cdfCache2.size > 1e3) cdfCache2.clear();
+  const cdf = new Float64Array(n + 1);
+  const logQ = Math.log(q);
+  const log1mQ = Math.log1p(-q);
+  let logChoose = 0;
+  let sum = 0;
+  for (let k = 0; k <= n; k++) {
+    if (k > 0) logChoose += Math.log((n - k + 1) / k);
+    sum += Math.exp(logChoose + k * logQ + (n - k) * log1mQ);
+    cdf[k] = Math.min(1, sum);
+  }
+  cdfCache2.set(key2, cdf);
+  return cdf;
+}
+function ppf(cdf, a) {
+  for (let k = 0; k < cdf.length; k++) if (cdf[k] >= a) return k;
+  return cdf.length - 1;
+}
+
+// src/compare/compare-runs.ts
+var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
+var key = (m) => `${m.benchmark}\0${m.metric}`;
+function poolMeasurements(measurements) {
+  const pooled = /* @__PURE__ */ new Map();
+  for (const m of measurements) {
+    const existing = pooled.get(key(m));
+    const factor = existing ? conversionFactor(m.unit, existing.unit) : void 0;
+    if (existing && factor !== void 0) {
+      for (const v of m.values) existing.values.push(v * factor);
+    } else if (existing) {
+      pooled.set(`${key(m)}\0${m.unit}`, { ...m, values: [...m.values] });
+    } else {
+      pooled.set(key(m), { ...m, values: [...m.values] });
+    }
+  }
+  return [...pooled.values()];
+}
+function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
+  const baseByKey = new Map(poolMeasurements(base.measurements).map((m) => [key(m), m]));
+  const headByKey = new Map(poolMeasurements(head.measurements).map((m) => [key(m), m]));
+  const baseErrors = erroredBenchmarks(base.warnings);
+  const headErrors = erroredBenchmarks(head.warnings);
+  const noise = (m) => {
+    const b = baseByKey.get(key(m));
+    const h = headByKey.get(key(m));
+    const sb = b && noiseSigma(b.values);
+    const sh = h && noiseSigma(h.values);
+    return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
+  };
+  const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()], noise);
+  for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
+  const test = options.test ?? DEFAULT_TEST;
+  const drafts = [];
+  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options, test));
+  for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
+  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
+  const families = { primary: 0, secondary: 0 };
+  for (const family of ["primary", "secondary"]) {
+    const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
+    const qs = benjaminiHochberg(tested.map((d) => d.comparison.p));
+    tested.forEach((d, i) => d.comparison.q = qs[i]);
+    families[family] = tested.length;
+  }
+  addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
+  const comparisons = drafts.map((d) => {
+    if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
+    return annotateDecision(d.comparison);
+  });
+  return {
+    comparisons,
+    summary: summarize(comparisons),
+    warnings: suiteWarnings(base, head),
+    threshold: options.threshold,
+    alpha: options.alpha,
+    test,
+    families
+  };
+}
+function erroredBenchmarks(warnings) {
+  const errors = /* @__PURE__ */ new Map();
+  for (const w of warnings) if (w.kind === "error" && w.benchmark !== void 0) errors.set(w.benchmark, w.message);
+  return errors;
+}
+function emptyComparison(m) {
+  return {
+    benchmark: m.benchmark,
+    metric: m.metric,
+    unit: m.unit,
+    better: m.better,
+    base: null,
+    head: null,
+    ratio: null,
+    ratioCi: null,
+    p: null,
+    q: null,
+    verdict: "inconclusive",
+    warnings: []
+  };
+}
+function headOnly(h, baseErrors) {
+  const comparison = emptyComparison(h);
+  comparison.head = sideSummary(h.values, 0.05);
+  const error2 = baseErrors.get(h.benchmark);
+  comparison.verdict = error2 === void 0 ? "new" : "error";
+  if (error2 !== void 0) comparison.warnings.push(`base failed: ${error2}`);
+  return { comparison, threshold: 0, decided: comparison.verdict };
+}
+function draft(b, h, headErrors, options, test) {
+  const comparison = emptyComparison(b);
+  const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
+  comparison.threshold = threshold;
+  comparison.base = sideSummary(b.values, options.alpha);
+  if (h === void 0) {
+    const error2 = headErrors.get(b.benchmark);
+    comparison.verdict = error2 === void 0 ? "removed" : "error";
+    if (error2 !== void 0) comparison.warnings.push(`head failed: ${error2}`);
+    return { comparison, threshold, decided: comparison.verdict };
+  }
+  const factor = conversionFactor(h.unit, b.unit);
+  if (factor === void 0) {
+    comparison.head = sideSummary(h.values, options.alpha);
+    comparison.warnings.push(`units differ and do not convert: base in ${b.unit}, head in ${h.unit}`);
+    return { comparison, threshold, decided: "inconclusive" };
+  }
+  const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
+  comparison.head = sideSummary(headValues, options.alpha);
+  const change2 = estimateChange(b.values, headValues, options.alpha, test, options.equivalenceAlpha ?? options.alpha);
+  comparison.ratio = change2.ratio;
+  comparison.ratioCi = change2.ratioCi;
+  if (change2.equivalenceCi !== null) comparison.equivalenceCi = change2.equivalenceCi;
+  if (change2.ratioCi !== null) comparison.ciLevel = 1 - options.alpha;
+  comparison.p = change2.p;
+  comparison.warnings.push(...change2.notes, ...hygieneWarnings(b, b.values, headValues));
+  if (isConstantPair(b.values, headValues)) {
+    comparison.verdict = "unchanged";
+    return { comparison, threshold, decided: "unchanged" };
+  }
+  return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
+}
+function sideSummary(values, alpha) {
+  const ci2 = medianCi(values, alpha);
+  if (ci2 === null) throw new RangeError("sideSummary: no values");
+  return { n: values.length, median: ci2.estimate, ci: [ci2.lower, ci2.upper] };
+}
+function decideVerdict(c, threshold, alpha) {
+  if (c.ratio === null || c.ratioCi === null) return "inconclusive";
+  const ci2 = c.equivalenceCi ?? c.ratioCi;
+  const [lo, hi] = c.better === "lower" ? ci2 : [1 / ci2[1], 1 / ci2[0]];
+  if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
+  if (c.q === null || c.q >= alpha) return "inconclusive";
+  return beyond(c, threshold);
+}
+function annotateDecision(c) {
+  if (c.verdict === "regressed" || c.verdict === "improved") c.decision = "difference";
+  else if (c.verdict === "unchanged") c.decision = "equivalence";
+  else if (c.verdict === "inconclusive") c.decision = "undecided";
+  if (c.equivalenceCi) {
+    const { bound, side: side2 } = boundOf(c.equivalenceCi, c.better);
+    c.bound = bound;
+    c.boundSide = side2;
+  }
+  return c;
+}
+function beyond(c, threshold) {
+  const cost = c.better === "lower" ? c.ratio : 1 / c.ratio;
+  if (cost > 1 + threshold) return "regressed";
+  if (cost < 1 - threshold) return "improved";
+  return "inconclusive";
+}
+function summarize(comparisons) {
+  const summary2 = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
+  for (const c of comparisons) summary2[c.verdict] += 1;
+  const timeRatios = comparisons.filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split("/")[0]) !== void 0).map((c) => c.ratio);
+  summary2.geomeanRatio = geometricMean(timeRatios);
+  return summary2;
+}
+
+// src/compare/adaptive-stop.ts
+var decidedForOthers = (c) => c.futileAt !== void 0 && c.decision !== "futility" && c.verdict !== "inconclusive";
+var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
+function applyLook(current, previous, ctx) {
+  const settled = new Map(previous);
+  const undecided = [];
+  const comparisons = current.comparisons.map((fresh) => {
+    const key2 = keyOf(fresh);
+    const kept = previous.get(key2);
+    if (kept && kept.decision !== "futility") return kept;
+    const c = { ...fresh, warnings: [...fresh.warnings] };
+    if (kept) return rejudge(c, kept, ctx.roundsPerSide, key2, settled);
+    if (c.verdict !== "inconclusive" || c.p === null) {
+      if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = ctx.roundsPerSide;
+      settled.set(key2, c);
+      return c;
+    }
+    if (ctx.last) {
+      c.decision = "budget";
+      settled.set(key2, c);
+      return c;
+    }
+    const threshold = c.threshold ?? current.threshold;
+    if (isFutile(c, { ...ctx, threshold })) {
+      c.decision = "futility";
+      c.decidedAt = ctx.roundsPerSide;
+      c.futileAt = ctx.roundsPerSide;
+      settled.set(key2, c);
+      return c;
+    }
+    if (c.family !== "secondary") undecided.push(c);
+    return c;
+  });
+  const report = { ...current, comparisons, summary: summarize(comparisons) };
+  return { report, settled, undecided, stop: undecided.length === 0 };
+}
+function rejudge(c, kept, roundsPerSide, key2, settled) {
+  if ((c.base?.n ?? 0) <= (kept.base?.n ?? 0) && (c.head?.n ?? 0) <= (kept.head?.n ?? 0)) return kept;
+  c.futileAt = kept.futileAt ?? kept.decidedAt;
+  if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = roundsPerSide;
+  else if (c.verdict === "inconclusive") {
+    c.decision = "futility";
+    c.decidedAt = kept.decidedAt;
+  } else return kept;
+  settled.set(key2, c);
+  return c;
+}
+
+// src/report/inert-markdown.ts
+var ZERO_WIDTH_SPACE = "\u200B";
+var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function flatten(text2) {
+  return String(text2).toWellFormed().replace(CONTROLS, " ").replace(BIDI, "");
+}
+var INVISIBLE = new RegExp("\\p{Default_Ignorable_Code_Point}", "gu");
+var BACKSLASHES_BEFORE_ESCAPE = new RegExp("(\\\\+)(?=u[0-9a-fA-F]{4}|u\\{|\\p{Default_Ignorable_Code_Point})", "gu");
+function showInvisible(text2) {
+  return text2.replace(BACKSLASHES_BEFORE_ESCAPE, "$1$1").replace(INVISIBLE, (ch) => {
+    const code = ch.codePointAt(0);
+    return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+var ACTIVE = /[\\`*~[\]<>&|!$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+var NAMED = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
+var entity = (ch) => NAMED[ch] ?? `&#${ch.codePointAt(0)};`;
+function breakAutolinks(text2) {
+  return text2.replace(/([@#])(?!\u200b)/g, `$1${ZERO_WIDTH_SPACE}`).replace(/(GH-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`).replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`).replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
+}
+function inertText(text2) {
+  const flat = breakAutolinks(flatten(showInvisible(String(text2))));
+  return flat.replace(ACTIVE, entity).replace(/^[-+= ]/, entity).replace(/ $/, entity).replace(/^(\d{1,9})([.)])(?= |$)/, (_, digits, mark) => `${digits}${entity(mark)}`);
+}
+function inertCode(text2) {
+  return `<code>${inertText(text2)}</code>`;
+}
+function inertTitle(text2, max = 256) {
+  const title = breakAutolinks(flatten(text2));
+  return title.length <= max ? title : `${title.slice(0, max - 1).toWellFormed()}\u2026`;
+}
+function inertPlain(text2) {
+  const flat = flatten(text2);
+  return /^\s*::/.test(flat) ? `${ZERO_WIDTH_SPACE}${flat}` : flat;
+}
+
+// src/report/compare-py-report.ts
+var UTEST_MIN_REPETITIONS = 2;
+var UTEST_OPTIMAL_REPETITIONS = 9;
+var SECONDS_PER_UNIT = /* @__PURE__ */ new Map([
+  ["s", 1],
+  ["ms", 1e-3],
+  ["us", 1e-6],
+  ["ns", 1e-9]
+]);
+function renderComparePy(base, head) {
+  const lhs = sortRows(base.rows);
+  const rhs = sortRows(head.rows);
+  const blocks = [];
+  for (const [left, right] of partition(lhs, rhs)) {
+    const rows = [];
+    for (let i = 0; i < Math.min(left.length, right.length); i++) {
+      const b = left[i];
+      const h = right[i];
+      rows.push([change(b.realTime, h.realTime), change(b.cpuTime, h.cpuTime), b.realTime, h.realTime, b.cpuTime, h.cpuTime]);
+    }
+    if (rows.length === 0) continue;
+    blocks.push({ name: inertPlain(left[0].name), rows, utest: uTest(left, right) });
+  }
+  const baseMean = geomean(lhs);
+  const headMean = geomean(rhs);
+  if (baseMean !== void 0 && headMean !== void 0 && (baseMean.some((v) => v !== 0) && headMean.some((v) => v !== 0))) {
+    blocks.push({ name: "OVERALL_GEOMEAN", rows: [[change(baseMean[0], headMean[0]), change(baseMean[1], headMean[1]), baseMean[0], headMean[0], baseMean[1], headMean[1]]] });
+  }
+  const width = blocks.reduce((w, b) => Math.max(w, b.name.length), "Benchmark".length) + "_pvalue".length;
+  const first = `${"Benchmark".padEnd(12 + width)}Time             CPU      Time Old      Time New       CPU Old       CPU New`;
+  const lines = [`Comparing ${inertPlain(base.label)} to ${inertPlain(head.label)}`, first, "-".repeat(first.length)];
+  for (const block of blocks) {
+    for (const r of block.rows) {
+      lines.push(block.name.padEnd(width) + signed(r[0]).padStart(16) + signed(r[1]).padStart(16) + r.slice(2).map((v) => fixed(v, 0).padStart(14)).join(""));
+    }
+    if (block.utest) {
+      const { time: time2, cpu, n, m, optimal } = block.utest;
+      let description = `U Test, Repetitions: ${n} vs ${m}`;
+      if (!optimal) description += `. WARNING: Results unreliable! ${UTEST_OPTIMAL_REPETITIONS}+ repetitions recommended.`;
+      lines.push(`${block.name}_pvalue`.padEnd(width) + fixed(time2, 4).padStart(16) + fixed(cpu, 4).padStart(16) + "      " + description);
+    }
+  }
+  return lines.join("\n");
+}
+function sortRows(rows) {
+  const keyed = rows.map((row2, index) => ({ row: row2, index }));
+  const key2 = (r) => [r.familyIndex ?? -1, r.perFamilyInstanceIndex ?? -1, r.aggregate ? 1 : 0, r.repetitionIndex ?? -1];
+  keyed.sort((a, b) => {
+    const ka = key2(a.row);
+    const kb = key2(b.row);
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
+    return a.index - b.index;
+  });
+  return keyed.map((k) => k.row);
+}
+function comparable(row2) {
+  return row2.timeUnit !== void 0 && row2.realTime !== void 0 && row2.cpuTime !== void 0;
+}
+function partition(lhs, rhs) {
+  const byName = (rows) => {
+    const map = /* @__PURE__ */ new Map();
+    for (const row2 of rows) {
+      const list = map.get(row2.name);
+      if (list) list.push(row2);
+      else map.set(row2.name, [row2]);
+    }
+    return map;
+  };
+  const left = byName(lhs);
+  const right = byName(rhs);
+  const partitions = [];
+  for (const [name, rows] of left) {
+    const other = right.get(name);
+    if (other === void 0) continue;
+    const unit = rows.find(comparable)?.timeUnit;
+    if (unit === void 0) continue;
+    const keep = (row2) => row2.timeUnit === unit && comparable(row2);
+    partitions.push([rows.filter(keep), other.filter(keep)]);
+  }
+  return partitions;
+}
+function uTest(left, right) {
+  const n = left.length;
+  const m = right.length;
+  if (Math.min(n, m) < UTEST_MIN_REPETITIONS) return void 0;
+  const p = (field2) => {
+    try {
+      return mannWhitneyU(left.map((r) => r[field2]), right.map((r) => r[field2]), { method: "scipy" }).p;
+    } catch {
+      return Number.NaN;
+    }
+  };
+  const time2 = p("realTime");
+  const cpu = p("cpuTime");
+  if (time2 === 0 || cpu === 0) return void 0;
+  return { time: time2, cpu, n, m, optimal: Math.min(n, m) >= UTEST_OPTIMAL_REPETITIONS };
+}
+function geomean(rows) {
+  let real = 0;
+  let cpu = 0;
+  let count = 0;
+  for (const row2 of rows) {
+    if (row2.aggregate) continue;
+    const factor = SECONDS_PER_UNIT.get(row2.timeUnit ?? "s");
+    if (factor === void 0 || row2.realTime === void 0 || row2.cpuTime === void 0) continue;
+    real += Math.log(row2.realTime * factor);
+    cpu += Math.log(row2.cpuTime * factor);
+    count += 1;
+  }
+  if (count === 0) return void 0;
+  return [Math.exp(real / count), Math.exp(cpu / count)];
+}
+function change(oldValue, newValue) {
+  if (oldValue === 0 && newValue === 0) return 0;
+  if (oldValue === 0) return (newValue - oldValue) / ((oldValue + newValue) / 2);
+  return (newValue - oldValue) / Math.abs(oldValue);
+}
+function fixed(value, decimals) {
+  if (Number.isNaN(value)) return "nan";
+  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+  const negative = value < 0 || Object.is(value, -0);
+  const magnitude = Math.abs(value);
+  let text2;
+  if (magnitude >= 1e21) {
+    text2 = BigInt(magnitude).toString() + (decimals > 0 ? `.${"0".repeat(decimals)}` : "");
+  } else {
+    text2 = magnitude.toFixed(decimals);
+    const exact = magnitude.toFixed(Math.min(100, decimals + 40));
+    const tail = exact.slice(exact.indexOf(".") + 1 + decimals);
+    if (/^50*$/.test(tail) && Number(text2.at(-1)) % 2 === 1) {
+      const digits = text2.replace(".", "");
+      const lowered = (BigInt(digits) - 1n).toString().padStart(digits.length, "0");
+      text2 = decimals > 0 ? `${lowered.slice(0, -decimals)}.${lowered.slice(-decimals)}` : lowered;
+    }
+  }
+  return negative ? `-${text2}` : text2;
+}
+function signed(value) {
+  const text2 = fixed(value, 4);
+  return text2.startsWith("-") ? text2 : `+${text2}`;
+}
+
+// src/report/json-report.ts
+var OPTIONAL_FIELDS = [
+  ["family", "family"],
+  ["decision", "decision"],
+  ["ciLevel", "ci_level"],
+  ["threshold", "threshold"],
+  ["equivalenceCi", "equivalence_ci"],
+  ["bound", "bound"],
+  ["boundSide", "bound_side"],
+  ["decidedAt", "decided_at"],
+  ["futileAt", "futile_at"],
+  ["detectable", "detectable"],
+  ["suggestedThreshold", "suggested_threshold"],
+  ["pooledBase", "pooled_base"]
+];
+function toJsonReport(report) {
+  const { geomeanRatio, ...counts } = report.summary;
+  return {
+    version: 1,
+    comparisons: report.comparisons.map((c) => {
+      const json = {
+        benchmark: c.benchmark,
+        metric: c.metric,
+        unit: c.unit,
+        better: c.better,
+        base: c.base,
+        head: c.head,
+        ratio: c.ratio,
+        ratio_ci: c.ratioCi,
+        p: c.p,
+        q: c.q,
+        verdict: c.verdict,
+        warnings: c.warnings
+      };
+      const fields = json;
+      for (const [from, to] of OPTIONAL_FIELDS) if (c[from] !== void 0) fields[to] = c[from];
+      return json;
+    }),
+    summary: { ...counts, geomean_ratio: geomeanRatio },
+    threshold: report.threshold,
+    alpha: report.alpha,
+    ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
+    ...report.test !== void 0 ? { test: report.test } : {},
+    ...report.families !== void 0 ? { families: report.families } : {},
+    warnings: report.warnings
+  };
+}
+
+// src/report/format-numbers.ts
+var TIME_SCALES = [["s", "s"], ["ms", "ms"], ["us", "\xB5s"], ["ns", "ns"]];
+function significant(value, digits = 3) {
+  if (value === 0) return "0";
+  const abs = Math.abs(value);
+  if (abs >= 1e15 || abs < 1e-6) return value.toExponential(digits - 1);
+  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(abs)));
+  return value.toFixed(Math.min(decimals, 12));
+}
+var BYTES = /^(k|K|M|G|T|Ki|Mi|Gi|Ti)?(B|bytes?)(\/.+)?$/;
+var ELEMENTS = /^(k|K|M|G)?(elem)(\/.+)?$/;
+var DECIMAL = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+var BINARY = [[2 ** 40, "Ti"], [2 ** 30, "Gi"], [2 ** 20, "Mi"], [2 ** 10, "Ki"], [1, ""]];
+var PREFIX_FACTOR = { "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+function formatQuantity(value, unit) {
+  const slash = unit.indexOf("/");
+  const base = slash < 0 ? unit : unit.slice(0, slash);
+  const per = slash < 0 ? "" : unit.slice(slash);
+  if (normalizeTimeUnit(base) !== void 0) {
+    for (const [scale, label2] of TIME_SCALES) {
+      const factor = conversionFactor(base, scale);
+      const scaled = value * factor;
+      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label2}${per}`;
+    }
+  }
+  const bytes = BYTES.exec(unit);
+  if (bytes) {
+    const prefix2 = bytes[1] ?? "";
+    return prefixed(value * PREFIX_FACTOR[prefix2], prefix2.endsWith("i") ? BINARY : DECIMAL, "B", bytes[3] ?? "");
+  }
+  const elements = ELEMENTS.exec(unit);
+  if (elements) return prefixed(value * PREFIX_FACTOR[elements[1] ?? ""], DECIMAL, "elem", elements[3] ?? "");
+  const abs = Math.abs(value);
+  const [divisor, prefix] = abs >= 1e9 ? [1e9, "G"] : abs >= 1e6 ? [1e6, "M"] : abs >= 1e4 ? [1e3, "k"] : [1, ""];
+  const shown = `${significant(value / divisor)}${prefix}`;
+  return unit === "" || unit === "count" ? shown : `${shown} ${unit}`;
+}
+function prefixed(value, scales, symbol, per) {
+  const abs = Math.abs(value);
+  const [factor, prefix] = scales.find(([f]) => abs >= f) ?? scales[scales.length - 1];
+  return `${significant(value / factor)} ${prefix}${symbol}${per}`;
+}
+var MAX_SHOWN_FACTOR = 1e3;
+var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
+function formatChange(ratio) {
+  if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
+  if (!Number.isFinite(ratio)) return "\u2013";
+  const percent3 = (ratio - 1) * 100;
+  const text2 = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
+  return `${percent3 >= 0 ? "+" : ""}${text2}%`;
+}
+var FOLD_LIMIT = 2;
+function changeWords(unit, better) {
+  const base = unit.split("/")[0];
+  if (normalizeTimeUnit(base) !== void 0) return ["slower", "faster"];
+  if (/\/s$/.test(unit)) return better === "higher" ? ["faster", "slower"] : ["more", "less"];
+  return better === "lower" ? ["more", "less"] : ["higher", "lower"];
+}
+function formatRatio(ratio, ci2, words, bold2 = (s) => s) {
+  const parts = ratioParts(ratio, ci2, words);
+  return `${bold2(parts.estimate)}${parts.ci ? ` ${parts.ci}` : ""}`;
+}
+function ratioParts(ratio, ci2, words) {
+  if (ratio > 0 && (ratio >= FOLD_LIMIT || ratio <= 1 / FOLD_LIMIT)) {
+    const up = ratio > 1;
+    const fold = (r) => up ? r : 1 / r;
+    const factor = (r) => fold(r) > MAX_SHOWN_FACTOR ? `>${MAX_SHOWN_FACTOR}x` : `${significant(fold(r), 2)}x`;
+    const estimate2 = `${fold(ratio) > MAX_SHOWN_FACTOR ? BEYOND : factor(ratio)} ${up ? words[0] : words[1]}`;
+    if (ci2 === null || !(ci2[0] > 0)) return { estimate: estimate2, ci: "" };
+    const bounds = up ? [ci2[0], ci2[1]] : [ci2[1], ci2[0]];
+    return { estimate: estimate2, ci: `[${factor(bounds[0])}, ${factor(bounds[1])}]` };
+  }
+  return { estimate: formatChange(ratio), ci: ci2 ? `[${formatChange(ci2[0])}, ${formatChange(ci2[1])}]` : "" };
+}
+function formatP(p) {
+  if (p === null) return "\u2013";
+  if (p >= 1e-3) return p.toFixed(3);
+  return p.toExponential(1);
+}
+
+// src/report/report-order.ts
+var SIGNIFICANT = ["regressed", "improved", "error"];
+function costRatio(c) {
+  if (c.ratio === null || c.ratio <= 0) return null;
+  return c.better === "lower" ? c.ratio : 1 / c.ratio;
+}
+var VERDICT_ORDER = { error: 0, regressed: 1, improved: 2, inconclusive: 3, new: 4, removed: 5, unchanged: 6 };
+function byImportance(a, b) {
+  const order = VERDICT_ORDER[a.verdict] - VERDICT_ORDER[b.verdict];
+  if (order !== 0) return order;
+  const size = (c) => Math.abs(Math.log(costRatio(c) ?? 1));
+  return size(b) - size(a) || a.benchmark.localeCompare(b.benchmark) || a.metric.localeCompare(b.metric);
+}
+function headline(summary2, bound = null) {
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  const parts = [];
+  if (summary2.error > 0) parts.push(plural(summary2.error, "error", "errors"));
+  if (summary2.regressed > 0) parts.push(plural(summary2.regressed, "regression", "regressions"));
+  if (summary2.improved > 0) parts.push(plural(summary2.improved, "improvement", "improvements"));
+  if (summary2.unchanged > 0) parts.push(`${summary2.unchanged} unchanged`);
+  if (summary2.inconclusive > 0) {
+    const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
+    const percent3 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const sign = (s) => huge ? "" : s;
+    const ruledOut = bound === null ? "" : summary2.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent3})` : ` (none changed beyond ${sign("\xB1")}${percent3})`;
+    parts.push(`${summary2.inconclusive} undecided${ruledOut}`);
+  }
+  if (summary2.new > 0) parts.push(`${summary2.new} new`);
+  if (summary2.removed > 0) parts.push(`${summary2.removed} removed`);
+  return parts.length > 0 ? parts.join(", ") : "no comparisons";
+}
+
+// src/report/report-layout.ts
+var PRIMARY_METRICS2 = ["real_time", "time", "throughput"];
 var isTime = (unit) => normalizeTimeUnit(unit.split("/")[0]) !== void 0;
 function isConstant2(c) {
   const { base, head } = c;
@@ -8980,7 +9768,7 @@ function layoutReport(report) {
   return { rows, constants: [...constants4.values()], warningGroups: groups2, otherWarnings: others };
 }
 function primaryOf(list) {
-  return list.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => list.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list.find((c) => isTime(c.unit)) ?? list[0];
+  return list.find((c) => c.family === "primary") ?? PRIMARY_METRICS2.map((name) => list.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list.find((c) => isTime(c.unit)) ?? list[0];
 }
 function groupWarnings(comparisons) {
   const byKind = /* @__PURE__ */ new Map();
@@ -9009,7 +9797,7 @@ function groupWarnings(comparisons) {
   }));
   return { groups: groups2, others: [...others.values()] };
 }
-function boundOf(c) {
+function boundOf2(c) {
   const ci2 = c.equivalenceCi ?? c.ratioCi;
   if (ci2 === null || !(ci2[0] > 0)) return c.bound !== void 0 ? { value: c.bound, sign: "\xB1" } : null;
   const [lo, hi] = c.better === "lower" ? ci2 : [1 / ci2[1], 1 / ci2[0]];
@@ -9025,7 +9813,7 @@ function countRows(rows) {
   for (const { verdict, lead } of rows) {
     counts[verdict] += 1;
     if (verdict !== "inconclusive") continue;
-    const bound = boundOf(lead);
+    const bound = boundOf2(lead);
     if (bound !== null && (undecidedBound === null || bound.value > undecidedBound.value)) undecidedBound = bound;
   }
   return { counts, undecidedBound };
@@ -9034,7 +9822,7 @@ function otherMetrics(others, name, label2) {
   const groups2 = [];
   for (const c of [...others].sort(byImportance)) {
     const decided = c.verdict === "regressed" || c.verdict === "improved";
-    const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
+    const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
     const detail = decided && c.ratio !== null ? ` ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}` : bound !== null ? ` ${formatBound(bound)}` : "";
     const last = groups2.at(-1);
     if (last?.verdict === c.verdict) last.items.push(`${name(c.metric)}${detail}`);
@@ -9228,7 +10016,7 @@ function row({ comparison: c, others }, withOthers) {
   const decided = c.verdict === "regressed" || c.verdict === "improved";
   const change2 = c.ratio === null ? "\u2013" : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text2) => bold(text2, decided));
   const metric = `${inertCode(c.metric)}${c.better === "higher" ? " \u2191" : ""}`;
-  const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
+  const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
   const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? " \u26A0\uFE0F" : ""}`;
   const cells2 = [inertCode(c.benchmark), metric, side(c.base, c.unit), side(c.head, c.unit), change2, formatP(c.q), verdict];
   if (withOthers) cells2.push(others.length === 0 ? "\u2013" : otherMetrics(others, inertCode, otherLabel));
@@ -9306,7 +10094,7 @@ function renderText(report) {
 }
 function cells({ comparison: c, others }, withOthers) {
   const change2 = c.ratio === null ? { estimate: "\u2013", ci: "" } : ratioParts(c.ratio, c.ratioCi, changeWords(c.unit, c.better));
-  const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
+  const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
   return [
     inertPlain(c.benchmark),
     inertPlain(c.metric) + (c.better === "higher" ? " (higher is better)" : ""),
@@ -9346,8 +10134,9 @@ function samplingLine(result) {
   const open = (kind) => result.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
   const futile = open("futility");
   const budget = open("budget");
+  const forOthers = result.report.comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
   const pooled = Object.keys(result.pooled).length;
-  return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(", ")})` + (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result.pinned !== void 0 ? `; pinned to CPU ${result.pinned}` : "");
+  return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(", ")})` + (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (forOthers.length > 0 ? `; decided on rounds measured for others, after their own futility stop: ${forOthers.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result.pinned !== void 0 ? `; pinned to CPU ${result.pinned}` : "");
 }
 function memoryLine(result) {
   const primary = result.report.comparisons.filter((c) => c.family !== "secondary" && c.detectable !== void 0);
@@ -9831,7 +10620,7 @@ function read(file) {
   const unpicked = [];
   for (const group of groups2.values()) {
     if (group.failed > 0) warnings.push(failureWarning(group));
-    if (group.iterations === 0 && !summarize(path, group, warnings, sanitized, budget)) unpicked.push(group);
+    if (group.iterations === 0 && !summarize2(path, group, warnings, sanitized, budget)) unpicked.push(group);
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
@@ -9988,7 +10777,7 @@ function failureWarning(group) {
     kind: group.failureKind
   };
 }
-function summarize(path, group, warnings, sanitized, budget) {
+function summarize2(path, group, warnings, sanitized, budget) {
   const kinds = group.aggregates.map((a) => a.kind);
   if (kinds.every((k) => k === "BigO" || k === "RMS")) return true;
   const pick = group.aggregates.find((a) => a.kind === "median") ?? group.aggregates.find((a) => a.kind === "mean");
@@ -14454,382 +15243,6 @@ var StoreError = class extends Error {
   }
 };
 
-// src/stats/hodges-lehmann.ts
-function hodgesLehmann(x, y, options = {}) {
-  return hodgesLehmannLevels(x, y, [options.alpha ?? 0.05], options)[0];
-}
-function hodgesLehmannLevels(x, y, alphas, options = {}) {
-  for (const alpha of alphas) {
-    if (!(alpha > 0 && alpha < 1)) throw new RangeError(`hodgesLehmann: alpha must be in (0, 1), got ${alpha}`);
-  }
-  const n1 = x.length;
-  const n2 = y.length;
-  const ranks = rankSum(x, y);
-  const method = chooseMethod(options.method ?? "auto", n1, n2, ranks.tieTerm > 0);
-  const pOf = method === "exact" ? (u) => exactPValue(u, n1, n2) : (u) => asymptoticPValue(u, n1, n2, ranks.tieTerm);
-  const big = n1 * n2;
-  const p = pOf(ranks.u1);
-  const boundRanks = alphas.map((alpha) => {
-    let lo = 0;
-    let hi = big + 1;
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (pOf(big / 2 + mid / 2) > alpha) lo = mid;
-      else hi = mid;
-    }
-    return Math.ceil(big / 2 - lo / 2);
-  });
-  const differences = new PairwiseDifferences(x, y);
-  const middle = big % 2 === 1 ? [(big - 1) / 2, (big - 1) / 2] : [big / 2 - 1, big / 2];
-  const wanted = [...middle];
-  for (const rank of boundRanks) if (rank > 0) wanted.push(rank - 1, big - rank);
-  const values = differences.orderStatistics(wanted);
-  const at = new Map(wanted.map((r, i) => [r, values[i]]));
-  const estimate2 = big % 2 === 1 ? values[0] : (values[0] + values[1]) / 2;
-  return alphas.map((alpha, i) => {
-    const rank = boundRanks[i];
-    const lower = rank <= 0 ? -Infinity : at.get(rank - 1);
-    const upper = rank <= 0 ? Infinity : at.get(big - rank);
-    return { estimate: estimate2, lower, upper, alpha, p, excludesZero: p <= alpha, method };
-  });
-}
-function ratioWithCis(base, head, alphas, options = {}) {
-  const logBase = logAll(base);
-  const logHead = logAll(head);
-  if (logBase === null || logHead === null) return null;
-  return hodgesLehmannLevels(logBase, logHead, alphas, { method: options.method }).map((hl) => ({
-    ratio: Math.exp(hl.estimate),
-    lower: Math.exp(hl.lower),
-    upper: Math.exp(hl.upper),
-    alpha: hl.alpha,
-    p: hl.p,
-    excludesOne: hl.excludesZero,
-    method: hl.method
-  }));
-}
-function logAll(values) {
-  const out = [];
-  for (const v of values) {
-    if (!(v > 0 && v < Infinity)) return null;
-    out.push(Math.log(v));
-  }
-  return out;
-}
-var PairwiseDifferences = class {
-  xs;
-  ys;
-  /** Throws RangeError on an empty side or a value that is not finite (Infinity - Infinity has no order). */
-  constructor(x, y) {
-    if (x.length === 0 || y.length === 0) throw new RangeError("hodgesLehmann: both samples must be non-empty");
-    this.xs = Float64Array.from(x).sort();
-    this.ys = Float64Array.from(y).sort();
-    for (const side2 of [this.xs, this.ys]) {
-      if (!Number.isFinite(side2[0]) || !Number.isFinite(side2[side2.length - 1])) throw new RangeError("hodgesLehmann: samples must be finite numbers");
-    }
-  }
-  /**
-   * orderStatistics is orderStatistic of each rank. Up to
-   * MATERIALIZED_DIFFERENCES differences are listed once and the ranks
-   * selected among them together (a comparison at 30 rounds per side asks
-   * for four ranks of 900: one listing instead of four bisections).
-   */
-  orderStatistics(ranks) {
-    const { xs, ys } = this;
-    const n1 = xs.length;
-    if (n1 * ys.length > MATERIALIZED_DIFFERENCES) return ranks.map((r) => this.orderStatistic(r));
-    const all = new Float64Array(n1 * ys.length);
-    let k = 0;
-    for (let j = 0; j < ys.length; j++) {
-      const yj = ys[j];
-      for (let i = 0; i < n1; i++) all[k++] = yj - xs[i];
-    }
-    selectRanks(all, ranks);
-    return ranks.map((r) => all[r]);
-  }
-  /** orderStatistic is the difference y_j - x_i at 0-based rank r of all n1 n2 of them, ascending. */
-  orderStatistic(r) {
-    const { xs, ys } = this;
-    const wanted = r + 1;
-    const smallest = ys[0] - xs[xs.length - 1];
-    const largest = ys[ys.length - 1] - xs[0];
-    const finite = Number.isFinite(smallest) && Number.isFinite(largest);
-    let lo = orderedKey(smallest) - (finite ? 1n : 0n);
-    let loCount = 0;
-    let hi = orderedKey(largest);
-    let hiCount = xs.length * ys.length;
-    const budget = 2 * (xs.length + ys.length);
-    while (hi - lo > 1n) {
-      if (finite && hiCount - loCount <= budget) return this.select(keyValue(lo), keyValue(hi), wanted - loCount - 1, hiCount - loCount);
-      const mid = lo + hi >> 1n;
-      const count = this.countAtMost(keyValue(mid));
-      if (count >= wanted) {
-        hi = mid;
-        hiCount = count;
-      } else {
-        lo = mid;
-        loCount = count;
-      }
-    }
-    return keyValue(hi);
-  }
-  /** select lists the `size` differences in (below, atMost] and returns the one at 0-based rank r among them. */
-  select(below, atMost, r, size) {
-    const { xs, ys } = this;
-    const n1 = xs.length;
-    const between = new Float64Array(size);
-    let k = 0;
-    let a = 0;
-    let b = 0;
-    for (let j = 0; j < ys.length; j++) {
-      const yj = ys[j];
-      while (a < n1 && yj - xs[a] > atMost) a++;
-      while (b < n1 && yj - xs[b] > below) b++;
-      for (let i = a; i < b; i++) between[k++] = yj - xs[i];
-    }
-    selectRanks(between, [r]);
-    return between[r];
-  }
-  /** countAtMost is the number of pairs with y_j - x_i <= t. */
-  countAtMost(t) {
-    const { xs, ys } = this;
-    const n1 = xs.length;
-    let count = 0;
-    let i = 0;
-    for (let j = 0; j < ys.length; j++) {
-      const yj = ys[j];
-      while (i < n1 && yj - xs[i] > t) i++;
-      count += n1 - i;
-    }
-    return count;
-  }
-};
-var MATERIALIZED_DIFFERENCES = 16384;
-var keyBits = new Float64Array(1);
-var keyInts = new BigInt64Array(keyBits.buffer);
-var SIGN = -0x8000000000000000n;
-function orderedKey(v) {
-  keyBits[0] = v;
-  const bits = keyInts[0];
-  return bits >= 0n ? bits : -(bits & ~SIGN);
-}
-function keyValue(key2) {
-  keyInts[0] = key2 >= 0n ? key2 : -key2 | SIGN;
-  return keyBits[0];
-}
-
-// src/scan/student-t.ts
-function tTestFromStats(mean1, std1, n1, mean2, std2, n2) {
-  const df = n1 + n2 - 2;
-  if (df <= 0) return 1;
-  const pooled = ((n1 - 1) * std1 * std1 + (n2 - 1) * std2 * std2) / df;
-  const se = Math.sqrt(pooled * (1 / n1 + 1 / n2));
-  const diff = mean1 - mean2;
-  if (!(se > 0)) return diff === 0 ? 1 : 0;
-  const t = diff / se;
-  return Math.min(1, regularizedBeta(df / (df + t * t), df / 2, 0.5));
-}
-function regularizedBeta(x, a, b) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
-  if (x < (a + 1) / (a + b + 2)) return front * betaFraction(x, a, b) / a;
-  return 1 - front * betaFraction(1 - x, b, a) / b;
-}
-function betaFraction(x, a, b) {
-  const tiny = 1e-300;
-  let c = 1;
-  let d = 1 - (a + b) * x / (a + 1);
-  if (Math.abs(d) < tiny) d = tiny;
-  d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= 1e4; m++) {
-    const m2 = 2 * m;
-    let aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const delta = d * c;
-    h *= delta;
-    if (Math.abs(delta - 1) < 1e-16) break;
-  }
-  return h;
-}
-var LANCZOS = [
-  0.9999999999998099,
-  676.5203681218851,
-  -1259.1392167224028,
-  771.3234287776531,
-  -176.6150291621406,
-  12.507343278686905,
-  -0.13857109526572012,
-  9984369578019572e-21,
-  15056327351493116e-23
-];
-function logGamma(x) {
-  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
-  const z = x - 1;
-  let sum = LANCZOS[0];
-  for (let i = 1; i < 9; i++) sum += LANCZOS[i] / (z + i);
-  const t = z + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
-}
-
-// src/stats/student-t.ts
-function studentTSf(t, df) {
-  if (!(df > 0)) throw new RangeError(`studentTSf: df must be positive, got ${df}`);
-  if (Number.isNaN(t)) return NaN;
-  if (t === Infinity) return 0;
-  if (t === -Infinity) return 1;
-  if (df === Infinity) return normalSf(t);
-  const tail = 0.5 * regularizedBeta(df / (df + t * t), df / 2, 0.5);
-  return t >= 0 ? tail : 1 - tail;
-}
-function studentTPdf(t, df) {
-  const logC = logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI);
-  return Math.exp(logC - (df + 1) / 2 * Math.log1p(t * t / df));
-}
-function studentTQuantile(p, df) {
-  if (!(p > 0 && p < 1)) throw new RangeError(`studentTQuantile: p must be in (0, 1), got ${p}`);
-  if (!(df > 0)) throw new RangeError(`studentTQuantile: df must be positive, got ${df}`);
-  if (p === 0.5) return 0;
-  const upper = p > 0.5 ? 1 - p : p;
-  const sign = p > 0.5 ? 1 : -1;
-  if (df === Infinity) return sign * normalQuantile(1 - upper);
-  let lo = 0;
-  let hi = Math.max(1, normalQuantile(1 - upper));
-  while (studentTSf(hi, df) > upper) {
-    lo = hi;
-    hi *= 2;
-    if (hi > 1e300) return sign * Infinity;
-  }
-  let x = Math.min(Math.max(normalQuantile(1 - upper), lo), hi);
-  for (let i = 0; i < 200; i++) {
-    const f = studentTSf(x, df) - upper;
-    if (f > 0) lo = x;
-    else hi = x;
-    let next = x + f / studentTPdf(x, df);
-    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
-    if (Math.abs(next - x) <= 1e-14 * Math.max(1, Math.abs(x))) {
-      x = next;
-      break;
-    }
-    x = next;
-  }
-  return sign * x;
-}
-
-// src/stats/yuen.ts
-var DEFAULT_TRIM = 0.2;
-function trimmedSummary(values, trim = DEFAULT_TRIM) {
-  const n = values.length;
-  if (!(trim >= 0 && trim < 0.5)) throw new RangeError(`yuen: trim must be in [0, 0.5), got ${trim}`);
-  if (n < 2) throw new RangeError(`yuen: at least 2 values per side needed, got ${n}`);
-  const sorted = Float64Array.from(values).sort();
-  if (Number.isNaN(sorted[n - 1])) throw new RangeError("yuen: samples must not contain NaN");
-  const g = Math.floor(trim * n);
-  const h = n - 2 * g;
-  let sum = 0;
-  for (let i = g; i < n - g; i++) sum += sorted[i];
-  const mean2 = sum / h;
-  const lowW = sorted[g];
-  const highW = sorted[n - g - 1];
-  const w = (i) => i < g ? lowW : i >= n - g ? highW : sorted[i];
-  let wSum = 0;
-  for (let i = 0; i < n; i++) wSum += w(i);
-  const wMean = wSum / n;
-  let ss = 0;
-  for (let i = 0; i < n; i++) ss += (w(i) - wMean) ** 2;
-  const varW = ss / (n - 1);
-  const d = h > 1 ? (n - 1) * varW / (h * (h - 1)) : Infinity;
-  return { mean: mean2, d, h };
-}
-function yuenWelch(x, y, trim = DEFAULT_TRIM) {
-  return yuenFromSummaries(trimmedSummary(x, trim), trimmedSummary(y, trim));
-}
-function yuenFromSummaries(x, y) {
-  const estimate2 = y.mean - x.mean;
-  const variance = x.d + y.d;
-  const se = Math.sqrt(variance);
-  if (!(se > 0)) return { estimate: estimate2, se: 0, df: Infinity, t: estimate2 === 0 ? 0 : Math.sign(estimate2) * Infinity, p: estimate2 === 0 ? 1 : 0 };
-  const df = variance * variance / (x.d * x.d / (x.h - 1) + y.d * y.d / (y.h - 1));
-  const t = estimate2 / se;
-  const p = Math.min(1, 2 * studentTSf(Math.abs(t), df));
-  return { estimate: estimate2, se, df, t, p };
-}
-function yuenInterval(result, alpha) {
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`yuenInterval: alpha must be in (0, 1), got ${alpha}`);
-  if (!(result.se > 0)) return [result.estimate, result.estimate];
-  const q = studentTQuantile(1 - alpha / 2, result.df);
-  return [result.estimate - q * result.se, result.estimate + q * result.se];
-}
-
-// src/compare/estimate-change.ts
-var DEFAULT_TEST = "mann-whitney";
-function estimateChange(base, head, alpha, test = "mann-whitney", equivalenceAlpha = alpha) {
-  if (base.length < 2 || head.length < 2) {
-    const mb2 = median(base);
-    return {
-      ratio: mb2 > 0 ? median(head) / mb2 : null,
-      ratioCi: null,
-      equivalenceCi: null,
-      p: null,
-      notes: [`cannot test with ${base.length} base and ${head.length} head sample(s): at least 2 per side needed`]
-    };
-  }
-  const logBase = logAll2(base);
-  const logHead = logAll2(head);
-  if (logBase !== null && logHead !== null) {
-    if (test === "yuen") {
-      const r = yuenWelch(logBase, logHead);
-      const exp = ([lo, hi]) => [Math.exp(lo), Math.exp(hi)];
-      return { ratio: Math.exp(r.estimate), ratioCi: exp(yuenInterval(r, alpha)), equivalenceCi: exp(yuenInterval(r, 2 * equivalenceAlpha)), p: r.p, notes: [] };
-    }
-    const [two, one] = ratioWithCis(base, head, [alpha, 2 * equivalenceAlpha]) ?? [];
-    if (two !== void 0 && one !== void 0) {
-      const ci2 = finitePair([two.lower, two.upper]);
-      return { ratio: two.ratio, ratioCi: ci2, equivalenceCi: finitePair([one.lower, one.upper]), p: two.p, notes: ci2 === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
-    }
-  }
-  const mb = median(base);
-  const [hl, hl2] = hodgesLehmannLevels(base, head, [alpha, 2 * equivalenceAlpha]);
-  if (mb > 0) {
-    const rel = (d) => (mb + d) / mb;
-    const ci2 = finitePair([rel(hl.lower), rel(hl.upper)]);
-    return { ratio: rel(hl.estimate), ratioCi: ci2, equivalenceCi: finitePair([rel(hl2.lower), rel(hl2.upper)]), p: hl.p, notes: ci2 === null ? [tooFewForInterval(base.length, head.length, alpha)] : [] };
-  }
-  if (base.every((v) => v === 0) && head.every((v) => v === 0)) return { ratio: 1, ratioCi: [1, 1], equivalenceCi: [1, 1], p: hl.p, notes: [] };
-  return {
-    ratio: null,
-    ratioCi: null,
-    equivalenceCi: null,
-    p: hl.p,
-    notes: [`base median is ${mb}: the change is a difference of ${hl.estimate} (CI ${hl.lower} to ${hl.upper}), not a ratio`]
-  };
-}
-function finitePair([lo, hi]) {
-  return lo > 0 && Number.isFinite(lo) && Number.isFinite(hi) ? [lo, hi] : null;
-}
-function tooFewForInterval(nBase, nHead, alpha) {
-  return `no ${Number(((1 - alpha) * 100).toFixed(2))}% interval with ${nBase} base and ${nHead} head sample(s): the rank test cannot reach p < ${Number(alpha.toPrecision(3))} with so few (4 or more per side give one at 95%)`;
-}
-function logAll2(values) {
-  const out = [];
-  for (const v of values) {
-    if (!(v > 0 && v < Infinity)) return null;
-    out.push(Math.log(v));
-  }
-  return out;
-}
-
 // src/runner/device-executor.ts
 import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
 import { dirname as dirname3, resolve as resolve4 } from "node:path";
@@ -15780,403 +16193,6 @@ import { join as join7 } from "node:path";
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
 
-// src/compare/thresholds.ts
-function globMatches(glob, name) {
-  const g = Array.from(glob);
-  const s = Array.from(name);
-  let gi = 0;
-  let si = 0;
-  let star = -1;
-  let swallowed = 0;
-  while (si < s.length) {
-    if (gi < g.length && g[gi] === "*") {
-      star = gi;
-      swallowed = si;
-      gi += 1;
-    } else if (gi < g.length && (g[gi] === "?" || g[gi] === s[si])) {
-      gi += 1;
-      si += 1;
-    } else if (star >= 0) {
-      gi = star + 1;
-      swallowed += 1;
-      si = swallowed;
-    } else {
-      return false;
-    }
-  }
-  while (gi < g.length && g[gi] === "*") gi += 1;
-  return gi === g.length;
-}
-function thresholdFor(benchmark, fallback, rules) {
-  let threshold = fallback;
-  for (const rule of rules) if (globMatches(rule.glob, benchmark)) threshold = rule.threshold;
-  return threshold;
-}
-function readPercent(text2) {
-  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text2);
-  if (!match) return { problem: "not a percentage such as 2% or 0.5%" };
-  const number = Number(match[1]);
-  if (match[2] === "" && number > 0 && number < 1) {
-    const digits = match[1].trim();
-    return { problem: `ambiguous: write ${digits}% or ${Number((number * 100).toFixed(6))}% (a bare number below 1 needs its % sign)` };
-  }
-  const fraction = number / 100;
-  return fraction < 1 ? fraction : { problem: "not a percentage below 100% such as 2%" };
-}
-
-// src/compare/metric-family.ts
-var PRIMARY_METRICS2 = ["real_time", "time", "throughput"];
-var CPU_TIME_QUIETER = 0.5;
-function primaryMetrics(measurements, noise = () => void 0) {
-  const seen = /* @__PURE__ */ new Map();
-  for (const m of measurements) {
-    const list = seen.get(m.benchmark) ?? [];
-    if (list.length === 0) seen.set(m.benchmark, list);
-    if (!list.some((x) => x.metric === m.metric)) list.push(m);
-  }
-  const primary = /* @__PURE__ */ new Map();
-  for (const [benchmark, list] of seen) {
-    const byName = PRIMARY_METRICS2.find((name) => list.some((x) => x.metric === name));
-    const timed = list.find((x) => normalizeTimeUnit(x.unit.split("/")[0]) !== void 0);
-    let choice = byName ?? timed?.metric ?? list[0].metric;
-    const real = list.find((x) => x.metric === "real_time");
-    const cpu = list.find((x) => x.metric === "cpu_time");
-    if (choice === "real_time" && real && cpu) {
-      const [r, c] = [noise(real), noise(cpu)];
-      if (r !== void 0 && c !== void 0 && c < CPU_TIME_QUIETER * r) choice = "cpu_time";
-    }
-    primary.set(benchmark, choice);
-  }
-  return primary;
-}
-function familyOf(primary, benchmark, metric) {
-  return primary.get(benchmark) === metric ? "primary" : "secondary";
-}
-
-// src/compare/power.ts
-var DETECT_POWER = 0.8;
-var FUTILITY_POWER = 0.1;
-function noiseSigma(values, trim = DEFAULT_TRIM) {
-  if (values.length < 3 || values.some((v) => !(v > 0 && v < Infinity))) return null;
-  const s = trimmedSummary(values.map(Math.log), trim);
-  return Number.isFinite(s.d) ? Math.sqrt(s.d * values.length) : null;
-}
-function finalDf(n, trim = DEFAULT_TRIM) {
-  const h = n - 2 * Math.floor(trim * n);
-  return Math.max(1, 2 * (h - 1));
-}
-function costLogInterval(ci2, better) {
-  return better === "lower" ? [Math.log(ci2[0]), Math.log(ci2[1])] : [-Math.log(ci2[1]), -Math.log(ci2[0])];
-}
-function boundOf2(equivalenceCi, better) {
-  const [lo, hi] = costLogInterval(equivalenceCi, better);
-  const slower = Math.expm1(hi);
-  const faster = -Math.expm1(lo);
-  return slower >= faster ? { bound: Math.max(0, slower), side: "slower" } : { bound: Math.max(0, faster), side: "faster" };
-}
-function decisionChance(c, ctx) {
-  if (c.equivalenceCi === null || c.equivalenceCi === void 0 || c.ratio === null || !(c.ratio > 0)) return null;
-  const [lo, hi] = costLogInterval(c.equivalenceCi, c.better);
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
-  const n = ctx.roundsPerSide;
-  const big = ctx.maxRoundsPerSide;
-  if (!(big > n)) return 0;
-  const estimate2 = c.better === "lower" ? Math.log(c.ratio) : -Math.log(c.ratio);
-  const halfWidth = (hi - lo) / 2;
-  const seNow = halfWidth / studentTQuantile(1 - (ctx.equivalenceAlpha ?? ctx.alpha), finalDf(n));
-  if (!(seNow > 0)) return 1;
-  const seCap = seNow * Math.sqrt(n / big);
-  const spread = seCap * Math.sqrt((big - n) / big);
-  const df = finalDf(big);
-  const wCap = studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) * seCap;
-  const dCap = studentTQuantile(1 - ctx.lastAlpha / 2, df) * seCap;
-  const upper = Math.log1p(ctx.threshold);
-  const lower = Math.log1p(-ctx.threshold);
-  const cdf = (x) => normalCdf((x - estimate2) / spread);
-  const equivalent = lower + wCap < upper - wCap ? cdf(upper - wCap) - cdf(lower + wCap) : 0;
-  const regressed = 1 - cdf(Math.max(dCap, upper));
-  const improved = cdf(Math.min(-dCap, lower));
-  return Math.min(1, equivalent + regressed + improved);
-}
-function isFutile(c, ctx) {
-  const chance = decisionChance(c, ctx);
-  return chance !== null && chance < (ctx.futilityPower ?? FUTILITY_POWER);
-}
-function detectableChange(sigma, ctx) {
-  const se = sigma * Math.sqrt(2 / ctx.maxRoundsPerSide);
-  const df = finalDf(ctx.maxRoundsPerSide);
-  const needed = Math.max(studentTQuantile(1 - ctx.lastAlpha / 2, df) * se, Math.log1p(ctx.threshold)) + normalQuantile(DETECT_POWER) * se;
-  return Math.expm1(needed);
-}
-function suggestedThreshold(sigma, ctx) {
-  const se = sigma * Math.sqrt(2 / ctx.maxRoundsPerSide);
-  const df = finalDf(ctx.maxRoundsPerSide);
-  const needed = (studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) + normalQuantile(0.5 + DETECT_POWER / 2)) * se;
-  return Math.ceil(Math.expm1(needed) * 200 - 1e-9) / 200;
-}
-function annotateBudget(comparisons, sigmaOf, ctx) {
-  for (const c of comparisons) {
-    if (c.p === null || c.ratio === null) continue;
-    const sigma = sigmaOf(c);
-    if (sigma === void 0 || !Number.isFinite(sigma)) continue;
-    const threshold = c.threshold ?? ctx.threshold;
-    c.detectable = detectableChange(sigma, { ...ctx, threshold });
-    c.suggestedThreshold = suggestedThreshold(sigma, ctx);
-  }
-}
-
-// src/stats/geometric-mean.ts
-function geometricMean(ratios) {
-  if (ratios.length === 0) return null;
-  let sum = 0;
-  for (const r of ratios) {
-    if (!(r > 0 && r < Infinity)) return null;
-    sum += Math.log(r);
-  }
-  return Math.exp(sum / ratios.length);
-}
-
-// src/stats/quantile-ci.ts
-function quantileCi(values, options = {}) {
-  const q = options.q ?? 0.5;
-  const alpha = options.alpha ?? 0.05;
-  if (!(q > 0 && q < 1)) throw new RangeError(`quantileCi: q must be in (0, 1), got ${q}`);
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`quantileCi: alpha must be in (0, 1), got ${alpha}`);
-  const n = values.length;
-  if (n === 0) return null;
-  const sorted = sortedCopy(values);
-  if (Number.isNaN(sorted[n - 1])) throw new RangeError("quantileCi: values must not contain NaN");
-  const cdf = binomialCdf(n, q);
-  const lowerRank = Math.max(1, ppf(cdf, alpha / 2));
-  const upperRank = Math.min(n, ppf(cdf, 1 - alpha / 2) + 1);
-  return {
-    estimate: quantileSorted(sorted, q),
-    lower: sorted[lowerRank - 1],
-    upper: sorted[upperRank - 1],
-    lowerRank,
-    upperRank,
-    coverage: cdf[upperRank - 1] - cdf[lowerRank - 1]
-  };
-}
-function medianCi(values, alpha = 0.05) {
-  return quantileCi(values, { q: 0.5, alpha });
-}
-var cdfCache2 = /* @__PURE__ */ new Map();
-function binomialCdf(n, q) {
-  const key2 = `${n}/${q}`;
-  const cached = cdfCache2.get(key2);
-  if (cached) return cached;
-  if (cdfCache2.size > 1e3) cdfCache2.clear();
-  const cdf = new Float64Array(n + 1);
-  const logQ = Math.log(q);
-  const log1mQ = Math.log1p(-q);
-  let logChoose = 0;
-  let sum = 0;
-  for (let k = 0; k <= n; k++) {
-    if (k > 0) logChoose += Math.log((n - k + 1) / k);
-    sum += Math.exp(logChoose + k * logQ + (n - k) * log1mQ);
-    cdf[k] = Math.min(1, sum);
-  }
-  cdfCache2.set(key2, cdf);
-  return cdf;
-}
-function ppf(cdf, a) {
-  for (let k = 0; k < cdf.length; k++) if (cdf[k] >= a) return k;
-  return cdf.length - 1;
-}
-
-// src/compare/compare-runs.ts
-var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
-var key = (m) => `${m.benchmark}\0${m.metric}`;
-function poolMeasurements(measurements) {
-  const pooled = /* @__PURE__ */ new Map();
-  for (const m of measurements) {
-    const existing = pooled.get(key(m));
-    const factor = existing ? conversionFactor(m.unit, existing.unit) : void 0;
-    if (existing && factor !== void 0) {
-      for (const v of m.values) existing.values.push(v * factor);
-    } else if (existing) {
-      pooled.set(`${key(m)}\0${m.unit}`, { ...m, values: [...m.values] });
-    } else {
-      pooled.set(key(m), { ...m, values: [...m.values] });
-    }
-  }
-  return [...pooled.values()];
-}
-function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
-  const baseByKey = new Map(poolMeasurements(base.measurements).map((m) => [key(m), m]));
-  const headByKey = new Map(poolMeasurements(head.measurements).map((m) => [key(m), m]));
-  const baseErrors = erroredBenchmarks(base.warnings);
-  const headErrors = erroredBenchmarks(head.warnings);
-  const noise = (m) => {
-    const b = baseByKey.get(key(m));
-    const h = headByKey.get(key(m));
-    const sb = b && noiseSigma(b.values);
-    const sh = h && noiseSigma(h.values);
-    return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
-  };
-  const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()], noise);
-  for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
-  const test = options.test ?? DEFAULT_TEST;
-  const drafts = [];
-  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options, test));
-  for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
-  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
-  const families = { primary: 0, secondary: 0 };
-  for (const family of ["primary", "secondary"]) {
-    const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
-    const qs = benjaminiHochberg(tested.map((d) => d.comparison.p));
-    tested.forEach((d, i) => d.comparison.q = qs[i]);
-    families[family] = tested.length;
-  }
-  addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
-  const comparisons = drafts.map((d) => {
-    if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
-    return annotateDecision(d.comparison);
-  });
-  return {
-    comparisons,
-    summary: summarize2(comparisons),
-    warnings: suiteWarnings(base, head),
-    threshold: options.threshold,
-    alpha: options.alpha,
-    test,
-    families
-  };
-}
-function erroredBenchmarks(warnings) {
-  const errors = /* @__PURE__ */ new Map();
-  for (const w of warnings) if (w.kind === "error" && w.benchmark !== void 0) errors.set(w.benchmark, w.message);
-  return errors;
-}
-function emptyComparison(m) {
-  return {
-    benchmark: m.benchmark,
-    metric: m.metric,
-    unit: m.unit,
-    better: m.better,
-    base: null,
-    head: null,
-    ratio: null,
-    ratioCi: null,
-    p: null,
-    q: null,
-    verdict: "inconclusive",
-    warnings: []
-  };
-}
-function headOnly(h, baseErrors) {
-  const comparison = emptyComparison(h);
-  comparison.head = sideSummary(h.values, 0.05);
-  const error2 = baseErrors.get(h.benchmark);
-  comparison.verdict = error2 === void 0 ? "new" : "error";
-  if (error2 !== void 0) comparison.warnings.push(`base failed: ${error2}`);
-  return { comparison, threshold: 0, decided: comparison.verdict };
-}
-function draft(b, h, headErrors, options, test) {
-  const comparison = emptyComparison(b);
-  const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
-  comparison.threshold = threshold;
-  comparison.base = sideSummary(b.values, options.alpha);
-  if (h === void 0) {
-    const error2 = headErrors.get(b.benchmark);
-    comparison.verdict = error2 === void 0 ? "removed" : "error";
-    if (error2 !== void 0) comparison.warnings.push(`head failed: ${error2}`);
-    return { comparison, threshold, decided: comparison.verdict };
-  }
-  const factor = conversionFactor(h.unit, b.unit);
-  if (factor === void 0) {
-    comparison.head = sideSummary(h.values, options.alpha);
-    comparison.warnings.push(`units differ and do not convert: base in ${b.unit}, head in ${h.unit}`);
-    return { comparison, threshold, decided: "inconclusive" };
-  }
-  const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
-  comparison.head = sideSummary(headValues, options.alpha);
-  const change2 = estimateChange(b.values, headValues, options.alpha, test, options.equivalenceAlpha ?? options.alpha);
-  comparison.ratio = change2.ratio;
-  comparison.ratioCi = change2.ratioCi;
-  if (change2.equivalenceCi !== null) comparison.equivalenceCi = change2.equivalenceCi;
-  if (change2.ratioCi !== null) comparison.ciLevel = 1 - options.alpha;
-  comparison.p = change2.p;
-  comparison.warnings.push(...change2.notes, ...hygieneWarnings(b, b.values, headValues));
-  if (isConstantPair(b.values, headValues)) {
-    comparison.verdict = "unchanged";
-    return { comparison, threshold, decided: "unchanged" };
-  }
-  return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
-}
-function sideSummary(values, alpha) {
-  const ci2 = medianCi(values, alpha);
-  if (ci2 === null) throw new RangeError("sideSummary: no values");
-  return { n: values.length, median: ci2.estimate, ci: [ci2.lower, ci2.upper] };
-}
-function decideVerdict(c, threshold, alpha) {
-  if (c.ratio === null || c.ratioCi === null) return "inconclusive";
-  const ci2 = c.equivalenceCi ?? c.ratioCi;
-  const [lo, hi] = c.better === "lower" ? ci2 : [1 / ci2[1], 1 / ci2[0]];
-  if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
-  if (c.q === null || c.q >= alpha) return "inconclusive";
-  return beyond(c, threshold);
-}
-function annotateDecision(c) {
-  if (c.verdict === "regressed" || c.verdict === "improved") c.decision = "difference";
-  else if (c.verdict === "unchanged") c.decision = "equivalence";
-  else if (c.verdict === "inconclusive") c.decision = "undecided";
-  if (c.equivalenceCi) {
-    const { bound, side: side2 } = boundOf2(c.equivalenceCi, c.better);
-    c.bound = bound;
-    c.boundSide = side2;
-  }
-  return c;
-}
-function beyond(c, threshold) {
-  const cost = c.better === "lower" ? c.ratio : 1 / c.ratio;
-  if (cost > 1 + threshold) return "regressed";
-  if (cost < 1 - threshold) return "improved";
-  return "inconclusive";
-}
-function summarize2(comparisons) {
-  const summary2 = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
-  for (const c of comparisons) summary2[c.verdict] += 1;
-  const timeRatios = comparisons.filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split("/")[0]) !== void 0).map((c) => c.ratio);
-  summary2.geomeanRatio = geometricMean(timeRatios);
-  return summary2;
-}
-
-// src/compare/adaptive-stop.ts
-var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
-function applyLook(current, previous, ctx) {
-  const settled = new Map(previous);
-  const undecided = [];
-  const comparisons = current.comparisons.map((fresh) => {
-    const key2 = keyOf(fresh);
-    const kept = previous.get(key2);
-    if (kept) return kept;
-    const c = { ...fresh, warnings: [...fresh.warnings] };
-    if (c.verdict !== "inconclusive" || c.p === null) {
-      if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = ctx.roundsPerSide;
-      settled.set(key2, c);
-      return c;
-    }
-    if (ctx.last) {
-      c.decision = "budget";
-      settled.set(key2, c);
-      return c;
-    }
-    const threshold = c.threshold ?? current.threshold;
-    if (isFutile(c, { ...ctx, threshold })) {
-      c.decision = "futility";
-      c.decidedAt = ctx.roundsPerSide;
-      settled.set(key2, c);
-      return c;
-    }
-    if (c.family !== "secondary") undecided.push(c);
-    return c;
-  });
-  const report = { ...current, comparisons, summary: summarize2(comparisons) };
-  return { report, settled, undecided, stop: undecided.length === 0 };
-}
-
 // src/compare/pool-base.ts
 var DRIFT_P = 0.2;
 var DRIFT_SHARE = 0.25;
@@ -16849,9 +16865,10 @@ async function runAb(settings, deps) {
       });
       settled = look.settled;
       report = { ...look.report, overallAlpha: settings.alpha };
-      const futile = look.report.comparisons.filter((c) => c.decision === "futility" && c.decidedAt === roundsNow).length;
-      lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile });
-      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${look.undecided.length} undecided`);
+      const futile = look.report.comparisons.filter((c) => c.decision === "futility" && c.futileAt === roundsNow).length;
+      const rejudged = look.report.comparisons.filter((c) => decidedForOthers(c) && c.decidedAt === roundsNow).length;
+      lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile, rejudged });
+      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${rejudged} stopped earlier decided now on rounds measured for others; ${look.undecided.length} undecided`);
       undecided = look.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision !== "undecided").map((c) => `${c.benchmark} (${c.metric})`);
       if (look.stop) break;
     }

@@ -19583,8 +19583,9 @@ function applyLook(current, previous, ctx) {
   const comparisons = current.comparisons.map((fresh) => {
     const key2 = keyOf(fresh);
     const kept = previous.get(key2);
-    if (kept) return kept;
+    if (kept && kept.decision !== "futility") return kept;
     const c = { ...fresh, warnings: [...fresh.warnings] };
+    if (kept) return rejudge(c, kept, ctx.roundsPerSide, key2, settled);
     if (c.verdict !== "inconclusive" || c.p === null) {
       if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = ctx.roundsPerSide;
       settled.set(key2, c);
@@ -19599,6 +19600,7 @@ function applyLook(current, previous, ctx) {
     if (isFutile(c, { ...ctx, threshold })) {
       c.decision = "futility";
       c.decidedAt = ctx.roundsPerSide;
+      c.futileAt = ctx.roundsPerSide;
       settled.set(key2, c);
       return c;
     }
@@ -19607,6 +19609,17 @@ function applyLook(current, previous, ctx) {
   });
   const report = { ...current, comparisons, summary: summarize2(comparisons) };
   return { report, settled, undecided, stop: undecided.length === 0 };
+}
+function rejudge(c, kept, roundsPerSide, key2, settled) {
+  if ((c.base?.n ?? 0) <= (kept.base?.n ?? 0) && (c.head?.n ?? 0) <= (kept.head?.n ?? 0)) return kept;
+  c.futileAt = kept.futileAt ?? kept.decidedAt;
+  if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = roundsPerSide;
+  else if (c.verdict === "inconclusive") {
+    c.decision = "futility";
+    c.decidedAt = kept.decidedAt;
+  } else return kept;
+  settled.set(key2, c);
+  return c;
 }
 
 // src/stats/sequential-alpha.ts

@@ -32794,6 +32794,7 @@ function summarize2(comparisons) {
 }
 
 // src/compare/adaptive-stop.ts
+var decidedForOthers = (c) => c.futileAt !== void 0 && c.decision !== "futility" && c.verdict !== "inconclusive";
 var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
 function applyLook(current, previous, ctx) {
   const settled = new Map(previous);
@@ -32801,8 +32802,9 @@ function applyLook(current, previous, ctx) {
   const comparisons = current.comparisons.map((fresh) => {
     const key2 = keyOf(fresh);
     const kept = previous.get(key2);
-    if (kept) return kept;
+    if (kept && kept.decision !== "futility") return kept;
     const c = { ...fresh, warnings: [...fresh.warnings] };
+    if (kept) return rejudge(c, kept, ctx.roundsPerSide, key2, settled);
     if (c.verdict !== "inconclusive" || c.p === null) {
       if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = ctx.roundsPerSide;
       settled.set(key2, c);
@@ -32817,6 +32819,7 @@ function applyLook(current, previous, ctx) {
     if (isFutile(c, { ...ctx, threshold })) {
       c.decision = "futility";
       c.decidedAt = ctx.roundsPerSide;
+      c.futileAt = ctx.roundsPerSide;
       settled.set(key2, c);
       return c;
     }
@@ -32825,6 +32828,17 @@ function applyLook(current, previous, ctx) {
   });
   const report = { ...current, comparisons, summary: summarize2(comparisons) };
   return { report, settled, undecided, stop: undecided.length === 0 };
+}
+function rejudge(c, kept, roundsPerSide, key2, settled) {
+  if ((c.base?.n ?? 0) <= (kept.base?.n ?? 0) && (c.head?.n ?? 0) <= (kept.head?.n ?? 0)) return kept;
+  c.futileAt = kept.futileAt ?? kept.decidedAt;
+  if (c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged") c.decidedAt = roundsPerSide;
+  else if (c.verdict === "inconclusive") {
+    c.decision = "futility";
+    c.decidedAt = kept.decidedAt;
+  } else return kept;
+  settled.set(key2, c);
+  return c;
 }
 
 // src/compare/replay-looks.ts
@@ -39926,6 +39940,7 @@ var OPTIONAL_FIELDS = [
   ["bound", "bound"],
   ["boundSide", "bound_side"],
   ["decidedAt", "decided_at"],
+  ["futileAt", "futile_at"],
   ["detectable", "detectable"],
   ["suggestedThreshold", "suggested_threshold"],
   ["pooledBase", "pooled_base"]
@@ -40648,8 +40663,9 @@ function samplingLine(result2) {
   const open = (kind) => result2.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
   const futile = open("futility");
   const budget = open("budget");
+  const forOthers = result2.report.comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
   const pooled = Object.keys(result2.pooled).length;
-  return `${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side (looks: ${result2.looks.map((l) => l.roundsPerSide).join(", ")})` + (result2.failures.length > 0 ? `, ${result2.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result2.pinned !== void 0 ? `; pinned to CPU ${result2.pinned}` : "");
+  return `${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side (looks: ${result2.looks.map((l) => l.roundsPerSide).join(", ")})` + (result2.failures.length > 0 ? `, ${result2.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (forOthers.length > 0 ? `; decided on rounds measured for others, after their own futility stop: ${forOthers.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result2.pinned !== void 0 ? `; pinned to CPU ${result2.pinned}` : "");
 }
 function memoryLine(result2) {
   const primary = result2.report.comparisons.filter((c) => c.family !== "secondary" && c.detectable !== void 0);
@@ -42174,9 +42190,10 @@ async function runAb(settings, deps) {
       });
       settled = look.settled;
       report = { ...look.report, overallAlpha: settings.alpha };
-      const futile = look.report.comparisons.filter((c) => c.decision === "futility" && c.decidedAt === roundsNow).length;
-      lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile });
-      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${look.undecided.length} undecided`);
+      const futile = look.report.comparisons.filter((c) => c.decision === "futility" && c.futileAt === roundsNow).length;
+      const rejudged = look.report.comparisons.filter((c) => decidedForOthers(c) && c.decidedAt === roundsNow).length;
+      lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile, rejudged });
+      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${rejudged} stopped earlier decided now on rounds measured for others; ${look.undecided.length} undecided`);
       undecided = look.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision !== "undecided").map((c) => `${c.benchmark} (${c.metric})`);
       if (look.stop) break;
     }
