@@ -1,6 +1,7 @@
 import type { Comparison, Verdict } from '../model/comparison.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
+import { PRIMARY_METRICS } from '../compare/metric-family.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
 import { changeWords, formatChange, formatQuantity, MAX_SHOWN_FACTOR, ratioParts } from './format-numbers.ts';
 import { byImportance, headline } from './report-order.ts';
@@ -59,8 +60,6 @@ export interface ReportLayout {
   warningGroups: WarningGroup[];
   otherWarnings: OtherWarning[];
 }
-
-const PRIMARY_METRICS = ['real_time', 'time', 'throughput'];
 
 const isTime = (unit: string) => normalizeTimeUnit(unit.split('/')[0]) !== undefined;
 
