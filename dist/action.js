@@ -9724,7 +9724,6 @@ function headline(summary2, bound = null) {
 }
 
 // src/report/report-layout.ts
-var PRIMARY_METRICS2 = ["real_time", "time", "throughput"];
 var isTime = (unit) => normalizeTimeUnit(unit.split("/")[0]) !== void 0;
 function isConstant2(c) {
   const { base, head } = c;
@@ -9768,7 +9767,7 @@ function layoutReport(report) {
   return { rows, constants: [...constants4.values()], warningGroups: groups2, otherWarnings: others };
 }
 function primaryOf(list) {
-  return list.find((c) => c.family === "primary") ?? PRIMARY_METRICS2.map((name) => list.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list.find((c) => isTime(c.unit)) ?? list[0];
+  return list.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => list.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list.find((c) => isTime(c.unit)) ?? list[0];
 }
 function groupWarnings(comparisons) {
   const byKind = /* @__PURE__ */ new Map();

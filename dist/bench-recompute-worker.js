@@ -6882,8 +6882,36 @@ function fingerprintDifferences(base, head) {
   return differences;
 }
 
-// src/report/report-layout.ts
+// src/compare/metric-family.ts
 var PRIMARY_METRICS = ["real_time", "time", "throughput"];
+var CPU_TIME_QUIETER = 0.5;
+function primaryMetrics(measurements, noise = () => void 0) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const m of measurements) {
+    const list = seen.get(m.benchmark) ?? [];
+    if (list.length === 0) seen.set(m.benchmark, list);
+    if (!list.some((x) => x.metric === m.metric)) list.push(m);
+  }
+  const primary = /* @__PURE__ */ new Map();
+  for (const [benchmark, list] of seen) {
+    const byName = PRIMARY_METRICS.find((name) => list.some((x) => x.metric === name));
+    const timed = list.find((x) => normalizeTimeUnit(x.unit.split("/")[0]) !== void 0);
+    let choice = byName ?? timed?.metric ?? list[0].metric;
+    const real = list.find((x) => x.metric === "real_time");
+    const cpu = list.find((x) => x.metric === "cpu_time");
+    if (choice === "real_time" && real && cpu) {
+      const [r, c] = [noise(real), noise(cpu)];
+      if (r !== void 0 && c !== void 0 && c < CPU_TIME_QUIETER * r) choice = "cpu_time";
+    }
+    primary.set(benchmark, choice);
+  }
+  return primary;
+}
+function familyOf(primary, benchmark, metric) {
+  return primary.get(benchmark) === metric ? "primary" : "secondary";
+}
+
+// src/report/report-layout.ts
 var isTime = (unit) => normalizeTimeUnit(unit.split("/")[0]) !== void 0;
 function isConstant2(c) {
   const { base, head } = c;
@@ -19278,35 +19306,6 @@ var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
 
 // src/runner/machine-lock.ts
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
-
-// src/compare/metric-family.ts
-var PRIMARY_METRICS2 = ["real_time", "time", "throughput"];
-var CPU_TIME_QUIETER = 0.5;
-function primaryMetrics(measurements, noise = () => void 0) {
-  const seen = /* @__PURE__ */ new Map();
-  for (const m of measurements) {
-    const list = seen.get(m.benchmark) ?? [];
-    if (list.length === 0) seen.set(m.benchmark, list);
-    if (!list.some((x) => x.metric === m.metric)) list.push(m);
-  }
-  const primary = /* @__PURE__ */ new Map();
-  for (const [benchmark, list] of seen) {
-    const byName = PRIMARY_METRICS2.find((name) => list.some((x) => x.metric === name));
-    const timed = list.find((x) => normalizeTimeUnit(x.unit.split("/")[0]) !== void 0);
-    let choice = byName ?? timed?.metric ?? list[0].metric;
-    const real = list.find((x) => x.metric === "real_time");
-    const cpu = list.find((x) => x.metric === "cpu_time");
-    if (choice === "real_time" && real && cpu) {
-      const [r, c] = [noise(real), noise(cpu)];
-      if (r !== void 0 && c !== void 0 && c < CPU_TIME_QUIETER * r) choice = "cpu_time";
-    }
-    primary.set(benchmark, choice);
-  }
-  return primary;
-}
-function familyOf(primary, benchmark, metric) {
-  return primary.get(benchmark) === metric ? "primary" : "secondary";
-}
 
 // src/compare/power.ts
 var FUTILITY_POWER = 0.1;

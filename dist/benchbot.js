@@ -40091,7 +40091,6 @@ function headline(summary, bound = null) {
 }
 
 // src/report/report-layout.ts
-var PRIMARY_METRICS2 = ["real_time", "time", "throughput"];
 var isTime = (unit) => normalizeTimeUnit(unit.split("/")[0]) !== void 0;
 function isConstant2(c) {
   const { base, head } = c;
@@ -40135,7 +40134,7 @@ function layoutReport(report) {
   return { rows, constants: [...constants4.values()], warningGroups: groups2, otherWarnings: others };
 }
 function primaryOf(list2) {
-  return list2.find((c) => c.family === "primary") ?? PRIMARY_METRICS2.map((name) => list2.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list2.find((c) => isTime(c.unit)) ?? list2[0];
+  return list2.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => list2.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list2.find((c) => isTime(c.unit)) ?? list2[0];
 }
 function groupWarnings(comparisons) {
   const byKind = /* @__PURE__ */ new Map();
