@@ -49,6 +49,8 @@ export interface Harness {
   store: Store;
   /** outcomes collects what each delivery did, in completion order. */
   outcomes: { id: string; name: string; outcome: string; ms: number }[];
+  /** startReplica starts a second app on the same store and stand-in, as a second replica behind one database (closed with the harness). */
+  startReplica(): Promise<AppServer>;
   close(): Promise<void>;
 }
 
@@ -64,7 +66,7 @@ export async function startHarness(options: Partial<AppServerOptions> = {}): Pro
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-app-'));
   const store = await openStore(join(dir, 'app.db'), { cwd: dir });
   const outcomes: Harness['outcomes'] = [];
-  const app = await startAppServer({
+  const serverOptions: AppServerOptions = {
     appId: APP_ID,
     privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     secret: SECRET,
@@ -76,13 +78,21 @@ export async function startHarness(options: Partial<AppServerOptions> = {}): Pro
     logLevel: 'fatal',
     onHandled: (e) => outcomes.push(e),
     ...options,
-  });
+  };
+  const app = await startAppServer(serverOptions);
+  const replicas: AppServer[] = [];
   return {
     stand,
     app,
     store,
     outcomes,
+    async startReplica() {
+      const replica = await startAppServer(serverOptions);
+      replicas.push(replica);
+      return replica;
+    },
     async close() {
+      for (const replica of replicas) await replica.close();
       await app.close();
       await stand.close();
       await store.close();
@@ -96,14 +106,14 @@ export function sign(body: string, secret = SECRET): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** deliver POSTs a webhook as GitHub does; `signature: null` leaves the header out. */
-export async function deliver(h: Harness, event: string, payload: unknown, options: { id?: string; signature?: string | null } = {}): Promise<{ status: number; text: string; id: string }> {
+/** deliver POSTs a webhook as GitHub does; `signature: null` leaves the header out; `to` sends it to a replica (startReplica). */
+export async function deliver(h: Harness, event: string, payload: unknown, options: { id?: string; signature?: string | null; to?: AppServer } = {}): Promise<{ status: number; text: string; id: string }> {
   const body = JSON.stringify(payload);
   const id = options.id ?? randomUUID();
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': id, 'user-agent': 'GitHub-Hookshot/test' };
   const signature = options.signature === undefined ? sign(body) : options.signature;
   if (signature !== null) headers['x-hub-signature-256'] = signature;
-  const response = await fetch(h.app.webhookUrl, { method: 'POST', headers, body });
+  const response = await fetch((options.to ?? h.app).webhookUrl, { method: 'POST', headers, body });
   return { status: response.status, text: await response.text(), id };
 }
 

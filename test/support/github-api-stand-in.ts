@@ -153,6 +153,12 @@ export interface GitHubApiStandIn {
   /** blobRequests are fetches of redirect targets (artifact archives), with their headers and how many body bytes the socket took. */
   blobRequests: BlobRequest[];
   state: StandInState;
+  /**
+   * jitterMs delays every API answer by a random 0..jitterMs ms (default 0),
+   * as GitHub's round trips vary: concurrent handlers then interleave in
+   * every order, which races need.
+   */
+  jitterMs: number;
   /** failNext queues a fault for the next matching request(s). */
   failNext(fault: Fault): void;
   /** addComment seeds a comment as if `user` had written it; returns its record. */
@@ -583,6 +589,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       return reply({ status: 422, body: { message: `Invalid request.\n\n${record.errors.join('\n')}`, documentation_url: DOCS, status: '422' } });
     }
 
+    if (stand.jitterMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * stand.jitterMs));
     const fault = takeFault(method, path, match.template);
     if (fault) return reply({ status: fault.status, headers: fault.headers, body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: DOCS } });
 
@@ -615,6 +622,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     requests,
     blobRequests,
     state,
+    jitterMs: 0,
     failNext(fault) {
       faults.push({ ...fault });
     },
