@@ -23,8 +23,15 @@ import type { Store } from '../store/store.ts';
  *   not dispatch it again.
  * - `bisect-run:<owner>/<repo>/<run id>`: the finding a bisect run works on.
  * - `issue:<owner>/<repo>:<series>`: the regression issue filed for a series.
- * - `reply:<owner>/<repo>#<pr>`: the id of the app's reply comment on a pull
- *   request, so a reply is one PATCH instead of listing every comment.
+ * - `reply:<owner>/<repo>#<pr>`: the effect (withEffect) of the app's reply
+ *   comment on a pull request; its id makes a reply one PATCH instead of
+ *   listing every comment.
+ * - `report-comment:<owner>/<repo>#<pr>`: the effect of the sticky report
+ *   comment on a pull request (the `/bench` running note and its report).
+ * - `check-run:<owner>/<repo>#<pr>:<head sha>`: the effect of the `/bench`
+ *   check run on a pull request's head, `open` while it is in progress.
+ * - `bisect-issue:<owner>/<repo>:<series>:<good>..<bad>`: the effect of the
+ *   regression issue a bisection files.
  * - `answered:<owner>/<repo>#<pr>:<kind>:<login>`: when a user was last
  *   answered a help or a refusal there; later ones in the same period are
  *   only logged, so comments cannot spend the installation's API budget.
@@ -102,6 +109,22 @@ export interface IssueRecord {
   culprit?: { sha: string; subject: string; pr?: number };
 }
 
+/** EFFECT_LEASE_MS: an effect `intended` for longer than this (its maker crashed) may be taken over by another handler. */
+export const EFFECT_LEASE_MS = 60 * 1000;
+
+/** EFFECT_POLL_MS is how often a handler looks again at an effect another replica is making. */
+const EFFECT_POLL_MS = 20;
+
+/** EffectResult is what making an effect left on GitHub: its id, and what else the next maker needs (e.g. `open`). */
+export type EffectResult = { id: number } & Record<string, unknown>;
+
+/**
+ * EffectRecord is the value of an effect key: `intended` while a handler
+ * makes it (`last` is what the one before made, if any), `done` with the
+ * result after.
+ */
+export type EffectRecord = { status: 'intended'; at: string; last?: EffectResult } | ({ status: 'done'; at: string } & EffectResult);
+
 /** Versioned pairs a value with the state version it was read at, for compare-and-set. */
 export interface Versioned<T> {
   value: T;
@@ -152,9 +175,19 @@ export interface AppState {
   getBisectRun(owner: string, repo: string, runId: number): Promise<BisectRecord | undefined>;
   putIssue(owner: string, repo: string, series: string, record: IssueRecord): Promise<void>;
   getIssue(owner: string, repo: string, series: string): Promise<IssueRecord | undefined>;
-  /** getReplyId returns the app's reply comment on a pull request, when one was written. */
-  getReplyId(owner: string, repo: string, pr: number): Promise<number | undefined>;
-  putReplyId(owner: string, repo: string, pr: number, commentId: number): Promise<void>;
+  /**
+   * withEffect makes one effect on GitHub at a time per `key`, across the
+   * handlers of this process and across replicas: it records the key as
+   * `intended` with an atomic insert-if-absent (or compare-and-set over a
+   * `done` record) before `make` runs, and as `done` with what `make`
+   * returned after. `make` gets what the previous maker left (`last`) and
+   * must reuse it, or find the object on GitHub by its marker, rather than
+   * create a second one; returning null leaves the record as it was. A
+   * handler that finds the key intended waits until it is done, or until
+   * the intent is older than EFFECT_LEASE_MS (its maker crashed). When
+   * `make` throws, the intent is withdrawn.
+   */
+  withEffect<T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined) => Promise<T>): Promise<T>;
   /**
    * claimAnswer returns true when `login` may be answered `kind` on a pull
    * request at `at` (no answer in the last ANSWER_PERIOD_MS), recording it
@@ -179,6 +212,15 @@ export function runKey(owner: string, repo: string, runId: number): string {
 }
 
 const slug = (owner: string, repo: string) => `${owner.toLowerCase()}/${repo.toLowerCase()}`;
+
+/** replyKey is the effect key of the app's reply comment on a pull request. */
+export const replyKey = (owner: string, repo: string, pr: number) => `reply:${slug(owner, repo)}#${pr}`;
+/** reportCommentKey is the effect key of the sticky report comment on a pull request. */
+export const reportCommentKey = (owner: string, repo: string, pr: number) => `report-comment:${slug(owner, repo)}#${pr}`;
+/** checkRunKey is the effect key of the `/bench` check run on a pull request's head. */
+export const checkRunKey = (owner: string, repo: string, pr: number, head: string) => `check-run:${slug(owner, repo)}#${pr}:${head.toLowerCase()}`;
+/** bisectIssueKey is the effect key of the regression issue a bisection of `range` (`<good>..<bad>`) files. */
+export const bisectIssueKey = (owner: string, repo: string, series: string, range: string) => `bisect-issue:${slug(owner, repo)}:${series}:${range}`;
 const answerKey = (owner: string, repo: string, pr: number, kind: AnswerKind, login: string) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 const unnamedKey = (r: BenchRequest) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 
@@ -197,7 +239,61 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
     if (value.status !== 'processing' || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
     return (await store.compareAndSetState(key, existing.version, record)) !== null;
   };
+  const lastOf = (record: EffectRecord | undefined): EffectResult | undefined => {
+    if (record === undefined) return undefined;
+    if (record.status === 'intended') return record.last;
+    const { status: _status, at: _at, ...result } = record;
+    return result as EffectResult;
+  };
+  // intend takes an effect key for this handler: the version of its intent and what the previous maker left.
+  const intend = async (key: string): Promise<{ version: number; previous: EffectRecord | undefined }> => {
+    for (;;) {
+      const fresh = await store.compareAndSetState(key, null, { status: 'intended', at: iso() } satisfies EffectRecord);
+      if (fresh !== null) return { version: fresh, previous: undefined };
+      const existing = await store.getState(key);
+      if (existing === undefined) continue;
+      const record = existing.value as EffectRecord;
+      // A record without a status is a reply id from before effects were keyed: done.
+      if (record.status !== 'intended' || now() - Date.parse(record.at) >= EFFECT_LEASE_MS) {
+        const last = lastOf(record);
+        const version = await store.compareAndSetState(key, existing.version, { status: 'intended', at: iso(), ...(last ? { last } : {}) } satisfies EffectRecord);
+        if (version !== null) return { version, previous: record };
+        continue;
+      }
+      // Another replica is making it: look again shortly (within this process the queue below already waits).
+      await new Promise((resolve) => setTimeout(resolve, EFFECT_POLL_MS * (0.5 + Math.random())));
+    }
+  };
+  // Handlers of this process queue per key, so only handlers of other replicas poll.
+  const queues = new Map<string, Promise<unknown>>();
+  const queued = <T>(key: string, task: () => Promise<T>): Promise<T> => {
+    const result = (queues.get(key) ?? Promise.resolve()).then(task, task);
+    const settled = result.then(() => undefined, () => undefined);
+    queues.set(key, settled);
+    void settled.then(() => {
+      if (queues.get(key) === settled) queues.delete(key);
+    });
+    return result;
+  };
   return {
+    withEffect<T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined) => Promise<T>): Promise<T> {
+      return queued(key, async () => {
+        const { version, previous } = await intend(key);
+        // What to put back when nothing was made: what the previous maker left, as done, or nothing.
+        const last = lastOf(previous);
+        const undo = () => (last === undefined ? store.deleteState(key, version) : store.compareAndSetState(key, version, { ...last, status: 'done', at: previous?.at ?? iso() } satisfies EffectRecord));
+        let result: T;
+        try {
+          result = await make(last);
+        } catch (error) {
+          await Promise.resolve(undo()).catch(() => undefined);
+          throw error;
+        }
+        if (result === null) await undo();
+        else await store.compareAndSetState(key, version, { ...result, status: 'done', at: iso() } satisfies EffectRecord);
+        return result;
+      });
+    },
     claimDelivery: (id, event) => claim(deliveryKey(id), event),
     claimComment: (owner, repo, id, updatedAt) => claim(commentKey(owner, repo, id, updatedAt), 'issue_comment'),
     async finishComment(owner, repo, id, updatedAt) {
@@ -261,13 +357,6 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
     },
     async getIssue(owner, repo, series) {
       return (await store.getState(`issue:${slug(owner, repo)}:${series}`))?.value as IssueRecord | undefined;
-    },
-    async getReplyId(owner, repo, pr) {
-      const id = ((await store.getState(`reply:${slug(owner, repo)}#${pr}`))?.value as { id?: unknown } | undefined)?.id;
-      return typeof id === 'number' ? id : undefined;
-    },
-    async putReplyId(owner, repo, pr, commentId) {
-      await store.putState(`reply:${slug(owner, repo)}#${pr}`, { id: commentId, at: iso() });
     },
     async releaseAnswer(owner, repo, pr, kind, login) {
       await store.deleteState(answerKey(owner, repo, pr, kind, login));

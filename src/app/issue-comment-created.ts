@@ -1,14 +1,14 @@
 import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
 import { upsertStickyComment, withMarker } from '../github/sticky-comment.ts';
-import { REPORT_MARKER } from '../report/markdown-report.ts';
 import type { AppConfig } from './app-config.ts';
 import { formatConfigProblems } from './app-config.ts';
-import { ANSWER_PERIOD_MS, type AnswerKind, type BenchRequest } from './app-state.ts';
+import { ANSWER_PERIOD_MS, replyKey, type AnswerKind, type BenchRequest } from './app-state.ts';
 import { inertCode } from '../report/inert-markdown.ts';
 import { BENCH_USAGE, findCommandLine, parseCommandLine, type BenchArguments } from './bench-command.ts';
 import { renderBenchRunning } from './bench-report.ts';
-import { CHECK_NAME, REPLY_MARKER, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
+import { cancelCheckRun, openCheckRun, writeReportComment } from './bench-effects.ts';
+import { REPLY_MARKER, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 
 /** IssueCommentPayload is the part of an `issue_comment` webhook this handler reads. */
 export interface IssueCommentPayload {
@@ -192,16 +192,13 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
     return 'dispatch-failed';
   }
 
-  // The check run is created alongside the state and the comment; its id joins the state when it comes back.
-  const creatingCheck = client.request<{ id: number }>('POST', '/repos/{owner}/{repo}/check-runs', {
-    ...where,
-    name: CHECK_NAME,
-    head_sha: pull.head.sha,
-    status: 'in_progress',
-    started_at: deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    details_url: run.url ?? undefined,
-    external_id: run.id === null ? undefined : String(run.id),
-    output: { title: 'Benchmarking', summary: `\`/bench\` by @${login}: measuring head \`${pull.head.sha.slice(0, 12)}\` against base \`${pull.base.sha.slice(0, 12)}\`.` },
+  // The check run is opened alongside the state and the comment (one per head: a concurrent /bench on it shares it); its id joins the state when it comes back.
+  const creatingCheck = openCheckRun(deps, client, where, pr, pull.head.sha, {
+    detailsUrl: run.url,
+    externalId: run.id === null ? null : String(run.id),
+    startedAt: deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    title: 'Benchmarking',
+    summary: `\`/bench\` by @${login}: measuring head \`${pull.head.sha.slice(0, 12)}\` against base \`${pull.base.sha.slice(0, 12)}\`.`,
   });
 
   const request: BenchRequest = {
@@ -233,22 +230,18 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
   if (Object.keys(request.args).length > 0) notes.push(`Arguments: ${Object.entries(request.args).map(([k, v]) => `${inertCode(k)} = ${inertCode(v.replace(/\n/g, ', '))}`).join(', ')}.`);
   if (run.id === null) notes.push('GitHub did not name the dispatched run: its report is matched to this request by workflow, the app as its actor, and time.');
   notes.push(configNote);
-  const recordingCheck = creatingCheck.then(async (check) => {
-    request.checkRunId = check.id;
+  const recordingCheck = creatingCheck.then(async (checkRunId) => {
+    request.checkRunId = checkRunId;
     if (request.runId !== null) await deps.state.putRun({ ...request, runId: request.runId });
     const latest = await deps.state.getBench(request.owner, request.repo, request.pr);
-    if (latest?.value.runId === request.runId && latest.value.at === request.at) await deps.state.setBench({ ...latest.value, checkRunId: check.id }, latest.version);
+    if (latest?.value.runId === request.runId && latest.value.at === request.at) await deps.state.setBench({ ...latest.value, checkRunId }, latest.version);
+    // Replaced meanwhile by a /bench on another head, whose retire may have looked before this check run was open: it is closed here.
+    else if (latest !== undefined && latest.value.head !== request.head) await cancelCheckRun(deps, client, request, checkRunId, latest.value);
   });
   await Promise.all([
     recordingCheck,
     retiring,
-    upsertStickyComment(client, {
-      ...where,
-      issueNumber: pr,
-      marker: REPORT_MARKER,
-      botLogin: await deps.botLogin(),
-      body: renderBenchRunning({ requestedBy: login, commentUrl: request.commentUrl, base: request.base, head: request.head, runUrl: run.url, notes }),
-    }),
+    writeReportComment(deps, client, where, pr, renderBenchRunning({ requestedBy: login, commentUrl: request.commentUrl, base: request.base, head: request.head, runUrl: run.url, notes })),
   ]);
   deps.log.info({ owner: where.owner, repo: where.repo, pr, head: request.head, runId: run.id }, 'dispatched /bench');
   return 'dispatched';
@@ -443,20 +436,11 @@ async function retire(deps: HandlerDeps, client: GitHubClient, previous: BenchRe
   };
   const cancelling = previous.runId === null ? null : cancel(previous.runId);
   cancelling?.catch(() => undefined);
-  // A /bench right after another may find the earlier check run id only in the run record.
-  const checkRunId = previous.checkRunId ?? (previous.runId === null ? null : (await deps.state.getRun(previous.owner, previous.repo, previous.runId))?.value.checkRunId ?? null);
-  if (checkRunId !== null) {
-    try {
-      await client.request('PATCH', '/repos/{owner}/{repo}/check-runs/{check_run_id}', {
-        ...where,
-        check_run_id: checkRunId,
-        status: 'completed',
-        conclusion: 'cancelled',
-        output: { title: 'Replaced', summary: `Replaced by the \`/bench\` of @${by.requestedBy} at \`${by.head.slice(0, 12)}\`.` },
-      });
-    } catch (error) {
-      if (!(error instanceof GitHubError && error.status === 404)) throw error;
-    }
+  // On the same head the check run is shared (openCheckRun): the newer /bench carries it on.
+  if (previous.head !== by.head) {
+    // A /bench right after another may find the earlier check run id only in the run record (or, while it is being opened, only under its effect key).
+    const checkRunId = previous.checkRunId ?? (previous.runId === null ? null : (await deps.state.getRun(previous.owner, previous.repo, previous.runId))?.value.checkRunId ?? null);
+    await cancelCheckRun(deps, client, previous, checkRunId, by);
   }
   await cancelling;
 }
@@ -471,30 +455,29 @@ async function react(client: GitHubClient, where: Repo, commentId: number, conte
 }
 
 /**
- * reply writes the app's one reply comment on the pull request. Its id is
- * kept in the state, so a reply is one PATCH; only the first reply on a pull
- * request (or one after the comment was deleted) lists the comments to find
- * or create it.
+ * reply writes the app's one reply comment on the pull request, as an effect
+ * (withEffect under `reply:`): replies at the same moment, in this process
+ * or on two replicas, take turns, and each after the first PATCHes the
+ * comment the first made; only the first reply on a pull request (or one
+ * after the comment was deleted) lists the comments to find or create it.
  */
-function reply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, login: string, lines: string[], configNote: string): Promise<void> {
+async function reply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, login: string, lines: string[], configNote: string): Promise<void> {
   const body = [`@${login}, ${lines[0]}`, ...lines.slice(1), ...(configNote ? ['', configNote] : [])].join('\n');
-  // One at a time per pull request: replies at the same moment would each create the comment.
-  return oneAtATime(deps.state, `reply:${target.owner}/${target.repo}#${target.pr}`.toLowerCase(), () => writeReply(deps, client, target, body));
+  await deps.state.withEffect(replyKey(target.owner, target.repo, target.pr), (last) => writeReply(deps, client, target, body, last?.id));
 }
 
-async function writeReply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, body: string): Promise<void> {
-  const known = await deps.state.getReplyId(target.owner, target.repo, target.pr);
+async function writeReply(deps: HandlerDeps, client: GitHubClient, target: Repo & { pr: number }, body: string, known: number | undefined): Promise<{ id: number } | null> {
   if (known !== undefined) {
     try {
       await client.request('PATCH', '/repos/{owner}/{repo}/issues/comments/{comment_id}', { owner: target.owner, repo: target.repo, comment_id: known, body: withMarker(REPLY_MARKER, body) });
-      return;
+      return { id: known };
     } catch (error) {
       // Deleted: found or created again below.
       if (!(error instanceof GitHubError && error.status === 404)) throw error;
     }
   }
   const written = await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
-  if (written.id !== undefined) await deps.state.putReplyId(target.owner, target.repo, target.pr, written.id);
+  return written.id === undefined ? null : { id: written.id };
 }
 
 /** queues holds, per app (its state), the last task of each key oneAtATime runs. */

@@ -4,6 +4,7 @@ import { fileRegressionIssue } from '../github/regression-issue.ts';
 import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
 import type { ScanFinding } from '../scan/scan-finding.ts';
 import type { AppConfig } from './app-config.ts';
+import { bisectIssueKey } from './app-state.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
 import type { HandlerDeps, Repo } from './handler-deps.ts';
 
@@ -95,11 +96,16 @@ export async function handleBisectCompleted(deps: HandlerDeps, client: GitHubCli
   const bisect = text === null ? undefined : parseBisectLog(text);
   // Only the app's own issues are reconciled: anyone who may label issues can file one with the label and the marker.
   const botLogin = await deps.botLogin();
-  const result = await fileRegressionIssue(client, { ...where, finding, bisect, threshold: record.threshold, dashboardUrl: config.nightly.dashboard, botLogin, labels: config.issues.labels, assignees: config.issues.assignees, cc: config.issues.cc });
-  // The culprit goes with the record too: the dashboard marks it on the series' chart.
-  const named = bisect?.culprit;
-  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result.number, url: result.url, marker: result.marker, at: deps.now().toISOString(), ...(named ? { culprit: { sha: named.sha, subject: named.subject, ...(typeof named.pr === 'number' ? { pr: named.pr } : {}) } } : {}) });
-  deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result.number, action: result.action }, 'regression issue');
+  // One filing per bisection at a time, across replicas: a completion delivered twice (a redelivery, a re-run attempt) finds the issue by its marker and updates it.
+  const range = `${json.last_good.sha}..${json.first_bad.sha}`;
+  const result = await deps.state.withEffect(bisectIssueKey(where.owner, where.repo, finding.series, range), async () => {
+    const filed = await fileRegressionIssue(client, { ...where, finding, bisect, threshold: record.threshold, dashboardUrl: config.nightly.dashboard, botLogin, labels: config.issues.labels, assignees: config.issues.assignees, cc: config.issues.cc });
+    // The culprit goes with the record too: the dashboard marks it on the series' chart.
+    const named = bisect?.culprit;
+    await deps.state.putIssue(where.owner, where.repo, finding.series, { number: filed.number, url: filed.url, marker: filed.marker, at: deps.now().toISOString(), ...(named ? { culprit: { sha: named.sha, subject: named.subject, ...(typeof named.pr === 'number' ? { pr: named.pr } : {}) } } : {}) });
+    return { id: filed.number, action: filed.action };
+  });
+  deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result.id, action: result.action }, 'regression issue');
   return 'issue-filed';
 }
 

@@ -1,14 +1,13 @@
-import { conclusionFor, publishCheckRun, type CheckConclusion } from '../github/check-run.ts';
+import { conclusionFor, type CheckConclusion } from '../github/check-run.ts';
 import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
-import { upsertStickyComment } from '../github/sticky-comment.ts';
-import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { headline } from '../report/report-order.ts';
 import { formatConfigProblems } from './app-config.ts';
 import type { BenchRequest, Versioned } from './app-state.ts';
 import { renderBenchFailure, REPORT_ARTIFACT, ReportShapeError, type FailedStep, type RecomputedBench } from './bench-report.ts';
 import { RecomputeBudgetError } from './bench-recompute.ts';
-import { CHECK_NAME, repoOf, type ClaimDelivery, type HandlerDeps, type Repo } from './handler-deps.ts';
+import { completeCheckRun, writeReportComment } from './bench-effects.ts';
+import { repoOf, type ClaimDelivery, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
 import { downloadArtifactZip } from './artifact-file.ts';
 import { RESULTS_FILES } from '../jobs/results-artifact.ts';
@@ -202,17 +201,12 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     title = runConclusion === 'cancelled' ? 'Cancelled' : 'The benchmark run failed';
   }
 
-  const botLogin = await deps.botLogin();
-  await Promise.all([upsertStickyComment(client, { ...where, issueNumber: request.pr, marker: REPORT_MARKER, botLogin, body }), publishCheckRun(client, {
-    ...where,
-    headSha: request.head,
-    name: CHECK_NAME,
+  await Promise.all([writeReportComment(deps, client, where, request.pr, body), completeCheckRun(deps, client, request, {
     conclusion,
     title,
     summary: body.split('\n').slice(1).join('\n'),
     detailsUrl: runUrl ?? undefined,
     externalId: String(run.id),
-    checkRunId: request.checkRunId ?? undefined,
   })]);
 
   await deps.state.putRun({ ...request, runId: run.id, status: 'reported' });
