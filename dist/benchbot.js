@@ -54373,6 +54373,8 @@ async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksP
 var STALE_CLAIM_MS = 10 * 60 * 1e3;
 var ANSWER_PERIOD_MS = 60 * 60 * 1e3;
 var PERMISSION_TTL_MS = 5 * 60 * 1e3;
+var EFFECT_LEASE_MS = 60 * 1e3;
+var EFFECT_POLL_MS = 20;
 function benchKey(owner, repo, pr) {
   return `bench:${owner.toLowerCase()}/${repo.toLowerCase()}#${pr}`;
 }
@@ -54380,6 +54382,10 @@ function runKey2(owner, repo, runId) {
   return `run:${owner.toLowerCase()}/${repo.toLowerCase()}/${runId}`;
 }
 var slug = (owner, repo) => `${owner.toLowerCase()}/${repo.toLowerCase()}`;
+var replyKey = (owner, repo, pr) => `reply:${slug(owner, repo)}#${pr}`;
+var reportCommentKey = (owner, repo, pr) => `report-comment:${slug(owner, repo)}#${pr}`;
+var checkRunKey = (owner, repo, pr, head) => `check-run:${slug(owner, repo)}#${pr}:${head.toLowerCase()}`;
+var bisectIssueKey = (owner, repo, series2, range) => `bisect-issue:${slug(owner, repo)}:${series2}:${range}`;
 var answerKey = (owner, repo, pr, kind, login) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 var unnamedKey = (r) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 function createAppState(store, now = Date.now) {
@@ -54395,7 +54401,56 @@ function createAppState(store, now = Date.now) {
     if (value.status !== "processing" || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
     return await store.compareAndSetState(key2, existing.version, record) !== null;
   };
+  const lastOf = (record) => {
+    if (record === void 0) return void 0;
+    if (record.status === "intended") return record.last;
+    const { status: _status, at: _at, ...result2 } = record;
+    return result2;
+  };
+  const intend = async (key2) => {
+    for (; ; ) {
+      const fresh = await store.compareAndSetState(key2, null, { status: "intended", at: iso() });
+      if (fresh !== null) return { version: fresh, previous: void 0 };
+      const existing = await store.getState(key2);
+      if (existing === void 0) continue;
+      const record = existing.value;
+      if (record.status !== "intended" || now() - Date.parse(record.at) >= EFFECT_LEASE_MS) {
+        const last = lastOf(record);
+        const version = await store.compareAndSetState(key2, existing.version, { status: "intended", at: iso(), ...last ? { last } : {} });
+        if (version !== null) return { version, previous: record };
+        continue;
+      }
+      await new Promise((resolve14) => setTimeout(resolve14, EFFECT_POLL_MS * (0.5 + Math.random())));
+    }
+  };
+  const queues2 = /* @__PURE__ */ new Map();
+  const queued = (key2, task) => {
+    const result2 = (queues2.get(key2) ?? Promise.resolve()).then(task, task);
+    const settled = result2.then(() => void 0, () => void 0);
+    queues2.set(key2, settled);
+    void settled.then(() => {
+      if (queues2.get(key2) === settled) queues2.delete(key2);
+    });
+    return result2;
+  };
   return {
+    withEffect(key2, make) {
+      return queued(key2, async () => {
+        const { version, previous } = await intend(key2);
+        const last = lastOf(previous);
+        const undo = () => last === void 0 ? store.deleteState(key2, version) : store.compareAndSetState(key2, version, { ...last, status: "done", at: previous?.at ?? iso() });
+        let result2;
+        try {
+          result2 = await make(last);
+        } catch (error) {
+          await Promise.resolve(undo()).catch(() => void 0);
+          throw error;
+        }
+        if (result2 === null) await undo();
+        else await store.compareAndSetState(key2, version, { ...result2, status: "done", at: iso() });
+        return result2;
+      });
+    },
     claimDelivery: (id, event) => claim(deliveryKey(id), event),
     claimComment: (owner, repo, id, updatedAt) => claim(commentKey(owner, repo, id, updatedAt), "issue_comment"),
     async finishComment(owner, repo, id, updatedAt) {
@@ -54459,13 +54514,6 @@ function createAppState(store, now = Date.now) {
     },
     async getIssue(owner, repo, series2) {
       return (await store.getState(`issue:${slug(owner, repo)}:${series2}`))?.value;
-    },
-    async getReplyId(owner, repo, pr) {
-      const id = (await store.getState(`reply:${slug(owner, repo)}#${pr}`))?.value?.id;
-      return typeof id === "number" ? id : void 0;
-    },
-    async putReplyId(owner, repo, pr, commentId) {
-      await store.putState(`reply:${slug(owner, repo)}#${pr}`, { id: commentId, at: iso() });
     },
     async releaseAnswer(owner, repo, pr, kind, login) {
       await store.deleteState(answerKey(owner, repo, pr, kind, login));
@@ -61372,6 +61420,38 @@ function findCommandLine(body) {
   return null;
 }
 
+// src/github/check-run.ts
+var CHECK_RUN_TEXT_LIMIT = 65535;
+function conclusionFor(summary, failOn) {
+  if (summary.regressed <= 0) return "success";
+  return failOn === "regression" ? "failure" : "neutral";
+}
+async function publishCheckRun(client, options2) {
+  const summary = truncateForCheckRun(options2.summary);
+  const text2 = options2.text === void 0 ? void 0 : truncateForCheckRun(options2.text);
+  const output = { title: inertTitle(options2.title), summary: summary.text };
+  if (text2 !== void 0) output.text = text2.text;
+  const fields = {
+    owner: options2.owner,
+    repo: options2.repo,
+    name: options2.name,
+    status: "completed",
+    conclusion: options2.conclusion,
+    details_url: options2.detailsUrl,
+    external_id: options2.externalId,
+    output
+  };
+  const run2 = options2.checkRunId === void 0 ? await client.request("POST", "/repos/{owner}/{repo}/check-runs", { ...fields, head_sha: options2.headSha }) : await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", { ...fields, check_run_id: options2.checkRunId });
+  return { id: run2.id, url: run2.html_url ?? "", truncated: summary.truncated || (text2?.truncated ?? false) };
+}
+function truncateForCheckRun(markdown2, limit = CHECK_RUN_TEXT_LIMIT) {
+  return truncateMarkdown(markdown2, limit, (bytes, max2) => `
+
+---
+_benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max2}. The job summary and the PR comment have the full report._
+`);
+}
+
 // src/app/handler-deps.ts
 var REPLY_MARKER = "<!-- benchbot:reply -->";
 var CHECK_NAME = "benchbot /bench";
@@ -61379,6 +61459,57 @@ function repoOf(payload) {
   const name = payload.repository?.name;
   const owner = payload.repository?.owner?.login;
   return typeof name === "string" && typeof owner === "string" && name !== "" && owner !== "" ? { owner, repo: name } : null;
+}
+
+// src/app/bench-effects.ts
+async function writeReportComment(deps, client, where, pr, body) {
+  const botLogin = await deps.botLogin();
+  await deps.state.withEffect(reportCommentKey(where.owner, where.repo, pr), async () => {
+    const written = await upsertStickyComment(client, { ...where, issueNumber: pr, marker: REPORT_MARKER, botLogin, body });
+    return written.id === void 0 ? null : { id: written.id };
+  });
+}
+async function openCheckRun(deps, client, where, pr, head, check) {
+  const fields = { ...where, name: CHECK_NAME, status: "in_progress", details_url: check.detailsUrl ?? void 0, external_id: check.externalId ?? void 0, output: { title: check.title, summary: check.summary } };
+  const made = await deps.state.withEffect(checkRunKey(where.owner, where.repo, pr, head), async (last) => {
+    if (last?.open === true) {
+      try {
+        await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", { ...fields, check_run_id: last.id });
+        return { id: last.id, open: true };
+      } catch (error) {
+        if (!(error instanceof GitHubError && error.status === 404)) throw error;
+      }
+    }
+    const created = await client.request("POST", "/repos/{owner}/{repo}/check-runs", { ...fields, head_sha: head, started_at: check.startedAt });
+    return { id: created.id, open: true };
+  });
+  return made.id;
+}
+async function cancelCheckRun(deps, client, replaced, knownId, by) {
+  await deps.state.withEffect(checkRunKey(replaced.owner, replaced.repo, replaced.pr, replaced.head), async (last) => {
+    const id = last === void 0 ? knownId : last.open === true ? last.id : null;
+    if (id === null) return null;
+    try {
+      await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", {
+        owner: replaced.owner,
+        repo: replaced.repo,
+        check_run_id: id,
+        status: "completed",
+        conclusion: "cancelled",
+        output: { title: "Replaced", summary: `Replaced by the \`/bench\` of @${by.requestedBy} at \`${by.head.slice(0, 12)}\`.` }
+      });
+    } catch (error) {
+      if (!(error instanceof GitHubError && error.status === 404)) throw error;
+    }
+    return { id, open: false };
+  });
+}
+async function completeCheckRun(deps, client, request2, options2) {
+  await deps.state.withEffect(checkRunKey(request2.owner, request2.repo, request2.pr, request2.head), async (last) => {
+    const open = last?.open === true ? last.id : void 0;
+    const published = await publishCheckRun(client, { ...options2, owner: request2.owner, repo: request2.repo, headSha: request2.head, name: CHECK_NAME, checkRunId: request2.checkRunId ?? open });
+    return open !== void 0 && open !== published.id ? null : { id: published.id, open: false };
+  });
 }
 
 // src/app/issue-comment-created.ts
@@ -61489,15 +61620,12 @@ async function handleCommand(deps, client, payload, target, comment2) {
     await Promise.all([react(client, where, comment2.id, "confused"), reply(deps, client, target, login, [`I could not start the benchmark workflow. ${hint}`], configNote)]);
     return "dispatch-failed";
   }
-  const creatingCheck = client.request("POST", "/repos/{owner}/{repo}/check-runs", {
-    ...where,
-    name: CHECK_NAME,
-    head_sha: pull.head.sha,
-    status: "in_progress",
-    started_at: deps.now().toISOString().replace(/\.\d{3}Z$/, "Z"),
-    details_url: run2.url ?? void 0,
-    external_id: run2.id === null ? void 0 : String(run2.id),
-    output: { title: "Benchmarking", summary: `\`/bench\` by @${login}: measuring head \`${pull.head.sha.slice(0, 12)}\` against base \`${pull.base.sha.slice(0, 12)}\`.` }
+  const creatingCheck = openCheckRun(deps, client, where, pr, pull.head.sha, {
+    detailsUrl: run2.url,
+    externalId: run2.id === null ? null : String(run2.id),
+    startedAt: deps.now().toISOString().replace(/\.\d{3}Z$/, "Z"),
+    title: "Benchmarking",
+    summary: `\`/bench\` by @${login}: measuring head \`${pull.head.sha.slice(0, 12)}\` against base \`${pull.base.sha.slice(0, 12)}\`.`
   });
   const request2 = {
     owner: where.owner,
@@ -61528,22 +61656,17 @@ async function handleCommand(deps, client, payload, target, comment2) {
   if (Object.keys(request2.args).length > 0) notes.push(`Arguments: ${Object.entries(request2.args).map(([k, v]) => `${inertCode(k)} = ${inertCode(v.replace(/\n/g, ", "))}`).join(", ")}.`);
   if (run2.id === null) notes.push("GitHub did not name the dispatched run: its report is matched to this request by workflow, the app as its actor, and time.");
   notes.push(configNote);
-  const recordingCheck = creatingCheck.then(async (check) => {
-    request2.checkRunId = check.id;
+  const recordingCheck = creatingCheck.then(async (checkRunId) => {
+    request2.checkRunId = checkRunId;
     if (request2.runId !== null) await deps.state.putRun({ ...request2, runId: request2.runId });
     const latest = await deps.state.getBench(request2.owner, request2.repo, request2.pr);
-    if (latest?.value.runId === request2.runId && latest.value.at === request2.at) await deps.state.setBench({ ...latest.value, checkRunId: check.id }, latest.version);
+    if (latest?.value.runId === request2.runId && latest.value.at === request2.at) await deps.state.setBench({ ...latest.value, checkRunId }, latest.version);
+    else if (latest !== void 0 && latest.value.head !== request2.head) await cancelCheckRun(deps, client, request2, checkRunId, latest.value);
   });
   await Promise.all([
     recordingCheck,
     retiring,
-    upsertStickyComment(client, {
-      ...where,
-      issueNumber: pr,
-      marker: REPORT_MARKER,
-      botLogin: await deps.botLogin(),
-      body: renderBenchRunning({ requestedBy: login, commentUrl: request2.commentUrl, base: request2.base, head: request2.head, runUrl: run2.url, notes })
-    })
+    writeReportComment(deps, client, where, pr, renderBenchRunning({ requestedBy: login, commentUrl: request2.commentUrl, base: request2.base, head: request2.head, runUrl: run2.url, notes }))
   ]);
   deps.log.info({ owner: where.owner, repo: where.repo, pr, head: request2.head, runId: run2.id }, "dispatched /bench");
   return "dispatched";
@@ -61653,19 +61776,9 @@ async function retire(deps, client, previous, by) {
   };
   const cancelling = previous.runId === null ? null : cancel(previous.runId);
   cancelling?.catch(() => void 0);
-  const checkRunId = previous.checkRunId ?? (previous.runId === null ? null : (await deps.state.getRun(previous.owner, previous.repo, previous.runId))?.value.checkRunId ?? null);
-  if (checkRunId !== null) {
-    try {
-      await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", {
-        ...where,
-        check_run_id: checkRunId,
-        status: "completed",
-        conclusion: "cancelled",
-        output: { title: "Replaced", summary: `Replaced by the \`/bench\` of @${by.requestedBy} at \`${by.head.slice(0, 12)}\`.` }
-      });
-    } catch (error) {
-      if (!(error instanceof GitHubError && error.status === 404)) throw error;
-    }
+  if (previous.head !== by.head) {
+    const checkRunId = previous.checkRunId ?? (previous.runId === null ? null : (await deps.state.getRun(previous.owner, previous.repo, previous.runId))?.value.checkRunId ?? null);
+    await cancelCheckRun(deps, client, previous, checkRunId, by);
   }
   await cancelling;
 }
@@ -61676,22 +61789,21 @@ async function react(client, where, commentId, content) {
     if (!(error instanceof GitHubError && error.status < 500)) throw error;
   }
 }
-function reply(deps, client, target, login, lines, configNote) {
+async function reply(deps, client, target, login, lines, configNote) {
   const body = [`@${login}, ${lines[0]}`, ...lines.slice(1), ...configNote ? ["", configNote] : []].join("\n");
-  return oneAtATime(deps.state, `reply:${target.owner}/${target.repo}#${target.pr}`.toLowerCase(), () => writeReply(deps, client, target, body));
+  await deps.state.withEffect(replyKey(target.owner, target.repo, target.pr), (last) => writeReply(deps, client, target, body, last?.id));
 }
-async function writeReply(deps, client, target, body) {
-  const known = await deps.state.getReplyId(target.owner, target.repo, target.pr);
+async function writeReply(deps, client, target, body, known) {
   if (known !== void 0) {
     try {
       await client.request("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: target.owner, repo: target.repo, comment_id: known, body: withMarker(REPLY_MARKER, body) });
-      return;
+      return { id: known };
     } catch (error) {
       if (!(error instanceof GitHubError && error.status === 404)) throw error;
     }
   }
   const written = await upsertStickyComment(client, { owner: target.owner, repo: target.repo, issueNumber: target.pr, marker: REPLY_MARKER, botLogin: await deps.botLogin(), body });
-  if (written.id !== void 0) await deps.state.putReplyId(target.owner, target.repo, target.pr, written.id);
+  return written.id === void 0 ? null : { id: written.id };
 }
 var queues = /* @__PURE__ */ new WeakMap();
 function oneAtATime(scope, key2, task) {
@@ -61735,38 +61847,6 @@ function withDefaults4(problem2) {
   const parsed = parseAppConfig(null);
   parsed.problems.push({ key: "(file)", message: `${CONFIG_PATH} ${problem2}, so every setting is at its default` });
   return parsed;
-}
-
-// src/github/check-run.ts
-var CHECK_RUN_TEXT_LIMIT = 65535;
-function conclusionFor(summary, failOn) {
-  if (summary.regressed <= 0) return "success";
-  return failOn === "regression" ? "failure" : "neutral";
-}
-async function publishCheckRun(client, options2) {
-  const summary = truncateForCheckRun(options2.summary);
-  const text2 = options2.text === void 0 ? void 0 : truncateForCheckRun(options2.text);
-  const output = { title: inertTitle(options2.title), summary: summary.text };
-  if (text2 !== void 0) output.text = text2.text;
-  const fields = {
-    owner: options2.owner,
-    repo: options2.repo,
-    name: options2.name,
-    status: "completed",
-    conclusion: options2.conclusion,
-    details_url: options2.detailsUrl,
-    external_id: options2.externalId,
-    output
-  };
-  const run2 = options2.checkRunId === void 0 ? await client.request("POST", "/repos/{owner}/{repo}/check-runs", { ...fields, head_sha: options2.headSha }) : await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", { ...fields, check_run_id: options2.checkRunId });
-  return { id: run2.id, url: run2.html_url ?? "", truncated: summary.truncated || (text2?.truncated ?? false) };
-}
-function truncateForCheckRun(markdown2, limit = CHECK_RUN_TEXT_LIMIT) {
-  return truncateMarkdown(markdown2, limit, (bytes, max2) => `
-
----
-_benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max2}. The job summary and the PR comment have the full report._
-`);
 }
 
 // src/app/artifact-file.ts
@@ -62026,10 +62106,14 @@ async function handleBisectCompleted(deps, client, where, runId, config3) {
   const text2 = await downloadArtifactFile(client, where, runId, BISECT_ARTIFACT, "bisect.json");
   const bisect2 = text2 === null ? void 0 : parseBisectLog(text2);
   const botLogin = await deps.botLogin();
-  const result2 = await fileRegressionIssue(client, { ...where, finding, bisect: bisect2, threshold: record.threshold, dashboardUrl: config3.nightly.dashboard, botLogin, labels: config3.issues.labels, assignees: config3.issues.assignees, cc: config3.issues.cc });
-  const named = bisect2?.culprit;
-  await deps.state.putIssue(where.owner, where.repo, finding.series, { number: result2.number, url: result2.url, marker: result2.marker, at: deps.now().toISOString(), ...named ? { culprit: { sha: named.sha, subject: named.subject, ...typeof named.pr === "number" ? { pr: named.pr } : {} } } : {} });
-  deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result2.number, action: result2.action }, "regression issue");
+  const range = `${json.last_good.sha}..${json.first_bad.sha}`;
+  const result2 = await deps.state.withEffect(bisectIssueKey(where.owner, where.repo, finding.series, range), async () => {
+    const filed = await fileRegressionIssue(client, { ...where, finding, bisect: bisect2, threshold: record.threshold, dashboardUrl: config3.nightly.dashboard, botLogin, labels: config3.issues.labels, assignees: config3.issues.assignees, cc: config3.issues.cc });
+    const named = bisect2?.culprit;
+    await deps.state.putIssue(where.owner, where.repo, finding.series, { number: filed.number, url: filed.url, marker: filed.marker, at: deps.now().toISOString(), ...named ? { culprit: { sha: named.sha, subject: named.subject, ...typeof named.pr === "number" ? { pr: named.pr } : {} } } : {} });
+    return { id: filed.number, action: filed.action };
+  });
+  deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, issue: result2.id, action: result2.action }, "regression issue");
   return "issue-filed";
 }
 var ScanShapeError = class extends Error {
@@ -62226,17 +62310,12 @@ async function handleWorkflowRunCompleted(deps, client, payload, claim = async (
     conclusion = runConclusion === "cancelled" ? "cancelled" : "failure";
     title = runConclusion === "cancelled" ? "Cancelled" : "The benchmark run failed";
   }
-  const botLogin = await deps.botLogin();
-  await Promise.all([upsertStickyComment(client, { ...where, issueNumber: request2.pr, marker: REPORT_MARKER, botLogin, body }), publishCheckRun(client, {
-    ...where,
-    headSha: request2.head,
-    name: CHECK_NAME,
+  await Promise.all([writeReportComment(deps, client, where, request2.pr, body), completeCheckRun(deps, client, request2, {
     conclusion,
     title,
     summary: body.split("\n").slice(1).join("\n"),
     detailsUrl: runUrl ?? void 0,
-    externalId: String(run2.id),
-    checkRunId: request2.checkRunId ?? void 0
+    externalId: String(run2.id)
   })]);
   await deps.state.putRun({ ...request2, runId: run2.id, status: "reported" });
   if (latest !== void 0 && latest.value.runId === run2.id) {
