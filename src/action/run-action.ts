@@ -214,7 +214,7 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
 
 function fromRun(result: RunAbResult, settings: ActionSettings): Outcome {
   const context = runReportContext(result);
-  const markdown = renderReport('markdown', result.report, context);
+  const markdown = renderReport('markdown', result.report, { ...context, merged: settings.mode === 'nightly' });
   // The run's JSON report, with the machine and the shard for the report job (which takes neither on trust).
   const json = renderReport('json', result.report, { json: { ...context.json, environment: context.environment, ...(settings.shard ? { shard: settings.shard } : {}) } });
   const note = settings.shard
@@ -275,7 +275,7 @@ function recompute(settings: ActionSettings, event: EventPayload, env: Env): Out
   const context = mergedReportContext(merged);
   return {
     report: merged.report,
-    markdown: renderReport('markdown', merged.report, { ...context, dashboard: dashboardOf(env, event, merged.head) }),
+    markdown: renderReport('markdown', merged.report, { ...context, merged: settings.mode === 'nightly', dashboard: dashboardOf(env, event, merged.head) }),
     json: renderReport('json', merged.report, context),
     headSha: merged.headSha,
     samples: { base: merged.base, head: merged.head },

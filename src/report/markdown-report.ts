@@ -33,6 +33,8 @@ export interface MarkdownOptions {
    * through inertText first.
    */
   statistics?: string;
+  /** merged says the head is already on its branch (a nightly): the headline then asks to look at a regression, not to hold a merge. */
+  merged?: boolean;
   /**
    * dashboard, when a dashboard is published (`url`, see
    * model/series-id.ts), links each significant row's nightly series:
@@ -81,7 +83,7 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? '' : 's'}`;
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${inertText(options.title ?? 'benchbot')}: ${actionHeadline(layout.rows, report.threshold, inertCode)}`,
+    `### ${inertText(options.title ?? 'benchbot')}: ${actionHeadline(layout.rows, report.threshold, inertCode, !options.merged)}`,
     '',
     `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     '',

@@ -239,10 +239,12 @@ const MAX_HEADLINE_NAMES = 3;
  * rows: errors and regressions by name with their change (the metric
  * named when it is not the row's primary), else the undecided ones with
  * what would decide them, else that there is nothing to do. `name` shows
- * a benchmark or metric name (escaped for the renderer: it is untrusted).
+ * a benchmark or metric name (escaped for the renderer: it is untrusted);
+ * `beforeMerging` false drops "before merging" where nothing awaits a
+ * merge (a nightly's summary of a commit already on its branch).
  * The counts of every verdict are {@link headline}'s line, shown below it.
  */
-export function actionHeadline(rows: readonly ReportRow[], threshold: number, name: (text: string) => string): string {
+export function actionHeadline(rows: readonly ReportRow[], threshold: number, name: (text: string) => string, beforeMerging = true): string {
   const { counts } = countRows(rows);
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict: Verdict, withChange: boolean) => {
@@ -257,7 +259,7 @@ export function actionHeadline(rows: readonly ReportRow[], threshold: number, na
   };
   const parts: string[] = [];
   if (counts.error > 0) parts.push(`${plural(counts.error, 'error', 'errors')}: ${listed('error', false)}. Fix ${counts.error === 1 ? 'it' : 'them'} and rerun`);
-  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, 'regression', 'regressions')}: ${listed('regressed', true)}. Look at ${counts.regressed === 1 ? 'it' : 'them'} before merging`);
+  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, 'regression', 'regressions')}: ${listed('regressed', true)}. Look at ${counts.regressed === 1 ? 'it' : 'them'}${beforeMerging ? ' before merging' : ''}`);
   if (parts.length > 0) return `${parts.join('; ')}.`;
   const limit = `±${percent(threshold)}`;
   // What the undecided still ruled out is on the counts line; here, what would decide them.

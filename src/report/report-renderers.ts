@@ -15,6 +15,8 @@ export interface ReportContext {
   footer?: string;
   /** statistics is markdown shown with the method note, behind the footer's <details>; made inert like `footer`. */
   statistics?: string;
+  /** merged says the head is already on its branch (a nightly), for the headline's advice. */
+  merged?: boolean;
   /** textFooter is plain text after the text table, one or more lines. */
   textFooter?: string;
   /** json holds the fields the JSON report carries beside the comparisons (SHAs, looks, shards, ...). */
@@ -42,7 +44,7 @@ export interface ReportRenderer {
  * render through it, so a new format is added here and nowhere else.
  */
 export const REPORT_RENDERERS = {
-  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, dashboard: c.dashboard }) },
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard }) },
   text: { render: (report, c) => (c.textFooter === undefined ? renderText(report) : `${renderText(report)}\n${c.textFooter}`) },
   json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
   'compare.py': {

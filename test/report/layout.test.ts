@@ -106,6 +106,8 @@ test('one row per benchmark: a second time metric is beside the primary whatever
   assert.match(md, /\| <code>BM_C<\/code> \| <code>real_time<\/code> \|.*\| unchanged \| 🔴 regressed: <code>cpu_time<\/code> \+1\d\.\d+% \|/);
   assert.match(md, /\| <code>BM_B<\/code> \| <code>real_time<\/code> \|.*\| 🔴 regressed \| unchanged: <code>cpu_time<\/code> \|/);
   assert.match(renderText(report), /^BM_C +real_time .* unchanged +regressed: cpu_time \+1\d\.\d+%$/m);
+  // A nightly's summary (the head already merged) asks to look, not to hold a merge.
+  assert.match(renderMarkdown(report, { merged: true }).split('\n')[1], /\. Look at them\.$/);
 });
 
 test('warnings are grouped by kind: one line naming the benchmarks, not one per benchmark and metric', () => {
@@ -220,4 +222,6 @@ test('the headline says what to do: fix errors, look at regressions, rerun when 
   const many = ['A', 'B', 'C', 'D', 'E'].map((n, i) => row(c(n, 'unchanged', 1), c(n, 'regressed', 1.5 - i / 10, 'B/op')));
   assert.equal(actionHeadline(many, 0.02, plain), '5 regressions: A B/op +50.0%, B B/op +40.0%, C B/op +30.0% and 2 more. Look at them before merging.');
   assert.equal(actionHeadline([], 0.02, plain), 'No comparisons.');
+  // A nightly's head is already merged: look at it, nothing to hold.
+  assert.equal(actionHeadline([row(c('B', 'regressed', 1.05))], 0.02, plain, false), '1 regression: B +5.00%. Look at it.');
 });
