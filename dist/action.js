@@ -9834,7 +9834,7 @@ function countsLine(report) {
   return headline(counts, undecidedBound);
 }
 var MAX_HEADLINE_NAMES = 3;
-function actionHeadline(rows, threshold, name) {
+function actionHeadline(rows, threshold, name, beforeMerging = true) {
   const { counts } = countRows(rows);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
@@ -9849,7 +9849,7 @@ function actionHeadline(rows, threshold, name) {
   };
   const parts = [];
   if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
-  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"} before merging`);
+  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"}${beforeMerging ? " before merging" : ""}`);
   if (parts.length > 0) return `${parts.join("; ")}.`;
   const limit = `\xB1${percent(threshold)}`;
   if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
@@ -9938,7 +9938,7 @@ function renderMarkdown(report, options = {}) {
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? "" : "s"}`;
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${inertText(options.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode)}`,
+    `### ${inertText(options.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode, !options.merged)}`,
     "",
     `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     ""
@@ -10109,7 +10109,7 @@ function cells({ comparison: c, others }, withOthers) {
 
 // src/report/report-renderers.ts
 var REPORT_RENDERERS = {
-  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, dashboard: c.dashboard }) },
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard }) },
   text: { render: (report, c) => c.textFooter === void 0 ? renderText(report) : `${renderText(report)}
 ${c.textFooter}` },
   json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
@@ -29862,7 +29862,7 @@ async function measure(settings, event, deps) {
 }
 function fromRun(result, settings) {
   const context = runReportContext(result);
-  const markdown = renderReport("markdown", result.report, context);
+  const markdown = renderReport("markdown", result.report, { ...context, merged: settings.mode === "nightly" });
   const json = renderReport("json", result.report, { json: { ...context.json, environment: context.environment, ...settings.shard ? { shard: settings.shard } : {} } });
   const note = settings.shard ? `Shard ${settings.shard.index} of ${settings.shard.count}, as measured on this runner; the report job merges the shards and publishes.` : "As measured on this runner; the report job recomputes it from the raw samples and publishes it.";
   return {
@@ -29900,7 +29900,7 @@ function recompute(settings, event, env) {
   const context = mergedReportContext(merged);
   return {
     report: merged.report,
-    markdown: renderReport("markdown", merged.report, { ...context, dashboard: dashboardOf(env, event, merged.head) }),
+    markdown: renderReport("markdown", merged.report, { ...context, merged: settings.mode === "nightly", dashboard: dashboardOf(env, event, merged.head) }),
     json: renderReport("json", merged.report, context),
     headSha: merged.headSha,
     samples: { base: merged.base, head: merged.head },

@@ -7018,7 +7018,7 @@ function otherMetrics(others, name, label) {
   return groups.map((g) => `${label(g.verdict)}: ${g.items.join(", ")}`).join("; ");
 }
 var MAX_HEADLINE_NAMES = 3;
-function actionHeadline(rows, threshold, name) {
+function actionHeadline(rows, threshold, name, beforeMerging = true) {
   const { counts } = countRows(rows);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
@@ -7033,7 +7033,7 @@ function actionHeadline(rows, threshold, name) {
   };
   const parts = [];
   if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
-  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"} before merging`);
+  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"}${beforeMerging ? " before merging" : ""}`);
   if (parts.length > 0) return `${parts.join("; ")}.`;
   const limit = `\xB1${percent(threshold)}`;
   if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
@@ -7151,7 +7151,7 @@ function renderMarkdown(report, options = {}) {
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? "" : "s"}`;
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${inertText(options.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode)}`,
+    `### ${inertText(options.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode, !options.merged)}`,
     "",
     `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     ""

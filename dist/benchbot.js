@@ -40197,7 +40197,7 @@ function otherMetrics(others, name, label2) {
   return groups2.map((g) => `${label2(g.verdict)}: ${g.items.join(", ")}`).join("; ");
 }
 var MAX_HEADLINE_NAMES = 3;
-function actionHeadline(rows, threshold, name) {
+function actionHeadline(rows, threshold, name, beforeMerging = true) {
   const { counts } = countRows(rows);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
@@ -40212,7 +40212,7 @@ function actionHeadline(rows, threshold, name) {
   };
   const parts = [];
   if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
-  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"} before merging`);
+  if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"}${beforeMerging ? " before merging" : ""}`);
   if (parts.length > 0) return `${parts.join("; ")}.`;
   const limit = `\xB1${percent(threshold)}`;
   if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
@@ -40301,7 +40301,7 @@ function renderMarkdown(report, options2 = {}) {
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? "" : "s"}`;
   const head = [
     options2.marker ?? REPORT_MARKER,
-    `### ${inertText(options2.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode)}`,
+    `### ${inertText(options2.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode, !options2.merged)}`,
     "",
     `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     ""
@@ -40467,7 +40467,7 @@ function cells({ comparison: c, others }, withOthers) {
 
 // src/report/report-renderers.ts
 var REPORT_RENDERERS = {
-  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, dashboard: c.dashboard }) },
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard }) },
   text: { render: (report, c) => c.textFooter === void 0 ? renderText(report) : `${renderText(report)}
 ${c.textFooter}` },
   json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
