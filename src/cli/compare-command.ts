@@ -6,6 +6,8 @@ import { parseThresholdFlags } from './threshold-flags.ts';
 import { renderReport, REPORT_RENDERERS, reportFormats, type ReportFormat, type ReportRenderer } from '../report/report-renderers.ts';
 import { readComparePySide, readSide } from '../jobs/read-sides.ts';
 import { replayLooks } from '../compare/replay-looks.ts';
+import { rejudgedNote } from '../report/run-report.ts';
+import { inertText } from '../report/inert-markdown.ts';
 import { readFileSync } from 'node:fs';
 import { choose, InputError, parseFlags, UsageError } from './usage-error.ts';
 
@@ -153,5 +155,8 @@ function render(settings: CompareSettings, report: ReturnType<typeof compareRuns
   const rows = (REPORT_RENDERERS[settings.output] as ReportRenderer).rows
     ? { comparePy: { base: readComparePySide(settings.base.join(','), settings.base, settings.format, settings.filter), head: readComparePySide(settings.head.join(','), settings.head, settings.format, settings.filter) } }
     : {};
-  return renderReport(settings.output, report, rows);
+  // A replayed run names the verdicts its looks reached on rounds measured for other benchmarks.
+  const note = settings.runReport ? rejudgedNote(report.comparisons) : '';
+  const context = note ? { footer: inertText(`${note[0].toUpperCase()}${note.slice(1)}.`), textFooter: note } : {};
+  return renderReport(settings.output, report, { ...rows, ...context });
 }

@@ -6,6 +6,7 @@ import { replayLooks } from '../compare/replay-looks.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { inertText } from '../report/inert-markdown.ts';
 import type { ReportContext } from '../report/report-renderers.ts';
+import { rejudgedNote } from '../report/run-report.ts';
 import { readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
 import { findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError } from './results-artifact.ts';
 import { scanBranch, type NightlyScanSettings, type ScanTexts } from './nightly.ts';
@@ -97,7 +98,8 @@ export function mergeShards(settings: MergeShardsSettings): MergedShards {
 /** mergedReportContext is what the merged report shows beside the comparisons: how many artifacts, and which commits. */
 export function mergedReportContext(merged: MergedShards): ReportContext {
   const where = [merged.baseSha && `base ${merged.baseSha.slice(0, 12)}`, merged.headSha && `head ${merged.headSha.slice(0, 12)}`].filter(Boolean).join(', ');
-  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : 'Recomputed from the raw samples'}${where ? `; ${where}` : ''}.`;
+  const rejudged = rejudgedNote(merged.report.comparisons);
+  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : 'Recomputed from the raw samples'}${where ? `; ${where}` : ''}${rejudged ? `; ${rejudged}` : ''}.`;
   return {
     environment: merged.environment,
     footer: inertText(footer),

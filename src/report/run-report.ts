@@ -1,4 +1,5 @@
 import type { Fingerprint } from '../model/fingerprint.ts';
+import type { Comparison } from '../model/comparison.ts';
 import type { RunAbResult } from '../runner/run-ab.ts';
 import { decidedForOthers } from '../compare/adaptive-stop.ts';
 import { inertText } from './inert-markdown.ts';
@@ -10,6 +11,17 @@ export function environmentOf(fingerprint: Fingerprint): string {
 }
 
 /**
+ * rejudgedNote names the verdicts decided on rounds measured for others:
+ * comparisons stopped for futility and decided at a later look the run took
+ * for other benchmarks (compare/adaptive-stop.ts). Empty when there are none.
+ * Benchmark names are untrusted: markdown callers make the note inert.
+ */
+export function rejudgedNote(comparisons: readonly Comparison[]): string {
+  const rows = comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
+  return rows.length > 0 ? `decided on rounds measured for others, after their own futility stop: ${rows.join(', ')}` : '';
+}
+
+/**
  * samplingLine says how the rounds went: rounds per side, the looks, and
  * what stayed undecided and why (stopped for futility, or the budget spent).
  */
@@ -17,13 +29,13 @@ export function samplingLine(result: RunAbResult): string {
   const open = (kind: 'futility' | 'budget') => result.report.comparisons.filter((c) => c.verdict === 'inconclusive' && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
   const futile = open('futility');
   const budget = open('budget');
-  const forOthers = result.report.comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
+  const rejudged = rejudgedNote(result.report.comparisons);
   const pooled = Object.keys(result.pooled).length;
   return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(', ')})` +
     (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : '') +
     (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(', ')}` : '') +
     (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(', ')}` : '') +
-    (forOthers.length > 0 ? `; decided on rounds measured for others, after their own futility stop: ${forOthers.join(', ')}` : '') +
+    (rejudged ? `; ${rejudged}` : '') +
     (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : '') +
     (result.pinned !== undefined ? `; pinned to CPU ${result.pinned}` : '');
 }

@@ -58,3 +58,35 @@ test('compare --run-report reproduces every verdict of a run from its raw rounds
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--run-report base\.json: not a run's JSON report/);
 });
+
+test('compare --run-report re-judges a benchmark stopped for futility as the run did, and names it', async () => {
+  // parse 2% slower at 6% noise keeps the run going to its budget; hash stops for futility at the first look and is
+  // decided on the rounds measured for parse (the fixture's noise is seeded per round: the same rounds every time).
+  const repo = makeFixtureRepo({ headFactor: 1.02 });
+  const settings = {
+    repo: repo.dir, base: 'base', head: 'head', bench: './bench.sh', build: './build.sh', minRuns: 5, maxRuns: 10, warmup: 1,
+    threshold: 0.02, alpha: 0.05, rules: [], roundTimeoutMs: 10_000, buildTimeoutMs: 30_000, seed: 7, counters: false,
+    allowDirty: false, stateDir: join(repo.dir, '.benchbot'), labels: [], maxFailedRounds: 3,
+  };
+  process.env.BENCH_NOISE = '0.06';
+  let result;
+  try {
+    result = await runAb(settings, { executor: createExecutor({ kind: 'local' }), progress: silentProgress, now: () => '2026-11-23T00:00:00.000Z' });
+  } finally {
+    delete process.env.BENCH_NOISE;
+  }
+  const hash = result.report.comparisons.find((c) => c.benchmark === 'hash');
+  assert.deepEqual([hash?.verdict, hash?.decidedAt, hash?.futileAt], ['unchanged', 10, 5]);
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-run-report-'));
+  writeFileSync(join(dir, 'report.json'), renderRunReport(result, 'json'));
+  writeFileSync(join(dir, 'base.json'), samplesJson(result.base));
+  writeFileSync(join(dir, 'head.json'), samplesJson(result.head));
+  const run = (output: string) => spawnSync(process.execPath, [BIN, 'compare', 'base.json', 'head.json', '--run-report', 'report.json', '--output', output], { cwd: dir, encoding: 'utf8' });
+  const json = run('json');
+  assert.notEqual(json.status, 2, json.stderr);
+  const rows = (comparisons: { benchmark: string; verdict: string; decided_at?: number; futile_at?: number }[]) => comparisons.map((c) => [c.benchmark, c.verdict, c.decided_at, c.futile_at]);
+  const own = JSON.parse(renderRunReport(result, 'json')) as { comparisons: { benchmark: string; verdict: string; decided_at?: number; futile_at?: number }[] };
+  assert.deepEqual(rows(JSON.parse(json.stdout).comparisons), rows(own.comparisons));
+  assert.match(run('text').stdout, /decided on rounds measured for others, after their own futility stop: hash \(time\) unchanged at 10, futile at 5/);
+  assert.match(run('markdown').stdout, /Decided on rounds measured for others, after their own futility stop: hash \(time\) unchanged at 10, futile at 5\./);
+});
