@@ -10129,13 +10129,17 @@ function renderReport(format, report, context = {}) {
 function environmentOf(fingerprint2) {
   return [fingerprint2.cpuModel, fingerprint2.cores && `${fingerprint2.cores} cores`, fingerprint2.kernel && `Linux ${fingerprint2.kernel}`].filter(Boolean).join(", ");
 }
+function rejudgedNote(comparisons) {
+  const rows = comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
+  return rows.length > 0 ? `decided on rounds measured for others, after their own futility stop: ${rows.join(", ")}` : "";
+}
 function samplingLine(result) {
   const open = (kind) => result.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
   const futile = open("futility");
   const budget = open("budget");
-  const forOthers = result.report.comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
+  const rejudged = rejudgedNote(result.report.comparisons);
   const pooled = Object.keys(result.pooled).length;
-  return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(", ")})` + (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (forOthers.length > 0 ? `; decided on rounds measured for others, after their own futility stop: ${forOthers.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result.pinned !== void 0 ? `; pinned to CPU ${result.pinned}` : "");
+  return `${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side (looks: ${result.looks.map((l) => l.roundsPerSide).join(", ")})` + (result.failures.length > 0 ? `, ${result.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (rejudged ? `; ${rejudged}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result.pinned !== void 0 ? `; pinned to CPU ${result.pinned}` : "");
 }
 function memoryLine(result) {
   const primary = result.report.comparisons.filter((c) => c.family !== "secondary" && c.detectable !== void 0);
@@ -20407,7 +20411,8 @@ function mergeShards(settings) {
 }
 function mergedReportContext(merged) {
   const where = [merged.baseSha && `base ${merged.baseSha.slice(0, 12)}`, merged.headSha && `head ${merged.headSha.slice(0, 12)}`].filter(Boolean).join(", ");
-  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : "Recomputed from the raw samples"}${where ? `; ${where}` : ""}.`;
+  const rejudged = rejudgedNote(merged.report.comparisons);
+  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : "Recomputed from the raw samples"}${where ? `; ${where}` : ""}${rejudged ? `; ${rejudged}` : ""}.`;
   return {
     environment: merged.environment,
     footer: inertText(footer),

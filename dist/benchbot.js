@@ -40486,6 +40486,50 @@ function renderReport(format2, report, context = {}) {
   return REPORT_RENDERERS[format2].render(report, context);
 }
 
+// src/report/run-report.ts
+function environmentOf(fingerprint2) {
+  return [fingerprint2.cpuModel, fingerprint2.cores && `${fingerprint2.cores} cores`, fingerprint2.kernel && `Linux ${fingerprint2.kernel}`].filter(Boolean).join(", ");
+}
+function rejudgedNote(comparisons) {
+  const rows = comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
+  return rows.length > 0 ? `decided on rounds measured for others, after their own futility stop: ${rows.join(", ")}` : "";
+}
+function samplingLine(result2) {
+  const open = (kind) => result2.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
+  const futile = open("futility");
+  const budget = open("budget");
+  const rejudged = rejudgedNote(result2.report.comparisons);
+  const pooled = Object.keys(result2.pooled).length;
+  return `${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side (looks: ${result2.looks.map((l) => l.roundsPerSide).join(", ")})` + (result2.failures.length > 0 ? `, ${result2.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (rejudged ? `; ${rejudged}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result2.pinned !== void 0 ? `; pinned to CPU ${result2.pinned}` : "");
+}
+function memoryLine(result2) {
+  const primary = result2.report.comparisons.filter((c) => c.family !== "secondary" && c.detectable !== void 0);
+  if (primary.length === 0) return "";
+  const pct2 = (x) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+  const suggest = primary.filter((c) => c.suggestedThreshold !== void 0 && c.suggestedThreshold > (c.threshold ?? result2.report.threshold));
+  return `noise memory of this machine, ${result2.maxRoundsPerSide} rounds per side: smallest detectable slowdown ${primary.map((c) => `${c.benchmark} ${pct2(c.detectable)}`).join(", ")}` + (suggest.length > 0 ? `; thresholds this machine can decide: ${suggest.map((c) => `--threshold-for '${c.benchmark}=${pct2(c.suggestedThreshold)}'`).join(" ")}` : "");
+}
+function runReportContext(result2) {
+  const sampling = samplingLine(result2);
+  const memory = memoryLine(result2);
+  const environment = environmentOf(result2.base.fingerprint);
+  const commits = `${result2.base.sha.slice(0, 12)}, head ${result2.head.sha.slice(0, 12)}`;
+  return {
+    environment,
+    // The footer's one line says which commits and how many rounds; the rest of how the rounds went is with the statistics.
+    footer: `Base ${commits}; ${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side.`,
+    // Markdown; `sampling` names undecided benchmarks, which are untrusted text.
+    statistics: inertText(`Rounds: ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
+    textFooter: `base ${commits}; ${sampling}${memory ? `
+${memory}` : ""}${environment ? `
+machine: ${environment}` : ""}`,
+    json: { base_sha: result2.base.sha, head_sha: result2.head.sha, rounds_per_side: result2.roundsPerSide, max_rounds_per_side: result2.maxRoundsPerSide, looks: result2.looks, failures: result2.failures, undecided: result2.undecided, pooled_base: result2.pooled, pinned_cpus: result2.pinned ?? null }
+  };
+}
+function renderRunReport(result2, output) {
+  return renderReport(output, result2.report, runReportContext(result2));
+}
+
 // src/cli/compare-command.ts
 import { readFileSync } from "node:fs";
 var TESTS = ["mann-whitney", "yuen"];
@@ -40594,7 +40638,9 @@ function requireSharedBenchmark(settings, base, head) {
 }
 function render(settings, report) {
   const rows = REPORT_RENDERERS[settings.output].rows ? { comparePy: { base: readComparePySide(settings.base.join(","), settings.base, settings.format, settings.filter), head: readComparePySide(settings.head.join(","), settings.head, settings.format, settings.filter) } } : {};
-  return renderReport(settings.output, report, rows);
+  const note = settings.runReport ? rejudgedNote(report.comparisons) : "";
+  const context = note ? { footer: inertText(`${note[0].toUpperCase()}${note.slice(1)}.`), textFooter: note } : {};
+  return renderReport(settings.output, report, { ...rows, ...context });
 }
 
 // src/jobs/setting-names.ts
@@ -40653,46 +40699,6 @@ var SettingError = class extends Error {
 
 // src/cli/run-command.ts
 import { join as join10, resolve as resolve7 } from "node:path";
-
-// src/report/run-report.ts
-function environmentOf(fingerprint2) {
-  return [fingerprint2.cpuModel, fingerprint2.cores && `${fingerprint2.cores} cores`, fingerprint2.kernel && `Linux ${fingerprint2.kernel}`].filter(Boolean).join(", ");
-}
-function samplingLine(result2) {
-  const open = (kind) => result2.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision === kind).map((c) => `${c.benchmark} (${c.metric})`);
-  const futile = open("futility");
-  const budget = open("budget");
-  const forOthers = result2.report.comparisons.filter(decidedForOthers).map((c) => `${c.benchmark} (${c.metric}) ${c.verdict} at ${c.decidedAt}, futile at ${c.futileAt}`);
-  const pooled = Object.keys(result2.pooled).length;
-  return `${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side (looks: ${result2.looks.map((l) => l.roundsPerSide).join(", ")})` + (result2.failures.length > 0 ? `, ${result2.failures.length} failed round(s)` : "") + (futile.length > 0 ? `; stopped early, the budget could not decide them: ${futile.join(", ")}` : "") + (budget.length > 0 ? `; still inconclusive with the budget spent: ${budget.join(", ")}` : "") + (forOthers.length > 0 ? `; decided on rounds measured for others, after their own futility stop: ${forOthers.join(", ")}` : "") + (pooled > 0 ? `; stored base rounds pooled for ${pooled} comparison(s)` : "") + (result2.pinned !== void 0 ? `; pinned to CPU ${result2.pinned}` : "");
-}
-function memoryLine(result2) {
-  const primary = result2.report.comparisons.filter((c) => c.family !== "secondary" && c.detectable !== void 0);
-  if (primary.length === 0) return "";
-  const pct2 = (x) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
-  const suggest = primary.filter((c) => c.suggestedThreshold !== void 0 && c.suggestedThreshold > (c.threshold ?? result2.report.threshold));
-  return `noise memory of this machine, ${result2.maxRoundsPerSide} rounds per side: smallest detectable slowdown ${primary.map((c) => `${c.benchmark} ${pct2(c.detectable)}`).join(", ")}` + (suggest.length > 0 ? `; thresholds this machine can decide: ${suggest.map((c) => `--threshold-for '${c.benchmark}=${pct2(c.suggestedThreshold)}'`).join(" ")}` : "");
-}
-function runReportContext(result2) {
-  const sampling = samplingLine(result2);
-  const memory = memoryLine(result2);
-  const environment = environmentOf(result2.base.fingerprint);
-  const commits = `${result2.base.sha.slice(0, 12)}, head ${result2.head.sha.slice(0, 12)}`;
-  return {
-    environment,
-    // The footer's one line says which commits and how many rounds; the rest of how the rounds went is with the statistics.
-    footer: `Base ${commits}; ${result2.roundsPerSide} of at most ${result2.maxRoundsPerSide} rounds per side.`,
-    // Markdown; `sampling` names undecided benchmarks, which are untrusted text.
-    statistics: inertText(`Rounds: ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
-    textFooter: `base ${commits}; ${sampling}${memory ? `
-${memory}` : ""}${environment ? `
-machine: ${environment}` : ""}`,
-    json: { base_sha: result2.base.sha, head_sha: result2.head.sha, rounds_per_side: result2.roundsPerSide, max_rounds_per_side: result2.maxRoundsPerSide, looks: result2.looks, failures: result2.failures, undecided: result2.undecided, pooled_base: result2.pooled, pinned_cpus: result2.pinned ?? null }
-  };
-}
-function renderRunReport(result2, output) {
-  return renderReport(output, result2.report, runReportContext(result2));
-}
 
 // src/runner/device-executor.ts
 import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
