@@ -54,8 +54,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** startHarness starts a stand-in, a SQLite store in a temporary directory and the app. */
-export async function startHarness(options: Partial<AppServerOptions> = {}): Promise<Harness> {
+/** startHarness starts a stand-in, a SQLite store in a temporary directory (or the store at `storeUrl`, e.g. PostgreSQL) and the app. */
+export async function startHarness(options: Partial<AppServerOptions> = {}, storeUrl?: string): Promise<Harness> {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const stand = await startGitHubApiStandIn({
     state: {
@@ -64,7 +64,7 @@ export async function startHarness(options: Partial<AppServerOptions> = {}): Pro
     },
   });
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-app-'));
-  const store = await openStore(join(dir, 'app.db'), { cwd: dir });
+  const store = await openStore(storeUrl ?? join(dir, 'app.db'), { cwd: dir });
   const outcomes: Harness['outcomes'] = [];
   const serverOptions: AppServerOptions = {
     appId: APP_ID,

@@ -190,6 +190,21 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
       });
     });
 
+    test('state: an effect key is taken by exactly one of many writers at once, as intended and again over its done record', async () => {
+      await withStore(make(), async (store) => {
+        // As AppState.withEffect uses it: insert-if-absent to intend, compare-and-set to record done, compare-and-set over done to intend again.
+        const key = 'check-run:o/r#1:abc';
+        const intents = await Promise.all(Array.from({ length: 16 }, (_, i) => store.compareAndSetState(key, null, { status: 'intended', by: i })));
+        assert.deepEqual(intents.filter((v) => v !== null), [1], 'one writer intends');
+        assert.equal(await store.compareAndSetState(key, 1, { status: 'done', id: 7 }), 2);
+        const again = await Promise.all(Array.from({ length: 16 }, (_, i) => store.compareAndSetState(key, 2, { status: 'intended', last: { id: 7 }, by: i })));
+        assert.deepEqual(again.filter((v) => v !== null), [3], 'one writer takes the done record over');
+        assert.equal(await store.compareAndSetState(key, 2, { status: 'done', id: 8 }), null, 'a writer that lost cannot record done');
+        const held = (await store.getState(key))?.value as { status: string; last: { id: number } };
+        assert.deepEqual([held.status, held.last], ['intended', { id: 7 }]);
+      });
+    });
+
     test('state: put, get, compare-and-set, delete, list by prefix', async () => {
       await withStore(make(), async (store) => {
         assert.equal(await store.getState('delivery/1'), undefined);
