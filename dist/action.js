@@ -16871,7 +16871,7 @@ async function runAb(settings, deps) {
       const futile = look.report.comparisons.filter((c) => c.decision === "futility" && c.futileAt === roundsNow).length;
       const rejudged = look.report.comparisons.filter((c) => decidedForOthers(c) && c.decidedAt === roundsNow).length;
       lookRecords.push({ roundsPerSide: roundsNow, alpha: alphas[k], undecided: look.undecided.length, futile, rejudged });
-      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${rejudged} stopped earlier decided now on rounds measured for others; ${look.undecided.length} undecided`);
+      progress.note(`look ${k + 1} at ${roundsNow} rounds per side (alpha ${alphas[k].toPrecision(2)}): ${settled.size - before} settled, ${futile} of them for futility; ${rejudged > 0 ? `${rejudged} stopped for futility earlier decided now on rounds measured for others; ` : ""}${look.undecided.length} undecided`);
       undecided = look.report.comparisons.filter((c) => c.verdict === "inconclusive" && c.decision !== "undecided").map((c) => `${c.benchmark} (${c.metric})`);
       if (look.stop) break;
     }
