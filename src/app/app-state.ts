@@ -109,7 +109,7 @@ export interface IssueRecord {
   culprit?: { sha: string; subject: string; pr?: number };
 }
 
-/** EFFECT_LEASE_MS: an effect `intended` for longer than this (its maker crashed) may be taken over by another handler. */
+/** EFFECT_LEASE_MS: an effect `intended` and not renewed for this long (its maker crashed) may be taken over by another handler; a live maker renews it every quarter of it. */
 export const EFFECT_LEASE_MS = 60 * 1000;
 
 /** EFFECT_POLL_MS is how often a handler looks again at an effect another replica is making. */
@@ -184,8 +184,9 @@ export interface AppState {
    * must reuse it, or find the object on GitHub by its marker, rather than
    * create a second one; returning null leaves the record as it was. A
    * handler that finds the key intended waits until it is done, or until
-   * the intent is older than EFFECT_LEASE_MS (its maker crashed). When
-   * `make` throws, the intent is withdrawn.
+   * the intent went EFFECT_LEASE_MS without renewal (its maker crashed; a
+   * live one renews it while `make` runs). When `make` throws, the intent
+   * is withdrawn.
    */
   withEffect<T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined) => Promise<T>): Promise<T>;
   /**
@@ -224,8 +225,8 @@ export const bisectIssueKey = (owner: string, repo: string, series: string, rang
 const answerKey = (owner: string, repo: string, pr: number, kind: AnswerKind, login: string) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 const unnamedKey = (r: BenchRequest) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 
-/** createAppState wraps a Store; `now` is injectable for tests of stale claims. */
-export function createAppState(store: Store, now: () => number = Date.now): AppState {
+/** createAppState wraps a Store; `now` and the effects' lease are injectable for tests of stale claims and intents. */
+export function createAppState(store: Store, now: () => number = Date.now, effectLeaseMs = EFFECT_LEASE_MS): AppState {
   const deliveryKey = (id: string) => `delivery:${id}`;
   const commentKey = (owner: string, repo: string, id: number, updatedAt: string) => `comment:${slug(owner, repo)}/${id}@${updatedAt}`;
   const iso = () => new Date(now()).toISOString();
@@ -254,7 +255,7 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
       if (existing === undefined) continue;
       const record = existing.value as EffectRecord;
       // A record without a status is a reply id from before effects were keyed: done.
-      if (record.status !== 'intended' || now() - Date.parse(record.at) >= EFFECT_LEASE_MS) {
+      if (record.status !== 'intended' || now() - Date.parse(record.at) >= effectLeaseMs) {
         const last = lastOf(record);
         const version = await store.compareAndSetState(key, existing.version, { status: 'intended', at: iso(), ...(last ? { last } : {}) } satisfies EffectRecord);
         if (version !== null) return { version, previous: record };
@@ -278,17 +279,31 @@ export function createAppState(store: Store, now: () => number = Date.now): AppS
   return {
     withEffect<T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined) => Promise<T>): Promise<T> {
       return queued(key, async () => {
-        const { version, previous } = await intend(key);
+        const intent = await intend(key);
+        let version = intent.version;
         // What to put back when nothing was made: what the previous maker left, as done, or nothing.
-        const last = lastOf(previous);
-        const undo = () => (last === undefined ? store.deleteState(key, version) : store.compareAndSetState(key, version, { ...last, status: 'done', at: previous?.at ?? iso() } satisfies EffectRecord));
+        const last = lastOf(intent.previous);
+        const undo = () => (last === undefined ? store.deleteState(key, version) : store.compareAndSetState(key, version, { ...last, status: 'done', at: intent.previous?.at ?? iso() } satisfies EffectRecord));
+        // The intent is renewed while `make` runs (a throttled write may wait long), so only a maker that stopped loses it.
+        let renewing: Promise<void> = Promise.resolve();
+        const renewal = setInterval(() => {
+          renewing = renewing.then(async () => {
+            const next = await store.compareAndSetState(key, version, { status: 'intended', at: iso(), ...(last ? { last } : {}) } satisfies EffectRecord);
+            if (next !== null) version = next;
+          }).catch(() => undefined);
+        }, effectLeaseMs / 4);
+        renewal.unref();
         let result: T;
         try {
           result = await make(last);
         } catch (error) {
+          clearInterval(renewal);
+          await renewing;
           await Promise.resolve(undo()).catch(() => undefined);
           throw error;
         }
+        clearInterval(renewal);
+        await renewing;
         if (result === null) await undo();
         else await store.compareAndSetState(key, version, { ...result, status: 'done', at: iso() } satisfies EffectRecord);
         return result;
