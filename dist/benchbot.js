@@ -54394,7 +54394,7 @@ var checkRunKey = (owner, repo, pr, head) => `check-run:${slug(owner, repo)}#${p
 var bisectIssueKey = (owner, repo, series2, range) => `bisect-issue:${slug(owner, repo)}:${series2}:${range}`;
 var answerKey = (owner, repo, pr, kind, login) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 var unnamedKey = (r) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
-function createAppState(store, now = Date.now) {
+function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) {
   const deliveryKey = (id) => `delivery:${id}`;
   const commentKey = (owner, repo, id, updatedAt) => `comment:${slug(owner, repo)}/${id}@${updatedAt}`;
   const iso = () => new Date(now()).toISOString();
@@ -54420,7 +54420,7 @@ function createAppState(store, now = Date.now) {
       const existing = await store.getState(key2);
       if (existing === void 0) continue;
       const record = existing.value;
-      if (record.status !== "intended" || now() - Date.parse(record.at) >= EFFECT_LEASE_MS) {
+      if (record.status !== "intended" || now() - Date.parse(record.at) >= effectLeaseMs) {
         const last = lastOf(record);
         const version = await store.compareAndSetState(key2, existing.version, { status: "intended", at: iso(), ...last ? { last } : {} });
         if (version !== null) return { version, previous: record };
@@ -54442,16 +54442,29 @@ function createAppState(store, now = Date.now) {
   return {
     withEffect(key2, make) {
       return queued(key2, async () => {
-        const { version, previous } = await intend(key2);
-        const last = lastOf(previous);
-        const undo = () => last === void 0 ? store.deleteState(key2, version) : store.compareAndSetState(key2, version, { ...last, status: "done", at: previous?.at ?? iso() });
+        const intent = await intend(key2);
+        let version = intent.version;
+        const last = lastOf(intent.previous);
+        const undo = () => last === void 0 ? store.deleteState(key2, version) : store.compareAndSetState(key2, version, { ...last, status: "done", at: intent.previous?.at ?? iso() });
+        let renewing = Promise.resolve();
+        const renewal = setInterval(() => {
+          renewing = renewing.then(async () => {
+            const next = await store.compareAndSetState(key2, version, { status: "intended", at: iso(), ...last ? { last } : {} });
+            if (next !== null) version = next;
+          }).catch(() => void 0);
+        }, effectLeaseMs / 4);
+        renewal.unref();
         let result2;
         try {
           result2 = await make(last);
         } catch (error) {
+          clearInterval(renewal);
+          await renewing;
           await Promise.resolve(undo()).catch(() => void 0);
           throw error;
         }
+        clearInterval(renewal);
+        await renewing;
         if (result2 === null) await undo();
         else await store.compareAndSetState(key2, version, { ...result2, status: "done", at: iso() });
         return result2;
