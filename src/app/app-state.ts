@@ -143,7 +143,7 @@ export interface AppState {
   finishDelivery(id: string, event: string): Promise<void>;
   /** releaseDelivery forgets a claim after a failure, so GitHub's redelivery is handled again. */
   releaseDelivery(id: string): Promise<void>;
-  /** pruneDeliveries deletes delivery and comment claims, unnamed dispatches, answers and permissions older than `olderThanMs`; returns how many. */
+  /** pruneDeliveries deletes delivery and comment claims, unnamed dispatches, answers, permissions and closed check run keys older than `olderThanMs`; returns how many. */
   pruneDeliveries(olderThanMs: number): Promise<number>;
   /**
    * claimComment marks a comment (at its `updated_at`) as being handled and
@@ -325,8 +325,10 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
-      const prefixes = ['delivery:', 'comment:', 'unnamed:', 'answered:', 'permission:'];
+      const prefixes = ['delivery:', 'comment:', 'unnamed:', 'answered:', 'permission:', 'check-run:'];
       for (const entry of (await Promise.all(prefixes.map((prefix) => store.listState(prefix)))).flat()) {
+        // A check run key (one per benchmarked head) goes once its check run is closed; an open one is what a newer /bench must cancel.
+        if (entry.key.startsWith('check-run:') && ((entry.value as EffectRecord).status !== 'done' || (entry.value as { open?: unknown }).open === true)) continue;
         const at = Date.parse((entry.value as DeliveryRecord).at);
         if (Number.isFinite(at) && now() - at > olderThanMs && (await store.deleteState(entry.key, entry.version))) removed++;
       }

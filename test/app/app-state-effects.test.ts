@@ -97,3 +97,14 @@ test('a maker that throws or makes nothing leaves the record as it was', async (
   await store.putState('reply:o/r#6', { id: 61, at: new Date().toISOString() });
   assert.deepEqual(await state.withEffect('reply:o/r#6', async (last) => ({ id: (last as EffectResult).id })), { id: 61 });
 });
+
+test('pruning forgets closed check run keys past the retention, never an open one', async () => {
+  const clock = Date.now();
+  const state = createAppState(store, () => clock);
+  const old = new Date(clock - 20 * 86_400_000).toISOString();
+  await store.putState('check-run:o/r#7:closed', { status: 'done', at: old, id: 71, open: false });
+  await store.putState('check-run:o/r#7:open', { status: 'done', at: old, id: 72, open: true });
+  await store.putState('check-run:o/r#7:recent', { status: 'done', at: new Date(clock).toISOString(), id: 73, open: false });
+  await state.pruneDeliveries(14 * 86_400_000);
+  assert.deepEqual((await store.listState('check-run:o/r#7:')).map((e) => e.key), ['check-run:o/r#7:open', 'check-run:o/r#7:recent']);
+});
