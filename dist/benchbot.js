@@ -54486,8 +54486,9 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
-      const prefixes = ["delivery:", "comment:", "unnamed:", "answered:", "permission:"];
+      const prefixes = ["delivery:", "comment:", "unnamed:", "answered:", "permission:", "check-run:"];
       for (const entry of (await Promise.all(prefixes.map((prefix) => store.listState(prefix)))).flat()) {
+        if (entry.key.startsWith("check-run:") && (entry.value.status !== "done" || entry.value.open === true)) continue;
         const at = Date.parse(entry.value.at);
         if (Number.isFinite(at) && now() - at > olderThanMs && await store.deleteState(entry.key, entry.version)) removed++;
       }
