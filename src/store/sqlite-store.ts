@@ -12,6 +12,26 @@ import { StoreError, type IngestResult, type IngestRun, type StoreOptions } from
 /** DEFAULT_BUSY_TIMEOUT_MS is how long a SQLite writer waits for another's lock. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
+/**
+ * untilNotBusy runs fn again while it fails with SQLITE_BUSY, until the
+ * deadline. Switching a brand-new file to WAL can fail at once with
+ * "database is locked" when another process is opening the same new file
+ * (SQLite skips the busy handler where waiting could deadlock), so two
+ * processes opening a new store together must retry it themselves.
+ */
+function untilNotBusy(fn: () => void, deadline: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      fn();
+      return;
+    } catch (error) {
+      if (!/database is locked|SQLITE_BUSY/i.test(String((error as Error)?.message ?? error)) || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 20));
+    }
+  }
+}
+
 /** Samples are reported to onSamples after every this many rows. */
 const SAMPLE_BATCH = 65_536;
 /** Rows per multi-row INSERT: far fewer statement steps than one row each, well under SQLite's 32766 variables. */
@@ -74,7 +94,8 @@ export class SqliteStore extends SqlStore {
       makeStateDir(dirname(path));
       db = new DatabaseSync(path, { timeout: busy, enableForeignKeyConstraints: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy))}`);
-      db.exec('PRAGMA journal_mode = WAL');
+      const opened = db;
+      untilNotBusy(() => opened.exec('PRAGMA journal_mode = WAL'), Date.now() + busy);
       db.exec('PRAGMA synchronous = NORMAL');
       db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
       db.exec('PRAGMA foreign_keys = ON');

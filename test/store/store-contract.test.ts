@@ -389,6 +389,9 @@ interface Child {
 
 async function goTogether(children: Child[]): Promise<void> {
   const ready = await Promise.all(children.map((c) => c.waitFor(/^ready$/)));
+  // A writer that failed leaves the others waiting for "go" on stdin forever, and with them
+  // this test file: end them all before failing.
+  if (ready.some((ok) => !ok)) for (const c of children) c.kill();
   ready.forEach((ok, i) => assert.ok(ok, `writer ${i + 1} did not get ready: ${children[i].output()}`));
   for (const c of children) c.go();
 }
