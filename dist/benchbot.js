@@ -43974,6 +43974,18 @@ function connectFix(error) {
 var import_node_sqlite = __toESM(require_node_sqlite(), 1);
 import { dirname as dirname4 } from "node:path";
 var DEFAULT_BUSY_TIMEOUT_MS = 5e3;
+function untilNotBusy(fn, deadline) {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (; ; ) {
+    try {
+      fn();
+      return;
+    } catch (error) {
+      if (!/database is locked|SQLITE_BUSY/i.test(String(error?.message ?? error)) || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 20));
+    }
+  }
+}
 var SAMPLE_BATCH2 = 65536;
 var ROWS_PER_INSERT = 500;
 var MEASUREMENTS_PER_INSERT = 200;
@@ -44016,7 +44028,8 @@ var SqliteStore = class _SqliteStore extends SqlStore {
       makeStateDir(dirname4(path2));
       db = new import_node_sqlite.DatabaseSync(path2, { timeout: busy, enableForeignKeyConstraints: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy))}`);
-      db.exec("PRAGMA journal_mode = WAL");
+      const opened = db;
+      untilNotBusy(() => opened.exec("PRAGMA journal_mode = WAL"), Date.now() + busy);
       db.exec("PRAGMA synchronous = NORMAL");
       db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
       db.exec("PRAGMA foreign_keys = ON");
