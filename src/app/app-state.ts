@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.ts';
+import { keyedQueue } from './keyed-queue.ts';
 
 /**
  * The app keeps its memory in the Store's `state` table, so that several
@@ -266,16 +267,7 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
     }
   };
   // Handlers of this process queue per key, so only handlers of other replicas poll.
-  const queues = new Map<string, Promise<unknown>>();
-  const queued = <T>(key: string, task: () => Promise<T>): Promise<T> => {
-    const result = (queues.get(key) ?? Promise.resolve()).then(task, task);
-    const settled = result.then(() => undefined, () => undefined);
-    queues.set(key, settled);
-    void settled.then(() => {
-      if (queues.get(key) === settled) queues.delete(key);
-    });
-    return result;
-  };
+  const queued = keyedQueue();
   return {
     withEffect<T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined) => Promise<T>): Promise<T> {
       return queued(key, async () => {

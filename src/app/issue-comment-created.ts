@@ -9,6 +9,7 @@ import { BENCH_USAGE, findCommandLine, parseCommandLine, type BenchArguments } f
 import { renderBenchRunning } from './bench-report.ts';
 import { cancelCheckRun, openCheckRun, writeReportComment } from './bench-effects.ts';
 import { REPLY_MARKER, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
+import { keyedQueue, type KeyedQueue } from './keyed-queue.ts';
 
 /** IssueCommentPayload is the part of an `issue_comment` webhook this handler reads. */
 export interface IssueCommentPayload {
@@ -480,8 +481,8 @@ async function writeReply(deps: HandlerDeps, client: GitHubClient, target: Repo 
   return written.id === undefined ? null : { id: written.id };
 }
 
-/** queues holds, per app (its state), the last task of each key oneAtATime runs. */
-const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+/** queues holds, per app (its state), the queue oneAtATime runs tasks in. */
+const queues = new WeakMap<object, KeyedQueue>();
 
 /**
  * oneAtATime runs `task` after the tasks already queued under `key` for this
@@ -492,14 +493,8 @@ const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
  */
 function oneAtATime<T>(scope: object, key: string, task: () => Promise<T>): Promise<T> {
   let queue = queues.get(scope);
-  if (queue === undefined) queues.set(scope, (queue = new Map()));
-  const result = (queue.get(key) ?? Promise.resolve()).then(task, task);
-  const settled = result.then(() => undefined, () => undefined);
-  queue.set(key, settled);
-  void settled.then(() => {
-    if (queue.get(key) === settled) queue.delete(key);
-  });
-  return result;
+  if (queue === undefined) queues.set(scope, (queue = keyedQueue()));
+  return queue(key, task);
 }
 
 function oneLine(text: string): string {
