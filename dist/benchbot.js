@@ -54388,6 +54388,20 @@ async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksP
   return mainHandler;
 }
 
+// src/app/keyed-queue.ts
+function keyedQueue() {
+  const last = /* @__PURE__ */ new Map();
+  return (key2, task) => {
+    const result2 = (last.get(key2) ?? Promise.resolve()).then(task, task);
+    const settled = result2.then(() => void 0, () => void 0);
+    last.set(key2, settled);
+    void settled.then(() => {
+      if (last.get(key2) === settled) last.delete(key2);
+    });
+    return result2;
+  };
+}
+
 // src/app/app-state.ts
 var STALE_CLAIM_MS = 10 * 60 * 1e3;
 var ANSWER_PERIOD_MS = 60 * 60 * 1e3;
@@ -54442,16 +54456,7 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
       await new Promise((resolve14) => setTimeout(resolve14, EFFECT_POLL_MS * (0.5 + Math.random())));
     }
   };
-  const queues2 = /* @__PURE__ */ new Map();
-  const queued = (key2, task) => {
-    const result2 = (queues2.get(key2) ?? Promise.resolve()).then(task, task);
-    const settled = result2.then(() => void 0, () => void 0);
-    queues2.set(key2, settled);
-    void settled.then(() => {
-      if (queues2.get(key2) === settled) queues2.delete(key2);
-    });
-    return result2;
-  };
+  const queued = keyedQueue();
   return {
     withEffect(key2, make) {
       return queued(key2, async () => {
@@ -61841,14 +61846,8 @@ async function writeReply(deps, client, target, body, known) {
 var queues = /* @__PURE__ */ new WeakMap();
 function oneAtATime(scope, key2, task) {
   let queue = queues.get(scope);
-  if (queue === void 0) queues.set(scope, queue = /* @__PURE__ */ new Map());
-  const result2 = (queue.get(key2) ?? Promise.resolve()).then(task, task);
-  const settled = result2.then(() => void 0, () => void 0);
-  queue.set(key2, settled);
-  void settled.then(() => {
-    if (queue.get(key2) === settled) queue.delete(key2);
-  });
-  return result2;
+  if (queue === void 0) queues.set(scope, queue = keyedQueue());
+  return queue(key2, task);
 }
 function oneLine(text2) {
   return text2.replace(/[\r\n]+/g, " ").replace(/`/g, "'").slice(0, 300);
