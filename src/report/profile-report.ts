@@ -1,0 +1,108 @@
+import type { FunctionChange, ProfileDiff } from '../model/profile-diff.ts';
+import { formatChange } from './format-numbers.ts';
+import { inertCode, inertPlain, inertText } from './inert-markdown.ts';
+
+/**
+ * profile-report renders a differential profile (where a benchmark's change
+ * lives) as text for a terminal, as folded markdown for the PR comment, the
+ * regression issue and the dashboard, and as JSON. Function and object
+ * names come from the profiled program (C++ templates hold `<`, `>`, `|`,
+ * `*`, `&`), so they reach markdown through inertCode and terminals through
+ * inertPlain, like benchmark names.
+ */
+
+/** PROFILE_FORMATS are the outputs of `benchbot profile`. */
+export const PROFILE_FORMATS = ['text', 'markdown', 'json'] as const;
+export type ProfileFormat = (typeof PROFILE_FORMATS)[number];
+
+const EVENT_WORDS: Record<string, string> = { Ir: 'instructions' };
+
+/** eventWords names a callgrind event for a reader: `Ir` is instructions. */
+export function eventWords(event: string): string {
+  return EVENT_WORDS[event] ?? event;
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 100 ? 0 : 1 });
+}
+
+function signed(value: number): string {
+  return `${value > 0 ? '+' : value < 0 ? '-' : ''}${count(Math.abs(value))}`;
+}
+
+function percent(share: number | null): string {
+  return share === null ? 'n/a' : `${(share * 100).toFixed(1)}%`;
+}
+
+function relative(diff: ProfileDiff): string {
+  return diff.base.total > 0 ? ` (${formatChange(diff.head.total / diff.base.total)})` : '';
+}
+
+/** headline says the whole change and where most of it lives, with the given escaping for names. */
+function headline(diff: ProfileDiff, name: (text: string) => string): string {
+  const words = eventWords(diff.event);
+  const whole = `${signed(diff.change)} ${words} per iteration${relative(diff)}`;
+  const top = diff.self[0];
+  if (top === undefined) return `${whole}: no function's cost changed`;
+  return `${whole}, ${percent(top.share)} of it in ${name(top.name)}`;
+}
+
+function sides(diff: ProfileDiff): string {
+  const side = (label: string, s: ProfileDiff['base']) => `${label} ${s.sha === undefined ? '' : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? '' : 's'}`;
+  return `${side('base', diff.base)}, ${side('head', diff.head)} (${diff.tool}, ${diff.event})`;
+}
+
+function textTable(title: string, rows: readonly FunctionChange[], omitted: number): string[] {
+  if (rows.length === 0) return [];
+  const cells = rows.map((r) => [signed(r.change), percent(r.share), count(r.base), count(r.head), `${inertPlain(r.name)}  [${inertPlain(r.object)}]`]);
+  const head = ['change', 'share', 'base', 'head', 'function'];
+  const widths = head.slice(0, 4).map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => `  ${c.slice(0, 4).map((x, i) => x.padStart(widths[i])).join('  ')}  ${c[4]}`;
+  return ['', title, line(head), ...cells.map(line), ...(omitted > 0 ? [`  (${omitted} more function${omitted === 1 ? '' : 's'} changed less)`] : [])];
+}
+
+/** renderProfileText is the differential profile for a terminal. */
+export function renderProfileText(diff: ProfileDiff): string {
+  return [
+    `where ${inertPlain(diff.benchmark)} changed: ${headline(diff, inertPlain)}`,
+    `  ${sides(diff)}`,
+    ...textTable('self cost per iteration (the function\'s own code):', diff.self, diff.omitted.self),
+    ...textTable('inclusive cost per iteration (the function and all it calls):', diff.inclusive, diff.omitted.inclusive),
+  ].join('\n');
+}
+
+function markdownTable(title: string, rows: readonly FunctionChange[], omitted: number): string[] {
+  if (rows.length === 0) return [];
+  return [
+    '',
+    title,
+    '',
+    '| change | share | base | head | function |',
+    '|---:|---:|---:|---:|:---|',
+    ...rows.map((r) => `| ${signed(r.change)} | ${percent(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(r.name)} <sub>${inertText(r.object)}</sub> |`),
+    ...(omitted > 0 ? ['', `${omitted} more function${omitted === 1 ? '' : 's'} changed less.`] : []),
+  ];
+}
+
+/**
+ * renderProfileMarkdown is the differential profile as one folded
+ * `<details>` block whose summary is the headline, for the PR comment, the
+ * regression issue and the dashboard.
+ */
+export function renderProfileMarkdown(diff: ProfileDiff): string {
+  return [
+    `<details><summary>Where ${inertCode(diff.benchmark)} changed: ${headline(diff, inertCode)}</summary>`,
+    '',
+    inertText(sides(diff)),
+    ...markdownTable('Self cost per iteration (the function\'s own code):', diff.self, diff.omitted.self),
+    ...markdownTable('Inclusive cost per iteration (the function and all it calls):', diff.inclusive, diff.omitted.inclusive),
+    '',
+    '</details>',
+  ].join('\n');
+}
+
+/** renderProfile renders a differential profile in one of PROFILE_FORMATS. */
+export function renderProfile(diff: ProfileDiff, format: ProfileFormat): string {
+  if (format === 'json') return JSON.stringify(diff, null, 2);
+  return format === 'markdown' ? renderProfileMarkdown(diff) : renderProfileText(diff);
+}
