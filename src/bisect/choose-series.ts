@@ -7,7 +7,10 @@
  */
 
 import type { Direction, Measurement } from '../model/measurement.ts';
+import { isWorkMetric } from '../model/work-metrics.ts';
 import { ratioWithCi } from '../stats/hodges-lehmann.ts';
+import { workContrast } from './session-oracle.ts';
+import { normalQuantile } from '../stats/normal.ts';
 
 /** SeriesChoice names the benchmark x metric a bisection follows. */
 export interface SeriesChoice {
@@ -35,11 +38,16 @@ export function valuesOf(measurements: readonly Measurement[], choice: Pick<Seri
 
 /**
  * chooseSeries picks what to bisect among the benchmark x metrics both ends
- * have (restricted to `benchmarks` and `metric` when given): the one whose
- * good-to-bad change is significant and largest in the worse direction;
- * when none is, the largest change of any kind (the bisection will then
- * report it as not reproducible, with its numbers). Null when the ends
- * share nothing with at least two values on each side.
+ * have (restricted to `benchmarks` and `metric` when given): counted work
+ * (instructions, estimated cycles) that worsened beyond the threshold with
+ * repeats that agree (workEndsDiffer) first, because one repeat per probe
+ * decides it on any machine; else the series whose good-to-bad change is
+ * significant and largest in the worse direction; when none is, the
+ * largest change of any kind (the bisection will then report it as not
+ * reproducible, with its numbers). Wall time regressed while the counts
+ * did not move (a layout, memory or frequency effect) is followed on wall
+ * time. Null when the ends share nothing with at least two values on each
+ * side (one for counted work).
  */
 export function chooseSeries(good: readonly Measurement[], bad: readonly Measurement[], filter: SeriesFilter): SeriesChoice | null {
   let best: { choice: SeriesChoice; score: number } | null = null;
@@ -47,12 +55,21 @@ export function chooseSeries(good: readonly Measurement[], bad: readonly Measure
     if (filter.benchmarks.length > 0 && !filter.benchmarks.includes(g.benchmark)) continue;
     if (filter.metric !== undefined && g.metric !== filter.metric) continue;
     const b = valuesOf(bad, g);
-    if (!b || b.length < 2 || g.values.length < 2) continue;
-    const r = ratioWithCi(g.values, b);
-    const shift = r === null ? 0 : Math.log(r.ratio) * (g.better === 'lower' ? 1 : -1);
-    // Significant worsening beyond the threshold ranks above anything else.
-    const worse = r !== null && r.excludesOne && shift >= Math.log1p(filter.threshold);
-    const score = (worse ? 1000 : 0) + Math.abs(shift);
+    const work = isWorkMetric(g.metric);
+    if (!b || b.length < (work ? 1 : 2) || g.values.length < (work ? 1 : 2)) continue;
+    const sign = g.better === 'lower' ? 1 : -1;
+    let score: number;
+    if (work) {
+      const e = workEndsDiffer(g.values, b, filter.threshold);
+      const shift = e.change === null ? 0 : Math.log(e.change.ratio) * sign;
+      score = (e.differs && shift > 0 ? 2000 : 0) + Math.abs(shift);
+    } else {
+      const r = ratioWithCi(g.values, b);
+      const shift = r === null ? 0 : Math.log(r.ratio) * sign;
+      // Significant worsening beyond the threshold ranks above any change that is not.
+      const worse = r !== null && r.excludesOne && shift >= Math.log1p(filter.threshold);
+      score = (worse ? 1000 : 0) + Math.abs(shift);
+    }
     if (best === null || score > best.score) best = { choice: { benchmark: g.benchmark, metric: g.metric, unit: g.unit, better: g.better }, score };
   }
   return best?.choice ?? null;
@@ -75,8 +92,24 @@ export interface EndsDiffer {
  * threshold either way. The bisect oracle asks this of its references
  * before it classifies anything: no difference, nothing to bisect.
  */
-export function endsDiffer(good: readonly number[], bad: readonly number[], threshold: number): EndsDiffer {
+export function endsDiffer(good: readonly number[], bad: readonly number[], threshold: number, metric?: string): EndsDiffer {
+  if (metric !== undefined && isWorkMetric(metric)) return workEndsDiffer(good, bad, threshold);
   const r = ratioWithCi(good, bad);
   if (r === null) return { change: null, differs: false };
   return { change: { ratio: r.ratio, lower: r.lower, upper: r.upper }, differs: r.excludesOne && Math.abs(Math.log(r.ratio)) >= Math.log1p(threshold) };
+}
+
+/**
+ * workEndsDiffer is endsDiffer for counted work: the ratio of medians bad /
+ * good with a 95% interval of +-1.96 standard errors of workContrast (the
+ * repeats' spread, floored at 0.1%), differing when the change reaches the
+ * threshold and the interval excludes 1, i.e. the repeats agree well enough
+ * to tell the change from their variation.
+ */
+export function workEndsDiffer(good: readonly number[], bad: readonly number[], threshold: number): EndsDiffer {
+  const c = workContrast(good, bad);
+  if (c === null) return { change: null, differs: false };
+  const half = normalQuantile(0.975) * Math.sqrt(c.variance);
+  const change = { ratio: Math.exp(c.estimate), lower: Math.exp(c.estimate - half), upper: Math.exp(c.estimate + half) };
+  return { change, differs: Math.abs(c.estimate) > half && Math.abs(c.estimate) >= Math.log1p(threshold) };
 }

@@ -9,7 +9,10 @@
  *
  * - `reference`: good and bad, interleaved. Good vs bad must differ
  *   (Hodges-Lehmann shift with a CI excluding 0 at ciAlpha, and beyond the
- *   threshold), else the status is `not-reproducible` and nothing is probed.
+ *   threshold) before anything is classified. Undecided, the references get
+ *   another session; the status is `not-reproducible` only once their CI
+ *   rules out a change of the threshold, or after maxSessionsPerCommit
+ *   sessions of them (referenceSettled).
  * - `probe`: one candidate interleaved with good and bad. Its contrasts
  *   with both references, combined with its earlier sessions by random
  *   effects, are classified; `unknown` asks for another session of that
@@ -39,11 +42,17 @@
  * the total shift and the sum of the culprits' shifts, so shares never sum
  * past 1.
  *
+ * Counted work (`work`: instructions or estimated cycles under valgrind)
+ * is compared by workContrast: a count does not see the machine, so one
+ * value per commit decides, no session offset needs cancelling, and a
+ * probe session may carry the references' counts measured once before
+ * (`referencesReused`) instead of measuring them again.
+ *
  * The state is plain JSON; every function returns a new state and never
  * mutates its argument.
  */
 
-import { classifySessions, combine, confirmAgainstParent, contrast, difference } from './session-oracle.ts';
+import { classifySessions, combine, confirmAgainstParent, contrastFor, difference } from './session-oracle.ts';
 import type { ConfirmVerdict, Contrast, Estimate } from './session-oracle.ts';
 import type { OracleOptions, OracleVerdict } from './session-oracle.ts';
 import { normalQuantile, normalSf } from '../stats/normal.ts';
@@ -71,6 +80,8 @@ export interface BisectOptions extends OracleOptions {
   parallel?: number;
   maxCulprits?: number;
   maxSessions?: number;
+  /** work: the series followed is counted work (default false): contrasts by workContrast, one value a side enough. */
+  work?: boolean;
 }
 
 /**
@@ -93,11 +104,16 @@ export interface ReferenceSession {
   bad: readonly number[];
 }
 
-/** ProbeSession is a candidate measured interleaved with good and bad in one session. */
+/**
+ * ProbeSession is a candidate measured interleaved with good and bad in one
+ * session. `referencesReused`: good and bad are counts measured in an
+ * earlier session (counted work only), so they add nothing to the shift.
+ */
 export interface ProbeSession {
   good: readonly number[];
   probe: readonly number[];
   bad: readonly number[];
+  referencesReused?: boolean;
 }
 
 /** ConfirmSession is a culprit measured interleaved with its first parent in one session. */
@@ -215,7 +231,7 @@ export interface BisectResult {
 }
 
 const DEFAULT_OPTIONS: Required<BisectOptions> = {
-  alpha: 0.01, beta: 0.01, ciAlpha: 0.05, threshold: 0.02, maxSessionsPerCommit: 4, parallel: 1, maxCulprits: 3, maxSessions: 0,
+  alpha: 0.01, beta: 0.01, ciAlpha: 0.05, threshold: 0.02, maxSessionsPerCommit: 4, parallel: 1, maxCulprits: 3, maxSessions: 0, work: false,
 };
 
 /** createBisect starts a bisection. Throws RangeError without candidates or with duplicate SHAs. */
@@ -223,7 +239,7 @@ export function createBisect(input: BisectInput): BisectState {
   if (input.candidates.length === 0) throw new RangeError('createBisect: no candidates between good and bad');
   if (new Set(input.candidates.map((c) => c.sha)).size !== input.candidates.length) throw new RangeError('createBisect: duplicate candidate SHAs');
   const options = { ...DEFAULT_OPTIONS };
-  for (const [k, v] of Object.entries(input.options ?? {})) if (v !== undefined) (options as Record<string, number>)[k] = v;
+  for (const [k, v] of Object.entries(input.options ?? {})) if (v !== undefined) (options as Record<string, number | boolean>)[k] = v;
   let state: BisectState = {
     candidates: input.candidates.map((c) => ({ ...c })), good: input.good ?? input.candidates[0].parent ?? 'good', options,
     shift: [], referenceMeasured: false, reference: emptyReference(), probes: {}, confirmations: {}, rechecks: {}, culpritAt: {}, steps: [], sessions: 0,
@@ -255,7 +271,7 @@ export function recordReference(state: BisectState, session: ReferenceSession | 
     const step: BisectStep = { kind: 'reference', sha: 'good..bad', verdict: 'skip', n: 0, ratio: null, ratioCi: null, partial: false, search: 0, sessions: 0, reason: session.skip };
     return { ...state, steps: [...state.steps, step], finished: true };
   }
-  const c = contrast(session.good, session.bad);
+  const c = contrastFor(state.options.work)(session.good, session.bad);
   const shift = c === null ? state.shift : [...state.shift, c];
   const reference = referenceOf(shift, state.options);
   const step: BisectStep = { kind: 'reference', sha: 'good..bad', verdict: reference.reproducible ? 'bad' : 'unknown', n: session.bad.length, ratio: reference.ratio, ratioCi: reference.ratioCi, partial: false, search: 0, sessions: shift.length };
@@ -357,6 +373,19 @@ function confirmationOf(state: BisectState, index: number): Confirmation | undef
 }
 
 /**
+ * referenceSettled says that good and bad do not differ, for good: their
+ * combined shift's CI lies inside (-threshold, +threshold), or
+ * maxSessionsPerCommit reference sessions left it undecided. One noisy
+ * session (a busy machine, a CI of +-20% around a real 8%) rules nothing
+ * out: the references get another session instead.
+ */
+function referenceSettled(state: BisectState): boolean {
+  const ci = state.reference.ratioCi;
+  const inside = ci !== null && Math.max(Math.abs(Math.log(ci[0])), Math.abs(Math.log(ci[1]))) < Math.log1p(state.options.threshold);
+  return inside || state.shift.length >= state.options.maxSessionsPerCommit;
+}
+
+/**
  * advance settles what can be settled: reproducibility, refuted culprits
  * (another session of the last good commit, or a range), and the next
  * search while a confirmed culprit leaves part of the shift.
@@ -364,7 +393,7 @@ function confirmationOf(state: BisectState, index: number): Confirmation | undef
 function advance(state: BisectState): BisectState {
   // Before any session the shift is unknown: the first probe session measures it (its good and bad arms).
   if (state.shift.length === 0) return { ...state, finished: false };
-  if (!state.reference.reproducible) return { ...state, finished: true };
+  if (!state.reference.reproducible) return { ...state, finished: referenceSettled(state) };
   // A bisection whose sessions keep disagreeing stops and says what it has, rather than measuring every merge.
   if (state.options.maxSessions > 0 ? state.sessions >= state.options.maxSessions : overSearchBudget(state)) return { ...state, finished: true };
   for (;;) {
@@ -424,6 +453,8 @@ export function nextSessions(state: BisectState, k = 1): SessionRequest[] {
     for (let j = 1; j <= k; j++) picks.add(Math.min(last, Math.max(0, -1 + Math.round((j * (last + 1)) / (k + 1)))));
     return [...picks].sort((a, b) => a - b).map((i) => ({ kind: 'probe' as const, sha: state.candidates[i].sha }));
   }
+  // Good and bad not told apart yet (a noisy session): measure them again before anything is classified against them.
+  if (!state.reference.reproducible) return [{ kind: 'reference' }];
   const v = view(state);
   if (v.pending.length === 0 && v.open.length === 0) {
     const conf = confirmationOf(state, v.hi);
@@ -463,6 +494,7 @@ export function recordProbe(state: BisectState, sha: string, outcome: ProbeSessi
   let shift = state.shift;
   let step: BisectStep;
   let sessions = state.sessions;
+  const contrast = contrastFor(state.options.work);
   const g = isSkip(outcome) ? null : contrast(outcome.good, outcome.probe);
   const b = isSkip(outcome) ? null : contrast(outcome.probe, outcome.bad);
   if (isSkip(outcome) || g === null || b === null) {
@@ -476,7 +508,7 @@ export function recordProbe(state: BisectState, sha: string, outcome: ProbeSessi
     probe.n += outcome.probe.length;
     probe.sessions += 1;
     sessions += 1;
-    const d = contrast(outcome.good, outcome.bad);
+    const d = outcome.referencesReused ? null : contrast(outcome.good, outcome.bad);
     if (d !== null) shift = [...shift, d];
     const next = { ...state, shift, reference: referenceOf(shift, state.options), probes: { ...state.probes, [sha]: probe } };
     const c = classifyProbe(next, probe, state.searches[search]);
@@ -494,7 +526,7 @@ export function recordConfirmation(state: BisectState, sha: string, outcome: Con
   const previous = state.confirmations[sha];
   const conf: Confirmation = previous ? { ...previous, vsParent: [...previous.vsParent] } : { index, parent: parentOf(state, index), vsParent: [], sessions: 0, verdict: 'unknown' };
   const search = state.searches.length - 1;
-  const c = isSkip(outcome) ? null : contrast(outcome.parent, outcome.probe);
+  const c = isSkip(outcome) ? null : contrastFor(state.options.work)(outcome.parent, outcome.probe);
   let sessions = state.sessions;
   let step: BisectStep;
   if (c === null) {
@@ -527,7 +559,7 @@ function isSkip(outcome: unknown): outcome is Skip {
 /** result reports the status and every culprit found so far (the last one only once its search finished). */
 export function result(state: BisectState): BisectResult {
   const base = { sessions: state.sessions, reference: state.reference };
-  if (state.shift.length > 0 && !state.reference.reproducible) return { status: 'not-reproducible', culprits: [], ...base };
+  if (state.shift.length > 0 && !state.reference.reproducible) return { status: state.finished ? 'not-reproducible' : 'running', culprits: [], ...base };
   if (!state.finished && state.steps.length === 0) return { status: 'running', culprits: [], ...base };
   const culprits: Culprit[] = [];
   let ranged = false;

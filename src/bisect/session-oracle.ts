@@ -25,6 +25,7 @@
 
 import { hodgesLehmann } from '../stats/hodges-lehmann.ts';
 import { normalQuantile } from '../stats/normal.ts';
+import { median } from '../stats/order-statistics.ts';
 import { randomEffects } from '../stats/sessions.ts';
 import type { ProbeSession } from './create-bisect.ts';
 
@@ -75,6 +76,52 @@ export function contrast(a: readonly number[], b: readonly number[]): Contrast |
   const half = (hl.upper - hl.lower) / (2 * normalQuantile(0.975));
   // Two samples all equal give a zero-width CI; a floor keeps the weights finite.
   return { estimate: hl.estimate, variance: Math.max(half * half, 1e-10) };
+}
+
+/**
+ * WORK_NOISE_FLOOR is the smallest standard error (log scale, 0.1%) a
+ * contrast of counted work is given. Instruction counts under valgrind with
+ * a fixed iteration schedule reproduce exactly on the harnesses measured
+ * (issue 23: Go 3 of 3, Google Benchmark 2 of 2), so one value per commit
+ * is evidence; the floor keeps a shift of a few percent a sure decision
+ * (dozens of standard errors) without pretending to infinite precision, and
+ * repeats that vary more widen it (workContrast).
+ */
+export const WORK_NOISE_FLOOR = 0.001;
+
+/**
+ * workSpread is how much repeats of counted work disagree: the largest
+ * range of log values within either side (0 with one value a side, or
+ * repeats that agree exactly). Null when a value cannot be logged.
+ */
+export function workSpread(a: readonly number[], b: readonly number[]): number | null {
+  const la = logs(a);
+  const lb = logs(b);
+  if (la === null || lb === null) return null;
+  const range = (x: readonly number[]) => (x.length < 2 ? 0 : Math.max(...x) - Math.min(...x));
+  return Math.max(range(la), range(lb));
+}
+
+/**
+ * workContrast is the contrast of counted work (instructions, estimated
+ * cycles): log(median b) - log(median a), one value a side being enough,
+ * its standard error the repeats' spread (workSpread, a range: more than
+ * their standard deviation, on purpose) floored at WORK_NOISE_FLOOR. There
+ * is no session offset to cancel: counts do not see the machine, so a
+ * probe's count is compared with the references' counts measured once.
+ * Null when a side is empty or a value cannot be logged.
+ */
+export function workContrast(a: readonly number[], b: readonly number[]): Contrast | null {
+  if (a.length === 0 || b.length === 0) return null;
+  const spread = workSpread(a, b);
+  if (spread === null) return null;
+  const se = Math.max(spread, WORK_NOISE_FLOOR);
+  return { estimate: Math.log(median(b)) - Math.log(median(a)), variance: se * se };
+}
+
+/** contrastFor is the contrast a bisection uses: workContrast when it follows counted work, else the within-session contrast. */
+export function contrastFor(work: boolean): (a: readonly number[], b: readonly number[]) => Contrast | null {
+  return work ? workContrast : contrast;
 }
 
 /** combine is the random-effects estimate of several sessions' contrasts (null without any). */
@@ -128,8 +175,10 @@ export function classifySessions(fromGood: Estimate, toBad: Estimate, shift: num
  * probe vs good and bad vs probe combined by random effects, against the
  * good-to-bad shift measured in the same sessions; `ratio` is probe/good
  * with its 95% CI, `shift` bad/good (null until a session has both).
+ * `work`: the series is counted work, compared by workContrast.
  */
-export function classifyOracleSessions(sessions: readonly ProbeSession[], threshold: number): { verdict: OracleVerdict; partial: boolean; llr: number; ratio: number | null; ratioCi: [number, number] | null; shift: number | null } {
+export function classifyOracleSessions(sessions: readonly ProbeSession[], threshold: number, work = false): { verdict: OracleVerdict; partial: boolean; llr: number; ratio: number | null; ratioCi: [number, number] | null; shift: number | null } {
+  const contrast = contrastFor(work);
   const all = (f: (x: ProbeSession) => Contrast | null) => sessions.map(f).filter((c): c is Contrast => c !== null);
   const fromGood = combine(all((x) => contrast(x.good, x.probe)));
   const toBad = combine(all((x) => contrast(x.probe, x.bad)));

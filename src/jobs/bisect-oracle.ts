@@ -14,6 +14,7 @@ import { chooseSeries, endsDiffer, valuesOf } from '../bisect/choose-series.ts';
 import type { ProbeSession } from '../bisect/create-bisect.ts';
 import { classifyOracleSessions } from '../bisect/session-oracle.ts';
 import type { Measurement } from '../model/measurement.ts';
+import { isWorkMetric } from '../model/work-metrics.ts';
 import { formatChange } from '../report/format-numbers.ts';
 import { createExecutor } from '../runner/executor.ts';
 import { openRepository, resolveCommit, RunnerError } from '../runner/git-checkout.ts';
@@ -154,12 +155,12 @@ export async function bisectOracle(job: OracleJob): Promise<OracleResult> {
       const kept = await state.reference(id);
       if (kept) return kept;
       const stored = poolSamples(await store.samplesFor({ sha: id, machineKey: await machine() }));
-      return stored.some((m) => m.values.length >= 2) ? stored : undefined;
+      return stored.some((m) => m.values.length >= (isWorkMetric(m.metric) ? 1 : 2)) ? stored : undefined;
     };
     const reproducible = (good: Measurement[], bad: Measurement[]) => {
       const choice = chooseSeries(good, bad, settings);
       if (choice === null) throw new RunnerError(`${shareNothing('the references', settings)}; check ${name('benchmark')} and ${name('metric')}`);
-      const { change: check, differs: ok } = endsDiffer(valuesOf(good, choice) ?? [], valuesOf(bad, choice) ?? [], settings.threshold);
+      const { change: check, differs: ok } = endsDiffer(valuesOf(good, choice) ?? [], valuesOf(bad, choice) ?? [], settings.threshold, choice.metric);
       const why = `${choice.benchmark} (${choice.metric}) differs by ${check ? formatChange(check.ratio) : 'nothing measurable'} between ${short(goodId)} and ${short(badId)} here${check ? ` (CI ${formatChange(check.lower)} … ${formatChange(check.upper)})` : ''}`;
       return { choice, ok, why };
     };
@@ -215,7 +216,7 @@ export async function bisectOracle(job: OracleJob): Promise<OracleResult> {
       }
       if (session.probe.length === 0) return { answer: 'skip', message: `${short(probeId)} skipped: no ${choice.benchmark} (${choice.metric}) in its output` };
       const sessions = await state.addSession(probeId, session);
-      const c = classifyOracleSessions(sessions, settings.threshold);
+      const c = classifyOracleSessions(sessions, settings.threshold, isWorkMetric(choice.metric));
       const numbers = `${choice.benchmark} (${choice.metric}) ${sessions.length} session(s), ${c.ratio === null ? 'no ratio' : `${formatChange(c.ratio)} vs good`}${c.ratioCi ? ` (CI ${formatChange(c.ratioCi[0])} … ${formatChange(c.ratioCi[1])})` : ''}${c.shift === null ? '' : `; bad vs good ${formatChange(c.shift)} in the same sessions`}`;
       if (c.verdict !== 'unknown') {
         return { answer: c.verdict === 'good' || c.verdict === 'beyond-good' ? 'good' : 'bad', message: `${short(probeId)} ${c.verdict}${c.partial ? ' (partial shift)' : ''}: ${numbers}` };

@@ -9,7 +9,9 @@ import type { Direction } from '../model/measurement.ts';
 import { sequentialAb } from '../compare/sequential-ab.ts';
 import { median } from '../stats/order-statistics.ts';
 import { randomEffects } from '../stats/sessions.ts';
-import { contrast } from '../bisect/session-oracle.ts';
+import { normalQuantile, normalSf } from '../stats/normal.ts';
+import { contrast, workContrast } from '../bisect/session-oracle.ts';
+import { isWorkMetric } from '../model/work-metrics.ts';
 import { historyTest, ref, type UsableNight } from './history-evidence.ts';
 import type { AbConfirmation, MachineChange, ScanFinding } from './scan-finding.ts';
 import type { ResolvedScanOptions } from './scan-options.ts';
@@ -44,9 +46,12 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
   const night = nights[k];
   const ab = night.ab;
   if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
-  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series.better, futility: false });
-  const c = found?.comparison;
-  if (!found || !c || c.ratio === null || found.pAdjusted === null || found.pAdjusted > (o.abAlpha as number)) return null;
+  const work = isWorkMetric(series.metric);
+  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.alpha) : null;
+  const found = work ? null : sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series.better, futility: false });
+  const c = work ? (own === null ? null : { ratio: own.ratio, ratioCi: own.ratioCi, verdict: 'inconclusive' as const }) : found?.comparison;
+  const pOwn = work ? (own?.p ?? null) : (found?.pAdjusted ?? null);
+  if (!c || c.ratio === null || pOwn === null || pOwn > (o.abAlpha as number)) return null;
   if (c.verdict === 'unchanged' || !(Math.abs(Math.log(c.ratio)) > Math.log1p(o.threshold))) return null;
   const prev = Math.max(...boundaries.filter((b) => b < k));
   const history = historyTest(nights, prev, k, nights.length, o, 'alert');
@@ -59,7 +64,7 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
     series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
     machineKey: series.machineKey, branch: series.branch, kind: 'ab-alert',
     direction: worse ? 'regression' : 'improvement',
-    ratio: c.ratio, ratioCi: c.ratioCi, p: found.pAdjusted, q: null,
+    ratio: c.ratio, ratioCi: c.ratioCi, p: pOwn, q: null,
     lastGood: ref(nights[k - 1]), firstBad: ref(night), nightsSince: nights.length - k,
     before: { nights: before.length, n: before.reduce((a, n) => a + n.values.length, 0), median: median(before.map((n) => n.median)) },
     after: { nights: after.length, n: after.reduce((a, n) => a + n.values.length, 0), median: median(after.map((n) => n.median)) },
@@ -69,7 +74,7 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
     machineChanges: changes.filter((m) => trendNights.some((n) => n.sha === m.night.sha && n.time === m.night.time)),
   };
   const fresh = ab.extra ?? [];
-  const change = fresh.length > 0 ? abChange(fresh, o.alpha, o, series.better) : null;
+  const change = fresh.length > 0 ? abChange(fresh, o.alpha, o, series.better, work) : null;
   if (change === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null }, sessionsBefore: 1 };
   const confirmation: AbConfirmation = {
     baseSha: ab.baseSha, headSha: night.sha, time: night.time, ratio: change.ratio, ratioCi: change.ratioCi, p: change.p,
@@ -82,6 +87,36 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
   return { finding, ab: confirmation, abCi: { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi }, sessionsBefore: 1 };
 }
 
+/** AbChange is an A/B's change: ratio head/base with its 1 - alpha CI, the 1 - 2 alpha `equivalenceCi`, and p. */
+interface AbChange {
+  ratio: number;
+  ratioCi: [number, number] | null;
+  equivalenceCi: [number, number] | null;
+  p: number;
+}
+
+/**
+ * workChange is the A/B's change for counted work (instructions, estimated
+ * cycles): each session's workContrast (ratio of medians, its standard
+ * error the repeats' spread floored at 0.1%), sessions combined by random
+ * effects, p and CIs normal. A rank test cannot judge counts: one to three
+ * repeats a side, all tied when the counts are exact, never reach p < 0.05
+ * (3 vs 3 at best 0.1), so an exact step would wait for confirmation
+ * forever; the counts' own spread is the evidence instead (issue 23: a
+ * verdict when the change is beyond the threshold and the repeats agree).
+ */
+export function workChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number): AbChange | null {
+  const contrasts = sessions.map((x) => workContrast(x.base, x.head)).filter((c): c is NonNullable<typeof c> => c !== null);
+  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
+  if (r === null) return null;
+  const wide = normalQuantile(1 - alpha / 2) * r.se;
+  const narrow = normalQuantile(1 - alpha) * r.se;
+  return {
+    ratio: Math.exp(r.mean), ratioCi: [Math.exp(r.mean - wide), Math.exp(r.mean + wide)], equivalenceCi: [Math.exp(r.mean - narrow), Math.exp(r.mean + narrow)],
+    p: Math.min(1, 2 * normalSf(Math.abs(r.mean) / r.se)),
+  };
+}
+
 /**
  * abChange is the A/B's change over its sessions: one session by the PR
  * rule's rank test (Hodges-Lehmann ratio, Mann-Whitney CI and p) at `run`'s
@@ -91,7 +126,8 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
  * session is the unit: a second session adds one session of evidence, not
  * ten samples). `equivalenceCi` is the 1 - 2 alpha interval.
  */
-function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number, o: ResolvedScanOptions, better: Direction): { ratio: number; ratioCi: [number, number] | null; equivalenceCi: [number, number] | null; p: number } | null {
+function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number, o: ResolvedScanOptions, better: Direction, work: boolean): AbChange | null {
+  if (work) return workChange(sessions, alpha);
   if (sessions.length === 1) {
     // One session is judged as the run that measured it stopped: run's looks over its rounds, p adjusted for the look.
     const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better, futility: false });
@@ -114,15 +150,15 @@ function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: reado
  * taken with its p multiplied by the A/Bs looked at (the night was then
  * chosen for its difference). Null when no night there has an A/B.
  */
-export function locate(nights: readonly UsableNight[], prev: number, at: number, next: number, sign: number, o: ResolvedScanOptions, better: Direction) {
+export function locate(nights: readonly UsableNight[], prev: number, at: number, next: number, sign: number, o: ResolvedScanOptions, better: Direction, work = false) {
   const abAt = (c: number, alpha: number) => {
     const night = nights[c];
     const ab = night.ab;
     if (!ab || c < 1 || ab.baseSha !== nights[c - 1].sha) return null;
     const head = ab.head ?? night.values;
-    if (ab.base.length < 2 || head.length < 2) return null;
+    if (ab.base.length < (work ? 1 : 2) || head.length < (work ? 1 : 2)) return null;
     const sessions = [{ base: ab.base, head }, ...(ab.extra ?? [])];
-    const change = abChange(sessions, alpha, o, better);
+    const change = abChange(sessions, alpha, o, better, work);
     if (change === null) return null;
     return {
       at: c, moved: Math.sign(Math.log(change.ratio)) === sign, ci: { ratioCi: change.ratioCi, equivalenceCi: change.equivalenceCi },

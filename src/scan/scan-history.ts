@@ -44,6 +44,7 @@
 
 import type { Comparison } from '../model/comparison.ts';
 import { decideVerdict } from '../compare/compare-runs.ts';
+import { isWorkMetric } from '../model/work-metrics.ts';
 import { benjaminiHochberg } from '../stats/fdr.ts';
 import { median } from '../stats/order-statistics.ts';
 import { abAlert, locate, type Candidate } from './ab-evidence.ts';
@@ -262,7 +263,7 @@ function candidate(
   const center = median(baseline.map((n) => n.log));
   if (after.some((n) => Math.sign(n.log - center) !== sign)) return null;
 
-  const located = locate(nights, prev, at, next, sign, o, series.better);
+  const located = locate(nights, prev, at, next, sign, o, series.better, isWorkMetric(series.metric));
   const firstBad = located?.at ?? at;
   const worse = series.better === 'lower' ? sign > 0 : sign < 0;
   const ratio = Math.exp(test.estimate);
