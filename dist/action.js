@@ -19167,6 +19167,14 @@ async function loadAcks(store) {
   return acks;
 }
 
+// src/model/work-metrics.ts
+var INSTRUCTIONS_METRIC = "instructions";
+var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
+var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+function isWorkMetric(metric) {
+  return WORK_METRICS.includes(metric);
+}
+
 // src/compare/sequential-ab.ts
 var levelsCache2 = /* @__PURE__ */ new Map();
 function looksOf(alpha, minRuns, maxRuns) {
@@ -19278,6 +19286,21 @@ function contrast(a, b) {
   const half = (hl.upper - hl.lower) / (2 * normalQuantile(0.975));
   return { estimate: hl.estimate, variance: Math.max(half * half, 1e-10) };
 }
+var WORK_NOISE_FLOOR = 1e-3;
+function workSpread(a, b) {
+  const la = logs(a);
+  const lb = logs(b);
+  if (la === null || lb === null) return null;
+  const range = (x) => x.length < 2 ? 0 : Math.max(...x) - Math.min(...x);
+  return Math.max(range(la), range(lb));
+}
+function workContrast(a, b) {
+  if (a.length === 0 || b.length === 0) return null;
+  const spread = workSpread(a, b);
+  if (spread === null) return null;
+  const se = Math.max(spread, WORK_NOISE_FLOOR);
+  return { estimate: Math.log(median(b)) - Math.log(median(a)), variance: se * se };
+}
 function logs(values) {
   const out = [];
   for (const v of values) {
@@ -19376,9 +19399,12 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   const night = nights[k];
   const ab = night.ab;
   if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
-  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better, futility: false });
-  const c = found?.comparison;
-  if (!found || !c || c.ratio === null || found.pAdjusted === null || found.pAdjusted > o.abAlpha) return null;
+  const work = isWorkMetric(series2.metric);
+  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.alpha) : null;
+  const found = work ? null : sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better, futility: false });
+  const c = work ? own === null ? null : { ratio: own.ratio, ratioCi: own.ratioCi, verdict: "inconclusive" } : found?.comparison;
+  const pOwn = work ? own?.p ?? null : found?.pAdjusted ?? null;
+  if (!c || c.ratio === null || pOwn === null || pOwn > o.abAlpha) return null;
   if (c.verdict === "unchanged" || !(Math.abs(Math.log(c.ratio)) > Math.log1p(o.threshold))) return null;
   const prev = Math.max(...boundaries.filter((b) => b < k));
   const history = historyTest(nights, prev, k, nights.length, o, "alert");
@@ -19399,7 +19425,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
     direction: worse ? "regression" : "improvement",
     ratio: c.ratio,
     ratioCi: c.ratioCi,
-    p: found.pAdjusted,
+    p: pOwn,
     q: null,
     lastGood: ref(nights[k - 1]),
     firstBad: ref(night),
@@ -19412,7 +19438,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
     machineChanges: changes.filter((m) => trendNights.some((n) => n.sha === m.night.sha && n.time === m.night.time))
   };
   const fresh = ab.extra ?? [];
-  const change2 = fresh.length > 0 ? abChange(fresh, o.alpha, o, series2.better) : null;
+  const change2 = fresh.length > 0 ? abChange(fresh, o.alpha, o, series2.better, work) : null;
   if (change2 === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null }, sessionsBefore: 1 };
   const confirmation = {
     baseSha: ab.baseSha,
@@ -19431,7 +19457,21 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   finding.p = change2.p;
   return { finding, ab: confirmation, abCi: { ratioCi: change2.ratioCi, equivalenceCi: change2.equivalenceCi }, sessionsBefore: 1 };
 }
-function abChange(sessions, alpha, o, better) {
+function workChange(sessions, alpha) {
+  const contrasts = sessions.map((x) => workContrast(x.base, x.head)).filter((c) => c !== null);
+  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
+  if (r === null) return null;
+  const wide = normalQuantile(1 - alpha / 2) * r.se;
+  const narrow = normalQuantile(1 - alpha) * r.se;
+  return {
+    ratio: Math.exp(r.mean),
+    ratioCi: [Math.exp(r.mean - wide), Math.exp(r.mean + wide)],
+    equivalenceCi: [Math.exp(r.mean - narrow), Math.exp(r.mean + narrow)],
+    p: Math.min(1, 2 * normalSf(Math.abs(r.mean) / r.se))
+  };
+}
+function abChange(sessions, alpha, o, better, work) {
+  if (work) return workChange(sessions, alpha);
   if (sessions.length === 1) {
     const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better, futility: false });
     const c = s?.comparison;
@@ -19443,15 +19483,15 @@ function abChange(sessions, alpha, o, better) {
   if (r === null || r2 === null) return null;
   return { ratio: Math.exp(r.mean), ratioCi: [Math.exp(r.lower), Math.exp(r.upper)], equivalenceCi: [Math.exp(r2.lower), Math.exp(r2.upper)], p: r.p };
 }
-function locate(nights, prev, at, next, sign, o, better) {
+function locate(nights, prev, at, next, sign, o, better, work = false) {
   const abAt = (c, alpha) => {
     const night = nights[c];
     const ab = night.ab;
     if (!ab || c < 1 || ab.baseSha !== nights[c - 1].sha) return null;
     const head = ab.head ?? night.values;
-    if (ab.base.length < 2 || head.length < 2) return null;
+    if (ab.base.length < (work ? 1 : 2) || head.length < (work ? 1 : 2)) return null;
     const sessions = [{ base: ab.base, head }, ...ab.extra ?? []];
-    const change2 = abChange(sessions, alpha, o, better);
+    const change2 = abChange(sessions, alpha, o, better, work);
     if (change2 === null) return null;
     return {
       at: c,
@@ -19826,7 +19866,7 @@ function candidate(series2, key2, nights, prev, at, next, kind, o, changes) {
   const sign = Math.sign(test.estimate);
   const center = median(baseline.map((n) => n.log));
   if (after.some((n) => Math.sign(n.log - center) !== sign)) return null;
-  const located = locate(nights, prev, at, next, sign, o, series2.better);
+  const located = locate(nights, prev, at, next, sign, o, series2.better, isWorkMetric(series2.metric));
   const firstBad = located?.at ?? at;
   const worse = series2.better === "lower" ? sign > 0 : sign < 0;
   const ratio = Math.exp(test.estimate);

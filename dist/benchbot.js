@@ -44578,6 +44578,14 @@ async function loadAcks(store) {
   return acks;
 }
 
+// src/model/work-metrics.ts
+var INSTRUCTIONS_METRIC = "instructions";
+var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
+var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+function isWorkMetric(metric) {
+  return WORK_METRICS.includes(metric);
+}
+
 // src/compare/sequential-ab.ts
 var levelsCache2 = /* @__PURE__ */ new Map();
 function looksOf(alpha, minRuns, maxRuns) {
@@ -44689,6 +44697,24 @@ function contrast(a, b) {
   const half = (hl.upper - hl.lower) / (2 * normalQuantile(0.975));
   return { estimate: hl.estimate, variance: Math.max(half * half, 1e-10) };
 }
+var WORK_NOISE_FLOOR = 1e-3;
+function workSpread(a, b) {
+  const la = logs(a);
+  const lb = logs(b);
+  if (la === null || lb === null) return null;
+  const range = (x) => x.length < 2 ? 0 : Math.max(...x) - Math.min(...x);
+  return Math.max(range(la), range(lb));
+}
+function workContrast(a, b) {
+  if (a.length === 0 || b.length === 0) return null;
+  const spread = workSpread(a, b);
+  if (spread === null) return null;
+  const se = Math.max(spread, WORK_NOISE_FLOOR);
+  return { estimate: Math.log(median(b)) - Math.log(median(a)), variance: se * se };
+}
+function contrastFor(work) {
+  return work ? workContrast : contrast;
+}
 function combine(contrasts) {
   const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance));
   return r === null ? null : { mean: r.mean, se: r.se, tau2: r.tau2, k: r.k };
@@ -44718,11 +44744,12 @@ function classifySessions(fromGood, toBad, shift, options2 = {}) {
   if (llr <= Math.log(beta / (1 - alpha)) && b / toBad.se >= z) return { ...out, verdict: "good" };
   return { ...out, verdict: "unknown" };
 }
-function classifyOracleSessions(sessions, threshold) {
+function classifyOracleSessions(sessions, threshold, work = false) {
+  const contrast2 = contrastFor(work);
   const all = (f) => sessions.map(f).filter((c2) => c2 !== null);
-  const fromGood = combine(all((x) => contrast(x.good, x.probe)));
-  const toBad = combine(all((x) => contrast(x.probe, x.bad)));
-  const shift = combine(all((x) => contrast(x.good, x.bad)));
+  const fromGood = combine(all((x) => contrast2(x.good, x.probe)));
+  const toBad = combine(all((x) => contrast2(x.probe, x.bad)));
+  const shift = combine(all((x) => contrast2(x.good, x.bad)));
   if (fromGood === null || toBad === null || shift === null) return { verdict: "unknown", partial: false, llr: 0, ratio: null, ratioCi: null, shift: null };
   const c = classifySessions(fromGood, toBad, shift.mean, { threshold });
   return { ...c, ratio: Math.exp(fromGood.mean), ratioCi: [Math.exp(fromGood.mean - 1.96 * fromGood.se), Math.exp(fromGood.mean + 1.96 * fromGood.se)], shift: Math.exp(shift.mean) };
@@ -44836,9 +44863,12 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   const night = nights[k];
   const ab = night.ab;
   if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
-  const found = sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better, futility: false });
-  const c = found?.comparison;
-  if (!found || !c || c.ratio === null || found.pAdjusted === null || found.pAdjusted > o.abAlpha) return null;
+  const work = isWorkMetric(series2.metric);
+  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.alpha) : null;
+  const found = work ? null : sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better, futility: false });
+  const c = work ? own === null ? null : { ratio: own.ratio, ratioCi: own.ratioCi, verdict: "inconclusive" } : found?.comparison;
+  const pOwn = work ? own?.p ?? null : found?.pAdjusted ?? null;
+  if (!c || c.ratio === null || pOwn === null || pOwn > o.abAlpha) return null;
   if (c.verdict === "unchanged" || !(Math.abs(Math.log(c.ratio)) > Math.log1p(o.threshold))) return null;
   const prev = Math.max(...boundaries.filter((b) => b < k));
   const history = historyTest(nights, prev, k, nights.length, o, "alert");
@@ -44859,7 +44889,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
     direction: worse ? "regression" : "improvement",
     ratio: c.ratio,
     ratioCi: c.ratioCi,
-    p: found.pAdjusted,
+    p: pOwn,
     q: null,
     lastGood: ref(nights[k - 1]),
     firstBad: ref(night),
@@ -44872,7 +44902,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
     machineChanges: changes.filter((m) => trendNights.some((n) => n.sha === m.night.sha && n.time === m.night.time))
   };
   const fresh = ab.extra ?? [];
-  const change2 = fresh.length > 0 ? abChange(fresh, o.alpha, o, series2.better) : null;
+  const change2 = fresh.length > 0 ? abChange(fresh, o.alpha, o, series2.better, work) : null;
   if (change2 === null) return { finding, ab: null, abCi: { ratioCi: null, equivalenceCi: null }, sessionsBefore: 1 };
   const confirmation = {
     baseSha: ab.baseSha,
@@ -44891,7 +44921,21 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   finding.p = change2.p;
   return { finding, ab: confirmation, abCi: { ratioCi: change2.ratioCi, equivalenceCi: change2.equivalenceCi }, sessionsBefore: 1 };
 }
-function abChange(sessions, alpha, o, better) {
+function workChange(sessions, alpha) {
+  const contrasts = sessions.map((x) => workContrast(x.base, x.head)).filter((c) => c !== null);
+  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
+  if (r === null) return null;
+  const wide = normalQuantile(1 - alpha / 2) * r.se;
+  const narrow = normalQuantile(1 - alpha) * r.se;
+  return {
+    ratio: Math.exp(r.mean),
+    ratioCi: [Math.exp(r.mean - wide), Math.exp(r.mean + wide)],
+    equivalenceCi: [Math.exp(r.mean - narrow), Math.exp(r.mean + narrow)],
+    p: Math.min(1, 2 * normalSf(Math.abs(r.mean) / r.se))
+  };
+}
+function abChange(sessions, alpha, o, better, work) {
+  if (work) return workChange(sessions, alpha);
   if (sessions.length === 1) {
     const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better, futility: false });
     const c = s?.comparison;
@@ -44903,15 +44947,15 @@ function abChange(sessions, alpha, o, better) {
   if (r === null || r2 === null) return null;
   return { ratio: Math.exp(r.mean), ratioCi: [Math.exp(r.lower), Math.exp(r.upper)], equivalenceCi: [Math.exp(r2.lower), Math.exp(r2.upper)], p: r.p };
 }
-function locate(nights, prev, at, next, sign2, o, better) {
+function locate(nights, prev, at, next, sign2, o, better, work = false) {
   const abAt = (c, alpha) => {
     const night = nights[c];
     const ab = night.ab;
     if (!ab || c < 1 || ab.baseSha !== nights[c - 1].sha) return null;
     const head = ab.head ?? night.values;
-    if (ab.base.length < 2 || head.length < 2) return null;
+    if (ab.base.length < (work ? 1 : 2) || head.length < (work ? 1 : 2)) return null;
     const sessions = [{ base: ab.base, head }, ...ab.extra ?? []];
-    const change2 = abChange(sessions, alpha, o, better);
+    const change2 = abChange(sessions, alpha, o, better, work);
     if (change2 === null) return null;
     return {
       at: c,
@@ -45281,7 +45325,7 @@ function candidate(series2, key2, nights, prev, at, next, kind, o, changes) {
   const sign2 = Math.sign(test2.estimate);
   const center = median(baseline.map((n) => n.log));
   if (after.some((n) => Math.sign(n.log - center) !== sign2)) return null;
-  const located = locate(nights, prev, at, next, sign2, o, series2.better);
+  const located = locate(nights, prev, at, next, sign2, o, series2.better, isWorkMetric(series2.metric));
   const firstBad = located?.at ?? at;
   const worse = series2.better === "lower" ? sign2 > 0 : sign2 < 0;
   const ratio = Math.exp(test2.estimate);
@@ -63848,19 +63892,36 @@ function chooseSeries(good, bad, filter) {
     if (filter.benchmarks.length > 0 && !filter.benchmarks.includes(g.benchmark)) continue;
     if (filter.metric !== void 0 && g.metric !== filter.metric) continue;
     const b = valuesOf2(bad, g);
-    if (!b || b.length < 2 || g.values.length < 2) continue;
-    const r = ratioWithCi(g.values, b);
-    const shift = r === null ? 0 : Math.log(r.ratio) * (g.better === "lower" ? 1 : -1);
-    const worse = r !== null && r.excludesOne && shift >= Math.log1p(filter.threshold);
-    const score = (worse ? 1e3 : 0) + Math.abs(shift);
+    const work = isWorkMetric(g.metric);
+    if (!b || b.length < (work ? 1 : 2) || g.values.length < (work ? 1 : 2)) continue;
+    const sign2 = g.better === "lower" ? 1 : -1;
+    let score;
+    if (work) {
+      const e = workEndsDiffer(g.values, b, filter.threshold);
+      const shift = e.change === null ? 0 : Math.log(e.change.ratio) * sign2;
+      score = (e.differs && shift > 0 ? 2e3 : 0) + Math.abs(shift);
+    } else {
+      const r = ratioWithCi(g.values, b);
+      const shift = r === null ? 0 : Math.log(r.ratio) * sign2;
+      const worse = r !== null && r.excludesOne && shift >= Math.log1p(filter.threshold);
+      score = (worse ? 1e3 : 0) + Math.abs(shift);
+    }
     if (best === null || score > best.score) best = { choice: { benchmark: g.benchmark, metric: g.metric, unit: g.unit, better: g.better }, score };
   }
   return best?.choice ?? null;
 }
-function endsDiffer(good, bad, threshold) {
+function endsDiffer(good, bad, threshold, metric) {
+  if (metric !== void 0 && isWorkMetric(metric)) return workEndsDiffer(good, bad, threshold);
   const r = ratioWithCi(good, bad);
   if (r === null) return { change: null, differs: false };
   return { change: { ratio: r.ratio, lower: r.lower, upper: r.upper }, differs: r.excludesOne && Math.abs(Math.log(r.ratio)) >= Math.log1p(threshold) };
+}
+function workEndsDiffer(good, bad, threshold) {
+  const c = workContrast(good, bad);
+  if (c === null) return { change: null, differs: false };
+  const half = normalQuantile(0.975) * Math.sqrt(c.variance);
+  const change2 = { ratio: Math.exp(c.estimate), lower: Math.exp(c.estimate - half), upper: Math.exp(c.estimate + half) };
+  return { change: change2, differs: Math.abs(c.estimate) > half && Math.abs(c.estimate) >= Math.log1p(threshold) };
 }
 
 // src/runner/measure-commit.ts
@@ -63989,7 +64050,8 @@ var DEFAULT_OPTIONS = {
   maxSessionsPerCommit: 4,
   parallel: 1,
   maxCulprits: 3,
-  maxSessions: 0
+  maxSessions: 0,
+  work: false
 };
 function createBisect(input) {
   if (input.candidates.length === 0) throw new RangeError("createBisect: no candidates between good and bad");
@@ -64037,7 +64099,7 @@ function recordReference(state, session, counted = true) {
     const step2 = { kind: "reference", sha: "good..bad", verdict: "skip", n: 0, ratio: null, ratioCi: null, partial: false, search: 0, sessions: 0, reason: session.skip };
     return { ...state, steps: [...state.steps, step2], finished: true };
   }
-  const c = contrast(session.good, session.bad);
+  const c = contrastFor(state.options.work)(session.good, session.bad);
   const shift = c === null ? state.shift : [...state.shift, c];
   const reference2 = referenceOf(shift, state.options);
   const step = { kind: "reference", sha: "good..bad", verdict: reference2.reproducible ? "bad" : "unknown", n: session.bad.length, ratio: reference2.ratio, ratioCi: reference2.ratioCi, partial: false, search: 0, sessions: shift.length };
@@ -64106,9 +64168,14 @@ function parentOf(state, index) {
 function confirmationOf2(state, index) {
   return state.confirmations[state.candidates[index].sha];
 }
+function referenceSettled(state) {
+  const ci2 = state.reference.ratioCi;
+  const inside = ci2 !== null && Math.max(Math.abs(Math.log(ci2[0])), Math.abs(Math.log(ci2[1]))) < Math.log1p(state.options.threshold);
+  return inside || state.shift.length >= state.options.maxSessionsPerCommit;
+}
 function advance(state) {
   if (state.shift.length === 0) return { ...state, finished: false };
-  if (!state.reference.reproducible) return { ...state, finished: true };
+  if (!state.reference.reproducible) return { ...state, finished: referenceSettled(state) };
   if (state.options.maxSessions > 0 ? state.sessions >= state.options.maxSessions : overSearchBudget(state)) return { ...state, finished: true };
   for (; ; ) {
     const v = view(state);
@@ -64152,6 +64219,7 @@ function nextSessions(state, k = 1) {
     for (let j = 1; j <= k; j++) picks2.add(Math.min(last, Math.max(0, -1 + Math.round(j * (last + 1) / (k + 1)))));
     return [...picks2].sort((a, b) => a - b).map((i) => ({ kind: "probe", sha: state.candidates[i].sha }));
   }
+  if (!state.reference.reproducible) return [{ kind: "reference" }];
   const v = view(state);
   if (v.pending.length === 0 && v.open.length === 0) {
     const conf = confirmationOf2(state, v.hi);
@@ -64183,8 +64251,9 @@ function recordProbe(state, sha, outcome) {
   let shift = state.shift;
   let step;
   let sessions = state.sessions;
-  const g = isSkip(outcome) ? null : contrast(outcome.good, outcome.probe);
-  const b = isSkip(outcome) ? null : contrast(outcome.probe, outcome.bad);
+  const contrast2 = contrastFor(state.options.work);
+  const g = isSkip(outcome) ? null : contrast2(outcome.good, outcome.probe);
+  const b = isSkip(outcome) ? null : contrast2(outcome.probe, outcome.bad);
   if (isSkip(outcome) || g === null || b === null) {
     const reason2 = isSkip(outcome) ? outcome.skip : "values that cannot be compared (not positive, or too few)";
     probe.skip = reason2;
@@ -64196,7 +64265,7 @@ function recordProbe(state, sha, outcome) {
     probe.n += outcome.probe.length;
     probe.sessions += 1;
     sessions += 1;
-    const d = contrast(outcome.good, outcome.bad);
+    const d = outcome.referencesReused ? null : contrast2(outcome.good, outcome.bad);
     if (d !== null) shift = [...shift, d];
     const next = { ...state, shift, reference: referenceOf(shift, state.options), probes: { ...state.probes, [sha]: probe } };
     const c = classifyProbe(next, probe, state.searches[search]);
@@ -64211,7 +64280,7 @@ function recordConfirmation(state, sha, outcome) {
   const previous = state.confirmations[sha];
   const conf = previous ? { ...previous, vsParent: [...previous.vsParent] } : { index, parent: parentOf(state, index), vsParent: [], sessions: 0, verdict: "unknown" };
   const search = state.searches.length - 1;
-  const c = isSkip(outcome) ? null : contrast(outcome.parent, outcome.probe);
+  const c = isSkip(outcome) ? null : contrastFor(state.options.work)(outcome.parent, outcome.probe);
   let sessions = state.sessions;
   let step;
   if (c === null) {
@@ -64239,7 +64308,7 @@ function isSkip(outcome) {
 }
 function result(state) {
   const base = { sessions: state.sessions, reference: state.reference };
-  if (state.shift.length > 0 && !state.reference.reproducible) return { status: "not-reproducible", culprits: [], ...base };
+  if (state.shift.length > 0 && !state.reference.reproducible) return { status: state.finished ? "not-reproducible" : "running", culprits: [], ...base };
   if (!state.finished && state.steps.length === 0) return { status: "running", culprits: [], ...base };
   const culprits = [];
   let ranged = false;
@@ -64567,12 +64636,12 @@ async function bisectOracle(job) {
       const kept = await state.reference(id);
       if (kept) return kept;
       const stored = poolSamples(await store.samplesFor({ sha: id, machineKey: await machine() }));
-      return stored.some((m) => m.values.length >= 2) ? stored : void 0;
+      return stored.some((m) => m.values.length >= (isWorkMetric(m.metric) ? 1 : 2)) ? stored : void 0;
     };
     const reproducible = (good, bad) => {
       const choice2 = chooseSeries(good, bad, settings);
       if (choice2 === null) throw new RunnerError(`${shareNothing("the references", settings)}; check ${name("benchmark")} and ${name("metric")}`);
-      const { change: check, differs: ok } = endsDiffer(valuesOf2(good, choice2) ?? [], valuesOf2(bad, choice2) ?? [], settings.threshold);
+      const { change: check, differs: ok } = endsDiffer(valuesOf2(good, choice2) ?? [], valuesOf2(bad, choice2) ?? [], settings.threshold, choice2.metric);
       const why = `${choice2.benchmark} (${choice2.metric}) differs by ${check ? formatChange(check.ratio) : "nothing measurable"} between ${short3(goodId)} and ${short3(badId)} here${check ? ` (CI ${formatChange(check.lower)} \u2026 ${formatChange(check.upper)})` : ""}`;
       return { choice: choice2, ok, why };
     };
@@ -64622,7 +64691,7 @@ async function bisectOracle(job) {
       }
       if (session.probe.length === 0) return { answer: "skip", message: `${short3(probeId)} skipped: no ${choice.benchmark} (${choice.metric}) in its output` };
       const sessions = await state.addSession(probeId, session);
-      const c = classifyOracleSessions(sessions, settings.threshold);
+      const c = classifyOracleSessions(sessions, settings.threshold, isWorkMetric(choice.metric));
       const numbers = `${choice.benchmark} (${choice.metric}) ${sessions.length} session(s), ${c.ratio === null ? "no ratio" : `${formatChange(c.ratio)} vs good`}${c.ratioCi ? ` (CI ${formatChange(c.ratioCi[0])} \u2026 ${formatChange(c.ratioCi[1])})` : ""}${c.shift === null ? "" : `; bad vs good ${formatChange(c.shift)} in the same sessions`}`;
       if (c.verdict !== "unknown") {
         return { answer: c.verdict === "good" || c.verdict === "beyond-good" ? "good" : "bad", message: `${short3(probeId)} ${c.verdict}${c.partial ? " (partial shift)" : ""}: ${numbers}` };
