@@ -228,6 +228,7 @@ export function parseJsonReport(text: string): ComparisonReport {
     },
     warnings: strings(root.warnings, '$.warnings'),
     threshold: finite(root.threshold, '$.threshold'),
+    ...(root.work_threshold !== undefined ? { workThreshold: finite(root.work_threshold, '$.work_threshold') } : {}),
     alpha: finite(root.alpha, '$.alpha'),
     ...(root.overall_alpha !== undefined ? { overallAlpha: finite(root.overall_alpha, '$.overall_alpha') } : {}),
     ...(root.test === 'yuen' || root.test === 'mann-whitney' ? { test: root.test } : {}),
@@ -334,7 +335,8 @@ function strings(value: unknown, path: string): string[] {
 // checked for its type; the report renders what is present and valid.
 function decisionFields(c: Record<string, unknown>, path: string): Partial<Comparison> {
   const out: Partial<Comparison> = {};
-  if (c.family === 'primary' || c.family === 'secondary') out.family = c.family;
+  if (c.family === 'primary' || c.family === 'secondary' || c.family === 'work') out.family = c.family;
+  if (c.reason !== undefined) out.reason = text256(c.reason, `${path}.reason`);
   if (c.bound !== undefined) out.bound = finite(c.bound, `${path}.bound`);
   if (c.bound_side === 'slower' || c.bound_side === 'faster') out.boundSide = c.bound_side;
   if (c.equivalence_ci !== undefined) out.equivalenceCi = pairOrNull(c.equivalence_ci, `${path}.equivalence_ci`) ?? undefined;

@@ -14,9 +14,15 @@ export type Verdict = 'regressed' | 'improved' | 'unchanged' | 'inconclusive' | 
  * score): one per benchmark, and the suite-wide FDR control runs over these.
  * `secondary` metrics (a duplicate `cpu_time`, user counters, a throughput
  * derived from the time, B/op) form a family of their own: they are tested
- * and reported, but never make the primary family larger.
+ * and reported, but never make the primary family larger. `work` metrics
+ * (counted under valgrind, model/work-metrics.ts) are not tested at all:
+ * they are decided by whether their repeats agree (compare/work-verdict.ts),
+ * so they have no p-value and join no FDR family.
  */
-export type MetricFamily = 'primary' | 'secondary';
+export type MetricFamily = 'primary' | 'secondary' | 'work';
+
+/** FdrFamily is a family that FDR control runs over: every MetricFamily but `work`. */
+export type FdrFamily = Exclude<MetricFamily, 'work'>;
 
 /**
  * Decision says how a comparison's verdict was reached:
@@ -28,9 +34,13 @@ export type MetricFamily = 'primary' | 'secondary';
  *   said the round budget could not decide it (and the rounds measured for
  *   other benchmarks after that did not decide it either);
  * - `budget`: `inconclusive` with the round budget spent;
- * - `undecided`: `inconclusive` on fixed samples (compare), or not testable.
+ * - `undecided`: `inconclusive` on fixed samples (compare), or not testable;
+ *   for a work metric: its repeats disagree (`reason` says how);
+ * - `counted`: a work metric decided by its repeats (compare/work-verdict.ts):
+ *   beyond the threshold with repeats that agree (`regressed`/`improved`),
+ *   or every pair of repeats within it (`unchanged`).
  */
-export type Decision = 'difference' | 'equivalence' | 'futility' | 'budget' | 'undecided';
+export type Decision = 'difference' | 'equivalence' | 'futility' | 'budget' | 'undecided' | 'counted';
 
 /** SideSummary is one side of a comparison: sample size, median and its CI. */
 export interface SideSummary {
@@ -107,4 +117,13 @@ export interface Comparison {
   suggestedThreshold?: number;
   /** pooledBase is how many stored base rounds of the same SHA and machine were pooled into the base side. */
   pooledBase?: number;
+  /**
+   * spread is, for a work metric, how far each side's repeats lie apart:
+   * max / min - 1 (0 when they are equal). Its `base.ci` and `head.ci` are
+   * then the range of the repeats and `ratioCi` the range of head/base over
+   * every pair of repeats, not confidence intervals.
+   */
+  spread?: { base: number; head: number };
+  /** reason says in one line why a comparison is `inconclusive` when it is not for want of rounds: a work metric's repeats that disagree. */
+  reason?: string;
 }

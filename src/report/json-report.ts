@@ -20,11 +20,13 @@ export interface JsonReport {
     geomean_ratio: number | null;
   };
   threshold: number;
+  /** work_threshold is the threshold of counted work (instructions, estimated_cycles), present when the report has work metrics. */
+  work_threshold?: number;
   alpha: number;
   /** overall_alpha is the error rate asked for, which an adaptive run splits across its looks (absent: equal to alpha). */
   overall_alpha?: number;
   test?: string;
-  /** families counts the tested comparisons in each FDR family. */
+  /** families counts the tested comparisons in each FDR family (work metrics are not tested and join none). */
   families?: { primary: number; secondary: number };
   warnings: string[];
 }
@@ -55,6 +57,8 @@ export interface JsonComparison {
   detectable?: number;
   suggested_threshold?: number;
   pooled_base?: number;
+  spread?: { base: number; head: number };
+  reason?: string;
 }
 
 // Optional Comparison fields and their JSON names, in output order.
@@ -62,6 +66,7 @@ const OPTIONAL_FIELDS = [
   ['family', 'family'], ['decision', 'decision'], ['ciLevel', 'ci_level'], ['threshold', 'threshold'],
   ['equivalenceCi', 'equivalence_ci'], ['bound', 'bound'], ['boundSide', 'bound_side'], ['decidedAt', 'decided_at'], ['futileAt', 'futile_at'],
   ['detectable', 'detectable'], ['suggestedThreshold', 'suggested_threshold'], ['pooledBase', 'pooled_base'],
+  ['spread', 'spread'], ['reason', 'reason'],
 ] as const;
 
 /** toJsonReport maps a comparison report to the documented JSON shape. */
@@ -90,6 +95,7 @@ export function toJsonReport(report: ComparisonReport): JsonReport {
     }),
     summary: { ...counts, geomean_ratio: geomeanRatio },
     threshold: report.threshold,
+    ...(report.workThreshold !== undefined ? { work_threshold: report.workThreshold } : {}),
     alpha: report.alpha,
     ...(report.overallAlpha !== undefined ? { overall_alpha: report.overallAlpha } : {}),
     ...(report.test !== undefined ? { test: report.test } : {}),

@@ -1,0 +1,123 @@
+import type { Verdict } from '../model/comparison.ts';
+
+/**
+ * work-verdict: the decision rule for counted work (model/work-metrics.ts:
+ * `instructions`, `estimated_cycles`), taken for what it is. A count under
+ * valgrind with a fixed iteration schedule repeats exactly, or nearly, so a
+ * few repeats per side (3 by default) show it; rank tests and their FDR
+ * family would need ten rounds per side to say what three equal counts
+ * already say, and would hide the one thing that matters: whether the
+ * repeats agree.
+ *
+ * - the change is the ratio of the medians, head / base;
+ * - each side's spread is how far its repeats lie apart, ln(max / min);
+ * - `unchanged`: every head repeat is within the threshold of every base
+ *   repeat (the range of head/base over all pairs lies inside
+ *   (1 - theta, 1 + theta));
+ * - `regressed` / `improved`: the change is beyond the threshold and the
+ *   repeats agree: each side has at least {@link MIN_AGREEING_REPEATS}
+ *   repeats and a spread at most {@link WORK_AGREEMENT} of the change (on
+ *   log values), or exactly 2 equal repeats;
+ * - anything else is `inconclusive`, with a one-line `reason`: the repeats
+ *   disagree (or there are too few to tell).
+ */
+
+/**
+ * WORK_AGREEMENT: the repeats of a side agree when their spread is at most
+ * a quarter of the change. Under noise of any size, 3 repeats per side of
+ * an A/A comparison then call a change beyond the threshold in at most
+ * 4 in 10,000 benchmarks (simulated, 10^6 Gaussian draws per noise level
+ * from 0.1% to 2%); a half allowed 58 in 10,000. Counts that repeat exactly
+ * have no spread and are decided at any change beyond the threshold.
+ */
+export const WORK_AGREEMENT = 0.25;
+
+/**
+ * MIN_AGREEING_REPEATS: with fewer repeats (2) on a side, the spread says
+ * little about the next repeat (2 per side under Gaussian noise called 1.9%
+ * of A/A changes at a quarter), so 2 repeats agree only when they are
+ * equal; 1 repeat shows nothing either way and decides nothing.
+ */
+export const MIN_AGREEING_REPEATS = 3;
+
+/**
+ * WorkJudgement is the rule's outcome for one benchmark x work metric:
+ * `ratio` head/base of the medians, `range` the lowest and highest
+ * head/base over every pair of repeats, `spread` each side's max/min - 1,
+ * and for `inconclusive` the one-line `reason`.
+ */
+export interface WorkJudgement {
+  verdict: Verdict;
+  ratio: number | null;
+  range: [number, number] | null;
+  spread: { base: number; head: number };
+  reason?: string;
+}
+
+/**
+ * judgeWork applies the rule above to a lower-is-better count: `base` and
+ * `head` are the repeats of each side (one value per repeat), `threshold`
+ * theta as a fraction (compare-runs.ts DEFAULT_WORK_THRESHOLD).
+ */
+export function judgeWork(base: readonly number[], head: readonly number[], threshold: number): WorkJudgement {
+  const b = repeatRange(base);
+  const h = repeatRange(head);
+  const spread = { base: b.max / b.min - 1, head: h.max / h.min - 1 };
+  if (!(b.min > 0 && h.min > 0 && Number.isFinite(b.max) && Number.isFinite(h.max))) {
+    return { verdict: 'inconclusive', ratio: null, range: null, spread, reason: 'a count is zero, negative or not finite: no ratio to judge' };
+  }
+  const ratio = h.median / b.median;
+  const range: [number, number] = [h.min / b.max, h.max / b.min];
+  const judged = { ratio, range, spread };
+  if (base.length < 2 || head.length < 2) {
+    const side = base.length < 2 ? 'base' : 'head';
+    return { ...judged, verdict: 'inconclusive', reason: `one repeat on ${side}: 2 or more per side show whether the count repeats` };
+  }
+  if (range[0] > 1 - threshold && range[1] < 1 + threshold) return { ...judged, verdict: 'unchanged' };
+  const change = Math.abs(Math.log(ratio));
+  if (change > 0 && (ratio > 1 + threshold || ratio < 1 - threshold)) {
+    const disagreeing = ([['base', b], ['head', h]] as const).filter(([, s]) => !agrees(s, change));
+    if (disagreeing.length === 0) return { ...judged, verdict: ratio > 1 ? 'regressed' : 'improved' };
+    return { ...judged, verdict: 'inconclusive', reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(', ')}, against a change of ${signed(ratio - 1)}` };
+  }
+  const wide = ([['base', b], ['head', h]] as const).filter(([, s]) => s.max > s.min);
+  if (wide.length === 0) return { ...judged, verdict: 'inconclusive', reason: `a change of ${signed(ratio - 1)} is right at the ±${percent(threshold)} threshold` };
+  return { ...judged, verdict: 'inconclusive', reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(', ')}, too far apart to call a change of ${signed(ratio - 1)} within ±${percent(threshold)}` };
+}
+
+/** RepeatRange is one side's repeats: how many, the lowest, the highest and the median. */
+export interface RepeatRange {
+  n: number;
+  min: number;
+  max: number;
+  median: number;
+}
+
+/** repeatRange summarizes one side's repeats (at least one value). */
+export function repeatRange(values: readonly number[]): RepeatRange {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median };
+}
+
+function agrees(s: RepeatRange, change: number): boolean {
+  const spread = Math.log(s.max / s.min);
+  if (s.n < MIN_AGREEING_REPEATS) return spread === 0;
+  return spread <= WORK_AGREEMENT * change;
+}
+
+function spreadWords(name: string, s: RepeatRange): string {
+  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${percent(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
+  return `${name} repeats ${s.max > s.min ? `spread ${percent(s.max / s.min - 1)}` : 'equal'}`;
+}
+
+// Small spreads matter here (0.004%), so more digits than a time change.
+function percent(fraction: number): string {
+  const p = fraction * 100;
+  return `${p === 0 ? '0' : Math.abs(p) >= 1 ? p.toFixed(2) : Number(p.toPrecision(2)).toString()}%`;
+}
+
+function signed(fraction: number): string {
+  return `${fraction >= 0 ? '+' : '-'}${percent(Math.abs(fraction))}`;
+}
