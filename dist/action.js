@@ -9178,8 +9178,68 @@ function ppf(cdf, a) {
   return cdf.length - 1;
 }
 
+// src/model/work-metrics.ts
+var INSTRUCTIONS_METRIC = "instructions";
+var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
+var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+function isWorkMetric(metric) {
+  return WORK_METRICS.includes(metric);
+}
+
+// src/compare/work-verdict.ts
+var WORK_AGREEMENT = 0.25;
+var MIN_AGREEING_REPEATS = 3;
+function judgeWork(base, head, threshold) {
+  const b = repeatRange(base);
+  const h = repeatRange(head);
+  const spread = { base: b.max / b.min - 1, head: h.max / h.min - 1 };
+  if (!(b.min > 0 && h.min > 0 && Number.isFinite(b.max) && Number.isFinite(h.max))) {
+    return { verdict: "inconclusive", ratio: null, range: null, spread, reason: "a count is zero, negative or not finite: no ratio to judge" };
+  }
+  const ratio = h.median / b.median;
+  const range = [h.min / b.max, h.max / b.min];
+  const judged = { ratio, range, spread };
+  if (base.length < 2 || head.length < 2) {
+    const side2 = base.length < 2 ? "base" : "head";
+    return { ...judged, verdict: "inconclusive", reason: `one repeat on ${side2}: 2 or more per side show whether the count repeats` };
+  }
+  if (range[0] > 1 - threshold && range[1] < 1 + threshold) return { ...judged, verdict: "unchanged" };
+  const change2 = Math.abs(Math.log(ratio));
+  if (change2 > 0 && (ratio > 1 + threshold || ratio < 1 - threshold)) {
+    const disagreeing = [["base", b], ["head", h]].filter(([, s]) => !agrees(s, change2));
+    if (disagreeing.length === 0) return { ...judged, verdict: ratio > 1 ? "regressed" : "improved" };
+    return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(", ")}, against a change of ${signed(ratio - 1)}` };
+  }
+  const wide = [["base", b], ["head", h]].filter(([, s]) => s.max > s.min);
+  if (wide.length === 0) return { ...judged, verdict: "inconclusive", reason: `a change of ${signed(ratio - 1)} is right at the \xB1${percent(threshold)} threshold` };
+  return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}, too far apart to call a change of ${signed(ratio - 1)} within \xB1${percent(threshold)}` };
+}
+function repeatRange(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  const median2 = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: median2 };
+}
+function agrees(s, change2) {
+  const spread = Math.log(s.max / s.min);
+  if (s.n < MIN_AGREEING_REPEATS) return spread === 0;
+  return spread <= WORK_AGREEMENT * change2;
+}
+function spreadWords(name, s) {
+  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${percent(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
+  return `${name} repeats ${s.max > s.min ? `spread ${percent(s.max / s.min - 1)}` : "equal"}`;
+}
+function percent(fraction) {
+  const p = fraction * 100;
+  return `${p === 0 ? "0" : Math.abs(p) >= 1 ? p.toFixed(2) : Number(p.toPrecision(2)).toString()}%`;
+}
+function signed(fraction) {
+  return `${fraction >= 0 ? "+" : "-"}${percent(Math.abs(fraction))}`;
+}
+
 // src/compare/compare-runs.ts
-var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
+var DEFAULT_WORK_THRESHOLD = 5e-3;
+var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, workThreshold: DEFAULT_WORK_THRESHOLD, alpha: 0.05, rules: [], test: DEFAULT_TEST };
 var key = (m) => `${m.benchmark}\0${m.metric}`;
 function poolMeasurements(measurements) {
   const pooled = /* @__PURE__ */ new Map();
@@ -9208,13 +9268,15 @@ function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
     const sh = h && noiseSigma(h.values);
     return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
   };
-  const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()], noise);
+  const timed = [...baseByKey.values(), ...headByKey.values()].filter((m) => !isWorkMetric(m.metric));
+  const primary = primaryMetrics(timed, noise);
   for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
   const test = options.test ?? DEFAULT_TEST;
   const drafts = [];
-  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options, test));
+  const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
+  for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
-  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
+  for (const d of drafts) d.comparison.family = isWorkMetric(d.comparison.metric) ? "work" : familyOf(primary, d.comparison.benchmark, d.comparison.metric);
   const families = { primary: 0, secondary: 0 };
   for (const family of ["primary", "secondary"]) {
     const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
@@ -9225,13 +9287,14 @@ function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
   addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
   const comparisons = drafts.map((d) => {
     if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
-    return annotateDecision(d.comparison);
+    return d.comparison.family === "work" ? d.comparison : annotateDecision(d.comparison);
   });
   return {
     comparisons,
     summary: summarize(comparisons),
     warnings: suiteWarnings(base, head),
     threshold: options.threshold,
+    ...comparisons.some((c) => c.family === "work") ? { workThreshold } : {},
     alpha: options.alpha,
     test,
     families
@@ -9260,7 +9323,7 @@ function emptyComparison(m) {
 }
 function headOnly(h, baseErrors) {
   const comparison = emptyComparison(h);
-  comparison.head = sideSummary(h.values, 0.05);
+  comparison.head = isWorkMetric(h.metric) ? rangeSummary(h.values) : sideSummary(h.values, 0.05);
   const error2 = baseErrors.get(h.benchmark);
   comparison.verdict = error2 === void 0 ? "new" : "error";
   if (error2 !== void 0) comparison.warnings.push(`base failed: ${error2}`);
@@ -9297,6 +9360,42 @@ function draft(b, h, headErrors, options, test) {
     return { comparison, threshold, decided: "unchanged" };
   }
   return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
+}
+function workDraft(b, h, headErrors, threshold) {
+  const comparison = emptyComparison(b);
+  comparison.threshold = threshold;
+  comparison.base = rangeSummary(b.values);
+  if (h === void 0) {
+    const error2 = headErrors.get(b.benchmark);
+    comparison.verdict = error2 === void 0 ? "removed" : "error";
+    if (error2 !== void 0) comparison.warnings.push(`head failed: ${error2}`);
+    return { comparison, threshold, decided: comparison.verdict };
+  }
+  comparison.head = rangeSummary(h.values);
+  if (h.unit !== b.unit) {
+    comparison.warnings.push(`units differ: base in ${b.unit}, head in ${h.unit}`);
+    comparison.decision = "undecided";
+    comparison.reason = `units differ: base in ${b.unit}, head in ${h.unit}`;
+    return { comparison, threshold, decided: "inconclusive" };
+  }
+  const judged = judgeWork(b.values, h.values, threshold);
+  comparison.verdict = judged.verdict;
+  comparison.ratio = judged.ratio;
+  comparison.ratioCi = judged.range;
+  comparison.spread = judged.spread;
+  comparison.decision = judged.verdict === "inconclusive" ? "undecided" : "counted";
+  if (judged.reason !== void 0) comparison.reason = judged.reason;
+  if (judged.range !== null) {
+    const { bound, side: side2 } = boundOf(judged.range, comparison.better);
+    comparison.bound = bound;
+    comparison.boundSide = side2;
+  }
+  return { comparison, threshold, decided: judged.verdict };
+}
+function rangeSummary(values) {
+  if (values.length === 0) throw new RangeError("rangeSummary: no values");
+  const { n, min, max, median: median2 } = repeatRange(values);
+  return { n, median: median2, ci: [min, max] };
 }
 function sideSummary(values, alpha) {
   const ci2 = medianCi(values, alpha);
@@ -9454,7 +9553,7 @@ function renderComparePy(base, head) {
   const lines = [`Comparing ${inertPlain(base.label)} to ${inertPlain(head.label)}`, first, "-".repeat(first.length)];
   for (const block of blocks) {
     for (const r of block.rows) {
-      lines.push(block.name.padEnd(width) + signed(r[0]).padStart(16) + signed(r[1]).padStart(16) + r.slice(2).map((v) => fixed(v, 0).padStart(14)).join(""));
+      lines.push(block.name.padEnd(width) + signed2(r[0]).padStart(16) + signed2(r[1]).padStart(16) + r.slice(2).map((v) => fixed(v, 0).padStart(14)).join(""));
     }
     if (block.utest) {
       const { time: time2, cpu, n, m, optimal } = block.utest;
@@ -9558,7 +9657,7 @@ function fixed(value, decimals) {
   }
   return negative ? `-${text2}` : text2;
 }
-function signed(value) {
+function signed2(value) {
   const text2 = fixed(value, 4);
   return text2.startsWith("-") ? text2 : `+${text2}`;
 }
@@ -9576,7 +9675,9 @@ var OPTIONAL_FIELDS = [
   ["futileAt", "futile_at"],
   ["detectable", "detectable"],
   ["suggestedThreshold", "suggested_threshold"],
-  ["pooledBase", "pooled_base"]
+  ["pooledBase", "pooled_base"],
+  ["spread", "spread"],
+  ["reason", "reason"]
 ];
 function toJsonReport(report) {
   const { geomeanRatio, ...counts } = report.summary;
@@ -9603,6 +9704,7 @@ function toJsonReport(report) {
     }),
     summary: { ...counts, geomean_ratio: geomeanRatio },
     threshold: report.threshold,
+    ...report.workThreshold !== void 0 ? { work_threshold: report.workThreshold } : {},
     alpha: report.alpha,
     ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
     ...report.test !== void 0 ? { test: report.test } : {},
@@ -9658,9 +9760,9 @@ var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
 function formatChange(ratio) {
   if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
   if (!Number.isFinite(ratio)) return "\u2013";
-  const percent3 = (ratio - 1) * 100;
-  const text2 = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
-  return `${percent3 >= 0 ? "+" : ""}${text2}%`;
+  const percent4 = (ratio - 1) * 100;
+  const text2 = Math.abs(percent4) >= 100 ? percent4.toFixed(0) : Math.abs(percent4) >= 10 ? percent4.toFixed(1) : percent4.toFixed(2);
+  return `${percent4 >= 0 ? "+" : ""}${text2}%`;
 }
 var FOLD_LIMIT = 2;
 function changeWords(unit, better) {
@@ -9713,9 +9815,9 @@ function headline(summary2, bound = null) {
   if (summary2.unchanged > 0) parts.push(`${summary2.unchanged} unchanged`);
   if (summary2.inconclusive > 0) {
     const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
-    const percent3 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const percent4 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
     const sign = (s) => huge ? "" : s;
-    const ruledOut = bound === null ? "" : summary2.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent3})` : ` (none changed beyond ${sign("\xB1")}${percent3})`;
+    const ruledOut = bound === null ? "" : summary2.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent4})` : ` (none changed beyond ${sign("\xB1")}${percent4})`;
     parts.push(`${summary2.inconclusive} undecided${ruledOut}`);
   }
   if (summary2.new > 0) parts.push(`${summary2.new} new`);
@@ -9851,7 +9953,7 @@ function actionHeadline(rows, threshold, name, beforeMerging = true) {
   if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
   if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"}${beforeMerging ? " before merging" : ""}`);
   if (parts.length > 0) return `${parts.join("; ")}.`;
-  const limit = `\xB1${percent(threshold)}`;
+  const limit = `\xB1${percent2(threshold)}`;
   if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
   if (rows.length === 0) return "No comparisons.";
   if (counts.improved > 0) return `${plural(counts.improved, "improvement", "improvements")} (${listed("improved", true)}), no regression: nothing to do.`;
@@ -9865,23 +9967,23 @@ var TEST_NAMES = {
   yuen: "Yuen's 20%-trimmed t on log values",
   "mann-whitney": "Mann-Whitney U with Hodges-Lehmann intervals"
 };
-var percent = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
-var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent(ratio - 1).replace(/^(?!-)/, "+");
+var percent2 = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
+var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent2(ratio - 1).replace(/^(?!-)/, "+");
 function methodNote(report) {
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
-  const parts = [`Threshold ${percent(report.threshold)}.`];
+  const parts = [`Threshold ${percent2(report.threshold)}.`];
   if (Math.abs(overall - look) > 1e-12) {
-    parts.push(`Verdicts at the ${percent(1 - overall)} confidence asked for (alpha ${Number(overall.toPrecision(2))}): sampling looked at the data several times, so this look was tested at alpha ${Number(look.toPrecision(2))} (${percent(1 - look)} intervals), which keeps the error of all looks together at ${percent(overall)}.`);
+    parts.push(`Verdicts at the ${percent2(1 - overall)} confidence asked for (alpha ${Number(overall.toPrecision(2))}): sampling looked at the data several times, so this look was tested at alpha ${Number(look.toPrecision(2))} (${percent2(1 - look)} intervals), which keeps the error of all looks together at ${percent2(overall)}.`);
   } else {
-    parts.push(`Verdicts at ${percent(1 - overall)} confidence (alpha ${Number(overall.toPrecision(2))}, ${percent(1 - look)} intervals).`);
+    parts.push(`Verdicts at ${percent2(1 - overall)} confidence (alpha ${Number(overall.toPrecision(2))}, ${percent2(1 - look)} intervals).`);
   }
   const families = report.families;
   const tested = families ? families.primary : report.comparisons.filter((c) => c.q !== null).length;
   const secondary = families && families.secondary > 0 ? `, and separately among ${families.secondary} other metrics` : "";
-  parts.push(`False discovery rate at most ${percent(overall)} among ${tested} tested ${families ? "benchmarks" : "comparisons"}${secondary}.`);
+  parts.push(`False discovery rate at most ${percent2(overall)} among ${tested} tested ${families ? "benchmarks" : "comparisons"}${secondary}.`);
   const test = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
-  parts.push(`${test}; unchanged when the ${percent(1 - 2 * look)} interval lies inside \xB1${percent(report.threshold)} (two one-sided tests).`);
+  parts.push(`${test}; unchanged when the ${percent2(1 - 2 * look)} interval lies inside \xB1${percent2(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
   return parts.join(" ");
 }
@@ -11953,7 +12055,7 @@ var Tokens = class {
   /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
   read(text2, from, end, bracket) {
     let count = 0;
-    let percent3 = false;
+    let percent4 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -11969,7 +12071,7 @@ var Tokens = class {
         c = text2.charCodeAt(p);
         if (c === 32 || c === 9 || bracket && c === 93) break;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent3 = true;
+        if (c === 37) percent4 = true;
         else if (c === 58 || c === 27) odd = true;
       }
       if (count < MAX_TOKENS) {
@@ -11979,14 +12081,14 @@ var Tokens = class {
       count += 1;
     }
     this.count = count;
-    this.percent = percent3;
+    this.percent = percent4;
     this.odd = odd;
     return true;
   }
   /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
   readCodes(codes, base, from, end) {
     let count = 0;
-    let percent3 = false;
+    let percent4 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -12011,7 +12113,7 @@ var Tokens = class {
         if (c === 32 || c === 9 || c === 93) break;
         plain = false;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent3 = true;
+        if (c === 37) percent4 = true;
         else if (c === 58 || c === 27) odd = true;
       }
       if (count < MAX_TOKENS) {
@@ -12023,7 +12125,7 @@ var Tokens = class {
       count += 1;
     }
     this.count = count;
-    this.percent = percent3;
+    this.percent = percent4;
     this.odd = odd;
     return true;
   }
@@ -19167,14 +19269,6 @@ async function loadAcks(store) {
   return acks;
 }
 
-// src/model/work-metrics.ts
-var INSTRUCTIONS_METRIC = "instructions";
-var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
-var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
-function isWorkMetric(metric) {
-  return WORK_METRICS.includes(metric);
-}
-
 // src/compare/sequential-ab.ts
 var levelsCache2 = /* @__PURE__ */ new Map();
 function looksOf(alpha, minRuns, maxRuns) {
@@ -19785,9 +19879,9 @@ function decide(candidates, watches, machineChanges, warnings, o) {
     const verdict = decideVerdict(comparison, o.threshold, o.alpha);
     const historyWorse = c.finding.direction === "regression";
     const abWorse = c.finding.better === "lower" ? ab.ratio > 1 : ab.ratio < 1;
-    const agrees = abWorse === historyWorse;
-    if ((verdict === "regressed" || verdict === "improved") && agrees) findings.push(c.finding);
-    else if (verdict === "inconclusive" && agrees && ab.sessions + (c.sessionsBefore ?? 0) < o.maxConfirmSessions) awaiting.push(c.finding);
+    const agrees2 = abWorse === historyWorse;
+    if ((verdict === "regressed" || verdict === "improved") && agrees2) findings.push(c.finding);
+    else if (verdict === "inconclusive" && agrees2 && ab.sessions + (c.sessionsBefore ?? 0) < o.maxConfirmSessions) awaiting.push(c.finding);
     else refuted.push(c.finding);
   });
   findings.push(...watches);
@@ -20004,7 +20098,7 @@ function parseRegressionMarker(body) {
 function short(sha) {
   return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
 }
-function percent2(fraction) {
+function percent3(fraction) {
   return `${Number((fraction * 100).toFixed(1))}%`;
 }
 function quantity(value, unit) {
@@ -20027,7 +20121,7 @@ function renderRecoveryComment(input) {
   const l = links(input);
   const ci2 = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} \u2026 ${formatChange(r.ratioCi[1])})` : "";
   return [
-    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent2(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
+    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent3(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
     "",
     "Closing; benchbot reopens this issue if the same regression comes back."
   ].join("\n");

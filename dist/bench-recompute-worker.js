@@ -6295,9 +6295,9 @@ var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
 function formatChange(ratio) {
   if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
   if (!Number.isFinite(ratio)) return "\u2013";
-  const percent2 = (ratio - 1) * 100;
-  const text = Math.abs(percent2) >= 100 ? percent2.toFixed(0) : Math.abs(percent2) >= 10 ? percent2.toFixed(1) : percent2.toFixed(2);
-  return `${percent2 >= 0 ? "+" : ""}${text}%`;
+  const percent3 = (ratio - 1) * 100;
+  const text = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
+  return `${percent3 >= 0 ? "+" : ""}${text}%`;
 }
 var FOLD_LIMIT = 2;
 function changeWords(unit, better) {
@@ -6350,9 +6350,9 @@ function headline(summary, bound = null) {
   if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
   if (summary.inconclusive > 0) {
     const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
-    const percent2 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const percent3 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
     const sign = (s) => huge ? "" : s;
-    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent2})` : ` (none changed beyond ${sign("\xB1")}${percent2})`;
+    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent3})` : ` (none changed beyond ${sign("\xB1")}${percent3})`;
     parts.push(`${summary.inconclusive} undecided${ruledOut}`);
   }
   if (summary.new > 0) parts.push(`${summary.new} new`);
@@ -16133,7 +16133,7 @@ var Tokens = class {
   /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
   read(text, from, end, bracket) {
     let count = 0;
-    let percent2 = false;
+    let percent3 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -16149,7 +16149,7 @@ var Tokens = class {
         c = text.charCodeAt(p);
         if (c === 32 || c === 9 || bracket && c === 93) break;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent2 = true;
+        if (c === 37) percent3 = true;
         else if (c === 58 || c === 27) odd = true;
       }
       if (count < MAX_TOKENS) {
@@ -16159,14 +16159,14 @@ var Tokens = class {
       count += 1;
     }
     this.count = count;
-    this.percent = percent2;
+    this.percent = percent3;
     this.odd = odd;
     return true;
   }
   /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
   readCodes(codes, base, from, end) {
     let count = 0;
-    let percent2 = false;
+    let percent3 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -16191,7 +16191,7 @@ var Tokens = class {
         if (c === 32 || c === 9 || c === 93) break;
         plain = false;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent2 = true;
+        if (c === 37) percent3 = true;
         else if (c === 58 || c === 27) odd = true;
       }
       if (count < MAX_TOKENS) {
@@ -16203,7 +16203,7 @@ var Tokens = class {
       count += 1;
     }
     this.count = count;
-    this.percent = percent2;
+    this.percent = percent3;
     this.odd = odd;
     return true;
   }
@@ -19416,8 +19416,68 @@ function ppf(cdf, a) {
   return cdf.length - 1;
 }
 
+// src/model/work-metrics.ts
+var INSTRUCTIONS_METRIC = "instructions";
+var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
+var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+function isWorkMetric(metric) {
+  return WORK_METRICS.includes(metric);
+}
+
+// src/compare/work-verdict.ts
+var WORK_AGREEMENT = 0.25;
+var MIN_AGREEING_REPEATS = 3;
+function judgeWork(base, head, threshold) {
+  const b = repeatRange(base);
+  const h = repeatRange(head);
+  const spread = { base: b.max / b.min - 1, head: h.max / h.min - 1 };
+  if (!(b.min > 0 && h.min > 0 && Number.isFinite(b.max) && Number.isFinite(h.max))) {
+    return { verdict: "inconclusive", ratio: null, range: null, spread, reason: "a count is zero, negative or not finite: no ratio to judge" };
+  }
+  const ratio = h.median / b.median;
+  const range = [h.min / b.max, h.max / b.min];
+  const judged = { ratio, range, spread };
+  if (base.length < 2 || head.length < 2) {
+    const side2 = base.length < 2 ? "base" : "head";
+    return { ...judged, verdict: "inconclusive", reason: `one repeat on ${side2}: 2 or more per side show whether the count repeats` };
+  }
+  if (range[0] > 1 - threshold && range[1] < 1 + threshold) return { ...judged, verdict: "unchanged" };
+  const change = Math.abs(Math.log(ratio));
+  if (change > 0 && (ratio > 1 + threshold || ratio < 1 - threshold)) {
+    const disagreeing = [["base", b], ["head", h]].filter(([, s]) => !agrees(s, change));
+    if (disagreeing.length === 0) return { ...judged, verdict: ratio > 1 ? "regressed" : "improved" };
+    return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(", ")}, against a change of ${signed(ratio - 1)}` };
+  }
+  const wide = [["base", b], ["head", h]].filter(([, s]) => s.max > s.min);
+  if (wide.length === 0) return { ...judged, verdict: "inconclusive", reason: `a change of ${signed(ratio - 1)} is right at the \xB1${percent2(threshold)} threshold` };
+  return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}, too far apart to call a change of ${signed(ratio - 1)} within \xB1${percent2(threshold)}` };
+}
+function repeatRange(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  const median2 = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: median2 };
+}
+function agrees(s, change) {
+  const spread = Math.log(s.max / s.min);
+  if (s.n < MIN_AGREEING_REPEATS) return spread === 0;
+  return spread <= WORK_AGREEMENT * change;
+}
+function spreadWords(name, s) {
+  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${percent2(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
+  return `${name} repeats ${s.max > s.min ? `spread ${percent2(s.max / s.min - 1)}` : "equal"}`;
+}
+function percent2(fraction) {
+  const p = fraction * 100;
+  return `${p === 0 ? "0" : Math.abs(p) >= 1 ? p.toFixed(2) : Number(p.toPrecision(2)).toString()}%`;
+}
+function signed(fraction) {
+  return `${fraction >= 0 ? "+" : "-"}${percent2(Math.abs(fraction))}`;
+}
+
 // src/compare/compare-runs.ts
-var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
+var DEFAULT_WORK_THRESHOLD = 5e-3;
+var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, workThreshold: DEFAULT_WORK_THRESHOLD, alpha: 0.05, rules: [], test: DEFAULT_TEST };
 var key = (m) => `${m.benchmark}\0${m.metric}`;
 function poolMeasurements(measurements) {
   const pooled = /* @__PURE__ */ new Map();
@@ -19446,13 +19506,15 @@ function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
     const sh = h && noiseSigma(h.values);
     return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
   };
-  const primary = primaryMetrics([...baseByKey.values(), ...headByKey.values()], noise);
+  const timed = [...baseByKey.values(), ...headByKey.values()].filter((m) => !isWorkMetric(m.metric));
+  const primary = primaryMetrics(timed, noise);
   for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
   const test = options.test ?? DEFAULT_TEST;
   const drafts = [];
-  for (const [k, b] of baseByKey) drafts.push(draft(b, headByKey.get(k), headErrors, options, test));
+  const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
+  for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
-  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
+  for (const d of drafts) d.comparison.family = isWorkMetric(d.comparison.metric) ? "work" : familyOf(primary, d.comparison.benchmark, d.comparison.metric);
   const families = { primary: 0, secondary: 0 };
   for (const family of ["primary", "secondary"]) {
     const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
@@ -19463,13 +19525,14 @@ function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
   addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
   const comparisons = drafts.map((d) => {
     if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
-    return annotateDecision(d.comparison);
+    return d.comparison.family === "work" ? d.comparison : annotateDecision(d.comparison);
   });
   return {
     comparisons,
     summary: summarize2(comparisons),
     warnings: suiteWarnings(base, head),
     threshold: options.threshold,
+    ...comparisons.some((c) => c.family === "work") ? { workThreshold } : {},
     alpha: options.alpha,
     test,
     families
@@ -19498,7 +19561,7 @@ function emptyComparison(m) {
 }
 function headOnly(h, baseErrors) {
   const comparison = emptyComparison(h);
-  comparison.head = sideSummary(h.values, 0.05);
+  comparison.head = isWorkMetric(h.metric) ? rangeSummary(h.values) : sideSummary(h.values, 0.05);
   const error = baseErrors.get(h.benchmark);
   comparison.verdict = error === void 0 ? "new" : "error";
   if (error !== void 0) comparison.warnings.push(`base failed: ${error}`);
@@ -19535,6 +19598,42 @@ function draft(b, h, headErrors, options, test) {
     return { comparison, threshold, decided: "unchanged" };
   }
   return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
+}
+function workDraft(b, h, headErrors, threshold) {
+  const comparison = emptyComparison(b);
+  comparison.threshold = threshold;
+  comparison.base = rangeSummary(b.values);
+  if (h === void 0) {
+    const error = headErrors.get(b.benchmark);
+    comparison.verdict = error === void 0 ? "removed" : "error";
+    if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
+    return { comparison, threshold, decided: comparison.verdict };
+  }
+  comparison.head = rangeSummary(h.values);
+  if (h.unit !== b.unit) {
+    comparison.warnings.push(`units differ: base in ${b.unit}, head in ${h.unit}`);
+    comparison.decision = "undecided";
+    comparison.reason = `units differ: base in ${b.unit}, head in ${h.unit}`;
+    return { comparison, threshold, decided: "inconclusive" };
+  }
+  const judged = judgeWork(b.values, h.values, threshold);
+  comparison.verdict = judged.verdict;
+  comparison.ratio = judged.ratio;
+  comparison.ratioCi = judged.range;
+  comparison.spread = judged.spread;
+  comparison.decision = judged.verdict === "inconclusive" ? "undecided" : "counted";
+  if (judged.reason !== void 0) comparison.reason = judged.reason;
+  if (judged.range !== null) {
+    const { bound, side: side2 } = boundOf2(judged.range, comparison.better);
+    comparison.bound = bound;
+    comparison.boundSide = side2;
+  }
+  return { comparison, threshold, decided: judged.verdict };
+}
+function rangeSummary(values) {
+  if (values.length === 0) throw new RangeError("rangeSummary: no values");
+  const { n, min, max: max2, median: median2 } = repeatRange(values);
+  return { n, median: median2, ci: [min, max2] };
 }
 function sideSummary(values, alpha) {
   const ci = medianCi(values, alpha);
