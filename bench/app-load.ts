@@ -1,288 +1,506 @@
-// Load bench for the app (npm run bench:app): 1,000 signed deliveries on
-// loopback within one minute, against the real Probot server with a real
-// SQLite store; GitHub is the API stand-in in a child process (it validates
-// every request against GitHub's OpenAPI description). The load generator,
-// the app and the stand-in are three processes, so that none of them
-// measures the others' event loops. The mix is what a busy repository sends: mostly ordinary PR
-// comments, /bench by maintainers (dispatch, check run, sticky comment;
-// a second one on a PR replaces the first), refusals, help, hostile
-// arguments, completed runs with report artifacts, and replayed deliveries.
+// Load bench for the app (npm run bench:app): `benchbot serve` exactly as
+// shipped (the package's bin, GitHub's write pacing on), one or two replicas
+// as processes of their own on SQLite or PostgreSQL, against the GitHub API
+// stand-in in a third process (it validates every request against GitHub's
+// OpenAPI description and is where the effects are counted), driven from
+// this process the way GitHub drives it: Poisson arrivals, a new connection
+// per delivery, 10 s to answer, payloads of 16.5 KB (issue_comment) and
+// 22.6 KB (workflow_run) derived from @octokit/webhooks-examples.
 //
-//   node bench/app-load.ts [--deliveries 1000] [--seconds 50] [--throttle] [--json FILE]
+// The mix, for one installation and 200 pull requests: most deliveries do
+// nothing (CI workflow runs requested, in progress and completed; comments
+// without a command; edits), the rest at a rate per minute that does not
+// grow with --rate, as a busy repository's commands do not: /bench by
+// maintainers (dispatch, check run, sticky report), /bench by people
+// without write access (refusal), /bench help, /bench with bad arguments,
+// nightly runs whose scan.json confirms a new regression (bisect
+// dispatch), deliveries sent again under the same id and the same comment
+// under a new id. Every /bench and bisect run the app dispatches completes
+// a few seconds later with its real artifact (base.json and head.json from
+// the engine; the bisect run without bisect.json), some twice (a re-run
+// attempt under a new id) and some redelivered under the same id.
 //
-// Reports p50/p90/p99/max of the delivery round trip (what GitHub waits
-// for: the app answers when the handler is done) and of the handler alone,
-// errors, duplicate comments, and requests that failed validation.
-import { fork, type ChildProcess } from 'node:child_process';
+// Reported per run: p50/p99/max of the webhook answer, errors (not 2xx
+// within 10 s), duplicate and missing effects at the stand-in, the writes
+// and how long after the last delivery the last of them landed (the queue
+// drained), the CPU time per delivery of the replicas (so the ceiling per
+// core), and the load average of this shared machine. Each run is repeated
+// with the write pacing off (BENCHBOT_WRITE_INTERVAL_MS=0), which shows the
+// app's own cost.
+//
+//   node bench/app-load.ts [--rate 6000] [--minutes 5] [--replicas 2] [--store postgres|sqlite]
+//                          [--pacing on|off|both] [--matrix] [--ceiling] [--json FILE] [--entry dist/benchbot.js]
+//
+// --matrix runs 1 and 2 replicas on SQLite and PostgreSQL; --ceiling steps
+// one SQLite replica (pacing off) up in rate until p99 >= 100 ms or errors.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startAppServer } from '../src/app/app-server.ts';
 import { REPLY_MARKER } from '../src/app/handler-deps.ts';
 import { REPORT_MARKER } from '../src/report/markdown-report.ts';
-import { openStore } from '../src/store/open-store.ts';
-import { startGitHubApiStandIn, type GitHubApiStandIn } from '../test/support/github-api-stand-in.ts';
-import { APP_ID, APP_SLUG, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, makeZip, reportJson, sha, sign } from '../test/app/app-harness.ts';
+import { regressionMarker } from '../src/report/regression-issue.ts';
+import { APP_ID, APP_SLUG, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, benchArtifact, scanJson, sha } from '../test/app/app-harness.ts';
+import { startPostgres, type PostgresServer } from '../test/support/postgres-server.ts';
 import { seededRandom } from '../test/support/random.ts';
+import { startServe, type ServeProcess } from '../test/support/serve-process.ts';
+import { startStandInProcess, type Effects } from '../test/support/stand-in-process.ts';
+import { commentPayload, delivery, postDelivery, workflowRunPayload, type Delivery, type DeliveryResult } from '../test/support/webhook-traffic.ts';
 
-type Message = { type: string; [key: string]: unknown };
+const BENCH_WORKFLOW = 'benchbot-bench-command.yml';
+const NIGHTLY_WORKFLOW = 'benchbot-nightly.yml';
+const BISECT_WORKFLOW = 'benchbot-bisect.yml';
+const CI_WORKFLOW = 'ci.yml';
+const SECRET = 'load bench secret';
 
-if (process.argv.includes('--stand-in')) {
-  await serveStandIn();
-} else if (process.argv.includes('--app')) {
-  await serveApp();
-} else {
-  await main();
+/** EFFECT_RATES are the deliveries per minute that make the app act, whatever --rate is. */
+const EFFECT_RATES: Record<string, number> = { bench: 6, refused: 2, help: 1, invalid: 1, nightly: 1, 'same-id': 2, 'new-id': 2 };
+/** BACKGROUND shares the rest of the rate among deliveries the app does nothing for. */
+const BACKGROUND: [string, number][] = [['ci-requested', 0.3], ['ci-in-progress', 0.15], ['ci-completed', 0.15], ['chatter', 0.3], ['edited', 0.1]];
+
+/** RunConfig is one run of the bench. */
+interface RunConfig {
+  rate: number;
+  seconds: number;
+  replicas: number;
+  store: 'sqlite' | 'postgres';
+  pacing: boolean;
+  prs: number;
+  seed: number;
+  entry?: string;
+  drainSeconds: number;
 }
 
-/** serveApp runs in the second child: the app on its own event loop, reporting handler times over IPC. */
-async function serveApp(): Promise<void> {
-  const handled: Record<string, { ms: number; outcome: string }> = {};
-  let close: (() => Promise<void>) | null = null;
-  process.on('message', async (m: Message) => {
-    if (m.type === 'start') {
-      const store = await openStore(m.store as string, { cwd: tmpdir() });
-      const app = await startAppServer({
-        appId: APP_ID,
-        privateKey: m.privateKey as string,
-        secret: m.secret as string,
-        apiUrl: m.apiUrl as string,
-        store,
-        writeIntervalMs: 0,
-        throttle: m.throttle === true,
-        logLevel: 'fatal',
-        onHandled: (e) => (handled[e.id] = { ms: e.ms, outcome: e.outcome }),
-      });
-      close = async () => {
-        await app.close();
-        await store.close();
-      };
-      process.send?.({ type: 'started', url: app.webhookUrl });
-    } else if (m.type === 'stats') {
-      await close?.();
-      process.send?.({ type: 'stats', handled });
-      process.exit(0);
-    }
-  });
+/** RunResult is what one run measured. */
+interface RunResult {
+  config: RunConfig;
+  deliveries: number;
+  /** answer_ms is the webhook answer time over every delivery of the arrival window; by_kind per kind. */
+  answer_ms: Quantiles;
+  effectful_answer_ms: Quantiles;
+  errors: number;
+  error_examples: string[];
+  statuses: Record<string, number>;
+  duplicates: Record<string, number>;
+  missing: Record<string, number>;
+  expected: Record<string, number>;
+  writes: number;
+  creations: number;
+  /** drain_s is how long after the last delivery (completions sent after the arrival window included) the last write landed; null when the effects were not all there by the drain timeout. */
+  drain_s: number | null;
+  /** pacing_floor_s is the least time GitHub's pacing allows for the writes made (1 s each, 3 s between creations), from the first. */
+  pacing_floor_s: number;
+  cpu_ms_per_delivery: number;
+  /** ceiling_per_core_per_min is 60,000 ms over the CPU ms a delivery costs: the deliveries a minute one core could take. */
+  ceiling_per_core_per_min: number;
+  loadavg: { start: number; end: number };
+  invalid_requests: number;
+  invalid_examples: string[];
 }
 
-/** serveStandIn runs in the child: a stand-in seeded and queried over IPC. */
-async function serveStandIn(): Promise<void> {
-  let stand: GitHubApiStandIn | null = null;
-  process.on('message', async (m: Message) => {
-    if (m.type === 'seed') {
-      stand = await startGitHubApiStandIn({ state: m.state as never });
-      process.send?.({ type: 'ready', url: stand.url });
-    } else if (m.type === 'comment' && stand) {
-      const c = stand.addComment({ owner: OWNER, repo: REPO, issueNumber: m.pr as number, body: m.body as string, user: { login: m.login as string, type: 'User' } });
-      process.send?.({ type: 'comment', seq: m.seq, id: c.id });
-    } else if (m.type === 'artifact' && stand) {
-      stand.addArtifact({ owner: OWNER, repo: REPO, runId: m.runId as number, name: 'benchbot-report', data: new Uint8Array(Buffer.from(m.zip as string, 'base64')) });
-      process.send?.({ type: 'artifact', seq: m.seq });
-    } else if (m.type === 'summary' && stand) {
-      const s = stand;
-      process.send?.({
-        type: 'summary',
-        comments: s.state.comments.map((c) => ({ pr: c.issueNumber, first: c.body.split('\n')[0], bot: c.user.type === 'Bot' })),
-        dispatches: s.state.dispatches.length,
-        requests: s.requests.length,
-        invalid: s.requests.filter((r) => r.errors.length > 0 || r.responseErrors.length > 0).map((r) => `${r.method} ${r.path}: ${[...r.errors, ...r.responseErrors].join('; ')}`),
-        statuses: s.requests.reduce<Record<string, number>>((acc, r) => ((acc[r.status] = (acc[r.status] ?? 0) + 1), acc), {}),
-      });
-      await s.close();
-      process.exit(0);
-    }
-  });
-}
+type Quantiles = { n: number; p50: number; p90: number; p99: number; max: number };
 
-interface Sample {
-  kind: string;
-  ms: number;
-  status: number;
-  id: string;
-}
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string' },
+    minutes: { type: 'string' },
+    replicas: { type: 'string' },
+    store: { type: 'string' },
+    pacing: { type: 'string' },
+    prs: { type: 'string' },
+    seed: { type: 'string' },
+    matrix: { type: 'boolean' },
+    ceiling: { type: 'boolean' },
+    json: { type: 'string' },
+    entry: { type: 'string' },
+    'drain-minutes': { type: 'string' },
+  },
+});
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { deliveries: { type: 'string' }, seconds: { type: 'string' }, throttle: { type: 'boolean' }, json: { type: 'string' } } });
-  const total = Number(values.deliveries ?? 1000);
-  const seconds = Number(values.seconds ?? 50);
-  const random = seededRandom(7);
+const base: RunConfig = {
+  rate: Number(values.rate ?? 6000),
+  seconds: Math.round(Number(values.minutes ?? 5) * 60),
+  replicas: Number(values.replicas ?? 2),
+  store: (values.store ?? 'postgres') as RunConfig['store'],
+  pacing: true,
+  prs: Number(values.prs ?? 200),
+  seed: Number(values.seed ?? 7),
+  entry: values.entry,
+  drainSeconds: Math.round(Number(values['drain-minutes'] ?? 15) * 60),
+};
+for (const [name, ok] of [['--rate', base.rate > 0], ['--minutes', base.seconds > 0], ['--replicas', base.replicas >= 1 && base.replicas <= 8], ['--store', ['sqlite', 'postgres'].includes(base.store)], ['--prs', base.prs >= 1]] as const) {
+  if (!ok) {
+    process.stderr.write(`bench/app-load: ${name} is out of range (see the usage at the top of bench/app-load.ts)\n`);
+    process.exit(2);
+  }
+}
+const pacings = values.pacing === 'on' ? [true] : values.pacing === 'off' ? [false] : [true, false];
+
+let postgres: PostgresServer | null = null;
+let databases = 0;
+const results: RunResult[] = [];
+try {
+  const configs: RunConfig[] = [];
+  if (values.ceiling) {
+    for (const rate of [6000, 12000, 18000, 24000, 30000]) configs.push({ ...base, rate, replicas: 1, store: 'sqlite', pacing: false });
+  } else {
+    const shapes = values.matrix ? [[1, 'sqlite'], [2, 'sqlite'], [1, 'postgres'], [2, 'postgres']] as const : [[base.replicas, base.store]] as const;
+    for (const [replicas, store] of shapes) for (const pacing of pacings) configs.push({ ...base, replicas, store, pacing });
+  }
+  for (const config of configs) {
+    const result = await runOnce(config);
+    results.push(result);
+    process.stdout.write(`${summaryLine(result)}\n`);
+    if (values.ceiling && (result.answer_ms.p99 >= 100 || result.errors > 0)) break;
+  }
+} finally {
+  (postgres as PostgresServer | null)?.stop();
+}
+process.stdout.write(`\n${table(results)}\n`);
+if (values.json) writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
+process.exitCode = results.every((r) => r.errors === 0 && Object.values(r.duplicates).every((n) => n === 0) && Object.values(r.missing).every((n) => n === 0) && r.invalid_requests === 0) ? 0 : 1;
+
+/** runOnce starts the stand-in and the replicas, sends the traffic, waits for the queue to drain, and counts. */
+async function runOnce(config: RunConfig): Promise<RunResult> {
+  const label = `${config.replicas} replica${config.replicas > 1 ? 's' : ''} on ${config.store}, pacing ${config.pacing ? 'on' : 'off'}, ${config.rate}/min for ${config.seconds} s`;
+  process.stdout.write(`bench/app-load: ${label}\n`);
+  const random = seededRandom(config.seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+  const exponential = (perSecond: number) => -Math.log(1 - random()) / perSecond;
+  const prs = Array.from({ length: config.prs }, (_, i) => 1001 + i);
+  const head = (pr: number) => sha(`head ${pr}`);
 
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const prs = Array.from({ length: 50 }, (_, i) => 100 + i);
-  const child = fork(new URL(import.meta.url).pathname, ['--stand-in'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = rpc(child);
-  const ready = await ask({
-    type: 'seed',
+  const stand = await startStandInProcess({
+    owner: OWNER,
+    repo: REPO,
     state: {
       actor: { login: BOT_LOGIN, type: 'Bot', id: 5_550_001 },
       app: { id: APP_ID, slug: APP_SLUG, owner: { login: OWNER, type: 'Organization' }, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(), installations: [INSTALLATION_ID] },
       permissions: { maintainer: 'maintain', admin: 'admin' },
-      workflows: ['benchbot-bench-command.yml'],
-      pulls: prs.map((n) => ({ owner: OWNER, repo: REPO, number: n, title: `PR ${n}`, state: 'open', user: { login: 'contributor', type: 'User' }, headSha: sha(`head ${n}`), headRef: `f${n}`, headOwner: n % 2 === 0 ? 'contributor' : OWNER, headRepo: REPO, baseSha: sha('base'), baseRef: 'main' })),
+      workflows: [BENCH_WORKFLOW, NIGHTLY_WORKFLOW, BISECT_WORKFLOW, CI_WORKFLOW],
+      pulls: prs.map((n) => ({ owner: OWNER, repo: REPO, number: n, title: `PR ${n}`, state: 'open' as const, user: { login: 'contributor', type: 'User' as const }, headSha: head(n), headRef: `feature-${n}`, headOwner: n % 2 === 0 ? 'contributor' : OWNER, headRepo: REPO, baseSha: sha('base'), baseRef: 'main' })),
     },
-  }, 'ready');
-
+  });
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-app-load-'));
-  const secret = 'load secret';
-  const appChild = fork(new URL(import.meta.url).pathname, ['--app'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const askApp = rpc(appChild);
-  const started = await askApp({ type: 'start', store: join(dir, 'app.db'), privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), secret, apiUrl: ready.url, throttle: values.throttle === true }, 'started');
-  const app = { webhookUrl: started.url as string };
-  // The generator reads the app's state (which runs are running) from the same SQLite file.
-  const store = await openStore(join(dir, 'app.db'), { cwd: dir });
+  let storeUrl = join(dir, 'app.db');
+  if (config.store === 'postgres') {
+    postgres ??= await startPostgres();
+    storeUrl = postgres.createDatabase(`load_${++databases}`);
+  }
+  const env: Record<string, string> = {
+    APP_ID: String(APP_ID),
+    PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    WEBHOOK_SECRET: SECRET,
+    GITHUB_API_URL: stand.url,
+    BENCHBOT_DATABASE_URL: storeUrl,
+    LOG_LEVEL: 'warn',
+    ...(config.pacing ? {} : { BENCHBOT_WRITE_INTERVAL_MS: '0' }),
+  };
+  const replicas: ServeProcess[] = [];
+  // One at a time: the first creates the schema.
+  for (let i = 0; i < config.replicas; i++) replicas.push(await startServe({ env, entry: config.entry, log: join(dir, `replica-${i}.log`) }));
 
-  const zip = Buffer.from(makeZip({ 'report.json': reportJson() })).toString('base64');
-  const sent: { id: string; event: string; body: string }[] = [];
-  const samples: Sample[] = [];
-  const inflight: Promise<void>[] = [];
-  const completed = new Set<number>();
-
-  const post = (kind: string, event: string, body: string, id: string, measured: boolean) => {
-    const started = performance.now();
-    const done = fetch(app.webhookUrl, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': id, 'x-hub-signature-256': sign(body, secret) },
-    }).then(async (response) => {
-      await response.text();
-      if (measured) samples.push({ kind, ms: performance.now() - started, status: response.status, id });
-    }, () => {
-      if (measured) samples.push({ kind, ms: performance.now() - started, status: 0, id });
+  const answers: (DeliveryResult & { kind: string; effectful: boolean })[] = [];
+  const inflight = new Set<Promise<void>>();
+  const sent: { kind: string; d: Delivery }[] = [];
+  let lastSentAt = 0;
+  const send = (kind: string, d: Delivery, effectful: boolean, measured = true) => {
+    const to = pick(replicas);
+    lastSentAt = Date.now();
+    const p = postDelivery(to.webhookUrl, d, SECRET).then((r) => {
+      if (measured) answers.push({ ...r, kind, effectful });
     });
-    inflight.push(done);
-    return done;
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+    if (effectful) sent.push({ kind, d });
   };
 
-  const commentPayload = async (pr: number, login: string, body: string) => {
-    const { id } = await ask({ type: 'comment', pr, login, body }, 'comment');
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    return {
-      action: 'created',
-      installation: { id: INSTALLATION_ID },
-      repository: { name: REPO, owner: { login: OWNER }, default_branch: 'main' },
-      issue: { number: pr, pull_request: { url: `https://api.github.com/repos/${OWNER}/${REPO}/pulls/${pr}` } },
-      comment: { id, body, html_url: `https://github.com/${OWNER}/${REPO}/pull/${pr}#issuecomment-${id}`, created_at: now, updated_at: now, user: { login, type: 'User' } },
-      sender: { login, type: 'User' },
-    };
+  // What the app must do, exactly once each.
+  const accepted = new Map<number, Set<number>>();
+  const replied = new Set<number>();
+  const findings = new Set<string>();
+  const bisectsCompleted = new Set<string>();
+  const benchRunsCompleted = new Set<number>();
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (s: number, f: () => Promise<void>) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      void f();
+    }, s * 1000);
+    timers.add(t);
   };
+  const finding = JSON.parse(scanJson()).findings[0];
+  const artifact = benchArtifact();
+  let localCommentId = 3_000_000_000;
+  let nightlyRun = 60_000_000;
 
-  const kinds: [string, number][] = [['chatter', 0.5], ['bench', 0.12], ['refused', 0.05], ['help', 0.03], ['hostile', 0.05], ['completed', 0.12], ['replay', 0.13]];
-  const chooseKind = () => {
-    let r = random();
-    for (const [kind, weight] of kinds) if ((r -= weight) < 0) return kind;
-    return 'chatter';
+  const command = async (pr: number, login: string, body: string) => {
+    const c = await stand.addComment({ pr, login, body });
+    return { c, d: delivery('issue_comment', commentPayload({ pr, id: c.id, body, login, createdAt: c.createdAt, updatedAt: c.updatedAt })) };
   };
-
-  async function one(kind: string, measured: boolean): Promise<void> {
-    const id = randomUUID();
-    if (kind === 'replay' && sent.length > 0) {
-      const old = pick(sent);
-      await post('replay', old.event, old.body, old.id, measured);
-      return;
-    }
-    if (kind === 'completed') {
-      const running = (await store.listState('run:')).map((e) => e.value as { runId: number; status: string }).filter((r) => r.status === 'running' && !completed.has(r.runId));
-      if (running.length > 0) {
-        const run = pick(running);
-        completed.add(run.runId);
-        await ask({ type: 'artifact', runId: run.runId, zip }, 'artifact');
-        const body = JSON.stringify({
-          action: 'completed',
-          installation: { id: INSTALLATION_ID },
-          repository: { id: 1, full_name: `${OWNER}/${REPO}`, name: REPO, owner: { login: OWNER }, default_branch: 'main' },
-          // What the app trusts as its own dispatched run: workflow_dispatch, on the default branch of the repository itself.
-          workflow_run: { id: run.runId, conclusion: 'success', path: '.github/workflows/benchbot-bench-command.yml', html_url: `https://github.com/${OWNER}/${REPO}/actions/runs/${run.runId}`, run_attempt: 1, event: 'workflow_dispatch', head_branch: 'main', head_repository: { id: 1, full_name: `${OWNER}/${REPO}` } },
-        });
-        sent.push({ id, event: 'workflow_run', body });
-        void post('completed', 'workflow_run', body, id, measured);
+  async function one(kind: string): Promise<void> {
+    switch (kind) {
+      case 'bench': {
+        const pr = pick(prs);
+        const { c, d } = await command(pr, pick(['maintainer', 'admin']), pick(['/bench', '/bench BM_Parse runs=20', '/bench threshold=1.5%']));
+        if (!accepted.has(pr)) accepted.set(pr, new Set());
+        accepted.get(pr)!.add(c.id);
+        return send(kind, d, true);
+      }
+      case 'refused':
+      case 'help':
+      case 'invalid': {
+        const pr = pick(prs);
+        const [login, body] = kind === 'refused' ? ['passer-by', '/bench'] : kind === 'help' ? ['passer-by', '/bench help'] : ['maintainer', pick(['/bench runs=1e9', '/bench $(curl x|sh)', '/bench a\u202Eb', `/bench ${'x'.repeat(400)}`])];
+        const { d } = await command(pr, login, body);
+        replied.add(pr);
+        return send(kind, d, true);
+      }
+      case 'nightly': {
+        const runId = ++nightlyRun;
+        const series = `${finding.series} nightly ${runId}`;
+        const scan = JSON.parse(scanJson());
+        scan.findings = [{ ...finding, series }];
+        await stand.addArtifact({ runId, name: 'benchbot-nightly', files: { 'scan.json': JSON.stringify(scan) } });
+        findings.add(series);
+        const d = delivery('workflow_run', workflowRunPayload({ runId, workflow: NIGHTLY_WORKFLOW, event: 'schedule' }));
+        send(kind, d, true);
+        // The nightly re-run (attempt 2) finds the same regression: no second bisection.
+        if (random() < 0.3) later(2 + 5 * random(), async () => send('nightly-rerun', delivery('workflow_run', workflowRunPayload({ runId, workflow: NIGHTLY_WORKFLOW, event: 'schedule', attempt: 2 })), true));
         return;
       }
-      kind = 'chatter';
+      case 'same-id': {
+        if (sent.length === 0) return one('chatter');
+        const old = pick(sent);
+        return send(kind, old.d, true);
+      }
+      case 'new-id': {
+        if (sent.length === 0) return one('chatter');
+        const old = pick(sent);
+        return send(kind, { ...old.d, id: randomUUID() }, true);
+      }
+      case 'ci-requested':
+      case 'ci-in-progress':
+      case 'ci-completed': {
+        const action = kind === 'ci-requested' ? 'requested' : kind === 'ci-in-progress' ? 'in_progress' : 'completed';
+        return send(kind, delivery('workflow_run', workflowRunPayload({ runId: 70_000_000 + Math.floor(random() * 1e7), workflow: CI_WORKFLOW, action, event: 'pull_request', headBranch: `feature-${pick(prs)}` })), false);
+      }
+      case 'edited': {
+        const pr = pick(prs);
+        const at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+        return send(kind, delivery('issue_comment', commentPayload({ pr, id: ++localCommentId, body: 'Thanks, looks good now.', before: 'Thanks!', login: 'reviewer', createdAt: '2025-06-01T00:00:00Z', updatedAt: at, action: 'edited' })), false);
+      }
+      default: {
+        const pr = pick(prs);
+        const at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+        const body = pick(['LGTM', 'Could you rebase?', 'Nice speedup! We could /bench this later.', 'Thanks!', '> /bench\n\nquoted, not a command', '```\n/bench\n```']);
+        return send('chatter', delivery('issue_comment', commentPayload({ pr, id: ++localCommentId, body, login: 'reviewer', createdAt: at })), false);
+      }
     }
-    const pr = pick(prs);
-    const [login, text] = kind === 'bench' ? [pick(['maintainer', 'admin']), pick(['/bench', '/bench BM_Parse runs=20', '/bench threshold=1.5%'])]
-      : kind === 'refused' ? ['passer-by', '/bench']
-        : kind === 'help' ? ['passer-by', '/bench help']
-          : kind === 'hostile' ? ['maintainer', pick(['/bench $(curl x|sh)', '/bench a\u202Eb', '/bench runs=1e9', `/bench ${'x'.repeat(400)}`, '/bench `id`'])]
-            : ['passer-by', pick(['LGTM', 'Could you rebase?', 'Nice speedup! We could /bench this later.', 'Thanks!'])];
-    const body = JSON.stringify(await commentPayload(pr, login, text));
-    sent.push({ id, event: 'issue_comment', body });
-    void post(kind, 'issue_comment', body, id, measured);
   }
 
-  // Warm-up (not measured): the first token exchange, the stand-in's validators.
-  for (const kind of ['bench', 'refused', 'help', 'hostile', 'chatter', 'completed']) await one(kind, false);
-  await Promise.all(inflight);
-  sent.length = 0;
+  // Completions: every run the app dispatched finishes a few seconds later.
+  let seenRuns = 0;
+  let pendingCompletions = 0;
+  const poll = async () => {
+    const runs = await stand.runsSince(seenRuns);
+    seenRuns += runs.length;
+    for (const run of runs) {
+      pendingCompletions++;
+      later(3 + 9 * random(), async () => {
+        try {
+          await complete(run);
+        } finally {
+          pendingCompletions--;
+        }
+      });
+    }
+  };
+  const complete = async (run: Effects['dispatches'][number]) => {
+    if (run.workflowId === BENCH_WORKFLOW) {
+      await stand.addArtifact({ runId: run.runId, name: 'benchbot-report', files: artifact });
+      const d = delivery('workflow_run', workflowRunPayload({ runId: run.runId, workflow: BENCH_WORKFLOW }));
+      send('bench-completed', d, true);
+      benchRunsCompleted.add(run.runId);
+      if (random() < 0.2) later(2 + 3 * random(), async () => send('bench-rerun', delivery('workflow_run', workflowRunPayload({ runId: run.runId, workflow: BENCH_WORKFLOW, attempt: 2 })), true));
+      if (random() < 0.1) later(1 + 3 * random(), async () => send('bench-redelivered', d, true));
+    } else if (run.workflowId === BISECT_WORKFLOW) {
+      send('bisect-completed', delivery('workflow_run', workflowRunPayload({ runId: run.runId, workflow: BISECT_WORKFLOW })), true);
+      bisectsCompleted.add(String(run.inputs.series));
+      if (random() < 0.3) later(1 + 3 * random(), async () => send('bisect-rerun', delivery('workflow_run', workflowRunPayload({ runId: run.runId, workflow: BISECT_WORKFLOW, attempt: 2 })), true));
+    }
+  };
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      await poll().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
 
-  const interval = (seconds * 1000) / total;
+  // Warm-up, not measured: each replica's installation token, config read and GET /app.
+  for (const replica of replicas) await postDelivery(replica.webhookUrl, delivery('workflow_run', workflowRunPayload({ runId: 1, workflow: CI_WORKFLOW, event: 'pull_request', headBranch: 'feature-0' })), SECRET);
+
+  const effectRate = Object.values(EFFECT_RATES).reduce((a, b) => a + b, 0);
+  const kinds: [string, number][] = [
+    ...Object.entries(EFFECT_RATES).map(([k, perMin]): [string, number] => [k, perMin / config.rate]),
+    ...BACKGROUND.map(([k, share]): [string, number] => [k, share * Math.max(0, 1 - effectRate / config.rate)]),
+  ];
+  const chooseKind = () => {
+    let r = random();
+    for (const [kind, p] of kinds) if ((r -= p) < 0) return kind;
+    return 'chatter';
+  };
+  const cpuBefore = replicas.map((r) => r.cpuMs());
+  const loadStart = loadavg()[0];
   const t0 = performance.now();
-  for (let i = 0; i < total; i++) {
-    await one(chooseKind(), true);
-    const wait = t0 + (i + 1) * interval - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  let at = 0;
+  let count = 0;
+  const perSecond = config.rate / 60;
+  for (;;) {
+    at += exponential(perSecond);
+    if (at >= config.seconds) break;
+    const wait = t0 + at * 1000 - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    await one(chooseKind());
+    count++;
+    if (count % Math.max(1, Math.round(perSecond * 30)) === 0) process.stdout.write(`  ${Math.round((performance.now() - t0) / 1000)} s: ${count} deliveries sent, ${inflight.size} unanswered\n`);
   }
   await Promise.all(inflight);
-  const wall = (performance.now() - t0) / 1000;
+  const cpuAfterSend = replicas.map((r) => r.cpuMs());
 
-  const summary = await ask({ type: 'summary' }, 'summary');
-  const handled = new Map(Object.entries((await askApp({ type: 'stats' }, 'stats')).handled as Record<string, { ms: number; outcome: string }>));
-  await store.close();
+  // Drain: until every expected effect is there and nothing has been written for 10 s, or the drain timeout.
+  const missingOf = (e: Effects) => count_(e).missing;
+  function count_(e: Effects) {
+    const dispatchesByPr = new Map<number, number>();
+    for (const d of e.dispatches) if (d.workflowId === BENCH_WORKFLOW) dispatchesByPr.set(Number(d.inputs['pr-number']), (dispatchesByPr.get(Number(d.inputs['pr-number'])) ?? 0) + 1);
+    const bisectBySeries = new Map<string, number>();
+    for (const d of e.dispatches) if (d.workflowId === BISECT_WORKFLOW) bisectBySeries.set(String(d.inputs.series), (bisectBySeries.get(String(d.inputs.series)) ?? 0) + 1);
+    const commentsOf = (pr: number, marker: string) => e.comments.filter((c) => c.pr === pr && c.marker === marker).length;
+    const duplicates = { dispatches: 0, report_comments: 0, reply_comments: 0, bisect_dispatches: 0, issues: 0, check_runs_open_twice: 0 };
+    const missing = { dispatches: 0, report_comments: 0, reply_comments: 0, reports_completed: 0, bisect_dispatches: 0, issues: 0 };
+    for (const [pr, ids] of accepted) {
+      const got = dispatchesByPr.get(pr) ?? 0;
+      duplicates.dispatches += Math.max(0, got - ids.size);
+      missing.dispatches += Math.max(0, ids.size - got);
+      const reports = commentsOf(pr, REPORT_MARKER);
+      duplicates.report_comments += Math.max(0, reports - 1);
+      missing.report_comments += reports === 0 ? 1 : 0;
+      const checks = e.checkRuns.filter((c) => c.headSha === head(pr));
+      const open = checks.filter((c) => c.status !== 'completed').length;
+      duplicates.check_runs_open_twice += Math.max(0, open - 1);
+      // Reported: every run of the pull request completed, so its check runs are all closed, one of them with the report's conclusion.
+      if (open > 0 || !checks.some((c) => c.status === 'completed' && c.conclusion !== 'cancelled')) missing.reports_completed++;
+    }
+    for (const [pr] of dispatchesByPr) if (!accepted.has(pr)) duplicates.dispatches += dispatchesByPr.get(pr) ?? 0;
+    for (const pr of replied) {
+      const replies = commentsOf(pr, REPLY_MARKER);
+      duplicates.reply_comments += Math.max(0, replies - 1);
+      missing.reply_comments += replies === 0 ? 1 : 0;
+    }
+    for (const series of findings) {
+      const got = bisectBySeries.get(series) ?? 0;
+      duplicates.bisect_dispatches += Math.max(0, got - 1);
+      missing.bisect_dispatches += got === 0 ? 1 : 0;
+    }
+    for (const series of bisectsCompleted) {
+      const marker = regressionMarker(series, `${finding.last_good.sha}..${finding.first_bad.sha}`);
+      const got = e.issues.filter((i) => i.marker === marker).length;
+      duplicates.issues += Math.max(0, got - 1);
+      missing.issues += got === 0 ? 1 : 0;
+    }
+    return { duplicates, missing };
+  }
+  let effects = await stand.effects();
+  let drained: number | null = null;
+  const drainUntil = Date.now() + config.drainSeconds * 1000;
+  let lastReport = 0;
+  for (;;) {
+    effects = await stand.effects();
+    const missing = Object.values(missingOf(effects)).reduce((a, b) => a + b, 0);
+    const quiet = Date.now() - Math.max(effects.lastWriteAt, lastSentAt) > 10_000;
+    if (missing === 0 && pendingCompletions === 0 && timers.size === 0 && inflight.size === 0 && quiet) {
+      drained = Math.max(0, (effects.lastWriteAt - lastSentAt) / 1000);
+      break;
+    }
+    if (Date.now() > drainUntil) break;
+    if (Date.now() - lastReport > 30_000) {
+      lastReport = Date.now();
+      process.stdout.write(`  draining: ${missing} effects missing, ${pendingCompletions} runs to complete, ${effects.writes} writes so far, last ${effects.lastWriteAt ? Math.round((Date.now() - effects.lastWriteAt) / 1000) : '-'} s ago\n`);
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  polling = false;
+  await poller;
+  for (const t of timers) clearTimeout(t);
+  await Promise.all(inflight);
+  const cpuEnd = replicas.map((r) => r.cpuMs());
+  const loadEnd = loadavg()[0];
+  for (const replica of replicas) await replica.stop();
+  await stand.close();
   rmSync(dir, { recursive: true, force: true });
 
-  const comments = summary.comments as { pr: number; first: string; bot: boolean }[];
-  const duplicates = prs.reduce((n, pr) => {
-    const count = (marker: string) => comments.filter((c) => c.pr === pr && c.bot && c.first === marker).length;
-    return n + Math.max(0, count(REPORT_MARKER) - 1) + Math.max(0, count(REPLY_MARKER) - 1);
-  }, 0);
-  const errors = samples.filter((s) => s.status !== 200);
-  const outcomes = [...handled.values()].reduce<Record<string, number>>((acc, h) => ((acc[h.outcome] = (acc[h.outcome] ?? 0) + 1), acc), {});
-  const stats = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
-    return { n: sorted.length, p50: round(q(0.5)), p90: round(q(0.9)), p99: round(q(0.99)), max: round(sorted.at(-1) ?? 0) };
-  };
-  const byKind = Object.fromEntries([...new Set(samples.map((s) => s.kind))].sort().map((k) => [k, stats(samples.filter((s) => s.kind === k).map((s) => s.ms))]));
-  const result = {
-    deliveries: samples.length,
-    wall_seconds: round(wall),
-    throttling: values.throttle === true,
-    round_trip_ms: stats(samples.map((s) => s.ms)),
-    handler_ms: stats(samples.map((s) => handled.get(s.id)?.ms ?? 0).filter((ms) => ms > 0)),
-    by_kind_round_trip_ms: byKind,
+  const { duplicates, missing } = count_(effects);
+  const errors = answers.filter((a) => a.status < 200 || a.status >= 300);
+  const statuses = answers.reduce<Record<string, number>>((acc, a) => ((acc[a.status] = (acc[a.status] ?? 0) + 1), acc), {});
+  // CPU per delivery over the arrival window (the drain's work included, for the deliveries that made it).
+  const cpuMs = cpuEnd.reduce((sum, c, i) => sum + (c - cpuBefore[i]), 0);
+  const cpuPerDelivery = cpuMs / Math.max(1, answers.length);
+  void cpuAfterSend;
+  const firstWrite = effects.writes;
+  return {
+    config,
+    deliveries: answers.length,
+    answer_ms: quantiles(answers.map((a) => a.ms)),
+    effectful_answer_ms: quantiles(answers.filter((a) => a.effectful).map((a) => a.ms)),
     errors: errors.length,
-    duplicate_comments: duplicates,
-    dispatches: summary.dispatches,
-    outcomes,
-    github_requests: summary.requests,
-    github_statuses: summary.statuses,
-    invalid_requests: (summary.invalid as string[]).length,
+    error_examples: [...new Set(errors.map((e) => `${e.kind}: ${e.status} ${e.error ?? ''}`.trim()))].slice(0, 5),
+    statuses,
+    duplicates,
+    missing,
+    expected: { dispatches: [...accepted.values()].reduce((n, s) => n + s.size, 0), pull_requests_benched: accepted.size, replies: replied.size, bisects: findings.size, issues: bisectsCompleted.size, bench_runs_completed: benchRunsCompleted.size },
+    writes: firstWrite,
+    creations: effects.creations,
+    drain_s: drained === null ? null : round(drained),
+    pacing_floor_s: config.pacing ? Math.max(effects.writes, effects.creations * 3) : 0,
+    cpu_ms_per_delivery: round(cpuPerDelivery, 2),
+    ceiling_per_core_per_min: Math.round(60_000 / cpuPerDelivery),
+    loadavg: { start: round(loadStart, 2), end: round(loadEnd, 2) },
+    invalid_requests: effects.invalidCount,
+    invalid_examples: effects.invalid.slice(0, 5),
   };
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  if (values.json) writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
-  const target = result.round_trip_ms.p99 < 100 && errors.length === 0 && duplicates === 0 && result.invalid_requests === 0;
-  process.stdout.write(`${target ? 'target met' : 'target missed'}: p99 ${result.round_trip_ms.p99} ms (target < 100), ${errors.length} errors, ${duplicates} duplicate comments, ${result.invalid_requests} invalid requests, ${samples.length} deliveries in ${result.wall_seconds} s\n`);
-  if ((summary.invalid as string[]).length > 0) process.stderr.write(`${(summary.invalid as string[]).slice(0, 5).join('\n')}\n`);
-  process.exitCode = errors.length === 0 && duplicates === 0 && result.invalid_requests === 0 ? 0 : 1;
 }
 
-function round(x: number): number {
-  return Math.round(x * 10) / 10;
+function quantiles(values: number[]): Quantiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
+  return { n: sorted.length, p50: round(q(0.5)), p90: round(q(0.9)), p99: round(q(0.99)), max: round(sorted.at(-1) ?? 0) };
 }
 
-/** rpc sends a message to the child and resolves with the next reply of the given type (replies come in order). */
-function rpc(child: ChildProcess): (message: Message, reply: string) => Promise<Message> {
-  const waiting: { reply: string; resolve: (m: Message) => void }[] = [];
-  child.on('message', (m: Message) => {
-    const i = waiting.findIndex((w) => w.reply === m.type);
-    if (i !== -1) waiting.splice(i, 1)[0].resolve(m);
-  });
-  return (message, reply) => new Promise((resolve) => {
-    waiting.push({ reply, resolve });
-    child.send(message);
-  });
+function round(x: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+function sum(o: Record<string, number>): number {
+  return Object.values(o).reduce((a, b) => a + b, 0);
+}
+
+function summaryLine(r: RunResult): string {
+  const c = r.config;
+  const nonzero = (o: Record<string, number>) => Object.entries(o).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '0';
+  return [
+    `${c.replicas} x ${c.store}, pacing ${c.pacing ? 'on' : 'off'}, ${c.rate}/min x ${c.seconds} s: ${r.deliveries} deliveries`,
+    `  answer p50 ${r.answer_ms.p50} ms, p99 ${r.answer_ms.p99} ms, max ${r.answer_ms.max} ms (effectful: p99 ${r.effectful_answer_ms.p99} ms of ${r.effectful_answer_ms.n}); errors ${r.errors}${r.error_examples.length ? ` (${r.error_examples.join('; ')})` : ''}`,
+    `  duplicates: ${nonzero(r.duplicates)}; missing: ${nonzero(r.missing)}; expected ${JSON.stringify(r.expected)}`,
+    `  writes ${r.writes} (${r.creations} creations), queue drained ${r.drain_s === null ? 'NOT within the drain timeout' : `${r.drain_s} s after the last delivery`}${c.pacing ? ` (GitHub's pacing needs >= ${r.pacing_floor_s} s for them)` : ''}`,
+    `  CPU ${r.cpu_ms_per_delivery} ms per delivery (ceiling ~${r.ceiling_per_core_per_min}/min per core); load average ${r.loadavg.start} -> ${r.loadavg.end}; invalid requests ${r.invalid_requests}${r.invalid_examples.length ? `: ${r.invalid_examples.join('; ')}` : ''}`,
+  ].join('\n');
+}
+
+function table(rs: RunResult[]): string {
+  const rows = rs.map((r) => `| ${r.config.replicas} | ${r.config.store} | ${r.config.pacing ? 'on' : 'off'} | ${r.config.rate} | ${r.deliveries} | ${r.answer_ms.p50} | ${r.answer_ms.p99} | ${r.errors} | ${sum(r.duplicates)} | ${sum(r.missing)} | ${r.drain_s ?? 'not drained'} | ${r.writes} | ${r.cpu_ms_per_delivery} | ${r.loadavg.start}-${r.loadavg.end} |`);
+  return ['| replicas | store | pacing | rate/min | deliveries | p50 ms | p99 ms | errors | duplicates | missing | drain s | writes | CPU ms/delivery | load avg |', '| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |', ...rows].join('\n');
 }

@@ -35,6 +35,9 @@ environment:
   BENCHBOT_PG_POOL_SIZE   PostgreSQL connections per replica (default ${DEFAULT_MAX_CONNECTIONS}); --pg-pool-size wins
   PORT, HOST              where to listen (default 3000 on 0.0.0.0); --port and --host win
   BOT_LOGIN               the app's <slug>[bot] login (default: asked from GET /app)
+  BENCHBOT_WRITE_INTERVAL_MS  ms between writes per installation (default: GitHub's guidance, 1 s
+                          between writes and 3 s between comments or issues); 0 only where GitHub's
+                          secondary limits are off (a GHES without them, a load bench's stand-in)
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
 
 /** ServeSettings are `benchbot serve`'s inputs, read once from flags and environment. */
@@ -53,6 +56,8 @@ export interface ServeSettings {
   botLogin?: string;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   dashboard: boolean;
+  /** writeIntervalMs replaces GitHub's write pacing (BENCHBOT_WRITE_INTERVAL_MS); undefined keeps it. */
+  writeIntervalMs?: number;
 }
 
 /** MAX_PG_POOL_SIZE bounds --pg-pool-size against a typo: PostgreSQL allows 100 connections by default, shared by every replica, so more needs a server configured for it. */
@@ -96,6 +101,8 @@ export function readServeSettings(args: string[], env: Record<string, string | u
   } catch {
     throw new UsageError(`GITHUB_API_URL ${redact(apiUrl)} is not a URL`);
   }
+  const intervalText = text('BENCHBOT_WRITE_INTERVAL_MS');
+  if (intervalText !== undefined && !/^\d{1,6}$/.test(intervalText)) throw new UsageError(`BENCHBOT_WRITE_INTERVAL_MS ${intervalText}: give the milliseconds between writes (0 to 999999), or leave it unset for GitHub's pacing`);
   const logLevel = (text('LOG_LEVEL') ?? 'info') as ServeSettings['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`LOG_LEVEL ${logLevel}: use one of ${LOG_LEVELS.join(', ')}`);
   return {
@@ -112,6 +119,7 @@ export function readServeSettings(args: string[], env: Record<string, string | u
     botLogin: text('BOT_LOGIN'),
     logLevel,
     dashboard: values.dashboard === true,
+    writeIntervalMs: intervalText === undefined ? undefined : Number(intervalText),
   };
 }
 
@@ -139,6 +147,7 @@ export async function runServe(args: string[], out: (text: string) => void, env:
       port: settings.port,
       host: settings.host,
       botLogin: settings.botLogin,
+      writeIntervalMs: settings.writeIntervalMs,
       logLevel: settings.logLevel,
       dashboard: settings.dashboard
         ? createDashboardHandler({ store, assets: loadSiteAssets(), settings: { title: 'benchbot', repoUrl: githubRepoUrl(env.GITHUB_SERVER_URL ?? 'https://github.com') } })

@@ -28,6 +28,9 @@ test('settings errors name the variable to set', () => {
   assert.throws(() => readServeSettings([], { ...base, PRIVATE_KEY: undefined, PRIVATE_KEY_PATH: '/nonexistent/key.pem' }), /PRIVATE_KEY_PATH \/nonexistent\/key.pem/);
   assert.throws(() => readServeSettings(['--port', '99999'], base), /--port 99999/);
   assert.throws(() => readServeSettings([], { ...base, LOG_LEVEL: 'loud' }), /LOG_LEVEL loud/);
+  assert.throws(() => readServeSettings([], { ...base, BENCHBOT_WRITE_INTERVAL_MS: '1s' }), /BENCHBOT_WRITE_INTERVAL_MS 1s: give the milliseconds/);
+  assert.equal(readServeSettings([], base).writeIntervalMs, undefined, 'GitHub\'s pacing unless asked');
+  assert.equal(readServeSettings([], { ...base, BENCHBOT_WRITE_INTERVAL_MS: '0' }).writeIntervalMs, 0);
   const settings = readServeSettings(['--port', '0'], base);
   assert.equal(settings.port, 0);
   assert.equal(settings.privateKey?.split('\n').length, 3, 'escaped newlines in PRIVATE_KEY become newlines');
