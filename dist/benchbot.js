@@ -63391,6 +63391,9 @@ environment:
   BENCHBOT_PG_POOL_SIZE   PostgreSQL connections per replica (default ${DEFAULT_MAX_CONNECTIONS}); --pg-pool-size wins
   PORT, HOST              where to listen (default 3000 on 0.0.0.0); --port and --host win
   BOT_LOGIN               the app's <slug>[bot] login (default: asked from GET /app)
+  BENCHBOT_WRITE_INTERVAL_MS  ms between writes per installation (default: GitHub's guidance, 1 s
+                          between writes and 3 s between comments or issues); 0 only where GitHub's
+                          secondary limits are off (a GHES without them, a load bench's stand-in)
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
 var MAX_PG_POOL_SIZE = 1e3;
 var LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
@@ -63429,6 +63432,8 @@ function readServeSettings(args, env) {
   } catch {
     throw new UsageError(`GITHUB_API_URL ${redact(apiUrl)} is not a URL`);
   }
+  const intervalText = text2("BENCHBOT_WRITE_INTERVAL_MS");
+  if (intervalText !== void 0 && !/^\d{1,6}$/.test(intervalText)) throw new UsageError(`BENCHBOT_WRITE_INTERVAL_MS ${intervalText}: give the milliseconds between writes (0 to 999999), or leave it unset for GitHub's pacing`);
   const logLevel = text2("LOG_LEVEL") ?? "info";
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`LOG_LEVEL ${logLevel}: use one of ${LOG_LEVELS.join(", ")}`);
   return {
@@ -63444,7 +63449,8 @@ function readServeSettings(args, env) {
     host: values.host ?? text2("HOST") ?? "0.0.0.0",
     botLogin: text2("BOT_LOGIN"),
     logLevel,
-    dashboard: values.dashboard === true
+    dashboard: values.dashboard === true,
+    writeIntervalMs: intervalText === void 0 ? void 0 : Number(intervalText)
   };
 }
 var DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1e3;
@@ -63464,6 +63470,7 @@ async function runServe(args, out, env = process.env) {
       port: settings.port,
       host: settings.host,
       botLogin: settings.botLogin,
+      writeIntervalMs: settings.writeIntervalMs,
       logLevel: settings.logLevel,
       dashboard: settings.dashboard ? createDashboardHandler({ store, assets: loadSiteAssets(), settings: { title: "benchbot", repoUrl: githubRepoUrl(env.GITHUB_SERVER_URL ?? "https://github.com") } }) : void 0
     });
