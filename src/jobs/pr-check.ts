@@ -7,6 +7,7 @@ import { holdMachine } from '../runner/hold-machine.ts';
 import { DEFAULT_LOAD_WAIT_MS } from '../runner/load-guard.ts';
 import { DEFAULT_LOCK_WAIT_MS } from '../runner/machine-lock.ts';
 import type { Progress } from '../runner/progress.ts';
+import { DEFAULT_COUNT_REPEATS } from '../runner/valgrind-count.ts';
 import { DEFAULT_POOL_BASE, runAb, type RunAbDeps, type RunAbResult, type RunAbSettings, type RunHistory } from '../runner/run-ab.ts';
 import type { MeasurePair } from './confirm-findings.ts';
 import { learnNoise, storedRounds } from '../store/noise-memory.ts';
@@ -31,7 +32,8 @@ import { SettingError, type NameSetting } from './setting-names.ts';
  * they are killed, 3 failed rounds tolerated, 5 minutes for a quiet machine
  * and an hour for another job's machine lock, the round order derived from
  * the two SHAs (seed -1), one bench command per round summarized by its
- * median, pinned to the isolated CPUs if any, stored base rounds pooled.
+ * median, pinned to the isolated CPUs if any, stored base rounds pooled;
+ * with instruction counting, 3 counts per side (valgrind-count.ts).
  */
 export const PR_CHECK_DEFAULTS = {
   minRuns: 10,
@@ -50,6 +52,7 @@ export const PR_CHECK_DEFAULTS = {
   pinCpu: 'auto',
   poolBase: DEFAULT_POOL_BASE,
   test: DEFAULT_TEST,
+  instructionRepeats: DEFAULT_COUNT_REPEATS,
 } as const;
 
 /** defaultMaxRuns is the round budget per side when none is given: PR_CHECK_DEFAULTS.maxRuns, or minRuns when that is more. */

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Measurement, ReadWarning, FingerprintHints } from '../model/measurement.ts';
 import type { Run } from '../model/run.ts';
 import type { Comparison } from '../model/comparison.ts';
-import { compareRuns, poolMeasurements, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
+import { compareRuns, poolMeasurements, summarize, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
 import { applyLook, decidedForOthers } from '../compare/adaptive-stop.ts';
 import type { ChangeTest } from '../compare/estimate-change.ts';
 import { poolBase } from '../compare/pool-base.ts';
@@ -21,6 +21,8 @@ import { checkoutWorktree, dirtyFiles, openRepository, resolveCommit, RunnerErro
 import { measureRound } from './measure-round.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import type { Progress } from './progress.ts';
+import { countInstructions, type CountedProfile, type InstructionSettings } from './valgrind-count.ts';
+import { isWorkMetric } from '../model/work-metrics.ts';
 import { lookSchedule, roundSchedule, seedFromShas, type Side } from '../compare/round-schedule.ts';
 
 /**
@@ -82,6 +84,13 @@ export interface RunAbSettings {
    * session that holds a step, and the scan judges every round it has.
    */
   futility?: boolean;
+  /**
+   * instructions, when set, counts each benchmark's work under valgrind on
+   * both checkouts after the wall-time rounds (valgrind-count.ts): the
+   * metrics `instructions` and `estimated_cycles`, one value per repeat,
+   * stored in the runs beside the wall time under the same benchmark names.
+   */
+  instructions?: InstructionSettings;
 }
 
 /**
@@ -172,6 +181,22 @@ export interface RunAbResult {
   /** pooled: stored base rounds that joined the base side, per `benchmark (metric)`; refused: why others did not. */
   pooled: Record<string, number>;
   poolRefused: Record<string, string>;
+  /** instructions is what counting found when asked for (RunAbSettings.instructions). */
+  instructions?: InstructionsResult;
+}
+
+/**
+ * InstructionsResult is the instruction counting of a run: the callgrind
+ * file kept per side, benchmark and repeat (under `keepDir`, which is
+ * `<state dir>/callgrind/<base12>-<head12>-XXXXXX/`, one folder per side;
+ * `benchbot clean` leaves it, a differential profile reads it), and the
+ * one-line reasons for what could not be counted (also the runs' warnings).
+ */
+export interface InstructionsResult {
+  keepDir: string;
+  profiles: (CountedProfile & { side: Side; sha: string })[];
+  reasons: ReadWarning[];
+  durationMs: number;
 }
 
 interface SideState {
@@ -324,6 +349,18 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     progress.endGroup();
     if (!report) throw new RunnerError(`no look was taken; check ${setting('min-runs')} and ${setting('max-runs')}`);
 
+    let instructions: InstructionsResult | undefined;
+    if (settings.instructions) {
+      instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
+      // Work metrics are compared on their own: they are not part of the looks' alpha spending, every repeat being the same count.
+      const work = (side: Side): CompareSide => ({ ...toCompareSide(sides[side], fingerprint), measurements: toCompareSide(sides[side], fingerprint).measurements.filter((m) => isWorkMetric(m.metric)) });
+      const counted = compareRuns(work('base'), work('head'), { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      if (counted.comparisons.length > 0) {
+        const comparisons = [...report.comparisons, ...counted.comparisons];
+        report = { ...report, comparisons, summary: summarize(comparisons) };
+      }
+    }
+
     const time = deps.now();
     const toRun = (side: Side): Run => ({
       sha: sides[side].sha,
@@ -362,11 +399,45 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       pinned: pin,
       pooled,
       poolRefused,
+      ...(instructions ? { instructions } : {}),
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     release();
   }
+}
+
+/**
+ * countBothSides counts the benchmarks the wall-time rounds measured (as
+ * named there, narrowed by the instruction filter) on both checkouts,
+ * base first, and adds the work metrics and the reasons to each side.
+ */
+async function countBothSides(settings: RunAbSettings, counting: InstructionSettings, sides: Record<Side, SideState>, pin: string | undefined, executor: Executor, progress: Progress): Promise<InstructionsResult> {
+  const root = join(settings.stateDir, 'callgrind');
+  mkdirSync(root, { recursive: true });
+  const keepDir = mkdtempSync(join(root, `${sides.base.sha.slice(0, 12)}-${sides.head.sha.slice(0, 12)}-`));
+  const result: InstructionsResult = { keepDir, profiles: [], reasons: [], durationMs: 0 };
+  progress.group(`instructions: counting under valgrind, ${counting.repeats ?? 'default'} repeat(s) per side`);
+  for (const side of ['base', 'head'] as const) {
+    const state = sides[side];
+    const names = [...new Set(state.measurements.map((m) => m.benchmark))];
+    const format = settings.format === 'command' ? 'command' : state.harness;
+    const outcome = await countInstructions({
+      bench: settings.bench, format, names, filter: counting.filter, repeats: counting.repeats, iterations: counting.iterations,
+      timeoutMs: settings.roundTimeoutMs, pin, keepDir: join(keepDir, side), nameSetting: settings.nameSetting,
+    }, executor, state.dir, side);
+    for (const m of outcome.measurements) state.measurements.push(m);
+    for (const w of outcome.reasons) {
+      state.warnings.set(`${w.benchmark ?? ''}\u0000${w.message}`, w);
+      if (side === 'base' || !result.reasons.some((r) => r.benchmark === w.benchmark && r.message === w.message)) result.reasons.push(w);
+    }
+    for (const p of outcome.profiles) result.profiles.push({ ...p, side, sha: state.sha });
+    result.durationMs += outcome.durationMs;
+    const counted = new Set(outcome.measurements.map((m) => m.benchmark)).size;
+    progress.note(`${side}: ${counted} benchmark(s) counted in ${(outcome.durationMs / 1000).toFixed(1)} s${outcome.reasons.length > 0 ? `; ${outcome.reasons.length} not: ${outcome.reasons[0].message}${outcome.reasons.length > 1 ? ' …' : ''}` : ''}`);
+  }
+  progress.endGroup();
+  return result;
 }
 
 /**

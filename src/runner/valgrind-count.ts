@@ -1,0 +1,443 @@
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Measurement, ReadWarning } from '../model/measurement.ts';
+import { ESTIMATED_CYCLES_METRIC, INSTRUCTIONS_METRIC, WORK_UNIT } from '../model/work-metrics.ts';
+import { addTotals, callsOf, estimatedCycles, parseCallgrindTotals, type CallgrindTotals } from '../formats/callgrind-totals.ts';
+import { FormatError } from '../formats/format-error.ts';
+import type { NameFilter } from '../compare/name-filter.ts';
+import type { Executor } from './executor.ts';
+import { shellQuote } from './local-executor.ts';
+import { pinnedCommand } from './cpu-pin.ts';
+import { readBoundedFile } from './read-bounded-text.ts';
+import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
+
+/**
+ * COUNTED_HARNESSES are the harnesses whose iteration schedule benchbot can
+ * fix, so that a benchmark's count under valgrind is the same every time:
+ * Google Benchmark (`BENCHMARK_MIN_TIME` through its environment, one
+ * process per benchmark), Go (`-test.benchtime Nx` through `go test -exec`),
+ * and `--format command` (the whole command counted once).
+ */
+export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', 'command'];
+
+/**
+ * DEFAULT_COUNT_ITERATIONS is the fixed schedule per harness: iterations per
+ * benchmark run under valgrind, which runs code some 50 times slower.
+ * Google Benchmark from 1.8 runs `--benchmark_min_time=100x` (before 1.8
+ * the library has no fixed count but one iteration, `BENCHMARK_MIN_TIME=0`);
+ * Go runs `-test.benchtime 1000x`, the schedule the issue measured, because
+ * the Go runtime adds a few ten thousand instructions of its own scheduling
+ * to some runs (measured here, a 4,000-instruction sum: 100x spread 12%
+ * between repeats, 1000x 0.5%).
+ */
+export const DEFAULT_COUNT_ITERATIONS: Readonly<Record<string, number>> = { 'google-benchmark': 100, go: 1000 };
+
+
+/** DEFAULT_COUNT_REPEATS is how many times each side's benchmarks are counted: a few, to show that the count repeats. */
+export const DEFAULT_COUNT_REPEATS = 3;
+
+/**
+ * COUNT_VARIATION_LIMIT is the largest spread (max/min - 1) between the
+ * repeats of one benchmark's instruction count that is still reported as a
+ * count. A C++ benchmark repeats exactly; Go's counts move by up to ~0.5%
+ * (measured here: 4,033,250..4,053,932 for a 1000-iteration sum), the
+ * scheduler's work when sysmon preempts the benchmark goroutine, which
+ * depends on wall time; a JIT (Java, .NET, V8, PyPy) moves far more, and
+ * its counts are dropped with a reason.
+ */
+export const COUNT_VARIATION_LIMIT = 0.01;
+
+/** COUNT_DIR is the directory, inside the directory the benchmark runs in, that holds the callgrind files while they are made. */
+const COUNT_DIR = '.benchbot-callgrind';
+
+/**
+ * InstructionSettings are what a job asks of instruction counting: which
+ * benchmarks (`filter`, the name-filter syntax; undefined: all), how many
+ * `repeats` per side and the `iterations` of the fixed schedule (defaults
+ * {@link DEFAULT_COUNT_REPEATS}, {@link DEFAULT_COUNT_ITERATIONS}).
+ */
+export interface InstructionSettings {
+  filter?: NameFilter;
+  repeats?: number;
+  iterations?: number;
+}
+
+/**
+ * CountSettings say what to count and how. `bench` and `format` are the
+ * benchmark command and its harness as in `benchbot run` (`format` the
+ * reader the wall-time rounds used: `google-benchmark`, `go`, `command`);
+ * `names` the benchmarks to count (as the wall-time rounds named them;
+ * needed by the per-benchmark harnesses), narrowed by `filter`.
+ */
+export interface CountSettings {
+  bench: string;
+  format: string;
+  names: readonly string[];
+  filter?: NameFilter;
+  /** repeats is how many times each benchmark is counted (the values of its measurements); default {@link DEFAULT_COUNT_REPEATS}. */
+  repeats?: number;
+  /** iterations is the fixed schedule, default {@link DEFAULT_COUNT_ITERATIONS} of the harness. */
+  iterations?: number;
+  /** timeoutMs bounds each benchmark's process under valgrind. */
+  timeoutMs: number;
+  env?: Record<string, string>;
+  pin?: string;
+  /**
+   * keepDir is the local directory the callgrind output files are copied
+   * to, one per benchmark and repeat, for differential profiles (`run` puts
+   * it under its state directory: `<state>/callgrind/<base>..<head>-XXXXXX/<side>`).
+   */
+  keepDir: string;
+  nameSetting?: NameSetting;
+}
+
+/**
+ * CountedProfile is one kept callgrind output file: `benchmark`, the
+ * repeat it came from (1-based), the local `file`, and the `iterations` its
+ * count covers (its totals divided by them are the per-iteration values).
+ * For `--format command` the benchmark is `command` and iterations 1.
+ */
+export interface CountedProfile {
+  benchmark: string;
+  repeat: number;
+  file: string;
+  iterations: number;
+}
+
+/**
+ * CountOutcome is what counting found: per benchmark the metrics
+ * `instructions` and `estimated_cycles` (unit `count`, lower is better),
+ * one value per repeat, per iteration; the callgrind files kept; and one
+ * `reasons` line per benchmark (or one for the whole harness, without a
+ * benchmark) that could not be counted, why, in words a user can act on.
+ */
+export interface CountOutcome {
+  measurements: Measurement[];
+  profiles: CountedProfile[];
+  reasons: ReadWarning[];
+  durationMs: number;
+}
+
+/** Harness is how one harness is counted: the command, environment and toggled function per benchmark, and its iterations afterwards. */
+interface Planned {
+  benchmark: string;
+  command: string;
+  env: Record<string, string>;
+  /** matches says whether a function name (as callgrind demangles it) is the benchmark function; undefined counts the whole command. */
+  matches?: (name: string) => boolean;
+  /** describes the toggled function for messages. */
+  fn: string;
+  /** iterations returns how many iterations the run covered, given the profile and the files the run left; undefined when it cannot tell. */
+  iterations: (profile: string, calls: number, dir: string) => Promise<number | undefined>;
+}
+
+/**
+ * countInstructions counts the work of each benchmark the bench command
+ * runs in `dir` (where the executor runs it), `repeats` times, each
+ * benchmark in a process of its own under `valgrind --tool=callgrind
+ * --cache-sim=yes` with a fixed iteration schedule and collection toggled on
+ * the benchmark function only (`--toggle-collect`), so the count is that
+ * function's inclusive cost, divided by its iterations. `tag` names the
+ * side in messages and kept files. It never throws for a benchmark that
+ * cannot be counted: it says why in `reasons`, and the wall time stays what
+ * is measured.
+ */
+export async function countInstructions(settings: CountSettings, executor: Executor, dir: string, tag: string): Promise<CountOutcome> {
+  const name = settings.nameSetting ?? cliSetting;
+  const repeats = settings.repeats ?? DEFAULT_COUNT_REPEATS;
+  const iterations = settings.iterations ?? DEFAULT_COUNT_ITERATIONS[settings.format] ?? 1;
+  const outcome: CountOutcome = { measurements: [], profiles: [], reasons: [], durationMs: 0 };
+  if (!COUNTED_HARNESSES.includes(settings.format)) {
+    outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: ${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs; instructions are counted for ${COUNTED_HARNESSES.join(', ')} (docs/instructions.md); wall time as before` });
+    return outcome;
+  }
+  const probe = await executor.run('command -v valgrind', { cwd: dir, timeoutMs: 30_000, env: settings.env });
+  if (probe.exitCode !== 0) {
+    outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: valgrind is not installed where the benchmarks run (Debian: apt-get install valgrind); instructions not counted, wall time as before` });
+    return outcome;
+  }
+  const remote = `${dir}/${COUNT_DIR}`;
+  const ready = await executor.run(`rm -rf ${shellQuote(remote)} && mkdir -p ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 30_000 });
+  if (ready.exitCode !== 0) throw new Error(`cannot create ${remote}: ${ready.stderr.trim()}`);
+  mkdirSync(settings.keepDir, { recursive: true });
+
+  const names = settings.format === 'command' ? ['command'] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
+  const plans: Planned[] = [];
+  if (settings.format === 'google-benchmark') {
+    const perRun = await googleBenchmarkSchedule(settings, executor, dir, iterations);
+    for (const [i, benchmark] of names.entries()) plans.push(googleBenchmarkPlan(settings, remote, benchmark, i, perRun.minTime, perRun.perCall, executor));
+  } else if (settings.format === 'go') {
+    await writeGoExec(executor, dir, remote);
+    for (const [i, benchmark] of names.entries()) {
+      const plan = goPlan(settings, remote, benchmark, i, iterations);
+      if (typeof plan === 'string') outcome.reasons.push({ benchmark, kind: 'note', message: `${name('instructions')}: ${plan}; wall time as before` });
+      else plans.push(plan);
+    }
+  } else {
+    plans.push({
+      benchmark: 'command',
+      command: settings.bench,
+      env: {},
+      fn: 'the whole command',
+      iterations: async () => 1,
+    });
+  }
+
+  const values = new Map<string, { instructions: number[]; cycles: number[] }>();
+  const failed = new Set<string>();
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const [i, plan] of plans.entries()) {
+      if (failed.has(plan.benchmark)) continue;
+      const id = `b${i}.r${repeat}`;
+      const counted = await countOne(settings, executor, dir, remote, plan, id);
+      outcome.durationMs += counted.durationMs;
+      if ('reason' in counted) {
+        failed.add(plan.benchmark);
+        outcome.reasons.push({ benchmark: plan.benchmark === 'command' ? undefined : plan.benchmark, kind: 'note', message: `${name('instructions')}: ${counted.reason}; wall time as before` });
+        continue;
+      }
+      const kept = join(settings.keepDir, `${fileSafe(plan.benchmark)}.${tagSafe(tag)}.r${repeat}.callgrind`);
+      renameSync(counted.file, kept);
+      outcome.profiles.push({ benchmark: plan.benchmark, repeat, file: kept, iterations: counted.iterations });
+      const v = values.get(plan.benchmark) ?? { instructions: [], cycles: [] };
+      v.instructions.push(counted.totals.Ir / counted.iterations);
+      v.cycles.push(estimatedCycles(counted.totals) / counted.iterations);
+      values.set(plan.benchmark, v);
+    }
+  }
+  for (const [benchmark, v] of values) {
+    if (failed.has(benchmark)) continue;
+    const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
+    if (spread > COUNT_VARIATION_LIMIT) {
+      outcome.reasons.push({ benchmark, kind: 'note', message: `${name('instructions')}: the count varies between repeats (${Math.round(Math.min(...v.instructions))}..${Math.round(Math.max(...v.instructions))} instructions per iteration, ${(spread * 100).toFixed(1)}% apart, more than ${COUNT_VARIATION_LIMIT * 100}%): the runtime does not repeat its work (a JIT, a time-based schedule); wall time as before` });
+      continue;
+    }
+    outcome.measurements.push({ benchmark, metric: INSTRUCTIONS_METRIC, unit: WORK_UNIT, better: 'lower', values: v.instructions });
+    outcome.measurements.push({ benchmark, metric: ESTIMATED_CYCLES_METRIC, unit: WORK_UNIT, better: 'lower', values: v.cycles });
+  }
+  return outcome;
+}
+
+type Counted = { reason: string; durationMs: number } | { totals: CallgrindTotals; file: string; iterations: number; durationMs: number };
+
+/**
+ * countOne runs one benchmark once under callgrind (children traced, so a
+ * wrapper script or `go test` may start the process that runs it; Go's test
+ * binary is started through `go test -exec`), fetches every callgrind file
+ * the run wrote and sums their totals. The file with the most instructions
+ * is the one kept: the process that ran the benchmark.
+ */
+async function countOne(settings: CountSettings, executor: Executor, dir: string, remote: string, plan: Planned, id: string): Promise<Counted> {
+  const out = `${remote}/${id}`;
+  const valgrind = valgrindCommand(out, plan.matches === undefined ? [] : toggles(plan.fn, settings.format));
+  // Go's test binary is started by `go test` through the exec wrapper, which runs valgrind itself.
+  const command = settings.format === 'go' ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
+  const env = { ...settings.env, ...plan.env, ...(settings.format === 'go' ? { BENCHBOT_VALGRIND: valgrind } : {}) };
+  const result = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
+  const durationMs = result.durationMs;
+  if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1000)} s (${(settings.nameSetting ?? cliSetting)('round-timeout')})`, durationMs };
+  if (result.exitCode !== 0) {
+    const tail = (result.stderr || result.stdout).trimEnd().split('\n').filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(' | ');
+    return { reason: `exit code ${result.exitCode ?? result.signal} under valgrind: ${tail}`, durationMs };
+  }
+  const listed = await executor.run(`ls -1 ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 30_000 });
+  const files = listed.stdout.split('\n').filter((f) => f.startsWith(`${id}.`) && /\.\d+$/.test(f));
+  if (files.length === 0) return { reason: settings.format === 'go' ? 'no test binary ran under valgrind: the bench command must run `go test` (benchbot adds -exec through GOFLAGS)' : 'valgrind wrote no profile', durationMs };
+  const all: { local: string; totals: CallgrindTotals; text: string }[] = [];
+  for (const f of files) {
+    const local = join(settings.keepDir, `.fetch-${f}`);
+    await executor.fetch(`${remote}/${f}`, local);
+    const text = readBoundedFile(local, f);
+    try {
+      all.push({ local, totals: parseCallgrindTotals(text, f), text });
+    } catch (error) {
+      rmSync(local, { force: true });
+      if (error instanceof FormatError) return { reason: error.message, durationMs };
+      throw error;
+    }
+  }
+  const totals = addTotals(all.map((a) => a.totals));
+  const main = all.reduce((a, b) => (b.totals.Ir > a.totals.Ir ? b : a));
+  for (const a of all) if (a !== main) rmSync(a.local, { force: true });
+  if (totals.Ir === 0) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
+  const calls = plan.matches === undefined ? 1 : all.reduce((n, a) => n + callsOf(a.text, plan.matches!), 0);
+  const iterations = await plan.iterations(main.text, calls, remote);
+  if (iterations === undefined || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
+  return { totals, file: main.local, iterations, durationMs };
+}
+
+/**
+ * valgrindCommand is the valgrind invocation: callgrind with the cache
+ * simulation (for estimated cycles), children traced except build tools,
+ * one output file per process (`%p`), collection toggled on `toggles`.
+ */
+function valgrindCommand(out: string, toggleList: readonly string[]): string {
+  return [
+    'valgrind', '--tool=callgrind', '--cache-sim=yes', '--trace-children=yes',
+    '--trace-children-skip=*/make,*/cmake,*/ninja,*/git,*/go,*/cargo,*/rustc,*/cc1,*/cc1plus,*/ld',
+    `--callgrind-out-file=${out}.%p`,
+    ...toggleList.map((t) => `--toggle-collect=${t}`),
+  ].map(shellQuote).join(' ');
+}
+
+/**
+ * HARNESS_TIMERS are the harness's own timer functions that only the
+ * benchmark function calls (through its iteration loop), toggled off again
+ * inside it (a toggle flips collection): they read the clock, and the
+ * vDSO's clock read retries a few instructions when the kernel updates the
+ * time meanwhile, which made a 2,100-instruction Google Benchmark function
+ * read 2,099 and 2,122 in two runs. Go's timers are called outside the
+ * benchmark function too (testing.(*B).runN), where a toggle would turn
+ * collection on, so Go has none.
+ */
+const HARNESS_TIMERS: Readonly<Record<string, readonly string[]>> = {
+  'google-benchmark': ['benchmark::State::PauseTiming()', 'benchmark::State::ResumeTiming()'],
+};
+
+/** toggles are the callgrind function patterns of a benchmark function, as callgrind names functions of the harness's language, then its timers. */
+function toggles(fn: string, format: string): string[] {
+  // Go: package-qualified (`example.com/pkg.BenchmarkX`). C++: demangled with its arguments, maybe a namespace or a template's return type before it.
+  const own = format === 'go' ? [`*.${fn}`] : [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`];
+  return [...own, ...(HARNESS_TIMERS[format] ?? [])];
+}
+
+/** matchesCpp is {@link toggles} for C++ as a predicate over demangled names. */
+function matchesCpp(fn: string): (name: string) => boolean {
+  return (name) => name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`);
+}
+
+/**
+ * googleBenchmarkSchedule finds the schedule the library can fix: from 1.8
+ * `--benchmark_min_time=Nx` runs exactly N iterations; before it (Debian's
+ * 1.7.1) the flag takes seconds only and refuses `1x`, so listing the
+ * benchmarks with it tells the versions apart, and older ones get `0`: one
+ * iteration per run.
+ */
+async function googleBenchmarkSchedule(settings: CountSettings, executor: Executor, dir: string, iterations: number): Promise<{ minTime: string; perCall: number }> {
+  const listed = await executor.run(withArguments(settings.bench, ['--benchmark_min_time=1x', '--benchmark_list_tests=true']), { cwd: dir, timeoutMs: settings.timeoutMs, env: settings.env });
+  return listed.exitCode === 0 ? { minTime: `${iterations}x`, perCall: iterations } : { minTime: '0', perCall: 1 };
+}
+
+/**
+ * withArguments appends arguments to the bench command, where a script that
+ * passes its arguments on to the benchmark binary (`./bench "$@"`, as the
+ * demo's bench.sh does) hands them over, and where they come after the
+ * script's own: Google Benchmark keeps a flag's last value, so benchbot's
+ * filter and schedule win over the script's.
+ */
+function withArguments(bench: string, args: readonly string[]): string {
+  return `${bench} ${args.map(shellQuote).join(' ')}`;
+}
+
+/**
+ * googleBenchmarkPlan counts one Google Benchmark benchmark: its flags both
+ * appended to the command (they win over the script's own) and in the
+ * environment (`BENCHMARK_<FLAG>`, read when a flag is not given, for a
+ * script that does not pass arguments on): only this benchmark, the fixed
+ * schedule, one repetition, and a JSON copy of the results whose iteration
+ * count is what the count is divided by.
+ */
+function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark: string, index: number, minTime: string, perCall: number, executor: Executor): Planned {
+  const fn = benchmark.split('/')[0];
+  const out = `${remote}/b${index}.json`;
+  const flags: Record<string, string> = { benchmark_filter: exactFilter(benchmark), benchmark_min_time: minTime, benchmark_repetitions: '1', benchmark_out: out, benchmark_out_format: 'json' };
+  return {
+    benchmark,
+    command: withArguments(settings.bench, Object.entries(flags).map(([flag, value]) => `--${flag}=${value}`)),
+    env: Object.fromEntries(Object.entries(flags).map(([flag, value]) => [flag.toUpperCase(), value])),
+    matches: matchesCpp(fn),
+    fn,
+    // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
+    iterations: async (_profile, calls) => (await jsonIterations(executor, out, benchmark, join(settings.keepDir, `.b${index}.json`))) ?? calls * perCall,
+  };
+}
+
+/** jsonIterations reads the iterations Google Benchmark's JSON output says a benchmark ran (summed over its runs); undefined when there is no such file or row. */
+async function jsonIterations(executor: Executor, remote: string, benchmark: string, local: string): Promise<number | undefined> {
+  try {
+    await executor.fetch(remote, local);
+    const doc = JSON.parse(readBoundedFile(local, remote)) as { benchmarks?: { name?: string; run_name?: string; run_type?: string; iterations?: number }[] };
+    const rows = (doc.benchmarks ?? []).filter((b) => (b.run_type ?? 'iteration') === 'iteration' && (b.name === benchmark || b.run_name === benchmark));
+    if (rows.length === 0) return undefined;
+    return rows.reduce((n, b) => n + (typeof b.iterations === 'number' ? b.iterations : 0), 0);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * GO_EXEC is the `go test -exec` program: it runs the test binary under
+ * valgrind (the command in $BENCHBOT_VALGRIND) with the benchmark and the
+ * schedule appended, so they win over the bench command's own flags (Go's
+ * flag package keeps the last value): no tests, one benchmark, N
+ * iterations, one count.
+ */
+const GO_EXEC = `#!/bin/sh
+# benchbot: runs a Go test binary under valgrind with a fixed schedule (go test -exec).
+bin=$1; shift
+eval "exec $BENCHBOT_VALGRIND \\"\\$bin\\" \\"\\$@\\" -test.run='^$' \\"-test.bench=\\$BENCHBOT_GO_BENCH\\" \\"-test.benchtime=\\$BENCHBOT_GO_BENCHTIME\\" -test.count=1"
+`;
+
+async function writeGoExec(executor: Executor, dir: string, remote: string): Promise<void> {
+  const written = await executor.run(`printf '%s' ${shellQuote(GO_EXEC)} > ${shellQuote(`${remote}/go-exec`)} && chmod +x ${shellQuote(`${remote}/go-exec`)}`, { cwd: dir, timeoutMs: 30_000 });
+  if (written.exitCode !== 0) throw new Error(`cannot write ${remote}/go-exec: ${written.stderr.trim()}`);
+}
+
+/**
+ * goPlan counts one Go benchmark: `GOFLAGS=-exec=<wrapper>` makes `go test`
+ * start its test binary through valgrind, with `-test.benchtime Nx`.
+ * `GODEBUG=asyncpreemptoff=1` because callgrind 3.19 aborts on the signals
+ * Go preempts goroutines with; GOMAXPROCS=1 and GOGC=off (with a memory
+ * limit, so a benchmark that allocates still collects) keep other
+ * goroutines from running while the benchmark's thread is counted.
+ * Go calls a b.N benchmark with b.N = 1 and then N (two calls, N + 1
+ * iterations), a b.Loop one once with N: iterations = N + calls - 1.
+ * `go test` strips the symbol table of the binaries it runs (callgrind then
+ * sees addresses, not names); `-ldflags=-s=false` keeps it, unless the
+ * bench command passes -ldflags of its own.
+ * Sub-benchmarks (b.Run) run in goroutines of their own, which callgrind's
+ * per-thread toggle cannot follow: they get a reason instead.
+ */
+function goPlan(settings: CountSettings, remote: string, benchmark: string, index: number, iterations: number): Planned | string {
+  const fn = benchmark.replace(/-\d+$/, '');
+  if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
+  if (fn.includes('/')) return `${benchmark} is a sub-benchmark (b.Run), which runs in a goroutine of its own that callgrind's toggle cannot follow; count its parent or give it a top-level Benchmark function`;
+  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(fn)) return `${JSON.stringify(benchmark)} is not a Go benchmark function name`;
+  return {
+    benchmark,
+    // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
+    command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
+    env: {
+      GODEBUG: 'asyncpreemptoff=1',
+      GOMAXPROCS: '1',
+      GOGC: 'off',
+      GOMEMLIMIT: '1GiB',
+      BENCHBOT_GO_BENCH: `^${escapeRegExp(fn)}$`,
+      BENCHBOT_GO_BENCHTIME: `${iterations}x`,
+    },
+    matches: (name) => name.endsWith(`.${fn}`),
+    fn,
+    iterations: async (_profile, calls) => (calls >= 1 ? iterations + calls - 1 : undefined),
+  };
+}
+
+/** exactFilter is a Google Benchmark filter (a POSIX extended regular expression) that matches exactly one name. */
+function exactFilter(name: string): string {
+  return `^${escapeRegExp(name)}$`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function fileSafe(name: string): string {
+  const safe = name.replace(/[^\w.-]/g, '_').slice(0, 80);
+  // Names that differ only in the characters replaced must not share a file.
+  let hash = 0;
+  for (const ch of name) hash = (hash * 31 + ch.codePointAt(0)!) >>> 0;
+  return `${safe}-${hash.toString(16)}`;
+}
+
+function tagSafe(tag: string): string {
+  return tag.replace(/[^\w.-]/g, '_');
+}

@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { countInstructions, COUNT_VARIATION_LIMIT, type CountOutcome, type CountSettings } from '../../src/runner/valgrind-count.ts';
+import { LocalExecutor } from '../../src/runner/local-executor.ts';
+import { parseCallgrindTotals } from '../../src/formats/callgrind-totals.ts';
+import { buildCountedProject, goEnv, toolchainMissing, writeCountedProject, type CountedKind } from '../support/counted-projects.ts';
+
+// Instruction counting with the real tools: valgrind over a real Google
+// Benchmark program and a real Go package, each built twice (as is, and with
+// a second pass injected into one benchmark). Two repeats per build; the
+// schedules are small, since valgrind runs code some 50 times slower.
+
+const work = mkdtempSync(join(tmpdir(), 'benchbot-count-'));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+const NAMES: Record<CountedKind, string[]> = { 'google-benchmark': ['BM_Sum', 'BM_Hash/256'], go: ['BenchmarkSum', 'BenchmarkHash'] };
+const SUM: Record<CountedKind, string> = { 'google-benchmark': 'BM_Sum', go: 'BenchmarkSum' };
+
+async function count(kind: CountedKind, dir: string, tag: string, extra: Partial<CountSettings> = {}): Promise<CountOutcome> {
+  const settings: CountSettings = { bench: './bench.sh', format: kind, names: NAMES[kind], repeats: 2, timeoutMs: 110_000, keepDir: join(work, `keep-${kind}-${tag}`), env: kind === 'go' ? { GOPROXY: 'off', GOTOOLCHAIN: 'local' } : {}, ...extra };
+  return countInstructions(settings, new LocalExecutor(), dir, tag);
+}
+
+const values = (o: CountOutcome, benchmark: string, metric = 'instructions') => o.measurements.find((m) => m.benchmark === benchmark && m.metric === metric)?.values;
+
+for (const kind of ['google-benchmark', 'go'] as const) {
+  test(`${kind}: counts repeat, and an injected loop raises only its benchmark's count`, { timeout: 120_000 }, async (t) => {
+    const missing = toolchainMissing(kind);
+    if (missing) {
+      t.skip(`${missing}: instruction counting cannot be tested here`);
+      return;
+    }
+    const base = join(work, `${kind}-base`);
+    const head = join(work, `${kind}-head`);
+    writeCountedProject(base, kind);
+    writeCountedProject(head, kind, { extraLoop: true });
+    buildCountedProject(base);
+    buildCountedProject(head);
+    const started = Date.now();
+    const before = await count(kind, base, 'base');
+    const after = await count(kind, head, 'head');
+    t.diagnostic(`${kind}: counted 2 benchmarks x 2 repeats x 2 builds in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    assert.deepEqual(before.reasons, []);
+    assert.deepEqual(after.reasons, []);
+    for (const outcome of [before, after]) {
+      for (const benchmark of NAMES[kind]) {
+        const [a, b] = values(outcome, benchmark) ?? [];
+        assert.ok(a > 0 && b > 0, `${benchmark} was counted: ${a}, ${b}`);
+        // C++ repeats exactly; Go within the runtime's own scheduling (COUNT_VARIATION_LIMIT says how much).
+        if (kind === 'google-benchmark') assert.equal(a, b, `${benchmark} repeats exactly`);
+        else assert.ok(Math.abs(a / b - 1) <= COUNT_VARIATION_LIMIT, `${benchmark}: ${a} vs ${b}`);
+        const cycles = values(outcome, benchmark, 'estimated_cycles') ?? [];
+        assert.ok(cycles[0] >= a, `estimated cycles (${cycles[0]}) are at least the instructions (${a})`);
+      }
+    }
+    const mean = (xs: number[] | undefined) => (xs ?? []).reduce((s, x) => s + x, 0) / (xs?.length ?? 1);
+    const sum = mean(values(after, SUM[kind])) / mean(values(before, SUM[kind]));
+    assert.ok(sum > 1.2, `the extra pass in ${SUM[kind]} raised its count: x${sum.toFixed(3)}`);
+    for (const benchmark of NAMES[kind].filter((n) => n !== SUM[kind])) {
+      const ratio = mean(values(after, benchmark)) / mean(values(before, benchmark));
+      assert.ok(Math.abs(ratio - 1) < 0.005, `${benchmark} did not change: x${ratio.toFixed(4)}`);
+    }
+    // Every kept profile is a callgrind file whose totals, divided by its iterations, are the value recorded.
+    assert.equal(before.profiles.length, NAMES[kind].length * 2);
+    for (const p of before.profiles) {
+      assert.ok(existsSync(p.file), p.file);
+      const totals = parseCallgrindTotals(readFileSync(p.file, 'utf8'), p.file);
+      assert.equal(totals.Ir / p.iterations, values(before, p.benchmark)?.[p.repeat - 1]);
+    }
+  });
+}
+
+test('a harness without a fixed schedule, or a machine without valgrind, gets one reason line and no counts', async () => {
+  const criterion = await count('google-benchmark', work, 'criterion', { format: 'criterion' });
+  assert.deepEqual(criterion.measurements, []);
+  assert.equal(criterion.reasons.length, 1);
+  assert.match(criterion.reasons[0].message, /^--instructions: criterion has no iteration schedule benchbot can fix.*wall time as before$/);
+
+  // A PATH with a shell and nothing else: valgrind is not there.
+  const bin = join(work, 'bin-without-valgrind');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync('/bin/sh', join(bin, 'sh'));
+  const without = await count('google-benchmark', work, 'no-valgrind', { env: { PATH: bin } });
+  assert.deepEqual(without.measurements, []);
+  assert.deepEqual(without.reasons.map((r) => r.message), ['--instructions: valgrind is not installed where the benchmarks run (Debian: apt-get install valgrind); instructions not counted, wall time as before']);
+});
+
+test('Go runs under go test -exec with the goroutine environment set', { timeout: 60_000 }, async (t) => {
+  // A sub-benchmark cannot be toggled on: a reason, not a wrong count.
+  const missing = toolchainMissing('go');
+  if (missing) {
+    t.skip(`${missing}`);
+    return;
+  }
+  const dir = join(work, 'go-sub');
+  writeCountedProject(dir, 'go');
+  const outcome = await count('go', dir, 'sub', { names: ['BenchmarkSum/size=10'], env: { ...goEnvStrings() } });
+  assert.deepEqual(outcome.measurements, []);
+  assert.match(outcome.reasons[0].message, /BenchmarkSum\/size=10 is a sub-benchmark \(b\.Run\)/);
+});
+
+function goEnvStrings(): Record<string, string> {
+  const env = goEnv();
+  return { GOPROXY: env.GOPROXY ?? 'off', GOTOOLCHAIN: env.GOTOOLCHAIN ?? 'local' };
+}
