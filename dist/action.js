@@ -7526,7 +7526,7 @@ var require_light = __commonJS({
 });
 
 // src/action/run-action.ts
-import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
+import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync6, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -7942,7 +7942,7 @@ function warning(message, properties = {}) {
 
 // src/action/run-action.ts
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 
 // src/model/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
@@ -9182,6 +9182,7 @@ function ppf(cdf, a) {
 var INSTRUCTIONS_METRIC = "instructions";
 var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
 var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+var WORK_UNIT = "count";
 function isWorkMetric(metric) {
   return WORK_METRICS.includes(metric);
 }
@@ -16293,9 +16294,356 @@ function holdMachine(executor, progress, options) {
   };
 }
 
+// src/runner/valgrind-count.ts
+import { mkdirSync as mkdirSync4, renameSync as renameSync2, rmSync as rmSync2 } from "node:fs";
+import { join as join5 } from "node:path";
+
+// src/formats/callgrind-totals.ts
+var CALLGRIND_EVENTS = ["Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"];
+var MAX_HEADER_LINES = 200;
+function parseCallgrindTotals(text2, path) {
+  let events;
+  let totals;
+  let totalsLine = 0;
+  let summary2;
+  let lineNo = 0;
+  let start = 0;
+  while (start <= text2.length) {
+    const end = text2.indexOf("\n", start);
+    const line = text2.slice(start, end < 0 ? text2.length : end);
+    lineNo += 1;
+    if (line.startsWith("events:")) events = line.slice("events:".length).trim().split(/\s+/).filter((e) => e !== "");
+    else if (line.startsWith("totals:")) {
+      totals = line.slice("totals:".length);
+      totalsLine = lineNo;
+    } else if (line.startsWith("summary:")) summary2 = line.slice("summary:".length);
+    if (events === void 0 && lineNo > MAX_HEADER_LINES) break;
+    if (end < 0) break;
+    start = end + 1;
+  }
+  if (events === void 0) throw new FormatError(path, void 0, "not a callgrind output file: no `events:` line in its header");
+  const numbers = totals ?? summary2;
+  if (numbers === void 0) throw new FormatError(path, void 0, "the callgrind output has no `totals:` or `summary:` line; was valgrind killed before it wrote its profile?");
+  const values = numbers.trim() === "" ? [] : numbers.trim().split(/\s+/);
+  if (values.length > events.length) throw new FormatError(path, totalsLine || void 0, `${values.length} totals for ${events.length} events`);
+  const out = Object.fromEntries(CALLGRIND_EVENTS.map((e) => [e, 0]));
+  events.forEach((event, i) => {
+    const value = values[i] === void 0 ? 0 : Number(values[i]);
+    if (!Number.isSafeInteger(value) || value < 0) throw new FormatError(path, totalsLine || void 0, `the total of ${event} is ${JSON.stringify(values[i])}, not a count`);
+    out[event] = value;
+  });
+  return out;
+}
+function addTotals(all) {
+  const out = Object.fromEntries(CALLGRIND_EVENTS.map((e) => [e, 0]));
+  for (const t of all) for (const [event, value] of Object.entries(t)) out[event] = (out[event] ?? 0) + value;
+  return out;
+}
+function estimatedCycles(t) {
+  const ram = t.ILmr + t.DLmr + t.DLmw;
+  const l1Misses = t.I1mr + t.D1mr + t.D1mw;
+  const l1Hits = t.Ir + t.Dr + t.Dw - l1Misses;
+  const llHits = l1Misses - ram;
+  return l1Hits + 5 * llHits + 35 * ram;
+}
+function callsOf(text2, matches) {
+  const names2 = /* @__PURE__ */ new Map();
+  let calls = 0;
+  let pending = false;
+  let start = 0;
+  while (start < text2.length) {
+    const end = text2.indexOf("\n", start);
+    const line = text2.slice(start, end < 0 ? text2.length : end);
+    if (line.startsWith("fn=") || line.startsWith("cfn=")) {
+      const spec = line.slice(line.indexOf("=") + 1);
+      const m = /^\((\d+)\)(?: (.*))?$/.exec(spec);
+      let name = spec;
+      if (m) {
+        if (m[2] !== void 0) names2.set(m[1], m[2]);
+        name = names2.get(m[1]) ?? "";
+      }
+      pending = line.startsWith("cfn=") && matches(name);
+    } else if (line.startsWith("calls=")) {
+      if (pending) calls += Number.parseInt(line.slice("calls=".length), 10) || 0;
+      pending = false;
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return calls;
+}
+
+// src/runner/cpu-pin.ts
+var PIN_PATTERN = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
+async function resolvePin(setting, fingerprint2, executor, cwd, name = cliSetting) {
+  if (setting === void 0 || setting === "off") return void 0;
+  const isolated = fingerprint2.isolatedCpus;
+  const wanted = setting === "auto" ? isolated && PIN_PATTERN.test(isolated) ? isolated : void 0 : setting;
+  if (wanted === void 0) return void 0;
+  const probe = await executor.run(`taskset -c ${wanted} true`, { cwd, timeoutMs: 1e4 });
+  if (probe.exitCode === 0) return wanted;
+  if (setting === "auto") return void 0;
+  const why = probe.exitCode === 127 ? "taskset is not installed (util-linux)" : (probe.stderr || probe.stdout).trim().split("\n")[0];
+  throw new RunnerError(`${name("pin-cpu")} ${setting}: cannot pin there: ${why}; pick CPUs this machine has, or ${name("pin-cpu")} off`);
+}
+function pinnedCommand(command, cpus) {
+  return cpus === void 0 ? command : `taskset -c ${cpus} sh -c ${shellQuote(command)}`;
+}
+
+// src/runner/read-bounded-text.ts
+import { closeSync as closeSync2, fstatSync, openSync as openSync2, readSync } from "node:fs";
+var CHUNK_BYTES = 1024 * 1024;
+function readBoundedText(fd, display, limit = MAX_INPUT_BYTES) {
+  return readBoundedBytes(fd, display, limit).toString("utf8");
+}
+function readBoundedBytes(fd, display, limit = MAX_INPUT_BYTES) {
+  const stat2 = fstatSync(fd);
+  if (stat2.isFile() && stat2.size > limit) throw tooLarge(display, stat2.size, limit);
+  const chunks = [];
+  let total = 0;
+  let want = stat2.isFile() ? stat2.size + 1 : CHUNK_BYTES;
+  for (; ; ) {
+    const buffer = Buffer.allocUnsafe(Math.min(want, limit + 1 - total));
+    const read2 = readSync(fd, buffer, 0, buffer.length, null);
+    if (read2 === 0) break;
+    chunks.push(read2 === buffer.length ? buffer : buffer.subarray(0, read2));
+    total += read2;
+    if (total > limit) throw tooLarge(display, void 0, limit);
+    want = CHUNK_BYTES;
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+}
+function readBoundedFile(path, display = path, limit = MAX_INPUT_BYTES) {
+  return readBoundedFileBytes(path, display, limit).toString("utf8");
+}
+function readBoundedFileBytes(path, display = path, limit = MAX_INPUT_BYTES) {
+  const fd = openSync2(path, "r");
+  try {
+    return readBoundedBytes(fd, display, limit);
+  } finally {
+    closeSync2(fd);
+  }
+}
+
+// src/runner/valgrind-count.ts
+var COUNTED_HARNESSES = ["google-benchmark", "go", "command"];
+var DEFAULT_COUNT_ITERATIONS = { "google-benchmark": 100, go: 1e3 };
+var DEFAULT_COUNT_REPEATS = 3;
+var COUNT_VARIATION_LIMIT = 0.01;
+var COUNT_DIR = ".benchbot-callgrind";
+async function countInstructions(settings, executor, dir, tag) {
+  const name = settings.nameSetting ?? cliSetting;
+  const repeats = settings.repeats ?? DEFAULT_COUNT_REPEATS;
+  const iterations = settings.iterations ?? DEFAULT_COUNT_ITERATIONS[settings.format] ?? 1;
+  const outcome = { measurements: [], profiles: [], reasons: [], durationMs: 0 };
+  if (!COUNTED_HARNESSES.includes(settings.format)) {
+    outcome.reasons.push({ kind: "note", message: `${name("instructions")}: ${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs; instructions are counted for ${COUNTED_HARNESSES.join(", ")} (docs/instructions.md); wall time as before` });
+    return outcome;
+  }
+  const probe = await executor.run("command -v valgrind", { cwd: dir, timeoutMs: 3e4, env: settings.env });
+  if (probe.exitCode !== 0) {
+    outcome.reasons.push({ kind: "note", message: `${name("instructions")}: valgrind is not installed where the benchmarks run (Debian: apt-get install valgrind); instructions not counted, wall time as before` });
+    return outcome;
+  }
+  const remote = `${dir}/${COUNT_DIR}`;
+  const ready = await executor.run(`rm -rf ${shellQuote(remote)} && mkdir -p ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
+  if (ready.exitCode !== 0) throw new Error(`cannot create ${remote}: ${ready.stderr.trim()}`);
+  mkdirSync4(settings.keepDir, { recursive: true });
+  const names2 = settings.format === "command" ? ["command"] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
+  const plans = [];
+  if (settings.format === "google-benchmark") {
+    const perRun = await googleBenchmarkSchedule(settings, executor, dir, iterations);
+    for (const [i, benchmark] of names2.entries()) plans.push(googleBenchmarkPlan(settings, remote, benchmark, i, perRun.minTime, perRun.perCall, executor));
+  } else if (settings.format === "go") {
+    await writeGoExec(executor, dir, remote);
+    for (const [i, benchmark] of names2.entries()) {
+      const plan = goPlan(settings, remote, benchmark, i, iterations);
+      if (typeof plan === "string") outcome.reasons.push({ benchmark, kind: "note", message: `${name("instructions")}: ${plan}; wall time as before` });
+      else plans.push(plan);
+    }
+  } else {
+    plans.push({
+      benchmark: "command",
+      command: settings.bench,
+      env: {},
+      fn: "the whole command",
+      iterations: async () => 1
+    });
+  }
+  const values = /* @__PURE__ */ new Map();
+  const failed2 = /* @__PURE__ */ new Set();
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const [i, plan] of plans.entries()) {
+      if (failed2.has(plan.benchmark)) continue;
+      const id = `b${i}.r${repeat}`;
+      const counted = await countOne(settings, executor, dir, remote, plan, id);
+      outcome.durationMs += counted.durationMs;
+      if ("reason" in counted) {
+        failed2.add(plan.benchmark);
+        outcome.reasons.push({ benchmark: plan.benchmark === "command" ? void 0 : plan.benchmark, kind: "note", message: `${name("instructions")}: ${counted.reason}; wall time as before` });
+        continue;
+      }
+      const kept = join5(settings.keepDir, `${fileSafe(plan.benchmark)}.${tagSafe(tag)}.r${repeat}.callgrind`);
+      renameSync2(counted.file, kept);
+      outcome.profiles.push({ benchmark: plan.benchmark, repeat, file: kept, iterations: counted.iterations });
+      const v = values.get(plan.benchmark) ?? { instructions: [], cycles: [] };
+      v.instructions.push(counted.totals.Ir / counted.iterations);
+      v.cycles.push(estimatedCycles(counted.totals) / counted.iterations);
+      values.set(plan.benchmark, v);
+    }
+  }
+  for (const [benchmark, v] of values) {
+    if (failed2.has(benchmark)) continue;
+    const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
+    if (spread > COUNT_VARIATION_LIMIT) {
+      outcome.reasons.push({ benchmark, kind: "note", message: `${name("instructions")}: the count varies between repeats (${Math.round(Math.min(...v.instructions))}..${Math.round(Math.max(...v.instructions))} instructions per iteration, ${(spread * 100).toFixed(1)}% apart, more than ${COUNT_VARIATION_LIMIT * 100}%): the runtime does not repeat its work (a JIT, a time-based schedule); wall time as before` });
+      continue;
+    }
+    outcome.measurements.push({ benchmark, metric: INSTRUCTIONS_METRIC, unit: WORK_UNIT, better: "lower", values: v.instructions });
+    outcome.measurements.push({ benchmark, metric: ESTIMATED_CYCLES_METRIC, unit: WORK_UNIT, better: "lower", values: v.cycles });
+  }
+  return outcome;
+}
+async function countOne(settings, executor, dir, remote, plan, id) {
+  const out = `${remote}/${id}`;
+  const valgrind = valgrindCommand(out, plan.matches === void 0 ? [] : toggles(plan.fn, settings.format));
+  const command = settings.format === "go" ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
+  const env = { ...settings.env, ...plan.env, ...settings.format === "go" ? { BENCHBOT_VALGRIND: valgrind } : {} };
+  const result = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
+  const durationMs = result.durationMs;
+  if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1e3)} s (${(settings.nameSetting ?? cliSetting)("round-timeout")})`, durationMs };
+  if (result.exitCode !== 0) {
+    const tail = (result.stderr || result.stdout).trimEnd().split("\n").filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(" | ");
+    return { reason: `exit code ${result.exitCode ?? result.signal} under valgrind: ${tail}`, durationMs };
+  }
+  const listed = await executor.run(`ls -1 ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
+  const files = listed.stdout.split("\n").filter((f) => f.startsWith(`${id}.`) && /\.\d+$/.test(f));
+  if (files.length === 0) return { reason: settings.format === "go" ? "no test binary ran under valgrind: the bench command must run `go test` (benchbot adds -exec through GOFLAGS)" : "valgrind wrote no profile", durationMs };
+  const all = [];
+  for (const f of files) {
+    const local = join5(settings.keepDir, `.fetch-${f}`);
+    await executor.fetch(`${remote}/${f}`, local);
+    const text2 = readBoundedFile(local, f);
+    try {
+      all.push({ local, totals: parseCallgrindTotals(text2, f), text: text2 });
+    } catch (error2) {
+      rmSync2(local, { force: true });
+      if (error2 instanceof FormatError) return { reason: error2.message, durationMs };
+      throw error2;
+    }
+  }
+  const totals = addTotals(all.map((a) => a.totals));
+  const main = all.reduce((a, b) => b.totals.Ir > a.totals.Ir ? b : a);
+  for (const a of all) if (a !== main) rmSync2(a.local, { force: true });
+  if (totals.Ir === 0) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
+  const calls = plan.matches === void 0 ? 1 : all.reduce((n, a) => n + callsOf(a.text, plan.matches), 0);
+  const iterations = await plan.iterations(main.text, calls, remote);
+  if (iterations === void 0 || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
+  return { totals, file: main.local, iterations, durationMs };
+}
+function valgrindCommand(out, toggleList) {
+  return [
+    "valgrind",
+    "--tool=callgrind",
+    "--cache-sim=yes",
+    "--trace-children=yes",
+    "--trace-children-skip=*/make,*/cmake,*/ninja,*/git,*/go,*/cargo,*/rustc,*/cc1,*/cc1plus,*/ld",
+    `--callgrind-out-file=${out}.%p`,
+    ...toggleList.map((t) => `--toggle-collect=${t}`)
+  ].map(shellQuote).join(" ");
+}
+var HARNESS_TIMERS = {
+  "google-benchmark": ["benchmark::State::PauseTiming()", "benchmark::State::ResumeTiming()"]
+};
+function toggles(fn, format) {
+  const own = format === "go" ? [`*.${fn}`] : [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`];
+  return [...own, ...HARNESS_TIMERS[format] ?? []];
+}
+function matchesCpp(fn) {
+  return (name) => name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`);
+}
+async function googleBenchmarkSchedule(settings, executor, dir, iterations) {
+  const listed = await executor.run(withArguments(settings.bench, ["--benchmark_min_time=1x", "--benchmark_list_tests=true"]), { cwd: dir, timeoutMs: settings.timeoutMs, env: settings.env });
+  return listed.exitCode === 0 ? { minTime: `${iterations}x`, perCall: iterations } : { minTime: "0", perCall: 1 };
+}
+function withArguments(bench, args) {
+  return `${bench} ${args.map(shellQuote).join(" ")}`;
+}
+function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor) {
+  const fn = benchmark.split("/")[0];
+  const out = `${remote}/b${index}.json`;
+  const flags = { benchmark_filter: exactFilter(benchmark), benchmark_min_time: minTime, benchmark_repetitions: "1", benchmark_out: out, benchmark_out_format: "json" };
+  return {
+    benchmark,
+    command: withArguments(settings.bench, Object.entries(flags).map(([flag3, value]) => `--${flag3}=${value}`)),
+    env: Object.fromEntries(Object.entries(flags).map(([flag3, value]) => [flag3.toUpperCase(), value])),
+    matches: matchesCpp(fn),
+    fn,
+    // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
+    iterations: async (_profile, calls) => await jsonIterations(executor, out, benchmark, join5(settings.keepDir, `.b${index}.json`)) ?? calls * perCall
+  };
+}
+async function jsonIterations(executor, remote, benchmark, local) {
+  try {
+    await executor.fetch(remote, local);
+    const doc = JSON.parse(readBoundedFile(local, remote));
+    const rows = (doc.benchmarks ?? []).filter((b) => (b.run_type ?? "iteration") === "iteration" && (b.name === benchmark || b.run_name === benchmark));
+    if (rows.length === 0) return void 0;
+    return rows.reduce((n, b) => n + (typeof b.iterations === "number" ? b.iterations : 0), 0);
+  } catch {
+    return void 0;
+  }
+}
+var GO_EXEC = `#!/bin/sh
+# benchbot: runs a Go test binary under valgrind with a fixed schedule (go test -exec).
+bin=$1; shift
+eval "exec $BENCHBOT_VALGRIND \\"\\$bin\\" \\"\\$@\\" -test.run='^$' \\"-test.bench=\\$BENCHBOT_GO_BENCH\\" \\"-test.benchtime=\\$BENCHBOT_GO_BENCHTIME\\" -test.count=1"
+`;
+async function writeGoExec(executor, dir, remote) {
+  const written = await executor.run(`printf '%s' ${shellQuote(GO_EXEC)} > ${shellQuote(`${remote}/go-exec`)} && chmod +x ${shellQuote(`${remote}/go-exec`)}`, { cwd: dir, timeoutMs: 3e4 });
+  if (written.exitCode !== 0) throw new Error(`cannot write ${remote}/go-exec: ${written.stderr.trim()}`);
+}
+function goPlan(settings, remote, benchmark, index, iterations) {
+  const fn = benchmark.replace(/-\d+$/, "");
+  if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
+  if (fn.includes("/")) return `${benchmark} is a sub-benchmark (b.Run), which runs in a goroutine of its own that callgrind's toggle cannot follow; count its parent or give it a top-level Benchmark function`;
+  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(fn)) return `${JSON.stringify(benchmark)} is not a Go benchmark function name`;
+  return {
+    benchmark,
+    // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
+    command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
+    env: {
+      GODEBUG: "asyncpreemptoff=1",
+      GOMAXPROCS: "1",
+      GOGC: "off",
+      GOMEMLIMIT: "1GiB",
+      BENCHBOT_GO_BENCH: `^${escapeRegExp(fn)}$`,
+      BENCHBOT_GO_BENCHTIME: `${iterations}x`
+    },
+    matches: (name) => name.endsWith(`.${fn}`),
+    fn,
+    iterations: async (_profile, calls) => calls >= 1 ? iterations + calls - 1 : void 0
+  };
+}
+function exactFilter(name) {
+  return `^${escapeRegExp(name)}$`;
+}
+function escapeRegExp(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function fileSafe(name) {
+  const safe = name.replace(/[^\w.-]/g, "_").slice(0, 80);
+  let hash = 0;
+  for (const ch of name) hash = hash * 31 + ch.codePointAt(0) >>> 0;
+  return `${safe}-${hash.toString(16)}`;
+}
+function tagSafe(tag) {
+  return tag.replace(/[^\w.-]/g, "_");
+}
+
 // src/runner/run-ab.ts
-import { join as join7 } from "node:path";
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
+import { join as join8 } from "node:path";
+import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
 
 // src/compare/pool-base.ts
@@ -16458,34 +16806,17 @@ function lookLevels(alpha, looks) {
   return { difference: groupSequentialLevels({ alpha, looks }), equivalence: groupSequentialLevels({ alpha, looks, sides: 1 }) };
 }
 
-// src/runner/cpu-pin.ts
-var PIN_PATTERN = /^\d+(-\d+)?(,\d+(-\d+)?)*$/;
-async function resolvePin(setting, fingerprint2, executor, cwd, name = cliSetting) {
-  if (setting === void 0 || setting === "off") return void 0;
-  const isolated = fingerprint2.isolatedCpus;
-  const wanted = setting === "auto" ? isolated && PIN_PATTERN.test(isolated) ? isolated : void 0 : setting;
-  if (wanted === void 0) return void 0;
-  const probe = await executor.run(`taskset -c ${wanted} true`, { cwd, timeoutMs: 1e4 });
-  if (probe.exitCode === 0) return wanted;
-  if (setting === "auto") return void 0;
-  const why = probe.exitCode === 127 ? "taskset is not installed (util-linux)" : (probe.stderr || probe.stdout).trim().split("\n")[0];
-  throw new RunnerError(`${name("pin-cpu")} ${setting}: cannot pin there: ${why}; pick CPUs this machine has, or ${name("pin-cpu")} off`);
-}
-function pinnedCommand(command, cpus) {
-  return cpus === void 0 ? command : `taskset -c ${cpus} sh -c ${shellQuote(command)}`;
-}
-
 // src/runner/build-side.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { existsSync as existsSync4, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
 import { createHash as createHash3 } from "node:crypto";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 var BUILD_MARKER = ".benchbot-build";
 function buildSide(worktree, tree, command, label2, timeoutMs, env, name = cliSetting) {
   const key2 = createHash3("sha256").update(`${tree}
 ${command}
 ${JSON.stringify(env ?? {})}`).digest("hex");
-  const marker = join5(worktree, BUILD_MARKER);
+  const marker = join6(worktree, BUILD_MARKER);
   if (existsSync4(marker) && readFileSync3(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
   const run = spawnSync2("sh", ["-c", command], { cwd: worktree, env: commandEnv(env), encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
@@ -16510,7 +16841,7 @@ ${tail}`);
 }
 
 // src/runner/measure-round.ts
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 
 // src/runner/perf-counters.ts
 var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
@@ -16533,41 +16864,6 @@ function parsePerfStatCsv(text2, benchmark = "command") {
     measurements.push({ benchmark, metric: name, unit: "count", better: "lower", values: [number] });
   }
   return { measurements, unsupported };
-}
-
-// src/runner/read-bounded-text.ts
-import { closeSync as closeSync2, fstatSync, openSync as openSync2, readSync } from "node:fs";
-var CHUNK_BYTES = 1024 * 1024;
-function readBoundedText(fd, display, limit = MAX_INPUT_BYTES) {
-  return readBoundedBytes(fd, display, limit).toString("utf8");
-}
-function readBoundedBytes(fd, display, limit = MAX_INPUT_BYTES) {
-  const stat2 = fstatSync(fd);
-  if (stat2.isFile() && stat2.size > limit) throw tooLarge(display, stat2.size, limit);
-  const chunks = [];
-  let total = 0;
-  let want = stat2.isFile() ? stat2.size + 1 : CHUNK_BYTES;
-  for (; ; ) {
-    const buffer = Buffer.allocUnsafe(Math.min(want, limit + 1 - total));
-    const read2 = readSync(fd, buffer, 0, buffer.length, null);
-    if (read2 === 0) break;
-    chunks.push(read2 === buffer.length ? buffer : buffer.subarray(0, read2));
-    total += read2;
-    if (total > limit) throw tooLarge(display, void 0, limit);
-    want = CHUNK_BYTES;
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
-}
-function readBoundedFile(path, display = path, limit = MAX_INPUT_BYTES) {
-  return readBoundedFileBytes(path, display, limit).toString("utf8");
-}
-function readBoundedFileBytes(path, display = path, limit = MAX_INPUT_BYTES) {
-  const fd = openSync2(path, "r");
-  try {
-    return readBoundedBytes(fd, display, limit);
-  } finally {
-    closeSync2(fd);
-  }
 }
 
 // src/runner/result-directory.ts
@@ -16762,7 +17058,7 @@ async function measureRound(settings, executor, dir, scratch2, tag) {
     return fail(`exit code ${result.exitCode ?? result.signal}${hint}: ${tail}`);
   }
   const fetchLocal = async (remote) => {
-    const local = join6(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
+    const local = join7(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
     await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
     return local;
   };
@@ -16867,7 +17163,7 @@ async function runAb(settings, deps) {
   const fingerprint2 = await executor.fingerprint(settings.labels);
   const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
   };
-  const scratch2 = mkdtempSync2(join7(tmpdir3(), "benchbot-run-"));
+  const scratch2 = mkdtempSync2(join8(tmpdir3(), "benchbot-run-"));
   try {
     const builds = [];
     const sides = {};
@@ -16979,6 +17275,16 @@ async function runAb(settings, deps) {
     }
     progress.endGroup();
     if (!report) throw new RunnerError(`no look was taken; check ${setting("min-runs")} and ${setting("max-runs")}`);
+    let instructions;
+    if (settings.instructions) {
+      instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
+      const work = (side2) => ({ ...toCompareSide(sides[side2], fingerprint2), measurements: toCompareSide(sides[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
+      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      if (counted.comparisons.length > 0) {
+        const comparisons = [...report.comparisons, ...counted.comparisons];
+        report = { ...report, comparisons, summary: summarize(comparisons) };
+      }
+    }
     const time2 = deps.now();
     const toRun = (side2) => ({
       sha: sides[side2].sha,
@@ -17018,12 +17324,48 @@ async function runAb(settings, deps) {
       maxRoundsPerSide: looks[looks.length - 1],
       pinned: pin,
       pooled,
-      poolRefused
+      poolRefused,
+      ...instructions ? { instructions } : {}
     };
   } finally {
-    rmSync2(scratch2, { recursive: true, force: true });
+    rmSync3(scratch2, { recursive: true, force: true });
     release();
   }
+}
+async function countBothSides(settings, counting, sides, pin, executor, progress) {
+  const root = join8(settings.stateDir, "callgrind");
+  mkdirSync5(root, { recursive: true });
+  const keepDir = mkdtempSync2(join8(root, `${sides.base.sha.slice(0, 12)}-${sides.head.sha.slice(0, 12)}-`));
+  const result = { keepDir, profiles: [], reasons: [], durationMs: 0 };
+  progress.group(`instructions: counting under valgrind, ${counting.repeats ?? "default"} repeat(s) per side`);
+  for (const side2 of ["base", "head"]) {
+    const state = sides[side2];
+    const names2 = [...new Set(state.measurements.map((m) => m.benchmark))];
+    const format = settings.format === "command" ? "command" : state.harness;
+    const outcome = await countInstructions({
+      bench: settings.bench,
+      format,
+      names: names2,
+      filter: counting.filter,
+      repeats: counting.repeats,
+      iterations: counting.iterations,
+      timeoutMs: settings.roundTimeoutMs,
+      pin,
+      keepDir: join8(keepDir, side2),
+      nameSetting: settings.nameSetting
+    }, executor, state.dir, side2);
+    for (const m of outcome.measurements) state.measurements.push(m);
+    for (const w of outcome.reasons) {
+      state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
+      if (side2 === "base" || !result.reasons.some((r) => r.benchmark === w.benchmark && r.message === w.message)) result.reasons.push(w);
+    }
+    for (const p of outcome.profiles) result.profiles.push({ ...p, side: side2, sha: state.sha });
+    result.durationMs += outcome.durationMs;
+    const counted = new Set(outcome.measurements.map((m) => m.benchmark)).size;
+    progress.note(`${side2}: ${counted} benchmark(s) counted in ${(outcome.durationMs / 1e3).toFixed(1)} s${outcome.reasons.length > 0 ? `; ${outcome.reasons.length} not: ${outcome.reasons[0].message}${outcome.reasons.length > 1 ? " \u2026" : ""}` : ""}`);
+  }
+  progress.endGroup();
+  return result;
 }
 async function measureRepeated(settings, pin, repetitions, executor, dir, scratch2, tag) {
   let first;
@@ -17105,7 +17447,7 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 
 // src/store/open-store.ts
 import { existsSync as existsSync5 } from "node:fs";
-import { isAbsolute, join as join8, resolve as resolve5 } from "node:path";
+import { isAbsolute, join as join9, resolve as resolve5 } from "node:path";
 
 // node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
@@ -18851,7 +19193,7 @@ function fixFor(error2) {
 }
 
 // src/store/open-store.ts
-var DEFAULT_SQLITE_PATH = join8(".benchbot", "benchbot.db");
+var DEFAULT_SQLITE_PATH = join9(".benchbot", "benchbot.db");
 var STORE_URL_ENV = "BENCHBOT_DATABASE_URL";
 function resolveStoreLocation(url, options) {
   const env = options.env ?? process.env;
@@ -18907,7 +19249,7 @@ function nonEmpty2(value) {
 }
 
 // src/jobs/nightly-history.ts
-import { closeSync as closeSync4, openSync as openSync4, renameSync as renameSync2, rmSync as rmSync3, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync4, openSync as openSync4, renameSync as renameSync3, rmSync as rmSync4, writeSync as writeSync2 } from "node:fs";
 
 // src/runner/first-parent-chain.ts
 import { spawnSync as spawnSync3 } from "node:child_process";
@@ -18946,7 +19288,7 @@ function seriesFromPoints(points, branch) {
 
 // src/jobs/results-artifact.ts
 import { closeSync as closeSync3, constants as constants2, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
@@ -18966,14 +19308,14 @@ function samplesJson(side2) {
 }
 function findResultsParts(dir) {
   if (!existsSync6(dir)) return [];
-  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join9(dir, e.name))];
-  return dirs.filter((d) => present(join9(d, RESULTS_FILES.base)) && present(join9(d, RESULTS_FILES.head))).sort();
+  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join10(dir, e.name))];
+  return dirs.filter((d) => present(join10(d, RESULTS_FILES.base)) && present(join10(d, RESULTS_FILES.head))).sort();
 }
 function present(path) {
   return lstatSync(path, { throwIfNoEntry: false }) !== void 0;
 }
 function readResultsMeta(dir) {
-  const path = join9(dir, RESULTS_FILES.report);
+  const path = join10(dir, RESULTS_FILES.report);
   if (!existsSync6(path)) return {};
   const root = parseResultsJson(path);
   const sha = (key2) => {
@@ -19041,13 +19383,13 @@ var NightlyHistoryFile = class {
     this.write(historyTail(acks, firstParent));
     closeSync4(this.open());
     this.fd = void 0;
-    renameSync2(this.partial, this.path);
+    renameSync3(this.partial, this.path);
   }
   /** abandon closes and removes the unfinished file (after an error, or to start again). */
   abandon() {
     if (this.fd !== void 0) closeSync4(this.fd);
     this.fd = void 0;
-    rmSync3(this.partial, { force: true });
+    rmSync4(this.partial, { force: true });
   }
   open() {
     if (this.fd === void 0) throw new Error(`${this.partial}: already finished or abandoned`);
@@ -20362,7 +20704,8 @@ var PR_CHECK_DEFAULTS = {
   roundSummary: "median",
   pinCpu: "auto",
   poolBase: DEFAULT_POOL_BASE,
-  test: DEFAULT_TEST
+  test: DEFAULT_TEST,
+  instructionRepeats: DEFAULT_COUNT_REPEATS
 };
 function defaultMaxRuns(minRuns) {
   return Math.max(PR_CHECK_DEFAULTS.maxRuns, minRuns);
@@ -20445,7 +20788,7 @@ function storeHistory(store, repo) {
 
 // src/jobs/merge-shards.ts
 import { existsSync as existsSync7 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 
 // src/compare/replay-looks.ts
 function collectSide(outcomes, filter) {
@@ -20534,8 +20877,8 @@ function mergeShards(settings) {
     if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`${merge3}: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
     if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`${merge3}: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
   }
-  const base = readArtifactSide(parts.map((p) => join10(p, RESULTS_FILES.base)), settings.filter);
-  const head = readArtifactSide(parts.map((p) => join10(p, RESULTS_FILES.head)), settings.filter);
+  const base = readArtifactSide(parts.map((p) => join11(p, RESULTS_FILES.base)), settings.filter);
+  const head = readArtifactSide(parts.map((p) => join11(p, RESULTS_FILES.head)), settings.filter);
   const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
@@ -20548,7 +20891,7 @@ function mergeShards(settings) {
     headSha: trusted.head,
     environment: environments.size === 1 ? [...environments][0] : void 0
   };
-  const historyPath = join10(parts[0], RESULTS_FILES.history);
+  const historyPath = join11(parts[0], RESULTS_FILES.history);
   if (settings.nightly && existsSync7(historyPath)) {
     const history = readNightlyHistory(historyPath, settings.nightly.branch);
     merged.history = history;
@@ -20569,7 +20912,7 @@ function mergedReportContext(merged) {
 
 // src/action/action-inputs.ts
 import { homedir } from "node:os";
-import { join as join11, resolve as resolve6 } from "node:path";
+import { join as join12, resolve as resolve6 } from "node:path";
 
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
@@ -27374,7 +27717,7 @@ function parseShard(value) {
   return count === 1 ? void 0 : { index, count };
 }
 function defaultStorePath(env) {
-  return join11(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
+  return join12(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
 }
 function readActionInputs(env) {
   const merge3 = text(env, "merge");
@@ -29997,7 +30340,7 @@ async function measure(settings, event, deps) {
     filter: settings.filter,
     counters: settings.counters,
     allowDirty: false,
-    stateDir: join12(settings.workingDirectory, ".benchbot"),
+    stateDir: join13(settings.workingDirectory, ".benchbot"),
     labels: (env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== ""),
     executorSpec: settings.executor,
     maxLoad: settings.maxLoad,
@@ -30006,7 +30349,7 @@ async function measure(settings, event, deps) {
     repository: env.GITHUB_REPOSITORY,
     branch: nightly ? env.GITHUB_REF_NAME : event.pull_request?.head?.ref,
     // history.json goes into the results directory as it is read, a batch of series at a time (jobs/nightly.ts).
-    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join12(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
+    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join13(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
     shard: settings.shard,
     nameSetting: actionSetting
   }, { progress: deps.progress ?? createProgress(), now: deps.now, env });
@@ -30062,25 +30405,25 @@ function recompute(settings, event, env) {
 }
 function writeReports(settings, outcome, env) {
   const dir = resultsDir(settings, env);
-  const markdown = join12(dir, "report.md");
-  const json = join12(dir, RESULTS_FILES.report);
+  const markdown = join13(dir, "report.md");
+  const json = join13(dir, RESULTS_FILES.report);
   writeFileSync3(markdown, `${outcome.markdown}
 `);
   writeFileSync3(json, `${outcome.json}
 `);
-  writeFileSync3(join12(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
-  writeFileSync3(join12(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  writeFileSync3(join13(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
+  writeFileSync3(join13(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
   if (outcome.scan && settings.role === "report") {
-    writeFileSync3(join12(dir, "scan.json"), `${outcome.scan.json}
+    writeFileSync3(join13(dir, "scan.json"), `${outcome.scan.json}
 `);
-    writeFileSync3(join12(dir, "scan.md"), `${outcome.scan.markdown}
+    writeFileSync3(join13(dir, "scan.md"), `${outcome.scan.markdown}
 `);
   }
   return { dir, markdown, json };
 }
 function resultsDir(settings, env) {
-  const dir = join12(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
-  mkdirSync4(dir, { recursive: true });
+  const dir = join13(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
+  mkdirSync6(dir, { recursive: true });
   return dir;
 }
 

@@ -19307,6 +19307,20 @@ var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
 // src/runner/machine-lock.ts
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 
+// src/model/work-metrics.ts
+var INSTRUCTIONS_METRIC = "instructions";
+var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
+var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+function isWorkMetric(metric) {
+  return WORK_METRICS.includes(metric);
+}
+
+// src/runner/read-bounded-text.ts
+var CHUNK_BYTES = 1024 * 1024;
+
+// src/runner/valgrind-count.ts
+var DEFAULT_COUNT_REPEATS = 3;
+
 // src/compare/power.ts
 var FUTILITY_POWER = 0.1;
 function noiseSigma(values, trim = DEFAULT_TRIM) {
@@ -19414,14 +19428,6 @@ function binomialCdf(n, q) {
 function ppf(cdf, a) {
   for (let k = 0; k < cdf.length; k++) if (cdf[k] >= a) return k;
   return cdf.length - 1;
-}
-
-// src/model/work-metrics.ts
-var INSTRUCTIONS_METRIC = "instructions";
-var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
-var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
-function isWorkMetric(metric) {
-  return WORK_METRICS.includes(metric);
 }
 
 // src/compare/work-verdict.ts
@@ -19853,9 +19859,6 @@ function lookLevels(alpha, looks) {
   return { difference: groupSequentialLevels({ alpha, looks }), equivalence: groupSequentialLevels({ alpha, looks, sides: 1 }) };
 }
 
-// src/runner/read-bounded-text.ts
-var CHUNK_BYTES = 1024 * 1024;
-
 // src/runner/result-directory.ts
 var TAR_LIMIT = MAX_INPUT_BYTES - 1024;
 
@@ -19923,7 +19926,8 @@ var PR_CHECK_DEFAULTS = {
   roundSummary: "median",
   pinCpu: "auto",
   poolBase: DEFAULT_POOL_BASE,
-  test: DEFAULT_TEST
+  test: DEFAULT_TEST,
+  instructionRepeats: DEFAULT_COUNT_REPEATS
 };
 function defaultMaxRuns(minRuns) {
   return Math.max(PR_CHECK_DEFAULTS.maxRuns, minRuns);

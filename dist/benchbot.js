@@ -11198,7 +11198,7 @@ var require_thread_stream = __commonJS({
     var { version } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker: Worker3 } = __require("worker_threads");
-    var { join: join17 } = __require("path");
+    var { join: join18 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -11250,7 +11250,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join17(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join18(__dirname, "lib", "worker.js");
       const worker = new Worker3(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -11763,7 +11763,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire3 } = __require("module");
     var { existsSync: existsSync13 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join17, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
+    var { join: join18, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
     var sleep = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
@@ -11918,7 +11918,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join17(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join18(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -11939,7 +11939,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join17(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join18(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -11966,7 +11966,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join17(__dirname, "..", "file.js");
+          return join18(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -12946,7 +12946,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join17 = ",";
+            let join18 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -12960,7 +12960,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join17 = `,
+                join18 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -12968,13 +12968,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join17;
+                res += join18;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join17}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join18}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -12995,7 +12995,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join17 = `,
+              join18 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -13009,13 +13009,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join17;
+                separator = join18;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join17;
+              separator = join18;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -13056,7 +13056,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join17 = ",";
+            let join18 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -13069,7 +13069,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join17 = `,
+                join18 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -13077,13 +13077,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join17;
+                res += join18;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join17}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join18}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -13096,7 +13096,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join17 = `,
+              join18 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -13105,7 +13105,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join17;
+                separator = join18;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -13163,20 +13163,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join18 = `,
+              const join19 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join18;
+                res2 += join19;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join18}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join19}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -13192,16 +13192,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join17 = `,
+            const join18 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join17, maximumBreadth);
+              res += stringifyTypedArray(value, join18, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join17;
+              separator = join18;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -13212,13 +13212,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}: ${tmp}`;
-                separator = join17;
+                separator = join18;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join17;
+              separator = join18;
             }
             if (separator !== "") {
               res = `
@@ -32639,6 +32639,7 @@ function ppf(cdf, a) {
 var INSTRUCTIONS_METRIC = "instructions";
 var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
 var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+var WORK_UNIT = "count";
 function isWorkMetric(metric) {
   return WORK_METRICS.includes(metric);
 }
@@ -40800,7 +40801,7 @@ var SettingError = class extends Error {
 };
 
 // src/cli/run-command.ts
-import { join as join10, resolve as resolve7 } from "node:path";
+import { join as join11, resolve as resolve7 } from "node:path";
 
 // src/runner/device-executor.ts
 import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
@@ -41852,9 +41853,304 @@ function holdMachine(executor, progress, options2) {
   };
 }
 
+// src/runner/valgrind-count.ts
+import { mkdirSync as mkdirSync4, renameSync as renameSync2, rmSync as rmSync2 } from "node:fs";
+import { join as join6 } from "node:path";
+
+// src/formats/callgrind-totals.ts
+var CALLGRIND_EVENTS = ["Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"];
+var MAX_HEADER_LINES = 200;
+function parseCallgrindTotals(text2, path2) {
+  let events;
+  let totals;
+  let totalsLine = 0;
+  let summary;
+  let lineNo = 0;
+  let start = 0;
+  while (start <= text2.length) {
+    const end = text2.indexOf("\n", start);
+    const line = text2.slice(start, end < 0 ? text2.length : end);
+    lineNo += 1;
+    if (line.startsWith("events:")) events = line.slice("events:".length).trim().split(/\s+/).filter((e) => e !== "");
+    else if (line.startsWith("totals:")) {
+      totals = line.slice("totals:".length);
+      totalsLine = lineNo;
+    } else if (line.startsWith("summary:")) summary = line.slice("summary:".length);
+    if (events === void 0 && lineNo > MAX_HEADER_LINES) break;
+    if (end < 0) break;
+    start = end + 1;
+  }
+  if (events === void 0) throw new FormatError(path2, void 0, "not a callgrind output file: no `events:` line in its header");
+  const numbers = totals ?? summary;
+  if (numbers === void 0) throw new FormatError(path2, void 0, "the callgrind output has no `totals:` or `summary:` line; was valgrind killed before it wrote its profile?");
+  const values = numbers.trim() === "" ? [] : numbers.trim().split(/\s+/);
+  if (values.length > events.length) throw new FormatError(path2, totalsLine || void 0, `${values.length} totals for ${events.length} events`);
+  const out = Object.fromEntries(CALLGRIND_EVENTS.map((e) => [e, 0]));
+  events.forEach((event, i) => {
+    const value = values[i] === void 0 ? 0 : Number(values[i]);
+    if (!Number.isSafeInteger(value) || value < 0) throw new FormatError(path2, totalsLine || void 0, `the total of ${event} is ${JSON.stringify(values[i])}, not a count`);
+    out[event] = value;
+  });
+  return out;
+}
+function addTotals(all) {
+  const out = Object.fromEntries(CALLGRIND_EVENTS.map((e) => [e, 0]));
+  for (const t of all) for (const [event, value] of Object.entries(t)) out[event] = (out[event] ?? 0) + value;
+  return out;
+}
+function estimatedCycles(t) {
+  const ram = t.ILmr + t.DLmr + t.DLmw;
+  const l1Misses = t.I1mr + t.D1mr + t.D1mw;
+  const l1Hits = t.Ir + t.Dr + t.Dw - l1Misses;
+  const llHits = l1Misses - ram;
+  return l1Hits + 5 * llHits + 35 * ram;
+}
+function callsOf(text2, matches) {
+  const names2 = /* @__PURE__ */ new Map();
+  let calls = 0;
+  let pending = false;
+  let start = 0;
+  while (start < text2.length) {
+    const end = text2.indexOf("\n", start);
+    const line = text2.slice(start, end < 0 ? text2.length : end);
+    if (line.startsWith("fn=") || line.startsWith("cfn=")) {
+      const spec = line.slice(line.indexOf("=") + 1);
+      const m = /^\((\d+)\)(?: (.*))?$/.exec(spec);
+      let name = spec;
+      if (m) {
+        if (m[2] !== void 0) names2.set(m[1], m[2]);
+        name = names2.get(m[1]) ?? "";
+      }
+      pending = line.startsWith("cfn=") && matches(name);
+    } else if (line.startsWith("calls=")) {
+      if (pending) calls += Number.parseInt(line.slice("calls=".length), 10) || 0;
+      pending = false;
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return calls;
+}
+
+// src/runner/valgrind-count.ts
+var COUNTED_HARNESSES = ["google-benchmark", "go", "command"];
+var DEFAULT_COUNT_ITERATIONS = { "google-benchmark": 100, go: 1e3 };
+var DEFAULT_COUNT_REPEATS = 3;
+var COUNT_VARIATION_LIMIT = 0.01;
+var COUNT_DIR = ".benchbot-callgrind";
+async function countInstructions(settings, executor, dir, tag) {
+  const name = settings.nameSetting ?? cliSetting;
+  const repeats = settings.repeats ?? DEFAULT_COUNT_REPEATS;
+  const iterations = settings.iterations ?? DEFAULT_COUNT_ITERATIONS[settings.format] ?? 1;
+  const outcome = { measurements: [], profiles: [], reasons: [], durationMs: 0 };
+  if (!COUNTED_HARNESSES.includes(settings.format)) {
+    outcome.reasons.push({ kind: "note", message: `${name("instructions")}: ${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs; instructions are counted for ${COUNTED_HARNESSES.join(", ")} (docs/instructions.md); wall time as before` });
+    return outcome;
+  }
+  const probe = await executor.run("command -v valgrind", { cwd: dir, timeoutMs: 3e4, env: settings.env });
+  if (probe.exitCode !== 0) {
+    outcome.reasons.push({ kind: "note", message: `${name("instructions")}: valgrind is not installed where the benchmarks run (Debian: apt-get install valgrind); instructions not counted, wall time as before` });
+    return outcome;
+  }
+  const remote = `${dir}/${COUNT_DIR}`;
+  const ready = await executor.run(`rm -rf ${shellQuote(remote)} && mkdir -p ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
+  if (ready.exitCode !== 0) throw new Error(`cannot create ${remote}: ${ready.stderr.trim()}`);
+  mkdirSync4(settings.keepDir, { recursive: true });
+  const names2 = settings.format === "command" ? ["command"] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
+  const plans = [];
+  if (settings.format === "google-benchmark") {
+    const perRun = await googleBenchmarkSchedule(settings, executor, dir, iterations);
+    for (const [i, benchmark] of names2.entries()) plans.push(googleBenchmarkPlan(settings, remote, benchmark, i, perRun.minTime, perRun.perCall, executor));
+  } else if (settings.format === "go") {
+    await writeGoExec(executor, dir, remote);
+    for (const [i, benchmark] of names2.entries()) {
+      const plan = goPlan(settings, remote, benchmark, i, iterations);
+      if (typeof plan === "string") outcome.reasons.push({ benchmark, kind: "note", message: `${name("instructions")}: ${plan}; wall time as before` });
+      else plans.push(plan);
+    }
+  } else {
+    plans.push({
+      benchmark: "command",
+      command: settings.bench,
+      env: {},
+      fn: "the whole command",
+      iterations: async () => 1
+    });
+  }
+  const values = /* @__PURE__ */ new Map();
+  const failed2 = /* @__PURE__ */ new Set();
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const [i, plan] of plans.entries()) {
+      if (failed2.has(plan.benchmark)) continue;
+      const id = `b${i}.r${repeat}`;
+      const counted = await countOne(settings, executor, dir, remote, plan, id);
+      outcome.durationMs += counted.durationMs;
+      if ("reason" in counted) {
+        failed2.add(plan.benchmark);
+        outcome.reasons.push({ benchmark: plan.benchmark === "command" ? void 0 : plan.benchmark, kind: "note", message: `${name("instructions")}: ${counted.reason}; wall time as before` });
+        continue;
+      }
+      const kept = join6(settings.keepDir, `${fileSafe(plan.benchmark)}.${tagSafe(tag)}.r${repeat}.callgrind`);
+      renameSync2(counted.file, kept);
+      outcome.profiles.push({ benchmark: plan.benchmark, repeat, file: kept, iterations: counted.iterations });
+      const v = values.get(plan.benchmark) ?? { instructions: [], cycles: [] };
+      v.instructions.push(counted.totals.Ir / counted.iterations);
+      v.cycles.push(estimatedCycles(counted.totals) / counted.iterations);
+      values.set(plan.benchmark, v);
+    }
+  }
+  for (const [benchmark, v] of values) {
+    if (failed2.has(benchmark)) continue;
+    const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
+    if (spread > COUNT_VARIATION_LIMIT) {
+      outcome.reasons.push({ benchmark, kind: "note", message: `${name("instructions")}: the count varies between repeats (${Math.round(Math.min(...v.instructions))}..${Math.round(Math.max(...v.instructions))} instructions per iteration, ${(spread * 100).toFixed(1)}% apart, more than ${COUNT_VARIATION_LIMIT * 100}%): the runtime does not repeat its work (a JIT, a time-based schedule); wall time as before` });
+      continue;
+    }
+    outcome.measurements.push({ benchmark, metric: INSTRUCTIONS_METRIC, unit: WORK_UNIT, better: "lower", values: v.instructions });
+    outcome.measurements.push({ benchmark, metric: ESTIMATED_CYCLES_METRIC, unit: WORK_UNIT, better: "lower", values: v.cycles });
+  }
+  return outcome;
+}
+async function countOne(settings, executor, dir, remote, plan, id) {
+  const out = `${remote}/${id}`;
+  const valgrind = valgrindCommand(out, plan.matches === void 0 ? [] : toggles(plan.fn, settings.format));
+  const command = settings.format === "go" ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
+  const env = { ...settings.env, ...plan.env, ...settings.format === "go" ? { BENCHBOT_VALGRIND: valgrind } : {} };
+  const result2 = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
+  const durationMs = result2.durationMs;
+  if (result2.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1e3)} s (${(settings.nameSetting ?? cliSetting)("round-timeout")})`, durationMs };
+  if (result2.exitCode !== 0) {
+    const tail2 = (result2.stderr || result2.stdout).trimEnd().split("\n").filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(" | ");
+    return { reason: `exit code ${result2.exitCode ?? result2.signal} under valgrind: ${tail2}`, durationMs };
+  }
+  const listed = await executor.run(`ls -1 ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
+  const files = listed.stdout.split("\n").filter((f) => f.startsWith(`${id}.`) && /\.\d+$/.test(f));
+  if (files.length === 0) return { reason: settings.format === "go" ? "no test binary ran under valgrind: the bench command must run `go test` (benchbot adds -exec through GOFLAGS)" : "valgrind wrote no profile", durationMs };
+  const all = [];
+  for (const f of files) {
+    const local = join6(settings.keepDir, `.fetch-${f}`);
+    await executor.fetch(`${remote}/${f}`, local);
+    const text2 = readBoundedFile(local, f);
+    try {
+      all.push({ local, totals: parseCallgrindTotals(text2, f), text: text2 });
+    } catch (error) {
+      rmSync2(local, { force: true });
+      if (error instanceof FormatError) return { reason: error.message, durationMs };
+      throw error;
+    }
+  }
+  const totals = addTotals(all.map((a) => a.totals));
+  const main2 = all.reduce((a, b) => b.totals.Ir > a.totals.Ir ? b : a);
+  for (const a of all) if (a !== main2) rmSync2(a.local, { force: true });
+  if (totals.Ir === 0) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
+  const calls = plan.matches === void 0 ? 1 : all.reduce((n, a) => n + callsOf(a.text, plan.matches), 0);
+  const iterations = await plan.iterations(main2.text, calls, remote);
+  if (iterations === void 0 || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
+  return { totals, file: main2.local, iterations, durationMs };
+}
+function valgrindCommand(out, toggleList) {
+  return [
+    "valgrind",
+    "--tool=callgrind",
+    "--cache-sim=yes",
+    "--trace-children=yes",
+    "--trace-children-skip=*/make,*/cmake,*/ninja,*/git,*/go,*/cargo,*/rustc,*/cc1,*/cc1plus,*/ld",
+    `--callgrind-out-file=${out}.%p`,
+    ...toggleList.map((t) => `--toggle-collect=${t}`)
+  ].map(shellQuote).join(" ");
+}
+var HARNESS_TIMERS = {
+  "google-benchmark": ["benchmark::State::PauseTiming()", "benchmark::State::ResumeTiming()"]
+};
+function toggles(fn, format2) {
+  const own = format2 === "go" ? [`*.${fn}`] : [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`];
+  return [...own, ...HARNESS_TIMERS[format2] ?? []];
+}
+function matchesCpp(fn) {
+  return (name) => name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`);
+}
+async function googleBenchmarkSchedule(settings, executor, dir, iterations) {
+  const listed = await executor.run(withArguments(settings.bench, ["--benchmark_min_time=1x", "--benchmark_list_tests=true"]), { cwd: dir, timeoutMs: settings.timeoutMs, env: settings.env });
+  return listed.exitCode === 0 ? { minTime: `${iterations}x`, perCall: iterations } : { minTime: "0", perCall: 1 };
+}
+function withArguments(bench, args) {
+  return `${bench} ${args.map(shellQuote).join(" ")}`;
+}
+function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor) {
+  const fn = benchmark.split("/")[0];
+  const out = `${remote}/b${index}.json`;
+  const flags = { benchmark_filter: exactFilter(benchmark), benchmark_min_time: minTime, benchmark_repetitions: "1", benchmark_out: out, benchmark_out_format: "json" };
+  return {
+    benchmark,
+    command: withArguments(settings.bench, Object.entries(flags).map(([flag2, value]) => `--${flag2}=${value}`)),
+    env: Object.fromEntries(Object.entries(flags).map(([flag2, value]) => [flag2.toUpperCase(), value])),
+    matches: matchesCpp(fn),
+    fn,
+    // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
+    iterations: async (_profile, calls) => await jsonIterations(executor, out, benchmark, join6(settings.keepDir, `.b${index}.json`)) ?? calls * perCall
+  };
+}
+async function jsonIterations(executor, remote, benchmark, local) {
+  try {
+    await executor.fetch(remote, local);
+    const doc = JSON.parse(readBoundedFile(local, remote));
+    const rows = (doc.benchmarks ?? []).filter((b) => (b.run_type ?? "iteration") === "iteration" && (b.name === benchmark || b.run_name === benchmark));
+    if (rows.length === 0) return void 0;
+    return rows.reduce((n, b) => n + (typeof b.iterations === "number" ? b.iterations : 0), 0);
+  } catch {
+    return void 0;
+  }
+}
+var GO_EXEC = `#!/bin/sh
+# benchbot: runs a Go test binary under valgrind with a fixed schedule (go test -exec).
+bin=$1; shift
+eval "exec $BENCHBOT_VALGRIND \\"\\$bin\\" \\"\\$@\\" -test.run='^$' \\"-test.bench=\\$BENCHBOT_GO_BENCH\\" \\"-test.benchtime=\\$BENCHBOT_GO_BENCHTIME\\" -test.count=1"
+`;
+async function writeGoExec(executor, dir, remote) {
+  const written = await executor.run(`printf '%s' ${shellQuote(GO_EXEC)} > ${shellQuote(`${remote}/go-exec`)} && chmod +x ${shellQuote(`${remote}/go-exec`)}`, { cwd: dir, timeoutMs: 3e4 });
+  if (written.exitCode !== 0) throw new Error(`cannot write ${remote}/go-exec: ${written.stderr.trim()}`);
+}
+function goPlan(settings, remote, benchmark, index, iterations) {
+  const fn = benchmark.replace(/-\d+$/, "");
+  if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
+  if (fn.includes("/")) return `${benchmark} is a sub-benchmark (b.Run), which runs in a goroutine of its own that callgrind's toggle cannot follow; count its parent or give it a top-level Benchmark function`;
+  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(fn)) return `${JSON.stringify(benchmark)} is not a Go benchmark function name`;
+  return {
+    benchmark,
+    // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
+    command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
+    env: {
+      GODEBUG: "asyncpreemptoff=1",
+      GOMAXPROCS: "1",
+      GOGC: "off",
+      GOMEMLIMIT: "1GiB",
+      BENCHBOT_GO_BENCH: `^${escapeRegExp(fn)}$`,
+      BENCHBOT_GO_BENCHTIME: `${iterations}x`
+    },
+    matches: (name) => name.endsWith(`.${fn}`),
+    fn,
+    iterations: async (_profile, calls) => calls >= 1 ? iterations + calls - 1 : void 0
+  };
+}
+function exactFilter(name) {
+  return `^${escapeRegExp(name)}$`;
+}
+function escapeRegExp(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function fileSafe(name) {
+  const safe2 = name.replace(/[^\w.-]/g, "_").slice(0, 80);
+  let hash = 0;
+  for (const ch of name) hash = hash * 31 + ch.codePointAt(0) >>> 0;
+  return `${safe2}-${hash.toString(16)}`;
+}
+function tagSafe(tag) {
+  return tag.replace(/[^\w.-]/g, "_");
+}
+
 // src/runner/run-ab.ts
-import { join as join8 } from "node:path";
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
+import { join as join9 } from "node:path";
+import { mkdirSync as mkdirSync5, mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
 
 // src/compare/pool-base.ts
@@ -41900,13 +42196,13 @@ function poolBase(today, stored, options2) {
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { existsSync as existsSync3, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 var BUILD_MARKER = ".benchbot-build";
 function buildSide(worktree, tree, command, label2, timeoutMs, env, name = cliSetting) {
   const key2 = createHash2("sha256").update(`${tree}
 ${command}
 ${JSON.stringify(env ?? {})}`).digest("hex");
-  const marker = join6(worktree, BUILD_MARKER);
+  const marker = join7(worktree, BUILD_MARKER);
   if (existsSync3(marker) && readFileSync4(marker, "utf8") === key2) return { skipped: true, durationMs: 0 };
   const start = process.hrtime.bigint();
   const run2 = spawnSync2("sh", ["-c", command], { cwd: worktree, env: commandEnv(env), encoding: "utf8", timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
@@ -41931,7 +42227,7 @@ ${tail2}`);
 }
 
 // src/runner/measure-round.ts
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/runner/perf-counters.ts
 var PERF_EVENTS = ["instructions", "cycles", "branch-misses", "cache-misses"];
@@ -42148,7 +42444,7 @@ async function measureRound(settings, executor, dir, scratch2, tag) {
     return fail(`exit code ${result2.exitCode ?? result2.signal}${hint}: ${tail2}`);
   }
   const fetchLocal = async (remote) => {
-    const local = join7(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
+    const local = join8(scratch2, `${tag}-${remote}`.replace(/[^\w.-]/g, "_"));
     await executor.fetch(remote.startsWith("/") ? remote : `${dir}/${remote}`, local);
     return local;
   };
@@ -42194,7 +42490,7 @@ async function runAb(settings, deps) {
   const fingerprint2 = await executor.fingerprint(settings.labels);
   const release = deps.holdMachine ? await deps.holdMachine(fingerprint2.cores) : () => {
   };
-  const scratch2 = mkdtempSync2(join8(tmpdir3(), "benchbot-run-"));
+  const scratch2 = mkdtempSync2(join9(tmpdir3(), "benchbot-run-"));
   try {
     const builds = [];
     const sides = {};
@@ -42306,6 +42602,16 @@ async function runAb(settings, deps) {
     }
     progress.endGroup();
     if (!report) throw new RunnerError(`no look was taken; check ${setting("min-runs")} and ${setting("max-runs")}`);
+    let instructions;
+    if (settings.instructions) {
+      instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
+      const work = (side2) => ({ ...toCompareSide(sides[side2], fingerprint2), measurements: toCompareSide(sides[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
+      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      if (counted.comparisons.length > 0) {
+        const comparisons = [...report.comparisons, ...counted.comparisons];
+        report = { ...report, comparisons, summary: summarize2(comparisons) };
+      }
+    }
     const time2 = deps.now();
     const toRun = (side2) => ({
       sha: sides[side2].sha,
@@ -42345,12 +42651,48 @@ async function runAb(settings, deps) {
       maxRoundsPerSide: looks[looks.length - 1],
       pinned: pin,
       pooled,
-      poolRefused
+      poolRefused,
+      ...instructions ? { instructions } : {}
     };
   } finally {
-    rmSync2(scratch2, { recursive: true, force: true });
+    rmSync3(scratch2, { recursive: true, force: true });
     release();
   }
+}
+async function countBothSides(settings, counting, sides, pin, executor, progress) {
+  const root = join9(settings.stateDir, "callgrind");
+  mkdirSync5(root, { recursive: true });
+  const keepDir = mkdtempSync2(join9(root, `${sides.base.sha.slice(0, 12)}-${sides.head.sha.slice(0, 12)}-`));
+  const result2 = { keepDir, profiles: [], reasons: [], durationMs: 0 };
+  progress.group(`instructions: counting under valgrind, ${counting.repeats ?? "default"} repeat(s) per side`);
+  for (const side2 of ["base", "head"]) {
+    const state = sides[side2];
+    const names2 = [...new Set(state.measurements.map((m) => m.benchmark))];
+    const format2 = settings.format === "command" ? "command" : state.harness;
+    const outcome = await countInstructions({
+      bench: settings.bench,
+      format: format2,
+      names: names2,
+      filter: counting.filter,
+      repeats: counting.repeats,
+      iterations: counting.iterations,
+      timeoutMs: settings.roundTimeoutMs,
+      pin,
+      keepDir: join9(keepDir, side2),
+      nameSetting: settings.nameSetting
+    }, executor, state.dir, side2);
+    for (const m of outcome.measurements) state.measurements.push(m);
+    for (const w of outcome.reasons) {
+      state.warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
+      if (side2 === "base" || !result2.reasons.some((r) => r.benchmark === w.benchmark && r.message === w.message)) result2.reasons.push(w);
+    }
+    for (const p of outcome.profiles) result2.profiles.push({ ...p, side: side2, sha: state.sha });
+    result2.durationMs += outcome.durationMs;
+    const counted = new Set(outcome.measurements.map((m) => m.benchmark)).size;
+    progress.note(`${side2}: ${counted} benchmark(s) counted in ${(outcome.durationMs / 1e3).toFixed(1)} s${outcome.reasons.length > 0 ? `; ${outcome.reasons.length} not: ${outcome.reasons[0].message}${outcome.reasons.length > 1 ? " \u2026" : ""}` : ""}`);
+  }
+  progress.endGroup();
+  return result2;
 }
 async function measureRepeated(settings, pin, repetitions, executor, dir, scratch2, tag) {
   let first;
@@ -42453,7 +42795,7 @@ async function storedRounds(store, fingerprint2, repo, sha) {
 
 // src/store/open-store.ts
 import { existsSync as existsSync4 } from "node:fs";
-import { isAbsolute, join as join9, resolve as resolve5 } from "node:path";
+import { isAbsolute, join as join10, resolve as resolve5 } from "node:path";
 
 // node_modules/pg/esm/index.mjs
 var import_lib = __toESM(require_lib2(), 1);
@@ -44294,7 +44636,7 @@ function fixFor(error) {
 }
 
 // src/store/open-store.ts
-var DEFAULT_SQLITE_PATH = join9(".benchbot", "benchbot.db");
+var DEFAULT_SQLITE_PATH = join10(".benchbot", "benchbot.db");
 var STORE_URL_ENV = "BENCHBOT_DATABASE_URL";
 function resolveStoreLocation(url, options2) {
   const env = options2.env ?? process.env;
@@ -44350,7 +44692,7 @@ function nonEmpty2(value) {
 }
 
 // src/jobs/nightly-history.ts
-import { closeSync as closeSync5, openSync as openSync5, renameSync as renameSync2, rmSync as rmSync3, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync5, openSync as openSync5, renameSync as renameSync3, rmSync as rmSync4, writeSync as writeSync2 } from "node:fs";
 
 // src/runner/first-parent-chain.ts
 import { spawnSync as spawnSync3 } from "node:child_process";
@@ -44452,13 +44794,13 @@ var NightlyHistoryFile = class {
     this.write(historyTail(acks, firstParent));
     closeSync5(this.open());
     this.fd = void 0;
-    renameSync2(this.partial, this.path);
+    renameSync3(this.partial, this.path);
   }
   /** abandon closes and removes the unfinished file (after an error, or to start again). */
   abandon() {
     if (this.fd !== void 0) closeSync5(this.fd);
     this.fd = void 0;
-    rmSync3(this.partial, { force: true });
+    rmSync4(this.partial, { force: true });
   }
   open() {
     if (this.fd === void 0) throw new Error(`${this.partial}: already finished or abandoned`);
@@ -45974,7 +46316,8 @@ var PR_CHECK_DEFAULTS = {
   roundSummary: "median",
   pinCpu: "auto",
   poolBase: DEFAULT_POOL_BASE,
-  test: DEFAULT_TEST
+  test: DEFAULT_TEST,
+  instructionRepeats: DEFAULT_COUNT_REPEATS
 };
 function defaultMaxRuns(minRuns) {
   return Math.max(PR_CHECK_DEFAULTS.maxRuns, minRuns);
@@ -46197,7 +46540,7 @@ async function measureInterruptibly(command, after, job) {
 }
 
 // src/cli/output-paths.ts
-import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync4, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync6, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { dirname as dirname5, resolve as resolve6 } from "node:path";
 var FS_REASONS = {
   ENOENT: "its directory does not exist",
@@ -46226,7 +46569,7 @@ function checkOutputDirectory(flag2, dir) {
 function outputDirectory(flag2, dir) {
   try {
     if (statSync3(dir, { throwIfNoEntry: false })?.isFile()) throw Object.assign(new Error("is a file"), { code: "EEXIST" });
-    mkdirSync4(dir, { recursive: true });
+    mkdirSync6(dir, { recursive: true });
   } catch (error) {
     throw problem(flag2, dir, error, "name a directory (it is created if missing)");
   }
@@ -46277,6 +46620,13 @@ var MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per
   --repo DIR              repository to benchmark (default .); its worktrees go to DIR/.benchbot/worktrees
                           (benchbot clean removes them)
   --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
+  --instructions          also count each benchmark's work under valgrind (instructions and estimated_cycles per
+                          iteration, a fixed iteration schedule) after the wall-time rounds; docs/instructions.md
+  --instructions-filter P only count the benchmarks whose name matches P (RE2 regular expression; default all)
+  --instructions-repeats N
+                          counts per side (default ${PR_CHECK_DEFAULTS.instructionRepeats})
+  --instructions-iterations N
+                          iterations of the fixed schedule (default: Go 1000, Google Benchmark 100 from 1.8, else 1)
   --round-timeout S       seconds before a round is killed (default ${PR_CHECK_DEFAULTS.roundTimeoutMs / 1e3})
   --build-timeout S       seconds before a build is killed (default ${PR_CHECK_DEFAULTS.buildTimeoutMs / 1e3})
   --max-failed-rounds N   failed rounds tolerated before giving up (default ${PR_CHECK_DEFAULTS.maxFailedRounds})
@@ -46344,6 +46694,10 @@ var MEASURE_FLAG_OPTIONS = {
   "device-pull": { type: "string" },
   repo: { type: "string" },
   counters: { type: "boolean" },
+  instructions: { type: "boolean" },
+  "instructions-filter": { type: "string" },
+  "instructions-repeats": { type: "string" },
+  "instructions-iterations": { type: "string" },
   "round-timeout": { type: "string" },
   "build-timeout": { type: "string" },
   "max-failed-rounds": { type: "string" },
@@ -46382,6 +46736,7 @@ function parseMeasureFlags(v, cwd, env) {
   const pinCpu = parsePinSetting(v["pin-cpu"] ?? PR_CHECK_DEFAULTS.pinCpu);
   if (pinCpu === void 0) throw new UsageError(`--pin-cpu ${v["pin-cpu"]}: use auto, off, or a CPU list such as 3 or 2-3`);
   const test2 = choose("--test", v.test ?? PR_CHECK_DEFAULTS.test, ["mann-whitney", "yuen"]);
+  const instructions = parseInstructionFlags(v);
   return {
     repo,
     bench: v.bench,
@@ -46398,8 +46753,9 @@ function parseMeasureFlags(v, cwd, env) {
     buildTimeoutMs: seconds2(v["build-timeout"], "--build-timeout", PR_CHECK_DEFAULTS.buildTimeoutMs),
     seed: seed ?? PR_CHECK_DEFAULTS.seed,
     counters: v.counters === true,
+    ...instructions ? { instructions } : {},
     allowDirty: v["allow-dirty"] === true,
-    stateDir: join10(repo, ".benchbot"),
+    stateDir: join11(repo, ".benchbot"),
     labels,
     maxFailedRounds: positiveInt(v["max-failed-rounds"], "--max-failed-rounds", PR_CHECK_DEFAULTS.maxFailedRounds, 0),
     store: resolveStoreArg(v.store, cwd, env),
@@ -46415,8 +46771,30 @@ function parseMeasureFlags(v, cwd, env) {
     nameSetting: cliSetting
   };
 }
+function parseInstructionFlags(v) {
+  const companions = ["instructions-filter", "instructions-repeats", "instructions-iterations"].filter((f) => v[f] !== void 0);
+  if (v.instructions !== true) {
+    if (companions.length > 0) throw new UsageError(`--${companions[0]} needs --instructions`);
+    return void 0;
+  }
+  if (v.counters === true) throw new UsageError("--counters and --instructions: choose one; --instructions counts each benchmark's work under valgrind on any machine, --counters reads perf stat for the whole command where the machine has a PMU");
+  let filter;
+  if (v["instructions-filter"] !== void 0) {
+    try {
+      filter = compileNameFilter(v["instructions-filter"]);
+    } catch (error) {
+      if (!(error instanceof NameFilterError)) throw error;
+      throw new UsageError(`--instructions-filter ${JSON.stringify(v["instructions-filter"])}: ${error.message}`);
+    }
+  }
+  return {
+    ...filter ? { filter } : {},
+    repeats: positiveInt(v["instructions-repeats"], "--instructions-repeats", PR_CHECK_DEFAULTS.instructionRepeats),
+    ...v["instructions-iterations"] !== void 0 ? { iterations: positiveInt(v["instructions-iterations"], "--instructions-iterations", 1) } : {}
+  };
+}
 function checkoutsStay(stateDir) {
-  return `the checkouts stay in ${join10(stateDir, "worktrees")} for the next run (benchbot clean removes them).`;
+  return `the checkouts stay in ${join11(stateDir, "worktrees")} for the next run (benchbot clean removes them).`;
 }
 async function runRun(args, out) {
   const settings = parseRunArgs(args, process.cwd(), process.env);
@@ -63163,9 +63541,9 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync9, mkdirSync as mkdirSync5, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync9, mkdirSync as mkdirSync7, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 function loadSiteAssets() {
   if ((0, import_node_sea.isSea)()) return { js: (0, import_node_sea.getAsset)("dashboard.js", "utf8"), css: (0, import_node_sea.getAsset)("dashboard.css", "utf8") };
@@ -63253,8 +63631,8 @@ function groupBy(items, key2) {
 }
 var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
-  const seriesDir = join11(out, "data", "series");
-  mkdirSync5(seriesDir, { recursive: true });
+  const seriesDir = join12(out, "data", "series");
+  mkdirSync7(seriesDir, { recursive: true });
   const before = new Set(readdirSync4(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
@@ -63269,7 +63647,7 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
     if (failed2) throw failed2.error;
     before.delete(`${page.id}.json`);
     const text2 = JSON.stringify(page);
-    const written = writeFile(join11(seriesDir, `${page.id}.json`), text2).then(() => {
+    const written = writeFile(join12(seriesDir, `${page.id}.json`), text2).then(() => {
       files++;
       bytes += Buffer.byteLength(text2);
     }, (error) => {
@@ -63279,13 +63657,13 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
     return inFlight.size >= WRITES_IN_FLIGHT ? Promise.race(inFlight) : void 0;
   }).finally(() => Promise.all(inFlight));
   if (failed2) throw failed2.error;
-  for (const stale of before) rmSync4(join11(seriesDir, stale), { force: true });
-  write(join11(out, "data", "overview.json"), JSON.stringify(site.overview));
-  write(join11(out, "data", "runs.json"), JSON.stringify(site.runs));
-  write(join11(out, "index.html"), indexHtml(settings.title));
-  write(join11(out, "dashboard.js"), assets.js);
-  write(join11(out, "dashboard.css"), assets.css);
-  write(join11(out, ".nojekyll"), "");
+  for (const stale of before) rmSync5(join12(seriesDir, stale), { force: true });
+  write(join12(out, "data", "overview.json"), JSON.stringify(site.overview));
+  write(join12(out, "data", "runs.json"), JSON.stringify(site.runs));
+  write(join12(out, "index.html"), indexHtml(settings.title));
+  write(join12(out, "dashboard.js"), assets.js);
+  write(join12(out, "dashboard.css"), assets.css);
+  write(join12(out, ".nojekyll"), "");
   return { series: site.series, files, bytes, scan: site.scan };
 }
 
@@ -63981,7 +64359,7 @@ async function runDashboard(args, out) {
 import { resolve as resolve11 } from "node:path";
 
 // src/jobs/bisect-oracle.ts
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 
 // src/bisect/choose-series.ts
 function valuesOf2(measurements, choice) {
@@ -64026,9 +64404,9 @@ function workEndsDiffer(good, bad, threshold) {
 }
 
 // src/runner/measure-commit.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync6 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 async function measureCommit(repo, sha, stateDir, settings, deps) {
   const label2 = sha.slice(0, 12);
   const worktree = checkoutWorktree(repo, sha, stateDir);
@@ -64050,7 +64428,7 @@ async function measureDirectory(dir, label2, settings, deps) {
     if (built.timedOut) return { skip: `build timed out after ${Math.round(settings.buildTimeoutMs / 1e3)} s` };
     if (built.exitCode !== 0) return { skip: `build failed with exit code ${built.exitCode ?? built.signal}: ${tail(built.stderr || built.stdout)}` };
   }
-  const scratch2 = mkdtempSync3(join12(tmpdir4(), "benchbot-measure-"));
+  const scratch2 = mkdtempSync3(join13(tmpdir4(), "benchbot-measure-"));
   try {
     const measurements = [];
     const warnings = /* @__PURE__ */ new Map();
@@ -64075,7 +64453,7 @@ async function measureDirectory(dir, label2, settings, deps) {
     progress.note(`${label2}: ${settings.rounds} round(s) measured`);
     return { measurements: poolMeasurements(measurements), rounds: settings.rounds, harness, warnings: [...warnings.values()], hints: hints2, durationMs };
   } finally {
-    rmSync5(scratch2, { recursive: true, force: true });
+    rmSync6(scratch2, { recursive: true, force: true });
   }
 }
 function roundName(round, warmup) {
@@ -64103,7 +64481,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
     }
     dirs.push(await deps.executor.prepare(worktree, `bisect-${label2}`));
   }
-  const scratch2 = mkdtempSync3(join12(tmpdir4(), "benchbot-measure-"));
+  const scratch2 = mkdtempSync3(join13(tmpdir4(), "benchbot-measure-"));
   const random = xoshiro128(seed);
   try {
     const collected = arms.map(() => []);
@@ -64134,13 +64512,13 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
     });
     return { arms: out, rounds: settings.rounds, durationMs };
   } finally {
-    rmSync5(scratch2, { recursive: true, force: true });
+    rmSync6(scratch2, { recursive: true, force: true });
   }
 }
 
 // src/jobs/bisect-session.ts
 import { existsSync as existsSync11 } from "node:fs";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 
 // src/bisect/create-bisect.ts
 var DEFAULT_OPTIONS = {
@@ -64560,7 +64938,7 @@ async function runBisectSession(options2) {
   const good = resolveCommit(repo, options2.good, name("good"));
   const bad = resolveCommit(repo, options2.bad, name("bad"));
   const candidates = firstParentMerges(repo, good, bad);
-  const stateDir = join13(repo, ".benchbot");
+  const stateDir = join14(repo, ".benchbot");
   const deps = { executor, progress };
   let seed = seedFromShas(good, bad);
   const session = async (arms) => measureInterleaved(repo, arms, stateDir, settings.measure, deps, seed++);
@@ -64653,7 +65031,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync11(join13(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync11(join14(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -64712,7 +65090,7 @@ async function bisectOracle(job) {
     goodId = resolveCommit(repo, job.goodRef, name("good-ref"));
     badId = resolveCommit(repo, job.badRef, name("bad-ref"));
     probeId = resolveCommit(repo, job.probe, name("probe"));
-    measureOne = (id, over = {}) => measureCommit(repo, id, join14(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
+    measureOne = (id, over = {}) => measureCommit(repo, id, join15(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
   } else {
     goodId = normalizeToolchain(job.goodRef);
     badId = normalizeToolchain(job.badRef);
@@ -64766,7 +65144,7 @@ async function bisectOracle(job) {
     const { choice } = r;
     const measureSession = async () => {
       if (driver === "git") {
-        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join14(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
+        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join15(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
         if (o.skip !== void 0) return o;
         return { good: valuesOf2(o.arms.good, choice) ?? [], probe: valuesOf2(o.arms.probe, choice) ?? [], bad: valuesOf2(o.arms.bad, choice) ?? [] };
       }
@@ -65019,8 +65397,8 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync12, readdirSync as readdirSync5, rmSync as rmSync6 } from "node:fs";
-import { join as join15, resolve as resolve12, sep as sep3 } from "node:path";
+import { existsSync as existsSync12, readdirSync as readdirSync5, rmSync as rmSync7 } from "node:fs";
+import { join as join16, resolve as resolve12, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -65038,11 +65416,11 @@ function git3(repo, args) {
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve12(dir, ".benchbot", "worktrees"), join15(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve12(dir, ".benchbot", "worktrees"), join16(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync12(root) ? readdirSync5(root).map((name) => join15(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync12(root) ? readdirSync5(root).map((name) => join16(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -65061,10 +65439,10 @@ function runClean(args, out) {
     out(`removed ${p}`);
   }
   for (const p of leftover) {
-    rmSync6(p, { recursive: true, force: true });
+    rmSync7(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync12(root) && readdirSync5(root).length === 0) rmSync6(root, { recursive: true });
+  for (const root of roots) if (existsSync12(root) && readdirSync5(root).length === 0) rmSync7(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
@@ -65075,7 +65453,7 @@ import { spawnSync as spawnSync7 } from "node:child_process";
 import { resolve as resolve13 } from "node:path";
 
 // src/jobs/run-nightly.ts
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 
 // src/jobs/regression-issues.ts
 async function closeRecoveredRegressions(client, history, threshold, where, warn) {
@@ -65105,8 +65483,8 @@ var NIGHTLY_BISECT_PREFIX = "nightly-bisect:";
 var ISSUE_STATE_PREFIX = "issue:";
 async function runNightly(settings, deps) {
   makeStateDir(settings.stateDir);
-  makeStateDir(join16(settings.stateDir, "nightly"));
-  const nightly = { historyFile: join16(settings.stateDir, "nightly", "history.json") };
+  makeStateDir(join17(settings.stateDir, "nightly"));
+  const nightly = { historyFile: join17(settings.stateDir, "nightly", "history.json") };
   const check = { ...settings, noStore: false, nightly };
   let run2;
   let evidence;
