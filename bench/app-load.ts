@@ -91,6 +91,8 @@ interface RunResult {
   drain_s: number | null;
   /** pacing_floor_s is the least time GitHub's pacing allows for the writes made (1 s each, 3 s between creations), from the first. */
   pacing_floor_s: number;
+  /** queue is the most jobs waiting or leased and the oldest waiting delivery's age that /healthz showed (null where the app has no queue). */
+  queue: { max_depth: number; max_oldest_age_s: number } | null;
   cpu_ms_per_delivery: number;
   /** ceiling_per_core_per_min is 60,000 ms over the CPU ms a delivery costs: the deliveries a minute one core could take. */
   ceiling_per_core_per_min: number;
@@ -143,7 +145,9 @@ const results: RunResult[] = [];
 try {
   const configs: RunConfig[] = [];
   if (values.ceiling) {
-    for (const rate of [6000, 12000, 18000, 24000, 30000]) configs.push({ ...base, rate, replicas: 1, store: 'sqlite', pacing: false });
+    // A minute a step unless --minutes says otherwise: the ceiling shows in the answer times at once.
+    const seconds = values.minutes === undefined ? 60 : base.seconds;
+    for (const rate of [6000, 12000, 18000, 24000, 30000, 36000]) configs.push({ ...base, rate, seconds, replicas: 1, store: 'sqlite', pacing: false });
   } else {
     const shapes = values.matrix ? [[1, 'sqlite'], [2, 'sqlite'], [1, 'postgres'], [2, 'postgres']] as const : [[base.replicas, base.store]] as const;
     for (const [replicas, store] of shapes) for (const pacing of pacings) configs.push({ ...base, replicas, store, pacing });
@@ -333,9 +337,18 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
     }
   };
   let polling = true;
+  // The queue as /healthz shows it (where the app has one: the jobs of all replicas share the store).
+  const queue = { depth: null as number | null, maxDepth: 0, maxOldestAgeMs: 0 };
+  const health = async () => {
+    const body = await (await fetch(`${replicas[0].url}/healthz`)).json() as { queue?: { depth?: number; oldestAgeMs?: number | null } };
+    if (typeof body.queue?.depth !== 'number') return;
+    queue.depth = body.queue.depth;
+    queue.maxDepth = Math.max(queue.maxDepth, body.queue.depth);
+    queue.maxOldestAgeMs = Math.max(queue.maxOldestAgeMs, body.queue.oldestAgeMs ?? 0);
+  };
   const poller = (async () => {
     while (polling) {
-      await poll().catch(() => undefined);
+      await Promise.all([poll(), health()].map((p) => p.catch(() => undefined)));
       await new Promise((r) => setTimeout(r, 1000));
     }
   })();
@@ -421,7 +434,7 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
     effects = await stand.effects();
     const missing = Object.values(missingOf(effects)).reduce((a, b) => a + b, 0);
     const quiet = Date.now() - Math.max(effects.lastWriteAt, lastSentAt) > 10_000;
-    if (missing === 0 && pendingCompletions === 0 && timers.size === 0 && inflight.size === 0 && quiet) {
+    if (missing === 0 && pendingCompletions === 0 && timers.size === 0 && inflight.size === 0 && quiet && (queue.depth ?? 0) === 0) {
       drained = Math.max(0, (effects.lastWriteAt - lastSentAt) / 1000);
       break;
     }
@@ -465,6 +478,7 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
     creations: effects.creations,
     drain_s: drained === null ? null : round(drained),
     pacing_floor_s: config.pacing ? Math.max(effects.writes, effects.creations * 3) : 0,
+    queue: queue.depth === null ? null : { max_depth: queue.maxDepth, max_oldest_age_s: round(queue.maxOldestAgeMs / 1000) },
     cpu_ms_per_delivery: round(cpuPerDelivery, 2),
     ceiling_per_core_per_min: Math.round(60_000 / cpuPerDelivery),
     loadavg: { start: round(loadStart, 2), end: round(loadEnd, 2) },
@@ -493,9 +507,9 @@ function summaryLine(r: RunResult): string {
   const nonzero = (o: Record<string, number>) => Object.entries(o).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '0';
   return [
     `${c.replicas} x ${c.store}, pacing ${c.pacing ? 'on' : 'off'}, ${c.rate}/min x ${c.seconds} s: ${r.deliveries} deliveries`,
-    `  answer p50 ${r.answer_ms.p50} ms, p99 ${r.answer_ms.p99} ms, max ${r.answer_ms.max} ms (effectful: p99 ${r.effectful_answer_ms.p99} ms of ${r.effectful_answer_ms.n}); errors ${r.errors}${r.error_examples.length ? ` (${r.error_examples.join('; ')})` : ''}`,
+    `  answer p50 ${r.answer_ms.p50} ms, p99 ${r.answer_ms.p99} ms, max ${r.answer_ms.max} ms (effectful: p99 ${r.effectful_answer_ms.p99} ms of ${r.effectful_answer_ms.n}); statuses ${JSON.stringify(r.statuses)}; errors ${r.errors}${r.error_examples.length ? ` (${r.error_examples.join('; ')})` : ''}`,
     `  duplicates: ${nonzero(r.duplicates)}; missing: ${nonzero(r.missing)}; expected ${JSON.stringify(r.expected)}`,
-    `  writes ${r.writes} (${r.creations} creations), queue drained ${r.drain_s === null ? 'NOT within the drain timeout' : `${r.drain_s} s after the last delivery`}${c.pacing ? ` (GitHub's pacing needs >= ${r.pacing_floor_s} s for them)` : ''}`,
+    `  writes ${r.writes} (${r.creations} creations), queue drained ${r.drain_s === null ? 'NOT within the drain timeout' : `${r.drain_s} s after the last delivery`}${c.pacing ? ` (GitHub's pacing needs >= ${r.pacing_floor_s} s for them)` : ''}${r.queue ? `; queue at most ${r.queue.max_depth} jobs, oldest ${r.queue.max_oldest_age_s} s` : ''}`,
     `  CPU ${r.cpu_ms_per_delivery} ms per delivery (ceiling ~${r.ceiling_per_core_per_min}/min per core); load average ${r.loadavg.start} -> ${r.loadavg.end}; invalid requests ${r.invalid_requests}${r.invalid_examples.length ? `: ${r.invalid_examples.join('; ')}` : ''}`,
   ].join('\n');
 }
