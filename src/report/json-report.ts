@@ -1,4 +1,5 @@
 import type { ComparisonReport } from '../compare/compare-runs.ts';
+import { layoutReport, type Disagreement } from './report-layout.ts';
 
 /**
  * JsonReport is benchbot's documented machine-readable report (docs/report-json.md).
@@ -59,6 +60,8 @@ export interface JsonComparison {
   pooled_base?: number;
   spread?: { base: number; head: number };
   reason?: string;
+  /** disagreement is set on a benchmark's counted work when its time tells another story (report-layout.ts Disagreement). */
+  disagreement?: Disagreement;
 }
 
 // Optional Comparison fields and their JSON names, in output order.
@@ -72,6 +75,7 @@ const OPTIONAL_FIELDS = [
 /** toJsonReport maps a comparison report to the documented JSON shape. */
 export function toJsonReport(report: ComparisonReport): JsonReport {
   const { geomeanRatio, ...counts } = report.summary;
+  const disagreements = new Map(layoutReport(report).rows.flatMap((r) => (r.disagreement === undefined ? [] : [[r.comparison, r.disagreement] as const])));
   return {
     version: 1,
     comparisons: report.comparisons.map((c) => {
@@ -91,6 +95,8 @@ export function toJsonReport(report: ComparisonReport): JsonReport {
       };
       const fields = json as unknown as Record<string, unknown>;
       for (const [from, to] of OPTIONAL_FIELDS) if (c[from] !== undefined) fields[to] = c[from];
+      const disagreement = disagreements.get(c);
+      if (disagreement !== undefined) json.disagreement = disagreement;
       return json;
     }),
     summary: { ...counts, geomean_ratio: geomeanRatio },

@@ -1,8 +1,8 @@
-import type { SideSummary, Verdict } from '../model/comparison.ts';
+import type { Comparison, Verdict } from '../model/comparison.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { changeWords, formatP, formatQuantity, formatRatio } from './format-numbers.ts';
 import { SIGNIFICANT, headline } from './report-order.ts';
-import { actionHeadline, boundOf, countRows, formatBound, layoutReport, methodNote, otherMetrics, type ReportLayout, type ReportRow } from './report-layout.ts';
+import { actionHeadline, countRows, disagreementNote, layoutReport, methodNote, otherMetrics, repeatsNote, verdictDetail, type ReportLayout, type ReportRow } from './report-layout.ts';
 import { inertCode, inertText } from './inert-markdown.ts';
 import { dashboardRoot, dashboardSeriesId, dashboardSeriesUrl } from '../model/series-id.ts';
 
@@ -83,7 +83,7 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? '' : 's'}`;
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${inertText(options.title ?? 'benchbot')}: ${actionHeadline(layout.rows, report.threshold, inertCode, !options.merged)}`,
+    `### ${inertText(options.title ?? 'benchbot')}: ${actionHeadline(layout.rows, report, inertCode, !options.merged)}`,
     '',
     `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     '',
@@ -167,14 +167,16 @@ function tableWithin(rows: readonly ReportRow[], budget: number): { text: string
   return { text: shown === 0 && rows.length > 0 ? '' : lines.join('\n'), dropped: rows.length - shown };
 }
 
-function row({ comparison: c, others }: ReportRow, withOthers: boolean): string {
+function row(r: ReportRow, withOthers: boolean): string {
+  const { comparison: c, others } = r;
   const decided = c.verdict === 'regressed' || c.verdict === 'improved';
   const change = c.ratio === null ? '–' : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text) => bold(text, decided));
   const metric = `${inertCode(c.metric)}${c.better === 'higher' ? ' ↑' : ''}`;
-  const bound = c.verdict === 'inconclusive' ? boundOf(c) : null;
-  const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? '' : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? ' ⚠️' : ''}`;
-  const cells = [inertCode(c.benchmark), metric, side(c.base, c.unit), side(c.head, c.unit), change, formatP(c.q), verdict];
-  if (withOthers) cells.push(others.length === 0 ? '–' : otherMetrics(others, inertCode, otherLabel));
+  // A reason is benchbot's own words around the counts; inertText all the same, as every cell.
+  const verdict = `${VERDICT_LABEL[c.verdict]}${inertText(verdictDetail(c))}${c.warnings.length > 0 ? ' ⚠️' : ''}`;
+  const cells = [inertCode(c.benchmark), metric, side(c, 'base'), side(c, 'head'), change, formatP(c.q), verdict];
+  const note = disagreementNote(r, inertCode);
+  if (withOthers) cells.push(`${others.length === 0 ? '–' : otherMetrics(others, inertCode, otherLabel)}${note === undefined ? '' : `. **${note}**`}`);
   return `| ${cells.join(' | ')} |`;
 }
 
@@ -183,9 +185,10 @@ function otherLabel(verdict: Verdict): string {
   return VERDICT_LABEL[verdict];
 }
 
-function side(s: SideSummary | null, unit: string): string {
+function side(c: Comparison, which: 'base' | 'head'): string {
+  const s = c[which];
   if (s === null) return '–';
-  return `${inertText(formatQuantity(s.median, unit))} (n=${s.n})`;
+  return `${inertText(formatQuantity(s.median, c.unit))} (${repeatsNote(c, which)})`;
 }
 
 function bold(text: string, on: boolean): string {

@@ -3,6 +3,8 @@ import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
 import { PRIMARY_METRICS } from '../compare/metric-family.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
+import { WORK_METRICS } from '../model/work-metrics.ts';
+import { WORK_AGREEMENT } from '../compare/work-verdict.ts';
 import { changeWords, formatChange, formatQuantity, MAX_SHOWN_FACTOR, ratioParts } from './format-numbers.ts';
 import { byImportance, headline } from './report-order.ts';
 
@@ -18,19 +20,43 @@ import { byImportance, headline } from './report-order.ts';
  * one in the primary does, so it also ranks the row and counts in the
  * headline. Metrics constant on both sides (`0 B/op -> 0 B/op`) become one
  * line; per-comparison warnings are grouped by kind.
+ *
+ * Counted work and time (issue 23): when a benchmark has a work metric
+ * (instructions under valgrind), the counted work is the row's primary
+ * measurement and its time is said beside it. The row's verdict is, in
+ * order: an error or a regression of any metric (a slower time fails the
+ * check even when the work did not grow: the binary is slower); else the
+ * counted work's verdict when its repeats decided it; else the time's
+ * verdict when the time was decided; else undecided. Where the two tell
+ * different stories the row says so ({@link Disagreement}).
  */
+
+/**
+ * Disagreement is how a benchmark's time and counted work disagree:
+ * - `time-without-work`: the time moved beyond its CI (regressed or
+ *   improved) while the counted work was unchanged: a layout, memory or
+ *   frequency effect, not the code doing more or less work;
+ * - `work-without-time`: the counted work moved and the time did not show
+ *   it (unchanged within its threshold, or undecided);
+ * - `opposite`: both moved, in opposite directions.
+ */
+export type Disagreement = 'time-without-work' | 'work-without-time' | 'opposite';
 
 /**
  * ReportRow is one benchmark: `comparison` its primary metric, `others`
  * the benchmark's other metrics (constants left out), `verdict` what the
  * row counts as (the primary's verdict, unless another metric regressed
- * or failed) and `lead` the comparison that verdict comes from.
+ * or failed) and `lead` the comparison that verdict comes from. When the
+ * primary is counted work, `time` is the benchmark's time beside it (also
+ * in `others`) and `disagreement` how the two disagree, if they do.
  */
 export interface ReportRow {
   comparison: Comparison;
   others: Comparison[];
   verdict: Verdict;
   lead: Comparison;
+  time?: Comparison;
+  disagreement?: Disagreement;
 }
 
 /** ConstantGroup is one metric that was constant on both sides: each value shown (`0`, `616 B/op`) with the benchmarks that had it. */
@@ -106,21 +132,78 @@ export function layoutReport(report: ComparisonReport): ReportLayout {
     others.sort(byImportance);
     // What fails the check (an error, a regression) ranks the row and counts in the headline whichever metric it came from; the primary first.
     const all = [primary, ...others];
-    const lead = all.find((c) => c.verdict === 'error') ?? all.find((c) => c.verdict === 'regressed') ?? primary;
-    rows.push({ comparison: primary, others, verdict: lead.verdict, lead });
+    const time = isWork(primary) ? timeOf(list) : undefined;
+    // Counted work undecided (its repeats disagree): a decided time decides the row.
+    const fallback = time !== undefined && !isDecided(primary) && isDecided(time) ? time : primary;
+    const lead = all.find((c) => c.verdict === 'error') ?? all.find((c) => c.verdict === 'regressed') ?? fallback;
+    const row: ReportRow = { comparison: primary, others, verdict: lead.verdict, lead };
+    if (time !== undefined) {
+      row.time = time;
+      const disagreement = disagreementOf(primary, time);
+      if (disagreement !== undefined) row.disagreement = disagreement;
+    }
+    rows.push(row);
   }
   rows.sort((a, b) => byImportance(a.lead, b.lead));
   const { groups, others } = groupWarnings([...report.comparisons].sort(byImportance));
   return { rows, constants: [...constants.values()], warningGroups: groups, otherWarnings: others };
 }
 
-// The comparison's own family when the decision rule set it, else the same
-// preference the FDR families use: real_time, time, throughput, a time unit.
+// Counted work measured on both sides first (instructions before
+// estimated_cycles); else the comparison's own family when the decision
+// rule set it, else the same preference the FDR families use: real_time,
+// time, throughput, a time unit.
 function primaryOf(list: readonly Comparison[]): Comparison {
-  return list.find((c) => c.family === 'primary')
-    ?? PRIMARY_METRICS.map((name) => list.find((c) => c.metric === name)).find((c) => c !== undefined)
-    ?? list.find((c) => isTime(c.unit))
+  const work = WORK_METRICS.map((name) => list.find((c) => c.metric === name)).filter((c) => c !== undefined);
+  return work.find((c) => c.base !== null && c.head !== null)
+    ?? timeOf(list)
+    ?? work[0]
     ?? list[0];
+}
+
+// A benchmark's time: its primary-family comparison, else the preferred time metric.
+function timeOf(list: readonly Comparison[]): Comparison | undefined {
+  const timed = list.filter((c) => !isWork(c));
+  return timed.find((c) => c.family === 'primary')
+    ?? PRIMARY_METRICS.map((name) => timed.find((c) => c.metric === name)).find((c) => c !== undefined)
+    ?? timed.find((c) => isTime(c.unit))
+    ?? timed[0];
+}
+
+/** isWork says whether a comparison is of counted work (compare/work-verdict.ts decides it). */
+export function isWork(c: Comparison): boolean {
+  return c.family === 'work' || (c.family === undefined && WORK_METRICS.includes(c.metric));
+}
+
+const isDecided = (c: Comparison) => c.verdict === 'regressed' || c.verdict === 'improved' || c.verdict === 'unchanged';
+const moved = (c: Comparison) => c.verdict === 'regressed' || c.verdict === 'improved';
+
+/** disagreementOf compares a benchmark's counted work with its time (see {@link Disagreement}); undefined when they agree or cannot tell. */
+export function disagreementOf(work: Comparison, time: Comparison): Disagreement | undefined {
+  if (moved(time) && work.verdict === 'unchanged') return 'time-without-work';
+  if (moved(work) && (time.verdict === 'unchanged' || time.verdict === 'inconclusive')) return 'work-without-time';
+  if (moved(work) && moved(time) && work.verdict !== time.verdict) return 'opposite';
+  return undefined;
+}
+
+/**
+ * disagreementNote says a row's disagreement in words, with the numbers
+ * (`name` shows a metric name, escaped for the renderer):
+ * `changed without its code doing more work: layout, memory or frequency
+ * effect (real_time +12.0%, instructions unchanged)`.
+ */
+export function disagreementNote(row: ReportRow, name: (text: string) => string): string | undefined {
+  const { comparison: work, time, disagreement } = row;
+  if (time === undefined || disagreement === undefined) return undefined;
+  const said = (c: Comparison) => {
+    if (moved(c) && c.ratio !== null) return `${name(c.metric)} ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}`;
+    const bound = c.verdict === 'inconclusive' ? boundOf(c) : null;
+    return `${name(c.metric)} ${c.verdict === 'inconclusive' ? 'undecided' : c.verdict}${bound === null ? '' : ` ${formatBound(bound)}`}`;
+  };
+  const numbers = `(${said(time)}, ${said(work)})`;
+  if (disagreement === 'time-without-work') return `changed without its code doing ${time.verdict === 'regressed' ? 'more' : 'less'} work: layout, memory or frequency effect ${numbers}`;
+  if (disagreement === 'work-without-time') return `the work ${work.verdict === 'regressed' ? 'grew' : 'shrank'} and the time did not show it ${numbers}`;
+  return `the time and the work moved in opposite directions ${numbers}`;
 }
 
 function groupWarnings(comparisons: readonly Comparison[]): { groups: WarningGroup[]; others: OtherWarning[] } {
@@ -242,17 +325,24 @@ const MAX_HEADLINE_NAMES = 3;
  * a benchmark or metric name (escaped for the renderer: it is untrusted);
  * `beforeMerging` false drops "before merging" where nothing awaits a
  * merge (a nightly's summary of a commit already on its branch).
- * The counts of every verdict are {@link headline}'s line, shown below it.
+ * `thresholds` is the report (its time `threshold` and, with counted
+ * work, its `workThreshold`) or the time threshold alone. A row whose
+ * lead is counted work names the metric (`instructions +1.00%`), and a
+ * time that moved without the work is said to be one
+ * (`without more work`). The counts of every verdict are
+ * {@link headline}'s line, shown below it.
  */
-export function actionHeadline(rows: readonly ReportRow[], threshold: number, name: (text: string) => string, beforeMerging = true): string {
+export function actionHeadline(rows: readonly ReportRow[], thresholds: number | { threshold: number; workThreshold?: number }, name: (text: string) => string, beforeMerging = true): string {
+  const { threshold, workThreshold } = typeof thresholds === 'number' ? { threshold: thresholds, workThreshold: undefined } : thresholds;
   const { counts } = countRows(rows);
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict: Verdict, withChange: boolean) => {
     const found = rows.filter((r) => r.verdict === verdict);
-    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead }) => {
-      const metric = lead === comparison ? '' : ` ${name(lead.metric)}`;
+    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
+      const metric = lead === comparison && !isWork(lead) ? '' : ` ${name(lead.metric)}`;
       const change = withChange && lead.ratio !== null ? ` ${ratioParts(lead.ratio, null, changeWords(lead.unit, lead.better)).estimate}` : '';
-      return `${name(lead.benchmark)}${metric}${change}`;
+      const kind = disagreement === 'time-without-work' && lead !== comparison && !isWork(lead) ? ` without ${lead.verdict === 'regressed' ? 'more' : 'less'} work` : '';
+      return `${name(lead.benchmark)}${metric}${change}${kind}`;
     });
     const more = found.length - shown.length;
     return `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
@@ -263,11 +353,43 @@ export function actionHeadline(rows: readonly ReportRow[], threshold: number, na
   if (parts.length > 0) return `${parts.join('; ')}.`;
   const limit = `±${percent(threshold)}`;
   // What the undecided still ruled out is on the counts line; here, what would decide them.
-  if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
+  if (counts.inconclusive > 0) {
+    // A row undecided on counted work whose repeats disagree: more rounds of a noisy machine are not what it needs.
+    const disagreeing = rows.filter((r) => r.verdict === 'inconclusive' && isWork(r.lead)).length;
+    if (disagreeing === 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
+    const noisy = counts.inconclusive - disagreeing;
+    const why = [`${disagreeing} with counted work whose repeats disagree (the table says how)`, ...(noisy > 0 ? [`${noisy} too noisy to tell ${limit}`] : [])];
+    return `${counts.inconclusive} undecided, no regression found: ${why.join(', ')}. Make the work's iteration schedule fixed${noisy > 0 ? ', rerun with more rounds' : ''} or raise the threshold.`;
+  }
   if (rows.length === 0) return 'No comparisons.';
   if (counts.improved > 0) return `${plural(counts.improved, 'improvement', 'improvements')} (${listed('improved', true)}), no regression: nothing to do.`;
-  return `No change beyond ${limit}: nothing to do.`;
+  const workLimit = workThreshold !== undefined && rows.some((r) => isWork(r.comparison)) ? ` (counted work ±${percent(workThreshold)})` : '';
+  return `No change beyond ${limit}${workLimit}: nothing to do.`;
 }
+
+/**
+ * repeatsNote says how a side of counted work repeated, for the Base and
+ * Head cells: `n=3, equal` or `n=3, spread 0.12%`; for any other metric
+ * just `n=12`.
+ */
+export function repeatsNote(c: Comparison, side: 'base' | 'head'): string {
+  const s = c[side];
+  if (s === null) return '';
+  const spread = c.spread?.[side];
+  if (!isWork(c) || spread === undefined) return `n=${s.n}`;
+  return `n=${s.n}, ${spread === 0 ? 'equal' : `spread ${smallPercent(spread)}`}`;
+}
+
+/** verdictDetail is what follows a verdict in a row: why counted work is undecided (its `reason`), else the bound an undecided comparison ruled out. */
+export function verdictDetail(c: Comparison): string {
+  if (c.verdict !== 'inconclusive') return '';
+  if (c.reason !== undefined) return `: ${c.reason}`;
+  const bound = boundOf(c);
+  return bound === null ? '' : `: no change beyond ${formatBound(bound)}`;
+}
+
+// Spreads of counts are small (0.004%): two significant digits, not one decimal.
+const smallPercent = (fraction: number) => `${Number((fraction * 100).toPrecision(2))}%`;
 
 /** formatBound prints a bound: `+3.1%`, `-4.0%`, `±2.5%`; beyond MAX_SHOWN_FACTOR (an infinite interval) `more than 1000x`. */
 export function formatBound(bound: Bound): string {
@@ -284,6 +406,14 @@ const percent = (fraction: number) => `${Number((fraction * 100).toPrecision(3))
 
 /** geomeanChange prints the geomean ratio as a signed percent (3 significant digits), `more than 1000x` past MAX_SHOWN_FACTOR. */
 const geomeanChange = (ratio: number) => (ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent(ratio - 1).replace(/^(?!-)/, '+'));
+
+/**
+ * workNote says how counted work was decided (compare/work-verdict.ts),
+ * for the method note of a report that has work metrics.
+ */
+export function workNote(workThreshold: number): string {
+  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond ±${percent(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within ±${percent(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
+}
 
 /**
  * methodNote says in words how the verdicts were reached: the threshold,
@@ -308,5 +438,6 @@ export function methodNote(report: ComparisonReport): string {
   const test = TEST_NAMES[report.test ?? 'mann-whitney'] ?? 'The configured two-sample test';
   parts.push(`${test}; unchanged when the ${percent(1 - 2 * look)} interval lies inside ±${percent(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
+  if (report.workThreshold !== undefined) parts.push(workNote(report.workThreshold));
   return parts.join(' ');
 }

@@ -1,7 +1,7 @@
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { changeWords, formatP, formatQuantity, ratioParts } from './format-numbers.ts';
 import { headline } from './report-order.ts';
-import { actionHeadline, boundOf, countRows, formatBound, layoutReport, methodNote, otherMetrics, type ConstantGroup, type ReportRow } from './report-layout.ts';
+import { actionHeadline, countRows, disagreementNote, layoutReport, methodNote, otherMetrics, repeatsNote, verdictDetail, type ConstantGroup, type ReportRow } from './report-layout.ts';
 import { allWarnings } from './markdown-report.ts';
 import { inertPlain } from './inert-markdown.ts';
 
@@ -23,7 +23,7 @@ export function renderText(report: ComparisonReport): string {
   const widths = header.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i].length), h.length));
   const line = (cols: string[]) => cols.map((c, i) => (i >= 2 && i <= 6 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? '' : 's'}`;
-  const out = [actionHeadline(layout.rows, report.threshold, inertPlain), `${benchmarks}: ${headline(counts, undecidedBound)}`, '', line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+  const out = [actionHeadline(layout.rows, report, inertPlain), `${benchmarks}: ${headline(counts, undecidedBound)}`, '', line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
   if (layout.constants.length > 0) {
     const values = (g: ConstantGroup) => g.values.map((v) => `${inertPlain(v.value)} in ${v.benchmarks.length === 1 ? inertPlain(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(', ');
     out.push('', `constant on both sides, unchanged: ${layout.constants.map((g) => `${inertPlain(g.metric)} = ${values(g)}`).join('; ')}`);
@@ -37,18 +37,20 @@ export function renderText(report: ComparisonReport): string {
   return out.join('\n');
 }
 
-function cells({ comparison: c, others }: ReportRow, withOthers: boolean): string[] {
+function cells(r: ReportRow, withOthers: boolean): string[] {
+  const { comparison: c, others } = r;
   const change = c.ratio === null ? { estimate: '–', ci: '' } : ratioParts(c.ratio, c.ratioCi, changeWords(c.unit, c.better));
-  const bound = c.verdict === 'inconclusive' ? boundOf(c) : null;
+  const note = disagreementNote(r, inertPlain);
+  const othersText = others.length === 0 ? '–' : otherMetrics(others, inertPlain, (v) => (v === 'inconclusive' ? 'undecided' : v));
   return [
     inertPlain(c.benchmark),
     inertPlain(c.metric) + (c.better === 'higher' ? ' (higher is better)' : ''),
-    c.base ? `${inertPlain(formatQuantity(c.base.median, c.unit))} n=${c.base.n}` : '–',
-    c.head ? `${inertPlain(formatQuantity(c.head.median, c.unit))} n=${c.head.n}` : '–',
+    c.base ? `${inertPlain(formatQuantity(c.base.median, c.unit))} ${repeatsNote(c, 'base')}` : '–',
+    c.head ? `${inertPlain(formatQuantity(c.head.median, c.unit))} ${repeatsNote(c, 'head')}` : '–',
     change.estimate,
     change.ci,
     formatP(c.q),
-    c.verdict === 'inconclusive' ? `undecided${bound === null ? '' : `: no change beyond ${formatBound(bound)}`}` : c.verdict,
-    ...(withOthers ? [others.length === 0 ? '–' : otherMetrics(others, inertPlain, (v) => (v === 'inconclusive' ? 'undecided' : v))] : []),
+    `${c.verdict === 'inconclusive' ? 'undecided' : c.verdict}${inertPlain(verdictDetail(c))}`,
+    ...(withOthers ? [`${othersText}${note === undefined ? '' : `. ${note}`}`] : []),
   ];
 }
