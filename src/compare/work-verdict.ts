@@ -78,11 +78,11 @@ export function judgeWork(base: readonly number[], head: readonly number[], thre
   if (change > 0 && (ratio > 1 + threshold || ratio < 1 - threshold)) {
     const disagreeing = ([['base', b], ['head', h]] as const).filter(([, s]) => !agrees(s, change));
     if (disagreeing.length === 0) return { ...judged, verdict: ratio > 1 ? 'regressed' : 'improved' };
-    return { ...judged, verdict: 'inconclusive', reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(', ')}, against a change of ${signed(ratio - 1)}` };
+    return { ...judged, verdict: 'inconclusive', reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(', ')} against a change of ${signed(ratio - 1)}` };
   }
   const wide = ([['base', b], ['head', h]] as const).filter(([, s]) => s.max > s.min);
   if (wide.length === 0) return { ...judged, verdict: 'inconclusive', reason: `a change of ${signed(ratio - 1)} is right at the ±${percent(threshold)} threshold` };
-  return { ...judged, verdict: 'inconclusive', reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(', ')}, too far apart to call a change of ${signed(ratio - 1)} within ±${percent(threshold)}` };
+  return { ...judged, verdict: 'inconclusive', reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(', ')}: too far apart to call ${signed(ratio - 1)} unchanged at ±${percent(threshold)}` };
 }
 
 /** RepeatRange is one side's repeats: how many, the lowest, the highest and the median. */
@@ -108,8 +108,13 @@ function agrees(s: RepeatRange, change: number): boolean {
 }
 
 function spreadWords(name: string, s: RepeatRange): string {
-  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${percent(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
-  return `${name} repeats ${s.max > s.min ? `spread ${percent(s.max / s.min - 1)}` : 'equal'}`;
+  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${spreadPercent(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
+  return `${name} ${s.max > s.min ? `spread ${spreadPercent(s.max / s.min - 1)}` : 'equal'}`;
+}
+
+/** spreadPercent prints a spread of repeats with two significant digits (`0.0041%`, `1.1%`), as the reports show it. */
+export function spreadPercent(fraction: number): string {
+  return `${Number((fraction * 100).toPrecision(2))}%`;
 }
 
 // Small spreads matter here (0.004%), so more digits than a time change.

@@ -2,7 +2,7 @@ import type { Comparison, Verdict } from '../model/comparison.ts';
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { changeWords, formatP, formatQuantity, formatRatio } from './format-numbers.ts';
 import { SIGNIFICANT, headline } from './report-order.ts';
-import { actionHeadline, countRows, disagreementNote, layoutReport, methodNote, otherMetrics, repeatsNote, verdictDetail, type ReportLayout, type ReportRow } from './report-layout.ts';
+import { actionHeadline, countRows, decidedByTime, disagreementNote, layoutReport, methodNote, otherMetrics, repeatsNote, verdictDetail, type ReportLayout, type ReportRow } from './report-layout.ts';
 import { inertCode, inertText } from './inert-markdown.ts';
 import { dashboardRoot, dashboardSeriesId, dashboardSeriesUrl } from '../model/series-id.ts';
 
@@ -173,7 +173,8 @@ function row(r: ReportRow, withOthers: boolean): string {
   const change = c.ratio === null ? '–' : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text) => bold(text, decided));
   const metric = `${inertCode(c.metric)}${c.better === 'higher' ? ' ↑' : ''}`;
   // A reason is benchbot's own words around the counts; inertText all the same, as every cell.
-  const verdict = `${VERDICT_LABEL[c.verdict]}${inertText(verdictDetail(c))}${c.warnings.length > 0 ? ' ⚠️' : ''}`;
+  const byTime = decidedByTime(r) ? `${VERDICT_LABEL[r.verdict]} by ${inertCode(r.lead.metric)}; ${inertCode(c.metric)} ` : '';
+  const verdict = `${byTime}${VERDICT_LABEL[c.verdict]}${inertText(verdictDetail(c))}${c.warnings.length > 0 ? ' ⚠️' : ''}`;
   const cells = [inertCode(c.benchmark), metric, side(c, 'base'), side(c, 'head'), change, formatP(c.q), verdict];
   const note = disagreementNote(r, inertCode);
   if (withOthers) cells.push(`${others.length === 0 ? '–' : otherMetrics(others, inertCode, otherLabel)}${note === undefined ? '' : `. **${note}**`}`);

@@ -3,8 +3,8 @@ import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
 import { PRIMARY_METRICS } from '../compare/metric-family.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
-import { WORK_METRICS } from '../model/work-metrics.ts';
-import { WORK_AGREEMENT } from '../compare/work-verdict.ts';
+import { ESTIMATED_CYCLES_METRIC, WORK_METRICS } from '../model/work-metrics.ts';
+import { spreadPercent, WORK_AGREEMENT } from '../compare/work-verdict.ts';
 import { changeWords, formatChange, formatQuantity, MAX_SHOWN_FACTOR, ratioParts } from './format-numbers.ts';
 import { byImportance, headline } from './report-order.ts';
 
@@ -190,7 +190,7 @@ export function disagreementOf(work: Comparison, time: Comparison): Disagreement
  * disagreementNote says a row's disagreement in words, with the numbers
  * (`name` shows a metric name, escaped for the renderer):
  * `changed without its code doing more work: layout, memory or frequency
- * effect (real_time +12.0%, instructions unchanged)`.
+ * effect (real_time +12.0%; instructions unchanged)`.
  */
 export function disagreementNote(row: ReportRow, name: (text: string) => string): string | undefined {
   const { comparison: work, time, disagreement } = row;
@@ -198,10 +198,16 @@ export function disagreementNote(row: ReportRow, name: (text: string) => string)
   const said = (c: Comparison) => {
     if (moved(c) && c.ratio !== null) return `${name(c.metric)} ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}`;
     const bound = c.verdict === 'inconclusive' ? boundOf(c) : null;
-    return `${name(c.metric)} ${c.verdict === 'inconclusive' ? 'undecided' : c.verdict}${bound === null ? '' : ` ${formatBound(bound)}`}`;
+    return `${name(c.metric)} ${c.verdict === 'inconclusive' ? 'undecided' : c.verdict}${bound === null ? '' : `, no change beyond ${formatBound(bound)}`}`;
   };
-  const numbers = `(${said(time)}, ${said(work)})`;
-  if (disagreement === 'time-without-work') return `changed without its code doing ${time.verdict === 'regressed' ? 'more' : 'less'} work: layout, memory or frequency effect ${numbers}`;
+  const numbers = `(${said(time)}; ${said(work)})`;
+  if (disagreement === 'time-without-work') {
+    const more = time.verdict === 'regressed' ? 'more' : 'less';
+    // Estimated cycles charge for simulated cache misses: moved with the time, they name the memory effect.
+    const cycles = row.others.find((c) => c.metric === ESTIMATED_CYCLES_METRIC && c.verdict === time.verdict);
+    if (cycles !== undefined) return `changed without its code doing ${more} work: a memory effect, ${said(cycles)} from cache misses (${said(time)}; ${said(work)})`;
+    return `changed without its code doing ${more} work: layout, memory or frequency effect ${numbers}`;
+  }
   if (disagreement === 'work-without-time') return `the work ${work.verdict === 'regressed' ? 'grew' : 'shrank'} and the time did not show it ${numbers}`;
   return `the time and the work moved in opposite directions ${numbers}`;
 }
@@ -377,7 +383,16 @@ export function repeatsNote(c: Comparison, side: 'base' | 'head'): string {
   if (s === null) return '';
   const spread = c.spread?.[side];
   if (!isWork(c) || spread === undefined) return `n=${s.n}`;
-  return `n=${s.n}, ${spread === 0 ? 'equal' : `spread ${smallPercent(spread)}`}`;
+  return `n=${s.n}, ${spread === 0 ? 'equal' : `spread ${spreadPercent(spread)}`}`;
+}
+
+/**
+ * decidedByTime says a row's verdict came from its time because its
+ * counted work is undecided (not from a regression elsewhere): the row
+ * then shows that verdict first, then the work's.
+ */
+export function decidedByTime(row: ReportRow): boolean {
+  return row.time !== undefined && row.lead === row.time && row.lead !== row.comparison && row.verdict !== 'regressed' && row.verdict !== 'error';
 }
 
 /** verdictDetail is what follows a verdict in a row: why counted work is undecided (its `reason`), else the bound an undecided comparison ruled out. */
@@ -388,8 +403,6 @@ export function verdictDetail(c: Comparison): string {
   return bound === null ? '' : `: no change beyond ${formatBound(bound)}`;
 }
 
-// Spreads of counts are small (0.004%): two significant digits, not one decimal.
-const smallPercent = (fraction: number) => `${Number((fraction * 100).toPrecision(2))}%`;
 
 /** formatBound prints a bound: `+3.1%`, `-4.0%`, `±2.5%`; beyond MAX_SHOWN_FACTOR (an infinite interval) `more than 1000x`. */
 export function formatBound(bound: Bound): string {
@@ -423,6 +436,8 @@ export function workNote(workThreshold: number): string {
  * the suite geomean. Numbers only: nothing untrusted.
  */
 export function methodNote(report: ComparisonReport): string {
+  // Counted work alone: no test ran, so nothing about alpha or FDR applies.
+  if (report.workThreshold !== undefined && report.comparisons.every((c) => isWork(c))) return workNote(report.workThreshold);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
   const parts = [`Threshold ${percent(report.threshold)}.`];

@@ -1,7 +1,7 @@
 import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { changeWords, formatP, formatQuantity, ratioParts } from './format-numbers.ts';
 import { headline } from './report-order.ts';
-import { actionHeadline, countRows, disagreementNote, layoutReport, methodNote, otherMetrics, repeatsNote, verdictDetail, type ConstantGroup, type ReportRow } from './report-layout.ts';
+import { actionHeadline, countRows, decidedByTime, disagreementNote, layoutReport, methodNote, otherMetrics, repeatsNote, verdictDetail, type ConstantGroup, type ReportRow } from './report-layout.ts';
 import { allWarnings } from './markdown-report.ts';
 import { inertPlain } from './inert-markdown.ts';
 
@@ -50,7 +50,7 @@ function cells(r: ReportRow, withOthers: boolean): string[] {
     change.estimate,
     change.ci,
     formatP(c.q),
-    `${c.verdict === 'inconclusive' ? 'undecided' : c.verdict}${inertPlain(verdictDetail(c))}`,
+    `${decidedByTime(r) ? `${r.verdict} by ${inertPlain(r.lead.metric)}; ${inertPlain(c.metric)} ` : ''}${c.verdict === 'inconclusive' ? 'undecided' : c.verdict}${inertPlain(verdictDetail(c))}`,
     ...(withOthers ? [`${othersText}${note === undefined ? '' : `. ${note}`}`] : []),
   ];
 }
