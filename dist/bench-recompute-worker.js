@@ -6911,6 +6911,68 @@ function familyOf(primary, benchmark, metric) {
   return primary.get(benchmark) === metric ? "primary" : "secondary";
 }
 
+// src/model/work-metrics.ts
+var INSTRUCTIONS_METRIC = "instructions";
+var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
+var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+function isWorkMetric(metric) {
+  return WORK_METRICS.includes(metric);
+}
+
+// src/compare/work-verdict.ts
+var WORK_AGREEMENT = 0.25;
+var MIN_AGREEING_REPEATS = 3;
+function judgeWork(base, head, threshold) {
+  const b = repeatRange(base);
+  const h = repeatRange(head);
+  const spread = { base: b.max / b.min - 1, head: h.max / h.min - 1 };
+  if (!(b.min > 0 && h.min > 0 && Number.isFinite(b.max) && Number.isFinite(h.max))) {
+    return { verdict: "inconclusive", ratio: null, range: null, spread, reason: "a count is zero, negative or not finite: no ratio to judge" };
+  }
+  const ratio = h.median / b.median;
+  const range = [h.min / b.max, h.max / b.min];
+  const judged = { ratio, range, spread };
+  if (base.length < 2 || head.length < 2) {
+    const side2 = base.length < 2 ? "base" : "head";
+    return { ...judged, verdict: "inconclusive", reason: `one repeat on ${side2}: 2 or more per side show whether the count repeats` };
+  }
+  if (range[0] > 1 - threshold && range[1] < 1 + threshold) return { ...judged, verdict: "unchanged" };
+  const change = Math.abs(Math.log(ratio));
+  if (change > 0 && (ratio > 1 + threshold || ratio < 1 - threshold)) {
+    const disagreeing = [["base", b], ["head", h]].filter(([, s]) => !agrees(s, change));
+    if (disagreeing.length === 0) return { ...judged, verdict: ratio > 1 ? "regressed" : "improved" };
+    return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(", ")} against a change of ${signed(ratio - 1)}` };
+  }
+  const wide = [["base", b], ["head", h]].filter(([, s]) => s.max > s.min);
+  if (wide.length === 0) return { ...judged, verdict: "inconclusive", reason: `a change of ${signed(ratio - 1)} is right at the \xB1${percent(threshold)} threshold` };
+  return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}: too far apart to call ${signed(ratio - 1)} unchanged at \xB1${percent(threshold)}` };
+}
+function repeatRange(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  const median2 = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: median2 };
+}
+function agrees(s, change) {
+  const spread = Math.log(s.max / s.min);
+  if (s.n < MIN_AGREEING_REPEATS) return spread === 0;
+  return spread <= WORK_AGREEMENT * change;
+}
+function spreadWords(name, s) {
+  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${spreadPercent(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
+  return `${name} ${s.max > s.min ? `spread ${spreadPercent(s.max / s.min - 1)}` : "equal"}`;
+}
+function spreadPercent(fraction) {
+  return `${Number((fraction * 100).toPrecision(2))}%`;
+}
+function percent(fraction) {
+  const p = fraction * 100;
+  return `${p === 0 ? "0" : Math.abs(p) >= 1 ? p.toFixed(2) : Number(p.toPrecision(2)).toString()}%`;
+}
+function signed(fraction) {
+  return `${fraction >= 0 ? "+" : "-"}${percent(Math.abs(fraction))}`;
+}
+
 // src/report/report-layout.ts
 var isTime = (unit) => normalizeTimeUnit(unit.split("/")[0]) !== void 0;
 function isConstant2(c) {
@@ -6947,15 +7009,57 @@ function layoutReport(report) {
     }
     others2.sort(byImportance);
     const all = [primary, ...others2];
-    const lead = all.find((c) => c.verdict === "error") ?? all.find((c) => c.verdict === "regressed") ?? primary;
-    rows.push({ comparison: primary, others: others2, verdict: lead.verdict, lead });
+    const time = isWork(primary) ? timeOf(list) : void 0;
+    const fallback = time !== void 0 && !isDecided(primary) && isDecided(time) ? time : primary;
+    const lead = all.find((c) => c.verdict === "error") ?? all.find((c) => c.verdict === "regressed") ?? fallback;
+    const row2 = { comparison: primary, others: others2, verdict: lead.verdict, lead };
+    if (time !== void 0) {
+      row2.time = time;
+      const disagreement = disagreementOf(primary, time);
+      if (disagreement !== void 0) row2.disagreement = disagreement;
+    }
+    rows.push(row2);
   }
   rows.sort((a, b) => byImportance(a.lead, b.lead));
   const { groups, others } = groupWarnings([...report.comparisons].sort(byImportance));
   return { rows, constants: [...constants.values()], warningGroups: groups, otherWarnings: others };
 }
 function primaryOf(list) {
-  return list.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => list.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list.find((c) => isTime(c.unit)) ?? list[0];
+  const work = WORK_METRICS.map((name) => list.find((c) => c.metric === name)).filter((c) => c !== void 0);
+  return work.find((c) => c.base !== null && c.head !== null) ?? timeOf(list) ?? work[0] ?? list[0];
+}
+function timeOf(list) {
+  const timed = list.filter((c) => !isWork(c));
+  return timed.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => timed.find((c) => c.metric === name)).find((c) => c !== void 0) ?? timed.find((c) => isTime(c.unit)) ?? timed[0];
+}
+function isWork(c) {
+  return c.family === "work" || c.family === void 0 && WORK_METRICS.includes(c.metric);
+}
+var isDecided = (c) => c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged";
+var moved = (c) => c.verdict === "regressed" || c.verdict === "improved";
+function disagreementOf(work, time) {
+  if (moved(time) && work.verdict === "unchanged") return "time-without-work";
+  if (moved(work) && (time.verdict === "unchanged" || time.verdict === "inconclusive")) return "work-without-time";
+  if (moved(work) && moved(time) && work.verdict !== time.verdict) return "opposite";
+  return void 0;
+}
+function disagreementNote(row2, name) {
+  const { comparison: work, time, disagreement } = row2;
+  if (time === void 0 || disagreement === void 0) return void 0;
+  const said = (c) => {
+    if (moved(c) && c.ratio !== null) return `${name(c.metric)} ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}`;
+    const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
+    return `${name(c.metric)} ${c.verdict === "inconclusive" ? "undecided" : c.verdict}${bound === null ? "" : `, no change beyond ${formatBound(bound)}`}`;
+  };
+  const numbers = `(${said(time)}; ${said(work)})`;
+  if (disagreement === "time-without-work") {
+    const more = time.verdict === "regressed" ? "more" : "less";
+    const cycles = row2.others.find((c) => c.metric === ESTIMATED_CYCLES_METRIC && c.verdict === time.verdict);
+    if (cycles !== void 0) return `changed without its code doing ${more} work: a memory effect, ${said(cycles)} from cache misses (${said(time)}; ${said(work)})`;
+    return `changed without its code doing ${more} work: layout, memory or frequency effect ${numbers}`;
+  }
+  if (disagreement === "work-without-time") return `the work ${work.verdict === "regressed" ? "grew" : "shrank"} and the time did not show it ${numbers}`;
+  return `the time and the work moved in opposite directions ${numbers}`;
 }
 function groupWarnings(comparisons) {
   const byKind = /* @__PURE__ */ new Map();
@@ -7018,15 +7122,17 @@ function otherMetrics(others, name, label) {
   return groups.map((g) => `${label(g.verdict)}: ${g.items.join(", ")}`).join("; ");
 }
 var MAX_HEADLINE_NAMES = 3;
-function actionHeadline(rows, threshold, name, beforeMerging = true) {
+function actionHeadline(rows, thresholds, name, beforeMerging = true) {
+  const { threshold, workThreshold } = typeof thresholds === "number" ? { threshold: thresholds, workThreshold: void 0 } : thresholds;
   const { counts } = countRows(rows);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
     const found = rows.filter((r) => r.verdict === verdict);
-    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead }) => {
-      const metric = lead === comparison ? "" : ` ${name(lead.metric)}`;
+    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
+      const metric = lead === comparison && !isWork(lead) ? "" : ` ${name(lead.metric)}`;
       const change = withChange && lead.ratio !== null ? ` ${ratioParts(lead.ratio, null, changeWords(lead.unit, lead.better)).estimate}` : "";
-      return `${name(lead.benchmark)}${metric}${change}`;
+      const kind = disagreement === "time-without-work" && lead !== comparison && !isWork(lead) ? ` without ${lead.verdict === "regressed" ? "more" : "less"} work` : "";
+      return `${name(lead.benchmark)}${metric}${change}${kind}`;
     });
     const more = found.length - shown.length;
     return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
@@ -7035,11 +7141,34 @@ function actionHeadline(rows, threshold, name, beforeMerging = true) {
   if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
   if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"}${beforeMerging ? " before merging" : ""}`);
   if (parts.length > 0) return `${parts.join("; ")}.`;
-  const limit = `\xB1${percent(threshold)}`;
-  if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
+  const limit = `\xB1${percent2(threshold)}`;
+  if (counts.inconclusive > 0) {
+    const disagreeing = rows.filter((r) => r.verdict === "inconclusive" && isWork(r.lead)).length;
+    if (disagreeing === 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
+    const noisy = counts.inconclusive - disagreeing;
+    const why = [`${disagreeing} with counted work whose repeats disagree (the table says how)`, ...noisy > 0 ? [`${noisy} too noisy to tell ${limit}`] : []];
+    return `${counts.inconclusive} undecided, no regression found: ${why.join(", ")}. Make the work's iteration schedule fixed${noisy > 0 ? ", rerun with more rounds" : ""} or raise the threshold.`;
+  }
   if (rows.length === 0) return "No comparisons.";
   if (counts.improved > 0) return `${plural(counts.improved, "improvement", "improvements")} (${listed("improved", true)}), no regression: nothing to do.`;
-  return `No change beyond ${limit}: nothing to do.`;
+  const workLimit = workThreshold !== void 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work \xB1${percent2(workThreshold)})` : "";
+  return `No change beyond ${limit}${workLimit}: nothing to do.`;
+}
+function repeatsNote(c, side2) {
+  const s = c[side2];
+  if (s === null) return "";
+  const spread = c.spread?.[side2];
+  if (!isWork(c) || spread === void 0) return `n=${s.n}`;
+  return `n=${s.n}, ${spread === 0 ? "equal" : `spread ${spreadPercent(spread)}`}`;
+}
+function decidedByTime(row2) {
+  return row2.time !== void 0 && row2.lead === row2.time && row2.lead !== row2.comparison && row2.verdict !== "regressed" && row2.verdict !== "error";
+}
+function verdictDetail(c) {
+  if (c.verdict !== "inconclusive") return "";
+  if (c.reason !== void 0) return `: ${c.reason}`;
+  const bound = boundOf(c);
+  return bound === null ? "" : `: no change beyond ${formatBound(bound)}`;
 }
 function formatBound(bound) {
   if (!(bound.value + 1 <= MAX_SHOWN_FACTOR)) return `more than ${MAX_SHOWN_FACTOR}x`;
@@ -7049,24 +7178,29 @@ var TEST_NAMES = {
   yuen: "Yuen's 20%-trimmed t on log values",
   "mann-whitney": "Mann-Whitney U with Hodges-Lehmann intervals"
 };
-var percent = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
-var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent(ratio - 1).replace(/^(?!-)/, "+");
+var percent2 = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
+var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent2(ratio - 1).replace(/^(?!-)/, "+");
+function workNote(workThreshold) {
+  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent2(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent2(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
+}
 function methodNote(report) {
+  if (report.workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(report.workThreshold);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
-  const parts = [`Threshold ${percent(report.threshold)}.`];
+  const parts = [`Threshold ${percent2(report.threshold)}.`];
   if (Math.abs(overall - look) > 1e-12) {
-    parts.push(`Verdicts at the ${percent(1 - overall)} confidence asked for (alpha ${Number(overall.toPrecision(2))}): sampling looked at the data several times, so this look was tested at alpha ${Number(look.toPrecision(2))} (${percent(1 - look)} intervals), which keeps the error of all looks together at ${percent(overall)}.`);
+    parts.push(`Verdicts at the ${percent2(1 - overall)} confidence asked for (alpha ${Number(overall.toPrecision(2))}): sampling looked at the data several times, so this look was tested at alpha ${Number(look.toPrecision(2))} (${percent2(1 - look)} intervals), which keeps the error of all looks together at ${percent2(overall)}.`);
   } else {
-    parts.push(`Verdicts at ${percent(1 - overall)} confidence (alpha ${Number(overall.toPrecision(2))}, ${percent(1 - look)} intervals).`);
+    parts.push(`Verdicts at ${percent2(1 - overall)} confidence (alpha ${Number(overall.toPrecision(2))}, ${percent2(1 - look)} intervals).`);
   }
   const families = report.families;
   const tested = families ? families.primary : report.comparisons.filter((c) => c.q !== null).length;
   const secondary = families && families.secondary > 0 ? `, and separately among ${families.secondary} other metrics` : "";
-  parts.push(`False discovery rate at most ${percent(overall)} among ${tested} tested ${families ? "benchmarks" : "comparisons"}${secondary}.`);
+  parts.push(`False discovery rate at most ${percent2(overall)} among ${tested} tested ${families ? "benchmarks" : "comparisons"}${secondary}.`);
   const test = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
-  parts.push(`${test}; unchanged when the ${percent(1 - 2 * look)} interval lies inside \xB1${percent(report.threshold)} (two one-sided tests).`);
+  parts.push(`${test}; unchanged when the ${percent2(1 - 2 * look)} interval lies inside \xB1${percent2(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
+  if (report.workThreshold !== void 0) parts.push(workNote(report.workThreshold));
   return parts.join(" ");
 }
 
@@ -7151,7 +7285,7 @@ function renderMarkdown(report, options = {}) {
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? "" : "s"}`;
   const head = [
     options.marker ?? REPORT_MARKER,
-    `### ${inertText(options.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode, !options.merged)}`,
+    `### ${inertText(options.title ?? "benchbot")}: ${actionHeadline(layout.rows, report, inertCode, !options.merged)}`,
     "",
     `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     ""
@@ -7219,22 +7353,25 @@ function tableWithin(rows, budget) {
   }
   return { text: shown === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown };
 }
-function row({ comparison: c, others }, withOthers) {
+function row(r, withOthers) {
+  const { comparison: c, others } = r;
   const decided = c.verdict === "regressed" || c.verdict === "improved";
   const change = c.ratio === null ? "\u2013" : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text) => bold(text, decided));
   const metric = `${inertCode(c.metric)}${c.better === "higher" ? " \u2191" : ""}`;
-  const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
-  const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? " \u26A0\uFE0F" : ""}`;
-  const cells = [inertCode(c.benchmark), metric, side(c.base, c.unit), side(c.head, c.unit), change, formatP(c.q), verdict];
-  if (withOthers) cells.push(others.length === 0 ? "\u2013" : otherMetrics(others, inertCode, otherLabel));
+  const byTime = decidedByTime(r) ? `${VERDICT_LABEL[r.verdict]} by ${inertCode(r.lead.metric)}; ${inertCode(c.metric)} ` : "";
+  const verdict = `${byTime}${VERDICT_LABEL[c.verdict]}${inertText(verdictDetail(c))}${c.warnings.length > 0 ? " \u26A0\uFE0F" : ""}`;
+  const cells = [inertCode(c.benchmark), metric, side(c, "base"), side(c, "head"), change, formatP(c.q), verdict];
+  const note = disagreementNote(r, inertCode);
+  if (withOthers) cells.push(`${others.length === 0 ? "\u2013" : otherMetrics(others, inertCode, otherLabel)}${note === void 0 ? "" : `. **${note}**`}`);
   return `| ${cells.join(" | ")} |`;
 }
 function otherLabel(verdict) {
   return VERDICT_LABEL[verdict];
 }
-function side(s, unit) {
+function side(c, which) {
+  const s = c[which];
   if (s === null) return "\u2013";
-  return `${inertText(formatQuantity(s.median, unit))} (n=${s.n})`;
+  return `${inertText(formatQuantity(s.median, c.unit))} (${repeatsNote(c, which)})`;
 }
 function bold(text, on) {
   return on ? `**${text}**` : text;
@@ -15269,7 +15406,7 @@ var Finder = class {
     return this.found;
   }
 };
-function moved(entry, start) {
+function moved2(entry, start) {
   if (entry.at >= 0) entry.at = start;
   return entry;
 }
@@ -15293,9 +15430,9 @@ var NameOrder = class {
     if (last === void 0) return void 0;
     const next = last.next;
     const likely = this.followed ? next : last;
-    if (likely !== void 0 && sameName(text, start, end, likely)) return moved(likely, start);
+    if (likely !== void 0 && sameName(text, start, end, likely)) return moved2(likely, start);
     const other = this.followed ? last : next;
-    if (other !== void 0 && sameName(text, start, end, other)) return moved(other, start);
+    if (other !== void 0 && sameName(text, start, end, other)) return moved2(other, start);
     return void 0;
   }
   /** candidate returns the entry most likely next (0) or the other one (1), to compare in place where a line's name does not end in a known place. */
@@ -19307,14 +19444,6 @@ var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
 // src/runner/machine-lock.ts
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 
-// src/model/work-metrics.ts
-var INSTRUCTIONS_METRIC = "instructions";
-var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
-var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
-function isWorkMetric(metric) {
-  return WORK_METRICS.includes(metric);
-}
-
 // src/runner/read-bounded-text.ts
 var CHUNK_BYTES = 1024 * 1024;
 
@@ -19428,57 +19557,6 @@ function binomialCdf(n, q) {
 function ppf(cdf, a) {
   for (let k = 0; k < cdf.length; k++) if (cdf[k] >= a) return k;
   return cdf.length - 1;
-}
-
-// src/compare/work-verdict.ts
-var WORK_AGREEMENT = 0.25;
-var MIN_AGREEING_REPEATS = 3;
-function judgeWork(base, head, threshold) {
-  const b = repeatRange(base);
-  const h = repeatRange(head);
-  const spread = { base: b.max / b.min - 1, head: h.max / h.min - 1 };
-  if (!(b.min > 0 && h.min > 0 && Number.isFinite(b.max) && Number.isFinite(h.max))) {
-    return { verdict: "inconclusive", ratio: null, range: null, spread, reason: "a count is zero, negative or not finite: no ratio to judge" };
-  }
-  const ratio = h.median / b.median;
-  const range = [h.min / b.max, h.max / b.min];
-  const judged = { ratio, range, spread };
-  if (base.length < 2 || head.length < 2) {
-    const side2 = base.length < 2 ? "base" : "head";
-    return { ...judged, verdict: "inconclusive", reason: `one repeat on ${side2}: 2 or more per side show whether the count repeats` };
-  }
-  if (range[0] > 1 - threshold && range[1] < 1 + threshold) return { ...judged, verdict: "unchanged" };
-  const change = Math.abs(Math.log(ratio));
-  if (change > 0 && (ratio > 1 + threshold || ratio < 1 - threshold)) {
-    const disagreeing = [["base", b], ["head", h]].filter(([, s]) => !agrees(s, change));
-    if (disagreeing.length === 0) return { ...judged, verdict: ratio > 1 ? "regressed" : "improved" };
-    return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(", ")}, against a change of ${signed(ratio - 1)}` };
-  }
-  const wide = [["base", b], ["head", h]].filter(([, s]) => s.max > s.min);
-  if (wide.length === 0) return { ...judged, verdict: "inconclusive", reason: `a change of ${signed(ratio - 1)} is right at the \xB1${percent2(threshold)} threshold` };
-  return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}, too far apart to call a change of ${signed(ratio - 1)} within \xB1${percent2(threshold)}` };
-}
-function repeatRange(values) {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  const median2 = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: median2 };
-}
-function agrees(s, change) {
-  const spread = Math.log(s.max / s.min);
-  if (s.n < MIN_AGREEING_REPEATS) return spread === 0;
-  return spread <= WORK_AGREEMENT * change;
-}
-function spreadWords(name, s) {
-  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${percent2(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
-  return `${name} repeats ${s.max > s.min ? `spread ${percent2(s.max / s.min - 1)}` : "equal"}`;
-}
-function percent2(fraction) {
-  const p = fraction * 100;
-  return `${p === 0 ? "0" : Math.abs(p) >= 1 ? p.toFixed(2) : Number(p.toPrecision(2)).toString()}%`;
-}
-function signed(fraction) {
-  return `${fraction >= 0 ? "+" : "-"}${percent2(Math.abs(fraction))}`;
 }
 
 // src/compare/compare-runs.ts

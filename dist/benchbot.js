@@ -32666,11 +32666,11 @@ function judgeWork(base, head, threshold) {
   if (change2 > 0 && (ratio > 1 + threshold || ratio < 1 - threshold)) {
     const disagreeing = [["base", b], ["head", h]].filter(([, s]) => !agrees(s, change2));
     if (disagreeing.length === 0) return { ...judged, verdict: ratio > 1 ? "regressed" : "improved" };
-    return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(", ")}, against a change of ${signed(ratio - 1)}` };
+    return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(", ")} against a change of ${signed(ratio - 1)}` };
   }
   const wide = [["base", b], ["head", h]].filter(([, s]) => s.max > s.min);
   if (wide.length === 0) return { ...judged, verdict: "inconclusive", reason: `a change of ${signed(ratio - 1)} is right at the \xB1${percent(threshold)} threshold` };
-  return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}, too far apart to call a change of ${signed(ratio - 1)} within \xB1${percent(threshold)}` };
+  return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}: too far apart to call ${signed(ratio - 1)} unchanged at \xB1${percent(threshold)}` };
 }
 function repeatRange(values) {
   const sorted = [...values].sort((x, y) => x - y);
@@ -32684,8 +32684,11 @@ function agrees(s, change2) {
   return spread <= WORK_AGREEMENT * change2;
 }
 function spreadWords(name, s) {
-  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${percent(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
-  return `${name} repeats ${s.max > s.min ? `spread ${percent(s.max / s.min - 1)}` : "equal"}`;
+  if (s.n < MIN_AGREEING_REPEATS && s.max > s.min) return `${s.n} repeats on ${name} differ by ${spreadPercent(s.max / s.min - 1)} (${MIN_AGREEING_REPEATS} needed when they differ)`;
+  return `${name} ${s.max > s.min ? `spread ${spreadPercent(s.max / s.min - 1)}` : "equal"}`;
+}
+function spreadPercent(fraction) {
+  return `${Number((fraction * 100).toPrecision(2))}%`;
 }
 function percent(fraction) {
   const p = fraction * 100;
@@ -40030,57 +40033,6 @@ function parseThresholdFlags(values) {
   return { threshold, rules, alpha };
 }
 
-// src/report/json-report.ts
-var OPTIONAL_FIELDS = [
-  ["family", "family"],
-  ["decision", "decision"],
-  ["ciLevel", "ci_level"],
-  ["threshold", "threshold"],
-  ["equivalenceCi", "equivalence_ci"],
-  ["bound", "bound"],
-  ["boundSide", "bound_side"],
-  ["decidedAt", "decided_at"],
-  ["futileAt", "futile_at"],
-  ["detectable", "detectable"],
-  ["suggestedThreshold", "suggested_threshold"],
-  ["pooledBase", "pooled_base"],
-  ["spread", "spread"],
-  ["reason", "reason"]
-];
-function toJsonReport(report) {
-  const { geomeanRatio, ...counts } = report.summary;
-  return {
-    version: 1,
-    comparisons: report.comparisons.map((c) => {
-      const json = {
-        benchmark: c.benchmark,
-        metric: c.metric,
-        unit: c.unit,
-        better: c.better,
-        base: c.base,
-        head: c.head,
-        ratio: c.ratio,
-        ratio_ci: c.ratioCi,
-        p: c.p,
-        q: c.q,
-        verdict: c.verdict,
-        warnings: c.warnings
-      };
-      const fields = json;
-      for (const [from, to] of OPTIONAL_FIELDS) if (c[from] !== void 0) fields[to] = c[from];
-      return json;
-    }),
-    summary: { ...counts, geomean_ratio: geomeanRatio },
-    threshold: report.threshold,
-    ...report.workThreshold !== void 0 ? { work_threshold: report.workThreshold } : {},
-    alpha: report.alpha,
-    ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
-    ...report.test !== void 0 ? { test: report.test } : {},
-    ...report.families !== void 0 ? { families: report.families } : {},
-    warnings: report.warnings
-  };
-}
-
 // src/report/format-numbers.ts
 var TIME_SCALES = [["s", "s"], ["ms", "ms"], ["us", "\xB5s"], ["ns", "ns"]];
 function significant(value, digits = 3) {
@@ -40229,15 +40181,57 @@ function layoutReport(report) {
     }
     others2.sort(byImportance);
     const all = [primary, ...others2];
-    const lead = all.find((c) => c.verdict === "error") ?? all.find((c) => c.verdict === "regressed") ?? primary;
-    rows.push({ comparison: primary, others: others2, verdict: lead.verdict, lead });
+    const time2 = isWork(primary) ? timeOf(list2) : void 0;
+    const fallback = time2 !== void 0 && !isDecided(primary) && isDecided(time2) ? time2 : primary;
+    const lead = all.find((c) => c.verdict === "error") ?? all.find((c) => c.verdict === "regressed") ?? fallback;
+    const row2 = { comparison: primary, others: others2, verdict: lead.verdict, lead };
+    if (time2 !== void 0) {
+      row2.time = time2;
+      const disagreement = disagreementOf(primary, time2);
+      if (disagreement !== void 0) row2.disagreement = disagreement;
+    }
+    rows.push(row2);
   }
   rows.sort((a, b) => byImportance(a.lead, b.lead));
   const { groups: groups2, others } = groupWarnings([...report.comparisons].sort(byImportance));
   return { rows, constants: [...constants4.values()], warningGroups: groups2, otherWarnings: others };
 }
 function primaryOf(list2) {
-  return list2.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => list2.find((c) => c.metric === name)).find((c) => c !== void 0) ?? list2.find((c) => isTime(c.unit)) ?? list2[0];
+  const work = WORK_METRICS.map((name) => list2.find((c) => c.metric === name)).filter((c) => c !== void 0);
+  return work.find((c) => c.base !== null && c.head !== null) ?? timeOf(list2) ?? work[0] ?? list2[0];
+}
+function timeOf(list2) {
+  const timed = list2.filter((c) => !isWork(c));
+  return timed.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => timed.find((c) => c.metric === name)).find((c) => c !== void 0) ?? timed.find((c) => isTime(c.unit)) ?? timed[0];
+}
+function isWork(c) {
+  return c.family === "work" || c.family === void 0 && WORK_METRICS.includes(c.metric);
+}
+var isDecided = (c) => c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged";
+var moved2 = (c) => c.verdict === "regressed" || c.verdict === "improved";
+function disagreementOf(work, time2) {
+  if (moved2(time2) && work.verdict === "unchanged") return "time-without-work";
+  if (moved2(work) && (time2.verdict === "unchanged" || time2.verdict === "inconclusive")) return "work-without-time";
+  if (moved2(work) && moved2(time2) && work.verdict !== time2.verdict) return "opposite";
+  return void 0;
+}
+function disagreementNote(row2, name) {
+  const { comparison: work, time: time2, disagreement } = row2;
+  if (time2 === void 0 || disagreement === void 0) return void 0;
+  const said = (c) => {
+    if (moved2(c) && c.ratio !== null) return `${name(c.metric)} ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}`;
+    const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
+    return `${name(c.metric)} ${c.verdict === "inconclusive" ? "undecided" : c.verdict}${bound === null ? "" : `, no change beyond ${formatBound(bound)}`}`;
+  };
+  const numbers = `(${said(time2)}; ${said(work)})`;
+  if (disagreement === "time-without-work") {
+    const more = time2.verdict === "regressed" ? "more" : "less";
+    const cycles = row2.others.find((c) => c.metric === ESTIMATED_CYCLES_METRIC && c.verdict === time2.verdict);
+    if (cycles !== void 0) return `changed without its code doing ${more} work: a memory effect, ${said(cycles)} from cache misses (${said(time2)}; ${said(work)})`;
+    return `changed without its code doing ${more} work: layout, memory or frequency effect ${numbers}`;
+  }
+  if (disagreement === "work-without-time") return `the work ${work.verdict === "regressed" ? "grew" : "shrank"} and the time did not show it ${numbers}`;
+  return `the time and the work moved in opposite directions ${numbers}`;
 }
 function groupWarnings(comparisons) {
   const byKind = /* @__PURE__ */ new Map();
@@ -40300,15 +40294,17 @@ function otherMetrics(others, name, label2) {
   return groups2.map((g) => `${label2(g.verdict)}: ${g.items.join(", ")}`).join("; ");
 }
 var MAX_HEADLINE_NAMES = 3;
-function actionHeadline(rows, threshold, name, beforeMerging = true) {
+function actionHeadline(rows, thresholds, name, beforeMerging = true) {
+  const { threshold, workThreshold } = typeof thresholds === "number" ? { threshold: thresholds, workThreshold: void 0 } : thresholds;
   const { counts } = countRows(rows);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
     const found = rows.filter((r) => r.verdict === verdict);
-    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead }) => {
-      const metric = lead === comparison ? "" : ` ${name(lead.metric)}`;
+    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
+      const metric = lead === comparison && !isWork(lead) ? "" : ` ${name(lead.metric)}`;
       const change2 = withChange && lead.ratio !== null ? ` ${ratioParts(lead.ratio, null, changeWords(lead.unit, lead.better)).estimate}` : "";
-      return `${name(lead.benchmark)}${metric}${change2}`;
+      const kind = disagreement === "time-without-work" && lead !== comparison && !isWork(lead) ? ` without ${lead.verdict === "regressed" ? "more" : "less"} work` : "";
+      return `${name(lead.benchmark)}${metric}${change2}${kind}`;
     });
     const more = found.length - shown.length;
     return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
@@ -40318,10 +40314,33 @@ function actionHeadline(rows, threshold, name, beforeMerging = true) {
   if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"}${beforeMerging ? " before merging" : ""}`);
   if (parts.length > 0) return `${parts.join("; ")}.`;
   const limit = `\xB1${percent2(threshold)}`;
-  if (counts.inconclusive > 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
+  if (counts.inconclusive > 0) {
+    const disagreeing = rows.filter((r) => r.verdict === "inconclusive" && isWork(r.lead)).length;
+    if (disagreeing === 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
+    const noisy = counts.inconclusive - disagreeing;
+    const why = [`${disagreeing} with counted work whose repeats disagree (the table says how)`, ...noisy > 0 ? [`${noisy} too noisy to tell ${limit}`] : []];
+    return `${counts.inconclusive} undecided, no regression found: ${why.join(", ")}. Make the work's iteration schedule fixed${noisy > 0 ? ", rerun with more rounds" : ""} or raise the threshold.`;
+  }
   if (rows.length === 0) return "No comparisons.";
   if (counts.improved > 0) return `${plural(counts.improved, "improvement", "improvements")} (${listed("improved", true)}), no regression: nothing to do.`;
-  return `No change beyond ${limit}: nothing to do.`;
+  const workLimit = workThreshold !== void 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work \xB1${percent2(workThreshold)})` : "";
+  return `No change beyond ${limit}${workLimit}: nothing to do.`;
+}
+function repeatsNote(c, side2) {
+  const s = c[side2];
+  if (s === null) return "";
+  const spread = c.spread?.[side2];
+  if (!isWork(c) || spread === void 0) return `n=${s.n}`;
+  return `n=${s.n}, ${spread === 0 ? "equal" : `spread ${spreadPercent(spread)}`}`;
+}
+function decidedByTime(row2) {
+  return row2.time !== void 0 && row2.lead === row2.time && row2.lead !== row2.comparison && row2.verdict !== "regressed" && row2.verdict !== "error";
+}
+function verdictDetail(c) {
+  if (c.verdict !== "inconclusive") return "";
+  if (c.reason !== void 0) return `: ${c.reason}`;
+  const bound = boundOf2(c);
+  return bound === null ? "" : `: no change beyond ${formatBound(bound)}`;
 }
 function formatBound(bound) {
   if (!(bound.value + 1 <= MAX_SHOWN_FACTOR)) return `more than ${MAX_SHOWN_FACTOR}x`;
@@ -40333,7 +40352,11 @@ var TEST_NAMES = {
 };
 var percent2 = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
 var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent2(ratio - 1).replace(/^(?!-)/, "+");
+function workNote(workThreshold) {
+  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent2(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent2(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
+}
 function methodNote(report) {
+  if (report.workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(report.workThreshold);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
   const parts = [`Threshold ${percent2(report.threshold)}.`];
@@ -40349,7 +40372,62 @@ function methodNote(report) {
   const test2 = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
   parts.push(`${test2}; unchanged when the ${percent2(1 - 2 * look)} interval lies inside \xB1${percent2(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
+  if (report.workThreshold !== void 0) parts.push(workNote(report.workThreshold));
   return parts.join(" ");
+}
+
+// src/report/json-report.ts
+var OPTIONAL_FIELDS = [
+  ["family", "family"],
+  ["decision", "decision"],
+  ["ciLevel", "ci_level"],
+  ["threshold", "threshold"],
+  ["equivalenceCi", "equivalence_ci"],
+  ["bound", "bound"],
+  ["boundSide", "bound_side"],
+  ["decidedAt", "decided_at"],
+  ["futileAt", "futile_at"],
+  ["detectable", "detectable"],
+  ["suggestedThreshold", "suggested_threshold"],
+  ["pooledBase", "pooled_base"],
+  ["spread", "spread"],
+  ["reason", "reason"]
+];
+function toJsonReport(report) {
+  const { geomeanRatio, ...counts } = report.summary;
+  const disagreements = new Map(layoutReport(report).rows.flatMap((r) => r.disagreement === void 0 ? [] : [[r.comparison, r.disagreement]]));
+  return {
+    version: 1,
+    comparisons: report.comparisons.map((c) => {
+      const json = {
+        benchmark: c.benchmark,
+        metric: c.metric,
+        unit: c.unit,
+        better: c.better,
+        base: c.base,
+        head: c.head,
+        ratio: c.ratio,
+        ratio_ci: c.ratioCi,
+        p: c.p,
+        q: c.q,
+        verdict: c.verdict,
+        warnings: c.warnings
+      };
+      const fields = json;
+      for (const [from, to] of OPTIONAL_FIELDS) if (c[from] !== void 0) fields[to] = c[from];
+      const disagreement = disagreements.get(c);
+      if (disagreement !== void 0) json.disagreement = disagreement;
+      return json;
+    }),
+    summary: { ...counts, geomean_ratio: geomeanRatio },
+    threshold: report.threshold,
+    ...report.workThreshold !== void 0 ? { work_threshold: report.workThreshold } : {},
+    alpha: report.alpha,
+    ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
+    ...report.test !== void 0 ? { test: report.test } : {},
+    ...report.families !== void 0 ? { families: report.families } : {},
+    warnings: report.warnings
+  };
 }
 
 // src/model/series-id.ts
@@ -40404,7 +40482,7 @@ function renderMarkdown(report, options2 = {}) {
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? "" : "s"}`;
   const head = [
     options2.marker ?? REPORT_MARKER,
-    `### ${inertText(options2.title ?? "benchbot")}: ${actionHeadline(layout.rows, report.threshold, inertCode, !options2.merged)}`,
+    `### ${inertText(options2.title ?? "benchbot")}: ${actionHeadline(layout.rows, report, inertCode, !options2.merged)}`,
     "",
     `${benchmarks}: ${headline(counts, undecidedBound)}.`,
     ""
@@ -40472,22 +40550,25 @@ function tableWithin(rows, budget) {
   }
   return { text: shown === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown };
 }
-function row({ comparison: c, others }, withOthers) {
+function row(r, withOthers) {
+  const { comparison: c, others } = r;
   const decided = c.verdict === "regressed" || c.verdict === "improved";
   const change2 = c.ratio === null ? "\u2013" : formatRatio(c.ratio, c.ratioCi, changeWords(c.unit, c.better), (text2) => bold(text2, decided));
   const metric = `${inertCode(c.metric)}${c.better === "higher" ? " \u2191" : ""}`;
-  const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
-  const verdict = `${VERDICT_LABEL[c.verdict]}${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}${c.warnings.length > 0 ? " \u26A0\uFE0F" : ""}`;
-  const cells2 = [inertCode(c.benchmark), metric, side(c.base, c.unit), side(c.head, c.unit), change2, formatP(c.q), verdict];
-  if (withOthers) cells2.push(others.length === 0 ? "\u2013" : otherMetrics(others, inertCode, otherLabel));
+  const byTime = decidedByTime(r) ? `${VERDICT_LABEL[r.verdict]} by ${inertCode(r.lead.metric)}; ${inertCode(c.metric)} ` : "";
+  const verdict = `${byTime}${VERDICT_LABEL[c.verdict]}${inertText(verdictDetail(c))}${c.warnings.length > 0 ? " \u26A0\uFE0F" : ""}`;
+  const cells2 = [inertCode(c.benchmark), metric, side(c, "base"), side(c, "head"), change2, formatP(c.q), verdict];
+  const note = disagreementNote(r, inertCode);
+  if (withOthers) cells2.push(`${others.length === 0 ? "\u2013" : otherMetrics(others, inertCode, otherLabel)}${note === void 0 ? "" : `. **${note}**`}`);
   return `| ${cells2.join(" | ")} |`;
 }
 function otherLabel(verdict) {
   return VERDICT_LABEL[verdict];
 }
-function side(s, unit) {
+function side(c, which) {
+  const s = c[which];
   if (s === null) return "\u2013";
-  return `${inertText(formatQuantity(s.median, unit))} (n=${s.n})`;
+  return `${inertText(formatQuantity(s.median, c.unit))} (${repeatsNote(c, which)})`;
 }
 function bold(text2, on) {
   return on ? `**${text2}**` : text2;
@@ -40539,7 +40620,7 @@ function renderText(report) {
   const widths = header.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i].length), h.length));
   const line = (cols) => cols.map((c, i) => i >= 2 && i <= 6 ? c.padStart(widths[i]) : c.padEnd(widths[i])).join("  ").trimEnd();
   const benchmarks = `${layout.rows.length} benchmark${layout.rows.length === 1 ? "" : "s"}`;
-  const out = [actionHeadline(layout.rows, report.threshold, inertPlain), `${benchmarks}: ${headline(counts, undecidedBound)}`, "", line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+  const out = [actionHeadline(layout.rows, report, inertPlain), `${benchmarks}: ${headline(counts, undecidedBound)}`, "", line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
   if (layout.constants.length > 0) {
     const values = (g) => g.values.map((v) => `${inertPlain(v.value)} in ${v.benchmarks.length === 1 ? inertPlain(v.benchmarks[0]) : `${v.benchmarks.length} benchmarks`}`).join(", ");
     out.push("", `constant on both sides, unchanged: ${layout.constants.map((g) => `${inertPlain(g.metric)} = ${values(g)}`).join("; ")}`);
@@ -40552,19 +40633,21 @@ function renderText(report) {
   out.push("", methodNote(report));
   return out.join("\n");
 }
-function cells({ comparison: c, others }, withOthers) {
+function cells(r, withOthers) {
+  const { comparison: c, others } = r;
   const change2 = c.ratio === null ? { estimate: "\u2013", ci: "" } : ratioParts(c.ratio, c.ratioCi, changeWords(c.unit, c.better));
-  const bound = c.verdict === "inconclusive" ? boundOf2(c) : null;
+  const note = disagreementNote(r, inertPlain);
+  const othersText = others.length === 0 ? "\u2013" : otherMetrics(others, inertPlain, (v) => v === "inconclusive" ? "undecided" : v);
   return [
     inertPlain(c.benchmark),
     inertPlain(c.metric) + (c.better === "higher" ? " (higher is better)" : ""),
-    c.base ? `${inertPlain(formatQuantity(c.base.median, c.unit))} n=${c.base.n}` : "\u2013",
-    c.head ? `${inertPlain(formatQuantity(c.head.median, c.unit))} n=${c.head.n}` : "\u2013",
+    c.base ? `${inertPlain(formatQuantity(c.base.median, c.unit))} ${repeatsNote(c, "base")}` : "\u2013",
+    c.head ? `${inertPlain(formatQuantity(c.head.median, c.unit))} ${repeatsNote(c, "head")}` : "\u2013",
     change2.estimate,
     change2.ci,
     formatP(c.q),
-    c.verdict === "inconclusive" ? `undecided${bound === null ? "" : `: no change beyond ${formatBound(bound)}`}` : c.verdict,
-    ...withOthers ? [others.length === 0 ? "\u2013" : otherMetrics(others, inertPlain, (v) => v === "inconclusive" ? "undecided" : v)] : []
+    `${decidedByTime(r) ? `${r.verdict} by ${inertPlain(r.lead.metric)}; ${inertPlain(c.metric)} ` : ""}${c.verdict === "inconclusive" ? "undecided" : c.verdict}${inertPlain(verdictDetail(c))}`,
+    ...withOthers ? [`${othersText}${note === void 0 ? "" : `. ${note}`}`] : []
   ];
 }
 
@@ -62141,8 +62224,8 @@ async function handleCommand(deps, client, payload, target, comment2) {
     await reply(deps, client, target, login, [`this pull request is ${pull.state === "closed" ? "closed" : `in state \`${pull.state}\``}, so there is nothing to benchmark.`], configNote);
     return "closed";
   }
-  const moved2 = await headMovedAfter(deps, client, target, comment2, pull);
-  if (moved2 === WITHDRAWN) {
+  const moved3 = await headMovedAfter(deps, client, target, comment2, pull);
+  if (moved3 === WITHDRAWN) {
     await reply(deps, client, target, login, [
       "your `/bench` comment is no longer on this pull request (it was deleted), so I did not start a run: without it I cannot tell which head you approved.",
       "",
@@ -62151,11 +62234,11 @@ async function handleCommand(deps, client, payload, target, comment2) {
     deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment2.id }, "the /bench comment is gone from the timeline; not run");
     return "withdrawn";
   }
-  if (moved2 !== null) {
+  if (moved3 !== null) {
     await Promise.all([
       react(client, where, comment2.id, "confused"),
       reply(deps, client, target, login, [
-        `the head of this pull request changed after your comment, or may have (${moved2}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
+        `the head of this pull request changed after your comment, or may have (${moved3}), so I did not start a run: \`/bench\` measures exactly the commit you saw when you wrote it.`,
         "",
         `Look at the new commits, then comment \`/bench\` again to measure \`${pull.head.sha.slice(0, 12)}\`.`
       ], configNote)
