@@ -13,6 +13,8 @@ import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFla
 import type { MachineFlags } from './machine-flags.ts';
 import { choose, parseFlags, UsageError } from './usage-error.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
+import { INSTRUCTION_FLAG_OPTIONS, instructionFlagsUsage, parseInstructionFlags } from './instruction-flags.ts';
+import type { InstructionSettings } from '../runner/valgrind-count.ts';
 
 /**
  * bisect-command: `benchbot bisect` and `benchbot bisect-oracle`, their
@@ -38,6 +40,7 @@ const COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the 
                           env BENCHBOT_DATABASE_URL); a relative path is relative to the current directory
   --round-timeout S       seconds before a round is killed (default ${BISECT_DEFAULTS.roundTimeoutMs / 1000})
   --build-timeout S       seconds before a build is killed (default ${BISECT_DEFAULTS.buildTimeoutMs / 1000})
+${instructionFlagsUsage(BISECT_DEFAULTS.instructionRepeats)}
 ${MACHINE_FLAGS_USAGE}`;
 
 export const BISECT_USAGE = `usage: benchbot bisect --good REF --bad REF --bench CMD [options]
@@ -104,8 +107,14 @@ const COMMON_FLAGS = {
   bench: { type: 'string' }, build: { type: 'string' }, format: { type: 'string' }, 'result-file': { type: 'string' },
   benchmark: { type: 'string', multiple: true }, metric: { type: 'string' }, rounds: { type: 'string' }, warmup: { type: 'string' },
   'max-sessions': { type: 'string' }, threshold: { type: 'string' }, repo: { type: 'string' }, store: { type: 'string' },
-  'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, ...MACHINE_FLAG_OPTIONS,
+  'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, ...MACHINE_FLAG_OPTIONS, ...INSTRUCTION_FLAG_OPTIONS,
 } as const;
+
+/** instructionsOf reads the instruction-counting flags (cli/instruction-flags.ts) into the measure settings, when given. */
+function instructionsOf(v: Record<string, string | string[] | boolean | undefined>, name: NameSetting): { instructions?: InstructionSettings } {
+  const instructions = parseInstructionFlags(v as Parameters<typeof parseInstructionFlags>[0], BISECT_DEFAULTS.instructionRepeats, name);
+  return instructions ? { instructions } : {};
+}
 
 function parse(args: string[], options: ParseArgsOptionsConfig) {
   return parseFlags(args, options, false).values as Record<string, string | string[] | boolean | undefined>;
@@ -133,6 +142,7 @@ function commonFlags(v: Record<string, string | string[] | boolean | undefined>,
         warmup: positiveInt(v.warmup, 'warmup', name, BISECT_DEFAULTS.warmup, 0),
         roundTimeoutMs: milliseconds(v['round-timeout'], 'round-timeout', name, BISECT_DEFAULTS.roundTimeoutMs),
         buildTimeoutMs: milliseconds(v['build-timeout'], 'build-timeout', name, BISECT_DEFAULTS.buildTimeoutMs),
+        ...instructionsOf(v, name),
       },
       benchmarks: (v.benchmark as string[] | undefined) ?? [],
       metric: v.metric as string | undefined,

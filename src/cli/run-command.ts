@@ -11,8 +11,7 @@ import { MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './
 import { resolveStoreArg } from './resolve-store-arg.ts';
 import { measureInterruptibly } from './interrupt.ts';
 import { checkOutputFile, writeOutputFile } from './output-paths.ts';
-import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
-import type { InstructionSettings } from '../runner/valgrind-count.ts';
+import { INSTRUCTION_FLAG_OPTIONS, instructionFlagsUsage, parseInstructionFlags } from './instruction-flags.ts';
 
 /** OUTPUTS are the report formats run prints: those rendered from the comparisons alone. */
 const OUTPUTS = reportFormats({ rows: false });
@@ -40,13 +39,7 @@ export const MEASURE_FLAGS_USAGE = `  --build CMD             build command, run
   --repo DIR              repository to benchmark (default .); its worktrees go to DIR/.benchbot/worktrees
                           (benchbot clean removes them)
   --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
-  --instructions          also count each benchmark's work under valgrind (instructions and estimated_cycles per
-                          iteration, a fixed iteration schedule) after the wall-time rounds; docs/instructions.md
-  --instructions-filter P only count the benchmarks whose name matches P (RE2 regular expression; default all)
-  --instructions-repeats N
-                          counts per side (default ${PR_CHECK_DEFAULTS.instructionRepeats})
-  --instructions-iterations N
-                          iterations of the fixed schedule (default: Go 1000, Google Benchmark 100 from 1.8, else 1)
+${instructionFlagsUsage(PR_CHECK_DEFAULTS.instructionRepeats)}
   --round-timeout S       seconds before a round is killed (default ${PR_CHECK_DEFAULTS.roundTimeoutMs / 1000})
   --build-timeout S       seconds before a build is killed (default ${PR_CHECK_DEFAULTS.buildTimeoutMs / 1000})
   --max-failed-rounds N   failed rounds tolerated before giving up (default ${PR_CHECK_DEFAULTS.maxFailedRounds})
@@ -118,7 +111,7 @@ export const MEASURE_FLAG_OPTIONS = {
   store: { type: 'string' },
   executor: { type: 'string' }, 'device-run': { type: 'string' }, 'device-push': { type: 'string' }, 'device-pull': { type: 'string' },
   repo: { type: 'string' }, counters: { type: 'boolean' },
-  instructions: { type: 'boolean' }, 'instructions-filter': { type: 'string' }, 'instructions-repeats': { type: 'string' }, 'instructions-iterations': { type: 'string' },
+  ...INSTRUCTION_FLAG_OPTIONS,
   'round-timeout': { type: 'string' }, 'build-timeout': { type: 'string' }, 'max-failed-rounds': { type: 'string' },
   ...MACHINE_FLAG_OPTIONS,
   seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
@@ -159,7 +152,7 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
   const pinCpu = parsePinSetting(v['pin-cpu'] ?? PR_CHECK_DEFAULTS.pinCpu);
   if (pinCpu === undefined) throw new UsageError(`--pin-cpu ${v['pin-cpu']}: use auto, off, or a CPU list such as 3 or 2-3`);
   const test = choose('--test', v.test ?? PR_CHECK_DEFAULTS.test, ['mann-whitney', 'yuen']);
-  const instructions = parseInstructionFlags(v);
+  const instructions = parseInstructionFlags(v, PR_CHECK_DEFAULTS.instructionRepeats);
   return {
     repo,
     bench: v.bench,
@@ -192,37 +185,6 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
     // Runs and noise memory are kept under the directory, as every CLI command stores them.
     repository: repo,
     nameSetting: cliSetting,
-  };
-}
-
-/**
- * parseInstructionFlags reads --instructions and its companions; the
- * companions alone are refused (they would silently count nothing), and so
- * is --counters beside --instructions: perf's whole-process `instructions`
- * and the per-benchmark count would share a metric name and mean different
- * things (model/work-metrics.ts), and on a machine with a PMU the counted
- * run is the better measurement of the two anyway.
- */
-function parseInstructionFlags(v: MeasureValues): InstructionSettings | undefined {
-  const companions = (['instructions-filter', 'instructions-repeats', 'instructions-iterations'] as const).filter((f) => v[f] !== undefined);
-  if (v.instructions !== true) {
-    if (companions.length > 0) throw new UsageError(`--${companions[0]} needs --instructions`);
-    return undefined;
-  }
-  if (v.counters === true) throw new UsageError('--counters and --instructions: choose one; --instructions counts each benchmark\'s work under valgrind on any machine, --counters reads perf stat for the whole command where the machine has a PMU');
-  let filter: NameFilter | undefined;
-  if (v['instructions-filter'] !== undefined) {
-    try {
-      filter = compileNameFilter(v['instructions-filter']);
-    } catch (error) {
-      if (!(error instanceof NameFilterError)) throw error;
-      throw new UsageError(`--instructions-filter ${JSON.stringify(v['instructions-filter'])}: ${error.message}`);
-    }
-  }
-  return {
-    ...(filter ? { filter } : {}),
-    repeats: positiveInt(v['instructions-repeats'], '--instructions-repeats', PR_CHECK_DEFAULTS.instructionRepeats),
-    ...(v['instructions-iterations'] !== undefined ? { iterations: positiveInt(v['instructions-iterations'], '--instructions-iterations', 1) } : {}),
   };
 }
 

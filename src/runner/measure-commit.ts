@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poolMeasurements } from '../compare/compare-runs.ts';
@@ -9,6 +9,7 @@ import { checkoutWorktree, RunnerError, treeHash } from './git-checkout.ts';
 import type { Progress } from './progress.ts';
 import { measureRound } from './measure-round.ts';
 import { xoshiro128 } from '../stats/bootstrap.ts';
+import { countInstructions, type CountedProfile, type InstructionSettings } from './valgrind-count.ts';
 
 /**
  * MeasureSettings say how one benchmark session runs: `rounds` kept rounds
@@ -27,6 +28,13 @@ export interface MeasureSettings {
   roundTimeoutMs: number;
   buildTimeoutMs: number;
   env?: Record<string, string>;
+  /**
+   * instructions, when set, counts each benchmark's work under valgrind
+   * after the rounds (valgrind-count.ts): `instructions` and
+   * `estimated_cycles`, one value per repeat, join the measurements under
+   * the benchmarks' own names.
+   */
+  instructions?: InstructionSettings;
 }
 
 /** MeasureDeps are the edges a session touches. */
@@ -64,16 +72,17 @@ export async function measureCommit(repo: string, sha: string, stateDir: string,
     }
   }
   const dir = await deps.executor.prepare(worktree, `bisect-${label}`);
-  return measureDirectory(dir, label, { ...settings, build: undefined }, deps);
+  return measureDirectory(dir, label, { ...settings, build: undefined }, deps, stateDir);
 }
 
 /**
  * measureDirectory runs one session in a directory as it is (no checkout):
  * the build command first when given (every time), then the rounds. This
  * is the cargo-bisect-rustc case, where the project stays and the
- * toolchain changes through the environment.
+ * toolchain changes through the environment. Counted instructions keep
+ * their callgrind files under `stateDir` when given.
  */
-export async function measureDirectory(dir: string, label: string, settings: MeasureSettings, deps: MeasureDeps): Promise<MeasureOutcome> {
+export async function measureDirectory(dir: string, label: string, settings: MeasureSettings, deps: MeasureDeps, stateDir?: string): Promise<MeasureOutcome> {
   const { executor, progress } = deps;
   if (settings.build) {
     const built = await executor.run(settings.build, { cwd: dir, timeoutMs: settings.buildTimeoutMs, env: settings.env });
@@ -103,10 +112,35 @@ export async function measureDirectory(dir: string, label: string, settings: Mea
       Object.assign(hints, outcome.hints);
     }
     progress.note(`${label}: ${settings.rounds} round(s) measured`);
+    if (settings.instructions) {
+      const counted = await countArm(settings, settings.instructions, deps, dir, label, harness, measurements, stateDir);
+      for (const m of counted.measurements) measurements.push(m);
+      for (const w of counted.reasons) warnings.set(`${w.benchmark ?? ''}\u0000${w.message}`, w);
+    }
     return { measurements: poolMeasurements(measurements), rounds: settings.rounds, harness, warnings: [...warnings.values()], hints, durationMs };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * countArm counts one commit's benchmarks (those its rounds measured) under
+ * valgrind after its rounds, keeping the callgrind files under
+ * `<stateDir>/callgrind/<label>-XXXXXX` (a temporary directory when the
+ * session has no state directory); what cannot be counted is noted once.
+ */
+async function countArm(settings: MeasureSettings, counting: InstructionSettings, deps: MeasureDeps, dir: string, label: string, harness: string, measured: readonly Measurement[], stateDir?: string): Promise<Awaited<ReturnType<typeof countInstructions>>> {
+  const root = stateDir === undefined ? tmpdir() : join(stateDir, 'callgrind');
+  mkdirSync(root, { recursive: true });
+  const keepDir = mkdtempSync(join(root, `${label.replace(/[^\w.-]/g, '_')}-`));
+  const names = [...new Set(measured.map((m) => m.benchmark))];
+  const counted = await countInstructions({
+    bench: settings.bench, format: settings.format === 'command' ? 'command' : harness, names, filter: counting.filter, repeats: counting.repeats, iterations: counting.iterations,
+    timeoutMs: settings.roundTimeoutMs, env: settings.env, keepDir,
+  }, deps.executor, dir, label.replace(/[^\w.-]/g, '_'));
+  const n = new Set(counted.measurements.map((m) => m.benchmark)).size;
+  deps.progress.note(`${label}: ${n} benchmark(s) counted under valgrind in ${(counted.durationMs / 1000).toFixed(1)} s${counted.reasons.length > 0 ? `; ${counted.reasons[0].message}${counted.reasons.length > 1 ? ` (and ${counted.reasons.length - 1} more)` : ''}` : ''}`);
+  return counted;
 }
 
 /** roundName names a session's round for people: rounds 1..N, the discarded ones before them `warm-up round K`. */
@@ -130,11 +164,12 @@ export interface Arm {
 
 /**
  * InterleavedOutcome is one interleaved session: every arm's measurements
- * (all rounds pooled in round order), or `skip` naming the arm that could
- * not be measured and why.
+ * (all rounds pooled in round order; with instruction counting also its
+ * work metrics, and per arm label the callgrind files kept), or `skip`
+ * naming the arm that could not be measured and why.
  */
 export type InterleavedOutcome =
-  | { skip?: undefined; arms: Record<string, Measurement[]>; rounds: number; durationMs: number }
+  | { skip?: undefined; arms: Record<string, Measurement[]>; rounds: number; durationMs: number; profiles?: Record<string, CountedProfile[]> }
   | { skip: string; arm: string };
 
 /**
@@ -166,6 +201,7 @@ export async function measureInterleaved(repo: string, arms: readonly Arm[], sta
   const random = xoshiro128(seed);
   try {
     const collected: Measurement[][] = arms.map(() => []);
+    const harness: string[] = arms.map(() => settings.format ?? 'detected');
     let durationMs = 0;
     for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
       const order = arms.map((_, i) => i);
@@ -182,16 +218,25 @@ export async function measureInterleaved(repo: string, arms: readonly Arm[], sta
         }
         if (round < 1) continue;
         durationMs += outcome.durationMs;
+        harness[i] = outcome.format;
         for (const m of outcome.measurements) collected[i].push(m); // no push(...): a round may give up to a million series
       }
       deps.progress.status(`${name}${round >= 1 ? ` of ${settings.rounds}` : ''}, interleaved: ${arms.map((a) => a.label).join(', ')}`);
     }
     deps.progress.note(`${arms.map((a) => `${a.label} ${a.sha.slice(0, 12)}`).join(', ')}: ${settings.rounds} interleaved round(s) measured`);
+    const profiles: Record<string, CountedProfile[]> = {};
+    if (settings.instructions) {
+      for (const [i, arm] of arms.entries()) {
+        const counted = await countArm(settings, settings.instructions, deps, dirs[i], `${arm.label} ${arm.sha.slice(0, 12)}`, harness[i], collected[i], stateDir);
+        for (const m of counted.measurements) collected[i].push(m);
+        profiles[arm.label] = counted.profiles;
+      }
+    }
     const out: Record<string, Measurement[]> = {};
     arms.forEach((arm, i) => {
       out[arm.label] = poolMeasurements(collected[i]);
     });
-    return { arms: out, rounds: settings.rounds, durationMs };
+    return { arms: out, rounds: settings.rounds, durationMs, ...(settings.instructions ? { profiles } : {}) };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { countInstructions, COUNT_VARIATION_LIMIT, type CountOutcome, type CountSettings } from '../../src/runner/valgrind-count.ts';
 import { LocalExecutor } from '../../src/runner/local-executor.ts';
 import { parseCallgrindTotals } from '../../src/formats/callgrind-totals.ts';
-import { buildCountedProject, goEnv, toolchainMissing, writeCountedProject, type CountedKind } from '../support/counted-projects.ts';
+import { buildCountedProject, goEnv, makeCountedRepo, toolchainMissing, writeCountedProject, type CountedKind } from '../support/counted-projects.ts';
+import { measureInterleaved } from '../../src/runner/measure-commit.ts';
+import { createProgress } from '../../src/runner/progress.ts';
+import { compileNameFilter } from '../../src/compare/name-filter.ts';
 
 // Instruction counting with the real tools: valgrind over a real Google
 // Benchmark program and a real Go package, each built twice (as is, and with
@@ -106,3 +109,24 @@ function goEnvStrings(): Record<string, string> {
   const env = goEnv();
   return { GOPROXY: env.GOPROXY ?? 'off', GOTOOLCHAIN: env.GOTOOLCHAIN ?? 'local' };
 }
+
+test('bisect sessions count too: measureInterleaved adds each arm\'s counts under its benchmarks\' names', { timeout: 120_000 }, async (t) => {
+  const missing = toolchainMissing('google-benchmark');
+  if (missing) {
+    t.skip(`${missing}: instruction counting cannot be tested here`);
+    return;
+  }
+  const repo = makeCountedRepo('google-benchmark');
+  const progress = createProgress();
+  const outcome = await measureInterleaved(repo.dir, [{ label: 'good', sha: repo.baseSha }, { label: 'bad', sha: repo.headSha }], join(repo.dir, '.benchbot'), {
+    bench: './bench.sh', build: './build.sh', rounds: 1, warmup: 0, roundTimeoutMs: 60_000, buildTimeoutMs: 110_000, instructions: { repeats: 1, filter: compileNameFilter('^BM_Sum$') },
+  }, { executor: new LocalExecutor(), progress });
+  if (outcome.skip !== undefined) assert.fail(`skipped: ${outcome.skip}`);
+  const sum = (label: string) => outcome.arms[label].find((m) => m.benchmark === 'BM_Sum' && m.metric === 'instructions')?.values ?? [];
+  assert.equal(sum('good').length, 1, 'one count per arm');
+  assert.ok(sum('bad')[0] > 1.2 * sum('good')[0], `bad ${sum('bad')} vs good ${sum('good')}`);
+  assert.ok(!outcome.arms.good.some((m) => m.benchmark === 'BM_Hash/256' && m.metric === 'instructions'), 'the filter left BM_Hash uncounted');
+  assert.ok(outcome.arms.good.some((m) => m.benchmark === 'BM_Hash/256' && m.metric === 'real_time'), 'and timed');
+  assert.equal(outcome.profiles?.bad.length, 1);
+  assert.ok(existsSync(outcome.profiles!.bad[0].file));
+});
