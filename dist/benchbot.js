@@ -46682,6 +46682,50 @@ function openOutputFile(flag2, file) {
   }
 }
 
+// src/cli/instruction-flags.ts
+var INSTRUCTION_FLAG_OPTIONS = {
+  instructions: { type: "boolean" },
+  "instructions-filter": { type: "string" },
+  "instructions-repeats": { type: "string" },
+  "instructions-iterations": { type: "string" }
+};
+function instructionFlagsUsage(repeats = DEFAULT_COUNT_REPEATS) {
+  return `  --instructions          also count each benchmark's work under valgrind (instructions and estimated_cycles per
+                          iteration, a fixed iteration schedule) after the wall-time rounds; docs/instructions.md
+  --instructions-filter P only count the benchmarks whose name matches P (RE2 regular expression; default all)
+  --instructions-repeats N
+                          counts per side (default ${repeats})
+  --instructions-iterations N
+                          iterations of the fixed schedule (default: Go 1000, Google Benchmark 100 from 1.8, else 1)`;
+}
+function parseInstructionFlags(v, repeats = DEFAULT_COUNT_REPEATS, name = cliSetting) {
+  const companions = ["instructions-filter", "instructions-repeats", "instructions-iterations"].filter((f) => v[f] !== void 0);
+  if (v.instructions !== true) {
+    if (companions.length > 0) throw new UsageError(`${name(companions[0])} needs ${name("instructions")}`);
+    return void 0;
+  }
+  if (v.counters === true) throw new UsageError(`${name("counters")} and ${name("instructions")}: choose one; ${name("instructions")} counts each benchmark's work under valgrind on any machine, ${name("counters")} reads perf stat for the whole command where the machine has a PMU`);
+  let filter;
+  const pattern = v["instructions-filter"];
+  if (pattern !== void 0) {
+    try {
+      filter = compileNameFilter(pattern);
+    } catch (error) {
+      if (!(error instanceof NameFilterError)) throw error;
+      throw new UsageError(`${name("instructions-filter")} ${JSON.stringify(pattern)}: ${error.message}`);
+    }
+  }
+  const whole2 = (setting) => {
+    const text2 = v[setting];
+    if (text2 === void 0) return void 0;
+    const n = Number(text2);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name(setting)} ${text2}: give a whole number of at least 1`);
+    return n;
+  };
+  const iterations = whole2("instructions-iterations");
+  return { ...filter ? { filter } : {}, repeats: whole2("instructions-repeats") ?? repeats, ...iterations !== void 0 ? { iterations } : {} };
+}
+
 // src/cli/run-command.ts
 var OUTPUTS2 = reportFormats({ rows: false });
 var MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per checkout (skipped when that tree was built before)
@@ -46703,13 +46747,7 @@ var MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per
   --repo DIR              repository to benchmark (default .); its worktrees go to DIR/.benchbot/worktrees
                           (benchbot clean removes them)
   --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
-  --instructions          also count each benchmark's work under valgrind (instructions and estimated_cycles per
-                          iteration, a fixed iteration schedule) after the wall-time rounds; docs/instructions.md
-  --instructions-filter P only count the benchmarks whose name matches P (RE2 regular expression; default all)
-  --instructions-repeats N
-                          counts per side (default ${PR_CHECK_DEFAULTS.instructionRepeats})
-  --instructions-iterations N
-                          iterations of the fixed schedule (default: Go 1000, Google Benchmark 100 from 1.8, else 1)
+${instructionFlagsUsage(PR_CHECK_DEFAULTS.instructionRepeats)}
   --round-timeout S       seconds before a round is killed (default ${PR_CHECK_DEFAULTS.roundTimeoutMs / 1e3})
   --build-timeout S       seconds before a build is killed (default ${PR_CHECK_DEFAULTS.buildTimeoutMs / 1e3})
   --max-failed-rounds N   failed rounds tolerated before giving up (default ${PR_CHECK_DEFAULTS.maxFailedRounds})
@@ -46777,10 +46815,7 @@ var MEASURE_FLAG_OPTIONS = {
   "device-pull": { type: "string" },
   repo: { type: "string" },
   counters: { type: "boolean" },
-  instructions: { type: "boolean" },
-  "instructions-filter": { type: "string" },
-  "instructions-repeats": { type: "string" },
-  "instructions-iterations": { type: "string" },
+  ...INSTRUCTION_FLAG_OPTIONS,
   "round-timeout": { type: "string" },
   "build-timeout": { type: "string" },
   "max-failed-rounds": { type: "string" },
@@ -46819,7 +46854,7 @@ function parseMeasureFlags(v, cwd, env) {
   const pinCpu = parsePinSetting(v["pin-cpu"] ?? PR_CHECK_DEFAULTS.pinCpu);
   if (pinCpu === void 0) throw new UsageError(`--pin-cpu ${v["pin-cpu"]}: use auto, off, or a CPU list such as 3 or 2-3`);
   const test2 = choose("--test", v.test ?? PR_CHECK_DEFAULTS.test, ["mann-whitney", "yuen"]);
-  const instructions = parseInstructionFlags(v);
+  const instructions = parseInstructionFlags(v, PR_CHECK_DEFAULTS.instructionRepeats);
   return {
     repo,
     bench: v.bench,
@@ -46852,28 +46887,6 @@ function parseMeasureFlags(v, cwd, env) {
     // Runs and noise memory are kept under the directory, as every CLI command stores them.
     repository: repo,
     nameSetting: cliSetting
-  };
-}
-function parseInstructionFlags(v) {
-  const companions = ["instructions-filter", "instructions-repeats", "instructions-iterations"].filter((f) => v[f] !== void 0);
-  if (v.instructions !== true) {
-    if (companions.length > 0) throw new UsageError(`--${companions[0]} needs --instructions`);
-    return void 0;
-  }
-  if (v.counters === true) throw new UsageError("--counters and --instructions: choose one; --instructions counts each benchmark's work under valgrind on any machine, --counters reads perf stat for the whole command where the machine has a PMU");
-  let filter;
-  if (v["instructions-filter"] !== void 0) {
-    try {
-      filter = compileNameFilter(v["instructions-filter"]);
-    } catch (error) {
-      if (!(error instanceof NameFilterError)) throw error;
-      throw new UsageError(`--instructions-filter ${JSON.stringify(v["instructions-filter"])}: ${error.message}`);
-    }
-  }
-  return {
-    ...filter ? { filter } : {},
-    repeats: positiveInt(v["instructions-repeats"], "--instructions-repeats", PR_CHECK_DEFAULTS.instructionRepeats),
-    ...v["instructions-iterations"] !== void 0 ? { iterations: positiveInt(v["instructions-iterations"], "--instructions-iterations", 1) } : {}
   };
 }
 function checkoutsStay(stateDir) {
@@ -64487,7 +64500,7 @@ function workEndsDiffer(good, bad, threshold) {
 }
 
 // src/runner/measure-commit.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync6 } from "node:fs";
+import { mkdirSync as mkdirSync8, mkdtempSync as mkdtempSync3, rmSync as rmSync6 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join13 } from "node:path";
 async function measureCommit(repo, sha, stateDir, settings, deps) {
@@ -64502,9 +64515,9 @@ async function measureCommit(repo, sha, stateDir, settings, deps) {
     }
   }
   const dir = await deps.executor.prepare(worktree, `bisect-${label2}`);
-  return measureDirectory(dir, label2, { ...settings, build: void 0 }, deps);
+  return measureDirectory(dir, label2, { ...settings, build: void 0 }, deps, stateDir);
 }
-async function measureDirectory(dir, label2, settings, deps) {
+async function measureDirectory(dir, label2, settings, deps, stateDir) {
   const { executor, progress } = deps;
   if (settings.build) {
     const built = await executor.run(settings.build, { cwd: dir, timeoutMs: settings.buildTimeoutMs, env: settings.env });
@@ -64534,10 +64547,35 @@ async function measureDirectory(dir, label2, settings, deps) {
       Object.assign(hints2, outcome.hints);
     }
     progress.note(`${label2}: ${settings.rounds} round(s) measured`);
+    if (settings.instructions) {
+      const counted = await countArm(settings, settings.instructions, deps, dir, label2, harness, measurements, stateDir);
+      for (const m of counted.measurements) measurements.push(m);
+      for (const w of counted.reasons) warnings.set(`${w.benchmark ?? ""}\0${w.message}`, w);
+    }
     return { measurements: poolMeasurements(measurements), rounds: settings.rounds, harness, warnings: [...warnings.values()], hints: hints2, durationMs };
   } finally {
     rmSync6(scratch2, { recursive: true, force: true });
   }
+}
+async function countArm(settings, counting, deps, dir, label2, harness, measured, stateDir) {
+  const root = stateDir === void 0 ? tmpdir4() : join13(stateDir, "callgrind");
+  mkdirSync8(root, { recursive: true });
+  const keepDir = mkdtempSync3(join13(root, `${label2.replace(/[^\w.-]/g, "_")}-`));
+  const names2 = [...new Set(measured.map((m) => m.benchmark))];
+  const counted = await countInstructions({
+    bench: settings.bench,
+    format: settings.format === "command" ? "command" : harness,
+    names: names2,
+    filter: counting.filter,
+    repeats: counting.repeats,
+    iterations: counting.iterations,
+    timeoutMs: settings.roundTimeoutMs,
+    env: settings.env,
+    keepDir
+  }, deps.executor, dir, label2.replace(/[^\w.-]/g, "_"));
+  const n = new Set(counted.measurements.map((m) => m.benchmark)).size;
+  deps.progress.note(`${label2}: ${n} benchmark(s) counted under valgrind in ${(counted.durationMs / 1e3).toFixed(1)} s${counted.reasons.length > 0 ? `; ${counted.reasons[0].message}${counted.reasons.length > 1 ? ` (and ${counted.reasons.length - 1} more)` : ""}` : ""}`);
+  return counted;
 }
 function roundName(round, warmup) {
   return round >= 1 ? `round ${round}` : `warm-up round ${round + warmup}`;
@@ -64568,6 +64606,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
   const random = xoshiro128(seed);
   try {
     const collected = arms.map(() => []);
+    const harness = arms.map(() => settings.format ?? "detected");
     let durationMs = 0;
     for (let round = -settings.warmup + 1; round <= settings.rounds; round++) {
       const order = arms.map((_, i) => i);
@@ -64584,16 +64623,25 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
         }
         if (round < 1) continue;
         durationMs += outcome.durationMs;
+        harness[i] = outcome.format;
         for (const m of outcome.measurements) collected[i].push(m);
       }
       deps.progress.status(`${name}${round >= 1 ? ` of ${settings.rounds}` : ""}, interleaved: ${arms.map((a) => a.label).join(", ")}`);
     }
     deps.progress.note(`${arms.map((a) => `${a.label} ${a.sha.slice(0, 12)}`).join(", ")}: ${settings.rounds} interleaved round(s) measured`);
+    const profiles = {};
+    if (settings.instructions) {
+      for (const [i, arm] of arms.entries()) {
+        const counted = await countArm(settings, settings.instructions, deps, dirs[i], `${arm.label} ${arm.sha.slice(0, 12)}`, harness[i], collected[i], stateDir);
+        for (const m of counted.measurements) collected[i].push(m);
+        profiles[arm.label] = counted.profiles;
+      }
+    }
     const out = {};
     arms.forEach((arm, i) => {
       out[arm.label] = poolMeasurements(collected[i]);
     });
-    return { arms: out, rounds: settings.rounds, durationMs };
+    return { arms: out, rounds: settings.rounds, durationMs, ...settings.instructions ? { profiles } : {} };
   } finally {
     rmSync6(scratch2, { recursive: true, force: true });
   }
@@ -64994,7 +65042,9 @@ var BISECT_DEFAULTS = {
   maxSessions: 4,
   parallel: 1,
   roundTimeoutMs: 6e5,
-  buildTimeoutMs: 36e5
+  buildTimeoutMs: 36e5,
+  // A count repeats: one per commit and session is what item 5 of issue 23 asks (the spread is shown by the PR check's repeats).
+  instructionRepeats: 1
 };
 function machineKeyOf(executor) {
   let key2;
@@ -65327,6 +65377,7 @@ var COMMON_OPTIONS = `  --bench CMD             benchmark command, run in the ch
                           env BENCHBOT_DATABASE_URL); a relative path is relative to the current directory
   --round-timeout S       seconds before a round is killed (default ${BISECT_DEFAULTS.roundTimeoutMs / 1e3})
   --build-timeout S       seconds before a build is killed (default ${BISECT_DEFAULTS.buildTimeoutMs / 1e3})
+${instructionFlagsUsage(BISECT_DEFAULTS.instructionRepeats)}
 ${MACHINE_FLAGS_USAGE}`;
 var BISECT_USAGE = `usage: benchbot bisect --good REF --bad REF --bench CMD [options]
 
@@ -65391,8 +65442,13 @@ var COMMON_FLAGS = {
   store: { type: "string" },
   "round-timeout": { type: "string" },
   "build-timeout": { type: "string" },
-  ...MACHINE_FLAG_OPTIONS
+  ...MACHINE_FLAG_OPTIONS,
+  ...INSTRUCTION_FLAG_OPTIONS
 };
+function instructionsOf(v, name) {
+  const instructions = parseInstructionFlags(v, BISECT_DEFAULTS.instructionRepeats, name);
+  return instructions ? { instructions } : {};
+}
 function parse4(args, options2) {
   return parseFlags(args, options2, false).values;
 }
@@ -65415,7 +65471,8 @@ function commonFlags(v, cwd, name) {
         rounds: positiveInt2(v.rounds, "rounds", name, BISECT_DEFAULTS.rounds, 2),
         warmup: positiveInt2(v.warmup, "warmup", name, BISECT_DEFAULTS.warmup, 0),
         roundTimeoutMs: milliseconds(v["round-timeout"], "round-timeout", name, BISECT_DEFAULTS.roundTimeoutMs),
-        buildTimeoutMs: milliseconds(v["build-timeout"], "build-timeout", name, BISECT_DEFAULTS.buildTimeoutMs)
+        buildTimeoutMs: milliseconds(v["build-timeout"], "build-timeout", name, BISECT_DEFAULTS.buildTimeoutMs),
+        ...instructionsOf(v, name)
       },
       benchmarks: v.benchmark ?? [],
       metric: v.metric,
