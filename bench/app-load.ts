@@ -41,7 +41,7 @@ import { parseArgs } from 'node:util';
 import { REPLY_MARKER } from '../src/app/handler-deps.ts';
 import { REPORT_MARKER } from '../src/report/markdown-report.ts';
 import { regressionMarker } from '../src/report/regression-issue.ts';
-import { APP_ID, APP_SLUG, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, benchArtifact, scanJson, sha } from '../test/app/app-harness.ts';
+import { APP_ID, APP_SLUG, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, benchArtifact, scanJson, sha, starterWorkflows } from '../test/app/app-harness.ts';
 import { startPostgres, type PostgresServer } from '../test/support/postgres-server.ts';
 import { seededRandom } from '../test/support/random.ts';
 import { startServe, type ServeProcess } from '../test/support/serve-process.ts';
@@ -180,6 +180,8 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
     owner: OWNER,
     repo: REPO,
     state: {
+      // The starter workflows' run names and inputs: how the app finds a dispatch whose answer was lost.
+      ...starterWorkflows(),
       actor: { login: BOT_LOGIN, type: 'Bot', id: 5_550_001 },
       app: { id: APP_ID, slug: APP_SLUG, owner: { login: OWNER, type: 'Organization' }, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(), installations: [INSTALLATION_ID] },
       permissions: { maintainer: 'maintain', admin: 'admin' },

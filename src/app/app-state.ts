@@ -1,4 +1,5 @@
-import type { Store } from '../store/store.ts';
+import { randomUUID } from 'node:crypto';
+import type { EffectEntry, Store } from '../store/store.ts';
 import { keyedQueue } from './keyed-queue.ts';
 
 /**
@@ -20,8 +21,8 @@ import { keyedQueue } from './keyed-queue.ts';
  * - `unnamed:<owner>/<repo>/<dispatched at>#<pr>`: a `/bench` dispatch GitHub
  *   did not name the run of, until a completed run is bound to it.
  * - `bisect:<owner>/<repo>:<series>@<good>..<bad>`: a nightly regression whose
- *   bisection was dispatched, so the next nightlies (which still see it) do
- *   not dispatch it again.
+ *   bisection was dispatched, written before `bisect-dispatch:` (below)
+ *   replaced it; still read, so an upgrade does not bisect it again.
  * - `bisect-run:<owner>/<repo>/<run id>`: the finding a bisect run works on.
  * - `issue:<owner>/<repo>:<series>`: the regression issue filed for a series.
  * - `reply:<owner>/<repo>#<pr>`: the effect (withEffect) of the app's reply
@@ -33,6 +34,15 @@ import { keyedQueue } from './keyed-queue.ts';
  *   check run on a pull request's head, `open` while it is in progress.
  * - `bisect-issue:<owner>/<repo>:<series>:<good>..<bad>`: the effect of the
  *   regression issue a bisection files.
+ * - `dispatch:<owner>/<repo>#<pr>/<comment id>@<updated_at>`: the effect of
+ *   the workflow dispatch of a `/bench` comment (the comment's claim key).
+ * - `bisect-dispatch:<owner>/<repo>:<series>@<good>..<bad>`: the effect of
+ *   the bisect workflow dispatch for a nightly regression, so the next
+ *   nightlies (which still see it) do not dispatch it again.
+ *
+ * The effect keys (`reply:`, `report-comment:`, `check-run:`,
+ * `bisect-issue:`, `dispatch:`, `bisect-dispatch:`) live in the store's
+ * effects table (withEffect), the others in its state table.
  * - `answered:<owner>/<repo>#<pr>:<kind>:<login>`: when a user was last
  *   answered a help or a refusal there; later ones in the same period are
  *   only logged, so comments cannot spend the installation's API budget.
@@ -110,8 +120,8 @@ export interface IssueRecord {
   culprit?: { sha: string; subject: string; pr?: number };
 }
 
-/** EFFECT_LEASE_MS: an effect `intended` and not renewed for this long (its maker crashed) may be taken over by another handler; a live maker renews it every quarter of it. */
-export const EFFECT_LEASE_MS = 60 * 1000;
+/** EFFECT_LEASE_MS: an effect's lease (the effects table) not renewed for this long (its maker crashed) may be taken by another handler; a live maker renews it every quarter of it. */
+export const EFFECT_LEASE_MS = 30 * 1000;
 
 /** EFFECT_POLL_MS is how often a handler looks again at an effect another replica is making. */
 const EFFECT_POLL_MS = 20;
@@ -120,11 +130,19 @@ const EFFECT_POLL_MS = 20;
 export type EffectResult = { id: number } & Record<string, unknown>;
 
 /**
- * EffectRecord is the value of an effect key: `intended` while a handler
- * makes it (`last` is what the one before made, if any), `done` with the
- * result after.
+ * EffectAttempt is what a maker learns of the attempts before it: `last`,
+ * what the last one that finished made (its GitHub object, to update rather
+ * than create another), and `uncertain`, true when an attempt began and
+ * recorded no outcome (it failed or its process died, maybe after GitHub
+ * had made the object): the maker then looks for the object on GitHub (by
+ * its marker, external id or run name) before making it.
  */
-export type EffectRecord = { status: 'intended'; at: string; last?: EffectResult } | ({ status: 'done'; at: string } & EffectResult);
+export interface EffectAttempt {
+  last: EffectResult | undefined;
+  uncertain: boolean;
+  /** since is when the uncertain attempt began (ISO), so a look on GitHub can start there. */
+  since: string | undefined;
+}
 
 /** Versioned pairs a value with the state version it was read at, for compare-and-set. */
 export interface Versioned<T> {
@@ -168,28 +186,33 @@ export interface AppState {
   getRun(owner: string, repo: string, runId: number): Promise<Versioned<BenchRequest> | undefined>;
   /** putRun records which request a run measures (overwriting, e.g. with a new status). */
   putRun(request: BenchRequest & { runId: number }): Promise<void>;
-  /** claimBisect records that a regression's bisection is being dispatched; false when it already was. */
-  claimBisect(owner: string, repo: string, series: string, range: string): Promise<boolean>;
-  /** releaseBisect forgets a claim whose dispatch failed, so the next nightly tries again. */
-  releaseBisect(owner: string, repo: string, series: string, range: string): Promise<void>;
+  /** bisectClaimedBefore tells whether a regression's bisection was dispatched under the `bisect:` key of earlier versions. */
+  bisectClaimedBefore(owner: string, repo: string, series: string, range: string): Promise<boolean>;
   putBisectRun(owner: string, repo: string, runId: number, record: BisectRecord): Promise<void>;
   getBisectRun(owner: string, repo: string, runId: number): Promise<BisectRecord | undefined>;
   putIssue(owner: string, repo: string, series: string, record: IssueRecord): Promise<void>;
   getIssue(owner: string, repo: string, series: string): Promise<IssueRecord | undefined>;
   /**
    * withEffect makes one effect on GitHub at a time per `key`, across the
-   * handlers of this process and across replicas: it records the key as
-   * `intended` with an atomic insert-if-absent (or compare-and-set over a
-   * `done` record) before `make` runs, and as `done` with what `make`
-   * returned after. `make` gets what the previous maker left (`last`) and
-   * must reuse it, or find the object on GitHub by its marker, rather than
-   * create a second one; returning null leaves the record as it was. A
-   * handler that finds the key intended waits until it is done, or until
-   * the intent went EFFECT_LEASE_MS without renewal (its maker crashed; a
-   * live one renews it while `make` runs). When `make` throws, the intent
-   * is withdrawn.
+   * handlers of this process and across replicas (the effects table): it
+   * takes the key's lease and records it `intended` before `make` runs, and
+   * `done` with what `make` returned after. `make` gets what came before
+   * (EffectAttempt) and must reuse `last`, or find the object on GitHub,
+   * rather than create a second one; returning null puts the record back as
+   * it was (nothing made). When `make` throws, the record stays `intended`
+   * without a holder: the outcome is unknown, so the next attempt is told
+   * `uncertain`. A handler that finds the key held waits until it is free,
+   * or until the holder's lease ran out (it crashed; a live one renews it
+   * while `make` runs).
    */
-  withEffect<T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined) => Promise<T>): Promise<T>;
+  withEffect<T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined, attempt: EffectAttempt) => Promise<T>): Promise<T>;
+  /**
+   * effectOnce makes an effect that is made once and never again (a
+   * workflow dispatch): the recorded result when it was made, else what
+   * `find` finds on GitHub when an attempt before was uncertain, else what
+   * `make` makes.
+   */
+  effectOnce<T extends EffectResult>(key: string, find: (since: string) => Promise<T | null>, make: () => Promise<T>): Promise<T>;
   /**
    * claimAnswer returns true when `login` may be answered `kind` on a pull
    * request at `at` (no answer in the last ANSWER_PERIOD_MS), recording it
@@ -223,6 +246,10 @@ export const reportCommentKey = (owner: string, repo: string, pr: number) => `re
 export const checkRunKey = (owner: string, repo: string, pr: number, head: string) => `check-run:${slug(owner, repo)}#${pr}:${head.toLowerCase()}`;
 /** bisectIssueKey is the effect key of the regression issue a bisection of `range` (`<good>..<bad>`) files. */
 export const bisectIssueKey = (owner: string, repo: string, series: string, range: string) => `bisect-issue:${slug(owner, repo)}:${series}:${range}`;
+/** dispatchKey is the effect key of the workflow dispatch of a `/bench` comment at one version (its `updated_at`). */
+export const dispatchKey = (owner: string, repo: string, pr: number, commentId: number, version: string) => `dispatch:${slug(owner, repo)}#${pr}/${commentId}@${version}`;
+/** bisectDispatchKey is the effect key of the bisect dispatch for a regression of `series` over `range` (`<good>..<bad>`). */
+export const bisectDispatchKey = (owner: string, repo: string, series: string, range: string) => `bisect-dispatch:${slug(owner, repo)}:${series}@${range}`;
 const answerKey = (owner: string, repo: string, pr: number, kind: AnswerKind, login: string) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 const unnamedKey = (r: BenchRequest) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 
@@ -241,64 +268,57 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
     if (value.status !== 'processing' || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
     return (await store.compareAndSetState(key, existing.version, record)) !== null;
   };
-  const lastOf = (record: EffectRecord | undefined): EffectResult | undefined => {
-    if (record === undefined) return undefined;
-    if (record.status === 'intended') return record.last;
-    const { status: _status, at: _at, ...result } = record;
-    return result as EffectResult;
-  };
-  // intend takes an effect key for this handler: the version of its intent and what the previous maker left.
-  const intend = async (key: string): Promise<{ version: number; previous: EffectRecord | undefined }> => {
+  const lastOf = (entry: EffectEntry | undefined): EffectResult | undefined =>
+    entry === undefined || entry.githubId === null ? undefined : { ...(entry.result ?? {}), id: entry.githubId };
+  // take waits for the key's lease: free, or held by a maker whose lease ran out.
+  const take = async (key: string, holder: string): Promise<EffectEntry | undefined> => {
     for (;;) {
-      const fresh = await store.compareAndSetState(key, null, { status: 'intended', at: iso() } satisfies EffectRecord);
-      if (fresh !== null) return { version: fresh, previous: undefined };
-      const existing = await store.getState(key);
-      if (existing === undefined) continue;
-      const record = existing.value as EffectRecord;
-      // A record without a status is a reply id from before effects were keyed: done.
-      if (record.status !== 'intended' || now() - Date.parse(record.at) >= effectLeaseMs) {
-        const last = lastOf(record);
-        const version = await store.compareAndSetState(key, existing.version, { status: 'intended', at: iso(), ...(last ? { last } : {}) } satisfies EffectRecord);
-        if (version !== null) return { version, previous: record };
-        continue;
-      }
+      const taken = await store.takeEffect(key, holder, now(), effectLeaseMs);
+      if (taken.taken) return taken.before;
       // Another replica is making it: look again shortly (within this process the queue below already waits).
       await new Promise((resolve) => setTimeout(resolve, EFFECT_POLL_MS * (0.5 + Math.random())));
     }
   };
   // Handlers of this process queue per key, so only handlers of other replicas poll.
   const queued = keyedQueue();
-  return {
-    withEffect<T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined) => Promise<T>): Promise<T> {
-      return queued(key, async () => {
-        const intent = await intend(key);
-        let version = intent.version;
-        // What to put back when nothing was made: what the previous maker left, as done, or nothing.
-        const last = lastOf(intent.previous);
-        const undo = () => (last === undefined ? store.deleteState(key, version) : store.compareAndSetState(key, version, { ...last, status: 'done', at: intent.previous?.at ?? iso() } satisfies EffectRecord));
-        // The intent is renewed while `make` runs (a throttled write may wait long), so only a maker that stopped loses it.
-        let renewing: Promise<void> = Promise.resolve();
-        const renewal = setInterval(() => {
-          renewing = renewing.then(async () => {
-            const next = await store.compareAndSetState(key, version, { status: 'intended', at: iso(), ...(last ? { last } : {}) } satisfies EffectRecord);
-            if (next !== null) version = next;
-          }).catch(() => undefined);
-        }, effectLeaseMs / 4);
-        renewal.unref();
-        let result: T;
-        try {
-          result = await make(last);
-        } catch (error) {
-          clearInterval(renewal);
-          await renewing;
-          await Promise.resolve(undo()).catch(() => undefined);
-          throw error;
-        }
+  const withEffect = <T extends EffectResult | null>(key: string, make: (last: EffectResult | undefined, attempt: EffectAttempt) => Promise<T>): Promise<T> =>
+    queued(key, async () => {
+      const holder = randomUUID();
+      const before = await take(key, holder);
+      // The lease is renewed while `make` runs (a throttled write may wait long), so only a maker that stopped loses it.
+      let renewing: Promise<unknown> = Promise.resolve();
+      const renewal = setInterval(() => {
+        renewing = renewing.then(() => store.renewEffect(key, holder, now() + effectLeaseMs)).catch(() => undefined);
+      }, effectLeaseMs / 4);
+      renewal.unref();
+      const stop = async () => {
         clearInterval(renewal);
         await renewing;
-        if (result === null) await undo();
-        else await store.compareAndSetState(key, version, { ...result, status: 'done', at: iso() } satisfies EffectRecord);
-        return result;
+      };
+      const last = lastOf(before);
+      let result: T;
+      try {
+        result = await make(last, { last, uncertain: before?.status === 'intended', since: before?.status === 'intended' ? before.intendedAt : undefined });
+      } catch (error) {
+        await stop();
+        // Made or not, nobody knows (GitHub may have made it and the answer was lost): the next attempt looks first.
+        await store.releaseEffect(key, holder, 'unknown').catch(() => undefined);
+        throw error;
+      }
+      await stop();
+      if (result === null) await store.releaseEffect(key, holder, before);
+      else {
+        const { id, ...rest } = result;
+        await store.finishEffect(key, holder, id, rest);
+      }
+      return result;
+    });
+  return {
+    withEffect,
+    effectOnce<T extends EffectResult>(key: string, find: (since: string) => Promise<T | null>, make: () => Promise<T>): Promise<T> {
+      return withEffect(key, async (last, attempt) => {
+        if (last !== undefined) return last as T;
+        return (attempt.since !== undefined ? await find(attempt.since) : null) ?? (await make());
       });
     },
     claimDelivery: (id, event) => claim(deliveryKey(id), event),
@@ -317,12 +337,17 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
+      // `check-run:` state keys are effects from before the effects table; they go with the rest.
       const prefixes = ['delivery:', 'comment:', 'unnamed:', 'answered:', 'permission:', 'check-run:'];
       for (const entry of (await Promise.all(prefixes.map((prefix) => store.listState(prefix)))).flat()) {
-        // A check run key (one per benchmarked head) goes once its check run is closed; an open one is what a newer /bench must cancel.
-        if (entry.key.startsWith('check-run:') && ((entry.value as EffectRecord).status !== 'done' || (entry.value as { open?: unknown }).open === true)) continue;
         const at = Date.parse((entry.value as DeliveryRecord).at);
         if (Number.isFinite(at) && now() - at > olderThanMs && (await store.deleteState(entry.key, entry.version))) removed++;
+      }
+      // Effects: a check run key (one per benchmarked head) stays while its check run is open, which a newer /bench must cancel.
+      for (const effect of await store.listEffects('')) {
+        if (effect.holder !== null || (effect.key.startsWith('check-run:') && effect.result?.open === true)) continue;
+        const at = Date.parse(effect.doneAt ?? effect.intendedAt);
+        if (Number.isFinite(at) && now() - at > olderThanMs && (await store.deleteEffect(effect.key, effect.version))) removed++;
       }
       return removed;
     },
@@ -349,11 +374,8 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
     async putRun(request) {
       await store.putState(runKey(request.owner, request.repo, request.runId), request);
     },
-    async claimBisect(owner, repo, series, range) {
-      return (await store.compareAndSetState(`bisect:${slug(owner, repo)}:${series}@${range}`, null, { at: iso() })) !== null;
-    },
-    async releaseBisect(owner, repo, series, range) {
-      await store.deleteState(`bisect:${slug(owner, repo)}:${series}@${range}`);
+    async bisectClaimedBefore(owner, repo, series, range) {
+      return (await store.getState(`bisect:${slug(owner, repo)}:${series}@${range}`)) !== undefined;
     },
     async putBisectRun(owner, repo, runId, record) {
       await store.putState(`bisect-run:${slug(owner, repo)}/${runId}`, record);

@@ -1,6 +1,6 @@
 import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
-import { publishCheckRun, type CheckRunOptions } from '../github/check-run.ts';
+import { findCheckRun, publishCheckRun, type CheckRunOptions } from '../github/check-run.ts';
 import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { checkRunKey, reportCommentKey, type BenchRequest } from './app-state.ts';
@@ -40,11 +40,13 @@ export interface RunningCheck {
  */
 export async function openCheckRun(deps: HandlerDeps, client: GitHubClient, where: Repo, pr: number, head: string, check: RunningCheck): Promise<number> {
   const fields = { ...where, name: CHECK_NAME, status: 'in_progress', details_url: check.detailsUrl ?? undefined, external_id: check.externalId ?? undefined, output: { title: check.title, summary: check.summary } };
-  const made = await deps.state.withEffect(checkRunKey(where.owner, where.repo, pr, head), async (last) => {
-    if (last?.open === true) {
+  const made = await deps.state.withEffect(checkRunKey(where.owner, where.repo, pr, head), async (last, attempt) => {
+    // An attempt that recorded nothing may have opened one (a lost answer, a crash): it is on GitHub, in progress.
+    const open = last?.open === true ? last.id : attempt.uncertain ? (await findCheckRun(client, { ...where, headSha: head, name: CHECK_NAME }, (r) => r.status !== 'completed'))?.id : undefined;
+    if (open !== undefined) {
       try {
-        await client.request('PATCH', '/repos/{owner}/{repo}/check-runs/{check_run_id}', { ...fields, check_run_id: last.id });
-        return { id: last.id, open: true };
+        await client.request('PATCH', '/repos/{owner}/{repo}/check-runs/{check_run_id}', { ...fields, check_run_id: open });
+        return { id: open, open: true };
       } catch (error) {
         // Gone: a new one below.
         if (!(error instanceof GitHubError && error.status === 404)) throw error;
@@ -62,8 +64,9 @@ export async function openCheckRun(deps: HandlerDeps, client: GitHubClient, wher
  * run opened before it had an effect key. Nothing open: nothing to do.
  */
 export async function cancelCheckRun(deps: HandlerDeps, client: GitHubClient, replaced: BenchRequest, knownId: number | null, by: BenchRequest): Promise<void> {
-  await deps.state.withEffect(checkRunKey(replaced.owner, replaced.repo, replaced.pr, replaced.head), async (last) => {
-    const id = last === undefined ? knownId : last.open === true ? last.id : null;
+  await deps.state.withEffect(checkRunKey(replaced.owner, replaced.repo, replaced.pr, replaced.head), async (last, attempt) => {
+    const lost = attempt.uncertain && (last === undefined || last.open !== true) ? await findCheckRun(client, { owner: replaced.owner, repo: replaced.repo, headSha: replaced.head, name: CHECK_NAME }, (r) => r.status !== 'completed') : null;
+    const id = lost !== null ? lost.id : last === undefined ? knownId : last.open === true ? last.id : null;
     if (id === null) return null;
     try {
       await client.request('PATCH', '/repos/{owner}/{repo}/check-runs/{check_run_id}', {
@@ -87,9 +90,13 @@ export async function cancelCheckRun(deps: HandlerDeps, client: GitHubClient, re
  * new one; the open one is then closed.
  */
 export async function completeCheckRun(deps: HandlerDeps, client: GitHubClient, request: BenchRequest, options: Omit<CheckRunOptions, 'owner' | 'repo' | 'headSha' | 'name' | 'checkRunId'>): Promise<void> {
-  await deps.state.withEffect(checkRunKey(request.owner, request.repo, request.pr, request.head), async (last) => {
+  await deps.state.withEffect(checkRunKey(request.owner, request.repo, request.pr, request.head), async (last, attempt) => {
     const open = last?.open === true ? last.id : undefined;
-    const published = await publishCheckRun(client, { ...options, owner: request.owner, repo: request.repo, headSha: request.head, name: CHECK_NAME, checkRunId: request.checkRunId ?? open });
+    // An attempt that recorded nothing may have opened one, or completed one for this run (its external id): it is updated, not made again.
+    const lost = attempt.uncertain && request.checkRunId === null && open === undefined
+      ? await findCheckRun(client, { owner: request.owner, repo: request.repo, headSha: request.head, name: CHECK_NAME }, (r) => r.status !== 'completed' || (options.externalId !== undefined && r.external_id === options.externalId))
+      : null;
+    const published = await publishCheckRun(client, { ...options, owner: request.owner, repo: request.repo, headSha: request.head, name: CHECK_NAME, checkRunId: request.checkRunId ?? open ?? lost?.id });
     // Another check run still open on the head (not this request's) stays as recorded.
     return open !== undefined && open !== published.id ? null : { id: published.id, open: false };
   });

@@ -110,7 +110,8 @@ async function once<T>(state: AppState, options: CreateAppOptions, context: Cont
 }
 
 function clientOf(context: Context, options: CreateAppOptions) {
-  return octokitGitHubClient(context.octokit as unknown as OctokitLike, { apiUrl: options.apiUrl });
+  // Effects are retried by looking first (AppState.withEffect), never by re-sending a POST blind.
+  return octokitGitHubClient(context.octokit as unknown as OctokitLike, { apiUrl: options.apiUrl, retryWrites: false });
 }
 
 /** cachedConfigLoader wraps loadRepoConfig with a per-repository, per-ref cache of `ttlMs` (bounded to 1000 entries). */

@@ -3,7 +3,8 @@ import { GitHubError } from '../github/github-client.ts';
 import { upsertStickyComment, withMarker } from '../github/sticky-comment.ts';
 import type { AppConfig } from './app-config.ts';
 import { formatConfigProblems } from './app-config.ts';
-import { ANSWER_PERIOD_MS, replyKey, type AnswerKind, type BenchRequest } from './app-state.ts';
+import { ANSWER_PERIOD_MS, dispatchKey, replyKey, type AnswerKind, type BenchRequest } from './app-state.ts';
+import { DISPATCH_KEY_INPUT, dispatchToken, dispatchWorkflow, findDispatchedRun } from '../github/workflow-dispatch.ts';
 import { inertCode } from '../report/inert-markdown.ts';
 import { BENCH_USAGE, findCommandLine, parseCommandLine, type BenchArguments } from './bench-command.ts';
 import { renderBenchRunning } from './bench-report.ts';
@@ -103,7 +104,7 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
   }
   let outcome: CommentOutcome;
   try {
-    outcome = await handleCommand(deps, client, payload, { ...where, pr }, comment);
+    outcome = await handleCommand(deps, client, payload, { ...where, pr }, comment, version);
   } catch (error) {
     await deps.state.releaseComment(where.owner, where.repo, comment.id, version).catch(() => undefined);
     throw error;
@@ -112,7 +113,7 @@ export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHu
   return outcome;
 }
 
-async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: IssueCommentPayload, target: Repo & { pr: number }, comment: CommandComment): Promise<CommentOutcome> {
+async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: IssueCommentPayload, target: Repo & { pr: number }, comment: CommandComment, version: string): Promise<CommentOutcome> {
   const where = { owner: target.owner, repo: target.repo };
   const { pr } = target;
   const { login } = comment;
@@ -181,9 +182,11 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
 
   const inputs = workflowInputs(pr, pull.base.sha, pull.head.sha, command, config);
   let run: { id: number | null; url: string | null };
-  const dispatchedAt = deps.now().toISOString();
+  let dispatchedAt = deps.now().toISOString();
   try {
-    run = await dispatch(client, where, config.bench.workflow, defaultBranch, inputs);
+    const made = await dispatchOnce(deps, client, where, config.bench.workflow, defaultBranch, inputs, dispatchKey(where.owner, where.repo, pr, comment.id, version), dispatchedAt);
+    run = { id: made.id === 0 ? null : made.id, url: made.url };
+    dispatchedAt = made.at;
   } catch (error) {
     if (!(error instanceof GitHubError) || error.status >= 500 || error.status === 0) throw error;
     const hint = error.status === 404
@@ -398,16 +401,31 @@ function workflowInputs(pr: number, base: string, head: string, args: BenchArgum
   return inputs;
 }
 
-async function dispatch(client: GitHubClient, where: Repo, workflow: string, ref: string, inputs: Record<string, string>): Promise<{ id: number | null; url: string | null }> {
-  const answer = await client.request<{ workflow_run_id?: number; html_url?: string } | undefined>('POST', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
-    ...where,
-    workflow_id: workflow,
-    ref,
-    inputs,
-    // Without the run id the completion could not be tied back to this pull request.
-    return_run_details: true,
-  });
-  return { id: typeof answer?.workflow_run_id === 'number' ? answer.workflow_run_id : null, url: typeof answer?.html_url === 'string' ? answer.html_url : null };
+/** BenchDispatch is what the effect of a `/bench` dispatch records: the run (id 0: GitHub did not name it), its URL, and when it was sent. */
+type BenchDispatch = { id: number; url: string | null; at: string; keyed?: boolean };
+
+/**
+ * dispatchOnce dispatches the `/bench` workflow once per command (the
+ * comment at its version, `key`): a retry of a handler that dispatched
+ * reuses the recorded run, and one whose earlier attempt recorded nothing
+ * (a lost answer, a crash) first looks for the run by its key among the
+ * workflow's runs (findDispatchedRun) before dispatching.
+ */
+async function dispatchOnce(deps: HandlerDeps, client: GitHubClient, where: Repo, workflow: string, ref: string, inputs: Record<string, string>, key: string, at: string): Promise<BenchDispatch> {
+  const token = dispatchToken(key);
+  return deps.state.effectOnce<BenchDispatch>(
+    key,
+    async (since) => {
+      const found = await findDispatchedRun(client, { ...where, workflow, token, since });
+      if (found !== null) deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key }, 'found the run of a dispatch whose answer was not recorded; not dispatched again');
+      return found === null ? null : { id: found.id, url: found.url, at: since };
+    },
+    async () => {
+      const answer = await dispatchWorkflow(client, { ...where, workflow, ref, inputs, token });
+      if (!answer.keyed) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
+      return { id: answer.id ?? 0, url: answer.url, at, keyed: answer.keyed };
+    },
+  );
 }
 
 /**
@@ -418,7 +436,9 @@ async function dispatch(client: GitHubClient, where: Repo, workflow: string, ref
 async function recordLatest(deps: HandlerDeps, request: BenchRequest): Promise<BenchRequest | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const current = await deps.state.getBench(request.owner, request.repo, request.pr);
-    if (await deps.state.setBench(request, current?.version ?? null)) return current?.value.status === 'running' ? current.value : null;
+    // The same command again (a retried handler, its dispatch reused) replaces nothing.
+    const same = current !== undefined && current.value.commentId === request.commentId && current.value.runId === request.runId && current.value.dispatchedAt === request.dispatchedAt;
+    if (await deps.state.setBench(request, current?.version ?? null)) return current?.value.status === 'running' && !same ? current.value : null;
   }
   throw new Error(`could not record the /bench on ${request.owner}/${request.repo}#${request.pr}: the state kept changing`);
 }

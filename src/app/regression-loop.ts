@@ -4,7 +4,8 @@ import { fileRegressionIssue } from '../github/regression-issue.ts';
 import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
 import type { ScanFinding } from '../scan/scan-finding.ts';
 import type { AppConfig } from './app-config.ts';
-import { bisectIssueKey } from './app-state.ts';
+import { bisectDispatchKey, bisectIssueKey } from './app-state.ts';
+import { dispatchToken, dispatchWorkflow, findDispatchedRun } from '../github/workflow-dispatch.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
 import type { HandlerDeps, Repo } from './handler-deps.ts';
 
@@ -30,6 +31,9 @@ export const BISECT_ARTIFACT = 'benchbot-bisect';
 /** RegressionOutcome says what the nightly loop did with a run. */
 export type RegressionOutcome = 'no-scan' | 'no-regression' | 'bisect-dispatched' | 'bisect-known' | 'not-dispatched-here' | 'issue-filed';
 
+/** BisectDispatch is what the effect of a bisect dispatch records: the run (0: not named), whether it was found after a lost answer, and whether it carried its key. */
+type BisectDispatch = { id: number; url?: string | null; found?: boolean; keyed?: boolean; earlier?: boolean };
+
 /** ScanFindingJson is one finding of the scan JSON, as validated here. */
 type ScanFindingJson = Record<string, unknown> & { series: string; benchmark: string; metric: string; kind: string; direction: string; last_good: { sha: string; time: string }; first_bad: { sha: string; time: string } };
 
@@ -42,8 +46,11 @@ export function isWorkflow(path: string, workflow: string): boolean {
  * handleNightlyCompleted reads `scan.json` from the nightly run's artifact and
  * dispatches the bisect workflow once per confirmed regression (a change
  * point or a two-night alert, not a one-night watch). A regression stays in
- * the scan night after night; the claim in the state keeps it to one
- * bisection. A dispatch that fails releases the claim for the next night.
+ * the scan night after night; its effect key (`bisect-dispatch:`) keeps it to
+ * one bisection: recorded as intended before the dispatch and done with the
+ * run after, and a dispatch whose outcome is unknown (a lost answer, a crash)
+ * is looked for among the workflow's runs by its key before it is sent again.
+ * A dispatch that fails is tried again by the next attempt or nightly.
  */
 export async function handleNightlyCompleted(deps: HandlerDeps, client: GitHubClient, where: Repo, runId: number, config: AppConfig, defaultBranch: string): Promise<RegressionOutcome> {
   const text = await downloadArtifactFile(client, where, runId, NIGHTLY_ARTIFACT, 'scan.json');
@@ -54,24 +61,35 @@ export async function handleNightlyCompleted(deps: HandlerDeps, client: GitHubCl
   let dispatched = 0;
   for (const finding of confirmed) {
     const range = `${finding.last_good.sha}..${finding.first_bad.sha}`;
-    if (!(await deps.state.claimBisect(where.owner, where.repo, finding.series, range))) continue;
+    const key = bisectDispatchKey(where.owner, where.repo, finding.series, range);
+    const token = dispatchToken(key);
+    const workflow = config.nightly.bisectWorkflow;
+    let sent = false;
     try {
-      const answer = await client.request<{ workflow_run_id?: number } | undefined>('POST', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
-        ...where,
-        workflow_id: config.nightly.bisectWorkflow,
-        ref: defaultBranch,
-        inputs: { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series },
-        return_run_details: true,
-      });
-      if (typeof answer?.workflow_run_id === 'number') {
-        await deps.state.putBisectRun(where.owner, where.repo, answer.workflow_run_id, { finding, branch: scan.branch, threshold: scan.threshold, at: deps.now().toISOString() });
-      }
+      const run = await deps.state.effectOnce<BisectDispatch>(
+        key,
+        async (since) => {
+          const found = await findDispatchedRun(client, { ...where, workflow, token, since });
+          return found === null ? null : { id: found.id, url: found.url, found: true };
+        },
+        async () => {
+          // Dispatched by a version that kept the claim in the state table: not again.
+          if (await deps.state.bisectClaimedBefore(where.owner, where.repo, finding.series, range)) return { id: 0, earlier: true };
+          const inputs = { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series };
+          const answer = await dispatchWorkflow(client, { ...where, workflow, ref: defaultBranch, inputs, token });
+          sent = true;
+          // id 0: GitHub did not name the run (GHES); the completion then has no record and files nothing.
+          return { id: answer.id ?? 0, url: answer.url, keyed: answer.keyed };
+        },
+      );
+      if (!sent && run.found !== true) continue;
+      // The record the completion reads; written again for a run found after a lost answer.
+      if (run.id !== 0) await deps.state.putBisectRun(where.owner, where.repo, run.id, { finding, branch: scan.branch, threshold: scan.threshold, at: deps.now().toISOString() });
       dispatched++;
-      deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, range, runId: answer?.workflow_run_id }, 'dispatched bisect');
+      deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, range, runId: run.id || undefined, found: run.found === true }, 'dispatched bisect');
     } catch (error) {
-      await deps.state.releaseBisect(where.owner, where.repo, finding.series, range);
       if (error instanceof GitHubError && error.status === 404) {
-        deps.log.warn({ owner: where.owner, repo: where.repo, workflow: config.nightly.bisectWorkflow }, 'no bisect workflow to dispatch (nightly.bisect-workflow in .github/benchbot.yml)');
+        deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, 'no bisect workflow to dispatch (nightly.bisect-workflow in .github/benchbot.yml)');
         continue;
       }
       throw error;

@@ -85,3 +85,22 @@ export async function publishCheckRun(client: GitHubClient, options: CheckRunOpt
 export function truncateForCheckRun(markdown: string, limit = CHECK_RUN_TEXT_LIMIT): { text: string; truncated: boolean } {
   return truncateMarkdown(markdown, limit, (bytes, max) => `\n\n---\n_benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max}. The job summary and the PR comment have the full report._\n`);
 }
+
+/** FoundCheckRun is the part of a listed check run findCheckRun returns. */
+export interface FoundCheckRun {
+  id: number;
+  status: string;
+  external_id: string | null;
+}
+
+/**
+ * findCheckRun looks on GitHub for a check run named `name` on `headSha`
+ * that `match` accepts (the oldest first), for a maker whose earlier attempt
+ * may have created it without recording it (the answer was lost, or the
+ * process died): found, it is updated rather than created again. Null when
+ * there is none.
+ */
+export async function findCheckRun(client: GitHubClient, options: { owner: string; repo: string; headSha: string; name: string }, match: (run: FoundCheckRun) => boolean): Promise<FoundCheckRun | null> {
+  const runs = await client.paginate<FoundCheckRun>('/repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: options.owner, repo: options.repo, ref: options.headSha, check_name: options.name, filter: 'all' });
+  return runs.filter(match).sort((a, b) => a.id - b.id)[0] ?? null;
+}

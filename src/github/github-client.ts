@@ -310,6 +310,15 @@ export interface OctokitGitHubClientOptions {
   /** maxRetries of a download from its redirect target that failed with 5xx or on the network. Default 3. */
   maxRetries?: number;
   userAgent?: string;
+  /**
+   * retryWrites false sends every POST once, whatever the answer (default
+   * true: a 5xx or a lost connection is re-sent like a read). GitHub may have
+   * made the comment, issue, check run or dispatch before the answer was
+   * lost, and a blind re-send makes a second one: the app instead records
+   * each effect as intended and looks for it on GitHub before making it
+   * again (AppState.withEffect).
+   */
+  retryWrites?: boolean;
 }
 
 /**
@@ -328,8 +337,9 @@ export function octokitGitHubClient(octokit: OctokitLike, options: OctokitGitHub
 
   async function call(method: HttpMethod, pathTemplate: string, params: RequestParams = {}, extra: Record<string, unknown> = {}) {
     const { path, rest } = expandPath(pathTemplate, params);
+    const once = method === 'POST' && options.retryWrites === false ? { request: { ...(rest.request as object | undefined), retries: 0 } } : {};
     try {
-      return { path, response: await octokit.request(`${method} ${path}`, { ...rest, ...extra }) };
+      return { path, response: await octokit.request(`${method} ${path}`, { ...rest, ...once, ...extra }) };
     } catch (error) {
       throw toGitHubError(method, path, error);
     }

@@ -204,6 +204,47 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX runs_role_time ON runs (role, time_ms);`,
     },
   },
+  {
+    // Every effect on GitHub exactly once (issue 24): one row per effect key (a workflow
+    // dispatch, a check run, a sticky comment, a reply, an issue), `intended` from when a
+    // maker takes it until the maker records what it made (`done`, with the GitHub
+    // object's id). `holder` and `lease_until` (ms since the epoch) are the key's lease,
+    // the cross-replica lock: an `intended` row nobody holds (or whose lease ran out, its
+    // maker crashed) is an attempt whose outcome is unknown, so the next maker looks on
+    // GitHub before making it again. A row of its own rather than a `state` value: the
+    // lease is taken and the previous outcome read in one transaction, and what an
+    // operator asks (what is stuck intended, what a key produced) is one query.
+    version: 3,
+    name: 'effects',
+    sql: {
+      sqlite: `
+        CREATE TABLE effects (
+          key TEXT PRIMARY KEY,
+          status TEXT NOT NULL CHECK (status IN ('intended', 'done')),
+          holder TEXT,
+          lease_until INTEGER,
+          github_id INTEGER,
+          result TEXT,
+          attempts INTEGER NOT NULL,
+          intended_at TEXT NOT NULL,
+          done_at TEXT,
+          version INTEGER NOT NULL
+        );`,
+      postgres: `
+        CREATE TABLE effects (
+          key TEXT PRIMARY KEY,
+          status TEXT NOT NULL CHECK (status IN ('intended', 'done')),
+          holder TEXT,
+          lease_until BIGINT,
+          github_id BIGINT,
+          result TEXT,
+          attempts INTEGER NOT NULL,
+          intended_at TEXT NOT NULL,
+          done_at TEXT,
+          version INTEGER NOT NULL
+        );`,
+    },
+  },
 ];
 
 /** SCHEMA_MIGRATIONS_DDL creates the bookkeeping table; the same text works in both dialects. */

@@ -4,7 +4,7 @@ import type { SqlAccess, SqlConn } from './sql-conn.ts';
 import { ingestRuns, ingestStream, type MeasurementRow } from './sql-ingest.ts';
 import { getRun, listRunIds, listRuns, samplesFor, series } from './sql-run-queries.ts';
 import { listSeries, seriesHistories, seriesWindows, type HistoryColumns, type WindowRow } from './sql-series-reads.ts';
-import { compareAndSetState, deleteState, getState, listState, putState } from './sql-state.ts';
+import { compareAndSetState, deleteEffect, deleteState, finishEffect, getEffect, getState, listEffects, listState, putState, releaseEffect, renewEffect, takeEffect } from './sql-state.ts';
 import {
   StoreError,
   type IngestResult,
@@ -22,6 +22,8 @@ import {
   type HistoryQuery,
   type SeriesHistory,
   type StateEntry,
+  type EffectEntry,
+  type EffectTake,
   type Store,
   type StoreCounts,
   type StoreOptions,
@@ -195,6 +197,34 @@ export abstract class SqlStore implements Store {
 
   listState(prefix: string): Promise<StateEntry[]> {
     return listState(this.access, prefix);
+  }
+
+  takeEffect(key: string, holder: string, nowMs: number, leaseMs: number): Promise<EffectTake> {
+    return takeEffect(this.access, key, holder, nowMs, leaseMs);
+  }
+
+  renewEffect(key: string, holder: string, leaseUntil: number): Promise<boolean> {
+    return renewEffect(this.access, key, holder, leaseUntil);
+  }
+
+  finishEffect(key: string, holder: string, githubId: number, result: Record<string, unknown>): Promise<boolean> {
+    return finishEffect(this.access, key, holder, githubId, result);
+  }
+
+  releaseEffect(key: string, holder: string, back: EffectEntry | undefined | 'unknown'): Promise<boolean> {
+    return releaseEffect(this.access, key, holder, back);
+  }
+
+  getEffect(key: string): Promise<EffectEntry | undefined> {
+    return getEffect(this.access, key);
+  }
+
+  listEffects(prefix: string): Promise<EffectEntry[]> {
+    return listEffects(this.access, prefix);
+  }
+
+  deleteEffect(key: string, version: number): Promise<boolean> {
+    return deleteEffect(this.access, key, version);
   }
 
   async counts(): Promise<StoreCounts> {

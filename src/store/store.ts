@@ -272,6 +272,32 @@ export interface StateEntry {
   version: number;
 }
 
+/**
+ * EffectEntry is one effect on GitHub as the effects table keeps it
+ * (AppState.withEffect): `intended` from when a maker takes the key until it
+ * records what it made, `done` after, with the GitHub object's id and what
+ * else the next maker needs (`result`). `holder` holds the key's lease until
+ * `leaseUntil` (ms since the epoch); null when nobody does. An `intended`
+ * entry nobody holds is an attempt whose outcome is unknown.
+ */
+export interface EffectEntry {
+  key: string;
+  status: 'intended' | 'done';
+  holder: string | null;
+  leaseUntil: number | null;
+  /** githubId and result are the last recorded outcome (kept while a new attempt is `intended`). */
+  githubId: number | null;
+  result: Record<string, unknown> | null;
+  /** attempts counts the takes, the first included. */
+  attempts: number;
+  intendedAt: string;
+  doneAt: string | null;
+  version: number;
+}
+
+/** EffectTake is takeEffect's answer: the lease and the entry as it was before (undefined: new), or the entry someone else holds. */
+export type EffectTake = { taken: true; before: EffectEntry | undefined } | { taken: false; current: EffectEntry };
+
 /** StoreCounts counts the rows of each table; handy for checks and for `benchbot import` summaries. */
 export interface StoreCounts {
   runs: number;
@@ -339,6 +365,29 @@ export interface Store {
   deleteState(key: string, expectedVersion?: number): Promise<boolean>;
   /** listState returns the entries whose key starts with `prefix`, ordered by key. */
   listState(prefix: string): Promise<StateEntry[]>;
+  /**
+   * takeEffect takes the lease of effect `key` for `holder` until `nowMs +
+   * leaseMs`, when nobody holds it or its holder's lease ran out (inserting
+   * it when absent), and marks it `intended`; one transaction, so of many
+   * takers on any number of replicas exactly one gets it.
+   */
+  takeEffect(key: string, holder: string, nowMs: number, leaseMs: number): Promise<EffectTake>;
+  /** renewEffect moves `holder`'s lease to `leaseUntil`; false when it no longer holds the key. */
+  renewEffect(key: string, holder: string, leaseUntil: number): Promise<boolean>;
+  /** finishEffect records what `holder` made (`done`, its GitHub id and result) and frees the key; false when it no longer held it. */
+  finishEffect(key: string, holder: string, githubId: number, result: Record<string, unknown>): Promise<boolean>;
+  /**
+   * releaseEffect frees the key `holder` holds: `unknown` leaves it
+   * `intended` (the attempt may have made the effect: the next maker looks
+   * first); otherwise it puts back `before` (nothing was made; undefined
+   * deletes the entry).
+   */
+  releaseEffect(key: string, holder: string, back: EffectEntry | undefined | 'unknown'): Promise<boolean>;
+  getEffect(key: string): Promise<EffectEntry | undefined>;
+  /** listEffects returns the entries whose key starts with `prefix`, ordered by key. */
+  listEffects(prefix: string): Promise<EffectEntry[]>;
+  /** deleteEffect removes an entry nobody holds, at `version`; true when it was removed. */
+  deleteEffect(key: string, version: number): Promise<boolean>;
   counts(): Promise<StoreCounts>;
   close(): Promise<void>;
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
 import { ANSWER_PERIOD_MS } from '../../src/app/app-state.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
-import { BENCH_WORKFLOW, OWNER, REPO, commentEvent, deliver, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
+import { BENCH_WORKFLOW, OWNER, REPO, commentEvent, deliver, seedPull, sha, startHarness, forgetAppMemory, type Harness } from './app-harness.ts';
 
 let h: Harness;
 /** clock is the app's (deps.now): the test moves it past the answer period. */
@@ -23,7 +23,7 @@ after(async () => {
   await h?.close();
 });
 beforeEach(async () => {
-  for (const entry of await h.store.listState('')) await h.store.deleteState(entry.key);
+  await forgetAppMemory(h);
   h.stand.reset();
   h.stand.state.permissions = { maintainer: 'maintain' };
   h.stand.state.workflows = [BENCH_WORKFLOW];

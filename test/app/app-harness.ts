@@ -18,6 +18,7 @@ import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startGitHubApiStandIn, type GitHubApiStandIn } from '../support/github-api-stand-in.ts';
 import { lognormalSamples } from '../support/samples.ts';
+import { parse as parseYaml } from 'yaml';
 
 export const OWNER = 'bench-org';
 export const REPO = 'bench-target';
@@ -59,6 +60,7 @@ export async function startHarness(options: Partial<AppServerOptions> = {}, stor
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const stand = await startGitHubApiStandIn({
     state: {
+      ...starterWorkflows(),
       actor: { login: BOT_LOGIN, type: 'Bot', id: 5_550_001 },
       app: { id: APP_ID, slug: APP_SLUG, owner: { login: OWNER, type: 'Organization' }, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(), installations: [INSTALLATION_ID] },
     },
@@ -99,6 +101,32 @@ export async function startHarness(options: Partial<AppServerOptions> = {}, stor
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * starterWorkflows reads the starter `/bench` and bisect workflows the app
+ * dispatches (workflows/), so that the stand-in names their runs by their
+ * real `run-name` and refuses inputs they do not declare, as GitHub does.
+ */
+export function starterWorkflows(): { runNames: Record<string, string>; declaredInputs: Record<string, string[]> } {
+  const runNames: Record<string, string> = {};
+  const declaredInputs: Record<string, string[]> = {};
+  for (const file of [BENCH_WORKFLOW, 'benchbot-bisect.yml']) {
+    const doc = parseYaml(readFileSync(new URL(`../../workflows/${file}`, import.meta.url), 'utf8')) as { 'run-name'?: string; on: { workflow_dispatch: { inputs: Record<string, unknown> } } };
+    if (typeof doc['run-name'] === 'string') runNames[file] = doc['run-name'];
+    declaredInputs[file] = Object.keys(doc.on.workflow_dispatch.inputs);
+  }
+  return { runNames, declaredInputs };
+}
+
+/** forgetAppMemory empties the app's state and effects tables: a test starts from an app that has done nothing. */
+export async function forgetAppMemory(h: Harness): Promise<void> {
+  for (const entry of await h.store.listState('')) await h.store.deleteState(entry.key);
+  for (const effect of await h.store.listEffects('')) {
+    if (effect.holder !== null) await h.store.releaseEffect(effect.key, effect.holder, 'unknown');
+    const free = await h.store.getEffect(effect.key);
+    if (free !== undefined) await h.store.deleteEffect(free.key, free.version);
+  }
 }
 
 /** sign is GitHub's X-Hub-Signature-256 for a body. */

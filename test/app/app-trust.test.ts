@@ -9,7 +9,7 @@ import { compileNameFilter } from '../../src/compare/name-filter.ts';
 import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
 import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
-import { BENCH_WORKFLOW, OWNER, REPO, benchArtifact, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, secondsAfter, seedPull, seedPush, sha, startHarness, type Harness } from './app-harness.ts';
+import { BENCH_WORKFLOW, OWNER, REPO, benchArtifact, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, secondsAfter, seedPull, seedPush, sha, startHarness, forgetAppMemory, type Harness } from './app-harness.ts';
 
 let h: Harness;
 const BASE = sha('base');
@@ -24,7 +24,7 @@ after(async () => {
   await h?.close();
 });
 beforeEach(async () => {
-  for (const entry of await h.store.listState('')) await h.store.deleteState(entry.key);
+  await forgetAppMemory(h);
   h.stand.reset();
   h.stand.state.permissions = { maintainer: 'maintain', writer: 'write' };
   h.stand.state.workflows = [BENCH_WORKFLOW, BISECT];
@@ -65,6 +65,7 @@ describe('a workflow run is trusted only if it is what it claims', () => {
     assert.deepEqual(h.stand.state.issues, []);
     assert.equal(h.stand.requests.filter((q) => q.template?.includes('/artifacts')).length, 0, 'the forged artifact is not even downloaded');
     assert.deepEqual(await h.store.listState('bisect'), []);
+    assert.deepEqual(await h.store.listEffects('bisect'), []);
 
     // The same artifact from a scheduled run of the default branch of the repository itself is acted on.
     h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 9110, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });

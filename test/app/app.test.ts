@@ -8,9 +8,11 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { REPORT_MARKER } from '../../src/report/markdown-report.ts';
 import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
+import { bisectDispatchKey, dispatchKey } from '../../src/app/app-state.ts';
+import { dispatchToken } from '../../src/github/workflow-dispatch.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
 import { regressionMarker } from '../../src/report/regression-issue.ts';
-import { BENCH_WORKFLOW, BOT_LOGIN, OWNER, REPO, benchArtifact, commentEvent, deliver, makeZip, reportJson, runEvent, scanJson, seedConfig, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
+import { BENCH_WORKFLOW, BOT_LOGIN, OWNER, REPO, benchArtifact, commentEvent, deliver, forgetAppMemory, makeZip, reportJson, runEvent, scanJson, seedConfig, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
 
 let h: Harness;
 const BASE = sha('base');
@@ -24,7 +26,7 @@ after(async () => {
 });
 beforeEach(async () => {
   // Each test starts from an empty world: no comments, no checks, and no app memory of earlier /bench runs.
-  for (const entry of await h.store.listState('')) await h.store.deleteState(entry.key);
+  await forgetAppMemory(h);
   h.stand.reset();
   h.stand.state.permissions = { maintainer: 'maintain', writer: 'write', admin: 'admin', reader: 'read', triager: 'triage' };
   h.stand.state.workflows = [BENCH_WORKFLOW, 'benchbot-bisect.yml'];
@@ -64,7 +66,10 @@ describe('/bench', () => {
     const d = h.stand.state.dispatches[0];
     assert.equal(d.workflowId, BENCH_WORKFLOW);
     assert.equal(d.ref, 'main');
-    assert.deepEqual(d.inputs, { 'pr-number': '42', base: BASE, head: HEAD });
+    // The dispatch's key (its effect key, hashed) goes as an input and shows in the run's name (workflows/benchbot-bench-command.yml).
+    const key = dispatchToken(dispatchKey(OWNER, REPO, 42, payload.comment.id, payload.comment.updated_at));
+    assert.deepEqual(d.inputs, { 'pr-number': '42', base: BASE, head: HEAD, 'dispatch-key': key });
+    assert.equal(h.stand.state.runs[0].displayTitle, `benchbot /bench #42 ${key}`);
     assert.deepEqual(reactionsOn(payload.comment.id), ['eyes']);
     const check = h.stand.state.checkRuns.find((c) => c.name === 'benchbot /bench');
     assert.equal(check?.headSha, HEAD);
@@ -180,6 +185,7 @@ describe('/bench', () => {
     assert.deepEqual(h.stand.state.dispatches[0].inputs, {
       'pr-number': '42', base: BASE, head: HEAD,
       filter: 'BM_(Parse|Format)<int>/\\d+$', runs: '50', runner: 'pixel-7', threshold: '1.5%', thresholds: 'BM_Net*=10%',
+      'dispatch-key': dispatchToken(dispatchKey(OWNER, REPO, 42, payload.comment.id, payload.comment.updated_at)),
     });
     assertAllValid(h.stand);
   });
@@ -308,7 +314,10 @@ describe('nightly -> bisect -> issue', () => {
     assert.equal(h.stand.state.dispatches.length, 1);
     assert.deepEqual(h.stand.state.dispatches[0], {
       owner: OWNER, repo: REPO, workflowId: 'benchbot-bisect.yml', ref: 'main',
-      inputs: { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series },
+      inputs: {
+        good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series,
+        'dispatch-key': dispatchToken(bisectDispatchKey(OWNER, REPO, finding.series, `${finding.last_good.sha}..${finding.first_bad.sha}`)),
+      },
     });
 
     // The next nightly still sees the same regression: no second bisection.

@@ -12,7 +12,7 @@ import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
 import type { AppServer } from '../../src/app/app-server.ts';
 import { regressionMarker } from '../../src/report/regression-issue.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
-import { BENCH_WORKFLOW, OWNER, REPO, commentEvent, deliver, runEvent, scanJson, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
+import { BENCH_WORKFLOW, OWNER, REPO, commentEvent, deliver, forgetAppMemory, runEvent, scanJson, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
 
 const TRIALS = 300;
 const BATCH = 10;
@@ -33,7 +33,7 @@ export function effectRaces(label: string, storeUrl: () => Promise<string | unde
     await h?.close();
   });
   beforeEach(async () => {
-    for (const entry of await h.store.listState('')) await h.store.deleteState(entry.key);
+    await forgetAppMemory(h);
     h.stand.reset();
     h.stand.state.permissions = { maintainer: 'maintain', reader: 'read', triager: 'triage' };
     h.stand.state.workflows = [BENCH_WORKFLOW, 'benchbot-bisect.yml'];

@@ -12,7 +12,7 @@ import { postgresUnavailable, startPostgres, type PostgresServer } from '../supp
 import { startServe, type ServeProcess } from '../support/serve-process.ts';
 import { startStandInProcess, type Effects, type StandInProcess } from '../support/stand-in-process.ts';
 import { commentPayload, delivery, postDelivery, workflowRunPayload, type Delivery, type DeliveryResult } from '../support/webhook-traffic.ts';
-import { APP_ID, APP_SLUG, BENCH_WORKFLOW, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, benchArtifact, scanJson, sha } from './app-harness.ts';
+import { APP_ID, APP_SLUG, BENCH_WORKFLOW, BOT_LOGIN, INSTALLATION_ID, OWNER, REPO, benchArtifact, scanJson, sha, starterWorkflows } from './app-harness.ts';
 
 export const NIGHTLY_WORKFLOW = 'benchbot-nightly.yml';
 export const BISECT_WORKFLOW = 'benchbot-bisect.yml';
@@ -61,6 +61,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     owner: OWNER,
     repo: REPO,
     state: {
+      // The starter workflows' run names and inputs: how the app finds a dispatch whose answer was lost.
+      ...starterWorkflows(),
       actor: { login: BOT_LOGIN, type: 'Bot', id: 5_550_001 },
       app: { id: APP_ID, slug: APP_SLUG, owner: { login: OWNER, type: 'Organization' }, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(), installations: [INSTALLATION_ID] },
       permissions: { maintainer: 'maintain', admin: 'admin', reader: 'read', triager: 'triage' },

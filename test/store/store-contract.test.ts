@@ -190,18 +190,59 @@ function storeContract(name: string, make: () => MakeStore, skip?: string): void
       });
     });
 
-    test('state: an effect key is taken by exactly one of many writers at once, as intended and again over its done record', async () => {
+    test('effects: a key is taken by exactly one of many takers at once, recorded done with its GitHub id, released as unknown or as it was, and taken over once its lease ran out', async () => {
       await withStore(make(), async (store) => {
-        // As AppState.withEffect uses it: insert-if-absent to intend, compare-and-set to record done, compare-and-set over done to intend again.
+        // As AppState.withEffect uses it, on one store as on many replicas behind it.
         const key = 'check-run:o/r#1:abc';
-        const intents = await Promise.all(Array.from({ length: 16 }, (_, i) => store.compareAndSetState(key, null, { status: 'intended', by: i })));
-        assert.deepEqual(intents.filter((v) => v !== null), [1], 'one writer intends');
-        assert.equal(await store.compareAndSetState(key, 1, { status: 'done', id: 7 }), 2);
-        const again = await Promise.all(Array.from({ length: 16 }, (_, i) => store.compareAndSetState(key, 2, { status: 'intended', last: { id: 7 }, by: i })));
-        assert.deepEqual(again.filter((v) => v !== null), [3], 'one writer takes the done record over');
-        assert.equal(await store.compareAndSetState(key, 2, { status: 'done', id: 8 }), null, 'a writer that lost cannot record done');
-        const held = (await store.getState(key))?.value as { status: string; last: { id: number } };
-        assert.deepEqual([held.status, held.last], ['intended', { id: 7 }]);
+        const t0 = Date.parse('2026-01-01T00:00:00Z');
+        const takes = await Promise.all(Array.from({ length: 16 }, (_, i) => store.takeEffect(key, `h${i}`, t0, 60_000)));
+        const winners = takes.flatMap((t, i) => (t.taken ? [i] : []));
+        assert.equal(winners.length, 1, 'one taker holds the key');
+        const holder = `h${winners[0]}`;
+        assert.deepEqual(takes[winners[0]], { taken: true, before: undefined });
+        const held = await store.getEffect(key);
+        assert.deepEqual([held?.status, held?.holder, held?.leaseUntil, held?.attempts], ['intended', holder, t0 + 60_000, 1]);
+        assert.equal(await store.finishEffect(key, 'someone else', 1, {}), false, 'only the holder records');
+        assert.equal(await store.finishEffect(key, holder, 7, { open: true }), true);
+        const done = await store.getEffect(key);
+        assert.deepEqual([done?.status, done?.holder, done?.githubId, done?.result, done?.doneAt !== null], ['done', null, 7, { open: true }, true]);
+
+        // Taken again over the done record: the taker learns what was made; 16 at once, one wins.
+        const again = await Promise.all(Array.from({ length: 16 }, (_, i) => store.takeEffect(key, `g${i}`, t0 + 1000, 60_000)));
+        const second = again.flatMap((t, i) => (t.taken ? [i] : []));
+        assert.equal(second.length, 1);
+        const took = again[second[0]];
+        assert.ok(took.taken && took.before?.status === 'done' && took.before.githubId === 7);
+        // Made nothing: put back as it was.
+        assert.equal(await store.releaseEffect(key, `g${second[0]}`, took.taken ? took.before : undefined), true);
+        assert.deepEqual(await store.getEffect(key).then((e) => [e?.status, e?.holder, e?.githubId]), ['done', null, 7]);
+
+        // Failed (made or not, unknown): stays intended without a holder, and the next taker is told.
+        assert.equal((await store.takeEffect(key, 'f', t0 + 2000, 60_000)).taken, true);
+        assert.equal(await store.releaseEffect(key, 'f', 'unknown'), true);
+        const next = await store.takeEffect(key, 'n', t0 + 3000, 60_000);
+        assert.ok(next.taken && next.before?.status === 'intended' && next.before.holder === null && next.before.githubId === 7);
+
+        // A holder that stopped renewing (crashed) is taken over after its lease; one that renews is not.
+        const busy = await store.takeEffect(key, 'other', t0 + 4000, 60_000);
+        assert.ok(!busy.taken && busy.current.holder === 'n');
+        assert.equal(await store.renewEffect(key, 'n', t0 + 120_000), true);
+        assert.equal((await store.takeEffect(key, 'other', t0 + 100_000, 60_000)).taken, false, 'renewed: still held');
+        const over = await store.takeEffect(key, 'other', t0 + 120_001, 60_000);
+        assert.ok(over.taken && over.before?.holder === 'n' && over.before.attempts === 4);
+        assert.equal(await store.finishEffect(key, 'n', 9, {}), false, 'the crashed holder cannot record over the new one');
+
+        // A fresh key released unmade leaves nothing; listing and deleting by version.
+        assert.equal((await store.takeEffect('reply:o/r#5', 'x', t0, 1000)).taken, true);
+        assert.equal(await store.releaseEffect('reply:o/r#5', 'x', undefined), true);
+        assert.equal(await store.getEffect('reply:o/r#5'), undefined);
+        assert.deepEqual((await store.listEffects('check-run:')).map((e) => [e.key, e.holder]), [[key, 'other']]);
+        const entry = await store.getEffect(key);
+        assert.equal(await store.deleteEffect(key, entry!.version), false, 'a held key is not deleted');
+        assert.equal(await store.releaseEffect(key, 'other', 'unknown'), true);
+        const free = await store.getEffect(key);
+        assert.equal(await store.deleteEffect(key, free!.version - 1), false);
+        assert.equal(await store.deleteEffect(key, free!.version), true);
       });
     });
 

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOpenApiDescription } from './github-api/openapi-description.ts';
 import type { OperationMatch } from './github-api/openapi-description.ts';
-import { artifact, checkRun, collaboratorPermission, commitComment, contentFile, installationToken, integration, issue, issueComment, job, publicUser, pullRequest, reaction, timelineComment, timelineEvent } from './github-api/github-objects.ts';
+import { artifact, checkRun, collaboratorPermission, commitComment, contentFile, installationToken, integration, issue, issueComment, job, publicUser, pullRequest, reaction, timelineComment, timelineEvent, workflowRun } from './github-api/github-objects.ts';
 import type { Account, AppRecord, ArtifactRecord, CheckRunRecord, CommitCommentRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord, TimelineRecord } from './github-api/github-objects.ts';
 
 export type { Account, AppRecord, ArtifactRecord, CheckRunRecord, CommitCommentRecord, FileRecord, IssueCommentRecord, IssueRecord, JobRecord, Permission, PullRecord, ReactionRecord, TimelineRecord } from './github-api/github-objects.ts';
@@ -42,6 +42,10 @@ export interface DispatchedRunRecord {
   /** actor is who dispatched it (the token's actor). */
   actor: Account;
   createdAt: string;
+  /** displayTitle is the run's name: the workflow's run-name (runNames) with the dispatch's inputs, or the workflow id. */
+  displayTitle: string;
+  /** ref is the branch the dispatch ran on. */
+  ref: string;
 }
 
 /** StandInState is the stand-in's mutable world; tests may read and seed it directly. */
@@ -71,6 +75,20 @@ export interface StandInState {
   returnRunDetails: boolean;
   /** workflows lists the workflow ids or file names that exist; null accepts any. */
   workflows: string[] | null;
+  /**
+   * runNames are workflows' `run-name` templates by workflow id: a
+   * dispatched run's display_title is the template with each
+   * `${{ inputs.NAME }}` replaced by the input (GitHub evaluates any
+   * expression; the starter workflows use only these). A workflow without
+   * one is titled by its id.
+   */
+  runNames: Record<string, string>;
+  /**
+   * declaredInputs are the workflow_dispatch inputs a workflow declares, by
+   * workflow id: a dispatch with any other input is refused with 422, as
+   * GitHub does. A workflow not listed accepts any.
+   */
+  declaredInputs: Record<string, string[]>;
   /** permissions by `owner/repo:login` or by `login`; others get defaultPermission. */
   permissions: Record<string, Permission>;
   /** defaultPermission is what a user not listed has; `read`, as on a public repository. */
@@ -135,6 +153,12 @@ export interface Fault {
   body?: unknown;
   /** times the fault fires; default 1. */
   times?: number;
+  /**
+   * after answers the fault after doing what the request asks (GitHub made
+   * the comment or started the run, and the answer was lost on the way):
+   * what a retry must not do twice.
+   */
+  after?: boolean;
 }
 
 /** StandInOptions configure startGitHubApiStandIn. */
@@ -216,6 +240,8 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     runs: [],
     returnRunDetails: true,
     workflows: null,
+    runNames: {},
+    declaredInputs: {},
     permissions: {},
     defaultPermission: 'read',
     artifacts: [],
@@ -439,11 +465,34 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       const workflowId = ctx.p.workflow_id;
       if (state.workflows !== null && !state.workflows.includes(workflowId)) return notFound();
       const b = ctx.body as { ref: string; inputs?: Record<string, unknown>; return_run_details?: boolean };
-      state.dispatches.push({ owner: ctx.p.owner, repo: ctx.p.repo, workflowId, ref: b.ref, inputs: b.inputs ?? {} });
+      const inputs = b.inputs ?? {};
+      const declared = state.declaredInputs[workflowId];
+      const unexpected = declared === undefined ? [] : Object.keys(inputs).filter((name) => !declared.includes(name));
+      if (unexpected.length > 0) return { status: 422, body: { message: `Unexpected inputs provided: ${JSON.stringify(unexpected)}`, documentation_url: `${DOCS}/actions/workflows#create-a-workflow-dispatch-event`, status: '422' } };
+      state.dispatches.push({ owner: ctx.p.owner, repo: ctx.p.repo, workflowId, ref: b.ref, inputs });
       const runId = nextId();
-      state.runs.push({ id: runId, owner: ctx.p.owner, repo: ctx.p.repo, workflowId, actor: state.actor, createdAt: now() });
+      const template = state.runNames[workflowId];
+      const displayTitle = template === undefined ? workflowId : template.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => String(inputs[name] ?? ''));
+      state.runs.push({ id: runId, owner: ctx.p.owner, repo: ctx.p.repo, workflowId, actor: state.actor, createdAt: now(), displayTitle, ref: b.ref });
       if (!b.return_run_details || !state.returnRunDetails) return { status: 204 };
       return { status: 200, body: { workflow_run_id: runId, run_url: `${url}/repos/${ctx.p.owner}/${ctx.p.repo}/actions/runs/${runId}`, html_url: `https://github.com/${ctx.p.owner}/${ctx.p.repo}/actions/runs/${runId}` } };
+    },
+
+    'actions/list-workflow-runs': (ctx) => {
+      const event = ctx.query.get('event');
+      const created = /^>=(.+)$/.exec(ctx.query.get('created') ?? '');
+      const since = created === null ? null : Date.parse(created[1]);
+      const list = state.runs
+        .filter((r) => inRepo(r, ctx.p) && r.workflowId === ctx.p.workflow_id && (event === null || event === 'workflow_dispatch') && (since === null || Date.parse(r.createdAt) >= since))
+        .sort((a, b) => b.id - a.id)
+        .map((r) => workflowRun(url, { ...r, event: 'workflow_dispatch', headSha: '0'.repeat(40), headBranch: r.ref }));
+      return page(list, ctx, (items) => ({ total_count: list.length, workflow_runs: items }));
+    },
+    'checks/list-for-ref': (ctx) => {
+      const name = ctx.query.get('check_name');
+      const status = ctx.query.get('status');
+      const list = state.checkRuns.filter((r) => inRepo(r, ctx.p) && r.headSha === ctx.p.ref && (name === null || r.name === name) && (status === null || r.status === status)).map((r) => checkRun(url, r));
+      return page(list, ctx, (items) => ({ total_count: list.length, check_runs: items }));
     },
 
     'pulls/get': (ctx) => {
@@ -591,7 +640,8 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
 
     if (stand.jitterMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * stand.jitterMs));
     const fault = takeFault(method, path, match.template);
-    if (fault) return reply({ status: fault.status, headers: fault.headers, body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: DOCS } });
+    const faultReply = (f: Fault): Reply => ({ status: f.status, headers: f.headers, body: f.body ?? { message: `injected ${f.status}`, documentation_url: DOCS } });
+    if (fault && !fault.after) return reply(faultReply(fault));
 
     const handler = handlers[match.operationId];
     if (handler === undefined) {
@@ -599,6 +649,8 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     }
     const body = record.body !== null && typeof record.body === 'object' ? (record.body as Record<string, unknown>) : {};
     const result = handler({ match, p: match.pathParams, query: parsed.searchParams, body, path });
+    // Done, and the answer lost on the way: the client sees only the fault.
+    if (fault) return reply(faultReply(fault));
     if (validateResponses && result.raw === undefined) record.responseErrors.push(...description.validateResponse(match, result.status, result.body));
     return reply(result);
   }

@@ -519,3 +519,40 @@ export function timelineComment(api: string, c: IssueCommentRecord, reactions: r
   const plain = issueComment(api, c, reactions);
   return { ...plain, event: 'commented', actor: plain.user, body_text: c.body, body_html: `<p>${c.body.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`)}</p>`, pin: null, minimized: null };
 }
+
+/** WorkflowRunRecord is a workflow run a dispatch started, as the runs list shows it. */
+export interface WorkflowRunRecord {
+  id: number;
+  owner: string;
+  repo: string;
+  workflowId: string;
+  /** displayTitle is the workflow's run-name as GitHub evaluated it, or the workflow's name. */
+  displayTitle: string;
+  event: string;
+  actor: Account;
+  createdAt: string;
+  headSha: string;
+  headBranch: string;
+}
+
+/** workflowId is a workflow file's numeric id (stable per file name). */
+export function workflowNumber(workflowId: string): number {
+  return /^\d+$/.test(workflowId) ? Number(workflowId) : accountId({ login: `workflow:${workflowId}`, type: 'User' });
+}
+
+/** workflowRun is GitHub's `workflow-run` schema. */
+export function workflowRun(api: string, r: WorkflowRunRecord): Record<string, unknown> {
+  const url = `${api}/repos/${r.owner}/${r.repo}/actions/runs/${r.id}`;
+  const path = /^\d+$/.test(r.workflowId) ? `.github/workflows/workflow-${r.workflowId}.yml` : `.github/workflows/${r.workflowId}`;
+  const repo = repository(api, { login: r.owner, type: 'Organization' }, r.repo);
+  // minimal-repository: the repository schema's fields, as GitHub lists them in a run.
+  return {
+    id: r.id, name: r.displayTitle, node_id: nodeId('WorkflowRun', r.id), check_suite_id: r.id + 700_000, check_suite_node_id: nodeId('CheckSuite', r.id + 700_000),
+    head_branch: r.headBranch, head_sha: r.headSha, path, display_title: r.displayTitle, run_number: r.id % 100_000, event: r.event, status: 'queued', conclusion: null,
+    workflow_id: workflowNumber(r.workflowId), url, html_url: `${HTML_URL}/${r.owner}/${r.repo}/actions/runs/${r.id}`, pull_requests: [],
+    created_at: r.createdAt, updated_at: r.createdAt, actor: simpleUser(api, r.actor), triggering_actor: simpleUser(api, r.actor), run_attempt: 1, run_started_at: r.createdAt,
+    jobs_url: `${url}/jobs`, logs_url: `${url}/logs`, check_suite_url: `${api}/repos/${r.owner}/${r.repo}/check-suites/${r.id + 700_000}`, artifacts_url: `${url}/artifacts`,
+    cancel_url: `${url}/cancel`, rerun_url: `${url}/rerun`, previous_attempt_url: null, workflow_url: `${api}/repos/${r.owner}/${r.repo}/actions/workflows/${workflowNumber(r.workflowId)}`,
+    head_commit: null, repository: repo, head_repository: repo,
+  };
+}
