@@ -18092,6 +18092,47 @@ var MIGRATIONS = [
         DROP INDEX measurements_benchmark;
         CREATE INDEX runs_role_time ON runs (role, time_ms);`
     }
+  },
+  {
+    // Every effect on GitHub exactly once (issue 24): one row per effect key (a workflow
+    // dispatch, a check run, a sticky comment, a reply, an issue), `intended` from when a
+    // maker takes it until the maker records what it made (`done`, with the GitHub
+    // object's id). `holder` and `lease_until` (ms since the epoch) are the key's lease,
+    // the cross-replica lock: an `intended` row nobody holds (or whose lease ran out, its
+    // maker crashed) is an attempt whose outcome is unknown, so the next maker looks on
+    // GitHub before making it again. A row of its own rather than a `state` value: the
+    // lease is taken and the previous outcome read in one transaction, and what an
+    // operator asks (what is stuck intended, what a key produced) is one query.
+    version: 3,
+    name: "effects",
+    sql: {
+      sqlite: `
+        CREATE TABLE effects (
+          key TEXT PRIMARY KEY,
+          status TEXT NOT NULL CHECK (status IN ('intended', 'done')),
+          holder TEXT,
+          lease_until INTEGER,
+          github_id INTEGER,
+          result TEXT,
+          attempts INTEGER NOT NULL,
+          intended_at TEXT NOT NULL,
+          done_at TEXT,
+          version INTEGER NOT NULL
+        );`,
+      postgres: `
+        CREATE TABLE effects (
+          key TEXT PRIMARY KEY,
+          status TEXT NOT NULL CHECK (status IN ('intended', 'done')),
+          holder TEXT,
+          lease_until BIGINT,
+          github_id BIGINT,
+          result TEXT,
+          attempts INTEGER NOT NULL,
+          intended_at TEXT NOT NULL,
+          done_at TEXT,
+          version INTEGER NOT NULL
+        );`
+    }
   }
 ];
 var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -18637,6 +18678,81 @@ async function listState(db, prefix) {
     }))
   );
 }
+var EFFECT_COLUMNS = "key, status, holder, lease_until, github_id, result, attempts, intended_at, done_at, version";
+function effectOf(r) {
+  return {
+    key: String(r.key),
+    status: r.status === "done" ? "done" : "intended",
+    holder: r.holder === null ? null : String(r.holder),
+    leaseUntil: r.lease_until === null ? null : Number(r.lease_until),
+    githubId: r.github_id === null ? null : Number(r.github_id),
+    result: r.result === null ? null : JSON.parse(String(r.result)),
+    attempts: Number(r.attempts),
+    intendedAt: String(r.intended_at),
+    doneAt: r.done_at === null ? null : String(r.done_at),
+    version: Number(r.version)
+  };
+}
+async function takeEffect(db, key2, holder, nowMs, leaseMs) {
+  checkStateKey(key2);
+  const leaseUntil = nowMs + leaseMs;
+  const at = new Date(nowMs).toISOString();
+  return db.write(async (c) => {
+    for (; ; ) {
+      const [row2] = await c.all(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE key = ?`, [key2]);
+      if (row2 === void 0) {
+        const inserted = await c.all(
+          "INSERT INTO effects (key, status, holder, lease_until, github_id, result, attempts, intended_at, done_at, version) VALUES (?, 'intended', ?, ?, NULL, NULL, 1, ?, NULL, 1) ON CONFLICT (key) DO NOTHING RETURNING version",
+          [key2, holder, leaseUntil, at]
+        );
+        if (inserted.length === 1) return { taken: true, before: void 0 };
+        continue;
+      }
+      const before = effectOf(row2);
+      if (before.holder !== null && (before.leaseUntil ?? 0) > nowMs) return { taken: false, current: before };
+      const changed = await c.run(
+        "UPDATE effects SET status = 'intended', holder = ?, lease_until = ?, attempts = attempts + 1, intended_at = ?, version = version + 1 WHERE key = ? AND version = ?",
+        [holder, leaseUntil, at, key2, before.version]
+      );
+      if (changed === 1) return { taken: true, before };
+    }
+  });
+}
+async function renewEffect(db, key2, holder, leaseUntil) {
+  return db.write(async (c) => await c.run("UPDATE effects SET lease_until = ?, version = version + 1 WHERE key = ? AND holder = ?", [leaseUntil, key2, holder]) === 1);
+}
+async function finishEffect(db, key2, holder, githubId, result) {
+  const text2 = stateJson(key2, result);
+  if (!Number.isSafeInteger(githubId)) throw new StoreError(`effect ${JSON.stringify(key2)}: the GitHub id must be an integer, got ${JSON.stringify(githubId)}`);
+  return db.write(async (c) => await c.run(
+    "UPDATE effects SET status = 'done', holder = NULL, lease_until = NULL, github_id = ?, result = ?, done_at = ?, version = version + 1 WHERE key = ? AND holder = ?",
+    [githubId, text2, (/* @__PURE__ */ new Date()).toISOString(), key2, holder]
+  ) === 1);
+}
+async function releaseEffect(db, key2, holder, back) {
+  return db.write(async (c) => {
+    if (back === "unknown") return await c.run("UPDATE effects SET holder = NULL, lease_until = NULL, version = version + 1 WHERE key = ? AND holder = ?", [key2, holder]) === 1;
+    if (back === void 0) return await c.run("DELETE FROM effects WHERE key = ? AND holder = ?", [key2, holder]) === 1;
+    return await c.run(
+      "UPDATE effects SET status = ?, holder = NULL, lease_until = NULL, github_id = ?, result = ?, intended_at = ?, done_at = ?, version = version + 1 WHERE key = ? AND holder = ?",
+      [back.status, back.githubId, back.result === null ? null : stateJson(key2, back.result), back.intendedAt, back.doneAt, key2, holder]
+    ) === 1;
+  });
+}
+async function getEffect(db, key2) {
+  checkStateKey(key2);
+  return db.read(async (c) => {
+    const [r] = await c.all(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE key = ?`, [key2]);
+    return r === void 0 ? void 0 : effectOf(r);
+  });
+}
+async function listEffects(db, prefix) {
+  const length = [...prefix].length;
+  return db.read(async (c) => (await c.all(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE substr(key, 1, ?) = ? ORDER BY key`, [length, prefix])).map(effectOf));
+}
+async function deleteEffect(db, key2, version) {
+  return db.write(async (c) => await c.run("DELETE FROM effects WHERE key = ? AND version = ? AND holder IS NULL", [key2, version]) === 1);
+}
 function checkStateKey(key2) {
   if (typeof key2 !== "string" || key2 === "" || key2.includes("\0")) throw new StoreError(`state key must be a non-empty string without NUL, got ${JSON.stringify(key2)}`);
 }
@@ -18757,6 +18873,27 @@ var SqlStore = class {
   }
   listState(prefix) {
     return listState(this.access, prefix);
+  }
+  takeEffect(key2, holder, nowMs, leaseMs) {
+    return takeEffect(this.access, key2, holder, nowMs, leaseMs);
+  }
+  renewEffect(key2, holder, leaseUntil) {
+    return renewEffect(this.access, key2, holder, leaseUntil);
+  }
+  finishEffect(key2, holder, githubId, result) {
+    return finishEffect(this.access, key2, holder, githubId, result);
+  }
+  releaseEffect(key2, holder, back) {
+    return releaseEffect(this.access, key2, holder, back);
+  }
+  getEffect(key2) {
+    return getEffect(this.access, key2);
+  }
+  listEffects(prefix) {
+    return listEffects(this.access, prefix);
+  }
+  deleteEffect(key2, version) {
+    return deleteEffect(this.access, key2, version);
   }
   async counts() {
     return this.read(async (c) => {
@@ -29906,8 +30043,9 @@ function octokitGitHubClient(octokit, options) {
   const maxRetries = options.maxRetries ?? 3;
   async function call(method, pathTemplate, params = {}, extra = {}) {
     const { path, rest } = expandPath(pathTemplate, params);
+    const once2 = method === "POST" && options.retryWrites === false ? { request: { ...rest.request, retries: 0 } } : {};
     try {
-      return { path, response: await octokit.request(`${method} ${path}`, { ...rest, ...extra }) };
+      return { path, response: await octokit.request(`${method} ${path}`, { ...rest, ...once2, ...extra }) };
     } catch (error2) {
       throw toGitHubError(method, path, error2);
     }

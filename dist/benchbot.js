@@ -43535,6 +43535,47 @@ var MIGRATIONS = [
         DROP INDEX measurements_benchmark;
         CREATE INDEX runs_role_time ON runs (role, time_ms);`
     }
+  },
+  {
+    // Every effect on GitHub exactly once (issue 24): one row per effect key (a workflow
+    // dispatch, a check run, a sticky comment, a reply, an issue), `intended` from when a
+    // maker takes it until the maker records what it made (`done`, with the GitHub
+    // object's id). `holder` and `lease_until` (ms since the epoch) are the key's lease,
+    // the cross-replica lock: an `intended` row nobody holds (or whose lease ran out, its
+    // maker crashed) is an attempt whose outcome is unknown, so the next maker looks on
+    // GitHub before making it again. A row of its own rather than a `state` value: the
+    // lease is taken and the previous outcome read in one transaction, and what an
+    // operator asks (what is stuck intended, what a key produced) is one query.
+    version: 3,
+    name: "effects",
+    sql: {
+      sqlite: `
+        CREATE TABLE effects (
+          key TEXT PRIMARY KEY,
+          status TEXT NOT NULL CHECK (status IN ('intended', 'done')),
+          holder TEXT,
+          lease_until INTEGER,
+          github_id INTEGER,
+          result TEXT,
+          attempts INTEGER NOT NULL,
+          intended_at TEXT NOT NULL,
+          done_at TEXT,
+          version INTEGER NOT NULL
+        );`,
+      postgres: `
+        CREATE TABLE effects (
+          key TEXT PRIMARY KEY,
+          status TEXT NOT NULL CHECK (status IN ('intended', 'done')),
+          holder TEXT,
+          lease_until BIGINT,
+          github_id BIGINT,
+          result TEXT,
+          attempts INTEGER NOT NULL,
+          intended_at TEXT NOT NULL,
+          done_at TEXT,
+          version INTEGER NOT NULL
+        );`
+    }
   }
 ];
 var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -44080,6 +44121,81 @@ async function listState(db, prefix) {
     }))
   );
 }
+var EFFECT_COLUMNS = "key, status, holder, lease_until, github_id, result, attempts, intended_at, done_at, version";
+function effectOf(r) {
+  return {
+    key: String(r.key),
+    status: r.status === "done" ? "done" : "intended",
+    holder: r.holder === null ? null : String(r.holder),
+    leaseUntil: r.lease_until === null ? null : Number(r.lease_until),
+    githubId: r.github_id === null ? null : Number(r.github_id),
+    result: r.result === null ? null : JSON.parse(String(r.result)),
+    attempts: Number(r.attempts),
+    intendedAt: String(r.intended_at),
+    doneAt: r.done_at === null ? null : String(r.done_at),
+    version: Number(r.version)
+  };
+}
+async function takeEffect(db, key2, holder, nowMs, leaseMs) {
+  checkStateKey(key2);
+  const leaseUntil = nowMs + leaseMs;
+  const at = new Date(nowMs).toISOString();
+  return db.write(async (c) => {
+    for (; ; ) {
+      const [row2] = await c.all(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE key = ?`, [key2]);
+      if (row2 === void 0) {
+        const inserted = await c.all(
+          "INSERT INTO effects (key, status, holder, lease_until, github_id, result, attempts, intended_at, done_at, version) VALUES (?, 'intended', ?, ?, NULL, NULL, 1, ?, NULL, 1) ON CONFLICT (key) DO NOTHING RETURNING version",
+          [key2, holder, leaseUntil, at]
+        );
+        if (inserted.length === 1) return { taken: true, before: void 0 };
+        continue;
+      }
+      const before = effectOf(row2);
+      if (before.holder !== null && (before.leaseUntil ?? 0) > nowMs) return { taken: false, current: before };
+      const changed = await c.run(
+        "UPDATE effects SET status = 'intended', holder = ?, lease_until = ?, attempts = attempts + 1, intended_at = ?, version = version + 1 WHERE key = ? AND version = ?",
+        [holder, leaseUntil, at, key2, before.version]
+      );
+      if (changed === 1) return { taken: true, before };
+    }
+  });
+}
+async function renewEffect(db, key2, holder, leaseUntil) {
+  return db.write(async (c) => await c.run("UPDATE effects SET lease_until = ?, version = version + 1 WHERE key = ? AND holder = ?", [leaseUntil, key2, holder]) === 1);
+}
+async function finishEffect(db, key2, holder, githubId, result2) {
+  const text2 = stateJson(key2, result2);
+  if (!Number.isSafeInteger(githubId)) throw new StoreError(`effect ${JSON.stringify(key2)}: the GitHub id must be an integer, got ${JSON.stringify(githubId)}`);
+  return db.write(async (c) => await c.run(
+    "UPDATE effects SET status = 'done', holder = NULL, lease_until = NULL, github_id = ?, result = ?, done_at = ?, version = version + 1 WHERE key = ? AND holder = ?",
+    [githubId, text2, (/* @__PURE__ */ new Date()).toISOString(), key2, holder]
+  ) === 1);
+}
+async function releaseEffect(db, key2, holder, back) {
+  return db.write(async (c) => {
+    if (back === "unknown") return await c.run("UPDATE effects SET holder = NULL, lease_until = NULL, version = version + 1 WHERE key = ? AND holder = ?", [key2, holder]) === 1;
+    if (back === void 0) return await c.run("DELETE FROM effects WHERE key = ? AND holder = ?", [key2, holder]) === 1;
+    return await c.run(
+      "UPDATE effects SET status = ?, holder = NULL, lease_until = NULL, github_id = ?, result = ?, intended_at = ?, done_at = ?, version = version + 1 WHERE key = ? AND holder = ?",
+      [back.status, back.githubId, back.result === null ? null : stateJson(key2, back.result), back.intendedAt, back.doneAt, key2, holder]
+    ) === 1;
+  });
+}
+async function getEffect(db, key2) {
+  checkStateKey(key2);
+  return db.read(async (c) => {
+    const [r] = await c.all(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE key = ?`, [key2]);
+    return r === void 0 ? void 0 : effectOf(r);
+  });
+}
+async function listEffects(db, prefix) {
+  const length = [...prefix].length;
+  return db.read(async (c) => (await c.all(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE substr(key, 1, ?) = ? ORDER BY key`, [length, prefix])).map(effectOf));
+}
+async function deleteEffect(db, key2, version) {
+  return db.write(async (c) => await c.run("DELETE FROM effects WHERE key = ? AND version = ? AND holder IS NULL", [key2, version]) === 1);
+}
 function checkStateKey(key2) {
   if (typeof key2 !== "string" || key2 === "" || key2.includes("\0")) throw new StoreError(`state key must be a non-empty string without NUL, got ${JSON.stringify(key2)}`);
 }
@@ -44200,6 +44316,27 @@ var SqlStore = class {
   }
   listState(prefix) {
     return listState(this.access, prefix);
+  }
+  takeEffect(key2, holder, nowMs, leaseMs) {
+    return takeEffect(this.access, key2, holder, nowMs, leaseMs);
+  }
+  renewEffect(key2, holder, leaseUntil) {
+    return renewEffect(this.access, key2, holder, leaseUntil);
+  }
+  finishEffect(key2, holder, githubId, result2) {
+    return finishEffect(this.access, key2, holder, githubId, result2);
+  }
+  releaseEffect(key2, holder, back) {
+    return releaseEffect(this.access, key2, holder, back);
+  }
+  getEffect(key2) {
+    return getEffect(this.access, key2);
+  }
+  listEffects(prefix) {
+    return listEffects(this.access, prefix);
+  }
+  deleteEffect(key2, version) {
+    return deleteEffect(this.access, key2, version);
   }
   async counts() {
     return this.read(async (c) => {
@@ -55000,6 +55137,9 @@ async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksP
   return mainHandler;
 }
 
+// src/app/app-state.ts
+import { randomUUID as randomUUID2 } from "node:crypto";
+
 // src/app/keyed-queue.ts
 function keyedQueue() {
   const last = /* @__PURE__ */ new Map();
@@ -55018,7 +55158,7 @@ function keyedQueue() {
 var STALE_CLAIM_MS = 10 * 60 * 1e3;
 var ANSWER_PERIOD_MS = 60 * 60 * 1e3;
 var PERMISSION_TTL_MS = 5 * 60 * 1e3;
-var EFFECT_LEASE_MS = 60 * 1e3;
+var EFFECT_LEASE_MS = 30 * 1e3;
 var EFFECT_POLL_MS = 20;
 function benchKey(owner, repo, pr) {
   return `bench:${owner.toLowerCase()}/${repo.toLowerCase()}#${pr}`;
@@ -55031,6 +55171,8 @@ var replyKey = (owner, repo, pr) => `reply:${slug(owner, repo)}#${pr}`;
 var reportCommentKey = (owner, repo, pr) => `report-comment:${slug(owner, repo)}#${pr}`;
 var checkRunKey = (owner, repo, pr, head) => `check-run:${slug(owner, repo)}#${pr}:${head.toLowerCase()}`;
 var bisectIssueKey = (owner, repo, series2, range) => `bisect-issue:${slug(owner, repo)}:${series2}:${range}`;
+var dispatchKey = (owner, repo, pr, commentId, version) => `dispatch:${slug(owner, repo)}#${pr}/${commentId}@${version}`;
+var bisectDispatchKey = (owner, repo, series2, range) => `bisect-dispatch:${slug(owner, repo)}:${series2}@${range}`;
 var answerKey = (owner, repo, pr, kind, login) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 var unnamedKey = (r) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) {
@@ -55046,58 +55188,50 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
     if (value.status !== "processing" || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
     return await store.compareAndSetState(key2, existing.version, record) !== null;
   };
-  const lastOf = (record) => {
-    if (record === void 0) return void 0;
-    if (record.status === "intended") return record.last;
-    const { status: _status, at: _at, ...result2 } = record;
-    return result2;
-  };
-  const intend = async (key2) => {
+  const lastOf = (entry) => entry === void 0 || entry.githubId === null ? void 0 : { ...entry.result ?? {}, id: entry.githubId };
+  const take = async (key2, holder) => {
     for (; ; ) {
-      const fresh = await store.compareAndSetState(key2, null, { status: "intended", at: iso() });
-      if (fresh !== null) return { version: fresh, previous: void 0 };
-      const existing = await store.getState(key2);
-      if (existing === void 0) continue;
-      const record = existing.value;
-      if (record.status !== "intended" || now() - Date.parse(record.at) >= effectLeaseMs) {
-        const last = lastOf(record);
-        const version = await store.compareAndSetState(key2, existing.version, { status: "intended", at: iso(), ...last ? { last } : {} });
-        if (version !== null) return { version, previous: record };
-        continue;
-      }
+      const taken = await store.takeEffect(key2, holder, now(), effectLeaseMs);
+      if (taken.taken) return taken.before;
       await new Promise((resolve14) => setTimeout(resolve14, EFFECT_POLL_MS * (0.5 + Math.random())));
     }
   };
   const queued = keyedQueue();
+  const withEffect = (key2, make) => queued(key2, async () => {
+    const holder = randomUUID2();
+    const before = await take(key2, holder);
+    let renewing = Promise.resolve();
+    const renewal = setInterval(() => {
+      renewing = renewing.then(() => store.renewEffect(key2, holder, now() + effectLeaseMs)).catch(() => void 0);
+    }, effectLeaseMs / 4);
+    renewal.unref();
+    const stop = async () => {
+      clearInterval(renewal);
+      await renewing;
+    };
+    const last = lastOf(before);
+    let result2;
+    try {
+      result2 = await make(last, { last, uncertain: before?.status === "intended", since: before?.status === "intended" ? before.intendedAt : void 0 });
+    } catch (error) {
+      await stop();
+      await store.releaseEffect(key2, holder, "unknown").catch(() => void 0);
+      throw error;
+    }
+    await stop();
+    if (result2 === null) await store.releaseEffect(key2, holder, before);
+    else {
+      const { id, ...rest } = result2;
+      await store.finishEffect(key2, holder, id, rest);
+    }
+    return result2;
+  });
   return {
-    withEffect(key2, make) {
-      return queued(key2, async () => {
-        const intent = await intend(key2);
-        let version = intent.version;
-        const last = lastOf(intent.previous);
-        const undo = () => last === void 0 ? store.deleteState(key2, version) : store.compareAndSetState(key2, version, { ...last, status: "done", at: intent.previous?.at ?? iso() });
-        let renewing = Promise.resolve();
-        const renewal = setInterval(() => {
-          renewing = renewing.then(async () => {
-            const next = await store.compareAndSetState(key2, version, { status: "intended", at: iso(), ...last ? { last } : {} });
-            if (next !== null) version = next;
-          }).catch(() => void 0);
-        }, effectLeaseMs / 4);
-        renewal.unref();
-        let result2;
-        try {
-          result2 = await make(last);
-        } catch (error) {
-          clearInterval(renewal);
-          await renewing;
-          await Promise.resolve(undo()).catch(() => void 0);
-          throw error;
-        }
-        clearInterval(renewal);
-        await renewing;
-        if (result2 === null) await undo();
-        else await store.compareAndSetState(key2, version, { ...result2, status: "done", at: iso() });
-        return result2;
+    withEffect,
+    effectOnce(key2, find, make) {
+      return withEffect(key2, async (last, attempt) => {
+        if (last !== void 0) return last;
+        return (attempt.since !== void 0 ? await find(attempt.since) : null) ?? await make();
       });
     },
     claimDelivery: (id, event) => claim(deliveryKey(id), event),
@@ -55118,9 +55252,13 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
       let removed = 0;
       const prefixes = ["delivery:", "comment:", "unnamed:", "answered:", "permission:", "check-run:"];
       for (const entry of (await Promise.all(prefixes.map((prefix) => store.listState(prefix)))).flat()) {
-        if (entry.key.startsWith("check-run:") && (entry.value.status !== "done" || entry.value.open === true)) continue;
         const at = Date.parse(entry.value.at);
         if (Number.isFinite(at) && now() - at > olderThanMs && await store.deleteState(entry.key, entry.version)) removed++;
+      }
+      for (const effect of await store.listEffects("")) {
+        if (effect.holder !== null || effect.key.startsWith("check-run:") && effect.result?.open === true) continue;
+        const at = Date.parse(effect.doneAt ?? effect.intendedAt);
+        if (Number.isFinite(at) && now() - at > olderThanMs && await store.deleteEffect(effect.key, effect.version)) removed++;
       }
       return removed;
     },
@@ -55147,11 +55285,8 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
     async putRun(request2) {
       await store.putState(runKey2(request2.owner, request2.repo, request2.runId), request2);
     },
-    async claimBisect(owner, repo, series2, range) {
-      return await store.compareAndSetState(`bisect:${slug(owner, repo)}:${series2}@${range}`, null, { at: iso() }) !== null;
-    },
-    async releaseBisect(owner, repo, series2, range) {
-      await store.deleteState(`bisect:${slug(owner, repo)}:${series2}@${range}`);
+    async bisectClaimedBefore(owner, repo, series2, range) {
+      return await store.getState(`bisect:${slug(owner, repo)}:${series2}@${range}`) !== void 0;
     },
     async putBisectRun(owner, repo, runId, record) {
       await store.putState(`bisect-run:${slug(owner, repo)}/${runId}`, record);
@@ -56330,8 +56465,9 @@ function octokitGitHubClient(octokit, options2) {
   const maxRetries = options2.maxRetries ?? 3;
   async function call(method, pathTemplate, params = {}, extra = {}) {
     const { path: path2, rest } = expandPath(pathTemplate, params);
+    const once5 = method === "POST" && options2.retryWrites === false ? { request: { ...rest.request, retries: 0 } } : {};
     try {
-      return { path: path2, response: await octokit.request(`${method} ${path2}`, { ...rest, ...extra }) };
+      return { path: path2, response: await octokit.request(`${method} ${path2}`, { ...rest, ...once5, ...extra }) };
     } catch (error) {
       throw toGitHubError(method, path2, error);
     }
@@ -56691,6 +56827,57 @@ function unknownKeys(mapping, known, prefix, report) {
 function show(value) {
   const text2 = typeof value === "string" ? JSON.stringify(value) : Array.isArray(value) ? "a list" : isMapping(value) ? "a mapping" : String(value);
   return `\`${(text2.length > 60 ? `${text2.slice(0, 57)}...` : text2).replace(/`/g, "'").replace(/[\r\n]+/g, " ")}\``;
+}
+
+// src/github/workflow-dispatch.ts
+import { createHash as createHash6 } from "node:crypto";
+var DISPATCH_KEY_INPUT = "dispatch-key";
+function dispatchToken(effectKey) {
+  return `bb${createHash6("sha256").update(effectKey).digest("hex").slice(0, 16)}`;
+}
+async function dispatchWorkflow(client, options2) {
+  const send = async (inputs) => {
+    const answer = await client.request("POST", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
+      owner: options2.owner,
+      repo: options2.repo,
+      workflow_id: options2.workflow,
+      ref: options2.ref,
+      inputs,
+      // Without the run id the completion could not be tied back to what was dispatched.
+      return_run_details: true
+    });
+    return { id: typeof answer?.workflow_run_id === "number" ? answer.workflow_run_id : null, url: typeof answer?.html_url === "string" ? answer.html_url : null };
+  };
+  try {
+    return { ...await send({ ...options2.inputs, [DISPATCH_KEY_INPUT]: options2.token }), keyed: true };
+  } catch (error) {
+    if (!(error instanceof GitHubError && error.status === 422 && (error.githubMessage ?? "").includes(DISPATCH_KEY_INPUT))) throw error;
+    return { ...await send(options2.inputs), keyed: false };
+  }
+}
+var DISPATCH_SKEW_MS = 6e4;
+var MAX_RUN_PAGES = 10;
+async function findDispatchedRun(client, options2) {
+  const since = Date.parse(options2.since) - DISPATCH_SKEW_MS;
+  const carries = new RegExp(`(^|[^0-9a-z])${options2.token}($|[^0-9a-z])`);
+  const mine = [];
+  for (let page = 1; page <= MAX_RUN_PAGES; page++) {
+    const answer = await client.request("GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
+      owner: options2.owner,
+      repo: options2.repo,
+      workflow_id: options2.workflow,
+      event: "workflow_dispatch",
+      exclude_pull_requests: true,
+      per_page: 100,
+      page
+    });
+    const runs = answer?.workflow_runs ?? [];
+    mine.push(...runs.filter((r) => r.event === "workflow_dispatch" && carries.test(r.display_title ?? "")));
+    if (runs.length < 100 || runs.some((r) => Date.parse(r.created_at) < since)) break;
+  }
+  if (mine.length === 0) return null;
+  const first = mine.sort((a, b) => a.id - b.id)[0];
+  return { id: first.id, url: first.html_url };
 }
 
 // node_modules/markdown-it/lib/common/utils.mjs
@@ -62101,6 +62288,10 @@ function truncateForCheckRun(markdown2, limit = CHECK_RUN_TEXT_LIMIT) {
 _benchbot truncated this text: it was ${bytes} bytes and GitHub allows ${max2}. The job summary and the PR comment have the full report._
 `);
 }
+async function findCheckRun(client, options2, match2) {
+  const runs = await client.paginate("/repos/{owner}/{repo}/commits/{ref}/check-runs", { owner: options2.owner, repo: options2.repo, ref: options2.headSha, check_name: options2.name, filter: "all" });
+  return runs.filter(match2).sort((a, b) => a.id - b.id)[0] ?? null;
+}
 
 // src/app/handler-deps.ts
 var REPLY_MARKER = "<!-- benchbot:reply -->";
@@ -62121,11 +62312,12 @@ async function writeReportComment(deps, client, where, pr, body) {
 }
 async function openCheckRun(deps, client, where, pr, head, check) {
   const fields = { ...where, name: CHECK_NAME, status: "in_progress", details_url: check.detailsUrl ?? void 0, external_id: check.externalId ?? void 0, output: { title: check.title, summary: check.summary } };
-  const made = await deps.state.withEffect(checkRunKey(where.owner, where.repo, pr, head), async (last) => {
-    if (last?.open === true) {
+  const made = await deps.state.withEffect(checkRunKey(where.owner, where.repo, pr, head), async (last, attempt) => {
+    const open = last?.open === true ? last.id : attempt.uncertain ? (await findCheckRun(client, { ...where, headSha: head, name: CHECK_NAME }, (r) => r.status !== "completed"))?.id : void 0;
+    if (open !== void 0) {
       try {
-        await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", { ...fields, check_run_id: last.id });
-        return { id: last.id, open: true };
+        await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", { ...fields, check_run_id: open });
+        return { id: open, open: true };
       } catch (error) {
         if (!(error instanceof GitHubError && error.status === 404)) throw error;
       }
@@ -62136,8 +62328,9 @@ async function openCheckRun(deps, client, where, pr, head, check) {
   return made.id;
 }
 async function cancelCheckRun(deps, client, replaced, knownId, by) {
-  await deps.state.withEffect(checkRunKey(replaced.owner, replaced.repo, replaced.pr, replaced.head), async (last) => {
-    const id = last === void 0 ? knownId : last.open === true ? last.id : null;
+  await deps.state.withEffect(checkRunKey(replaced.owner, replaced.repo, replaced.pr, replaced.head), async (last, attempt) => {
+    const lost = attempt.uncertain && (last === void 0 || last.open !== true) ? await findCheckRun(client, { owner: replaced.owner, repo: replaced.repo, headSha: replaced.head, name: CHECK_NAME }, (r) => r.status !== "completed") : null;
+    const id = lost !== null ? lost.id : last === void 0 ? knownId : last.open === true ? last.id : null;
     if (id === null) return null;
     try {
       await client.request("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", {
@@ -62155,9 +62348,10 @@ async function cancelCheckRun(deps, client, replaced, knownId, by) {
   });
 }
 async function completeCheckRun(deps, client, request2, options2) {
-  await deps.state.withEffect(checkRunKey(request2.owner, request2.repo, request2.pr, request2.head), async (last) => {
+  await deps.state.withEffect(checkRunKey(request2.owner, request2.repo, request2.pr, request2.head), async (last, attempt) => {
     const open = last?.open === true ? last.id : void 0;
-    const published = await publishCheckRun(client, { ...options2, owner: request2.owner, repo: request2.repo, headSha: request2.head, name: CHECK_NAME, checkRunId: request2.checkRunId ?? open });
+    const lost = attempt.uncertain && request2.checkRunId === null && open === void 0 ? await findCheckRun(client, { owner: request2.owner, repo: request2.repo, headSha: request2.head, name: CHECK_NAME }, (r) => r.status !== "completed" || options2.externalId !== void 0 && r.external_id === options2.externalId) : null;
+    const published = await publishCheckRun(client, { ...options2, owner: request2.owner, repo: request2.repo, headSha: request2.head, name: CHECK_NAME, checkRunId: request2.checkRunId ?? open ?? lost?.id });
     return open !== void 0 && open !== published.id ? null : { id: published.id, open: false };
   });
 }
@@ -62191,7 +62385,7 @@ async function handleIssueCommentCreated(deps, client, payload, command = commen
   }
   let outcome;
   try {
-    outcome = await handleCommand(deps, client, payload, { ...where, pr }, comment2);
+    outcome = await handleCommand(deps, client, payload, { ...where, pr }, comment2, version);
   } catch (error) {
     await deps.state.releaseComment(where.owner, where.repo, comment2.id, version).catch(() => void 0);
     throw error;
@@ -62199,7 +62393,7 @@ async function handleIssueCommentCreated(deps, client, payload, command = commen
   await deps.state.finishComment(where.owner, where.repo, comment2.id, version);
   return outcome;
 }
-async function handleCommand(deps, client, payload, target, comment2) {
+async function handleCommand(deps, client, payload, target, comment2, version) {
   const where = { owner: target.owner, repo: target.repo };
   const { pr } = target;
   const { login } = comment2;
@@ -62261,9 +62455,11 @@ async function handleCommand(deps, client, payload, target, comment2) {
   }
   const inputs = workflowInputs(pr, pull.base.sha, pull.head.sha, command, config3);
   let run2;
-  const dispatchedAt = deps.now().toISOString();
+  let dispatchedAt = deps.now().toISOString();
   try {
-    run2 = await dispatch(client, where, config3.bench.workflow, defaultBranch, inputs);
+    const made = await dispatchOnce(deps, client, where, config3.bench.workflow, defaultBranch, inputs, dispatchKey(where.owner, where.repo, pr, comment2.id, version), dispatchedAt);
+    run2 = { id: made.id === 0 ? null : made.id, url: made.url };
+    dispatchedAt = made.at;
   } catch (error) {
     if (!(error instanceof GitHubError) || error.status >= 500 || error.status === 0) throw error;
     const hint = error.status === 404 ? `There is no workflow \`${config3.bench.workflow}\` on \`${defaultBranch}\` (set \`bench.workflow\` in \`.github/benchbot.yml\`, see the app's docs), or the app may not run it.` : `GitHub answered ${error.status}${error.githubMessage ? `: ${oneLine(error.githubMessage)}` : ""}. If it names unexpected inputs, declare them under \`on.workflow_dispatch.inputs\` of \`${config3.bench.workflow}\`.`;
@@ -62396,21 +62592,27 @@ function workflowInputs(pr, base, head, args, config3) {
   if (config3.thresholds.length > 0) inputs.thresholds = config3.thresholds.map((r) => `${r.glob}=${Number((r.threshold * 100).toFixed(3))}%`).join("\n");
   return inputs;
 }
-async function dispatch(client, where, workflow, ref2, inputs) {
-  const answer = await client.request("POST", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
-    ...where,
-    workflow_id: workflow,
-    ref: ref2,
-    inputs,
-    // Without the run id the completion could not be tied back to this pull request.
-    return_run_details: true
-  });
-  return { id: typeof answer?.workflow_run_id === "number" ? answer.workflow_run_id : null, url: typeof answer?.html_url === "string" ? answer.html_url : null };
+async function dispatchOnce(deps, client, where, workflow, ref2, inputs, key2, at) {
+  const token = dispatchToken(key2);
+  return deps.state.effectOnce(
+    key2,
+    async (since) => {
+      const found = await findDispatchedRun(client, { ...where, workflow, token, since });
+      if (found !== null) deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key: key2 }, "found the run of a dispatch whose answer was not recorded; not dispatched again");
+      return found === null ? null : { id: found.id, url: found.url, at: since };
+    },
+    async () => {
+      const answer = await dispatchWorkflow(client, { ...where, workflow, ref: ref2, inputs, token });
+      if (!answer.keyed) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
+      return { id: answer.id ?? 0, url: answer.url, at, keyed: answer.keyed };
+    }
+  );
 }
 async function recordLatest(deps, request2) {
   for (let attempt = 0; attempt < 10; attempt++) {
     const current = await deps.state.getBench(request2.owner, request2.repo, request2.pr);
-    if (await deps.state.setBench(request2, current?.version ?? null)) return current?.value.status === "running" ? current.value : null;
+    const same = current !== void 0 && current.value.commentId === request2.commentId && current.value.runId === request2.runId && current.value.dispatchedAt === request2.dispatchedAt;
+    if (await deps.state.setBench(request2, current?.version ?? null)) return current?.value.status === "running" && !same ? current.value : null;
   }
   throw new Error(`could not record the /bench on ${request2.owner}/${request2.repo}#${request2.pr}: the state kept changing`);
 }
@@ -62717,24 +62919,32 @@ async function handleNightlyCompleted(deps, client, where, runId, config3, defau
   let dispatched = 0;
   for (const finding of confirmed) {
     const range = `${finding.last_good.sha}..${finding.first_bad.sha}`;
-    if (!await deps.state.claimBisect(where.owner, where.repo, finding.series, range)) continue;
+    const key2 = bisectDispatchKey(where.owner, where.repo, finding.series, range);
+    const token = dispatchToken(key2);
+    const workflow = config3.nightly.bisectWorkflow;
+    let sent = false;
     try {
-      const answer = await client.request("POST", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
-        ...where,
-        workflow_id: config3.nightly.bisectWorkflow,
-        ref: defaultBranch,
-        inputs: { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series },
-        return_run_details: true
-      });
-      if (typeof answer?.workflow_run_id === "number") {
-        await deps.state.putBisectRun(where.owner, where.repo, answer.workflow_run_id, { finding, branch: scan.branch, threshold: scan.threshold, at: deps.now().toISOString() });
-      }
+      const run2 = await deps.state.effectOnce(
+        key2,
+        async (since) => {
+          const found = await findDispatchedRun(client, { ...where, workflow, token, since });
+          return found === null ? null : { id: found.id, url: found.url, found: true };
+        },
+        async () => {
+          if (await deps.state.bisectClaimedBefore(where.owner, where.repo, finding.series, range)) return { id: 0, earlier: true };
+          const inputs = { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series };
+          const answer = await dispatchWorkflow(client, { ...where, workflow, ref: defaultBranch, inputs, token });
+          sent = true;
+          return { id: answer.id ?? 0, url: answer.url, keyed: answer.keyed };
+        }
+      );
+      if (!sent && run2.found !== true) continue;
+      if (run2.id !== 0) await deps.state.putBisectRun(where.owner, where.repo, run2.id, { finding, branch: scan.branch, threshold: scan.threshold, at: deps.now().toISOString() });
       dispatched++;
-      deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, range, runId: answer?.workflow_run_id }, "dispatched bisect");
+      deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, range, runId: run2.id || void 0, found: run2.found === true }, "dispatched bisect");
     } catch (error) {
-      await deps.state.releaseBisect(where.owner, where.repo, finding.series, range);
       if (error instanceof GitHubError && error.status === 404) {
-        deps.log.warn({ owner: where.owner, repo: where.repo, workflow: config3.nightly.bisectWorkflow }, "no bisect workflow to dispatch (nightly.bisect-workflow in .github/benchbot.yml)");
+        deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, "no bisect workflow to dispatch (nightly.bisect-workflow in .github/benchbot.yml)");
         continue;
       }
       throw error;
@@ -63066,7 +63276,7 @@ async function once2(state, options2, context, triage, handle) {
   options2.onHandled?.({ id: context.id, name, outcome, ms: performance.now() - started });
 }
 function clientOf(context, options2) {
-  return octokitGitHubClient(context.octokit, { apiUrl: options2.apiUrl });
+  return octokitGitHubClient(context.octokit, { apiUrl: options2.apiUrl, retryWrites: false });
 }
 function cachedConfigLoader(ttlMs) {
   const cache = /* @__PURE__ */ new Map();
