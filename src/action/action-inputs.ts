@@ -1,7 +1,9 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
-import { checkFormat, type Shard } from '../jobs/pr-check.ts';
+import { checkFormat, PR_CHECK_DEFAULTS, type Shard } from '../jobs/pr-check.ts';
+import { compileNameFilter, NameFilterError } from '../compare/name-filter.ts';
+import type { InstructionSettings } from '../runner/valgrind-count.ts';
 import { parseReportSettings, type ReportSettings } from '../jobs/report-settings.ts';
 import { actionSetting, SettingError } from '../jobs/setting-names.ts';
 import { parseCcUsers } from '../github/github-login.ts';
@@ -59,6 +61,8 @@ export interface ActionSettings extends ReportSettings {
   /** SQLite path or postgres:// URL; undefined: do not store. */
   store?: string;
   counters: boolean;
+  /** instructions counts each benchmark's work under valgrind (input `instructions`: true, a name pattern, or false: undefined). */
+  instructions?: InstructionSettings;
   comment: CommentMode;
   failOn: FailOn;
   /** githubToken is empty in the measuring role, always. */
@@ -162,6 +166,26 @@ function parseShard(value: string | undefined): Shard | undefined {
 }
 
 /**
+ * instructionsInput reads the `instructions` input: `true` counts every
+ * benchmark, `false` (the default) none, anything else is a benchmark-name
+ * pattern (RE2, as `filter`) of those to count. Not beside `counters` (see
+ * cli/instruction-flags.ts for why).
+ */
+function instructionsInput(env: Env): { instructions?: InstructionSettings } {
+  const value = text(env, 'instructions');
+  if (value === undefined || value.toLowerCase() === 'false') return {};
+  if (flag(env, 'counters')) throw new ActionInputError('instructions: not with counters; instructions counts each benchmark\'s work under valgrind on any machine, counters reads perf stat for the whole command where the machine has a PMU; set one of them to false');
+  const repeats = PR_CHECK_DEFAULTS.instructionRepeats;
+  if (value.toLowerCase() === 'true') return { instructions: { repeats } };
+  try {
+    return { instructions: { repeats, filter: compileNameFilter(value) } };
+  } catch (error) {
+    if (!(error instanceof NameFilterError)) throw error;
+    throw new ActionInputError(`instructions: "${value}" is neither true, false nor a benchmark-name pattern benchbot accepts (${error.message})`);
+  }
+}
+
+/**
  * defaultStorePath is where the action keeps history when `store` is empty:
  * on the runner's own disk, outside the workspace (which checkouts clean),
  * because a bare-metal runner's history belongs to that machine.
@@ -234,6 +258,7 @@ export function readActionInputs(env: Env): ActionSettings {
     executor,
     store,
     counters: flag(env, 'counters'),
+    ...instructionsInput(env),
     comment: oneOf(env, 'comment', ['always', 'on-change', 'never'] as const, 'always'),
     failOn: oneOf(env, 'fail-on', ['regression', 'never'] as const, 'regression'),
     githubToken: role === 'report' ? (text(env, 'github-token') ?? '') : '',

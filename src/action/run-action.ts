@@ -195,6 +195,7 @@ async function measure(settings: ActionSettings, event: EventPayload, deps: Acti
     rules: settings.rules,
     filter: settings.filter,
     counters: settings.counters,
+    ...(settings.instructions ? { instructions: settings.instructions } : {}),
     allowDirty: false,
     stateDir: join(settings.workingDirectory, '.benchbot'),
     labels: (env.RUNNER_LABELS ?? '').split(/[\s,]+/).filter((l) => l !== ''),

@@ -124,3 +124,14 @@ test('overallVerdict names the most important outcome', () => {
   assert.equal(overallVerdict({ ...zero, improved: 1, error: 1 }), 'error');
   assert.equal(overallVerdict({ ...zero, regressed: 1, error: 1 }), 'regressed');
 });
+
+test('readActionInputs: instructions is false, true, or the pattern of the benchmarks to count; never beside counters', () => {
+  assert.equal(readActionInputs(env({ bench: 'b' })).instructions, undefined);
+  assert.equal(readActionInputs(env({ bench: 'b', instructions: 'false' })).instructions, undefined);
+  assert.deepEqual(readActionInputs(env({ bench: 'b', instructions: 'true' })).instructions, { repeats: 3 });
+  const some = readActionInputs(env({ bench: 'b', instructions: '^BM_Sum' })).instructions;
+  assert.equal(some?.repeats, 3);
+  assert.ok(some?.filter?.test('BM_Sum/64') && !some.filter.test('BM_Hash'));
+  assert.throws(() => readActionInputs(env({ bench: 'b', instructions: '(a' })), (e: Error) => e instanceof ActionInputError && /^instructions: "\(a" is neither true, false nor a benchmark-name pattern/.test(e.message));
+  assert.throws(() => readActionInputs(env({ bench: 'b', instructions: 'true', counters: 'true' })), (e: Error) => e instanceof ActionInputError && /^instructions: not with counters/.test(e.message));
+});
