@@ -15206,6 +15206,7 @@ var ACTION_INPUT_NAMES = /* @__PURE__ */ new Set([
   "device-pull",
   "store",
   "counters",
+  "instructions",
   "max-load",
   "comment",
   "fail-on",
@@ -27936,6 +27937,19 @@ function parseShard(value) {
   }
   return count === 1 ? void 0 : { index, count };
 }
+function instructionsInput(env) {
+  const value = text(env, "instructions");
+  if (value === void 0 || value.toLowerCase() === "false") return {};
+  if (flag2(env, "counters")) throw new ActionInputError("instructions: not with counters; instructions counts each benchmark's work under valgrind on any machine, counters reads perf stat for the whole command where the machine has a PMU; set one of them to false");
+  const repeats = PR_CHECK_DEFAULTS.instructionRepeats;
+  if (value.toLowerCase() === "true") return { instructions: { repeats } };
+  try {
+    return { instructions: { repeats, filter: compileNameFilter(value) } };
+  } catch (error2) {
+    if (!(error2 instanceof NameFilterError)) throw error2;
+    throw new ActionInputError(`instructions: "${value}" is neither true, false nor a benchmark-name pattern benchbot accepts (${error2.message})`);
+  }
+}
 function defaultStorePath(env) {
   return join12(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
 }
@@ -27999,6 +28013,7 @@ function readActionInputs(env) {
     executor,
     store,
     counters: flag2(env, "counters"),
+    ...instructionsInput(env),
     comment: oneOf(env, "comment", ["always", "on-change", "never"], "always"),
     failOn: oneOf(env, "fail-on", ["regression", "never"], "regression"),
     githubToken: role2 === "report" ? text(env, "github-token") ?? "" : "",
@@ -30560,6 +30575,7 @@ async function measure(settings, event, deps) {
     rules: settings.rules,
     filter: settings.filter,
     counters: settings.counters,
+    ...settings.instructions ? { instructions: settings.instructions } : {},
     allowDirty: false,
     stateDir: join13(settings.workingDirectory, ".benchbot"),
     labels: (env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== ""),

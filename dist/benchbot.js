@@ -40854,6 +40854,7 @@ var ACTION_INPUT_NAMES = /* @__PURE__ */ new Set([
   "device-pull",
   "store",
   "counters",
+  "instructions",
   "max-load",
   "comment",
   "fail-on",
