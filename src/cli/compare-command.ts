@@ -1,4 +1,4 @@
-import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
+import { compareRuns, DEFAULT_WORK_THRESHOLD, type CompareSide } from '../compare/compare-runs.ts';
 import { DEFAULT_TEST, type ChangeTest } from '../compare/estimate-change.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
@@ -27,6 +27,8 @@ options:
   --format F            input format (default: detected from content)
   --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
+  --work-threshold X    threshold of counted work (instructions, estimated_cycles under valgrind), decided by its
+                        repeats, not tested (default ${DEFAULT_WORK_THRESHOLD * 100}%; docs/statistics.md, "Counted work")
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
   --test T              mann-whitney (default) | yuen (20%-trimmed t), as benchbot run's --test
   --output O            ${OUTPUTS.join(' | ')} (default text)
@@ -44,13 +46,14 @@ export interface CompareSettings {
   head: string[];
   format?: string;
   threshold: number;
+  workThreshold: number;
   rules: ThresholdRule[];
   alpha: number;
   test: ChangeTest;
   output: ReportFormat;
   filter?: NameFilter;
   /** runReport: the look schedule and overall alpha of the run whose verdicts to reproduce (--run-report). */
-  runReport?: { minRuns: number; maxRuns: number; alpha: number; threshold: number; test?: ChangeTest };
+  runReport?: { minRuns: number; maxRuns: number; alpha: number; threshold: number; workThreshold?: number; test?: ChangeTest };
 }
 
 /** parseCompareArgs validates the command line; every problem names the flag to change. */
@@ -59,6 +62,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
     format: { type: 'string' },
     threshold: { type: 'string' },
     'threshold-for': { type: 'string', multiple: true },
+    'work-threshold': { type: 'string' },
     alpha: { type: 'string' },
     test: { type: 'string' },
     output: { type: 'string' },
@@ -66,7 +70,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
     'run-report': { type: 'string' },
   }, true);
   if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
-  const { threshold, rules, alpha } = parseThresholdFlags(values);
+  const { threshold, workThreshold, rules, alpha } = parseThresholdFlags(values);
   const output = choose('--output', values.output ?? 'text', OUTPUTS);
   let filter: NameFilter | undefined;
   if (values.filter !== undefined) {
@@ -83,6 +87,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
     base: split(positionals[0]), head: split(positionals[1]), format: values.format,
     // The run's own settings win over the defaults, not over flags given here.
     threshold: runReport && values.threshold === undefined ? runReport.threshold : threshold, rules,
+    workThreshold: values['work-threshold'] === undefined ? runReport?.workThreshold ?? workThreshold : workThreshold,
     alpha: runReport && values.alpha === undefined ? runReport.alpha : alpha, output, filter, runReport,
     test: values.test !== undefined ? choose('--test', values.test, TESTS) : runReport?.test ?? DEFAULT_TEST,
   };
@@ -111,7 +116,9 @@ function readRunReport(file: string): NonNullable<CompareSettings['runReport']> 
   }
   // Reports written before the test was a choice have no `test`: they used the Mann-Whitney U test.
   const test = json.test === 'yuen' || json.test === 'mann-whitney' ? json.test : undefined;
-  return { minRuns, maxRuns, alpha, threshold, ...(test !== undefined ? { test } : {}) };
+  const workThreshold = json.work_threshold === undefined ? undefined : Number(json.work_threshold);
+  if (workThreshold !== undefined && !(workThreshold > 0 && workThreshold < 1)) throw new UsageError(`--run-report ${file}: work_threshold ${JSON.stringify(json.work_threshold)} is not a fraction between 0 and 1`);
+  return { minRuns, maxRuns, alpha, threshold, ...(workThreshold !== undefined ? { workThreshold } : {}), ...(test !== undefined ? { test } : {}) };
 }
 
 /** runCompare implements `benchbot compare`; returns the exit code. */
@@ -124,8 +131,8 @@ export function runCompare(args: string[], out: (text: string) => void): number 
   }
   requireSharedBenchmark(settings, base, head);
   const report = settings.runReport
-    ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns, test: settings.test })
-    : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+    ? replayLooks(base, head, { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns, test: settings.test })
+    : compareRuns(base, head, { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
   out(render(settings, report));
   return report.summary.regressed > 0 ? 1 : 0;
 }

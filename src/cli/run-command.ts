@@ -29,6 +29,7 @@ export const MEASURE_FLAGS_USAGE = `  --build CMD             build command, run
   --warmup N              discarded warm-up rounds per side (default ${PR_CHECK_DEFAULTS.warmup})
   --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
+  --work-threshold X      threshold of counted work (--instructions), decided by its repeats (default ${PR_CHECK_DEFAULTS.workThreshold * 100}%)
   --alpha A               overall error rate, split across looks (default 0.05)
   --store URL             history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
                           a relative path is relative to the current directory, like every path you type
@@ -107,7 +108,7 @@ export const MEASURE_FLAG_OPTIONS = {
   bench: { type: 'string' }, build: { type: 'string' },
   format: { type: 'string' }, 'result-file': { type: 'string' },
   'min-runs': { type: 'string' }, 'max-runs': { type: 'string' }, warmup: { type: 'string' },
-  threshold: { type: 'string' }, 'threshold-for': { type: 'string', multiple: true }, alpha: { type: 'string' },
+  threshold: { type: 'string' }, 'threshold-for': { type: 'string', multiple: true }, 'work-threshold': { type: 'string' }, alpha: { type: 'string' },
   store: { type: 'string' },
   executor: { type: 'string' }, 'device-run': { type: 'string' }, 'device-push': { type: 'string' }, 'device-pull': { type: 'string' },
   repo: { type: 'string' }, counters: { type: 'boolean' },
@@ -143,7 +144,7 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
   const minRuns = positiveInt(v['min-runs'], '--min-runs', PR_CHECK_DEFAULTS.minRuns, 2);
   const maxRuns = positiveInt(v['max-runs'], '--max-runs', defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
-  const { threshold, rules, alpha } = parseThresholdFlags(v);
+  const { threshold, workThreshold, rules, alpha } = parseThresholdFlags(v);
   const machine = parseMachineFlags(v);
   const repo = resolve(cwd, v.repo ?? '.');
   const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
@@ -163,6 +164,7 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
     maxRuns,
     warmup: positiveInt(v.warmup, '--warmup', PR_CHECK_DEFAULTS.warmup, 0),
     threshold,
+    workThreshold,
     alpha,
     rules,
     roundTimeoutMs: seconds(v['round-timeout'], '--round-timeout', PR_CHECK_DEFAULTS.roundTimeoutMs),

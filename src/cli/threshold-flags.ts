@@ -1,9 +1,12 @@
 import { readPercent, type ThresholdRule } from '../compare/thresholds.ts';
+import { DEFAULT_WORK_THRESHOLD } from '../compare/compare-runs.ts';
 import { UsageError } from './usage-error.ts';
 
 /** ThresholdFlags are the verdict settings that `compare`, `run` and `scan` share. */
 export interface ThresholdFlags {
   threshold: number;
+  /** workThreshold is the threshold of counted work (instructions), `--work-threshold`. */
+  workThreshold: number;
   rules: ThresholdRule[];
   alpha: number;
 }
@@ -22,10 +25,12 @@ export function percentFlag(flag: string, text: string, positive = false): numbe
 
 /**
  * parseThresholdFlags validates `--threshold`, `--threshold-for GLOB=X`
- * (repeatable) and `--alpha`, with messages that name the flag to change.
+ * (repeatable), `--work-threshold` and `--alpha`, with messages that name
+ * the flag to change.
  */
-export function parseThresholdFlags(values: { threshold?: string; 'threshold-for'?: string[]; alpha?: string }): ThresholdFlags {
+export function parseThresholdFlags(values: { threshold?: string; 'threshold-for'?: string[]; 'work-threshold'?: string; alpha?: string }): ThresholdFlags {
   const threshold = values.threshold === undefined ? 0.02 : percentFlag('--threshold', values.threshold);
+  const workThreshold = values['work-threshold'] === undefined ? DEFAULT_WORK_THRESHOLD : percentFlag('--work-threshold', values['work-threshold'], true);
   const rules = (values['threshold-for'] ?? []).map((rule) => {
     const eq = rule.lastIndexOf('=');
     if (eq <= 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
@@ -35,5 +40,5 @@ export function parseThresholdFlags(values: { threshold?: string; 'threshold-for
   });
   const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
   if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${values.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, rules, alpha };
+  return { threshold, workThreshold, rules, alpha };
 }

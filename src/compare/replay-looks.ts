@@ -17,6 +17,8 @@ import type { ChangeTest } from './estimate-change.ts';
  */
 export interface ReplaySettings {
   threshold: number;
+  /** workThreshold: the threshold of counted work (default compare-runs.ts DEFAULT_WORK_THRESHOLD). */
+  workThreshold?: number;
   alpha: number;
   rules: readonly ThresholdRule[];
   minRuns: number;
@@ -69,7 +71,7 @@ export function replayLooks(base: CompareSide, head: CompareSide, settings: Repl
   for (let k = 0; k < looks.length; k++) {
     const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
     const cut = (side: CompareSide, ms: typeof pooled.base): CompareSide => ({ ...side, measurements: ms.map((m) => (m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m)) });
-    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...(settings.test !== undefined ? { test: settings.test } : {}) });
+    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...(settings.test !== undefined ? { test: settings.test } : {}), ...(settings.workThreshold !== undefined ? { workThreshold: settings.workThreshold } : {}) });
     for (const c of fresh.comparisons) if (c.family === 'primary' && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
     const look = applyLook(fresh, settled, {
       roundsPerSide: n, maxRoundsPerSide: looks[looks.length - 1], alpha: alphas[k], lastAlpha: alphas[alphas.length - 1],

@@ -1,5 +1,5 @@
 import type { ComparisonReport } from '../compare/compare-runs.ts';
-import { layoutReport, type Disagreement } from './report-layout.ts';
+import { layoutReport, workThresholdOf, type Disagreement } from './report-layout.ts';
 
 /**
  * JsonReport is benchbot's documented machine-readable report (docs/report-json.md).
@@ -75,6 +75,7 @@ const OPTIONAL_FIELDS = [
 /** toJsonReport maps a comparison report to the documented JSON shape. */
 export function toJsonReport(report: ComparisonReport): JsonReport {
   const { geomeanRatio, ...counts } = report.summary;
+  const workThreshold = workThresholdOf(report);
   const disagreements = new Map(layoutReport(report).rows.flatMap((r) => (r.disagreement === undefined ? [] : [[r.comparison, r.disagreement] as const])));
   return {
     version: 1,
@@ -101,7 +102,7 @@ export function toJsonReport(report: ComparisonReport): JsonReport {
     }),
     summary: { ...counts, geomean_ratio: geomeanRatio },
     threshold: report.threshold,
-    ...(report.workThreshold !== undefined ? { work_threshold: report.workThreshold } : {}),
+    ...(workThreshold !== undefined ? { work_threshold: workThreshold } : {}),
     alpha: report.alpha,
     ...(report.overallAlpha !== undefined ? { overall_alpha: report.overallAlpha } : {}),
     ...(report.test !== undefined ? { test: report.test } : {}),

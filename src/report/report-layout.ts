@@ -338,8 +338,8 @@ const MAX_HEADLINE_NAMES = 3;
  * (`without more work`). The counts of every verdict are
  * {@link headline}'s line, shown below it.
  */
-export function actionHeadline(rows: readonly ReportRow[], thresholds: number | { threshold: number; workThreshold?: number }, name: (text: string) => string, beforeMerging = true): string {
-  const { threshold, workThreshold } = typeof thresholds === 'number' ? { threshold: thresholds, workThreshold: undefined } : thresholds;
+export function actionHeadline(rows: readonly ReportRow[], thresholds: number | { threshold: number; workThreshold?: number; comparisons: readonly Comparison[] }, name: (text: string) => string, beforeMerging = true): string {
+  const { threshold, workThreshold } = typeof thresholds === 'number' ? { threshold: thresholds, workThreshold: undefined } : { threshold: thresholds.threshold, workThreshold: workThresholdOf(thresholds) };
   const { counts } = countRows(rows);
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict: Verdict, withChange: boolean) => {
@@ -421,6 +421,15 @@ const percent = (fraction: number) => `${Number((fraction * 100).toPrecision(3))
 const geomeanChange = (ratio: number) => (ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent(ratio - 1).replace(/^(?!-)/, '+'));
 
 /**
+ * workThresholdOf is the threshold a report's counted work was judged at:
+ * the report's own, else the one its work comparisons carry (a report
+ * assembled from several comparisons), undefined without counted work.
+ */
+export function workThresholdOf(report: { workThreshold?: number; comparisons: readonly Comparison[] }): number | undefined {
+  return report.workThreshold ?? report.comparisons.find((c) => isWork(c) && c.threshold !== undefined)?.threshold;
+}
+
+/**
  * workNote says how counted work was decided (compare/work-verdict.ts),
  * for the method note of a report that has work metrics.
  */
@@ -436,8 +445,9 @@ export function workNote(workThreshold: number): string {
  * the suite geomean. Numbers only: nothing untrusted.
  */
 export function methodNote(report: ComparisonReport): string {
+  const workThreshold = workThresholdOf(report);
   // Counted work alone: no test ran, so nothing about alpha or FDR applies.
-  if (report.workThreshold !== undefined && report.comparisons.every((c) => isWork(c))) return workNote(report.workThreshold);
+  if (workThreshold !== undefined && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
   const parts = [`Threshold ${percent(report.threshold)}.`];
@@ -453,6 +463,6 @@ export function methodNote(report: ComparisonReport): string {
   const test = TEST_NAMES[report.test ?? 'mann-whitney'] ?? 'The configured two-sample test';
   parts.push(`${test}; unchanged when the ${percent(1 - 2 * look)} interval lies inside ±${percent(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
-  if (report.workThreshold !== undefined) parts.push(workNote(report.workThreshold));
+  if (workThreshold !== undefined) parts.push(workNote(workThreshold));
   return parts.join(' ');
 }

@@ -42,6 +42,8 @@ export interface RunAbSettings {
   maxRuns: number;
   warmup: number;
   threshold: number;
+  /** workThreshold: the threshold of counted work (default compare-runs.ts DEFAULT_WORK_THRESHOLD). */
+  workThreshold?: number;
   alpha: number;
   rules: ThresholdRule[];
   /** filter keeps only the benchmarks whose names match (compileNameFilter: RE2, linear); undefined keeps all. */
@@ -354,10 +356,10 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
       instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
       // Work metrics are compared on their own: they are not part of the looks' alpha spending, every repeat being the same count.
       const work = (side: Side): CompareSide => ({ ...toCompareSide(sides[side], fingerprint), measurements: toCompareSide(sides[side], fingerprint).measurements.filter((m) => isWorkMetric(m.metric)) });
-      const counted = compareRuns(work('base'), work('head'), { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      const counted = compareRuns(work('base'), work('head'), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
-        report = { ...report, comparisons, summary: summarize(comparisons) };
+        report = { ...report, comparisons, summary: summarize(comparisons), ...(counted.workThreshold !== undefined ? { workThreshold: counted.workThreshold } : {}) };
       }
     }
 

@@ -177,3 +177,17 @@ test('the row rule on generated inputs: a faster time without less work stays un
   assert.equal(half?.comparison.metric, 'real_time', 'counted work on the head only does not take the row from the time');
   assert.equal(half?.verdict, 'unchanged');
 });
+
+test('--work-threshold sets the threshold of counted work alone, read as every threshold is; bad values exit 2 naming the flag', () => {
+  const json = JSON.parse(compare(BOTH, '--filter', '^hash$', '--work-threshold', '2%', '--output', 'json').stdout);
+  assert.equal(json.work_threshold, 0.02);
+  assert.equal(find(json.comparisons, 'instructions').verdict, 'unchanged', '+1% is within 2%');
+  assert.equal(json.threshold, 0.02);
+  const text = compare(BOTH, '--filter', '^sum$', '--work-threshold', '0.25%').stdout;
+  assert.match(text, /^No change beyond ±2% \(counted work ±0\.25%\): nothing to do\./);
+  for (const bad of ['0.5', '0%', 'lots']) {
+    const run = spawnSync(process.execPath, [BIN, 'compare', ...BOTH, '--work-threshold', bad], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(run.status, 2, `--work-threshold ${bad}: ${run.stderr}`);
+    assert.match(run.stderr, /--work-threshold/);
+  }
+});
