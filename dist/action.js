@@ -9932,7 +9932,7 @@ function countsLine(report) {
 }
 var MAX_HEADLINE_NAMES = 3;
 function actionHeadline(rows, thresholds, name, beforeMerging = true) {
-  const { threshold, workThreshold } = typeof thresholds === "number" ? { threshold: thresholds, workThreshold: void 0 } : thresholds;
+  const { threshold, workThreshold } = typeof thresholds === "number" ? { threshold: thresholds, workThreshold: void 0 } : { threshold: thresholds.threshold, workThreshold: workThresholdOf(thresholds) };
   const { counts } = countRows(rows);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
@@ -9989,11 +9989,15 @@ var TEST_NAMES = {
 };
 var percent2 = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
 var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent2(ratio - 1).replace(/^(?!-)/, "+");
+function workThresholdOf(report) {
+  return report.workThreshold ?? report.comparisons.find((c) => isWork(c) && c.threshold !== void 0)?.threshold;
+}
 function workNote(workThreshold) {
   return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent2(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent2(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
 }
 function methodNote(report) {
-  if (report.workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(report.workThreshold);
+  const workThreshold = workThresholdOf(report);
+  if (workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
   const parts = [`Threshold ${percent2(report.threshold)}.`];
@@ -10009,7 +10013,7 @@ function methodNote(report) {
   const test = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
   parts.push(`${test}; unchanged when the ${percent2(1 - 2 * look)} interval lies inside \xB1${percent2(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
-  if (report.workThreshold !== void 0) parts.push(workNote(report.workThreshold));
+  if (workThreshold !== void 0) parts.push(workNote(workThreshold));
   return parts.join(" ");
 }
 
@@ -10032,6 +10036,7 @@ var OPTIONAL_FIELDS = [
 ];
 function toJsonReport(report) {
   const { geomeanRatio, ...counts } = report.summary;
+  const workThreshold = workThresholdOf(report);
   const disagreements = new Map(layoutReport(report).rows.flatMap((r) => r.disagreement === void 0 ? [] : [[r.comparison, r.disagreement]]));
   return {
     version: 1,
@@ -10058,7 +10063,7 @@ function toJsonReport(report) {
     }),
     summary: { ...counts, geomean_ratio: geomeanRatio },
     threshold: report.threshold,
-    ...report.workThreshold !== void 0 ? { work_threshold: report.workThreshold } : {},
+    ...workThreshold !== void 0 ? { work_threshold: workThreshold } : {},
     alpha: report.alpha,
     ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
     ...report.test !== void 0 ? { test: report.test } : {},
@@ -17363,10 +17368,10 @@ async function runAb(settings, deps) {
     if (settings.instructions) {
       instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
       const work = (side2) => ({ ...toCompareSide(sides[side2], fingerprint2), measurements: toCompareSide(sides[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
-      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
-        report = { ...report, comparisons, summary: summarize(comparisons) };
+        report = { ...report, comparisons, summary: summarize(comparisons), ...counted.workThreshold !== void 0 ? { workThreshold: counted.workThreshold } : {} };
       }
     }
     const time2 = deps.now();
@@ -20914,6 +20919,7 @@ var PR_CHECK_DEFAULTS = {
   maxRuns: 40,
   warmup: 1,
   threshold: 0.02,
+  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   roundTimeoutMs: 6e5,
   buildTimeoutMs: 36e5,
@@ -21034,7 +21040,7 @@ function replayLooks(base, head, settings) {
   for (let k = 0; k < looks.length; k++) {
     const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
     const cut = (side2, ms) => ({ ...side2, measurements: ms.map((m) => m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m) });
-    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...settings.test !== void 0 ? { test: settings.test } : {} });
+    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...settings.test !== void 0 ? { test: settings.test } : {}, ...settings.workThreshold !== void 0 ? { workThreshold: settings.workThreshold } : {} });
     for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
     const look = applyLook(fresh, settled, {
       roundsPerSide: n,

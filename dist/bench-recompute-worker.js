@@ -7123,7 +7123,7 @@ function otherMetrics(others, name, label) {
 }
 var MAX_HEADLINE_NAMES = 3;
 function actionHeadline(rows, thresholds, name, beforeMerging = true) {
-  const { threshold, workThreshold } = typeof thresholds === "number" ? { threshold: thresholds, workThreshold: void 0 } : thresholds;
+  const { threshold, workThreshold } = typeof thresholds === "number" ? { threshold: thresholds, workThreshold: void 0 } : { threshold: thresholds.threshold, workThreshold: workThresholdOf(thresholds) };
   const { counts } = countRows(rows);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
@@ -7180,11 +7180,15 @@ var TEST_NAMES = {
 };
 var percent2 = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
 var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent2(ratio - 1).replace(/^(?!-)/, "+");
+function workThresholdOf(report) {
+  return report.workThreshold ?? report.comparisons.find((c) => isWork(c) && c.threshold !== void 0)?.threshold;
+}
 function workNote(workThreshold) {
   return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent2(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent2(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
 }
 function methodNote(report) {
-  if (report.workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(report.workThreshold);
+  const workThreshold = workThresholdOf(report);
+  if (workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
   const parts = [`Threshold ${percent2(report.threshold)}.`];
@@ -7200,7 +7204,7 @@ function methodNote(report) {
   const test = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
   parts.push(`${test}; unchanged when the ${percent2(1 - 2 * look)} interval lies inside \xB1${percent2(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
-  if (report.workThreshold !== void 0) parts.push(workNote(report.workThreshold));
+  if (workThreshold !== void 0) parts.push(workNote(workThreshold));
   return parts.join(" ");
 }
 
@@ -14581,6 +14585,313 @@ function logAll2(values) {
   return out;
 }
 
+// src/compare/power.ts
+var FUTILITY_POWER = 0.1;
+function noiseSigma(values, trim = DEFAULT_TRIM) {
+  if (values.length < 3 || values.some((v) => !(v > 0 && v < Infinity))) return null;
+  const s = trimmedSummary(values.map(Math.log), trim);
+  return Number.isFinite(s.d) ? Math.sqrt(s.d * values.length) : null;
+}
+function finalDf(n, trim = DEFAULT_TRIM) {
+  const h = n - 2 * Math.floor(trim * n);
+  return Math.max(1, 2 * (h - 1));
+}
+function costLogInterval(ci, better) {
+  return better === "lower" ? [Math.log(ci[0]), Math.log(ci[1])] : [-Math.log(ci[1]), -Math.log(ci[0])];
+}
+function boundOf2(equivalenceCi, better) {
+  const [lo, hi] = costLogInterval(equivalenceCi, better);
+  const slower = Math.expm1(hi);
+  const faster = -Math.expm1(lo);
+  return slower >= faster ? { bound: Math.max(0, slower), side: "slower" } : { bound: Math.max(0, faster), side: "faster" };
+}
+function decisionChance(c, ctx) {
+  if (c.equivalenceCi === null || c.equivalenceCi === void 0 || c.ratio === null || !(c.ratio > 0)) return null;
+  const [lo, hi] = costLogInterval(c.equivalenceCi, c.better);
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
+  const n = ctx.roundsPerSide;
+  const big = ctx.maxRoundsPerSide;
+  if (!(big > n)) return 0;
+  const estimate2 = c.better === "lower" ? Math.log(c.ratio) : -Math.log(c.ratio);
+  const halfWidth = (hi - lo) / 2;
+  const seNow = halfWidth / studentTQuantile(1 - (ctx.equivalenceAlpha ?? ctx.alpha), finalDf(n));
+  if (!(seNow > 0)) return 1;
+  const seCap = seNow * Math.sqrt(n / big);
+  const spread = seCap * Math.sqrt((big - n) / big);
+  const df = finalDf(big);
+  const wCap = studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) * seCap;
+  const dCap = studentTQuantile(1 - ctx.lastAlpha / 2, df) * seCap;
+  const upper = Math.log1p(ctx.threshold);
+  const lower = Math.log1p(-ctx.threshold);
+  const cdf = (x) => normalCdf((x - estimate2) / spread);
+  const equivalent = lower + wCap < upper - wCap ? cdf(upper - wCap) - cdf(lower + wCap) : 0;
+  const regressed = 1 - cdf(Math.max(dCap, upper));
+  const improved = cdf(Math.min(-dCap, lower));
+  return Math.min(1, equivalent + regressed + improved);
+}
+function isFutile(c, ctx) {
+  const chance = decisionChance(c, ctx);
+  return chance !== null && chance < (ctx.futilityPower ?? FUTILITY_POWER);
+}
+
+// src/stats/geometric-mean.ts
+function geometricMean(ratios) {
+  if (ratios.length === 0) return null;
+  let sum = 0;
+  for (const r of ratios) {
+    if (!(r > 0 && r < Infinity)) return null;
+    sum += Math.log(r);
+  }
+  return Math.exp(sum / ratios.length);
+}
+
+// src/stats/quantile-ci.ts
+function quantileCi(values, options = {}) {
+  const q = options.q ?? 0.5;
+  const alpha = options.alpha ?? 0.05;
+  if (!(q > 0 && q < 1)) throw new RangeError(`quantileCi: q must be in (0, 1), got ${q}`);
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`quantileCi: alpha must be in (0, 1), got ${alpha}`);
+  const n = values.length;
+  if (n === 0) return null;
+  const sorted = sortedCopy(values);
+  if (Number.isNaN(sorted[n - 1])) throw new RangeError("quantileCi: values must not contain NaN");
+  const cdf = binomialCdf(n, q);
+  const lowerRank = Math.max(1, ppf(cdf, alpha / 2));
+  const upperRank = Math.min(n, ppf(cdf, 1 - alpha / 2) + 1);
+  return {
+    estimate: quantileSorted(sorted, q),
+    lower: sorted[lowerRank - 1],
+    upper: sorted[upperRank - 1],
+    lowerRank,
+    upperRank,
+    coverage: cdf[upperRank - 1] - cdf[lowerRank - 1]
+  };
+}
+function medianCi(values, alpha = 0.05) {
+  return quantileCi(values, { q: 0.5, alpha });
+}
+var cdfCache2 = /* @__PURE__ */ new Map();
+function binomialCdf(n, q) {
+  const key2 = `${n}/${q}`;
+  const cached = cdfCache2.get(key2);
+  if (cached) return cached;
+  if (cdfCache2.size > 1e3) cdfCache2.clear();
+  const cdf = new Float64Array(n + 1);
+  const logQ = Math.log(q);
+  const log1mQ = Math.log1p(-q);
+  let logChoose = 0;
+  let sum = 0;
+  for (let k = 0; k <= n; k++) {
+    if (k > 0) logChoose += Math.log((n - k + 1) / k);
+    sum += Math.exp(logChoose + k * logQ + (n - k) * log1mQ);
+    cdf[k] = Math.min(1, sum);
+  }
+  cdfCache2.set(key2, cdf);
+  return cdf;
+}
+function ppf(cdf, a) {
+  for (let k = 0; k < cdf.length; k++) if (cdf[k] >= a) return k;
+  return cdf.length - 1;
+}
+
+// src/compare/compare-runs.ts
+var DEFAULT_WORK_THRESHOLD = 5e-3;
+var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, workThreshold: DEFAULT_WORK_THRESHOLD, alpha: 0.05, rules: [], test: DEFAULT_TEST };
+var key = (m) => `${m.benchmark}\0${m.metric}`;
+function poolMeasurements(measurements) {
+  const pooled = /* @__PURE__ */ new Map();
+  for (const m of measurements) {
+    const existing = pooled.get(key(m));
+    const factor = existing ? conversionFactor(m.unit, existing.unit) : void 0;
+    if (existing && factor !== void 0) {
+      for (const v of m.values) existing.values.push(v * factor);
+    } else if (existing) {
+      pooled.set(`${key(m)}\0${m.unit}`, { ...m, values: [...m.values] });
+    } else {
+      pooled.set(key(m), { ...m, values: [...m.values] });
+    }
+  }
+  return [...pooled.values()];
+}
+function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
+  const baseByKey = new Map(poolMeasurements(base.measurements).map((m) => [key(m), m]));
+  const headByKey = new Map(poolMeasurements(head.measurements).map((m) => [key(m), m]));
+  const baseErrors = erroredBenchmarks(base.warnings);
+  const headErrors = erroredBenchmarks(head.warnings);
+  const noise = (m) => {
+    const b = baseByKey.get(key(m));
+    const h = headByKey.get(key(m));
+    const sb = b && noiseSigma(b.values);
+    const sh = h && noiseSigma(h.values);
+    return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
+  };
+  const timed = [...baseByKey.values(), ...headByKey.values()].filter((m) => !isWorkMetric(m.metric));
+  const primary = primaryMetrics(timed, noise);
+  for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
+  const test = options.test ?? DEFAULT_TEST;
+  const drafts = [];
+  const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
+  for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
+  for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
+  for (const d of drafts) d.comparison.family = isWorkMetric(d.comparison.metric) ? "work" : familyOf(primary, d.comparison.benchmark, d.comparison.metric);
+  const families = { primary: 0, secondary: 0 };
+  for (const family of ["primary", "secondary"]) {
+    const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
+    const qs = benjaminiHochberg(tested.map((d) => d.comparison.p));
+    tested.forEach((d, i) => d.comparison.q = qs[i]);
+    families[family] = tested.length;
+  }
+  addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
+  const comparisons = drafts.map((d) => {
+    if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
+    return d.comparison.family === "work" ? d.comparison : annotateDecision(d.comparison);
+  });
+  return {
+    comparisons,
+    summary: summarize(comparisons),
+    warnings: suiteWarnings(base, head),
+    threshold: options.threshold,
+    ...comparisons.some((c) => c.family === "work") ? { workThreshold } : {},
+    alpha: options.alpha,
+    test,
+    families
+  };
+}
+function erroredBenchmarks(warnings) {
+  const errors = /* @__PURE__ */ new Map();
+  for (const w of warnings) if (w.kind === "error" && w.benchmark !== void 0) errors.set(w.benchmark, w.message);
+  return errors;
+}
+function emptyComparison(m) {
+  return {
+    benchmark: m.benchmark,
+    metric: m.metric,
+    unit: m.unit,
+    better: m.better,
+    base: null,
+    head: null,
+    ratio: null,
+    ratioCi: null,
+    p: null,
+    q: null,
+    verdict: "inconclusive",
+    warnings: []
+  };
+}
+function headOnly(h, baseErrors) {
+  const comparison = emptyComparison(h);
+  comparison.head = isWorkMetric(h.metric) ? rangeSummary(h.values) : sideSummary(h.values, 0.05);
+  const error = baseErrors.get(h.benchmark);
+  comparison.verdict = error === void 0 ? "new" : "error";
+  if (error !== void 0) comparison.warnings.push(`base failed: ${error}`);
+  return { comparison, threshold: 0, decided: comparison.verdict };
+}
+function draft(b, h, headErrors, options, test) {
+  const comparison = emptyComparison(b);
+  const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
+  comparison.threshold = threshold;
+  comparison.base = sideSummary(b.values, options.alpha);
+  if (h === void 0) {
+    const error = headErrors.get(b.benchmark);
+    comparison.verdict = error === void 0 ? "removed" : "error";
+    if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
+    return { comparison, threshold, decided: comparison.verdict };
+  }
+  const factor = conversionFactor(h.unit, b.unit);
+  if (factor === void 0) {
+    comparison.head = sideSummary(h.values, options.alpha);
+    comparison.warnings.push(`units differ and do not convert: base in ${b.unit}, head in ${h.unit}`);
+    return { comparison, threshold, decided: "inconclusive" };
+  }
+  const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
+  comparison.head = sideSummary(headValues, options.alpha);
+  const change = estimateChange(b.values, headValues, options.alpha, test, options.equivalenceAlpha ?? options.alpha);
+  comparison.ratio = change.ratio;
+  comparison.ratioCi = change.ratioCi;
+  if (change.equivalenceCi !== null) comparison.equivalenceCi = change.equivalenceCi;
+  if (change.ratioCi !== null) comparison.ciLevel = 1 - options.alpha;
+  comparison.p = change.p;
+  comparison.warnings.push(...change.notes, ...hygieneWarnings(b, b.values, headValues));
+  if (isConstantPair(b.values, headValues)) {
+    comparison.verdict = "unchanged";
+    return { comparison, threshold, decided: "unchanged" };
+  }
+  return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
+}
+function workDraft(b, h, headErrors, threshold) {
+  const comparison = emptyComparison(b);
+  comparison.threshold = threshold;
+  comparison.base = rangeSummary(b.values);
+  if (h === void 0) {
+    const error = headErrors.get(b.benchmark);
+    comparison.verdict = error === void 0 ? "removed" : "error";
+    if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
+    return { comparison, threshold, decided: comparison.verdict };
+  }
+  comparison.head = rangeSummary(h.values);
+  if (h.unit !== b.unit) {
+    comparison.warnings.push(`units differ: base in ${b.unit}, head in ${h.unit}`);
+    comparison.decision = "undecided";
+    comparison.reason = `units differ: base in ${b.unit}, head in ${h.unit}`;
+    return { comparison, threshold, decided: "inconclusive" };
+  }
+  const judged = judgeWork(b.values, h.values, threshold);
+  comparison.verdict = judged.verdict;
+  comparison.ratio = judged.ratio;
+  comparison.ratioCi = judged.range;
+  comparison.spread = judged.spread;
+  comparison.decision = judged.verdict === "inconclusive" ? "undecided" : "counted";
+  if (judged.reason !== void 0) comparison.reason = judged.reason;
+  if (judged.range !== null) {
+    const { bound, side: side2 } = boundOf2(judged.range, comparison.better);
+    comparison.bound = bound;
+    comparison.boundSide = side2;
+  }
+  return { comparison, threshold, decided: judged.verdict };
+}
+function rangeSummary(values) {
+  if (values.length === 0) throw new RangeError("rangeSummary: no values");
+  const { n, min, max: max2, median: median2 } = repeatRange(values);
+  return { n, median: median2, ci: [min, max2] };
+}
+function sideSummary(values, alpha) {
+  const ci = medianCi(values, alpha);
+  if (ci === null) throw new RangeError("sideSummary: no values");
+  return { n: values.length, median: ci.estimate, ci: [ci.lower, ci.upper] };
+}
+function decideVerdict(c, threshold, alpha) {
+  if (c.ratio === null || c.ratioCi === null) return "inconclusive";
+  const ci = c.equivalenceCi ?? c.ratioCi;
+  const [lo, hi] = c.better === "lower" ? ci : [1 / ci[1], 1 / ci[0]];
+  if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
+  if (c.q === null || c.q >= alpha) return "inconclusive";
+  return beyond(c, threshold);
+}
+function annotateDecision(c) {
+  if (c.verdict === "regressed" || c.verdict === "improved") c.decision = "difference";
+  else if (c.verdict === "unchanged") c.decision = "equivalence";
+  else if (c.verdict === "inconclusive") c.decision = "undecided";
+  if (c.equivalenceCi) {
+    const { bound, side: side2 } = boundOf2(c.equivalenceCi, c.better);
+    c.bound = bound;
+    c.boundSide = side2;
+  }
+  return c;
+}
+function beyond(c, threshold) {
+  const cost = c.better === "lower" ? c.ratio : 1 / c.ratio;
+  if (cost > 1 + threshold) return "regressed";
+  if (cost < 1 - threshold) return "improved";
+  return "inconclusive";
+}
+function summarize(comparisons) {
+  const summary = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
+  for (const c of comparisons) summary[c.verdict] += 1;
+  const timeRatios = comparisons.filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split("/")[0]) !== void 0).map((c) => c.ratio);
+  summary.geomeanRatio = geometricMean(timeRatios);
+  return summary;
+}
+
 // src/formats/format-error.ts
 var FormatError = class extends Error {
   file;
@@ -15014,7 +15325,7 @@ function read(file) {
   const unpicked = [];
   for (const group of groups.values()) {
     if (group.failed > 0) warnings.push(failureWarning(group));
-    if (group.iterations === 0 && !summarize(path, group, warnings, sanitized, budget)) unpicked.push(group);
+    if (group.iterations === 0 && !summarize2(path, group, warnings, sanitized, budget)) unpicked.push(group);
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
@@ -15171,7 +15482,7 @@ function failureWarning(group) {
     kind: group.failureKind
   };
 }
-function summarize(path, group, warnings, sanitized, budget) {
+function summarize2(path, group, warnings, sanitized, budget) {
   const kinds = group.aggregates.map((a) => a.kind);
   if (kinds.every((k) => k === "BigO" || k === "RMS")) return true;
   const pick = group.aggregates.find((a) => a.kind === "median") ?? group.aggregates.find((a) => a.kind === "mean");
@@ -19451,313 +19762,6 @@ var CHUNK_BYTES = 1024 * 1024;
 // src/runner/valgrind-count.ts
 var DEFAULT_COUNT_REPEATS = 3;
 
-// src/compare/power.ts
-var FUTILITY_POWER = 0.1;
-function noiseSigma(values, trim = DEFAULT_TRIM) {
-  if (values.length < 3 || values.some((v) => !(v > 0 && v < Infinity))) return null;
-  const s = trimmedSummary(values.map(Math.log), trim);
-  return Number.isFinite(s.d) ? Math.sqrt(s.d * values.length) : null;
-}
-function finalDf(n, trim = DEFAULT_TRIM) {
-  const h = n - 2 * Math.floor(trim * n);
-  return Math.max(1, 2 * (h - 1));
-}
-function costLogInterval(ci, better) {
-  return better === "lower" ? [Math.log(ci[0]), Math.log(ci[1])] : [-Math.log(ci[1]), -Math.log(ci[0])];
-}
-function boundOf2(equivalenceCi, better) {
-  const [lo, hi] = costLogInterval(equivalenceCi, better);
-  const slower = Math.expm1(hi);
-  const faster = -Math.expm1(lo);
-  return slower >= faster ? { bound: Math.max(0, slower), side: "slower" } : { bound: Math.max(0, faster), side: "faster" };
-}
-function decisionChance(c, ctx) {
-  if (c.equivalenceCi === null || c.equivalenceCi === void 0 || c.ratio === null || !(c.ratio > 0)) return null;
-  const [lo, hi] = costLogInterval(c.equivalenceCi, c.better);
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
-  const n = ctx.roundsPerSide;
-  const big = ctx.maxRoundsPerSide;
-  if (!(big > n)) return 0;
-  const estimate2 = c.better === "lower" ? Math.log(c.ratio) : -Math.log(c.ratio);
-  const halfWidth = (hi - lo) / 2;
-  const seNow = halfWidth / studentTQuantile(1 - (ctx.equivalenceAlpha ?? ctx.alpha), finalDf(n));
-  if (!(seNow > 0)) return 1;
-  const seCap = seNow * Math.sqrt(n / big);
-  const spread = seCap * Math.sqrt((big - n) / big);
-  const df = finalDf(big);
-  const wCap = studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) * seCap;
-  const dCap = studentTQuantile(1 - ctx.lastAlpha / 2, df) * seCap;
-  const upper = Math.log1p(ctx.threshold);
-  const lower = Math.log1p(-ctx.threshold);
-  const cdf = (x) => normalCdf((x - estimate2) / spread);
-  const equivalent = lower + wCap < upper - wCap ? cdf(upper - wCap) - cdf(lower + wCap) : 0;
-  const regressed = 1 - cdf(Math.max(dCap, upper));
-  const improved = cdf(Math.min(-dCap, lower));
-  return Math.min(1, equivalent + regressed + improved);
-}
-function isFutile(c, ctx) {
-  const chance = decisionChance(c, ctx);
-  return chance !== null && chance < (ctx.futilityPower ?? FUTILITY_POWER);
-}
-
-// src/stats/geometric-mean.ts
-function geometricMean(ratios) {
-  if (ratios.length === 0) return null;
-  let sum = 0;
-  for (const r of ratios) {
-    if (!(r > 0 && r < Infinity)) return null;
-    sum += Math.log(r);
-  }
-  return Math.exp(sum / ratios.length);
-}
-
-// src/stats/quantile-ci.ts
-function quantileCi(values, options = {}) {
-  const q = options.q ?? 0.5;
-  const alpha = options.alpha ?? 0.05;
-  if (!(q > 0 && q < 1)) throw new RangeError(`quantileCi: q must be in (0, 1), got ${q}`);
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`quantileCi: alpha must be in (0, 1), got ${alpha}`);
-  const n = values.length;
-  if (n === 0) return null;
-  const sorted = sortedCopy(values);
-  if (Number.isNaN(sorted[n - 1])) throw new RangeError("quantileCi: values must not contain NaN");
-  const cdf = binomialCdf(n, q);
-  const lowerRank = Math.max(1, ppf(cdf, alpha / 2));
-  const upperRank = Math.min(n, ppf(cdf, 1 - alpha / 2) + 1);
-  return {
-    estimate: quantileSorted(sorted, q),
-    lower: sorted[lowerRank - 1],
-    upper: sorted[upperRank - 1],
-    lowerRank,
-    upperRank,
-    coverage: cdf[upperRank - 1] - cdf[lowerRank - 1]
-  };
-}
-function medianCi(values, alpha = 0.05) {
-  return quantileCi(values, { q: 0.5, alpha });
-}
-var cdfCache2 = /* @__PURE__ */ new Map();
-function binomialCdf(n, q) {
-  const key2 = `${n}/${q}`;
-  const cached = cdfCache2.get(key2);
-  if (cached) return cached;
-  if (cdfCache2.size > 1e3) cdfCache2.clear();
-  const cdf = new Float64Array(n + 1);
-  const logQ = Math.log(q);
-  const log1mQ = Math.log1p(-q);
-  let logChoose = 0;
-  let sum = 0;
-  for (let k = 0; k <= n; k++) {
-    if (k > 0) logChoose += Math.log((n - k + 1) / k);
-    sum += Math.exp(logChoose + k * logQ + (n - k) * log1mQ);
-    cdf[k] = Math.min(1, sum);
-  }
-  cdfCache2.set(key2, cdf);
-  return cdf;
-}
-function ppf(cdf, a) {
-  for (let k = 0; k < cdf.length; k++) if (cdf[k] >= a) return k;
-  return cdf.length - 1;
-}
-
-// src/compare/compare-runs.ts
-var DEFAULT_WORK_THRESHOLD = 5e-3;
-var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, workThreshold: DEFAULT_WORK_THRESHOLD, alpha: 0.05, rules: [], test: DEFAULT_TEST };
-var key = (m) => `${m.benchmark}\0${m.metric}`;
-function poolMeasurements(measurements) {
-  const pooled = /* @__PURE__ */ new Map();
-  for (const m of measurements) {
-    const existing = pooled.get(key(m));
-    const factor = existing ? conversionFactor(m.unit, existing.unit) : void 0;
-    if (existing && factor !== void 0) {
-      for (const v of m.values) existing.values.push(v * factor);
-    } else if (existing) {
-      pooled.set(`${key(m)}\0${m.unit}`, { ...m, values: [...m.values] });
-    } else {
-      pooled.set(key(m), { ...m, values: [...m.values] });
-    }
-  }
-  return [...pooled.values()];
-}
-function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
-  const baseByKey = new Map(poolMeasurements(base.measurements).map((m) => [key(m), m]));
-  const headByKey = new Map(poolMeasurements(head.measurements).map((m) => [key(m), m]));
-  const baseErrors = erroredBenchmarks(base.warnings);
-  const headErrors = erroredBenchmarks(head.warnings);
-  const noise = (m) => {
-    const b = baseByKey.get(key(m));
-    const h = headByKey.get(key(m));
-    const sb = b && noiseSigma(b.values);
-    const sh = h && noiseSigma(h.values);
-    return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
-  };
-  const timed = [...baseByKey.values(), ...headByKey.values()].filter((m) => !isWorkMetric(m.metric));
-  const primary = primaryMetrics(timed, noise);
-  for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
-  const test = options.test ?? DEFAULT_TEST;
-  const drafts = [];
-  const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
-  for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
-  for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
-  for (const d of drafts) d.comparison.family = isWorkMetric(d.comparison.metric) ? "work" : familyOf(primary, d.comparison.benchmark, d.comparison.metric);
-  const families = { primary: 0, secondary: 0 };
-  for (const family of ["primary", "secondary"]) {
-    const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
-    const qs = benjaminiHochberg(tested.map((d) => d.comparison.p));
-    tested.forEach((d, i) => d.comparison.q = qs[i]);
-    families[family] = tested.length;
-  }
-  addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
-  const comparisons = drafts.map((d) => {
-    if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
-    return d.comparison.family === "work" ? d.comparison : annotateDecision(d.comparison);
-  });
-  return {
-    comparisons,
-    summary: summarize2(comparisons),
-    warnings: suiteWarnings(base, head),
-    threshold: options.threshold,
-    ...comparisons.some((c) => c.family === "work") ? { workThreshold } : {},
-    alpha: options.alpha,
-    test,
-    families
-  };
-}
-function erroredBenchmarks(warnings) {
-  const errors = /* @__PURE__ */ new Map();
-  for (const w of warnings) if (w.kind === "error" && w.benchmark !== void 0) errors.set(w.benchmark, w.message);
-  return errors;
-}
-function emptyComparison(m) {
-  return {
-    benchmark: m.benchmark,
-    metric: m.metric,
-    unit: m.unit,
-    better: m.better,
-    base: null,
-    head: null,
-    ratio: null,
-    ratioCi: null,
-    p: null,
-    q: null,
-    verdict: "inconclusive",
-    warnings: []
-  };
-}
-function headOnly(h, baseErrors) {
-  const comparison = emptyComparison(h);
-  comparison.head = isWorkMetric(h.metric) ? rangeSummary(h.values) : sideSummary(h.values, 0.05);
-  const error = baseErrors.get(h.benchmark);
-  comparison.verdict = error === void 0 ? "new" : "error";
-  if (error !== void 0) comparison.warnings.push(`base failed: ${error}`);
-  return { comparison, threshold: 0, decided: comparison.verdict };
-}
-function draft(b, h, headErrors, options, test) {
-  const comparison = emptyComparison(b);
-  const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
-  comparison.threshold = threshold;
-  comparison.base = sideSummary(b.values, options.alpha);
-  if (h === void 0) {
-    const error = headErrors.get(b.benchmark);
-    comparison.verdict = error === void 0 ? "removed" : "error";
-    if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
-    return { comparison, threshold, decided: comparison.verdict };
-  }
-  const factor = conversionFactor(h.unit, b.unit);
-  if (factor === void 0) {
-    comparison.head = sideSummary(h.values, options.alpha);
-    comparison.warnings.push(`units differ and do not convert: base in ${b.unit}, head in ${h.unit}`);
-    return { comparison, threshold, decided: "inconclusive" };
-  }
-  const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
-  comparison.head = sideSummary(headValues, options.alpha);
-  const change = estimateChange(b.values, headValues, options.alpha, test, options.equivalenceAlpha ?? options.alpha);
-  comparison.ratio = change.ratio;
-  comparison.ratioCi = change.ratioCi;
-  if (change.equivalenceCi !== null) comparison.equivalenceCi = change.equivalenceCi;
-  if (change.ratioCi !== null) comparison.ciLevel = 1 - options.alpha;
-  comparison.p = change.p;
-  comparison.warnings.push(...change.notes, ...hygieneWarnings(b, b.values, headValues));
-  if (isConstantPair(b.values, headValues)) {
-    comparison.verdict = "unchanged";
-    return { comparison, threshold, decided: "unchanged" };
-  }
-  return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
-}
-function workDraft(b, h, headErrors, threshold) {
-  const comparison = emptyComparison(b);
-  comparison.threshold = threshold;
-  comparison.base = rangeSummary(b.values);
-  if (h === void 0) {
-    const error = headErrors.get(b.benchmark);
-    comparison.verdict = error === void 0 ? "removed" : "error";
-    if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
-    return { comparison, threshold, decided: comparison.verdict };
-  }
-  comparison.head = rangeSummary(h.values);
-  if (h.unit !== b.unit) {
-    comparison.warnings.push(`units differ: base in ${b.unit}, head in ${h.unit}`);
-    comparison.decision = "undecided";
-    comparison.reason = `units differ: base in ${b.unit}, head in ${h.unit}`;
-    return { comparison, threshold, decided: "inconclusive" };
-  }
-  const judged = judgeWork(b.values, h.values, threshold);
-  comparison.verdict = judged.verdict;
-  comparison.ratio = judged.ratio;
-  comparison.ratioCi = judged.range;
-  comparison.spread = judged.spread;
-  comparison.decision = judged.verdict === "inconclusive" ? "undecided" : "counted";
-  if (judged.reason !== void 0) comparison.reason = judged.reason;
-  if (judged.range !== null) {
-    const { bound, side: side2 } = boundOf2(judged.range, comparison.better);
-    comparison.bound = bound;
-    comparison.boundSide = side2;
-  }
-  return { comparison, threshold, decided: judged.verdict };
-}
-function rangeSummary(values) {
-  if (values.length === 0) throw new RangeError("rangeSummary: no values");
-  const { n, min, max: max2, median: median2 } = repeatRange(values);
-  return { n, median: median2, ci: [min, max2] };
-}
-function sideSummary(values, alpha) {
-  const ci = medianCi(values, alpha);
-  if (ci === null) throw new RangeError("sideSummary: no values");
-  return { n: values.length, median: ci.estimate, ci: [ci.lower, ci.upper] };
-}
-function decideVerdict(c, threshold, alpha) {
-  if (c.ratio === null || c.ratioCi === null) return "inconclusive";
-  const ci = c.equivalenceCi ?? c.ratioCi;
-  const [lo, hi] = c.better === "lower" ? ci : [1 / ci[1], 1 / ci[0]];
-  if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
-  if (c.q === null || c.q >= alpha) return "inconclusive";
-  return beyond(c, threshold);
-}
-function annotateDecision(c) {
-  if (c.verdict === "regressed" || c.verdict === "improved") c.decision = "difference";
-  else if (c.verdict === "unchanged") c.decision = "equivalence";
-  else if (c.verdict === "inconclusive") c.decision = "undecided";
-  if (c.equivalenceCi) {
-    const { bound, side: side2 } = boundOf2(c.equivalenceCi, c.better);
-    c.bound = bound;
-    c.boundSide = side2;
-  }
-  return c;
-}
-function beyond(c, threshold) {
-  const cost = c.better === "lower" ? c.ratio : 1 / c.ratio;
-  if (cost > 1 + threshold) return "regressed";
-  if (cost < 1 - threshold) return "improved";
-  return "inconclusive";
-}
-function summarize2(comparisons) {
-  const summary = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
-  for (const c of comparisons) summary[c.verdict] += 1;
-  const timeRatios = comparisons.filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split("/")[0]) !== void 0).map((c) => c.ratio);
-  summary.geomeanRatio = geometricMean(timeRatios);
-  return summary;
-}
-
 // src/compare/adaptive-stop.ts
 var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
 function applyLook(current, previous, ctx) {
@@ -19790,7 +19794,7 @@ function applyLook(current, previous, ctx) {
     if (c.family !== "secondary") undecided.push(c);
     return c;
   });
-  const report = { ...current, comparisons, summary: summarize2(comparisons) };
+  const report = { ...current, comparisons, summary: summarize(comparisons) };
   return { report, settled, undecided, stop: undecided.length === 0 };
 }
 function rejudge(c, kept, roundsPerSide, key2, settled) {
@@ -19994,6 +19998,7 @@ var PR_CHECK_DEFAULTS = {
   maxRuns: 40,
   warmup: 1,
   threshold: 0.02,
+  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   roundTimeoutMs: 6e5,
   buildTimeoutMs: 36e5,
@@ -20077,7 +20082,7 @@ function replayLooks(base, head, settings) {
   for (let k = 0; k < looks.length; k++) {
     const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
     const cut = (side2, ms) => ({ ...side2, measurements: ms.map((m) => m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m) });
-    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...settings.test !== void 0 ? { test: settings.test } : {} });
+    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...settings.test !== void 0 ? { test: settings.test } : {}, ...settings.workThreshold !== void 0 ? { workThreshold: settings.workThreshold } : {} });
     for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
     const look = applyLook(fresh, settled, {
       roundsPerSide: n,

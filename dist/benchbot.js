@@ -32967,7 +32967,7 @@ function replayLooks(base, head, settings) {
   for (let k = 0; k < looks.length; k++) {
     const n = rounds > 0 ? Math.min(looks[k], rounds) : looks[k];
     const cut = (side2, ms) => ({ ...side2, measurements: ms.map((m) => m.values.length > n ? { ...m, values: m.values.slice(0, n) } : m) });
-    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...settings.test !== void 0 ? { test: settings.test } : {} });
+    const fresh = compareRuns(cut(base, pooled.base), cut(head, pooled.head), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: [...settings.rules], primary, ...settings.test !== void 0 ? { test: settings.test } : {}, ...settings.workThreshold !== void 0 ? { workThreshold: settings.workThreshold } : {} });
     for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
     const look = applyLook(fresh, settled, {
       roundsPerSide: n,
@@ -40021,6 +40021,7 @@ function percentFlag(flag2, text2, positive = false) {
 }
 function parseThresholdFlags(values) {
   const threshold = values.threshold === void 0 ? 0.02 : percentFlag("--threshold", values.threshold);
+  const workThreshold = values["work-threshold"] === void 0 ? DEFAULT_WORK_THRESHOLD : percentFlag("--work-threshold", values["work-threshold"], true);
   const rules = (values["threshold-for"] ?? []).map((rule) => {
     const eq = rule.lastIndexOf("=");
     if (eq <= 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
@@ -40030,7 +40031,7 @@ function parseThresholdFlags(values) {
   });
   const alpha = values.alpha === void 0 ? 0.05 : Number(values.alpha);
   if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${values.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, rules, alpha };
+  return { threshold, workThreshold, rules, alpha };
 }
 
 // src/report/format-numbers.ts
@@ -40295,7 +40296,7 @@ function otherMetrics(others, name, label2) {
 }
 var MAX_HEADLINE_NAMES = 3;
 function actionHeadline(rows, thresholds, name, beforeMerging = true) {
-  const { threshold, workThreshold } = typeof thresholds === "number" ? { threshold: thresholds, workThreshold: void 0 } : thresholds;
+  const { threshold, workThreshold } = typeof thresholds === "number" ? { threshold: thresholds, workThreshold: void 0 } : { threshold: thresholds.threshold, workThreshold: workThresholdOf(thresholds) };
   const { counts } = countRows(rows);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
@@ -40352,11 +40353,15 @@ var TEST_NAMES = {
 };
 var percent2 = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
 var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent2(ratio - 1).replace(/^(?!-)/, "+");
+function workThresholdOf(report) {
+  return report.workThreshold ?? report.comparisons.find((c) => isWork(c) && c.threshold !== void 0)?.threshold;
+}
 function workNote(workThreshold) {
   return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent2(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent2(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
 }
 function methodNote(report) {
-  if (report.workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(report.workThreshold);
+  const workThreshold = workThresholdOf(report);
+  if (workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
   const parts = [`Threshold ${percent2(report.threshold)}.`];
@@ -40372,7 +40377,7 @@ function methodNote(report) {
   const test2 = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
   parts.push(`${test2}; unchanged when the ${percent2(1 - 2 * look)} interval lies inside \xB1${percent2(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
-  if (report.workThreshold !== void 0) parts.push(workNote(report.workThreshold));
+  if (workThreshold !== void 0) parts.push(workNote(workThreshold));
   return parts.join(" ");
 }
 
@@ -40395,6 +40400,7 @@ var OPTIONAL_FIELDS = [
 ];
 function toJsonReport(report) {
   const { geomeanRatio, ...counts } = report.summary;
+  const workThreshold = workThresholdOf(report);
   const disagreements = new Map(layoutReport(report).rows.flatMap((r) => r.disagreement === void 0 ? [] : [[r.comparison, r.disagreement]]));
   return {
     version: 1,
@@ -40421,7 +40427,7 @@ function toJsonReport(report) {
     }),
     summary: { ...counts, geomean_ratio: geomeanRatio },
     threshold: report.threshold,
-    ...report.workThreshold !== void 0 ? { work_threshold: report.workThreshold } : {},
+    ...workThreshold !== void 0 ? { work_threshold: workThreshold } : {},
     alpha: report.alpha,
     ...report.overallAlpha !== void 0 ? { overall_alpha: report.overallAlpha } : {},
     ...report.test !== void 0 ? { test: report.test } : {},
@@ -40730,6 +40736,8 @@ options:
   --format F            input format (default: detected from content)
   --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
+  --work-threshold X    threshold of counted work (instructions, estimated_cycles under valgrind), decided by its
+                        repeats, not tested (default ${DEFAULT_WORK_THRESHOLD * 100}%; docs/statistics.md, "Counted work")
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
   --test T              mann-whitney (default) | yuen (20%-trimmed t), as benchbot run's --test
   --output O            ${OUTPUTS.join(" | ")} (default text)
@@ -40745,6 +40753,7 @@ function parseCompareArgs(args) {
     format: { type: "string" },
     threshold: { type: "string" },
     "threshold-for": { type: "string", multiple: true },
+    "work-threshold": { type: "string" },
     alpha: { type: "string" },
     test: { type: "string" },
     output: { type: "string" },
@@ -40752,7 +40761,7 @@ function parseCompareArgs(args) {
     "run-report": { type: "string" }
   }, true);
   if (positionals.length !== 2) throw new UsageError(`compare needs exactly two inputs, BASE and HEAD (got ${positionals.length})`);
-  const { threshold, rules, alpha } = parseThresholdFlags(values);
+  const { threshold, workThreshold, rules, alpha } = parseThresholdFlags(values);
   const output = choose("--output", values.output ?? "text", OUTPUTS);
   let filter;
   if (values.filter !== void 0) {
@@ -40772,6 +40781,7 @@ function parseCompareArgs(args) {
     // The run's own settings win over the defaults, not over flags given here.
     threshold: runReport && values.threshold === void 0 ? runReport.threshold : threshold,
     rules,
+    workThreshold: values["work-threshold"] === void 0 ? runReport?.workThreshold ?? workThreshold : workThreshold,
     alpha: runReport && values.alpha === void 0 ? runReport.alpha : alpha,
     output,
     filter,
@@ -40795,7 +40805,9 @@ function readRunReport(file) {
     throw new UsageError(`--run-report ${file}: not a run's JSON report (it needs looks, max_rounds_per_side, alpha and threshold: benchbot run --output json writes them)`);
   }
   const test2 = json.test === "yuen" || json.test === "mann-whitney" ? json.test : void 0;
-  return { minRuns, maxRuns, alpha, threshold, ...test2 !== void 0 ? { test: test2 } : {} };
+  const workThreshold = json.work_threshold === void 0 ? void 0 : Number(json.work_threshold);
+  if (workThreshold !== void 0 && !(workThreshold > 0 && workThreshold < 1)) throw new UsageError(`--run-report ${file}: work_threshold ${JSON.stringify(json.work_threshold)} is not a fraction between 0 and 1`);
+  return { minRuns, maxRuns, alpha, threshold, ...workThreshold !== void 0 ? { workThreshold } : {}, ...test2 !== void 0 ? { test: test2 } : {} };
 }
 function runCompare(args, out) {
   const settings = parseCompareArgs(args);
@@ -40805,7 +40817,7 @@ function runCompare(args, out) {
     throw new UsageError(settings.filter ? `--filter ${settings.filter.pattern} matches no benchmark` : "neither side has any measurement");
   }
   requireSharedBenchmark(settings, base, head);
-  const report = settings.runReport ? replayLooks(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns, test: settings.test }) : compareRuns(base, head, { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+  const report = settings.runReport ? replayLooks(base, head, { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.runReport.minRuns, maxRuns: settings.runReport.maxRuns, test: settings.test }) : compareRuns(base, head, { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
   out(render(settings, report));
   return report.summary.regressed > 0 ? 1 : 0;
 }
@@ -42690,10 +42702,10 @@ async function runAb(settings, deps) {
     if (settings.instructions) {
       instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
       const work = (side2) => ({ ...toCompareSide(sides[side2], fingerprint2), measurements: toCompareSide(sides[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
-      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
-        report = { ...report, comparisons, summary: summarize2(comparisons) };
+        report = { ...report, comparisons, summary: summarize2(comparisons), ...counted.workThreshold !== void 0 ? { workThreshold: counted.workThreshold } : {} };
       }
     }
     const time2 = deps.now();
@@ -46526,6 +46538,7 @@ var PR_CHECK_DEFAULTS = {
   maxRuns: 40,
   warmup: 1,
   threshold: 0.02,
+  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   roundTimeoutMs: 6e5,
   buildTimeoutMs: 36e5,
@@ -46875,6 +46888,7 @@ var MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per
   --warmup N              discarded warm-up rounds per side (default ${PR_CHECK_DEFAULTS.warmup})
   --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
+  --work-threshold X      threshold of counted work (--instructions), decided by its repeats (default ${PR_CHECK_DEFAULTS.workThreshold * 100}%)
   --alpha A               overall error rate, split across looks (default 0.05)
   --store URL             history store: a SQLite path or postgres://\u2026 (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
                           a relative path is relative to the current directory, like every path you type
@@ -46945,6 +46959,7 @@ var MEASURE_FLAG_OPTIONS = {
   warmup: { type: "string" },
   threshold: { type: "string" },
   "threshold-for": { type: "string", multiple: true },
+  "work-threshold": { type: "string" },
   alpha: { type: "string" },
   store: { type: "string" },
   executor: { type: "string" },
@@ -46983,7 +46998,7 @@ function parseMeasureFlags(v, cwd, env) {
   const minRuns = positiveInt(v["min-runs"], "--min-runs", PR_CHECK_DEFAULTS.minRuns, 2);
   const maxRuns = positiveInt(v["max-runs"], "--max-runs", defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
-  const { threshold, rules, alpha } = parseThresholdFlags(v);
+  const { threshold, workThreshold, rules, alpha } = parseThresholdFlags(v);
   const machine = parseMachineFlags(v);
   const repo = resolve7(cwd, v.repo ?? ".");
   const seed = v.seed === void 0 ? void 0 : positiveInt(v.seed, "--seed", 0, 0);
@@ -47003,6 +47018,7 @@ function parseMeasureFlags(v, cwd, env) {
     maxRuns,
     warmup: positiveInt(v.warmup, "--warmup", PR_CHECK_DEFAULTS.warmup, 0),
     threshold,
+    workThreshold,
     alpha,
     rules,
     roundTimeoutMs: seconds2(v["round-timeout"], "--round-timeout", PR_CHECK_DEFAULTS.roundTimeoutMs),
