@@ -11,7 +11,7 @@ import { inertCode, inertText } from '../report/inert-markdown.ts';
  */
 export const BENCH_USAGE = [
   '```',
-  '/bench [REGEX] [runs=N] [runner=LABEL] [threshold=X%]',
+  '/bench [REGEX] [runs=N] [runner=LABEL] [threshold=X%] [instructions]',
   '/bench help',
   '```',
   '',
@@ -19,6 +19,7 @@ export const BENCH_USAGE = [
   '- `runs=N` is the round budget per side (default: the workflow\'s).',
   '- `runner=LABEL` picks a runner label listed under `bench.runners` in `.github/benchbot.yml`.',
   '- `threshold=X%` is the smallest change that matters (default: the workflow\'s, usually 2%).',
+  '- `instructions` also counts each benchmark\'s work under valgrind (instructions per iteration), beside the wall time.',
 ].join('\n');
 
 /** MAX_COMMAND_LENGTH bounds the `/bench` line, in characters; anything longer is refused unread. */
@@ -42,6 +43,8 @@ export interface BenchArguments {
   runner: string | null;
   /** threshold is normalized to a percentage string such as `1.5%`. */
   threshold: string | null;
+  /** instructions: the word `instructions` asks for instruction counts beside the wall time (docs/instructions.md). */
+  instructions: boolean;
 }
 
 /**
@@ -54,6 +57,9 @@ export type BenchCommand =
   | { kind: 'invalid'; problems: string[] };
 
 const KEYS = ['runs', 'runner', 'threshold'] as const;
+
+/** INSTRUCTIONS_WORD is the `/bench` argument that asks for instruction counts. */
+const INSTRUCTIONS_WORD = 'instructions';
 type Key = (typeof KEYS)[number];
 
 /**
@@ -87,7 +93,7 @@ export function parseCommandLine(line: string, limits: BenchLimits = {}): BenchC
   if (tokens.length > 1 && tokens.some((t) => t.toLowerCase() === 'help')) return { kind: 'invalid', problems: ['`help` takes no other arguments'] };
 
   const problems: string[] = [];
-  const args: BenchArguments = { filter: null, runs: null, runner: null, threshold: null };
+  const args: BenchArguments = { filter: null, runs: null, runner: null, threshold: null, instructions: false };
   const seen = new Set<string>();
   for (const token of tokens) {
     const option = /^([A-Za-z][\w-]*)=(.*)$/s.exec(token);
@@ -100,6 +106,12 @@ export function parseCommandLine(line: string, limits: BenchLimits = {}): BenchC
       seen.add(key);
       const problem = setOption(args, key, option[2], limits);
       if (problem !== null) problems.push(problem);
+      continue;
+    }
+    // The word `instructions` is the switch, never a REGEX: no benchmark filter needs to be that word.
+    if (!option && token.toLowerCase() === INSTRUCTIONS_WORD) {
+      if (args.instructions) problems.push('`instructions` is given twice');
+      args.instructions = true;
       continue;
     }
     if (option) {

@@ -180,11 +180,11 @@ describe('/bench', () => {
 
   test('typed arguments reach the workflow as typed inputs, exactly', async () => {
     seedConfig(h, 'bench:\n  runners: [bench, pixel-7]\n  max-runs: 60\nthresholds:\n  "BM_Net*": 10%\n');
-    const payload = commentEvent(h, { body: '/bench BM_(Parse|Format)<int>/\\d+$ runs=50 runner=PIXEL-7 threshold=1.5%', login: 'admin' });
+    const payload = commentEvent(h, { body: '/bench BM_(Parse|Format)<int>/\\d+$ runs=50 runner=PIXEL-7 threshold=1.5% instructions', login: 'admin' });
     assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
     assert.deepEqual(h.stand.state.dispatches[0].inputs, {
       'pr-number': '42', base: BASE, head: HEAD,
-      filter: 'BM_(Parse|Format)<int>/\\d+$', runs: '50', runner: 'pixel-7', threshold: '1.5%', thresholds: 'BM_Net*=10%',
+      filter: 'BM_(Parse|Format)<int>/\\d+$', runs: '50', runner: 'pixel-7', threshold: '1.5%', instructions: 'true', thresholds: 'BM_Net*=10%',
       'dispatch-key': dispatchToken(dispatchKey(OWNER, REPO, 42, payload.comment.id, payload.comment.updated_at)),
     });
     assertAllValid(h.stand);

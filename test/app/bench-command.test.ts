@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { liveText, structure } from '../report/markdown-tree.ts';
 import { parseBenchCommand } from '../../src/app/bench-command.ts';
 
-const run = (filter: string | null, runs: number | null, runner: string | null, threshold: string | null) => ({ kind: 'run', filter, runs, runner, threshold });
+const run = (filter: string | null, runs: number | null, runner: string | null, threshold: string | null, instructions = false) => ({ kind: 'run', filter, runs, runner, threshold, instructions });
 
 test('finds the command on its own line, outside quotes and code fences', () => {
   assert.deepEqual(parseBenchCommand('/bench'), run(null, null, null, null));
@@ -171,4 +171,12 @@ test('arguments echoed in a refusal cannot break out of their code span: no ment
     assert.ok(html.every((n) => /^html "<\/?code>"$/.test(n)), `${body}: only <code> tags, got ${html.join(', ')}`);
     assert.ok(!structure(reply).some((n) => /^(link|image|inlineCode)/.test(n)), `${body}: no link, image or stray code span in ${reply}`);
   }
+});
+
+test('the word instructions asks for instruction counts, once, beside any REGEX', () => {
+  assert.deepEqual(parseBenchCommand('/bench instructions'), run(null, null, null, null, true));
+  assert.deepEqual(parseBenchCommand('/bench ^BM_Parse INSTRUCTIONS runs=4'), run('^BM_Parse', 4, null, null, true));
+  assert.deepEqual(parseBenchCommand('/bench instructions instructions'), { kind: 'invalid', problems: ['`instructions` is given twice'] });
+  // Only the word itself: a REGEX that contains it is a REGEX.
+  assert.deepEqual(parseBenchCommand('/bench instructions.*'), run('instructions.*', null, null, null));
 });
