@@ -62100,18 +62100,20 @@ var lib_default = MarkdownIt;
 // src/app/bench-command.ts
 var BENCH_USAGE = [
   "```",
-  "/bench [REGEX] [runs=N] [runner=LABEL] [threshold=X%]",
+  "/bench [REGEX] [runs=N] [runner=LABEL] [threshold=X%] [instructions]",
   "/bench help",
   "```",
   "",
   "- `REGEX` runs only the benchmarks whose name matches (an RE2 regular expression: no backreferences or lookaround, no spaces).",
   "- `runs=N` is the round budget per side (default: the workflow's).",
   "- `runner=LABEL` picks a runner label listed under `bench.runners` in `.github/benchbot.yml`.",
-  "- `threshold=X%` is the smallest change that matters (default: the workflow's, usually 2%)."
+  "- `threshold=X%` is the smallest change that matters (default: the workflow's, usually 2%).",
+  "- `instructions` also counts each benchmark's work under valgrind (instructions per iteration), beside the wall time."
 ].join("\n");
 var MAX_COMMAND_LENGTH = 300;
 var MAX_REGEX_LENGTH = MAX_NAME_FILTER_LENGTH;
 var KEYS = ["runs", "runner", "threshold"];
+var INSTRUCTIONS_WORD = "instructions";
 function parseCommandLine(line, limits = {}) {
   const hostile = hostileText(line);
   if (hostile !== null) return { kind: "invalid", problems: [hostile] };
@@ -62119,7 +62121,7 @@ function parseCommandLine(line, limits = {}) {
   if (tokens.length === 1 && tokens[0].toLowerCase() === "help") return { kind: "help" };
   if (tokens.length > 1 && tokens.some((t) => t.toLowerCase() === "help")) return { kind: "invalid", problems: ["`help` takes no other arguments"] };
   const problems = [];
-  const args = { filter: null, runs: null, runner: null, threshold: null };
+  const args = { filter: null, runs: null, runner: null, threshold: null, instructions: false };
   const seen = /* @__PURE__ */ new Set();
   for (const token of tokens) {
     const option = /^([A-Za-z][\w-]*)=(.*)$/s.exec(token);
@@ -62132,6 +62134,11 @@ function parseCommandLine(line, limits = {}) {
       seen.add(key2);
       const problem3 = setOption(args, key2, option[2], limits);
       if (problem3 !== null) problems.push(problem3);
+      continue;
+    }
+    if (!option && token.toLowerCase() === INSTRUCTIONS_WORD) {
+      if (args.instructions) problems.push("`instructions` is given twice");
+      args.instructions = true;
       continue;
     }
     if (option) {
@@ -62606,6 +62613,7 @@ function workflowInputs(pr, base, head, args, config3) {
   if (args.runs !== null) inputs.runs = String(args.runs);
   if (args.runner !== null) inputs.runner = args.runner;
   if (args.threshold !== null) inputs.threshold = args.threshold;
+  if (args.instructions) inputs.instructions = "true";
   if (config3.thresholds.length > 0) inputs.thresholds = config3.thresholds.map((r) => `${r.glob}=${Number((r.threshold * 100).toFixed(3))}%`).join("\n");
   return inputs;
 }
