@@ -337,6 +337,10 @@ function decisionFields(c: Record<string, unknown>, path: string): Partial<Compa
   const out: Partial<Comparison> = {};
   if (c.family === 'primary' || c.family === 'secondary' || c.family === 'work') out.family = c.family;
   if (c.reason !== undefined) out.reason = text256(c.reason, `${path}.reason`);
+  if (c.spread !== undefined) {
+    const spread = object(c.spread, `${path}.spread`);
+    out.spread = { base: finite(spread.base, `${path}.spread.base`), head: finite(spread.head, `${path}.spread.head`) };
+  }
   if (c.bound !== undefined) out.bound = finite(c.bound, `${path}.bound`);
   if (c.bound_side === 'slower' || c.bound_side === 'faster') out.boundSide = c.bound_side;
   if (c.equivalence_ci !== undefined) out.equivalenceCi = pairOrNull(c.equivalence_ci, `${path}.equivalence_ci`) ?? undefined;

@@ -191,3 +191,12 @@ test('--work-threshold sets the threshold of counted work alone, read as every t
     assert.match(run.stderr, /--work-threshold/);
   }
 });
+
+test('every field of a report with counted work is documented in docs/report-json.md', async () => {
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync(join(ROOT, 'docs/report-json.md'), 'utf8');
+  const json = JSON.parse(compare(BOTH, '--output', 'json').stdout);
+  const fields = new Set<string>([...Object.keys(json), ...json.comparisons.flatMap((c: object) => Object.keys(c))]);
+  for (const field of ['spread', 'reason', 'disagreement', 'work_threshold']) assert.ok(fields.has(field), `the report has ${field}`);
+  for (const field of fields) assert.ok(doc.includes(`\`${field}\``) || doc.includes(`"${field}"`), `docs/report-json.md does not document ${field}`);
+});
