@@ -13,6 +13,8 @@ import type { ScanFinding, TrendPoint } from '../scan/scan-finding.ts';
 import { formatChange, formatP, formatQuantity, significant } from './format-numbers.ts';
 import { codeFence, inertCode, inertMermaidLabel, inertText, inertTitle } from './inert-markdown.ts';
 import { dashboardSeriesId, dashboardSeriesUrl } from '../model/series-id.ts';
+import type { ProfileDiff } from '../model/profile-diff.ts';
+import { renderProfileMarkdown } from './profile-report.ts';
 
 /** REGRESSION_LABEL is the label every regression issue carries; the upsert searches only issues with it. */
 export const REGRESSION_LABEL = 'benchbot';
@@ -41,6 +43,8 @@ export interface RegressionIssueInput {
   threshold?: number;
   /** dashboardUrl, when a dashboard is published there (model/series-id.ts), links the series' chart around the change. */
   dashboardUrl?: string;
+  /** profile is the benchmark's differential profile across the change (culprit's parent against culprit, or last good against first bad): where it lives. */
+  profile?: ProfileDiff;
 }
 
 /** RegressionIssue is what to file: the marker (also the body's first line), a title and a body. */
@@ -267,6 +271,8 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
     lines.push('The bisection did not finish.');
   }
 
+  if (input.profile !== undefined) lines.push('', '### Where it changed', '', renderProfileMarkdown(input.profile));
+
   lines.push('', '### Trend', '', trendChart(f.trend, `${f.benchmark} ${f.metric}, nightly median`, f.unit));
   const chart = input.dashboardUrl === undefined ? undefined : dashboardSeriesUrl(input.dashboardUrl, dashboardSeriesId(`${input.owner}/${input.repo}`, f.series), trendRange(f));
   if (chart !== undefined) lines.push('', `[Every night of this series on the dashboard](<${chart}>), with the change marked and the raw samples of each night.`);
@@ -282,6 +288,9 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   const commands: string[] = [];
   if (culprit) commands.push(`benchbot run --base ${shellQuote(`${culprit.sha}^1`)} --head ${shellQuote(culprit.sha)} --bench ${bench}${extra}`);
   commands.push(`benchbot bisect --good ${shellQuote(f.lastGood.sha)} --bad ${shellQuote(f.firstBad.sha)} --bench ${bench}${extra} ${select}`);
+  // Where the change lives, function by function: the same benchmark under callgrind at both ends of the change.
+  const [from, to] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [f.lastGood.sha, f.firstBad.sha];
+  commands.push(`benchbot profile --base ${shellQuote(from)} --head ${shellQuote(to)} --bench ${bench}${extra} --benchmark ${shellQuote(f.benchmark)}`);
   lines.push('', '### Reproduce locally', '', codeFence('sh', commands));
   const threshold = input.threshold ?? 0.02;
   lines.push('', `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote(f.series)} --at ${shellQuote(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);

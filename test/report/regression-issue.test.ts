@@ -131,3 +131,22 @@ test('recovery: back within the threshold closes with the numbers (golden); stil
   const comment = renderRecoveryComment({ series: 'main:parse:time:6cba252bf2cb', benchmark: 'parse', metric: 'time', unit: 'us', recovery: back, lastNight: { sha: sha('night 49'), time: '2026-02-19T02:00:00.000Z' }, nights: 5, owner: 'octo-org', repo: 'widgets' });
   assertGolden(golden('regression-recovery.md'), `${comment}\n`);
 });
+
+test('the regression issue shows where the change lives when the profile is there, and always the command to get it', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { parseCallgrind } = await import('../../src/formats/callgrind-profile.ts');
+  const { diffProfiles } = await import('../../src/compare/profile-diff.ts');
+  const dir = fileURLToPath(new URL('../../fixtures/callgrind/', import.meta.url));
+  const side = (name: string, iterations: number) => ({ profile: parseCallgrind(readFileSync(`${dir}${name}.out`, 'utf8'), name), iterations });
+  const f = finding();
+  const log = bisectLog(f);
+  const profile = diffProfiles('parse', side('base', 20), side('head', 30));
+  const without = renderRegressionIssue({ finding: f, bisect: log, owner: 'o', repo: 'r', reproduce: { bench: './bench.sh' } }).body;
+  const body = renderRegressionIssue({ finding: f, bisect: log, owner: 'o', repo: 'r', reproduce: { bench: './bench.sh' }, profile }).body;
+  assert.ok(!without.includes('### Where it changed'));
+  const culprit = log.culprit?.sha as string;
+  for (const text of [without, body]) assert.ok(text.includes(`benchbot profile --base '${culprit}^1' --head ${culprit} --bench ./bench.sh --benchmark parse`), text);
+  const section = body.slice(body.indexOf('### Where it changed'), body.indexOf('### Trend'));
+  assert.match(section, /<details><summary>Where <code>parse<\/code> changed: \+777 instructions per iteration \(\+7\.58%\), 98\.8% of it in <code>mix_bits\(unsigned long\)<\/code><\/summary>/);
+  assert.match(section, /<\/details>\n\n$/);
+});
