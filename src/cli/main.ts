@@ -14,6 +14,7 @@ import { runBisect, runBisectOracle, BISECT_USAGE, BISECT_ORACLE_USAGE } from '.
 import { runClean, CLEAN_USAGE } from './clean-command.ts';
 import { runNightlyCommand, NIGHTLY_USAGE } from './nightly-command.ts';
 import { runBisectLog, BISECT_LOG_USAGE } from './bisect-log-command.ts';
+import { runProfile, PROFILE_USAGE } from './profile-command.ts';
 import { RunnerError } from '../runner/git-checkout.ts';
 import { redact, scrubError } from '../store/redact.ts';
 import { StoreError } from '../store/store.ts';
@@ -35,6 +36,7 @@ commands:
   bisect --good --bad    find the merge that caused a regression (statistical oracle, skips broken commits)
   bisect-oracle          one oracle verdict for git bisect run / cargo-bisect-rustc (see bisect/)
   bisect-log FILE        a bisect.json as markdown (the bisect workflow's report job)
+  profile --benchmark    where a benchmark's change lives: the functions whose cost changed most, base vs head (callgrind)
   clean                  remove the worktrees (and builds) run and bisect left in .benchbot/worktrees
   help                   this text
 
@@ -65,6 +67,7 @@ const COMMANDS: Record<string, Command> = {
   'bisect-oracle': { usage: BISECT_ORACLE_USAGE, run: runBisectOracle },
   clean: { usage: CLEAN_USAGE, run: runClean },
   'bisect-log': { usage: BISECT_LOG_USAGE, run: runBisectLog },
+  profile: { usage: PROFILE_USAGE, run: runProfile },
 };
 
 /**
