@@ -54,7 +54,9 @@ ${MACHINE_FLAGS_USAGE}
   --pin-cpu C             auto (default: the kernel's isolated CPUs, if any) | off | a taskset CPU list, e.g. 3 or 2-3
   --no-pool-base          do not pool stored rounds of the same base SHA on this machine into the base side
                           (pooled by default, after a drift check against today's base rounds)
-  --test T                mann-whitney (default) | yuen (20%-trimmed t)`;
+  --test T                mann-whitney (default) | yuen (20%-trimmed t)
+  --no-profile            do not profile the regressed benchmarks (by default each one, up to five, runs once more per
+                          side under callgrind, and the report says which functions its change lives in)`;
 
 export const RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
 
@@ -118,6 +120,7 @@ export const MEASURE_FLAG_OPTIONS = {
   seed: { type: 'string' }, labels: { type: 'string' }, 'allow-dirty': { type: 'boolean' },
   repetitions: { type: 'string' }, 'round-summary': { type: 'string' }, 'pin-cpu': { type: 'string' },
   'pool-base': { type: 'boolean' }, 'no-pool-base': { type: 'boolean' }, test: { type: 'string' },
+  'no-profile': { type: 'boolean' },
 } as const;
 
 /** MeasureFlags are the parsed measuring flags: a PR check's settings but for its commits and what to do with the store. */
@@ -184,6 +187,7 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
     pinCpu,
     poolBase: v['pool-base'] === true ? true : v['no-pool-base'] === true ? false : PR_CHECK_DEFAULTS.poolBase,
     test,
+    profile: v['no-profile'] === true ? false : PR_CHECK_DEFAULTS.profile,
     // Runs and noise memory are kept under the directory, as every CLI command stores them.
     repository: repo,
     nameSetting: cliSetting,

@@ -16,6 +16,7 @@ import { openStore } from '../store/open-store.ts';
 import type { IngestRun, Store } from '../store/store.ts';
 import { nightlyEvidence, type NightlyEvidence } from './nightly.ts';
 import { SettingError, type NameSetting } from './setting-names.ts';
+import { PROFILE_DEFAULTS, profileRegressions } from './profile-benchmark.ts';
 
 /**
  * pr-check: measure a base against a head on this machine (the PR check,
@@ -57,6 +58,8 @@ export const PR_CHECK_DEFAULTS = {
   poolBase: DEFAULT_POOL_BASE,
   test: DEFAULT_TEST,
   instructionRepeats: DEFAULT_COUNT_REPEATS,
+  // Where a regression lives is worth two valgrind runs per regressed benchmark (jobs/profile-benchmark.ts).
+  profile: true,
 } as const;
 
 /** defaultMaxRuns is the round budget per side when none is given: PR_CHECK_DEFAULTS.maxRuns, or minRuns when that is more. */
@@ -99,6 +102,8 @@ export interface PrCheckSettings extends Omit<RunAbSettings, 'base' | 'nameSetti
   nightly?: { serverUrl?: string; historyFile: string };
   /** shard runs one part of the suite; the bench command learns which from BENCHBOT_SHARD and BENCHBOT_SHARDS. */
   shard?: Shard;
+  /** profile makes a differential profile of each regressed benchmark (default PR_CHECK_DEFAULTS.profile). */
+  profile?: boolean;
   /** calibrate runs A/A rounds whose noise is learned, with advice for this round budget; its runs are not stored. */
   calibrate?: { budgetRoundsPerSide: number };
   nameSetting: NameSetting;
@@ -126,7 +131,7 @@ export async function runPrCheck(settings: PrCheckSettings, deps: PrCheckDeps): 
     const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : undefined);
     if (base === undefined) throw new SettingError(`${name('base')}: required; give the commit to compare the head with`);
     const ab = abSettings(base, settings.head);
-    const run = await runAb(ab, abDeps);
+    const run = await whereRegressionsLive(await runAb(ab, abDeps), settings, abDeps);
     if (!store) return { run };
     if (!settings.calibrate) await store.ingestRuns(storedRuns(run, settings));
     if (!settings.nightly) return { run };
@@ -149,6 +154,20 @@ export async function confirmAwaiting(settings: PrCheckSettings & { nightly: Non
     const head = resolveCommit(openRepository(settings.repo, name), settings.head, name('head'));
     return branchEvidence(store, settings, settings.nightly, head, abSettings(head, head), abDeps);
   }, { storeMustExist: true });
+}
+
+/**
+ * whereRegressionsLive adds the differential profile of each regressed
+ * benchmark to the run (none for calibrate, or with profile off). Counted
+ * work does not see the machine's load, so it runs after the rounds.
+ */
+async function whereRegressionsLive(run: RunAbResult, settings: PrCheckSettings, deps: RunAbDeps): Promise<RunAbResult> {
+  if (settings.calibrate || !(settings.profile ?? PR_CHECK_DEFAULTS.profile) || run.report.summary.regressed === 0) return run;
+  const where = await profileRegressions(run, {
+    repo: openRepository(settings.repo, settings.nameSetting), bench: settings.bench, build: settings.build, top: PROFILE_DEFAULTS.top,
+    timeoutMs: settings.roundTimeoutMs, buildTimeoutMs: settings.buildTimeoutMs, stateDir: settings.stateDir, nameSetting: settings.nameSetting,
+  }, { executor: deps.executor, progress: deps.progress });
+  return { ...run, profiles: where.profiles, profileNotes: where.notes };
 }
 
 /** branchEvidence confirms what awaits an interleaved A/B right away, on this runner (jobs/confirm-findings.ts), and scans the branch. */

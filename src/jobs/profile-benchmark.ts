@@ -12,7 +12,7 @@ import { measureRound } from '../runner/measure-round.ts';
 import { probePmu } from '../runner/pmu-probe.ts';
 import type { Progress } from '../runner/progress.ts';
 import { countInstructions, COUNTED_HARNESSES } from '../runner/valgrind-count.ts';
-import { checkFormat } from './pr-check.ts';
+import { formatNames } from '../formats/detect.ts';
 import { SettingError, type NameSetting } from './setting-names.ts';
 
 /**
@@ -75,8 +75,9 @@ export interface ProfileOutcome {
 /** profileBenchmark checks out, builds and profiles the benchmark at both commits and diffs the profiles. */
 export async function profileBenchmark(settings: ProfileSettings, deps: { progress: Progress }): Promise<ProfileOutcome> {
   const name = settings.nameSetting;
-  checkFormat(settings.format, name);
   if (settings.format !== undefined && !COUNTED_HARNESSES.includes(settings.format)) {
+    const known = settings.format === 'command' || formatNames().includes(settings.format);
+    if (!known) throw new SettingError(`${name('format')}: unknown format "${settings.format}"${didYouMean(settings.format, COUNTED_HARNESSES)}; a profile reads ${COUNTED_HARNESSES.join(', ')}`);
     throw new SettingError(`${name('format')} ${settings.format}: a profile needs a fixed iteration schedule, which benchbot can set for ${COUNTED_HARNESSES.join(', ')} only`);
   }
   const repo = openRepository(settings.repo, name);
@@ -84,47 +85,153 @@ export async function profileBenchmark(settings: ProfileSettings, deps: { progre
   const executor = createExecutor(settings.executorSpec, name);
   try {
     const pmu = await probePmu(executor, settings.repo);
-    const keepDir = join(settings.stateDir, 'callgrind');
-    mkdirSync(keepDir, { recursive: true });
-    const keep = mkdtempSync(join(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
-    const profiled: Record<'base' | 'head', { file: string; iterations: number }> = {} as never;
-    for (const side of ['base', 'head'] as const) {
-      const sha = shas[side];
-      const label = `${side} ${sha.slice(0, 12)}`;
-      const worktree = checkoutWorktree(repo, sha, settings.stateDir);
-      if (settings.build) {
-        deps.progress.status(`${label}: building`);
-        buildSide(worktree, treeHash(repo, sha), settings.build, label, settings.buildTimeoutMs, settings.env, name);
-      }
-      const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
-      deps.progress.status(`${label}: running the benchmarks once to find ${settings.benchmark}`);
-      const format = await findBenchmark(settings, executor, dir, label, keep);
-      deps.progress.status(`${label}: ${settings.benchmark} under callgrind`);
-      const counted = await countInstructions({
-        bench: settings.bench, format, names: [settings.benchmark], repeats: 1, iterations: settings.iterations,
-        timeoutMs: settings.timeoutMs, env: settings.env, keepDir: join(keep, side), nameSetting: name,
-      }, executor, dir, side);
-      const kept = counted.profiles.find((p) => p.benchmark === settings.benchmark || format === 'command');
-      if (kept === undefined) {
-        const why = counted.reasons.map((r) => r.message).join('; ') || 'callgrind wrote no profile';
-        throw new RunnerError(`${label}: ${settings.benchmark} could not be profiled: ${why}`);
-      }
-      profiled[side] = { file: kept.file, iterations: kept.iterations };
-      deps.progress.note(`${label}: profiled ${kept.iterations} iteration(s) of ${settings.benchmark}`);
-    }
-    const read = (side: 'base' | 'head') => {
-      try {
-        return parseCallgrind(readFileSync(profiled[side].file, 'utf8'), profiled[side].file);
-      } catch (error) {
-        if (error instanceof FormatError) throw new RunnerError(`the ${side} profile cannot be read: ${error.message}`);
-        throw error;
-      }
-    };
-    const diff = diffProfiles(settings.benchmark, { profile: read('base'), iterations: profiled.base.iterations, sha: shas.base }, { profile: read('head'), iterations: profiled.head.iterations, sha: shas.head }, { top: settings.top });
-    return { diff, files: { base: profiled.base.file, head: profiled.head.file }, pmu };
+    const keep = keepDirectory(settings.stateDir, shas);
+    const sides = { repo, executor, progress: deps.progress, keep, settings };
+    const base = await profileSide(sides, 'base', shas.base, settings.benchmark, settings.format, true);
+    const head = await profileSide(sides, 'head', shas.head, settings.benchmark, settings.format, true);
+    const diff = diffSides(settings.benchmark, base, head, settings.top);
+    return { diff, files: { base: base.file, head: head.file }, pmu };
   } finally {
     await executor.close();
   }
+}
+
+/** keepDirectory makes the directory a profile's callgrind files stay in: `<state>/callgrind/profile-<base>..<head>-XXXXXX`. */
+function keepDirectory(stateDir: string, shas: { base: string; head: string }): string {
+  const keepDir = join(stateDir, 'callgrind');
+  mkdirSync(keepDir, { recursive: true });
+  return mkdtempSync(join(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+}
+
+/** SideContext is what profiling one side needs: the repository, where commands run, and how to build and run. */
+interface SideContext {
+  repo: string;
+  executor: Executor;
+  progress: Progress;
+  keep: string;
+  settings: Pick<ProfileSettings, 'bench' | 'build' | 'iterations' | 'timeoutMs' | 'buildTimeoutMs' | 'stateDir' | 'env' | 'nameSetting'>;
+}
+
+/** ProfiledRun is one side's callgrind file and what it covers. */
+interface ProfiledRun {
+  sha: string;
+  file: string;
+  iterations: number;
+}
+
+/**
+ * profileSide checks `sha` out (reusing run's worktree), builds it (skipped
+ * when run built that tree), finds the benchmark when the harness is not
+ * known yet, and runs it once under callgrind.
+ */
+async function profileSide(ctx: SideContext, side: 'base' | 'head', sha: string, benchmark: string, knownFormat: string | undefined, find: boolean): Promise<ProfiledRun> {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label = `${side} ${sha.slice(0, 12)}`;
+  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
+  if (settings.build) {
+    progress.status(`${label}: building`);
+    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label, settings.buildTimeoutMs, settings.env, name);
+  }
+  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
+  let format = knownFormat;
+  // A run knows its harness and benchmarks; a profile asked for by name looks first, so a typo costs seconds, not a valgrind run.
+  if (find && format !== 'command') {
+    progress.status(`${label}: running the benchmarks once to find ${benchmark}`);
+    format = await findBenchmark({ ...settings, format, benchmark }, executor, dir, label, ctx.keep);
+  }
+  progress.status(`${label}: ${benchmark} under callgrind`);
+  if (format === undefined) throw new Error('profileSide: the harness is known or found');
+  const counted = await countInstructions({
+    bench: settings.bench, format, names: [benchmark], repeats: 1, iterations: settings.iterations,
+    timeoutMs: settings.timeoutMs, env: settings.env, keepDir: join(ctx.keep, side), nameSetting: name,
+  }, executor, dir, side);
+  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format === 'command');
+  if (kept === undefined) {
+    const why = counted.reasons.map((r) => r.message).join('; ') || 'callgrind wrote no profile';
+    throw new RunnerError(`${label}: ${benchmark} could not be profiled: ${why}`);
+  }
+  progress.note(`${label}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
+  return { sha, file: kept.file, iterations: kept.iterations };
+}
+
+/** diffSides reads both callgrind files and diffs them; a file callgrind wrote that does not read is a RunnerError. */
+function diffSides(benchmark: string, base: ProfiledRun, head: ProfiledRun, top: number): ProfileDiff {
+  const read = (run: ProfiledRun, side: string) => {
+    try {
+      return { profile: parseCallgrind(readFileSync(run.file, 'utf8'), run.file), iterations: run.iterations, sha: run.sha };
+    } catch (error) {
+      if (error instanceof FormatError) throw new RunnerError(`the ${side} profile cannot be read: ${error.message}`);
+      throw error;
+    }
+  };
+  return diffProfiles(benchmark, read(base, 'base'), read(head, 'head'), { top });
+}
+
+/**
+ * MAX_PROFILED_REGRESSIONS is how many regressed benchmarks a run profiles
+ * (two valgrind runs each, some seconds to a minute): the first five by
+ * the report's order say where a change lives; more would make a PR
+ * comment no one reads to the end and a run that waits for them.
+ */
+export const MAX_PROFILED_REGRESSIONS = 5;
+
+/** RegressionProfiles are the differential profiles of a run's regressed benchmarks, and why any could not be made. */
+export interface RegressionProfiles {
+  profiles: ProfileDiff[];
+  notes: string[];
+}
+
+/**
+ * profileRegressions profiles each benchmark `run` found regressed (by wall
+ * time or by instructions, at most MAX_PROFILED_REGRESSIONS) across the
+ * run's two commits, in the worktrees the run built. It never fails the
+ * run: a benchmark that cannot be profiled (no valgrind, a harness without
+ * a fixed schedule, a crash under valgrind) gets a note saying why.
+ */
+export async function profileRegressions(
+  run: {
+    report: { comparisons: readonly { benchmark: string; verdict: string }[] };
+    base: { sha: string; harness: string };
+    head: { sha: string; harness: string };
+    /** instructions are the callgrind files a run counted with (run --instructions): a regressed benchmark's first repeats are its profile, no new run needed. */
+    instructions?: { profiles: readonly { benchmark: string; repeat: number; file: string; iterations: number; side: string }[] };
+  },
+  settings: Omit<ProfileSettings, 'base' | 'head' | 'benchmark' | 'format' | 'executorSpec'>,
+  deps: { executor: Executor; progress: Progress },
+): Promise<RegressionProfiles> {
+  const regressed = [...new Set(run.report.comparisons.filter((c) => c.verdict === 'regressed').map((c) => c.benchmark))];
+  if (regressed.length === 0) return { profiles: [], notes: [] };
+  const harness = run.head.harness;
+  if (!COUNTED_HARNESSES.includes(harness)) {
+    return { profiles: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(', ')})`] };
+  }
+  const shas = { base: run.base.sha, head: run.head.sha };
+  let keep: string | undefined;
+  const ctx: SideContext = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() { return (keep ??= keepDirectory(settings.stateDir, shas)); }, settings };
+  const profiles: ProfileDiff[] = [];
+  const notes: string[] = [];
+  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
+  try {
+    const counted = (side: 'base' | 'head', benchmark: string): ProfiledRun | undefined => {
+      const kept = run.instructions?.profiles.find((p) => p.side === side && p.benchmark === benchmark && p.repeat === 1);
+      return kept && { sha: shas[side], file: kept.file, iterations: kept.iterations };
+    };
+    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
+      try {
+        const base = counted('base', benchmark) ?? (await profileSide(ctx, 'base', shas.base, benchmark, harness, false));
+        const head = counted('head', benchmark) ?? (await profileSide(ctx, 'head', shas.head, benchmark, harness, false));
+        profiles.push(diffSides(benchmark, base, head, settings.top));
+      } catch (error) {
+        if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
+        notes.push(`no profile of ${benchmark}: ${error.message}`);
+      }
+    }
+  } finally {
+    deps.progress.endGroup();
+  }
+  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
+  return { profiles, notes };
 }
 
 /**
@@ -133,9 +240,8 @@ export async function profileBenchmark(settings: ProfileSettings, deps: { progre
  * benchmarks it has, so a mistyped name fails in seconds, not after a
  * valgrind run, and with the names it could have meant.
  */
-async function findBenchmark(settings: ProfileSettings, executor: Executor, dir: string, label: string, scratch: string): Promise<string> {
+async function findBenchmark(settings: Pick<ProfileSettings, 'bench' | 'format' | 'benchmark' | 'timeoutMs' | 'env' | 'nameSetting'>, executor: Executor, dir: string, label: string, scratch: string): Promise<string> {
   const name = settings.nameSetting;
-  if (settings.format === 'command') return 'command';
   const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch, `${label} probe`);
   if ('failure' in round) throw new RunnerError(`${label}: the bench command failed: ${round.failure.message}`);
   if (!COUNTED_HARNESSES.includes(round.format)) {

@@ -42,6 +42,8 @@ export interface MarkdownOptions {
    * `machine` (the runner's host key, model/fingerprint.ts hostKey).
    */
   dashboard?: { url: string; repo?: string; branch: string; machine: string };
+  /** where is markdown written by benchbot (the regressions' differential profiles, folded), shown after the tables; untrusted text in it is inert already. */
+  where?: string;
 }
 
 /** MAX_DASHBOARD_LINKS caps the series a comment links to the dashboard. */
@@ -90,6 +92,7 @@ export function renderMarkdown(report: ComparisonReport, options: MarkdownOption
   ].join('\n');
   const environment = [options.environment ? `Environment: ${inertText(options.environment)}.` : '', options.footer ?? ''].filter((x) => x !== '').join(' ');
   const tail = [
+    ...(options.where ? [options.where, ''] : []),
     ...dashboardLines(significant, options.dashboard),
     ...warningLines(report.warnings, layout, 50),
     '',

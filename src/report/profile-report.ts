@@ -22,6 +22,13 @@ export function eventWords(event: string): string {
   return EVENT_WORDS[event] ?? event;
 }
 
+/** MAX_SHOWN_NAME is the longest function or object name shown (C++ names run to thousands of characters); the JSON keeps all of it. */
+const MAX_SHOWN_NAME = 300;
+
+function shown(name: string): string {
+  return name.length <= MAX_SHOWN_NAME ? name : `${name.slice(0, MAX_SHOWN_NAME - 1).toWellFormed()}…`;
+}
+
 function count(value: number): string {
   return value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 100 ? 0 : 1 });
 }
@@ -44,7 +51,7 @@ function headline(diff: ProfileDiff, name: (text: string) => string): string {
   const whole = `${signed(diff.change)} ${words} per iteration${relative(diff)}`;
   const top = diff.self[0];
   if (top === undefined) return `${whole}: no function's cost changed`;
-  return `${whole}, ${percent(top.share)} of it in ${name(top.name)}`;
+  return `${whole}, ${percent(top.share)} of it in ${name(shown(top.name))}`;
 }
 
 function sides(diff: ProfileDiff): string {
@@ -54,7 +61,7 @@ function sides(diff: ProfileDiff): string {
 
 function textTable(title: string, rows: readonly FunctionChange[], omitted: number): string[] {
   if (rows.length === 0) return [];
-  const cells = rows.map((r) => [signed(r.change), percent(r.share), count(r.base), count(r.head), `${inertPlain(r.name)}  [${inertPlain(r.object)}]`]);
+  const cells = rows.map((r) => [signed(r.change), percent(r.share), count(r.base), count(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
   const head = ['change', 'share', 'base', 'head', 'function'];
   const widths = head.slice(0, 4).map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => `  ${c.slice(0, 4).map((x, i) => x.padStart(widths[i])).join('  ')}  ${c[4]}`;
@@ -64,7 +71,7 @@ function textTable(title: string, rows: readonly FunctionChange[], omitted: numb
 /** renderProfileText is the differential profile for a terminal. */
 export function renderProfileText(diff: ProfileDiff): string {
   return [
-    `where ${inertPlain(diff.benchmark)} changed: ${headline(diff, inertPlain)}`,
+    `where ${inertPlain(shown(diff.benchmark))} changed: ${headline(diff, inertPlain)}`,
     `  ${sides(diff)}`,
     ...textTable('self cost per iteration (the function\'s own code):', diff.self, diff.omitted.self),
     ...textTable('inclusive cost per iteration (the function and all it calls):', diff.inclusive, diff.omitted.inclusive),
@@ -79,7 +86,7 @@ function markdownTable(title: string, rows: readonly FunctionChange[], omitted: 
     '',
     '| change | share | base | head | function |',
     '|---:|---:|---:|---:|:---|',
-    ...rows.map((r) => `| ${signed(r.change)} | ${percent(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(r.name)} <sub>${inertText(r.object)}</sub> |`),
+    ...rows.map((r) => `| ${signed(r.change)} | ${percent(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
     ...(omitted > 0 ? ['', `${omitted} more function${omitted === 1 ? '' : 's'} changed less.`] : []),
   ];
 }
@@ -91,7 +98,7 @@ function markdownTable(title: string, rows: readonly FunctionChange[], omitted: 
  */
 export function renderProfileMarkdown(diff: ProfileDiff): string {
   return [
-    `<details><summary>Where ${inertCode(diff.benchmark)} changed: ${headline(diff, inertCode)}</summary>`,
+    `<details><summary>Where ${inertCode(shown(diff.benchmark))} changed: ${headline(diff, inertCode)}</summary>`,
     '',
     inertText(sides(diff)),
     ...markdownTable('Self cost per iteration (the function\'s own code):', diff.self, diff.omitted.self),
@@ -105,4 +112,34 @@ export function renderProfileMarkdown(diff: ProfileDiff): string {
 export function renderProfile(diff: ProfileDiff, format: ProfileFormat): string {
   if (format === 'json') return JSON.stringify(diff, null, 2);
   return format === 'markdown' ? renderProfileMarkdown(diff) : renderProfileText(diff);
+}
+
+/**
+ * MAX_WHERE_CHARS bounds the profiles a report shows in markdown (a PR
+ * comment has 65,536 characters, and its table comes first): the profiles
+ * that do not fit are named, and the JSON report has them all.
+ */
+export const MAX_WHERE_CHARS = 24_000;
+
+/** whereMarkdown is the regressions' profiles for a report, folded, within MAX_WHERE_CHARS, then the notes on what has none; '' for neither. */
+export function whereMarkdown(profiles: readonly ProfileDiff[], notes: readonly string[]): string {
+  const blocks: string[] = [];
+  const left: string[] = [];
+  let size = 0;
+  for (const diff of profiles) {
+    const block = renderProfileMarkdown(diff);
+    if (size + block.length > MAX_WHERE_CHARS) left.push(diff.benchmark);
+    else {
+      blocks.push(block);
+      size += block.length;
+    }
+  }
+  const lines = [...notes, ...(left.length > 0 ? [`the profiles of ${left.join(', ')} are in the JSON report (profiles), to keep this comment short`] : [])];
+  return [...blocks, ...lines.map((n) => `<sub>${inertText(n)}</sub>`)].join('\n\n');
+}
+
+/** whereText is the regressions' profiles and notes for a terminal, after a blank line; '' for neither. */
+export function whereText(profiles: readonly ProfileDiff[], notes: readonly string[]): string {
+  if (profiles.length === 0 && notes.length === 0) return '';
+  return `\n\n${[...profiles.map(renderProfileText), ...notes.map(inertPlain)].join('\n\n')}`;
 }

@@ -23,6 +23,8 @@ export interface ReportContext {
   json?: Record<string, unknown>;
   /** dashboard links the markdown's changes to their nightly series. */
   dashboard?: MarkdownOptions['dashboard'];
+  /** where is markdown (benchbot's, untrusted text made inert) saying where the regressions live: their differential profiles, folded. */
+  where?: string;
   /** comparePy is both sides as compare.py reads them (rows, aggregates included), for renderers with `rows`. */
   comparePy?: { base: ComparePySide; head: ComparePySide };
 }
@@ -44,7 +46,7 @@ export interface ReportRenderer {
  * render through it, so a new format is added here and nowhere else.
  */
 export const REPORT_RENDERERS = {
-  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard }) },
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard, where: c.where }) },
   text: { render: (report, c) => (c.textFooter === undefined ? renderText(report) : `${renderText(report)}\n${c.textFooter}`) },
   json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
   'compare.py': {

@@ -4,6 +4,7 @@ import type { RunAbResult } from '../runner/run-ab.ts';
 import { decidedForOthers } from '../compare/adaptive-stop.ts';
 import { inertText } from './inert-markdown.ts';
 import { renderReport, type ReportContext, type ReportFormat } from './report-renderers.ts';
+import { whereMarkdown, whereText } from './profile-report.ts';
 
 /** environmentOf is the one-line machine description the reports show. */
 export function environmentOf(fingerprint: Fingerprint): string {
@@ -67,8 +68,12 @@ export function runReportContext(result: RunAbResult): ReportContext {
     footer: `Base ${commits}; ${result.roundsPerSide} of at most ${result.maxRoundsPerSide} rounds per side.`,
     // Markdown; `sampling` names undecided benchmarks, which are untrusted text.
     statistics: inertText(`Rounds: ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ''}`),
-    textFooter: `base ${commits}; ${sampling}${memory ? `\n${memory}` : ''}${environment ? `\nmachine: ${environment}` : ''}`,
-    json: { base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, max_rounds_per_side: result.maxRoundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided, pooled_base: result.pooled, pinned_cpus: result.pinned ?? null },
+    textFooter: `base ${commits}; ${sampling}${memory ? `\n${memory}` : ''}${environment ? `\nmachine: ${environment}` : ''}${whereText(result.profiles ?? [], result.profileNotes ?? [])}`,
+    json: {
+      base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, max_rounds_per_side: result.maxRoundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided, pooled_base: result.pooled, pinned_cpus: result.pinned ?? null,
+      ...(result.profiles === undefined ? {} : { profiles: result.profiles, profile_notes: result.profileNotes ?? [] }),
+    },
+    where: whereMarkdown(result.profiles ?? [], result.profileNotes ?? []),
   };
 }
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { ProfileDiff } from '../model/profile-diff.ts';
 import { tmpdir } from 'node:os';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Measurement, ReadWarning, FingerprintHints } from '../model/measurement.ts';
@@ -183,6 +184,10 @@ export interface RunAbResult {
   /** pooled: stored base rounds that joined the base side, per `benchmark (metric)`; refused: why others did not. */
   pooled: Record<string, number>;
   poolRefused: Record<string, string>;
+  /** profiles are the differential profiles of the regressed benchmarks (jobs/profile-benchmark.ts), added after the rounds. */
+  profiles?: ProfileDiff[];
+  /** profileNotes say why a regressed benchmark has no profile. */
+  profileNotes?: string[];
   /** instructions is what counting found when asked for (RunAbSettings.instructions). */
   instructions?: InstructionsResult;
 }

@@ -6,10 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { parseRunArgs } from '../../src/cli/run-command.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/benchbot.js', import.meta.url));
 
@@ -18,7 +20,8 @@ function tool(command: string): boolean {
 }
 
 function benchbot(cwd: string, ...args: string[]) {
-  const run = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, GITHUB_ACTIONS: '' } });
+  // A private machine lock: other test files (and other runs on this machine) must not make this one wait.
+  const run = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, BENCHBOT_LOCK: join(cwd, 'machine.lock'), GITHUB_ACTIONS: '' } });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -47,7 +50,8 @@ function makeRepo(): string {
   git('config', 'user.email', 't@example.com');
   git('config', 'user.name', 'test');
   writeFileSync(join(dir, 'build.sh'), '#!/bin/sh\nexec g++ -O2 -g -o bench bench.cpp -lbenchmark -lpthread\n', { mode: 0o755 });
-  writeFileSync(join(dir, 'bench.sh'), '#!/bin/sh\nexec ./bench --benchmark_format=json --benchmark_repetitions=1 "$@"\n', { mode: 0o755 });
+  // A short minimum time keeps the wall-time rounds quick; a schedule given through the environment (the instruction count's) wins.
+  writeFileSync(join(dir, 'bench.sh'), '#!/bin/sh\nexec ./bench --benchmark_format=json --benchmark_repetitions=1 --benchmark_min_time="${BENCHMARK_MIN_TIME:-0.05}" "$@"\n', { mode: 0o755 });
   writeFileSync(join(dir, '.gitignore'), 'bench\n.benchbot/\n');
   writeFileSync(join(dir, 'bench.cpp'), SUITE(8));
   git('add', '.');
@@ -98,4 +102,27 @@ test('benchbot profile: an unknown commit or benchmark is an input error that sa
   const harness = benchbot(dir, 'profile', '--base', 'base', '--head', 'head', ...common, '--benchmark', 'BM_Mix', '--format', 'hyperfine');
   assert.equal(harness.status, 2);
   assert.match(harness.stderr, /--format hyperfine: a profile needs a fixed iteration schedule/);
+});
+
+test('benchbot run profiles the benchmark it found regressed: the JSON report\'s profiles, the PR comment\'s folded block', { skip: ready ? false : 'needs valgrind, g++ and Google Benchmark', timeout: 120_000 }, (t) => {
+  const dir = makeRepo();
+  const started = Date.now();
+  const markdownFile = join(dir, 'comment.md');
+  const run = benchbot(dir, 'run', '--base', 'base', '--head', 'head', '--bench', './bench.sh', '--build', './build.sh', '--max-load', '1000', '--no-store',
+    '--min-runs', '5', '--max-runs', '5', '--output', 'json', '--export-markdown', markdownFile);
+  t.diagnostic(`run with its profile in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal(run.status, 1, run.stderr);
+  const report = JSON.parse(run.stdout);
+  assert.ok(report.comparisons.some((c: { benchmark: string; verdict: string }) => c.benchmark === 'BM_Mix' && c.verdict === 'regressed'));
+  assert.deepEqual(report.profiles.map((p: { benchmark: string }) => p.benchmark), ['BM_Mix']);
+  assert.equal(report.profiles[0].self[0].name, 'mix(unsigned long)');
+  assert.ok(report.profiles[0].self[0].share >= 0.8);
+  assert.deepEqual(report.profile_notes, []);
+  const markdown = readFileSync(markdownFile, 'utf8');
+  assert.match(markdown, /\n<details><summary>Where <code>BM_Mix<\/code> changed: \+[\d,]+ instructions per iteration \(\+[\d.]+%\), \d+\.\d% of it in <code>mix\(unsigned long\)<\/code><\/summary>\n/);
+  // After the tables, before the footer's statistics.
+  assert.ok(markdown.indexOf('<summary>Where') < markdown.indexOf('How these verdicts were reached'));
+
+  assert.equal(parseRunArgs(['--base', 'a', '--head', 'b', '--bench', 'x', '--no-profile'], dir, {}).profile, false, '--no-profile turns it off');
+  assert.equal(parseRunArgs(['--base', 'a', '--head', 'b', '--bench', 'x'], dir, {}).profile, true);
 });
