@@ -812,11 +812,11 @@ var require_binaryParsers = __commonJS({
         var array2 = [];
         var i2;
         if (dimension.length > 1) {
-          var count = dimension.shift();
-          for (i2 = 0; i2 < count; i2++) {
+          var count2 = dimension.shift();
+          for (i2 = 0; i2 < count2; i2++) {
             array2[i2] = parse4(dimension, elementType2);
           }
-          dimension.unshift(count);
+          dimension.unshift(count2);
         } else {
           for (i2 = 0; i2 < dimension[0]; i2++) {
             array2[i2] = parseElement(elementType2);
@@ -1807,7 +1807,7 @@ var require_connection_parameters = __commonJS({
     var quoteParamValue = function(value) {
       return "'" + ("" + value).replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'";
     };
-    var add2 = function(params, config, paramName) {
+    var add3 = function(params, config, paramName) {
       const value = config[paramName];
       if (value !== void 0 && value !== null) {
         params.push(paramName + "=" + quoteParamValue(value));
@@ -1882,20 +1882,20 @@ var require_connection_parameters = __commonJS({
       }
       getLibpqConnectionString(cb) {
         const params = [];
-        add2(params, this, "user");
-        add2(params, this, "password");
-        add2(params, this, "port");
-        add2(params, this, "application_name");
-        add2(params, this, "fallback_application_name");
-        add2(params, this, "connect_timeout");
-        add2(params, this, "options");
+        add3(params, this, "user");
+        add3(params, this, "password");
+        add3(params, this, "port");
+        add3(params, this, "application_name");
+        add3(params, this, "fallback_application_name");
+        add3(params, this, "connect_timeout");
+        add3(params, this, "options");
         const ssl = typeof this.ssl === "object" ? this.ssl : this.ssl ? { sslmode: this.ssl } : {};
-        add2(params, ssl, "sslmode");
-        add2(params, ssl, "sslca");
-        add2(params, ssl, "sslkey");
-        add2(params, ssl, "sslcert");
-        add2(params, ssl, "sslrootcert");
-        add2(params, this, "sslnegotiation");
+        add3(params, ssl, "sslmode");
+        add3(params, ssl, "sslca");
+        add3(params, ssl, "sslkey");
+        add3(params, ssl, "sslcert");
+        add3(params, ssl, "sslrootcert");
+        add3(params, this, "sslnegotiation");
         if (this.database) {
           params.push("dbname=" + quoteParamValue(this.database));
         }
@@ -7526,7 +7526,7 @@ var require_light = __commonJS({
 });
 
 // src/action/run-action.ts
-import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync6, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
+import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync7, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -7942,7 +7942,7 @@ function warning(message, properties = {}) {
 
 // src/action/run-action.ts
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 
 // src/model/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
@@ -8432,8 +8432,8 @@ function warningKind(message) {
 }
 function hygieneWarnings(m, base, head) {
   const warnings = [];
-  const sides = [["base", base], ["head", head]];
-  for (const [side2, values] of sides) {
+  const sides2 = [["base", base], ["head", head]];
+  for (const [side2, values] of sides2) {
     if (values.length < RECOMMENDED_SAMPLES) {
       warnings.push(`too few samples: ${values.length} on ${side2}; ${RECOMMENDED_SAMPLES}+ per side recommended`);
     }
@@ -8474,9 +8474,9 @@ function isConstantPair(base, head) {
   const v = base[0];
   return base.every((x) => x === v) && head.every((x) => x === v);
 }
-function minimum(...sides) {
+function minimum(...sides2) {
   let smallest = Infinity;
-  for (const side2 of sides) for (const v of side2) if (v < smallest) smallest = v;
+  for (const side2 of sides2) for (const v of side2) if (v < smallest) smallest = v;
   return smallest;
 }
 function isConstant(values) {
@@ -8486,17 +8486,17 @@ var MACHINE_HINTS = ["host_name", "num_cpus", "mhz_per_cpu", "cpu", "goos", "goa
 var PER_INPUT_KINDS = /* @__PURE__ */ new Set(["summary-only", "note", "exit-code"]);
 function suiteWarnings(base, head) {
   const bySide = /* @__PURE__ */ new Map();
-  const add2 = (side2, message) => {
-    const sides2 = bySide.get(message) ?? /* @__PURE__ */ new Set();
-    sides2.add(side2);
-    bySide.set(message, sides2);
+  const add3 = (side2, message) => {
+    const sides3 = bySide.get(message) ?? /* @__PURE__ */ new Set();
+    sides3.add(side2);
+    bySide.set(message, sides3);
   };
-  const sides = [["base", base], ["head", head]];
-  for (const [side2, facts] of sides) {
+  const sides2 = [["base", base], ["head", head]];
+  for (const [side2, facts] of sides2) {
     const debug2 = debugBuild(facts);
-    if (debug2 !== void 0) add2(side2, debug2);
-    if (facts.hints.cpu_scaling_enabled === true) add2(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
-    for (const message of readerWarnings(facts.warnings)) add2(side2, message);
+    if (debug2 !== void 0) add3(side2, debug2);
+    if (facts.hints.cpu_scaling_enabled === true) add3(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
+    for (const message of readerWarnings(facts.warnings)) add3(side2, message);
   }
   const warnings = [...bySide].map(([message, where]) => `${[...where].join(" and ")}: ${message}`);
   warnings.push(...fingerprintDifferences(base, head).map((d) => `base and head ran on different machines: ${d}`));
@@ -8748,13 +8748,13 @@ var PairwiseDifferences = class {
     while (hi - lo > 1n) {
       if (finite && hiCount - loCount <= budget) return this.select(keyValue(lo), keyValue(hi), wanted - loCount - 1, hiCount - loCount);
       const mid = lo + hi >> 1n;
-      const count = this.countAtMost(keyValue(mid));
-      if (count >= wanted) {
+      const count2 = this.countAtMost(keyValue(mid));
+      if (count2 >= wanted) {
         hi = mid;
-        hiCount = count;
+        hiCount = count2;
       } else {
         lo = mid;
-        loCount = count;
+        loCount = count2;
       }
     }
     return keyValue(hi);
@@ -8780,14 +8780,14 @@ var PairwiseDifferences = class {
   countAtMost(t) {
     const { xs, ys } = this;
     const n1 = xs.length;
-    let count = 0;
+    let count2 = 0;
     let i = 0;
     for (let j = 0; j < ys.length; j++) {
       const yj = ys[j];
       while (i < n1 && yj - xs[i] > t) i++;
-      count += n1 - i;
+      count2 += n1 - i;
     }
-    return count;
+    return count2;
   }
 };
 var MATERIALIZED_DIFFERENCES = 16384;
@@ -9624,17 +9624,17 @@ function uTest(left, right) {
 function geomean(rows) {
   let real = 0;
   let cpu = 0;
-  let count = 0;
+  let count2 = 0;
   for (const row2 of rows) {
     if (row2.aggregate) continue;
     const factor = SECONDS_PER_UNIT.get(row2.timeUnit ?? "s");
     if (factor === void 0 || row2.realTime === void 0 || row2.cpuTime === void 0) continue;
     real += Math.log(row2.realTime * factor);
     cpu += Math.log(row2.cpuTime * factor);
-    count += 1;
+    count2 += 1;
   }
-  if (count === 0) return void 0;
-  return [Math.exp(real / count), Math.exp(cpu / count)];
+  if (count2 === 0) return void 0;
+  return [Math.exp(real / count2), Math.exp(cpu / count2)];
 }
 function change(oldValue, newValue) {
   if (oldValue === 0 && newValue === 0) return 0;
@@ -9700,8 +9700,8 @@ function formatQuantity(value, unit) {
   if (elements) return prefixed(value * PREFIX_FACTOR[elements[1] ?? ""], DECIMAL, "elem", elements[3] ?? "");
   const abs = Math.abs(value);
   const [divisor, prefix] = abs >= 1e9 ? [1e9, "G"] : abs >= 1e6 ? [1e6, "M"] : abs >= 1e4 ? [1e3, "k"] : [1, ""];
-  const shown = `${significant(value / divisor)}${prefix}`;
-  return unit === "" || unit === "count" ? shown : `${shown} ${unit}`;
+  const shown2 = `${significant(value / divisor)}${prefix}`;
+  return unit === "" || unit === "count" ? shown2 : `${shown2} ${unit}`;
 }
 function prefixed(value, scales, symbol, per) {
   const abs = Math.abs(value);
@@ -9713,9 +9713,9 @@ var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
 function formatChange(ratio) {
   if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
   if (!Number.isFinite(ratio)) return "\u2013";
-  const percent4 = (ratio - 1) * 100;
-  const text2 = Math.abs(percent4) >= 100 ? percent4.toFixed(0) : Math.abs(percent4) >= 10 ? percent4.toFixed(1) : percent4.toFixed(2);
-  return `${percent4 >= 0 ? "+" : ""}${text2}%`;
+  const percent5 = (ratio - 1) * 100;
+  const text2 = Math.abs(percent5) >= 100 ? percent5.toFixed(0) : Math.abs(percent5) >= 10 ? percent5.toFixed(1) : percent5.toFixed(2);
+  return `${percent5 >= 0 ? "+" : ""}${text2}%`;
 }
 var FOLD_LIMIT = 2;
 function changeWords(unit, better) {
@@ -9768,9 +9768,9 @@ function headline(summary2, bound = null) {
   if (summary2.unchanged > 0) parts.push(`${summary2.unchanged} unchanged`);
   if (summary2.inconclusive > 0) {
     const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
-    const percent4 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const percent5 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
     const sign = (s) => huge ? "" : s;
-    const ruledOut = bound === null ? "" : summary2.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent4})` : ` (none changed beyond ${sign("\xB1")}${percent4})`;
+    const ruledOut = bound === null ? "" : summary2.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent5})` : ` (none changed beyond ${sign("\xB1")}${percent5})`;
     parts.push(`${summary2.inconclusive} undecided${ruledOut}`);
   }
   if (summary2.new > 0) parts.push(`${summary2.new} new`);
@@ -9801,8 +9801,8 @@ function layoutReport(report) {
     for (const c of list) {
       if (c === primary) continue;
       if (isConstant2(c) && c.base) {
-        const shown = formatQuantity(c.base.median, c.unit);
-        const value = shown.endsWith(` ${c.metric}`) ? shown.slice(0, -c.metric.length - 1) : shown;
+        const shown2 = formatQuantity(c.base.median, c.unit);
+        const value = shown2.endsWith(` ${c.metric}`) ? shown2.slice(0, -c.metric.length - 1) : shown2;
         const group = constants4.get(c.metric) ?? { metric: c.metric, values: [] };
         constants4.set(c.metric, group);
         const same = group.values.find((v) => v.value === value);
@@ -9881,15 +9881,15 @@ function groupWarnings(comparisons) {
       }
       const benchmarks = byKind.get(kind.kind) ?? /* @__PURE__ */ new Map();
       byKind.set(kind.kind, benchmarks);
-      const sides = benchmarks.get(c.benchmark) ?? /* @__PURE__ */ new Set();
-      benchmarks.set(c.benchmark, sides);
-      for (const side2 of ["base", "head"]) if (new RegExp(`\\b${side2}\\b`).test(w)) sides.add(side2);
+      const sides2 = benchmarks.get(c.benchmark) ?? /* @__PURE__ */ new Set();
+      benchmarks.set(c.benchmark, sides2);
+      for (const side2 of ["base", "head"]) if (new RegExp(`\\b${side2}\\b`).test(w)) sides2.add(side2);
     }
   }
   const groups2 = WARNING_KINDS.filter((k) => byKind.has(k.kind)).map((k) => ({
     kind: k.prefix,
     summary: k.summary,
-    items: [...byKind.get(k.kind)].sort(([a], [b]) => a.localeCompare(b)).map(([benchmark, sides]) => ({ benchmark, sides: ["base", "head"].filter((s) => sides.has(s)).join(" and ") }))
+    items: [...byKind.get(k.kind)].sort(([a], [b]) => a.localeCompare(b)).map(([benchmark, sides2]) => ({ benchmark, sides: ["base", "head"].filter((s) => sides2.has(s)).join(" and ") }))
   }));
   return { groups: groups2, others: [...others.values()] };
 }
@@ -9937,14 +9937,14 @@ function actionHeadline(rows, thresholds, name, beforeMerging = true) {
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
     const found = rows.filter((r) => r.verdict === verdict);
-    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
+    const shown2 = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
       const metric = lead === comparison && !isWork(lead) ? "" : ` ${name(lead.metric)}`;
       const change2 = withChange && lead.ratio !== null ? ` ${ratioParts(lead.ratio, null, changeWords(lead.unit, lead.better)).estimate}` : "";
       const kind = disagreement === "time-without-work" && lead !== comparison && !isWork(lead) ? ` without ${lead.verdict === "regressed" ? "more" : "less"} work` : "";
       return `${name(lead.benchmark)}${metric}${change2}${kind}`;
     });
-    const more = found.length - shown.length;
-    return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+    const more = found.length - shown2.length;
+    return `${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
   };
   const parts = [];
   if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
@@ -10131,6 +10131,7 @@ function renderMarkdown(report, options = {}) {
   ].join("\n");
   const environment = [options.environment ? `Environment: ${inertText(options.environment)}.` : "", options.footer ?? ""].filter((x) => x !== "").join(" ");
   const tail = [
+    ...options.where ? [options.where, ""] : [],
     ...dashboardLines(significant2, options.dashboard),
     ...warningLines(report.warnings, layout, 50),
     "",
@@ -10187,15 +10188,15 @@ function tableWithin(rows, budget) {
   const header = withOthers ? HEADER_WITH_OTHERS : HEADER;
   const lines = [header];
   let size = header.length;
-  let shown = 0;
+  let shown2 = 0;
   for (const r of rows) {
     const line = row(r, withOthers);
     if (size + line.length + 1 > budget) break;
     lines.push(line);
     size += line.length + 1;
-    shown += 1;
+    shown2 += 1;
   }
-  return { text: shown === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown };
+  return { text: shown2 === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown2 };
 }
 function row(r, withOthers) {
   const { comparison: c, others } = r;
@@ -10237,8 +10238,8 @@ function allWarnings(report) {
   ];
 }
 function names(items, show) {
-  const shown = items.slice(0, MAX_NAMES_PER_LINE).map(show).join(", ");
-  return items.length > MAX_NAMES_PER_LINE ? `${shown} and ${items.length - MAX_NAMES_PER_LINE} more` : shown;
+  const shown2 = items.slice(0, MAX_NAMES_PER_LINE).map(show).join(", ");
+  return items.length > MAX_NAMES_PER_LINE ? `${shown2} and ${items.length - MAX_NAMES_PER_LINE} more` : shown2;
 }
 function constantLines(layout) {
   if (layout.constants.length === 0) return [];
@@ -10252,9 +10253,9 @@ function warningLines(suite, layout, max) {
     ...layout.otherWarnings.map((o) => `- ${inertCode(o.benchmark)} (${o.metrics.map((m) => inertText(m)).join(", ")}): ${inertText(o.message)}`)
   ];
   if (lines.length === 0) return [];
-  const shown = lines.slice(0, max);
-  if (lines.length > max) shown.push(`- \u2026 and ${lines.length - max} more (see the JSON report)`);
-  return ["", "**Warnings**", "", ...shown];
+  const shown2 = lines.slice(0, max);
+  if (lines.length > max) shown2.push(`- \u2026 and ${lines.length - max} more (see the JSON report)`);
+  return ["", "**Warnings**", "", ...shown2];
 }
 
 // src/report/text-report.ts
@@ -10300,7 +10301,7 @@ function cells(r, withOthers) {
 
 // src/report/report-renderers.ts
 var REPORT_RENDERERS = {
-  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard }) },
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard, where: c.where }) },
   text: { render: (report, c) => c.textFooter === void 0 ? renderText(report) : `${renderText(report)}
 ${c.textFooter}` },
   json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
@@ -10314,6 +10315,100 @@ ${c.textFooter}` },
 };
 function renderReport(format, report, context = {}) {
   return REPORT_RENDERERS[format].render(report, context);
+}
+
+// src/report/profile-report.ts
+var EVENT_WORDS = { Ir: "instructions" };
+function eventWords(event) {
+  return EVENT_WORDS[event] ?? event;
+}
+var MAX_SHOWN_NAME = 300;
+function shown(name) {
+  return name.length <= MAX_SHOWN_NAME ? name : `${name.slice(0, MAX_SHOWN_NAME - 1).toWellFormed()}\u2026`;
+}
+function count(value) {
+  return value.toLocaleString("en-US", { maximumFractionDigits: Math.abs(value) >= 100 ? 0 : 1 });
+}
+function signed3(value) {
+  return `${value > 0 ? "+" : value < 0 ? "-" : ""}${count(Math.abs(value))}`;
+}
+function percent3(share) {
+  return share === null ? "n/a" : `${(share * 100).toFixed(1)}%`;
+}
+function relative(diff) {
+  return diff.base.total > 0 ? ` (${formatChange(diff.head.total / diff.base.total)})` : "";
+}
+function headline2(diff, name) {
+  const words = eventWords(diff.event);
+  const whole = `${signed3(diff.change)} ${words} per iteration${relative(diff)}`;
+  const top = diff.self[0];
+  if (top === void 0) return `${whole}: no function's cost changed`;
+  return `${whole}, ${percent3(top.share)} of it in ${name(shown(top.name))}`;
+}
+function sides(diff) {
+  const side2 = (label2, s) => `${label2} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}`;
+  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event})`;
+}
+function textTable(title, rows, omitted) {
+  if (rows.length === 0) return [];
+  const cells2 = rows.map((r) => [signed3(r.change), percent3(r.share), count(r.base), count(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
+  const head = ["change", "share", "base", "head", "function"];
+  const widths = head.slice(0, 4).map((h, i) => Math.max(h.length, ...cells2.map((c) => c[i].length)));
+  const line = (c) => `  ${c.slice(0, 4).map((x, i) => x.padStart(widths[i])).join("  ")}  ${c[4]}`;
+  return ["", title, line(head), ...cells2.map(line), ...omitted > 0 ? [`  (${omitted} more function${omitted === 1 ? "" : "s"} changed less)`] : []];
+}
+function renderProfileText(diff) {
+  return [
+    `where ${inertPlain(shown(diff.benchmark))} changed: ${headline2(diff, inertPlain)}`,
+    `  ${sides(diff)}`,
+    ...textTable("self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
+    ...textTable("inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive)
+  ].join("\n");
+}
+function markdownTable(title, rows, omitted) {
+  if (rows.length === 0) return [];
+  return [
+    "",
+    title,
+    "",
+    "| change | share | base | head | function |",
+    "|---:|---:|---:|---:|:---|",
+    ...rows.map((r) => `| ${signed3(r.change)} | ${percent3(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
+    ...omitted > 0 ? ["", `${omitted} more function${omitted === 1 ? "" : "s"} changed less.`] : []
+  ];
+}
+function renderProfileMarkdown(diff) {
+  return [
+    `<details><summary>Where ${inertCode(shown(diff.benchmark))} changed: ${headline2(diff, inertCode)}</summary>`,
+    "",
+    inertText(sides(diff)),
+    ...markdownTable("Self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
+    ...markdownTable("Inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive),
+    "",
+    "</details>"
+  ].join("\n");
+}
+var MAX_WHERE_CHARS = 24e3;
+function whereMarkdown(profiles, notes) {
+  const blocks = [];
+  const left = [];
+  let size = 0;
+  for (const diff of profiles) {
+    const block = renderProfileMarkdown(diff);
+    if (size + block.length > MAX_WHERE_CHARS) left.push(diff.benchmark);
+    else {
+      blocks.push(block);
+      size += block.length;
+    }
+  }
+  const lines = [...notes, ...left.length > 0 ? [`the profiles of ${left.join(", ")} are in the JSON report (profiles), to keep this comment short`] : []];
+  return [...blocks, ...lines.map((n) => `<sub>${inertText(n)}</sub>`)].join("\n\n");
+}
+function whereText(profiles, notes) {
+  if (profiles.length === 0 && notes.length === 0) return "";
+  return `
+
+${[...profiles.map(renderProfileText), ...notes.map(inertPlain)].join("\n\n")}`;
 }
 
 // src/report/run-report.ts
@@ -10352,8 +10447,20 @@ function runReportContext(result) {
     statistics: inertText(`Rounds: ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
     textFooter: `base ${commits}; ${sampling}${memory ? `
 ${memory}` : ""}${environment ? `
-machine: ${environment}` : ""}`,
-    json: { base_sha: result.base.sha, head_sha: result.head.sha, rounds_per_side: result.roundsPerSide, max_rounds_per_side: result.maxRoundsPerSide, looks: result.looks, failures: result.failures, undecided: result.undecided, pooled_base: result.pooled, pinned_cpus: result.pinned ?? null }
+machine: ${environment}` : ""}${whereText(result.profiles ?? [], result.profileNotes ?? [])}`,
+    json: {
+      base_sha: result.base.sha,
+      head_sha: result.head.sha,
+      rounds_per_side: result.roundsPerSide,
+      max_rounds_per_side: result.maxRoundsPerSide,
+      looks: result.looks,
+      failures: result.failures,
+      undecided: result.undecided,
+      pooled_base: result.pooled,
+      pinned_cpus: result.pinned ?? null,
+      ...result.profiles === void 0 ? {} : { profiles: result.profiles, profile_notes: result.profileNotes ?? [] }
+    },
+    where: whereMarkdown(result.profiles ?? [], result.profileNotes ?? [])
   };
 }
 
@@ -10566,8 +10673,8 @@ var ReadBudget = class {
     this.maxValues = limits.maxValues ?? MAX_INPUT_VALUES;
     this.maxSeries = limits.maxSeries ?? MAX_INPUT_SERIES;
   }
-  value(line, count = 1) {
-    this.valueCount += count;
+  value(line, count2 = 1) {
+    this.valueCount += count2;
     if (this.valueCount > this.maxValues) {
       throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxValues)} measured values; benchbot reads at most that many from one input: split the output or run fewer repetitions per round`);
     }
@@ -10580,7 +10687,7 @@ var ReadBudget = class {
   }
 };
 function checkJsonElementCount(path, text2, line) {
-  let count = 0;
+  let count2 = 0;
   const length = text2.length;
   for (let i = 0; i < length; i++) {
     const c = text2.charCodeAt(i);
@@ -10595,8 +10702,8 @@ function checkJsonElementCount(path, text2, line) {
       if (end < 0) return;
       i = end;
     } else if (c === 44 || c === 91 || c === 123) {
-      count += 1;
-      if (count > MAX_INPUT_VALUES) {
+      count2 += 1;
+      if (count2 > MAX_INPUT_VALUES) {
         throw new FormatError(path, line, `holds more than ${formatCount(MAX_INPUT_VALUES)} JSON values; benchbot reads at most that many from one input: split the output or run fewer repetitions`);
       }
     }
@@ -11109,8 +11216,8 @@ var hyperfineReader = {
         const codes = j.array(r.exit_codes, `${path}.exit_codes`).map((c, k) => c === null ? null : j.number(c, `${path}.exit_codes[${k}]`));
         const bad = codes.filter((c) => c !== 0);
         if (bad.length > 0) {
-          const shown = [...new Set(bad.map((c) => c === null ? "signal" : String(c)))].join(", ");
-          warnings.push({ benchmark, kind: "exit-code", message: `${benchmark}: ${bad.length} of ${codes.length} runs exited non-zero (${shown}); hyperfine ran with -i` });
+          const shown2 = [...new Set(bad.map((c) => c === null ? "signal" : String(c)))].join(", ");
+          warnings.push({ benchmark, kind: "exit-code", message: `${benchmark}: ${bad.length} of ${codes.length} runs exited non-zero (${shown2}); hyperfine ran with -i` });
         }
       }
     });
@@ -11118,12 +11225,12 @@ var hyperfineReader = {
   }
 };
 function uniqueNames(items) {
-  const count = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
-  const plain = count(items.map((it) => it.name));
+  const count2 = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
+  const plain = count2(items.map((it) => it.name));
   const withParams = items.map(
     (it) => (plain.get(it.name) ?? 0) > 1 && it.params.length > 0 ? `${it.name} (${it.params.map(([k, v]) => `${k}=${v}`).join(", ")})` : it.name
   );
-  const repeated = count(withParams);
+  const repeated = count2(withParams);
   const seen = /* @__PURE__ */ new Map();
   return withParams.map((n) => {
     if ((repeated.get(n) ?? 0) < 2) return n;
@@ -11311,12 +11418,12 @@ function isSpace2(c) {
   if (c < 160) return c === 32 || c >= 9 && c <= 13;
   return c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
 }
-function trailingFields(line, count) {
+function trailingFields(line, count2) {
   let end = line.length;
   while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
   const fields = [];
   const gaps = [];
-  for (let k = 0; k < count; k++) {
+  for (let k = 0; k < count2; k++) {
     let start = end;
     while (start > 0 && !isSpace2(line.charCodeAt(start - 1))) start -= 1;
     if (start === end) return void 0;
@@ -11347,7 +11454,7 @@ var LineFields = class {
   split(text2, start, end) {
     let starts = this.starts;
     let ends = this.ends;
-    let count = 0;
+    let count2 = 0;
     let i = start;
     for (; ; ) {
       while (i < end) {
@@ -11356,21 +11463,21 @@ var LineFields = class {
         else break;
       }
       if (i >= end) break;
-      if (count === starts.length) {
+      if (count2 === starts.length) {
         this.starts = starts = grow(starts);
         this.ends = ends = grow(ends);
       }
-      starts[count] = i;
+      starts[count2] = i;
       while (i < end) {
         const c = text2.charCodeAt(i);
         if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) break;
         i += 1;
       }
-      ends[count] = i;
-      count += 1;
+      ends[count2] = i;
+      count2 += 1;
     }
-    this.count = count;
-    return count;
+    this.count = count2;
+    return count2;
   }
   /** text returns field i as a string. */
   text(text2, i) {
@@ -12143,8 +12250,8 @@ var Tokens = class {
   values = new Float64Array(MAX_TOKENS);
   /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
   read(text2, from, end, bracket) {
-    let count = 0;
-    let percent4 = false;
+    let count2 = 0;
+    let percent5 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -12160,24 +12267,24 @@ var Tokens = class {
         c = text2.charCodeAt(p);
         if (c === 32 || c === 9 || bracket && c === 93) break;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent4 = true;
+        if (c === 37) percent5 = true;
         else if (c === 58 || c === 27) odd = true;
       }
-      if (count < MAX_TOKENS) {
-        this.starts[count] = start;
-        this.ends[count] = p;
+      if (count2 < MAX_TOKENS) {
+        this.starts[count2] = start;
+        this.ends[count2] = p;
       }
-      count += 1;
+      count2 += 1;
     }
-    this.count = count;
-    this.percent = percent4;
+    this.count = count2;
+    this.percent = percent5;
     this.odd = odd;
     return true;
   }
   /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
   readCodes(codes, base, from, end) {
-    let count = 0;
-    let percent4 = false;
+    let count2 = 0;
+    let percent5 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -12202,19 +12309,19 @@ var Tokens = class {
         if (c === 32 || c === 9 || c === 93) break;
         plain = false;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent4 = true;
+        if (c === 37) percent5 = true;
         else if (c === 58 || c === 27) odd = true;
       }
-      if (count < MAX_TOKENS) {
-        this.starts[count] = start + base;
-        this.ends[count] = p + base;
+      if (count2 < MAX_TOKENS) {
+        this.starts[count2] = start + base;
+        this.ends[count2] = p + base;
         const digits = p - start - (dot < 0 ? 0 : 1);
-        this.values[count] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+        this.values[count2] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
       }
-      count += 1;
+      count2 += 1;
     }
-    this.count = count;
-    this.percent = percent4;
+    this.count = count2;
+    this.percent = percent5;
     this.odd = odd;
     return true;
   }
@@ -12481,13 +12588,13 @@ var goBenchReader = {
         if (pairs > 0) {
           name = entry === void 0 ? text2.slice(lineStart, scratch2.nameEnd) : entry.name;
         } else {
-          const count = fields.split(text2, lineStart, newline2);
-          if (count < 2 || !fields.isCount(text2, 1)) continue;
+          const count2 = fields.split(text2, lineStart, newline2);
+          if (count2 < 2 || !fields.isCount(text2, 1)) continue;
           name = fields.text(text2, 0);
-          if (count < 4 || count % 2 !== 0) {
+          if (count2 < 4 || count2 % 2 !== 0) {
             throw new FormatError(file.path, number, `benchmark result "${name}" needs value/unit pairs after the iteration count`);
           }
-          pairs = (count - 2) / 2;
+          pairs = (count2 - 2) / 2;
           for (let k = 0; k < pairs; k++) {
             const i = 2 + 2 * k;
             const value = fields.number(text2, i);
@@ -12653,9 +12760,9 @@ function fastResult(window2, length, start, scratch2, nameEnd) {
   }
   scratch2.nameEnd = p + base;
   while ((c = codes[++p]) === 32 || c === 9) ;
-  const count = p;
+  const count2 = p;
   while ((c = codes[p]) >= 48 && c <= 57) p++;
-  if (p === count || c !== 32 && c !== 9) return 0;
+  if (p === count2 || c !== 32 && c !== 9) return 0;
   const { values, units, lastUnits, lastUnitAt } = scratch2;
   let pairs = 0;
   for (; ; ) {
@@ -12819,7 +12926,7 @@ var dartReader = {
     let summaryOnly = false;
     let inReport = false;
     const budget = new ReadBudget(file.path);
-    const add2 = (line, name, unit, value) => {
+    const add3 = (line, name, unit, value) => {
       budget.value(line);
       const existing = byName.get(name);
       if (!existing) {
@@ -12907,14 +13014,14 @@ var dartReader = {
         if (value === void 0) throw new FormatError(file.path, number, `RunTime of "${name}" is not a finite number`);
         if (value < 0) throw new FormatError(file.path, number, `RunTime of "${name}" is negative (${runTime[2]} us); a time cannot be below zero`);
         if (name === "") throw new FormatError(file.path, number, "benchmark name is empty");
-        add2(number, name, "us", value);
+        add3(number, name, "us", value);
         continue;
       }
       const event = eventPayload(text2);
       if (event !== void 0) {
         const payload = event.trimEnd();
         if (!payload.endsWith("]")) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
-        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add2(number, name, unit, value);
+        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add3(number, name, unit, value);
         continue;
       }
       if (text2.startsWith("Results for ") && RESULTS_FOR.test(text2)) {
@@ -12927,7 +13034,7 @@ var dartReader = {
         if (value === void 0) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
         if (value < 0) throw new FormatError(file.path, number, `time of "${report[1]}" is negative (${report[2]}); a time cannot be below zero`);
         if (report[3] !== void 0) summaryOnly = true;
-        add2(number, report[1], report[4], value);
+        add3(number, report[1], report[4], value);
       }
     }
     if (order.length === 0) {
@@ -13129,16 +13236,16 @@ function metricValues(j, metric, path) {
       j.array(fork, `${path}.rawDataHistogram[${f}]`).forEach((iteration, i) => {
         const at = `${path}.rawDataHistogram[${f}][${i}]`;
         let sum = 0;
-        let count = 0;
+        let count2 = 0;
         j.array(iteration, at).forEach((bin, b) => {
           const pair = j.numbers(bin, `${at}[${b}]`);
           if (pair.length !== 2) j.fail(`${at}[${b}]`, `expected [value, count], got ${pair.length} numbers`);
           if (pair[1] < 0) j.fail(`${at}[${b}][1]`, `expected a non-negative count, got ${pair[1]}`);
           sum += pair[0] * pair[1];
-          count += pair[1];
+          count2 += pair[1];
         });
-        if (count === 0) j.fail(at, "empty histogram");
-        const mean2 = sum / count;
+        if (count2 === 0) j.fail(at, "empty histogram");
+        const mean2 = sum / count2;
         if (!Number.isFinite(mean2)) j.fail(at, "histogram mean is not finite");
         values.push(mean2);
       });
@@ -13344,9 +13451,9 @@ function fastRow(text2, start, end, row2) {
     const gap2 = p;
     p = blanksBefore(text2, p, start);
     if (p === gap2) return false;
-    const count = p;
+    const count2 = p;
     while (p > start && (c = text2.charCodeAt(p - 1)) >= 48 && c <= 57) p -= 1;
-    if (p === count) return false;
+    if (p === count2) return false;
   }
   const gap = p;
   p = blanksBefore(text2, p, start);
@@ -14752,10 +14859,10 @@ function readCustom(file, mode) {
   if (guessed.size > 0) {
     const units2 = [...new Set(guessed.values())].slice(0, 5).map((u) => JSON.stringify(u)).join(", ");
     const names2 = [...guessed.keys()].slice(0, 3);
-    const shown = names2.map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}\u2026` : n)).join(", ") + (guessedCount > 3 ? ` and ${guessedCount - 3} more` : "");
+    const shown2 = names2.map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}\u2026` : n)).join(", ") + (guessedCount > 3 ? ` and ${guessedCount - 3} more` : "");
     warnings.push({
       kind: "note",
-      message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown} in ${units2} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`
+      message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown2} in ${units2} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`
     });
   }
   return { measurements, warnings, hints: {} };
@@ -14821,15 +14928,15 @@ var bencherMetricFormatReader = {
       }
       if (entry === null || typeof entry !== "object") j.object(entry, path());
       const measures = entry;
-      let count = 0;
+      let count2 = 0;
       for (const measure2 in measures) {
-        count += 1;
+        count2 += 1;
         const metric = measures[measure2];
         const mp = () => `${path()}[${JSON.stringify(measure2)}]`;
         if (metric === null || typeof metric !== "object" || Array.isArray(metric)) j.object(metric, mp());
         measurement2(name, measure2, finite(metric.value, mp), mp);
       }
-      if (count === 0) j.fail(path(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
+      if (count2 === 0) j.fail(path(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
     }
     function readVariant(name, raw, at) {
       const variant = j.object(raw, at);
@@ -14855,8 +14962,8 @@ var bencherMetricFormatReader = {
     }
     if (measurements.length === 0) j.fail("$", "no measure has a `value`");
     if (unknown.size > 0) {
-      const shown = [...unknown].slice(0, 6).map((u) => JSON.stringify(u)).join(", ") + (unknown.size > 6 ? ` and ${unknown.size - 6} more` : "");
-      warnings.push({ kind: "note", message: `Bencher keeps a measure's unit in the project, not in the file: ${shown} read as plain counts, direction from the name` });
+      const shown2 = [...unknown].slice(0, 6).map((u) => JSON.stringify(u)).join(", ") + (unknown.size > 6 ? ` and ${unknown.size - 6} more` : "");
+      warnings.push({ kind: "note", message: `Bencher keeps a measure's unit in the project, not in the file: ${shown2} read as plain counts, direction from the name` });
     }
     return { measurements, warnings, hints: {} };
   }
@@ -15377,16 +15484,16 @@ function redact(text2, options = {}) {
 }
 function connectionSecrets(connection) {
   const found = /* @__PURE__ */ new Set();
-  const add2 = (value) => {
+  const add3 = (value) => {
     const unquoted = /^'(.*)'$/s.exec(value)?.[1]?.replace(/\\(.)/g, "$1") ?? /^"(.*)"$/s.exec(value)?.[1] ?? value;
     for (const v of [value, unquoted, decode(unquoted), decode(unquoted.replace(/\+/g, " "))]) if (v !== "") found.add(v);
   };
-  for (const m of connection.matchAll(PAIR)) if (m[4] !== "" && isSecretName(m[2])) add2(m[4]);
+  for (const m of connection.matchAll(PAIR)) if (m[4] !== "" && isSecretName(m[2])) add3(m[4]);
   const url = /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\/(.*)$/s.exec(connection);
   if (url) {
     const at = url[1].lastIndexOf("@");
     const colon = at < 0 ? -1 : url[1].indexOf(":");
-    if (colon >= 0 && colon < at) add2(url[1].slice(colon + 1, at));
+    if (colon >= 0 && colon < at) add3(url[1].slice(colon + 1, at));
   }
   return [...found].sort((a, b) => b.length - a.length);
 }
@@ -16810,11 +16917,11 @@ function sequentialAlpha(options = {}) {
 function groupSequentialLevels(options = {}) {
   const alpha = options.alpha ?? 0.05;
   const looks = options.looks ?? DEFAULT_LOOKS;
-  const sides = options.sides ?? 2;
-  const key2 = `${alpha}|${options.spending ?? "pocock"}|${sides}|${looks.join(",")}`;
+  const sides2 = options.sides ?? 2;
+  const key2 = `${alpha}|${options.spending ?? "pocock"}|${sides2}|${looks.join(",")}`;
   let levels = levelsCache.get(key2);
   if (levels === void 0) {
-    levels = computeGroupSequentialLevels(alpha, looks, sides, options);
+    levels = computeGroupSequentialLevels(alpha, looks, sides2, options);
     if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value);
   } else {
     levelsCache.delete(key2);
@@ -16824,7 +16931,7 @@ function groupSequentialLevels(options = {}) {
 }
 var LEVELS_CACHE_SIZE = 64;
 var levelsCache = /* @__PURE__ */ new Map();
-function computeGroupSequentialLevels(alpha, looks, sides, options) {
+function computeGroupSequentialLevels(alpha, looks, sides2, options) {
   const increments = sequentialAlpha(options);
   const last = looks[looks.length - 1];
   const t = looks.map((l) => l / last);
@@ -16832,12 +16939,12 @@ function computeGroupSequentialLevels(alpha, looks, sides, options) {
   let grid = new Float64Array(0);
   let density = new Float64Array(0);
   const levels = [];
-  const tail = (c) => (sides === 2 ? 2 : 1) * normalSf(c);
+  const tail = (c) => (sides2 === 2 ? 2 : 1) * normalSf(c);
   for (let k = 0; k < looks.length; k++) {
     const target = increments[k];
     let c;
     if (k === 0) {
-      c = sides === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
+      c = sides2 === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
     } else {
       const delta = t[k] - t[k - 1];
       const sd = Math.sqrt(delta);
@@ -16847,7 +16954,7 @@ function computeGroupSequentialLevels(alpha, looks, sides, options) {
         for (let i = 0; i < grid.length; i++) {
           const u = grid[i];
           let p = normalSf((cc * root2 - u) / sd);
-          if (sides === 2) p += normalCdf((-cc * root2 - u) / sd);
+          if (sides2 === 2) p += normalCdf((-cc * root2 - u) / sd);
           total += simpson(i, grid.length) * density[i] * p;
         }
         return total * (grid[1] - grid[0]) / 3;
@@ -16865,7 +16972,7 @@ function computeGroupSequentialLevels(alpha, looks, sides, options) {
     if (k === looks.length - 1) break;
     const root = Math.sqrt(t[k]);
     const upper = c * root;
-    const lower = sides === 2 ? -upper : -8 * root;
+    const lower = sides2 === 2 ? -upper : -8 * root;
     const next = new Float64Array(points);
     const nextGrid = new Float64Array(points);
     for (let j = 0; j < points; j++) nextGrid[j] = lower + (upper - lower) * j / (points - 1);
@@ -17123,8 +17230,8 @@ function readResultDirectory(files, resultPath, format, name = cliSetting) {
 function strayWarning(strays) {
   if (strays === void 0 || strays.length === 0) return void 0;
   const names2 = [...new Set(strays.map((s) => s.name))].sort();
-  const shown = names2.length > 5 ? `${names2.slice(0, 5).join(", ")} and ${names2.length - 5} more` : names2.join(", ");
-  return { message: `the bench command left processes running after its round (${shown}), outside its process group; benchbot killed them. A process that outlives its round disturbs the next one, and on a persistent runner one that outlives the job can read later jobs' files and environment` };
+  const shown2 = names2.length > 5 ? `${names2.slice(0, 5).join(", ")} and ${names2.length - 5} more` : names2.join(", ");
+  return { message: `the bench command left processes running after its round (${shown2}), outside its process group; benchbot killed them. A process that outlives its round disturbs the next one, and on a persistent runner one that outlives the job can read later jobs' files and environment` };
 }
 var NO_PERF = "# perf: not installed";
 async function measureRound(settings, executor, dir, scratch2, tag) {
@@ -17255,7 +17362,7 @@ async function runAb(settings, deps) {
   const scratch2 = mkdtempSync2(join8(tmpdir3(), "benchbot-run-"));
   try {
     const builds = [];
-    const sides = {};
+    const sides2 = {};
     for (const [side2, sha] of [["base", baseSha], ["head", headSha]]) {
       progress.group(`${side2}: ${sha.slice(0, 12)}`);
       const worktree = checkoutWorktree(repo, sha, settings.stateDir);
@@ -17265,10 +17372,10 @@ async function runAb(settings, deps) {
         progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1e3).toFixed(1)} s`);
       }
       const dir = await executor.prepare(worktree, `${side2}-${sha.slice(0, 12)}`);
-      sides[side2] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
+      sides2[side2] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
       progress.endGroup();
     }
-    const pin = await resolvePin(settings.pinCpu ?? "auto", fingerprint2, executor, sides.base.dir, setting);
+    const pin = await resolvePin(settings.pinCpu ?? "auto", fingerprint2, executor, sides2.base.dir, setting);
     if (pin !== void 0) progress.note(`rounds pinned to CPU ${pin} (taskset)`);
     const repetitions = settings.repetitions ?? 1;
     const summary2 = settings.roundSummary ?? "median";
@@ -17277,7 +17384,7 @@ async function runAb(settings, deps) {
     let roundMs = 0;
     let roundCount = 0;
     const measure2 = async (side2, round, keep) => {
-      const state = sides[side2];
+      const state = sides2[side2];
       const started = process.hrtime.bigint();
       const name = keep ? `round ${round}` : `warm-up round ${-round}`;
       const outcome = await measureRepeated(settings, pin, repetitions, executor, state.dir, scratch2, `${side2} ${name}`);
@@ -17324,23 +17431,23 @@ async function runAb(settings, deps) {
     let attempts = { base: 0, head: 0 };
     progress.group(`measuring: ${looks.join(", ")} rounds per side at most, ABBA order (seed ${seed})`);
     for (let k = 0; k < looks.length; k++) {
-      while (Math.min(sides.base.rounds, sides.head.rounds) < looks[k] && step < schedule.length * 2) {
+      while (Math.min(sides2.base.rounds, sides2.head.rounds) < looks[k] && step < schedule.length * 2) {
         const side2 = schedule[step % schedule.length];
         step += 1;
-        if (sides[side2].rounds >= looks[k]) continue;
+        if (sides2[side2].rounds >= looks[k]) continue;
         attempts = { ...attempts, [side2]: attempts[side2] + 1 };
         await measure2(side2, attempts[side2], true);
-        progress.status(`rounds: base ${sides.base.rounds}, head ${sides.head.rounds} (look at ${looks[k]})`);
+        progress.status(`rounds: base ${sides2.base.rounds}, head ${sides2.head.rounds} (look at ${looks[k]})`);
       }
-      const baseSide = toCompareSide(sides.base, fingerprint2);
+      const baseSide = toCompareSide(sides2.base, fingerprint2);
       if (stored.length > 0) {
         const outcome = poolBase(baseSide.measurements, stored, { threshold: (b) => thresholdFor(b, settings.threshold, settings.rules), test: settings.test });
         baseSide.measurements = outcome.measurements;
         pooled = Object.fromEntries([...outcome.pooled].map(([key2, n]) => [label(key2), n]));
         poolRefused = Object.fromEntries([...outcome.refused].map(([key2, why]) => [label(key2), why]));
       }
-      const roundsNow = Math.min(sides.base.rounds, sides.head.rounds);
-      const fresh = compareRuns(baseSide, toCompareSide(sides.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: settings.rules, test: settings.test, primary });
+      const roundsNow = Math.min(sides2.base.rounds, sides2.head.rounds);
+      const fresh = compareRuns(baseSide, toCompareSide(sides2.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: settings.rules, test: settings.test, primary });
       for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
       const before = settled.size;
       const look = applyLook(fresh, settled, {
@@ -17366,8 +17473,8 @@ async function runAb(settings, deps) {
     if (!report) throw new RunnerError(`no look was taken; check ${setting("min-runs")} and ${setting("max-runs")}`);
     let instructions;
     if (settings.instructions) {
-      instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
-      const work = (side2) => ({ ...toCompareSide(sides[side2], fingerprint2), measurements: toCompareSide(sides[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
+      instructions = await countBothSides(settings, settings.instructions, sides2, pin, executor, progress);
+      const work = (side2) => ({ ...toCompareSide(sides2[side2], fingerprint2), measurements: toCompareSide(sides2[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
       const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
@@ -17376,19 +17483,19 @@ async function runAb(settings, deps) {
     }
     const time2 = deps.now();
     const toRun = (side2) => ({
-      sha: sides[side2].sha,
+      sha: sides2[side2].sha,
       ref: side2 === "base" ? settings.base : settings.head,
       role: side2,
       fingerprint: fingerprint2,
       time: time2,
-      harness: sides[side2].harness,
-      measurements: toCompareSide(sides[side2], fingerprint2).measurements,
-      warnings: [...sides[side2].warnings.values()],
-      hints: sides[side2].hints
+      harness: sides2[side2].harness,
+      measurements: toCompareSide(sides2[side2], fingerprint2).measurements,
+      warnings: [...sides2[side2].warnings.values()],
+      hints: sides2[side2].hints
     });
-    const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
+    const roundsPerSide = Math.min(sides2.base.rounds, sides2.head.rounds);
     if (deps.history) {
-      const remembered = await deps.history.learn(fingerprint2, [...noiseOf(sides.base), ...noiseOf(sides.head)]);
+      const remembered = await deps.history.learn(fingerprint2, [...noiseOf(sides2.base), ...noiseOf(sides2.head)]);
       const budget = deps.budgetRoundsPerSide ?? looks[looks.length - 1];
       const advice = deps.budgetRoundsPerSide === void 0 ? levels : lookLevels(settings.alpha, lookSchedule(Math.min(DEFAULT_LOOKS[0], budget), budget, DEFAULT_LOOKS));
       annotateBudget(report.comparisons, (c) => remembered.get(`${c.benchmark}\0${c.metric}`), {
@@ -17421,14 +17528,14 @@ async function runAb(settings, deps) {
     release();
   }
 }
-async function countBothSides(settings, counting, sides, pin, executor, progress) {
+async function countBothSides(settings, counting, sides2, pin, executor, progress) {
   const root = join8(settings.stateDir, "callgrind");
   mkdirSync5(root, { recursive: true });
-  const keepDir = mkdtempSync2(join8(root, `${sides.base.sha.slice(0, 12)}-${sides.head.sha.slice(0, 12)}-`));
+  const keepDir = mkdtempSync2(join8(root, `${sides2.base.sha.slice(0, 12)}-${sides2.head.sha.slice(0, 12)}-`));
   const result = { keepDir, profiles: [], reasons: [], durationMs: 0 };
   progress.group(`instructions: counting under valgrind, ${counting.repeats ?? "default"} repeat(s) per side`);
   for (const side2 of ["base", "head"]) {
-    const state = sides[side2];
+    const state = sides2[side2];
     const names2 = [...new Set(state.measurements.map((m) => m.benchmark))];
     const format = settings.format === "command" ? "command" : state.harness;
     const outcome = await countInstructions({
@@ -17682,9 +17789,9 @@ var Where = class {
 // src/store/sql-series-reads.ts
 var DEFAULT_WINDOW_BATCH = 500;
 function historyFromRows(rows) {
-  const count = rows.length;
-  const h = { run: new Float64Array(count), n: new Int32Array(count), median: new Float64Array(count), lo: new Float64Array(count), hi: new Float64Array(count) };
-  for (let k = 0; k < count; k++) {
+  const count2 = rows.length;
+  const h = { run: new Float64Array(count2), n: new Int32Array(count2), median: new Float64Array(count2), lo: new Float64Array(count2), hi: new Float64Array(count2) };
+  for (let k = 0; k < count2; k++) {
     const [run, n, med, lo, hi] = rows[k];
     h.run[k] = Number(run);
     h.n[k] = Number(n);
@@ -17858,9 +17965,9 @@ async function* seriesHistories(db, query) {
         const h = columns.get(Number(s.id));
         const top = newestOf.get(Number(s.id)) ?? [];
         if (!h || top.length === 0) continue;
-        const count = h.run.length;
-        const refs2 = new Array(count);
-        for (let k = 0; k < count; k++) refs2[k] = refOf(h.run[k]);
+        const count2 = h.run.length;
+        const refs2 = new Array(count2);
+        for (let k = 0; k < count2; k++) refs2[k] = refOf(h.run[k]);
         const history = {
           role: s.role,
           machineKey: String(s.machine_key),
@@ -17873,10 +17980,10 @@ async function* seriesHistories(db, query) {
           median: h.median,
           lo: h.lo,
           hi: h.hi,
-          values: new Array(count).fill(void 0)
+          values: new Array(count2).fill(void 0)
         };
         top.slice(0, valuesNights).forEach((r, i) => {
-          history.values[count - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
+          history.values[count2 - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
         });
         if (s.repo !== "") history.repo = String(s.repo);
         if (s.branch !== "") history.branch = String(s.branch);
@@ -18806,14 +18913,14 @@ var SqlStore = class {
       if (newest > known) {
         throw new StoreError(`${this.location}: the store's schema is at version ${newest}, newer than this benchbot knows (${known}); upgrade benchbot`);
       }
-      let count = 0;
+      let count2 = 0;
       for (const m of MIGRATIONS) {
         if (applied.has(m.version)) continue;
         await this.applyDdl(c, m.sql[this.dialect], `apply schema migration ${m.version} (${m.name})`);
         await c.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [m.version, m.name, (/* @__PURE__ */ new Date()).toISOString()]);
-        count++;
+        count2++;
       }
-      return count;
+      return count2;
     });
   }
   async applyDdl(c, sql, what) {
@@ -19079,11 +19186,11 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     );
     const out = /* @__PURE__ */ new Map();
     for (const [id, run, n, median2, lo, hi] of rows) {
-      const count = run.byteLength / 8;
-      const h = { run: new Float64Array(count), n: new Int32Array(count), median: new Float64Array(count), lo: new Float64Array(count), hi: new Float64Array(count) };
+      const count2 = run.byteLength / 8;
+      const h = { run: new Float64Array(count2), n: new Int32Array(count2), median: new Float64Array(count2), lo: new Float64Array(count2), hi: new Float64Array(count2) };
       const view = (b) => new DataView(b.buffer, b.byteOffset, b.byteLength);
       const [r, nn, md, l, hh] = [view(run), view(n), view(median2), view(lo), view(hi)];
-      for (let k = 0; k < count; k++) {
+      for (let k = 0; k < count2; k++) {
         h.run[k] = r.getInt32(8 * k) * 2 ** 32 + r.getUint32(8 * k + 4);
         h.n[k] = nn.getInt32(4 * k);
         h.median[k] = md.getFloat64(8 * k);
@@ -19343,7 +19450,7 @@ var SqliteStore = class _SqliteStore extends SqlStore {
   async insertMeasurements(_c, runId, timeMs, rows) {
     const first = Number(this.db.prepare("SELECT coalesce(max(id), 0) AS m FROM measurements").get().m) + 1;
     const ids = rows.map((_, i) => first + i);
-    const statement = (count) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
+    const statement = (count2) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count2).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
     const params = [];
     for (let start = 0; start < rows.length; start += MEASUREMENTS_PER_INSERT) {
       const chunk = rows.slice(start, start + MEASUREMENTS_PER_INSERT);
@@ -19728,14 +19835,14 @@ async function* nightlySeriesBatches(store, options) {
   const abKey = (i) => `${i.machineKey}\0${i.benchmark}\0${i.metric}`;
   const index = async (role2) => {
     const byKey = /* @__PURE__ */ new Map();
-    const add2 = (key2, id) => {
+    const add3 = (key2, id) => {
       let ids = byKey.get(key2);
       if (!ids) byKey.set(key2, ids = []);
       ids.push(id);
     };
     for (const i of await store.listSeries({ role: role2, repo: options.repo })) {
-      add2(abKey(i), i.id);
-      add2(anyMachineKey(i), i.id);
+      add3(abKey(i), i.id);
+      add3(anyMachineKey(i), i.id);
     }
     return byKey;
   };
@@ -20666,7 +20773,7 @@ function parseRegressionMarker(body) {
 function short(sha) {
   return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
 }
-function percent3(fraction) {
+function percent4(fraction) {
   return `${Number((fraction * 100).toFixed(1))}%`;
 }
 function quantity(value, unit) {
@@ -20689,7 +20796,7 @@ function renderRecoveryComment(input) {
   const l = links(input);
   const ci2 = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} \u2026 ${formatChange(r.ratioCi[1])})` : "";
   return [
-    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent3(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
+    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent4(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
     "",
     "Closing; benchbot reopens this issue if the same regression comes back."
   ].join("\n");
@@ -20728,8 +20835,8 @@ function renderScanMarkdown(result, options) {
   const improvements = confirmed.filter((f) => f.direction === "improvement");
   const watches = result.findings.filter((f) => !isConfirmed(f));
   const lines = [];
-  const headline2 = regressions.length > 0 ? `${regressions.length} suspected regression${regressions.length === 1 ? "" : "s"}` : "no regressions";
-  lines.push(`### benchbot scan of ${inertCode(options.branch)}: ${headline2}`, "");
+  const headline3 = regressions.length > 0 ? `${regressions.length} suspected regression${regressions.length === 1 ? "" : "s"}` : "no regressions";
+  lines.push(`### benchbot scan of ${inertCode(options.branch)}: ${headline3}`, "");
   lines.push(`${options.series} series scanned, ${result.tested} candidate change${result.tested === 1 ? "" : "s"} tested; ${improvements.length} improvement${improvements.length === 1 ? "" : "s"}, ${watches.length} on watch.`, "");
   const table = (title, findings) => {
     if (findings.length === 0) return;
@@ -20913,6 +21020,371 @@ function recoveredRegressions(history, open, threshold, where) {
   return recovered;
 }
 
+// src/jobs/profile-benchmark.ts
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync5, mkdirSync as mkdirSync6 } from "node:fs";
+import { join as join11 } from "node:path";
+
+// src/compare/profile-diff.ts
+var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
+var ProfileEventError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ProfileEventError";
+  }
+};
+var NO_CHANGE = 1e-6;
+function diffProfiles(benchmark, base, head, options = {}) {
+  const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
+  const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
+  for (const [side2, s] of [["base", base], ["head", head]]) {
+    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
+    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
+  }
+  const baseAt = base.profile.events.indexOf(event);
+  const headAt = head.profile.events.indexOf(event);
+  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
+  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
+  const change2 = headTotal - baseTotal;
+  const pairs = /* @__PURE__ */ new Map();
+  const collect = (side2, at, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
+      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+    }
+  };
+  collect(base, baseAt, 0);
+  collect(head, headAt, 1);
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const [b, h] = p[kind];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      if (kind === "inclusive" && Math.abs(b - baseTotal) < NO_CHANGE && Math.abs(h - headTotal) < NO_CHANGE) continue;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self2 = rank("self");
+  const inclusive = rank("inclusive");
+  return {
+    benchmark,
+    tool: "callgrind",
+    event,
+    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
+    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    change: change2,
+    self: self2.list,
+    inclusive: inclusive.list,
+    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
+  };
+}
+
+// src/formats/callgrind-profile.ts
+var MAX_PROFILE_FUNCTIONS = 1e6;
+var MAX_PROFILE_EDGES = 4e6;
+var RECURSION_LEVEL = /'(\d+)$/;
+var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
+var COUNT2 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
+function basename2(path) {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? path : path.slice(slash + 1);
+}
+function add2(into, costs) {
+  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
+}
+function parseCallgrind(text2, path) {
+  const fail = (line, message) => {
+    throw new FormatError(path, line, message);
+  };
+  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
+  const nodes = /* @__PURE__ */ new Map();
+  let edgeCount = 0;
+  let events = null;
+  let positions = 1;
+  let summary2 = null;
+  let totals = null;
+  let command;
+  let ob = "";
+  let fn = null;
+  let cob = null;
+  let callee = null;
+  let callPending = false;
+  let lineNo = 0;
+  const resolveName = (space2, value) => {
+    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
+    if (!m) return value;
+    const map = names2[space2];
+    if (m[2] !== void 0) {
+      map.set(m[1], m[2]);
+      return m[2];
+    }
+    const known = map.get(m[1]);
+    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
+    return known;
+  };
+  const node = (object2, name) => {
+    const key2 = `${object2}\0${name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    const level = RECURSION_LEVEL.exec(name);
+    found = { object: object2, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
+    nodes.set(key2, found);
+    return found;
+  };
+  const costsOf = (fields) => {
+    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
+    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
+    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
+    const counts = fields.slice(positions);
+    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
+    return counts.map((c) => {
+      if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+      return Number(c);
+    });
+  };
+  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
+    if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+    return Number(c);
+  });
+  let start = 0;
+  while (start <= text2.length) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
+    lineNo++;
+    const raw = text2.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
+    const first = line.charCodeAt(0);
+    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
+      const costs = costsOf(line.trim().split(/\s+/));
+      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
+      const caller = fn;
+      if (callPending) {
+        callPending = false;
+        const target = callee;
+        if (target !== caller) add2(caller.outToOthers, costs);
+        if (target.base !== caller.base || target.object !== caller.object) {
+          target.inFromOthers ??= [];
+          add2(target.inFromOthers, costs);
+        }
+        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
+      } else {
+        add2(caller.self, costs);
+      }
+      continue;
+    }
+    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
+    const eq = line.indexOf("=");
+    const spec = eq > 0 ? line.slice(0, eq) : "";
+    const value = eq > 0 ? line.slice(eq + 1) : "";
+    switch (spec) {
+      case "ob":
+        ob = basename2(resolveName("ob", value));
+        continue;
+      case "fl":
+      case "fi":
+      case "fe":
+      case "cfi":
+      case "cfl":
+      case "jfi":
+        resolveName("fl", value);
+        continue;
+      case "fn":
+        fn = node(ob, resolveName("fn", value));
+        continue;
+      case "cob":
+        cob = basename2(resolveName("ob", value));
+        continue;
+      case "cfn":
+        callee = node(cob ?? ob, resolveName("fn", value));
+        cob = null;
+        continue;
+      case "jfn":
+        resolveName("fn", value);
+        continue;
+      case "calls":
+        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
+        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
+        callPending = true;
+        continue;
+      case "jump":
+      case "jcnd":
+        continue;
+    }
+    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
+    const [, key2, rest] = header;
+    if (key2 === "events") {
+      events = rest.trim().split(/\s+/).filter((e) => e !== "");
+      if (events.length === 0) fail(lineNo, "events: names no event");
+    } else if (key2 === "positions") {
+      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
+      if (positions === 0) fail(lineNo, "positions: names no position");
+    } else if (key2 === "summary") {
+      summary2 ??= [];
+      add2(summary2, sumLine(rest));
+    } else if (key2 === "totals") {
+      totals ??= [];
+      add2(totals, sumLine(rest));
+    } else if (key2 === "cmd") {
+      command = rest.trim();
+    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
+      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
+    }
+  }
+  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
+  if (events === null) throw new FormatError(path, void 0, "no events: line: not a callgrind output file");
+  return { events, totals: totalsOf(nodes, totals ?? summary2, events.length), functions: functionsOf(nodes, events.length), command };
+}
+function totalsOf(nodes, given, width) {
+  const sum = new Array(width).fill(0);
+  if (given !== null) {
+    add2(sum, given);
+    return sum;
+  }
+  for (const n of nodes.values()) add2(sum, n.self);
+  return sum;
+}
+function functionsOf(nodes, width) {
+  const byFunction = /* @__PURE__ */ new Map();
+  for (const n of nodes.values()) {
+    const key2 = `${n.object}\0${n.base}`;
+    const list = byFunction.get(key2);
+    if (list) list.push(n);
+    else byFunction.set(key2, [n]);
+  }
+  const out = [];
+  for (const levels of byFunction.values()) {
+    levels.sort((a, b) => a.level - b.level);
+    const outer = levels[0];
+    const self2 = new Array(width).fill(0);
+    for (const n of levels) add2(self2, n.self);
+    const inclusive = new Array(width).fill(0);
+    if (outer.inFromOthers !== null) add2(inclusive, outer.inFromOthers);
+    else {
+      add2(inclusive, outer.self);
+      add2(inclusive, outer.outToOthers);
+    }
+    out.push({ name: outer.base, object: outer.object, self: self2, inclusive });
+  }
+  return out;
+}
+
+// src/jobs/profile-benchmark.ts
+var PROFILE_DEFAULTS = {
+  top: PROFILE_DIFF_DEFAULTS.top,
+  timeoutMs: 6e5,
+  buildTimeoutMs: 36e5
+};
+function keepDirectory(stateDir, shas) {
+  const keepDir = join11(stateDir, "callgrind");
+  mkdirSync6(keepDir, { recursive: true });
+  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+}
+async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label2 = `${side2} ${sha.slice(0, 12)}`;
+  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
+  if (settings.build) {
+    progress.status(`${label2}: building`);
+    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
+  }
+  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
+  let format = knownFormat;
+  if (find && format !== "command") {
+    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
+    format = await findBenchmark({ ...settings, format, benchmark }, executor, dir, label2, ctx.keep);
+  }
+  progress.status(`${label2}: ${benchmark} under callgrind`);
+  if (format === void 0) throw new Error("profileSide: the harness is known or found");
+  const counted = await countInstructions({
+    bench: settings.bench,
+    format,
+    names: [benchmark],
+    repeats: 1,
+    iterations: settings.iterations,
+    timeoutMs: settings.timeoutMs,
+    env: settings.env,
+    keepDir: join11(ctx.keep, side2),
+    nameSetting: name
+  }, executor, dir, side2);
+  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format === "command");
+  if (kept === void 0) {
+    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
+    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
+  }
+  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
+  return { sha, file: kept.file, iterations: kept.iterations };
+}
+function diffSides(benchmark, base, head, top) {
+  const read2 = (run, side2) => {
+    try {
+      return { profile: parseCallgrind(readFileSync5(run.file, "utf8"), run.file), iterations: run.iterations, sha: run.sha };
+    } catch (error2) {
+      if (error2 instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error2.message}`);
+      throw error2;
+    }
+  };
+  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
+}
+var MAX_PROFILED_REGRESSIONS = 5;
+async function profileRegressions(run, settings, deps) {
+  const regressed = [...new Set(run.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
+  if (regressed.length === 0) return { profiles: [], notes: [] };
+  const harness = run.head.harness;
+  if (!COUNTED_HARNESSES.includes(harness)) {
+    return { profiles: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
+  }
+  const shas = { base: run.base.sha, head: run.head.sha };
+  let keep;
+  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
+    return keep ??= keepDirectory(settings.stateDir, shas);
+  }, settings };
+  const profiles = [];
+  const notes = [];
+  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
+  try {
+    const counted = (side2, benchmark) => {
+      const kept = run.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
+      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
+    };
+    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
+      try {
+        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
+        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
+        profiles.push(diffSides(benchmark, base, head, settings.top));
+      } catch (error2) {
+        if (!(error2 instanceof RunnerError || error2 instanceof SettingError)) throw error2;
+        notes.push(`no profile of ${benchmark}: ${error2.message}`);
+      }
+    }
+  } finally {
+    deps.progress.endGroup();
+  }
+  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
+  return { profiles, notes };
+}
+async function findBenchmark(settings, executor, dir, label2, scratch2) {
+  const name = settings.nameSetting;
+  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
+  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
+  if (!COUNTED_HARNESSES.includes(round.format)) {
+    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
+  }
+  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
+  if (!names2.includes(settings.benchmark)) {
+    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
+  }
+  return round.format;
+}
+
 // src/jobs/pr-check.ts
 var PR_CHECK_DEFAULTS = {
   minRuns: 10,
@@ -20932,7 +21404,9 @@ var PR_CHECK_DEFAULTS = {
   pinCpu: "auto",
   poolBase: DEFAULT_POOL_BASE,
   test: DEFAULT_TEST,
-  instructionRepeats: DEFAULT_COUNT_REPEATS
+  instructionRepeats: DEFAULT_COUNT_REPEATS,
+  // Where a regression lives is worth two valgrind runs per regressed benchmark (jobs/profile-benchmark.ts).
+  profile: true
 };
 function defaultMaxRuns(minRuns) {
   return Math.max(PR_CHECK_DEFAULTS.maxRuns, minRuns);
@@ -20947,12 +21421,26 @@ async function runPrCheck(settings, deps) {
     const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : void 0);
     if (base === void 0) throw new SettingError(`${name("base")}: required; give the commit to compare the head with`);
     const ab = abSettings(base, settings.head);
-    const run = await runAb(ab, abDeps);
+    const run = await whereRegressionsLive(await runAb(ab, abDeps), settings, abDeps);
     if (!store) return { run };
     if (!settings.calibrate) await store.ingestRuns(storedRuns(run, settings));
     if (!settings.nightly) return { run };
     return { run, nightly: await branchEvidence(store, settings, settings.nightly, run.head.sha, ab, abDeps) };
   });
+}
+async function whereRegressionsLive(run, settings, deps) {
+  if (settings.calibrate || !(settings.profile ?? PR_CHECK_DEFAULTS.profile) || run.report.summary.regressed === 0) return run;
+  const where = await profileRegressions(run, {
+    repo: openRepository(settings.repo, settings.nameSetting),
+    bench: settings.bench,
+    build: settings.build,
+    top: PROFILE_DEFAULTS.top,
+    timeoutMs: settings.roundTimeoutMs,
+    buildTimeoutMs: settings.buildTimeoutMs,
+    stateDir: settings.stateDir,
+    nameSetting: settings.nameSetting
+  }, { executor: deps.executor, progress: deps.progress });
+  return { ...run, profiles: where.profiles, profileNotes: where.notes };
 }
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
@@ -21015,7 +21503,7 @@ function storeHistory(store, repo) {
 
 // src/jobs/merge-shards.ts
 import { existsSync as existsSync7 } from "node:fs";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 
 // src/compare/replay-looks.ts
 function collectSide(outcomes, filter) {
@@ -21104,8 +21592,8 @@ function mergeShards(settings) {
     if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`${merge3}: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
     if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`${merge3}: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
   }
-  const base = readArtifactSide(parts.map((p) => join11(p, RESULTS_FILES.base)), settings.filter);
-  const head = readArtifactSide(parts.map((p) => join11(p, RESULTS_FILES.head)), settings.filter);
+  const base = readArtifactSide(parts.map((p) => join12(p, RESULTS_FILES.base)), settings.filter);
+  const head = readArtifactSide(parts.map((p) => join12(p, RESULTS_FILES.head)), settings.filter);
   const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
@@ -21118,7 +21606,7 @@ function mergeShards(settings) {
     headSha: trusted.head,
     environment: environments.size === 1 ? [...environments][0] : void 0
   };
-  const historyPath = join11(parts[0], RESULTS_FILES.history);
+  const historyPath = join12(parts[0], RESULTS_FILES.history);
   if (settings.nightly && existsSync7(historyPath)) {
     const history = readNightlyHistory(historyPath, settings.nightly.branch);
     merged.history = history;
@@ -21139,7 +21627,7 @@ function mergedReportContext(merged) {
 
 // src/action/action-inputs.ts
 import { homedir } from "node:os";
-import { join as join12, resolve as resolve6 } from "node:path";
+import { join as join13, resolve as resolve6 } from "node:path";
 
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
@@ -23094,28 +23582,28 @@ var Machine = class Machine2 {
         const pc = runq.densePcs[j];
         const i = this.prog.inst[pc];
         const capOffset = j * this.ncap;
-        let add2 = false;
+        let add3 = false;
         switch (i.op) {
           case Inst.MATCH:
             if (anchor === RE2Flags.ANCHOR_BOTH && currentPos !== input.endPos()) break;
             matches.add(i.arg);
             break;
           case Inst.RUNE:
-            add2 = i.matchRune(rune);
+            add3 = i.matchRune(rune);
             break;
           case Inst.RUNE1:
-            add2 = rune === i.runes[0];
+            add3 = rune === i.runes[0];
             break;
           case Inst.RUNE_ANY:
-            add2 = true;
+            add3 = true;
             break;
           case Inst.RUNE_ANY_NOT_NL:
-            add2 = rune !== 10;
+            add3 = rune !== 10;
             break;
           default:
             continue;
         }
-        if (add2) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag3);
+        if (add3) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag3);
       }
       runq.clear();
       if (width === 0) break;
@@ -23141,7 +23629,7 @@ var Machine = class Machine2 {
       const capOffset = j * this.ncap;
       if (longest && this.matched && this.ncap > 0 && this.matchcap[0] < runq.denseCaps[capOffset]) continue;
       const i = this.prog.inst[pc];
-      let add2 = false;
+      let add3 = false;
       switch (i.op) {
         case Inst.MATCH:
           if (anchor === RE2Flags.ANCHOR_BOTH && !atEnd) break;
@@ -23153,21 +23641,21 @@ var Machine = class Machine2 {
           this.matched = true;
           break;
         case Inst.RUNE:
-          add2 = i.matchRune(c);
+          add3 = i.matchRune(c);
           break;
         case Inst.RUNE1:
-          add2 = c === i.runes[0];
+          add3 = c === i.runes[0];
           break;
         case Inst.RUNE_ANY:
-          add2 = true;
+          add3 = true;
           break;
         case Inst.RUNE_ANY_NOT_NL:
-          add2 = c !== 10;
+          add3 = c !== 10;
           break;
         default:
           continue;
       }
-      if (add2) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
+      if (add3) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
     }
     runq.clear();
   }
@@ -27937,11 +28425,11 @@ function parseShard(value) {
   if (value === void 0) return void 0;
   const match = /^(\d+)\s*\/\s*(\d+)$/.exec(value);
   const index = Number(match?.[1]);
-  const count = Number(match?.[2]);
-  if (!match || index < 1 || count < 1 || index > count) {
+  const count2 = Number(match?.[2]);
+  if (!match || index < 1 || count2 < 1 || index > count2) {
     throw new ActionInputError(`shard: "${value}" is not INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 2/4`);
   }
-  return count === 1 ? void 0 : { index, count };
+  return count2 === 1 ? void 0 : { index, count: count2 };
 }
 function instructionsInput(env) {
   const value = text(env, "instructions");
@@ -27957,7 +28445,7 @@ function instructionsInput(env) {
   }
 }
 function defaultStorePath(env) {
-  return join12(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
+  return join13(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
 }
 function readActionInputs(env) {
   const merge3 = text(env, "merge");
@@ -30547,7 +31035,7 @@ ${outcome.scan.markdown}
 function readEvent2(path) {
   if (!path || !existsSync8(path)) return {};
   try {
-    return JSON.parse(readFileSync5(path, "utf8"));
+    return JSON.parse(readFileSync6(path, "utf8"));
   } catch {
     return {};
   }
@@ -30583,7 +31071,7 @@ async function measure(settings, event, deps) {
     counters: settings.counters,
     ...settings.instructions ? { instructions: settings.instructions } : {},
     allowDirty: false,
-    stateDir: join13(settings.workingDirectory, ".benchbot"),
+    stateDir: join14(settings.workingDirectory, ".benchbot"),
     labels: (env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== ""),
     executorSpec: settings.executor,
     maxLoad: settings.maxLoad,
@@ -30592,7 +31080,7 @@ async function measure(settings, event, deps) {
     repository: env.GITHUB_REPOSITORY,
     branch: nightly ? env.GITHUB_REF_NAME : event.pull_request?.head?.ref,
     // history.json goes into the results directory as it is read, a batch of series at a time (jobs/nightly.ts).
-    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join13(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
+    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join14(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
     shard: settings.shard,
     nameSetting: actionSetting
   }, { progress: deps.progress ?? createProgress(), now: deps.now, env });
@@ -30648,25 +31136,25 @@ function recompute(settings, event, env) {
 }
 function writeReports(settings, outcome, env) {
   const dir = resultsDir(settings, env);
-  const markdown = join13(dir, "report.md");
-  const json = join13(dir, RESULTS_FILES.report);
+  const markdown = join14(dir, "report.md");
+  const json = join14(dir, RESULTS_FILES.report);
   writeFileSync3(markdown, `${outcome.markdown}
 `);
   writeFileSync3(json, `${outcome.json}
 `);
-  writeFileSync3(join13(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
-  writeFileSync3(join13(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  writeFileSync3(join14(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
+  writeFileSync3(join14(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
   if (outcome.scan && settings.role === "report") {
-    writeFileSync3(join13(dir, "scan.json"), `${outcome.scan.json}
+    writeFileSync3(join14(dir, "scan.json"), `${outcome.scan.json}
 `);
-    writeFileSync3(join13(dir, "scan.md"), `${outcome.scan.markdown}
+    writeFileSync3(join14(dir, "scan.md"), `${outcome.scan.markdown}
 `);
   }
   return { dir, markdown, json };
 }
 function resultsDir(settings, env) {
-  const dir = join13(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
-  mkdirSync6(dir, { recursive: true });
+  const dir = join14(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
+  mkdirSync7(dir, { recursive: true });
   return dir;
 }
 

@@ -7296,6 +7296,7 @@ function renderMarkdown(report, options = {}) {
   ].join("\n");
   const environment = [options.environment ? `Environment: ${inertText(options.environment)}.` : "", options.footer ?? ""].filter((x) => x !== "").join(" ");
   const tail = [
+    ...options.where ? [options.where, ""] : [],
     ...dashboardLines(significant2, options.dashboard),
     ...warningLines(report.warnings, layout, 50),
     "",
@@ -19992,6 +19993,16 @@ var INGEST_CACHE_KIB = 256 * 1024;
 // src/store/open-store.ts
 var DEFAULT_SQLITE_PATH = join(".benchbot", "benchbot.db");
 
+// src/compare/profile-diff.ts
+var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
+
+// src/jobs/profile-benchmark.ts
+var PROFILE_DEFAULTS = {
+  top: PROFILE_DIFF_DEFAULTS.top,
+  timeoutMs: 6e5,
+  buildTimeoutMs: 36e5
+};
+
 // src/jobs/pr-check.ts
 var PR_CHECK_DEFAULTS = {
   minRuns: 10,
@@ -20011,7 +20022,9 @@ var PR_CHECK_DEFAULTS = {
   pinCpu: "auto",
   poolBase: DEFAULT_POOL_BASE,
   test: DEFAULT_TEST,
-  instructionRepeats: DEFAULT_COUNT_REPEATS
+  instructionRepeats: DEFAULT_COUNT_REPEATS,
+  // Where a regression lives is worth two valgrind runs per regressed benchmark (jobs/profile-benchmark.ts).
+  profile: true
 };
 function defaultMaxRuns(minRuns) {
   return Math.max(PR_CHECK_DEFAULTS.maxRuns, minRuns);

@@ -816,11 +816,11 @@ var require_binaryParsers = __commonJS({
         var array2 = [];
         var i2;
         if (dimension.length > 1) {
-          var count2 = dimension.shift();
-          for (i2 = 0; i2 < count2; i2++) {
+          var count3 = dimension.shift();
+          for (i2 = 0; i2 < count3; i2++) {
             array2[i2] = parse5(dimension, elementType2);
           }
-          dimension.unshift(count2);
+          dimension.unshift(count3);
         } else {
           for (i2 = 0; i2 < dimension[0]; i2++) {
             array2[i2] = parseElement(elementType2);
@@ -1811,7 +1811,7 @@ var require_connection_parameters = __commonJS({
     var quoteParamValue = function(value) {
       return "'" + ("" + value).replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'";
     };
-    var add3 = function(params, config3, paramName) {
+    var add4 = function(params, config3, paramName) {
       const value = config3[paramName];
       if (value !== void 0 && value !== null) {
         params.push(paramName + "=" + quoteParamValue(value));
@@ -1886,20 +1886,20 @@ var require_connection_parameters = __commonJS({
       }
       getLibpqConnectionString(cb) {
         const params = [];
-        add3(params, this, "user");
-        add3(params, this, "password");
-        add3(params, this, "port");
-        add3(params, this, "application_name");
-        add3(params, this, "fallback_application_name");
-        add3(params, this, "connect_timeout");
-        add3(params, this, "options");
+        add4(params, this, "user");
+        add4(params, this, "password");
+        add4(params, this, "port");
+        add4(params, this, "application_name");
+        add4(params, this, "fallback_application_name");
+        add4(params, this, "connect_timeout");
+        add4(params, this, "options");
         const ssl = typeof this.ssl === "object" ? this.ssl : this.ssl ? { sslmode: this.ssl } : {};
-        add3(params, ssl, "sslmode");
-        add3(params, ssl, "sslca");
-        add3(params, ssl, "sslkey");
-        add3(params, ssl, "sslcert");
-        add3(params, ssl, "sslrootcert");
-        add3(params, this, "sslnegotiation");
+        add4(params, ssl, "sslmode");
+        add4(params, ssl, "sslca");
+        add4(params, ssl, "sslkey");
+        add4(params, ssl, "sslcert");
+        add4(params, ssl, "sslrootcert");
+        add4(params, this, "sslnegotiation");
         if (this.database) {
           params.push("dbname=" + quoteParamValue(this.database));
         }
@@ -3096,7 +3096,7 @@ var require_dist = __commonJS({
     function parse5(stream, callback) {
       const parser2 = new parser_1.Parser();
       stream.on("data", (buffer) => parser2.parse(buffer, callback));
-      return new Promise((resolve14) => stream.on("end", () => resolve14()));
+      return new Promise((resolve15) => stream.on("end", () => resolve15()));
     }
   }
 });
@@ -3865,12 +3865,12 @@ var require_client = __commonJS({
           this._connect(callback);
           return;
         }
-        return new this._Promise((resolve14, reject) => {
+        return new this._Promise((resolve15, reject) => {
           this._connect((error) => {
             if (error) {
               reject(error);
             } else {
-              resolve14(this);
+              resolve15(this);
             }
           });
         });
@@ -4252,8 +4252,8 @@ var require_client = __commonJS({
         } else {
           query = new Query2(config3, values, callback);
           if (!query.callback) {
-            result2 = new this._Promise((resolve14, reject) => {
-              query.callback = (err2, res) => err2 ? reject(err2) : resolve14(res);
+            result2 = new this._Promise((resolve15, reject) => {
+              query.callback = (err2, res) => err2 ? reject(err2) : resolve15(res);
             }).catch((err2) => {
               Error.captureStackTrace(err2);
               throw err2;
@@ -4353,8 +4353,8 @@ var require_client = __commonJS({
         if (cb) {
           this.connection.once("end", cb);
         } else {
-          return new this._Promise((resolve14) => {
-            this.connection.once("end", resolve14);
+          return new this._Promise((resolve15) => {
+            this.connection.once("end", resolve15);
           });
         }
       }
@@ -4403,8 +4403,8 @@ var require_pg_pool = __commonJS({
       const cb = function(err2, client) {
         err2 ? rej(err2) : res(client);
       };
-      const result2 = new Promise2(function(resolve14, reject) {
-        res = resolve14;
+      const result2 = new Promise2(function(resolve15, reject) {
+        res = resolve15;
         rej = reject;
       }).catch((err2) => {
         Error.captureStackTrace(err2);
@@ -4465,7 +4465,7 @@ var require_pg_pool = __commonJS({
         if (typeof Promise2.try === "function") {
           return Promise2.try(f);
         }
-        return new Promise2((resolve14) => resolve14(f()));
+        return new Promise2((resolve15) => resolve15(f()));
       }
       _isFull() {
         return this._clients.length >= this.options.max;
@@ -4860,8 +4860,8 @@ var require_query2 = __commonJS({
     NativeQuery.prototype._getPromise = function() {
       if (this._promise) return this._promise;
       this._promise = new Promise(
-        function(resolve14, reject) {
-          this._once("end", resolve14);
+        function(resolve15, reject) {
+          this._once("end", resolve15);
           this._once("error", reject);
         }.bind(this)
       );
@@ -5040,12 +5040,12 @@ var require_client2 = __commonJS({
         this._connect(callback);
         return;
       }
-      return new this._Promise((resolve14, reject) => {
+      return new this._Promise((resolve15, reject) => {
         this._connect((error) => {
           if (error) {
             reject(error);
           } else {
-            resolve14(this);
+            resolve15(this);
           }
         });
       });
@@ -5069,8 +5069,8 @@ var require_client2 = __commonJS({
         query = new NativeQuery(config3, values, callback);
         if (!query.callback) {
           let resolveOut, rejectOut;
-          result2 = new this._Promise((resolve14, reject) => {
-            resolveOut = resolve14;
+          result2 = new this._Promise((resolve15, reject) => {
+            resolveOut = resolve15;
             rejectOut = reject;
           }).catch((err2) => {
             Error.captureStackTrace(err2);
@@ -5133,8 +5133,8 @@ var require_client2 = __commonJS({
       }
       let result2;
       if (!cb) {
-        result2 = new this._Promise(function(resolve14, reject) {
-          cb = (err2) => err2 ? reject(err2) : resolve14();
+        result2 = new this._Promise(function(resolve15, reject) {
+          cb = (err2) => err2 ? reject(err2) : resolve15();
         });
       }
       const doEnd = function() {
@@ -6329,7 +6329,7 @@ var require_DLList = __commonJS({
 var require_Events = __commonJS({
   "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6338,7 +6338,7 @@ var require_Events = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6346,13 +6346,13 @@ var require_Events = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6544,7 +6544,7 @@ var require_BottleneckError = __commonJS({
 var require_Job = __commonJS({
   "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6553,7 +6553,7 @@ var require_Job = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6561,13 +6561,13 @@ var require_Job = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6748,7 +6748,7 @@ var require_Job = __commonJS({
 var require_LocalDatastore = __commonJS({
   "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -6757,7 +6757,7 @@ var require_LocalDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -6765,13 +6765,13 @@ var require_LocalDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -6840,8 +6840,8 @@ var require_LocalDatastore = __commonJS({
         })();
       }
       yieldLoop(t = 0) {
-        return new this.Promise(function(resolve14, reject) {
-          return setTimeout(resolve14, t);
+        return new this.Promise(function(resolve15, reject) {
+          return setTimeout(resolve15, t);
         });
       }
       computePenalty() {
@@ -7311,7 +7311,7 @@ var require_Scripts = __commonJS({
 var require_RedisConnection = __commonJS({
   "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7320,7 +7320,7 @@ var require_RedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7328,13 +7328,13 @@ var require_RedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7375,7 +7375,7 @@ var require_RedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve14, reject) => {
+          return new this.Promise((resolve15, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -7386,14 +7386,14 @@ var require_RedisConnection = __commonJS({
               });
             }
             if (client.ready) {
-              return resolve14();
+              return resolve15();
             } else {
-              return client.once("ready", resolve14);
+              return client.once("ready", resolve15);
             }
           });
         }
         _loadScript(name) {
-          return new this.Promise((resolve14, reject) => {
+          return new this.Promise((resolve15, reject) => {
             var payload;
             payload = Scripts.payload(name);
             return this.client.multi([["script", "load", payload]]).exec((err2, replies) => {
@@ -7401,7 +7401,7 @@ var require_RedisConnection = __commonJS({
                 return reject(err2);
               }
               this.shas[name] = replies[0];
-              return resolve14(replies[0]);
+              return resolve15(replies[0]);
             });
           });
         }
@@ -7414,12 +7414,12 @@ var require_RedisConnection = __commonJS({
           var _this = this;
           return _asyncToGenerator(function* () {
             yield _this.ready;
-            return new _this.Promise((resolve14, reject) => {
+            return new _this.Promise((resolve15, reject) => {
               return _this.client.multi([cmd]).exec_atomic(function(err2, replies) {
                 if (err2 != null) {
                   return reject(err2);
                 } else {
-                  return resolve14(replies[0]);
+                  return resolve15(replies[0]);
                 }
               });
             });
@@ -7427,13 +7427,13 @@ var require_RedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve14, reject) => {
+            return new this.Promise((resolve15, reject) => {
               var handler2;
               handler2 = (chan) => {
                 if (chan === channel) {
                   this.subscriber.removeListener("subscribe", handler2);
                   this.limiters[channel] = instance;
-                  return resolve14();
+                  return resolve15();
                 }
               };
               this.subscriber.on("subscribe", handler2);
@@ -7447,13 +7447,13 @@ var require_RedisConnection = __commonJS({
             /* @__PURE__ */ (function() {
               var _ref = _asyncToGenerator(function* (channel) {
                 if (!_this2.terminated) {
-                  yield new _this2.Promise((resolve14, reject) => {
+                  yield new _this2.Promise((resolve15, reject) => {
                     return _this2.subscriber.unsubscribe(channel, function(err2, chan) {
                       if (err2 != null) {
                         return reject(err2);
                       }
                       if (chan === channel) {
-                        return resolve14();
+                        return resolve15();
                       }
                     });
                   });
@@ -7538,7 +7538,7 @@ var require_IORedisConnection = __commonJS({
     function _arrayWithHoles(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7547,7 +7547,7 @@ var require_IORedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7555,13 +7555,13 @@ var require_IORedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7607,7 +7607,7 @@ var require_IORedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve14, reject) => {
+          return new this.Promise((resolve15, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -7618,9 +7618,9 @@ var require_IORedisConnection = __commonJS({
               });
             }
             if (client.status === "ready") {
-              return resolve14();
+              return resolve15();
             } else {
-              return client.once("ready", resolve14);
+              return client.once("ready", resolve15);
             }
           });
         }
@@ -7646,10 +7646,10 @@ var require_IORedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve14, reject) => {
+            return new this.Promise((resolve15, reject) => {
               return this.subscriber.subscribe(channel, () => {
                 this.limiters[channel] = instance;
-                return resolve14();
+                return resolve15();
               });
             });
           }));
@@ -7747,7 +7747,7 @@ var require_RedisDatastore = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -7756,7 +7756,7 @@ var require_RedisDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -7764,13 +7764,13 @@ var require_RedisDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -7906,7 +7906,7 @@ var require_RedisDatastore = __commonJS({
           if (!(name === "init" || name === "register_client")) {
             yield _this3.ready;
           }
-          return new _this3.Promise((resolve14, reject) => {
+          return new _this3.Promise((resolve15, reject) => {
             var all_args, arr;
             all_args = [Date.now(), _this3.clientId].concat(args);
             _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
@@ -7914,7 +7914,7 @@ var require_RedisDatastore = __commonJS({
               if (err2 != null) {
                 return reject(err2);
               }
-              return resolve14(replies);
+              return resolve15(replies);
             });
             return _this3.connection.__scriptFn__(name)(...arr);
           }).catch((e) => {
@@ -8145,7 +8145,7 @@ var require_States = __commonJS({
 var require_Sync = __commonJS({
   "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8154,7 +8154,7 @@ var require_Sync = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8162,13 +8162,13 @@ var require_Sync = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8191,19 +8191,19 @@ var require_Sync = __commonJS({
       _tryToRun() {
         var _this = this;
         return _asyncToGenerator2(function* () {
-          var args, cb, error, reject, resolve14, returned, task;
+          var args, cb, error, reject, resolve15, returned, task;
           if (_this._running < 1 && _this._queue.length > 0) {
             _this._running++;
             var _this$_queue$shift = _this._queue.shift();
             task = _this$_queue$shift.task;
             args = _this$_queue$shift.args;
-            resolve14 = _this$_queue$shift.resolve;
+            resolve15 = _this$_queue$shift.resolve;
             reject = _this$_queue$shift.reject;
             cb = yield _asyncToGenerator2(function* () {
               try {
                 returned = yield task(...args);
                 return function() {
-                  return resolve14(returned);
+                  return resolve15(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -8219,16 +8219,16 @@ var require_Sync = __commonJS({
         })();
       }
       schedule(task, ...args) {
-        var promise, reject, resolve14;
-        resolve14 = reject = null;
+        var promise, reject, resolve15;
+        resolve15 = reject = null;
         promise = new this.Promise(function(_resolve2, _reject) {
-          resolve14 = _resolve2;
+          resolve15 = _resolve2;
           return reject = _reject;
         });
         this._queue.push({
           task,
           args,
-          resolve: resolve14,
+          resolve: resolve15,
           reject
         });
         this._tryToRun();
@@ -8281,7 +8281,7 @@ var require_Group = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8290,7 +8290,7 @@ var require_Group = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8298,13 +8298,13 @@ var require_Group = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8567,7 +8567,7 @@ var require_Bottleneck = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -8576,7 +8576,7 @@ var require_Bottleneck = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -8584,13 +8584,13 @@ var require_Bottleneck = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -8828,14 +8828,14 @@ var require_Bottleneck = __commonJS({
               counts = this._states.counts;
               return counts[0] + counts[1] + counts[2] + counts[3] === at;
             };
-            return new this.Promise((resolve14, reject) => {
+            return new this.Promise((resolve15, reject) => {
               if (finished()) {
-                return resolve14();
+                return resolve15();
               } else {
                 return this.on("done", () => {
                   if (finished()) {
                     this.removeAllListeners("done");
-                    return resolve14();
+                    return resolve15();
                   }
                 });
               }
@@ -8943,9 +8943,9 @@ var require_Bottleneck = __commonJS({
             options2 = parser2.load(options2, this.jobDefaults);
           }
           task = (...args2) => {
-            return new this.Promise(function(resolve14, reject) {
+            return new this.Promise(function(resolve15, reject) {
               return fn(...args2, function(...args3) {
-                return (args3[0] != null ? reject : resolve14)(args3);
+                return (args3[0] != null ? reject : resolve15)(args3);
               });
             });
           };
@@ -10203,8 +10203,8 @@ var require_time = __commonJS({
       const day = date.getUTCDate().toString().padStart(2, "0");
       const hours = date.getUTCHours().toString().padStart(2, "0");
       const minutes = date.getUTCMinutes().toString().padStart(2, "0");
-      const seconds3 = date.getUTCSeconds().toString().padStart(2, "0");
-      return `,"time":"${year}-${month}-${day}T${hours}:${minutes}:${seconds3}.${nanosWithinSecond.toString().padStart(9, "0")}Z"`;
+      const seconds4 = date.getUTCSeconds().toString().padStart(2, "0");
+      return `,"time":"${year}-${month}-${day}T${hours}:${minutes}:${seconds4}.${nanosWithinSecond.toString().padStart(9, "0")}Z"`;
     };
     module2.exports = { nullTime, epochTime, unixTime, isoTime, isoTimeNano };
   }
@@ -11198,7 +11198,7 @@ var require_thread_stream = __commonJS({
     var { version } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker: Worker3 } = __require("worker_threads");
-    var { join: join18 } = __require("path");
+    var { join: join20 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -11250,7 +11250,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join18(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join20(__dirname, "lib", "worker.js");
       const worker = new Worker3(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -11763,7 +11763,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire3 } = __require("module");
     var { existsSync: existsSync13 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join18, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
+    var { join: join20, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
     var sleep = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
@@ -11918,7 +11918,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join18(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join20(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -11939,7 +11939,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join18(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join20(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -11966,7 +11966,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join18(__dirname, "..", "file.js");
+          return join20(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -12946,7 +12946,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join18 = ",";
+            let join20 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -12960,7 +12960,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join18 = `,
+                join20 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -12968,13 +12968,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join18;
+                res += join20;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join18}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join20}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -12995,7 +12995,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join18 = `,
+              join20 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -13009,13 +13009,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join18;
+                separator = join20;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join18;
+              separator = join20;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -13056,7 +13056,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join18 = ",";
+            let join20 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -13069,7 +13069,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join18 = `,
+                join20 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -13077,13 +13077,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join18;
+                res += join20;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join18}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join20}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -13096,7 +13096,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join18 = `,
+              join20 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -13105,7 +13105,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join18;
+                separator = join20;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -13163,20 +13163,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join19 = `,
+              const join21 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join19;
+                res2 += join21;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join19}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join21}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -13192,16 +13192,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join18 = `,
+            const join20 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join18, maximumBreadth);
+              res += stringifyTypedArray(value, join20, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join18;
+              separator = join20;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -13212,13 +13212,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}: ${tmp}`;
-                separator = join18;
+                separator = join20;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join18;
+              separator = join20;
             }
             if (separator !== "") {
               res = `
@@ -13385,7 +13385,7 @@ var require_multistream = __commonJS({
       }
       const res = {
         write,
-        add: add3,
+        add: add4,
         remove,
         emit,
         flushSync,
@@ -13398,9 +13398,9 @@ var require_multistream = __commonJS({
         streamLevels
       };
       if (Array.isArray(streamsArray)) {
-        streamsArray.forEach(add3, res);
+        streamsArray.forEach(add4, res);
       } else {
-        add3.call(res, streamsArray);
+        add4.call(res, streamsArray);
       }
       streamsArray = null;
       return res;
@@ -13448,7 +13448,7 @@ var require_multistream = __commonJS({
           }
         }
       }
-      function add3(dest) {
+      function add4(dest) {
         if (!dest) {
           return this;
         }
@@ -13507,7 +13507,7 @@ var require_multistream = __commonJS({
         }
         return {
           write,
-          add: add3,
+          add: add4,
           remove,
           emit,
           flushSync,
@@ -14192,13 +14192,13 @@ var require_pino_abstract_transport = __commonJS({
     var { Duplex } = __require("stream");
     var { parentPort, workerData } = __require("worker_threads");
     function createDeferred() {
-      let resolve14;
+      let resolve15;
       let reject;
       const promise = new Promise((_resolve2, _reject) => {
-        resolve14 = _resolve2;
+        resolve15 = _resolve2;
         reject = _reject;
       });
-      promise.resolve = resolve14;
+      promise.resolve = resolve15;
       promise.reject = reject;
       return promise;
     }
@@ -17622,8 +17622,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve14, reject) {
-            return setTimeout(resolve14, t);
+          return new this.Promise(function(resolve15, reject) {
+            return setTimeout(resolve15, t);
           });
         }
         computePenalty() {
@@ -17834,15 +17834,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve14, returned, task;
+          var args, cb, error, reject, resolve15, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve14, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve15, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve14(returned);
+                  return resolve15(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -17857,13 +17857,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve14;
-          resolve14 = reject = null;
+          var promise, reject, resolve15;
+          resolve15 = reject = null;
           promise = new this.Promise(function(_resolve2, _reject) {
-            resolve14 = _resolve2;
+            resolve15 = _resolve2;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve14, reject });
+          this._queue.push({ task, args, resolve: resolve15, reject });
           this._tryToRun();
           return promise;
         }
@@ -18264,14 +18264,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve14, reject) => {
+              return new this.Promise((resolve15, reject) => {
                 if (finished()) {
-                  return resolve14();
+                  return resolve15();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve14();
+                      return resolve15();
                     }
                   });
                 }
@@ -18364,9 +18364,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve14, reject) {
+              return new this.Promise(function(resolve15, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve14)(args3);
+                  return (args3[0] != null ? reject : resolve15)(args3);
                 });
               });
             };
@@ -19056,8 +19056,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -19165,13 +19165,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count2 = 0;
+        let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count2)
-            count2 = c;
+          if (c > count3)
+            count3 = c;
         }
-        return count2;
+        return count3;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -20498,7 +20498,7 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
-        const add3 = (key2, value) => {
+        const add4 = (key2, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key2, value);
           else if (Array.isArray(replacer) && !replacer.includes(key2))
@@ -20508,10 +20508,10 @@ var require_YAMLMap = __commonJS({
         };
         if (obj instanceof Map) {
           for (const [key2, value] of obj)
-            add3(key2, value);
+            add4(key2, value);
         } else if (obj && typeof obj === "object") {
           for (const key2 of Object.keys(obj))
-            add3(key2, obj[key2]);
+            add4(key2, obj[key2]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -22124,8 +22124,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -22202,12 +22202,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count2 = 1;
+        let count3 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci2));
+          count3 = Math.max(1, Math.min(end.col - col, 80 - ci2));
         }
-        const pointer = " ".repeat(ci2) + "^".repeat(count2);
+        const pointer = " ".repeat(ci2) + "^".repeat(count3);
         error.message += `:
 
 ${lineStr}
@@ -26503,8 +26503,8 @@ var ReadBudget = class {
     this.maxValues = limits.maxValues ?? MAX_INPUT_VALUES;
     this.maxSeries = limits.maxSeries ?? MAX_INPUT_SERIES;
   }
-  value(line, count2 = 1) {
-    this.valueCount += count2;
+  value(line, count3 = 1) {
+    this.valueCount += count3;
     if (this.valueCount > this.maxValues) {
       throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxValues)} measured values; benchbot reads at most that many from one input: split the output or run fewer repetitions per round`);
     }
@@ -26517,7 +26517,7 @@ var ReadBudget = class {
   }
 };
 function checkJsonElementCount(path2, text2, line) {
-  let count2 = 0;
+  let count3 = 0;
   const length = text2.length;
   for (let i = 0; i < length; i++) {
     const c = text2.charCodeAt(i);
@@ -26532,8 +26532,8 @@ function checkJsonElementCount(path2, text2, line) {
       if (end < 0) return;
       i = end;
     } else if (c === 44 || c === 91 || c === 123) {
-      count2 += 1;
-      if (count2 > MAX_INPUT_VALUES) {
+      count3 += 1;
+      if (count3 > MAX_INPUT_VALUES) {
         throw new FormatError(path2, line, `holds more than ${formatCount(MAX_INPUT_VALUES)} JSON values; benchbot reads at most that many from one input: split the output or run fewer repetitions`);
       }
     }
@@ -27106,8 +27106,8 @@ var hyperfineReader = {
         const codes = j.array(r.exit_codes, `${path2}.exit_codes`).map((c, k) => c === null ? null : j.number(c, `${path2}.exit_codes[${k}]`));
         const bad = codes.filter((c) => c !== 0);
         if (bad.length > 0) {
-          const shown = [...new Set(bad.map((c) => c === null ? "signal" : String(c)))].join(", ");
-          warnings.push({ benchmark, kind: "exit-code", message: `${benchmark}: ${bad.length} of ${codes.length} runs exited non-zero (${shown}); hyperfine ran with -i` });
+          const shown2 = [...new Set(bad.map((c) => c === null ? "signal" : String(c)))].join(", ");
+          warnings.push({ benchmark, kind: "exit-code", message: `${benchmark}: ${bad.length} of ${codes.length} runs exited non-zero (${shown2}); hyperfine ran with -i` });
         }
       }
     });
@@ -27115,12 +27115,12 @@ var hyperfineReader = {
   }
 };
 function uniqueNames(items) {
-  const count2 = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
-  const plain = count2(items.map((it) => it.name));
+  const count3 = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
+  const plain = count3(items.map((it) => it.name));
   const withParams = items.map(
     (it) => (plain.get(it.name) ?? 0) > 1 && it.params.length > 0 ? `${it.name} (${it.params.map(([k, v]) => `${k}=${v}`).join(", ")})` : it.name
   );
-  const repeated = count2(withParams);
+  const repeated = count3(withParams);
   const seen = /* @__PURE__ */ new Map();
   return withParams.map((n) => {
     if ((repeated.get(n) ?? 0) < 2) return n;
@@ -27308,12 +27308,12 @@ function isSpace2(c) {
   if (c < 160) return c === 32 || c >= 9 && c <= 13;
   return c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
 }
-function trailingFields(line, count2) {
+function trailingFields(line, count3) {
   let end = line.length;
   while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
   const fields = [];
   const gaps = [];
-  for (let k = 0; k < count2; k++) {
+  for (let k = 0; k < count3; k++) {
     let start = end;
     while (start > 0 && !isSpace2(line.charCodeAt(start - 1))) start -= 1;
     if (start === end) return void 0;
@@ -27344,7 +27344,7 @@ var LineFields = class {
   split(text2, start, end) {
     let starts = this.starts;
     let ends = this.ends;
-    let count2 = 0;
+    let count3 = 0;
     let i = start;
     for (; ; ) {
       while (i < end) {
@@ -27353,21 +27353,21 @@ var LineFields = class {
         else break;
       }
       if (i >= end) break;
-      if (count2 === starts.length) {
+      if (count3 === starts.length) {
         this.starts = starts = grow(starts);
         this.ends = ends = grow(ends);
       }
-      starts[count2] = i;
+      starts[count3] = i;
       while (i < end) {
         const c = text2.charCodeAt(i);
         if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) break;
         i += 1;
       }
-      ends[count2] = i;
-      count2 += 1;
+      ends[count3] = i;
+      count3 += 1;
     }
-    this.count = count2;
-    return count2;
+    this.count = count3;
+    return count3;
   }
   /** text returns field i as a string. */
   text(text2, i) {
@@ -28140,8 +28140,8 @@ var Tokens = class {
   values = new Float64Array(MAX_TOKENS);
   /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
   read(text2, from, end, bracket) {
-    let count2 = 0;
-    let percent5 = false;
+    let count3 = 0;
+    let percent6 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -28157,24 +28157,24 @@ var Tokens = class {
         c = text2.charCodeAt(p);
         if (c === 32 || c === 9 || bracket && c === 93) break;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent5 = true;
+        if (c === 37) percent6 = true;
         else if (c === 58 || c === 27) odd = true;
       }
-      if (count2 < MAX_TOKENS) {
-        this.starts[count2] = start;
-        this.ends[count2] = p;
+      if (count3 < MAX_TOKENS) {
+        this.starts[count3] = start;
+        this.ends[count3] = p;
       }
-      count2 += 1;
+      count3 += 1;
     }
-    this.count = count2;
-    this.percent = percent5;
+    this.count = count3;
+    this.percent = percent6;
     this.odd = odd;
     return true;
   }
   /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
   readCodes(codes, base, from, end) {
-    let count2 = 0;
-    let percent5 = false;
+    let count3 = 0;
+    let percent6 = false;
     let odd = false;
     let p = from;
     let c = 0;
@@ -28199,19 +28199,19 @@ var Tokens = class {
         if (c === 32 || c === 9 || c === 93) break;
         plain = false;
         if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent5 = true;
+        if (c === 37) percent6 = true;
         else if (c === 58 || c === 27) odd = true;
       }
-      if (count2 < MAX_TOKENS) {
-        this.starts[count2] = start + base;
-        this.ends[count2] = p + base;
+      if (count3 < MAX_TOKENS) {
+        this.starts[count3] = start + base;
+        this.ends[count3] = p + base;
         const digits = p - start - (dot < 0 ? 0 : 1);
-        this.values[count2] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+        this.values[count3] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
       }
-      count2 += 1;
+      count3 += 1;
     }
-    this.count = count2;
-    this.percent = percent5;
+    this.count = count3;
+    this.percent = percent6;
     this.odd = odd;
     return true;
   }
@@ -28478,13 +28478,13 @@ var goBenchReader = {
         if (pairs > 0) {
           name = entry === void 0 ? text2.slice(lineStart, scratch2.nameEnd) : entry.name;
         } else {
-          const count2 = fields.split(text2, lineStart, newline3);
-          if (count2 < 2 || !fields.isCount(text2, 1)) continue;
+          const count3 = fields.split(text2, lineStart, newline3);
+          if (count3 < 2 || !fields.isCount(text2, 1)) continue;
           name = fields.text(text2, 0);
-          if (count2 < 4 || count2 % 2 !== 0) {
+          if (count3 < 4 || count3 % 2 !== 0) {
             throw new FormatError(file.path, number, `benchmark result "${name}" needs value/unit pairs after the iteration count`);
           }
-          pairs = (count2 - 2) / 2;
+          pairs = (count3 - 2) / 2;
           for (let k = 0; k < pairs; k++) {
             const i = 2 + 2 * k;
             const value = fields.number(text2, i);
@@ -28650,9 +28650,9 @@ function fastResult(window2, length, start, scratch2, nameEnd) {
   }
   scratch2.nameEnd = p + base;
   while ((c = codes[++p]) === 32 || c === 9) ;
-  const count2 = p;
+  const count3 = p;
   while ((c = codes[p]) >= 48 && c <= 57) p++;
-  if (p === count2 || c !== 32 && c !== 9) return 0;
+  if (p === count3 || c !== 32 && c !== 9) return 0;
   const { values, units, lastUnits, lastUnitAt } = scratch2;
   let pairs = 0;
   for (; ; ) {
@@ -28816,7 +28816,7 @@ var dartReader = {
     let summaryOnly = false;
     let inReport = false;
     const budget = new ReadBudget(file.path);
-    const add3 = (line, name, unit, value) => {
+    const add4 = (line, name, unit, value) => {
       budget.value(line);
       const existing = byName.get(name);
       if (!existing) {
@@ -28904,14 +28904,14 @@ var dartReader = {
         if (value === void 0) throw new FormatError(file.path, number, `RunTime of "${name}" is not a finite number`);
         if (value < 0) throw new FormatError(file.path, number, `RunTime of "${name}" is negative (${runTime[2]} us); a time cannot be below zero`);
         if (name === "") throw new FormatError(file.path, number, "benchmark name is empty");
-        add3(number, name, "us", value);
+        add4(number, name, "us", value);
         continue;
       }
       const event = eventPayload(text2);
       if (event !== void 0) {
         const payload = event.trimEnd();
         if (!payload.endsWith("]")) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
-        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add3(number, name, unit, value);
+        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add4(number, name, unit, value);
         continue;
       }
       if (text2.startsWith("Results for ") && RESULTS_FOR.test(text2)) {
@@ -28924,7 +28924,7 @@ var dartReader = {
         if (value === void 0) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
         if (value < 0) throw new FormatError(file.path, number, `time of "${report[1]}" is negative (${report[2]}); a time cannot be below zero`);
         if (report[3] !== void 0) summaryOnly = true;
-        add3(number, report[1], report[4], value);
+        add4(number, report[1], report[4], value);
       }
     }
     if (order.length === 0) {
@@ -29126,16 +29126,16 @@ function metricValues(j, metric, path2) {
       j.array(fork, `${path2}.rawDataHistogram[${f}]`).forEach((iteration, i) => {
         const at = `${path2}.rawDataHistogram[${f}][${i}]`;
         let sum = 0;
-        let count2 = 0;
+        let count3 = 0;
         j.array(iteration, at).forEach((bin, b) => {
           const pair = j.numbers(bin, `${at}[${b}]`);
           if (pair.length !== 2) j.fail(`${at}[${b}]`, `expected [value, count], got ${pair.length} numbers`);
           if (pair[1] < 0) j.fail(`${at}[${b}][1]`, `expected a non-negative count, got ${pair[1]}`);
           sum += pair[0] * pair[1];
-          count2 += pair[1];
+          count3 += pair[1];
         });
-        if (count2 === 0) j.fail(at, "empty histogram");
-        const mean2 = sum / count2;
+        if (count3 === 0) j.fail(at, "empty histogram");
+        const mean2 = sum / count3;
         if (!Number.isFinite(mean2)) j.fail(at, "histogram mean is not finite");
         values.push(mean2);
       });
@@ -29341,9 +29341,9 @@ function fastRow(text2, start, end, row2) {
     const gap2 = p;
     p = blanksBefore(text2, p, start);
     if (p === gap2) return false;
-    const count2 = p;
+    const count3 = p;
     while (p > start && (c = text2.charCodeAt(p - 1)) >= 48 && c <= 57) p -= 1;
-    if (p === count2) return false;
+    if (p === count3) return false;
   }
   const gap = p;
   p = blanksBefore(text2, p, start);
@@ -30749,10 +30749,10 @@ function readCustom(file, mode) {
   if (guessed.size > 0) {
     const units2 = [...new Set(guessed.values())].slice(0, 5).map((u) => JSON.stringify(u)).join(", ");
     const names2 = [...guessed.keys()].slice(0, 3);
-    const shown = names2.map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}\u2026` : n)).join(", ") + (guessedCount > 3 ? ` and ${guessedCount - 3} more` : "");
+    const shown2 = names2.map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}\u2026` : n)).join(", ") + (guessedCount > 3 ? ` and ${guessedCount - 3} more` : "");
     warnings.push({
       kind: "note",
-      message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown} in ${units2} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`
+      message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown2} in ${units2} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`
     });
   }
   return { measurements, warnings, hints: {} };
@@ -30818,15 +30818,15 @@ var bencherMetricFormatReader = {
       }
       if (entry === null || typeof entry !== "object") j.object(entry, path2());
       const measures = entry;
-      let count2 = 0;
+      let count3 = 0;
       for (const measure in measures) {
-        count2 += 1;
+        count3 += 1;
         const metric = measures[measure];
         const mp = () => `${path2()}[${JSON.stringify(measure)}]`;
         if (metric === null || typeof metric !== "object" || Array.isArray(metric)) j.object(metric, mp());
         measurement2(name, measure, finite(metric.value, mp), mp);
       }
-      if (count2 === 0) j.fail(path2(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
+      if (count3 === 0) j.fail(path2(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
     }
     function readVariant(name, raw, at) {
       const variant = j.object(raw, at);
@@ -30852,8 +30852,8 @@ var bencherMetricFormatReader = {
     }
     if (measurements.length === 0) j.fail("$", "no measure has a `value`");
     if (unknown.size > 0) {
-      const shown = [...unknown].slice(0, 6).map((u) => JSON.stringify(u)).join(", ") + (unknown.size > 6 ? ` and ${unknown.size - 6} more` : "");
-      warnings.push({ kind: "note", message: `Bencher keeps a measure's unit in the project, not in the file: ${shown} read as plain counts, direction from the name` });
+      const shown2 = [...unknown].slice(0, 6).map((u) => JSON.stringify(u)).join(", ") + (unknown.size > 6 ? ` and ${unknown.size - 6} more` : "");
+      warnings.push({ kind: "note", message: `Bencher keeps a measure's unit in the project, not in the file: ${shown2} read as plain counts, direction from the name` });
     }
     return { measurements, warnings, hints: {} };
   }
@@ -31459,11 +31459,11 @@ function sequentialAlpha(options2 = {}) {
 function groupSequentialLevels(options2 = {}) {
   const alpha = options2.alpha ?? 0.05;
   const looks = options2.looks ?? DEFAULT_LOOKS;
-  const sides = options2.sides ?? 2;
-  const key2 = `${alpha}|${options2.spending ?? "pocock"}|${sides}|${looks.join(",")}`;
+  const sides2 = options2.sides ?? 2;
+  const key2 = `${alpha}|${options2.spending ?? "pocock"}|${sides2}|${looks.join(",")}`;
   let levels = levelsCache.get(key2);
   if (levels === void 0) {
-    levels = computeGroupSequentialLevels(alpha, looks, sides, options2);
+    levels = computeGroupSequentialLevels(alpha, looks, sides2, options2);
     if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value);
   } else {
     levelsCache.delete(key2);
@@ -31485,7 +31485,7 @@ function rememberGroupSequentialLevels(entries) {
     levelsCache.set(entry[0], entry[1].slice());
   }
 }
-function computeGroupSequentialLevels(alpha, looks, sides, options2) {
+function computeGroupSequentialLevels(alpha, looks, sides2, options2) {
   const increments = sequentialAlpha(options2);
   const last = looks[looks.length - 1];
   const t = looks.map((l) => l / last);
@@ -31493,12 +31493,12 @@ function computeGroupSequentialLevels(alpha, looks, sides, options2) {
   let grid = new Float64Array(0);
   let density = new Float64Array(0);
   const levels = [];
-  const tail2 = (c) => (sides === 2 ? 2 : 1) * normalSf(c);
+  const tail2 = (c) => (sides2 === 2 ? 2 : 1) * normalSf(c);
   for (let k = 0; k < looks.length; k++) {
     const target = increments[k];
     let c;
     if (k === 0) {
-      c = sides === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
+      c = sides2 === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
     } else {
       const delta = t[k] - t[k - 1];
       const sd = Math.sqrt(delta);
@@ -31508,7 +31508,7 @@ function computeGroupSequentialLevels(alpha, looks, sides, options2) {
         for (let i = 0; i < grid.length; i++) {
           const u = grid[i];
           let p = normalSf((cc * root2 - u) / sd);
-          if (sides === 2) p += normalCdf((-cc * root2 - u) / sd);
+          if (sides2 === 2) p += normalCdf((-cc * root2 - u) / sd);
           total += simpson(i, grid.length) * density[i] * p;
         }
         return total * (grid[1] - grid[0]) / 3;
@@ -31526,7 +31526,7 @@ function computeGroupSequentialLevels(alpha, looks, sides, options2) {
     if (k === looks.length - 1) break;
     const root = Math.sqrt(t[k]);
     const upper = c * root;
-    const lower = sides === 2 ? -upper : -8 * root;
+    const lower = sides2 === 2 ? -upper : -8 * root;
     const next = new Float64Array(points);
     const nextGrid = new Float64Array(points);
     for (let j = 0; j < points; j++) nextGrid[j] = lower + (upper - lower) * j / (points - 1);
@@ -31886,8 +31886,8 @@ function warningKind(message) {
 }
 function hygieneWarnings(m, base, head) {
   const warnings = [];
-  const sides = [["base", base], ["head", head]];
-  for (const [side2, values] of sides) {
+  const sides2 = [["base", base], ["head", head]];
+  for (const [side2, values] of sides2) {
     if (values.length < RECOMMENDED_SAMPLES) {
       warnings.push(`too few samples: ${values.length} on ${side2}; ${RECOMMENDED_SAMPLES}+ per side recommended`);
     }
@@ -31928,9 +31928,9 @@ function isConstantPair(base, head) {
   const v = base[0];
   return base.every((x) => x === v) && head.every((x) => x === v);
 }
-function minimum(...sides) {
+function minimum(...sides2) {
   let smallest = Infinity;
-  for (const side2 of sides) for (const v of side2) if (v < smallest) smallest = v;
+  for (const side2 of sides2) for (const v of side2) if (v < smallest) smallest = v;
   return smallest;
 }
 function isConstant(values) {
@@ -31940,17 +31940,17 @@ var MACHINE_HINTS = ["host_name", "num_cpus", "mhz_per_cpu", "cpu", "goos", "goa
 var PER_INPUT_KINDS = /* @__PURE__ */ new Set(["summary-only", "note", "exit-code"]);
 function suiteWarnings(base, head) {
   const bySide = /* @__PURE__ */ new Map();
-  const add3 = (side2, message) => {
-    const sides2 = bySide.get(message) ?? /* @__PURE__ */ new Set();
-    sides2.add(side2);
-    bySide.set(message, sides2);
+  const add4 = (side2, message) => {
+    const sides3 = bySide.get(message) ?? /* @__PURE__ */ new Set();
+    sides3.add(side2);
+    bySide.set(message, sides3);
   };
-  const sides = [["base", base], ["head", head]];
-  for (const [side2, facts] of sides) {
+  const sides2 = [["base", base], ["head", head]];
+  for (const [side2, facts] of sides2) {
     const debug = debugBuild(facts);
-    if (debug !== void 0) add3(side2, debug);
-    if (facts.hints.cpu_scaling_enabled === true) add3(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
-    for (const message of readerWarnings(facts.warnings)) add3(side2, message);
+    if (debug !== void 0) add4(side2, debug);
+    if (facts.hints.cpu_scaling_enabled === true) add4(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
+    for (const message of readerWarnings(facts.warnings)) add4(side2, message);
   }
   const warnings = [...bySide].map(([message, where]) => `${[...where].join(" and ")}: ${message}`);
   warnings.push(...fingerprintDifferences(base, head).map((d) => `base and head ran on different machines: ${d}`));
@@ -32205,13 +32205,13 @@ var PairwiseDifferences = class {
     while (hi - lo > 1n) {
       if (finite && hiCount - loCount <= budget) return this.select(keyValue(lo), keyValue(hi), wanted - loCount - 1, hiCount - loCount);
       const mid = lo + hi >> 1n;
-      const count2 = this.countAtMost(keyValue(mid));
-      if (count2 >= wanted) {
+      const count3 = this.countAtMost(keyValue(mid));
+      if (count3 >= wanted) {
         hi = mid;
-        hiCount = count2;
+        hiCount = count3;
       } else {
         lo = mid;
-        loCount = count2;
+        loCount = count3;
       }
     }
     return keyValue(hi);
@@ -32237,14 +32237,14 @@ var PairwiseDifferences = class {
   countAtMost(t) {
     const { xs, ys } = this;
     const n1 = xs.length;
-    let count2 = 0;
+    let count3 = 0;
     let i = 0;
     for (let j = 0; j < ys.length; j++) {
       const yj = ys[j];
       while (i < n1 && yj - xs[i] > t) i++;
-      count2 += n1 - i;
+      count3 += n1 - i;
     }
-    return count2;
+    return count3;
   }
 };
 var MATERIALIZED_DIFFERENCES = 16384;
@@ -33153,17 +33153,17 @@ function uTest(left, right) {
 function geomean(rows) {
   let real = 0;
   let cpu = 0;
-  let count2 = 0;
+  let count3 = 0;
   for (const row2 of rows) {
     if (row2.aggregate) continue;
     const factor = SECONDS_PER_UNIT.get(row2.timeUnit ?? "s");
     if (factor === void 0 || row2.realTime === void 0 || row2.cpuTime === void 0) continue;
     real += Math.log(row2.realTime * factor);
     cpu += Math.log(row2.cpuTime * factor);
-    count2 += 1;
+    count3 += 1;
   }
-  if (count2 === 0) return void 0;
-  return [Math.exp(real / count2), Math.exp(cpu / count2)];
+  if (count3 === 0) return void 0;
+  return [Math.exp(real / count3), Math.exp(cpu / count3)];
 }
 function change(oldValue, newValue) {
   if (oldValue === 0 && newValue === 0) return 0;
@@ -35284,28 +35284,28 @@ var Machine = class Machine2 {
         const pc = runq.densePcs[j];
         const i = this.prog.inst[pc];
         const capOffset = j * this.ncap;
-        let add3 = false;
+        let add4 = false;
         switch (i.op) {
           case Inst.MATCH:
             if (anchor === RE2Flags.ANCHOR_BOTH && currentPos !== input.endPos()) break;
             matches.add(i.arg);
             break;
           case Inst.RUNE:
-            add3 = i.matchRune(rune);
+            add4 = i.matchRune(rune);
             break;
           case Inst.RUNE1:
-            add3 = rune === i.runes[0];
+            add4 = rune === i.runes[0];
             break;
           case Inst.RUNE_ANY:
-            add3 = true;
+            add4 = true;
             break;
           case Inst.RUNE_ANY_NOT_NL:
-            add3 = rune !== 10;
+            add4 = rune !== 10;
             break;
           default:
             continue;
         }
-        if (add3) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag2);
+        if (add4) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag2);
       }
       runq.clear();
       if (width === 0) break;
@@ -35331,7 +35331,7 @@ var Machine = class Machine2 {
       const capOffset = j * this.ncap;
       if (longest && this.matched && this.ncap > 0 && this.matchcap[0] < runq.denseCaps[capOffset]) continue;
       const i = this.prog.inst[pc];
-      let add3 = false;
+      let add4 = false;
       switch (i.op) {
         case Inst.MATCH:
           if (anchor === RE2Flags.ANCHOR_BOTH && !atEnd) break;
@@ -35343,21 +35343,21 @@ var Machine = class Machine2 {
           this.matched = true;
           break;
         case Inst.RUNE:
-          add3 = i.matchRune(c);
+          add4 = i.matchRune(c);
           break;
         case Inst.RUNE1:
-          add3 = c === i.runes[0];
+          add4 = c === i.runes[0];
           break;
         case Inst.RUNE_ANY:
-          add3 = true;
+          add4 = true;
           break;
         case Inst.RUNE_ANY_NOT_NL:
-          add3 = c !== 10;
+          add4 = c !== 10;
           break;
         default:
           continue;
       }
-      if (add3) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
+      if (add4) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
     }
     runq.clear();
   }
@@ -40068,8 +40068,8 @@ function formatQuantity(value, unit) {
   if (elements) return prefixed(value * PREFIX_FACTOR[elements[1] ?? ""], DECIMAL2, "elem", elements[3] ?? "");
   const abs = Math.abs(value);
   const [divisor, prefix] = abs >= 1e9 ? [1e9, "G"] : abs >= 1e6 ? [1e6, "M"] : abs >= 1e4 ? [1e3, "k"] : [1, ""];
-  const shown = `${significant(value / divisor)}${prefix}`;
-  return unit === "" || unit === "count" ? shown : `${shown} ${unit}`;
+  const shown2 = `${significant(value / divisor)}${prefix}`;
+  return unit === "" || unit === "count" ? shown2 : `${shown2} ${unit}`;
 }
 function prefixed(value, scales, symbol, per) {
   const abs = Math.abs(value);
@@ -40081,9 +40081,9 @@ var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
 function formatChange(ratio) {
   if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
   if (!Number.isFinite(ratio)) return "\u2013";
-  const percent5 = (ratio - 1) * 100;
-  const text2 = Math.abs(percent5) >= 100 ? percent5.toFixed(0) : Math.abs(percent5) >= 10 ? percent5.toFixed(1) : percent5.toFixed(2);
-  return `${percent5 >= 0 ? "+" : ""}${text2}%`;
+  const percent6 = (ratio - 1) * 100;
+  const text2 = Math.abs(percent6) >= 100 ? percent6.toFixed(0) : Math.abs(percent6) >= 10 ? percent6.toFixed(1) : percent6.toFixed(2);
+  return `${percent6 >= 0 ? "+" : ""}${text2}%`;
 }
 var FOLD_LIMIT = 2;
 function changeWords(unit, better) {
@@ -40136,9 +40136,9 @@ function headline(summary, bound = null) {
   if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
   if (summary.inconclusive > 0) {
     const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
-    const percent5 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const percent6 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
     const sign2 = (s) => huge ? "" : s;
-    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign2(bound.sign)}${percent5})` : ` (none changed beyond ${sign2("\xB1")}${percent5})`;
+    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign2(bound.sign)}${percent6})` : ` (none changed beyond ${sign2("\xB1")}${percent6})`;
     parts.push(`${summary.inconclusive} undecided${ruledOut}`);
   }
   if (summary.new > 0) parts.push(`${summary.new} new`);
@@ -40169,8 +40169,8 @@ function layoutReport(report) {
     for (const c of list2) {
       if (c === primary) continue;
       if (isConstant2(c) && c.base) {
-        const shown = formatQuantity(c.base.median, c.unit);
-        const value = shown.endsWith(` ${c.metric}`) ? shown.slice(0, -c.metric.length - 1) : shown;
+        const shown2 = formatQuantity(c.base.median, c.unit);
+        const value = shown2.endsWith(` ${c.metric}`) ? shown2.slice(0, -c.metric.length - 1) : shown2;
         const group = constants4.get(c.metric) ?? { metric: c.metric, values: [] };
         constants4.set(c.metric, group);
         const same = group.values.find((v) => v.value === value);
@@ -40249,15 +40249,15 @@ function groupWarnings(comparisons) {
       }
       const benchmarks = byKind.get(kind.kind) ?? /* @__PURE__ */ new Map();
       byKind.set(kind.kind, benchmarks);
-      const sides = benchmarks.get(c.benchmark) ?? /* @__PURE__ */ new Set();
-      benchmarks.set(c.benchmark, sides);
-      for (const side2 of ["base", "head"]) if (new RegExp(`\\b${side2}\\b`).test(w)) sides.add(side2);
+      const sides2 = benchmarks.get(c.benchmark) ?? /* @__PURE__ */ new Set();
+      benchmarks.set(c.benchmark, sides2);
+      for (const side2 of ["base", "head"]) if (new RegExp(`\\b${side2}\\b`).test(w)) sides2.add(side2);
     }
   }
   const groups2 = WARNING_KINDS.filter((k) => byKind.has(k.kind)).map((k) => ({
     kind: k.prefix,
     summary: k.summary,
-    items: [...byKind.get(k.kind)].sort(([a], [b]) => a.localeCompare(b)).map(([benchmark, sides]) => ({ benchmark, sides: ["base", "head"].filter((s) => sides.has(s)).join(" and ") }))
+    items: [...byKind.get(k.kind)].sort(([a], [b]) => a.localeCompare(b)).map(([benchmark, sides2]) => ({ benchmark, sides: ["base", "head"].filter((s) => sides2.has(s)).join(" and ") }))
   }));
   return { groups: groups2, others: [...others.values()] };
 }
@@ -40301,14 +40301,14 @@ function actionHeadline(rows, thresholds, name, beforeMerging = true) {
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
     const found = rows.filter((r) => r.verdict === verdict);
-    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
+    const shown2 = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
       const metric = lead === comparison && !isWork(lead) ? "" : ` ${name(lead.metric)}`;
       const change2 = withChange && lead.ratio !== null ? ` ${ratioParts(lead.ratio, null, changeWords(lead.unit, lead.better)).estimate}` : "";
       const kind = disagreement === "time-without-work" && lead !== comparison && !isWork(lead) ? ` without ${lead.verdict === "regressed" ? "more" : "less"} work` : "";
       return `${name(lead.benchmark)}${metric}${change2}${kind}`;
     });
-    const more = found.length - shown.length;
-    return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+    const more = found.length - shown2.length;
+    return `${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
   };
   const parts = [];
   if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
@@ -40495,6 +40495,7 @@ function renderMarkdown(report, options2 = {}) {
   ].join("\n");
   const environment = [options2.environment ? `Environment: ${inertText(options2.environment)}.` : "", options2.footer ?? ""].filter((x) => x !== "").join(" ");
   const tail2 = [
+    ...options2.where ? [options2.where, ""] : [],
     ...dashboardLines(significant2, options2.dashboard),
     ...warningLines(report.warnings, layout, 50),
     "",
@@ -40546,15 +40547,15 @@ function tableWithin(rows, budget) {
   const header = withOthers ? HEADER_WITH_OTHERS : HEADER2;
   const lines = [header];
   let size = header.length;
-  let shown = 0;
+  let shown2 = 0;
   for (const r of rows) {
     const line = row(r, withOthers);
     if (size + line.length + 1 > budget) break;
     lines.push(line);
     size += line.length + 1;
-    shown += 1;
+    shown2 += 1;
   }
-  return { text: shown === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown };
+  return { text: shown2 === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown2 };
 }
 function row(r, withOthers) {
   const { comparison: c, others } = r;
@@ -40596,8 +40597,8 @@ function allWarnings(report) {
   ];
 }
 function names(items, show2) {
-  const shown = items.slice(0, MAX_NAMES_PER_LINE).map(show2).join(", ");
-  return items.length > MAX_NAMES_PER_LINE ? `${shown} and ${items.length - MAX_NAMES_PER_LINE} more` : shown;
+  const shown2 = items.slice(0, MAX_NAMES_PER_LINE).map(show2).join(", ");
+  return items.length > MAX_NAMES_PER_LINE ? `${shown2} and ${items.length - MAX_NAMES_PER_LINE} more` : shown2;
 }
 function constantLines(layout) {
   if (layout.constants.length === 0) return [];
@@ -40611,9 +40612,9 @@ function warningLines(suite, layout, max2) {
     ...layout.otherWarnings.map((o) => `- ${inertCode(o.benchmark)} (${o.metrics.map((m) => inertText(m)).join(", ")}): ${inertText(o.message)}`)
   ];
   if (lines.length === 0) return [];
-  const shown = lines.slice(0, max2);
-  if (lines.length > max2) shown.push(`- \u2026 and ${lines.length - max2} more (see the JSON report)`);
-  return ["", "**Warnings**", "", ...shown];
+  const shown2 = lines.slice(0, max2);
+  if (lines.length > max2) shown2.push(`- \u2026 and ${lines.length - max2} more (see the JSON report)`);
+  return ["", "**Warnings**", "", ...shown2];
 }
 
 // src/report/text-report.ts
@@ -40659,7 +40660,7 @@ function cells(r, withOthers) {
 
 // src/report/report-renderers.ts
 var REPORT_RENDERERS = {
-  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard }) },
+  markdown: { render: (report, c) => renderMarkdown(report, { environment: c.environment, footer: c.footer, statistics: c.statistics, merged: c.merged, dashboard: c.dashboard, where: c.where }) },
   text: { render: (report, c) => c.textFooter === void 0 ? renderText(report) : `${renderText(report)}
 ${c.textFooter}` },
   json: { render: (report, c) => JSON.stringify({ ...toJsonReport(report), ...c.json }, null, 2) },
@@ -40676,6 +40677,105 @@ function reportFormats(options2) {
 }
 function renderReport(format2, report, context = {}) {
   return REPORT_RENDERERS[format2].render(report, context);
+}
+
+// src/report/profile-report.ts
+var PROFILE_FORMATS = ["text", "markdown", "json"];
+var EVENT_WORDS = { Ir: "instructions" };
+function eventWords(event) {
+  return EVENT_WORDS[event] ?? event;
+}
+var MAX_SHOWN_NAME = 300;
+function shown(name) {
+  return name.length <= MAX_SHOWN_NAME ? name : `${name.slice(0, MAX_SHOWN_NAME - 1).toWellFormed()}\u2026`;
+}
+function count(value) {
+  return value.toLocaleString("en-US", { maximumFractionDigits: Math.abs(value) >= 100 ? 0 : 1 });
+}
+function signed3(value) {
+  return `${value > 0 ? "+" : value < 0 ? "-" : ""}${count(Math.abs(value))}`;
+}
+function percent3(share) {
+  return share === null ? "n/a" : `${(share * 100).toFixed(1)}%`;
+}
+function relative2(diff) {
+  return diff.base.total > 0 ? ` (${formatChange(diff.head.total / diff.base.total)})` : "";
+}
+function headline2(diff, name) {
+  const words = eventWords(diff.event);
+  const whole2 = `${signed3(diff.change)} ${words} per iteration${relative2(diff)}`;
+  const top = diff.self[0];
+  if (top === void 0) return `${whole2}: no function's cost changed`;
+  return `${whole2}, ${percent3(top.share)} of it in ${name(shown(top.name))}`;
+}
+function sides(diff) {
+  const side2 = (label2, s) => `${label2} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}`;
+  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event})`;
+}
+function textTable(title, rows, omitted) {
+  if (rows.length === 0) return [];
+  const cells2 = rows.map((r) => [signed3(r.change), percent3(r.share), count(r.base), count(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
+  const head = ["change", "share", "base", "head", "function"];
+  const widths = head.slice(0, 4).map((h, i) => Math.max(h.length, ...cells2.map((c) => c[i].length)));
+  const line = (c) => `  ${c.slice(0, 4).map((x, i) => x.padStart(widths[i])).join("  ")}  ${c[4]}`;
+  return ["", title, line(head), ...cells2.map(line), ...omitted > 0 ? [`  (${omitted} more function${omitted === 1 ? "" : "s"} changed less)`] : []];
+}
+function renderProfileText(diff) {
+  return [
+    `where ${inertPlain(shown(diff.benchmark))} changed: ${headline2(diff, inertPlain)}`,
+    `  ${sides(diff)}`,
+    ...textTable("self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
+    ...textTable("inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive)
+  ].join("\n");
+}
+function markdownTable(title, rows, omitted) {
+  if (rows.length === 0) return [];
+  return [
+    "",
+    title,
+    "",
+    "| change | share | base | head | function |",
+    "|---:|---:|---:|---:|:---|",
+    ...rows.map((r) => `| ${signed3(r.change)} | ${percent3(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
+    ...omitted > 0 ? ["", `${omitted} more function${omitted === 1 ? "" : "s"} changed less.`] : []
+  ];
+}
+function renderProfileMarkdown(diff) {
+  return [
+    `<details><summary>Where ${inertCode(shown(diff.benchmark))} changed: ${headline2(diff, inertCode)}</summary>`,
+    "",
+    inertText(sides(diff)),
+    ...markdownTable("Self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
+    ...markdownTable("Inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive),
+    "",
+    "</details>"
+  ].join("\n");
+}
+function renderProfile(diff, format2) {
+  if (format2 === "json") return JSON.stringify(diff, null, 2);
+  return format2 === "markdown" ? renderProfileMarkdown(diff) : renderProfileText(diff);
+}
+var MAX_WHERE_CHARS = 24e3;
+function whereMarkdown(profiles, notes) {
+  const blocks = [];
+  const left = [];
+  let size = 0;
+  for (const diff of profiles) {
+    const block2 = renderProfileMarkdown(diff);
+    if (size + block2.length > MAX_WHERE_CHARS) left.push(diff.benchmark);
+    else {
+      blocks.push(block2);
+      size += block2.length;
+    }
+  }
+  const lines = [...notes, ...left.length > 0 ? [`the profiles of ${left.join(", ")} are in the JSON report (profiles), to keep this comment short`] : []];
+  return [...blocks, ...lines.map((n) => `<sub>${inertText(n)}</sub>`)].join("\n\n");
+}
+function whereText(profiles, notes) {
+  if (profiles.length === 0 && notes.length === 0) return "";
+  return `
+
+${[...profiles.map(renderProfileText), ...notes.map(inertPlain)].join("\n\n")}`;
 }
 
 // src/report/run-report.ts
@@ -40714,8 +40814,20 @@ function runReportContext(result2) {
     statistics: inertText(`Rounds: ${sampling}.${memory ? ` ${memory[0].toUpperCase()}${memory.slice(1)}.` : ""}`),
     textFooter: `base ${commits}; ${sampling}${memory ? `
 ${memory}` : ""}${environment ? `
-machine: ${environment}` : ""}`,
-    json: { base_sha: result2.base.sha, head_sha: result2.head.sha, rounds_per_side: result2.roundsPerSide, max_rounds_per_side: result2.maxRoundsPerSide, looks: result2.looks, failures: result2.failures, undecided: result2.undecided, pooled_base: result2.pooled, pinned_cpus: result2.pinned ?? null }
+machine: ${environment}` : ""}${whereText(result2.profiles ?? [], result2.profileNotes ?? [])}`,
+    json: {
+      base_sha: result2.base.sha,
+      head_sha: result2.head.sha,
+      rounds_per_side: result2.roundsPerSide,
+      max_rounds_per_side: result2.maxRoundsPerSide,
+      looks: result2.looks,
+      failures: result2.failures,
+      undecided: result2.undecided,
+      pooled_base: result2.pooled,
+      pinned_cpus: result2.pinned ?? null,
+      ...result2.profiles === void 0 ? {} : { profiles: result2.profiles, profile_notes: result2.profileNotes ?? [] }
+    },
+    where: whereMarkdown(result2.profiles ?? [], result2.profileNotes ?? [])
   };
 }
 function renderRunReport(result2, output) {
@@ -40829,8 +40941,8 @@ function requireSharedBenchmark(settings, base, head) {
   const describe3 = (label2, files, list2) => {
     const where = `${label2} (${files.join(", ")})`;
     if (list2.length === 0) return `${where} holds no benchmark${settings.filter ? ` matching --filter ${settings.filter.pattern}` : ""}`;
-    const shown = list2.slice(0, 3).map((name) => JSON.stringify(name)).join(", ");
-    return `${where} has ${shown}${list2.length > 3 ? ` and ${list2.length - 3} more` : ""}`;
+    const shown2 = list2.slice(0, 3).map((name) => JSON.stringify(name)).join(", ");
+    return `${where} has ${shown2}${list2.length > 3 ? ` and ${list2.length - 3} more` : ""}`;
   };
   throw new InputError(`BASE and HEAD share no benchmark, so there is nothing to compare: ${describe3("BASE", settings.base, baseNames)}; ${describe3("HEAD", settings.head, [...headNames])}. Give two results of the same suite.`);
 }
@@ -40897,7 +41009,7 @@ var SettingError = class extends Error {
 };
 
 // src/cli/run-command.ts
-import { join as join11, resolve as resolve7 } from "node:path";
+import { join as join12, resolve as resolve7 } from "node:path";
 
 // src/runner/device-executor.ts
 import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
@@ -41228,7 +41340,7 @@ async function sweepStrays(leader, marker, procRoot = "/proc") {
     const fresh = found.filter((s) => !killed.has(s.pid));
     for (const s of found) killed.set(s.pid, s);
     if (found.length === 0 || pass > 0 && fresh.length === 0) break;
-    await new Promise((resolve14) => setTimeout(resolve14, 20));
+    await new Promise((resolve15) => setTimeout(resolve15, 20));
   }
   return [...killed.values()];
 }
@@ -41430,9 +41542,9 @@ function remoteScript(command, options2) {
   );
   const timed = options2.timeoutMs > 0 && Number.isFinite(options2.timeoutMs);
   if (timed) {
-    const seconds3 = (ms) => (Math.max(ms, 1) / 1e3).toFixed(3);
+    const seconds4 = (ms) => (Math.max(ms, 1) / 1e3).toFixed(3);
     const grace = options2.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-    const watchdog = `sleep ${seconds3(options2.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds3(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
+    const watchdog = `sleep ${seconds4(options2.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds4(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
     lines.push(`$g sh -c ${shellQuote(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, "w=$!");
   }
   lines.push('wait "$p"; rc=$?');
@@ -42516,8 +42628,8 @@ function readResultDirectory(files, resultPath, format2, name = cliSetting) {
 function strayWarning(strays) {
   if (strays === void 0 || strays.length === 0) return void 0;
   const names2 = [...new Set(strays.map((s) => s.name))].sort();
-  const shown = names2.length > 5 ? `${names2.slice(0, 5).join(", ")} and ${names2.length - 5} more` : names2.join(", ");
-  return { message: `the bench command left processes running after its round (${shown}), outside its process group; benchbot killed them. A process that outlives its round disturbs the next one, and on a persistent runner one that outlives the job can read later jobs' files and environment` };
+  const shown2 = names2.length > 5 ? `${names2.slice(0, 5).join(", ")} and ${names2.length - 5} more` : names2.join(", ");
+  return { message: `the bench command left processes running after its round (${shown2}), outside its process group; benchbot killed them. A process that outlives its round disturbs the next one, and on a persistent runner one that outlives the job can read later jobs' files and environment` };
 }
 var NO_PERF = "# perf: not installed";
 async function measureRound(settings, executor, dir, scratch2, tag) {
@@ -42589,7 +42701,7 @@ async function runAb(settings, deps) {
   const scratch2 = mkdtempSync2(join9(tmpdir3(), "benchbot-run-"));
   try {
     const builds = [];
-    const sides = {};
+    const sides2 = {};
     for (const [side2, sha] of [["base", baseSha], ["head", headSha]]) {
       progress.group(`${side2}: ${sha.slice(0, 12)}`);
       const worktree = checkoutWorktree(repo, sha, settings.stateDir);
@@ -42599,10 +42711,10 @@ async function runAb(settings, deps) {
         progress.note(outcome.skipped ? `build skipped: this tree was built before` : `built in ${(outcome.durationMs / 1e3).toFixed(1)} s`);
       }
       const dir = await executor.prepare(worktree, `${side2}-${sha.slice(0, 12)}`);
-      sides[side2] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
+      sides2[side2] = { sha, dir, measurements: [], warnings: /* @__PURE__ */ new Map(), hints: {}, rounds: 0, succeeded: false, harness: settings.format ?? "detected" };
       progress.endGroup();
     }
-    const pin = await resolvePin(settings.pinCpu ?? "auto", fingerprint2, executor, sides.base.dir, setting);
+    const pin = await resolvePin(settings.pinCpu ?? "auto", fingerprint2, executor, sides2.base.dir, setting);
     if (pin !== void 0) progress.note(`rounds pinned to CPU ${pin} (taskset)`);
     const repetitions = settings.repetitions ?? 1;
     const summary = settings.roundSummary ?? "median";
@@ -42611,7 +42723,7 @@ async function runAb(settings, deps) {
     let roundMs = 0;
     let roundCount = 0;
     const measure = async (side2, round, keep) => {
-      const state = sides[side2];
+      const state = sides2[side2];
       const started = process.hrtime.bigint();
       const name = keep ? `round ${round}` : `warm-up round ${-round}`;
       const outcome = await measureRepeated(settings, pin, repetitions, executor, state.dir, scratch2, `${side2} ${name}`);
@@ -42658,23 +42770,23 @@ async function runAb(settings, deps) {
     let attempts = { base: 0, head: 0 };
     progress.group(`measuring: ${looks.join(", ")} rounds per side at most, ABBA order (seed ${seed})`);
     for (let k = 0; k < looks.length; k++) {
-      while (Math.min(sides.base.rounds, sides.head.rounds) < looks[k] && step < schedule.length * 2) {
+      while (Math.min(sides2.base.rounds, sides2.head.rounds) < looks[k] && step < schedule.length * 2) {
         const side2 = schedule[step % schedule.length];
         step += 1;
-        if (sides[side2].rounds >= looks[k]) continue;
+        if (sides2[side2].rounds >= looks[k]) continue;
         attempts = { ...attempts, [side2]: attempts[side2] + 1 };
         await measure(side2, attempts[side2], true);
-        progress.status(`rounds: base ${sides.base.rounds}, head ${sides.head.rounds} (look at ${looks[k]})`);
+        progress.status(`rounds: base ${sides2.base.rounds}, head ${sides2.head.rounds} (look at ${looks[k]})`);
       }
-      const baseSide = toCompareSide(sides.base, fingerprint2);
+      const baseSide = toCompareSide(sides2.base, fingerprint2);
       if (stored.length > 0) {
         const outcome = poolBase(baseSide.measurements, stored, { threshold: (b) => thresholdFor(b, settings.threshold, settings.rules), test: settings.test });
         baseSide.measurements = outcome.measurements;
         pooled = Object.fromEntries([...outcome.pooled].map(([key2, n]) => [label(key2), n]));
         poolRefused = Object.fromEntries([...outcome.refused].map(([key2, why]) => [label(key2), why]));
       }
-      const roundsNow = Math.min(sides.base.rounds, sides.head.rounds);
-      const fresh = compareRuns(baseSide, toCompareSide(sides.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: settings.rules, test: settings.test, primary });
+      const roundsNow = Math.min(sides2.base.rounds, sides2.head.rounds);
+      const fresh = compareRuns(baseSide, toCompareSide(sides2.head, fingerprint2), { threshold: settings.threshold, alpha: alphas[k], equivalenceAlpha: eqAlphas[k], rules: settings.rules, test: settings.test, primary });
       for (const c of fresh.comparisons) if (c.family === "primary" && !primary.has(c.benchmark)) primary.set(c.benchmark, c.metric);
       const before = settled.size;
       const look = applyLook(fresh, settled, {
@@ -42700,8 +42812,8 @@ async function runAb(settings, deps) {
     if (!report) throw new RunnerError(`no look was taken; check ${setting("min-runs")} and ${setting("max-runs")}`);
     let instructions;
     if (settings.instructions) {
-      instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
-      const work = (side2) => ({ ...toCompareSide(sides[side2], fingerprint2), measurements: toCompareSide(sides[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
+      instructions = await countBothSides(settings, settings.instructions, sides2, pin, executor, progress);
+      const work = (side2) => ({ ...toCompareSide(sides2[side2], fingerprint2), measurements: toCompareSide(sides2[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
       const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
@@ -42710,19 +42822,19 @@ async function runAb(settings, deps) {
     }
     const time2 = deps.now();
     const toRun = (side2) => ({
-      sha: sides[side2].sha,
+      sha: sides2[side2].sha,
       ref: side2 === "base" ? settings.base : settings.head,
       role: side2,
       fingerprint: fingerprint2,
       time: time2,
-      harness: sides[side2].harness,
-      measurements: toCompareSide(sides[side2], fingerprint2).measurements,
-      warnings: [...sides[side2].warnings.values()],
-      hints: sides[side2].hints
+      harness: sides2[side2].harness,
+      measurements: toCompareSide(sides2[side2], fingerprint2).measurements,
+      warnings: [...sides2[side2].warnings.values()],
+      hints: sides2[side2].hints
     });
-    const roundsPerSide = Math.min(sides.base.rounds, sides.head.rounds);
+    const roundsPerSide = Math.min(sides2.base.rounds, sides2.head.rounds);
     if (deps.history) {
-      const remembered = await deps.history.learn(fingerprint2, [...noiseOf(sides.base), ...noiseOf(sides.head)]);
+      const remembered = await deps.history.learn(fingerprint2, [...noiseOf(sides2.base), ...noiseOf(sides2.head)]);
       const budget = deps.budgetRoundsPerSide ?? looks[looks.length - 1];
       const advice = deps.budgetRoundsPerSide === void 0 ? levels : lookLevels(settings.alpha, lookSchedule(Math.min(DEFAULT_LOOKS[0], budget), budget, DEFAULT_LOOKS));
       annotateBudget(report.comparisons, (c) => remembered.get(`${c.benchmark}\0${c.metric}`), {
@@ -42755,14 +42867,14 @@ async function runAb(settings, deps) {
     release();
   }
 }
-async function countBothSides(settings, counting, sides, pin, executor, progress) {
+async function countBothSides(settings, counting, sides2, pin, executor, progress) {
   const root = join9(settings.stateDir, "callgrind");
   mkdirSync5(root, { recursive: true });
-  const keepDir = mkdtempSync2(join9(root, `${sides.base.sha.slice(0, 12)}-${sides.head.sha.slice(0, 12)}-`));
+  const keepDir = mkdtempSync2(join9(root, `${sides2.base.sha.slice(0, 12)}-${sides2.head.sha.slice(0, 12)}-`));
   const result2 = { keepDir, profiles: [], reasons: [], durationMs: 0 };
   progress.group(`instructions: counting under valgrind, ${counting.repeats ?? "default"} repeat(s) per side`);
   for (const side2 of ["base", "head"]) {
-    const state = sides[side2];
+    const state = sides2[side2];
     const names2 = [...new Set(state.measurements.map((m) => m.benchmark))];
     const format2 = settings.format === "command" ? "command" : state.harness;
     const outcome = await countInstructions({
@@ -43002,16 +43114,16 @@ function redact(text2, options2 = {}) {
 }
 function connectionSecrets(connection) {
   const found = /* @__PURE__ */ new Set();
-  const add3 = (value) => {
+  const add4 = (value) => {
     const unquoted2 = /^'(.*)'$/s.exec(value)?.[1]?.replace(/\\(.)/g, "$1") ?? /^"(.*)"$/s.exec(value)?.[1] ?? value;
     for (const v of [value, unquoted2, decode(unquoted2), decode(unquoted2.replace(/\+/g, " "))]) if (v !== "") found.add(v);
   };
-  for (const m of connection.matchAll(PAIR)) if (m[4] !== "" && isSecretName(m[2])) add3(m[4]);
+  for (const m of connection.matchAll(PAIR)) if (m[4] !== "" && isSecretName(m[2])) add4(m[4]);
   const url = /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\/(.*)$/s.exec(connection);
   if (url) {
     const at = url[1].lastIndexOf("@");
     const colon = at < 0 ? -1 : url[1].indexOf(":");
-    if (colon >= 0 && colon < at) add3(url[1].slice(colon + 1, at));
+    if (colon >= 0 && colon < at) add4(url[1].slice(colon + 1, at));
   }
   return [...found].sort((a, b) => b.length - a.length);
 }
@@ -43132,9 +43244,9 @@ function poolSamples(rows) {
 // src/store/sql-series-reads.ts
 var DEFAULT_WINDOW_BATCH = 500;
 function historyFromRows(rows) {
-  const count2 = rows.length;
-  const h = { run: new Float64Array(count2), n: new Int32Array(count2), median: new Float64Array(count2), lo: new Float64Array(count2), hi: new Float64Array(count2) };
-  for (let k = 0; k < count2; k++) {
+  const count3 = rows.length;
+  const h = { run: new Float64Array(count3), n: new Int32Array(count3), median: new Float64Array(count3), lo: new Float64Array(count3), hi: new Float64Array(count3) };
+  for (let k = 0; k < count3; k++) {
     const [run2, n, med, lo, hi] = rows[k];
     h.run[k] = Number(run2);
     h.n[k] = Number(n);
@@ -43308,9 +43420,9 @@ async function* seriesHistories(db, query) {
         const h = columns.get(Number(s.id));
         const top = newestOf.get(Number(s.id)) ?? [];
         if (!h || top.length === 0) continue;
-        const count2 = h.run.length;
-        const refs2 = new Array(count2);
-        for (let k = 0; k < count2; k++) refs2[k] = refOf(h.run[k]);
+        const count3 = h.run.length;
+        const refs2 = new Array(count3);
+        for (let k = 0; k < count3; k++) refs2[k] = refOf(h.run[k]);
         const history = {
           role: s.role,
           machineKey: String(s.machine_key),
@@ -43323,10 +43435,10 @@ async function* seriesHistories(db, query) {
           median: h.median,
           lo: h.lo,
           hi: h.hi,
-          values: new Array(count2).fill(void 0)
+          values: new Array(count3).fill(void 0)
         };
         top.slice(0, valuesNights).forEach((r, i) => {
-          history.values[count2 - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
+          history.values[count3 - 1 - i] = r[7] !== null ? unpackValues(r[7]) : oldValues.get(Number(r[1])) ?? [];
         });
         if (s.repo !== "") history.repo = String(s.repo);
         if (s.branch !== "") history.branch = String(s.branch);
@@ -44256,14 +44368,14 @@ var SqlStore = class {
       if (newest2 > known) {
         throw new StoreError(`${this.location}: the store's schema is at version ${newest2}, newer than this benchbot knows (${known}); upgrade benchbot`);
       }
-      let count2 = 0;
+      let count3 = 0;
       for (const m of MIGRATIONS) {
         if (applied.has(m.version)) continue;
         await this.applyDdl(c, m.sql[this.dialect], `apply schema migration ${m.version} (${m.name})`);
         await c.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [m.version, m.name, (/* @__PURE__ */ new Date()).toISOString()]);
-        count2++;
+        count3++;
       }
-      return count2;
+      return count3;
     });
   }
   async applyDdl(c, sql, what) {
@@ -44529,11 +44641,11 @@ var PostgresStore = class _PostgresStore extends SqlStore {
     );
     const out = /* @__PURE__ */ new Map();
     for (const [id, run2, n, median2, lo, hi] of rows) {
-      const count2 = run2.byteLength / 8;
-      const h = { run: new Float64Array(count2), n: new Int32Array(count2), median: new Float64Array(count2), lo: new Float64Array(count2), hi: new Float64Array(count2) };
+      const count3 = run2.byteLength / 8;
+      const h = { run: new Float64Array(count3), n: new Int32Array(count3), median: new Float64Array(count3), lo: new Float64Array(count3), hi: new Float64Array(count3) };
       const view2 = (b) => new DataView(b.buffer, b.byteOffset, b.byteLength);
       const [r, nn, md, l, hh] = [view2(run2), view2(n), view2(median2), view2(lo), view2(hi)];
-      for (let k = 0; k < count2; k++) {
+      for (let k = 0; k < count3; k++) {
         h.run[k] = r.getInt32(8 * k) * 2 ** 32 + r.getUint32(8 * k + 4);
         h.n[k] = nn.getInt32(4 * k);
         h.median[k] = md.getFloat64(8 * k);
@@ -44602,9 +44714,9 @@ function conn(client) {
       if (failure) throw failure.error;
     },
     failure: () => failure?.error,
-    copyIn: (sql, data) => new Promise((resolve14, reject) => {
+    copyIn: (sql, data) => new Promise((resolve15, reject) => {
       const stream = client.query((0, import_pg_copy_streams.from)(sql));
-      stream.on("finish", resolve14);
+      stream.on("finish", resolve15);
       stream.on("error", reject);
       stream.end(data);
     }),
@@ -44793,7 +44905,7 @@ var SqliteStore = class _SqliteStore extends SqlStore {
   async insertMeasurements(_c, runId, timeMs, rows) {
     const first = Number(this.db.prepare("SELECT coalesce(max(id), 0) AS m FROM measurements").get().m) + 1;
     const ids = rows.map((_, i) => first + i);
-    const statement = (count2) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count2).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
+    const statement = (count3) => this.prepared(`INSERT INTO measurements (${MEASUREMENT_COLUMNS}) VALUES ${new Array(count3).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
     const params = [];
     for (let start = 0; start < rows.length; start += MEASUREMENTS_PER_INSERT) {
       const chunk = rows.slice(start, start + MEASUREMENTS_PER_INSERT);
@@ -45146,14 +45258,14 @@ async function* nightlySeriesBatches(store, options2) {
   const abKey = (i) => `${i.machineKey}\0${i.benchmark}\0${i.metric}`;
   const index = async (role2) => {
     const byKey = /* @__PURE__ */ new Map();
-    const add3 = (key2, id) => {
+    const add4 = (key2, id) => {
       let ids = byKey.get(key2);
       if (!ids) byKey.set(key2, ids = []);
       ids.push(id);
     };
     for (const i of await store.listSeries({ role: role2, repo: options2.repo })) {
-      add3(abKey(i), i.id);
-      add3(anyMachineKey(i), i.id);
+      add4(abKey(i), i.id);
+      add4(anyMachineKey(i), i.id);
     }
     return byKey;
   };
@@ -46135,7 +46247,7 @@ function culpritOf(finding, bisect2) {
 function short(sha) {
   return /^[0-9a-f]{40,64}$/.test(sha) ? sha.slice(0, 7) : sha;
 }
-function percent3(fraction) {
+function percent4(fraction) {
   return `${Number((fraction * 100).toFixed(1))}%`;
 }
 function quantity(value, unit) {
@@ -46223,7 +46335,7 @@ function evidenceLines(f, l) {
     out.push("", `**Confirmed interleaved:** ${l.commit(c.baseSha)} vs ${l.commit(c.headSha)} measured in the same session${c.sessions > 1 ? `s (${c.sessions} sessions)` : ""} on the same machine, ABBA rounds: ${formatChange(c.ratio)}${ci2}, p = ${formatP(c.p)}, n = ${c.nBase} + ${c.nHead}.`);
   }
   const h = f.history;
-  if (h) out.push("", `Nights: ${formatChange(h.ratio)} (95% CI ${formatChange(h.ratioCi[0])} \u2026 ${formatChange(h.ratioCi[1])}), t test on nightly log medians with the night-to-night spread of the history (${percent3(h.nightSd)}), p = ${formatP(h.p)}.`);
+  if (h) out.push("", `Nights: ${formatChange(h.ratio)} (95% CI ${formatChange(h.ratioCi[0])} \u2026 ${formatChange(h.ratioCi[1])}), t test on nightly log medians with the night-to-night spread of the history (${percent4(h.nightSd)}), p = ${formatP(h.p)}.`);
   for (const m of f.machineChanges ?? []) {
     out.push("", `**The machine changed** at nightly ${l.commit(m.night.sha)} (${inertText(m.night.time)}): ${m.changes.map((x) => `${inertText(x.field)} ${inertText(x.before ?? "unset")} \u2192 ${inertText(x.after ?? "unset")}`).join(", ")}; a new segment starts there (not a regression).`);
   }
@@ -46257,13 +46369,14 @@ function renderRegressionIssue(input) {
     lines.push(`${pr}${l.commit(culprit.sha)}${author}: _${inertText(culprit.subject)}_`);
     if (b.culprits.length > 1) {
       lines.push("", "The shift is spread over several merges:", "");
-      for (const c of b.culprits) lines.push(`- ${c.pr !== null ? `${l.pr(c.pr)} ` : ""}${l.commit(c.sha)} ${inertText(c.subject)}: ${c.ratio === null ? "\u2013" : formatChange(c.ratio)}${c.share === null ? "" : `, ${percent3(c.share)} of the shift`}`);
+      for (const c of b.culprits) lines.push(`- ${c.pr !== null ? `${l.pr(c.pr)} ` : ""}${l.commit(c.sha)} ${inertText(c.subject)}: ${c.ratio === null ? "\u2013" : formatChange(c.ratio)}${c.share === null ? "" : `, ${percent4(c.share)} of the shift`}`);
     }
   } else if (b.range && b.range.length > 0) {
     lines.push(`Narrowed to ${b.range.length} merges (some could not be measured): ${b.range.map((c) => `${c.pr !== null ? `${l.pr(c.pr)} ` : ""}${l.commit(c.sha)}`).join(", ")}.`);
   } else {
     lines.push("The bisection did not finish.");
   }
+  if (input.profile !== void 0) lines.push("", "### Where it changed", "", renderProfileMarkdown(input.profile));
   lines.push("", "### Trend", "", trendChart(f.trend, `${f.benchmark} ${f.metric}, nightly median`, f.unit));
   const chart = input.dashboardUrl === void 0 ? void 0 : dashboardSeriesUrl(input.dashboardUrl, dashboardSeriesId(`${input.owner}/${input.repo}`, f.series), trendRange(f));
   if (chart !== void 0) lines.push("", `[Every night of this series on the dashboard](<${chart}>), with the change marked and the raw samples of each night.`);
@@ -46278,9 +46391,11 @@ function renderRegressionIssue(input) {
   const commands = [];
   if (culprit) commands.push(`benchbot run --base ${shellQuote2(`${culprit.sha}^1`)} --head ${shellQuote2(culprit.sha)} --bench ${bench}${extra}`);
   commands.push(`benchbot bisect --good ${shellQuote2(f.lastGood.sha)} --bad ${shellQuote2(f.firstBad.sha)} --bench ${bench}${extra} ${select2}`);
+  const [from, to] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [f.lastGood.sha, f.firstBad.sha];
+  commands.push(`benchbot profile --base ${shellQuote2(from)} --head ${shellQuote2(to)} --bench ${bench}${extra} --benchmark ${shellQuote2(f.benchmark)}`);
   lines.push("", "### Reproduce locally", "", codeFence("sh", commands));
   const threshold = input.threshold ?? 0.02;
-  lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent3(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote2(f.series)} --at ${shellQuote2(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
+  lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent4(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote2(f.series)} --at ${shellQuote2(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
   return { marker, title, body: lines.join("\n") };
 }
 function trendRange(f) {
@@ -46294,7 +46409,7 @@ function renderRecoveryComment(input) {
   const l = links(input);
   const ci2 = r.ratioCi ? ` (95% CI ${formatChange(r.ratioCi[0])} \u2026 ${formatChange(r.ratioCi[1])})` : "";
   return [
-    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent3(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
+    `**Recovered.** ${inertText(input.benchmark)} (${inertText(input.metric)}) is back within the ${percent4(input.threshold ?? 0.02)} threshold: median ${quantity(r.recent.median, input.unit)} over the last ${input.nights} night${input.nights === 1 ? "" : "s"} (${r.recent.n} samples, up to ${l.commit(input.lastNight.sha)} on ${inertText(input.lastNight.time)}) against ${quantity(r.baseline.median, input.unit)} before the regression (${r.baseline.n} samples): ${r.ratio === null ? "no ratio" : formatChange(r.ratio)}${ci2}, p = ${formatP(r.p)}.`,
     "",
     "Closing; benchbot reopens this issue if the same regression comes back."
   ].join("\n");
@@ -46333,8 +46448,8 @@ function renderScanMarkdown(result2, options2) {
   const improvements = confirmed.filter((f) => f.direction === "improvement");
   const watches = result2.findings.filter((f) => !isConfirmed(f));
   const lines = [];
-  const headline2 = regressions.length > 0 ? `${regressions.length} suspected regression${regressions.length === 1 ? "" : "s"}` : "no regressions";
-  lines.push(`### benchbot scan of ${inertCode(options2.branch)}: ${headline2}`, "");
+  const headline3 = regressions.length > 0 ? `${regressions.length} suspected regression${regressions.length === 1 ? "" : "s"}` : "no regressions";
+  lines.push(`### benchbot scan of ${inertCode(options2.branch)}: ${headline3}`, "");
   lines.push(`${options2.series} series scanned, ${result2.tested} candidate change${result2.tested === 1 ? "" : "s"} tested; ${improvements.length} improvement${improvements.length === 1 ? "" : "s"}, ${watches.length} on watch.`, "");
   const table2 = (title, findings) => {
     if (findings.length === 0) return;
@@ -46532,6 +46647,404 @@ function recoveredRegressions(history, open, threshold, where) {
   return recovered;
 }
 
+// src/jobs/profile-benchmark.ts
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync6, mkdirSync as mkdirSync6 } from "node:fs";
+import { join as join11 } from "node:path";
+
+// src/compare/profile-diff.ts
+var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
+var ProfileEventError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ProfileEventError";
+  }
+};
+var NO_CHANGE = 1e-6;
+function diffProfiles(benchmark, base, head, options2 = {}) {
+  const top = options2.top ?? PROFILE_DIFF_DEFAULTS.top;
+  const event = options2.event ?? PROFILE_DIFF_DEFAULTS.event;
+  for (const [side2, s] of [["base", base], ["head", head]]) {
+    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
+    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
+  }
+  const baseAt = base.profile.events.indexOf(event);
+  const headAt = head.profile.events.indexOf(event);
+  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
+  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
+  const change2 = headTotal - baseTotal;
+  const pairs = /* @__PURE__ */ new Map();
+  const collect = (side2, at, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
+      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+    }
+  };
+  collect(base, baseAt, 0);
+  collect(head, headAt, 1);
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const [b, h] = p[kind];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      if (kind === "inclusive" && Math.abs(b - baseTotal) < NO_CHANGE && Math.abs(h - headTotal) < NO_CHANGE) continue;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self2 = rank("self");
+  const inclusive = rank("inclusive");
+  return {
+    benchmark,
+    tool: "callgrind",
+    event,
+    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
+    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    change: change2,
+    self: self2.list,
+    inclusive: inclusive.list,
+    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
+  };
+}
+
+// src/formats/callgrind-profile.ts
+var MAX_PROFILE_FUNCTIONS = 1e6;
+var MAX_PROFILE_EDGES = 4e6;
+var RECURSION_LEVEL = /'(\d+)$/;
+var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
+var COUNT2 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
+function basename2(path2) {
+  const slash = path2.lastIndexOf("/");
+  return slash < 0 ? path2 : path2.slice(slash + 1);
+}
+function add2(into, costs) {
+  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
+}
+function parseCallgrind(text2, path2) {
+  const fail = (line, message) => {
+    throw new FormatError(path2, line, message);
+  };
+  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
+  const nodes = /* @__PURE__ */ new Map();
+  let edgeCount = 0;
+  let events = null;
+  let positions = 1;
+  let summary = null;
+  let totals = null;
+  let command;
+  let ob = "";
+  let fn = null;
+  let cob = null;
+  let callee = null;
+  let callPending = false;
+  let lineNo = 0;
+  const resolveName = (space2, value) => {
+    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
+    if (!m) return value;
+    const map = names2[space2];
+    if (m[2] !== void 0) {
+      map.set(m[1], m[2]);
+      return m[2];
+    }
+    const known = map.get(m[1]);
+    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
+    return known;
+  };
+  const node = (object2, name) => {
+    const key2 = `${object2}\0${name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    const level = RECURSION_LEVEL.exec(name);
+    found = { object: object2, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
+    nodes.set(key2, found);
+    return found;
+  };
+  const costsOf = (fields) => {
+    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
+    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
+    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
+    const counts = fields.slice(positions);
+    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
+    return counts.map((c) => {
+      if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+      return Number(c);
+    });
+  };
+  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
+    if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+    return Number(c);
+  });
+  let start = 0;
+  while (start <= text2.length) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
+    lineNo++;
+    const raw = text2.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
+    const first = line.charCodeAt(0);
+    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
+      const costs = costsOf(line.trim().split(/\s+/));
+      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
+      const caller = fn;
+      if (callPending) {
+        callPending = false;
+        const target = callee;
+        if (target !== caller) add2(caller.outToOthers, costs);
+        if (target.base !== caller.base || target.object !== caller.object) {
+          target.inFromOthers ??= [];
+          add2(target.inFromOthers, costs);
+        }
+        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
+      } else {
+        add2(caller.self, costs);
+      }
+      continue;
+    }
+    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
+    const eq = line.indexOf("=");
+    const spec = eq > 0 ? line.slice(0, eq) : "";
+    const value = eq > 0 ? line.slice(eq + 1) : "";
+    switch (spec) {
+      case "ob":
+        ob = basename2(resolveName("ob", value));
+        continue;
+      case "fl":
+      case "fi":
+      case "fe":
+      case "cfi":
+      case "cfl":
+      case "jfi":
+        resolveName("fl", value);
+        continue;
+      case "fn":
+        fn = node(ob, resolveName("fn", value));
+        continue;
+      case "cob":
+        cob = basename2(resolveName("ob", value));
+        continue;
+      case "cfn":
+        callee = node(cob ?? ob, resolveName("fn", value));
+        cob = null;
+        continue;
+      case "jfn":
+        resolveName("fn", value);
+        continue;
+      case "calls":
+        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
+        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
+        callPending = true;
+        continue;
+      case "jump":
+      case "jcnd":
+        continue;
+    }
+    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
+    const [, key2, rest] = header;
+    if (key2 === "events") {
+      events = rest.trim().split(/\s+/).filter((e) => e !== "");
+      if (events.length === 0) fail(lineNo, "events: names no event");
+    } else if (key2 === "positions") {
+      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
+      if (positions === 0) fail(lineNo, "positions: names no position");
+    } else if (key2 === "summary") {
+      summary ??= [];
+      add2(summary, sumLine(rest));
+    } else if (key2 === "totals") {
+      totals ??= [];
+      add2(totals, sumLine(rest));
+    } else if (key2 === "cmd") {
+      command = rest.trim();
+    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
+      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
+    }
+  }
+  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
+  if (events === null) throw new FormatError(path2, void 0, "no events: line: not a callgrind output file");
+  return { events, totals: totalsOf(nodes, totals ?? summary, events.length), functions: functionsOf(nodes, events.length), command };
+}
+function totalsOf(nodes, given, width) {
+  const sum = new Array(width).fill(0);
+  if (given !== null) {
+    add2(sum, given);
+    return sum;
+  }
+  for (const n of nodes.values()) add2(sum, n.self);
+  return sum;
+}
+function functionsOf(nodes, width) {
+  const byFunction = /* @__PURE__ */ new Map();
+  for (const n of nodes.values()) {
+    const key2 = `${n.object}\0${n.base}`;
+    const list2 = byFunction.get(key2);
+    if (list2) list2.push(n);
+    else byFunction.set(key2, [n]);
+  }
+  const out = [];
+  for (const levels of byFunction.values()) {
+    levels.sort((a, b) => a.level - b.level);
+    const outer = levels[0];
+    const self2 = new Array(width).fill(0);
+    for (const n of levels) add2(self2, n.self);
+    const inclusive = new Array(width).fill(0);
+    if (outer.inFromOthers !== null) add2(inclusive, outer.inFromOthers);
+    else {
+      add2(inclusive, outer.self);
+      add2(inclusive, outer.outToOthers);
+    }
+    out.push({ name: outer.base, object: outer.object, self: self2, inclusive });
+  }
+  return out;
+}
+
+// src/runner/pmu-probe.ts
+async function probePmu(executor, cwd) {
+  const probe = await executor.run('command -v perf >/dev/null 2>&1 || { echo "# perf: not installed"; exit 0; }; perf stat -x, -e instructions -- true 2>&1 >/dev/null', { cwd, timeoutMs: 3e4 });
+  const out = probe.stdout;
+  if (out.includes("# perf: not installed")) return { available: false, detail: "perf is not installed (Debian: linux-perf)" };
+  if (probe.exitCode !== 0) return { available: false, detail: `perf stat failed (${(probe.stderr || out).trim().split("\n")[0] ?? ""})` };
+  const { measurements, unsupported } = parsePerfStatCsv(out);
+  if (measurements.some((m) => m.metric === "instructions")) return { available: true, detail: "perf stat counts instructions in hardware" };
+  return { available: false, detail: `perf stat reads ${unsupported.length > 0 ? `<not supported> for ${unsupported.join(", ")}` : "no instruction count"}: no usable PMU (common in VMs)` };
+}
+
+// src/jobs/profile-benchmark.ts
+var PROFILE_DEFAULTS = {
+  top: PROFILE_DIFF_DEFAULTS.top,
+  timeoutMs: 6e5,
+  buildTimeoutMs: 36e5
+};
+async function profileBenchmark(settings, deps) {
+  const name = settings.nameSetting;
+  if (settings.format !== void 0 && !COUNTED_HARNESSES.includes(settings.format)) {
+    const known = settings.format === "command" || formatNames().includes(settings.format);
+    if (!known) throw new SettingError(`${name("format")}: unknown format "${settings.format}"${didYouMean(settings.format, COUNTED_HARNESSES)}; a profile reads ${COUNTED_HARNESSES.join(", ")}`);
+    throw new SettingError(`${name("format")} ${settings.format}: a profile needs a fixed iteration schedule, which benchbot can set for ${COUNTED_HARNESSES.join(", ")} only`);
+  }
+  const repo = openRepository(settings.repo, name);
+  const shas = { base: resolveCommit(repo, settings.base, name("base")), head: resolveCommit(repo, settings.head, name("head")) };
+  const executor = createExecutor(settings.executorSpec, name);
+  try {
+    const pmu = await probePmu(executor, settings.repo);
+    const keep = keepDirectory(settings.stateDir, shas);
+    const sides2 = { repo, executor, progress: deps.progress, keep, settings };
+    const base = await profileSide(sides2, "base", shas.base, settings.benchmark, settings.format, true);
+    const head = await profileSide(sides2, "head", shas.head, settings.benchmark, settings.format, true);
+    const diff = diffSides(settings.benchmark, base, head, settings.top);
+    return { diff, files: { base: base.file, head: head.file }, pmu };
+  } finally {
+    await executor.close();
+  }
+}
+function keepDirectory(stateDir, shas) {
+  const keepDir = join11(stateDir, "callgrind");
+  mkdirSync6(keepDir, { recursive: true });
+  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+}
+async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label2 = `${side2} ${sha.slice(0, 12)}`;
+  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
+  if (settings.build) {
+    progress.status(`${label2}: building`);
+    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
+  }
+  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
+  let format2 = knownFormat;
+  if (find && format2 !== "command") {
+    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
+    format2 = await findBenchmark({ ...settings, format: format2, benchmark }, executor, dir, label2, ctx.keep);
+  }
+  progress.status(`${label2}: ${benchmark} under callgrind`);
+  if (format2 === void 0) throw new Error("profileSide: the harness is known or found");
+  const counted = await countInstructions({
+    bench: settings.bench,
+    format: format2,
+    names: [benchmark],
+    repeats: 1,
+    iterations: settings.iterations,
+    timeoutMs: settings.timeoutMs,
+    env: settings.env,
+    keepDir: join11(ctx.keep, side2),
+    nameSetting: name
+  }, executor, dir, side2);
+  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format2 === "command");
+  if (kept === void 0) {
+    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
+    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
+  }
+  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
+  return { sha, file: kept.file, iterations: kept.iterations };
+}
+function diffSides(benchmark, base, head, top) {
+  const read2 = (run2, side2) => {
+    try {
+      return { profile: parseCallgrind(readFileSync6(run2.file, "utf8"), run2.file), iterations: run2.iterations, sha: run2.sha };
+    } catch (error) {
+      if (error instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error.message}`);
+      throw error;
+    }
+  };
+  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
+}
+var MAX_PROFILED_REGRESSIONS = 5;
+async function profileRegressions(run2, settings, deps) {
+  const regressed = [...new Set(run2.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
+  if (regressed.length === 0) return { profiles: [], notes: [] };
+  const harness = run2.head.harness;
+  if (!COUNTED_HARNESSES.includes(harness)) {
+    return { profiles: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
+  }
+  const shas = { base: run2.base.sha, head: run2.head.sha };
+  let keep;
+  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
+    return keep ??= keepDirectory(settings.stateDir, shas);
+  }, settings };
+  const profiles = [];
+  const notes = [];
+  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
+  try {
+    const counted = (side2, benchmark) => {
+      const kept = run2.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
+      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
+    };
+    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
+      try {
+        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
+        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
+        profiles.push(diffSides(benchmark, base, head, settings.top));
+      } catch (error) {
+        if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
+        notes.push(`no profile of ${benchmark}: ${error.message}`);
+      }
+    }
+  } finally {
+    deps.progress.endGroup();
+  }
+  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
+  return { profiles, notes };
+}
+async function findBenchmark(settings, executor, dir, label2, scratch2) {
+  const name = settings.nameSetting;
+  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
+  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
+  if (!COUNTED_HARNESSES.includes(round.format)) {
+    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
+  }
+  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
+  if (!names2.includes(settings.benchmark)) {
+    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
+  }
+  return round.format;
+}
+
 // src/jobs/pr-check.ts
 var PR_CHECK_DEFAULTS = {
   minRuns: 10,
@@ -46551,7 +47064,9 @@ var PR_CHECK_DEFAULTS = {
   pinCpu: "auto",
   poolBase: DEFAULT_POOL_BASE,
   test: DEFAULT_TEST,
-  instructionRepeats: DEFAULT_COUNT_REPEATS
+  instructionRepeats: DEFAULT_COUNT_REPEATS,
+  // Where a regression lives is worth two valgrind runs per regressed benchmark (jobs/profile-benchmark.ts).
+  profile: true
 };
 function defaultMaxRuns(minRuns) {
   return Math.max(PR_CHECK_DEFAULTS.maxRuns, minRuns);
@@ -46566,7 +47081,7 @@ async function runPrCheck(settings, deps) {
     const base = settings.base ?? (settings.nightly ? await nightlyBase(settings, store) : void 0);
     if (base === void 0) throw new SettingError(`${name("base")}: required; give the commit to compare the head with`);
     const ab = abSettings(base, settings.head);
-    const run2 = await runAb(ab, abDeps);
+    const run2 = await whereRegressionsLive(await runAb(ab, abDeps), settings, abDeps);
     if (!store) return { run: run2 };
     if (!settings.calibrate) await store.ingestRuns(storedRuns(run2, settings));
     if (!settings.nightly) return { run: run2 };
@@ -46580,6 +47095,20 @@ async function confirmAwaiting(settings, deps) {
     const head = resolveCommit(openRepository(settings.repo, name), settings.head, name("head"));
     return branchEvidence(store, settings, settings.nightly, head, abSettings(head, head), abDeps);
   }, { storeMustExist: true });
+}
+async function whereRegressionsLive(run2, settings, deps) {
+  if (settings.calibrate || !(settings.profile ?? PR_CHECK_DEFAULTS.profile) || run2.report.summary.regressed === 0) return run2;
+  const where = await profileRegressions(run2, {
+    repo: openRepository(settings.repo, settings.nameSetting),
+    bench: settings.bench,
+    build: settings.build,
+    top: PROFILE_DEFAULTS.top,
+    timeoutMs: settings.roundTimeoutMs,
+    buildTimeoutMs: settings.buildTimeoutMs,
+    stateDir: settings.stateDir,
+    nameSetting: settings.nameSetting
+  }, { executor: deps.executor, progress: deps.progress });
+  return { ...run2, profiles: where.profiles, profileNotes: where.notes };
 }
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
@@ -46774,7 +47303,7 @@ async function measureInterruptibly(command, after, job) {
 }
 
 // src/cli/output-paths.ts
-import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync6, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync7, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { dirname as dirname5, resolve as resolve6 } from "node:path";
 var FS_REASONS = {
   ENOENT: "its directory does not exist",
@@ -46803,7 +47332,7 @@ function checkOutputDirectory(flag2, dir) {
 function outputDirectory(flag2, dir) {
   try {
     if (statSync3(dir, { throwIfNoEntry: false })?.isFile()) throw Object.assign(new Error("is a file"), { code: "EEXIST" });
-    mkdirSync6(dir, { recursive: true });
+    mkdirSync7(dir, { recursive: true });
   } catch (error) {
     throw problem(flag2, dir, error, "name a directory (it is created if missing)");
   }
@@ -46913,7 +47442,9 @@ ${MACHINE_FLAGS_USAGE}
   --pin-cpu C             auto (default: the kernel's isolated CPUs, if any) | off | a taskset CPU list, e.g. 3 or 2-3
   --no-pool-base          do not pool stored rounds of the same base SHA on this machine into the base side
                           (pooled by default, after a drift check against today's base rounds)
-  --test T                mann-whitney (default) | yuen (20%-trimmed t)`;
+  --test T                mann-whitney (default) | yuen (20%-trimmed t)
+  --no-profile            do not profile the regressed benchmarks (by default each one, up to five, runs once more per
+                          side under callgrind, and the report says which functions its change lives in)`;
 var RUN_USAGE = `usage: benchbot run --base REF --head REF --bench CMD [options]
 
 Checks out base and head in git worktrees, builds each once, runs the
@@ -46981,7 +47512,8 @@ var MEASURE_FLAG_OPTIONS = {
   "pin-cpu": { type: "string" },
   "pool-base": { type: "boolean" },
   "no-pool-base": { type: "boolean" },
-  test: { type: "string" }
+  test: { type: "string" },
+  "no-profile": { type: "boolean" }
 };
 function parseRunArgs(args, cwd, env) {
   const parsed = parseFlags(args, { base: { type: "string" }, head: { type: "string" }, output: { type: "string" }, "export-markdown": { type: "string" }, "no-store": { type: "boolean" }, ...MEASURE_FLAG_OPTIONS }, false);
@@ -47027,7 +47559,7 @@ function parseMeasureFlags(v, cwd, env) {
     counters: v.counters === true,
     ...instructions ? { instructions } : {},
     allowDirty: v["allow-dirty"] === true,
-    stateDir: join11(repo, ".benchbot"),
+    stateDir: join12(repo, ".benchbot"),
     labels,
     maxFailedRounds: positiveInt(v["max-failed-rounds"], "--max-failed-rounds", PR_CHECK_DEFAULTS.maxFailedRounds, 0),
     store: resolveStoreArg(v.store, cwd, env),
@@ -47038,13 +47570,14 @@ function parseMeasureFlags(v, cwd, env) {
     pinCpu,
     poolBase: v["pool-base"] === true ? true : v["no-pool-base"] === true ? false : PR_CHECK_DEFAULTS.poolBase,
     test: test2,
+    profile: v["no-profile"] === true ? false : PR_CHECK_DEFAULTS.profile,
     // Runs and noise memory are kept under the directory, as every CLI command stores them.
     repository: repo,
     nameSetting: cliSetting
   };
 }
 function checkoutsStay(stateDir) {
-  return `the checkouts stay in ${join11(stateDir, "worktrees")} for the next run (benchbot clean removes them).`;
+  return `the checkouts stay in ${join12(stateDir, "worktrees")} for the next run (benchbot clean removes them).`;
 }
 async function runRun(args, out) {
   const settings = parseRunArgs(args, process.cwd(), process.env);
@@ -47143,7 +47676,7 @@ async function runCalibrate(args, out) {
 }
 
 // src/cli/serve-command.ts
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 import { once as once3 } from "node:events";
 
 // src/app/app-server.ts
@@ -47996,10 +48529,10 @@ function createMiddleware(options2) {
       options22.log.debug(`${eventName} event received (id: ${id})`);
       let didTimeout = false;
       let timeout;
-      const timeoutPromise = new Promise((resolve14) => {
+      const timeoutPromise = new Promise((resolve15) => {
         timeout = setTimeout(() => {
           didTimeout = true;
-          resolve14(
+          resolve15(
             handleResponse3(
               "still processing\n",
               202,
@@ -48098,7 +48631,7 @@ async function getPayload(request2) {
   return decode2(payload);
 }
 function getPayloadFromRequestStream(request2) {
-  return new Promise((resolve14, reject) => {
+  return new Promise((resolve15, reject) => {
     let data = [];
     request2.on(
       "error",
@@ -48107,7 +48640,7 @@ function getPayloadFromRequestStream(request2) {
     request2.on("data", data.push.bind(data));
     request2.on("end", () => {
       const result2 = concatUint8Array(data);
-      queueMicrotask(() => resolve14(result2));
+      queueMicrotask(() => resolve15(result2));
     });
   });
 }
@@ -48297,13 +48830,13 @@ var LruObject = class {
 
 // node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
-  let resolve14;
+  let resolve15;
   let reject;
   const promise = new Promise((res, rej) => {
-    resolve14 = res;
+    resolve15 = res;
     reject = rej;
   });
-  return { promise, resolve: resolve14, reject };
+  return { promise, resolve: resolve15, reject };
 }
 
 // node_modules/probot/lib/octokit/get-authenticated-octokit.js
@@ -48347,9 +48880,9 @@ import { platform as osPlatform } from "node:os";
 import { resolve as pathResolve } from "node:path";
 import { pathToFileURL } from "node:url";
 function wrapExec(exec2) {
-  return (cmd, options2) => new Promise((resolve14, reject) => {
+  return (cmd, options2) => new Promise((resolve15, reject) => {
     exec2(cmd, { windowsHide: true, ...options2 }, (err2, stdout, stderr) => {
-      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve14(stdout.trim());
+      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve15(stdout.trim());
     });
   });
 }
@@ -53576,8 +54109,8 @@ function getCachedAuthentication(state, auth22) {
   const currentScope = authentication.scopes.join(" ");
   return newScope === currentScope ? authentication : false;
 }
-async function wait(seconds3) {
-  await new Promise((resolve14) => setTimeout(resolve14, seconds3 * 1e3));
+async function wait(seconds4) {
+  await new Promise((resolve15) => setTimeout(resolve15, seconds4 * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -54445,7 +54978,7 @@ async function sendRequestWithRetries(state, request2, options2, createdAt, retr
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve14) => setTimeout(resolve14, awaitTime));
+    await new Promise((resolve15) => setTimeout(resolve15, awaitTime));
     return sendRequestWithRetries(state, request2, options2, createdAt, retries);
   }
 }
@@ -54988,7 +55521,7 @@ var decode3 = textDecoder2.decode.bind(textDecoder2);
 
 // node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve as resolve8 } from "node:path";
-import { existsSync as existsSync7, readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
+import { existsSync as existsSync7, readdirSync as readdirSync3, readFileSync as readFileSync7 } from "node:fs";
 var VERSION19 = "0.0.0-development";
 var pkcs1Begin = "-----BEGIN RSA PRIVATE KEY-----";
 var pkcs1End = "-----END RSA PRIVATE KEY-----";
@@ -55004,7 +55537,7 @@ function getPrivateKey(options2 = {}) {
   const env = options2.env || process.env;
   const cwd = options2.cwd || process.cwd();
   if (options2.filepath) {
-    return readFileSync6(resolve8(cwd, options2.filepath), "utf-8");
+    return readFileSync7(resolve8(cwd, options2.filepath), "utf-8");
   }
   if (env.PRIVATE_KEY) {
     let privateKey = env.PRIVATE_KEY;
@@ -55041,7 +55574,7 @@ function getPrivateKey(options2 = {}) {
   if (env.PRIVATE_KEY_PATH) {
     const filepath = resolve8(cwd, env.PRIVATE_KEY_PATH);
     if (existsSync7(filepath)) {
-      return readFileSync6(filepath, "utf-8");
+      return readFileSync7(filepath, "utf-8");
     } else {
       throw new Error(
         `[@probot/get-private-key] Private key does not exists at path: "${env.PRIVATE_KEY_PATH}". Please check to ensure that "env.PRIVATE_KEY_PATH" is correct.`
@@ -55210,7 +55743,7 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
     for (; ; ) {
       const taken = await store.takeEffect(key2, holder, now(), effectLeaseMs);
       if (taken.taken) return taken.before;
-      await new Promise((resolve14) => setTimeout(resolve14, EFFECT_POLL_MS * (0.5 + Math.random())));
+      await new Promise((resolve15) => setTimeout(resolve15, EFFECT_POLL_MS * (0.5 + Math.random())));
     }
   };
   const queued = keyedQueue();
@@ -55811,10 +56344,10 @@ var inflt = function(dat, st, buf, dict) {
         lpos = pos, lm = null;
         break;
       } else {
-        var add3 = sym - 254;
+        var add4 = sym - 254;
         if (sym > 264) {
           var i = sym - 257, b = fleb[i];
-          add3 = bits(dat, pos, (1 << b) - 1) + fl[i];
+          add4 = bits(dat, pos, (1 << b) - 1) + fl[i];
           pos += b;
         }
         var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
@@ -55833,7 +56366,7 @@ var inflt = function(dat, st, buf, dict) {
         }
         if (resize)
           cbuf(bt + 131072);
-        var end = bt + add3;
+        var end = bt + add4;
         if (bt < dt) {
           var shift = dl - dt, dend = Math.min(dt, end);
           if (shift + bt < 0)
@@ -56028,7 +56561,7 @@ var Unzip = /* @__PURE__ */ (function() {
         buf = new u8(this.p.length + chunk.length);
         buf.set(this.p), buf.set(chunk, this.p.length);
       }
-      var l = buf.length, oc = this.c, add3 = oc && this.d;
+      var l = buf.length, oc = this.c, add4 = oc && this.d;
       var _loop_2 = function() {
         var sig = b4(buf, i);
         if (sig == 67324752) {
@@ -56103,8 +56636,8 @@ var Unzip = /* @__PURE__ */ (function() {
       this.p = et;
       if (oc < 0) {
         var dat = f ? buf.subarray(0, is - 12 - (oc == -2 && 8) - (b4(buf, is - 16) == 134695760 && 4)) : buf.subarray(0, i);
-        if (add3)
-          add3.push(dat, !!f);
+        if (add4)
+          add4.push(dat, !!f);
         else
           this.k[+(f == 2)].push(dat);
       }
@@ -56281,14 +56814,14 @@ function warmWorker(file, budget) {
     if (worker === w) worker = started = void 0;
     void w.terminate();
   };
-  const start = (w) => new Promise((resolve14) => {
+  const start = (w) => new Promise((resolve15) => {
     const onReady = (m) => m === READY && finish2(null);
     const onError = (error) => finish2(error);
     const onExit = (code18) => finish2(new Error(`the /bench recompute worker exited with code ${code18} while starting`));
     const finish2 = (error) => {
       w.off("message", onReady).off("error", onError).off("exit", onExit);
       if (error !== null) retire2(w);
-      resolve14(error);
+      resolve15(error);
     };
     w.on("message", onReady).on("error", onError).on("exit", onExit);
   });
@@ -56303,7 +56836,7 @@ function warmWorker(file, budget) {
       const w = worker;
       const failed2 = await started;
       if (failed2) throw failed2;
-      return new Promise((resolve14, reject) => {
+      return new Promise((resolve15, reject) => {
         const settle = (fn, keep) => {
           clearTimeout(timer);
           w.off("message", onMessage).off("error", onError).off("exit", onExit);
@@ -56314,7 +56847,7 @@ function warmWorker(file, budget) {
         const timer = setTimeout(() => settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budget.ms / 1e3} s budget`)), false), budget.ms);
         const onMessage = (reply2) => settle(() => {
           rememberGroupSequentialLevels(reply2.levels);
-          if (reply2.ok) resolve14(reply2.result);
+          if (reply2.ok) resolve15(reply2.result);
           else reject(replyError(reply2));
         }, true);
         const onError = (error) => settle(() => reject(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error), false);
@@ -56397,7 +56930,7 @@ function expandPath(pathTemplate, params = {}) {
   return { path: path2, rest };
 }
 var NOT_RETRIED = Symbol("benchbot.notRetried");
-var refusal = (seconds3, policy) => `not retried: GitHub asks to wait ${seconds3} s, more than maxWaitMs (${Math.ceil(policy.maxWaitMs / 1e3)} s)`;
+var refusal = (seconds4, policy) => `not retried: GitHub asks to wait ${seconds4} s, more than maxWaitMs (${Math.ceil(policy.maxWaitMs / 1e3)} s)`;
 function throttleOptions(policy) {
   const handler2 = async (retryAfter, options2, _octokit, retryCount) => {
     if (retryCount >= policy.maxRetries) return false;
@@ -56451,7 +56984,7 @@ function createGitHubClient(options2) {
   const policy = {
     maxRetries: options2.maxRetries ?? 3,
     maxWaitMs: options2.maxWaitMs ?? 3e5,
-    sleep: options2.sleep ?? ((ms) => new Promise((resolve14) => setTimeout(resolve14, ms)))
+    sleep: options2.sleep ?? ((ms) => new Promise((resolve15) => setTimeout(resolve15, ms)))
   };
   const headers = {
     accept: "application/vnd.github+json",
@@ -56478,7 +57011,7 @@ function createGitHubClient(options2) {
 function octokitGitHubClient(octokit, options2) {
   const apiUrl = options2.apiUrl.replace(/\/+$/, "");
   const fetchBlob = options2.fetch ?? globalThis.fetch;
-  const sleep = options2.sleep ?? ((ms) => new Promise((resolve14) => setTimeout(resolve14, ms)));
+  const sleep = options2.sleep ?? ((ms) => new Promise((resolve15) => setTimeout(resolve15, ms)));
   const maxRetries = options2.maxRetries ?? 3;
   async function call(method, pathTemplate, params = {}, extra = {}) {
     const { path: path2, rest } = expandPath(pathTemplate, params);
@@ -56543,8 +57076,8 @@ function octokitGitHubClient(octokit, options2) {
 function retryAfterMs(headers) {
   const value = headers?.["retry-after"];
   if (value === void 0 || value === null) return null;
-  const seconds3 = Number(value);
-  if (Number.isFinite(seconds3) && seconds3 >= 0) return seconds3 * 1e3;
+  const seconds4 = Number(value);
+  if (Number.isFinite(seconds4) && seconds4 >= 0) return seconds4 * 1e3;
   const date = Date.parse(String(value));
   return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
@@ -60373,7 +60906,7 @@ StateInline.prototype.scanDelims = function(start, canSplitWord) {
   while (pos < max2 && this.src.charCodeAt(pos) === marker) {
     pos++;
   }
-  const count2 = pos - start;
+  const count3 = pos - start;
   const nextChar = pos < max2 ? this.src.charCodeAt(pos) : 32;
   const isLastPunctChar = isMdAsciiPunct(lastChar) || isPunctChar(String.fromCharCode(lastChar));
   const isNextPunctChar = isMdAsciiPunct(nextChar) || isPunctChar(String.fromCharCode(nextChar));
@@ -60383,7 +60916,7 @@ StateInline.prototype.scanDelims = function(start, canSplitWord) {
   const right_flanking = !isLastWhiteSpace && (!isLastPunctChar || isNextWhiteSpace || isNextPunctChar);
   const can_open = left_flanking && (canSplitWord || !right_flanking || isLastPunctChar);
   const can_close = right_flanking && (canSplitWord || !left_flanking || isNextPunctChar);
-  return { can_open, can_close, length: count2 };
+  return { can_open, can_close, length: count3 };
 };
 StateInline.prototype.Token = token_default;
 var state_inline_default = StateInline;
@@ -61590,7 +62123,7 @@ function LinkifyIt(schemas, options2) {
   this.re = {};
   compile(this);
 }
-LinkifyIt.prototype.add = function add2(schema, definition) {
+LinkifyIt.prototype.add = function add3(schema, definition) {
   this.__schemas__[schema] = definition;
   compile(this);
   return this;
@@ -63339,7 +63872,7 @@ function createWebhookBodyReader(limits = {}) {
   const timeoutMs = limits.timeoutMs ?? WEBHOOK_BODY_TIMEOUT_MS;
   let pending = 0;
   const pendingByClient = /* @__PURE__ */ new Map();
-  return (req, res) => new Promise((resolve14) => {
+  return (req, res) => new Promise((resolve15) => {
     const client = clientKey(req.socket.remoteAddress);
     let held2 = 0;
     let done = false;
@@ -63366,7 +63899,7 @@ function createWebhookBodyReader(limits = {}) {
       req.removeListener("end", onEnd);
       req.removeListener("error", onError);
       req.removeListener("close", onClose);
-      resolve14(body);
+      resolve15(body);
     };
     const refuse = (status, message) => {
       if (done) return;
@@ -63477,9 +64010,9 @@ async function startAppServer(options2) {
     }
     if (!await middleware(req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   }
-  await new Promise((resolve14, reject) => {
+  await new Promise((resolve15, reject) => {
     server.once("error", reject);
-    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve14());
+    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve15());
   });
   const address = server.address();
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address === "0.0.0.0" ? "127.0.0.1" : address.address;
@@ -63488,9 +64021,9 @@ async function startAppServer(options2) {
     url,
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     probot,
-    close: () => new Promise((resolve14, reject) => {
+    close: () => new Promise((resolve15, reject) => {
       server.closeIdleConnections();
-      server.close((error) => error ? reject(error) : resolve14());
+      server.close((error) => error ? reject(error) : resolve15());
     })
   };
 }
@@ -63521,7 +64054,7 @@ async function health(store, res) {
 }
 function octokitClass(writeIntervalMs, throttle) {
   if (!throttle) return ProbotOctokit.defaults((instance) => ({ ...instance, throttle: { ...instance.throttle, enabled: false }, retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY } }));
-  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve14) => setTimeout(resolve14, ms)) });
+  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve15) => setTimeout(resolve15, ms)) });
   const spacing = writeIntervalMs === void 0 ? {} : {
     write: new import_bottleneck2.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: writeIntervalMs }),
     notifications: new import_bottleneck2.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: writeIntervalMs })
@@ -63723,12 +64256,12 @@ function buildSeries(whole2, runs, context, options2 = {}) {
   const s = options2.maxItemsInChart === void 0 ? whole2 : newest(whole2, options2.maxItemsInChart);
   const key2 = scanKey(s);
   const id = dashboardSeriesId(s.repo, key2);
-  const count2 = s.run.length;
+  const count3 = s.run.length;
   const acks = context.acks.filter((a) => a.series === key2);
   const ackAt = acks.map((a) => ({ ack: a, index: ackIndex(a, s, runs) })).filter((x) => x.index >= 0);
   const issues = context.issues.filter((i) => i.series === key2 && (i.repo === void 0 || s.repo === void 0 || i.repo.toLowerCase() === s.repo.toLowerCase()));
   const firstSample = s.values.findIndex((v) => v !== void 0);
-  const sameN = count2 > 0 && Array.prototype.every.call(s.n, (x) => x === s.n[0]);
+  const sameN = count3 > 0 && Array.prototype.every.call(s.n, (x) => x === s.n[0]);
   const findings = (context.decisions?.findings ?? []).map(({ status, finding }) => findingJson(status, finding, s, runs)).sort((a, b) => a.index - b.index || STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status));
   const page = {
     version: SITE_VERSION,
@@ -63749,7 +64282,7 @@ function buildSeries(whole2, runs, context, options2 = {}) {
     median: rounded(s.median),
     lo: rounded(s.lo),
     hi: rounded(s.hi),
-    samples: firstSample < 0 ? { from: count2, values: [] } : { from: firstSample, values: s.values.slice(firstSample).map((v) => (v ?? []).map(round6)) },
+    samples: firstSample < 0 ? { from: count3, values: [] } : { from: firstSample, values: s.values.slice(firstSample).map((v) => (v ?? []).map(round6)) },
     findings,
     scanned: context.decisions?.scannedAs ?? null,
     acks: ackAt.map(({ ack, index }) => ({ index, sha: ack.sha, reason: ack.reason ?? "" })),
@@ -63773,7 +64306,7 @@ function findingJson(status, f, s, runs) {
 }
 function findingNote(status, f) {
   const pair = `${f.lastGood.sha.slice(0, 10)} against ${f.firstBad.sha.slice(0, 10)}`;
-  const shift = `${percent4(f.ratio)} (${f.direction === "regression" ? "worse" : "better"})`;
+  const shift = `${percent5(f.ratio)} (${f.direction === "regression" ? "worse" : "better"})`;
   const ab = f.confirmation;
   switch (status) {
     case "regression":
@@ -63784,10 +64317,10 @@ function findingNote(status, f) {
     case "watch":
       return `one night ${shift} beyond the usual spread${f.zScore !== void 0 ? ` (robust z ${f.zScore.toFixed(1)})` : ""}; waits for a second night`;
     case "refuted":
-      return `${f.history ? percent4(f.history.ratio) : shift} in the nightly history, not confirmed: the interleaved A/B of ${pair} measured ${ab ? percent4(ab.ratio) : "no change beyond the threshold"}`;
+      return `${f.history ? percent5(f.history.ratio) : shift} in the nightly history, not confirmed: the interleaved A/B of ${pair} measured ${ab ? percent5(ab.ratio) : "no change beyond the threshold"}`;
   }
 }
-function percent4(ratio) {
+function percent5(ratio) {
   const pct2 = (ratio - 1) * 100;
   return `${pct2 >= 0 ? "+" : "\u2212"}${Math.abs(pct2).toFixed(Math.abs(pct2) >= 10 ? 0 : 1)}%`;
 }
@@ -63872,16 +64405,16 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync9, mkdirSync as mkdirSync7, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync9, mkdirSync as mkdirSync8, readdirSync as readdirSync4, readFileSync as readFileSync8, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 function loadSiteAssets() {
   if ((0, import_node_sea.isSea)()) return { js: (0, import_node_sea.getAsset)("dashboard.js", "utf8"), css: (0, import_node_sea.getAsset)("dashboard.css", "utf8") };
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
     const js = fileURLToPath2(new URL("dashboard.js", dir));
     const css = fileURLToPath2(new URL("dashboard.css", dir));
-    if (existsSync9(js) && existsSync9(css)) return { js: readFileSync7(js, "utf8"), css: readFileSync7(css, "utf8") };
+    if (existsSync9(js) && existsSync9(css)) return { js: readFileSync8(js, "utf8"), css: readFileSync8(css, "utf8") };
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
@@ -63962,8 +64495,8 @@ function groupBy(items, key2) {
 }
 var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
-  const seriesDir = join12(out, "data", "series");
-  mkdirSync7(seriesDir, { recursive: true });
+  const seriesDir = join13(out, "data", "series");
+  mkdirSync8(seriesDir, { recursive: true });
   const before = new Set(readdirSync4(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
@@ -63978,7 +64511,7 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
     if (failed2) throw failed2.error;
     before.delete(`${page.id}.json`);
     const text2 = JSON.stringify(page);
-    const written = writeFile(join12(seriesDir, `${page.id}.json`), text2).then(() => {
+    const written = writeFile(join13(seriesDir, `${page.id}.json`), text2).then(() => {
       files++;
       bytes += Buffer.byteLength(text2);
     }, (error) => {
@@ -63988,13 +64521,13 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
     return inFlight.size >= WRITES_IN_FLIGHT ? Promise.race(inFlight) : void 0;
   }).finally(() => Promise.all(inFlight));
   if (failed2) throw failed2.error;
-  for (const stale of before) rmSync5(join12(seriesDir, stale), { force: true });
-  write(join12(out, "data", "overview.json"), JSON.stringify(site.overview));
-  write(join12(out, "data", "runs.json"), JSON.stringify(site.runs));
-  write(join12(out, "index.html"), indexHtml(settings.title));
-  write(join12(out, "dashboard.js"), assets.js);
-  write(join12(out, "dashboard.css"), assets.css);
-  write(join12(out, ".nojekyll"), "");
+  for (const stale of before) rmSync5(join13(seriesDir, stale), { force: true });
+  write(join13(out, "data", "overview.json"), JSON.stringify(site.overview));
+  write(join13(out, "data", "runs.json"), JSON.stringify(site.runs));
+  write(join13(out, "index.html"), indexHtml(settings.title));
+  write(join13(out, "dashboard.js"), assets.js);
+  write(join13(out, "dashboard.css"), assets.css);
+  write(join13(out, ".nojekyll"), "");
   return { series: site.series, files, bytes, scan: site.scan };
 }
 
@@ -64117,7 +64650,7 @@ function readServeSettings(args, env) {
   const keyPath = text2("PRIVATE_KEY_PATH");
   if (privateKey === void 0 && keyPath !== void 0) {
     try {
-      privateKey = readFileSync8(keyPath, "utf8");
+      privateKey = readFileSync9(keyPath, "utf8");
     } catch (error) {
       throw new UsageError(`PRIVATE_KEY_PATH ${keyPath}: ${error.message}`);
     }
@@ -64194,7 +64727,7 @@ async function runServe(args, out, env = process.env) {
 }
 
 // src/cli/history-commands.ts
-import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync7, readFileSync as readFileSync9, readSync as readSync2 } from "node:fs";
+import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync7, readFileSync as readFileSync10, readSync as readSync2 } from "node:fs";
 import { once as once4 } from "node:events";
 
 // src/store/export-ndjson.ts
@@ -64455,7 +64988,7 @@ async function runImport(args, out) {
         throw new UsageError(`${file} is github-action-benchmark's history (data.js), not a benchbot export: add --from github-action-benchmark`);
       }
       input = splitLines(createReadStream("", { fd: fd2, highWaterMark: 1 << 20 }), file);
-    } else input = readFileSync9(file === "-" ? 0 : file, "utf8");
+    } else input = readFileSync10(file === "-" ? 0 : file, "utf8");
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${file}: cannot read this file`);
@@ -64632,7 +65165,7 @@ options:
                         (default 2%), as benchbot scan --threshold
   --max-age N           findings whose first bad night is more than N nights old are not shown (default 30), as benchbot scan --max-age
   --max-items-in-chart N  the newest N nights per series page and chart (default: every night); the overview and the scan are unchanged`;
-function count(value, flag2, fallback) {
+function count2(value, flag2, fallback) {
   if (value === void 0) return fallback;
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`${flag2} ${value}: give a whole number, e.g. ${fallback}`);
@@ -64656,17 +65189,17 @@ async function runDashboard(args, out) {
   const dir = v.out;
   if (!dir) throw new UsageError("--out DIR is required: the directory to write the site into");
   const threshold = v.threshold === void 0 ? 0.02 : percentFlag("--threshold", v.threshold, true);
-  const maxAgeNights = count(v["max-age"], "--max-age", SITE_DEFAULTS.maxAgeNights);
+  const maxAgeNights = count2(v["max-age"], "--max-age", SITE_DEFAULTS.maxAgeNights);
   if (maxAgeNights < 1) throw new UsageError(`--max-age ${v["max-age"]}: give a whole number of nights, at least 1, e.g. ${SITE_DEFAULTS.maxAgeNights}`);
-  const maxItems = v["max-items-in-chart"] === void 0 ? void 0 : count(v["max-items-in-chart"], "--max-items-in-chart", 365);
+  const maxItems = v["max-items-in-chart"] === void 0 ? void 0 : count2(v["max-items-in-chart"], "--max-items-in-chart", 365);
   if (maxItems !== void 0 && maxItems < 2) throw new UsageError(`--max-items-in-chart ${v["max-items-in-chart"]}: give a whole number of nights, at least 2, e.g. 365`);
   const repo = v.repository;
   const settings = {
     repo,
     branch: v.branch,
     title: v.title ?? (repo ? `benchbot: ${repo}` : "benchbot"),
-    samplesNights: count(v["samples-nights"], "--samples-nights", 30),
-    prs: count(v.prs, "--prs", 100),
+    samplesNights: count2(v["samples-nights"], "--samples-nights", 30),
+    prs: count2(v.prs, "--prs", 100),
     threshold,
     maxAgeNights,
     maxItemsInChart: maxItems,
@@ -64678,8 +65211,8 @@ async function runDashboard(args, out) {
     outputDirectory("--out", dir);
     const started = performance.now();
     const result2 = await writeSite(store, resolve10(dir), settings);
-    const seconds3 = ((performance.now() - started) / 1e3).toFixed(1);
-    out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds3} s); the nightly scan: ${result2.scan.regression} confirmed regression(s), ${result2.scan.awaiting} awaiting an interleaved A/B, ${result2.scan.watch} on watch, ${result2.scan.improvement} confirmed improvement(s), ${result2.scan.refuted} refuted`);
+    const seconds4 = ((performance.now() - started) / 1e3).toFixed(1);
+    out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds4} s); the nightly scan: ${result2.scan.regression} confirmed regression(s), ${result2.scan.awaiting} awaiting an interleaved A/B, ${result2.scan.watch} on watch, ${result2.scan.improvement} confirmed improvement(s), ${result2.scan.refuted} refuted`);
     return 0;
   } finally {
     await store.close();
@@ -64690,7 +65223,7 @@ async function runDashboard(args, out) {
 import { resolve as resolve11 } from "node:path";
 
 // src/jobs/bisect-oracle.ts
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/bisect/choose-series.ts
 function valuesOf2(measurements, choice) {
@@ -64735,9 +65268,9 @@ function workEndsDiffer(good, bad, threshold) {
 }
 
 // src/runner/measure-commit.ts
-import { mkdirSync as mkdirSync8, mkdtempSync as mkdtempSync3, rmSync as rmSync6 } from "node:fs";
+import { mkdirSync as mkdirSync9, mkdtempSync as mkdtempSync4, rmSync as rmSync6 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 async function measureCommit(repo, sha, stateDir, settings, deps) {
   const label2 = sha.slice(0, 12);
   const worktree = checkoutWorktree(repo, sha, stateDir);
@@ -64759,7 +65292,7 @@ async function measureDirectory(dir, label2, settings, deps, stateDir) {
     if (built.timedOut) return { skip: `build timed out after ${Math.round(settings.buildTimeoutMs / 1e3)} s` };
     if (built.exitCode !== 0) return { skip: `build failed with exit code ${built.exitCode ?? built.signal}: ${tail(built.stderr || built.stdout)}` };
   }
-  const scratch2 = mkdtempSync3(join13(tmpdir4(), "benchbot-measure-"));
+  const scratch2 = mkdtempSync4(join14(tmpdir4(), "benchbot-measure-"));
   try {
     const measurements = [];
     const warnings = /* @__PURE__ */ new Map();
@@ -64793,9 +65326,9 @@ async function measureDirectory(dir, label2, settings, deps, stateDir) {
   }
 }
 async function countArm(settings, counting, deps, dir, label2, harness, measured, stateDir) {
-  const root = stateDir === void 0 ? tmpdir4() : join13(stateDir, "callgrind");
-  mkdirSync8(root, { recursive: true });
-  const keepDir = mkdtempSync3(join13(root, `${label2.replace(/[^\w.-]/g, "_")}-`));
+  const root = stateDir === void 0 ? tmpdir4() : join14(stateDir, "callgrind");
+  mkdirSync9(root, { recursive: true });
+  const keepDir = mkdtempSync4(join14(root, `${label2.replace(/[^\w.-]/g, "_")}-`));
   const names2 = [...new Set(measured.map((m) => m.benchmark))];
   const counted = await countInstructions({
     bench: settings.bench,
@@ -64837,7 +65370,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
     }
     dirs.push(await deps.executor.prepare(worktree, `bisect-${label2}`));
   }
-  const scratch2 = mkdtempSync3(join13(tmpdir4(), "benchbot-measure-"));
+  const scratch2 = mkdtempSync4(join14(tmpdir4(), "benchbot-measure-"));
   const random = xoshiro128(seed);
   try {
     const collected = arms.map(() => []);
@@ -64884,7 +65417,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 
 // src/jobs/bisect-session.ts
 import { existsSync as existsSync11 } from "node:fs";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 
 // src/bisect/create-bisect.ts
 var DEFAULT_OPTIONS = {
@@ -65306,7 +65839,7 @@ async function runBisectSession(options2) {
   const good = resolveCommit(repo, options2.good, name("good"));
   const bad = resolveCommit(repo, options2.bad, name("bad"));
   const candidates = firstParentMerges(repo, good, bad);
-  const stateDir = join14(repo, ".benchbot");
+  const stateDir = join15(repo, ".benchbot");
   const deps = { executor, progress };
   let seed = seedFromShas(good, bad);
   const session = async (arms) => measureInterleaved(repo, arms, stateDir, settings.measure, deps, seed++);
@@ -65399,7 +65932,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync11(join14(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync11(join15(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -65458,7 +65991,7 @@ async function bisectOracle(job) {
     goodId = resolveCommit(repo, job.goodRef, name("good-ref"));
     badId = resolveCommit(repo, job.badRef, name("bad-ref"));
     probeId = resolveCommit(repo, job.probe, name("probe"));
-    measureOne = (id, over = {}) => measureCommit(repo, id, join15(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
+    measureOne = (id, over = {}) => measureCommit(repo, id, join16(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
   } else {
     goodId = normalizeToolchain(job.goodRef);
     badId = normalizeToolchain(job.badRef);
@@ -65512,7 +66045,7 @@ async function bisectOracle(job) {
     const { choice } = r;
     const measureSession = async () => {
       if (driver === "git") {
-        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join15(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
+        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join16(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
         if (o.skip !== void 0) return o;
         return { good: valuesOf2(o.arms.good, choice) ?? [], probe: valuesOf2(o.arms.probe, choice) ?? [], bad: valuesOf2(o.arms.bad, choice) ?? [] };
       }
@@ -65773,7 +66306,7 @@ async function runBisectOracle(args, out) {
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
 import { existsSync as existsSync12, readdirSync as readdirSync5, rmSync as rmSync7 } from "node:fs";
-import { join as join16, resolve as resolve12, sep as sep3 } from "node:path";
+import { join as join17, resolve as resolve12, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -65791,11 +66324,11 @@ function git3(repo, args) {
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve12(dir, ".benchbot", "worktrees"), join16(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve12(dir, ".benchbot", "worktrees"), join17(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync12(root) ? readdirSync5(root).map((name) => join16(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync12(root) ? readdirSync5(root).map((name) => join17(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -65828,7 +66361,7 @@ import { spawnSync as spawnSync7 } from "node:child_process";
 import { resolve as resolve13 } from "node:path";
 
 // src/jobs/run-nightly.ts
-import { join as join17 } from "node:path";
+import { join as join18 } from "node:path";
 
 // src/jobs/regression-issues.ts
 async function closeRecoveredRegressions(client, history, threshold, where, warn) {
@@ -65858,8 +66391,8 @@ var NIGHTLY_BISECT_PREFIX = "nightly-bisect:";
 var ISSUE_STATE_PREFIX = "issue:";
 async function runNightly(settings, deps) {
   makeStateDir(settings.stateDir);
-  makeStateDir(join17(settings.stateDir, "nightly"));
-  const nightly = { historyFile: join17(settings.stateDir, "nightly", "history.json") };
+  makeStateDir(join18(settings.stateDir, "nightly"));
+  const nightly = { historyFile: join18(settings.stateDir, "nightly", "history.json") };
   const check = { ...settings, noStore: false, nightly };
   let run2;
   let evidence;
@@ -66191,6 +66724,113 @@ function runBisectLog(args, out) {
   return 0;
 }
 
+// src/cli/profile-command.ts
+import { join as join19, resolve as resolve14 } from "node:path";
+var PROFILE_USAGE = `usage: benchbot profile --base REF --head REF --bench CMD --benchmark NAME [options]
+
+Where a benchmark's change lives. Checks out and builds base and head as run
+does, runs the benchmark once to find it, then under callgrind with a fixed
+iteration schedule at each commit, and prints the functions whose cost per
+iteration changed most: self cost (the function's own code, the first row is
+where the change lives) and inclusive cost (with all it calls), each with its
+share of the benchmark's whole change. callgrind's counts are exact, so the
+diff is the change and nothing else, on any machine (perf record would
+sample, and needs a PMU most VMs lack; the report says which this machine has).
+
+options:
+  --base REF              base commit, branch or tag (required)
+  --head REF              head commit, branch or tag (required)
+  --bench CMD             benchmark command, run in the checkout (required)
+  --benchmark NAME        the benchmark, named as run reports it (required; with --format command: command)
+  --build CMD             build command, run once per checkout (skipped when that tree was built before)
+  --format F              google-benchmark | go | command (default: detected); the harnesses whose
+                          iteration schedule benchbot can fix
+  --iterations N          benchmark iterations profiled per side (default: the instruction count's schedule,
+                          ${Object.entries(DEFAULT_COUNT_ITERATIONS).map(([h, n]) => `${n} for ${h}`).join(", ")})
+  --top N                 functions per ranking (default ${PROFILE_DEFAULTS.top})
+  --repo DIR              repository (default .); worktrees and the callgrind files go to DIR/.benchbot
+  --executor E            local (default) | ssh://user@host[:port][/dir]
+  --timeout S             seconds before one profiled run is killed (default ${PROFILE_DEFAULTS.timeoutMs / 1e3})
+  --build-timeout S       seconds before a build is killed (default ${PROFILE_DEFAULTS.buildTimeoutMs / 1e3})
+  --output O              ${PROFILE_FORMATS.join(" | ")} (default text)
+
+exit status: 0 the profile was made, 2 usage, setup or input error (unknown commit or benchmark)`;
+function positiveInt3(value, flag2, fallback) {
+  if (value === void 0) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag2} ${value}: give a whole number of at least 1`);
+  return n;
+}
+function seconds3(value, flag2, fallbackMs) {
+  if (value === void 0) return fallbackMs;
+  const n = Number(value.replace(/s$/, ""));
+  if (!(n > 0)) throw new UsageError(`${flag2} ${value}: give a number of seconds, e.g. 600`);
+  return n * 1e3;
+}
+function parseProfileArgs(args, cwd) {
+  const { values: v } = parseFlags(args, {
+    base: { type: "string" },
+    head: { type: "string" },
+    bench: { type: "string" },
+    benchmark: { type: "string" },
+    build: { type: "string" },
+    format: { type: "string" },
+    iterations: { type: "string" },
+    top: { type: "string" },
+    repo: { type: "string" },
+    executor: { type: "string" },
+    timeout: { type: "string" },
+    "build-timeout": { type: "string" },
+    output: { type: "string" }
+  }, false);
+  for (const flag2 of ["base", "head", "bench"]) if (!v[flag2]) throw new UsageError(`--${flag2} is required`);
+  const benchmark = v.benchmark ?? (v.format === "command" ? "command" : void 0);
+  if (benchmark === void 0) throw new UsageError("--benchmark is required: the benchmark to profile, named as run reports it");
+  if (v.format === "command" && benchmark !== "command") throw new UsageError(`--benchmark ${benchmark}: with --format command the whole command is one benchmark, named command`);
+  const repo = resolve14(cwd, v.repo ?? ".");
+  let executorSpec2;
+  try {
+    executorSpec2 = parseExecutorSpec(v.executor ?? "local", {}, cliSetting);
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  return {
+    repo,
+    base: v.base,
+    head: v.head,
+    bench: v.bench,
+    build: v.build,
+    format: v.format,
+    benchmark,
+    iterations: v.iterations === void 0 ? void 0 : positiveInt3(v.iterations, "--iterations", 1),
+    top: positiveInt3(v.top, "--top", PROFILE_DEFAULTS.top),
+    timeoutMs: seconds3(v.timeout, "--timeout", PROFILE_DEFAULTS.timeoutMs),
+    buildTimeoutMs: seconds3(v["build-timeout"], "--build-timeout", PROFILE_DEFAULTS.buildTimeoutMs),
+    stateDir: join19(repo, ".benchbot"),
+    executorSpec: executorSpec2,
+    nameSetting: cliSetting,
+    output: choose("--output", v.output ?? "text", PROFILE_FORMATS)
+  };
+}
+async function runProfile(args, out) {
+  const settings = parseProfileArgs(args, process.cwd());
+  const outcome = await measureInterruptibly("profile", checkoutsStay(settings.stateDir), (progress) => profileBenchmark(settings, { progress }));
+  const rendered = renderProfile(outcome.diff, settings.output);
+  if (settings.output === "json") {
+    out(rendered);
+    return 0;
+  }
+  const pmu = outcome.pmu.available ? `this machine has a PMU (${outcome.pmu.detail}): perf record could sample the benchmark at native speed; callgrind's exact counts are what is shown` : `perf record: ${outcome.pmu.detail}; callgrind's exact counts are the profile`;
+  const files = `callgrind files (kcachegrind, callgrind_annotate): ${outcome.files.base} ${outcome.files.head}`;
+  out(settings.output === "markdown" ? `${rendered}
+
+<sub>${inertText(pmu)}.</sub>` : `${rendered}
+
+${pmu}
+${files}`);
+  return 0;
+}
+
 // src/cli/main.ts
 var USAGE = `usage: benchbot <command> [options]
 
@@ -66208,6 +66848,7 @@ commands:
   bisect --good --bad    find the merge that caused a regression (statistical oracle, skips broken commits)
   bisect-oracle          one oracle verdict for git bisect run / cargo-bisect-rustc (see bisect/)
   bisect-log FILE        a bisect.json as markdown (the bisect workflow's report job)
+  profile --benchmark    where a benchmark's change lives: the functions whose cost changed most, base vs head (callgrind)
   clean                  remove the worktrees (and builds) run and bisect left in .benchbot/worktrees
   help                   this text
 
@@ -66234,7 +66875,8 @@ var COMMANDS = {
   bisect: { usage: BISECT_USAGE, run: runBisect },
   "bisect-oracle": { usage: BISECT_ORACLE_USAGE, run: runBisectOracle },
   clean: { usage: CLEAN_USAGE, run: runClean },
-  "bisect-log": { usage: BISECT_LOG_USAGE, run: runBisectLog }
+  "bisect-log": { usage: BISECT_LOG_USAGE, run: runBisectLog },
+  profile: { usage: PROFILE_USAGE, run: runProfile }
 };
 async function main(argv, out = (t) => process.stdout.write(t + "\n"), err2 = (t) => process.stderr.write(t + "\n")) {
   const [name, ...args] = argv;
