@@ -125,6 +125,8 @@ interface Planned {
   env: Record<string, string>;
   /** matches says whether a function name (as callgrind demangles it) is the benchmark function; undefined counts the whole command. */
   matches?: (name: string) => boolean;
+  /** toggles are the callgrind `--toggle-collect` patterns: the benchmark function, then the harness's timers inside it. */
+  toggles: readonly string[];
   /** describes the toggled function for messages. */
   fn: string;
   /** iterations returns how many iterations the run covered, given the profile and the files the run left; undefined when it cannot tell. */
@@ -179,6 +181,7 @@ export async function countInstructions(settings: CountSettings, executor: Execu
       command: settings.bench,
       env: {},
       fn: 'the whole command',
+      toggles: [],
       iterations: async () => 1,
     });
   }
@@ -229,7 +232,7 @@ type Counted = { reason: string; durationMs: number } | { totals: CallgrindTotal
  */
 async function countOne(settings: CountSettings, executor: Executor, dir: string, remote: string, plan: Planned, id: string): Promise<Counted> {
   const out = `${remote}/${id}`;
-  const valgrind = valgrindCommand(out, plan.matches === undefined ? [] : toggles(plan.fn, settings.format));
+  const valgrind = valgrindCommand(out, plan.toggles);
   // Go's test binary is started by `go test` through the exec wrapper, which runs valgrind itself.
   const command = settings.format === 'go' ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
   const env = { ...settings.env, ...plan.env, ...(settings.format === 'go' ? { BENCHBOT_VALGRIND: valgrind } : {}) };
@@ -294,11 +297,9 @@ const HARNESS_TIMERS: Readonly<Record<string, readonly string[]>> = {
   'google-benchmark': ['benchmark::State::PauseTiming()', 'benchmark::State::ResumeTiming()'],
 };
 
-/** toggles are the callgrind function patterns of a benchmark function, as callgrind names functions of the harness's language, then its timers. */
-function toggles(fn: string, format: string): string[] {
-  // Go: package-qualified (`example.com/pkg.BenchmarkX`). C++: demangled with its arguments, maybe a namespace or a template's return type before it.
-  const own = format === 'go' ? [`*.${fn}`] : [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`];
-  return [...own, ...(HARNESS_TIMERS[format] ?? [])];
+/** cppToggles are the callgrind patterns of a C++ benchmark function (demangled with its arguments, maybe a namespace or a template's return type before it), then the harness's timers. */
+function cppToggles(fn: string): string[] {
+  return [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`, ...HARNESS_TIMERS['google-benchmark']];
 }
 
 /** matchesCpp is {@link toggles} for C++ as a predicate over demangled names. */
@@ -346,6 +347,7 @@ function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark:
     command: withArguments(settings.bench, Object.entries(flags).map(([flag, value]) => `--${flag}=${value}`)),
     env: Object.fromEntries(Object.entries(flags).map(([flag, value]) => [flag.toUpperCase(), value])),
     matches: matchesCpp(fn),
+    toggles: cppToggles(fn),
     fn,
     // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
     iterations: async (_profile, calls) => (await jsonIterations(executor, out, benchmark, join(settings.keepDir, `.b${index}.json`))) ?? calls * perCall,
@@ -395,14 +397,19 @@ async function writeGoExec(executor: Executor, dir: string, remote: string): Pro
  * `go test` strips the symbol table of the binaries it runs (callgrind then
  * sees addresses, not names); `-ldflags=-s=false` keeps it, unless the
  * bench command passes -ldflags of its own.
- * Sub-benchmarks (b.Run) run in goroutines of their own, which callgrind's
- * per-thread toggle cannot follow: they get a reason instead.
+ * A sub-benchmark (`BenchmarkX/case`) is counted in its closure
+ * (`pkg.BenchmarkX.funcN`); one nested deeper gets a reason instead.
  */
 function goPlan(settings: CountSettings, remote: string, benchmark: string, index: number, iterations: number): Planned | string {
-  const fn = benchmark.replace(/-\d+$/, '');
+  const levels = benchmark.replace(/-\d+$/, '').split('/');
+  const parent = levels[0];
   if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
-  if (fn.includes('/')) return `${benchmark} is a sub-benchmark (b.Run), which runs in a goroutine of its own that callgrind's toggle cannot follow; count its parent or give it a top-level Benchmark function`;
-  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(fn)) return `${JSON.stringify(benchmark)} is not a Go benchmark function name`;
+  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(parent)) return `${JSON.stringify(benchmark)} is not a Go benchmark name`;
+  if (levels.length > 2) return `${benchmark} is a sub-benchmark of a sub-benchmark, whose closure callgrind cannot tell from its parent's; count its parent level or give it a Benchmark function of its own`;
+  // A sub-benchmark's function is a closure of its parent (pkg.BenchmarkX.func1); only the selected one runs. func? and func?? leave out the closures nested in it (func1.1), which would flip collection off again.
+  const sub = levels.length === 2;
+  const toggles = sub ? [`*.${parent}.func?`, `*.${parent}.func??`] : [`*.${parent}`];
+  const closure = new RegExp(`\\.${escapeRegExp(parent)}\\.func\\d{1,2}$`);
   return {
     benchmark,
     // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
@@ -412,11 +419,13 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
       GOMAXPROCS: '1',
       GOGC: 'off',
       GOMEMLIMIT: '1GiB',
-      BENCHBOT_GO_BENCH: `^${escapeRegExp(fn)}$`,
+      // Go matches -test.bench level by level, split at slashes.
+      BENCHBOT_GO_BENCH: levels.map((l) => `^${escapeRegExp(l)}$`).join('/'),
       BENCHBOT_GO_BENCHTIME: `${iterations}x`,
     },
-    matches: (name) => name.endsWith(`.${fn}`),
-    fn,
+    matches: sub ? (name) => closure.test(name) : (name) => name.endsWith(`.${parent}`),
+    toggles,
+    fn: sub ? `${parent}.funcN` : parent,
     iterations: async (_profile, calls) => (calls >= 1 ? iterations + calls - 1 : undefined),
   };
 }

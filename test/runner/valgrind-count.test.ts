@@ -91,18 +91,21 @@ test('a harness without a fixed schedule, or a machine without valgrind, gets on
   assert.deepEqual(without.reasons.map((r) => r.message), ['--instructions: valgrind is not installed where the benchmarks run (Debian: apt-get install valgrind); instructions not counted, wall time as before']);
 });
 
-test('Go runs under go test -exec with the goroutine environment set', { timeout: 60_000 }, async (t) => {
-  // A sub-benchmark cannot be toggled on: a reason, not a wrong count.
+test('a Go sub-benchmark is counted in its closure; one nested deeper gets a reason', { timeout: 110_000 }, async (t) => {
   const missing = toolchainMissing('go');
   if (missing) {
-    t.skip(`${missing}`);
+    t.skip(`${missing}: instruction counting cannot be tested here`);
     return;
   }
   const dir = join(work, 'go-sub');
   writeCountedProject(dir, 'go');
-  const outcome = await count('go', dir, 'sub', { names: ['BenchmarkSum/size=10'], env: { ...goEnvStrings() } });
-  assert.deepEqual(outcome.measurements, []);
-  assert.match(outcome.reasons[0].message, /BenchmarkSum\/size=10 is a sub-benchmark \(b\.Run\)/);
+  const outcome = await count('go', dir, 'sub', { names: ['BenchmarkSizes/n=64', 'BenchmarkSizes/n=512', 'BenchmarkSizes/n=64/deeper'], repeats: 1, env: goEnvStrings() });
+  const [small] = values(outcome, 'BenchmarkSizes/n=64') ?? [];
+  const [large] = values(outcome, 'BenchmarkSizes/n=512') ?? [];
+  // Eight times the elements summed: the per-iteration counts say so (the loop's own overhead aside).
+  assert.ok(large / small > 5 && large / small < 9, `n=512 ${large} vs n=64 ${small}`);
+  assert.deepEqual(outcome.reasons.map((r) => r.benchmark), ['BenchmarkSizes/n=64/deeper']);
+  assert.match(outcome.reasons[0].message, /is a sub-benchmark of a sub-benchmark/);
 });
 
 function goEnvStrings(): Record<string, string> {
@@ -129,4 +132,21 @@ test('bisect sessions count too: measureInterleaved adds each arm\'s counts unde
   assert.ok(outcome.arms.good.some((m) => m.benchmark === 'BM_Hash/256' && m.metric === 'real_time'), 'and timed');
   assert.equal(outcome.profiles?.bad.length, 1);
   assert.ok(existsSync(outcome.profiles!.bad[0].file));
+});
+
+test('--format command counts the whole command once per repeat, every process it starts included', { timeout: 60_000 }, async (t) => {
+  if (toolchainMissing('google-benchmark')?.startsWith('valgrind')) {
+    t.skip('valgrind is not installed: instruction counting cannot be tested here');
+    return;
+  }
+  const loop = (n: number) => `i=0; while [ $i -lt ${n} ]; do i=$((i+1)); done; /bin/true`;
+  const small = await count('google-benchmark', work, 'cmd-small', { format: 'command', bench: loop(2000), names: [] });
+  const large = await count('google-benchmark', work, 'cmd-large', { format: 'command', bench: loop(4000), names: [] });
+  assert.deepEqual([...small.reasons, ...large.reasons], []);
+  const [a, b] = values(small, 'command') ?? [];
+  const [c] = values(large, 'command') ?? [];
+  t.diagnostic(`2000 shell iterations: ${a}, ${b}; 4000: ${c}`);
+  assert.ok(Math.abs(a / b - 1) < 0.001, `the whole command repeats: ${a} vs ${b}`);
+  assert.ok(c > 1.3 * a, `twice the loop costs more: ${c} vs ${a}`);
+  assert.equal(small.profiles[0].iterations, 1);
 });

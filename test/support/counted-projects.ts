@@ -63,7 +63,7 @@ func Hash(n int) uint64 {
 
 const GO_TEST = `package counted
 
-import "testing"
+import (\n\t"fmt"\n\t"testing"\n)
 
 var sinkInt int
 var sinkU64 uint64
@@ -81,6 +81,17 @@ func BenchmarkSum(b *testing.B) {
 func BenchmarkHash(b *testing.B) {
 \tfor b.Loop() {
 \t\tsinkU64 += Hash(256)
+\t}
+}
+
+func BenchmarkSizes(b *testing.B) {
+\tfor _, n := range []int{64, 512} {
+\t\tb.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+\t\t\txs := make([]int, n)
+\t\t\tfor i := 0; i < b.N; i++ {
+\t\t\t\tsinkInt += Sum(xs)
+\t\t\t}
+\t\t})
 \t}
 }
 `;
