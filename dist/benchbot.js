@@ -42182,6 +42182,7 @@ async function countInstructions(settings, executor, dir, tag) {
       command: settings.bench,
       env: {},
       fn: "the whole command",
+      toggles: [],
       iterations: async () => 1
     });
   }
@@ -42221,7 +42222,7 @@ async function countInstructions(settings, executor, dir, tag) {
 }
 async function countOne(settings, executor, dir, remote, plan, id) {
   const out = `${remote}/${id}`;
-  const valgrind = valgrindCommand(out, plan.matches === void 0 ? [] : toggles(plan.fn, settings.format));
+  const valgrind = valgrindCommand(out, plan.toggles);
   const command = settings.format === "go" ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
   const env = { ...settings.env, ...plan.env, ...settings.format === "go" ? { BENCHBOT_VALGRIND: valgrind } : {} };
   const result2 = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
@@ -42270,9 +42271,8 @@ function valgrindCommand(out, toggleList) {
 var HARNESS_TIMERS = {
   "google-benchmark": ["benchmark::State::PauseTiming()", "benchmark::State::ResumeTiming()"]
 };
-function toggles(fn, format2) {
-  const own = format2 === "go" ? [`*.${fn}`] : [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`];
-  return [...own, ...HARNESS_TIMERS[format2] ?? []];
+function cppToggles(fn) {
+  return [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`, ...HARNESS_TIMERS["google-benchmark"]];
 }
 function matchesCpp(fn) {
   return (name) => name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`);
@@ -42293,6 +42293,7 @@ function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCal
     command: withArguments(settings.bench, Object.entries(flags).map(([flag2, value]) => `--${flag2}=${value}`)),
     env: Object.fromEntries(Object.entries(flags).map(([flag2, value]) => [flag2.toUpperCase(), value])),
     matches: matchesCpp(fn),
+    toggles: cppToggles(fn),
     fn,
     // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
     iterations: async (_profile, calls) => await jsonIterations(executor, out, benchmark, join6(settings.keepDir, `.b${index}.json`)) ?? calls * perCall
@@ -42319,10 +42320,14 @@ async function writeGoExec(executor, dir, remote) {
   if (written.exitCode !== 0) throw new Error(`cannot write ${remote}/go-exec: ${written.stderr.trim()}`);
 }
 function goPlan(settings, remote, benchmark, index, iterations) {
-  const fn = benchmark.replace(/-\d+$/, "");
+  const levels = benchmark.replace(/-\d+$/, "").split("/");
+  const parent = levels[0];
   if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
-  if (fn.includes("/")) return `${benchmark} is a sub-benchmark (b.Run), which runs in a goroutine of its own that callgrind's toggle cannot follow; count its parent or give it a top-level Benchmark function`;
-  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(fn)) return `${JSON.stringify(benchmark)} is not a Go benchmark function name`;
+  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(parent)) return `${JSON.stringify(benchmark)} is not a Go benchmark name`;
+  if (levels.length > 2) return `${benchmark} is a sub-benchmark of a sub-benchmark, whose closure callgrind cannot tell from its parent's; count its parent level or give it a Benchmark function of its own`;
+  const sub = levels.length === 2;
+  const toggles = sub ? [`*.${parent}.func?`, `*.${parent}.func??`] : [`*.${parent}`];
+  const closure = new RegExp(`\\.${escapeRegExp(parent)}\\.func\\d{1,2}$`);
   return {
     benchmark,
     // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
@@ -42332,11 +42337,13 @@ function goPlan(settings, remote, benchmark, index, iterations) {
       GOMAXPROCS: "1",
       GOGC: "off",
       GOMEMLIMIT: "1GiB",
-      BENCHBOT_GO_BENCH: `^${escapeRegExp(fn)}$`,
+      // Go matches -test.bench level by level, split at slashes.
+      BENCHBOT_GO_BENCH: levels.map((l) => `^${escapeRegExp(l)}$`).join("/"),
       BENCHBOT_GO_BENCHTIME: `${iterations}x`
     },
-    matches: (name) => name.endsWith(`.${fn}`),
-    fn,
+    matches: sub ? (name) => closure.test(name) : (name) => name.endsWith(`.${parent}`),
+    toggles,
+    fn: sub ? `${parent}.funcN` : parent,
     iterations: async (_profile, calls) => calls >= 1 ? iterations + calls - 1 : void 0
   };
 }
