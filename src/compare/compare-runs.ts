@@ -57,10 +57,10 @@ export interface CompareOptions {
  * DEFAULT_WORK_THRESHOLD is theta for counted work (instructions,
  * estimated_cycles; compare/work-verdict.ts): 0.5%, a quarter of the time
  * threshold. Time needs 2% because its rounds vary by percents; a count
- * under valgrind with a fixed schedule repeats to the last digit (the
- * capture in fixtures/capture/work-metrics.sh: the same count from two
- * directories and environments; the issue's Go and Google Benchmark counts
- * three and two times equal), so the threshold is set by what matters, not
+ * under valgrind with a fixed schedule repeats to the last digit (every
+ * repeat equal in fixtures/capture/work-metrics.sh and in run
+ * --instructions on Google Benchmark; issue 23's Go count three times
+ * equal), so the threshold is set by what matters, not
  * by noise: half of the +1% of work a change must be found at (issue 23),
  * so that +1% in a function that does most of a benchmark's work still
  * clears it, while a one-instruction change in a loop of a few hundred

@@ -200,3 +200,21 @@ test('every field of a report with counted work is documented in docs/report-jso
   for (const field of ['spread', 'reason', 'disagreement', 'work_threshold']) assert.ok(fields.has(field), `the report has ${field}`);
   for (const field of fields) assert.ok(doc.includes(`\`${field}\``) || doc.includes(`"${field}"`), `docs/report-json.md does not document ${field}`);
 });
+
+test('hostile names and units around counted work stay inert: the reason, the note and the headline go through the one escaping path', async () => {
+  const { compareRuns } = await import('../../src/compare/compare-runs.ts');
+  const { renderMarkdown } = await import('../../src/report/markdown-report.ts');
+  const { renderText } = await import('../../src/report/text-report.ts');
+  const name = 'BM_<img src=x onerror=alert(1)>|@everyone\u001b[2J';
+  const unit = '<b>|x</b>';
+  const m = (metric: string, u: string, values: number[]) => ({ benchmark: name, metric, unit: u, better: 'lower' as const, values });
+  const report = compareRuns(
+    { measurements: [m('instructions', 'count', [100, 100, 100]), m('estimated_cycles', 'count', [200, 200, 200]), m('real_time', 'ns', [10, 11, 10, 12, 10, 11, 10, 11, 10, 12])], warnings: [], hints: {} },
+    { measurements: [m('instructions', 'count', [110, 110, 110]), m('estimated_cycles', unit, [200, 200, 200]), m('real_time', 'ns', [10, 11, 10, 12, 10, 11, 10, 11, 10, 12])], warnings: [], hints: {} },
+  );
+  const md = renderMarkdown(report);
+  assert.doesNotMatch(md, /<img|<b>|@everyone|\u001b/);
+  for (const line of md.split('\n').filter((l) => l.startsWith('| <code>BM_'))) assert.equal(line.split(' | ').length, 8, `a row keeps its 8 cells: ${line}`);
+  const text = renderText(report);
+  assert.doesNotMatch(text, /\u001b/);
+});
