@@ -306,10 +306,16 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
         throw error;
       }
       await stop();
-      if (result === null) await store.releaseEffect(key, holder, before);
-      else {
-        const { id, ...rest } = result;
-        await store.finishEffect(key, holder, id, rest);
+      try {
+        if (result === null) await store.releaseEffect(key, holder, before);
+        else {
+          const { id, ...rest } = result;
+          await store.finishEffect(key, holder, id, rest);
+        }
+      } catch (error) {
+        // Not recorded: the key must not stay held for a lease; the next attempt looks first.
+        await store.releaseEffect(key, holder, 'unknown').catch(() => undefined);
+        throw error;
       }
       return result;
     });

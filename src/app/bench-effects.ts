@@ -4,15 +4,45 @@ import { findCheckRun, publishCheckRun, type CheckRunOptions } from '../github/c
 import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { checkRunKey, reportCommentKey, type BenchRequest } from './app-state.ts';
+import { DISPATCH_KEY_INPUT, dispatchToken, dispatchWorkflow, findDispatchedRun } from '../github/workflow-dispatch.ts';
 import { CHECK_NAME, type HandlerDeps, type Repo } from './handler-deps.ts';
 
 /**
  * The effects of a `/bench` on GitHub, each made once per key however many
  * handlers ask for it at once (AppState.withEffect, on this replica or
- * another): the sticky report comment of a pull request, and the check run
- * on its head, which two `/bench` on the same head share, and which stays
- * `open` in the record until a completion or a newer `/bench` closes it.
+ * another) and however often a failed or killed one is retried: the
+ * workflow dispatch of a command, the sticky report comment of a pull
+ * request, and the check run on its head, which two `/bench` on the same
+ * head share, and which stays `open` in the record until a completion or a
+ * newer `/bench` closes it.
  */
+
+/** BenchDispatch is what the effect of a `/bench` dispatch records: the run (id 0: GitHub did not name it), its URL, and when it was sent. */
+export type BenchDispatch = { id: number; url: string | null; at: string; keyed?: boolean };
+
+/**
+ * dispatchBench dispatches the `/bench` workflow once per command (the
+ * comment at its version, `key`): a retry of a handler that dispatched
+ * reuses the recorded run, and one whose earlier attempt recorded nothing
+ * (a lost answer, a crash) first looks for the run by its key among the
+ * workflow's runs (findDispatchedRun) before dispatching.
+ */
+export async function dispatchBench(deps: HandlerDeps, client: GitHubClient, where: Repo, workflow: string, ref: string, inputs: Record<string, string>, key: string, at: string): Promise<BenchDispatch> {
+  const token = dispatchToken(key);
+  return deps.state.effectOnce<BenchDispatch>(
+    key,
+    async (since) => {
+      const found = await findDispatchedRun(client, { ...where, workflow, token, since });
+      if (found !== null) deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key }, 'found the run of a dispatch whose answer was not recorded; not dispatched again');
+      return found === null ? null : { id: found.id, url: found.url, at: since };
+    },
+    async () => {
+      const answer = await dispatchWorkflow(client, { ...where, workflow, ref, inputs, token });
+      if (!answer.keyed) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
+      return { id: answer.id ?? 0, url: answer.url, at, keyed: answer.keyed };
+    },
+  );
+}
 
 /** writeReportComment writes the pull request's sticky report comment; writers take turns, so it is created once. */
 export async function writeReportComment(deps: HandlerDeps, client: GitHubClient, where: Repo, pr: number, body: string): Promise<void> {

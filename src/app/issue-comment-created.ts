@@ -4,11 +4,10 @@ import { upsertStickyComment, withMarker } from '../github/sticky-comment.ts';
 import type { AppConfig } from './app-config.ts';
 import { formatConfigProblems } from './app-config.ts';
 import { ANSWER_PERIOD_MS, dispatchKey, replyKey, type AnswerKind, type BenchRequest } from './app-state.ts';
-import { DISPATCH_KEY_INPUT, dispatchToken, dispatchWorkflow, findDispatchedRun } from '../github/workflow-dispatch.ts';
 import { inertCode } from '../report/inert-markdown.ts';
 import { BENCH_USAGE, findCommandLine, parseCommandLine, type BenchArguments } from './bench-command.ts';
 import { renderBenchRunning } from './bench-report.ts';
-import { cancelCheckRun, openCheckRun, writeReportComment } from './bench-effects.ts';
+import { cancelCheckRun, dispatchBench, openCheckRun, writeReportComment } from './bench-effects.ts';
 import { REPLY_MARKER, repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { keyedQueue, type KeyedQueue } from './keyed-queue.ts';
 
@@ -184,7 +183,7 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
   let run: { id: number | null; url: string | null };
   let dispatchedAt = deps.now().toISOString();
   try {
-    const made = await dispatchOnce(deps, client, where, config.bench.workflow, defaultBranch, inputs, dispatchKey(where.owner, where.repo, pr, comment.id, version), dispatchedAt);
+    const made = await dispatchBench(deps, client, where, config.bench.workflow, defaultBranch, inputs, dispatchKey(where.owner, where.repo, pr, comment.id, version), dispatchedAt);
     run = { id: made.id === 0 ? null : made.id, url: made.url };
     dispatchedAt = made.at;
   } catch (error) {
@@ -401,33 +400,6 @@ function workflowInputs(pr: number, base: string, head: string, args: BenchArgum
   if (args.instructions) inputs.instructions = 'true';
   if (config.thresholds.length > 0) inputs.thresholds = config.thresholds.map((r) => `${r.glob}=${Number((r.threshold * 100).toFixed(3))}%`).join('\n');
   return inputs;
-}
-
-/** BenchDispatch is what the effect of a `/bench` dispatch records: the run (id 0: GitHub did not name it), its URL, and when it was sent. */
-type BenchDispatch = { id: number; url: string | null; at: string; keyed?: boolean };
-
-/**
- * dispatchOnce dispatches the `/bench` workflow once per command (the
- * comment at its version, `key`): a retry of a handler that dispatched
- * reuses the recorded run, and one whose earlier attempt recorded nothing
- * (a lost answer, a crash) first looks for the run by its key among the
- * workflow's runs (findDispatchedRun) before dispatching.
- */
-async function dispatchOnce(deps: HandlerDeps, client: GitHubClient, where: Repo, workflow: string, ref: string, inputs: Record<string, string>, key: string, at: string): Promise<BenchDispatch> {
-  const token = dispatchToken(key);
-  return deps.state.effectOnce<BenchDispatch>(
-    key,
-    async (since) => {
-      const found = await findDispatchedRun(client, { ...where, workflow, token, since });
-      if (found !== null) deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key }, 'found the run of a dispatch whose answer was not recorded; not dispatched again');
-      return found === null ? null : { id: found.id, url: found.url, at: since };
-    },
-    async () => {
-      const answer = await dispatchWorkflow(client, { ...where, workflow, ref, inputs, token });
-      if (!answer.keyed) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
-      return { id: answer.id ?? 0, url: answer.url, at, keyed: answer.keyed };
-    },
-  );
 }
 
 /**

@@ -185,6 +185,11 @@ export interface GitHubApiStandIn {
   jitterMs: number;
   /** failNext queues a fault for the next matching request(s). */
   failNext(fault: Fault): void;
+  /**
+   * holdNext does the next matching request and holds its answer back for
+   * `ms`: an answer still on its way when the client's process dies.
+   */
+  holdNext(hold: { method?: string; path?: string | RegExp; ms: number }): void;
   /** addComment seeds a comment as if `user` had written it; returns its record. */
   addComment(comment: { owner: string; repo: string; issueNumber: number; body: string; user: Account }): IssueCommentRecord;
   /** addIssue seeds an issue as if `user` had filed it; returns its record. */
@@ -259,6 +264,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
   const requests: RecordedRequest[] = [];
   const blobRequests: BlobRequest[] = [];
   const faults: Fault[] = [];
+  const holds: { method?: string; path?: string | RegExp; ms: number }[] = [];
   const validateResponses = options.validateResponses ?? true;
   let url = '';
 
@@ -651,6 +657,8 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     const result = handler({ match, p: match.pathParams, query: parsed.searchParams, body, path });
     // Done, and the answer lost on the way: the client sees only the fault.
     if (fault) return reply(faultReply(fault));
+    const held = holds.findIndex((x) => (x.method === undefined || x.method.toUpperCase() === method) && (x.path === undefined || (x.path instanceof RegExp ? x.path.test(path) : x.path === path || x.path === match.template)));
+    if (held !== -1) await new Promise((resolve) => setTimeout(resolve, holds.splice(held, 1)[0].ms));
     if (validateResponses && result.raw === undefined) record.responseErrors.push(...description.validateResponse(match, result.status, result.body));
     return reply(result);
   }
@@ -677,6 +685,9 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
     jitterMs: 0,
     failNext(fault) {
       faults.push({ ...fault });
+    },
+    holdNext(hold) {
+      holds.push({ ...hold });
     },
     addComment(c) {
       const at = now();
@@ -710,6 +721,7 @@ export async function startGitHubApiStandIn(options: StandInOptions = {}): Promi
       requests.length = 0;
       blobRequests.length = 0;
       faults.length = 0;
+      holds.length = 0;
       for (const list of [state.comments, state.commitComments, state.issues, state.reactions, state.checkRuns, state.dispatches, state.runs, state.artifacts]) list.length = 0;
       for (const list of [state.pulls, state.files, state.jobs, state.timeline, state.cancelled]) list.length = 0;
     },
