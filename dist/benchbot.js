@@ -55776,10 +55776,15 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
       throw error;
     }
     await stop();
-    if (result2 === null) await store.releaseEffect(key2, holder, before);
-    else {
-      const { id, ...rest } = result2;
-      await store.finishEffect(key2, holder, id, rest);
+    try {
+      if (result2 === null) await store.releaseEffect(key2, holder, before);
+      else {
+        const { id, ...rest } = result2;
+        await store.finishEffect(key2, holder, id, rest);
+      }
+    } catch (error) {
+      await store.releaseEffect(key2, holder, "unknown").catch(() => void 0);
+      throw error;
     }
     return result2;
   });
@@ -57384,57 +57389,6 @@ function unknownKeys(mapping, known, prefix, report) {
 function show(value) {
   const text2 = typeof value === "string" ? JSON.stringify(value) : Array.isArray(value) ? "a list" : isMapping(value) ? "a mapping" : String(value);
   return `\`${(text2.length > 60 ? `${text2.slice(0, 57)}...` : text2).replace(/`/g, "'").replace(/[\r\n]+/g, " ")}\``;
-}
-
-// src/github/workflow-dispatch.ts
-import { createHash as createHash6 } from "node:crypto";
-var DISPATCH_KEY_INPUT = "dispatch-key";
-function dispatchToken(effectKey) {
-  return `bb${createHash6("sha256").update(effectKey).digest("hex").slice(0, 16)}`;
-}
-async function dispatchWorkflow(client, options2) {
-  const send = async (inputs) => {
-    const answer = await client.request("POST", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
-      owner: options2.owner,
-      repo: options2.repo,
-      workflow_id: options2.workflow,
-      ref: options2.ref,
-      inputs,
-      // Without the run id the completion could not be tied back to what was dispatched.
-      return_run_details: true
-    });
-    return { id: typeof answer?.workflow_run_id === "number" ? answer.workflow_run_id : null, url: typeof answer?.html_url === "string" ? answer.html_url : null };
-  };
-  try {
-    return { ...await send({ ...options2.inputs, [DISPATCH_KEY_INPUT]: options2.token }), keyed: true };
-  } catch (error) {
-    if (!(error instanceof GitHubError && error.status === 422 && (error.githubMessage ?? "").includes(DISPATCH_KEY_INPUT))) throw error;
-    return { ...await send(options2.inputs), keyed: false };
-  }
-}
-var DISPATCH_SKEW_MS = 6e4;
-var MAX_RUN_PAGES = 10;
-async function findDispatchedRun(client, options2) {
-  const since = Date.parse(options2.since) - DISPATCH_SKEW_MS;
-  const carries = new RegExp(`(^|[^0-9a-z])${options2.token}($|[^0-9a-z])`);
-  const mine = [];
-  for (let page = 1; page <= MAX_RUN_PAGES; page++) {
-    const answer = await client.request("GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
-      owner: options2.owner,
-      repo: options2.repo,
-      workflow_id: options2.workflow,
-      event: "workflow_dispatch",
-      exclude_pull_requests: true,
-      per_page: 100,
-      page
-    });
-    const runs = answer?.workflow_runs ?? [];
-    mine.push(...runs.filter((r) => r.event === "workflow_dispatch" && carries.test(r.display_title ?? "")));
-    if (runs.length < 100 || runs.some((r) => Date.parse(r.created_at) < since)) break;
-  }
-  if (mine.length === 0) return null;
-  const first = mine.sort((a, b) => a.id - b.id)[0];
-  return { id: first.id, url: first.html_url };
 }
 
 // node_modules/markdown-it/lib/common/utils.mjs
@@ -62857,6 +62811,57 @@ async function findCheckRun(client, options2, match2) {
   return runs.filter(match2).sort((a, b) => a.id - b.id)[0] ?? null;
 }
 
+// src/github/workflow-dispatch.ts
+import { createHash as createHash6 } from "node:crypto";
+var DISPATCH_KEY_INPUT = "dispatch-key";
+function dispatchToken(effectKey) {
+  return `bb${createHash6("sha256").update(effectKey).digest("hex").slice(0, 16)}`;
+}
+async function dispatchWorkflow(client, options2) {
+  const send = async (inputs) => {
+    const answer = await client.request("POST", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
+      owner: options2.owner,
+      repo: options2.repo,
+      workflow_id: options2.workflow,
+      ref: options2.ref,
+      inputs,
+      // Without the run id the completion could not be tied back to what was dispatched.
+      return_run_details: true
+    });
+    return { id: typeof answer?.workflow_run_id === "number" ? answer.workflow_run_id : null, url: typeof answer?.html_url === "string" ? answer.html_url : null };
+  };
+  try {
+    return { ...await send({ ...options2.inputs, [DISPATCH_KEY_INPUT]: options2.token }), keyed: true };
+  } catch (error) {
+    if (!(error instanceof GitHubError && error.status === 422 && (error.githubMessage ?? "").includes(DISPATCH_KEY_INPUT))) throw error;
+    return { ...await send(options2.inputs), keyed: false };
+  }
+}
+var DISPATCH_SKEW_MS = 6e4;
+var MAX_RUN_PAGES = 10;
+async function findDispatchedRun(client, options2) {
+  const since = Date.parse(options2.since) - DISPATCH_SKEW_MS;
+  const carries = new RegExp(`(^|[^0-9a-z])${options2.token}($|[^0-9a-z])`);
+  const mine = [];
+  for (let page = 1; page <= MAX_RUN_PAGES; page++) {
+    const answer = await client.request("GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
+      owner: options2.owner,
+      repo: options2.repo,
+      workflow_id: options2.workflow,
+      event: "workflow_dispatch",
+      exclude_pull_requests: true,
+      per_page: 100,
+      page
+    });
+    const runs = answer?.workflow_runs ?? [];
+    mine.push(...runs.filter((r) => r.event === "workflow_dispatch" && carries.test(r.display_title ?? "")));
+    if (runs.length < 100 || runs.some((r) => Date.parse(r.created_at) < since)) break;
+  }
+  if (mine.length === 0) return null;
+  const first = mine.sort((a, b) => a.id - b.id)[0];
+  return { id: first.id, url: first.html_url };
+}
+
 // src/app/handler-deps.ts
 var REPLY_MARKER = "<!-- benchbot:reply -->";
 var CHECK_NAME = "benchbot /bench";
@@ -62867,6 +62872,22 @@ function repoOf(payload) {
 }
 
 // src/app/bench-effects.ts
+async function dispatchBench(deps, client, where, workflow, ref2, inputs, key2, at) {
+  const token = dispatchToken(key2);
+  return deps.state.effectOnce(
+    key2,
+    async (since) => {
+      const found = await findDispatchedRun(client, { ...where, workflow, token, since });
+      if (found !== null) deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key: key2 }, "found the run of a dispatch whose answer was not recorded; not dispatched again");
+      return found === null ? null : { id: found.id, url: found.url, at: since };
+    },
+    async () => {
+      const answer = await dispatchWorkflow(client, { ...where, workflow, ref: ref2, inputs, token });
+      if (!answer.keyed) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
+      return { id: answer.id ?? 0, url: answer.url, at, keyed: answer.keyed };
+    }
+  );
+}
 async function writeReportComment(deps, client, where, pr, body) {
   const botLogin = await deps.botLogin();
   await deps.state.withEffect(reportCommentKey(where.owner, where.repo, pr), async () => {
@@ -63021,7 +63042,7 @@ async function handleCommand(deps, client, payload, target, comment2, version) {
   let run2;
   let dispatchedAt = deps.now().toISOString();
   try {
-    const made = await dispatchOnce(deps, client, where, config3.bench.workflow, defaultBranch, inputs, dispatchKey(where.owner, where.repo, pr, comment2.id, version), dispatchedAt);
+    const made = await dispatchBench(deps, client, where, config3.bench.workflow, defaultBranch, inputs, dispatchKey(where.owner, where.repo, pr, comment2.id, version), dispatchedAt);
     run2 = { id: made.id === 0 ? null : made.id, url: made.url };
     dispatchedAt = made.at;
   } catch (error) {
@@ -63156,22 +63177,6 @@ function workflowInputs(pr, base, head, args, config3) {
   if (args.instructions) inputs.instructions = "true";
   if (config3.thresholds.length > 0) inputs.thresholds = config3.thresholds.map((r) => `${r.glob}=${Number((r.threshold * 100).toFixed(3))}%`).join("\n");
   return inputs;
-}
-async function dispatchOnce(deps, client, where, workflow, ref2, inputs, key2, at) {
-  const token = dispatchToken(key2);
-  return deps.state.effectOnce(
-    key2,
-    async (since) => {
-      const found = await findDispatchedRun(client, { ...where, workflow, token, since });
-      if (found !== null) deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key: key2 }, "found the run of a dispatch whose answer was not recorded; not dispatched again");
-      return found === null ? null : { id: found.id, url: found.url, at: since };
-    },
-    async () => {
-      const answer = await dispatchWorkflow(client, { ...where, workflow, ref: ref2, inputs, token });
-      if (!answer.keyed) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
-      return { id: answer.id ?? 0, url: answer.url, at, keyed: answer.keyed };
-    }
-  );
 }
 async function recordLatest(deps, request2) {
   for (let attempt = 0; attempt < 10; attempt++) {
