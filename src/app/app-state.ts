@@ -71,6 +71,8 @@ export interface DeliveryRecord {
   event: string;
   status: 'processing' | 'done';
   at: string;
+  /** delivery is the delivery (job) that holds a `processing` claim: a retry of that job takes its own claim back at once. */
+  delivery?: string;
 }
 
 /** BenchRequest is one accepted `/bench`: what was approved, by whom, and where it runs. */
@@ -169,7 +171,7 @@ export interface AppState {
    * returns true, or false when it was already handled, or is being handled
    * and that claim is not stale.
    */
-  claimComment(owner: string, repo: string, commentId: number, updatedAt: string): Promise<boolean>;
+  claimComment(owner: string, repo: string, commentId: number, updatedAt: string, delivery?: string): Promise<boolean>;
   /** finishComment marks a claimed comment as handled for good. */
   finishComment(owner: string, repo: string, commentId: number, updatedAt: string): Promise<void>;
   /** releaseComment forgets a claim after a failure, so GitHub's redelivery handles the comment again. */
@@ -258,14 +260,16 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
   const deliveryKey = (id: string) => `delivery:${id}`;
   const commentKey = (owner: string, repo: string, id: number, updatedAt: string) => `comment:${slug(owner, repo)}/${id}@${updatedAt}`;
   const iso = () => new Date(now()).toISOString();
-  // claim takes a key with compare-and-set; a `processing` claim older than STALE_CLAIM_MS (a crashed handler) may be taken over.
-  const claim = async (key: string, event: string) => {
-    const record: DeliveryRecord = { event, status: 'processing', at: iso() };
+  // claim takes a key with compare-and-set; a `processing` claim older than STALE_CLAIM_MS (a crashed handler), or one
+  // held by the same delivery (its job retried after a crash or a failure), may be taken over.
+  const claim = async (key: string, event: string, delivery?: string) => {
+    const record: DeliveryRecord = delivery === undefined ? { event, status: 'processing', at: iso() } : { event, status: 'processing', at: iso(), delivery };
     if ((await store.compareAndSetState(key, null, record)) !== null) return true;
     const existing = await store.getState(key);
     if (existing === undefined) return (await store.compareAndSetState(key, null, record)) !== null;
     const value = existing.value as DeliveryRecord;
-    if (value.status !== 'processing' || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
+    const own = delivery !== undefined && value.delivery === delivery;
+    if (value.status !== 'processing' || (!own && now() - Date.parse(value.at) < STALE_CLAIM_MS)) return false;
     return (await store.compareAndSetState(key, existing.version, record)) !== null;
   };
   const lastOf = (entry: EffectEntry | undefined): EffectResult | undefined =>
@@ -328,7 +332,7 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
       });
     },
     claimDelivery: (id, event) => claim(deliveryKey(id), event),
-    claimComment: (owner, repo, id, updatedAt) => claim(commentKey(owner, repo, id, updatedAt), 'issue_comment'),
+    claimComment: (owner, repo, id, updatedAt, delivery) => claim(commentKey(owner, repo, id, updatedAt), 'issue_comment', delivery),
     async finishComment(owner, repo, id, updatedAt) {
       await store.putState(commentKey(owner, repo, id, updatedAt), { event: 'issue_comment', status: 'done', at: iso() } satisfies DeliveryRecord);
     },

@@ -1,7 +1,7 @@
 import type { ApplicationFunction, Context, Probot } from 'probot';
 import type { Store } from '../store/store.ts';
-import { createAppState, type AppState } from './app-state.ts';
-import type { ClaimDelivery, HandlerDeps } from './handler-deps.ts';
+import { createAppState } from './app-state.ts';
+import type { HandlerDeps } from './handler-deps.ts';
 import { createRecomputer, type RecomputeLimits } from './bench-recompute.ts';
 import { commentCommandOf, handleIssueCommentCreated, type IssueCommentPayload } from './issue-comment-created.ts';
 import { loadRepoConfig } from './load-repo-config.ts';
@@ -35,11 +35,10 @@ export interface CreateAppOptions {
 
 /**
  * createApp wires benchbot's handlers into Probot: one per event, each behind
- * the same guard (once), which drops a delivery that does nothing without a
- * store write and claims any other by its delivery id in the Store first, so
- * a delivery GitHub sends twice (or two replicas receive) is handled once. A
- * handler that throws releases its claim, answers 500, and GitHub's
- * redelivery runs it again.
+ * the same guard (once). They run in the job workers (job-workers.ts), after
+ * the delivery was stored and answered; the job, keyed by the delivery id, is
+ * what makes a delivery GitHub sends twice (or two replicas receive) run
+ * once. A handler that throws fails the job, which is retried.
  */
 export function createApp(options: CreateAppOptions): ApplicationFunction {
   const state = createAppState(options.store);
@@ -59,29 +58,45 @@ export function createApp(options: CreateAppOptions): ApplicationFunction {
 
     app.on('issue_comment.created', (context) => {
       const payload = context.payload as IssueCommentPayload;
-      // A command is claimed before anything else: its first step already reads GitHub.
-      return once(state, options, context, () => commentCommandOf(payload, deps.log), async (command, claim) => ((await claim()) ? handleIssueCommentCreated(deps, clientOf(context, options), payload, command) : 'duplicate'));
+      return once(options, context, () => commandOnce(payload, deps.log), (command) => handleIssueCommentCreated({ ...deps, delivery: context.id }, clientOf(context, options), payload, command));
     });
     app.on('workflow_run.completed', (context) => {
       const payload = context.payload as WorkflowRunPayload;
-      // A completion claims once it knows the run is one it acts on (most are other workflows: CI, releases).
-      return once(state, options, context, () => completedRunOf(payload), (_, claim) => handleWorkflowRunCompleted(deps, clientOf(context, options), payload, claim));
+      return once(options, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted({ ...deps, delivery: context.id }, clientOf(context, options), payload));
     });
   };
 }
 
+/** commands keeps each payload's `/bench` line, found once whether the server's triage or the handler asks first. */
+const commands = new WeakMap<object, ReturnType<typeof commentCommandOf>>();
+function commandOnce(payload: IssueCommentPayload, log: HandlerDeps['log']): ReturnType<typeof commentCommandOf> {
+  if (commands.has(payload)) return commands.get(payload) ?? null;
+  const command = commentCommandOf(payload, log);
+  commands.set(payload, command);
+  return command;
+}
+
 /**
- * once runs a delivery's handler at most once. `triage` reads the payload
- * alone and returns null for a delivery that does nothing (a comment without
- * a command, most of the traffic): it is answered without touching the
- * store, since a redelivery of it does nothing either. Otherwise the handler
- * runs with `claim` (ClaimDelivery), which takes the delivery id in the
- * store with compare-and-set before the handler's first effect; a duplicate
- * is dropped there. A claimed delivery is marked done when the handler
- * returns and released when it throws; one the handler never claimed (it
- * found nothing to do after a read) leaves nothing behind.
+ * deliveryIsWork tells from a delivery's event and payload alone whether a
+ * handler may act on it: a comment with a `/bench` line from a user on a
+ * pull request, or a completed workflow run. Anything else (a plain comment,
+ * most of the traffic) is answered without a store write and never queued,
+ * since a redelivery of it does nothing either.
  */
-async function once<T>(state: AppState, options: CreateAppOptions, context: Context, triage: () => T | null, handle: (found: T, claim: ClaimDelivery) => Promise<string>): Promise<void> {
+export function deliveryIsWork(event: string, payload: unknown, log: HandlerDeps['log']): boolean {
+  if (payload === null || typeof payload !== 'object') return false;
+  if (event === 'issue_comment') return commandOnce(payload as IssueCommentPayload, log) !== null;
+  if (event === 'workflow_run') return completedRunOf(payload as WorkflowRunPayload) !== null;
+  return false;
+}
+
+/**
+ * once runs a delivery's handler and reports its outcome. `triage` reads
+ * the payload alone and returns null for a delivery that does nothing; the
+ * server never queues those (deliveryIsWork), but a handler called another
+ * way still answers them without a store write.
+ */
+async function once<T>(options: CreateAppOptions, context: Context, triage: () => T | null, handle: (found: T) => Promise<string>): Promise<void> {
   const started = performance.now();
   const name = `${context.name}.${(context.payload as { action?: string }).action ?? ''}`;
   const found = triage();
@@ -89,23 +104,13 @@ async function once<T>(state: AppState, options: CreateAppOptions, context: Cont
     options.onHandled?.({ id: context.id, name, outcome: 'ignored', ms: performance.now() - started });
     return;
   }
-  let claimed = false;
-  const claim: ClaimDelivery = async () => {
-    if (claimed) return true;
-    claimed = await state.claimDelivery(context.id, name);
-    if (!claimed) context.log.info({ delivery: context.id }, 'delivery already handled; nothing to do');
-    return claimed;
-  };
   let outcome: string;
   try {
-    outcome = await handle(found, claim);
+    outcome = await handle(found);
   } catch (error) {
-    if (claimed) await state.releaseDelivery(context.id).catch(() => undefined);
     options.onHandled?.({ id: context.id, name, outcome: 'error', ms: performance.now() - started });
-    // Without a `status`, the webhook middleware answers 500: a GitHub API 404 must not read as "no such webhook endpoint".
     throw new Error(`${name} (delivery ${context.id}) failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }
-  if (claimed) await state.finishDelivery(context.id, name);
   options.onHandled?.({ id: context.id, name, outcome, ms: performance.now() - started });
 }
 

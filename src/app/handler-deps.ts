@@ -25,6 +25,8 @@ export interface HandlerDeps {
   loadConfig: (client: GitHubClient, owner: string, repo: string, ref: string) => Promise<ParsedConfig>;
   /** recompute recomputes and renders a `/bench` report from its artifact off the event loop; null when the artifact lacks a sample file (createRecomputer). */
   recompute: (task: RecomputeTask) => Promise<RecomputedBench | null>;
+  /** delivery is the id of the delivery being handled (its job): a retry of the job takes back the claims it made. */
+  delivery?: string;
 }
 
 /**

@@ -97,7 +97,7 @@ export function commentCommandOf(payload: IssueCommentPayload, log: HandlerDeps[
 export async function handleIssueCommentCreated(deps: HandlerDeps, client: GitHubClient, payload: IssueCommentPayload, command: CommentCommand | null = commentCommandOf(payload, deps.log)): Promise<CommentOutcome> {
   if (command === null) return 'ignored';
   const { where, pr, comment, version } = command;
-  if (!(await deps.state.claimComment(where.owner, where.repo, comment.id, version))) {
+  if (!(await deps.state.claimComment(where.owner, where.repo, comment.id, version, deps.delivery))) {
     deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment.id }, 'comment already handled (a delivery sent again); nothing to do');
     return 'duplicate-comment';
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { startAppServer } from '../app/app-server.ts';
+import { JOB_DEFAULTS, type JobSettings } from '../app/job-workers.ts';
 import { createAppState } from '../app/app-state.ts';
 import { DEFAULT_API_URL } from '../github/github-client.ts';
 import { openStore } from '../store/open-store.ts';
@@ -38,6 +39,12 @@ environment:
   BENCHBOT_WRITE_INTERVAL_MS  ms between writes per installation (default: GitHub's guidance, 1 s
                           between writes and 3 s between comments or issues); 0 only where GitHub's
                           secondary limits are off (a GHES without them, a load bench's stand-in)
+  BENCHBOT_JOB_LEASE_MS   how long a delivery's job stays a worker's without renewal (default ${JOB_DEFAULTS.leaseMs});
+                          a crashed replica's jobs are taken by another within it plus BENCHBOT_JOB_POLL_MS
+  BENCHBOT_JOB_POLL_MS    how often a replica looks for jobs (default ${JOB_DEFAULTS.pollMs})
+  BENCHBOT_JOB_CONCURRENCY  jobs one replica runs at once (default ${JOB_DEFAULTS.concurrency})
+  BENCHBOT_JOB_MAX_ATTEMPTS attempts before a job is dead (default ${JOB_DEFAULTS.maxAttempts})
+  BENCHBOT_JOB_RETRY_MS   wait before a failed job's second attempt, doubled per attempt (default ${JOB_DEFAULTS.retryBaseMs})
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
 
 /** ServeSettings are `benchbot serve`'s inputs, read once from flags and environment. */
@@ -58,7 +65,18 @@ export interface ServeSettings {
   dashboard: boolean;
   /** writeIntervalMs replaces GitHub's write pacing (BENCHBOT_WRITE_INTERVAL_MS); undefined keeps it. */
   writeIntervalMs?: number;
+  /** jobs are the workers' settings given in BENCHBOT_JOB_* (the rest are JOB_DEFAULTS). */
+  jobs: Partial<JobSettings>;
 }
+
+/** JOB_VARIABLES maps each BENCHBOT_JOB_* variable to the job setting it sets, with its smallest sensible value. */
+const JOB_VARIABLES: [string, keyof JobSettings, number][] = [
+  ['BENCHBOT_JOB_LEASE_MS', 'leaseMs', 100],
+  ['BENCHBOT_JOB_POLL_MS', 'pollMs', 10],
+  ['BENCHBOT_JOB_CONCURRENCY', 'concurrency', 1],
+  ['BENCHBOT_JOB_MAX_ATTEMPTS', 'maxAttempts', 1],
+  ['BENCHBOT_JOB_RETRY_MS', 'retryBaseMs', 0],
+];
 
 /** MAX_PG_POOL_SIZE bounds --pg-pool-size against a typo: PostgreSQL allows 100 connections by default, shared by every replica, so more needs a server configured for it. */
 const MAX_PG_POOL_SIZE = 1000;
@@ -103,6 +121,13 @@ export function readServeSettings(args: string[], env: Record<string, string | u
   }
   const intervalText = text('BENCHBOT_WRITE_INTERVAL_MS');
   if (intervalText !== undefined && !/^\d{1,6}$/.test(intervalText)) throw new UsageError(`BENCHBOT_WRITE_INTERVAL_MS ${intervalText}: give the milliseconds between writes (0 to 999999), or leave it unset for GitHub's pacing`);
+  const jobs: Partial<JobSettings> = {};
+  for (const [name, key, least] of JOB_VARIABLES) {
+    const value = text(name);
+    if (value === undefined) continue;
+    if (!/^\d+$/.test(value) || Number(value) < least) throw new UsageError(`${name} ${value}: give a whole number, at least ${least}`);
+    jobs[key] = Number(value);
+  }
   const logLevel = (text('LOG_LEVEL') ?? 'info') as ServeSettings['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`LOG_LEVEL ${logLevel}: use one of ${LOG_LEVELS.join(', ')}`);
   return {
@@ -120,6 +145,7 @@ export function readServeSettings(args: string[], env: Record<string, string | u
     logLevel,
     dashboard: values.dashboard === true,
     writeIntervalMs: intervalText === undefined ? undefined : Number(intervalText),
+    jobs,
   };
 }
 
@@ -129,7 +155,8 @@ const DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
 /**
  * runServe implements `benchbot serve`: it opens the store, starts the app,
  * prints where it listens, and runs until SIGINT or SIGTERM, then closes the
- * server (letting deliveries in flight finish) and the store.
+ * server (the running jobs may finish for 25 s; the rest go back to the
+ * queue for another replica) and the store.
  */
 export async function runServe(args: string[], out: (text: string) => void, env: Record<string, string | undefined> = process.env): Promise<number> {
   const settings = readServeSettings(args, env);
@@ -149,6 +176,7 @@ export async function runServe(args: string[], out: (text: string) => void, env:
       botLogin: settings.botLogin,
       writeIntervalMs: settings.writeIntervalMs,
       logLevel: settings.logLevel,
+      jobs: settings.jobs,
       dashboard: settings.dashboard
         ? createDashboardHandler({ store, assets: loadSiteAssets(), settings: { title: 'benchbot', repoUrl: githubRepoUrl(env.GITHUB_SERVER_URL ?? 'https://github.com') } })
         : undefined,

@@ -245,6 +245,49 @@ export const MIGRATIONS: readonly Migration[] = [
         );`,
     },
   },
+  {
+    // The app's deliveries as jobs (issue 24): a verified delivery is stored here and answered at once; workers on any
+    // replica lease it (src/store/sql-jobs.ts). The delivery id is the key, so a redelivery of a stored id is one
+    // conflicting insert. `due_ms` is when a `ready` job may run (now, or after its retry backoff) and when a `leased`
+    // job's lease runs out: one index finds both. The payload is dropped when a job is done; the row stays as the
+    // delivery's record until it is pruned.
+    version: 4,
+    name: 'app jobs: deliveries leased by workers',
+    sql: {
+      sqlite: `
+        CREATE TABLE app_jobs (
+          id TEXT PRIMARY KEY,
+          event TEXT NOT NULL,
+          installation INTEGER,
+          payload TEXT,
+          status TEXT NOT NULL CHECK (status IN ('ready', 'leased', 'done', 'dead')),
+          attempts INTEGER NOT NULL,
+          due_ms INTEGER NOT NULL,
+          lease TEXT,
+          leased_by TEXT,
+          received_ms INTEGER NOT NULL,
+          finished_ms INTEGER,
+          last_error TEXT
+        );
+        CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`,
+      postgres: `
+        CREATE TABLE app_jobs (
+          id TEXT PRIMARY KEY,
+          event TEXT NOT NULL,
+          installation BIGINT,
+          payload TEXT,
+          status TEXT NOT NULL CHECK (status IN ('ready', 'leased', 'done', 'dead')),
+          attempts INTEGER NOT NULL,
+          due_ms BIGINT NOT NULL,
+          lease TEXT,
+          leased_by TEXT,
+          received_ms BIGINT NOT NULL,
+          finished_ms BIGINT,
+          last_error TEXT
+        );
+        CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`,
+    },
+  },
 ];
 
 /** SCHEMA_MIGRATIONS_DDL creates the bookkeeping table; the same text works in both dialects. */

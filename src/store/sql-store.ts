@@ -5,6 +5,7 @@ import { ingestRuns, ingestStream, type MeasurementRow } from './sql-ingest.ts';
 import { getRun, listRunIds, listRuns, samplesFor, series } from './sql-run-queries.ts';
 import { listSeries, seriesHistories, seriesWindows, type HistoryColumns, type WindowRow } from './sql-series-reads.ts';
 import { compareAndSetState, deleteEffect, deleteState, finishEffect, getEffect, getState, listEffects, listState, putState, releaseEffect, renewEffect, takeEffect } from './sql-state.ts';
+import { claimJobs, enqueueJob, failJob, finishJob, getJob, jobStats, pruneJobs, releaseJob, renewJob } from './sql-jobs.ts';
 import {
   StoreError,
   type IngestResult,
@@ -24,6 +25,11 @@ import {
   type StateEntry,
   type EffectEntry,
   type EffectTake,
+  type EnqueueOutcome,
+  type JobRecord,
+  type JobStats,
+  type LeasedJob,
+  type NewJob,
   type Store,
   type StoreCounts,
   type StoreOptions,
@@ -225,6 +231,42 @@ export abstract class SqlStore implements Store {
 
   deleteEffect(key: string, version: number): Promise<boolean> {
     return deleteEffect(this.access, key, version);
+  }
+
+  enqueueJob(job: NewJob, nowMs: number): Promise<EnqueueOutcome> {
+    return enqueueJob(this.access, job, nowMs);
+  }
+
+  claimJobs(options: { owner: string; limit: number; leaseMs: number; maxAttempts: number; nowMs: number }): Promise<{ leased: LeasedJob[]; dead: string[] }> {
+    return claimJobs(this.access, this.kind, options);
+  }
+
+  renewJob(job: { id: string; lease: string }, leaseMs: number, nowMs: number): Promise<boolean> {
+    return renewJob(this.access, job, leaseMs, nowMs);
+  }
+
+  finishJob(job: { id: string; lease: string }, nowMs: number): Promise<boolean> {
+    return finishJob(this.access, job, nowMs);
+  }
+
+  failJob(job: { id: string; lease: string }, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean> {
+    return failJob(this.access, job, error, retryAtMs, nowMs);
+  }
+
+  releaseJob(job: { id: string; lease: string }, nowMs: number): Promise<boolean> {
+    return releaseJob(this.access, job, nowMs);
+  }
+
+  getJob(id: string): Promise<JobRecord | undefined> {
+    return getJob(this.access, id);
+  }
+
+  jobStats(nowMs: number): Promise<JobStats> {
+    return jobStats(this.access, nowMs);
+  }
+
+  pruneJobs(olderThanMs: number, nowMs: number): Promise<number> {
+    return pruneJobs(this.access, olderThanMs, nowMs);
   }
 
   async counts(): Promise<StoreCounts> {

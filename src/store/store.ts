@@ -389,7 +389,76 @@ export interface Store {
   /** deleteEffect removes an entry nobody holds, at `version`; true when it was removed. */
   deleteEffect(key: string, version: number): Promise<boolean>;
   counts(): Promise<StoreCounts>;
+  /**
+   * The app's delivery jobs (sql-jobs.ts). enqueueJob stores a delivery
+   * under its id: `queued`, `duplicate` when the id is stored already, or
+   * `requeued` when it was dead (a redelivery tries it again).
+   */
+  enqueueJob(job: NewJob, nowMs: number): Promise<EnqueueOutcome>;
+  /** claimJobs leases due jobs to a worker (see sql-jobs.ts); jobs whose lease ran out too often come back as `dead` ids. */
+  claimJobs(options: { owner: string; limit: number; leaseMs: number; maxAttempts: number; nowMs: number }): Promise<{ leased: LeasedJob[]; dead: string[] }>;
+  /** renewJob, finishJob, failJob and releaseJob change a leased job; each is false when the lease is no longer the caller's. */
+  renewJob(job: { id: string; lease: string }, leaseMs: number, nowMs: number): Promise<boolean>;
+  finishJob(job: { id: string; lease: string }, nowMs: number): Promise<boolean>;
+  /** failJob makes the job ready again at retryAtMs, or dead when retryAtMs is null. */
+  failJob(job: { id: string; lease: string }, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean>;
+  releaseJob(job: { id: string; lease: string }, nowMs: number): Promise<boolean>;
+  getJob(id: string): Promise<JobRecord | undefined>;
+  jobStats(nowMs: number): Promise<JobStats>;
+  /** pruneJobs deletes done jobs older than olderThanMs; returns how many. */
+  pruneJobs(olderThanMs: number, nowMs: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/** NewJob is a verified delivery to store: its id (X-GitHub-Delivery), event name (X-GitHub-Event), installation and body. */
+export interface NewJob {
+  id: string;
+  event: string;
+  installation: number | null;
+  payload: string;
+}
+
+/** EnqueueOutcome is what storing a delivery did. */
+export type EnqueueOutcome = 'queued' | 'duplicate' | 'requeued';
+
+/** LeasedJob is a job a worker holds: `lease` names this hold in every later change. */
+export interface LeasedJob {
+  id: string;
+  event: string;
+  installation: number | null;
+  payload: string;
+  /** attempts counts this one. */
+  attempts: number;
+  receivedMs: number;
+  lease: string;
+}
+
+/** JobRecord is a job as stored, without its payload. */
+export interface JobRecord {
+  id: string;
+  event: string;
+  status: 'ready' | 'leased' | 'done' | 'dead';
+  attempts: number;
+  /** dueMs: when a ready job may run, when a lease runs out, when a done or dead job ended. */
+  dueMs: number;
+  receivedMs: number;
+  finishedMs: number | null;
+  leasedBy: string | null;
+  lastError: string | null;
+}
+
+/** JobStats is the queue at a glance. */
+export interface JobStats {
+  /** ready counts jobs waiting, retrying those of them that failed before (waiting out their backoff). */
+  ready: number;
+  retrying: number;
+  leased: number;
+  /** expiredLeases counts leased jobs whose lease ran out (their worker died or hangs); the next claim takes them. */
+  expiredLeases: number;
+  dead: number;
+  /** oldestReceivedMs is when the oldest job not yet done was received (null: none). */
+  oldestReceivedMs: number | null;
+  newestDead: JobRecord[];
 }
 
 /** StoreOptions tune an adapter; every field has a default. */

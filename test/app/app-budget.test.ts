@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
 import { ANSWER_PERIOD_MS } from '../../src/app/app-state.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
-import { BENCH_WORKFLOW, OWNER, REPO, commentEvent, deliver, seedPull, sha, startHarness, forgetAppMemory, type Harness } from './app-harness.ts';
+import { BENCH_WORKFLOW, OWNER, REPO, commentEvent, deliver, seedPull, settled, sha, startHarness, forgetAppMemory, type Harness } from './app-harness.ts';
 
 let h: Harness;
 /** clock is the app's (deps.now): the test moves it past the answer period. */
@@ -88,14 +88,15 @@ test('refused /bench comments arriving all at once cost no more, and leave one r
   assertAllValid(h.stand);
 });
 
-test('a refusal GitHub failed to write is written on the redelivery', async () => {
+test('a refusal GitHub failed to write is written when the job is retried', async () => {
   const payload = commentEvent(h, { body: '/bench', login: 'stranger-1' });
-  // A 403 (not retried): e.g. the installation lost issues: write for a moment.
+  // A 403 (not retried by Octokit): e.g. the installation lost issues: write for a moment.
   h.stand.failNext({ method: 'POST', path: /\/issues\/42\/comments$/, status: 403 });
-  assert.equal((await deliver(h, 'issue_comment', payload)).status, 500);
+  const failed = await deliver(h, 'issue_comment', payload);
+  assert.equal(failed.status, 200, 'answered before the handler ran');
+  assert.equal(failed.job?.status, 'ready', 'the failed job waits for its retry');
   assert.equal(replies().length, 0);
-  // GitHub's redelivery: the same payload under a new delivery id.
-  assert.equal((await deliver(h, 'issue_comment', payload)).status, 200);
+  assert.equal((await settled(h, failed.id)).status, 'done');
   assert.equal(h.outcomes.at(-1)?.outcome, 'refused');
   assert.match(replies()[0]?.body ?? '', /^<!-- benchbot:reply -->\n@stranger-1, thanks/);
 });

@@ -15,7 +15,7 @@ import { toScanJson } from '../../src/report/scan-report.ts';
 import { scanHistory } from '../../src/scan/scan-history.ts';
 import type { Night } from '../../src/scan/series.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { JobRecord, Store } from '../../src/store/store.ts';
 import { startGitHubApiStandIn, type GitHubApiStandIn } from '../support/github-api-stand-in.ts';
 import { lognormalSamples } from '../support/samples.ts';
 import { parse as parseYaml } from 'yaml';
@@ -80,13 +80,16 @@ export async function startHarness(options: Partial<AppServerOptions> = {}, stor
     logLevel: 'fatal',
     onHandled: (e) => outcomes.push(e),
     ...options,
+    // A failed job is retried after 200 ms (not 10 s), and replicas look for each other's jobs every 20 ms.
+    jobs: { retryBaseMs: 200, pollMs: 20, ...options.jobs },
   };
   const app = await startAppServer(serverOptions);
   const replicas: AppServer[] = [];
   return {
     stand,
     app,
-    store,
+    // The store the app uses (a test may give its own, e.g. one that counts writes).
+    store: serverOptions.store,
     outcomes,
     async startReplica() {
       const replica = await startAppServer(serverOptions);
@@ -134,15 +137,51 @@ export function sign(body: string, secret = SECRET): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** deliver POSTs a webhook as GitHub does; `signature: null` leaves the header out; `to` sends it to a replica (startReplica). */
-export async function deliver(h: Harness, event: string, payload: unknown, options: { id?: string; signature?: string | null; to?: AppServer } = {}): Promise<{ status: number; text: string; id: string }> {
+/**
+ * deliver POSTs a webhook as GitHub does; `signature: null` leaves the
+ * header out; `to` sends it to a replica (startReplica). The app answers
+ * at once and works in its job workers: when the delivery was queued,
+ * deliver waits for its job's first outcome (done, dead, or failed and
+ * waiting for its retry) and returns the job, unless `wait` is false.
+ */
+export async function deliver(h: Harness, event: string, payload: unknown, options: { id?: string; signature?: string | null; to?: AppServer; wait?: boolean } = {}): Promise<{ status: number; text: string; id: string; job?: JobRecord }> {
   const body = JSON.stringify(payload);
   const id = options.id ?? randomUUID();
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': id, 'user-agent': 'GitHub-Hookshot/test' };
   const signature = options.signature === undefined ? sign(body) : options.signature;
   if (signature !== null) headers['x-hub-signature-256'] = signature;
   const response = await fetch((options.to ?? h.app).webhookUrl, { method: 'POST', headers, body });
-  return { status: response.status, text: await response.text(), id };
+  const text = await response.text();
+  const queued = response.status === 200 && /^(queued|requeued)$/.test(text.trim());
+  if (!queued || options.wait === false) return { status: response.status, text, id };
+  // An app in another process (the harness has no store): wait until its /healthz shows nothing queued or running.
+  if (h.store === undefined) return (await drained(h), { status: response.status, text, id });
+  return { status: response.status, text, id, job: await settled(h, id, { orFailed: true }) };
+}
+
+/** drained waits until the app's /healthz shows no job waiting or running (up to timeoutMs). */
+export async function drained(h: Pick<Harness, 'app'>, timeoutMs = 60_000): Promise<void> {
+  for (const until = Date.now() + timeoutMs; ;) {
+    const health = (await (await fetch(`${h.app.url}/healthz`)).json()) as { queue: { depth: number } };
+    if (health.queue.depth === 0) return;
+    if (Date.now() > until) throw new Error(`the app's queue was not drained within ${timeoutMs} ms: ${JSON.stringify(health)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * settled waits for a job to be done or dead (or, with orFailed, to have
+ * failed an attempt and wait for its retry), polling the store; it throws
+ * after timeoutMs.
+ */
+export async function settled(h: Harness, id: string, o: { orFailed?: boolean; timeoutMs?: number } = {}): Promise<JobRecord> {
+  const until = Date.now() + (o.timeoutMs ?? 60_000);
+  for (;;) {
+    const job = await h.store.getJob(id);
+    if (job && (job.status === 'done' || job.status === 'dead' || (o.orFailed && job.status === 'ready' && job.lastError !== null))) return job;
+    if (Date.now() > until) throw new Error(`job ${id} not settled within ${o.timeoutMs ?? 60_000} ms: ${JSON.stringify(job)}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
 }
 
 /** Pull seeds a pull request; `fork` puts its head in another owner's repository. */

@@ -12,7 +12,7 @@ import { bisectDispatchKey, dispatchKey } from '../../src/app/app-state.ts';
 import { dispatchToken } from '../../src/github/workflow-dispatch.ts';
 import { assertAllValid } from '../support/github-api-stand-in.ts';
 import { regressionMarker } from '../../src/report/regression-issue.ts';
-import { BENCH_WORKFLOW, BOT_LOGIN, OWNER, REPO, benchArtifact, commentEvent, deliver, forgetAppMemory, makeZip, reportJson, runEvent, scanJson, seedConfig, seedPull, sha, startHarness, type Harness } from './app-harness.ts';
+import { BENCH_WORKFLOW, BOT_LOGIN, OWNER, REPO, benchArtifact, commentEvent, deliver, forgetAppMemory, makeZip, reportJson, runEvent, scanJson, seedConfig, seedPull, settled, sha, startHarness, type Harness } from './app-harness.ts';
 
 let h: Harness;
 const BASE = sha('base');
@@ -284,14 +284,19 @@ describe('/bench', () => {
     assert.match(stickies(REPLY_MARKER)[0].body, /no workflow `benchbot-bench-command.yml`/);
   });
 
-  test('a GitHub failure answers 500 and releases the delivery, so the redelivery runs it', async () => {
+  test('a GitHub failure fails the job, which is retried after a backoff and then runs', async () => {
     const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
     h.stand.failNext({ method: 'GET', path: '/repos/{owner}/{repo}/pulls/{pull_number}', status: 422, times: 1 });
     const failed = await deliver(h, 'issue_comment', payload);
-    assert.equal(failed.status, 500);
-    assert.equal((await h.store.listState(`delivery:${failed.id}`)).length, 0);
-    const retried = await deliver(h, 'issue_comment', payload, { id: failed.id });
-    assert.equal(retried.status, 200);
+    assert.equal(failed.status, 200, 'answered before the handler ran');
+    assert.equal(failed.job?.status, 'ready', 'waiting for its retry');
+    assert.equal(failed.job?.attempts, 1);
+    assert.match(failed.job?.lastError ?? '', /422/);
+    assert.equal(h.stand.state.dispatches.length, 0);
+    assert.equal((await settled(h, failed.id)).status, 'done');
+    assert.equal(h.stand.state.dispatches.length, 1);
+    const again = await deliver(h, 'issue_comment', payload, { id: failed.id });
+    assert.equal(again.text.trim(), 'duplicate', 'a redelivery of the stored id does nothing');
     assert.equal(h.stand.state.dispatches.length, 1);
   });
 });
@@ -299,7 +304,10 @@ describe('/bench', () => {
 test('the health endpoint answers', async () => {
   const response = await fetch(`${h.app.url}/healthz`);
   assert.equal(response.status, 200);
-  assert.deepEqual(await response.json(), { status: 'ok', store: 'sqlite' });
+  const body = await response.json();
+  assert.equal(body.status, 'ok');
+  assert.equal(body.store, 'sqlite');
+  assert.equal(typeof body.queue.depth, 'number');
   assert.equal((await fetch(`${h.app.url}/nope`)).status, 404);
 });
 

@@ -58,7 +58,8 @@ test('benchbot serve: health, signatures, a signed delivery handled with the app
     const [first] = (await once(lines, 'line')) as [string];
     const url = /listening on (http:\/\/\S+)/.exec(first)?.[1];
     assert.ok(url, first);
-    assert.deepEqual(await (await fetch(`${url}/healthz`)).json(), { status: 'ok', store: 'sqlite' });
+    const health = await (await fetch(`${url}/healthz`)).json();
+    assert.deepEqual([health.status, health.store, health.queue.depth, health.pacing.writeSpacingMs], ['ok', 'sqlite', 0, 1000], 'as shipped: writes paced a second apart');
 
     const payload = { action: 'created', installation: { id: INSTALLATION_ID }, repository: { name: 'bench-target', owner: { login: 'bench-org' }, default_branch: 'main' }, issue: { number: 7, pull_request: {} }, comment: { id: 1, body: '/bench help', created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z', user: { login: 'maintainer', type: 'User' } } };
     const body = JSON.stringify(payload);
@@ -71,6 +72,8 @@ test('benchbot serve: health, signatures, a signed delivery handled with the app
     assert.equal((await post(sign(body, 'wrong secret'))).status, 400);
     assert.equal(stand.requests.length, 0, 'refused deliveries make no API call');
     assert.equal((await post(sign(body, 'serve secret'))).status, 200);
+    // Answered when stored; the reply is made by a worker right after.
+    for (const until = Date.now() + 20_000; stand.state.comments.length === 0 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(stand.requests[0].template, '/app/installations/{installation_id}/access_tokens');
     assert.equal(stand.requests[0].status, 201);
     assert.equal(stand.state.comments.length, 1);

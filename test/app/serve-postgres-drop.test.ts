@@ -3,7 +3,7 @@
 // cluster: the test locks the state table, so the app's query for a health
 // check (and then for a delivery) waits on a checked-out connection; the
 // test terminates that backend (pg_terminate_backend, as an admin or a
-// failover does). The request fails (503 / 500), and the server stays up
+// failover does). The request fails (503), and the server stays up
 // and answers the next health check and signed delivery.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,7 +39,8 @@ test('benchbot serve stays up when PostgreSQL terminates its connection mid-requ
   const admin = new pg.Client({ connectionString: server.url });
   try {
     child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--host', '127.0.0.1', '--store', server.url], {
-      env: { ...process.env, APP_ID: String(APP_ID), PRIVATE_KEY_PATH: keyPath, WEBHOOK_SECRET: SECRET, GITHUB_API_URL: stand.url, LOG_LEVEL: 'fatal' },
+      // Workers look for jobs only when this replica stores one (no polling): the delivery is then the only query waiting on the job table's lock.
+      env: { ...process.env, APP_ID: String(APP_ID), PRIVATE_KEY_PATH: keyPath, WEBHOOK_SECRET: SECRET, GITHUB_API_URL: stand.url, LOG_LEVEL: 'fatal', BENCHBOT_JOB_POLL_MS: '3600000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -57,9 +58,10 @@ test('benchbot serve stays up when PostgreSQL terminates its connection mid-requ
     await admin.connect();
 
     // Each request below waits for the lock on a connection the app has checked out of its pool; the test drops it there.
-    for (const [what, request, expected] of [['health check', health, 503], ['signed delivery', deliver, 500]] as const) {
+    // A delivery is stored as a job before it is answered: with its connection gone it is answered 503 (GitHub shows it failed; redeliver it).
+    for (const [what, request, expected, table] of [['health check', health, 503, 'state'], ['signed delivery', deliver, 503, 'app_jobs']] as const) {
       await admin.query('BEGIN');
-      await admin.query('LOCK TABLE state IN ACCESS EXCLUSIVE MODE');
+      await admin.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
       const answer = request().then((status) => ({ status }), (error: Error) => ({ error: error.message }));
       const pid = await waitingBackend(admin);
       const { rows } = await admin.query('SELECT pg_terminate_backend($1) AS done', [pid]);

@@ -1,0 +1,109 @@
+// Answer, then work (issue 24, items 1 and 3), through the real server on SQLite: a delivery is verified, stored as
+// a job and answered at once, whatever its handler waits on; the workers pace GitHub writes per installation (Probot's
+// throttling plugin, on as `benchbot serve` ships it: a second between writes, three between comments), and /healthz
+// shows the queue and the pacing backlog meanwhile; a redelivery of a stored id runs nothing twice; a job that keeps
+// failing is retried with a backoff, then dead and shown, and a redelivery of a dead id tries it again.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { REPLY_MARKER } from '../../src/app/handler-deps.ts';
+import { commentEvent, deliver, INSTALLATION_ID, settled, startHarness, type Harness } from './app-harness.ts';
+
+const harnesses: Harness[] = [];
+after(async () => {
+  for (const h of harnesses) await h.close();
+});
+
+const replies = (h: Harness) => h.stand.state.comments.filter((c) => c.body.startsWith(REPLY_MARKER));
+const health = async (h: Harness) => (await (await fetch(`${h.app.url}/healthz`)).json()) as Record<string, any>;
+
+test('deliveries are answered at once while the workers wait on GitHub\'s write pacing, which /healthz shows', { timeout: 90_000 }, async (t) => {
+  // As shipped: the throttling plugin on, GitHub's spacing (no writeIntervalMs).
+  const h = await startHarness({ throttle: true, writeIntervalMs: undefined });
+  harnesses.push(h);
+  const prs = [11, 12, 13, 14, 15];
+  // One delivery first, so that the first timed one does not pay for the code's first run.
+  await deliver(h, 'issue_comment', commentEvent(h, { body: 'warming up', login: 'reviewer', pr: 10 }));
+  const started = performance.now();
+  const answers: number[] = [];
+  const ids: string[] = [];
+  for (const pr of prs) {
+    const sent = performance.now();
+    const r = await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench help', login: `asker-${pr}`, pr }), { wait: false });
+    answers.push(performance.now() - sent);
+    assert.equal(r.status, 200);
+    assert.equal(r.text.trim(), 'queued');
+    ids.push(r.id);
+  }
+  const shown = answers.map((ms) => ms.toFixed(1)).join(', ');
+  t.diagnostic(`answers: ${shown} ms`);
+  // The work takes 12 s or more (four 3 s gaps); the answers do not wait for it. The median must be under 100 ms; one
+  // answer may be slower on a machine this test shares (2 cores, other suites), never by the work's seconds.
+  assert.ok(answers.toSorted((a, b) => a - b)[2] < 100, `deliveries answered in < 100 ms: ${shown}`);
+  assert.ok(Math.max(...answers) < 1000, `no delivery waited on its work: ${shown}`);
+
+  // The replies are comments: three seconds apart per installation. Meanwhile /healthz shows what waits.
+  let seenBacklog: Record<string, any> | undefined;
+  let seenQueue: Record<string, any> | undefined;
+  while (replies(h).length < prs.length) {
+    const body = await health(h);
+    assert.equal(body.status, 'ok');
+    if (body.pacing.backlog.length > 0) seenBacklog ??= body.pacing;
+    if (body.queue.depth > 0) seenQueue ??= body.queue;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const took = performance.now() - started;
+  t.diagnostic(`${prs.length} replies made in ${(took / 1000).toFixed(1)} s; /healthz meanwhile: queue ${JSON.stringify(seenQueue)}, pacing ${JSON.stringify(seenBacklog)}`);
+  assert.ok(took >= (prs.length - 1) * 3000 * 0.9, `the comments were paced 3 s apart (${took.toFixed(0)} ms for ${prs.length})`);
+  assert.equal(seenBacklog?.notifyingWriteSpacingMs, 3000);
+  assert.equal(seenBacklog?.backlog[0].installation, String(INSTALLATION_ID));
+  assert.ok(seenBacklog?.backlog[0].notifyingWritesWaiting > 0, 'comments waiting on the pacing were shown');
+  assert.ok(seenQueue !== undefined && seenQueue.leased > 0 && typeof seenQueue.oldestAgeMs === 'number', 'the queue depth and oldest job age were shown');
+  for (const id of ids) assert.equal((await settled(h, id)).status, 'done');
+  const after = await health(h);
+  assert.equal(after.queue.depth, 0);
+  assert.equal(after.queue.oldestAgeMs, null);
+  assert.deepEqual(after.pacing.backlog, []);
+  assert.equal(after.workers.running, 0);
+});
+
+test('a redelivery of a stored id runs nothing twice, while the first is running and after', async () => {
+  const h = await startHarness({ jobs: { retryBaseMs: 200, pollMs: 20 } });
+  harnesses.push(h);
+  h.stand.jitterMs = 50;
+  const payload = commentEvent(h, { body: '/bench help', login: 'asker', pr: 21 });
+  const id = randomUUID();
+  const [first, second] = await Promise.all([deliver(h, 'issue_comment', payload, { id, wait: false }), deliver(h, 'issue_comment', payload, { id, wait: false })]);
+  assert.deepEqual([first.text.trim(), second.text.trim()].sort(), ['duplicate', 'queued']);
+  assert.equal((await settled(h, id)).status, 'done');
+  const again = await deliver(h, 'issue_comment', payload, { id });
+  assert.equal(again.text.trim(), 'duplicate');
+  assert.equal(replies(h).filter((c) => c.issueNumber === 21).length, 1);
+  assert.equal(h.outcomes.filter((o) => o.id === id && o.outcome !== 'duplicate').length, 1, 'the handler ran once');
+});
+
+test('a job that keeps failing is retried with a backoff, then dead and shown in /healthz; a redelivery tries it again', async () => {
+  const h = await startHarness({ jobs: { retryBaseMs: 100, maxAttempts: 3, pollMs: 20 } });
+  harnesses.push(h);
+  // A 403 is not retried by Octokit: every attempt fails.
+  h.stand.failNext({ method: 'POST', path: /\/issues\/31\/comments$/, status: 403, times: 3 });
+  const payload = commentEvent(h, { body: '/bench help', login: 'asker', pr: 31 });
+  const r = await deliver(h, 'issue_comment', payload, { wait: false });
+  const dead = await settled(h, r.id);
+  assert.equal(dead.status, 'dead');
+  assert.equal(dead.attempts, 3);
+  assert.match(dead.lastError ?? '', /403/);
+  const attempts = h.stand.requests.filter((q) => q.method === 'POST' && /\/issues\/31\/comments$/.test(q.path));
+  assert.equal(attempts.length, 3, 'three attempts');
+  const body = await health(h);
+  assert.equal(body.queue.dead, 1);
+  assert.equal(body.queue.newestDead[0].id, r.id);
+  assert.match(body.queue.newestDead[0].error, /403/);
+  assert.equal(replies(h).filter((c) => c.issueNumber === 31).length, 0);
+
+  const again = await deliver(h, 'issue_comment', payload, { id: r.id });
+  assert.equal(again.text.trim(), 'requeued');
+  assert.equal(again.job?.status, 'done');
+  assert.equal(replies(h).filter((c) => c.issueNumber === 31).length, 1);
+  assert.equal((await health(h)).queue.dead, 0);
+});
