@@ -18253,6 +18253,49 @@ var MIGRATIONS = [
           version INTEGER NOT NULL
         );`
     }
+  },
+  {
+    // The app's deliveries as jobs (issue 24): a verified delivery is stored here and answered at once; workers on any
+    // replica lease it (src/store/sql-jobs.ts). The delivery id is the key, so a redelivery of a stored id is one
+    // conflicting insert. `due_ms` is when a `ready` job may run (now, or after its retry backoff) and when a `leased`
+    // job's lease runs out: one index finds both. The payload is dropped when a job is done; the row stays as the
+    // delivery's record until it is pruned.
+    version: 4,
+    name: "app jobs: deliveries leased by workers",
+    sql: {
+      sqlite: `
+        CREATE TABLE app_jobs (
+          id TEXT PRIMARY KEY,
+          event TEXT NOT NULL,
+          installation INTEGER,
+          payload TEXT,
+          status TEXT NOT NULL CHECK (status IN ('ready', 'leased', 'done', 'dead')),
+          attempts INTEGER NOT NULL,
+          due_ms INTEGER NOT NULL,
+          lease TEXT,
+          leased_by TEXT,
+          received_ms INTEGER NOT NULL,
+          finished_ms INTEGER,
+          last_error TEXT
+        );
+        CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`,
+      postgres: `
+        CREATE TABLE app_jobs (
+          id TEXT PRIMARY KEY,
+          event TEXT NOT NULL,
+          installation BIGINT,
+          payload TEXT,
+          status TEXT NOT NULL CHECK (status IN ('ready', 'leased', 'done', 'dead')),
+          attempts INTEGER NOT NULL,
+          due_ms BIGINT NOT NULL,
+          lease TEXT,
+          leased_by TEXT,
+          received_ms BIGINT NOT NULL,
+          finished_ms BIGINT,
+          last_error TEXT
+        );
+        CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`
+    }
   }
 ];
 var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -18887,6 +18930,125 @@ function stateJson(key2, value) {
   return text2;
 }
 
+// src/store/sql-jobs.ts
+import { randomUUID as randomUUID3 } from "node:crypto";
+var DEAD_SHOWN = 5;
+var LAST_ERROR_CHARS = 500;
+async function enqueueJob(db, job, nowMs) {
+  return db.write(async (c) => {
+    const inserted = await c.all(
+      `INSERT INTO app_jobs (id, event, installation, payload, status, attempts, due_ms, received_ms)
+       VALUES (?, ?, ?, ?, 'ready', 0, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [job.id, job.event, job.installation, job.payload, nowMs, nowMs]
+    );
+    if (inserted.length > 0) return "queued";
+    const revived = await c.all(
+      `UPDATE app_jobs SET status = 'ready', attempts = 0, due_ms = ?, payload = ?, lease = NULL, leased_by = NULL, finished_ms = NULL
+       WHERE id = ? AND status = 'dead' RETURNING id`,
+      [nowMs, job.payload, job.id]
+    );
+    return revived.length > 0 ? "requeued" : "duplicate";
+  });
+}
+async function claimJobs(db, kind, o) {
+  const lease = `${o.owner}/${randomUUID3()}`;
+  return db.write(async (c) => {
+    const dead = await c.all(
+      `UPDATE app_jobs SET status = 'dead', lease = NULL, finished_ms = ?, due_ms = ?,
+         last_error = 'the lease ran out ' || CAST(attempts AS TEXT) || ' times (the worker stopped or hung); last error: ' || coalesce(last_error, 'none')
+       WHERE status = 'leased' AND due_ms <= ? AND attempts >= ? RETURNING id`,
+      [o.nowMs, o.nowMs, o.nowMs, o.maxAttempts]
+    );
+    const lock = kind === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
+    const rows = await c.all(
+      `UPDATE app_jobs SET status = 'leased', attempts = attempts + 1, due_ms = ?, lease = ?, leased_by = ?
+       WHERE id IN (SELECT id FROM app_jobs WHERE status IN ('ready', 'leased') AND due_ms <= ? ORDER BY due_ms LIMIT ? ${lock})
+       RETURNING id, event, installation, payload, attempts, received_ms`,
+      [o.nowMs + o.leaseMs, lease, o.owner, o.nowMs, o.limit]
+    );
+    return {
+      dead: dead.map((r) => String(r.id)),
+      leased: rows.map((r) => ({
+        id: String(r.id),
+        event: String(r.event),
+        installation: r.installation === null || r.installation === void 0 ? null : Number(r.installation),
+        payload: String(r.payload ?? ""),
+        attempts: Number(r.attempts),
+        receivedMs: Number(r.received_ms),
+        lease
+      }))
+    };
+  });
+}
+async function renewJob(db, job, leaseMs, nowMs) {
+  return db.write(async (c) => await c.run(`UPDATE app_jobs SET due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`, [nowMs + leaseMs, job.id, job.lease]) > 0);
+}
+async function finishJob(db, job, nowMs) {
+  return db.write(async (c) => await c.run(
+    `UPDATE app_jobs SET status = 'done', payload = NULL, lease = NULL, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+    [nowMs, nowMs, job.id, job.lease]
+  ) > 0);
+}
+async function failJob(db, job, error2, retryAtMs, nowMs) {
+  const message = error2.length > LAST_ERROR_CHARS ? `${error2.slice(0, LAST_ERROR_CHARS)}...` : error2;
+  return db.write(async (c) => await c.run(
+    retryAtMs === null ? `UPDATE app_jobs SET status = 'dead', lease = NULL, last_error = ?, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'` : `UPDATE app_jobs SET status = 'ready', lease = NULL, last_error = ?, finished_ms = NULL, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+    retryAtMs === null ? [message, nowMs, nowMs, job.id, job.lease] : [message, retryAtMs, job.id, job.lease]
+  ) > 0);
+}
+async function releaseJob(db, job, nowMs) {
+  return db.write(async (c) => await c.run(
+    `UPDATE app_jobs SET status = 'ready', lease = NULL, attempts = attempts - 1, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+    [nowMs, job.id, job.lease]
+  ) > 0);
+}
+async function getJob(db, id) {
+  return db.read(async (c) => {
+    const [r] = await c.all("SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE id = ?", [id]);
+    return r === void 0 ? void 0 : recordOf(r);
+  });
+}
+async function jobStats(db, nowMs) {
+  return db.read(async (c) => {
+    const rows = await c.all(
+      `SELECT status, count(*) AS n, min(received_ms) AS oldest, sum(CASE WHEN attempts > 0 THEN 1 ELSE 0 END) AS retried,
+              sum(CASE WHEN due_ms < ? THEN 1 ELSE 0 END) AS overdue
+       FROM app_jobs WHERE status IN ('ready', 'leased', 'dead') GROUP BY status`,
+      [nowMs]
+    );
+    const of = (status) => rows.find((r) => r.status === status);
+    const count2 = (status, column = "n") => Number(of(status)?.[column] ?? 0);
+    const oldest = [of("ready")?.oldest, of("leased")?.oldest].filter((v) => v !== null && v !== void 0).map(Number);
+    const dead = await c.all(`SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE status = 'dead' ORDER BY due_ms DESC LIMIT ${DEAD_SHOWN}`);
+    return {
+      ready: count2("ready"),
+      retrying: count2("ready", "retried"),
+      leased: count2("leased"),
+      expiredLeases: count2("leased", "overdue"),
+      dead: count2("dead"),
+      oldestReceivedMs: oldest.length === 0 ? null : Math.min(...oldest),
+      newestDead: dead.map(recordOf)
+    };
+  });
+}
+async function pruneJobs(db, olderThanMs, nowMs) {
+  return db.write(async (c) => c.run(`DELETE FROM app_jobs WHERE status = 'done' AND due_ms < ?`, [nowMs - olderThanMs]));
+}
+function recordOf(r) {
+  const num = (v) => v === null || v === void 0 ? null : Number(v);
+  return {
+    id: String(r.id),
+    event: String(r.event),
+    status: String(r.status),
+    attempts: Number(r.attempts),
+    dueMs: Number(r.due_ms),
+    receivedMs: Number(r.received_ms),
+    finishedMs: num(r.finished_ms),
+    leasedBy: r.leased_by === null || r.leased_by === void 0 ? null : String(r.leased_by),
+    lastError: r.last_error === null || r.last_error === void 0 ? null : String(r.last_error)
+  };
+}
+
 // src/store/sql-store.ts
 var SqlStore = class {
   onSamples;
@@ -19014,6 +19176,33 @@ var SqlStore = class {
   }
   deleteEffect(key2, version) {
     return deleteEffect(this.access, key2, version);
+  }
+  enqueueJob(job, nowMs) {
+    return enqueueJob(this.access, job, nowMs);
+  }
+  claimJobs(options) {
+    return claimJobs(this.access, this.kind, options);
+  }
+  renewJob(job, leaseMs, nowMs) {
+    return renewJob(this.access, job, leaseMs, nowMs);
+  }
+  finishJob(job, nowMs) {
+    return finishJob(this.access, job, nowMs);
+  }
+  failJob(job, error2, retryAtMs, nowMs) {
+    return failJob(this.access, job, error2, retryAtMs, nowMs);
+  }
+  releaseJob(job, nowMs) {
+    return releaseJob(this.access, job, nowMs);
+  }
+  getJob(id) {
+    return getJob(this.access, id);
+  }
+  jobStats(nowMs) {
+    return jobStats(this.access, nowMs);
+  }
+  pruneJobs(olderThanMs, nowMs) {
+    return pruneJobs(this.access, olderThanMs, nowMs);
   }
   async counts() {
     return this.read(async (c) => {

@@ -1467,7 +1467,7 @@ var require_sasl = __commonJS({
       }
       return text2.split("").map((_, i) => text2.charCodeAt(i)).every((c) => c >= 33 && c <= 43 || c >= 45 && c <= 126);
     }
-    function isBase642(text2) {
+    function isBase64(text2) {
       return /^(?:[a-zA-Z0-9+/]{4})*(?:[a-zA-Z0-9+/]{2}==|[a-zA-Z0-9+/]{3}=)?$/.test(text2);
     }
     function parseAttributePairs(text2) {
@@ -1496,7 +1496,7 @@ var require_sasl = __commonJS({
       const salt = attrPairs.get("s");
       if (!salt) {
         throw new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: salt missing");
-      } else if (!isBase642(salt)) {
+      } else if (!isBase64(salt)) {
         throw new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: salt must be base64");
       }
       const iterationText = attrPairs.get("i");
@@ -1521,7 +1521,7 @@ var require_sasl = __commonJS({
       }
       if (!serverSignature) {
         throw new Error("SASL: SCRAM-SERVER-FINAL-MESSAGE: server signature is missing");
-      } else if (!isBase642(serverSignature)) {
+      } else if (!isBase64(serverSignature)) {
         throw new Error("SASL: SCRAM-SERVER-FINAL-MESSAGE: server signature must be base64");
       }
       return {
@@ -1624,11 +1624,11 @@ var require_pg_connection_string = __commonJS({
         config3.client_encoding = result2.searchParams.get("encoding");
         return config3;
       }
-      const hostname2 = (dummyHost ? "" : result2.hostname).replace(/^\[(.+)\]$/, "$1");
+      const hostname3 = (dummyHost ? "" : result2.hostname).replace(/^\[(.+)\]$/, "$1");
       if (!config3.host) {
-        config3.host = decodeURIComponent(hostname2);
-      } else if (hostname2 && /^%2f/i.test(hostname2)) {
-        result2.pathname = hostname2 + result2.pathname;
+        config3.host = decodeURIComponent(hostname3);
+      } else if (hostname3 && /^%2f/i.test(hostname3)) {
+        result2.pathname = hostname3 + result2.pathname;
       }
       if (!config3.port) {
         config3.port = result2.port;
@@ -3096,7 +3096,7 @@ var require_dist = __commonJS({
     function parse5(stream, callback) {
       const parser2 = new parser_1.Parser();
       stream.on("data", (buffer) => parser2.parse(buffer, callback));
-      return new Promise((resolve15) => stream.on("end", () => resolve15()));
+      return new Promise((resolve14) => stream.on("end", () => resolve14()));
     }
   }
 });
@@ -3429,12 +3429,12 @@ var require_split2 = __commonJS({
         self2.push(val);
       }
     }
-    function noop5(incoming) {
+    function noop4(incoming) {
       return incoming;
     }
     function split2(matcher, mapper, options2) {
       matcher = matcher || /\r?\n/;
-      mapper = mapper || noop5;
+      mapper = mapper || noop4;
       options2 = options2 || {};
       switch (arguments.length) {
         case 1:
@@ -3453,7 +3453,7 @@ var require_split2 = __commonJS({
             matcher = /\r?\n/;
           } else if (typeof mapper === "object") {
             options2 = mapper;
-            mapper = noop5;
+            mapper = noop4;
           }
       }
       options2 = Object.assign({}, options2);
@@ -3865,12 +3865,12 @@ var require_client = __commonJS({
           this._connect(callback);
           return;
         }
-        return new this._Promise((resolve15, reject) => {
+        return new this._Promise((resolve14, reject) => {
           this._connect((error) => {
             if (error) {
               reject(error);
             } else {
-              resolve15(this);
+              resolve14(this);
             }
           });
         });
@@ -4252,8 +4252,8 @@ var require_client = __commonJS({
         } else {
           query = new Query2(config3, values, callback);
           if (!query.callback) {
-            result2 = new this._Promise((resolve15, reject) => {
-              query.callback = (err2, res) => err2 ? reject(err2) : resolve15(res);
+            result2 = new this._Promise((resolve14, reject) => {
+              query.callback = (err2, res) => err2 ? reject(err2) : resolve14(res);
             }).catch((err2) => {
               Error.captureStackTrace(err2);
               throw err2;
@@ -4353,8 +4353,8 @@ var require_client = __commonJS({
         if (cb) {
           this.connection.once("end", cb);
         } else {
-          return new this._Promise((resolve15) => {
-            this.connection.once("end", resolve15);
+          return new this._Promise((resolve14) => {
+            this.connection.once("end", resolve14);
           });
         }
       }
@@ -4403,8 +4403,8 @@ var require_pg_pool = __commonJS({
       const cb = function(err2, client) {
         err2 ? rej(err2) : res(client);
       };
-      const result2 = new Promise2(function(resolve15, reject) {
-        res = resolve15;
+      const result2 = new Promise2(function(resolve14, reject) {
+        res = resolve14;
         rej = reject;
       }).catch((err2) => {
         Error.captureStackTrace(err2);
@@ -4465,7 +4465,7 @@ var require_pg_pool = __commonJS({
         if (typeof Promise2.try === "function") {
           return Promise2.try(f);
         }
-        return new Promise2((resolve15) => resolve15(f()));
+        return new Promise2((resolve14) => resolve14(f()));
       }
       _isFull() {
         return this._clients.length >= this.options.max;
@@ -4860,8 +4860,8 @@ var require_query2 = __commonJS({
     NativeQuery.prototype._getPromise = function() {
       if (this._promise) return this._promise;
       this._promise = new Promise(
-        function(resolve15, reject) {
-          this._once("end", resolve15);
+        function(resolve14, reject) {
+          this._once("end", resolve14);
           this._once("error", reject);
         }.bind(this)
       );
@@ -5040,12 +5040,12 @@ var require_client2 = __commonJS({
         this._connect(callback);
         return;
       }
-      return new this._Promise((resolve15, reject) => {
+      return new this._Promise((resolve14, reject) => {
         this._connect((error) => {
           if (error) {
             reject(error);
           } else {
-            resolve15(this);
+            resolve14(this);
           }
         });
       });
@@ -5069,8 +5069,8 @@ var require_client2 = __commonJS({
         query = new NativeQuery(config3, values, callback);
         if (!query.callback) {
           let resolveOut, rejectOut;
-          result2 = new this._Promise((resolve15, reject) => {
-            resolveOut = resolve15;
+          result2 = new this._Promise((resolve14, reject) => {
+            resolveOut = resolve14;
             rejectOut = reject;
           }).catch((err2) => {
             Error.captureStackTrace(err2);
@@ -5133,8 +5133,8 @@ var require_client2 = __commonJS({
       }
       let result2;
       if (!cb) {
-        result2 = new this._Promise(function(resolve15, reject) {
-          cb = (err2) => err2 ? reject(err2) : resolve15();
+        result2 = new this._Promise(function(resolve14, reject) {
+          cb = (err2) => err2 ? reject(err2) : resolve14();
         });
       }
       const doEnd = function() {
@@ -6207,2879 +6207,6 @@ var require_pg_copy_streams = __commonJS({
 var require_node_sqlite = __commonJS({
   "late-builtin:node:sqlite"(exports2, module2) {
     module2.exports = process.getBuiltinModule("node:sqlite");
-  }
-});
-
-// node_modules/bottleneck/lib/parser.js
-var require_parser2 = __commonJS({
-  "node_modules/bottleneck/lib/parser.js"(exports2) {
-    "use strict";
-    exports2.load = function(received, defaults2, onto = {}) {
-      var k, ref2, v;
-      for (k in defaults2) {
-        v = defaults2[k];
-        onto[k] = (ref2 = received[k]) != null ? ref2 : v;
-      }
-      return onto;
-    };
-    exports2.overwrite = function(received, defaults2, onto = {}) {
-      var k, v;
-      for (k in received) {
-        v = received[k];
-        if (defaults2[k] !== void 0) {
-          onto[k] = v;
-        }
-      }
-      return onto;
-    };
-  }
-});
-
-// node_modules/bottleneck/lib/DLList.js
-var require_DLList = __commonJS({
-  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
-    "use strict";
-    var DLList;
-    DLList = class DLList {
-      constructor(incr, decr) {
-        this.incr = incr;
-        this.decr = decr;
-        this._first = null;
-        this._last = null;
-        this.length = 0;
-      }
-      push(value) {
-        var node;
-        this.length++;
-        if (typeof this.incr === "function") {
-          this.incr();
-        }
-        node = {
-          value,
-          prev: this._last,
-          next: null
-        };
-        if (this._last != null) {
-          this._last.next = node;
-          this._last = node;
-        } else {
-          this._first = this._last = node;
-        }
-        return void 0;
-      }
-      shift() {
-        var value;
-        if (this._first == null) {
-          return;
-        } else {
-          this.length--;
-          if (typeof this.decr === "function") {
-            this.decr();
-          }
-        }
-        value = this._first.value;
-        if ((this._first = this._first.next) != null) {
-          this._first.prev = null;
-        } else {
-          this._last = null;
-        }
-        return value;
-      }
-      first() {
-        if (this._first != null) {
-          return this._first.value;
-        }
-      }
-      getArray() {
-        var node, ref2, results;
-        node = this._first;
-        results = [];
-        while (node != null) {
-          results.push((ref2 = node, node = node.next, ref2.value));
-        }
-        return results;
-      }
-      forEachShift(cb) {
-        var node;
-        node = this.shift();
-        while (node != null) {
-          cb(node), node = this.shift();
-        }
-        return void 0;
-      }
-      debug() {
-        var node, ref2, ref1, ref22, results;
-        node = this._first;
-        results = [];
-        while (node != null) {
-          results.push((ref2 = node, node = node.next, {
-            value: ref2.value,
-            prev: (ref1 = ref2.prev) != null ? ref1.value : void 0,
-            next: (ref22 = ref2.next) != null ? ref22.value : void 0
-          }));
-        }
-        return results;
-      }
-    };
-    module2.exports = DLList;
-  }
-});
-
-// node_modules/bottleneck/lib/Events.js
-var require_Events = __commonJS({
-  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
-    "use strict";
-    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator2(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var Events2;
-    Events2 = class Events {
-      constructor(instance) {
-        this.instance = instance;
-        this._events = {};
-        if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
-          throw new Error("An Emitter already exists for this object");
-        }
-        this.instance.on = (name, cb) => {
-          return this._addListener(name, "many", cb);
-        };
-        this.instance.once = (name, cb) => {
-          return this._addListener(name, "once", cb);
-        };
-        this.instance.removeAllListeners = (name = null) => {
-          if (name != null) {
-            return delete this._events[name];
-          } else {
-            return this._events = {};
-          }
-        };
-      }
-      _addListener(name, status, cb) {
-        var base;
-        if ((base = this._events)[name] == null) {
-          base[name] = [];
-        }
-        this._events[name].push({
-          cb,
-          status
-        });
-        return this.instance;
-      }
-      listenerCount(name) {
-        if (this._events[name] != null) {
-          return this._events[name].length;
-        } else {
-          return 0;
-        }
-      }
-      trigger(name, ...args) {
-        var _this = this;
-        return _asyncToGenerator2(function* () {
-          var e, promises;
-          try {
-            if (name !== "debug") {
-              _this.trigger("debug", `Event triggered: ${name}`, args);
-            }
-            if (_this._events[name] == null) {
-              return;
-            }
-            _this._events[name] = _this._events[name].filter(function(listener) {
-              return listener.status !== "none";
-            });
-            promises = _this._events[name].map(
-              /* @__PURE__ */ (function() {
-                var _ref = _asyncToGenerator2(function* (listener) {
-                  var e2, returned;
-                  if (listener.status === "none") {
-                    return;
-                  }
-                  if (listener.status === "once") {
-                    listener.status = "none";
-                  }
-                  try {
-                    returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
-                    if (typeof (returned != null ? returned.then : void 0) === "function") {
-                      return yield returned;
-                    } else {
-                      return returned;
-                    }
-                  } catch (error) {
-                    e2 = error;
-                    if (true) {
-                      _this.trigger("error", e2);
-                    }
-                    return null;
-                  }
-                });
-                return function(_x) {
-                  return _ref.apply(this, arguments);
-                };
-              })()
-            );
-            return (yield Promise.all(promises)).find(function(x) {
-              return x != null;
-            });
-          } catch (error) {
-            e = error;
-            if (true) {
-              _this.trigger("error", e);
-            }
-            return null;
-          }
-        })();
-      }
-    };
-    module2.exports = Events2;
-  }
-});
-
-// node_modules/bottleneck/lib/Queues.js
-var require_Queues = __commonJS({
-  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
-    "use strict";
-    var DLList;
-    var Events2;
-    var Queues;
-    DLList = require_DLList();
-    Events2 = require_Events();
-    Queues = class Queues {
-      constructor(num_priorities) {
-        var i;
-        this.Events = new Events2(this);
-        this._length = 0;
-        this._lists = function() {
-          var j, ref2, results;
-          results = [];
-          for (i = j = 1, ref2 = num_priorities; 1 <= ref2 ? j <= ref2 : j >= ref2; i = 1 <= ref2 ? ++j : --j) {
-            results.push(new DLList(() => {
-              return this.incr();
-            }, () => {
-              return this.decr();
-            }));
-          }
-          return results;
-        }.call(this);
-      }
-      incr() {
-        if (this._length++ === 0) {
-          return this.Events.trigger("leftzero");
-        }
-      }
-      decr() {
-        if (--this._length === 0) {
-          return this.Events.trigger("zero");
-        }
-      }
-      push(job) {
-        return this._lists[job.options.priority].push(job);
-      }
-      queued(priority) {
-        if (priority != null) {
-          return this._lists[priority].length;
-        } else {
-          return this._length;
-        }
-      }
-      shiftAll(fn) {
-        return this._lists.forEach(function(list2) {
-          return list2.forEachShift(fn);
-        });
-      }
-      getFirst(arr = this._lists) {
-        var j, len, list2;
-        for (j = 0, len = arr.length; j < len; j++) {
-          list2 = arr[j];
-          if (list2.length > 0) {
-            return list2;
-          }
-        }
-        return [];
-      }
-      shiftLastFrom(priority) {
-        return this.getFirst(this._lists.slice(priority).reverse()).shift();
-      }
-    };
-    module2.exports = Queues;
-  }
-});
-
-// node_modules/bottleneck/lib/BottleneckError.js
-var require_BottleneckError = __commonJS({
-  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
-    "use strict";
-    var BottleneckError;
-    BottleneckError = class BottleneckError extends Error {
-    };
-    module2.exports = BottleneckError;
-  }
-});
-
-// node_modules/bottleneck/lib/Job.js
-var require_Job = __commonJS({
-  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
-    "use strict";
-    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator2(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var BottleneckError;
-    var DEFAULT_PRIORITY;
-    var Job;
-    var NUM_PRIORITIES;
-    var parser2;
-    NUM_PRIORITIES = 10;
-    DEFAULT_PRIORITY = 5;
-    parser2 = require_parser2();
-    BottleneckError = require_BottleneckError();
-    Job = class Job {
-      constructor(task, args, options2, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
-        this.task = task;
-        this.args = args;
-        this.rejectOnDrop = rejectOnDrop;
-        this.Events = Events2;
-        this._states = _states;
-        this.Promise = Promise2;
-        this.options = parser2.load(options2, jobDefaults);
-        this.options.priority = this._sanitizePriority(this.options.priority);
-        if (this.options.id === jobDefaults.id) {
-          this.options.id = `${this.options.id}-${this._randomIndex()}`;
-        }
-        this.promise = new this.Promise((_resolve2, _reject) => {
-          this._resolve = _resolve2;
-          this._reject = _reject;
-        });
-        this.retryCount = 0;
-      }
-      _sanitizePriority(priority) {
-        var sProperty;
-        sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
-        if (sProperty < 0) {
-          return 0;
-        } else if (sProperty > NUM_PRIORITIES - 1) {
-          return NUM_PRIORITIES - 1;
-        } else {
-          return sProperty;
-        }
-      }
-      _randomIndex() {
-        return Math.random().toString(36).slice(2);
-      }
-      doDrop({
-        error,
-        message = "This job has been dropped by Bottleneck"
-      } = {}) {
-        if (this._states.remove(this.options.id)) {
-          if (this.rejectOnDrop) {
-            this._reject(error != null ? error : new BottleneckError(message));
-          }
-          this.Events.trigger("dropped", {
-            args: this.args,
-            options: this.options,
-            task: this.task,
-            promise: this.promise
-          });
-          return true;
-        } else {
-          return false;
-        }
-      }
-      _assertStatus(expected) {
-        var status;
-        status = this._states.jobStatus(this.options.id);
-        if (!(status === expected || expected === "DONE" && status === null)) {
-          throw new BottleneckError(`Invalid job status ${status}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
-        }
-      }
-      doReceive() {
-        this._states.start(this.options.id);
-        return this.Events.trigger("received", {
-          args: this.args,
-          options: this.options
-        });
-      }
-      doQueue(reachedHWM, blocked) {
-        this._assertStatus("RECEIVED");
-        this._states.next(this.options.id);
-        return this.Events.trigger("queued", {
-          args: this.args,
-          options: this.options,
-          reachedHWM,
-          blocked
-        });
-      }
-      doRun() {
-        if (this.retryCount === 0) {
-          this._assertStatus("QUEUED");
-          this._states.next(this.options.id);
-        } else {
-          this._assertStatus("EXECUTING");
-        }
-        return this.Events.trigger("scheduled", {
-          args: this.args,
-          options: this.options
-        });
-      }
-      doExecute(chained, clearGlobalState, run2, free) {
-        var _this = this;
-        return _asyncToGenerator2(function* () {
-          var error, eventInfo, passed;
-          if (_this.retryCount === 0) {
-            _this._assertStatus("RUNNING");
-            _this._states.next(_this.options.id);
-          } else {
-            _this._assertStatus("EXECUTING");
-          }
-          eventInfo = {
-            args: _this.args,
-            options: _this.options,
-            retryCount: _this.retryCount
-          };
-          _this.Events.trigger("executing", eventInfo);
-          try {
-            passed = yield chained != null ? chained.schedule(_this.options, _this.task, ..._this.args) : _this.task(..._this.args);
-            if (clearGlobalState()) {
-              _this.doDone(eventInfo);
-              yield free(_this.options, eventInfo);
-              _this._assertStatus("DONE");
-              return _this._resolve(passed);
-            }
-          } catch (error1) {
-            error = error1;
-            return _this._onFailure(error, eventInfo, clearGlobalState, run2, free);
-          }
-        })();
-      }
-      doExpire(clearGlobalState, run2, free) {
-        var error, eventInfo;
-        if (this._states.jobStatus(this.options.id === "RUNNING")) {
-          this._states.next(this.options.id);
-        }
-        this._assertStatus("EXECUTING");
-        eventInfo = {
-          args: this.args,
-          options: this.options,
-          retryCount: this.retryCount
-        };
-        error = new BottleneckError(`This job timed out after ${this.options.expiration} ms.`);
-        return this._onFailure(error, eventInfo, clearGlobalState, run2, free);
-      }
-      _onFailure(error, eventInfo, clearGlobalState, run2, free) {
-        var _this2 = this;
-        return _asyncToGenerator2(function* () {
-          var retry2, retryAfter;
-          if (clearGlobalState()) {
-            retry2 = yield _this2.Events.trigger("failed", error, eventInfo);
-            if (retry2 != null) {
-              retryAfter = ~~retry2;
-              _this2.Events.trigger("retry", `Retrying ${_this2.options.id} after ${retryAfter} ms`, eventInfo);
-              _this2.retryCount++;
-              return run2(retryAfter);
-            } else {
-              _this2.doDone(eventInfo);
-              yield free(_this2.options, eventInfo);
-              _this2._assertStatus("DONE");
-              return _this2._reject(error);
-            }
-          }
-        })();
-      }
-      doDone(eventInfo) {
-        this._assertStatus("EXECUTING");
-        this._states.next(this.options.id);
-        return this.Events.trigger("done", eventInfo);
-      }
-    };
-    module2.exports = Job;
-  }
-});
-
-// node_modules/bottleneck/lib/LocalDatastore.js
-var require_LocalDatastore = __commonJS({
-  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
-    "use strict";
-    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator2(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var BottleneckError;
-    var LocalDatastore;
-    var parser2;
-    parser2 = require_parser2();
-    BottleneckError = require_BottleneckError();
-    LocalDatastore = class LocalDatastore {
-      constructor(instance, storeOptions, storeInstanceOptions) {
-        this.instance = instance;
-        this.storeOptions = storeOptions;
-        this.clientId = this.instance._randomIndex();
-        parser2.load(storeInstanceOptions, storeInstanceOptions, this);
-        this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
-        this._running = 0;
-        this._done = 0;
-        this._unblockTime = 0;
-        this.ready = this.Promise.resolve();
-        this.clients = {};
-        this._startHeartbeat();
-      }
-      _startHeartbeat() {
-        var base;
-        if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
-          return typeof (base = this.heartbeat = setInterval(() => {
-            var amount, incr, maximum, now, reservoir;
-            now = Date.now();
-            if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
-              this._lastReservoirRefresh = now;
-              this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
-              this.instance._drainAll(this.computeCapacity());
-            }
-            if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
-              var _this$storeOptions = this.storeOptions;
-              amount = _this$storeOptions.reservoirIncreaseAmount;
-              maximum = _this$storeOptions.reservoirIncreaseMaximum;
-              reservoir = _this$storeOptions.reservoir;
-              this._lastReservoirIncrease = now;
-              incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
-              if (incr > 0) {
-                this.storeOptions.reservoir += incr;
-                return this.instance._drainAll(this.computeCapacity());
-              }
-            }
-          }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
-        } else {
-          return clearInterval(this.heartbeat);
-        }
-      }
-      __publish__(message) {
-        var _this = this;
-        return _asyncToGenerator2(function* () {
-          yield _this.yieldLoop();
-          return _this.instance.Events.trigger("message", message.toString());
-        })();
-      }
-      __disconnect__(flush) {
-        var _this2 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this2.yieldLoop();
-          clearInterval(_this2.heartbeat);
-          return _this2.Promise.resolve();
-        })();
-      }
-      yieldLoop(t = 0) {
-        return new this.Promise(function(resolve15, reject) {
-          return setTimeout(resolve15, t);
-        });
-      }
-      computePenalty() {
-        var ref2;
-        return (ref2 = this.storeOptions.penalty) != null ? ref2 : 15 * this.storeOptions.minTime || 5e3;
-      }
-      __updateSettings__(options2) {
-        var _this3 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this3.yieldLoop();
-          parser2.overwrite(options2, options2, _this3.storeOptions);
-          _this3._startHeartbeat();
-          _this3.instance._drainAll(_this3.computeCapacity());
-          return true;
-        })();
-      }
-      __running__() {
-        var _this4 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this4.yieldLoop();
-          return _this4._running;
-        })();
-      }
-      __queued__() {
-        var _this5 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this5.yieldLoop();
-          return _this5.instance.queued();
-        })();
-      }
-      __done__() {
-        var _this6 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this6.yieldLoop();
-          return _this6._done;
-        })();
-      }
-      __groupCheck__(time2) {
-        var _this7 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this7.yieldLoop();
-          return _this7._nextRequest + _this7.timeout < time2;
-        })();
-      }
-      computeCapacity() {
-        var maxConcurrent, reservoir;
-        var _this$storeOptions2 = this.storeOptions;
-        maxConcurrent = _this$storeOptions2.maxConcurrent;
-        reservoir = _this$storeOptions2.reservoir;
-        if (maxConcurrent != null && reservoir != null) {
-          return Math.min(maxConcurrent - this._running, reservoir);
-        } else if (maxConcurrent != null) {
-          return maxConcurrent - this._running;
-        } else if (reservoir != null) {
-          return reservoir;
-        } else {
-          return null;
-        }
-      }
-      conditionsCheck(weight) {
-        var capacity;
-        capacity = this.computeCapacity();
-        return capacity == null || weight <= capacity;
-      }
-      __incrementReservoir__(incr) {
-        var _this8 = this;
-        return _asyncToGenerator2(function* () {
-          var reservoir;
-          yield _this8.yieldLoop();
-          reservoir = _this8.storeOptions.reservoir += incr;
-          _this8.instance._drainAll(_this8.computeCapacity());
-          return reservoir;
-        })();
-      }
-      __currentReservoir__() {
-        var _this9 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this9.yieldLoop();
-          return _this9.storeOptions.reservoir;
-        })();
-      }
-      isBlocked(now) {
-        return this._unblockTime >= now;
-      }
-      check(weight, now) {
-        return this.conditionsCheck(weight) && this._nextRequest - now <= 0;
-      }
-      __check__(weight) {
-        var _this10 = this;
-        return _asyncToGenerator2(function* () {
-          var now;
-          yield _this10.yieldLoop();
-          now = Date.now();
-          return _this10.check(weight, now);
-        })();
-      }
-      __register__(index, weight, expiration) {
-        var _this11 = this;
-        return _asyncToGenerator2(function* () {
-          var now, wait2;
-          yield _this11.yieldLoop();
-          now = Date.now();
-          if (_this11.conditionsCheck(weight)) {
-            _this11._running += weight;
-            if (_this11.storeOptions.reservoir != null) {
-              _this11.storeOptions.reservoir -= weight;
-            }
-            wait2 = Math.max(_this11._nextRequest - now, 0);
-            _this11._nextRequest = now + wait2 + _this11.storeOptions.minTime;
-            return {
-              success: true,
-              wait: wait2,
-              reservoir: _this11.storeOptions.reservoir
-            };
-          } else {
-            return {
-              success: false
-            };
-          }
-        })();
-      }
-      strategyIsBlock() {
-        return this.storeOptions.strategy === 3;
-      }
-      __submit__(queueLength, weight) {
-        var _this12 = this;
-        return _asyncToGenerator2(function* () {
-          var blocked, now, reachedHWM;
-          yield _this12.yieldLoop();
-          if (_this12.storeOptions.maxConcurrent != null && weight > _this12.storeOptions.maxConcurrent) {
-            throw new BottleneckError(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${_this12.storeOptions.maxConcurrent}`);
-          }
-          now = Date.now();
-          reachedHWM = _this12.storeOptions.highWater != null && queueLength === _this12.storeOptions.highWater && !_this12.check(weight, now);
-          blocked = _this12.strategyIsBlock() && (reachedHWM || _this12.isBlocked(now));
-          if (blocked) {
-            _this12._unblockTime = now + _this12.computePenalty();
-            _this12._nextRequest = _this12._unblockTime + _this12.storeOptions.minTime;
-            _this12.instance._dropAllQueued();
-          }
-          return {
-            reachedHWM,
-            blocked,
-            strategy: _this12.storeOptions.strategy
-          };
-        })();
-      }
-      __free__(index, weight) {
-        var _this13 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this13.yieldLoop();
-          _this13._running -= weight;
-          _this13._done += weight;
-          _this13.instance._drainAll(_this13.computeCapacity());
-          return {
-            running: _this13._running
-          };
-        })();
-      }
-    };
-    module2.exports = LocalDatastore;
-  }
-});
-
-// node_modules/bottleneck/lib/lua.json
-var require_lua = __commonJS({
-  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
-    module2.exports = {
-      "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
-      "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
-      "conditions_check.lua": "local conditions_check = function (capacity, weight)\n  return capacity == nil or weight <= capacity\nend\n",
-      "current_reservoir.lua": "return process_tick(now, false)['reservoir']\n",
-      "done.lua": "process_tick(now, false)\n\nreturn tonumber(redis.call('hget', settings_key, 'done'))\n",
-      "free.lua": "local index = ARGV[num_static_argv + 1]\n\nredis.call('zadd', job_expirations_key, 0, index)\n\nreturn process_tick(now, false)['running']\n",
-      "get_time.lua": "redis.replicate_commands()\n\nlocal get_time = function ()\n  local time = redis.call('time')\n\n  return tonumber(time[1]..string.sub(time[2], 1, 3))\nend\n",
-      "group_check.lua": "return not (redis.call('exists', settings_key) == 1)\n",
-      "heartbeat.lua": "process_tick(now, true)\n",
-      "increment_reservoir.lua": "local incr = tonumber(ARGV[num_static_argv + 1])\n\nredis.call('hincrby', settings_key, 'reservoir', incr)\n\nlocal reservoir = process_tick(now, true)['reservoir']\n\nlocal groupTimeout = tonumber(redis.call('hget', settings_key, 'groupTimeout'))\nrefresh_expiration(0, 0, groupTimeout)\n\nreturn reservoir\n",
-      "init.lua": `local clear = tonumber(ARGV[num_static_argv + 1])
-local limiter_version = ARGV[num_static_argv + 2]
-local num_local_argv = num_static_argv + 2
-
-if clear == 1 then
-  redis.call('del', unpack(KEYS))
-end
-
-if redis.call('exists', settings_key) == 0 then
-  -- Create
-  local args = {'hmset', settings_key}
-
-  for i = num_local_argv + 1, #ARGV do
-    table.insert(args, ARGV[i])
-  end
-
-  redis.call(unpack(args))
-  redis.call('hmset', settings_key,
-    'nextRequest', now,
-    'lastReservoirRefresh', now,
-    'lastReservoirIncrease', now,
-    'running', 0,
-    'done', 0,
-    'unblockTime', 0,
-    'capacityPriorityCounter', 0
-  )
-
-else
-  -- Apply migrations
-  local settings = redis.call('hmget', settings_key,
-    'id',
-    'version'
-  )
-  local id = settings[1]
-  local current_version = settings[2]
-
-  if current_version ~= limiter_version then
-    local version_digits = {}
-    for k, v in string.gmatch(current_version, "([^.]+)") do
-      table.insert(version_digits, tonumber(k))
-    end
-
-    -- 2.10.0
-    if version_digits[2] < 10 then
-      redis.call('hsetnx', settings_key, 'reservoirRefreshInterval', '')
-      redis.call('hsetnx', settings_key, 'reservoirRefreshAmount', '')
-      redis.call('hsetnx', settings_key, 'lastReservoirRefresh', '')
-      redis.call('hsetnx', settings_key, 'done', 0)
-      redis.call('hset', settings_key, 'version', '2.10.0')
-    end
-
-    -- 2.11.1
-    if version_digits[2] < 11 or (version_digits[2] == 11 and version_digits[3] < 1) then
-      if redis.call('hstrlen', settings_key, 'lastReservoirRefresh') == 0 then
-        redis.call('hmset', settings_key,
-          'lastReservoirRefresh', now,
-          'version', '2.11.1'
-        )
-      end
-    end
-
-    -- 2.14.0
-    if version_digits[2] < 14 then
-      local old_running_key = 'b_'..id..'_running'
-      local old_executing_key = 'b_'..id..'_executing'
-
-      if redis.call('exists', old_running_key) == 1 then
-        redis.call('rename', old_running_key, job_weights_key)
-      end
-      if redis.call('exists', old_executing_key) == 1 then
-        redis.call('rename', old_executing_key, job_expirations_key)
-      end
-      redis.call('hset', settings_key, 'version', '2.14.0')
-    end
-
-    -- 2.15.2
-    if version_digits[2] < 15 or (version_digits[2] == 15 and version_digits[3] < 2) then
-      redis.call('hsetnx', settings_key, 'capacityPriorityCounter', 0)
-      redis.call('hset', settings_key, 'version', '2.15.2')
-    end
-
-    -- 2.17.0
-    if version_digits[2] < 17 then
-      redis.call('hsetnx', settings_key, 'clientTimeout', 10000)
-      redis.call('hset', settings_key, 'version', '2.17.0')
-    end
-
-    -- 2.18.0
-    if version_digits[2] < 18 then
-      redis.call('hsetnx', settings_key, 'reservoirIncreaseInterval', '')
-      redis.call('hsetnx', settings_key, 'reservoirIncreaseAmount', '')
-      redis.call('hsetnx', settings_key, 'reservoirIncreaseMaximum', '')
-      redis.call('hsetnx', settings_key, 'lastReservoirIncrease', now)
-      redis.call('hset', settings_key, 'version', '2.18.0')
-    end
-
-  end
-
-  process_tick(now, false)
-end
-
-local groupTimeout = tonumber(redis.call('hget', settings_key, 'groupTimeout'))
-refresh_expiration(0, 0, groupTimeout)
-
-return {}
-`,
-      "process_tick.lua": "local process_tick = function (now, always_publish)\n\n  local compute_capacity = function (maxConcurrent, running, reservoir)\n    if maxConcurrent ~= nil and reservoir ~= nil then\n      return math.min((maxConcurrent - running), reservoir)\n    elseif maxConcurrent ~= nil then\n      return maxConcurrent - running\n    elseif reservoir ~= nil then\n      return reservoir\n    else\n      return nil\n    end\n  end\n\n  local settings = redis.call('hmget', settings_key,\n    'id',\n    'maxConcurrent',\n    'running',\n    'reservoir',\n    'reservoirRefreshInterval',\n    'reservoirRefreshAmount',\n    'lastReservoirRefresh',\n    'reservoirIncreaseInterval',\n    'reservoirIncreaseAmount',\n    'reservoirIncreaseMaximum',\n    'lastReservoirIncrease',\n    'capacityPriorityCounter',\n    'clientTimeout'\n  )\n  local id = settings[1]\n  local maxConcurrent = tonumber(settings[2])\n  local running = tonumber(settings[3])\n  local reservoir = tonumber(settings[4])\n  local reservoirRefreshInterval = tonumber(settings[5])\n  local reservoirRefreshAmount = tonumber(settings[6])\n  local lastReservoirRefresh = tonumber(settings[7])\n  local reservoirIncreaseInterval = tonumber(settings[8])\n  local reservoirIncreaseAmount = tonumber(settings[9])\n  local reservoirIncreaseMaximum = tonumber(settings[10])\n  local lastReservoirIncrease = tonumber(settings[11])\n  local capacityPriorityCounter = tonumber(settings[12])\n  local clientTimeout = tonumber(settings[13])\n\n  local initial_capacity = compute_capacity(maxConcurrent, running, reservoir)\n\n  --\n  -- Process 'running' changes\n  --\n  local expired = redis.call('zrangebyscore', job_expirations_key, '-inf', '('..now)\n\n  if #expired > 0 then\n    redis.call('zremrangebyscore', job_expirations_key, '-inf', '('..now)\n\n    local flush_batch = function (batch, acc)\n      local weights = redis.call('hmget', job_weights_key, unpack(batch))\n                      redis.call('hdel',  job_weights_key, unpack(batch))\n      local clients = redis.call('hmget', job_clients_key, unpack(batch))\n                      redis.call('hdel',  job_clients_key, unpack(batch))\n\n      -- Calculate sum of removed weights\n      for i = 1, #weights do\n        acc['total'] = acc['total'] + (tonumber(weights[i]) or 0)\n      end\n\n      -- Calculate sum of removed weights by client\n      local client_weights = {}\n      for i = 1, #clients do\n        local removed = tonumber(weights[i]) or 0\n        if removed > 0 then\n          acc['client_weights'][clients[i]] = (acc['client_weights'][clients[i]] or 0) + removed\n        end\n      end\n    end\n\n    local acc = {\n      ['total'] = 0,\n      ['client_weights'] = {}\n    }\n    local batch_size = 1000\n\n    -- Compute changes to Zsets and apply changes to Hashes\n    for i = 1, #expired, batch_size do\n      local batch = {}\n      for j = i, math.min(i + batch_size - 1, #expired) do\n        table.insert(batch, expired[j])\n      end\n\n      flush_batch(batch, acc)\n    end\n\n    -- Apply changes to Zsets\n    if acc['total'] > 0 then\n      redis.call('hincrby', settings_key, 'done', acc['total'])\n      running = tonumber(redis.call('hincrby', settings_key, 'running', -acc['total']))\n    end\n\n    for client, weight in pairs(acc['client_weights']) do\n      redis.call('zincrby', client_running_key, -weight, client)\n    end\n  end\n\n  --\n  -- Process 'reservoir' changes\n  --\n  local reservoirRefreshActive = reservoirRefreshInterval ~= nil and reservoirRefreshAmount ~= nil\n  if reservoirRefreshActive and now >= lastReservoirRefresh + reservoirRefreshInterval then\n    reservoir = reservoirRefreshAmount\n    redis.call('hmset', settings_key,\n      'reservoir', reservoir,\n      'lastReservoirRefresh', now\n    )\n  end\n\n  local reservoirIncreaseActive = reservoirIncreaseInterval ~= nil and reservoirIncreaseAmount ~= nil\n  if reservoirIncreaseActive and now >= lastReservoirIncrease + reservoirIncreaseInterval then\n    local num_intervals = math.floor((now - lastReservoirIncrease) / reservoirIncreaseInterval)\n    local incr = reservoirIncreaseAmount * num_intervals\n    if reservoirIncreaseMaximum ~= nil then\n      incr = math.min(incr, reservoirIncreaseMaximum - (reservoir or 0))\n    end\n    if incr > 0 then\n      reservoir = (reservoir or 0) + incr\n    end\n    redis.call('hmset', settings_key,\n      'reservoir', reservoir,\n      'lastReservoirIncrease', lastReservoirIncrease + (num_intervals * reservoirIncreaseInterval)\n    )\n  end\n\n  --\n  -- Clear unresponsive clients\n  --\n  local unresponsive = redis.call('zrangebyscore', client_last_seen_key, '-inf', (now - clientTimeout))\n  local unresponsive_lookup = {}\n  local terminated_clients = {}\n  for i = 1, #unresponsive do\n    unresponsive_lookup[unresponsive[i]] = true\n    if tonumber(redis.call('zscore', client_running_key, unresponsive[i])) == 0 then\n      table.insert(terminated_clients, unresponsive[i])\n    end\n  end\n  if #terminated_clients > 0 then\n    redis.call('zrem', client_running_key,         unpack(terminated_clients))\n    redis.call('hdel', client_num_queued_key,      unpack(terminated_clients))\n    redis.call('zrem', client_last_registered_key, unpack(terminated_clients))\n    redis.call('zrem', client_last_seen_key,       unpack(terminated_clients))\n  end\n\n  --\n  -- Broadcast capacity changes\n  --\n  local final_capacity = compute_capacity(maxConcurrent, running, reservoir)\n\n  if always_publish or (initial_capacity ~= nil and final_capacity == nil) then\n    -- always_publish or was not unlimited, now unlimited\n    redis.call('publish', 'b_'..id, 'capacity:'..(final_capacity or ''))\n\n  elseif initial_capacity ~= nil and final_capacity ~= nil and final_capacity > initial_capacity then\n    -- capacity was increased\n    -- send the capacity message to the limiter having the lowest number of running jobs\n    -- the tiebreaker is the limiter having not registered a job in the longest time\n\n    local lowest_concurrency_value = nil\n    local lowest_concurrency_clients = {}\n    local lowest_concurrency_last_registered = {}\n    local client_concurrencies = redis.call('zrange', client_running_key, 0, -1, 'withscores')\n\n    for i = 1, #client_concurrencies, 2 do\n      local client = client_concurrencies[i]\n      local concurrency = tonumber(client_concurrencies[i+1])\n\n      if (\n        lowest_concurrency_value == nil or lowest_concurrency_value == concurrency\n      ) and (\n        not unresponsive_lookup[client]\n      ) and (\n        tonumber(redis.call('hget', client_num_queued_key, client)) > 0\n      ) then\n        lowest_concurrency_value = concurrency\n        table.insert(lowest_concurrency_clients, client)\n        local last_registered = tonumber(redis.call('zscore', client_last_registered_key, client))\n        table.insert(lowest_concurrency_last_registered, last_registered)\n      end\n    end\n\n    if #lowest_concurrency_clients > 0 then\n      local position = 1\n      local earliest = lowest_concurrency_last_registered[1]\n\n      for i,v in ipairs(lowest_concurrency_last_registered) do\n        if v < earliest then\n          position = i\n          earliest = v\n        end\n      end\n\n      local next_client = lowest_concurrency_clients[position]\n      redis.call('publish', 'b_'..id,\n        'capacity-priority:'..(final_capacity or '')..\n        ':'..next_client..\n        ':'..capacityPriorityCounter\n      )\n      redis.call('hincrby', settings_key, 'capacityPriorityCounter', '1')\n    else\n      redis.call('publish', 'b_'..id, 'capacity:'..(final_capacity or ''))\n    end\n  end\n\n  return {\n    ['capacity'] = final_capacity,\n    ['running'] = running,\n    ['reservoir'] = reservoir\n  }\nend\n",
-      "queued.lua": "local clientTimeout = tonumber(redis.call('hget', settings_key, 'clientTimeout'))\nlocal valid_clients = redis.call('zrangebyscore', client_last_seen_key, (now - clientTimeout), 'inf')\nlocal client_queued = redis.call('hmget', client_num_queued_key, unpack(valid_clients))\n\nlocal sum = 0\nfor i = 1, #client_queued do\n  sum = sum + tonumber(client_queued[i])\nend\n\nreturn sum\n",
-      "refresh_expiration.lua": "local refresh_expiration = function (now, nextRequest, groupTimeout)\n\n  if groupTimeout ~= nil then\n    local ttl = (nextRequest + groupTimeout) - now\n\n    for i = 1, #KEYS do\n      redis.call('pexpire', KEYS[i], ttl)\n    end\n  end\n\nend\n",
-      "refs.lua": "local settings_key = KEYS[1]\nlocal job_weights_key = KEYS[2]\nlocal job_expirations_key = KEYS[3]\nlocal job_clients_key = KEYS[4]\nlocal client_running_key = KEYS[5]\nlocal client_num_queued_key = KEYS[6]\nlocal client_last_registered_key = KEYS[7]\nlocal client_last_seen_key = KEYS[8]\n\nlocal now = tonumber(ARGV[1])\nlocal client = ARGV[2]\n\nlocal num_static_argv = 2\n",
-      "register.lua": "local index = ARGV[num_static_argv + 1]\nlocal weight = tonumber(ARGV[num_static_argv + 2])\nlocal expiration = tonumber(ARGV[num_static_argv + 3])\n\nlocal state = process_tick(now, false)\nlocal capacity = state['capacity']\nlocal reservoir = state['reservoir']\n\nlocal settings = redis.call('hmget', settings_key,\n  'nextRequest',\n  'minTime',\n  'groupTimeout'\n)\nlocal nextRequest = tonumber(settings[1])\nlocal minTime = tonumber(settings[2])\nlocal groupTimeout = tonumber(settings[3])\n\nif conditions_check(capacity, weight) then\n\n  redis.call('hincrby', settings_key, 'running', weight)\n  redis.call('hset', job_weights_key, index, weight)\n  if expiration ~= nil then\n    redis.call('zadd', job_expirations_key, now + expiration, index)\n  end\n  redis.call('hset', job_clients_key, index, client)\n  redis.call('zincrby', client_running_key, weight, client)\n  redis.call('hincrby', client_num_queued_key, client, -1)\n  redis.call('zadd', client_last_registered_key, now, client)\n\n  local wait = math.max(nextRequest - now, 0)\n  local newNextRequest = now + wait + minTime\n\n  if reservoir == nil then\n    redis.call('hset', settings_key,\n      'nextRequest', newNextRequest\n    )\n  else\n    reservoir = reservoir - weight\n    redis.call('hmset', settings_key,\n      'reservoir', reservoir,\n      'nextRequest', newNextRequest\n    )\n  end\n\n  refresh_expiration(now, newNextRequest, groupTimeout)\n\n  return {true, wait, reservoir}\n\nelse\n  return {false}\nend\n",
-      "register_client.lua": "local queued = tonumber(ARGV[num_static_argv + 1])\n\n-- Could have been re-registered concurrently\nif not redis.call('zscore', client_last_seen_key, client) then\n  redis.call('zadd', client_running_key, 0, client)\n  redis.call('hset', client_num_queued_key, client, queued)\n  redis.call('zadd', client_last_registered_key, 0, client)\nend\n\nredis.call('zadd', client_last_seen_key, now, client)\n\nreturn {}\n",
-      "running.lua": "return process_tick(now, false)['running']\n",
-      "submit.lua": "local queueLength = tonumber(ARGV[num_static_argv + 1])\nlocal weight = tonumber(ARGV[num_static_argv + 2])\n\nlocal capacity = process_tick(now, false)['capacity']\n\nlocal settings = redis.call('hmget', settings_key,\n  'id',\n  'maxConcurrent',\n  'highWater',\n  'nextRequest',\n  'strategy',\n  'unblockTime',\n  'penalty',\n  'minTime',\n  'groupTimeout'\n)\nlocal id = settings[1]\nlocal maxConcurrent = tonumber(settings[2])\nlocal highWater = tonumber(settings[3])\nlocal nextRequest = tonumber(settings[4])\nlocal strategy = tonumber(settings[5])\nlocal unblockTime = tonumber(settings[6])\nlocal penalty = tonumber(settings[7])\nlocal minTime = tonumber(settings[8])\nlocal groupTimeout = tonumber(settings[9])\n\nif maxConcurrent ~= nil and weight > maxConcurrent then\n  return redis.error_reply('OVERWEIGHT:'..weight..':'..maxConcurrent)\nend\n\nlocal reachedHWM = (highWater ~= nil and queueLength == highWater\n  and not (\n    conditions_check(capacity, weight)\n    and nextRequest - now <= 0\n  )\n)\n\nlocal blocked = strategy == 3 and (reachedHWM or unblockTime >= now)\n\nif blocked then\n  local computedPenalty = penalty\n  if computedPenalty == nil then\n    if minTime == 0 then\n      computedPenalty = 5000\n    else\n      computedPenalty = 15 * minTime\n    end\n  end\n\n  local newNextRequest = now + computedPenalty + minTime\n\n  redis.call('hmset', settings_key,\n    'unblockTime', now + computedPenalty,\n    'nextRequest', newNextRequest\n  )\n\n  local clients_queued_reset = redis.call('hkeys', client_num_queued_key)\n  local queued_reset = {}\n  for i = 1, #clients_queued_reset do\n    table.insert(queued_reset, clients_queued_reset[i])\n    table.insert(queued_reset, 0)\n  end\n  redis.call('hmset', client_num_queued_key, unpack(queued_reset))\n\n  redis.call('publish', 'b_'..id, 'blocked:')\n\n  refresh_expiration(now, newNextRequest, groupTimeout)\nend\n\nif not blocked and not reachedHWM then\n  redis.call('hincrby', client_num_queued_key, client, 1)\nend\n\nreturn {reachedHWM, blocked, strategy}\n",
-      "update_settings.lua": "local args = {'hmset', settings_key}\n\nfor i = num_static_argv + 1, #ARGV do\n  table.insert(args, ARGV[i])\nend\n\nredis.call(unpack(args))\n\nprocess_tick(now, true)\n\nlocal groupTimeout = tonumber(redis.call('hget', settings_key, 'groupTimeout'))\nrefresh_expiration(0, 0, groupTimeout)\n\nreturn {}\n",
-      "validate_client.lua": "if not redis.call('zscore', client_last_seen_key, client) then\n  return redis.error_reply('UNKNOWN_CLIENT')\nend\n\nredis.call('zadd', client_last_seen_key, now, client)\n",
-      "validate_keys.lua": "if not (redis.call('exists', settings_key) == 1) then\n  return redis.error_reply('SETTINGS_KEY_NOT_FOUND')\nend\n"
-    };
-  }
-});
-
-// node_modules/bottleneck/lib/Scripts.js
-var require_Scripts = __commonJS({
-  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
-    "use strict";
-    var headers;
-    var lua;
-    var templates;
-    lua = require_lua();
-    headers = {
-      refs: lua["refs.lua"],
-      validate_keys: lua["validate_keys.lua"],
-      validate_client: lua["validate_client.lua"],
-      refresh_expiration: lua["refresh_expiration.lua"],
-      process_tick: lua["process_tick.lua"],
-      conditions_check: lua["conditions_check.lua"],
-      get_time: lua["get_time.lua"]
-    };
-    exports2.allKeys = function(id) {
-      return [
-        /*
-        HASH
-        */
-        `b_${id}_settings`,
-        /*
-        HASH
-        job index -> weight
-        */
-        `b_${id}_job_weights`,
-        /*
-        ZSET
-        job index -> expiration
-        */
-        `b_${id}_job_expirations`,
-        /*
-        HASH
-        job index -> client
-        */
-        `b_${id}_job_clients`,
-        /*
-        ZSET
-        client -> sum running
-        */
-        `b_${id}_client_running`,
-        /*
-        HASH
-        client -> num queued
-        */
-        `b_${id}_client_num_queued`,
-        /*
-        ZSET
-        client -> last job registered
-        */
-        `b_${id}_client_last_registered`,
-        /*
-        ZSET
-        client -> last seen
-        */
-        `b_${id}_client_last_seen`
-      ];
-    };
-    templates = {
-      init: {
-        keys: exports2.allKeys,
-        headers: ["process_tick"],
-        refresh_expiration: true,
-        code: lua["init.lua"]
-      },
-      group_check: {
-        keys: exports2.allKeys,
-        headers: [],
-        refresh_expiration: false,
-        code: lua["group_check.lua"]
-      },
-      register_client: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys"],
-        refresh_expiration: false,
-        code: lua["register_client.lua"]
-      },
-      blacklist_client: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client"],
-        refresh_expiration: false,
-        code: lua["blacklist_client.lua"]
-      },
-      heartbeat: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick"],
-        refresh_expiration: false,
-        code: lua["heartbeat.lua"]
-      },
-      update_settings: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick"],
-        refresh_expiration: true,
-        code: lua["update_settings.lua"]
-      },
-      running: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick"],
-        refresh_expiration: false,
-        code: lua["running.lua"]
-      },
-      queued: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client"],
-        refresh_expiration: false,
-        code: lua["queued.lua"]
-      },
-      done: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick"],
-        refresh_expiration: false,
-        code: lua["done.lua"]
-      },
-      check: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick", "conditions_check"],
-        refresh_expiration: false,
-        code: lua["check.lua"]
-      },
-      submit: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick", "conditions_check"],
-        refresh_expiration: true,
-        code: lua["submit.lua"]
-      },
-      register: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick", "conditions_check"],
-        refresh_expiration: true,
-        code: lua["register.lua"]
-      },
-      free: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick"],
-        refresh_expiration: true,
-        code: lua["free.lua"]
-      },
-      current_reservoir: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick"],
-        refresh_expiration: false,
-        code: lua["current_reservoir.lua"]
-      },
-      increment_reservoir: {
-        keys: exports2.allKeys,
-        headers: ["validate_keys", "validate_client", "process_tick"],
-        refresh_expiration: true,
-        code: lua["increment_reservoir.lua"]
-      }
-    };
-    exports2.names = Object.keys(templates);
-    exports2.keys = function(name, id) {
-      return templates[name].keys(id);
-    };
-    exports2.payload = function(name) {
-      var template;
-      template = templates[name];
-      return Array.prototype.concat(headers.refs, template.headers.map(function(h) {
-        return headers[h];
-      }), template.refresh_expiration ? headers.refresh_expiration : "", template.code).join("\n");
-    };
-  }
-});
-
-// node_modules/bottleneck/lib/RedisConnection.js
-var require_RedisConnection = __commonJS({
-  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
-    "use strict";
-    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var Events;
-    var RedisConnection;
-    var Scripts;
-    var parser;
-    parser = require_parser2();
-    Events = require_Events();
-    Scripts = require_Scripts();
-    RedisConnection = function() {
-      class RedisConnection {
-        constructor(options = {}) {
-          parser.load(options, this.defaults, this);
-          if (this.Redis == null) {
-            this.Redis = eval("require")("redis");
-          }
-          if (this.Events == null) {
-            this.Events = new Events(this);
-          }
-          this.terminated = false;
-          if (this.client == null) {
-            this.client = this.Redis.createClient(this.clientOptions);
-          }
-          this.subscriber = this.client.duplicate();
-          this.limiters = {};
-          this.shas = {};
-          this.ready = this.Promise.all([this._setup(this.client, false), this._setup(this.subscriber, true)]).then(() => {
-            return this._loadScripts();
-          }).then(() => {
-            return {
-              client: this.client,
-              subscriber: this.subscriber
-            };
-          });
-        }
-        _setup(client, sub) {
-          client.setMaxListeners(0);
-          return new this.Promise((resolve15, reject) => {
-            client.on("error", (e) => {
-              return this.Events.trigger("error", e);
-            });
-            if (sub) {
-              client.on("message", (channel, message) => {
-                var ref2;
-                return (ref2 = this.limiters[channel]) != null ? ref2._store.onMessage(channel, message) : void 0;
-              });
-            }
-            if (client.ready) {
-              return resolve15();
-            } else {
-              return client.once("ready", resolve15);
-            }
-          });
-        }
-        _loadScript(name) {
-          return new this.Promise((resolve15, reject) => {
-            var payload;
-            payload = Scripts.payload(name);
-            return this.client.multi([["script", "load", payload]]).exec((err2, replies) => {
-              if (err2 != null) {
-                return reject(err2);
-              }
-              this.shas[name] = replies[0];
-              return resolve15(replies[0]);
-            });
-          });
-        }
-        _loadScripts() {
-          return this.Promise.all(Scripts.names.map((k) => {
-            return this._loadScript(k);
-          }));
-        }
-        __runCommand__(cmd) {
-          var _this = this;
-          return _asyncToGenerator(function* () {
-            yield _this.ready;
-            return new _this.Promise((resolve15, reject) => {
-              return _this.client.multi([cmd]).exec_atomic(function(err2, replies) {
-                if (err2 != null) {
-                  return reject(err2);
-                } else {
-                  return resolve15(replies[0]);
-                }
-              });
-            });
-          })();
-        }
-        __addLimiter__(instance) {
-          return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve15, reject) => {
-              var handler2;
-              handler2 = (chan) => {
-                if (chan === channel) {
-                  this.subscriber.removeListener("subscribe", handler2);
-                  this.limiters[channel] = instance;
-                  return resolve15();
-                }
-              };
-              this.subscriber.on("subscribe", handler2);
-              return this.subscriber.subscribe(channel);
-            });
-          }));
-        }
-        __removeLimiter__(instance) {
-          var _this2 = this;
-          return this.Promise.all([instance.channel(), instance.channel_client()].map(
-            /* @__PURE__ */ (function() {
-              var _ref = _asyncToGenerator(function* (channel) {
-                if (!_this2.terminated) {
-                  yield new _this2.Promise((resolve15, reject) => {
-                    return _this2.subscriber.unsubscribe(channel, function(err2, chan) {
-                      if (err2 != null) {
-                        return reject(err2);
-                      }
-                      if (chan === channel) {
-                        return resolve15();
-                      }
-                    });
-                  });
-                }
-                return delete _this2.limiters[channel];
-              });
-              return function(_x) {
-                return _ref.apply(this, arguments);
-              };
-            })()
-          ));
-        }
-        __scriptArgs__(name, id, args, cb) {
-          var keys;
-          keys = Scripts.keys(name, id);
-          return [this.shas[name], keys.length].concat(keys, args, cb);
-        }
-        __scriptFn__(name) {
-          return this.client.evalsha.bind(this.client);
-        }
-        disconnect(flush = true) {
-          var i, k, len, ref2;
-          ref2 = Object.keys(this.limiters);
-          for (i = 0, len = ref2.length; i < len; i++) {
-            k = ref2[i];
-            clearInterval(this.limiters[k]._store.heartbeat);
-          }
-          this.limiters = {};
-          this.terminated = true;
-          this.client.end(flush);
-          this.subscriber.end(flush);
-          return this.Promise.resolve();
-        }
-      }
-      ;
-      RedisConnection.prototype.datastore = "redis";
-      RedisConnection.prototype.defaults = {
-        Redis: null,
-        clientOptions: {},
-        client: null,
-        Promise,
-        Events: null
-      };
-      return RedisConnection;
-    }.call(void 0);
-    module.exports = RedisConnection;
-  }
-});
-
-// node_modules/bottleneck/lib/IORedisConnection.js
-var require_IORedisConnection = __commonJS({
-  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
-    "use strict";
-    function _slicedToArray(arr, i) {
-      return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i) || _nonIterableRest();
-    }
-    function _nonIterableRest() {
-      throw new TypeError("Invalid attempt to destructure non-iterable instance");
-    }
-    function _iterableToArrayLimit(arr, i) {
-      var _arr = [];
-      var _n = true;
-      var _d = false;
-      var _e = void 0;
-      try {
-        for (var _i = arr[Symbol.iterator](), _s; !(_n = (_s = _i.next()).done); _n = true) {
-          _arr.push(_s.value);
-          if (i && _arr.length === i) break;
-        }
-      } catch (err2) {
-        _d = true;
-        _e = err2;
-      } finally {
-        try {
-          if (!_n && _i["return"] != null) _i["return"]();
-        } finally {
-          if (_d) throw _e;
-        }
-      }
-      return _arr;
-    }
-    function _arrayWithHoles(arr) {
-      if (Array.isArray(arr)) return arr;
-    }
-    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var Events;
-    var IORedisConnection;
-    var Scripts;
-    var parser;
-    parser = require_parser2();
-    Events = require_Events();
-    Scripts = require_Scripts();
-    IORedisConnection = function() {
-      class IORedisConnection {
-        constructor(options = {}) {
-          parser.load(options, this.defaults, this);
-          if (this.Redis == null) {
-            this.Redis = eval("require")("ioredis");
-          }
-          if (this.Events == null) {
-            this.Events = new Events(this);
-          }
-          this.terminated = false;
-          if (this.clusterNodes != null) {
-            this.client = new this.Redis.Cluster(this.clusterNodes, this.clientOptions);
-            this.subscriber = new this.Redis.Cluster(this.clusterNodes, this.clientOptions);
-          } else if (this.client != null && this.client.duplicate == null) {
-            this.subscriber = new this.Redis.Cluster(this.client.startupNodes, this.client.options);
-          } else {
-            if (this.client == null) {
-              this.client = new this.Redis(this.clientOptions);
-            }
-            this.subscriber = this.client.duplicate();
-          }
-          this.limiters = {};
-          this.ready = this.Promise.all([this._setup(this.client, false), this._setup(this.subscriber, true)]).then(() => {
-            this._loadScripts();
-            return {
-              client: this.client,
-              subscriber: this.subscriber
-            };
-          });
-        }
-        _setup(client, sub) {
-          client.setMaxListeners(0);
-          return new this.Promise((resolve15, reject) => {
-            client.on("error", (e) => {
-              return this.Events.trigger("error", e);
-            });
-            if (sub) {
-              client.on("message", (channel, message) => {
-                var ref2;
-                return (ref2 = this.limiters[channel]) != null ? ref2._store.onMessage(channel, message) : void 0;
-              });
-            }
-            if (client.status === "ready") {
-              return resolve15();
-            } else {
-              return client.once("ready", resolve15);
-            }
-          });
-        }
-        _loadScripts() {
-          return Scripts.names.forEach((name) => {
-            return this.client.defineCommand(name, {
-              lua: Scripts.payload(name)
-            });
-          });
-        }
-        __runCommand__(cmd) {
-          var _this = this;
-          return _asyncToGenerator(function* () {
-            var _, deleted;
-            yield _this.ready;
-            var _ref = yield _this.client.pipeline([cmd]).exec();
-            var _ref2 = _slicedToArray(_ref, 1);
-            var _ref2$ = _slicedToArray(_ref2[0], 2);
-            _ = _ref2$[0];
-            deleted = _ref2$[1];
-            return deleted;
-          })();
-        }
-        __addLimiter__(instance) {
-          return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve15, reject) => {
-              return this.subscriber.subscribe(channel, () => {
-                this.limiters[channel] = instance;
-                return resolve15();
-              });
-            });
-          }));
-        }
-        __removeLimiter__(instance) {
-          var _this2 = this;
-          return [instance.channel(), instance.channel_client()].forEach(
-            /* @__PURE__ */ (function() {
-              var _ref3 = _asyncToGenerator(function* (channel) {
-                if (!_this2.terminated) {
-                  yield _this2.subscriber.unsubscribe(channel);
-                }
-                return delete _this2.limiters[channel];
-              });
-              return function(_x) {
-                return _ref3.apply(this, arguments);
-              };
-            })()
-          );
-        }
-        __scriptArgs__(name, id, args, cb) {
-          var keys;
-          keys = Scripts.keys(name, id);
-          return [keys.length].concat(keys, args, cb);
-        }
-        __scriptFn__(name) {
-          return this.client[name].bind(this.client);
-        }
-        disconnect(flush = true) {
-          var i, k, len, ref2;
-          ref2 = Object.keys(this.limiters);
-          for (i = 0, len = ref2.length; i < len; i++) {
-            k = ref2[i];
-            clearInterval(this.limiters[k]._store.heartbeat);
-          }
-          this.limiters = {};
-          this.terminated = true;
-          if (flush) {
-            return this.Promise.all([this.client.quit(), this.subscriber.quit()]);
-          } else {
-            this.client.disconnect();
-            this.subscriber.disconnect();
-            return this.Promise.resolve();
-          }
-        }
-      }
-      ;
-      IORedisConnection.prototype.datastore = "ioredis";
-      IORedisConnection.prototype.defaults = {
-        Redis: null,
-        clientOptions: {},
-        clusterNodes: null,
-        client: null,
-        Promise,
-        Events: null
-      };
-      return IORedisConnection;
-    }.call(void 0);
-    module.exports = IORedisConnection;
-  }
-});
-
-// node_modules/bottleneck/lib/RedisDatastore.js
-var require_RedisDatastore = __commonJS({
-  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
-    "use strict";
-    function _slicedToArray2(arr, i) {
-      return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
-    }
-    function _nonIterableRest2() {
-      throw new TypeError("Invalid attempt to destructure non-iterable instance");
-    }
-    function _iterableToArrayLimit2(arr, i) {
-      var _arr = [];
-      var _n = true;
-      var _d = false;
-      var _e = void 0;
-      try {
-        for (var _i = arr[Symbol.iterator](), _s; !(_n = (_s = _i.next()).done); _n = true) {
-          _arr.push(_s.value);
-          if (i && _arr.length === i) break;
-        }
-      } catch (err2) {
-        _d = true;
-        _e = err2;
-      } finally {
-        try {
-          if (!_n && _i["return"] != null) _i["return"]();
-        } finally {
-          if (_d) throw _e;
-        }
-      }
-      return _arr;
-    }
-    function _arrayWithHoles2(arr) {
-      if (Array.isArray(arr)) return arr;
-    }
-    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator2(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var BottleneckError;
-    var IORedisConnection2;
-    var RedisConnection2;
-    var RedisDatastore;
-    var parser2;
-    parser2 = require_parser2();
-    BottleneckError = require_BottleneckError();
-    RedisConnection2 = require_RedisConnection();
-    IORedisConnection2 = require_IORedisConnection();
-    RedisDatastore = class RedisDatastore {
-      constructor(instance, storeOptions, storeInstanceOptions) {
-        this.instance = instance;
-        this.storeOptions = storeOptions;
-        this.originalId = this.instance.id;
-        this.clientId = this.instance._randomIndex();
-        parser2.load(storeInstanceOptions, storeInstanceOptions, this);
-        this.clients = {};
-        this.capacityPriorityCounters = {};
-        this.sharedConnection = this.connection != null;
-        if (this.connection == null) {
-          this.connection = this.instance.datastore === "redis" ? new RedisConnection2({
-            Redis: this.Redis,
-            clientOptions: this.clientOptions,
-            Promise: this.Promise,
-            Events: this.instance.Events
-          }) : this.instance.datastore === "ioredis" ? new IORedisConnection2({
-            Redis: this.Redis,
-            clientOptions: this.clientOptions,
-            clusterNodes: this.clusterNodes,
-            Promise: this.Promise,
-            Events: this.instance.Events
-          }) : void 0;
-        }
-        this.instance.connection = this.connection;
-        this.instance.datastore = this.connection.datastore;
-        this.ready = this.connection.ready.then((clients) => {
-          this.clients = clients;
-          return this.runScript("init", this.prepareInitSettings(this.clearDatastore));
-        }).then(() => {
-          return this.connection.__addLimiter__(this.instance);
-        }).then(() => {
-          return this.runScript("register_client", [this.instance.queued()]);
-        }).then(() => {
-          var base;
-          if (typeof (base = this.heartbeat = setInterval(() => {
-            return this.runScript("heartbeat", []).catch((e) => {
-              return this.instance.Events.trigger("error", e);
-            });
-          }, this.heartbeatInterval)).unref === "function") {
-            base.unref();
-          }
-          return this.clients;
-        });
-      }
-      __publish__(message) {
-        var _this = this;
-        return _asyncToGenerator2(function* () {
-          var client;
-          var _ref = yield _this.ready;
-          client = _ref.client;
-          return client.publish(_this.instance.channel(), `message:${message.toString()}`);
-        })();
-      }
-      onMessage(channel, message) {
-        var _this2 = this;
-        return _asyncToGenerator2(function* () {
-          var capacity, counter, data, drained, e, newCapacity, pos, priorityClient, rawCapacity, type;
-          try {
-            pos = message.indexOf(":");
-            var _ref2 = [message.slice(0, pos), message.slice(pos + 1)];
-            type = _ref2[0];
-            data = _ref2[1];
-            if (type === "capacity") {
-              return yield _this2.instance._drainAll(data.length > 0 ? ~~data : void 0);
-            } else if (type === "capacity-priority") {
-              var _data$split = data.split(":");
-              var _data$split2 = _slicedToArray2(_data$split, 3);
-              rawCapacity = _data$split2[0];
-              priorityClient = _data$split2[1];
-              counter = _data$split2[2];
-              capacity = rawCapacity.length > 0 ? ~~rawCapacity : void 0;
-              if (priorityClient === _this2.clientId) {
-                drained = yield _this2.instance._drainAll(capacity);
-                newCapacity = capacity != null ? capacity - (drained || 0) : "";
-                return yield _this2.clients.client.publish(_this2.instance.channel(), `capacity-priority:${newCapacity}::${counter}`);
-              } else if (priorityClient === "") {
-                clearTimeout(_this2.capacityPriorityCounters[counter]);
-                delete _this2.capacityPriorityCounters[counter];
-                return _this2.instance._drainAll(capacity);
-              } else {
-                return _this2.capacityPriorityCounters[counter] = setTimeout(
-                  /* @__PURE__ */ _asyncToGenerator2(function* () {
-                    var e2;
-                    try {
-                      delete _this2.capacityPriorityCounters[counter];
-                      yield _this2.runScript("blacklist_client", [priorityClient]);
-                      return yield _this2.instance._drainAll(capacity);
-                    } catch (error) {
-                      e2 = error;
-                      return _this2.instance.Events.trigger("error", e2);
-                    }
-                  }),
-                  1e3
-                );
-              }
-            } else if (type === "message") {
-              return _this2.instance.Events.trigger("message", data);
-            } else if (type === "blocked") {
-              return yield _this2.instance._dropAllQueued();
-            }
-          } catch (error) {
-            e = error;
-            return _this2.instance.Events.trigger("error", e);
-          }
-        })();
-      }
-      __disconnect__(flush) {
-        clearInterval(this.heartbeat);
-        if (this.sharedConnection) {
-          return this.connection.__removeLimiter__(this.instance);
-        } else {
-          return this.connection.disconnect(flush);
-        }
-      }
-      runScript(name, args) {
-        var _this3 = this;
-        return _asyncToGenerator2(function* () {
-          if (!(name === "init" || name === "register_client")) {
-            yield _this3.ready;
-          }
-          return new _this3.Promise((resolve15, reject) => {
-            var all_args, arr;
-            all_args = [Date.now(), _this3.clientId].concat(args);
-            _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
-            arr = _this3.connection.__scriptArgs__(name, _this3.originalId, all_args, function(err2, replies) {
-              if (err2 != null) {
-                return reject(err2);
-              }
-              return resolve15(replies);
-            });
-            return _this3.connection.__scriptFn__(name)(...arr);
-          }).catch((e) => {
-            if (e.message === "SETTINGS_KEY_NOT_FOUND") {
-              if (name === "heartbeat") {
-                return _this3.Promise.resolve();
-              } else {
-                return _this3.runScript("init", _this3.prepareInitSettings(false)).then(() => {
-                  return _this3.runScript(name, args);
-                });
-              }
-            } else if (e.message === "UNKNOWN_CLIENT") {
-              return _this3.runScript("register_client", [_this3.instance.queued()]).then(() => {
-                return _this3.runScript(name, args);
-              });
-            } else {
-              return _this3.Promise.reject(e);
-            }
-          });
-        })();
-      }
-      prepareArray(arr) {
-        var i, len, results, x;
-        results = [];
-        for (i = 0, len = arr.length; i < len; i++) {
-          x = arr[i];
-          results.push(x != null ? x.toString() : "");
-        }
-        return results;
-      }
-      prepareObject(obj) {
-        var arr, k, v;
-        arr = [];
-        for (k in obj) {
-          v = obj[k];
-          arr.push(k, v != null ? v.toString() : "");
-        }
-        return arr;
-      }
-      prepareInitSettings(clear) {
-        var args;
-        args = this.prepareObject(Object.assign({}, this.storeOptions, {
-          id: this.originalId,
-          version: this.instance.version,
-          groupTimeout: this.timeout,
-          clientTimeout: this.clientTimeout
-        }));
-        args.unshift(clear ? 1 : 0, this.instance.version);
-        return args;
-      }
-      convertBool(b) {
-        return !!b;
-      }
-      __updateSettings__(options2) {
-        var _this4 = this;
-        return _asyncToGenerator2(function* () {
-          yield _this4.runScript("update_settings", _this4.prepareObject(options2));
-          return parser2.overwrite(options2, options2, _this4.storeOptions);
-        })();
-      }
-      __running__() {
-        return this.runScript("running", []);
-      }
-      __queued__() {
-        return this.runScript("queued", []);
-      }
-      __done__() {
-        return this.runScript("done", []);
-      }
-      __groupCheck__() {
-        var _this5 = this;
-        return _asyncToGenerator2(function* () {
-          return _this5.convertBool(yield _this5.runScript("group_check", []));
-        })();
-      }
-      __incrementReservoir__(incr) {
-        return this.runScript("increment_reservoir", [incr]);
-      }
-      __currentReservoir__() {
-        return this.runScript("current_reservoir", []);
-      }
-      __check__(weight) {
-        var _this6 = this;
-        return _asyncToGenerator2(function* () {
-          return _this6.convertBool(yield _this6.runScript("check", _this6.prepareArray([weight])));
-        })();
-      }
-      __register__(index, weight, expiration) {
-        var _this7 = this;
-        return _asyncToGenerator2(function* () {
-          var reservoir, success, wait2;
-          var _ref4 = yield _this7.runScript("register", _this7.prepareArray([index, weight, expiration]));
-          var _ref5 = _slicedToArray2(_ref4, 3);
-          success = _ref5[0];
-          wait2 = _ref5[1];
-          reservoir = _ref5[2];
-          return {
-            success: _this7.convertBool(success),
-            wait: wait2,
-            reservoir
-          };
-        })();
-      }
-      __submit__(queueLength, weight) {
-        var _this8 = this;
-        return _asyncToGenerator2(function* () {
-          var blocked, e, maxConcurrent, overweight, reachedHWM, strategy;
-          try {
-            var _ref6 = yield _this8.runScript("submit", _this8.prepareArray([queueLength, weight]));
-            var _ref7 = _slicedToArray2(_ref6, 3);
-            reachedHWM = _ref7[0];
-            blocked = _ref7[1];
-            strategy = _ref7[2];
-            return {
-              reachedHWM: _this8.convertBool(reachedHWM),
-              blocked: _this8.convertBool(blocked),
-              strategy
-            };
-          } catch (error) {
-            e = error;
-            if (e.message.indexOf("OVERWEIGHT") === 0) {
-              var _e$message$split = e.message.split(":");
-              var _e$message$split2 = _slicedToArray2(_e$message$split, 3);
-              overweight = _e$message$split2[0];
-              weight = _e$message$split2[1];
-              maxConcurrent = _e$message$split2[2];
-              throw new BottleneckError(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${maxConcurrent}`);
-            } else {
-              throw e;
-            }
-          }
-        })();
-      }
-      __free__(index, weight) {
-        var _this9 = this;
-        return _asyncToGenerator2(function* () {
-          var running;
-          running = yield _this9.runScript("free", _this9.prepareArray([index]));
-          return {
-            running
-          };
-        })();
-      }
-    };
-    module2.exports = RedisDatastore;
-  }
-});
-
-// node_modules/bottleneck/lib/States.js
-var require_States = __commonJS({
-  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
-    "use strict";
-    var BottleneckError;
-    var States;
-    BottleneckError = require_BottleneckError();
-    States = class States {
-      constructor(status1) {
-        this.status = status1;
-        this._jobs = {};
-        this.counts = this.status.map(function() {
-          return 0;
-        });
-      }
-      next(id) {
-        var current, next;
-        current = this._jobs[id];
-        next = current + 1;
-        if (current != null && next < this.status.length) {
-          this.counts[current]--;
-          this.counts[next]++;
-          return this._jobs[id]++;
-        } else if (current != null) {
-          this.counts[current]--;
-          return delete this._jobs[id];
-        }
-      }
-      start(id) {
-        var initial;
-        initial = 0;
-        this._jobs[id] = initial;
-        return this.counts[initial]++;
-      }
-      remove(id) {
-        var current;
-        current = this._jobs[id];
-        if (current != null) {
-          this.counts[current]--;
-          delete this._jobs[id];
-        }
-        return current != null;
-      }
-      jobStatus(id) {
-        var ref2;
-        return (ref2 = this.status[this._jobs[id]]) != null ? ref2 : null;
-      }
-      statusJobs(status) {
-        var k, pos, ref2, results, v;
-        if (status != null) {
-          pos = this.status.indexOf(status);
-          if (pos < 0) {
-            throw new BottleneckError(`status must be one of ${this.status.join(", ")}`);
-          }
-          ref2 = this._jobs;
-          results = [];
-          for (k in ref2) {
-            v = ref2[k];
-            if (v === pos) {
-              results.push(k);
-            }
-          }
-          return results;
-        } else {
-          return Object.keys(this._jobs);
-        }
-      }
-      statusCounts() {
-        return this.counts.reduce((acc, v, i) => {
-          acc[this.status[i]] = v;
-          return acc;
-        }, {});
-      }
-    };
-    module2.exports = States;
-  }
-});
-
-// node_modules/bottleneck/lib/Sync.js
-var require_Sync = __commonJS({
-  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
-    "use strict";
-    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator2(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var DLList;
-    var Sync;
-    DLList = require_DLList();
-    Sync = class Sync {
-      constructor(name, Promise2) {
-        this.schedule = this.schedule.bind(this);
-        this.name = name;
-        this.Promise = Promise2;
-        this._running = 0;
-        this._queue = new DLList();
-      }
-      isEmpty() {
-        return this._queue.length === 0;
-      }
-      _tryToRun() {
-        var _this = this;
-        return _asyncToGenerator2(function* () {
-          var args, cb, error, reject, resolve15, returned, task;
-          if (_this._running < 1 && _this._queue.length > 0) {
-            _this._running++;
-            var _this$_queue$shift = _this._queue.shift();
-            task = _this$_queue$shift.task;
-            args = _this$_queue$shift.args;
-            resolve15 = _this$_queue$shift.resolve;
-            reject = _this$_queue$shift.reject;
-            cb = yield _asyncToGenerator2(function* () {
-              try {
-                returned = yield task(...args);
-                return function() {
-                  return resolve15(returned);
-                };
-              } catch (error1) {
-                error = error1;
-                return function() {
-                  return reject(error);
-                };
-              }
-            })();
-            _this._running--;
-            _this._tryToRun();
-            return cb();
-          }
-        })();
-      }
-      schedule(task, ...args) {
-        var promise, reject, resolve15;
-        resolve15 = reject = null;
-        promise = new this.Promise(function(_resolve2, _reject) {
-          resolve15 = _resolve2;
-          return reject = _reject;
-        });
-        this._queue.push({
-          task,
-          args,
-          resolve: resolve15,
-          reject
-        });
-        this._tryToRun();
-        return promise;
-      }
-    };
-    module2.exports = Sync;
-  }
-});
-
-// node_modules/bottleneck/lib/version.json
-var require_version = __commonJS({
-  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
-    module2.exports = { version: "2.19.5" };
-  }
-});
-
-// node_modules/bottleneck/lib/Group.js
-var require_Group = __commonJS({
-  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
-    "use strict";
-    function _slicedToArray2(arr, i) {
-      return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
-    }
-    function _nonIterableRest2() {
-      throw new TypeError("Invalid attempt to destructure non-iterable instance");
-    }
-    function _iterableToArrayLimit2(arr, i) {
-      var _arr = [];
-      var _n = true;
-      var _d = false;
-      var _e = void 0;
-      try {
-        for (var _i = arr[Symbol.iterator](), _s; !(_n = (_s = _i.next()).done); _n = true) {
-          _arr.push(_s.value);
-          if (i && _arr.length === i) break;
-        }
-      } catch (err2) {
-        _d = true;
-        _e = err2;
-      } finally {
-        try {
-          if (!_n && _i["return"] != null) _i["return"]();
-        } finally {
-          if (_d) throw _e;
-        }
-      }
-      return _arr;
-    }
-    function _arrayWithHoles2(arr) {
-      if (Array.isArray(arr)) return arr;
-    }
-    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator2(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var Events2;
-    var Group;
-    var IORedisConnection2;
-    var RedisConnection2;
-    var Scripts2;
-    var parser2;
-    parser2 = require_parser2();
-    Events2 = require_Events();
-    RedisConnection2 = require_RedisConnection();
-    IORedisConnection2 = require_IORedisConnection();
-    Scripts2 = require_Scripts();
-    Group = function() {
-      class Group2 {
-        constructor(limiterOptions = {}) {
-          this.deleteKey = this.deleteKey.bind(this);
-          this.limiterOptions = limiterOptions;
-          parser2.load(this.limiterOptions, this.defaults, this);
-          this.Events = new Events2(this);
-          this.instances = {};
-          this.Bottleneck = require_Bottleneck();
-          this._startAutoCleanup();
-          this.sharedConnection = this.connection != null;
-          if (this.connection == null) {
-            if (this.limiterOptions.datastore === "redis") {
-              this.connection = new RedisConnection2(Object.assign({}, this.limiterOptions, {
-                Events: this.Events
-              }));
-            } else if (this.limiterOptions.datastore === "ioredis") {
-              this.connection = new IORedisConnection2(Object.assign({}, this.limiterOptions, {
-                Events: this.Events
-              }));
-            }
-          }
-        }
-        key(key2 = "") {
-          var ref2;
-          return (ref2 = this.instances[key2]) != null ? ref2 : (() => {
-            var limiter;
-            limiter = this.instances[key2] = new this.Bottleneck(Object.assign(this.limiterOptions, {
-              id: `${this.id}-${key2}`,
-              timeout: this.timeout,
-              connection: this.connection
-            }));
-            this.Events.trigger("created", limiter, key2);
-            return limiter;
-          })();
-        }
-        deleteKey(key2 = "") {
-          var _this = this;
-          return _asyncToGenerator2(function* () {
-            var deleted, instance;
-            instance = _this.instances[key2];
-            if (_this.connection) {
-              deleted = yield _this.connection.__runCommand__(["del", ...Scripts2.allKeys(`${_this.id}-${key2}`)]);
-            }
-            if (instance != null) {
-              delete _this.instances[key2];
-              yield instance.disconnect();
-            }
-            return instance != null || deleted > 0;
-          })();
-        }
-        limiters() {
-          var k, ref2, results, v;
-          ref2 = this.instances;
-          results = [];
-          for (k in ref2) {
-            v = ref2[k];
-            results.push({
-              key: k,
-              limiter: v
-            });
-          }
-          return results;
-        }
-        keys() {
-          return Object.keys(this.instances);
-        }
-        clusterKeys() {
-          var _this2 = this;
-          return _asyncToGenerator2(function* () {
-            var cursor, end, found, i, k, keys, len, next, start;
-            if (_this2.connection == null) {
-              return _this2.Promise.resolve(_this2.keys());
-            }
-            keys = [];
-            cursor = null;
-            start = `b_${_this2.id}-`.length;
-            end = "_settings".length;
-            while (cursor !== 0) {
-              var _ref = yield _this2.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${_this2.id}-*_settings`, "count", 1e4]);
-              var _ref2 = _slicedToArray2(_ref, 2);
-              next = _ref2[0];
-              found = _ref2[1];
-              cursor = ~~next;
-              for (i = 0, len = found.length; i < len; i++) {
-                k = found[i];
-                keys.push(k.slice(start, -end));
-              }
-            }
-            return keys;
-          })();
-        }
-        _startAutoCleanup() {
-          var _this3 = this;
-          var base;
-          clearInterval(this.interval);
-          return typeof (base = this.interval = setInterval(
-            /* @__PURE__ */ _asyncToGenerator2(function* () {
-              var e, k, ref2, results, time2, v;
-              time2 = Date.now();
-              ref2 = _this3.instances;
-              results = [];
-              for (k in ref2) {
-                v = ref2[k];
-                try {
-                  if (yield v._store.__groupCheck__(time2)) {
-                    results.push(_this3.deleteKey(k));
-                  } else {
-                    results.push(void 0);
-                  }
-                } catch (error) {
-                  e = error;
-                  results.push(v.Events.trigger("error", e));
-                }
-              }
-              return results;
-            }),
-            this.timeout / 2
-          )).unref === "function" ? base.unref() : void 0;
-        }
-        updateSettings(options2 = {}) {
-          parser2.overwrite(options2, this.defaults, this);
-          parser2.overwrite(options2, options2, this.limiterOptions);
-          if (options2.timeout != null) {
-            return this._startAutoCleanup();
-          }
-        }
-        disconnect(flush = true) {
-          var ref2;
-          if (!this.sharedConnection) {
-            return (ref2 = this.connection) != null ? ref2.disconnect(flush) : void 0;
-          }
-        }
-      }
-      ;
-      Group2.prototype.defaults = {
-        timeout: 1e3 * 60 * 5,
-        connection: null,
-        Promise,
-        id: "group-key"
-      };
-      return Group2;
-    }.call(void 0);
-    module2.exports = Group;
-  }
-});
-
-// node_modules/bottleneck/lib/Batcher.js
-var require_Batcher = __commonJS({
-  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
-    "use strict";
-    var Batcher;
-    var Events2;
-    var parser2;
-    parser2 = require_parser2();
-    Events2 = require_Events();
-    Batcher = function() {
-      class Batcher2 {
-        constructor(options2 = {}) {
-          this.options = options2;
-          parser2.load(this.options, this.defaults, this);
-          this.Events = new Events2(this);
-          this._arr = [];
-          this._resetPromise();
-          this._lastFlush = Date.now();
-        }
-        _resetPromise() {
-          return this._promise = new this.Promise((res, rej) => {
-            return this._resolve = res;
-          });
-        }
-        _flush() {
-          clearTimeout(this._timeout);
-          this._lastFlush = Date.now();
-          this._resolve();
-          this.Events.trigger("batch", this._arr);
-          this._arr = [];
-          return this._resetPromise();
-        }
-        add(data) {
-          var ret;
-          this._arr.push(data);
-          ret = this._promise;
-          if (this._arr.length === this.maxSize) {
-            this._flush();
-          } else if (this.maxTime != null && this._arr.length === 1) {
-            this._timeout = setTimeout(() => {
-              return this._flush();
-            }, this.maxTime);
-          }
-          return ret;
-        }
-      }
-      ;
-      Batcher2.prototype.defaults = {
-        maxTime: null,
-        maxSize: null,
-        Promise
-      };
-      return Batcher2;
-    }.call(void 0);
-    module2.exports = Batcher;
-  }
-});
-
-// node_modules/bottleneck/lib/Bottleneck.js
-var require_Bottleneck = __commonJS({
-  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
-    "use strict";
-    function _slicedToArray2(arr, i) {
-      return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
-    }
-    function _iterableToArrayLimit2(arr, i) {
-      var _arr = [];
-      var _n = true;
-      var _d = false;
-      var _e = void 0;
-      try {
-        for (var _i = arr[Symbol.iterator](), _s; !(_n = (_s = _i.next()).done); _n = true) {
-          _arr.push(_s.value);
-          if (i && _arr.length === i) break;
-        }
-      } catch (err2) {
-        _d = true;
-        _e = err2;
-      } finally {
-        try {
-          if (!_n && _i["return"] != null) _i["return"]();
-        } finally {
-          if (_d) throw _e;
-        }
-      }
-      return _arr;
-    }
-    function _toArray(arr) {
-      return _arrayWithHoles2(arr) || _iterableToArray(arr) || _nonIterableRest2();
-    }
-    function _nonIterableRest2() {
-      throw new TypeError("Invalid attempt to destructure non-iterable instance");
-    }
-    function _iterableToArray(iter) {
-      if (Symbol.iterator in Object(iter) || Object.prototype.toString.call(iter) === "[object Arguments]") return Array.from(iter);
-    }
-    function _arrayWithHoles2(arr) {
-      if (Array.isArray(arr)) return arr;
-    }
-    function asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, key2, arg) {
-      try {
-        var info = gen[key2](arg);
-        var value = info.value;
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      if (info.done) {
-        resolve15(value);
-      } else {
-        Promise.resolve(value).then(_next, _throw);
-      }
-    }
-    function _asyncToGenerator2(fn) {
-      return function() {
-        var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
-          var gen = fn.apply(self2, args);
-          function _next(value) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "next", value);
-          }
-          function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve15, reject, _next, _throw, "throw", err2);
-          }
-          _next(void 0);
-        });
-      };
-    }
-    var Bottleneck5;
-    var DEFAULT_PRIORITY;
-    var Events2;
-    var Job;
-    var LocalDatastore;
-    var NUM_PRIORITIES;
-    var Queues;
-    var RedisDatastore;
-    var States;
-    var Sync;
-    var parser2;
-    var splice = [].splice;
-    NUM_PRIORITIES = 10;
-    DEFAULT_PRIORITY = 5;
-    parser2 = require_parser2();
-    Queues = require_Queues();
-    Job = require_Job();
-    LocalDatastore = require_LocalDatastore();
-    RedisDatastore = require_RedisDatastore();
-    Events2 = require_Events();
-    States = require_States();
-    Sync = require_Sync();
-    Bottleneck5 = function() {
-      class Bottleneck6 {
-        constructor(options2 = {}, ...invalid) {
-          var storeInstanceOptions, storeOptions;
-          this._addToQueue = this._addToQueue.bind(this);
-          this._validateOptions(options2, invalid);
-          parser2.load(options2, this.instanceDefaults, this);
-          this._queues = new Queues(NUM_PRIORITIES);
-          this._scheduled = {};
-          this._states = new States(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
-          this._limiter = null;
-          this.Events = new Events2(this);
-          this._submitLock = new Sync("submit", this.Promise);
-          this._registerLock = new Sync("register", this.Promise);
-          storeOptions = parser2.load(options2, this.storeDefaults, {});
-          this._store = function() {
-            if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
-              storeInstanceOptions = parser2.load(options2, this.redisStoreDefaults, {});
-              return new RedisDatastore(this, storeOptions, storeInstanceOptions);
-            } else if (this.datastore === "local") {
-              storeInstanceOptions = parser2.load(options2, this.localStoreDefaults, {});
-              return new LocalDatastore(this, storeOptions, storeInstanceOptions);
-            } else {
-              throw new Bottleneck6.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
-            }
-          }.call(this);
-          this._queues.on("leftzero", () => {
-            var ref2;
-            return (ref2 = this._store.heartbeat) != null ? typeof ref2.ref === "function" ? ref2.ref() : void 0 : void 0;
-          });
-          this._queues.on("zero", () => {
-            var ref2;
-            return (ref2 = this._store.heartbeat) != null ? typeof ref2.unref === "function" ? ref2.unref() : void 0 : void 0;
-          });
-        }
-        _validateOptions(options2, invalid) {
-          if (!(options2 != null && typeof options2 === "object" && invalid.length === 0)) {
-            throw new Bottleneck6.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
-          }
-        }
-        ready() {
-          return this._store.ready;
-        }
-        clients() {
-          return this._store.clients;
-        }
-        channel() {
-          return `b_${this.id}`;
-        }
-        channel_client() {
-          return `b_${this.id}_${this._store.clientId}`;
-        }
-        publish(message) {
-          return this._store.__publish__(message);
-        }
-        disconnect(flush = true) {
-          return this._store.__disconnect__(flush);
-        }
-        chain(_limiter) {
-          this._limiter = _limiter;
-          return this;
-        }
-        queued(priority) {
-          return this._queues.queued(priority);
-        }
-        clusterQueued() {
-          return this._store.__queued__();
-        }
-        empty() {
-          return this.queued() === 0 && this._submitLock.isEmpty();
-        }
-        running() {
-          return this._store.__running__();
-        }
-        done() {
-          return this._store.__done__();
-        }
-        jobStatus(id) {
-          return this._states.jobStatus(id);
-        }
-        jobs(status) {
-          return this._states.statusJobs(status);
-        }
-        counts() {
-          return this._states.statusCounts();
-        }
-        _randomIndex() {
-          return Math.random().toString(36).slice(2);
-        }
-        check(weight = 1) {
-          return this._store.__check__(weight);
-        }
-        _clearGlobalState(index) {
-          if (this._scheduled[index] != null) {
-            clearTimeout(this._scheduled[index].expiration);
-            delete this._scheduled[index];
-            return true;
-          } else {
-            return false;
-          }
-        }
-        _free(index, job, options2, eventInfo) {
-          var _this = this;
-          return _asyncToGenerator2(function* () {
-            var e, running;
-            try {
-              var _ref = yield _this._store.__free__(index, options2.weight);
-              running = _ref.running;
-              _this.Events.trigger("debug", `Freed ${options2.id}`, eventInfo);
-              if (running === 0 && _this.empty()) {
-                return _this.Events.trigger("idle");
-              }
-            } catch (error1) {
-              e = error1;
-              return _this.Events.trigger("error", e);
-            }
-          })();
-        }
-        _run(index, job, wait2) {
-          var clearGlobalState, free, run2;
-          job.doRun();
-          clearGlobalState = this._clearGlobalState.bind(this, index);
-          run2 = this._run.bind(this, index, job);
-          free = this._free.bind(this, index, job);
-          return this._scheduled[index] = {
-            timeout: setTimeout(() => {
-              return job.doExecute(this._limiter, clearGlobalState, run2, free);
-            }, wait2),
-            expiration: job.options.expiration != null ? setTimeout(function() {
-              return job.doExpire(clearGlobalState, run2, free);
-            }, wait2 + job.options.expiration) : void 0,
-            job
-          };
-        }
-        _drainOne(capacity) {
-          return this._registerLock.schedule(() => {
-            var args, index, next, options2, queue;
-            if (this.queued() === 0) {
-              return this.Promise.resolve(null);
-            }
-            queue = this._queues.getFirst();
-            var _next2 = next = queue.first();
-            options2 = _next2.options;
-            args = _next2.args;
-            if (capacity != null && options2.weight > capacity) {
-              return this.Promise.resolve(null);
-            }
-            this.Events.trigger("debug", `Draining ${options2.id}`, {
-              args,
-              options: options2
-            });
-            index = this._randomIndex();
-            return this._store.__register__(index, options2.weight, options2.expiration).then(({
-              success,
-              wait: wait2,
-              reservoir
-            }) => {
-              var empty;
-              this.Events.trigger("debug", `Drained ${options2.id}`, {
-                success,
-                args,
-                options: options2
-              });
-              if (success) {
-                queue.shift();
-                empty = this.empty();
-                if (empty) {
-                  this.Events.trigger("empty");
-                }
-                if (reservoir === 0) {
-                  this.Events.trigger("depleted", empty);
-                }
-                this._run(index, next, wait2);
-                return this.Promise.resolve(options2.weight);
-              } else {
-                return this.Promise.resolve(null);
-              }
-            });
-          });
-        }
-        _drainAll(capacity, total = 0) {
-          return this._drainOne(capacity).then((drained) => {
-            var newCapacity;
-            if (drained != null) {
-              newCapacity = capacity != null ? capacity - drained : capacity;
-              return this._drainAll(newCapacity, total + drained);
-            } else {
-              return this.Promise.resolve(total);
-            }
-          }).catch((e) => {
-            return this.Events.trigger("error", e);
-          });
-        }
-        _dropAllQueued(message) {
-          return this._queues.shiftAll(function(job) {
-            return job.doDrop({
-              message
-            });
-          });
-        }
-        stop(options2 = {}) {
-          var done, waitForExecuting;
-          options2 = parser2.load(options2, this.stopDefaults);
-          waitForExecuting = (at) => {
-            var finished;
-            finished = () => {
-              var counts;
-              counts = this._states.counts;
-              return counts[0] + counts[1] + counts[2] + counts[3] === at;
-            };
-            return new this.Promise((resolve15, reject) => {
-              if (finished()) {
-                return resolve15();
-              } else {
-                return this.on("done", () => {
-                  if (finished()) {
-                    this.removeAllListeners("done");
-                    return resolve15();
-                  }
-                });
-              }
-            });
-          };
-          done = options2.dropWaitingJobs ? (this._run = function(index, next) {
-            return next.doDrop({
-              message: options2.dropErrorMessage
-            });
-          }, this._drainOne = () => {
-            return this.Promise.resolve(null);
-          }, this._registerLock.schedule(() => {
-            return this._submitLock.schedule(() => {
-              var k, ref2, v;
-              ref2 = this._scheduled;
-              for (k in ref2) {
-                v = ref2[k];
-                if (this.jobStatus(v.job.options.id) === "RUNNING") {
-                  clearTimeout(v.timeout);
-                  clearTimeout(v.expiration);
-                  v.job.doDrop({
-                    message: options2.dropErrorMessage
-                  });
-                }
-              }
-              this._dropAllQueued(options2.dropErrorMessage);
-              return waitForExecuting(0);
-            });
-          })) : this.schedule({
-            priority: NUM_PRIORITIES - 1,
-            weight: 0
-          }, () => {
-            return waitForExecuting(1);
-          });
-          this._receive = function(job) {
-            return job._reject(new Bottleneck6.prototype.BottleneckError(options2.enqueueErrorMessage));
-          };
-          this.stop = () => {
-            return this.Promise.reject(new Bottleneck6.prototype.BottleneckError("stop() has already been called"));
-          };
-          return done;
-        }
-        _addToQueue(job) {
-          var _this2 = this;
-          return _asyncToGenerator2(function* () {
-            var args, blocked, error, options2, reachedHWM, shifted, strategy;
-            args = job.args;
-            options2 = job.options;
-            try {
-              var _ref2 = yield _this2._store.__submit__(_this2.queued(), options2.weight);
-              reachedHWM = _ref2.reachedHWM;
-              blocked = _ref2.blocked;
-              strategy = _ref2.strategy;
-            } catch (error1) {
-              error = error1;
-              _this2.Events.trigger("debug", `Could not queue ${options2.id}`, {
-                args,
-                options: options2,
-                error
-              });
-              job.doDrop({
-                error
-              });
-              return false;
-            }
-            if (blocked) {
-              job.doDrop();
-              return true;
-            } else if (reachedHWM) {
-              shifted = strategy === Bottleneck6.prototype.strategy.LEAK ? _this2._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck6.prototype.strategy.OVERFLOW_PRIORITY ? _this2._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck6.prototype.strategy.OVERFLOW ? job : void 0;
-              if (shifted != null) {
-                shifted.doDrop();
-              }
-              if (shifted == null || strategy === Bottleneck6.prototype.strategy.OVERFLOW) {
-                if (shifted == null) {
-                  job.doDrop();
-                }
-                return reachedHWM;
-              }
-            }
-            job.doQueue(reachedHWM, blocked);
-            _this2._queues.push(job);
-            yield _this2._drainAll();
-            return reachedHWM;
-          })();
-        }
-        _receive(job) {
-          if (this._states.jobStatus(job.options.id) != null) {
-            job._reject(new Bottleneck6.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
-            return false;
-          } else {
-            job.doReceive();
-            return this._submitLock.schedule(this._addToQueue, job);
-          }
-        }
-        submit(...args) {
-          var cb, fn, job, options2, ref2, ref1, task;
-          if (typeof args[0] === "function") {
-            var _ref3, _ref4, _splice$call, _splice$call2;
-            ref2 = args, _ref3 = ref2, _ref4 = _toArray(_ref3), fn = _ref4[0], args = _ref4.slice(1), _ref3, _splice$call = splice.call(args, -1), _splice$call2 = _slicedToArray2(_splice$call, 1), cb = _splice$call2[0], _splice$call;
-            options2 = parser2.load({}, this.jobDefaults);
-          } else {
-            var _ref5, _ref6, _splice$call3, _splice$call4;
-            ref1 = args, _ref5 = ref1, _ref6 = _toArray(_ref5), options2 = _ref6[0], fn = _ref6[1], args = _ref6.slice(2), _ref5, _splice$call3 = splice.call(args, -1), _splice$call4 = _slicedToArray2(_splice$call3, 1), cb = _splice$call4[0], _splice$call3;
-            options2 = parser2.load(options2, this.jobDefaults);
-          }
-          task = (...args2) => {
-            return new this.Promise(function(resolve15, reject) {
-              return fn(...args2, function(...args3) {
-                return (args3[0] != null ? reject : resolve15)(args3);
-              });
-            });
-          };
-          job = new Job(task, args, options2, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
-          job.promise.then(function(args2) {
-            return typeof cb === "function" ? cb(...args2) : void 0;
-          }).catch(function(args2) {
-            if (Array.isArray(args2)) {
-              return typeof cb === "function" ? cb(...args2) : void 0;
-            } else {
-              return typeof cb === "function" ? cb(args2) : void 0;
-            }
-          });
-          return this._receive(job);
-        }
-        schedule(...args) {
-          var job, options2, task;
-          if (typeof args[0] === "function") {
-            var _args = args;
-            var _args2 = _toArray(_args);
-            task = _args2[0];
-            args = _args2.slice(1);
-            options2 = {};
-          } else {
-            var _args3 = args;
-            var _args4 = _toArray(_args3);
-            options2 = _args4[0];
-            task = _args4[1];
-            args = _args4.slice(2);
-          }
-          job = new Job(task, args, options2, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
-          this._receive(job);
-          return job.promise;
-        }
-        wrap(fn) {
-          var schedule, wrapped;
-          schedule = this.schedule.bind(this);
-          wrapped = function wrapped2(...args) {
-            return schedule(fn.bind(this), ...args);
-          };
-          wrapped.withOptions = function(options2, ...args) {
-            return schedule(options2, fn, ...args);
-          };
-          return wrapped;
-        }
-        updateSettings(options2 = {}) {
-          var _this3 = this;
-          return _asyncToGenerator2(function* () {
-            yield _this3._store.__updateSettings__(parser2.overwrite(options2, _this3.storeDefaults));
-            parser2.overwrite(options2, _this3.instanceDefaults, _this3);
-            return _this3;
-          })();
-        }
-        currentReservoir() {
-          return this._store.__currentReservoir__();
-        }
-        incrementReservoir(incr = 0) {
-          return this._store.__incrementReservoir__(incr);
-        }
-      }
-      ;
-      Bottleneck6.default = Bottleneck6;
-      Bottleneck6.Events = Events2;
-      Bottleneck6.version = Bottleneck6.prototype.version = require_version().version;
-      Bottleneck6.strategy = Bottleneck6.prototype.strategy = {
-        LEAK: 1,
-        OVERFLOW: 2,
-        OVERFLOW_PRIORITY: 4,
-        BLOCK: 3
-      };
-      Bottleneck6.BottleneckError = Bottleneck6.prototype.BottleneckError = require_BottleneckError();
-      Bottleneck6.Group = Bottleneck6.prototype.Group = require_Group();
-      Bottleneck6.RedisConnection = Bottleneck6.prototype.RedisConnection = require_RedisConnection();
-      Bottleneck6.IORedisConnection = Bottleneck6.prototype.IORedisConnection = require_IORedisConnection();
-      Bottleneck6.Batcher = Bottleneck6.prototype.Batcher = require_Batcher();
-      Bottleneck6.prototype.jobDefaults = {
-        priority: DEFAULT_PRIORITY,
-        weight: 1,
-        expiration: null,
-        id: "<no-id>"
-      };
-      Bottleneck6.prototype.storeDefaults = {
-        maxConcurrent: null,
-        minTime: 0,
-        highWater: null,
-        strategy: Bottleneck6.prototype.strategy.LEAK,
-        penalty: null,
-        reservoir: null,
-        reservoirRefreshInterval: null,
-        reservoirRefreshAmount: null,
-        reservoirIncreaseInterval: null,
-        reservoirIncreaseAmount: null,
-        reservoirIncreaseMaximum: null
-      };
-      Bottleneck6.prototype.localStoreDefaults = {
-        Promise,
-        timeout: null,
-        heartbeatInterval: 250
-      };
-      Bottleneck6.prototype.redisStoreDefaults = {
-        Promise,
-        timeout: null,
-        heartbeatInterval: 5e3,
-        clientTimeout: 1e4,
-        Redis: null,
-        clientOptions: {},
-        clusterNodes: null,
-        clearDatastore: false,
-        connection: null
-      };
-      Bottleneck6.prototype.instanceDefaults = {
-        datastore: "local",
-        connection: null,
-        id: "<no-id>",
-        rejectOnDrop: true,
-        trackDoneStatus: false,
-        Promise
-      };
-      Bottleneck6.prototype.stopDefaults = {
-        enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
-        dropWaitingJobs: true,
-        dropErrorMessage: "This limiter has been stopped."
-      };
-      return Bottleneck6;
-    }.call(void 0);
-    module2.exports = Bottleneck5;
-  }
-});
-
-// node_modules/bottleneck/lib/index.js
-var require_lib3 = __commonJS({
-  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
-    "use strict";
-    module2.exports = require_Bottleneck();
   }
 });
 
@@ -11210,7 +8337,7 @@ var require_thread_stream = __commonJS({
     var assert = __require("assert");
     var kImpl = Symbol("kImpl");
     var MAX_STRING = buffer.constants.MAX_STRING_LENGTH;
-    function noop5() {
+    function noop4() {
     }
     function updateState(stream, fn) {
       Atomics.add(stream[kImpl].state, SEQ_INDEX, 1);
@@ -11297,7 +8424,7 @@ var require_thread_stream = __commonJS({
             }
             return;
           }
-          write(stream, leftover, noop5);
+          write(stream, leftover, noop4);
           continue;
         }
         if (leftover === 0) {
@@ -11456,7 +8583,7 @@ var require_thread_stream = __commonJS({
       }
       flush(cb) {
         const userCb = typeof cb === "function" ? cb : null;
-        cb = userCb || noop5;
+        cb = userCb || noop4;
         if (userCb) {
           retainWorkerForPendingFlush(this);
         }
@@ -11761,7 +8888,7 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire3 } = __require("module");
-    var { existsSync: existsSync13 } = __require("node:fs");
+    var { existsSync: existsSync12 } = __require("node:fs");
     var getCallers = require_caller();
     var { join: join20, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
@@ -11836,7 +8963,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute2(path2) && !existsSync13(path2);
+      return isAbsolute2(path2) && !existsSync12(path2);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -12020,7 +9147,7 @@ var require_tools = __commonJS({
     var [nodeMajor] = process.versions.node.split(".").map((v) => Number(v));
     var asJsonChan = diagChan.tracingChannel("pino_asJson");
     var asString = nodeMajor >= 25 ? (str) => JSON.stringify(str) : _asString;
-    function noop5() {
+    function noop4() {
     }
     function genLog(level, hook7) {
       if (!hook7) return LOG;
@@ -12206,10 +9333,10 @@ var require_tools = __commonJS({
       return stream;
       function filterBrokenPipe(err2) {
         if (err2.code === "EPIPE") {
-          stream.write = noop5;
-          stream.end = noop5;
-          stream.flushSync = noop5;
-          stream.destroy = noop5;
+          stream.write = noop4;
+          stream.end = noop4;
+          stream.flushSync = noop4;
+          stream.destroy = noop4;
           return;
         }
         stream.removeListener("error", filterBrokenPipe);
@@ -12263,7 +9390,7 @@ var require_tools = __commonJS({
         }
         const { enabled, onChild } = opts;
         if (enabled === false) opts.level = "silent";
-        if (!onChild) opts.onChild = noop5;
+        if (!onChild) opts.onChild = noop4;
         if (!stream) {
           if (!hasBeenTampered(process.stdout)) {
             stream = buildSafeSonicBoom({ fd: process.stdout.fd || 1 });
@@ -12304,7 +9431,7 @@ var require_tools = __commonJS({
       return destination;
     }
     module2.exports = {
-      noop: noop5,
+      noop: noop4,
       buildSafeSonicBoom,
       asChindings,
       asJson,
@@ -12352,7 +9479,7 @@ var require_levels = __commonJS({
       hooksSym,
       levelCompSym
     } = require_symbols();
-    var { noop: noop5, genLog } = require_tools();
+    var { noop: noop4, genLog } = require_tools();
     var { DEFAULT_LEVELS, SORTING_ORDER } = require_constants();
     var levelMethods = {
       fatal: (hook7) => {
@@ -12423,7 +9550,7 @@ var require_levels = __commonJS({
       const hook7 = this[hooksSym].logMethod;
       for (const key2 in values) {
         if (levelComparison(values[key2], levelVal) === false) {
-          this[key2] = noop5;
+          this[key2] = noop4;
           continue;
         }
         this[key2] = isStandardLevel(key2, useOnlyCustomLevelsVal) ? levelMethods[key2](hook7) : genLog(values[key2], hook7);
@@ -12585,7 +9712,7 @@ var require_proto = __commonJS({
       asJson,
       buildFormatters,
       stringify,
-      noop: noop5
+      noop: noop4
     } = require_tools();
     var {
       version
@@ -12646,7 +9773,7 @@ var require_proto = __commonJS({
           );
         }
         instance[chindingsSym] = asChindings(instance, bindings2);
-        if (this.onChild !== noop5) {
+        if (this.onChild !== noop4) {
           this.onChild(instance);
         }
         return instance;
@@ -12764,7 +9891,7 @@ var require_proto = __commonJS({
       }
       const stream = this[streamSym];
       if (typeof stream.flush === "function") {
-        stream.flush(cb || noop5);
+        stream.flush(cb || noop4);
       } else if (cb) cb();
     }
   }
@@ -13557,7 +10684,7 @@ var require_pino = __commonJS({
       buildFormatters,
       stringify,
       normalizeDestFileDescriptor,
-      noop: noop5
+      noop: noop4
     } = require_tools();
     var { version } = require_meta();
     var {
@@ -13588,7 +10715,7 @@ var require_pino = __commonJS({
     } = symbols;
     var { epochTime, nullTime } = time2;
     var { pid } = process;
-    var hostname2 = os.hostname();
+    var hostname3 = os.hostname();
     var defaultErrorSerializer = stdSerializers.err;
     var defaultOptions3 = {
       level: "info",
@@ -13598,7 +10725,7 @@ var require_pino = __commonJS({
       errorKey: "err",
       nestedKey: null,
       enabled: true,
-      base: { pid, hostname: hostname2 },
+      base: { pid, hostname: hostname3 },
       serializers: Object.assign(/* @__PURE__ */ Object.create(null), {
         err: defaultErrorSerializer
       }),
@@ -13737,7 +10864,7 @@ var require_pino = __commonJS({
         [chindingsSym]: chindings,
         [formattersSym]: allFormatters,
         [hooksSym]: hooks,
-        silent: noop5,
+        silent: noop4,
         onChild,
         [msgPrefixSym]: msgPrefix
       });
@@ -14029,7 +11156,7 @@ var require_once = __commonJS({
 var require_end_of_stream = __commonJS({
   "node_modules/end-of-stream/index.js"(exports2, module2) {
     var once5 = require_once();
-    var noop5 = function() {
+    var noop4 = function() {
     };
     var qnt = global.Bare ? queueMicrotask : process.nextTick.bind(process);
     var isRequest = function(stream) {
@@ -14041,7 +11168,7 @@ var require_end_of_stream = __commonJS({
     var eos = function(stream, opts, callback) {
       if (typeof opts === "function") return eos(stream, null, opts);
       if (!opts) opts = {};
-      callback = once5(callback || noop5);
+      callback = once5(callback || noop4);
       var ws = stream._writableState;
       var rs = stream._readableState;
       var readable = opts.readable || opts.readable !== false && stream.readable;
@@ -14118,7 +11245,7 @@ var require_pump = __commonJS({
       fs = __require("fs");
     } catch (e) {
     }
-    var noop5 = function() {
+    var noop4 = function() {
     };
     var ancient = typeof process === "undefined" ? false : /^v?\.0/.test(process.version);
     var isFn = function(fn) {
@@ -14127,7 +11254,7 @@ var require_pump = __commonJS({
     var isFS = function(stream) {
       if (!ancient) return false;
       if (!fs) return false;
-      return (stream instanceof (fs.ReadStream || noop5) || stream instanceof (fs.WriteStream || noop5)) && isFn(stream.close);
+      return (stream instanceof (fs.ReadStream || noop4) || stream instanceof (fs.WriteStream || noop4)) && isFn(stream.close);
     };
     var isRequest = function(stream) {
       return stream.setHeader && isFn(stream.abort);
@@ -14148,7 +11275,7 @@ var require_pump = __commonJS({
         if (closed) return;
         if (destroyed) return;
         destroyed = true;
-        if (isFS(stream)) return stream.close(noop5);
+        if (isFS(stream)) return stream.close(noop4);
         if (isRequest(stream)) return stream.abort();
         if (isFn(stream.destroy)) return stream.destroy();
         callback(err2 || new Error("stream was destroyed"));
@@ -14162,7 +11289,7 @@ var require_pump = __commonJS({
     };
     var pump = function() {
       var streams = Array.prototype.slice.call(arguments);
-      var callback = isFn(streams[streams.length - 1] || noop5) && streams.pop() || noop5;
+      var callback = isFn(streams[streams.length - 1] || noop4) && streams.pop() || noop4;
       if (Array.isArray(streams[0])) streams = streams[0];
       if (streams.length < 2) throw new Error("pump requires two streams per minimum");
       var error;
@@ -14192,13 +11319,13 @@ var require_pino_abstract_transport = __commonJS({
     var { Duplex } = __require("stream");
     var { parentPort, workerData } = __require("worker_threads");
     function createDeferred() {
-      let resolve15;
+      let resolve14;
       let reject;
       const promise = new Promise((_resolve2, _reject) => {
-        resolve15 = _resolve2;
+        resolve14 = _resolve2;
         reject = _reject;
       });
-      promise.resolve = resolve15;
+      promise.resolve = resolve14;
       promise.reject = reject;
       return promise;
     }
@@ -15229,7 +12356,7 @@ var require_sonic_boom2 = __commonJS({
 var require_noop = __commonJS({
   "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
-    module2.exports = function noop5() {
+    module2.exports = function noop4() {
     };
   }
 });
@@ -15241,7 +12368,7 @@ var require_build_safe_sonic_boom = __commonJS({
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
     var SonicBoom = require_sonic_boom2();
-    var noop5 = require_noop();
+    var noop4 = require_noop();
     function buildSafeSonicBoom(opts) {
       const stream = new SonicBoom(opts);
       stream.on("error", filterBrokenPipe);
@@ -15251,10 +12378,10 @@ var require_build_safe_sonic_boom = __commonJS({
       return stream;
       function filterBrokenPipe(err2) {
         if (err2.code === "EPIPE") {
-          stream.write = noop5;
-          stream.end = noop5;
-          stream.flushSync = noop5;
-          stream.destroy = noop5;
+          stream.write = noop4;
+          stream.end = noop4;
+          stream.flushSync = noop4;
+          stream.destroy = noop4;
           return;
         }
         stream.removeListener("error", filterBrokenPipe);
@@ -17622,8 +14749,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve15, reject) {
-            return setTimeout(resolve15, t);
+          return new this.Promise(function(resolve14, reject) {
+            return setTimeout(resolve14, t);
           });
         }
         computePenalty() {
@@ -17834,15 +14961,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve15, returned, task;
+          var args, cb, error, reject, resolve14, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve15, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve14, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve15(returned);
+                  return resolve14(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -17857,13 +14984,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve15;
-          resolve15 = reject = null;
+          var promise, reject, resolve14;
+          resolve14 = reject = null;
           promise = new this.Promise(function(_resolve2, _reject) {
-            resolve15 = _resolve2;
+            resolve14 = _resolve2;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve15, reject });
+          this._queue.push({ task, args, resolve: resolve14, reject });
           this._tryToRun();
           return promise;
         }
@@ -18264,14 +15391,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve15, reject) => {
+              return new this.Promise((resolve14, reject) => {
                 if (finished()) {
-                  return resolve15();
+                  return resolve14();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve15();
+                      return resolve14();
                     }
                   });
                 }
@@ -18364,9 +15491,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve15, reject) {
+              return new this.Promise(function(resolve14, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve15)(args3);
+                  return (args3[0] != null ? reject : resolve14)(args3);
                 });
               });
             };
@@ -24796,7 +21923,7 @@ var require_line_counter = __commonJS({
 });
 
 // node_modules/yaml/dist/parse/parser.js
-var require_parser3 = __commonJS({
+var require_parser2 = __commonJS({
   "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
@@ -25679,7 +22806,7 @@ var require_public_api = __commonJS({
     var log = require_log();
     var identity = require_identity();
     var lineCounter = require_line_counter();
-    var parser2 = require_parser3();
+    var parser2 = require_parser2();
     function parseOptions(options2) {
       const prettyErrors = options2.prettyErrors !== false;
       const lineCounter$1 = options2.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
@@ -25783,7 +22910,7 @@ var require_dist2 = __commonJS({
     var cst = require_cst();
     var lexer = require_lexer();
     var lineCounter = require_line_counter();
-    var parser2 = require_parser3();
+    var parser2 = require_parser2();
     var publicApi = require_public_api();
     var visit = require_visit();
     exports2.Composer = composer.Composer;
@@ -25815,6 +22942,2879 @@ var require_dist2 = __commonJS({
     exports2.stringify = publicApi.stringify;
     exports2.visit = visit.visit;
     exports2.visitAsync = visit.visitAsync;
+  }
+});
+
+// node_modules/bottleneck/lib/parser.js
+var require_parser3 = __commonJS({
+  "node_modules/bottleneck/lib/parser.js"(exports2) {
+    "use strict";
+    exports2.load = function(received, defaults2, onto = {}) {
+      var k, ref2, v;
+      for (k in defaults2) {
+        v = defaults2[k];
+        onto[k] = (ref2 = received[k]) != null ? ref2 : v;
+      }
+      return onto;
+    };
+    exports2.overwrite = function(received, defaults2, onto = {}) {
+      var k, v;
+      for (k in received) {
+        v = received[k];
+        if (defaults2[k] !== void 0) {
+          onto[k] = v;
+        }
+      }
+      return onto;
+    };
+  }
+});
+
+// node_modules/bottleneck/lib/DLList.js
+var require_DLList = __commonJS({
+  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+    "use strict";
+    var DLList;
+    DLList = class DLList {
+      constructor(incr, decr) {
+        this.incr = incr;
+        this.decr = decr;
+        this._first = null;
+        this._last = null;
+        this.length = 0;
+      }
+      push(value) {
+        var node;
+        this.length++;
+        if (typeof this.incr === "function") {
+          this.incr();
+        }
+        node = {
+          value,
+          prev: this._last,
+          next: null
+        };
+        if (this._last != null) {
+          this._last.next = node;
+          this._last = node;
+        } else {
+          this._first = this._last = node;
+        }
+        return void 0;
+      }
+      shift() {
+        var value;
+        if (this._first == null) {
+          return;
+        } else {
+          this.length--;
+          if (typeof this.decr === "function") {
+            this.decr();
+          }
+        }
+        value = this._first.value;
+        if ((this._first = this._first.next) != null) {
+          this._first.prev = null;
+        } else {
+          this._last = null;
+        }
+        return value;
+      }
+      first() {
+        if (this._first != null) {
+          return this._first.value;
+        }
+      }
+      getArray() {
+        var node, ref2, results;
+        node = this._first;
+        results = [];
+        while (node != null) {
+          results.push((ref2 = node, node = node.next, ref2.value));
+        }
+        return results;
+      }
+      forEachShift(cb) {
+        var node;
+        node = this.shift();
+        while (node != null) {
+          cb(node), node = this.shift();
+        }
+        return void 0;
+      }
+      debug() {
+        var node, ref2, ref1, ref22, results;
+        node = this._first;
+        results = [];
+        while (node != null) {
+          results.push((ref2 = node, node = node.next, {
+            value: ref2.value,
+            prev: (ref1 = ref2.prev) != null ? ref1.value : void 0,
+            next: (ref22 = ref2.next) != null ? ref22.value : void 0
+          }));
+        }
+        return results;
+      }
+    };
+    module2.exports = DLList;
+  }
+});
+
+// node_modules/bottleneck/lib/Events.js
+var require_Events = __commonJS({
+  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+    "use strict";
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator2(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var Events2;
+    Events2 = class Events {
+      constructor(instance) {
+        this.instance = instance;
+        this._events = {};
+        if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
+          throw new Error("An Emitter already exists for this object");
+        }
+        this.instance.on = (name, cb) => {
+          return this._addListener(name, "many", cb);
+        };
+        this.instance.once = (name, cb) => {
+          return this._addListener(name, "once", cb);
+        };
+        this.instance.removeAllListeners = (name = null) => {
+          if (name != null) {
+            return delete this._events[name];
+          } else {
+            return this._events = {};
+          }
+        };
+      }
+      _addListener(name, status, cb) {
+        var base;
+        if ((base = this._events)[name] == null) {
+          base[name] = [];
+        }
+        this._events[name].push({
+          cb,
+          status
+        });
+        return this.instance;
+      }
+      listenerCount(name) {
+        if (this._events[name] != null) {
+          return this._events[name].length;
+        } else {
+          return 0;
+        }
+      }
+      trigger(name, ...args) {
+        var _this = this;
+        return _asyncToGenerator2(function* () {
+          var e, promises;
+          try {
+            if (name !== "debug") {
+              _this.trigger("debug", `Event triggered: ${name}`, args);
+            }
+            if (_this._events[name] == null) {
+              return;
+            }
+            _this._events[name] = _this._events[name].filter(function(listener) {
+              return listener.status !== "none";
+            });
+            promises = _this._events[name].map(
+              /* @__PURE__ */ (function() {
+                var _ref = _asyncToGenerator2(function* (listener) {
+                  var e2, returned;
+                  if (listener.status === "none") {
+                    return;
+                  }
+                  if (listener.status === "once") {
+                    listener.status = "none";
+                  }
+                  try {
+                    returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+                    if (typeof (returned != null ? returned.then : void 0) === "function") {
+                      return yield returned;
+                    } else {
+                      return returned;
+                    }
+                  } catch (error) {
+                    e2 = error;
+                    if (true) {
+                      _this.trigger("error", e2);
+                    }
+                    return null;
+                  }
+                });
+                return function(_x) {
+                  return _ref.apply(this, arguments);
+                };
+              })()
+            );
+            return (yield Promise.all(promises)).find(function(x) {
+              return x != null;
+            });
+          } catch (error) {
+            e = error;
+            if (true) {
+              _this.trigger("error", e);
+            }
+            return null;
+          }
+        })();
+      }
+    };
+    module2.exports = Events2;
+  }
+});
+
+// node_modules/bottleneck/lib/Queues.js
+var require_Queues = __commonJS({
+  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+    "use strict";
+    var DLList;
+    var Events2;
+    var Queues;
+    DLList = require_DLList();
+    Events2 = require_Events();
+    Queues = class Queues {
+      constructor(num_priorities) {
+        var i;
+        this.Events = new Events2(this);
+        this._length = 0;
+        this._lists = function() {
+          var j, ref2, results;
+          results = [];
+          for (i = j = 1, ref2 = num_priorities; 1 <= ref2 ? j <= ref2 : j >= ref2; i = 1 <= ref2 ? ++j : --j) {
+            results.push(new DLList(() => {
+              return this.incr();
+            }, () => {
+              return this.decr();
+            }));
+          }
+          return results;
+        }.call(this);
+      }
+      incr() {
+        if (this._length++ === 0) {
+          return this.Events.trigger("leftzero");
+        }
+      }
+      decr() {
+        if (--this._length === 0) {
+          return this.Events.trigger("zero");
+        }
+      }
+      push(job) {
+        return this._lists[job.options.priority].push(job);
+      }
+      queued(priority) {
+        if (priority != null) {
+          return this._lists[priority].length;
+        } else {
+          return this._length;
+        }
+      }
+      shiftAll(fn) {
+        return this._lists.forEach(function(list2) {
+          return list2.forEachShift(fn);
+        });
+      }
+      getFirst(arr = this._lists) {
+        var j, len, list2;
+        for (j = 0, len = arr.length; j < len; j++) {
+          list2 = arr[j];
+          if (list2.length > 0) {
+            return list2;
+          }
+        }
+        return [];
+      }
+      shiftLastFrom(priority) {
+        return this.getFirst(this._lists.slice(priority).reverse()).shift();
+      }
+    };
+    module2.exports = Queues;
+  }
+});
+
+// node_modules/bottleneck/lib/BottleneckError.js
+var require_BottleneckError = __commonJS({
+  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+    "use strict";
+    var BottleneckError;
+    BottleneckError = class BottleneckError extends Error {
+    };
+    module2.exports = BottleneckError;
+  }
+});
+
+// node_modules/bottleneck/lib/Job.js
+var require_Job = __commonJS({
+  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+    "use strict";
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator2(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var BottleneckError;
+    var DEFAULT_PRIORITY;
+    var Job;
+    var NUM_PRIORITIES;
+    var parser2;
+    NUM_PRIORITIES = 10;
+    DEFAULT_PRIORITY = 5;
+    parser2 = require_parser3();
+    BottleneckError = require_BottleneckError();
+    Job = class Job {
+      constructor(task, args, options2, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
+        this.task = task;
+        this.args = args;
+        this.rejectOnDrop = rejectOnDrop;
+        this.Events = Events2;
+        this._states = _states;
+        this.Promise = Promise2;
+        this.options = parser2.load(options2, jobDefaults);
+        this.options.priority = this._sanitizePriority(this.options.priority);
+        if (this.options.id === jobDefaults.id) {
+          this.options.id = `${this.options.id}-${this._randomIndex()}`;
+        }
+        this.promise = new this.Promise((_resolve2, _reject) => {
+          this._resolve = _resolve2;
+          this._reject = _reject;
+        });
+        this.retryCount = 0;
+      }
+      _sanitizePriority(priority) {
+        var sProperty;
+        sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+        if (sProperty < 0) {
+          return 0;
+        } else if (sProperty > NUM_PRIORITIES - 1) {
+          return NUM_PRIORITIES - 1;
+        } else {
+          return sProperty;
+        }
+      }
+      _randomIndex() {
+        return Math.random().toString(36).slice(2);
+      }
+      doDrop({
+        error,
+        message = "This job has been dropped by Bottleneck"
+      } = {}) {
+        if (this._states.remove(this.options.id)) {
+          if (this.rejectOnDrop) {
+            this._reject(error != null ? error : new BottleneckError(message));
+          }
+          this.Events.trigger("dropped", {
+            args: this.args,
+            options: this.options,
+            task: this.task,
+            promise: this.promise
+          });
+          return true;
+        } else {
+          return false;
+        }
+      }
+      _assertStatus(expected) {
+        var status;
+        status = this._states.jobStatus(this.options.id);
+        if (!(status === expected || expected === "DONE" && status === null)) {
+          throw new BottleneckError(`Invalid job status ${status}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+        }
+      }
+      doReceive() {
+        this._states.start(this.options.id);
+        return this.Events.trigger("received", {
+          args: this.args,
+          options: this.options
+        });
+      }
+      doQueue(reachedHWM, blocked) {
+        this._assertStatus("RECEIVED");
+        this._states.next(this.options.id);
+        return this.Events.trigger("queued", {
+          args: this.args,
+          options: this.options,
+          reachedHWM,
+          blocked
+        });
+      }
+      doRun() {
+        if (this.retryCount === 0) {
+          this._assertStatus("QUEUED");
+          this._states.next(this.options.id);
+        } else {
+          this._assertStatus("EXECUTING");
+        }
+        return this.Events.trigger("scheduled", {
+          args: this.args,
+          options: this.options
+        });
+      }
+      doExecute(chained, clearGlobalState, run2, free) {
+        var _this = this;
+        return _asyncToGenerator2(function* () {
+          var error, eventInfo, passed;
+          if (_this.retryCount === 0) {
+            _this._assertStatus("RUNNING");
+            _this._states.next(_this.options.id);
+          } else {
+            _this._assertStatus("EXECUTING");
+          }
+          eventInfo = {
+            args: _this.args,
+            options: _this.options,
+            retryCount: _this.retryCount
+          };
+          _this.Events.trigger("executing", eventInfo);
+          try {
+            passed = yield chained != null ? chained.schedule(_this.options, _this.task, ..._this.args) : _this.task(..._this.args);
+            if (clearGlobalState()) {
+              _this.doDone(eventInfo);
+              yield free(_this.options, eventInfo);
+              _this._assertStatus("DONE");
+              return _this._resolve(passed);
+            }
+          } catch (error1) {
+            error = error1;
+            return _this._onFailure(error, eventInfo, clearGlobalState, run2, free);
+          }
+        })();
+      }
+      doExpire(clearGlobalState, run2, free) {
+        var error, eventInfo;
+        if (this._states.jobStatus(this.options.id === "RUNNING")) {
+          this._states.next(this.options.id);
+        }
+        this._assertStatus("EXECUTING");
+        eventInfo = {
+          args: this.args,
+          options: this.options,
+          retryCount: this.retryCount
+        };
+        error = new BottleneckError(`This job timed out after ${this.options.expiration} ms.`);
+        return this._onFailure(error, eventInfo, clearGlobalState, run2, free);
+      }
+      _onFailure(error, eventInfo, clearGlobalState, run2, free) {
+        var _this2 = this;
+        return _asyncToGenerator2(function* () {
+          var retry2, retryAfter;
+          if (clearGlobalState()) {
+            retry2 = yield _this2.Events.trigger("failed", error, eventInfo);
+            if (retry2 != null) {
+              retryAfter = ~~retry2;
+              _this2.Events.trigger("retry", `Retrying ${_this2.options.id} after ${retryAfter} ms`, eventInfo);
+              _this2.retryCount++;
+              return run2(retryAfter);
+            } else {
+              _this2.doDone(eventInfo);
+              yield free(_this2.options, eventInfo);
+              _this2._assertStatus("DONE");
+              return _this2._reject(error);
+            }
+          }
+        })();
+      }
+      doDone(eventInfo) {
+        this._assertStatus("EXECUTING");
+        this._states.next(this.options.id);
+        return this.Events.trigger("done", eventInfo);
+      }
+    };
+    module2.exports = Job;
+  }
+});
+
+// node_modules/bottleneck/lib/LocalDatastore.js
+var require_LocalDatastore = __commonJS({
+  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+    "use strict";
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator2(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var BottleneckError;
+    var LocalDatastore;
+    var parser2;
+    parser2 = require_parser3();
+    BottleneckError = require_BottleneckError();
+    LocalDatastore = class LocalDatastore {
+      constructor(instance, storeOptions, storeInstanceOptions) {
+        this.instance = instance;
+        this.storeOptions = storeOptions;
+        this.clientId = this.instance._randomIndex();
+        parser2.load(storeInstanceOptions, storeInstanceOptions, this);
+        this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+        this._running = 0;
+        this._done = 0;
+        this._unblockTime = 0;
+        this.ready = this.Promise.resolve();
+        this.clients = {};
+        this._startHeartbeat();
+      }
+      _startHeartbeat() {
+        var base;
+        if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
+          return typeof (base = this.heartbeat = setInterval(() => {
+            var amount, incr, maximum, now, reservoir;
+            now = Date.now();
+            if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+              this._lastReservoirRefresh = now;
+              this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+              this.instance._drainAll(this.computeCapacity());
+            }
+            if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+              var _this$storeOptions = this.storeOptions;
+              amount = _this$storeOptions.reservoirIncreaseAmount;
+              maximum = _this$storeOptions.reservoirIncreaseMaximum;
+              reservoir = _this$storeOptions.reservoir;
+              this._lastReservoirIncrease = now;
+              incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+              if (incr > 0) {
+                this.storeOptions.reservoir += incr;
+                return this.instance._drainAll(this.computeCapacity());
+              }
+            }
+          }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
+        } else {
+          return clearInterval(this.heartbeat);
+        }
+      }
+      __publish__(message) {
+        var _this = this;
+        return _asyncToGenerator2(function* () {
+          yield _this.yieldLoop();
+          return _this.instance.Events.trigger("message", message.toString());
+        })();
+      }
+      __disconnect__(flush) {
+        var _this2 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this2.yieldLoop();
+          clearInterval(_this2.heartbeat);
+          return _this2.Promise.resolve();
+        })();
+      }
+      yieldLoop(t = 0) {
+        return new this.Promise(function(resolve14, reject) {
+          return setTimeout(resolve14, t);
+        });
+      }
+      computePenalty() {
+        var ref2;
+        return (ref2 = this.storeOptions.penalty) != null ? ref2 : 15 * this.storeOptions.minTime || 5e3;
+      }
+      __updateSettings__(options2) {
+        var _this3 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this3.yieldLoop();
+          parser2.overwrite(options2, options2, _this3.storeOptions);
+          _this3._startHeartbeat();
+          _this3.instance._drainAll(_this3.computeCapacity());
+          return true;
+        })();
+      }
+      __running__() {
+        var _this4 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this4.yieldLoop();
+          return _this4._running;
+        })();
+      }
+      __queued__() {
+        var _this5 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this5.yieldLoop();
+          return _this5.instance.queued();
+        })();
+      }
+      __done__() {
+        var _this6 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this6.yieldLoop();
+          return _this6._done;
+        })();
+      }
+      __groupCheck__(time2) {
+        var _this7 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this7.yieldLoop();
+          return _this7._nextRequest + _this7.timeout < time2;
+        })();
+      }
+      computeCapacity() {
+        var maxConcurrent, reservoir;
+        var _this$storeOptions2 = this.storeOptions;
+        maxConcurrent = _this$storeOptions2.maxConcurrent;
+        reservoir = _this$storeOptions2.reservoir;
+        if (maxConcurrent != null && reservoir != null) {
+          return Math.min(maxConcurrent - this._running, reservoir);
+        } else if (maxConcurrent != null) {
+          return maxConcurrent - this._running;
+        } else if (reservoir != null) {
+          return reservoir;
+        } else {
+          return null;
+        }
+      }
+      conditionsCheck(weight) {
+        var capacity;
+        capacity = this.computeCapacity();
+        return capacity == null || weight <= capacity;
+      }
+      __incrementReservoir__(incr) {
+        var _this8 = this;
+        return _asyncToGenerator2(function* () {
+          var reservoir;
+          yield _this8.yieldLoop();
+          reservoir = _this8.storeOptions.reservoir += incr;
+          _this8.instance._drainAll(_this8.computeCapacity());
+          return reservoir;
+        })();
+      }
+      __currentReservoir__() {
+        var _this9 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this9.yieldLoop();
+          return _this9.storeOptions.reservoir;
+        })();
+      }
+      isBlocked(now) {
+        return this._unblockTime >= now;
+      }
+      check(weight, now) {
+        return this.conditionsCheck(weight) && this._nextRequest - now <= 0;
+      }
+      __check__(weight) {
+        var _this10 = this;
+        return _asyncToGenerator2(function* () {
+          var now;
+          yield _this10.yieldLoop();
+          now = Date.now();
+          return _this10.check(weight, now);
+        })();
+      }
+      __register__(index, weight, expiration) {
+        var _this11 = this;
+        return _asyncToGenerator2(function* () {
+          var now, wait2;
+          yield _this11.yieldLoop();
+          now = Date.now();
+          if (_this11.conditionsCheck(weight)) {
+            _this11._running += weight;
+            if (_this11.storeOptions.reservoir != null) {
+              _this11.storeOptions.reservoir -= weight;
+            }
+            wait2 = Math.max(_this11._nextRequest - now, 0);
+            _this11._nextRequest = now + wait2 + _this11.storeOptions.minTime;
+            return {
+              success: true,
+              wait: wait2,
+              reservoir: _this11.storeOptions.reservoir
+            };
+          } else {
+            return {
+              success: false
+            };
+          }
+        })();
+      }
+      strategyIsBlock() {
+        return this.storeOptions.strategy === 3;
+      }
+      __submit__(queueLength, weight) {
+        var _this12 = this;
+        return _asyncToGenerator2(function* () {
+          var blocked, now, reachedHWM;
+          yield _this12.yieldLoop();
+          if (_this12.storeOptions.maxConcurrent != null && weight > _this12.storeOptions.maxConcurrent) {
+            throw new BottleneckError(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${_this12.storeOptions.maxConcurrent}`);
+          }
+          now = Date.now();
+          reachedHWM = _this12.storeOptions.highWater != null && queueLength === _this12.storeOptions.highWater && !_this12.check(weight, now);
+          blocked = _this12.strategyIsBlock() && (reachedHWM || _this12.isBlocked(now));
+          if (blocked) {
+            _this12._unblockTime = now + _this12.computePenalty();
+            _this12._nextRequest = _this12._unblockTime + _this12.storeOptions.minTime;
+            _this12.instance._dropAllQueued();
+          }
+          return {
+            reachedHWM,
+            blocked,
+            strategy: _this12.storeOptions.strategy
+          };
+        })();
+      }
+      __free__(index, weight) {
+        var _this13 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this13.yieldLoop();
+          _this13._running -= weight;
+          _this13._done += weight;
+          _this13.instance._drainAll(_this13.computeCapacity());
+          return {
+            running: _this13._running
+          };
+        })();
+      }
+    };
+    module2.exports = LocalDatastore;
+  }
+});
+
+// node_modules/bottleneck/lib/lua.json
+var require_lua = __commonJS({
+  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+    module2.exports = {
+      "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
+      "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
+      "conditions_check.lua": "local conditions_check = function (capacity, weight)\n  return capacity == nil or weight <= capacity\nend\n",
+      "current_reservoir.lua": "return process_tick(now, false)['reservoir']\n",
+      "done.lua": "process_tick(now, false)\n\nreturn tonumber(redis.call('hget', settings_key, 'done'))\n",
+      "free.lua": "local index = ARGV[num_static_argv + 1]\n\nredis.call('zadd', job_expirations_key, 0, index)\n\nreturn process_tick(now, false)['running']\n",
+      "get_time.lua": "redis.replicate_commands()\n\nlocal get_time = function ()\n  local time = redis.call('time')\n\n  return tonumber(time[1]..string.sub(time[2], 1, 3))\nend\n",
+      "group_check.lua": "return not (redis.call('exists', settings_key) == 1)\n",
+      "heartbeat.lua": "process_tick(now, true)\n",
+      "increment_reservoir.lua": "local incr = tonumber(ARGV[num_static_argv + 1])\n\nredis.call('hincrby', settings_key, 'reservoir', incr)\n\nlocal reservoir = process_tick(now, true)['reservoir']\n\nlocal groupTimeout = tonumber(redis.call('hget', settings_key, 'groupTimeout'))\nrefresh_expiration(0, 0, groupTimeout)\n\nreturn reservoir\n",
+      "init.lua": `local clear = tonumber(ARGV[num_static_argv + 1])
+local limiter_version = ARGV[num_static_argv + 2]
+local num_local_argv = num_static_argv + 2
+
+if clear == 1 then
+  redis.call('del', unpack(KEYS))
+end
+
+if redis.call('exists', settings_key) == 0 then
+  -- Create
+  local args = {'hmset', settings_key}
+
+  for i = num_local_argv + 1, #ARGV do
+    table.insert(args, ARGV[i])
+  end
+
+  redis.call(unpack(args))
+  redis.call('hmset', settings_key,
+    'nextRequest', now,
+    'lastReservoirRefresh', now,
+    'lastReservoirIncrease', now,
+    'running', 0,
+    'done', 0,
+    'unblockTime', 0,
+    'capacityPriorityCounter', 0
+  )
+
+else
+  -- Apply migrations
+  local settings = redis.call('hmget', settings_key,
+    'id',
+    'version'
+  )
+  local id = settings[1]
+  local current_version = settings[2]
+
+  if current_version ~= limiter_version then
+    local version_digits = {}
+    for k, v in string.gmatch(current_version, "([^.]+)") do
+      table.insert(version_digits, tonumber(k))
+    end
+
+    -- 2.10.0
+    if version_digits[2] < 10 then
+      redis.call('hsetnx', settings_key, 'reservoirRefreshInterval', '')
+      redis.call('hsetnx', settings_key, 'reservoirRefreshAmount', '')
+      redis.call('hsetnx', settings_key, 'lastReservoirRefresh', '')
+      redis.call('hsetnx', settings_key, 'done', 0)
+      redis.call('hset', settings_key, 'version', '2.10.0')
+    end
+
+    -- 2.11.1
+    if version_digits[2] < 11 or (version_digits[2] == 11 and version_digits[3] < 1) then
+      if redis.call('hstrlen', settings_key, 'lastReservoirRefresh') == 0 then
+        redis.call('hmset', settings_key,
+          'lastReservoirRefresh', now,
+          'version', '2.11.1'
+        )
+      end
+    end
+
+    -- 2.14.0
+    if version_digits[2] < 14 then
+      local old_running_key = 'b_'..id..'_running'
+      local old_executing_key = 'b_'..id..'_executing'
+
+      if redis.call('exists', old_running_key) == 1 then
+        redis.call('rename', old_running_key, job_weights_key)
+      end
+      if redis.call('exists', old_executing_key) == 1 then
+        redis.call('rename', old_executing_key, job_expirations_key)
+      end
+      redis.call('hset', settings_key, 'version', '2.14.0')
+    end
+
+    -- 2.15.2
+    if version_digits[2] < 15 or (version_digits[2] == 15 and version_digits[3] < 2) then
+      redis.call('hsetnx', settings_key, 'capacityPriorityCounter', 0)
+      redis.call('hset', settings_key, 'version', '2.15.2')
+    end
+
+    -- 2.17.0
+    if version_digits[2] < 17 then
+      redis.call('hsetnx', settings_key, 'clientTimeout', 10000)
+      redis.call('hset', settings_key, 'version', '2.17.0')
+    end
+
+    -- 2.18.0
+    if version_digits[2] < 18 then
+      redis.call('hsetnx', settings_key, 'reservoirIncreaseInterval', '')
+      redis.call('hsetnx', settings_key, 'reservoirIncreaseAmount', '')
+      redis.call('hsetnx', settings_key, 'reservoirIncreaseMaximum', '')
+      redis.call('hsetnx', settings_key, 'lastReservoirIncrease', now)
+      redis.call('hset', settings_key, 'version', '2.18.0')
+    end
+
+  end
+
+  process_tick(now, false)
+end
+
+local groupTimeout = tonumber(redis.call('hget', settings_key, 'groupTimeout'))
+refresh_expiration(0, 0, groupTimeout)
+
+return {}
+`,
+      "process_tick.lua": "local process_tick = function (now, always_publish)\n\n  local compute_capacity = function (maxConcurrent, running, reservoir)\n    if maxConcurrent ~= nil and reservoir ~= nil then\n      return math.min((maxConcurrent - running), reservoir)\n    elseif maxConcurrent ~= nil then\n      return maxConcurrent - running\n    elseif reservoir ~= nil then\n      return reservoir\n    else\n      return nil\n    end\n  end\n\n  local settings = redis.call('hmget', settings_key,\n    'id',\n    'maxConcurrent',\n    'running',\n    'reservoir',\n    'reservoirRefreshInterval',\n    'reservoirRefreshAmount',\n    'lastReservoirRefresh',\n    'reservoirIncreaseInterval',\n    'reservoirIncreaseAmount',\n    'reservoirIncreaseMaximum',\n    'lastReservoirIncrease',\n    'capacityPriorityCounter',\n    'clientTimeout'\n  )\n  local id = settings[1]\n  local maxConcurrent = tonumber(settings[2])\n  local running = tonumber(settings[3])\n  local reservoir = tonumber(settings[4])\n  local reservoirRefreshInterval = tonumber(settings[5])\n  local reservoirRefreshAmount = tonumber(settings[6])\n  local lastReservoirRefresh = tonumber(settings[7])\n  local reservoirIncreaseInterval = tonumber(settings[8])\n  local reservoirIncreaseAmount = tonumber(settings[9])\n  local reservoirIncreaseMaximum = tonumber(settings[10])\n  local lastReservoirIncrease = tonumber(settings[11])\n  local capacityPriorityCounter = tonumber(settings[12])\n  local clientTimeout = tonumber(settings[13])\n\n  local initial_capacity = compute_capacity(maxConcurrent, running, reservoir)\n\n  --\n  -- Process 'running' changes\n  --\n  local expired = redis.call('zrangebyscore', job_expirations_key, '-inf', '('..now)\n\n  if #expired > 0 then\n    redis.call('zremrangebyscore', job_expirations_key, '-inf', '('..now)\n\n    local flush_batch = function (batch, acc)\n      local weights = redis.call('hmget', job_weights_key, unpack(batch))\n                      redis.call('hdel',  job_weights_key, unpack(batch))\n      local clients = redis.call('hmget', job_clients_key, unpack(batch))\n                      redis.call('hdel',  job_clients_key, unpack(batch))\n\n      -- Calculate sum of removed weights\n      for i = 1, #weights do\n        acc['total'] = acc['total'] + (tonumber(weights[i]) or 0)\n      end\n\n      -- Calculate sum of removed weights by client\n      local client_weights = {}\n      for i = 1, #clients do\n        local removed = tonumber(weights[i]) or 0\n        if removed > 0 then\n          acc['client_weights'][clients[i]] = (acc['client_weights'][clients[i]] or 0) + removed\n        end\n      end\n    end\n\n    local acc = {\n      ['total'] = 0,\n      ['client_weights'] = {}\n    }\n    local batch_size = 1000\n\n    -- Compute changes to Zsets and apply changes to Hashes\n    for i = 1, #expired, batch_size do\n      local batch = {}\n      for j = i, math.min(i + batch_size - 1, #expired) do\n        table.insert(batch, expired[j])\n      end\n\n      flush_batch(batch, acc)\n    end\n\n    -- Apply changes to Zsets\n    if acc['total'] > 0 then\n      redis.call('hincrby', settings_key, 'done', acc['total'])\n      running = tonumber(redis.call('hincrby', settings_key, 'running', -acc['total']))\n    end\n\n    for client, weight in pairs(acc['client_weights']) do\n      redis.call('zincrby', client_running_key, -weight, client)\n    end\n  end\n\n  --\n  -- Process 'reservoir' changes\n  --\n  local reservoirRefreshActive = reservoirRefreshInterval ~= nil and reservoirRefreshAmount ~= nil\n  if reservoirRefreshActive and now >= lastReservoirRefresh + reservoirRefreshInterval then\n    reservoir = reservoirRefreshAmount\n    redis.call('hmset', settings_key,\n      'reservoir', reservoir,\n      'lastReservoirRefresh', now\n    )\n  end\n\n  local reservoirIncreaseActive = reservoirIncreaseInterval ~= nil and reservoirIncreaseAmount ~= nil\n  if reservoirIncreaseActive and now >= lastReservoirIncrease + reservoirIncreaseInterval then\n    local num_intervals = math.floor((now - lastReservoirIncrease) / reservoirIncreaseInterval)\n    local incr = reservoirIncreaseAmount * num_intervals\n    if reservoirIncreaseMaximum ~= nil then\n      incr = math.min(incr, reservoirIncreaseMaximum - (reservoir or 0))\n    end\n    if incr > 0 then\n      reservoir = (reservoir or 0) + incr\n    end\n    redis.call('hmset', settings_key,\n      'reservoir', reservoir,\n      'lastReservoirIncrease', lastReservoirIncrease + (num_intervals * reservoirIncreaseInterval)\n    )\n  end\n\n  --\n  -- Clear unresponsive clients\n  --\n  local unresponsive = redis.call('zrangebyscore', client_last_seen_key, '-inf', (now - clientTimeout))\n  local unresponsive_lookup = {}\n  local terminated_clients = {}\n  for i = 1, #unresponsive do\n    unresponsive_lookup[unresponsive[i]] = true\n    if tonumber(redis.call('zscore', client_running_key, unresponsive[i])) == 0 then\n      table.insert(terminated_clients, unresponsive[i])\n    end\n  end\n  if #terminated_clients > 0 then\n    redis.call('zrem', client_running_key,         unpack(terminated_clients))\n    redis.call('hdel', client_num_queued_key,      unpack(terminated_clients))\n    redis.call('zrem', client_last_registered_key, unpack(terminated_clients))\n    redis.call('zrem', client_last_seen_key,       unpack(terminated_clients))\n  end\n\n  --\n  -- Broadcast capacity changes\n  --\n  local final_capacity = compute_capacity(maxConcurrent, running, reservoir)\n\n  if always_publish or (initial_capacity ~= nil and final_capacity == nil) then\n    -- always_publish or was not unlimited, now unlimited\n    redis.call('publish', 'b_'..id, 'capacity:'..(final_capacity or ''))\n\n  elseif initial_capacity ~= nil and final_capacity ~= nil and final_capacity > initial_capacity then\n    -- capacity was increased\n    -- send the capacity message to the limiter having the lowest number of running jobs\n    -- the tiebreaker is the limiter having not registered a job in the longest time\n\n    local lowest_concurrency_value = nil\n    local lowest_concurrency_clients = {}\n    local lowest_concurrency_last_registered = {}\n    local client_concurrencies = redis.call('zrange', client_running_key, 0, -1, 'withscores')\n\n    for i = 1, #client_concurrencies, 2 do\n      local client = client_concurrencies[i]\n      local concurrency = tonumber(client_concurrencies[i+1])\n\n      if (\n        lowest_concurrency_value == nil or lowest_concurrency_value == concurrency\n      ) and (\n        not unresponsive_lookup[client]\n      ) and (\n        tonumber(redis.call('hget', client_num_queued_key, client)) > 0\n      ) then\n        lowest_concurrency_value = concurrency\n        table.insert(lowest_concurrency_clients, client)\n        local last_registered = tonumber(redis.call('zscore', client_last_registered_key, client))\n        table.insert(lowest_concurrency_last_registered, last_registered)\n      end\n    end\n\n    if #lowest_concurrency_clients > 0 then\n      local position = 1\n      local earliest = lowest_concurrency_last_registered[1]\n\n      for i,v in ipairs(lowest_concurrency_last_registered) do\n        if v < earliest then\n          position = i\n          earliest = v\n        end\n      end\n\n      local next_client = lowest_concurrency_clients[position]\n      redis.call('publish', 'b_'..id,\n        'capacity-priority:'..(final_capacity or '')..\n        ':'..next_client..\n        ':'..capacityPriorityCounter\n      )\n      redis.call('hincrby', settings_key, 'capacityPriorityCounter', '1')\n    else\n      redis.call('publish', 'b_'..id, 'capacity:'..(final_capacity or ''))\n    end\n  end\n\n  return {\n    ['capacity'] = final_capacity,\n    ['running'] = running,\n    ['reservoir'] = reservoir\n  }\nend\n",
+      "queued.lua": "local clientTimeout = tonumber(redis.call('hget', settings_key, 'clientTimeout'))\nlocal valid_clients = redis.call('zrangebyscore', client_last_seen_key, (now - clientTimeout), 'inf')\nlocal client_queued = redis.call('hmget', client_num_queued_key, unpack(valid_clients))\n\nlocal sum = 0\nfor i = 1, #client_queued do\n  sum = sum + tonumber(client_queued[i])\nend\n\nreturn sum\n",
+      "refresh_expiration.lua": "local refresh_expiration = function (now, nextRequest, groupTimeout)\n\n  if groupTimeout ~= nil then\n    local ttl = (nextRequest + groupTimeout) - now\n\n    for i = 1, #KEYS do\n      redis.call('pexpire', KEYS[i], ttl)\n    end\n  end\n\nend\n",
+      "refs.lua": "local settings_key = KEYS[1]\nlocal job_weights_key = KEYS[2]\nlocal job_expirations_key = KEYS[3]\nlocal job_clients_key = KEYS[4]\nlocal client_running_key = KEYS[5]\nlocal client_num_queued_key = KEYS[6]\nlocal client_last_registered_key = KEYS[7]\nlocal client_last_seen_key = KEYS[8]\n\nlocal now = tonumber(ARGV[1])\nlocal client = ARGV[2]\n\nlocal num_static_argv = 2\n",
+      "register.lua": "local index = ARGV[num_static_argv + 1]\nlocal weight = tonumber(ARGV[num_static_argv + 2])\nlocal expiration = tonumber(ARGV[num_static_argv + 3])\n\nlocal state = process_tick(now, false)\nlocal capacity = state['capacity']\nlocal reservoir = state['reservoir']\n\nlocal settings = redis.call('hmget', settings_key,\n  'nextRequest',\n  'minTime',\n  'groupTimeout'\n)\nlocal nextRequest = tonumber(settings[1])\nlocal minTime = tonumber(settings[2])\nlocal groupTimeout = tonumber(settings[3])\n\nif conditions_check(capacity, weight) then\n\n  redis.call('hincrby', settings_key, 'running', weight)\n  redis.call('hset', job_weights_key, index, weight)\n  if expiration ~= nil then\n    redis.call('zadd', job_expirations_key, now + expiration, index)\n  end\n  redis.call('hset', job_clients_key, index, client)\n  redis.call('zincrby', client_running_key, weight, client)\n  redis.call('hincrby', client_num_queued_key, client, -1)\n  redis.call('zadd', client_last_registered_key, now, client)\n\n  local wait = math.max(nextRequest - now, 0)\n  local newNextRequest = now + wait + minTime\n\n  if reservoir == nil then\n    redis.call('hset', settings_key,\n      'nextRequest', newNextRequest\n    )\n  else\n    reservoir = reservoir - weight\n    redis.call('hmset', settings_key,\n      'reservoir', reservoir,\n      'nextRequest', newNextRequest\n    )\n  end\n\n  refresh_expiration(now, newNextRequest, groupTimeout)\n\n  return {true, wait, reservoir}\n\nelse\n  return {false}\nend\n",
+      "register_client.lua": "local queued = tonumber(ARGV[num_static_argv + 1])\n\n-- Could have been re-registered concurrently\nif not redis.call('zscore', client_last_seen_key, client) then\n  redis.call('zadd', client_running_key, 0, client)\n  redis.call('hset', client_num_queued_key, client, queued)\n  redis.call('zadd', client_last_registered_key, 0, client)\nend\n\nredis.call('zadd', client_last_seen_key, now, client)\n\nreturn {}\n",
+      "running.lua": "return process_tick(now, false)['running']\n",
+      "submit.lua": "local queueLength = tonumber(ARGV[num_static_argv + 1])\nlocal weight = tonumber(ARGV[num_static_argv + 2])\n\nlocal capacity = process_tick(now, false)['capacity']\n\nlocal settings = redis.call('hmget', settings_key,\n  'id',\n  'maxConcurrent',\n  'highWater',\n  'nextRequest',\n  'strategy',\n  'unblockTime',\n  'penalty',\n  'minTime',\n  'groupTimeout'\n)\nlocal id = settings[1]\nlocal maxConcurrent = tonumber(settings[2])\nlocal highWater = tonumber(settings[3])\nlocal nextRequest = tonumber(settings[4])\nlocal strategy = tonumber(settings[5])\nlocal unblockTime = tonumber(settings[6])\nlocal penalty = tonumber(settings[7])\nlocal minTime = tonumber(settings[8])\nlocal groupTimeout = tonumber(settings[9])\n\nif maxConcurrent ~= nil and weight > maxConcurrent then\n  return redis.error_reply('OVERWEIGHT:'..weight..':'..maxConcurrent)\nend\n\nlocal reachedHWM = (highWater ~= nil and queueLength == highWater\n  and not (\n    conditions_check(capacity, weight)\n    and nextRequest - now <= 0\n  )\n)\n\nlocal blocked = strategy == 3 and (reachedHWM or unblockTime >= now)\n\nif blocked then\n  local computedPenalty = penalty\n  if computedPenalty == nil then\n    if minTime == 0 then\n      computedPenalty = 5000\n    else\n      computedPenalty = 15 * minTime\n    end\n  end\n\n  local newNextRequest = now + computedPenalty + minTime\n\n  redis.call('hmset', settings_key,\n    'unblockTime', now + computedPenalty,\n    'nextRequest', newNextRequest\n  )\n\n  local clients_queued_reset = redis.call('hkeys', client_num_queued_key)\n  local queued_reset = {}\n  for i = 1, #clients_queued_reset do\n    table.insert(queued_reset, clients_queued_reset[i])\n    table.insert(queued_reset, 0)\n  end\n  redis.call('hmset', client_num_queued_key, unpack(queued_reset))\n\n  redis.call('publish', 'b_'..id, 'blocked:')\n\n  refresh_expiration(now, newNextRequest, groupTimeout)\nend\n\nif not blocked and not reachedHWM then\n  redis.call('hincrby', client_num_queued_key, client, 1)\nend\n\nreturn {reachedHWM, blocked, strategy}\n",
+      "update_settings.lua": "local args = {'hmset', settings_key}\n\nfor i = num_static_argv + 1, #ARGV do\n  table.insert(args, ARGV[i])\nend\n\nredis.call(unpack(args))\n\nprocess_tick(now, true)\n\nlocal groupTimeout = tonumber(redis.call('hget', settings_key, 'groupTimeout'))\nrefresh_expiration(0, 0, groupTimeout)\n\nreturn {}\n",
+      "validate_client.lua": "if not redis.call('zscore', client_last_seen_key, client) then\n  return redis.error_reply('UNKNOWN_CLIENT')\nend\n\nredis.call('zadd', client_last_seen_key, now, client)\n",
+      "validate_keys.lua": "if not (redis.call('exists', settings_key) == 1) then\n  return redis.error_reply('SETTINGS_KEY_NOT_FOUND')\nend\n"
+    };
+  }
+});
+
+// node_modules/bottleneck/lib/Scripts.js
+var require_Scripts = __commonJS({
+  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
+    "use strict";
+    var headers;
+    var lua;
+    var templates;
+    lua = require_lua();
+    headers = {
+      refs: lua["refs.lua"],
+      validate_keys: lua["validate_keys.lua"],
+      validate_client: lua["validate_client.lua"],
+      refresh_expiration: lua["refresh_expiration.lua"],
+      process_tick: lua["process_tick.lua"],
+      conditions_check: lua["conditions_check.lua"],
+      get_time: lua["get_time.lua"]
+    };
+    exports2.allKeys = function(id) {
+      return [
+        /*
+        HASH
+        */
+        `b_${id}_settings`,
+        /*
+        HASH
+        job index -> weight
+        */
+        `b_${id}_job_weights`,
+        /*
+        ZSET
+        job index -> expiration
+        */
+        `b_${id}_job_expirations`,
+        /*
+        HASH
+        job index -> client
+        */
+        `b_${id}_job_clients`,
+        /*
+        ZSET
+        client -> sum running
+        */
+        `b_${id}_client_running`,
+        /*
+        HASH
+        client -> num queued
+        */
+        `b_${id}_client_num_queued`,
+        /*
+        ZSET
+        client -> last job registered
+        */
+        `b_${id}_client_last_registered`,
+        /*
+        ZSET
+        client -> last seen
+        */
+        `b_${id}_client_last_seen`
+      ];
+    };
+    templates = {
+      init: {
+        keys: exports2.allKeys,
+        headers: ["process_tick"],
+        refresh_expiration: true,
+        code: lua["init.lua"]
+      },
+      group_check: {
+        keys: exports2.allKeys,
+        headers: [],
+        refresh_expiration: false,
+        code: lua["group_check.lua"]
+      },
+      register_client: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys"],
+        refresh_expiration: false,
+        code: lua["register_client.lua"]
+      },
+      blacklist_client: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client"],
+        refresh_expiration: false,
+        code: lua["blacklist_client.lua"]
+      },
+      heartbeat: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick"],
+        refresh_expiration: false,
+        code: lua["heartbeat.lua"]
+      },
+      update_settings: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick"],
+        refresh_expiration: true,
+        code: lua["update_settings.lua"]
+      },
+      running: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick"],
+        refresh_expiration: false,
+        code: lua["running.lua"]
+      },
+      queued: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client"],
+        refresh_expiration: false,
+        code: lua["queued.lua"]
+      },
+      done: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick"],
+        refresh_expiration: false,
+        code: lua["done.lua"]
+      },
+      check: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick", "conditions_check"],
+        refresh_expiration: false,
+        code: lua["check.lua"]
+      },
+      submit: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick", "conditions_check"],
+        refresh_expiration: true,
+        code: lua["submit.lua"]
+      },
+      register: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick", "conditions_check"],
+        refresh_expiration: true,
+        code: lua["register.lua"]
+      },
+      free: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick"],
+        refresh_expiration: true,
+        code: lua["free.lua"]
+      },
+      current_reservoir: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick"],
+        refresh_expiration: false,
+        code: lua["current_reservoir.lua"]
+      },
+      increment_reservoir: {
+        keys: exports2.allKeys,
+        headers: ["validate_keys", "validate_client", "process_tick"],
+        refresh_expiration: true,
+        code: lua["increment_reservoir.lua"]
+      }
+    };
+    exports2.names = Object.keys(templates);
+    exports2.keys = function(name, id) {
+      return templates[name].keys(id);
+    };
+    exports2.payload = function(name) {
+      var template;
+      template = templates[name];
+      return Array.prototype.concat(headers.refs, template.headers.map(function(h) {
+        return headers[h];
+      }), template.refresh_expiration ? headers.refresh_expiration : "", template.code).join("\n");
+    };
+  }
+});
+
+// node_modules/bottleneck/lib/RedisConnection.js
+var require_RedisConnection = __commonJS({
+  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+    "use strict";
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var Events;
+    var RedisConnection;
+    var Scripts;
+    var parser;
+    parser = require_parser3();
+    Events = require_Events();
+    Scripts = require_Scripts();
+    RedisConnection = function() {
+      class RedisConnection {
+        constructor(options = {}) {
+          parser.load(options, this.defaults, this);
+          if (this.Redis == null) {
+            this.Redis = eval("require")("redis");
+          }
+          if (this.Events == null) {
+            this.Events = new Events(this);
+          }
+          this.terminated = false;
+          if (this.client == null) {
+            this.client = this.Redis.createClient(this.clientOptions);
+          }
+          this.subscriber = this.client.duplicate();
+          this.limiters = {};
+          this.shas = {};
+          this.ready = this.Promise.all([this._setup(this.client, false), this._setup(this.subscriber, true)]).then(() => {
+            return this._loadScripts();
+          }).then(() => {
+            return {
+              client: this.client,
+              subscriber: this.subscriber
+            };
+          });
+        }
+        _setup(client, sub) {
+          client.setMaxListeners(0);
+          return new this.Promise((resolve14, reject) => {
+            client.on("error", (e) => {
+              return this.Events.trigger("error", e);
+            });
+            if (sub) {
+              client.on("message", (channel, message) => {
+                var ref2;
+                return (ref2 = this.limiters[channel]) != null ? ref2._store.onMessage(channel, message) : void 0;
+              });
+            }
+            if (client.ready) {
+              return resolve14();
+            } else {
+              return client.once("ready", resolve14);
+            }
+          });
+        }
+        _loadScript(name) {
+          return new this.Promise((resolve14, reject) => {
+            var payload;
+            payload = Scripts.payload(name);
+            return this.client.multi([["script", "load", payload]]).exec((err2, replies) => {
+              if (err2 != null) {
+                return reject(err2);
+              }
+              this.shas[name] = replies[0];
+              return resolve14(replies[0]);
+            });
+          });
+        }
+        _loadScripts() {
+          return this.Promise.all(Scripts.names.map((k) => {
+            return this._loadScript(k);
+          }));
+        }
+        __runCommand__(cmd) {
+          var _this = this;
+          return _asyncToGenerator(function* () {
+            yield _this.ready;
+            return new _this.Promise((resolve14, reject) => {
+              return _this.client.multi([cmd]).exec_atomic(function(err2, replies) {
+                if (err2 != null) {
+                  return reject(err2);
+                } else {
+                  return resolve14(replies[0]);
+                }
+              });
+            });
+          })();
+        }
+        __addLimiter__(instance) {
+          return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
+            return new this.Promise((resolve14, reject) => {
+              var handler2;
+              handler2 = (chan) => {
+                if (chan === channel) {
+                  this.subscriber.removeListener("subscribe", handler2);
+                  this.limiters[channel] = instance;
+                  return resolve14();
+                }
+              };
+              this.subscriber.on("subscribe", handler2);
+              return this.subscriber.subscribe(channel);
+            });
+          }));
+        }
+        __removeLimiter__(instance) {
+          var _this2 = this;
+          return this.Promise.all([instance.channel(), instance.channel_client()].map(
+            /* @__PURE__ */ (function() {
+              var _ref = _asyncToGenerator(function* (channel) {
+                if (!_this2.terminated) {
+                  yield new _this2.Promise((resolve14, reject) => {
+                    return _this2.subscriber.unsubscribe(channel, function(err2, chan) {
+                      if (err2 != null) {
+                        return reject(err2);
+                      }
+                      if (chan === channel) {
+                        return resolve14();
+                      }
+                    });
+                  });
+                }
+                return delete _this2.limiters[channel];
+              });
+              return function(_x) {
+                return _ref.apply(this, arguments);
+              };
+            })()
+          ));
+        }
+        __scriptArgs__(name, id, args, cb) {
+          var keys;
+          keys = Scripts.keys(name, id);
+          return [this.shas[name], keys.length].concat(keys, args, cb);
+        }
+        __scriptFn__(name) {
+          return this.client.evalsha.bind(this.client);
+        }
+        disconnect(flush = true) {
+          var i, k, len, ref2;
+          ref2 = Object.keys(this.limiters);
+          for (i = 0, len = ref2.length; i < len; i++) {
+            k = ref2[i];
+            clearInterval(this.limiters[k]._store.heartbeat);
+          }
+          this.limiters = {};
+          this.terminated = true;
+          this.client.end(flush);
+          this.subscriber.end(flush);
+          return this.Promise.resolve();
+        }
+      }
+      ;
+      RedisConnection.prototype.datastore = "redis";
+      RedisConnection.prototype.defaults = {
+        Redis: null,
+        clientOptions: {},
+        client: null,
+        Promise,
+        Events: null
+      };
+      return RedisConnection;
+    }.call(void 0);
+    module.exports = RedisConnection;
+  }
+});
+
+// node_modules/bottleneck/lib/IORedisConnection.js
+var require_IORedisConnection = __commonJS({
+  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+    "use strict";
+    function _slicedToArray(arr, i) {
+      return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i) || _nonIterableRest();
+    }
+    function _nonIterableRest() {
+      throw new TypeError("Invalid attempt to destructure non-iterable instance");
+    }
+    function _iterableToArrayLimit(arr, i) {
+      var _arr = [];
+      var _n = true;
+      var _d = false;
+      var _e = void 0;
+      try {
+        for (var _i = arr[Symbol.iterator](), _s; !(_n = (_s = _i.next()).done); _n = true) {
+          _arr.push(_s.value);
+          if (i && _arr.length === i) break;
+        }
+      } catch (err2) {
+        _d = true;
+        _e = err2;
+      } finally {
+        try {
+          if (!_n && _i["return"] != null) _i["return"]();
+        } finally {
+          if (_d) throw _e;
+        }
+      }
+      return _arr;
+    }
+    function _arrayWithHoles(arr) {
+      if (Array.isArray(arr)) return arr;
+    }
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var Events;
+    var IORedisConnection;
+    var Scripts;
+    var parser;
+    parser = require_parser3();
+    Events = require_Events();
+    Scripts = require_Scripts();
+    IORedisConnection = function() {
+      class IORedisConnection {
+        constructor(options = {}) {
+          parser.load(options, this.defaults, this);
+          if (this.Redis == null) {
+            this.Redis = eval("require")("ioredis");
+          }
+          if (this.Events == null) {
+            this.Events = new Events(this);
+          }
+          this.terminated = false;
+          if (this.clusterNodes != null) {
+            this.client = new this.Redis.Cluster(this.clusterNodes, this.clientOptions);
+            this.subscriber = new this.Redis.Cluster(this.clusterNodes, this.clientOptions);
+          } else if (this.client != null && this.client.duplicate == null) {
+            this.subscriber = new this.Redis.Cluster(this.client.startupNodes, this.client.options);
+          } else {
+            if (this.client == null) {
+              this.client = new this.Redis(this.clientOptions);
+            }
+            this.subscriber = this.client.duplicate();
+          }
+          this.limiters = {};
+          this.ready = this.Promise.all([this._setup(this.client, false), this._setup(this.subscriber, true)]).then(() => {
+            this._loadScripts();
+            return {
+              client: this.client,
+              subscriber: this.subscriber
+            };
+          });
+        }
+        _setup(client, sub) {
+          client.setMaxListeners(0);
+          return new this.Promise((resolve14, reject) => {
+            client.on("error", (e) => {
+              return this.Events.trigger("error", e);
+            });
+            if (sub) {
+              client.on("message", (channel, message) => {
+                var ref2;
+                return (ref2 = this.limiters[channel]) != null ? ref2._store.onMessage(channel, message) : void 0;
+              });
+            }
+            if (client.status === "ready") {
+              return resolve14();
+            } else {
+              return client.once("ready", resolve14);
+            }
+          });
+        }
+        _loadScripts() {
+          return Scripts.names.forEach((name) => {
+            return this.client.defineCommand(name, {
+              lua: Scripts.payload(name)
+            });
+          });
+        }
+        __runCommand__(cmd) {
+          var _this = this;
+          return _asyncToGenerator(function* () {
+            var _, deleted;
+            yield _this.ready;
+            var _ref = yield _this.client.pipeline([cmd]).exec();
+            var _ref2 = _slicedToArray(_ref, 1);
+            var _ref2$ = _slicedToArray(_ref2[0], 2);
+            _ = _ref2$[0];
+            deleted = _ref2$[1];
+            return deleted;
+          })();
+        }
+        __addLimiter__(instance) {
+          return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
+            return new this.Promise((resolve14, reject) => {
+              return this.subscriber.subscribe(channel, () => {
+                this.limiters[channel] = instance;
+                return resolve14();
+              });
+            });
+          }));
+        }
+        __removeLimiter__(instance) {
+          var _this2 = this;
+          return [instance.channel(), instance.channel_client()].forEach(
+            /* @__PURE__ */ (function() {
+              var _ref3 = _asyncToGenerator(function* (channel) {
+                if (!_this2.terminated) {
+                  yield _this2.subscriber.unsubscribe(channel);
+                }
+                return delete _this2.limiters[channel];
+              });
+              return function(_x) {
+                return _ref3.apply(this, arguments);
+              };
+            })()
+          );
+        }
+        __scriptArgs__(name, id, args, cb) {
+          var keys;
+          keys = Scripts.keys(name, id);
+          return [keys.length].concat(keys, args, cb);
+        }
+        __scriptFn__(name) {
+          return this.client[name].bind(this.client);
+        }
+        disconnect(flush = true) {
+          var i, k, len, ref2;
+          ref2 = Object.keys(this.limiters);
+          for (i = 0, len = ref2.length; i < len; i++) {
+            k = ref2[i];
+            clearInterval(this.limiters[k]._store.heartbeat);
+          }
+          this.limiters = {};
+          this.terminated = true;
+          if (flush) {
+            return this.Promise.all([this.client.quit(), this.subscriber.quit()]);
+          } else {
+            this.client.disconnect();
+            this.subscriber.disconnect();
+            return this.Promise.resolve();
+          }
+        }
+      }
+      ;
+      IORedisConnection.prototype.datastore = "ioredis";
+      IORedisConnection.prototype.defaults = {
+        Redis: null,
+        clientOptions: {},
+        clusterNodes: null,
+        client: null,
+        Promise,
+        Events: null
+      };
+      return IORedisConnection;
+    }.call(void 0);
+    module.exports = IORedisConnection;
+  }
+});
+
+// node_modules/bottleneck/lib/RedisDatastore.js
+var require_RedisDatastore = __commonJS({
+  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+    "use strict";
+    function _slicedToArray2(arr, i) {
+      return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
+    }
+    function _nonIterableRest2() {
+      throw new TypeError("Invalid attempt to destructure non-iterable instance");
+    }
+    function _iterableToArrayLimit2(arr, i) {
+      var _arr = [];
+      var _n = true;
+      var _d = false;
+      var _e = void 0;
+      try {
+        for (var _i = arr[Symbol.iterator](), _s; !(_n = (_s = _i.next()).done); _n = true) {
+          _arr.push(_s.value);
+          if (i && _arr.length === i) break;
+        }
+      } catch (err2) {
+        _d = true;
+        _e = err2;
+      } finally {
+        try {
+          if (!_n && _i["return"] != null) _i["return"]();
+        } finally {
+          if (_d) throw _e;
+        }
+      }
+      return _arr;
+    }
+    function _arrayWithHoles2(arr) {
+      if (Array.isArray(arr)) return arr;
+    }
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator2(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var BottleneckError;
+    var IORedisConnection2;
+    var RedisConnection2;
+    var RedisDatastore;
+    var parser2;
+    parser2 = require_parser3();
+    BottleneckError = require_BottleneckError();
+    RedisConnection2 = require_RedisConnection();
+    IORedisConnection2 = require_IORedisConnection();
+    RedisDatastore = class RedisDatastore {
+      constructor(instance, storeOptions, storeInstanceOptions) {
+        this.instance = instance;
+        this.storeOptions = storeOptions;
+        this.originalId = this.instance.id;
+        this.clientId = this.instance._randomIndex();
+        parser2.load(storeInstanceOptions, storeInstanceOptions, this);
+        this.clients = {};
+        this.capacityPriorityCounters = {};
+        this.sharedConnection = this.connection != null;
+        if (this.connection == null) {
+          this.connection = this.instance.datastore === "redis" ? new RedisConnection2({
+            Redis: this.Redis,
+            clientOptions: this.clientOptions,
+            Promise: this.Promise,
+            Events: this.instance.Events
+          }) : this.instance.datastore === "ioredis" ? new IORedisConnection2({
+            Redis: this.Redis,
+            clientOptions: this.clientOptions,
+            clusterNodes: this.clusterNodes,
+            Promise: this.Promise,
+            Events: this.instance.Events
+          }) : void 0;
+        }
+        this.instance.connection = this.connection;
+        this.instance.datastore = this.connection.datastore;
+        this.ready = this.connection.ready.then((clients) => {
+          this.clients = clients;
+          return this.runScript("init", this.prepareInitSettings(this.clearDatastore));
+        }).then(() => {
+          return this.connection.__addLimiter__(this.instance);
+        }).then(() => {
+          return this.runScript("register_client", [this.instance.queued()]);
+        }).then(() => {
+          var base;
+          if (typeof (base = this.heartbeat = setInterval(() => {
+            return this.runScript("heartbeat", []).catch((e) => {
+              return this.instance.Events.trigger("error", e);
+            });
+          }, this.heartbeatInterval)).unref === "function") {
+            base.unref();
+          }
+          return this.clients;
+        });
+      }
+      __publish__(message) {
+        var _this = this;
+        return _asyncToGenerator2(function* () {
+          var client;
+          var _ref = yield _this.ready;
+          client = _ref.client;
+          return client.publish(_this.instance.channel(), `message:${message.toString()}`);
+        })();
+      }
+      onMessage(channel, message) {
+        var _this2 = this;
+        return _asyncToGenerator2(function* () {
+          var capacity, counter, data, drained, e, newCapacity, pos, priorityClient, rawCapacity, type;
+          try {
+            pos = message.indexOf(":");
+            var _ref2 = [message.slice(0, pos), message.slice(pos + 1)];
+            type = _ref2[0];
+            data = _ref2[1];
+            if (type === "capacity") {
+              return yield _this2.instance._drainAll(data.length > 0 ? ~~data : void 0);
+            } else if (type === "capacity-priority") {
+              var _data$split = data.split(":");
+              var _data$split2 = _slicedToArray2(_data$split, 3);
+              rawCapacity = _data$split2[0];
+              priorityClient = _data$split2[1];
+              counter = _data$split2[2];
+              capacity = rawCapacity.length > 0 ? ~~rawCapacity : void 0;
+              if (priorityClient === _this2.clientId) {
+                drained = yield _this2.instance._drainAll(capacity);
+                newCapacity = capacity != null ? capacity - (drained || 0) : "";
+                return yield _this2.clients.client.publish(_this2.instance.channel(), `capacity-priority:${newCapacity}::${counter}`);
+              } else if (priorityClient === "") {
+                clearTimeout(_this2.capacityPriorityCounters[counter]);
+                delete _this2.capacityPriorityCounters[counter];
+                return _this2.instance._drainAll(capacity);
+              } else {
+                return _this2.capacityPriorityCounters[counter] = setTimeout(
+                  /* @__PURE__ */ _asyncToGenerator2(function* () {
+                    var e2;
+                    try {
+                      delete _this2.capacityPriorityCounters[counter];
+                      yield _this2.runScript("blacklist_client", [priorityClient]);
+                      return yield _this2.instance._drainAll(capacity);
+                    } catch (error) {
+                      e2 = error;
+                      return _this2.instance.Events.trigger("error", e2);
+                    }
+                  }),
+                  1e3
+                );
+              }
+            } else if (type === "message") {
+              return _this2.instance.Events.trigger("message", data);
+            } else if (type === "blocked") {
+              return yield _this2.instance._dropAllQueued();
+            }
+          } catch (error) {
+            e = error;
+            return _this2.instance.Events.trigger("error", e);
+          }
+        })();
+      }
+      __disconnect__(flush) {
+        clearInterval(this.heartbeat);
+        if (this.sharedConnection) {
+          return this.connection.__removeLimiter__(this.instance);
+        } else {
+          return this.connection.disconnect(flush);
+        }
+      }
+      runScript(name, args) {
+        var _this3 = this;
+        return _asyncToGenerator2(function* () {
+          if (!(name === "init" || name === "register_client")) {
+            yield _this3.ready;
+          }
+          return new _this3.Promise((resolve14, reject) => {
+            var all_args, arr;
+            all_args = [Date.now(), _this3.clientId].concat(args);
+            _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
+            arr = _this3.connection.__scriptArgs__(name, _this3.originalId, all_args, function(err2, replies) {
+              if (err2 != null) {
+                return reject(err2);
+              }
+              return resolve14(replies);
+            });
+            return _this3.connection.__scriptFn__(name)(...arr);
+          }).catch((e) => {
+            if (e.message === "SETTINGS_KEY_NOT_FOUND") {
+              if (name === "heartbeat") {
+                return _this3.Promise.resolve();
+              } else {
+                return _this3.runScript("init", _this3.prepareInitSettings(false)).then(() => {
+                  return _this3.runScript(name, args);
+                });
+              }
+            } else if (e.message === "UNKNOWN_CLIENT") {
+              return _this3.runScript("register_client", [_this3.instance.queued()]).then(() => {
+                return _this3.runScript(name, args);
+              });
+            } else {
+              return _this3.Promise.reject(e);
+            }
+          });
+        })();
+      }
+      prepareArray(arr) {
+        var i, len, results, x;
+        results = [];
+        for (i = 0, len = arr.length; i < len; i++) {
+          x = arr[i];
+          results.push(x != null ? x.toString() : "");
+        }
+        return results;
+      }
+      prepareObject(obj) {
+        var arr, k, v;
+        arr = [];
+        for (k in obj) {
+          v = obj[k];
+          arr.push(k, v != null ? v.toString() : "");
+        }
+        return arr;
+      }
+      prepareInitSettings(clear) {
+        var args;
+        args = this.prepareObject(Object.assign({}, this.storeOptions, {
+          id: this.originalId,
+          version: this.instance.version,
+          groupTimeout: this.timeout,
+          clientTimeout: this.clientTimeout
+        }));
+        args.unshift(clear ? 1 : 0, this.instance.version);
+        return args;
+      }
+      convertBool(b) {
+        return !!b;
+      }
+      __updateSettings__(options2) {
+        var _this4 = this;
+        return _asyncToGenerator2(function* () {
+          yield _this4.runScript("update_settings", _this4.prepareObject(options2));
+          return parser2.overwrite(options2, options2, _this4.storeOptions);
+        })();
+      }
+      __running__() {
+        return this.runScript("running", []);
+      }
+      __queued__() {
+        return this.runScript("queued", []);
+      }
+      __done__() {
+        return this.runScript("done", []);
+      }
+      __groupCheck__() {
+        var _this5 = this;
+        return _asyncToGenerator2(function* () {
+          return _this5.convertBool(yield _this5.runScript("group_check", []));
+        })();
+      }
+      __incrementReservoir__(incr) {
+        return this.runScript("increment_reservoir", [incr]);
+      }
+      __currentReservoir__() {
+        return this.runScript("current_reservoir", []);
+      }
+      __check__(weight) {
+        var _this6 = this;
+        return _asyncToGenerator2(function* () {
+          return _this6.convertBool(yield _this6.runScript("check", _this6.prepareArray([weight])));
+        })();
+      }
+      __register__(index, weight, expiration) {
+        var _this7 = this;
+        return _asyncToGenerator2(function* () {
+          var reservoir, success, wait2;
+          var _ref4 = yield _this7.runScript("register", _this7.prepareArray([index, weight, expiration]));
+          var _ref5 = _slicedToArray2(_ref4, 3);
+          success = _ref5[0];
+          wait2 = _ref5[1];
+          reservoir = _ref5[2];
+          return {
+            success: _this7.convertBool(success),
+            wait: wait2,
+            reservoir
+          };
+        })();
+      }
+      __submit__(queueLength, weight) {
+        var _this8 = this;
+        return _asyncToGenerator2(function* () {
+          var blocked, e, maxConcurrent, overweight, reachedHWM, strategy;
+          try {
+            var _ref6 = yield _this8.runScript("submit", _this8.prepareArray([queueLength, weight]));
+            var _ref7 = _slicedToArray2(_ref6, 3);
+            reachedHWM = _ref7[0];
+            blocked = _ref7[1];
+            strategy = _ref7[2];
+            return {
+              reachedHWM: _this8.convertBool(reachedHWM),
+              blocked: _this8.convertBool(blocked),
+              strategy
+            };
+          } catch (error) {
+            e = error;
+            if (e.message.indexOf("OVERWEIGHT") === 0) {
+              var _e$message$split = e.message.split(":");
+              var _e$message$split2 = _slicedToArray2(_e$message$split, 3);
+              overweight = _e$message$split2[0];
+              weight = _e$message$split2[1];
+              maxConcurrent = _e$message$split2[2];
+              throw new BottleneckError(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${maxConcurrent}`);
+            } else {
+              throw e;
+            }
+          }
+        })();
+      }
+      __free__(index, weight) {
+        var _this9 = this;
+        return _asyncToGenerator2(function* () {
+          var running;
+          running = yield _this9.runScript("free", _this9.prepareArray([index]));
+          return {
+            running
+          };
+        })();
+      }
+    };
+    module2.exports = RedisDatastore;
+  }
+});
+
+// node_modules/bottleneck/lib/States.js
+var require_States = __commonJS({
+  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
+    "use strict";
+    var BottleneckError;
+    var States;
+    BottleneckError = require_BottleneckError();
+    States = class States {
+      constructor(status1) {
+        this.status = status1;
+        this._jobs = {};
+        this.counts = this.status.map(function() {
+          return 0;
+        });
+      }
+      next(id) {
+        var current, next;
+        current = this._jobs[id];
+        next = current + 1;
+        if (current != null && next < this.status.length) {
+          this.counts[current]--;
+          this.counts[next]++;
+          return this._jobs[id]++;
+        } else if (current != null) {
+          this.counts[current]--;
+          return delete this._jobs[id];
+        }
+      }
+      start(id) {
+        var initial;
+        initial = 0;
+        this._jobs[id] = initial;
+        return this.counts[initial]++;
+      }
+      remove(id) {
+        var current;
+        current = this._jobs[id];
+        if (current != null) {
+          this.counts[current]--;
+          delete this._jobs[id];
+        }
+        return current != null;
+      }
+      jobStatus(id) {
+        var ref2;
+        return (ref2 = this.status[this._jobs[id]]) != null ? ref2 : null;
+      }
+      statusJobs(status) {
+        var k, pos, ref2, results, v;
+        if (status != null) {
+          pos = this.status.indexOf(status);
+          if (pos < 0) {
+            throw new BottleneckError(`status must be one of ${this.status.join(", ")}`);
+          }
+          ref2 = this._jobs;
+          results = [];
+          for (k in ref2) {
+            v = ref2[k];
+            if (v === pos) {
+              results.push(k);
+            }
+          }
+          return results;
+        } else {
+          return Object.keys(this._jobs);
+        }
+      }
+      statusCounts() {
+        return this.counts.reduce((acc, v, i) => {
+          acc[this.status[i]] = v;
+          return acc;
+        }, {});
+      }
+    };
+    module2.exports = States;
+  }
+});
+
+// node_modules/bottleneck/lib/Sync.js
+var require_Sync = __commonJS({
+  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+    "use strict";
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator2(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var DLList;
+    var Sync;
+    DLList = require_DLList();
+    Sync = class Sync {
+      constructor(name, Promise2) {
+        this.schedule = this.schedule.bind(this);
+        this.name = name;
+        this.Promise = Promise2;
+        this._running = 0;
+        this._queue = new DLList();
+      }
+      isEmpty() {
+        return this._queue.length === 0;
+      }
+      _tryToRun() {
+        var _this = this;
+        return _asyncToGenerator2(function* () {
+          var args, cb, error, reject, resolve14, returned, task;
+          if (_this._running < 1 && _this._queue.length > 0) {
+            _this._running++;
+            var _this$_queue$shift = _this._queue.shift();
+            task = _this$_queue$shift.task;
+            args = _this$_queue$shift.args;
+            resolve14 = _this$_queue$shift.resolve;
+            reject = _this$_queue$shift.reject;
+            cb = yield _asyncToGenerator2(function* () {
+              try {
+                returned = yield task(...args);
+                return function() {
+                  return resolve14(returned);
+                };
+              } catch (error1) {
+                error = error1;
+                return function() {
+                  return reject(error);
+                };
+              }
+            })();
+            _this._running--;
+            _this._tryToRun();
+            return cb();
+          }
+        })();
+      }
+      schedule(task, ...args) {
+        var promise, reject, resolve14;
+        resolve14 = reject = null;
+        promise = new this.Promise(function(_resolve2, _reject) {
+          resolve14 = _resolve2;
+          return reject = _reject;
+        });
+        this._queue.push({
+          task,
+          args,
+          resolve: resolve14,
+          reject
+        });
+        this._tryToRun();
+        return promise;
+      }
+    };
+    module2.exports = Sync;
+  }
+});
+
+// node_modules/bottleneck/lib/version.json
+var require_version = __commonJS({
+  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
+    module2.exports = { version: "2.19.5" };
+  }
+});
+
+// node_modules/bottleneck/lib/Group.js
+var require_Group = __commonJS({
+  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+    "use strict";
+    function _slicedToArray2(arr, i) {
+      return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
+    }
+    function _nonIterableRest2() {
+      throw new TypeError("Invalid attempt to destructure non-iterable instance");
+    }
+    function _iterableToArrayLimit2(arr, i) {
+      var _arr = [];
+      var _n = true;
+      var _d = false;
+      var _e = void 0;
+      try {
+        for (var _i = arr[Symbol.iterator](), _s; !(_n = (_s = _i.next()).done); _n = true) {
+          _arr.push(_s.value);
+          if (i && _arr.length === i) break;
+        }
+      } catch (err2) {
+        _d = true;
+        _e = err2;
+      } finally {
+        try {
+          if (!_n && _i["return"] != null) _i["return"]();
+        } finally {
+          if (_d) throw _e;
+        }
+      }
+      return _arr;
+    }
+    function _arrayWithHoles2(arr) {
+      if (Array.isArray(arr)) return arr;
+    }
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator2(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var Events2;
+    var Group;
+    var IORedisConnection2;
+    var RedisConnection2;
+    var Scripts2;
+    var parser2;
+    parser2 = require_parser3();
+    Events2 = require_Events();
+    RedisConnection2 = require_RedisConnection();
+    IORedisConnection2 = require_IORedisConnection();
+    Scripts2 = require_Scripts();
+    Group = function() {
+      class Group2 {
+        constructor(limiterOptions = {}) {
+          this.deleteKey = this.deleteKey.bind(this);
+          this.limiterOptions = limiterOptions;
+          parser2.load(this.limiterOptions, this.defaults, this);
+          this.Events = new Events2(this);
+          this.instances = {};
+          this.Bottleneck = require_Bottleneck();
+          this._startAutoCleanup();
+          this.sharedConnection = this.connection != null;
+          if (this.connection == null) {
+            if (this.limiterOptions.datastore === "redis") {
+              this.connection = new RedisConnection2(Object.assign({}, this.limiterOptions, {
+                Events: this.Events
+              }));
+            } else if (this.limiterOptions.datastore === "ioredis") {
+              this.connection = new IORedisConnection2(Object.assign({}, this.limiterOptions, {
+                Events: this.Events
+              }));
+            }
+          }
+        }
+        key(key2 = "") {
+          var ref2;
+          return (ref2 = this.instances[key2]) != null ? ref2 : (() => {
+            var limiter;
+            limiter = this.instances[key2] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+              id: `${this.id}-${key2}`,
+              timeout: this.timeout,
+              connection: this.connection
+            }));
+            this.Events.trigger("created", limiter, key2);
+            return limiter;
+          })();
+        }
+        deleteKey(key2 = "") {
+          var _this = this;
+          return _asyncToGenerator2(function* () {
+            var deleted, instance;
+            instance = _this.instances[key2];
+            if (_this.connection) {
+              deleted = yield _this.connection.__runCommand__(["del", ...Scripts2.allKeys(`${_this.id}-${key2}`)]);
+            }
+            if (instance != null) {
+              delete _this.instances[key2];
+              yield instance.disconnect();
+            }
+            return instance != null || deleted > 0;
+          })();
+        }
+        limiters() {
+          var k, ref2, results, v;
+          ref2 = this.instances;
+          results = [];
+          for (k in ref2) {
+            v = ref2[k];
+            results.push({
+              key: k,
+              limiter: v
+            });
+          }
+          return results;
+        }
+        keys() {
+          return Object.keys(this.instances);
+        }
+        clusterKeys() {
+          var _this2 = this;
+          return _asyncToGenerator2(function* () {
+            var cursor, end, found, i, k, keys, len, next, start;
+            if (_this2.connection == null) {
+              return _this2.Promise.resolve(_this2.keys());
+            }
+            keys = [];
+            cursor = null;
+            start = `b_${_this2.id}-`.length;
+            end = "_settings".length;
+            while (cursor !== 0) {
+              var _ref = yield _this2.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${_this2.id}-*_settings`, "count", 1e4]);
+              var _ref2 = _slicedToArray2(_ref, 2);
+              next = _ref2[0];
+              found = _ref2[1];
+              cursor = ~~next;
+              for (i = 0, len = found.length; i < len; i++) {
+                k = found[i];
+                keys.push(k.slice(start, -end));
+              }
+            }
+            return keys;
+          })();
+        }
+        _startAutoCleanup() {
+          var _this3 = this;
+          var base;
+          clearInterval(this.interval);
+          return typeof (base = this.interval = setInterval(
+            /* @__PURE__ */ _asyncToGenerator2(function* () {
+              var e, k, ref2, results, time2, v;
+              time2 = Date.now();
+              ref2 = _this3.instances;
+              results = [];
+              for (k in ref2) {
+                v = ref2[k];
+                try {
+                  if (yield v._store.__groupCheck__(time2)) {
+                    results.push(_this3.deleteKey(k));
+                  } else {
+                    results.push(void 0);
+                  }
+                } catch (error) {
+                  e = error;
+                  results.push(v.Events.trigger("error", e));
+                }
+              }
+              return results;
+            }),
+            this.timeout / 2
+          )).unref === "function" ? base.unref() : void 0;
+        }
+        updateSettings(options2 = {}) {
+          parser2.overwrite(options2, this.defaults, this);
+          parser2.overwrite(options2, options2, this.limiterOptions);
+          if (options2.timeout != null) {
+            return this._startAutoCleanup();
+          }
+        }
+        disconnect(flush = true) {
+          var ref2;
+          if (!this.sharedConnection) {
+            return (ref2 = this.connection) != null ? ref2.disconnect(flush) : void 0;
+          }
+        }
+      }
+      ;
+      Group2.prototype.defaults = {
+        timeout: 1e3 * 60 * 5,
+        connection: null,
+        Promise,
+        id: "group-key"
+      };
+      return Group2;
+    }.call(void 0);
+    module2.exports = Group;
+  }
+});
+
+// node_modules/bottleneck/lib/Batcher.js
+var require_Batcher = __commonJS({
+  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+    "use strict";
+    var Batcher;
+    var Events2;
+    var parser2;
+    parser2 = require_parser3();
+    Events2 = require_Events();
+    Batcher = function() {
+      class Batcher2 {
+        constructor(options2 = {}) {
+          this.options = options2;
+          parser2.load(this.options, this.defaults, this);
+          this.Events = new Events2(this);
+          this._arr = [];
+          this._resetPromise();
+          this._lastFlush = Date.now();
+        }
+        _resetPromise() {
+          return this._promise = new this.Promise((res, rej) => {
+            return this._resolve = res;
+          });
+        }
+        _flush() {
+          clearTimeout(this._timeout);
+          this._lastFlush = Date.now();
+          this._resolve();
+          this.Events.trigger("batch", this._arr);
+          this._arr = [];
+          return this._resetPromise();
+        }
+        add(data) {
+          var ret;
+          this._arr.push(data);
+          ret = this._promise;
+          if (this._arr.length === this.maxSize) {
+            this._flush();
+          } else if (this.maxTime != null && this._arr.length === 1) {
+            this._timeout = setTimeout(() => {
+              return this._flush();
+            }, this.maxTime);
+          }
+          return ret;
+        }
+      }
+      ;
+      Batcher2.prototype.defaults = {
+        maxTime: null,
+        maxSize: null,
+        Promise
+      };
+      return Batcher2;
+    }.call(void 0);
+    module2.exports = Batcher;
+  }
+});
+
+// node_modules/bottleneck/lib/Bottleneck.js
+var require_Bottleneck = __commonJS({
+  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+    "use strict";
+    function _slicedToArray2(arr, i) {
+      return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
+    }
+    function _iterableToArrayLimit2(arr, i) {
+      var _arr = [];
+      var _n = true;
+      var _d = false;
+      var _e = void 0;
+      try {
+        for (var _i = arr[Symbol.iterator](), _s; !(_n = (_s = _i.next()).done); _n = true) {
+          _arr.push(_s.value);
+          if (i && _arr.length === i) break;
+        }
+      } catch (err2) {
+        _d = true;
+        _e = err2;
+      } finally {
+        try {
+          if (!_n && _i["return"] != null) _i["return"]();
+        } finally {
+          if (_d) throw _e;
+        }
+      }
+      return _arr;
+    }
+    function _toArray(arr) {
+      return _arrayWithHoles2(arr) || _iterableToArray(arr) || _nonIterableRest2();
+    }
+    function _nonIterableRest2() {
+      throw new TypeError("Invalid attempt to destructure non-iterable instance");
+    }
+    function _iterableToArray(iter) {
+      if (Symbol.iterator in Object(iter) || Object.prototype.toString.call(iter) === "[object Arguments]") return Array.from(iter);
+    }
+    function _arrayWithHoles2(arr) {
+      if (Array.isArray(arr)) return arr;
+    }
+    function asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, key2, arg) {
+      try {
+        var info = gen[key2](arg);
+        var value = info.value;
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (info.done) {
+        resolve14(value);
+      } else {
+        Promise.resolve(value).then(_next, _throw);
+      }
+    }
+    function _asyncToGenerator2(fn) {
+      return function() {
+        var self2 = this, args = arguments;
+        return new Promise(function(resolve14, reject) {
+          var gen = fn.apply(self2, args);
+          function _next(value) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "next", value);
+          }
+          function _throw(err2) {
+            asyncGeneratorStep2(gen, resolve14, reject, _next, _throw, "throw", err2);
+          }
+          _next(void 0);
+        });
+      };
+    }
+    var Bottleneck5;
+    var DEFAULT_PRIORITY;
+    var Events2;
+    var Job;
+    var LocalDatastore;
+    var NUM_PRIORITIES;
+    var Queues;
+    var RedisDatastore;
+    var States;
+    var Sync;
+    var parser2;
+    var splice = [].splice;
+    NUM_PRIORITIES = 10;
+    DEFAULT_PRIORITY = 5;
+    parser2 = require_parser3();
+    Queues = require_Queues();
+    Job = require_Job();
+    LocalDatastore = require_LocalDatastore();
+    RedisDatastore = require_RedisDatastore();
+    Events2 = require_Events();
+    States = require_States();
+    Sync = require_Sync();
+    Bottleneck5 = function() {
+      class Bottleneck6 {
+        constructor(options2 = {}, ...invalid) {
+          var storeInstanceOptions, storeOptions;
+          this._addToQueue = this._addToQueue.bind(this);
+          this._validateOptions(options2, invalid);
+          parser2.load(options2, this.instanceDefaults, this);
+          this._queues = new Queues(NUM_PRIORITIES);
+          this._scheduled = {};
+          this._states = new States(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+          this._limiter = null;
+          this.Events = new Events2(this);
+          this._submitLock = new Sync("submit", this.Promise);
+          this._registerLock = new Sync("register", this.Promise);
+          storeOptions = parser2.load(options2, this.storeDefaults, {});
+          this._store = function() {
+            if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
+              storeInstanceOptions = parser2.load(options2, this.redisStoreDefaults, {});
+              return new RedisDatastore(this, storeOptions, storeInstanceOptions);
+            } else if (this.datastore === "local") {
+              storeInstanceOptions = parser2.load(options2, this.localStoreDefaults, {});
+              return new LocalDatastore(this, storeOptions, storeInstanceOptions);
+            } else {
+              throw new Bottleneck6.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+            }
+          }.call(this);
+          this._queues.on("leftzero", () => {
+            var ref2;
+            return (ref2 = this._store.heartbeat) != null ? typeof ref2.ref === "function" ? ref2.ref() : void 0 : void 0;
+          });
+          this._queues.on("zero", () => {
+            var ref2;
+            return (ref2 = this._store.heartbeat) != null ? typeof ref2.unref === "function" ? ref2.unref() : void 0 : void 0;
+          });
+        }
+        _validateOptions(options2, invalid) {
+          if (!(options2 != null && typeof options2 === "object" && invalid.length === 0)) {
+            throw new Bottleneck6.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+          }
+        }
+        ready() {
+          return this._store.ready;
+        }
+        clients() {
+          return this._store.clients;
+        }
+        channel() {
+          return `b_${this.id}`;
+        }
+        channel_client() {
+          return `b_${this.id}_${this._store.clientId}`;
+        }
+        publish(message) {
+          return this._store.__publish__(message);
+        }
+        disconnect(flush = true) {
+          return this._store.__disconnect__(flush);
+        }
+        chain(_limiter) {
+          this._limiter = _limiter;
+          return this;
+        }
+        queued(priority) {
+          return this._queues.queued(priority);
+        }
+        clusterQueued() {
+          return this._store.__queued__();
+        }
+        empty() {
+          return this.queued() === 0 && this._submitLock.isEmpty();
+        }
+        running() {
+          return this._store.__running__();
+        }
+        done() {
+          return this._store.__done__();
+        }
+        jobStatus(id) {
+          return this._states.jobStatus(id);
+        }
+        jobs(status) {
+          return this._states.statusJobs(status);
+        }
+        counts() {
+          return this._states.statusCounts();
+        }
+        _randomIndex() {
+          return Math.random().toString(36).slice(2);
+        }
+        check(weight = 1) {
+          return this._store.__check__(weight);
+        }
+        _clearGlobalState(index) {
+          if (this._scheduled[index] != null) {
+            clearTimeout(this._scheduled[index].expiration);
+            delete this._scheduled[index];
+            return true;
+          } else {
+            return false;
+          }
+        }
+        _free(index, job, options2, eventInfo) {
+          var _this = this;
+          return _asyncToGenerator2(function* () {
+            var e, running;
+            try {
+              var _ref = yield _this._store.__free__(index, options2.weight);
+              running = _ref.running;
+              _this.Events.trigger("debug", `Freed ${options2.id}`, eventInfo);
+              if (running === 0 && _this.empty()) {
+                return _this.Events.trigger("idle");
+              }
+            } catch (error1) {
+              e = error1;
+              return _this.Events.trigger("error", e);
+            }
+          })();
+        }
+        _run(index, job, wait2) {
+          var clearGlobalState, free, run2;
+          job.doRun();
+          clearGlobalState = this._clearGlobalState.bind(this, index);
+          run2 = this._run.bind(this, index, job);
+          free = this._free.bind(this, index, job);
+          return this._scheduled[index] = {
+            timeout: setTimeout(() => {
+              return job.doExecute(this._limiter, clearGlobalState, run2, free);
+            }, wait2),
+            expiration: job.options.expiration != null ? setTimeout(function() {
+              return job.doExpire(clearGlobalState, run2, free);
+            }, wait2 + job.options.expiration) : void 0,
+            job
+          };
+        }
+        _drainOne(capacity) {
+          return this._registerLock.schedule(() => {
+            var args, index, next, options2, queue;
+            if (this.queued() === 0) {
+              return this.Promise.resolve(null);
+            }
+            queue = this._queues.getFirst();
+            var _next2 = next = queue.first();
+            options2 = _next2.options;
+            args = _next2.args;
+            if (capacity != null && options2.weight > capacity) {
+              return this.Promise.resolve(null);
+            }
+            this.Events.trigger("debug", `Draining ${options2.id}`, {
+              args,
+              options: options2
+            });
+            index = this._randomIndex();
+            return this._store.__register__(index, options2.weight, options2.expiration).then(({
+              success,
+              wait: wait2,
+              reservoir
+            }) => {
+              var empty;
+              this.Events.trigger("debug", `Drained ${options2.id}`, {
+                success,
+                args,
+                options: options2
+              });
+              if (success) {
+                queue.shift();
+                empty = this.empty();
+                if (empty) {
+                  this.Events.trigger("empty");
+                }
+                if (reservoir === 0) {
+                  this.Events.trigger("depleted", empty);
+                }
+                this._run(index, next, wait2);
+                return this.Promise.resolve(options2.weight);
+              } else {
+                return this.Promise.resolve(null);
+              }
+            });
+          });
+        }
+        _drainAll(capacity, total = 0) {
+          return this._drainOne(capacity).then((drained) => {
+            var newCapacity;
+            if (drained != null) {
+              newCapacity = capacity != null ? capacity - drained : capacity;
+              return this._drainAll(newCapacity, total + drained);
+            } else {
+              return this.Promise.resolve(total);
+            }
+          }).catch((e) => {
+            return this.Events.trigger("error", e);
+          });
+        }
+        _dropAllQueued(message) {
+          return this._queues.shiftAll(function(job) {
+            return job.doDrop({
+              message
+            });
+          });
+        }
+        stop(options2 = {}) {
+          var done, waitForExecuting;
+          options2 = parser2.load(options2, this.stopDefaults);
+          waitForExecuting = (at) => {
+            var finished;
+            finished = () => {
+              var counts;
+              counts = this._states.counts;
+              return counts[0] + counts[1] + counts[2] + counts[3] === at;
+            };
+            return new this.Promise((resolve14, reject) => {
+              if (finished()) {
+                return resolve14();
+              } else {
+                return this.on("done", () => {
+                  if (finished()) {
+                    this.removeAllListeners("done");
+                    return resolve14();
+                  }
+                });
+              }
+            });
+          };
+          done = options2.dropWaitingJobs ? (this._run = function(index, next) {
+            return next.doDrop({
+              message: options2.dropErrorMessage
+            });
+          }, this._drainOne = () => {
+            return this.Promise.resolve(null);
+          }, this._registerLock.schedule(() => {
+            return this._submitLock.schedule(() => {
+              var k, ref2, v;
+              ref2 = this._scheduled;
+              for (k in ref2) {
+                v = ref2[k];
+                if (this.jobStatus(v.job.options.id) === "RUNNING") {
+                  clearTimeout(v.timeout);
+                  clearTimeout(v.expiration);
+                  v.job.doDrop({
+                    message: options2.dropErrorMessage
+                  });
+                }
+              }
+              this._dropAllQueued(options2.dropErrorMessage);
+              return waitForExecuting(0);
+            });
+          })) : this.schedule({
+            priority: NUM_PRIORITIES - 1,
+            weight: 0
+          }, () => {
+            return waitForExecuting(1);
+          });
+          this._receive = function(job) {
+            return job._reject(new Bottleneck6.prototype.BottleneckError(options2.enqueueErrorMessage));
+          };
+          this.stop = () => {
+            return this.Promise.reject(new Bottleneck6.prototype.BottleneckError("stop() has already been called"));
+          };
+          return done;
+        }
+        _addToQueue(job) {
+          var _this2 = this;
+          return _asyncToGenerator2(function* () {
+            var args, blocked, error, options2, reachedHWM, shifted, strategy;
+            args = job.args;
+            options2 = job.options;
+            try {
+              var _ref2 = yield _this2._store.__submit__(_this2.queued(), options2.weight);
+              reachedHWM = _ref2.reachedHWM;
+              blocked = _ref2.blocked;
+              strategy = _ref2.strategy;
+            } catch (error1) {
+              error = error1;
+              _this2.Events.trigger("debug", `Could not queue ${options2.id}`, {
+                args,
+                options: options2,
+                error
+              });
+              job.doDrop({
+                error
+              });
+              return false;
+            }
+            if (blocked) {
+              job.doDrop();
+              return true;
+            } else if (reachedHWM) {
+              shifted = strategy === Bottleneck6.prototype.strategy.LEAK ? _this2._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck6.prototype.strategy.OVERFLOW_PRIORITY ? _this2._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck6.prototype.strategy.OVERFLOW ? job : void 0;
+              if (shifted != null) {
+                shifted.doDrop();
+              }
+              if (shifted == null || strategy === Bottleneck6.prototype.strategy.OVERFLOW) {
+                if (shifted == null) {
+                  job.doDrop();
+                }
+                return reachedHWM;
+              }
+            }
+            job.doQueue(reachedHWM, blocked);
+            _this2._queues.push(job);
+            yield _this2._drainAll();
+            return reachedHWM;
+          })();
+        }
+        _receive(job) {
+          if (this._states.jobStatus(job.options.id) != null) {
+            job._reject(new Bottleneck6.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+            return false;
+          } else {
+            job.doReceive();
+            return this._submitLock.schedule(this._addToQueue, job);
+          }
+        }
+        submit(...args) {
+          var cb, fn, job, options2, ref2, ref1, task;
+          if (typeof args[0] === "function") {
+            var _ref3, _ref4, _splice$call, _splice$call2;
+            ref2 = args, _ref3 = ref2, _ref4 = _toArray(_ref3), fn = _ref4[0], args = _ref4.slice(1), _ref3, _splice$call = splice.call(args, -1), _splice$call2 = _slicedToArray2(_splice$call, 1), cb = _splice$call2[0], _splice$call;
+            options2 = parser2.load({}, this.jobDefaults);
+          } else {
+            var _ref5, _ref6, _splice$call3, _splice$call4;
+            ref1 = args, _ref5 = ref1, _ref6 = _toArray(_ref5), options2 = _ref6[0], fn = _ref6[1], args = _ref6.slice(2), _ref5, _splice$call3 = splice.call(args, -1), _splice$call4 = _slicedToArray2(_splice$call3, 1), cb = _splice$call4[0], _splice$call3;
+            options2 = parser2.load(options2, this.jobDefaults);
+          }
+          task = (...args2) => {
+            return new this.Promise(function(resolve14, reject) {
+              return fn(...args2, function(...args3) {
+                return (args3[0] != null ? reject : resolve14)(args3);
+              });
+            });
+          };
+          job = new Job(task, args, options2, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+          job.promise.then(function(args2) {
+            return typeof cb === "function" ? cb(...args2) : void 0;
+          }).catch(function(args2) {
+            if (Array.isArray(args2)) {
+              return typeof cb === "function" ? cb(...args2) : void 0;
+            } else {
+              return typeof cb === "function" ? cb(args2) : void 0;
+            }
+          });
+          return this._receive(job);
+        }
+        schedule(...args) {
+          var job, options2, task;
+          if (typeof args[0] === "function") {
+            var _args = args;
+            var _args2 = _toArray(_args);
+            task = _args2[0];
+            args = _args2.slice(1);
+            options2 = {};
+          } else {
+            var _args3 = args;
+            var _args4 = _toArray(_args3);
+            options2 = _args4[0];
+            task = _args4[1];
+            args = _args4.slice(2);
+          }
+          job = new Job(task, args, options2, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+          this._receive(job);
+          return job.promise;
+        }
+        wrap(fn) {
+          var schedule, wrapped;
+          schedule = this.schedule.bind(this);
+          wrapped = function wrapped2(...args) {
+            return schedule(fn.bind(this), ...args);
+          };
+          wrapped.withOptions = function(options2, ...args) {
+            return schedule(options2, fn, ...args);
+          };
+          return wrapped;
+        }
+        updateSettings(options2 = {}) {
+          var _this3 = this;
+          return _asyncToGenerator2(function* () {
+            yield _this3._store.__updateSettings__(parser2.overwrite(options2, _this3.storeDefaults));
+            parser2.overwrite(options2, _this3.instanceDefaults, _this3);
+            return _this3;
+          })();
+        }
+        currentReservoir() {
+          return this._store.__currentReservoir__();
+        }
+        incrementReservoir(incr = 0) {
+          return this._store.__incrementReservoir__(incr);
+        }
+      }
+      ;
+      Bottleneck6.default = Bottleneck6;
+      Bottleneck6.Events = Events2;
+      Bottleneck6.version = Bottleneck6.prototype.version = require_version().version;
+      Bottleneck6.strategy = Bottleneck6.prototype.strategy = {
+        LEAK: 1,
+        OVERFLOW: 2,
+        OVERFLOW_PRIORITY: 4,
+        BLOCK: 3
+      };
+      Bottleneck6.BottleneckError = Bottleneck6.prototype.BottleneckError = require_BottleneckError();
+      Bottleneck6.Group = Bottleneck6.prototype.Group = require_Group();
+      Bottleneck6.RedisConnection = Bottleneck6.prototype.RedisConnection = require_RedisConnection();
+      Bottleneck6.IORedisConnection = Bottleneck6.prototype.IORedisConnection = require_IORedisConnection();
+      Bottleneck6.Batcher = Bottleneck6.prototype.Batcher = require_Batcher();
+      Bottleneck6.prototype.jobDefaults = {
+        priority: DEFAULT_PRIORITY,
+        weight: 1,
+        expiration: null,
+        id: "<no-id>"
+      };
+      Bottleneck6.prototype.storeDefaults = {
+        maxConcurrent: null,
+        minTime: 0,
+        highWater: null,
+        strategy: Bottleneck6.prototype.strategy.LEAK,
+        penalty: null,
+        reservoir: null,
+        reservoirRefreshInterval: null,
+        reservoirRefreshAmount: null,
+        reservoirIncreaseInterval: null,
+        reservoirIncreaseAmount: null,
+        reservoirIncreaseMaximum: null
+      };
+      Bottleneck6.prototype.localStoreDefaults = {
+        Promise,
+        timeout: null,
+        heartbeatInterval: 250
+      };
+      Bottleneck6.prototype.redisStoreDefaults = {
+        Promise,
+        timeout: null,
+        heartbeatInterval: 5e3,
+        clientTimeout: 1e4,
+        Redis: null,
+        clientOptions: {},
+        clusterNodes: null,
+        clearDatastore: false,
+        connection: null
+      };
+      Bottleneck6.prototype.instanceDefaults = {
+        datastore: "local",
+        connection: null,
+        id: "<no-id>",
+        rejectOnDrop: true,
+        trackDoneStatus: false,
+        Promise
+      };
+      Bottleneck6.prototype.stopDefaults = {
+        enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+        dropWaitingJobs: true,
+        dropErrorMessage: "This limiter has been stopped."
+      };
+      return Bottleneck6;
+    }.call(void 0);
+    module2.exports = Bottleneck5;
+  }
+});
+
+// node_modules/bottleneck/lib/index.js
+var require_lib3 = __commonJS({
+  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
+    "use strict";
+    module2.exports = require_Bottleneck();
   }
 });
 
@@ -41340,7 +41340,7 @@ async function sweepStrays(leader, marker, procRoot = "/proc") {
     const fresh = found.filter((s) => !killed.has(s.pid));
     for (const s of found) killed.set(s.pid, s);
     if (found.length === 0 || pass > 0 && fresh.length === 0) break;
-    await new Promise((resolve15) => setTimeout(resolve15, 20));
+    await new Promise((resolve14) => setTimeout(resolve14, 20));
   }
   return [...killed.values()];
 }
@@ -43708,6 +43708,49 @@ var MIGRATIONS = [
           version INTEGER NOT NULL
         );`
     }
+  },
+  {
+    // The app's deliveries as jobs (issue 24): a verified delivery is stored here and answered at once; workers on any
+    // replica lease it (src/store/sql-jobs.ts). The delivery id is the key, so a redelivery of a stored id is one
+    // conflicting insert. `due_ms` is when a `ready` job may run (now, or after its retry backoff) and when a `leased`
+    // job's lease runs out: one index finds both. The payload is dropped when a job is done; the row stays as the
+    // delivery's record until it is pruned.
+    version: 4,
+    name: "app jobs: deliveries leased by workers",
+    sql: {
+      sqlite: `
+        CREATE TABLE app_jobs (
+          id TEXT PRIMARY KEY,
+          event TEXT NOT NULL,
+          installation INTEGER,
+          payload TEXT,
+          status TEXT NOT NULL CHECK (status IN ('ready', 'leased', 'done', 'dead')),
+          attempts INTEGER NOT NULL,
+          due_ms INTEGER NOT NULL,
+          lease TEXT,
+          leased_by TEXT,
+          received_ms INTEGER NOT NULL,
+          finished_ms INTEGER,
+          last_error TEXT
+        );
+        CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`,
+      postgres: `
+        CREATE TABLE app_jobs (
+          id TEXT PRIMARY KEY,
+          event TEXT NOT NULL,
+          installation BIGINT,
+          payload TEXT,
+          status TEXT NOT NULL CHECK (status IN ('ready', 'leased', 'done', 'dead')),
+          attempts INTEGER NOT NULL,
+          due_ms BIGINT NOT NULL,
+          lease TEXT,
+          leased_by TEXT,
+          received_ms BIGINT NOT NULL,
+          finished_ms BIGINT,
+          last_error TEXT
+        );
+        CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`
+    }
   }
 ];
 var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -44342,6 +44385,125 @@ function stateJson(key2, value) {
   return text2;
 }
 
+// src/store/sql-jobs.ts
+import { randomUUID as randomUUID2 } from "node:crypto";
+var DEAD_SHOWN = 5;
+var LAST_ERROR_CHARS = 500;
+async function enqueueJob(db, job, nowMs) {
+  return db.write(async (c) => {
+    const inserted = await c.all(
+      `INSERT INTO app_jobs (id, event, installation, payload, status, attempts, due_ms, received_ms)
+       VALUES (?, ?, ?, ?, 'ready', 0, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [job.id, job.event, job.installation, job.payload, nowMs, nowMs]
+    );
+    if (inserted.length > 0) return "queued";
+    const revived = await c.all(
+      `UPDATE app_jobs SET status = 'ready', attempts = 0, due_ms = ?, payload = ?, lease = NULL, leased_by = NULL, finished_ms = NULL
+       WHERE id = ? AND status = 'dead' RETURNING id`,
+      [nowMs, job.payload, job.id]
+    );
+    return revived.length > 0 ? "requeued" : "duplicate";
+  });
+}
+async function claimJobs(db, kind, o) {
+  const lease = `${o.owner}/${randomUUID2()}`;
+  return db.write(async (c) => {
+    const dead = await c.all(
+      `UPDATE app_jobs SET status = 'dead', lease = NULL, finished_ms = ?, due_ms = ?,
+         last_error = 'the lease ran out ' || CAST(attempts AS TEXT) || ' times (the worker stopped or hung); last error: ' || coalesce(last_error, 'none')
+       WHERE status = 'leased' AND due_ms <= ? AND attempts >= ? RETURNING id`,
+      [o.nowMs, o.nowMs, o.nowMs, o.maxAttempts]
+    );
+    const lock = kind === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
+    const rows = await c.all(
+      `UPDATE app_jobs SET status = 'leased', attempts = attempts + 1, due_ms = ?, lease = ?, leased_by = ?
+       WHERE id IN (SELECT id FROM app_jobs WHERE status IN ('ready', 'leased') AND due_ms <= ? ORDER BY due_ms LIMIT ? ${lock})
+       RETURNING id, event, installation, payload, attempts, received_ms`,
+      [o.nowMs + o.leaseMs, lease, o.owner, o.nowMs, o.limit]
+    );
+    return {
+      dead: dead.map((r) => String(r.id)),
+      leased: rows.map((r) => ({
+        id: String(r.id),
+        event: String(r.event),
+        installation: r.installation === null || r.installation === void 0 ? null : Number(r.installation),
+        payload: String(r.payload ?? ""),
+        attempts: Number(r.attempts),
+        receivedMs: Number(r.received_ms),
+        lease
+      }))
+    };
+  });
+}
+async function renewJob(db, job, leaseMs, nowMs) {
+  return db.write(async (c) => await c.run(`UPDATE app_jobs SET due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`, [nowMs + leaseMs, job.id, job.lease]) > 0);
+}
+async function finishJob(db, job, nowMs) {
+  return db.write(async (c) => await c.run(
+    `UPDATE app_jobs SET status = 'done', payload = NULL, lease = NULL, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+    [nowMs, nowMs, job.id, job.lease]
+  ) > 0);
+}
+async function failJob(db, job, error, retryAtMs, nowMs) {
+  const message = error.length > LAST_ERROR_CHARS ? `${error.slice(0, LAST_ERROR_CHARS)}...` : error;
+  return db.write(async (c) => await c.run(
+    retryAtMs === null ? `UPDATE app_jobs SET status = 'dead', lease = NULL, last_error = ?, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'` : `UPDATE app_jobs SET status = 'ready', lease = NULL, last_error = ?, finished_ms = NULL, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+    retryAtMs === null ? [message, nowMs, nowMs, job.id, job.lease] : [message, retryAtMs, job.id, job.lease]
+  ) > 0);
+}
+async function releaseJob(db, job, nowMs) {
+  return db.write(async (c) => await c.run(
+    `UPDATE app_jobs SET status = 'ready', lease = NULL, attempts = attempts - 1, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+    [nowMs, job.id, job.lease]
+  ) > 0);
+}
+async function getJob(db, id) {
+  return db.read(async (c) => {
+    const [r] = await c.all("SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE id = ?", [id]);
+    return r === void 0 ? void 0 : recordOf(r);
+  });
+}
+async function jobStats(db, nowMs) {
+  return db.read(async (c) => {
+    const rows = await c.all(
+      `SELECT status, count(*) AS n, min(received_ms) AS oldest, sum(CASE WHEN attempts > 0 THEN 1 ELSE 0 END) AS retried,
+              sum(CASE WHEN due_ms < ? THEN 1 ELSE 0 END) AS overdue
+       FROM app_jobs WHERE status IN ('ready', 'leased', 'dead') GROUP BY status`,
+      [nowMs]
+    );
+    const of = (status) => rows.find((r) => r.status === status);
+    const count3 = (status, column = "n") => Number(of(status)?.[column] ?? 0);
+    const oldest = [of("ready")?.oldest, of("leased")?.oldest].filter((v) => v !== null && v !== void 0).map(Number);
+    const dead = await c.all(`SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE status = 'dead' ORDER BY due_ms DESC LIMIT ${DEAD_SHOWN}`);
+    return {
+      ready: count3("ready"),
+      retrying: count3("ready", "retried"),
+      leased: count3("leased"),
+      expiredLeases: count3("leased", "overdue"),
+      dead: count3("dead"),
+      oldestReceivedMs: oldest.length === 0 ? null : Math.min(...oldest),
+      newestDead: dead.map(recordOf)
+    };
+  });
+}
+async function pruneJobs(db, olderThanMs, nowMs) {
+  return db.write(async (c) => c.run(`DELETE FROM app_jobs WHERE status = 'done' AND due_ms < ?`, [nowMs - olderThanMs]));
+}
+function recordOf(r) {
+  const num = (v) => v === null || v === void 0 ? null : Number(v);
+  return {
+    id: String(r.id),
+    event: String(r.event),
+    status: String(r.status),
+    attempts: Number(r.attempts),
+    dueMs: Number(r.due_ms),
+    receivedMs: Number(r.received_ms),
+    finishedMs: num(r.finished_ms),
+    leasedBy: r.leased_by === null || r.leased_by === void 0 ? null : String(r.leased_by),
+    lastError: r.last_error === null || r.last_error === void 0 ? null : String(r.last_error)
+  };
+}
+
 // src/store/sql-store.ts
 var SqlStore = class {
   onSamples;
@@ -44469,6 +44631,33 @@ var SqlStore = class {
   }
   deleteEffect(key2, version) {
     return deleteEffect(this.access, key2, version);
+  }
+  enqueueJob(job, nowMs) {
+    return enqueueJob(this.access, job, nowMs);
+  }
+  claimJobs(options2) {
+    return claimJobs(this.access, this.kind, options2);
+  }
+  renewJob(job, leaseMs, nowMs) {
+    return renewJob(this.access, job, leaseMs, nowMs);
+  }
+  finishJob(job, nowMs) {
+    return finishJob(this.access, job, nowMs);
+  }
+  failJob(job, error, retryAtMs, nowMs) {
+    return failJob(this.access, job, error, retryAtMs, nowMs);
+  }
+  releaseJob(job, nowMs) {
+    return releaseJob(this.access, job, nowMs);
+  }
+  getJob(id) {
+    return getJob(this.access, id);
+  }
+  jobStats(nowMs) {
+    return jobStats(this.access, nowMs);
+  }
+  pruneJobs(olderThanMs, nowMs) {
+    return pruneJobs(this.access, olderThanMs, nowMs);
   }
   async counts() {
     return this.read(async (c) => {
@@ -44721,9 +44910,9 @@ function conn(client) {
       if (failure) throw failure.error;
     },
     failure: () => failure?.error,
-    copyIn: (sql, data) => new Promise((resolve15, reject) => {
+    copyIn: (sql, data) => new Promise((resolve14, reject) => {
       const stream = client.query((0, import_pg_copy_streams.from)(sql));
-      stream.on("finish", resolve15);
+      stream.on("finish", resolve14);
       stream.on("error", reject);
       stream.end(data);
     }),
@@ -46395,12 +46584,12 @@ function renderRegressionIssue(input) {
   const extra = rep ? `${rep.build ? ` --build ${shellQuote2(rep.build)}` : ""}${rep.format ? ` --format ${shellQuote2(rep.format)}` : ""}` : "";
   const bench = rep ? shellQuote2(rep.bench) : "CMD";
   const select2 = `--benchmark ${shellQuote2(f.benchmark)} --metric ${shellQuote2(f.metric)}`;
-  const commands = [];
-  if (culprit) commands.push(`benchbot run --base ${shellQuote2(`${culprit.sha}^1`)} --head ${shellQuote2(culprit.sha)} --bench ${bench}${extra}`);
-  commands.push(`benchbot bisect --good ${shellQuote2(f.lastGood.sha)} --bad ${shellQuote2(f.firstBad.sha)} --bench ${bench}${extra} ${select2}`);
+  const commands2 = [];
+  if (culprit) commands2.push(`benchbot run --base ${shellQuote2(`${culprit.sha}^1`)} --head ${shellQuote2(culprit.sha)} --bench ${bench}${extra}`);
+  commands2.push(`benchbot bisect --good ${shellQuote2(f.lastGood.sha)} --bad ${shellQuote2(f.firstBad.sha)} --bench ${bench}${extra} ${select2}`);
   const [from, to] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [f.lastGood.sha, f.firstBad.sha];
-  commands.push(`benchbot profile --base ${shellQuote2(from)} --head ${shellQuote2(to)} --bench ${bench}${extra} --benchmark ${shellQuote2(f.benchmark)}`);
-  lines.push("", "### Reproduce locally", "", codeFence("sh", commands));
+  commands2.push(`benchbot profile --base ${shellQuote2(from)} --head ${shellQuote2(to)} --bench ${bench}${extra} --benchmark ${shellQuote2(f.benchmark)}`);
+  lines.push("", "### Reproduce locally", "", codeFence("sh", commands2));
   const threshold = input.threshold ?? 0.02;
   lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent4(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote2(f.series)} --at ${shellQuote2(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
   return { marker, title, body: lines.join("\n") };
@@ -47683,11 +47872,10 @@ async function runCalibrate(args, out) {
 }
 
 // src/cli/serve-command.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync8 } from "node:fs";
 import { once as once3 } from "node:events";
 
 // src/app/app-server.ts
-var import_bottleneck2 = __toESM(require_lib3(), 1);
 import { createHmac as createHmac2, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 import { createServer } from "node:http";
 
@@ -48536,10 +48724,10 @@ function createMiddleware(options2) {
       options22.log.debug(`${eventName} event received (id: ${id})`);
       let didTimeout = false;
       let timeout;
-      const timeoutPromise = new Promise((resolve15) => {
+      const timeoutPromise = new Promise((resolve14) => {
         timeout = setTimeout(() => {
           didTimeout = true;
-          resolve15(
+          resolve14(
             handleResponse3(
               "still processing\n",
               202,
@@ -48638,7 +48826,7 @@ async function getPayload(request2) {
   return decode2(payload);
 }
 function getPayloadFromRequestStream(request2) {
-  return new Promise((resolve15, reject) => {
+  return new Promise((resolve14, reject) => {
     let data = [];
     request2.on(
       "error",
@@ -48647,7 +48835,7 @@ function getPayloadFromRequestStream(request2) {
     request2.on("data", data.push.bind(data));
     request2.on("end", () => {
       const result2 = concatUint8Array(data);
-      queueMicrotask(() => resolve15(result2));
+      queueMicrotask(() => resolve14(result2));
     });
   });
 }
@@ -48837,13 +49025,13 @@ var LruObject = class {
 
 // node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
-  let resolve15;
+  let resolve14;
   let reject;
   const promise = new Promise((res, rej) => {
-    resolve15 = res;
+    resolve14 = res;
     reject = rej;
   });
-  return { promise, resolve: resolve15, reject };
+  return { promise, resolve: resolve14, reject };
 }
 
 // node_modules/probot/lib/octokit/get-authenticated-octokit.js
@@ -48887,9 +49075,9 @@ import { platform as osPlatform } from "node:os";
 import { resolve as pathResolve } from "node:path";
 import { pathToFileURL } from "node:url";
 function wrapExec(exec2) {
-  return (cmd, options2) => new Promise((resolve15, reject) => {
+  return (cmd, options2) => new Promise((resolve14, reject) => {
     exec2(cmd, { windowsHide: true, ...options2 }, (err2, stdout, stderr) => {
-      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve15(stdout.trim());
+      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve14(stdout.trim());
     });
   });
 }
@@ -49554,12 +49742,12 @@ function endpointWithDefaults(defaults2, route, options2) {
   return parse2(merge3(defaults2, route, options2));
 }
 function withDefaults(oldDefaults, newDefaults) {
-  const DEFAULTS22 = merge3(oldDefaults, newDefaults);
-  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS22);
+  const DEFAULTS2 = merge3(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
   return Object.assign(endpoint2, {
-    DEFAULTS: DEFAULTS22,
-    defaults: withDefaults.bind(null, DEFAULTS22),
-    merge: merge3.bind(null, DEFAULTS22),
+    DEFAULTS: DEFAULTS2,
+    defaults: withDefaults.bind(null, DEFAULTS2),
+    merge: merge3.bind(null, DEFAULTS2),
     parse: parse2
   });
 }
@@ -54117,7 +54305,7 @@ function getCachedAuthentication(state, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds4) {
-  await new Promise((resolve15) => setTimeout(resolve15, seconds4 * 1e3));
+  await new Promise((resolve14) => setTimeout(resolve14, seconds4 * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -54985,7 +55173,7 @@ async function sendRequestWithRetries(state, request2, options2, createdAt, retr
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve15) => setTimeout(resolve15, awaitTime));
+    await new Promise((resolve14) => setTimeout(resolve14, awaitTime));
     return sendRequestWithRetries(state, request2, options2, createdAt, retries);
   }
 }
@@ -55526,176 +55714,8 @@ var import_yaml2 = __toESM(require_dist2(), 1);
 var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode3 = textDecoder2.decode.bind(textDecoder2);
 
-// node_modules/@probot/get-private-key/dist-bundle/index.js
-import { resolve as resolve8 } from "node:path";
-import { existsSync as existsSync7, readdirSync as readdirSync3, readFileSync as readFileSync7 } from "node:fs";
-var VERSION19 = "0.0.0-development";
-var pkcs1Begin = "-----BEGIN RSA PRIVATE KEY-----";
-var pkcs1End = "-----END RSA PRIVATE KEY-----";
-var pkcs8Begin = "-----BEGIN PRIVATE KEY-----";
-var pkcs8End = "-----END PRIVATE KEY-----";
-function isPKCS1(privateKey) {
-  return privateKey.includes(pkcs1Begin) && privateKey.includes(pkcs1End);
-}
-function isPKCS8(privateKey) {
-  return privateKey.includes(pkcs8Begin) && privateKey.includes(pkcs8End);
-}
-function getPrivateKey(options2 = {}) {
-  const env = options2.env || process.env;
-  const cwd = options2.cwd || process.cwd();
-  if (options2.filepath) {
-    return readFileSync7(resolve8(cwd, options2.filepath), "utf-8");
-  }
-  if (env.PRIVATE_KEY) {
-    let privateKey = env.PRIVATE_KEY;
-    if (isBase64(privateKey)) {
-      privateKey = Buffer.from(privateKey, "base64").toString();
-    }
-    if (privateKey.indexOf("\\n") !== -1) {
-      privateKey = privateKey.replace(/\\n/g, "\n");
-    }
-    if (isPKCS1(privateKey)) {
-      if (privateKey.indexOf("\n") === -1) {
-        privateKey = addNewlines({
-          privateKey,
-          begin: pkcs1Begin,
-          end: pkcs1End
-        });
-      }
-      return privateKey;
-    }
-    if (isPKCS8(privateKey)) {
-      if (privateKey.indexOf("\n") === -1) {
-        privateKey = addNewlines({
-          privateKey,
-          begin: pkcs8Begin,
-          end: pkcs8End
-        });
-      }
-      return privateKey;
-    }
-    throw new Error(
-      `[@probot/get-private-key] The contents of "env.PRIVATE_KEY" could not be validated. Please check to ensure you have copied the contents of the .pem file correctly.`
-    );
-  }
-  if (env.PRIVATE_KEY_PATH) {
-    const filepath = resolve8(cwd, env.PRIVATE_KEY_PATH);
-    if (existsSync7(filepath)) {
-      return readFileSync7(filepath, "utf-8");
-    } else {
-      throw new Error(
-        `[@probot/get-private-key] Private key does not exists at path: "${env.PRIVATE_KEY_PATH}". Please check to ensure that "env.PRIVATE_KEY_PATH" is correct.`
-      );
-    }
-  }
-  const pemFiles = readdirSync3(cwd).filter((path2) => path2.endsWith(".pem"));
-  if (pemFiles.length > 1) {
-    const paths = pemFiles.join(", ");
-    throw new Error(
-      `[@probot/get-private-key] More than one file found: "${paths}". Set { filepath } option or set one of the environment variables: PRIVATE_KEY, PRIVATE_KEY_PATH`
-    );
-  } else if (pemFiles[0]) {
-    return getPrivateKey({ filepath: pemFiles[0], cwd });
-  }
-  return null;
-}
-function isBase64(str) {
-  return Buffer.from(str, "base64").toString("base64") === str;
-}
-function addNewlines({
-  privateKey,
-  begin,
-  end
-}) {
-  const middleLength = privateKey.length - begin.length - end.length - 2;
-  const middle = privateKey.substr(begin.length + 1, middleLength);
-  return `${begin}
-${middle.trim().replace(/\s+/g, "\n")}
-${end}`;
-}
-getPrivateKey.VERSION = VERSION19;
-
-// node_modules/probot/lib/create-probot.js
-var DEFAULTS2 = {
-  APP_ID: "",
-  WEBHOOK_SECRET: "",
-  WEBHOOK_PATH: defaultWebhookPath,
-  GHE_HOST: "",
-  GHE_PROTOCOL: "https",
-  LOG_FORMAT: void 0,
-  LOG_LEVEL: "warn",
-  LOG_LEVEL_IN_STRING: "false",
-  LOG_MESSAGE_KEY: "msg",
-  REDIS_URL: "",
-  SENTRY_DSN: ""
-};
-function createProbot({ overrides = {}, defaults: defaults2 = {}, env = process.env } = {}) {
-  let privateKey;
-  try {
-    privateKey = getPrivateKey({ env });
-  } catch {
-  }
-  const envWithDefaults = { ...DEFAULTS2, ...env };
-  const envOptions = {
-    logLevel: envWithDefaults.LOG_LEVEL,
-    appId: Number(envWithDefaults.APP_ID),
-    privateKey: privateKey && privateKey.toString() || void 0,
-    secret: envWithDefaults.WEBHOOK_SECRET,
-    redisConfig: envWithDefaults.REDIS_URL,
-    webhookPath: envWithDefaults.WEBHOOK_PATH,
-    baseUrl: envWithDefaults.GHE_HOST ? `${envWithDefaults.GHE_PROTOCOL || "https"}://${envWithDefaults.GHE_HOST}/api/v3` : "https://api.github.com"
-  };
-  const probotOptions = {
-    ...defaults2,
-    ...envOptions,
-    ...overrides
-  };
-  return new Probot({
-    log: probotOptions.log,
-    logLevel: probotOptions.logLevel,
-    logFormat: envWithDefaults.LOG_FORMAT,
-    logLevelInString: envWithDefaults.LOG_LEVEL_IN_STRING === "true",
-    logMessageKey: envWithDefaults.LOG_MESSAGE_KEY,
-    sentryDsn: envWithDefaults.SENTRY_DSN,
-    ...probotOptions
-  });
-}
-
-// node_modules/probot/lib/create-node-middleware.js
-var noop4 = () => {
-};
-async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksPath } = {}) {
-  const handlers = [];
-  await probot.load(appFn, {
-    cwd: process.cwd(),
-    addHandler: (handler2) => {
-      handlers.push(handler2);
-    }
-  });
-  handlers.push(await probot.getNodeMiddleware({
-    path: webhooksPath
-  }));
-  const mainHandler = async (req, res, next = noop4) => {
-    try {
-      for (const handler2 of handlers) {
-        const result2 = await handler2(req, res);
-        if (result2) {
-          return true;
-        }
-      }
-    } catch (e) {
-      probot.log.error(e);
-      res.writeHead(500).end();
-      return true;
-    }
-    next();
-    return false;
-  };
-  return mainHandler;
-}
-
 // src/app/app-state.ts
-import { randomUUID as randomUUID2 } from "node:crypto";
+import { randomUUID as randomUUID3 } from "node:crypto";
 
 // src/app/keyed-queue.ts
 function keyedQueue() {
@@ -55736,13 +55756,14 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
   const deliveryKey = (id) => `delivery:${id}`;
   const commentKey = (owner, repo, id, updatedAt) => `comment:${slug(owner, repo)}/${id}@${updatedAt}`;
   const iso = () => new Date(now()).toISOString();
-  const claim = async (key2, event) => {
-    const record = { event, status: "processing", at: iso() };
+  const claim = async (key2, event, delivery) => {
+    const record = delivery === void 0 ? { event, status: "processing", at: iso() } : { event, status: "processing", at: iso(), delivery };
     if (await store.compareAndSetState(key2, null, record) !== null) return true;
     const existing = await store.getState(key2);
     if (existing === void 0) return await store.compareAndSetState(key2, null, record) !== null;
     const value = existing.value;
-    if (value.status !== "processing" || now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
+    const own = delivery !== void 0 && value.delivery === delivery;
+    if (value.status !== "processing" || !own && now() - Date.parse(value.at) < STALE_CLAIM_MS) return false;
     return await store.compareAndSetState(key2, existing.version, record) !== null;
   };
   const lastOf = (entry) => entry === void 0 || entry.githubId === null ? void 0 : { ...entry.result ?? {}, id: entry.githubId };
@@ -55750,12 +55771,12 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
     for (; ; ) {
       const taken = await store.takeEffect(key2, holder, now(), effectLeaseMs);
       if (taken.taken) return taken.before;
-      await new Promise((resolve15) => setTimeout(resolve15, EFFECT_POLL_MS * (0.5 + Math.random())));
+      await new Promise((resolve14) => setTimeout(resolve14, EFFECT_POLL_MS * (0.5 + Math.random())));
     }
   };
   const queued = keyedQueue();
   const withEffect = (key2, make) => queued(key2, async () => {
-    const holder = randomUUID2();
+    const holder = randomUUID3();
     const before = await take(key2, holder);
     let renewing = Promise.resolve();
     const renewal = setInterval(() => {
@@ -55797,7 +55818,7 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
       });
     },
     claimDelivery: (id, event) => claim(deliveryKey(id), event),
-    claimComment: (owner, repo, id, updatedAt) => claim(commentKey(owner, repo, id, updatedAt), "issue_comment"),
+    claimComment: (owner, repo, id, updatedAt, delivery) => claim(commentKey(owner, repo, id, updatedAt), "issue_comment", delivery),
     async finishComment(owner, repo, id, updatedAt) {
       await store.putState(commentKey(owner, repo, id, updatedAt), { event: "issue_comment", status: "done", at: iso() });
     },
@@ -55885,7 +55906,7 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
 }
 
 // src/app/bench-recompute.ts
-import { existsSync as existsSync8 } from "node:fs";
+import { existsSync as existsSync7 } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker as Worker2 } from "node:worker_threads";
 
@@ -56802,7 +56823,7 @@ var WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./bench-recompute-wo
 function workerFile() {
   if (WORKER_URL.protocol !== "file:") return void 0;
   const path2 = fileURLToPath(WORKER_URL);
-  return existsSync8(path2) ? path2 : void 0;
+  return existsSync7(path2) ? path2 : void 0;
 }
 function createRecomputer(limits = {}, onFallback = () => void 0) {
   const maxSeries = limits.maxSeries ?? MAX_RECOMPUTED_SERIES;
@@ -56826,14 +56847,14 @@ function warmWorker(file, budget) {
     if (worker === w) worker = started = void 0;
     void w.terminate();
   };
-  const start = (w) => new Promise((resolve15) => {
+  const start = (w) => new Promise((resolve14) => {
     const onReady = (m) => m === READY && finish2(null);
     const onError = (error) => finish2(error);
     const onExit = (code18) => finish2(new Error(`the /bench recompute worker exited with code ${code18} while starting`));
     const finish2 = (error) => {
       w.off("message", onReady).off("error", onError).off("exit", onExit);
       if (error !== null) retire2(w);
-      resolve15(error);
+      resolve14(error);
     };
     w.on("message", onReady).on("error", onError).on("exit", onExit);
   });
@@ -56848,7 +56869,7 @@ function warmWorker(file, budget) {
       const w = worker;
       const failed2 = await started;
       if (failed2) throw failed2;
-      return new Promise((resolve15, reject) => {
+      return new Promise((resolve14, reject) => {
         const settle = (fn, keep) => {
           clearTimeout(timer);
           w.off("message", onMessage).off("error", onError).off("exit", onExit);
@@ -56859,7 +56880,7 @@ function warmWorker(file, budget) {
         const timer = setTimeout(() => settle(() => reject(new RecomputeBudgetError(`the report was not recomputed within the app's ${budget.ms / 1e3} s budget`)), false), budget.ms);
         const onMessage = (reply2) => settle(() => {
           rememberGroupSequentialLevels(reply2.levels);
-          if (reply2.ok) resolve15(reply2.result);
+          if (reply2.ok) resolve14(reply2.result);
           else reject(replyError(reply2));
         }, true);
         const onError = (error) => settle(() => reject(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error), false);
@@ -56996,7 +57017,7 @@ function createGitHubClient(options2) {
   const policy = {
     maxRetries: options2.maxRetries ?? 3,
     maxWaitMs: options2.maxWaitMs ?? 3e5,
-    sleep: options2.sleep ?? ((ms) => new Promise((resolve15) => setTimeout(resolve15, ms)))
+    sleep: options2.sleep ?? ((ms) => new Promise((resolve14) => setTimeout(resolve14, ms)))
   };
   const headers = {
     accept: "application/vnd.github+json",
@@ -57023,7 +57044,7 @@ function createGitHubClient(options2) {
 function octokitGitHubClient(octokit, options2) {
   const apiUrl = options2.apiUrl.replace(/\/+$/, "");
   const fetchBlob = options2.fetch ?? globalThis.fetch;
-  const sleep = options2.sleep ?? ((ms) => new Promise((resolve15) => setTimeout(resolve15, ms)));
+  const sleep = options2.sleep ?? ((ms) => new Promise((resolve14) => setTimeout(resolve14, ms)));
   const maxRetries = options2.maxRetries ?? 3;
   async function call(method, pathTemplate, params = {}, extra = {}) {
     const { path: path2, rest } = expandPath(pathTemplate, params);
@@ -62964,7 +62985,7 @@ function commentCommandOf(payload, log) {
 async function handleIssueCommentCreated(deps, client, payload, command = commentCommandOf(payload, deps.log)) {
   if (command === null) return "ignored";
   const { where, pr, comment: comment2, version } = command;
-  if (!await deps.state.claimComment(where.owner, where.repo, comment2.id, version)) {
+  if (!await deps.state.claimComment(where.owner, where.repo, comment2.id, version, deps.delivery)) {
     deps.log.info({ owner: where.owner, repo: where.repo, pr, commentId: comment2.id }, "comment already handled (a delivery sent again); nothing to do");
     return "duplicate-comment";
   }
@@ -63811,15 +63832,28 @@ function createApp(options2) {
     };
     app.on("issue_comment.created", (context) => {
       const payload = context.payload;
-      return once2(state, options2, context, () => commentCommandOf(payload, deps.log), async (command, claim) => await claim() ? handleIssueCommentCreated(deps, clientOf(context, options2), payload, command) : "duplicate");
+      return once2(options2, context, () => commandOnce(payload, deps.log), (command) => handleIssueCommentCreated({ ...deps, delivery: context.id }, clientOf(context, options2), payload, command));
     });
     app.on("workflow_run.completed", (context) => {
       const payload = context.payload;
-      return once2(state, options2, context, () => completedRunOf(payload), (_, claim) => handleWorkflowRunCompleted(deps, clientOf(context, options2), payload, claim));
+      return once2(options2, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted({ ...deps, delivery: context.id }, clientOf(context, options2), payload));
     });
   };
 }
-async function once2(state, options2, context, triage, handle) {
+var commands = /* @__PURE__ */ new WeakMap();
+function commandOnce(payload, log) {
+  if (commands.has(payload)) return commands.get(payload) ?? null;
+  const command = commentCommandOf(payload, log);
+  commands.set(payload, command);
+  return command;
+}
+function deliveryIsWork(event, payload, log) {
+  if (payload === null || typeof payload !== "object") return false;
+  if (event === "issue_comment") return commandOnce(payload, log) !== null;
+  if (event === "workflow_run") return completedRunOf(payload) !== null;
+  return false;
+}
+async function once2(options2, context, triage, handle) {
   const started = performance.now();
   const name = `${context.name}.${context.payload.action ?? ""}`;
   const found = triage();
@@ -63827,22 +63861,13 @@ async function once2(state, options2, context, triage, handle) {
     options2.onHandled?.({ id: context.id, name, outcome: "ignored", ms: performance.now() - started });
     return;
   }
-  let claimed = false;
-  const claim = async () => {
-    if (claimed) return true;
-    claimed = await state.claimDelivery(context.id, name);
-    if (!claimed) context.log.info({ delivery: context.id }, "delivery already handled; nothing to do");
-    return claimed;
-  };
   let outcome;
   try {
-    outcome = await handle(found, claim);
+    outcome = await handle(found);
   } catch (error) {
-    if (claimed) await state.releaseDelivery(context.id).catch(() => void 0);
     options2.onHandled?.({ id: context.id, name, outcome: "error", ms: performance.now() - started });
     throw new Error(`${name} (delivery ${context.id}) failed: ${error?.message ?? String(error)}`, { cause: error });
   }
-  if (claimed) await state.finishDelivery(context.id, name);
   options2.onHandled?.({ id: context.id, name, outcome, ms: performance.now() - started });
 }
 function clientOf(context, options2) {
@@ -63871,6 +63896,134 @@ async function resolveBotLogin(app) {
   return `${slug2}[bot]`;
 }
 
+// src/app/job-workers.ts
+import { randomUUID as randomUUID4 } from "node:crypto";
+import { hostname as hostname2 } from "node:os";
+var JOB_DEFAULTS = {
+  leaseMs: 3e4,
+  pollMs: 1e3,
+  concurrency: 16,
+  maxAttempts: 5,
+  retryBaseMs: 1e4,
+  retryMaxMs: 10 * 6e4,
+  retentionMs: 14 * 24 * 3600 * 1e3
+};
+var PRUNE_EVERY_MS = 60 * 60 * 1e3;
+function startJobWorkers(o) {
+  const { store, settings, log } = o;
+  const now = o.now ?? Date.now;
+  const owner = `${hostname2()}:${process.pid}:${randomUUID4().slice(0, 8)}`;
+  const active = /* @__PURE__ */ new Map();
+  let closing = false;
+  let pumping = false;
+  let again = false;
+  let lastPrune = 0;
+  const pump = async () => {
+    if (closing) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        while (!closing && active.size < settings.concurrency) {
+          const limit = settings.concurrency - active.size;
+          const { leased, dead } = await store.claimJobs({ owner, limit, leaseMs: settings.leaseMs, maxAttempts: settings.maxAttempts, nowMs: now() });
+          for (const id of dead) log.error({ delivery: id, attempts: settings.maxAttempts }, "job dead: its lease ran out on every attempt (the worker stopped or hung); redeliver it from GitHub to try again");
+          for (const job of leased) start(job);
+          if (leased.length < limit) break;
+        }
+      } while (again && !closing);
+      if (now() - lastPrune > PRUNE_EVERY_MS) {
+        lastPrune = now();
+        const pruned = await store.pruneJobs(settings.retentionMs, now());
+        if (pruned > 0) log.info({ pruned }, "pruned done jobs past retention");
+      }
+    } catch (error) {
+      log.warn({ err: error }, "could not look for jobs in the store; trying again at the next poll");
+    } finally {
+      pumping = false;
+    }
+  };
+  const start = (job) => {
+    const renew = setInterval(() => {
+      store.renewJob(job, settings.leaseMs, now()).then(
+        (held2) => held2 || log.warn({ delivery: job.id }, "job lease lost (it ran out and another replica took the job); finishing this attempt anyway, its effects are keyed"),
+        (error) => log.warn({ delivery: job.id, err: error }, "could not renew a job lease")
+      );
+    }, Math.max(10, Math.floor(settings.leaseMs / 3)));
+    const done = (async () => {
+      const started = now();
+      try {
+        await o.run(job);
+        await store.finishJob(job, now());
+      } catch (error) {
+        const last = job.attempts >= settings.maxAttempts;
+        const retryAt = last ? null : now() + retryDelayMs(job.attempts, settings, error);
+        const message = messageOf(error);
+        try {
+          await store.failJob(job, message, retryAt, now());
+        } catch (storeError) {
+          log.warn({ delivery: job.id, err: storeError }, "could not record a failed job; its lease will run out and it is tried again");
+        }
+        if (retryAt === null) log.error({ delivery: job.id, event: job.event, attempts: job.attempts, error: message }, "job dead after its last attempt; redeliver it from GitHub to try again");
+        else log.warn({ delivery: job.id, event: job.event, attempt: job.attempts, retryInMs: retryAt - now(), error: message }, "job failed; retrying after a backoff");
+      } finally {
+        clearInterval(renew);
+        active.delete(job.id);
+        log.info({ delivery: job.id, event: job.event, ms: now() - started, waitedMs: started - job.receivedMs }, "job finished");
+        if (!closing) void pump();
+      }
+    })();
+    active.set(job.id, { job, done });
+  };
+  const poll = setInterval(() => void pump(), settings.pollMs);
+  poll.unref();
+  void pump();
+  return {
+    owner,
+    wake: () => void pump(),
+    running: () => active.size,
+    async close(graceMs) {
+      closing = true;
+      clearInterval(poll);
+      const all = Promise.all([...active.values()].map((a) => a.done));
+      let timer;
+      await Promise.race([all, new Promise((resolve14) => timer = setTimeout(resolve14, graceMs))]);
+      clearTimeout(timer);
+      for (const { job } of active.values()) await store.releaseJob(job, now()).catch(() => void 0);
+    }
+  };
+}
+function retryDelayMs(attempt, settings, error) {
+  const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
+  const asked = retryAfterMs2(error);
+  return Math.max(asked ?? 0, Math.round(backoff * (1 + Math.random() * 0.2)));
+}
+function retryAfterMs2(error, depth = 0) {
+  if (error === null || typeof error !== "object" || depth > 5) return void 0;
+  const e = error;
+  const headers = e.response?.headers;
+  if (headers) {
+    const after = Number(headers["retry-after"]);
+    if (Number.isFinite(after) && after > 0) return after * 1e3;
+    const reset = Number(headers["x-ratelimit-reset"]);
+    if (String(headers["x-ratelimit-remaining"]) === "0" && Number.isFinite(reset)) return Math.max(0, reset * 1e3 - Date.now());
+  }
+  for (const inner of [e.cause, ...Array.isArray(e.errors) ? e.errors : []]) {
+    const found = retryAfterMs2(inner, depth + 1);
+    if (found !== void 0) return found;
+  }
+  return void 0;
+}
+function messageOf(error) {
+  const inner = error?.errors;
+  if (Array.isArray(inner) && inner.length > 0) return inner.map(messageOf).join("; ");
+  return error instanceof Error ? error.message : String(error);
+}
+
 // src/app/webhook-body.ts
 import { isIPv6 } from "node:net";
 var MAX_WEBHOOK_BODY_BYTES = 25 * 1024 * 1024;
@@ -63884,7 +64037,7 @@ function createWebhookBodyReader(limits = {}) {
   const timeoutMs = limits.timeoutMs ?? WEBHOOK_BODY_TIMEOUT_MS;
   let pending = 0;
   const pendingByClient = /* @__PURE__ */ new Map();
-  return (req, res) => new Promise((resolve15) => {
+  return (req, res) => new Promise((resolve14) => {
     const client = clientKey(req.socket.remoteAddress);
     let held2 = 0;
     let done = false;
@@ -63911,7 +64064,7 @@ function createWebhookBodyReader(limits = {}) {
       req.removeListener("end", onEnd);
       req.removeListener("error", onError);
       req.removeListener("close", onClose);
-      resolve15(body);
+      resolve14(body);
     };
     const refuse = (status, message) => {
       if (done) return;
@@ -63977,25 +64130,79 @@ function clientKey(address) {
   return `${groups2.slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(":")}::/64`;
 }
 
+// src/app/write-pacing.ts
+var import_bottleneck2 = __toESM(require_lib3(), 1);
+var WRITE_SPACING_MS = 1e3;
+var NOTIFYING_WRITE_SPACING_MS = 3e3;
+function createWritePacing(intervalMs) {
+  const write = new import_bottleneck2.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: intervalMs ?? WRITE_SPACING_MS });
+  const notifications = new import_bottleneck2.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: intervalMs ?? NOTIFYING_WRITE_SPACING_MS });
+  const waiting = (group) => {
+    const out = /* @__PURE__ */ new Map();
+    for (const key2 of group.keys()) {
+      const c = group.key(key2).counts();
+      const n = (c.RECEIVED ?? 0) + (c.QUEUED ?? 0) + (c.RUNNING ?? 0) + (c.EXECUTING ?? 0);
+      if (n > 0) out.set(key2, n);
+    }
+    return out;
+  };
+  return {
+    write,
+    notifications,
+    backlog() {
+      const writes = waiting(write);
+      const notifying = waiting(notifications);
+      const keys = /* @__PURE__ */ new Set([...writes.keys(), ...notifying.keys()]);
+      return [...keys].map((installation) => ({ installation, writesWaiting: writes.get(installation) ?? 0, notifyingWritesWaiting: notifying.get(installation) ?? 0 })).sort((a, b) => b.writesWaiting + b.notifyingWritesWaiting - (a.writesWaiting + a.notifyingWritesWaiting));
+    }
+  };
+}
+
 // src/app/app-server.ts
 var WEBHOOK_PATH = "/api/github/webhooks";
 var HEALTH_PATH = "/healthz";
 var HEADERS_TIMEOUT_MS = 1e4;
 var REQUEST_TIMEOUT_MS = HEADERS_TIMEOUT_MS + WEBHOOK_BODY_TIMEOUT_MS;
+var STATUS_LOG_MS = 3e4;
+var HANDOFF_MAX = 1e3;
 var TIMEOUT_CHECK_INTERVAL_MS = 1e3;
+var CLOSE_GRACE_MS = 25e3;
 async function startAppServer(options2) {
+  const throttle = options2.throttle ?? true;
+  const pacing = createWritePacing(options2.writeIntervalMs);
   const probot = new Probot({
     appId: options2.appId,
     privateKey: options2.privateKey,
     githubToken: options2.githubToken,
     secret: options2.secret,
     baseUrl: options2.apiUrl,
-    Octokit: octokitClass(options2.writeIntervalMs, options2.throttle ?? true),
+    Octokit: octokitClass(pacing, throttle),
     logLevel: options2.logLevel ?? "info",
     logFormat: options2.logFormat ?? "json"
   });
   const appFn = createApp({ store: options2.store, apiUrl: options2.apiUrl, botLogin: options2.botLogin, now: options2.now, configTtlMs: options2.configTtlMs, onHandled: options2.onHandled, recompute: options2.recompute });
-  const middleware = await createNodeMiddleware2(appFn, { probot, webhooksPath: WEBHOOK_PATH });
+  await probot.load(appFn);
+  const settings = { ...JOB_DEFAULTS, ...options2.jobs };
+  const log = {
+    info: (fields, message) => probot.log.info(fields, message),
+    warn: (fields, message) => probot.log.warn(fields, message),
+    error: (fields, message) => probot.log.error(fields, message)
+  };
+  const handoff = /* @__PURE__ */ new Map();
+  const run2 = async (job) => {
+    const parsed = handoff.get(job.id);
+    handoff.delete(job.id);
+    const payload = parsed ?? JSON.parse(job.payload);
+    await probot.receive({ id: job.id, name: job.event, payload });
+  };
+  const workers = startJobWorkers({ store: options2.store, settings, run: run2, log });
+  const status = setInterval(() => {
+    void options2.store.jobStats(Date.now()).then((queue) => {
+      const backlog = pacing.backlog();
+      if (queue.ready + queue.leased > 0 || backlog.length > 0) probot.log.info({ queue: queueView(queue, Date.now()), running: workers.running(), pacing: backlog.slice(0, 10) }, "queue and write pacing");
+    }, () => void 0);
+  }, STATUS_LOG_MS);
+  status.unref();
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     void route(req, res).catch((error) => {
       probot.log.error({ err: error }, "request failed");
@@ -64003,28 +64210,68 @@ async function startAppServer(options2) {
     });
   });
   const readBody = createWebhookBodyReader(options2.webhookBodyLimits);
+  const secrets = [options2.secret, ...(options2.previousSecrets ?? []).filter((key2) => key2 !== "")];
   async function route(req, res) {
     const path2 = new URL(req.url ?? "/", "http://app").pathname;
-    if (path2 === HEALTH_PATH && (req.method === "GET" || req.method === "HEAD")) return health(options2.store, res);
+    if (path2 === HEALTH_PATH && (req.method === "GET" || req.method === "HEAD")) return health(options2.store, res, { replica: workers.owner, running: workers.running(), concurrency: settings.concurrency, leaseMs: settings.leaseMs, maxAttempts: settings.maxAttempts }, pacing, throttle, options2.writeIntervalMs);
     if (options2.dashboard && (req.method === "GET" || req.method === "HEAD") && await options2.dashboard(req, res)) return;
     if (req.method === "POST") {
       if (!isWebhookPath(req.url)) return void res.writeHead(404, { "content-type": "text/plain", connection: "close" }).end("not found\n");
       const body = await readBody(req, res);
       if (body === void 0) return;
-      req.body = body.text;
-      acceptPreviousSecret(req, body.text, options2.secret, options2.previousSecrets ?? []);
       try {
-        await middleware(req, res);
+        await accept(req, res, body.text);
       } finally {
         body.release();
       }
       return;
     }
-    if (!await middleware(req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   }
-  await new Promise((resolve15, reject) => {
+  async function accept(req, res, text2) {
+    const started = performance.now();
+    const answer = (status2, message) => void res.writeHead(status2, { "content-type": "text/plain" }).end(`${message}
+`);
+    const header = (name2) => typeof req.headers[name2] === "string" ? req.headers[name2] : "";
+    const signature = header("x-hub-signature-256");
+    if (signature === "") return answer(400, "signature missing: a delivery must carry X-Hub-Signature-256");
+    if (!verifies(text2, signature, secrets)) return answer(400, "signature does not match: check the webhook secret");
+    const event = header("x-github-event");
+    const id = header("x-github-delivery");
+    if (event === "" || id === "") return answer(400, "X-GitHub-Event and X-GitHub-Delivery are required");
+    let payload;
+    try {
+      payload = JSON.parse(text2);
+    } catch {
+      return answer(400, "the body is not JSON");
+    }
+    const name = `${event}.${payload?.action ?? ""}`;
+    if (!deliveryIsWork(event, payload, log)) {
+      options2.onHandled?.({ id, name, outcome: "ignored", ms: performance.now() - started });
+      return answer(200, "ignored");
+    }
+    const installation = payload.installation?.id;
+    let outcome;
+    try {
+      outcome = await options2.store.enqueueJob({ id, event, installation: typeof installation === "number" ? installation : null, payload: text2 }, Date.now());
+    } catch (error) {
+      probot.log.error({ delivery: id, err: error }, "could not store a delivery; answered 503 (redeliver it from GitHub)");
+      return answer(503, "the store is unavailable; redeliver later");
+    }
+    if (outcome === "duplicate") {
+      probot.log.info({ delivery: id, event: name }, "delivery already stored; nothing to do");
+      options2.onHandled?.({ id, name, outcome: "duplicate", ms: performance.now() - started });
+      return answer(200, "duplicate");
+    }
+    if (handoff.size >= HANDOFF_MAX) handoff.delete(handoff.keys().next().value);
+    handoff.set(id, payload);
+    workers.wake();
+    probot.log.info({ delivery: id, event: name, outcome }, "delivery queued");
+    answer(200, outcome);
+  }
+  await new Promise((resolve14, reject) => {
     server.once("error", reject);
-    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve15());
+    server.listen(options2.port ?? 0, options2.host ?? "127.0.0.1", () => resolve14());
   });
   const address = server.address();
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address === "0.0.0.0" ? "127.0.0.1" : address.address;
@@ -64033,19 +64280,25 @@ async function startAppServer(options2) {
     url,
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     probot,
-    close: () => new Promise((resolve15, reject) => {
-      server.closeIdleConnections();
-      server.close((error) => error ? reject(error) : resolve15());
-    })
+    replica: workers.owner,
+    async close(graceMs = CLOSE_GRACE_MS) {
+      clearInterval(status);
+      const closed = new Promise((resolve14, reject) => {
+        server.closeIdleConnections();
+        server.close((error) => error ? reject(error) : resolve14());
+      });
+      await workers.close(graceMs);
+      await closed;
+    }
   };
 }
-function acceptPreviousSecret(req, body, secret, previous) {
-  const given = req.headers["x-hub-signature-256"];
-  if (previous.length === 0 || typeof given !== "string" || !given.startsWith("sha256=")) return;
-  const sign2 = (key2) => `sha256=${createHmac2("sha256", key2).update(body).digest("hex")}`;
-  const matches = (expected) => expected.length === given.length && timingSafeEqual2(Buffer.from(expected), Buffer.from(given));
-  if (matches(sign2(secret))) return;
-  if (previous.some((key2) => key2 !== "" && matches(sign2(key2)))) req.headers["x-hub-signature-256"] = sign2(secret);
+function verifies(body, given, secrets) {
+  if (!given.startsWith("sha256=")) return false;
+  const expected = Buffer.from(given);
+  return secrets.some((key2) => {
+    const mine = Buffer.from(`sha256=${createHmac2("sha256", key2).update(body).digest("hex")}`);
+    return mine.length === expected.length && timingSafeEqual2(mine, expected);
+  });
 }
 function isWebhookPath(url) {
   try {
@@ -64054,26 +64307,49 @@ function isWebhookPath(url) {
     return false;
   }
 }
-async function health(store, res) {
+async function health(store, res, workers, pacing, throttle, writeIntervalMs) {
   try {
     await store.getState("health:probe");
-    res.writeHead(200, { "content-type": "application/json" }).end(`${JSON.stringify({ status: "ok", store: store.kind })}
+    const now = Date.now();
+    const queue = await store.jobStats(now);
+    const body = {
+      status: "ok",
+      store: store.kind,
+      queue: queueView(queue, now),
+      workers,
+      pacing: throttle ? { writeSpacingMs: writeIntervalMs ?? WRITE_SPACING_MS, notifyingWriteSpacingMs: writeIntervalMs ?? NOTIFYING_WRITE_SPACING_MS, backlog: pacing.backlog() } : { off: true, backlog: [] }
+    };
+    res.writeHead(200, { "content-type": "application/json" }).end(`${JSON.stringify(body)}
 `);
   } catch (error) {
     res.writeHead(503, { "content-type": "application/json" }).end(`${JSON.stringify({ status: "unavailable", store: store.kind, error: String(error?.message ?? error) })}
 `);
   }
 }
-function octokitClass(writeIntervalMs, throttle) {
+function queueView(queue, now) {
+  return {
+    depth: queue.ready + queue.leased,
+    ready: queue.ready,
+    retrying: queue.retrying,
+    leased: queue.leased,
+    expiredLeases: queue.expiredLeases,
+    dead: queue.dead,
+    oldestAgeMs: queue.oldestReceivedMs === null ? null : Math.max(0, now - queue.oldestReceivedMs),
+    newestDead: queue.newestDead.map((j) => ({ id: j.id, event: j.event, attempts: j.attempts, at: new Date(j.dueMs).toISOString(), error: j.lastError }))
+  };
+}
+function octokitClass(pacing, throttle) {
   if (!throttle) return ProbotOctokit.defaults((instance) => ({ ...instance, throttle: { ...instance.throttle, enabled: false }, retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY } }));
-  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve15) => setTimeout(resolve15, ms)) });
-  const spacing = writeIntervalMs === void 0 ? {} : {
-    write: new import_bottleneck2.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: writeIntervalMs }),
-    notifications: new import_bottleneck2.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: writeIntervalMs })
+  const limits = throttleOptions({ maxRetries: 2, maxWaitMs: 12e4, sleep: (ms) => new Promise((resolve14) => setTimeout(resolve14, ms)) });
+  const logged = (kind, handler2) => (retryAfter, options2, octokit, retryCount) => {
+    const request2 = options2;
+    octokit?.log?.warn({ retryAfterSeconds: retryAfter, retryCount, method: request2.method, url: request2.url }, `GitHub ${kind} rate limit: waiting as it asks, in the worker`);
+    return handler2(retryAfter, options2, octokit, retryCount);
   };
   return ProbotOctokit.defaults((instance) => ({
     ...instance,
-    throttle: { ...instance.throttle, ...spacing, ...limits },
+    // Paced per installation: Probot names the installation only when its own throttle options say enabled, which these replace.
+    throttle: { ...instance.throttle, enabled: true, id: String(instance.auth?.installationId ?? instance.throttle?.id ?? "app"), write: pacing.write, notifications: pacing.notifications, ...limits, onRateLimit: logged("primary", limits.onRateLimit), onSecondaryRateLimit: logged("secondary", limits.onSecondaryRateLimit) },
     retry: { ...instance.retry, doNotRetry: DO_NOT_RETRY }
   }));
 }
@@ -64417,7 +64693,7 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync9, mkdirSync as mkdirSync8, readdirSync as readdirSync4, readFileSync as readFileSync8, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync8, readdirSync as readdirSync3, readFileSync as readFileSync7, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join13 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -64426,7 +64702,7 @@ function loadSiteAssets() {
   for (const dir of [new URL("./", import.meta.url), new URL("../../dist/", import.meta.url)]) {
     const js = fileURLToPath2(new URL("dashboard.js", dir));
     const css = fileURLToPath2(new URL("dashboard.css", dir));
-    if (existsSync9(js) && existsSync9(css)) return { js: readFileSync8(js, "utf8"), css: readFileSync8(css, "utf8") };
+    if (existsSync8(js) && existsSync8(css)) return { js: readFileSync7(js, "utf8"), css: readFileSync7(css, "utf8") };
   }
   throw new RunnerError("the dashboard's pages (dist/dashboard.js, dist/dashboard.css) are missing: run npm run build");
 }
@@ -64509,7 +64785,7 @@ var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
   const seriesDir = join13(out, "data", "series");
   mkdirSync8(seriesDir, { recursive: true });
-  const before = new Set(readdirSync4(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
+  const before = new Set(readdirSync3(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
   const write = (path2, text2) => {
@@ -64648,7 +64924,20 @@ environment:
   BENCHBOT_WRITE_INTERVAL_MS  ms between writes per installation (default: GitHub's guidance, 1 s
                           between writes and 3 s between comments or issues); 0 only where GitHub's
                           secondary limits are off (a GHES without them, a load bench's stand-in)
+  BENCHBOT_JOB_LEASE_MS   how long a delivery's job stays a worker's without renewal (default ${JOB_DEFAULTS.leaseMs});
+                          a crashed replica's jobs are taken by another within it plus BENCHBOT_JOB_POLL_MS
+  BENCHBOT_JOB_POLL_MS    how often a replica looks for jobs (default ${JOB_DEFAULTS.pollMs})
+  BENCHBOT_JOB_CONCURRENCY  jobs one replica runs at once (default ${JOB_DEFAULTS.concurrency})
+  BENCHBOT_JOB_MAX_ATTEMPTS attempts before a job is dead (default ${JOB_DEFAULTS.maxAttempts})
+  BENCHBOT_JOB_RETRY_MS   wait before a failed job's second attempt, doubled per attempt (default ${JOB_DEFAULTS.retryBaseMs})
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
+var JOB_VARIABLES = [
+  ["BENCHBOT_JOB_LEASE_MS", "leaseMs", 100],
+  ["BENCHBOT_JOB_POLL_MS", "pollMs", 10],
+  ["BENCHBOT_JOB_CONCURRENCY", "concurrency", 1],
+  ["BENCHBOT_JOB_MAX_ATTEMPTS", "maxAttempts", 1],
+  ["BENCHBOT_JOB_RETRY_MS", "retryBaseMs", 0]
+];
 var MAX_PG_POOL_SIZE = 1e3;
 var LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
 function readServeSettings(args, env) {
@@ -64662,7 +64951,7 @@ function readServeSettings(args, env) {
   const keyPath = text2("PRIVATE_KEY_PATH");
   if (privateKey === void 0 && keyPath !== void 0) {
     try {
-      privateKey = readFileSync9(keyPath, "utf8");
+      privateKey = readFileSync8(keyPath, "utf8");
     } catch (error) {
       throw new UsageError(`PRIVATE_KEY_PATH ${keyPath}: ${error.message}`);
     }
@@ -64688,6 +64977,13 @@ function readServeSettings(args, env) {
   }
   const intervalText = text2("BENCHBOT_WRITE_INTERVAL_MS");
   if (intervalText !== void 0 && !/^\d{1,6}$/.test(intervalText)) throw new UsageError(`BENCHBOT_WRITE_INTERVAL_MS ${intervalText}: give the milliseconds between writes (0 to 999999), or leave it unset for GitHub's pacing`);
+  const jobs = {};
+  for (const [name, key2, least] of JOB_VARIABLES) {
+    const value = text2(name);
+    if (value === void 0) continue;
+    if (!/^\d+$/.test(value) || Number(value) < least) throw new UsageError(`${name} ${value}: give a whole number, at least ${least}`);
+    jobs[key2] = Number(value);
+  }
   const logLevel = text2("LOG_LEVEL") ?? "info";
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`LOG_LEVEL ${logLevel}: use one of ${LOG_LEVELS.join(", ")}`);
   return {
@@ -64704,7 +65000,8 @@ function readServeSettings(args, env) {
     botLogin: text2("BOT_LOGIN"),
     logLevel,
     dashboard: values.dashboard === true,
-    writeIntervalMs: intervalText === void 0 ? void 0 : Number(intervalText)
+    writeIntervalMs: intervalText === void 0 ? void 0 : Number(intervalText),
+    jobs
   };
 }
 var DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1e3;
@@ -64726,6 +65023,7 @@ async function runServe(args, out, env = process.env) {
       botLogin: settings.botLogin,
       writeIntervalMs: settings.writeIntervalMs,
       logLevel: settings.logLevel,
+      jobs: settings.jobs,
       dashboard: settings.dashboard ? createDashboardHandler({ store, assets: loadSiteAssets(), settings: { title: "benchbot", repoUrl: githubRepoUrl(env.GITHUB_SERVER_URL ?? "https://github.com") } }) : void 0
     });
     out(`benchbot serve: listening on ${server.url} (webhooks at ${server.webhookUrl}, health at ${server.url}/healthz${settings.dashboard ? `, dashboard at ${server.url}${DASHBOARD_PATH}/` : ""}; store ${redact(store.location)}${pruned > 0 ? `, pruned ${pruned} old delivery ids` : ""})`);
@@ -64739,7 +65037,7 @@ async function runServe(args, out, env = process.env) {
 }
 
 // src/cli/history-commands.ts
-import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync7, readFileSync as readFileSync10, readSync as readSync2 } from "node:fs";
+import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync7, readFileSync as readFileSync9, readSync as readSync2 } from "node:fs";
 import { once as once4 } from "node:events";
 
 // src/store/export-ndjson.ts
@@ -65000,7 +65298,7 @@ async function runImport(args, out) {
         throw new UsageError(`${file} is github-action-benchmark's history (data.js), not a benchbot export: add --from github-action-benchmark`);
       }
       input = splitLines(createReadStream("", { fd: fd2, highWaterMark: 1 << 20 }), file);
-    } else input = readFileSync10(file === "-" ? 0 : file, "utf8");
+    } else input = readFileSync9(file === "-" ? 0 : file, "utf8");
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${file}: cannot read this file`);
@@ -65018,8 +65316,8 @@ async function runImport(args, out) {
 
 // src/cli/scan-command.ts
 import { spawnSync as spawnSync4 } from "node:child_process";
-import { existsSync as existsSync10 } from "node:fs";
-import { resolve as resolve9 } from "node:path";
+import { existsSync as existsSync9 } from "node:fs";
+import { resolve as resolve8 } from "node:path";
 var SCAN_USAGE = `usage: benchbot scan [--store URL] [--branch main] [--repository OWNER/NAME] [--repo DIR] [--output markdown|json] [--threshold 2%]
 
 Scans the nightly history (runs stored with role nightly) of one branch for
@@ -65058,8 +65356,8 @@ options:
   --store URL         history store (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL)`;
 function checkoutOf(dir, cwd) {
   if (dir !== void 0) {
-    if (!existsSync10(resolve9(cwd, dir))) throw new UsageError(`--repo ${dir}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME (--repo DIR: the checkout whose commits the awaiting findings need)`);
-    return openRepository(resolve9(cwd, dir), cliSetting);
+    if (!existsSync9(resolve8(cwd, dir))) throw new UsageError(`--repo ${dir}: --repo is a directory in every benchbot command; scan takes the GitHub repository as --repository OWNER/NAME (--repo DIR: the checkout whose commits the awaiting findings need)`);
+    return openRepository(resolve8(cwd, dir), cliSetting);
   }
   try {
     return openRepository(cwd, cliSetting);
@@ -65150,7 +65448,7 @@ async function runAck(args, out) {
 }
 
 // src/cli/dashboard-command.ts
-import { resolve as resolve10 } from "node:path";
+import { resolve as resolve9 } from "node:path";
 var DASHBOARD_USAGE = `usage: benchbot dashboard --out DIR [--store URL] [--repository OWNER/NAME] [--branch NAME] [--title TEXT]
 
 Writes a static site of the nightly history into DIR: an overview of every
@@ -65222,7 +65520,7 @@ async function runDashboard(args, out) {
   try {
     outputDirectory("--out", dir);
     const started = performance.now();
-    const result2 = await writeSite(store, resolve10(dir), settings);
+    const result2 = await writeSite(store, resolve9(dir), settings);
     const seconds4 = ((performance.now() - started) / 1e3).toFixed(1);
     out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds4} s); the nightly scan: ${result2.scan.regression} confirmed regression(s), ${result2.scan.awaiting} awaiting an interleaved A/B, ${result2.scan.watch} on watch, ${result2.scan.improvement} confirmed improvement(s), ${result2.scan.refuted} refuted`);
     return 0;
@@ -65232,7 +65530,7 @@ async function runDashboard(args, out) {
 }
 
 // src/cli/bisect-command.ts
-import { resolve as resolve11 } from "node:path";
+import { resolve as resolve10 } from "node:path";
 
 // src/jobs/bisect-oracle.ts
 import { join as join16 } from "node:path";
@@ -65428,7 +65726,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 }
 
 // src/jobs/bisect-session.ts
-import { existsSync as existsSync11 } from "node:fs";
+import { existsSync as existsSync10 } from "node:fs";
 import { join as join15 } from "node:path";
 
 // src/bisect/create-bisect.ts
@@ -65944,7 +66242,7 @@ async function runBisectSession(options2) {
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync11(join15(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync10(join15(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -66242,7 +66540,7 @@ function commonFlags(v, cwd, name) {
   const threshold = v.threshold === void 0 ? BISECT_DEFAULTS.threshold : percentFlag(name("threshold"), v.threshold, true);
   return {
     settings: {
-      repo: resolve11(cwd, v.repo ?? "."),
+      repo: resolve10(cwd, v.repo ?? "."),
       measure: {
         bench: v.bench,
         build: v.build,
@@ -66317,8 +66615,8 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync12, readdirSync as readdirSync5, rmSync as rmSync7 } from "node:fs";
-import { join as join17, resolve as resolve12, sep as sep3 } from "node:path";
+import { existsSync as existsSync11, readdirSync as readdirSync4, rmSync as rmSync7 } from "node:fs";
+import { join as join17, resolve as resolve11, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -66336,16 +66634,16 @@ function git3(repo, args) {
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve12(dir, ".benchbot", "worktrees"), join17(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve11(dir, ".benchbot", "worktrees"), join17(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync12(root) ? readdirSync5(root).map((name) => join17(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync11(root) ? readdirSync4(root).map((name) => join17(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
   const { values } = parseFlags(args, { repo: { type: "string" }, "dry-run": { type: "boolean" } }, false);
-  const dir = resolve12(process.cwd(), values.repo ?? ".");
+  const dir = resolve11(process.cwd(), values.repo ?? ".");
   const { registered, leftover, roots } = benchbotWorktrees(dir);
   const top = openRepository(dir);
   if (values["dry-run"]) {
@@ -66362,7 +66660,7 @@ function runClean(args, out) {
     rmSync7(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync12(root) && readdirSync5(root).length === 0) rmSync7(root, { recursive: true });
+  for (const root of roots) if (existsSync11(root) && readdirSync4(root).length === 0) rmSync7(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
@@ -66370,7 +66668,7 @@ function runClean(args, out) {
 
 // src/cli/nightly-command.ts
 import { spawnSync as spawnSync7 } from "node:child_process";
-import { resolve as resolve13 } from "node:path";
+import { resolve as resolve12 } from "node:path";
 
 // src/jobs/run-nightly.ts
 import { join as join18 } from "node:path";
@@ -66662,7 +66960,7 @@ function parseNightlyArgs(args, cwd, env) {
     output: { type: "string" }
   }, false);
   const output = choose("--output", v.output ?? "text", NIGHTLY_REPORT_FORMATS);
-  if (v.dashboard !== void 0) checkOutputDirectory("--dashboard", resolve13(cwd, v.dashboard));
+  if (v.dashboard !== void 0) checkOutputDirectory("--dashboard", resolve12(cwd, v.dashboard));
   const measure = parseMeasureFlags(v, cwd, env);
   const repository = v.repository;
   if (repository !== void 0 && !/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new UsageError(`--repository ${repository}: give the GitHub repository as OWNER/NAME`);
@@ -66689,7 +66987,7 @@ function parseNightlyArgs(args, cwd, env) {
     confirmOnly: v["confirm-only"] === true,
     bisect: v.bisect === true,
     issues,
-    dashboard: v.dashboard === void 0 ? void 0 : { dir: resolve13(cwd, v.dashboard), title: repository ? `benchbot: ${repository}` : "benchbot" },
+    dashboard: v.dashboard === void 0 ? void 0 : { dir: resolve12(cwd, v.dashboard), title: repository ? `benchbot: ${repository}` : "benchbot" },
     output
   };
 }
@@ -66737,7 +67035,7 @@ function runBisectLog(args, out) {
 }
 
 // src/cli/profile-command.ts
-import { join as join19, resolve as resolve14 } from "node:path";
+import { join as join19, resolve as resolve13 } from "node:path";
 var PROFILE_USAGE = `usage: benchbot profile --base REF --head REF --bench CMD --benchmark NAME [options]
 
 Where a benchmark's change lives. Checks out and builds base and head as run
@@ -66799,7 +67097,7 @@ function parseProfileArgs(args, cwd) {
   const benchmark = v.benchmark ?? (v.format === "command" ? "command" : void 0);
   if (benchmark === void 0) throw new UsageError("--benchmark is required: the benchmark to profile, named as run reports it");
   if (v.format === "command" && benchmark !== "command") throw new UsageError(`--benchmark ${benchmark}: with --format command the whole command is one benchmark, named command`);
-  const repo = resolve14(cwd, v.repo ?? ".");
+  const repo = resolve13(cwd, v.repo ?? ".");
   let executorSpec2;
   try {
     executorSpec2 = parseExecutorSpec(v.executor ?? "local", {}, cliSetting);
