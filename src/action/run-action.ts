@@ -24,7 +24,7 @@ import { ActionInputError, readActionInputs, type ActionSettings } from './actio
 import { publishReport } from './publish-report.ts';
 import type { NightlyHistory } from '../jobs/nightly-history.ts';
 import type { ScanTexts } from '../jobs/nightly.ts';
-import { COMMIT_SHA, RESULTS_FILES, ResultsError, samplesJson } from '../jobs/results-artifact.ts';
+import { COMMIT_SHA, RESULTS_FILES, ResultsError, samplesJson, writeProfileSources } from '../jobs/results-artifact.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -85,6 +85,8 @@ interface Outcome {
   scan?: ScanTexts;
   /** recovery is the parsed history the report job decides recovered issues from. */
   recovery?: NightlyHistory;
+  /** profileSources are the measuring job's callgrind files of its regressed benchmarks' profiles, for the artifact. */
+  profileSources?: RunAbResult['profileSources'];
 }
 
 /**
@@ -227,6 +229,7 @@ function fromRun(result: RunAbResult, settings: ActionSettings): Outcome {
     json,
     headSha: result.head.sha,
     samples: { base: result.base, head: result.head },
+    profileSources: result.profileSources,
   };
 }
 
@@ -299,6 +302,8 @@ function writeReports(settings: ActionSettings, outcome: Outcome, env: Env): { d
   writeFileSync(json, `${outcome.json}\n`);
   writeFileSync(join(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
   writeFileSync(join(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  // The callgrind files of the regressed benchmarks' profiles: the report job diffs them again.
+  if (outcome.profileSources) writeProfileSources(dir, outcome.profileSources);
   if (outcome.scan && settings.role === 'report') {
     writeFileSync(join(dir, 'scan.json'), `${outcome.scan.json}\n`);
     writeFileSync(join(dir, 'scan.md'), `${outcome.scan.markdown}\n`);

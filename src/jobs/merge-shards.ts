@@ -8,7 +8,9 @@ import { inertText } from '../report/inert-markdown.ts';
 import type { ReportContext } from '../report/report-renderers.ts';
 import { rejudgedNote } from '../report/run-report.ts';
 import { readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
-import { findResultsParts, readResultsMeta, RESULTS_FILES, ResultsError } from './results-artifact.ts';
+import { findResultsParts, readProfiles, readResultsMeta, RESULTS_FILES, ResultsError } from './results-artifact.ts';
+import type { ProfileDiff } from '../model/profile-diff.ts';
+import { whereMarkdown } from '../report/profile-report.ts';
 import { scanBranch, type NightlyScanSettings, type ScanTexts } from './nightly.ts';
 import { readArtifactSide } from './read-sides.ts';
 import type { NameSetting } from './setting-names.ts';
@@ -52,6 +54,9 @@ export interface MergedShards {
   /** history and scan: a nightly's history.json, read and scanned again. */
   history?: NightlyHistory;
   scan?: ScanTexts;
+  /** profiles are the differential profiles of the benchmarks this report finds regressed, diffed again from the artifacts' callgrind files. */
+  profiles: ProfileDiff[];
+  profileNotes: string[];
 }
 
 /**
@@ -85,7 +90,16 @@ export function mergeShards(settings: MergeShardsSettings): MergedShards {
     baseSha: trusted.base ?? (metas.length === 1 ? metas[0].baseSha : undefined),
     headSha: trusted.head,
     environment: environments.size === 1 ? [...environments][0] : undefined,
+    profiles: [],
+    profileNotes: [],
   };
+  // Profiles only of what this job's own comparison finds regressed, from the raw callgrind files, with the trusted commits.
+  const regressed = new Set(report.comparisons.filter((c) => c.verdict === 'regressed').map((c) => c.benchmark));
+  for (const part of parts) {
+    const read = readProfiles(part, regressed, { base: merged.baseSha, head: merged.headSha });
+    for (const p of read.profiles) if (!merged.profiles.some((q) => q.benchmark === p.benchmark)) merged.profiles.push(p);
+    merged.profileNotes.push(...read.notes);
+  }
   const historyPath = join(parts[0], RESULTS_FILES.history);
   if (settings.nightly && existsSync(historyPath)) {
     const history = readNightlyHistory(historyPath, settings.nightly.branch);
@@ -97,12 +111,16 @@ export function mergeShards(settings: MergeShardsSettings): MergedShards {
 
 /** mergedReportContext is what the merged report shows beside the comparisons: how many artifacts, and which commits. */
 export function mergedReportContext(merged: MergedShards): ReportContext {
-  const where = [merged.baseSha && `base ${merged.baseSha.slice(0, 12)}`, merged.headSha && `head ${merged.headSha.slice(0, 12)}`].filter(Boolean).join(', ');
+  const commits = [merged.baseSha && `base ${merged.baseSha.slice(0, 12)}`, merged.headSha && `head ${merged.headSha.slice(0, 12)}`].filter(Boolean).join(', ');
   const rejudged = rejudgedNote(merged.report.comparisons);
-  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : 'Recomputed from the raw samples'}${where ? `; ${where}` : ''}${rejudged ? `; ${rejudged}` : ''}.`;
+  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : 'Recomputed from the raw samples'}${commits ? `; ${commits}` : ''}${rejudged ? `; ${rejudged}` : ''}.`;
   return {
     environment: merged.environment,
     footer: inertText(footer),
-    json: { base_sha: merged.baseSha ?? null, head_sha: merged.headSha ?? null, shards: merged.parts },
+    json: {
+      base_sha: merged.baseSha ?? null, head_sha: merged.headSha ?? null, shards: merged.parts,
+      ...(merged.profiles.length + merged.profileNotes.length > 0 ? { profiles: merged.profiles, profile_notes: merged.profileNotes } : {}),
+    },
+    where: whereMarkdown(merged.profiles, merged.profileNotes),
   };
 }

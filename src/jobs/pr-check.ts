@@ -167,7 +167,7 @@ async function whereRegressionsLive(run: RunAbResult, settings: PrCheckSettings,
     repo: openRepository(settings.repo, settings.nameSetting), bench: settings.bench, build: settings.build, top: PROFILE_DEFAULTS.top,
     timeoutMs: settings.roundTimeoutMs, buildTimeoutMs: settings.buildTimeoutMs, stateDir: settings.stateDir, nameSetting: settings.nameSetting,
   }, { executor: deps.executor, progress: deps.progress });
-  return { ...run, profiles: where.profiles, profileNotes: where.notes };
+  return { ...run, profiles: where.profiles, profileNotes: where.notes, profileSources: where.sources };
 }
 
 /** branchEvidence confirms what awaits an interleaved A/B right away, on this runner (jobs/confirm-findings.ts), and scans the branch. */

@@ -176,9 +176,22 @@ function diffSides(benchmark: string, base: ProfiledRun, head: ProfiledRun, top:
  */
 export const MAX_PROFILED_REGRESSIONS = 5;
 
-/** RegressionProfiles are the differential profiles of a run's regressed benchmarks, and why any could not be made. */
+/** ProfileSource is the two callgrind files a differential profile was made from, and the iterations each covers. */
+export interface ProfileSource {
+  benchmark: string;
+  base: { file: string; iterations: number };
+  head: { file: string; iterations: number };
+}
+
+/**
+ * RegressionProfiles are the differential profiles of a run's regressed
+ * benchmarks, the callgrind files they were made from (the results
+ * artifact carries these, and the report job diffs them again), and why
+ * any could not be made.
+ */
 export interface RegressionProfiles {
   profiles: ProfileDiff[];
+  sources: ProfileSource[];
   notes: string[];
 }
 
@@ -201,15 +214,16 @@ export async function profileRegressions(
   deps: { executor: Executor; progress: Progress },
 ): Promise<RegressionProfiles> {
   const regressed = [...new Set(run.report.comparisons.filter((c) => c.verdict === 'regressed').map((c) => c.benchmark))];
-  if (regressed.length === 0) return { profiles: [], notes: [] };
+  if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
   const harness = run.head.harness;
   if (!COUNTED_HARNESSES.includes(harness)) {
-    return { profiles: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(', ')})`] };
+    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(', ')})`] };
   }
   const shas = { base: run.base.sha, head: run.head.sha };
   let keep: string | undefined;
   const ctx: SideContext = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() { return (keep ??= keepDirectory(settings.stateDir, shas)); }, settings };
   const profiles: ProfileDiff[] = [];
+  const sources: ProfileSource[] = [];
   const notes: string[] = [];
   deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
   try {
@@ -222,6 +236,7 @@ export async function profileRegressions(
         const base = counted('base', benchmark) ?? (await profileSide(ctx, 'base', shas.base, benchmark, harness, false));
         const head = counted('head', benchmark) ?? (await profileSide(ctx, 'head', shas.head, benchmark, harness, false));
         profiles.push(diffSides(benchmark, base, head, settings.top));
+        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
       } catch (error) {
         if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
         notes.push(`no profile of ${benchmark}: ${error.message}`);
@@ -231,7 +246,7 @@ export async function profileRegressions(
     deps.progress.endGroup();
   }
   if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
-  return { profiles, notes };
+  return { profiles, sources, notes };
 }
 
 /**

@@ -188,6 +188,8 @@ export interface RunAbResult {
   profiles?: ProfileDiff[];
   /** profileNotes say why a regressed benchmark has no profile. */
   profileNotes?: string[];
+  /** profileSources are the callgrind files of each profile, for the results artifact. */
+  profileSources?: { benchmark: string; base: { file: string; iterations: number }; head: { file: string; iterations: number } }[];
   /** instructions is what counting found when asked for (RunAbSettings.instructions). */
   instructions?: InstructionsResult;
 }
