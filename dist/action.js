@@ -7526,7 +7526,7 @@ var require_light = __commonJS({
 });
 
 // src/action/run-action.ts
-import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync7, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync8, readFileSync as readFileSync6, writeFileSync as writeFileSync4 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -19816,9 +19816,378 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync3, constants as constants2, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, openSync as openSync3, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { closeSync as closeSync3, constants as constants2, copyFileSync, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, mkdirSync as mkdirSync7, openSync as openSync3, readdirSync as readdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join11 } from "node:path";
+
+// src/compare/profile-diff.ts
+var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
+var ProfileEventError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ProfileEventError";
+  }
+};
+var NO_CHANGE = 1e-6;
+function diffProfiles(benchmark, base, head, options = {}) {
+  const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
+  const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
+  for (const [side2, s] of [["base", base], ["head", head]]) {
+    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
+    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
+  }
+  const baseAt = base.profile.events.indexOf(event);
+  const headAt = head.profile.events.indexOf(event);
+  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
+  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
+  const change2 = headTotal - baseTotal;
+  const pairs = /* @__PURE__ */ new Map();
+  const collect = (side2, at, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
+      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+    }
+  };
+  collect(base, baseAt, 0);
+  collect(head, headAt, 1);
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const [b, h] = p[kind];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      if (kind === "inclusive" && Math.abs(b - baseTotal) < NO_CHANGE && Math.abs(h - headTotal) < NO_CHANGE) continue;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self2 = rank("self");
+  const inclusive = rank("inclusive");
+  return {
+    benchmark,
+    tool: "callgrind",
+    event,
+    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
+    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    change: change2,
+    self: self2.list,
+    inclusive: inclusive.list,
+    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
+  };
+}
+
+// src/formats/callgrind-profile.ts
+var MAX_PROFILE_FUNCTIONS = 1e6;
+var MAX_PROFILE_EDGES = 4e6;
+var RECURSION_LEVEL = /'(\d+)$/;
+var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
+var COUNT2 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
+function basename2(path) {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? path : path.slice(slash + 1);
+}
+function add2(into, costs) {
+  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
+}
+function parseCallgrind(text2, path) {
+  const fail = (line, message) => {
+    throw new FormatError(path, line, message);
+  };
+  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
+  const nodes = /* @__PURE__ */ new Map();
+  let edgeCount = 0;
+  let events = null;
+  let positions = 1;
+  let summary2 = null;
+  let totals = null;
+  let command;
+  let ob = "";
+  let fn = null;
+  let cob = null;
+  let callee = null;
+  let callPending = false;
+  let lineNo = 0;
+  const resolveName = (space2, value) => {
+    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
+    if (!m) return value;
+    const map = names2[space2];
+    if (m[2] !== void 0) {
+      map.set(m[1], m[2]);
+      return m[2];
+    }
+    const known = map.get(m[1]);
+    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
+    return known;
+  };
+  const node = (object2, name) => {
+    const key2 = `${object2}\0${name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    const level = RECURSION_LEVEL.exec(name);
+    found = { object: object2, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
+    nodes.set(key2, found);
+    return found;
+  };
+  const costsOf = (fields) => {
+    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
+    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
+    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
+    const counts = fields.slice(positions);
+    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
+    return counts.map((c) => {
+      if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+      return Number(c);
+    });
+  };
+  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
+    if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+    return Number(c);
+  });
+  let start = 0;
+  while (start <= text2.length) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
+    lineNo++;
+    const raw = text2.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
+    const first = line.charCodeAt(0);
+    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
+      const costs = costsOf(line.trim().split(/\s+/));
+      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
+      const caller = fn;
+      if (callPending) {
+        callPending = false;
+        const target = callee;
+        if (target !== caller) add2(caller.outToOthers, costs);
+        if (target.base !== caller.base || target.object !== caller.object) {
+          target.inFromOthers ??= [];
+          add2(target.inFromOthers, costs);
+        }
+        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
+      } else {
+        add2(caller.self, costs);
+      }
+      continue;
+    }
+    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
+    const eq = line.indexOf("=");
+    const spec = eq > 0 ? line.slice(0, eq) : "";
+    const value = eq > 0 ? line.slice(eq + 1) : "";
+    switch (spec) {
+      case "ob":
+        ob = basename2(resolveName("ob", value));
+        continue;
+      case "fl":
+      case "fi":
+      case "fe":
+      case "cfi":
+      case "cfl":
+      case "jfi":
+        resolveName("fl", value);
+        continue;
+      case "fn":
+        fn = node(ob, resolveName("fn", value));
+        continue;
+      case "cob":
+        cob = basename2(resolveName("ob", value));
+        continue;
+      case "cfn":
+        callee = node(cob ?? ob, resolveName("fn", value));
+        cob = null;
+        continue;
+      case "jfn":
+        resolveName("fn", value);
+        continue;
+      case "calls":
+        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
+        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
+        callPending = true;
+        continue;
+      case "jump":
+      case "jcnd":
+        continue;
+    }
+    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
+    const [, key2, rest] = header;
+    if (key2 === "events") {
+      events = rest.trim().split(/\s+/).filter((e) => e !== "");
+      if (events.length === 0) fail(lineNo, "events: names no event");
+    } else if (key2 === "positions") {
+      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
+      if (positions === 0) fail(lineNo, "positions: names no position");
+    } else if (key2 === "summary") {
+      summary2 ??= [];
+      add2(summary2, sumLine(rest));
+    } else if (key2 === "totals") {
+      totals ??= [];
+      add2(totals, sumLine(rest));
+    } else if (key2 === "cmd") {
+      command = rest.trim();
+    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
+      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
+    }
+  }
+  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
+  if (events === null) throw new FormatError(path, void 0, "no events: line: not a callgrind output file");
+  return { events, totals: totalsOf(nodes, totals ?? summary2, events.length), functions: functionsOf(nodes, events.length), command };
+}
+function totalsOf(nodes, given, width) {
+  const sum = new Array(width).fill(0);
+  if (given !== null) {
+    add2(sum, given);
+    return sum;
+  }
+  for (const n of nodes.values()) add2(sum, n.self);
+  return sum;
+}
+function functionsOf(nodes, width) {
+  const byFunction = /* @__PURE__ */ new Map();
+  for (const n of nodes.values()) {
+    const key2 = `${n.object}\0${n.base}`;
+    const list = byFunction.get(key2);
+    if (list) list.push(n);
+    else byFunction.set(key2, [n]);
+  }
+  const out = [];
+  for (const levels of byFunction.values()) {
+    levels.sort((a, b) => a.level - b.level);
+    const outer = levels[0];
+    const self2 = new Array(width).fill(0);
+    for (const n of levels) add2(self2, n.self);
+    const inclusive = new Array(width).fill(0);
+    if (outer.inFromOthers !== null) add2(inclusive, outer.inFromOthers);
+    else {
+      add2(inclusive, outer.self);
+      add2(inclusive, outer.outToOthers);
+    }
+    out.push({ name: outer.base, object: outer.object, self: self2, inclusive });
+  }
+  return out;
+}
+
+// src/jobs/profile-benchmark.ts
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync4, mkdirSync as mkdirSync6 } from "node:fs";
 import { join as join10 } from "node:path";
-var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
+var PROFILE_DEFAULTS = {
+  top: PROFILE_DIFF_DEFAULTS.top,
+  timeoutMs: 6e5,
+  buildTimeoutMs: 36e5
+};
+function keepDirectory(stateDir, shas) {
+  const keepDir = join10(stateDir, "callgrind");
+  mkdirSync6(keepDir, { recursive: true });
+  return mkdtempSync3(join10(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+}
+async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label2 = `${side2} ${sha.slice(0, 12)}`;
+  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
+  if (settings.build) {
+    progress.status(`${label2}: building`);
+    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
+  }
+  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
+  let format = knownFormat;
+  if (find && format !== "command") {
+    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
+    format = await findBenchmark({ ...settings, format, benchmark }, executor, dir, label2, ctx.keep);
+  }
+  progress.status(`${label2}: ${benchmark} under callgrind`);
+  if (format === void 0) throw new Error("profileSide: the harness is known or found");
+  const counted = await countInstructions({
+    bench: settings.bench,
+    format,
+    names: [benchmark],
+    repeats: 1,
+    iterations: settings.iterations,
+    timeoutMs: settings.timeoutMs,
+    env: settings.env,
+    keepDir: join10(ctx.keep, side2),
+    nameSetting: name
+  }, executor, dir, side2);
+  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format === "command");
+  if (kept === void 0) {
+    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
+    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
+  }
+  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
+  return { sha, file: kept.file, iterations: kept.iterations };
+}
+function diffSides(benchmark, base, head, top) {
+  const read2 = (run, side2) => {
+    try {
+      return { profile: parseCallgrind(readFileSync4(run.file, "utf8"), run.file), iterations: run.iterations, sha: run.sha };
+    } catch (error2) {
+      if (error2 instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error2.message}`);
+      throw error2;
+    }
+  };
+  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
+}
+var MAX_PROFILED_REGRESSIONS = 5;
+async function profileRegressions(run, settings, deps) {
+  const regressed = [...new Set(run.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
+  if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
+  const harness = run.head.harness;
+  if (!COUNTED_HARNESSES.includes(harness)) {
+    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
+  }
+  const shas = { base: run.base.sha, head: run.head.sha };
+  let keep;
+  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
+    return keep ??= keepDirectory(settings.stateDir, shas);
+  }, settings };
+  const profiles = [];
+  const sources = [];
+  const notes = [];
+  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
+  try {
+    const counted = (side2, benchmark) => {
+      const kept = run.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
+      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
+    };
+    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
+      try {
+        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
+        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
+        profiles.push(diffSides(benchmark, base, head, settings.top));
+        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
+      } catch (error2) {
+        if (!(error2 instanceof RunnerError || error2 instanceof SettingError)) throw error2;
+        notes.push(`no profile of ${benchmark}: ${error2.message}`);
+      }
+    }
+  } finally {
+    deps.progress.endGroup();
+  }
+  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
+  return { profiles, sources, notes };
+}
+async function findBenchmark(settings, executor, dir, label2, scratch2) {
+  const name = settings.nameSetting;
+  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
+  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
+  if (!COUNTED_HARNESSES.includes(round.format)) {
+    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
+  }
+  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
+  if (!names2.includes(settings.benchmark)) {
+    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
+  }
+  return round.format;
+}
+
+// src/jobs/results-artifact.ts
+var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json", profiles: "profiles.json" };
+var PROFILES_DIR = "profiles";
+var MAX_PROFILE_FILE_BYTES = 32 * 1024 * 1024;
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
 var ResultsError = class extends Error {
@@ -19837,14 +20206,14 @@ function samplesJson(side2) {
 }
 function findResultsParts(dir) {
   if (!existsSync6(dir)) return [];
-  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join10(dir, e.name))];
-  return dirs.filter((d) => present(join10(d, RESULTS_FILES.base)) && present(join10(d, RESULTS_FILES.head))).sort();
+  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join11(dir, e.name))];
+  return dirs.filter((d) => present(join11(d, RESULTS_FILES.base)) && present(join11(d, RESULTS_FILES.head))).sort();
 }
 function present(path) {
   return lstatSync(path, { throwIfNoEntry: false }) !== void 0;
 }
 function readResultsMeta(dir) {
-  const path = join10(dir, RESULTS_FILES.report);
+  const path = join11(dir, RESULTS_FILES.report);
   if (!existsSync6(path)) return {};
   const root = parseResultsJson(path);
   const sha = (key2) => {
@@ -19878,10 +20247,55 @@ function readCapped(path, maxBytes) {
     const stat2 = fstatSync2(fd);
     if (!stat2.isFile()) throw new ResultsError(`${path}: not a regular file`);
     if (stat2.size > maxBytes) throw new ResultsError(`${path}: ${stat2.size} bytes; the report job reads at most ${maxBytes}`);
-    return readFileSync4(fd, "utf8");
+    return readFileSync5(fd, "utf8");
   } finally {
     closeSync3(fd);
   }
+}
+function writeProfileSources(dir, sources) {
+  if (sources.length === 0) return;
+  mkdirSync7(join11(dir, PROFILES_DIR), { recursive: true });
+  sources.forEach((s, i) => {
+    copyFileSync(s.base.file, join11(dir, PROFILES_DIR, `${i}.base.callgrind`));
+    copyFileSync(s.head.file, join11(dir, PROFILES_DIR, `${i}.head.callgrind`));
+  });
+  writeFileSync3(join11(dir, RESULTS_FILES.profiles), `${JSON.stringify(sources.map((s) => ({ benchmark: s.benchmark, base_iterations: s.base.iterations, head_iterations: s.head.iterations })))}
+`);
+}
+function readProfiles(part, benchmarks, shas) {
+  const path = join11(part, RESULTS_FILES.profiles);
+  if (!present(path) || benchmarks.size === 0) return { profiles: [], notes: [] };
+  const notes = [];
+  let manifest;
+  try {
+    manifest = JSON.parse(readCapped(path, 1024 * 1024));
+  } catch (error2) {
+    return { profiles: [], notes: [`${RESULTS_FILES.profiles} cannot be read: ${error2.message}`] };
+  }
+  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${RESULTS_FILES.profiles} is not a list of profiles`] };
+  const profiles = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const [i, entry] of manifest.slice(0, MAX_PROFILED_REGRESSIONS).entries()) {
+    const e = entry;
+    const count2 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count2(e.base_iterations) || !count2(e.head_iterations)) {
+      notes.push(`${RESULTS_FILES.profiles} entry ${i} is malformed: left out`);
+      continue;
+    }
+    if (!benchmarks.has(e.benchmark) || seen.has(e.benchmark)) continue;
+    seen.add(e.benchmark);
+    try {
+      const side2 = (name, iterations, sha) => {
+        const file = join11(part, PROFILES_DIR, `${i}.${name}.callgrind`);
+        return { profile: parseCallgrind(readCapped(file, MAX_PROFILE_FILE_BYTES), `${PROFILES_DIR}/${i}.${name}.callgrind`), iterations, ...sha ? { sha } : {} };
+      };
+      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DEFAULTS.top }));
+    } catch (error2) {
+      if (!(error2 instanceof FormatError || error2 instanceof ResultsError || error2 instanceof RangeError || error2.name === "ProfileEventError")) throw error2;
+      notes.push(`the profile of ${e.benchmark} cannot be read: ${error2.message}`);
+    }
+  }
+  return { profiles, notes };
 }
 
 // src/jobs/nightly-history.ts
@@ -21216,371 +21630,6 @@ function recoveredRegressions(history, open, threshold, where) {
   return recovered;
 }
 
-// src/jobs/profile-benchmark.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync5, mkdirSync as mkdirSync6 } from "node:fs";
-import { join as join11 } from "node:path";
-
-// src/compare/profile-diff.ts
-var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
-var ProfileEventError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "ProfileEventError";
-  }
-};
-var NO_CHANGE = 1e-6;
-function diffProfiles(benchmark, base, head, options = {}) {
-  const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
-  const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
-  for (const [side2, s] of [["base", base], ["head", head]]) {
-    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
-    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
-  }
-  const baseAt = base.profile.events.indexOf(event);
-  const headAt = head.profile.events.indexOf(event);
-  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
-  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
-  const change2 = headTotal - baseTotal;
-  const pairs = /* @__PURE__ */ new Map();
-  const collect = (side2, at, index) => {
-    for (const f of side2.profile.functions) {
-      const key2 = `${f.object}\0${f.name}`;
-      let pair = pairs.get(key2);
-      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
-      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
-      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
-    }
-  };
-  collect(base, baseAt, 0);
-  collect(head, headAt, 1);
-  const rank = (kind) => {
-    const changed = [];
-    for (const p of pairs.values()) {
-      const [b, h] = p[kind];
-      if (Math.abs(h - b) < NO_CHANGE) continue;
-      if (kind === "inclusive" && Math.abs(b - baseTotal) < NO_CHANGE && Math.abs(h - headTotal) < NO_CHANGE) continue;
-      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
-    }
-    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
-    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
-  };
-  const self2 = rank("self");
-  const inclusive = rank("inclusive");
-  return {
-    benchmark,
-    tool: "callgrind",
-    event,
-    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
-    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
-    change: change2,
-    self: self2.list,
-    inclusive: inclusive.list,
-    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
-  };
-}
-
-// src/formats/callgrind-profile.ts
-var MAX_PROFILE_FUNCTIONS = 1e6;
-var MAX_PROFILE_EDGES = 4e6;
-var RECURSION_LEVEL = /'(\d+)$/;
-var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
-var COUNT2 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
-function basename2(path) {
-  const slash = path.lastIndexOf("/");
-  return slash < 0 ? path : path.slice(slash + 1);
-}
-function add2(into, costs) {
-  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
-}
-function parseCallgrind(text2, path) {
-  const fail = (line, message) => {
-    throw new FormatError(path, line, message);
-  };
-  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
-  const nodes = /* @__PURE__ */ new Map();
-  let edgeCount = 0;
-  let events = null;
-  let positions = 1;
-  let summary2 = null;
-  let totals = null;
-  let command;
-  let ob = "";
-  let fn = null;
-  let cob = null;
-  let callee = null;
-  let callPending = false;
-  let lineNo = 0;
-  const resolveName = (space2, value) => {
-    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
-    if (!m) return value;
-    const map = names2[space2];
-    if (m[2] !== void 0) {
-      map.set(m[1], m[2]);
-      return m[2];
-    }
-    const known = map.get(m[1]);
-    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
-    return known;
-  };
-  const node = (object2, name) => {
-    const key2 = `${object2}\0${name}`;
-    let found = nodes.get(key2);
-    if (found) return found;
-    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
-    const level = RECURSION_LEVEL.exec(name);
-    found = { object: object2, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
-    nodes.set(key2, found);
-    return found;
-  };
-  const costsOf = (fields) => {
-    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
-    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
-    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
-    const counts = fields.slice(positions);
-    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
-    return counts.map((c) => {
-      if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
-      return Number(c);
-    });
-  };
-  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
-    if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
-    return Number(c);
-  });
-  let start = 0;
-  while (start <= text2.length) {
-    let end = text2.indexOf("\n", start);
-    if (end < 0) end = text2.length;
-    lineNo++;
-    const raw = text2.slice(start, end);
-    start = end + 1;
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
-    const first = line.charCodeAt(0);
-    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
-      const costs = costsOf(line.trim().split(/\s+/));
-      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
-      const caller = fn;
-      if (callPending) {
-        callPending = false;
-        const target = callee;
-        if (target !== caller) add2(caller.outToOthers, costs);
-        if (target.base !== caller.base || target.object !== caller.object) {
-          target.inFromOthers ??= [];
-          add2(target.inFromOthers, costs);
-        }
-        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
-      } else {
-        add2(caller.self, costs);
-      }
-      continue;
-    }
-    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
-    const eq = line.indexOf("=");
-    const spec = eq > 0 ? line.slice(0, eq) : "";
-    const value = eq > 0 ? line.slice(eq + 1) : "";
-    switch (spec) {
-      case "ob":
-        ob = basename2(resolveName("ob", value));
-        continue;
-      case "fl":
-      case "fi":
-      case "fe":
-      case "cfi":
-      case "cfl":
-      case "jfi":
-        resolveName("fl", value);
-        continue;
-      case "fn":
-        fn = node(ob, resolveName("fn", value));
-        continue;
-      case "cob":
-        cob = basename2(resolveName("ob", value));
-        continue;
-      case "cfn":
-        callee = node(cob ?? ob, resolveName("fn", value));
-        cob = null;
-        continue;
-      case "jfn":
-        resolveName("fn", value);
-        continue;
-      case "calls":
-        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
-        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
-        callPending = true;
-        continue;
-      case "jump":
-      case "jcnd":
-        continue;
-    }
-    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
-    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
-    const [, key2, rest] = header;
-    if (key2 === "events") {
-      events = rest.trim().split(/\s+/).filter((e) => e !== "");
-      if (events.length === 0) fail(lineNo, "events: names no event");
-    } else if (key2 === "positions") {
-      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
-      if (positions === 0) fail(lineNo, "positions: names no position");
-    } else if (key2 === "summary") {
-      summary2 ??= [];
-      add2(summary2, sumLine(rest));
-    } else if (key2 === "totals") {
-      totals ??= [];
-      add2(totals, sumLine(rest));
-    } else if (key2 === "cmd") {
-      command = rest.trim();
-    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
-      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
-    }
-  }
-  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
-  if (events === null) throw new FormatError(path, void 0, "no events: line: not a callgrind output file");
-  return { events, totals: totalsOf(nodes, totals ?? summary2, events.length), functions: functionsOf(nodes, events.length), command };
-}
-function totalsOf(nodes, given, width) {
-  const sum = new Array(width).fill(0);
-  if (given !== null) {
-    add2(sum, given);
-    return sum;
-  }
-  for (const n of nodes.values()) add2(sum, n.self);
-  return sum;
-}
-function functionsOf(nodes, width) {
-  const byFunction = /* @__PURE__ */ new Map();
-  for (const n of nodes.values()) {
-    const key2 = `${n.object}\0${n.base}`;
-    const list = byFunction.get(key2);
-    if (list) list.push(n);
-    else byFunction.set(key2, [n]);
-  }
-  const out = [];
-  for (const levels of byFunction.values()) {
-    levels.sort((a, b) => a.level - b.level);
-    const outer = levels[0];
-    const self2 = new Array(width).fill(0);
-    for (const n of levels) add2(self2, n.self);
-    const inclusive = new Array(width).fill(0);
-    if (outer.inFromOthers !== null) add2(inclusive, outer.inFromOthers);
-    else {
-      add2(inclusive, outer.self);
-      add2(inclusive, outer.outToOthers);
-    }
-    out.push({ name: outer.base, object: outer.object, self: self2, inclusive });
-  }
-  return out;
-}
-
-// src/jobs/profile-benchmark.ts
-var PROFILE_DEFAULTS = {
-  top: PROFILE_DIFF_DEFAULTS.top,
-  timeoutMs: 6e5,
-  buildTimeoutMs: 36e5
-};
-function keepDirectory(stateDir, shas) {
-  const keepDir = join11(stateDir, "callgrind");
-  mkdirSync6(keepDir, { recursive: true });
-  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
-}
-async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
-  const { settings, executor, progress } = ctx;
-  const name = settings.nameSetting;
-  const label2 = `${side2} ${sha.slice(0, 12)}`;
-  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
-  if (settings.build) {
-    progress.status(`${label2}: building`);
-    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
-  }
-  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
-  let format = knownFormat;
-  if (find && format !== "command") {
-    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
-    format = await findBenchmark({ ...settings, format, benchmark }, executor, dir, label2, ctx.keep);
-  }
-  progress.status(`${label2}: ${benchmark} under callgrind`);
-  if (format === void 0) throw new Error("profileSide: the harness is known or found");
-  const counted = await countInstructions({
-    bench: settings.bench,
-    format,
-    names: [benchmark],
-    repeats: 1,
-    iterations: settings.iterations,
-    timeoutMs: settings.timeoutMs,
-    env: settings.env,
-    keepDir: join11(ctx.keep, side2),
-    nameSetting: name
-  }, executor, dir, side2);
-  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format === "command");
-  if (kept === void 0) {
-    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
-    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
-  }
-  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
-  return { sha, file: kept.file, iterations: kept.iterations };
-}
-function diffSides(benchmark, base, head, top) {
-  const read2 = (run, side2) => {
-    try {
-      return { profile: parseCallgrind(readFileSync5(run.file, "utf8"), run.file), iterations: run.iterations, sha: run.sha };
-    } catch (error2) {
-      if (error2 instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error2.message}`);
-      throw error2;
-    }
-  };
-  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
-}
-var MAX_PROFILED_REGRESSIONS = 5;
-async function profileRegressions(run, settings, deps) {
-  const regressed = [...new Set(run.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
-  if (regressed.length === 0) return { profiles: [], notes: [] };
-  const harness = run.head.harness;
-  if (!COUNTED_HARNESSES.includes(harness)) {
-    return { profiles: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
-  }
-  const shas = { base: run.base.sha, head: run.head.sha };
-  let keep;
-  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
-    return keep ??= keepDirectory(settings.stateDir, shas);
-  }, settings };
-  const profiles = [];
-  const notes = [];
-  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
-  try {
-    const counted = (side2, benchmark) => {
-      const kept = run.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
-      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
-    };
-    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
-      try {
-        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
-        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
-        profiles.push(diffSides(benchmark, base, head, settings.top));
-      } catch (error2) {
-        if (!(error2 instanceof RunnerError || error2 instanceof SettingError)) throw error2;
-        notes.push(`no profile of ${benchmark}: ${error2.message}`);
-      }
-    }
-  } finally {
-    deps.progress.endGroup();
-  }
-  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
-  return { profiles, notes };
-}
-async function findBenchmark(settings, executor, dir, label2, scratch2) {
-  const name = settings.nameSetting;
-  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
-  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
-  if (!COUNTED_HARNESSES.includes(round.format)) {
-    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
-  }
-  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
-  if (!names2.includes(settings.benchmark)) {
-    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
-  }
-  return round.format;
-}
-
 // src/jobs/pr-check.ts
 var PR_CHECK_DEFAULTS = {
   minRuns: 10,
@@ -21636,7 +21685,7 @@ async function whereRegressionsLive(run, settings, deps) {
     stateDir: settings.stateDir,
     nameSetting: settings.nameSetting
   }, { executor: deps.executor, progress: deps.progress });
-  return { ...run, profiles: where.profiles, profileNotes: where.notes };
+  return { ...run, profiles: where.profiles, profileNotes: where.notes, profileSources: where.sources };
 }
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
@@ -21800,8 +21849,16 @@ function mergeShards(settings) {
     parts: parts.length,
     baseSha: trusted.base ?? (metas.length === 1 ? metas[0].baseSha : void 0),
     headSha: trusted.head,
-    environment: environments.size === 1 ? [...environments][0] : void 0
+    environment: environments.size === 1 ? [...environments][0] : void 0,
+    profiles: [],
+    profileNotes: []
   };
+  const regressed = new Set(report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark));
+  for (const part of parts) {
+    const read2 = readProfiles(part, regressed, { base: merged.baseSha, head: merged.headSha });
+    for (const p of read2.profiles) if (!merged.profiles.some((q) => q.benchmark === p.benchmark)) merged.profiles.push(p);
+    merged.profileNotes.push(...read2.notes);
+  }
   const historyPath = join12(parts[0], RESULTS_FILES.history);
   if (settings.nightly && existsSync7(historyPath)) {
     const history = readNightlyHistory(historyPath, settings.nightly.branch);
@@ -21811,13 +21868,19 @@ function mergeShards(settings) {
   return merged;
 }
 function mergedReportContext(merged) {
-  const where = [merged.baseSha && `base ${merged.baseSha.slice(0, 12)}`, merged.headSha && `head ${merged.headSha.slice(0, 12)}`].filter(Boolean).join(", ");
+  const commits = [merged.baseSha && `base ${merged.baseSha.slice(0, 12)}`, merged.headSha && `head ${merged.headSha.slice(0, 12)}`].filter(Boolean).join(", ");
   const rejudged = rejudgedNote(merged.report.comparisons);
-  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : "Recomputed from the raw samples"}${where ? `; ${where}` : ""}${rejudged ? `; ${rejudged}` : ""}.`;
+  const footer = `${merged.parts > 1 ? `Merged from ${merged.parts} shards` : "Recomputed from the raw samples"}${commits ? `; ${commits}` : ""}${rejudged ? `; ${rejudged}` : ""}.`;
   return {
     environment: merged.environment,
     footer: inertText(footer),
-    json: { base_sha: merged.baseSha ?? null, head_sha: merged.headSha ?? null, shards: merged.parts }
+    json: {
+      base_sha: merged.baseSha ?? null,
+      head_sha: merged.headSha ?? null,
+      shards: merged.parts,
+      ...merged.profiles.length + merged.profileNotes.length > 0 ? { profiles: merged.profiles, profile_notes: merged.profileNotes } : {}
+    },
+    where: whereMarkdown(merged.profiles, merged.profileNotes)
   };
 }
 
@@ -31292,7 +31355,8 @@ function fromRun(result, settings) {
     markdown: withFooter(markdown, note),
     json,
     headSha: result.head.sha,
-    samples: { base: result.base, head: result.head }
+    samples: { base: result.base, head: result.head },
+    profileSources: result.profileSources
   };
 }
 function trustedCommits(settings, event, env) {
@@ -31334,23 +31398,24 @@ function writeReports(settings, outcome, env) {
   const dir = resultsDir(settings, env);
   const markdown = join14(dir, "report.md");
   const json = join14(dir, RESULTS_FILES.report);
-  writeFileSync3(markdown, `${outcome.markdown}
+  writeFileSync4(markdown, `${outcome.markdown}
 `);
-  writeFileSync3(json, `${outcome.json}
+  writeFileSync4(json, `${outcome.json}
 `);
-  writeFileSync3(join14(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
-  writeFileSync3(join14(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  writeFileSync4(join14(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
+  writeFileSync4(join14(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  if (outcome.profileSources) writeProfileSources(dir, outcome.profileSources);
   if (outcome.scan && settings.role === "report") {
-    writeFileSync3(join14(dir, "scan.json"), `${outcome.scan.json}
+    writeFileSync4(join14(dir, "scan.json"), `${outcome.scan.json}
 `);
-    writeFileSync3(join14(dir, "scan.md"), `${outcome.scan.markdown}
+    writeFileSync4(join14(dir, "scan.md"), `${outcome.scan.markdown}
 `);
   }
   return { dir, markdown, json };
 }
 function resultsDir(settings, env) {
   const dir = join14(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
-  mkdirSync7(dir, { recursive: true });
+  mkdirSync8(dir, { recursive: true });
   return dir;
 }
 

@@ -45271,8 +45271,411 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync4, constants as constants2, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, openSync as openSync4, readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
-var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json" };
+import { closeSync as closeSync4, constants as constants2, copyFileSync, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, mkdirSync as mkdirSync7, openSync as openSync4, readdirSync as readdirSync2, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
+
+// src/compare/profile-diff.ts
+var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
+var ProfileEventError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ProfileEventError";
+  }
+};
+var NO_CHANGE = 1e-6;
+function diffProfiles(benchmark, base, head, options2 = {}) {
+  const top = options2.top ?? PROFILE_DIFF_DEFAULTS.top;
+  const event = options2.event ?? PROFILE_DIFF_DEFAULTS.event;
+  for (const [side2, s] of [["base", base], ["head", head]]) {
+    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
+    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
+  }
+  const baseAt = base.profile.events.indexOf(event);
+  const headAt = head.profile.events.indexOf(event);
+  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
+  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
+  const change2 = headTotal - baseTotal;
+  const pairs = /* @__PURE__ */ new Map();
+  const collect = (side2, at, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
+      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+    }
+  };
+  collect(base, baseAt, 0);
+  collect(head, headAt, 1);
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const [b, h] = p[kind];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      if (kind === "inclusive" && Math.abs(b - baseTotal) < NO_CHANGE && Math.abs(h - headTotal) < NO_CHANGE) continue;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self2 = rank("self");
+  const inclusive = rank("inclusive");
+  return {
+    benchmark,
+    tool: "callgrind",
+    event,
+    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
+    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    change: change2,
+    self: self2.list,
+    inclusive: inclusive.list,
+    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
+  };
+}
+
+// src/formats/callgrind-profile.ts
+var MAX_PROFILE_FUNCTIONS = 1e6;
+var MAX_PROFILE_EDGES = 4e6;
+var RECURSION_LEVEL = /'(\d+)$/;
+var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
+var COUNT2 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
+function basename2(path2) {
+  const slash = path2.lastIndexOf("/");
+  return slash < 0 ? path2 : path2.slice(slash + 1);
+}
+function add2(into, costs) {
+  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
+}
+function parseCallgrind(text2, path2) {
+  const fail = (line, message) => {
+    throw new FormatError(path2, line, message);
+  };
+  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
+  const nodes = /* @__PURE__ */ new Map();
+  let edgeCount = 0;
+  let events = null;
+  let positions = 1;
+  let summary = null;
+  let totals = null;
+  let command;
+  let ob = "";
+  let fn = null;
+  let cob = null;
+  let callee = null;
+  let callPending = false;
+  let lineNo = 0;
+  const resolveName = (space2, value) => {
+    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
+    if (!m) return value;
+    const map = names2[space2];
+    if (m[2] !== void 0) {
+      map.set(m[1], m[2]);
+      return m[2];
+    }
+    const known = map.get(m[1]);
+    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
+    return known;
+  };
+  const node = (object2, name) => {
+    const key2 = `${object2}\0${name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    const level = RECURSION_LEVEL.exec(name);
+    found = { object: object2, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
+    nodes.set(key2, found);
+    return found;
+  };
+  const costsOf = (fields) => {
+    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
+    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
+    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
+    const counts = fields.slice(positions);
+    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
+    return counts.map((c) => {
+      if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+      return Number(c);
+    });
+  };
+  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
+    if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+    return Number(c);
+  });
+  let start = 0;
+  while (start <= text2.length) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
+    lineNo++;
+    const raw = text2.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
+    const first = line.charCodeAt(0);
+    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
+      const costs = costsOf(line.trim().split(/\s+/));
+      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
+      const caller = fn;
+      if (callPending) {
+        callPending = false;
+        const target = callee;
+        if (target !== caller) add2(caller.outToOthers, costs);
+        if (target.base !== caller.base || target.object !== caller.object) {
+          target.inFromOthers ??= [];
+          add2(target.inFromOthers, costs);
+        }
+        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
+      } else {
+        add2(caller.self, costs);
+      }
+      continue;
+    }
+    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
+    const eq = line.indexOf("=");
+    const spec = eq > 0 ? line.slice(0, eq) : "";
+    const value = eq > 0 ? line.slice(eq + 1) : "";
+    switch (spec) {
+      case "ob":
+        ob = basename2(resolveName("ob", value));
+        continue;
+      case "fl":
+      case "fi":
+      case "fe":
+      case "cfi":
+      case "cfl":
+      case "jfi":
+        resolveName("fl", value);
+        continue;
+      case "fn":
+        fn = node(ob, resolveName("fn", value));
+        continue;
+      case "cob":
+        cob = basename2(resolveName("ob", value));
+        continue;
+      case "cfn":
+        callee = node(cob ?? ob, resolveName("fn", value));
+        cob = null;
+        continue;
+      case "jfn":
+        resolveName("fn", value);
+        continue;
+      case "calls":
+        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
+        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
+        callPending = true;
+        continue;
+      case "jump":
+      case "jcnd":
+        continue;
+    }
+    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
+    const [, key2, rest] = header;
+    if (key2 === "events") {
+      events = rest.trim().split(/\s+/).filter((e) => e !== "");
+      if (events.length === 0) fail(lineNo, "events: names no event");
+    } else if (key2 === "positions") {
+      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
+      if (positions === 0) fail(lineNo, "positions: names no position");
+    } else if (key2 === "summary") {
+      summary ??= [];
+      add2(summary, sumLine(rest));
+    } else if (key2 === "totals") {
+      totals ??= [];
+      add2(totals, sumLine(rest));
+    } else if (key2 === "cmd") {
+      command = rest.trim();
+    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
+      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
+    }
+  }
+  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
+  if (events === null) throw new FormatError(path2, void 0, "no events: line: not a callgrind output file");
+  return { events, totals: totalsOf(nodes, totals ?? summary, events.length), functions: functionsOf(nodes, events.length), command };
+}
+function totalsOf(nodes, given, width) {
+  const sum = new Array(width).fill(0);
+  if (given !== null) {
+    add2(sum, given);
+    return sum;
+  }
+  for (const n of nodes.values()) add2(sum, n.self);
+  return sum;
+}
+function functionsOf(nodes, width) {
+  const byFunction = /* @__PURE__ */ new Map();
+  for (const n of nodes.values()) {
+    const key2 = `${n.object}\0${n.base}`;
+    const list2 = byFunction.get(key2);
+    if (list2) list2.push(n);
+    else byFunction.set(key2, [n]);
+  }
+  const out = [];
+  for (const levels of byFunction.values()) {
+    levels.sort((a, b) => a.level - b.level);
+    const outer = levels[0];
+    const self2 = new Array(width).fill(0);
+    for (const n of levels) add2(self2, n.self);
+    const inclusive = new Array(width).fill(0);
+    if (outer.inFromOthers !== null) add2(inclusive, outer.inFromOthers);
+    else {
+      add2(inclusive, outer.self);
+      add2(inclusive, outer.outToOthers);
+    }
+    out.push({ name: outer.base, object: outer.object, self: self2, inclusive });
+  }
+  return out;
+}
+
+// src/jobs/profile-benchmark.ts
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync5, mkdirSync as mkdirSync6 } from "node:fs";
+import { join as join11 } from "node:path";
+
+// src/runner/pmu-probe.ts
+async function probePmu(executor, cwd) {
+  const probe = await executor.run('command -v perf >/dev/null 2>&1 || { echo "# perf: not installed"; exit 0; }; perf stat -x, -e instructions -- true 2>&1 >/dev/null', { cwd, timeoutMs: 3e4 });
+  const out = probe.stdout;
+  if (out.includes("# perf: not installed")) return { available: false, detail: "perf is not installed (Debian: linux-perf)" };
+  if (probe.exitCode !== 0) return { available: false, detail: `perf stat failed (${(probe.stderr || out).trim().split("\n")[0] ?? ""})` };
+  const { measurements, unsupported } = parsePerfStatCsv(out);
+  if (measurements.some((m) => m.metric === "instructions")) return { available: true, detail: "perf stat counts instructions in hardware" };
+  return { available: false, detail: `perf stat reads ${unsupported.length > 0 ? `<not supported> for ${unsupported.join(", ")}` : "no instruction count"}: no usable PMU (common in VMs)` };
+}
+
+// src/jobs/profile-benchmark.ts
+var PROFILE_DEFAULTS = {
+  top: PROFILE_DIFF_DEFAULTS.top,
+  timeoutMs: 6e5,
+  buildTimeoutMs: 36e5
+};
+async function profileBenchmark(settings, deps) {
+  const name = settings.nameSetting;
+  if (settings.format !== void 0 && !COUNTED_HARNESSES.includes(settings.format)) {
+    const known = settings.format === "command" || formatNames().includes(settings.format);
+    if (!known) throw new SettingError(`${name("format")}: unknown format "${settings.format}"${didYouMean(settings.format, COUNTED_HARNESSES)}; a profile reads ${COUNTED_HARNESSES.join(", ")}`);
+    throw new SettingError(`${name("format")} ${settings.format}: a profile needs a fixed iteration schedule, which benchbot can set for ${COUNTED_HARNESSES.join(", ")} only`);
+  }
+  const repo = openRepository(settings.repo, name);
+  const shas = { base: resolveCommit(repo, settings.base, name("base")), head: resolveCommit(repo, settings.head, name("head")) };
+  const executor = createExecutor(settings.executorSpec, name);
+  try {
+    const pmu = await probePmu(executor, settings.repo);
+    const keep = keepDirectory(settings.stateDir, shas);
+    const sides2 = { repo, executor, progress: deps.progress, keep, settings };
+    const base = await profileSide(sides2, "base", shas.base, settings.benchmark, settings.format, true);
+    const head = await profileSide(sides2, "head", shas.head, settings.benchmark, settings.format, true);
+    const diff = diffSides(settings.benchmark, base, head, settings.top);
+    return { diff, files: { base: base.file, head: head.file }, pmu };
+  } finally {
+    await executor.close();
+  }
+}
+function keepDirectory(stateDir, shas) {
+  const keepDir = join11(stateDir, "callgrind");
+  mkdirSync6(keepDir, { recursive: true });
+  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+}
+async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label2 = `${side2} ${sha.slice(0, 12)}`;
+  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
+  if (settings.build) {
+    progress.status(`${label2}: building`);
+    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
+  }
+  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
+  let format2 = knownFormat;
+  if (find && format2 !== "command") {
+    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
+    format2 = await findBenchmark({ ...settings, format: format2, benchmark }, executor, dir, label2, ctx.keep);
+  }
+  progress.status(`${label2}: ${benchmark} under callgrind`);
+  if (format2 === void 0) throw new Error("profileSide: the harness is known or found");
+  const counted = await countInstructions({
+    bench: settings.bench,
+    format: format2,
+    names: [benchmark],
+    repeats: 1,
+    iterations: settings.iterations,
+    timeoutMs: settings.timeoutMs,
+    env: settings.env,
+    keepDir: join11(ctx.keep, side2),
+    nameSetting: name
+  }, executor, dir, side2);
+  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format2 === "command");
+  if (kept === void 0) {
+    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
+    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
+  }
+  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
+  return { sha, file: kept.file, iterations: kept.iterations };
+}
+function diffSides(benchmark, base, head, top) {
+  const read2 = (run2, side2) => {
+    try {
+      return { profile: parseCallgrind(readFileSync5(run2.file, "utf8"), run2.file), iterations: run2.iterations, sha: run2.sha };
+    } catch (error) {
+      if (error instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error.message}`);
+      throw error;
+    }
+  };
+  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
+}
+var MAX_PROFILED_REGRESSIONS = 5;
+async function profileRegressions(run2, settings, deps) {
+  const regressed = [...new Set(run2.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
+  if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
+  const harness = run2.head.harness;
+  if (!COUNTED_HARNESSES.includes(harness)) {
+    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
+  }
+  const shas = { base: run2.base.sha, head: run2.head.sha };
+  let keep;
+  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
+    return keep ??= keepDirectory(settings.stateDir, shas);
+  }, settings };
+  const profiles = [];
+  const sources = [];
+  const notes = [];
+  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
+  try {
+    const counted = (side2, benchmark) => {
+      const kept = run2.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
+      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
+    };
+    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
+      try {
+        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
+        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
+        profiles.push(diffSides(benchmark, base, head, settings.top));
+        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
+      } catch (error) {
+        if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
+        notes.push(`no profile of ${benchmark}: ${error.message}`);
+      }
+    }
+  } finally {
+    deps.progress.endGroup();
+  }
+  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
+  return { profiles, sources, notes };
+}
+async function findBenchmark(settings, executor, dir, label2, scratch2) {
+  const name = settings.nameSetting;
+  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
+  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
+  if (!COUNTED_HARNESSES.includes(round.format)) {
+    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
+  }
+  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
+  if (!names2.includes(settings.benchmark)) {
+    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
+  }
+  return round.format;
+}
+
+// src/jobs/results-artifact.ts
+var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json", profiles: "profiles.json" };
+var MAX_PROFILE_FILE_BYTES = 32 * 1024 * 1024;
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
 var ResultsError = class extends Error {
@@ -45301,7 +45704,7 @@ function readCapped(path2, maxBytes) {
     const stat2 = fstatSync3(fd2);
     if (!stat2.isFile()) throw new ResultsError(`${path2}: not a regular file`);
     if (stat2.size > maxBytes) throw new ResultsError(`${path2}: ${stat2.size} bytes; the report job reads at most ${maxBytes}`);
-    return readFileSync5(fd2, "utf8");
+    return readFileSync6(fd2, "utf8");
   } finally {
     closeSync4(fd2);
   }
@@ -46843,404 +47246,6 @@ function recoveredRegressions(history, open, threshold, where) {
   return recovered;
 }
 
-// src/jobs/profile-benchmark.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync6, mkdirSync as mkdirSync6 } from "node:fs";
-import { join as join11 } from "node:path";
-
-// src/compare/profile-diff.ts
-var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
-var ProfileEventError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "ProfileEventError";
-  }
-};
-var NO_CHANGE = 1e-6;
-function diffProfiles(benchmark, base, head, options2 = {}) {
-  const top = options2.top ?? PROFILE_DIFF_DEFAULTS.top;
-  const event = options2.event ?? PROFILE_DIFF_DEFAULTS.event;
-  for (const [side2, s] of [["base", base], ["head", head]]) {
-    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
-    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
-  }
-  const baseAt = base.profile.events.indexOf(event);
-  const headAt = head.profile.events.indexOf(event);
-  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
-  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
-  const change2 = headTotal - baseTotal;
-  const pairs = /* @__PURE__ */ new Map();
-  const collect = (side2, at, index) => {
-    for (const f of side2.profile.functions) {
-      const key2 = `${f.object}\0${f.name}`;
-      let pair = pairs.get(key2);
-      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
-      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
-      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
-    }
-  };
-  collect(base, baseAt, 0);
-  collect(head, headAt, 1);
-  const rank = (kind) => {
-    const changed = [];
-    for (const p of pairs.values()) {
-      const [b, h] = p[kind];
-      if (Math.abs(h - b) < NO_CHANGE) continue;
-      if (kind === "inclusive" && Math.abs(b - baseTotal) < NO_CHANGE && Math.abs(h - headTotal) < NO_CHANGE) continue;
-      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
-    }
-    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
-    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
-  };
-  const self2 = rank("self");
-  const inclusive = rank("inclusive");
-  return {
-    benchmark,
-    tool: "callgrind",
-    event,
-    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
-    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
-    change: change2,
-    self: self2.list,
-    inclusive: inclusive.list,
-    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
-  };
-}
-
-// src/formats/callgrind-profile.ts
-var MAX_PROFILE_FUNCTIONS = 1e6;
-var MAX_PROFILE_EDGES = 4e6;
-var RECURSION_LEVEL = /'(\d+)$/;
-var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
-var COUNT2 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
-function basename2(path2) {
-  const slash = path2.lastIndexOf("/");
-  return slash < 0 ? path2 : path2.slice(slash + 1);
-}
-function add2(into, costs) {
-  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
-}
-function parseCallgrind(text2, path2) {
-  const fail = (line, message) => {
-    throw new FormatError(path2, line, message);
-  };
-  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
-  const nodes = /* @__PURE__ */ new Map();
-  let edgeCount = 0;
-  let events = null;
-  let positions = 1;
-  let summary = null;
-  let totals = null;
-  let command;
-  let ob = "";
-  let fn = null;
-  let cob = null;
-  let callee = null;
-  let callPending = false;
-  let lineNo = 0;
-  const resolveName = (space2, value) => {
-    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
-    if (!m) return value;
-    const map = names2[space2];
-    if (m[2] !== void 0) {
-      map.set(m[1], m[2]);
-      return m[2];
-    }
-    const known = map.get(m[1]);
-    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
-    return known;
-  };
-  const node = (object2, name) => {
-    const key2 = `${object2}\0${name}`;
-    let found = nodes.get(key2);
-    if (found) return found;
-    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
-    const level = RECURSION_LEVEL.exec(name);
-    found = { object: object2, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
-    nodes.set(key2, found);
-    return found;
-  };
-  const costsOf = (fields) => {
-    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
-    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
-    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
-    const counts = fields.slice(positions);
-    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
-    return counts.map((c) => {
-      if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
-      return Number(c);
-    });
-  };
-  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
-    if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
-    return Number(c);
-  });
-  let start = 0;
-  while (start <= text2.length) {
-    let end = text2.indexOf("\n", start);
-    if (end < 0) end = text2.length;
-    lineNo++;
-    const raw = text2.slice(start, end);
-    start = end + 1;
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
-    const first = line.charCodeAt(0);
-    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
-      const costs = costsOf(line.trim().split(/\s+/));
-      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
-      const caller = fn;
-      if (callPending) {
-        callPending = false;
-        const target = callee;
-        if (target !== caller) add2(caller.outToOthers, costs);
-        if (target.base !== caller.base || target.object !== caller.object) {
-          target.inFromOthers ??= [];
-          add2(target.inFromOthers, costs);
-        }
-        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
-      } else {
-        add2(caller.self, costs);
-      }
-      continue;
-    }
-    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
-    const eq = line.indexOf("=");
-    const spec = eq > 0 ? line.slice(0, eq) : "";
-    const value = eq > 0 ? line.slice(eq + 1) : "";
-    switch (spec) {
-      case "ob":
-        ob = basename2(resolveName("ob", value));
-        continue;
-      case "fl":
-      case "fi":
-      case "fe":
-      case "cfi":
-      case "cfl":
-      case "jfi":
-        resolveName("fl", value);
-        continue;
-      case "fn":
-        fn = node(ob, resolveName("fn", value));
-        continue;
-      case "cob":
-        cob = basename2(resolveName("ob", value));
-        continue;
-      case "cfn":
-        callee = node(cob ?? ob, resolveName("fn", value));
-        cob = null;
-        continue;
-      case "jfn":
-        resolveName("fn", value);
-        continue;
-      case "calls":
-        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
-        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
-        callPending = true;
-        continue;
-      case "jump":
-      case "jcnd":
-        continue;
-    }
-    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
-    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
-    const [, key2, rest] = header;
-    if (key2 === "events") {
-      events = rest.trim().split(/\s+/).filter((e) => e !== "");
-      if (events.length === 0) fail(lineNo, "events: names no event");
-    } else if (key2 === "positions") {
-      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
-      if (positions === 0) fail(lineNo, "positions: names no position");
-    } else if (key2 === "summary") {
-      summary ??= [];
-      add2(summary, sumLine(rest));
-    } else if (key2 === "totals") {
-      totals ??= [];
-      add2(totals, sumLine(rest));
-    } else if (key2 === "cmd") {
-      command = rest.trim();
-    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
-      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
-    }
-  }
-  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
-  if (events === null) throw new FormatError(path2, void 0, "no events: line: not a callgrind output file");
-  return { events, totals: totalsOf(nodes, totals ?? summary, events.length), functions: functionsOf(nodes, events.length), command };
-}
-function totalsOf(nodes, given, width) {
-  const sum = new Array(width).fill(0);
-  if (given !== null) {
-    add2(sum, given);
-    return sum;
-  }
-  for (const n of nodes.values()) add2(sum, n.self);
-  return sum;
-}
-function functionsOf(nodes, width) {
-  const byFunction = /* @__PURE__ */ new Map();
-  for (const n of nodes.values()) {
-    const key2 = `${n.object}\0${n.base}`;
-    const list2 = byFunction.get(key2);
-    if (list2) list2.push(n);
-    else byFunction.set(key2, [n]);
-  }
-  const out = [];
-  for (const levels of byFunction.values()) {
-    levels.sort((a, b) => a.level - b.level);
-    const outer = levels[0];
-    const self2 = new Array(width).fill(0);
-    for (const n of levels) add2(self2, n.self);
-    const inclusive = new Array(width).fill(0);
-    if (outer.inFromOthers !== null) add2(inclusive, outer.inFromOthers);
-    else {
-      add2(inclusive, outer.self);
-      add2(inclusive, outer.outToOthers);
-    }
-    out.push({ name: outer.base, object: outer.object, self: self2, inclusive });
-  }
-  return out;
-}
-
-// src/runner/pmu-probe.ts
-async function probePmu(executor, cwd) {
-  const probe = await executor.run('command -v perf >/dev/null 2>&1 || { echo "# perf: not installed"; exit 0; }; perf stat -x, -e instructions -- true 2>&1 >/dev/null', { cwd, timeoutMs: 3e4 });
-  const out = probe.stdout;
-  if (out.includes("# perf: not installed")) return { available: false, detail: "perf is not installed (Debian: linux-perf)" };
-  if (probe.exitCode !== 0) return { available: false, detail: `perf stat failed (${(probe.stderr || out).trim().split("\n")[0] ?? ""})` };
-  const { measurements, unsupported } = parsePerfStatCsv(out);
-  if (measurements.some((m) => m.metric === "instructions")) return { available: true, detail: "perf stat counts instructions in hardware" };
-  return { available: false, detail: `perf stat reads ${unsupported.length > 0 ? `<not supported> for ${unsupported.join(", ")}` : "no instruction count"}: no usable PMU (common in VMs)` };
-}
-
-// src/jobs/profile-benchmark.ts
-var PROFILE_DEFAULTS = {
-  top: PROFILE_DIFF_DEFAULTS.top,
-  timeoutMs: 6e5,
-  buildTimeoutMs: 36e5
-};
-async function profileBenchmark(settings, deps) {
-  const name = settings.nameSetting;
-  if (settings.format !== void 0 && !COUNTED_HARNESSES.includes(settings.format)) {
-    const known = settings.format === "command" || formatNames().includes(settings.format);
-    if (!known) throw new SettingError(`${name("format")}: unknown format "${settings.format}"${didYouMean(settings.format, COUNTED_HARNESSES)}; a profile reads ${COUNTED_HARNESSES.join(", ")}`);
-    throw new SettingError(`${name("format")} ${settings.format}: a profile needs a fixed iteration schedule, which benchbot can set for ${COUNTED_HARNESSES.join(", ")} only`);
-  }
-  const repo = openRepository(settings.repo, name);
-  const shas = { base: resolveCommit(repo, settings.base, name("base")), head: resolveCommit(repo, settings.head, name("head")) };
-  const executor = createExecutor(settings.executorSpec, name);
-  try {
-    const pmu = await probePmu(executor, settings.repo);
-    const keep = keepDirectory(settings.stateDir, shas);
-    const sides2 = { repo, executor, progress: deps.progress, keep, settings };
-    const base = await profileSide(sides2, "base", shas.base, settings.benchmark, settings.format, true);
-    const head = await profileSide(sides2, "head", shas.head, settings.benchmark, settings.format, true);
-    const diff = diffSides(settings.benchmark, base, head, settings.top);
-    return { diff, files: { base: base.file, head: head.file }, pmu };
-  } finally {
-    await executor.close();
-  }
-}
-function keepDirectory(stateDir, shas) {
-  const keepDir = join11(stateDir, "callgrind");
-  mkdirSync6(keepDir, { recursive: true });
-  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
-}
-async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
-  const { settings, executor, progress } = ctx;
-  const name = settings.nameSetting;
-  const label2 = `${side2} ${sha.slice(0, 12)}`;
-  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
-  if (settings.build) {
-    progress.status(`${label2}: building`);
-    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
-  }
-  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
-  let format2 = knownFormat;
-  if (find && format2 !== "command") {
-    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
-    format2 = await findBenchmark({ ...settings, format: format2, benchmark }, executor, dir, label2, ctx.keep);
-  }
-  progress.status(`${label2}: ${benchmark} under callgrind`);
-  if (format2 === void 0) throw new Error("profileSide: the harness is known or found");
-  const counted = await countInstructions({
-    bench: settings.bench,
-    format: format2,
-    names: [benchmark],
-    repeats: 1,
-    iterations: settings.iterations,
-    timeoutMs: settings.timeoutMs,
-    env: settings.env,
-    keepDir: join11(ctx.keep, side2),
-    nameSetting: name
-  }, executor, dir, side2);
-  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format2 === "command");
-  if (kept === void 0) {
-    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
-    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
-  }
-  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
-  return { sha, file: kept.file, iterations: kept.iterations };
-}
-function diffSides(benchmark, base, head, top) {
-  const read2 = (run2, side2) => {
-    try {
-      return { profile: parseCallgrind(readFileSync6(run2.file, "utf8"), run2.file), iterations: run2.iterations, sha: run2.sha };
-    } catch (error) {
-      if (error instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error.message}`);
-      throw error;
-    }
-  };
-  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
-}
-var MAX_PROFILED_REGRESSIONS = 5;
-async function profileRegressions(run2, settings, deps) {
-  const regressed = [...new Set(run2.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
-  if (regressed.length === 0) return { profiles: [], notes: [] };
-  const harness = run2.head.harness;
-  if (!COUNTED_HARNESSES.includes(harness)) {
-    return { profiles: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
-  }
-  const shas = { base: run2.base.sha, head: run2.head.sha };
-  let keep;
-  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
-    return keep ??= keepDirectory(settings.stateDir, shas);
-  }, settings };
-  const profiles = [];
-  const notes = [];
-  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
-  try {
-    const counted = (side2, benchmark) => {
-      const kept = run2.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
-      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
-    };
-    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
-      try {
-        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
-        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
-        profiles.push(diffSides(benchmark, base, head, settings.top));
-      } catch (error) {
-        if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
-        notes.push(`no profile of ${benchmark}: ${error.message}`);
-      }
-    }
-  } finally {
-    deps.progress.endGroup();
-  }
-  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
-  return { profiles, notes };
-}
-async function findBenchmark(settings, executor, dir, label2, scratch2) {
-  const name = settings.nameSetting;
-  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
-  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
-  if (!COUNTED_HARNESSES.includes(round.format)) {
-    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
-  }
-  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
-  if (!names2.includes(settings.benchmark)) {
-    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
-  }
-  return round.format;
-}
-
 // src/jobs/pr-check.ts
 var PR_CHECK_DEFAULTS = {
   minRuns: 10,
@@ -47304,7 +47309,7 @@ async function whereRegressionsLive(run2, settings, deps) {
     stateDir: settings.stateDir,
     nameSetting: settings.nameSetting
   }, { executor: deps.executor, progress: deps.progress });
-  return { ...run2, profiles: where.profiles, profileNotes: where.notes };
+  return { ...run2, profiles: where.profiles, profileNotes: where.notes, profileSources: where.sources };
 }
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
@@ -47499,7 +47504,7 @@ async function measureInterruptibly(command, after, job) {
 }
 
 // src/cli/output-paths.ts
-import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync7, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync8, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname5, resolve as resolve6 } from "node:path";
 var FS_REASONS = {
   ENOENT: "its directory does not exist",
@@ -47528,7 +47533,7 @@ function checkOutputDirectory(flag2, dir) {
 function outputDirectory(flag2, dir) {
   try {
     if (statSync3(dir, { throwIfNoEntry: false })?.isFile()) throw Object.assign(new Error("is a file"), { code: "EEXIST" });
-    mkdirSync7(dir, { recursive: true });
+    mkdirSync8(dir, { recursive: true });
   } catch (error) {
     throw problem(flag2, dir, error, "name a directory (it is created if missing)");
   }
@@ -47544,7 +47549,7 @@ function checkOutputFile(flag2, file) {
 }
 function writeOutputFile(flag2, file, text2) {
   try {
-    writeFileSync3(file, text2);
+    writeFileSync4(file, text2);
   } catch (error) {
     throw problem(flag2, file, error, "name a file you may write");
   }
@@ -64693,7 +64698,7 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync8, mkdirSync as mkdirSync8, readdirSync as readdirSync3, readFileSync as readFileSync7, rmSync as rmSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync9, readdirSync as readdirSync3, readFileSync as readFileSync7, rmSync as rmSync5, writeFileSync as writeFileSync5 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join13 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -64784,12 +64789,12 @@ function groupBy(items, key2) {
 var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
   const seriesDir = join13(out, "data", "series");
-  mkdirSync8(seriesDir, { recursive: true });
+  mkdirSync9(seriesDir, { recursive: true });
   const before = new Set(readdirSync3(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
   const write = (path2, text2) => {
-    writeFileSync4(path2, text2);
+    writeFileSync5(path2, text2);
     files++;
     bytes += Buffer.byteLength(text2);
   };
@@ -65578,7 +65583,7 @@ function workEndsDiffer(good, bad, threshold) {
 }
 
 // src/runner/measure-commit.ts
-import { mkdirSync as mkdirSync9, mkdtempSync as mkdtempSync4, rmSync as rmSync6 } from "node:fs";
+import { mkdirSync as mkdirSync10, mkdtempSync as mkdtempSync4, rmSync as rmSync6 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join14 } from "node:path";
 async function measureCommit(repo, sha, stateDir, settings, deps) {
@@ -65637,7 +65642,7 @@ async function measureDirectory(dir, label2, settings, deps, stateDir) {
 }
 async function countArm(settings, counting, deps, dir, label2, harness, measured, stateDir) {
   const root = stateDir === void 0 ? tmpdir4() : join14(stateDir, "callgrind");
-  mkdirSync9(root, { recursive: true });
+  mkdirSync10(root, { recursive: true });
   const keepDir = mkdtempSync4(join14(root, `${label2.replace(/[^\w.-]/g, "_")}-`));
   const names2 = [...new Set(measured.map((m) => m.benchmark))];
   const counted = await countInstructions({
