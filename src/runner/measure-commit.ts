@@ -136,7 +136,7 @@ async function countArm(settings: MeasureSettings, counting: InstructionSettings
   const names = [...new Set(measured.map((m) => m.benchmark))];
   const counted = await countInstructions({
     bench: settings.bench, format: settings.format === 'command' ? 'command' : harness, names, filter: counting.filter, repeats: counting.repeats, iterations: counting.iterations,
-    timeoutMs: settings.roundTimeoutMs, env: settings.env, keepDir,
+    timeoutMs: settings.roundTimeoutMs, env: settings.env, keepDir, parallel: (await deps.executor.fingerprint()).cores ?? 1,
   }, deps.executor, dir, label.replace(/[^\w.-]/g, '_'));
   const n = new Set(counted.measurements.map((m) => m.benchmark)).size;
   deps.progress.note(`${label}: ${n} benchmark(s) counted under valgrind in ${(counted.durationMs / 1000).toFixed(1)} s${counted.reasons.length > 0 ? `; ${counted.reasons[0].message}${counted.reasons.length > 1 ? ` (and ${counted.reasons.length - 1} more)` : ''}` : ''}`);

@@ -360,7 +360,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
 
     let instructions: InstructionsResult | undefined;
     if (settings.instructions) {
-      instructions = await countBothSides(settings, settings.instructions, sides, pin, executor, progress);
+      instructions = await countBothSides(settings, settings.instructions, sides, pin, fingerprint.cores, executor, progress);
       // Work metrics are compared on their own: they are not part of the looks' alpha spending, every repeat being the same count.
       const work = (side: Side): CompareSide => ({ ...toCompareSide(sides[side], fingerprint), measurements: toCompareSide(sides[side], fingerprint).measurements.filter((m) => isWorkMetric(m.metric)) });
       const counted = compareRuns(work('base'), work('head'), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
@@ -421,7 +421,7 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
  * named there, narrowed by the instruction filter) on both checkouts,
  * base first, and adds the work metrics and the reasons to each side.
  */
-async function countBothSides(settings: RunAbSettings, counting: InstructionSettings, sides: Record<Side, SideState>, pin: string | undefined, executor: Executor, progress: Progress): Promise<InstructionsResult> {
+async function countBothSides(settings: RunAbSettings, counting: InstructionSettings, sides: Record<Side, SideState>, pin: string | undefined, cores: number | undefined, executor: Executor, progress: Progress): Promise<InstructionsResult> {
   const root = join(settings.stateDir, 'callgrind');
   mkdirSync(root, { recursive: true });
   const keepDir = mkdtempSync(join(root, `${sides.base.sha.slice(0, 12)}-${sides.head.sha.slice(0, 12)}-`));
@@ -433,7 +433,8 @@ async function countBothSides(settings: RunAbSettings, counting: InstructionSett
     const format = settings.format === 'command' ? 'command' : state.harness;
     const outcome = await countInstructions({
       bench: settings.bench, format, names, filter: counting.filter, repeats: counting.repeats, iterations: counting.iterations,
-      timeoutMs: settings.roundTimeoutMs, pin, keepDir: join(keepDir, side), nameSetting: settings.nameSetting,
+      // Pinned rounds run on the pinned CPUs; counting does not need them quiet, only one process per CPU.
+      timeoutMs: settings.roundTimeoutMs, pin, parallel: pin === undefined ? (cores ?? 1) : 1, keepDir: join(keepDir, side), nameSetting: settings.nameSetting,
     }, executor, state.dir, side);
     for (const m of outcome.measurements) state.measurements.push(m);
     for (const w of outcome.reasons) {

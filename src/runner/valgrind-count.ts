@@ -80,6 +80,12 @@ export interface CountSettings {
   iterations?: number;
   /** timeoutMs bounds each benchmark's process under valgrind. */
   timeoutMs: number;
+  /**
+   * parallel is how many benchmarks are counted at once (default 1): a
+   * count does not depend on the machine's load, so `run` counts one per
+   * core of the measuring machine.
+   */
+  parallel?: number;
   env?: Record<string, string>;
   pin?: string;
   /**
@@ -188,12 +194,13 @@ export async function countInstructions(settings: CountSettings, executor: Execu
 
   const values = new Map<string, { instructions: number[]; cycles: number[] }>();
   const failed = new Set<string>();
+  const started = process.hrtime.bigint();
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    for (const [i, plan] of plans.entries()) {
-      if (failed.has(plan.benchmark)) continue;
-      const id = `b${i}.r${repeat}`;
-      const counted = await countOne(settings, executor, dir, remote, plan, id);
-      outcome.durationMs += counted.durationMs;
+    // Counts do not depend on the machine's load, so a repeat's benchmarks run side by side; the results are taken in order.
+    const live = plans.filter((plan) => !failed.has(plan.benchmark));
+    const results = await inParallel(live, settings.parallel ?? 1, (plan) => countOne(settings, executor, dir, remote, plan, `b${plans.indexOf(plan)}.r${repeat}`));
+    for (const [i, plan] of live.entries()) {
+      const counted = results[i];
       if ('reason' in counted) {
         failed.add(plan.benchmark);
         outcome.reasons.push({ benchmark: plan.benchmark === 'command' ? undefined : plan.benchmark, kind: 'note', message: `${name('instructions')}: ${counted.reason}; wall time as before` });
@@ -208,6 +215,7 @@ export async function countInstructions(settings: CountSettings, executor: Execu
       values.set(plan.benchmark, v);
     }
   }
+  outcome.durationMs = Number(process.hrtime.bigint() - started) / 1e6;
   for (const [benchmark, v] of values) {
     if (failed.has(benchmark)) continue;
     const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
@@ -219,6 +227,20 @@ export async function countInstructions(settings: CountSettings, executor: Execu
     outcome.measurements.push({ benchmark, metric: ESTIMATED_CYCLES_METRIC, unit: WORK_UNIT, better: 'lower', values: v.cycles });
   }
   return outcome;
+}
+
+/** inParallel maps items through work, at most `parallel` at a time, results in the items' order. */
+async function inParallel<T, R>(items: readonly T[], parallel: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, items.length)) }, worker));
+  return results;
 }
 
 type Counted = { reason: string; durationMs: number } | { totals: CallgrindTotals; file: string; iterations: number; durationMs: number };
