@@ -16669,12 +16669,12 @@ async function countInstructions(settings, executor, dir, tag) {
   }
   const values = /* @__PURE__ */ new Map();
   const failed2 = /* @__PURE__ */ new Set();
+  const started = process.hrtime.bigint();
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    for (const [i, plan] of plans.entries()) {
-      if (failed2.has(plan.benchmark)) continue;
-      const id = `b${i}.r${repeat}`;
-      const counted = await countOne(settings, executor, dir, remote, plan, id);
-      outcome.durationMs += counted.durationMs;
+    const live = plans.filter((plan) => !failed2.has(plan.benchmark));
+    const results = await inParallel(live, settings.parallel ?? 1, (plan) => countOne(settings, executor, dir, remote, plan, `b${plans.indexOf(plan)}.r${repeat}`));
+    for (const [i, plan] of live.entries()) {
+      const counted = results[i];
       if ("reason" in counted) {
         failed2.add(plan.benchmark);
         outcome.reasons.push({ benchmark: plan.benchmark === "command" ? void 0 : plan.benchmark, kind: "note", message: `${name("instructions")}: ${counted.reason}; wall time as before` });
@@ -16689,6 +16689,7 @@ async function countInstructions(settings, executor, dir, tag) {
       values.set(plan.benchmark, v);
     }
   }
+  outcome.durationMs = Number(process.hrtime.bigint() - started) / 1e6;
   for (const [benchmark, v] of values) {
     if (failed2.has(benchmark)) continue;
     const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
@@ -16700,6 +16701,18 @@ async function countInstructions(settings, executor, dir, tag) {
     outcome.measurements.push({ benchmark, metric: ESTIMATED_CYCLES_METRIC, unit: WORK_UNIT, better: "lower", values: v.cycles });
   }
   return outcome;
+}
+async function inParallel(items, parallel, work) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, items.length)) }, worker));
+  return results;
 }
 async function countOne(settings, executor, dir, remote, plan, id) {
   const out = `${remote}/${id}`;
@@ -17480,7 +17493,7 @@ async function runAb(settings, deps) {
     if (!report) throw new RunnerError(`no look was taken; check ${setting("min-runs")} and ${setting("max-runs")}`);
     let instructions;
     if (settings.instructions) {
-      instructions = await countBothSides(settings, settings.instructions, sides2, pin, executor, progress);
+      instructions = await countBothSides(settings, settings.instructions, sides2, pin, fingerprint2.cores, executor, progress);
       const work = (side2) => ({ ...toCompareSide(sides2[side2], fingerprint2), measurements: toCompareSide(sides2[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
       const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
@@ -17535,7 +17548,7 @@ async function runAb(settings, deps) {
     release();
   }
 }
-async function countBothSides(settings, counting, sides2, pin, executor, progress) {
+async function countBothSides(settings, counting, sides2, pin, cores, executor, progress) {
   const root = join8(settings.stateDir, "callgrind");
   mkdirSync5(root, { recursive: true });
   const keepDir = mkdtempSync2(join8(root, `${sides2.base.sha.slice(0, 12)}-${sides2.head.sha.slice(0, 12)}-`));
@@ -17552,8 +17565,10 @@ async function countBothSides(settings, counting, sides2, pin, executor, progres
       filter: counting.filter,
       repeats: counting.repeats,
       iterations: counting.iterations,
+      // Pinned rounds run on the pinned CPUs; counting does not need them quiet, only one process per CPU.
       timeoutMs: settings.roundTimeoutMs,
       pin,
+      parallel: pin === void 0 ? cores ?? 1 : 1,
       keepDir: join8(keepDir, side2),
       nameSetting: settings.nameSetting
     }, executor, state.dir, side2);

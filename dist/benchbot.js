@@ -42188,12 +42188,12 @@ async function countInstructions(settings, executor, dir, tag) {
   }
   const values = /* @__PURE__ */ new Map();
   const failed2 = /* @__PURE__ */ new Set();
+  const started = process.hrtime.bigint();
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    for (const [i, plan] of plans.entries()) {
-      if (failed2.has(plan.benchmark)) continue;
-      const id = `b${i}.r${repeat}`;
-      const counted = await countOne(settings, executor, dir, remote, plan, id);
-      outcome.durationMs += counted.durationMs;
+    const live = plans.filter((plan) => !failed2.has(plan.benchmark));
+    const results = await inParallel(live, settings.parallel ?? 1, (plan) => countOne(settings, executor, dir, remote, plan, `b${plans.indexOf(plan)}.r${repeat}`));
+    for (const [i, plan] of live.entries()) {
+      const counted = results[i];
       if ("reason" in counted) {
         failed2.add(plan.benchmark);
         outcome.reasons.push({ benchmark: plan.benchmark === "command" ? void 0 : plan.benchmark, kind: "note", message: `${name("instructions")}: ${counted.reason}; wall time as before` });
@@ -42208,6 +42208,7 @@ async function countInstructions(settings, executor, dir, tag) {
       values.set(plan.benchmark, v);
     }
   }
+  outcome.durationMs = Number(process.hrtime.bigint() - started) / 1e6;
   for (const [benchmark, v] of values) {
     if (failed2.has(benchmark)) continue;
     const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
@@ -42219,6 +42220,18 @@ async function countInstructions(settings, executor, dir, tag) {
     outcome.measurements.push({ benchmark, metric: ESTIMATED_CYCLES_METRIC, unit: WORK_UNIT, better: "lower", values: v.cycles });
   }
   return outcome;
+}
+async function inParallel(items, parallel, work) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, items.length)) }, worker));
+  return results;
 }
 async function countOne(settings, executor, dir, remote, plan, id) {
   const out = `${remote}/${id}`;
@@ -42819,7 +42832,7 @@ async function runAb(settings, deps) {
     if (!report) throw new RunnerError(`no look was taken; check ${setting("min-runs")} and ${setting("max-runs")}`);
     let instructions;
     if (settings.instructions) {
-      instructions = await countBothSides(settings, settings.instructions, sides2, pin, executor, progress);
+      instructions = await countBothSides(settings, settings.instructions, sides2, pin, fingerprint2.cores, executor, progress);
       const work = (side2) => ({ ...toCompareSide(sides2[side2], fingerprint2), measurements: toCompareSide(sides2[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
       const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
@@ -42874,7 +42887,7 @@ async function runAb(settings, deps) {
     release();
   }
 }
-async function countBothSides(settings, counting, sides2, pin, executor, progress) {
+async function countBothSides(settings, counting, sides2, pin, cores, executor, progress) {
   const root = join9(settings.stateDir, "callgrind");
   mkdirSync5(root, { recursive: true });
   const keepDir = mkdtempSync2(join9(root, `${sides2.base.sha.slice(0, 12)}-${sides2.head.sha.slice(0, 12)}-`));
@@ -42891,8 +42904,10 @@ async function countBothSides(settings, counting, sides2, pin, executor, progres
       filter: counting.filter,
       repeats: counting.repeats,
       iterations: counting.iterations,
+      // Pinned rounds run on the pinned CPUs; counting does not need them quiet, only one process per CPU.
       timeoutMs: settings.roundTimeoutMs,
       pin,
+      parallel: pin === void 0 ? cores ?? 1 : 1,
       keepDir: join9(keepDir, side2),
       nameSetting: settings.nameSetting
     }, executor, state.dir, side2);
@@ -65654,7 +65669,8 @@ async function countArm(settings, counting, deps, dir, label2, harness, measured
     iterations: counting.iterations,
     timeoutMs: settings.roundTimeoutMs,
     env: settings.env,
-    keepDir
+    keepDir,
+    parallel: (await deps.executor.fingerprint()).cores ?? 1
   }, deps.executor, dir, label2.replace(/[^\w.-]/g, "_"));
   const n = new Set(counted.measurements.map((m) => m.benchmark)).size;
   deps.progress.note(`${label2}: ${n} benchmark(s) counted under valgrind in ${(counted.durationMs / 1e3).toFixed(1)} s${counted.reasons.length > 0 ? `; ${counted.reasons[0].message}${counted.reasons.length > 1 ? ` (and ${counted.reasons.length - 1} more)` : ""}` : ""}`);
