@@ -216,13 +216,13 @@ export function readActionInputs(env: Env): ActionSettings {
     checkFormat(format, actionSetting);
     report = parseReportSettings({
       'min-runs': text(env, 'min-runs'), 'max-runs': text(env, 'max-runs'), threshold: text(env, 'threshold'),
-      'threshold-for': text(env, 'thresholds'), filter: text(env, 'filter'), alpha: text(env, 'alpha'),
+      'threshold-for': text(env, 'thresholds'), 'work-threshold': text(env, 'work-threshold'), filter: text(env, 'filter'), alpha: text(env, 'alpha'),
     }, actionSetting);
   } catch (error) {
     if (error instanceof SettingError) throw new ActionInputError(error.message);
     throw error;
   }
-  const { minRuns, maxRuns, threshold, rules, filter, alpha } = report;
+  const { minRuns, maxRuns, threshold, workThreshold, rules, filter, alpha } = report;
   let executor: ExecutorSpec;
   try {
     executor = parseExecutorSpec(text(env, 'executor') ?? 'local', { run: text(env, 'device-run'), push: text(env, 'device-push'), pull: text(env, 'device-pull') }, actionSetting);
@@ -252,6 +252,7 @@ export function readActionInputs(env: Env): ActionSettings {
     minRuns,
     maxRuns,
     threshold,
+    workThreshold,
     rules,
     filter,
     alpha,

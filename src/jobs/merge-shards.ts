@@ -29,6 +29,8 @@ export interface MergeShardsSettings {
   /** trusted are the commits this run reports on, from what the workflow gave it, never from the artifact. */
   trusted: { head?: string; base?: string };
   threshold: number;
+  /** workThreshold: the threshold of counted work (default compare-runs.ts DEFAULT_WORK_THRESHOLD). */
+  workThreshold?: number;
   alpha: number;
   rules: ThresholdRule[];
   filter?: NameFilter;
@@ -79,7 +81,7 @@ export function mergeShards(settings: MergeShardsSettings): MergedShards {
   const head = readArtifactSide(parts.map((p) => join(p, RESULTS_FILES.head)), settings.filter);
   // The measuring job decided each benchmark at the look that settled it, at that look's alpha; the same replay on the
   // same rounds gives the same verdicts, with the schedule from this job's own settings, never from the artifact.
-  const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === undefined };
+  const look = { threshold: settings.threshold, ...(settings.workThreshold !== undefined ? { workThreshold: settings.workThreshold } : {}), alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === undefined };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e): e is string => e !== undefined && e !== ''));
   const merged: MergedShards = {

@@ -17,6 +17,8 @@ import { SettingError, type NameSetting } from './setting-names.ts';
  * the per-benchmark thresholds and the name filter.
  */
 export interface ReportSettings extends ReplaySettings {
+  /** workThreshold is the threshold of counted work (default PR_CHECK_DEFAULTS.workThreshold). */
+  workThreshold: number;
   /** rules are the per-benchmark thresholds, GLOB=PERCENT one a line. */
   rules: ThresholdRule[];
   /** filter keeps only the benchmarks whose names match (RE2 syntax); undefined keeps all. */
@@ -24,7 +26,7 @@ export interface ReportSettings extends ReplaySettings {
 }
 
 /** ReportSettingsText is each setting as written, by its canonical name (the CLI's flag); empty or missing takes the default. */
-export type ReportSettingsText = Partial<Record<'min-runs' | 'max-runs' | 'threshold' | 'threshold-for' | 'filter' | 'alpha', string>>;
+export type ReportSettingsText = Partial<Record<'min-runs' | 'max-runs' | 'threshold' | 'threshold-for' | 'work-threshold' | 'filter' | 'alpha', string>>;
 
 /**
  * parseReportSettings validates the report's settings in the order the
@@ -49,6 +51,10 @@ export function parseReportSettings(text: ReportSettingsText, name: NameSetting)
   const thresholdText = given('threshold');
   const threshold = thresholdText === undefined ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
   if (typeof threshold !== 'number') throw new SettingError(`${name('threshold')}: "${thresholdText}" is ${threshold.problem}`);
+  const workText = given('work-threshold');
+  const workThreshold = workText === undefined ? PR_CHECK_DEFAULTS.workThreshold : readPercent(workText);
+  if (typeof workThreshold !== 'number') throw new SettingError(`${name('work-threshold')}: "${workText}" is ${workThreshold.problem}`);
+  if (workThreshold <= 0) throw new SettingError(`${name('work-threshold')}: "${workText}" is not above 0; give a percentage such as 0.5%`);
   const rules = (given('threshold-for') ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
     const eq = line.lastIndexOf('=');
     if (eq <= 0) throw new SettingError(`${name('threshold-for')}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
@@ -70,5 +76,5 @@ export function parseReportSettings(text: ReportSettingsText, name: NameSetting)
   const alphaText = given('alpha');
   const alpha = alphaText === undefined ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name('alpha')}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, alpha, rules, minRuns, maxRuns, filter };
+  return { threshold, workThreshold, alpha, rules, minRuns, maxRuns, filter };
 }

@@ -23,7 +23,7 @@ const ACTION_INPUTS = new Map([
  * exist.
  */
 export const ACTION_INPUT_NAMES: ReadonlySet<string> = new Set([
-  'bench', 'build', 'format', 'result-file', 'base', 'head', 'min-runs', 'max-runs', 'threshold', 'filter', 'thresholds', 'alpha',
+  'bench', 'build', 'format', 'result-file', 'base', 'head', 'min-runs', 'max-runs', 'threshold', 'filter', 'thresholds', 'work-threshold', 'alpha',
   'executor', 'device-run', 'device-push', 'device-pull', 'store', 'counters', 'instructions', 'max-load', 'comment', 'fail-on', 'github-token',
   'working-directory', 'mode', 'good', 'bad', 'benchmark', 'metric', 'series', 'shard', 'merge', 'pr-number', 'check-name', 'artifact-name',
   'alert-comment-cc-users', 'comment-on-commit', 'issue-authors', 'max-items-in-chart',
