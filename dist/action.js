@@ -15311,6 +15311,7 @@ var ACTION_INPUT_NAMES = /* @__PURE__ */ new Set([
   "threshold",
   "filter",
   "thresholds",
+  "work-threshold",
   "alpha",
   "executor",
   "device-run",
@@ -21854,7 +21855,7 @@ function mergeShards(settings) {
   }
   const base = readArtifactSide(parts.map((p) => join12(p, RESULTS_FILES.base)), settings.filter);
   const head = readArtifactSide(parts.map((p) => join12(p, RESULTS_FILES.head)), settings.filter);
-  const look = { threshold: settings.threshold, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
+  const look = { threshold: settings.threshold, ...settings.workThreshold !== void 0 ? { workThreshold: settings.workThreshold } : {}, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
   const merged = {
@@ -28603,6 +28604,10 @@ function parseReportSettings(text2, name) {
   const thresholdText = given("threshold");
   const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
   if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
+  const workText = given("work-threshold");
+  const workThreshold = workText === void 0 ? PR_CHECK_DEFAULTS.workThreshold : readPercent(workText);
+  if (typeof workThreshold !== "number") throw new SettingError(`${name("work-threshold")}: "${workText}" is ${workThreshold.problem}`);
+  if (workThreshold <= 0) throw new SettingError(`${name("work-threshold")}: "${workText}" is not above 0; give a percentage such as 0.5%`);
   const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
     const eq = line.lastIndexOf("=");
     if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
@@ -28623,7 +28628,7 @@ function parseReportSettings(text2, name) {
   const alphaText = given("alpha");
   const alpha = alphaText === void 0 ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name("alpha")}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, alpha, rules, minRuns, maxRuns, filter };
+  return { threshold, workThreshold, alpha, rules, minRuns, maxRuns, filter };
 }
 
 // src/github/github-login.ts
@@ -28739,6 +28744,7 @@ function readActionInputs(env) {
       "max-runs": text(env, "max-runs"),
       threshold: text(env, "threshold"),
       "threshold-for": text(env, "thresholds"),
+      "work-threshold": text(env, "work-threshold"),
       filter: text(env, "filter"),
       alpha: text(env, "alpha")
     }, actionSetting);
@@ -28746,7 +28752,7 @@ function readActionInputs(env) {
     if (error2 instanceof SettingError) throw new ActionInputError(error2.message);
     throw error2;
   }
-  const { minRuns, maxRuns, threshold, rules, filter, alpha } = report;
+  const { minRuns, maxRuns, threshold, workThreshold, rules, filter, alpha } = report;
   let executor;
   try {
     executor = parseExecutorSpec(text(env, "executor") ?? "local", { run: text(env, "device-run"), push: text(env, "device-push"), pull: text(env, "device-pull") }, actionSetting);
@@ -28775,6 +28781,7 @@ function readActionInputs(env) {
     minRuns,
     maxRuns,
     threshold,
+    workThreshold,
     rules,
     filter,
     alpha,
@@ -31339,6 +31346,7 @@ async function measure(settings, event, deps) {
     minRuns: settings.minRuns,
     maxRuns: settings.maxRuns,
     threshold: settings.threshold,
+    workThreshold: settings.workThreshold,
     alpha: settings.alpha,
     rules: settings.rules,
     filter: settings.filter,
@@ -31390,6 +31398,7 @@ function recompute(settings, event, env) {
     dir: settings.merge,
     trusted: trustedCommits(settings, event, env),
     threshold: settings.threshold,
+    workThreshold: settings.workThreshold,
     alpha: settings.alpha,
     rules: settings.rules,
     filter: settings.filter,

@@ -40971,6 +40971,7 @@ var ACTION_INPUT_NAMES = /* @__PURE__ */ new Set([
   "threshold",
   "filter",
   "thresholds",
+  "work-threshold",
   "alpha",
   "executor",
   "device-run",
@@ -55949,6 +55950,10 @@ function parseReportSettings(text2, name) {
   const thresholdText = given("threshold");
   const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
   if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
+  const workText = given("work-threshold");
+  const workThreshold = workText === void 0 ? PR_CHECK_DEFAULTS.workThreshold : readPercent(workText);
+  if (typeof workThreshold !== "number") throw new SettingError(`${name("work-threshold")}: "${workText}" is ${workThreshold.problem}`);
+  if (workThreshold <= 0) throw new SettingError(`${name("work-threshold")}: "${workText}" is not above 0; give a percentage such as 0.5%`);
   const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
     const eq = line.lastIndexOf("=");
     if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
@@ -55969,7 +55974,7 @@ function parseReportSettings(text2, name) {
   const alphaText = given("alpha");
   const alpha = alphaText === void 0 ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name("alpha")}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, alpha, rules, minRuns, maxRuns, filter };
+  return { threshold, workThreshold, alpha, rules, minRuns, maxRuns, filter };
 }
 
 // src/app/bench-report.ts
