@@ -284,6 +284,20 @@ describe('/bench', () => {
     assert.match(stickies(REPLY_MARKER)[0].body, /no workflow `benchbot-bench-command.yml`/);
   });
 
+  test('a workflow copied before it declared dispatch-key is dispatched without it, once', async () => {
+    const declared = h.stand.state.declaredInputs[BENCH_WORKFLOW];
+    h.stand.state.declaredInputs[BENCH_WORKFLOW] = declared.filter((name) => name !== 'dispatch-key');
+    try {
+      assert.equal((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench', login: 'maintainer' }))).status, 200);
+      assert.equal(h.outcomes.at(-1)?.outcome, 'dispatched');
+      // GitHub refused the first (422: an input the workflow does not declare) and started nothing; the second ran.
+      assert.deepEqual(h.stand.requests.filter((q) => q.template?.endsWith('/dispatches')).map((q) => q.status), [422, 200]);
+      assert.deepEqual(h.stand.state.dispatches.map((d) => d.inputs), [{ 'pr-number': '42', base: BASE, head: HEAD }]);
+    } finally {
+      h.stand.state.declaredInputs[BENCH_WORKFLOW] = declared;
+    }
+  });
+
   test('a GitHub failure fails the job, which is retried after a backoff and then runs', async () => {
     const payload = commentEvent(h, { body: '/bench', login: 'maintainer' });
     h.stand.failNext({ method: 'GET', path: '/repos/{owner}/{repo}/pulls/{pull_number}', status: 422, times: 1 });
@@ -378,6 +392,15 @@ describe('nightly -> bisect -> issue', () => {
     assert.equal(h.outcomes.at(-1)?.outcome, 'no-regression');
     assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 7103, conclusion: 'success', workflow: 'unrelated.yml' }))).status, 200);
     assert.equal(h.outcomes.at(-1)?.outcome, 'ignored');
+    assert.equal(h.stand.state.dispatches.length, 0);
+  });
+
+  test('a regression an earlier version dispatched a bisection for (its `bisect:` claim) is not bisected again', async () => {
+    const finding = JSON.parse(scanJson()).findings[0];
+    await h.store.putState(`bisect:${OWNER.toLowerCase()}/${REPO.toLowerCase()}:${finding.series}@${finding.last_good.sha}..${finding.first_bad.sha}`, { at: new Date().toISOString() });
+    h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: 7201, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });
+    assert.equal((await deliver(h, 'workflow_run', runEvent({ runId: 7201, conclusion: 'success', workflow: 'benchbot-nightly.yml' }))).status, 200);
+    assert.equal(h.outcomes.at(-1)?.outcome, 'bisect-known');
     assert.equal(h.stand.state.dispatches.length, 0);
   });
 });
