@@ -107,3 +107,34 @@ test('a job that keeps failing is retried with a backoff, then dead and shown in
   assert.equal(replies(h).filter((c) => c.issueNumber === 31).length, 1);
   assert.equal((await health(h)).queue.dead, 0);
 });
+
+test('GitHub\'s secondary rate limit is waited out in the worker by its retry-after, never in the answer; a longer one reschedules the job', async (t) => {
+  // The throttling plugin on (as shipped), without write spacing so that only the limit waits.
+  const h = await startHarness({ throttle: true, writeIntervalMs: 0 });
+  harnesses.push(h);
+  const limited = { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api' };
+  h.stand.failNext({ method: 'POST', path: /\/issues\/41\/comments$/, status: 403, headers: { 'retry-after': '2' }, body: limited });
+  const sent = performance.now();
+  const r = await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench help', login: 'asker', pr: 41 }), { wait: false });
+  const answered = performance.now() - sent;
+  assert.equal(r.text.trim(), 'queued');
+  const job = await settled(h, r.id);
+  const took = performance.now() - sent;
+  t.diagnostic(`403 with retry-after: 2: answered in ${answered.toFixed(1)} ms, the reply made after ${(took / 1000).toFixed(1)} s in one attempt`);
+  assert.ok(answered < 1000, `answered at once (${answered.toFixed(0)} ms)`);
+  assert.equal(job.status, 'done');
+  assert.equal(job.attempts, 1, 'the wait happened inside the attempt');
+  assert.ok(took >= 2000, `the worker waited what GitHub asked (${took.toFixed(0)} ms)`);
+  const posts = h.stand.requests.filter((q) => q.method === 'POST' && /\/issues\/41\/comments$/.test(q.path)).map((q) => q.status);
+  assert.deepEqual(posts, [403, 201]);
+
+  // Past the two minutes a worker waits in place, the job fails and is rescheduled no sooner than GitHub's retry-after.
+  h.stand.failNext({ method: 'POST', path: /\/issues\/42\/comments$/, status: 429, headers: { 'retry-after': '600' }, body: limited });
+  const long = await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench help', login: 'asker', pr: 42 }));
+  assert.equal(long.job?.status, 'ready');
+  assert.equal(long.job?.attempts, 1);
+  const wait = (long.job?.dueMs ?? 0) - Date.now();
+  t.diagnostic(`429 with retry-after: 600: the job waits ${(wait / 1000).toFixed(0)} s before its second attempt (the backoff alone is 0.2 s here)`);
+  assert.ok(wait > 590_000, `rescheduled after GitHub's retry-after (${wait} ms)`);
+  assert.equal((await health(h)).queue.retrying, 1);
+});
