@@ -7,9 +7,9 @@ import { keyedQueue } from './keyed-queue.ts';
  * replicas behind one PostgreSQL database agree, and a restart forgets
  * nothing. Keys:
  *
- * - `delivery:<X-GitHub-Delivery>`: a webhook delivery being or having been
- *   handled. Claimed with compare-and-set, so the same delivery twice (a
- *   redelivery, a replay, two replicas) is handled once.
+ * - `delivery:<X-GitHub-Delivery>`: a delivery claim from before deliveries
+ *   were jobs (the store's `app_jobs`, keyed by delivery id, now make the
+ *   same delivery twice run once); only pruned.
  * - `comment:<owner>/<repo>/<comment id>@<updated_at>`: a comment whose
  *   command is being or has been handled. The signature covers the payload
  *   but not the delivery id, so a validly signed delivery re-sent under a new
@@ -54,7 +54,7 @@ import { keyedQueue } from './keyed-queue.ts';
  * response.
  */
 
-/** STALE_CLAIM_MS is how long a delivery may stay `processing` before another replica may take it over (a crashed handler). */
+/** STALE_CLAIM_MS is how long a comment claim may stay `processing` before another delivery of the comment may take it over (a crashed handler); a retry of the same delivery's job takes it back at once. */
 export const STALE_CLAIM_MS = 10 * 60 * 1000;
 
 /** ANSWER_PERIOD_MS: a user is answered a help or a refusal on a pull request at most once in this period (later ones are logged). */
@@ -66,7 +66,7 @@ export const PERMISSION_TTL_MS = 5 * 60 * 1000;
 /** AnswerKind names what a user was answered, each throttled on its own. */
 export type AnswerKind = 'help' | 'refused';
 
-/** DeliveryRecord is the value of a `delivery:` key. */
+/** DeliveryRecord is the value of a `comment:` claim (and of the old `delivery:` keys). */
 export interface DeliveryRecord {
   event: string;
   status: 'processing' | 'done';
@@ -154,16 +154,6 @@ export interface Versioned<T> {
 
 /** AppState is the app's typed view of the Store's state table. */
 export interface AppState {
-  /**
-   * claimDelivery marks a delivery as being handled and returns true, or
-   * returns false when it was already handled or is being handled (by this or
-   * another replica) and that claim is not stale.
-   */
-  claimDelivery(id: string, event: string): Promise<boolean>;
-  /** finishDelivery marks a claimed delivery as done. */
-  finishDelivery(id: string, event: string): Promise<void>;
-  /** releaseDelivery forgets a claim after a failure, so GitHub's redelivery is handled again. */
-  releaseDelivery(id: string): Promise<void>;
   /** pruneDeliveries deletes delivery and comment claims, unnamed dispatches, answers, permissions and closed check run keys older than `olderThanMs`; returns how many. */
   pruneDeliveries(olderThanMs: number): Promise<number>;
   /**
@@ -257,7 +247,6 @@ const unnamedKey = (r: BenchRequest) => `unnamed:${slug(r.owner, r.repo)}/${r.di
 
 /** createAppState wraps a Store; `now` and the effects' lease are injectable for tests of stale claims and intents. */
 export function createAppState(store: Store, now: () => number = Date.now, effectLeaseMs = EFFECT_LEASE_MS): AppState {
-  const deliveryKey = (id: string) => `delivery:${id}`;
   const commentKey = (owner: string, repo: string, id: number, updatedAt: string) => `comment:${slug(owner, repo)}/${id}@${updatedAt}`;
   const iso = () => new Date(now()).toISOString();
   // claim takes a key with compare-and-set; a `processing` claim older than STALE_CLAIM_MS (a crashed handler), or one
@@ -331,19 +320,12 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
         return (attempt.since !== undefined ? await find(attempt.since) : null) ?? (await make());
       });
     },
-    claimDelivery: (id, event) => claim(deliveryKey(id), event),
     claimComment: (owner, repo, id, updatedAt, delivery) => claim(commentKey(owner, repo, id, updatedAt), 'issue_comment', delivery),
     async finishComment(owner, repo, id, updatedAt) {
       await store.putState(commentKey(owner, repo, id, updatedAt), { event: 'issue_comment', status: 'done', at: iso() } satisfies DeliveryRecord);
     },
     async releaseComment(owner, repo, id, updatedAt) {
       await store.deleteState(commentKey(owner, repo, id, updatedAt));
-    },
-    async finishDelivery(id, event) {
-      await store.putState(deliveryKey(id), { event, status: 'done', at: iso() } satisfies DeliveryRecord);
-    },
-    async releaseDelivery(id) {
-      await store.deleteState(deliveryKey(id));
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
