@@ -55774,7 +55774,6 @@ var bisectDispatchKey = (owner, repo, series2, range) => `bisect-dispatch:${slug
 var answerKey = (owner, repo, pr, kind, login) => `answered:${slug(owner, repo)}#${pr}:${kind}:${login.toLowerCase()}`;
 var unnamedKey = (r) => `unnamed:${slug(r.owner, r.repo)}/${r.dispatchedAt ?? r.at}#${r.pr}`;
 function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) {
-  const deliveryKey = (id) => `delivery:${id}`;
   const commentKey = (owner, repo, id, updatedAt) => `comment:${slug(owner, repo)}/${id}@${updatedAt}`;
   const iso = () => new Date(now()).toISOString();
   const claim = async (key2, event, delivery) => {
@@ -55838,19 +55837,12 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
         return (attempt.since !== void 0 ? await find(attempt.since) : null) ?? await make();
       });
     },
-    claimDelivery: (id, event) => claim(deliveryKey(id), event),
     claimComment: (owner, repo, id, updatedAt, delivery) => claim(commentKey(owner, repo, id, updatedAt), "issue_comment", delivery),
     async finishComment(owner, repo, id, updatedAt) {
       await store.putState(commentKey(owner, repo, id, updatedAt), { event: "issue_comment", status: "done", at: iso() });
     },
     async releaseComment(owner, repo, id, updatedAt) {
       await store.deleteState(commentKey(owner, repo, id, updatedAt));
-    },
-    async finishDelivery(id, event) {
-      await store.putState(deliveryKey(id), { event, status: "done", at: iso() });
-    },
-    async releaseDelivery(id) {
-      await store.deleteState(deliveryKey(id));
     },
     async pruneDeliveries(olderThanMs) {
       let removed = 0;
