@@ -32,7 +32,8 @@
 //                          [--pacing on|off|both] [--matrix] [--ceiling] [--json FILE] [--entry dist/benchbot.js]
 //
 // --matrix runs 1 and 2 replicas on SQLite and PostgreSQL; --ceiling steps
-// one SQLite replica (pacing off) up in rate until p99 >= 100 ms or errors.
+// one SQLite replica (pacing off) up in rate, a minute a step, until more
+// than 1% of the deliveries fail or the replica uses 90% of a core.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -94,6 +95,8 @@ interface RunResult {
   /** queue is the most jobs waiting or leased and the oldest waiting delivery's age that /healthz showed (null where the app has no queue). */
   queue: { max_depth: number; max_oldest_age_s: number } | null;
   cpu_ms_per_delivery: number;
+  /** cpu_share is the replicas' CPU time over the run's wall time, in cores. */
+  cpu_share: number;
   /** ceiling_per_core_per_min is 60,000 ms over the CPU ms a delivery costs: the deliveries a minute one core could take. */
   ceiling_per_core_per_min: number;
   loadavg: { start: number; end: number };
@@ -156,7 +159,8 @@ try {
     const result = await runOnce(config);
     results.push(result);
     process.stdout.write(`${summaryLine(result)}\n`);
-    if (values.ceiling && (result.answer_ms.p99 >= 100 || result.errors > 0)) break;
+    // On a machine shared with other work the answer times move with its load; the replica keeping up (answers within 10 s, its CPU below a core) is what ends the steps.
+    if (values.ceiling && (result.errors > result.deliveries / 100 || result.cpu_share > 0.9)) break;
   }
 } finally {
   (postgres as PostgresServer | null)?.stop();
@@ -452,6 +456,7 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
   for (const t of timers) clearTimeout(t);
   await Promise.all(inflight);
   const cpuEnd = replicas.map((r) => r.cpuMs());
+  const wallMs = performance.now() - t0;
   const loadEnd = loadavg()[0];
   for (const replica of replicas) await replica.stop();
   await stand.close();
@@ -482,6 +487,7 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
     pacing_floor_s: config.pacing ? Math.max(effects.writes, effects.creations * 3) : 0,
     queue: queue.depth === null ? null : { max_depth: queue.maxDepth, max_oldest_age_s: round(queue.maxOldestAgeMs / 1000) },
     cpu_ms_per_delivery: round(cpuPerDelivery, 2),
+    cpu_share: round(cpuMs / wallMs, 2),
     ceiling_per_core_per_min: Math.round(60_000 / cpuPerDelivery),
     loadavg: { start: round(loadStart, 2), end: round(loadEnd, 2) },
     invalid_requests: effects.invalidCount,
@@ -512,7 +518,7 @@ function summaryLine(r: RunResult): string {
     `  answer p50 ${r.answer_ms.p50} ms, p99 ${r.answer_ms.p99} ms, max ${r.answer_ms.max} ms (effectful: p99 ${r.effectful_answer_ms.p99} ms of ${r.effectful_answer_ms.n}); statuses ${JSON.stringify(r.statuses)}; errors ${r.errors}${r.error_examples.length ? ` (${r.error_examples.join('; ')})` : ''}`,
     `  duplicates: ${nonzero(r.duplicates)}; missing: ${nonzero(r.missing)}; expected ${JSON.stringify(r.expected)}`,
     `  writes ${r.writes} (${r.creations} creations), queue drained ${r.drain_s === null ? 'NOT within the drain timeout' : `${r.drain_s} s after the last delivery`}${c.pacing ? ` (GitHub's pacing needs >= ${r.pacing_floor_s} s for them)` : ''}${r.queue ? `; queue at most ${r.queue.max_depth} jobs, oldest ${r.queue.max_oldest_age_s} s` : ''}`,
-    `  CPU ${r.cpu_ms_per_delivery} ms per delivery (ceiling ~${r.ceiling_per_core_per_min}/min per core); load average ${r.loadavg.start} -> ${r.loadavg.end}; invalid requests ${r.invalid_requests}${r.invalid_examples.length ? `: ${r.invalid_examples.join('; ')}` : ''}`,
+    `  CPU ${r.cpu_ms_per_delivery} ms per delivery, ${r.cpu_share} cores (ceiling ~${r.ceiling_per_core_per_min}/min per core); load average ${r.loadavg.start} -> ${r.loadavg.end}; invalid requests ${r.invalid_requests}${r.invalid_examples.length ? `: ${r.invalid_examples.join('; ')}` : ''}`,
   ].join('\n');
 }
 
