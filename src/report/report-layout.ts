@@ -369,8 +369,11 @@ export function actionHeadline(rows: readonly ReportRow[], thresholds: number | 
   }
   if (rows.length === 0) return 'No comparisons.';
   if (counts.improved > 0) return `${plural(counts.improved, 'improvement', 'improvements')} (${listed('improved', true)}), no regression: nothing to do.`;
-  const workLimit = workThreshold !== undefined && rows.some((r) => isWork(r.comparison)) ? ` (counted work ±${percent(workThreshold)})` : '';
-  return `No change beyond ${limit}${workLimit}: nothing to do.`;
+  // Rows decided by their time while their counted work is undecided: the work's threshold was not shown, and the line says so.
+  const workUndecided = rows.filter((r) => isWork(r.comparison) && r.comparison.verdict === 'inconclusive').length;
+  const workLimit = workThreshold !== undefined && workUndecided === 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work ±${percent(workThreshold)})` : '';
+  const caveat = workUndecided > 0 ? ` (counted work undecided in ${plural(workUndecided, 'benchmark', 'benchmarks')}: its repeats disagree)` : '';
+  return `No change beyond ${limit}${workLimit}: nothing to do${caveat}.`;
 }
 
 /**

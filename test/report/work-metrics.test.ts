@@ -123,7 +123,10 @@ test('repeats disagree (jitter): the counted work is undecided with a one-line r
   assert.doesNotMatch(work.reason ?? '', /\n/);
   const time = timeOf(list);
   const { stdout } = compare(BOTH, '--filter', '^jitter$', '--output', 'markdown');
-  if (time.verdict === 'unchanged') assert.match(stdout, /\| unchanged by <code>cpu_time<\/code>; <code>instructions<\/code> ⚪ undecided: repeats disagree: /);
+  if (time.verdict === 'unchanged') {
+    assert.match(stdout, /\| unchanged by <code>cpu_time<\/code>; <code>instructions<\/code> ⚪ undecided: repeats disagree: /);
+    assert.match(stdout, /### benchbot: No change beyond ±2%: nothing to do \(counted work undecided in 1 benchmark: its repeats disagree\)\./, 'the headline claims no work threshold it did not show');
+  }
   else assert.match(stdout, /⚪ undecided: repeats disagree: /);
   goldens('repeats-disagree', BOTH, '^jitter$');
 });
