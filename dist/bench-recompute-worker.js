@@ -12028,8 +12028,10 @@ function actionHeadline(rows, thresholds, name, beforeMerging = true) {
   }
   if (rows.length === 0) return "No comparisons.";
   if (counts.improved > 0) return `${plural(counts.improved, "improvement", "improvements")} (${listed("improved", true)}), no regression: nothing to do.`;
-  const workLimit = workThreshold !== void 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work \xB1${percent2(workThreshold)})` : "";
-  return `No change beyond ${limit}${workLimit}: nothing to do.`;
+  const workUndecided = rows.filter((r) => isWork(r.comparison) && r.comparison.verdict === "inconclusive").length;
+  const workLimit = workThreshold !== void 0 && workUndecided === 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work \xB1${percent2(workThreshold)})` : "";
+  const caveat = workUndecided > 0 ? ` (counted work undecided in ${plural(workUndecided, "benchmark", "benchmarks")}: its repeats disagree)` : "";
+  return `No change beyond ${limit}${workLimit}: nothing to do${caveat}.`;
 }
 function repeatsNote(c, side2) {
   const s = c[side2];
