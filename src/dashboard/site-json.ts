@@ -48,6 +48,14 @@ export interface FindingJson {
   lastGood: string;
   firstBad: string;
   note: string;
+  /**
+   * profile, for a regression, is the `benchbot profile` command that shows
+   * where it lives: the functions whose cost changed most between lastGood
+   * and firstBad (CMD stands for the bench command). The store keeps no
+   * profile: callgrind's counts are exact, so the command gives the same
+   * profile whenever it runs, and the regression issue shows one.
+   */
+  profile?: string;
 }
 
 /** FindingStatus is what the scan made of a finding; see {@link FindingJson}. */

@@ -28,6 +28,7 @@ import type { ScanFinding } from '../scan/scan-finding.ts';
 import type { ScanResult } from '../scan/scan-history.ts';
 import { seriesKey } from '../scan/series.ts';
 import { dashboardSeriesId } from '../model/series-id.ts';
+import { profileCommand } from '../report/profile-report.ts';
 import { OVERVIEW_COLUMNS, SITE_VERSION, type DashboardPr, type FindingJson, type FindingStatus, type OverviewJson, type OverviewRow, type RunsJson, type SeriesJson, type Status } from './site-json.ts';
 
 export * from './site-json.ts';
@@ -190,7 +191,10 @@ function findingJson(status: FindingStatus, f: ScanFinding, s: DashboardSeries, 
   const t = Date.parse(f.firstBad.time);
   for (let i = s.run.length - 1; i >= 0 && index < 0; i--) if (runs[s.run[i]]?.sha === f.firstBad.sha && runs[s.run[i]]?.timeMs === t) index = i;
   for (let i = s.run.length - 1; i >= 0 && index < 0; i--) if (runs[s.run[i]]?.sha === f.firstBad.sha) index = i;
-  return { status, direction: f.direction, kind: f.kind, index, ratio: round6(f.ratio), lastGood: f.lastGood.sha, firstBad: f.firstBad.sha, note: findingNote(status, f) };
+  return {
+    status, direction: f.direction, kind: f.kind, index, ratio: round6(f.ratio), lastGood: f.lastGood.sha, firstBad: f.firstBad.sha, note: findingNote(status, f),
+    ...(f.direction === 'regression' ? { profile: profileCommand({ base: f.lastGood.sha, head: f.firstBad.sha, benchmark: f.benchmark }) } : {}),
+  };
 }
 
 /** findingNote says what a finding waits for (awaiting, watch) or what decided it (confirmed, refuted). */

@@ -1,5 +1,6 @@
 import type { FunctionChange, ProfileDiff } from '../model/profile-diff.ts';
 import { formatChange } from './format-numbers.ts';
+import { shellWord } from './shell-word.ts';
 import { inertCode, inertPlain, inertText } from './inert-markdown.ts';
 
 /**
@@ -142,4 +143,16 @@ export function whereMarkdown(profiles: readonly ProfileDiff[], notes: readonly 
 export function whereText(profiles: readonly ProfileDiff[], notes: readonly string[]): string {
   if (profiles.length === 0 && notes.length === 0) return '';
   return `\n\n${[...profiles.map(renderProfileText), ...notes.map(inertPlain)].join('\n\n')}`;
+}
+
+/**
+ * profileCommand is the `benchbot profile` command that shows where a
+ * change of `benchmark` between two commits lives, every word quoted for
+ * the shell; `CMD` stands for the bench command when it is not known.
+ */
+export function profileCommand(options: { base: string; head: string; benchmark: string; bench?: string; build?: string; format?: string }): string {
+  const bench = options.bench === undefined ? 'CMD' : shellWord(options.bench);
+  const build = options.build ? ` --build ${shellWord(options.build)}` : '';
+  const format = options.format ? ` --format ${shellWord(options.format)}` : '';
+  return `benchbot profile --base ${shellWord(options.base)} --head ${shellWord(options.head)} --bench ${bench}${build}${format} --benchmark ${shellWord(options.benchmark)}`;
 }

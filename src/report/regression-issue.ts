@@ -14,7 +14,8 @@ import { formatChange, formatP, formatQuantity, significant } from './format-num
 import { codeFence, inertCode, inertMermaidLabel, inertText, inertTitle } from './inert-markdown.ts';
 import { dashboardSeriesId, dashboardSeriesUrl } from '../model/series-id.ts';
 import type { ProfileDiff } from '../model/profile-diff.ts';
-import { renderProfileMarkdown } from './profile-report.ts';
+import { profileCommand, renderProfileMarkdown } from './profile-report.ts';
+import { shellWord } from './shell-word.ts';
 
 /** REGRESSION_LABEL is the label every regression issue carries; the upsert searches only issues with it. */
 export const REGRESSION_LABEL = 'benchbot';
@@ -199,12 +200,6 @@ function fingerprintTable(fp: Fingerprint): string {
   return rows.length === 0 ? '_not recorded_' : ['| | |', '| --- | --- |', ...rows].join('\n');
 }
 
-/** shellQuote makes one shell word, so a copied reproduce command runs nothing the text smuggled in. */
-function shellQuote(text: string): string {
-  const s = String(text);
-  return /^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
  * evidenceLines say why the finding is believed: the interleaved A/B that
  * confirmed it (last good vs first bad in one session on the same machine),
@@ -282,18 +277,18 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   lines.push('', '### Environment', '', input.fingerprint ? fingerprintTable(input.fingerprint) : '_not recorded_');
 
   const rep = input.reproduce;
-  const extra = rep ? `${rep.build ? ` --build ${shellQuote(rep.build)}` : ''}${rep.format ? ` --format ${shellQuote(rep.format)}` : ''}` : '';
-  const bench = rep ? shellQuote(rep.bench) : 'CMD';
-  const select = `--benchmark ${shellQuote(f.benchmark)} --metric ${shellQuote(f.metric)}`;
+  const extra = rep ? `${rep.build ? ` --build ${shellWord(rep.build)}` : ''}${rep.format ? ` --format ${shellWord(rep.format)}` : ''}` : '';
+  const bench = rep ? shellWord(rep.bench) : 'CMD';
+  const select = `--benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)}`;
   const commands: string[] = [];
-  if (culprit) commands.push(`benchbot run --base ${shellQuote(`${culprit.sha}^1`)} --head ${shellQuote(culprit.sha)} --bench ${bench}${extra}`);
-  commands.push(`benchbot bisect --good ${shellQuote(f.lastGood.sha)} --bad ${shellQuote(f.firstBad.sha)} --bench ${bench}${extra} ${select}`);
+  if (culprit) commands.push(`benchbot run --base ${shellWord(`${culprit.sha}^1`)} --head ${shellWord(culprit.sha)} --bench ${bench}${extra}`);
+  commands.push(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --bench ${bench}${extra} ${select}`);
   // Where the change lives, function by function: the same benchmark under callgrind at both ends of the change.
   const [from, to] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [f.lastGood.sha, f.firstBad.sha];
-  commands.push(`benchbot profile --base ${shellQuote(from)} --head ${shellQuote(to)} --bench ${bench}${extra} --benchmark ${shellQuote(f.benchmark)}`);
+  commands.push(profileCommand({ base: from, head: to, benchmark: f.benchmark, bench: rep?.bench, build: rep?.build, format: rep?.format }));
   lines.push('', '### Reproduce locally', '', codeFence('sh', commands));
   const threshold = input.threshold ?? 0.02;
-  lines.push('', `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote(f.series)} --at ${shellQuote(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
+  lines.push('', `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellWord(f.series)} --at ${shellWord(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
   return { marker, title, body: lines.join('\n') };
 }
 

@@ -162,6 +162,8 @@ describe('the dashboard in chromium', { skip: noBrowser }, () => {
     assert.equal(await w.page.textContent('h2'), step.benchmark);
     const first = await w.page.textContent('.annotations li.regression');
     assert.ok(first?.includes(`${day(step.night)}:`) && first.includes(step.sha.slice(0, 10)), `the change point is the step's night ${day(step.night)}: ${first}`);
+    // Where it lives: the command that profiles the benchmark across the change (issue 23).
+    assert.match(await w.page.textContent('.annotations li.regression .profile code') ?? '', new RegExp(`^benchbot profile --base [0-9a-f]{40} --head ${step.sha} --bench CMD --benchmark `));
     // On the canvas: the regression mark (vermillion) is drawn where that night is on the time axis.
     const found = await w.page.evaluate(({ from, at, to }) => {
       const over = document.querySelector('.u-over') as HTMLElement;

@@ -240,6 +240,7 @@ function annotations(s: SeriesJson, sha: (i: number) => string, commitUrl: (sha:
     items.push(h('li', { class: f.status },
       h('span', { class: `badge ${f.status}` }, STATUS_LABEL[f.status]),
       f.index >= 0 ? ` ${date(xs[f.index] * 1000)}: ` : ' before the nights shown: ', f.note, '; first bad commit ', commit(f.firstBad), ', last good ', commit(f.lastGood),
+      f.profile ? h('span', { class: 'profile' }, '; where it lives (the functions whose cost changed, run with your bench command for CMD): ', h('code', {}, f.profile)) : null,
     ));
   }
   for (const a of s.acks) items.push(h('li', { class: 'ack' }, h('span', { class: 'badge ack' }, 'acknowledged'), ` ${date(xs[a.index] * 1000)} at `, commit(a.sha), `: ${a.reason}`));
