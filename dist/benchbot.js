@@ -40681,6 +40681,12 @@ function renderReport(format2, report, context = {}) {
   return REPORT_RENDERERS[format2].render(report, context);
 }
 
+// src/report/shell-word.ts
+function shellWord(text2) {
+  const s = String(text2);
+  return /^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 // src/report/profile-report.ts
 var PROFILE_FORMATS = ["text", "markdown", "json"];
 var EVENT_WORDS = { Ir: "instructions" };
@@ -40778,6 +40784,12 @@ function whereText(profiles, notes) {
   return `
 
 ${[...profiles.map(renderProfileText), ...notes.map(inertPlain)].join("\n\n")}`;
+}
+function profileCommand(options2) {
+  const bench = options2.bench === void 0 ? "CMD" : shellWord(options2.bench);
+  const build = options2.build ? ` --build ${shellWord(options2.build)}` : "";
+  const format2 = options2.format ? ` --format ${shellWord(options2.format)}` : "";
+  return `benchbot profile --base ${shellWord(options2.base)} --head ${shellWord(options2.head)} --bench ${bench}${build}${format2} --benchmark ${shellWord(options2.benchmark)}`;
 }
 
 // src/report/run-report.ts
@@ -46940,10 +46952,6 @@ function fingerprintTable(fp) {
   for (const [tool, version] of Object.entries(fp.toolVersions ?? {}).sort()) rows.push(`| ${inertText(tool)} | ${inertText(String(version))} |`);
   return rows.length === 0 ? "_not recorded_" : ["| | |", "| --- | --- |", ...rows].join("\n");
 }
-function shellQuote2(text2) {
-  const s = String(text2);
-  return /^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
 function evidenceLines(f, l) {
   const out = [];
   const c = f.confirmation;
@@ -47002,17 +47010,17 @@ function renderRegressionIssue(input) {
   }
   lines.push("", "### Environment", "", input.fingerprint ? fingerprintTable(input.fingerprint) : "_not recorded_");
   const rep = input.reproduce;
-  const extra = rep ? `${rep.build ? ` --build ${shellQuote2(rep.build)}` : ""}${rep.format ? ` --format ${shellQuote2(rep.format)}` : ""}` : "";
-  const bench = rep ? shellQuote2(rep.bench) : "CMD";
-  const select2 = `--benchmark ${shellQuote2(f.benchmark)} --metric ${shellQuote2(f.metric)}`;
+  const extra = rep ? `${rep.build ? ` --build ${shellWord(rep.build)}` : ""}${rep.format ? ` --format ${shellWord(rep.format)}` : ""}` : "";
+  const bench = rep ? shellWord(rep.bench) : "CMD";
+  const select2 = `--benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)}`;
   const commands2 = [];
-  if (culprit) commands2.push(`benchbot run --base ${shellQuote2(`${culprit.sha}^1`)} --head ${shellQuote2(culprit.sha)} --bench ${bench}${extra}`);
-  commands2.push(`benchbot bisect --good ${shellQuote2(f.lastGood.sha)} --bad ${shellQuote2(f.firstBad.sha)} --bench ${bench}${extra} ${select2}`);
+  if (culprit) commands2.push(`benchbot run --base ${shellWord(`${culprit.sha}^1`)} --head ${shellWord(culprit.sha)} --bench ${bench}${extra}`);
+  commands2.push(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --bench ${bench}${extra} ${select2}`);
   const [from, to] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [f.lastGood.sha, f.firstBad.sha];
-  commands2.push(`benchbot profile --base ${shellQuote2(from)} --head ${shellQuote2(to)} --bench ${bench}${extra} --benchmark ${shellQuote2(f.benchmark)}`);
+  commands2.push(profileCommand({ base: from, head: to, benchmark: f.benchmark, bench: rep?.bench, build: rep?.build, format: rep?.format }));
   lines.push("", "### Reproduce locally", "", codeFence("sh", commands2));
   const threshold = input.threshold ?? 0.02;
-  lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent4(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellQuote2(f.series)} --at ${shellQuote2(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
+  lines.push("", `<sub>benchbot keeps this issue up to date: a later detection of the same regression updates it, and it is closed with the numbers when the nightly series is back within the ${percent4(threshold)} threshold. An expected change? ${inertCode(`benchbot ack ${shellWord(f.series)} --at ${shellWord(culprit?.sha ?? f.firstBad.sha)} --reason "..."`)}</sub>`);
   return { marker, title, body: lines.join("\n") };
 }
 function trendRange(f) {
@@ -47096,8 +47104,8 @@ function renderScanMarkdown(result2, options2) {
   }
   if (regressions.length > 0) {
     const f = regressions[0];
-    lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD`)}`, "");
-    lines.push(`Acknowledge an expected change: ${inertCode(`benchbot ack ${shellWord(f.series)} --at ${shellWord(f.firstBad.sha)} --reason "..."`)}`, "");
+    lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord2(f.lastGood.sha)} --bad ${shellWord2(f.firstBad.sha)} --benchmark ${shellWord2(f.benchmark)} --metric ${shellWord2(f.metric)} --bench CMD`)}`, "");
+    lines.push(`Acknowledge an expected change: ${inertCode(`benchbot ack ${shellWord2(f.series)} --at ${shellWord2(f.firstBad.sha)} --reason "..."`)}`, "");
   }
   for (const w of result2.warnings.slice(0, 20)) lines.push(`> \u26A0\uFE0F ${inertText(w)}`);
   if (result2.warnings.length > 20) lines.push(`> \u26A0\uFE0F and ${result2.warnings.length - 20} more warnings`);
@@ -47105,7 +47113,7 @@ function renderScanMarkdown(result2, options2) {
   lines.push(`<sub>Threshold ${(options2.threshold * 100).toFixed(1).replace(/\.0$/, "")}%; windowed E-divisive means and a fast alert on nightly medians (t test with the history's night-to-night spread), each confirmed by the interleaved A/B of its last good and first bad commit (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
   return lines.join("\n");
 }
-function shellWord(text2) {
+function shellWord2(text2) {
   return /^[\w./:=@%+-]+$/.test(text2) ? text2 : `'${text2.replace(/'/g, `'\\''`)}'`;
 }
 var AWAITING_REASON = "waits for the interleaved A/B of last good vs first bad on the benchmark machine: benchbot nightly (or the nightly action) measures it after its night, benchbot nightly --confirm-only without one, in a checkout that has both commits";
@@ -64609,7 +64617,17 @@ function findingJson(status, f, s, runs) {
   const t = Date.parse(f.firstBad.time);
   for (let i = s.run.length - 1; i >= 0 && index < 0; i--) if (runs[s.run[i]]?.sha === f.firstBad.sha && runs[s.run[i]]?.timeMs === t) index = i;
   for (let i = s.run.length - 1; i >= 0 && index < 0; i--) if (runs[s.run[i]]?.sha === f.firstBad.sha) index = i;
-  return { status, direction: f.direction, kind: f.kind, index, ratio: round6(f.ratio), lastGood: f.lastGood.sha, firstBad: f.firstBad.sha, note: findingNote(status, f) };
+  return {
+    status,
+    direction: f.direction,
+    kind: f.kind,
+    index,
+    ratio: round6(f.ratio),
+    lastGood: f.lastGood.sha,
+    firstBad: f.firstBad.sha,
+    note: findingNote(status, f),
+    ...f.direction === "regression" ? { profile: profileCommand({ base: f.lastGood.sha, head: f.firstBad.sha, benchmark: f.benchmark }) } : {}
+  };
 }
 function findingNote(status, f) {
   const pair = `${f.lastGood.sha.slice(0, 10)} against ${f.firstBad.sha.slice(0, 10)}`;
