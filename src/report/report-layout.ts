@@ -372,7 +372,7 @@ export function actionHeadline(rows: readonly ReportRow[], thresholds: number | 
   // Rows decided by their time while their counted work is undecided: the work's threshold was not shown, and the line says so.
   const workUndecided = rows.filter((r) => isWork(r.comparison) && r.comparison.verdict === 'inconclusive').length;
   const workLimit = workThreshold !== undefined && workUndecided === 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work ±${percent(workThreshold)})` : '';
-  const caveat = workUndecided > 0 ? ` (counted work undecided in ${plural(workUndecided, 'benchmark', 'benchmarks')}: its repeats disagree)` : '';
+  const caveat = workUndecided > 0 ? ` (counted work undecided in ${plural(workUndecided, 'benchmark', 'benchmarks')}: ${workUndecided === 1 ? 'its' : 'their'} repeats disagree)` : '';
   return `No change beyond ${limit}${workLimit}: nothing to do${caveat}.`;
 }
 
