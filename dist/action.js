@@ -9962,7 +9962,7 @@ function actionHeadline(rows, thresholds, name, beforeMerging = true) {
   if (counts.improved > 0) return `${plural(counts.improved, "improvement", "improvements")} (${listed("improved", true)}), no regression: nothing to do.`;
   const workUndecided = rows.filter((r) => isWork(r.comparison) && r.comparison.verdict === "inconclusive").length;
   const workLimit = workThreshold !== void 0 && workUndecided === 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work \xB1${percent2(workThreshold)})` : "";
-  const caveat = workUndecided > 0 ? ` (counted work undecided in ${plural(workUndecided, "benchmark", "benchmarks")}: its repeats disagree)` : "";
+  const caveat = workUndecided > 0 ? ` (counted work undecided in ${plural(workUndecided, "benchmark", "benchmarks")}: ${workUndecided === 1 ? "its" : "their"} repeats disagree)` : "";
   return `No change beyond ${limit}${workLimit}: nothing to do${caveat}.`;
 }
 function repeatsNote(c, side2) {
