@@ -114,8 +114,11 @@ function culpritOf(v: unknown, path: string, fail: BisectLogFail): BisectLogCulp
   return { ...commit, share: c.share, ratio: c.ratio, range: range.filter((x): x is string => typeof x === 'string') };
 }
 
+/** REFERENCE_STEP is the `sha` of a reference session's step (good and bad measured together): toBisectJson writes it so. */
+export const REFERENCE_STEP = 'good..bad';
+
 function stepOf(v: unknown, path: string, fail: BisectLogFail): BisectLogStep {
-  if (!isObject(v) || typeof v.sha !== 'string' || !HEX.test(v.sha)) fail(`${path}.sha`, 'a commit SHA');
+  if (!isObject(v) || typeof v.sha !== 'string' || !(HEX.test(v.sha) || v.sha === REFERENCE_STEP)) fail(`${path}.sha`, `a commit SHA or ${REFERENCE_STEP}`);
   if (typeof v.verdict !== 'string' || typeof v.n !== 'number' || !isFiniteOrNull(v.ratio) || !isPairOrNull(v.ratio_ci)) fail(path, '{ verdict, n, ratio, ratio_ci } with finite numbers');
   return {
     sha: v.sha, verdict: v.verdict, n: v.n, ratio: v.ratio, ratio_ci: v.ratio_ci,

@@ -23,12 +23,15 @@ export interface SeriesChoice {
 /**
  * SeriesFilter narrows the choice: `benchmarks` (empty: any), `metric`
  * (undefined: any), and `threshold`, the smallest change that matters as a
- * fraction (0.02 is 2%).
+ * fraction (0.02 is 2%). `counted`: the bisection can count work, so work
+ * metrics may be followed (default false: a bisection that measures wall
+ * time could not measure them at its probes).
  */
 export interface SeriesFilter {
   benchmarks: readonly string[];
   metric?: string;
   threshold: number;
+  counted?: boolean;
 }
 
 /** valuesOf returns one benchmark x metric's values from pooled measurements, or undefined. */
@@ -54,8 +57,9 @@ export function chooseSeries(good: readonly Measurement[], bad: readonly Measure
   for (const g of good) {
     if (filter.benchmarks.length > 0 && !filter.benchmarks.includes(g.benchmark)) continue;
     if (filter.metric !== undefined && g.metric !== filter.metric) continue;
-    const b = valuesOf(bad, g);
     const work = isWorkMetric(g.metric);
+    if (work && filter.counted !== true) continue;
+    const b = valuesOf(bad, g);
     if (!b || b.length < (work ? 1 : 2) || g.values.length < (work ? 1 : 2)) continue;
     const sign = g.better === 'lower' ? 1 : -1;
     let score: number;

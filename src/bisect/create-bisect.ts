@@ -56,6 +56,7 @@ import { classifySessions, combine, confirmAgainstParent, contrastFor, differenc
 import type { ConfirmVerdict, Contrast, Estimate } from './session-oracle.ts';
 import type { OracleOptions, OracleVerdict } from './session-oracle.ts';
 import { normalQuantile, normalSf } from '../stats/normal.ts';
+import { REFERENCE_STEP } from './bisect-log.ts';
 import type { BisectLog, BisectLogCommit } from './bisect-log.ts';
 
 /** Commit is one candidate merge: `pr` its pull request number when known, `parent` its first parent's SHA when known. */
@@ -268,13 +269,18 @@ function referenceOf(shift: readonly Contrast[], options: Required<BisectOptions
 /** recordReference adds a reference session (good and bad interleaved). */
 export function recordReference(state: BisectState, session: ReferenceSession | Skip, counted = true): BisectState {
   if (isSkip(session)) {
-    const step: BisectStep = { kind: 'reference', sha: 'good..bad', verdict: 'skip', n: 0, ratio: null, ratioCi: null, partial: false, search: 0, sessions: 0, reason: session.skip };
+    const step: BisectStep = { kind: 'reference', sha: REFERENCE_STEP, verdict: 'skip', n: 0, ratio: null, ratioCi: null, partial: false, search: 0, sessions: 0, reason: session.skip };
     return { ...state, steps: [...state.steps, step], finished: true };
   }
   const c = contrastFor(state.options.work)(session.good, session.bad);
-  const shift = c === null ? state.shift : [...state.shift, c];
+  if (c === null) {
+    // Measured again they would not compare either (zeros, a single value): stop rather than ask for references forever.
+    const step: BisectStep = { kind: 'reference', sha: REFERENCE_STEP, verdict: 'skip', n: session.bad.length, ratio: null, ratioCi: null, partial: false, search: 0, sessions: state.shift.length, reason: 'values that cannot be compared (not positive, or too few)' };
+    return { ...state, steps: [...state.steps, step], referenceMeasured: true, sessions: state.sessions + (counted ? 1 : 0), finished: true };
+  }
+  const shift = [...state.shift, c];
   const reference = referenceOf(shift, state.options);
-  const step: BisectStep = { kind: 'reference', sha: 'good..bad', verdict: reference.reproducible ? 'bad' : 'unknown', n: session.bad.length, ratio: reference.ratio, ratioCi: reference.ratioCi, partial: false, search: 0, sessions: shift.length };
+  const step: BisectStep = { kind: 'reference', sha: REFERENCE_STEP, verdict: reference.reproducible ? 'bad' : 'unknown', n: session.bad.length, ratio: reference.ratio, ratioCi: reference.ratioCi, partial: false, search: 0, sessions: shift.length };
   return advance({ ...state, shift, reference, referenceMeasured: true, steps: [...state.steps, step], sessions: state.sessions + (counted ? 1 : 0) });
 }
 

@@ -13,12 +13,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BisectLog } from '../bisect/bisect-log.ts';
-import { chooseSeries, valuesOf } from '../bisect/choose-series.ts';
+import { chooseSeries, valuesOf, workEndsDiffer } from '../bisect/choose-series.ts';
 import type { SeriesChoice } from '../bisect/choose-series.ts';
 import { createBisect, nextSessions, recordConfirmation, recordProbe, recordReference, toBisectJson } from '../bisect/create-bisect.ts';
 import type { BisectState } from '../bisect/create-bisect.ts';
 import { machineKey } from '../model/fingerprint.ts';
 import type { Measurement } from '../model/measurement.ts';
+import { isWorkMetric } from '../model/work-metrics.ts';
+import { countCommit, harnessOf } from '../runner/count-commit.ts';
+import { DEFAULT_COUNT_REPEATS, type InstructionSettings } from '../runner/valgrind-count.ts';
 import { formatChange } from '../report/format-numbers.ts';
 import { createExecutor } from '../runner/executor.ts';
 import type { Executor } from '../runner/executor.ts';
@@ -33,6 +36,7 @@ import type { Progress } from '../runner/progress.ts';
 import { seedFromShas } from '../compare/round-schedule.ts';
 import { DEFAULT_SQLITE_PATH, openStore, STORE_URL_ENV } from '../store/open-store.ts';
 import { poolSamples } from '../store/store.ts';
+import { poolMeasurements } from '../compare/compare-runs.ts';
 import type { Store } from '../store/store.ts';
 import type { NameSetting } from './setting-names.ts';
 
@@ -74,6 +78,13 @@ export interface BisectSettings {
   threshold: number;
   maxSessions: number;
   parallel: number;
+  /**
+   * instructions: count work under valgrind (--instructions). The ends are
+   * counted first (`repeats` times each, default DEFAULT_COUNT_REPEATS);
+   * when a benchmark's count got worse beyond the threshold the bisection
+   * follows it with one count per probe, else it stays on wall time.
+   */
+  instructions?: InstructionSettings;
 }
 
 /** BisectRun is what a bisection returns: the state machine's final state and its bisect.json. */
@@ -132,6 +143,8 @@ export async function runBisectSession(options: { settings: BisectSettings; good
   // The references: the nightly A/B that found the regression (good and bad interleaved on this machine) when the
   // store has it, else one interleaved session of good and bad measured now.
   const machine = machineKeyOf(executor);
+  // Counted work is followed only where a count can be taken at every probe: with --instructions.
+  const counting = settings.instructions !== undefined && (settings.metric === undefined || isWorkMetric(settings.metric));
   let reference: { good: Measurement[]; bad: Measurement[]; counted: boolean } | undefined;
   if (options.store) {
     const pair = await storedAbPair(options.store, good, bad, machine);
@@ -142,22 +155,44 @@ export async function runBisectSession(options: { settings: BisectSettings; good
   }
   // Without a stored A/B, the first probe session's good and bad arms are the references (and choose the series).
   let choice: SeriesChoice | null = null;
-  const choose = (good: Measurement[], bad: Measurement[]): SeriesChoice => {
-    const c = chooseSeries(good, bad, settings);
+  const choose = (good: Measurement[], bad: Measurement[], counted = counting && settings.metric !== undefined): SeriesChoice => {
+    const c = chooseSeries(good, bad, { ...settings, counted });
     if (c === null) {
       const names = [...new Set(good.map((m) => `${m.benchmark} (${m.metric})`))].slice(0, 10).join(', ');
       throw new RunnerError(`${shareNothing('good and bad', settings)}; the good commit measured: ${names || 'nothing'} (check ${name('benchmark')} and ${name('metric')})`);
     }
-    progress.note(`following ${c.benchmark} (${c.metric}) over ${candidates.length} candidate merge(s)`);
+    progress.note(`following ${c.benchmark} (${c.metric}${isWorkMetric(c.metric) ? ', counted under valgrind: one count per probe' : ''}) over ${candidates.length} candidate merge(s)`);
     return c;
   };
   if (reference) choice = choose(reference.good, reference.bad);
+
+  // Counted work: the ends are counted unless the stored A/B already has their counts; a count that got worse is followed.
+  const counter = counting ? workCounter(repo, good, stateDir, settings, deps) : undefined;
+  const storedCounts = reference !== undefined && reference.good.some((m) => isWorkMetric(m.metric) && (settings.benchmarks.length === 0 || settings.benchmarks.includes(m.benchmark)));
+  if (counter && !storedCounts) {
+    const repeats = settings.instructions?.repeats ?? DEFAULT_COUNT_REPEATS;
+    progress.group(`references: ${good.slice(0, 12)} and ${bad.slice(0, 12)}, instructions counted under valgrind, ${repeats} time(s) each`);
+    const ends = { good: await counter.count(good, repeats, { role: 'good' }), bad: await counter.count(bad, repeats, { role: 'bad' }) };
+    progress.endGroup();
+    const c = chooseSeries(ends.good, ends.bad, { ...settings, counted: true });
+    const worse = c !== null && isWorkMetric(c.metric) && workEndsDiffer(valuesOf(ends.good, c) ?? [], valuesOf(ends.bad, c) ?? [], settings.threshold).differs;
+    if (c !== null && (worse || settings.metric !== undefined)) {
+      reference = { good: ends.good, bad: ends.bad, counted: true };
+      choice = choose(ends.good, ends.bad, true);
+    } else {
+      const agree = ends.good.filter((m) => isWorkMetric(m.metric) && m.metric === 'instructions').map((m) => `${m.benchmark} ${formatChange(workEndsDiffer(m.values, valuesOf(ends.bad, m) ?? [], settings.threshold).change?.ratio ?? NaN)}`);
+      progress.note(`instruction counts of good and bad do not differ beyond the threshold (${agree.slice(0, 5).join(', ') || 'none counted'}): following wall time`);
+    }
+  } else if (counter && reference && choice && !isWorkMetric(choice.metric)) {
+    progress.note('the stored nightly A/B counted no benchmark that got worse beyond the threshold: following wall time');
+  }
+  const work = choice !== null && isWorkMetric(choice.metric);
 
   let state = createBisect({
     candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...(c.pr !== undefined ? { pr: c.pr } : {}), ...(c.parent !== undefined ? { parent: c.parent } : {}) })),
     good,
     ...(reference && choice ? { reference: { good: valuesOf(reference.good, choice) ?? [], bad: valuesOf(reference.bad, choice) ?? [], counted: reference.counted } } : {}),
-    options: { threshold: settings.threshold, maxSessionsPerCommit: settings.maxSessions, parallel: settings.parallel },
+    options: { threshold: settings.threshold, maxSessionsPerCommit: settings.maxSessions, parallel: settings.parallel, work },
   });
   const referenceArms = (o: InterleavedOutcome) => {
     if (o.skip !== undefined && o.arm !== 'probe') throw new RunnerError(`the ${o.arm} reference (${(o.arm === 'good' ? good : bad).slice(0, 12)}) cannot be measured: ${o.skip}`);
@@ -179,6 +214,10 @@ export async function runBisectSession(options: { settings: BisectSettings; good
     if (requests.length === 0) break;
     steps++;
     for (const request of requests) {
+      if (work && counter && choice) {
+        state = await countedSession(state, request, counter, choice, good, bad, progress, steps);
+        continue;
+      }
       if (request.kind === 'reference') {
         progress.group(`references: ${good.slice(0, 12)} vs ${bad.slice(0, 12)}, interleaved`);
         const o = await session([{ label: 'good', sha: good }, { label: 'bad', sha: bad }]);
@@ -216,6 +255,92 @@ export async function runBisectSession(options: { settings: BisectSettings; good
     candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...(c.pr !== undefined ? { pr: c.pr } : {}), author: c.author })),
   };
   return { state, log };
+}
+
+/** WorkCounter counts commits' work for a bisection: each commit once at most per repeat count asked for (a count does not change). */
+interface WorkCounter {
+  /**
+   * count returns the counts at `sha`, `repeats` each, of every benchmark
+   * or `only` the one followed; `fresh` counts again and returns only the
+   * new counts. A commit that cannot be built or counted is a RunnerError
+   * for the references (`role`), else an empty list with `skipped` set.
+   */
+  count(sha: string, repeats: number, options?: { role?: string; fresh?: boolean; only?: string }): Promise<Measurement[]>;
+  skipped: Map<string, string>;
+}
+
+/**
+ * workCounter counts with countCommit in the bisection's worktrees; the
+ * harness and the benchmark names come from one wall-time round of the
+ * good commit (or --format command). Counts are kept per commit: a commit
+ * counted as a probe is not counted again as a culprit's parent.
+ */
+function workCounter(repo: string, good: string, stateDir: string, settings: BisectSettings, deps: { executor: Executor; progress: Progress }): WorkCounter {
+  let harness: Promise<{ format: string; names: string[] }> | undefined;
+  const kept = new Map<string, Measurement[]>();
+  const skipped = new Map<string, string>();
+  const keepDir = join(stateDir, 'callgrind', 'bisect');
+  const target = () => (harness ??= harnessOf(repo, good, stateDir, settings.measure, deps).then((h) => {
+    if ('skip' in h) throw new RunnerError(`the good commit (${good.slice(0, 12)}) cannot be measured: ${h.skip}`);
+    return { format: h.format, names: settings.benchmarks.length > 0 ? h.names.filter((n) => settings.benchmarks.includes(n)) : h.names };
+  }));
+  return {
+    skipped,
+    async count(sha, repeats, { role, fresh = false, only } = {}) {
+      const have = kept.get(sha);
+      const enough = (ms: Measurement[]) => (only === undefined ? ms.length > 0 && ms.every((m) => m.values.length >= repeats) : ms.some((m) => m.benchmark === only && m.values.length >= repeats));
+      if (have && !fresh && enough(have)) return have;
+      const all = await target();
+      // A probe counts the benchmark followed alone: the others would double its time under valgrind for nothing.
+      const h = only === undefined ? all : { ...all, names: all.format === 'command' ? all.names : [only] };
+      deps.progress.status(`${sha.slice(0, 12)}: counting under valgrind`);
+      const o = await countCommit(repo, sha, stateDir, settings.measure, { ...h, instructions: settings.instructions ?? {}, repeats, keepDir }, deps);
+      const why = o.skip ?? (o.measurements.length === 0 ? o.reasons.map((r) => r.message).join('; ') || 'nothing counted' : undefined);
+      if (why !== undefined || o.skip !== undefined) {
+        if (role !== undefined) throw new RunnerError(`the ${role} commit (${sha.slice(0, 12)}) cannot be counted: ${why}`);
+        skipped.set(sha, why ?? 'nothing counted');
+        return [];
+      }
+      const { measurements } = o;
+      for (const r of o.reasons) deps.progress.note(`${sha.slice(0, 12)}: ${r.message}`);
+      deps.progress.note(`${sha.slice(0, 12)}: counted in ${(o.durationMs / 1000).toFixed(1)} s`);
+      // A fresh count adds to what the commit had (more repeats for later probes) and returns only itself.
+      kept.set(sha, have ? poolMeasurements(fresh ? [...have, ...measurements] : [...have.filter((m) => !measurements.some((n) => n.benchmark === m.benchmark && n.metric === m.metric)), ...measurements]) : measurements);
+      return measurements;
+    },
+  };
+}
+
+/**
+ * countedSession measures one session of a bisection that follows counted
+ * work: a probe is its count alone (once; the references' counts are
+ * reused), a confirmation the culprit's and its parent's counts, a
+ * reference session (good and bad not told apart yet) both ends counted
+ * again.
+ */
+async function countedSession(state: BisectState, request: ReturnType<typeof nextSessions>[number], counter: WorkCounter, choice: SeriesChoice, good: string, bad: string, progress: Progress, step: number): Promise<BisectState> {
+  const values = async (sha: string, repeats = 1) => {
+    const ms = await counter.count(sha, repeats, { only: choice.benchmark });
+    return valuesOf(ms, choice) ?? [];
+  };
+  const missing = (sha: string) => ({ skip: counter.skipped.get(sha) ?? `no ${choice.benchmark} (${choice.metric}) counted` });
+  const refs = async () => ({ good: await values(good), bad: await values(bad) });
+  if (request.kind === 'reference') {
+    progress.group(`step ${step}: references counted again`);
+    const again = { good: await counter.count(good, 1, { role: 'good', fresh: true, only: choice.benchmark }), bad: await counter.count(bad, 1, { role: 'bad', fresh: true, only: choice.benchmark }) };
+    progress.endGroup();
+    return recordReference(state, { good: valuesOf(again.good, choice) ?? [], bad: valuesOf(again.bad, choice) ?? [] });
+  }
+  if (request.kind === 'probe') {
+    progress.group(`step ${step}: ${request.sha.slice(0, 12)} ${state.candidates.find((c) => c.sha === request.sha)?.subject ?? ''}, counted under valgrind`);
+    const probe = await values(request.sha);
+    progress.endGroup();
+    return recordProbe(state, request.sha, probe.length > 0 ? { ...(await refs()), probe, referencesReused: true } : missing(request.sha));
+  }
+  progress.group(`step ${step}: confirm ${request.sha.slice(0, 12)} against its parent ${request.parent.slice(0, 12)}, counted under valgrind`);
+  const [parent, probe] = [await values(request.parent), await values(request.sha)];
+  progress.endGroup();
+  return recordConfirmation(state, request.sha, parent.length > 0 && probe.length > 0 ? { parent, probe } : missing(parent.length === 0 ? request.parent : request.sha));
 }
 
 /**

@@ -72,7 +72,7 @@ test('a hostile field is refused with its path, before any report reads it', () 
   assert.match(at('culprit pr', (x) => (x.culprit.pr = 'x')), /^\$\.culprit: /);
   assert.match(at('culprits', (x) => (x.culprits[0].share = 'half')), /^\$\.culprits\[0\]: /);
   assert.equal(at('range', (x) => (x.range = 'x')), '$.range: expected an array');
-  assert.equal(at('step sha', (x) => (x.steps[1].sha = '../../etc')), '$.steps[1].sha: expected a commit SHA');
+  assert.equal(at('step sha', (x) => (x.steps[1].sha = '../../etc')), '$.steps[1].sha: expected a commit SHA or good..bad');
   assert.match(at('step ratio', (x) => (x.steps[0].ratio_ci = [1])), /^\$\.steps\[0\]: /);
   assert.equal(at('sessions', (x) => (x.sessions = '3')), '$.sessions: expected a number');
   assert.match(at('reference p', (x) => (x.reference.p = 'low')), /^\$\.reference: /);

@@ -124,14 +124,16 @@ const noisy = (center: number, seed: number) => Array.from({ length: 12 }, (_, i
 test('chooseSeries follows counted work that worsened beyond the threshold, over a larger wall-time change', () => {
   const good = [m('parse', 'time', noisy(100, 1)), m('parse', INSTRUCTIONS_METRIC, [BASE]), m('parse', ESTIMATED_CYCLES_METRIC, [BASE * 1.4]), m('hash', 'time', noisy(50, 2)), m('hash', INSTRUCTIONS_METRIC, [2e6])];
   const bad = [m('parse', 'time', noisy(104, 3)), m('parse', INSTRUCTIONS_METRIC, [BASE * 1.04]), m('parse', ESTIMATED_CYCLES_METRIC, [BASE * 1.4 * 1.035]), m('hash', 'time', noisy(60, 4)), m('hash', INSTRUCTIONS_METRIC, [2e6])];
-  assert.deepEqual(chooseSeries(good, bad, { benchmarks: [], threshold: 0.02 }), { benchmark: 'parse', metric: INSTRUCTIONS_METRIC, unit: WORK_UNIT, better: 'lower' });
+  assert.deepEqual(chooseSeries(good, bad, { benchmarks: [], threshold: 0.02, counted: true }), { benchmark: 'parse', metric: INSTRUCTIONS_METRIC, unit: WORK_UNIT, better: 'lower' });
   // With --benchmark hash: its work did not move, its wall time did (a layout or memory effect): wall time is followed.
-  assert.equal(chooseSeries(good, bad, { benchmarks: ['hash'], threshold: 0.02 })?.metric, 'time');
+  assert.equal(chooseSeries(good, bad, { benchmarks: ['hash'], threshold: 0.02, counted: true })?.metric, 'time');
+  // A bisection that cannot count (no --instructions) never follows a stored count it could not measure at its probes.
+  assert.equal(chooseSeries(good, bad, { benchmarks: [], threshold: 0.02 })?.metric, 'time');
 });
 
 test('chooseSeries stays on wall time when the counts did not move, and takes a lone count only for work metrics', () => {
   const good = [m('parse', 'time', noisy(100, 5)), m('parse', INSTRUCTIONS_METRIC, [BASE])];
   const bad = [m('parse', 'time', noisy(110, 6)), m('parse', INSTRUCTIONS_METRIC, [BASE])];
-  assert.equal(chooseSeries(good, bad, { benchmarks: [], threshold: 0.02 })?.metric, 'time');
+  assert.equal(chooseSeries(good, bad, { benchmarks: [], threshold: 0.02, counted: true })?.metric, 'time');
   assert.equal(chooseSeries([m('x', 'time', [1])], [m('x', 'time', [2])], { benchmarks: [], threshold: 0.02 }), null);
 });
