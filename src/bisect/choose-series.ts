@@ -9,8 +9,7 @@
 import type { Direction, Measurement } from '../model/measurement.ts';
 import { isWorkMetric } from '../model/work-metrics.ts';
 import { ratioWithCi } from '../stats/hodges-lehmann.ts';
-import { workContrast } from './session-oracle.ts';
-import { normalQuantile } from '../stats/normal.ts';
+import { judgeWork } from '../compare/work-verdict.ts';
 
 /** SeriesChoice names the benchmark x metric a bisection follows. */
 export interface SeriesChoice {
@@ -104,16 +103,16 @@ export function endsDiffer(good: readonly number[], bad: readonly number[], thre
 }
 
 /**
- * workEndsDiffer is endsDiffer for counted work: the ratio of medians bad /
- * good with a 95% interval of +-1.96 standard errors of workContrast (the
- * repeats' spread, floored at 0.1%), differing when the change reaches the
- * threshold and the interval excludes 1, i.e. the repeats agree well enough
- * to tell the change from their variation.
+ * workEndsDiffer is endsDiffer for counted work, by the PR check's rule for
+ * it (compare/work-verdict.ts judgeWork): the ratio of medians bad / good,
+ * differing when it is beyond the threshold and the repeats agree (each
+ * side's spread at most a quarter of the change with 3 repeats, or 2 equal
+ * ones; one count a side decides nothing). `lower`..`upper` is the range of
+ * bad/good over every pair of repeats.
  */
 export function workEndsDiffer(good: readonly number[], bad: readonly number[], threshold: number): EndsDiffer {
-  const c = workContrast(good, bad);
-  if (c === null) return { change: null, differs: false };
-  const half = normalQuantile(0.975) * Math.sqrt(c.variance);
-  const change = { ratio: Math.exp(c.estimate), lower: Math.exp(c.estimate - half), upper: Math.exp(c.estimate + half) };
-  return { change, differs: Math.abs(c.estimate) > half && Math.abs(c.estimate) >= Math.log1p(threshold) };
+  if (good.length === 0 || bad.length === 0) return { change: null, differs: false };
+  const j = judgeWork(good, bad, threshold);
+  if (j.ratio === null || j.range === null) return { change: null, differs: false };
+  return { change: { ratio: j.ratio, lower: j.range[0], upper: j.range[1] }, differs: j.verdict === 'regressed' || j.verdict === 'improved' };
 }

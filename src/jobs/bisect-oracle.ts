@@ -158,7 +158,7 @@ export async function bisectOracle(job: OracleJob): Promise<OracleResult> {
       return stored.some((m) => m.values.length >= (isWorkMetric(m.metric) ? 1 : 2)) ? stored : undefined;
     };
     const reproducible = (good: Measurement[], bad: Measurement[]) => {
-      const choice = chooseSeries(good, bad, settings);
+      const choice = chooseSeries(good, bad, { ...settings, counted: settings.measure.instructions !== undefined });
       if (choice === null) throw new RunnerError(`${shareNothing('the references', settings)}; check ${name('benchmark')} and ${name('metric')}`);
       const { change: check, differs: ok } = endsDiffer(valuesOf(good, choice) ?? [], valuesOf(bad, choice) ?? [], settings.threshold, choice.metric);
       const why = `${choice.benchmark} (${choice.metric}) differs by ${check ? formatChange(check.ratio) : 'nothing measurable'} between ${short(goodId)} and ${short(badId)} here${check ? ` (CI ${formatChange(check.lower)} … ${formatChange(check.upper)})` : ''}`;

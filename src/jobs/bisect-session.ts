@@ -21,7 +21,6 @@ import { machineKey } from '../model/fingerprint.ts';
 import type { Measurement } from '../model/measurement.ts';
 import { isWorkMetric } from '../model/work-metrics.ts';
 import { countCommit, harnessOf } from '../runner/count-commit.ts';
-import { DEFAULT_COUNT_REPEATS, type InstructionSettings } from '../runner/valgrind-count.ts';
 import { formatChange } from '../report/format-numbers.ts';
 import { createExecutor } from '../runner/executor.ts';
 import type { Executor } from '../runner/executor.ts';
@@ -59,6 +58,9 @@ export const BISECT_DEFAULTS = {
   buildTimeoutMs: 3_600_000,
   // A count repeats: one per commit and session is what item 5 of issue 23 asks (the spread is shown by the PR check's repeats).
   instructionRepeats: 1,
+  // The ends are counted 3 times: the work rule (compare/work-verdict.ts) needs 3 repeats a side to call a change whose
+  // repeats differ at all (Go's counts move by ~0.15%), and the ends' spread is the noise every probe's single count is judged by.
+  referenceCountRepeats: 3,
 } as const;
 
 /**
@@ -78,13 +80,6 @@ export interface BisectSettings {
   threshold: number;
   maxSessions: number;
   parallel: number;
-  /**
-   * instructions: count work under valgrind (--instructions). The ends are
-   * counted first (`repeats` times each, default DEFAULT_COUNT_REPEATS);
-   * when a benchmark's count got worse beyond the threshold the bisection
-   * follows it with one count per probe, else it stays on wall time.
-   */
-  instructions?: InstructionSettings;
 }
 
 /** BisectRun is what a bisection returns: the state machine's final state and its bisect.json. */
@@ -138,13 +133,16 @@ export async function runBisectSession(options: { settings: BisectSettings; good
   const stateDir = join(repo, '.benchbot');
   const deps = { executor, progress };
   let seed = seedFromShas(good, bad);
-  const session = async (arms: Arm[]): Promise<InterleavedOutcome> => measureInterleaved(repo, arms, stateDir, settings.measure, deps, seed++);
+  const session = async (arms: Arm[]): Promise<InterleavedOutcome> => measureInterleaved(repo, arms, stateDir, timed, deps, seed++);
 
   // The references: the nightly A/B that found the regression (good and bad interleaved on this machine) when the
   // store has it, else one interleaved session of good and bad measured now.
   const machine = machineKeyOf(executor);
   // Counted work is followed only where a count can be taken at every probe: with --instructions.
-  const counting = settings.instructions !== undefined && (settings.metric === undefined || isWorkMetric(settings.metric));
+  // With measure.instructions (--instructions) the ends are counted first (instructions.repeats times each); a count that
+  // got worse beyond the threshold is followed with one count per probe, else the sessions measure wall time alone.
+  const counting = settings.measure.instructions !== undefined && (settings.metric === undefined || isWorkMetric(settings.metric));
+  const timed: MeasureSettings = { ...settings.measure, instructions: undefined };
   let reference: { good: Measurement[]; bad: Measurement[]; counted: boolean } | undefined;
   if (options.store) {
     const pair = await storedAbPair(options.store, good, bad, machine);
@@ -170,7 +168,7 @@ export async function runBisectSession(options: { settings: BisectSettings; good
   const counter = counting ? workCounter(repo, good, stateDir, settings, deps) : undefined;
   const storedCounts = reference !== undefined && reference.good.some((m) => isWorkMetric(m.metric) && (settings.benchmarks.length === 0 || settings.benchmarks.includes(m.benchmark)));
   if (counter && !storedCounts) {
-    const repeats = settings.instructions?.repeats ?? DEFAULT_COUNT_REPEATS;
+    const repeats = Math.max(settings.measure.instructions?.repeats ?? BISECT_DEFAULTS.instructionRepeats, BISECT_DEFAULTS.referenceCountRepeats);
     progress.group(`references: ${good.slice(0, 12)} and ${bad.slice(0, 12)}, instructions counted under valgrind, ${repeats} time(s) each`);
     const ends = { good: await counter.count(good, repeats, { role: 'good' }), bad: await counter.count(bad, repeats, { role: 'bad' }) };
     progress.endGroup();
@@ -280,7 +278,7 @@ function workCounter(repo: string, good: string, stateDir: string, settings: Bis
   const kept = new Map<string, Measurement[]>();
   const skipped = new Map<string, string>();
   const keepDir = join(stateDir, 'callgrind', 'bisect');
-  const target = () => (harness ??= harnessOf(repo, good, stateDir, settings.measure, deps).then((h) => {
+  const target = () => (harness ??= harnessOf(repo, good, stateDir, { ...settings.measure, instructions: undefined }, deps).then((h) => {
     if ('skip' in h) throw new RunnerError(`the good commit (${good.slice(0, 12)}) cannot be measured: ${h.skip}`);
     return { format: h.format, names: settings.benchmarks.length > 0 ? h.names.filter((n) => settings.benchmarks.includes(n)) : h.names };
   }));
@@ -294,7 +292,7 @@ function workCounter(repo: string, good: string, stateDir: string, settings: Bis
       // A probe counts the benchmark followed alone: the others would double its time under valgrind for nothing.
       const h = only === undefined ? all : { ...all, names: all.format === 'command' ? all.names : [only] };
       deps.progress.status(`${sha.slice(0, 12)}: counting under valgrind`);
-      const o = await countCommit(repo, sha, stateDir, settings.measure, { ...h, instructions: settings.instructions ?? {}, repeats, keepDir }, deps);
+      const o = await countCommit(repo, sha, stateDir, settings.measure, { ...h, instructions: settings.measure.instructions ?? {}, repeats, keepDir }, deps);
       const why = o.skip ?? (o.measurements.length === 0 ? o.reasons.map((r) => r.message).join('; ') || 'nothing counted' : undefined);
       if (why !== undefined || o.skip !== undefined) {
         if (role !== undefined) throw new RunnerError(`the ${role} commit (${sha.slice(0, 12)}) cannot be counted: ${why}`);

@@ -71,7 +71,7 @@ export async function countCommit(repo: string, sha: string, stateDir: string, s
   const built = await builtDirectory(repo, sha, stateDir, settings, deps);
   if ('skip' in built) return built;
   const counted = await countInstructions({
-    bench: settings.bench, format: target.format, names: target.names, repeats: target.repeats,
+    bench: settings.bench, format: target.format, names: target.names, repeats: target.repeats, filter: target.instructions.filter,
     ...(target.instructions.iterations !== undefined ? { iterations: target.instructions.iterations } : {}),
     timeoutMs: settings.roundTimeoutMs, env: settings.env, keepDir: target.keepDir,
   }, deps.executor, built.dir, sha.slice(0, 12));

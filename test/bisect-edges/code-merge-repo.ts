@@ -161,24 +161,25 @@ export function makeGoMergeRepo(options: { merges?: number; culprit: number; pas
 }
 
 /**
- * bench.c of the C fixture: WORK rounds of an FNV-style hash (10 M: some
- * 10 ms, long enough for hyperfine, which reads a command of a few ms as 0
- * once it subtracts the shell's start), and from the culprit on a nap of NAP_US microseconds before the
- * work: time the program spends without doing any (a lock wait, an I/O
- * stall), which the wall clock sees and an instruction count does not.
+ * bench.c of the C fixture: WORK rounds of an FNV-style hash (1 M: 5 M
+ * instructions, a second under valgrind) after a nap of 10 ms (hyperfine
+ * reads a command of a few ms as 0 once it subtracts the shell's start),
+ * and from the culprit on NAP_US more: time the program spends without
+ * doing any work (a lock wait, an I/O stall), which the wall clock sees
+ * and an instruction count does not.
  */
 const benchC = (napUs: number, comment: string) => `#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
 /* ${comment} */
-#define WORK 10000000L
+#define WORK 1000000L
 #define NAP_US ${napUs}
 
 int main(void) {
   volatile uint64_t sink = 0;
   uint64_t h = 1469598103934665603ULL;
-  if (NAP_US > 0) usleep(NAP_US);
+  usleep(10000 + NAP_US);
   for (long i = 0; i < WORK; i++) { h ^= (uint64_t)i; h *= 1099511628211ULL; }
   sink += h;
   printf("%llu\\n", (unsigned long long)sink);
@@ -189,7 +190,7 @@ int main(void) {
 /**
  * makeCNapRepo is a C program timed as a whole (`--format command`) whose
  * merge `culprit` adds a nap of `napUs` microseconds (default 200,000:
- * plain on a machine whose load makes the 10 ms of work take 20-65 ms) and
+ * plain on a machine whose load makes 10 ms of work take 20-65 ms) and
  * no work: a regression of wall time alone.
  */
 export function makeCNapRepo(options: { merges?: number; culprit: number; napUs?: number }): CodeMergeRepo {

@@ -101,11 +101,16 @@ test('workContrast: log ratio of medians, its standard error the repeats\' range
   assert.equal(workContrast([0], [1]), null);
 });
 
-test('workEndsDiffer: beyond the threshold with repeats that agree; repeats as far apart as the change do not decide', () => {
-  assert.equal(workEndsDiffer([BASE], [BASE * 1.03], 0.02).differs, true);
-  assert.equal(workEndsDiffer([BASE], [BASE * 1.015], 0.02).differs, false, 'under the threshold');
-  assert.equal(workEndsDiffer([BASE, BASE * 1.03], [BASE * 1.03, BASE * 1.06], 0.02).differs, false, 'repeats spread like the change');
-  assert.equal(workEndsDiffer([BASE, BASE * 1.0001], [BASE * 1.03, BASE * 1.0301], 0.02).differs, true);
+test('workEndsDiffer is the PR check\'s rule for counted work: beyond the threshold with repeats that agree; one count a side decides nothing', () => {
+  const three = (v: number) => [v, v, v];
+  assert.equal(workEndsDiffer(three(BASE), three(BASE * 1.03), 0.02).differs, true);
+  assert.equal(workEndsDiffer([BASE, BASE], [BASE * 1.03, BASE * 1.03], 0.02).differs, true, 'two equal repeats agree');
+  assert.equal(workEndsDiffer(three(BASE), three(BASE * 1.015), 0.02).differs, false, 'under the threshold');
+  assert.equal(workEndsDiffer([BASE, BASE * 1.01, BASE * 1.02], [BASE * 1.03, BASE * 1.04, BASE * 1.05], 0.02).differs, false, 'repeats spread like the change');
+  assert.equal(workEndsDiffer([BASE, BASE * 1.0001, BASE], [BASE * 1.03, BASE * 1.0301, BASE * 1.03], 0.02).differs, true);
+  assert.equal(workEndsDiffer([BASE], [BASE * 1.03], 0.02).differs, false, 'one count a side');
+  const c = workEndsDiffer(three(BASE), [BASE * 1.02, BASE * 1.03, BASE * 1.03], 0.01).change;
+  assert.ok(c !== null && c.lower === 1.02 && c.upper === 1.03 && c.ratio === 1.03, JSON.stringify(c));
 });
 
 test('classifyOracleSessions on counts (bisect-oracle): one count per arm gives good, bad and beyond', () => {
@@ -122,8 +127,9 @@ const m = (benchmark: string, metric: string, values: number[], unit = metric ==
 const noisy = (center: number, seed: number) => Array.from({ length: 12 }, (_, i) => center * (1 + 0.004 * Math.sin(seed * 7 + i * 3.1)));
 
 test('chooseSeries follows counted work that worsened beyond the threshold, over a larger wall-time change', () => {
-  const good = [m('parse', 'time', noisy(100, 1)), m('parse', INSTRUCTIONS_METRIC, [BASE]), m('parse', ESTIMATED_CYCLES_METRIC, [BASE * 1.4]), m('hash', 'time', noisy(50, 2)), m('hash', INSTRUCTIONS_METRIC, [2e6])];
-  const bad = [m('parse', 'time', noisy(104, 3)), m('parse', INSTRUCTIONS_METRIC, [BASE * 1.04]), m('parse', ESTIMATED_CYCLES_METRIC, [BASE * 1.4 * 1.035]), m('hash', 'time', noisy(60, 4)), m('hash', INSTRUCTIONS_METRIC, [2e6])];
+  const three = (v: number) => [v, v, v];
+  const good = [m('parse', 'time', noisy(100, 1)), m('parse', INSTRUCTIONS_METRIC, three(BASE)), m('parse', ESTIMATED_CYCLES_METRIC, three(BASE * 1.4)), m('hash', 'time', noisy(50, 2)), m('hash', INSTRUCTIONS_METRIC, three(2e6))];
+  const bad = [m('parse', 'time', noisy(104, 3)), m('parse', INSTRUCTIONS_METRIC, three(BASE * 1.04)), m('parse', ESTIMATED_CYCLES_METRIC, three(BASE * 1.4 * 1.035)), m('hash', 'time', noisy(60, 4)), m('hash', INSTRUCTIONS_METRIC, three(2e6))];
   assert.deepEqual(chooseSeries(good, bad, { benchmarks: [], threshold: 0.02, counted: true }), { benchmark: 'parse', metric: INSTRUCTIONS_METRIC, unit: WORK_UNIT, better: 'lower' });
   // With --benchmark hash: its work did not move, its wall time did (a layout or memory effect): wall time is followed.
   assert.equal(chooseSeries(good, bad, { benchmarks: ['hash'], threshold: 0.02, counted: true })?.metric, 'time');
@@ -132,8 +138,8 @@ test('chooseSeries follows counted work that worsened beyond the threshold, over
 });
 
 test('chooseSeries stays on wall time when the counts did not move, and takes a lone count only for work metrics', () => {
-  const good = [m('parse', 'time', noisy(100, 5)), m('parse', INSTRUCTIONS_METRIC, [BASE])];
-  const bad = [m('parse', 'time', noisy(110, 6)), m('parse', INSTRUCTIONS_METRIC, [BASE])];
+  const good = [m('parse', 'time', noisy(100, 5)), m('parse', INSTRUCTIONS_METRIC, [BASE, BASE, BASE])];
+  const bad = [m('parse', 'time', noisy(110, 6)), m('parse', INSTRUCTIONS_METRIC, [BASE, BASE, BASE])];
   assert.equal(chooseSeries(good, bad, { benchmarks: [], threshold: 0.02, counted: true })?.metric, 'time');
   assert.equal(chooseSeries([m('x', 'time', [1])], [m('x', 'time', [2])], { benchmarks: [], threshold: 0.02 }), null);
 });
