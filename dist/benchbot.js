@@ -8325,7 +8325,7 @@ var require_thread_stream = __commonJS({
     var { version } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker: Worker3 } = __require("worker_threads");
-    var { join: join20 } = __require("path");
+    var { join: join21 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -8377,7 +8377,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join20(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join21(__dirname, "lib", "worker.js");
       const worker = new Worker3(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -8890,7 +8890,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire3 } = __require("module");
     var { existsSync: existsSync12 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join20, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
+    var { join: join21, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
     var sleep = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
@@ -9045,7 +9045,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join20(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join21(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -9066,7 +9066,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join20(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join21(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -9093,7 +9093,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join20(__dirname, "..", "file.js");
+          return join21(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -10073,7 +10073,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join20 = ",";
+            let join21 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -10087,7 +10087,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join20 = `,
+                join21 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -10095,13 +10095,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join20;
+                res += join21;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join20}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join21}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -10122,7 +10122,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join20 = `,
+              join21 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -10136,13 +10136,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join20;
+                separator = join21;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join20;
+              separator = join21;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -10183,7 +10183,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join20 = ",";
+            let join21 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -10196,7 +10196,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join20 = `,
+                join21 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -10204,13 +10204,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join20;
+                res += join21;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join20}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join21}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -10223,7 +10223,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join20 = `,
+              join21 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -10232,7 +10232,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join20;
+                separator = join21;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -10290,20 +10290,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join21 = `,
+              const join22 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join21;
+                res2 += join22;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join21}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join22}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -10319,16 +10319,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join20 = `,
+            const join21 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join20, maximumBreadth);
+              res += stringifyTypedArray(value, join21, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join20;
+              separator = join21;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -10339,13 +10339,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}: ${tmp}`;
-                separator = join20;
+                separator = join21;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join20;
+              separator = join21;
             }
             if (separator !== "") {
               res = `
@@ -63466,8 +63466,9 @@ function culpritOf2(v, path2, fail) {
   const range = Array.isArray(c.range) ? c.range : [];
   return { ...commit, share: c.share, ratio: c.ratio, range: range.filter((x) => typeof x === "string") };
 }
+var REFERENCE_STEP = "good..bad";
 function stepOf(v, path2, fail) {
-  if (!isObject2(v) || typeof v.sha !== "string" || !HEX.test(v.sha)) fail(`${path2}.sha`, "a commit SHA");
+  if (!isObject2(v) || typeof v.sha !== "string" || !(HEX.test(v.sha) || v.sha === REFERENCE_STEP)) fail(`${path2}.sha`, `a commit SHA or ${REFERENCE_STEP}`);
   if (typeof v.verdict !== "string" || typeof v.n !== "number" || !isFiniteOrNull(v.ratio) || !isPairOrNull(v.ratio_ci)) fail(path2, "{ verdict, n, ratio, ratio_ci } with finite numbers");
   return {
     sha: v.sha,
@@ -65570,7 +65571,7 @@ async function runDashboard(args, out) {
 import { resolve as resolve10 } from "node:path";
 
 // src/jobs/bisect-oracle.ts
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 
 // src/bisect/choose-series.ts
 function valuesOf2(measurements, choice) {
@@ -65581,8 +65582,9 @@ function chooseSeries(good, bad, filter) {
   for (const g of good) {
     if (filter.benchmarks.length > 0 && !filter.benchmarks.includes(g.benchmark)) continue;
     if (filter.metric !== void 0 && g.metric !== filter.metric) continue;
-    const b = valuesOf2(bad, g);
     const work = isWorkMetric(g.metric);
+    if (work && filter.counted !== true) continue;
+    const b = valuesOf2(bad, g);
     if (!b || b.length < (work ? 1 : 2) || g.values.length < (work ? 1 : 2)) continue;
     const sign2 = g.better === "lower" ? 1 : -1;
     let score;
@@ -65607,11 +65609,10 @@ function endsDiffer(good, bad, threshold, metric) {
   return { change: { ratio: r.ratio, lower: r.lower, upper: r.upper }, differs: r.excludesOne && Math.abs(Math.log(r.ratio)) >= Math.log1p(threshold) };
 }
 function workEndsDiffer(good, bad, threshold) {
-  const c = workContrast(good, bad);
-  if (c === null) return { change: null, differs: false };
-  const half = normalQuantile(0.975) * Math.sqrt(c.variance);
-  const change2 = { ratio: Math.exp(c.estimate), lower: Math.exp(c.estimate - half), upper: Math.exp(c.estimate + half) };
-  return { change: change2, differs: Math.abs(c.estimate) > half && Math.abs(c.estimate) >= Math.log1p(threshold) };
+  if (good.length === 0 || bad.length === 0) return { change: null, differs: false };
+  const j = judgeWork(good, bad, threshold);
+  if (j.ratio === null || j.range === null) return { change: null, differs: false };
+  return { change: { ratio: j.ratio, lower: j.range[0], upper: j.range[1] }, differs: j.verdict === "regressed" || j.verdict === "improved" };
 }
 
 // src/runner/measure-commit.ts
@@ -65765,7 +65766,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
 
 // src/jobs/bisect-session.ts
 import { existsSync as existsSync10 } from "node:fs";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/bisect/create-bisect.ts
 var DEFAULT_OPTIONS = {
@@ -65822,13 +65823,17 @@ function referenceOf(shift, options2) {
 }
 function recordReference(state, session, counted = true) {
   if (isSkip(session)) {
-    const step2 = { kind: "reference", sha: "good..bad", verdict: "skip", n: 0, ratio: null, ratioCi: null, partial: false, search: 0, sessions: 0, reason: session.skip };
+    const step2 = { kind: "reference", sha: REFERENCE_STEP, verdict: "skip", n: 0, ratio: null, ratioCi: null, partial: false, search: 0, sessions: 0, reason: session.skip };
     return { ...state, steps: [...state.steps, step2], finished: true };
   }
   const c = contrastFor(state.options.work)(session.good, session.bad);
-  const shift = c === null ? state.shift : [...state.shift, c];
+  if (c === null) {
+    const step2 = { kind: "reference", sha: REFERENCE_STEP, verdict: "skip", n: session.bad.length, ratio: null, ratioCi: null, partial: false, search: 0, sessions: state.shift.length, reason: "values that cannot be compared (not positive, or too few)" };
+    return { ...state, steps: [...state.steps, step2], referenceMeasured: true, sessions: state.sessions + (counted ? 1 : 0), finished: true };
+  }
+  const shift = [...state.shift, c];
   const reference2 = referenceOf(shift, state.options);
-  const step = { kind: "reference", sha: "good..bad", verdict: reference2.reproducible ? "bad" : "unknown", n: session.bad.length, ratio: reference2.ratio, ratioCi: reference2.ratioCi, partial: false, search: 0, sessions: shift.length };
+  const step = { kind: "reference", sha: REFERENCE_STEP, verdict: reference2.reproducible ? "bad" : "unknown", n: session.bad.length, ratio: reference2.ratio, ratioCi: reference2.ratioCi, partial: false, search: 0, sessions: shift.length };
   return advance({ ...state, shift, reference: reference2, referenceMeasured: true, steps: [...state.steps, step], sessions: state.sessions + (counted ? 1 : 0) });
 }
 function shiftEstimate(state) {
@@ -66102,6 +66107,53 @@ function toBisectJson(state) {
   };
 }
 
+// src/runner/count-commit.ts
+import { join as join15 } from "node:path";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync7 } from "node:fs";
+import { tmpdir as tmpdir5 } from "node:os";
+async function builtDirectory(repo, sha, stateDir, settings, deps) {
+  const label2 = sha.slice(0, 12);
+  const worktree = checkoutWorktree(repo, sha, stateDir);
+  if (settings.build) {
+    try {
+      buildSide(worktree, treeHash(repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env);
+    } catch (error) {
+      if (error instanceof RunnerError) return { skip: error.message.split("\n").slice(0, 3).join(" | ") };
+      throw error;
+    }
+  }
+  return { dir: await deps.executor.prepare(worktree, `bisect-${label2}`) };
+}
+async function harnessOf(repo, sha, stateDir, settings, deps) {
+  if (settings.format === "command") return { format: "command", names: ["command"] };
+  const built = await builtDirectory(repo, sha, stateDir, settings, deps);
+  if ("skip" in built) return built;
+  const scratch2 = mkdtempSync5(join15(tmpdir5(), "benchbot-harness-"));
+  try {
+    const round = await measureRound(settings, deps.executor, built.dir, scratch2, `${sha.slice(0, 12)} harness round`);
+    if ("failure" in round) return { skip: `a round failed: ${round.failure.message}` };
+    return { format: round.format, names: [...new Set(round.measurements.map((m) => m.benchmark))] };
+  } finally {
+    rmSync7(scratch2, { recursive: true, force: true });
+  }
+}
+async function countCommit(repo, sha, stateDir, settings, target, deps) {
+  const built = await builtDirectory(repo, sha, stateDir, settings, deps);
+  if ("skip" in built) return built;
+  const counted = await countInstructions({
+    bench: settings.bench,
+    format: target.format,
+    names: target.names,
+    repeats: target.repeats,
+    filter: target.instructions.filter,
+    ...target.instructions.iterations !== void 0 ? { iterations: target.instructions.iterations } : {},
+    timeoutMs: settings.roundTimeoutMs,
+    env: settings.env,
+    keepDir: target.keepDir
+  }, deps.executor, built.dir, sha.slice(0, 12));
+  return { measurements: counted.measurements, reasons: counted.reasons, durationMs: counted.durationMs };
+}
+
 // src/runner/first-parent-merges.ts
 import { spawnSync as spawnSync5 } from "node:child_process";
 function parsePrNumber(subject) {
@@ -66160,7 +66212,10 @@ var BISECT_DEFAULTS = {
   roundTimeoutMs: 6e5,
   buildTimeoutMs: 36e5,
   // A count repeats: one per commit and session is what item 5 of issue 23 asks (the spread is shown by the PR check's repeats).
-  instructionRepeats: 1
+  instructionRepeats: 1,
+  // The ends are counted 3 times: the work rule (compare/work-verdict.ts) needs 3 repeats a side to call a change whose
+  // repeats differ at all (Go's counts move by ~0.15%), and the ends' spread is the noise every probe's single count is judged by.
+  referenceCountRepeats: 3
 };
 function machineKeyOf(executor) {
   let key2;
@@ -66187,11 +66242,13 @@ async function runBisectSession(options2) {
   const good = resolveCommit(repo, options2.good, name("good"));
   const bad = resolveCommit(repo, options2.bad, name("bad"));
   const candidates = firstParentMerges(repo, good, bad);
-  const stateDir = join15(repo, ".benchbot");
+  const stateDir = join16(repo, ".benchbot");
   const deps = { executor, progress };
   let seed = seedFromShas(good, bad);
-  const session = async (arms) => measureInterleaved(repo, arms, stateDir, settings.measure, deps, seed++);
+  const session = async (arms) => measureInterleaved(repo, arms, stateDir, timed, deps, seed++);
   const machine = machineKeyOf(executor);
+  const counting = settings.measure.instructions !== void 0 && (settings.metric === void 0 || isWorkMetric(settings.metric));
+  const timed = { ...settings.measure, instructions: void 0 };
   let reference2;
   if (options2.store) {
     const pair = await storedAbPair(options2.store, good, bad, machine);
@@ -66201,21 +66258,41 @@ async function runBisectSession(options2) {
     }
   }
   let choice = null;
-  const choose2 = (good2, bad2) => {
-    const c = chooseSeries(good2, bad2, settings);
+  const choose2 = (good2, bad2, counted = counting && settings.metric !== void 0) => {
+    const c = chooseSeries(good2, bad2, { ...settings, counted });
     if (c === null) {
       const names2 = [...new Set(good2.map((m) => `${m.benchmark} (${m.metric})`))].slice(0, 10).join(", ");
       throw new RunnerError(`${shareNothing("good and bad", settings)}; the good commit measured: ${names2 || "nothing"} (check ${name("benchmark")} and ${name("metric")})`);
     }
-    progress.note(`following ${c.benchmark} (${c.metric}) over ${candidates.length} candidate merge(s)`);
+    progress.note(`following ${c.benchmark} (${c.metric}${isWorkMetric(c.metric) ? ", counted under valgrind: one count per probe" : ""}) over ${candidates.length} candidate merge(s)`);
     return c;
   };
   if (reference2) choice = choose2(reference2.good, reference2.bad);
+  const counter = counting ? workCounter(repo, good, stateDir, settings, deps) : void 0;
+  const storedCounts = reference2 !== void 0 && reference2.good.some((m) => isWorkMetric(m.metric) && (settings.benchmarks.length === 0 || settings.benchmarks.includes(m.benchmark)));
+  if (counter && !storedCounts) {
+    const repeats = Math.max(settings.measure.instructions?.repeats ?? BISECT_DEFAULTS.instructionRepeats, BISECT_DEFAULTS.referenceCountRepeats);
+    progress.group(`references: ${good.slice(0, 12)} and ${bad.slice(0, 12)}, instructions counted under valgrind, ${repeats} time(s) each`);
+    const ends = { good: await counter.count(good, repeats, { role: "good" }), bad: await counter.count(bad, repeats, { role: "bad" }) };
+    progress.endGroup();
+    const c = chooseSeries(ends.good, ends.bad, { ...settings, counted: true });
+    const worse = c !== null && isWorkMetric(c.metric) && workEndsDiffer(valuesOf2(ends.good, c) ?? [], valuesOf2(ends.bad, c) ?? [], settings.threshold).differs;
+    if (c !== null && (worse || settings.metric !== void 0)) {
+      reference2 = { good: ends.good, bad: ends.bad, counted: true };
+      choice = choose2(ends.good, ends.bad, true);
+    } else {
+      const agree = ends.good.filter((m) => isWorkMetric(m.metric) && m.metric === "instructions").map((m) => `${m.benchmark} ${formatChange(workEndsDiffer(m.values, valuesOf2(ends.bad, m) ?? [], settings.threshold).change?.ratio ?? NaN)}`);
+      progress.note(`instruction counts of good and bad do not differ beyond the threshold (${agree.slice(0, 5).join(", ") || "none counted"}): following wall time`);
+    }
+  } else if (counter && reference2 && choice && !isWorkMetric(choice.metric)) {
+    progress.note("the stored nightly A/B counted no benchmark that got worse beyond the threshold: following wall time");
+  }
+  const work = choice !== null && isWorkMetric(choice.metric);
   let state = createBisect({
     candidates: candidates.map((c) => ({ sha: c.sha, subject: c.subject, ...c.pr !== void 0 ? { pr: c.pr } : {}, ...c.parent !== void 0 ? { parent: c.parent } : {} })),
     good,
     ...reference2 && choice ? { reference: { good: valuesOf2(reference2.good, choice) ?? [], bad: valuesOf2(reference2.bad, choice) ?? [], counted: reference2.counted } } : {},
-    options: { threshold: settings.threshold, maxSessionsPerCommit: settings.maxSessions, parallel: settings.parallel }
+    options: { threshold: settings.threshold, maxSessionsPerCommit: settings.maxSessions, parallel: settings.parallel, work }
   });
   const referenceArms = (o) => {
     if (o.skip !== void 0 && o.arm !== "probe") throw new RunnerError(`the ${o.arm} reference (${(o.arm === "good" ? good : bad).slice(0, 12)}) cannot be measured: ${o.skip}`);
@@ -66236,6 +66313,10 @@ async function runBisectSession(options2) {
     if (requests.length === 0) break;
     steps++;
     for (const request2 of requests) {
+      if (work && counter && choice) {
+        state = await countedSession(state, request2, counter, choice, good, bad, progress, steps);
+        continue;
+      }
       if (request2.kind === "reference") {
         progress.group(`references: ${good.slice(0, 12)} vs ${bad.slice(0, 12)}, interleaved`);
         const o = await session([{ label: "good", sha: good }, { label: "bad", sha: bad }]);
@@ -66277,10 +66358,67 @@ async function runBisectSession(options2) {
   };
   return { state, log };
 }
+function workCounter(repo, good, stateDir, settings, deps) {
+  let harness;
+  const kept = /* @__PURE__ */ new Map();
+  const skipped = /* @__PURE__ */ new Map();
+  const keepDir = join16(stateDir, "callgrind", "bisect");
+  const target = () => harness ??= harnessOf(repo, good, stateDir, { ...settings.measure, instructions: void 0 }, deps).then((h) => {
+    if ("skip" in h) throw new RunnerError(`the good commit (${good.slice(0, 12)}) cannot be measured: ${h.skip}`);
+    return { format: h.format, names: settings.benchmarks.length > 0 ? h.names.filter((n) => settings.benchmarks.includes(n)) : h.names };
+  });
+  return {
+    skipped,
+    async count(sha, repeats, { role: role2, fresh = false, only } = {}) {
+      const have = kept.get(sha);
+      const enough = (ms) => only === void 0 ? ms.length > 0 && ms.every((m) => m.values.length >= repeats) : ms.some((m) => m.benchmark === only && m.values.length >= repeats);
+      if (have && !fresh && enough(have)) return have;
+      const all = await target();
+      const h = only === void 0 ? all : { ...all, names: all.format === "command" ? all.names : [only] };
+      deps.progress.status(`${sha.slice(0, 12)}: counting under valgrind`);
+      const o = await countCommit(repo, sha, stateDir, settings.measure, { ...h, instructions: settings.measure.instructions ?? {}, repeats, keepDir }, deps);
+      const why = o.skip ?? (o.measurements.length === 0 ? o.reasons.map((r) => r.message).join("; ") || "nothing counted" : void 0);
+      if (why !== void 0 || o.skip !== void 0) {
+        if (role2 !== void 0) throw new RunnerError(`the ${role2} commit (${sha.slice(0, 12)}) cannot be counted: ${why}`);
+        skipped.set(sha, why ?? "nothing counted");
+        return [];
+      }
+      const { measurements } = o;
+      for (const r of o.reasons) deps.progress.note(`${sha.slice(0, 12)}: ${r.message}`);
+      deps.progress.note(`${sha.slice(0, 12)}: counted in ${(o.durationMs / 1e3).toFixed(1)} s`);
+      kept.set(sha, have ? poolMeasurements(fresh ? [...have, ...measurements] : [...have.filter((m) => !measurements.some((n) => n.benchmark === m.benchmark && n.metric === m.metric)), ...measurements]) : measurements);
+      return measurements;
+    }
+  };
+}
+async function countedSession(state, request2, counter, choice, good, bad, progress, step) {
+  const values = async (sha, repeats = 1) => {
+    const ms = await counter.count(sha, repeats, { only: choice.benchmark });
+    return valuesOf2(ms, choice) ?? [];
+  };
+  const missing = (sha) => ({ skip: counter.skipped.get(sha) ?? `no ${choice.benchmark} (${choice.metric}) counted` });
+  const refs = async () => ({ good: await values(good), bad: await values(bad) });
+  if (request2.kind === "reference") {
+    progress.group(`step ${step}: references counted again`);
+    const again = { good: await counter.count(good, 1, { role: "good", fresh: true, only: choice.benchmark }), bad: await counter.count(bad, 1, { role: "bad", fresh: true, only: choice.benchmark }) };
+    progress.endGroup();
+    return recordReference(state, { good: valuesOf2(again.good, choice) ?? [], bad: valuesOf2(again.bad, choice) ?? [] });
+  }
+  if (request2.kind === "probe") {
+    progress.group(`step ${step}: ${request2.sha.slice(0, 12)} ${state.candidates.find((c) => c.sha === request2.sha)?.subject ?? ""}, counted under valgrind`);
+    const probe2 = await values(request2.sha);
+    progress.endGroup();
+    return recordProbe(state, request2.sha, probe2.length > 0 ? { ...await refs(), probe: probe2, referencesReused: true } : missing(request2.sha));
+  }
+  progress.group(`step ${step}: confirm ${request2.sha.slice(0, 12)} against its parent ${request2.parent.slice(0, 12)}, counted under valgrind`);
+  const [parent, probe] = [await values(request2.parent), await values(request2.sha)];
+  progress.endGroup();
+  return recordConfirmation(state, request2.sha, parent.length > 0 && probe.length > 0 ? { parent, probe } : missing(parent.length === 0 ? request2.parent : request2.sha));
+}
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync10(join15(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync10(join16(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -66339,7 +66477,7 @@ async function bisectOracle(job) {
     goodId = resolveCommit(repo, job.goodRef, name("good-ref"));
     badId = resolveCommit(repo, job.badRef, name("bad-ref"));
     probeId = resolveCommit(repo, job.probe, name("probe"));
-    measureOne = (id, over = {}) => measureCommit(repo, id, join16(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
+    measureOne = (id, over = {}) => measureCommit(repo, id, join17(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
   } else {
     goodId = normalizeToolchain(job.goodRef);
     badId = normalizeToolchain(job.badRef);
@@ -66367,7 +66505,7 @@ async function bisectOracle(job) {
       return stored.some((m) => m.values.length >= (isWorkMetric(m.metric) ? 1 : 2)) ? stored : void 0;
     };
     const reproducible = (good, bad) => {
-      const choice2 = chooseSeries(good, bad, settings);
+      const choice2 = chooseSeries(good, bad, { ...settings, counted: settings.measure.instructions !== void 0 });
       if (choice2 === null) throw new RunnerError(`${shareNothing("the references", settings)}; check ${name("benchmark")} and ${name("metric")}`);
       const { change: check, differs: ok } = endsDiffer(valuesOf2(good, choice2) ?? [], valuesOf2(bad, choice2) ?? [], settings.threshold, choice2.metric);
       const why = `${choice2.benchmark} (${choice2.metric}) differs by ${check ? formatChange(check.ratio) : "nothing measurable"} between ${short3(goodId)} and ${short3(badId)} here${check ? ` (CI ${formatChange(check.lower)} \u2026 ${formatChange(check.upper)})` : ""}`;
@@ -66393,7 +66531,7 @@ async function bisectOracle(job) {
     const { choice } = r;
     const measureSession = async () => {
       if (driver === "git") {
-        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join16(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
+        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join17(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
         if (o.skip !== void 0) return o;
         return { good: valuesOf2(o.arms.good, choice) ?? [], probe: valuesOf2(o.arms.probe, choice) ?? [], bad: valuesOf2(o.arms.bad, choice) ?? [] };
       }
@@ -66438,8 +66576,15 @@ async function bisectOracle(job) {
 }
 
 // src/report/bisect-report.ts
+function followedLine(log) {
+  if (log.metric === void 0 || !isWorkMetric(log.metric)) return null;
+  const what = log.metric === "instructions" ? "instruction count" : "estimated cycle count";
+  return `Followed the benchmark's ${what} under valgrind with a fixed iteration schedule: one count per probe, which the machine's load does not change.`;
+}
 function renderBisectMarkdown(log) {
   const lines = [`### benchbot bisect: ${log.benchmark} (${log.metric})`, ""];
+  const followed = followedLine(log);
+  if (followed) lines.push(followed, "");
   const c = log.culprit;
   if (log.status === "not-reproducible") {
     const r = log.reference;
@@ -66461,6 +66606,8 @@ function renderBisectMarkdown(log) {
 function renderBisectSummary(log) {
   const what = log.benchmark ? `${inertText(log.benchmark)} (${inertText(log.metric ?? "")})` : "the benchmark that moved most";
   const lines = [`### benchbot bisect: ${what}`, ""];
+  const followed = followedLine(log);
+  if (followed) lines.push(followed, "");
   const c = log.culprit;
   const name = (x) => `${x.pr !== null ? `#${x.pr} ` : ""}${inertCode(x.sha.slice(0, 12))} ${inertText(x.subject)}`;
   if (log.status === "not-reproducible") {
@@ -66653,8 +66800,8 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync11, readdirSync as readdirSync4, rmSync as rmSync7 } from "node:fs";
-import { join as join17, resolve as resolve11, sep as sep3 } from "node:path";
+import { existsSync as existsSync11, readdirSync as readdirSync4, rmSync as rmSync8 } from "node:fs";
+import { join as join18, resolve as resolve11, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -66672,11 +66819,11 @@ function git3(repo, args) {
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve11(dir, ".benchbot", "worktrees"), join17(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve11(dir, ".benchbot", "worktrees"), join18(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync11(root) ? readdirSync4(root).map((name) => join17(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync11(root) ? readdirSync4(root).map((name) => join18(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -66695,10 +66842,10 @@ function runClean(args, out) {
     out(`removed ${p}`);
   }
   for (const p of leftover) {
-    rmSync7(p, { recursive: true, force: true });
+    rmSync8(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync11(root) && readdirSync4(root).length === 0) rmSync7(root, { recursive: true });
+  for (const root of roots) if (existsSync11(root) && readdirSync4(root).length === 0) rmSync8(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
@@ -66709,7 +66856,7 @@ import { spawnSync as spawnSync7 } from "node:child_process";
 import { resolve as resolve12 } from "node:path";
 
 // src/jobs/run-nightly.ts
-import { join as join18 } from "node:path";
+import { join as join19 } from "node:path";
 
 // src/jobs/regression-issues.ts
 async function closeRecoveredRegressions(client, history, threshold, where, warn) {
@@ -66739,8 +66886,8 @@ var NIGHTLY_BISECT_PREFIX = "nightly-bisect:";
 var ISSUE_STATE_PREFIX = "issue:";
 async function runNightly(settings, deps) {
   makeStateDir(settings.stateDir);
-  makeStateDir(join18(settings.stateDir, "nightly"));
-  const nightly = { historyFile: join18(settings.stateDir, "nightly", "history.json") };
+  makeStateDir(join19(settings.stateDir, "nightly"));
+  const nightly = { historyFile: join19(settings.stateDir, "nightly", "history.json") };
   const check = { ...settings, noStore: false, nightly };
   let run2;
   let evidence;
@@ -67073,7 +67220,7 @@ function runBisectLog(args, out) {
 }
 
 // src/cli/profile-command.ts
-import { join as join19, resolve as resolve13 } from "node:path";
+import { join as join20, resolve as resolve13 } from "node:path";
 var PROFILE_USAGE = `usage: benchbot profile --base REF --head REF --bench CMD --benchmark NAME [options]
 
 Where a benchmark's change lives. Checks out and builds base and head as run
@@ -67154,7 +67301,7 @@ function parseProfileArgs(args, cwd) {
     top: positiveInt3(v.top, "--top", PROFILE_DEFAULTS.top),
     timeoutMs: seconds3(v.timeout, "--timeout", PROFILE_DEFAULTS.timeoutMs),
     buildTimeoutMs: seconds3(v["build-timeout"], "--build-timeout", PROFILE_DEFAULTS.buildTimeoutMs),
-    stateDir: join19(repo, ".benchbot"),
+    stateDir: join20(repo, ".benchbot"),
     executorSpec: executorSpec2,
     nameSetting: cliSetting,
     output: choose("--output", v.output ?? "text", PROFILE_FORMATS)
