@@ -135,6 +135,8 @@ interface Planned {
   toggles: readonly string[];
   /** describes the toggled function for messages. */
   fn: string;
+  /** fallback is counted instead when no function `matches` ran (a Google Benchmark fixture's benchmark). */
+  fallback?: Planned;
   /** iterations returns how many iterations the run covered, given the profile and the files the run left; undefined when it cannot tell. */
   iterations: (profile: string, calls: number, dir: string) => Promise<number | undefined>;
 }
@@ -284,8 +286,16 @@ async function countOne(settings: CountSettings, executor: Executor, dir: string
   const totals = addTotals(all.map((a) => a.totals));
   const main = all.reduce((a, b) => (b.totals.Ir > a.totals.Ir ? b : a));
   for (const a of all) if (a !== main) rmSync(a.local, { force: true });
+  if (totals.Ir === 0 && plan.fallback !== undefined) {
+    rmSync(main.local, { force: true });
+    return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
+  }
   if (totals.Ir === 0) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
   const calls = plan.matches === undefined ? 1 : all.reduce((n, a) => n + callsOf(a.text, plan.matches!), 0);
+  if (calls === 0 && plan.fallback !== undefined) {
+    for (const a of all) rmSync(a.local, { force: true });
+    return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
+  }
   const iterations = await plan.iterations(main.text, calls, remote);
   if (iterations === undefined || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
   return { totals, file: main.local, iterations, durationMs };
@@ -319,14 +329,25 @@ const HARNESS_TIMERS: Readonly<Record<string, readonly string[]>> = {
   'google-benchmark': ['benchmark::State::PauseTiming()', 'benchmark::State::ResumeTiming()'],
 };
 
+/**
+ * fixtureFunction is the function a Google Benchmark fixture's benchmark
+ * `Fixture/Name` (`BENCHMARK_F`, `BENCHMARK_DEFINE_F`) runs in: the class
+ * the macro makes, `Fixture_Name_Benchmark::BenchmarkCase`. It is tried
+ * when no function named after the first segment ran.
+ */
+function fixtureFunction(benchmark: string): string | undefined {
+  const [first, second] = benchmark.split('/');
+  return second !== undefined && /^\w+$/.test(first) && /^\w+$/.test(second) ? `${first}_${second}_Benchmark::BenchmarkCase` : undefined;
+}
+
 /** cppToggles are the callgrind patterns of a C++ benchmark function (demangled with its arguments, maybe a namespace or a template's return type before it), then the harness's timers. */
 function cppToggles(fn: string): string[] {
   return [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`, ...HARNESS_TIMERS['google-benchmark']];
 }
 
-/** matchesCpp is {@link toggles} for C++ as a predicate over demangled names. */
+/** matchesCpp is {@link cppToggles} as a predicate over demangled names; a constructor (`Fixture::Fixture(`, which `*::Fixture(*` also toggles) is not the benchmark's function. */
 function matchesCpp(fn: string): (name: string) => boolean {
-  return (name) => name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`);
+  return (name) => !name.includes(`${fn}::${fn}(`) && (name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`));
 }
 
 /**
@@ -360,10 +381,10 @@ function withArguments(bench: string, args: readonly string[]): string {
  * schedule, one repetition, and a JSON copy of the results whose iteration
  * count is what the count is divided by.
  */
-function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark: string, index: number, minTime: string, perCall: number, executor: Executor): Planned {
-  const fn = benchmark.split('/')[0];
+function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark: string, index: number, minTime: string, perCall: number, executor: Executor, fn = benchmark.split('/')[0]): Planned {
   const out = `${remote}/b${index}.json`;
   const flags: Record<string, string> = { benchmark_filter: exactFilter(benchmark), benchmark_min_time: minTime, benchmark_repetitions: '1', benchmark_out: out, benchmark_out_format: 'json' };
+  const fixture = fixtureFunction(benchmark);
   return {
     benchmark,
     command: withArguments(settings.bench, Object.entries(flags).map(([flag, value]) => `--${flag}=${value}`)),
@@ -373,6 +394,7 @@ function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark:
     fn,
     // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
     iterations: async (_profile, calls) => (await jsonIterations(executor, out, benchmark, join(settings.keepDir, `.b${index}.json`))) ?? calls * perCall,
+    ...(fixture !== undefined && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture) } : {}),
   };
 }
 

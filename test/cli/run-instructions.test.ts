@@ -13,7 +13,8 @@ import { spawnWithProgress } from '../support/spawn-with-progress.ts';
 // repository of a real Google Benchmark program whose head adds a second
 // pass to BM_Sum: the counts are stored beside the wall time under the same
 // benchmark names, only BM_Sum's rose, and the callgrind files stay in the
-// state directory for a differential profile.
+// state directory for a differential profile; --instructions-filter picks
+// which benchmarks are counted.
 
 const BIN = fileURLToPath(new URL('../../bin/benchbot.js', import.meta.url));
 
@@ -31,7 +32,7 @@ test('benchbot run --instructions stores each benchmark\'s count beside its wall
     return;
   }
   const repo = makeCountedRepo('google-benchmark');
-  const run = await spawnWithProgress(process.execPath, [BIN, 'run', '--base', 'base', '--head', 'head', '--bench', './bench.sh', '--build', './build.sh', ...FEW_ROUNDS, '--instructions', '--instructions-repeats', '2', '--output', 'json'], { label: 'run --instructions', cwd: repo.dir, env: env(repo.dir), timeoutMs: 110_000 });
+  const run = await spawnWithProgress(process.execPath, [BIN, 'run', '--base', 'base', '--head', 'head', '--bench', './bench.sh', '--build', './build.sh', ...FEW_ROUNDS, '--instructions', '--instructions-repeats', '2', '--instructions-filter', '^BM_', '--output', 'json'], { label: 'run --instructions', cwd: repo.dir, env: env(repo.dir), timeoutMs: 110_000 });
   assert.ok(run.status === 0 || run.status === 1, run.stderr);
   assert.match(run.stderr, /instructions: counting under valgrind/);
   const store = await openStore(undefined, { cwd: repo.dir });
@@ -51,6 +52,9 @@ test('benchbot run --instructions stores each benchmark\'s count beside its wall
       }
     }
     assert.ok(counted(head, 'BM_Sum')!.values[0] > 1.2 * counted(base, 'BM_Sum')!.values[0], 'the second pass shows in BM_Sum');
+    // --instructions-filter '^BM_' left the fixture Table/Scan to its wall time.
+    assert.ok(head.measurements.some((m) => m.benchmark === 'Table/Scan' && m.metric === 'real_time'));
+    assert.equal(counted(head, 'Table/Scan'), undefined);
     assert.equal(counted(head, 'BM_Hash/256')!.values[0], counted(base, 'BM_Hash/256')!.values[0], 'BM_Hash is untouched');
   } finally {
     await store.close();

@@ -23,7 +23,7 @@ const NAMES: Record<CountedKind, string[]> = { 'google-benchmark': ['BM_Sum', 'B
 const SUM: Record<CountedKind, string> = { 'google-benchmark': 'BM_Sum', go: 'BenchmarkSum' };
 
 async function count(kind: CountedKind, dir: string, tag: string, extra: Partial<CountSettings> = {}): Promise<CountOutcome> {
-  const settings: CountSettings = { bench: './bench.sh', format: kind, names: NAMES[kind], repeats: 2, timeoutMs: 110_000, keepDir: join(work, `keep-${kind}-${tag}`), env: kind === 'go' ? { GOPROXY: 'off', GOTOOLCHAIN: 'local' } : {}, ...extra };
+  const settings: CountSettings = { bench: './bench.sh', format: kind, names: NAMES[kind], repeats: 2, parallel: 2, timeoutMs: 110_000, keepDir: join(work, `keep-${kind}-${tag}`), env: kind === 'go' ? { GOPROXY: 'off', GOTOOLCHAIN: 'local' } : {}, ...extra };
   return countInstructions(settings, new LocalExecutor(), dir, tag);
 }
 
@@ -45,7 +45,7 @@ for (const kind of ['google-benchmark', 'go'] as const) {
     const started = Date.now();
     const before = await count(kind, base, 'base');
     const after = await count(kind, head, 'head');
-    t.diagnostic(`${kind}: counted 2 benchmarks x 2 repeats x 2 builds in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    t.diagnostic(`${kind}: counted ${NAMES[kind].length} benchmarks x 2 repeats x 2 builds in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     assert.deepEqual(before.reasons, []);
     assert.deepEqual(after.reasons, []);
     for (const outcome of [before, after]) {
@@ -75,6 +75,27 @@ for (const kind of ['google-benchmark', 'go'] as const) {
     }
   });
 }
+
+test('a Google Benchmark fixture is counted in the function BENCHMARK_F makes', { timeout: 110_000 }, async (t) => {
+  const missing = toolchainMissing('google-benchmark');
+  if (missing) {
+    t.skip(`${missing}: instruction counting cannot be tested here`);
+    return;
+  }
+  const dir = join(work, 'google-benchmark-base');
+  // The first test built it; alone, this one builds it.
+  if (!existsSync(join(dir, 'bench'))) {
+    writeCountedProject(dir, 'google-benchmark');
+    buildCountedProject(dir);
+  }
+  // Table/Scan's function is Table_Scan_Benchmark::BenchmarkCase; `*::Table(*` also toggles the fixture's constructor, which is not it.
+  const outcome = await count('google-benchmark', dir, 'fixture', { names: ['Table/Scan', 'BM_Hash/256'] });
+  assert.deepEqual(outcome.reasons, []);
+  const [a, b] = values(outcome, 'Table/Scan') ?? [];
+  assert.equal(a, b, 'the fixture repeats exactly');
+  // 128 additions and the loop around them: more than 128 instructions, fewer than BM_Hash's 256 multiply-xor rounds.
+  assert.ok(a > 128 && a < (values(outcome, 'BM_Hash/256')?.[0] ?? 0), `Table/Scan ${a}`);
+});
 
 test('a harness without a fixed schedule, or a machine without valgrind, gets one reason line and no counts', async () => {
   const criterion = await count('google-benchmark', work, 'criterion', { format: 'criterion' });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // Tiny real benchmark projects for instruction counting (valgrind-count.ts):
-// a Google Benchmark C++ program and a Go package, each with two benchmarks
+// a Google Benchmark C++ program (two functions and a fixture) and a Go
+// package (two functions and a sub-benchmark), each with benchmarks
 // of real (if small) work. `extraLoop` adds a second pass over the data to
 // one benchmark only (BM_Sum, BenchmarkSum), the injected change a count
 // must see in that benchmark and nowhere else.
@@ -35,6 +36,18 @@ static void BM_Hash(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Hash)->Arg(256);
+
+class Table : public benchmark::Fixture {
+ public:
+  std::vector<std::int64_t> rows = std::vector<std::int64_t>(128, 5);
+};
+BENCHMARK_F(Table, Scan)(benchmark::State& state) {
+  for (auto _ : state) {
+    std::int64_t s = 0;
+    for (auto x : rows) s += x;
+    benchmark::DoNotOptimize(s);
+  }
+}
 
 BENCHMARK_MAIN();
 `;
