@@ -42279,8 +42279,16 @@ async function countOne(settings, executor, dir, remote, plan, id) {
   const totals = addTotals(all.map((a) => a.totals));
   const main2 = all.reduce((a, b) => b.totals.Ir > a.totals.Ir ? b : a);
   for (const a of all) if (a !== main2) rmSync2(a.local, { force: true });
+  if (totals.Ir === 0 && plan.fallback !== void 0) {
+    rmSync2(main2.local, { force: true });
+    return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
+  }
   if (totals.Ir === 0) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
   const calls = plan.matches === void 0 ? 1 : all.reduce((n, a) => n + callsOf(a.text, plan.matches), 0);
+  if (calls === 0 && plan.fallback !== void 0) {
+    for (const a of all) rmSync2(a.local, { force: true });
+    return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
+  }
   const iterations = await plan.iterations(main2.text, calls, remote);
   if (iterations === void 0 || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
   return { totals, file: main2.local, iterations, durationMs };
@@ -42299,11 +42307,15 @@ function valgrindCommand(out, toggleList) {
 var HARNESS_TIMERS = {
   "google-benchmark": ["benchmark::State::PauseTiming()", "benchmark::State::ResumeTiming()"]
 };
+function fixtureFunction(benchmark) {
+  const [first, second] = benchmark.split("/");
+  return second !== void 0 && /^\w+$/.test(first) && /^\w+$/.test(second) ? `${first}_${second}_Benchmark::BenchmarkCase` : void 0;
+}
 function cppToggles(fn) {
   return [`${fn}(*`, `* ${fn}(*`, `*::${fn}(*`, ...HARNESS_TIMERS["google-benchmark"]];
 }
 function matchesCpp(fn) {
-  return (name) => name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`);
+  return (name) => !name.includes(`${fn}::${fn}(`) && (name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`));
 }
 async function googleBenchmarkSchedule(settings, executor, dir, iterations) {
   const listed = await executor.run(withArguments(settings.bench, ["--benchmark_min_time=1x", "--benchmark_list_tests=true"]), { cwd: dir, timeoutMs: settings.timeoutMs, env: settings.env });
@@ -42312,10 +42324,10 @@ async function googleBenchmarkSchedule(settings, executor, dir, iterations) {
 function withArguments(bench, args) {
   return `${bench} ${args.map(shellQuote).join(" ")}`;
 }
-function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor) {
-  const fn = benchmark.split("/")[0];
+function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn = benchmark.split("/")[0]) {
   const out = `${remote}/b${index}.json`;
   const flags = { benchmark_filter: exactFilter(benchmark), benchmark_min_time: minTime, benchmark_repetitions: "1", benchmark_out: out, benchmark_out_format: "json" };
+  const fixture = fixtureFunction(benchmark);
   return {
     benchmark,
     command: withArguments(settings.bench, Object.entries(flags).map(([flag2, value]) => `--${flag2}=${value}`)),
@@ -42324,7 +42336,8 @@ function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCal
     toggles: cppToggles(fn),
     fn,
     // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
-    iterations: async (_profile, calls) => await jsonIterations(executor, out, benchmark, join6(settings.keepDir, `.b${index}.json`)) ?? calls * perCall
+    iterations: async (_profile, calls) => await jsonIterations(executor, out, benchmark, join6(settings.keepDir, `.b${index}.json`)) ?? calls * perCall,
+    ...fixture !== void 0 && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture) } : {}
   };
 }
 async function jsonIterations(executor, remote, benchmark, local) {
