@@ -99,12 +99,9 @@ export interface AppServer {
   probot: Probot;
   /** replica names this server's workers in the job leases they hold. */
   replica: string;
-  /** close stops answering, lets the running jobs finish for up to graceMs (default 25 s) and gives the rest back to the queue. */
+  /** close stops answering, lets the running jobs finish for up to graceMs (default: the jobs' graceMs, 25 s) and gives the rest back to the queue. */
   close(graceMs?: number): Promise<void>;
 }
-
-/** CLOSE_GRACE_MS is how long close() lets running jobs finish (systemd's stop timeout in docs/deploy is 30 s). */
-const CLOSE_GRACE_MS = 25_000;
 
 /**
  * startAppServer starts the app on node:http with short header and request
@@ -240,7 +237,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     probot,
     replica: workers.owner,
-    async close(graceMs = CLOSE_GRACE_MS) {
+    async close(graceMs = settings.graceMs) {
       clearInterval(status);
       const closed = new Promise<void>((resolve, reject) => {
         server.closeIdleConnections();

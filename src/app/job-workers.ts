@@ -26,6 +26,8 @@ export interface JobSettings {
   retryMaxMs: number;
   /** retentionMs: done jobs (the record that a delivery id was handled) are deleted after this long. */
   retentionMs: number;
+  /** graceMs: on stop (SIGTERM), how long running jobs may finish before the rest are given back to the queue for another replica. */
+  graceMs: number;
 }
 
 export const JOB_DEFAULTS: Readonly<JobSettings> = {
@@ -36,6 +38,8 @@ export const JOB_DEFAULTS: Readonly<JobSettings> = {
   retryBaseMs: 10_000,
   retryMaxMs: 10 * 60_000,
   retentionMs: 14 * 24 * 3600 * 1000,
+  // systemd's stop timeout in docs/deploy/benchbot.service is 30 s.
+  graceMs: 25_000,
 };
 
 /** JobLog is the slice of the app's logger the workers use. */
@@ -71,7 +75,7 @@ export function startJobWorkers(o: { store: Store; settings: JobSettings; run: (
   const { store, settings, log } = o;
   const now = o.now ?? Date.now;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const active = new Map<string, { job: LeasedJob; done: Promise<void> }>();
+  const active = new Map<string, { job: LeasedJob; done: Promise<void>; renew: NodeJS.Timeout }>();
   let closing = false;
   let pumping = false;
   let again = false;
@@ -137,7 +141,7 @@ export function startJobWorkers(o: { store: Store; settings: JobSettings; run: (
         if (!closing) void pump();
       }
     })();
-    active.set(job.id, { job, done });
+    active.set(job.id, { job, done, renew });
   };
 
   const poll = setInterval(() => void pump(), settings.pollMs);
@@ -156,7 +160,10 @@ export function startJobWorkers(o: { store: Store; settings: JobSettings; run: (
       await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
       // What is still running goes back to the queue: another replica takes it at once instead of after the lease.
-      for (const { job } of active.values()) await store.releaseJob(job, now()).catch(() => undefined);
+      for (const { job, renew } of active.values()) {
+        clearInterval(renew);
+        await store.releaseJob(job, now()).catch(() => undefined);
+      }
     },
   };
 }

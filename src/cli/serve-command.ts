@@ -45,6 +45,7 @@ environment:
   BENCHBOT_JOB_CONCURRENCY  jobs one replica runs at once (default ${JOB_DEFAULTS.concurrency})
   BENCHBOT_JOB_MAX_ATTEMPTS attempts before a job is dead (default ${JOB_DEFAULTS.maxAttempts})
   BENCHBOT_JOB_RETRY_MS   wait before a failed job's second attempt, doubled per attempt (default ${JOB_DEFAULTS.retryBaseMs})
+  BENCHBOT_JOB_GRACE_MS   on SIGTERM, how long running jobs may finish before they go back to the queue (default ${JOB_DEFAULTS.graceMs})
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
 
 /** ServeSettings are `benchbot serve`'s inputs, read once from flags and environment. */
@@ -76,6 +77,7 @@ const JOB_VARIABLES: [string, keyof JobSettings, number][] = [
   ['BENCHBOT_JOB_CONCURRENCY', 'concurrency', 1],
   ['BENCHBOT_JOB_MAX_ATTEMPTS', 'maxAttempts', 1],
   ['BENCHBOT_JOB_RETRY_MS', 'retryBaseMs', 0],
+  ['BENCHBOT_JOB_GRACE_MS', 'graceMs', 0],
 ];
 
 /** MAX_PG_POOL_SIZE bounds --pg-pool-size against a typo: PostgreSQL allows 100 connections by default, shared by every replica, so more needs a server configured for it. */
