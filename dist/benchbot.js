@@ -63947,7 +63947,9 @@ var JOB_DEFAULTS = {
   maxAttempts: 5,
   retryBaseMs: 1e4,
   retryMaxMs: 10 * 6e4,
-  retentionMs: 14 * 24 * 3600 * 1e3
+  retentionMs: 14 * 24 * 3600 * 1e3,
+  // systemd's stop timeout in docs/deploy/benchbot.service is 30 s.
+  graceMs: 25e3
 };
 var PRUNE_EVERY_MS = 60 * 60 * 1e3;
 function startJobWorkers(o) {
@@ -64018,7 +64020,7 @@ function startJobWorkers(o) {
         if (!closing) void pump();
       }
     })();
-    active.set(job.id, { job, done });
+    active.set(job.id, { job, done, renew });
   };
   const poll = setInterval(() => void pump(), settings.pollMs);
   poll.unref();
@@ -64034,7 +64036,10 @@ function startJobWorkers(o) {
       let timer;
       await Promise.race([all, new Promise((resolve14) => timer = setTimeout(resolve14, graceMs))]);
       clearTimeout(timer);
-      for (const { job } of active.values()) await store.releaseJob(job, now()).catch(() => void 0);
+      for (const { job, renew } of active.values()) {
+        clearInterval(renew);
+        await store.releaseJob(job, now()).catch(() => void 0);
+      }
     }
   };
 }
@@ -64207,7 +64212,6 @@ var REQUEST_TIMEOUT_MS = HEADERS_TIMEOUT_MS + WEBHOOK_BODY_TIMEOUT_MS;
 var STATUS_LOG_MS = 3e4;
 var HANDOFF_MAX = 1e3;
 var TIMEOUT_CHECK_INTERVAL_MS = 1e3;
-var CLOSE_GRACE_MS = 25e3;
 async function startAppServer(options2) {
   const throttle = options2.throttle ?? true;
   const pacing = createWritePacing(options2.writeIntervalMs);
@@ -64322,7 +64326,7 @@ async function startAppServer(options2) {
     webhookUrl: `${url}${WEBHOOK_PATH}`,
     probot,
     replica: workers.owner,
-    async close(graceMs = CLOSE_GRACE_MS) {
+    async close(graceMs = settings.graceMs) {
       clearInterval(status);
       const closed = new Promise((resolve14, reject) => {
         server.closeIdleConnections();
@@ -64981,13 +64985,15 @@ environment:
   BENCHBOT_JOB_CONCURRENCY  jobs one replica runs at once (default ${JOB_DEFAULTS.concurrency})
   BENCHBOT_JOB_MAX_ATTEMPTS attempts before a job is dead (default ${JOB_DEFAULTS.maxAttempts})
   BENCHBOT_JOB_RETRY_MS   wait before a failed job's second attempt, doubled per attempt (default ${JOB_DEFAULTS.retryBaseMs})
+  BENCHBOT_JOB_GRACE_MS   on SIGTERM, how long running jobs may finish before they go back to the queue (default ${JOB_DEFAULTS.graceMs})
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
 var JOB_VARIABLES = [
   ["BENCHBOT_JOB_LEASE_MS", "leaseMs", 100],
   ["BENCHBOT_JOB_POLL_MS", "pollMs", 10],
   ["BENCHBOT_JOB_CONCURRENCY", "concurrency", 1],
   ["BENCHBOT_JOB_MAX_ATTEMPTS", "maxAttempts", 1],
-  ["BENCHBOT_JOB_RETRY_MS", "retryBaseMs", 0]
+  ["BENCHBOT_JOB_RETRY_MS", "retryBaseMs", 0],
+  ["BENCHBOT_JOB_GRACE_MS", "graceMs", 0]
 ];
 var MAX_PG_POOL_SIZE = 1e3;
 var LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
