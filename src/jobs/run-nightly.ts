@@ -16,6 +16,10 @@ import { readNightlyHistory } from './nightly-history.ts';
 import type { NightlyEvidence } from './nightly.ts';
 import { confirmAwaiting, runPrCheck, type PrCheckDeps, type PrCheckSettings } from './pr-check.ts';
 import { closeRecoveredRegressions, type ClosedRegression } from './regression-issues.ts';
+import { PROFILE_DEFAULTS, profileBenchmark } from './profile-benchmark.ts';
+import { COUNTED_HARNESSES } from '../runner/valgrind-count.ts';
+import { SettingError } from './setting-names.ts';
+import type { ProfileDiff } from '../model/profile-diff.ts';
 
 /**
  * run-nightly: the nightly job on a machine of its own (`benchbot
@@ -118,7 +122,8 @@ export async function runNightly(settings: NightlySettings, deps: PrCheckDeps): 
     let issues: NightlyIssue[] = [];
     let closed: ClosedRegression[] = [];
     if (settings.issues) {
-      ({ issues, closed } = await publishIssues(settings, settings.issues, evidence, confirmed, bisects, store, deps.now, (w) => warnings.push(w)));
+      const profiles = await profileFindings(settings, run?.head.harness, confirmed, bisects, deps, (w) => warnings.push(w));
+      ({ issues, closed } = await publishIssues(settings, settings.issues, evidence, confirmed, bisects, store, deps.now, (w) => warnings.push(w), profiles));
     }
     let dashboard: NightlyOutcome['dashboard'];
     if (settings.dashboard) {
@@ -178,6 +183,38 @@ async function bisectAll(settings: NightlySettings, confirmed: readonly ScanFind
 }
 
 /**
+ * profileFindings makes, for each confirmed regression an issue is filed
+ * for, the benchmark's differential profile across the change: the culprit
+ * merge against its first parent when bisection named one, else the last
+ * good against the first bad nightly. It runs on this machine, which builds
+ * and runs the repository's code anyway; one that cannot be made (a harness
+ * without a fixed schedule, no valgrind, a commit that no longer builds)
+ * is a warning, and the issue still says how to make it.
+ */
+async function profileFindings(settings: NightlySettings, harness: string | undefined, confirmed: readonly ScanFinding[], bisects: readonly NightlyBisect[], deps: PrCheckDeps, warn: (w: string) => void): Promise<Map<ScanFinding, ProfileDiff>> {
+  const out = new Map<ScanFinding, ProfileDiff>();
+  // A harness whose schedule cannot be fixed has no profile to give; the night's report said so once already.
+  const format = settings.format ?? harness;
+  if (!(settings.profile ?? true) || (format !== undefined && !COUNTED_HARNESSES.includes(format))) return out;
+  for (const finding of confirmed) {
+    const culprit = bisects.find((b) => b.finding === finding)?.log?.culprit;
+    const [base, head] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [finding.lastGood.sha, finding.firstBad.sha];
+    try {
+      const { diff } = await profileBenchmark({
+        repo: settings.repo, base, head, bench: settings.bench, build: settings.build, format: settings.format, benchmark: finding.benchmark,
+        top: PROFILE_DEFAULTS.top, timeoutMs: settings.roundTimeoutMs, buildTimeoutMs: settings.buildTimeoutMs, stateDir: settings.stateDir,
+        executorSpec: settings.executorSpec, nameSetting: settings.nameSetting,
+      }, { progress: deps.progress });
+      out.set(finding, diff);
+    } catch (error) {
+      if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
+      warn(`no profile of ${finding.benchmark} for its issue: ${error.message}`);
+    }
+  }
+  return out;
+}
+
+/**
  * issueAuthor is whose issues the token's are: the token's user (a
  * person's token files issues as that person), or any GitHub App account
  * when the token is an app's or a workflow's (GET /user answers 403).
@@ -200,6 +237,7 @@ async function issueAuthor(client: GitHubClient): Promise<IssueAuthor> {
  */
 async function publishIssues(
   settings: NightlySettings, where: NightlyIssues, evidence: NightlyEvidence, confirmed: readonly ScanFinding[], bisects: readonly NightlyBisect[], store: Store, now: () => string, warn: (w: string) => void,
+  profiles: ReadonlyMap<ScanFinding, ProfileDiff> = new Map(),
 ): Promise<{ issues: NightlyIssue[]; closed: ClosedRegression[] }> {
   const client = createGitHubClient({ token: where.token, apiUrl: where.apiUrl, fetch: where.fetch });
   const issues: NightlyIssue[] = [];
@@ -221,6 +259,7 @@ async function publishIssues(
       const result = await fileRegressionIssue(client, {
         owner: where.owner, repo: where.repo, serverUrl: where.serverUrl, finding, bisect: log, threshold: settings.threshold,
         reproduce: { bench: settings.bench, build: settings.build, format: settings.format }, labels: where.labels, botLogin: author, reopen: false,
+        profile: profiles.get(finding),
       });
       issues.push({ series: finding.series, action: result.action, number: result.number, url: result.url });
       const named = log?.culprit;
