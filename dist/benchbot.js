@@ -66926,7 +66926,8 @@ async function runNightly(settings, deps) {
     let issues = [];
     let closed = [];
     if (settings.issues) {
-      ({ issues, closed } = await publishIssues(settings, settings.issues, evidence, confirmed, bisects, store, deps.now, (w) => warnings.push(w)));
+      const profiles = await profileFindings(settings, run2?.head.harness, confirmed, bisects, deps, (w) => warnings.push(w));
+      ({ issues, closed } = await publishIssues(settings, settings.issues, evidence, confirmed, bisects, store, deps.now, (w) => warnings.push(w), profiles));
     }
     let dashboard;
     if (settings.dashboard) {
@@ -66976,6 +66977,37 @@ async function bisectAll(settings, confirmed, store, deps) {
   }
   return out;
 }
+async function profileFindings(settings, harness, confirmed, bisects, deps, warn) {
+  const out = /* @__PURE__ */ new Map();
+  const format2 = settings.format ?? harness;
+  if (!(settings.profile ?? true) || format2 !== void 0 && !COUNTED_HARNESSES.includes(format2)) return out;
+  for (const finding of confirmed) {
+    const culprit = bisects.find((b) => b.finding === finding)?.log?.culprit;
+    const [base, head] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [finding.lastGood.sha, finding.firstBad.sha];
+    try {
+      const { diff } = await profileBenchmark({
+        repo: settings.repo,
+        base,
+        head,
+        bench: settings.bench,
+        build: settings.build,
+        format: settings.format,
+        benchmark: finding.benchmark,
+        top: PROFILE_DEFAULTS.top,
+        timeoutMs: settings.roundTimeoutMs,
+        buildTimeoutMs: settings.buildTimeoutMs,
+        stateDir: settings.stateDir,
+        executorSpec: settings.executorSpec,
+        nameSetting: settings.nameSetting
+      }, { progress: deps.progress });
+      out.set(finding, diff);
+    } catch (error) {
+      if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
+      warn(`no profile of ${finding.benchmark} for its issue: ${error.message}`);
+    }
+  }
+  return out;
+}
 async function issueAuthor(client) {
   try {
     const user = await client.request("GET", "/user");
@@ -66985,7 +67017,7 @@ async function issueAuthor(client) {
     throw error;
   }
 }
-async function publishIssues(settings, where, evidence, confirmed, bisects, store, now, warn) {
+async function publishIssues(settings, where, evidence, confirmed, bisects, store, now, warn, profiles = /* @__PURE__ */ new Map()) {
   const client = createGitHubClient({ token: where.token, apiUrl: where.apiUrl, fetch: where.fetch });
   const issues = [];
   let author;
@@ -67011,7 +67043,8 @@ async function publishIssues(settings, where, evidence, confirmed, bisects, stor
         reproduce: { bench: settings.bench, build: settings.build, format: settings.format },
         labels: where.labels,
         botLogin: author,
-        reopen: false
+        reopen: false,
+        profile: profiles.get(finding)
       });
       issues.push({ series: finding.series, action: result2.action, number: result2.number, url: result2.url });
       const named = log?.culprit;
