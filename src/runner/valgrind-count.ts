@@ -445,15 +445,24 @@ async function writeGoExec(executor: Executor, dir: string, remote: string): Pro
  * (`pkg.BenchmarkX.funcN`); one nested deeper gets a reason instead.
  */
 function goPlan(settings: CountSettings, remote: string, benchmark: string, index: number, iterations: number): Planned | string {
-  const levels = benchmark.replace(/-\d+$/, '').split('/');
+  // The reader's names: `-N` (GOMAXPROCS) stripped already or not, `/procs=N` with -cpu lists (counted at GOMAXPROCS=1 alike),
+  // `<import path>.BenchmarkX` when the output held several packages.
+  const name = benchmark.replace(/\/procs=\d+$/, '').replace(/-\d+$/, '');
+  const qualified = name.startsWith('Benchmark') ? undefined : /^(.*?[^/])\.(Benchmark.*)$/.exec(name);
+  const pkg = qualified?.[1];
+  const levels = (qualified?.[2] ?? name).split('/');
   const parent = levels[0];
   if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
   if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(parent)) return `${JSON.stringify(benchmark)} is not a Go benchmark name`;
   if (levels.length > 2) return `${benchmark} is a sub-benchmark of a sub-benchmark, whose closure callgrind cannot tell from its parent's; count its parent level or give it a Benchmark function of its own`;
   // A sub-benchmark's function is a closure of its parent (pkg.BenchmarkX.func1); only the selected one runs. func? and func?? leave out the closures nested in it (func1.1), which would flip collection off again.
   const sub = levels.length === 2;
-  const toggles = sub ? [`*.${parent}.func?`, `*.${parent}.func??`] : [`*.${parent}`];
-  const closure = new RegExp(`\\.${escapeRegExp(parent)}\\.func\\d{1,2}$`);
+  const own = sub ? [`${parent}.func?`, `${parent}.func??`] : [parent];
+  // A package's external tests (package x_test) are compiled as <import path>_test.
+  const prefixes = pkg === undefined ? ['*.'] : [`${pkg}.`, `${pkg}_test.`];
+  const toggles = prefixes.flatMap((prefix) => own.map((o) => `${prefix}${o}`));
+  const ending = sub ? `\\.${escapeRegExp(parent)}\\.func\\d{1,2}$` : `\\.${escapeRegExp(parent)}$`;
+  const matching = new RegExp(pkg === undefined ? ending : `^${escapeRegExp(pkg)}(?:_test)?${ending}`);
   return {
     benchmark,
     // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
@@ -467,7 +476,7 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
       BENCHBOT_GO_BENCH: levels.map((l) => `^${escapeRegExp(l)}$`).join('/'),
       BENCHBOT_GO_BENCHTIME: `${iterations}x`,
     },
-    matches: sub ? (name) => closure.test(name) : (name) => name.endsWith(`.${parent}`),
+    matches: (fn) => matching.test(fn),
     toggles,
     fn: sub ? `${parent}.funcN` : parent,
     iterations: async (_profile, calls) => (calls >= 1 ? iterations + calls - 1 : undefined),

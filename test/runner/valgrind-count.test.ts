@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countInstructions, COUNT_VARIATION_LIMIT, type CountOutcome, type CountSettings } from '../../src/runner/valgrind-count.ts';
@@ -170,4 +170,27 @@ test('--format command counts the whole command once per repeat, every process i
   assert.ok(Math.abs(a / b - 1) < 0.001, `the whole command repeats: ${a} vs ${b}`);
   assert.ok(c > 1.3 * a, `twice the loop costs more: ${c} vs ${a}`);
   assert.equal(small.profiles[0].iterations, 1);
+});
+
+test('Go benchmarks of several packages are told apart by their import path, as the reader names them', { timeout: 110_000 }, async (t) => {
+  const missing = toolchainMissing('go');
+  if (missing) {
+    t.skip(`${missing}: instruction counting cannot be tested here`);
+    return;
+  }
+  // Two packages with a BenchmarkSum each; b's has the second pass.
+  const dir = join(work, 'go-two-packages');
+  writeCountedProject(join(dir, 'a'), 'go');
+  writeCountedProject(join(dir, 'b'), 'go', { extraLoop: true });
+  for (const p of ['a', 'b']) rmSync(join(dir, p, 'go.mod'));
+  writeFileSync(join(dir, 'go.mod'), 'module example.com/counted\n\ngo 1.24\n');
+  writeFileSync(join(dir, 'bench.sh'), '#!/bin/sh\nexec go test -run "^$" -bench . -benchtime 2000x ./...\n');
+  chmodSync(join(dir, 'bench.sh'), 0o755);
+  const names = ['example.com/counted/a.BenchmarkSum', 'example.com/counted/b.BenchmarkSum'];
+  const outcome = await count('go', dir, 'packages', { names, repeats: 1, env: goEnvStrings() });
+  assert.deepEqual(outcome.reasons, []);
+  const [a] = values(outcome, names[0]) ?? [];
+  const [b] = values(outcome, names[1]) ?? [];
+  assert.ok(b > 1.2 * a, `b's BenchmarkSum (${b}) has the second pass, a's (${a}) not`);
+  assert.ok(a > 512, `a's counts its own 512 additions: ${a}`);
 });
