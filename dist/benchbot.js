@@ -42361,14 +42361,20 @@ async function writeGoExec(executor, dir, remote) {
   if (written.exitCode !== 0) throw new Error(`cannot write ${remote}/go-exec: ${written.stderr.trim()}`);
 }
 function goPlan(settings, remote, benchmark, index, iterations) {
-  const levels = benchmark.replace(/-\d+$/, "").split("/");
+  const name = benchmark.replace(/\/procs=\d+$/, "").replace(/-\d+$/, "");
+  const qualified = name.startsWith("Benchmark") ? void 0 : /^(.*?[^/])\.(Benchmark.*)$/.exec(name);
+  const pkg = qualified?.[1];
+  const levels = (qualified?.[2] ?? name).split("/");
   const parent = levels[0];
   if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
   if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(parent)) return `${JSON.stringify(benchmark)} is not a Go benchmark name`;
   if (levels.length > 2) return `${benchmark} is a sub-benchmark of a sub-benchmark, whose closure callgrind cannot tell from its parent's; count its parent level or give it a Benchmark function of its own`;
   const sub = levels.length === 2;
-  const toggles = sub ? [`*.${parent}.func?`, `*.${parent}.func??`] : [`*.${parent}`];
-  const closure = new RegExp(`\\.${escapeRegExp(parent)}\\.func\\d{1,2}$`);
+  const own = sub ? [`${parent}.func?`, `${parent}.func??`] : [parent];
+  const prefixes = pkg === void 0 ? ["*."] : [`${pkg}.`, `${pkg}_test.`];
+  const toggles = prefixes.flatMap((prefix) => own.map((o) => `${prefix}${o}`));
+  const ending = sub ? `\\.${escapeRegExp(parent)}\\.func\\d{1,2}$` : `\\.${escapeRegExp(parent)}$`;
+  const matching = new RegExp(pkg === void 0 ? ending : `^${escapeRegExp(pkg)}(?:_test)?${ending}`);
   return {
     benchmark,
     // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
@@ -42382,7 +42388,7 @@ function goPlan(settings, remote, benchmark, index, iterations) {
       BENCHBOT_GO_BENCH: levels.map((l) => `^${escapeRegExp(l)}$`).join("/"),
       BENCHBOT_GO_BENCHTIME: `${iterations}x`
     },
-    matches: sub ? (name) => closure.test(name) : (name) => name.endsWith(`.${parent}`),
+    matches: (fn) => matching.test(fn),
     toggles,
     fn: sub ? `${parent}.funcN` : parent,
     iterations: async (_profile, calls) => calls >= 1 ? iterations + calls - 1 : void 0
