@@ -29,12 +29,19 @@ export class ProfileEventError extends Error {
 const NO_CHANGE = 1e-6;
 
 /**
+ * FRAME_SHARE: a function whose inclusive cost is at least this share of
+ * the whole profile, on either side, is one of the benchmark's frames, left
+ * out of the inclusive ranking (its self cost is still ranked).
+ */
+const FRAME_SHARE = 0.99;
+
+/**
  * diffProfiles compares the profiles of one benchmark at base and head:
  * every cost divided by its side's iterations, functions matched by object
  * file name and name, the `top` largest absolute changes of self and of
  * inclusive cost, each with its share of the benchmark's whole change.
  * The inclusive ranking leaves out the benchmark's frames, the functions
- * whose inclusive cost is the whole profile's on both sides.
+ * whose inclusive cost is (at least 99% of) the whole profile's on either side.
  */
 export function diffProfiles(benchmark: string, base: ProfiledSide, head: ProfiledSide, options: { top?: number; event?: string } = {}): ProfileDiff {
   const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
@@ -68,9 +75,12 @@ export function diffProfiles(benchmark: string, base: ProfiledSide, head: Profil
     for (const p of pairs.values()) {
       const [b, h] = p[kind];
       if (Math.abs(h - b) < NO_CHANGE) continue;
-      // The benchmark's frames (main, the harness loop, the function profiling started in) hold the whole cost on both
-      // sides, and so the whole change: they say nothing about where it lives.
-      if (kind === 'inclusive' && Math.abs(b - baseTotal) < NO_CHANGE && Math.abs(h - headTotal) < NO_CHANGE) continue;
+      // The benchmark's frames (main, the harness loop, the function profiling started in) hold the whole cost, and so
+      // the whole change: they say nothing about where it lives. A function that holds it on one side only was on the
+      // stack when collection began there (Go's goroutine switches leave the scheduler's frames on callgrind's call
+      // stack: runtime.gcStart held 6,855,016 of a profile's 6,861,887 Ir): its inclusive cost is the profile's.
+      const frame = (cost: number, total: number) => total > 0 && cost >= FRAME_SHARE * total;
+      if (kind === 'inclusive' && (frame(b, baseTotal) || frame(h, headTotal))) continue;
       changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change) < NO_CHANGE ? null : (h - b) / change });
     }
     changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));

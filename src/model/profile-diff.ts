@@ -57,7 +57,8 @@ export interface ProfileDiff {
   /**
    * inclusive lists the functions whose inclusive cost changed most, largest
    * absolute change first, but for the benchmark's frames (main, the harness
-   * loop: functions whose inclusive cost is the whole profile's on both sides).
+   * loop: functions whose inclusive cost is at least 99% of the whole
+   * profile's on either side).
    */
   inclusive: FunctionChange[];
   /** omitted counts the functions with a changed cost that the two lists leave out (beyond their length). */

@@ -77,3 +77,24 @@ describe('diffProfiles', () => {
     assert.throws(() => diffProfiles('x', { ...base, iterations: 0 }, head), RangeError);
   });
 });
+
+describe('diffProfiles of a Go benchmark (fixtures/capture/callgrind-go.sh)', () => {
+  const meta = JSON.parse(readFileSync(join(DIR, 'go-profile.json'), 'utf8'));
+  const go = diffProfiles(meta.benchmark, { profile: profile('go-base'), iterations: meta.base_iterations }, { profile: profile('go-head'), iterations: meta.head_iterations });
+
+  it('names the function the head slowed, with the change', () => {
+    assert.equal(go.self[0].name, 'example.com/mix.Mix');
+    assert.ok((go.self[0].share ?? 0) >= 0.8, `${go.self[0].share}`);
+    assert.ok(go.inclusive.some((f) => f.name === 'example.com/mix.Mix'));
+  });
+
+  it('ranks no frame callgrind kept from a goroutine switch: no inclusive cost of (nearly) the whole profile, none above it', () => {
+    const runN = profile('go-base').functions.find((f) => f.name === 'testing.(*B).runN');
+    // The reader gives what callgrind recorded: runN entered twice on a stale stack holds twice the profile.
+    assert.ok((runN?.inclusive[0] ?? 0) > profile('go-base').totals[0]);
+    for (const f of go.inclusive) {
+      assert.ok(f.base < 0.99 * go.base.total && f.head < 0.99 * go.head.total, `${f.name} ${f.base} ${f.head}`);
+    }
+    for (const frame of ['runtime.gcStart', 'testing.(*B).runN', 'example.com/mix.BenchmarkMix']) assert.ok(!go.inclusive.some((f) => f.name === frame), frame);
+  });
+});
