@@ -19865,6 +19865,7 @@ var ProfileEventError = class extends Error {
   }
 };
 var NO_CHANGE = 1e-6;
+var FRAME_SHARE = 0.99;
 function diffProfiles(benchmark, base, head, options = {}) {
   const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
   const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
@@ -19894,7 +19895,8 @@ function diffProfiles(benchmark, base, head, options = {}) {
     for (const p of pairs.values()) {
       const [b, h] = p[kind];
       if (Math.abs(h - b) < NO_CHANGE) continue;
-      if (kind === "inclusive" && Math.abs(b - baseTotal) < NO_CHANGE && Math.abs(h - headTotal) < NO_CHANGE) continue;
+      const frame = (cost, total) => total > 0 && cost >= FRAME_SHARE * total;
+      if (kind === "inclusive" && (frame(b, baseTotal) || frame(h, headTotal))) continue;
       changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
     }
     changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
