@@ -161,6 +161,11 @@ export async function countInstructions(settings: CountSettings, executor: Execu
     outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: ${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs; instructions are counted for ${COUNTED_HARNESSES.join(', ')} (docs/instructions.md); wall time as before` });
     return outcome;
   }
+  const names = settings.format === 'command' ? ['command'] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
+  if (names.length === 0) {
+    if (settings.filter !== undefined) outcome.reasons.push({ kind: 'note', message: `${name('instructions-filter')} ${JSON.stringify(settings.filter.pattern)} matches none of the ${settings.names.length} benchmark(s) measured; nothing counted` });
+    return outcome;
+  }
   const probe = await executor.run('command -v valgrind', { cwd: dir, timeoutMs: 30_000, env: settings.env });
   if (probe.exitCode !== 0) {
     outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: valgrind is not installed where the benchmarks run (Debian: apt-get install valgrind); instructions not counted, wall time as before` });
@@ -171,7 +176,6 @@ export async function countInstructions(settings: CountSettings, executor: Execu
   if (ready.exitCode !== 0) throw new Error(`cannot create ${remote}: ${ready.stderr.trim()}`);
   mkdirSync(settings.keepDir, { recursive: true });
 
-  const names = settings.format === 'command' ? ['command'] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
   const plans: Planned[] = [];
   if (settings.format === 'google-benchmark') {
     const perRun = await googleBenchmarkSchedule(settings, executor, dir, iterations);
@@ -218,6 +222,8 @@ export async function countInstructions(settings: CountSettings, executor: Execu
     }
   }
   outcome.durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+  // The kept copies are in keepDir; the checkout is left as the rounds found it.
+  await executor.run(`rm -rf ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 30_000 });
   for (const [benchmark, v] of values) {
     if (failed.has(benchmark)) continue;
     const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/open-store.ts';
@@ -32,6 +32,7 @@ test('benchbot run --instructions stores each benchmark\'s count beside its wall
     return;
   }
   const repo = makeCountedRepo('google-benchmark');
+  t.after(() => rmSync(repo.dir, { recursive: true, force: true }));
   const run = await spawnWithProgress(process.execPath, [BIN, 'run', '--base', 'base', '--head', 'head', '--bench', './bench.sh', '--build', './build.sh', ...FEW_ROUNDS, '--instructions', '--instructions-repeats', '2', '--instructions-filter', '^BM_', '--output', 'json'], { label: 'run --instructions', cwd: repo.dir, env: env(repo.dir), timeoutMs: 110_000 });
   assert.ok(run.status === 0 || run.status === 1, run.stderr);
   assert.match(run.stderr, /instructions: counting under valgrind/);
@@ -84,6 +85,7 @@ test('--instructions refuses --counters, and its companions need it', () => {
 
 test('--counters where perf reads <not supported> (this VM) says so once per run, not per round or side', { timeout: 60_000 }, (t) => {
   const repo = makeFixtureRepo({ headFactor: 1.001 });
+  t.after(() => rmSync(repo.dir, { recursive: true, force: true }));
   const run = spawnSync(process.execPath, [BIN, 'run', '--base', 'base', '--head', 'head', '--bench', './bench.sh', ...FEW_ROUNDS, '--max-runs', '4', '--counters', '--no-store'], { cwd: repo.dir, encoding: 'utf8', env: env(repo.dir) });
   assert.equal(run.status, 0, run.stderr);
   const said = `${run.stdout}\n${run.stderr}`.split('\n').filter((l) => l.includes('--counters:'));

@@ -110,6 +110,9 @@ test('a harness without a fixed schedule, or a machine without valgrind, gets on
   const without = await count('google-benchmark', work, 'no-valgrind', { env: { PATH: bin } });
   assert.deepEqual(without.measurements, []);
   assert.deepEqual(without.reasons.map((r) => r.message), ['--instructions: valgrind is not installed where the benchmarks run (Debian: apt-get install valgrind); instructions not counted, wall time as before']);
+
+  const none = await count('google-benchmark', work, 'filtered', { filter: compileNameFilter('^BM_Nothing') });
+  assert.deepEqual(none.reasons.map((r) => r.message), ['--instructions-filter "^BM_Nothing" matches none of the 2 benchmark(s) measured; nothing counted']);
 });
 
 test('a Go sub-benchmark is counted in its closure; one nested deeper gets a reason', { timeout: 110_000 }, async (t) => {
@@ -141,6 +144,7 @@ test('bisect sessions count too: measureInterleaved adds each arm\'s counts unde
     return;
   }
   const repo = makeCountedRepo('google-benchmark');
+  t.after(() => rmSync(repo.dir, { recursive: true, force: true }));
   const progress = createProgress();
   const outcome = await measureInterleaved(repo.dir, [{ label: 'good', sha: repo.baseSha }, { label: 'bad', sha: repo.headSha }], join(repo.dir, '.benchbot'), {
     bench: './bench.sh', build: './build.sh', rounds: 1, warmup: 0, roundTimeoutMs: 60_000, buildTimeoutMs: 110_000, instructions: { repeats: 1, filter: compileNameFilter('^BM_Sum$') },
