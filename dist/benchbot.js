@@ -42170,6 +42170,11 @@ async function countInstructions(settings, executor, dir, tag) {
     outcome.reasons.push({ kind: "note", message: `${name("instructions")}: ${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs; instructions are counted for ${COUNTED_HARNESSES.join(", ")} (docs/instructions.md); wall time as before` });
     return outcome;
   }
+  const names2 = settings.format === "command" ? ["command"] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
+  if (names2.length === 0) {
+    if (settings.filter !== void 0) outcome.reasons.push({ kind: "note", message: `${name("instructions-filter")} ${JSON.stringify(settings.filter.pattern)} matches none of the ${settings.names.length} benchmark(s) measured; nothing counted` });
+    return outcome;
+  }
   const probe = await executor.run("command -v valgrind", { cwd: dir, timeoutMs: 3e4, env: settings.env });
   if (probe.exitCode !== 0) {
     outcome.reasons.push({ kind: "note", message: `${name("instructions")}: valgrind is not installed where the benchmarks run (Debian: apt-get install valgrind); instructions not counted, wall time as before` });
@@ -42179,7 +42184,6 @@ async function countInstructions(settings, executor, dir, tag) {
   const ready = await executor.run(`rm -rf ${shellQuote(remote)} && mkdir -p ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
   if (ready.exitCode !== 0) throw new Error(`cannot create ${remote}: ${ready.stderr.trim()}`);
   mkdirSync4(settings.keepDir, { recursive: true });
-  const names2 = settings.format === "command" ? ["command"] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
   const plans = [];
   if (settings.format === "google-benchmark") {
     const perRun = await googleBenchmarkSchedule(settings, executor, dir, iterations);
@@ -42224,6 +42228,7 @@ async function countInstructions(settings, executor, dir, tag) {
     }
   }
   outcome.durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+  await executor.run(`rm -rf ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
   for (const [benchmark, v] of values) {
     if (failed2.has(benchmark)) continue;
     const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
