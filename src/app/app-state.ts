@@ -268,8 +268,11 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
     for (;;) {
       const taken = await store.takeEffect(key, holder, now(), effectLeaseMs);
       if (taken.taken) return taken.before;
-      // Another replica is making it: look again shortly (within this process the queue below already waits).
-      await new Promise((resolve) => setTimeout(resolve, EFFECT_POLL_MS * (0.5 + Math.random())));
+      // Another replica is making it (within this process the queue below already waits): look again shortly, with reads
+      // rather than write transactions, until it is free or its holder's lease ran out.
+      for (let held: EffectEntry | undefined = taken.current; held !== undefined && held.holder !== null && (held.leaseUntil ?? 0) > now(); held = await store.getEffect(key)) {
+        await new Promise((resolve) => setTimeout(resolve, EFFECT_POLL_MS * (0.5 + Math.random())));
+      }
     }
   };
   // Handlers of this process queue per key, so only handlers of other replicas poll.
