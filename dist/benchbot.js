@@ -55827,7 +55827,9 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
     for (; ; ) {
       const taken = await store.takeEffect(key2, holder, now(), effectLeaseMs);
       if (taken.taken) return taken.before;
-      await new Promise((resolve14) => setTimeout(resolve14, EFFECT_POLL_MS * (0.5 + Math.random())));
+      for (let held2 = taken.current; held2 !== void 0 && held2.holder !== null && (held2.leaseUntil ?? 0) > now(); held2 = await store.getEffect(key2)) {
+        await new Promise((resolve14) => setTimeout(resolve14, EFFECT_POLL_MS * (0.5 + Math.random())));
+      }
     }
   };
   const queued = keyedQueue();
