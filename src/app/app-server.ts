@@ -121,7 +121,7 @@ export interface AppServer {
  */
 export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
   const throttle = options.throttle ?? true;
-  const pacing = createWritePacing(options.writeIntervalMs);
+  const pacing = createWritePacing(options.store, options.writeIntervalMs);
   const probot = new Probot({
     appId: options.appId,
     privateKey: options.privateKey,
@@ -272,7 +272,9 @@ function isWebhookPath(url: string | undefined): boolean {
  * health answers 200 while the store answers (503 otherwise), with the
  * queue (jobs waiting, retrying, leased, leases run out, dead, the oldest
  * waiting delivery's age and the newest dead ones), this replica's workers,
- * and the write pacing: its spacing and the writes waiting per installation.
+ * and the write pacing: its spacing, the writes waiting in this replica per
+ * installation, and how far ahead every replica has booked each
+ * installation's writes (`write:<id>`, `notify:<id>`).
  */
 async function health(store: Store, res: ServerResponse, workers: Record<string, unknown>, pacing: WritePacing, throttle: boolean, writeIntervalMs: number | undefined): Promise<void> {
   try {
@@ -285,8 +287,8 @@ async function health(store: Store, res: ServerResponse, workers: Record<string,
       queue: queueView(queue, now),
       workers,
       pacing: throttle
-        ? { writeSpacingMs: writeIntervalMs ?? WRITE_SPACING_MS, notifyingWriteSpacingMs: writeIntervalMs ?? NOTIFYING_WRITE_SPACING_MS, backlog: pacing.backlog() }
-        : { off: true, backlog: [] },
+        ? { writeSpacingMs: writeIntervalMs ?? WRITE_SPACING_MS, notifyingWriteSpacingMs: writeIntervalMs ?? NOTIFYING_WRITE_SPACING_MS, backlog: pacing.backlog(), bookedAhead: await store.pacingAhead(now) }
+        : { off: true, backlog: [], bookedAhead: [] },
     };
     res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
   } catch (error) {
@@ -314,8 +316,8 @@ function queueView(queue: Awaited<ReturnType<Store['jobStats']>>, now: number) {
  * and secondary limits are waited out (GitHub's `retry-after`, or the reset
  * time) and retried twice when the wait is at most two minutes, each wait
  * logged; Probot's own default gives up on secondary limits at once. Writes
- * are spaced per installation by `pacing`'s groups (GitHub's spacing by
- * default), which /healthz reads. The retry plugin repeats 5xx and network
+ * are spaced per installation, across the replicas on the store, by `pacing`
+ * (GitHub's spacing by default), which /healthz reads. The retry plugin repeats 5xx and network
  * errors, never what DO_NOT_RETRY lists. With throttle false the plugin is off.
  */
 function octokitClass(pacing: WritePacing, throttle: boolean): typeof ProbotOctokit {

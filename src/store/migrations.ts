@@ -288,6 +288,25 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`,
     },
   },
+  {
+    // GitHub's write pacing per installation across replicas (issue 24, item 3): one row per installation and kind of
+    // write (`write:<id>`, `notify:<id>`), holding when the next write may start. A worker books its slot with one
+    // atomic upsert before each write and sleeps until it, so two replicas pace one installation together.
+    version: 5,
+    name: 'app pacing: write slots per installation',
+    sql: {
+      sqlite: `
+        CREATE TABLE app_pacing (
+          key TEXT PRIMARY KEY,
+          next_ms INTEGER NOT NULL
+        );`,
+      postgres: `
+        CREATE TABLE app_pacing (
+          key TEXT PRIMARY KEY,
+          next_ms BIGINT NOT NULL
+        );`,
+    },
+  },
 ];
 
 /** SCHEMA_MIGRATIONS_DDL creates the bookkeeping table; the same text works in both dialects. */

@@ -161,3 +161,25 @@ function recordOf(r: Record<string, unknown>): JobRecord {
     lastError: r.last_error === null || r.last_error === undefined ? null : String(r.last_error),
   };
 }
+
+/**
+ * takePacingSlot books the next start of a write of kind `key` (e.g.
+ * `write:<installation>`) at least `spacingMs` after the one booked before
+ * it, and not before nowMs, in one atomic upsert; returns the booked start.
+ */
+export async function takePacingSlot(db: SqlAccess, key: string, spacingMs: number, nowMs: number): Promise<number> {
+  return db.write(async (c) => {
+    const [r] = await c.all(
+      `INSERT INTO app_pacing (key, next_ms) VALUES (?, ?) ON CONFLICT (key) DO UPDATE
+         SET next_ms = CASE WHEN app_pacing.next_ms > ? THEN app_pacing.next_ms ELSE ? END + ?
+       RETURNING next_ms`,
+      [key, nowMs + spacingMs, nowMs, nowMs, spacingMs],
+    );
+    return Number(r.next_ms) - spacingMs;
+  });
+}
+
+/** pacingAhead lists the pacing keys booked past nowMs, with how far ahead (ms), furthest first. */
+export async function pacingAhead(db: SqlAccess, nowMs: number): Promise<{ key: string; aheadMs: number }[]> {
+  return db.read(async (c) => (await c.all('SELECT key, next_ms FROM app_pacing WHERE next_ms > ? ORDER BY next_ms DESC LIMIT 20', [nowMs])).map((r) => ({ key: String(r.key), aheadMs: Number(r.next_ms) - nowMs })));
+}

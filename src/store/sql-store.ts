@@ -5,7 +5,7 @@ import { ingestRuns, ingestStream, type MeasurementRow } from './sql-ingest.ts';
 import { getRun, listRunIds, listRuns, samplesFor, series } from './sql-run-queries.ts';
 import { listSeries, seriesHistories, seriesWindows, type HistoryColumns, type WindowRow } from './sql-series-reads.ts';
 import { compareAndSetState, deleteEffect, deleteState, finishEffect, getEffect, getState, listEffects, listState, putState, releaseEffect, renewEffect, takeEffect } from './sql-state.ts';
-import { claimJobs, enqueueJob, failJob, finishJob, getJob, jobStats, pruneJobs, releaseJob, renewJob } from './sql-jobs.ts';
+import { claimJobs, enqueueJob, failJob, finishJob, getJob, jobStats, pacingAhead, pruneJobs, releaseJob, renewJob, takePacingSlot } from './sql-jobs.ts';
 import {
   StoreError,
   type IngestResult,
@@ -267,6 +267,14 @@ export abstract class SqlStore implements Store {
 
   pruneJobs(olderThanMs: number, nowMs: number): Promise<number> {
     return pruneJobs(this.access, olderThanMs, nowMs);
+  }
+
+  takePacingSlot(key: string, spacingMs: number, nowMs: number): Promise<number> {
+    return takePacingSlot(this.access, key, spacingMs, nowMs);
+  }
+
+  pacingAhead(nowMs: number): Promise<{ key: string; aheadMs: number }[]> {
+    return pacingAhead(this.access, nowMs);
   }
 
   async counts(): Promise<StoreCounts> {

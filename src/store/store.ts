@@ -407,6 +407,10 @@ export interface Store {
   jobStats(nowMs: number): Promise<JobStats>;
   /** pruneJobs deletes done jobs older than olderThanMs; returns how many. */
   pruneJobs(olderThanMs: number, nowMs: number): Promise<number>;
+  /** takePacingSlot books the next start of a paced write of kind `key`, spacingMs after the last one booked and not before nowMs, across replicas; returns it. */
+  takePacingSlot(key: string, spacingMs: number, nowMs: number): Promise<number>;
+  /** pacingAhead lists the pacing keys booked past nowMs and how far ahead, furthest first (at most 20). */
+  pacingAhead(nowMs: number): Promise<{ key: string; aheadMs: number }[]>;
   close(): Promise<void>;
 }
 

@@ -138,3 +138,38 @@ test('GitHub\'s secondary rate limit is waited out in the worker by its retry-af
   assert.ok(wait > 590_000, `rescheduled after GitHub's retry-after (${wait} ms)`);
   assert.equal((await health(h)).queue.retrying, 1);
 });
+
+test('two replicas pace one installation together: comments three seconds apart, whichever replica writes them', { timeout: 90_000 }, async (t) => {
+  const h = await startHarness({ throttle: true, writeIntervalMs: undefined });
+  harnesses.push(h);
+  const b = await h.startReplica();
+  const prs = [61, 62, 63, 64];
+  const seen: number[] = [];
+  let counted = 0;
+  const watch = setInterval(() => {
+    const posts = h.stand.requests.filter((q) => q.method === 'POST' && /\/issues\/\d+\/comments$/.test(q.path)).length;
+    for (; counted < posts; counted++) seen.push(performance.now());
+  }, 5);
+  let booked: unknown;
+  try {
+    const ids = [];
+    for (const [i, pr] of prs.entries()) ids.push((await deliver(h, 'issue_comment', commentEvent(h, { body: '/bench help', login: `asker-${pr}`, pr }), { wait: false, to: i % 2 === 0 ? h.app : b })).id);
+    while (replies(h).length < prs.length) {
+      const body = await (await fetch(`${b.url}/healthz`)).json();
+      if (body.pacing.bookedAhead.length > 0) booked ??= body.pacing.bookedAhead;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (const id of ids) assert.equal((await settled(h, id)).status, 'done');
+  } finally {
+    clearInterval(watch);
+  }
+  const gaps = seen.slice(1).map((at, i) => at - seen[i]);
+  const by = new Set((await Promise.all(h.outcomes.map((o) => h.store.getJob(o.id)))).map((j) => j?.leasedBy));
+  t.diagnostic(`comment POSTs ${gaps.map((g) => g.toFixed(0)).join(', ')} ms apart, by ${by.size} replica(s); booked ahead meanwhile: ${JSON.stringify(booked)}`);
+  assert.equal(seen.length, prs.length);
+  // Booked starts are 3 s apart; a request's own trip (on a shared machine) moves when the stand-in sees it by a little.
+  // Two replicas pacing apart would put two comments together (a gap near 0) every time both had one waiting.
+  assert.ok(gaps.every((g) => g >= 2500), `three seconds apart: ${gaps.map((g) => g.toFixed(0)).join(', ')}`);
+  assert.ok(seen.at(-1)! - seen[0] >= (prs.length - 1) * 3000 * 0.95, 'over the whole run too');
+  assert.ok(Array.isArray(booked) && (booked as { key: string }[]).some((k) => k.key === `notify:${INSTALLATION_ID}`), 'the booked schedule is shown');
+});
