@@ -18338,6 +18338,25 @@ var MIGRATIONS = [
         );
         CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`
     }
+  },
+  {
+    // GitHub's write pacing per installation across replicas (issue 24, item 3): one row per installation and kind of
+    // write (`write:<id>`, `notify:<id>`), holding when the next write may start. A worker books its slot with one
+    // atomic upsert before each write and sleeps until it, so two replicas pace one installation together.
+    version: 5,
+    name: "app pacing: write slots per installation",
+    sql: {
+      sqlite: `
+        CREATE TABLE app_pacing (
+          key TEXT PRIMARY KEY,
+          next_ms INTEGER NOT NULL
+        );`,
+      postgres: `
+        CREATE TABLE app_pacing (
+          key TEXT PRIMARY KEY,
+          next_ms BIGINT NOT NULL
+        );`
+    }
   }
 ];
 var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -19090,6 +19109,20 @@ function recordOf(r) {
     lastError: r.last_error === null || r.last_error === void 0 ? null : String(r.last_error)
   };
 }
+async function takePacingSlot(db, key2, spacingMs, nowMs) {
+  return db.write(async (c) => {
+    const [r] = await c.all(
+      `INSERT INTO app_pacing (key, next_ms) VALUES (?, ?) ON CONFLICT (key) DO UPDATE
+         SET next_ms = CASE WHEN app_pacing.next_ms > ? THEN app_pacing.next_ms ELSE ? END + ?
+       RETURNING next_ms`,
+      [key2, nowMs + spacingMs, nowMs, nowMs, spacingMs]
+    );
+    return Number(r.next_ms) - spacingMs;
+  });
+}
+async function pacingAhead(db, nowMs) {
+  return db.read(async (c) => (await c.all("SELECT key, next_ms FROM app_pacing WHERE next_ms > ? ORDER BY next_ms DESC LIMIT 20", [nowMs])).map((r) => ({ key: String(r.key), aheadMs: Number(r.next_ms) - nowMs })));
+}
 
 // src/store/sql-store.ts
 var SqlStore = class {
@@ -19245,6 +19278,12 @@ var SqlStore = class {
   }
   pruneJobs(olderThanMs, nowMs) {
     return pruneJobs(this.access, olderThanMs, nowMs);
+  }
+  takePacingSlot(key2, spacingMs, nowMs) {
+    return takePacingSlot(this.access, key2, spacingMs, nowMs);
+  }
+  pacingAhead(nowMs) {
+    return pacingAhead(this.access, nowMs);
   }
   async counts() {
     return this.read(async (c) => {

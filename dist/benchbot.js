@@ -15189,7 +15189,7 @@ var require_light = __commonJS({
       var Batcher_1 = Batcher;
       var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
       var require$$8 = getCjsExportFromNamespace(version$2);
-      var Bottleneck5, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
+      var Bottleneck4, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
       NUM_PRIORITIES$1 = 10;
       DEFAULT_PRIORITY$1 = 5;
       parser$5 = parser2;
@@ -15200,8 +15200,8 @@ var require_light = __commonJS({
       Events$4 = Events_1;
       States$1 = States_1;
       Sync$1 = Sync_1;
-      Bottleneck5 = (function() {
-        class Bottleneck6 {
+      Bottleneck4 = (function() {
+        class Bottleneck5 {
           constructor(options2 = {}, ...invalid) {
             var storeInstanceOptions, storeOptions;
             this._addToQueue = this._addToQueue.bind(this);
@@ -15223,7 +15223,7 @@ var require_light = __commonJS({
                 storeInstanceOptions = parser$5.load(options2, this.localStoreDefaults, {});
                 return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
               } else {
-                throw new Bottleneck6.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+                throw new Bottleneck5.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
               }
             }).call(this);
             this._queues.on("leftzero", () => {
@@ -15237,7 +15237,7 @@ var require_light = __commonJS({
           }
           _validateOptions(options2, invalid) {
             if (!(options2 != null && typeof options2 === "object" && invalid.length === 0)) {
-              throw new Bottleneck6.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+              throw new Bottleneck5.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
             }
           }
           ready() {
@@ -15434,10 +15434,10 @@ var require_light = __commonJS({
               return waitForExecuting(1);
             });
             this._receive = function(job) {
-              return job._reject(new Bottleneck6.prototype.BottleneckError(options2.enqueueErrorMessage));
+              return job._reject(new Bottleneck5.prototype.BottleneckError(options2.enqueueErrorMessage));
             };
             this.stop = () => {
-              return this.Promise.reject(new Bottleneck6.prototype.BottleneckError("stop() has already been called"));
+              return this.Promise.reject(new Bottleneck5.prototype.BottleneckError("stop() has already been called"));
             };
             return done;
           }
@@ -15456,11 +15456,11 @@ var require_light = __commonJS({
               job.doDrop();
               return true;
             } else if (reachedHWM) {
-              shifted = strategy === Bottleneck6.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck6.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck6.prototype.strategy.OVERFLOW ? job : void 0;
+              shifted = strategy === Bottleneck5.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck5.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck5.prototype.strategy.OVERFLOW ? job : void 0;
               if (shifted != null) {
                 shifted.doDrop();
               }
-              if (shifted == null || strategy === Bottleneck6.prototype.strategy.OVERFLOW) {
+              if (shifted == null || strategy === Bottleneck5.prototype.strategy.OVERFLOW) {
                 if (shifted == null) {
                   job.doDrop();
                 }
@@ -15474,7 +15474,7 @@ var require_light = __commonJS({
           }
           _receive(job) {
             if (this._states.jobStatus(job.options.id) != null) {
-              job._reject(new Bottleneck6.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              job._reject(new Bottleneck5.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
               return false;
             } else {
               job.doReceive();
@@ -15544,31 +15544,31 @@ var require_light = __commonJS({
             return this._store.__incrementReservoir__(incr);
           }
         }
-        Bottleneck6.default = Bottleneck6;
-        Bottleneck6.Events = Events$4;
-        Bottleneck6.version = Bottleneck6.prototype.version = require$$8.version;
-        Bottleneck6.strategy = Bottleneck6.prototype.strategy = {
+        Bottleneck5.default = Bottleneck5;
+        Bottleneck5.Events = Events$4;
+        Bottleneck5.version = Bottleneck5.prototype.version = require$$8.version;
+        Bottleneck5.strategy = Bottleneck5.prototype.strategy = {
           LEAK: 1,
           OVERFLOW: 2,
           OVERFLOW_PRIORITY: 4,
           BLOCK: 3
         };
-        Bottleneck6.BottleneckError = Bottleneck6.prototype.BottleneckError = BottleneckError_1;
-        Bottleneck6.Group = Bottleneck6.prototype.Group = Group_1;
-        Bottleneck6.RedisConnection = Bottleneck6.prototype.RedisConnection = require$$2;
-        Bottleneck6.IORedisConnection = Bottleneck6.prototype.IORedisConnection = require$$3;
-        Bottleneck6.Batcher = Bottleneck6.prototype.Batcher = Batcher_1;
-        Bottleneck6.prototype.jobDefaults = {
+        Bottleneck5.BottleneckError = Bottleneck5.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck5.Group = Bottleneck5.prototype.Group = Group_1;
+        Bottleneck5.RedisConnection = Bottleneck5.prototype.RedisConnection = require$$2;
+        Bottleneck5.IORedisConnection = Bottleneck5.prototype.IORedisConnection = require$$3;
+        Bottleneck5.Batcher = Bottleneck5.prototype.Batcher = Batcher_1;
+        Bottleneck5.prototype.jobDefaults = {
           priority: DEFAULT_PRIORITY$1,
           weight: 1,
           expiration: null,
           id: "<no-id>"
         };
-        Bottleneck6.prototype.storeDefaults = {
+        Bottleneck5.prototype.storeDefaults = {
           maxConcurrent: null,
           minTime: 0,
           highWater: null,
-          strategy: Bottleneck6.prototype.strategy.LEAK,
+          strategy: Bottleneck5.prototype.strategy.LEAK,
           penalty: null,
           reservoir: null,
           reservoirRefreshInterval: null,
@@ -15577,12 +15577,12 @@ var require_light = __commonJS({
           reservoirIncreaseAmount: null,
           reservoirIncreaseMaximum: null
         };
-        Bottleneck6.prototype.localStoreDefaults = {
+        Bottleneck5.prototype.localStoreDefaults = {
           Promise,
           timeout: null,
           heartbeatInterval: 250
         };
-        Bottleneck6.prototype.redisStoreDefaults = {
+        Bottleneck5.prototype.redisStoreDefaults = {
           Promise,
           timeout: null,
           heartbeatInterval: 5e3,
@@ -15593,7 +15593,7 @@ var require_light = __commonJS({
           clearDatastore: false,
           connection: null
         };
-        Bottleneck6.prototype.instanceDefaults = {
+        Bottleneck5.prototype.instanceDefaults = {
           datastore: "local",
           connection: null,
           id: "<no-id>",
@@ -15601,14 +15601,14 @@ var require_light = __commonJS({
           trackDoneStatus: false,
           Promise
         };
-        Bottleneck6.prototype.stopDefaults = {
+        Bottleneck5.prototype.stopDefaults = {
           enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
           dropWaitingJobs: true,
           dropErrorMessage: "This limiter has been stopped."
         };
-        return Bottleneck6;
+        return Bottleneck5;
       }).call(commonjsGlobal);
-      var Bottleneck_1 = Bottleneck5;
+      var Bottleneck_1 = Bottleneck4;
       var lib2 = Bottleneck_1;
       return lib2;
     }));
@@ -25331,7 +25331,7 @@ var require_Bottleneck = __commonJS({
         });
       };
     }
-    var Bottleneck5;
+    var Bottleneck4;
     var DEFAULT_PRIORITY;
     var Events2;
     var Job;
@@ -25353,8 +25353,8 @@ var require_Bottleneck = __commonJS({
     Events2 = require_Events();
     States = require_States();
     Sync = require_Sync();
-    Bottleneck5 = function() {
-      class Bottleneck6 {
+    Bottleneck4 = function() {
+      class Bottleneck5 {
         constructor(options2 = {}, ...invalid) {
           var storeInstanceOptions, storeOptions;
           this._addToQueue = this._addToQueue.bind(this);
@@ -25376,7 +25376,7 @@ var require_Bottleneck = __commonJS({
               storeInstanceOptions = parser2.load(options2, this.localStoreDefaults, {});
               return new LocalDatastore(this, storeOptions, storeInstanceOptions);
             } else {
-              throw new Bottleneck6.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              throw new Bottleneck5.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
             }
           }.call(this);
           this._queues.on("leftzero", () => {
@@ -25390,7 +25390,7 @@ var require_Bottleneck = __commonJS({
         }
         _validateOptions(options2, invalid) {
           if (!(options2 != null && typeof options2 === "object" && invalid.length === 0)) {
-            throw new Bottleneck6.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            throw new Bottleneck5.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
           }
         }
         ready() {
@@ -25606,10 +25606,10 @@ var require_Bottleneck = __commonJS({
             return waitForExecuting(1);
           });
           this._receive = function(job) {
-            return job._reject(new Bottleneck6.prototype.BottleneckError(options2.enqueueErrorMessage));
+            return job._reject(new Bottleneck5.prototype.BottleneckError(options2.enqueueErrorMessage));
           };
           this.stop = () => {
-            return this.Promise.reject(new Bottleneck6.prototype.BottleneckError("stop() has already been called"));
+            return this.Promise.reject(new Bottleneck5.prototype.BottleneckError("stop() has already been called"));
           };
           return done;
         }
@@ -25640,11 +25640,11 @@ var require_Bottleneck = __commonJS({
               job.doDrop();
               return true;
             } else if (reachedHWM) {
-              shifted = strategy === Bottleneck6.prototype.strategy.LEAK ? _this2._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck6.prototype.strategy.OVERFLOW_PRIORITY ? _this2._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck6.prototype.strategy.OVERFLOW ? job : void 0;
+              shifted = strategy === Bottleneck5.prototype.strategy.LEAK ? _this2._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck5.prototype.strategy.OVERFLOW_PRIORITY ? _this2._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck5.prototype.strategy.OVERFLOW ? job : void 0;
               if (shifted != null) {
                 shifted.doDrop();
               }
-              if (shifted == null || strategy === Bottleneck6.prototype.strategy.OVERFLOW) {
+              if (shifted == null || strategy === Bottleneck5.prototype.strategy.OVERFLOW) {
                 if (shifted == null) {
                   job.doDrop();
                 }
@@ -25659,7 +25659,7 @@ var require_Bottleneck = __commonJS({
         }
         _receive(job) {
           if (this._states.jobStatus(job.options.id) != null) {
-            job._reject(new Bottleneck6.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+            job._reject(new Bottleneck5.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
             return false;
           } else {
             job.doReceive();
@@ -25742,31 +25742,31 @@ var require_Bottleneck = __commonJS({
         }
       }
       ;
-      Bottleneck6.default = Bottleneck6;
-      Bottleneck6.Events = Events2;
-      Bottleneck6.version = Bottleneck6.prototype.version = require_version().version;
-      Bottleneck6.strategy = Bottleneck6.prototype.strategy = {
+      Bottleneck5.default = Bottleneck5;
+      Bottleneck5.Events = Events2;
+      Bottleneck5.version = Bottleneck5.prototype.version = require_version().version;
+      Bottleneck5.strategy = Bottleneck5.prototype.strategy = {
         LEAK: 1,
         OVERFLOW: 2,
         OVERFLOW_PRIORITY: 4,
         BLOCK: 3
       };
-      Bottleneck6.BottleneckError = Bottleneck6.prototype.BottleneckError = require_BottleneckError();
-      Bottleneck6.Group = Bottleneck6.prototype.Group = require_Group();
-      Bottleneck6.RedisConnection = Bottleneck6.prototype.RedisConnection = require_RedisConnection();
-      Bottleneck6.IORedisConnection = Bottleneck6.prototype.IORedisConnection = require_IORedisConnection();
-      Bottleneck6.Batcher = Bottleneck6.prototype.Batcher = require_Batcher();
-      Bottleneck6.prototype.jobDefaults = {
+      Bottleneck5.BottleneckError = Bottleneck5.prototype.BottleneckError = require_BottleneckError();
+      Bottleneck5.Group = Bottleneck5.prototype.Group = require_Group();
+      Bottleneck5.RedisConnection = Bottleneck5.prototype.RedisConnection = require_RedisConnection();
+      Bottleneck5.IORedisConnection = Bottleneck5.prototype.IORedisConnection = require_IORedisConnection();
+      Bottleneck5.Batcher = Bottleneck5.prototype.Batcher = require_Batcher();
+      Bottleneck5.prototype.jobDefaults = {
         priority: DEFAULT_PRIORITY,
         weight: 1,
         expiration: null,
         id: "<no-id>"
       };
-      Bottleneck6.prototype.storeDefaults = {
+      Bottleneck5.prototype.storeDefaults = {
         maxConcurrent: null,
         minTime: 0,
         highWater: null,
-        strategy: Bottleneck6.prototype.strategy.LEAK,
+        strategy: Bottleneck5.prototype.strategy.LEAK,
         penalty: null,
         reservoir: null,
         reservoirRefreshInterval: null,
@@ -25775,12 +25775,12 @@ var require_Bottleneck = __commonJS({
         reservoirIncreaseAmount: null,
         reservoirIncreaseMaximum: null
       };
-      Bottleneck6.prototype.localStoreDefaults = {
+      Bottleneck5.prototype.localStoreDefaults = {
         Promise,
         timeout: null,
         heartbeatInterval: 250
       };
-      Bottleneck6.prototype.redisStoreDefaults = {
+      Bottleneck5.prototype.redisStoreDefaults = {
         Promise,
         timeout: null,
         heartbeatInterval: 5e3,
@@ -25791,7 +25791,7 @@ var require_Bottleneck = __commonJS({
         clearDatastore: false,
         connection: null
       };
-      Bottleneck6.prototype.instanceDefaults = {
+      Bottleneck5.prototype.instanceDefaults = {
         datastore: "local",
         connection: null,
         id: "<no-id>",
@@ -25799,14 +25799,14 @@ var require_Bottleneck = __commonJS({
         trackDoneStatus: false,
         Promise
       };
-      Bottleneck6.prototype.stopDefaults = {
+      Bottleneck5.prototype.stopDefaults = {
         enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
         dropWaitingJobs: true,
         dropErrorMessage: "This limiter has been stopped."
       };
-      return Bottleneck6;
+      return Bottleneck5;
     }.call(void 0);
-    module2.exports = Bottleneck5;
+    module2.exports = Bottleneck4;
   }
 });
 
@@ -43805,6 +43805,25 @@ var MIGRATIONS = [
         );
         CREATE INDEX app_jobs_status_due ON app_jobs (status, due_ms);`
     }
+  },
+  {
+    // GitHub's write pacing per installation across replicas (issue 24, item 3): one row per installation and kind of
+    // write (`write:<id>`, `notify:<id>`), holding when the next write may start. A worker books its slot with one
+    // atomic upsert before each write and sleeps until it, so two replicas pace one installation together.
+    version: 5,
+    name: "app pacing: write slots per installation",
+    sql: {
+      sqlite: `
+        CREATE TABLE app_pacing (
+          key TEXT PRIMARY KEY,
+          next_ms INTEGER NOT NULL
+        );`,
+      postgres: `
+        CREATE TABLE app_pacing (
+          key TEXT PRIMARY KEY,
+          next_ms BIGINT NOT NULL
+        );`
+    }
   }
 ];
 var SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -44557,6 +44576,20 @@ function recordOf(r) {
     lastError: r.last_error === null || r.last_error === void 0 ? null : String(r.last_error)
   };
 }
+async function takePacingSlot(db, key2, spacingMs, nowMs) {
+  return db.write(async (c) => {
+    const [r] = await c.all(
+      `INSERT INTO app_pacing (key, next_ms) VALUES (?, ?) ON CONFLICT (key) DO UPDATE
+         SET next_ms = CASE WHEN app_pacing.next_ms > ? THEN app_pacing.next_ms ELSE ? END + ?
+       RETURNING next_ms`,
+      [key2, nowMs + spacingMs, nowMs, nowMs, spacingMs]
+    );
+    return Number(r.next_ms) - spacingMs;
+  });
+}
+async function pacingAhead(db, nowMs) {
+  return db.read(async (c) => (await c.all("SELECT key, next_ms FROM app_pacing WHERE next_ms > ? ORDER BY next_ms DESC LIMIT 20", [nowMs])).map((r) => ({ key: String(r.key), aheadMs: Number(r.next_ms) - nowMs })));
+}
 
 // src/store/sql-store.ts
 var SqlStore = class {
@@ -44712,6 +44745,12 @@ var SqlStore = class {
   }
   pruneJobs(olderThanMs, nowMs) {
     return pruneJobs(this.access, olderThanMs, nowMs);
+  }
+  takePacingSlot(key2, spacingMs, nowMs) {
+    return takePacingSlot(this.access, key2, spacingMs, nowMs);
+  }
+  pacingAhead(nowMs) {
+    return pacingAhead(this.access, nowMs);
   }
   async counts() {
     return this.read(async (c) => {
@@ -53685,30 +53724,30 @@ function routeMatcher(paths) {
 var regex = routeMatcher(triggers_notification_paths_default);
 var triggersNotification = regex.test.bind(regex);
 var groups = {};
-var createGroups = function(Bottleneck5, common) {
-  groups.global = new Bottleneck5.Group({
+var createGroups = function(Bottleneck4, common) {
+  groups.global = new Bottleneck4.Group({
     id: "octokit-global",
     maxConcurrent: 10,
     ...common
   });
-  groups.auth = new Bottleneck5.Group({
+  groups.auth = new Bottleneck4.Group({
     id: "octokit-auth",
     maxConcurrent: 1,
     ...common
   });
-  groups.search = new Bottleneck5.Group({
+  groups.search = new Bottleneck4.Group({
     id: "octokit-search",
     maxConcurrent: 1,
     minTime: 2e3,
     ...common
   });
-  groups.write = new Bottleneck5.Group({
+  groups.write = new Bottleneck4.Group({
     id: "octokit-write",
     maxConcurrent: 1,
     minTime: 1e3,
     ...common
   });
-  groups.notifications = new Bottleneck5.Group({
+  groups.notifications = new Bottleneck4.Group({
     id: "octokit-notifications",
     maxConcurrent: 1,
     minTime: 3e3,
@@ -53718,7 +53757,7 @@ var createGroups = function(Bottleneck5, common) {
 function throttling(octokit, octokitOptions) {
   const {
     enabled = true,
-    Bottleneck: Bottleneck5 = import_light2.default,
+    Bottleneck: Bottleneck4 = import_light2.default,
     id = "no-id",
     timeout = 1e3 * 60 * 2,
     // Redis TTL: 2 minutes
@@ -53761,16 +53800,16 @@ function throttling(octokit, octokitOptions) {
     }
     initialized = true;
     if (groups.global == null) {
-      createGroups(Bottleneck5, common);
+      createGroups(Bottleneck4, common);
     }
     state.global = state.global ?? groups.global;
     state.auth = state.auth ?? groups.auth;
     state.search = state.search ?? groups.search;
     state.write = state.write ?? groups.write;
     state.notifications = state.notifications ?? groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck5();
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck4();
     const events = {};
-    const emitter = new Bottleneck5.Events(events);
+    const emitter = new Bottleneck4.Events(events);
     events.on("secondary-limit", state.onSecondaryRateLimit);
     events.on("rate-limit", state.onRateLimit);
     events.on(
@@ -64192,29 +64231,36 @@ function clientKey(address) {
 }
 
 // src/app/write-pacing.ts
-var import_bottleneck2 = __toESM(require_lib3(), 1);
 var WRITE_SPACING_MS = 1e3;
 var NOTIFYING_WRITE_SPACING_MS = 3e3;
-function createWritePacing(intervalMs) {
-  const write = new import_bottleneck2.default.Group({ id: "benchbot-write", maxConcurrent: 1, minTime: intervalMs ?? WRITE_SPACING_MS });
-  const notifications = new import_bottleneck2.default.Group({ id: "benchbot-notifications", maxConcurrent: 1, minTime: intervalMs ?? NOTIFYING_WRITE_SPACING_MS });
-  const waiting = (group) => {
-    const out = /* @__PURE__ */ new Map();
-    for (const key2 of group.keys()) {
-      const c = group.key(key2).counts();
-      const n = (c.RECEIVED ?? 0) + (c.QUEUED ?? 0) + (c.RUNNING ?? 0) + (c.EXECUTING ?? 0);
-      if (n > 0) out.set(key2, n);
-    }
-    return out;
-  };
+function createWritePacing(store, intervalMs, sleep = (ms) => new Promise((resolve14) => setTimeout(resolve14, ms))) {
+  const waiting = { write: /* @__PURE__ */ new Map(), notify: /* @__PURE__ */ new Map() };
+  const group = (kind, spacingMs) => ({
+    key: (installation) => ({
+      async schedule(_options, task, ...args) {
+        if (spacingMs > 0) {
+          const counts = waiting[kind];
+          counts.set(installation, (counts.get(installation) ?? 0) + 1);
+          try {
+            const start = await store.takePacingSlot(`${kind}:${installation}`, spacingMs, Date.now());
+            const wait2 = start - Date.now();
+            if (wait2 > 0) await sleep(wait2);
+          } finally {
+            const left = (counts.get(installation) ?? 1) - 1;
+            if (left > 0) counts.set(installation, left);
+            else counts.delete(installation);
+          }
+        }
+        return task(...args);
+      }
+    })
+  });
   return {
-    write,
-    notifications,
+    write: group("write", intervalMs ?? WRITE_SPACING_MS),
+    notifications: group("notify", intervalMs ?? NOTIFYING_WRITE_SPACING_MS),
     backlog() {
-      const writes = waiting(write);
-      const notifying = waiting(notifications);
-      const keys = /* @__PURE__ */ new Set([...writes.keys(), ...notifying.keys()]);
-      return [...keys].map((installation) => ({ installation, writesWaiting: writes.get(installation) ?? 0, notifyingWritesWaiting: notifying.get(installation) ?? 0 })).sort((a, b) => b.writesWaiting + b.notifyingWritesWaiting - (a.writesWaiting + a.notifyingWritesWaiting));
+      const keys = /* @__PURE__ */ new Set([...waiting.write.keys(), ...waiting.notify.keys()]);
+      return [...keys].map((installation) => ({ installation, writesWaiting: waiting.write.get(installation) ?? 0, notifyingWritesWaiting: waiting.notify.get(installation) ?? 0 })).sort((a, b) => b.writesWaiting + b.notifyingWritesWaiting - (a.writesWaiting + a.notifyingWritesWaiting));
     }
   };
 }
@@ -64229,7 +64275,7 @@ var HANDOFF_MAX = 1e3;
 var TIMEOUT_CHECK_INTERVAL_MS = 1e3;
 async function startAppServer(options2) {
   const throttle = options2.throttle ?? true;
-  const pacing = createWritePacing(options2.writeIntervalMs);
+  const pacing = createWritePacing(options2.store, options2.writeIntervalMs);
   const probot = new Probot({
     appId: options2.appId,
     privateKey: options2.privateKey,
@@ -64377,7 +64423,7 @@ async function health(store, res, workers, pacing, throttle, writeIntervalMs) {
       store: store.kind,
       queue: queueView(queue, now),
       workers,
-      pacing: throttle ? { writeSpacingMs: writeIntervalMs ?? WRITE_SPACING_MS, notifyingWriteSpacingMs: writeIntervalMs ?? NOTIFYING_WRITE_SPACING_MS, backlog: pacing.backlog() } : { off: true, backlog: [] }
+      pacing: throttle ? { writeSpacingMs: writeIntervalMs ?? WRITE_SPACING_MS, notifyingWriteSpacingMs: writeIntervalMs ?? NOTIFYING_WRITE_SPACING_MS, backlog: pacing.backlog(), bookedAhead: await store.pacingAhead(now) } : { off: true, backlog: [], bookedAhead: [] }
     };
     res.writeHead(200, { "content-type": "application/json" }).end(`${JSON.stringify(body)}
 `);
