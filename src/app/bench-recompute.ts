@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { RESULTS_FILES } from '../jobs/results-artifact.ts';
 import { MAX_RECOMPUTED_SERIES, recomputeAndRender, ReportShapeError, type BenchMeta, type RecomputedBench } from './bench-report.ts';
 import { readZipTexts, ZipError } from './read-zip.ts';
+import { MAX_ARTIFACT_PROFILES, PROFILES_MANIFEST, profileFileName } from '../formats/profile-artifact.ts';
 import { knownGroupSequentialLevels, rememberGroupSequentialLevels, type KnownLevels } from '../stats/sequential-alpha.ts';
 
 /**
@@ -203,11 +204,14 @@ export function runRecomputeTask(task: RecomputeTask & { maxSeries: number; leve
 
 function recomputeReply(task: RecomputeTask & { maxSeries: number }): WorkerReply {
   try {
-    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
+    const profileFiles = Array.from({ length: MAX_ARTIFACT_PROFILES }, (_, i) => [profileFileName(i, 'base'), profileFileName(i, 'head')]).flat();
+    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head, PROFILES_MANIFEST, ...profileFiles]);
     const base = files[RESULTS_FILES.base];
     const head = files[RESULTS_FILES.head];
     if (base === null || head === null) return { ok: true, result: null };
-    return { ok: true, result: recomputeAndRender({ base, head }, task.args, task.meta, task.maxSeries) };
+    // The profiles' callgrind files, if the measuring job made any: diffed again for what this recomputation finds regressed.
+    const profiles = { manifest: files[PROFILES_MANIFEST], file: (name: string) => files[name] ?? null };
+    return { ok: true, result: recomputeAndRender({ base, head, profiles }, task.args, task.meta, task.maxSeries) };
   } catch (error) {
     const unreadable = error instanceof ReportShapeError || error instanceof ZipError;
     return { ok: false, kind: unreadable ? 'unreadable' : 'failed', message: (error as Error)?.message ?? String(error) };

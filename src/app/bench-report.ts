@@ -1,4 +1,6 @@
 import type { CompareSide, ComparisonReport } from '../compare/compare-runs.ts';
+import { readArtifactProfiles } from '../formats/profile-artifact.ts';
+import { whereMarkdown } from '../report/profile-report.ts';
 import type { Measurement } from '../model/measurement.ts';
 import type { Comparison, SideSummary, Verdict } from '../model/comparison.ts';
 import { GITHUB_COMMENT_LIMIT, REPORT_MARKER, renderMarkdown } from '../report/markdown-report.ts';
@@ -146,10 +148,16 @@ export interface RecomputedBench {
  * and renders the sticky comment, with capNote when the cap applied. It is
  * what the app runs off its event loop (bench-recompute.ts).
  */
-export function recomputeAndRender(files: { base: string; head: string }, args: Readonly<Record<string, string>>, meta: BenchMeta, maxSeries = MAX_RECOMPUTED_SERIES): RecomputedBench {
+export function recomputeAndRender(
+  files: { base: string; head: string; profiles?: { manifest: string | null; file: (name: string) => string | null } },
+  args: Readonly<Record<string, string>>, meta: BenchMeta, maxSeries = MAX_RECOMPUTED_SERIES,
+): RecomputedBench {
   const { report, cap } = recomputeBenchReport(files, benchSettings(args), maxSeries);
   const notes = cap === null ? meta.notes : [...(meta.notes ?? []), capNote(cap)];
-  return { body: renderBenchReport(report, { ...meta, notes }), summary: report.summary, cap };
+  // Where the regressions live: the artifact's callgrind files diffed again, for what this recomputation finds regressed.
+  const regressed = new Set(report.comparisons.filter((c) => c.verdict === 'regressed').map((c) => c.benchmark));
+  const where = files.profiles ? readArtifactProfiles(files.profiles.manifest, files.profiles.file, regressed, { base: meta.base, head: meta.head }) : { profiles: [], notes: [] };
+  return { body: renderBenchReport(report, { ...meta, notes }, whereMarkdown(where.profiles, where.notes)), summary: report.summary, cap };
 }
 
 /** BenchMeta is what the app knows about a `/bench` beyond the report. */
@@ -236,10 +244,10 @@ export function parseJsonReport(text: string): ComparisonReport {
 }
 
 /** renderBenchReport renders a completed `/bench` for the sticky comment (marker first). */
-export function renderBenchReport(report: ComparisonReport, meta: BenchMeta): string {
+export function renderBenchReport(report: ComparisonReport, meta: BenchMeta, where?: string): string {
   const lines = preamble(meta);
   const budget = GITHUB_COMMENT_LIMIT - lines.join('\n').length - 1000;
-  const body = renderMarkdown(report, { title: 'benchbot /bench', marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : undefined });
+  const body = renderMarkdown(report, { title: 'benchbot /bench', marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : undefined, where: where || undefined });
   const [marker, title, ...rest] = body.split('\n');
   return [marker, title, '', ...lines, ...rest].join('\n');
 }

@@ -1,11 +1,10 @@
 import { closeSync, constants, copyFileSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
 import type { ProfileDiff } from '../model/profile-diff.ts';
-import { diffProfiles } from '../compare/profile-diff.ts';
-import { parseCallgrind } from '../formats/callgrind-profile.ts';
 import { FormatError } from '../formats/format-error.ts';
-import { MAX_PROFILED_REGRESSIONS, PROFILE_DEFAULTS, type ProfileSource } from './profile-benchmark.ts';
+import { PROFILES_MANIFEST, profileFileName, readArtifactProfiles } from '../formats/profile-artifact.ts';
+import type { ProfileSource } from './profile-benchmark.ts';
 
 /**
  * The results artifact is the only thing that crosses from the measuring job
@@ -25,10 +24,7 @@ import { MAX_PROFILED_REGRESSIONS, PROFILE_DEFAULTS, type ProfileSource } from '
  *   which the report job reads and diffs again (for the benchmarks its own
  *   recomputed report finds regressed), never taking the measuring job's diff.
  */
-export const RESULTS_FILES = { base: 'base.json', head: 'head.json', report: 'report.json', history: 'history.json', profiles: 'profiles.json' } as const;
-
-/** PROFILES_DIR is the artifact's folder of callgrind files, named by their index in profiles.json, never by a name from it. */
-const PROFILES_DIR = 'profiles';
+export const RESULTS_FILES = { base: 'base.json', head: 'head.json', report: 'report.json', history: 'history.json', profiles: PROFILES_MANIFEST } as const;
 
 /** MAX_PROFILE_FILE_BYTES bounds one callgrind file the report job reads (a benchmark's profile with --toggle-collect is kilobytes to a few megabytes). */
 export const MAX_PROFILE_FILE_BYTES = 32 * 1024 * 1024;
@@ -148,10 +144,10 @@ function readCapped(path: string, maxBytes: number): string {
  */
 export function writeProfileSources(dir: string, sources: readonly ProfileSource[]): void {
   if (sources.length === 0) return;
-  mkdirSync(join(dir, PROFILES_DIR), { recursive: true });
+  mkdirSync(join(dir, dirname(profileFileName(0, 'base'))), { recursive: true });
   sources.forEach((s, i) => {
-    copyFileSync(s.base.file, join(dir, PROFILES_DIR, `${i}.base.callgrind`));
-    copyFileSync(s.head.file, join(dir, PROFILES_DIR, `${i}.head.callgrind`));
+    copyFileSync(s.base.file, join(dir, profileFileName(i, 'base')));
+    copyFileSync(s.head.file, join(dir, profileFileName(i, 'head')));
   });
   writeFileSync(join(dir, RESULTS_FILES.profiles), `${JSON.stringify(sources.map((s) => ({ benchmark: s.benchmark, base_iterations: s.base.iterations, head_iterations: s.head.iterations })))}\n`);
 }
@@ -159,42 +155,25 @@ export function writeProfileSources(dir: string, sources: readonly ProfileSource
 /**
  * readProfiles is the report job's side: the profiles of `benchmarks` (the
  * ones its recomputed report finds regressed) diffed again from the
- * artifact's callgrind files, with the commits it was given. Anything
- * malformed (the manifest, a count, a file that is not a callgrind
- * profile) drops that profile with a note, never the report.
+ * artifact's callgrind files (formats/profile-artifact.ts), each read
+ * size-capped and never through a link.
  */
 export function readProfiles(part: string, benchmarks: ReadonlySet<string>, shas: { base?: string; head?: string }): { profiles: ProfileDiff[]; notes: string[] } {
-  const path = join(part, RESULTS_FILES.profiles);
-  if (!present(path) || benchmarks.size === 0) return { profiles: [], notes: [] };
-  const notes: string[] = [];
-  let manifest: unknown;
-  try {
-    manifest = JSON.parse(readCapped(path, 1024 * 1024));
-  } catch (error) {
-    return { profiles: [], notes: [`${RESULTS_FILES.profiles} cannot be read: ${(error as Error).message}`] };
-  }
-  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${RESULTS_FILES.profiles} is not a list of profiles`] };
-  const profiles: ProfileDiff[] = [];
-  const seen = new Set<string>();
-  for (const [i, entry] of manifest.slice(0, MAX_PROFILED_REGRESSIONS).entries()) {
-    const e = entry as { benchmark?: unknown; base_iterations?: unknown; head_iterations?: unknown } | null;
-    const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
-    if (typeof e?.benchmark !== 'string' || e.benchmark.length > 4096 || !count(e.base_iterations) || !count(e.head_iterations)) {
-      notes.push(`${RESULTS_FILES.profiles} entry ${i} is malformed: left out`);
-      continue;
-    }
-    if (!benchmarks.has(e.benchmark) || seen.has(e.benchmark)) continue;
-    seen.add(e.benchmark);
+  const read = (name: string, max: number): string | null => {
+    const path = join(part, name);
+    if (!present(path)) return null;
     try {
-      const side = (name: 'base' | 'head', iterations: number, sha: string | undefined) => {
-        const file = join(part, PROFILES_DIR, `${i}.${name}.callgrind`);
-        return { profile: parseCallgrind(readCapped(file, MAX_PROFILE_FILE_BYTES), `${PROFILES_DIR}/${i}.${name}.callgrind`), iterations, ...(sha ? { sha } : {}) };
-      };
-      profiles.push(diffProfiles(e.benchmark, side('base', e.base_iterations as number, shas.base), side('head', e.head_iterations as number, shas.head), { top: PROFILE_DEFAULTS.top }));
+      return readCapped(path, max);
     } catch (error) {
-      if (!(error instanceof FormatError || error instanceof ResultsError || error instanceof RangeError || (error as Error).name === 'ProfileEventError')) throw error;
-      notes.push(`the profile of ${e.benchmark} cannot be read: ${(error as Error).message}`);
+      if (error instanceof ResultsError) throw new FormatError(name, undefined, error.message);
+      throw error;
     }
+  };
+  let manifest: string | null;
+  try {
+    manifest = read(PROFILES_MANIFEST, 1024 * 1024);
+  } catch (error) {
+    return { profiles: [], notes: [(error as Error).message] };
   }
-  return { profiles, notes };
+  return readArtifactProfiles(manifest, (name) => read(name, MAX_PROFILE_FILE_BYTES), benchmarks, shas);
 }

@@ -1,0 +1,68 @@
+import { diffProfiles, PROFILE_DIFF_DEFAULTS, ProfileEventError } from '../compare/profile-diff.ts';
+import type { ProfileDiff } from '../model/profile-diff.ts';
+import { parseCallgrind } from './callgrind-profile.ts';
+import { FormatError } from './format-error.ts';
+
+/**
+ * profile-artifact reads the differential profiles a results artifact
+ * carries as raw callgrind files: `profiles.json` lists, in order, the
+ * benchmark and the iterations of each side, and the files are
+ * `profiles/N.base.callgrind` and `profiles/N.head.callgrind`, named by
+ * their index, never by a name from the manifest. The reader (the action's
+ * report job, the app) diffs them again, only for the benchmarks its own
+ * recomputed comparison finds regressed, with the commits it trusts: the
+ * artifact was written by a job that ran the pull request's code.
+ */
+
+/** PROFILES_MANIFEST and profileFileName are the artifact's names. */
+export const PROFILES_MANIFEST = 'profiles.json';
+
+/** profileFileName is the artifact path of profile `index`'s callgrind file of one side. */
+export function profileFileName(index: number, side: 'base' | 'head'): string {
+  return `profiles/${index}.${side}.callgrind`;
+}
+
+/** MAX_ARTIFACT_PROFILES is the most profiles read from one artifact (a run makes at most five). */
+export const MAX_ARTIFACT_PROFILES = 5;
+
+/**
+ * readArtifactProfiles diffs the artifact's profiles of `regressed`
+ * benchmarks; `file` returns a file's text (null when the artifact lacks it
+ * or it cannot be read). Anything malformed drops that profile with a note.
+ */
+export function readArtifactProfiles(manifestText: string | null, file: (name: string) => string | null, regressed: ReadonlySet<string>, shas: { base?: string; head?: string }): { profiles: ProfileDiff[]; notes: string[] } {
+  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [] };
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(manifestText);
+  } catch (error) {
+    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${(error as Error).message}`] };
+  }
+  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`] };
+  const profiles: ProfileDiff[] = [];
+  const notes: string[] = [];
+  const seen = new Set<string>();
+  const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+  for (const [i, entry] of manifest.slice(0, MAX_ARTIFACT_PROFILES).entries()) {
+    const e = entry as { benchmark?: unknown; base_iterations?: unknown; head_iterations?: unknown } | null;
+    if (typeof e?.benchmark !== 'string' || e.benchmark.length > 4096 || !count(e.base_iterations) || !count(e.head_iterations)) {
+      notes.push(`${PROFILES_MANIFEST} entry ${i} is malformed: left out`);
+      continue;
+    }
+    if (!regressed.has(e.benchmark) || seen.has(e.benchmark)) continue;
+    seen.add(e.benchmark);
+    try {
+      const side = (name: 'base' | 'head', iterations: number, sha: string | undefined) => {
+        const path = profileFileName(i, name);
+        const text = file(path);
+        if (text === null) throw new FormatError(path, undefined, 'missing from the artifact');
+        return { profile: parseCallgrind(text, path), iterations, ...(sha ? { sha } : {}) };
+      };
+      profiles.push(diffProfiles(e.benchmark, side('base', e.base_iterations as number, shas.base), side('head', e.head_iterations as number, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
+    } catch (error) {
+      if (!(error instanceof FormatError || error instanceof ProfileEventError)) throw error;
+      notes.push(`the profile of ${e.benchmark} cannot be read: ${error.message}`);
+    }
+  }
+  return { profiles, notes };
+}
