@@ -19897,8 +19897,8 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync3, constants as constants2, copyFileSync, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, mkdirSync as mkdirSync7, openSync as openSync3, readdirSync as readdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join11 } from "node:path";
+import { closeSync as closeSync3, constants as constants2, copyFileSync, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, mkdirSync as mkdirSync6, openSync as openSync3, readdirSync as readdirSync2, readFileSync as readFileSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname5, join as join10 } from "node:path";
 
 // src/compare/profile-diff.ts
 var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
@@ -20154,122 +20154,51 @@ function functionsOf(nodes, width) {
   return out;
 }
 
-// src/jobs/profile-benchmark.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync4, mkdirSync as mkdirSync6 } from "node:fs";
-import { join as join10 } from "node:path";
-var PROFILE_DEFAULTS = {
-  top: PROFILE_DIFF_DEFAULTS.top,
-  timeoutMs: 6e5,
-  buildTimeoutMs: 36e5
-};
-function keepDirectory(stateDir, shas) {
-  const keepDir = join10(stateDir, "callgrind");
-  mkdirSync6(keepDir, { recursive: true });
-  return mkdtempSync3(join10(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+// src/formats/profile-artifact.ts
+var PROFILES_MANIFEST = "profiles.json";
+function profileFileName(index, side2) {
+  return `profiles/${index}.${side2}.callgrind`;
 }
-async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
-  const { settings, executor, progress } = ctx;
-  const name = settings.nameSetting;
-  const label2 = `${side2} ${sha.slice(0, 12)}`;
-  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
-  if (settings.build) {
-    progress.status(`${label2}: building`);
-    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
-  }
-  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
-  let format = knownFormat;
-  if (find && format !== "command") {
-    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
-    format = await findBenchmark({ ...settings, format, benchmark }, executor, dir, label2, ctx.keep);
-  }
-  progress.status(`${label2}: ${benchmark} under callgrind`);
-  if (format === void 0) throw new Error("profileSide: the harness is known or found");
-  const counted = await countInstructions({
-    bench: settings.bench,
-    format,
-    names: [benchmark],
-    repeats: 1,
-    iterations: settings.iterations,
-    timeoutMs: settings.timeoutMs,
-    env: settings.env,
-    keepDir: join10(ctx.keep, side2),
-    nameSetting: name
-  }, executor, dir, side2);
-  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format === "command");
-  if (kept === void 0) {
-    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
-    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
-  }
-  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
-  return { sha, file: kept.file, iterations: kept.iterations };
-}
-function diffSides(benchmark, base, head, top) {
-  const read2 = (run, side2) => {
-    try {
-      return { profile: parseCallgrind(readFileSync4(run.file, "utf8"), run.file), iterations: run.iterations, sha: run.sha };
-    } catch (error2) {
-      if (error2 instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error2.message}`);
-      throw error2;
-    }
-  };
-  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
-}
-var MAX_PROFILED_REGRESSIONS = 5;
-async function profileRegressions(run, settings, deps) {
-  const regressed = [...new Set(run.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
-  if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
-  const harness = run.head.harness;
-  if (!COUNTED_HARNESSES.includes(harness)) {
-    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
-  }
-  const shas = { base: run.base.sha, head: run.head.sha };
-  let keep;
-  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
-    return keep ??= keepDirectory(settings.stateDir, shas);
-  }, settings };
-  const profiles = [];
-  const sources = [];
-  const notes = [];
-  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
+var MAX_ARTIFACT_PROFILES = 5;
+function readArtifactProfiles(manifestText, file, regressed, shas) {
+  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [] };
+  let manifest;
   try {
-    const counted = (side2, benchmark) => {
-      const kept = run.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
-      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
-    };
-    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
-      try {
-        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
-        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
-        profiles.push(diffSides(benchmark, base, head, settings.top));
-        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
-      } catch (error2) {
-        if (!(error2 instanceof RunnerError || error2 instanceof SettingError)) throw error2;
-        notes.push(`no profile of ${benchmark}: ${error2.message}`);
-      }
+    manifest = JSON.parse(manifestText);
+  } catch (error2) {
+    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${error2.message}`] };
+  }
+  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`] };
+  const profiles = [];
+  const notes = [];
+  const seen = /* @__PURE__ */ new Set();
+  const count2 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+  for (const [i, entry] of manifest.slice(0, MAX_ARTIFACT_PROFILES).entries()) {
+    const e = entry;
+    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count2(e.base_iterations) || !count2(e.head_iterations)) {
+      notes.push(`${PROFILES_MANIFEST} entry ${i} is malformed: left out`);
+      continue;
     }
-  } finally {
-    deps.progress.endGroup();
+    if (!regressed.has(e.benchmark) || seen.has(e.benchmark)) continue;
+    seen.add(e.benchmark);
+    try {
+      const side2 = (name, iterations, sha) => {
+        const path = profileFileName(i, name);
+        const text2 = file(path);
+        if (text2 === null) throw new FormatError(path, void 0, "missing from the artifact");
+        return { profile: parseCallgrind(text2, path), iterations, ...sha ? { sha } : {} };
+      };
+      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
+    } catch (error2) {
+      if (!(error2 instanceof FormatError || error2 instanceof ProfileEventError)) throw error2;
+      notes.push(`the profile of ${e.benchmark} cannot be read: ${error2.message}`);
+    }
   }
-  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
-  return { profiles, sources, notes };
-}
-async function findBenchmark(settings, executor, dir, label2, scratch2) {
-  const name = settings.nameSetting;
-  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
-  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
-  if (!COUNTED_HARNESSES.includes(round.format)) {
-    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
-  }
-  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
-  if (!names2.includes(settings.benchmark)) {
-    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
-  }
-  return round.format;
+  return { profiles, notes };
 }
 
 // src/jobs/results-artifact.ts
-var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json", profiles: "profiles.json" };
-var PROFILES_DIR = "profiles";
+var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json", profiles: PROFILES_MANIFEST };
 var MAX_PROFILE_FILE_BYTES = 32 * 1024 * 1024;
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
@@ -20289,14 +20218,14 @@ function samplesJson(side2) {
 }
 function findResultsParts(dir) {
   if (!existsSync6(dir)) return [];
-  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join11(dir, e.name))];
-  return dirs.filter((d) => present(join11(d, RESULTS_FILES.base)) && present(join11(d, RESULTS_FILES.head))).sort();
+  const dirs = [dir, ...readdirSync2(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join10(dir, e.name))];
+  return dirs.filter((d) => present(join10(d, RESULTS_FILES.base)) && present(join10(d, RESULTS_FILES.head))).sort();
 }
 function present(path) {
   return lstatSync(path, { throwIfNoEntry: false }) !== void 0;
 }
 function readResultsMeta(dir) {
-  const path = join11(dir, RESULTS_FILES.report);
+  const path = join10(dir, RESULTS_FILES.report);
   if (!existsSync6(path)) return {};
   const root = parseResultsJson(path);
   const sha = (key2) => {
@@ -20330,55 +20259,39 @@ function readCapped(path, maxBytes) {
     const stat2 = fstatSync2(fd);
     if (!stat2.isFile()) throw new ResultsError(`${path}: not a regular file`);
     if (stat2.size > maxBytes) throw new ResultsError(`${path}: ${stat2.size} bytes; the report job reads at most ${maxBytes}`);
-    return readFileSync5(fd, "utf8");
+    return readFileSync4(fd, "utf8");
   } finally {
     closeSync3(fd);
   }
 }
 function writeProfileSources(dir, sources) {
   if (sources.length === 0) return;
-  mkdirSync7(join11(dir, PROFILES_DIR), { recursive: true });
+  mkdirSync6(join10(dir, dirname5(profileFileName(0, "base"))), { recursive: true });
   sources.forEach((s, i) => {
-    copyFileSync(s.base.file, join11(dir, PROFILES_DIR, `${i}.base.callgrind`));
-    copyFileSync(s.head.file, join11(dir, PROFILES_DIR, `${i}.head.callgrind`));
+    copyFileSync(s.base.file, join10(dir, profileFileName(i, "base")));
+    copyFileSync(s.head.file, join10(dir, profileFileName(i, "head")));
   });
-  writeFileSync3(join11(dir, RESULTS_FILES.profiles), `${JSON.stringify(sources.map((s) => ({ benchmark: s.benchmark, base_iterations: s.base.iterations, head_iterations: s.head.iterations })))}
+  writeFileSync3(join10(dir, RESULTS_FILES.profiles), `${JSON.stringify(sources.map((s) => ({ benchmark: s.benchmark, base_iterations: s.base.iterations, head_iterations: s.head.iterations })))}
 `);
 }
 function readProfiles(part, benchmarks, shas) {
-  const path = join11(part, RESULTS_FILES.profiles);
-  if (!present(path) || benchmarks.size === 0) return { profiles: [], notes: [] };
-  const notes = [];
+  const read2 = (name, max) => {
+    const path = join10(part, name);
+    if (!present(path)) return null;
+    try {
+      return readCapped(path, max);
+    } catch (error2) {
+      if (error2 instanceof ResultsError) throw new FormatError(name, void 0, error2.message);
+      throw error2;
+    }
+  };
   let manifest;
   try {
-    manifest = JSON.parse(readCapped(path, 1024 * 1024));
+    manifest = read2(PROFILES_MANIFEST, 1024 * 1024);
   } catch (error2) {
-    return { profiles: [], notes: [`${RESULTS_FILES.profiles} cannot be read: ${error2.message}`] };
+    return { profiles: [], notes: [error2.message] };
   }
-  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${RESULTS_FILES.profiles} is not a list of profiles`] };
-  const profiles = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const [i, entry] of manifest.slice(0, MAX_PROFILED_REGRESSIONS).entries()) {
-    const e = entry;
-    const count2 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
-    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count2(e.base_iterations) || !count2(e.head_iterations)) {
-      notes.push(`${RESULTS_FILES.profiles} entry ${i} is malformed: left out`);
-      continue;
-    }
-    if (!benchmarks.has(e.benchmark) || seen.has(e.benchmark)) continue;
-    seen.add(e.benchmark);
-    try {
-      const side2 = (name, iterations, sha) => {
-        const file = join11(part, PROFILES_DIR, `${i}.${name}.callgrind`);
-        return { profile: parseCallgrind(readCapped(file, MAX_PROFILE_FILE_BYTES), `${PROFILES_DIR}/${i}.${name}.callgrind`), iterations, ...sha ? { sha } : {} };
-      };
-      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DEFAULTS.top }));
-    } catch (error2) {
-      if (!(error2 instanceof FormatError || error2 instanceof ResultsError || error2 instanceof RangeError || error2.name === "ProfileEventError")) throw error2;
-      notes.push(`the profile of ${e.benchmark} cannot be read: ${error2.message}`);
-    }
-  }
-  return { profiles, notes };
+  return readArtifactProfiles(manifest, (name) => read2(name, MAX_PROFILE_FILE_BYTES), benchmarks, shas);
 }
 
 // src/jobs/nightly-history.ts
@@ -21711,6 +21624,119 @@ function recoveredRegressions(history, open, threshold, where) {
     recovered.push({ issue: issue2, benchmark: s.benchmark, metric: s.metric, comment });
   }
   return recovered;
+}
+
+// src/jobs/profile-benchmark.ts
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync5, mkdirSync as mkdirSync7 } from "node:fs";
+import { join as join11 } from "node:path";
+var PROFILE_DEFAULTS = {
+  top: PROFILE_DIFF_DEFAULTS.top,
+  timeoutMs: 6e5,
+  buildTimeoutMs: 36e5
+};
+function keepDirectory(stateDir, shas) {
+  const keepDir = join11(stateDir, "callgrind");
+  mkdirSync7(keepDir, { recursive: true });
+  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+}
+async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label2 = `${side2} ${sha.slice(0, 12)}`;
+  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
+  if (settings.build) {
+    progress.status(`${label2}: building`);
+    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
+  }
+  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
+  let format = knownFormat;
+  if (find && format !== "command") {
+    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
+    format = await findBenchmark({ ...settings, format, benchmark }, executor, dir, label2, ctx.keep);
+  }
+  progress.status(`${label2}: ${benchmark} under callgrind`);
+  if (format === void 0) throw new Error("profileSide: the harness is known or found");
+  const counted = await countInstructions({
+    bench: settings.bench,
+    format,
+    names: [benchmark],
+    repeats: 1,
+    iterations: settings.iterations,
+    timeoutMs: settings.timeoutMs,
+    env: settings.env,
+    keepDir: join11(ctx.keep, side2),
+    nameSetting: name
+  }, executor, dir, side2);
+  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format === "command");
+  if (kept === void 0) {
+    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
+    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
+  }
+  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
+  return { sha, file: kept.file, iterations: kept.iterations };
+}
+function diffSides(benchmark, base, head, top) {
+  const read2 = (run, side2) => {
+    try {
+      return { profile: parseCallgrind(readFileSync5(run.file, "utf8"), run.file), iterations: run.iterations, sha: run.sha };
+    } catch (error2) {
+      if (error2 instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error2.message}`);
+      throw error2;
+    }
+  };
+  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
+}
+var MAX_PROFILED_REGRESSIONS = 5;
+async function profileRegressions(run, settings, deps) {
+  const regressed = [...new Set(run.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
+  if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
+  const harness = run.head.harness;
+  if (!COUNTED_HARNESSES.includes(harness)) {
+    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
+  }
+  const shas = { base: run.base.sha, head: run.head.sha };
+  let keep;
+  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
+    return keep ??= keepDirectory(settings.stateDir, shas);
+  }, settings };
+  const profiles = [];
+  const sources = [];
+  const notes = [];
+  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
+  try {
+    const counted = (side2, benchmark) => {
+      const kept = run.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
+      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
+    };
+    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
+      try {
+        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
+        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
+        profiles.push(diffSides(benchmark, base, head, settings.top));
+        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
+      } catch (error2) {
+        if (!(error2 instanceof RunnerError || error2 instanceof SettingError)) throw error2;
+        notes.push(`no profile of ${benchmark}: ${error2.message}`);
+      }
+    }
+  } finally {
+    deps.progress.endGroup();
+  }
+  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
+  return { profiles, sources, notes };
+}
+async function findBenchmark(settings, executor, dir, label2, scratch2) {
+  const name = settings.nameSetting;
+  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
+  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
+  if (!COUNTED_HARNESSES.includes(round.format)) {
+    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
+  }
+  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
+  if (!names2.includes(settings.benchmark)) {
+    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
+  }
+  return round.format;
 }
 
 // src/jobs/pr-check.ts

@@ -812,11 +812,11 @@ var require_binaryParsers = __commonJS({
         var array = [];
         var i2;
         if (dimension.length > 1) {
-          var count = dimension.shift();
-          for (i2 = 0; i2 < count; i2++) {
+          var count2 = dimension.shift();
+          for (i2 = 0; i2 < count2; i2++) {
             array[i2] = parse2(dimension, elementType2);
           }
-          dimension.unshift(count);
+          dimension.unshift(count2);
         } else {
           for (i2 = 0; i2 < dimension[0]; i2++) {
             array[i2] = parseElement(elementType2);
@@ -1807,7 +1807,7 @@ var require_connection_parameters = __commonJS({
     var quoteParamValue = function(value) {
       return "'" + ("" + value).replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'";
     };
-    var add2 = function(params, config, paramName) {
+    var add3 = function(params, config, paramName) {
       const value = config[paramName];
       if (value !== void 0 && value !== null) {
         params.push(paramName + "=" + quoteParamValue(value));
@@ -1882,20 +1882,20 @@ var require_connection_parameters = __commonJS({
       }
       getLibpqConnectionString(cb) {
         const params = [];
-        add2(params, this, "user");
-        add2(params, this, "password");
-        add2(params, this, "port");
-        add2(params, this, "application_name");
-        add2(params, this, "fallback_application_name");
-        add2(params, this, "connect_timeout");
-        add2(params, this, "options");
+        add3(params, this, "user");
+        add3(params, this, "password");
+        add3(params, this, "port");
+        add3(params, this, "application_name");
+        add3(params, this, "fallback_application_name");
+        add3(params, this, "connect_timeout");
+        add3(params, this, "options");
         const ssl = typeof this.ssl === "object" ? this.ssl : this.ssl ? { sslmode: this.ssl } : {};
-        add2(params, ssl, "sslmode");
-        add2(params, ssl, "sslca");
-        add2(params, ssl, "sslkey");
-        add2(params, ssl, "sslcert");
-        add2(params, ssl, "sslrootcert");
-        add2(params, this, "sslnegotiation");
+        add3(params, ssl, "sslmode");
+        add3(params, ssl, "sslca");
+        add3(params, ssl, "sslkey");
+        add3(params, ssl, "sslcert");
+        add3(params, ssl, "sslrootcert");
+        add3(params, this, "sslnegotiation");
         if (this.database) {
           params.push("dbname=" + quoteParamValue(this.database));
         }
@@ -6209,9 +6209,6 @@ var require_node_sqlite = __commonJS({
 // src/app/bench-recompute-worker.ts
 import { parentPort } from "node:worker_threads";
 
-// src/compare/profile-diff.ts
-var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
-
 // src/formats/format-error.ts
 var FormatError = class extends Error {
   file;
@@ -6224,437 +6221,308 @@ var FormatError = class extends Error {
   }
 };
 
-// src/model/closest-name.ts
-function closestName(typed, candidates) {
-  const wanted = typed.toLowerCase();
-  const limit = Math.max(1, Math.min(3, Math.floor(wanted.length / 3)));
-  let best;
-  let bestDistance = limit + 1;
-  for (const candidate of candidates) {
-    const distance = editDistance(wanted, candidate.toLowerCase(), limit);
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-function editDistance(a, b, limit) {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let before = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], before[j - 2] + 1);
-    }
-    if (Math.min(...current) > limit) return limit + 1;
-    before = previous;
-    previous = current;
-  }
-  return previous[b.length];
-}
-function didYouMean(typed, candidates) {
-  const near = closestName(typed, candidates);
-  return near === void 0 ? "" : ` (did you mean ${near}?)`;
-}
-
-// src/jobs/setting-names.ts
-var ACTION_INPUTS = /* @__PURE__ */ new Map([
-  ["repo", "working-directory"],
-  ["threshold-for", "thresholds"]
-]);
-var ACTION_INPUT_NAMES = /* @__PURE__ */ new Set([
-  "bench",
-  "build",
-  "format",
-  "result-file",
-  "base",
-  "head",
-  "min-runs",
-  "max-runs",
-  "threshold",
-  "filter",
-  "thresholds",
-  "work-threshold",
-  "alpha",
-  "executor",
-  "device-run",
-  "device-push",
-  "device-pull",
-  "store",
-  "counters",
-  "instructions",
-  "max-load",
-  "comment",
-  "fail-on",
-  "github-token",
-  "working-directory",
-  "mode",
-  "good",
-  "bad",
-  "benchmark",
-  "metric",
-  "series",
-  "shard",
-  "merge",
-  "pr-number",
-  "check-name",
-  "artifact-name",
-  "alert-comment-cc-users",
-  "comment-on-commit",
-  "issue-authors",
-  "max-items-in-chart"
-]);
-var actionSetting = (setting) => {
-  const input = ACTION_INPUTS.get(setting) ?? setting;
-  return ACTION_INPUT_NAMES.has(input) ? input : `${setting} (fixed by the action, not an input; run benchbot directly to change it)`;
-};
-var SettingError = class extends Error {
-  name = "SettingError";
-};
-
-// src/runner/fingerprint-script.ts
-var FINGERPRINT_SCRIPT = String.raw`
-# benchbot fingerprint: key=value lines, see src/runner/fingerprint-script.ts
-PATH="$PATH:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
-p() { printf '%s=%s\n' "$1" "$(printf '%s' "$2" | head -n 1)"; }
-f() { [ -r "$2" ] && p "$1" "$(head -n 1 "$2" 2>/dev/null)"; }
-c() { k=$1; shift; v=$("$@" 2>/dev/null | head -n 1); [ -n "$v" ] && p "$k" "$v"; }
-cpu=/sys/devices/system/cpu
-p format benchbot-fingerprint-1
-if [ -r /proc/cpuinfo ]; then
-  for field in 'model name' 'Hardware' 'Processor' 'cpu model' 'cpu'; do
-    v=$(grep -m 1 "^$field[[:space:]]*:" /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*:[[:space:]]*//')
-    [ -n "$v" ] && p "cpuinfo.$field" "$v"
-  done
-  for field in 'CPU implementer' 'CPU part'; do
-    v=$(grep -m 1 "^$field[[:space:]]*:" /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*:[[:space:]]*//')
-    [ -n "$v" ] && p "cpuinfo.$field" "$v"
-  done
-  p cpuinfo.processors "$(grep -c '^processor' /proc/cpuinfo 2>/dev/null)"
-  grep -q '^flags' /proc/cpuinfo 2>/dev/null && p cpuinfo.flags_seen yes
-  grep -q '^flags.*[[:space:]]hypervisor\([[:space:]]\|$\)' /proc/cpuinfo 2>/dev/null && p cpuinfo.hypervisor yes
-fi
-c nproc nproc
-c online getconf _NPROCESSORS_ONLN
-f governor "$cpu/cpu0/cpufreq/scaling_governor"
-f driver "$cpu/cpu0/cpufreq/scaling_driver"
-f no_turbo "$cpu/intel_pstate/no_turbo"
-f boost "$cpu/cpufreq/boost"
-f smt_active "$cpu/smt/active"
-f smt_control "$cpu/smt/control"
-f isolated "$cpu/isolated"
-c kernel uname -r
-c arch uname -m
-c os uname -s
-[ -r /proc/meminfo ] && p meminfo.MemTotal "$(grep -m 1 '^MemTotal:' /proc/meminfo | sed 's/^MemTotal:[[:space:]]*//')"
-f loadavg /proc/loadavg
-[ -e /.dockerenv ] && p dockerenv yes
-[ -e /run/.containerenv ] && p containerenv yes
-c cgroup1 grep -m 1 -E 'docker|kubepods|containerd|libpod|lxc|garden' /proc/1/cgroup
-if command -v systemd-detect-virt >/dev/null 2>&1; then
-  p detect_virt "$(systemd-detect-virt 2>/dev/null)"
-fi
-f dmi.product_name /sys/class/dmi/id/product_name
-f dmi.sys_vendor /sys/class/dmi/id/sys_vendor
-c hostname hostname || c hostname uname -n
-if [ ! -r /proc/cpuinfo ] && command -v sysctl >/dev/null 2>&1; then
-  # macOS and the BSDs
-  c sysctl.brand sysctl -n machdep.cpu.brand_string
-  c sysctl.ncpu sysctl -n hw.ncpu
-  c sysctl.memsize sysctl -n hw.memsize
-  c sysctl.loadavg sysctl -n vm.loadavg
-fi
-if command -v getprop >/dev/null 2>&1; then
-  # Android
-  c android.model getprop ro.product.model
-  c android.soc getprop ro.soc.model
-  c android.release getprop ro.build.version.release
-fi
-for tool in gcc clang go rustc node python3 java; do
-  command -v "$tool" >/dev/null 2>&1 || continue
-  case "$tool" in
-    go) v=$(go version 2>&1 | head -n 1) ;;
-    java) v=$(java -version 2>&1 | head -n 1) ;;
-    *) v=$("$tool" --version 2>&1 | head -n 1) ;;
-  esac
-  p "tool.$tool" "$v"
-done
-exit 0
-`;
-
-// src/formats/input-limits.ts
-var MiB = 1024 * 1024;
-var MAX_INPUT_BYTES = 256 * MiB;
-var MAX_DIRECTORY_BYTES = 256 * MiB;
-var MAX_INPUT_VALUES = 1e7;
-var MAX_INPUT_SERIES = 1e6;
-function formatCount(n) {
-  return n.toLocaleString("en-US");
-}
-var ReadBudget = class {
-  path;
-  maxValues;
-  maxSeries;
-  valueCount = 0;
-  seriesCount = 0;
-  constructor(path, limits = {}) {
-    this.path = path;
-    this.maxValues = limits.maxValues ?? MAX_INPUT_VALUES;
-    this.maxSeries = limits.maxSeries ?? MAX_INPUT_SERIES;
-  }
-  value(line, count = 1) {
-    this.valueCount += count;
-    if (this.valueCount > this.maxValues) {
-      throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxValues)} measured values; benchbot reads at most that many from one input: split the output or run fewer repetitions per round`);
-    }
-  }
-  series(line) {
-    this.seriesCount += 1;
-    if (this.seriesCount > this.maxSeries) {
-      throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxSeries)} benchmarks, series and warnings; benchbot reads at most that many from one input: split the suite`);
-    }
+// src/compare/profile-diff.ts
+var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
+var ProfileEventError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ProfileEventError";
   }
 };
-function checkJsonElementCount(path, text, line) {
-  let count = 0;
-  const length = text.length;
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      let end = text.indexOf('"', i + 1);
-      while (end > 0) {
-        let backslashes = 0;
-        while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
-        if (backslashes % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
+var NO_CHANGE = 1e-6;
+var FRAME_SHARE = 0.99;
+function diffProfiles(benchmark, base, head, options = {}) {
+  const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
+  const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
+  for (const [side2, s] of [["base", base], ["head", head]]) {
+    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
+    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
+  }
+  const baseAt = base.profile.events.indexOf(event);
+  const headAt = head.profile.events.indexOf(event);
+  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
+  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
+  const change = headTotal - baseTotal;
+  const pairs = /* @__PURE__ */ new Map();
+  const collect = (side2, at, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
+      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+    }
+  };
+  collect(base, baseAt, 0);
+  collect(head, headAt, 1);
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const [b, h] = p[kind];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      const frame = (cost, total) => total > 0 && cost >= FRAME_SHARE * total;
+      if (kind === "inclusive" && (frame(b, baseTotal) || frame(h, headTotal))) continue;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change) < NO_CHANGE ? null : (h - b) / change });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self = rank("self");
+  const inclusive = rank("inclusive");
+  return {
+    benchmark,
+    tool: "callgrind",
+    event,
+    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
+    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    change,
+    self: self.list,
+    inclusive: inclusive.list,
+    omitted: { self: self.omitted, inclusive: inclusive.omitted }
+  };
+}
+
+// src/formats/callgrind-profile.ts
+var MAX_PROFILE_FUNCTIONS = 1e6;
+var MAX_PROFILE_EDGES = 4e6;
+var RECURSION_LEVEL = /'(\d+)$/;
+var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
+var COUNT = /^(?:\d+|0x[0-9a-fA-F]+)$/;
+function basename(path) {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? path : path.slice(slash + 1);
+}
+function add(into, costs) {
+  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
+}
+function parseCallgrind(text, path) {
+  const fail = (line, message) => {
+    throw new FormatError(path, line, message);
+  };
+  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
+  const nodes = /* @__PURE__ */ new Map();
+  let edgeCount = 0;
+  let events = null;
+  let positions = 1;
+  let summary = null;
+  let totals = null;
+  let command;
+  let ob = "";
+  let fn = null;
+  let cob = null;
+  let callee = null;
+  let callPending = false;
+  let lineNo = 0;
+  const resolveName = (space2, value) => {
+    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
+    if (!m) return value;
+    const map = names2[space2];
+    if (m[2] !== void 0) {
+      map.set(m[1], m[2]);
+      return m[2];
+    }
+    const known = map.get(m[1]);
+    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
+    return known;
+  };
+  const node = (object, name) => {
+    const key2 = `${object}\0${name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    const level = RECURSION_LEVEL.exec(name);
+    found = { object, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
+    nodes.set(key2, found);
+    return found;
+  };
+  const costsOf = (fields) => {
+    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
+    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
+    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
+    const counts = fields.slice(positions);
+    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
+    return counts.map((c) => {
+      if (!COUNT.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+      return Number(c);
+    });
+  };
+  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
+    if (!COUNT.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+    return Number(c);
+  });
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    lineNo++;
+    const raw = text.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
+    const first = line.charCodeAt(0);
+    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
+      const costs = costsOf(line.trim().split(/\s+/));
+      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
+      const caller = fn;
+      if (callPending) {
+        callPending = false;
+        const target = callee;
+        if (target !== caller) add(caller.outToOthers, costs);
+        if (target.base !== caller.base || target.object !== caller.object) {
+          target.inFromOthers ??= [];
+          add(target.inFromOthers, costs);
+        }
+        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
+      } else {
+        add(caller.self, costs);
       }
-      if (end < 0) return;
-      i = end;
-    } else if (c === 44 || c === 91 || c === 123) {
-      count += 1;
-      if (count > MAX_INPUT_VALUES) {
-        throw new FormatError(path, line, `holds more than ${formatCount(MAX_INPUT_VALUES)} JSON values; benchbot reads at most that many from one input: split the output or run fewer repetitions`);
-      }
+      continue;
+    }
+    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
+    const eq = line.indexOf("=");
+    const spec = eq > 0 ? line.slice(0, eq) : "";
+    const value = eq > 0 ? line.slice(eq + 1) : "";
+    switch (spec) {
+      case "ob":
+        ob = basename(resolveName("ob", value));
+        continue;
+      case "fl":
+      case "fi":
+      case "fe":
+      case "cfi":
+      case "cfl":
+      case "jfi":
+        resolveName("fl", value);
+        continue;
+      case "fn":
+        fn = node(ob, resolveName("fn", value));
+        continue;
+      case "cob":
+        cob = basename(resolveName("ob", value));
+        continue;
+      case "cfn":
+        callee = node(cob ?? ob, resolveName("fn", value));
+        cob = null;
+        continue;
+      case "jfn":
+        resolveName("fn", value);
+        continue;
+      case "calls":
+        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
+        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
+        callPending = true;
+        continue;
+      case "jump":
+      case "jcnd":
+        continue;
+    }
+    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
+    const [, key2, rest] = header;
+    if (key2 === "events") {
+      events = rest.trim().split(/\s+/).filter((e) => e !== "");
+      if (events.length === 0) fail(lineNo, "events: names no event");
+    } else if (key2 === "positions") {
+      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
+      if (positions === 0) fail(lineNo, "positions: names no position");
+    } else if (key2 === "summary") {
+      summary ??= [];
+      add(summary, sumLine(rest));
+    } else if (key2 === "totals") {
+      totals ??= [];
+      add(totals, sumLine(rest));
+    } else if (key2 === "cmd") {
+      command = rest.trim();
+    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
+      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
     }
   }
+  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
+  if (events === null) throw new FormatError(path, void 0, "no events: line: not a callgrind output file");
+  return { events, totals: totalsOf(nodes, totals ?? summary, events.length), functions: functionsOf(nodes, events.length), command };
 }
-
-// src/runner/local-executor.ts
-var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
-
-// src/runner/device-executor.ts
-var TRANSFER_TIMEOUT_MS = 30 * 6e4;
-
-// src/formats/check-measurement-text.ts
-var UNIT_CHARACTERS = "letters, digits, spaces and / % _ . - ( ) * \xB5";
-var MAX_UNIT_LENGTH = 32;
-var UNIT = /^[A-Za-z0-9µμ%/_.()*-](?:[A-Za-z0-9µμ%/_.()* -]*[A-Za-z0-9µμ%/_.()*-])?$/;
-var METRIC_CHARACTERS = "letters, digits, spaces and / % _ . - ( ) * : + \xB5";
-var MAX_METRIC_LENGTH = 64;
-var METRIC = /^[A-Za-z0-9µμ%/_.()*:+-](?:[A-Za-z0-9µμ%/_.()*:+ -]*[A-Za-z0-9µμ%/_.()*:+-])?$/;
-function unitProblem(unit) {
-  if (typeof unit !== "string" || unit.length === 0) return "is empty (use `count` for a plain number)";
-  if (!UNIT.test(unit)) return `may only use ${UNIT_CHARACTERS}, and not start or end with a space`;
-  if (unit.length > MAX_UNIT_LENGTH) return `is ${unit.length} characters long; the limit is ${MAX_UNIT_LENGTH}`;
-  return void 0;
-}
-function metricProblem(metric) {
-  if (typeof metric !== "string" || metric.length === 0) return "is empty";
-  if (!METRIC.test(metric)) return `may only use ${METRIC_CHARACTERS}, and not start or end with a space`;
-  if (metric.length > MAX_METRIC_LENGTH) return `is ${metric.length} characters long; the limit is ${MAX_METRIC_LENGTH}`;
-  return void 0;
-}
-function quote(text, max2) {
-  return JSON.stringify(text.length > max2 ? `${text.slice(0, max2)}\u2026` : text);
-}
-function checkMeasurementText(path, result) {
-  for (const m of result.measurements) {
-    const metric = metricProblem(m.metric);
-    if (metric !== void 0) {
-      throw new FormatError(path, void 0, `benchmark ${quote(m.benchmark, 80)}: metric ${quote(String(m.metric), 40)} ${metric}; rename the counter or metric in the benchmark`);
-    }
-    const unit = unitProblem(m.unit);
-    if (unit !== void 0) {
-      throw new FormatError(path, void 0, `benchmark ${quote(m.benchmark, 80)}, metric ${quote(m.metric, 40)}: unit ${quote(String(m.unit), 40)} ${unit}; fix the unit the harness reports`);
-    }
+function totalsOf(nodes, given, width) {
+  const sum = new Array(width).fill(0);
+  if (given !== null) {
+    add(sum, given);
+    return sum;
   }
+  for (const n of nodes.values()) add(sum, n.self);
+  return sum;
+}
+function functionsOf(nodes, width) {
+  const byFunction = /* @__PURE__ */ new Map();
+  for (const n of nodes.values()) {
+    const key2 = `${n.object}\0${n.base}`;
+    const list = byFunction.get(key2);
+    if (list) list.push(n);
+    else byFunction.set(key2, [n]);
+  }
+  const out = [];
+  for (const levels of byFunction.values()) {
+    levels.sort((a, b) => a.level - b.level);
+    const outer = levels[0];
+    const self = new Array(width).fill(0);
+    for (const n of levels) add(self, n.self);
+    const inclusive = new Array(width).fill(0);
+    if (outer.inFromOthers !== null) add(inclusive, outer.inFromOthers);
+    else {
+      add(inclusive, outer.self);
+      add(inclusive, outer.outToOthers);
+    }
+    out.push({ name: outer.base, object: outer.object, self, inclusive });
+  }
+  return out;
 }
 
-// src/formats/json-error-offset.ts
-function jsonErrorOffset(text) {
-  let i = 0;
-  const fail = (at) => {
-    throw at;
-  };
-  const ws = () => {
-    while (i < text.length && (text[i] === " " || text[i] === "	" || text[i] === "\n" || text[i] === "\r")) i++;
-  };
-  const literal = (word) => {
-    for (let k = 0; k < word.length; k++) if (text[i + k] !== word[k]) fail(i + k);
-    i += word.length;
-  };
-  const string = () => {
-    i++;
-    while (i < text.length) {
-      const ch = text.charCodeAt(i);
-      if (ch === 34) return void i++;
-      if (ch < 32) fail(i);
-      if (ch === 92) {
-        const next = text[i + 1];
-        if (next === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail(i);
-          i += 6;
-        } else if (next !== void 0 && '"\\/bfnrt'.includes(next)) i += 2;
-        else fail(i);
-      } else i++;
-    }
-    fail(i);
-  };
-  const number = () => {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (!match || match[0] === "" || match[0] === "-") fail(i);
-    i += match[0].length;
-  };
-  const value = (depth) => {
-    if (depth > 512) fail(i);
-    ws();
-    const ch = text[i];
-    if (ch === "{") {
-      i++;
-      ws();
-      if (text[i] === "}") return void i++;
-      for (; ; ) {
-        ws();
-        if (text[i] !== '"') fail(i);
-        string();
-        ws();
-        if (text[i] !== ":") fail(i);
-        i++;
-        value(depth + 1);
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "}") return void i++;
-        else fail(i);
-      }
-    } else if (ch === "[") {
-      i++;
-      ws();
-      if (text[i] === "]") return void i++;
-      for (; ; ) {
-        value(depth + 1);
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "]") return void i++;
-        else fail(i);
-      }
-    } else if (ch === '"') string();
-    else if (ch === "t") literal("true");
-    else if (ch === "f") literal("false");
-    else if (ch === "n") literal("null");
-    else number();
-  };
+// src/formats/profile-artifact.ts
+var PROFILES_MANIFEST = "profiles.json";
+function profileFileName(index, side2) {
+  return `profiles/${index}.${side2}.callgrind`;
+}
+var MAX_ARTIFACT_PROFILES = 5;
+function readArtifactProfiles(manifestText, file, regressed, shas) {
+  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [] };
+  let manifest;
   try {
-    value(0);
-    ws();
-    return i < text.length ? i : -1;
-  } catch (at) {
-    return Math.min(at, text.length);
-  }
-}
-
-// src/formats/json-document.ts
-function lineAt(text, offset) {
-  let line = 1;
-  let i = text.indexOf("\n");
-  while (i >= 0 && i < offset) {
-    line += 1;
-    i = text.indexOf("\n", i + 1);
-  }
-  return line;
-}
-function checkText(file) {
-  if (file.text.length > MAX_INPUT_BYTES) {
-    throw new FormatError(file.path, void 0, `input is ${file.text.length} characters; benchbot reads inputs of at most ${MAX_INPUT_BYTES} bytes`);
-  }
-  const nul = file.text.indexOf("\0");
-  if (nul >= 0) {
-    throw new FormatError(file.path, lineAt(file.text, nul), "input contains NUL bytes; is this a binary file?");
-  }
-}
-function parseJsonDocument(file) {
-  checkJsonText(file);
-  checkJsonElements(file.path, file.text);
-  return parseCheckedJson(file);
-}
-function checkJsonText(file) {
-  checkText(file);
-  if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
-}
-function checkJsonElements(path, text) {
-  if (text.length <= MAX_INPUT_VALUES) return;
-  let bound = 0;
-  for (const c of ",[{") {
-    for (let i = text.indexOf(c); i >= 0; i = text.indexOf(c, i + 1)) bound += 1;
-    if (bound > MAX_INPUT_VALUES) break;
-  }
-  if (bound > MAX_INPUT_VALUES) checkJsonElementCount(path, text);
-}
-function parseCheckedJson(file) {
-  try {
-    return JSON.parse(file.text);
+    manifest = JSON.parse(manifestText);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const offset = jsonErrorOffset(file.text);
-    const line = lineAt(file.text, offset < 0 ? file.text.length : offset);
-    const reason = offset >= file.text.length ? "the file ends early (truncated?)" : message.replace(/\s*\(line \d+ column \d+\)/, "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 200);
-    throw new FormatError(file.path, line, `invalid JSON: ${reason}`);
+    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${error.message}`] };
   }
+  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`] };
+  const profiles = [];
+  const notes = [];
+  const seen = /* @__PURE__ */ new Set();
+  const count2 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+  for (const [i, entry] of manifest.slice(0, MAX_ARTIFACT_PROFILES).entries()) {
+    const e = entry;
+    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count2(e.base_iterations) || !count2(e.head_iterations)) {
+      notes.push(`${PROFILES_MANIFEST} entry ${i} is malformed: left out`);
+      continue;
+    }
+    if (!regressed.has(e.benchmark) || seen.has(e.benchmark)) continue;
+    seen.add(e.benchmark);
+    try {
+      const side2 = (name, iterations, sha) => {
+        const path = profileFileName(i, name);
+        const text = file(path);
+        if (text === null) throw new FormatError(path, void 0, "missing from the artifact");
+        return { profile: parseCallgrind(text, path), iterations, ...sha ? { sha } : {} };
+      };
+      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
+    } catch (error) {
+      if (!(error instanceof FormatError || error instanceof ProfileEventError)) throw error;
+      notes.push(`the profile of ${e.benchmark} cannot be read: ${error.message}`);
+    }
+  }
+  return { profiles, notes };
 }
-var JsonReader = class {
-  file;
-  constructor(file) {
-    this.file = file;
-  }
-  fail(path, message) {
-    throw new FormatError(this.file, void 0, `${path}: ${message}`);
-  }
-  object(value, path) {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) this.fail(path, `expected an object, got ${describe(value)}`);
-    return value;
-  }
-  array(value, path) {
-    if (!Array.isArray(value)) this.fail(path, `expected an array, got ${describe(value)}`);
-    return value;
-  }
-  string(value, path) {
-    if (typeof value !== "string") this.fail(path, `expected a string, got ${describe(value)}`);
-    return value;
-  }
-  /** number accepts finite numbers only: NaN and Infinity are refused. */
-  number(value, path) {
-    if (typeof value !== "number" || !Number.isFinite(value)) this.fail(path, `expected a finite number, got ${describe(value)}`);
-    return value;
-  }
-  numbers(value, path) {
-    return this.array(value, path).map((v, i) => this.number(v, `${path}[${i}]`));
-  }
-  optionalString(value, path) {
-    return value === void 0 || value === null ? void 0 : this.string(value, path);
-  }
-  optionalNumber(value, path) {
-    return value === void 0 || value === null ? void 0 : this.number(value, path);
-  }
-};
-function describe(value) {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + "\u2026" : value)}`;
-  return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
-}
+
+// src/jobs/results-artifact.ts
+var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json", profiles: PROFILES_MANIFEST };
+var MAX_PROFILE_FILE_BYTES = 32 * 1024 * 1024;
+var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
+var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
 
 // src/model/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
@@ -6690,4449 +6558,6 @@ function directionOf(metric, unit) {
   return "lower";
 }
 
-// src/formats/google-benchmark.ts
-var DESCRIPTIVE_FIELDS = /* @__PURE__ */ new Set([
-  "name",
-  "run_name",
-  "run_type",
-  "repetitions",
-  "repetition_index",
-  "threads",
-  "family_index",
-  "per_family_instance_index",
-  "aggregate_name",
-  "aggregate_unit",
-  "error_occurred",
-  "error_message",
-  "skipped",
-  "skip_message",
-  // The iteration count is chosen by the harness to fill min_time; comparing
-  // it between runs says nothing about speed.
-  "iterations",
-  "time_unit",
-  "label",
-  // Complexity rows (aggregate_name BigO / RMS) carry these instead of times.
-  "cpu_coefficient",
-  "real_coefficient",
-  "big_o",
-  "rms"
-]);
-var KNOWN_UNITS = /* @__PURE__ */ new Map([
-  ["bytes_per_second", "bytes/s"],
-  ["items_per_second", "items/s"],
-  // MemoryManager results (benchmark::RegisterMemoryManager).
-  ["allocs_per_iter", "count"],
-  ["max_bytes_used", "B"],
-  ["total_allocated_bytes", "B"],
-  ["net_heap_growth", "B"]
-]);
-var AGGREGATE_SUFFIX = /_(mean|median|stddev|cv|BigO|RMS)$/;
-var RATE_COUNTER = /(per_?sec(ond)?|_per_s|\/s)$/i;
-var BARE_TOKENS = ["NaN", "Infinity", "nan", "inf"];
-var NON_FINITE_STRINGS = /* @__PURE__ */ new Set(["NaN", "-NaN", "Infinity", "-Infinity", "nan", "-nan", "inf", "-inf"]);
-var NON_FINITE_VALUES = new Map([...NON_FINITE_STRINGS].map((s) => [s, s.endsWith("inf") || s.endsWith("Infinity") ? s.startsWith("-") ? -Infinity : Infinity : Number.NaN]));
-var NON_NEGATIVE_FIELDS = /* @__PURE__ */ new Set(["real_time", "cpu_time", "bytes_per_second", "items_per_second", "allocs_per_iter", "max_bytes_used", "total_allocated_bytes"]);
-var COUNTER_RULE = { skip: false, time: false, unit: "count", nonNegative: false };
-var FIELD_RULES = /* @__PURE__ */ new Map();
-var ruleFields = [];
-var ruleCache = [];
-for (const field of DESCRIPTIVE_FIELDS) FIELD_RULES.set(field, { skip: true, time: false, unit: "", nonNegative: false });
-for (const field of ["real_time", "cpu_time", ...KNOWN_UNITS.keys(), ...NON_NEGATIVE_FIELDS]) {
-  if (FIELD_RULES.has(field)) continue;
-  const time = field === "real_time" || field === "cpu_time";
-  FIELD_RULES.set(field, { skip: false, time, unit: time ? "" : KNOWN_UNITS.get(field) ?? "count", nonNegative: NON_NEGATIVE_FIELDS.has(field) });
-}
-var CONTEXT_STRINGS = ["library_build_type", "host_name", "date", "executable"];
-var CONTEXT_NUMBERS = ["num_cpus", "mhz_per_cpu"];
-var googleBenchmarkReader = {
-  format: "google-benchmark",
-  description: "Google Benchmark JSON (--benchmark_out_format=json)",
-  sniff,
-  read
-};
-function sniff(head) {
-  try {
-    if (!/^\uFEFF?\s*\{/.test(head)) return false;
-    if (/"(library_build_type|mhz_per_cpu|cpu_scaling_enabled)"\s*:/.test(head)) return true;
-    if (/^\uFEFF?\s*\{\s*"benchmarks"\s*:\s*\[\s*\]\s*\}\s*$/.test(head)) return true;
-    return /"benchmarks"\s*:\s*\[/.test(head) && /"(real_time|cpu_time|run_type|time_unit)"\s*:/.test(head);
-  } catch {
-    return false;
-  }
-}
-function read(file) {
-  const { document, sanitized } = parse(file);
-  const path = file.path;
-  if (document === null || typeof document !== "object" || Array.isArray(document)) {
-    throw new FormatError(path, void 0, `expected a JSON object with "context" and "benchmarks", got ${describe(document)}`);
-  }
-  const top = document;
-  const hints = readHints(path, top.context);
-  const rows = top.benchmarks;
-  if (!Array.isArray(rows)) throw new FormatError(path, void 0, `benchmarks: expected an array, got ${describe(rows)}`);
-  const groups = /* @__PURE__ */ new Map();
-  const budget = new ReadBudget(path);
-  let lastKey;
-  let lastGroup;
-  for (let i = 0; i < rows.length; i++) {
-    const value = rows[i];
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      throw new FormatError(path, void 0, `benchmarks[${i}]: expected an object, got ${describe(value)}`);
-    }
-    const row2 = value;
-    const name = row2.name;
-    if (typeof name !== "string") throw new FormatError(path, void 0, `benchmarks[${i}].name: expected a string, got ${describe(name)}`);
-    const runName = row2.run_name;
-    if (runName !== void 0 && typeof runName !== "string") {
-      throw new FormatError(path, void 0, `benchmarks[${i}].run_name: expected a string, got ${describe(runName)}`);
-    }
-    const aggregate = isAggregate(path, row2, name, i);
-    const key2 = runName ?? (aggregate ? stripAggregateSuffix(row2, name) : name);
-    let group = key2 === lastKey ? lastGroup : groups.get(key2);
-    if (group === void 0) {
-      budget.series();
-      group = { name: key2, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map(), slots: [] };
-      groups.set(key2, group);
-    }
-    lastKey = key2;
-    lastGroup = group;
-    if (aggregate) {
-      if (group.iterations === 0) group.aggregates.push({ kind: aggregateKind(row2, name), row: row2, index: i });
-      continue;
-    }
-    group.iterations += 1;
-    if (group.aggregates.length > 0) group.aggregates = [];
-    if (recordFailure(path, group, row2, i)) continue;
-    addRow(path, group, row2, i, sanitized, budget);
-  }
-  const measurements = [];
-  const warnings = [];
-  const unpicked = [];
-  for (const group of groups.values()) {
-    if (group.failed > 0) warnings.push(failureWarning(group));
-    if (group.iterations === 0 && !summarize(path, group, warnings, sanitized, budget)) unpicked.push(group);
-    for (const m of group.metrics.values()) measurements.push(m);
-  }
-  if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
-  if (rows.length === 0) warnings.push({ message: `${path}: holds no benchmark (its "benchmarks" list is empty; did --benchmark_filter match nothing?)`, kind: "note" });
-  return { measurements, warnings, hints };
-}
-function readEveryAggregate(path, groups, measurements, warnings, sanitized, budget) {
-  for (const group of groups) {
-    const used = group.aggregates.filter((a) => a.kind !== "BigO" && a.kind !== "RMS");
-    if (used.length === 0) continue;
-    const kinds = new Set(used.map((a) => a.kind));
-    const series2 = /* @__PURE__ */ new Map();
-    for (const { kind, row: row2, index } of used) {
-      const name = row2.name;
-      const own = kind === "" || name.endsWith(`_${kind}`) || kinds.size === 1 ? name : `${name}_${kind}`;
-      let target = series2.get(own);
-      if (target === void 0) {
-        budget.series();
-        target = { name: own, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map(), slots: [] };
-        series2.set(own, target);
-      }
-      addRow(path, target, row2, index, sanitized, budget, row2.aggregate_unit === "percentage" ? "%" : void 0);
-    }
-    const names2 = [...series2.keys()];
-    const warning = warnings.findLast((w) => w.benchmark === group.name && w.kind === "summary-only");
-    if (warning) {
-      warning.message = `${group.name} reported only aggregates (${[...kinds].map((k) => k || "unnamed").join(", ")}) and no median or mean, and the file holds nothing else: each aggregate is read as a benchmark of its own (${names2.join(", ")}), one value per run; run with repetitions and without --benchmark_report_aggregates_only for samples`;
-    }
-    for (const target of series2.values()) for (const m of target.metrics.values()) measurements.push(m);
-  }
-}
-function parse(source) {
-  const file = source.text.charCodeAt(0) === 65279 ? { path: source.path, text: source.text.slice(1) } : source;
-  checkJsonElements(file.path, file.text);
-  try {
-    checkJsonText(file);
-    return { document: parseCheckedJson(file), sanitized: false };
-  } catch (error) {
-    if (!(error instanceof FormatError)) throw error;
-    const quoted = quoteBareNonFinite(file.text);
-    if (quoted === file.text) throw error;
-    try {
-      return { document: JSON.parse(quoted), sanitized: true };
-    } catch {
-      const text = quoteNonFiniteOutsideStrings(file.text);
-      return { document: parseJsonDocument({ path: file.path, text }), sanitized: true };
-    }
-  }
-}
-function quoteBareNonFinite(text) {
-  const spans = [];
-  for (const token of BARE_TOKENS) {
-    for (let i = text.indexOf(token); i >= 0; i = text.indexOf(token, i + token.length)) {
-      const end = i + token.length;
-      if (isWordChar(text.charCodeAt(end))) continue;
-      let start = i;
-      if (text.charCodeAt(start - 1) === 45) start -= 1;
-      else if (isWordChar(text.charCodeAt(start - 1))) continue;
-      let j = start - 1;
-      while (j >= 0 && isSpace(text.charCodeAt(j))) j -= 1;
-      const before = text.charCodeAt(j);
-      if (before === 58 || before === 44 || before === 91) spans.push([start, end]);
-    }
-  }
-  if (spans.length === 0) return text;
-  spans.sort((x, y) => x[0] - y[0]);
-  const parts = [];
-  let at = 0;
-  for (const [start, end] of spans) {
-    parts.push(text.slice(at, start), '"', text.slice(start, end), '"');
-    at = end;
-  }
-  parts.push(text.slice(at));
-  return parts.join("");
-}
-function quoteNonFiniteOutsideStrings(text) {
-  const parts = [];
-  let copied = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      let end = text.indexOf('"', i + 1);
-      while (end > 0) {
-        let backslashes = 0;
-        while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
-        if (backslashes % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
-      }
-      if (end < 0) break;
-      i = end + 1;
-      continue;
-    }
-    if (!isWordChar(c)) {
-      i += 1;
-      continue;
-    }
-    let start = i;
-    while (i < text.length && isWordChar(text.charCodeAt(i))) i += 1;
-    if (BARE_TOKENS.includes(text.slice(start, i))) {
-      if (start > copied && text.charCodeAt(start - 1) === 45) start -= 1;
-      parts.push(text.slice(copied, start), '"', text.slice(start, i), '"');
-      copied = i;
-    }
-  }
-  parts.push(text.slice(copied));
-  return parts.join("");
-}
-function isWordChar(c) {
-  return c >= 48 && c <= 57 || c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
-}
-function isSpace(c) {
-  return c === 32 || c === 10 || c === 13 || c === 9;
-}
-function isAggregate(path, row2, name, index) {
-  const runType = row2.run_type;
-  if (runType === "iteration") return false;
-  if (runType === "aggregate") return true;
-  if (runType === void 0) return row2.aggregate_name !== void 0 || AGGREGATE_SUFFIX.test(name);
-  throw new FormatError(path, void 0, `benchmarks[${index}].run_type: expected "iteration" or "aggregate", got ${describe(runType)}`);
-}
-function aggregateKind(row2, name) {
-  if (typeof row2.aggregate_name === "string") return row2.aggregate_name;
-  const suffix = AGGREGATE_SUFFIX.exec(name);
-  return suffix ? suffix[1] : "";
-}
-function stripAggregateSuffix(row2, name) {
-  const kind = aggregateKind(row2, name);
-  return kind !== "" && name.endsWith(`_${kind}`) ? name.slice(0, name.length - kind.length - 1) : name;
-}
-function recordFailure(path, group, row2, index) {
-  const error = flag(path, row2.error_occurred, "error_occurred", index);
-  const skipped = flag(path, row2.skipped, "skipped", index);
-  if (!error && !skipped) return false;
-  group.failed += 1;
-  if (group.failureKind !== "error") {
-    group.failureKind = error ? "error" : "skipped";
-    const message = error ? row2.error_message : row2.skip_message;
-    group.failureMessage = typeof message === "string" ? message : "";
-  }
-  return true;
-}
-function flag(path, value, field, index) {
-  if (value === void 0 || value === false) return false;
-  if (value === true) return true;
-  throw new FormatError(path, void 0, `benchmarks[${index}].${field}: expected a boolean, got ${describe(value)}`);
-}
-function failureWarning(group) {
-  const what = group.failureKind === "error" ? "failed" : "was skipped";
-  const detail = group.failureMessage === "" ? "" : `: ${group.failureMessage}`;
-  return {
-    message: `${group.name} ${what} in ${group.failed} of ${group.iterations} repetitions${detail}`,
-    benchmark: group.name,
-    kind: group.failureKind
-  };
-}
-function summarize(path, group, warnings, sanitized, budget) {
-  const kinds = group.aggregates.map((a) => a.kind);
-  if (kinds.every((k) => k === "BigO" || k === "RMS")) return true;
-  const pick = group.aggregates.find((a) => a.kind === "median") ?? group.aggregates.find((a) => a.kind === "mean");
-  const listed = [...new Set(kinds.map((k) => k || "unnamed"))].join(", ");
-  warnings.push({
-    message: pick ? `${group.name} reported only aggregates (${listed}); its ${pick.kind} is used as a single value per metric` : `${group.name} reported only aggregates (${listed}) and no median or mean; it contributes no values`,
-    benchmark: group.name,
-    kind: "summary-only"
-  });
-  if (pick) addRow(path, group, pick.row, pick.index, sanitized, budget);
-  return pick !== void 0;
-}
-function addRow(path, group, row2, index, sanitized, budget, timeUnitOverride) {
-  let timeUnit = timeUnitOverride;
-  let j = -1;
-  for (const field in row2) {
-    j += 1;
-    let rule = ruleFields[j] === field ? ruleCache[j] : void 0;
-    if (rule === void 0) {
-      rule = FIELD_RULES.get(field) ?? COUNTER_RULE;
-      ruleFields[j] = field;
-      ruleCache[j] = rule;
-    }
-    if (rule.skip) continue;
-    const value = row2[field];
-    let unit;
-    if (rule.time) {
-      timeUnit ??= timeUnitOf(path, row2, index);
-      unit = timeUnit;
-    } else if (typeof value === "number" || sanitized && typeof value === "string" && NON_FINITE_STRINGS.has(value)) {
-      unit = rule.unit;
-    } else {
-      continue;
-    }
-    if (typeof value !== "number" || !Number.isFinite(value)) {
-      const got = typeof value === "string" && sanitized && NON_FINITE_STRINGS.has(value) ? value : describe(value);
-      throw new FormatError(path, void 0, `benchmarks[${index}].${field}: expected a finite number, got ${got}`);
-    }
-    if (value < 0 && rule.nonNegative) {
-      throw new FormatError(path, void 0, `benchmarks[${index}].${field}: expected a non-negative number, got ${value}; a ${unit === timeUnit ? "time" : "rate or size"} cannot be below zero`);
-    }
-    let m = group.slots[j];
-    if (m === void 0 || m.metric !== field) {
-      m = group.metrics.get(field);
-      if (m === void 0) {
-        budget.series();
-        m = { benchmark: group.name, metric: field, unit, better: directionFor(field, unit), values: [] };
-        group.metrics.set(field, m);
-      }
-      group.slots[j] = m;
-    }
-    if (m.unit === unit) {
-      m.values.push(unit === "%" && timeUnitOverride === "%" ? value * 100 : value);
-    } else {
-      const factor = conversionFactor(unit, m.unit);
-      if (factor === void 0) throw new FormatError(path, void 0, `benchmarks[${index}].${field}: unit ${unit} does not match ${m.unit} of earlier rows`);
-      m.values.push(value * factor);
-    }
-  }
-}
-function timeUnitOf(path, row2, index) {
-  const raw = row2.time_unit;
-  if (raw === void 0) return "ns";
-  const unit = typeof raw === "string" ? normalizeTimeUnit(raw) : void 0;
-  if (unit === void 0) throw new FormatError(path, void 0, `benchmarks[${index}].time_unit: expected ns, us, ms or s, got ${describe(raw)}`);
-  return unit;
-}
-function directionFor(metric, unit) {
-  if (unit === "count" && RATE_COUNTER.test(metric)) return "higher";
-  return directionOf(metric, unit);
-}
-function readHints(path, context) {
-  const hints = {};
-  if (context === void 0 || context === null) return hints;
-  if (typeof context !== "object" || Array.isArray(context)) throw new FormatError(path, void 0, `context: expected an object, got ${describe(context)}`);
-  const c = context;
-  for (const key2 of CONTEXT_STRINGS) if (typeof c[key2] === "string") hints[key2] = c[key2];
-  for (const key2 of CONTEXT_NUMBERS) {
-    const v = c[key2];
-    if (typeof v === "number" && Number.isFinite(v)) hints[key2] = v;
-  }
-  if (typeof c.cpu_scaling_enabled === "boolean") hints.cpu_scaling_enabled = c.cpu_scaling_enabled;
-  const load = c.load_avg;
-  if (Array.isArray(load) && typeof load[0] === "number" && Number.isFinite(load[0])) hints.load_avg = load[0];
-  return hints;
-}
-
-// src/formats/hyperfine.ts
-var hyperfineReader = {
-  format: "hyperfine",
-  description: "hyperfine --export-json",
-  sniff(head) {
-    return /^\s*\{\s*"results"\s*:\s*\[/.test(head) && /"command"\s*:/.test(head) && /"(mean|times|stddev)"\s*:/.test(head);
-  },
-  read(file) {
-    const doc = parseJsonDocument(file);
-    const j = new JsonReader(file.path);
-    const root = j.object(doc, "$");
-    const results = j.array(root.results, "results");
-    if (results.length === 0) j.fail("results", "no benchmark results");
-    const entries = results.map((raw, i) => {
-      const path = `results[${i}]`;
-      const r = j.object(raw, path);
-      const command = j.string(r.command, `${path}.command`);
-      const params = [];
-      if (r.parameters !== void 0 && r.parameters !== null) {
-        for (const [k, v] of Object.entries(j.object(r.parameters, `${path}.parameters`))) {
-          params.push([k, j.string(v, `${path}.parameters.${k}`)]);
-        }
-      }
-      return { path, r, command, params };
-    });
-    const names2 = uniqueNames(entries.map((e) => ({ name: e.command, params: e.params })));
-    const measurements = [];
-    const warnings = [];
-    const budget = new ReadBudget(file.path);
-    entries.forEach(({ path, r }, i) => {
-      const benchmark = names2[i];
-      budget.series();
-      if (r.times === void 0 || r.times === null) {
-        const median2 = j.number(r.median ?? r.mean, `${path}.${r.median === void 0 || r.median === null ? "mean" : "median"}`);
-        measurements.push({ benchmark, metric: "time", unit: "s", better: "lower", values: [median2] });
-        warnings.push({ benchmark, kind: "summary-only", message: `${benchmark}: no per-run times (hyperfine before 1.6?); using the summary median as a single value` });
-      } else {
-        const times = j.numbers(r.times, `${path}.times`);
-        if (times.length === 0) j.fail(`${path}.times`, "no runs");
-        if (times.some((t) => t < 0)) j.fail(`${path}.times`, "negative time");
-        measurements.push({ benchmark, metric: "time", unit: "s", better: "lower", values: times });
-      }
-      if (r.memory_usage_byte !== void 0 && r.memory_usage_byte !== null) {
-        const memory = j.numbers(r.memory_usage_byte, `${path}.memory_usage_byte`);
-        if (memory.length > 0) measurements.push({ benchmark, metric: "memory", unit: "B", better: "lower", values: memory });
-      }
-      if (r.exit_codes !== void 0 && r.exit_codes !== null) {
-        const codes = j.array(r.exit_codes, `${path}.exit_codes`).map((c, k) => c === null ? null : j.number(c, `${path}.exit_codes[${k}]`));
-        const bad = codes.filter((c) => c !== 0);
-        if (bad.length > 0) {
-          const shown = [...new Set(bad.map((c) => c === null ? "signal" : String(c)))].join(", ");
-          warnings.push({ benchmark, kind: "exit-code", message: `${benchmark}: ${bad.length} of ${codes.length} runs exited non-zero (${shown}); hyperfine ran with -i` });
-        }
-      }
-    });
-    return { measurements, warnings, hints: {} };
-  }
-};
-function uniqueNames(items) {
-  const count = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
-  const plain = count(items.map((it) => it.name));
-  const withParams = items.map(
-    (it) => (plain.get(it.name) ?? 0) > 1 && it.params.length > 0 ? `${it.name} (${it.params.map(([k, v]) => `${k}=${v}`).join(", ")})` : it.name
-  );
-  const repeated = count(withParams);
-  const seen = /* @__PURE__ */ new Map();
-  return withParams.map((n) => {
-    if ((repeated.get(n) ?? 0) < 2) return n;
-    const k = (seen.get(n) ?? 0) + 1;
-    seen.set(n, k);
-    return k === 1 ? n : `${n} #${k}`;
-  });
-}
-
-// src/formats/text-lines.ts
-import { Buffer as Buffer2 } from "node:buffer";
-var LineCursor = class {
-  text;
-  /** number is the 1-based number of the current line. */
-  number = 0;
-  /** start is where the current line begins in text. */
-  start = 0;
-  /** end is where its text ends: at its `\n`, or at the `\r` before it, or at the end of the text. */
-  end = 0;
-  /** newline is the position of the current line's `\n`, text.length for the last line. */
-  newline = -1;
-  file;
-  constructor(file) {
-    this.file = file;
-    this.text = file.text;
-  }
-  /** next moves to the next line and says whether there is one. */
-  next() {
-    const text = this.text;
-    const start = this.newline + 1;
-    if (start === 0) {
-      checkText(this.file);
-      if (text.trim() === "") throw new FormatError(this.file.path, void 0, "file is empty");
-    } else if (start > text.length) {
-      return false;
-    }
-    let newline = text.indexOf("\n", start);
-    let end = newline;
-    if (newline < 0) end = newline = text.length;
-    else if (end > start && text.charCodeAt(end - 1) === 13) end -= 1;
-    this.number += 1;
-    this.start = start;
-    this.end = end;
-    this.newline = newline;
-    return true;
-  }
-  /**
-   * skip moves past the line after the current one, whose `\n` the caller
-   * found at `newline` (text.length for the last line) as it read the line
-   * forwards: it becomes the current line, with no search for its end.
-   */
-  skip(newline) {
-    const start = this.newline + 1;
-    this.number += 1;
-    this.start = start;
-    this.end = newline > start && newline < this.text.length && this.text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
-    this.newline = newline;
-  }
-  /** line returns the current line as a string. */
-  line() {
-    return this.text.slice(this.start, this.end);
-  }
-};
-var NOWHERE = 2 ** 30 - 1;
-var Finder = class {
-  text;
-  needle;
-  /** found is the last position found, NOWHERE when there is none further. */
-  found = -1;
-  constructor(text, needle) {
-    this.text = text;
-    this.needle = needle;
-  }
-  /** next is the first position at or after `from` where the needle starts, or NOWHERE; `from` must not decrease between calls. */
-  next(from) {
-    if (this.found < from) {
-      const at = this.text.indexOf(this.needle, from);
-      this.found = at < 0 ? NOWHERE : at;
-    }
-    return this.found;
-  }
-};
-function moved(entry, start) {
-  if (entry.at >= 0) entry.at = start;
-  return entry;
-}
-function sameName(text, start, end, entry) {
-  const at = entry.at;
-  if (at < 0) return sameText(text, start, end, entry.name);
-  let i = entry.name.length;
-  if (end - start !== i) return false;
-  while (i > 0) {
-    i -= 1;
-    if (text.charCodeAt(start + i) !== text.charCodeAt(at + i)) return false;
-  }
-  return true;
-}
-var NameOrder = class {
-  last;
-  followed = false;
-  /** find returns the predicted entry whose name is text[start, end), if it is one of them. */
-  find(text, start, end) {
-    const last = this.last;
-    if (last === void 0) return void 0;
-    const next = last.next;
-    const likely = this.followed ? next : last;
-    if (likely !== void 0 && sameName(text, start, end, likely)) return moved(likely, start);
-    const other = this.followed ? last : next;
-    if (other !== void 0 && sameName(text, start, end, other)) return moved(other, start);
-    return void 0;
-  }
-  /** candidate returns the entry most likely next (0) or the other one (1), to compare in place where a line's name does not end in a known place. */
-  candidate(which) {
-    const last = this.last;
-    if (last === void 0) return void 0;
-    return this.followed === (which === 0) ? last.next : last;
-  }
-  /** record notes that the current line is entry's. */
-  record(entry) {
-    const last = this.last;
-    if (last !== void 0) {
-      this.followed = last.next === entry && last !== entry;
-      last.next = entry;
-    }
-    this.last = entry;
-  }
-};
-function sameText(text, start, end, name) {
-  let i = name.length;
-  if (end - start !== i) return false;
-  while (i > 0) {
-    i -= 1;
-    if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
-  }
-  return true;
-}
-var DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-function parseFiniteNumber(text) {
-  const value = readDecimal(text, 0, text.length);
-  return value === value ? value : parseGeneral(text);
-}
-function readDecimal(text, start, end) {
-  let i = start;
-  let c = text.charCodeAt(i);
-  const negative = c === 45;
-  if (negative || c === 43) i += 1;
-  let mantissa = 0;
-  let digits = 0;
-  let decimals = 0;
-  let dot = false;
-  let commas = false;
-  for (; i < end; i++) {
-    c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      mantissa = mantissa * 10 + (c - 48);
-      digits += 1;
-      if (dot) decimals += 1;
-    } else if (c === 46 && !dot) {
-      dot = true;
-    } else if (c === 44 && i + 3 < end && isDigit(text.charCodeAt(i + 1)) && isDigit(text.charCodeAt(i + 2)) && isDigit(text.charCodeAt(i + 3)) && (i + 4 >= end || !isDigit(text.charCodeAt(i + 4)))) {
-      commas = true;
-    } else {
-      return NaN;
-    }
-  }
-  if (digits === 0) return NaN;
-  if (digits > 15 && !(digits === 16 && mantissa <= 9007199254740992)) {
-    if (commas) return NaN;
-    const value2 = Number(text.slice(start, end));
-    return Number.isFinite(value2) ? value2 : NaN;
-  }
-  const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals];
-  return negative ? -value : value;
-}
-function isDigit(c) {
-  return c >= 48 && c <= 57;
-}
-function parseGeneral(text) {
-  const cleaned = text.replace(/,(?=\d{3}(\D|$))/g, "");
-  if (!DECIMAL.test(cleaned)) return void 0;
-  const value = Number(cleaned);
-  return Number.isFinite(value) ? value : void 0;
-}
-function isSpace2(c) {
-  if (c < 160) return c === 32 || c >= 9 && c <= 13;
-  return c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
-}
-function trailingFields(line, count) {
-  let end = line.length;
-  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
-  const fields = [];
-  const gaps = [];
-  for (let k = 0; k < count; k++) {
-    let start = end;
-    while (start > 0 && !isSpace2(line.charCodeAt(start - 1))) start -= 1;
-    if (start === end) return void 0;
-    fields.push(line.slice(start, end));
-    let gapStart = start;
-    while (gapStart > 0 && isSpace2(line.charCodeAt(gapStart - 1))) gapStart -= 1;
-    gaps.push(line.slice(gapStart, start));
-    end = gapStart;
-  }
-  fields.reverse();
-  gaps.reverse();
-  return { rest: line.slice(0, end), fields, gaps };
-}
-var POWERS_OF_TEN = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
-var LINEAR_UNIT_CHECK = 16;
-var LineFields = class {
-  /** count is the number of fields of the last line split. */
-  count = 0;
-  /** values is scratch space for a reader's numbers of the current line. */
-  values = [];
-  /** units[k] is the unit read by unit(…, k) on the current line. */
-  units = [];
-  starts = new Int32Array(64);
-  ends = new Int32Array(64);
-  lastUnits = [];
-  unitSet = /* @__PURE__ */ new Set();
-  /** split cuts text[start, end) into fields and returns how many there are. */
-  split(text, start, end) {
-    let starts = this.starts;
-    let ends = this.ends;
-    let count = 0;
-    let i = start;
-    for (; ; ) {
-      while (i < end) {
-        const c = text.charCodeAt(i);
-        if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) i += 1;
-        else break;
-      }
-      if (i >= end) break;
-      if (count === starts.length) {
-        this.starts = starts = grow(starts);
-        this.ends = ends = grow(ends);
-      }
-      starts[count] = i;
-      while (i < end) {
-        const c = text.charCodeAt(i);
-        if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) break;
-        i += 1;
-      }
-      ends[count] = i;
-      count += 1;
-    }
-    this.count = count;
-    return count;
-  }
-  /** text returns field i as a string. */
-  text(text, i) {
-    return text.slice(this.starts[i], this.ends[i]);
-  }
-  /** isCount says whether field i is all ASCII digits (`/^\d+$/`). */
-  isCount(text, i) {
-    const end = this.ends[i];
-    for (let p = this.starts[i]; p < end; p++) {
-      const c = text.charCodeAt(p);
-      if (c < 48 || c > 57) return false;
-    }
-    return true;
-  }
-  /**
-   * number reads field i as parseFiniteNumber would, with the same result:
-   * plain decimals of at most 15 digits and 22 decimals are computed from
-   * their characters (an integer over an exact power of ten is correctly
-   * rounded, as Number() is); anything else goes through parseFiniteNumber.
-   */
-  number(text, i) {
-    const value = readDecimal(text, this.starts[i], this.ends[i]);
-    return value === value ? value : parseFiniteNumber(this.text(text, i));
-  }
-  /** unit returns field i as the k-th unit of the line: the same string as the line before's k-th unit when the characters match. */
-  unit(text, i, k) {
-    const start = this.starts[i];
-    const length = this.ends[i] - start;
-    const known = this.lastUnits[k];
-    let unit;
-    if (known !== void 0 && known.length === length && text.startsWith(known, start)) unit = known;
-    else this.lastUnits[k] = unit = text.slice(start, start + length);
-    this.units[k] = unit;
-    return unit;
-  }
-  /** repeatsUnit says whether the k-th unit of the line equals an earlier one (call for k = 0, 1, 2 … in order). */
-  repeatsUnit(k) {
-    const units = this.units;
-    const unit = units[k];
-    if (k < LINEAR_UNIT_CHECK) {
-      for (let j = 0; j < k; j++) if (units[j] === unit) return true;
-      return false;
-    }
-    const set = this.unitSet;
-    if (k === LINEAR_UNIT_CHECK) {
-      set.clear();
-      for (let j = 0; j < k; j++) set.add(units[j]);
-    }
-    if (set.has(unit)) return true;
-    set.add(unit);
-    return false;
-  }
-};
-var ASCII_SPACE = new Uint8Array(128);
-for (const c of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[c] = 1;
-function grow(offsets) {
-  const bigger = new Int32Array(offsets.length * 2);
-  bigger.set(offsets);
-  return bigger;
-}
-var WINDOW = 1 << 16;
-var WINDOW_MARGIN = 1 << 12;
-var TextWindow = class {
-  text;
-  buffer = Buffer2.alloc(2 * (WINDOW + 1));
-  codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, WINDOW + 1);
-  base = 0;
-  limit = 0;
-  constructor(text) {
-    this.text = text;
-  }
-  /** cover moves the window, if need be, so that it holds text[from, from + WINDOW_MARGIN) or up to the end of the text; positions asked for must not decrease. */
-  cover(from) {
-    if (from + WINDOW_MARGIN <= this.limit || this.limit === this.text.length && from >= this.base) return;
-    this.moveTo(from);
-  }
-  /**
-   * retry moves the window to start at `from`, where something that ran
-   * past the window's end (a line, a tag) starts, so it can be read again,
-   * and says whether it did: false when the window already starts there or
-   * holds the rest of the text (the thing is then malformed or longer than
-   * the window).
-   */
-  retry(from) {
-    if (this.base === from || this.limit === this.text.length) return false;
-    this.moveTo(from);
-    return true;
-  }
-  moveTo(from) {
-    const limit = Math.min(this.text.length, from + WINDOW);
-    this.buffer.write(this.text.slice(from, limit), 0, "utf16le");
-    this.codes[limit - from] = 0;
-    this.base = from;
-    this.limit = limit;
-  }
-};
-var NameCodes = class {
-  codes = new Uint16Array(1024);
-  size = 0;
-  add(name) {
-    const at = this.size;
-    const length = name.length;
-    if (at + length > this.codes.length) {
-      const bigger = new Uint16Array(Math.max(2 * this.codes.length, at + length));
-      bigger.set(this.codes.subarray(0, at));
-      this.codes = bigger;
-    }
-    const codes = this.codes;
-    for (let i = 0; i < length; i++) codes[at + i] = name.charCodeAt(i);
-    this.size = at + length;
-    return at;
-  }
-};
-
-// src/formats/criterion.ts
-var CONSOLE_THROUGHPUT = {
-  "B/s": ["B/s", 1],
-  "KiB/s": ["B/s", 1024],
-  "MiB/s": ["B/s", 1024 ** 2],
-  "GiB/s": ["B/s", 1024 ** 3],
-  "KB/s": ["B/s", 1e3],
-  "MB/s": ["B/s", 1e6],
-  "GB/s": ["B/s", 1e9],
-  "elem/s": ["elem/s", 1],
-  "Kelem/s": ["elem/s", 1e3],
-  "Melem/s": ["elem/s", 1e6],
-  "Gelem/s": ["elem/s", 1e9],
-  "b/s": ["b/s", 1],
-  "Kb/s": ["b/s", 1e3],
-  "Mb/s": ["b/s", 1e6],
-  "Gb/s": ["b/s", 1e9]
-};
-var CONSOLE_TIME = {
-  ps: ["ns", 1e-3],
-  ns: ["ns", 1],
-  "\xB5s": ["us", 1],
-  "\u03BCs": ["us", 1],
-  us: ["us", 1],
-  ms: ["ms", 1],
-  s: ["s", 1]
-};
-function readSample(file) {
-  const j = new JsonReader(file.path);
-  const root = j.object(parseJsonDocument(file), "$");
-  j.optionalString(root.sampling_mode, "sampling_mode");
-  const iters = j.numbers(root.iters, "iters");
-  const times = j.numbers(root.times, "times");
-  if (iters.length === 0) j.fail("iters", "no samples");
-  if (times.length !== iters.length) j.fail("times", `has ${times.length} values but iters has ${iters.length}`);
-  iters.forEach((n, i) => {
-    if (n <= 0) j.fail(`iters[${i}]`, `expected a positive iteration count, got ${n}`);
-  });
-  times.forEach((t, i) => {
-    if (t <= 0) j.fail(`times[${i}]`, `expected a positive time, got ${t}`);
-  });
-  const perIteration = times.map((t, i) => t / iters[i]);
-  perIteration.forEach((v, i) => {
-    if (!Number.isFinite(v) || v <= 0) j.fail(`times[${i}]`, `time per iteration ${v} is out of range (times[${i}] / iters[${i}])`);
-  });
-  return { perIteration };
-}
-function splitPath(path) {
-  return path.replace(/\\/g, "/").split("/").filter((p) => p !== "" && p !== ".");
-}
-function criterionNameFromPath(path) {
-  const parts = splitPath(path);
-  parts.pop();
-  parts.pop();
-  let root = -1;
-  for (let i = parts.length - 1; i >= 0; i -= 1) {
-    if (parts[i] === "criterion" && (root < 0 || parts[i - 1] === "target")) {
-      root = i;
-      if (parts[i - 1] === "target") break;
-    }
-  }
-  const name = root >= 0 ? parts.slice(root + 1).join("/") : parts[parts.length - 1] ?? "";
-  return name === "" ? path : name;
-}
-var criterionReader = {
-  format: "criterion",
-  description: "criterion target/criterion/<benchmark>/new/sample.json",
-  sniff(head) {
-    return /^\s*\{/.test(head) && /"sampling_mode"\s*:/.test(head) && /"iters"\s*:/.test(head);
-  },
-  read(file) {
-    const { perIteration } = readSample(file);
-    const benchmark = criterionNameFromPath(file.path);
-    return { measurements: [{ benchmark, metric: "time", unit: "ns", better: "lower", values: perIteration }], warnings: [], hints: {} };
-  }
-};
-var ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
-var THRPT_LINE = /^\s*thrpt:\s+\[([^\]]*)\]/;
-var CHANGE_BLOCK = /^\s*change:\s*$/;
-var BENCH_FAILED = /^error: bench failed\b/;
-var ANALYZING = /^Benchmarking (.+): Analyzing\s*$/;
-var cargoBenchReader = {
-  format: "cargo-bench",
-  description: "cargo bench console output (criterion and libtest #[bench])",
-  sniff(head) {
-    const text = head.replace(ANSI, "");
-    return /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text) || /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text) || text.split("\n").some((line) => line.startsWith("test") && libtestLine(line)?.outcome === "bench");
-  },
-  read(file) {
-    const lines = new ConsoleLines(file);
-    const { cursor, input } = lines;
-    let previous = "";
-    for (let run = lines.fastRun(); run !== END; run = lines.fastRun()) {
-      if (run === AGAIN) continue;
-      const number = cursor.number;
-      const raw = cursor.line();
-      if (lines.previousStart >= 0) {
-        previous = input.slice(lines.previousStart, lines.previousEnd);
-        lines.previousStart = -1;
-      }
-      const clean = raw.includes("\x1B") ? raw.replace(ANSI, "") : raw;
-      const text = clean.includes("\r") ? clean.split("\r").pop() ?? "" : clean;
-      const estimateLine = text.includes("time:") || text.includes("thrpt:");
-      const time = estimateLine ? timeEstimate(text) : void 0;
-      const thrpt = estimateLine ? THRPT_LINE.exec(text) : null;
-      const libtest = text.startsWith("test") ? libtestLine(text) : void 0;
-      if (text !== "" && !isSpace2(text.charCodeAt(0))) lines.inChange = false;
-      if (estimateLine && truncatedEstimate(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
-      if (text.includes("change:") && CHANGE_BLOCK.test(text)) {
-        lines.inChange = true;
-      } else if (time && !(time.name.trim() === "" && lines.inChange) && !time.inner.includes("%")) {
-        const name = time.name.trim() !== "" ? time.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
-        if (name === "") throw new FormatError(file.path, number, "criterion time line without a benchmark name");
-        const [value, unit] = estimate(file.path, number, time.inner, CONSOLE_TIME);
-        lines.add(number, name, "time", unit, value);
-        lines.current = { name, hasThroughput: false, entry: void 0 };
-        lines.inChange = false;
-      } else if (thrpt && !lines.inChange && !thrpt[1].includes("%")) {
-        const current = lines.current;
-        if (!current) throw new FormatError(file.path, number, "criterion thrpt line without a time line before it");
-        if (current.hasThroughput) throw new FormatError(file.path, number, `second thrpt line for benchmark "${current.name}"`);
-        const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
-        lines.add(number, current.name, "throughput", unit, value);
-        current.hasThroughput = true;
-      } else if (libtest?.outcome === "bench") {
-        const { name, value, unit, megabytes } = libtest;
-        const [metric, reported] = libtestMetric(unit);
-        lines.add(number, name, metric, reported, libtestNumber(file.path, number, value));
-        if (megabytes !== void 0) lines.add(number, name, "throughput", "MB/s", libtestNumber(file.path, number, megabytes));
-        lines.current = void 0;
-      } else if (libtest) {
-        const { name, outcome } = libtest;
-        lines.warn(
-          number,
-          outcome === "ignored" ? { benchmark: name, kind: "skipped", message: `${name}: ignored` } : { benchmark: name, kind: "error", message: `${name}: FAILED (${file.path}:${number}); it has no results` }
-        );
-      } else if (text.startsWith("error: bench failed") && BENCH_FAILED.test(text)) {
-        lines.warn(number, { kind: "exit-code", message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
-      }
-      if (text.trim() !== "") previous = text;
-    }
-    const { order, warnings } = lines;
-    if (order.length === 0) {
-      throw new FormatError(file.path, void 0, "no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?");
-    }
-    const measurements = measurementsOf(order);
-    warnings.push({
-      kind: "summary-only",
-      message: `${file.path}: console output has one estimate per benchmark (criterion's point estimate, libtest's median), not its samples; read target/criterion for per-sample values`
-    });
-    return { measurements, warnings, hints: {} };
-  }
-};
-function measurementsOf(order) {
-  return order.map(({ benchmark, metric, unit, values }) => ({
-    benchmark,
-    metric,
-    unit,
-    better: metric === "time" ? "lower" : metric === "throughput" ? "higher" : directionOf(metric, unit),
-    values
-  }));
-}
-var END = 0;
-var GENERAL = 1;
-var AGAIN = 2;
-var FAST_RUN_LINES = 4096;
-var ConsoleLines = class {
-  path;
-  input;
-  cursor;
-  // Series by benchmark name (a name read in place is the same string each time, so its hash is
-  // computed once), its time and throughput in fields of its entry, other metrics in a map of it:
-  // a new name costs one lookup and one insertion.
-  names = /* @__PURE__ */ new Map();
-  /** order is every series in the order of its first value. */
-  order = [];
-  warnings = [];
-  budget;
-  // What the general path reads and sets too.
-  /** The last line that was not blank is input[previousStart, previousEnd) while previousStart >= 0 (read() keeps it as a string else). */
-  previousStart = -1;
-  previousEnd = -1;
-  current = void 0;
-  /** fastCurrent is what current is after a time line of the fast path (one object, changed each time). */
-  fastCurrent = { name: "", hasThroughput: false, entry: void 0 };
-  inChange = false;
-  // The usual lines are read in place: a line without a keyword is looked
-  // at no further than its first character (keywords, escapes and `\r` are
-  // found with indexOf over the whole text, see Finder), an estimate line
-  // and a libtest line are read in one pass (fastEstimate, fastLibtest).
-  /** odd is the next escape or `\r` (asked of the Finders only once the lines pass it). */
-  odd = -1;
-  escapes;
-  returns;
-  colons;
-  dots;
-  closings;
-  estimateNames = new NameOrder();
-  nameCodes = new NameCodes();
-  libtestNames = new NameOrder();
-  libtestEntries = /* @__PURE__ */ new Map();
-  tokens = new Tokens();
-  /** Estimate lines are read from a window of the text in a typed array. */
-  window;
-  tail = { value: 0, unitStart: 0 };
-  timeUnits = new UnitCache(CONSOLE_TIME);
-  thrptUnits = new UnitCache(CONSOLE_THROUGHPUT);
-  libtestUnit = "";
-  libtestMetricAndUnit = ["", ""];
-  constructor(file) {
-    const input = file.text;
-    this.path = file.path;
-    this.input = input;
-    this.cursor = new LineCursor(file);
-    this.budget = new ReadBudget(file.path);
-    this.escapes = new Finder(input, "\x1B");
-    this.returns = new Finder(input, "\r");
-    this.colons = new Finder(input, ":");
-    this.dots = new Finder(input, " ... ");
-    this.closings = new Finder(input, "]");
-    this.window = new TextWindow(input);
-  }
-  /** add adds a value to the series of benchmark and metric, which must be in `unit` if it has values; returns the series. */
-  add(line, benchmark, metric, unit, value) {
-    let entry = this.names.get(benchmark);
-    if (entry === void 0) this.names.set(benchmark, entry = nameEntry(benchmark, -1, -1));
-    return this.addTo(entry, line, metric, unit, value);
-  }
-  /** addTo adds a value as add() does, to the series of entry's name. */
-  addTo(entry, line, metric, unit, value) {
-    let known = metric === "time" ? entry.time : metric === "throughput" ? entry.throughput : entry.others?.get(metric);
-    if (known && known.unit !== unit) {
-      throw new FormatError(this.path, line, `benchmark "${entry.name}" ${metric} is in ${unit} here but ${known.unit} earlier`);
-    }
-    if (!known) {
-      this.budget.series(line);
-      known = { benchmark: entry.name, metric, unit, values: [] };
-      if (metric === "time") entry.time = known;
-      else if (metric === "throughput") entry.throughput = known;
-      else (entry.others ??= /* @__PURE__ */ new Map()).set(metric, known);
-      this.order.push(known);
-    }
-    this.budget.value(line);
-    known.values.push(value);
-    return known;
-  }
-  /** push adds a value as addTo() does, straight to `known` when that is the series of entry's name and metric in this unit. */
-  push(line, entry, metric, unit, value, known) {
-    if (known !== void 0 && known.unit === unit) {
-      this.budget.value(line);
-      known.values.push(value);
-    } else {
-      this.addTo(entry, line, metric, unit, value);
-    }
-  }
-  warn(line, warning) {
-    this.budget.series(line);
-    this.warnings.push(warning);
-  }
-  /**
-   * fastRun moves the cursor on and reads its lines for as long as they are
-   * the usual ones, FAST_RUN_LINES at most: it returns GENERAL with the
-   * cursor at a line for the general path, END past the last line, AGAIN
-   * after FAST_RUN_LINES lines.
-   */
-  fastRun() {
-    const input = this.input;
-    const cursor = this.cursor;
-    const colons = this.colons;
-    for (let lines = 0; lines < FAST_RUN_LINES; lines++) {
-      if (!cursor.next()) return END;
-      const { number, start, end } = cursor;
-      const first = start < end ? input.charCodeAt(start) : -1;
-      if (this.odd < start) this.odd = Math.min(this.escapes.next(start), this.returns.next(start));
-      if (first === 116 && input.startsWith("test", start)) {
-        if (this.fastLibtest(number, start, end)) {
-          const read2 = this.libtestRun();
-          if (read2 < 0) return GENERAL;
-          lines += read2;
-          continue;
-        }
-      } else if (this.odd >= end) {
-        let time = NOWHERE;
-        let thrpt = NOWHERE;
-        let change = NOWHERE;
-        let keywords = 0;
-        for (let colon = colons.next(start); colon < end; colon = colons.next(colon + 1)) {
-          if (colon - 4 >= start && input.startsWith("time", colon - 4)) {
-            if (time === NOWHERE) time = colon - 4;
-          } else if (colon - 5 >= start && input.startsWith("thrpt", colon - 5)) {
-            if (thrpt === NOWHERE) thrpt = colon - 5;
-          } else if (colon - 6 >= start && input.startsWith("change", colon - 6)) {
-            if (change === NOWHERE) change = colon - 6;
-          } else continue;
-          keywords += 1;
-        }
-        if (keywords === 0) {
-          if (first !== 101 || !input.startsWith("error: bench failed", start)) {
-            if (first >= 0 && !isSpace2(first)) {
-              this.inChange = false;
-              this.previousStart = start;
-              this.previousEnd = end;
-            } else if (!allSpace(input, start, end)) {
-              this.previousStart = start;
-              this.previousEnd = end;
-            }
-            continue;
-          }
-        } else {
-          const keyword = keywords > 1 ? -1 : time < end ? TIME : thrpt < end ? THRPT : CHANGE;
-          if (keyword >= 0 && this.fastEstimate(number, start, end, keyword === TIME ? time : keyword === THRPT ? thrpt : change, keyword)) continue;
-        }
-      }
-      return GENERAL;
-    }
-    return AGAIN;
-  }
-  /**
-   * libtestRun moves the cursor on over the lines after its own for as long
-   * as they start with `test` and fastLibtest reads them, FAST_RUN_LINES at
-   * most; it returns how many it read, or -1 with the cursor at a line for the
-   * general path. (The escapes and `\r` found for fastRun are not needed:
-   * fastLibtest reads such lines itself.)
-   */
-  libtestRun() {
-    const input = this.input;
-    const cursor = this.cursor;
-    let read2 = 0;
-    while (read2 < FAST_RUN_LINES && input.startsWith("test", cursor.newline + 1)) {
-      cursor.next();
-      if (!this.fastLibtest(cursor.number, cursor.start, cursor.end)) return -1;
-      read2 += 1;
-    }
-    return read2;
-  }
-  /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
-  fastEstimate(number, start, end, at, keyword) {
-    const input = this.input;
-    if (input.startsWith("test", start) || input.startsWith("error: bench failed", start)) return false;
-    const window = this.window;
-    window.cover(start);
-    if (end > window.limit) return false;
-    const codes = window.codes;
-    const b = window.base;
-    const s = start - b;
-    const e = end - b;
-    const a = at - b;
-    const margin = s < e && !isSpace2(codes[s]);
-    const changing = margin ? false : this.inChange;
-    if (keyword === CHANGE) {
-      this.inChange = allSpaceIn(codes, s, a) && allSpaceIn(codes, a + 7, e) ? true : changing;
-    } else {
-      const length = keyword === TIME ? 5 : 6;
-      if (keyword === TIME ? a > s && isWordChar2(codes[a - 1]) : !allSpaceIn(codes, s, a)) return false;
-      let open = a + length;
-      if (!isSpace2(codes[open]) || open >= e) return false;
-      while (open < e && space(codes[open])) open += 1;
-      if (open >= e || codes[open] !== 91) return false;
-      let nameStart = s;
-      let nameEnd = a;
-      if (keyword === TIME) {
-        while (nameStart < nameEnd && space(codes[nameStart])) nameStart += 1;
-        while (nameEnd > nameStart && space(codes[nameEnd - 1])) nameEnd -= 1;
-      }
-      nameStart += b;
-      nameEnd += b;
-      const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
-      const tokens = this.tokens;
-      if (inBlock ? this.closings.next(open + b + 1) >= end : !tokens.readCodes(codes, b, open + 1, e)) return false;
-      const ignored = inBlock || tokens.percent;
-      if (!ignored) {
-        const current = this.current;
-        if (keyword === TIME ? nameStart === nameEnd : current === void 0 || current.hasThroughput) return false;
-        if (tokens.count !== 6) return false;
-        let value = tokens.values[2];
-        if (value !== value) value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
-        let low = tokens.values[0];
-        if (low !== low) low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
-        let high = tokens.values[4];
-        if (high !== high) high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
-        if (!(value >= 0) || low !== low || high !== high) return false;
-        const cache = keyword === TIME ? this.timeUnits : this.thrptUnits;
-        if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
-        if (keyword === TIME) {
-          const names2 = this.estimateNames;
-          let entry = sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names2.candidate(0));
-          entry ??= sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names2.candidate(1));
-          entry ??= this.estimateEntry(nameStart, nameEnd);
-          this.push(number, entry, "time", cache.unit, value * cache.factor, entry.time);
-          names2.record(entry);
-          const known = this.fastCurrent;
-          known.name = entry.name;
-          known.hasThroughput = false;
-          known.entry = entry;
-          this.current = known;
-        } else {
-          const known = current;
-          const entry = known.entry;
-          if (entry === void 0) this.add(number, known.name, "throughput", cache.unit, value * cache.factor);
-          else this.push(number, entry, "throughput", cache.unit, value * cache.factor, entry.throughput);
-          known.hasThroughput = true;
-        }
-        this.inChange = false;
-      } else {
-        this.inChange = changing;
-      }
-    }
-    this.previousStart = start;
-    this.previousEnd = end;
-    return true;
-  }
-  /** estimateEntry returns the entry of the name at input[nameStart, nameEnd) with its units in nameCodes, a new one if it has none yet. */
-  estimateEntry(nameStart, nameEnd) {
-    const name = this.input.slice(nameStart, nameEnd);
-    let entry = this.names.get(name);
-    if (entry === void 0) this.names.set(name, entry = nameEntry(name, nameStart, this.nameCodes.add(name)));
-    else if (entry.codes < 0) entry.codes = this.nameCodes.add(name);
-    return entry;
-  }
-  /** fastLibtest reads `test NAME ... bench: V UNIT (+/- D)`; false, with nothing changed, for the general path. */
-  fastLibtest(number, start, end) {
-    const input = this.input;
-    if (input.charCodeAt(start + 4) !== 32) return false;
-    let nameStart = start + 5;
-    let c = 0;
-    while (nameStart < end && ((c = input.charCodeAt(nameStart)) === 32 || c === 9)) nameStart += 1;
-    if (nameStart === end || isSpace2(c)) return false;
-    let nameEnd = -1;
-    let at = -1;
-    const libtestNames = this.libtestNames;
-    let entry;
-    for (let k = 0; entry === void 0; k = 1) {
-      const candidate = libtestNames.candidate(k);
-      const e = candidate === void 0 ? end + 1 : nameStart + candidate.name.length;
-      if (candidate !== void 0 && e <= end && input.slice(nameStart, e) === candidate.name) {
-        let dot = e;
-        while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
-        if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith("... bench:", dot)) {
-          entry = candidate;
-          nameEnd = e;
-          at = dot - 1;
-        }
-      }
-      if (k === 1) break;
-    }
-    if (entry === void 0) {
-      const dots = this.dots;
-      at = dots.next(start);
-      if (at >= end) return false;
-      for (let later = dots.next(at + 1); later < end; later = dots.next(at + 1)) at = later;
-      nameEnd = at;
-      while (nameEnd > nameStart && isSpace2(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
-      if (nameEnd <= nameStart || !input.startsWith("bench:", at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
-    }
-    let value;
-    let unitStart;
-    let unitEnd;
-    const libtestUnit = this.libtestUnit;
-    const tail = this.tail;
-    const usual = usualTail(input, at + 11, end, libtestUnit, tail);
-    if (usual) {
-      value = tail.value;
-      unitStart = tail.unitStart;
-      unitEnd = unitStart + libtestUnit.length;
-    } else {
-      const tokens = this.tokens;
-      if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, "(+/-") || input.charCodeAt(tokens.ends[3] - 1) !== 41) return false;
-      if (entry !== void 0 && tokens.is(input, 1, "...")) return false;
-      value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
-      unitStart = tokens.starts[1];
-      unitEnd = tokens.ends[1];
-    }
-    if (!(value >= 0)) return false;
-    if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
-      this.libtestUnit = input.slice(unitStart, unitEnd);
-      this.libtestMetricAndUnit = libtestMetric(this.libtestUnit);
-    }
-    const [metric, reported] = this.libtestMetricAndUnit;
-    entry ??= libtestNames.find(input, nameStart, nameEnd);
-    if (entry === void 0) {
-      const name = input.slice(nameStart, nameEnd);
-      entry = this.libtestEntries.get(name);
-      if (entry === void 0) this.libtestEntries.set(name, entry = { name, at: nameStart, next: void 0, metric: "", unit: "", values: void 0 });
-    }
-    if (entry.values !== void 0 && entry.metric === metric && entry.unit === reported) {
-      this.budget.value(number);
-      entry.values.push(value);
-    } else {
-      entry.values = this.add(number, entry.name, metric, reported, value).values;
-      entry.metric = metric;
-      entry.unit = reported;
-    }
-    libtestNames.record(entry);
-    this.current = void 0;
-    this.inChange = false;
-    this.previousStart = start;
-    this.previousEnd = end;
-    return true;
-  }
-};
-var TIME = 0;
-var THRPT = 1;
-var CHANGE = 2;
-function nameEntry(name, at, codes) {
-  return { name, at, next: void 0, codes, time: void 0, throughput: void 0, others: void 0 };
-}
-var LIBTEST_ODD = /[\u001b\r]|time:|thrpt:|change:/;
-function allSpace(text, start, end) {
-  for (let i = end - 1; i >= start; i--) if (!space(text.charCodeAt(i))) return false;
-  return true;
-}
-function space(c) {
-  return c === 32 || isSpace2(c);
-}
-function sameCodes(codes, start, end, names2, entry) {
-  if (entry === void 0 || entry.name.length !== end - start) return void 0;
-  const at = entry.codes - start;
-  for (let i = end - 1; i >= start; i--) if (codes[i] !== names2[at + i]) return void 0;
-  return entry;
-}
-function allSpaceIn(codes, start, end) {
-  for (let i = start; i < end; i++) if (!space(codes[i])) return false;
-  return true;
-}
-function usualTail(text, p, end, unit, tail) {
-  if (unit === "" || unit === "...") return false;
-  let c = 0;
-  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
-  const valueStart = p;
-  let mantissa = 0;
-  let digits = 0;
-  let dot = -1;
-  let comma = -1;
-  let usual = true;
-  for (; p < end; p++) {
-    c = text.charCodeAt(p);
-    if (c >= 48 && c <= 57) {
-      mantissa = mantissa * 10 + (c - 48);
-      digits += 1;
-      continue;
-    }
-    if (comma >= 0 && p - comma !== 4) usual = false;
-    comma = -1;
-    if (c === 44) {
-      if (dot >= 0) usual = false;
-      comma = p;
-    } else if (c === 46) {
-      if (dot >= 0) usual = false;
-      dot = p;
-    } else break;
-  }
-  if (p === valueStart || c !== 32) return false;
-  if (comma >= 0 && p - comma !== 4) usual = false;
-  const unitStart = p + 1;
-  const unitEnd = unitStart + unit.length;
-  if (unitEnd + 6 > end || !sameText(text, unitStart, unitEnd, unit) || text.charCodeAt(unitEnd) !== 32 || !text.startsWith("(+/- ", unitEnd + 1)) return false;
-  p = unitEnd + 6;
-  const deviation = p;
-  while (p < end && (c = text.charCodeAt(p)) > 32 && c < 127 && c !== 58) p += 1;
-  if (p === deviation || text.charCodeAt(p - 1) !== 41) return false;
-  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
-  if (p !== end) return false;
-  tail.value = usual && digits > 0 && digits <= 15 ? dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[unitStart - 2 - dot] : readDecimal(text, valueStart, unitStart - 1);
-  tail.unitStart = unitStart;
-  return true;
-}
-var MAX_TOKENS = 8;
-var Tokens = class {
-  count = 0;
-  /** percent says whether a token holds `%` (criterion's change estimates). */
-  percent = false;
-  /** odd says whether a token holds `:` (which a keyword needs) or an escape. */
-  odd = false;
-  starts = new Int32Array(MAX_TOKENS);
-  ends = new Int32Array(MAX_TOKENS);
-  /**
-   * values[i] is token i's value as readDecimal reads it when readCodes read
-   * it and it is a plain decimal (digits, at most one dot, at most 15 digits:
-   * an exact integer over an exact power of ten, rounded once as Number()
-   * rounds), else NaN.
-   */
-  values = new Float64Array(MAX_TOKENS);
-  /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
-  read(text, from, end, bracket) {
-    let count = 0;
-    let percent3 = false;
-    let odd = false;
-    let p = from;
-    let c = 0;
-    for (; ; ) {
-      while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
-      if (p >= end) {
-        if (bracket) return false;
-        break;
-      }
-      if (bracket && c === 93) break;
-      const start = p;
-      for (; p < end; p++) {
-        c = text.charCodeAt(p);
-        if (c === 32 || c === 9 || bracket && c === 93) break;
-        if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent3 = true;
-        else if (c === 58 || c === 27) odd = true;
-      }
-      if (count < MAX_TOKENS) {
-        this.starts[count] = start;
-        this.ends[count] = p;
-      }
-      count += 1;
-    }
-    this.count = count;
-    this.percent = percent3;
-    this.odd = odd;
-    return true;
-  }
-  /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
-  readCodes(codes, base, from, end) {
-    let count = 0;
-    let percent3 = false;
-    let odd = false;
-    let p = from;
-    let c = 0;
-    for (; ; ) {
-      while (p < end && ((c = codes[p]) === 32 || c === 9)) p += 1;
-      if (p >= end) return false;
-      if (c === 93) break;
-      const start = p;
-      let mantissa = 0;
-      let dot = -1;
-      let plain = true;
-      for (; p < end; p++) {
-        c = codes[p];
-        if (c >= 48 && c <= 57) {
-          mantissa = mantissa * 10 + (c - 48);
-          continue;
-        }
-        if (c === 46 && dot < 0) {
-          dot = p;
-          continue;
-        }
-        if (c === 32 || c === 9 || c === 93) break;
-        plain = false;
-        if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
-        if (c === 37) percent3 = true;
-        else if (c === 58 || c === 27) odd = true;
-      }
-      if (count < MAX_TOKENS) {
-        this.starts[count] = start + base;
-        this.ends[count] = p + base;
-        const digits = p - start - (dot < 0 ? 0 : 1);
-        this.values[count] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
-      }
-      count += 1;
-    }
-    this.count = count;
-    this.percent = percent3;
-    this.odd = odd;
-    return true;
-  }
-  /** is says whether token i is `word`. */
-  is(text, i, word) {
-    return sameText(text, this.starts[i], this.ends[i], word);
-  }
-};
-var UnitCache = class {
-  unit = "";
-  factor = 1;
-  printed;
-  table;
-  constructor(table) {
-    this.table = table;
-  }
-  /** read takes the unit printed at text[start, end). */
-  read(text, start, end) {
-    if (this.printed !== void 0 && sameText(text, start, end, this.printed)) return true;
-    const printed = text.slice(start, end);
-    const known = Object.hasOwn(this.table, printed) ? this.table[printed] : void 0;
-    [this.unit, this.factor] = known ?? [printed, 1];
-    this.printed = printed;
-    return true;
-  }
-};
-function timeEstimate(text) {
-  for (let at = text.indexOf("time:"); at >= 0; at = text.indexOf("time:", at + 5)) {
-    if (at > 0 && isWordChar2(text.charCodeAt(at - 1))) continue;
-    let open = at + 5;
-    if (!isSpace2(text.charCodeAt(open))) continue;
-    while (isSpace2(text.charCodeAt(open))) open += 1;
-    if (text.charCodeAt(open) !== 91) continue;
-    const close = text.indexOf("]", open + 1);
-    if (close < 0) return void 0;
-    return { name: text.slice(0, at), inner: text.slice(open + 1, close) };
-  }
-  return void 0;
-}
-function truncatedEstimate(text) {
-  const after = text.lastIndexOf("]") + 1;
-  for (const keyword of ["time:", "thrpt:"]) {
-    for (let at = text.indexOf(keyword, after); at >= 0; at = text.indexOf(keyword, at + keyword.length)) {
-      if (at > 0 && isWordChar2(text.charCodeAt(at - 1))) continue;
-      let open = at + keyword.length;
-      if (!isSpace2(text.charCodeAt(open))) continue;
-      while (isSpace2(text.charCodeAt(open))) open += 1;
-      if (text.charCodeAt(open) === 91) return true;
-    }
-  }
-  return false;
-}
-function isWordChar2(c) {
-  return c >= 48 && c <= 57 || c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
-}
-function estimate(path, line, inner, units) {
-  const tokens = inner.trim().split(/\s+/);
-  if (tokens.length !== 6) throw new FormatError(path, line, `expected [low unit estimate unit high unit], got [${inner.trim()}]`);
-  const value = parseFiniteNumber(tokens[2]);
-  if (value === void 0 || value < 0) throw new FormatError(path, line, `not a number: "${tokens[2]}"`);
-  for (const i of [0, 4]) {
-    if (parseFiniteNumber(tokens[i]) === void 0) throw new FormatError(path, line, `not a number: "${tokens[i]}"`);
-  }
-  const known = Object.hasOwn(units, tokens[3]) ? units[tokens[3]] : void 0;
-  const [unit, factor] = known ?? [tokens[3], 1];
-  return [value * factor, unit];
-}
-function libtestLine(text) {
-  if (!text.startsWith("test") || !isSpace2(text.charCodeAt(4))) return void 0;
-  const at = text.lastIndexOf(" ... ");
-  if (at < 4) return void 0;
-  const name = text.slice(5, at).trim();
-  if (name === "") return void 0;
-  const after = text.slice(at + 5);
-  if (after.startsWith("bench:")) {
-    const tokens = after.slice(6).trim().split(/\s+/);
-    if (tokens.length !== 4 && tokens.length !== 7) return void 0;
-    if (tokens[2] !== "(+/-" || !tokens[3].endsWith(")")) return void 0;
-    if (tokens.length === 7 && (tokens[4] !== "=" || tokens[6] !== "MB/s")) return void 0;
-    return { outcome: "bench", name, value: tokens[0], unit: tokens[1], megabytes: tokens.length === 7 ? tokens[5] : void 0 };
-  }
-  for (const outcome of ["ignored", "FAILED"]) {
-    if (after.startsWith(outcome) && !isWordChar2(after.charCodeAt(outcome.length))) return { outcome, name };
-  }
-  return void 0;
-}
-var LIBTEST_TIME_UNITS = /* @__PURE__ */ new Set(["ps", "ns", "us", "\xB5s", "\u03BCs", "ms", "s"]);
-function libtestMetric(printed) {
-  const base = printed.endsWith("/iter") ? printed.slice(0, -5) : printed;
-  if (LIBTEST_TIME_UNITS.has(base)) return ["time", printed];
-  if (base.endsWith("/s")) return ["throughput", base];
-  return [base === "" ? printed : base, printed];
-}
-function libtestNumber(path, line, text) {
-  const value = parseFiniteNumber(text);
-  if (value === void 0 || value < 0) throw new FormatError(path, line, `not a number: "${text}"`);
-  return value;
-}
-
-// src/formats/go-bench.ts
-var BENCHMARK_NAME = /^Benchmark($|[^a-z])/;
-var CONFIG_LINE = /^([a-z][^\s:]*):(?:\s+(.*))?$/;
-var HINT_KEYS = /* @__PURE__ */ new Set(["goos", "goarch", "cpu"]);
-var NON_NEGATIVE_UNITS = /* @__PURE__ */ new Set(["B/op", "allocs/op", "MB/s"]);
-var LINEAR_SERIES = 16;
-var seriesKey = (procs, unit) => `${procs}\0${unit}`;
-function findSeries(group, procs, unit) {
-  if (group.index !== void 0) return group.index.get(seriesKey(procs, unit));
-  const { series: series2, seriesProcs } = group;
-  for (let i = 0; i < series2.length; i++) if (seriesProcs[i] === procs && series2[i].unit === unit) return series2[i];
-  return void 0;
-}
-function findEntry(group, name) {
-  if (group.names !== void 0) return group.names.get(name);
-  for (const entry of group.entries) if (entry.name === name) return entry;
-  return void 0;
-}
-function addEntry(group, entry) {
-  group.entries.push(entry);
-  if (group.names !== void 0) group.names.set(entry.name, entry);
-  else if (group.entries.length > LINEAR_SERIES) group.names = new Map(group.entries.map((e) => [e.name, e]));
-}
-function addSeries(group, procs, unit, directions) {
-  const metric = unit === "ns/op" ? "time" : unit;
-  let better = directions.get(unit);
-  if (better === void 0) directions.set(unit, better = directionOf(metric, unit));
-  const series2 = { benchmark: group.base, metric, unit, better, values: [] };
-  group.series.push(series2);
-  group.seriesProcs.push(procs);
-  if (group.index !== void 0) group.index.set(seriesKey(procs, unit), series2);
-  else if (group.series.length > LINEAR_SERIES) group.index = new Map(group.series.map((s, i) => [seriesKey(group.seriesProcs[i], s.unit), s]));
-  return series2;
-}
-function hashOf(text) {
-  let hash = 2166136261 | 0;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
-  return hash ^ hash >>> 16;
-}
-var MAX_PROBES = 32;
-var GroupTable = class {
-  list = [];
-  /** slots[i] is 1 + the index in list of the group in slot i, 0 for none; hashes[i] is its name's hash. */
-  slots = new Int32Array(64);
-  hashes = new Int32Array(64);
-  map;
-  /** get returns the group named `base`, whose hash is `hash`. */
-  get(base, hash) {
-    if (this.map !== void 0) return this.map.get(base);
-    const { slots, hashes, list } = this;
-    const mask = slots.length - 1;
-    for (let probe = 0, i = hash & mask; probe <= MAX_PROBES; probe++, i = i + 1 & mask) {
-      const slot = slots[i];
-      if (slot === 0) return void 0;
-      if (hashes[i] === hash && list[slot - 1].base === base) return list[slot - 1];
-    }
-    return void 0;
-  }
-  /** add adds a group not in the table, its name's hash `hash`. */
-  add(group, hash) {
-    this.list.push(group);
-    if (this.map !== void 0) {
-      this.map.set(group.base, group);
-      return;
-    }
-    if (2 * this.list.length > this.slots.length) {
-      const size = 2 * this.slots.length;
-      const old = this.hashes;
-      const oldSlots = this.slots;
-      this.slots = new Int32Array(size);
-      this.hashes = new Int32Array(size);
-      for (let i = 0; i < oldSlots.length; i++) if (oldSlots[i] !== 0 && !this.place(oldSlots[i], old[i])) return this.toMap();
-    }
-    if (!this.place(this.list.length, hash)) this.toMap();
-  }
-  /** place puts slot value `slot` in the first free slot from its hash's, and says whether it is within MAX_PROBES of it. */
-  place(slot, hash) {
-    const { slots, hashes } = this;
-    const mask = slots.length - 1;
-    for (let probe = 0, i = hash & mask; probe <= MAX_PROBES; probe++, i = i + 1 & mask) {
-      if (slots[i] === 0) {
-        slots[i] = slot;
-        hashes[i] = hash;
-        return true;
-      }
-    }
-    return false;
-  }
-  toMap() {
-    this.map = new Map(this.list.map((group) => [group.base, group]));
-    this.slots = new Int32Array(0);
-    this.hashes = new Int32Array(0);
-  }
-};
-var goBenchReader = {
-  format: "go",
-  description: "go test -bench text output (Go benchmark data format)",
-  sniff(head) {
-    let results = 0;
-    let config = 0;
-    for (const line of head.split(/\r?\n/)) {
-      if (/^(goos|goarch|pkg):\s+\S/.test(line)) config += 1;
-      else if (BENCHMARK_NAME.test(line) && /^\S+\s+\d+\s+[-+\d.eE]+\s+\S+/.test(line)) results += 1;
-    }
-    return results > 0 || config >= 2;
-  },
-  read(file) {
-    checkText(file);
-    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
-    const text = file.text;
-    const length = text.length;
-    const budget = new ReadBudget(file.path);
-    const hints = {};
-    const warnings = [];
-    const pendingWarnings = [];
-    const groups = /* @__PURE__ */ new Map();
-    const allProcs = /* @__PURE__ */ new Set();
-    const fields = new LineFields();
-    const scratch2 = { nameEnd: 0, newline: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
-    const window = new TextWindow(text);
-    const nameCodes = new NameCodes();
-    let lastEntry;
-    let followed = false;
-    let results = 0;
-    const run = { lastEntry: void 0, followed: false, number: 0, results: 0, directions: /* @__PURE__ */ new Map() };
-    let pkg = "";
-    let number = 0;
-    for (let start = 0; start <= length; ) {
-      if (lastEntry !== void 0 && start < length) {
-        run.lastEntry = lastEntry;
-        run.followed = followed;
-        run.number = number;
-        run.results = results;
-        start = fastRun(window, length, start, scratch2, nameCodes.codes, budget, run);
-        lastEntry = run.lastEntry;
-        followed = run.followed;
-        number = run.number;
-        results = run.results;
-        if (start > length) break;
-      }
-      number += 1;
-      const lineStart = start;
-      let first = NaN;
-      if (lineStart < length) {
-        window.cover(lineStart);
-        first = window.codes[lineStart - window.base];
-      }
-      if (first === 66) {
-        let entry;
-        if (lastEntry !== void 0) {
-          const likely = followed ? lastEntry.next : lastEntry;
-          const other = followed ? lastEntry : lastEntry.next;
-          entry = namesAt(window, nameCodes.codes, lineStart, likely) ? likely : namesAt(window, nameCodes.codes, lineStart, other) ? other : void 0;
-        }
-        const isResult = entry !== void 0 || text.startsWith("Benchmark", lineStart) && !(text.charCodeAt(lineStart + 9) >= 97 && text.charCodeAt(lineStart + 9) <= 122);
-        let pairs = isResult ? fastResult(window, length, lineStart, scratch2, entry === void 0 ? -1 : lineStart + entry.name.length) : 0;
-        let newline2 = scratch2.newline;
-        if (pairs === 0) {
-          newline2 = text.indexOf("\n", lineStart);
-          if (newline2 < 0) newline2 = length;
-        }
-        start = newline2 + 1;
-        if (!isResult) continue;
-        let name;
-        if (pairs > 0) {
-          name = entry === void 0 ? text.slice(lineStart, scratch2.nameEnd) : entry.name;
-        } else {
-          const count = fields.split(text, lineStart, newline2);
-          if (count < 2 || !fields.isCount(text, 1)) continue;
-          name = fields.text(text, 0);
-          if (count < 4 || count % 2 !== 0) {
-            throw new FormatError(file.path, number, `benchmark result "${name}" needs value/unit pairs after the iteration count`);
-          }
-          pairs = (count - 2) / 2;
-          for (let k = 0; k < pairs; k++) {
-            const i = 2 + 2 * k;
-            const value = fields.number(text, i);
-            if (value === void 0) throw new FormatError(file.path, number, `${name}: "${fields.text(text, i)}" is not a finite number`);
-            const unit = fields.unit(text, i + 1, k);
-            if (fields.repeatsUnit(k)) throw new FormatError(file.path, number, `${name}: unit ${unit} appears twice`);
-            if (value < 0 && (isTimeUnit(unit) || NON_NEGATIVE_UNITS.has(unit))) {
-              throw new FormatError(file.path, number, `${name}: negative ${unit} (${fields.text(text, i)}); a time or size cannot be below zero`);
-            }
-            scratch2.values[k] = value;
-            scratch2.units[k] = unit;
-          }
-        }
-        entry ??= entryOf(name, pkg, groups, nameCodes, allProcs);
-        if (lastEntry !== void 0) {
-          followed = lastEntry.next === entry && lastEntry !== entry;
-          lastEntry.next = entry;
-        }
-        lastEntry = entry;
-        addValues(entry, pairs, scratch2, budget, number, run.directions);
-        results += 1;
-        continue;
-      }
-      let newline = text.indexOf("\n", lineStart);
-      if (newline < 0) newline = length;
-      start = newline + 1;
-      if (!(first >= 97 && first <= 122 || first === 45 || first === 70)) continue;
-      const line = text.slice(lineStart, lineEnd(text, lineStart, newline));
-      const config = first >= 97 && first <= 122 ? CONFIG_LINE.exec(line) : null;
-      if (config) {
-        const [, key2, rawValue] = config;
-        const value = (rawValue ?? "").trim();
-        if (key2 === "pkg") {
-          pkg = value;
-          lastEntry = void 0;
-        } else if (HINT_KEYS.has(key2) && value !== "" && hints[key2] === void 0) hints[key2] = value;
-        continue;
-      }
-      const status = first === 45 ? /^--- (FAIL|SKIP): (\S+)/.exec(line) : null;
-      if (status) {
-        const failed2 = status[1] === "FAIL";
-        budget.series(number);
-        pendingWarnings.push({
-          pkg,
-          base: stripProcs(status[2]).base,
-          message: failed2 ? `${status[2]} failed` : `${status[2]} was skipped`,
-          kind: failed2 ? "error" : "skipped"
-        });
-        continue;
-      }
-      const pkgFail = first === 70 ? /^FAIL\s+(\S+)/.exec(line) : null;
-      if (pkgFail) {
-        budget.series(number);
-        pendingWarnings.push({ pkg: pkgFail[1], base: void 0, message: `package ${pkgFail[1]} failed: ${line.trim().replace(/\s+/g, " ")}`, kind: "error" });
-        continue;
-      }
-    }
-    if (results === 0 && pendingWarnings.length === 0) {
-      throw new FormatError(file.path, void 0, "no Go benchmark result lines (BenchmarkX  N  value unit ...) found");
-    }
-    const qualifyPackage = groups.size > 1;
-    const qualified = (p, base) => qualifyPackage && p !== "" ? `${p}.${base}` : base;
-    const measurements = measurementsOf2(groups, qualifyPackage);
-    for (const w of pendingWarnings) {
-      warnings.push(w.base === void 0 ? { message: w.message, kind: w.kind } : { message: w.message, benchmark: qualified(w.pkg, w.base), kind: w.kind });
-    }
-    if (allProcs.size === 1) hints.gomaxprocs = [...allProcs][0];
-    else if (allProcs.size > 1) hints.gomaxprocs = [...allProcs].join(",");
-    const pkgs = [...groups.keys()].filter((p) => p !== "");
-    if (pkgs.length > 0) hints.pkg = pkgs.join(",");
-    return { measurements, warnings, hints };
-  }
-};
-function entryOf(name, pkg, groups, nameCodes, allProcs) {
-  const { base, procs } = stripProcs(name);
-  let byBase = groups.get(pkg);
-  if (!byBase) groups.set(pkg, byBase = new GroupTable());
-  const hash = hashOf(base);
-  let group = byBase.get(base, hash);
-  if (!group) byBase.add(group = { pkg, base, procs, severalProcs: false, series: [], seriesProcs: [], index: void 0, entries: [], names: void 0 }, hash);
-  else {
-    const known = findEntry(group, name);
-    if (known !== void 0) return known;
-    if (group.procs !== procs) group.severalProcs = true;
-  }
-  allProcs.add(procs);
-  const entry = { name, group, procs, series: [], next: void 0, codes: nameCodes.add(name) };
-  addEntry(group, entry);
-  return entry;
-}
-function measurementsOf2(groups, qualifyPackage) {
-  const measurements = [];
-  for (const byBase of groups.values()) {
-    for (const group of byBase.list) {
-      const qualify = qualifyPackage && group.pkg !== "";
-      const severalProcs = group.severalProcs;
-      const { series: series2, seriesProcs } = group;
-      if (qualify || severalProcs) {
-        const name = qualify ? `${group.pkg}.${group.base}` : group.base;
-        for (let i = 0; i < series2.length; i++) series2[i].benchmark = severalProcs ? `${name}/procs=${seriesProcs[i]}` : name;
-      }
-      for (let i = 0; i < series2.length; i++) measurements.push(series2[i]);
-    }
-  }
-  return measurements;
-}
-function addValues(entry, pairs, scratch2, budget, number, directions) {
-  const { values, units } = scratch2;
-  for (let k = 0; k < pairs; k++) {
-    const unit = units[k];
-    let series2 = entry.series[k];
-    if (series2 === void 0 || series2.unit !== unit) {
-      series2 = findSeries(entry.group, entry.procs, unit);
-      if (!series2) {
-        budget.series(number);
-        series2 = addSeries(entry.group, entry.procs, unit, directions);
-      }
-      entry.series[k] = series2;
-    }
-    budget.value(number);
-    series2.values.push(values[k]);
-  }
-}
-function fastRun(window, length, start, scratch2, names2, budget, run) {
-  if (run.lastEntry === void 0) return start;
-  let lastEntry = run.lastEntry;
-  let followed = run.followed;
-  let number = run.number;
-  let results = run.results;
-  while (start < length) {
-    window.cover(start);
-    const likely = followed ? lastEntry.next : lastEntry;
-    const other = followed ? lastEntry : lastEntry.next;
-    const entry = namesAt(window, names2, start, likely) ? likely : namesAt(window, names2, start, other) ? other : void 0;
-    if (entry === void 0) break;
-    const pairs = fastResult(window, length, start, scratch2, start + entry.name.length);
-    if (pairs === 0) break;
-    number += 1;
-    followed = lastEntry.next === entry && lastEntry !== entry;
-    lastEntry.next = entry;
-    lastEntry = entry;
-    addValues(entry, pairs, scratch2, budget, number, run.directions);
-    results += 1;
-    start = scratch2.newline + 1;
-  }
-  run.lastEntry = lastEntry;
-  run.followed = followed;
-  run.number = number;
-  run.results = results;
-  return start;
-}
-var MAX_FAST_PAIRS = 8;
-function fastResult(window, length, start, scratch2, nameEnd) {
-  const codes = window.codes;
-  const base = window.base;
-  const end = length - base;
-  let p = nameEnd - base;
-  let c = 0;
-  if (nameEnd < 0) {
-    p = start - base + 9;
-    while ((c = codes[p]) > 32 && c < 127) p++;
-    if (c !== 32 && c !== 9) return 0;
-  }
-  scratch2.nameEnd = p + base;
-  while ((c = codes[++p]) === 32 || c === 9) ;
-  const count = p;
-  while ((c = codes[p]) >= 48 && c <= 57) p++;
-  if (p === count || c !== 32 && c !== 9) return 0;
-  const { values, units, lastUnits, lastUnitAt } = scratch2;
-  let pairs = 0;
-  for (; ; ) {
-    while ((c = codes[p]) === 32 || c === 9) p++;
-    if (c === 13 && (codes[p + 1] === 10 || p + 1 === end)) c = codes[++p];
-    if (c === 10 || p === end) {
-      scratch2.newline = p + base;
-      return pairs;
-    }
-    if (pairs === MAX_FAST_PAIRS) return 0;
-    const number = p;
-    let mantissa = 0;
-    let dot = -1;
-    for (; ; ) {
-      c = codes[p];
-      if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
-      else if (c === 46 && dot < 0) dot = p;
-      else break;
-      p++;
-    }
-    const digits = p - number - (dot < 0 ? 0 : 1);
-    if (digits === 0 || digits > 15 || c !== 32 && c !== 9) return 0;
-    values[pairs] = dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
-    while ((c = codes[++p]) === 32 || c === 9) ;
-    const unitStart = p;
-    const known = lastUnits[pairs];
-    let unit;
-    if (known !== void 0) {
-      const unitLength = known.length;
-      const at = lastUnitAt[pairs] - base;
-      let i = 0;
-      if (at >= 0) while (i < unitLength && codes[unitStart + i] === codes[at + i]) i++;
-      else while (i < unitLength && codes[unitStart + i] === known.charCodeAt(i)) i++;
-      p = unitStart + unitLength;
-      c = codes[p];
-      if (i === unitLength && (c === 32 || c === 9 || c === 10 || p === end || c === 13 && (codes[p + 1] === 10 || p + 1 === end))) unit = known;
-    }
-    if (unit === void 0) {
-      p = unitStart;
-      while ((c = codes[p]) > 32 && c < 127) p++;
-      if (p === unitStart || c !== 32 && c !== 9 && c !== 10 && p !== end && !(c === 13 && (codes[p + 1] === 10 || p + 1 === end))) return 0;
-      lastUnits[pairs] = unit = window.text.slice(unitStart + base, p + base);
-    }
-    lastUnitAt[pairs] = unitStart + base;
-    for (let k = 0; k < pairs; k++) if (units[k] === unit) return 0;
-    units[pairs] = unit;
-    pairs += 1;
-  }
-}
-function namesAt(window, names2, start, entry) {
-  if (entry === void 0) return false;
-  const length = entry.name.length;
-  if (start + length >= window.limit) return false;
-  const codes = window.codes;
-  const s = start - window.base;
-  const c = codes[s + length];
-  if (c !== 32 && c !== 9) return false;
-  const at = entry.codes;
-  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names2[at + i]) return false;
-  return true;
-}
-function lineEnd(text, start, newline) {
-  return newline < text.length && newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
-}
-function stripProcs(name) {
-  let digits = name.length;
-  while (digits > 0 && name.charCodeAt(digits - 1) >= 48 && name.charCodeAt(digits - 1) <= 57) digits -= 1;
-  if (digits === name.length || digits === 0 || name.charCodeAt(digits - 1) !== 45) return { base: name, procs: 1 };
-  return { base: name.slice(0, digits - 1), procs: Number(name.slice(digits)) };
-}
-
-// src/formats/pytest-benchmark.ts
-var pytestBenchmarkReader = {
-  format: "pytest-benchmark",
-  description: "pytest-benchmark --benchmark-json (or a --benchmark-save file)",
-  sniff(head) {
-    return /^\s*\{/.test(head) && /"machine_info"\s*:/.test(head) && /"(python_implementation|python_version|commit_info|benchmarks)"\s*:/.test(head);
-  },
-  read(file) {
-    const doc = parseJsonDocument(file);
-    const j = new JsonReader(file.path);
-    const root = j.object(doc, "$");
-    const benchmarks = j.array(root.benchmarks, "benchmarks");
-    const measurements = [];
-    const warnings = [];
-    const budget = new ReadBudget(file.path);
-    const seen = /* @__PURE__ */ new Set();
-    benchmarks.forEach((raw, i) => {
-      const path = `benchmarks[${i}]`;
-      const b = j.object(raw, path);
-      const name = j.optionalString(b.fullname, `${path}.fullname`) ?? j.string(b.name, `${path}.name`);
-      if (name === "") j.fail(`${path}.fullname`, "empty benchmark name");
-      if (seen.has(name)) j.fail(`${path}.fullname`, `benchmark ${JSON.stringify(name)} appears twice`);
-      budget.series();
-      seen.add(name);
-      const stats = j.object(b.stats, `${path}.stats`);
-      const problem = dataProblem(stats.data);
-      if (problem === void 0) {
-        measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: stats.data });
-        return;
-      }
-      const statistic = stats.median !== void 0 && stats.median !== null ? "median" : "mean";
-      if (stats[statistic] === void 0 || stats[statistic] === null) j.fail(`${path}.stats`, `has no usable data (${problem}) and no median or mean`);
-      const value = j.number(stats[statistic], `${path}.stats.${statistic}`);
-      if (value < 0) j.fail(`${path}.stats.${statistic}`, "negative time");
-      measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: [value] });
-      warnings.push({
-        benchmark: name,
-        kind: "summary-only",
-        message: problem === "absent" ? `${name}: no per-round data (save with --benchmark-save-data or use --benchmark-json); using the ${statistic} as a single value` : `${name}: ${path}.stats.data is unusable (${problem}); using the ${statistic} as a single value`
-      });
-    });
-    if (measurements.length === 0) j.fail("benchmarks", "no benchmarks (were they run with --benchmark-disable or --benchmark-skip?)");
-    return { measurements, warnings, hints: machineHints(root.machine_info) };
-  }
-};
-function dataProblem(data) {
-  if (data === void 0 || data === null) return "absent";
-  if (!Array.isArray(data)) return `expected an array of times, got ${data === null ? "null" : typeof data}`;
-  if (data.length === 0) return "no rounds";
-  for (let i = 0; i < data.length; i++) {
-    const v = data[i];
-    if (typeof v !== "number" || !Number.isFinite(v)) return `data[${i}] is ${typeof v === "number" ? String(v) : JSON.stringify(v) ?? typeof v}, not a time`;
-    if (v < 0) return `data[${i}] is negative (${v})`;
-  }
-  return void 0;
-}
-function machineHints(value) {
-  const hints = {};
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return hints;
-  const info = value;
-  for (const key2 of ["python_implementation", "python_version", "machine", "system", "release"]) {
-    if (typeof info[key2] === "string" && info[key2] !== "") hints[key2] = info[key2];
-  }
-  const cpu = info.cpu;
-  if (cpu !== null && typeof cpu === "object" && !Array.isArray(cpu)) {
-    const c = cpu;
-    if (typeof c.brand_raw === "string" && c.brand_raw !== "") hints.cpu = c.brand_raw;
-    if (typeof c.count === "number" && Number.isInteger(c.count)) hints.cpu_count = c.count;
-  }
-  return hints;
-}
-
-// src/formats/dart.ts
-var LOGCAT_PREFIX = /^[VDIWEF]\/[^(\s]*\s*\(\s*\d+\):\s?/;
-var FLUTTER_PREFIX = /^flutter: /;
-var NUMBER = String.raw`[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`;
-var RUN_TIME = new RegExp(String.raw`^(.+?)\(RunTime\): (${NUMBER}) us\.?\s*$`);
-var EVENT_MARK = "benchmark_harness[";
-var RESULTS_FOR = /^Results for \S/;
-var REPORT_LINE = new RegExp(String.raw`^(\S+): (${NUMBER}) (?:\(±(${NUMBER})\) )?(ns|us|ms|s)/iteration\b`);
-var dartReader = {
-  format: "dart",
-  description: "Dart benchmark_harness output: Name(RunTime): X us., benchmark_harness[...] events, Results for ... reports",
-  sniff(head) {
-    return /\(RunTime\): [0-9.eE+-]+ us/.test(head) || /benchmark_harness\[\{/.test(head) || /^Results for \S+\.dart\s*$/m.test(head);
-  },
-  read(file) {
-    const order = [];
-    const byName = /* @__PURE__ */ new Map();
-    let summaryOnly = false;
-    let inReport = false;
-    const budget = new ReadBudget(file.path);
-    const add2 = (line, name, unit, value) => {
-      budget.value(line);
-      const existing = byName.get(name);
-      if (!existing) {
-        budget.series(line);
-        const m = { benchmark: name, metric: "time", unit, better: directionOf("time", unit), values: [value] };
-        byName.set(name, m);
-        order.push(name);
-        const entry = entries.get(name);
-        if (entry !== void 0) {
-          entry.measurement = m;
-          entry.factor = conversionFactor("us", unit);
-        }
-        return;
-      }
-      const factor = conversionFactor(unit, existing.unit);
-      if (factor === void 0) throw new FormatError(file.path, line, `benchmark "${name}" is reported in ${unit} and in ${existing.unit}`);
-      existing.values.push(value * factor);
-    };
-    const input = file.text;
-    const cursor = new LineCursor(file);
-    const runTimeMark = new Finder(input, "(RunTime): ");
-    const eventMark = new Finder(input, EVENT_MARK);
-    const entries = /* @__PURE__ */ new Map();
-    const names2 = new NameOrder();
-    const window = new TextWindow(input);
-    const nameCodes = new NameCodes();
-    for (; ; ) {
-      const after = cursor.newline + 1;
-      if (after > 0 && after < input.length) {
-        window.cover(after);
-        const line = expectedRunTime(window, nameCodes.codes, after, names2.candidate(0)) ?? expectedRunTime(window, nameCodes.codes, after, names2.candidate(1));
-        if (line !== void 0) {
-          cursor.skip(line.newline);
-          budget.value(cursor.number);
-          line.entry.measurement.values.push(line.value * line.entry.factor);
-          names2.record(line.entry);
-          continue;
-        }
-      }
-      if (!cursor.next()) break;
-      const { number, start, end } = cursor;
-      const isPrefixed = start + 1 < end && input.charCodeAt(start + 1) === 47 || input.charCodeAt(start) === 102 && input.startsWith("flutter: ", start);
-      if (!isPrefixed) {
-        const mark = runTimeMark.next(start);
-        if (mark < end) {
-          const value = fastRunTime(input, start, mark, end);
-          if (value === value) {
-            let entry = names2.find(input, start, mark);
-            if (entry === void 0) {
-              const name = input.slice(start, mark);
-              entry = entries.get(name);
-              if (entry === void 0) {
-                const existing = byName.get(name);
-                const factor = existing === void 0 ? 1 : conversionFactor("us", existing.unit);
-                entry = { name, at: start, next: void 0, measurement: existing, factor, plain: !LINE_BREAK.test(name), codes: nameCodes.add(name), unprefixed: !(name.charCodeAt(1) === 47 || name.startsWith("flutter: ")) };
-                entries.set(name, entry);
-              }
-            }
-            if (entry.plain && entry.factor !== void 0) {
-              budget.value(number);
-              if (entry.measurement === void 0) {
-                budget.series(number);
-                const m = { benchmark: entry.name, metric: "time", unit: "us", better: directionOf("time", "us"), values: [value] };
-                byName.set(entry.name, m);
-                order.push(entry.name);
-                entry.measurement = m;
-              } else {
-                entry.measurement.values.push(value * entry.factor);
-              }
-              names2.record(entry);
-              continue;
-            }
-          }
-        } else if (!inReport && eventMark.next(start) >= end && !input.startsWith("Results for ", start)) {
-          continue;
-        }
-      }
-      const raw = cursor.line();
-      const prefixed2 = raw.charCodeAt(1) === 47 || raw.startsWith("flutter: ");
-      const text = prefixed2 ? raw.replace(LOGCAT_PREFIX, "").replace(FLUTTER_PREFIX, "") : raw;
-      const runTime = text.includes("(RunTime): ") ? RUN_TIME.exec(text) : null;
-      if (runTime) {
-        const value = parseFiniteNumber(runTime[2]);
-        const name = runTime[1].trim();
-        if (value === void 0) throw new FormatError(file.path, number, `RunTime of "${name}" is not a finite number`);
-        if (value < 0) throw new FormatError(file.path, number, `RunTime of "${name}" is negative (${runTime[2]} us); a time cannot be below zero`);
-        if (name === "") throw new FormatError(file.path, number, "benchmark name is empty");
-        add2(number, name, "us", value);
-        continue;
-      }
-      const event = eventPayload(text);
-      if (event !== void 0) {
-        const payload = event.trimEnd();
-        if (!payload.endsWith("]")) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
-        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add2(number, name, unit, value);
-        continue;
-      }
-      if (text.startsWith("Results for ") && RESULTS_FOR.test(text)) {
-        inReport = true;
-        continue;
-      }
-      const report = inReport ? REPORT_LINE.exec(text) : null;
-      if (report) {
-        const value = parseFiniteNumber(report[2]);
-        if (value === void 0) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
-        if (value < 0) throw new FormatError(file.path, number, `time of "${report[1]}" is negative (${report[2]}); a time cannot be below zero`);
-        if (report[3] !== void 0) summaryOnly = true;
-        add2(number, report[1], report[4], value);
-      }
-    }
-    if (order.length === 0) {
-      throw new FormatError(file.path, void 0, 'no benchmark_harness results found (expected "Name(RunTime): X us." lines or benchmark_harness[...] events)');
-    }
-    const warnings = summaryOnly ? [{ kind: "summary-only", message: "the report gives a mean with an error bar (\xB1) per benchmark, not its samples: each contributes one value" }] : [];
-    return { measurements: order.map((n) => byName.get(n)), warnings, hints: {} };
-  }
-};
-var EXPECTED = { entry: void 0, value: 0, newline: 0 };
-var MARK_CODES = Array.from("(RunTime): ", (c) => c.charCodeAt(0));
-function expectedRunTime(window, names2, start, entry) {
-  if (entry === void 0 || !entry.plain || !entry.unprefixed || entry.factor === void 0 || entry.measurement === void 0) return void 0;
-  const codes = window.codes;
-  const base = window.base;
-  const s = start - base;
-  const length = entry.name.length;
-  if (start + length + 11 >= window.limit) return void 0;
-  const at = entry.codes;
-  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names2[at + i]) return void 0;
-  let p = s + length;
-  for (let i = 0; i < 11; i++) if (codes[p + i] !== MARK_CODES[i]) return void 0;
-  const from = p + 11;
-  p = from;
-  let mantissa = 0;
-  let dot = -1;
-  let c = codes[p];
-  for (; ; ) {
-    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
-    else if (c === 46 && dot < 0) dot = p;
-    else break;
-    c = codes[++p];
-  }
-  const digits = p - from - (dot < 0 ? 0 : 1);
-  if (digits === 0 || c !== 32 || codes[p + 1] !== 117 || codes[p + 2] !== 115) return void 0;
-  let q = p + 3;
-  c = codes[q];
-  if (c === 46) c = codes[++q];
-  while (c === 32 || c === 9) c = codes[++q];
-  if (c === 13) {
-    c = codes[++q];
-    if (c !== 10) return void 0;
-  } else if (c !== 10 && !(c === 0 && q + base === window.text.length)) return void 0;
-  let value;
-  if (digits <= 15) value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
-  else {
-    value = Number(window.text.slice(from + base, p + base));
-    if (!Number.isFinite(value)) return void 0;
-  }
-  EXPECTED.entry = entry;
-  EXPECTED.value = value;
-  EXPECTED.newline = q + base;
-  return EXPECTED;
-}
-var LINE_BREAK = /[\r\u2028\u2029]/;
-function fastRunTime(text, start, mark, end) {
-  if (mark === start || isSpaceOrBreak(text.charCodeAt(start)) || isSpaceOrBreak(text.charCodeAt(mark - 1))) return NaN;
-  const from = mark + 11;
-  let p = from;
-  let mantissa = 0;
-  let dot = -1;
-  let c = text.charCodeAt(p);
-  for (; ; ) {
-    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
-    else if (c === 46 && dot < 0) dot = p;
-    else break;
-    c = text.charCodeAt(++p);
-  }
-  const digits = p - from - (dot < 0 ? 0 : 1);
-  if (digits === 0 || p + 3 > end || c !== 32 || text.charCodeAt(p + 1) !== 117 || text.charCodeAt(p + 2) !== 115) return NaN;
-  let q = p + 3;
-  if (q < end && text.charCodeAt(q) === 46) q += 1;
-  while (q < end && ((c = text.charCodeAt(q)) === 32 || c === 9)) q += 1;
-  if (q !== end) return NaN;
-  if (digits <= 15) return dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
-  const value = Number(text.slice(from, p));
-  return Number.isFinite(value) ? value : NaN;
-}
-function isSpaceOrBreak(c) {
-  return c <= 32 || c >= 127;
-}
-function eventPayload(text) {
-  const lastBreak = Math.max(text.lastIndexOf("\r"), text.lastIndexOf("\u2028"), text.lastIndexOf("\u2029"));
-  const from = Math.max(0, lastBreak - EVENT_MARK.length + 1);
-  for (let at = text.indexOf(EVENT_MARK, from); at >= 0; at = text.indexOf(EVENT_MARK, at + 1)) {
-    const open = at + EVENT_MARK.length;
-    if (open > lastBreak && text.charCodeAt(open) === 123) return text.slice(open);
-  }
-  return void 0;
-}
-function readEvent(file, line, payload) {
-  let event;
-  checkJsonElementCount(file.path, payload, line);
-  try {
-    event = JSON.parse(payload);
-  } catch (error) {
-    throw new FormatError(file.path, line, `benchmark_harness event is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const fail = (message) => {
-    throw new FormatError(file.path, line, `benchmark_harness event: ${message}`);
-  };
-  if (event === null || typeof event !== "object" || Array.isArray(event)) fail("expected a JSON object");
-  const { event: kind, params } = event;
-  if (typeof kind !== "string") fail('"event" is not a string');
-  if (kind !== "benchmark.result") return [];
-  if (params === null || typeof params !== "object" || Array.isArray(params)) fail('"params" of benchmark.result is not an object');
-  const p = params;
-  if (typeof p.name !== "string" || p.name.trim() === "") fail("params.name is not a non-empty string");
-  const name = p.name.trim();
-  const iterations = p.iterations;
-  if (typeof iterations !== "number" || !Number.isFinite(iterations) || iterations <= 0) fail("params.iterations is not a positive number");
-  const perIteration = (elapsed, at) => {
-    if (typeof elapsed !== "number" || !Number.isFinite(elapsed) || elapsed < 0) fail(`${at} is not a finite, non-negative number of milliseconds`);
-    return elapsed / iterations;
-  };
-  if (p.elapsed !== void 0) return [[name, "ms", perIteration(p.elapsed, "params.elapsed")]];
-  if (Array.isArray(p.values) && p.values.length > 0) {
-    return p.values.map((v, i) => [name, "ms", perIteration(v, `params.values[${i}]`)]);
-  }
-  return fail("benchmark.result has neither params.elapsed nor a non-empty params.values");
-}
-
-// src/formats/jmh.ts
-var MODES = /* @__PURE__ */ new Set(["thrpt", "avgt", "sample", "ss"]);
-var jmhReader = {
-  format: "jmh",
-  description: "JMH -rf json",
-  sniff(head) {
-    return /^\s*\[\s*\{/.test(head) && /"jmhVersion"\s*:/.test(head) && /"benchmark"\s*:/.test(head);
-  },
-  read(file) {
-    const j = new JsonReader(file.path);
-    const entries = j.array(parseJsonDocument(file), "$");
-    if (entries.length === 0) j.fail("$", "no benchmark results");
-    const parsed = entries.map((raw, i) => {
-      const path = `[${i}]`;
-      const e = j.object(raw, path);
-      const benchmark = j.string(e.benchmark, `${path}.benchmark`);
-      if (benchmark === "") j.fail(`${path}.benchmark`, "empty benchmark name");
-      const mode = j.string(e.mode, `${path}.mode`);
-      if (!MODES.has(mode)) j.fail(`${path}.mode`, `unknown mode "${mode}"; expected one of ${[...MODES].join(", ")}`);
-      const params = [];
-      if (e.params !== void 0 && e.params !== null) {
-        for (const [k, v] of Object.entries(j.object(e.params, `${path}.params`))) params.push(`${k}=${j.string(v, `${path}.params.${k}`)}`);
-      }
-      const base = params.length > 0 ? `${benchmark}(${params.join(",")})` : benchmark;
-      return { path, e, mode, base };
-    });
-    const modes = /* @__PURE__ */ new Map();
-    for (const p of parsed) modes.set(p.base, (modes.get(p.base) ?? /* @__PURE__ */ new Set()).add(p.mode));
-    const measurements = [];
-    const budget = new ReadBudget(file.path);
-    const seen = /* @__PURE__ */ new Set();
-    for (const { path, e, mode, base } of parsed) {
-      const name = (modes.get(base)?.size ?? 0) > 1 ? `${base} [${mode}]` : base;
-      if (seen.has(name)) j.fail(path, `benchmark "${name}" appears twice`);
-      seen.add(name);
-      const primary = j.object(e.primaryMetric, `${path}.primaryMetric`);
-      const unit = j.string(primary.scoreUnit, `${path}.primaryMetric.scoreUnit`);
-      const metric = /^ops\//.test(unit) ? "throughput" : "time";
-      const values = metricValues(j, primary, `${path}.primaryMetric`);
-      if (values.length === 0) j.fail(`${path}.primaryMetric.rawData`, "no measurement iterations");
-      budget.series();
-      measurements.push({ benchmark: name, metric, unit, better: directionOf(metric, unit), values });
-      if (e.secondaryMetrics === void 0 || e.secondaryMetrics === null) continue;
-      const secondaries = j.object(e.secondaryMetrics, `${path}.secondaryMetrics`);
-      for (const [key2, raw] of Object.entries(secondaries)) {
-        const at = `${path}.secondaryMetrics["${key2}"]`;
-        const secondary = j.object(raw, at);
-        const secondaryMetric = key2.replace(/^[·:]+/, "");
-        if (secondaryMetric === "" || secondaryMetric === "time" || secondaryMetric === "throughput") j.fail(at, `secondary metric name "${key2}" clashes with the primary metric`);
-        const secondaryUnit = j.string(secondary.scoreUnit, `${at}.scoreUnit`);
-        const secondaryValues = metricValues(j, secondary, at);
-        if (secondaryValues.length === 0) continue;
-        budget.series();
-        measurements.push({
-          benchmark: name,
-          metric: secondaryMetric,
-          unit: secondaryUnit,
-          better: secondaryDirection(secondaryMetric, secondaryUnit),
-          values: secondaryValues
-        });
-      }
-    }
-    return { measurements, warnings: [], hints: readHints2(j, j.object(entries[0], "[0]")) };
-  }
-};
-function secondaryDirection(metric, unit) {
-  return metric.startsWith("gc.") ? "lower" : directionOf(metric, unit);
-}
-function metricValues(j, metric, path) {
-  const values = [];
-  if (metric.rawData !== void 0 && metric.rawData !== null) {
-    j.array(metric.rawData, `${path}.rawData`).forEach((fork, f) => {
-      for (const v of j.numbers(fork, `${path}.rawData[${f}]`)) values.push(v);
-    });
-  } else if (metric.rawDataHistogram !== void 0 && metric.rawDataHistogram !== null) {
-    j.array(metric.rawDataHistogram, `${path}.rawDataHistogram`).forEach((fork, f) => {
-      j.array(fork, `${path}.rawDataHistogram[${f}]`).forEach((iteration, i) => {
-        const at = `${path}.rawDataHistogram[${f}][${i}]`;
-        let sum = 0;
-        let count = 0;
-        j.array(iteration, at).forEach((bin, b) => {
-          const pair = j.numbers(bin, `${at}[${b}]`);
-          if (pair.length !== 2) j.fail(`${at}[${b}]`, `expected [value, count], got ${pair.length} numbers`);
-          if (pair[1] < 0) j.fail(`${at}[${b}][1]`, `expected a non-negative count, got ${pair[1]}`);
-          sum += pair[0] * pair[1];
-          count += pair[1];
-        });
-        if (count === 0) j.fail(at, "empty histogram");
-        const mean = sum / count;
-        if (!Number.isFinite(mean)) j.fail(at, "histogram mean is not finite");
-        values.push(mean);
-      });
-    });
-  } else {
-    j.fail(`${path}.rawData`, "missing: neither rawData nor rawDataHistogram");
-  }
-  return values;
-}
-function readHints2(j, first) {
-  const hints = {};
-  for (const key2 of ["jmhVersion", "jdkVersion", "vmName", "vmVersion"]) {
-    const value = j.optionalString(first[key2], `[0].${key2}`);
-    if (value !== void 0) hints[key2] = value;
-  }
-  if (first.jvmArgs !== void 0 && first.jvmArgs !== null) {
-    const args = j.array(first.jvmArgs, "[0].jvmArgs").map((a, i) => j.string(a, `[0].jvmArgs[${i}]`));
-    if (args.length > 0) hints.jvmArgs = args.join(" ");
-  }
-  return hints;
-}
-
-// src/formats/catch2.ts
-var NS_PER_UNIT = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 6e10 };
-var HEADER = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
-var COUNT = /^\d+$/;
-var DURATION_UNIT = /^(?:ns|us|ms|s|m)$/;
-var LINE_BREAK2 = /[\n\r\u2028\u2029]/;
-var RULE = /^(={10,}|-{10,}|~{10,})\s*$/;
-var VERSION = /is a Catch2? v(\d+\.\d+\.\d+\S*) host application/;
-var catch2Reader = {
-  format: "catch2",
-  description: "Catch2 BENCHMARK results: console table or XML reporter (-r xml), v2 and v3",
-  sniff(head) {
-    try {
-      if (/<Catch2TestRun[\s>]|<Catch\s+name=/.test(head)) return true;
-      return VERSION.test(head) || /^benchmark name\s+samples\s+iterations\s+(estimated|est run time|mean)\s*$/m.test(head);
-    } catch {
-      return false;
-    }
-  },
-  read(file) {
-    checkText(file);
-    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
-    const collected = file.text.trimStart().startsWith("<") ? readXmlFast(file) ?? readXml(file) : readConsole(file);
-    return finish(file, collected);
-  }
-};
-function newCollected(file) {
-  return { order: [], values: /* @__PURE__ */ new Map(), warnings: [], hints: {}, budget: new ReadBudget(file.path) };
-}
-function add(c, name, ns, line) {
-  c.budget.value(line);
-  let list = c.values.get(name);
-  if (!list) {
-    c.budget.series(line);
-    list = [];
-    c.values.set(name, list);
-    c.order.push(name);
-  }
-  list.push(ns);
-}
-function failed(c, name, message, line) {
-  c.budget.series(line);
-  c.warnings.push({ benchmark: name, kind: "error", message: `benchmark "${name}" failed: ${message}` });
-}
-function finish(file, c) {
-  if (c.order.length === 0 && c.warnings.length === 0) {
-    throw new FormatError(file.path, void 0, "no Catch2 benchmark results found (is CATCH_CONFIG_ENABLE_BENCHMARKING defined?)");
-  }
-  const measurements = c.order.map((name) => ({
-    benchmark: name,
-    metric: "time",
-    unit: "ns",
-    better: "lower",
-    values: c.values.get(name) ?? []
-  }));
-  const warnings = [];
-  if (measurements.length > 0) {
-    warnings.push({
-      kind: "summary-only",
-      message: "Catch2 reports a summary per benchmark, not its samples: each run contributes its mean as one value; run the benchmark binary several times and concatenate the outputs to give benchbot repetitions"
-    });
-  }
-  return { measurements, warnings: [...warnings, ...c.warnings], hints: c.hints };
-}
-function toNs(file, line, number, unit) {
-  const value = parseFiniteNumber(number);
-  const factor = NS_PER_UNIT[unit];
-  if (value === void 0 || factor === void 0) throw new FormatError(file.path, line, `not a duration: "${number} ${unit}"`);
-  if (value < 0) throw new FormatError(file.path, line, `negative duration "${number} ${unit}"; a time cannot be below zero`);
-  const ns = value * factor;
-  if (!Number.isFinite(ns)) throw new FormatError(file.path, line, `duration out of range: "${number} ${unit}"`);
-  return ns;
-}
-function joinName(fragments, width) {
-  const parts = [];
-  for (let i = 0; i < fragments.length; i++) {
-    const fragment = fragments[i];
-    const broken = i + 1 < fragments.length && fragment.endsWith("-") && fragment.length === width;
-    parts.push(broken ? fragment.slice(0, -1) : fragment);
-    if (i + 1 < fragments.length && !broken) parts.push(" ");
-  }
-  return parts.join("");
-}
-function tableRow(text) {
-  if (text === "" || isSpace2(text.charCodeAt(0))) return void 0;
-  const cut = trailingFields(text, 4);
-  if (!cut || cut.rest === "" || cut.gaps[0].length < 2 || cut.gaps[3] !== " " || LINE_BREAK2.test(cut.rest)) return void 0;
-  const [samples, iterations, value, unit] = cut.fields;
-  if (!COUNT.test(samples) || !COUNT.test(iterations) || !DURATION_UNIT.test(unit) || parseFiniteNumber(value) === void 0 || value.includes(",")) return void 0;
-  return { name: cut.rest, value, unit };
-}
-function meanLine(text) {
-  if (text === "" || !isSpace2(text.charCodeAt(0))) return void 0;
-  const cut = trailingFields(text, 6);
-  if (!cut || cut.rest !== "" || LINE_BREAK2.test(cut.gaps[0])) return void 0;
-  for (let k = 0; k < 6; k += 2) {
-    const value = cut.fields[k];
-    if (parseFiniteNumber(value) === void 0 || value.includes(",") || cut.gaps[k + 1] !== " " || !DURATION_UNIT.test(cut.fields[k + 1])) return void 0;
-  }
-  return { value: cut.fields[0], unit: cut.fields[1] };
-}
-var FAILED_MARK = "Benchmark failed (";
-function failedRow(text) {
-  if (text === "" || isSpace2(text.charCodeAt(0)) || LINE_BREAK2.test(text)) return void 0;
-  let end = text.length;
-  while (end > 0 && isSpace2(text.charCodeAt(end - 1))) end -= 1;
-  if (text.charCodeAt(end - 1) !== 41) return void 0;
-  for (let at = text.indexOf(FAILED_MARK); at >= 0 && at + FAILED_MARK.length < end; at = text.indexOf(FAILED_MARK, at + 1)) {
-    if (at >= 3 && isSpace2(text.charCodeAt(at - 1)) && isSpace2(text.charCodeAt(at - 2))) {
-      return { name: text.slice(0, at).trim(), message: text.slice(at + FAILED_MARK.length, end - 1) };
-    }
-  }
-  return void 0;
-}
-function fastDuration(text, p, end, row2) {
-  const from = p;
-  let c = text.charCodeAt(p);
-  while (p < end && (c >= 48 && c <= 57 || c === 46)) c = text.charCodeAt(++p);
-  if (p === from || c !== 32 || p + 1 >= end) return -1;
-  const value = readDecimal(text, from, p);
-  if (value !== value) return -1;
-  c = text.charCodeAt(++p);
-  const d = text.charCodeAt(p + 1);
-  let factor = 0;
-  let length = 2;
-  if (d === 115 && c === 110) factor = NS_PER_UNIT.ns;
-  else if (d === 115 && c === 117) factor = NS_PER_UNIT.us;
-  else if (d === 115 && c === 109) factor = NS_PER_UNIT.ms;
-  else if (c === 115) factor = NS_PER_UNIT.s, length = 1;
-  else if (c === 109) factor = NS_PER_UNIT.m, length = 1;
-  else return -1;
-  p += length;
-  if (p > end || p < end && (c = text.charCodeAt(p)) !== 32 && c !== 9) return -1;
-  row2.value = value;
-  row2.factor = factor;
-  return p;
-}
-function blanksAfter(text, p, end) {
-  let c = 0;
-  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
-  return p;
-}
-function blanksBefore(text, p, start) {
-  let c = 0;
-  while (p > start && ((c = text.charCodeAt(p - 1)) === 32 || c === 9)) p -= 1;
-  return p;
-}
-function fastMean(text, start, end, row2) {
-  let p = blanksAfter(text, start, end);
-  if (p === start) return false;
-  let value = 0;
-  let factor = 0;
-  for (let k = 0; k < 3; k++) {
-    if (k > 0) {
-      const gap = p;
-      p = blanksAfter(text, p, end);
-      if (p === gap) return false;
-    }
-    p = fastDuration(text, p, end, row2);
-    if (p < 0) return false;
-    if (k === 0) {
-      value = row2.value;
-      factor = row2.factor;
-    }
-  }
-  if (blanksAfter(text, p, end) !== end) return false;
-  row2.value = value;
-  row2.factor = factor;
-  return true;
-}
-function fastRow(text, start, end, row2) {
-  const e = blanksBefore(text, end, start);
-  let c = 0;
-  let p = e;
-  while (p > start && (c = text.charCodeAt(p - 1)) >= 97 && c <= 122) p -= 1;
-  if (p === e || text.charCodeAt(p - 1) !== 32) return false;
-  p -= 1;
-  while (p > start && ((c = text.charCodeAt(p - 1)) >= 48 && c <= 57 || c === 46)) p -= 1;
-  if (fastDuration(text, p, end, row2) !== e) return false;
-  for (let k = 0; k < 2; k++) {
-    const gap2 = p;
-    p = blanksBefore(text, p, start);
-    if (p === gap2) return false;
-    const count = p;
-    while (p > start && (c = text.charCodeAt(p - 1)) >= 48 && c <= 57) p -= 1;
-    if (p === count) return false;
-  }
-  const gap = p;
-  p = blanksBefore(text, p, start);
-  if (gap - p < 2 || p === start || isSpace2(text.charCodeAt(p - 1))) return false;
-  for (let i = start; i < p; i++) {
-    c = text.charCodeAt(i);
-    if (c === 13 || c === 8232 || c === 8233) return false;
-  }
-  row2.nameEnd = p;
-  return true;
-}
-function readConsole(file) {
-  const c = newCollected(file);
-  const version = VERSION.exec(file.text);
-  if (version) c.hints.catch2_version = version[1];
-  let mode = "outside";
-  let analysis = true;
-  let wrapWidth = 35;
-  let pending = [];
-  let expectMean;
-  const expected = new NameOrder();
-  const entries = /* @__PURE__ */ new Map();
-  const addValue = (name, entry, ns, line, at) => {
-    if (entry !== void 0) {
-      c.budget.value(line);
-      entry.values.push(ns);
-    } else {
-      add(c, name, ns, line);
-      entry = entries.get(name);
-      if (entry === void 0) entries.set(name, entry = { name, at, next: void 0, values: c.values.get(name) });
-    }
-    expected.record(entry);
-  };
-  const input = file.text;
-  const cursor = new LineCursor(file);
-  const fast = { nameEnd: 0, value: 0, factor: 0 };
-  while (cursor.next()) {
-    const { number, start, end } = cursor;
-    const first = start < end ? input.charCodeAt(start) : -1;
-    if (first !== 98 || !input.startsWith("benchmark name", start)) {
-      if (mode === "outside") continue;
-      if (mode === "table") {
-        if (expectMean) {
-          if (fastMean(input, start, end, fast)) {
-            const ns = fast.value * fast.factor;
-            if (Number.isFinite(ns)) {
-              addValue(expectMean.name, expectMean.entry, ns, number, expectMean.at ?? -1);
-              expectMean = void 0;
-              continue;
-            }
-          }
-        } else if (first >= 0 && isSpace2(first)) {
-          if (pending.length > 0) {
-            let p = start + 1;
-            while (p < end && isSpace2(input.charCodeAt(p))) p += 1;
-            if (p === end) pending = [];
-          }
-          continue;
-        } else if (first !== 61 && first !== 45 && first !== 126 && first >= 0 && fastRow(input, start, end, fast)) {
-          const ns = fast.value * fast.factor;
-          if (analysis || Number.isFinite(ns)) {
-            const entry = pending.length === 0 ? expected.find(input, start, fast.nameEnd) : void 0;
-            let name;
-            const at = pending.length === 0 ? start : -1;
-            if (entry !== void 0) name = entry.name;
-            else {
-              pending.push(input.slice(start, fast.nameEnd));
-              name = joinName(pending, wrapWidth);
-              pending = [];
-            }
-            if (analysis) expectMean = { name, line: number, entry, at };
-            else addValue(name, entry, ns, number, at);
-            continue;
-          }
-        }
-      }
-    }
-    const text = cursor.line();
-    const header = HEADER.exec(text);
-    if (header) {
-      if (expectMean) throw new FormatError(file.path, number, `benchmark "${expectMean.name}" has no mean line`);
-      analysis = header[2] !== "mean";
-      wrapWidth = "benchmark name".length + header[1].length - 2;
-      mode = "header";
-      pending = [];
-      continue;
-    }
-    if (mode === "outside") continue;
-    if (mode === "header") {
-      if (/^-{10,}\s*$/.test(text)) mode = "table";
-      continue;
-    }
-    if (expectMean) {
-      const mean = meanLine(text);
-      if (!mean) throw new FormatError(file.path, number, `expected the mean line of benchmark "${expectMean.name}"`);
-      add(c, expectMean.name, toNs(file, number, mean.value, mean.unit), number);
-      expectMean = void 0;
-      continue;
-    }
-    if (RULE.test(text)) {
-      mode = "outside";
-      pending = [];
-      continue;
-    }
-    if (text.trim() === "") {
-      pending = [];
-      continue;
-    }
-    const fail = failedRow(text);
-    if (fail) {
-      pending.push(fail.name);
-      failed(c, joinName(pending, wrapWidth), fail.message, number);
-      pending = [];
-      continue;
-    }
-    const row2 = tableRow(text);
-    if (row2) {
-      pending.push(row2.name.trim());
-      const name = joinName(pending, wrapWidth);
-      pending = [];
-      if (analysis) expectMean = { name, line: number };
-      else add(c, name, toNs(file, number, row2.value, row2.unit), number);
-      continue;
-    }
-    if (/^\S/.test(text)) pending.push(text.trim());
-  }
-  if (expectMean) throw new FormatError(file.path, expectMean.line, `benchmark "${expectMean.name}" has no mean line; is the output truncated?`);
-  return c;
-}
-var XML_NAME = /[A-Za-z_][\w:.-]*/y;
-var MAX_XML_DEPTH = 1e4;
-function decodeEntities(text) {
-  return text.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole, entity2) => {
-    switch (entity2) {
-      case "lt":
-        return "<";
-      case "gt":
-        return ">";
-      case "amp":
-        return "&";
-      case "quot":
-        return '"';
-      case "apos":
-        return "'";
-    }
-    const code = entity2.startsWith("#x") ? parseInt(entity2.slice(2), 16) : parseInt(entity2.slice(1), 10);
-    return Number.isSafeInteger(code) && code >= 0 && code <= 1114111 ? String.fromCodePoint(code) : whole;
-  });
-}
-function* xmlTags(file) {
-  const text = file.text;
-  const fail = (offset, message) => {
-    throw new FormatError(file.path, lineAt(text, offset), message);
-  };
-  const skipSpace = (at2) => {
-    while (at2 < text.length && isSpace2(text.charCodeAt(at2))) at2 += 1;
-    return at2;
-  };
-  const nameAt = (at2) => {
-    XML_NAME.lastIndex = at2;
-    return XML_NAME.exec(text)?.[0];
-  };
-  const skipTo = (offset, from, close, what) => {
-    const end = text.indexOf(close, from);
-    if (end < 0) fail(offset, `${what} is never closed (no "${close}"); is the output truncated?`);
-    return end + close.length;
-  };
-  let at = 0;
-  for (; ; ) {
-    const offset = text.indexOf("<", at);
-    if (offset < 0) return;
-    if (text.startsWith("<!--", offset)) at = skipTo(offset, offset + 4, "-->", "comment");
-    else if (text.startsWith("<?", offset)) at = skipTo(offset, offset + 2, "?>", "processing instruction");
-    else if (text.startsWith("<![CDATA[", offset)) at = skipTo(offset, offset + 9, "]]>", "CDATA section");
-    else if (text.startsWith("<!DOCTYPE", offset)) at = skipTo(offset, offset + 9, ">", "DOCTYPE");
-    else if (text.startsWith("</", offset)) {
-      const name = nameAt(offset + 2) ?? fail(offset, "malformed XML markup");
-      const close = skipSpace(offset + 2 + name.length);
-      if (text[close] !== ">") fail(offset, "malformed XML markup");
-      at = close + 1;
-      yield { offset, name, end: true, selfClosing: false, attributes: /* @__PURE__ */ new Map() };
-    } else {
-      const name = nameAt(offset + 1) ?? fail(offset, "malformed XML markup");
-      const attributes = /* @__PURE__ */ new Map();
-      let i = offset + 1 + name.length;
-      for (; ; ) {
-        const next = skipSpace(i);
-        if (text[next] === ">" || text[next] === "/" && text[next + 1] === ">") {
-          const selfClosing = text[next] === "/";
-          at = next + (selfClosing ? 2 : 1);
-          yield { offset, name, end: false, selfClosing, attributes };
-          break;
-        }
-        const attribute = next > i ? nameAt(next) : void 0;
-        if (attribute === void 0) fail(offset, "malformed XML markup");
-        const equals = skipSpace(next + attribute.length);
-        if (text[equals] !== "=") fail(offset, "malformed XML markup");
-        const open = skipSpace(equals + 1);
-        const quote2 = text[open];
-        if (quote2 !== '"' && quote2 !== "'") fail(offset, "malformed XML markup");
-        const close = text.indexOf(quote2, open + 1);
-        if (close < 0) fail(offset, "malformed XML markup");
-        const value = text.slice(open + 1, close);
-        if (value.includes("<")) fail(offset, "malformed XML markup");
-        attributes.set(attribute, decodeEntities(value));
-        i = close + 1;
-      }
-    }
-  }
-}
-function readXml(file) {
-  const c = newCollected(file);
-  const text = file.text;
-  const stack = [];
-  let bench;
-  for (const tag of xmlTags(file)) {
-    const { offset } = tag;
-    if (tag.end) {
-      const open2 = stack.pop();
-      if (!open2 || open2.name !== tag.name) {
-        throw new FormatError(file.path, lineAt(text, offset), `unexpected </${tag.name}>${open2 ? ` inside <${open2.name}>` : ""}`);
-      }
-      if (tag.name === "BenchmarkResults" && bench) {
-        closeBenchmark(file, c, bench);
-        bench = void 0;
-      }
-      continue;
-    }
-    const element = tag.name;
-    const attrs = tag.attributes;
-    const selfClosing = tag.selfClosing;
-    if (element === "Catch2TestRun" && attrs.has("catch2-version")) c.hints.catch2_version = attrs.get("catch2-version") ?? "";
-    if (element === "BenchmarkResults") {
-      if (bench) throw new FormatError(file.path, lineAt(text, offset), `<BenchmarkResults> nested inside benchmark "${bench.name}"`);
-      const name = attrs.get("name")?.trim();
-      if (!name) throw new FormatError(file.path, lineAt(text, offset), "<BenchmarkResults> has no name");
-      bench = { name, offset };
-      if (selfClosing) {
-        closeBenchmark(file, c, bench);
-        bench = void 0;
-      }
-    } else if (bench && element === "mean") {
-      const value = parseFiniteNumber(attrs.get("value") ?? "");
-      if (value === void 0) {
-        throw new FormatError(file.path, lineAt(text, offset), `benchmark "${bench.name}": <mean value> is not a finite number`);
-      }
-      if (value < 0) throw new FormatError(file.path, lineAt(text, offset), `benchmark "${bench.name}": <mean value> is negative; a time cannot be below zero`);
-      bench.mean = value;
-    } else if (bench && element === "failed") {
-      bench.failure = attrs.get("message") ?? "no message";
-    }
-    if (!selfClosing) {
-      if (stack.length >= MAX_XML_DEPTH) throw new FormatError(file.path, lineAt(text, offset), `elements nest more than ${MAX_XML_DEPTH} deep; this is not Catch2 output`);
-      stack.push({ name: element, offset });
-    }
-  }
-  const open = stack.pop();
-  if (open) throw new FormatError(file.path, lineAt(text, text.length), `<${open.name}> (line ${lineAt(text, open.offset)}) is never closed; is the output truncated?`);
-  return c;
-}
-var XML_RESULT_ELEMENTS = [
-  ["BenchmarkResults", "name"],
-  ["mean", "value"],
-  ["failed", "message"],
-  ["Catch2TestRun", "catch2-version"]
-];
-var BENCHMARK_RESULTS = 0;
-var MEAN = 1;
-var FAILED = 2;
-var TEST_RUN = 3;
-var XML_NAME_CHAR = new Uint8Array(128);
-for (let c = 0; c < 128; c++) if (/[\w:.-]/.test(String.fromCharCode(c))) XML_NAME_CHAR[c] = 1;
-var Bail = class extends Error {
-};
-function readXmlFast(file) {
-  try {
-    return readXmlInPlace(file);
-  } catch (error) {
-    if (error instanceof Bail || error instanceof FormatError) return void 0;
-    throw error;
-  }
-}
-function isNameStart(c) {
-  return c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
-}
-var MAX_XML_NAMES = 64;
-function readXmlInPlace(file) {
-  const c = newCollected(file);
-  const text = file.text;
-  const bail = () => {
-    throw new Bail();
-  };
-  const skipTo = (from, close) => {
-    const end = text.indexOf(close, from);
-    return end < 0 ? bail() : end + close.length;
-  };
-  const window = new TextWindow(text);
-  const names2 = [];
-  const nameStarts = [];
-  const nameKinds = [];
-  const nameCodes = new NameCodes();
-  const stack = [];
-  const nameIndex = (codes, start, end, element) => {
-    const size = end - start;
-    const known = nameCodes.codes;
-    for (let k = 0; k < names2.length; k++) {
-      if (names2[k].length !== size) continue;
-      const at = nameStarts[k];
-      let i = 0;
-      while (i < size && codes[start + i] === known[at + i]) i++;
-      if (i === size) return k;
-    }
-    if (names2.length === MAX_XML_NAMES) bail();
-    const name = text.slice(start + window.base, end + window.base);
-    names2.push(name);
-    nameStarts.push(nameCodes.add(name));
-    nameKinds.push(element);
-    return names2.length - 1;
-  };
-  let bench;
-  const expected = new NameOrder();
-  const entries = /* @__PURE__ */ new Map();
-  const endBenchmark = (ended) => {
-    if (ended.failure !== void 0 || ended.mean === void 0) {
-      closeBenchmark(file, c, ended);
-      return;
-    }
-    let entry = ended.entry ?? entries.get(ended.name);
-    if (entry !== void 0) {
-      c.budget.value(void 0);
-      entry.values.push(ended.mean);
-    } else {
-      add(c, ended.name, ended.mean, void 0);
-      entries.set(ended.name, entry = { name: ended.name, at: ended.at ?? -1, next: void 0, values: c.values.get(ended.name) });
-    }
-    expected.record(entry);
-  };
-  let offset = text.indexOf("<");
-  while (offset >= 0) {
-    window.cover(offset);
-    const codes = window.codes;
-    const base = window.base;
-    const r = offset - base;
-    const next = codes[r + 1];
-    if (next === 33 || next === 63) {
-      let at;
-      if (text.startsWith("<!--", offset)) at = skipTo(offset + 4, "-->");
-      else if (next === 63) at = skipTo(offset + 2, "?>");
-      else if (text.startsWith("<![CDATA[", offset)) at = skipTo(offset + 9, "]]>");
-      else if (text.startsWith("<!DOCTYPE", offset)) at = skipTo(offset + 9, ">");
-      else at = bail();
-      offset = text.indexOf("<", at);
-      continue;
-    }
-    let p = r + 1;
-    let ch = next;
-    if (next === 47) ch = codes[++p];
-    const nameStart = p;
-    if (!isNameStart(ch)) {
-      if (window.retry(offset)) continue;
-      bail();
-    }
-    while ((ch = codes[++p]) < 128 && XML_NAME_CHAR[ch] === 1) ;
-    const nameStop = p;
-    if (next === 47) {
-      while (isSpace2(ch)) ch = codes[++p];
-      if (ch !== 62) {
-        if (window.retry(offset)) continue;
-        bail();
-      }
-      const open = stack.pop();
-      if (open === void 0) bail();
-      const index = open;
-      const size = nameStop - nameStart;
-      if (names2[index].length !== size) bail();
-      const known2 = nameCodes.codes;
-      const at = nameStarts[index];
-      for (let i2 = 0; i2 < size; i2++) if (codes[nameStart + i2] !== known2[at + i2]) bail();
-      if (bench !== void 0 && nameKinds[index] === BENCHMARK_RESULTS) {
-        endBenchmark(bench);
-        bench = void 0;
-      }
-      offset = text.indexOf("<", p + base + 1);
-      continue;
-    }
-    let element = -1;
-    const nameLength = nameStop - nameStart;
-    for (let k = 0; k < XML_RESULT_ELEMENTS.length; k++) {
-      const known2 = XML_RESULT_ELEMENTS[k][0];
-      if (known2.length === nameLength && sameCodes2(codes, nameStart, known2)) element = k;
-    }
-    const wanted = element < 0 ? "" : XML_RESULT_ELEMENTS[element][1];
-    let valueStart = -1;
-    let valueEnd = -1;
-    let tagEnd = -1;
-    let selfClosing = false;
-    let i = nameStop;
-    for (; ; ) {
-      let after = i;
-      while (isSpace2(ch)) ch = codes[++after];
-      if (ch === 62 || ch === 47 && codes[after + 1] === 62) {
-        selfClosing = ch === 47;
-        tagEnd = after + (selfClosing ? 2 : 1);
-        break;
-      }
-      if (after === i || !isNameStart(ch)) break;
-      let q = after;
-      while ((ch = codes[++q]) < 128 && XML_NAME_CHAR[ch] === 1) ;
-      const attributeEnd = q;
-      while (isSpace2(ch)) ch = codes[++q];
-      if (ch !== 61) break;
-      while (isSpace2(ch = codes[++q])) ;
-      const quote2 = ch;
-      if (quote2 !== 34 && quote2 !== 39) break;
-      let close = q + 1;
-      while ((ch = codes[close]) !== quote2 && ch !== 60 && ch !== 0) close += 1;
-      if (ch !== quote2) break;
-      if (wanted !== "" && attributeEnd - after === wanted.length && sameCodes2(codes, after, wanted)) {
-        valueStart = q + 1;
-        valueEnd = close;
-      }
-      i = close + 1;
-      ch = codes[i];
-    }
-    if (tagEnd < 0) {
-      if (window.retry(offset)) continue;
-      bail();
-    }
-    let entity2 = false;
-    for (let k = valueStart; k < valueEnd; k++) if (codes[k] === 38) entity2 = true;
-    const known = element === BENCHMARK_RESULTS && !entity2 && valueStart >= 0 ? expected.find(text, valueStart + base, valueEnd + base) : void 0;
-    const inPlace = element === MEAN && !entity2 || known !== void 0;
-    const value = valueStart < 0 || inPlace ? void 0 : entity2 ? decodeEntities(text.slice(valueStart + base, valueEnd + base)) : text.slice(valueStart + base, valueEnd + base);
-    if (element === TEST_RUN && value !== void 0) c.hints.catch2_version = value;
-    if (element === BENCHMARK_RESULTS) {
-      const name = known !== void 0 ? known.name : value?.trim();
-      if (bench !== void 0 || !name) bail();
-      bench = { name, offset, entry: known, at: !entity2 && valueEnd - valueStart === name.length ? valueStart + base : -1 };
-      if (selfClosing) {
-        endBenchmark(bench);
-        bench = void 0;
-      }
-    } else if (bench !== void 0 && element === MEAN) {
-      let read2 = valueStart >= 0 && inPlace ? windowDecimal(codes, valueStart, valueEnd) : NaN;
-      if (read2 !== read2 && valueStart >= 0 && inPlace) read2 = readDecimal(text, valueStart + base, valueEnd + base);
-      const mean = read2 === read2 ? read2 : parseFiniteNumber(valueStart >= 0 && inPlace ? text.slice(valueStart + base, valueEnd + base) : value ?? "");
-      if (mean === void 0 || mean < 0) bail();
-      bench.mean = mean;
-    } else if (bench !== void 0 && element === FAILED) {
-      bench.failure = value ?? "no message";
-    }
-    if (!selfClosing) {
-      if (stack.length >= MAX_XML_DEPTH) bail();
-      stack.push(nameIndex(codes, nameStart, nameStop, element));
-    }
-    offset = text.indexOf("<", tagEnd + base);
-  }
-  if (stack.length > 0) bail();
-  return c;
-}
-function sameCodes2(codes, start, name) {
-  for (let i = name.length - 1; i >= 0; i--) if (codes[start + i] !== name.charCodeAt(i)) return false;
-  return true;
-}
-function windowDecimal(codes, start, end) {
-  let mantissa = 0;
-  let dot = -1;
-  for (let p = start; p < end; p++) {
-    const c = codes[p];
-    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
-    else if (c === 46 && dot < 0) dot = p;
-    else return NaN;
-  }
-  const digits = end - start - (dot < 0 ? 0 : 1);
-  if (digits === 0 || digits > 15) return NaN;
-  return dot < 0 || dot === end - 1 ? mantissa : mantissa / POWERS_OF_TEN[end - dot - 1];
-}
-function closeBenchmark(file, c, bench) {
-  if (bench.failure !== void 0) failed(c, bench.name, bench.failure, void 0);
-  else if (bench.mean === void 0) throw new FormatError(file.path, lineAt(file.text, bench.offset), `benchmark "${bench.name}" has neither <mean> nor <failed>`);
-  else add(c, bench.name, bench.mean, void 0);
-}
-
-// src/formats/benchmark-dotnet.ts
-var benchmarkDotNetReader = {
-  format: "benchmarkdotnet",
-  description: "BenchmarkDotNet JSON exporter (*-report-full.json, *-report-brief.json)",
-  sniff(head) {
-    return /^\s*\{/.test(head) && /"Benchmarks"\s*:\s*\[/.test(head) && /"(HostEnvironmentInfo|BenchmarkDotNetCaption|FullName|DisplayInfo)"\s*:/.test(head);
-  },
-  read(file) {
-    const json = new JsonReader(file.path);
-    const root = json.object(parseJsonDocument(file), "$");
-    const hints = readHints3(json, root.HostEnvironmentInfo);
-    const entries = json.array(root.Benchmarks, "Benchmarks");
-    if (entries.length === 0) throw new FormatError(file.path, void 0, "Benchmarks: no benchmarks in the report");
-    const cases = entries.map((entry, i) => readCase(json, entry, `Benchmarks[${i}]`));
-    const fullNameCount = /* @__PURE__ */ new Map();
-    for (const c of cases) fullNameCount.set(c.fullName, (fullNameCount.get(c.fullName) ?? 0) + 1);
-    const measurements = [];
-    const warnings = [];
-    const budget = new ReadBudget(file.path);
-    const seen = /* @__PURE__ */ new Set();
-    for (const c of cases) {
-      budget.series();
-      const name = (fullNameCount.get(c.fullName) ?? 0) > 1 && c.job ? `${c.fullName} [${c.job}]` : c.fullName;
-      if (seen.has(name)) {
-        warnings.push({ benchmark: name, kind: "note", message: `${c.path}: "${name}" appears twice in the report; the later entry is ignored` });
-        continue;
-      }
-      seen.add(name);
-      if (c.times.length === 0) {
-        warnings.push({ benchmark: name, kind: "error", message: `${c.path}: benchmark "${name}" has no results; did it fail?` });
-        continue;
-      }
-      if (c.summary !== void 0) {
-        warnings.push({
-          benchmark: name,
-          kind: "summary-only",
-          message: `${c.path}: benchmark "${name}" has statistics but no per-iteration values (${c.summary}); its ${c.statistic} is used as a single value: export with JsonExporter.Full ([JsonExporterAttribute.Full]) for samples`
-        });
-      }
-      measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: c.times });
-      if (c.allocated !== void 0) measurements.push({ benchmark: name, metric: "allocated", unit: "B", better: "lower", values: [c.allocated] });
-    }
-    return { measurements, warnings, hints };
-  }
-};
-function readCase(json, value, path) {
-  const entry = json.object(value, path);
-  const type = json.optionalString(entry.Type, `${path}.Type`);
-  const method = json.optionalString(entry.Method, `${path}.Method`);
-  const parameters = json.optionalString(entry.Parameters, `${path}.Parameters`) ?? "";
-  let fullName = json.optionalString(entry.FullName, `${path}.FullName`);
-  if (!fullName) {
-    if (!type || !method) json.fail(path, "has neither FullName nor Type and Method");
-    fullName = `${type}.${method}${parameters ? `(${parameters})` : ""}`;
-  }
-  const displayInfo = json.optionalString(entry.DisplayInfo, `${path}.DisplayInfo`);
-  const methodTitle = json.optionalString(entry.MethodTitle, `${path}.MethodTitle`) ?? method;
-  return {
-    path,
-    fullName,
-    job: displayInfo === void 0 ? void 0 : jobOf(displayInfo, `${type}.${methodTitle}: `, parameters),
-    ...readTimes(json, entry, path),
-    allocated: readAllocated(json, entry.Memory, `${path}.Memory`)
-  };
-}
-function jobOf(displayInfo, prefix, parameters) {
-  let job = displayInfo.startsWith(prefix) ? displayInfo.slice(prefix.length) : displayInfo.slice(displayInfo.indexOf(": ") + 2);
-  const suffix = ` [${parameters}]`;
-  if (parameters && job.endsWith(suffix)) job = job.slice(0, -suffix.length);
-  job = job.trim();
-  return job === "" ? void 0 : job;
-}
-function readTimes(json, entry, path) {
-  let missing = "no Measurements";
-  if (entry.Measurements !== void 0 && entry.Measurements !== null) {
-    const times = [];
-    json.array(entry.Measurements, `${path}.Measurements`).forEach((value, i) => {
-      const at = `${path}.Measurements[${i}]`;
-      const m = json.object(value, at);
-      if (json.string(m.IterationMode, `${at}.IterationMode`) !== "Workload") return;
-      if (json.string(m.IterationStage, `${at}.IterationStage`) !== "Result") return;
-      const operations = json.number(m.Operations, `${at}.Operations`);
-      if (operations <= 0) json.fail(`${at}.Operations`, `expected a positive count, got ${operations}`);
-      const perOp = json.number(m.Nanoseconds, `${at}.Nanoseconds`) / operations;
-      if (!Number.isFinite(perOp)) json.fail(`${at}.Nanoseconds`, "time per operation is out of range");
-      times.push(perOp);
-    });
-    if (times.length > 0) return { times };
-    missing = "no Workload Result entry in Measurements";
-  }
-  if (entry.Statistics === void 0 || entry.Statistics === null) return { times: [] };
-  const statistics = json.object(entry.Statistics, `${path}.Statistics`);
-  const original = statistics.OriginalValues === void 0 || statistics.OriginalValues === null ? [] : json.numbers(statistics.OriginalValues, `${path}.Statistics.OriginalValues`);
-  if (original.length > 0) return { times: original };
-  for (const statistic of ["Median", "Mean"]) {
-    const value = json.optionalNumber(statistics[statistic], `${path}.Statistics.${statistic}`);
-    if (value === void 0) continue;
-    if (value < 0) json.fail(`${path}.Statistics.${statistic}`, `expected a non-negative time, got ${value}`);
-    return { times: [value], summary: `${missing}, no Statistics.OriginalValues`, statistic: statistic.toLowerCase() };
-  }
-  json.fail(`${path}.Statistics`, "has no OriginalValues, Median or Mean; export with JsonExporter.Full or JsonExporter.Brief");
-}
-function readAllocated(json, value, path) {
-  if (value === void 0 || value === null) return void 0;
-  const memory = json.object(value, path);
-  return json.optionalNumber(memory.BytesAllocatedPerOperation, `${path}.BytesAllocatedPerOperation`);
-}
-function readHints3(json, value) {
-  const hints = {};
-  if (value === void 0 || value === null) return hints;
-  const host = json.object(value, "HostEnvironmentInfo");
-  const text = (key2, hint) => {
-    const v = json.optionalString(host[key2], `HostEnvironmentInfo.${key2}`);
-    if (v !== void 0) hints[hint] = v;
-  };
-  const processor = host.ProcessorName;
-  if (processor !== null && typeof processor === "object" && !Array.isArray(processor)) {
-    const name = json.optionalString(processor.Value, "HostEnvironmentInfo.ProcessorName.Value");
-    if (name !== void 0) hints.cpu = name;
-  } else {
-    text("ProcessorName", "cpu");
-  }
-  const cores = json.optionalNumber(host.LogicalCoreCount, "HostEnvironmentInfo.LogicalCoreCount");
-  if (cores !== void 0) hints.cores = cores;
-  text("OsVersion", "os");
-  text("RuntimeVersion", "runtime");
-  text("BenchmarkDotNetVersion", "benchmarkdotnet_version");
-  const configuration = json.optionalString(host.Configuration, "HostEnvironmentInfo.Configuration");
-  if (configuration !== void 0) hints.debug_build = configuration.toUpperCase() !== "RELEASE";
-  return hints;
-}
-
-// src/formats/benchbot-json.ts
-var BENCHBOT_JSON_VERSION = 1;
-var benchbotJsonReader = {
-  format: "benchbot",
-  description: 'benchbot JSON: {"benchmarks":[{"benchmark","metric","unit","better","values"}]}',
-  sniff(head) {
-    if (!/^\s*\{/.test(head)) return false;
-    if (/"\$schema"\s*:\s*"[^"]*benchbot/i.test(head)) return true;
-    return /"benchmarks"\s*:\s*\[/.test(head) && /"benchmark"\s*:\s*"/.test(head) && /"values"\s*:\s*\[/.test(head);
-  },
-  read(file) {
-    const json = new JsonReader(file.path);
-    const root = json.object(parseJsonDocument(file), "$");
-    json.optionalString(root.$schema, "$schema");
-    if (root.version !== void 0 && root.version !== BENCHBOT_JSON_VERSION) {
-      json.fail("version", `unsupported version ${describe(root.version)}; this benchbot reads version ${BENCHBOT_JSON_VERSION}`);
-    }
-    const hints = readHints4(json, root.hints);
-    const entries = json.array(root.benchmarks, "benchmarks");
-    if (entries.length === 0) throw new FormatError(file.path, void 0, "benchmarks: the list is empty");
-    const order = [];
-    const byKey = /* @__PURE__ */ new Map();
-    const warnings = [];
-    const budget = new ReadBudget(file.path);
-    entries.forEach((value, i) => {
-      const path = `benchmarks[${i}]`;
-      const entry = json.object(value, path);
-      const benchmark = json.string(entry.benchmark, `${path}.benchmark`).trim();
-      if (benchmark === "") json.fail(`${path}.benchmark`, "is empty");
-      const error = json.optionalString(entry.error, `${path}.error`);
-      if (error !== void 0) {
-        budget.series();
-        warnings.push({ benchmark, kind: "error", message: `benchmark "${benchmark}" failed: ${error}` });
-        return;
-      }
-      const metric = json.optionalString(entry.metric, `${path}.metric`)?.trim() || "time";
-      const unit = json.string(entry.unit, `${path}.unit`).trim();
-      if (unit === "") json.fail(`${path}.unit`, 'is empty; use "count" for dimensionless numbers');
-      const better = readDirection(json, entry.better, `${path}.better`) ?? directionOf(metric, unit);
-      const values = json.numbers(entry.values, `${path}.values`);
-      if (values.length === 0) json.fail(`${path}.values`, 'is empty; give at least one value or an "error"');
-      if (isTimeUnit(unit)) {
-        const negative = values.findIndex((v) => v < 0);
-        if (negative >= 0) json.fail(`${path}.values[${negative}]`, `is ${values[negative]}; a time (unit ${unit}) cannot be below zero`);
-      }
-      const key2 = `${benchmark}\0${metric}`;
-      const existing = byKey.get(key2);
-      if (!existing) {
-        budget.series();
-        byKey.set(key2, { benchmark, metric, unit, better, values });
-        order.push(key2);
-        return;
-      }
-      if (existing.unit !== unit || existing.better !== better) {
-        json.fail(path, `"${benchmark}" / ${metric} appears earlier with unit ${existing.unit} and better ${existing.better}`);
-      }
-      for (const v of values) existing.values.push(v);
-    });
-    return { measurements: order.map((k) => byKey.get(k)), warnings, hints };
-  }
-};
-function readDirection(json, value, path) {
-  const text = json.optionalString(value, path);
-  if (text === void 0) return void 0;
-  if (text !== "lower" && text !== "higher") json.fail(path, `expected "lower" or "higher", got ${describe(text)}`);
-  return text;
-}
-function readHints4(json, value) {
-  if (value === void 0 || value === null) return {};
-  const object = json.object(value, "hints");
-  const hints = {};
-  for (const [key2, v] of Object.entries(object)) {
-    if (key2 === "__proto__") continue;
-    if (typeof v === "string" || typeof v === "boolean") hints[key2] = v;
-    else hints[key2] = json.number(v, `hints.${key2}`);
-  }
-  return hints;
-}
-
-// src/formats/plain-lines.ts
-var UNITS = ["ns", "us", "\xB5s", "\u03BCs", "ms", "s"];
-var VALUE = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
-var LINE_BREAK3 = /[\r\u2028\u2029]/;
-function resultLine(line) {
-  let end = line.length;
-  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
-  const unit = UNITS.find((u) => u.length > 1 && line.endsWith(u, end)) ?? (line.endsWith("s", end) ? "s" : void 0);
-  if (unit === void 0) return void 0;
-  end -= unit.length;
-  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
-  let start = end;
-  while (start > 0 && isDigitOrDot(line.charCodeAt(start - 1))) start -= 1;
-  const value = line.slice(start, end);
-  if (!VALUE.test(value) || start === 0 || !isSpace2(line.charCodeAt(start - 1))) return void 0;
-  let colon = start;
-  while (colon > 0 && isSpace2(line.charCodeAt(colon - 1))) colon -= 1;
-  if (colon === 0 || line[colon - 1] !== ":") return void 0;
-  const name = line.slice(0, colon - 1).trim();
-  if (name === "" || LINE_BREAK3.test(name)) return void 0;
-  return { name, value, unit };
-}
-var plainLinesReader = {
-  format: "plain",
-  description: 'plain "name: value unit" lines (ns, us, \xB5s, ms, s), e.g. Flutter platform-channel benchmarks',
-  sniff(head) {
-    const lines = head.split(/\r?\n/).filter((l) => l.trim() !== "");
-    if (/^\s*[[{<]/.test(head)) return false;
-    const results = lines.filter((l) => resultLine(l) !== void 0).length;
-    return results >= 2 && results * 3 >= lines.length;
-  },
-  read(file) {
-    const order = [];
-    const byName = /* @__PURE__ */ new Map();
-    const budget = new ReadBudget(file.path);
-    const text = file.text;
-    const cursor = new LineCursor(file);
-    const entries = /* @__PURE__ */ new Map();
-    const names2 = new NameOrder();
-    const line = { newline: 0, nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
-    const window = new TextWindow(text);
-    const nameCodes = new NameCodes();
-    for (; ; ) {
-      const after = cursor.newline + 1;
-      if (after > 0 && after < text.length) {
-        window.cover(after);
-        const expected = expectedLine(window, nameCodes.codes, text.length, after, names2.candidate(0), line) ?? expectedLine(window, nameCodes.codes, text.length, after, names2.candidate(1), line);
-        if (expected !== void 0 && expected.from === NORMALIZED[line.unit]) {
-          cursor.skip(line.newline);
-          budget.value(cursor.number);
-          expected.measurement.values.push(line.value * expected.factor);
-          names2.record(expected);
-          continue;
-        }
-      }
-      if (!cursor.next()) break;
-      const { number, start, end } = cursor;
-      const fast = fastResult2(text, start, end, line);
-      if (fast === FAST_NONE) continue;
-      if (fast === FAST_RESULT) {
-        const unit2 = NORMALIZED[line.unit];
-        let entry = names2.find(text, line.nameStart, line.nameEnd);
-        if (entry === void 0) {
-          const name2 = text.slice(line.nameStart, line.nameEnd);
-          if (LINE_BREAK3.test(name2)) continue;
-          entry = entries.get(name2);
-          if (entry === void 0 && !byName.has(name2)) {
-            budget.value(number);
-            budget.series(number);
-            const measurement = { benchmark: name2, metric: "time", unit: unit2, better: "lower", values: [line.value] };
-            byName.set(name2, measurement);
-            order.push(name2);
-            entry = { name: name2, at: line.nameStart, next: void 0, measurement, from: unit2, factor: 1, codes: nameCodes.add(name2) };
-            entries.set(name2, entry);
-            names2.record(entry);
-            continue;
-          }
-          if (entry === void 0) entry = { name: name2, at: line.nameStart, next: void 0, measurement: byName.get(name2), from: "", factor: 1, codes: nameCodes.add(name2) };
-          entries.set(name2, entry);
-        }
-        if (entry.from !== unit2) {
-          const factor2 = conversionFactor(unit2, entry.measurement.unit);
-          if (factor2 !== void 0) {
-            entry.from = unit2;
-            entry.factor = factor2;
-          }
-        }
-        if (entry.from === unit2) {
-          budget.value(number);
-          entry.measurement.values.push(line.value * entry.factor);
-          names2.record(entry);
-          continue;
-        }
-      }
-      const m = resultLine(cursor.line());
-      if (!m) continue;
-      const name = m.name;
-      const value = parseFiniteNumber(m.value);
-      const unit = normalizeTimeUnit(m.unit);
-      if (value === void 0 || unit === void 0) throw new FormatError(file.path, number, `cannot read "${m.value} ${m.unit}" as a time`);
-      budget.value(number);
-      const existing = byName.get(name);
-      if (!existing) {
-        budget.series(number);
-        byName.set(name, { benchmark: name, metric: "time", unit, better: "lower", values: [value] });
-        order.push(name);
-        continue;
-      }
-      const factor = conversionFactor(unit, existing.unit);
-      if (factor === void 0) throw new FormatError(file.path, number, `"${name}" is in ${unit} here but in ${existing.unit} before`);
-      existing.values.push(value * factor);
-    }
-    if (order.length === 0) throw new FormatError(file.path, void 0, 'no "name: value unit" lines found (units: ns, us, \xB5s, ms, s)');
-    return { measurements: order.map((n) => byName.get(n)), warnings: [], hints: {} };
-  }
-};
-var NORMALIZED = UNITS.map((u) => normalizeTimeUnit(u));
-var FAST_RESULT = 0;
-var FAST_NONE = 1;
-var FAST_OTHER = 2;
-function expectedLine(window, names2, length, start, entry, line) {
-  if (entry === void 0) return void 0;
-  const codes = window.codes;
-  const base = window.base;
-  const s = start - base;
-  let i = entry.name.length;
-  let p = s + i;
-  if (p + base >= window.limit || codes[p] !== 58) return void 0;
-  const at = entry.codes;
-  while (i > 0) {
-    i -= 1;
-    if (codes[s + i] !== names2[at + i]) return void 0;
-  }
-  let c = codes[++p];
-  if (c !== 32 && c !== 9) return void 0;
-  while ((c = codes[++p]) === 32 || c === 9) ;
-  let mantissa = 0;
-  let dot = -1;
-  const from = p;
-  for (; ; c = codes[++p]) {
-    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
-    else if (c === 46 && dot < 0) dot = p;
-    else break;
-  }
-  const valueEnd = p;
-  const digits = p - from - (dot < 0 ? 0 : 1);
-  if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || c !== 32 && c !== 9) return void 0;
-  while ((c = codes[++p]) === 32 || c === 9) ;
-  let unit = UNITS.length - 1;
-  if (c !== 115) {
-    unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : -1;
-    if (unit < 0 || codes[++p] !== 115) return void 0;
-  }
-  while ((c = codes[++p]) === 32 || c === 9) ;
-  if (c === 13) {
-    c = codes[++p];
-    if (c !== 10) return void 0;
-  } else if (c !== 10 && !(c === 0 && p + base === length)) return void 0;
-  line.newline = p + base;
-  line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
-  line.unit = unit;
-  return entry;
-}
-function fastResult2(text, start, end, line) {
-  let e = end;
-  let c = text.charCodeAt(e - 1);
-  while (e > start && (c === 32 || c >= 9 && c <= 13 || c >= 160 && isSpace2(c))) c = text.charCodeAt(--e - 1);
-  if (e === start || c !== 115) return FAST_NONE;
-  let unit = UNITS.length - 1;
-  if (e - 2 >= start) {
-    c = text.charCodeAt(e - 2);
-    unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : unit;
-  }
-  e -= unit === UNITS.length - 1 ? 1 : 2;
-  c = text.charCodeAt(e - 1);
-  while (e > start && (c === 32 || c >= 9 && c <= 13 || c >= 160 && isSpace2(c))) c = text.charCodeAt(--e - 1);
-  const valueEnd = e;
-  let mantissa = 0;
-  let scale = 1;
-  let dot = -1;
-  while (e > start) {
-    if (c >= 48 && c <= 57) {
-      mantissa += (c - 48) * scale;
-      scale *= 10;
-    } else if (c === 46 && dot < 0 && e !== valueEnd) {
-      dot = e - 1;
-    } else break;
-    c = text.charCodeAt(--e - 1);
-  }
-  const digits = valueEnd - e - (dot < 0 ? 0 : 1);
-  if (digits === 0 || dot === e || c === 46 || e === start || !(c === 32 || c === 9 || isSpace2(c))) return FAST_OTHER;
-  const value = digits > 15 ? readDecimal(text, e, valueEnd) : dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
-  if (value !== value) return FAST_OTHER;
-  while (e > start && isSpace2(c)) c = text.charCodeAt(--e - 1);
-  if (e === start || c !== 58) return FAST_OTHER;
-  e -= 1;
-  c = text.charCodeAt(e - 1);
-  while (e > start && isSpace2(c)) c = text.charCodeAt(--e - 1);
-  let s = start;
-  while (s < e && isSpace2(text.charCodeAt(s))) s += 1;
-  if (s === e) return FAST_OTHER;
-  line.nameStart = s;
-  line.nameEnd = e;
-  line.value = value;
-  line.unit = unit;
-  return FAST_RESULT;
-}
-function isDigitOrDot(c) {
-  return c >= 48 && c <= 57 || c === 46;
-}
-
-// src/formats/benchmark-js.ts
-var SNIFF = / x [0-9][0-9,]*(?:\.[0-9]+)? ops\/sec \u00c2?\u00b1[0-9]/;
-var OPS_SEC = " ops/sec ";
-var RUN_SAMPLED = " run";
-var SAMPLED = " sampled)";
-function nextMarker(text, from) {
-  for (let pm = text.indexOf("\xB1", from + OPS_SEC.length); pm >= 0; pm = text.indexOf("\xB1", pm + 1)) {
-    const at = text.charCodeAt(pm - 1) === 194 ? pm - 1 - OPS_SEC.length : pm - OPS_SEC.length;
-    if (at >= from && text.startsWith(OPS_SEC, at)) return at;
-  }
-  return -1;
-}
-function sameAt(text, start, end, name) {
-  if (name.length !== end - start) return false;
-  for (let i = 0; i < name.length; i++) if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
-  return true;
-}
-function lineProblem(text, nameStart, nameEnd, hz, r) {
-  const name = text.slice(nameStart, Math.min(nameEnd, nameStart + 200));
-  if (nameStart === nameEnd) return 'a result line without a benchmark name before " x "';
-  if (hz === void 0) return `${name}: rate "${text.slice(r.rateStart, Math.min(r.rateEnd, r.rateStart + 40))}" is not a number of operations per second`;
-  return `${name}: "${text.slice(r.rmeStart, Math.min(r.rmeEnd, r.rmeStart + 40))}" is not a relative margin of error such as \xB11.23%`;
-}
-var isDigit2 = (c) => c >= 48 && c <= 57;
-function parseResultLine(text, lineStart, marker, lineEnd2) {
-  const rmeStart = marker + OPS_SEC.length;
-  let end = lineEnd2;
-  while (end > rmeStart && isSpace2(text.charCodeAt(end - 1))) end -= 1;
-  if (!text.startsWith(SAMPLED, end - SAMPLED.length)) return void 0;
-  let p = end - SAMPLED.length;
-  if (text.charCodeAt(p - 1) === 115) p -= 1;
-  if (!text.startsWith(RUN_SAMPLED, p - RUN_SAMPLED.length)) return void 0;
-  p -= RUN_SAMPLED.length;
-  const digitsEnd = p;
-  while (p > rmeStart && isDigit2(text.charCodeAt(p - 1))) p -= 1;
-  if (p === digitsEnd || text.charCodeAt(p - 1) !== 40 || text.charCodeAt(p - 2) !== 32) return void 0;
-  const rmeEnd = p - 2;
-  if (rmeEnd <= rmeStart || text.indexOf(" ", rmeStart) < rmeEnd) return void 0;
-  const space2 = text.lastIndexOf(" ", marker - 1);
-  const rateStart = space2 + 1;
-  if (space2 - 2 < lineStart || rateStart >= marker) return void 0;
-  if (text.charCodeAt(space2 - 1) !== 120 || text.charCodeAt(space2 - 2) !== 32) return void 0;
-  return { nameEnd: space2 - 2, rateStart, rateEnd: marker, rmeStart, rmeEnd };
-}
-function parseRate(text, start, end) {
-  if (!isDigit2(text.charCodeAt(start))) return void 0;
-  let value = 0;
-  let whole = true;
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (isDigit2(c)) value = value * 10 + (c - 48);
-    else if (c === 46) whole = false;
-    else if (c !== 44) return void 0;
-  }
-  if (whole && value <= Number.MAX_SAFE_INTEGER) return value;
-  const digits = text.slice(start, end).replaceAll(",", "");
-  const parsed = Number(digits);
-  return Number.isFinite(parsed) ? parsed : void 0;
-}
-function isMargin(text, start, end) {
-  if (text.charCodeAt(start) === 194) start += 1;
-  if (text.charCodeAt(start) !== 177 || text.charCodeAt(end - 1) !== 37) return false;
-  let i = start + 1;
-  const digitsFrom = i;
-  while (i < end - 1 && isDigit2(text.charCodeAt(i))) i += 1;
-  if (i === digitsFrom) return false;
-  if (i < end - 1 && text.charCodeAt(i) === 46) {
-    i += 1;
-    const fractionFrom = i;
-    while (i < end - 1 && isDigit2(text.charCodeAt(i))) i += 1;
-    if (i === fractionFrom) return false;
-  }
-  return i === end - 1;
-}
-var benchmarkJsReader = {
-  format: "benchmark-js",
-  description: "benchmark.js console lines (name x 1,234 ops/sec \xB11.23% (90 runs sampled))",
-  sniff(head) {
-    return SNIFF.test(head);
-  },
-  read(file) {
-    checkText(file);
-    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
-    const text = file.text;
-    const budget = new ReadBudget(file.path);
-    const series2 = /* @__PURE__ */ new Map();
-    const order = [];
-    let expect = 0;
-    let hit = nextMarker(text, 0);
-    while (hit >= 0) {
-      const newline = text.indexOf("\n", hit);
-      const lineEnd2 = newline < 0 ? text.length : newline;
-      const lineStart = text.lastIndexOf("\n", hit) + 1;
-      let next = nextMarker(text, hit + OPS_SEC.length);
-      const marker = next >= 0 && next < lineEnd2 ? text.lastIndexOf(OPS_SEC, lineEnd2 - 1) : hit;
-      if (next >= 0 && next < lineEnd2) next = nextMarker(text, lineEnd2);
-      hit = next;
-      const result = parseResultLine(text, lineStart, marker, lineEnd2);
-      if (result === void 0) continue;
-      let nameStart = lineStart;
-      let nameEnd = result.nameEnd;
-      while (nameStart < nameEnd && isSpace2(text.charCodeAt(nameStart))) nameStart += 1;
-      while (nameEnd > nameStart && isSpace2(text.charCodeAt(nameEnd - 1))) nameEnd -= 1;
-      const hz = parseRate(text, result.rateStart, result.rateEnd);
-      if (nameStart === nameEnd || hz === void 0 || !isMargin(text, result.rmeStart, result.rmeEnd)) {
-        throw new FormatError(file.path, lineAt(text, lineStart), lineProblem(text, nameStart, nameEnd, hz, result));
-      }
-      budget.value();
-      let s = order.length > 0 ? order[expect] : void 0;
-      if (s === void 0 || !sameAt(text, nameStart, nameEnd, s.name)) {
-        const name = text.slice(nameStart, nameEnd);
-        s = series2.get(name);
-        if (!s) {
-          budget.series();
-          s = { name, index: order.length, values: [] };
-          series2.set(name, s);
-          order.push(s);
-        }
-      }
-      expect = s.index + 1 === order.length ? 0 : s.index + 1;
-      s.values.push(hz);
-    }
-    if (series2.size === 0) {
-      throw new FormatError(file.path, void 0, "no benchmark.js result lines (name x 1,234 ops/sec \xB11.23% (90 runs sampled)) found; print String(event.target) in the suite's cycle handler");
-    }
-    const measurements = order.map(({ name, values }) => ({ benchmark: name, metric: "throughput", unit: "ops/s", better: "higher", values }));
-    const warnings = [{
-      kind: "summary-only",
-      message: `${file.path}: benchmark.js prints each benchmark's mean rate, not its samples: each line contributes one value; run the suite several times for more`
-    }];
-    return { measurements, warnings, hints: {} };
-  }
-};
-
-// src/formats/js-bench-common.ts
-var UniqueNames = class {
-  taken = /* @__PURE__ */ new Set();
-  /** next holds, per base name, the last number tried, so numbering stays linear. */
-  next = /* @__PURE__ */ new Map();
-  name(base) {
-    let name = base;
-    let k = this.next.get(base) ?? 1;
-    while (this.taken.has(name)) {
-      k += 1;
-      name = `${base} #${k}`;
-    }
-    this.next.set(base, k);
-    this.taken.add(name);
-    return name;
-  }
-};
-function sampleTimes(j, budget, value, path) {
-  if (value === void 0 || value === null) return void 0;
-  const raw = j.array(value, path);
-  if (raw.length === 0) return void 0;
-  budget.value(void 0, raw.length);
-  for (let i = 0; i < raw.length; i++) {
-    const t = raw[i];
-    if (typeof t !== "number" || !Number.isFinite(t)) j.number(t, `${path}[${i}]`);
-    if (t < 0) j.fail(`${path}[${i}]`, `negative time ${t}`);
-  }
-  const times = raw;
-  return times;
-}
-function summaryTime(j, budget, value, path) {
-  const t = j.number(value, path);
-  if (t < 0) j.fail(path, `negative time ${t}`);
-  budget.value();
-  return t;
-}
-
-// src/formats/tinybench.ts
-var WITH_STATISTICS = /* @__PURE__ */ new Set(["completed", "aborted-with-statistics"]);
-var TABLE_COLUMNS = [/^Latency med(?:ian)? \(([^()]+)\)$/, /^Latency (?:avg|average) \(([^()]+)\)$/, /^Average Time \(([^()]+)\)$/];
-var NAME_COLUMNS = ["Task name", "Task Name"];
-var tinybenchReader = {
-  format: "tinybench",
-  description: "tinybench results as JSON: bench.tasks (name and result) or bench.table()",
-  sniff(head) {
-    return /^\s*\[/.test(head) && (/"latency"\s*:\s*\{/.test(head) || /"result"\s*:\s*\{\s*"totalTime"\s*:/.test(head) || /^\s*\[\s*\{\s*"Task [nN]ame"\s*:/.test(head));
-  },
-  read(file) {
-    const doc = parseJsonDocument(file);
-    const j = new JsonReader(file.path);
-    const rows = j.array(doc, "$");
-    const budget = new ReadBudget(file.path);
-    const names2 = new UniqueNames();
-    const measurements = [];
-    const warnings = [];
-    let summaryOnly = false;
-    let table = false;
-    rows.forEach((raw, i) => {
-      const path = `[${i}]`;
-      if (raw === null) return;
-      const row2 = j.object(raw, path);
-      if (NAME_COLUMNS.some((column) => column in row2)) {
-        table = true;
-        summaryOnly = readTableRow(j, budget, names2, row2, path, measurements, warnings) || summaryOnly;
-        return;
-      }
-      if (row2.name === void 0 && (row2.state !== void 0 || row2.latency !== void 0 || row2.totalTime !== void 0)) {
-        j.fail(path, "a tinybench result without a task name (bench.results has none); write JSON.stringify(bench.tasks.map(({ name, result }) => ({ name, result }))) instead");
-      }
-      const given = j.string(row2.name, `${path}.name`);
-      if (given === "") j.fail(`${path}.name`, "empty task name");
-      const name = names2.name(given);
-      budget.series();
-      const result = j.object(row2.result, `${path}.result`);
-      if (result.state === void 0) {
-        if (result.error !== void 0) {
-          warnings.push({ benchmark: name, kind: "error", message: `${name} failed${errorText(result.error)}` });
-          return;
-        }
-        const samples2 = sampleTimes(j, budget, result.samples, `${path}.result.samples`);
-        if (samples2 === void 0) summaryOnly = true;
-        measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples2 ?? [summaryTime(j, budget, result.mean, `${path}.result.mean`)] });
-        return;
-      }
-      const state = j.string(result.state, `${path}.result.state`);
-      if (!WITH_STATISTICS.has(state)) {
-        warnings.push(
-          state === "errored" ? { benchmark: name, kind: "error", message: `${name} failed${errorText(result.error)}` } : { benchmark: name, kind: "skipped", message: `${name} has no result (state ${JSON.stringify(state)})` }
-        );
-        return;
-      }
-      if (state !== "completed") warnings.push({ benchmark: name, kind: "note", message: `${name} was aborted; its statistics cover the samples taken before` });
-      const latency = j.object(result.latency, `${path}.result.latency`);
-      const samples = sampleTimes(j, budget, latency.samples, `${path}.result.latency.samples`);
-      if (samples !== void 0) {
-        measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples });
-        return;
-      }
-      const statistic = latency.p50 !== void 0 && latency.p50 !== null ? "p50" : "mean";
-      const value = summaryTime(j, budget, latency[statistic], `${path}.result.latency.${statistic}`);
-      measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: [value] });
-      summaryOnly = true;
-    });
-    if (measurements.length === 0 && warnings.length === 0) j.fail("$", "no tinybench tasks");
-    if (summaryOnly) {
-      warnings.push({
-        kind: "summary-only",
-        message: table ? `${file.path}: bench.table() holds summaries, so each task contributes its median latency as one value; write bench.tasks from a Bench created with retainSamples: true for per-sample values` : `${file.path}: tinybench kept no samples, so each task contributes its median latency as one value; create the Bench with retainSamples: true for per-sample values`
-      });
-    }
-    return { measurements, warnings, hints: {} };
-  }
-};
-function readTableRow(j, budget, names2, row2, path, measurements, warnings) {
-  const column = NAME_COLUMNS.find((c) => c in row2);
-  const given = j.string(row2[column], `${path}[${JSON.stringify(column)}]`);
-  if (given === "") j.fail(`${path}[${JSON.stringify(column)}]`, "empty task name");
-  const name = names2.name(given);
-  budget.series();
-  if (row2.Error !== void 0) {
-    const message = typeof row2.Error === "string" && row2.Error !== "" ? `: ${row2.Error}` : "";
-    warnings.push({ benchmark: name, kind: "error", message: `${name} failed${message}` });
-    return false;
-  }
-  for (const column2 of TABLE_COLUMNS) {
-    for (const key2 of Object.keys(row2)) {
-      const m = column2.exec(key2);
-      if (!m) continue;
-      const unit = normalizeTimeUnit(m[1]);
-      if (unit === void 0) j.fail(`${path}[${JSON.stringify(key2)}]`, `unknown time unit "${m[1]}"`);
-      const cell = row2[key2];
-      const value = typeof cell === "string" ? parseFiniteNumber(cell.split("\xB1")[0].trim()) : j.number(cell, `${path}[${JSON.stringify(key2)}]`);
-      if (value === void 0) j.fail(`${path}[${JSON.stringify(key2)}]`, `expected a time such as "421.00 \xB1 10.00", got ${JSON.stringify(String(cell).slice(0, 40))}`);
-      if (value < 0) j.fail(`${path}[${JSON.stringify(key2)}]`, `negative time ${value}`);
-      budget.value();
-      measurements.push({ benchmark: name, metric: "time", unit, better: "lower", values: [value] });
-      return true;
-    }
-  }
-  return j.fail(path, 'a bench.table() row without a "Latency med (ns)", "Latency avg (ns)" or "Average Time (ns)" column');
-}
-function errorText(error) {
-  const message = error !== null && typeof error === "object" ? error.message : error;
-  return typeof message === "string" && message !== "" ? `: ${message.slice(0, 200)}` : "";
-}
-
-// src/formats/vitest-bench.ts
-var vitestBenchReader = {
-  format: "vitest-bench",
-  description: "vitest bench --outputJson report",
-  sniff(head) {
-    return /^\s*\{\s*"files"\s*:\s*\[/.test(head) && /"groups"\s*:\s*\[/.test(head) && /"fullName"\s*:/.test(head);
-  },
-  read(file) {
-    const doc = parseJsonDocument(file);
-    const j = new JsonReader(file.path);
-    const root = j.object(doc, "$");
-    const files = j.array(root.files, "files");
-    const budget = new ReadBudget(file.path);
-    const names2 = new UniqueNames();
-    const measurements = [];
-    let summaryOnly = false;
-    files.forEach((rawFile, f) => {
-      const fpath = `files[${f}]`;
-      const groups = j.array(j.object(rawFile, fpath).groups, `${fpath}.groups`);
-      groups.forEach((rawGroup, g) => {
-        const gpath = `${fpath}.groups[${g}]`;
-        const group = j.object(rawGroup, gpath);
-        const fullName = j.string(group.fullName, `${gpath}.fullName`);
-        j.array(group.benchmarks, `${gpath}.benchmarks`).forEach((rawBench, b) => {
-          const path = `${gpath}.benchmarks[${b}]`;
-          const bench = j.object(rawBench, path);
-          const given = j.string(bench.name, `${path}.name`);
-          const name = names2.name(fullName === "" ? given : `${fullName} > ${given}`);
-          if (name === "") j.fail(`${path}.name`, "empty benchmark name");
-          budget.series();
-          const samples = sampleTimes(j, budget, bench.samples, `${path}.samples`);
-          if (samples !== void 0) {
-            measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples });
-            return;
-          }
-          const statistic = bench.median !== void 0 && bench.median !== null ? "median" : "mean";
-          measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: [summaryTime(j, budget, bench[statistic], `${path}.${statistic}`)] });
-          summaryOnly = true;
-        });
-      });
-    });
-    if (measurements.length === 0) j.fail("files", "no benchmark results (did every bench fail, or did the run match no *.bench.ts file?)");
-    const warnings = summaryOnly ? [{ kind: "summary-only", message: `${file.path}: vitest's --outputJson report keeps no samples, so each benchmark contributes its median as one value` }] : [];
-    return { measurements, warnings, hints: {} };
-  }
-};
-
-// src/formats/mitata.ts
-var mitataReader = {
-  format: "mitata",
-  description: "mitata's json format (run({ format: 'json' }))",
-  sniff(head) {
-    return /^\s*\{\s*"layout"\s*:\s*\[/.test(head) && /"benchmarks"\s*:\s*\[/.test(head);
-  },
-  read(file) {
-    const doc = parseJsonDocument(file);
-    const j = new JsonReader(file.path);
-    const root = j.object(doc, "$");
-    const layout = j.array(root.layout, "layout");
-    const benchmarks = j.array(root.benchmarks, "benchmarks");
-    const budget = new ReadBudget(file.path);
-    const names2 = new UniqueNames();
-    const measurements = [];
-    const warnings = [];
-    let summaryOnly = false;
-    benchmarks.forEach((rawBench, b) => {
-      const bpath = `benchmarks[${b}]`;
-      const bench = j.object(rawBench, bpath);
-      const group = groupName(j, layout, bench.group, `${bpath}.group`);
-      j.array(bench.runs, `${bpath}.runs`).forEach((rawRun, r) => {
-        const path = `${bpath}.runs[${r}]`;
-        const run = j.object(rawRun, path);
-        const given = j.string(run.name, `${path}.name`);
-        if (given === "") j.fail(`${path}.name`, "empty benchmark name");
-        const name = names2.name(group === void 0 ? given : `${group} > ${given}`);
-        budget.series();
-        if (run.error !== void 0 && run.error !== null) {
-          const message = typeof run.error === "object" ? run.error.message : run.error;
-          warnings.push({ benchmark: name, kind: "error", message: `${name} failed${typeof message === "string" && message !== "" ? `: ${message}` : ""}` });
-          return;
-        }
-        const stats = j.object(run.stats, `${path}.stats`);
-        const samples = sampleTimes(j, budget, stats.samples, `${path}.stats.samples`);
-        if (samples !== void 0) {
-          measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: samples });
-          return;
-        }
-        const statistic = stats.p50 !== void 0 && stats.p50 !== null ? "p50" : "avg";
-        measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: [summaryTime(j, budget, stats[statistic], `${path}.stats.${statistic}`)] });
-        summaryOnly = true;
-      });
-    });
-    if (measurements.length === 0 && warnings.length === 0) j.fail("benchmarks", "no benchmark runs (did the filter match none?)");
-    if (summaryOnly) {
-      warnings.push({
-        kind: "summary-only",
-        message: `${file.path}: mitata printed no samples (format json with samples: false), so each benchmark contributes its median as one value; keep the samples for per-sample values`
-      });
-    }
-    return { measurements, warnings, hints: contextHints(root.context) };
-  }
-};
-function groupName(j, layout, index, path) {
-  if (index === void 0 || index === null) return void 0;
-  const i = j.number(index, path);
-  if (!Number.isInteger(i) || i < 0 || i >= layout.length) j.fail(path, `${i} is not an index into layout (${layout.length} entries)`);
-  const entry = j.object(layout[i], `layout[${i}]`);
-  const name = j.optionalString(entry.name, `layout[${i}].name`);
-  return name === void 0 || name === "" ? void 0 : name;
-}
-function contextHints(context) {
-  const hints = {};
-  if (context === null || typeof context !== "object" || Array.isArray(context)) return hints;
-  const c = context;
-  if (typeof c.runtime === "string") hints.runtime = typeof c.version === "string" && c.version !== "" ? `${c.runtime} ${c.version}` : c.runtime;
-  if (typeof c.arch === "string") hints.arch = c.arch;
-  const cpu = c.cpu;
-  if (cpu !== null && typeof cpu === "object" && typeof cpu.name === "string") hints.cpu = cpu.name;
-  return hints;
-}
-
-// src/formats/gab-custom.ts
-var GAB_CUSTOM_KEYS = /* @__PURE__ */ new Set(["name", "unit", "value", "range", "extra"]);
-var customReader = customJsonReader("custom", "github-action-benchmark custom JSON, direction from units", "from-unit", true);
-var customSmallerIsBetterReader = customJsonReader("custom-smaller-is-better", "github-action-benchmark customSmallerIsBetter JSON", "lower", false);
-var customBiggerIsBetterReader = customJsonReader("custom-bigger-is-better", "github-action-benchmark customBiggerIsBetter JSON", "higher", false);
-function customJsonReader(format, description, mode, detect) {
-  return {
-    format,
-    description,
-    sniff: (head) => detect && sniffCustom(head),
-    read: (file) => readCustom(file, mode)
-  };
-}
-function sniffCustom(head) {
-  const open = /^\uFEFF?\s*\[\s*\{/.exec(head);
-  if (!open) return false;
-  const start = open[0].length - 1;
-  const end = objectEnd(head, start);
-  if (end < 0) return false;
-  let first;
-  try {
-    first = JSON.parse(head.slice(start, end + 1));
-  } catch {
-    return false;
-  }
-  if (first === null || typeof first !== "object" || Array.isArray(first)) return false;
-  const entry = first;
-  return typeof entry.name === "string" && typeof entry.value === "number" && typeof entry.unit === "string" && Object.keys(entry).every((k) => GAB_CUSTOM_KEYS.has(k));
-}
-function objectEnd(text, start) {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      i += 1;
-      while (i < text.length && text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
-      if (i >= text.length) return -1;
-    } else if (c === 125) {
-      return i;
-    } else if (c === 123 || c === 91) {
-      return -1;
-    }
-  }
-  return -1;
-}
-function readCustom(file, mode) {
-  const doc = parseJsonDocument(file);
-  const j = new JsonReader(file.path);
-  if (!Array.isArray(doc)) return j.fail("$", "expected an array of {name, unit, value} entries (github-action-benchmark's custom JSON)");
-  const entries = doc;
-  if (entries.length === 0) j.fail("$", "no benchmarks: the array is empty");
-  const budget = new ReadBudget(file.path);
-  const measurements = [];
-  const guessed = /* @__PURE__ */ new Map();
-  let guessedCount = 0;
-  const units = /* @__PURE__ */ new Map();
-  const unitOf = (written) => {
-    let known = units.get(written);
-    if (known === void 0) {
-      const unit = spellUnit(written);
-      const time = isGabTimeUnit(unit);
-      known = { unit, time, better: mode === "from-unit" ? directionOf(time ? "time" : "value", unit) : mode };
-      if (units.size < 1e4) units.set(written, known);
-    }
-    return known;
-  };
-  const series2 = { time: /* @__PURE__ */ new Map(), value: /* @__PURE__ */ new Map() };
-  entries.forEach((raw, i) => {
-    const entry = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : j.object(raw, `[${i}]`);
-    const benchmark = typeof entry.name === "string" ? entry.name : j.string(entry.name, `[${i}].name`);
-    if (benchmark.trim() === "") j.fail(`[${i}].name`, "must not be empty");
-    const written = typeof entry.unit === "string" ? entry.unit : j.string(entry.unit, `[${i}].unit`);
-    const { unit, time, better } = unitOf(written);
-    if (unit === "") j.fail(`[${i}].unit`, "must not be empty; use `count` for a plain number");
-    let value = typeof entry.value === "number" && Number.isFinite(entry.value) ? entry.value : j.number(entry.value, `[${i}].value`);
-    if (time && value < 0) j.fail(`[${i}].value`, `is ${value}; a time (unit ${unit}) cannot be below zero`);
-    const metric = time ? "time" : "value";
-    budget.value();
-    const byName = series2[metric];
-    const seen = byName.get(benchmark);
-    if (seen) {
-      const factor = conversionFactor(unit, seen.m.unit);
-      if (factor === void 0) return j.fail(`[${i}].unit`, `is ${JSON.stringify(written)}, but [${seen.i}] has the same name in ${JSON.stringify(seen.m.unit)}; give each unit its own name`);
-      if (factor !== 1) value *= factor;
-      seen.m.values.push(value);
-      return;
-    }
-    budget.series();
-    if (mode === "from-unit" && !time && better === "lower") {
-      guessedCount += 1;
-      if (guessed.size < 1e3) guessed.set(benchmark, unit);
-    }
-    const m = { benchmark, metric, unit, better, values: [value] };
-    byName.set(benchmark, { m, i });
-    measurements.push(m);
-  });
-  const warnings = [];
-  if (guessed.size > 0) {
-    const units2 = [...new Set(guessed.values())].slice(0, 5).map((u) => JSON.stringify(u)).join(", ");
-    const names2 = [...guessed.keys()].slice(0, 3);
-    const shown = names2.map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}\u2026` : n)).join(", ") + (guessedCount > 3 ? ` and ${guessedCount - 3} more` : "");
-    warnings.push({
-      kind: "note",
-      message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown} in ${units2} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`
-    });
-  }
-  return { measurements, warnings, hints: {} };
-}
-function spellUnit(unit) {
-  const u = unit.trim();
-  const slash = u.indexOf("/");
-  const base = slash < 0 ? u : u.slice(0, slash);
-  const normal = normalizeTimeUnit(base);
-  return normal === void 0 ? u : normal + (slash < 0 ? "" : u.slice(slash));
-}
-function isGabTimeUnit(unit) {
-  if (/\/(s|sec|second)$/i.test(unit)) return false;
-  const base = unit.split("/")[0];
-  return normalizeTimeUnit(base) !== void 0 || /^(n|u|m)?sec$/.test(base);
-}
-
-// src/formats/bencher-metric-format.ts
-var BENCHER_MEASURES = {
-  latency: { unit: "ns", better: "lower" },
-  throughput: { unit: "ops/s", better: "higher" },
-  "build-time": { unit: "s", better: "lower" },
-  "build time": { unit: "s", better: "lower" },
-  "file-size": { unit: "B", better: "lower" },
-  "file size": { unit: "B", better: "lower" }
-};
-var bencherMetricFormatReader = {
-  format: "bmf",
-  description: "Bencher Metric Format (BMF) JSON",
-  sniff(head) {
-    return /^\uFEFF?\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*(?:\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"(?:value|lower_value|upper_value)"\s*:|\[\s*\{\s*"(?:parameters|measures)"\s*:)/.test(head);
-  },
-  read(file) {
-    const doc = parseJsonDocument(file);
-    const j = new JsonReader(file.path);
-    const root = j.object(doc, "$");
-    const names2 = Object.keys(root);
-    if (names2.length === 0) j.fail("$", "no benchmarks: the object is empty");
-    const budget = new ReadBudget(file.path);
-    const measurements = [];
-    const warnings = [];
-    const unknown = /* @__PURE__ */ new Set();
-    const variants = /* @__PURE__ */ new Map();
-    const measurement = (benchmark, measure, value, path) => {
-      budget.series();
-      budget.value();
-      const known = BENCHER_MEASURES[measure.toLowerCase()];
-      if (known === void 0) unknown.add(measure);
-      const unit = known?.unit ?? "count";
-      if (value < 0 && unit !== "count") j.fail(`${path()}.value`, `is ${value}; a ${unit === "ns" || unit === "s" ? "time" : "rate or size"} cannot be below zero`);
-      const m = { benchmark, metric: measure, unit, better: known?.better ?? directionOf(measure, unit), values: [value] };
-      measurements.push(m);
-      return m;
-    };
-    const finite = (value, path) => typeof value === "number" && Number.isFinite(value) ? value : j.number(value, `${path()}.value`);
-    for (const name of names2) {
-      if (name.trim() === "") j.fail("$", "a benchmark name is empty");
-      const entry = root[name];
-      const path = () => `[${JSON.stringify(name)}]`;
-      if (Array.isArray(entry)) {
-        entry.forEach((raw, i) => readVariant(name, raw, `${path()}[${i}]`));
-        continue;
-      }
-      if (entry === null || typeof entry !== "object") j.object(entry, path());
-      const measures = entry;
-      let count = 0;
-      for (const measure in measures) {
-        count += 1;
-        const metric = measures[measure];
-        const mp = () => `${path()}[${JSON.stringify(measure)}]`;
-        if (metric === null || typeof metric !== "object" || Array.isArray(metric)) j.object(metric, mp());
-        measurement(name, measure, finite(metric.value, mp), mp);
-      }
-      if (count === 0) j.fail(path(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
-    }
-    function readVariant(name, raw, at) {
-      const variant = j.object(raw, at);
-      const benchmark = name + parameterSuffix(j, variant.parameters, `${at}.parameters`);
-      if (benchmark !== name && Object.hasOwn(root, benchmark)) j.fail(at, `names the variant ${JSON.stringify(benchmark)}, which is also a benchmark of its own; rename one`);
-      const measures = j.object(variant.measures, `${at}.measures`);
-      let known = variants.get(benchmark);
-      if (known === void 0) variants.set(benchmark, known = /* @__PURE__ */ new Map());
-      for (const [measure, metricsRaw] of Object.entries(measures)) {
-        const mp = () => `${at}.measures[${JSON.stringify(measure)}]`;
-        const metrics = j.object(metricsRaw, mp());
-        if (metrics.value === void 0) {
-          budget.series();
-          const others = Object.keys(metrics).slice(0, 4).join(", ");
-          warnings.push({ benchmark, kind: "note", message: `${benchmark}: measure ${JSON.stringify(measure)} has no \`value\`${others === "" ? "" : ` (only ${others})`}; not read` });
-          continue;
-        }
-        const value = finite(metrics.value, mp);
-        const seen = known.get(measure);
-        if (seen) seen.values[0] = value;
-        else known.set(measure, measurement(benchmark, measure, value, mp));
-      }
-    }
-    if (measurements.length === 0) j.fail("$", "no measure has a `value`");
-    if (unknown.size > 0) {
-      const shown = [...unknown].slice(0, 6).map((u) => JSON.stringify(u)).join(", ") + (unknown.size > 6 ? ` and ${unknown.size - 6} more` : "");
-      warnings.push({ kind: "note", message: `Bencher keeps a measure's unit in the project, not in the file: ${shown} read as plain counts, direction from the name` });
-    }
-    return { measurements, warnings, hints: {} };
-  }
-};
-function parameterSuffix(j, raw, path) {
-  if (raw === void 0 || raw === null) return "";
-  const params = j.object(raw, path);
-  const keys = Object.keys(params).sort();
-  if (keys.length === 0) return "";
-  const parts = keys.map((k) => {
-    const v = params[k];
-    if (typeof v === "number") return `${k}=${j.number(v, `${path}.${k}`)}`;
-    if (typeof v === "string") return `${k}=${v}`;
-    if (typeof v === "boolean" || v === null) return `${k}=${String(v)}`;
-    return j.fail(`${path}.${k}`, "expected a string, number, boolean or null");
-  });
-  return ` (${parts.join(", ")})`;
-}
-
-// src/formats/julia-benchmarktools.ts
-var MAX_GROUP_DEPTH = 64;
-var TYPES_NOT_READ = /* @__PURE__ */ new Set(["Parameters", "TagFilter", "TrialRatio", "TrialJudgement"]);
-var juliaBenchmarkToolsReader = {
-  format: "julia",
-  description: "Julia BenchmarkTools.save JSON",
-  sniff(head) {
-    const versions = /^\uFEFF?\s*\[\s*\{([^{}]*)\}/.exec(head);
-    return versions !== null && /"BenchmarkTools"\s*:/.test(versions[1]) && /"Julia"\s*:/.test(versions[1]);
-  },
-  read(file) {
-    const doc = parseJsonDocument(file);
-    const j = new JsonReader(file.path);
-    const root = j.array(doc, "$");
-    if (root.length !== 2) j.fail("$", `expected [versions, values] as BenchmarkTools.save writes it, got an array of ${root.length}`);
-    const versions = j.object(root[0], "[0]");
-    const hints = {};
-    const julia = j.optionalString(versions.Julia, "[0].Julia");
-    const tools = j.optionalString(versions.BenchmarkTools, "[0].BenchmarkTools");
-    if (julia !== void 0) hints.julia = julia.slice(0, 64);
-    if (tools !== void 0) hints.benchmarktools = tools.slice(0, 64);
-    const values = j.array(root[1], "[1]");
-    const budget = new ReadBudget(file.path);
-    const measurements = [];
-    const warnings = [];
-    const seen = /* @__PURE__ */ new Set();
-    let unnamed = 0;
-    const visit = (raw, path, name, depth) => {
-      const tagged = j.array(raw, path);
-      if (tagged.length !== 2) j.fail(path, `expected ["TypeName", {fields}], got an array of ${tagged.length}`);
-      const type = j.string(tagged[0], `${path}[0]`).replace(/^BenchmarkTools\./, "");
-      const fields = j.object(tagged[1], `${path}[1]`);
-      if (type === "BenchmarkGroup") {
-        if (depth >= MAX_GROUP_DEPTH) j.fail(path, `BenchmarkGroups nested more than ${MAX_GROUP_DEPTH} deep`);
-        const data = j.object(fields.data, `${path}[1].data`);
-        for (const key2 of Object.keys(data)) visit(data[key2], `${path}[1].data[${JSON.stringify(key2)}]`, name === void 0 ? key2 : `${name}/${key2}`, depth + 1);
-        return;
-      }
-      if (TYPES_NOT_READ.has(type)) return;
-      if (type !== "Trial" && type !== "TrialEstimate") j.fail(`${path}[0]`, `unknown BenchmarkTools type ${JSON.stringify(type.slice(0, 40))}; expected BenchmarkGroup, Trial or TrialEstimate`);
-      unnamed += name === void 0 ? 1 : 0;
-      const benchmark = name ?? `#${unnamed}`;
-      if (benchmark.trim() === "") j.fail(path, "a benchmark key is empty");
-      if (seen.has(benchmark)) j.fail(path, `two results are named ${JSON.stringify(benchmark)}`);
-      seen.add(benchmark);
-      let times;
-      if (type === "Trial") {
-        times = j.numbers(fields.times, `${path}[1].times`);
-        if (times.length === 0) j.fail(`${path}[1].times`, "no samples; did the benchmark run?");
-      } else {
-        times = [j.number(fields.time, `${path}[1].time`)];
-        budget.series();
-        warnings.push({ benchmark, kind: "summary-only", message: `${benchmark}: a TrialEstimate holds one estimate, no samples; save the Trial (run(suite), before median/minimum) for per-sample times` });
-      }
-      if (times.some((t) => t < 0)) j.fail(`${path}[1].${type === "Trial" ? "times" : "time"}`, "negative time");
-      budget.series();
-      budget.value(void 0, times.length);
-      measurements.push({ benchmark, metric: "time", unit: "ns", better: "lower", values: times });
-      for (const [field, metric, unit] of [["memory", "memory", "B"], ["allocs", "allocs", "count"]]) {
-        const value = j.optionalNumber(fields[field], `${path}[1].${field}`);
-        if (value === void 0) continue;
-        if (value < 0) j.fail(`${path}[1].${field}`, `is ${value}; it cannot be below zero`);
-        budget.series();
-        budget.value();
-        measurements.push({ benchmark, metric, unit, better: "lower", values: [value] });
-      }
-    };
-    values.forEach((v, i) => visit(v, `[1][${i}]`, void 0, 0));
-    if (measurements.length === 0) j.fail("[1]", 'no Trial or TrialEstimate: save the results of run(suite), e.g. BenchmarkTools.save("out.json", results)');
-    return { measurements, warnings, hints };
-  }
-};
-
-// src/formats/iai-callgrind.ts
-var MAX_LABEL = 48;
-var LABEL = /^[A-Za-z][A-Za-z0-9 +.-]*$/;
-var VALUES = /[ \t]+(\d+(?:\.\d+)?|N\/A)(?:\|(?:\d+(?:\.\d+)?|N\/A))?(?:[ \t]+(?:\([^()]*\)|\[[^[\]]*\]))*[ \t]*$/y;
-var ANSI2 = /\u001b\[[0-9;]*m/g;
-var DEFAULT_TOOL = "CALLGRIND";
-var iaiCallgrindReader = {
-  format: "iai-callgrind",
-  description: "iai-callgrind / gungraun summary printed by cargo bench (Valgrind event counts)",
-  sniff(head) {
-    return /^[ \t]{2,}(?:Instructions|Ir):[ \t]+(?:\d+|N\/A)(?:\||[ \t]|\r?$)/m.test(head) || /^[ \t]{2,}=+ CALLGRIND =+/m.test(head);
-  },
-  read(file) {
-    const budget = new ReadBudget(file.path);
-    const order = [];
-    const benchmarks = /* @__PURE__ */ new Map();
-    let pending = [];
-    let current;
-    let currentName = "";
-    let tool = DEFAULT_TOOL;
-    let metrics = 0;
-    checkText(file);
-    if (!/\S/.test(file.text)) throw new FormatError(file.path, void 0, "file is empty");
-    const text = file.text;
-    const ansi = text.indexOf("\x1B") >= 0;
-    const labels = /* @__PURE__ */ new Map();
-    let number = 0;
-    for (let start = 0; start <= text.length; ) {
-      let newline = text.indexOf("\n", start);
-      if (newline < 0) newline = text.length;
-      let end = newline;
-      if (end > start && text.charCodeAt(end - 1) === 13) end -= 1;
-      let line = text.slice(start, end);
-      start = newline + 1;
-      number += 1;
-      if (ansi && line.indexOf("\x1B") >= 0) line = line.replace(ANSI2, "");
-      let first = 0;
-      while (first < line.length && isSpace2(line.charCodeAt(first))) first += 1;
-      if (first === line.length) {
-        pending = [];
-        current = void 0;
-        continue;
-      }
-      if (first === 0) {
-        current = void 0;
-        tool = DEFAULT_TOOL;
-        if (line.length > 4096) throw new FormatError(file.path, number, `a line of ${line.length} characters where a benchmark name belongs; is this iai-callgrind output?`);
-        if (line.includes("::") || pending.length === 0) pending = [line.trim()];
-        else if (pending.length < 16) pending.push(line.trim());
-        continue;
-      }
-      if (line.charCodeAt(first) === 61) {
-        const name = line.trim().replace(/^=+/, "").replace(/=+$/, "").trim();
-        if (/^[A-Za-z][A-Za-z0-9 ]{0,31}$/.test(name)) tool = name.toUpperCase();
-        continue;
-      }
-      const colon = line.indexOf(":", first);
-      if (colon <= first || colon - first > MAX_LABEL) continue;
-      const label = line.slice(first, colon);
-      let isLabel = labels.get(label);
-      if (isLabel === void 0) {
-        isLabel = LABEL.test(label);
-        if (labels.size < 1e3) labels.set(label, isLabel);
-      }
-      if (!isLabel) continue;
-      VALUES.lastIndex = colon + 1;
-      const values = VALUES.exec(line);
-      if (!values) continue;
-      if (current === void 0) {
-        if (pending.length === 0) continue;
-        currentName = pending.join(" ");
-        pending = [];
-        current = benchmarks.get(currentName);
-        if (current === void 0) {
-          current = /* @__PURE__ */ new Map();
-          benchmarks.set(currentName, current);
-          order.push(currentName);
-        }
-      }
-      if (values[1] === "N/A") continue;
-      const value = Number(values[1]);
-      if (!Number.isFinite(value)) throw new FormatError(file.path, number, `${label}: ${values[1]} is not a finite number`);
-      const metric = tool === DEFAULT_TOOL ? label : `${tool} ${label}`;
-      let series2 = current.get(metric);
-      if (series2 === void 0) {
-        budget.series(number);
-        const rate = /Rate$/.test(label);
-        const m = { benchmark: currentName, metric, unit: rate ? "%" : "count", better: rate && /Hit Rate$/i.test(label) ? "higher" : "lower", values: [] };
-        series2 = { m, callgrind: tool === DEFAULT_TOOL };
-        current.set(metric, series2);
-      }
-      budget.value(number);
-      series2.m.values.push(value);
-      metrics += 1;
-    }
-    if (metrics === 0) {
-      throw new FormatError(file.path, void 0, "no iai-callgrind results: expected a benchmark name followed by indented lines such as `  Instructions:  1734|N/A  (*********)`; pass the output of `cargo bench` for an iai-callgrind benchmark");
-    }
-    const measurements = [];
-    for (const name of order) {
-      const series2 = [...(benchmarks.get(name) ?? /* @__PURE__ */ new Map()).values()];
-      for (const s of series2) if (s.callgrind) measurements.push(s.m);
-      for (const s of series2) if (!s.callgrind) measurements.push(s.m);
-    }
-    return { measurements, warnings: [], hints: {} };
-  }
-};
-
-// src/formats/benchmark-luau.ts
-var PREFIX = "SUCCESS:";
-var VALUE_WITH_UNIT = /^(\d+(?:\.\d+)?|\.\d+)(ns|us|µs|μs|ms|s)$/;
-var PERCENT = /^\d+(?:\.\d+)?%$/;
-var DRIVER = /^\S{1,200}$/;
-function successLine(line) {
-  if (!line.startsWith(PREFIX)) return void 0;
-  const on = line.lastIndexOf(" on ");
-  const plusMinus = line.lastIndexOf("+/-", on);
-  if (on < 0 || plusMinus < 0) return void 0;
-  const driver = line.slice(on + 4).trim();
-  if (!DRIVER.test(driver) || !PERCENT.test(line.slice(plusMinus + 3, on).trim())) return void 0;
-  const colon = line.lastIndexOf(":", plusMinus);
-  if (colon < PREFIX.length) return void 0;
-  const measured = VALUE_WITH_UNIT.exec(line.slice(colon + 1, plusMinus).trim());
-  const name = line.slice(PREFIX.length, colon).trim();
-  if (!measured || name === "") return void 0;
-  return { name, value: measured[1], unit: measured[2], driver };
-}
-var benchmarkLuauReader = {
-  format: "benchmarkluau",
-  description: `Luau bench/bench.py console output ("SUCCESS: name : 15.041ms +/- 0.636% on luau"), github-action-benchmark's benchmarkluau`,
-  sniff(head) {
-    return head.split("\n", 50).some((line) => successLine(line.replace(/\r$/, "")) !== void 0);
-  },
-  read(file) {
-    const budget = new ReadBudget(file.path);
-    const cursor = new LineCursor(file);
-    const lines = [];
-    while (cursor.next()) {
-      const text = cursor.line();
-      if (!text.startsWith(PREFIX)) continue;
-      const found = successLine(text);
-      if (!found) throw new FormatError(file.path, cursor.number, `cannot read this SUCCESS line as "SUCCESS: name : 1.234ms +/- 0.5% on DRIVER"`);
-      lines.push({ ...found, line: cursor.number });
-    }
-    if (lines.length === 0) throw new FormatError(file.path, void 0, 'no "SUCCESS: name : 1.234ms +/- 0.5% on luau" lines found (Luau bench/bench.py output)');
-    const drivers = new Set(lines.map((l) => l.driver));
-    const byName = /* @__PURE__ */ new Map();
-    for (const l of lines) {
-      const benchmark = drivers.size > 1 ? `${l.name} (${l.driver})` : l.name;
-      const value = parseFiniteNumber(l.value);
-      const unit = normalizeTimeUnit(l.unit);
-      if (value === void 0 || unit === void 0) throw new FormatError(file.path, l.line, `cannot read "${l.value}${l.unit}" as a time`);
-      budget.value(l.line);
-      const existing = byName.get(benchmark);
-      if (existing === void 0) {
-        budget.series(l.line);
-        byName.set(benchmark, { benchmark, metric: "time", unit, better: "lower", values: [value] });
-        continue;
-      }
-      const factor = conversionFactor(unit, existing.unit);
-      if (factor === void 0) throw new FormatError(file.path, l.line, `"${benchmark}" is in ${unit} here but in ${existing.unit} before`);
-      existing.values.push(value * factor);
-    }
-    return {
-      measurements: [...byName.values()],
-      warnings: [{ kind: "summary-only", message: "Luau's bench runner prints a mean (\xB1 stddev %) per benchmark, not its runs: each SUCCESS line contributes one value" }],
-      hints: {}
-    };
-  }
-};
-
-// src/formats/detect.ts
-var READERS = [
-  benchbotJsonReader,
-  googleBenchmarkReader,
-  hyperfineReader,
-  pytestBenchmarkReader,
-  jmhReader,
-  benchmarkDotNetReader,
-  juliaBenchmarkToolsReader,
-  customReader,
-  customSmallerIsBetterReader,
-  customBiggerIsBetterReader,
-  bencherMetricFormatReader,
-  criterionReader,
-  catch2Reader,
-  goBenchReader,
-  iaiCallgrindReader,
-  cargoBenchReader,
-  dartReader,
-  benchmarkLuauReader,
-  tinybenchReader,
-  vitestBenchReader,
-  mitataReader,
-  benchmarkJsReader,
-  plainLinesReader
-];
-var SNIFF_BYTES = 4096;
-function formatNames() {
-  return READERS.map((r) => r.format);
-}
-var UnknownFormatError = class extends Error {
-  constructor(format) {
-    super(`unknown format "${format}"${didYouMean(format, formatNames())}; use --format with one of: ${formatNames().join(", ")}`);
-    this.name = "UnknownFormatError";
-  }
-};
-function readerFor(format) {
-  const reader = READERS.find((r) => r.format === format);
-  if (!reader) throw new UnknownFormatError(format);
-  return reader;
-}
-function detectReader(file) {
-  const head = file.text.slice(0, SNIFF_BYTES);
-  const reader = READERS.find((r) => r.sniff(head));
-  if (!reader) {
-    throw new FormatError(
-      file.path,
-      void 0,
-      `no known benchmark format recognized; pass --format with one of: ${formatNames().join(", ")}`
-    );
-  }
-  return reader;
-}
-function readSource(file, format) {
-  checkText(file);
-  const reader = format === void 0 ? detectReader(file) : readerFor(format);
-  const result = reader.read(file);
-  checkMeasurementText(file.path, result);
-  return { format: reader.format, ...result };
-}
-
-// src/runner/read-bounded-text.ts
-var CHUNK_BYTES = 1024 * 1024;
-
-// src/runner/result-directory.ts
-var TAR_LIMIT = MAX_INPUT_BYTES - 1024;
-
-// src/model/work-metrics.ts
-var INSTRUCTIONS_METRIC = "instructions";
-var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
-var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
-function isWorkMetric(metric) {
-  return WORK_METRICS.includes(metric);
-}
-
-// src/runner/valgrind-count.ts
-var DEFAULT_COUNT_REPEATS = 3;
-
-// src/jobs/profile-benchmark.ts
-var PROFILE_DEFAULTS = {
-  top: PROFILE_DIFF_DEFAULTS.top,
-  timeoutMs: 6e5,
-  buildTimeoutMs: 36e5
-};
-
-// src/jobs/results-artifact.ts
-var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json", profiles: "profiles.json" };
-var MAX_PROFILE_FILE_BYTES = 32 * 1024 * 1024;
-var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
-var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
-
 // src/report/format-numbers.ts
 var TIME_SCALES = [["s", "s"], ["ms", "ms"], ["us", "\xB5s"], ["ns", "ns"]];
 function significant(value, digits = 3) {
@@ -11144,7 +6569,7 @@ function significant(value, digits = 3) {
 }
 var BYTES = /^(k|K|M|G|T|Ki|Mi|Gi|Ti)?(B|bytes?)(\/.+)?$/;
 var ELEMENTS = /^(k|K|M|G)?(elem)(\/.+)?$/;
-var DECIMAL2 = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+var DECIMAL = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
 var BINARY = [[2 ** 40, "Ti"], [2 ** 30, "Gi"], [2 ** 20, "Mi"], [2 ** 10, "Ki"], [1, ""]];
 var PREFIX_FACTOR = { "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
 function formatQuantity(value, unit) {
@@ -11161,14 +6586,14 @@ function formatQuantity(value, unit) {
   const bytes = BYTES.exec(unit);
   if (bytes) {
     const prefix2 = bytes[1] ?? "";
-    return prefixed(value * PREFIX_FACTOR[prefix2], prefix2.endsWith("i") ? BINARY : DECIMAL2, "B", bytes[3] ?? "");
+    return prefixed(value * PREFIX_FACTOR[prefix2], prefix2.endsWith("i") ? BINARY : DECIMAL, "B", bytes[3] ?? "");
   }
   const elements = ELEMENTS.exec(unit);
-  if (elements) return prefixed(value * PREFIX_FACTOR[elements[1] ?? ""], DECIMAL2, "elem", elements[3] ?? "");
+  if (elements) return prefixed(value * PREFIX_FACTOR[elements[1] ?? ""], DECIMAL, "elem", elements[3] ?? "");
   const abs = Math.abs(value);
   const [divisor, prefix] = abs >= 1e9 ? [1e9, "G"] : abs >= 1e6 ? [1e6, "M"] : abs >= 1e4 ? [1e3, "k"] : [1, ""];
-  const shown = `${significant(value / divisor)}${prefix}`;
-  return unit === "" || unit === "count" ? shown : `${shown} ${unit}`;
+  const shown2 = `${significant(value / divisor)}${prefix}`;
+  return unit === "" || unit === "count" ? shown2 : `${shown2} ${unit}`;
 }
 function prefixed(value, scales, symbol, per) {
   const abs = Math.abs(value);
@@ -11180,9 +6605,9 @@ var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
 function formatChange(ratio) {
   if (ratio > MAX_SHOWN_FACTOR) return BEYOND;
   if (!Number.isFinite(ratio)) return "\u2013";
-  const percent3 = (ratio - 1) * 100;
-  const text = Math.abs(percent3) >= 100 ? percent3.toFixed(0) : Math.abs(percent3) >= 10 ? percent3.toFixed(1) : percent3.toFixed(2);
-  return `${percent3 >= 0 ? "+" : ""}${text}%`;
+  const percent4 = (ratio - 1) * 100;
+  const text = Math.abs(percent4) >= 100 ? percent4.toFixed(0) : Math.abs(percent4) >= 10 ? percent4.toFixed(1) : percent4.toFixed(2);
+  return `${percent4 >= 0 ? "+" : ""}${text}%`;
 }
 var FOLD_LIMIT = 2;
 function changeWords(unit, better) {
@@ -11213,6 +6638,107 @@ function formatP(p) {
   return p.toExponential(1);
 }
 
+// src/report/inert-markdown.ts
+var ZERO_WIDTH_SPACE = "\u200B";
+var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function flatten(text) {
+  return String(text).toWellFormed().replace(CONTROLS, " ").replace(BIDI, "");
+}
+var INVISIBLE = new RegExp("\\p{Default_Ignorable_Code_Point}", "gu");
+var BACKSLASHES_BEFORE_ESCAPE = new RegExp("(\\\\+)(?=u[0-9a-fA-F]{4}|u\\{|\\p{Default_Ignorable_Code_Point})", "gu");
+function showInvisible(text) {
+  return text.replace(BACKSLASHES_BEFORE_ESCAPE, "$1$1").replace(INVISIBLE, (ch) => {
+    const code = ch.codePointAt(0);
+    return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+var ACTIVE = /[\\`*~[\]<>&|!$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+var NAMED = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
+var entity = (ch) => NAMED[ch] ?? `&#${ch.codePointAt(0)};`;
+function breakAutolinks(text) {
+  return text.replace(/([@#])(?!\u200b)/g, `$1${ZERO_WIDTH_SPACE}`).replace(/(GH-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`).replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`).replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
+}
+function inertText(text) {
+  const flat = breakAutolinks(flatten(showInvisible(String(text))));
+  return flat.replace(ACTIVE, entity).replace(/^[-+= ]/, entity).replace(/ $/, entity).replace(/^(\d{1,9})([.)])(?= |$)/, (_, digits, mark) => `${digits}${entity(mark)}`);
+}
+function inertCode(text) {
+  return `<code>${inertText(text)}</code>`;
+}
+
+// src/report/profile-report.ts
+var EVENT_WORDS = { Ir: "instructions" };
+function eventWords(event) {
+  return EVENT_WORDS[event] ?? event;
+}
+var MAX_SHOWN_NAME = 300;
+function shown(name) {
+  return name.length <= MAX_SHOWN_NAME ? name : `${name.slice(0, MAX_SHOWN_NAME - 1).toWellFormed()}\u2026`;
+}
+function count(value) {
+  return value.toLocaleString("en-US", { maximumFractionDigits: Math.abs(value) >= 100 ? 0 : 1 });
+}
+function signed(value) {
+  return `${value > 0 ? "+" : value < 0 ? "-" : ""}${count(Math.abs(value))}`;
+}
+function percent(share) {
+  return share === null ? "n/a" : `${(share * 100).toFixed(1)}%`;
+}
+function relative(diff) {
+  return diff.base.total > 0 ? ` (${formatChange(diff.head.total / diff.base.total)})` : "";
+}
+function headline(diff, name) {
+  const words = eventWords(diff.event);
+  const whole = `${signed(diff.change)} ${words} per iteration${relative(diff)}`;
+  const top = diff.self[0];
+  if (top === void 0) return `${whole}: no function's cost changed`;
+  return `${whole}, ${percent(top.share)} of it in ${name(shown(top.name))}`;
+}
+function sides(diff) {
+  const side2 = (label, s) => `${label} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}`;
+  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event})`;
+}
+function markdownTable(title, rows, omitted) {
+  if (rows.length === 0) return [];
+  return [
+    "",
+    title,
+    "",
+    "| change | share | base | head | function |",
+    "|---:|---:|---:|---:|:---|",
+    ...rows.map((r) => `| ${signed(r.change)} | ${percent(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
+    ...omitted > 0 ? ["", `${omitted} more function${omitted === 1 ? "" : "s"} changed less.`] : []
+  ];
+}
+function renderProfileMarkdown(diff) {
+  return [
+    `<details><summary>Where ${inertCode(shown(diff.benchmark))} changed: ${headline(diff, inertCode)}</summary>`,
+    "",
+    inertText(sides(diff)),
+    ...markdownTable("Self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
+    ...markdownTable("Inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive),
+    "",
+    "</details>"
+  ].join("\n");
+}
+var MAX_WHERE_CHARS = 24e3;
+function whereMarkdown(profiles, notes) {
+  const blocks = [];
+  const left = [];
+  let size = 0;
+  for (const diff of profiles) {
+    const block = renderProfileMarkdown(diff);
+    if (size + block.length > MAX_WHERE_CHARS) left.push(diff.benchmark);
+    else {
+      blocks.push(block);
+      size += block.length;
+    }
+  }
+  const lines = [...notes, ...left.length > 0 ? [`the profiles of ${left.join(", ")} are in the JSON report (profiles), to keep this comment short`] : []];
+  return [...blocks, ...lines.map((n) => `<sub>${inertText(n)}</sub>`)].join("\n\n");
+}
+
 // src/report/report-order.ts
 var SIGNIFICANT = ["regressed", "improved", "error"];
 function costRatio(c) {
@@ -11226,7 +6752,7 @@ function byImportance(a, b) {
   const size = (c) => Math.abs(Math.log(costRatio(c) ?? 1));
   return size(b) - size(a) || a.benchmark.localeCompare(b.benchmark) || a.metric.localeCompare(b.metric);
 }
-function headline(summary, bound = null) {
+function headline2(summary, bound = null) {
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const parts = [];
   if (summary.error > 0) parts.push(plural(summary.error, "error", "errors"));
@@ -11235,9 +6761,9 @@ function headline(summary, bound = null) {
   if (summary.unchanged > 0) parts.push(`${summary.unchanged} unchanged`);
   if (summary.inconclusive > 0) {
     const huge = bound !== null && !(bound.value + 1 <= MAX_SHOWN_FACTOR);
-    const percent3 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
+    const percent4 = bound === null ? "" : huge ? `more than ${MAX_SHOWN_FACTOR}x` : `${(bound.value * 100).toFixed(1)}%`;
     const sign = (s) => huge ? "" : s;
-    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent3})` : ` (none changed beyond ${sign("\xB1")}${percent3})`;
+    const ruledOut = bound === null ? "" : summary.inconclusive === 1 ? ` (no change beyond ${sign(bound.sign)}${percent4})` : ` (none changed beyond ${sign("\xB1")}${percent4})`;
     parts.push(`${summary.inconclusive} undecided${ruledOut}`);
   }
   if (summary.new > 0) parts.push(`${summary.new} new`);
@@ -11655,8 +7181,8 @@ function warningKind(message) {
 }
 function hygieneWarnings(m, base, head) {
   const warnings = [];
-  const sides = [["base", base], ["head", head]];
-  for (const [side2, values] of sides) {
+  const sides2 = [["base", base], ["head", head]];
+  for (const [side2, values] of sides2) {
     if (values.length < RECOMMENDED_SAMPLES) {
       warnings.push(`too few samples: ${values.length} on ${side2}; ${RECOMMENDED_SAMPLES}+ per side recommended`);
     }
@@ -11697,9 +7223,9 @@ function isConstantPair(base, head) {
   const v = base[0];
   return base.every((x) => x === v) && head.every((x) => x === v);
 }
-function minimum(...sides) {
+function minimum(...sides2) {
   let smallest = Infinity;
-  for (const side2 of sides) for (const v of side2) if (v < smallest) smallest = v;
+  for (const side2 of sides2) for (const v of side2) if (v < smallest) smallest = v;
   return smallest;
 }
 function isConstant(values) {
@@ -11709,17 +7235,17 @@ var MACHINE_HINTS = ["host_name", "num_cpus", "mhz_per_cpu", "cpu", "goos", "goa
 var PER_INPUT_KINDS = /* @__PURE__ */ new Set(["summary-only", "note", "exit-code"]);
 function suiteWarnings(base, head) {
   const bySide = /* @__PURE__ */ new Map();
-  const add2 = (side2, message) => {
-    const sides2 = bySide.get(message) ?? /* @__PURE__ */ new Set();
-    sides2.add(side2);
-    bySide.set(message, sides2);
+  const add3 = (side2, message) => {
+    const sides3 = bySide.get(message) ?? /* @__PURE__ */ new Set();
+    sides3.add(side2);
+    bySide.set(message, sides3);
   };
-  const sides = [["base", base], ["head", head]];
-  for (const [side2, facts] of sides) {
+  const sides2 = [["base", base], ["head", head]];
+  for (const [side2, facts] of sides2) {
     const debug = debugBuild(facts);
-    if (debug !== void 0) add2(side2, debug);
-    if (facts.hints.cpu_scaling_enabled === true) add2(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
-    for (const message of readerWarnings(facts.warnings)) add2(side2, message);
+    if (debug !== void 0) add3(side2, debug);
+    if (facts.hints.cpu_scaling_enabled === true) add3(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
+    for (const message of readerWarnings(facts.warnings)) add3(side2, message);
   }
   const warnings = [...bySide].map(([message, where]) => `${[...where].join(" and ")}: ${message}`);
   warnings.push(...fingerprintDifferences(base, head).map((d) => `base and head ran on different machines: ${d}`));
@@ -11796,6 +7322,14 @@ function familyOf(primary, benchmark, metric) {
   return primary.get(benchmark) === metric ? "primary" : "secondary";
 }
 
+// src/model/work-metrics.ts
+var INSTRUCTIONS_METRIC = "instructions";
+var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
+var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+function isWorkMetric(metric) {
+  return WORK_METRICS.includes(metric);
+}
+
 // src/compare/work-verdict.ts
 var WORK_AGREEMENT = 0.25;
 var MIN_AGREEING_REPEATS = 3;
@@ -11818,11 +7352,11 @@ function judgeWork(base, head, threshold) {
   if (change > 0 && (ratio > 1 + threshold || ratio < 1 - threshold)) {
     const disagreeing = [["base", b], ["head", h]].filter(([, s]) => !agrees(s, change));
     if (disagreeing.length === 0) return { ...judged, verdict: ratio > 1 ? "regressed" : "improved" };
-    return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(", ")} against a change of ${signed(ratio - 1)}` };
+    return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${disagreeing.map(([name, s]) => spreadWords(name, s)).join(", ")} against a change of ${signed2(ratio - 1)}` };
   }
   const wide = [["base", b], ["head", h]].filter(([, s]) => s.max > s.min);
-  if (wide.length === 0) return { ...judged, verdict: "inconclusive", reason: `a change of ${signed(ratio - 1)} is right at the \xB1${percent(threshold)} threshold` };
-  return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}: too far apart to call ${signed(ratio - 1)} unchanged at \xB1${percent(threshold)}` };
+  if (wide.length === 0) return { ...judged, verdict: "inconclusive", reason: `a change of ${signed2(ratio - 1)} is right at the \xB1${percent2(threshold)} threshold` };
+  return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}: too far apart to call ${signed2(ratio - 1)} unchanged at \xB1${percent2(threshold)}` };
 }
 function repeatRange(values) {
   const sorted = [...values].sort((x, y) => x - y);
@@ -11842,12 +7376,12 @@ function spreadWords(name, s) {
 function spreadPercent(fraction) {
   return `${Number((fraction * 100).toPrecision(2))}%`;
 }
-function percent(fraction) {
+function percent2(fraction) {
   const p = fraction * 100;
   return `${p === 0 ? "0" : Math.abs(p) >= 1 ? p.toFixed(2) : Number(p.toPrecision(2)).toString()}%`;
 }
-function signed(fraction) {
-  return `${fraction >= 0 ? "+" : "-"}${percent(Math.abs(fraction))}`;
+function signed2(fraction) {
+  return `${fraction >= 0 ? "+" : "-"}${percent2(Math.abs(fraction))}`;
 }
 
 // src/report/report-layout.ts
@@ -11873,8 +7407,8 @@ function layoutReport(report) {
     for (const c of list) {
       if (c === primary) continue;
       if (isConstant2(c) && c.base) {
-        const shown = formatQuantity(c.base.median, c.unit);
-        const value = shown.endsWith(` ${c.metric}`) ? shown.slice(0, -c.metric.length - 1) : shown;
+        const shown2 = formatQuantity(c.base.median, c.unit);
+        const value = shown2.endsWith(` ${c.metric}`) ? shown2.slice(0, -c.metric.length - 1) : shown2;
         const group = constants.get(c.metric) ?? { metric: c.metric, values: [] };
         constants.set(c.metric, group);
         const same = group.values.find((v) => v.value === value);
@@ -11913,18 +7447,18 @@ function isWork(c) {
   return c.family === "work" || c.family === void 0 && WORK_METRICS.includes(c.metric);
 }
 var isDecided = (c) => c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged";
-var moved2 = (c) => c.verdict === "regressed" || c.verdict === "improved";
+var moved = (c) => c.verdict === "regressed" || c.verdict === "improved";
 function disagreementOf(work, time) {
-  if (moved2(time) && work.verdict === "unchanged") return "time-without-work";
-  if (moved2(work) && (time.verdict === "unchanged" || time.verdict === "inconclusive")) return "work-without-time";
-  if (moved2(work) && moved2(time) && work.verdict !== time.verdict) return "opposite";
+  if (moved(time) && work.verdict === "unchanged") return "time-without-work";
+  if (moved(work) && (time.verdict === "unchanged" || time.verdict === "inconclusive")) return "work-without-time";
+  if (moved(work) && moved(time) && work.verdict !== time.verdict) return "opposite";
   return void 0;
 }
 function disagreementNote(row2, name) {
   const { comparison: work, time, disagreement } = row2;
   if (time === void 0 || disagreement === void 0) return void 0;
   const said = (c) => {
-    if (moved2(c) && c.ratio !== null) return `${name(c.metric)} ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}`;
+    if (moved(c) && c.ratio !== null) return `${name(c.metric)} ${ratioParts(c.ratio, null, changeWords(c.unit, c.better)).estimate}`;
     const bound = c.verdict === "inconclusive" ? boundOf(c) : null;
     return `${name(c.metric)} ${c.verdict === "inconclusive" ? "undecided" : c.verdict}${bound === null ? "" : `, no change beyond ${formatBound(bound)}`}`;
   };
@@ -11953,15 +7487,15 @@ function groupWarnings(comparisons) {
       }
       const benchmarks = byKind.get(kind.kind) ?? /* @__PURE__ */ new Map();
       byKind.set(kind.kind, benchmarks);
-      const sides = benchmarks.get(c.benchmark) ?? /* @__PURE__ */ new Set();
-      benchmarks.set(c.benchmark, sides);
-      for (const side2 of ["base", "head"]) if (new RegExp(`\\b${side2}\\b`).test(w)) sides.add(side2);
+      const sides2 = benchmarks.get(c.benchmark) ?? /* @__PURE__ */ new Set();
+      benchmarks.set(c.benchmark, sides2);
+      for (const side2 of ["base", "head"]) if (new RegExp(`\\b${side2}\\b`).test(w)) sides2.add(side2);
     }
   }
   const groups = WARNING_KINDS.filter((k) => byKind.has(k.kind)).map((k) => ({
     kind: k.prefix,
     summary: k.summary,
-    items: [...byKind.get(k.kind)].sort(([a], [b]) => a.localeCompare(b)).map(([benchmark, sides]) => ({ benchmark, sides: ["base", "head"].filter((s) => sides.has(s)).join(" and ") }))
+    items: [...byKind.get(k.kind)].sort(([a], [b]) => a.localeCompare(b)).map(([benchmark, sides2]) => ({ benchmark, sides: ["base", "head"].filter((s) => sides2.has(s)).join(" and ") }))
   }));
   return { groups, others: [...others.values()] };
 }
@@ -12005,20 +7539,20 @@ function actionHeadline(rows, thresholds, name, beforeMerging = true) {
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const listed = (verdict, withChange) => {
     const found = rows.filter((r) => r.verdict === verdict);
-    const shown = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
+    const shown2 = found.slice(0, MAX_HEADLINE_NAMES).map(({ comparison, lead, disagreement }) => {
       const metric = lead === comparison && !isWork(lead) ? "" : ` ${name(lead.metric)}`;
       const change = withChange && lead.ratio !== null ? ` ${ratioParts(lead.ratio, null, changeWords(lead.unit, lead.better)).estimate}` : "";
       const kind = disagreement === "time-without-work" && lead !== comparison && !isWork(lead) ? ` without ${lead.verdict === "regressed" ? "more" : "less"} work` : "";
       return `${name(lead.benchmark)}${metric}${change}${kind}`;
     });
-    const more = found.length - shown.length;
-    return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+    const more = found.length - shown2.length;
+    return `${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
   };
   const parts = [];
   if (counts.error > 0) parts.push(`${plural(counts.error, "error", "errors")}: ${listed("error", false)}. Fix ${counts.error === 1 ? "it" : "them"} and rerun`);
   if (counts.regressed > 0) parts.push(`${plural(counts.regressed, "regression", "regressions")}: ${listed("regressed", true)}. Look at ${counts.regressed === 1 ? "it" : "them"}${beforeMerging ? " before merging" : ""}`);
   if (parts.length > 0) return `${parts.join("; ")}.`;
-  const limit = `\xB1${percent2(threshold)}`;
+  const limit = `\xB1${percent3(threshold)}`;
   if (counts.inconclusive > 0) {
     const disagreeing = rows.filter((r) => r.verdict === "inconclusive" && isWork(r.lead)).length;
     if (disagreeing === 0) return `${counts.inconclusive} undecided, no regression found: this machine is too noisy to tell ${limit}. Rerun with more rounds or raise the threshold.`;
@@ -12029,7 +7563,7 @@ function actionHeadline(rows, thresholds, name, beforeMerging = true) {
   if (rows.length === 0) return "No comparisons.";
   if (counts.improved > 0) return `${plural(counts.improved, "improvement", "improvements")} (${listed("improved", true)}), no regression: nothing to do.`;
   const workUndecided = rows.filter((r) => isWork(r.comparison) && r.comparison.verdict === "inconclusive").length;
-  const workLimit = workThreshold !== void 0 && workUndecided === 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work \xB1${percent2(workThreshold)})` : "";
+  const workLimit = workThreshold !== void 0 && workUndecided === 0 && rows.some((r) => isWork(r.comparison)) ? ` (counted work \xB1${percent3(workThreshold)})` : "";
   const caveat = workUndecided > 0 ? ` (counted work undecided in ${plural(workUndecided, "benchmark", "benchmarks")}: ${workUndecided === 1 ? "its" : "their"} repeats disagree)` : "";
   return `No change beyond ${limit}${workLimit}: nothing to do${caveat}.`;
 }
@@ -12057,63 +7591,34 @@ var TEST_NAMES = {
   yuen: "Yuen's 20%-trimmed t on log values",
   "mann-whitney": "Mann-Whitney U with Hodges-Lehmann intervals"
 };
-var percent2 = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
-var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent2(ratio - 1).replace(/^(?!-)/, "+");
+var percent3 = (fraction) => `${Number((fraction * 100).toPrecision(3))}%`;
+var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(ratio) ? formatChange(ratio) : percent3(ratio - 1).replace(/^(?!-)/, "+");
 function workThresholdOf(report) {
   return report.workThreshold ?? report.comparisons.find((c) => isWork(c) && c.threshold !== void 0)?.threshold;
 }
 function workNote(workThreshold) {
-  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent2(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent2(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
+  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent3(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent3(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
 }
 function methodNote(report) {
   const workThreshold = workThresholdOf(report);
   if (workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
-  const parts = [`Threshold ${percent2(report.threshold)}.`];
+  const parts = [`Threshold ${percent3(report.threshold)}.`];
   if (Math.abs(overall - look) > 1e-12) {
-    parts.push(`Verdicts at the ${percent2(1 - overall)} confidence asked for (alpha ${Number(overall.toPrecision(2))}): sampling looked at the data several times, so this look was tested at alpha ${Number(look.toPrecision(2))} (${percent2(1 - look)} intervals), which keeps the error of all looks together at ${percent2(overall)}.`);
+    parts.push(`Verdicts at the ${percent3(1 - overall)} confidence asked for (alpha ${Number(overall.toPrecision(2))}): sampling looked at the data several times, so this look was tested at alpha ${Number(look.toPrecision(2))} (${percent3(1 - look)} intervals), which keeps the error of all looks together at ${percent3(overall)}.`);
   } else {
-    parts.push(`Verdicts at ${percent2(1 - overall)} confidence (alpha ${Number(overall.toPrecision(2))}, ${percent2(1 - look)} intervals).`);
+    parts.push(`Verdicts at ${percent3(1 - overall)} confidence (alpha ${Number(overall.toPrecision(2))}, ${percent3(1 - look)} intervals).`);
   }
   const families = report.families;
   const tested = families ? families.primary : report.comparisons.filter((c) => c.q !== null).length;
   const secondary = families && families.secondary > 0 ? `, and separately among ${families.secondary} other metrics` : "";
-  parts.push(`False discovery rate at most ${percent2(overall)} among ${tested} tested ${families ? "benchmarks" : "comparisons"}${secondary}.`);
+  parts.push(`False discovery rate at most ${percent3(overall)} among ${tested} tested ${families ? "benchmarks" : "comparisons"}${secondary}.`);
   const test = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
-  parts.push(`${test}; unchanged when the ${percent2(1 - 2 * look)} interval lies inside \xB1${percent2(report.threshold)} (two one-sided tests).`);
+  parts.push(`${test}; unchanged when the ${percent3(1 - 2 * look)} interval lies inside \xB1${percent3(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
   if (workThreshold !== void 0) parts.push(workNote(workThreshold));
   return parts.join(" ");
-}
-
-// src/report/inert-markdown.ts
-var ZERO_WIDTH_SPACE = "\u200B";
-var CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-function flatten(text) {
-  return String(text).toWellFormed().replace(CONTROLS, " ").replace(BIDI, "");
-}
-var INVISIBLE = new RegExp("\\p{Default_Ignorable_Code_Point}", "gu");
-var BACKSLASHES_BEFORE_ESCAPE = new RegExp("(\\\\+)(?=u[0-9a-fA-F]{4}|u\\{|\\p{Default_Ignorable_Code_Point})", "gu");
-function showInvisible(text) {
-  return text.replace(BACKSLASHES_BEFORE_ESCAPE, "$1$1").replace(INVISIBLE, (ch) => {
-    const code = ch.codePointAt(0);
-    return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}
-var ACTIVE = /[\\`*~[\]<>&|!$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
-var NAMED = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
-var entity = (ch) => NAMED[ch] ?? `&#${ch.codePointAt(0)};`;
-function breakAutolinks(text) {
-  return text.replace(/([@#])(?!\u200b)/g, `$1${ZERO_WIDTH_SPACE}`).replace(/(GH-)(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}`).replace(/:(?=\/\/)/g, `:${ZERO_WIDTH_SPACE}`).replace(/(www)(?=\.)/gi, `$1${ZERO_WIDTH_SPACE}`);
-}
-function inertText(text) {
-  const flat = breakAutolinks(flatten(showInvisible(String(text))));
-  return flat.replace(ACTIVE, entity).replace(/^[-+= ]/, entity).replace(/ $/, entity).replace(/^(\d{1,9})([.)])(?= |$)/, (_, digits, mark) => `${digits}${entity(mark)}`);
-}
-function inertCode(text) {
-  return `<code>${inertText(text)}</code>`;
 }
 
 // src/model/series-id.ts
@@ -12156,7 +7661,7 @@ var VERDICT_LABEL = {
   removed: "removed",
   error: "\u274C error"
 };
-var HEADER2 = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |";
+var HEADER = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |";
 var HEADER_WITH_OTHERS = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict | Other metrics |\n| --- | --- | --- | --- | --- | --- | --- | --- |";
 var MAX_NAMES_PER_LINE = 12;
 function renderMarkdown(report, options = {}) {
@@ -12170,7 +7675,7 @@ function renderMarkdown(report, options = {}) {
     options.marker ?? REPORT_MARKER,
     `### ${inertText(options.title ?? "benchbot")}: ${actionHeadline(layout.rows, report, inertCode, !options.merged)}`,
     "",
-    `${benchmarks}: ${headline(counts, undecidedBound)}.`,
+    `${benchmarks}: ${headline2(counts, undecidedBound)}.`,
     ""
   ].join("\n");
   const environment = [options.environment ? `Environment: ${inertText(options.environment)}.` : "", options.footer ?? ""].filter((x) => x !== "").join(" ");
@@ -12224,18 +7729,18 @@ function dashboardLines(rows, dashboard) {
 }
 function tableWithin(rows, budget) {
   const withOthers = rows.some((r) => r.others.length > 0);
-  const header = withOthers ? HEADER_WITH_OTHERS : HEADER2;
+  const header = withOthers ? HEADER_WITH_OTHERS : HEADER;
   const lines = [header];
   let size = header.length;
-  let shown = 0;
+  let shown2 = 0;
   for (const r of rows) {
     const line = row(r, withOthers);
     if (size + line.length + 1 > budget) break;
     lines.push(line);
     size += line.length + 1;
-    shown += 1;
+    shown2 += 1;
   }
-  return { text: shown === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown };
+  return { text: shown2 === 0 && rows.length > 0 ? "" : lines.join("\n"), dropped: rows.length - shown2 };
 }
 function row(r, withOthers) {
   const { comparison: c, others } = r;
@@ -12269,8 +7774,8 @@ function countsOf(rows) {
   return [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(", ");
 }
 function names(items, show) {
-  const shown = items.slice(0, MAX_NAMES_PER_LINE).map(show).join(", ");
-  return items.length > MAX_NAMES_PER_LINE ? `${shown} and ${items.length - MAX_NAMES_PER_LINE} more` : shown;
+  const shown2 = items.slice(0, MAX_NAMES_PER_LINE).map(show).join(", ");
+  return items.length > MAX_NAMES_PER_LINE ? `${shown2} and ${items.length - MAX_NAMES_PER_LINE} more` : shown2;
 }
 function constantLines(layout) {
   if (layout.constants.length === 0) return [];
@@ -12284,9 +7789,9 @@ function warningLines(suite, layout, max2) {
     ...layout.otherWarnings.map((o) => `- ${inertCode(o.benchmark)} (${o.metrics.map((m) => inertText(m)).join(", ")}): ${inertText(o.message)}`)
   ];
   if (lines.length === 0) return [];
-  const shown = lines.slice(0, max2);
-  if (lines.length > max2) shown.push(`- \u2026 and ${lines.length - max2} more (see the JSON report)`);
-  return ["", "**Warnings**", "", ...shown];
+  const shown2 = lines.slice(0, max2);
+  if (lines.length > max2) shown2.push(`- \u2026 and ${lines.length - max2} more (see the JSON report)`);
+  return ["", "**Warnings**", "", ...shown2];
 }
 
 // node_modules/re2js/build/index.js
@@ -14242,28 +9747,28 @@ var Machine = class Machine2 {
         const pc = runq.densePcs[j];
         const i = this.prog.inst[pc];
         const capOffset = j * this.ncap;
-        let add2 = false;
+        let add3 = false;
         switch (i.op) {
           case Inst.MATCH:
             if (anchor === RE2Flags.ANCHOR_BOTH && currentPos !== input.endPos()) break;
             matches.add(i.arg);
             break;
           case Inst.RUNE:
-            add2 = i.matchRune(rune);
+            add3 = i.matchRune(rune);
             break;
           case Inst.RUNE1:
-            add2 = rune === i.runes[0];
+            add3 = rune === i.runes[0];
             break;
           case Inst.RUNE_ANY:
-            add2 = true;
+            add3 = true;
             break;
           case Inst.RUNE_ANY_NOT_NL:
-            add2 = rune !== 10;
+            add3 = rune !== 10;
             break;
           default:
             continue;
         }
-        if (add2) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag2);
+        if (add3) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag2);
       }
       runq.clear();
       if (width === 0) break;
@@ -14289,7 +9794,7 @@ var Machine = class Machine2 {
       const capOffset = j * this.ncap;
       if (longest && this.matched && this.ncap > 0 && this.matchcap[0] < runq.denseCaps[capOffset]) continue;
       const i = this.prog.inst[pc];
-      let add2 = false;
+      let add3 = false;
       switch (i.op) {
         case Inst.MATCH:
           if (anchor === RE2Flags.ANCHOR_BOTH && !atEnd) break;
@@ -14301,21 +9806,21 @@ var Machine = class Machine2 {
           this.matched = true;
           break;
         case Inst.RUNE:
-          add2 = i.matchRune(c);
+          add3 = i.matchRune(c);
           break;
         case Inst.RUNE1:
-          add2 = c === i.runes[0];
+          add3 = c === i.runes[0];
           break;
         case Inst.RUNE_ANY:
-          add2 = true;
+          add3 = true;
           break;
         case Inst.RUNE_ANY_NOT_NL:
-          add2 = c !== 10;
+          add3 = c !== 10;
           break;
         default:
           continue;
       }
-      if (add2) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
+      if (add3) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
     }
     runq.clear();
   }
@@ -19206,13 +14711,13 @@ var PairwiseDifferences = class {
     while (hi - lo > 1n) {
       if (finite && hiCount - loCount <= budget) return this.select(keyValue(lo), keyValue(hi), wanted - loCount - 1, hiCount - loCount);
       const mid = lo + hi >> 1n;
-      const count = this.countAtMost(keyValue(mid));
-      if (count >= wanted) {
+      const count2 = this.countAtMost(keyValue(mid));
+      if (count2 >= wanted) {
         hi = mid;
-        hiCount = count;
+        hiCount = count2;
       } else {
         lo = mid;
-        loCount = count;
+        loCount = count2;
       }
     }
     return keyValue(hi);
@@ -19238,14 +14743,14 @@ var PairwiseDifferences = class {
   countAtMost(t) {
     const { xs, ys } = this;
     const n1 = xs.length;
-    let count = 0;
+    let count2 = 0;
     let i = 0;
     for (let j = 0; j < ys.length; j++) {
       const yj = ys[j];
       while (i < n1 && yj - xs[i] > t) i++;
-      count += n1 - i;
+      count2 += n1 - i;
     }
-    return count;
+    return count2;
   }
 };
 var MATERIALIZED_DIFFERENCES = 16384;
@@ -19628,7 +15133,7 @@ function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
   });
   return {
     comparisons,
-    summary: summarize2(comparisons),
+    summary: summarize(comparisons),
     warnings: suiteWarnings(base, head),
     threshold: options.threshold,
     ...comparisons.some((c) => c.family === "work") ? { workThreshold } : {},
@@ -19764,13 +15269,4858 @@ function beyond(c, threshold) {
   if (cost < 1 - threshold) return "improved";
   return "inconclusive";
 }
-function summarize2(comparisons) {
+function summarize(comparisons) {
   const summary = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
   for (const c of comparisons) summary[c.verdict] += 1;
   const timeRatios = comparisons.filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split("/")[0]) !== void 0).map((c) => c.ratio);
   summary.geomeanRatio = geometricMean(timeRatios);
   return summary;
 }
+
+// src/model/closest-name.ts
+function closestName(typed, candidates) {
+  const wanted = typed.toLowerCase();
+  const limit = Math.max(1, Math.min(3, Math.floor(wanted.length / 3)));
+  let best;
+  let bestDistance = limit + 1;
+  for (const candidate of candidates) {
+    const distance = editDistance(wanted, candidate.toLowerCase(), limit);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+function editDistance(a, b, limit) {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], before[j - 2] + 1);
+    }
+    if (Math.min(...current) > limit) return limit + 1;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length];
+}
+function didYouMean(typed, candidates) {
+  const near = closestName(typed, candidates);
+  return near === void 0 ? "" : ` (did you mean ${near}?)`;
+}
+
+// src/formats/check-measurement-text.ts
+var UNIT_CHARACTERS = "letters, digits, spaces and / % _ . - ( ) * \xB5";
+var MAX_UNIT_LENGTH = 32;
+var UNIT = /^[A-Za-z0-9µμ%/_.()*-](?:[A-Za-z0-9µμ%/_.()* -]*[A-Za-z0-9µμ%/_.()*-])?$/;
+var METRIC_CHARACTERS = "letters, digits, spaces and / % _ . - ( ) * : + \xB5";
+var MAX_METRIC_LENGTH = 64;
+var METRIC = /^[A-Za-z0-9µμ%/_.()*:+-](?:[A-Za-z0-9µμ%/_.()*:+ -]*[A-Za-z0-9µμ%/_.()*:+-])?$/;
+function unitProblem(unit) {
+  if (typeof unit !== "string" || unit.length === 0) return "is empty (use `count` for a plain number)";
+  if (!UNIT.test(unit)) return `may only use ${UNIT_CHARACTERS}, and not start or end with a space`;
+  if (unit.length > MAX_UNIT_LENGTH) return `is ${unit.length} characters long; the limit is ${MAX_UNIT_LENGTH}`;
+  return void 0;
+}
+function metricProblem(metric) {
+  if (typeof metric !== "string" || metric.length === 0) return "is empty";
+  if (!METRIC.test(metric)) return `may only use ${METRIC_CHARACTERS}, and not start or end with a space`;
+  if (metric.length > MAX_METRIC_LENGTH) return `is ${metric.length} characters long; the limit is ${MAX_METRIC_LENGTH}`;
+  return void 0;
+}
+function quote(text, max2) {
+  return JSON.stringify(text.length > max2 ? `${text.slice(0, max2)}\u2026` : text);
+}
+function checkMeasurementText(path, result) {
+  for (const m of result.measurements) {
+    const metric = metricProblem(m.metric);
+    if (metric !== void 0) {
+      throw new FormatError(path, void 0, `benchmark ${quote(m.benchmark, 80)}: metric ${quote(String(m.metric), 40)} ${metric}; rename the counter or metric in the benchmark`);
+    }
+    const unit = unitProblem(m.unit);
+    if (unit !== void 0) {
+      throw new FormatError(path, void 0, `benchmark ${quote(m.benchmark, 80)}, metric ${quote(m.metric, 40)}: unit ${quote(String(m.unit), 40)} ${unit}; fix the unit the harness reports`);
+    }
+  }
+}
+
+// src/formats/json-error-offset.ts
+function jsonErrorOffset(text) {
+  let i = 0;
+  const fail = (at) => {
+    throw at;
+  };
+  const ws = () => {
+    while (i < text.length && (text[i] === " " || text[i] === "	" || text[i] === "\n" || text[i] === "\r")) i++;
+  };
+  const literal = (word) => {
+    for (let k = 0; k < word.length; k++) if (text[i + k] !== word[k]) fail(i + k);
+    i += word.length;
+  };
+  const string = () => {
+    i++;
+    while (i < text.length) {
+      const ch = text.charCodeAt(i);
+      if (ch === 34) return void i++;
+      if (ch < 32) fail(i);
+      if (ch === 92) {
+        const next = text[i + 1];
+        if (next === "u") {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail(i);
+          i += 6;
+        } else if (next !== void 0 && '"\\/bfnrt'.includes(next)) i += 2;
+        else fail(i);
+      } else i++;
+    }
+    fail(i);
+  };
+  const number = () => {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    if (!match || match[0] === "" || match[0] === "-") fail(i);
+    i += match[0].length;
+  };
+  const value = (depth) => {
+    if (depth > 512) fail(i);
+    ws();
+    const ch = text[i];
+    if (ch === "{") {
+      i++;
+      ws();
+      if (text[i] === "}") return void i++;
+      for (; ; ) {
+        ws();
+        if (text[i] !== '"') fail(i);
+        string();
+        ws();
+        if (text[i] !== ":") fail(i);
+        i++;
+        value(depth + 1);
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "}") return void i++;
+        else fail(i);
+      }
+    } else if (ch === "[") {
+      i++;
+      ws();
+      if (text[i] === "]") return void i++;
+      for (; ; ) {
+        value(depth + 1);
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "]") return void i++;
+        else fail(i);
+      }
+    } else if (ch === '"') string();
+    else if (ch === "t") literal("true");
+    else if (ch === "f") literal("false");
+    else if (ch === "n") literal("null");
+    else number();
+  };
+  try {
+    value(0);
+    ws();
+    return i < text.length ? i : -1;
+  } catch (at) {
+    return Math.min(at, text.length);
+  }
+}
+
+// src/formats/input-limits.ts
+var MiB = 1024 * 1024;
+var MAX_INPUT_BYTES = 256 * MiB;
+var MAX_DIRECTORY_BYTES = 256 * MiB;
+var MAX_INPUT_VALUES = 1e7;
+var MAX_INPUT_SERIES = 1e6;
+function formatCount(n) {
+  return n.toLocaleString("en-US");
+}
+var ReadBudget = class {
+  path;
+  maxValues;
+  maxSeries;
+  valueCount = 0;
+  seriesCount = 0;
+  constructor(path, limits = {}) {
+    this.path = path;
+    this.maxValues = limits.maxValues ?? MAX_INPUT_VALUES;
+    this.maxSeries = limits.maxSeries ?? MAX_INPUT_SERIES;
+  }
+  value(line, count2 = 1) {
+    this.valueCount += count2;
+    if (this.valueCount > this.maxValues) {
+      throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxValues)} measured values; benchbot reads at most that many from one input: split the output or run fewer repetitions per round`);
+    }
+  }
+  series(line) {
+    this.seriesCount += 1;
+    if (this.seriesCount > this.maxSeries) {
+      throw new FormatError(this.path, line, `holds more than ${formatCount(this.maxSeries)} benchmarks, series and warnings; benchbot reads at most that many from one input: split the suite`);
+    }
+  }
+};
+function checkJsonElementCount(path, text, line) {
+  let count2 = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let end = text.indexOf('"', i + 1);
+      while (end > 0) {
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end < 0) return;
+      i = end;
+    } else if (c === 44 || c === 91 || c === 123) {
+      count2 += 1;
+      if (count2 > MAX_INPUT_VALUES) {
+        throw new FormatError(path, line, `holds more than ${formatCount(MAX_INPUT_VALUES)} JSON values; benchbot reads at most that many from one input: split the output or run fewer repetitions`);
+      }
+    }
+  }
+}
+
+// src/formats/json-document.ts
+function lineAt(text, offset) {
+  let line = 1;
+  let i = text.indexOf("\n");
+  while (i >= 0 && i < offset) {
+    line += 1;
+    i = text.indexOf("\n", i + 1);
+  }
+  return line;
+}
+function checkText(file) {
+  if (file.text.length > MAX_INPUT_BYTES) {
+    throw new FormatError(file.path, void 0, `input is ${file.text.length} characters; benchbot reads inputs of at most ${MAX_INPUT_BYTES} bytes`);
+  }
+  const nul = file.text.indexOf("\0");
+  if (nul >= 0) {
+    throw new FormatError(file.path, lineAt(file.text, nul), "input contains NUL bytes; is this a binary file?");
+  }
+}
+function parseJsonDocument(file) {
+  checkJsonText(file);
+  checkJsonElements(file.path, file.text);
+  return parseCheckedJson(file);
+}
+function checkJsonText(file) {
+  checkText(file);
+  if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+}
+function checkJsonElements(path, text) {
+  if (text.length <= MAX_INPUT_VALUES) return;
+  let bound = 0;
+  for (const c of ",[{") {
+    for (let i = text.indexOf(c); i >= 0; i = text.indexOf(c, i + 1)) bound += 1;
+    if (bound > MAX_INPUT_VALUES) break;
+  }
+  if (bound > MAX_INPUT_VALUES) checkJsonElementCount(path, text);
+}
+function parseCheckedJson(file) {
+  try {
+    return JSON.parse(file.text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const offset = jsonErrorOffset(file.text);
+    const line = lineAt(file.text, offset < 0 ? file.text.length : offset);
+    const reason = offset >= file.text.length ? "the file ends early (truncated?)" : message.replace(/\s*\(line \d+ column \d+\)/, "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 200);
+    throw new FormatError(file.path, line, `invalid JSON: ${reason}`);
+  }
+}
+var JsonReader = class {
+  file;
+  constructor(file) {
+    this.file = file;
+  }
+  fail(path, message) {
+    throw new FormatError(this.file, void 0, `${path}: ${message}`);
+  }
+  object(value, path) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) this.fail(path, `expected an object, got ${describe(value)}`);
+    return value;
+  }
+  array(value, path) {
+    if (!Array.isArray(value)) this.fail(path, `expected an array, got ${describe(value)}`);
+    return value;
+  }
+  string(value, path) {
+    if (typeof value !== "string") this.fail(path, `expected a string, got ${describe(value)}`);
+    return value;
+  }
+  /** number accepts finite numbers only: NaN and Infinity are refused. */
+  number(value, path) {
+    if (typeof value !== "number" || !Number.isFinite(value)) this.fail(path, `expected a finite number, got ${describe(value)}`);
+    return value;
+  }
+  numbers(value, path) {
+    return this.array(value, path).map((v, i) => this.number(v, `${path}[${i}]`));
+  }
+  optionalString(value, path) {
+    return value === void 0 || value === null ? void 0 : this.string(value, path);
+  }
+  optionalNumber(value, path) {
+    return value === void 0 || value === null ? void 0 : this.number(value, path);
+  }
+};
+function describe(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + "\u2026" : value)}`;
+  return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
+}
+
+// src/formats/google-benchmark.ts
+var DESCRIPTIVE_FIELDS = /* @__PURE__ */ new Set([
+  "name",
+  "run_name",
+  "run_type",
+  "repetitions",
+  "repetition_index",
+  "threads",
+  "family_index",
+  "per_family_instance_index",
+  "aggregate_name",
+  "aggregate_unit",
+  "error_occurred",
+  "error_message",
+  "skipped",
+  "skip_message",
+  // The iteration count is chosen by the harness to fill min_time; comparing
+  // it between runs says nothing about speed.
+  "iterations",
+  "time_unit",
+  "label",
+  // Complexity rows (aggregate_name BigO / RMS) carry these instead of times.
+  "cpu_coefficient",
+  "real_coefficient",
+  "big_o",
+  "rms"
+]);
+var KNOWN_UNITS = /* @__PURE__ */ new Map([
+  ["bytes_per_second", "bytes/s"],
+  ["items_per_second", "items/s"],
+  // MemoryManager results (benchmark::RegisterMemoryManager).
+  ["allocs_per_iter", "count"],
+  ["max_bytes_used", "B"],
+  ["total_allocated_bytes", "B"],
+  ["net_heap_growth", "B"]
+]);
+var AGGREGATE_SUFFIX = /_(mean|median|stddev|cv|BigO|RMS)$/;
+var RATE_COUNTER = /(per_?sec(ond)?|_per_s|\/s)$/i;
+var BARE_TOKENS = ["NaN", "Infinity", "nan", "inf"];
+var NON_FINITE_STRINGS = /* @__PURE__ */ new Set(["NaN", "-NaN", "Infinity", "-Infinity", "nan", "-nan", "inf", "-inf"]);
+var NON_FINITE_VALUES = new Map([...NON_FINITE_STRINGS].map((s) => [s, s.endsWith("inf") || s.endsWith("Infinity") ? s.startsWith("-") ? -Infinity : Infinity : Number.NaN]));
+var NON_NEGATIVE_FIELDS = /* @__PURE__ */ new Set(["real_time", "cpu_time", "bytes_per_second", "items_per_second", "allocs_per_iter", "max_bytes_used", "total_allocated_bytes"]);
+var COUNTER_RULE = { skip: false, time: false, unit: "count", nonNegative: false };
+var FIELD_RULES = /* @__PURE__ */ new Map();
+var ruleFields = [];
+var ruleCache = [];
+for (const field of DESCRIPTIVE_FIELDS) FIELD_RULES.set(field, { skip: true, time: false, unit: "", nonNegative: false });
+for (const field of ["real_time", "cpu_time", ...KNOWN_UNITS.keys(), ...NON_NEGATIVE_FIELDS]) {
+  if (FIELD_RULES.has(field)) continue;
+  const time = field === "real_time" || field === "cpu_time";
+  FIELD_RULES.set(field, { skip: false, time, unit: time ? "" : KNOWN_UNITS.get(field) ?? "count", nonNegative: NON_NEGATIVE_FIELDS.has(field) });
+}
+var CONTEXT_STRINGS = ["library_build_type", "host_name", "date", "executable"];
+var CONTEXT_NUMBERS = ["num_cpus", "mhz_per_cpu"];
+var googleBenchmarkReader = {
+  format: "google-benchmark",
+  description: "Google Benchmark JSON (--benchmark_out_format=json)",
+  sniff,
+  read
+};
+function sniff(head) {
+  try {
+    if (!/^\uFEFF?\s*\{/.test(head)) return false;
+    if (/"(library_build_type|mhz_per_cpu|cpu_scaling_enabled)"\s*:/.test(head)) return true;
+    if (/^\uFEFF?\s*\{\s*"benchmarks"\s*:\s*\[\s*\]\s*\}\s*$/.test(head)) return true;
+    return /"benchmarks"\s*:\s*\[/.test(head) && /"(real_time|cpu_time|run_type|time_unit)"\s*:/.test(head);
+  } catch {
+    return false;
+  }
+}
+function read(file) {
+  const { document, sanitized } = parse(file);
+  const path = file.path;
+  if (document === null || typeof document !== "object" || Array.isArray(document)) {
+    throw new FormatError(path, void 0, `expected a JSON object with "context" and "benchmarks", got ${describe(document)}`);
+  }
+  const top = document;
+  const hints = readHints(path, top.context);
+  const rows = top.benchmarks;
+  if (!Array.isArray(rows)) throw new FormatError(path, void 0, `benchmarks: expected an array, got ${describe(rows)}`);
+  const groups = /* @__PURE__ */ new Map();
+  const budget = new ReadBudget(path);
+  let lastKey;
+  let lastGroup;
+  for (let i = 0; i < rows.length; i++) {
+    const value = rows[i];
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new FormatError(path, void 0, `benchmarks[${i}]: expected an object, got ${describe(value)}`);
+    }
+    const row2 = value;
+    const name = row2.name;
+    if (typeof name !== "string") throw new FormatError(path, void 0, `benchmarks[${i}].name: expected a string, got ${describe(name)}`);
+    const runName = row2.run_name;
+    if (runName !== void 0 && typeof runName !== "string") {
+      throw new FormatError(path, void 0, `benchmarks[${i}].run_name: expected a string, got ${describe(runName)}`);
+    }
+    const aggregate = isAggregate(path, row2, name, i);
+    const key2 = runName ?? (aggregate ? stripAggregateSuffix(row2, name) : name);
+    let group = key2 === lastKey ? lastGroup : groups.get(key2);
+    if (group === void 0) {
+      budget.series();
+      group = { name: key2, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map(), slots: [] };
+      groups.set(key2, group);
+    }
+    lastKey = key2;
+    lastGroup = group;
+    if (aggregate) {
+      if (group.iterations === 0) group.aggregates.push({ kind: aggregateKind(row2, name), row: row2, index: i });
+      continue;
+    }
+    group.iterations += 1;
+    if (group.aggregates.length > 0) group.aggregates = [];
+    if (recordFailure(path, group, row2, i)) continue;
+    addRow(path, group, row2, i, sanitized, budget);
+  }
+  const measurements = [];
+  const warnings = [];
+  const unpicked = [];
+  for (const group of groups.values()) {
+    if (group.failed > 0) warnings.push(failureWarning(group));
+    if (group.iterations === 0 && !summarize2(path, group, warnings, sanitized, budget)) unpicked.push(group);
+    for (const m of group.metrics.values()) measurements.push(m);
+  }
+  if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
+  if (rows.length === 0) warnings.push({ message: `${path}: holds no benchmark (its "benchmarks" list is empty; did --benchmark_filter match nothing?)`, kind: "note" });
+  return { measurements, warnings, hints };
+}
+function readEveryAggregate(path, groups, measurements, warnings, sanitized, budget) {
+  for (const group of groups) {
+    const used = group.aggregates.filter((a) => a.kind !== "BigO" && a.kind !== "RMS");
+    if (used.length === 0) continue;
+    const kinds = new Set(used.map((a) => a.kind));
+    const series2 = /* @__PURE__ */ new Map();
+    for (const { kind, row: row2, index } of used) {
+      const name = row2.name;
+      const own = kind === "" || name.endsWith(`_${kind}`) || kinds.size === 1 ? name : `${name}_${kind}`;
+      let target = series2.get(own);
+      if (target === void 0) {
+        budget.series();
+        target = { name: own, iterations: 0, failed: 0, failureKind: void 0, failureMessage: "", aggregates: [], metrics: /* @__PURE__ */ new Map(), slots: [] };
+        series2.set(own, target);
+      }
+      addRow(path, target, row2, index, sanitized, budget, row2.aggregate_unit === "percentage" ? "%" : void 0);
+    }
+    const names2 = [...series2.keys()];
+    const warning = warnings.findLast((w) => w.benchmark === group.name && w.kind === "summary-only");
+    if (warning) {
+      warning.message = `${group.name} reported only aggregates (${[...kinds].map((k) => k || "unnamed").join(", ")}) and no median or mean, and the file holds nothing else: each aggregate is read as a benchmark of its own (${names2.join(", ")}), one value per run; run with repetitions and without --benchmark_report_aggregates_only for samples`;
+    }
+    for (const target of series2.values()) for (const m of target.metrics.values()) measurements.push(m);
+  }
+}
+function parse(source) {
+  const file = source.text.charCodeAt(0) === 65279 ? { path: source.path, text: source.text.slice(1) } : source;
+  checkJsonElements(file.path, file.text);
+  try {
+    checkJsonText(file);
+    return { document: parseCheckedJson(file), sanitized: false };
+  } catch (error) {
+    if (!(error instanceof FormatError)) throw error;
+    const quoted = quoteBareNonFinite(file.text);
+    if (quoted === file.text) throw error;
+    try {
+      return { document: JSON.parse(quoted), sanitized: true };
+    } catch {
+      const text = quoteNonFiniteOutsideStrings(file.text);
+      return { document: parseJsonDocument({ path: file.path, text }), sanitized: true };
+    }
+  }
+}
+function quoteBareNonFinite(text) {
+  const spans = [];
+  for (const token of BARE_TOKENS) {
+    for (let i = text.indexOf(token); i >= 0; i = text.indexOf(token, i + token.length)) {
+      const end = i + token.length;
+      if (isWordChar(text.charCodeAt(end))) continue;
+      let start = i;
+      if (text.charCodeAt(start - 1) === 45) start -= 1;
+      else if (isWordChar(text.charCodeAt(start - 1))) continue;
+      let j = start - 1;
+      while (j >= 0 && isSpace(text.charCodeAt(j))) j -= 1;
+      const before = text.charCodeAt(j);
+      if (before === 58 || before === 44 || before === 91) spans.push([start, end]);
+    }
+  }
+  if (spans.length === 0) return text;
+  spans.sort((x, y) => x[0] - y[0]);
+  const parts = [];
+  let at = 0;
+  for (const [start, end] of spans) {
+    parts.push(text.slice(at, start), '"', text.slice(start, end), '"');
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return parts.join("");
+}
+function quoteNonFiniteOutsideStrings(text) {
+  const parts = [];
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let end = text.indexOf('"', i + 1);
+      while (end > 0) {
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end < 0) break;
+      i = end + 1;
+      continue;
+    }
+    if (!isWordChar(c)) {
+      i += 1;
+      continue;
+    }
+    let start = i;
+    while (i < text.length && isWordChar(text.charCodeAt(i))) i += 1;
+    if (BARE_TOKENS.includes(text.slice(start, i))) {
+      if (start > copied && text.charCodeAt(start - 1) === 45) start -= 1;
+      parts.push(text.slice(copied, start), '"', text.slice(start, i), '"');
+      copied = i;
+    }
+  }
+  parts.push(text.slice(copied));
+  return parts.join("");
+}
+function isWordChar(c) {
+  return c >= 48 && c <= 57 || c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
+}
+function isSpace(c) {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+function isAggregate(path, row2, name, index) {
+  const runType = row2.run_type;
+  if (runType === "iteration") return false;
+  if (runType === "aggregate") return true;
+  if (runType === void 0) return row2.aggregate_name !== void 0 || AGGREGATE_SUFFIX.test(name);
+  throw new FormatError(path, void 0, `benchmarks[${index}].run_type: expected "iteration" or "aggregate", got ${describe(runType)}`);
+}
+function aggregateKind(row2, name) {
+  if (typeof row2.aggregate_name === "string") return row2.aggregate_name;
+  const suffix = AGGREGATE_SUFFIX.exec(name);
+  return suffix ? suffix[1] : "";
+}
+function stripAggregateSuffix(row2, name) {
+  const kind = aggregateKind(row2, name);
+  return kind !== "" && name.endsWith(`_${kind}`) ? name.slice(0, name.length - kind.length - 1) : name;
+}
+function recordFailure(path, group, row2, index) {
+  const error = flag(path, row2.error_occurred, "error_occurred", index);
+  const skipped = flag(path, row2.skipped, "skipped", index);
+  if (!error && !skipped) return false;
+  group.failed += 1;
+  if (group.failureKind !== "error") {
+    group.failureKind = error ? "error" : "skipped";
+    const message = error ? row2.error_message : row2.skip_message;
+    group.failureMessage = typeof message === "string" ? message : "";
+  }
+  return true;
+}
+function flag(path, value, field, index) {
+  if (value === void 0 || value === false) return false;
+  if (value === true) return true;
+  throw new FormatError(path, void 0, `benchmarks[${index}].${field}: expected a boolean, got ${describe(value)}`);
+}
+function failureWarning(group) {
+  const what = group.failureKind === "error" ? "failed" : "was skipped";
+  const detail = group.failureMessage === "" ? "" : `: ${group.failureMessage}`;
+  return {
+    message: `${group.name} ${what} in ${group.failed} of ${group.iterations} repetitions${detail}`,
+    benchmark: group.name,
+    kind: group.failureKind
+  };
+}
+function summarize2(path, group, warnings, sanitized, budget) {
+  const kinds = group.aggregates.map((a) => a.kind);
+  if (kinds.every((k) => k === "BigO" || k === "RMS")) return true;
+  const pick = group.aggregates.find((a) => a.kind === "median") ?? group.aggregates.find((a) => a.kind === "mean");
+  const listed = [...new Set(kinds.map((k) => k || "unnamed"))].join(", ");
+  warnings.push({
+    message: pick ? `${group.name} reported only aggregates (${listed}); its ${pick.kind} is used as a single value per metric` : `${group.name} reported only aggregates (${listed}) and no median or mean; it contributes no values`,
+    benchmark: group.name,
+    kind: "summary-only"
+  });
+  if (pick) addRow(path, group, pick.row, pick.index, sanitized, budget);
+  return pick !== void 0;
+}
+function addRow(path, group, row2, index, sanitized, budget, timeUnitOverride) {
+  let timeUnit = timeUnitOverride;
+  let j = -1;
+  for (const field in row2) {
+    j += 1;
+    let rule = ruleFields[j] === field ? ruleCache[j] : void 0;
+    if (rule === void 0) {
+      rule = FIELD_RULES.get(field) ?? COUNTER_RULE;
+      ruleFields[j] = field;
+      ruleCache[j] = rule;
+    }
+    if (rule.skip) continue;
+    const value = row2[field];
+    let unit;
+    if (rule.time) {
+      timeUnit ??= timeUnitOf(path, row2, index);
+      unit = timeUnit;
+    } else if (typeof value === "number" || sanitized && typeof value === "string" && NON_FINITE_STRINGS.has(value)) {
+      unit = rule.unit;
+    } else {
+      continue;
+    }
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      const got = typeof value === "string" && sanitized && NON_FINITE_STRINGS.has(value) ? value : describe(value);
+      throw new FormatError(path, void 0, `benchmarks[${index}].${field}: expected a finite number, got ${got}`);
+    }
+    if (value < 0 && rule.nonNegative) {
+      throw new FormatError(path, void 0, `benchmarks[${index}].${field}: expected a non-negative number, got ${value}; a ${unit === timeUnit ? "time" : "rate or size"} cannot be below zero`);
+    }
+    let m = group.slots[j];
+    if (m === void 0 || m.metric !== field) {
+      m = group.metrics.get(field);
+      if (m === void 0) {
+        budget.series();
+        m = { benchmark: group.name, metric: field, unit, better: directionFor(field, unit), values: [] };
+        group.metrics.set(field, m);
+      }
+      group.slots[j] = m;
+    }
+    if (m.unit === unit) {
+      m.values.push(unit === "%" && timeUnitOverride === "%" ? value * 100 : value);
+    } else {
+      const factor = conversionFactor(unit, m.unit);
+      if (factor === void 0) throw new FormatError(path, void 0, `benchmarks[${index}].${field}: unit ${unit} does not match ${m.unit} of earlier rows`);
+      m.values.push(value * factor);
+    }
+  }
+}
+function timeUnitOf(path, row2, index) {
+  const raw = row2.time_unit;
+  if (raw === void 0) return "ns";
+  const unit = typeof raw === "string" ? normalizeTimeUnit(raw) : void 0;
+  if (unit === void 0) throw new FormatError(path, void 0, `benchmarks[${index}].time_unit: expected ns, us, ms or s, got ${describe(raw)}`);
+  return unit;
+}
+function directionFor(metric, unit) {
+  if (unit === "count" && RATE_COUNTER.test(metric)) return "higher";
+  return directionOf(metric, unit);
+}
+function readHints(path, context) {
+  const hints = {};
+  if (context === void 0 || context === null) return hints;
+  if (typeof context !== "object" || Array.isArray(context)) throw new FormatError(path, void 0, `context: expected an object, got ${describe(context)}`);
+  const c = context;
+  for (const key2 of CONTEXT_STRINGS) if (typeof c[key2] === "string") hints[key2] = c[key2];
+  for (const key2 of CONTEXT_NUMBERS) {
+    const v = c[key2];
+    if (typeof v === "number" && Number.isFinite(v)) hints[key2] = v;
+  }
+  if (typeof c.cpu_scaling_enabled === "boolean") hints.cpu_scaling_enabled = c.cpu_scaling_enabled;
+  const load = c.load_avg;
+  if (Array.isArray(load) && typeof load[0] === "number" && Number.isFinite(load[0])) hints.load_avg = load[0];
+  return hints;
+}
+
+// src/formats/hyperfine.ts
+var hyperfineReader = {
+  format: "hyperfine",
+  description: "hyperfine --export-json",
+  sniff(head) {
+    return /^\s*\{\s*"results"\s*:\s*\[/.test(head) && /"command"\s*:/.test(head) && /"(mean|times|stddev)"\s*:/.test(head);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.object(doc, "$");
+    const results = j.array(root.results, "results");
+    if (results.length === 0) j.fail("results", "no benchmark results");
+    const entries = results.map((raw, i) => {
+      const path = `results[${i}]`;
+      const r = j.object(raw, path);
+      const command = j.string(r.command, `${path}.command`);
+      const params = [];
+      if (r.parameters !== void 0 && r.parameters !== null) {
+        for (const [k, v] of Object.entries(j.object(r.parameters, `${path}.parameters`))) {
+          params.push([k, j.string(v, `${path}.parameters.${k}`)]);
+        }
+      }
+      return { path, r, command, params };
+    });
+    const names2 = uniqueNames(entries.map((e) => ({ name: e.command, params: e.params })));
+    const measurements = [];
+    const warnings = [];
+    const budget = new ReadBudget(file.path);
+    entries.forEach(({ path, r }, i) => {
+      const benchmark = names2[i];
+      budget.series();
+      if (r.times === void 0 || r.times === null) {
+        const median2 = j.number(r.median ?? r.mean, `${path}.${r.median === void 0 || r.median === null ? "mean" : "median"}`);
+        measurements.push({ benchmark, metric: "time", unit: "s", better: "lower", values: [median2] });
+        warnings.push({ benchmark, kind: "summary-only", message: `${benchmark}: no per-run times (hyperfine before 1.6?); using the summary median as a single value` });
+      } else {
+        const times = j.numbers(r.times, `${path}.times`);
+        if (times.length === 0) j.fail(`${path}.times`, "no runs");
+        if (times.some((t) => t < 0)) j.fail(`${path}.times`, "negative time");
+        measurements.push({ benchmark, metric: "time", unit: "s", better: "lower", values: times });
+      }
+      if (r.memory_usage_byte !== void 0 && r.memory_usage_byte !== null) {
+        const memory = j.numbers(r.memory_usage_byte, `${path}.memory_usage_byte`);
+        if (memory.length > 0) measurements.push({ benchmark, metric: "memory", unit: "B", better: "lower", values: memory });
+      }
+      if (r.exit_codes !== void 0 && r.exit_codes !== null) {
+        const codes = j.array(r.exit_codes, `${path}.exit_codes`).map((c, k) => c === null ? null : j.number(c, `${path}.exit_codes[${k}]`));
+        const bad = codes.filter((c) => c !== 0);
+        if (bad.length > 0) {
+          const shown2 = [...new Set(bad.map((c) => c === null ? "signal" : String(c)))].join(", ");
+          warnings.push({ benchmark, kind: "exit-code", message: `${benchmark}: ${bad.length} of ${codes.length} runs exited non-zero (${shown2}); hyperfine ran with -i` });
+        }
+      }
+    });
+    return { measurements, warnings, hints: {} };
+  }
+};
+function uniqueNames(items) {
+  const count2 = (names2) => names2.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), /* @__PURE__ */ new Map());
+  const plain = count2(items.map((it) => it.name));
+  const withParams = items.map(
+    (it) => (plain.get(it.name) ?? 0) > 1 && it.params.length > 0 ? `${it.name} (${it.params.map(([k, v]) => `${k}=${v}`).join(", ")})` : it.name
+  );
+  const repeated = count2(withParams);
+  const seen = /* @__PURE__ */ new Map();
+  return withParams.map((n) => {
+    if ((repeated.get(n) ?? 0) < 2) return n;
+    const k = (seen.get(n) ?? 0) + 1;
+    seen.set(n, k);
+    return k === 1 ? n : `${n} #${k}`;
+  });
+}
+
+// src/formats/text-lines.ts
+import { Buffer as Buffer2 } from "node:buffer";
+var LineCursor = class {
+  text;
+  /** number is the 1-based number of the current line. */
+  number = 0;
+  /** start is where the current line begins in text. */
+  start = 0;
+  /** end is where its text ends: at its `\n`, or at the `\r` before it, or at the end of the text. */
+  end = 0;
+  /** newline is the position of the current line's `\n`, text.length for the last line. */
+  newline = -1;
+  file;
+  constructor(file) {
+    this.file = file;
+    this.text = file.text;
+  }
+  /** next moves to the next line and says whether there is one. */
+  next() {
+    const text = this.text;
+    const start = this.newline + 1;
+    if (start === 0) {
+      checkText(this.file);
+      if (text.trim() === "") throw new FormatError(this.file.path, void 0, "file is empty");
+    } else if (start > text.length) {
+      return false;
+    }
+    let newline = text.indexOf("\n", start);
+    let end = newline;
+    if (newline < 0) end = newline = text.length;
+    else if (end > start && text.charCodeAt(end - 1) === 13) end -= 1;
+    this.number += 1;
+    this.start = start;
+    this.end = end;
+    this.newline = newline;
+    return true;
+  }
+  /**
+   * skip moves past the line after the current one, whose `\n` the caller
+   * found at `newline` (text.length for the last line) as it read the line
+   * forwards: it becomes the current line, with no search for its end.
+   */
+  skip(newline) {
+    const start = this.newline + 1;
+    this.number += 1;
+    this.start = start;
+    this.end = newline > start && newline < this.text.length && this.text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+    this.newline = newline;
+  }
+  /** line returns the current line as a string. */
+  line() {
+    return this.text.slice(this.start, this.end);
+  }
+};
+var NOWHERE = 2 ** 30 - 1;
+var Finder = class {
+  text;
+  needle;
+  /** found is the last position found, NOWHERE when there is none further. */
+  found = -1;
+  constructor(text, needle) {
+    this.text = text;
+    this.needle = needle;
+  }
+  /** next is the first position at or after `from` where the needle starts, or NOWHERE; `from` must not decrease between calls. */
+  next(from) {
+    if (this.found < from) {
+      const at = this.text.indexOf(this.needle, from);
+      this.found = at < 0 ? NOWHERE : at;
+    }
+    return this.found;
+  }
+};
+function moved2(entry, start) {
+  if (entry.at >= 0) entry.at = start;
+  return entry;
+}
+function sameName(text, start, end, entry) {
+  const at = entry.at;
+  if (at < 0) return sameText(text, start, end, entry.name);
+  let i = entry.name.length;
+  if (end - start !== i) return false;
+  while (i > 0) {
+    i -= 1;
+    if (text.charCodeAt(start + i) !== text.charCodeAt(at + i)) return false;
+  }
+  return true;
+}
+var NameOrder = class {
+  last;
+  followed = false;
+  /** find returns the predicted entry whose name is text[start, end), if it is one of them. */
+  find(text, start, end) {
+    const last = this.last;
+    if (last === void 0) return void 0;
+    const next = last.next;
+    const likely = this.followed ? next : last;
+    if (likely !== void 0 && sameName(text, start, end, likely)) return moved2(likely, start);
+    const other = this.followed ? last : next;
+    if (other !== void 0 && sameName(text, start, end, other)) return moved2(other, start);
+    return void 0;
+  }
+  /** candidate returns the entry most likely next (0) or the other one (1), to compare in place where a line's name does not end in a known place. */
+  candidate(which) {
+    const last = this.last;
+    if (last === void 0) return void 0;
+    return this.followed === (which === 0) ? last.next : last;
+  }
+  /** record notes that the current line is entry's. */
+  record(entry) {
+    const last = this.last;
+    if (last !== void 0) {
+      this.followed = last.next === entry && last !== entry;
+      last.next = entry;
+    }
+    this.last = entry;
+  }
+};
+function sameText(text, start, end, name) {
+  let i = name.length;
+  if (end - start !== i) return false;
+  while (i > 0) {
+    i -= 1;
+    if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  }
+  return true;
+}
+var DECIMAL2 = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+function parseFiniteNumber(text) {
+  const value = readDecimal(text, 0, text.length);
+  return value === value ? value : parseGeneral(text);
+}
+function readDecimal(text, start, end) {
+  let i = start;
+  let c = text.charCodeAt(i);
+  const negative = c === 45;
+  if (negative || c === 43) i += 1;
+  let mantissa = 0;
+  let digits = 0;
+  let decimals = 0;
+  let dot = false;
+  let commas = false;
+  for (; i < end; i++) {
+    c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      digits += 1;
+      if (dot) decimals += 1;
+    } else if (c === 46 && !dot) {
+      dot = true;
+    } else if (c === 44 && i + 3 < end && isDigit(text.charCodeAt(i + 1)) && isDigit(text.charCodeAt(i + 2)) && isDigit(text.charCodeAt(i + 3)) && (i + 4 >= end || !isDigit(text.charCodeAt(i + 4)))) {
+      commas = true;
+    } else {
+      return NaN;
+    }
+  }
+  if (digits === 0) return NaN;
+  if (digits > 15 && !(digits === 16 && mantissa <= 9007199254740992)) {
+    if (commas) return NaN;
+    const value2 = Number(text.slice(start, end));
+    return Number.isFinite(value2) ? value2 : NaN;
+  }
+  const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals];
+  return negative ? -value : value;
+}
+function isDigit(c) {
+  return c >= 48 && c <= 57;
+}
+function parseGeneral(text) {
+  const cleaned = text.replace(/,(?=\d{3}(\D|$))/g, "");
+  if (!DECIMAL2.test(cleaned)) return void 0;
+  const value = Number(cleaned);
+  return Number.isFinite(value) ? value : void 0;
+}
+function isSpace2(c) {
+  if (c < 160) return c === 32 || c >= 9 && c <= 13;
+  return c === 160 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
+}
+function trailingFields(line, count2) {
+  let end = line.length;
+  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
+  const fields = [];
+  const gaps = [];
+  for (let k = 0; k < count2; k++) {
+    let start = end;
+    while (start > 0 && !isSpace2(line.charCodeAt(start - 1))) start -= 1;
+    if (start === end) return void 0;
+    fields.push(line.slice(start, end));
+    let gapStart = start;
+    while (gapStart > 0 && isSpace2(line.charCodeAt(gapStart - 1))) gapStart -= 1;
+    gaps.push(line.slice(gapStart, start));
+    end = gapStart;
+  }
+  fields.reverse();
+  gaps.reverse();
+  return { rest: line.slice(0, end), fields, gaps };
+}
+var POWERS_OF_TEN = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+var LINEAR_UNIT_CHECK = 16;
+var LineFields = class {
+  /** count is the number of fields of the last line split. */
+  count = 0;
+  /** values is scratch space for a reader's numbers of the current line. */
+  values = [];
+  /** units[k] is the unit read by unit(…, k) on the current line. */
+  units = [];
+  starts = new Int32Array(64);
+  ends = new Int32Array(64);
+  lastUnits = [];
+  unitSet = /* @__PURE__ */ new Set();
+  /** split cuts text[start, end) into fields and returns how many there are. */
+  split(text, start, end) {
+    let starts = this.starts;
+    let ends = this.ends;
+    let count2 = 0;
+    let i = start;
+    for (; ; ) {
+      while (i < end) {
+        const c = text.charCodeAt(i);
+        if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) i += 1;
+        else break;
+      }
+      if (i >= end) break;
+      if (count2 === starts.length) {
+        this.starts = starts = grow(starts);
+        this.ends = ends = grow(ends);
+      }
+      starts[count2] = i;
+      while (i < end) {
+        const c = text.charCodeAt(i);
+        if (c === 32 || c === 9 || (c < 128 ? ASCII_SPACE[c] === 1 : isSpace2(c))) break;
+        i += 1;
+      }
+      ends[count2] = i;
+      count2 += 1;
+    }
+    this.count = count2;
+    return count2;
+  }
+  /** text returns field i as a string. */
+  text(text, i) {
+    return text.slice(this.starts[i], this.ends[i]);
+  }
+  /** isCount says whether field i is all ASCII digits (`/^\d+$/`). */
+  isCount(text, i) {
+    const end = this.ends[i];
+    for (let p = this.starts[i]; p < end; p++) {
+      const c = text.charCodeAt(p);
+      if (c < 48 || c > 57) return false;
+    }
+    return true;
+  }
+  /**
+   * number reads field i as parseFiniteNumber would, with the same result:
+   * plain decimals of at most 15 digits and 22 decimals are computed from
+   * their characters (an integer over an exact power of ten is correctly
+   * rounded, as Number() is); anything else goes through parseFiniteNumber.
+   */
+  number(text, i) {
+    const value = readDecimal(text, this.starts[i], this.ends[i]);
+    return value === value ? value : parseFiniteNumber(this.text(text, i));
+  }
+  /** unit returns field i as the k-th unit of the line: the same string as the line before's k-th unit when the characters match. */
+  unit(text, i, k) {
+    const start = this.starts[i];
+    const length = this.ends[i] - start;
+    const known = this.lastUnits[k];
+    let unit;
+    if (known !== void 0 && known.length === length && text.startsWith(known, start)) unit = known;
+    else this.lastUnits[k] = unit = text.slice(start, start + length);
+    this.units[k] = unit;
+    return unit;
+  }
+  /** repeatsUnit says whether the k-th unit of the line equals an earlier one (call for k = 0, 1, 2 … in order). */
+  repeatsUnit(k) {
+    const units = this.units;
+    const unit = units[k];
+    if (k < LINEAR_UNIT_CHECK) {
+      for (let j = 0; j < k; j++) if (units[j] === unit) return true;
+      return false;
+    }
+    const set = this.unitSet;
+    if (k === LINEAR_UNIT_CHECK) {
+      set.clear();
+      for (let j = 0; j < k; j++) set.add(units[j]);
+    }
+    if (set.has(unit)) return true;
+    set.add(unit);
+    return false;
+  }
+};
+var ASCII_SPACE = new Uint8Array(128);
+for (const c of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[c] = 1;
+function grow(offsets) {
+  const bigger = new Int32Array(offsets.length * 2);
+  bigger.set(offsets);
+  return bigger;
+}
+var WINDOW = 1 << 16;
+var WINDOW_MARGIN = 1 << 12;
+var TextWindow = class {
+  text;
+  buffer = Buffer2.alloc(2 * (WINDOW + 1));
+  codes = new Uint16Array(this.buffer.buffer, this.buffer.byteOffset, WINDOW + 1);
+  base = 0;
+  limit = 0;
+  constructor(text) {
+    this.text = text;
+  }
+  /** cover moves the window, if need be, so that it holds text[from, from + WINDOW_MARGIN) or up to the end of the text; positions asked for must not decrease. */
+  cover(from) {
+    if (from + WINDOW_MARGIN <= this.limit || this.limit === this.text.length && from >= this.base) return;
+    this.moveTo(from);
+  }
+  /**
+   * retry moves the window to start at `from`, where something that ran
+   * past the window's end (a line, a tag) starts, so it can be read again,
+   * and says whether it did: false when the window already starts there or
+   * holds the rest of the text (the thing is then malformed or longer than
+   * the window).
+   */
+  retry(from) {
+    if (this.base === from || this.limit === this.text.length) return false;
+    this.moveTo(from);
+    return true;
+  }
+  moveTo(from) {
+    const limit = Math.min(this.text.length, from + WINDOW);
+    this.buffer.write(this.text.slice(from, limit), 0, "utf16le");
+    this.codes[limit - from] = 0;
+    this.base = from;
+    this.limit = limit;
+  }
+};
+var NameCodes = class {
+  codes = new Uint16Array(1024);
+  size = 0;
+  add(name) {
+    const at = this.size;
+    const length = name.length;
+    if (at + length > this.codes.length) {
+      const bigger = new Uint16Array(Math.max(2 * this.codes.length, at + length));
+      bigger.set(this.codes.subarray(0, at));
+      this.codes = bigger;
+    }
+    const codes = this.codes;
+    for (let i = 0; i < length; i++) codes[at + i] = name.charCodeAt(i);
+    this.size = at + length;
+    return at;
+  }
+};
+
+// src/formats/criterion.ts
+var CONSOLE_THROUGHPUT = {
+  "B/s": ["B/s", 1],
+  "KiB/s": ["B/s", 1024],
+  "MiB/s": ["B/s", 1024 ** 2],
+  "GiB/s": ["B/s", 1024 ** 3],
+  "KB/s": ["B/s", 1e3],
+  "MB/s": ["B/s", 1e6],
+  "GB/s": ["B/s", 1e9],
+  "elem/s": ["elem/s", 1],
+  "Kelem/s": ["elem/s", 1e3],
+  "Melem/s": ["elem/s", 1e6],
+  "Gelem/s": ["elem/s", 1e9],
+  "b/s": ["b/s", 1],
+  "Kb/s": ["b/s", 1e3],
+  "Mb/s": ["b/s", 1e6],
+  "Gb/s": ["b/s", 1e9]
+};
+var CONSOLE_TIME = {
+  ps: ["ns", 1e-3],
+  ns: ["ns", 1],
+  "\xB5s": ["us", 1],
+  "\u03BCs": ["us", 1],
+  us: ["us", 1],
+  ms: ["ms", 1],
+  s: ["s", 1]
+};
+function readSample(file) {
+  const j = new JsonReader(file.path);
+  const root = j.object(parseJsonDocument(file), "$");
+  j.optionalString(root.sampling_mode, "sampling_mode");
+  const iters = j.numbers(root.iters, "iters");
+  const times = j.numbers(root.times, "times");
+  if (iters.length === 0) j.fail("iters", "no samples");
+  if (times.length !== iters.length) j.fail("times", `has ${times.length} values but iters has ${iters.length}`);
+  iters.forEach((n, i) => {
+    if (n <= 0) j.fail(`iters[${i}]`, `expected a positive iteration count, got ${n}`);
+  });
+  times.forEach((t, i) => {
+    if (t <= 0) j.fail(`times[${i}]`, `expected a positive time, got ${t}`);
+  });
+  const perIteration = times.map((t, i) => t / iters[i]);
+  perIteration.forEach((v, i) => {
+    if (!Number.isFinite(v) || v <= 0) j.fail(`times[${i}]`, `time per iteration ${v} is out of range (times[${i}] / iters[${i}])`);
+  });
+  return { perIteration };
+}
+function splitPath(path) {
+  return path.replace(/\\/g, "/").split("/").filter((p) => p !== "" && p !== ".");
+}
+function criterionNameFromPath(path) {
+  const parts = splitPath(path);
+  parts.pop();
+  parts.pop();
+  let root = -1;
+  for (let i = parts.length - 1; i >= 0; i -= 1) {
+    if (parts[i] === "criterion" && (root < 0 || parts[i - 1] === "target")) {
+      root = i;
+      if (parts[i - 1] === "target") break;
+    }
+  }
+  const name = root >= 0 ? parts.slice(root + 1).join("/") : parts[parts.length - 1] ?? "";
+  return name === "" ? path : name;
+}
+var criterionReader = {
+  format: "criterion",
+  description: "criterion target/criterion/<benchmark>/new/sample.json",
+  sniff(head) {
+    return /^\s*\{/.test(head) && /"sampling_mode"\s*:/.test(head) && /"iters"\s*:/.test(head);
+  },
+  read(file) {
+    const { perIteration } = readSample(file);
+    const benchmark = criterionNameFromPath(file.path);
+    return { measurements: [{ benchmark, metric: "time", unit: "ns", better: "lower", values: perIteration }], warnings: [], hints: {} };
+  }
+};
+var ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+var THRPT_LINE = /^\s*thrpt:\s+\[([^\]]*)\]/;
+var CHANGE_BLOCK = /^\s*change:\s*$/;
+var BENCH_FAILED = /^error: bench failed\b/;
+var ANALYZING = /^Benchmarking (.+): Analyzing\s*$/;
+var cargoBenchReader = {
+  format: "cargo-bench",
+  description: "cargo bench console output (criterion and libtest #[bench])",
+  sniff(head) {
+    const text = head.replace(ANSI, "");
+    return /^(\S.*?)?\s+time:\s+\[\s*\d[\d.]*\s+\S+\s+\d/m.test(text) || /^Benchmarking \S.*: (Warming up for|Collecting \d+ samples|Analyzing)/m.test(text) || text.split("\n").some((line) => line.startsWith("test") && libtestLine(line)?.outcome === "bench");
+  },
+  read(file) {
+    const lines = new ConsoleLines(file);
+    const { cursor, input } = lines;
+    let previous = "";
+    for (let run = lines.fastRun(); run !== END; run = lines.fastRun()) {
+      if (run === AGAIN) continue;
+      const number = cursor.number;
+      const raw = cursor.line();
+      if (lines.previousStart >= 0) {
+        previous = input.slice(lines.previousStart, lines.previousEnd);
+        lines.previousStart = -1;
+      }
+      const clean = raw.includes("\x1B") ? raw.replace(ANSI, "") : raw;
+      const text = clean.includes("\r") ? clean.split("\r").pop() ?? "" : clean;
+      const estimateLine = text.includes("time:") || text.includes("thrpt:");
+      const time = estimateLine ? timeEstimate(text) : void 0;
+      const thrpt = estimateLine ? THRPT_LINE.exec(text) : null;
+      const libtest = text.startsWith("test") ? libtestLine(text) : void 0;
+      if (text !== "" && !isSpace2(text.charCodeAt(0))) lines.inChange = false;
+      if (estimateLine && truncatedEstimate(text)) throw new FormatError(file.path, number, 'criterion estimate line is truncated (no closing "]")');
+      if (text.includes("change:") && CHANGE_BLOCK.test(text)) {
+        lines.inChange = true;
+      } else if (time && !(time.name.trim() === "" && lines.inChange) && !time.inner.includes("%")) {
+        const name = time.name.trim() !== "" ? time.name.trim() : (ANALYZING.exec(previous)?.[1] ?? previous).trim();
+        if (name === "") throw new FormatError(file.path, number, "criterion time line without a benchmark name");
+        const [value, unit] = estimate(file.path, number, time.inner, CONSOLE_TIME);
+        lines.add(number, name, "time", unit, value);
+        lines.current = { name, hasThroughput: false, entry: void 0 };
+        lines.inChange = false;
+      } else if (thrpt && !lines.inChange && !thrpt[1].includes("%")) {
+        const current = lines.current;
+        if (!current) throw new FormatError(file.path, number, "criterion thrpt line without a time line before it");
+        if (current.hasThroughput) throw new FormatError(file.path, number, `second thrpt line for benchmark "${current.name}"`);
+        const [value, unit] = estimate(file.path, number, thrpt[1], CONSOLE_THROUGHPUT);
+        lines.add(number, current.name, "throughput", unit, value);
+        current.hasThroughput = true;
+      } else if (libtest?.outcome === "bench") {
+        const { name, value, unit, megabytes } = libtest;
+        const [metric, reported] = libtestMetric(unit);
+        lines.add(number, name, metric, reported, libtestNumber(file.path, number, value));
+        if (megabytes !== void 0) lines.add(number, name, "throughput", "MB/s", libtestNumber(file.path, number, megabytes));
+        lines.current = void 0;
+      } else if (libtest) {
+        const { name, outcome } = libtest;
+        lines.warn(
+          number,
+          outcome === "ignored" ? { benchmark: name, kind: "skipped", message: `${name}: ignored` } : { benchmark: name, kind: "error", message: `${name}: FAILED (${file.path}:${number}); it has no results` }
+        );
+      } else if (text.startsWith("error: bench failed") && BENCH_FAILED.test(text)) {
+        lines.warn(number, { kind: "exit-code", message: `cargo reported a failed bench run (${file.path}:${number}); results may be missing` });
+      }
+      if (text.trim() !== "") previous = text;
+    }
+    const { order, warnings } = lines;
+    if (order.length === 0) {
+      throw new FormatError(file.path, void 0, "no criterion `time:` lines or libtest `bench:` lines found; is this `cargo bench` output?");
+    }
+    const measurements = measurementsOf(order);
+    warnings.push({
+      kind: "summary-only",
+      message: `${file.path}: console output has one estimate per benchmark (criterion's point estimate, libtest's median), not its samples; read target/criterion for per-sample values`
+    });
+    return { measurements, warnings, hints: {} };
+  }
+};
+function measurementsOf(order) {
+  return order.map(({ benchmark, metric, unit, values }) => ({
+    benchmark,
+    metric,
+    unit,
+    better: metric === "time" ? "lower" : metric === "throughput" ? "higher" : directionOf(metric, unit),
+    values
+  }));
+}
+var END = 0;
+var GENERAL = 1;
+var AGAIN = 2;
+var FAST_RUN_LINES = 4096;
+var ConsoleLines = class {
+  path;
+  input;
+  cursor;
+  // Series by benchmark name (a name read in place is the same string each time, so its hash is
+  // computed once), its time and throughput in fields of its entry, other metrics in a map of it:
+  // a new name costs one lookup and one insertion.
+  names = /* @__PURE__ */ new Map();
+  /** order is every series in the order of its first value. */
+  order = [];
+  warnings = [];
+  budget;
+  // What the general path reads and sets too.
+  /** The last line that was not blank is input[previousStart, previousEnd) while previousStart >= 0 (read() keeps it as a string else). */
+  previousStart = -1;
+  previousEnd = -1;
+  current = void 0;
+  /** fastCurrent is what current is after a time line of the fast path (one object, changed each time). */
+  fastCurrent = { name: "", hasThroughput: false, entry: void 0 };
+  inChange = false;
+  // The usual lines are read in place: a line without a keyword is looked
+  // at no further than its first character (keywords, escapes and `\r` are
+  // found with indexOf over the whole text, see Finder), an estimate line
+  // and a libtest line are read in one pass (fastEstimate, fastLibtest).
+  /** odd is the next escape or `\r` (asked of the Finders only once the lines pass it). */
+  odd = -1;
+  escapes;
+  returns;
+  colons;
+  dots;
+  closings;
+  estimateNames = new NameOrder();
+  nameCodes = new NameCodes();
+  libtestNames = new NameOrder();
+  libtestEntries = /* @__PURE__ */ new Map();
+  tokens = new Tokens();
+  /** Estimate lines are read from a window of the text in a typed array. */
+  window;
+  tail = { value: 0, unitStart: 0 };
+  timeUnits = new UnitCache(CONSOLE_TIME);
+  thrptUnits = new UnitCache(CONSOLE_THROUGHPUT);
+  libtestUnit = "";
+  libtestMetricAndUnit = ["", ""];
+  constructor(file) {
+    const input = file.text;
+    this.path = file.path;
+    this.input = input;
+    this.cursor = new LineCursor(file);
+    this.budget = new ReadBudget(file.path);
+    this.escapes = new Finder(input, "\x1B");
+    this.returns = new Finder(input, "\r");
+    this.colons = new Finder(input, ":");
+    this.dots = new Finder(input, " ... ");
+    this.closings = new Finder(input, "]");
+    this.window = new TextWindow(input);
+  }
+  /** add adds a value to the series of benchmark and metric, which must be in `unit` if it has values; returns the series. */
+  add(line, benchmark, metric, unit, value) {
+    let entry = this.names.get(benchmark);
+    if (entry === void 0) this.names.set(benchmark, entry = nameEntry(benchmark, -1, -1));
+    return this.addTo(entry, line, metric, unit, value);
+  }
+  /** addTo adds a value as add() does, to the series of entry's name. */
+  addTo(entry, line, metric, unit, value) {
+    let known = metric === "time" ? entry.time : metric === "throughput" ? entry.throughput : entry.others?.get(metric);
+    if (known && known.unit !== unit) {
+      throw new FormatError(this.path, line, `benchmark "${entry.name}" ${metric} is in ${unit} here but ${known.unit} earlier`);
+    }
+    if (!known) {
+      this.budget.series(line);
+      known = { benchmark: entry.name, metric, unit, values: [] };
+      if (metric === "time") entry.time = known;
+      else if (metric === "throughput") entry.throughput = known;
+      else (entry.others ??= /* @__PURE__ */ new Map()).set(metric, known);
+      this.order.push(known);
+    }
+    this.budget.value(line);
+    known.values.push(value);
+    return known;
+  }
+  /** push adds a value as addTo() does, straight to `known` when that is the series of entry's name and metric in this unit. */
+  push(line, entry, metric, unit, value, known) {
+    if (known !== void 0 && known.unit === unit) {
+      this.budget.value(line);
+      known.values.push(value);
+    } else {
+      this.addTo(entry, line, metric, unit, value);
+    }
+  }
+  warn(line, warning) {
+    this.budget.series(line);
+    this.warnings.push(warning);
+  }
+  /**
+   * fastRun moves the cursor on and reads its lines for as long as they are
+   * the usual ones, FAST_RUN_LINES at most: it returns GENERAL with the
+   * cursor at a line for the general path, END past the last line, AGAIN
+   * after FAST_RUN_LINES lines.
+   */
+  fastRun() {
+    const input = this.input;
+    const cursor = this.cursor;
+    const colons = this.colons;
+    for (let lines = 0; lines < FAST_RUN_LINES; lines++) {
+      if (!cursor.next()) return END;
+      const { number, start, end } = cursor;
+      const first = start < end ? input.charCodeAt(start) : -1;
+      if (this.odd < start) this.odd = Math.min(this.escapes.next(start), this.returns.next(start));
+      if (first === 116 && input.startsWith("test", start)) {
+        if (this.fastLibtest(number, start, end)) {
+          const read2 = this.libtestRun();
+          if (read2 < 0) return GENERAL;
+          lines += read2;
+          continue;
+        }
+      } else if (this.odd >= end) {
+        let time = NOWHERE;
+        let thrpt = NOWHERE;
+        let change = NOWHERE;
+        let keywords = 0;
+        for (let colon = colons.next(start); colon < end; colon = colons.next(colon + 1)) {
+          if (colon - 4 >= start && input.startsWith("time", colon - 4)) {
+            if (time === NOWHERE) time = colon - 4;
+          } else if (colon - 5 >= start && input.startsWith("thrpt", colon - 5)) {
+            if (thrpt === NOWHERE) thrpt = colon - 5;
+          } else if (colon - 6 >= start && input.startsWith("change", colon - 6)) {
+            if (change === NOWHERE) change = colon - 6;
+          } else continue;
+          keywords += 1;
+        }
+        if (keywords === 0) {
+          if (first !== 101 || !input.startsWith("error: bench failed", start)) {
+            if (first >= 0 && !isSpace2(first)) {
+              this.inChange = false;
+              this.previousStart = start;
+              this.previousEnd = end;
+            } else if (!allSpace(input, start, end)) {
+              this.previousStart = start;
+              this.previousEnd = end;
+            }
+            continue;
+          }
+        } else {
+          const keyword = keywords > 1 ? -1 : time < end ? TIME : thrpt < end ? THRPT : CHANGE;
+          if (keyword >= 0 && this.fastEstimate(number, start, end, keyword === TIME ? time : keyword === THRPT ? thrpt : change, keyword)) continue;
+        }
+      }
+      return GENERAL;
+    }
+    return AGAIN;
+  }
+  /**
+   * libtestRun moves the cursor on over the lines after its own for as long
+   * as they start with `test` and fastLibtest reads them, FAST_RUN_LINES at
+   * most; it returns how many it read, or -1 with the cursor at a line for the
+   * general path. (The escapes and `\r` found for fastRun are not needed:
+   * fastLibtest reads such lines itself.)
+   */
+  libtestRun() {
+    const input = this.input;
+    const cursor = this.cursor;
+    let read2 = 0;
+    while (read2 < FAST_RUN_LINES && input.startsWith("test", cursor.newline + 1)) {
+      cursor.next();
+      if (!this.fastLibtest(cursor.number, cursor.start, cursor.end)) return -1;
+      read2 += 1;
+    }
+    return read2;
+  }
+  /** fastEstimate reads a line whose one keyword (time:, thrpt: or change:) is at `at`; false, with nothing changed, for the general path. */
+  fastEstimate(number, start, end, at, keyword) {
+    const input = this.input;
+    if (input.startsWith("test", start) || input.startsWith("error: bench failed", start)) return false;
+    const window = this.window;
+    window.cover(start);
+    if (end > window.limit) return false;
+    const codes = window.codes;
+    const b = window.base;
+    const s = start - b;
+    const e = end - b;
+    const a = at - b;
+    const margin = s < e && !isSpace2(codes[s]);
+    const changing = margin ? false : this.inChange;
+    if (keyword === CHANGE) {
+      this.inChange = allSpaceIn(codes, s, a) && allSpaceIn(codes, a + 7, e) ? true : changing;
+    } else {
+      const length = keyword === TIME ? 5 : 6;
+      if (keyword === TIME ? a > s && isWordChar2(codes[a - 1]) : !allSpaceIn(codes, s, a)) return false;
+      let open = a + length;
+      if (!isSpace2(codes[open]) || open >= e) return false;
+      while (open < e && space(codes[open])) open += 1;
+      if (open >= e || codes[open] !== 91) return false;
+      let nameStart = s;
+      let nameEnd = a;
+      if (keyword === TIME) {
+        while (nameStart < nameEnd && space(codes[nameStart])) nameStart += 1;
+        while (nameEnd > nameStart && space(codes[nameEnd - 1])) nameEnd -= 1;
+      }
+      nameStart += b;
+      nameEnd += b;
+      const inBlock = keyword === TIME ? nameStart === nameEnd && changing : changing;
+      const tokens = this.tokens;
+      if (inBlock ? this.closings.next(open + b + 1) >= end : !tokens.readCodes(codes, b, open + 1, e)) return false;
+      const ignored = inBlock || tokens.percent;
+      if (!ignored) {
+        const current = this.current;
+        if (keyword === TIME ? nameStart === nameEnd : current === void 0 || current.hasThroughput) return false;
+        if (tokens.count !== 6) return false;
+        let value = tokens.values[2];
+        if (value !== value) value = readDecimal(input, tokens.starts[2], tokens.ends[2]);
+        let low = tokens.values[0];
+        if (low !== low) low = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+        let high = tokens.values[4];
+        if (high !== high) high = readDecimal(input, tokens.starts[4], tokens.ends[4]);
+        if (!(value >= 0) || low !== low || high !== high) return false;
+        const cache = keyword === TIME ? this.timeUnits : this.thrptUnits;
+        if (!cache.read(input, tokens.starts[3], tokens.ends[3])) return false;
+        if (keyword === TIME) {
+          const names2 = this.estimateNames;
+          let entry = sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names2.candidate(0));
+          entry ??= sameCodes(codes, nameStart - b, nameEnd - b, this.nameCodes.codes, names2.candidate(1));
+          entry ??= this.estimateEntry(nameStart, nameEnd);
+          this.push(number, entry, "time", cache.unit, value * cache.factor, entry.time);
+          names2.record(entry);
+          const known = this.fastCurrent;
+          known.name = entry.name;
+          known.hasThroughput = false;
+          known.entry = entry;
+          this.current = known;
+        } else {
+          const known = current;
+          const entry = known.entry;
+          if (entry === void 0) this.add(number, known.name, "throughput", cache.unit, value * cache.factor);
+          else this.push(number, entry, "throughput", cache.unit, value * cache.factor, entry.throughput);
+          known.hasThroughput = true;
+        }
+        this.inChange = false;
+      } else {
+        this.inChange = changing;
+      }
+    }
+    this.previousStart = start;
+    this.previousEnd = end;
+    return true;
+  }
+  /** estimateEntry returns the entry of the name at input[nameStart, nameEnd) with its units in nameCodes, a new one if it has none yet. */
+  estimateEntry(nameStart, nameEnd) {
+    const name = this.input.slice(nameStart, nameEnd);
+    let entry = this.names.get(name);
+    if (entry === void 0) this.names.set(name, entry = nameEntry(name, nameStart, this.nameCodes.add(name)));
+    else if (entry.codes < 0) entry.codes = this.nameCodes.add(name);
+    return entry;
+  }
+  /** fastLibtest reads `test NAME ... bench: V UNIT (+/- D)`; false, with nothing changed, for the general path. */
+  fastLibtest(number, start, end) {
+    const input = this.input;
+    if (input.charCodeAt(start + 4) !== 32) return false;
+    let nameStart = start + 5;
+    let c = 0;
+    while (nameStart < end && ((c = input.charCodeAt(nameStart)) === 32 || c === 9)) nameStart += 1;
+    if (nameStart === end || isSpace2(c)) return false;
+    let nameEnd = -1;
+    let at = -1;
+    const libtestNames = this.libtestNames;
+    let entry;
+    for (let k = 0; entry === void 0; k = 1) {
+      const candidate = libtestNames.candidate(k);
+      const e = candidate === void 0 ? end + 1 : nameStart + candidate.name.length;
+      if (candidate !== void 0 && e <= end && input.slice(nameStart, e) === candidate.name) {
+        let dot = e;
+        while (dot < end && ((c = input.charCodeAt(dot)) === 32 || c === 9)) dot += 1;
+        if (dot > e && input.charCodeAt(dot - 1) === 32 && input.startsWith("... bench:", dot)) {
+          entry = candidate;
+          nameEnd = e;
+          at = dot - 1;
+        }
+      }
+      if (k === 1) break;
+    }
+    if (entry === void 0) {
+      const dots = this.dots;
+      at = dots.next(start);
+      if (at >= end) return false;
+      for (let later = dots.next(at + 1); later < end; later = dots.next(at + 1)) at = later;
+      nameEnd = at;
+      while (nameEnd > nameStart && isSpace2(input.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+      if (nameEnd <= nameStart || !input.startsWith("bench:", at + 5) || LIBTEST_ODD.test(input.slice(start, at + 11))) return false;
+    }
+    let value;
+    let unitStart;
+    let unitEnd;
+    const libtestUnit = this.libtestUnit;
+    const tail = this.tail;
+    const usual = usualTail(input, at + 11, end, libtestUnit, tail);
+    if (usual) {
+      value = tail.value;
+      unitStart = tail.unitStart;
+      unitEnd = unitStart + libtestUnit.length;
+    } else {
+      const tokens = this.tokens;
+      if (!tokens.read(input, at + 11, end, false) || tokens.odd || tokens.count !== 4 || !tokens.is(input, 2, "(+/-") || input.charCodeAt(tokens.ends[3] - 1) !== 41) return false;
+      if (entry !== void 0 && tokens.is(input, 1, "...")) return false;
+      value = readDecimal(input, tokens.starts[0], tokens.ends[0]);
+      unitStart = tokens.starts[1];
+      unitEnd = tokens.ends[1];
+    }
+    if (!(value >= 0)) return false;
+    if (!usual && !sameText(input, unitStart, unitEnd, libtestUnit)) {
+      this.libtestUnit = input.slice(unitStart, unitEnd);
+      this.libtestMetricAndUnit = libtestMetric(this.libtestUnit);
+    }
+    const [metric, reported] = this.libtestMetricAndUnit;
+    entry ??= libtestNames.find(input, nameStart, nameEnd);
+    if (entry === void 0) {
+      const name = input.slice(nameStart, nameEnd);
+      entry = this.libtestEntries.get(name);
+      if (entry === void 0) this.libtestEntries.set(name, entry = { name, at: nameStart, next: void 0, metric: "", unit: "", values: void 0 });
+    }
+    if (entry.values !== void 0 && entry.metric === metric && entry.unit === reported) {
+      this.budget.value(number);
+      entry.values.push(value);
+    } else {
+      entry.values = this.add(number, entry.name, metric, reported, value).values;
+      entry.metric = metric;
+      entry.unit = reported;
+    }
+    libtestNames.record(entry);
+    this.current = void 0;
+    this.inChange = false;
+    this.previousStart = start;
+    this.previousEnd = end;
+    return true;
+  }
+};
+var TIME = 0;
+var THRPT = 1;
+var CHANGE = 2;
+function nameEntry(name, at, codes) {
+  return { name, at, next: void 0, codes, time: void 0, throughput: void 0, others: void 0 };
+}
+var LIBTEST_ODD = /[\u001b\r]|time:|thrpt:|change:/;
+function allSpace(text, start, end) {
+  for (let i = end - 1; i >= start; i--) if (!space(text.charCodeAt(i))) return false;
+  return true;
+}
+function space(c) {
+  return c === 32 || isSpace2(c);
+}
+function sameCodes(codes, start, end, names2, entry) {
+  if (entry === void 0 || entry.name.length !== end - start) return void 0;
+  const at = entry.codes - start;
+  for (let i = end - 1; i >= start; i--) if (codes[i] !== names2[at + i]) return void 0;
+  return entry;
+}
+function allSpaceIn(codes, start, end) {
+  for (let i = start; i < end; i++) if (!space(codes[i])) return false;
+  return true;
+}
+function usualTail(text, p, end, unit, tail) {
+  if (unit === "" || unit === "...") return false;
+  let c = 0;
+  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  const valueStart = p;
+  let mantissa = 0;
+  let digits = 0;
+  let dot = -1;
+  let comma = -1;
+  let usual = true;
+  for (; p < end; p++) {
+    c = text.charCodeAt(p);
+    if (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      digits += 1;
+      continue;
+    }
+    if (comma >= 0 && p - comma !== 4) usual = false;
+    comma = -1;
+    if (c === 44) {
+      if (dot >= 0) usual = false;
+      comma = p;
+    } else if (c === 46) {
+      if (dot >= 0) usual = false;
+      dot = p;
+    } else break;
+  }
+  if (p === valueStart || c !== 32) return false;
+  if (comma >= 0 && p - comma !== 4) usual = false;
+  const unitStart = p + 1;
+  const unitEnd = unitStart + unit.length;
+  if (unitEnd + 6 > end || !sameText(text, unitStart, unitEnd, unit) || text.charCodeAt(unitEnd) !== 32 || !text.startsWith("(+/- ", unitEnd + 1)) return false;
+  p = unitEnd + 6;
+  const deviation = p;
+  while (p < end && (c = text.charCodeAt(p)) > 32 && c < 127 && c !== 58) p += 1;
+  if (p === deviation || text.charCodeAt(p - 1) !== 41) return false;
+  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  if (p !== end) return false;
+  tail.value = usual && digits > 0 && digits <= 15 ? dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[unitStart - 2 - dot] : readDecimal(text, valueStart, unitStart - 1);
+  tail.unitStart = unitStart;
+  return true;
+}
+var MAX_TOKENS = 8;
+var Tokens = class {
+  count = 0;
+  /** percent says whether a token holds `%` (criterion's change estimates). */
+  percent = false;
+  /** odd says whether a token holds `:` (which a keyword needs) or an escape. */
+  odd = false;
+  starts = new Int32Array(MAX_TOKENS);
+  ends = new Int32Array(MAX_TOKENS);
+  /**
+   * values[i] is token i's value as readDecimal reads it when readCodes read
+   * it and it is a plain decimal (digits, at most one dot, at most 15 digits:
+   * an exact integer over an exact power of ten, rounded once as Number()
+   * rounds), else NaN.
+   */
+  values = new Float64Array(MAX_TOKENS);
+  /** read cuts text[from, end), up to the first `]` when `bracket` (false when there is none), into tokens. */
+  read(text, from, end, bracket) {
+    let count2 = 0;
+    let percent4 = false;
+    let odd = false;
+    let p = from;
+    let c = 0;
+    for (; ; ) {
+      while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+      if (p >= end) {
+        if (bracket) return false;
+        break;
+      }
+      if (bracket && c === 93) break;
+      const start = p;
+      for (; p < end; p++) {
+        c = text.charCodeAt(p);
+        if (c === 32 || c === 9 || bracket && c === 93) break;
+        if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
+        if (c === 37) percent4 = true;
+        else if (c === 58 || c === 27) odd = true;
+      }
+      if (count2 < MAX_TOKENS) {
+        this.starts[count2] = start;
+        this.ends[count2] = p;
+      }
+      count2 += 1;
+    }
+    this.count = count2;
+    this.percent = percent4;
+    this.odd = odd;
+    return true;
+  }
+  /** readCodes reads as read(…, true) does, from `codes`, a window of the text that starts at `base` and holds codes[from, end); positions kept are the text's. */
+  readCodes(codes, base, from, end) {
+    let count2 = 0;
+    let percent4 = false;
+    let odd = false;
+    let p = from;
+    let c = 0;
+    for (; ; ) {
+      while (p < end && ((c = codes[p]) === 32 || c === 9)) p += 1;
+      if (p >= end) return false;
+      if (c === 93) break;
+      const start = p;
+      let mantissa = 0;
+      let dot = -1;
+      let plain = true;
+      for (; p < end; p++) {
+        c = codes[p];
+        if (c >= 48 && c <= 57) {
+          mantissa = mantissa * 10 + (c - 48);
+          continue;
+        }
+        if (c === 46 && dot < 0) {
+          dot = p;
+          continue;
+        }
+        if (c === 32 || c === 9 || c === 93) break;
+        plain = false;
+        if (c < 32 ? c >= 10 && c <= 13 : c >= 160 && isSpace2(c)) return false;
+        if (c === 37) percent4 = true;
+        else if (c === 58 || c === 27) odd = true;
+      }
+      if (count2 < MAX_TOKENS) {
+        this.starts[count2] = start + base;
+        this.ends[count2] = p + base;
+        const digits = p - start - (dot < 0 ? 0 : 1);
+        this.values[count2] = !plain || digits === 0 || digits > 15 ? NaN : dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+      }
+      count2 += 1;
+    }
+    this.count = count2;
+    this.percent = percent4;
+    this.odd = odd;
+    return true;
+  }
+  /** is says whether token i is `word`. */
+  is(text, i, word) {
+    return sameText(text, this.starts[i], this.ends[i], word);
+  }
+};
+var UnitCache = class {
+  unit = "";
+  factor = 1;
+  printed;
+  table;
+  constructor(table) {
+    this.table = table;
+  }
+  /** read takes the unit printed at text[start, end). */
+  read(text, start, end) {
+    if (this.printed !== void 0 && sameText(text, start, end, this.printed)) return true;
+    const printed = text.slice(start, end);
+    const known = Object.hasOwn(this.table, printed) ? this.table[printed] : void 0;
+    [this.unit, this.factor] = known ?? [printed, 1];
+    this.printed = printed;
+    return true;
+  }
+};
+function timeEstimate(text) {
+  for (let at = text.indexOf("time:"); at >= 0; at = text.indexOf("time:", at + 5)) {
+    if (at > 0 && isWordChar2(text.charCodeAt(at - 1))) continue;
+    let open = at + 5;
+    if (!isSpace2(text.charCodeAt(open))) continue;
+    while (isSpace2(text.charCodeAt(open))) open += 1;
+    if (text.charCodeAt(open) !== 91) continue;
+    const close = text.indexOf("]", open + 1);
+    if (close < 0) return void 0;
+    return { name: text.slice(0, at), inner: text.slice(open + 1, close) };
+  }
+  return void 0;
+}
+function truncatedEstimate(text) {
+  const after = text.lastIndexOf("]") + 1;
+  for (const keyword of ["time:", "thrpt:"]) {
+    for (let at = text.indexOf(keyword, after); at >= 0; at = text.indexOf(keyword, at + keyword.length)) {
+      if (at > 0 && isWordChar2(text.charCodeAt(at - 1))) continue;
+      let open = at + keyword.length;
+      if (!isSpace2(text.charCodeAt(open))) continue;
+      while (isSpace2(text.charCodeAt(open))) open += 1;
+      if (text.charCodeAt(open) === 91) return true;
+    }
+  }
+  return false;
+}
+function isWordChar2(c) {
+  return c >= 48 && c <= 57 || c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
+}
+function estimate(path, line, inner, units) {
+  const tokens = inner.trim().split(/\s+/);
+  if (tokens.length !== 6) throw new FormatError(path, line, `expected [low unit estimate unit high unit], got [${inner.trim()}]`);
+  const value = parseFiniteNumber(tokens[2]);
+  if (value === void 0 || value < 0) throw new FormatError(path, line, `not a number: "${tokens[2]}"`);
+  for (const i of [0, 4]) {
+    if (parseFiniteNumber(tokens[i]) === void 0) throw new FormatError(path, line, `not a number: "${tokens[i]}"`);
+  }
+  const known = Object.hasOwn(units, tokens[3]) ? units[tokens[3]] : void 0;
+  const [unit, factor] = known ?? [tokens[3], 1];
+  return [value * factor, unit];
+}
+function libtestLine(text) {
+  if (!text.startsWith("test") || !isSpace2(text.charCodeAt(4))) return void 0;
+  const at = text.lastIndexOf(" ... ");
+  if (at < 4) return void 0;
+  const name = text.slice(5, at).trim();
+  if (name === "") return void 0;
+  const after = text.slice(at + 5);
+  if (after.startsWith("bench:")) {
+    const tokens = after.slice(6).trim().split(/\s+/);
+    if (tokens.length !== 4 && tokens.length !== 7) return void 0;
+    if (tokens[2] !== "(+/-" || !tokens[3].endsWith(")")) return void 0;
+    if (tokens.length === 7 && (tokens[4] !== "=" || tokens[6] !== "MB/s")) return void 0;
+    return { outcome: "bench", name, value: tokens[0], unit: tokens[1], megabytes: tokens.length === 7 ? tokens[5] : void 0 };
+  }
+  for (const outcome of ["ignored", "FAILED"]) {
+    if (after.startsWith(outcome) && !isWordChar2(after.charCodeAt(outcome.length))) return { outcome, name };
+  }
+  return void 0;
+}
+var LIBTEST_TIME_UNITS = /* @__PURE__ */ new Set(["ps", "ns", "us", "\xB5s", "\u03BCs", "ms", "s"]);
+function libtestMetric(printed) {
+  const base = printed.endsWith("/iter") ? printed.slice(0, -5) : printed;
+  if (LIBTEST_TIME_UNITS.has(base)) return ["time", printed];
+  if (base.endsWith("/s")) return ["throughput", base];
+  return [base === "" ? printed : base, printed];
+}
+function libtestNumber(path, line, text) {
+  const value = parseFiniteNumber(text);
+  if (value === void 0 || value < 0) throw new FormatError(path, line, `not a number: "${text}"`);
+  return value;
+}
+
+// src/formats/go-bench.ts
+var BENCHMARK_NAME = /^Benchmark($|[^a-z])/;
+var CONFIG_LINE = /^([a-z][^\s:]*):(?:\s+(.*))?$/;
+var HINT_KEYS = /* @__PURE__ */ new Set(["goos", "goarch", "cpu"]);
+var NON_NEGATIVE_UNITS = /* @__PURE__ */ new Set(["B/op", "allocs/op", "MB/s"]);
+var LINEAR_SERIES = 16;
+var seriesKey = (procs, unit) => `${procs}\0${unit}`;
+function findSeries(group, procs, unit) {
+  if (group.index !== void 0) return group.index.get(seriesKey(procs, unit));
+  const { series: series2, seriesProcs } = group;
+  for (let i = 0; i < series2.length; i++) if (seriesProcs[i] === procs && series2[i].unit === unit) return series2[i];
+  return void 0;
+}
+function findEntry(group, name) {
+  if (group.names !== void 0) return group.names.get(name);
+  for (const entry of group.entries) if (entry.name === name) return entry;
+  return void 0;
+}
+function addEntry(group, entry) {
+  group.entries.push(entry);
+  if (group.names !== void 0) group.names.set(entry.name, entry);
+  else if (group.entries.length > LINEAR_SERIES) group.names = new Map(group.entries.map((e) => [e.name, e]));
+}
+function addSeries(group, procs, unit, directions) {
+  const metric = unit === "ns/op" ? "time" : unit;
+  let better = directions.get(unit);
+  if (better === void 0) directions.set(unit, better = directionOf(metric, unit));
+  const series2 = { benchmark: group.base, metric, unit, better, values: [] };
+  group.series.push(series2);
+  group.seriesProcs.push(procs);
+  if (group.index !== void 0) group.index.set(seriesKey(procs, unit), series2);
+  else if (group.series.length > LINEAR_SERIES) group.index = new Map(group.series.map((s, i) => [seriesKey(group.seriesProcs[i], s.unit), s]));
+  return series2;
+}
+function hashOf(text) {
+  let hash = 2166136261 | 0;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
+  return hash ^ hash >>> 16;
+}
+var MAX_PROBES = 32;
+var GroupTable = class {
+  list = [];
+  /** slots[i] is 1 + the index in list of the group in slot i, 0 for none; hashes[i] is its name's hash. */
+  slots = new Int32Array(64);
+  hashes = new Int32Array(64);
+  map;
+  /** get returns the group named `base`, whose hash is `hash`. */
+  get(base, hash) {
+    if (this.map !== void 0) return this.map.get(base);
+    const { slots, hashes, list } = this;
+    const mask = slots.length - 1;
+    for (let probe = 0, i = hash & mask; probe <= MAX_PROBES; probe++, i = i + 1 & mask) {
+      const slot = slots[i];
+      if (slot === 0) return void 0;
+      if (hashes[i] === hash && list[slot - 1].base === base) return list[slot - 1];
+    }
+    return void 0;
+  }
+  /** add adds a group not in the table, its name's hash `hash`. */
+  add(group, hash) {
+    this.list.push(group);
+    if (this.map !== void 0) {
+      this.map.set(group.base, group);
+      return;
+    }
+    if (2 * this.list.length > this.slots.length) {
+      const size = 2 * this.slots.length;
+      const old = this.hashes;
+      const oldSlots = this.slots;
+      this.slots = new Int32Array(size);
+      this.hashes = new Int32Array(size);
+      for (let i = 0; i < oldSlots.length; i++) if (oldSlots[i] !== 0 && !this.place(oldSlots[i], old[i])) return this.toMap();
+    }
+    if (!this.place(this.list.length, hash)) this.toMap();
+  }
+  /** place puts slot value `slot` in the first free slot from its hash's, and says whether it is within MAX_PROBES of it. */
+  place(slot, hash) {
+    const { slots, hashes } = this;
+    const mask = slots.length - 1;
+    for (let probe = 0, i = hash & mask; probe <= MAX_PROBES; probe++, i = i + 1 & mask) {
+      if (slots[i] === 0) {
+        slots[i] = slot;
+        hashes[i] = hash;
+        return true;
+      }
+    }
+    return false;
+  }
+  toMap() {
+    this.map = new Map(this.list.map((group) => [group.base, group]));
+    this.slots = new Int32Array(0);
+    this.hashes = new Int32Array(0);
+  }
+};
+var goBenchReader = {
+  format: "go",
+  description: "go test -bench text output (Go benchmark data format)",
+  sniff(head) {
+    let results = 0;
+    let config = 0;
+    for (const line of head.split(/\r?\n/)) {
+      if (/^(goos|goarch|pkg):\s+\S/.test(line)) config += 1;
+      else if (BENCHMARK_NAME.test(line) && /^\S+\s+\d+\s+[-+\d.eE]+\s+\S+/.test(line)) results += 1;
+    }
+    return results > 0 || config >= 2;
+  },
+  read(file) {
+    checkText(file);
+    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+    const text = file.text;
+    const length = text.length;
+    const budget = new ReadBudget(file.path);
+    const hints = {};
+    const warnings = [];
+    const pendingWarnings = [];
+    const groups = /* @__PURE__ */ new Map();
+    const allProcs = /* @__PURE__ */ new Set();
+    const fields = new LineFields();
+    const scratch2 = { nameEnd: 0, newline: 0, values: [], units: [], lastUnits: [], lastUnitAt: [] };
+    const window = new TextWindow(text);
+    const nameCodes = new NameCodes();
+    let lastEntry;
+    let followed = false;
+    let results = 0;
+    const run = { lastEntry: void 0, followed: false, number: 0, results: 0, directions: /* @__PURE__ */ new Map() };
+    let pkg = "";
+    let number = 0;
+    for (let start = 0; start <= length; ) {
+      if (lastEntry !== void 0 && start < length) {
+        run.lastEntry = lastEntry;
+        run.followed = followed;
+        run.number = number;
+        run.results = results;
+        start = fastRun(window, length, start, scratch2, nameCodes.codes, budget, run);
+        lastEntry = run.lastEntry;
+        followed = run.followed;
+        number = run.number;
+        results = run.results;
+        if (start > length) break;
+      }
+      number += 1;
+      const lineStart = start;
+      let first = NaN;
+      if (lineStart < length) {
+        window.cover(lineStart);
+        first = window.codes[lineStart - window.base];
+      }
+      if (first === 66) {
+        let entry;
+        if (lastEntry !== void 0) {
+          const likely = followed ? lastEntry.next : lastEntry;
+          const other = followed ? lastEntry : lastEntry.next;
+          entry = namesAt(window, nameCodes.codes, lineStart, likely) ? likely : namesAt(window, nameCodes.codes, lineStart, other) ? other : void 0;
+        }
+        const isResult = entry !== void 0 || text.startsWith("Benchmark", lineStart) && !(text.charCodeAt(lineStart + 9) >= 97 && text.charCodeAt(lineStart + 9) <= 122);
+        let pairs = isResult ? fastResult(window, length, lineStart, scratch2, entry === void 0 ? -1 : lineStart + entry.name.length) : 0;
+        let newline2 = scratch2.newline;
+        if (pairs === 0) {
+          newline2 = text.indexOf("\n", lineStart);
+          if (newline2 < 0) newline2 = length;
+        }
+        start = newline2 + 1;
+        if (!isResult) continue;
+        let name;
+        if (pairs > 0) {
+          name = entry === void 0 ? text.slice(lineStart, scratch2.nameEnd) : entry.name;
+        } else {
+          const count2 = fields.split(text, lineStart, newline2);
+          if (count2 < 2 || !fields.isCount(text, 1)) continue;
+          name = fields.text(text, 0);
+          if (count2 < 4 || count2 % 2 !== 0) {
+            throw new FormatError(file.path, number, `benchmark result "${name}" needs value/unit pairs after the iteration count`);
+          }
+          pairs = (count2 - 2) / 2;
+          for (let k = 0; k < pairs; k++) {
+            const i = 2 + 2 * k;
+            const value = fields.number(text, i);
+            if (value === void 0) throw new FormatError(file.path, number, `${name}: "${fields.text(text, i)}" is not a finite number`);
+            const unit = fields.unit(text, i + 1, k);
+            if (fields.repeatsUnit(k)) throw new FormatError(file.path, number, `${name}: unit ${unit} appears twice`);
+            if (value < 0 && (isTimeUnit(unit) || NON_NEGATIVE_UNITS.has(unit))) {
+              throw new FormatError(file.path, number, `${name}: negative ${unit} (${fields.text(text, i)}); a time or size cannot be below zero`);
+            }
+            scratch2.values[k] = value;
+            scratch2.units[k] = unit;
+          }
+        }
+        entry ??= entryOf(name, pkg, groups, nameCodes, allProcs);
+        if (lastEntry !== void 0) {
+          followed = lastEntry.next === entry && lastEntry !== entry;
+          lastEntry.next = entry;
+        }
+        lastEntry = entry;
+        addValues(entry, pairs, scratch2, budget, number, run.directions);
+        results += 1;
+        continue;
+      }
+      let newline = text.indexOf("\n", lineStart);
+      if (newline < 0) newline = length;
+      start = newline + 1;
+      if (!(first >= 97 && first <= 122 || first === 45 || first === 70)) continue;
+      const line = text.slice(lineStart, lineEnd(text, lineStart, newline));
+      const config = first >= 97 && first <= 122 ? CONFIG_LINE.exec(line) : null;
+      if (config) {
+        const [, key2, rawValue] = config;
+        const value = (rawValue ?? "").trim();
+        if (key2 === "pkg") {
+          pkg = value;
+          lastEntry = void 0;
+        } else if (HINT_KEYS.has(key2) && value !== "" && hints[key2] === void 0) hints[key2] = value;
+        continue;
+      }
+      const status = first === 45 ? /^--- (FAIL|SKIP): (\S+)/.exec(line) : null;
+      if (status) {
+        const failed2 = status[1] === "FAIL";
+        budget.series(number);
+        pendingWarnings.push({
+          pkg,
+          base: stripProcs(status[2]).base,
+          message: failed2 ? `${status[2]} failed` : `${status[2]} was skipped`,
+          kind: failed2 ? "error" : "skipped"
+        });
+        continue;
+      }
+      const pkgFail = first === 70 ? /^FAIL\s+(\S+)/.exec(line) : null;
+      if (pkgFail) {
+        budget.series(number);
+        pendingWarnings.push({ pkg: pkgFail[1], base: void 0, message: `package ${pkgFail[1]} failed: ${line.trim().replace(/\s+/g, " ")}`, kind: "error" });
+        continue;
+      }
+    }
+    if (results === 0 && pendingWarnings.length === 0) {
+      throw new FormatError(file.path, void 0, "no Go benchmark result lines (BenchmarkX  N  value unit ...) found");
+    }
+    const qualifyPackage = groups.size > 1;
+    const qualified = (p, base) => qualifyPackage && p !== "" ? `${p}.${base}` : base;
+    const measurements = measurementsOf2(groups, qualifyPackage);
+    for (const w of pendingWarnings) {
+      warnings.push(w.base === void 0 ? { message: w.message, kind: w.kind } : { message: w.message, benchmark: qualified(w.pkg, w.base), kind: w.kind });
+    }
+    if (allProcs.size === 1) hints.gomaxprocs = [...allProcs][0];
+    else if (allProcs.size > 1) hints.gomaxprocs = [...allProcs].join(",");
+    const pkgs = [...groups.keys()].filter((p) => p !== "");
+    if (pkgs.length > 0) hints.pkg = pkgs.join(",");
+    return { measurements, warnings, hints };
+  }
+};
+function entryOf(name, pkg, groups, nameCodes, allProcs) {
+  const { base, procs } = stripProcs(name);
+  let byBase = groups.get(pkg);
+  if (!byBase) groups.set(pkg, byBase = new GroupTable());
+  const hash = hashOf(base);
+  let group = byBase.get(base, hash);
+  if (!group) byBase.add(group = { pkg, base, procs, severalProcs: false, series: [], seriesProcs: [], index: void 0, entries: [], names: void 0 }, hash);
+  else {
+    const known = findEntry(group, name);
+    if (known !== void 0) return known;
+    if (group.procs !== procs) group.severalProcs = true;
+  }
+  allProcs.add(procs);
+  const entry = { name, group, procs, series: [], next: void 0, codes: nameCodes.add(name) };
+  addEntry(group, entry);
+  return entry;
+}
+function measurementsOf2(groups, qualifyPackage) {
+  const measurements = [];
+  for (const byBase of groups.values()) {
+    for (const group of byBase.list) {
+      const qualify = qualifyPackage && group.pkg !== "";
+      const severalProcs = group.severalProcs;
+      const { series: series2, seriesProcs } = group;
+      if (qualify || severalProcs) {
+        const name = qualify ? `${group.pkg}.${group.base}` : group.base;
+        for (let i = 0; i < series2.length; i++) series2[i].benchmark = severalProcs ? `${name}/procs=${seriesProcs[i]}` : name;
+      }
+      for (let i = 0; i < series2.length; i++) measurements.push(series2[i]);
+    }
+  }
+  return measurements;
+}
+function addValues(entry, pairs, scratch2, budget, number, directions) {
+  const { values, units } = scratch2;
+  for (let k = 0; k < pairs; k++) {
+    const unit = units[k];
+    let series2 = entry.series[k];
+    if (series2 === void 0 || series2.unit !== unit) {
+      series2 = findSeries(entry.group, entry.procs, unit);
+      if (!series2) {
+        budget.series(number);
+        series2 = addSeries(entry.group, entry.procs, unit, directions);
+      }
+      entry.series[k] = series2;
+    }
+    budget.value(number);
+    series2.values.push(values[k]);
+  }
+}
+function fastRun(window, length, start, scratch2, names2, budget, run) {
+  if (run.lastEntry === void 0) return start;
+  let lastEntry = run.lastEntry;
+  let followed = run.followed;
+  let number = run.number;
+  let results = run.results;
+  while (start < length) {
+    window.cover(start);
+    const likely = followed ? lastEntry.next : lastEntry;
+    const other = followed ? lastEntry : lastEntry.next;
+    const entry = namesAt(window, names2, start, likely) ? likely : namesAt(window, names2, start, other) ? other : void 0;
+    if (entry === void 0) break;
+    const pairs = fastResult(window, length, start, scratch2, start + entry.name.length);
+    if (pairs === 0) break;
+    number += 1;
+    followed = lastEntry.next === entry && lastEntry !== entry;
+    lastEntry.next = entry;
+    lastEntry = entry;
+    addValues(entry, pairs, scratch2, budget, number, run.directions);
+    results += 1;
+    start = scratch2.newline + 1;
+  }
+  run.lastEntry = lastEntry;
+  run.followed = followed;
+  run.number = number;
+  run.results = results;
+  return start;
+}
+var MAX_FAST_PAIRS = 8;
+function fastResult(window, length, start, scratch2, nameEnd) {
+  const codes = window.codes;
+  const base = window.base;
+  const end = length - base;
+  let p = nameEnd - base;
+  let c = 0;
+  if (nameEnd < 0) {
+    p = start - base + 9;
+    while ((c = codes[p]) > 32 && c < 127) p++;
+    if (c !== 32 && c !== 9) return 0;
+  }
+  scratch2.nameEnd = p + base;
+  while ((c = codes[++p]) === 32 || c === 9) ;
+  const count2 = p;
+  while ((c = codes[p]) >= 48 && c <= 57) p++;
+  if (p === count2 || c !== 32 && c !== 9) return 0;
+  const { values, units, lastUnits, lastUnitAt } = scratch2;
+  let pairs = 0;
+  for (; ; ) {
+    while ((c = codes[p]) === 32 || c === 9) p++;
+    if (c === 13 && (codes[p + 1] === 10 || p + 1 === end)) c = codes[++p];
+    if (c === 10 || p === end) {
+      scratch2.newline = p + base;
+      return pairs;
+    }
+    if (pairs === MAX_FAST_PAIRS) return 0;
+    const number = p;
+    let mantissa = 0;
+    let dot = -1;
+    for (; ; ) {
+      c = codes[p];
+      if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+      else if (c === 46 && dot < 0) dot = p;
+      else break;
+      p++;
+    }
+    const digits = p - number - (dot < 0 ? 0 : 1);
+    if (digits === 0 || digits > 15 || c !== 32 && c !== 9) return 0;
+    values[pairs] = dot < 0 || dot === p - 1 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+    while ((c = codes[++p]) === 32 || c === 9) ;
+    const unitStart = p;
+    const known = lastUnits[pairs];
+    let unit;
+    if (known !== void 0) {
+      const unitLength = known.length;
+      const at = lastUnitAt[pairs] - base;
+      let i = 0;
+      if (at >= 0) while (i < unitLength && codes[unitStart + i] === codes[at + i]) i++;
+      else while (i < unitLength && codes[unitStart + i] === known.charCodeAt(i)) i++;
+      p = unitStart + unitLength;
+      c = codes[p];
+      if (i === unitLength && (c === 32 || c === 9 || c === 10 || p === end || c === 13 && (codes[p + 1] === 10 || p + 1 === end))) unit = known;
+    }
+    if (unit === void 0) {
+      p = unitStart;
+      while ((c = codes[p]) > 32 && c < 127) p++;
+      if (p === unitStart || c !== 32 && c !== 9 && c !== 10 && p !== end && !(c === 13 && (codes[p + 1] === 10 || p + 1 === end))) return 0;
+      lastUnits[pairs] = unit = window.text.slice(unitStart + base, p + base);
+    }
+    lastUnitAt[pairs] = unitStart + base;
+    for (let k = 0; k < pairs; k++) if (units[k] === unit) return 0;
+    units[pairs] = unit;
+    pairs += 1;
+  }
+}
+function namesAt(window, names2, start, entry) {
+  if (entry === void 0) return false;
+  const length = entry.name.length;
+  if (start + length >= window.limit) return false;
+  const codes = window.codes;
+  const s = start - window.base;
+  const c = codes[s + length];
+  if (c !== 32 && c !== 9) return false;
+  const at = entry.codes;
+  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names2[at + i]) return false;
+  return true;
+}
+function lineEnd(text, start, newline) {
+  return newline < text.length && newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+}
+function stripProcs(name) {
+  let digits = name.length;
+  while (digits > 0 && name.charCodeAt(digits - 1) >= 48 && name.charCodeAt(digits - 1) <= 57) digits -= 1;
+  if (digits === name.length || digits === 0 || name.charCodeAt(digits - 1) !== 45) return { base: name, procs: 1 };
+  return { base: name.slice(0, digits - 1), procs: Number(name.slice(digits)) };
+}
+
+// src/formats/pytest-benchmark.ts
+var pytestBenchmarkReader = {
+  format: "pytest-benchmark",
+  description: "pytest-benchmark --benchmark-json (or a --benchmark-save file)",
+  sniff(head) {
+    return /^\s*\{/.test(head) && /"machine_info"\s*:/.test(head) && /"(python_implementation|python_version|commit_info|benchmarks)"\s*:/.test(head);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.object(doc, "$");
+    const benchmarks = j.array(root.benchmarks, "benchmarks");
+    const measurements = [];
+    const warnings = [];
+    const budget = new ReadBudget(file.path);
+    const seen = /* @__PURE__ */ new Set();
+    benchmarks.forEach((raw, i) => {
+      const path = `benchmarks[${i}]`;
+      const b = j.object(raw, path);
+      const name = j.optionalString(b.fullname, `${path}.fullname`) ?? j.string(b.name, `${path}.name`);
+      if (name === "") j.fail(`${path}.fullname`, "empty benchmark name");
+      if (seen.has(name)) j.fail(`${path}.fullname`, `benchmark ${JSON.stringify(name)} appears twice`);
+      budget.series();
+      seen.add(name);
+      const stats = j.object(b.stats, `${path}.stats`);
+      const problem = dataProblem(stats.data);
+      if (problem === void 0) {
+        measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: stats.data });
+        return;
+      }
+      const statistic = stats.median !== void 0 && stats.median !== null ? "median" : "mean";
+      if (stats[statistic] === void 0 || stats[statistic] === null) j.fail(`${path}.stats`, `has no usable data (${problem}) and no median or mean`);
+      const value = j.number(stats[statistic], `${path}.stats.${statistic}`);
+      if (value < 0) j.fail(`${path}.stats.${statistic}`, "negative time");
+      measurements.push({ benchmark: name, metric: "time", unit: "s", better: "lower", values: [value] });
+      warnings.push({
+        benchmark: name,
+        kind: "summary-only",
+        message: problem === "absent" ? `${name}: no per-round data (save with --benchmark-save-data or use --benchmark-json); using the ${statistic} as a single value` : `${name}: ${path}.stats.data is unusable (${problem}); using the ${statistic} as a single value`
+      });
+    });
+    if (measurements.length === 0) j.fail("benchmarks", "no benchmarks (were they run with --benchmark-disable or --benchmark-skip?)");
+    return { measurements, warnings, hints: machineHints(root.machine_info) };
+  }
+};
+function dataProblem(data) {
+  if (data === void 0 || data === null) return "absent";
+  if (!Array.isArray(data)) return `expected an array of times, got ${data === null ? "null" : typeof data}`;
+  if (data.length === 0) return "no rounds";
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (typeof v !== "number" || !Number.isFinite(v)) return `data[${i}] is ${typeof v === "number" ? String(v) : JSON.stringify(v) ?? typeof v}, not a time`;
+    if (v < 0) return `data[${i}] is negative (${v})`;
+  }
+  return void 0;
+}
+function machineHints(value) {
+  const hints = {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return hints;
+  const info = value;
+  for (const key2 of ["python_implementation", "python_version", "machine", "system", "release"]) {
+    if (typeof info[key2] === "string" && info[key2] !== "") hints[key2] = info[key2];
+  }
+  const cpu = info.cpu;
+  if (cpu !== null && typeof cpu === "object" && !Array.isArray(cpu)) {
+    const c = cpu;
+    if (typeof c.brand_raw === "string" && c.brand_raw !== "") hints.cpu = c.brand_raw;
+    if (typeof c.count === "number" && Number.isInteger(c.count)) hints.cpu_count = c.count;
+  }
+  return hints;
+}
+
+// src/formats/dart.ts
+var LOGCAT_PREFIX = /^[VDIWEF]\/[^(\s]*\s*\(\s*\d+\):\s?/;
+var FLUTTER_PREFIX = /^flutter: /;
+var NUMBER = String.raw`[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`;
+var RUN_TIME = new RegExp(String.raw`^(.+?)\(RunTime\): (${NUMBER}) us\.?\s*$`);
+var EVENT_MARK = "benchmark_harness[";
+var RESULTS_FOR = /^Results for \S/;
+var REPORT_LINE = new RegExp(String.raw`^(\S+): (${NUMBER}) (?:\(±(${NUMBER})\) )?(ns|us|ms|s)/iteration\b`);
+var dartReader = {
+  format: "dart",
+  description: "Dart benchmark_harness output: Name(RunTime): X us., benchmark_harness[...] events, Results for ... reports",
+  sniff(head) {
+    return /\(RunTime\): [0-9.eE+-]+ us/.test(head) || /benchmark_harness\[\{/.test(head) || /^Results for \S+\.dart\s*$/m.test(head);
+  },
+  read(file) {
+    const order = [];
+    const byName = /* @__PURE__ */ new Map();
+    let summaryOnly = false;
+    let inReport = false;
+    const budget = new ReadBudget(file.path);
+    const add3 = (line, name, unit, value) => {
+      budget.value(line);
+      const existing = byName.get(name);
+      if (!existing) {
+        budget.series(line);
+        const m = { benchmark: name, metric: "time", unit, better: directionOf("time", unit), values: [value] };
+        byName.set(name, m);
+        order.push(name);
+        const entry = entries.get(name);
+        if (entry !== void 0) {
+          entry.measurement = m;
+          entry.factor = conversionFactor("us", unit);
+        }
+        return;
+      }
+      const factor = conversionFactor(unit, existing.unit);
+      if (factor === void 0) throw new FormatError(file.path, line, `benchmark "${name}" is reported in ${unit} and in ${existing.unit}`);
+      existing.values.push(value * factor);
+    };
+    const input = file.text;
+    const cursor = new LineCursor(file);
+    const runTimeMark = new Finder(input, "(RunTime): ");
+    const eventMark = new Finder(input, EVENT_MARK);
+    const entries = /* @__PURE__ */ new Map();
+    const names2 = new NameOrder();
+    const window = new TextWindow(input);
+    const nameCodes = new NameCodes();
+    for (; ; ) {
+      const after = cursor.newline + 1;
+      if (after > 0 && after < input.length) {
+        window.cover(after);
+        const line = expectedRunTime(window, nameCodes.codes, after, names2.candidate(0)) ?? expectedRunTime(window, nameCodes.codes, after, names2.candidate(1));
+        if (line !== void 0) {
+          cursor.skip(line.newline);
+          budget.value(cursor.number);
+          line.entry.measurement.values.push(line.value * line.entry.factor);
+          names2.record(line.entry);
+          continue;
+        }
+      }
+      if (!cursor.next()) break;
+      const { number, start, end } = cursor;
+      const isPrefixed = start + 1 < end && input.charCodeAt(start + 1) === 47 || input.charCodeAt(start) === 102 && input.startsWith("flutter: ", start);
+      if (!isPrefixed) {
+        const mark = runTimeMark.next(start);
+        if (mark < end) {
+          const value = fastRunTime(input, start, mark, end);
+          if (value === value) {
+            let entry = names2.find(input, start, mark);
+            if (entry === void 0) {
+              const name = input.slice(start, mark);
+              entry = entries.get(name);
+              if (entry === void 0) {
+                const existing = byName.get(name);
+                const factor = existing === void 0 ? 1 : conversionFactor("us", existing.unit);
+                entry = { name, at: start, next: void 0, measurement: existing, factor, plain: !LINE_BREAK.test(name), codes: nameCodes.add(name), unprefixed: !(name.charCodeAt(1) === 47 || name.startsWith("flutter: ")) };
+                entries.set(name, entry);
+              }
+            }
+            if (entry.plain && entry.factor !== void 0) {
+              budget.value(number);
+              if (entry.measurement === void 0) {
+                budget.series(number);
+                const m = { benchmark: entry.name, metric: "time", unit: "us", better: directionOf("time", "us"), values: [value] };
+                byName.set(entry.name, m);
+                order.push(entry.name);
+                entry.measurement = m;
+              } else {
+                entry.measurement.values.push(value * entry.factor);
+              }
+              names2.record(entry);
+              continue;
+            }
+          }
+        } else if (!inReport && eventMark.next(start) >= end && !input.startsWith("Results for ", start)) {
+          continue;
+        }
+      }
+      const raw = cursor.line();
+      const prefixed2 = raw.charCodeAt(1) === 47 || raw.startsWith("flutter: ");
+      const text = prefixed2 ? raw.replace(LOGCAT_PREFIX, "").replace(FLUTTER_PREFIX, "") : raw;
+      const runTime = text.includes("(RunTime): ") ? RUN_TIME.exec(text) : null;
+      if (runTime) {
+        const value = parseFiniteNumber(runTime[2]);
+        const name = runTime[1].trim();
+        if (value === void 0) throw new FormatError(file.path, number, `RunTime of "${name}" is not a finite number`);
+        if (value < 0) throw new FormatError(file.path, number, `RunTime of "${name}" is negative (${runTime[2]} us); a time cannot be below zero`);
+        if (name === "") throw new FormatError(file.path, number, "benchmark name is empty");
+        add3(number, name, "us", value);
+        continue;
+      }
+      const event = eventPayload(text);
+      if (event !== void 0) {
+        const payload = event.trimEnd();
+        if (!payload.endsWith("]")) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
+        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add3(number, name, unit, value);
+        continue;
+      }
+      if (text.startsWith("Results for ") && RESULTS_FOR.test(text)) {
+        inReport = true;
+        continue;
+      }
+      const report = inReport ? REPORT_LINE.exec(text) : null;
+      if (report) {
+        const value = parseFiniteNumber(report[2]);
+        if (value === void 0) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
+        if (value < 0) throw new FormatError(file.path, number, `time of "${report[1]}" is negative (${report[2]}); a time cannot be below zero`);
+        if (report[3] !== void 0) summaryOnly = true;
+        add3(number, report[1], report[4], value);
+      }
+    }
+    if (order.length === 0) {
+      throw new FormatError(file.path, void 0, 'no benchmark_harness results found (expected "Name(RunTime): X us." lines or benchmark_harness[...] events)');
+    }
+    const warnings = summaryOnly ? [{ kind: "summary-only", message: "the report gives a mean with an error bar (\xB1) per benchmark, not its samples: each contributes one value" }] : [];
+    return { measurements: order.map((n) => byName.get(n)), warnings, hints: {} };
+  }
+};
+var EXPECTED = { entry: void 0, value: 0, newline: 0 };
+var MARK_CODES = Array.from("(RunTime): ", (c) => c.charCodeAt(0));
+function expectedRunTime(window, names2, start, entry) {
+  if (entry === void 0 || !entry.plain || !entry.unprefixed || entry.factor === void 0 || entry.measurement === void 0) return void 0;
+  const codes = window.codes;
+  const base = window.base;
+  const s = start - base;
+  const length = entry.name.length;
+  if (start + length + 11 >= window.limit) return void 0;
+  const at = entry.codes;
+  for (let i = length - 1; i >= 0; i--) if (codes[s + i] !== names2[at + i]) return void 0;
+  let p = s + length;
+  for (let i = 0; i < 11; i++) if (codes[p + i] !== MARK_CODES[i]) return void 0;
+  const from = p + 11;
+  p = from;
+  let mantissa = 0;
+  let dot = -1;
+  let c = codes[p];
+  for (; ; ) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+    c = codes[++p];
+  }
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || c !== 32 || codes[p + 1] !== 117 || codes[p + 2] !== 115) return void 0;
+  let q = p + 3;
+  c = codes[q];
+  if (c === 46) c = codes[++q];
+  while (c === 32 || c === 9) c = codes[++q];
+  if (c === 13) {
+    c = codes[++q];
+    if (c !== 10) return void 0;
+  } else if (c !== 10 && !(c === 0 && q + base === window.text.length)) return void 0;
+  let value;
+  if (digits <= 15) value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+  else {
+    value = Number(window.text.slice(from + base, p + base));
+    if (!Number.isFinite(value)) return void 0;
+  }
+  EXPECTED.entry = entry;
+  EXPECTED.value = value;
+  EXPECTED.newline = q + base;
+  return EXPECTED;
+}
+var LINE_BREAK = /[\r\u2028\u2029]/;
+function fastRunTime(text, start, mark, end) {
+  if (mark === start || isSpaceOrBreak(text.charCodeAt(start)) || isSpaceOrBreak(text.charCodeAt(mark - 1))) return NaN;
+  const from = mark + 11;
+  let p = from;
+  let mantissa = 0;
+  let dot = -1;
+  let c = text.charCodeAt(p);
+  for (; ; ) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+    c = text.charCodeAt(++p);
+  }
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || p + 3 > end || c !== 32 || text.charCodeAt(p + 1) !== 117 || text.charCodeAt(p + 2) !== 115) return NaN;
+  let q = p + 3;
+  if (q < end && text.charCodeAt(q) === 46) q += 1;
+  while (q < end && ((c = text.charCodeAt(q)) === 32 || c === 9)) q += 1;
+  if (q !== end) return NaN;
+  if (digits <= 15) return dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[p - dot - 1];
+  const value = Number(text.slice(from, p));
+  return Number.isFinite(value) ? value : NaN;
+}
+function isSpaceOrBreak(c) {
+  return c <= 32 || c >= 127;
+}
+function eventPayload(text) {
+  const lastBreak = Math.max(text.lastIndexOf("\r"), text.lastIndexOf("\u2028"), text.lastIndexOf("\u2029"));
+  const from = Math.max(0, lastBreak - EVENT_MARK.length + 1);
+  for (let at = text.indexOf(EVENT_MARK, from); at >= 0; at = text.indexOf(EVENT_MARK, at + 1)) {
+    const open = at + EVENT_MARK.length;
+    if (open > lastBreak && text.charCodeAt(open) === 123) return text.slice(open);
+  }
+  return void 0;
+}
+function readEvent(file, line, payload) {
+  let event;
+  checkJsonElementCount(file.path, payload, line);
+  try {
+    event = JSON.parse(payload);
+  } catch (error) {
+    throw new FormatError(file.path, line, `benchmark_harness event is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const fail = (message) => {
+    throw new FormatError(file.path, line, `benchmark_harness event: ${message}`);
+  };
+  if (event === null || typeof event !== "object" || Array.isArray(event)) fail("expected a JSON object");
+  const { event: kind, params } = event;
+  if (typeof kind !== "string") fail('"event" is not a string');
+  if (kind !== "benchmark.result") return [];
+  if (params === null || typeof params !== "object" || Array.isArray(params)) fail('"params" of benchmark.result is not an object');
+  const p = params;
+  if (typeof p.name !== "string" || p.name.trim() === "") fail("params.name is not a non-empty string");
+  const name = p.name.trim();
+  const iterations = p.iterations;
+  if (typeof iterations !== "number" || !Number.isFinite(iterations) || iterations <= 0) fail("params.iterations is not a positive number");
+  const perIteration = (elapsed, at) => {
+    if (typeof elapsed !== "number" || !Number.isFinite(elapsed) || elapsed < 0) fail(`${at} is not a finite, non-negative number of milliseconds`);
+    return elapsed / iterations;
+  };
+  if (p.elapsed !== void 0) return [[name, "ms", perIteration(p.elapsed, "params.elapsed")]];
+  if (Array.isArray(p.values) && p.values.length > 0) {
+    return p.values.map((v, i) => [name, "ms", perIteration(v, `params.values[${i}]`)]);
+  }
+  return fail("benchmark.result has neither params.elapsed nor a non-empty params.values");
+}
+
+// src/formats/jmh.ts
+var MODES = /* @__PURE__ */ new Set(["thrpt", "avgt", "sample", "ss"]);
+var jmhReader = {
+  format: "jmh",
+  description: "JMH -rf json",
+  sniff(head) {
+    return /^\s*\[\s*\{/.test(head) && /"jmhVersion"\s*:/.test(head) && /"benchmark"\s*:/.test(head);
+  },
+  read(file) {
+    const j = new JsonReader(file.path);
+    const entries = j.array(parseJsonDocument(file), "$");
+    if (entries.length === 0) j.fail("$", "no benchmark results");
+    const parsed = entries.map((raw, i) => {
+      const path = `[${i}]`;
+      const e = j.object(raw, path);
+      const benchmark = j.string(e.benchmark, `${path}.benchmark`);
+      if (benchmark === "") j.fail(`${path}.benchmark`, "empty benchmark name");
+      const mode = j.string(e.mode, `${path}.mode`);
+      if (!MODES.has(mode)) j.fail(`${path}.mode`, `unknown mode "${mode}"; expected one of ${[...MODES].join(", ")}`);
+      const params = [];
+      if (e.params !== void 0 && e.params !== null) {
+        for (const [k, v] of Object.entries(j.object(e.params, `${path}.params`))) params.push(`${k}=${j.string(v, `${path}.params.${k}`)}`);
+      }
+      const base = params.length > 0 ? `${benchmark}(${params.join(",")})` : benchmark;
+      return { path, e, mode, base };
+    });
+    const modes = /* @__PURE__ */ new Map();
+    for (const p of parsed) modes.set(p.base, (modes.get(p.base) ?? /* @__PURE__ */ new Set()).add(p.mode));
+    const measurements = [];
+    const budget = new ReadBudget(file.path);
+    const seen = /* @__PURE__ */ new Set();
+    for (const { path, e, mode, base } of parsed) {
+      const name = (modes.get(base)?.size ?? 0) > 1 ? `${base} [${mode}]` : base;
+      if (seen.has(name)) j.fail(path, `benchmark "${name}" appears twice`);
+      seen.add(name);
+      const primary = j.object(e.primaryMetric, `${path}.primaryMetric`);
+      const unit = j.string(primary.scoreUnit, `${path}.primaryMetric.scoreUnit`);
+      const metric = /^ops\//.test(unit) ? "throughput" : "time";
+      const values = metricValues(j, primary, `${path}.primaryMetric`);
+      if (values.length === 0) j.fail(`${path}.primaryMetric.rawData`, "no measurement iterations");
+      budget.series();
+      measurements.push({ benchmark: name, metric, unit, better: directionOf(metric, unit), values });
+      if (e.secondaryMetrics === void 0 || e.secondaryMetrics === null) continue;
+      const secondaries = j.object(e.secondaryMetrics, `${path}.secondaryMetrics`);
+      for (const [key2, raw] of Object.entries(secondaries)) {
+        const at = `${path}.secondaryMetrics["${key2}"]`;
+        const secondary = j.object(raw, at);
+        const secondaryMetric = key2.replace(/^[·:]+/, "");
+        if (secondaryMetric === "" || secondaryMetric === "time" || secondaryMetric === "throughput") j.fail(at, `secondary metric name "${key2}" clashes with the primary metric`);
+        const secondaryUnit = j.string(secondary.scoreUnit, `${at}.scoreUnit`);
+        const secondaryValues = metricValues(j, secondary, at);
+        if (secondaryValues.length === 0) continue;
+        budget.series();
+        measurements.push({
+          benchmark: name,
+          metric: secondaryMetric,
+          unit: secondaryUnit,
+          better: secondaryDirection(secondaryMetric, secondaryUnit),
+          values: secondaryValues
+        });
+      }
+    }
+    return { measurements, warnings: [], hints: readHints2(j, j.object(entries[0], "[0]")) };
+  }
+};
+function secondaryDirection(metric, unit) {
+  return metric.startsWith("gc.") ? "lower" : directionOf(metric, unit);
+}
+function metricValues(j, metric, path) {
+  const values = [];
+  if (metric.rawData !== void 0 && metric.rawData !== null) {
+    j.array(metric.rawData, `${path}.rawData`).forEach((fork, f) => {
+      for (const v of j.numbers(fork, `${path}.rawData[${f}]`)) values.push(v);
+    });
+  } else if (metric.rawDataHistogram !== void 0 && metric.rawDataHistogram !== null) {
+    j.array(metric.rawDataHistogram, `${path}.rawDataHistogram`).forEach((fork, f) => {
+      j.array(fork, `${path}.rawDataHistogram[${f}]`).forEach((iteration, i) => {
+        const at = `${path}.rawDataHistogram[${f}][${i}]`;
+        let sum = 0;
+        let count2 = 0;
+        j.array(iteration, at).forEach((bin, b) => {
+          const pair = j.numbers(bin, `${at}[${b}]`);
+          if (pair.length !== 2) j.fail(`${at}[${b}]`, `expected [value, count], got ${pair.length} numbers`);
+          if (pair[1] < 0) j.fail(`${at}[${b}][1]`, `expected a non-negative count, got ${pair[1]}`);
+          sum += pair[0] * pair[1];
+          count2 += pair[1];
+        });
+        if (count2 === 0) j.fail(at, "empty histogram");
+        const mean = sum / count2;
+        if (!Number.isFinite(mean)) j.fail(at, "histogram mean is not finite");
+        values.push(mean);
+      });
+    });
+  } else {
+    j.fail(`${path}.rawData`, "missing: neither rawData nor rawDataHistogram");
+  }
+  return values;
+}
+function readHints2(j, first) {
+  const hints = {};
+  for (const key2 of ["jmhVersion", "jdkVersion", "vmName", "vmVersion"]) {
+    const value = j.optionalString(first[key2], `[0].${key2}`);
+    if (value !== void 0) hints[key2] = value;
+  }
+  if (first.jvmArgs !== void 0 && first.jvmArgs !== null) {
+    const args = j.array(first.jvmArgs, "[0].jvmArgs").map((a, i) => j.string(a, `[0].jvmArgs[${i}]`));
+    if (args.length > 0) hints.jvmArgs = args.join(" ");
+  }
+  return hints;
+}
+
+// src/formats/catch2.ts
+var NS_PER_UNIT = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 6e10 };
+var HEADER2 = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
+var COUNT2 = /^\d+$/;
+var DURATION_UNIT = /^(?:ns|us|ms|s|m)$/;
+var LINE_BREAK2 = /[\n\r\u2028\u2029]/;
+var RULE = /^(={10,}|-{10,}|~{10,})\s*$/;
+var VERSION = /is a Catch2? v(\d+\.\d+\.\d+\S*) host application/;
+var catch2Reader = {
+  format: "catch2",
+  description: "Catch2 BENCHMARK results: console table or XML reporter (-r xml), v2 and v3",
+  sniff(head) {
+    try {
+      if (/<Catch2TestRun[\s>]|<Catch\s+name=/.test(head)) return true;
+      return VERSION.test(head) || /^benchmark name\s+samples\s+iterations\s+(estimated|est run time|mean)\s*$/m.test(head);
+    } catch {
+      return false;
+    }
+  },
+  read(file) {
+    checkText(file);
+    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+    const collected = file.text.trimStart().startsWith("<") ? readXmlFast(file) ?? readXml(file) : readConsole(file);
+    return finish(file, collected);
+  }
+};
+function newCollected(file) {
+  return { order: [], values: /* @__PURE__ */ new Map(), warnings: [], hints: {}, budget: new ReadBudget(file.path) };
+}
+function add2(c, name, ns, line) {
+  c.budget.value(line);
+  let list = c.values.get(name);
+  if (!list) {
+    c.budget.series(line);
+    list = [];
+    c.values.set(name, list);
+    c.order.push(name);
+  }
+  list.push(ns);
+}
+function failed(c, name, message, line) {
+  c.budget.series(line);
+  c.warnings.push({ benchmark: name, kind: "error", message: `benchmark "${name}" failed: ${message}` });
+}
+function finish(file, c) {
+  if (c.order.length === 0 && c.warnings.length === 0) {
+    throw new FormatError(file.path, void 0, "no Catch2 benchmark results found (is CATCH_CONFIG_ENABLE_BENCHMARKING defined?)");
+  }
+  const measurements = c.order.map((name) => ({
+    benchmark: name,
+    metric: "time",
+    unit: "ns",
+    better: "lower",
+    values: c.values.get(name) ?? []
+  }));
+  const warnings = [];
+  if (measurements.length > 0) {
+    warnings.push({
+      kind: "summary-only",
+      message: "Catch2 reports a summary per benchmark, not its samples: each run contributes its mean as one value; run the benchmark binary several times and concatenate the outputs to give benchbot repetitions"
+    });
+  }
+  return { measurements, warnings: [...warnings, ...c.warnings], hints: c.hints };
+}
+function toNs(file, line, number, unit) {
+  const value = parseFiniteNumber(number);
+  const factor = NS_PER_UNIT[unit];
+  if (value === void 0 || factor === void 0) throw new FormatError(file.path, line, `not a duration: "${number} ${unit}"`);
+  if (value < 0) throw new FormatError(file.path, line, `negative duration "${number} ${unit}"; a time cannot be below zero`);
+  const ns = value * factor;
+  if (!Number.isFinite(ns)) throw new FormatError(file.path, line, `duration out of range: "${number} ${unit}"`);
+  return ns;
+}
+function joinName(fragments, width) {
+  const parts = [];
+  for (let i = 0; i < fragments.length; i++) {
+    const fragment = fragments[i];
+    const broken = i + 1 < fragments.length && fragment.endsWith("-") && fragment.length === width;
+    parts.push(broken ? fragment.slice(0, -1) : fragment);
+    if (i + 1 < fragments.length && !broken) parts.push(" ");
+  }
+  return parts.join("");
+}
+function tableRow(text) {
+  if (text === "" || isSpace2(text.charCodeAt(0))) return void 0;
+  const cut = trailingFields(text, 4);
+  if (!cut || cut.rest === "" || cut.gaps[0].length < 2 || cut.gaps[3] !== " " || LINE_BREAK2.test(cut.rest)) return void 0;
+  const [samples, iterations, value, unit] = cut.fields;
+  if (!COUNT2.test(samples) || !COUNT2.test(iterations) || !DURATION_UNIT.test(unit) || parseFiniteNumber(value) === void 0 || value.includes(",")) return void 0;
+  return { name: cut.rest, value, unit };
+}
+function meanLine(text) {
+  if (text === "" || !isSpace2(text.charCodeAt(0))) return void 0;
+  const cut = trailingFields(text, 6);
+  if (!cut || cut.rest !== "" || LINE_BREAK2.test(cut.gaps[0])) return void 0;
+  for (let k = 0; k < 6; k += 2) {
+    const value = cut.fields[k];
+    if (parseFiniteNumber(value) === void 0 || value.includes(",") || cut.gaps[k + 1] !== " " || !DURATION_UNIT.test(cut.fields[k + 1])) return void 0;
+  }
+  return { value: cut.fields[0], unit: cut.fields[1] };
+}
+var FAILED_MARK = "Benchmark failed (";
+function failedRow(text) {
+  if (text === "" || isSpace2(text.charCodeAt(0)) || LINE_BREAK2.test(text)) return void 0;
+  let end = text.length;
+  while (end > 0 && isSpace2(text.charCodeAt(end - 1))) end -= 1;
+  if (text.charCodeAt(end - 1) !== 41) return void 0;
+  for (let at = text.indexOf(FAILED_MARK); at >= 0 && at + FAILED_MARK.length < end; at = text.indexOf(FAILED_MARK, at + 1)) {
+    if (at >= 3 && isSpace2(text.charCodeAt(at - 1)) && isSpace2(text.charCodeAt(at - 2))) {
+      return { name: text.slice(0, at).trim(), message: text.slice(at + FAILED_MARK.length, end - 1) };
+    }
+  }
+  return void 0;
+}
+function fastDuration(text, p, end, row2) {
+  const from = p;
+  let c = text.charCodeAt(p);
+  while (p < end && (c >= 48 && c <= 57 || c === 46)) c = text.charCodeAt(++p);
+  if (p === from || c !== 32 || p + 1 >= end) return -1;
+  const value = readDecimal(text, from, p);
+  if (value !== value) return -1;
+  c = text.charCodeAt(++p);
+  const d = text.charCodeAt(p + 1);
+  let factor = 0;
+  let length = 2;
+  if (d === 115 && c === 110) factor = NS_PER_UNIT.ns;
+  else if (d === 115 && c === 117) factor = NS_PER_UNIT.us;
+  else if (d === 115 && c === 109) factor = NS_PER_UNIT.ms;
+  else if (c === 115) factor = NS_PER_UNIT.s, length = 1;
+  else if (c === 109) factor = NS_PER_UNIT.m, length = 1;
+  else return -1;
+  p += length;
+  if (p > end || p < end && (c = text.charCodeAt(p)) !== 32 && c !== 9) return -1;
+  row2.value = value;
+  row2.factor = factor;
+  return p;
+}
+function blanksAfter(text, p, end) {
+  let c = 0;
+  while (p < end && ((c = text.charCodeAt(p)) === 32 || c === 9)) p += 1;
+  return p;
+}
+function blanksBefore(text, p, start) {
+  let c = 0;
+  while (p > start && ((c = text.charCodeAt(p - 1)) === 32 || c === 9)) p -= 1;
+  return p;
+}
+function fastMean(text, start, end, row2) {
+  let p = blanksAfter(text, start, end);
+  if (p === start) return false;
+  let value = 0;
+  let factor = 0;
+  for (let k = 0; k < 3; k++) {
+    if (k > 0) {
+      const gap = p;
+      p = blanksAfter(text, p, end);
+      if (p === gap) return false;
+    }
+    p = fastDuration(text, p, end, row2);
+    if (p < 0) return false;
+    if (k === 0) {
+      value = row2.value;
+      factor = row2.factor;
+    }
+  }
+  if (blanksAfter(text, p, end) !== end) return false;
+  row2.value = value;
+  row2.factor = factor;
+  return true;
+}
+function fastRow(text, start, end, row2) {
+  const e = blanksBefore(text, end, start);
+  let c = 0;
+  let p = e;
+  while (p > start && (c = text.charCodeAt(p - 1)) >= 97 && c <= 122) p -= 1;
+  if (p === e || text.charCodeAt(p - 1) !== 32) return false;
+  p -= 1;
+  while (p > start && ((c = text.charCodeAt(p - 1)) >= 48 && c <= 57 || c === 46)) p -= 1;
+  if (fastDuration(text, p, end, row2) !== e) return false;
+  for (let k = 0; k < 2; k++) {
+    const gap2 = p;
+    p = blanksBefore(text, p, start);
+    if (p === gap2) return false;
+    const count2 = p;
+    while (p > start && (c = text.charCodeAt(p - 1)) >= 48 && c <= 57) p -= 1;
+    if (p === count2) return false;
+  }
+  const gap = p;
+  p = blanksBefore(text, p, start);
+  if (gap - p < 2 || p === start || isSpace2(text.charCodeAt(p - 1))) return false;
+  for (let i = start; i < p; i++) {
+    c = text.charCodeAt(i);
+    if (c === 13 || c === 8232 || c === 8233) return false;
+  }
+  row2.nameEnd = p;
+  return true;
+}
+function readConsole(file) {
+  const c = newCollected(file);
+  const version = VERSION.exec(file.text);
+  if (version) c.hints.catch2_version = version[1];
+  let mode = "outside";
+  let analysis = true;
+  let wrapWidth = 35;
+  let pending = [];
+  let expectMean;
+  const expected = new NameOrder();
+  const entries = /* @__PURE__ */ new Map();
+  const addValue = (name, entry, ns, line, at) => {
+    if (entry !== void 0) {
+      c.budget.value(line);
+      entry.values.push(ns);
+    } else {
+      add2(c, name, ns, line);
+      entry = entries.get(name);
+      if (entry === void 0) entries.set(name, entry = { name, at, next: void 0, values: c.values.get(name) });
+    }
+    expected.record(entry);
+  };
+  const input = file.text;
+  const cursor = new LineCursor(file);
+  const fast = { nameEnd: 0, value: 0, factor: 0 };
+  while (cursor.next()) {
+    const { number, start, end } = cursor;
+    const first = start < end ? input.charCodeAt(start) : -1;
+    if (first !== 98 || !input.startsWith("benchmark name", start)) {
+      if (mode === "outside") continue;
+      if (mode === "table") {
+        if (expectMean) {
+          if (fastMean(input, start, end, fast)) {
+            const ns = fast.value * fast.factor;
+            if (Number.isFinite(ns)) {
+              addValue(expectMean.name, expectMean.entry, ns, number, expectMean.at ?? -1);
+              expectMean = void 0;
+              continue;
+            }
+          }
+        } else if (first >= 0 && isSpace2(first)) {
+          if (pending.length > 0) {
+            let p = start + 1;
+            while (p < end && isSpace2(input.charCodeAt(p))) p += 1;
+            if (p === end) pending = [];
+          }
+          continue;
+        } else if (first !== 61 && first !== 45 && first !== 126 && first >= 0 && fastRow(input, start, end, fast)) {
+          const ns = fast.value * fast.factor;
+          if (analysis || Number.isFinite(ns)) {
+            const entry = pending.length === 0 ? expected.find(input, start, fast.nameEnd) : void 0;
+            let name;
+            const at = pending.length === 0 ? start : -1;
+            if (entry !== void 0) name = entry.name;
+            else {
+              pending.push(input.slice(start, fast.nameEnd));
+              name = joinName(pending, wrapWidth);
+              pending = [];
+            }
+            if (analysis) expectMean = { name, line: number, entry, at };
+            else addValue(name, entry, ns, number, at);
+            continue;
+          }
+        }
+      }
+    }
+    const text = cursor.line();
+    const header = HEADER2.exec(text);
+    if (header) {
+      if (expectMean) throw new FormatError(file.path, number, `benchmark "${expectMean.name}" has no mean line`);
+      analysis = header[2] !== "mean";
+      wrapWidth = "benchmark name".length + header[1].length - 2;
+      mode = "header";
+      pending = [];
+      continue;
+    }
+    if (mode === "outside") continue;
+    if (mode === "header") {
+      if (/^-{10,}\s*$/.test(text)) mode = "table";
+      continue;
+    }
+    if (expectMean) {
+      const mean = meanLine(text);
+      if (!mean) throw new FormatError(file.path, number, `expected the mean line of benchmark "${expectMean.name}"`);
+      add2(c, expectMean.name, toNs(file, number, mean.value, mean.unit), number);
+      expectMean = void 0;
+      continue;
+    }
+    if (RULE.test(text)) {
+      mode = "outside";
+      pending = [];
+      continue;
+    }
+    if (text.trim() === "") {
+      pending = [];
+      continue;
+    }
+    const fail = failedRow(text);
+    if (fail) {
+      pending.push(fail.name);
+      failed(c, joinName(pending, wrapWidth), fail.message, number);
+      pending = [];
+      continue;
+    }
+    const row2 = tableRow(text);
+    if (row2) {
+      pending.push(row2.name.trim());
+      const name = joinName(pending, wrapWidth);
+      pending = [];
+      if (analysis) expectMean = { name, line: number };
+      else add2(c, name, toNs(file, number, row2.value, row2.unit), number);
+      continue;
+    }
+    if (/^\S/.test(text)) pending.push(text.trim());
+  }
+  if (expectMean) throw new FormatError(file.path, expectMean.line, `benchmark "${expectMean.name}" has no mean line; is the output truncated?`);
+  return c;
+}
+var XML_NAME = /[A-Za-z_][\w:.-]*/y;
+var MAX_XML_DEPTH = 1e4;
+function decodeEntities(text) {
+  return text.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole, entity2) => {
+    switch (entity2) {
+      case "lt":
+        return "<";
+      case "gt":
+        return ">";
+      case "amp":
+        return "&";
+      case "quot":
+        return '"';
+      case "apos":
+        return "'";
+    }
+    const code = entity2.startsWith("#x") ? parseInt(entity2.slice(2), 16) : parseInt(entity2.slice(1), 10);
+    return Number.isSafeInteger(code) && code >= 0 && code <= 1114111 ? String.fromCodePoint(code) : whole;
+  });
+}
+function* xmlTags(file) {
+  const text = file.text;
+  const fail = (offset, message) => {
+    throw new FormatError(file.path, lineAt(text, offset), message);
+  };
+  const skipSpace = (at2) => {
+    while (at2 < text.length && isSpace2(text.charCodeAt(at2))) at2 += 1;
+    return at2;
+  };
+  const nameAt = (at2) => {
+    XML_NAME.lastIndex = at2;
+    return XML_NAME.exec(text)?.[0];
+  };
+  const skipTo = (offset, from, close, what) => {
+    const end = text.indexOf(close, from);
+    if (end < 0) fail(offset, `${what} is never closed (no "${close}"); is the output truncated?`);
+    return end + close.length;
+  };
+  let at = 0;
+  for (; ; ) {
+    const offset = text.indexOf("<", at);
+    if (offset < 0) return;
+    if (text.startsWith("<!--", offset)) at = skipTo(offset, offset + 4, "-->", "comment");
+    else if (text.startsWith("<?", offset)) at = skipTo(offset, offset + 2, "?>", "processing instruction");
+    else if (text.startsWith("<![CDATA[", offset)) at = skipTo(offset, offset + 9, "]]>", "CDATA section");
+    else if (text.startsWith("<!DOCTYPE", offset)) at = skipTo(offset, offset + 9, ">", "DOCTYPE");
+    else if (text.startsWith("</", offset)) {
+      const name = nameAt(offset + 2) ?? fail(offset, "malformed XML markup");
+      const close = skipSpace(offset + 2 + name.length);
+      if (text[close] !== ">") fail(offset, "malformed XML markup");
+      at = close + 1;
+      yield { offset, name, end: true, selfClosing: false, attributes: /* @__PURE__ */ new Map() };
+    } else {
+      const name = nameAt(offset + 1) ?? fail(offset, "malformed XML markup");
+      const attributes = /* @__PURE__ */ new Map();
+      let i = offset + 1 + name.length;
+      for (; ; ) {
+        const next = skipSpace(i);
+        if (text[next] === ">" || text[next] === "/" && text[next + 1] === ">") {
+          const selfClosing = text[next] === "/";
+          at = next + (selfClosing ? 2 : 1);
+          yield { offset, name, end: false, selfClosing, attributes };
+          break;
+        }
+        const attribute = next > i ? nameAt(next) : void 0;
+        if (attribute === void 0) fail(offset, "malformed XML markup");
+        const equals = skipSpace(next + attribute.length);
+        if (text[equals] !== "=") fail(offset, "malformed XML markup");
+        const open = skipSpace(equals + 1);
+        const quote2 = text[open];
+        if (quote2 !== '"' && quote2 !== "'") fail(offset, "malformed XML markup");
+        const close = text.indexOf(quote2, open + 1);
+        if (close < 0) fail(offset, "malformed XML markup");
+        const value = text.slice(open + 1, close);
+        if (value.includes("<")) fail(offset, "malformed XML markup");
+        attributes.set(attribute, decodeEntities(value));
+        i = close + 1;
+      }
+    }
+  }
+}
+function readXml(file) {
+  const c = newCollected(file);
+  const text = file.text;
+  const stack = [];
+  let bench;
+  for (const tag of xmlTags(file)) {
+    const { offset } = tag;
+    if (tag.end) {
+      const open2 = stack.pop();
+      if (!open2 || open2.name !== tag.name) {
+        throw new FormatError(file.path, lineAt(text, offset), `unexpected </${tag.name}>${open2 ? ` inside <${open2.name}>` : ""}`);
+      }
+      if (tag.name === "BenchmarkResults" && bench) {
+        closeBenchmark(file, c, bench);
+        bench = void 0;
+      }
+      continue;
+    }
+    const element = tag.name;
+    const attrs = tag.attributes;
+    const selfClosing = tag.selfClosing;
+    if (element === "Catch2TestRun" && attrs.has("catch2-version")) c.hints.catch2_version = attrs.get("catch2-version") ?? "";
+    if (element === "BenchmarkResults") {
+      if (bench) throw new FormatError(file.path, lineAt(text, offset), `<BenchmarkResults> nested inside benchmark "${bench.name}"`);
+      const name = attrs.get("name")?.trim();
+      if (!name) throw new FormatError(file.path, lineAt(text, offset), "<BenchmarkResults> has no name");
+      bench = { name, offset };
+      if (selfClosing) {
+        closeBenchmark(file, c, bench);
+        bench = void 0;
+      }
+    } else if (bench && element === "mean") {
+      const value = parseFiniteNumber(attrs.get("value") ?? "");
+      if (value === void 0) {
+        throw new FormatError(file.path, lineAt(text, offset), `benchmark "${bench.name}": <mean value> is not a finite number`);
+      }
+      if (value < 0) throw new FormatError(file.path, lineAt(text, offset), `benchmark "${bench.name}": <mean value> is negative; a time cannot be below zero`);
+      bench.mean = value;
+    } else if (bench && element === "failed") {
+      bench.failure = attrs.get("message") ?? "no message";
+    }
+    if (!selfClosing) {
+      if (stack.length >= MAX_XML_DEPTH) throw new FormatError(file.path, lineAt(text, offset), `elements nest more than ${MAX_XML_DEPTH} deep; this is not Catch2 output`);
+      stack.push({ name: element, offset });
+    }
+  }
+  const open = stack.pop();
+  if (open) throw new FormatError(file.path, lineAt(text, text.length), `<${open.name}> (line ${lineAt(text, open.offset)}) is never closed; is the output truncated?`);
+  return c;
+}
+var XML_RESULT_ELEMENTS = [
+  ["BenchmarkResults", "name"],
+  ["mean", "value"],
+  ["failed", "message"],
+  ["Catch2TestRun", "catch2-version"]
+];
+var BENCHMARK_RESULTS = 0;
+var MEAN = 1;
+var FAILED = 2;
+var TEST_RUN = 3;
+var XML_NAME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) if (/[\w:.-]/.test(String.fromCharCode(c))) XML_NAME_CHAR[c] = 1;
+var Bail = class extends Error {
+};
+function readXmlFast(file) {
+  try {
+    return readXmlInPlace(file);
+  } catch (error) {
+    if (error instanceof Bail || error instanceof FormatError) return void 0;
+    throw error;
+  }
+}
+function isNameStart(c) {
+  return c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
+}
+var MAX_XML_NAMES = 64;
+function readXmlInPlace(file) {
+  const c = newCollected(file);
+  const text = file.text;
+  const bail = () => {
+    throw new Bail();
+  };
+  const skipTo = (from, close) => {
+    const end = text.indexOf(close, from);
+    return end < 0 ? bail() : end + close.length;
+  };
+  const window = new TextWindow(text);
+  const names2 = [];
+  const nameStarts = [];
+  const nameKinds = [];
+  const nameCodes = new NameCodes();
+  const stack = [];
+  const nameIndex = (codes, start, end, element) => {
+    const size = end - start;
+    const known = nameCodes.codes;
+    for (let k = 0; k < names2.length; k++) {
+      if (names2[k].length !== size) continue;
+      const at = nameStarts[k];
+      let i = 0;
+      while (i < size && codes[start + i] === known[at + i]) i++;
+      if (i === size) return k;
+    }
+    if (names2.length === MAX_XML_NAMES) bail();
+    const name = text.slice(start + window.base, end + window.base);
+    names2.push(name);
+    nameStarts.push(nameCodes.add(name));
+    nameKinds.push(element);
+    return names2.length - 1;
+  };
+  let bench;
+  const expected = new NameOrder();
+  const entries = /* @__PURE__ */ new Map();
+  const endBenchmark = (ended) => {
+    if (ended.failure !== void 0 || ended.mean === void 0) {
+      closeBenchmark(file, c, ended);
+      return;
+    }
+    let entry = ended.entry ?? entries.get(ended.name);
+    if (entry !== void 0) {
+      c.budget.value(void 0);
+      entry.values.push(ended.mean);
+    } else {
+      add2(c, ended.name, ended.mean, void 0);
+      entries.set(ended.name, entry = { name: ended.name, at: ended.at ?? -1, next: void 0, values: c.values.get(ended.name) });
+    }
+    expected.record(entry);
+  };
+  let offset = text.indexOf("<");
+  while (offset >= 0) {
+    window.cover(offset);
+    const codes = window.codes;
+    const base = window.base;
+    const r = offset - base;
+    const next = codes[r + 1];
+    if (next === 33 || next === 63) {
+      let at;
+      if (text.startsWith("<!--", offset)) at = skipTo(offset + 4, "-->");
+      else if (next === 63) at = skipTo(offset + 2, "?>");
+      else if (text.startsWith("<![CDATA[", offset)) at = skipTo(offset + 9, "]]>");
+      else if (text.startsWith("<!DOCTYPE", offset)) at = skipTo(offset + 9, ">");
+      else at = bail();
+      offset = text.indexOf("<", at);
+      continue;
+    }
+    let p = r + 1;
+    let ch = next;
+    if (next === 47) ch = codes[++p];
+    const nameStart = p;
+    if (!isNameStart(ch)) {
+      if (window.retry(offset)) continue;
+      bail();
+    }
+    while ((ch = codes[++p]) < 128 && XML_NAME_CHAR[ch] === 1) ;
+    const nameStop = p;
+    if (next === 47) {
+      while (isSpace2(ch)) ch = codes[++p];
+      if (ch !== 62) {
+        if (window.retry(offset)) continue;
+        bail();
+      }
+      const open = stack.pop();
+      if (open === void 0) bail();
+      const index = open;
+      const size = nameStop - nameStart;
+      if (names2[index].length !== size) bail();
+      const known2 = nameCodes.codes;
+      const at = nameStarts[index];
+      for (let i2 = 0; i2 < size; i2++) if (codes[nameStart + i2] !== known2[at + i2]) bail();
+      if (bench !== void 0 && nameKinds[index] === BENCHMARK_RESULTS) {
+        endBenchmark(bench);
+        bench = void 0;
+      }
+      offset = text.indexOf("<", p + base + 1);
+      continue;
+    }
+    let element = -1;
+    const nameLength = nameStop - nameStart;
+    for (let k = 0; k < XML_RESULT_ELEMENTS.length; k++) {
+      const known2 = XML_RESULT_ELEMENTS[k][0];
+      if (known2.length === nameLength && sameCodes2(codes, nameStart, known2)) element = k;
+    }
+    const wanted = element < 0 ? "" : XML_RESULT_ELEMENTS[element][1];
+    let valueStart = -1;
+    let valueEnd = -1;
+    let tagEnd = -1;
+    let selfClosing = false;
+    let i = nameStop;
+    for (; ; ) {
+      let after = i;
+      while (isSpace2(ch)) ch = codes[++after];
+      if (ch === 62 || ch === 47 && codes[after + 1] === 62) {
+        selfClosing = ch === 47;
+        tagEnd = after + (selfClosing ? 2 : 1);
+        break;
+      }
+      if (after === i || !isNameStart(ch)) break;
+      let q = after;
+      while ((ch = codes[++q]) < 128 && XML_NAME_CHAR[ch] === 1) ;
+      const attributeEnd = q;
+      while (isSpace2(ch)) ch = codes[++q];
+      if (ch !== 61) break;
+      while (isSpace2(ch = codes[++q])) ;
+      const quote2 = ch;
+      if (quote2 !== 34 && quote2 !== 39) break;
+      let close = q + 1;
+      while ((ch = codes[close]) !== quote2 && ch !== 60 && ch !== 0) close += 1;
+      if (ch !== quote2) break;
+      if (wanted !== "" && attributeEnd - after === wanted.length && sameCodes2(codes, after, wanted)) {
+        valueStart = q + 1;
+        valueEnd = close;
+      }
+      i = close + 1;
+      ch = codes[i];
+    }
+    if (tagEnd < 0) {
+      if (window.retry(offset)) continue;
+      bail();
+    }
+    let entity2 = false;
+    for (let k = valueStart; k < valueEnd; k++) if (codes[k] === 38) entity2 = true;
+    const known = element === BENCHMARK_RESULTS && !entity2 && valueStart >= 0 ? expected.find(text, valueStart + base, valueEnd + base) : void 0;
+    const inPlace = element === MEAN && !entity2 || known !== void 0;
+    const value = valueStart < 0 || inPlace ? void 0 : entity2 ? decodeEntities(text.slice(valueStart + base, valueEnd + base)) : text.slice(valueStart + base, valueEnd + base);
+    if (element === TEST_RUN && value !== void 0) c.hints.catch2_version = value;
+    if (element === BENCHMARK_RESULTS) {
+      const name = known !== void 0 ? known.name : value?.trim();
+      if (bench !== void 0 || !name) bail();
+      bench = { name, offset, entry: known, at: !entity2 && valueEnd - valueStart === name.length ? valueStart + base : -1 };
+      if (selfClosing) {
+        endBenchmark(bench);
+        bench = void 0;
+      }
+    } else if (bench !== void 0 && element === MEAN) {
+      let read2 = valueStart >= 0 && inPlace ? windowDecimal(codes, valueStart, valueEnd) : NaN;
+      if (read2 !== read2 && valueStart >= 0 && inPlace) read2 = readDecimal(text, valueStart + base, valueEnd + base);
+      const mean = read2 === read2 ? read2 : parseFiniteNumber(valueStart >= 0 && inPlace ? text.slice(valueStart + base, valueEnd + base) : value ?? "");
+      if (mean === void 0 || mean < 0) bail();
+      bench.mean = mean;
+    } else if (bench !== void 0 && element === FAILED) {
+      bench.failure = value ?? "no message";
+    }
+    if (!selfClosing) {
+      if (stack.length >= MAX_XML_DEPTH) bail();
+      stack.push(nameIndex(codes, nameStart, nameStop, element));
+    }
+    offset = text.indexOf("<", tagEnd + base);
+  }
+  if (stack.length > 0) bail();
+  return c;
+}
+function sameCodes2(codes, start, name) {
+  for (let i = name.length - 1; i >= 0; i--) if (codes[start + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+function windowDecimal(codes, start, end) {
+  let mantissa = 0;
+  let dot = -1;
+  for (let p = start; p < end; p++) {
+    const c = codes[p];
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else return NaN;
+  }
+  const digits = end - start - (dot < 0 ? 0 : 1);
+  if (digits === 0 || digits > 15) return NaN;
+  return dot < 0 || dot === end - 1 ? mantissa : mantissa / POWERS_OF_TEN[end - dot - 1];
+}
+function closeBenchmark(file, c, bench) {
+  if (bench.failure !== void 0) failed(c, bench.name, bench.failure, void 0);
+  else if (bench.mean === void 0) throw new FormatError(file.path, lineAt(file.text, bench.offset), `benchmark "${bench.name}" has neither <mean> nor <failed>`);
+  else add2(c, bench.name, bench.mean, void 0);
+}
+
+// src/formats/benchmark-dotnet.ts
+var benchmarkDotNetReader = {
+  format: "benchmarkdotnet",
+  description: "BenchmarkDotNet JSON exporter (*-report-full.json, *-report-brief.json)",
+  sniff(head) {
+    return /^\s*\{/.test(head) && /"Benchmarks"\s*:\s*\[/.test(head) && /"(HostEnvironmentInfo|BenchmarkDotNetCaption|FullName|DisplayInfo)"\s*:/.test(head);
+  },
+  read(file) {
+    const json = new JsonReader(file.path);
+    const root = json.object(parseJsonDocument(file), "$");
+    const hints = readHints3(json, root.HostEnvironmentInfo);
+    const entries = json.array(root.Benchmarks, "Benchmarks");
+    if (entries.length === 0) throw new FormatError(file.path, void 0, "Benchmarks: no benchmarks in the report");
+    const cases = entries.map((entry, i) => readCase(json, entry, `Benchmarks[${i}]`));
+    const fullNameCount = /* @__PURE__ */ new Map();
+    for (const c of cases) fullNameCount.set(c.fullName, (fullNameCount.get(c.fullName) ?? 0) + 1);
+    const measurements = [];
+    const warnings = [];
+    const budget = new ReadBudget(file.path);
+    const seen = /* @__PURE__ */ new Set();
+    for (const c of cases) {
+      budget.series();
+      const name = (fullNameCount.get(c.fullName) ?? 0) > 1 && c.job ? `${c.fullName} [${c.job}]` : c.fullName;
+      if (seen.has(name)) {
+        warnings.push({ benchmark: name, kind: "note", message: `${c.path}: "${name}" appears twice in the report; the later entry is ignored` });
+        continue;
+      }
+      seen.add(name);
+      if (c.times.length === 0) {
+        warnings.push({ benchmark: name, kind: "error", message: `${c.path}: benchmark "${name}" has no results; did it fail?` });
+        continue;
+      }
+      if (c.summary !== void 0) {
+        warnings.push({
+          benchmark: name,
+          kind: "summary-only",
+          message: `${c.path}: benchmark "${name}" has statistics but no per-iteration values (${c.summary}); its ${c.statistic} is used as a single value: export with JsonExporter.Full ([JsonExporterAttribute.Full]) for samples`
+        });
+      }
+      measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: c.times });
+      if (c.allocated !== void 0) measurements.push({ benchmark: name, metric: "allocated", unit: "B", better: "lower", values: [c.allocated] });
+    }
+    return { measurements, warnings, hints };
+  }
+};
+function readCase(json, value, path) {
+  const entry = json.object(value, path);
+  const type = json.optionalString(entry.Type, `${path}.Type`);
+  const method = json.optionalString(entry.Method, `${path}.Method`);
+  const parameters = json.optionalString(entry.Parameters, `${path}.Parameters`) ?? "";
+  let fullName = json.optionalString(entry.FullName, `${path}.FullName`);
+  if (!fullName) {
+    if (!type || !method) json.fail(path, "has neither FullName nor Type and Method");
+    fullName = `${type}.${method}${parameters ? `(${parameters})` : ""}`;
+  }
+  const displayInfo = json.optionalString(entry.DisplayInfo, `${path}.DisplayInfo`);
+  const methodTitle = json.optionalString(entry.MethodTitle, `${path}.MethodTitle`) ?? method;
+  return {
+    path,
+    fullName,
+    job: displayInfo === void 0 ? void 0 : jobOf(displayInfo, `${type}.${methodTitle}: `, parameters),
+    ...readTimes(json, entry, path),
+    allocated: readAllocated(json, entry.Memory, `${path}.Memory`)
+  };
+}
+function jobOf(displayInfo, prefix, parameters) {
+  let job = displayInfo.startsWith(prefix) ? displayInfo.slice(prefix.length) : displayInfo.slice(displayInfo.indexOf(": ") + 2);
+  const suffix = ` [${parameters}]`;
+  if (parameters && job.endsWith(suffix)) job = job.slice(0, -suffix.length);
+  job = job.trim();
+  return job === "" ? void 0 : job;
+}
+function readTimes(json, entry, path) {
+  let missing = "no Measurements";
+  if (entry.Measurements !== void 0 && entry.Measurements !== null) {
+    const times = [];
+    json.array(entry.Measurements, `${path}.Measurements`).forEach((value, i) => {
+      const at = `${path}.Measurements[${i}]`;
+      const m = json.object(value, at);
+      if (json.string(m.IterationMode, `${at}.IterationMode`) !== "Workload") return;
+      if (json.string(m.IterationStage, `${at}.IterationStage`) !== "Result") return;
+      const operations = json.number(m.Operations, `${at}.Operations`);
+      if (operations <= 0) json.fail(`${at}.Operations`, `expected a positive count, got ${operations}`);
+      const perOp = json.number(m.Nanoseconds, `${at}.Nanoseconds`) / operations;
+      if (!Number.isFinite(perOp)) json.fail(`${at}.Nanoseconds`, "time per operation is out of range");
+      times.push(perOp);
+    });
+    if (times.length > 0) return { times };
+    missing = "no Workload Result entry in Measurements";
+  }
+  if (entry.Statistics === void 0 || entry.Statistics === null) return { times: [] };
+  const statistics = json.object(entry.Statistics, `${path}.Statistics`);
+  const original = statistics.OriginalValues === void 0 || statistics.OriginalValues === null ? [] : json.numbers(statistics.OriginalValues, `${path}.Statistics.OriginalValues`);
+  if (original.length > 0) return { times: original };
+  for (const statistic of ["Median", "Mean"]) {
+    const value = json.optionalNumber(statistics[statistic], `${path}.Statistics.${statistic}`);
+    if (value === void 0) continue;
+    if (value < 0) json.fail(`${path}.Statistics.${statistic}`, `expected a non-negative time, got ${value}`);
+    return { times: [value], summary: `${missing}, no Statistics.OriginalValues`, statistic: statistic.toLowerCase() };
+  }
+  json.fail(`${path}.Statistics`, "has no OriginalValues, Median or Mean; export with JsonExporter.Full or JsonExporter.Brief");
+}
+function readAllocated(json, value, path) {
+  if (value === void 0 || value === null) return void 0;
+  const memory = json.object(value, path);
+  return json.optionalNumber(memory.BytesAllocatedPerOperation, `${path}.BytesAllocatedPerOperation`);
+}
+function readHints3(json, value) {
+  const hints = {};
+  if (value === void 0 || value === null) return hints;
+  const host = json.object(value, "HostEnvironmentInfo");
+  const text = (key2, hint) => {
+    const v = json.optionalString(host[key2], `HostEnvironmentInfo.${key2}`);
+    if (v !== void 0) hints[hint] = v;
+  };
+  const processor = host.ProcessorName;
+  if (processor !== null && typeof processor === "object" && !Array.isArray(processor)) {
+    const name = json.optionalString(processor.Value, "HostEnvironmentInfo.ProcessorName.Value");
+    if (name !== void 0) hints.cpu = name;
+  } else {
+    text("ProcessorName", "cpu");
+  }
+  const cores = json.optionalNumber(host.LogicalCoreCount, "HostEnvironmentInfo.LogicalCoreCount");
+  if (cores !== void 0) hints.cores = cores;
+  text("OsVersion", "os");
+  text("RuntimeVersion", "runtime");
+  text("BenchmarkDotNetVersion", "benchmarkdotnet_version");
+  const configuration = json.optionalString(host.Configuration, "HostEnvironmentInfo.Configuration");
+  if (configuration !== void 0) hints.debug_build = configuration.toUpperCase() !== "RELEASE";
+  return hints;
+}
+
+// src/formats/benchbot-json.ts
+var BENCHBOT_JSON_VERSION = 1;
+var benchbotJsonReader = {
+  format: "benchbot",
+  description: 'benchbot JSON: {"benchmarks":[{"benchmark","metric","unit","better","values"}]}',
+  sniff(head) {
+    if (!/^\s*\{/.test(head)) return false;
+    if (/"\$schema"\s*:\s*"[^"]*benchbot/i.test(head)) return true;
+    return /"benchmarks"\s*:\s*\[/.test(head) && /"benchmark"\s*:\s*"/.test(head) && /"values"\s*:\s*\[/.test(head);
+  },
+  read(file) {
+    const json = new JsonReader(file.path);
+    const root = json.object(parseJsonDocument(file), "$");
+    json.optionalString(root.$schema, "$schema");
+    if (root.version !== void 0 && root.version !== BENCHBOT_JSON_VERSION) {
+      json.fail("version", `unsupported version ${describe(root.version)}; this benchbot reads version ${BENCHBOT_JSON_VERSION}`);
+    }
+    const hints = readHints4(json, root.hints);
+    const entries = json.array(root.benchmarks, "benchmarks");
+    if (entries.length === 0) throw new FormatError(file.path, void 0, "benchmarks: the list is empty");
+    const order = [];
+    const byKey = /* @__PURE__ */ new Map();
+    const warnings = [];
+    const budget = new ReadBudget(file.path);
+    entries.forEach((value, i) => {
+      const path = `benchmarks[${i}]`;
+      const entry = json.object(value, path);
+      const benchmark = json.string(entry.benchmark, `${path}.benchmark`).trim();
+      if (benchmark === "") json.fail(`${path}.benchmark`, "is empty");
+      const error = json.optionalString(entry.error, `${path}.error`);
+      if (error !== void 0) {
+        budget.series();
+        warnings.push({ benchmark, kind: "error", message: `benchmark "${benchmark}" failed: ${error}` });
+        return;
+      }
+      const metric = json.optionalString(entry.metric, `${path}.metric`)?.trim() || "time";
+      const unit = json.string(entry.unit, `${path}.unit`).trim();
+      if (unit === "") json.fail(`${path}.unit`, 'is empty; use "count" for dimensionless numbers');
+      const better = readDirection(json, entry.better, `${path}.better`) ?? directionOf(metric, unit);
+      const values = json.numbers(entry.values, `${path}.values`);
+      if (values.length === 0) json.fail(`${path}.values`, 'is empty; give at least one value or an "error"');
+      if (isTimeUnit(unit)) {
+        const negative = values.findIndex((v) => v < 0);
+        if (negative >= 0) json.fail(`${path}.values[${negative}]`, `is ${values[negative]}; a time (unit ${unit}) cannot be below zero`);
+      }
+      const key2 = `${benchmark}\0${metric}`;
+      const existing = byKey.get(key2);
+      if (!existing) {
+        budget.series();
+        byKey.set(key2, { benchmark, metric, unit, better, values });
+        order.push(key2);
+        return;
+      }
+      if (existing.unit !== unit || existing.better !== better) {
+        json.fail(path, `"${benchmark}" / ${metric} appears earlier with unit ${existing.unit} and better ${existing.better}`);
+      }
+      for (const v of values) existing.values.push(v);
+    });
+    return { measurements: order.map((k) => byKey.get(k)), warnings, hints };
+  }
+};
+function readDirection(json, value, path) {
+  const text = json.optionalString(value, path);
+  if (text === void 0) return void 0;
+  if (text !== "lower" && text !== "higher") json.fail(path, `expected "lower" or "higher", got ${describe(text)}`);
+  return text;
+}
+function readHints4(json, value) {
+  if (value === void 0 || value === null) return {};
+  const object = json.object(value, "hints");
+  const hints = {};
+  for (const [key2, v] of Object.entries(object)) {
+    if (key2 === "__proto__") continue;
+    if (typeof v === "string" || typeof v === "boolean") hints[key2] = v;
+    else hints[key2] = json.number(v, `hints.${key2}`);
+  }
+  return hints;
+}
+
+// src/formats/plain-lines.ts
+var UNITS = ["ns", "us", "\xB5s", "\u03BCs", "ms", "s"];
+var VALUE = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
+var LINE_BREAK3 = /[\r\u2028\u2029]/;
+function resultLine(line) {
+  let end = line.length;
+  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
+  const unit = UNITS.find((u) => u.length > 1 && line.endsWith(u, end)) ?? (line.endsWith("s", end) ? "s" : void 0);
+  if (unit === void 0) return void 0;
+  end -= unit.length;
+  while (end > 0 && isSpace2(line.charCodeAt(end - 1))) end -= 1;
+  let start = end;
+  while (start > 0 && isDigitOrDot(line.charCodeAt(start - 1))) start -= 1;
+  const value = line.slice(start, end);
+  if (!VALUE.test(value) || start === 0 || !isSpace2(line.charCodeAt(start - 1))) return void 0;
+  let colon = start;
+  while (colon > 0 && isSpace2(line.charCodeAt(colon - 1))) colon -= 1;
+  if (colon === 0 || line[colon - 1] !== ":") return void 0;
+  const name = line.slice(0, colon - 1).trim();
+  if (name === "" || LINE_BREAK3.test(name)) return void 0;
+  return { name, value, unit };
+}
+var plainLinesReader = {
+  format: "plain",
+  description: 'plain "name: value unit" lines (ns, us, \xB5s, ms, s), e.g. Flutter platform-channel benchmarks',
+  sniff(head) {
+    const lines = head.split(/\r?\n/).filter((l) => l.trim() !== "");
+    if (/^\s*[[{<]/.test(head)) return false;
+    const results = lines.filter((l) => resultLine(l) !== void 0).length;
+    return results >= 2 && results * 3 >= lines.length;
+  },
+  read(file) {
+    const order = [];
+    const byName = /* @__PURE__ */ new Map();
+    const budget = new ReadBudget(file.path);
+    const text = file.text;
+    const cursor = new LineCursor(file);
+    const entries = /* @__PURE__ */ new Map();
+    const names2 = new NameOrder();
+    const line = { newline: 0, nameStart: 0, nameEnd: 0, value: 0, unit: 0 };
+    const window = new TextWindow(text);
+    const nameCodes = new NameCodes();
+    for (; ; ) {
+      const after = cursor.newline + 1;
+      if (after > 0 && after < text.length) {
+        window.cover(after);
+        const expected = expectedLine(window, nameCodes.codes, text.length, after, names2.candidate(0), line) ?? expectedLine(window, nameCodes.codes, text.length, after, names2.candidate(1), line);
+        if (expected !== void 0 && expected.from === NORMALIZED[line.unit]) {
+          cursor.skip(line.newline);
+          budget.value(cursor.number);
+          expected.measurement.values.push(line.value * expected.factor);
+          names2.record(expected);
+          continue;
+        }
+      }
+      if (!cursor.next()) break;
+      const { number, start, end } = cursor;
+      const fast = fastResult2(text, start, end, line);
+      if (fast === FAST_NONE) continue;
+      if (fast === FAST_RESULT) {
+        const unit2 = NORMALIZED[line.unit];
+        let entry = names2.find(text, line.nameStart, line.nameEnd);
+        if (entry === void 0) {
+          const name2 = text.slice(line.nameStart, line.nameEnd);
+          if (LINE_BREAK3.test(name2)) continue;
+          entry = entries.get(name2);
+          if (entry === void 0 && !byName.has(name2)) {
+            budget.value(number);
+            budget.series(number);
+            const measurement = { benchmark: name2, metric: "time", unit: unit2, better: "lower", values: [line.value] };
+            byName.set(name2, measurement);
+            order.push(name2);
+            entry = { name: name2, at: line.nameStart, next: void 0, measurement, from: unit2, factor: 1, codes: nameCodes.add(name2) };
+            entries.set(name2, entry);
+            names2.record(entry);
+            continue;
+          }
+          if (entry === void 0) entry = { name: name2, at: line.nameStart, next: void 0, measurement: byName.get(name2), from: "", factor: 1, codes: nameCodes.add(name2) };
+          entries.set(name2, entry);
+        }
+        if (entry.from !== unit2) {
+          const factor2 = conversionFactor(unit2, entry.measurement.unit);
+          if (factor2 !== void 0) {
+            entry.from = unit2;
+            entry.factor = factor2;
+          }
+        }
+        if (entry.from === unit2) {
+          budget.value(number);
+          entry.measurement.values.push(line.value * entry.factor);
+          names2.record(entry);
+          continue;
+        }
+      }
+      const m = resultLine(cursor.line());
+      if (!m) continue;
+      const name = m.name;
+      const value = parseFiniteNumber(m.value);
+      const unit = normalizeTimeUnit(m.unit);
+      if (value === void 0 || unit === void 0) throw new FormatError(file.path, number, `cannot read "${m.value} ${m.unit}" as a time`);
+      budget.value(number);
+      const existing = byName.get(name);
+      if (!existing) {
+        budget.series(number);
+        byName.set(name, { benchmark: name, metric: "time", unit, better: "lower", values: [value] });
+        order.push(name);
+        continue;
+      }
+      const factor = conversionFactor(unit, existing.unit);
+      if (factor === void 0) throw new FormatError(file.path, number, `"${name}" is in ${unit} here but in ${existing.unit} before`);
+      existing.values.push(value * factor);
+    }
+    if (order.length === 0) throw new FormatError(file.path, void 0, 'no "name: value unit" lines found (units: ns, us, \xB5s, ms, s)');
+    return { measurements: order.map((n) => byName.get(n)), warnings: [], hints: {} };
+  }
+};
+var NORMALIZED = UNITS.map((u) => normalizeTimeUnit(u));
+var FAST_RESULT = 0;
+var FAST_NONE = 1;
+var FAST_OTHER = 2;
+function expectedLine(window, names2, length, start, entry, line) {
+  if (entry === void 0) return void 0;
+  const codes = window.codes;
+  const base = window.base;
+  const s = start - base;
+  let i = entry.name.length;
+  let p = s + i;
+  if (p + base >= window.limit || codes[p] !== 58) return void 0;
+  const at = entry.codes;
+  while (i > 0) {
+    i -= 1;
+    if (codes[s + i] !== names2[at + i]) return void 0;
+  }
+  let c = codes[++p];
+  if (c !== 32 && c !== 9) return void 0;
+  while ((c = codes[++p]) === 32 || c === 9) ;
+  let mantissa = 0;
+  let dot = -1;
+  const from = p;
+  for (; ; c = codes[++p]) {
+    if (c >= 48 && c <= 57) mantissa = mantissa * 10 + (c - 48);
+    else if (c === 46 && dot < 0) dot = p;
+    else break;
+  }
+  const valueEnd = p;
+  const digits = p - from - (dot < 0 ? 0 : 1);
+  if (digits === 0 || digits > 15 || dot === from || dot === p - 1 || c !== 32 && c !== 9) return void 0;
+  while ((c = codes[++p]) === 32 || c === 9) ;
+  let unit = UNITS.length - 1;
+  if (c !== 115) {
+    unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : -1;
+    if (unit < 0 || codes[++p] !== 115) return void 0;
+  }
+  while ((c = codes[++p]) === 32 || c === 9) ;
+  if (c === 13) {
+    c = codes[++p];
+    if (c !== 10) return void 0;
+  } else if (c !== 10 && !(c === 0 && p + base === length)) return void 0;
+  line.newline = p + base;
+  line.value = dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
+  line.unit = unit;
+  return entry;
+}
+function fastResult2(text, start, end, line) {
+  let e = end;
+  let c = text.charCodeAt(e - 1);
+  while (e > start && (c === 32 || c >= 9 && c <= 13 || c >= 160 && isSpace2(c))) c = text.charCodeAt(--e - 1);
+  if (e === start || c !== 115) return FAST_NONE;
+  let unit = UNITS.length - 1;
+  if (e - 2 >= start) {
+    c = text.charCodeAt(e - 2);
+    unit = c === 110 ? 0 : c === 117 ? 1 : c === 181 ? 2 : c === 956 ? 3 : c === 109 ? 4 : unit;
+  }
+  e -= unit === UNITS.length - 1 ? 1 : 2;
+  c = text.charCodeAt(e - 1);
+  while (e > start && (c === 32 || c >= 9 && c <= 13 || c >= 160 && isSpace2(c))) c = text.charCodeAt(--e - 1);
+  const valueEnd = e;
+  let mantissa = 0;
+  let scale = 1;
+  let dot = -1;
+  while (e > start) {
+    if (c >= 48 && c <= 57) {
+      mantissa += (c - 48) * scale;
+      scale *= 10;
+    } else if (c === 46 && dot < 0 && e !== valueEnd) {
+      dot = e - 1;
+    } else break;
+    c = text.charCodeAt(--e - 1);
+  }
+  const digits = valueEnd - e - (dot < 0 ? 0 : 1);
+  if (digits === 0 || dot === e || c === 46 || e === start || !(c === 32 || c === 9 || isSpace2(c))) return FAST_OTHER;
+  const value = digits > 15 ? readDecimal(text, e, valueEnd) : dot < 0 ? mantissa : mantissa / POWERS_OF_TEN[valueEnd - dot - 1];
+  if (value !== value) return FAST_OTHER;
+  while (e > start && isSpace2(c)) c = text.charCodeAt(--e - 1);
+  if (e === start || c !== 58) return FAST_OTHER;
+  e -= 1;
+  c = text.charCodeAt(e - 1);
+  while (e > start && isSpace2(c)) c = text.charCodeAt(--e - 1);
+  let s = start;
+  while (s < e && isSpace2(text.charCodeAt(s))) s += 1;
+  if (s === e) return FAST_OTHER;
+  line.nameStart = s;
+  line.nameEnd = e;
+  line.value = value;
+  line.unit = unit;
+  return FAST_RESULT;
+}
+function isDigitOrDot(c) {
+  return c >= 48 && c <= 57 || c === 46;
+}
+
+// src/formats/benchmark-js.ts
+var SNIFF = / x [0-9][0-9,]*(?:\.[0-9]+)? ops\/sec \u00c2?\u00b1[0-9]/;
+var OPS_SEC = " ops/sec ";
+var RUN_SAMPLED = " run";
+var SAMPLED = " sampled)";
+function nextMarker(text, from) {
+  for (let pm = text.indexOf("\xB1", from + OPS_SEC.length); pm >= 0; pm = text.indexOf("\xB1", pm + 1)) {
+    const at = text.charCodeAt(pm - 1) === 194 ? pm - 1 - OPS_SEC.length : pm - OPS_SEC.length;
+    if (at >= from && text.startsWith(OPS_SEC, at)) return at;
+  }
+  return -1;
+}
+function sameAt(text, start, end, name) {
+  if (name.length !== end - start) return false;
+  for (let i = 0; i < name.length; i++) if (text.charCodeAt(start + i) !== name.charCodeAt(i)) return false;
+  return true;
+}
+function lineProblem(text, nameStart, nameEnd, hz, r) {
+  const name = text.slice(nameStart, Math.min(nameEnd, nameStart + 200));
+  if (nameStart === nameEnd) return 'a result line without a benchmark name before " x "';
+  if (hz === void 0) return `${name}: rate "${text.slice(r.rateStart, Math.min(r.rateEnd, r.rateStart + 40))}" is not a number of operations per second`;
+  return `${name}: "${text.slice(r.rmeStart, Math.min(r.rmeEnd, r.rmeStart + 40))}" is not a relative margin of error such as \xB11.23%`;
+}
+var isDigit2 = (c) => c >= 48 && c <= 57;
+function parseResultLine(text, lineStart, marker, lineEnd2) {
+  const rmeStart = marker + OPS_SEC.length;
+  let end = lineEnd2;
+  while (end > rmeStart && isSpace2(text.charCodeAt(end - 1))) end -= 1;
+  if (!text.startsWith(SAMPLED, end - SAMPLED.length)) return void 0;
+  let p = end - SAMPLED.length;
+  if (text.charCodeAt(p - 1) === 115) p -= 1;
+  if (!text.startsWith(RUN_SAMPLED, p - RUN_SAMPLED.length)) return void 0;
+  p -= RUN_SAMPLED.length;
+  const digitsEnd = p;
+  while (p > rmeStart && isDigit2(text.charCodeAt(p - 1))) p -= 1;
+  if (p === digitsEnd || text.charCodeAt(p - 1) !== 40 || text.charCodeAt(p - 2) !== 32) return void 0;
+  const rmeEnd = p - 2;
+  if (rmeEnd <= rmeStart || text.indexOf(" ", rmeStart) < rmeEnd) return void 0;
+  const space2 = text.lastIndexOf(" ", marker - 1);
+  const rateStart = space2 + 1;
+  if (space2 - 2 < lineStart || rateStart >= marker) return void 0;
+  if (text.charCodeAt(space2 - 1) !== 120 || text.charCodeAt(space2 - 2) !== 32) return void 0;
+  return { nameEnd: space2 - 2, rateStart, rateEnd: marker, rmeStart, rmeEnd };
+}
+function parseRate(text, start, end) {
+  if (!isDigit2(text.charCodeAt(start))) return void 0;
+  let value = 0;
+  let whole = true;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (isDigit2(c)) value = value * 10 + (c - 48);
+    else if (c === 46) whole = false;
+    else if (c !== 44) return void 0;
+  }
+  if (whole && value <= Number.MAX_SAFE_INTEGER) return value;
+  const digits = text.slice(start, end).replaceAll(",", "");
+  const parsed = Number(digits);
+  return Number.isFinite(parsed) ? parsed : void 0;
+}
+function isMargin(text, start, end) {
+  if (text.charCodeAt(start) === 194) start += 1;
+  if (text.charCodeAt(start) !== 177 || text.charCodeAt(end - 1) !== 37) return false;
+  let i = start + 1;
+  const digitsFrom = i;
+  while (i < end - 1 && isDigit2(text.charCodeAt(i))) i += 1;
+  if (i === digitsFrom) return false;
+  if (i < end - 1 && text.charCodeAt(i) === 46) {
+    i += 1;
+    const fractionFrom = i;
+    while (i < end - 1 && isDigit2(text.charCodeAt(i))) i += 1;
+    if (i === fractionFrom) return false;
+  }
+  return i === end - 1;
+}
+var benchmarkJsReader = {
+  format: "benchmark-js",
+  description: "benchmark.js console lines (name x 1,234 ops/sec \xB11.23% (90 runs sampled))",
+  sniff(head) {
+    return SNIFF.test(head);
+  },
+  read(file) {
+    checkText(file);
+    if (file.text.trim() === "") throw new FormatError(file.path, void 0, "file is empty");
+    const text = file.text;
+    const budget = new ReadBudget(file.path);
+    const series2 = /* @__PURE__ */ new Map();
+    const order = [];
+    let expect = 0;
+    let hit = nextMarker(text, 0);
+    while (hit >= 0) {
+      const newline = text.indexOf("\n", hit);
+      const lineEnd2 = newline < 0 ? text.length : newline;
+      const lineStart = text.lastIndexOf("\n", hit) + 1;
+      let next = nextMarker(text, hit + OPS_SEC.length);
+      const marker = next >= 0 && next < lineEnd2 ? text.lastIndexOf(OPS_SEC, lineEnd2 - 1) : hit;
+      if (next >= 0 && next < lineEnd2) next = nextMarker(text, lineEnd2);
+      hit = next;
+      const result = parseResultLine(text, lineStart, marker, lineEnd2);
+      if (result === void 0) continue;
+      let nameStart = lineStart;
+      let nameEnd = result.nameEnd;
+      while (nameStart < nameEnd && isSpace2(text.charCodeAt(nameStart))) nameStart += 1;
+      while (nameEnd > nameStart && isSpace2(text.charCodeAt(nameEnd - 1))) nameEnd -= 1;
+      const hz = parseRate(text, result.rateStart, result.rateEnd);
+      if (nameStart === nameEnd || hz === void 0 || !isMargin(text, result.rmeStart, result.rmeEnd)) {
+        throw new FormatError(file.path, lineAt(text, lineStart), lineProblem(text, nameStart, nameEnd, hz, result));
+      }
+      budget.value();
+      let s = order.length > 0 ? order[expect] : void 0;
+      if (s === void 0 || !sameAt(text, nameStart, nameEnd, s.name)) {
+        const name = text.slice(nameStart, nameEnd);
+        s = series2.get(name);
+        if (!s) {
+          budget.series();
+          s = { name, index: order.length, values: [] };
+          series2.set(name, s);
+          order.push(s);
+        }
+      }
+      expect = s.index + 1 === order.length ? 0 : s.index + 1;
+      s.values.push(hz);
+    }
+    if (series2.size === 0) {
+      throw new FormatError(file.path, void 0, "no benchmark.js result lines (name x 1,234 ops/sec \xB11.23% (90 runs sampled)) found; print String(event.target) in the suite's cycle handler");
+    }
+    const measurements = order.map(({ name, values }) => ({ benchmark: name, metric: "throughput", unit: "ops/s", better: "higher", values }));
+    const warnings = [{
+      kind: "summary-only",
+      message: `${file.path}: benchmark.js prints each benchmark's mean rate, not its samples: each line contributes one value; run the suite several times for more`
+    }];
+    return { measurements, warnings, hints: {} };
+  }
+};
+
+// src/formats/js-bench-common.ts
+var UniqueNames = class {
+  taken = /* @__PURE__ */ new Set();
+  /** next holds, per base name, the last number tried, so numbering stays linear. */
+  next = /* @__PURE__ */ new Map();
+  name(base) {
+    let name = base;
+    let k = this.next.get(base) ?? 1;
+    while (this.taken.has(name)) {
+      k += 1;
+      name = `${base} #${k}`;
+    }
+    this.next.set(base, k);
+    this.taken.add(name);
+    return name;
+  }
+};
+function sampleTimes(j, budget, value, path) {
+  if (value === void 0 || value === null) return void 0;
+  const raw = j.array(value, path);
+  if (raw.length === 0) return void 0;
+  budget.value(void 0, raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const t = raw[i];
+    if (typeof t !== "number" || !Number.isFinite(t)) j.number(t, `${path}[${i}]`);
+    if (t < 0) j.fail(`${path}[${i}]`, `negative time ${t}`);
+  }
+  const times = raw;
+  return times;
+}
+function summaryTime(j, budget, value, path) {
+  const t = j.number(value, path);
+  if (t < 0) j.fail(path, `negative time ${t}`);
+  budget.value();
+  return t;
+}
+
+// src/formats/tinybench.ts
+var WITH_STATISTICS = /* @__PURE__ */ new Set(["completed", "aborted-with-statistics"]);
+var TABLE_COLUMNS = [/^Latency med(?:ian)? \(([^()]+)\)$/, /^Latency (?:avg|average) \(([^()]+)\)$/, /^Average Time \(([^()]+)\)$/];
+var NAME_COLUMNS = ["Task name", "Task Name"];
+var tinybenchReader = {
+  format: "tinybench",
+  description: "tinybench results as JSON: bench.tasks (name and result) or bench.table()",
+  sniff(head) {
+    return /^\s*\[/.test(head) && (/"latency"\s*:\s*\{/.test(head) || /"result"\s*:\s*\{\s*"totalTime"\s*:/.test(head) || /^\s*\[\s*\{\s*"Task [nN]ame"\s*:/.test(head));
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const rows = j.array(doc, "$");
+    const budget = new ReadBudget(file.path);
+    const names2 = new UniqueNames();
+    const measurements = [];
+    const warnings = [];
+    let summaryOnly = false;
+    let table = false;
+    rows.forEach((raw, i) => {
+      const path = `[${i}]`;
+      if (raw === null) return;
+      const row2 = j.object(raw, path);
+      if (NAME_COLUMNS.some((column) => column in row2)) {
+        table = true;
+        summaryOnly = readTableRow(j, budget, names2, row2, path, measurements, warnings) || summaryOnly;
+        return;
+      }
+      if (row2.name === void 0 && (row2.state !== void 0 || row2.latency !== void 0 || row2.totalTime !== void 0)) {
+        j.fail(path, "a tinybench result without a task name (bench.results has none); write JSON.stringify(bench.tasks.map(({ name, result }) => ({ name, result }))) instead");
+      }
+      const given = j.string(row2.name, `${path}.name`);
+      if (given === "") j.fail(`${path}.name`, "empty task name");
+      const name = names2.name(given);
+      budget.series();
+      const result = j.object(row2.result, `${path}.result`);
+      if (result.state === void 0) {
+        if (result.error !== void 0) {
+          warnings.push({ benchmark: name, kind: "error", message: `${name} failed${errorText(result.error)}` });
+          return;
+        }
+        const samples2 = sampleTimes(j, budget, result.samples, `${path}.result.samples`);
+        if (samples2 === void 0) summaryOnly = true;
+        measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples2 ?? [summaryTime(j, budget, result.mean, `${path}.result.mean`)] });
+        return;
+      }
+      const state = j.string(result.state, `${path}.result.state`);
+      if (!WITH_STATISTICS.has(state)) {
+        warnings.push(
+          state === "errored" ? { benchmark: name, kind: "error", message: `${name} failed${errorText(result.error)}` } : { benchmark: name, kind: "skipped", message: `${name} has no result (state ${JSON.stringify(state)})` }
+        );
+        return;
+      }
+      if (state !== "completed") warnings.push({ benchmark: name, kind: "note", message: `${name} was aborted; its statistics cover the samples taken before` });
+      const latency = j.object(result.latency, `${path}.result.latency`);
+      const samples = sampleTimes(j, budget, latency.samples, `${path}.result.latency.samples`);
+      if (samples !== void 0) {
+        measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples });
+        return;
+      }
+      const statistic = latency.p50 !== void 0 && latency.p50 !== null ? "p50" : "mean";
+      const value = summaryTime(j, budget, latency[statistic], `${path}.result.latency.${statistic}`);
+      measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: [value] });
+      summaryOnly = true;
+    });
+    if (measurements.length === 0 && warnings.length === 0) j.fail("$", "no tinybench tasks");
+    if (summaryOnly) {
+      warnings.push({
+        kind: "summary-only",
+        message: table ? `${file.path}: bench.table() holds summaries, so each task contributes its median latency as one value; write bench.tasks from a Bench created with retainSamples: true for per-sample values` : `${file.path}: tinybench kept no samples, so each task contributes its median latency as one value; create the Bench with retainSamples: true for per-sample values`
+      });
+    }
+    return { measurements, warnings, hints: {} };
+  }
+};
+function readTableRow(j, budget, names2, row2, path, measurements, warnings) {
+  const column = NAME_COLUMNS.find((c) => c in row2);
+  const given = j.string(row2[column], `${path}[${JSON.stringify(column)}]`);
+  if (given === "") j.fail(`${path}[${JSON.stringify(column)}]`, "empty task name");
+  const name = names2.name(given);
+  budget.series();
+  if (row2.Error !== void 0) {
+    const message = typeof row2.Error === "string" && row2.Error !== "" ? `: ${row2.Error}` : "";
+    warnings.push({ benchmark: name, kind: "error", message: `${name} failed${message}` });
+    return false;
+  }
+  for (const column2 of TABLE_COLUMNS) {
+    for (const key2 of Object.keys(row2)) {
+      const m = column2.exec(key2);
+      if (!m) continue;
+      const unit = normalizeTimeUnit(m[1]);
+      if (unit === void 0) j.fail(`${path}[${JSON.stringify(key2)}]`, `unknown time unit "${m[1]}"`);
+      const cell = row2[key2];
+      const value = typeof cell === "string" ? parseFiniteNumber(cell.split("\xB1")[0].trim()) : j.number(cell, `${path}[${JSON.stringify(key2)}]`);
+      if (value === void 0) j.fail(`${path}[${JSON.stringify(key2)}]`, `expected a time such as "421.00 \xB1 10.00", got ${JSON.stringify(String(cell).slice(0, 40))}`);
+      if (value < 0) j.fail(`${path}[${JSON.stringify(key2)}]`, `negative time ${value}`);
+      budget.value();
+      measurements.push({ benchmark: name, metric: "time", unit, better: "lower", values: [value] });
+      return true;
+    }
+  }
+  return j.fail(path, 'a bench.table() row without a "Latency med (ns)", "Latency avg (ns)" or "Average Time (ns)" column');
+}
+function errorText(error) {
+  const message = error !== null && typeof error === "object" ? error.message : error;
+  return typeof message === "string" && message !== "" ? `: ${message.slice(0, 200)}` : "";
+}
+
+// src/formats/vitest-bench.ts
+var vitestBenchReader = {
+  format: "vitest-bench",
+  description: "vitest bench --outputJson report",
+  sniff(head) {
+    return /^\s*\{\s*"files"\s*:\s*\[/.test(head) && /"groups"\s*:\s*\[/.test(head) && /"fullName"\s*:/.test(head);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.object(doc, "$");
+    const files = j.array(root.files, "files");
+    const budget = new ReadBudget(file.path);
+    const names2 = new UniqueNames();
+    const measurements = [];
+    let summaryOnly = false;
+    files.forEach((rawFile, f) => {
+      const fpath = `files[${f}]`;
+      const groups = j.array(j.object(rawFile, fpath).groups, `${fpath}.groups`);
+      groups.forEach((rawGroup, g) => {
+        const gpath = `${fpath}.groups[${g}]`;
+        const group = j.object(rawGroup, gpath);
+        const fullName = j.string(group.fullName, `${gpath}.fullName`);
+        j.array(group.benchmarks, `${gpath}.benchmarks`).forEach((rawBench, b) => {
+          const path = `${gpath}.benchmarks[${b}]`;
+          const bench = j.object(rawBench, path);
+          const given = j.string(bench.name, `${path}.name`);
+          const name = names2.name(fullName === "" ? given : `${fullName} > ${given}`);
+          if (name === "") j.fail(`${path}.name`, "empty benchmark name");
+          budget.series();
+          const samples = sampleTimes(j, budget, bench.samples, `${path}.samples`);
+          if (samples !== void 0) {
+            measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: samples });
+            return;
+          }
+          const statistic = bench.median !== void 0 && bench.median !== null ? "median" : "mean";
+          measurements.push({ benchmark: name, metric: "time", unit: "ms", better: "lower", values: [summaryTime(j, budget, bench[statistic], `${path}.${statistic}`)] });
+          summaryOnly = true;
+        });
+      });
+    });
+    if (measurements.length === 0) j.fail("files", "no benchmark results (did every bench fail, or did the run match no *.bench.ts file?)");
+    const warnings = summaryOnly ? [{ kind: "summary-only", message: `${file.path}: vitest's --outputJson report keeps no samples, so each benchmark contributes its median as one value` }] : [];
+    return { measurements, warnings, hints: {} };
+  }
+};
+
+// src/formats/mitata.ts
+var mitataReader = {
+  format: "mitata",
+  description: "mitata's json format (run({ format: 'json' }))",
+  sniff(head) {
+    return /^\s*\{\s*"layout"\s*:\s*\[/.test(head) && /"benchmarks"\s*:\s*\[/.test(head);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.object(doc, "$");
+    const layout = j.array(root.layout, "layout");
+    const benchmarks = j.array(root.benchmarks, "benchmarks");
+    const budget = new ReadBudget(file.path);
+    const names2 = new UniqueNames();
+    const measurements = [];
+    const warnings = [];
+    let summaryOnly = false;
+    benchmarks.forEach((rawBench, b) => {
+      const bpath = `benchmarks[${b}]`;
+      const bench = j.object(rawBench, bpath);
+      const group = groupName(j, layout, bench.group, `${bpath}.group`);
+      j.array(bench.runs, `${bpath}.runs`).forEach((rawRun, r) => {
+        const path = `${bpath}.runs[${r}]`;
+        const run = j.object(rawRun, path);
+        const given = j.string(run.name, `${path}.name`);
+        if (given === "") j.fail(`${path}.name`, "empty benchmark name");
+        const name = names2.name(group === void 0 ? given : `${group} > ${given}`);
+        budget.series();
+        if (run.error !== void 0 && run.error !== null) {
+          const message = typeof run.error === "object" ? run.error.message : run.error;
+          warnings.push({ benchmark: name, kind: "error", message: `${name} failed${typeof message === "string" && message !== "" ? `: ${message}` : ""}` });
+          return;
+        }
+        const stats = j.object(run.stats, `${path}.stats`);
+        const samples = sampleTimes(j, budget, stats.samples, `${path}.stats.samples`);
+        if (samples !== void 0) {
+          measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: samples });
+          return;
+        }
+        const statistic = stats.p50 !== void 0 && stats.p50 !== null ? "p50" : "avg";
+        measurements.push({ benchmark: name, metric: "time", unit: "ns", better: "lower", values: [summaryTime(j, budget, stats[statistic], `${path}.stats.${statistic}`)] });
+        summaryOnly = true;
+      });
+    });
+    if (measurements.length === 0 && warnings.length === 0) j.fail("benchmarks", "no benchmark runs (did the filter match none?)");
+    if (summaryOnly) {
+      warnings.push({
+        kind: "summary-only",
+        message: `${file.path}: mitata printed no samples (format json with samples: false), so each benchmark contributes its median as one value; keep the samples for per-sample values`
+      });
+    }
+    return { measurements, warnings, hints: contextHints(root.context) };
+  }
+};
+function groupName(j, layout, index, path) {
+  if (index === void 0 || index === null) return void 0;
+  const i = j.number(index, path);
+  if (!Number.isInteger(i) || i < 0 || i >= layout.length) j.fail(path, `${i} is not an index into layout (${layout.length} entries)`);
+  const entry = j.object(layout[i], `layout[${i}]`);
+  const name = j.optionalString(entry.name, `layout[${i}].name`);
+  return name === void 0 || name === "" ? void 0 : name;
+}
+function contextHints(context) {
+  const hints = {};
+  if (context === null || typeof context !== "object" || Array.isArray(context)) return hints;
+  const c = context;
+  if (typeof c.runtime === "string") hints.runtime = typeof c.version === "string" && c.version !== "" ? `${c.runtime} ${c.version}` : c.runtime;
+  if (typeof c.arch === "string") hints.arch = c.arch;
+  const cpu = c.cpu;
+  if (cpu !== null && typeof cpu === "object" && typeof cpu.name === "string") hints.cpu = cpu.name;
+  return hints;
+}
+
+// src/formats/gab-custom.ts
+var GAB_CUSTOM_KEYS = /* @__PURE__ */ new Set(["name", "unit", "value", "range", "extra"]);
+var customReader = customJsonReader("custom", "github-action-benchmark custom JSON, direction from units", "from-unit", true);
+var customSmallerIsBetterReader = customJsonReader("custom-smaller-is-better", "github-action-benchmark customSmallerIsBetter JSON", "lower", false);
+var customBiggerIsBetterReader = customJsonReader("custom-bigger-is-better", "github-action-benchmark customBiggerIsBetter JSON", "higher", false);
+function customJsonReader(format, description, mode, detect) {
+  return {
+    format,
+    description,
+    sniff: (head) => detect && sniffCustom(head),
+    read: (file) => readCustom(file, mode)
+  };
+}
+function sniffCustom(head) {
+  const open = /^\uFEFF?\s*\[\s*\{/.exec(head);
+  if (!open) return false;
+  const start = open[0].length - 1;
+  const end = objectEnd(head, start);
+  if (end < 0) return false;
+  let first;
+  try {
+    first = JSON.parse(head.slice(start, end + 1));
+  } catch {
+    return false;
+  }
+  if (first === null || typeof first !== "object" || Array.isArray(first)) return false;
+  const entry = first;
+  return typeof entry.name === "string" && typeof entry.value === "number" && typeof entry.unit === "string" && Object.keys(entry).every((k) => GAB_CUSTOM_KEYS.has(k));
+}
+function objectEnd(text, start) {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i += 1;
+      while (i < text.length && text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
+      if (i >= text.length) return -1;
+    } else if (c === 125) {
+      return i;
+    } else if (c === 123 || c === 91) {
+      return -1;
+    }
+  }
+  return -1;
+}
+function readCustom(file, mode) {
+  const doc = parseJsonDocument(file);
+  const j = new JsonReader(file.path);
+  if (!Array.isArray(doc)) return j.fail("$", "expected an array of {name, unit, value} entries (github-action-benchmark's custom JSON)");
+  const entries = doc;
+  if (entries.length === 0) j.fail("$", "no benchmarks: the array is empty");
+  const budget = new ReadBudget(file.path);
+  const measurements = [];
+  const guessed = /* @__PURE__ */ new Map();
+  let guessedCount = 0;
+  const units = /* @__PURE__ */ new Map();
+  const unitOf = (written) => {
+    let known = units.get(written);
+    if (known === void 0) {
+      const unit = spellUnit(written);
+      const time = isGabTimeUnit(unit);
+      known = { unit, time, better: mode === "from-unit" ? directionOf(time ? "time" : "value", unit) : mode };
+      if (units.size < 1e4) units.set(written, known);
+    }
+    return known;
+  };
+  const series2 = { time: /* @__PURE__ */ new Map(), value: /* @__PURE__ */ new Map() };
+  entries.forEach((raw, i) => {
+    const entry = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : j.object(raw, `[${i}]`);
+    const benchmark = typeof entry.name === "string" ? entry.name : j.string(entry.name, `[${i}].name`);
+    if (benchmark.trim() === "") j.fail(`[${i}].name`, "must not be empty");
+    const written = typeof entry.unit === "string" ? entry.unit : j.string(entry.unit, `[${i}].unit`);
+    const { unit, time, better } = unitOf(written);
+    if (unit === "") j.fail(`[${i}].unit`, "must not be empty; use `count` for a plain number");
+    let value = typeof entry.value === "number" && Number.isFinite(entry.value) ? entry.value : j.number(entry.value, `[${i}].value`);
+    if (time && value < 0) j.fail(`[${i}].value`, `is ${value}; a time (unit ${unit}) cannot be below zero`);
+    const metric = time ? "time" : "value";
+    budget.value();
+    const byName = series2[metric];
+    const seen = byName.get(benchmark);
+    if (seen) {
+      const factor = conversionFactor(unit, seen.m.unit);
+      if (factor === void 0) return j.fail(`[${i}].unit`, `is ${JSON.stringify(written)}, but [${seen.i}] has the same name in ${JSON.stringify(seen.m.unit)}; give each unit its own name`);
+      if (factor !== 1) value *= factor;
+      seen.m.values.push(value);
+      return;
+    }
+    budget.series();
+    if (mode === "from-unit" && !time && better === "lower") {
+      guessedCount += 1;
+      if (guessed.size < 1e3) guessed.set(benchmark, unit);
+    }
+    const m = { benchmark, metric, unit, better, values: [value] };
+    byName.set(benchmark, { m, i });
+    measurements.push(m);
+  });
+  const warnings = [];
+  if (guessed.size > 0) {
+    const units2 = [...new Set(guessed.values())].slice(0, 5).map((u) => JSON.stringify(u)).join(", ");
+    const names2 = [...guessed.keys()].slice(0, 3);
+    const shown2 = names2.map((n) => JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}\u2026` : n)).join(", ") + (guessedCount > 3 ? ` and ${guessedCount - 3} more` : "");
+    warnings.push({
+      kind: "note",
+      message: `the file does not say whether smaller or bigger is better (github-action-benchmark takes it from the tool name); ${shown2} in ${units2} read as smaller-is-better: pass --format custom-smaller-is-better or --format custom-bigger-is-better to state it`
+    });
+  }
+  return { measurements, warnings, hints: {} };
+}
+function spellUnit(unit) {
+  const u = unit.trim();
+  const slash = u.indexOf("/");
+  const base = slash < 0 ? u : u.slice(0, slash);
+  const normal = normalizeTimeUnit(base);
+  return normal === void 0 ? u : normal + (slash < 0 ? "" : u.slice(slash));
+}
+function isGabTimeUnit(unit) {
+  if (/\/(s|sec|second)$/i.test(unit)) return false;
+  const base = unit.split("/")[0];
+  return normalizeTimeUnit(base) !== void 0 || /^(n|u|m)?sec$/.test(base);
+}
+
+// src/formats/bencher-metric-format.ts
+var BENCHER_MEASURES = {
+  latency: { unit: "ns", better: "lower" },
+  throughput: { unit: "ops/s", better: "higher" },
+  "build-time": { unit: "s", better: "lower" },
+  "build time": { unit: "s", better: "lower" },
+  "file-size": { unit: "B", better: "lower" },
+  "file size": { unit: "B", better: "lower" }
+};
+var bencherMetricFormatReader = {
+  format: "bmf",
+  description: "Bencher Metric Format (BMF) JSON",
+  sniff(head) {
+    return /^\uFEFF?\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*(?:\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"(?:value|lower_value|upper_value)"\s*:|\[\s*\{\s*"(?:parameters|measures)"\s*:)/.test(head);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.object(doc, "$");
+    const names2 = Object.keys(root);
+    if (names2.length === 0) j.fail("$", "no benchmarks: the object is empty");
+    const budget = new ReadBudget(file.path);
+    const measurements = [];
+    const warnings = [];
+    const unknown = /* @__PURE__ */ new Set();
+    const variants = /* @__PURE__ */ new Map();
+    const measurement = (benchmark, measure, value, path) => {
+      budget.series();
+      budget.value();
+      const known = BENCHER_MEASURES[measure.toLowerCase()];
+      if (known === void 0) unknown.add(measure);
+      const unit = known?.unit ?? "count";
+      if (value < 0 && unit !== "count") j.fail(`${path()}.value`, `is ${value}; a ${unit === "ns" || unit === "s" ? "time" : "rate or size"} cannot be below zero`);
+      const m = { benchmark, metric: measure, unit, better: known?.better ?? directionOf(measure, unit), values: [value] };
+      measurements.push(m);
+      return m;
+    };
+    const finite = (value, path) => typeof value === "number" && Number.isFinite(value) ? value : j.number(value, `${path()}.value`);
+    for (const name of names2) {
+      if (name.trim() === "") j.fail("$", "a benchmark name is empty");
+      const entry = root[name];
+      const path = () => `[${JSON.stringify(name)}]`;
+      if (Array.isArray(entry)) {
+        entry.forEach((raw, i) => readVariant(name, raw, `${path()}[${i}]`));
+        continue;
+      }
+      if (entry === null || typeof entry !== "object") j.object(entry, path());
+      const measures = entry;
+      let count2 = 0;
+      for (const measure in measures) {
+        count2 += 1;
+        const metric = measures[measure];
+        const mp = () => `${path()}[${JSON.stringify(measure)}]`;
+        if (metric === null || typeof metric !== "object" || Array.isArray(metric)) j.object(metric, mp());
+        measurement(name, measure, finite(metric.value, mp), mp);
+      }
+      if (count2 === 0) j.fail(path(), 'no measures: give at least one, e.g. {"latency": {"value": 88.0}}');
+    }
+    function readVariant(name, raw, at) {
+      const variant = j.object(raw, at);
+      const benchmark = name + parameterSuffix(j, variant.parameters, `${at}.parameters`);
+      if (benchmark !== name && Object.hasOwn(root, benchmark)) j.fail(at, `names the variant ${JSON.stringify(benchmark)}, which is also a benchmark of its own; rename one`);
+      const measures = j.object(variant.measures, `${at}.measures`);
+      let known = variants.get(benchmark);
+      if (known === void 0) variants.set(benchmark, known = /* @__PURE__ */ new Map());
+      for (const [measure, metricsRaw] of Object.entries(measures)) {
+        const mp = () => `${at}.measures[${JSON.stringify(measure)}]`;
+        const metrics = j.object(metricsRaw, mp());
+        if (metrics.value === void 0) {
+          budget.series();
+          const others = Object.keys(metrics).slice(0, 4).join(", ");
+          warnings.push({ benchmark, kind: "note", message: `${benchmark}: measure ${JSON.stringify(measure)} has no \`value\`${others === "" ? "" : ` (only ${others})`}; not read` });
+          continue;
+        }
+        const value = finite(metrics.value, mp);
+        const seen = known.get(measure);
+        if (seen) seen.values[0] = value;
+        else known.set(measure, measurement(benchmark, measure, value, mp));
+      }
+    }
+    if (measurements.length === 0) j.fail("$", "no measure has a `value`");
+    if (unknown.size > 0) {
+      const shown2 = [...unknown].slice(0, 6).map((u) => JSON.stringify(u)).join(", ") + (unknown.size > 6 ? ` and ${unknown.size - 6} more` : "");
+      warnings.push({ kind: "note", message: `Bencher keeps a measure's unit in the project, not in the file: ${shown2} read as plain counts, direction from the name` });
+    }
+    return { measurements, warnings, hints: {} };
+  }
+};
+function parameterSuffix(j, raw, path) {
+  if (raw === void 0 || raw === null) return "";
+  const params = j.object(raw, path);
+  const keys = Object.keys(params).sort();
+  if (keys.length === 0) return "";
+  const parts = keys.map((k) => {
+    const v = params[k];
+    if (typeof v === "number") return `${k}=${j.number(v, `${path}.${k}`)}`;
+    if (typeof v === "string") return `${k}=${v}`;
+    if (typeof v === "boolean" || v === null) return `${k}=${String(v)}`;
+    return j.fail(`${path}.${k}`, "expected a string, number, boolean or null");
+  });
+  return ` (${parts.join(", ")})`;
+}
+
+// src/formats/julia-benchmarktools.ts
+var MAX_GROUP_DEPTH = 64;
+var TYPES_NOT_READ = /* @__PURE__ */ new Set(["Parameters", "TagFilter", "TrialRatio", "TrialJudgement"]);
+var juliaBenchmarkToolsReader = {
+  format: "julia",
+  description: "Julia BenchmarkTools.save JSON",
+  sniff(head) {
+    const versions = /^\uFEFF?\s*\[\s*\{([^{}]*)\}/.exec(head);
+    return versions !== null && /"BenchmarkTools"\s*:/.test(versions[1]) && /"Julia"\s*:/.test(versions[1]);
+  },
+  read(file) {
+    const doc = parseJsonDocument(file);
+    const j = new JsonReader(file.path);
+    const root = j.array(doc, "$");
+    if (root.length !== 2) j.fail("$", `expected [versions, values] as BenchmarkTools.save writes it, got an array of ${root.length}`);
+    const versions = j.object(root[0], "[0]");
+    const hints = {};
+    const julia = j.optionalString(versions.Julia, "[0].Julia");
+    const tools = j.optionalString(versions.BenchmarkTools, "[0].BenchmarkTools");
+    if (julia !== void 0) hints.julia = julia.slice(0, 64);
+    if (tools !== void 0) hints.benchmarktools = tools.slice(0, 64);
+    const values = j.array(root[1], "[1]");
+    const budget = new ReadBudget(file.path);
+    const measurements = [];
+    const warnings = [];
+    const seen = /* @__PURE__ */ new Set();
+    let unnamed = 0;
+    const visit = (raw, path, name, depth) => {
+      const tagged = j.array(raw, path);
+      if (tagged.length !== 2) j.fail(path, `expected ["TypeName", {fields}], got an array of ${tagged.length}`);
+      const type = j.string(tagged[0], `${path}[0]`).replace(/^BenchmarkTools\./, "");
+      const fields = j.object(tagged[1], `${path}[1]`);
+      if (type === "BenchmarkGroup") {
+        if (depth >= MAX_GROUP_DEPTH) j.fail(path, `BenchmarkGroups nested more than ${MAX_GROUP_DEPTH} deep`);
+        const data = j.object(fields.data, `${path}[1].data`);
+        for (const key2 of Object.keys(data)) visit(data[key2], `${path}[1].data[${JSON.stringify(key2)}]`, name === void 0 ? key2 : `${name}/${key2}`, depth + 1);
+        return;
+      }
+      if (TYPES_NOT_READ.has(type)) return;
+      if (type !== "Trial" && type !== "TrialEstimate") j.fail(`${path}[0]`, `unknown BenchmarkTools type ${JSON.stringify(type.slice(0, 40))}; expected BenchmarkGroup, Trial or TrialEstimate`);
+      unnamed += name === void 0 ? 1 : 0;
+      const benchmark = name ?? `#${unnamed}`;
+      if (benchmark.trim() === "") j.fail(path, "a benchmark key is empty");
+      if (seen.has(benchmark)) j.fail(path, `two results are named ${JSON.stringify(benchmark)}`);
+      seen.add(benchmark);
+      let times;
+      if (type === "Trial") {
+        times = j.numbers(fields.times, `${path}[1].times`);
+        if (times.length === 0) j.fail(`${path}[1].times`, "no samples; did the benchmark run?");
+      } else {
+        times = [j.number(fields.time, `${path}[1].time`)];
+        budget.series();
+        warnings.push({ benchmark, kind: "summary-only", message: `${benchmark}: a TrialEstimate holds one estimate, no samples; save the Trial (run(suite), before median/minimum) for per-sample times` });
+      }
+      if (times.some((t) => t < 0)) j.fail(`${path}[1].${type === "Trial" ? "times" : "time"}`, "negative time");
+      budget.series();
+      budget.value(void 0, times.length);
+      measurements.push({ benchmark, metric: "time", unit: "ns", better: "lower", values: times });
+      for (const [field, metric, unit] of [["memory", "memory", "B"], ["allocs", "allocs", "count"]]) {
+        const value = j.optionalNumber(fields[field], `${path}[1].${field}`);
+        if (value === void 0) continue;
+        if (value < 0) j.fail(`${path}[1].${field}`, `is ${value}; it cannot be below zero`);
+        budget.series();
+        budget.value();
+        measurements.push({ benchmark, metric, unit, better: "lower", values: [value] });
+      }
+    };
+    values.forEach((v, i) => visit(v, `[1][${i}]`, void 0, 0));
+    if (measurements.length === 0) j.fail("[1]", 'no Trial or TrialEstimate: save the results of run(suite), e.g. BenchmarkTools.save("out.json", results)');
+    return { measurements, warnings, hints };
+  }
+};
+
+// src/formats/iai-callgrind.ts
+var MAX_LABEL = 48;
+var LABEL = /^[A-Za-z][A-Za-z0-9 +.-]*$/;
+var VALUES = /[ \t]+(\d+(?:\.\d+)?|N\/A)(?:\|(?:\d+(?:\.\d+)?|N\/A))?(?:[ \t]+(?:\([^()]*\)|\[[^[\]]*\]))*[ \t]*$/y;
+var ANSI2 = /\u001b\[[0-9;]*m/g;
+var DEFAULT_TOOL = "CALLGRIND";
+var iaiCallgrindReader = {
+  format: "iai-callgrind",
+  description: "iai-callgrind / gungraun summary printed by cargo bench (Valgrind event counts)",
+  sniff(head) {
+    return /^[ \t]{2,}(?:Instructions|Ir):[ \t]+(?:\d+|N\/A)(?:\||[ \t]|\r?$)/m.test(head) || /^[ \t]{2,}=+ CALLGRIND =+/m.test(head);
+  },
+  read(file) {
+    const budget = new ReadBudget(file.path);
+    const order = [];
+    const benchmarks = /* @__PURE__ */ new Map();
+    let pending = [];
+    let current;
+    let currentName = "";
+    let tool = DEFAULT_TOOL;
+    let metrics = 0;
+    checkText(file);
+    if (!/\S/.test(file.text)) throw new FormatError(file.path, void 0, "file is empty");
+    const text = file.text;
+    const ansi = text.indexOf("\x1B") >= 0;
+    const labels = /* @__PURE__ */ new Map();
+    let number = 0;
+    for (let start = 0; start <= text.length; ) {
+      let newline = text.indexOf("\n", start);
+      if (newline < 0) newline = text.length;
+      let end = newline;
+      if (end > start && text.charCodeAt(end - 1) === 13) end -= 1;
+      let line = text.slice(start, end);
+      start = newline + 1;
+      number += 1;
+      if (ansi && line.indexOf("\x1B") >= 0) line = line.replace(ANSI2, "");
+      let first = 0;
+      while (first < line.length && isSpace2(line.charCodeAt(first))) first += 1;
+      if (first === line.length) {
+        pending = [];
+        current = void 0;
+        continue;
+      }
+      if (first === 0) {
+        current = void 0;
+        tool = DEFAULT_TOOL;
+        if (line.length > 4096) throw new FormatError(file.path, number, `a line of ${line.length} characters where a benchmark name belongs; is this iai-callgrind output?`);
+        if (line.includes("::") || pending.length === 0) pending = [line.trim()];
+        else if (pending.length < 16) pending.push(line.trim());
+        continue;
+      }
+      if (line.charCodeAt(first) === 61) {
+        const name = line.trim().replace(/^=+/, "").replace(/=+$/, "").trim();
+        if (/^[A-Za-z][A-Za-z0-9 ]{0,31}$/.test(name)) tool = name.toUpperCase();
+        continue;
+      }
+      const colon = line.indexOf(":", first);
+      if (colon <= first || colon - first > MAX_LABEL) continue;
+      const label = line.slice(first, colon);
+      let isLabel = labels.get(label);
+      if (isLabel === void 0) {
+        isLabel = LABEL.test(label);
+        if (labels.size < 1e3) labels.set(label, isLabel);
+      }
+      if (!isLabel) continue;
+      VALUES.lastIndex = colon + 1;
+      const values = VALUES.exec(line);
+      if (!values) continue;
+      if (current === void 0) {
+        if (pending.length === 0) continue;
+        currentName = pending.join(" ");
+        pending = [];
+        current = benchmarks.get(currentName);
+        if (current === void 0) {
+          current = /* @__PURE__ */ new Map();
+          benchmarks.set(currentName, current);
+          order.push(currentName);
+        }
+      }
+      if (values[1] === "N/A") continue;
+      const value = Number(values[1]);
+      if (!Number.isFinite(value)) throw new FormatError(file.path, number, `${label}: ${values[1]} is not a finite number`);
+      const metric = tool === DEFAULT_TOOL ? label : `${tool} ${label}`;
+      let series2 = current.get(metric);
+      if (series2 === void 0) {
+        budget.series(number);
+        const rate = /Rate$/.test(label);
+        const m = { benchmark: currentName, metric, unit: rate ? "%" : "count", better: rate && /Hit Rate$/i.test(label) ? "higher" : "lower", values: [] };
+        series2 = { m, callgrind: tool === DEFAULT_TOOL };
+        current.set(metric, series2);
+      }
+      budget.value(number);
+      series2.m.values.push(value);
+      metrics += 1;
+    }
+    if (metrics === 0) {
+      throw new FormatError(file.path, void 0, "no iai-callgrind results: expected a benchmark name followed by indented lines such as `  Instructions:  1734|N/A  (*********)`; pass the output of `cargo bench` for an iai-callgrind benchmark");
+    }
+    const measurements = [];
+    for (const name of order) {
+      const series2 = [...(benchmarks.get(name) ?? /* @__PURE__ */ new Map()).values()];
+      for (const s of series2) if (s.callgrind) measurements.push(s.m);
+      for (const s of series2) if (!s.callgrind) measurements.push(s.m);
+    }
+    return { measurements, warnings: [], hints: {} };
+  }
+};
+
+// src/formats/benchmark-luau.ts
+var PREFIX = "SUCCESS:";
+var VALUE_WITH_UNIT = /^(\d+(?:\.\d+)?|\.\d+)(ns|us|µs|μs|ms|s)$/;
+var PERCENT = /^\d+(?:\.\d+)?%$/;
+var DRIVER = /^\S{1,200}$/;
+function successLine(line) {
+  if (!line.startsWith(PREFIX)) return void 0;
+  const on = line.lastIndexOf(" on ");
+  const plusMinus = line.lastIndexOf("+/-", on);
+  if (on < 0 || plusMinus < 0) return void 0;
+  const driver = line.slice(on + 4).trim();
+  if (!DRIVER.test(driver) || !PERCENT.test(line.slice(plusMinus + 3, on).trim())) return void 0;
+  const colon = line.lastIndexOf(":", plusMinus);
+  if (colon < PREFIX.length) return void 0;
+  const measured = VALUE_WITH_UNIT.exec(line.slice(colon + 1, plusMinus).trim());
+  const name = line.slice(PREFIX.length, colon).trim();
+  if (!measured || name === "") return void 0;
+  return { name, value: measured[1], unit: measured[2], driver };
+}
+var benchmarkLuauReader = {
+  format: "benchmarkluau",
+  description: `Luau bench/bench.py console output ("SUCCESS: name : 15.041ms +/- 0.636% on luau"), github-action-benchmark's benchmarkluau`,
+  sniff(head) {
+    return head.split("\n", 50).some((line) => successLine(line.replace(/\r$/, "")) !== void 0);
+  },
+  read(file) {
+    const budget = new ReadBudget(file.path);
+    const cursor = new LineCursor(file);
+    const lines = [];
+    while (cursor.next()) {
+      const text = cursor.line();
+      if (!text.startsWith(PREFIX)) continue;
+      const found = successLine(text);
+      if (!found) throw new FormatError(file.path, cursor.number, `cannot read this SUCCESS line as "SUCCESS: name : 1.234ms +/- 0.5% on DRIVER"`);
+      lines.push({ ...found, line: cursor.number });
+    }
+    if (lines.length === 0) throw new FormatError(file.path, void 0, 'no "SUCCESS: name : 1.234ms +/- 0.5% on luau" lines found (Luau bench/bench.py output)');
+    const drivers = new Set(lines.map((l) => l.driver));
+    const byName = /* @__PURE__ */ new Map();
+    for (const l of lines) {
+      const benchmark = drivers.size > 1 ? `${l.name} (${l.driver})` : l.name;
+      const value = parseFiniteNumber(l.value);
+      const unit = normalizeTimeUnit(l.unit);
+      if (value === void 0 || unit === void 0) throw new FormatError(file.path, l.line, `cannot read "${l.value}${l.unit}" as a time`);
+      budget.value(l.line);
+      const existing = byName.get(benchmark);
+      if (existing === void 0) {
+        budget.series(l.line);
+        byName.set(benchmark, { benchmark, metric: "time", unit, better: "lower", values: [value] });
+        continue;
+      }
+      const factor = conversionFactor(unit, existing.unit);
+      if (factor === void 0) throw new FormatError(file.path, l.line, `"${benchmark}" is in ${unit} here but in ${existing.unit} before`);
+      existing.values.push(value * factor);
+    }
+    return {
+      measurements: [...byName.values()],
+      warnings: [{ kind: "summary-only", message: "Luau's bench runner prints a mean (\xB1 stddev %) per benchmark, not its runs: each SUCCESS line contributes one value" }],
+      hints: {}
+    };
+  }
+};
+
+// src/formats/detect.ts
+var READERS = [
+  benchbotJsonReader,
+  googleBenchmarkReader,
+  hyperfineReader,
+  pytestBenchmarkReader,
+  jmhReader,
+  benchmarkDotNetReader,
+  juliaBenchmarkToolsReader,
+  customReader,
+  customSmallerIsBetterReader,
+  customBiggerIsBetterReader,
+  bencherMetricFormatReader,
+  criterionReader,
+  catch2Reader,
+  goBenchReader,
+  iaiCallgrindReader,
+  cargoBenchReader,
+  dartReader,
+  benchmarkLuauReader,
+  tinybenchReader,
+  vitestBenchReader,
+  mitataReader,
+  benchmarkJsReader,
+  plainLinesReader
+];
+var SNIFF_BYTES = 4096;
+function formatNames() {
+  return READERS.map((r) => r.format);
+}
+var UnknownFormatError = class extends Error {
+  constructor(format) {
+    super(`unknown format "${format}"${didYouMean(format, formatNames())}; use --format with one of: ${formatNames().join(", ")}`);
+    this.name = "UnknownFormatError";
+  }
+};
+function readerFor(format) {
+  const reader = READERS.find((r) => r.format === format);
+  if (!reader) throw new UnknownFormatError(format);
+  return reader;
+}
+function detectReader(file) {
+  const head = file.text.slice(0, SNIFF_BYTES);
+  const reader = READERS.find((r) => r.sniff(head));
+  if (!reader) {
+    throw new FormatError(
+      file.path,
+      void 0,
+      `no known benchmark format recognized; pass --format with one of: ${formatNames().join(", ")}`
+    );
+  }
+  return reader;
+}
+function readSource(file, format) {
+  checkText(file);
+  const reader = format === void 0 ? detectReader(file) : readerFor(format);
+  const result = reader.read(file);
+  checkMeasurementText(file.path, result);
+  return { format: reader.format, ...result };
+}
+
+// src/jobs/setting-names.ts
+var ACTION_INPUTS = /* @__PURE__ */ new Map([
+  ["repo", "working-directory"],
+  ["threshold-for", "thresholds"]
+]);
+var ACTION_INPUT_NAMES = /* @__PURE__ */ new Set([
+  "bench",
+  "build",
+  "format",
+  "result-file",
+  "base",
+  "head",
+  "min-runs",
+  "max-runs",
+  "threshold",
+  "filter",
+  "thresholds",
+  "work-threshold",
+  "alpha",
+  "executor",
+  "device-run",
+  "device-push",
+  "device-pull",
+  "store",
+  "counters",
+  "instructions",
+  "max-load",
+  "comment",
+  "fail-on",
+  "github-token",
+  "working-directory",
+  "mode",
+  "good",
+  "bad",
+  "benchmark",
+  "metric",
+  "series",
+  "shard",
+  "merge",
+  "pr-number",
+  "check-name",
+  "artifact-name",
+  "alert-comment-cc-users",
+  "comment-on-commit",
+  "issue-authors",
+  "max-items-in-chart"
+]);
+var actionSetting = (setting) => {
+  const input = ACTION_INPUTS.get(setting) ?? setting;
+  return ACTION_INPUT_NAMES.has(input) ? input : `${setting} (fixed by the action, not an input; run benchbot directly to change it)`;
+};
+var SettingError = class extends Error {
+  name = "SettingError";
+};
+
+// src/runner/fingerprint-script.ts
+var FINGERPRINT_SCRIPT = String.raw`
+# benchbot fingerprint: key=value lines, see src/runner/fingerprint-script.ts
+PATH="$PATH:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+p() { printf '%s=%s\n' "$1" "$(printf '%s' "$2" | head -n 1)"; }
+f() { [ -r "$2" ] && p "$1" "$(head -n 1 "$2" 2>/dev/null)"; }
+c() { k=$1; shift; v=$("$@" 2>/dev/null | head -n 1); [ -n "$v" ] && p "$k" "$v"; }
+cpu=/sys/devices/system/cpu
+p format benchbot-fingerprint-1
+if [ -r /proc/cpuinfo ]; then
+  for field in 'model name' 'Hardware' 'Processor' 'cpu model' 'cpu'; do
+    v=$(grep -m 1 "^$field[[:space:]]*:" /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*:[[:space:]]*//')
+    [ -n "$v" ] && p "cpuinfo.$field" "$v"
+  done
+  for field in 'CPU implementer' 'CPU part'; do
+    v=$(grep -m 1 "^$field[[:space:]]*:" /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*:[[:space:]]*//')
+    [ -n "$v" ] && p "cpuinfo.$field" "$v"
+  done
+  p cpuinfo.processors "$(grep -c '^processor' /proc/cpuinfo 2>/dev/null)"
+  grep -q '^flags' /proc/cpuinfo 2>/dev/null && p cpuinfo.flags_seen yes
+  grep -q '^flags.*[[:space:]]hypervisor\([[:space:]]\|$\)' /proc/cpuinfo 2>/dev/null && p cpuinfo.hypervisor yes
+fi
+c nproc nproc
+c online getconf _NPROCESSORS_ONLN
+f governor "$cpu/cpu0/cpufreq/scaling_governor"
+f driver "$cpu/cpu0/cpufreq/scaling_driver"
+f no_turbo "$cpu/intel_pstate/no_turbo"
+f boost "$cpu/cpufreq/boost"
+f smt_active "$cpu/smt/active"
+f smt_control "$cpu/smt/control"
+f isolated "$cpu/isolated"
+c kernel uname -r
+c arch uname -m
+c os uname -s
+[ -r /proc/meminfo ] && p meminfo.MemTotal "$(grep -m 1 '^MemTotal:' /proc/meminfo | sed 's/^MemTotal:[[:space:]]*//')"
+f loadavg /proc/loadavg
+[ -e /.dockerenv ] && p dockerenv yes
+[ -e /run/.containerenv ] && p containerenv yes
+c cgroup1 grep -m 1 -E 'docker|kubepods|containerd|libpod|lxc|garden' /proc/1/cgroup
+if command -v systemd-detect-virt >/dev/null 2>&1; then
+  p detect_virt "$(systemd-detect-virt 2>/dev/null)"
+fi
+f dmi.product_name /sys/class/dmi/id/product_name
+f dmi.sys_vendor /sys/class/dmi/id/sys_vendor
+c hostname hostname || c hostname uname -n
+if [ ! -r /proc/cpuinfo ] && command -v sysctl >/dev/null 2>&1; then
+  # macOS and the BSDs
+  c sysctl.brand sysctl -n machdep.cpu.brand_string
+  c sysctl.ncpu sysctl -n hw.ncpu
+  c sysctl.memsize sysctl -n hw.memsize
+  c sysctl.loadavg sysctl -n vm.loadavg
+fi
+if command -v getprop >/dev/null 2>&1; then
+  # Android
+  c android.model getprop ro.product.model
+  c android.soc getprop ro.soc.model
+  c android.release getprop ro.build.version.release
+fi
+for tool in gcc clang go rustc node python3 java; do
+  command -v "$tool" >/dev/null 2>&1 || continue
+  case "$tool" in
+    go) v=$(go version 2>&1 | head -n 1) ;;
+    java) v=$(java -version 2>&1 | head -n 1) ;;
+    *) v=$("$tool" --version 2>&1 | head -n 1) ;;
+  esac
+  p "tool.$tool" "$v"
+done
+exit 0
+`;
+
+// src/runner/local-executor.ts
+var OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
+
+// src/runner/device-executor.ts
+var TRANSFER_TIMEOUT_MS = 30 * 6e4;
 
 // src/runner/load-guard.ts
 var DEFAULT_LOAD_WAIT_MS = 5 * 6e4;
@@ -19779,6 +20129,12 @@ var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
 
 // src/runner/machine-lock.ts
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
+
+// src/runner/read-bounded-text.ts
+var CHUNK_BYTES = 1024 * 1024;
+
+// src/runner/valgrind-count.ts
+var DEFAULT_COUNT_REPEATS = 3;
 
 // src/compare/adaptive-stop.ts
 var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
@@ -19812,7 +20168,7 @@ function applyLook(current, previous, ctx) {
     if (c.family !== "secondary") undecided.push(c);
     return c;
   });
-  const report = { ...current, comparisons, summary: summarize2(comparisons) };
+  const report = { ...current, comparisons, summary: summarize(comparisons) };
   return { report, settled, undecided, stop: undecided.length === 0 };
 }
 function rejudge(c, kept, roundsPerSide, key2, settled) {
@@ -19863,11 +20219,11 @@ function sequentialAlpha(options = {}) {
 function groupSequentialLevels(options = {}) {
   const alpha = options.alpha ?? 0.05;
   const looks = options.looks ?? DEFAULT_LOOKS;
-  const sides = options.sides ?? 2;
-  const key2 = `${alpha}|${options.spending ?? "pocock"}|${sides}|${looks.join(",")}`;
+  const sides2 = options.sides ?? 2;
+  const key2 = `${alpha}|${options.spending ?? "pocock"}|${sides2}|${looks.join(",")}`;
   let levels = levelsCache.get(key2);
   if (levels === void 0) {
-    levels = computeGroupSequentialLevels(alpha, looks, sides, options);
+    levels = computeGroupSequentialLevels(alpha, looks, sides2, options);
     if (levelsCache.size >= LEVELS_CACHE_SIZE) levelsCache.delete(levelsCache.keys().next().value);
   } else {
     levelsCache.delete(key2);
@@ -19889,7 +20245,7 @@ function rememberGroupSequentialLevels(entries) {
     levelsCache.set(entry[0], entry[1].slice());
   }
 }
-function computeGroupSequentialLevels(alpha, looks, sides, options) {
+function computeGroupSequentialLevels(alpha, looks, sides2, options) {
   const increments = sequentialAlpha(options);
   const last = looks[looks.length - 1];
   const t = looks.map((l) => l / last);
@@ -19897,12 +20253,12 @@ function computeGroupSequentialLevels(alpha, looks, sides, options) {
   let grid = new Float64Array(0);
   let density = new Float64Array(0);
   const levels = [];
-  const tail = (c) => (sides === 2 ? 2 : 1) * normalSf(c);
+  const tail = (c) => (sides2 === 2 ? 2 : 1) * normalSf(c);
   for (let k = 0; k < looks.length; k++) {
     const target = increments[k];
     let c;
     if (k === 0) {
-      c = sides === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
+      c = sides2 === 2 ? normalQuantile(1 - target / 2) : normalQuantile(1 - target);
     } else {
       const delta = t[k] - t[k - 1];
       const sd = Math.sqrt(delta);
@@ -19912,7 +20268,7 @@ function computeGroupSequentialLevels(alpha, looks, sides, options) {
         for (let i = 0; i < grid.length; i++) {
           const u = grid[i];
           let p = normalSf((cc * root2 - u) / sd);
-          if (sides === 2) p += normalCdf((-cc * root2 - u) / sd);
+          if (sides2 === 2) p += normalCdf((-cc * root2 - u) / sd);
           total += simpson(i, grid.length) * density[i] * p;
         }
         return total * (grid[1] - grid[0]) / 3;
@@ -19930,7 +20286,7 @@ function computeGroupSequentialLevels(alpha, looks, sides, options) {
     if (k === looks.length - 1) break;
     const root = Math.sqrt(t[k]);
     const upper = c * root;
-    const lower = sides === 2 ? -upper : -8 * root;
+    const lower = sides2 === 2 ? -upper : -8 * root;
     const next = new Float64Array(points);
     const nextGrid = new Float64Array(points);
     for (let j = 0; j < points; j++) nextGrid[j] = lower + (upper - lower) * j / (points - 1);
@@ -19959,6 +20315,9 @@ function normalPdf(z) {
 function lookLevels(alpha, looks) {
   return { difference: groupSequentialLevels({ alpha, looks }), equivalence: groupSequentialLevels({ alpha, looks, sides: 1 }) };
 }
+
+// src/runner/result-directory.ts
+var TAR_LIMIT = MAX_INPUT_BYTES - 1024;
 
 // src/compare/round-schedule.ts
 function lookSchedule(minRuns, maxRuns, designLooks) {
@@ -20006,6 +20365,13 @@ var INGEST_CACHE_KIB = 256 * 1024;
 
 // src/store/open-store.ts
 var DEFAULT_SQLITE_PATH = join(".benchbot", "benchbot.db");
+
+// src/jobs/profile-benchmark.ts
+var PROFILE_DEFAULTS = {
+  top: PROFILE_DIFF_DEFAULTS.top,
+  timeoutMs: 6e5,
+  buildTimeoutMs: 36e5
+};
 
 // src/jobs/pr-check.ts
 var PR_CHECK_DEFAULTS = {
@@ -20190,12 +20556,14 @@ function capNote(cap) {
 function recomputeAndRender(files, args, meta, maxSeries = MAX_RECOMPUTED_SERIES) {
   const { report, cap } = recomputeBenchReport(files, benchSettings(args), maxSeries);
   const notes = cap === null ? meta.notes : [...meta.notes ?? [], capNote(cap)];
-  return { body: renderBenchReport(report, { ...meta, notes }), summary: report.summary, cap };
+  const regressed = new Set(report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark));
+  const where = files.profiles ? readArtifactProfiles(files.profiles.manifest, files.profiles.file, regressed, { base: meta.base, head: meta.head }) : { profiles: [], notes: [] };
+  return { body: renderBenchReport(report, { ...meta, notes }, whereMarkdown(where.profiles, where.notes)), summary: report.summary, cap };
 }
-function renderBenchReport(report, meta) {
+function renderBenchReport(report, meta, where) {
   const lines = preamble(meta);
   const budget = GITHUB_COMMENT_LIMIT - lines.join("\n").length - 1e3;
-  const body = renderMarkdown(report, { title: "benchbot /bench", marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : void 0 });
+  const body = renderMarkdown(report, { title: "benchbot /bench", marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : void 0, where: where || void 0 });
   const [marker, title, ...rest] = body.split("\n");
   return [marker, title, "", ...lines, ...rest].join("\n");
 }
@@ -20537,10 +20905,10 @@ var inflt = function(dat, st, buf, dict) {
         lpos = pos, lm = null;
         break;
       } else {
-        var add2 = sym - 254;
+        var add3 = sym - 254;
         if (sym > 264) {
           var i = sym - 257, b = fleb[i];
-          add2 = bits(dat, pos, (1 << b) - 1) + fl[i];
+          add3 = bits(dat, pos, (1 << b) - 1) + fl[i];
           pos += b;
         }
         var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
@@ -20559,7 +20927,7 @@ var inflt = function(dat, st, buf, dict) {
         }
         if (resize)
           cbuf(bt + 131072);
-        var end = bt + add2;
+        var end = bt + add3;
         if (bt < dt) {
           var shift = dl - dt, dend = Math.min(dt, end);
           if (shift + bt < 0)
@@ -20754,7 +21122,7 @@ var Unzip = /* @__PURE__ */ (function() {
         buf = new u8(this.p.length + chunk.length);
         buf.set(this.p), buf.set(chunk, this.p.length);
       }
-      var l = buf.length, oc = this.c, add2 = oc && this.d;
+      var l = buf.length, oc = this.c, add3 = oc && this.d;
       var _loop_2 = function() {
         var sig = b4(buf, i);
         if (sig == 67324752) {
@@ -20829,8 +21197,8 @@ var Unzip = /* @__PURE__ */ (function() {
       this.p = et;
       if (oc < 0) {
         var dat = f ? buf.subarray(0, is - 12 - (oc == -2 && 8) - (b4(buf, is - 16) == 134695760 && 4)) : buf.subarray(0, i);
-        if (add2)
-          add2.push(dat, !!f);
+        if (add3)
+          add3.push(dat, !!f);
         else
           this.k[+(f == 2)].push(dat);
       }
@@ -20982,11 +21350,13 @@ function runRecomputeTask(task) {
 }
 function recomputeReply(task) {
   try {
-    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
+    const profileFiles = Array.from({ length: MAX_ARTIFACT_PROFILES }, (_, i) => [profileFileName(i, "base"), profileFileName(i, "head")]).flat();
+    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head, PROFILES_MANIFEST, ...profileFiles]);
     const base = files[RESULTS_FILES.base];
     const head = files[RESULTS_FILES.head];
     if (base === null || head === null) return { ok: true, result: null };
-    return { ok: true, result: recomputeAndRender({ base, head }, task.args, task.meta, task.maxSeries) };
+    const profiles = { manifest: files[PROFILES_MANIFEST], file: (name) => files[name] ?? null };
+    return { ok: true, result: recomputeAndRender({ base, head, profiles }, task.args, task.meta, task.maxSeries) };
   } catch (error) {
     const unreadable = error instanceof ReportShapeError || error instanceof ZipError;
     return { ok: false, kind: unreadable ? "unreadable" : "failed", message: error?.message ?? String(error) };

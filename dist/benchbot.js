@@ -45364,7 +45364,7 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync4, constants as constants2, copyFileSync, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, mkdirSync as mkdirSync7, openSync as openSync4, readdirSync as readdirSync2, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { closeSync as closeSync4, constants as constants2, copyFileSync, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, mkdirSync as mkdirSync6, openSync as openSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
 
 // src/compare/profile-diff.ts
 var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
@@ -45620,156 +45620,51 @@ function functionsOf(nodes, width) {
   return out;
 }
 
-// src/jobs/profile-benchmark.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync5, mkdirSync as mkdirSync6 } from "node:fs";
-import { join as join11 } from "node:path";
-
-// src/runner/pmu-probe.ts
-async function probePmu(executor, cwd) {
-  const probe = await executor.run('command -v perf >/dev/null 2>&1 || { echo "# perf: not installed"; exit 0; }; perf stat -x, -e instructions -- true 2>&1 >/dev/null', { cwd, timeoutMs: 3e4 });
-  const out = probe.stdout;
-  if (out.includes("# perf: not installed")) return { available: false, detail: "perf is not installed (Debian: linux-perf)" };
-  if (probe.exitCode !== 0) return { available: false, detail: `perf stat failed (${(probe.stderr || out).trim().split("\n")[0] ?? ""})` };
-  const { measurements, unsupported } = parsePerfStatCsv(out);
-  if (measurements.some((m) => m.metric === "instructions")) return { available: true, detail: "perf stat counts instructions in hardware" };
-  return { available: false, detail: `perf stat reads ${unsupported.length > 0 ? `<not supported> for ${unsupported.join(", ")}` : "no instruction count"}: no usable PMU (common in VMs)` };
+// src/formats/profile-artifact.ts
+var PROFILES_MANIFEST = "profiles.json";
+function profileFileName(index, side2) {
+  return `profiles/${index}.${side2}.callgrind`;
 }
-
-// src/jobs/profile-benchmark.ts
-var PROFILE_DEFAULTS = {
-  top: PROFILE_DIFF_DEFAULTS.top,
-  timeoutMs: 6e5,
-  buildTimeoutMs: 36e5
-};
-async function profileBenchmark(settings, deps) {
-  const name = settings.nameSetting;
-  if (settings.format !== void 0 && !COUNTED_HARNESSES.includes(settings.format)) {
-    const known = settings.format === "command" || formatNames().includes(settings.format);
-    if (!known) throw new SettingError(`${name("format")}: unknown format "${settings.format}"${didYouMean(settings.format, COUNTED_HARNESSES)}; a profile reads ${COUNTED_HARNESSES.join(", ")}`);
-    throw new SettingError(`${name("format")} ${settings.format}: a profile needs a fixed iteration schedule, which benchbot can set for ${COUNTED_HARNESSES.join(", ")} only`);
-  }
-  const repo = openRepository(settings.repo, name);
-  const shas = { base: resolveCommit(repo, settings.base, name("base")), head: resolveCommit(repo, settings.head, name("head")) };
-  const executor = createExecutor(settings.executorSpec, name);
+var MAX_ARTIFACT_PROFILES = 5;
+function readArtifactProfiles(manifestText, file, regressed, shas) {
+  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [] };
+  let manifest;
   try {
-    const pmu = await probePmu(executor, settings.repo);
-    const keep = keepDirectory(settings.stateDir, shas);
-    const sides2 = { repo, executor, progress: deps.progress, keep, settings };
-    const base = await profileSide(sides2, "base", shas.base, settings.benchmark, settings.format, true);
-    const head = await profileSide(sides2, "head", shas.head, settings.benchmark, settings.format, true);
-    const diff = diffSides(settings.benchmark, base, head, settings.top);
-    return { diff, files: { base: base.file, head: head.file }, pmu };
-  } finally {
-    await executor.close();
+    manifest = JSON.parse(manifestText);
+  } catch (error) {
+    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${error.message}`] };
   }
-}
-function keepDirectory(stateDir, shas) {
-  const keepDir = join11(stateDir, "callgrind");
-  mkdirSync6(keepDir, { recursive: true });
-  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
-}
-async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
-  const { settings, executor, progress } = ctx;
-  const name = settings.nameSetting;
-  const label2 = `${side2} ${sha.slice(0, 12)}`;
-  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
-  if (settings.build) {
-    progress.status(`${label2}: building`);
-    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
-  }
-  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
-  let format2 = knownFormat;
-  if (find && format2 !== "command") {
-    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
-    format2 = await findBenchmark({ ...settings, format: format2, benchmark }, executor, dir, label2, ctx.keep);
-  }
-  progress.status(`${label2}: ${benchmark} under callgrind`);
-  if (format2 === void 0) throw new Error("profileSide: the harness is known or found");
-  const counted = await countInstructions({
-    bench: settings.bench,
-    format: format2,
-    names: [benchmark],
-    repeats: 1,
-    iterations: settings.iterations,
-    timeoutMs: settings.timeoutMs,
-    env: settings.env,
-    keepDir: join11(ctx.keep, side2),
-    nameSetting: name
-  }, executor, dir, side2);
-  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format2 === "command");
-  if (kept === void 0) {
-    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
-    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
-  }
-  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
-  return { sha, file: kept.file, iterations: kept.iterations };
-}
-function diffSides(benchmark, base, head, top) {
-  const read2 = (run2, side2) => {
-    try {
-      return { profile: parseCallgrind(readFileSync5(run2.file, "utf8"), run2.file), iterations: run2.iterations, sha: run2.sha };
-    } catch (error) {
-      if (error instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error.message}`);
-      throw error;
-    }
-  };
-  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
-}
-var MAX_PROFILED_REGRESSIONS = 5;
-async function profileRegressions(run2, settings, deps) {
-  const regressed = [...new Set(run2.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
-  if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
-  const harness = run2.head.harness;
-  if (!COUNTED_HARNESSES.includes(harness)) {
-    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
-  }
-  const shas = { base: run2.base.sha, head: run2.head.sha };
-  let keep;
-  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
-    return keep ??= keepDirectory(settings.stateDir, shas);
-  }, settings };
+  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`] };
   const profiles = [];
-  const sources = [];
   const notes = [];
-  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
-  try {
-    const counted = (side2, benchmark) => {
-      const kept = run2.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
-      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
-    };
-    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
-      try {
-        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
-        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
-        profiles.push(diffSides(benchmark, base, head, settings.top));
-        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
-      } catch (error) {
-        if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
-        notes.push(`no profile of ${benchmark}: ${error.message}`);
-      }
+  const seen = /* @__PURE__ */ new Set();
+  const count3 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+  for (const [i, entry] of manifest.slice(0, MAX_ARTIFACT_PROFILES).entries()) {
+    const e = entry;
+    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count3(e.base_iterations) || !count3(e.head_iterations)) {
+      notes.push(`${PROFILES_MANIFEST} entry ${i} is malformed: left out`);
+      continue;
     }
-  } finally {
-    deps.progress.endGroup();
+    if (!regressed.has(e.benchmark) || seen.has(e.benchmark)) continue;
+    seen.add(e.benchmark);
+    try {
+      const side2 = (name, iterations, sha) => {
+        const path2 = profileFileName(i, name);
+        const text2 = file(path2);
+        if (text2 === null) throw new FormatError(path2, void 0, "missing from the artifact");
+        return { profile: parseCallgrind(text2, path2), iterations, ...sha ? { sha } : {} };
+      };
+      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
+    } catch (error) {
+      if (!(error instanceof FormatError || error instanceof ProfileEventError)) throw error;
+      notes.push(`the profile of ${e.benchmark} cannot be read: ${error.message}`);
+    }
   }
-  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
-  return { profiles, sources, notes };
-}
-async function findBenchmark(settings, executor, dir, label2, scratch2) {
-  const name = settings.nameSetting;
-  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
-  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
-  if (!COUNTED_HARNESSES.includes(round.format)) {
-    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
-  }
-  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
-  if (!names2.includes(settings.benchmark)) {
-    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
-  }
-  return round.format;
+  return { profiles, notes };
 }
 
 // src/jobs/results-artifact.ts
-var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json", profiles: "profiles.json" };
+var RESULTS_FILES = { base: "base.json", head: "head.json", report: "report.json", history: "history.json", profiles: PROFILES_MANIFEST };
 var MAX_PROFILE_FILE_BYTES = 32 * 1024 * 1024;
 var MAX_RESULTS_FILE_BYTES = 256 * 1024 * 1024;
 var MAX_HISTORY_FILE_BYTES = 500 * 1024 * 1024;
@@ -45799,7 +45694,7 @@ function readCapped(path2, maxBytes) {
     const stat2 = fstatSync3(fd2);
     if (!stat2.isFile()) throw new ResultsError(`${path2}: not a regular file`);
     if (stat2.size > maxBytes) throw new ResultsError(`${path2}: ${stat2.size} bytes; the report job reads at most ${maxBytes}`);
-    return readFileSync6(fd2, "utf8");
+    return readFileSync5(fd2, "utf8");
   } finally {
     closeSync4(fd2);
   }
@@ -47335,6 +47230,154 @@ function recoveredRegressions(history, open, threshold, where) {
     recovered.push({ issue, benchmark: s.benchmark, metric: s.metric, comment: comment2 });
   }
   return recovered;
+}
+
+// src/jobs/profile-benchmark.ts
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync6, mkdirSync as mkdirSync7 } from "node:fs";
+import { join as join11 } from "node:path";
+
+// src/runner/pmu-probe.ts
+async function probePmu(executor, cwd) {
+  const probe = await executor.run('command -v perf >/dev/null 2>&1 || { echo "# perf: not installed"; exit 0; }; perf stat -x, -e instructions -- true 2>&1 >/dev/null', { cwd, timeoutMs: 3e4 });
+  const out = probe.stdout;
+  if (out.includes("# perf: not installed")) return { available: false, detail: "perf is not installed (Debian: linux-perf)" };
+  if (probe.exitCode !== 0) return { available: false, detail: `perf stat failed (${(probe.stderr || out).trim().split("\n")[0] ?? ""})` };
+  const { measurements, unsupported } = parsePerfStatCsv(out);
+  if (measurements.some((m) => m.metric === "instructions")) return { available: true, detail: "perf stat counts instructions in hardware" };
+  return { available: false, detail: `perf stat reads ${unsupported.length > 0 ? `<not supported> for ${unsupported.join(", ")}` : "no instruction count"}: no usable PMU (common in VMs)` };
+}
+
+// src/jobs/profile-benchmark.ts
+var PROFILE_DEFAULTS = {
+  top: PROFILE_DIFF_DEFAULTS.top,
+  timeoutMs: 6e5,
+  buildTimeoutMs: 36e5
+};
+async function profileBenchmark(settings, deps) {
+  const name = settings.nameSetting;
+  if (settings.format !== void 0 && !COUNTED_HARNESSES.includes(settings.format)) {
+    const known = settings.format === "command" || formatNames().includes(settings.format);
+    if (!known) throw new SettingError(`${name("format")}: unknown format "${settings.format}"${didYouMean(settings.format, COUNTED_HARNESSES)}; a profile reads ${COUNTED_HARNESSES.join(", ")}`);
+    throw new SettingError(`${name("format")} ${settings.format}: a profile needs a fixed iteration schedule, which benchbot can set for ${COUNTED_HARNESSES.join(", ")} only`);
+  }
+  const repo = openRepository(settings.repo, name);
+  const shas = { base: resolveCommit(repo, settings.base, name("base")), head: resolveCommit(repo, settings.head, name("head")) };
+  const executor = createExecutor(settings.executorSpec, name);
+  try {
+    const pmu = await probePmu(executor, settings.repo);
+    const keep = keepDirectory(settings.stateDir, shas);
+    const sides2 = { repo, executor, progress: deps.progress, keep, settings };
+    const base = await profileSide(sides2, "base", shas.base, settings.benchmark, settings.format, true);
+    const head = await profileSide(sides2, "head", shas.head, settings.benchmark, settings.format, true);
+    const diff = diffSides(settings.benchmark, base, head, settings.top);
+    return { diff, files: { base: base.file, head: head.file }, pmu };
+  } finally {
+    await executor.close();
+  }
+}
+function keepDirectory(stateDir, shas) {
+  const keepDir = join11(stateDir, "callgrind");
+  mkdirSync7(keepDir, { recursive: true });
+  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+}
+async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label2 = `${side2} ${sha.slice(0, 12)}`;
+  const worktree = checkoutWorktree(ctx.repo, sha, settings.stateDir);
+  if (settings.build) {
+    progress.status(`${label2}: building`);
+    buildSide(worktree, treeHash(ctx.repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env, name);
+  }
+  const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
+  let format2 = knownFormat;
+  if (find && format2 !== "command") {
+    progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
+    format2 = await findBenchmark({ ...settings, format: format2, benchmark }, executor, dir, label2, ctx.keep);
+  }
+  progress.status(`${label2}: ${benchmark} under callgrind`);
+  if (format2 === void 0) throw new Error("profileSide: the harness is known or found");
+  const counted = await countInstructions({
+    bench: settings.bench,
+    format: format2,
+    names: [benchmark],
+    repeats: 1,
+    iterations: settings.iterations,
+    timeoutMs: settings.timeoutMs,
+    env: settings.env,
+    keepDir: join11(ctx.keep, side2),
+    nameSetting: name
+  }, executor, dir, side2);
+  const kept = counted.profiles.find((p) => p.benchmark === benchmark || format2 === "command");
+  if (kept === void 0) {
+    const why = counted.reasons.map((r) => r.message).join("; ") || "callgrind wrote no profile";
+    throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
+  }
+  progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
+  return { sha, file: kept.file, iterations: kept.iterations };
+}
+function diffSides(benchmark, base, head, top) {
+  const read2 = (run2, side2) => {
+    try {
+      return { profile: parseCallgrind(readFileSync6(run2.file, "utf8"), run2.file), iterations: run2.iterations, sha: run2.sha };
+    } catch (error) {
+      if (error instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error.message}`);
+      throw error;
+    }
+  };
+  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
+}
+var MAX_PROFILED_REGRESSIONS = 5;
+async function profileRegressions(run2, settings, deps) {
+  const regressed = [...new Set(run2.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
+  if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
+  const harness = run2.head.harness;
+  if (!COUNTED_HARNESSES.includes(harness)) {
+    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
+  }
+  const shas = { base: run2.base.sha, head: run2.head.sha };
+  let keep;
+  const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
+    return keep ??= keepDirectory(settings.stateDir, shas);
+  }, settings };
+  const profiles = [];
+  const sources = [];
+  const notes = [];
+  deps.progress.group(`profiling ${Math.min(regressed.length, MAX_PROFILED_REGRESSIONS)} regressed benchmark(s) under callgrind`);
+  try {
+    const counted = (side2, benchmark) => {
+      const kept = run2.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
+      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
+    };
+    for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
+      try {
+        const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
+        const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
+        profiles.push(diffSides(benchmark, base, head, settings.top));
+        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
+      } catch (error) {
+        if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
+        notes.push(`no profile of ${benchmark}: ${error.message}`);
+      }
+    }
+  } finally {
+    deps.progress.endGroup();
+  }
+  if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
+  return { profiles, sources, notes };
+}
+async function findBenchmark(settings, executor, dir, label2, scratch2) {
+  const name = settings.nameSetting;
+  const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
+  if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
+  if (!COUNTED_HARNESSES.includes(round.format)) {
+    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
+  }
+  const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
+  if (!names2.includes(settings.benchmark)) {
+    throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
+  }
+  return round.format;
 }
 
 // src/jobs/pr-check.ts
@@ -56109,12 +56152,14 @@ function capNote(cap) {
 function recomputeAndRender(files, args, meta, maxSeries = MAX_RECOMPUTED_SERIES) {
   const { report, cap } = recomputeBenchReport(files, benchSettings(args), maxSeries);
   const notes = cap === null ? meta.notes : [...meta.notes ?? [], capNote(cap)];
-  return { body: renderBenchReport(report, { ...meta, notes }), summary: report.summary, cap };
+  const regressed = new Set(report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark));
+  const where = files.profiles ? readArtifactProfiles(files.profiles.manifest, files.profiles.file, regressed, { base: meta.base, head: meta.head }) : { profiles: [], notes: [] };
+  return { body: renderBenchReport(report, { ...meta, notes }, whereMarkdown(where.profiles, where.notes)), summary: report.summary, cap };
 }
-function renderBenchReport(report, meta) {
+function renderBenchReport(report, meta, where) {
   const lines = preamble(meta);
   const budget = GITHUB_COMMENT_LIMIT - lines.join("\n").length - 1e3;
-  const body = renderMarkdown(report, { title: "benchbot /bench", marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : void 0 });
+  const body = renderMarkdown(report, { title: "benchbot /bench", marker: REPORT_MARKER, limit: budget, footer: meta.runUrl ? `[Workflow run](${meta.runUrl}).` : void 0, where: where || void 0 });
   const [marker, title, ...rest] = body.split("\n");
   return [marker, title, "", ...lines, ...rest].join("\n");
 }
@@ -57002,11 +57047,13 @@ function runRecomputeTask(task) {
 }
 function recomputeReply(task) {
   try {
-    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head]);
+    const profileFiles = Array.from({ length: MAX_ARTIFACT_PROFILES }, (_, i) => [profileFileName(i, "base"), profileFileName(i, "head")]).flat();
+    const files = readZipTexts(task.zip, [RESULTS_FILES.base, RESULTS_FILES.head, PROFILES_MANIFEST, ...profileFiles]);
     const base = files[RESULTS_FILES.base];
     const head = files[RESULTS_FILES.head];
     if (base === null || head === null) return { ok: true, result: null };
-    return { ok: true, result: recomputeAndRender({ base, head }, task.args, task.meta, task.maxSeries) };
+    const profiles = { manifest: files[PROFILES_MANIFEST], file: (name) => files[name] ?? null };
+    return { ok: true, result: recomputeAndRender({ base, head, profiles }, task.args, task.meta, task.maxSeries) };
   } catch (error) {
     const unreadable = error instanceof ReportShapeError || error instanceof ZipError;
     return { ok: false, kind: unreadable ? "unreadable" : "failed", message: error?.message ?? String(error) };
