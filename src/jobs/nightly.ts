@@ -27,6 +27,8 @@ export interface ScanTexts {
 export interface NightlyScanSettings {
   branch: string;
   threshold: number;
+  /** workThreshold is the threshold of series of counted work (default the scan's, SCAN_DEFAULTS.workThreshold). */
+  workThreshold?: number;
   /** minRuns and maxRuns are the round budget each A/B session is replayed on (the PR check's looks). */
   minRuns: number;
   maxRuns: number;
@@ -44,7 +46,7 @@ export function repositoryUrl(repository: string | undefined, serverUrl: string 
 
 /** scanBranch scans a branch's series, each A/B session replayed on the round budget it was measured with. */
 export function scanBranch(series: NightlyHistory['series'], acks: NightlyHistory['acks'], settings: NightlyScanSettings): ScanTexts {
-  return scanTexts(scanHistory(series, { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns }), series.length, settings);
+  return scanTexts(scanHistory(series, { threshold: settings.threshold, workThreshold: settings.workThreshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns }), series.length, settings);
 }
 
 /** scanTexts renders a branch's scan result of `series` series. */
@@ -110,7 +112,7 @@ export interface NightlyEvidence {
  */
 export async function nightlyEvidence(store: Store, settings: NightlyScanSettings & { repoDir: string; headSha: string; historyFile: string; batch?: number; checkout?: string }, confirm?: MeasurePair): Promise<NightlyEvidence> {
   const acks = await loadAcks(store);
-  const options = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  const options = { threshold: settings.threshold, workThreshold: settings.workThreshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
   let file: NightlyHistoryFile | undefined;
   const pass = async () => {
     file?.abandon();

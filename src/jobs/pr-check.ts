@@ -173,7 +173,7 @@ async function whereRegressionsLive(run: RunAbResult, settings: PrCheckSettings,
 /** branchEvidence confirms what awaits an interleaved A/B right away, on this runner (jobs/confirm-findings.ts), and scans the branch. */
 function branchEvidence(store: Store, settings: PrCheckSettings, nightly: NonNullable<PrCheckSettings['nightly']>, headSha: string, ab: RunAbSettings, abDeps: RunAbDeps): Promise<NightlyEvidence> {
   const confirm: MeasurePair = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
-  const scan = { branch: settings.branch ?? 'main', threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
+  const scan = { branch: settings.branch ?? 'main', threshold: settings.threshold, workThreshold: settings.workThreshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
   return nightlyEvidence(store, { ...scan, repoDir: settings.repo, checkout: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
 }
 

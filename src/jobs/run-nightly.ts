@@ -12,6 +12,8 @@ import type { ScanFinding } from '../scan/scan-finding.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { bisect, BISECT_DEFAULTS } from './bisect-session.ts';
+import { ESTIMATED_CYCLES_METRIC, INSTRUCTIONS_METRIC, isWorkMetric } from '../model/work-metrics.ts';
+import { DEFAULT_WORK_THRESHOLD } from '../compare/compare-runs.ts';
 import { readNightlyHistory } from './nightly-history.ts';
 import type { NightlyEvidence } from './nightly.ts';
 import { confirmAwaiting, runPrCheck, type PrCheckDeps, type PrCheckSettings } from './pr-check.ts';
@@ -144,22 +146,39 @@ export async function runNightly(settings: NightlySettings, deps: PrCheckDeps): 
  */
 async function bisectAll(settings: NightlySettings, confirmed: readonly ScanFinding[], store: Store, deps: PrCheckDeps): Promise<NightlyBisect[]> {
   const out: NightlyBisect[] = [];
-  for (const finding of confirmed) {
+  // A benchmark's instructions and estimated cycles are one count: when both regressed over one range, the bisection of
+  // its instructions answers for both (the same valgrind runs would be made twice).
+  const range = (f: ScanFinding) => `${f.benchmark}\u0000${f.machineKey}\u0000${f.lastGood.sha}..${f.firstBad.sha}`;
+  const countedRanges = new Set(confirmed.filter((f) => f.metric === INSTRUCTIONS_METRIC && settings.instructions !== undefined).map(range));
+  const ordered = [...confirmed].sort((a, b) => Number(b.metric === INSTRUCTIONS_METRIC) - Number(a.metric === INSTRUCTIONS_METRIC));
+  for (const finding of ordered) {
+    if (finding.metric === ESTIMATED_CYCLES_METRIC && countedRanges.has(range(finding))) {
+      const same = out.find((b) => b.finding.metric === INSTRUCTIONS_METRIC && range(b.finding) === range(finding));
+      if (same?.log) {
+        out.push({ finding, log: same.log, ...(same.reused ? { reused: true } : {}) });
+        continue;
+      }
+    }
     const key = `${NIGHTLY_BISECT_PREFIX}${finding.series}:${finding.lastGood.sha}..${finding.firstBad.sha}`;
     const kept = (await store.getState(key))?.value as BisectLog | undefined;
     if (kept && typeof kept === 'object' && typeof kept.status === 'string') {
       out.push({ finding, log: kept, reused: true });
       continue;
     }
-    deps.progress.note(`bisecting ${finding.benchmark} (${finding.metric}): ${finding.lastGood.sha.slice(0, 12)}..${finding.firstBad.sha.slice(0, 12)}`);
+    // A regression of counted work is bisected by counting (one count per probe, at the work threshold); one of wall time on wall time.
+    const work = isWorkMetric(finding.metric) && settings.instructions !== undefined;
+    deps.progress.note(`bisecting ${finding.benchmark} (${finding.metric}${work ? ', counted under valgrind' : ''}): ${finding.lastGood.sha.slice(0, 12)}..${finding.firstBad.sha.slice(0, 12)}`);
     try {
       const { log } = await bisect({
         settings: {
           repo: settings.repo,
-          measure: { bench: settings.bench, build: settings.build, format: settings.format, resultFile: settings.resultFile, rounds: BISECT_DEFAULTS.rounds, warmup: BISECT_DEFAULTS.warmup, roundTimeoutMs: settings.roundTimeoutMs, buildTimeoutMs: settings.buildTimeoutMs },
+          measure: {
+            bench: settings.bench, build: settings.build, format: settings.format, resultFile: settings.resultFile, rounds: BISECT_DEFAULTS.rounds, warmup: BISECT_DEFAULTS.warmup, roundTimeoutMs: settings.roundTimeoutMs, buildTimeoutMs: settings.buildTimeoutMs,
+            ...(work ? { instructions: { ...settings.instructions, repeats: BISECT_DEFAULTS.instructionRepeats } } : {}),
+          },
           benchmarks: [finding.benchmark],
           metric: finding.metric,
-          threshold: settings.threshold,
+          threshold: work ? (settings.workThreshold ?? DEFAULT_WORK_THRESHOLD) : settings.threshold,
           maxSessions: BISECT_DEFAULTS.maxSessions,
           parallel: BISECT_DEFAULTS.parallel,
         },

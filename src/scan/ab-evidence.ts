@@ -9,8 +9,8 @@ import type { Direction } from '../model/measurement.ts';
 import { sequentialAb } from '../compare/sequential-ab.ts';
 import { median } from '../stats/order-statistics.ts';
 import { randomEffects } from '../stats/sessions.ts';
-import { normalQuantile, normalSf } from '../stats/normal.ts';
-import { contrast, workContrast } from '../bisect/session-oracle.ts';
+import { contrast } from '../bisect/session-oracle.ts';
+import { judgeWork } from '../compare/work-verdict.ts';
 import { isWorkMetric } from '../model/work-metrics.ts';
 import { historyTest, ref, type UsableNight } from './history-evidence.ts';
 import type { AbConfirmation, MachineChange, ScanFinding } from './scan-finding.ts';
@@ -47,7 +47,7 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
   const ab = night.ab;
   if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
   const work = isWorkMetric(series.metric);
-  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.alpha) : null;
+  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.threshold) : null;
   const found = work ? null : sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series.better, futility: false });
   const c = work ? (own === null ? null : { ratio: own.ratio, ratioCi: own.ratioCi, verdict: 'inconclusive' as const }) : found?.comparison;
   const pOwn = work ? (own?.p ?? null) : (found?.pAdjusted ?? null);
@@ -97,24 +97,23 @@ interface AbChange {
 
 /**
  * workChange is the A/B's change for counted work (instructions, estimated
- * cycles): each session's workContrast (ratio of medians, its standard
- * error the repeats' spread floored at 0.1%), sessions combined by random
- * effects, p and CIs normal. A rank test cannot judge counts: one to three
- * repeats a side, all tied when the counts are exact, never reach p < 0.05
- * (3 vs 3 at best 0.1), so an exact step would wait for confirmation
- * forever; the counts' own spread is the evidence instead (issue 23: a
- * verdict when the change is beyond the threshold and the repeats agree).
+ * cycles), by the PR check's rule for it (compare/work-verdict.ts
+ * judgeWork): the ratio of medians, decided when it is beyond the
+ * threshold and the repeats agree (p 0), else not (p 1); the CIs are the
+ * range of head/base over every pair of repeats. A count does not see the
+ * session it was taken in, so the sessions' repeats are pooled: two
+ * sessions of one count a side are two repeats. A rank test cannot judge
+ * counts: one to three repeats a side, all tied when the counts are exact,
+ * never reach p < 0.05 (3 vs 3 at best 0.1), so an exact step would await
+ * its confirmation forever.
  */
-export function workChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number): AbChange | null {
-  const contrasts = sessions.map((x) => workContrast(x.base, x.head)).filter((c): c is NonNullable<typeof c> => c !== null);
-  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
-  if (r === null) return null;
-  const wide = normalQuantile(1 - alpha / 2) * r.se;
-  const narrow = normalQuantile(1 - alpha) * r.se;
-  return {
-    ratio: Math.exp(r.mean), ratioCi: [Math.exp(r.mean - wide), Math.exp(r.mean + wide)], equivalenceCi: [Math.exp(r.mean - narrow), Math.exp(r.mean + narrow)],
-    p: Math.min(1, 2 * normalSf(Math.abs(r.mean) / r.se)),
-  };
+export function workChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, threshold: number): AbChange | null {
+  const base = sessions.flatMap((x) => [...x.base]);
+  const head = sessions.flatMap((x) => [...x.head]);
+  if (base.length === 0 || head.length === 0) return null;
+  const j = judgeWork(base, head, threshold);
+  if (j.ratio === null || j.range === null) return null;
+  return { ratio: j.ratio, ratioCi: j.range, equivalenceCi: j.range, p: j.verdict === 'regressed' || j.verdict === 'improved' ? 0 : 1 };
 }
 
 /**
@@ -127,7 +126,7 @@ export function workChange(sessions: ReadonlyArray<{ base: readonly number[]; he
  * ten samples). `equivalenceCi` is the 1 - 2 alpha interval.
  */
 function abChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, alpha: number, o: ResolvedScanOptions, better: Direction, work: boolean): AbChange | null {
-  if (work) return workChange(sessions, alpha);
+  if (work) return workChange(sessions, o.threshold);
   if (sessions.length === 1) {
     // One session is judged as the run that measured it stopped: run's looks over its rounds, p adjusted for the look.
     const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better, futility: false });

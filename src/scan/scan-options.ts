@@ -4,10 +4,13 @@
  */
 
 import type { Ack } from './series.ts';
+import { DEFAULT_WORK_THRESHOLD } from '../compare/compare-runs.ts';
 
 /**
  * ScanOptions (all optional):
  * - `threshold` theta, fraction (0.02): the PR rule's threshold and the default `minMagnitude`;
+ * - `workThreshold` (0.005, the PR check's for counted work): the threshold and minimum magnitude of a series of
+ *   counted work (`instructions`, `estimated_cycles`), whose exact counts show far smaller steps than wall time;
  * - `alpha` (0.05): the FDR level across all series and 1 - the CI level;
  * - `windowLen` (30 nights), `maxPValue` (0.001), `minMagnitude` (= threshold): E-divisive;
  *   `windowLen` also caps the nights the night-to-night spread is estimated from;
@@ -27,6 +30,7 @@ import type { Ack } from './series.ts';
  */
 export interface ScanOptions {
   threshold?: number;
+  workThreshold?: number;
   alpha?: number;
   windowLen?: number;
   maxPValue?: number;
@@ -48,6 +52,7 @@ export interface ScanOptions {
 /** SCAN_DEFAULTS are the values of the ScanOptions left out (minMagnitude defaults to the threshold, acks to none). */
 export const SCAN_DEFAULTS = {
   threshold: 0.02,
+  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   windowLen: 30,
   maxPValue: 0.001,
@@ -74,4 +79,9 @@ export function resolveScanOptions(options: ScanOptions): ResolvedScanOptions {
   o.minMagnitude = options.minMagnitude ?? o.threshold;
   o.acks = options.acks ?? [];
   return o;
+}
+
+/** forWork is the options a series of counted work is scanned with: `workThreshold` as its threshold and minimum magnitude. */
+export function forWork(o: ResolvedScanOptions): ResolvedScanOptions {
+  return { ...o, threshold: o.workThreshold, minMagnitude: o.workThreshold };
 }

@@ -30,8 +30,15 @@ function history(o: { nights?: number; stepAt?: number; factor?: number; repeats
   return { benchmark: o.benchmark ?? 'parse', metric: INSTRUCTIONS_METRIC, unit: WORK_UNIT, better: 'lower', machineKey: 'fp', branch: 'main', nights };
 }
 
-test('an exact +3% step with one count a night is found at its night and confirmed by that night\'s A/B (a rank test never could: 1 vs 1)', () => {
-  const r = scanSeries(history({ stepAt: 15, factor: 1.03 }), { threshold: 0.02 });
+test('an exact +3% step with one count a night: found at its night; one count a side confirms nothing (the PR check\'s work rule), the next A/B session of the pair does', () => {
+  const s = history({ stepAt: 15, factor: 1.03 });
+  const first = scanSeries(s, { threshold: 0.02 });
+  assert.deepEqual(first.findings.filter((f) => f.kind !== 'watch'), []);
+  assert.deepEqual(first.awaiting.map((f) => [f.kind, f.lastGood.sha, f.firstBad.sha]), [['change-point', sha(14), sha(15)]]);
+  // The nightly's confirmation (jobs/confirm-findings.ts) counts last good and first bad again: pooled, two equal repeats a side agree.
+  const night = s.nights[15];
+  const nights = s.nights.map((n, i) => (i === 15 ? { ...night, ab: { ...(night.ab as NonNullable<Night['ab']>), extra: [{ base: [BASE], head: [Math.round(BASE * 1.03)] }] } } : n));
+  const r = scanSeries({ ...s, nights }, { threshold: 0.02 });
   assert.deepEqual(r.awaiting, []);
   assert.equal(r.findings.length, 1, JSON.stringify(r.findings));
   const f = r.findings[0];
@@ -40,8 +47,14 @@ test('an exact +3% step with one count a night is found at its night and confirm
   assert.equal(f.firstBad.sha, sha(15));
   assert.equal(f.lastGood.sha, sha(14));
   assert.ok(Math.abs(f.ratio - 1.03) < 1e-6, String(f.ratio));
-  assert.ok(f.confirmation?.sessions === 1 && f.confirmation.nBase === 1);
-  assert.ok((f.q as number) < 1e-6);
+  assert.ok(f.confirmation?.sessions === 2 && f.confirmation.nBase === 2);
+  assert.equal(f.q, 0);
+});
+
+test('a +0.8% step in exact counts is found at the work threshold (0.5%) while the time threshold is 5%', () => {
+  const r = scanSeries(history({ stepAt: 12, factor: 1.008, repeats: 3 }), { threshold: 0.05 });
+  assert.deepEqual(r.findings.filter((f) => f.kind !== 'watch').map((f) => [f.firstBad.sha, Number(f.ratio.toFixed(4))]), [[sha(12), 1.008]]);
+  assert.deepEqual(scanSeries(history({ stepAt: 12, factor: 1.003, repeats: 3 }), { threshold: 0.05 }).findings, [], 'under the work threshold');
 });
 
 test('nearly exact counts (3 repeats, +-0.05%) find and confirm a +1.5% step at a 1% threshold, among 50 quiet series', () => {
@@ -84,11 +97,11 @@ test('a step on the newest night: a watch at once and an alert that the next A/B
 test('an A/B whose repeats disagree as much as the step confirms nothing', () => {
   const s = history({ stepAt: 14, factor: 1.03 });
   // The night's A/B repeats spread by 4%: the counts are not reproducible here, so they cannot confirm a 3% step.
-  s.nights = s.nights.map((n, i) => (i >= 13 && i <= 16 && n.ab ? { ...n, ab: { ...n.ab, base: [BASE, BASE * 1.04] } } : n));
+  s.nights = s.nights.map((n, i) => (i >= 13 && i <= 16 && n.ab ? { ...n, ab: { ...n.ab, base: [BASE, BASE * 1.04, BASE * 1.02] } } : n));
   const r = scanSeries(s, { threshold: 0.02 });
   assert.deepEqual(r.findings.filter((f) => f.kind !== 'watch'), []);
-  const c = workChange([{ base: [BASE, BASE * 1.04], head: [BASE * 1.03] }], 0.05) as { ratioCi: [number, number] };
-  assert.ok(c.ratioCi[0] < 1 && c.ratioCi[1] > 1.03, JSON.stringify(c));
+  const c = workChange([{ base: [BASE, BASE * 1.04, BASE * 1.02], head: [BASE * 1.03, BASE * 1.03, BASE * 1.03] }], 0.02) as { p: number; ratioCi: [number, number] };
+  assert.ok(c.p === 1 && c.ratioCi[0] < 1 && c.ratioCi[1] > 1.02, JSON.stringify(c));
 });
 
 test('E-divisive on a constant series with one step: exactly that change point, and none on a constant series', () => {
