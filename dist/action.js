@@ -20661,21 +20661,6 @@ function contrast(a, b) {
   const half = (hl.upper - hl.lower) / (2 * normalQuantile(0.975));
   return { estimate: hl.estimate, variance: Math.max(half * half, 1e-10) };
 }
-var WORK_NOISE_FLOOR = 1e-3;
-function workSpread(a, b) {
-  const la = logs(a);
-  const lb = logs(b);
-  if (la === null || lb === null) return null;
-  const range = (x) => x.length < 2 ? 0 : Math.max(...x) - Math.min(...x);
-  return Math.max(range(la), range(lb));
-}
-function workContrast(a, b) {
-  if (a.length === 0 || b.length === 0) return null;
-  const spread = workSpread(a, b);
-  if (spread === null) return null;
-  const se = Math.max(spread, WORK_NOISE_FLOOR);
-  return { estimate: Math.log(median(b)) - Math.log(median(a)), variance: se * se };
-}
 function logs(values) {
   const out = [];
   for (const v of values) {
@@ -20775,7 +20760,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   const ab = night.ab;
   if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
   const work = isWorkMetric(series2.metric);
-  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.alpha) : null;
+  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.threshold) : null;
   const found = work ? null : sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better, futility: false });
   const c = work ? own === null ? null : { ratio: own.ratio, ratioCi: own.ratioCi, verdict: "inconclusive" } : found?.comparison;
   const pOwn = work ? own?.p ?? null : found?.pAdjusted ?? null;
@@ -20832,21 +20817,16 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   finding.p = change2.p;
   return { finding, ab: confirmation, abCi: { ratioCi: change2.ratioCi, equivalenceCi: change2.equivalenceCi }, sessionsBefore: 1 };
 }
-function workChange(sessions, alpha) {
-  const contrasts = sessions.map((x) => workContrast(x.base, x.head)).filter((c) => c !== null);
-  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
-  if (r === null) return null;
-  const wide = normalQuantile(1 - alpha / 2) * r.se;
-  const narrow = normalQuantile(1 - alpha) * r.se;
-  return {
-    ratio: Math.exp(r.mean),
-    ratioCi: [Math.exp(r.mean - wide), Math.exp(r.mean + wide)],
-    equivalenceCi: [Math.exp(r.mean - narrow), Math.exp(r.mean + narrow)],
-    p: Math.min(1, 2 * normalSf(Math.abs(r.mean) / r.se))
-  };
+function workChange(sessions, threshold) {
+  const base = sessions.flatMap((x) => [...x.base]);
+  const head = sessions.flatMap((x) => [...x.head]);
+  if (base.length === 0 || head.length === 0) return null;
+  const j = judgeWork(base, head, threshold);
+  if (j.ratio === null || j.range === null) return null;
+  return { ratio: j.ratio, ratioCi: j.range, equivalenceCi: j.range, p: j.verdict === "regressed" || j.verdict === "improved" ? 0 : 1 };
 }
 function abChange(sessions, alpha, o, better, work) {
-  if (work) return workChange(sessions, alpha);
+  if (work) return workChange(sessions, o.threshold);
   if (sessions.length === 1) {
     const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better, futility: false });
     const c = s?.comparison;
@@ -21029,6 +21009,7 @@ function firstBy(items, beats) {
 // src/scan/scan-options.ts
 var SCAN_DEFAULTS = {
   threshold: 0.02,
+  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   windowLen: 30,
   maxPValue: 1e-3,
@@ -21050,6 +21031,9 @@ function resolveScanOptions(options) {
   o.minMagnitude = options.minMagnitude ?? o.threshold;
   o.acks = options.acks ?? [];
   return o;
+}
+function forWork(o) {
+  return { ...o, threshold: o.workThreshold, minMagnitude: o.workThreshold };
 }
 
 // src/scan/time-families.ts
@@ -21157,7 +21141,7 @@ function decide(candidates, watches, machineChanges, warnings, o) {
       verdict: "inconclusive",
       warnings: []
     };
-    const verdict = decideVerdict(comparison, o.threshold, o.alpha);
+    const verdict = decideVerdict(comparison, isWorkMetric(c.finding.metric) ? o.workThreshold : o.threshold, o.alpha);
     const historyWorse = c.finding.direction === "regression";
     const abWorse = c.finding.better === "lower" ? ab.ratio > 1 : ab.ratio < 1;
     const agrees2 = abWorse === historyWorse;
@@ -21170,7 +21154,8 @@ function decide(candidates, watches, machineChanges, warnings, o) {
   findings.sort((a, b) => rank(a) - rank(b) || (a.q ?? a.p) - (b.q ?? b.p) || a.series.localeCompare(b.series));
   return { findings, awaiting, refuted, machineChanges, timeFamilies: [], tested: tested.length, warnings };
 }
-function candidatesOf(series2, o, warnings) {
+function candidatesOf(series2, scanOptions, warnings) {
+  const o = isWorkMetric(series2.metric) ? forWork(scanOptions) : scanOptions;
   const key2 = series2.key ?? seriesKey2(series2);
   const nights = [];
   let dropped = 0;
@@ -21571,7 +21556,7 @@ function repositoryUrl(repository, serverUrl) {
   return `${(serverUrl ?? "https://github.com").replace(/\/+$/, "")}/${repository}`;
 }
 function scanBranch(series2, acks, settings) {
-  return scanTexts(scanHistory(series2, { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns }), series2.length, settings);
+  return scanTexts(scanHistory(series2, { threshold: settings.threshold, workThreshold: settings.workThreshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns }), series2.length, settings);
 }
 function scanTexts(result, series2, settings) {
   const options = { series: series2, threshold: settings.threshold, branch: settings.branch, repoUrl: repositoryUrl(settings.repository, settings.serverUrl) };
@@ -21579,7 +21564,7 @@ function scanTexts(result, series2, settings) {
 }
 async function nightlyEvidence(store, settings, confirm) {
   const acks = await loadAcks(store);
-  const options = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  const options = { threshold: settings.threshold, workThreshold: settings.workThreshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
   let file;
   const pass = async () => {
     file?.abandon();
@@ -21798,7 +21783,7 @@ async function whereRegressionsLive(run, settings, deps) {
 }
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
-  const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
+  const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, workThreshold: settings.workThreshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
   return nightlyEvidence(store, { ...scan, repoDir: settings.repo, checkout: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
 }
 async function onThisMachine(settings, deps, body, options = {}) {

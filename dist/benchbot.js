@@ -46234,7 +46234,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   const ab = night.ab;
   if (!ab || ab.baseSha !== nights[k - 1].sha) return null;
   const work = isWorkMetric(series2.metric);
-  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.alpha) : null;
+  const own = work ? workChange([{ base: ab.base, head: ab.head ?? night.values }], o.threshold) : null;
   const found = work ? null : sequentialAb(ab.base, ab.head ?? night.values, { threshold: o.threshold, alpha: o.alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better: series2.better, futility: false });
   const c = work ? own === null ? null : { ratio: own.ratio, ratioCi: own.ratioCi, verdict: "inconclusive" } : found?.comparison;
   const pOwn = work ? own?.p ?? null : found?.pAdjusted ?? null;
@@ -46291,21 +46291,16 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   finding.p = change2.p;
   return { finding, ab: confirmation, abCi: { ratioCi: change2.ratioCi, equivalenceCi: change2.equivalenceCi }, sessionsBefore: 1 };
 }
-function workChange(sessions, alpha) {
-  const contrasts = sessions.map((x) => workContrast(x.base, x.head)).filter((c) => c !== null);
-  const r = randomEffects(contrasts.map((c) => c.estimate), contrasts.map((c) => c.variance), { alpha });
-  if (r === null) return null;
-  const wide = normalQuantile(1 - alpha / 2) * r.se;
-  const narrow = normalQuantile(1 - alpha) * r.se;
-  return {
-    ratio: Math.exp(r.mean),
-    ratioCi: [Math.exp(r.mean - wide), Math.exp(r.mean + wide)],
-    equivalenceCi: [Math.exp(r.mean - narrow), Math.exp(r.mean + narrow)],
-    p: Math.min(1, 2 * normalSf(Math.abs(r.mean) / r.se))
-  };
+function workChange(sessions, threshold) {
+  const base = sessions.flatMap((x) => [...x.base]);
+  const head = sessions.flatMap((x) => [...x.head]);
+  if (base.length === 0 || head.length === 0) return null;
+  const j = judgeWork(base, head, threshold);
+  if (j.ratio === null || j.range === null) return null;
+  return { ratio: j.ratio, ratioCi: j.range, equivalenceCi: j.range, p: j.verdict === "regressed" || j.verdict === "improved" ? 0 : 1 };
 }
 function abChange(sessions, alpha, o, better, work) {
-  if (work) return workChange(sessions, alpha);
+  if (work) return workChange(sessions, o.threshold);
   if (sessions.length === 1) {
     const s = sequentialAb(sessions[0].base, sessions[0].head, { threshold: o.threshold, alpha, minRuns: o.minRuns, maxRuns: o.maxRuns, better, futility: false });
     const c = s?.comparison;
@@ -46488,6 +46483,7 @@ function firstBy(items, beats) {
 // src/scan/scan-options.ts
 var SCAN_DEFAULTS = {
   threshold: 0.02,
+  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   windowLen: 30,
   maxPValue: 1e-3,
@@ -46509,6 +46505,9 @@ function resolveScanOptions(options2) {
   o.minMagnitude = options2.minMagnitude ?? o.threshold;
   o.acks = options2.acks ?? [];
   return o;
+}
+function forWork(o) {
+  return { ...o, threshold: o.workThreshold, minMagnitude: o.workThreshold };
 }
 
 // src/scan/time-families.ts
@@ -46611,7 +46610,7 @@ function decide(candidates, watches, machineChanges, warnings, o) {
       verdict: "inconclusive",
       warnings: []
     };
-    const verdict = decideVerdict(comparison, o.threshold, o.alpha);
+    const verdict = decideVerdict(comparison, isWorkMetric(c.finding.metric) ? o.workThreshold : o.threshold, o.alpha);
     const historyWorse = c.finding.direction === "regression";
     const abWorse = c.finding.better === "lower" ? ab.ratio > 1 : ab.ratio < 1;
     const agrees2 = abWorse === historyWorse;
@@ -46624,7 +46623,8 @@ function decide(candidates, watches, machineChanges, warnings, o) {
   findings.sort((a, b) => rank(a) - rank(b) || (a.q ?? a.p) - (b.q ?? b.p) || a.series.localeCompare(b.series));
   return { findings, awaiting, refuted, machineChanges, timeFamilies: [], tested: tested.length, warnings };
 }
-function candidatesOf(series2, o, warnings) {
+function candidatesOf(series2, scanOptions, warnings) {
+  const o = isWorkMetric(series2.metric) ? forWork(scanOptions) : scanOptions;
   const key2 = series2.key ?? seriesKey2(series2);
   const nights = [];
   let dropped = 0;
@@ -47185,7 +47185,7 @@ async function scanStoredNightlies(store, settings) {
 }
 async function nightlyEvidence(store, settings, confirm) {
   const acks = await loadAcks(store);
-  const options2 = { threshold: settings.threshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
+  const options2 = { threshold: settings.threshold, workThreshold: settings.workThreshold, acks, minRuns: settings.minRuns, maxRuns: settings.maxRuns };
   let file;
   const pass = async () => {
     file?.abandon();
@@ -47447,7 +47447,7 @@ async function whereRegressionsLive(run2, settings, deps) {
 }
 function branchEvidence(store, settings, nightly, headSha, ab, abDeps) {
   const confirm = async (pair) => runAb({ ...ab, base: pair.base, head: pair.head }, abDeps);
-  const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
+  const scan = { branch: settings.branch ?? "main", threshold: settings.threshold, workThreshold: settings.workThreshold, minRuns: settings.minRuns, maxRuns: settings.maxRuns, repository: settings.repository, serverUrl: nightly.serverUrl };
   return nightlyEvidence(store, { ...scan, repoDir: settings.repo, checkout: settings.repo, headSha, historyFile: nightly.historyFile }, confirm);
 }
 async function onThisMachine(settings, deps, body, options2 = {}) {
@@ -67049,22 +67049,43 @@ async function runNightly(settings, deps) {
 }
 async function bisectAll(settings, confirmed, store, deps) {
   const out = [];
-  for (const finding of confirmed) {
+  const range = (f) => `${f.benchmark}\0${f.machineKey}\0${f.lastGood.sha}..${f.firstBad.sha}`;
+  const countedRanges = new Set(confirmed.filter((f) => f.metric === INSTRUCTIONS_METRIC && settings.instructions !== void 0).map(range));
+  const ordered = [...confirmed].sort((a, b) => Number(b.metric === INSTRUCTIONS_METRIC) - Number(a.metric === INSTRUCTIONS_METRIC));
+  for (const finding of ordered) {
+    if (finding.metric === ESTIMATED_CYCLES_METRIC && countedRanges.has(range(finding))) {
+      const same = out.find((b) => b.finding.metric === INSTRUCTIONS_METRIC && range(b.finding) === range(finding));
+      if (same?.log) {
+        out.push({ finding, log: same.log, ...same.reused ? { reused: true } : {} });
+        continue;
+      }
+    }
     const key2 = `${NIGHTLY_BISECT_PREFIX}${finding.series}:${finding.lastGood.sha}..${finding.firstBad.sha}`;
     const kept = (await store.getState(key2))?.value;
     if (kept && typeof kept === "object" && typeof kept.status === "string") {
       out.push({ finding, log: kept, reused: true });
       continue;
     }
-    deps.progress.note(`bisecting ${finding.benchmark} (${finding.metric}): ${finding.lastGood.sha.slice(0, 12)}..${finding.firstBad.sha.slice(0, 12)}`);
+    const work = isWorkMetric(finding.metric) && settings.instructions !== void 0;
+    deps.progress.note(`bisecting ${finding.benchmark} (${finding.metric}${work ? ", counted under valgrind" : ""}): ${finding.lastGood.sha.slice(0, 12)}..${finding.firstBad.sha.slice(0, 12)}`);
     try {
       const { log } = await bisect({
         settings: {
           repo: settings.repo,
-          measure: { bench: settings.bench, build: settings.build, format: settings.format, resultFile: settings.resultFile, rounds: BISECT_DEFAULTS.rounds, warmup: BISECT_DEFAULTS.warmup, roundTimeoutMs: settings.roundTimeoutMs, buildTimeoutMs: settings.buildTimeoutMs },
+          measure: {
+            bench: settings.bench,
+            build: settings.build,
+            format: settings.format,
+            resultFile: settings.resultFile,
+            rounds: BISECT_DEFAULTS.rounds,
+            warmup: BISECT_DEFAULTS.warmup,
+            roundTimeoutMs: settings.roundTimeoutMs,
+            buildTimeoutMs: settings.buildTimeoutMs,
+            ...work ? { instructions: { ...settings.instructions, repeats: BISECT_DEFAULTS.instructionRepeats } } : {}
+          },
           benchmarks: [finding.benchmark],
           metric: finding.metric,
-          threshold: settings.threshold,
+          threshold: work ? settings.workThreshold ?? DEFAULT_WORK_THRESHOLD : settings.threshold,
           maxSessions: BISECT_DEFAULTS.maxSessions,
           parallel: BISECT_DEFAULTS.parallel
         },
