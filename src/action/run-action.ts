@@ -287,6 +287,8 @@ function recompute(settings: ActionSettings, event: EventPayload, env: Env): Out
     samples: { base: merged.base, head: merged.head },
     scan: merged.scan,
     recovery: merged.history,
+    // The callgrind files of the profiles shown, passed on: the app reads this job's artifact for a /bench comment.
+    profileSources: merged.profileSources,
   };
 }
 

@@ -26,20 +26,32 @@ export function profileFileName(index: number, side: 'base' | 'head'): string {
 export const MAX_ARTIFACT_PROFILES = 5;
 
 /**
+ * ArtifactProfiles are the profiles read, why any could not be, and which
+ * manifest entries they came from (so a report job can pass those files on
+ * in its own artifact, for the app).
+ */
+export interface ArtifactProfiles {
+  profiles: ProfileDiff[];
+  notes: string[];
+  used: { benchmark: string; index: number; baseIterations: number; headIterations: number }[];
+}
+
+/**
  * readArtifactProfiles diffs the artifact's profiles of `regressed`
  * benchmarks; `file` returns a file's text (null when the artifact lacks it
  * or it cannot be read). Anything malformed drops that profile with a note.
  */
-export function readArtifactProfiles(manifestText: string | null, file: (name: string) => string | null, regressed: ReadonlySet<string>, shas: { base?: string; head?: string }): { profiles: ProfileDiff[]; notes: string[] } {
-  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [] };
+export function readArtifactProfiles(manifestText: string | null, file: (name: string) => string | null, regressed: ReadonlySet<string>, shas: { base?: string; head?: string }): ArtifactProfiles {
+  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [], used: [] };
   let manifest: unknown;
   try {
     manifest = JSON.parse(manifestText);
   } catch (error) {
-    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${(error as Error).message}`] };
+    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${(error as Error).message}`], used: [] };
   }
-  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`] };
+  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`], used: [] };
   const profiles: ProfileDiff[] = [];
+  const used: ArtifactProfiles['used'] = [];
   const notes: string[] = [];
   const seen = new Set<string>();
   const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
@@ -59,10 +71,11 @@ export function readArtifactProfiles(manifestText: string | null, file: (name: s
         return { profile: parseCallgrind(text, path), iterations, ...(sha ? { sha } : {}) };
       };
       profiles.push(diffProfiles(e.benchmark, side('base', e.base_iterations as number, shas.base), side('head', e.head_iterations as number, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
+      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations as number, headIterations: e.head_iterations as number });
     } catch (error) {
       if (!(error instanceof FormatError || error instanceof ProfileEventError)) throw error;
       notes.push(`the profile of ${e.benchmark} cannot be read: ${error.message}`);
     }
   }
-  return { profiles, notes };
+  return { profiles, notes, used };
 }

@@ -10,6 +10,7 @@ import { rejudgedNote } from '../report/run-report.ts';
 import { readNightlyHistory, type NightlyHistory } from './nightly-history.ts';
 import { findResultsParts, readProfiles, readResultsMeta, RESULTS_FILES, ResultsError } from './results-artifact.ts';
 import type { ProfileDiff } from '../model/profile-diff.ts';
+import type { ProfileSource } from './profile-benchmark.ts';
 import { whereMarkdown } from '../report/profile-report.ts';
 import { scanBranch, type NightlyScanSettings, type ScanTexts } from './nightly.ts';
 import { readArtifactSide } from './read-sides.ts';
@@ -59,6 +60,8 @@ export interface MergedShards {
   /** profiles are the differential profiles of the benchmarks this report finds regressed, diffed again from the artifacts' callgrind files. */
   profiles: ProfileDiff[];
   profileNotes: string[];
+  /** profileSources are the callgrind files of `profiles`, passed on in the report job's artifact. */
+  profileSources: ProfileSource[];
 }
 
 /**
@@ -94,12 +97,17 @@ export function mergeShards(settings: MergeShardsSettings): MergedShards {
     environment: environments.size === 1 ? [...environments][0] : undefined,
     profiles: [],
     profileNotes: [],
+    profileSources: [],
   };
   // Profiles only of what this job's own comparison finds regressed, from the raw callgrind files, with the trusted commits.
   const regressed = new Set(report.comparisons.filter((c) => c.verdict === 'regressed').map((c) => c.benchmark));
   for (const part of parts) {
     const read = readProfiles(part, regressed, { base: merged.baseSha, head: merged.headSha });
-    for (const p of read.profiles) if (!merged.profiles.some((q) => q.benchmark === p.benchmark)) merged.profiles.push(p);
+    read.profiles.forEach((p, i) => {
+      if (merged.profiles.some((q) => q.benchmark === p.benchmark)) return;
+      merged.profiles.push(p);
+      merged.profileSources.push(read.sources[i]);
+    });
     merged.profileNotes.push(...read.notes);
   }
   const historyPath = join(parts[0], RESULTS_FILES.history);

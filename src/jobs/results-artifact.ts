@@ -158,7 +158,7 @@ export function writeProfileSources(dir: string, sources: readonly ProfileSource
  * artifact's callgrind files (formats/profile-artifact.ts), each read
  * size-capped and never through a link.
  */
-export function readProfiles(part: string, benchmarks: ReadonlySet<string>, shas: { base?: string; head?: string }): { profiles: ProfileDiff[]; notes: string[] } {
+export function readProfiles(part: string, benchmarks: ReadonlySet<string>, shas: { base?: string; head?: string }): { profiles: ProfileDiff[]; notes: string[]; sources: ProfileSource[] } {
   const read = (name: string, max: number): string | null => {
     const path = join(part, name);
     if (!present(path)) return null;
@@ -173,7 +173,10 @@ export function readProfiles(part: string, benchmarks: ReadonlySet<string>, shas
   try {
     manifest = read(PROFILES_MANIFEST, 1024 * 1024);
   } catch (error) {
-    return { profiles: [], notes: [(error as Error).message] };
+    return { profiles: [], notes: [(error as Error).message], sources: [] };
   }
-  return readArtifactProfiles(manifest, (name) => read(name, MAX_PROFILE_FILE_BYTES), benchmarks, shas);
+  const found = readArtifactProfiles(manifest, (name) => read(name, MAX_PROFILE_FILE_BYTES), benchmarks, shas);
+  // The files of the profiles read, for the report job's own artifact (the app reads that one).
+  const sources = found.used.map((u) => ({ benchmark: u.benchmark, base: { file: join(part, profileFileName(u.index, 'base')), iterations: u.baseIterations }, head: { file: join(part, profileFileName(u.index, 'head')), iterations: u.headIterations } }));
+  return { profiles: found.profiles, notes: found.notes, sources };
 }

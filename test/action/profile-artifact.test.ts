@@ -72,3 +72,11 @@ test('a forged or broken profile loses that profile with a note, and only files 
   // Entry 1 names BM_Mix well, but its files (profiles/1.*.callgrind) are not there: a note, not /etc/passwd.
   assert.match(read.profileNotes[1], /the profile of BM_Mix cannot be read: .*profiles\/1\.base\.callgrind/);
 });
+
+test('the report job passes the files of the profiles it showed on in its own artifact, which reads back the same (the app reads that one)', () => {
+  const merged = merge(artifact(['BM_Mix', 'BM_Same']));
+  assert.deepEqual(merged.profileSources.map((s) => s.benchmark), ['BM_Mix']);
+  const again = artifact([]);
+  writeProfileSources(again, merged.profileSources);
+  assert.deepEqual(merge(again).profiles, merged.profiles);
+});
