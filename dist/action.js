@@ -20161,15 +20161,16 @@ function profileFileName(index, side2) {
 }
 var MAX_ARTIFACT_PROFILES = 5;
 function readArtifactProfiles(manifestText, file, regressed, shas) {
-  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [] };
+  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [], used: [] };
   let manifest;
   try {
     manifest = JSON.parse(manifestText);
   } catch (error2) {
-    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${error2.message}`] };
+    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${error2.message}`], used: [] };
   }
-  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`] };
+  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`], used: [] };
   const profiles = [];
+  const used = [];
   const notes = [];
   const seen = /* @__PURE__ */ new Set();
   const count2 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
@@ -20189,12 +20190,13 @@ function readArtifactProfiles(manifestText, file, regressed, shas) {
         return { profile: parseCallgrind(text2, path), iterations, ...sha ? { sha } : {} };
       };
       profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
+      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations, headIterations: e.head_iterations });
     } catch (error2) {
       if (!(error2 instanceof FormatError || error2 instanceof ProfileEventError)) throw error2;
       notes.push(`the profile of ${e.benchmark} cannot be read: ${error2.message}`);
     }
   }
-  return { profiles, notes };
+  return { profiles, notes, used };
 }
 
 // src/jobs/results-artifact.ts
@@ -20289,9 +20291,11 @@ function readProfiles(part, benchmarks, shas) {
   try {
     manifest = read2(PROFILES_MANIFEST, 1024 * 1024);
   } catch (error2) {
-    return { profiles: [], notes: [error2.message] };
+    return { profiles: [], notes: [error2.message], sources: [] };
   }
-  return readArtifactProfiles(manifest, (name) => read2(name, MAX_PROFILE_FILE_BYTES), benchmarks, shas);
+  const found = readArtifactProfiles(manifest, (name) => read2(name, MAX_PROFILE_FILE_BYTES), benchmarks, shas);
+  const sources = found.used.map((u) => ({ benchmark: u.benchmark, base: { file: join10(part, profileFileName(u.index, "base")), iterations: u.baseIterations }, head: { file: join10(part, profileFileName(u.index, "head")), iterations: u.headIterations } }));
+  return { profiles: found.profiles, notes: found.notes, sources };
 }
 
 // src/jobs/nightly-history.ts
@@ -21945,12 +21949,17 @@ function mergeShards(settings) {
     headSha: trusted.head,
     environment: environments.size === 1 ? [...environments][0] : void 0,
     profiles: [],
-    profileNotes: []
+    profileNotes: [],
+    profileSources: []
   };
   const regressed = new Set(report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark));
   for (const part of parts) {
     const read2 = readProfiles(part, regressed, { base: merged.baseSha, head: merged.headSha });
-    for (const p of read2.profiles) if (!merged.profiles.some((q) => q.benchmark === p.benchmark)) merged.profiles.push(p);
+    read2.profiles.forEach((p, i) => {
+      if (merged.profiles.some((q) => q.benchmark === p.benchmark)) return;
+      merged.profiles.push(p);
+      merged.profileSources.push(read2.sources[i]);
+    });
     merged.profileNotes.push(...read2.notes);
   }
   const historyPath = join12(parts[0], RESULTS_FILES.history);
@@ -31493,7 +31502,9 @@ function recompute(settings, event, env) {
     headSha: merged.headSha,
     samples: { base: merged.base, head: merged.head },
     scan: merged.scan,
-    recovery: merged.history
+    recovery: merged.history,
+    // The callgrind files of the profiles shown, passed on: the app reads this job's artifact for a /bench comment.
+    profileSources: merged.profileSources
   };
 }
 function writeReports(settings, outcome, env) {

@@ -6482,15 +6482,16 @@ function profileFileName(index, side2) {
 }
 var MAX_ARTIFACT_PROFILES = 5;
 function readArtifactProfiles(manifestText, file, regressed, shas) {
-  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [] };
+  if (manifestText === null || regressed.size === 0) return { profiles: [], notes: [], used: [] };
   let manifest;
   try {
     manifest = JSON.parse(manifestText);
   } catch (error) {
-    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${error.message}`] };
+    return { profiles: [], notes: [`${PROFILES_MANIFEST} is not JSON: ${error.message}`], used: [] };
   }
-  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`] };
+  if (!Array.isArray(manifest)) return { profiles: [], notes: [`${PROFILES_MANIFEST} is not a list of profiles`], used: [] };
   const profiles = [];
+  const used = [];
   const notes = [];
   const seen = /* @__PURE__ */ new Set();
   const count2 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
@@ -6510,12 +6511,13 @@ function readArtifactProfiles(manifestText, file, regressed, shas) {
         return { profile: parseCallgrind(text, path), iterations, ...sha ? { sha } : {} };
       };
       profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
+      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations, headIterations: e.head_iterations });
     } catch (error) {
       if (!(error instanceof FormatError || error instanceof ProfileEventError)) throw error;
       notes.push(`the profile of ${e.benchmark} cannot be read: ${error.message}`);
     }
   }
-  return { profiles, notes };
+  return { profiles, notes, used };
 }
 
 // src/jobs/results-artifact.ts
