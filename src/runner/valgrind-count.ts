@@ -137,6 +137,8 @@ interface Planned {
   fn: string;
   /** fallback is counted instead when no function `matches` ran (a Google Benchmark fixture's benchmark). */
   fallback?: Planned;
+  /** withoutArguments is counted instead when the command fails with the arguments appended to it. */
+  withoutArguments?: Planned;
   /** iterations returns how many iterations the run covered, given the profile and the files the run left; undefined when it cannot tell. */
   iterations: (profile: string, calls: number, dir: string) => Promise<number | undefined>;
 }
@@ -269,12 +271,13 @@ async function countOne(settings: CountSettings, executor: Executor, dir: string
   const result = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
   const durationMs = result.durationMs;
   if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1000)} s (${(settings.nameSetting ?? cliSetting)('round-timeout')})`, durationMs };
+  if (result.exitCode !== 0 && plan.withoutArguments !== undefined) return countOne(settings, executor, dir, remote, plan.withoutArguments, `${id}.e`);
   if (result.exitCode !== 0) {
     const tail = (result.stderr || result.stdout).trimEnd().split('\n').filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(' | ');
     return { reason: `exit code ${result.exitCode ?? result.signal} under valgrind: ${tail}`, durationMs };
   }
   const listed = await executor.run(`ls -1 ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 30_000 });
-  const files = listed.stdout.split('\n').filter((f) => f.startsWith(`${id}.`) && /\.\d+$/.test(f));
+  const files = listed.stdout.split('\n').filter((f) => f.startsWith(`${id}.`) && /^\d+$/.test(f.slice(id.length + 1)));
   if (files.length === 0) return { reason: settings.format === 'go' ? 'no test binary ran under valgrind: the bench command must run `go test` (benchbot adds -exec through GOFLAGS)' : 'valgrind wrote no profile', durationMs };
   const all: { local: string; totals: CallgrindTotals; text: string }[] = [];
   for (const f of files) {
@@ -387,20 +390,22 @@ function withArguments(bench: string, args: readonly string[]): string {
  * schedule, one repetition, and a JSON copy of the results whose iteration
  * count is what the count is divided by.
  */
-function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark: string, index: number, minTime: string, perCall: number, executor: Executor, fn = benchmark.split('/')[0]): Planned {
+function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark: string, index: number, minTime: string, perCall: number, executor: Executor, fn = benchmark.split('/')[0], appended = true): Planned {
   const out = `${remote}/b${index}.json`;
   const flags: Record<string, string> = { benchmark_filter: exactFilter(benchmark), benchmark_min_time: minTime, benchmark_repetitions: '1', benchmark_out: out, benchmark_out_format: 'json' };
   const fixture = fixtureFunction(benchmark);
   return {
     benchmark,
-    command: withArguments(settings.bench, Object.entries(flags).map(([flag, value]) => `--${flag}=${value}`)),
+    command: appended ? withArguments(settings.bench, Object.entries(flags).map(([flag, value]) => `--${flag}=${value}`)) : settings.bench,
     env: Object.fromEntries(Object.entries(flags).map(([flag, value]) => [flag.toUpperCase(), value])),
     matches: matchesCpp(fn),
     toggles: cppToggles(fn),
     fn,
     // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
     iterations: async (_profile, calls) => (await jsonIterations(executor, out, benchmark, join(settings.keepDir, `.b${index}.json`))) ?? calls * perCall,
-    ...(fixture !== undefined && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture) } : {}),
+    ...(fixture !== undefined && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture, appended) } : {}),
+    // A command whose last word does not take the benchmark's flags (`./bench | tee out.json`) fails with them: the environment alone then.
+    ...(appended ? { withoutArguments: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn, false) } : {}),
   };
 }
 

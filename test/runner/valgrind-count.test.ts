@@ -76,7 +76,7 @@ for (const kind of ['google-benchmark', 'go'] as const) {
   });
 }
 
-test('a Google Benchmark fixture is counted in the function BENCHMARK_F makes', { timeout: 110_000 }, async (t) => {
+test('a Google Benchmark fixture is counted in the function BENCHMARK_F makes; a pipeline gets the flags through the environment', { timeout: 110_000 }, async (t) => {
   const missing = toolchainMissing('google-benchmark');
   if (missing) {
     t.skip(`${missing}: instruction counting cannot be tested here`);
@@ -95,6 +95,11 @@ test('a Google Benchmark fixture is counted in the function BENCHMARK_F makes', 
   assert.equal(a, b, 'the fixture repeats exactly');
   // 128 additions and the loop around them: more than 128 instructions, fewer than BM_Hash's 256 multiply-xor rounds.
   assert.ok(a > 128 && a < (values(outcome, 'BM_Hash/256')?.[0] ?? 0), `Table/Scan ${a}`);
+
+  // A pipeline's last word (cat) refuses the appended flags: the environment alone selects and schedules the benchmark, the same count.
+  const piped = await count('google-benchmark', dir, 'piped', { bench: './bench --benchmark_format=json | cat', names: ['BM_Hash/256'], repeats: 1 });
+  assert.deepEqual(piped.reasons, []);
+  assert.equal(values(piped, 'BM_Hash/256')?.[0], values(outcome, 'BM_Hash/256')?.[0]);
 });
 
 test('a harness without a fixed schedule, or a machine without valgrind, gets one reason line and no counts', async () => {
