@@ -42261,12 +42261,13 @@ async function countOne(settings, executor, dir, remote, plan, id) {
   const result2 = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
   const durationMs = result2.durationMs;
   if (result2.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1e3)} s (${(settings.nameSetting ?? cliSetting)("round-timeout")})`, durationMs };
+  if (result2.exitCode !== 0 && plan.withoutArguments !== void 0) return countOne(settings, executor, dir, remote, plan.withoutArguments, `${id}.e`);
   if (result2.exitCode !== 0) {
     const tail2 = (result2.stderr || result2.stdout).trimEnd().split("\n").filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(" | ");
     return { reason: `exit code ${result2.exitCode ?? result2.signal} under valgrind: ${tail2}`, durationMs };
   }
   const listed = await executor.run(`ls -1 ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
-  const files = listed.stdout.split("\n").filter((f) => f.startsWith(`${id}.`) && /\.\d+$/.test(f));
+  const files = listed.stdout.split("\n").filter((f) => f.startsWith(`${id}.`) && /^\d+$/.test(f.slice(id.length + 1)));
   if (files.length === 0) return { reason: settings.format === "go" ? "no test binary ran under valgrind: the bench command must run `go test` (benchbot adds -exec through GOFLAGS)" : "valgrind wrote no profile", durationMs };
   const all = [];
   for (const f of files) {
@@ -42329,20 +42330,22 @@ async function googleBenchmarkSchedule(settings, executor, dir, iterations) {
 function withArguments(bench, args) {
   return `${bench} ${args.map(shellQuote).join(" ")}`;
 }
-function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn = benchmark.split("/")[0]) {
+function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn = benchmark.split("/")[0], appended = true) {
   const out = `${remote}/b${index}.json`;
   const flags = { benchmark_filter: exactFilter(benchmark), benchmark_min_time: minTime, benchmark_repetitions: "1", benchmark_out: out, benchmark_out_format: "json" };
   const fixture = fixtureFunction(benchmark);
   return {
     benchmark,
-    command: withArguments(settings.bench, Object.entries(flags).map(([flag2, value]) => `--${flag2}=${value}`)),
+    command: appended ? withArguments(settings.bench, Object.entries(flags).map(([flag2, value]) => `--${flag2}=${value}`)) : settings.bench,
     env: Object.fromEntries(Object.entries(flags).map(([flag2, value]) => [flag2.toUpperCase(), value])),
     matches: matchesCpp(fn),
     toggles: cppToggles(fn),
     fn,
     // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
     iterations: async (_profile, calls) => await jsonIterations(executor, out, benchmark, join6(settings.keepDir, `.b${index}.json`)) ?? calls * perCall,
-    ...fixture !== void 0 && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture) } : {}
+    ...fixture !== void 0 && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture, appended) } : {},
+    // A command whose last word does not take the benchmark's flags (`./bench | tee out.json`) fails with them: the environment alone then.
+    ...appended ? { withoutArguments: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn, false) } : {}
   };
 }
 async function jsonIterations(executor, remote, benchmark, local) {
