@@ -21,7 +21,8 @@
 // attempt under a new id) and some redelivered under the same id.
 //
 // Reported per run: p50/p99/max of the webhook answer, errors (not 2xx
-// within 10 s), duplicate and missing effects at the stand-in, the writes
+// within 10 s; those that change something are redelivered under their id
+// after the window, as an operator would, since GitHub does not retry), duplicate and missing effects at the stand-in, the writes
 // and how long after the last delivery the last of them landed (the queue
 // drained), the CPU time per delivery of the replicas (so the ceiling per
 // core), and the load average of this shared machine. Each run is repeated
@@ -82,6 +83,8 @@ interface RunResult {
   effectful_answer_ms: Quantiles;
   errors: number;
   error_examples: string[];
+  /** redelivered counts the failed deliveries that change something sent again under their id after the window (as an operator redelivers them). */
+  redelivered: number;
   statuses: Record<string, number>;
   duplicates: Record<string, number>;
   missing: Record<string, number>;
@@ -216,11 +219,15 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
   const inflight = new Set<Promise<void>>();
   const sent: { kind: string; d: Delivery }[] = [];
   let lastSentAt = 0;
-  const send = (kind: string, d: Delivery, effectful: boolean, measured = true) => {
+  // Deliveries GitHub would list as failed (no 2xx within 10 s), to be redelivered under the same id as an operator does (GitHub does not retry by itself).
+  const failed: { kind: string; d: Delivery; tries: number }[] = [];
+  let redelivered = 0;
+  const send = (kind: string, d: Delivery, effectful: boolean, measured = true, tries = 0) => {
     const to = pick(replicas);
     lastSentAt = Date.now();
     const p = postDelivery(to.webhookUrl, d, SECRET).then((r) => {
       if (measured) answers.push({ ...r, kind, effectful });
+      if ((r.status < 200 || r.status >= 300) && effectful && tries < 3) failed.push({ kind, d, tries: tries + 1 });
     });
     inflight.add(p);
     void p.finally(() => inflight.delete(p));
@@ -437,10 +444,14 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
   const drainUntil = Date.now() + config.drainSeconds * 1000;
   let lastReport = 0;
   for (;;) {
+    for (const f of failed.splice(0)) {
+      redelivered++;
+      send(f.kind, f.d, true, false, f.tries);
+    }
     effects = await stand.effects();
     const missing = Object.values(missingOf(effects)).reduce((a, b) => a + b, 0);
     const quiet = Date.now() - Math.max(effects.lastWriteAt, lastSentAt) > 10_000;
-    if (missing === 0 && pendingCompletions === 0 && timers.size === 0 && inflight.size === 0 && quiet && (queue.depth ?? 0) === 0) {
+    if (missing === 0 && pendingCompletions === 0 && timers.size === 0 && inflight.size === 0 && failed.length === 0 && quiet && (queue.depth ?? 0) === 0) {
       drained = Math.max(0, (effects.lastWriteAt - lastSentAt) / 1000);
       break;
     }
@@ -477,6 +488,7 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
     effectful_answer_ms: quantiles(answers.filter((a) => a.effectful).map((a) => a.ms)),
     errors: errors.length,
     error_examples: [...new Set(errors.map((e) => `${e.kind}: ${e.status} ${e.error ?? ''}`.trim()))].slice(0, 5),
+    redelivered,
     statuses,
     duplicates,
     missing,
@@ -515,7 +527,7 @@ function summaryLine(r: RunResult): string {
   const nonzero = (o: Record<string, number>) => Object.entries(o).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || '0';
   return [
     `${c.replicas} x ${c.store}, pacing ${c.pacing ? 'on' : 'off'}, ${c.rate}/min x ${c.seconds} s: ${r.deliveries} deliveries`,
-    `  answer p50 ${r.answer_ms.p50} ms, p99 ${r.answer_ms.p99} ms, max ${r.answer_ms.max} ms (effectful: p99 ${r.effectful_answer_ms.p99} ms of ${r.effectful_answer_ms.n}); statuses ${JSON.stringify(r.statuses)}; errors ${r.errors}${r.error_examples.length ? ` (${r.error_examples.join('; ')})` : ''}`,
+    `  answer p50 ${r.answer_ms.p50} ms, p99 ${r.answer_ms.p99} ms, max ${r.answer_ms.max} ms (effectful: p99 ${r.effectful_answer_ms.p99} ms of ${r.effectful_answer_ms.n}); statuses ${JSON.stringify(r.statuses)}; errors ${r.errors}${r.error_examples.length ? ` (${r.error_examples.join('; ')}; ${r.redelivered} that change something redelivered)` : ''}`,
     `  duplicates: ${nonzero(r.duplicates)}; missing: ${nonzero(r.missing)}; expected ${JSON.stringify(r.expected)}`,
     `  writes ${r.writes} (${r.creations} creations), queue drained ${r.drain_s === null ? 'NOT within the drain timeout' : `${r.drain_s} s after the last delivery`}${c.pacing ? ` (GitHub's pacing needs >= ${r.pacing_floor_s} s for them)` : ''}${r.queue ? `; queue at most ${r.queue.max_depth} jobs, oldest ${r.queue.max_oldest_age_s} s` : ''}`,
     `  CPU ${r.cpu_ms_per_delivery} ms per delivery, ${r.cpu_share} cores (ceiling ~${r.ceiling_per_core_per_min}/min per core); load average ${r.loadavg.start} -> ${r.loadavg.end}; invalid requests ${r.invalid_requests}${r.invalid_examples.length ? `: ${r.invalid_examples.join('; ')}` : ''}`,
