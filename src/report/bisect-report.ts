@@ -10,19 +10,7 @@
 import type { BisectLog, BisectLogCommit } from '../bisect/bisect-log.ts';
 import { formatChange } from './format-numbers.ts';
 import { inertCode, inertText } from './inert-markdown.ts';
-import { renderBisectLog } from './regression-issue.ts';
-import { isWorkMetric } from '../model/work-metrics.ts';
-
-/**
- * followedLine says what a bisection that followed counted work measured:
- * a count under valgrind per commit, which the machine's load does not
- * change (null for wall time, the default the heading already names).
- */
-export function followedLine(log: Pick<BisectLog, 'metric'>): string | null {
-  if (log.metric === undefined || !isWorkMetric(log.metric)) return null;
-  const what = log.metric === 'instructions' ? 'instruction count' : 'estimated cycle count';
-  return `Followed the benchmark's ${what} under valgrind with a fixed iteration schedule: one count per probe, which the machine's load does not change.`;
-}
+import { followedLine, renderBisectLog } from './regression-issue.ts';
 
 /** renderBisectMarkdown is the CLI's markdown: what was bisected, the outcome, and the bisect log. */
 export function renderBisectMarkdown(log: BisectLog): string {

@@ -6,6 +6,7 @@
  * reopen or close.
  */
 
+import { INSTRUCTIONS_METRIC, isWorkMetric } from '../model/work-metrics.ts';
 import type { BisectLog } from '../bisect/bisect-log.ts';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Recovery } from '../scan/recovery.ts';
@@ -133,6 +134,17 @@ function links(input: { owner?: string; repo?: string; serverUrl?: string }): Li
     commit: (sha) => (isSha(sha) ? `[\`${short(sha)}\`](${base}/commit/${sha})` : inertCode(String(sha))),
     pr: (n) => (isPr(n) ? `[#${n}](${base}/pull/${n})` : inertText(String(n))),
   };
+}
+
+/**
+ * followedLine says what a bisection that followed counted work measured:
+ * a count under valgrind per commit, which the machine's load does not
+ * change (null for wall time, the default the heading already names).
+ */
+export function followedLine(log: Pick<BisectLog, 'metric'>): string | null {
+  if (log.metric === undefined || !isWorkMetric(log.metric)) return null;
+  const what = log.metric === INSTRUCTIONS_METRIC ? 'instruction count' : 'estimated cycle count';
+  return `Followed the benchmark's ${what} under valgrind with a fixed iteration schedule: one count per probe, which the machine's load does not change.`;
 }
 
 /**
@@ -265,6 +277,9 @@ export function renderRegressionIssue(input: RegressionIssueInput): RegressionIs
   } else {
     lines.push('The bisection did not finish.');
   }
+
+  const followed = b === undefined ? null : followedLine(b);
+  if (followed) lines.push('', followed);
 
   if (input.profile !== undefined) lines.push('', '### Where it changed', '', renderProfileMarkdown(input.profile));
 

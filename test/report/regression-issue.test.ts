@@ -150,3 +150,12 @@ test('the regression issue shows where the change lives when the profile is ther
   assert.match(section, /<details><summary>Where <code>parse<\/code> changed: \+777 instructions per iteration \(\+7\.58%\), 98\.8% of it in <code>mix_bits\(unsigned long\)<\/code><\/summary>/);
   assert.match(section, /<\/details>\n\n$/);
 });
+
+test('a bisection that followed counted work says so in the issue; one on wall time adds nothing', () => {
+  const f = finding();
+  const log = bisectLog(f);
+  const timed = renderRegressionIssue({ finding: f, bisect: log, owner: 'o', repo: 'r' }).body;
+  const counted = renderRegressionIssue({ finding: { ...f, metric: 'instructions', unit: 'count' }, bisect: { ...log, metric: 'instructions' }, owner: 'o', repo: 'r' }).body;
+  assert.ok(!timed.includes('Followed the benchmark'));
+  assert.match(counted, /### Culprit[\s\S]*Followed the benchmark's instruction count under valgrind with a fixed iteration schedule: one count per probe/);
+});
