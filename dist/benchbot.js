@@ -46859,6 +46859,11 @@ function links(input) {
     pr: (n) => isPr(n) ? `[#${n}](${base}/pull/${n})` : inertText(String(n))
   };
 }
+function followedLine(log) {
+  if (log.metric === void 0 || !isWorkMetric(log.metric)) return null;
+  const what = log.metric === INSTRUCTIONS_METRIC ? "instruction count" : "estimated cycle count";
+  return `Followed the benchmark's ${what} under valgrind with a fixed iteration schedule: one count per probe, which the machine's load does not change.`;
+}
 function renderBisectLog(log, options2 = {}) {
   const l = links(options2);
   const bySha = new Map((log.candidates ?? []).map((c) => [c.sha, c]));
@@ -46966,6 +46971,8 @@ function renderRegressionIssue(input) {
   } else {
     lines.push("The bisection did not finish.");
   }
+  const followed = b === void 0 ? null : followedLine(b);
+  if (followed) lines.push("", followed);
   if (input.profile !== void 0) lines.push("", "### Where it changed", "", renderProfileMarkdown(input.profile));
   lines.push("", "### Trend", "", trendChart(f.trend, `${f.benchmark} ${f.metric}, nightly median`, f.unit));
   const chart = input.dashboardUrl === void 0 ? void 0 : dashboardSeriesUrl(input.dashboardUrl, dashboardSeriesId(`${input.owner}/${input.repo}`, f.series), trendRange(f));
@@ -66708,11 +66715,6 @@ async function bisectOracle(job) {
 }
 
 // src/report/bisect-report.ts
-function followedLine(log) {
-  if (log.metric === void 0 || !isWorkMetric(log.metric)) return null;
-  const what = log.metric === "instructions" ? "instruction count" : "estimated cycle count";
-  return `Followed the benchmark's ${what} under valgrind with a fixed iteration schedule: one count per probe, which the machine's load does not change.`;
-}
 function renderBisectMarkdown(log) {
   const lines = [`### benchbot bisect: ${log.benchmark} (${log.metric})`, ""];
   const followed = followedLine(log);
