@@ -15,6 +15,8 @@ command -v g++ >/dev/null || apt_packages+=(g++ make)
 command -v git >/dev/null || apt_packages+=(git)
 command -v python3 >/dev/null || apt_packages+=(python3 python3-pip)
 command -v go >/dev/null || apt_packages+=(golang-go)
+# Instruction counts (--instructions) run under valgrind's callgrind: the bisect and nightly tests count real code.
+command -v valgrind >/dev/null || apt_packages+=(valgrind)
 # The ssh executor is tested against a real OpenSSH server on loopback.
 [ -x /usr/sbin/sshd ] || apt_packages+=(openssh-server)
 command -v ssh >/dev/null || apt_packages+=(openssh-client)
