@@ -39,6 +39,7 @@ import { judgeWork } from '../src/compare/work-verdict.ts';
 import { DEFAULT_WORK_THRESHOLD } from '../src/compare/compare-runs.ts';
 import { xoshiro128 } from '../src/stats/bootstrap.ts';
 import { perCallInstructions } from './callgrind-direct.ts';
+import { benchDemo, benchGoBtree, benchPython } from './instruction-real.ts';
 import { addVariant, buildAt, buildEnv, cargoTargetSeed, git, HARNESSES, type Harness, initRepo, makeTempDir, SUITES, type SuiteSpec, type WorkFunction } from './instruction-suites.ts';
 import { findBenchstat, goBenchText, parseBenchstatCsv, thresholdCall, uTestCall, type Call } from './quality.ts';
 
@@ -58,7 +59,8 @@ export interface Plan {
   filter?: string;
 }
 
-export const FULL_PLAN: Plan = { aaRuns: 4, injectRuns: 10, whereRuns: 10, layoutRuns: 10, wallRuns: 4, suites: 40 };
+// Sized for a 2-core machine shared with other work (load ~15 when measured): every counted run is minutes.
+export const FULL_PLAN: Plan = { aaRuns: 2, injectRuns: 5, whereRuns: 10, layoutRuns: 5, wallRuns: 2, suites: 40 };
 export const QUICK_PLAN: Plan = { aaRuns: 1, injectRuns: 1, whereRuns: 1, layoutRuns: 0, wallRuns: 0, suites: 1, filter: '^BM_Sort$' };
 
 const INJECTIONS = 10;
@@ -548,6 +550,8 @@ export interface BenchOptions {
   quick: boolean;
   harnesses: Harness[];
   real: boolean;
+  /** merge reads parts written by earlier `--part` runs instead of measuring (a run split across processes by hand). */
+  merge?: string[];
 }
 
 /** HarnessPart is what one harness's bench writes for the whole report. */
@@ -566,11 +570,28 @@ function benchOneHarness(harness: Harness, plan: Plan, work: string, benchstat: 
   }
 }
 
+/** benchReal runs the parts on code nobody here wrote: the demo's merge #14 and its cost, a Go and a Python library A/A. */
+function benchReal(work: string, log: (line: string) => void): HarnessPart {
+  const part: HarnessPart = { label: 'real projects', lines: ['## Real code nobody here wrote', ''], targets: [] };
+  for (const [name, run] of [['demo', benchDemo], ['Go library', benchGoBtree], ['Python library', benchPython]] as const) {
+    try {
+      const r = run(work, log);
+      part.lines.push(...r.lines);
+      part.targets.push(...r.targets.map((t) => ({ ...t, name: t.name })));
+    } catch (error) {
+      const message = (error as Error).message;
+      part.lines.push(`### ${name}`, '', `Failed: ${message.slice(0, 1500)}`, '');
+      part.targets.push({ name, met: false, detail: `the bench failed: ${message.split('\n')[0].slice(0, 200)}` });
+    }
+  }
+  return part;
+}
+
 /**
  * partsInParallel runs each harness's bench in a process of its own, all at
  * once: valgrind runs one thread, so on 2 cores two harnesses take the time of one.
  */
-async function partsInParallel(harnesses: readonly Harness[], work: string): Promise<HarnessPart[]> {
+async function partsInParallel(harnesses: readonly (Harness | 'real')[], work: string): Promise<HarnessPart[]> {
   const self = fileURLToPath(import.meta.url);
   return Promise.all(harnesses.map((harness) => new Promise<HarnessPart>((resolve) => {
     const part = join(work, `part-${harness}.json`);
@@ -579,7 +600,8 @@ async function partsInParallel(harnesses: readonly Harness[], work: string): Pro
       try {
         resolve(JSON.parse(readFileSync(part, 'utf8')) as HarnessPart);
       } catch {
-        resolve({ label: SUITES[harness].label, lines: [`### ${SUITES[harness].label}`, '', `Failed: its bench process exited ${code} without a result`, ''], targets: [{ name: 'all', met: false, detail: `bench process exit ${code}` }] });
+        const label = harness === 'real' ? 'real projects' : SUITES[harness].label;
+        resolve({ label, lines: [`### ${label}`, '', `Failed: its bench process exited ${code} without a result`, ''], targets: [{ name: 'all', met: false, detail: `bench process exit ${code}` }] });
       }
     });
   })));
@@ -600,9 +622,11 @@ export async function benchInstructions(options: BenchOptions, log: (line: strin
     `perf: ${perfText}, so \`perf stat\` is not among the alternatives. benchstat: ${benchstat ?? ('skip' in found ? found.skip : 'n/a')}.`);
   lines.push(`Plan per harness: ${plan.aaRuns} A/A and ${plan.injectRuns} injected \`run --instructions\` end to end (3 repeats per side), ${plan.suites} suites judged per target, ${plan.whereRuns} \`profile\`, ${plan.layoutRuns} layout runs, ${plan.wallRuns} wall-time-alone runs per case${plan.filter ? `; counting narrowed to ${plan.filter}` : ''}.`);
   lines.push('');
-  const parts = options.harnesses.length > 1 && !options.quick
-    ? await partsInParallel(options.harnesses, work)
-    : options.harnesses.map((h) => benchOneHarness(h, plan, work, benchstat, log));
+  const parts = options.merge
+    ? options.merge.map((file) => JSON.parse(readFileSync(file, 'utf8')) as HarnessPart)
+    : options.harnesses.length > 1 && !options.quick
+      ? await partsInParallel([...options.harnesses, ...(options.real ? ['real' as const] : [])], work)
+      : [...options.harnesses.map((h) => benchOneHarness(h, plan, work, benchstat, log)), ...(options.real ? [benchReal(work, log)] : [])];
   const summary: string[] = ['| harness | target | met | numbers |', '| --- | --- | --- | --- |'];
   for (const part of parts) {
     lines.push(...part.lines);
@@ -615,18 +639,25 @@ export async function benchInstructions(options: BenchOptions, log: (line: strin
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, save: { type: 'boolean' }, harness: { type: 'string' }, 'no-real': { type: 'boolean' }, part: { type: 'string' } } });
-  const harnesses = (values.harness?.split(',') ?? [...HARNESSES]) as Harness[];
-  for (const h of harnesses) if (!HARNESSES.includes(h)) throw new Error(`--harness ${h}: one of ${HARNESSES.join(', ')}`);
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, save: { type: 'boolean' }, harness: { type: 'string' }, 'no-real': { type: 'boolean' }, part: { type: 'string' }, merge: { type: 'string' } } });
+  const named = values.harness?.split(',') ?? [...HARNESSES];
+  for (const h of named) if (!HARNESSES.includes(h as Harness) && h !== 'real') throw new Error(`--harness ${h}: one of ${HARNESSES.join(', ')}, real`);
+  const harnesses = named.filter((h) => h !== 'real') as Harness[];
   if (values.part !== undefined) {
     // One harness of a parallel run (partsInParallel): its part of the report as JSON.
-    const work = makeTempDir(`benchbot-instr-${harnesses[0]}-`);
+    const work = makeTempDir(`benchbot-instr-${named[0]}-`);
     const found = findBenchstat();
-    const part = benchOneHarness(harnesses[0], values.quick ? QUICK_PLAN : FULL_PLAN, work, 'path' in found ? found.path : null, (l) => process.stderr.write(`${l}\n`));
+    const log = (l: string) => process.stderr.write(`${l}\n`);
+    const part = named[0] === 'real' ? benchReal(work, log) : benchOneHarness(harnesses[0], values.quick ? QUICK_PLAN : FULL_PLAN, work, 'path' in found ? found.path : null, log);
     writeFileSync(values.part, JSON.stringify(part));
     if (!process.env.BENCHBOT_KEEP_WORK) rmSync(work, { recursive: true, force: true });
   } else {
-    const lines = await benchInstructions({ quick: values.quick === true, harnesses: values.quick && values.harness === undefined ? ['cpp'] : harnesses, real: values['no-real'] !== true && values.quick !== true });
+    const lines = await benchInstructions({
+      quick: values.quick === true,
+      harnesses: values.quick && values.harness === undefined ? ['cpp'] : harnesses,
+      real: values['no-real'] !== true && values.quick !== true && (values.harness === undefined || named.includes('real')),
+      ...(values.merge ? { merge: values.merge.split(',') } : {}),
+    });
     const text = `${lines.join('\n')}\n`;
     process.stdout.write(text);
     if (values.save && values.quick) process.stderr.write('--quick: not saved (bench/results/instructions.md holds the full run)\n');

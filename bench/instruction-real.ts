@@ -1,0 +1,188 @@
+// The parts of `npm run bench:instructions` on code nobody here wrote: the
+// demo repository's merge #14 (cost of a counted run, the Done criterion),
+// a real Go library's own benchmarks A/A (github.com/google/btree from the
+// Go module proxy), a real Python library's pytest-benchmark suite A/A
+// (pint, from PyPI), and whether a CPython process counts the same twice
+// with and without a fixed hash seed (`--format command`).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeDemoRepo } from './demo-verdicts.ts';
+import { type JsonRow, runBenchbot } from './instructions.ts';
+import { git, type SuiteSpec } from './instruction-suites.ts';
+
+/** RealPart is one section of the report and its targets. */
+export interface RealPart {
+  label: string;
+  lines: string[];
+  targets: { name: string; met: boolean | null; detail: string }[];
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+const pct = (x: number | null | undefined, digits = 2) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(digits)}%`);
+const COUNTED = ['--instructions', '--instructions-repeats', '3', '--min-runs', '3', '--max-runs', '3', '--warmup', '0'];
+
+function rowsOf(rows: readonly JsonRow[], metric: string): JsonRow[] {
+  return rows.filter((r) => r.metric === metric);
+}
+
+/** countedSeconds reads the runner's "counted in X s" lines (one per side) from a run's progress. */
+export function countedSeconds(stderr: string): number[] {
+  return [...stderr.matchAll(/counted in (\d+(?:\.\d+)?) s/g)].map((m) => Number(m[1]));
+}
+
+function plainRepo(dir: string, files: Record<string, string>, from?: string): void {
+  mkdirSync(dir, { recursive: true });
+  if (from) cpSync(from, dir, { recursive: true });
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(join(dir, p, '..'), { recursive: true });
+    writeFileSync(join(dir, p), text, { mode: p.endsWith('.sh') ? 0o755 : 0o644 });
+  }
+  const chmod = (d: string) => {
+    chmodSync(d, 0o755);
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) chmod(join(d, e.name));
+      else if (!e.name.endsWith('.sh')) chmodSync(join(d, e.name), 0o644);
+    }
+  };
+  chmod(dir);
+  execFileSync('git', ['-c', 'init.defaultBranch=main', 'init', '-q', '--template=', dir]);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'base');
+  git(dir, 'tag', 'base');
+  writeFileSync(join(dir, 'BENCHBOT-AA.md'), 'A/A: this commit changes only this file.\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'aa: a file nobody reads');
+  git(dir, 'tag', 'aa');
+}
+
+function spec(label: string, build: string, bench: string, resultFile?: string): SuiteSpec {
+  return { harness: 'go', label, functions: [], build, bench, files: () => ({}), ...(resultFile ? { resultFile } : {}) };
+}
+
+/** benchDemo: merge #14 of the demo repository counted, the cost of both sides, and where. */
+export function benchDemo(work: string, log: (line: string) => void): RealPart {
+  const repo = makeDemoRepo();
+  const s = spec('demo (C++ Google Benchmark)', 'make -s', './bench.sh');
+  const o = runBenchbot({ spec: s, repo, base: 'demo-base', head: 'demo-head' }, COUNTED, work);
+  const counted = countedSeconds(o.stderr);
+  const instr = rowsOf(o.rows, 'instructions');
+  const slowed = instr.find((r) => r.benchmark.startsWith('BM_RecordHash'));
+  const others = instr.filter((r) => !r.benchmark.startsWith('BM_RecordHash') && (r.verdict === 'regressed' || r.verdict === 'improved'));
+  const profile = o.profiles.find((p) => p.benchmark.startsWith('BM_RecordHash'));
+  const first = profile?.self[0];
+  const total = counted.reduce((a, b) => a + b, 0);
+  log(`demo: BM_RecordHash instructions ${slowed?.verdict} ${pct(slowed?.ratio ? slowed.ratio - 1 : null)}, counting ${counted.join(' + ')} s, where ${first?.name}`);
+  const wall = runBenchbot({ spec: s, repo, base: 'demo-base', head: 'demo-head' }, ['--min-runs', '3', '--max-runs', '3', '--warmup', '0'], work);
+  const rounds = 3;
+  const lines = [
+    '### The demo repository (merge #14, BM_RecordHash ~10% slower)',
+    '',
+    `\`benchbot run --instructions --instructions-repeats 3\` demo-base..demo-head: BM_RecordHash's instructions ${slowed?.verdict ?? 'missing'} ${pct(slowed?.ratio ? slowed.ratio - 1 : null)} ` +
+      `(${instr.length} benchmarks counted, ${others.length} other changed); the report's profile names \`${first?.name ?? 'nothing'}\` first with ${pct(first?.share ?? null, 1)} of the change. ` +
+      `Counting took ${counted.map((c) => `${c.toFixed(0)} s`).join(' + ')} (base + head, 3 repeats each) = ${total.toFixed(0)} s; the whole run (builds, 3 wall rounds per side, counting, profile) ${secs(o.ms)}.`,
+    `For scale: the same run without counting, 3 wall rounds per side, took ${secs(wall.ms)}; counting one side's repeat costs ${(total / 6).toFixed(0)} s against ${(wall.ms / 1000 / (2 * rounds)).toFixed(1)} s for one wall round of the suite (builds included in the latter).`,
+    '',
+  ];
+  return {
+    label: 'demo',
+    lines,
+    targets: [
+      { name: 'demo: merge #14 found by counting in one session (3 repeats per side), function named', met: slowed?.verdict === 'regressed' && others.length === 0 && first !== undefined, detail: `${slowed?.verdict} ${pct(slowed?.ratio ? slowed.ratio - 1 : null)}, where: ${first?.name ?? 'none'} ${pct(first?.share ?? null, 1)}` },
+      { name: 'cost: the demo suite counted, both sides, in under 5 minutes', met: total < 300, detail: `${total.toFixed(0)} s counting (${secs(o.ms)} the whole run) at load ${o.stderr.match(/load[^\n]*/)?.[0]?.slice(0, 40) ?? 'see header'}` },
+    ],
+  };
+}
+
+/** benchGoBtree: the A/A of github.com/google/btree's own benchmarks in instruction mode. */
+export function benchGoBtree(work: string, log: (line: string) => void): RealPart {
+  const dir = execFileSync('go', ['mod', 'download', '-json', 'github.com/google/btree@v1.1.3'], { encoding: 'utf8', env: { ...process.env, GOFLAGS: '-mod=mod' } });
+  const source = (JSON.parse(dir) as { Dir: string }).Dir;
+  const repo = join(work, 'btree');
+  // The 15 benchmarks of the interface-based tree (the 15 generic twins end in G): the same code paths, half the valgrind time.
+  plainRepo(repo, {
+    'bench.sh': '#!/usr/bin/env bash\nset -euo pipefail\ncd "$(dirname "$0")"\nexec ./btree.test -test.run=\'^$\' -test.bench=\'[a-z]$\' -test.benchtime=20ms "$@"\n',
+    '.gitignore': 'btree.test\n.benchbot/\n',
+  }, source);
+  const s = spec('github.com/google/btree v1.1.3 (Go)', 'go test -c -o btree.test .', './bench.sh');
+  const o = runBenchbot({ spec: s, repo, base: 'base', head: 'aa' }, COUNTED, work);
+  const instr = rowsOf(o.rows, 'instructions');
+  const unchanged = instr.filter((r) => r.verdict === 'unchanged');
+  const changed = instr.filter((r) => r.verdict === 'regressed' || r.verdict === 'improved');
+  const wallMetric = [...new Set(o.rows.map((r) => r.metric))].find((m) => m !== 'instructions' && m !== 'estimated_cycles' && !m.includes('alloc') && !m.includes('B/op')) ?? 'time';
+  const spreads = instr.map((r) => Math.max(r.spread?.base ?? 0, r.spread?.head ?? 0)).sort((a, b) => a - b);
+  log(`btree: ${unchanged.length}/${instr.length} unchanged in ${secs(o.ms)}`);
+  const wallRows = rowsOf(o.rows, wallMetric);
+  const lines = [
+    '### A real Go library: github.com/google/btree v1.1.3, its own benchmarks, A/A',
+    '',
+    `\`run --instructions\` base..aa (15 benchmarks, 3 repeats per side, ${secs(o.ms)}): ${unchanged.length}/${instr.length} instruction rows \`unchanged\`, ${changed.length} called changed, ` +
+      `${instr.length - unchanged.length - changed.length} undecided${instr.filter((r) => r.verdict === 'inconclusive').slice(0, 3).map((r) => ` (${r.benchmark}: ${r.reason ?? ''})`).join('')}. ` +
+      `Spread between repeats: median ${pct(spreads[spreads.length >> 1] ?? null, 3)}, largest ${pct(spreads.at(-1) ?? null, 3)}. ` +
+      'Its test file seeds math/rand from the clock (`rand.Seed(time.Now().Unix())` in init), so the trees differ from process to process.',
+    `Its 3 wall-time rounds per side in the same run: ${wallRows.filter((r) => r.verdict === 'unchanged').length} unchanged, ${wallRows.filter((r) => r.verdict === 'inconclusive').length} undecided of ${wallRows.length}.`,
+    '',
+  ];
+  return {
+    label: 'btree',
+    lines,
+    targets: [{ name: 'real Go library A/A: >= 90% of benchmarks unchanged in instruction mode', met: instr.length > 0 && unchanged.length >= 0.9 * instr.length && changed.length === 0, detail: `${unchanged.length}/${instr.length} unchanged, ${changed.length} changed` }],
+  };
+}
+
+/** benchPython: pint's pytest-benchmark suite A/A in instruction mode, and CPython counted as one command with and without a fixed hash seed. */
+export function benchPython(work: string, log: (line: string) => void): RealPart {
+  const python = 'python3';
+  const have = (module: string) => spawnSync(python, ['-c', `import ${module}`]).status === 0;
+  if (!have('pytest_benchmark') || !have('pint')) {
+    const pip = spawnSync(python, ['-m', 'pip', 'install', '--quiet', 'pytest-benchmark', 'pint'], { encoding: 'utf8', timeout: 600_000 });
+    if (pip.status !== 0) throw new Error(`pip install pytest-benchmark pint failed: ${pip.stderr.slice(-500)}`);
+  }
+  const pintDir = execFileSync(python, ['-c', 'import pint, os; print(os.path.dirname(pint.__file__))'], { encoding: 'utf8' }).trim();
+  const version = execFileSync(python, ['-c', 'import pint; print(pint.__version__)'], { encoding: 'utf8' }).trim();
+  const repo = join(work, 'pint-bench');
+  plainRepo(repo, {
+    'bench.sh': '#!/usr/bin/env bash\n# pint\'s own benchmarks (pint/testsuite/benchmarks), a fixed hash seed.\nset -euo pipefail\ncd "$(dirname "$0")"\n' +
+      'export PYTHONHASHSEED=0\nexec python3 -m pytest -q -p no:cacheprovider --benchmark-only --benchmark-max-time=0.01 --benchmark-min-rounds=3 --benchmark-json=bench.json benchmarks "$@" >/dev/null\n',
+    '.gitignore': 'bench.json\n.benchbot/\n',
+  });
+  cpSync(join(pintDir, 'testsuite', 'benchmarks'), join(repo, 'benchmarks'), { recursive: true });
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'pint benchmarks');
+  git(repo, 'tag', '-f', 'base');
+  writeFileSync(join(repo, 'BENCHBOT-AA.md'), 'A/A\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'aa');
+  git(repo, 'tag', '-f', 'aa');
+  const s = spec(`pint ${version} pytest-benchmark suite (Python)`, 'true', './bench.sh', 'bench.json');
+  const o = runBenchbot({ spec: s, repo, base: 'base', head: 'aa' }, COUNTED, work);
+  const instr = rowsOf(o.rows, 'instructions');
+  const names = new Set(o.rows.map((r) => r.benchmark));
+  const reason = [...o.warnings, ...o.rows.map((r) => r.reason ?? '')].find((w) => /instructions/.test(w));
+  log(`python: ${names.size} benchmarks, ${instr.length} counted; ${reason?.slice(0, 120)}`);
+
+  // CPython as one command: is the count the same from process to process?
+  const cmdRepo = join(work, 'cpython-count');
+  const script = 'import json\nd = {f"k{i}": [i, str(i)] for i in range(3000)}\ns = {str(i) for i in range(3000)}\nprint(len(json.dumps(d)), len(s), sum(hash(x) % 7 for x in s))\n';
+  plainRepo(cmdRepo, { 'work.py': script });
+  const seeded = runBenchbot({ spec: spec('CPython, PYTHONHASHSEED=0', 'true', 'PYTHONHASHSEED=0 python3 work.py'), repo: cmdRepo, base: 'base', head: 'aa' }, [...COUNTED, '--format', 'command'], work);
+  const random = runBenchbot({ spec: spec('CPython, random hash seed', 'true', 'PYTHONHASHSEED=random python3 work.py'), repo: cmdRepo, base: 'base', head: 'aa' }, [...COUNTED, '--format', 'command'], work);
+  const describe = (r: typeof seeded) => {
+    const row = rowsOf(r.rows, 'instructions')[0];
+    return row ? `${row.verdict}, spread between repeats ${pct(Math.max(row.spread?.base ?? 0, row.spread?.head ?? 0), 3)}` : `not counted (${[...r.warnings].find((w) => /instructions/.test(w)) ?? 'no reason'})`;
+  };
+  log(`cpython: seeded ${describe(seeded)}; random ${describe(random)}`);
+  const lines = [
+    `### A real Python library: pint ${version}'s pytest-benchmark suite, A/A`,
+    '',
+    `\`run --instructions\` base..aa (${names.size} benchmarks, PYTHONHASHSEED=0, ${secs(o.ms)}): ${instr.length} counted. benchbot says: "${reason ?? 'no reason printed'}".`,
+    `CPython counted as one command (\`--format command\`, a dict/set/json workload, 3 repeats per side): with PYTHONHASHSEED=0 ${describe(seeded)}; with a random hash seed ${describe(random)}.`,
+    '',
+  ];
+  return {
+    label: 'python',
+    lines,
+    targets: [{ name: 'real Python library A/A: >= 90% of benchmarks unchanged in instruction mode', met: instr.length > 0 && instr.filter((r) => r.verdict === 'unchanged').length >= 0.9 * instr.length, detail: instr.length === 0 ? 'pytest-benchmark is not counted per benchmark (see the reason)' : `${instr.filter((r) => r.verdict === 'unchanged').length}/${instr.length}` }],
+  };
+}
+
