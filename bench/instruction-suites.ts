@@ -536,11 +536,12 @@ func BenchmarkHashMap(b *testing.B) {
 \t}
 }
 `,
+    // Through \`go test\`, as Go projects run their benchmarks: benchbot counts Go by adding -exec to it.
     'bench.sh': `#!/usr/bin/env bash
-# Every benchmark once, go test -bench text on stdout; extra arguments go to the test binary.
+# Every benchmark once (50 ms each: a round is a sample, the rounds make the statistics), go test -bench text on stdout; extra arguments go to go test.
 set -euo pipefail
 cd "$(dirname "$0")"
-exec ./worksuite.test -test.run='^$' -test.bench=. "$@"
+exec go test -run='^$' -bench=. -benchtime=50ms -count=1 "$@"
 `,
     '.gitignore': 'worksuite.test\n.benchbot/\n',
     'README.md': `# work suite (Go)\n\n${variant.readme ?? 'Five benchmarks of real work.'}\n`,

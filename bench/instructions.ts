@@ -60,7 +60,8 @@ export interface Plan {
 }
 
 // Sized for a 2-core machine shared with other work (load ~15 when measured): every counted run is minutes.
-export const FULL_PLAN: Plan = { aaRuns: 2, injectRuns: 5, whereRuns: 10, layoutRuns: 5, wallRuns: 2, suites: 40 };
+// Injected runs count the injected benchmark and one other (the A/A runs count all five): half the valgrind time.
+export const FULL_PLAN: Plan = { aaRuns: 1, injectRuns: 4, whereRuns: 4, layoutRuns: 2, wallRuns: 1, suites: 40 };
 export const QUICK_PLAN: Plan = { aaRuns: 1, injectRuns: 1, whereRuns: 1, layoutRuns: 0, wallRuns: 0, suites: 1, filter: '^BM_Sort$' };
 
 const INJECTIONS = 10;
@@ -340,7 +341,9 @@ export function benchHarness(harness: Harness, plan: Plan, work: string, benchst
   out(`### ${spec.label}`);
   out();
   if (!counted) {
-    const reasons = [...aaOutcomes[0].warnings, ...aaOutcomes[0].rows.map((r) => r.reason ?? '')].filter((w) => /instruction/i.test(w));
+    // The runner's reasons, as the JSON report's warnings or its progress lines carry them.
+    const progress = aaOutcomes[0].stderr.split('\n').map((l) => /instructions: (.*)$/.exec(l)?.[1]).filter((l): l is string => l !== undefined && !l.startsWith('counting under valgrind'));
+    const reasons = [...new Set([...aaOutcomes[0].warnings, ...aaOutcomes[0].rows.map((r) => r.reason ?? '')].filter((w) => /instruction/i.test(w)).concat(progress))];
     out(`Not counted: benchbot says ${reasons.length ? reasons.map((r) => `"${r}"`).join('; ') : '(no reason given)'}.`);
     out();
     for (const t of ['A/A', 'injected +1% found', 'where', 'layout']) result.targets.push({ name: t, met: false, detail: 'instructions not counted for this harness' });
@@ -405,7 +408,9 @@ export function benchHarness(harness: Harness, plan: Plan, work: string, benchst
     let cells = ['', '', '', '', '', '', ''];
     let lastProfiles: JsonProfile[] = [];
     if (i < plan.injectRuns) {
-      const o = runBenchbot(pair(inj.tag), instrFlags(plan), work);
+      const neighbour = spec.functions[(spec.functions.indexOf(inj.fn) + 1) % spec.functions.length];
+      // Go names carry the GOMAXPROCS suffix (BenchmarkSort-2).
+      const o = runBenchbot(pair(inj.tag), instrFlags({ ...plan, filter: plan.filter ?? `^(${inj.fn.benchmark}|${neighbour.benchmark})(-[0-9]+)?$` }), work);
       injectMs.push(o.ms);
       lastProfiles = o.profiles;
       const rows = metricRows(o.rows, 'instructions');
@@ -493,7 +498,7 @@ export function benchHarness(harness: Harness, plan: Plan, work: string, benchst
   for (let i = 0; i < plan.layoutRuns; i++) {
     const lay = prepared.layouts[i];
     // Wall rounds as `run` would take them by default (10, adaptive to 40), so a layout effect can show.
-    const o = runBenchbot(pair(lay.tag), ['--instructions', '--instructions-repeats', String(REPEATS), ...(plan.filter ? ['--instructions-filter', plan.filter] : [])], work);
+    const o = runBenchbot(pair(lay.tag), ['--instructions', '--instructions-repeats', String(REPEATS), '--max-runs', '20', ...(plan.filter ? ['--instructions-filter', plan.filter] : [])], work);
     const instr = [...metricRows(o.rows, 'instructions').values()];
     const same = instr.length > 0 && instr.every((r) => r.verdict === 'unchanged');
     if (same) layoutSame += 1;
@@ -595,7 +600,9 @@ async function partsInParallel(harnesses: readonly (Harness | 'real')[], work: s
   const self = fileURLToPath(import.meta.url);
   return Promise.all(harnesses.map((harness) => new Promise<HarnessPart>((resolve) => {
     const part = join(work, `part-${harness}.json`);
-    const child = spawn(process.execPath, [self, '--harness', harness, '--part', part], { stdio: ['ignore', 'ignore', 'inherit'], env: process.env });
+    // benchbot's machine lock keeps two wall-time runs apart; the parts would only queue on it, so each has its own.
+    const env = { ...process.env, BENCHBOT_LOCK: join(work, `machine-${harness}.lock`) };
+    const child = spawn(process.execPath, [self, '--harness', harness, '--part', part], { stdio: ['ignore', 'ignore', 'inherit'], env });
     child.on('close', (code) => {
       try {
         resolve(JSON.parse(readFileSync(part, 'utf8')) as HarnessPart);
@@ -648,7 +655,9 @@ if (import.meta.main) {
     const work = makeTempDir(`benchbot-instr-${named[0]}-`);
     const found = findBenchstat();
     const log = (l: string) => process.stderr.write(`${l}\n`);
-    const part = named[0] === 'real' ? benchReal(work, log) : benchOneHarness(harnesses[0], values.quick ? QUICK_PLAN : FULL_PLAN, work, 'path' in found ? found.path : null, log);
+    // BENCHBOT_INSTR_PLAN (JSON, fields of Plan) shrinks one part's plan when the time left is short.
+    const plan = { ...(values.quick ? QUICK_PLAN : FULL_PLAN), ...(process.env.BENCHBOT_INSTR_PLAN ? JSON.parse(process.env.BENCHBOT_INSTR_PLAN) as Partial<Plan> : {}) };
+    const part = named[0] === 'real' ? benchReal(work, log) : benchOneHarness(harnesses[0], plan, work, 'path' in found ? found.path : null, log);
     writeFileSync(values.part, JSON.stringify(part));
     if (!process.env.BENCHBOT_KEEP_WORK) rmSync(work, { recursive: true, force: true });
   } else {
