@@ -625,7 +625,7 @@ export async function benchInstructions(options: BenchOptions, log: (line: strin
   const perfText = perf.error ? `perf is not installed (${perf.error.message})` : /not supported|<not counted>/.test(perf.stderr) ? '`perf stat -e instructions,cycles true` prints `<not supported>`: no PMU on this VM' : perf.status === 0 ? 'perf stat counts here' : `perf stat failed: ${perf.stderr.trim().split('\n')[0]}`;
   lines.push(`# Instruction counts: issue 23's targets on this machine (${options.quick ? 'quick' : 'full'} run)`);
   lines.push('');
-  lines.push(`Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${spawnSync('valgrind', ['--version'], { encoding: 'utf8' }).stdout.trim()}. ` +
+  lines.push(`Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${options.merge ? 'when merged' : 'at start'} ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${spawnSync('valgrind', ['--version'], { encoding: 'utf8' }).stdout.trim()}. ` +
     `perf: ${perfText}, so \`perf stat\` is not among the alternatives. benchstat: ${benchstat ?? ('skip' in found ? found.skip : 'n/a')}.`);
   lines.push(`Plan per harness: ${plan.aaRuns} A/A and ${plan.injectRuns} injected \`run --instructions\` end to end (3 repeats per side), ${plan.suites} suites judged per target, ${plan.whereRuns} \`profile\`, ${plan.layoutRuns} layout runs, ${plan.wallRuns} wall-time-alone runs per case${plan.filter ? `; counting narrowed to ${plan.filter}` : ''}.`);
   lines.push('');
@@ -640,7 +640,8 @@ export async function benchInstructions(options: BenchOptions, log: (line: strin
     for (const t of part.targets) summary.push(`| ${part.label} | ${t.name} | ${t.met === null ? 'n/a' : t.met ? 'yes' : '**no**'} | ${t.detail} |`);
   }
   lines.push('## Targets', '', ...summary, '');
-  lines.push(`Whole run: ${secs(Date.now() - start)} (\`npm run bench:instructions${options.quick ? ' -- --quick' : ''}\`), load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}.`);
+  if (options.merge) lines.push(`Merged (\`--merge\`) from parts measured side by side, one process per harness (\`--harness H --part FILE\`, each with its own BENCHBOT_LOCK), as \`npm run bench:instructions\` runs them; load average when merged ${loadavg().map((l) => l.toFixed(2)).join(' ')}.`);
+  else lines.push(`Whole run: ${secs(Date.now() - start)} (\`npm run bench:instructions${options.quick ? ' -- --quick' : ''}\`), load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}.`);
   if (!process.env.BENCHBOT_KEEP_WORK) rmSync(work, { recursive: true, force: true });
   return lines;
 }
@@ -648,8 +649,8 @@ export async function benchInstructions(options: BenchOptions, log: (line: strin
 if (import.meta.main) {
   const { values } = parseArgs({ options: { quick: { type: 'boolean' }, save: { type: 'boolean' }, harness: { type: 'string' }, 'no-real': { type: 'boolean' }, part: { type: 'string' }, merge: { type: 'string' } } });
   const named = values.harness?.split(',') ?? [...HARNESSES];
-  for (const h of named) if (!HARNESSES.includes(h as Harness) && h !== 'real') throw new Error(`--harness ${h}: one of ${HARNESSES.join(', ')}, real`);
-  const harnesses = named.filter((h) => h !== 'real') as Harness[];
+  for (const h of named) if (!HARNESSES.includes(h as Harness) && h !== 'real' && h !== 'python') throw new Error(`--harness ${h}: one of ${HARNESSES.join(', ')}, real (python: its Python part alone)`);
+  const harnesses = named.filter((h) => h !== 'real' && h !== 'python') as Harness[];
   if (values.part !== undefined) {
     // One harness of a parallel run (partsInParallel): its part of the report as JSON.
     const work = makeTempDir(`benchbot-instr-${named[0]}-`);
@@ -657,7 +658,7 @@ if (import.meta.main) {
     const log = (l: string) => process.stderr.write(`${l}\n`);
     // BENCHBOT_INSTR_PLAN (JSON, fields of Plan) shrinks one part's plan when the time left is short.
     const plan = { ...(values.quick ? QUICK_PLAN : FULL_PLAN), ...(process.env.BENCHBOT_INSTR_PLAN ? JSON.parse(process.env.BENCHBOT_INSTR_PLAN) as Partial<Plan> : {}) };
-    const part = named[0] === 'real' ? benchReal(work, log) : benchOneHarness(harnesses[0], plan, work, 'path' in found ? found.path : null, log);
+    const part = named[0] === 'real' ? benchReal(work, log) : named[0] === 'python' ? benchPython(work, log) : benchOneHarness(harnesses[0], plan, work, 'path' in found ? found.path : null, log);
     writeFileSync(values.part, JSON.stringify(part));
     if (!process.env.BENCHBOT_KEEP_WORK) rmSync(work, { recursive: true, force: true });
   } else {
