@@ -60,9 +60,17 @@ test('benchbot serve stays up when PostgreSQL terminates its connection mid-requ
     // Each request below waits for the lock on a connection the app has checked out of its pool; the test drops it there.
     // A delivery is stored as a job before it is answered: with its connection gone it is answered 503 (GitHub shows it failed; redeliver it).
     for (const [what, request, expected, table] of [['health check', health, 503, 'state'], ['signed delivery', deliver, 503, 'app_jobs']] as const) {
+      // The previous delivery's job (a reply, paced by GitHub's 3 s between comments) finishes first: its UPDATE of
+      // app_jobs waited on the same lock, the test dropped that backend instead of the delivery's, and the delivery
+      // waited for the lock the test held until it answered (a fresh-clone npm test hung there).
+      await untilIdle(url);
       await admin.query('BEGIN');
       await admin.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
-      const answer = request().then((status) => ({ status }), (error: Error) => ({ error: error.message }));
+      // A request that never comes back fails the test instead of holding the lock, and the suite, forever.
+      const answer = Promise.race([
+        request().then((status) => ({ status }), (error: Error) => ({ error: error.message })),
+        new Promise<{ error: string }>((resolve) => setTimeout(() => resolve({ error: `no answer within 30 s while the lock was held` }), 30_000).unref()),
+      ]);
       const pid = await waitingBackend(admin);
       const { rows } = await admin.query('SELECT pg_terminate_backend($1) AS done', [pid]);
       assert.equal(rows[0].done, true);
@@ -87,13 +95,27 @@ test('benchbot serve stays up when PostgreSQL terminates its connection mid-requ
   }
 });
 
+/** untilIdle waits until /healthz shows no job waiting or running. */
+async function untilIdle(url: string): Promise<void> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const body = (await (await fetch(`${url}/healthz`)).json()) as { queue?: { depth?: number; leased?: number } };
+    if (body.queue?.depth === 0 && body.queue?.leased === 0) return;
+    if (Date.now() > until) throw new Error(`the app's queue did not empty within 30 s: ${JSON.stringify(body.queue)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** waitingBackend returns the pid of the one backend waiting for a lock (the app's query). */
 async function waitingBackend(admin: pg.Client): Promise<number> {
   const until = Date.now() + 10_000;
   for (;;) {
     const { rows } = await admin.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
     if (rows.length === 1) return rows[0].pid as number;
-    if (Date.now() > until) throw new Error(`no single backend waiting for the lock (${rows.length})`);
+    if (Date.now() > until) {
+      const waiting = await admin.query("SELECT left(query, 80) AS q FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
+      throw new Error(`no single backend waiting for the lock (${rows.length}; waiting: ${JSON.stringify(waiting.rows.map((r) => r.q))})`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
