@@ -34,8 +34,9 @@ test('run --instructions: one row per benchmark, counted work first with its tim
 
   const md = readFileSync(markdown, 'utf8');
   assert.match(md, /### benchbot: 1 regression: <code>BM_Sum<\/code> <code>instructions<\/code> \+\d+\.\d%\. Look at it before merging\./);
-  assert.match(md, /\n2 benchmarks: 1 regression, /);
-  for (const name of ['BM_Sum', 'BM_Hash/256']) {
+  // The counted repository's suite: BM_Sum (head adds a pass), BM_Hash/256 and the fixture benchmark Table/Scan.
+  assert.match(md, /\n3 benchmarks: 1 regression, 2 unchanged\./);
+  for (const name of ['BM_Sum', 'BM_Hash/256', 'Table/Scan']) {
     const rows = md.split('\n').filter((line) => line.startsWith(`| <code>${name}</code> |`));
     assert.equal(rows.length, 1, `${name}: one row`);
     assert.match(rows[0], /^\| <code>[^<]+<\/code> \| <code>instructions<\/code> \| [\d.]+k? \(n=3, equal\) \| [\d.]+k? \(n=3, equal\) \|/, `${name}: counted work first, its repeats equal`);
