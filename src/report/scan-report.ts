@@ -2,6 +2,7 @@ import type { ScanResult } from '../scan/scan-history.ts';
 import type { ScanFinding, TrendPoint } from '../scan/scan-finding.ts';
 import { formatChange, formatP, formatQuantity } from './format-numbers.ts';
 import { inertCode, inertText } from './inert-markdown.ts';
+import { shellWord } from './shell-word.ts';
 
 /**
  * ScanReportOptions: `series` is how many series were scanned (for the
@@ -104,10 +105,6 @@ export function renderScanMarkdown(result: ScanResult, options: ScanReportOption
   if (result.warnings.length > 0) lines.push('');
   lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, '')}%; windowed E-divisive means and a fast alert on nightly medians (t test with the history's night-to-night spread), each confirmed by the interleaved A/B of its last good and first bad commit (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
   return lines.join('\n');
-}
-
-function shellWord(text: string): string {
-  return /^[\w./:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** AWAITING_REASON is what an awaiting finding waits for when the job that scanned it knew no more (no checkout to look in). */
