@@ -10319,6 +10319,12 @@ function renderReport(format, report, context = {}) {
   return REPORT_RENDERERS[format].render(report, context);
 }
 
+// src/report/shell-word.ts
+function shellWord(text2) {
+  const s = String(text2);
+  return /^[\w./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 // src/report/profile-report.ts
 var EVENT_WORDS = { Ir: "instructions" };
 function eventWords(event) {
@@ -21464,17 +21470,14 @@ function renderScanMarkdown(result, options) {
   }
   if (regressions.length > 0) {
     const f = regressions[0];
-    lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord2(f.lastGood.sha)} --bad ${shellWord2(f.firstBad.sha)} --benchmark ${shellWord2(f.benchmark)} --metric ${shellWord2(f.metric)} --bench CMD`)}`, "");
-    lines.push(`Acknowledge an expected change: ${inertCode(`benchbot ack ${shellWord2(f.series)} --at ${shellWord2(f.firstBad.sha)} --reason "..."`)}`, "");
+    lines.push(`Bisect the first one: ${inertCode(`benchbot bisect --good ${shellWord(f.lastGood.sha)} --bad ${shellWord(f.firstBad.sha)} --benchmark ${shellWord(f.benchmark)} --metric ${shellWord(f.metric)} --bench CMD`)}`, "");
+    lines.push(`Acknowledge an expected change: ${inertCode(`benchbot ack ${shellWord(f.series)} --at ${shellWord(f.firstBad.sha)} --reason "..."`)}`, "");
   }
   for (const w of result.warnings.slice(0, 20)) lines.push(`> \u26A0\uFE0F ${inertText(w)}`);
   if (result.warnings.length > 20) lines.push(`> \u26A0\uFE0F and ${result.warnings.length - 20} more warnings`);
   if (result.warnings.length > 0) lines.push("");
   lines.push(`<sub>Threshold ${(options.threshold * 100).toFixed(1).replace(/\.0$/, "")}%; windowed E-divisive means and a fast alert on nightly medians (t test with the history's night-to-night spread), each confirmed by the interleaved A/B of its last good and first bad commit (Mann-Whitney U, Hodges-Lehmann, Benjamini-Hochberg across series).</sub>`);
   return lines.join("\n");
-}
-function shellWord2(text2) {
-  return /^[\w./:=@%+-]+$/.test(text2) ? text2 : `'${text2.replace(/'/g, `'\\''`)}'`;
 }
 var AWAITING_REASON = "waits for the interleaved A/B of last good vs first bad on the benchmark machine: benchbot nightly (or the nightly action) measures it after its night, benchbot nightly --confirm-only without one, in a checkout that has both commits";
 function awaitingReason(f) {
