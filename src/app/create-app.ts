@@ -62,7 +62,7 @@ export function createApp(options: CreateAppOptions): ApplicationFunction {
     });
     app.on('workflow_run.completed', (context) => {
       const payload = context.payload as WorkflowRunPayload;
-      return once(options, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted({ ...deps, delivery: context.id }, clientOf(context, options), payload));
+      return once(options, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options), payload));
     });
   };
 }

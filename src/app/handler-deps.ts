@@ -25,18 +25,9 @@ export interface HandlerDeps {
   loadConfig: (client: GitHubClient, owner: string, repo: string, ref: string) => Promise<ParsedConfig>;
   /** recompute recomputes and renders a `/bench` report from its artifact off the event loop; null when the artifact lacks a sample file (createRecomputer). */
   recompute: (task: RecomputeTask) => Promise<RecomputedBench | null>;
-  /** delivery is the id of the delivery being handled (its job): a retry of the job takes back the claims it made. */
+  /** delivery is the id of the delivery being handled (its job): a retry of the job takes back the comment claim it made (AppState.claimComment). */
   delivery?: string;
 }
-
-/**
- * ClaimDelivery is what a handler awaits before its first effect: true when
- * the delivery is now this replica's to handle, false when it was handled
- * (or is being handled) already, and the handler returns at once. Reads may
- * come before it; a handler that returns without claiming left no trace in
- * the store (create-app.ts).
- */
-export type ClaimDelivery = () => Promise<boolean>;
 
 /** REPLY_MARKER marks the app's reply to `/bench` commands (help, usage, refusals): one per pull request, updated. */
 export const REPLY_MARKER = '<!-- benchbot:reply -->';

@@ -7,7 +7,7 @@ import type { BenchRequest, Versioned } from './app-state.ts';
 import { renderBenchFailure, REPORT_ARTIFACT, ReportShapeError, type FailedStep, type RecomputedBench } from './bench-report.ts';
 import { RecomputeBudgetError } from './bench-recompute.ts';
 import { completeCheckRun, writeReportComment } from './bench-effects.ts';
-import { repoOf, type ClaimDelivery, type HandlerDeps, type Repo } from './handler-deps.ts';
+import { repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
 import { ZipError } from './read-zip.ts';
 import { downloadArtifactZip } from './artifact-file.ts';
 import { RESULTS_FILES } from '../jobs/results-artifact.ts';
@@ -40,7 +40,7 @@ interface RepositoryIdentity {
 }
 
 /** RunOutcome says what handleWorkflowRunCompleted did, for logs and tests. */
-export type RunOutcome = 'ignored' | 'untrusted' | 'superseded' | 'duplicate' | 'reported' | 'failure-reported' | 'bad-artifact' | RegressionOutcome;
+export type RunOutcome = 'ignored' | 'untrusted' | 'superseded' | 'reported' | 'failure-reported' | 'bad-artifact' | RegressionOutcome;
 
 /**
  * NIGHTLY_EVENTS are the events a nightly run may come from: the schedule,
@@ -97,12 +97,10 @@ export function completedRunOf(payload: WorkflowRunPayload): { where: Repo; run:
  * or, without one, the failure with the failed steps and a link to the log.
  * A run replaced by a newer `/bench` is ignored. A nightly run dispatches
  * bisections and a bisect run files the regression issue (regression-loop.ts).
- * Everything else is ignored, before any API call. The delivery is claimed
- * (`claim`) once the run is known to be one the app acts on, before its
- * first effect: a completion of another workflow (CI, a release) costs reads
- * but no store write, and a duplicate returns `duplicate` there.
+ * Everything else is ignored, before any API call. A delivery sent twice
+ * runs once: its job is keyed by the delivery id (job-workers.ts).
  */
-export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitHubClient, payload: WorkflowRunPayload, claim: ClaimDelivery = async () => true): Promise<RunOutcome> {
+export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitHubClient, payload: WorkflowRunPayload): Promise<RunOutcome> {
   const found = completedRunOf(payload);
   if (found === null) return 'ignored';
   const { where, run } = found;
@@ -120,14 +118,12 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
       if (isWorkflow(path, config.nightly.workflow)) {
         const why = untrustedBecause(payload, 'nightly', config.nightly.workflow);
         if (why !== null) return distrust(why, 'a nightly');
-        if (!(await claim())) return 'duplicate';
         return await handleNightlyCompleted(deps, client, where, run.id, config, defaultBranch);
       }
       if (isWorkflow(path, config.nightly.bisectWorkflow)) {
         // The bisect run must also be one the app dispatched: handleBisectCompleted finds it by run id.
         const why = untrustedBecause(payload, 'dispatched', config.nightly.bisectWorkflow);
         if (why !== null) return distrust(why, 'a bisection');
-        if (!(await claim())) return 'duplicate';
         return await handleBisectCompleted(deps, client, where, run.id, config);
       }
     } catch (error) {
@@ -139,8 +135,7 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     if (!isWorkflow(path, config.bench.workflow)) return 'ignored';
     const why = untrustedBecause(payload, 'dispatched', config.bench.workflow);
     if (why !== null) return distrust(why, 'a /bench run');
-    const bound = await bindUnnamedRun(deps, where, payload, config.bench.workflow, claim);
-    if (bound === 'duplicate') return bound;
+    const bound = await bindUnnamedRun(deps, where, payload, config.bench.workflow);
     if (bound === undefined) return 'ignored';
     entry = bound;
   }
@@ -150,7 +145,6 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   if (request.status === 'replaced') return 'superseded';
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';
-  if (!(await claim())) return 'duplicate';
 
   // Three independent reads at once: the config, the pull request's head now, and the artifact.
   const noSamples = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.`;
@@ -232,10 +226,9 @@ const UNNAMED_RUN_SKEW_MS = 10_000;
  * take UNNAMED_RUN_SKEW_MS). Otherwise nothing is bound (logged): two
  * unnamed dispatches at once cannot be told apart, and a guess could post
  * one pull request's numbers on another. A dispatch a newer `/bench`
- * replaced is bound as replaced, so its run is ignored. The delivery is
- * claimed once a dispatch is found, before anything is written.
+ * replaced is bound as replaced, so its run is ignored.
  */
-async function bindUnnamedRun(deps: HandlerDeps, where: Repo, payload: WorkflowRunPayload, workflow: string, claim: ClaimDelivery): Promise<Versioned<BenchRequest> | undefined | 'duplicate'> {
+async function bindUnnamedRun(deps: HandlerDeps, where: Repo, payload: WorkflowRunPayload, workflow: string): Promise<Versioned<BenchRequest> | undefined> {
   const run = payload.workflow_run ?? {};
   const botLogin = await deps.botLogin();
   const actor = run.actor?.login;
@@ -252,7 +245,6 @@ async function bindUnnamedRun(deps: HandlerDeps, where: Repo, payload: WorkflowR
     && created <= Date.parse(r.at) + UNNAMED_RUN_SKEW_MS);
   if (candidates.length !== 1) return skip(candidates.length === 0 ? 'no unnamed dispatch of this workflow when it was created' : `${candidates.length} unnamed dispatches when it was created`);
   const [request] = candidates;
-  if (!(await claim())) return 'duplicate';
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   const current = latest !== undefined && latest.value.at === request.at && latest.value.runId === null;
   const bound: BenchRequest = { ...(current ? latest.value : request), runId: run.id, runUrl: typeof run.html_url === 'string' ? run.html_url : request.runUrl, status: current ? latest.value.status : 'replaced' };
