@@ -63815,7 +63815,7 @@ function completedRunOf(payload) {
   if (payload.action !== "completed" || where === null || typeof run2?.id !== "number") return null;
   return { where, run: run2 };
 }
-async function handleWorkflowRunCompleted(deps, client, payload, claim = async () => true) {
+async function handleWorkflowRunCompleted(deps, client, payload) {
   const found = completedRunOf(payload);
   if (found === null) return "ignored";
   const { where, run: run2 } = found;
@@ -63833,13 +63833,11 @@ async function handleWorkflowRunCompleted(deps, client, payload, claim = async (
       if (isWorkflow(path2, config4.nightly.workflow)) {
         const why3 = untrustedBecause(payload, "nightly", config4.nightly.workflow);
         if (why3 !== null) return distrust(why3, "a nightly");
-        if (!await claim()) return "duplicate";
         return await handleNightlyCompleted(deps, client, where, run2.id, config4, defaultBranch);
       }
       if (isWorkflow(path2, config4.nightly.bisectWorkflow)) {
         const why3 = untrustedBecause(payload, "dispatched", config4.nightly.bisectWorkflow);
         if (why3 !== null) return distrust(why3, "a bisection");
-        if (!await claim()) return "duplicate";
         return await handleBisectCompleted(deps, client, where, run2.id, config4);
       }
     } catch (error) {
@@ -63850,8 +63848,7 @@ async function handleWorkflowRunCompleted(deps, client, payload, claim = async (
     if (!isWorkflow(path2, config4.bench.workflow)) return "ignored";
     const why2 = untrustedBecause(payload, "dispatched", config4.bench.workflow);
     if (why2 !== null) return distrust(why2, "a /bench run");
-    const bound = await bindUnnamedRun(deps, where, payload, config4.bench.workflow, claim);
-    if (bound === "duplicate") return bound;
+    const bound = await bindUnnamedRun(deps, where, payload, config4.bench.workflow);
     if (bound === void 0) return "ignored";
     entry = bound;
   }
@@ -63861,7 +63858,6 @@ async function handleWorkflowRunCompleted(deps, client, payload, claim = async (
   if (request2.status === "replaced") return "superseded";
   const latest = await deps.state.getBench(where.owner, where.repo, request2.pr);
   if (latest !== void 0 && latest.value.runId !== run2.id && latest.value.at > request2.at) return "superseded";
-  if (!await claim()) return "duplicate";
   const noSamples = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.`;
   const unreadable = (message) => `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${message}`;
   const reading = downloadArtifactZip(client, where, run2.id, REPORT_ARTIFACT).then(
@@ -63921,7 +63917,7 @@ async function handleWorkflowRunCompleted(deps, client, payload, claim = async (
   return recomputed !== null ? "reported" : "failure-reported";
 }
 var UNNAMED_RUN_SKEW_MS = 1e4;
-async function bindUnnamedRun(deps, where, payload, workflow, claim) {
+async function bindUnnamedRun(deps, where, payload, workflow) {
   const run2 = payload.workflow_run ?? {};
   const botLogin = await deps.botLogin();
   const actor = run2.actor?.login;
@@ -63936,7 +63932,6 @@ async function bindUnnamedRun(deps, where, payload, workflow, claim) {
   const candidates = (await deps.state.listUnnamed(where.owner, where.repo)).filter((r) => r.workflow.toLowerCase() === workflow.toLowerCase() && created >= Date.parse(r.dispatchedAt ?? r.at) - UNNAMED_RUN_SKEW_MS && created <= Date.parse(r.at) + UNNAMED_RUN_SKEW_MS);
   if (candidates.length !== 1) return skip(candidates.length === 0 ? "no unnamed dispatch of this workflow when it was created" : `${candidates.length} unnamed dispatches when it was created`);
   const [request2] = candidates;
-  if (!await claim()) return "duplicate";
   const latest = await deps.state.getBench(where.owner, where.repo, request2.pr);
   const current = latest !== void 0 && latest.value.at === request2.at && latest.value.runId === null;
   const bound = { ...current ? latest.value : request2, runId: run2.id, runUrl: typeof run2.html_url === "string" ? run2.html_url : request2.runUrl, status: current ? latest.value.status : "replaced" };
@@ -63987,7 +63982,7 @@ function createApp(options2) {
     });
     app.on("workflow_run.completed", (context) => {
       const payload = context.payload;
-      return once2(options2, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted({ ...deps, delivery: context.id }, clientOf(context, options2), payload));
+      return once2(options2, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options2), payload));
     });
   };
 }
