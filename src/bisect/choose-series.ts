@@ -9,7 +9,7 @@
 import type { Direction, Measurement } from '../model/measurement.ts';
 import { isWorkMetric } from '../model/work-metrics.ts';
 import { ratioWithCi } from '../stats/hodges-lehmann.ts';
-import { judgeWork } from '../compare/work-verdict.ts';
+import { countedChange } from '../compare/work-verdict.ts';
 
 /** SeriesChoice names the benchmark x metric a bisection follows. */
 export interface SeriesChoice {
@@ -111,8 +111,7 @@ export function endsDiffer(good: readonly number[], bad: readonly number[], thre
  * bad/good over every pair of repeats.
  */
 export function workEndsDiffer(good: readonly number[], bad: readonly number[], threshold: number): EndsDiffer {
-  if (good.length === 0 || bad.length === 0) return { change: null, differs: false };
-  const j = judgeWork(good, bad, threshold);
-  if (j.ratio === null || j.range === null) return { change: null, differs: false };
-  return { change: { ratio: j.ratio, lower: j.range[0], upper: j.range[1] }, differs: j.verdict === 'regressed' || j.verdict === 'improved' };
+  const c = countedChange(good, bad, threshold);
+  if (c === null) return { change: null, differs: false };
+  return { change: { ratio: c.ratio, lower: c.range[0], upper: c.range[1] }, differs: c.moved };
 }

@@ -85,6 +85,29 @@ export function judgeWork(base: readonly number[], head: readonly number[], thre
   return { ...judged, verdict: 'inconclusive', reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(', ')}: too far apart to call ${signed(ratio - 1)} unchanged at ±${percent(threshold)}` };
 }
 
+/**
+ * CountedChange is judgeWork's outcome where it found a ratio: `ratio`
+ * head/base of the medians, `range` head/base over every pair of repeats,
+ * `moved` when the rule called it regressed or improved.
+ */
+export interface CountedChange {
+  ratio: number;
+  range: [number, number];
+  moved: boolean;
+}
+
+/**
+ * countedChange is judgeWork for the callers that ask only whether counted
+ * work moved (the scan's A/B, the bisection's ends): null without a ratio
+ * (a side with no repeat, a count not positive or not finite).
+ */
+export function countedChange(base: readonly number[], head: readonly number[], threshold: number): CountedChange | null {
+  if (base.length === 0 || head.length === 0) return null;
+  const j = judgeWork(base, head, threshold);
+  if (j.ratio === null || j.range === null) return null;
+  return { ratio: j.ratio, range: j.range, moved: j.verdict === 'regressed' || j.verdict === 'improved' };
+}
+
 /** RepeatRange is one side's repeats: how many, the lowest, the highest and the median. */
 export interface RepeatRange {
   n: number;

@@ -10,7 +10,7 @@ import { sequentialAb } from '../compare/sequential-ab.ts';
 import { median } from '../stats/order-statistics.ts';
 import { randomEffects } from '../stats/sessions.ts';
 import { contrast } from '../bisect/session-oracle.ts';
-import { judgeWork } from '../compare/work-verdict.ts';
+import { countedChange } from '../compare/work-verdict.ts';
 import { isWorkMetric } from '../model/work-metrics.ts';
 import { historyTest, ref, type UsableNight } from './history-evidence.ts';
 import type { AbConfirmation, MachineChange, ScanFinding } from './scan-finding.ts';
@@ -110,10 +110,8 @@ interface AbChange {
 export function workChange(sessions: ReadonlyArray<{ base: readonly number[]; head: readonly number[] }>, threshold: number): AbChange | null {
   const base = sessions.flatMap((x) => [...x.base]);
   const head = sessions.flatMap((x) => [...x.head]);
-  if (base.length === 0 || head.length === 0) return null;
-  const j = judgeWork(base, head, threshold);
-  if (j.ratio === null || j.range === null) return null;
-  return { ratio: j.ratio, ratioCi: j.range, equivalenceCi: j.range, p: j.verdict === 'regressed' || j.verdict === 'improved' ? 0 : 1 };
+  const c = countedChange(base, head, threshold);
+  return c === null ? null : { ratio: c.ratio, ratioCi: c.range, equivalenceCi: c.range, p: c.moved ? 0 : 1 };
 }
 
 /**
