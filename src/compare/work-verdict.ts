@@ -1,4 +1,5 @@
 import type { Verdict } from '../model/comparison.ts';
+import { medianSorted, sortedCopy } from '../stats/order-statistics.ts';
 
 /**
  * work-verdict: the decision rule for counted work (model/work-metrics.ts:
@@ -118,10 +119,8 @@ export interface RepeatRange {
 
 /** repeatRange summarizes one side's repeats (at least one value). */
 export function repeatRange(values: readonly number[]): RepeatRange {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median };
+  const sorted = sortedCopy(values);
+  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: medianSorted(sorted) };
 }
 
 function agrees(s: RepeatRange, change: number): boolean {
