@@ -9215,11 +9215,15 @@ function judgeWork(base, head, threshold) {
   if (wide.length === 0) return { ...judged, verdict: "inconclusive", reason: `a change of ${signed(ratio - 1)} is right at the \xB1${percent(threshold)} threshold` };
   return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}: too far apart to call ${signed(ratio - 1)} unchanged at \xB1${percent(threshold)}` };
 }
+function countedChange(base, head, threshold) {
+  if (base.length === 0 || head.length === 0) return null;
+  const j = judgeWork(base, head, threshold);
+  if (j.ratio === null || j.range === null) return null;
+  return { ratio: j.ratio, range: j.range, moved: j.verdict === "regressed" || j.verdict === "improved" };
+}
 function repeatRange(values) {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  const median2 = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: median2 };
+  const sorted = sortedCopy(values);
+  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: medianSorted(sorted) };
 }
 function agrees(s, change2) {
   const spread = Math.log(s.max / s.min);
@@ -20833,10 +20837,8 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
 function workChange(sessions, threshold) {
   const base = sessions.flatMap((x) => [...x.base]);
   const head = sessions.flatMap((x) => [...x.head]);
-  if (base.length === 0 || head.length === 0) return null;
-  const j = judgeWork(base, head, threshold);
-  if (j.ratio === null || j.range === null) return null;
-  return { ratio: j.ratio, ratioCi: j.range, equivalenceCi: j.range, p: j.verdict === "regressed" || j.verdict === "improved" ? 0 : 1 };
+  const c = countedChange(base, head, threshold);
+  return c === null ? null : { ratio: c.ratio, ratioCi: c.range, equivalenceCi: c.range, p: c.moved ? 0 : 1 };
 }
 function abChange(sessions, alpha, o, better, work) {
   if (work) return workChange(sessions, o.threshold);

@@ -7361,10 +7361,8 @@ function judgeWork(base, head, threshold) {
   return { ...judged, verdict: "inconclusive", reason: `repeats disagree: ${wide.map(([name, s]) => spreadWords(name, s)).join(", ")}: too far apart to call ${signed2(ratio - 1)} unchanged at \xB1${percent2(threshold)}` };
 }
 function repeatRange(values) {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  const median2 = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: median2 };
+  const sorted = sortedCopy(values);
+  return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: medianSorted(sorted) };
 }
 function agrees(s, change) {
   const spread = Math.log(s.max / s.min);
