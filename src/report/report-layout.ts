@@ -3,7 +3,7 @@ import type { ComparisonReport } from '../compare/compare-runs.ts';
 import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
 import { PRIMARY_METRICS } from '../compare/metric-family.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
-import { ESTIMATED_CYCLES_METRIC, WORK_METRICS } from '../model/work-metrics.ts';
+import { ESTIMATED_CYCLES_METRIC, isWorkMetric, WORK_METRICS } from '../model/work-metrics.ts';
 import { spreadPercent, WORK_AGREEMENT } from '../compare/work-verdict.ts';
 import { changeWords, formatChange, formatQuantity, MAX_SHOWN_FACTOR, ratioParts } from './format-numbers.ts';
 import { byImportance, headline } from './report-order.ts';
@@ -172,7 +172,7 @@ function timeOf(list: readonly Comparison[]): Comparison | undefined {
 
 /** isWork says whether a comparison is of counted work (compare/work-verdict.ts decides it). */
 export function isWork(c: Comparison): boolean {
-  return c.family === 'work' || (c.family === undefined && WORK_METRICS.includes(c.metric));
+  return c.family === 'work' || (c.family === undefined && isWorkMetric(c.metric));
 }
 
 const isDecided = (c: Comparison) => c.verdict === 'regressed' || c.verdict === 'improved' || c.verdict === 'unchanged';
