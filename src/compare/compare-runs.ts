@@ -236,17 +236,20 @@ function headOnly(h: Measurement, baseErrors: Map<string, string>): Draft {
   return { comparison, threshold: 0, decided: comparison.verdict };
 }
 
+// Measured on base only: removed, or an error when the head's run failed.
+function withoutHead(comparison: Comparison, headErrors: Map<string, string>, threshold: number): Draft {
+  const error = headErrors.get(comparison.benchmark);
+  comparison.verdict = error === undefined ? 'removed' : 'error';
+  if (error !== undefined) comparison.warnings.push(`head failed: ${error}`);
+  return { comparison, threshold, decided: comparison.verdict };
+}
+
 function draft(b: Measurement, h: Measurement | undefined, headErrors: Map<string, string>, options: CompareOptions, test: ChangeTest): Draft {
   const comparison = emptyComparison(b);
   const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
   comparison.threshold = threshold;
   comparison.base = sideSummary(b.values, options.alpha);
-  if (h === undefined) {
-    const error = headErrors.get(b.benchmark);
-    comparison.verdict = error === undefined ? 'removed' : 'error';
-    if (error !== undefined) comparison.warnings.push(`head failed: ${error}`);
-    return { comparison, threshold, decided: comparison.verdict };
-  }
+  if (h === undefined) return withoutHead(comparison, headErrors, threshold);
   const factor = conversionFactor(h.unit, b.unit);
   if (factor === undefined) {
     comparison.head = sideSummary(h.values, options.alpha);
@@ -278,12 +281,7 @@ function workDraft(b: Measurement, h: Measurement | undefined, headErrors: Map<s
   const comparison = emptyComparison(b);
   comparison.threshold = threshold;
   comparison.base = rangeSummary(b.values);
-  if (h === undefined) {
-    const error = headErrors.get(b.benchmark);
-    comparison.verdict = error === undefined ? 'removed' : 'error';
-    if (error !== undefined) comparison.warnings.push(`head failed: ${error}`);
-    return { comparison, threshold, decided: comparison.verdict };
-  }
+  if (h === undefined) return withoutHead(comparison, headErrors, threshold);
   comparison.head = rangeSummary(h.values);
   if (h.unit !== b.unit) {
     comparison.warnings.push(`units differ: base in ${b.unit}, head in ${h.unit}`);
