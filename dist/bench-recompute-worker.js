@@ -7444,7 +7444,7 @@ function timeOf(list) {
   return timed.find((c) => c.family === "primary") ?? PRIMARY_METRICS.map((name) => timed.find((c) => c.metric === name)).find((c) => c !== void 0) ?? timed.find((c) => isTime(c.unit)) ?? timed[0];
 }
 function isWork(c) {
-  return c.family === "work" || c.family === void 0 && WORK_METRICS.includes(c.metric);
+  return c.family === "work" || c.family === void 0 && isWorkMetric(c.metric);
 }
 var isDecided = (c) => c.verdict === "regressed" || c.verdict === "improved" || c.verdict === "unchanged";
 var moved = (c) => c.verdict === "regressed" || c.verdict === "improved";
@@ -15171,17 +15171,18 @@ function headOnly(h, baseErrors) {
   if (error !== void 0) comparison.warnings.push(`base failed: ${error}`);
   return { comparison, threshold: 0, decided: comparison.verdict };
 }
+function withoutHead(comparison, headErrors, threshold) {
+  const error = headErrors.get(comparison.benchmark);
+  comparison.verdict = error === void 0 ? "removed" : "error";
+  if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
+  return { comparison, threshold, decided: comparison.verdict };
+}
 function draft(b, h, headErrors, options, test) {
   const comparison = emptyComparison(b);
   const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
   comparison.threshold = threshold;
   comparison.base = sideSummary(b.values, options.alpha);
-  if (h === void 0) {
-    const error = headErrors.get(b.benchmark);
-    comparison.verdict = error === void 0 ? "removed" : "error";
-    if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
-    return { comparison, threshold, decided: comparison.verdict };
-  }
+  if (h === void 0) return withoutHead(comparison, headErrors, threshold);
   const factor = conversionFactor(h.unit, b.unit);
   if (factor === void 0) {
     comparison.head = sideSummary(h.values, options.alpha);
@@ -15207,12 +15208,7 @@ function workDraft(b, h, headErrors, threshold) {
   const comparison = emptyComparison(b);
   comparison.threshold = threshold;
   comparison.base = rangeSummary(b.values);
-  if (h === void 0) {
-    const error = headErrors.get(b.benchmark);
-    comparison.verdict = error === void 0 ? "removed" : "error";
-    if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
-    return { comparison, threshold, decided: comparison.verdict };
-  }
+  if (h === void 0) return withoutHead(comparison, headErrors, threshold);
   comparison.head = rangeSummary(h.values);
   if (h.unit !== b.unit) {
     comparison.warnings.push(`units differ: base in ${b.unit}, head in ${h.unit}`);
