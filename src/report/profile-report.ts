@@ -1,4 +1,5 @@
 import type { FunctionChange, ProfileDiff } from '../model/profile-diff.ts';
+import { whereItLives } from '../compare/profile-diff.ts';
 import { formatChange } from './format-numbers.ts';
 import { shellWord } from './shell-word.ts';
 import { inertCode, inertPlain, inertText } from './inert-markdown.ts';
@@ -50,7 +51,7 @@ function relative(diff: ProfileDiff): string {
 function headline(diff: ProfileDiff, name: (text: string) => string): string {
   const words = eventWords(diff.event);
   const whole = `${signed(diff.change)} ${words} per iteration${relative(diff)}`;
-  const top = diff.self[0];
+  const top = whereItLives(diff);
   if (top === undefined) return `${whole}: no function's cost changed`;
   return `${whole}, ${percent(top.share)} of it in ${name(shown(top.name))}`;
 }
