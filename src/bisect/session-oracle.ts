@@ -94,7 +94,7 @@ export const WORK_NOISE_FLOOR = 0.001;
  * range of log values within either side (0 with one value a side, or
  * repeats that agree exactly). Null when a value cannot be logged.
  */
-export function workSpread(a: readonly number[], b: readonly number[]): number | null {
+function workSpread(a: readonly number[], b: readonly number[]): number | null {
   const la = logs(a);
   const lb = logs(b);
   if (la === null || lb === null) return null;

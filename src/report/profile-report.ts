@@ -20,7 +20,7 @@ export type ProfileFormat = (typeof PROFILE_FORMATS)[number];
 const EVENT_WORDS: Record<string, string> = { Ir: 'instructions' };
 
 /** eventWords names a callgrind event for a reader: `Ir` is instructions. */
-export function eventWords(event: string): string {
+function eventWords(event: string): string {
   return EVENT_WORDS[event] ?? event;
 }
 

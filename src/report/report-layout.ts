@@ -171,7 +171,7 @@ function timeOf(list: readonly Comparison[]): Comparison | undefined {
 }
 
 /** isWork says whether a comparison is of counted work (compare/work-verdict.ts decides it). */
-export function isWork(c: Comparison): boolean {
+function isWork(c: Comparison): boolean {
   return c.family === 'work' || (c.family === undefined && isWorkMetric(c.metric));
 }
 
@@ -179,7 +179,7 @@ const isDecided = (c: Comparison) => c.verdict === 'regressed' || c.verdict === 
 const moved = (c: Comparison) => c.verdict === 'regressed' || c.verdict === 'improved';
 
 /** disagreementOf compares a benchmark's counted work with its time (see {@link Disagreement}); undefined when they agree or cannot tell. */
-export function disagreementOf(work: Comparison, time: Comparison): Disagreement | undefined {
+function disagreementOf(work: Comparison, time: Comparison): Disagreement | undefined {
   if (moved(time) && work.verdict === 'unchanged') return 'time-without-work';
   if (moved(work) && (time.verdict === 'unchanged' || time.verdict === 'inconclusive')) return 'work-without-time';
   if (moved(work) && moved(time) && work.verdict !== time.verdict) return 'opposite';
@@ -436,7 +436,7 @@ export function workThresholdOf(report: { workThreshold?: number; comparisons: r
  * workNote says how counted work was decided (compare/work-verdict.ts),
  * for the method note of a report that has work metrics.
  */
-export function workNote(workThreshold: number): string {
+function workNote(workThreshold: number): string {
   return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond ±${percent(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within ±${percent(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
 }
 
