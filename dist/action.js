@@ -10319,6 +10319,70 @@ function renderReport(format, report, context = {}) {
   return REPORT_RENDERERS[format].render(report, context);
 }
 
+// src/compare/profile-diff.ts
+var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
+var ProfileEventError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ProfileEventError";
+  }
+};
+var NO_CHANGE = 1e-6;
+var FRAME_SHARE = 0.99;
+function diffProfiles(benchmark, base, head, options = {}) {
+  const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
+  const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
+  for (const [side2, s] of [["base", base], ["head", head]]) {
+    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
+    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
+  }
+  const baseAt = base.profile.events.indexOf(event);
+  const headAt = head.profile.events.indexOf(event);
+  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
+  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
+  const change2 = headTotal - baseTotal;
+  const pairs = /* @__PURE__ */ new Map();
+  const collect = (side2, at, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
+      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+    }
+  };
+  collect(base, baseAt, 0);
+  collect(head, headAt, 1);
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const [b, h] = p[kind];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      const frame = (cost, total) => total > 0 && cost >= FRAME_SHARE * total;
+      if (kind === "inclusive" && (frame(b, baseTotal) || frame(h, headTotal))) continue;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self2 = rank("self");
+  const inclusive = rank("inclusive");
+  return {
+    benchmark,
+    tool: "callgrind",
+    event,
+    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
+    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    change: change2,
+    self: self2.list,
+    inclusive: inclusive.list,
+    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
+  };
+}
+function whereItLives(diff) {
+  return diff.self[0];
+}
+
 // src/report/shell-word.ts
 function shellWord(text2) {
   const s = String(text2);
@@ -10349,7 +10413,7 @@ function relative(diff) {
 function headline2(diff, name) {
   const words = eventWords(diff.event);
   const whole = `${signed3(diff.change)} ${words} per iteration${relative(diff)}`;
-  const top = diff.self[0];
+  const top = whereItLives(diff);
   if (top === void 0) return `${whole}: no function's cost changed`;
   return `${whole}, ${percent3(top.share)} of it in ${name(shown(top.name))}`;
 }
@@ -19908,67 +19972,6 @@ function seriesFromPoints(points, branch) {
 // src/jobs/results-artifact.ts
 import { closeSync as closeSync3, constants as constants2, copyFileSync, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, mkdirSync as mkdirSync6, openSync as openSync3, readdirSync as readdirSync2, readFileSync as readFileSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { dirname as dirname5, join as join10 } from "node:path";
-
-// src/compare/profile-diff.ts
-var PROFILE_DIFF_DEFAULTS = { top: 10, event: "Ir" };
-var ProfileEventError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "ProfileEventError";
-  }
-};
-var NO_CHANGE = 1e-6;
-var FRAME_SHARE = 0.99;
-function diffProfiles(benchmark, base, head, options = {}) {
-  const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
-  const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
-  for (const [side2, s] of [["base", base], ["head", head]]) {
-    if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
-    if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
-  }
-  const baseAt = base.profile.events.indexOf(event);
-  const headAt = head.profile.events.indexOf(event);
-  const baseTotal = (base.profile.totals[baseAt] ?? 0) / base.iterations;
-  const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
-  const change2 = headTotal - baseTotal;
-  const pairs = /* @__PURE__ */ new Map();
-  const collect = (side2, at, index) => {
-    for (const f of side2.profile.functions) {
-      const key2 = `${f.object}\0${f.name}`;
-      let pair = pairs.get(key2);
-      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
-      pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
-      pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
-    }
-  };
-  collect(base, baseAt, 0);
-  collect(head, headAt, 1);
-  const rank = (kind) => {
-    const changed = [];
-    for (const p of pairs.values()) {
-      const [b, h] = p[kind];
-      if (Math.abs(h - b) < NO_CHANGE) continue;
-      const frame = (cost, total) => total > 0 && cost >= FRAME_SHARE * total;
-      if (kind === "inclusive" && (frame(b, baseTotal) || frame(h, headTotal))) continue;
-      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
-    }
-    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
-    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
-  };
-  const self2 = rank("self");
-  const inclusive = rank("inclusive");
-  return {
-    benchmark,
-    tool: "callgrind",
-    event,
-    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
-    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
-    change: change2,
-    self: self2.list,
-    inclusive: inclusive.list,
-    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
-  };
-}
 
 // src/formats/callgrind-profile.ts
 var MAX_PROFILE_FUNCTIONS = 1e6;

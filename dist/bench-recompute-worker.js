@@ -6281,6 +6281,9 @@ function diffProfiles(benchmark, base, head, options = {}) {
     omitted: { self: self.omitted, inclusive: inclusive.omitted }
   };
 }
+function whereItLives(diff) {
+  return diff.self[0];
+}
 
 // src/formats/callgrind-profile.ts
 var MAX_PROFILE_FUNCTIONS = 1e6;
@@ -6693,7 +6696,7 @@ function relative(diff) {
 function headline(diff, name) {
   const words = eventWords(diff.event);
   const whole = `${signed(diff.change)} ${words} per iteration${relative(diff)}`;
-  const top = diff.self[0];
+  const top = whereItLives(diff);
   if (top === void 0) return `${whole}: no function's cost changed`;
   return `${whole}, ${percent(top.share)} of it in ${name(shown(top.name))}`;
 }
