@@ -35,7 +35,7 @@ export interface CreateAppOptions {
 
 /**
  * createApp wires benchbot's handlers into Probot: one per event, each behind
- * the same guard (once). They run in the job workers (job-workers.ts), after
+ * the same guard (runHandler). They run in the job workers (job-workers.ts), after
  * the delivery was stored and answered; the job, keyed by the delivery id, is
  * what makes a delivery GitHub sends twice (or two replicas receive) run
  * once. A handler that throws fails the job, which is retried.
@@ -58,11 +58,11 @@ export function createApp(options: CreateAppOptions): ApplicationFunction {
 
     app.on('issue_comment.created', (context) => {
       const payload = context.payload as IssueCommentPayload;
-      return once(options, context, () => commandOnce(payload, deps.log), (command) => handleIssueCommentCreated({ ...deps, delivery: context.id }, clientOf(context, options), payload, command));
+      return runHandler(options, context, () => commandOnce(payload, deps.log), (command) => handleIssueCommentCreated({ ...deps, delivery: context.id }, clientOf(context, options), payload, command));
     });
     app.on('workflow_run.completed', (context) => {
       const payload = context.payload as WorkflowRunPayload;
-      return once(options, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options), payload));
+      return runHandler(options, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options), payload));
     });
   };
 }
@@ -91,12 +91,12 @@ export function deliveryIsWork(event: string, payload: unknown, log: HandlerDeps
 }
 
 /**
- * once runs a delivery's handler and reports its outcome. `triage` reads
+ * runHandler runs a delivery's handler and reports its outcome (onHandled). `triage` reads
  * the payload alone and returns null for a delivery that does nothing; the
  * server never queues those (deliveryIsWork), but a handler called another
  * way still answers them without a store write.
  */
-async function once<T>(options: CreateAppOptions, context: Context, triage: () => T | null, handle: (found: T) => Promise<string>): Promise<void> {
+async function runHandler<T>(options: CreateAppOptions, context: Context, triage: () => T | null, handle: (found: T) => Promise<string>): Promise<void> {
   const started = performance.now();
   const name = `${context.name}.${(context.payload as { action?: string }).action ?? ''}`;
   const found = triage();
