@@ -39,15 +39,15 @@ import { keyedQueue } from './keyed-queue.ts';
  * - `bisect-dispatch:<owner>/<repo>:<series>@<good>..<bad>`: the effect of
  *   the bisect workflow dispatch for a nightly regression, so the next
  *   nightlies (which still see it) do not dispatch it again.
- *
- * The effect keys (`reply:`, `report-comment:`, `check-run:`,
- * `bisect-issue:`, `dispatch:`, `bisect-dispatch:`) live in the store's
- * effects table (withEffect), the others in its state table.
  * - `answered:<owner>/<repo>#<pr>:<kind>:<login>`: when a user was last
  *   answered a help or a refusal there; later ones in the same period are
  *   only logged, so comments cannot spend the installation's API budget.
  * - `permission:<owner>/<repo>:<login>`: a user GitHub said has no write
  *   access, kept for a few minutes (PERMISSION_TTL_MS).
+ *
+ * The effect keys (`reply:`, `report-comment:`, `check-run:`,
+ * `bisect-issue:`, `dispatch:`, `bisect-dispatch:`) live in the store's
+ * effects table (withEffect), the others in its state table.
  *
  * Owner and repository names are lower-cased in keys: GitHub treats them
  * case-insensitively, and a webhook may spell them differently from an API
@@ -152,9 +152,9 @@ export interface Versioned<T> {
   version: number;
 }
 
-/** AppState is the app's typed view of the Store's state table. */
+/** AppState is the app's typed view of the Store's state and effects tables. */
 export interface AppState {
-  /** pruneDeliveries deletes delivery and comment claims, unnamed dispatches, answers, permissions and closed check run keys older than `olderThanMs`; returns how many. */
+  /** pruneDeliveries deletes delivery and comment claims, unnamed dispatches, answers, permissions and the effects nobody holds (but a check run still open) older than `olderThanMs`; returns how many. */
   pruneDeliveries(olderThanMs: number): Promise<number>;
   /**
    * claimComment marks a comment (at its `updated_at`) as being handled and
