@@ -4,7 +4,8 @@ import { findCheckRun, publishCheckRun, type CheckRunOptions } from '../github/c
 import { upsertStickyComment } from '../github/sticky-comment.ts';
 import { REPORT_MARKER } from '../report/markdown-report.ts';
 import { checkRunKey, reportCommentKey, type BenchRequest } from './app-state.ts';
-import { DISPATCH_KEY_INPUT, dispatchToken, dispatchWorkflow, findDispatchedRun } from '../github/workflow-dispatch.ts';
+import { DISPATCH_KEY_INPUT } from '../github/workflow-dispatch.ts';
+import { dispatchOnce, type DispatchRecord } from './dispatch-once.ts';
 import { CHECK_NAME, type HandlerDeps, type Repo } from './handler-deps.ts';
 
 /**
@@ -17,31 +18,16 @@ import { CHECK_NAME, type HandlerDeps, type Repo } from './handler-deps.ts';
  * newer `/bench` closes it.
  */
 
-/** BenchDispatch is what the effect of a `/bench` dispatch records: the run (id 0: GitHub did not name it), its URL, and when it was sent. */
-export type BenchDispatch = { id: number; url: string | null; at: string; keyed?: boolean };
-
 /**
  * dispatchBench dispatches the `/bench` workflow once per command (the
- * comment at its version, `key`): a retry of a handler that dispatched
- * reuses the recorded run, and one whose earlier attempt recorded nothing
- * (a lost answer, a crash) first looks for the run by its key among the
- * workflow's runs (findDispatchedRun) before dispatching.
+ * comment at its version, `key`; dispatchOnce), and warns when the workflow
+ * does not declare the key input, without which a dispatch whose answer is
+ * lost cannot be found again.
  */
-export async function dispatchBench(deps: HandlerDeps, client: GitHubClient, where: Repo, workflow: string, ref: string, inputs: Record<string, string>, key: string, at: string): Promise<BenchDispatch> {
-  const token = dispatchToken(key);
-  return deps.state.effectOnce<BenchDispatch>(
-    key,
-    async (since) => {
-      const found = await findDispatchedRun(client, { ...where, workflow, token, since });
-      if (found !== null) deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key }, 'found the run of a dispatch whose answer was not recorded; not dispatched again');
-      return found === null ? null : { id: found.id, url: found.url, at: since };
-    },
-    async () => {
-      const answer = await dispatchWorkflow(client, { ...where, workflow, ref, inputs, token });
-      if (!answer.keyed) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
-      return { id: answer.id ?? 0, url: answer.url, at, keyed: answer.keyed };
-    },
-  );
+export async function dispatchBench(deps: HandlerDeps, client: GitHubClient, where: Repo, workflow: string, ref: string, inputs: Record<string, string>, key: string, at: string): Promise<DispatchRecord> {
+  const { run, fresh } = await dispatchOnce(deps, client, where, { workflow, ref, inputs, key, at });
+  if (fresh && run.keyed === false) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
+  return run;
 }
 
 /** writeReportComment writes the pull request's sticky report comment; writers take turns, so it is created once. */

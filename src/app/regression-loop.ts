@@ -5,7 +5,7 @@ import { readBisectLog, type BisectLog } from '../bisect/bisect-log.ts';
 import type { ScanFinding } from '../scan/scan-finding.ts';
 import type { AppConfig } from './app-config.ts';
 import { bisectDispatchKey, bisectIssueKey } from './app-state.ts';
-import { dispatchToken, dispatchWorkflow, findDispatchedRun } from '../github/workflow-dispatch.ts';
+import { dispatchOnce } from './dispatch-once.ts';
 import { downloadArtifactFile } from './artifact-file.ts';
 import type { HandlerDeps, Repo } from './handler-deps.ts';
 
@@ -30,9 +30,6 @@ export const BISECT_ARTIFACT = 'benchbot-bisect';
 
 /** RegressionOutcome says what the nightly loop did with a run. */
 export type RegressionOutcome = 'no-scan' | 'no-regression' | 'bisect-dispatched' | 'bisect-known' | 'not-dispatched-here' | 'issue-filed';
-
-/** BisectDispatch is what the effect of a bisect dispatch records: the run (0: not named), whether it was found after a lost answer, and whether it carried its key. */
-type BisectDispatch = { id: number; url?: string | null; found?: boolean; keyed?: boolean; earlier?: boolean };
 
 /** ScanFindingJson is one finding of the scan JSON, as validated here. */
 type ScanFindingJson = Record<string, unknown> & { series: string; benchmark: string; metric: string; kind: string; direction: string; last_good: { sha: string; time: string }; first_bad: { sha: string; time: string } };
@@ -62,28 +59,14 @@ export async function handleNightlyCompleted(deps: HandlerDeps, client: GitHubCl
   for (const finding of confirmed) {
     const range = `${finding.last_good.sha}..${finding.first_bad.sha}`;
     const key = bisectDispatchKey(where.owner, where.repo, finding.series, range);
-    const token = dispatchToken(key);
     const workflow = config.nightly.bisectWorkflow;
-    let sent = false;
     try {
-      const run = await deps.state.effectOnce<BisectDispatch>(
-        key,
-        async (since) => {
-          const found = await findDispatchedRun(client, { ...where, workflow, token, since });
-          return found === null ? null : { id: found.id, url: found.url, found: true };
-        },
-        async () => {
-          // Dispatched by a version that kept the claim in the state table: not again.
-          if (await deps.state.bisectClaimedBefore(where.owner, where.repo, finding.series, range)) return { id: 0, earlier: true };
-          const inputs = { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series };
-          const answer = await dispatchWorkflow(client, { ...where, workflow, ref: defaultBranch, inputs, token });
-          sent = true;
-          // id 0: GitHub did not name the run (GHES); the completion then has no record and files nothing.
-          return { id: answer.id ?? 0, url: answer.url, keyed: answer.keyed };
-        },
-      );
-      if (!sent && run.found !== true) continue;
-      // The record the completion reads; written again for a run found after a lost answer.
+      // Dispatched by a version that kept the claim in the state table: not again.
+      if (await deps.state.bisectClaimedBefore(where.owner, where.repo, finding.series, range)) continue;
+      const inputs = { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series };
+      const { run, fresh } = await dispatchOnce(deps, client, where, { workflow, ref: defaultBranch, inputs, key, at: deps.now().toISOString() });
+      if (!fresh) continue;
+      // The record the completion reads (none for a run GitHub did not name: its completion files nothing).
       if (run.id !== 0) await deps.state.putBisectRun(where.owner, where.repo, run.id, { finding, branch: scan.branch, threshold: scan.threshold, at: deps.now().toISOString() });
       dispatched++;
       deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, range, runId: run.id || undefined, found: run.found === true }, 'dispatched bisect');

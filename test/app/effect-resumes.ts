@@ -142,6 +142,7 @@ export function effectResumes(label: string, storeUrl: () => Promise<string | un
         h.stand.addArtifact({ owner: OWNER, repo: REPO, runId: ++runId, name: 'benchbot-nightly', data: makeZip({ 'scan.json': scanJson() }) });
         assert.equal((await delivered('workflow_run', runEvent({ runId, conclusion: 'success', workflow: 'benchbot-nightly.yml' }))).failedFirst, false);
         assert.equal(h.stand.state.dispatches.length, 1);
+        assert.equal(h.outcomes.at(-1)?.outcome, 'bisect-known', 'a dispatch found after a lost answer counts once, not again every nightly');
       });
 
       test(`the regression issue: ${how}; the retry files exactly one`, async () => {
