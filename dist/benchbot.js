@@ -11112,12 +11112,12 @@ var require_wrappy = __commonJS({
 var require_once = __commonJS({
   "node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
-    module2.exports = wrappy(once5);
+    module2.exports = wrappy(once4);
     module2.exports.strict = wrappy(onceStrict);
-    once5.proto = once5(function() {
+    once4.proto = once4(function() {
       Object.defineProperty(Function.prototype, "once", {
         value: function() {
-          return once5(this);
+          return once4(this);
         },
         configurable: true
       });
@@ -11128,7 +11128,7 @@ var require_once = __commonJS({
         configurable: true
       });
     });
-    function once5(fn) {
+    function once4(fn) {
       var f = function() {
         if (f.called) return f.value;
         f.called = true;
@@ -11155,7 +11155,7 @@ var require_once = __commonJS({
 // node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
   "node_modules/end-of-stream/index.js"(exports2, module2) {
-    var once5 = require_once();
+    var once4 = require_once();
     var noop4 = function() {
     };
     var qnt = global.Bare ? queueMicrotask : process.nextTick.bind(process);
@@ -11168,7 +11168,7 @@ var require_end_of_stream = __commonJS({
     var eos = function(stream, opts, callback) {
       if (typeof opts === "function") return eos(stream, null, opts);
       if (!opts) opts = {};
-      callback = once5(callback || noop4);
+      callback = once4(callback || noop4);
       var ws = stream._writableState;
       var rs = stream._readableState;
       var readable = opts.readable || opts.readable !== false && stream.readable;
@@ -11238,7 +11238,7 @@ var require_end_of_stream = __commonJS({
 // node_modules/pump/index.js
 var require_pump = __commonJS({
   "node_modules/pump/index.js"(exports2, module2) {
-    var once5 = require_once();
+    var once4 = require_once();
     var eos = require_end_of_stream();
     var fs;
     try {
@@ -11260,7 +11260,7 @@ var require_pump = __commonJS({
       return stream.setHeader && isFn(stream.abort);
     };
     var destroyer = function(stream, reading, writing, callback) {
-      callback = once5(callback);
+      callback = once4(callback);
       var closed = false;
       stream.on("close", function() {
         closed = true;
@@ -48022,7 +48022,7 @@ async function runCalibrate(args, out) {
 
 // src/cli/serve-command.ts
 import { readFileSync as readFileSync8 } from "node:fs";
-import { once as once3 } from "node:events";
+import { once as once2 } from "node:events";
 
 // src/app/app-server.ts
 import { createHmac as createHmac2, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
@@ -57199,9 +57199,9 @@ function octokitGitHubClient(octokit, options2) {
   const maxRetries = options2.maxRetries ?? 3;
   async function call(method, pathTemplate, params = {}, extra = {}) {
     const { path: path2, rest } = expandPath(pathTemplate, params);
-    const once5 = method === "POST" && options2.retryWrites === false ? { request: { ...rest.request, retries: 0 } } : {};
+    const once4 = method === "POST" && options2.retryWrites === false ? { request: { ...rest.request, retries: 0 } } : {};
     try {
-      return { path: path2, response: await octokit.request(`${method} ${path2}`, { ...rest, ...once5, ...extra }) };
+      return { path: path2, response: await octokit.request(`${method} ${path2}`, { ...rest, ...once4, ...extra }) };
     } catch (error) {
       throw toGitHubError(method, path2, error);
     }
@@ -63034,6 +63034,28 @@ async function findDispatchedRun(client, options2) {
   return { id: first.id, url: first.html_url };
 }
 
+// src/app/dispatch-once.ts
+async function dispatchOnce(deps, client, where, o) {
+  const token = dispatchToken(o.key);
+  let fresh = false;
+  const run2 = await deps.state.effectOnce(
+    o.key,
+    async (since) => {
+      const found = await findDispatchedRun(client, { ...where, workflow: o.workflow, token, since });
+      if (found === null) return null;
+      fresh = true;
+      deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key: o.key }, "found the run of a dispatch whose answer was not recorded; not dispatched again");
+      return { id: found.id, url: found.url, at: since, found: true };
+    },
+    async () => {
+      const answer = await dispatchWorkflow(client, { ...where, workflow: o.workflow, ref: o.ref, inputs: o.inputs, token });
+      fresh = true;
+      return { id: answer.id ?? 0, url: answer.url, at: o.at, keyed: answer.keyed };
+    }
+  );
+  return { run: run2, fresh };
+}
+
 // src/app/handler-deps.ts
 var REPLY_MARKER = "<!-- benchbot:reply -->";
 var CHECK_NAME = "benchbot /bench";
@@ -63045,20 +63067,9 @@ function repoOf(payload) {
 
 // src/app/bench-effects.ts
 async function dispatchBench(deps, client, where, workflow, ref2, inputs, key2, at) {
-  const token = dispatchToken(key2);
-  return deps.state.effectOnce(
-    key2,
-    async (since) => {
-      const found = await findDispatchedRun(client, { ...where, workflow, token, since });
-      if (found !== null) deps.log.info({ owner: where.owner, repo: where.repo, runId: found.id, key: key2 }, "found the run of a dispatch whose answer was not recorded; not dispatched again");
-      return found === null ? null : { id: found.id, url: found.url, at: since };
-    },
-    async () => {
-      const answer = await dispatchWorkflow(client, { ...where, workflow, ref: ref2, inputs, token });
-      if (!answer.keyed) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
-      return { id: answer.id ?? 0, url: answer.url, at, keyed: answer.keyed };
-    }
-  );
+  const { run: run2, fresh } = await dispatchOnce(deps, client, where, { workflow, ref: ref2, inputs, key: key2, at });
+  if (fresh && run2.keyed === false) deps.log.warn({ owner: where.owner, repo: where.repo, workflow }, `the workflow does not declare the \`${DISPATCH_KEY_INPUT}\` input: dispatched without it, so a dispatch whose answer is lost cannot be found again (see docs/app.md)`);
+  return run2;
 }
 async function writeReportComment(deps, client, where, pr, body) {
   const botLogin = await deps.botLogin();
@@ -63663,25 +63674,12 @@ async function handleNightlyCompleted(deps, client, where, runId, config3, defau
   for (const finding of confirmed) {
     const range = `${finding.last_good.sha}..${finding.first_bad.sha}`;
     const key2 = bisectDispatchKey(where.owner, where.repo, finding.series, range);
-    const token = dispatchToken(key2);
     const workflow = config3.nightly.bisectWorkflow;
-    let sent = false;
     try {
-      const run2 = await deps.state.effectOnce(
-        key2,
-        async (since) => {
-          const found = await findDispatchedRun(client, { ...where, workflow, token, since });
-          return found === null ? null : { id: found.id, url: found.url, found: true };
-        },
-        async () => {
-          if (await deps.state.bisectClaimedBefore(where.owner, where.repo, finding.series, range)) return { id: 0, earlier: true };
-          const inputs = { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series };
-          const answer = await dispatchWorkflow(client, { ...where, workflow, ref: defaultBranch, inputs, token });
-          sent = true;
-          return { id: answer.id ?? 0, url: answer.url, keyed: answer.keyed };
-        }
-      );
-      if (!sent && run2.found !== true) continue;
+      if (await deps.state.bisectClaimedBefore(where.owner, where.repo, finding.series, range)) continue;
+      const inputs = { good: finding.last_good.sha, bad: finding.first_bad.sha, benchmark: finding.benchmark, metric: finding.metric, series: finding.series };
+      const { run: run2, fresh } = await dispatchOnce(deps, client, where, { workflow, ref: defaultBranch, inputs, key: key2, at: deps.now().toISOString() });
+      if (!fresh) continue;
       if (run2.id !== 0) await deps.state.putBisectRun(where.owner, where.repo, run2.id, { finding, branch: scan.branch, threshold: scan.threshold, at: deps.now().toISOString() });
       dispatched++;
       deps.log.info({ owner: where.owner, repo: where.repo, series: finding.series, range, runId: run2.id || void 0, found: run2.found === true }, "dispatched bisect");
@@ -63979,11 +63977,11 @@ function createApp(options2) {
     };
     app.on("issue_comment.created", (context) => {
       const payload = context.payload;
-      return once2(options2, context, () => commandOnce(payload, deps.log), (command) => handleIssueCommentCreated({ ...deps, delivery: context.id }, clientOf(context, options2), payload, command));
+      return runHandler(options2, context, () => commandOnce(payload, deps.log), (command) => handleIssueCommentCreated({ ...deps, delivery: context.id }, clientOf(context, options2), payload, command));
     });
     app.on("workflow_run.completed", (context) => {
       const payload = context.payload;
-      return once2(options2, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options2), payload));
+      return runHandler(options2, context, () => completedRunOf(payload), () => handleWorkflowRunCompleted(deps, clientOf(context, options2), payload));
     });
   };
 }
@@ -64000,7 +63998,7 @@ function deliveryIsWork(event, payload, log) {
   if (event === "workflow_run") return completedRunOf(payload) !== null;
   return false;
 }
-async function once2(options2, context, triage, handle) {
+async function runHandler(options2, context, triage, handle) {
   const started = performance.now();
   const name = `${context.name}.${context.payload.action ?? ""}`;
   const found = triage();
@@ -65197,7 +65195,7 @@ async function runServe(args, out, env = process.env) {
       dashboard: settings.dashboard ? createDashboardHandler({ store, assets: loadSiteAssets(), settings: { title: "benchbot", repoUrl: githubRepoUrl(env.GITHUB_SERVER_URL ?? "https://github.com") } }) : void 0
     });
     out(`benchbot serve: listening on ${server.url} (webhooks at ${server.webhookUrl}, health at ${server.url}/healthz${settings.dashboard ? `, dashboard at ${server.url}${DASHBOARD_PATH}/` : ""}; store ${redact(store.location)}${pruned > 0 ? `, pruned ${pruned} old delivery ids` : ""})`);
-    const signal = await Promise.race([once3(process, "SIGTERM"), once3(process, "SIGINT")]);
+    const signal = await Promise.race([once2(process, "SIGTERM"), once2(process, "SIGINT")]);
     out(`benchbot serve: ${String(signal[0] ?? "signal")} received, stopping`);
     await server.close();
     return 0;
@@ -65208,7 +65206,7 @@ async function runServe(args, out, env = process.env) {
 
 // src/cli/history-commands.ts
 import { createReadStream, createWriteStream as createWriteStream2, openSync as openSync7, readFileSync as readFileSync9, readSync as readSync2 } from "node:fs";
-import { once as once4 } from "node:events";
+import { once as once3 } from "node:events";
 
 // src/store/export-ndjson.ts
 var NDJSON_HEADER = { format: "benchbot-history", version: 1 };
@@ -65431,14 +65429,14 @@ async function runExport(args, out) {
     if (typeof values.output === "string") {
       const file = createWriteStream2("", { fd: openOutputFile("--output", values.output) });
       const result2 = await exportNdjson(store, async (chunk) => {
-        if (!file.write(chunk)) await once4(file, "drain");
+        if (!file.write(chunk)) await once3(file, "drain");
       });
       file.end();
-      await once4(file, "finish");
+      await once3(file, "finish");
       out(`exported ${result2.runs} runs to ${values.output}`);
     } else {
       await exportNdjson(store, async (chunk) => {
-        if (!process.stdout.write(chunk)) await once4(process.stdout, "drain");
+        if (!process.stdout.write(chunk)) await once3(process.stdout, "drain");
       });
     }
     return 0;
