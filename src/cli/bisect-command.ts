@@ -11,7 +11,7 @@ import type { NameSetting } from '../jobs/setting-names.ts';
 import { renderBisectMarkdown } from '../report/bisect-report.ts';
 import { holdOptions, MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import type { MachineFlags } from './machine-flags.ts';
-import { choose, parseFlags, UsageError } from './usage-error.ts';
+import { choose, parseFlags, secondsFlag, UsageError, wholeFlag } from './usage-error.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
 import { INSTRUCTION_FLAG_OPTIONS, instructionFlagsUsage, parseInstructionFlags } from './instruction-flags.ts';
 import type { InstructionSettings } from '../runner/valgrind-count.ts';
@@ -89,19 +89,7 @@ interface BisectFlags {
   machine: MachineFlags;
 }
 
-function positiveInt(value: unknown, setting: string, name: NameSetting, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${name(setting)} ${String(value)}: give a whole number of at least ${min}`);
-  return n;
-}
 
-function milliseconds(value: unknown, setting: string, name: NameSetting, fallbackMs: number): number {
-  if (value === undefined) return fallbackMs;
-  const n = Number(String(value).replace(/s$/, ''));
-  if (!(n > 0)) throw new UsageError(`${name(setting)} ${String(value)}: give a number of seconds, e.g. 600`);
-  return n * 1000;
-}
 
 const COMMON_FLAGS = {
   bench: { type: 'string' }, build: { type: 'string' }, format: { type: 'string' }, 'result-file': { type: 'string' },
@@ -138,16 +126,16 @@ function commonFlags(v: Record<string, string | string[] | boolean | undefined>,
         build: v.build as string | undefined,
         format,
         resultFile: v['result-file'] as string | undefined,
-        rounds: positiveInt(v.rounds, 'rounds', name, BISECT_DEFAULTS.rounds, 2),
-        warmup: positiveInt(v.warmup, 'warmup', name, BISECT_DEFAULTS.warmup, 0),
-        roundTimeoutMs: milliseconds(v['round-timeout'], 'round-timeout', name, BISECT_DEFAULTS.roundTimeoutMs),
-        buildTimeoutMs: milliseconds(v['build-timeout'], 'build-timeout', name, BISECT_DEFAULTS.buildTimeoutMs),
+        rounds: wholeFlag(v.rounds, name('rounds'), BISECT_DEFAULTS.rounds, 2),
+        warmup: wholeFlag(v.warmup, name('warmup'), BISECT_DEFAULTS.warmup, 0),
+        roundTimeoutMs: secondsFlag(v['round-timeout'], name('round-timeout'), BISECT_DEFAULTS.roundTimeoutMs),
+        buildTimeoutMs: secondsFlag(v['build-timeout'], name('build-timeout'), BISECT_DEFAULTS.buildTimeoutMs),
         ...instructionsOf(v, name),
       },
       benchmarks: (v.benchmark as string[] | undefined) ?? [],
       metric: v.metric as string | undefined,
       threshold,
-      maxSessions: positiveInt(v['max-sessions'], 'max-sessions', name, BISECT_DEFAULTS.maxSessions),
+      maxSessions: wholeFlag(v['max-sessions'], name('max-sessions'), BISECT_DEFAULTS.maxSessions),
     },
     store: v.store === undefined ? undefined : resolveStoreArg(v.store as string, cwd, process.env),
     noStore: v['no-store'] === true,
@@ -163,7 +151,7 @@ export async function runBisect(args: string[], out: (text: string) => void): Pr
   if (!v.bad) throw new UsageError(`${name('bad')} is required: a later commit with the regression`);
   const cwd = process.cwd();
   const flags = commonFlags(v, cwd, name);
-  const parallel = positiveInt(v.parallel, 'parallel', name, BISECT_DEFAULTS.parallel);
+  const parallel = wholeFlag(v.parallel, name('parallel'), BISECT_DEFAULTS.parallel);
   const output = choose('--output', (v.output as string | undefined) ?? 'markdown', ['markdown', 'json']);
   const { log } = await bisect({
     settings: { ...flags.settings, parallel }, good: v.good as string, bad: v.bad as string,

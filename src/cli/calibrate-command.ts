@@ -4,7 +4,7 @@ import type { RunAbResult } from '../runner/run-ab.ts';
 import { runPrCheck } from '../jobs/pr-check.ts';
 import { checkoutsStay, parseRunArgs } from './run-command.ts';
 import { measureInterruptibly } from './interrupt.ts';
-import { choose, UsageError } from './usage-error.ts';
+import { choose, UsageError, wholeFlag } from './usage-error.ts';
 
 export const CALIBRATE_USAGE = `usage: benchbot calibrate --bench CMD [--commit REF] [options]
 
@@ -38,12 +38,6 @@ interface CalibrateFlags {
   rest: string[];
 }
 
-function whole(value: string | undefined, flag: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} ${value}: give a whole number of at least ${min}`);
-  return n;
-}
 
 /** parseCalibrateFlags takes calibrate's own flags off the argument list; the rest are run's. */
 export function parseCalibrateFlags(args: string[]): CalibrateFlags {
@@ -68,8 +62,8 @@ export function parseCalibrateFlags(args: string[]): CalibrateFlags {
   }
   return {
     commit: typeof v.commit === 'string' ? v.commit : 'HEAD',
-    rounds: whole(v.rounds as string | undefined, '--rounds', 20, 3),
-    budget: whole(v.budget as string | undefined, '--budget', 40, 2),
+    rounds: wholeFlag(v.rounds, '--rounds', 20, 3),
+    budget: wholeFlag(v.budget, '--budget', 40, 2),
     output,
     rest,
   };

@@ -1,7 +1,7 @@
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
 import { DEFAULT_COUNT_REPEATS, type InstructionSettings } from '../runner/valgrind-count.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
-import { UsageError } from './usage-error.ts';
+import { UsageError, wholeFlag } from './usage-error.ts';
 
 /** INSTRUCTION_FLAG_OPTIONS are the parseArgs options of instruction counting, shared by run, nightly and bisect. */
 export const INSTRUCTION_FLAG_OPTIONS = {
@@ -46,13 +46,6 @@ export function parseInstructionFlags(v: InstructionValues, repeats: number = DE
       throw new UsageError(`${name('instructions-filter')} ${JSON.stringify(pattern)}: ${error.message}`);
     }
   }
-  const whole = (setting: 'instructions-repeats' | 'instructions-iterations'): number | undefined => {
-    const text = v[setting];
-    if (text === undefined) return undefined;
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name(setting)} ${text}: give a whole number of at least 1`);
-    return n;
-  };
-  const iterations = whole('instructions-iterations');
-  return { ...(filter ? { filter } : {}), repeats: whole('instructions-repeats') ?? repeats, ...(iterations !== undefined ? { iterations } : {}) };
+  const iterations = v['instructions-iterations'] === undefined ? undefined : wholeFlag(v['instructions-iterations'], name('instructions-iterations'), 1);
+  return { ...(filter ? { filter } : {}), repeats: wholeFlag(v['instructions-repeats'], name('instructions-repeats'), repeats), ...(iterations !== undefined ? { iterations } : {}) };
 }

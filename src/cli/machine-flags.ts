@@ -1,7 +1,7 @@
 import { DEFAULT_LOAD_WAIT_MS } from '../runner/load-guard.ts';
 import { DEFAULT_LOCK_WAIT_MS } from '../runner/machine-lock.ts';
 import type { HoldOptions } from '../runner/hold-machine.ts';
-import { UsageError } from './usage-error.ts';
+import { secondsFlag, UsageError } from './usage-error.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 
 /**
@@ -33,12 +33,6 @@ export interface MachineFlags {
   lockTimeoutMs: number;
 }
 
-function seconds(value: unknown, flag: string, fallbackMs: number): number {
-  if (value === undefined) return fallbackMs;
-  const n = Number(String(value).replace(/s$/, ''));
-  if (!(n > 0)) throw new UsageError(`${flag} ${String(value)}: give a number of seconds, e.g. 600`);
-  return n * 1000;
-}
 
 /** parseMachineFlags validates the machine flags of parsed parseArgs values; errors name the flag. */
 export function parseMachineFlags(values: Record<string, unknown>): MachineFlags {
@@ -47,8 +41,8 @@ export function parseMachineFlags(values: Record<string, unknown>): MachineFlags
   if (maxLoad !== undefined && !(maxLoad > 0)) throw new UsageError(`--max-load ${String(text)}: give a positive load average, e.g. 1.5`);
   return {
     ...(maxLoad !== undefined ? { maxLoad } : {}),
-    loadWaitMs: seconds(values['load-wait'], '--load-wait', DEFAULT_LOAD_WAIT_MS),
-    lockTimeoutMs: seconds(values['lock-timeout'], '--lock-timeout', DEFAULT_LOCK_WAIT_MS),
+    loadWaitMs: secondsFlag(values['load-wait'], '--load-wait', DEFAULT_LOAD_WAIT_MS),
+    lockTimeoutMs: secondsFlag(values['lock-timeout'], '--lock-timeout', DEFAULT_LOCK_WAIT_MS),
   };
 }
 

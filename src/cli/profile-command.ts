@@ -5,7 +5,7 @@ import { cliSetting } from '../jobs/setting-names.ts';
 import { PROFILE_DEFAULTS, profileBenchmark, type ProfileSettings } from '../jobs/profile-benchmark.ts';
 import { PROFILE_FORMATS, renderProfile, type ProfileFormat } from '../report/profile-report.ts';
 import { inertText } from '../report/inert-markdown.ts';
-import { choose, parseFlags, UsageError } from './usage-error.ts';
+import { choose, parseFlags, secondsFlag, UsageError, wholeFlag } from './usage-error.ts';
 import { measureInterruptibly } from './interrupt.ts';
 import { checkoutsStay } from './run-command.ts';
 
@@ -39,19 +39,7 @@ options:
 
 exit status: 0 the profile was made, 2 usage, setup or input error (unknown commit or benchmark)`;
 
-function positiveInt(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} ${value}: give a whole number of at least 1`);
-  return n;
-}
 
-function seconds(value: string | undefined, flag: string, fallbackMs: number): number {
-  if (value === undefined) return fallbackMs;
-  const n = Number(value.replace(/s$/, ''));
-  if (!(n > 0)) throw new UsageError(`${flag} ${value}: give a number of seconds, e.g. 600`);
-  return n * 1000;
-}
 
 /** parseProfileArgs validates `benchbot profile`'s flags; every problem names the flag to change. */
 export function parseProfileArgs(args: string[], cwd: string): ProfileSettings & { output: ProfileFormat } {
@@ -80,10 +68,10 @@ export function parseProfileArgs(args: string[], cwd: string): ProfileSettings &
     build: v.build,
     format: v.format,
     benchmark,
-    iterations: v.iterations === undefined ? undefined : positiveInt(v.iterations, '--iterations', 1),
-    top: positiveInt(v.top, '--top', PROFILE_DEFAULTS.top),
-    timeoutMs: seconds(v.timeout, '--timeout', PROFILE_DEFAULTS.timeoutMs),
-    buildTimeoutMs: seconds(v['build-timeout'], '--build-timeout', PROFILE_DEFAULTS.buildTimeoutMs),
+    iterations: v.iterations === undefined ? undefined : wholeFlag(v.iterations, '--iterations', 1),
+    top: wholeFlag(v.top, '--top', PROFILE_DEFAULTS.top),
+    timeoutMs: secondsFlag(v.timeout, '--timeout', PROFILE_DEFAULTS.timeoutMs),
+    buildTimeoutMs: secondsFlag(v['build-timeout'], '--build-timeout', PROFILE_DEFAULTS.buildTimeoutMs),
     stateDir: join(repo, '.benchbot'),
     executorSpec,
     nameSetting: cliSetting,

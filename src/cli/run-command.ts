@@ -6,7 +6,7 @@ import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
 import { parsePinSetting } from '../runner/cpu-pin.ts';
 import { checkFormat, defaultMaxRuns, PR_CHECK_DEFAULTS, runPrCheck, type PrCheckSettings } from '../jobs/pr-check.ts';
 import { cliSetting } from '../jobs/setting-names.ts';
-import { choose, parseFlags, UsageError } from './usage-error.ts';
+import { choose, parseFlags, secondsFlag, UsageError, wholeFlag } from './usage-error.ts';
 import { MACHINE_FLAG_OPTIONS, MACHINE_FLAGS_USAGE, parseMachineFlags } from './machine-flags.ts';
 import { resolveStoreArg } from './resolve-store-arg.ts';
 import { measureInterruptibly } from './interrupt.ts';
@@ -83,19 +83,7 @@ export interface RunCommandSettings extends PrCheckSettings {
   exportMarkdown?: string;
 }
 
-function positiveInt(value: string | undefined, flag: string, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} ${value}: give a whole number of at least ${min}`);
-  return n;
-}
 
-function seconds(value: string | undefined, flag: string, fallbackMs: number): number {
-  if (value === undefined) return fallbackMs;
-  const n = Number(value.replace(/s$/, ''));
-  if (!(n > 0)) throw new UsageError(`${flag} ${value}: give a number of seconds, e.g. 600`);
-  return n * 1000;
-}
 
 function executorSpec(text: string, device: { run?: string; push?: string; pull?: string }): ExecutorSpec {
   try {
@@ -144,13 +132,13 @@ export function parseRunArgs(args: string[], cwd: string, env: NodeJS.ProcessEnv
 export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.ProcessEnv): MeasureFlags {
   if (!v.bench) throw new UsageError('--bench is required');
   checkFormat(v.format, cliSetting);
-  const minRuns = positiveInt(v['min-runs'], '--min-runs', PR_CHECK_DEFAULTS.minRuns, 2);
-  const maxRuns = positiveInt(v['max-runs'], '--max-runs', defaultMaxRuns(minRuns));
+  const minRuns = wholeFlag(v['min-runs'], '--min-runs', PR_CHECK_DEFAULTS.minRuns, 2);
+  const maxRuns = wholeFlag(v['max-runs'], '--max-runs', defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, workThreshold, rules, alpha } = parseThresholdFlags(v);
   const machine = parseMachineFlags(v);
   const repo = resolve(cwd, v.repo ?? '.');
-  const seed = v.seed === undefined ? undefined : positiveInt(v.seed, '--seed', 0, 0);
+  const seed = v.seed === undefined ? undefined : wholeFlag(v.seed, '--seed', 0, 0);
   const labels = (v.labels ?? env.RUNNER_LABELS ?? '').split(/[\s,]+/).filter((l) => l !== '');
   const roundSummary = choose('--round-summary', v['round-summary'] ?? PR_CHECK_DEFAULTS.roundSummary, ['median', 'all']);
   const pinCpu = parsePinSetting(v['pin-cpu'] ?? PR_CHECK_DEFAULTS.pinCpu);
@@ -165,24 +153,24 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
     resultFile: v['result-file'],
     minRuns,
     maxRuns,
-    warmup: positiveInt(v.warmup, '--warmup', PR_CHECK_DEFAULTS.warmup, 0),
+    warmup: wholeFlag(v.warmup, '--warmup', PR_CHECK_DEFAULTS.warmup, 0),
     threshold,
     workThreshold,
     alpha,
     rules,
-    roundTimeoutMs: seconds(v['round-timeout'], '--round-timeout', PR_CHECK_DEFAULTS.roundTimeoutMs),
-    buildTimeoutMs: seconds(v['build-timeout'], '--build-timeout', PR_CHECK_DEFAULTS.buildTimeoutMs),
+    roundTimeoutMs: secondsFlag(v['round-timeout'], '--round-timeout', PR_CHECK_DEFAULTS.roundTimeoutMs),
+    buildTimeoutMs: secondsFlag(v['build-timeout'], '--build-timeout', PR_CHECK_DEFAULTS.buildTimeoutMs),
     seed: seed ?? PR_CHECK_DEFAULTS.seed,
     counters: v.counters === true,
     ...(instructions ? { instructions } : {}),
     allowDirty: v['allow-dirty'] === true,
     stateDir: join(repo, '.benchbot'),
     labels,
-    maxFailedRounds: positiveInt(v['max-failed-rounds'], '--max-failed-rounds', PR_CHECK_DEFAULTS.maxFailedRounds, 0),
+    maxFailedRounds: wholeFlag(v['max-failed-rounds'], '--max-failed-rounds', PR_CHECK_DEFAULTS.maxFailedRounds, 0),
     store: resolveStoreArg(v.store, cwd, env),
     executorSpec: executorSpec(v.executor ?? 'local', { run: v['device-run'], push: v['device-push'], pull: v['device-pull'] }),
     ...machine,
-    repetitions: positiveInt(v.repetitions, '--repetitions', PR_CHECK_DEFAULTS.repetitions),
+    repetitions: wholeFlag(v.repetitions, '--repetitions', PR_CHECK_DEFAULTS.repetitions),
     roundSummary,
     pinCpu,
     poolBase: v['pool-base'] === true ? true : v['no-pool-base'] === true ? false : PR_CHECK_DEFAULTS.poolBase,

@@ -53,3 +53,27 @@ export function choose<C extends string>(flag: string, value: string, choices: r
   if ((choices as readonly string[]).includes(value)) return value as C;
   throw new UsageError(`${flag} ${value}: use ${choices.length === 2 ? choices.join(' or ') : `one of ${choices.join(', ')}`}${didYouMean(value, choices)}`);
 }
+
+/**
+ * wholeFlag reads a flag's whole number of at least `min` (default 1), or
+ * `fallback` when the flag was not given; anything else is a UsageError
+ * naming the flag.
+ */
+export function wholeFlag(value: unknown, flag: string, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} ${String(value)}: give a whole number of at least ${min}`);
+  return n;
+}
+
+/**
+ * secondsFlag reads a flag's positive number of seconds (a trailing `s` is
+ * allowed: 600 or 600s) and returns it in milliseconds, or `fallbackMs` when
+ * the flag was not given.
+ */
+export function secondsFlag(value: unknown, flag: string, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  const n = Number(String(value).replace(/s$/, ''));
+  if (!(n > 0)) throw new UsageError(`${flag} ${String(value)}: give a number of seconds, e.g. 600`);
+  return n * 1000;
+}
