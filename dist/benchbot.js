@@ -7330,8 +7330,8 @@ var require_time = __commonJS({
       const day = date.getUTCDate().toString().padStart(2, "0");
       const hours = date.getUTCHours().toString().padStart(2, "0");
       const minutes = date.getUTCMinutes().toString().padStart(2, "0");
-      const seconds4 = date.getUTCSeconds().toString().padStart(2, "0");
-      return `,"time":"${year}-${month}-${day}T${hours}:${minutes}:${seconds4}.${nanosWithinSecond.toString().padStart(9, "0")}Z"`;
+      const seconds = date.getUTCSeconds().toString().padStart(2, "0");
+      return `,"time":"${year}-${month}-${day}T${hours}:${minutes}:${seconds}.${nanosWithinSecond.toString().padStart(9, "0")}Z"`;
     };
     module2.exports = { nullTime, epochTime, unixTime, isoTime, isoTimeNano };
   }
@@ -29476,7 +29476,7 @@ function readConsole(file) {
 var XML_NAME = /[A-Za-z_][\w:.-]*/y;
 var MAX_XML_DEPTH = 1e4;
 function decodeEntities(text2) {
-  return text2.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole2, entity3) => {
+  return text2.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (whole, entity3) => {
     switch (entity3) {
       case "lt":
         return "<";
@@ -29490,7 +29490,7 @@ function decodeEntities(text2) {
         return "'";
     }
     const code18 = entity3.startsWith("#x") ? parseInt(entity3.slice(2), 16) : parseInt(entity3.slice(1), 10);
-    return Number.isSafeInteger(code18) && code18 >= 0 && code18 <= 1114111 ? String.fromCodePoint(code18) : whole2;
+    return Number.isSafeInteger(code18) && code18 >= 0 && code18 <= 1114111 ? String.fromCodePoint(code18) : whole;
   });
 }
 function* xmlTags(file) {
@@ -30296,14 +30296,14 @@ function parseResultLine(text2, lineStart, marker, lineEnd2) {
 function parseRate(text2, start, end) {
   if (!isDigit2(text2.charCodeAt(start))) return void 0;
   let value = 0;
-  let whole2 = true;
+  let whole = true;
   for (let i = start; i < end; i++) {
     const c = text2.charCodeAt(i);
     if (isDigit2(c)) value = value * 10 + (c - 48);
-    else if (c === 46) whole2 = false;
+    else if (c === 46) whole = false;
     else if (c !== 44) return void 0;
   }
-  if (whole2 && value <= Number.MAX_SAFE_INTEGER) return value;
+  if (whole && value <= Number.MAX_SAFE_INTEGER) return value;
   const digits = text2.slice(start, end).replaceAll(",", "");
   const parsed = Number(digits);
   return Number.isFinite(parsed) ? parsed : void 0;
@@ -33309,6 +33309,18 @@ function flagProblem(error, args, options2) {
 function choose(flag2, value, choices) {
   if (choices.includes(value)) return value;
   throw new UsageError(`${flag2} ${value}: use ${choices.length === 2 ? choices.join(" or ") : `one of ${choices.join(", ")}`}${didYouMean(value, choices)}`);
+}
+function wholeFlag(value, flag2, fallback, min = 1) {
+  if (value === void 0) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag2} ${String(value)}: give a whole number of at least ${min}`);
+  return n;
+}
+function secondsFlag(value, flag2, fallbackMs) {
+  if (value === void 0) return fallbackMs;
+  const n = Number(String(value).replace(/s$/, ""));
+  if (!(n > 0)) throw new UsageError(`${flag2} ${String(value)}: give a number of seconds, e.g. 600`);
+  return n * 1e3;
 }
 
 // src/cli/parse-command.ts
@@ -40775,10 +40787,10 @@ function relative2(diff) {
 }
 function headline2(diff, name) {
   const words = eventWords(diff.event);
-  const whole2 = `${signed3(diff.change)} ${words} per iteration${relative2(diff)}`;
+  const whole = `${signed3(diff.change)} ${words} per iteration${relative2(diff)}`;
   const top = whereItLives(diff);
-  if (top === void 0) return `${whole2}: no function's cost changed`;
-  return `${whole2}, ${percent3(top.share)} of it in ${name(shown(top.name))}`;
+  if (top === void 0) return `${whole}: no function's cost changed`;
+  return `${whole}, ${percent3(top.share)} of it in ${name(shown(top.name))}`;
 }
 function sides(diff) {
   const side2 = (label2, s) => `${label2} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}`;
@@ -41621,9 +41633,9 @@ function remoteScript(command, options2) {
   );
   const timed = options2.timeoutMs > 0 && Number.isFinite(options2.timeoutMs);
   if (timed) {
-    const seconds4 = (ms) => (Math.max(ms, 1) / 1e3).toFixed(3);
+    const seconds = (ms) => (Math.max(ms, 1) / 1e3).toFixed(3);
     const grace = options2.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-    const watchdog = `sleep ${seconds4(options2.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds4(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
+    const watchdog = `sleep ${seconds(options2.timeoutMs)}; : > "$1"; kill -s TERM -- "-$2" 2>/dev/null || kill -s TERM "$2"; sleep ${seconds(grace)}; kill -s KILL -- "-$2" 2>/dev/null || kill -s KILL "$2"`;
     lines.push(`$g sh -c ${shellQuote(watchdog)} watchdog "$m" "$p" </dev/null >/dev/null 2>&1 &`, "w=$!");
   }
   lines.push('wait "$p"; rc=$?');
@@ -41777,7 +41789,7 @@ var SshExecutor = class {
 var DEFAULT_DEVICE_DIR = "/data/local/tmp/benchbot";
 var TRANSFER_TIMEOUT_MS = 30 * 6e4;
 function fillTemplate(template, values) {
-  return template.replace(/\{(\w+)\}/g, (whole2, name) => name in values ? shellQuote(values[name]) : whole2);
+  return template.replace(/\{(\w+)\}/g, (whole, name) => name in values ? shellQuote(values[name]) : whole);
 }
 var DeviceExecutor = class {
   description;
@@ -43233,8 +43245,8 @@ var PAIR = /(^|[\s?&;,(])((?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{2})+)(\s*=\s*)('(?:[^'\
 var URL_IN_TEXT = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([^\s'"<>`]*)/g;
 function redact(text2, options2 = {}) {
   let out = text2.replace(PAIR, (all, lead, name, eq, value) => value !== "" && !ALREADY.test(value) && isSecretName(name) ? `${lead}${name}${eq}${REDACTED}` : all);
-  const whole2 = /^\s*([A-Za-z][A-Za-z0-9+.-]*:\/\/)(.*)$/s.exec(out);
-  out = whole2 ? `${out.slice(0, out.indexOf(whole2[1]))}${whole2[1]}${redactAuthority(whole2[2])}` : out.replace(URL_IN_TEXT, (_all, scheme, rest) => `${scheme}${redactAuthority(rest)}`);
+  const whole = /^\s*([A-Za-z][A-Za-z0-9+.-]*:\/\/)(.*)$/s.exec(out);
+  out = whole ? `${out.slice(0, out.indexOf(whole[1]))}${whole[1]}${redactAuthority(whole[2])}` : out.replace(URL_IN_TEXT, (_all, scheme, rest) => `${scheme}${redactAuthority(rest)}`);
   for (const secret of options2.secrets ?? []) {
     if (secret.length >= MIN_ECHO_LENGTH) out = out.split(secret).join(REDACTED);
   }
@@ -47525,20 +47537,14 @@ var MACHINE_FLAGS_USAGE = `  --max-load L            wait until the 1-minute loa
                           job) does not count: the guard reads it for about 15 s and goes
   --load-wait S           how long to wait for a quiet machine, in seconds, then fail (default ${DEFAULT_LOAD_WAIT_MS / 1e3})
   --lock-timeout S        how long to wait for another benchbot job's machine lock, in seconds (default ${DEFAULT_LOCK_WAIT_MS / 1e3})`;
-function seconds(value, flag2, fallbackMs) {
-  if (value === void 0) return fallbackMs;
-  const n = Number(String(value).replace(/s$/, ""));
-  if (!(n > 0)) throw new UsageError(`${flag2} ${String(value)}: give a number of seconds, e.g. 600`);
-  return n * 1e3;
-}
 function parseMachineFlags(values) {
   const text2 = values["max-load"];
   const maxLoad = text2 === void 0 ? void 0 : Number(text2);
   if (maxLoad !== void 0 && !(maxLoad > 0)) throw new UsageError(`--max-load ${String(text2)}: give a positive load average, e.g. 1.5`);
   return {
     ...maxLoad !== void 0 ? { maxLoad } : {},
-    loadWaitMs: seconds(values["load-wait"], "--load-wait", DEFAULT_LOAD_WAIT_MS),
-    lockTimeoutMs: seconds(values["lock-timeout"], "--lock-timeout", DEFAULT_LOCK_WAIT_MS)
+    loadWaitMs: secondsFlag(values["load-wait"], "--load-wait", DEFAULT_LOAD_WAIT_MS),
+    lockTimeoutMs: secondsFlag(values["lock-timeout"], "--lock-timeout", DEFAULT_LOCK_WAIT_MS)
   };
 }
 function holdOptions(flags, nameSetting = cliSetting) {
@@ -47740,15 +47746,8 @@ function parseInstructionFlags(v, repeats = DEFAULT_COUNT_REPEATS, name = cliSet
       throw new UsageError(`${name("instructions-filter")} ${JSON.stringify(pattern)}: ${error.message}`);
     }
   }
-  const whole2 = (setting) => {
-    const text2 = v[setting];
-    if (text2 === void 0) return void 0;
-    const n = Number(text2);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name(setting)} ${text2}: give a whole number of at least 1`);
-    return n;
-  };
-  const iterations = whole2("instructions-iterations");
-  return { ...filter ? { filter } : {}, repeats: whole2("instructions-repeats") ?? repeats, ...iterations !== void 0 ? { iterations } : {} };
+  const iterations = v["instructions-iterations"] === void 0 ? void 0 : wholeFlag(v["instructions-iterations"], name("instructions-iterations"), 1);
+  return { ...filter ? { filter } : {}, repeats: wholeFlag(v["instructions-repeats"], name("instructions-repeats"), repeats), ...iterations !== void 0 ? { iterations } : {} };
 }
 
 // src/cli/run-command.ts
@@ -47806,18 +47805,6 @@ ${MEASURE_FLAGS_USAGE}
   --no-store              do not store the runs
 
 exit status: 0 no regression, 1 at least one regression, 2 usage, setup or input error`;
-function positiveInt(value, flag2, fallback, min = 1) {
-  if (value === void 0) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag2} ${value}: give a whole number of at least ${min}`);
-  return n;
-}
-function seconds2(value, flag2, fallbackMs) {
-  if (value === void 0) return fallbackMs;
-  const n = Number(value.replace(/s$/, ""));
-  if (!(n > 0)) throw new UsageError(`${flag2} ${value}: give a number of seconds, e.g. 600`);
-  return n * 1e3;
-}
 function executorSpec(text2, device) {
   try {
     return parseExecutorSpec(text2, device, cliSetting);
@@ -47872,13 +47859,13 @@ function parseRunArgs(args, cwd, env) {
 function parseMeasureFlags(v, cwd, env) {
   if (!v.bench) throw new UsageError("--bench is required");
   checkFormat(v.format, cliSetting);
-  const minRuns = positiveInt(v["min-runs"], "--min-runs", PR_CHECK_DEFAULTS.minRuns, 2);
-  const maxRuns = positiveInt(v["max-runs"], "--max-runs", defaultMaxRuns(minRuns));
+  const minRuns = wholeFlag(v["min-runs"], "--min-runs", PR_CHECK_DEFAULTS.minRuns, 2);
+  const maxRuns = wholeFlag(v["max-runs"], "--max-runs", defaultMaxRuns(minRuns));
   if (maxRuns < minRuns) throw new UsageError(`--max-runs ${maxRuns} is below --min-runs ${minRuns}`);
   const { threshold, workThreshold, rules, alpha } = parseThresholdFlags(v);
   const machine = parseMachineFlags(v);
   const repo = resolve7(cwd, v.repo ?? ".");
-  const seed = v.seed === void 0 ? void 0 : positiveInt(v.seed, "--seed", 0, 0);
+  const seed = v.seed === void 0 ? void 0 : wholeFlag(v.seed, "--seed", 0, 0);
   const labels = (v.labels ?? env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== "");
   const roundSummary = choose("--round-summary", v["round-summary"] ?? PR_CHECK_DEFAULTS.roundSummary, ["median", "all"]);
   const pinCpu = parsePinSetting(v["pin-cpu"] ?? PR_CHECK_DEFAULTS.pinCpu);
@@ -47893,24 +47880,24 @@ function parseMeasureFlags(v, cwd, env) {
     resultFile: v["result-file"],
     minRuns,
     maxRuns,
-    warmup: positiveInt(v.warmup, "--warmup", PR_CHECK_DEFAULTS.warmup, 0),
+    warmup: wholeFlag(v.warmup, "--warmup", PR_CHECK_DEFAULTS.warmup, 0),
     threshold,
     workThreshold,
     alpha,
     rules,
-    roundTimeoutMs: seconds2(v["round-timeout"], "--round-timeout", PR_CHECK_DEFAULTS.roundTimeoutMs),
-    buildTimeoutMs: seconds2(v["build-timeout"], "--build-timeout", PR_CHECK_DEFAULTS.buildTimeoutMs),
+    roundTimeoutMs: secondsFlag(v["round-timeout"], "--round-timeout", PR_CHECK_DEFAULTS.roundTimeoutMs),
+    buildTimeoutMs: secondsFlag(v["build-timeout"], "--build-timeout", PR_CHECK_DEFAULTS.buildTimeoutMs),
     seed: seed ?? PR_CHECK_DEFAULTS.seed,
     counters: v.counters === true,
     ...instructions ? { instructions } : {},
     allowDirty: v["allow-dirty"] === true,
     stateDir: join12(repo, ".benchbot"),
     labels,
-    maxFailedRounds: positiveInt(v["max-failed-rounds"], "--max-failed-rounds", PR_CHECK_DEFAULTS.maxFailedRounds, 0),
+    maxFailedRounds: wholeFlag(v["max-failed-rounds"], "--max-failed-rounds", PR_CHECK_DEFAULTS.maxFailedRounds, 0),
     store: resolveStoreArg(v.store, cwd, env),
     executorSpec: executorSpec(v.executor ?? "local", { run: v["device-run"], push: v["device-push"], pull: v["device-pull"] }),
     ...machine,
-    repetitions: positiveInt(v.repetitions, "--repetitions", PR_CHECK_DEFAULTS.repetitions),
+    repetitions: wholeFlag(v.repetitions, "--repetitions", PR_CHECK_DEFAULTS.repetitions),
     roundSummary,
     pinCpu,
     poolBase: v["pool-base"] === true ? true : v["no-pool-base"] === true ? false : PR_CHECK_DEFAULTS.poolBase,
@@ -47957,12 +47944,6 @@ options:
 
 exit status: 0 calibrated (also when the A/A rounds raised a false alarm: that is reported), 2 usage,
 setup or input error`;
-function whole(value, flag2, fallback, min) {
-  if (value === void 0) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag2} ${value}: give a whole number of at least ${min}`);
-  return n;
-}
 function parseCalibrateFlags(args) {
   let parsed;
   try {
@@ -47985,8 +47966,8 @@ function parseCalibrateFlags(args) {
   }
   return {
     commit: typeof v.commit === "string" ? v.commit : "HEAD",
-    rounds: whole(v.rounds, "--rounds", 20, 3),
-    budget: whole(v.budget, "--budget", 40, 2),
+    rounds: wholeFlag(v.rounds, "--rounds", 20, 3),
+    budget: wholeFlag(v.budget, "--budget", 40, 2),
     output,
     rest
   };
@@ -54453,8 +54434,8 @@ function getCachedAuthentication(state, auth22) {
   const currentScope = authentication.scopes.join(" ");
   return newScope === currentScope ? authentication : false;
 }
-async function wait(seconds4) {
-  await new Promise((resolve14) => setTimeout(resolve14, seconds4 * 1e3));
+async function wait(seconds) {
+  await new Promise((resolve14) => setTimeout(resolve14, seconds * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -57035,8 +57016,8 @@ function warmWorker(file, budget) {
         const onError = (error) => settle(() => reject(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new RecomputeBudgetError(`the report needed more than the app's ${budget.heapMb} MiB of memory to recompute`) : error), false);
         const onExit = (code18) => settle(() => reject(new Error(`the /bench recompute worker exited with code ${code18} before answering`)), false);
         w.on("message", onMessage).on("error", onError).on("exit", onExit);
-        const whole2 = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
-        const zip = whole2 ? task.zip : task.zip.slice();
+        const whole = task.zip.byteOffset === 0 && task.zip.byteLength === task.zip.buffer.byteLength && task.zip.buffer instanceof ArrayBuffer;
+        const zip = whole ? task.zip : task.zip.slice();
         w.postMessage({ ...task, zip, levels: knownGroupSequentialLevels() }, [zip.buffer]);
       });
     }
@@ -57114,7 +57095,7 @@ function expandPath(pathTemplate, params = {}) {
   return { path: path2, rest };
 }
 var NOT_RETRIED = Symbol("benchbot.notRetried");
-var refusal = (seconds4, policy) => `not retried: GitHub asks to wait ${seconds4} s, more than maxWaitMs (${Math.ceil(policy.maxWaitMs / 1e3)} s)`;
+var refusal = (seconds, policy) => `not retried: GitHub asks to wait ${seconds} s, more than maxWaitMs (${Math.ceil(policy.maxWaitMs / 1e3)} s)`;
 function throttleOptions(policy) {
   const handler2 = async (retryAfter, options2, _octokit, retryCount) => {
     if (retryCount >= policy.maxRetries) return false;
@@ -57260,8 +57241,8 @@ function octokitGitHubClient(octokit, options2) {
 function retryAfterMs(headers) {
   const value = headers?.["retry-after"];
   if (value === void 0 || value === null) return null;
-  const seconds4 = Number(value);
-  if (Number.isFinite(seconds4) && seconds4 >= 0) return seconds4 * 1e3;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1e3;
   const date = Date.parse(String(value));
   return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
@@ -64696,8 +64677,8 @@ function seriesId(s) {
 function scanKey(s) {
   return seriesKey2({ branch: s.branch, benchmark: s.benchmark, metric: s.metric, machineKey: s.machine });
 }
-function buildSeries(whole2, runs, context, options2 = {}) {
-  const s = options2.maxItemsInChart === void 0 ? whole2 : newest(whole2, options2.maxItemsInChart);
+function buildSeries(whole, runs, context, options2 = {}) {
+  const s = options2.maxItemsInChart === void 0 ? whole : newest(whole, options2.maxItemsInChart);
   const key2 = scanKey(s);
   const id = dashboardSeriesId(s.repo, key2);
   const count3 = s.run.length;
@@ -65689,8 +65670,8 @@ async function runDashboard(args, out) {
     outputDirectory("--out", dir);
     const started = performance.now();
     const result2 = await writeSite(store, resolve9(dir), settings);
-    const seconds4 = ((performance.now() - started) / 1e3).toFixed(1);
-    out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds4} s); the nightly scan: ${result2.scan.regression} confirmed regression(s), ${result2.scan.awaiting} awaiting an interleaved A/B, ${result2.scan.watch} on watch, ${result2.scan.improvement} confirmed improvement(s), ${result2.scan.refuted} refuted`);
+    const seconds = ((performance.now() - started) / 1e3).toFixed(1);
+    out(result2.series === 0 ? `wrote an empty dashboard to ${dir}: no nightly runs${repo ? ` of ${repo}` : ""}${settings.branch ? ` on branch ${settings.branch}` : ""} in ${store.location}` : `wrote the dashboard of ${result2.series} series to ${dir} (${result2.files} files, ${(result2.bytes / 1e6).toFixed(1)} MB, ${seconds} s); the nightly scan: ${result2.scan.regression} confirmed regression(s), ${result2.scan.awaiting} awaiting an interleaved A/B, ${result2.scan.watch} on watch, ${result2.scan.improvement} confirmed improvement(s), ${result2.scan.refuted} refuted`);
     return 0;
   } finally {
     await store.close();
@@ -66802,18 +66783,6 @@ options:
 ${COMMON_OPTIONS}
 
 Errors exit 2; bisect/git-bisect-run turns that into 128, which makes git bisect stop.`;
-function positiveInt2(value, setting, name, fallback, min = 1) {
-  if (value === void 0) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${name(setting)} ${String(value)}: give a whole number of at least ${min}`);
-  return n;
-}
-function milliseconds(value, setting, name, fallbackMs) {
-  if (value === void 0) return fallbackMs;
-  const n = Number(String(value).replace(/s$/, ""));
-  if (!(n > 0)) throw new UsageError(`${name(setting)} ${String(value)}: give a number of seconds, e.g. 600`);
-  return n * 1e3;
-}
 var COMMON_FLAGS = {
   bench: { type: "string" },
   build: { type: "string" },
@@ -66855,16 +66824,16 @@ function commonFlags(v, cwd, name) {
         build: v.build,
         format: format2,
         resultFile: v["result-file"],
-        rounds: positiveInt2(v.rounds, "rounds", name, BISECT_DEFAULTS.rounds, 2),
-        warmup: positiveInt2(v.warmup, "warmup", name, BISECT_DEFAULTS.warmup, 0),
-        roundTimeoutMs: milliseconds(v["round-timeout"], "round-timeout", name, BISECT_DEFAULTS.roundTimeoutMs),
-        buildTimeoutMs: milliseconds(v["build-timeout"], "build-timeout", name, BISECT_DEFAULTS.buildTimeoutMs),
+        rounds: wholeFlag(v.rounds, name("rounds"), BISECT_DEFAULTS.rounds, 2),
+        warmup: wholeFlag(v.warmup, name("warmup"), BISECT_DEFAULTS.warmup, 0),
+        roundTimeoutMs: secondsFlag(v["round-timeout"], name("round-timeout"), BISECT_DEFAULTS.roundTimeoutMs),
+        buildTimeoutMs: secondsFlag(v["build-timeout"], name("build-timeout"), BISECT_DEFAULTS.buildTimeoutMs),
         ...instructionsOf(v, name)
       },
       benchmarks: v.benchmark ?? [],
       metric: v.metric,
       threshold,
-      maxSessions: positiveInt2(v["max-sessions"], "max-sessions", name, BISECT_DEFAULTS.maxSessions)
+      maxSessions: wholeFlag(v["max-sessions"], name("max-sessions"), BISECT_DEFAULTS.maxSessions)
     },
     store: v.store === void 0 ? void 0 : resolveStoreArg(v.store, cwd, process.env),
     noStore: v["no-store"] === true,
@@ -66878,7 +66847,7 @@ async function runBisect(args, out) {
   if (!v.bad) throw new UsageError(`${name("bad")} is required: a later commit with the regression`);
   const cwd = process.cwd();
   const flags = commonFlags(v, cwd, name);
-  const parallel = positiveInt2(v.parallel, "parallel", name, BISECT_DEFAULTS.parallel);
+  const parallel = wholeFlag(v.parallel, name("parallel"), BISECT_DEFAULTS.parallel);
   const output = choose("--output", v.output ?? "markdown", ["markdown", "json"]);
   const { log } = await bisect({
     settings: { ...flags.settings, parallel },
@@ -67428,18 +67397,6 @@ options:
   --output O              ${PROFILE_FORMATS.join(" | ")} (default text)
 
 exit status: 0 the profile was made, 2 usage, setup or input error (unknown commit or benchmark)`;
-function positiveInt3(value, flag2, fallback) {
-  if (value === void 0) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag2} ${value}: give a whole number of at least 1`);
-  return n;
-}
-function seconds3(value, flag2, fallbackMs) {
-  if (value === void 0) return fallbackMs;
-  const n = Number(value.replace(/s$/, ""));
-  if (!(n > 0)) throw new UsageError(`${flag2} ${value}: give a number of seconds, e.g. 600`);
-  return n * 1e3;
-}
 function parseProfileArgs(args, cwd) {
   const { values: v } = parseFlags(args, {
     base: { type: "string" },
@@ -67475,10 +67432,10 @@ function parseProfileArgs(args, cwd) {
     build: v.build,
     format: v.format,
     benchmark,
-    iterations: v.iterations === void 0 ? void 0 : positiveInt3(v.iterations, "--iterations", 1),
-    top: positiveInt3(v.top, "--top", PROFILE_DEFAULTS.top),
-    timeoutMs: seconds3(v.timeout, "--timeout", PROFILE_DEFAULTS.timeoutMs),
-    buildTimeoutMs: seconds3(v["build-timeout"], "--build-timeout", PROFILE_DEFAULTS.buildTimeoutMs),
+    iterations: v.iterations === void 0 ? void 0 : wholeFlag(v.iterations, "--iterations", 1),
+    top: wholeFlag(v.top, "--top", PROFILE_DEFAULTS.top),
+    timeoutMs: secondsFlag(v.timeout, "--timeout", PROFILE_DEFAULTS.timeoutMs),
+    buildTimeoutMs: secondsFlag(v["build-timeout"], "--build-timeout", PROFILE_DEFAULTS.buildTimeoutMs),
     stateDir: join20(repo, ".benchbot"),
     executorSpec: executorSpec2,
     nameSetting: cliSetting,
