@@ -176,7 +176,7 @@ export function compareRuns(base: CompareSide, head: CompareSide, options: Compa
   const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
   for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
-  for (const d of drafts) d.comparison.family = isWorkMetric(d.comparison.metric) ? 'work' : familyOf(primary, d.comparison.benchmark, d.comparison.metric);
+  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
 
   // A metric constant on both sides (0 B/op -> 0 B/op) is decided by its values and stays out of the FDR family.
   // One FDR family per metric family: a duplicate cpu_time must not dilute the primary metrics.

@@ -1,5 +1,6 @@
 import type { MetricFamily } from '../model/comparison.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
+import { isWorkMetric } from '../model/work-metrics.ts';
 
 /**
  * PRIMARY_METRICS are the metric names that are a benchmark's main
@@ -55,7 +56,12 @@ export function primaryMetrics<M extends { benchmark: string; metric: string; un
   return primary;
 }
 
-/** familyOf says which FDR family one benchmark x metric belongs to, given {@link primaryMetrics}. */
+/**
+ * familyOf says which family one benchmark x metric belongs to, given
+ * {@link primaryMetrics}: counted work (model/work-metrics.ts) its own,
+ * `work`, that no FDR control runs over; else the FDR family.
+ */
 export function familyOf(primary: ReadonlyMap<string, string>, benchmark: string, metric: string): MetricFamily {
+  if (isWorkMetric(metric)) return 'work';
   return primary.get(benchmark) === metric ? 'primary' : 'secondary';
 }
