@@ -7298,6 +7298,14 @@ function fingerprintDifferences(base, head) {
   return differences;
 }
 
+// src/model/work-metrics.ts
+var INSTRUCTIONS_METRIC = "instructions";
+var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
+var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
+function isWorkMetric(metric) {
+  return WORK_METRICS.includes(metric);
+}
+
 // src/compare/metric-family.ts
 var PRIMARY_METRICS = ["real_time", "time", "throughput"];
 var CPU_TIME_QUIETER = 0.5;
@@ -7324,15 +7332,8 @@ function primaryMetrics(measurements, noise = () => void 0) {
   return primary;
 }
 function familyOf(primary, benchmark, metric) {
+  if (isWorkMetric(metric)) return "work";
   return primary.get(benchmark) === metric ? "primary" : "secondary";
-}
-
-// src/model/work-metrics.ts
-var INSTRUCTIONS_METRIC = "instructions";
-var ESTIMATED_CYCLES_METRIC = "estimated_cycles";
-var WORK_METRICS = [INSTRUCTIONS_METRIC, ESTIMATED_CYCLES_METRIC];
-function isWorkMetric(metric) {
-  return WORK_METRICS.includes(metric);
 }
 
 // src/compare/work-verdict.ts
@@ -15121,7 +15122,7 @@ function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
   const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
   for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
-  for (const d of drafts) d.comparison.family = isWorkMetric(d.comparison.metric) ? "work" : familyOf(primary, d.comparison.benchmark, d.comparison.metric);
+  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
   const families = { primary: 0, secondary: 0 };
   for (const family of ["primary", "secondary"]) {
     const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
