@@ -16,6 +16,9 @@ import type { EnqueueOutcome, JobRecord, JobStats, LeasedJob, NewJob } from './s
 /** DEAD_SHOWN is how many of the newest dead jobs jobStats names. */
 const DEAD_SHOWN = 5;
 
+/** JOB_COLUMNS are the columns a JobRecord is read from (recordOf). */
+const JOB_COLUMNS = 'id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error';
+
 /** LAST_ERROR_CHARS caps the error kept with a job (a message, not a stack). */
 const LAST_ERROR_CHARS = 500;
 
@@ -64,7 +67,7 @@ export async function claimJobs(db: SqlAccess, kind: 'sqlite' | 'postgres', o: {
       leased: rows.map((r) => ({
         id: String(r.id),
         event: String(r.event),
-        installation: r.installation === null || r.installation === undefined ? null : Number(r.installation),
+        installation: numberOrNull(r.installation),
         payload: String(r.payload ?? ''),
         attempts: Number(r.attempts),
         receivedMs: Number(r.received_ms),
@@ -112,7 +115,7 @@ export async function releaseJob(db: SqlAccess, job: { id: string; lease: string
 
 export async function getJob(db: SqlAccess, id: string): Promise<JobRecord | undefined> {
   return db.read(async (c) => {
-    const [r] = await c.all('SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE id = ?', [id]);
+    const [r] = await c.all(`SELECT ${JOB_COLUMNS} FROM app_jobs WHERE id = ?`, [id]);
     return r === undefined ? undefined : recordOf(r);
   });
 }
@@ -129,7 +132,7 @@ export async function jobStats(db: SqlAccess, nowMs: number): Promise<JobStats> 
     const of = (status: string) => rows.find((r) => r.status === status);
     const count = (status: string, column = 'n') => Number(of(status)?.[column] ?? 0);
     const oldest = [of('ready')?.oldest, of('leased')?.oldest].filter((v) => v !== null && v !== undefined).map(Number);
-    const dead = await c.all(`SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE status = 'dead' ORDER BY due_ms DESC LIMIT ${DEAD_SHOWN}`);
+    const dead = await c.all(`SELECT ${JOB_COLUMNS} FROM app_jobs WHERE status = 'dead' ORDER BY due_ms DESC LIMIT ${DEAD_SHOWN}`);
     return {
       ready: count('ready'),
       retrying: count('ready', 'retried'),
@@ -147,8 +150,10 @@ export async function pruneJobs(db: SqlAccess, olderThanMs: number, nowMs: numbe
   return db.write(async (c) => c.run(`DELETE FROM app_jobs WHERE status = 'done' AND due_ms < ?`, [nowMs - olderThanMs]));
 }
 
+const numberOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const stringOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
 function recordOf(r: Record<string, unknown>): JobRecord {
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     id: String(r.id),
     event: String(r.event),
@@ -156,9 +161,9 @@ function recordOf(r: Record<string, unknown>): JobRecord {
     attempts: Number(r.attempts),
     dueMs: Number(r.due_ms),
     receivedMs: Number(r.received_ms),
-    finishedMs: num(r.finished_ms),
-    leasedBy: r.leased_by === null || r.leased_by === undefined ? null : String(r.leased_by),
-    lastError: r.last_error === null || r.last_error === undefined ? null : String(r.last_error),
+    finishedMs: numberOrNull(r.finished_ms),
+    leasedBy: stringOrNull(r.leased_by),
+    lastError: stringOrNull(r.last_error),
   };
 }
 
