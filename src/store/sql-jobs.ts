@@ -1,5 +1,5 @@
 /**
- * sql-jobs: the app's delivery jobs (the `app_jobs` table, migration 3), a
+ * sql-jobs: the app's delivery jobs (the `app_jobs` table, migration 4), a
  * leased queue in the store itself. A job is `ready` (due now or after its
  * retry backoff), `leased` by one worker until its lease runs out (`due_ms`),
  * `done`, or `dead` after too many attempts. A claim is one atomic UPDATE ...
