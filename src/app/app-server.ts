@@ -2,10 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Probot, ProbotOctokit } from 'probot';
-import type { LeasedJob, Store } from '../store/store.ts';
+import type { JobStats, LeasedJob, Store } from '../store/store.ts';
 import { createApp, deliveryIsWork, type CreateAppOptions } from './create-app.ts';
 import { DO_NOT_RETRY, throttleOptions } from '../github/github-client.ts';
-import { JOB_DEFAULTS, startJobWorkers, type JobSettings } from './job-workers.ts';
+import { JOB_DEFAULTS, startJobWorkers, type JobLog, type JobSettings } from './job-workers.ts';
 import { createWebhookBodyReader, WEBHOOK_BODY_TIMEOUT_MS, type WebhookBodyLimits } from './webhook-body.ts';
 import { createWritePacing, NOTIFYING_WRITE_SPACING_MS, WRITE_SPACING_MS, type WritePacing } from './write-pacing.ts';
 
@@ -135,11 +135,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const appFn = createApp({ store: options.store, apiUrl: options.apiUrl, botLogin: options.botLogin, now: options.now, configTtlMs: options.configTtlMs, onHandled: options.onHandled, recompute: options.recompute });
   await probot.load(appFn);
   const settings: JobSettings = { ...JOB_DEFAULTS, ...options.jobs };
-  const log = {
-    info: (fields: Record<string, unknown>, message: string) => probot.log.info(fields, message),
-    warn: (fields: Record<string, unknown>, message: string) => probot.log.warn(fields, message),
-    error: (fields: Record<string, unknown>, message: string) => probot.log.error(fields, message),
-  };
+  const log: JobLog = probot.log;
   // A job this replica stored is usually run here: its payload is handed over parsed rather than read back and parsed again.
   const handoff = new Map<string, unknown>();
   const run = async (job: LeasedJob) => {
@@ -297,7 +293,7 @@ async function health(store: Store, res: ServerResponse, workers: Record<string,
 }
 
 /** queueView is JobStats as /healthz and the status log show it: ages instead of times. */
-function queueView(queue: Awaited<ReturnType<Store['jobStats']>>, now: number) {
+function queueView(queue: JobStats, now: number) {
   return {
     depth: queue.ready + queue.leased,
     ready: queue.ready,
