@@ -169,7 +169,7 @@ export function startJobWorkers(o: { store: Store; settings: JobSettings; run: (
 }
 
 /** retryDelayMs doubles from retryBaseMs per attempt (capped), with up to 20% jitter, or waits what GitHub's `retry-after` asks when longer. */
-export function retryDelayMs(attempt: number, settings: Pick<JobSettings, 'retryBaseMs' | 'retryMaxMs'>, error: unknown): number {
+function retryDelayMs(attempt: number, settings: Pick<JobSettings, 'retryBaseMs' | 'retryMaxMs'>, error: unknown): number {
   const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
   const asked = retryAfterMs(error);
   return Math.max(asked ?? 0, Math.round(backoff * (1 + Math.random() * 0.2)));
