@@ -19068,6 +19068,7 @@ function stateJson(key2, value) {
 // src/store/sql-jobs.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
 var DEAD_SHOWN = 5;
+var JOB_COLUMNS = "id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error";
 var LAST_ERROR_CHARS = 500;
 async function enqueueJob(db, job, nowMs) {
   return db.write(async (c) => {
@@ -19106,7 +19107,7 @@ async function claimJobs(db, kind, o) {
       leased: rows.map((r) => ({
         id: String(r.id),
         event: String(r.event),
-        installation: r.installation === null || r.installation === void 0 ? null : Number(r.installation),
+        installation: numberOrNull(r.installation),
         payload: String(r.payload ?? ""),
         attempts: Number(r.attempts),
         receivedMs: Number(r.received_ms),
@@ -19139,7 +19140,7 @@ async function releaseJob(db, job, nowMs) {
 }
 async function getJob(db, id) {
   return db.read(async (c) => {
-    const [r] = await c.all("SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE id = ?", [id]);
+    const [r] = await c.all(`SELECT ${JOB_COLUMNS} FROM app_jobs WHERE id = ?`, [id]);
     return r === void 0 ? void 0 : recordOf(r);
   });
 }
@@ -19154,7 +19155,7 @@ async function jobStats(db, nowMs) {
     const of = (status) => rows.find((r) => r.status === status);
     const count2 = (status, column = "n") => Number(of(status)?.[column] ?? 0);
     const oldest = [of("ready")?.oldest, of("leased")?.oldest].filter((v) => v !== null && v !== void 0).map(Number);
-    const dead = await c.all(`SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE status = 'dead' ORDER BY due_ms DESC LIMIT ${DEAD_SHOWN}`);
+    const dead = await c.all(`SELECT ${JOB_COLUMNS} FROM app_jobs WHERE status = 'dead' ORDER BY due_ms DESC LIMIT ${DEAD_SHOWN}`);
     return {
       ready: count2("ready"),
       retrying: count2("ready", "retried"),
@@ -19169,8 +19170,9 @@ async function jobStats(db, nowMs) {
 async function pruneJobs(db, olderThanMs, nowMs) {
   return db.write(async (c) => c.run(`DELETE FROM app_jobs WHERE status = 'done' AND due_ms < ?`, [nowMs - olderThanMs]));
 }
+var numberOrNull = (v) => v === null || v === void 0 ? null : Number(v);
+var stringOrNull = (v) => v === null || v === void 0 ? null : String(v);
 function recordOf(r) {
-  const num = (v) => v === null || v === void 0 ? null : Number(v);
   return {
     id: String(r.id),
     event: String(r.event),
@@ -19178,9 +19180,9 @@ function recordOf(r) {
     attempts: Number(r.attempts),
     dueMs: Number(r.due_ms),
     receivedMs: Number(r.received_ms),
-    finishedMs: num(r.finished_ms),
-    leasedBy: r.leased_by === null || r.leased_by === void 0 ? null : String(r.leased_by),
-    lastError: r.last_error === null || r.last_error === void 0 ? null : String(r.last_error)
+    finishedMs: numberOrNull(r.finished_ms),
+    leasedBy: stringOrNull(r.leased_by),
+    lastError: stringOrNull(r.last_error)
   };
 }
 async function takePacingSlot(db, key2, spacingMs, nowMs) {

@@ -44541,6 +44541,7 @@ function stateJson(key2, value) {
 // src/store/sql-jobs.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
 var DEAD_SHOWN = 5;
+var JOB_COLUMNS = "id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error";
 var LAST_ERROR_CHARS = 500;
 async function enqueueJob(db, job, nowMs) {
   return db.write(async (c) => {
@@ -44579,7 +44580,7 @@ async function claimJobs(db, kind, o) {
       leased: rows.map((r) => ({
         id: String(r.id),
         event: String(r.event),
-        installation: r.installation === null || r.installation === void 0 ? null : Number(r.installation),
+        installation: numberOrNull(r.installation),
         payload: String(r.payload ?? ""),
         attempts: Number(r.attempts),
         receivedMs: Number(r.received_ms),
@@ -44612,7 +44613,7 @@ async function releaseJob(db, job, nowMs) {
 }
 async function getJob(db, id) {
   return db.read(async (c) => {
-    const [r] = await c.all("SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE id = ?", [id]);
+    const [r] = await c.all(`SELECT ${JOB_COLUMNS} FROM app_jobs WHERE id = ?`, [id]);
     return r === void 0 ? void 0 : recordOf(r);
   });
 }
@@ -44627,7 +44628,7 @@ async function jobStats(db, nowMs) {
     const of = (status) => rows.find((r) => r.status === status);
     const count3 = (status, column = "n") => Number(of(status)?.[column] ?? 0);
     const oldest = [of("ready")?.oldest, of("leased")?.oldest].filter((v) => v !== null && v !== void 0).map(Number);
-    const dead = await c.all(`SELECT id, event, status, attempts, due_ms, received_ms, finished_ms, leased_by, last_error FROM app_jobs WHERE status = 'dead' ORDER BY due_ms DESC LIMIT ${DEAD_SHOWN}`);
+    const dead = await c.all(`SELECT ${JOB_COLUMNS} FROM app_jobs WHERE status = 'dead' ORDER BY due_ms DESC LIMIT ${DEAD_SHOWN}`);
     return {
       ready: count3("ready"),
       retrying: count3("ready", "retried"),
@@ -44642,8 +44643,9 @@ async function jobStats(db, nowMs) {
 async function pruneJobs(db, olderThanMs, nowMs) {
   return db.write(async (c) => c.run(`DELETE FROM app_jobs WHERE status = 'done' AND due_ms < ?`, [nowMs - olderThanMs]));
 }
+var numberOrNull = (v) => v === null || v === void 0 ? null : Number(v);
+var stringOrNull = (v) => v === null || v === void 0 ? null : String(v);
 function recordOf(r) {
-  const num = (v) => v === null || v === void 0 ? null : Number(v);
   return {
     id: String(r.id),
     event: String(r.event),
@@ -44651,9 +44653,9 @@ function recordOf(r) {
     attempts: Number(r.attempts),
     dueMs: Number(r.due_ms),
     receivedMs: Number(r.received_ms),
-    finishedMs: num(r.finished_ms),
-    leasedBy: r.leased_by === null || r.leased_by === void 0 ? null : String(r.leased_by),
-    lastError: r.last_error === null || r.last_error === void 0 ? null : String(r.last_error)
+    finishedMs: numberOrNull(r.finished_ms),
+    leasedBy: stringOrNull(r.leased_by),
+    lastError: stringOrNull(r.last_error)
   };
 }
 async function takePacingSlot(db, key2, spacingMs, nowMs) {
@@ -64321,11 +64323,7 @@ async function startAppServer(options2) {
   const appFn = createApp({ store: options2.store, apiUrl: options2.apiUrl, botLogin: options2.botLogin, now: options2.now, configTtlMs: options2.configTtlMs, onHandled: options2.onHandled, recompute: options2.recompute });
   await probot.load(appFn);
   const settings = { ...JOB_DEFAULTS, ...options2.jobs };
-  const log = {
-    info: (fields, message) => probot.log.info(fields, message),
-    warn: (fields, message) => probot.log.warn(fields, message),
-    error: (fields, message) => probot.log.error(fields, message)
-  };
+  const log = probot.log;
   const handoff = /* @__PURE__ */ new Map();
   const run2 = async (job) => {
     const parsed = handoff.get(job.id);
