@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import type { Measurement, ReadWarning } from '../model/measurement.ts';
-import { buildSide } from './build-side.ts';
-import { checkoutWorktree, RunnerError, treeHash } from './git-checkout.ts';
-import type { MeasureDeps, MeasureSettings } from './measure-commit.ts';
+import { builtDirectory, type MeasureDeps, type MeasureSettings } from './measure-commit.ts';
 import { measureRound } from './measure-round.ts';
 import { countInstructions, type InstructionSettings } from './valgrind-count.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,21 +29,6 @@ export interface CountTarget {
 
 /** CountedCommit is a commit's counts (every benchmark counted, its metrics `instructions` and `estimated_cycles`) and the reasons for those that could not be, or `skip` when it cannot be built. */
 export type CountedCommit = { skip?: undefined; measurements: Measurement[]; reasons: ReadWarning[]; durationMs: number } | { skip: string };
-
-/** builtDirectory checks `sha` out under `stateDir` and builds it once per tree: the directory the executor runs it in, or why it cannot be built. */
-async function builtDirectory(repo: string, sha: string, stateDir: string, settings: MeasureSettings, deps: MeasureDeps): Promise<{ dir: string } | { skip: string }> {
-  const label = sha.slice(0, 12);
-  const worktree = checkoutWorktree(repo, sha, stateDir);
-  if (settings.build) {
-    try {
-      buildSide(worktree, treeHash(repo, sha), settings.build, label, settings.buildTimeoutMs, settings.env);
-    } catch (error) {
-      if (error instanceof RunnerError) return { skip: error.message.split('\n').slice(0, 3).join(' | ') };
-      throw error;
-    }
-  }
-  return { dir: await deps.executor.prepare(worktree, `bisect-${label}`) };
-}
 
 /**
  * harnessOf runs one wall-time round of `sha` (no warm-up) to learn what

@@ -61,6 +61,18 @@ export type MeasureOutcome =
  * bisections cross broken commits.
  */
 export async function measureCommit(repo: string, sha: string, stateDir: string, settings: MeasureSettings, deps: MeasureDeps): Promise<MeasureOutcome> {
+  const built = await builtDirectory(repo, sha, stateDir, settings, deps);
+  if ('skip' in built) return built;
+  return measureDirectory(built.dir, sha.slice(0, 12), { ...settings, build: undefined }, deps, stateDir);
+}
+
+/**
+ * builtDirectory checks `sha` out under `stateDir` (reused when it is
+ * already there) and builds it once per tree: the directory the executor
+ * runs it in, or why it cannot be built (a failed build is a skip, not an
+ * error: bisections cross broken commits).
+ */
+export async function builtDirectory(repo: string, sha: string, stateDir: string, settings: MeasureSettings, deps: MeasureDeps): Promise<{ dir: string } | { skip: string }> {
   const label = sha.slice(0, 12);
   const worktree = checkoutWorktree(repo, sha, stateDir);
   if (settings.build) {
@@ -71,8 +83,7 @@ export async function measureCommit(repo: string, sha: string, stateDir: string,
       throw error;
     }
   }
-  const dir = await deps.executor.prepare(worktree, `bisect-${label}`);
-  return measureDirectory(dir, label, { ...settings, build: undefined }, deps, stateDir);
+  return { dir: await deps.executor.prepare(worktree, `bisect-${label}`) };
 }
 
 /**
