@@ -11,6 +11,7 @@ import { checkoutWorktree, openRepository, resolveCommit, RunnerError, treeHash 
 import { measureRound } from '../runner/measure-round.ts';
 import { probePmu } from '../runner/pmu-probe.ts';
 import type { Progress } from '../runner/progress.ts';
+import type { RunAbSettings } from '../runner/run-ab.ts';
 import { countInstructions, COUNTED_HARNESSES } from '../runner/valgrind-count.ts';
 import { formatNames } from '../formats/detect.ts';
 import { SettingError, type NameSetting } from './setting-names.ts';
@@ -43,22 +44,14 @@ export const PROFILE_DEFAULTS = {
   buildTimeoutMs: 3_600_000,
 } as const;
 
-/** ProfileSettings say which benchmark to profile at which two commits, and how to build and run it. */
-export interface ProfileSettings {
-  repo: string;
-  base: string;
-  head: string;
-  bench: string;
-  build?: string;
-  format?: string;
+/** ProfileSettings say which benchmark to profile at which two commits, and how to build and run it; the commits, commands and checkouts are run's. */
+export interface ProfileSettings extends Pick<RunAbSettings, 'repo' | 'base' | 'head' | 'bench' | 'build' | 'format' | 'buildTimeoutMs' | 'stateDir'> {
   /** benchmark is the benchmark's name as `run` reports it. */
   benchmark: string;
   /** iterations is the fixed schedule; undefined: the instruction count's for the harness. */
   iterations?: number;
   top: number;
   timeoutMs: number;
-  buildTimeoutMs: number;
-  stateDir: string;
   executorSpec: ExecutorSpec;
   env?: Record<string, string>;
   nameSetting: NameSetting;
