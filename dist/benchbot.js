@@ -65729,6 +65729,11 @@ import { mkdirSync as mkdirSync10, mkdtempSync as mkdtempSync4, rmSync as rmSync
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join14 } from "node:path";
 async function measureCommit(repo, sha, stateDir, settings, deps) {
+  const built = await builtDirectory(repo, sha, stateDir, settings, deps);
+  if ("skip" in built) return built;
+  return measureDirectory(built.dir, sha.slice(0, 12), { ...settings, build: void 0 }, deps, stateDir);
+}
+async function builtDirectory(repo, sha, stateDir, settings, deps) {
   const label2 = sha.slice(0, 12);
   const worktree = checkoutWorktree(repo, sha, stateDir);
   if (settings.build) {
@@ -65739,8 +65744,7 @@ async function measureCommit(repo, sha, stateDir, settings, deps) {
       throw error;
     }
   }
-  const dir = await deps.executor.prepare(worktree, `bisect-${label2}`);
-  return measureDirectory(dir, label2, { ...settings, build: void 0 }, deps, stateDir);
+  return { dir: await deps.executor.prepare(worktree, `bisect-${label2}`) };
 }
 async function measureDirectory(dir, label2, settings, deps, stateDir) {
   const { executor, progress } = deps;
@@ -66220,19 +66224,6 @@ function toBisectJson(state) {
 import { join as join15 } from "node:path";
 import { mkdtempSync as mkdtempSync5, rmSync as rmSync7 } from "node:fs";
 import { tmpdir as tmpdir5 } from "node:os";
-async function builtDirectory(repo, sha, stateDir, settings, deps) {
-  const label2 = sha.slice(0, 12);
-  const worktree = checkoutWorktree(repo, sha, stateDir);
-  if (settings.build) {
-    try {
-      buildSide(worktree, treeHash(repo, sha), settings.build, label2, settings.buildTimeoutMs, settings.env);
-    } catch (error) {
-      if (error instanceof RunnerError) return { skip: error.message.split("\n").slice(0, 3).join(" | ") };
-      throw error;
-    }
-  }
-  return { dir: await deps.executor.prepare(worktree, `bisect-${label2}`) };
-}
 async function harnessOf(repo, sha, stateDir, settings, deps) {
   if (settings.format === "command") return { format: "command", names: ["command"] };
   const built = await builtDirectory(repo, sha, stateDir, settings, deps);
