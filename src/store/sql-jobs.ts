@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SqlAccess } from './sql-conn.ts';
-import type { EnqueueOutcome, JobRecord, JobStats, LeasedJob, NewJob } from './store.ts';
+import type { ClaimJobsOptions, EnqueueOutcome, JobLease, JobRecord, JobStats, LeasedJob, NewJob } from './store.ts';
 
 /** DEAD_SHOWN is how many of the newest dead jobs jobStats names. */
 const DEAD_SHOWN = 5;
@@ -46,7 +46,7 @@ export async function enqueueJob(db: SqlAccess, job: NewJob, nowMs: number): Pro
  * job whose lease ran out after `maxAttempts` attempts (its worker died
  * with it that often) is marked dead instead; those are returned apart.
  */
-export async function claimJobs(db: SqlAccess, kind: 'sqlite' | 'postgres', o: { owner: string; limit: number; leaseMs: number; maxAttempts: number; nowMs: number }): Promise<{ leased: LeasedJob[]; dead: string[] }> {
+export async function claimJobs(db: SqlAccess, kind: 'sqlite' | 'postgres', o: ClaimJobsOptions): Promise<{ leased: LeasedJob[]; dead: string[] }> {
   const lease = `${o.owner}/${randomUUID()}`;
   return db.write(async (c) => {
     const dead = await c.all(
@@ -78,12 +78,12 @@ export async function claimJobs(db: SqlAccess, kind: 'sqlite' | 'postgres', o: {
 }
 
 /** renewJob extends a lease to nowMs + leaseMs; false when the lease is no longer this worker's. */
-export async function renewJob(db: SqlAccess, job: { id: string; lease: string }, leaseMs: number, nowMs: number): Promise<boolean> {
+export async function renewJob(db: SqlAccess, job: JobLease, leaseMs: number, nowMs: number): Promise<boolean> {
   return db.write(async (c) => (await c.run(`UPDATE app_jobs SET due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`, [nowMs + leaseMs, job.id, job.lease])) > 0);
 }
 
 /** finishJob marks a leased job done and drops its payload (the row stays as the delivery's record). */
-export async function finishJob(db: SqlAccess, job: { id: string; lease: string }, nowMs: number): Promise<boolean> {
+export async function finishJob(db: SqlAccess, job: JobLease, nowMs: number): Promise<boolean> {
   return db.write(async (c) => (await c.run(
     `UPDATE app_jobs SET status = 'done', payload = NULL, lease = NULL, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
     [nowMs, nowMs, job.id, job.lease],
@@ -95,7 +95,7 @@ export async function finishJob(db: SqlAccess, job: { id: string; lease: string 
  * or dead when retryAtMs is null (attempts spent). False when the lease is
  * no longer this worker's.
  */
-export async function failJob(db: SqlAccess, job: { id: string; lease: string }, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean> {
+export async function failJob(db: SqlAccess, job: JobLease, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean> {
   const message = error.length > LAST_ERROR_CHARS ? `${error.slice(0, LAST_ERROR_CHARS)}...` : error;
   return db.write(async (c) => (await c.run(
     retryAtMs === null
@@ -106,7 +106,7 @@ export async function failJob(db: SqlAccess, job: { id: string; lease: string },
 }
 
 /** releaseJob gives a leased job back untouched (a worker stopping): ready at once, the attempt not counted. */
-export async function releaseJob(db: SqlAccess, job: { id: string; lease: string }, nowMs: number): Promise<boolean> {
+export async function releaseJob(db: SqlAccess, job: JobLease, nowMs: number): Promise<boolean> {
   return db.write(async (c) => (await c.run(
     `UPDATE app_jobs SET status = 'ready', lease = NULL, attempts = attempts - 1, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
     [nowMs, job.id, job.lease],

@@ -26,6 +26,8 @@ import {
   type EffectEntry,
   type EffectTake,
   type EnqueueOutcome,
+  type ClaimJobsOptions,
+  type JobLease,
   type JobRecord,
   type JobStats,
   type LeasedJob,
@@ -237,23 +239,23 @@ export abstract class SqlStore implements Store {
     return enqueueJob(this.access, job, nowMs);
   }
 
-  claimJobs(options: { owner: string; limit: number; leaseMs: number; maxAttempts: number; nowMs: number }): Promise<{ leased: LeasedJob[]; dead: string[] }> {
+  claimJobs(options: ClaimJobsOptions): Promise<{ leased: LeasedJob[]; dead: string[] }> {
     return claimJobs(this.access, this.kind, options);
   }
 
-  renewJob(job: { id: string; lease: string }, leaseMs: number, nowMs: number): Promise<boolean> {
+  renewJob(job: JobLease, leaseMs: number, nowMs: number): Promise<boolean> {
     return renewJob(this.access, job, leaseMs, nowMs);
   }
 
-  finishJob(job: { id: string; lease: string }, nowMs: number): Promise<boolean> {
+  finishJob(job: JobLease, nowMs: number): Promise<boolean> {
     return finishJob(this.access, job, nowMs);
   }
 
-  failJob(job: { id: string; lease: string }, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean> {
+  failJob(job: JobLease, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean> {
     return failJob(this.access, job, error, retryAtMs, nowMs);
   }
 
-  releaseJob(job: { id: string; lease: string }, nowMs: number): Promise<boolean> {
+  releaseJob(job: JobLease, nowMs: number): Promise<boolean> {
     return releaseJob(this.access, job, nowMs);
   }
 

@@ -396,13 +396,13 @@ export interface Store {
    */
   enqueueJob(job: NewJob, nowMs: number): Promise<EnqueueOutcome>;
   /** claimJobs leases due jobs to a worker (see sql-jobs.ts); jobs whose lease ran out too often come back as `dead` ids. */
-  claimJobs(options: { owner: string; limit: number; leaseMs: number; maxAttempts: number; nowMs: number }): Promise<{ leased: LeasedJob[]; dead: string[] }>;
+  claimJobs(options: ClaimJobsOptions): Promise<{ leased: LeasedJob[]; dead: string[] }>;
   /** renewJob, finishJob, failJob and releaseJob change a leased job; each is false when the lease is no longer the caller's. */
-  renewJob(job: { id: string; lease: string }, leaseMs: number, nowMs: number): Promise<boolean>;
-  finishJob(job: { id: string; lease: string }, nowMs: number): Promise<boolean>;
+  renewJob(job: JobLease, leaseMs: number, nowMs: number): Promise<boolean>;
+  finishJob(job: JobLease, nowMs: number): Promise<boolean>;
   /** failJob makes the job ready again at retryAtMs, or dead when retryAtMs is null. */
-  failJob(job: { id: string; lease: string }, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean>;
-  releaseJob(job: { id: string; lease: string }, nowMs: number): Promise<boolean>;
+  failJob(job: JobLease, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean>;
+  releaseJob(job: JobLease, nowMs: number): Promise<boolean>;
   getJob(id: string): Promise<JobRecord | undefined>;
   jobStats(nowMs: number): Promise<JobStats>;
   /** pruneJobs deletes done jobs older than olderThanMs; returns how many. */
@@ -424,6 +424,18 @@ export interface NewJob {
 
 /** EnqueueOutcome is what storing a delivery did. */
 export type EnqueueOutcome = 'queued' | 'duplicate' | 'requeued';
+
+/** ClaimJobsOptions: who leases (`owner`), at most how many jobs, for how long, after how many attempts a job whose lease ran out is dead, and now. */
+export interface ClaimJobsOptions {
+  owner: string;
+  limit: number;
+  leaseMs: number;
+  maxAttempts: number;
+  nowMs: number;
+}
+
+/** JobLease names one hold of a job: every change to a leased job names it, so a worker whose lease was taken over changes nothing. */
+export type JobLease = Pick<LeasedJob, 'id' | 'lease'>;
 
 /** LeasedJob is a job a worker holds: `lease` names this hold in every later change. */
 export interface LeasedJob {
