@@ -26,7 +26,7 @@ function untilNotBusy(fn: () => void, deadline: number): void {
       fn();
       return;
     } catch (error) {
-      if (!/database is locked|SQLITE_BUSY/i.test(String((error as Error)?.message ?? error)) || Date.now() >= deadline) throw error;
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
       Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 20));
     }
   }
@@ -261,10 +261,14 @@ export class SqliteStore extends SqlStore {
 
   private wrap(error: unknown): unknown {
     if (error instanceof StoreError) return error;
-    const busy = /database is locked|SQLITE_BUSY/i.test(reason(error));
-    const hint = busy ? ' Another process held the write lock longer than the busy timeout; retry, or raise the busy timeout.' : '';
+    const hint = isBusy(error) ? ' Another process held the write lock longer than the busy timeout; retry, or raise the busy timeout.' : '';
     return new StoreError(`SQLite store ${this.location}: ${reason(error)}.${hint}`, { cause: error });
   }
+}
+
+/** isBusy tells a failure because another connection held the lock (SQLITE_BUSY) from the rest. */
+function isBusy(error: unknown): boolean {
+  return /database is locked|SQLITE_BUSY/i.test(reason(error));
 }
 
 function reason(error: unknown): string {
