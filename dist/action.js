@@ -19668,7 +19668,7 @@ function untilNotBusy(fn, deadline) {
       fn();
       return;
     } catch (error2) {
-      if (!/database is locked|SQLITE_BUSY/i.test(String(error2?.message ?? error2)) || Date.now() >= deadline) throw error2;
+      if (!isBusy(error2) || Date.now() >= deadline) throw error2;
       Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 20));
     }
   }
@@ -19859,11 +19859,13 @@ var SqliteStore = class _SqliteStore extends SqlStore {
   }
   wrap(error2) {
     if (error2 instanceof StoreError) return error2;
-    const busy = /database is locked|SQLITE_BUSY/i.test(reason(error2));
-    const hint = busy ? " Another process held the write lock longer than the busy timeout; retry, or raise the busy timeout." : "";
+    const hint = isBusy(error2) ? " Another process held the write lock longer than the busy timeout; retry, or raise the busy timeout." : "";
     return new StoreError(`SQLite store ${this.location}: ${reason(error2)}.${hint}`, { cause: error2 });
   }
 };
+function isBusy(error2) {
+  return /database is locked|SQLITE_BUSY/i.test(reason(error2));
+}
 function reason(error2) {
   return error2 instanceof Error ? error2.message.replace(/\.$/, "") : String(error2);
 }

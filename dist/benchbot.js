@@ -45141,7 +45141,7 @@ function untilNotBusy(fn, deadline) {
       fn();
       return;
     } catch (error) {
-      if (!/database is locked|SQLITE_BUSY/i.test(String(error?.message ?? error)) || Date.now() >= deadline) throw error;
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
       Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 20));
     }
   }
@@ -45332,11 +45332,13 @@ var SqliteStore = class _SqliteStore extends SqlStore {
   }
   wrap(error) {
     if (error instanceof StoreError) return error;
-    const busy = /database is locked|SQLITE_BUSY/i.test(reason(error));
-    const hint = busy ? " Another process held the write lock longer than the busy timeout; retry, or raise the busy timeout." : "";
+    const hint = isBusy(error) ? " Another process held the write lock longer than the busy timeout; retry, or raise the busy timeout." : "";
     return new StoreError(`SQLite store ${this.location}: ${reason(error)}.${hint}`, { cause: error });
   }
 };
+function isBusy(error) {
+  return /database is locked|SQLITE_BUSY/i.test(reason(error));
+}
 function reason(error) {
   return error instanceof Error ? error.message.replace(/\.$/, "") : String(error);
 }
