@@ -151,20 +151,20 @@ export function readServeSettings(args: string[], env: Record<string, string | u
   };
 }
 
-/** DELIVERY_RETENTION_MS is how long processed delivery ids are kept (GitHub redelivers within days, not weeks). */
-const DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
-
 /**
  * runServe implements `benchbot serve`: it opens the store, starts the app,
  * prints where it listens, and runs until SIGINT or SIGTERM, then closes the
- * server (the running jobs may finish for 25 s; the rest go back to the
- * queue for another replica) and the store.
+ * server (the running jobs may finish for BENCHBOT_JOB_GRACE_MS; the rest
+ * go back to the queue for another replica) and the store. The app's
+ * memory of handled comments and effects is pruned at start after as long
+ * as done jobs are kept (JOB_DEFAULTS.retentionMs: GitHub redelivers within
+ * days, not weeks).
  */
 export async function runServe(args: string[], out: (text: string) => void, env: Record<string, string | undefined> = process.env): Promise<number> {
   const settings = readServeSettings(args, env);
   const store = await openStore(settings.store, { cwd: process.cwd(), env, maxConnections: settings.pgPoolSize });
   try {
-    const pruned = await createAppState(store).pruneDeliveries(DELIVERY_RETENTION_MS);
+    const pruned = await createAppState(store).pruneDeliveries(JOB_DEFAULTS.retentionMs);
     const server = await startAppServer({
       appId: settings.appId,
       privateKey: settings.privateKey,
