@@ -65154,12 +65154,11 @@ function readServeSettings(args, env) {
     jobs
   };
 }
-var DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1e3;
 async function runServe(args, out, env = process.env) {
   const settings = readServeSettings(args, env);
   const store = await openStore(settings.store, { cwd: process.cwd(), env, maxConnections: settings.pgPoolSize });
   try {
-    const pruned = await createAppState(store).pruneDeliveries(DELIVERY_RETENTION_MS);
+    const pruned = await createAppState(store).pruneDeliveries(JOB_DEFAULTS.retentionMs);
     const server = await startAppServer({
       appId: settings.appId,
       privateKey: settings.privateKey,
