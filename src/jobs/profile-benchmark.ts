@@ -4,7 +4,7 @@ import { diffProfiles, PROFILE_DIFF_DEFAULTS } from '../compare/profile-diff.ts'
 import { parseCallgrind } from '../formats/callgrind-profile.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { didYouMean } from '../model/closest-name.ts';
-import type { ProfileDiff } from '../model/profile-diff.ts';
+import type { ProfileDiff, ProfileSource } from '../model/profile-diff.ts';
 import { buildSide } from '../runner/build-side.ts';
 import { createExecutor, type Executor, type ExecutorSpec } from '../runner/executor.ts';
 import { checkoutWorktree, openRepository, resolveCommit, RunnerError, treeHash } from '../runner/git-checkout.ts';
@@ -168,13 +168,6 @@ function diffSides(benchmark: string, base: ProfiledRun, head: ProfiledRun, top:
  * comment no one reads to the end and a run that waits for them.
  */
 export const MAX_PROFILED_REGRESSIONS = 5;
-
-/** ProfileSource is the two callgrind files a differential profile was made from, and the iterations each covers. */
-export interface ProfileSource {
-  benchmark: string;
-  base: { file: string; iterations: number };
-  head: { file: string; iterations: number };
-}
 
 /**
  * RegressionProfiles are the differential profiles of a run's regressed

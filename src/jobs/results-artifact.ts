@@ -1,10 +1,9 @@
 import { closeSync, constants, copyFileSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FingerprintHints, Measurement, ReadWarning } from '../model/measurement.ts';
-import type { ProfileDiff } from '../model/profile-diff.ts';
+import type { ProfileDiff, ProfileSource } from '../model/profile-diff.ts';
 import { FormatError } from '../formats/format-error.ts';
 import { PROFILES_MANIFEST, profileFileName, readArtifactProfiles } from '../formats/profile-artifact.ts';
-import type { ProfileSource } from './profile-benchmark.ts';
 
 /**
  * The results artifact is the only thing that crosses from the measuring job

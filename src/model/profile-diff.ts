@@ -64,3 +64,10 @@ export interface ProfileDiff {
   /** omitted counts the functions with a changed cost that the two lists leave out (beyond their length). */
   omitted: { self: number; inclusive: number };
 }
+
+/** ProfileSource is the two callgrind files a differential profile was made from, and the iterations each covers. */
+export interface ProfileSource {
+  benchmark: string;
+  base: { file: string; iterations: number };
+  head: { file: string; iterations: number };
+}

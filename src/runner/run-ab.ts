@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import type { ProfileDiff } from '../model/profile-diff.ts';
+import type { ProfileDiff, ProfileSource } from '../model/profile-diff.ts';
 import { tmpdir } from 'node:os';
 import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Measurement, ReadWarning, FingerprintHints } from '../model/measurement.ts';
@@ -189,7 +189,7 @@ export interface RunAbResult {
   /** profileNotes say why a regressed benchmark has no profile. */
   profileNotes?: string[];
   /** profileSources are the callgrind files of each profile, for the results artifact. */
-  profileSources?: { benchmark: string; base: { file: string; iterations: number }; head: { file: string; iterations: number } }[];
+  profileSources?: ProfileSource[];
   /** instructions is what counting found when asked for (RunAbSettings.instructions). */
   instructions?: InstructionsResult;
 }
