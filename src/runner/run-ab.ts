@@ -362,7 +362,10 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
     if (settings.instructions) {
       instructions = await countBothSides(settings, settings.instructions, sides, pin, fingerprint.cores, executor, progress);
       // Work metrics are compared on their own: they are not part of the looks' alpha spending, every repeat being the same count.
-      const work = (side: Side): CompareSide => ({ ...toCompareSide(sides[side], fingerprint), measurements: toCompareSide(sides[side], fingerprint).measurements.filter((m) => isWorkMetric(m.metric)) });
+      const work = (side: Side): CompareSide => {
+        const all = toCompareSide(sides[side], fingerprint);
+        return { ...all, measurements: all.measurements.filter((m) => isWorkMetric(m.metric)) };
+      };
       const counted = compareRuns(work('base'), work('head'), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
