@@ -17595,7 +17595,10 @@ async function runAb(settings, deps) {
     let instructions;
     if (settings.instructions) {
       instructions = await countBothSides(settings, settings.instructions, sides2, pin, fingerprint2.cores, executor, progress);
-      const work = (side2) => ({ ...toCompareSide(sides2[side2], fingerprint2), measurements: toCompareSide(sides2[side2], fingerprint2).measurements.filter((m) => isWorkMetric(m.metric)) });
+      const work = (side2) => {
+        const all = toCompareSide(sides2[side2], fingerprint2);
+        return { ...all, measurements: all.measurements.filter((m) => isWorkMetric(m.metric)) };
+      };
       const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
