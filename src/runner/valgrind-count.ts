@@ -32,7 +32,6 @@ export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', '
  */
 export const DEFAULT_COUNT_ITERATIONS: Readonly<Record<string, number>> = { 'google-benchmark': 100, go: 1000 };
 
-
 /** DEFAULT_COUNT_REPEATS is how many times each side's benchmarks are counted: a few, to show that the count repeats. */
 export const DEFAULT_COUNT_REPEATS = 3;
 
@@ -124,7 +123,7 @@ export interface CountOutcome {
   durationMs: number;
 }
 
-/** Harness is how one harness is counted: the command, environment and toggled function per benchmark, and its iterations afterwards. */
+/** Planned is how one benchmark is counted: its command, environment and toggled function, and its iterations afterwards. */
 interface Planned {
   benchmark: string;
   command: string;
@@ -139,8 +138,8 @@ interface Planned {
   fallback?: Planned;
   /** withoutArguments is counted instead when the command fails with the arguments appended to it. */
   withoutArguments?: Planned;
-  /** iterations returns how many iterations the run covered, given the profile and the files the run left; undefined when it cannot tell. */
-  iterations: (profile: string, calls: number, dir: string) => Promise<number | undefined>;
+  /** iterations returns how many iterations the run covered, given the calls of the benchmark function counted; undefined when it cannot tell. */
+  iterations: (calls: number) => Promise<number | undefined>;
 }
 
 /**
@@ -305,7 +304,7 @@ async function countOne(settings: CountSettings, executor: Executor, dir: string
     for (const a of all) rmSync(a.local, { force: true });
     return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
   }
-  const iterations = await plan.iterations(main.text, calls, remote);
+  const iterations = await plan.iterations(calls);
   if (iterations === undefined || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
   return { totals, file: main.local, iterations, durationMs };
 }
@@ -402,7 +401,7 @@ function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark:
     toggles: cppToggles(fn),
     fn,
     // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
-    iterations: async (_profile, calls) => (await jsonIterations(executor, out, benchmark, join(settings.keepDir, `.b${index}.json`))) ?? calls * perCall,
+    iterations: async (calls) => (await jsonIterations(executor, out, benchmark, join(settings.keepDir, `.b${index}.json`))) ?? calls * perCall,
     ...(fixture !== undefined && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture, appended) } : {}),
     // A command whose last word does not take the benchmark's flags (`./bench | tee out.json`) fails with them: the environment alone then.
     ...(appended ? { withoutArguments: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn, false) } : {}),
@@ -490,7 +489,7 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
     matches: (fn) => matching.test(fn),
     toggles,
     fn: sub ? `${parent}.funcN` : parent,
-    iterations: async (_profile, calls) => (calls >= 1 ? iterations + calls - 1 : undefined),
+    iterations: async (calls) => (calls >= 1 ? iterations + calls - 1 : undefined),
   };
 }
 
