@@ -16835,7 +16835,7 @@ async function countOne(settings, executor, dir, remote, plan, id) {
     for (const a of all) rmSync2(a.local, { force: true });
     return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
   }
-  const iterations = await plan.iterations(main.text, calls, remote);
+  const iterations = await plan.iterations(calls);
   if (iterations === void 0 || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
   return { totals, file: main.local, iterations, durationMs };
 }
@@ -16882,7 +16882,7 @@ function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCal
     toggles: cppToggles(fn),
     fn,
     // The library's own count of iterations when it wrote its JSON; else every call of the function was one run of the fixed schedule.
-    iterations: async (_profile, calls) => await jsonIterations(executor, out, benchmark, join5(settings.keepDir, `.b${index}.json`)) ?? calls * perCall,
+    iterations: async (calls) => await jsonIterations(executor, out, benchmark, join5(settings.keepDir, `.b${index}.json`)) ?? calls * perCall,
     ...fixture !== void 0 && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture, appended) } : {},
     // A command whose last word does not take the benchmark's flags (`./bench | tee out.json`) fails with them: the environment alone then.
     ...appended ? { withoutArguments: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn, false) } : {}
@@ -16939,7 +16939,7 @@ function goPlan(settings, remote, benchmark, index, iterations) {
     matches: (fn) => matching.test(fn),
     toggles,
     fn: sub ? `${parent}.funcN` : parent,
-    iterations: async (_profile, calls) => calls >= 1 ? iterations + calls - 1 : void 0
+    iterations: async (calls) => calls >= 1 ? iterations + calls - 1 : void 0
   };
 }
 function exactFilter(name) {
