@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { retryAfterMs } from '../github/github-client.ts';
 import type { LeasedJob, Store } from '../store/store.ts';
 
 /**
@@ -171,23 +172,23 @@ export function startJobWorkers(o: { store: Store; settings: JobSettings; run: (
 /** retryDelayMs doubles from retryBaseMs per attempt (capped), with up to 20% jitter, or waits what GitHub's `retry-after` asks when longer. */
 function retryDelayMs(attempt: number, settings: Pick<JobSettings, 'retryBaseMs' | 'retryMaxMs'>, error: unknown): number {
   const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
-  const asked = retryAfterMs(error);
+  const asked = askedWaitMs(error);
   return Math.max(asked ?? 0, Math.round(backoff * (1 + Math.random() * 0.2)));
 }
 
-/** retryAfterMs finds GitHub's `retry-after` (seconds) or `x-ratelimit-reset` (epoch seconds) on a failure or its causes. */
-function retryAfterMs(error: unknown, depth = 0): number | undefined {
+/** askedWaitMs finds GitHub's `retry-after` (retryAfterMs) or `x-ratelimit-reset` (epoch seconds) on a failure or its causes. */
+function askedWaitMs(error: unknown, depth = 0): number | undefined {
   if (error === null || typeof error !== 'object' || depth > 5) return undefined;
   const e = error as { response?: { headers?: Record<string, unknown> }; cause?: unknown; errors?: unknown[] };
   const headers = e.response?.headers;
   if (headers) {
-    const after = Number(headers['retry-after']);
-    if (Number.isFinite(after) && after > 0) return after * 1000;
+    const after = retryAfterMs(headers);
+    if (after !== null && after > 0) return after;
     const reset = Number(headers['x-ratelimit-reset']);
     if (String(headers['x-ratelimit-remaining']) === '0' && Number.isFinite(reset)) return Math.max(0, reset * 1000 - Date.now());
   }
   for (const inner of [e.cause, ...(Array.isArray(e.errors) ? e.errors : [])]) {
-    const found = retryAfterMs(inner, depth + 1);
+    const found = askedWaitMs(inner, depth + 1);
     if (found !== undefined) return found;
   }
   return undefined;

@@ -401,7 +401,8 @@ export function octokitGitHubClient(octokit: OctokitLike, options: OctokitGitHub
   };
 }
 
-function retryAfterMs(headers: Record<string, unknown> | undefined): number | null {
+/** retryAfterMs reads GitHub's `retry-after` header (seconds, or an HTTP date) as milliseconds from now; null without one. */
+export function retryAfterMs(headers: Record<string, unknown> | undefined): number | null {
   const value = headers?.['retry-after'];
   if (value === undefined || value === null) return null;
   const seconds = Number(value);
