@@ -64138,21 +64138,21 @@ function startJobWorkers(o) {
 }
 function retryDelayMs(attempt, settings, error) {
   const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
-  const asked = retryAfterMs2(error);
+  const asked = askedWaitMs(error);
   return Math.max(asked ?? 0, Math.round(backoff * (1 + Math.random() * 0.2)));
 }
-function retryAfterMs2(error, depth = 0) {
+function askedWaitMs(error, depth = 0) {
   if (error === null || typeof error !== "object" || depth > 5) return void 0;
   const e = error;
   const headers = e.response?.headers;
   if (headers) {
-    const after = Number(headers["retry-after"]);
-    if (Number.isFinite(after) && after > 0) return after * 1e3;
+    const after = retryAfterMs(headers);
+    if (after !== null && after > 0) return after;
     const reset = Number(headers["x-ratelimit-reset"]);
     if (String(headers["x-ratelimit-remaining"]) === "0" && Number.isFinite(reset)) return Math.max(0, reset * 1e3 - Date.now());
   }
   for (const inner of [e.cause, ...Array.isArray(e.errors) ? e.errors : []]) {
-    const found = retryAfterMs2(inner, depth + 1);
+    const found = askedWaitMs(inner, depth + 1);
     if (found !== void 0) return found;
   }
   return void 0;
