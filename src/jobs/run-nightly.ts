@@ -13,10 +13,9 @@ import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { bisect, BISECT_DEFAULTS } from './bisect-session.ts';
 import { ESTIMATED_CYCLES_METRIC, INSTRUCTIONS_METRIC, isWorkMetric } from '../model/work-metrics.ts';
-import { DEFAULT_WORK_THRESHOLD } from '../compare/compare-runs.ts';
 import { readNightlyHistory } from './nightly-history.ts';
 import type { NightlyEvidence } from './nightly.ts';
-import { confirmAwaiting, runPrCheck, type PrCheckDeps, type PrCheckSettings } from './pr-check.ts';
+import { confirmAwaiting, PR_CHECK_DEFAULTS, runPrCheck, type PrCheckDeps, type PrCheckSettings } from './pr-check.ts';
 import { closeRecoveredRegressions, type ClosedRegression } from './regression-issues.ts';
 import { PROFILE_DEFAULTS, profileBenchmark } from './profile-benchmark.ts';
 import { COUNTED_HARNESSES } from '../runner/valgrind-count.ts';
@@ -178,7 +177,7 @@ async function bisectAll(settings: NightlySettings, confirmed: readonly ScanFind
           },
           benchmarks: [finding.benchmark],
           metric: finding.metric,
-          threshold: work ? (settings.workThreshold ?? DEFAULT_WORK_THRESHOLD) : settings.threshold,
+          threshold: work ? (settings.workThreshold ?? PR_CHECK_DEFAULTS.workThreshold) : settings.threshold,
           maxSessions: BISECT_DEFAULTS.maxSessions,
           parallel: BISECT_DEFAULTS.parallel,
         },
@@ -214,7 +213,7 @@ async function profileFindings(settings: NightlySettings, harness: string | unde
   const out = new Map<ScanFinding, ProfileDiff>();
   // A harness whose schedule cannot be fixed has no profile to give; the night's report said so once already.
   const format = settings.format ?? harness;
-  if (!(settings.profile ?? true) || (format !== undefined && !COUNTED_HARNESSES.includes(format))) return out;
+  if (!(settings.profile ?? PR_CHECK_DEFAULTS.profile) || (format !== undefined && !COUNTED_HARNESSES.includes(format))) return out;
   for (const finding of confirmed) {
     const culprit = bisects.find((b) => b.finding === finding)?.log?.culprit;
     const [base, head] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [finding.lastGood.sha, finding.firstBad.sha];
