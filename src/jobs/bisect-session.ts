@@ -19,7 +19,7 @@ import { createBisect, nextSessions, recordConfirmation, recordProbe, recordRefe
 import type { BisectState } from '../bisect/create-bisect.ts';
 import { machineKey } from '../model/fingerprint.ts';
 import type { Measurement } from '../model/measurement.ts';
-import { isWorkMetric } from '../model/work-metrics.ts';
+import { INSTRUCTIONS_METRIC, isWorkMetric } from '../model/work-metrics.ts';
 import { countCommit, harnessOf } from '../runner/count-commit.ts';
 import { formatChange } from '../report/format-numbers.ts';
 import { createExecutor } from '../runner/executor.ts';
@@ -178,7 +178,7 @@ export async function runBisectSession(options: { settings: BisectSettings; good
       reference = { good: ends.good, bad: ends.bad, counted: true };
       choice = choose(ends.good, ends.bad, true);
     } else {
-      const agree = ends.good.filter((m) => isWorkMetric(m.metric) && m.metric === 'instructions').map((m) => `${m.benchmark} ${formatChange(workEndsDiffer(m.values, valuesOf(ends.bad, m) ?? [], settings.threshold).change?.ratio ?? NaN)}`);
+      const agree = ends.good.filter((m) => m.metric === INSTRUCTIONS_METRIC).map((m) => `${m.benchmark} ${formatChange(workEndsDiffer(m.values, valuesOf(ends.bad, m) ?? [], settings.threshold).change?.ratio ?? NaN)}`);
       progress.note(`instruction counts of good and bad do not differ beyond the threshold (${agree.slice(0, 5).join(', ') || 'none counted'}): following wall time`);
     }
   } else if (counter && reference && choice && !isWorkMetric(choice.metric)) {
