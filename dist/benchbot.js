@@ -66385,7 +66385,7 @@ async function runBisectSession(options2) {
       reference2 = { good: ends.good, bad: ends.bad, counted: true };
       choice = choose2(ends.good, ends.bad, true);
     } else {
-      const agree = ends.good.filter((m) => isWorkMetric(m.metric) && m.metric === "instructions").map((m) => `${m.benchmark} ${formatChange(workEndsDiffer(m.values, valuesOf2(ends.bad, m) ?? [], settings.threshold).change?.ratio ?? NaN)}`);
+      const agree = ends.good.filter((m) => m.metric === INSTRUCTIONS_METRIC).map((m) => `${m.benchmark} ${formatChange(workEndsDiffer(m.values, valuesOf2(ends.bad, m) ?? [], settings.threshold).change?.ratio ?? NaN)}`);
       progress.note(`instruction counts of good and bad do not differ beyond the threshold (${agree.slice(0, 5).join(", ") || "none counted"}): following wall time`);
     }
   } else if (counter && reference2 && choice && !isWorkMetric(choice.metric)) {
@@ -67045,7 +67045,7 @@ async function bisectAll(settings, confirmed, store, deps) {
           },
           benchmarks: [finding.benchmark],
           metric: finding.metric,
-          threshold: work ? settings.workThreshold ?? DEFAULT_WORK_THRESHOLD : settings.threshold,
+          threshold: work ? settings.workThreshold ?? PR_CHECK_DEFAULTS.workThreshold : settings.threshold,
           maxSessions: BISECT_DEFAULTS.maxSessions,
           parallel: BISECT_DEFAULTS.parallel
         },
@@ -67069,7 +67069,7 @@ async function bisectAll(settings, confirmed, store, deps) {
 async function profileFindings(settings, harness, confirmed, bisects, deps, warn) {
   const out = /* @__PURE__ */ new Map();
   const format2 = settings.format ?? harness;
-  if (!(settings.profile ?? true) || format2 !== void 0 && !COUNTED_HARNESSES.includes(format2)) return out;
+  if (!(settings.profile ?? PR_CHECK_DEFAULTS.profile) || format2 !== void 0 && !COUNTED_HARNESSES.includes(format2)) return out;
   for (const finding of confirmed) {
     const culprit = bisects.find((b) => b.finding === finding)?.log?.culprit;
     const [base, head] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [finding.lastGood.sha, finding.firstBad.sha];
