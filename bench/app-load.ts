@@ -153,7 +153,7 @@ try {
   if (values.ceiling) {
     // A minute a step unless --minutes says otherwise: the ceiling shows in the answer times at once.
     const seconds = values.minutes === undefined ? 60 : base.seconds;
-    for (const rate of [6000, 12000, 18000, 24000, 30000, 36000]) configs.push({ ...base, rate, seconds, replicas: 1, store: 'sqlite', pacing: false });
+    for (const rate of [6000, 12000, 18000, 24000, 30000, 36000, 48000, 60000]) configs.push({ ...base, rate, seconds, replicas: 1, store: 'sqlite', pacing: false });
   } else {
     const shapes = values.matrix ? [[1, 'sqlite'], [2, 'sqlite'], [1, 'postgres'], [2, 'postgres']] as const : [[base.replicas, base.store]] as const;
     for (const [replicas, store] of shapes) for (const pacing of pacings) configs.push({ ...base, replicas, store, pacing });
