@@ -47,6 +47,8 @@ export interface Fleet {
 export interface FleetOptions {
   replicas: number;
   pacing?: boolean;
+  /** store: PostgreSQL when its binaries are here (the default), or one SQLite file (the deployment for one replica). */
+  store?: 'postgres' | 'sqlite';
   pulls: number[];
   env?: Record<string, string>;
 }
@@ -74,7 +76,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   let postgres: PostgresServer | undefined;
   let storeUrl = join(dir, 'app.db');
   try {
-    if (postgresUnavailable() === undefined) storeUrl = (postgres = await startPostgres()).url;
+    if (options.store === 'postgres' || (options.store === undefined && postgresUnavailable() === undefined)) storeUrl = (postgres = await startPostgres()).url;
   } catch (error) {
     await stand.close();
     throw error;
