@@ -22,7 +22,7 @@ import { checkoutWorktree, dirtyFiles, openRepository, resolveCommit, RunnerErro
 import { measureRound } from './measure-round.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import type { Progress } from './progress.ts';
-import { countInstructions, type CountedProfile, type InstructionSettings } from './valgrind-count.ts';
+import { countInstructions, countSchedule, DEFAULT_COUNT_ITERATIONS, type CountedProfile, type InstructionSettings } from './valgrind-count.ts';
 import { isWorkMetric } from '../model/work-metrics.ts';
 import { lookSchedule, roundSchedule, seedFromShas, type Side } from '../compare/round-schedule.ts';
 
@@ -430,12 +430,18 @@ async function countBothSides(settings: RunAbSettings, counting: InstructionSett
   const keepDir = mkdtempSync(join(root, `${sides.base.sha.slice(0, 12)}-${sides.head.sha.slice(0, 12)}-`));
   const result: InstructionsResult = { keepDir, profiles: [], reasons: [], durationMs: 0 };
   progress.group(`instructions: counting under valgrind, ${counting.repeats ?? 'default'} repeat(s) per side`);
+  // Without --instructions-iterations, slow benchmarks get fewer iterations, chosen once from both sides' rounds: the same schedule on both.
+  const harness = settings.format === 'command' ? 'command' : sides.base.harness;
+  const fullSchedule = DEFAULT_COUNT_ITERATIONS[harness];
+  const schedule = counting.iterations === undefined && fullSchedule !== undefined ? countSchedule([...sides.base.measurements, ...sides.head.measurements].filter((m) => counting.filter?.test(m.benchmark) ?? true), fullSchedule) : {};
+  const cut = Object.entries(schedule);
+  if (cut.length > 0) progress.note(`${cut.length} slow benchmark(s) counted with fewer iterations than ${fullSchedule}, on both sides: ${cut.slice(0, 4).map(([b, n]) => `${b} ${n}x`).join(', ')}${cut.length > 4 ? ' …' : ''}`);
   for (const side of ['base', 'head'] as const) {
     const state = sides[side];
     const names = [...new Set(state.measurements.map((m) => m.benchmark))];
     const format = settings.format === 'command' ? 'command' : state.harness;
     const outcome = await countInstructions({
-      bench: settings.bench, format, names, filter: counting.filter, repeats: counting.repeats, iterations: counting.iterations,
+      bench: settings.bench, format, names, filter: counting.filter, repeats: counting.repeats, iterations: counting.iterations, schedule,
       // Pinned rounds run on the pinned CPUs; counting does not need them quiet, only one process per CPU.
       timeoutMs: settings.roundTimeoutMs, pin, parallel: pin === undefined ? (cores ?? 1) : 1, keepDir: join(keepDir, side), nameSetting: settings.nameSetting,
     }, executor, state.dir, side);

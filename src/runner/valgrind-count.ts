@@ -10,6 +10,7 @@ import { shellQuote } from './local-executor.ts';
 import { pinnedCommand } from './cpu-pin.ts';
 import { readBoundedFile } from './read-bounded-text.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
+import { conversionFactor } from '../model/units.ts';
 
 /**
  * COUNTED_HARNESSES are the harnesses whose iteration schedule benchbot can
@@ -31,6 +32,53 @@ export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', '
  * between repeats, 1000x 0.5%).
  */
 export const DEFAULT_COUNT_ITERATIONS: Readonly<Record<string, number>> = { 'google-benchmark': 100, go: 1000 };
+
+/**
+ * COUNT_BUDGET_SECONDS is how much of a benchmark's own (native) time one
+ * count may run before its schedule is cut: valgrind runs it some 50 times
+ * slower, so a benchmark of 3 ms per iteration (a real B-tree's
+ * delete-and-restore of 16,000 items) at 1000 iterations is 3 s natively
+ * and minutes under callgrind, while 20 ms are still some 50 million
+ * instructions, against which the Go runtime's few ten thousand of its own
+ * are 0.1%.
+ */
+export const COUNT_BUDGET_SECONDS = 0.02;
+
+/** SCHEDULE_TIME_METRICS are the wall-time metrics countSchedule reads a benchmark's time per iteration from, the first one present. */
+const SCHEDULE_TIME_METRICS = ['real_time', 'time', 'cpu_time'];
+
+/**
+ * countSchedule picks fewer iterations for the benchmarks whose default
+ * schedule would run longer than {@link COUNT_BUDGET_SECONDS}, from the wall
+ * time per iteration the rounds measured (the median of every value given):
+ * the largest power of ten that fits the budget, at least 1. `run` gives it
+ * both sides' rounds, so both sides are counted with the same schedule; a
+ * power of ten keeps wall-time noise from moving it. Only the benchmarks
+ * cut are returned.
+ */
+export function countSchedule(measured: readonly Measurement[], iterations: number): Record<string, number> {
+  const perIteration = new Map<string, { metric: number; values: number[] }>();
+  for (const m of measured) {
+    const rank = SCHEDULE_TIME_METRICS.indexOf(m.metric);
+    const toSeconds = conversionFactor(m.unit.split('/')[0], 's');
+    if (rank < 0 || toSeconds === undefined) continue;
+    const seen = perIteration.get(m.benchmark);
+    if (seen !== undefined && seen.metric < rank) continue;
+    const values = seen !== undefined && seen.metric === rank ? seen.values : [];
+    for (const v of m.values) if (Number.isFinite(v) && v > 0) values.push(v * toSeconds);
+    perIteration.set(m.benchmark, { metric: rank, values });
+  }
+  const schedule: Record<string, number> = {};
+  for (const [benchmark, { values }] of perIteration) {
+    if (values.length === 0) continue;
+    const sorted = [...values].sort((a, b) => a - b);
+    const median = sorted.length % 2 === 1 ? sorted[sorted.length >> 1] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    const fits = 10 ** Math.floor(Math.log10(COUNT_BUDGET_SECONDS / median));
+    const n = Math.max(1, Math.min(iterations, fits));
+    if (n < iterations) schedule[benchmark] = n;
+  }
+  return schedule;
+}
 
 /** DEFAULT_COUNT_REPEATS is how many times each side's benchmarks are counted: a few, to show that the count repeats. */
 export const DEFAULT_COUNT_REPEATS = 3;
@@ -77,6 +125,8 @@ export interface CountSettings {
   repeats?: number;
   /** iterations is the fixed schedule, default {@link DEFAULT_COUNT_ITERATIONS} of the harness. */
   iterations?: number;
+  /** schedule gives some benchmarks fewer iterations than `iterations` ({@link countSchedule}); the same on both sides of a comparison. */
+  schedule?: Readonly<Record<string, number>>;
   /** timeoutMs bounds each benchmark's process under valgrind. */
   timeoutMs: number;
   /**
@@ -178,13 +228,17 @@ export async function countInstructions(settings: CountSettings, executor: Execu
   mkdirSync(settings.keepDir, { recursive: true });
 
   const plans: Planned[] = [];
+  const iterationsOf = (benchmark: string) => (Object.hasOwn(settings.schedule ?? {}, benchmark) ? settings.schedule![benchmark] : iterations);
   if (settings.format === 'google-benchmark') {
-    const perRun = await googleBenchmarkSchedule(settings, executor, dir, iterations);
-    for (const [i, benchmark] of names.entries()) plans.push(googleBenchmarkPlan(settings, remote, benchmark, i, perRun.minTime, perRun.perCall, executor));
+    const fixed = await googleBenchmarkFixesIterations(settings, executor, dir);
+    for (const [i, benchmark] of names.entries()) {
+      const n = iterationsOf(benchmark);
+      plans.push(googleBenchmarkPlan(settings, remote, benchmark, i, fixed ? `${n}x` : '0', fixed ? n : 1, executor));
+    }
   } else if (settings.format === 'go') {
     await writeGoExec(executor, dir, remote);
     for (const [i, benchmark] of names.entries()) {
-      const plan = goPlan(settings, remote, benchmark, i, iterations);
+      const plan = goPlan(settings, remote, benchmark, i, iterationsOf(benchmark));
       if (typeof plan === 'string') outcome.reasons.push({ benchmark, kind: 'note', message: `${name('instructions')}: ${plan}; wall time as before` });
       else plans.push(plan);
     }
@@ -359,15 +413,15 @@ function matchesCpp(fn: string): (name: string) => boolean {
 }
 
 /**
- * googleBenchmarkSchedule finds the schedule the library can fix: from 1.8
- * `--benchmark_min_time=Nx` runs exactly N iterations; before it (Debian's
- * 1.7.1) the flag takes seconds only and refuses `1x`, so listing the
- * benchmarks with it tells the versions apart, and older ones get `0`: one
- * iteration per run.
+ * googleBenchmarkFixesIterations says whether the library can fix the
+ * schedule: from 1.8 `--benchmark_min_time=Nx` runs exactly N iterations;
+ * before it (Debian's 1.7.1) the flag takes seconds only and refuses `1x`,
+ * so listing the benchmarks with it tells the versions apart, and older ones
+ * get `0`: one iteration per run.
  */
-async function googleBenchmarkSchedule(settings: CountSettings, executor: Executor, dir: string, iterations: number): Promise<{ minTime: string; perCall: number }> {
+async function googleBenchmarkFixesIterations(settings: CountSettings, executor: Executor, dir: string): Promise<boolean> {
   const listed = await executor.run(withArguments(settings.bench, ['--benchmark_min_time=1x', '--benchmark_list_tests=true']), { cwd: dir, timeoutMs: settings.timeoutMs, env: settings.env });
-  return listed.exitCode === 0 ? { minTime: `${iterations}x`, perCall: iterations } : { minTime: '0', perCall: 1 };
+  return listed.exitCode === 0;
 }
 
 /**
@@ -443,7 +497,11 @@ async function writeGoExec(executor: Executor, dir: string, remote: string): Pro
  * goPlan counts one Go benchmark: `GOFLAGS=-exec=<wrapper>` makes `go test`
  * start its test binary through valgrind, with `-test.benchtime Nx`.
  * `GODEBUG=asyncpreemptoff=1` because callgrind 3.19 aborts on the signals
- * Go preempts goroutines with; GOMAXPROCS=1 and GOGC=off (with a memory
+ * Go preempts goroutines with; `randautoseed=0,randseednop=1` make
+ * math/rand's global source the same in every process (seed 1, `rand.Seed`
+ * a no-op), so a benchmark that seeds it from the clock (google/btree's
+ * tests: `rand.Seed(time.Now().Unix())`) builds the same data each time;
+ * GOMAXPROCS=1 and GOGC=off (with a memory
  * limit, so a benchmark that allocates still collects) keep other
  * goroutines from running while the benchmark's thread is counted.
  * Go calls a b.N benchmark with b.N = 1 and then N (two calls, N + 1
@@ -478,7 +536,7 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
     // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
     command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
     env: {
-      GODEBUG: 'asyncpreemptoff=1',
+      GODEBUG: 'asyncpreemptoff=1,randautoseed=0,randseednop=1',
       GOMAXPROCS: '1',
       GOGC: 'off',
       GOMEMLIMIT: '1GiB',
