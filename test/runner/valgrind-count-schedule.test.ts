@@ -43,7 +43,6 @@ const GO_TEST = `package slow
 
 import (
 \t"math/rand"
-\t"sort"
 \t"testing"
 \t"time"
 )
@@ -53,13 +52,17 @@ func init() { rand.Seed(time.Now().UnixNano()) }
 
 var sink int
 
-// BenchmarkSortRandom sorts a random permutation: its work depends on the data.
+// BenchmarkSortRandom insertion-sorts a random permutation: its work (the swaps) depends on the data.
 func BenchmarkSortRandom(b *testing.B) {
-\tdata := rand.Perm(3000)
+\tdata := rand.Perm(100)
 \tbuf := make([]int, len(data))
 \tfor i := 0; i < b.N; i++ {
 \t\tcopy(buf, data)
-\t\tsort.Ints(buf)
+\t\tfor j := 1; j < len(buf); j++ {
+\t\t\tfor k := j; k > 0 && buf[k-1] > buf[k]; k-- {
+\t\t\t\tbuf[k-1], buf[k] = buf[k], buf[k-1]
+\t\t\t}
+\t\t}
 \t\tsink += buf[0]
 \t}
 }
@@ -76,7 +79,7 @@ func BenchmarkSlow(b *testing.B) {
 }
 `;
 
-test('run --instructions on a Go library like google/btree: the slow benchmark is counted at fewer iterations on both sides, the clock-seeded one repeats, the A/A is unchanged', { timeout: 120_000 }, async (t) => {
+test('run --instructions on a Go library like google/btree: the slow benchmark is counted at fewer iterations on both sides, the clock-seeded one is counted (its data the same in every process), the A/A finds no change', { timeout: 120_000 }, async (t) => {
   const missing = toolchainMissing('go');
   if (missing) {
     t.skip(`${missing}: instruction counting cannot be tested here`);
@@ -119,8 +122,9 @@ test('run --instructions on a Go library like google/btree: the slow benchmark i
   assert.equal(slow.verdict, 'unchanged');
   const sorted = row('BenchmarkSortRandom');
   assert.ok(sorted !== undefined, `BenchmarkSortRandom was counted: ${json.warnings.join(' | ')}`);
-  t.diagnostic(`BenchmarkSortRandom spread between repeats: base ${sorted.spread?.base}, head ${sorted.spread?.head}`);
+  // A different permutation in each process moved the sort's count by several percent (a different number of swaps), and the runner dropped it (spread > 1%);
+  // the same data repeats but for what Go's scheduler adds (valgrind-count.ts).
+  t.diagnostic(`BenchmarkSortRandom: ${sorted.verdict}, spread between repeats: base ${sorted.spread?.base}, head ${sorted.spread?.head}`);
   assert.equal(sorted.verdict, 'unchanged');
-  // A different permutation per process moves a sort's count by tenths of a percent; the same data repeats but for Go's own scheduling.
-  assert.ok(Math.max(sorted.spread?.base ?? 1, sorted.spread?.head ?? 1) < 0.0005, `the sort's counts repeat: ${JSON.stringify(sorted.spread)}`);
+  assert.ok(Math.max(sorted.spread?.base ?? 1, sorted.spread?.head ?? 1) < 0.001, `the sort's counts repeat: ${JSON.stringify(sorted.spread)}`);
 });
