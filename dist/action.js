@@ -16698,6 +16698,31 @@ function readBoundedFileBytes(path, display = path, limit = MAX_INPUT_BYTES) {
 // src/runner/valgrind-count.ts
 var COUNTED_HARNESSES = ["google-benchmark", "go", "command"];
 var DEFAULT_COUNT_ITERATIONS = { "google-benchmark": 100, go: 1e3 };
+var COUNT_BUDGET_SECONDS = 0.02;
+var SCHEDULE_TIME_METRICS = ["real_time", "time", "cpu_time"];
+function countSchedule(measured, iterations) {
+  const perIteration = /* @__PURE__ */ new Map();
+  for (const m of measured) {
+    const rank = SCHEDULE_TIME_METRICS.indexOf(m.metric);
+    const toSeconds = conversionFactor(m.unit.split("/")[0], "s");
+    if (rank < 0 || toSeconds === void 0) continue;
+    const seen = perIteration.get(m.benchmark);
+    if (seen !== void 0 && seen.metric < rank) continue;
+    const values = seen !== void 0 && seen.metric === rank ? seen.values : [];
+    for (const v of m.values) if (Number.isFinite(v) && v > 0) values.push(v * toSeconds);
+    perIteration.set(m.benchmark, { metric: rank, values });
+  }
+  const schedule = {};
+  for (const [benchmark, { values }] of perIteration) {
+    if (values.length === 0) continue;
+    const sorted = [...values].sort((a, b) => a - b);
+    const median2 = sorted.length % 2 === 1 ? sorted[sorted.length >> 1] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    const fits = 10 ** Math.floor(Math.log10(COUNT_BUDGET_SECONDS / median2));
+    const n = Math.max(1, Math.min(iterations, fits));
+    if (n < iterations) schedule[benchmark] = n;
+  }
+  return schedule;
+}
 var DEFAULT_COUNT_REPEATS = 3;
 var COUNT_VARIATION_LIMIT = 0.01;
 var COUNT_DIR = ".benchbot-callgrind";
@@ -16725,13 +16750,17 @@ async function countInstructions(settings, executor, dir, tag) {
   if (ready.exitCode !== 0) throw new Error(`cannot create ${remote}: ${ready.stderr.trim()}`);
   mkdirSync4(settings.keepDir, { recursive: true });
   const plans = [];
+  const iterationsOf = (benchmark) => Object.hasOwn(settings.schedule ?? {}, benchmark) ? settings.schedule[benchmark] : iterations;
   if (settings.format === "google-benchmark") {
-    const perRun = await googleBenchmarkSchedule(settings, executor, dir, iterations);
-    for (const [i, benchmark] of names2.entries()) plans.push(googleBenchmarkPlan(settings, remote, benchmark, i, perRun.minTime, perRun.perCall, executor));
+    const fixed2 = await googleBenchmarkFixesIterations(settings, executor, dir);
+    for (const [i, benchmark] of names2.entries()) {
+      const n = iterationsOf(benchmark);
+      plans.push(googleBenchmarkPlan(settings, remote, benchmark, i, fixed2 ? `${n}x` : "0", fixed2 ? n : 1, executor));
+    }
   } else if (settings.format === "go") {
     await writeGoExec(executor, dir, remote);
     for (const [i, benchmark] of names2.entries()) {
-      const plan = goPlan(settings, remote, benchmark, i, iterations);
+      const plan = goPlan(settings, remote, benchmark, i, iterationsOf(benchmark));
       if (typeof plan === "string") outcome.reasons.push({ benchmark, kind: "note", message: `${name("instructions")}: ${plan}; wall time as before` });
       else plans.push(plan);
     }
@@ -16863,9 +16892,9 @@ function cppToggles(fn) {
 function matchesCpp(fn) {
   return (name) => !name.includes(`${fn}::${fn}(`) && (name.startsWith(`${fn}(`) || name.includes(` ${fn}(`) || name.includes(`::${fn}(`));
 }
-async function googleBenchmarkSchedule(settings, executor, dir, iterations) {
+async function googleBenchmarkFixesIterations(settings, executor, dir) {
   const listed = await executor.run(withArguments(settings.bench, ["--benchmark_min_time=1x", "--benchmark_list_tests=true"]), { cwd: dir, timeoutMs: settings.timeoutMs, env: settings.env });
-  return listed.exitCode === 0 ? { minTime: `${iterations}x`, perCall: iterations } : { minTime: "0", perCall: 1 };
+  return listed.exitCode === 0;
 }
 function withArguments(bench, args) {
   return `${bench} ${args.map(shellQuote).join(" ")}`;
@@ -16928,7 +16957,7 @@ function goPlan(settings, remote, benchmark, index, iterations) {
     // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
     command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
     env: {
-      GODEBUG: "asyncpreemptoff=1",
+      GODEBUG: "asyncpreemptoff=1,randautoseed=0,randseednop=1,memprofilerate=0",
       GOMAXPROCS: "1",
       GOGC: "off",
       GOMEMLIMIT: "1GiB",
@@ -17658,6 +17687,11 @@ async function countBothSides(settings, counting, sides2, pin, cores, executor, 
   const keepDir = mkdtempSync2(join8(root, `${sides2.base.sha.slice(0, 12)}-${sides2.head.sha.slice(0, 12)}-`));
   const result = { keepDir, profiles: [], reasons: [], durationMs: 0 };
   progress.group(`instructions: counting under valgrind, ${counting.repeats ?? "default"} repeat(s) per side`);
+  const harness = settings.format === "command" ? "command" : sides2.base.harness;
+  const fullSchedule = DEFAULT_COUNT_ITERATIONS[harness];
+  const schedule = counting.iterations === void 0 && fullSchedule !== void 0 ? countSchedule([...sides2.base.measurements, ...sides2.head.measurements].filter((m) => counting.filter?.test(m.benchmark) ?? true), fullSchedule) : {};
+  const cut = Object.entries(schedule);
+  if (cut.length > 0) progress.note(`${cut.length} slow benchmark(s) counted with fewer iterations than ${fullSchedule}, on both sides: ${cut.slice(0, 4).map(([b, n]) => `${b} ${n}x`).join(", ")}${cut.length > 4 ? " \u2026" : ""}`);
   for (const side2 of ["base", "head"]) {
     const state = sides2[side2];
     const names2 = [...new Set(state.measurements.map((m) => m.benchmark))];
@@ -17669,6 +17703,7 @@ async function countBothSides(settings, counting, sides2, pin, cores, executor, 
       filter: counting.filter,
       repeats: counting.repeats,
       iterations: counting.iterations,
+      schedule,
       // Pinned rounds run on the pinned CPUs; counting does not need them quiet, only one process per CPU.
       timeoutMs: settings.roundTimeoutMs,
       pin,
