@@ -60,8 +60,8 @@ function oneBenchmarkArgs(harness: Harness, fn: WorkFunction): string[] {
   switch (harness) {
     case 'cpp': return ['./bench', `--benchmark_filter=^${fn.benchmark}$`, '--benchmark_min_time=0'];
     case 'go': return ['./worksuite.test', '-test.run=^$', `-test.bench=^${fn.benchmark}$`, '-test.benchtime=1x'];
-    // criterion has no fixed schedule: its profile mode runs for a time; the per-call cost divides it out.
-    case 'rust': return ['./suite-bench', '--bench', '--profile-time', '1', `^${fn.benchmark}$`];
+    // criterion's one fixed schedule, as benchbot counts it: --test runs the routine once.
+    case 'rust': return ['./suite-bench', '--bench', `^${fn.benchmark}$`, '--test'];
   }
 }
 

@@ -37,8 +37,8 @@ export interface WorkFunction {
   id: string;
   /**
    * benchmarkPattern picks the benchmark's own function out of a profile,
-   * where benchbot toggles its count on (Google Benchmark, Go); undefined
-   * where the harness is not counted per benchmark function (criterion).
+   * where benchbot toggles its count on (Google Benchmark, Go; criterion's
+   * Bencher::iter, the loop the routine runs in).
    */
   benchmarkPattern?: RegExp;
 }
@@ -811,7 +811,8 @@ function fns(harness: Harness): WorkFunction[] {
     const escaped = symbol.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     // Demangled names carry arguments (C++), a module path (Go) or a hash (Rust legacy mangling).
     const benchmark = benchmarks[harness][i];
-    const benchmarkPattern = harness === 'cpp' ? new RegExp(`^${benchmark}\\(`) : harness === 'go' ? new RegExp(`(^|/)worksuite\\.${benchmark}$`) : undefined;
+    // criterion's benchmark is the timing loop its routine runs in (counted in --test mode, one iteration): only the selected benchmark runs.
+    const benchmarkPattern = harness === 'cpp' ? new RegExp(`^${benchmark}\\(`) : harness === 'go' ? new RegExp(`(^|/)worksuite\\.${benchmark}$`) : /^criterion::bencher::Bencher<M>::iter$|^<criterion::bencher::Bencher<.*>>::iter::</;
     return { id, symbol, benchmark, pattern: new RegExp(`(^|[/ ])${escaped}($|[(<]|::h[0-9a-f]{16})`), ...(benchmarkPattern ? { benchmarkPattern } : {}) };
   });
 }

@@ -55,6 +55,18 @@ if ! python3 -c 'import cmarkgfm' 2>/dev/null; then
   python3 -m pip install -q cmarkgfm==2025.10.22 2>/dev/null || python3 -m pip install -q --break-system-packages cmarkgfm==2025.10.22
 fi
 
+# The criterion tests (instruction counts of a criterion crate, the README's
+# criterion recipe) build against criterion 0.7: fetched from crates.io and
+# compiled once into fixtures/capture/work/criterion/target (git-ignored;
+# about 1.5 minutes on two cores), which each test's crate copies. Without
+# cargo those tests say so and skip.
+criterion_cache="$PWD/fixtures/capture/work/criterion/target"
+if command -v cargo >/dev/null && [ ! -d "$criterion_cache/release" ]; then
+  say "compiling criterion for the criterion tests (cargo, once)"
+  (cd fixtures/capture/criterion && cargo fetch --quiet && CARGO_TARGET_DIR="$criterion_cache" cargo bench --offline --bench capture --no-run --quiet) ||
+    say "cargo could not build criterion; the criterion tests will say why they skip"
+fi
+
 # The workflows' linters, and act, which runs the workflows end to end on
 # this host (test/e2e/act.test.ts). Go builds act and actionlint from the
 # module proxy; the versions are the ones the e2e test was written against.

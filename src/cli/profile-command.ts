@@ -26,7 +26,7 @@ options:
   --bench CMD             benchmark command, run in the checkout (required)
   --benchmark NAME        the benchmark, named as run reports it (required; with --format command: command)
   --build CMD             build command, run once per checkout (skipped when that tree was built before)
-  --format F              google-benchmark | go | command (default: detected); the harnesses whose
+  --format F              google-benchmark | go | cargo-bench (criterion's console) | command (default: detected); the harnesses whose
                           iteration schedule benchbot can fix
   --iterations N          benchmark iterations profiled per side (default: the instruction count's schedule,
                           ${Object.entries(DEFAULT_COUNT_ITERATIONS).map(([h, n]) => `${n} for ${h}`).join(', ')})

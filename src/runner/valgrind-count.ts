@@ -11,15 +11,18 @@ import { pinnedCommand } from './cpu-pin.ts';
 import { readBoundedFile } from './read-bounded-text.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import { conversionFactor } from '../model/units.ts';
+import { CRITERION_FORMATS, criterionPlan, criterionSchedule } from './criterion-count.ts';
 
 /**
  * COUNTED_HARNESSES are the harnesses whose iteration schedule benchbot can
  * fix, so that a benchmark's count under valgrind is the same every time:
  * Google Benchmark (`BENCHMARK_MIN_TIME` through its environment, one
  * process per benchmark), Go (`-test.benchtime Nx` through `go test -exec`),
- * and `--format command` (the whole command counted once).
+ * criterion (its `--test` mode, one iteration, read from `target/criterion`
+ * or from cargo bench's console), and `--format command` (the whole command
+ * counted once).
  */
-export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', 'command'];
+export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', 'criterion', 'cargo-bench', 'command'];
 
 /**
  * DEFAULT_COUNT_ITERATIONS is the fixed schedule per harness: iterations per
@@ -29,9 +32,10 @@ export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', '
  * Go runs `-test.benchtime 1000x`, the schedule the issue measured, because
  * the Go runtime adds a few ten thousand instructions of its own scheduling
  * to some runs (measured here, a 4,000-instruction sum: 100x spread 12%
- * between repeats, 1000x 0.5%).
+ * between repeats, 1000x 0.5%). criterion's one fixed schedule is its
+ * `--test` mode: one iteration (criterion-count.ts).
  */
-export const DEFAULT_COUNT_ITERATIONS: Readonly<Record<string, number>> = { 'google-benchmark': 100, go: 1000 };
+export const DEFAULT_COUNT_ITERATIONS: Readonly<Record<string, number>> = { 'google-benchmark': 100, go: 1000, criterion: 1, 'cargo-bench': 1 };
 
 /**
  * COUNT_BUDGET_SECONDS is how much of a benchmark's own (native) time one
@@ -174,7 +178,7 @@ export interface CountOutcome {
 }
 
 /** Planned is how one benchmark is counted: its command, environment and toggled function, and its iterations afterwards. */
-interface Planned {
+export interface Planned {
   benchmark: string;
   command: string;
   env: Record<string, string>;
@@ -188,8 +192,12 @@ interface Planned {
   fallback?: Planned;
   /** withoutArguments is counted instead when the command fails with the arguments appended to it. */
   withoutArguments?: Planned;
-  /** iterations returns how many iterations the run covered, given the calls of the benchmark function counted; undefined when it cannot tell. */
-  iterations: (calls: number) => Promise<number | undefined>;
+  /** iterations returns how many iterations the run covered, given the calls of the benchmark function counted; undefined when it cannot tell, or why not. */
+  iterations: (calls: number) => Promise<number | undefined | { reason: string }>;
+  /** noneRan says why nothing was counted when no toggled function ran (default: no function named like `fn` ran). */
+  noneRan?: string;
+  /** valgrindEnv hands the valgrind invocation to a wrapper the command may start (cargo's target runner) in $BENCHBOT_VALGRIND. */
+  valgrindEnv?: boolean;
 }
 
 /**
@@ -242,6 +250,10 @@ export async function countInstructions(settings: CountSettings, executor: Execu
       if (typeof plan === 'string') outcome.reasons.push({ benchmark, kind: 'note', message: `${name('instructions')}: ${plan}; wall time as before` });
       else plans.push(plan);
     }
+  } else if (CRITERION_FORMATS.includes(settings.format)) {
+    const schedule = await criterionSchedule(settings, executor, dir, remote);
+    if (settings.iterations !== undefined && settings.iterations !== 1) outcome.reasons.push({ kind: 'note', message: `${name('instructions-iterations')} ${settings.iterations}: criterion's one fixed schedule is its --test mode, one iteration per benchmark; counted so` });
+    for (const benchmark of names) plans.push(criterionPlan(settings.bench, benchmark, schedule));
   } else {
     plans.push({
       benchmark: 'command',
@@ -320,7 +332,7 @@ async function countOne(settings: CountSettings, executor: Executor, dir: string
   const valgrind = valgrindCommand(out, plan.toggles);
   // Go's test binary is started by `go test` through the exec wrapper, which runs valgrind itself.
   const command = settings.format === 'go' ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
-  const env = { ...settings.env, ...plan.env, ...(settings.format === 'go' ? { BENCHBOT_VALGRIND: valgrind } : {}) };
+  const env = { ...settings.env, ...plan.env, ...(settings.format === 'go' || plan.valgrindEnv === true ? { BENCHBOT_VALGRIND: valgrind } : {}) };
   const result = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
   const durationMs = result.durationMs;
   if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1000)} s (${(settings.nameSetting ?? cliSetting)('round-timeout')})`, durationMs };
@@ -352,13 +364,14 @@ async function countOne(settings: CountSettings, executor: Executor, dir: string
     rmSync(main.local, { force: true });
     return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
   }
-  if (totals.Ir === 0) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
+  if (totals.Ir === 0) return { reason: plan.noneRan ?? `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
   const calls = plan.matches === undefined ? 1 : all.reduce((n, a) => n + callsOf(a.text, plan.matches!), 0);
   if (calls === 0 && plan.fallback !== undefined) {
     for (const a of all) rmSync(a.local, { force: true });
     return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
   }
   const iterations = await plan.iterations(calls);
+  if (typeof iterations === 'object') return { reason: iterations.reason, durationMs };
   if (iterations === undefined || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
   return { totals, file: main.local, iterations, durationMs };
 }

@@ -103,10 +103,10 @@ test('a Google Benchmark fixture is counted in the function BENCHMARK_F makes; a
 });
 
 test('a harness without a fixed schedule, or a machine without valgrind, gets one reason line and no counts', async () => {
-  const criterion = await count('google-benchmark', work, 'criterion', { format: 'criterion' });
-  assert.deepEqual(criterion.measurements, []);
-  assert.equal(criterion.reasons.length, 1);
-  assert.match(criterion.reasons[0].message, /^--instructions: criterion has no iteration schedule benchbot can fix.*wall time as before$/);
+  const jmh = await count('google-benchmark', work, 'jmh', { format: 'jmh' });
+  assert.deepEqual(jmh.measurements, []);
+  assert.equal(jmh.reasons.length, 1);
+  assert.match(jmh.reasons[0].message, /^--instructions: jmh has no iteration schedule benchbot can fix.*wall time as before$/);
 
   // A PATH with a shell and nothing else: valgrind is not there.
   const bin = join(work, 'bin-without-valgrind');
