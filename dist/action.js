@@ -16695,9 +16695,70 @@ function readBoundedFileBytes(path, display = path, limit = MAX_INPUT_BYTES) {
   }
 }
 
+// src/runner/criterion-count.ts
+var CRITERION_FORMATS = ["criterion", "cargo-bench"];
+var CRITERION_LOOPS = ["iter", "iter_custom", "iter_batched", "iter_batched_ref"];
+var LOOP_TOGGLES = CRITERION_LOOPS.flatMap((loop) => [
+  `criterion::bencher::Bencher<M>::${loop}`,
+  `criterion::bencher::AsyncBencher<A,M>::${loop}`,
+  `<criterion::bencher::Bencher<*>>::${loop}::<*>`,
+  `<criterion::bencher::AsyncBencher<*>>::${loop}::<*>`
+]);
+var LOOP_NAME = new RegExp(`^(?:criterion::bencher::(?:Async)?Bencher<[^>]*>::(?:${CRITERION_LOOPS.join("|")})(?:::h[0-9a-f]{16})?|<criterion::bencher::(?:Async)?Bencher<.*>>::(?:${CRITERION_LOOPS.join("|")})::<.*>)$`);
+var CARGO_RUNNER = `#!/bin/sh
+# benchbot: cargo's target runner while criterion benchmarks are counted: one benchmark, criterion's --test mode, under valgrind.
+bin=$1
+eval "exec $BENCHBOT_VALGRIND \\"\\$bin\\" \\"\\$BENCHBOT_CRITERION_FILTER\\" --test"
+`;
+async function criterionSchedule(settings, executor, dir, remote) {
+  const runner = `${remote}/cargo-runner`;
+  const home = { CRITERION_HOME: `${remote}/criterion-home` };
+  const written = await executor.run(`printf '%s' ${shellQuote(CARGO_RUNNER)} > ${shellQuote(runner)} && chmod +x ${shellQuote(runner)}`, { cwd: dir, timeoutMs: 3e4 });
+  if (written.exitCode !== 0) throw new Error(`cannot write ${runner}: ${written.stderr.trim()}`);
+  if (/\s/.test(runner)) return { env: home, noRunner: `the checkout's path ${JSON.stringify(remote)} has a space, which cargo's runner setting (space-separated) cannot carry` };
+  const rustc = await executor.run("rustc -vV", { cwd: dir, timeoutMs: 6e4, env: settings.env });
+  const host = /^host: (\S+)$/m.exec(rustc.stdout)?.[1];
+  if (rustc.exitCode !== 0 || host === void 0) return { env: home, noRunner: `\`rustc -vV\` did not name the host (${(rustc.stderr || rustc.stdout).trim().split("\n").pop() ?? `exit ${rustc.exitCode}`}), so cargo's target runner cannot be set` };
+  return { env: { ...home, [`CARGO_TARGET_${host.toUpperCase().replace(/[-.]/g, "_")}_RUNNER`]: runner } };
+}
+function runsCargo(bench) {
+  return /(?:^|[\s;&|(`/])cargo(?:\s|$)/.test(bench);
+}
+function criterionFilter(benchmark) {
+  const cut = benchmark.endsWith("...");
+  const name = cut ? benchmark.slice(0, -3) : benchmark;
+  const parts = name.split("/").map((part) => {
+    const body = [...part].map((ch) => ch === "_" ? '[_?"/\\\\*<>:|^]' : ch.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("");
+    return Buffer.byteLength(part) === 64 ? `${body}.*` : body;
+  });
+  return `^${parts.join("/")}${cut ? "" : "$"}`;
+}
+function criterionPlan(bench, benchmark, schedule) {
+  const filter = criterionFilter(benchmark);
+  const env = { ...schedule.env, BENCHBOT_CRITERION_FILTER: filter };
+  const fn = "criterion::bencher::Bencher::iter";
+  const asWritten = {
+    benchmark,
+    command: bench,
+    env,
+    matches: (name) => LOOP_NAME.test(name),
+    toggles: LOOP_TOGGLES,
+    fn,
+    valgrindEnv: true,
+    noneRan: `criterion ran no benchmark under valgrind matching ${JSON.stringify(filter)}${schedule.noRunner ? ` (${schedule.noRunner})` : ""}: a bench script must pass its arguments on to the bench binary (\`./bench "$@"\`) or run \`cargo bench\``,
+    iterations: async (calls) => {
+      if (calls === 1) return 1;
+      if (calls === 0) return { reason: `no call of ${fn} was counted` };
+      return { reason: `${calls} benchmarks ran for the filter ${JSON.stringify(filter)} (criterion's --test mode runs one iteration of each), so the count is not this one's` };
+    }
+  };
+  if (runsCargo(bench)) return asWritten;
+  return { ...asWritten, command: `${bench} ${shellQuote(filter)} --test`, withoutArguments: asWritten };
+}
+
 // src/runner/valgrind-count.ts
-var COUNTED_HARNESSES = ["google-benchmark", "go", "command"];
-var DEFAULT_COUNT_ITERATIONS = { "google-benchmark": 100, go: 1e3 };
+var COUNTED_HARNESSES = ["google-benchmark", "go", "criterion", "cargo-bench", "command"];
+var DEFAULT_COUNT_ITERATIONS = { "google-benchmark": 100, go: 1e3, criterion: 1, "cargo-bench": 1 };
 var COUNT_BUDGET_SECONDS = 0.02;
 var SCHEDULE_TIME_METRICS = ["real_time", "time", "cpu_time"];
 function countSchedule(measured, iterations) {
@@ -16764,6 +16825,10 @@ async function countInstructions(settings, executor, dir, tag) {
       if (typeof plan === "string") outcome.reasons.push({ benchmark, kind: "note", message: `${name("instructions")}: ${plan}; wall time as before` });
       else plans.push(plan);
     }
+  } else if (CRITERION_FORMATS.includes(settings.format)) {
+    const schedule = await criterionSchedule(settings, executor, dir, remote);
+    if (settings.iterations !== void 0 && settings.iterations !== 1) outcome.reasons.push({ kind: "note", message: `${name("instructions-iterations")} ${settings.iterations}: criterion's one fixed schedule is its --test mode, one iteration per benchmark; counted so` });
+    for (const benchmark of names2) plans.push(criterionPlan(settings.bench, benchmark, schedule));
   } else {
     plans.push({
       benchmark: "command",
@@ -16826,7 +16891,7 @@ async function countOne(settings, executor, dir, remote, plan, id) {
   const out = `${remote}/${id}`;
   const valgrind = valgrindCommand(out, plan.toggles);
   const command = settings.format === "go" ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
-  const env = { ...settings.env, ...plan.env, ...settings.format === "go" ? { BENCHBOT_VALGRIND: valgrind } : {} };
+  const env = { ...settings.env, ...plan.env, ...settings.format === "go" || plan.valgrindEnv === true ? { BENCHBOT_VALGRIND: valgrind } : {} };
   const result = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
   const durationMs = result.durationMs;
   if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1e3)} s (${(settings.nameSetting ?? cliSetting)("round-timeout")})`, durationMs };
@@ -16858,13 +16923,14 @@ async function countOne(settings, executor, dir, remote, plan, id) {
     rmSync2(main.local, { force: true });
     return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
   }
-  if (totals.Ir === 0) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
+  if (totals.Ir === 0) return { reason: plan.noneRan ?? `callgrind counted nothing: no function named like ${plan.fn} ran (the count is toggled on the benchmark function, named after the benchmark)`, durationMs };
   const calls = plan.matches === void 0 ? 1 : all.reduce((n, a) => n + callsOf(a.text, plan.matches), 0);
   if (calls === 0 && plan.fallback !== void 0) {
     for (const a of all) rmSync2(a.local, { force: true });
     return countOne(settings, executor, dir, remote, plan.fallback, `${id}.f`);
   }
   const iterations = await plan.iterations(calls);
+  if (typeof iterations === "object") return { reason: iterations.reason, durationMs };
   if (iterations === void 0 || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
   return { totals, file: main.local, iterations, durationMs };
 }

@@ -20133,6 +20133,16 @@ var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 // src/runner/read-bounded-text.ts
 var CHUNK_BYTES = 1024 * 1024;
 
+// src/runner/criterion-count.ts
+var CRITERION_LOOPS = ["iter", "iter_custom", "iter_batched", "iter_batched_ref"];
+var LOOP_TOGGLES = CRITERION_LOOPS.flatMap((loop) => [
+  `criterion::bencher::Bencher<M>::${loop}`,
+  `criterion::bencher::AsyncBencher<A,M>::${loop}`,
+  `<criterion::bencher::Bencher<*>>::${loop}::<*>`,
+  `<criterion::bencher::AsyncBencher<*>>::${loop}::<*>`
+]);
+var LOOP_NAME = new RegExp(`^(?:criterion::bencher::(?:Async)?Bencher<[^>]*>::(?:${CRITERION_LOOPS.join("|")})(?:::h[0-9a-f]{16})?|<criterion::bencher::(?:Async)?Bencher<.*>>::(?:${CRITERION_LOOPS.join("|")})::<.*>)$`);
+
 // src/runner/valgrind-count.ts
 var DEFAULT_COUNT_REPEATS = 3;
 
