@@ -1,9 +1,10 @@
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Measurement, ReadWarning } from '../model/measurement.ts';
 import { ESTIMATED_CYCLES_METRIC, INSTRUCTIONS_METRIC, WORK_UNIT } from '../model/work-metrics.ts';
 import { addTotals, callsOf, estimatedCycles, parseCallgrindTotals, type CallgrindTotals } from '../formats/callgrind-totals.ts';
 import { FormatError } from '../formats/format-error.ts';
+import { callgrindSubtree, type SubtreeSettings } from '../formats/callgrind-subtree.ts';
 import type { NameFilter } from '../compare/name-filter.ts';
 import type { Executor } from './executor.ts';
 import { shellQuote } from './local-executor.ts';
@@ -90,11 +91,10 @@ export const DEFAULT_COUNT_REPEATS = 3;
 /**
  * COUNT_VARIATION_LIMIT is the largest spread (max/min - 1) between the
  * repeats of one benchmark's instruction count that is still reported as a
- * count. A C++ benchmark repeats exactly; Go's counts move by up to ~0.5%
- * (measured here: 4,033,250..4,053,932 for a 1000-iteration sum), the
- * scheduler's work when sysmon preempts the benchmark goroutine, which
- * depends on wall time; a JIT (Java, .NET, V8, PyPy) moves far more, and
- * its counts are dropped with a reason.
+ * count. A C++ benchmark repeats exactly; a Go benchmark to some parts per
+ * million (GO_SUBTREE; its allocations more, see docs/instructions.md); a
+ * JIT (Java, .NET, V8, PyPy) moves far more, and its counts are dropped
+ * with a reason.
  */
 export const COUNT_VARIATION_LIMIT = 0.01;
 
@@ -192,6 +192,13 @@ export interface Planned {
   fallback?: Planned;
   /** withoutArguments is counted instead when the command fails with the arguments appended to it. */
   withoutArguments?: Planned;
+  /**
+   * subtree, when set, counts the benchmark function's work from a profile
+   * of the whole process (no toggles) by {@link callgrindSubtree}: its own
+   * functions' self cost and its calls into the runtime, the calls of it by
+   * the harness's caller. The kept file is that work alone.
+   */
+  subtree?: SubtreeSettings;
   /** iterations returns how many iterations the run covered, given the calls of the benchmark function counted; undefined when it cannot tell, or why not. */
   iterations: (calls: number) => Promise<number | undefined | { reason: string }>;
   /** noneRan says why nothing was counted when no toggled function ran (default: no function named like `fn` ran). */
@@ -357,6 +364,7 @@ async function countOne(settings: CountSettings, executor: Executor, dir: string
       throw error;
     }
   }
+  if (plan.subtree !== undefined) return countSubtree(plan, all, durationMs);
   const totals = addTotals(all.map((a) => a.totals));
   const main = all.reduce((a, b) => (b.totals.Ir > a.totals.Ir ? b : a));
   for (const a of all) if (a !== main) rmSync(a.local, { force: true });
@@ -374,6 +382,31 @@ async function countOne(settings: CountSettings, executor: Executor, dir: string
   if (typeof iterations === 'object') return { reason: iterations.reason, durationMs };
   if (iterations === undefined || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
   return { totals, file: main.local, iterations, durationMs };
+}
+
+/**
+ * countSubtree reads the benchmark function's work out of the profiles of
+ * one run (plan.subtree): from the process whose profile has the function,
+ * whose file is replaced by a profile of that work alone.
+ */
+async function countSubtree(plan: Planned, all: readonly { local: string; text: string }[], durationMs: number): Promise<Counted> {
+  let found: { local: string; subtree: NonNullable<ReturnType<typeof callgrindSubtree>> } | undefined;
+  try {
+    for (const a of all) {
+      const subtree = callgrindSubtree(a.text, a.local, plan.subtree!);
+      if (subtree !== undefined && found === undefined) found = { local: a.local, subtree };
+    }
+  } catch (error) {
+    for (const a of all) rmSync(a.local, { force: true });
+    if (error instanceof FormatError) return { reason: error.message, durationMs };
+    throw error;
+  }
+  for (const a of all) if (a.local !== found?.local) rmSync(a.local, { force: true });
+  if (found === undefined) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran`, durationMs };
+  writeFileSync(found.local, found.subtree.profile);
+  const iterations = await plan.iterations(found.subtree.calls);
+  if (iterations === undefined || iterations <= 0) return { reason: `cannot tell how many iterations ran (${found.subtree.calls} call(s) of ${plan.fn} by the harness)`, durationMs };
+  return { totals: found.subtree.totals, file: found.local, iterations, durationMs };
 }
 
 /**
@@ -396,9 +429,7 @@ function valgrindCommand(out: string, toggleList: readonly string[]): string {
  * inside it (a toggle flips collection): they read the clock, and the
  * vDSO's clock read retries a few instructions when the kernel updates the
  * time meanwhile, which made a 2,100-instruction Google Benchmark function
- * read 2,099 and 2,122 in two runs. Go's timers are called outside the
- * benchmark function too (testing.(*B).runN), where a toggle would turn
- * collection on, so Go has none.
+ * read 2,099 and 2,122 in two runs. Go is not toggled (GO_SUBTREE).
  */
 const HARNESS_TIMERS: Readonly<Record<string, readonly string[]>> = {
   'google-benchmark': ['benchmark::State::PauseTiming()', 'benchmark::State::ResumeTiming()'],
@@ -507,6 +538,29 @@ async function writeGoExec(executor: Executor, dir: string, remote: string): Pro
 }
 
 /**
+ * GO_SUBTREE is how a Go benchmark's work is read from a profile of its
+ * whole test binary (formats/callgrind-subtree.ts): the Go runtime
+ * (`runtime.`, `internal/runtime/`) and the testing package are outside the
+ * program, counted only per call the benchmark's code makes into them, since
+ * the runtime's own work (scheduler, sysmon, collector, timers) depends on
+ * wall time. Not work: the stack switches (`runtime.morestack*`, stack
+ * growth and sysmon's preemption, which callgrind cannot follow) and
+ * `testing.(*B).runN`, the harness function that calls the benchmark, which
+ * callgrind records as called when the benchmark returns into it after a
+ * stack switch. runN's calls of the benchmark are the runs: two for a b.N
+ * benchmark (b.N = 1, then N), one for b.Loop.
+ * Measured here on BenchmarkSort (a recursive quicksort, 58,220 instructions
+ * per iteration, 1000x): three repeats toggled on the function read
+ * 56,256..58,190 (3.4% apart); read this way 58,220.82..58,220.92 (the
+ * 2 ppm left are the function prologues sysmon's preemptions re-run).
+ */
+const GO_SUBTREE: Omit<SubtreeSettings, 'isRoot'> = {
+  isOutside: (fn) => /^(?:runtime|testing)\.|^(?:internal\/runtime|runtime\/internal)\/|^0x/.test(fn) || !fn.includes('.'),
+  isIgnoredCall: (fn) => /^runtime\.(?:morestack|newstack|mcall|systemstack|gogo)/.test(fn) || fn === 'testing.(*B).runN',
+  isCaller: (fn) => fn === 'testing.(*B).runN',
+};
+
+/**
  * goPlan counts one Go benchmark: `GOFLAGS=-exec=<wrapper>` makes `go test`
  * start its test binary through valgrind, with `-test.benchtime Nx`.
  * `GODEBUG=asyncpreemptoff=1` because callgrind 3.19 aborts on the signals
@@ -519,7 +573,9 @@ async function writeGoExec(executor: Executor, dir: string, remote: string): Pro
  * 0.53% between three repeats with it, 0.22% without);
  * GOMAXPROCS=1 and GOGC=off (with a memory
  * limit, so a benchmark that allocates still collects) keep other
- * goroutines from running while the benchmark's thread is counted.
+ * goroutines from running while the benchmark's thread is counted. The
+ * whole process is profiled and the benchmark function's work read out of
+ * it ({@link GO_SUBTREE}).
  * Go calls a b.N benchmark with b.N = 1 and then N (two calls, N + 1
  * iterations), a b.Loop one once with N: iterations = N + calls - 1.
  * `go test` strips the symbol table of the binaries it runs (callgrind then
@@ -541,10 +597,6 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
   if (levels.length > 2) return `${benchmark} is a sub-benchmark of a sub-benchmark, whose closure callgrind cannot tell from its parent's; count its parent level or give it a Benchmark function of its own`;
   // A sub-benchmark's function is a closure of its parent (pkg.BenchmarkX.func1); only the selected one runs. func? and func?? leave out the closures nested in it (func1.1), which would flip collection off again.
   const sub = levels.length === 2;
-  const own = sub ? [`${parent}.func?`, `${parent}.func??`] : [parent];
-  // A package's external tests (package x_test) are compiled as <import path>_test.
-  const prefixes = pkg === undefined ? ['*.'] : [`${pkg}.`, `${pkg}_test.`];
-  const toggles = prefixes.flatMap((prefix) => own.map((o) => `${prefix}${o}`));
   const ending = sub ? `\\.${escapeRegExp(parent)}\\.func\\d{1,2}$` : `\\.${escapeRegExp(parent)}$`;
   const matching = new RegExp(pkg === undefined ? ending : `^${escapeRegExp(pkg)}(?:_test)?${ending}`);
   return {
@@ -561,7 +613,9 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
       BENCHBOT_GO_BENCHTIME: `${iterations}x`,
     },
     matches: (fn) => matching.test(fn),
-    toggles,
+    // No toggles: the whole process is profiled and the benchmark function's work read out of it (GO_SUBTREE says why).
+    toggles: [],
+    subtree: { ...GO_SUBTREE, isRoot: (fn) => matching.test(fn) },
     fn: sub ? `${parent}.funcN` : parent,
     iterations: async (calls) => (calls >= 1 ? iterations + calls - 1 : undefined),
   };

@@ -1,0 +1,121 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { countInstructions, type CountOutcome } from '../../src/runner/valgrind-count.ts';
+import { LocalExecutor } from '../../src/runner/local-executor.ts';
+import { parseCallgrind } from '../../src/formats/callgrind-profile.ts';
+import { toolchainMissing } from '../support/counted-projects.ts';
+
+// Go counts are exact: a recursive quicksort, whose every call is a point
+// where sysmon's preemption (every 10 ms of wall time, so a different number
+// of times in every run under valgrind) switches stacks. Counted with
+// callgrind's --toggle-collect on the benchmark function, three repeats of
+// this benchmark read 3.4% apart (callgrind lost the benchmark function at
+// each stack switch); read from the whole-process profile they agree to a few
+// parts per million (the function prologues a preemption runs twice).
+// The per-iteration value is divided by 301 runs (b.N = 1, then 300).
+
+const work = mkdtempSync(join(tmpdir(), 'benchbot-count-go-'));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+/**
+ * EXACT is the largest spread between repeats this test accepts: 100 parts
+ * per million, where the toggled count spread 3.4%. What is left is the
+ * preempted function's prologue and its spilled arguments, run again once
+ * per preemption (9 ppm measured here at load 8), and the number of
+ * preemptions grows with the machine's load.
+ */
+const EXACT = 1e-4;
+
+const SORT = `package sorted
+
+func partition(v []uint32, lo, hi int) int {
+\tpivot := v[(lo+hi)/2]
+\ti, j := lo, hi
+\tfor i <= j {
+\t\tfor v[i] < pivot {
+\t\t\ti++
+\t\t}
+\t\tfor v[j] > pivot {
+\t\t\tj--
+\t\t}
+\t\tif i <= j {
+\t\t\tv[i], v[j] = v[j], v[i]
+\t\t\ti++
+\t\t\tj--
+\t\t}
+\t}
+\treturn i
+}
+
+// Sort is a recursive quicksort: every call checks the stack, so a preemption can land in any of them.
+func Sort(v []uint32, lo, hi int) {
+\tif lo >= hi {
+\t\treturn
+\t}
+\tp := partition(v, lo, hi)
+\tSort(v, lo, p-1)
+\tSort(v, p, hi)
+}
+`;
+
+const SORT_TEST = `package sorted
+
+import "testing"
+
+var input = func() []uint32 {
+\tr := make([]uint32, 2048)
+\tx := uint32(7)
+\tfor i := range r {
+\t\tx = x*1664525 + 1013904223
+\t\tr[i] = x >> 8
+\t}
+\treturn r
+}()
+
+func BenchmarkSort(b *testing.B) {
+\tv := make([]uint32, len(input))
+\tfor i := 0; i < b.N; i++ {
+\t\tcopy(v, input)
+\t\tSort(v, 0, len(v)-1)
+\t}
+}
+`;
+
+test('a Go benchmark with a preemption point in every call counts the same in every repeat', { timeout: 120_000 }, async (t) => {
+  const missing = toolchainMissing('go');
+  if (missing) {
+    t.skip(`${missing}: instruction counting cannot be tested here`);
+    return;
+  }
+  const dir = join(work, 'sorted');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'go.mod'), 'module example.com/sorted\n\ngo 1.24\n');
+  writeFileSync(join(dir, 'sorted.go'), SORT);
+  writeFileSync(join(dir, 'sorted_test.go'), SORT_TEST);
+  writeFileSync(join(dir, 'bench.sh'), '#!/bin/sh\nexec go test -run "^$" -bench . -benchtime 100x .\n');
+  chmodSync(join(dir, 'bench.sh'), 0o755);
+  const started = Date.now();
+  const outcome: CountOutcome = await countInstructions({
+    bench: './bench.sh', format: 'go', names: ['BenchmarkSort'], repeats: 3, parallel: 2, iterations: 300, timeoutMs: 110_000,
+    keepDir: join(work, 'keep'), env: { GOPROXY: 'off', GOTOOLCHAIN: 'local' },
+  }, new LocalExecutor(), dir, 'exact');
+  assert.deepEqual(outcome.reasons, []);
+  const values = outcome.measurements.find((m) => m.metric === 'instructions')?.values ?? [];
+  const spread = Math.max(...values) / Math.min(...values) - 1;
+  t.diagnostic(`3 repeats in ${((Date.now() - started) / 1000).toFixed(1)} s: ${values.map((v) => v.toFixed(3)).join(', ')} instructions per iteration, ${(spread * 1e6).toFixed(2)} ppm apart`);
+  assert.equal(values.length, 3);
+  // 2048 elements sorted: some 11 levels of partitions over them, tens of thousands of instructions.
+  assert.ok(values[0] > 20_000, `a sort of 2048 elements is more than ${values[0]} instructions`);
+  assert.ok(spread <= EXACT, `repeats within ${EXACT * 1e6} ppm: ${values.join(', ')}`);
+
+  // The kept profile is the benchmark's work alone: its own functions and the runtime's copy, no scheduler.
+  const kept = parseCallgrind(readFileSync(outcome.profiles[0].file, 'utf8'), outcome.profiles[0].file);
+  const names = kept.functions.map((f) => f.name);
+  assert.ok(names.includes('example.com/sorted.Sort') && names.includes('example.com/sorted.BenchmarkSort'), names.join(', '));
+  assert.ok(names.includes('runtime.memmove'), `copy's memmove is counted as called from the benchmark: ${names.join(', ')}`);
+  assert.ok(!names.some((n) => /^runtime\.(schedule|findRunnable|sysmon|newstack|morestack)/.test(n)), `no scheduler work: ${names.join(', ')}`);
+  assert.equal(kept.totals[0] / outcome.profiles[0].iterations, values[0]);
+});
