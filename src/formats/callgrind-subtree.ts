@@ -35,15 +35,20 @@ export interface SubtreeSettings {
   isOutside: (name: string) => boolean;
   /** isIgnoredCall says a call from the program into this function is not work (a stack switch, a return into the harness callgrind mistook for a call). */
   isIgnoredCall: (name: string) => boolean;
-  /** isCaller picks the harness function that calls the root: its calls of the root are the runs counted. */
-  isCaller: (name: string) => boolean;
 }
 
-/** Subtree is the root's work: totals per event, the calls of the root by its caller, the functions counted, and a callgrind file of that work alone. */
+/**
+ * Subtree is the root's work: totals per event, the program's functions
+ * counted, the outside functions they call, and a callgrind file of that
+ * work alone. It has no call count of the root: a return into a function
+ * after a stack switch is a call in callgrind's eyes, so how often the root
+ * ran is for the harness to say.
+ */
 export interface Subtree {
   totals: CallgrindTotals;
-  calls: number;
   functions: string[];
+  /** outside are the outside functions the program's functions called (the harness's helpers among them). */
+  outside: string[];
   /** profile is a callgrind output file holding only what was counted: each program function's self cost and its calls out, each outside function's cost as called from the program. */
   profile: string;
 }
@@ -186,11 +191,6 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
   }
   // Each outside function as the program called it: its inclusive cost from those calls is its self cost here.
   for (const [name, o] of [...outside].sort(([a], [b]) => a.localeCompare(b))) lines.push(`ob=${o.object}`, `fn=${name}`, `0 ${padded(o.cost, events.length)}`);
-  let calls = 0;
-  for (const [name, f] of fns) {
-    if (!settings.isCaller(name)) continue;
-    for (const root of roots) calls += f.calls.get(root)?.count ?? 0;
-  }
   const totals: Record<string, number> = Object.fromEntries(CALLGRIND_EVENTS.map((e) => [e, 0]));
   events.forEach((e, i) => {
     totals[e] = total[i] ?? 0;
@@ -208,7 +208,7 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
     `totals: ${padded(total, events.length)}`,
     '',
   ].join('\n');
-  return { totals: totals as CallgrindTotals, calls, functions: [...counted].sort(), profile };
+  return { totals: totals as CallgrindTotals, functions: [...counted].sort(), outside: [...outside.keys()].sort(), profile };
 }
 
 function padded(costs: readonly number[], n: number): string {

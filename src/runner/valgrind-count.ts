@@ -198,7 +198,10 @@ export interface Planned {
    * functions' self cost and its calls into the runtime, the calls of it by
    * the harness's caller. The kept file is that work alone.
    */
-  subtree?: SubtreeSettings;
+  subtree?: SubtreeSettings & {
+    /** runs says how many times the harness ran the benchmark function, from what its work called. */
+    runs: (outside: readonly string[]) => number;
+  };
   /** iterations returns how many iterations the run covered, given the calls of the benchmark function counted; undefined when it cannot tell, or why not. */
   iterations: (calls: number) => Promise<number | undefined | { reason: string }>;
   /** noneRan says why nothing was counted when no toggled function ran (default: no function named like `fn` ran). */
@@ -404,8 +407,10 @@ async function countSubtree(plan: Planned, all: readonly { local: string; text: 
   for (const a of all) if (a.local !== found?.local) rmSync(a.local, { force: true });
   if (found === undefined) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran`, durationMs };
   writeFileSync(found.local, found.subtree.profile);
-  const iterations = await plan.iterations(found.subtree.calls);
-  if (iterations === undefined || iterations <= 0) return { reason: `cannot tell how many iterations ran (${found.subtree.calls} call(s) of ${plan.fn} by the harness)`, durationMs };
+  const runs = plan.subtree!.runs(found.subtree.outside);
+  const iterations = await plan.iterations(runs);
+  if (typeof iterations === 'object') return { reason: iterations.reason, durationMs };
+  if (iterations === undefined || iterations <= 0) return { reason: `cannot tell how many iterations ran (${runs} run(s) of ${plan.fn})`, durationMs };
   return { totals: found.subtree.totals, file: found.local, iterations, durationMs };
 }
 
@@ -557,8 +562,19 @@ async function writeGoExec(executor: Executor, dir: string, remote: string): Pro
 const GO_SUBTREE: Omit<SubtreeSettings, 'isRoot'> = {
   isOutside: (fn) => /^(?:runtime|testing)\.|^(?:internal\/runtime|runtime\/internal)\/|^0x/.test(fn) || !fn.includes('.'),
   isIgnoredCall: (fn) => /^runtime\.(?:morestack|newstack|mcall|systemstack|gogo)/.test(fn) || fn === 'testing.(*B).runN',
-  isCaller: (fn) => fn === 'testing.(*B).runN',
 };
+
+/**
+ * goRuns is how many times the testing package ran a benchmark function
+ * with `-test.benchtime Nx`: a b.Loop benchmark (it calls the loop's slow
+ * path) once, with N; a b.N one twice, with b.N = 1 and then N (once when
+ * N is 1). Callgrind's call count of the function cannot say: after a stack
+ * switch it counts a return into the function as another call (a recursive
+ * sort read 2 calls in one repeat and 12 in the next).
+ */
+function goRuns(n: number): (outside: readonly string[]) => number {
+  return (outside) => (outside.some((fn) => /^testing\.\(\*B\)\.(?:Loop|loopSlowPath)$/.test(fn)) || n === 1 ? 1 : 2);
+}
 
 /**
  * goPlan counts one Go benchmark: `GOFLAGS=-exec=<wrapper>` makes `go test`
@@ -615,7 +631,7 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
     matches: (fn) => matching.test(fn),
     // No toggles: the whole process is profiled and the benchmark function's work read out of it (GO_SUBTREE says why).
     toggles: [],
-    subtree: { ...GO_SUBTREE, isRoot: (fn) => matching.test(fn) },
+    subtree: { ...GO_SUBTREE, isRoot: (fn) => matching.test(fn), runs: goRuns(iterations) },
     fn: sub ? `${parent}.funcN` : parent,
     iterations: async (calls) => (calls >= 1 ? iterations + calls - 1 : undefined),
   };
