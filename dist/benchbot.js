@@ -1811,7 +1811,7 @@ var require_connection_parameters = __commonJS({
     var quoteParamValue = function(value) {
       return "'" + ("" + value).replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'";
     };
-    var add4 = function(params, config3, paramName) {
+    var add5 = function(params, config3, paramName) {
       const value = config3[paramName];
       if (value !== void 0 && value !== null) {
         params.push(paramName + "=" + quoteParamValue(value));
@@ -1886,20 +1886,20 @@ var require_connection_parameters = __commonJS({
       }
       getLibpqConnectionString(cb) {
         const params = [];
-        add4(params, this, "user");
-        add4(params, this, "password");
-        add4(params, this, "port");
-        add4(params, this, "application_name");
-        add4(params, this, "fallback_application_name");
-        add4(params, this, "connect_timeout");
-        add4(params, this, "options");
+        add5(params, this, "user");
+        add5(params, this, "password");
+        add5(params, this, "port");
+        add5(params, this, "application_name");
+        add5(params, this, "fallback_application_name");
+        add5(params, this, "connect_timeout");
+        add5(params, this, "options");
         const ssl = typeof this.ssl === "object" ? this.ssl : this.ssl ? { sslmode: this.ssl } : {};
-        add4(params, ssl, "sslmode");
-        add4(params, ssl, "sslca");
-        add4(params, ssl, "sslkey");
-        add4(params, ssl, "sslcert");
-        add4(params, ssl, "sslrootcert");
-        add4(params, this, "sslnegotiation");
+        add5(params, ssl, "sslmode");
+        add5(params, ssl, "sslca");
+        add5(params, ssl, "sslkey");
+        add5(params, ssl, "sslcert");
+        add5(params, ssl, "sslrootcert");
+        add5(params, this, "sslnegotiation");
         if (this.database) {
           params.push("dbname=" + quoteParamValue(this.database));
         }
@@ -10512,7 +10512,7 @@ var require_multistream = __commonJS({
       }
       const res = {
         write,
-        add: add4,
+        add: add5,
         remove,
         emit,
         flushSync,
@@ -10525,9 +10525,9 @@ var require_multistream = __commonJS({
         streamLevels
       };
       if (Array.isArray(streamsArray)) {
-        streamsArray.forEach(add4, res);
+        streamsArray.forEach(add5, res);
       } else {
-        add4.call(res, streamsArray);
+        add5.call(res, streamsArray);
       }
       streamsArray = null;
       return res;
@@ -10575,7 +10575,7 @@ var require_multistream = __commonJS({
           }
         }
       }
-      function add4(dest) {
+      function add5(dest) {
         if (!dest) {
           return this;
         }
@@ -10634,7 +10634,7 @@ var require_multistream = __commonJS({
         }
         return {
           write,
-          add: add4,
+          add: add5,
           remove,
           emit,
           flushSync,
@@ -17625,7 +17625,7 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
-        const add4 = (key2, value) => {
+        const add5 = (key2, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key2, value);
           else if (Array.isArray(replacer) && !replacer.includes(key2))
@@ -17635,10 +17635,10 @@ var require_YAMLMap = __commonJS({
         };
         if (obj instanceof Map) {
           for (const [key2, value] of obj)
-            add4(key2, value);
+            add5(key2, value);
         } else if (obj && typeof obj === "object") {
           for (const key2 of Object.keys(obj))
-            add4(key2, obj[key2]);
+            add5(key2, obj[key2]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -28816,7 +28816,7 @@ var dartReader = {
     let summaryOnly = false;
     let inReport = false;
     const budget = new ReadBudget(file.path);
-    const add4 = (line, name, unit, value) => {
+    const add5 = (line, name, unit, value) => {
       budget.value(line);
       const existing = byName.get(name);
       if (!existing) {
@@ -28904,14 +28904,14 @@ var dartReader = {
         if (value === void 0) throw new FormatError(file.path, number, `RunTime of "${name}" is not a finite number`);
         if (value < 0) throw new FormatError(file.path, number, `RunTime of "${name}" is negative (${runTime[2]} us); a time cannot be below zero`);
         if (name === "") throw new FormatError(file.path, number, "benchmark name is empty");
-        add4(number, name, "us", value);
+        add5(number, name, "us", value);
         continue;
       }
       const event = eventPayload(text2);
       if (event !== void 0) {
         const payload = event.trimEnd();
         if (!payload.endsWith("]")) throw new FormatError(file.path, number, 'benchmark_harness event is cut off: no closing "]"');
-        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add4(number, name, unit, value);
+        for (const [name, unit, value] of readEvent(file, number, payload.slice(0, -1))) add5(number, name, unit, value);
         continue;
       }
       if (text2.startsWith("Results for ") && RESULTS_FOR.test(text2)) {
@@ -28924,7 +28924,7 @@ var dartReader = {
         if (value === void 0) throw new FormatError(file.path, number, `time of "${report[1]}" is not a finite number`);
         if (value < 0) throw new FormatError(file.path, number, `time of "${report[1]}" is negative (${report[2]}); a time cannot be below zero`);
         if (report[3] !== void 0) summaryOnly = true;
-        add4(number, report[1], report[4], value);
+        add5(number, report[1], report[4], value);
       }
     }
     if (order.length === 0) {
@@ -31940,7 +31940,7 @@ var MACHINE_HINTS = ["host_name", "num_cpus", "mhz_per_cpu", "cpu", "goos", "goa
 var PER_INPUT_KINDS = /* @__PURE__ */ new Set(["summary-only", "note", "exit-code"]);
 function suiteWarnings(base, head) {
   const bySide = /* @__PURE__ */ new Map();
-  const add4 = (side2, message) => {
+  const add5 = (side2, message) => {
     const sides3 = bySide.get(message) ?? /* @__PURE__ */ new Set();
     sides3.add(side2);
     bySide.set(message, sides3);
@@ -31948,9 +31948,9 @@ function suiteWarnings(base, head) {
   const sides2 = [["base", base], ["head", head]];
   for (const [side2, facts] of sides2) {
     const debug = debugBuild(facts);
-    if (debug !== void 0) add4(side2, debug);
-    if (facts.hints.cpu_scaling_enabled === true) add4(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
-    for (const message of readerWarnings(facts.warnings)) add4(side2, message);
+    if (debug !== void 0) add5(side2, debug);
+    if (facts.hints.cpu_scaling_enabled === true) add5(side2, "CPU frequency scaling was on: expect noise (set the governor to performance)");
+    for (const message of readerWarnings(facts.warnings)) add5(side2, message);
   }
   const warnings = [...bySide].map(([message, where]) => `${[...where].join(" and ")}: ${message}`);
   warnings.push(...fingerprintDifferences(base, head).map((d) => `base and head ran on different machines: ${d}`));
@@ -35297,28 +35297,28 @@ var Machine = class Machine2 {
         const pc = runq.densePcs[j];
         const i = this.prog.inst[pc];
         const capOffset = j * this.ncap;
-        let add4 = false;
+        let add5 = false;
         switch (i.op) {
           case Inst.MATCH:
             if (anchor === RE2Flags.ANCHOR_BOTH && currentPos !== input.endPos()) break;
             matches.add(i.arg);
             break;
           case Inst.RUNE:
-            add4 = i.matchRune(rune);
+            add5 = i.matchRune(rune);
             break;
           case Inst.RUNE1:
-            add4 = rune === i.runes[0];
+            add5 = rune === i.runes[0];
             break;
           case Inst.RUNE_ANY:
-            add4 = true;
+            add5 = true;
             break;
           case Inst.RUNE_ANY_NOT_NL:
-            add4 = rune !== 10;
+            add5 = rune !== 10;
             break;
           default:
             continue;
         }
-        if (add4) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag2);
+        if (add5) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, flag2);
       }
       runq.clear();
       if (width === 0) break;
@@ -35344,7 +35344,7 @@ var Machine = class Machine2 {
       const capOffset = j * this.ncap;
       if (longest && this.matched && this.ncap > 0 && this.matchcap[0] < runq.denseCaps[capOffset]) continue;
       const i = this.prog.inst[pc];
-      let add4 = false;
+      let add5 = false;
       switch (i.op) {
         case Inst.MATCH:
           if (anchor === RE2Flags.ANCHOR_BOTH && !atEnd) break;
@@ -35356,21 +35356,21 @@ var Machine = class Machine2 {
           this.matched = true;
           break;
         case Inst.RUNE:
-          add4 = i.matchRune(c);
+          add5 = i.matchRune(c);
           break;
         case Inst.RUNE1:
-          add4 = c === i.runes[0];
+          add5 = c === i.runes[0];
           break;
         case Inst.RUNE_ANY:
-          add4 = true;
+          add5 = true;
           break;
         case Inst.RUNE_ANY_NOT_NL:
-          add4 = c !== 10;
+          add5 = c !== 10;
           break;
         default:
           continue;
       }
-      if (add4) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
+      if (add5) this.add(nextq, i.out, nextPos, runq.denseCaps, capOffset, nextCond);
     }
     runq.clear();
   }
@@ -42154,7 +42154,7 @@ function holdMachine(executor, progress, options2) {
 }
 
 // src/runner/valgrind-count.ts
-import { mkdirSync as mkdirSync4, renameSync as renameSync2, rmSync as rmSync2 } from "node:fs";
+import { mkdirSync as mkdirSync4, renameSync as renameSync2, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join6 } from "node:path";
 
 // src/formats/callgrind-totals.ts
@@ -42230,6 +42230,341 @@ function callsOf(text2, matches) {
     start = end + 1;
   }
   return calls;
+}
+
+// src/formats/callgrind-profile.ts
+var MAX_PROFILE_FUNCTIONS = 1e6;
+var MAX_PROFILE_EDGES = 4e6;
+var RECURSION_LEVEL = /'(\d+)$/;
+var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
+var COUNT2 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
+function basename2(path2) {
+  const slash = path2.lastIndexOf("/");
+  return slash < 0 ? path2 : path2.slice(slash + 1);
+}
+function add2(into, costs) {
+  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
+}
+function parseCallgrind(text2, path2) {
+  const fail = (line, message) => {
+    throw new FormatError(path2, line, message);
+  };
+  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
+  const nodes = /* @__PURE__ */ new Map();
+  let edgeCount = 0;
+  let events = null;
+  let positions = 1;
+  let summary = null;
+  let totals = null;
+  let command;
+  let ob = "";
+  let fn = null;
+  let cob = null;
+  let callee = null;
+  let callPending = false;
+  let lineNo = 0;
+  const resolveName = (space2, value) => {
+    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
+    if (!m) return value;
+    const map = names2[space2];
+    if (m[2] !== void 0) {
+      map.set(m[1], m[2]);
+      return m[2];
+    }
+    const known = map.get(m[1]);
+    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
+    return known;
+  };
+  const node = (object2, name) => {
+    const key2 = `${object2}\0${name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    const level = RECURSION_LEVEL.exec(name);
+    found = { object: object2, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
+    nodes.set(key2, found);
+    return found;
+  };
+  const costsOf = (fields) => {
+    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
+    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
+    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
+    const counts = fields.slice(positions);
+    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
+    return counts.map((c) => {
+      if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+      return Number(c);
+    });
+  };
+  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
+    if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
+    return Number(c);
+  });
+  let start = 0;
+  while (start <= text2.length) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
+    lineNo++;
+    const raw = text2.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
+    const first = line.charCodeAt(0);
+    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
+      const costs = costsOf(line.trim().split(/\s+/));
+      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
+      const caller = fn;
+      if (callPending) {
+        callPending = false;
+        const target = callee;
+        if (target !== caller) add2(caller.outToOthers, costs);
+        if (target.base !== caller.base || target.object !== caller.object) {
+          target.inFromOthers ??= [];
+          add2(target.inFromOthers, costs);
+        }
+        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
+      } else {
+        add2(caller.self, costs);
+      }
+      continue;
+    }
+    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
+    const eq = line.indexOf("=");
+    const spec = eq > 0 ? line.slice(0, eq) : "";
+    const value = eq > 0 ? line.slice(eq + 1) : "";
+    switch (spec) {
+      case "ob":
+        ob = basename2(resolveName("ob", value));
+        continue;
+      case "fl":
+      case "fi":
+      case "fe":
+      case "cfi":
+      case "cfl":
+      case "jfi":
+        resolveName("fl", value);
+        continue;
+      case "fn":
+        fn = node(ob, resolveName("fn", value));
+        continue;
+      case "cob":
+        cob = basename2(resolveName("ob", value));
+        continue;
+      case "cfn":
+        callee = node(cob ?? ob, resolveName("fn", value));
+        cob = null;
+        continue;
+      case "jfn":
+        resolveName("fn", value);
+        continue;
+      case "calls":
+        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
+        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
+        callPending = true;
+        continue;
+      case "jump":
+      case "jcnd":
+        continue;
+    }
+    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
+    const [, key2, rest] = header;
+    if (key2 === "events") {
+      events = rest.trim().split(/\s+/).filter((e) => e !== "");
+      if (events.length === 0) fail(lineNo, "events: names no event");
+    } else if (key2 === "positions") {
+      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
+      if (positions === 0) fail(lineNo, "positions: names no position");
+    } else if (key2 === "summary") {
+      summary ??= [];
+      add2(summary, sumLine(rest));
+    } else if (key2 === "totals") {
+      totals ??= [];
+      add2(totals, sumLine(rest));
+    } else if (key2 === "cmd") {
+      command = rest.trim();
+    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
+      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
+    }
+  }
+  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
+  if (events === null) throw new FormatError(path2, void 0, "no events: line: not a callgrind output file");
+  return { events, totals: totalsOf(nodes, totals ?? summary, events.length), functions: functionsOf(nodes, events.length), command };
+}
+function totalsOf(nodes, given, width) {
+  const sum = new Array(width).fill(0);
+  if (given !== null) {
+    add2(sum, given);
+    return sum;
+  }
+  for (const n of nodes.values()) add2(sum, n.self);
+  return sum;
+}
+function functionsOf(nodes, width) {
+  const byFunction = /* @__PURE__ */ new Map();
+  for (const n of nodes.values()) {
+    const key2 = `${n.object}\0${n.base}`;
+    const list2 = byFunction.get(key2);
+    if (list2) list2.push(n);
+    else byFunction.set(key2, [n]);
+  }
+  const out = [];
+  for (const levels of byFunction.values()) {
+    levels.sort((a, b) => a.level - b.level);
+    const outer = levels[0];
+    const self2 = new Array(width).fill(0);
+    for (const n of levels) add2(self2, n.self);
+    const inclusive = new Array(width).fill(0);
+    if (outer.inFromOthers !== null) add2(inclusive, outer.inFromOthers);
+    else {
+      add2(inclusive, outer.self);
+      add2(inclusive, outer.outToOthers);
+    }
+    out.push({ name: outer.base, object: outer.object, self: self2, inclusive });
+  }
+  return out;
+}
+
+// src/formats/callgrind-subtree.ts
+var RECURSION_LEVEL2 = /'\d+$/;
+var COUNT3 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
+function add3(into, costs) {
+  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
+}
+function callgrindSubtree(text2, path2, settings) {
+  const fail = (line, message) => {
+    throw new FormatError(path2, line, message);
+  };
+  const names2 = { ob: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
+  const fns = /* @__PURE__ */ new Map();
+  let events = null;
+  let positions = 1;
+  let ob = "";
+  let cob = null;
+  let fn = null;
+  let callee = null;
+  let calleeObject = "";
+  let pendingCalls = null;
+  let lineNo = 0;
+  let edges = 0;
+  const resolve14 = (space2, value) => {
+    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
+    if (!m) return value;
+    if (m[2] !== void 0) {
+      names2[space2].set(m[1], m[2]);
+      return m[2];
+    }
+    const known = names2[space2].get(m[1]);
+    return known ?? fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it`);
+  };
+  const get2 = (name, object2) => {
+    const base = name.replace(RECURSION_LEVEL2, "");
+    let found = fns.get(base);
+    if (!found) {
+      if (fns.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+      found = { object: object2, self: [], calls: /* @__PURE__ */ new Map() };
+      fns.set(base, found);
+    }
+    return found;
+  };
+  let start = 0;
+  while (start <= text2.length) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
+    lineNo++;
+    const line = text2.slice(start, end).replace(/\r$/, "");
+    start = end + 1;
+    if (line === "" || line.startsWith("#")) continue;
+    const first = line.charCodeAt(0);
+    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
+      if (events === null || fn === null) fail(lineNo, "a cost line comes before the events: header or any fn= line");
+      const fields = line.trim().split(/\s+/).slice(positions);
+      if (fields.length > events.length) fail(lineNo, `${fields.length} counts for ${events.length} event(s)`);
+      const costs = fields.map((c) => COUNT3.test(c) ? Number(c) : fail(lineNo, `"${c.slice(0, 40)}" is not a count`));
+      if (pendingCalls !== null) {
+        const base = callee.replace(RECURSION_LEVEL2, "");
+        get2(callee, calleeObject);
+        if (++edges > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
+        const edge = fn.calls.get(base) ?? { count: 0, cost: [] };
+        edge.count += pendingCalls;
+        add3(edge.cost, costs);
+        fn.calls.set(base, edge);
+        pendingCalls = null;
+      } else add3(fn.self, costs);
+      continue;
+    }
+    if (pendingCalls !== null) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
+    const eq = line.indexOf("=");
+    const spec = eq > 0 ? line.slice(0, eq) : "";
+    const value = eq > 0 ? line.slice(eq + 1) : "";
+    if (line.startsWith("events:")) events = line.slice("events:".length).trim().split(/\s+/);
+    else if (line.startsWith("positions:")) positions = line.slice("positions:".length).trim().split(/\s+/).length;
+    else if (spec === "ob") ob = resolve14("ob", value);
+    else if (spec === "cob") cob = resolve14("ob", value);
+    else if (spec === "fn") fn = get2(resolve14("fn", value), ob);
+    else if (spec === "cfn") {
+      callee = resolve14("fn", value);
+      calleeObject = cob ?? ob;
+      cob = null;
+    } else if (spec === "calls") {
+      if (callee === null) fail(lineNo, "calls= before any cfn= line");
+      const count3 = Number.parseInt(value, 10);
+      if (!Number.isSafeInteger(count3)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
+      pendingCalls = count3;
+    }
+  }
+  if (events === null) throw new FormatError(path2, void 0, "not a callgrind output file: no `events:` line");
+  const roots = [...fns.keys()].filter((name) => settings.isRoot(name));
+  if (roots.length === 0) return void 0;
+  const counted = new Set(roots);
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const name = queue.pop();
+    for (const c of fns.get(name)?.calls.keys() ?? []) {
+      if (counted.has(c) || settings.isOutside(c) || settings.isIgnoredCall(c)) continue;
+      counted.add(c);
+      queue.push(c);
+    }
+  }
+  const total = [];
+  const outside = /* @__PURE__ */ new Map();
+  const lines = [];
+  for (const name of [...counted].sort()) {
+    const f = fns.get(name);
+    add3(total, f.self);
+    lines.push(`ob=${f.object}`, `fn=${name}`, `0 ${padded(f.self, events.length)}`);
+    for (const [c, edge] of f.calls) {
+      if (settings.isIgnoredCall(c) || counted.has(c) || !settings.isOutside(c)) continue;
+      lines.push(`cob=${fns.get(c)?.object ?? f.object}`, `cfn=${c}`, `calls=${edge.count} 0`, `0 ${padded(edge.cost, events.length)}`);
+      add3(total, edge.cost);
+      const o = outside.get(c) ?? { object: fns.get(c)?.object ?? f.object, count: 0, cost: [] };
+      o.count += edge.count;
+      add3(o.cost, edge.cost);
+      outside.set(c, o);
+    }
+  }
+  for (const [name, o] of [...outside].sort(([a], [b]) => a.localeCompare(b))) lines.push(`ob=${o.object}`, `fn=${name}`, `0 ${padded(o.cost, events.length)}`);
+  const totals = Object.fromEntries(CALLGRIND_EVENTS.map((e) => [e, 0]));
+  events.forEach((e, i) => {
+    totals[e] = total[i] ?? 0;
+  });
+  const profile = [
+    "# callgrind format",
+    "# benchbot: the work of " + roots.join(", ") + " alone (src/formats/callgrind-subtree.ts)",
+    "version: 1",
+    "creator: benchbot",
+    "positions: line",
+    `events: ${events.join(" ")}`,
+    "",
+    ...lines,
+    "",
+    `totals: ${padded(total, events.length)}`,
+    ""
+  ].join("\n");
+  return { totals, functions: [...counted].sort(), outside: [...outside.keys()].sort(), profile };
+}
+function padded(costs, n) {
+  return Array.from({ length: n }, (_, i) => costs[i] ?? 0).join(" ");
 }
 
 // src/runner/criterion-count.ts
@@ -42453,6 +42788,7 @@ async function countOne(settings, executor, dir, remote, plan, id) {
       throw error;
     }
   }
+  if (plan.subtree !== void 0) return countSubtree(plan, all, durationMs);
   const totals = addTotals(all.map((a) => a.totals));
   const main2 = all.reduce((a, b) => b.totals.Ir > a.totals.Ir ? b : a);
   for (const a of all) if (a !== main2) rmSync2(a.local, { force: true });
@@ -42470,6 +42806,27 @@ async function countOne(settings, executor, dir, remote, plan, id) {
   if (typeof iterations === "object") return { reason: iterations.reason, durationMs };
   if (iterations === void 0 || iterations <= 0) return { reason: `cannot tell how many iterations ran (${calls} call(s) of ${plan.fn})`, durationMs };
   return { totals, file: main2.local, iterations, durationMs };
+}
+async function countSubtree(plan, all, durationMs) {
+  let found;
+  try {
+    for (const a of all) {
+      const subtree = callgrindSubtree(a.text, a.local, plan.subtree);
+      if (subtree !== void 0 && found === void 0) found = { local: a.local, subtree };
+    }
+  } catch (error) {
+    for (const a of all) rmSync2(a.local, { force: true });
+    if (error instanceof FormatError) return { reason: error.message, durationMs };
+    throw error;
+  }
+  for (const a of all) if (a.local !== found?.local) rmSync2(a.local, { force: true });
+  if (found === void 0) return { reason: `callgrind counted nothing: no function named like ${plan.fn} ran`, durationMs };
+  writeFileSync2(found.local, found.subtree.profile);
+  const runs = plan.subtree.runs(found.subtree.outside);
+  const iterations = await plan.iterations(runs);
+  if (typeof iterations === "object") return { reason: iterations.reason, durationMs };
+  if (iterations === void 0 || iterations <= 0) return { reason: `cannot tell how many iterations ran (${runs} run(s) of ${plan.fn})`, durationMs };
+  return { totals: found.subtree.totals, file: found.local, iterations, durationMs };
 }
 function valgrindCommand(out, toggleList) {
   return [
@@ -42540,6 +42897,13 @@ async function writeGoExec(executor, dir, remote) {
   const written = await executor.run(`printf '%s' ${shellQuote(GO_EXEC)} > ${shellQuote(`${remote}/go-exec`)} && chmod +x ${shellQuote(`${remote}/go-exec`)}`, { cwd: dir, timeoutMs: 3e4 });
   if (written.exitCode !== 0) throw new Error(`cannot write ${remote}/go-exec: ${written.stderr.trim()}`);
 }
+var GO_SUBTREE = {
+  isOutside: (fn) => /^(?:runtime|testing)\.|^(?:internal\/runtime|runtime\/internal)\/|^0x/.test(fn) || !fn.includes("."),
+  isIgnoredCall: (fn) => /^runtime\.(?:morestack|newstack|mcall|systemstack|gogo)/.test(fn) || fn === "testing.(*B).runN"
+};
+function goRuns(n) {
+  return (outside) => outside.some((fn) => /^testing\.\(\*B\)\.(?:Loop|loopSlowPath)$/.test(fn)) || n === 1 ? 1 : 2;
+}
 function goPlan(settings, remote, benchmark, index, iterations) {
   const name = benchmark.replace(/\/procs=\d+$/, "").replace(/-\d+$/, "");
   const qualified = name.startsWith("Benchmark") ? void 0 : /^(.*?[^/])\.(Benchmark.*)$/.exec(name);
@@ -42550,9 +42914,6 @@ function goPlan(settings, remote, benchmark, index, iterations) {
   if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(parent)) return `${JSON.stringify(benchmark)} is not a Go benchmark name`;
   if (levels.length > 2) return `${benchmark} is a sub-benchmark of a sub-benchmark, whose closure callgrind cannot tell from its parent's; count its parent level or give it a Benchmark function of its own`;
   const sub = levels.length === 2;
-  const own = sub ? [`${parent}.func?`, `${parent}.func??`] : [parent];
-  const prefixes = pkg === void 0 ? ["*."] : [`${pkg}.`, `${pkg}_test.`];
-  const toggles = prefixes.flatMap((prefix) => own.map((o) => `${prefix}${o}`));
   const ending = sub ? `\\.${escapeRegExp(parent)}\\.func\\d{1,2}$` : `\\.${escapeRegExp(parent)}$`;
   const matching = new RegExp(pkg === void 0 ? ending : `^${escapeRegExp(pkg)}(?:_test)?${ending}`);
   return {
@@ -42569,7 +42930,9 @@ function goPlan(settings, remote, benchmark, index, iterations) {
       BENCHBOT_GO_BENCHTIME: `${iterations}x`
     },
     matches: (fn) => matching.test(fn),
-    toggles,
+    // No toggles: the whole process is profiled and the benchmark function's work read out of it (GO_SUBTREE says why).
+    toggles: [],
+    subtree: { ...GO_SUBTREE, isRoot: (fn) => matching.test(fn), runs: goRuns(iterations) },
     fn: sub ? `${parent}.funcN` : parent,
     iterations: async (calls) => calls >= 1 ? iterations + calls - 1 : void 0
   };
@@ -42636,7 +42999,7 @@ function poolBase(today, stored, options2) {
 
 // src/runner/build-side.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync3, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync4, writeFileSync as writeFileSync3 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import { join as join7 } from "node:path";
 var BUILD_MARKER = ".benchbot-build";
@@ -42664,7 +43027,7 @@ ${tail2}`);
 --- last lines of the build log ---
 ${tail2}`);
   }
-  writeFileSync2(marker, key2);
+  writeFileSync3(marker, key2);
   return { skipped: false, durationMs };
 }
 
@@ -43359,16 +43722,16 @@ function redact(text2, options2 = {}) {
 }
 function connectionSecrets(connection) {
   const found = /* @__PURE__ */ new Set();
-  const add4 = (value) => {
+  const add5 = (value) => {
     const unquoted2 = /^'(.*)'$/s.exec(value)?.[1]?.replace(/\\(.)/g, "$1") ?? /^"(.*)"$/s.exec(value)?.[1] ?? value;
     for (const v of [value, unquoted2, decode(unquoted2), decode(unquoted2.replace(/\+/g, " "))]) if (v !== "") found.add(v);
   };
-  for (const m of connection.matchAll(PAIR)) if (m[4] !== "" && isSecretName(m[2])) add4(m[4]);
+  for (const m of connection.matchAll(PAIR)) if (m[4] !== "" && isSecretName(m[2])) add5(m[4]);
   const url = /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\/(.*)$/s.exec(connection);
   if (url) {
     const at = url[1].lastIndexOf("@");
     const colon = at < 0 ? -1 : url[1].indexOf(":");
-    if (colon >= 0 && colon < at) add4(url[1].slice(colon + 1, at));
+    if (colon >= 0 && colon < at) add5(url[1].slice(colon + 1, at));
   }
   return [...found].sort((a, b) => b.length - a.length);
 }
@@ -45552,200 +45915,7 @@ function seriesFromPoints(points, branch) {
 }
 
 // src/jobs/results-artifact.ts
-import { closeSync as closeSync4, constants as constants2, copyFileSync, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, mkdirSync as mkdirSync6, openSync as openSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
-
-// src/formats/callgrind-profile.ts
-var MAX_PROFILE_FUNCTIONS = 1e6;
-var MAX_PROFILE_EDGES = 4e6;
-var RECURSION_LEVEL = /'(\d+)$/;
-var SUBPOSITION = /^(?:[+-]?(?:0x[0-9a-fA-F]+|\d+)|\*)$/;
-var COUNT2 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
-function basename2(path2) {
-  const slash = path2.lastIndexOf("/");
-  return slash < 0 ? path2 : path2.slice(slash + 1);
-}
-function add2(into, costs) {
-  for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
-}
-function parseCallgrind(text2, path2) {
-  const fail = (line, message) => {
-    throw new FormatError(path2, line, message);
-  };
-  const names2 = { ob: /* @__PURE__ */ new Map(), fl: /* @__PURE__ */ new Map(), fn: /* @__PURE__ */ new Map() };
-  const nodes = /* @__PURE__ */ new Map();
-  let edgeCount = 0;
-  let events = null;
-  let positions = 1;
-  let summary = null;
-  let totals = null;
-  let command;
-  let ob = "";
-  let fn = null;
-  let cob = null;
-  let callee = null;
-  let callPending = false;
-  let lineNo = 0;
-  const resolveName = (space2, value) => {
-    const m = /^\((\d+)\)(?:\s(.*))?$/.exec(value);
-    if (!m) return value;
-    const map = names2[space2];
-    if (m[2] !== void 0) {
-      map.set(m[1], m[2]);
-      return m[2];
-    }
-    const known = map.get(m[1]);
-    if (known === void 0) fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it (${space2}=(${m[1]}) name)`);
-    return known;
-  };
-  const node = (object2, name) => {
-    const key2 = `${object2}\0${name}`;
-    let found = nodes.get(key2);
-    if (found) return found;
-    if (nodes.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
-    const level = RECURSION_LEVEL.exec(name);
-    found = { object: object2, base: level ? name.slice(0, level.index) : name, level: level ? Number(level[1]) : 1, self: [], inFromOthers: null, outToOthers: [] };
-    nodes.set(key2, found);
-    return found;
-  };
-  const costsOf = (fields) => {
-    if (events === null) return fail(lineNo, "a cost line comes before the events: header line");
-    if (fields.length < positions) fail(lineNo, `a cost line needs ${positions} position(s) (positions: header) before its counts`);
-    for (let i = 0; i < positions; i++) if (!SUBPOSITION.test(fields[i])) fail(lineNo, `"${fields[i].slice(0, 40)}" is not a position (a number, +N, -N or *)`);
-    const counts = fields.slice(positions);
-    if (counts.length > events.length) fail(lineNo, `${counts.length} counts for ${events.length} event(s) (events: ${events.join(" ")})`);
-    return counts.map((c) => {
-      if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
-      return Number(c);
-    });
-  };
-  const sumLine = (value) => value.trim().split(/\s+/).map((c) => {
-    if (!COUNT2.test(c)) fail(lineNo, `"${c.slice(0, 40)}" is not a count`);
-    return Number(c);
-  });
-  let start = 0;
-  while (start <= text2.length) {
-    let end = text2.indexOf("\n", start);
-    if (end < 0) end = text2.length;
-    lineNo++;
-    const raw = text2.slice(start, end);
-    start = end + 1;
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line === "" || line.startsWith("#") || /^\s*$/.test(line)) continue;
-    const first = line.charCodeAt(0);
-    if (first >= 48 && first <= 57 || first === 43 || first === 45 || first === 42) {
-      const costs = costsOf(line.trim().split(/\s+/));
-      if (fn === null) fail(lineNo, "a cost line comes before any fn= line");
-      const caller = fn;
-      if (callPending) {
-        callPending = false;
-        const target = callee;
-        if (target !== caller) add2(caller.outToOthers, costs);
-        if (target.base !== caller.base || target.object !== caller.object) {
-          target.inFromOthers ??= [];
-          add2(target.inFromOthers, costs);
-        }
-        if (++edgeCount > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
-      } else {
-        add2(caller.self, costs);
-      }
-      continue;
-    }
-    if (callPending) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
-    const eq = line.indexOf("=");
-    const spec = eq > 0 ? line.slice(0, eq) : "";
-    const value = eq > 0 ? line.slice(eq + 1) : "";
-    switch (spec) {
-      case "ob":
-        ob = basename2(resolveName("ob", value));
-        continue;
-      case "fl":
-      case "fi":
-      case "fe":
-      case "cfi":
-      case "cfl":
-      case "jfi":
-        resolveName("fl", value);
-        continue;
-      case "fn":
-        fn = node(ob, resolveName("fn", value));
-        continue;
-      case "cob":
-        cob = basename2(resolveName("ob", value));
-        continue;
-      case "cfn":
-        callee = node(cob ?? ob, resolveName("fn", value));
-        cob = null;
-        continue;
-      case "jfn":
-        resolveName("fn", value);
-        continue;
-      case "calls":
-        if (callee === null) fail(lineNo, "calls= before any cfn= line naming the function called");
-        if (!/^\d+(\s|$)/.test(value)) fail(lineNo, `calls=${value.slice(0, 40)}: the call count must be a number`);
-        callPending = true;
-        continue;
-      case "jump":
-      case "jcnd":
-        continue;
-    }
-    const header = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
-    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is neither a header line (key: value), a spec (fn=...) nor a cost line`);
-    const [, key2, rest] = header;
-    if (key2 === "events") {
-      events = rest.trim().split(/\s+/).filter((e) => e !== "");
-      if (events.length === 0) fail(lineNo, "events: names no event");
-    } else if (key2 === "positions") {
-      positions = rest.trim().split(/\s+/).filter((p) => p !== "").length;
-      if (positions === 0) fail(lineNo, "positions: names no position");
-    } else if (key2 === "summary") {
-      summary ??= [];
-      add2(summary, sumLine(rest));
-    } else if (key2 === "totals") {
-      totals ??= [];
-      add2(totals, sumLine(rest));
-    } else if (key2 === "cmd") {
-      command = rest.trim();
-    } else if (key2 === "version" && !/^1(\s|$)/.test(rest.trim())) {
-      fail(lineNo, `callgrind format version ${rest.trim().slice(0, 20)}: benchbot reads version 1`);
-    }
-  }
-  if (callPending) fail(lineNo, "the file ends after a calls= line, before the cost of those calls");
-  if (events === null) throw new FormatError(path2, void 0, "no events: line: not a callgrind output file");
-  return { events, totals: totalsOf(nodes, totals ?? summary, events.length), functions: functionsOf(nodes, events.length), command };
-}
-function totalsOf(nodes, given, width) {
-  const sum = new Array(width).fill(0);
-  if (given !== null) {
-    add2(sum, given);
-    return sum;
-  }
-  for (const n of nodes.values()) add2(sum, n.self);
-  return sum;
-}
-function functionsOf(nodes, width) {
-  const byFunction = /* @__PURE__ */ new Map();
-  for (const n of nodes.values()) {
-    const key2 = `${n.object}\0${n.base}`;
-    const list2 = byFunction.get(key2);
-    if (list2) list2.push(n);
-    else byFunction.set(key2, [n]);
-  }
-  const out = [];
-  for (const levels of byFunction.values()) {
-    levels.sort((a, b) => a.level - b.level);
-    const outer = levels[0];
-    const self2 = new Array(width).fill(0);
-    for (const n of levels) add2(self2, n.self);
-    const inclusive = new Array(width).fill(0);
-    if (outer.inFromOthers !== null) add2(inclusive, outer.inFromOthers);
-    else {
-      add2(inclusive, outer.self);
-      add2(inclusive, outer.outToOthers);
-    }
-    out.push({ name: outer.base, object: outer.object, self: self2, inclusive });
-  }
-  return out;
-}
+import { closeSync as closeSync4, constants as constants2, copyFileSync, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, mkdirSync as mkdirSync6, openSync as openSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync4 } from "node:fs";
 
 // src/formats/profile-artifact.ts
 var PROFILES_MANIFEST = "profiles.json";
@@ -45976,14 +46146,14 @@ async function* nightlySeriesBatches(store, options2) {
   const abKey = (i) => `${i.machineKey}\0${i.benchmark}\0${i.metric}`;
   const index = async (role2) => {
     const byKey = /* @__PURE__ */ new Map();
-    const add4 = (key2, id) => {
+    const add5 = (key2, id) => {
       let ids = byKey.get(key2);
       if (!ids) byKey.set(key2, ids = []);
       ids.push(id);
     };
     for (const i of await store.listSeries({ role: role2, repo: options2.repo })) {
-      add4(abKey(i), i.id);
-      add4(anyMachineKey(i), i.id);
+      add5(abKey(i), i.id);
+      add5(anyMachineKey(i), i.id);
     }
     return byKey;
   };
@@ -47763,7 +47933,7 @@ async function measureInterruptibly(command, after, job) {
 }
 
 // src/cli/output-paths.ts
-import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync8, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync4 } from "node:fs";
+import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync8, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync5 } from "node:fs";
 import { dirname as dirname5, resolve as resolve6 } from "node:path";
 var FS_REASONS = {
   ENOENT: "its directory does not exist",
@@ -47808,7 +47978,7 @@ function checkOutputFile(flag2, file) {
 }
 function writeOutputFile(flag2, file, text2) {
   try {
-    writeFileSync4(file, text2);
+    writeFileSync5(file, text2);
   } catch (error) {
     throw problem(flag2, file, error, "name a file you may write");
   }
@@ -56616,10 +56786,10 @@ var inflt = function(dat, st, buf, dict) {
         lpos = pos, lm = null;
         break;
       } else {
-        var add4 = sym - 254;
+        var add5 = sym - 254;
         if (sym > 264) {
           var i = sym - 257, b = fleb[i];
-          add4 = bits(dat, pos, (1 << b) - 1) + fl[i];
+          add5 = bits(dat, pos, (1 << b) - 1) + fl[i];
           pos += b;
         }
         var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
@@ -56638,7 +56808,7 @@ var inflt = function(dat, st, buf, dict) {
         }
         if (resize)
           cbuf(bt + 131072);
-        var end = bt + add4;
+        var end = bt + add5;
         if (bt < dt) {
           var shift = dl - dt, dend = Math.min(dt, end);
           if (shift + bt < 0)
@@ -56833,7 +57003,7 @@ var Unzip = /* @__PURE__ */ (function() {
         buf = new u8(this.p.length + chunk.length);
         buf.set(this.p), buf.set(chunk, this.p.length);
       }
-      var l = buf.length, oc = this.c, add4 = oc && this.d;
+      var l = buf.length, oc = this.c, add5 = oc && this.d;
       var _loop_2 = function() {
         var sig = b4(buf, i);
         if (sig == 67324752) {
@@ -56908,8 +57078,8 @@ var Unzip = /* @__PURE__ */ (function() {
       this.p = et;
       if (oc < 0) {
         var dat = f ? buf.subarray(0, is - 12 - (oc == -2 && 8) - (b4(buf, is - 16) == 134695760 && 4)) : buf.subarray(0, i);
-        if (add4)
-          add4.push(dat, !!f);
+        if (add5)
+          add5.push(dat, !!f);
         else
           this.k[+(f == 2)].push(dat);
       }
@@ -62346,7 +62516,7 @@ function LinkifyIt(schemas, options2) {
   this.re = {};
   compile(this);
 }
-LinkifyIt.prototype.add = function add3(schema, definition) {
+LinkifyIt.prototype.add = function add4(schema, definition) {
   this.__schemas__[schema] = definition;
   compile(this);
   return this;
@@ -64945,7 +65115,7 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync8, mkdirSync as mkdirSync9, readdirSync as readdirSync3, readFileSync as readFileSync7, rmSync as rmSync5, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync9, readdirSync as readdirSync3, readFileSync as readFileSync7, rmSync as rmSync5, writeFileSync as writeFileSync6 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join as join13 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -65041,7 +65211,7 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
   let files = 0;
   let bytes = 0;
   const write = (path2, text2) => {
-    writeFileSync5(path2, text2);
+    writeFileSync6(path2, text2);
     files++;
     bytes += Buffer.byteLength(text2);
   };
