@@ -121,7 +121,9 @@ export function benchGoBtree(work: string, log: (line: string) => void): RealPar
   const wallMetric = [...new Set(o.rows.map((r) => r.metric))].find((m) => m !== 'instructions' && m !== 'estimated_cycles' && !m.includes('alloc') && !m.includes('B/op')) ?? 'time';
   const wallRows = rowsOf(o.rows, wallMetric);
   // A benchmark timed but not counted was dropped by the runner, which says why in the report's warnings.
-  const dropped = wallRows.filter((w) => !instr.some((r) => r.benchmark === w.benchmark)).map((w) => ({ benchmark: w.benchmark, why: w.warnings?.find((x) => /instructions/.test(x)) ?? o.warnings.find((x) => x.includes(w.benchmark) && /instructions/.test(x)) ?? 'no reason printed' }));
+  // The report's warnings say why a benchmark was not counted on a side ("base: BenchmarkX: --instructions: ...").
+  const whyNot = (benchmark: string) => o.warnings.filter((x) => x.includes(`${benchmark}: `) && /instructions/.test(x)).join('; ') || 'no reason in the report';
+  const dropped = wallRows.filter((w) => !instr.some((r) => r.benchmark === w.benchmark)).map((w) => ({ benchmark: w.benchmark, why: whyNot(w.benchmark) }));
   const benchmarks = Math.max(wallRows.length, instr.length);
   const spreads = instr.map((r) => Math.max(r.spread?.base ?? 0, r.spread?.head ?? 0)).sort((a, b) => a - b);
   const schedule = /slow benchmark\(s\) counted with fewer iterations[^\n]*/.exec(o.stderr)?.[0];
@@ -135,7 +137,9 @@ export function benchGoBtree(work: string, log: (line: string) => void): RealPar
     `Spread between a benchmark's repeats: median ${pct(spreads[spreads.length >> 1] ?? null, 3)}, largest ${pct(spreads.at(-1) ?? null, 3)}. ` +
       `Schedule: ${schedule ?? 'every benchmark at the default 1000 iterations'}. ` +
       'Its test file seeds math/rand from the clock (`rand.Seed(time.Now().Unix())` in init); the runner counts Go with `GODEBUG=randautoseed=0,randseednop=1`, so every process builds the same trees.',
-    ...undecided.map((r) => `- ${r.benchmark}: ${r.verdict}, ${r.reason ?? ''} (spread ${pct(r.spread?.base ?? null, 3)} base, ${pct(r.spread?.head ?? null, 3)} head)`),
+    ...undecided.map((r) => (r.verdict === 'removed' || r.verdict === 'new'
+      ? `- ${r.benchmark}: counted on one side only (${r.verdict}): ${whyNot(r.benchmark)}`
+      : `- ${r.benchmark}: ${r.verdict}, ${r.reason ?? ''} (spread ${pct(r.spread?.base ?? null, 3)} base, ${pct(r.spread?.head ?? null, 3)} head)`)),
     ...changed.map((r) => `- ${r.benchmark}: called ${r.verdict} ${pct(r.ratio === null ? null : r.ratio - 1, 3)} (spread ${pct(r.spread?.base ?? null, 3)} base, ${pct(r.spread?.head ?? null, 3)} head)`),
     ...dropped.map((d) => `- ${d.benchmark}: not counted: ${d.why}`),
     `Its 3 wall-time rounds per side in the same run: ${wallRows.filter((r) => r.verdict === 'unchanged').length} unchanged, ${wallRows.filter((r) => r.verdict === 'inconclusive').length} undecided of ${wallRows.length}.`,

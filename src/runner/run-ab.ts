@@ -371,6 +371,10 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
         const comparisons = [...report.comparisons, ...counted.comparisons];
         report = { ...report, comparisons, summary: summarize(comparisons), ...(counted.workThreshold !== undefined ? { workThreshold: counted.workThreshold } : {}) };
       }
+      // The sides' warnings now hold counting's reasons (a benchmark not counted, and why): the report says them beside the rounds' own.
+      const said = new Set(report.warnings);
+      const reasons = counted.warnings.filter((w) => !said.has(w));
+      if (reasons.length > 0) report = { ...report, warnings: [...report.warnings, ...reasons] };
     }
 
     const time = deps.now();

@@ -67,6 +67,22 @@ func BenchmarkSortRandom(b *testing.B) {
 \t}
 }
 
+// BenchmarkVaries sorts data from a source of its own seeded by the clock, which no setting can fix: dropped, with a reason.
+func BenchmarkVaries(b *testing.B) {
+\tr := rand.New(rand.NewSource(time.Now().UnixNano()))
+\tdata := r.Perm(100)
+\tbuf := make([]int, len(data))
+\tfor i := 0; i < b.N; i++ {
+\t\tcopy(buf, data)
+\t\tfor j := 1; j < len(buf); j++ {
+\t\t\tfor k := j; k > 0 && buf[k-1] > buf[k]; k-- {
+\t\t\t\tbuf[k-1], buf[k] = buf[k], buf[k-1]
+\t\t\t}
+\t\t}
+\t\tsink += buf[0]
+\t}
+}
+
 // BenchmarkSlow takes milliseconds per iteration: 1000 of them under valgrind would take minutes.
 func BenchmarkSlow(b *testing.B) {
 \tfor i := 0; i < b.N; i++ {
@@ -79,7 +95,7 @@ func BenchmarkSlow(b *testing.B) {
 }
 `;
 
-test('run --instructions on a Go library like google/btree: the slow benchmark is counted at fewer iterations on both sides, the clock-seeded one is counted (its data the same in every process), the A/A finds no change', { timeout: 120_000 }, async (t) => {
+test('run --instructions on a Go library like google/btree: the slow benchmark is counted at fewer iterations on both sides, the clock-seeded one is counted (its data the same in every process), the A/A finds no change, and the report says why a benchmark was not counted', { timeout: 120_000 }, async (t) => {
   const missing = toolchainMissing('go');
   if (missing) {
     t.skip(`${missing}: instruction counting cannot be tested here`);
@@ -126,5 +142,9 @@ test('run --instructions on a Go library like google/btree: the slow benchmark i
   // the same data repeats but for what Go's scheduler adds (valgrind-count.ts).
   t.diagnostic(`BenchmarkSortRandom: ${sorted.verdict}, spread between repeats: base ${sorted.spread?.base}, head ${sorted.spread?.head}`);
   assert.equal(sorted.verdict, 'unchanged');
-  assert.ok(Math.max(sorted.spread?.base ?? 1, sorted.spread?.head ?? 1) < 0.001, `the sort's counts repeat: ${JSON.stringify(sorted.spread)}`);
+  // Different data moved it 5-10%; the same data leaves what callgrind's toggle loses at Go's stack switches (0-0.1% here).
+  assert.ok(Math.max(sorted.spread?.base ?? 1, sorted.spread?.head ?? 1) < 0.005, `the sort's counts repeat: ${JSON.stringify(sorted.spread)}`);
+  // What could not be counted is in the report, not only in the progress: which benchmark and why.
+  assert.equal(row('BenchmarkVaries'), undefined, 'the clock-seeded source of its own varies the count');
+  assert.ok(json.warnings.some((w) => /BenchmarkVaries.*--instructions: the count varies between repeats/.test(w)), `the report says why BenchmarkVaries was not counted: ${JSON.stringify(json.warnings)}`);
 });
