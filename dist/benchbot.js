@@ -43419,6 +43419,9 @@ async function runAb(settings, deps) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
         report = { ...report, comparisons, summary: summarize2(comparisons), ...counted.workThreshold !== void 0 ? { workThreshold: counted.workThreshold } : {} };
       }
+      const said = new Set(report.warnings);
+      const reasons = counted.warnings.filter((w) => !said.has(w));
+      if (reasons.length > 0) report = { ...report, warnings: [...report.warnings, ...reasons] };
     }
     const time2 = deps.now();
     const toRun = (side2) => ({
