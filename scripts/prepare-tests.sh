@@ -17,6 +17,8 @@ command -v python3 >/dev/null || apt_packages+=(python3 python3-pip)
 command -v go >/dev/null || apt_packages+=(golang-go)
 # Instruction counts (--instructions) run under valgrind's callgrind: the bisect and nightly tests count real code.
 command -v valgrind >/dev/null || apt_packages+=(valgrind)
+# Sampled profiles (benchbot profile --with perf, test/cli/profile-perf.test.ts) run perf record.
+command -v perf >/dev/null || apt_packages+=(linux-perf)
 # The ssh executor is tested against a real OpenSSH server on loopback.
 [ -x /usr/sbin/sshd ] || apt_packages+=(openssh-server)
 command -v ssh >/dev/null || apt_packages+=(openssh-client)

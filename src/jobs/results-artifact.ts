@@ -136,19 +136,20 @@ function readCapped(path: string, maxBytes: number): string {
 }
 
 /**
- * writeProfileSources puts the callgrind files of a run's profiles into the
- * results directory: profiles.json lists, per profile, the benchmark and the
- * iterations of each side, and the files are `profiles/N.base.callgrind`
- * and `profiles/N.head.callgrind`.
+ * writeProfileSources puts the profiler files of a run's profiles into the
+ * results directory: profiles.json lists, per profile, the benchmark, the
+ * iterations of each side and the tool when it is perf, and the files are
+ * `profiles/N.base.callgrind` and `profiles/N.head.callgrind` (perf:
+ * `.perf.txt`).
  */
 export function writeProfileSources(dir: string, sources: readonly ProfileSource[]): void {
   if (sources.length === 0) return;
   mkdirSync(join(dir, dirname(profileFileName(0, 'base'))), { recursive: true });
   sources.forEach((s, i) => {
-    copyFileSync(s.base.file, join(dir, profileFileName(i, 'base')));
-    copyFileSync(s.head.file, join(dir, profileFileName(i, 'head')));
+    copyFileSync(s.base.file, join(dir, profileFileName(i, 'base', s.tool)));
+    copyFileSync(s.head.file, join(dir, profileFileName(i, 'head', s.tool)));
   });
-  writeFileSync(join(dir, RESULTS_FILES.profiles), `${JSON.stringify(sources.map((s) => ({ benchmark: s.benchmark, base_iterations: s.base.iterations, head_iterations: s.head.iterations })))}\n`);
+  writeFileSync(join(dir, RESULTS_FILES.profiles), `${JSON.stringify(sources.map((s) => ({ benchmark: s.benchmark, base_iterations: s.base.iterations, head_iterations: s.head.iterations, ...(s.tool === 'perf' ? { tool: s.tool } : {}), ...(s.scope === 'command' ? { scope: s.scope } : {}) })))}\n`);
 }
 
 /**
@@ -176,6 +177,6 @@ export function readProfiles(part: string, benchmarks: ReadonlySet<string>, shas
   }
   const found = readArtifactProfiles(manifest, (name) => read(name, MAX_PROFILE_FILE_BYTES), benchmarks, shas);
   // The files of the profiles read, for the report job's own artifact (the app reads that one).
-  const sources = found.used.map((u) => ({ benchmark: u.benchmark, base: { file: join(part, profileFileName(u.index, 'base')), iterations: u.baseIterations }, head: { file: join(part, profileFileName(u.index, 'head')), iterations: u.headIterations } }));
+  const sources = found.used.map((u) => ({ benchmark: u.benchmark, tool: u.tool, ...(u.scope === undefined ? {} : { scope: u.scope }), base: { file: join(part, profileFileName(u.index, 'base', u.tool)), iterations: u.baseIterations }, head: { file: join(part, profileFileName(u.index, 'head', u.tool)), iterations: u.headIterations } }));
   return { profiles: found.profiles, notes: found.notes, sources };
 }

@@ -18,7 +18,6 @@ import type { NightlyEvidence } from './nightly.ts';
 import { confirmAwaiting, PR_CHECK_DEFAULTS, runPrCheck, type PrCheckDeps, type PrCheckSettings } from './pr-check.ts';
 import { closeRecoveredRegressions, type ClosedRegression } from './regression-issues.ts';
 import { PROFILE_DEFAULTS, profileBenchmark } from './profile-benchmark.ts';
-import { COUNTED_HARNESSES } from '../runner/valgrind-count.ts';
 import { SettingError } from './setting-names.ts';
 import type { ProfileDiff } from '../model/profile-diff.ts';
 
@@ -123,7 +122,7 @@ export async function runNightly(settings: NightlySettings, deps: PrCheckDeps): 
     let issues: NightlyIssue[] = [];
     let closed: ClosedRegression[] = [];
     if (settings.issues) {
-      const profiles = await profileFindings(settings, run?.head.harness, confirmed, bisects, deps, (w) => warnings.push(w));
+      const profiles = await profileFindings(settings, confirmed, bisects, deps, (w) => warnings.push(w));
       ({ issues, closed } = await publishIssues(settings, settings.issues, evidence, confirmed, bisects, store, deps.now, (w) => warnings.push(w), profiles));
     }
     let dashboard: NightlyOutcome['dashboard'];
@@ -205,15 +204,15 @@ async function bisectAll(settings: NightlySettings, confirmed: readonly ScanFind
  * for, the benchmark's differential profile across the change: the culprit
  * merge against its first parent when bisection named one, else the last
  * good against the first bad nightly. It runs on this machine, which builds
- * and runs the repository's code anyway; one that cannot be made (a harness
- * without a fixed schedule, no valgrind, a commit that no longer builds)
- * is a warning, and the issue still says how to make it.
+ * and runs the repository's code anyway: callgrind where the harness's
+ * schedule can be fixed, else perf record. One that cannot be made (no
+ * valgrind, no perf, a commit that no longer builds) is a warning, and the
+ * issue still says how to make it.
  */
-async function profileFindings(settings: NightlySettings, harness: string | undefined, confirmed: readonly ScanFinding[], bisects: readonly NightlyBisect[], deps: PrCheckDeps, warn: (w: string) => void): Promise<Map<ScanFinding, ProfileDiff>> {
+async function profileFindings(settings: NightlySettings, confirmed: readonly ScanFinding[], bisects: readonly NightlyBisect[], deps: PrCheckDeps, warn: (w: string) => void): Promise<Map<ScanFinding, ProfileDiff>> {
   const out = new Map<ScanFinding, ProfileDiff>();
-  // A harness whose schedule cannot be fixed has no profile to give; the night's report said so once already.
-  const format = settings.format ?? harness;
-  if (!(settings.profile ?? PR_CHECK_DEFAULTS.profile) || (format !== undefined && !COUNTED_HARNESSES.includes(format))) return out;
+  // A harness whose schedule cannot be fixed is sampled by perf record (profileBenchmark's default), the whole command where it cannot run one benchmark alone.
+  if (!(settings.profile ?? PR_CHECK_DEFAULTS.profile)) return out;
   for (const finding of confirmed) {
     const culprit = bisects.find((b) => b.finding === finding)?.log?.culprit;
     const [base, head] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [finding.lastGood.sha, finding.firstBad.sha];

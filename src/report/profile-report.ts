@@ -1,5 +1,5 @@
 import type { FunctionChange, ProfileDiff } from '../model/profile-diff.ts';
-import { whereItLives } from '../compare/profile-diff.ts';
+import { SAMPLING_Z, whereItLives } from '../compare/profile-diff.ts';
 import { formatChange } from './format-numbers.ts';
 import { shellWord } from './shell-word.ts';
 import { inertCode, inertPlain, inertText } from './inert-markdown.ts';
@@ -17,9 +17,9 @@ import { inertCode, inertPlain, inertText } from './inert-markdown.ts';
 export const PROFILE_FORMATS = ['text', 'markdown', 'json'] as const;
 export type ProfileFormat = (typeof PROFILE_FORMATS)[number];
 
-const EVENT_WORDS: Record<string, string> = { Ir: 'instructions' };
+const EVENT_WORDS: Record<string, string> = { Ir: 'instructions', 'cpu-clock': 'ns of CPU time', 'task-clock': 'ns of CPU time', cycles: 'cycles' };
 
-/** eventWords names a callgrind event for a reader: `Ir` is instructions. */
+/** eventWords names a profiler's event for a reader: callgrind's `Ir` is instructions, perf's cpu-clock period nanoseconds. */
 function eventWords(event: string): string {
   return EVENT_WORDS[event] ?? event;
 }
@@ -43,27 +43,70 @@ function percent(share: number | null): string {
   return share === null ? 'n/a' : `${(share * 100).toFixed(1)}%`;
 }
 
+/** NOISE_MARK marks a sampled change within sampling noise (SAMPLING_Z standard errors of zero). */
+const NOISE_MARK = '(noise)';
+
+/** shareCell is a row's share, with its sampling error and the noise mark for a sampled profile. */
+function shareCell(row: FunctionChange): string {
+  const error = row.shareError === undefined || row.shareError === null || row.share === null ? '' : ` ±${(row.shareError * 100).toFixed(1)}`;
+  return `${percent(row.share)}${error}${row.noise ? ` ${NOISE_MARK}` : ''}`;
+}
+
+/**
+ * UNNAMED_NOTE_SHARE: when perf could not name at least this share of a
+ * side's samples, the profile says why (a JIT without a perf map, a
+ * stripped binary), since what it names is then a part of the picture.
+ */
+const UNNAMED_NOTE_SHARE = 0.1;
+
+/** samplingNotes are what a reader of a sampled profile must know: what the marks mean, and what perf could not name. */
+function samplingNotes(diff: ProfileDiff): string[] {
+  if (diff.sampling === undefined) return [];
+  const notes = [`sampled: ± is one standard error from the sample counts (Poisson); ${NOISE_MARK} marks a change within ${SAMPLING_Z} of them, which sampling alone could make`];
+  const unnamed = [diff.base, diff.head].map((s) => (s.samples ? (s.unnamed ?? 0) / s.samples : 0));
+  const most = Math.max(...unnamed);
+  if (most >= UNNAMED_NOTE_SHARE) notes.push(`${(most * 100).toFixed(0)}% of a side's samples are in code perf cannot name ([unknown]): a JIT without a perf map (Node: --perf-basic-prof, which benchbot passes in NODE_OPTIONS) or a binary without symbols`);
+  return notes;
+}
+
 function relative(diff: ProfileDiff): string {
   return diff.base.total > 0 ? ` (${formatChange(diff.head.total / diff.base.total)})` : '';
 }
 
 /** headline says the whole change and where most of it lives, with the given escaping for names. */
 function headline(diff: ProfileDiff, name: (text: string) => string): string {
+  if (diff.moved !== undefined) {
+    const moved = `${percent(diff.moved)} of the CPU time moved between functions`;
+    const into = whereItLives(diff);
+    return into === undefined ? `${moved}, no function's change beyond sampling noise` : `${moved}, ${shareCell(into)} of it into ${name(shown(into.name))}`;
+  }
   const words = eventWords(diff.event);
   const whole = `${signed(diff.change)} ${words} per iteration${relative(diff)}`;
+  if (diff.sampling?.noise) return `${whole}, within sampling noise (±${count(diff.sampling.error)}): no function can be named`;
   const top = whereItLives(diff);
-  if (top === undefined) return `${whole}: no function's cost changed`;
-  return `${whole}, ${percent(top.share)} of it in ${name(shown(top.name))}`;
+  if (top === undefined) return diff.sampling === undefined ? `${whole}: no function's cost changed` : `${whole}: no function's change is beyond sampling noise`;
+  return `${whole}, ${diff.sampling === undefined ? percent(top.share) : shareCell(top)} of it in ${name(shown(top.name))}`;
 }
 
 function sides(diff: ProfileDiff): string {
-  const side = (label: string, s: ProfileDiff['base']) => `${label} ${s.sha === undefined ? '' : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? '' : 's'}`;
-  return `${side('base', diff.base)}, ${side('head', diff.head)} (${diff.tool}, ${diff.event})`;
+  const samples = (s: ProfileDiff['base']) => (s.samples === undefined ? '' : `, ${count(s.samples)} sample${s.samples === 1 ? '' : 's'}`);
+  const cost = (s: ProfileDiff['base']) => (diff.moved !== undefined ? `${count(s.samples ?? 0)} sample${s.samples === 1 ? '' : 's'}` : `${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? '' : 's'}${samples(s)}`);
+  const side = (label: string, s: ProfileDiff['base']) => `${label} ${s.sha === undefined ? '' : `${s.sha.slice(0, 12)} `}${cost(s)}`;
+  const scope = diff.scope === 'command' ? `; the whole bench command, which runs its benchmarks in one process${diff.moved !== undefined ? ': costs are shares of each side\'s samples' : ''}` : '';
+  return `${side('base', diff.base)}, ${side('head', diff.head)} (${diff.tool}, ${diff.event}${scope})`;
 }
 
-function textTable(title: string, rows: readonly FunctionChange[], omitted: number): string[] {
+/** value shows a cost: a count per iteration, or of a whole command's shares a percentage of the samples. */
+function valueOf(diff: ProfileDiff): { value: (v: number) => string; change: (v: number) => string } {
+  if (diff.moved === undefined) return { value: count, change: signed };
+  const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+  return { value: pct, change: (v) => `${v > 0 ? '+' : v < 0 ? '-' : ''}${pct(Math.abs(v))}` };
+}
+
+function textTable(diff: ProfileDiff, title: string, rows: readonly FunctionChange[], omitted: number): string[] {
   if (rows.length === 0) return [];
-  const cells = rows.map((r) => [signed(r.change), percent(r.share), count(r.base), count(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
+  const { value, change } = valueOf(diff);
+  const cells = rows.map((r) => [change(r.change), shareCell(r), value(r.base), value(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
   const head = ['change', 'share', 'base', 'head', 'function'];
   const widths = head.slice(0, 4).map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => `  ${c.slice(0, 4).map((x, i) => x.padStart(widths[i])).join('  ')}  ${c[4]}`;
@@ -75,20 +118,27 @@ export function renderProfileText(diff: ProfileDiff): string {
   return [
     `where ${inertPlain(shown(diff.benchmark))} changed: ${headline(diff, inertPlain)}`,
     `  ${sides(diff)}`,
-    ...textTable('self cost per iteration (the function\'s own code):', diff.self, diff.omitted.self),
-    ...textTable('inclusive cost per iteration (the function and all it calls):', diff.inclusive, diff.omitted.inclusive),
+    ...samplingNotes(diff).map((n) => `  ${n}`),
+    ...textTable(diff, `self cost ${per(diff)} (the function's own code):`, diff.self, diff.omitted.self),
+    ...textTable(diff, `inclusive cost ${per(diff)} (the function and all it calls):`, diff.inclusive, diff.omitted.inclusive),
   ].join('\n');
 }
 
-function markdownTable(title: string, rows: readonly FunctionChange[], omitted: number): string[] {
+/** per says what a cost is measured over: an iteration, or a whole command's samples. */
+function per(diff: ProfileDiff): string {
+  return diff.moved === undefined ? 'per iteration' : 'as a share of the samples';
+}
+
+function markdownTable(diff: ProfileDiff, title: string, rows: readonly FunctionChange[], omitted: number): string[] {
   if (rows.length === 0) return [];
+  const { value, change } = valueOf(diff);
   return [
     '',
     title,
     '',
     '| change | share | base | head | function |',
     '|---:|---:|---:|---:|:---|',
-    ...rows.map((r) => `| ${signed(r.change)} | ${percent(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
+    ...rows.map((r) => `| ${change(r.change)} | ${shareCell(r)} | ${value(r.base)} | ${value(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
     ...(omitted > 0 ? ['', `${omitted} more function${omitted === 1 ? '' : 's'} changed less.`] : []),
   ];
 }
@@ -103,8 +153,9 @@ export function renderProfileMarkdown(diff: ProfileDiff): string {
     `<details><summary>Where ${inertCode(shown(diff.benchmark))} changed: ${headline(diff, inertCode)}</summary>`,
     '',
     inertText(sides(diff)),
-    ...markdownTable('Self cost per iteration (the function\'s own code):', diff.self, diff.omitted.self),
-    ...markdownTable('Inclusive cost per iteration (the function and all it calls):', diff.inclusive, diff.omitted.inclusive),
+    ...samplingNotes(diff).map((n) => `\n<sub>${inertText(n)}</sub>`),
+    ...markdownTable(diff, `Self cost ${per(diff)} (the function's own code):`, diff.self, diff.omitted.self),
+    ...markdownTable(diff, `Inclusive cost ${per(diff)} (the function and all it calls):`, diff.inclusive, diff.omitted.inclusive),
     '',
     '</details>',
   ].join('\n');

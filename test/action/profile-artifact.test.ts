@@ -6,9 +6,10 @@
 // with a note, never the report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { mergeShards, mergedReportContext } from '../../src/jobs/merge-shards.ts';
 import { samplesJson, writeProfileSources } from '../../src/jobs/results-artifact.ts';
@@ -79,4 +80,37 @@ test('the report job passes the files of the profiles it showed on in its own ar
   const again = artifact([]);
   writeProfileSources(again, merged.profileSources);
   assert.deepEqual(merge(again).profiles, merged.profiles);
+});
+
+test('a perf record profile crosses the artifact as perf script text, with its tool and scope, and is diffed again as samples', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-artifact-'));
+  const side = (factor: number, seed: number) => samplesJson({ measurements: [m('BM_Mix', lognormalSamples(15, 100 * factor, 0.01, seed))], warnings: [], hints: {} });
+  writeFileSync(join(dir, 'base.json'), side(1, 1));
+  writeFileSync(join(dir, 'head.json'), side(1.1, 3));
+  writeFileSync(join(dir, 'report.json'), JSON.stringify({ base_sha: BASE, head_sha: HEAD }));
+  const PERF = fileURLToPath(new URL('../../fixtures/perf-record/', import.meta.url));
+  const plain = (name: string) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'benchbot-perf-')), `${name}.txt`);
+    writeFileSync(file, gunzipSync(readFileSync(join(PERF, `${name}.txt.gz`))));
+    return file;
+  };
+  writeProfileSources(dir, [{ benchmark: 'BM_Mix', tool: 'perf', scope: 'command', base: { file: plain('cpp-base'), iterations: 400_000 }, head: { file: plain('cpp-head'), iterations: 400_000 } }]);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8')), [{ benchmark: 'BM_Mix', base_iterations: 400_000, head_iterations: 400_000, tool: 'perf', scope: 'command' }]);
+  const merged = merge(dir);
+  assert.deepEqual(merged.profileNotes, []);
+  assert.equal(merged.profiles[0].tool, 'perf');
+  assert.equal(merged.profiles[0].scope, 'command');
+  assert.ok((merged.profiles[0].base.samples ?? 0) > 0);
+  assert.equal(merged.profileSources[0].tool, 'perf');
+  assert.match(merged.profileSources[0].base.file, /profiles\/0\.base\.perf\.txt$/);
+  const markdown = renderReport('markdown', merged.report, mergedReportContext(merged));
+  assert.match(markdown, /\(perf, cpu-clock; the whole bench command, which runs its benchmarks in one process: costs are shares of each side\S{1,6}s samples\)/);
+  // Shares of a whole command: the samples that moved, and where they went.
+  assert.ok((merged.profiles[0].moved ?? 0) > 0);
+  assert.equal(merged.profiles[0].change, 0);
+  // A manifest naming a tool benchbot does not know is malformed: that profile is left out with a note.
+  writeFileSync(join(dir, 'profiles.json'), JSON.stringify([{ benchmark: 'BM_Mix', base_iterations: 1, head_iterations: 1, tool: 'gprof' }]));
+  const forged = merge(dir);
+  assert.deepEqual(forged.profiles, []);
+  assert.match(forged.profileNotes.join('\n'), /profiles\.json entry 0 is malformed/);
 });

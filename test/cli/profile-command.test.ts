@@ -99,9 +99,12 @@ test('benchbot profile: an unknown commit or benchmark is an input error that sa
   const missing = benchbot(dir, 'profile', '--base', 'base', '--head', 'head', ...common);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /--benchmark is required/);
-  const harness = benchbot(dir, 'profile', '--base', 'base', '--head', 'head', ...common, '--benchmark', 'BM_Mix', '--format', 'hyperfine');
+  const harness = benchbot(dir, 'profile', '--base', 'base', '--head', 'head', ...common, '--benchmark', 'BM_Mix', '--format', 'hyperfine', '--with', 'callgrind');
   assert.equal(harness.status, 2);
-  assert.match(harness.stderr, /--format hyperfine: a profile needs a fixed iteration schedule/);
+  assert.match(harness.stderr, /--format hyperfine: a callgrind profile needs a fixed iteration schedule/);
+  const unknown = benchbot(dir, 'profile', '--base', 'base', '--head', 'head', ...common, '--benchmark', 'BM_Mix', '--format', 'hyperfin');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /--format: unknown format "hyperfin" \(did you mean hyperfine\?\)/);
 });
 
 test('benchbot run profiles the benchmark it found regressed: the JSON report\'s profiles, the PR comment\'s folded block', { skip: ready ? false : 'needs valgrind, g++ and Google Benchmark', timeout: 120_000 }, (t) => {

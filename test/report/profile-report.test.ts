@@ -5,8 +5,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { parseCallgrind } from '../../src/formats/callgrind-profile.ts';
+import { parsePerfScript } from '../../src/formats/perf-script-profile.ts';
 import { diffProfiles } from '../../src/compare/profile-diff.ts';
 import type { ProfileDiff } from '../../src/model/profile-diff.ts';
 import { renderProfile, renderProfileMarkdown, renderProfileText } from '../../src/report/profile-report.ts';
@@ -94,5 +96,58 @@ describe('renderProfile', () => {
       assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/.test(text), 'no control characters in the terminal');
       assert.equal(text.split('\n').length, renderProfileText(named((i) => `harmless${i}`)).split('\n').length, 'a name is one line');
     }
+  });
+});
+
+describe('renderProfile of a sampled (perf record) profile', () => {
+  const PERF = join(import.meta.dirname, '../../fixtures/perf-record');
+  const within = (fn: string) => fn === 'one_iteration';
+  const read = (name: string) => parsePerfScript(gunzipSync(readFileSync(join(PERF, `${name}.txt.gz`))).toString('utf8'), `${name}.txt`, { within });
+  const SAMPLED = diffProfiles('BM_Mix', { profile: read('cpp-base'), iterations: 400_000, sha: 'a'.repeat(40) }, { profile: read('cpp-head'), iterations: 400_000, sha: 'b'.repeat(40) }, { top: 6 });
+  const sampledNamed = (text: (i: number) => string): ProfileDiff => ({
+    ...SAMPLED,
+    benchmark: text(0),
+    self: SAMPLED.self.map((f, i) => ({ ...f, name: text(10 + i), object: text(20 + i) })),
+    inclusive: SAMPLED.inclusive.map((f, i) => ({ ...f, name: text(30 + i), object: text(40 + i) })),
+  });
+
+  it('gives each side\'s samples, every share with its sampling error, and marks noise', () => {
+    const text = renderProfileText(SAMPLED);
+    assert.match(text.split('\n')[0], /^where BM_Mix changed: \+[\d,.]+ ns of CPU time per iteration \(\+[\d.]+%\), [\d.]+% ±[\d.]+ of it in mix_bits$/);
+    assert.match(text, /[\d,]+ samples, head b{12} .* [\d,]+ samples \(perf, cpu-clock\)/);
+    assert.match(text, /sampled: ± is one standard error from the sample counts \(Poisson\); \(noise\) marks/);
+    for (const row of SAMPLED.self) if (row.noise) assert.ok(text.includes(`${(row.share! * 100).toFixed(1)}% ±${(row.shareError! * 100).toFixed(1)} (noise)`), text);
+    const markdown = renderProfileMarkdown(SAMPLED);
+    assert.match(markdown, /\| [+-][\d,.]+ \| -?[\d.]+% ±[\d.]+( \(noise\))? \| /);
+  });
+
+  it('keeps hostile names inert in a sampled profile too', () => {
+    const next = random(29);
+    const plain = renderProfileMarkdown(sampledNamed((i) => `harmless${i}`));
+    for (let k = 0; k < 20; k++) {
+      const strings = new Map<number, string>();
+      const t = (i: number) => {
+        if (!strings.has(i)) strings.set(i, hostileString(next));
+        return strings.get(i) as string;
+      };
+      const hostile = renderProfileMarkdown(sampledNamed(t));
+      assert.deepEqual(shape(hostile), shape(plain), `structure: ${hostile}`);
+      summaryIsInert(hostile);
+      assert.deepEqual(liveText(hostile), liveText(plain), `live text: ${hostile}`);
+    }
+  });
+
+  it('reads a hostile symbol from perf script and shows it only through the inert path', () => {
+    const name = '<img src=x onerror=alert(1)> @octocat [x](https://evil.example) `|` <!-- x';
+    const sample = (fn: string) => `100000 cpu-clock:u:\n\t1 ${fn} (/w/bench)\n\t2 BM_X(benchmark::State&) (/w/bench)\n\n`;
+    const base = parsePerfScript(sample('harmless').repeat(200) + sample(name).repeat(200), 'base.txt');
+    const head = parsePerfScript(sample('harmless').repeat(200) + sample(name).repeat(600), 'head.txt');
+    const diff = diffProfiles('BM_X', { profile: base, iterations: 1 }, { profile: head, iterations: 1 });
+    assert.equal(diff.self[0].name, name);
+    const markdown = renderProfileMarkdown(diff);
+    summaryIsInert(markdown);
+    assert.ok(!outsideCode(markdown).includes('<!--'), markdown);
+    assert.deepEqual(liveText(markdown).filter((l) => /octocat|evil/.test(l)), [], markdown);
+    assert.ok(!structure(markdown).some((n) => /^(link|image)\b/.test(n)), markdown);
   });
 });
