@@ -7526,7 +7526,7 @@ var require_light = __commonJS({
 });
 
 // src/action/run-action.ts
-import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync8, readFileSync as readFileSync6, writeFileSync as writeFileSync5 } from "node:fs";
+import { appendFileSync as appendFileSync2, existsSync as existsSync8, mkdirSync as mkdirSync9, readFileSync as readFileSync6, writeFileSync as writeFileSync6 } from "node:fs";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -7942,7 +7942,7 @@ function warning(message, properties = {}) {
 
 // src/action/run-action.ts
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 
 // src/model/units.ts
 var SECONDS_EXPONENT = { ns: -9, us: -6, "\xB5s": -6, "\u03BCs": -6, ms: -3, s: 0 };
@@ -9684,12 +9684,12 @@ var PREFIX_FACTOR = { "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 1
 function formatQuantity(value, unit) {
   const slash = unit.indexOf("/");
   const base = slash < 0 ? unit : unit.slice(0, slash);
-  const per = slash < 0 ? "" : unit.slice(slash);
+  const per2 = slash < 0 ? "" : unit.slice(slash);
   if (normalizeTimeUnit(base) !== void 0) {
     for (const [scale, label2] of TIME_SCALES) {
       const factor = conversionFactor(base, scale);
       const scaled = value * factor;
-      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label2}${per}`;
+      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label2}${per2}`;
     }
   }
   const bytes = BYTES.exec(unit);
@@ -9704,10 +9704,10 @@ function formatQuantity(value, unit) {
   const shown2 = `${significant(value / divisor)}${prefix}`;
   return unit === "" || unit === "count" ? shown2 : `${shown2} ${unit}`;
 }
-function prefixed(value, scales, symbol, per) {
+function prefixed(value, scales, symbol, per2) {
   const abs = Math.abs(value);
   const [factor, prefix] = scales.find(([f]) => abs >= f) ?? scales[scales.length - 1];
-  return `${significant(value / factor)} ${prefix}${symbol}${per}`;
+  return `${significant(value / factor)} ${prefix}${symbol}${per2}`;
 }
 var MAX_SHOWN_FACTOR = 1e3;
 var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
@@ -10330,9 +10330,14 @@ var ProfileEventError = class extends Error {
 };
 var NO_CHANGE = 1e-6;
 var FRAME_SHARE = 0.99;
+var SAMPLING_Z = 1.96;
+var SAMPLES = "samples";
 function diffProfiles(benchmark, base, head, options = {}) {
   const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
-  const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
+  const sampled = base.profile.sampling !== void 0 || head.profile.sampling !== void 0;
+  if (sampled && (base.profile.sampling === void 0 || head.profile.sampling === void 0)) throw new ProfileEventError("one side is sampled (perf) and the other counted (callgrind): profile both sides with one tool");
+  if (options.scope === "command" && sampled) return diffShares(benchmark, base, head, top);
+  const event = options.event ?? (sampled ? base.profile.events[0] : PROFILE_DIFF_DEFAULTS.event);
   for (const [side2, s] of [["base", base], ["head", head]]) {
     if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
     if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
@@ -10343,17 +10348,24 @@ function diffProfiles(benchmark, base, head, options = {}) {
   const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
   const change2 = headTotal - baseTotal;
   const pairs = /* @__PURE__ */ new Map();
+  const samplesAt = [base.profile.events.indexOf(SAMPLES), head.profile.events.indexOf(SAMPLES)];
+  if (sampled && samplesAt.includes(-1)) throw new ProfileEventError(`a sampled profile counts ${SAMPLES} beside its event`);
   const collect = (side2, at, index) => {
     for (const f of side2.profile.functions) {
       const key2 = `${f.object}\0${f.name}`;
       let pair = pairs.get(key2);
-      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0], selfSamples: [0, 0], inclusiveSamples: [0, 0] });
       pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
       pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+      if (sampled) {
+        pair.selfSamples[index] += f.self[samplesAt[index]] ?? 0;
+        pair.inclusiveSamples[index] += f.inclusive[samplesAt[index]] ?? 0;
+      }
     }
   };
   collect(base, baseAt, 0);
   collect(head, headAt, 1);
+  const error2 = sampled ? samplingError(base, head, baseTotal, headTotal, samplesAt) : void 0;
   const rank = (kind) => {
     const changed = [];
     for (const p of pairs.values()) {
@@ -10361,7 +10373,10 @@ function diffProfiles(benchmark, base, head, options = {}) {
       if (Math.abs(h - b) < NO_CHANGE) continue;
       const frame = (cost, total) => total > 0 && cost >= FRAME_SHARE * total;
       if (kind === "inclusive" && (frame(b, baseTotal) || frame(h, headTotal))) continue;
-      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
+      const share = Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2;
+      const row2 = { name: p.name, object: p.object, base: b, head: h, change: h - b, share };
+      if (error2 !== void 0) Object.assign(row2, error2.of(p[kind === "self" ? "selfSamples" : "inclusiveSamples"], h - b, share));
+      changed.push(row2);
     }
     changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
     return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
@@ -10370,18 +10385,104 @@ function diffProfiles(benchmark, base, head, options = {}) {
   const inclusive = rank("inclusive");
   return {
     benchmark,
-    tool: "callgrind",
+    tool: sampled ? "perf" : "callgrind",
     event,
-    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
-    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    base: sideOf(base, baseTotal),
+    head: sideOf(head, headTotal),
     change: change2,
+    ...error2 === void 0 ? {} : { sampling: { error: error2.whole, noise: Math.abs(change2) < SAMPLING_Z * error2.whole } },
     self: self2.list,
     inclusive: inclusive.list,
     omitted: { self: self2.omitted, inclusive: inclusive.omitted }
   };
 }
+function diffShares(benchmark, base, head, top) {
+  const at = [base.profile.events.indexOf(SAMPLES), head.profile.events.indexOf(SAMPLES)];
+  if (at.includes(-1)) throw new ProfileEventError(`a sampled profile counts ${SAMPLES} beside its event`);
+  const totals = [base.profile.totals[at[0]] ?? 0, head.profile.totals[at[1]] ?? 0];
+  if (totals.includes(0)) throw new ProfileEventError("a side has no samples");
+  const pairs = /* @__PURE__ */ new Map();
+  [base, head].forEach((side2, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += f.self[at[index]] ?? 0;
+      pair.inclusive[index] += f.inclusive[at[index]] ?? 0;
+    }
+  });
+  const variance = (n, index) => {
+    const p = Math.max(n, 1) / totals[index];
+    return p * (1 - Math.min(p, 1)) / totals[index];
+  };
+  let moved3 = 0;
+  for (const p of pairs.values()) moved3 += Math.max(0, p.self[1] / totals[1] - p.self[0] / totals[0]);
+  let beyond2 = false;
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const b = p[kind][0] / totals[0];
+      const h = p[kind][1] / totals[1];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      if (kind === "inclusive" && (b >= FRAME_SHARE || h >= FRAME_SHARE)) continue;
+      const error2 = Math.sqrt(variance(p[kind][0], 0) + variance(p[kind][1], 1));
+      const share = moved3 < NO_CHANGE ? null : (h - b) / moved3;
+      const noise = Math.abs(h - b) < SAMPLING_Z * error2;
+      if (kind === "self" && !noise) beyond2 = true;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share, error: error2, shareError: share === null ? null : error2 / moved3, noise });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self2 = rank("self");
+  const inclusive = rank("inclusive");
+  const event = base.profile.events[0];
+  return {
+    benchmark,
+    tool: "perf",
+    event,
+    scope: "command",
+    base: sideOf(base, 1),
+    head: sideOf(head, 1),
+    change: 0,
+    moved: moved3,
+    sampling: { error: 0, noise: !beyond2 },
+    self: self2.list,
+    inclusive: inclusive.list,
+    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
+  };
+}
+function sideOf(side2, total) {
+  const sampling = side2.profile.sampling;
+  return {
+    ...side2.sha === void 0 ? {} : { sha: side2.sha },
+    iterations: side2.iterations,
+    total,
+    ...sampling === void 0 ? {} : { samples: sampling.samples, unnamed: sampling.unnamed }
+  };
+}
+function samplingError(base, head, baseTotal, headTotal, samplesAt) {
+  const counts = [base.profile.totals[samplesAt[0]] ?? 0, head.profile.totals[samplesAt[1]] ?? 0];
+  const weight = [counts[0] > 0 ? baseTotal / counts[0] : 0, counts[1] > 0 ? headTotal / counts[1] : 0];
+  const variance = (n) => weight[0] ** 2 * Math.max(n[0], 1) + weight[1] ** 2 * Math.max(n[1], 1);
+  const wholeVariance = weight[0] ** 2 * counts[0] + weight[1] ** 2 * counts[1];
+  const whole = Math.sqrt(wholeVariance);
+  const D = headTotal - baseTotal;
+  return {
+    whole,
+    of(n, d, share) {
+      const v = variance(n);
+      const shareError = share === null ? null : Math.sqrt(Math.max(0, (1 - share) ** 2 * v + share ** 2 * Math.max(0, wholeVariance - v))) / Math.abs(D);
+      const changeError = Math.sqrt(v);
+      return { error: changeError, shareError, noise: Math.abs(d) < SAMPLING_Z * changeError };
+    }
+  };
+}
 function whereItLives(diff) {
-  return diff.self[0];
+  if (diff.sampling === void 0) return diff.self[0];
+  if (diff.sampling.noise) return void 0;
+  if (diff.moved !== void 0) return diff.self.find((f) => !f.noise && f.change > 0);
+  return diff.self.find((f) => !f.noise);
 }
 
 // src/report/shell-word.ts
@@ -10391,7 +10492,7 @@ function shellWord(text2) {
 }
 
 // src/report/profile-report.ts
-var EVENT_WORDS = { Ir: "instructions" };
+var EVENT_WORDS = { Ir: "instructions", "cpu-clock": "ns of CPU time", "task-clock": "ns of CPU time", cycles: "cycles" };
 function eventWords(event) {
   return EVENT_WORDS[event] ?? event;
 }
@@ -10408,23 +10509,52 @@ function signed3(value) {
 function percent3(share) {
   return share === null ? "n/a" : `${(share * 100).toFixed(1)}%`;
 }
+var NOISE_MARK = "(noise)";
+function shareCell(row2) {
+  const error2 = row2.shareError === void 0 || row2.shareError === null || row2.share === null ? "" : ` \xB1${(row2.shareError * 100).toFixed(1)}`;
+  return `${percent3(row2.share)}${error2}${row2.noise ? ` ${NOISE_MARK}` : ""}`;
+}
+var UNNAMED_NOTE_SHARE = 0.1;
+function samplingNotes(diff) {
+  if (diff.sampling === void 0) return [];
+  const notes = [`sampled: \xB1 is one standard error from the sample counts (Poisson); ${NOISE_MARK} marks a change within ${SAMPLING_Z} of them, which sampling alone could make`];
+  const unnamed = [diff.base, diff.head].map((s) => s.samples ? (s.unnamed ?? 0) / s.samples : 0);
+  const most = Math.max(...unnamed);
+  if (most >= UNNAMED_NOTE_SHARE) notes.push(`${(most * 100).toFixed(0)}% of a side's samples are in code perf cannot name ([unknown]): a JIT without a perf map (Node: --perf-basic-prof, which benchbot passes in NODE_OPTIONS) or a binary without symbols`);
+  return notes;
+}
 function relative(diff) {
   return diff.base.total > 0 ? ` (${formatChange(diff.head.total / diff.base.total)})` : "";
 }
 function headline2(diff, name) {
+  if (diff.moved !== void 0) {
+    const moved3 = `${percent3(diff.moved)} of the CPU time moved between functions`;
+    const into = whereItLives(diff);
+    return into === void 0 ? `${moved3}, no function's change beyond sampling noise` : `${moved3}, ${shareCell(into)} of it into ${name(shown(into.name))}`;
+  }
   const words = eventWords(diff.event);
   const whole = `${signed3(diff.change)} ${words} per iteration${relative(diff)}`;
+  if (diff.sampling?.noise) return `${whole}, within sampling noise (\xB1${count(diff.sampling.error)}): no function can be named`;
   const top = whereItLives(diff);
-  if (top === void 0) return `${whole}: no function's cost changed`;
-  return `${whole}, ${percent3(top.share)} of it in ${name(shown(top.name))}`;
+  if (top === void 0) return diff.sampling === void 0 ? `${whole}: no function's cost changed` : `${whole}: no function's change is beyond sampling noise`;
+  return `${whole}, ${diff.sampling === void 0 ? percent3(top.share) : shareCell(top)} of it in ${name(shown(top.name))}`;
 }
 function sides(diff) {
-  const side2 = (label2, s) => `${label2} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}`;
-  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event})`;
+  const samples = (s) => s.samples === void 0 ? "" : `, ${count(s.samples)} sample${s.samples === 1 ? "" : "s"}`;
+  const cost = (s) => diff.moved !== void 0 ? `${count(s.samples ?? 0)} sample${s.samples === 1 ? "" : "s"}` : `${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}${samples(s)}`;
+  const side2 = (label2, s) => `${label2} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${cost(s)}`;
+  const scope = diff.scope === "command" ? `; the whole bench command, which runs its benchmarks in one process${diff.moved !== void 0 ? ": costs are shares of each side's samples" : ""}` : "";
+  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event}${scope})`;
 }
-function textTable(title, rows, omitted) {
+function valueOf(diff) {
+  if (diff.moved === void 0) return { value: count, change: signed3 };
+  const pct = (v) => `${(v * 100).toFixed(1)}%`;
+  return { value: pct, change: (v) => `${v > 0 ? "+" : v < 0 ? "-" : ""}${pct(Math.abs(v))}` };
+}
+function textTable(diff, title, rows, omitted) {
   if (rows.length === 0) return [];
-  const cells2 = rows.map((r) => [signed3(r.change), percent3(r.share), count(r.base), count(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
+  const { value, change: change2 } = valueOf(diff);
+  const cells2 = rows.map((r) => [change2(r.change), shareCell(r), value(r.base), value(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
   const head = ["change", "share", "base", "head", "function"];
   const widths = head.slice(0, 4).map((h, i) => Math.max(h.length, ...cells2.map((c) => c[i].length)));
   const line = (c) => `  ${c.slice(0, 4).map((x, i) => x.padStart(widths[i])).join("  ")}  ${c[4]}`;
@@ -10434,19 +10564,24 @@ function renderProfileText(diff) {
   return [
     `where ${inertPlain(shown(diff.benchmark))} changed: ${headline2(diff, inertPlain)}`,
     `  ${sides(diff)}`,
-    ...textTable("self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
-    ...textTable("inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive)
+    ...samplingNotes(diff).map((n) => `  ${n}`),
+    ...textTable(diff, `self cost ${per(diff)} (the function's own code):`, diff.self, diff.omitted.self),
+    ...textTable(diff, `inclusive cost ${per(diff)} (the function and all it calls):`, diff.inclusive, diff.omitted.inclusive)
   ].join("\n");
 }
-function markdownTable(title, rows, omitted) {
+function per(diff) {
+  return diff.moved === void 0 ? "per iteration" : "as a share of the samples";
+}
+function markdownTable(diff, title, rows, omitted) {
   if (rows.length === 0) return [];
+  const { value, change: change2 } = valueOf(diff);
   return [
     "",
     title,
     "",
     "| change | share | base | head | function |",
     "|---:|---:|---:|---:|:---|",
-    ...rows.map((r) => `| ${signed3(r.change)} | ${percent3(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
+    ...rows.map((r) => `| ${change2(r.change)} | ${shareCell(r)} | ${value(r.base)} | ${value(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
     ...omitted > 0 ? ["", `${omitted} more function${omitted === 1 ? "" : "s"} changed less.`] : []
   ];
 }
@@ -10455,8 +10590,10 @@ function renderProfileMarkdown(diff) {
     `<details><summary>Where ${inertCode(shown(diff.benchmark))} changed: ${headline2(diff, inertCode)}</summary>`,
     "",
     inertText(sides(diff)),
-    ...markdownTable("Self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
-    ...markdownTable("Inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive),
+    ...samplingNotes(diff).map((n) => `
+<sub>${inertText(n)}</sub>`),
+    ...markdownTable(diff, `Self cost ${per(diff)} (the function's own code):`, diff.self, diff.omitted.self),
+    ...markdownTable(diff, `Inclusive cost ${per(diff)} (the function and all it calls):`, diff.inclusive, diff.omitted.inclusive),
     "",
     "</details>"
   ].join("\n");
@@ -20448,10 +20585,147 @@ function seriesFromPoints(points, branch) {
 import { closeSync as closeSync3, constants as constants2, copyFileSync, existsSync as existsSync6, fstatSync as fstatSync2, lstatSync, mkdirSync as mkdirSync6, openSync as openSync3, readdirSync as readdirSync2, readFileSync as readFileSync4, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname5, join as join10 } from "node:path";
 
+// src/formats/perf-script-profile.ts
+var PERF_SCRIPT_FIELDS = "period,event,ip,sym,dso";
+var SAMPLES_EVENT = "samples";
+var UNKNOWN_SYMBOL = "[unknown]";
+var PERF_MAP_OBJECT = "[perf map]";
+var MAX_SAMPLE_FUNCTIONS = 1e6;
+var MAX_CHAIN_FRAMES = 1e4;
+var FRAME = /^\s*([0-9a-fA-F]+)\s+(.*?)\s*\(([^()]*)\)\s*$/;
+var HEADER3 = /^\s*(\d+)\s+([^\s:]+)(?::[^\s:]*)?:\s*(.*)$/;
+var PERF_MAP = /^perf-\d+\.map$/;
+var V8_NAME = /^(JS|LazyCompile|Function|InterpretedFunction):[*~^+]?'?(.*?)(?::\d+){1,2}$/;
+function objectName(path) {
+  const slash = path.lastIndexOf("/");
+  const base = slash < 0 ? path : path.slice(slash + 1);
+  return PERF_MAP.test(base) ? PERF_MAP_OBJECT : base;
+}
+function forEachSample(text2, path, visit) {
+  const fail = (line, message) => {
+    throw new FormatError(path, line, message);
+  };
+  let event = null;
+  let sample = null;
+  let lineNo = 0;
+  const frameOf = (line) => {
+    const m = FRAME.exec(line);
+    if (!m) return null;
+    const object2 = objectName(m[3]);
+    const name = m[2] === "" ? UNKNOWN_SYMBOL : object2 === PERF_MAP_OBJECT ? m[2].replace(V8_NAME, "$1:$2") : m[2];
+    return { name, object: object2 };
+  };
+  const finish2 = () => {
+    if (sample === null) return;
+    const s = sample;
+    sample = null;
+    if (s.frames.length === 0) fail(s.line, "a sample without a frame: record with -g and print the ip,sym,dso fields");
+    visit(s);
+  };
+  let start = 0;
+  while (start <= text2.length) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
+    lineNo++;
+    const raw = text2.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (/^\s*$/.test(line)) {
+      finish2();
+      continue;
+    }
+    if (sample !== null) {
+      const frame = frameOf(line);
+      if (frame === null) fail(lineNo, `"${line.slice(0, 60)}" is not a call chain frame (address symbol (object))`);
+      if (sample.frames.length >= MAX_CHAIN_FRAMES) fail(lineNo, `a call chain of more than ${MAX_CHAIN_FRAMES} frames`);
+      sample.frames.push(frame);
+      continue;
+    }
+    const header = HEADER3.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is not a sample's first line (period event:), as perf script -F ${PERF_SCRIPT_FIELDS} prints it`);
+    const [, period, name, rest] = header;
+    if (event === null) event = name;
+    else if (name !== event) fail(lineNo, `a ${name.slice(0, 40)} sample in a profile of ${event}: record one event`);
+    const frames = [];
+    if (rest.trim() !== "") {
+      const frame = frameOf(rest);
+      if (frame === null) fail(lineNo, `"${rest.slice(0, 60)}" is not a frame (address symbol (object))`);
+      frames.push(frame);
+    }
+    sample = { period: Number(period), event: name, frames, line: lineNo };
+  }
+  finish2();
+  return { event };
+}
+function framesWithin(frames, within) {
+  if (within === void 0) return frames;
+  for (let i = frames.length - 1; i >= 0; i--) if (within(frames[i].name)) return frames.slice(0, i + 1);
+  return null;
+}
+function parsePerfScript(text2, path, options = {}) {
+  const nodes = /* @__PURE__ */ new Map();
+  let total = 0;
+  let samples = 0;
+  let unnamed = 0;
+  let outside = 0;
+  const node = (f, line) => {
+    const key2 = `${f.object}\0${f.name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_SAMPLE_FUNCTIONS) throw new FormatError(path, line, `more than ${MAX_SAMPLE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    found = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0], seen: -1 };
+    nodes.set(key2, found);
+    return found;
+  };
+  const { event } = forEachSample(text2, path, (s) => {
+    const frames = framesWithin(s.frames, options.within);
+    if (frames === null) {
+      outside++;
+      return;
+    }
+    samples++;
+    total += s.period;
+    if (frames[0].name === UNKNOWN_SYMBOL) unnamed++;
+    const leaf = node(frames[0], s.line);
+    leaf.self[0] += s.period;
+    leaf.self[1] += 1;
+    for (const f of frames) {
+      const n = node(f, s.line);
+      if (n.seen === samples) continue;
+      n.seen = samples;
+      n.inclusive[0] += s.period;
+      n.inclusive[1] += 1;
+    }
+  });
+  if (event === null) throw new FormatError(path, void 0, "no samples: perf recorded nothing (the command ran too briefly, or perf could not sample it)");
+  const functions = [...nodes.values()].map((n) => ({ name: n.name, object: n.object, self: n.self, inclusive: n.inclusive }));
+  return {
+    events: [event, SAMPLES_EVENT],
+    totals: [total, samples],
+    functions,
+    sampling: { event, samples, unnamed, outside }
+  };
+}
+function perfScriptWithin(text2, path, within) {
+  const out = [];
+  let kept = 0;
+  let outside = 0;
+  forEachSample(text2, path, (s) => {
+    const frames = framesWithin(s.frames, within);
+    if (frames === null) {
+      outside++;
+      return;
+    }
+    kept++;
+    out.push(`${s.period} ${s.event}:`, ...frames.map((f) => `	0 ${f.name} (${f.object})`), "");
+  });
+  return { text: out.join("\n"), kept, outside };
+}
+
 // src/formats/profile-artifact.ts
 var PROFILES_MANIFEST = "profiles.json";
-function profileFileName(index, side2) {
-  return `profiles/${index}.${side2}.callgrind`;
+function profileFileName(index, side2, tool = "callgrind") {
+  return `profiles/${index}.${side2}.${tool === "perf" ? "perf.txt" : "callgrind"}`;
 }
 var MAX_ARTIFACT_PROFILES = 5;
 function readArtifactProfiles(manifestText, file, regressed, shas) {
@@ -20470,21 +20744,22 @@ function readArtifactProfiles(manifestText, file, regressed, shas) {
   const count2 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
   for (const [i, entry] of manifest.slice(0, MAX_ARTIFACT_PROFILES).entries()) {
     const e = entry;
-    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count2(e.base_iterations) || !count2(e.head_iterations)) {
+    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count2(e.base_iterations) || !count2(e.head_iterations) || !(e.tool === void 0 || e.tool === "callgrind" || e.tool === "perf") || !(e.scope === void 0 || e.scope === "command")) {
       notes.push(`${PROFILES_MANIFEST} entry ${i} is malformed: left out`);
       continue;
     }
     if (!regressed.has(e.benchmark) || seen.has(e.benchmark)) continue;
     seen.add(e.benchmark);
+    const tool = e.tool === "perf" ? "perf" : "callgrind";
     try {
       const side2 = (name, iterations, sha) => {
-        const path = profileFileName(i, name);
+        const path = profileFileName(i, name, tool);
         const text2 = file(path);
         if (text2 === null) throw new FormatError(path, void 0, "missing from the artifact");
-        return { profile: parseCallgrind(text2, path), iterations, ...sha ? { sha } : {} };
+        return { profile: tool === "perf" ? parsePerfScript(text2, path) : parseCallgrind(text2, path), iterations, ...sha ? { sha } : {} };
       };
-      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
-      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations, headIterations: e.head_iterations });
+      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top, ...e.scope === "command" ? { scope: "command" } : {} }));
+      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations, headIterations: e.head_iterations, tool, ...e.scope === "command" ? { scope: "command" } : {} });
     } catch (error2) {
       if (!(error2 instanceof FormatError || error2 instanceof ProfileEventError)) throw error2;
       notes.push(`the profile of ${e.benchmark} cannot be read: ${error2.message}`);
@@ -20564,10 +20839,10 @@ function writeProfileSources(dir, sources) {
   if (sources.length === 0) return;
   mkdirSync6(join10(dir, dirname5(profileFileName(0, "base"))), { recursive: true });
   sources.forEach((s, i) => {
-    copyFileSync(s.base.file, join10(dir, profileFileName(i, "base")));
-    copyFileSync(s.head.file, join10(dir, profileFileName(i, "head")));
+    copyFileSync(s.base.file, join10(dir, profileFileName(i, "base", s.tool)));
+    copyFileSync(s.head.file, join10(dir, profileFileName(i, "head", s.tool)));
   });
-  writeFileSync4(join10(dir, RESULTS_FILES.profiles), `${JSON.stringify(sources.map((s) => ({ benchmark: s.benchmark, base_iterations: s.base.iterations, head_iterations: s.head.iterations })))}
+  writeFileSync4(join10(dir, RESULTS_FILES.profiles), `${JSON.stringify(sources.map((s) => ({ benchmark: s.benchmark, base_iterations: s.base.iterations, head_iterations: s.head.iterations, ...s.tool === "perf" ? { tool: s.tool } : {}, ...s.scope === "command" ? { scope: s.scope } : {} })))}
 `);
 }
 function readProfiles(part, benchmarks, shas) {
@@ -20588,7 +20863,7 @@ function readProfiles(part, benchmarks, shas) {
     return { profiles: [], notes: [error2.message], sources: [] };
   }
   const found = readArtifactProfiles(manifest, (name) => read2(name, MAX_PROFILE_FILE_BYTES), benchmarks, shas);
-  const sources = found.used.map((u) => ({ benchmark: u.benchmark, base: { file: join10(part, profileFileName(u.index, "base")), iterations: u.baseIterations }, head: { file: join10(part, profileFileName(u.index, "head")), iterations: u.headIterations } }));
+  const sources = found.used.map((u) => ({ benchmark: u.benchmark, tool: u.tool, ...u.scope === void 0 ? {} : { scope: u.scope }, base: { file: join10(part, profileFileName(u.index, "base", u.tool)), iterations: u.baseIterations }, head: { file: join10(part, profileFileName(u.index, "head", u.tool)), iterations: u.headIterations } }));
   return { profiles: found.profiles, notes: found.notes, sources };
 }
 
@@ -21905,19 +22180,180 @@ function recoveredRegressions(history, open, threshold, where) {
 }
 
 // src/jobs/profile-benchmark.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync5, mkdirSync as mkdirSync7 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync5, mkdirSync as mkdirSync8 } from "node:fs";
+import { join as join12 } from "node:path";
+
+// src/runner/perf-record.ts
+import { mkdirSync as mkdirSync7, rmSync as rmSync5, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join11 } from "node:path";
+
+// src/runner/pmu-probe.ts
+async function probePmu(executor, cwd) {
+  const probe = await executor.run('command -v perf >/dev/null 2>&1 || { echo "# perf: not installed"; exit 0; }; perf stat -x, -e instructions -- true 2>&1 >/dev/null', { cwd, timeoutMs: 3e4 });
+  const out = probe.stdout;
+  if (out.includes("# perf: not installed")) return { available: false, detail: "perf is not installed (Debian: linux-perf)" };
+  if (probe.exitCode !== 0) return { available: false, detail: `perf stat failed (${(probe.stderr || out).trim().split("\n")[0] ?? ""})` };
+  const { measurements, unsupported } = parsePerfStatCsv(out);
+  if (measurements.some((m) => m.metric === "instructions")) return { available: true, detail: "perf stat counts instructions in hardware" };
+  return { available: false, detail: `perf stat reads ${unsupported.length > 0 ? `<not supported> for ${unsupported.join(", ")}` : "no instruction count"}: no usable PMU (common in VMs)` };
+}
+
+// src/runner/perf-record.ts
+var PERF_RECORD_DEFAULTS = {
+  cpuClockPeriodNs: 1e5,
+  dwarfPeriodNs: 25e4,
+  cyclesPeriod: 1000003,
+  targetNs: 1e9
+};
+var PERF_SAMPLED_HARNESSES = ["google-benchmark", "go"];
+var FRAME_POINTER_HARNESSES = ["go", "benchmark-js", "tinybench", "mitata", "vitest-bench"];
+var RECORD_DIR = ".benchbot-perf";
+async function probePerfRecord(executor, cwd, env) {
+  const probe = await executor.run(`command -v perf >/dev/null 2>&1 || { echo '# perf: not installed'; exit 0; }; f=$(mktemp) && perf record -q -e cpu-clock -c ${PERF_RECORD_DEFAULTS.cpuClockPeriodNs} -o "$f" -- true >/dev/null 2>&1; s=$?; rm -f "$f"; exit $s`, { cwd, timeoutMs: 3e4, env });
+  if (probe.stdout.includes("# perf: not installed")) return "perf is not installed where the benchmarks run (Debian: apt-get install linux-perf)";
+  if (probe.exitCode !== 0) return "perf record cannot sample here (kernel.perf_event_paranoid above 2, or a container without perf_event_open)";
+  const pmu = await probePmu(executor, cwd);
+  return pmu.available ? { event: "cycles", detail: `sampling cycles (${pmu.detail})` } : { event: "cpu-clock", detail: `sampling cpu-clock, the kernel's timer (${pmu.detail})` };
+}
+async function recordBenchmark(settings, executor, dir, tag) {
+  const name = settings.nameSetting ?? cliSetting;
+  const remote = `${dir}/${RECORD_DIR}`;
+  const id = tag.replace(/[^\w.-]/g, "_");
+  const ready = await executor.run(`mkdir -p ${shellQuote(remote)} && rm -f ${shellQuote(`${remote}/${id}`)}.*`, { cwd: dir, timeoutMs: 3e4 });
+  if (ready.exitCode !== 0) throw new Error(`cannot create ${remote}: ${ready.stderr.trim()}`);
+  const callGraph = FRAME_POINTER_HARNESSES.includes(settings.format) ? "fp" : "dwarf";
+  const period = settings.event === "cycles" ? PERF_RECORD_DEFAULTS.cyclesPeriod : callGraph === "dwarf" ? PERF_RECORD_DEFAULTS.dwarfPeriodNs : PERF_RECORD_DEFAULTS.cpuClockPeriodNs;
+  const data = `${remote}/${id}.data`;
+  const perf = ["perf", "record", "-q", "-e", settings.event, "-c", String(period), "--call-graph", callGraph, "-o", data, "--"].map(shellQuote).join(" ");
+  const readRemote = async (path) => {
+    const local = `${settings.keepFile}.json`;
+    try {
+      await executor.fetch(path, local);
+      return readBoundedFile(local, path);
+    } catch {
+      return void 0;
+    } finally {
+      rmSync5(local, { force: true });
+    }
+  };
+  const plan = planOf(settings, remote, id, perf, readRemote);
+  if (typeof plan === "string") return { reason: plan };
+  const nodeOptions = `${settings.env?.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ""} --perf-basic-prof --interpreted-frames-native-stack`.trim();
+  const env = { ...settings.env, ...plan.env, NODE_OPTIONS: nodeOptions };
+  const result = await executor.run(plan.command, { cwd: dir, timeoutMs: settings.timeoutMs, env });
+  if (result.timedOut) return { reason: `timed out under perf record after ${Math.round(settings.timeoutMs / 1e3)} s (${name("round-timeout")})` };
+  if (result.exitCode !== 0) {
+    const tail = (result.stderr || result.stdout).trimEnd().split("\n").slice(-3).join(" | ");
+    return { reason: `exit code ${result.exitCode ?? result.signal} under perf record: ${tail}` };
+  }
+  const text2 = `${remote}/${id}.txt`;
+  const script = await executor.run(`perf script -i ${shellQuote(data)} -F ${PERF_SCRIPT_FIELDS} --no-inline > ${shellQuote(text2)} 2>/dev/null`, { cwd: dir, timeoutMs: settings.timeoutMs, env: settings.env });
+  if (script.exitCode !== 0) return { reason: `perf script could not read the recording (exit code ${script.exitCode ?? script.signal})` };
+  mkdirSync7(join11(settings.keepFile, ".."), { recursive: true });
+  const fetched = `${settings.keepFile}.fetch`;
+  try {
+    await executor.fetch(text2, fetched);
+    const within = perfScriptWithin(readBoundedFile(fetched, text2).replaceAll(`${dir}/`, ""), text2, plan.within);
+    if (within.kept === 0) return { reason: within.outside === 0 ? "perf recorded no sample (the benchmark ran too briefly)" : `none of perf's ${within.outside} samples is in ${plan.fn} (the benchmark function, named after the benchmark): built without symbols, or a call chain perf could not unwind` };
+    const iterations = await plan.iterations(within.kept * period);
+    if (iterations === void 0 || !(iterations >= 1)) return { reason: `cannot tell how many iterations the ${within.kept} samples cover` };
+    writeFileSync5(settings.keepFile, within.text);
+    return { file: settings.keepFile, iterations: Math.round(iterations), samples: within.kept };
+  } catch (error2) {
+    if (error2 instanceof FormatError) return { reason: error2.message };
+    throw error2;
+  } finally {
+    rmSync5(fetched, { force: true });
+    const maps = `for p in $(perf script -i ${shellQuote(data)} -F pid 2>/dev/null | tr -dc '0-9\\n' | sort -u); do rm -f "/tmp/perf-$p.map"; done`;
+    await executor.run(`${maps}; rm -f ${shellQuote(data)} ${shellQuote(text2)}`, { cwd: dir, timeoutMs: settings.timeoutMs });
+  }
+}
+function planOf(settings, remote, id, perf, readRemote) {
+  if (settings.format === "google-benchmark") return googleBenchmarkPlan2(settings, remote, id, perf, readRemote);
+  if (settings.format === "go") return goPlan2(settings, remote, id, perf);
+  return { command: `${perf} sh -c ${shellQuote(settings.bench)}`, env: {}, fn: "the whole command", iterations: async () => 1 };
+}
+function googleBenchmarkPlan2(settings, remote, id, perf, readRemote) {
+  const out = `${remote}/${id}.json`;
+  const flags = { benchmark_filter: `^${escapeRegExp2(settings.benchmark)}$`, benchmark_repetitions: "1", benchmark_out: out, benchmark_out_format: "json" };
+  const fn = settings.benchmark.split("/")[0];
+  const [first, second] = settings.benchmark.split("/");
+  const fixture = second !== void 0 && /^\w+$/.test(first) && /^\w+$/.test(second) ? `${first}_${second}_Benchmark::BenchmarkCase` : void 0;
+  const args = Object.entries(flags).map(([flag3, value]) => shellQuote(`--${flag3}=${value}`)).join(" ");
+  return {
+    // A command whose last word does not take the flags (`./bench | tee out.json`) fails with them: the environment alone then.
+    command: `${perf} sh -c ${shellQuote(`${settings.bench} ${args}`)} || ${perf} sh -c ${shellQuote(settings.bench)}`,
+    env: Object.fromEntries(Object.entries(flags).map(([flag3, value]) => [flag3.toUpperCase(), value])),
+    within: (name) => matchesCpp2(fn, name) || fixture !== void 0 && matchesCpp2(fixture, name),
+    fn: fixture === void 0 ? fn : `${fn} (or ${fixture})`,
+    iterations: async (sampled) => cpuTimeIterations(settings.benchmark, settings.event, await readRemote(out), sampled)
+  };
+}
+function cpuTimeIterations(benchmark, event, text2, sampled) {
+  if (text2 === void 0) return void 0;
+  try {
+    const doc = JSON.parse(text2);
+    const row2 = (doc.benchmarks ?? []).find((b) => (b.run_type ?? "iteration") === "iteration" && (b.name === benchmark || b.run_name === benchmark));
+    if (event === "cycles") return typeof row2?.iterations === "number" ? row2.iterations : void 0;
+    const unit = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 }[row2?.time_unit ?? "ns"];
+    if (typeof row2?.cpu_time !== "number" || !(row2.cpu_time > 0) || unit === void 0) return void 0;
+    return sampled / (row2.cpu_time * unit);
+  } catch {
+    return void 0;
+  }
+}
+function matchesCpp2(fn, name) {
+  const bare = name.endsWith(")") && name.includes("(") ? name.slice(0, name.indexOf("(")) : name;
+  return bare === fn || bare.endsWith(`::${fn}`) || bare.endsWith(` ${fn}`);
+}
+var GO_BENCHMARK_CALLER = "testing.(*B).runN";
+var PERF_GO_EXEC = `#!/bin/sh
+# benchbot: runs a Go test binary under perf record with a fixed schedule (go test -exec).
+bin=$1; shift
+eval "exec $BENCHBOT_PERF \\"\\$bin\\" \\"\\$@\\" -test.run='^$' \\"-test.bench=\\$BENCHBOT_GO_BENCH\\" \\"-test.benchtime=\\$BENCHBOT_GO_BENCHTIME\\" -test.count=1"
+`;
+function goPlan2(settings, remote, id, perf) {
+  const name = settings.benchmark.replace(/\/procs=\d+$/, "").replace(/-\d+$/, "");
+  const qualified = name.startsWith("Benchmark") ? void 0 : /^(.*?[^/])\.(Benchmark.*)$/.exec(name);
+  const pkg = qualified?.[1];
+  const levels = (qualified?.[2] ?? name).split("/");
+  const parent = levels[0];
+  if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
+  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(parent)) return `${JSON.stringify(settings.benchmark)} is not a Go benchmark name`;
+  const ending = levels.length > 1 ? `\\.${escapeRegExp2(parent)}\\.func\\d+(?:\\.\\d+)*$` : `\\.${escapeRegExp2(parent)}$`;
+  const matching = new RegExp(pkg === void 0 ? ending : `^${escapeRegExp2(pkg)}(?:_test)?${ending}`);
+  const iterations = Math.max(1, Math.min(1e9, Math.ceil(PERF_RECORD_DEFAULTS.targetNs / Math.max(settings.nsPerIteration ?? 1e3, 1))));
+  const exec = `${remote}/go-exec`;
+  return {
+    command: `printf '%s' ${shellQuote(PERF_GO_EXEC)} > ${shellQuote(exec)} && chmod +x ${shellQuote(exec)} && GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${exec} -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
+    env: {
+      BENCHBOT_PERF: perf,
+      BENCHBOT_GO_BENCH: levels.map((l) => `^${escapeRegExp2(l)}$`).join("/"),
+      BENCHBOT_GO_BENCHTIME: `${iterations}x`
+    },
+    // Go's small leaf functions set up no frame, so a frame-pointer chain loses their caller: a sample in one that the
+    // benchmark function called directly reads leaf, testing.(*B).runN. runN calls only the benchmark function (one runs).
+    within: (fn) => matching.test(fn) || fn === GO_BENCHMARK_CALLER,
+    fn: levels.length > 1 ? `${parent}.funcN` : parent,
+    iterations: async () => iterations
+  };
+}
+function escapeRegExp2(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+// src/jobs/profile-benchmark.ts
 var PROFILE_DEFAULTS = {
   top: PROFILE_DIFF_DEFAULTS.top,
   timeoutMs: 6e5,
   buildTimeoutMs: 36e5
 };
 function keepDirectory(stateDir, shas) {
-  const keepDir = join11(stateDir, "callgrind");
-  mkdirSync7(keepDir, { recursive: true });
-  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+  const keepDir = join12(stateDir, "callgrind");
+  mkdirSync8(keepDir, { recursive: true });
+  return mkdtempSync3(join12(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
 }
-async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
+async function profileSide(ctx, side2, sha, benchmark, knownFormat, find, toolAsked) {
   const { settings, executor, progress } = ctx;
   const name = settings.nameSetting;
   const label2 = `${side2} ${sha.slice(0, 12)}`;
@@ -21928,12 +22364,18 @@ async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
   }
   const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
   let format = knownFormat;
+  let nsPerIteration;
   if (find && format !== "command") {
     progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
-    format = await findBenchmark({ ...settings, format, benchmark }, executor, dir, label2, ctx.keep);
+    const found = await findBenchmark({ ...settings, format, benchmark }, executor, dir, label2, ctx.keep);
+    format = found.format;
+    nsPerIteration = found.nsPerIteration;
   }
-  progress.status(`${label2}: ${benchmark} under callgrind`);
   if (format === void 0) throw new Error("profileSide: the harness is known or found");
+  const tool = toolAsked ?? settings.tool ?? (COUNTED_HARNESSES.includes(format) ? "callgrind" : "perf");
+  if (tool === "perf") return recordSide(ctx, side2, sha, benchmark, format, dir, nsPerIteration);
+  if (!COUNTED_HARNESSES.includes(format)) throw new SettingError(`${name("format")}: the bench command prints ${format} output, whose iteration schedule benchbot cannot fix for callgrind; ${name("with")} perf samples it`);
+  progress.status(`${label2}: ${benchmark} under callgrind`);
   const counted = await countInstructions({
     bench: settings.bench,
     format,
@@ -21942,7 +22384,7 @@ async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
     iterations: settings.iterations,
     timeoutMs: settings.timeoutMs,
     env: settings.env,
-    keepDir: join11(ctx.keep, side2),
+    keepDir: join12(ctx.keep, side2),
     nameSetting: name
   }, executor, dir, side2);
   const kept = counted.profiles.find((p) => p.benchmark === benchmark || format === "command");
@@ -21951,32 +22393,58 @@ async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
     throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
   }
   progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
-  return { sha, file: kept.file, iterations: kept.iterations };
+  return { sha, file: kept.file, iterations: kept.iterations, tool: "callgrind", format, notes: [] };
+}
+async function recordSide(ctx, side2, sha, benchmark, format, dir, nsPerIteration) {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label2 = `${side2} ${sha.slice(0, 12)}`;
+  ctx.perf ??= await probePerfRecord(executor, dir, settings.env);
+  if (typeof ctx.perf === "string") throw new SettingError(`${name("with")} perf: ${ctx.perf}`);
+  const alone = PERF_SAMPLED_HARNESSES.includes(format);
+  progress.status(`${label2}: ${alone ? benchmark : "the whole bench command"} under perf record (${ctx.perf.event})`);
+  const recorded = await recordBenchmark({
+    bench: settings.bench,
+    format,
+    benchmark,
+    event: ctx.perf.event,
+    nsPerIteration,
+    timeoutMs: settings.timeoutMs,
+    env: settings.env,
+    keepFile: join12(ctx.keep, side2, `${fileSafe2(benchmark)}.${side2}.perf.txt`),
+    nameSetting: name
+  }, executor, dir, `${side2}-${sha.slice(0, 12)}`);
+  if ("reason" in recorded) throw new RunnerError(`${label2}: ${benchmark} could not be profiled with perf record: ${recorded.reason}`);
+  progress.note(`${label2}: ${recorded.samples} sample(s) over ${recorded.iterations} iteration(s) of ${alone ? benchmark : "the whole command"}`);
+  const notes = alone || format === "command" ? [] : [`${format} runs its benchmarks in one process, which benchbot cannot narrow to ${benchmark}: the profile is of the whole bench command`];
+  return { sha, file: recorded.file, iterations: recorded.iterations, tool: "perf", format, notes, ...alone || format === "command" ? {} : { scope: "command" } };
+}
+function fileSafe2(name) {
+  return name.replace(/[^\w.-]/g, "_").slice(0, 80);
 }
 function diffSides(benchmark, base, head, top) {
   const read2 = (run, side2) => {
     try {
-      return { profile: parseCallgrind(readFileSync5(run.file, "utf8"), run.file), iterations: run.iterations, sha: run.sha };
+      const text2 = readFileSync5(run.file, "utf8");
+      return { profile: run.tool === "perf" ? parsePerfScript(text2, run.file) : parseCallgrind(text2, run.file), iterations: run.iterations, sha: run.sha };
     } catch (error2) {
       if (error2 instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error2.message}`);
       throw error2;
     }
   };
-  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
+  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top, ...base.scope === void 0 ? {} : { scope: base.scope } });
 }
 var MAX_PROFILED_REGRESSIONS = 5;
 async function profileRegressions(run, settings, deps) {
   const regressed = [...new Set(run.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
   if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
   const harness = run.head.harness;
-  if (!COUNTED_HARNESSES.includes(harness)) {
-    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
-  }
   const shas = { base: run.base.sha, head: run.head.sha };
   let keep;
   const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
     return keep ??= keepDirectory(settings.stateDir, shas);
   }, settings };
+  if (!COUNTED_HARNESSES.includes(harness)) return wholeCommandProfile(ctx, shas, regressed, harness, settings.top);
   const profiles = [];
   const sources = [];
   const notes = [];
@@ -21984,14 +22452,14 @@ async function profileRegressions(run, settings, deps) {
   try {
     const counted = (side2, benchmark) => {
       const kept = run.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
-      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
+      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations, tool: "callgrind", format: harness, notes: [] };
     };
     for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
       try {
         const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
         const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
         profiles.push(diffSides(benchmark, base, head, settings.top));
-        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
+        sources.push({ benchmark, ...base.tool === "perf" ? { tool: "perf" } : {}, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
       } catch (error2) {
         if (!(error2 instanceof RunnerError || error2 instanceof SettingError)) throw error2;
         notes.push(`no profile of ${benchmark}: ${error2.message}`);
@@ -22003,18 +22471,41 @@ async function profileRegressions(run, settings, deps) {
   if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
   return { profiles, sources, notes };
 }
+async function wholeCommandProfile(ctx, shas, regressed, harness, top) {
+  const benchmark = regressed[0];
+  ctx.progress.group(`profiling the whole bench command under perf record (${harness} has no iteration schedule benchbot can fix for callgrind)`);
+  try {
+    const base = await profileSide(ctx, "base", shas.base, benchmark, harness, false, "perf");
+    const head = await profileSide(ctx, "head", shas.head, benchmark, harness, false, "perf");
+    const diff = diffSides(benchmark, base, head, top);
+    const others = regressed.length > 1 ? `; ${regressed.length - 1} more regressed benchmark(s) are in the same command` : "";
+    return { profiles: [diff], sources: [{ benchmark, tool: "perf", scope: "command", base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } }], notes: [`${harness} runs its benchmarks in one process: the profile of ${benchmark} is of the whole bench command, sampled by perf record${others}`] };
+  } catch (error2) {
+    if (!(error2 instanceof RunnerError || error2 instanceof SettingError)) throw error2;
+    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix for callgrind, and perf record could not sample the command: ${error2.message}`] };
+  } finally {
+    ctx.progress.endGroup();
+  }
+}
 async function findBenchmark(settings, executor, dir, label2, scratch2) {
   const name = settings.nameSetting;
   const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
   if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
-  if (!COUNTED_HARNESSES.includes(round.format)) {
-    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
+  if (settings.tool === "callgrind" && !COUNTED_HARNESSES.includes(round.format)) {
+    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a callgrind profile needs ${COUNTED_HARNESSES.join(", ")} (${name("with")} perf samples any harness)`);
   }
   const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
   if (!names2.includes(settings.benchmark)) {
     throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
   }
-  return round.format;
+  return { format: round.format, nsPerIteration: nanoseconds(round.measurements.find((m) => m.benchmark === settings.benchmark && m.metric === "real_time")) };
+}
+var NANOSECONDS = { ns: 1, us: 1e3, "\xB5s": 1e3, ms: 1e6, s: 1e9 };
+function nanoseconds(m) {
+  const scale = m && NANOSECONDS[m.unit];
+  if (m === void 0 || scale === void 0 || m.values.length === 0) return void 0;
+  const sorted = [...m.values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] * scale;
 }
 
 // src/jobs/pr-check.ts
@@ -22135,7 +22626,7 @@ function storeHistory(store, repo) {
 
 // src/jobs/merge-shards.ts
 import { existsSync as existsSync7 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 
 // src/compare/replay-looks.ts
 function collectSide(outcomes, filter) {
@@ -22224,8 +22715,8 @@ function mergeShards(settings) {
     if (trusted.head && m.headSha && m.headSha !== trusted.head) throw new ResultsError(`${merge3}: ${m.part} holds results of head ${m.headSha}, but this run reports on ${trusted.head}; the artifact is not this run's`);
     if (trusted.base && m.baseSha && m.baseSha !== trusted.base) throw new ResultsError(`${merge3}: ${m.part} holds results of base ${m.baseSha}, but this run reports on ${trusted.base}; the artifact is not this run's`);
   }
-  const base = readArtifactSide(parts.map((p) => join12(p, RESULTS_FILES.base)), settings.filter);
-  const head = readArtifactSide(parts.map((p) => join12(p, RESULTS_FILES.head)), settings.filter);
+  const base = readArtifactSide(parts.map((p) => join13(p, RESULTS_FILES.base)), settings.filter);
+  const head = readArtifactSide(parts.map((p) => join13(p, RESULTS_FILES.head)), settings.filter);
   const look = { threshold: settings.threshold, ...settings.workThreshold !== void 0 ? { workThreshold: settings.workThreshold } : {}, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
@@ -22251,7 +22742,7 @@ function mergeShards(settings) {
     });
     merged.profileNotes.push(...read2.notes);
   }
-  const historyPath = join12(parts[0], RESULTS_FILES.history);
+  const historyPath = join13(parts[0], RESULTS_FILES.history);
   if (settings.nightly && existsSync7(historyPath)) {
     const history = readNightlyHistory(historyPath, settings.nightly.branch);
     merged.history = history;
@@ -22278,7 +22769,7 @@ function mergedReportContext(merged) {
 
 // src/action/action-inputs.ts
 import { homedir } from "node:os";
-import { join as join13, resolve as resolve6 } from "node:path";
+import { join as join14, resolve as resolve6 } from "node:path";
 
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
@@ -29100,7 +29591,7 @@ function instructionsInput(env) {
   }
 }
 function defaultStorePath(env) {
-  return join13(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
+  return join14(env.HOME ?? homedir(), ".benchbot", "benchbot.db");
 }
 function readActionInputs(env) {
   const merge3 = text(env, "merge");
@@ -31729,7 +32220,7 @@ async function measure(settings, event, deps) {
     counters: settings.counters,
     ...settings.instructions ? { instructions: settings.instructions } : {},
     allowDirty: false,
-    stateDir: join14(settings.workingDirectory, ".benchbot"),
+    stateDir: join15(settings.workingDirectory, ".benchbot"),
     labels: (env.RUNNER_LABELS ?? "").split(/[\s,]+/).filter((l) => l !== ""),
     executorSpec: settings.executor,
     maxLoad: settings.maxLoad,
@@ -31738,7 +32229,7 @@ async function measure(settings, event, deps) {
     repository: env.GITHUB_REPOSITORY,
     branch: nightly ? env.GITHUB_REF_NAME : event.pull_request?.head?.ref,
     // history.json goes into the results directory as it is read, a batch of series at a time (jobs/nightly.ts).
-    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join14(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
+    nightly: nightly ? { serverUrl: env.GITHUB_SERVER_URL, historyFile: join15(resultsDir(settings, env), RESULTS_FILES.history) } : void 0,
     shard: settings.shard,
     nameSetting: actionSetting
   }, { progress: deps.progress ?? createProgress(), now: deps.now, env });
@@ -31798,26 +32289,26 @@ function recompute(settings, event, env) {
 }
 function writeReports(settings, outcome, env) {
   const dir = resultsDir(settings, env);
-  const markdown = join14(dir, "report.md");
-  const json = join14(dir, RESULTS_FILES.report);
-  writeFileSync5(markdown, `${outcome.markdown}
+  const markdown = join15(dir, "report.md");
+  const json = join15(dir, RESULTS_FILES.report);
+  writeFileSync6(markdown, `${outcome.markdown}
 `);
-  writeFileSync5(json, `${outcome.json}
+  writeFileSync6(json, `${outcome.json}
 `);
-  writeFileSync5(join14(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
-  writeFileSync5(join14(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
+  writeFileSync6(join15(dir, RESULTS_FILES.base), samplesJson(outcome.samples.base));
+  writeFileSync6(join15(dir, RESULTS_FILES.head), samplesJson(outcome.samples.head));
   if (outcome.profileSources) writeProfileSources(dir, outcome.profileSources);
   if (outcome.scan && settings.role === "report") {
-    writeFileSync5(join14(dir, "scan.json"), `${outcome.scan.json}
+    writeFileSync6(join15(dir, "scan.json"), `${outcome.scan.json}
 `);
-    writeFileSync5(join14(dir, "scan.md"), `${outcome.scan.markdown}
+    writeFileSync6(join15(dir, "scan.md"), `${outcome.scan.markdown}
 `);
   }
   return { dir, markdown, json };
 }
 function resultsDir(settings, env) {
-  const dir = join14(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
-  mkdirSync8(dir, { recursive: true });
+  const dir = join15(env.RUNNER_TEMP ?? tmpdir4(), "benchbot", settings.artifactName);
+  mkdirSync9(dir, { recursive: true });
   return dir;
 }
 

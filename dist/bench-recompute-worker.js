@@ -6231,9 +6231,14 @@ var ProfileEventError = class extends Error {
 };
 var NO_CHANGE = 1e-6;
 var FRAME_SHARE = 0.99;
+var SAMPLING_Z = 1.96;
+var SAMPLES = "samples";
 function diffProfiles(benchmark, base, head, options = {}) {
   const top = options.top ?? PROFILE_DIFF_DEFAULTS.top;
-  const event = options.event ?? PROFILE_DIFF_DEFAULTS.event;
+  const sampled = base.profile.sampling !== void 0 || head.profile.sampling !== void 0;
+  if (sampled && (base.profile.sampling === void 0 || head.profile.sampling === void 0)) throw new ProfileEventError("one side is sampled (perf) and the other counted (callgrind): profile both sides with one tool");
+  if (options.scope === "command" && sampled) return diffShares(benchmark, base, head, top);
+  const event = options.event ?? (sampled ? base.profile.events[0] : PROFILE_DIFF_DEFAULTS.event);
   for (const [side2, s] of [["base", base], ["head", head]]) {
     if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
     if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
@@ -6244,17 +6249,24 @@ function diffProfiles(benchmark, base, head, options = {}) {
   const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
   const change = headTotal - baseTotal;
   const pairs = /* @__PURE__ */ new Map();
+  const samplesAt = [base.profile.events.indexOf(SAMPLES), head.profile.events.indexOf(SAMPLES)];
+  if (sampled && samplesAt.includes(-1)) throw new ProfileEventError(`a sampled profile counts ${SAMPLES} beside its event`);
   const collect = (side2, at, index) => {
     for (const f of side2.profile.functions) {
       const key2 = `${f.object}\0${f.name}`;
       let pair = pairs.get(key2);
-      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0], selfSamples: [0, 0], inclusiveSamples: [0, 0] });
       pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
       pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+      if (sampled) {
+        pair.selfSamples[index] += f.self[samplesAt[index]] ?? 0;
+        pair.inclusiveSamples[index] += f.inclusive[samplesAt[index]] ?? 0;
+      }
     }
   };
   collect(base, baseAt, 0);
   collect(head, headAt, 1);
+  const error = sampled ? samplingError(base, head, baseTotal, headTotal, samplesAt) : void 0;
   const rank = (kind) => {
     const changed = [];
     for (const p of pairs.values()) {
@@ -6262,7 +6274,10 @@ function diffProfiles(benchmark, base, head, options = {}) {
       if (Math.abs(h - b) < NO_CHANGE) continue;
       const frame = (cost, total) => total > 0 && cost >= FRAME_SHARE * total;
       if (kind === "inclusive" && (frame(b, baseTotal) || frame(h, headTotal))) continue;
-      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change) < NO_CHANGE ? null : (h - b) / change });
+      const share = Math.abs(change) < NO_CHANGE ? null : (h - b) / change;
+      const row2 = { name: p.name, object: p.object, base: b, head: h, change: h - b, share };
+      if (error !== void 0) Object.assign(row2, error.of(p[kind === "self" ? "selfSamples" : "inclusiveSamples"], h - b, share));
+      changed.push(row2);
     }
     changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
     return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
@@ -6271,18 +6286,104 @@ function diffProfiles(benchmark, base, head, options = {}) {
   const inclusive = rank("inclusive");
   return {
     benchmark,
-    tool: "callgrind",
+    tool: sampled ? "perf" : "callgrind",
     event,
-    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
-    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    base: sideOf(base, baseTotal),
+    head: sideOf(head, headTotal),
     change,
+    ...error === void 0 ? {} : { sampling: { error: error.whole, noise: Math.abs(change) < SAMPLING_Z * error.whole } },
     self: self.list,
     inclusive: inclusive.list,
     omitted: { self: self.omitted, inclusive: inclusive.omitted }
   };
 }
+function diffShares(benchmark, base, head, top) {
+  const at = [base.profile.events.indexOf(SAMPLES), head.profile.events.indexOf(SAMPLES)];
+  if (at.includes(-1)) throw new ProfileEventError(`a sampled profile counts ${SAMPLES} beside its event`);
+  const totals = [base.profile.totals[at[0]] ?? 0, head.profile.totals[at[1]] ?? 0];
+  if (totals.includes(0)) throw new ProfileEventError("a side has no samples");
+  const pairs = /* @__PURE__ */ new Map();
+  [base, head].forEach((side2, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += f.self[at[index]] ?? 0;
+      pair.inclusive[index] += f.inclusive[at[index]] ?? 0;
+    }
+  });
+  const variance = (n, index) => {
+    const p = Math.max(n, 1) / totals[index];
+    return p * (1 - Math.min(p, 1)) / totals[index];
+  };
+  let moved3 = 0;
+  for (const p of pairs.values()) moved3 += Math.max(0, p.self[1] / totals[1] - p.self[0] / totals[0]);
+  let beyond2 = false;
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const b = p[kind][0] / totals[0];
+      const h = p[kind][1] / totals[1];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      if (kind === "inclusive" && (b >= FRAME_SHARE || h >= FRAME_SHARE)) continue;
+      const error = Math.sqrt(variance(p[kind][0], 0) + variance(p[kind][1], 1));
+      const share = moved3 < NO_CHANGE ? null : (h - b) / moved3;
+      const noise = Math.abs(h - b) < SAMPLING_Z * error;
+      if (kind === "self" && !noise) beyond2 = true;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share, error, shareError: share === null ? null : error / moved3, noise });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self = rank("self");
+  const inclusive = rank("inclusive");
+  const event = base.profile.events[0];
+  return {
+    benchmark,
+    tool: "perf",
+    event,
+    scope: "command",
+    base: sideOf(base, 1),
+    head: sideOf(head, 1),
+    change: 0,
+    moved: moved3,
+    sampling: { error: 0, noise: !beyond2 },
+    self: self.list,
+    inclusive: inclusive.list,
+    omitted: { self: self.omitted, inclusive: inclusive.omitted }
+  };
+}
+function sideOf(side2, total) {
+  const sampling = side2.profile.sampling;
+  return {
+    ...side2.sha === void 0 ? {} : { sha: side2.sha },
+    iterations: side2.iterations,
+    total,
+    ...sampling === void 0 ? {} : { samples: sampling.samples, unnamed: sampling.unnamed }
+  };
+}
+function samplingError(base, head, baseTotal, headTotal, samplesAt) {
+  const counts = [base.profile.totals[samplesAt[0]] ?? 0, head.profile.totals[samplesAt[1]] ?? 0];
+  const weight = [counts[0] > 0 ? baseTotal / counts[0] : 0, counts[1] > 0 ? headTotal / counts[1] : 0];
+  const variance = (n) => weight[0] ** 2 * Math.max(n[0], 1) + weight[1] ** 2 * Math.max(n[1], 1);
+  const wholeVariance = weight[0] ** 2 * counts[0] + weight[1] ** 2 * counts[1];
+  const whole = Math.sqrt(wholeVariance);
+  const D = headTotal - baseTotal;
+  return {
+    whole,
+    of(n, d, share) {
+      const v = variance(n);
+      const shareError = share === null ? null : Math.sqrt(Math.max(0, (1 - share) ** 2 * v + share ** 2 * Math.max(0, wholeVariance - v))) / Math.abs(D);
+      const changeError = Math.sqrt(v);
+      return { error: changeError, shareError, noise: Math.abs(d) < SAMPLING_Z * changeError };
+    }
+  };
+}
 function whereItLives(diff) {
-  return diff.self[0];
+  if (diff.sampling === void 0) return diff.self[0];
+  if (diff.sampling.noise) return void 0;
+  if (diff.moved !== void 0) return diff.self.find((f) => !f.noise && f.change > 0);
+  return diff.self.find((f) => !f.noise);
 }
 
 // src/formats/callgrind-profile.ts
@@ -6478,10 +6579,132 @@ function functionsOf(nodes, width) {
   return out;
 }
 
+// src/formats/perf-script-profile.ts
+var PERF_SCRIPT_FIELDS = "period,event,ip,sym,dso";
+var SAMPLES_EVENT = "samples";
+var UNKNOWN_SYMBOL = "[unknown]";
+var PERF_MAP_OBJECT = "[perf map]";
+var MAX_SAMPLE_FUNCTIONS = 1e6;
+var MAX_CHAIN_FRAMES = 1e4;
+var FRAME = /^\s*([0-9a-fA-F]+)\s+(.*?)\s*\(([^()]*)\)\s*$/;
+var HEADER = /^\s*(\d+)\s+([^\s:]+)(?::[^\s:]*)?:\s*(.*)$/;
+var PERF_MAP = /^perf-\d+\.map$/;
+var V8_NAME = /^(JS|LazyCompile|Function|InterpretedFunction):[*~^+]?'?(.*?)(?::\d+){1,2}$/;
+function objectName(path) {
+  const slash = path.lastIndexOf("/");
+  const base = slash < 0 ? path : path.slice(slash + 1);
+  return PERF_MAP.test(base) ? PERF_MAP_OBJECT : base;
+}
+function forEachSample(text, path, visit) {
+  const fail = (line, message) => {
+    throw new FormatError(path, line, message);
+  };
+  let event = null;
+  let sample = null;
+  let lineNo = 0;
+  const frameOf = (line) => {
+    const m = FRAME.exec(line);
+    if (!m) return null;
+    const object = objectName(m[3]);
+    const name = m[2] === "" ? UNKNOWN_SYMBOL : object === PERF_MAP_OBJECT ? m[2].replace(V8_NAME, "$1:$2") : m[2];
+    return { name, object };
+  };
+  const finish2 = () => {
+    if (sample === null) return;
+    const s = sample;
+    sample = null;
+    if (s.frames.length === 0) fail(s.line, "a sample without a frame: record with -g and print the ip,sym,dso fields");
+    visit(s);
+  };
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    lineNo++;
+    const raw = text.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (/^\s*$/.test(line)) {
+      finish2();
+      continue;
+    }
+    if (sample !== null) {
+      const frame = frameOf(line);
+      if (frame === null) fail(lineNo, `"${line.slice(0, 60)}" is not a call chain frame (address symbol (object))`);
+      if (sample.frames.length >= MAX_CHAIN_FRAMES) fail(lineNo, `a call chain of more than ${MAX_CHAIN_FRAMES} frames`);
+      sample.frames.push(frame);
+      continue;
+    }
+    const header = HEADER.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is not a sample's first line (period event:), as perf script -F ${PERF_SCRIPT_FIELDS} prints it`);
+    const [, period, name, rest] = header;
+    if (event === null) event = name;
+    else if (name !== event) fail(lineNo, `a ${name.slice(0, 40)} sample in a profile of ${event}: record one event`);
+    const frames = [];
+    if (rest.trim() !== "") {
+      const frame = frameOf(rest);
+      if (frame === null) fail(lineNo, `"${rest.slice(0, 60)}" is not a frame (address symbol (object))`);
+      frames.push(frame);
+    }
+    sample = { period: Number(period), event: name, frames, line: lineNo };
+  }
+  finish2();
+  return { event };
+}
+function framesWithin(frames, within) {
+  if (within === void 0) return frames;
+  for (let i = frames.length - 1; i >= 0; i--) if (within(frames[i].name)) return frames.slice(0, i + 1);
+  return null;
+}
+function parsePerfScript(text, path, options = {}) {
+  const nodes = /* @__PURE__ */ new Map();
+  let total = 0;
+  let samples = 0;
+  let unnamed = 0;
+  let outside = 0;
+  const node = (f, line) => {
+    const key2 = `${f.object}\0${f.name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_SAMPLE_FUNCTIONS) throw new FormatError(path, line, `more than ${MAX_SAMPLE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    found = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0], seen: -1 };
+    nodes.set(key2, found);
+    return found;
+  };
+  const { event } = forEachSample(text, path, (s) => {
+    const frames = framesWithin(s.frames, options.within);
+    if (frames === null) {
+      outside++;
+      return;
+    }
+    samples++;
+    total += s.period;
+    if (frames[0].name === UNKNOWN_SYMBOL) unnamed++;
+    const leaf = node(frames[0], s.line);
+    leaf.self[0] += s.period;
+    leaf.self[1] += 1;
+    for (const f of frames) {
+      const n = node(f, s.line);
+      if (n.seen === samples) continue;
+      n.seen = samples;
+      n.inclusive[0] += s.period;
+      n.inclusive[1] += 1;
+    }
+  });
+  if (event === null) throw new FormatError(path, void 0, "no samples: perf recorded nothing (the command ran too briefly, or perf could not sample it)");
+  const functions = [...nodes.values()].map((n) => ({ name: n.name, object: n.object, self: n.self, inclusive: n.inclusive }));
+  return {
+    events: [event, SAMPLES_EVENT],
+    totals: [total, samples],
+    functions,
+    sampling: { event, samples, unnamed, outside }
+  };
+}
+
 // src/formats/profile-artifact.ts
 var PROFILES_MANIFEST = "profiles.json";
-function profileFileName(index, side2) {
-  return `profiles/${index}.${side2}.callgrind`;
+function profileFileName(index, side2, tool = "callgrind") {
+  return `profiles/${index}.${side2}.${tool === "perf" ? "perf.txt" : "callgrind"}`;
 }
 var MAX_ARTIFACT_PROFILES = 5;
 function readArtifactProfiles(manifestText, file, regressed, shas) {
@@ -6500,21 +6723,22 @@ function readArtifactProfiles(manifestText, file, regressed, shas) {
   const count2 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
   for (const [i, entry] of manifest.slice(0, MAX_ARTIFACT_PROFILES).entries()) {
     const e = entry;
-    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count2(e.base_iterations) || !count2(e.head_iterations)) {
+    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count2(e.base_iterations) || !count2(e.head_iterations) || !(e.tool === void 0 || e.tool === "callgrind" || e.tool === "perf") || !(e.scope === void 0 || e.scope === "command")) {
       notes.push(`${PROFILES_MANIFEST} entry ${i} is malformed: left out`);
       continue;
     }
     if (!regressed.has(e.benchmark) || seen.has(e.benchmark)) continue;
     seen.add(e.benchmark);
+    const tool = e.tool === "perf" ? "perf" : "callgrind";
     try {
       const side2 = (name, iterations, sha) => {
-        const path = profileFileName(i, name);
+        const path = profileFileName(i, name, tool);
         const text = file(path);
         if (text === null) throw new FormatError(path, void 0, "missing from the artifact");
-        return { profile: parseCallgrind(text, path), iterations, ...sha ? { sha } : {} };
+        return { profile: tool === "perf" ? parsePerfScript(text, path) : parseCallgrind(text, path), iterations, ...sha ? { sha } : {} };
       };
-      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
-      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations, headIterations: e.head_iterations });
+      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top, ...e.scope === "command" ? { scope: "command" } : {} }));
+      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations, headIterations: e.head_iterations, tool, ...e.scope === "command" ? { scope: "command" } : {} });
     } catch (error) {
       if (!(error instanceof FormatError || error instanceof ProfileEventError)) throw error;
       notes.push(`the profile of ${e.benchmark} cannot be read: ${error.message}`);
@@ -6580,12 +6804,12 @@ var PREFIX_FACTOR = { "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 1
 function formatQuantity(value, unit) {
   const slash = unit.indexOf("/");
   const base = slash < 0 ? unit : unit.slice(0, slash);
-  const per = slash < 0 ? "" : unit.slice(slash);
+  const per2 = slash < 0 ? "" : unit.slice(slash);
   if (normalizeTimeUnit(base) !== void 0) {
     for (const [scale, label] of TIME_SCALES) {
       const factor = conversionFactor(base, scale);
       const scaled = value * factor;
-      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label}${per}`;
+      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label}${per2}`;
     }
   }
   const bytes = BYTES.exec(unit);
@@ -6600,10 +6824,10 @@ function formatQuantity(value, unit) {
   const shown2 = `${significant(value / divisor)}${prefix}`;
   return unit === "" || unit === "count" ? shown2 : `${shown2} ${unit}`;
 }
-function prefixed(value, scales, symbol, per) {
+function prefixed(value, scales, symbol, per2) {
   const abs = Math.abs(value);
   const [factor, prefix] = scales.find(([f]) => abs >= f) ?? scales[scales.length - 1];
-  return `${significant(value / factor)} ${prefix}${symbol}${per}`;
+  return `${significant(value / factor)} ${prefix}${symbol}${per2}`;
 }
 var MAX_SHOWN_FACTOR = 1e3;
 var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
@@ -6673,7 +6897,7 @@ function inertCode(text) {
 }
 
 // src/report/profile-report.ts
-var EVENT_WORDS = { Ir: "instructions" };
+var EVENT_WORDS = { Ir: "instructions", "cpu-clock": "ns of CPU time", "task-clock": "ns of CPU time", cycles: "cycles" };
 function eventWords(event) {
   return EVENT_WORDS[event] ?? event;
 }
@@ -6690,29 +6914,61 @@ function signed(value) {
 function percent(share) {
   return share === null ? "n/a" : `${(share * 100).toFixed(1)}%`;
 }
+var NOISE_MARK = "(noise)";
+function shareCell(row2) {
+  const error = row2.shareError === void 0 || row2.shareError === null || row2.share === null ? "" : ` \xB1${(row2.shareError * 100).toFixed(1)}`;
+  return `${percent(row2.share)}${error}${row2.noise ? ` ${NOISE_MARK}` : ""}`;
+}
+var UNNAMED_NOTE_SHARE = 0.1;
+function samplingNotes(diff) {
+  if (diff.sampling === void 0) return [];
+  const notes = [`sampled: \xB1 is one standard error from the sample counts (Poisson); ${NOISE_MARK} marks a change within ${SAMPLING_Z} of them, which sampling alone could make`];
+  const unnamed = [diff.base, diff.head].map((s) => s.samples ? (s.unnamed ?? 0) / s.samples : 0);
+  const most = Math.max(...unnamed);
+  if (most >= UNNAMED_NOTE_SHARE) notes.push(`${(most * 100).toFixed(0)}% of a side's samples are in code perf cannot name ([unknown]): a JIT without a perf map (Node: --perf-basic-prof, which benchbot passes in NODE_OPTIONS) or a binary without symbols`);
+  return notes;
+}
 function relative(diff) {
   return diff.base.total > 0 ? ` (${formatChange(diff.head.total / diff.base.total)})` : "";
 }
 function headline(diff, name) {
+  if (diff.moved !== void 0) {
+    const moved3 = `${percent(diff.moved)} of the CPU time moved between functions`;
+    const into = whereItLives(diff);
+    return into === void 0 ? `${moved3}, no function's change beyond sampling noise` : `${moved3}, ${shareCell(into)} of it into ${name(shown(into.name))}`;
+  }
   const words = eventWords(diff.event);
   const whole = `${signed(diff.change)} ${words} per iteration${relative(diff)}`;
+  if (diff.sampling?.noise) return `${whole}, within sampling noise (\xB1${count(diff.sampling.error)}): no function can be named`;
   const top = whereItLives(diff);
-  if (top === void 0) return `${whole}: no function's cost changed`;
-  return `${whole}, ${percent(top.share)} of it in ${name(shown(top.name))}`;
+  if (top === void 0) return diff.sampling === void 0 ? `${whole}: no function's cost changed` : `${whole}: no function's change is beyond sampling noise`;
+  return `${whole}, ${diff.sampling === void 0 ? percent(top.share) : shareCell(top)} of it in ${name(shown(top.name))}`;
 }
 function sides(diff) {
-  const side2 = (label, s) => `${label} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}`;
-  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event})`;
+  const samples = (s) => s.samples === void 0 ? "" : `, ${count(s.samples)} sample${s.samples === 1 ? "" : "s"}`;
+  const cost = (s) => diff.moved !== void 0 ? `${count(s.samples ?? 0)} sample${s.samples === 1 ? "" : "s"}` : `${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}${samples(s)}`;
+  const side2 = (label, s) => `${label} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${cost(s)}`;
+  const scope = diff.scope === "command" ? `; the whole bench command, which runs its benchmarks in one process${diff.moved !== void 0 ? ": costs are shares of each side's samples" : ""}` : "";
+  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event}${scope})`;
 }
-function markdownTable(title, rows, omitted) {
+function valueOf(diff) {
+  if (diff.moved === void 0) return { value: count, change: signed };
+  const pct = (v) => `${(v * 100).toFixed(1)}%`;
+  return { value: pct, change: (v) => `${v > 0 ? "+" : v < 0 ? "-" : ""}${pct(Math.abs(v))}` };
+}
+function per(diff) {
+  return diff.moved === void 0 ? "per iteration" : "as a share of the samples";
+}
+function markdownTable(diff, title, rows, omitted) {
   if (rows.length === 0) return [];
+  const { value, change } = valueOf(diff);
   return [
     "",
     title,
     "",
     "| change | share | base | head | function |",
     "|---:|---:|---:|---:|:---|",
-    ...rows.map((r) => `| ${signed(r.change)} | ${percent(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
+    ...rows.map((r) => `| ${change(r.change)} | ${shareCell(r)} | ${value(r.base)} | ${value(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
     ...omitted > 0 ? ["", `${omitted} more function${omitted === 1 ? "" : "s"} changed less.`] : []
   ];
 }
@@ -6721,8 +6977,10 @@ function renderProfileMarkdown(diff) {
     `<details><summary>Where ${inertCode(shown(diff.benchmark))} changed: ${headline(diff, inertCode)}</summary>`,
     "",
     inertText(sides(diff)),
-    ...markdownTable("Self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
-    ...markdownTable("Inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive),
+    ...samplingNotes(diff).map((n) => `
+<sub>${inertText(n)}</sub>`),
+    ...markdownTable(diff, `Self cost ${per(diff)} (the function's own code):`, diff.self, diff.omitted.self),
+    ...markdownTable(diff, `Inclusive cost ${per(diff)} (the function and all it calls):`, diff.inclusive, diff.omitted.inclusive),
     "",
     "</details>"
   ].join("\n");
@@ -7665,7 +7923,7 @@ var VERDICT_LABEL = {
   removed: "removed",
   error: "\u274C error"
 };
-var HEADER = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |";
+var HEADER2 = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict |\n| --- | --- | --- | --- | --- | --- | --- |";
 var HEADER_WITH_OTHERS = "| Benchmark | Metric | Base | Head | Change (CI) | q | Verdict | Other metrics |\n| --- | --- | --- | --- | --- | --- | --- | --- |";
 var MAX_NAMES_PER_LINE = 12;
 function renderMarkdown(report, options = {}) {
@@ -7733,7 +7991,7 @@ function dashboardLines(rows, dashboard) {
 }
 function tableWithin(rows, budget) {
   const withOthers = rows.some((r) => r.others.length > 0);
-  const header = withOthers ? HEADER_WITH_OTHERS : HEADER;
+  const header = withOthers ? HEADER_WITH_OTHERS : HEADER2;
   const lines = [header];
   let size = header.length;
   let shown2 = 0;
@@ -17973,7 +18231,7 @@ function readHints2(j, first) {
 
 // src/formats/catch2.ts
 var NS_PER_UNIT = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 6e10 };
-var HEADER2 = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
+var HEADER3 = /^benchmark name(\s+)samples\s+iterations\s+(estimated|est run time|mean)\s*$/;
 var COUNT2 = /^\d+$/;
 var DURATION_UNIT = /^(?:ns|us|ms|s|m)$/;
 var LINE_BREAK2 = /[\n\r\u2028\u2029]/;
@@ -18235,7 +18493,7 @@ function readConsole(file) {
       }
     }
     const text = cursor.line();
-    const header = HEADER2.exec(text);
+    const header = HEADER3.exec(text);
     if (header) {
       if (expectMean) throw new FormatError(file.path, number, `benchmark "${expectMean.name}" has no mean line`);
       analysis = header[2] !== "mean";
@@ -20551,11 +20809,11 @@ function capSeries(base, head, max2) {
   }
   if (total <= max2) return null;
   const benchmarks = /* @__PURE__ */ new Set();
-  for (const sideOf of [head, base]) {
-    sideOf.measurements = sideOf.measurements.filter((m) => kept.has(key2(m)));
-    for (const m of sideOf.measurements) benchmarks.add(m.benchmark);
+  for (const sideOf2 of [head, base]) {
+    sideOf2.measurements = sideOf2.measurements.filter((m) => kept.has(key2(m)));
+    for (const m of sideOf2.measurements) benchmarks.add(m.benchmark);
   }
-  for (const sideOf of [head, base]) sideOf.warnings = sideOf.warnings.filter((w) => w.benchmark === void 0 ? true : benchmarks.has(w.benchmark)).slice(0, max2);
+  for (const sideOf2 of [head, base]) sideOf2.warnings = sideOf2.warnings.filter((w) => w.benchmark === void 0 ? true : benchmarks.has(w.benchmark)).slice(0, max2);
   return { kept: kept.size, total };
 }
 function capNote(cap) {

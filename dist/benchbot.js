@@ -8325,7 +8325,7 @@ var require_thread_stream = __commonJS({
     var { version } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker: Worker3 } = __require("worker_threads");
-    var { join: join21 } = __require("path");
+    var { join: join22 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -8377,7 +8377,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join21(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join22(__dirname, "lib", "worker.js");
       const worker = new Worker3(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -8890,7 +8890,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire3 } = __require("module");
     var { existsSync: existsSync12 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join21, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
+    var { join: join22, isAbsolute: isAbsolute2, sep: sep4 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
     var sleep = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
@@ -9045,7 +9045,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join21(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join22(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -9066,7 +9066,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join21(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join22(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -9093,7 +9093,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join21(__dirname, "..", "file.js");
+          return join22(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -10073,7 +10073,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join21 = ",";
+            let join22 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -10087,7 +10087,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join21 = `,
+                join22 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -10095,13 +10095,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join21;
+                res += join22;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join21}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join22}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -10122,7 +10122,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join21 = `,
+              join22 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -10136,13 +10136,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join21;
+                separator = join22;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join21;
+              separator = join22;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -10183,7 +10183,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join21 = ",";
+            let join22 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -10196,7 +10196,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join21 = `,
+                join22 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -10204,13 +10204,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join21;
+                res += join22;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join21}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join22}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -10223,7 +10223,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join21 = `,
+              join22 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -10232,7 +10232,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join21;
+                separator = join22;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -10290,20 +10290,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join22 = `,
+              const join23 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join22;
+                res2 += join23;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join22}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join23}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -10319,16 +10319,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join21 = `,
+            const join22 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join21, maximumBreadth);
+              res += stringifyTypedArray(value, join22, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join21;
+              separator = join22;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -10339,13 +10339,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}: ${tmp}`;
-                separator = join21;
+                separator = join22;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join21;
+              separator = join22;
             }
             if (separator !== "") {
               res = `
@@ -40064,12 +40064,12 @@ var PREFIX_FACTOR = { "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 1
 function formatQuantity(value, unit) {
   const slash = unit.indexOf("/");
   const base = slash < 0 ? unit : unit.slice(0, slash);
-  const per = slash < 0 ? "" : unit.slice(slash);
+  const per2 = slash < 0 ? "" : unit.slice(slash);
   if (normalizeTimeUnit(base) !== void 0) {
     for (const [scale, label2] of TIME_SCALES) {
       const factor = conversionFactor(base, scale);
       const scaled = value * factor;
-      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label2}${per}`;
+      if (Math.abs(scaled) >= 1 || scale === "ns") return `${significant(scaled)} ${label2}${per2}`;
     }
   }
   const bytes = BYTES.exec(unit);
@@ -40084,10 +40084,10 @@ function formatQuantity(value, unit) {
   const shown2 = `${significant(value / divisor)}${prefix}`;
   return unit === "" || unit === "count" ? shown2 : `${shown2} ${unit}`;
 }
-function prefixed(value, scales, symbol, per) {
+function prefixed(value, scales, symbol, per2) {
   const abs = Math.abs(value);
   const [factor, prefix] = scales.find(([f]) => abs >= f) ?? scales[scales.length - 1];
-  return `${significant(value / factor)} ${prefix}${symbol}${per}`;
+  return `${significant(value / factor)} ${prefix}${symbol}${per2}`;
 }
 var MAX_SHOWN_FACTOR = 1e3;
 var BEYOND = `more than ${MAX_SHOWN_FACTOR}x`;
@@ -40704,9 +40704,14 @@ var ProfileEventError = class extends Error {
 };
 var NO_CHANGE = 1e-6;
 var FRAME_SHARE = 0.99;
+var SAMPLING_Z = 1.96;
+var SAMPLES = "samples";
 function diffProfiles(benchmark, base, head, options2 = {}) {
   const top = options2.top ?? PROFILE_DIFF_DEFAULTS.top;
-  const event = options2.event ?? PROFILE_DIFF_DEFAULTS.event;
+  const sampled = base.profile.sampling !== void 0 || head.profile.sampling !== void 0;
+  if (sampled && (base.profile.sampling === void 0 || head.profile.sampling === void 0)) throw new ProfileEventError("one side is sampled (perf) and the other counted (callgrind): profile both sides with one tool");
+  if (options2.scope === "command" && sampled) return diffShares(benchmark, base, head, top);
+  const event = options2.event ?? (sampled ? base.profile.events[0] : PROFILE_DIFF_DEFAULTS.event);
   for (const [side2, s] of [["base", base], ["head", head]]) {
     if (!(Number.isInteger(s.iterations) && s.iterations > 0)) throw new RangeError(`${side2}: iterations ${s.iterations} is not a positive whole number`);
     if (!s.profile.events.includes(event)) throw new ProfileEventError(`the ${side2} profile counts ${s.profile.events.join(" ")}, not ${event}`);
@@ -40717,17 +40722,24 @@ function diffProfiles(benchmark, base, head, options2 = {}) {
   const headTotal = (head.profile.totals[headAt] ?? 0) / head.iterations;
   const change2 = headTotal - baseTotal;
   const pairs = /* @__PURE__ */ new Map();
+  const samplesAt = [base.profile.events.indexOf(SAMPLES), head.profile.events.indexOf(SAMPLES)];
+  if (sampled && samplesAt.includes(-1)) throw new ProfileEventError(`a sampled profile counts ${SAMPLES} beside its event`);
   const collect = (side2, at, index) => {
     for (const f of side2.profile.functions) {
       const key2 = `${f.object}\0${f.name}`;
       let pair = pairs.get(key2);
-      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0], selfSamples: [0, 0], inclusiveSamples: [0, 0] });
       pair.self[index] += (f.self[at] ?? 0) / side2.iterations;
       pair.inclusive[index] += (f.inclusive[at] ?? 0) / side2.iterations;
+      if (sampled) {
+        pair.selfSamples[index] += f.self[samplesAt[index]] ?? 0;
+        pair.inclusiveSamples[index] += f.inclusive[samplesAt[index]] ?? 0;
+      }
     }
   };
   collect(base, baseAt, 0);
   collect(head, headAt, 1);
+  const error = sampled ? samplingError(base, head, baseTotal, headTotal, samplesAt) : void 0;
   const rank = (kind) => {
     const changed = [];
     for (const p of pairs.values()) {
@@ -40735,7 +40747,10 @@ function diffProfiles(benchmark, base, head, options2 = {}) {
       if (Math.abs(h - b) < NO_CHANGE) continue;
       const frame = (cost, total) => total > 0 && cost >= FRAME_SHARE * total;
       if (kind === "inclusive" && (frame(b, baseTotal) || frame(h, headTotal))) continue;
-      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share: Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2 });
+      const share = Math.abs(change2) < NO_CHANGE ? null : (h - b) / change2;
+      const row2 = { name: p.name, object: p.object, base: b, head: h, change: h - b, share };
+      if (error !== void 0) Object.assign(row2, error.of(p[kind === "self" ? "selfSamples" : "inclusiveSamples"], h - b, share));
+      changed.push(row2);
     }
     changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
     return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
@@ -40744,18 +40759,104 @@ function diffProfiles(benchmark, base, head, options2 = {}) {
   const inclusive = rank("inclusive");
   return {
     benchmark,
-    tool: "callgrind",
+    tool: sampled ? "perf" : "callgrind",
     event,
-    base: { ...base.sha === void 0 ? {} : { sha: base.sha }, iterations: base.iterations, total: baseTotal },
-    head: { ...head.sha === void 0 ? {} : { sha: head.sha }, iterations: head.iterations, total: headTotal },
+    base: sideOf(base, baseTotal),
+    head: sideOf(head, headTotal),
     change: change2,
+    ...error === void 0 ? {} : { sampling: { error: error.whole, noise: Math.abs(change2) < SAMPLING_Z * error.whole } },
     self: self2.list,
     inclusive: inclusive.list,
     omitted: { self: self2.omitted, inclusive: inclusive.omitted }
   };
 }
+function diffShares(benchmark, base, head, top) {
+  const at = [base.profile.events.indexOf(SAMPLES), head.profile.events.indexOf(SAMPLES)];
+  if (at.includes(-1)) throw new ProfileEventError(`a sampled profile counts ${SAMPLES} beside its event`);
+  const totals = [base.profile.totals[at[0]] ?? 0, head.profile.totals[at[1]] ?? 0];
+  if (totals.includes(0)) throw new ProfileEventError("a side has no samples");
+  const pairs = /* @__PURE__ */ new Map();
+  [base, head].forEach((side2, index) => {
+    for (const f of side2.profile.functions) {
+      const key2 = `${f.object}\0${f.name}`;
+      let pair = pairs.get(key2);
+      if (!pair) pairs.set(key2, pair = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0] });
+      pair.self[index] += f.self[at[index]] ?? 0;
+      pair.inclusive[index] += f.inclusive[at[index]] ?? 0;
+    }
+  });
+  const variance = (n, index) => {
+    const p = Math.max(n, 1) / totals[index];
+    return p * (1 - Math.min(p, 1)) / totals[index];
+  };
+  let moved3 = 0;
+  for (const p of pairs.values()) moved3 += Math.max(0, p.self[1] / totals[1] - p.self[0] / totals[0]);
+  let beyond2 = false;
+  const rank = (kind) => {
+    const changed = [];
+    for (const p of pairs.values()) {
+      const b = p[kind][0] / totals[0];
+      const h = p[kind][1] / totals[1];
+      if (Math.abs(h - b) < NO_CHANGE) continue;
+      if (kind === "inclusive" && (b >= FRAME_SHARE || h >= FRAME_SHARE)) continue;
+      const error = Math.sqrt(variance(p[kind][0], 0) + variance(p[kind][1], 1));
+      const share = moved3 < NO_CHANGE ? null : (h - b) / moved3;
+      const noise = Math.abs(h - b) < SAMPLING_Z * error;
+      if (kind === "self" && !noise) beyond2 = true;
+      changed.push({ name: p.name, object: p.object, base: b, head: h, change: h - b, share, error, shareError: share === null ? null : error / moved3, noise });
+    }
+    changed.sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) || (x.object < y.object ? -1 : 1));
+    return { list: changed.slice(0, top), omitted: Math.max(0, changed.length - top) };
+  };
+  const self2 = rank("self");
+  const inclusive = rank("inclusive");
+  const event = base.profile.events[0];
+  return {
+    benchmark,
+    tool: "perf",
+    event,
+    scope: "command",
+    base: sideOf(base, 1),
+    head: sideOf(head, 1),
+    change: 0,
+    moved: moved3,
+    sampling: { error: 0, noise: !beyond2 },
+    self: self2.list,
+    inclusive: inclusive.list,
+    omitted: { self: self2.omitted, inclusive: inclusive.omitted }
+  };
+}
+function sideOf(side2, total) {
+  const sampling = side2.profile.sampling;
+  return {
+    ...side2.sha === void 0 ? {} : { sha: side2.sha },
+    iterations: side2.iterations,
+    total,
+    ...sampling === void 0 ? {} : { samples: sampling.samples, unnamed: sampling.unnamed }
+  };
+}
+function samplingError(base, head, baseTotal, headTotal, samplesAt) {
+  const counts = [base.profile.totals[samplesAt[0]] ?? 0, head.profile.totals[samplesAt[1]] ?? 0];
+  const weight = [counts[0] > 0 ? baseTotal / counts[0] : 0, counts[1] > 0 ? headTotal / counts[1] : 0];
+  const variance = (n) => weight[0] ** 2 * Math.max(n[0], 1) + weight[1] ** 2 * Math.max(n[1], 1);
+  const wholeVariance = weight[0] ** 2 * counts[0] + weight[1] ** 2 * counts[1];
+  const whole = Math.sqrt(wholeVariance);
+  const D = headTotal - baseTotal;
+  return {
+    whole,
+    of(n, d, share) {
+      const v = variance(n);
+      const shareError = share === null ? null : Math.sqrt(Math.max(0, (1 - share) ** 2 * v + share ** 2 * Math.max(0, wholeVariance - v))) / Math.abs(D);
+      const changeError = Math.sqrt(v);
+      return { error: changeError, shareError, noise: Math.abs(d) < SAMPLING_Z * changeError };
+    }
+  };
+}
 function whereItLives(diff) {
-  return diff.self[0];
+  if (diff.sampling === void 0) return diff.self[0];
+  if (diff.sampling.noise) return void 0;
+  if (diff.moved !== void 0) return diff.self.find((f) => !f.noise && f.change > 0);
+  return diff.self.find((f) => !f.noise);
 }
 
 // src/report/shell-word.ts
@@ -40766,7 +40867,7 @@ function shellWord(text2) {
 
 // src/report/profile-report.ts
 var PROFILE_FORMATS = ["text", "markdown", "json"];
-var EVENT_WORDS = { Ir: "instructions" };
+var EVENT_WORDS = { Ir: "instructions", "cpu-clock": "ns of CPU time", "task-clock": "ns of CPU time", cycles: "cycles" };
 function eventWords(event) {
   return EVENT_WORDS[event] ?? event;
 }
@@ -40783,23 +40884,52 @@ function signed3(value) {
 function percent3(share) {
   return share === null ? "n/a" : `${(share * 100).toFixed(1)}%`;
 }
+var NOISE_MARK = "(noise)";
+function shareCell(row2) {
+  const error = row2.shareError === void 0 || row2.shareError === null || row2.share === null ? "" : ` \xB1${(row2.shareError * 100).toFixed(1)}`;
+  return `${percent3(row2.share)}${error}${row2.noise ? ` ${NOISE_MARK}` : ""}`;
+}
+var UNNAMED_NOTE_SHARE = 0.1;
+function samplingNotes(diff) {
+  if (diff.sampling === void 0) return [];
+  const notes = [`sampled: \xB1 is one standard error from the sample counts (Poisson); ${NOISE_MARK} marks a change within ${SAMPLING_Z} of them, which sampling alone could make`];
+  const unnamed = [diff.base, diff.head].map((s) => s.samples ? (s.unnamed ?? 0) / s.samples : 0);
+  const most = Math.max(...unnamed);
+  if (most >= UNNAMED_NOTE_SHARE) notes.push(`${(most * 100).toFixed(0)}% of a side's samples are in code perf cannot name ([unknown]): a JIT without a perf map (Node: --perf-basic-prof, which benchbot passes in NODE_OPTIONS) or a binary without symbols`);
+  return notes;
+}
 function relative2(diff) {
   return diff.base.total > 0 ? ` (${formatChange(diff.head.total / diff.base.total)})` : "";
 }
 function headline2(diff, name) {
+  if (diff.moved !== void 0) {
+    const moved3 = `${percent3(diff.moved)} of the CPU time moved between functions`;
+    const into = whereItLives(diff);
+    return into === void 0 ? `${moved3}, no function's change beyond sampling noise` : `${moved3}, ${shareCell(into)} of it into ${name(shown(into.name))}`;
+  }
   const words = eventWords(diff.event);
   const whole = `${signed3(diff.change)} ${words} per iteration${relative2(diff)}`;
+  if (diff.sampling?.noise) return `${whole}, within sampling noise (\xB1${count(diff.sampling.error)}): no function can be named`;
   const top = whereItLives(diff);
-  if (top === void 0) return `${whole}: no function's cost changed`;
-  return `${whole}, ${percent3(top.share)} of it in ${name(shown(top.name))}`;
+  if (top === void 0) return diff.sampling === void 0 ? `${whole}: no function's cost changed` : `${whole}: no function's change is beyond sampling noise`;
+  return `${whole}, ${diff.sampling === void 0 ? percent3(top.share) : shareCell(top)} of it in ${name(shown(top.name))}`;
 }
 function sides(diff) {
-  const side2 = (label2, s) => `${label2} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}`;
-  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event})`;
+  const samples = (s) => s.samples === void 0 ? "" : `, ${count(s.samples)} sample${s.samples === 1 ? "" : "s"}`;
+  const cost = (s) => diff.moved !== void 0 ? `${count(s.samples ?? 0)} sample${s.samples === 1 ? "" : "s"}` : `${count(s.total)} per iteration over ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}${samples(s)}`;
+  const side2 = (label2, s) => `${label2} ${s.sha === void 0 ? "" : `${s.sha.slice(0, 12)} `}${cost(s)}`;
+  const scope = diff.scope === "command" ? `; the whole bench command, which runs its benchmarks in one process${diff.moved !== void 0 ? ": costs are shares of each side's samples" : ""}` : "";
+  return `${side2("base", diff.base)}, ${side2("head", diff.head)} (${diff.tool}, ${diff.event}${scope})`;
 }
-function textTable(title, rows, omitted) {
+function valueOf(diff) {
+  if (diff.moved === void 0) return { value: count, change: signed3 };
+  const pct2 = (v) => `${(v * 100).toFixed(1)}%`;
+  return { value: pct2, change: (v) => `${v > 0 ? "+" : v < 0 ? "-" : ""}${pct2(Math.abs(v))}` };
+}
+function textTable(diff, title, rows, omitted) {
   if (rows.length === 0) return [];
-  const cells2 = rows.map((r) => [signed3(r.change), percent3(r.share), count(r.base), count(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
+  const { value, change: change2 } = valueOf(diff);
+  const cells2 = rows.map((r) => [change2(r.change), shareCell(r), value(r.base), value(r.head), `${inertPlain(shown(r.name))}  [${inertPlain(shown(r.object))}]`]);
   const head = ["change", "share", "base", "head", "function"];
   const widths = head.slice(0, 4).map((h, i) => Math.max(h.length, ...cells2.map((c) => c[i].length)));
   const line = (c) => `  ${c.slice(0, 4).map((x, i) => x.padStart(widths[i])).join("  ")}  ${c[4]}`;
@@ -40809,19 +40939,24 @@ function renderProfileText(diff) {
   return [
     `where ${inertPlain(shown(diff.benchmark))} changed: ${headline2(diff, inertPlain)}`,
     `  ${sides(diff)}`,
-    ...textTable("self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
-    ...textTable("inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive)
+    ...samplingNotes(diff).map((n) => `  ${n}`),
+    ...textTable(diff, `self cost ${per(diff)} (the function's own code):`, diff.self, diff.omitted.self),
+    ...textTable(diff, `inclusive cost ${per(diff)} (the function and all it calls):`, diff.inclusive, diff.omitted.inclusive)
   ].join("\n");
 }
-function markdownTable(title, rows, omitted) {
+function per(diff) {
+  return diff.moved === void 0 ? "per iteration" : "as a share of the samples";
+}
+function markdownTable(diff, title, rows, omitted) {
   if (rows.length === 0) return [];
+  const { value, change: change2 } = valueOf(diff);
   return [
     "",
     title,
     "",
     "| change | share | base | head | function |",
     "|---:|---:|---:|---:|:---|",
-    ...rows.map((r) => `| ${signed3(r.change)} | ${percent3(r.share)} | ${count(r.base)} | ${count(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
+    ...rows.map((r) => `| ${change2(r.change)} | ${shareCell(r)} | ${value(r.base)} | ${value(r.head)} | ${inertCode(shown(r.name))} <sub>${inertText(shown(r.object))}</sub> |`),
     ...omitted > 0 ? ["", `${omitted} more function${omitted === 1 ? "" : "s"} changed less.`] : []
   ];
 }
@@ -40830,8 +40965,10 @@ function renderProfileMarkdown(diff) {
     `<details><summary>Where ${inertCode(shown(diff.benchmark))} changed: ${headline2(diff, inertCode)}</summary>`,
     "",
     inertText(sides(diff)),
-    ...markdownTable("Self cost per iteration (the function's own code):", diff.self, diff.omitted.self),
-    ...markdownTable("Inclusive cost per iteration (the function and all it calls):", diff.inclusive, diff.omitted.inclusive),
+    ...samplingNotes(diff).map((n) => `
+<sub>${inertText(n)}</sub>`),
+    ...markdownTable(diff, `Self cost ${per(diff)} (the function's own code):`, diff.self, diff.omitted.self),
+    ...markdownTable(diff, `Inclusive cost ${per(diff)} (the function and all it calls):`, diff.inclusive, diff.omitted.inclusive),
     "",
     "</details>"
   ].join("\n");
@@ -41101,7 +41238,7 @@ var SettingError = class extends Error {
 };
 
 // src/cli/run-command.ts
-import { join as join12, resolve as resolve7 } from "node:path";
+import { join as join13, resolve as resolve7 } from "node:path";
 
 // src/runner/device-executor.ts
 import { copyFile as copyFile2, mkdir as mkdir2 } from "node:fs/promises";
@@ -45920,10 +46057,147 @@ function seriesFromPoints(points, branch) {
 // src/jobs/results-artifact.ts
 import { closeSync as closeSync4, constants as constants2, copyFileSync, existsSync as existsSync5, fstatSync as fstatSync3, lstatSync as lstatSync2, mkdirSync as mkdirSync6, openSync as openSync4, readdirSync as readdirSync2, readFileSync as readFileSync5, writeFileSync as writeFileSync4 } from "node:fs";
 
+// src/formats/perf-script-profile.ts
+var PERF_SCRIPT_FIELDS = "period,event,ip,sym,dso";
+var SAMPLES_EVENT = "samples";
+var UNKNOWN_SYMBOL = "[unknown]";
+var PERF_MAP_OBJECT = "[perf map]";
+var MAX_SAMPLE_FUNCTIONS = 1e6;
+var MAX_CHAIN_FRAMES = 1e4;
+var FRAME = /^\s*([0-9a-fA-F]+)\s+(.*?)\s*\(([^()]*)\)\s*$/;
+var HEADER3 = /^\s*(\d+)\s+([^\s:]+)(?::[^\s:]*)?:\s*(.*)$/;
+var PERF_MAP = /^perf-\d+\.map$/;
+var V8_NAME = /^(JS|LazyCompile|Function|InterpretedFunction):[*~^+]?'?(.*?)(?::\d+){1,2}$/;
+function objectName(path2) {
+  const slash = path2.lastIndexOf("/");
+  const base = slash < 0 ? path2 : path2.slice(slash + 1);
+  return PERF_MAP.test(base) ? PERF_MAP_OBJECT : base;
+}
+function forEachSample(text2, path2, visit) {
+  const fail = (line, message) => {
+    throw new FormatError(path2, line, message);
+  };
+  let event = null;
+  let sample = null;
+  let lineNo = 0;
+  const frameOf = (line) => {
+    const m = FRAME.exec(line);
+    if (!m) return null;
+    const object2 = objectName(m[3]);
+    const name = m[2] === "" ? UNKNOWN_SYMBOL : object2 === PERF_MAP_OBJECT ? m[2].replace(V8_NAME, "$1:$2") : m[2];
+    return { name, object: object2 };
+  };
+  const finish2 = () => {
+    if (sample === null) return;
+    const s = sample;
+    sample = null;
+    if (s.frames.length === 0) fail(s.line, "a sample without a frame: record with -g and print the ip,sym,dso fields");
+    visit(s);
+  };
+  let start = 0;
+  while (start <= text2.length) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
+    lineNo++;
+    const raw = text2.slice(start, end);
+    start = end + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (/^\s*$/.test(line)) {
+      finish2();
+      continue;
+    }
+    if (sample !== null) {
+      const frame = frameOf(line);
+      if (frame === null) fail(lineNo, `"${line.slice(0, 60)}" is not a call chain frame (address symbol (object))`);
+      if (sample.frames.length >= MAX_CHAIN_FRAMES) fail(lineNo, `a call chain of more than ${MAX_CHAIN_FRAMES} frames`);
+      sample.frames.push(frame);
+      continue;
+    }
+    const header = HEADER3.exec(line);
+    if (!header) fail(lineNo, `"${line.slice(0, 60)}" is not a sample's first line (period event:), as perf script -F ${PERF_SCRIPT_FIELDS} prints it`);
+    const [, period, name, rest] = header;
+    if (event === null) event = name;
+    else if (name !== event) fail(lineNo, `a ${name.slice(0, 40)} sample in a profile of ${event}: record one event`);
+    const frames = [];
+    if (rest.trim() !== "") {
+      const frame = frameOf(rest);
+      if (frame === null) fail(lineNo, `"${rest.slice(0, 60)}" is not a frame (address symbol (object))`);
+      frames.push(frame);
+    }
+    sample = { period: Number(period), event: name, frames, line: lineNo };
+  }
+  finish2();
+  return { event };
+}
+function framesWithin(frames, within) {
+  if (within === void 0) return frames;
+  for (let i = frames.length - 1; i >= 0; i--) if (within(frames[i].name)) return frames.slice(0, i + 1);
+  return null;
+}
+function parsePerfScript(text2, path2, options2 = {}) {
+  const nodes = /* @__PURE__ */ new Map();
+  let total = 0;
+  let samples = 0;
+  let unnamed = 0;
+  let outside = 0;
+  const node = (f, line) => {
+    const key2 = `${f.object}\0${f.name}`;
+    let found = nodes.get(key2);
+    if (found) return found;
+    if (nodes.size >= MAX_SAMPLE_FUNCTIONS) throw new FormatError(path2, line, `more than ${MAX_SAMPLE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
+    found = { name: f.name, object: f.object, self: [0, 0], inclusive: [0, 0], seen: -1 };
+    nodes.set(key2, found);
+    return found;
+  };
+  const { event } = forEachSample(text2, path2, (s) => {
+    const frames = framesWithin(s.frames, options2.within);
+    if (frames === null) {
+      outside++;
+      return;
+    }
+    samples++;
+    total += s.period;
+    if (frames[0].name === UNKNOWN_SYMBOL) unnamed++;
+    const leaf = node(frames[0], s.line);
+    leaf.self[0] += s.period;
+    leaf.self[1] += 1;
+    for (const f of frames) {
+      const n = node(f, s.line);
+      if (n.seen === samples) continue;
+      n.seen = samples;
+      n.inclusive[0] += s.period;
+      n.inclusive[1] += 1;
+    }
+  });
+  if (event === null) throw new FormatError(path2, void 0, "no samples: perf recorded nothing (the command ran too briefly, or perf could not sample it)");
+  const functions = [...nodes.values()].map((n) => ({ name: n.name, object: n.object, self: n.self, inclusive: n.inclusive }));
+  return {
+    events: [event, SAMPLES_EVENT],
+    totals: [total, samples],
+    functions,
+    sampling: { event, samples, unnamed, outside }
+  };
+}
+function perfScriptWithin(text2, path2, within) {
+  const out = [];
+  let kept = 0;
+  let outside = 0;
+  forEachSample(text2, path2, (s) => {
+    const frames = framesWithin(s.frames, within);
+    if (frames === null) {
+      outside++;
+      return;
+    }
+    kept++;
+    out.push(`${s.period} ${s.event}:`, ...frames.map((f) => `	0 ${f.name} (${f.object})`), "");
+  });
+  return { text: out.join("\n"), kept, outside };
+}
+
 // src/formats/profile-artifact.ts
 var PROFILES_MANIFEST = "profiles.json";
-function profileFileName(index, side2) {
-  return `profiles/${index}.${side2}.callgrind`;
+function profileFileName(index, side2, tool = "callgrind") {
+  return `profiles/${index}.${side2}.${tool === "perf" ? "perf.txt" : "callgrind"}`;
 }
 var MAX_ARTIFACT_PROFILES = 5;
 function readArtifactProfiles(manifestText, file, regressed, shas) {
@@ -45942,21 +46216,22 @@ function readArtifactProfiles(manifestText, file, regressed, shas) {
   const count3 = (v) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
   for (const [i, entry] of manifest.slice(0, MAX_ARTIFACT_PROFILES).entries()) {
     const e = entry;
-    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count3(e.base_iterations) || !count3(e.head_iterations)) {
+    if (typeof e?.benchmark !== "string" || e.benchmark.length > 4096 || !count3(e.base_iterations) || !count3(e.head_iterations) || !(e.tool === void 0 || e.tool === "callgrind" || e.tool === "perf") || !(e.scope === void 0 || e.scope === "command")) {
       notes.push(`${PROFILES_MANIFEST} entry ${i} is malformed: left out`);
       continue;
     }
     if (!regressed.has(e.benchmark) || seen.has(e.benchmark)) continue;
     seen.add(e.benchmark);
+    const tool = e.tool === "perf" ? "perf" : "callgrind";
     try {
       const side2 = (name, iterations, sha) => {
-        const path2 = profileFileName(i, name);
+        const path2 = profileFileName(i, name, tool);
         const text2 = file(path2);
         if (text2 === null) throw new FormatError(path2, void 0, "missing from the artifact");
-        return { profile: parseCallgrind(text2, path2), iterations, ...sha ? { sha } : {} };
+        return { profile: tool === "perf" ? parsePerfScript(text2, path2) : parseCallgrind(text2, path2), iterations, ...sha ? { sha } : {} };
       };
-      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top }));
-      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations, headIterations: e.head_iterations });
+      profiles.push(diffProfiles(e.benchmark, side2("base", e.base_iterations, shas.base), side2("head", e.head_iterations, shas.head), { top: PROFILE_DIFF_DEFAULTS.top, ...e.scope === "command" ? { scope: "command" } : {} }));
+      used.push({ benchmark: e.benchmark, index: i, baseIterations: e.base_iterations, headIterations: e.head_iterations, tool, ...e.scope === "command" ? { scope: "command" } : {} });
     } catch (error) {
       if (!(error instanceof FormatError || error instanceof ProfileEventError)) throw error;
       notes.push(`the profile of ${e.benchmark} cannot be read: ${error.message}`);
@@ -47537,7 +47812,11 @@ function recoveredRegressions(history, open, threshold, where) {
 }
 
 // src/jobs/profile-benchmark.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync6, mkdirSync as mkdirSync7 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync6, mkdirSync as mkdirSync8 } from "node:fs";
+import { join as join12 } from "node:path";
+
+// src/runner/perf-record.ts
+import { mkdirSync as mkdirSync7, rmSync as rmSync5, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join11 } from "node:path";
 
 // src/runner/pmu-probe.ts
@@ -47551,6 +47830,150 @@ async function probePmu(executor, cwd) {
   return { available: false, detail: `perf stat reads ${unsupported.length > 0 ? `<not supported> for ${unsupported.join(", ")}` : "no instruction count"}: no usable PMU (common in VMs)` };
 }
 
+// src/runner/perf-record.ts
+var PERF_RECORD_DEFAULTS = {
+  cpuClockPeriodNs: 1e5,
+  dwarfPeriodNs: 25e4,
+  cyclesPeriod: 1000003,
+  targetNs: 1e9
+};
+var PERF_SAMPLED_HARNESSES = ["google-benchmark", "go"];
+var FRAME_POINTER_HARNESSES = ["go", "benchmark-js", "tinybench", "mitata", "vitest-bench"];
+var RECORD_DIR = ".benchbot-perf";
+async function probePerfRecord(executor, cwd, env) {
+  const probe = await executor.run(`command -v perf >/dev/null 2>&1 || { echo '# perf: not installed'; exit 0; }; f=$(mktemp) && perf record -q -e cpu-clock -c ${PERF_RECORD_DEFAULTS.cpuClockPeriodNs} -o "$f" -- true >/dev/null 2>&1; s=$?; rm -f "$f"; exit $s`, { cwd, timeoutMs: 3e4, env });
+  if (probe.stdout.includes("# perf: not installed")) return "perf is not installed where the benchmarks run (Debian: apt-get install linux-perf)";
+  if (probe.exitCode !== 0) return "perf record cannot sample here (kernel.perf_event_paranoid above 2, or a container without perf_event_open)";
+  const pmu = await probePmu(executor, cwd);
+  return pmu.available ? { event: "cycles", detail: `sampling cycles (${pmu.detail})` } : { event: "cpu-clock", detail: `sampling cpu-clock, the kernel's timer (${pmu.detail})` };
+}
+async function recordBenchmark(settings, executor, dir, tag) {
+  const name = settings.nameSetting ?? cliSetting;
+  const remote = `${dir}/${RECORD_DIR}`;
+  const id = tag.replace(/[^\w.-]/g, "_");
+  const ready = await executor.run(`mkdir -p ${shellQuote(remote)} && rm -f ${shellQuote(`${remote}/${id}`)}.*`, { cwd: dir, timeoutMs: 3e4 });
+  if (ready.exitCode !== 0) throw new Error(`cannot create ${remote}: ${ready.stderr.trim()}`);
+  const callGraph = FRAME_POINTER_HARNESSES.includes(settings.format) ? "fp" : "dwarf";
+  const period = settings.event === "cycles" ? PERF_RECORD_DEFAULTS.cyclesPeriod : callGraph === "dwarf" ? PERF_RECORD_DEFAULTS.dwarfPeriodNs : PERF_RECORD_DEFAULTS.cpuClockPeriodNs;
+  const data = `${remote}/${id}.data`;
+  const perf = ["perf", "record", "-q", "-e", settings.event, "-c", String(period), "--call-graph", callGraph, "-o", data, "--"].map(shellQuote).join(" ");
+  const readRemote = async (path2) => {
+    const local = `${settings.keepFile}.json`;
+    try {
+      await executor.fetch(path2, local);
+      return readBoundedFile(local, path2);
+    } catch {
+      return void 0;
+    } finally {
+      rmSync5(local, { force: true });
+    }
+  };
+  const plan = planOf(settings, remote, id, perf, readRemote);
+  if (typeof plan === "string") return { reason: plan };
+  const nodeOptions = `${settings.env?.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ""} --perf-basic-prof --interpreted-frames-native-stack`.trim();
+  const env = { ...settings.env, ...plan.env, NODE_OPTIONS: nodeOptions };
+  const result2 = await executor.run(plan.command, { cwd: dir, timeoutMs: settings.timeoutMs, env });
+  if (result2.timedOut) return { reason: `timed out under perf record after ${Math.round(settings.timeoutMs / 1e3)} s (${name("round-timeout")})` };
+  if (result2.exitCode !== 0) {
+    const tail2 = (result2.stderr || result2.stdout).trimEnd().split("\n").slice(-3).join(" | ");
+    return { reason: `exit code ${result2.exitCode ?? result2.signal} under perf record: ${tail2}` };
+  }
+  const text2 = `${remote}/${id}.txt`;
+  const script = await executor.run(`perf script -i ${shellQuote(data)} -F ${PERF_SCRIPT_FIELDS} --no-inline > ${shellQuote(text2)} 2>/dev/null`, { cwd: dir, timeoutMs: settings.timeoutMs, env: settings.env });
+  if (script.exitCode !== 0) return { reason: `perf script could not read the recording (exit code ${script.exitCode ?? script.signal})` };
+  mkdirSync7(join11(settings.keepFile, ".."), { recursive: true });
+  const fetched = `${settings.keepFile}.fetch`;
+  try {
+    await executor.fetch(text2, fetched);
+    const within = perfScriptWithin(readBoundedFile(fetched, text2).replaceAll(`${dir}/`, ""), text2, plan.within);
+    if (within.kept === 0) return { reason: within.outside === 0 ? "perf recorded no sample (the benchmark ran too briefly)" : `none of perf's ${within.outside} samples is in ${plan.fn} (the benchmark function, named after the benchmark): built without symbols, or a call chain perf could not unwind` };
+    const iterations = await plan.iterations(within.kept * period);
+    if (iterations === void 0 || !(iterations >= 1)) return { reason: `cannot tell how many iterations the ${within.kept} samples cover` };
+    writeFileSync5(settings.keepFile, within.text);
+    return { file: settings.keepFile, iterations: Math.round(iterations), samples: within.kept };
+  } catch (error) {
+    if (error instanceof FormatError) return { reason: error.message };
+    throw error;
+  } finally {
+    rmSync5(fetched, { force: true });
+    const maps = `for p in $(perf script -i ${shellQuote(data)} -F pid 2>/dev/null | tr -dc '0-9\\n' | sort -u); do rm -f "/tmp/perf-$p.map"; done`;
+    await executor.run(`${maps}; rm -f ${shellQuote(data)} ${shellQuote(text2)}`, { cwd: dir, timeoutMs: settings.timeoutMs });
+  }
+}
+function planOf(settings, remote, id, perf, readRemote) {
+  if (settings.format === "google-benchmark") return googleBenchmarkPlan2(settings, remote, id, perf, readRemote);
+  if (settings.format === "go") return goPlan2(settings, remote, id, perf);
+  return { command: `${perf} sh -c ${shellQuote(settings.bench)}`, env: {}, fn: "the whole command", iterations: async () => 1 };
+}
+function googleBenchmarkPlan2(settings, remote, id, perf, readRemote) {
+  const out = `${remote}/${id}.json`;
+  const flags = { benchmark_filter: `^${escapeRegExp2(settings.benchmark)}$`, benchmark_repetitions: "1", benchmark_out: out, benchmark_out_format: "json" };
+  const fn = settings.benchmark.split("/")[0];
+  const [first, second] = settings.benchmark.split("/");
+  const fixture = second !== void 0 && /^\w+$/.test(first) && /^\w+$/.test(second) ? `${first}_${second}_Benchmark::BenchmarkCase` : void 0;
+  const args = Object.entries(flags).map(([flag2, value]) => shellQuote(`--${flag2}=${value}`)).join(" ");
+  return {
+    // A command whose last word does not take the flags (`./bench | tee out.json`) fails with them: the environment alone then.
+    command: `${perf} sh -c ${shellQuote(`${settings.bench} ${args}`)} || ${perf} sh -c ${shellQuote(settings.bench)}`,
+    env: Object.fromEntries(Object.entries(flags).map(([flag2, value]) => [flag2.toUpperCase(), value])),
+    within: (name) => matchesCpp2(fn, name) || fixture !== void 0 && matchesCpp2(fixture, name),
+    fn: fixture === void 0 ? fn : `${fn} (or ${fixture})`,
+    iterations: async (sampled) => cpuTimeIterations(settings.benchmark, settings.event, await readRemote(out), sampled)
+  };
+}
+function cpuTimeIterations(benchmark, event, text2, sampled) {
+  if (text2 === void 0) return void 0;
+  try {
+    const doc = JSON.parse(text2);
+    const row2 = (doc.benchmarks ?? []).find((b) => (b.run_type ?? "iteration") === "iteration" && (b.name === benchmark || b.run_name === benchmark));
+    if (event === "cycles") return typeof row2?.iterations === "number" ? row2.iterations : void 0;
+    const unit = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 }[row2?.time_unit ?? "ns"];
+    if (typeof row2?.cpu_time !== "number" || !(row2.cpu_time > 0) || unit === void 0) return void 0;
+    return sampled / (row2.cpu_time * unit);
+  } catch {
+    return void 0;
+  }
+}
+function matchesCpp2(fn, name) {
+  const bare = name.endsWith(")") && name.includes("(") ? name.slice(0, name.indexOf("(")) : name;
+  return bare === fn || bare.endsWith(`::${fn}`) || bare.endsWith(` ${fn}`);
+}
+var GO_BENCHMARK_CALLER = "testing.(*B).runN";
+var PERF_GO_EXEC = `#!/bin/sh
+# benchbot: runs a Go test binary under perf record with a fixed schedule (go test -exec).
+bin=$1; shift
+eval "exec $BENCHBOT_PERF \\"\\$bin\\" \\"\\$@\\" -test.run='^$' \\"-test.bench=\\$BENCHBOT_GO_BENCH\\" \\"-test.benchtime=\\$BENCHBOT_GO_BENCHTIME\\" -test.count=1"
+`;
+function goPlan2(settings, remote, id, perf) {
+  const name = settings.benchmark.replace(/\/procs=\d+$/, "").replace(/-\d+$/, "");
+  const qualified = name.startsWith("Benchmark") ? void 0 : /^(.*?[^/])\.(Benchmark.*)$/.exec(name);
+  const pkg = qualified?.[1];
+  const levels = (qualified?.[2] ?? name).split("/");
+  const parent = levels[0];
+  if (/\s/.test(remote)) return `the checkout's path ${JSON.stringify(remote)} has a space, which GOFLAGS (space-separated) cannot carry`;
+  if (!/^Benchmark[\p{L}\p{N}_]*$/u.test(parent)) return `${JSON.stringify(settings.benchmark)} is not a Go benchmark name`;
+  const ending = levels.length > 1 ? `\\.${escapeRegExp2(parent)}\\.func\\d+(?:\\.\\d+)*$` : `\\.${escapeRegExp2(parent)}$`;
+  const matching = new RegExp(pkg === void 0 ? ending : `^${escapeRegExp2(pkg)}(?:_test)?${ending}`);
+  const iterations = Math.max(1, Math.min(1e9, Math.ceil(PERF_RECORD_DEFAULTS.targetNs / Math.max(settings.nsPerIteration ?? 1e3, 1))));
+  const exec2 = `${remote}/go-exec`;
+  return {
+    command: `printf '%s' ${shellQuote(PERF_GO_EXEC)} > ${shellQuote(exec2)} && chmod +x ${shellQuote(exec2)} && GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${exec2} -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
+    env: {
+      BENCHBOT_PERF: perf,
+      BENCHBOT_GO_BENCH: levels.map((l) => `^${escapeRegExp2(l)}$`).join("/"),
+      BENCHBOT_GO_BENCHTIME: `${iterations}x`
+    },
+    // Go's small leaf functions set up no frame, so a frame-pointer chain loses their caller: a sample in one that the
+    // benchmark function called directly reads leaf, testing.(*B).runN. runN calls only the benchmark function (one runs).
+    within: (fn) => matching.test(fn) || fn === GO_BENCHMARK_CALLER,
+    fn: levels.length > 1 ? `${parent}.funcN` : parent,
+    iterations: async () => iterations
+  };
+}
+function escapeRegExp2(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 // src/jobs/profile-benchmark.ts
 var PROFILE_DEFAULTS = {
   top: PROFILE_DIFF_DEFAULTS.top,
@@ -47559,10 +47982,12 @@ var PROFILE_DEFAULTS = {
 };
 async function profileBenchmark(settings, deps) {
   const name = settings.nameSetting;
-  if (settings.format !== void 0 && !COUNTED_HARNESSES.includes(settings.format)) {
+  if (settings.format !== void 0) {
     const known = settings.format === "command" || formatNames().includes(settings.format);
-    if (!known) throw new SettingError(`${name("format")}: unknown format "${settings.format}"${didYouMean(settings.format, COUNTED_HARNESSES)}; a profile reads ${COUNTED_HARNESSES.join(", ")}`);
-    throw new SettingError(`${name("format")} ${settings.format}: a profile needs a fixed iteration schedule, which benchbot can set for ${COUNTED_HARNESSES.join(", ")} only`);
+    if (!known) throw new SettingError(`${name("format")}: unknown format "${settings.format}"${didYouMean(settings.format, [...formatNames(), "command"])}`);
+    if (settings.tool === "callgrind" && !COUNTED_HARNESSES.includes(settings.format)) {
+      throw new SettingError(`${name("format")} ${settings.format}: a callgrind profile needs a fixed iteration schedule, which benchbot can set for ${COUNTED_HARNESSES.join(", ")} only; ${name("with")} perf samples any harness`);
+    }
   }
   const repo = openRepository(settings.repo, name);
   const shas = { base: resolveCommit(repo, settings.base, name("base")), head: resolveCommit(repo, settings.head, name("head")) };
@@ -47572,19 +47997,19 @@ async function profileBenchmark(settings, deps) {
     const keep = keepDirectory(settings.stateDir, shas);
     const sides2 = { repo, executor, progress: deps.progress, keep, settings };
     const base = await profileSide(sides2, "base", shas.base, settings.benchmark, settings.format, true);
-    const head = await profileSide(sides2, "head", shas.head, settings.benchmark, settings.format, true);
+    const head = await profileSide(sides2, "head", shas.head, settings.benchmark, base.format, true);
     const diff = diffSides(settings.benchmark, base, head, settings.top);
-    return { diff, files: { base: base.file, head: head.file }, pmu };
+    return { diff, files: { base: base.file, head: head.file }, pmu: base.tool === "perf" && sides2.perf && typeof sides2.perf !== "string" ? { available: pmu.available, detail: sides2.perf.detail } : pmu, notes: base.notes };
   } finally {
     await executor.close();
   }
 }
 function keepDirectory(stateDir, shas) {
-  const keepDir = join11(stateDir, "callgrind");
-  mkdirSync7(keepDir, { recursive: true });
-  return mkdtempSync3(join11(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
+  const keepDir = join12(stateDir, "callgrind");
+  mkdirSync8(keepDir, { recursive: true });
+  return mkdtempSync3(join12(keepDir, `profile-${shas.base.slice(0, 12)}..${shas.head.slice(0, 12)}-`));
 }
-async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
+async function profileSide(ctx, side2, sha, benchmark, knownFormat, find, toolAsked) {
   const { settings, executor, progress } = ctx;
   const name = settings.nameSetting;
   const label2 = `${side2} ${sha.slice(0, 12)}`;
@@ -47595,12 +48020,18 @@ async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
   }
   const dir = await executor.prepare(worktree, `profile-${sha.slice(0, 12)}`);
   let format2 = knownFormat;
+  let nsPerIteration;
   if (find && format2 !== "command") {
     progress.status(`${label2}: running the benchmarks once to find ${benchmark}`);
-    format2 = await findBenchmark({ ...settings, format: format2, benchmark }, executor, dir, label2, ctx.keep);
+    const found = await findBenchmark({ ...settings, format: format2, benchmark }, executor, dir, label2, ctx.keep);
+    format2 = found.format;
+    nsPerIteration = found.nsPerIteration;
   }
-  progress.status(`${label2}: ${benchmark} under callgrind`);
   if (format2 === void 0) throw new Error("profileSide: the harness is known or found");
+  const tool = toolAsked ?? settings.tool ?? (COUNTED_HARNESSES.includes(format2) ? "callgrind" : "perf");
+  if (tool === "perf") return recordSide(ctx, side2, sha, benchmark, format2, dir, nsPerIteration);
+  if (!COUNTED_HARNESSES.includes(format2)) throw new SettingError(`${name("format")}: the bench command prints ${format2} output, whose iteration schedule benchbot cannot fix for callgrind; ${name("with")} perf samples it`);
+  progress.status(`${label2}: ${benchmark} under callgrind`);
   const counted = await countInstructions({
     bench: settings.bench,
     format: format2,
@@ -47609,7 +48040,7 @@ async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
     iterations: settings.iterations,
     timeoutMs: settings.timeoutMs,
     env: settings.env,
-    keepDir: join11(ctx.keep, side2),
+    keepDir: join12(ctx.keep, side2),
     nameSetting: name
   }, executor, dir, side2);
   const kept = counted.profiles.find((p) => p.benchmark === benchmark || format2 === "command");
@@ -47618,32 +48049,58 @@ async function profileSide(ctx, side2, sha, benchmark, knownFormat, find) {
     throw new RunnerError(`${label2}: ${benchmark} could not be profiled: ${why}`);
   }
   progress.note(`${label2}: profiled ${kept.iterations} iteration(s) of ${benchmark}`);
-  return { sha, file: kept.file, iterations: kept.iterations };
+  return { sha, file: kept.file, iterations: kept.iterations, tool: "callgrind", format: format2, notes: [] };
+}
+async function recordSide(ctx, side2, sha, benchmark, format2, dir, nsPerIteration) {
+  const { settings, executor, progress } = ctx;
+  const name = settings.nameSetting;
+  const label2 = `${side2} ${sha.slice(0, 12)}`;
+  ctx.perf ??= await probePerfRecord(executor, dir, settings.env);
+  if (typeof ctx.perf === "string") throw new SettingError(`${name("with")} perf: ${ctx.perf}`);
+  const alone = PERF_SAMPLED_HARNESSES.includes(format2);
+  progress.status(`${label2}: ${alone ? benchmark : "the whole bench command"} under perf record (${ctx.perf.event})`);
+  const recorded = await recordBenchmark({
+    bench: settings.bench,
+    format: format2,
+    benchmark,
+    event: ctx.perf.event,
+    nsPerIteration,
+    timeoutMs: settings.timeoutMs,
+    env: settings.env,
+    keepFile: join12(ctx.keep, side2, `${fileSafe2(benchmark)}.${side2}.perf.txt`),
+    nameSetting: name
+  }, executor, dir, `${side2}-${sha.slice(0, 12)}`);
+  if ("reason" in recorded) throw new RunnerError(`${label2}: ${benchmark} could not be profiled with perf record: ${recorded.reason}`);
+  progress.note(`${label2}: ${recorded.samples} sample(s) over ${recorded.iterations} iteration(s) of ${alone ? benchmark : "the whole command"}`);
+  const notes = alone || format2 === "command" ? [] : [`${format2} runs its benchmarks in one process, which benchbot cannot narrow to ${benchmark}: the profile is of the whole bench command`];
+  return { sha, file: recorded.file, iterations: recorded.iterations, tool: "perf", format: format2, notes, ...alone || format2 === "command" ? {} : { scope: "command" } };
+}
+function fileSafe2(name) {
+  return name.replace(/[^\w.-]/g, "_").slice(0, 80);
 }
 function diffSides(benchmark, base, head, top) {
   const read2 = (run2, side2) => {
     try {
-      return { profile: parseCallgrind(readFileSync6(run2.file, "utf8"), run2.file), iterations: run2.iterations, sha: run2.sha };
+      const text2 = readFileSync6(run2.file, "utf8");
+      return { profile: run2.tool === "perf" ? parsePerfScript(text2, run2.file) : parseCallgrind(text2, run2.file), iterations: run2.iterations, sha: run2.sha };
     } catch (error) {
       if (error instanceof FormatError) throw new RunnerError(`the ${side2} profile cannot be read: ${error.message}`);
       throw error;
     }
   };
-  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top });
+  return diffProfiles(benchmark, read2(base, "base"), read2(head, "head"), { top, ...base.scope === void 0 ? {} : { scope: base.scope } });
 }
 var MAX_PROFILED_REGRESSIONS = 5;
 async function profileRegressions(run2, settings, deps) {
   const regressed = [...new Set(run2.report.comparisons.filter((c) => c.verdict === "regressed").map((c) => c.benchmark))];
   if (regressed.length === 0) return { profiles: [], sources: [], notes: [] };
   const harness = run2.head.harness;
-  if (!COUNTED_HARNESSES.includes(harness)) {
-    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix (profiles need ${COUNTED_HARNESSES.join(", ")})`] };
-  }
   const shas = { base: run2.base.sha, head: run2.head.sha };
   let keep;
   const ctx = { repo: settings.repo, executor: deps.executor, progress: deps.progress, get keep() {
     return keep ??= keepDirectory(settings.stateDir, shas);
   }, settings };
+  if (!COUNTED_HARNESSES.includes(harness)) return wholeCommandProfile(ctx, shas, regressed, harness, settings.top);
   const profiles = [];
   const sources = [];
   const notes = [];
@@ -47651,14 +48108,14 @@ async function profileRegressions(run2, settings, deps) {
   try {
     const counted = (side2, benchmark) => {
       const kept = run2.instructions?.profiles.find((p) => p.side === side2 && p.benchmark === benchmark && p.repeat === 1);
-      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations };
+      return kept && { sha: shas[side2], file: kept.file, iterations: kept.iterations, tool: "callgrind", format: harness, notes: [] };
     };
     for (const benchmark of regressed.slice(0, MAX_PROFILED_REGRESSIONS)) {
       try {
         const base = counted("base", benchmark) ?? await profileSide(ctx, "base", shas.base, benchmark, harness, false);
         const head = counted("head", benchmark) ?? await profileSide(ctx, "head", shas.head, benchmark, harness, false);
         profiles.push(diffSides(benchmark, base, head, settings.top));
-        sources.push({ benchmark, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
+        sources.push({ benchmark, ...base.tool === "perf" ? { tool: "perf" } : {}, base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } });
       } catch (error) {
         if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
         notes.push(`no profile of ${benchmark}: ${error.message}`);
@@ -47670,18 +48127,41 @@ async function profileRegressions(run2, settings, deps) {
   if (regressed.length > MAX_PROFILED_REGRESSIONS) notes.push(`${regressed.length - MAX_PROFILED_REGRESSIONS} more regressed benchmark(s) not profiled (at most ${MAX_PROFILED_REGRESSIONS} a run): benchbot profile profiles any one`);
   return { profiles, sources, notes };
 }
+async function wholeCommandProfile(ctx, shas, regressed, harness, top) {
+  const benchmark = regressed[0];
+  ctx.progress.group(`profiling the whole bench command under perf record (${harness} has no iteration schedule benchbot can fix for callgrind)`);
+  try {
+    const base = await profileSide(ctx, "base", shas.base, benchmark, harness, false, "perf");
+    const head = await profileSide(ctx, "head", shas.head, benchmark, harness, false, "perf");
+    const diff = diffSides(benchmark, base, head, top);
+    const others = regressed.length > 1 ? `; ${regressed.length - 1} more regressed benchmark(s) are in the same command` : "";
+    return { profiles: [diff], sources: [{ benchmark, tool: "perf", scope: "command", base: { file: base.file, iterations: base.iterations }, head: { file: head.file, iterations: head.iterations } }], notes: [`${harness} runs its benchmarks in one process: the profile of ${benchmark} is of the whole bench command, sampled by perf record${others}`] };
+  } catch (error) {
+    if (!(error instanceof RunnerError || error instanceof SettingError)) throw error;
+    return { profiles: [], sources: [], notes: [`no profile of the regressions: ${harness} has no iteration schedule benchbot can fix for callgrind, and perf record could not sample the command: ${error.message}`] };
+  } finally {
+    ctx.progress.endGroup();
+  }
+}
 async function findBenchmark(settings, executor, dir, label2, scratch2) {
   const name = settings.nameSetting;
   const round = await measureRound({ bench: settings.bench, format: settings.format, roundTimeoutMs: settings.timeoutMs, env: settings.env, nameSetting: name }, executor, dir, scratch2, `${label2} probe`);
   if ("failure" in round) throw new RunnerError(`${label2}: the bench command failed: ${round.failure.message}`);
-  if (!COUNTED_HARNESSES.includes(round.format)) {
-    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a profile needs ${COUNTED_HARNESSES.join(", ")}`);
+  if (settings.tool === "callgrind" && !COUNTED_HARNESSES.includes(round.format)) {
+    throw new SettingError(`${name("format")}: the bench command prints ${round.format} output, whose iteration schedule benchbot cannot fix; a callgrind profile needs ${COUNTED_HARNESSES.join(", ")} (${name("with")} perf samples any harness)`);
   }
   const names2 = [...new Set(round.measurements.map((m) => m.benchmark))];
   if (!names2.includes(settings.benchmark)) {
     throw new RunnerError(`${name("benchmark")} ${settings.benchmark}: ${label2} has no such benchmark${didYouMean(settings.benchmark, names2)}; it has ${names2.slice(0, 10).join(", ")}${names2.length > 10 ? `, and ${names2.length - 10} more` : ""}`);
   }
-  return round.format;
+  return { format: round.format, nsPerIteration: nanoseconds(round.measurements.find((m) => m.benchmark === settings.benchmark && m.metric === "real_time")) };
+}
+var NANOSECONDS = { ns: 1, us: 1e3, "\xB5s": 1e3, ms: 1e6, s: 1e9 };
+function nanoseconds(m) {
+  const scale = m && NANOSECONDS[m.unit];
+  if (m === void 0 || scale === void 0 || m.values.length === 0) return void 0;
+  const sorted = [...m.values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] * scale;
 }
 
 // src/jobs/pr-check.ts
@@ -47936,7 +48416,7 @@ async function measureInterruptibly(command, after, job) {
 }
 
 // src/cli/output-paths.ts
-import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync8, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync5 } from "node:fs";
+import { accessSync, constants as constants3, existsSync as existsSync6, mkdirSync as mkdirSync9, openSync as openSync6, statSync as statSync3, writeFileSync as writeFileSync6 } from "node:fs";
 import { dirname as dirname5, resolve as resolve6 } from "node:path";
 var FS_REASONS = {
   ENOENT: "its directory does not exist",
@@ -47965,7 +48445,7 @@ function checkOutputDirectory(flag2, dir) {
 function outputDirectory(flag2, dir) {
   try {
     if (statSync3(dir, { throwIfNoEntry: false })?.isFile()) throw Object.assign(new Error("is a file"), { code: "EEXIST" });
-    mkdirSync8(dir, { recursive: true });
+    mkdirSync9(dir, { recursive: true });
   } catch (error) {
     throw problem(flag2, dir, error, "name a directory (it is created if missing)");
   }
@@ -47981,7 +48461,7 @@ function checkOutputFile(flag2, file) {
 }
 function writeOutputFile(flag2, file, text2) {
   try {
-    writeFileSync5(file, text2);
+    writeFileSync6(file, text2);
   } catch (error) {
     throw problem(flag2, file, error, "name a file you may write");
   }
@@ -48173,7 +48653,7 @@ function parseMeasureFlags(v, cwd, env) {
     counters: v.counters === true,
     ...instructions ? { instructions } : {},
     allowDirty: v["allow-dirty"] === true,
-    stateDir: join12(repo, ".benchbot"),
+    stateDir: join13(repo, ".benchbot"),
     labels,
     maxFailedRounds: wholeFlag(v["max-failed-rounds"], "--max-failed-rounds", PR_CHECK_DEFAULTS.maxFailedRounds, 0),
     store: resolveStoreArg(v.store, cwd, env),
@@ -48191,7 +48671,7 @@ function parseMeasureFlags(v, cwd, env) {
   };
 }
 function checkoutsStay(stateDir) {
-  return `the checkouts stay in ${join12(stateDir, "worktrees")} for the next run (benchbot clean removes them).`;
+  return `the checkouts stay in ${join13(stateDir, "worktrees")} for the next run (benchbot clean removes them).`;
 }
 async function runRun(args, out) {
   const settings = parseRunArgs(args, process.cwd(), process.env);
@@ -56410,11 +56890,11 @@ function capSeries(base, head, max2) {
   }
   if (total <= max2) return null;
   const benchmarks = /* @__PURE__ */ new Set();
-  for (const sideOf of [head, base]) {
-    sideOf.measurements = sideOf.measurements.filter((m) => kept.has(key2(m)));
-    for (const m of sideOf.measurements) benchmarks.add(m.benchmark);
+  for (const sideOf2 of [head, base]) {
+    sideOf2.measurements = sideOf2.measurements.filter((m) => kept.has(key2(m)));
+    for (const m of sideOf2.measurements) benchmarks.add(m.benchmark);
   }
-  for (const sideOf of [head, base]) sideOf.warnings = sideOf.warnings.filter((w) => w.benchmark === void 0 ? true : benchmarks.has(w.benchmark)).slice(0, max2);
+  for (const sideOf2 of [head, base]) sideOf2.warnings = sideOf2.warnings.filter((w) => w.benchmark === void 0 ? true : benchmarks.has(w.benchmark)).slice(0, max2);
   return { kept: kept.size, total };
 }
 function capNote(cap) {
@@ -65118,9 +65598,9 @@ function buildRuns(runs) {
 
 // src/dashboard/write-site.ts
 var import_node_sea = __toESM(require_node_sea(), 1);
-import { existsSync as existsSync8, mkdirSync as mkdirSync9, readdirSync as readdirSync3, readFileSync as readFileSync7, rmSync as rmSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync10, readdirSync as readdirSync3, readFileSync as readFileSync7, rmSync as rmSync6, writeFileSync as writeFileSync7 } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 function loadSiteAssets() {
   if ((0, import_node_sea.isSea)()) return { js: (0, import_node_sea.getAsset)("dashboard.js", "utf8"), css: (0, import_node_sea.getAsset)("dashboard.css", "utf8") };
@@ -65208,13 +65688,13 @@ function groupBy(items, key2) {
 }
 var WRITES_IN_FLIGHT = 16;
 async function writeSite(store, out, settings, assets = loadSiteAssets()) {
-  const seriesDir = join13(out, "data", "series");
-  mkdirSync9(seriesDir, { recursive: true });
+  const seriesDir = join14(out, "data", "series");
+  mkdirSync10(seriesDir, { recursive: true });
   const before = new Set(readdirSync3(seriesDir).filter((f) => /^[0-9a-f]{16}\.json$/.test(f)));
   let files = 0;
   let bytes = 0;
   const write = (path2, text2) => {
-    writeFileSync6(path2, text2);
+    writeFileSync7(path2, text2);
     files++;
     bytes += Buffer.byteLength(text2);
   };
@@ -65224,7 +65704,7 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
     if (failed2) throw failed2.error;
     before.delete(`${page.id}.json`);
     const text2 = JSON.stringify(page);
-    const written = writeFile(join13(seriesDir, `${page.id}.json`), text2).then(() => {
+    const written = writeFile(join14(seriesDir, `${page.id}.json`), text2).then(() => {
       files++;
       bytes += Buffer.byteLength(text2);
     }, (error) => {
@@ -65234,13 +65714,13 @@ async function writeSite(store, out, settings, assets = loadSiteAssets()) {
     return inFlight.size >= WRITES_IN_FLIGHT ? Promise.race(inFlight) : void 0;
   }).finally(() => Promise.all(inFlight));
   if (failed2) throw failed2.error;
-  for (const stale of before) rmSync5(join13(seriesDir, stale), { force: true });
-  write(join13(out, "data", "overview.json"), JSON.stringify(site.overview));
-  write(join13(out, "data", "runs.json"), JSON.stringify(site.runs));
-  write(join13(out, "index.html"), indexHtml(settings.title));
-  write(join13(out, "dashboard.js"), assets.js);
-  write(join13(out, "dashboard.css"), assets.css);
-  write(join13(out, ".nojekyll"), "");
+  for (const stale of before) rmSync6(join14(seriesDir, stale), { force: true });
+  write(join14(out, "data", "overview.json"), JSON.stringify(site.overview));
+  write(join14(out, "data", "runs.json"), JSON.stringify(site.runs));
+  write(join14(out, "index.html"), indexHtml(settings.title));
+  write(join14(out, "dashboard.js"), assets.js);
+  write(join14(out, "dashboard.css"), assets.css);
+  write(join14(out, ".nojekyll"), "");
   return { series: site.series, files, bytes, scan: site.scan };
 }
 
@@ -65959,7 +66439,7 @@ async function runDashboard(args, out) {
 import { resolve as resolve10 } from "node:path";
 
 // src/jobs/bisect-oracle.ts
-import { join as join17 } from "node:path";
+import { join as join18 } from "node:path";
 
 // src/bisect/choose-series.ts
 function valuesOf2(measurements, choice) {
@@ -66003,9 +66483,9 @@ function workEndsDiffer(good, bad, threshold) {
 }
 
 // src/runner/measure-commit.ts
-import { mkdirSync as mkdirSync10, mkdtempSync as mkdtempSync4, rmSync as rmSync6 } from "node:fs";
+import { mkdirSync as mkdirSync11, mkdtempSync as mkdtempSync4, rmSync as rmSync7 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 async function measureCommit(repo, sha, stateDir, settings, deps) {
   const built = await builtDirectory(repo, sha, stateDir, settings, deps);
   if ("skip" in built) return built;
@@ -66031,7 +66511,7 @@ async function measureDirectory(dir, label2, settings, deps, stateDir) {
     if (built.timedOut) return { skip: `build timed out after ${Math.round(settings.buildTimeoutMs / 1e3)} s` };
     if (built.exitCode !== 0) return { skip: `build failed with exit code ${built.exitCode ?? built.signal}: ${tail(built.stderr || built.stdout)}` };
   }
-  const scratch2 = mkdtempSync4(join14(tmpdir4(), "benchbot-measure-"));
+  const scratch2 = mkdtempSync4(join15(tmpdir4(), "benchbot-measure-"));
   try {
     const measurements = [];
     const warnings = /* @__PURE__ */ new Map();
@@ -66061,13 +66541,13 @@ async function measureDirectory(dir, label2, settings, deps, stateDir) {
     }
     return { measurements: poolMeasurements(measurements), rounds: settings.rounds, harness, warnings: [...warnings.values()], hints: hints2, durationMs };
   } finally {
-    rmSync6(scratch2, { recursive: true, force: true });
+    rmSync7(scratch2, { recursive: true, force: true });
   }
 }
 async function countArm(settings, counting, deps, dir, label2, harness, measured, stateDir) {
-  const root = stateDir === void 0 ? tmpdir4() : join14(stateDir, "callgrind");
-  mkdirSync10(root, { recursive: true });
-  const keepDir = mkdtempSync4(join14(root, `${label2.replace(/[^\w.-]/g, "_")}-`));
+  const root = stateDir === void 0 ? tmpdir4() : join15(stateDir, "callgrind");
+  mkdirSync11(root, { recursive: true });
+  const keepDir = mkdtempSync4(join15(root, `${label2.replace(/[^\w.-]/g, "_")}-`));
   const names2 = [...new Set(measured.map((m) => m.benchmark))];
   const counted = await countInstructions({
     bench: settings.bench,
@@ -66110,7 +66590,7 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
     }
     dirs.push(await deps.executor.prepare(worktree, `bisect-${label2}`));
   }
-  const scratch2 = mkdtempSync4(join14(tmpdir4(), "benchbot-measure-"));
+  const scratch2 = mkdtempSync4(join15(tmpdir4(), "benchbot-measure-"));
   const random = xoshiro128(seed);
   try {
     const collected = arms.map(() => []);
@@ -66151,13 +66631,13 @@ async function measureInterleaved(repo, arms, stateDir, settings, deps, seed = 1
     });
     return { arms: out, rounds: settings.rounds, durationMs, ...settings.instructions ? { profiles } : {} };
   } finally {
-    rmSync6(scratch2, { recursive: true, force: true });
+    rmSync7(scratch2, { recursive: true, force: true });
   }
 }
 
 // src/jobs/bisect-session.ts
 import { existsSync as existsSync10 } from "node:fs";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 
 // src/bisect/create-bisect.ts
 var DEFAULT_OPTIONS = {
@@ -66499,20 +66979,20 @@ function toBisectJson(state) {
 }
 
 // src/runner/count-commit.ts
-import { join as join15 } from "node:path";
-import { mkdtempSync as mkdtempSync5, rmSync as rmSync7 } from "node:fs";
+import { join as join16 } from "node:path";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync8 } from "node:fs";
 import { tmpdir as tmpdir5 } from "node:os";
 async function harnessOf(repo, sha, stateDir, settings, deps) {
   if (settings.format === "command") return { format: "command", names: ["command"] };
   const built = await builtDirectory(repo, sha, stateDir, settings, deps);
   if ("skip" in built) return built;
-  const scratch2 = mkdtempSync5(join15(tmpdir5(), "benchbot-harness-"));
+  const scratch2 = mkdtempSync5(join16(tmpdir5(), "benchbot-harness-"));
   try {
     const round = await measureRound(settings, deps.executor, built.dir, scratch2, `${sha.slice(0, 12)} harness round`);
     if ("failure" in round) return { skip: `a round failed: ${round.failure.message}` };
     return { format: round.format, names: [...new Set(round.measurements.map((m) => m.benchmark))] };
   } finally {
-    rmSync7(scratch2, { recursive: true, force: true });
+    rmSync8(scratch2, { recursive: true, force: true });
   }
 }
 async function countCommit(repo, sha, stateDir, settings, target, deps) {
@@ -66620,7 +67100,7 @@ async function runBisectSession(options2) {
   const good = resolveCommit(repo, options2.good, name("good"));
   const bad = resolveCommit(repo, options2.bad, name("bad"));
   const candidates = firstParentMerges(repo, good, bad);
-  const stateDir = join16(repo, ".benchbot");
+  const stateDir = join17(repo, ".benchbot");
   const deps = { executor, progress };
   let seed = seedFromShas(good, bad);
   const session = async (arms) => measureInterleaved(repo, arms, stateDir, timed, deps, seed++);
@@ -66740,7 +67220,7 @@ function workCounter(repo, good, stateDir, settings, deps) {
   let harness;
   const kept = /* @__PURE__ */ new Map();
   const skipped = /* @__PURE__ */ new Map();
-  const keepDir = join16(stateDir, "callgrind", "bisect");
+  const keepDir = join17(stateDir, "callgrind", "bisect");
   const target = () => harness ??= harnessOf(repo, good, stateDir, { ...settings.measure, instructions: void 0 }, deps).then((h) => {
     if ("skip" in h) throw new RunnerError(`the good commit (${good.slice(0, 12)}) cannot be measured: ${h.skip}`);
     return { format: h.format, names: settings.benchmarks.length > 0 ? h.names.filter((n) => settings.benchmarks.includes(n)) : h.names };
@@ -66796,7 +67276,7 @@ async function countedSession(state, request2, counter, choice, good, bad, progr
 async function openOptionalStore(job) {
   if (job.noStore) return void 0;
   const explicit = job.store ?? process.env[STORE_URL_ENV];
-  if (!explicit && !existsSync10(join16(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
+  if (!explicit && !existsSync10(join17(job.cwd, DEFAULT_SQLITE_PATH))) return void 0;
   return openStore(job.store, { cwd: job.cwd });
 }
 async function bisect(job) {
@@ -66855,7 +67335,7 @@ async function bisectOracle(job) {
     goodId = resolveCommit(repo, job.goodRef, name("good-ref"));
     badId = resolveCommit(repo, job.badRef, name("bad-ref"));
     probeId = resolveCommit(repo, job.probe, name("probe"));
-    measureOne = (id, over = {}) => measureCommit(repo, id, join17(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
+    measureOne = (id, over = {}) => measureCommit(repo, id, join18(repo, ".benchbot"), { ...settings.measure, ...over }, { executor, progress });
   } else {
     goodId = normalizeToolchain(job.goodRef);
     badId = normalizeToolchain(job.badRef);
@@ -66909,7 +67389,7 @@ async function bisectOracle(job) {
     const { choice } = r;
     const measureSession = async () => {
       if (driver === "git") {
-        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join17(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
+        const o = await measureInterleaved(settings.repo, [{ label: "good", sha: goodId }, { label: "probe", sha: probeId }, { label: "bad", sha: badId }], join18(settings.repo, ".benchbot"), settings.measure, { executor, progress }, seedFromShas(goodId, probeId));
         if (o.skip !== void 0) return o;
         return { good: valuesOf2(o.arms.good, choice) ?? [], probe: valuesOf2(o.arms.probe, choice) ?? [], bad: valuesOf2(o.arms.bad, choice) ?? [] };
       }
@@ -67161,8 +67641,8 @@ async function runBisectOracle(args, out) {
 
 // src/cli/clean-command.ts
 import { spawnSync as spawnSync6 } from "node:child_process";
-import { existsSync as existsSync11, readdirSync as readdirSync4, rmSync as rmSync8 } from "node:fs";
-import { join as join18, resolve as resolve11, sep as sep3 } from "node:path";
+import { existsSync as existsSync11, readdirSync as readdirSync4, rmSync as rmSync9 } from "node:fs";
+import { join as join19, resolve as resolve11, sep as sep3 } from "node:path";
 var CLEAN_USAGE = `usage: benchbot clean [--repo DIR] [--dry-run]
 
 Removes the git worktrees that run, calibrate and bisect check commits out
@@ -67180,11 +67660,11 @@ function git3(repo, args) {
 }
 function benchbotWorktrees(dir) {
   const top = openRepository(dir);
-  const roots = [.../* @__PURE__ */ new Set([resolve11(dir, ".benchbot", "worktrees"), join18(top, ".benchbot", "worktrees")])];
+  const roots = [.../* @__PURE__ */ new Set([resolve11(dir, ".benchbot", "worktrees"), join19(top, ".benchbot", "worktrees")])];
   const list2 = git3(top, ["worktree", "list", "--porcelain"]);
   const paths = list2.out.split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice("worktree ".length));
   const registered = paths.filter((p) => roots.some((root) => p.startsWith(root + sep3)));
-  const leftover = roots.flatMap((root) => existsSync11(root) ? readdirSync4(root).map((name) => join18(root, name)) : []).filter((p) => !registered.includes(p));
+  const leftover = roots.flatMap((root) => existsSync11(root) ? readdirSync4(root).map((name) => join19(root, name)) : []).filter((p) => !registered.includes(p));
   return { registered, leftover, roots };
 }
 function runClean(args, out) {
@@ -67203,10 +67683,10 @@ function runClean(args, out) {
     out(`removed ${p}`);
   }
   for (const p of leftover) {
-    rmSync8(p, { recursive: true, force: true });
+    rmSync9(p, { recursive: true, force: true });
     out(`removed ${p}`);
   }
-  for (const root of roots) if (existsSync11(root) && readdirSync4(root).length === 0) rmSync8(root, { recursive: true });
+  for (const root of roots) if (existsSync11(root) && readdirSync4(root).length === 0) rmSync9(root, { recursive: true });
   git3(top, ["worktree", "prune"]);
   out(`${registered.length + leftover.length} worktree(s) removed`);
   return 0;
@@ -67217,7 +67697,7 @@ import { spawnSync as spawnSync7 } from "node:child_process";
 import { resolve as resolve12 } from "node:path";
 
 // src/jobs/run-nightly.ts
-import { join as join19 } from "node:path";
+import { join as join20 } from "node:path";
 
 // src/jobs/regression-issues.ts
 async function closeRecoveredRegressions(client, history, threshold, where, warn) {
@@ -67247,8 +67727,8 @@ var NIGHTLY_BISECT_PREFIX = "nightly-bisect:";
 var ISSUE_STATE_PREFIX = "issue:";
 async function runNightly(settings, deps) {
   makeStateDir(settings.stateDir);
-  makeStateDir(join19(settings.stateDir, "nightly"));
-  const nightly = { historyFile: join19(settings.stateDir, "nightly", "history.json") };
+  makeStateDir(join20(settings.stateDir, "nightly"));
+  const nightly = { historyFile: join20(settings.stateDir, "nightly", "history.json") };
   const check = { ...settings, noStore: false, nightly };
   let run2;
   let evidence;
@@ -67268,7 +67748,7 @@ async function runNightly(settings, deps) {
     let issues = [];
     let closed = [];
     if (settings.issues) {
-      const profiles = await profileFindings(settings, run2?.head.harness, confirmed, bisects, deps, (w) => warnings.push(w));
+      const profiles = await profileFindings(settings, confirmed, bisects, deps, (w) => warnings.push(w));
       ({ issues, closed } = await publishIssues(settings, settings.issues, evidence, confirmed, bisects, store, deps.now, (w) => warnings.push(w), profiles));
     }
     let dashboard;
@@ -67340,10 +67820,9 @@ async function bisectAll(settings, confirmed, store, deps) {
   }
   return out;
 }
-async function profileFindings(settings, harness, confirmed, bisects, deps, warn) {
+async function profileFindings(settings, confirmed, bisects, deps, warn) {
   const out = /* @__PURE__ */ new Map();
-  const format2 = settings.format ?? harness;
-  if (!(settings.profile ?? PR_CHECK_DEFAULTS.profile) || format2 !== void 0 && !COUNTED_HARNESSES.includes(format2)) return out;
+  if (!(settings.profile ?? PR_CHECK_DEFAULTS.profile)) return out;
   for (const finding of confirmed) {
     const culprit = bisects.find((b) => b.finding === finding)?.log?.culprit;
     const [base, head] = culprit ? [`${culprit.sha}^1`, culprit.sha] : [finding.lastGood.sha, finding.firstBad.sha];
@@ -67635,17 +68114,24 @@ function runBisectLog(args, out) {
 }
 
 // src/cli/profile-command.ts
-import { join as join20, resolve as resolve13 } from "node:path";
+import { join as join21, resolve as resolve13 } from "node:path";
+
+// src/model/profile-diff.ts
+var PROFILE_TOOLS = ["callgrind", "perf"];
+
+// src/cli/profile-command.ts
 var PROFILE_USAGE = `usage: benchbot profile --base REF --head REF --bench CMD --benchmark NAME [options]
 
 Where a benchmark's change lives. Checks out and builds base and head as run
-does, runs the benchmark once to find it, then under callgrind with a fixed
-iteration schedule at each commit, and prints the functions whose cost per
-iteration changed most: self cost (the function's own code, the first row is
-where the change lives) and inclusive cost (with all it calls), each with its
-share of the benchmark's whole change. callgrind's counts are exact, so the
-diff is the change and nothing else, on any machine (perf record would
-sample, and needs a PMU most VMs lack; the report says which this machine has).
+does, runs the benchmark once to find it, then profiles it at each commit, and
+prints the functions whose cost per iteration changed most: self cost (the
+function's own code, the first row is where the change lives) and inclusive
+cost (with all it calls), each with its share of the benchmark's whole change.
+callgrind (the default where benchbot can fix the harness's iteration
+schedule: Google Benchmark, Go, criterion, --format command) counts exactly,
+so the diff is the change and nothing else, on any machine. perf record (any other
+harness, or --with perf) samples at native speed, cycles where the machine
+has a PMU, else cpu-clock; its shares carry a sampling error.
 
 options:
   --base REF              base commit, branch or tag (required)
@@ -67653,8 +68139,10 @@ options:
   --bench CMD             benchmark command, run in the checkout (required)
   --benchmark NAME        the benchmark, named as run reports it (required; with --format command: command)
   --build CMD             build command, run once per checkout (skipped when that tree was built before)
-  --format F              google-benchmark | go | cargo-bench (criterion's console) | command (default: detected); the harnesses whose
-                          iteration schedule benchbot can fix
+  --with T                callgrind | perf (default: callgrind where the harness's schedule can be fixed,
+                          else perf)
+  --format F              the harness (default: detected); callgrind profiles google-benchmark, go,
+                          cargo-bench (criterion's console), command
   --iterations N          benchmark iterations profiled per side (default: the instruction count's schedule,
                           ${Object.entries(DEFAULT_COUNT_ITERATIONS).map(([h, n]) => `${n} for ${h}`).join(", ")})
   --top N                 functions per ranking (default ${PROFILE_DEFAULTS.top})
@@ -67679,7 +68167,8 @@ function parseProfileArgs(args, cwd) {
     executor: { type: "string" },
     timeout: { type: "string" },
     "build-timeout": { type: "string" },
-    output: { type: "string" }
+    output: { type: "string" },
+    with: { type: "string" }
   }, false);
   for (const flag2 of ["base", "head", "bench"]) if (!v[flag2]) throw new UsageError(`--${flag2} is required`);
   const benchmark = v.benchmark ?? (v.format === "command" ? "command" : void 0);
@@ -67704,10 +68193,11 @@ function parseProfileArgs(args, cwd) {
     top: wholeFlag(v.top, "--top", PROFILE_DEFAULTS.top),
     timeoutMs: secondsFlag(v.timeout, "--timeout", PROFILE_DEFAULTS.timeoutMs),
     buildTimeoutMs: secondsFlag(v["build-timeout"], "--build-timeout", PROFILE_DEFAULTS.buildTimeoutMs),
-    stateDir: join20(repo, ".benchbot"),
+    stateDir: join21(repo, ".benchbot"),
     executorSpec: executorSpec2,
     nameSetting: cliSetting,
-    output: choose("--output", v.output ?? "text", PROFILE_FORMATS)
+    output: choose("--output", v.output ?? "text", PROFILE_FORMATS),
+    ...v.with === void 0 ? {} : { tool: choose("--with", v.with, PROFILE_TOOLS) }
   };
 }
 async function runProfile(args, out) {
@@ -67718,13 +68208,15 @@ async function runProfile(args, out) {
     out(rendered);
     return 0;
   }
-  const pmu = outcome.pmu.available ? `this machine has a PMU (${outcome.pmu.detail}): perf record could sample the benchmark at native speed; callgrind's exact counts are what is shown` : `perf record: ${outcome.pmu.detail}; callgrind's exact counts are the profile`;
-  const files = `callgrind files (kcachegrind, callgrind_annotate): ${outcome.files.base} ${outcome.files.head}`;
+  const sampled = outcome.diff.tool === "perf";
+  const pmu = sampled ? `perf record: ${outcome.pmu.detail}` : outcome.pmu.available ? `this machine has a PMU (${outcome.pmu.detail}): perf record (--with perf) could sample the benchmark at native speed; callgrind's exact counts are what is shown` : `perf record: ${outcome.pmu.detail}; callgrind's exact counts are the profile`;
+  const lines = [...outcome.notes, pmu];
+  const files = sampled ? `perf samples of the benchmark (perf script text): ${outcome.files.base} ${outcome.files.head}` : `callgrind files (kcachegrind, callgrind_annotate): ${outcome.files.base} ${outcome.files.head}`;
   out(settings.output === "markdown" ? `${rendered}
 
-<sub>${inertText(pmu)}.</sub>` : `${rendered}
+${lines.map((l) => `<sub>${inertText(l)}.</sub>`).join("\n\n")}` : `${rendered}
 
-${pmu}
+${lines.join("\n")}
 ${files}`);
   return 0;
 }
