@@ -46,6 +46,8 @@ export interface SubtreeSettings {
  */
 export interface Subtree {
   totals: CallgrindTotals;
+  /** own is the part of `totals` that is the program's functions' self cost (the rest is their calls into outside functions). */
+  own: CallgrindTotals;
   functions: string[];
   /** outside are the outside functions the program's functions called (the harness's helpers among them). */
   outside: string[];
@@ -172,11 +174,13 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
     }
   }
   const total: number[] = [];
+  const own: number[] = [];
   const outside = new Map<string, { object: string; count: number; cost: number[] }>();
   const lines: string[] = [];
   for (const name of [...counted].sort()) {
     const f = fns.get(name) as Fn;
     add(total, f.self);
+    add(own, f.self);
     lines.push(`ob=${f.object}`, `fn=${name}`, `0 ${padded(f.self, events.length)}`);
     for (const [c, edge] of f.calls) {
       // Calls between the program's own functions are left out: their inclusive costs are what a stack switch confuses (a return callgrind took for a call holds everything until it is popped).
@@ -191,10 +195,13 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
   }
   // Each outside function as the program called it: its inclusive cost from those calls is its self cost here.
   for (const [name, o] of [...outside].sort(([a], [b]) => a.localeCompare(b))) lines.push(`ob=${o.object}`, `fn=${name}`, `0 ${padded(o.cost, events.length)}`);
-  const totals: Record<string, number> = Object.fromEntries(CALLGRIND_EVENTS.map((e) => [e, 0]));
-  events.forEach((e, i) => {
-    totals[e] = total[i] ?? 0;
-  });
+  const byEvent = (costs: readonly number[]): CallgrindTotals => {
+    const out: Record<string, number> = Object.fromEntries(CALLGRIND_EVENTS.map((e) => [e, 0]));
+    events!.forEach((e, i) => {
+      out[e] = costs[i] ?? 0;
+    });
+    return out as CallgrindTotals;
+  };
   const profile = [
     '# callgrind format',
     '# benchbot: the work of ' + roots.join(', ') + ' alone (src/formats/callgrind-subtree.ts)',
@@ -208,7 +215,7 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
     `totals: ${padded(total, events.length)}`,
     '',
   ].join('\n');
-  return { totals: totals as CallgrindTotals, functions: [...counted].sort(), outside: [...outside.keys()].sort(), profile };
+  return { totals: byEvent(total), own: byEvent(own), functions: [...counted].sort(), outside: [...outside.keys()].sort(), profile };
 }
 
 function padded(costs: readonly number[], n: number): string {

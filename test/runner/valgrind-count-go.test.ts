@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countInstructions, type CountOutcome } from '../../src/runner/valgrind-count.ts';
+import { countInstructions, COUNT_VARIATION_LIMIT, type CountOutcome } from '../../src/runner/valgrind-count.ts';
 import { LocalExecutor } from '../../src/runner/local-executor.ts';
 import { parseCallgrind } from '../../src/formats/callgrind-profile.ts';
 import { toolchainMissing } from '../support/counted-projects.ts';
@@ -118,4 +118,58 @@ test('a Go benchmark with a preemption point in every call counts the same in ev
   assert.ok(names.includes('runtime.memmove'), `copy's memmove is counted as called from the benchmark: ${names.join(', ')}`);
   assert.ok(!names.some((n) => /^runtime\.(schedule|findRunnable|sysmon|newstack|morestack)/.test(n)), `no scheduler work: ${names.join(', ')}`);
   assert.equal(kept.totals[0] / outcome.profiles[0].iterations, values[0]);
+});
+
+const TABLE_TEST = `package sorted
+
+import "testing"
+
+var sinkInt int
+
+// BenchmarkTable builds a fresh open-addressing table per iteration: two slices (6 KB), so with GOGC=off every other allocation takes a new span.
+func BenchmarkTable(b *testing.B) {
+\tfor i := 0; i < b.N; i++ {
+\t\tslots := make([]uint64, 512)
+\t\tvalues := make([]uint32, 512)
+\t\tfor j := range input[:256] {
+\t\t\tk := uint64(input[j]) | 1
+\t\t\ts := (k * 0x9E3779B97F4A7C15) >> 40 & 511
+\t\t\tfor slots[s] != 0 && slots[s] != k {
+\t\t\t\ts = (s + 1) & 511
+\t\t\t}
+\t\t\tslots[s] = k
+\t\t\tvalues[s] = uint32(j)
+\t\t}
+\t\tsinkInt += int(values[1])
+\t}
+}
+`;
+
+test('a Go benchmark that allocates a span per iteration is counted alike, or its reason says that its own code repeats and its runtime calls do not', { timeout: 120_000 }, async (t) => {
+  const missing = toolchainMissing('go');
+  if (missing) {
+    t.skip(`${missing}: instruction counting cannot be tested here`);
+    return;
+  }
+  const dir = join(work, 'sorted');
+  if (!existsSync(join(dir, 'sorted.go'))) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'go.mod'), 'module example.com/sorted\n\ngo 1.24\n');
+    writeFileSync(join(dir, 'sorted.go'), SORT);
+    writeFileSync(join(dir, 'sorted_test.go'), SORT_TEST);
+    writeFileSync(join(dir, 'bench.sh'), '#!/bin/sh\nexec go test -run "^$" -bench . -benchtime 100x .\n');
+    chmodSync(join(dir, 'bench.sh'), 0o755);
+  }
+  writeFileSync(join(dir, 'table_test.go'), TABLE_TEST);
+  const outcome = await countInstructions({
+    bench: './bench.sh', format: 'go', names: ['BenchmarkTable'], repeats: 4, parallel: 2, iterations: 300, timeoutMs: 110_000,
+    keepDir: join(work, 'keep-table'), env: { GOPROXY: 'off', GOTOOLCHAIN: 'local' },
+  }, new LocalExecutor(), dir, 'table');
+  const values = outcome.measurements.find((m) => m.metric === 'instructions')?.values;
+  t.diagnostic(values ? `counted: ${values.map((v) => v.toFixed(1)).join(', ')}` : `dropped: ${outcome.reasons.map((r) => r.message).join(' | ')}`);
+  if (values) assert.ok(Math.max(...values) / Math.min(...values) - 1 <= COUNT_VARIATION_LIMIT, values.join(', '));
+  else {
+    assert.equal(outcome.reasons.length, 1);
+    assert.match(outcome.reasons[0].message, /^--instructions: the count varies between repeats \(\d+\.\.\d+ instructions per iteration, [\d.]+% apart, more than 1%\): its own code repeats \(\d+ instructions per iteration\) but its calls into the Go runtime do not: an allocation that needs a new span/);
+  }
 });
