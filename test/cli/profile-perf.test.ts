@@ -191,3 +191,22 @@ test('benchbot run samples a regressed JavaScript benchmark\'s whole command wit
   assert.match(report.profile_notes.join('\n'), /benchmark-js runs its benchmarks in one process: the profile of step is of the whole bench command, sampled by perf record/);
   assert.match(readFileSync(join(dir, 'comment.md'), 'utf8'), /<details><summary>Where <code>step<\/code> changed: [\d.]+% of the CPU time moved between functions, [\d.]+% ±[\d.]+ of it into <code>JS:work bench\.js<\/code><\/summary>/);
 });
+
+test('benchbot profile --with perf of a Go benchmark: a fixed schedule through go test -exec, the slowed function first', { skip: why ?? (sh('command -v go') ? false : 'needs go (scripts/prepare-tests.sh installs golang-go)'), timeout: 120_000 }, (t) => {
+  const module = fileURLToPath(new URL('../../fixtures/capture/callgrind/go/', import.meta.url));
+  const files = Object.fromEntries(['go.mod', 'mix.go', 'mix_test.go', 'bench.sh'].map((f) => [f, readFileSync(join(module, f), 'utf8')]));
+  const dir = repo((v) => ({ ...files, 'mix.go': v === 'base' ? files['mix.go'] : files['mix.go'].replace('i < 8', 'i < 10'), '.gitignore': '.benchbot/\n' }));
+  const started = Date.now();
+  const run = benchbot(dir, 'profile', '--with', 'perf', '--base', 'base', '--head', 'head', '--bench', './bench.sh', '--benchmark', 'BenchmarkMix', '--output', 'json');
+  t.diagnostic(`profiled both sides in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal(run.status, 0, run.stderr);
+  const diff = JSON.parse(run.stdout);
+  const first = diff.self.find((f: { noise: boolean }) => !f.noise);
+  t.diagnostic(`samples ${diff.base.samples} / ${diff.head.samples} over ${diff.base.iterations} / ${diff.head.iterations} iterations; ${first?.name} ${(first?.share * 100).toFixed(1)}% ±${(first?.shareError * 100).toFixed(1)}`);
+  assert.equal(diff.tool, 'perf');
+  assert.equal(diff.base.iterations, diff.head.iterations, 'one fixed schedule on both sides');
+  assert.equal(first?.name, 'example.com/mix.Mix');
+  assert.ok(first.share >= 0.5, `share ${first.share}`);
+  // The testing package's frames above the benchmark are cut: not ranked, not the benchmark.
+  assert.ok(!diff.self.some((f: { name: string }) => f.name.startsWith('testing.')), JSON.stringify(diff.self.map((f: { name: string }) => f.name)));
+});
