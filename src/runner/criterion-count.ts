@@ -34,12 +34,14 @@ const CRITERION_LOOPS = ['iter', 'iter_custom', 'iter_batched', 'iter_batched_re
 
 const LOOP_TOGGLES: readonly string[] = CRITERION_LOOPS.flatMap((loop) => [
   `criterion::bencher::Bencher<M>::${loop}`,
+  // criterion before 0.3.4 defined Bencher in its crate root.
+  `criterion::Bencher<M>::${loop}`,
   `criterion::bencher::AsyncBencher<A,M>::${loop}`,
   `<criterion::bencher::Bencher<*>>::${loop}::<*>`,
   `<criterion::bencher::AsyncBencher<*>>::${loop}::<*>`,
 ]);
 
-const LOOP_NAME = new RegExp(`^(?:criterion::bencher::(?:Async)?Bencher<[^>]*>::(?:${CRITERION_LOOPS.join('|')})(?:::h[0-9a-f]{16})?|<criterion::bencher::(?:Async)?Bencher<.*>>::(?:${CRITERION_LOOPS.join('|')})::<.*>)$`);
+const LOOP_NAME = new RegExp(`^(?:criterion::(?:bencher::)?(?:Async)?Bencher<[^>]*>::(?:${CRITERION_LOOPS.join('|')})(?:::h[0-9a-f]{16})?|<criterion::bencher::(?:Async)?Bencher<.*>>::(?:${CRITERION_LOOPS.join('|')})::<.*>)$`);
 
 /**
  * CARGO_RUNNER is cargo's target runner while criterion benchmarks are
