@@ -17177,11 +17177,13 @@ var CRITERION_FORMATS = ["criterion", "cargo-bench"];
 var CRITERION_LOOPS = ["iter", "iter_custom", "iter_batched", "iter_batched_ref"];
 var LOOP_TOGGLES = CRITERION_LOOPS.flatMap((loop) => [
   `criterion::bencher::Bencher<M>::${loop}`,
+  // criterion before 0.3.4 defined Bencher in its crate root.
+  `criterion::Bencher<M>::${loop}`,
   `criterion::bencher::AsyncBencher<A,M>::${loop}`,
   `<criterion::bencher::Bencher<*>>::${loop}::<*>`,
   `<criterion::bencher::AsyncBencher<*>>::${loop}::<*>`
 ]);
-var LOOP_NAME = new RegExp(`^(?:criterion::bencher::(?:Async)?Bencher<[^>]*>::(?:${CRITERION_LOOPS.join("|")})(?:::h[0-9a-f]{16})?|<criterion::bencher::(?:Async)?Bencher<.*>>::(?:${CRITERION_LOOPS.join("|")})::<.*>)$`);
+var LOOP_NAME = new RegExp(`^(?:criterion::(?:bencher::)?(?:Async)?Bencher<[^>]*>::(?:${CRITERION_LOOPS.join("|")})(?:::h[0-9a-f]{16})?|<criterion::bencher::(?:Async)?Bencher<.*>>::(?:${CRITERION_LOOPS.join("|")})::<.*>)$`);
 var CARGO_RUNNER = `#!/bin/sh
 # benchbot: cargo's target runner while criterion benchmarks are counted: one benchmark, criterion's --test mode, under valgrind.
 bin=$1
