@@ -151,6 +151,22 @@ test('the regression issue shows where the change lives when the profile is ther
   assert.match(section, /<\/details>\n\n$/);
 });
 
+test('the regression issue shows a perf record profile with its samples and sampling error', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { gunzipSync } = await import('node:zlib');
+  const { parsePerfScript } = await import('../../src/formats/perf-script-profile.ts');
+  const { diffProfiles } = await import('../../src/compare/profile-diff.ts');
+  const dir = fileURLToPath(new URL('../../fixtures/perf-record/', import.meta.url));
+  const side = (name: string) => ({ profile: parsePerfScript(gunzipSync(readFileSync(`${dir}${name}.txt.gz`)).toString('utf8'), name, { within: (fn) => fn === 'one_iteration' }), iterations: 400_000 });
+  const f = finding();
+  const profile = diffProfiles('parse', side('cpp-base'), side('cpp-head'));
+  const body = renderRegressionIssue({ finding: f, bisect: bisectLog(f), owner: 'o', repo: 'r', reproduce: { bench: './bench.sh' }, profile }).body;
+  const section = body.slice(body.indexOf('### Where it changed'), body.indexOf('### Trend'));
+  assert.match(section, /<details><summary>Where <code>parse<\/code> changed: \+[\d,.]+ ns of CPU time per iteration \(\+[\d.]+%\), [\d.]+% ±[\d.]+ of it in <code>mix_bits<\/code><\/summary>/);
+  assert.match(section, /[\d,]+ samples, head .*[\d,]+ samples \(perf, cpu-clock\)/);
+  assert.match(section, /sampled: ± is one standard error/);
+});
+
 test('a bisection that followed counted work says so in the issue; one on wall time adds nothing', () => {
   const f = finding();
   const log = bisectLog(f);
