@@ -28,14 +28,16 @@
 // id; every dispatched run completes. Each command must end dispatched
 // exactly once with its check run completed and one report, within 2
 // minutes of the crash. After each crash a new replica takes the dead one's
-// place. The write pacing is off throughout (BENCHBOT_WRITE_INTERVAL_MS=0):
+// place. --kill-after-dispatches adds kills at the moment the stand-in has
+// seen the n-th of the burst's dispatches (in the middle of dispatching).
+// The write pacing is off throughout (BENCHBOT_WRITE_INTERVAL_MS=0):
 // it spaces writes a second apart per installation, which hides races and
 // would make 300 trials take hours; what is measured is exactness.
 //
 //   node bench/app-races.ts [--trials 300] [--batch 20] [--races bisect,bench,reply]
 //                           [--shapes 2xpostgres,1xsqlite] [--jitter 15]
 //                           [--crashes 10] [--commands 40] [--burst-ms 2000] [--tail-ms 1500]
-//                           [--crash-jitter 100] [--json FILE]
+//                           [--crash-jitter 100] [--kill-after-dispatches 1,20,39] [--json FILE]
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -59,6 +61,7 @@ const { values } = parseArgs({
     'burst-ms': { type: 'string', default: '2000' },
     'tail-ms': { type: 'string', default: '1500' },
     'crash-jitter': { type: 'string', default: '100' },
+    'kill-after-dispatches': { type: 'string', default: '1,20,39' },
     json: { type: 'string' },
   },
 });
@@ -79,6 +82,7 @@ const commands = count('commands', 2);
 const burstMs = count('burst-ms', 0);
 const tailMs = count('tail-ms', 0);
 const crashJitter = count('crash-jitter', 0);
+const afterDispatches = (values['kill-after-dispatches'] ?? '').split(',').filter(Boolean).map((n) => (Number.isInteger(Number(n)) && Number(n) >= 1 && Number(n) <= commands ? Number(n) : fail(`--kill-after-dispatches: ${n} is not a count of dispatches from 1 to --commands`)));
 const races = (values.races ?? '').split(',').filter(Boolean).map((r) => (r in RACES ? r as RaceName : fail(`--races: no race ${r}; there are ${Object.keys(RACES).join(', ')}`)));
 const shapes = (values.shapes ?? '').split(',').filter(Boolean).map((s) => {
   const m = /^([12])x(postgres|sqlite)$/.exec(s);
@@ -88,7 +92,7 @@ const shapes = (values.shapes ?? '').split(',').filter(Boolean).map((s) => {
 const load = () => Math.round(loadavg()[0] * 10) / 10;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const raceRows: (RaceResult & { shape: string; load: [number, number] })[] = [];
-const crashRows: CrashResult[] = [];
+const crashRows: (CrashResult & { afterDispatches: number | null })[] = [];
 let crashLoad: [number, number] = [0, 0];
 
 if (trials > 0) {
@@ -114,20 +118,25 @@ if (trials > 0) {
   }
 }
 
-if (crashes > 0) {
+if (crashes + afterDispatches.length > 0) {
   const prsOf = (k: number) => Array.from({ length: commands }, (_, i) => 50_001 + k * commands + i);
   const span = burstMs + tailMs;
-  const moments = Array.from({ length: crashes }, (_, k) => Math.round(crashes === 1 ? burstMs / 2 : (k * span) / (crashes - 1)));
-  log(`bench/app-races: crash sweep on 2xpostgres, ${crashes} kills at ${moments.join(', ')} ms into bursts of ${commands} /bench over ${burstMs} ms, stand-in jitter 0-${crashJitter} ms (load average ${load()})`);
+  // The moments: spread from the first delivery in flight to --tail-ms after the last, then at the n-th dispatch seen.
+  const moments: { killAtMs?: number; afterDispatches?: number }[] = [
+    ...Array.from({ length: crashes }, (_, k) => ({ killAtMs: Math.round(crashes === 1 ? burstMs / 2 : (k * span) / (crashes - 1)) })),
+    ...afterDispatches.map((n) => ({ afterDispatches: n })),
+  ];
+  const described = moments.map((m) => (m.afterDispatches === undefined ? `${m.killAtMs} ms` : `dispatch ${m.afterDispatches}`)).join(', ');
+  log(`bench/app-races: crash sweep on 2xpostgres, ${moments.length} kills (at ${described}) in bursts of ${commands} /bench over ${burstMs} ms, stand-in jitter 0-${crashJitter} ms (load average ${load()})`);
   crashLoad = [load(), 0];
-  const fleet = await startFleet({ replicas: 2, store: 'postgres', pulls: Array.from({ length: crashes }, (_, k) => prsOf(k)).flat() });
+  const fleet = await startFleet({ replicas: 2, store: 'postgres', pulls: moments.flatMap((_, k) => prsOf(k)) });
   try {
     await fleet.stand.setJitter(crashJitter);
     let [victim, survivor] = fleet.replicas;
-    for (const [k, killAtMs] of moments.entries()) {
-      const r = await crash(fleet, { victim, survivor, prs: prsOf(k), burstMs, killAtMs, deadlineMs: 3 * TARGET_S * 1000 });
-      crashRows.push(r);
-      log(crashLine(r));
+    for (const [k, moment] of moments.entries()) {
+      const r = await crash(fleet, { victim, survivor, prs: prsOf(k), burstMs, ...moment, deadlineMs: 3 * TARGET_S * 1000 });
+      crashRows.push({ ...r, afterDispatches: moment.afterDispatches ?? null });
+      log(crashLine(crashRows.at(-1)!));
       for (const w of r.wrong.slice(0, 5)) log(`    ${w}`);
       // The next crash kills the survivor; a new replica takes the dead one's place.
       [victim, survivor] = [survivor, await fleet.startReplica()];
@@ -153,8 +162,8 @@ function raceLine(r: (typeof raceRows)[number]): string {
   return `${r.shape} ${r.race}: ${r.trials} trials, ${r.wrong.length} wrong; duplicates: ${kinds(r.duplicates)}; missing: ${kinds(r.missing)}; ${r.seconds.toFixed(0)} s; invalid requests ${r.invalid}; load ${r.load[0]}-${r.load[1]}`;
 }
 
-function crashLine(r: CrashResult): string {
-  return `kill at ${r.killAtMs} ms: victim answered ${r.answeredByVictim} of ${r.sentToVictim}, ${r.redelivered} redelivered; at the kill ${r.dispatchesAtKill} dispatched, ${r.leasedAtKill ?? '?'} leased; `
+function crashLine(r: (typeof crashRows)[number]): string {
+  return `kill at ${r.killAtMs} ms${r.afterDispatches === null ? '' : ` (dispatch ${r.afterDispatches} seen)`}: victim answered ${r.answeredByVictim} of ${r.sentToVictim}, ${r.redelivered} redelivered; at the kill ${r.dispatchesAtKill} dispatched, ${r.leasedAtKill ?? '?'} leased; `
     + `${r.reportedAfterS === null ? 'NOT all reported' : `all reported ${r.reportedAfterS.toFixed(1)} s after the crash`}; dispatched twice ${r.dispatchedTwice}, never ${r.notDispatched}, not reported ${r.notReported}; load ${load()}`;
 }
 
@@ -164,7 +173,7 @@ function raceTable(): string {
 }
 
 function crashTable(): string {
-  const rows = crashRows.map((r) => `| ${r.killAtMs} | ${r.answeredByVictim} / ${r.sentToVictim} | ${r.redelivered} | ${r.dispatchesAtKill} | ${r.leasedAtKill ?? '?'} | ${r.reportedAfterS === null ? 'not all' : r.reportedAfterS.toFixed(1)} | ${r.dispatchedTwice} | ${r.notDispatched} | ${r.notReported} |`);
+  const rows = crashRows.map((r) => `| ${r.killAtMs}${r.afterDispatches === null ? '' : ` (dispatch ${r.afterDispatches})`} | ${r.answeredByVictim} / ${r.sentToVictim} | ${r.redelivered} | ${r.dispatchesAtKill} | ${r.leasedAtKill ?? '?'} | ${r.reportedAfterS === null ? 'not all' : r.reportedAfterS.toFixed(1)} | ${r.dispatchedTwice} | ${r.notDispatched} | ${r.notReported} |`);
   return [
     `Crash sweep, 2xpostgres, ${commands} /bench a burst (load average ${crashLoad[0]}-${crashLoad[1]}):`,
     '| kill at ms | victim answered / sent | redelivered | dispatched at the kill | jobs leased at the kill | all reported, s after the crash | dispatched twice | never dispatched | not reported |',

@@ -176,6 +176,8 @@ export interface AppState {
   /** deleteUnnamed forgets an unnamed dispatch once a run is bound to it. */
   deleteUnnamed(request: BenchRequest): Promise<void>;
   getRun(owner: string, repo: string, runId: number): Promise<Versioned<BenchRequest> | undefined>;
+  /** dispatchEffects lists the repository's workflow dispatch effects (`/bench` and bisect), for a completion of a run that has no record yet. */
+  dispatchEffects(owner: string, repo: string): Promise<EffectEntry[]>;
   /** putRun records which request a run measures (overwriting, e.g. with a new status). */
   putRun(request: BenchRequest & { runId: number }): Promise<void>;
   /** bisectClaimedBefore tells whether a regression's bisection was dispatched under the `bisect:` key of earlier versions. */
@@ -365,6 +367,9 @@ export function createAppState(store: Store, now: () => number = Date.now, effec
     async getRun(owner, repo, runId) {
       const entry = await store.getState(runKey(owner, repo, runId));
       return entry === undefined ? undefined : { value: entry.value as BenchRequest, version: entry.version };
+    },
+    async dispatchEffects(owner, repo) {
+      return [...(await store.listEffects(`dispatch:${slug(owner, repo)}#`)), ...(await store.listEffects(`bisect-dispatch:${slug(owner, repo)}:`))];
     },
     async putRun(request) {
       await store.putState(runKey(request.owner, request.repo, request.runId), request);

@@ -195,6 +195,9 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
     return 'dispatch-failed';
   }
 
+  // A retry of this handler after its run was reported (the replica died after recording the check run): nothing to open again.
+  if (run.id !== null && (await deps.state.getRun(where.owner, where.repo, run.id))?.value.status === 'reported') return 'dispatched';
+
   // The check run is opened alongside the state and the comment (one per head: a concurrent /bench on it shares it); its id joins the state when it comes back.
   const creatingCheck = openCheckRun(deps, client, where, pr, pull.head.sha, {
     detailsUrl: run.url,
@@ -233,19 +236,19 @@ async function handleCommand(deps: HandlerDeps, client: GitHubClient, payload: I
   if (Object.keys(request.args).length > 0) notes.push(`Arguments: ${Object.entries(request.args).map(([k, v]) => `${inertCode(k)} = ${inertCode(v.replace(/\n/g, ', '))}`).join(', ')}.`);
   if (run.id === null) notes.push('GitHub did not name the dispatched run: its report is matched to this request by workflow, the app as its actor, and time.');
   notes.push(configNote);
-  const recordingCheck = creatingCheck.then(async (checkRunId) => {
-    request.checkRunId = checkRunId;
-    if (request.runId !== null) await deps.state.putRun({ ...request, runId: request.runId });
-    const latest = await deps.state.getBench(request.owner, request.repo, request.pr);
-    if (latest?.value.runId === request.runId && latest.value.at === request.at) await deps.state.setBench({ ...latest.value, checkRunId }, latest.version);
-    // Replaced meanwhile by a /bench on another head, whose retire may have looked before this check run was open: it is closed here.
-    else if (latest !== undefined && latest.value.head !== request.head) await cancelCheckRun(deps, client, request, checkRunId, latest.value);
-  });
-  await Promise.all([
-    recordingCheck,
+  const [checkRunId] = await Promise.all([
+    creatingCheck,
     retiring,
     writeReportComment(deps, client, where, pr, renderBenchRunning({ requestedBy: login, commentUrl: request.commentUrl, base: request.base, head: request.head, runUrl: run.url, notes })),
   ]);
+  // The check run's id is recorded last: until then the run's completion waits (handleWorkflowRunCompleted), so that it is never
+  // reported before this in-progress check run and comment are made (a completion that came while this handler's replica was dead).
+  request.checkRunId = checkRunId;
+  if (request.runId !== null) await deps.state.putRun({ ...request, runId: request.runId });
+  const latest = await deps.state.getBench(request.owner, request.repo, request.pr);
+  if (latest?.value.runId === request.runId && latest.value.at === request.at) await deps.state.setBench({ ...latest.value, checkRunId }, latest.version);
+  // Replaced meanwhile by a /bench on another head, whose retire may have looked before this check run was open: it is closed here.
+  else if (latest !== undefined && latest.value.head !== request.head) await cancelCheckRun(deps, client, request, checkRunId, latest.value);
   deps.log.info({ owner: where.owner, repo: where.repo, pr, head: request.head, runId: run.id }, 'dispatched /bench');
   return 'dispatched';
 }

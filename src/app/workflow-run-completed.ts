@@ -1,6 +1,7 @@
 import { conclusionFor, type CheckConclusion } from '../github/check-run.ts';
 import type { GitHubClient } from '../github/github-client.ts';
 import { GitHubError } from '../github/github-client.ts';
+import { carriesToken, dispatchToken } from '../github/workflow-dispatch.ts';
 import { headline } from '../report/report-order.ts';
 import { formatConfigProblems } from './app-config.ts';
 import type { BenchRequest, Versioned } from './app-state.ts';
@@ -29,6 +30,7 @@ export interface WorkflowRunPayload {
     repository?: RepositoryIdentity | null;
     actor?: { login?: string } | null;
     created_at?: string;
+    display_title?: string;
   };
   repository?: { id?: number; full_name?: string; name?: string; owner?: { login?: string }; default_branch?: string };
 }
@@ -124,7 +126,9 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
         // The bisect run must also be one the app dispatched: handleBisectCompleted finds it by run id.
         const why = untrustedBecause(payload, 'dispatched', config.nightly.bisectWorkflow);
         if (why !== null) return distrust(why, 'a bisection');
-        return await handleBisectCompleted(deps, client, where, run.id, config);
+        const outcome = await handleBisectCompleted(deps, client, where, run.id, config);
+        if (outcome === 'not-dispatched-here' && (await dispatchNotRecorded(deps, where, run))) throw new NotRecordedYet(`bisect run ${run.id} was dispatched by the app and is not recorded yet (its dispatch is being made, or its replica stopped and the job waits out its lease); retried until it is`);
+        return outcome;
       }
     } catch (error) {
       // A malformed artifact does not get better on redelivery: say so in the log and move on.
@@ -136,7 +140,10 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
     const why = untrustedBecause(payload, 'dispatched', config.bench.workflow);
     if (why !== null) return distrust(why, 'a /bench run');
     const bound = await bindUnnamedRun(deps, where, payload, config.bench.workflow);
-    if (bound === undefined) return 'ignored';
+    if (bound === undefined) {
+      if (await dispatchNotRecorded(deps, where, run)) throw new NotRecordedYet(`/bench run ${run.id} was dispatched by the app and is not recorded yet (its dispatch is being made, or its replica stopped and the job waits out its lease); retried until it is`);
+      return 'ignored';
+    }
     entry = bound;
   }
   const request = entry.value;
@@ -145,6 +152,9 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   if (request.status === 'replaced') return 'superseded';
   const latest = await deps.state.getBench(where.owner, where.repo, request.pr);
   if (latest !== undefined && latest.value.runId !== run.id && latest.value.at > request.at) return 'superseded';
+  // The /bench that dispatched the run records its check run last, once the in-progress check run and comment are made: reported
+  // before that, they would be made after the report and stay (the run ended at once, or the /bench's replica died and its job waits out its lease).
+  if (request.status === 'running' && request.checkRunId === null) throw new NotRecordedYet(`the /bench of ${request.owner}/${request.repo}#${request.pr} that dispatched run ${run.id} has not opened its check run yet; retried until it has`);
 
   // Three independent reads at once: the config, the pull request's head now, and the artifact.
   const noSamples = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.`;
@@ -210,6 +220,33 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
   }
   deps.log.info({ owner: where.owner, repo: where.repo, pr: request.pr, runId: run.id, conclusion }, 'reported /bench');
   return recomputed !== null ? 'reported' : 'failure-reported';
+}
+
+/**
+ * NotRecordedYet is thrown for the completion of a run the app dispatched
+ * whose handler has not finished recording it: the job is retried (after
+ * 10 s, doubling; JOB_DEFAULTS) until it has, instead of the completion
+ * being dropped and the check run left in progress. It happens when the
+ * replica that dispatched the run was killed before recording it (its job
+ * is taken over when its lease runs out, 30 s) or a run ends at once.
+ */
+export class NotRecordedYet extends Error {
+  override name = 'NotRecordedYet';
+}
+
+/**
+ * dispatchNotRecorded says whether `run`, which the app has no record of, is
+ * the app's own dispatch whose record is still to come: started by the app
+ * (its actor), and named (its run-name) with the token of one of the
+ * repository's dispatch effects that is intended (made or being made, the
+ * outcome not stored) or done with this run.
+ */
+async function dispatchNotRecorded(deps: HandlerDeps, where: Repo, run: NonNullable<WorkflowRunPayload['workflow_run']> & { id: number }): Promise<boolean> {
+  const botLogin = await deps.botLogin();
+  const actor = run.actor?.login;
+  if (botLogin === null || typeof actor !== 'string' || actor.toLowerCase() !== botLogin.toLowerCase() || typeof run.display_title !== 'string') return false;
+  const title = run.display_title;
+  return (await deps.state.dispatchEffects(where.owner, where.repo)).some((e) => (e.status === 'intended' || e.githubId === run.id) && carriesToken(title, dispatchToken(e.key)));
 }
 
 /** UNNAMED_RUN_SKEW_MS is how far GitHub's clock (a run's created_at) may be from the app's own (a dispatch's times). */

@@ -23,6 +23,11 @@ export function dispatchToken(effectKey: string): string {
   return `bb${createHash('sha256').update(effectKey).digest('hex').slice(0, 16)}`;
 }
 
+/** carriesToken says whether a run's name carries a dispatch token as a word of its own: a token is never a prefix of another (fixed length), but a title is free text. */
+export function carriesToken(title: string, token: string): boolean {
+  return new RegExp(`(^|[^0-9a-z])${token}($|[^0-9a-z])`).test(title);
+}
+
 /** DispatchedRun is the run a dispatch started, when GitHub named it (github.com answers `return_run_details`; GHES answers 204). */
 export interface DispatchedRun {
   id: number | null;
@@ -96,8 +101,6 @@ const MAX_RUN_PAGES = 10;
  */
 export async function findDispatchedRun(client: GitHubClient, options: { owner: string; repo: string; workflow: string; token: string; since: string }): Promise<{ id: number; url: string } | null> {
   const since = Date.parse(options.since) - DISPATCH_SKEW_MS;
-  // A word of its own: a token is never a prefix of another (fixed length), but a title is free text.
-  const carries = new RegExp(`(^|[^0-9a-z])${options.token}($|[^0-9a-z])`);
   const mine: WorkflowRunSummary[] = [];
   for (let page = 1; page <= MAX_RUN_PAGES; page++) {
     const answer = await client.request<{ workflow_runs?: WorkflowRunSummary[] }>('GET', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
@@ -110,7 +113,7 @@ export async function findDispatchedRun(client: GitHubClient, options: { owner: 
       page,
     });
     const runs = answer?.workflow_runs ?? [];
-    mine.push(...runs.filter((r) => r.event === 'workflow_dispatch' && carries.test(r.display_title ?? '')));
+    mine.push(...runs.filter((r) => r.event === 'workflow_dispatch' && carriesToken(r.display_title ?? '', options.token)));
     if (runs.length < 100 || runs.some((r) => Date.parse(r.created_at) < since)) break;
   }
   if (mine.length === 0) return null;

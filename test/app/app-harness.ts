@@ -251,7 +251,7 @@ export function secondsAfter(iso: string, s: number): string {
  * `event`, `headBranch` and `fork` (the head repository is someone's fork)
  * make it something else.
  */
-export function runEvent(r: { runId: number; conclusion: string; workflow?: string; attempt?: number; event?: string; headBranch?: string; fork?: string; headSha?: string; actor?: string; createdAt?: string }): Record<string, any> {
+export function runEvent(r: { runId: number; conclusion: string; workflow?: string; attempt?: number; event?: string; headBranch?: string; fork?: string; headSha?: string; actor?: string; createdAt?: string; displayTitle?: string }): Record<string, any> {
   const payload = fixture('workflow_run.completed.json');
   const path = `.github/workflows/${r.workflow ?? BENCH_WORKFLOW}`;
   Object.assign(payload.workflow_run, {
@@ -265,6 +265,7 @@ export function runEvent(r: { runId: number; conclusion: string; workflow?: stri
   });
   if (r.headSha !== undefined) payload.workflow_run.head_sha = r.headSha;
   if (r.createdAt !== undefined) payload.workflow_run.created_at = r.createdAt;
+  if (r.displayTitle !== undefined) payload.workflow_run.display_title = r.displayTitle;
   if (r.actor !== undefined) {
     const type = r.actor.endsWith('[bot]') ? 'Bot' : 'User';
     payload.workflow_run.actor = { ...payload.workflow_run.actor, login: r.actor, type };

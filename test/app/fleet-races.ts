@@ -112,7 +112,8 @@ const TRIALS: Record<RaceName, Trial> = {
     await Promise.all(prs.map(async (pr) => {
       const run = bisectsOf(dispatched.e, pr)[0];
       if (run === undefined) return;
-      const [x, y] = await Promise.all([fleet.send(fleet.completeBisect(run.runId), a), fleet.send(fleet.completeBisect(run.runId, 2), b)]);
+      const [first, again] = [await fleet.completeBisect(run.runId), await fleet.completeBisect(run.runId, 2)];
+      const [x, y] = await Promise.all([fleet.send(first, a), fleet.send(again, b)]);
       if (!accepted(x) || !accepted(y)) problems.push(`#${pr}: the completions were answered ${x.status} and ${y.status}`);
     }));
     await until(fleet, (e) => prs.every((pr) => bisectsOf(e, pr).length === 0 || e.issues.some((issue) => issue.marker === markerOf(pr))), waitMs);
@@ -207,13 +208,16 @@ export interface CrashOptions {
   prs: number[];
   burstMs: number;
   /** killAtMs is when, from the first delivery of the burst, the victim is killed (0: with the first delivery in flight). */
-  killAtMs: number;
+  killAtMs?: number;
+  /** afterDispatches, when set, kills the victim instead of at killAtMs as soon as the stand-in has seen this many of the burst's workflows dispatched (polled every 10 ms): in the middle of the dispatches. */
+  afterDispatches?: number;
   /** deadlineMs bounds the wait, from the crash, for every command's report. */
   deadlineMs: number;
 }
 
 /** CrashResult is how a crash went, as the stand-in and the burst's answers saw it. */
 export interface CrashResult {
+  /** killAtMs is when, from the first delivery of the burst, the victim was killed. */
   killAtMs: number;
   /** sentToVictim counts the deliveries sent to the victim before it died, answeredByVictim those it answered 2xx. */
   sentToVictim: number;
@@ -254,17 +258,28 @@ export async function crash(fleet: Fleet, options: CrashOptions): Promise<CrashR
   const started = performance.now();
   let crashedAt = 0;
   let atKill: Promise<[number, number | null]> | undefined;
-  const killing = new Promise<void>((resolve) => setTimeout(() => {
-    crashedAt = Date.now();
-    void victim.kill('SIGKILL').then(() => {
-      // What the victim left behind, as the stand-in and the store saw it the moment it was gone.
-      atKill = Promise.all([
-        fleet.stand.effects().then((e) => e.dispatches.length - before),
-        fetch(`${survivor.url}/healthz`).then(async (res) => ((await res.json()) as { queue?: { leased?: number } }).queue?.leased ?? null).catch(() => null),
-      ]);
-      resolve();
-    });
-  }, options.killAtMs));
+  let killedAtMs = 0;
+  const killing = new Promise<void>((resolve) => {
+    const kill = () => {
+      crashedAt = Date.now();
+      killedAtMs = performance.now() - started;
+      void victim.kill('SIGKILL').then(() => {
+        // What the victim left behind, as the stand-in and the store saw it the moment it was gone.
+        atKill = Promise.all([
+          fleet.stand.effects().then((e) => e.dispatches.length - before),
+          fetch(`${survivor.url}/healthz`).then(async (res) => ((await res.json()) as { queue?: { leased?: number } }).queue?.leased ?? null).catch(() => null),
+        ]);
+        resolve();
+      });
+    };
+    if (options.afterDispatches === undefined) setTimeout(kill, options.killAtMs ?? 0);
+    else {
+      void (async () => {
+        while ((await fleet.stand.runsSince(before)).length < options.afterDispatches!) await pause(10);
+        kill();
+      })();
+    }
+  });
   for (const [i, d] of deliveries.entries()) {
     const wait = started + (i * options.burstMs) / prs.length - performance.now();
     if (wait > 0) await pause(wait);
@@ -307,7 +322,7 @@ export async function crash(fleet: Fleet, options: CrashOptions): Promise<CrashR
     return `#${pr}: ${dispatchesOf(pr)} dispatches, check runs [${checks.join(', ')}], ${e.comments.filter((c) => c.pr === pr && c.marker === REPORT_MARKER).length} report comments`;
   })];
   return {
-    killAtMs: options.killAtMs,
+    killAtMs: Math.round(killedAtMs),
     sentToVictim: answered.filter((a) => a.toVictim).length,
     answeredByVictim: answered.filter((a) => a.toVictim && accepted(a.r)).length,
     redelivered: failed.length,

@@ -32,10 +32,10 @@ export interface Fleet {
   command(pr: number, login: string, body: string): Promise<Delivery>;
   /** nightly seeds a nightly run whose scan.json confirms a regression of `series`, and returns its completion. */
   nightly(runId: number, series: string): Promise<Delivery>;
-  /** complete seeds a /bench run's benchbot-report artifact (base.json, head.json, report.json) and returns its completion. */
+  /** completeBench seeds a /bench run's benchbot-report artifact (base.json, head.json, report.json) and returns its completion. */
   completeBench(runId: number, attempt?: number): Promise<Delivery>;
   /** completeBisect returns a bisect run's completion (no bisect.json: the issue names the nightly range). */
-  completeBisect(runId: number, attempt?: number): Delivery;
+  completeBisect(runId: number, attempt?: number): Promise<Delivery>;
   /** waitFor polls the stand-in's effects until `done` holds, or throws after `ms` with `describe`'s account. */
   waitFor(done: (e: Effects) => boolean, ms: number, describe: (e: Effects) => string): Promise<Effects>;
   /** settle waits until nothing has been written for `quietMs`, then returns the effects. */
@@ -116,9 +116,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     },
     async completeBench(runId, attempt = 1) {
       if (attempt === 1) await stand.addArtifact({ runId, name: 'benchbot-report', files: report });
-      return delivery('workflow_run', workflowRunPayload({ runId, workflow: BENCH_WORKFLOW, attempt }));
+      return delivery('workflow_run', workflowRunPayload({ runId, workflow: BENCH_WORKFLOW, attempt, ...(await stand.run(runId)) }));
     },
-    completeBisect: (runId, attempt = 1) => delivery('workflow_run', workflowRunPayload({ runId, workflow: BISECT_WORKFLOW, attempt })),
+    completeBisect: async (runId, attempt = 1) => delivery('workflow_run', workflowRunPayload({ runId, workflow: BISECT_WORKFLOW, attempt, ...(await stand.run(runId)) })),
     async waitFor(done, ms, describe) {
       const until = Date.now() + ms;
       for (;;) {

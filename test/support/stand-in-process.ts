@@ -43,6 +43,13 @@ export interface Effects {
   creations: number;
 }
 
+/** RunDetails are the fields of a run's `workflow_run` payload that come from its dispatch. */
+export interface RunDetails {
+  displayTitle: string;
+  actor: string;
+  createdAt: string;
+}
+
 /** StandInProcess is a stand-in in a child process. */
 export interface StandInProcess {
   url: string;
@@ -53,6 +60,8 @@ export interface StandInProcess {
   addArtifact(a: { runId: number; name: string; files: Record<string, string> }): Promise<void>;
   /** runsSince returns the dispatches from index `from` on, with the run each created. */
   runsSince(from: number): Promise<Effects['dispatches']>;
+  /** run returns what GitHub's webhook says of a run the stand-in created: its name (the run-name with the inputs), actor and creation time. */
+  run(runId: number): Promise<RunDetails>;
   effects(options?: { bodies?: boolean }): Promise<Effects>;
   /** setJitter delays every API answer by a random 0..ms. */
   setJitter(ms: number): Promise<void>;
@@ -97,6 +106,7 @@ export async function startStandInProcess(seed: StandInSeed): Promise<StandInPro
     editComment: (id, body) => call('edit', { commentId: id, body }),
     addArtifact: (a) => call('artifact', a),
     runsSince: (from) => call('runs', { from }),
+    run: (runId) => call('run', { runId }),
     effects: (options = {}) => call('effects', options),
     setJitter: (ms) => call('jitter', { ms }),
     close: async () => {
@@ -157,6 +167,11 @@ async function childMain(): Promise<void> {
     runs(m) {
       const s = stand!.state;
       return s.dispatches.slice(m.from as number).map((d, i) => ({ index: (m.from as number) + i, workflowId: d.workflowId, runId: s.runs[(m.from as number) + i]?.id ?? 0, inputs: d.inputs }));
+    },
+    run(m) {
+      const run = stand!.state.runs.find((r) => r.id === m.runId);
+      if (!run) throw new Error(`no run ${String(m.runId)}`);
+      return { displayTitle: run.displayTitle, actor: run.actor.login, createdAt: run.createdAt } satisfies RunDetails;
     },
     effects(m) {
       const s = stand!.state;

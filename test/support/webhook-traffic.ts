@@ -39,9 +39,9 @@ export function commentPayload(c: { pr: number; id: number; body: string; login:
  * from `event`; runs of the app's own workflows come from workflow_dispatch
  * or schedule on the default branch, CI runs from pull_request on a branch.
  */
-export function workflowRunPayload(r: { runId: number; workflow: string; action?: 'requested' | 'in_progress' | 'completed'; conclusion?: string; event?: string; headBranch?: string; attempt?: number }): Record<string, any> {
+export function workflowRunPayload(r: { runId: number; workflow: string; action?: 'requested' | 'in_progress' | 'completed'; conclusion?: string; event?: string; headBranch?: string; attempt?: number; actor?: string; createdAt?: string; displayTitle?: string }): Record<string, any> {
   const action = r.action ?? 'completed';
-  const payload = runEvent({ runId: r.runId, conclusion: r.conclusion ?? 'success', workflow: r.workflow, event: r.event, headBranch: r.headBranch, attempt: r.attempt });
+  const payload = runEvent({ runId: r.runId, conclusion: r.conclusion ?? 'success', workflow: r.workflow, event: r.event, headBranch: r.headBranch, attempt: r.attempt, actor: r.actor, createdAt: r.createdAt, displayTitle: r.displayTitle });
   payload.action = action;
   if (action !== 'completed') Object.assign(payload.workflow_run, { status: action === 'requested' ? 'queued' : 'in_progress', conclusion: null });
   return payload;
