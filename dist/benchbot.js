@@ -56762,6 +56762,9 @@ function createAppState(store, now = Date.now, effectLeaseMs = EFFECT_LEASE_MS) 
       const entry = await store.getState(runKey2(owner, repo, runId));
       return entry === void 0 ? void 0 : { value: entry.value, version: entry.version };
     },
+    async dispatchEffects(owner, repo) {
+      return [...await store.listEffects(`dispatch:${slug(owner, repo)}#`), ...await store.listEffects(`bisect-dispatch:${slug(owner, repo)}:`)];
+    },
     async putRun(request2) {
       await store.putState(runKey2(request2.owner, request2.repo, request2.runId), request2);
     },
@@ -63743,6 +63746,9 @@ var DISPATCH_KEY_INPUT = "dispatch-key";
 function dispatchToken(effectKey) {
   return `bb${createHash6("sha256").update(effectKey).digest("hex").slice(0, 16)}`;
 }
+function carriesToken(title, token) {
+  return new RegExp(`(^|[^0-9a-z])${token}($|[^0-9a-z])`).test(title);
+}
 async function dispatchWorkflow(client, options2) {
   const send = async (inputs) => {
     const answer = await client.request("POST", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
@@ -63767,7 +63773,6 @@ var DISPATCH_SKEW_MS = 6e4;
 var MAX_RUN_PAGES = 10;
 async function findDispatchedRun(client, options2) {
   const since = Date.parse(options2.since) - DISPATCH_SKEW_MS;
-  const carries = new RegExp(`(^|[^0-9a-z])${options2.token}($|[^0-9a-z])`);
   const mine = [];
   for (let page = 1; page <= MAX_RUN_PAGES; page++) {
     const answer = await client.request("GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
@@ -63780,7 +63785,7 @@ async function findDispatchedRun(client, options2) {
       page
     });
     const runs = answer?.workflow_runs ?? [];
-    mine.push(...runs.filter((r) => r.event === "workflow_dispatch" && carries.test(r.display_title ?? "")));
+    mine.push(...runs.filter((r) => r.event === "workflow_dispatch" && carriesToken(r.display_title ?? "", options2.token)));
     if (runs.length < 100 || runs.some((r) => Date.parse(r.created_at) < since)) break;
   }
   if (mine.length === 0) return null;
@@ -63988,6 +63993,7 @@ async function handleCommand(deps, client, payload, target, comment2, version) {
     await Promise.all([react(client, where, comment2.id, "confused"), reply(deps, client, target, login, [`I could not start the benchmark workflow. ${hint}`], configNote)]);
     return "dispatch-failed";
   }
+  if (run2.id !== null && (await deps.state.getRun(where.owner, where.repo, run2.id))?.value.status === "reported") return "dispatched";
   const creatingCheck = openCheckRun(deps, client, where, pr, pull.head.sha, {
     detailsUrl: run2.url,
     externalId: run2.id === null ? null : String(run2.id),
@@ -64024,18 +64030,16 @@ async function handleCommand(deps, client, payload, target, comment2, version) {
   if (Object.keys(request2.args).length > 0) notes.push(`Arguments: ${Object.entries(request2.args).map(([k, v]) => `${inertCode(k)} = ${inertCode(v.replace(/\n/g, ", "))}`).join(", ")}.`);
   if (run2.id === null) notes.push("GitHub did not name the dispatched run: its report is matched to this request by workflow, the app as its actor, and time.");
   notes.push(configNote);
-  const recordingCheck = creatingCheck.then(async (checkRunId) => {
-    request2.checkRunId = checkRunId;
-    if (request2.runId !== null) await deps.state.putRun({ ...request2, runId: request2.runId });
-    const latest = await deps.state.getBench(request2.owner, request2.repo, request2.pr);
-    if (latest?.value.runId === request2.runId && latest.value.at === request2.at) await deps.state.setBench({ ...latest.value, checkRunId }, latest.version);
-    else if (latest !== void 0 && latest.value.head !== request2.head) await cancelCheckRun(deps, client, request2, checkRunId, latest.value);
-  });
-  await Promise.all([
-    recordingCheck,
+  const [checkRunId] = await Promise.all([
+    creatingCheck,
     retiring,
     writeReportComment(deps, client, where, pr, renderBenchRunning({ requestedBy: login, commentUrl: request2.commentUrl, base: request2.base, head: request2.head, runUrl: run2.url, notes }))
   ]);
+  request2.checkRunId = checkRunId;
+  if (request2.runId !== null) await deps.state.putRun({ ...request2, runId: request2.runId });
+  const latest = await deps.state.getBench(request2.owner, request2.repo, request2.pr);
+  if (latest?.value.runId === request2.runId && latest.value.at === request2.at) await deps.state.setBench({ ...latest.value, checkRunId }, latest.version);
+  else if (latest !== void 0 && latest.value.head !== request2.head) await cancelCheckRun(deps, client, request2, checkRunId, latest.value);
   deps.log.info({ owner: where.owner, repo: where.repo, pr, head: request2.head, runId: run2.id }, "dispatched /bench");
   return "dispatched";
 }
@@ -64591,7 +64595,9 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
       if (isWorkflow(path2, config4.nightly.bisectWorkflow)) {
         const why3 = untrustedBecause(payload, "dispatched", config4.nightly.bisectWorkflow);
         if (why3 !== null) return distrust(why3, "a bisection");
-        return await handleBisectCompleted(deps, client, where, run2.id, config4);
+        const outcome = await handleBisectCompleted(deps, client, where, run2.id, config4);
+        if (outcome === "not-dispatched-here" && await dispatchNotRecorded(deps, where, run2)) throw new NotRecordedYet(`bisect run ${run2.id} was dispatched by the app and is not recorded yet (its dispatch is being made, or its replica stopped and the job waits out its lease); retried until it is`);
+        return outcome;
       }
     } catch (error) {
       if (!(error instanceof ScanShapeError || error instanceof ZipError)) throw error;
@@ -64602,7 +64608,10 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
     const why2 = untrustedBecause(payload, "dispatched", config4.bench.workflow);
     if (why2 !== null) return distrust(why2, "a /bench run");
     const bound = await bindUnnamedRun(deps, where, payload, config4.bench.workflow);
-    if (bound === void 0) return "ignored";
+    if (bound === void 0) {
+      if (await dispatchNotRecorded(deps, where, run2)) throw new NotRecordedYet(`/bench run ${run2.id} was dispatched by the app and is not recorded yet (its dispatch is being made, or its replica stopped and the job waits out its lease); retried until it is`);
+      return "ignored";
+    }
     entry = bound;
   }
   const request2 = entry.value;
@@ -64611,6 +64620,7 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   if (request2.status === "replaced") return "superseded";
   const latest = await deps.state.getBench(where.owner, where.repo, request2.pr);
   if (latest !== void 0 && latest.value.runId !== run2.id && latest.value.at > request2.at) return "superseded";
+  if (request2.status === "running" && request2.checkRunId === null) throw new NotRecordedYet(`the /bench of ${request2.owner}/${request2.repo}#${request2.pr} that dispatched run ${run2.id} has not opened its check run yet; retried until it has`);
   const noSamples = `the run uploaded no \`${REPORT_ARTIFACT}\` artifact with ${RESULTS_FILES.base} and ${RESULTS_FILES.head}.`;
   const unreadable = (message) => `the \`${REPORT_ARTIFACT}\` artifact could not be read: ${message}`;
   const reading = downloadArtifactZip(client, where, run2.id, REPORT_ARTIFACT).then(
@@ -64668,6 +64678,16 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   }
   deps.log.info({ owner: where.owner, repo: where.repo, pr: request2.pr, runId: run2.id, conclusion }, "reported /bench");
   return recomputed !== null ? "reported" : "failure-reported";
+}
+var NotRecordedYet = class extends Error {
+  name = "NotRecordedYet";
+};
+async function dispatchNotRecorded(deps, where, run2) {
+  const botLogin = await deps.botLogin();
+  const actor = run2.actor?.login;
+  if (botLogin === null || typeof actor !== "string" || actor.toLowerCase() !== botLogin.toLowerCase() || typeof run2.display_title !== "string") return false;
+  const title = run2.display_title;
+  return (await deps.state.dispatchEffects(where.owner, where.repo)).some((e) => (e.status === "intended" || e.githubId === run2.id) && carriesToken(title, dispatchToken(e.key)));
 }
 var UNNAMED_RUN_SKEW_MS = 1e4;
 async function bindUnnamedRun(deps, where, payload, workflow) {
