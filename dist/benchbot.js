@@ -43039,7 +43039,7 @@ async function jsonIterations(executor, remote, benchmark, local) {
 var GO_EXEC = `#!/bin/sh
 # benchbot: runs a Go test binary under valgrind with a fixed schedule (go test -exec).
 bin=$1; shift
-eval "exec $BENCHBOT_VALGRIND \\"\\$bin\\" \\"\\$@\\" -test.run='^$' \\"-test.bench=\\$BENCHBOT_GO_BENCH\\" \\"-test.benchtime=\\$BENCHBOT_GO_BENCHTIME\\" -test.count=1"
+eval "exec $BENCHBOT_VALGRIND \\"\\$bin\\" \\"\\$@\\" -test.run='^$' \\"-test.bench=\\$BENCHBOT_GO_BENCH\\" \\"-test.benchtime=\\$BENCHBOT_GO_BENCHTIME\\" -test.count=1 -test.timeout=0"
 `;
 async function writeGoExec(executor, dir, remote) {
   const written = await executor.run(`printf '%s' ${shellQuote(GO_EXEC)} > ${shellQuote(`${remote}/go-exec`)} && chmod +x ${shellQuote(`${remote}/go-exec`)}`, { cwd: dir, timeoutMs: 3e4 });
