@@ -50,6 +50,12 @@ if ! python3 -c 'import scipy, pandas' 2>/dev/null; then
   say "installing scipy and pandas (pip)"
   python3 -m pip install -q scipy pandas 2>/dev/null || python3 -m pip install -q --break-system-packages scipy pandas
 fi
+# pytest-benchmark suites are counted under valgrind through a pytest plugin
+# (--instructions); the tests count a real pytest project.
+if ! python3 -c 'import pytest, pytest_benchmark' 2>/dev/null; then
+  say "installing pytest and pytest-benchmark (pip)"
+  python3 -m pip install -q pytest pytest-benchmark 2>/dev/null || python3 -m pip install -q --break-system-packages pytest pytest-benchmark
+fi
 # The /bench command finder is checked against GitHub's renderer, cmark-gfm,
 # through its Python binding (test/app/command-gfm-differential.test.ts).
 if ! python3 -c 'import cmarkgfm' 2>/dev/null; then

@@ -16,7 +16,8 @@ export function instructionFlagsUsage(repeats: number = DEFAULT_COUNT_REPEATS): 
   --instructions-repeats N
                           counts per side (default ${repeats})
   --instructions-iterations N
-                          iterations of the fixed schedule (default: Go 1000, Google Benchmark 100 from 1.8, else 1)`;
+                          iterations of the fixed schedule (default: Go 1000, Google Benchmark 100 from 1.8,
+                          pytest-benchmark 10, else 1)`;
 }
 
 type InstructionValues = { instructions?: boolean; counters?: boolean } & Partial<Record<'instructions-filter' | 'instructions-repeats' | 'instructions-iterations', string>>;

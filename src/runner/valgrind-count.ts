@@ -13,6 +13,7 @@ import { readBoundedFile } from './read-bounded-text.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import { conversionFactor } from '../model/units.ts';
 import { CRITERION_FORMATS, criterionPlan, criterionSchedule } from './criterion-count.ts';
+import { PYTEST_COUNT_C, PYTEST_COUNT_MODULE, PYTEST_COUNT_PLUGIN } from './pytest-count-plugin.ts';
 
 /**
  * COUNTED_HARNESSES are the harnesses whose iteration schedule benchbot can
@@ -20,10 +21,11 @@ import { CRITERION_FORMATS, criterionPlan, criterionSchedule } from './criterion
  * Google Benchmark (`BENCHMARK_MIN_TIME` through its environment, one
  * process per benchmark), Go (`-test.benchtime Nx` through `go test -exec`),
  * criterion (its `--test` mode, one iteration, read from `target/criterion`
- * or from cargo bench's console), and `--format command` (the whole command
- * counted once).
+ * or from cargo bench's console), pytest-benchmark (a plugin benchbot loads
+ * replaces its clock-driven schedule with N calls, pytest-count-plugin.ts)
+ * and `--format command` (the whole command counted once).
  */
-export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', 'criterion', 'cargo-bench', 'command'];
+export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', 'criterion', 'cargo-bench', 'pytest-benchmark', 'command'];
 
 /**
  * DEFAULT_COUNT_ITERATIONS is the fixed schedule per harness: iterations per
@@ -34,9 +36,12 @@ export const COUNTED_HARNESSES: readonly string[] = ['google-benchmark', 'go', '
  * the Go runtime adds a few ten thousand instructions of its own scheduling
  * to some runs (measured here, a 4,000-instruction sum: 100x spread 12%
  * between repeats, 1000x 0.5%). criterion's one fixed schedule is its
- * `--test` mode: one iteration (criterion-count.ts).
+ * `--test` mode: one iteration (criterion-count.ts). pytest-benchmark calls
+ * the function 10 times after one uncounted warm-up call: CPython repeats
+ * its work to within a few hundredths of a percent with a fixed hash seed,
+ * and more calls would only multiply valgrind's time on slow benchmarks.
  */
-export const DEFAULT_COUNT_ITERATIONS: Readonly<Record<string, number>> = { 'google-benchmark': 100, go: 1000, criterion: 1, 'cargo-bench': 1 };
+export const DEFAULT_COUNT_ITERATIONS: Readonly<Record<string, number>> = { 'google-benchmark': 100, go: 1000, criterion: 1, 'cargo-bench': 1, 'pytest-benchmark': 10 };
 
 /**
  * COUNT_BUDGET_SECONDS is how much of a benchmark's own (native) time one
@@ -97,6 +102,19 @@ export const DEFAULT_COUNT_REPEATS = 3;
  * with a reason.
  */
 export const COUNT_VARIATION_LIMIT = 0.01;
+
+/**
+ * JIT_RUNTIMES are the runtimes of the harnesses whose counts cannot
+ * repeat: V8 compiles on background threads and tiers up on budgets, the
+ * JVM's and .NET's tiered JITs compile on background threads too, and all
+ * three collect garbage concurrently; the moment optimized code is
+ * installed, and so the instructions a benchmark's iterations execute,
+ * depends on thread timing (docs/instructions.md).
+ */
+const JIT_RUNTIMES: Readonly<Record<string, string>> = {
+  'benchmark-js': 'V8 (Node.js)', tinybench: 'a JavaScript engine (V8 in Node.js)', mitata: 'a JavaScript engine (V8 in Node.js)', 'vitest-bench': 'a JavaScript engine (V8 in Node.js)',
+  jmh: 'the JVM', benchmarkdotnet: '.NET',
+};
 
 /** COUNT_DIR is the directory, inside the directory the benchmark runs in, that holds the callgrind files while they are made. */
 const COUNT_DIR = '.benchbot-callgrind';
@@ -208,6 +226,8 @@ export interface Planned {
   noneRan?: string;
   /** valgrindEnv hands the valgrind invocation to a wrapper the command may start (cargo's target runner) in $BENCHBOT_VALGRIND. */
   valgrindEnv?: boolean;
+  /** batch are the benchmarks one process counts, one callgrind dump each (pytest-benchmark); `benchmark` then only labels the batch. */
+  batch?: readonly string[];
 }
 
 /**
@@ -227,7 +247,11 @@ export async function countInstructions(settings: CountSettings, executor: Execu
   const iterations = settings.iterations ?? DEFAULT_COUNT_ITERATIONS[settings.format] ?? 1;
   const outcome: CountOutcome = { measurements: [], profiles: [], reasons: [], durationMs: 0 };
   if (!COUNTED_HARNESSES.includes(settings.format)) {
-    outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: ${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs; instructions are counted for ${COUNTED_HARNESSES.join(', ')} (docs/instructions.md); wall time as before` });
+    const jit = JIT_RUNTIMES[settings.format];
+    const why = jit !== undefined
+      ? `${settings.format} runs on ${jit}, whose JIT compiles hot code on background threads at moments that depend on time and whose garbage collector runs concurrently, so the work counted would differ from run to run`
+      : `${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs`;
+    outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: ${why}; instructions are counted for ${COUNTED_HARNESSES.join(', ')} (docs/instructions.md); wall time as before` });
     return outcome;
   }
   const names = settings.format === 'command' ? ['command'] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
@@ -264,6 +288,15 @@ export async function countInstructions(settings: CountSettings, executor: Execu
     const schedule = await criterionSchedule(settings, executor, dir, remote);
     if (settings.iterations !== undefined && settings.iterations !== 1) outcome.reasons.push({ kind: 'note', message: `${name('instructions-iterations')} ${settings.iterations}: criterion's one fixed schedule is its --test mode, one iteration per benchmark; counted so` });
     for (const benchmark of names) plans.push(criterionPlan(settings.bench, benchmark, schedule));
+  } else if (settings.format === 'pytest-benchmark') {
+    const problem = await writePytestPlugin(executor, dir, remote, settings.env);
+    if (problem !== undefined) {
+      outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: ${problem}; wall time as before` });
+      await executor.run(`rm -rf ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 30_000 });
+      return outcome;
+    }
+    // One pytest process per core counts its share of the benchmarks: Python and the collection start once per batch, not per benchmark.
+    for (const [i, batch] of contiguousBatches(names, settings.parallel ?? 1).entries()) plans.push(await pytestPlan(settings, executor, dir, remote, batch, i, iterations));
   } else {
     plans.push({
       benchmark: 'command',
@@ -280,23 +313,33 @@ export async function countInstructions(settings: CountSettings, executor: Execu
   const started = process.hrtime.bigint();
   for (let repeat = 1; repeat <= repeats; repeat++) {
     // Counts do not depend on the machine's load, so a repeat's benchmarks run side by side; the results are taken in order.
-    const live = plans.filter((plan) => !failed.has(plan.benchmark));
-    const results = await inParallel(live, settings.parallel ?? 1, (plan) => countOne(settings, executor, dir, remote, plan, `b${plans.indexOf(plan)}.r${repeat}`));
+    const live = plans.filter((plan) => (plan.batch ?? [plan.benchmark]).some((b) => !failed.has(b)));
+    const results = await inParallel(live, settings.parallel ?? 1, (plan) => (plan.batch !== undefined ? countBatch : countOne)(settings, executor, dir, remote, plan, `b${plans.indexOf(plan)}.r${repeat}`));
     for (const [i, plan] of live.entries()) {
-      const counted = results[i];
-      if ('reason' in counted) {
-        failed.add(plan.benchmark);
-        outcome.reasons.push({ benchmark: plan.benchmark === 'command' ? undefined : plan.benchmark, kind: 'note', message: `${name('instructions')}: ${counted.reason}; wall time as before` });
+      const result = results[i];
+      if (plan.batch !== undefined && 'reason' in result) {
+        // The batch's process failed as a whole: one line for all its benchmarks.
+        for (const b of plan.batch) failed.add(b);
+        outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: ${plan.batch.length} benchmark(s) not counted: ${result.reason}; wall time as before` });
         continue;
       }
-      const kept = join(settings.keepDir, `${fileSafe(plan.benchmark)}.${tagSafe(tag)}.r${repeat}.callgrind`);
-      renameSync(counted.file, kept);
-      outcome.profiles.push({ benchmark: plan.benchmark, repeat, file: kept, iterations: counted.iterations });
-      const v = values.get(plan.benchmark) ?? { instructions: [], cycles: [], own: [] };
-      v.instructions.push(counted.totals.Ir / counted.iterations);
-      if (counted.ownIr !== undefined) v.own.push(counted.ownIr / counted.iterations);
-      v.cycles.push(estimatedCycles(counted.totals) / counted.iterations);
-      values.set(plan.benchmark, v);
+      const each: [string, Counted][] = 'each' in result ? result.each : [[plan.benchmark, result]];
+      for (const [benchmark, counted] of each) {
+        if (failed.has(benchmark) || 'each' in counted) continue;
+        if ('reason' in counted) {
+          failed.add(benchmark);
+          outcome.reasons.push({ benchmark: benchmark === 'command' ? undefined : benchmark, kind: 'note', message: `${name('instructions')}: ${counted.reason}; wall time as before` });
+          continue;
+        }
+        const kept = join(settings.keepDir, `${fileSafe(benchmark)}.${tagSafe(tag)}.r${repeat}.callgrind`);
+        renameSync(counted.file, kept);
+        outcome.profiles.push({ benchmark, repeat, file: kept, iterations: counted.iterations });
+        const v = values.get(benchmark) ?? { instructions: [], cycles: [], own: [] };
+        v.instructions.push(counted.totals.Ir / counted.iterations);
+        if (counted.ownIr !== undefined) v.own.push(counted.ownIr / counted.iterations);
+        v.cycles.push(estimatedCycles(counted.totals) / counted.iterations);
+        values.set(benchmark, v);
+      }
     }
   }
   outcome.durationMs = Number(process.hrtime.bigint() - started) / 1e6;
@@ -335,8 +378,11 @@ async function inParallel<T, R>(items: readonly T[], parallel: number, work: (it
   return results;
 }
 
-/** Counted is one count, or why not; `ownIr` is, for a count read by {@link callgrindSubtree}, the instructions of the program's own functions (the rest were calls into the runtime). */
-type Counted = { reason: string; durationMs: number } | { totals: CallgrindTotals; file: string; iterations: number; durationMs: number; ownIr?: number };
+/** Counted is one count, or why not; `ownIr` is, for a count read by {@link callgrindSubtree}, the instructions of the program's own functions (the rest were calls into the runtime); `each` a batch's outcome per benchmark. */
+type Counted =
+  | { reason: string; durationMs: number }
+  | { totals: CallgrindTotals; file: string; iterations: number; durationMs: number; ownIr?: number }
+  | { each: [string, Counted][]; durationMs: number };
 
 /**
  * countOne runs one benchmark once under callgrind (children traced, so a
@@ -427,12 +473,13 @@ async function countSubtree(plan: Planned, all: readonly { local: string; text: 
  * simulation (for estimated cycles), children traced except build tools,
  * one output file per process (`%p`), collection toggled on `toggles`.
  */
-function valgrindCommand(out: string, toggleList: readonly string[]): string {
+function valgrindCommand(out: string, toggleList: readonly string[], more: readonly string[] = []): string {
   return [
     'valgrind', '--tool=callgrind', '--cache-sim=yes', '--trace-children=yes',
     '--trace-children-skip=*/make,*/cmake,*/ninja,*/git,*/go,*/cargo,*/rustc,*/cc1,*/cc1plus,*/ld',
     `--callgrind-out-file=${out}.%p`,
     ...toggleList.map((t) => `--toggle-collect=${t}`),
+    ...more,
   ].map(shellQuote).join(' ');
 }
 
@@ -669,4 +716,162 @@ function fileSafe(name: string): string {
 
 function tagSafe(tag: string): string {
   return tag.replace(/[^\w.-]/g, '_');
+}
+
+/** PYTEST_COUNTED is the C function the plugin runs a benchmark's calls in; callgrind counts inside it and dumps a profile after it. */
+const PYTEST_COUNTED = 'benchbot_counted';
+
+/**
+ * PYTEST_VALGRIND_OPTIONS: collection and instrumentation start off; the
+ * plugin starts instrumenting before the first benchmark and toggles
+ * collection by client requests (pytest-count-plugin.ts).
+ */
+const PYTEST_VALGRIND_OPTIONS = ['--collect-atstart=no', '--instr-atstart=no'];
+
+/** PYTEST_NAMES_CHUNK bounds one shell argument that writes the names file (Linux takes 128 KiB per argument). */
+const PYTEST_NAMES_CHUNK = 32_000;
+
+/**
+ * writePytestPlugin writes the plugin and its C file into the count
+ * directory where the benchmarks run and compiles the C file there (`$CC`,
+ * else `cc`); a problem is returned as words for the reason line.
+ */
+async function writePytestPlugin(executor: Executor, dir: string, remote: string, env: Record<string, string> | undefined): Promise<string | undefined> {
+  const at = `${remote}/pytest`;
+  const plugin = `${at}/${PYTEST_COUNT_MODULE}.py`;
+  const source = `${at}/benchbot-counted.c`;
+  const written = await executor.run(`mkdir -p ${shellQuote(at)} && printf '%s' ${shellQuote(PYTEST_COUNT_PLUGIN)} > ${shellQuote(plugin)} && printf '%s' ${shellQuote(PYTEST_COUNT_C)} > ${shellQuote(source)}`, { cwd: dir, timeoutMs: 30_000 });
+  if (written.exitCode !== 0) throw new Error(`cannot write ${plugin}: ${written.stderr.trim()}`);
+  const compiled = await executor.run(`"\${CC:-cc}" -O0 -shared -fPIC -o ${shellQuote(`${at}/libbenchbot-counted.so`)} ${shellQuote(source)}`, { cwd: dir, timeoutMs: 120_000, env });
+  if (compiled.exitCode !== 0) {
+    const said = (compiled.stderr || compiled.stdout).trim().split('\n').find((l) => /error/.test(l)) ?? `exit code ${compiled.exitCode}`;
+    return `pytest-benchmark is counted through a three-function C library benchbot compiles where the benchmarks run with \`\${CC:-cc}\` and valgrind's callgrind.h, which failed there (${said.slice(0, 200)}; Debian: apt-get install gcc valgrind, Fedora: valgrind-devel)`;
+  }
+  return undefined;
+}
+
+/** contiguousBatches splits names into at most `parts` runs of neighbours, in order (the same names give the same batches on both sides). */
+function contiguousBatches(names: readonly string[], parts: number): string[][] {
+  const size = Math.ceil(names.length / Math.max(1, Math.min(parts, names.length)));
+  const out: string[][] = [];
+  for (let i = 0; i < names.length; i += size) out.push(names.slice(i, i + size));
+  return out;
+}
+
+/**
+ * pytestPlan counts a batch of pytest-benchmark benchmarks in one pytest
+ * process: the bench command runs as it is, with benchbot's plugin on
+ * PYTHONPATH and in PYTEST_PLUGINS (both kept when the environment has
+ * them), which deselects every other test and runs each benchmark's
+ * function a fixed number of times inside {@link PYTEST_COUNTED}.
+ * PYTHONHASHSEED=0, since CPython randomizes string hashing per process
+ * (and with it the order of sets and the work of every dict lookup).
+ */
+async function pytestPlan(settings: CountSettings, executor: Executor, dir: string, remote: string, batch: readonly string[], index: number, iterations: number): Promise<Planned> {
+  const at = `${remote}/pytest`;
+  const names = `${at}/b${index}.names`;
+  const text = batch.filter((n) => !n.includes('\n')).join('\n') + '\n';
+  for (let i = 0; i < text.length; i += PYTEST_NAMES_CHUNK) {
+    const written = await executor.run(`printf '%s' ${shellQuote(text.slice(i, i + PYTEST_NAMES_CHUNK))} ${i === 0 ? '>' : '>>'} ${shellQuote(names)}`, { cwd: dir, timeoutMs: 30_000 });
+    if (written.exitCode !== 0) throw new Error(`cannot write ${names}: ${written.stderr.trim()}`);
+  }
+  return {
+    benchmark: `pytest batch ${index}`,
+    batch,
+    command: `PYTHONPATH=${shellQuote(at)}"\${PYTHONPATH:+:$PYTHONPATH}"; export PYTHONPATH; PYTEST_PLUGINS="\${PYTEST_PLUGINS:+$PYTEST_PLUGINS,}${PYTEST_COUNT_MODULE}"; export PYTEST_PLUGINS; ${settings.bench}`,
+    env: {
+      PYTHONHASHSEED: '0',
+      BENCHBOT_PYTEST_LIB: `${at}/libbenchbot-counted.so`,
+      BENCHBOT_PYTEST_SELECT: names,
+      BENCHBOT_PYTEST_ITERATIONS: String(iterations),
+    },
+    toggles: [],
+    fn: PYTEST_COUNTED,
+    iterations: async () => undefined,
+  };
+}
+
+/** PytestEntry is one line the plugin wrote (pytest-count-plugin.ts); every field is checked before use. */
+type PytestEntry = Record<string, unknown>;
+
+/**
+ * countBatch runs one pytest-benchmark batch under callgrind, dumping a
+ * profile after each benchmark's counted calls, and reads the plugin's
+ * lines to tell which dump (`<out>.<pid>.<n>`) is which benchmark's. A
+ * benchmark pytest failed, skipped or never ran gets a reason of its own;
+ * a process that could not run the batch at all, one reason for the batch.
+ */
+async function countBatch(settings: CountSettings, executor: Executor, dir: string, remote: string, plan: Planned, id: string): Promise<Counted> {
+  const batch = plan.batch ?? [];
+  const out = `${remote}/${id}`;
+  const manifest = `${out}.jsonl`;
+  const valgrind = valgrindCommand(out, plan.toggles, PYTEST_VALGRIND_OPTIONS);
+  // A batch runs its benchmarks one after the other: the per-benchmark bound, times their number.
+  const timeoutMs = settings.timeoutMs * Math.max(1, batch.length);
+  const result = await executor.run(pinnedCommand(`${valgrind} sh -c ${shellQuote(plan.command)}`, settings.pin), { cwd: dir, timeoutMs, env: { ...settings.env, ...plan.env, BENCHBOT_PYTEST_OUT: manifest } });
+  const durationMs = result.durationMs;
+  const tail = () => (result.stderr || result.stdout).trimEnd().split('\n').filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(' | ').slice(0, 400);
+  if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(timeoutMs / 1000)} s (${(settings.nameSetting ?? cliSetting)('round-timeout')} per benchmark)`, durationMs };
+  const entries = await readPytestEntries(executor, manifest, join(settings.keepDir, `.${id}.jsonl`));
+  if (entries.length === 0) {
+    return { reason: result.exitCode !== 0 ? `exit code ${result.exitCode ?? result.signal} under valgrind: ${tail()}` : `pytest did not load benchbot's plugin (PYTEST_PLUGINS=${PYTEST_COUNT_MODULE}): the bench command must run pytest with pytest-benchmark`, durationMs };
+  }
+  const error = entries.find((e) => typeof e.error === 'string');
+  if (error !== undefined) return { reason: String(error.error).slice(0, 300), durationMs };
+  const done = entries.some((e) => e.done === true);
+  const listed = await executor.run(`ls -1 ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 30_000 });
+  const files = new Set(listed.stdout.split('\n'));
+  const each: [string, Counted][] = [];
+  for (const benchmark of batch) {
+    const mine = entries.filter((e) => e.name === benchmark);
+    const problem = mine.find((e) => typeof e.outcome === 'string');
+    const counts = mine.filter((e) => Number.isSafeInteger(e.dump) && Number.isSafeInteger(e.pid) && Number.isSafeInteger(e.iterations));
+    const fail = (reason: string) => each.push([benchmark, { reason, durationMs }]);
+    if (problem !== undefined) fail(`the test ${String(problem.outcome)} under valgrind (${String(problem.when)}): ${String(problem.message ?? '').slice(0, 300)}`);
+    else if (counts.length === 0) fail(done ? 'pytest ran no benchmark of this name (benchbot selects a test by its pytest node id, the JSON\'s fullname, or by its name)' : `pytest stopped before this benchmark (exit code ${result.exitCode ?? result.signal}): ${tail()}`);
+    else if (counts.length > 1) fail(`${counts.length} tests ran under this name, so the counts cannot be told apart`);
+    else if (counts[0].failed === true) fail('the benchmark raised an exception under valgrind');
+    else {
+      const file = `${id}.${counts[0].pid as number}.${counts[0].dump as number}`;
+      if (!files.has(file)) {
+        fail(`callgrind wrote no profile after its calls (${file} is missing)`);
+        continue;
+      }
+      const local = join(settings.keepDir, `.fetch-${file}`);
+      await executor.fetch(`${remote}/${file}`, local);
+      try {
+        const totals = parseCallgrindTotals(readBoundedFile(local, file), file);
+        if (totals.Ir === 0) {
+          rmSync(local, { force: true });
+          fail(`callgrind counted nothing inside ${PYTEST_COUNTED}`);
+        } else each.push([benchmark, { totals, file: local, iterations: counts[0].iterations as number, durationMs }]);
+      } catch (e) {
+        rmSync(local, { force: true });
+        if (e instanceof FormatError) fail(e.message);
+        else throw e;
+      }
+    }
+  }
+  return { each, durationMs };
+}
+
+/** readPytestEntries fetches the plugin's lines; lines that are not JSON objects are skipped (the file is the benchmark process's output, hostile like any). */
+async function readPytestEntries(executor: Executor, remote: string, local: string): Promise<PytestEntry[]> {
+  try {
+    await executor.fetch(remote, local);
+    const entries: PytestEntry[] = [];
+    for (const line of readBoundedFile(local, remote).split('\n')) {
+      try {
+        const value: unknown = JSON.parse(line);
+        if (value !== null && typeof value === 'object' && !Array.isArray(value)) entries.push(value as PytestEntry);
+      } catch {
+        // Not a line the plugin wrote whole.
+      }
+    }
+    return entries;
+  } catch {
+    return [];
+  } finally {
+    rmSync(local, { force: true });
+  }
 }

@@ -1,0 +1,97 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { countInstructions, type CountOutcome, type CountSettings } from '../../src/runner/valgrind-count.ts';
+import { LocalExecutor } from '../../src/runner/local-executor.ts';
+import { parseCallgrindTotals } from '../../src/formats/callgrind-totals.ts';
+import { PYTEST_NAMES, pytestMissing, writePytestProject } from '../support/pytest-project.ts';
+
+// pytest-benchmark counted with the real tools: a real pytest project run
+// by its own bench script under valgrind, benchbot's plugin loaded through
+// PYTEST_PLUGINS (nothing in the project changes). Two repeats per side; the
+// head has one more step in checksum's 100-step loop. CPython under
+// callgrind does not repeat to the instruction: the addresses its objects
+// get differ a little from process to process (not under valgrind's
+// `none` tool), and id()-keyed dicts (json's circular-reference check)
+// probe differently: up to 0.05% measured here, far inside the work threshold.
+
+const REPEAT_LIMIT = 0.002;
+
+const work = mkdtempSync(join(tmpdir(), 'benchbot-count-pytest-'));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+async function count(dir: string, tag: string, extra: Partial<CountSettings> = {}): Promise<CountOutcome> {
+  const settings: CountSettings = { bench: './bench.sh', format: 'pytest-benchmark', names: PYTEST_NAMES, repeats: 2, parallel: 2, timeoutMs: 60_000, keepDir: join(work, `keep-${tag}`), ...extra };
+  return countInstructions(settings, new LocalExecutor(), dir, tag);
+}
+
+const values = (o: CountOutcome, benchmark: string, metric = 'instructions') => o.measurements.find((m) => m.benchmark === benchmark && m.metric === metric)?.values;
+const mean = (xs: readonly number[] | undefined) => (xs ?? []).reduce((s, x) => s + x, 0) / (xs?.length ?? 1);
+
+test('pytest-benchmark: counts repeat (within 0.2%), and one more step in a 100-step loop shows in its benchmark only', { timeout: 120_000 }, async (t) => {
+  const missing = pytestMissing();
+  if (missing) {
+    t.skip(`${missing}: pytest-benchmark counting cannot be tested here`);
+    return;
+  }
+  const base = join(work, 'base');
+  const head = join(work, 'head');
+  writePytestProject(base);
+  writePytestProject(head, { extra: true });
+  const started = Date.now();
+  const [before, after] = await Promise.all([count(base, 'base'), count(head, 'head', { parallel: 1 })]);
+  t.diagnostic(`counted ${PYTEST_NAMES.length} benchmarks x 2 repeats x 2 sides in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.deepEqual(before.reasons, []);
+  assert.deepEqual(after.reasons, []);
+  for (const outcome of [before, after]) {
+    for (const benchmark of PYTEST_NAMES) {
+      const [a, b] = values(outcome, benchmark) ?? [];
+      assert.ok(a > 0, `${benchmark} was counted: ${a}`);
+      // The base counted its benchmarks in two pytest processes, the head in one: the counts do not depend on it either.
+      assert.ok(Math.abs(a / b - 1) <= REPEAT_LIMIT, `${benchmark} repeats: ${a} vs ${b}`);
+      const cycles = values(outcome, benchmark, 'estimated_cycles') ?? [];
+      assert.ok(cycles[0] >= a, `estimated cycles (${cycles[0]}) are at least the instructions (${a})`);
+    }
+  }
+  const checksum = mean(values(after, 'test_bench.py::test_checksum')) / mean(values(before, 'test_bench.py::test_checksum'));
+  t.diagnostic(`test_checksum: x${checksum.toFixed(4)}`);
+  assert.ok(checksum > 1.005 && checksum < 1.02, `one more step of 100 raised test_checksum's count by about 1%: x${checksum.toFixed(4)}`);
+  for (const benchmark of PYTEST_NAMES.filter((n) => !n.endsWith('test_checksum'))) {
+    const ratio = mean(values(after, benchmark)) / mean(values(before, benchmark));
+    assert.ok(Math.abs(ratio - 1) <= REPEAT_LIMIT, `${benchmark} did not change: x${ratio.toFixed(5)}`);
+  }
+  // Every kept profile is a callgrind file whose totals, divided by its iterations, are the value recorded.
+  assert.equal(before.profiles.length, PYTEST_NAMES.length * 2);
+  for (const p of before.profiles) {
+    assert.ok(existsSync(p.file), p.file);
+    assert.equal(p.iterations, 10);
+    const totals = parseCallgrindTotals(readFileSync(p.file, 'utf8'), p.file);
+    assert.equal(totals.Ir / p.iterations, values(before, p.benchmark)?.[p.repeat - 1]);
+  }
+});
+
+test('pytest-benchmark: a name pytest does not have, and a bench command that runs no pytest, get reasons', { timeout: 120_000 }, async (t) => {
+  const missing = pytestMissing();
+  if (missing) {
+    t.skip(`${missing}: pytest-benchmark counting cannot be tested here`);
+    return;
+  }
+  const dir = join(work, 'reasons');
+  writePytestProject(dir);
+  const gone = await count(dir, 'gone', { names: ['test_bench.py::test_checksum', 'test_bench.py::test_removed'], repeats: 1, parallel: 1 });
+  assert.equal(values(gone, 'test_bench.py::test_checksum')?.length, 1);
+  assert.deepEqual(gone.reasons.map((r) => r.benchmark), ['test_bench.py::test_removed']);
+  assert.match(gone.reasons[0].message, /pytest ran no benchmark of this name/);
+  const none = await count(dir, 'none', { bench: 'true', repeats: 1 });
+  assert.equal(none.measurements.length, 0);
+  assert.equal(none.reasons.length, 2, 'one line per batch, not per benchmark');
+  assert.match(none.reasons[0].message, /did not load benchbot's plugin .*must run pytest/);
+});
+
+test('a JIT runtime\'s harness gets a reason line that says why its counts cannot repeat', async () => {
+  const outcome = await count(work, 'jit', { format: 'benchmark-js', names: ['sort'] });
+  assert.equal(outcome.measurements.length, 0);
+  assert.match(outcome.reasons[0].message, /^--instructions: benchmark-js runs on V8 \(Node\.js\), whose JIT compiles hot code on background threads .* so the work counted would differ from run to run; instructions are counted for google-benchmark, go, pytest-benchmark, command .*wall time as before$/);
+});
