@@ -17235,9 +17235,188 @@ function criterionPlan(bench, benchmark, schedule) {
   return { ...asWritten, command: `${bench} ${shellQuote(filter)} --test`, withoutArguments: asWritten };
 }
 
+// src/runner/pytest-count-plugin.ts
+var PYTEST_COUNT_PLUGIN = String.raw`"""benchbot: counts a pytest-benchmark suite under callgrind with a fixed schedule.
+
+Written by benchbot where the benchmarks run and loaded through PYTEST_PLUGINS
+while it counts instructions (docs/instructions.md); nothing in the project
+changes. Each selected benchmark: one warm-up call, then N calls inside the C
+function benchbot_counted, which callgrind counts and dumps a profile after.
+"""
+import ctypes
+import gc
+import json
+import os
+
+_ITERATIONS = int(os.environ.get("BENCHBOT_PYTEST_ITERATIONS", "1"))
+_OUT = os.environ.get("BENCHBOT_PYTEST_OUT")
+_selected = set()
+_dumps = 0
+_instrumenting = False
+_lib = None
+_Work = ctypes.CFUNCTYPE(None)
+
+
+def _record(entry):
+    if _OUT is None:
+        return
+    entry["pid"] = os.getpid()
+    with open(_OUT, "a") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def _run_in(c_function, work):
+    # An exception cannot cross the C frame: it is kept and raised again after it.
+    failure = []
+
+    def body():
+        try:
+            work()
+        except BaseException as error:  # noqa: B036 - re-raised below
+            failure.append(error)
+
+    c_function(_Work(body))
+    if failure:
+        raise failure[0]
+
+
+def _uncounted(work):
+    _run_in(_lib.benchbot_uncounted, work)
+
+
+def _counted(fixture, loop):
+    global _dumps
+    gc.collect()
+    was_enabled = gc.isenabled()
+    if getattr(fixture, "_disable_gc", False):
+        gc.disable()
+    failed = True
+    try:
+        _run_in(_lib.benchbot_counted, loop)
+        failed = False
+    finally:
+        _dumps += 1
+        if was_enabled:
+            gc.enable()
+        _record({"name": _name_of(fixture), "dump": _dumps, "iterations": _ITERATIONS, "failed": failed})
+
+
+def _name_of(fixture):
+    fullname = getattr(fixture, "fullname", None)
+    return fullname if fullname in _selected else fixture.name
+
+
+def _instrumented():
+    # Once, before the first warm-up call: from here on callgrind simulates (and so warms its caches); it counts only inside benchbot_counted.
+    global _instrumenting
+    if not _instrumenting:
+        _lib.benchbot_instrument()
+        _instrumenting = True
+
+
+def _raw(self, function_to_benchmark, *args, **kwargs):
+    _instrumented()
+    result = function_to_benchmark(*args, **kwargs)
+
+    def loop():
+        for _ in range(_ITERATIONS):
+            function_to_benchmark(*args, **kwargs)
+
+    _counted(self, loop)
+    return result
+
+
+def _raw_pedantic(self, target, args=(), kwargs=None, setup=None, teardown=None, rounds=1, warmup_rounds=0, iterations=1):
+    if kwargs is None:
+        kwargs = {}
+
+    def arguments():
+        made = setup() if setup is not None else None
+        return made if made else (args, kwargs)
+
+    _instrumented()
+    a, k = arguments()
+    result = target(*a, **k)
+    if teardown is not None:
+        teardown(*a, **k)
+
+    if setup is None and teardown is None:
+        def loop():
+            for _ in range(_ITERATIONS):
+                target(*args, **kwargs)
+    else:
+        def loop():
+            for _ in range(_ITERATIONS):
+                made = []
+                _uncounted(lambda: made.append(arguments()))
+                a, k = made[0]
+                target(*a, **k)
+                if teardown is not None:
+                    _uncounted(lambda: teardown(*a, **k))
+
+    _counted(self, loop)
+    return result
+
+
+def pytest_configure(config):
+    global _lib
+    select = os.environ.get("BENCHBOT_PYTEST_SELECT")
+    if select is None:
+        return
+    with open(select) as names:
+        _selected.update(line.rstrip("\n") for line in names if line.strip())
+    try:
+        from pytest_benchmark.fixture import BenchmarkFixture
+    except ImportError as error:
+        _record({"error": "pytest-benchmark cannot be imported by the Python that runs pytest: %s" % error})
+        return
+    if not hasattr(BenchmarkFixture, "_raw") or not hasattr(BenchmarkFixture, "_raw_pedantic"):
+        _record({"error": "this pytest-benchmark has no BenchmarkFixture._raw/_raw_pedantic (benchbot counts 3.1 and later)"})
+        return
+    _lib = ctypes.PyDLL(os.environ["BENCHBOT_PYTEST_LIB"])
+    for name in ("benchbot_counted", "benchbot_uncounted"):
+        getattr(_lib, name).argtypes = [_Work]
+        getattr(_lib, name).restype = None
+    _lib.benchbot_instrument.argtypes = []
+    _lib.benchbot_instrument.restype = None
+    BenchmarkFixture._raw = _raw
+    BenchmarkFixture._raw_pedantic = _raw_pedantic
+
+
+def pytest_collection_modifyitems(config, items):
+    if not _selected:
+        return
+    keep = [item for item in items if item.nodeid in _selected or item.name in _selected]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
+
+
+def pytest_runtest_logreport(report):
+    if not _selected or report.passed or (report.when != "call" and not report.failed and not report.skipped):
+        return
+    name = report.nodeid if report.nodeid in _selected else report.nodeid.rsplit("::", 1)[-1]
+    text = report.longreprtext if hasattr(report, "longreprtext") else str(report.longrepr)
+    lines = [line for line in text.splitlines() if line.strip()]
+    _record({"name": name, "outcome": report.outcome, "when": report.when, "message": (lines[-1] if lines else "")[:300]})
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _selected:
+        _record({"done": True, "exitstatus": int(exitstatus)})
+`;
+var PYTEST_COUNT_C = `/* benchbot: what callgrind counts of a pytest-benchmark benchmark (docs/instructions.md). */
+#include <valgrind/callgrind.h>
+typedef void (*benchbot_work)(void);
+void benchbot_instrument(void) { CALLGRIND_START_INSTRUMENTATION; }
+void benchbot_counted(benchbot_work work) { CALLGRIND_TOGGLE_COLLECT; work(); CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT("benchbot_counted"); }
+void benchbot_uncounted(benchbot_work work) { CALLGRIND_TOGGLE_COLLECT; work(); CALLGRIND_TOGGLE_COLLECT; }
+`;
+var PYTEST_COUNT_MODULE = "benchbot_pytest_count";
+
 // src/runner/valgrind-count.ts
-var COUNTED_HARNESSES = ["google-benchmark", "go", "criterion", "cargo-bench", "command"];
-var DEFAULT_COUNT_ITERATIONS = { "google-benchmark": 100, go: 1e3, criterion: 1, "cargo-bench": 1 };
+var COUNTED_HARNESSES = ["google-benchmark", "go", "criterion", "cargo-bench", "pytest-benchmark", "command"];
+var DEFAULT_COUNT_ITERATIONS = { "google-benchmark": 100, go: 1e3, criterion: 1, "cargo-bench": 1, "pytest-benchmark": 10 };
 var COUNT_BUDGET_SECONDS = 0.02;
 var SCHEDULE_TIME_METRICS = ["real_time", "time", "cpu_time"];
 function countSchedule(measured, iterations) {
@@ -17265,6 +17444,14 @@ function countSchedule(measured, iterations) {
 }
 var DEFAULT_COUNT_REPEATS = 3;
 var COUNT_VARIATION_LIMIT = 0.01;
+var JIT_RUNTIMES = {
+  "benchmark-js": "V8 (Node.js)",
+  tinybench: "a JavaScript engine (V8 in Node.js)",
+  mitata: "a JavaScript engine (V8 in Node.js)",
+  "vitest-bench": "a JavaScript engine (V8 in Node.js)",
+  jmh: "the JVM",
+  benchmarkdotnet: ".NET"
+};
 var COUNT_DIR = ".benchbot-callgrind";
 async function countInstructions(settings, executor, dir, tag) {
   const name = settings.nameSetting ?? cliSetting;
@@ -17272,7 +17459,9 @@ async function countInstructions(settings, executor, dir, tag) {
   const iterations = settings.iterations ?? DEFAULT_COUNT_ITERATIONS[settings.format] ?? 1;
   const outcome = { measurements: [], profiles: [], reasons: [], durationMs: 0 };
   if (!COUNTED_HARNESSES.includes(settings.format)) {
-    outcome.reasons.push({ kind: "note", message: `${name("instructions")}: ${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs; instructions are counted for ${COUNTED_HARNESSES.join(", ")} (docs/instructions.md); wall time as before` });
+    const jit = JIT_RUNTIMES[settings.format];
+    const why = jit !== void 0 ? `${settings.format} runs on ${jit}, whose JIT compiles hot code on background threads at moments that depend on time and whose garbage collector runs concurrently, so the work counted would differ from run to run` : `${settings.format} has no iteration schedule benchbot can fix, so its counts would vary with the time it runs`;
+    outcome.reasons.push({ kind: "note", message: `${name("instructions")}: ${why}; instructions are counted for ${COUNTED_HARNESSES.join(", ")} (docs/instructions.md); wall time as before` });
     return outcome;
   }
   const names2 = settings.format === "command" ? ["command"] : settings.names.filter((n) => settings.filter?.test(n) ?? true);
@@ -17308,6 +17497,14 @@ async function countInstructions(settings, executor, dir, tag) {
     const schedule = await criterionSchedule(settings, executor, dir, remote);
     if (settings.iterations !== void 0 && settings.iterations !== 1) outcome.reasons.push({ kind: "note", message: `${name("instructions-iterations")} ${settings.iterations}: criterion's one fixed schedule is its --test mode, one iteration per benchmark; counted so` });
     for (const benchmark of names2) plans.push(criterionPlan(settings.bench, benchmark, schedule));
+  } else if (settings.format === "pytest-benchmark") {
+    const problem = await writePytestPlugin(executor, dir, remote, settings.env);
+    if (problem !== void 0) {
+      outcome.reasons.push({ kind: "note", message: `${name("instructions")}: ${problem}; wall time as before` });
+      await executor.run(`rm -rf ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
+      return outcome;
+    }
+    for (const [i, batch] of contiguousBatches(names2, settings.parallel ?? 1).entries()) plans.push(await pytestPlan(settings, executor, dir, remote, batch, i, iterations));
   } else {
     plans.push({
       benchmark: "command",
@@ -17322,23 +17519,32 @@ async function countInstructions(settings, executor, dir, tag) {
   const failed2 = /* @__PURE__ */ new Set();
   const started = process.hrtime.bigint();
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    const live = plans.filter((plan) => !failed2.has(plan.benchmark));
-    const results = await inParallel(live, settings.parallel ?? 1, (plan) => countOne(settings, executor, dir, remote, plan, `b${plans.indexOf(plan)}.r${repeat}`));
+    const live = plans.filter((plan) => (plan.batch ?? [plan.benchmark]).some((b) => !failed2.has(b)));
+    const results = await inParallel(live, settings.parallel ?? 1, (plan) => (plan.batch !== void 0 ? countBatch : countOne)(settings, executor, dir, remote, plan, `b${plans.indexOf(plan)}.r${repeat}`));
     for (const [i, plan] of live.entries()) {
-      const counted = results[i];
-      if ("reason" in counted) {
-        failed2.add(plan.benchmark);
-        outcome.reasons.push({ benchmark: plan.benchmark === "command" ? void 0 : plan.benchmark, kind: "note", message: `${name("instructions")}: ${counted.reason}; wall time as before` });
+      const result = results[i];
+      if (plan.batch !== void 0 && "reason" in result) {
+        for (const b of plan.batch) failed2.add(b);
+        outcome.reasons.push({ kind: "note", message: `${name("instructions")}: ${plan.batch.length} benchmark(s) not counted: ${result.reason}; wall time as before` });
         continue;
       }
-      const kept = join5(settings.keepDir, `${fileSafe(plan.benchmark)}.${tagSafe(tag)}.r${repeat}.callgrind`);
-      renameSync2(counted.file, kept);
-      outcome.profiles.push({ benchmark: plan.benchmark, repeat, file: kept, iterations: counted.iterations });
-      const v = values.get(plan.benchmark) ?? { instructions: [], cycles: [], own: [] };
-      v.instructions.push(counted.totals.Ir / counted.iterations);
-      if (counted.ownIr !== void 0) v.own.push(counted.ownIr / counted.iterations);
-      v.cycles.push(estimatedCycles(counted.totals) / counted.iterations);
-      values.set(plan.benchmark, v);
+      const each = "each" in result ? result.each : [[plan.benchmark, result]];
+      for (const [benchmark, counted] of each) {
+        if (failed2.has(benchmark) || "each" in counted) continue;
+        if ("reason" in counted) {
+          failed2.add(benchmark);
+          outcome.reasons.push({ benchmark: benchmark === "command" ? void 0 : benchmark, kind: "note", message: `${name("instructions")}: ${counted.reason}; wall time as before` });
+          continue;
+        }
+        const kept = join5(settings.keepDir, `${fileSafe(benchmark)}.${tagSafe(tag)}.r${repeat}.callgrind`);
+        renameSync2(counted.file, kept);
+        outcome.profiles.push({ benchmark, repeat, file: kept, iterations: counted.iterations });
+        const v = values.get(benchmark) ?? { instructions: [], cycles: [], own: [] };
+        v.instructions.push(counted.totals.Ir / counted.iterations);
+        if (counted.ownIr !== void 0) v.own.push(counted.ownIr / counted.iterations);
+        v.cycles.push(estimatedCycles(counted.totals) / counted.iterations);
+        values.set(benchmark, v);
+      }
     }
   }
   outcome.durationMs = Number(process.hrtime.bigint() - started) / 1e6;
@@ -17439,7 +17645,7 @@ async function countSubtree(plan, all, durationMs) {
   if (iterations === void 0 || iterations <= 0) return { reason: `cannot tell how many iterations ran (${runs} run(s) of ${plan.fn})`, durationMs };
   return { totals: found.subtree.totals, file: found.local, iterations, durationMs, ownIr: found.subtree.own.Ir };
 }
-function valgrindCommand(out, toggleList) {
+function valgrindCommand(out, toggleList, more = []) {
   return [
     "valgrind",
     "--tool=callgrind",
@@ -17447,7 +17653,8 @@ function valgrindCommand(out, toggleList) {
     "--trace-children=yes",
     "--trace-children-skip=*/make,*/cmake,*/ninja,*/git,*/go,*/cargo,*/rustc,*/cc1,*/cc1plus,*/ld",
     `--callgrind-out-file=${out}.%p`,
-    ...toggleList.map((t) => `--toggle-collect=${t}`)
+    ...toggleList.map((t) => `--toggle-collect=${t}`),
+    ...more
   ].map(shellQuote).join(" ");
 }
 var HARNESS_TIMERS = {
@@ -17562,6 +17769,121 @@ function fileSafe(name) {
 }
 function tagSafe(tag) {
   return tag.replace(/[^\w.-]/g, "_");
+}
+var PYTEST_COUNTED = "benchbot_counted";
+var PYTEST_VALGRIND_OPTIONS = ["--collect-atstart=no", "--instr-atstart=no"];
+var PYTEST_NAMES_CHUNK = 32e3;
+async function writePytestPlugin(executor, dir, remote, env) {
+  const at = `${remote}/pytest`;
+  const plugin = `${at}/${PYTEST_COUNT_MODULE}.py`;
+  const source = `${at}/benchbot-counted.c`;
+  const written = await executor.run(`mkdir -p ${shellQuote(at)} && printf '%s' ${shellQuote(PYTEST_COUNT_PLUGIN)} > ${shellQuote(plugin)} && printf '%s' ${shellQuote(PYTEST_COUNT_C)} > ${shellQuote(source)}`, { cwd: dir, timeoutMs: 3e4 });
+  if (written.exitCode !== 0) throw new Error(`cannot write ${plugin}: ${written.stderr.trim()}`);
+  const compiled = await executor.run(`"\${CC:-cc}" -O0 -shared -fPIC -o ${shellQuote(`${at}/libbenchbot-counted.so`)} ${shellQuote(source)}`, { cwd: dir, timeoutMs: 12e4, env });
+  if (compiled.exitCode !== 0) {
+    const said = (compiled.stderr || compiled.stdout).trim().split("\n").find((l) => /error/.test(l)) ?? `exit code ${compiled.exitCode}`;
+    return `pytest-benchmark is counted through a three-function C library benchbot compiles where the benchmarks run with \`\${CC:-cc}\` and valgrind's callgrind.h, which failed there (${said.slice(0, 200)}; Debian: apt-get install gcc valgrind, Fedora: valgrind-devel)`;
+  }
+  return void 0;
+}
+function contiguousBatches(names2, parts) {
+  const size = Math.ceil(names2.length / Math.max(1, Math.min(parts, names2.length)));
+  const out = [];
+  for (let i = 0; i < names2.length; i += size) out.push(names2.slice(i, i + size));
+  return out;
+}
+async function pytestPlan(settings, executor, dir, remote, batch, index, iterations) {
+  const at = `${remote}/pytest`;
+  const names2 = `${at}/b${index}.names`;
+  const text2 = batch.filter((n) => !n.includes("\n")).join("\n") + "\n";
+  for (let i = 0; i < text2.length; i += PYTEST_NAMES_CHUNK) {
+    const written = await executor.run(`printf '%s' ${shellQuote(text2.slice(i, i + PYTEST_NAMES_CHUNK))} ${i === 0 ? ">" : ">>"} ${shellQuote(names2)}`, { cwd: dir, timeoutMs: 3e4 });
+    if (written.exitCode !== 0) throw new Error(`cannot write ${names2}: ${written.stderr.trim()}`);
+  }
+  return {
+    benchmark: `pytest batch ${index}`,
+    batch,
+    command: `PYTHONPATH=${shellQuote(at)}"\${PYTHONPATH:+:$PYTHONPATH}"; export PYTHONPATH; PYTEST_PLUGINS="\${PYTEST_PLUGINS:+$PYTEST_PLUGINS,}${PYTEST_COUNT_MODULE}"; export PYTEST_PLUGINS; ${settings.bench}`,
+    env: {
+      PYTHONHASHSEED: "0",
+      BENCHBOT_PYTEST_LIB: `${at}/libbenchbot-counted.so`,
+      BENCHBOT_PYTEST_SELECT: names2,
+      BENCHBOT_PYTEST_ITERATIONS: String(iterations)
+    },
+    toggles: [],
+    fn: PYTEST_COUNTED,
+    iterations: async () => void 0
+  };
+}
+async function countBatch(settings, executor, dir, remote, plan, id) {
+  const batch = plan.batch ?? [];
+  const out = `${remote}/${id}`;
+  const manifest = `${out}.jsonl`;
+  const valgrind = valgrindCommand(out, plan.toggles, PYTEST_VALGRIND_OPTIONS);
+  const timeoutMs = settings.timeoutMs * Math.max(1, batch.length);
+  const result = await executor.run(pinnedCommand(`${valgrind} sh -c ${shellQuote(plan.command)}`, settings.pin), { cwd: dir, timeoutMs, env: { ...settings.env, ...plan.env, BENCHBOT_PYTEST_OUT: manifest } });
+  const durationMs = result.durationMs;
+  const tail = () => (result.stderr || result.stdout).trimEnd().split("\n").filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(" | ").slice(0, 400);
+  if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(timeoutMs / 1e3)} s (${(settings.nameSetting ?? cliSetting)("round-timeout")} per benchmark)`, durationMs };
+  const entries = await readPytestEntries(executor, manifest, join5(settings.keepDir, `.${id}.jsonl`));
+  if (entries.length === 0) {
+    return { reason: result.exitCode !== 0 ? `exit code ${result.exitCode ?? result.signal} under valgrind: ${tail()}` : `pytest did not load benchbot's plugin (PYTEST_PLUGINS=${PYTEST_COUNT_MODULE}): the bench command must run pytest with pytest-benchmark`, durationMs };
+  }
+  const error2 = entries.find((e) => typeof e.error === "string");
+  if (error2 !== void 0) return { reason: String(error2.error).slice(0, 300), durationMs };
+  const done = entries.some((e) => e.done === true);
+  const listed = await executor.run(`ls -1 ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 3e4 });
+  const files = new Set(listed.stdout.split("\n"));
+  const each = [];
+  for (const benchmark of batch) {
+    const mine = entries.filter((e) => e.name === benchmark);
+    const problem = mine.find((e) => typeof e.outcome === "string");
+    const counts = mine.filter((e) => Number.isSafeInteger(e.dump) && Number.isSafeInteger(e.pid) && Number.isSafeInteger(e.iterations));
+    const fail = (reason2) => each.push([benchmark, { reason: reason2, durationMs }]);
+    if (problem !== void 0) fail(`the test ${String(problem.outcome)} under valgrind (${String(problem.when)}): ${String(problem.message ?? "").slice(0, 300)}`);
+    else if (counts.length === 0) fail(done ? "pytest ran no benchmark of this name (benchbot selects a test by its pytest node id, the JSON's fullname, or by its name)" : `pytest stopped before this benchmark (exit code ${result.exitCode ?? result.signal}): ${tail()}`);
+    else if (counts.length > 1) fail(`${counts.length} tests ran under this name, so the counts cannot be told apart`);
+    else if (counts[0].failed === true) fail("the benchmark raised an exception under valgrind");
+    else {
+      const file = `${id}.${counts[0].pid}.${counts[0].dump}`;
+      if (!files.has(file)) {
+        fail(`callgrind wrote no profile after its calls (${file} is missing)`);
+        continue;
+      }
+      const local = join5(settings.keepDir, `.fetch-${file}`);
+      await executor.fetch(`${remote}/${file}`, local);
+      try {
+        const totals = parseCallgrindTotals(readBoundedFile(local, file), file);
+        if (totals.Ir === 0) {
+          rmSync2(local, { force: true });
+          fail(`callgrind counted nothing inside ${PYTEST_COUNTED}`);
+        } else each.push([benchmark, { totals, file: local, iterations: counts[0].iterations, durationMs }]);
+      } catch (e) {
+        rmSync2(local, { force: true });
+        if (e instanceof FormatError) fail(e.message);
+        else throw e;
+      }
+    }
+  }
+  return { each, durationMs };
+}
+async function readPytestEntries(executor, remote, local) {
+  try {
+    await executor.fetch(remote, local);
+    const entries = [];
+    for (const line of readBoundedFile(local, remote).split("\n")) {
+      try {
+        const value = JSON.parse(line);
+        if (value !== null && typeof value === "object" && !Array.isArray(value)) entries.push(value);
+      } catch {
+      }
+    }
+    return entries;
+  } catch {
+    return [];
+  } finally {
+    rmSync2(local, { force: true });
+  }
 }
 
 // src/runner/run-ab.ts
