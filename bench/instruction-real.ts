@@ -156,15 +156,20 @@ export function benchGoBtree(work: string, log: (line: string) => void): RealPar
  * PINT_FILTER picks the benchmarks of pint's suite the Python A/A counts
  * (BENCHBOT_PY_FILTER overrides it; `.` counts all 448): a deterministic
  * subset, since every counted call runs some 50-100 times slower under
- * callgrind and the measuring machine is a shared 2-core VM. Counted:
- * test_01_eval (10, the expression tokenizer) and test_10_registry (106,
- * unit lookup, parsing and conversion on a registry). Left out:
- * test_00_common's import benchmark (its work is a child Python process,
- * which the benchmark process's count does not see), test_05 (registry
- * creation from the full definition file, seconds per call under
- * callgrind), test_20_quantity (213) and test_30_numpy (116), for time.
+ * callgrind and the measuring machine is a shared 2-core VM (116 benchmarks,
+ * test_01 and test_10, took 9 minutes per repeat and side at load 10-14).
+ * Counted: test_01_eval (10, the expression tokenizer) and four groups of
+ * test_10_registry (40: unit lookup, parsing, base units, conversion).
+ * Left out: test_00_common's import benchmark (its work is a child Python
+ * process, which the benchmark process's count does not see), test_05
+ * (registry creation from the full definition file, seconds per call
+ * under callgrind), the rest of test_10, test_20_quantity (213) and
+ * test_30_numpy (116), for time.
  */
-const PINT_FILTER = '^test_(01|10)_';
+const PINT_FILTER = '^test_01_|^test_10_registry\\.py::test_(getattr|parse_units|base_units|convert_from_uc)\\[';
+
+/** PY_REPEATS is the counts per side of the Python A/A (BENCHBOT_PY_REPEATS overrides it): 2, for time; the work verdict needs every pair within the threshold either way. */
+const PY_REPEATS = '2';
 
 /** benchPython: pint's pytest-benchmark suite A/A in instruction mode, and CPython counted as one command with and without a fixed hash seed. */
 export function benchPython(work: string, log: (line: string) => void): RealPart {
@@ -185,7 +190,9 @@ export function benchPython(work: string, log: (line: string) => void): RealPart
   const filter = process.env.BENCHBOT_PY_FILTER ?? PINT_FILTER;
   const iterations = process.env.BENCHBOT_PY_ITERATIONS;
   const s = spec(`pint ${version} pytest-benchmark suite (Python)`, 'true', './bench.sh', 'bench.json');
-  const o = runBenchbot({ spec: s, repo, base: 'base', head: 'aa' }, [...COUNTED, '--format', 'pytest-benchmark', '--instructions-filter', filter, ...(iterations ? ['--instructions-iterations', iterations] : [])], work);
+  const repeats = process.env.BENCHBOT_PY_REPEATS ?? PY_REPEATS;
+  const counting = COUNTED.map((a, i) => (COUNTED[i - 1] === '--instructions-repeats' ? repeats : a));
+  const o = runBenchbot({ spec: s, repo, base: 'base', head: 'aa' }, [...counting, '--format', 'pytest-benchmark', '--instructions-filter', filter, ...(iterations ? ['--instructions-iterations', iterations] : [])], work);
   const instr = rowsOf(o.rows, 'instructions');
   const names = [...new Set(o.rows.map((r) => r.benchmark))];
   const selected = names.filter((n) => new RegExp(filter).test(n));
@@ -214,11 +221,11 @@ export function benchPython(work: string, log: (line: string) => void): RealPart
   const lines = [
     `### A real Python library: pint ${version}, its pytest-benchmark suite, A/A`,
     '',
-    `\`run --instructions --format pytest-benchmark\` base..aa (${names.length} benchmarks, PYTHONHASHSEED=0, 3 wall rounds and 3 counts per side, ${secs(o.ms)}): ` +
+    `\`run --instructions --format pytest-benchmark\` base..aa (${names.length} benchmarks, PYTHONHASHSEED=0, 3 wall rounds and ${repeats} counts per side, ${secs(o.ms)}): ` +
       `counted ${selected.length === names.length ? 'all' : `the ${selected.length} matching \`${filter}\``}${iterations ? ` at ${iterations} iterations` : ' at the default 10 iterations'}; ` +
       `${unchanged.length}/${selected.length} \`unchanged\`, ${changed.length} called changed, ${instr.length - unchanged.length - changed.length} undecided, ${selected.length - instr.length} not counted. ` +
       `Spread between repeats: median ${pct(spreads[spreads.length >> 1] ?? null, 3)}, largest ${pct(spreads.at(-1) ?? null, 3)}. ` +
-      `Counting took ${counted.map((c) => `${c.toFixed(0)} s`).join(' + ')} (base + head), ${instr.length > 0 ? (countedTotal / (2 * 3 * selected.length)).toFixed(2) : 'n/a'} s per benchmark and count.`,
+      `Counting took ${counted.map((c) => `${c.toFixed(0)} s`).join(' + ')} (base + head), ${instr.length > 0 ? (countedTotal / (2 * Number(repeats) * selected.length)).toFixed(2) : 'n/a'} s per benchmark and count (benchmarks counted two at a time, one pytest process per core).`,
     ...(reasons.length > 0 ? ['', `Reasons printed: ${reasons.slice(0, 4).map((r) => `"${r.slice(0, 200)}"`).join('; ')}${reasons.length > 4 ? ` and ${reasons.length - 4} more` : ''}.`] : []),
     `Its 3 wall-time rounds per side in the same run: ${wallRows.filter((r) => r.verdict === 'unchanged').length} unchanged, ${wallRows.filter((r) => r.verdict === 'inconclusive').length} undecided of ${wallRows.length}.`,
     `CPython counted as one command (\`--format command\`, a dict/set/json workload, 3 repeats per side): with PYTHONHASHSEED=0 ${describe(seeded)}; with a random hash seed ${describe(random)}.`,
