@@ -42790,6 +42790,7 @@ _OUT = os.environ.get("BENCHBOT_PYTEST_OUT")
 _selected = set()
 _dumps = 0
 _instrumenting = False
+_left = 0
 _lib = None
 _Work = ctypes.CFUNCTYPE(None)
 
@@ -42822,7 +42823,7 @@ def _uncounted(work):
 
 
 def _counted(fixture, loop):
-    global _dumps
+    global _dumps, _left
     gc.collect()
     was_enabled = gc.isenabled()
     if getattr(fixture, "_disable_gc", False):
@@ -42836,6 +42837,10 @@ def _counted(fixture, loop):
         if was_enabled:
             gc.enable()
         _record({"name": _name_of(fixture), "dump": _dumps, "iterations": _ITERATIONS, "failed": failed})
+        _left -= 1
+        if _left == 0:
+            # The last benchmark of this process is counted: pytest's teardown and Python's exit run uninstrumented, some 10 times faster.
+            _lib.benchbot_instrument(0)
 
 
 def _name_of(fixture):
@@ -42847,7 +42852,7 @@ def _instrumented():
     # Once, before the first warm-up call: from here on callgrind simulates (and so warms its caches); it counts only inside benchbot_counted.
     global _instrumenting
     if not _instrumenting:
-        _lib.benchbot_instrument()
+        _lib.benchbot_instrument(1)
         _instrumenting = True
 
 
@@ -42914,7 +42919,7 @@ def pytest_configure(config):
     for name in ("benchbot_counted", "benchbot_uncounted"):
         getattr(_lib, name).argtypes = [_Work]
         getattr(_lib, name).restype = None
-    _lib.benchbot_instrument.argtypes = []
+    _lib.benchbot_instrument.argtypes = [ctypes.c_int]
     _lib.benchbot_instrument.restype = None
     BenchmarkFixture._raw = _raw
     BenchmarkFixture._raw_pedantic = _raw_pedantic
@@ -42923,7 +42928,9 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     if not _selected:
         return
+    global _left
     keep = [item for item in items if item.nodeid in _selected or item.name in _selected]
+    _left = len(keep)
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in keep])
         items[:] = keep
@@ -42945,7 +42952,7 @@ def pytest_sessionfinish(session, exitstatus):
 var PYTEST_COUNT_C = `/* benchbot: what callgrind counts of a pytest-benchmark benchmark (docs/instructions.md). */
 #include <valgrind/callgrind.h>
 typedef void (*benchbot_work)(void);
-void benchbot_instrument(void) { CALLGRIND_START_INSTRUMENTATION; }
+void benchbot_instrument(int on) { if (on) { CALLGRIND_START_INSTRUMENTATION; } else { CALLGRIND_STOP_INSTRUMENTATION; } }
 void benchbot_counted(benchbot_work work) { CALLGRIND_TOGGLE_COLLECT; work(); CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT("benchbot_counted"); }
 void benchbot_uncounted(benchbot_work work) { CALLGRIND_TOGGLE_COLLECT; work(); CALLGRIND_TOGGLE_COLLECT; }
 `;
