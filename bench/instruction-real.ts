@@ -168,8 +168,8 @@ export function benchGoBtree(work: string, log: (line: string) => void): RealPar
  */
 const PINT_FILTER = '^test_01_|^test_10_registry\\.py::test_(getattr|parse_units|base_units|convert_from_uc)\\[';
 
-/** PY_REPEATS is the counts per side of the Python A/A (BENCHBOT_PY_REPEATS overrides it): 2, for time; the work verdict needs every pair within the threshold either way. */
-const PY_REPEATS = '2';
+/** PY_REPEATS is the counts per side of the Python A/A (BENCHBOT_PY_REPEATS overrides it): 3, run's default (with 2, 6 of 50 were called changed where a side's two repeats agreed by chance). */
+const PY_REPEATS = '3';
 
 /** benchPython: pint's pytest-benchmark suite A/A in instruction mode, and CPython counted as one command with and without a fixed hash seed. */
 export function benchPython(work: string, log: (line: string) => void): RealPart {
