@@ -29,6 +29,16 @@ export interface JobSettings {
   retentionMs: number;
   /** graceMs: on stop (SIGTERM), how long running jobs may finish before the rest are given back to the queue for another replica. */
   graceMs: number;
+  /**
+   * waitMaxMs: a job that waits on another ({@link JobWaiting}: a run's
+   * completion before the /bench that dispatched it is recorded) is retried
+   * every waitRetryMs without spending attempts for this long after it was
+   * received; after that its waits count as failures. A /bench can wait
+   * minutes behind GitHub's write pacing, more than maxAttempts of backoff
+   * (10 + 20 + 40 + 80 s) would allow its completion.
+   */
+  waitMaxMs: number;
+  waitRetryMs: number;
 }
 
 export const JOB_DEFAULTS: Readonly<JobSettings> = {
@@ -41,7 +51,18 @@ export const JOB_DEFAULTS: Readonly<JobSettings> = {
   retentionMs: 14 * 24 * 3600 * 1000,
   // systemd's stop timeout in docs/deploy/benchbot.service is 30 s.
   graceMs: 25_000,
+  waitMaxMs: 60 * 60_000,
+  waitRetryMs: 15_000,
 };
+
+/**
+ * JobWaiting is thrown by a job that cannot go on until another job has
+ * done its part (not a failure): it is retried every waitRetryMs without
+ * spending an attempt, up to waitMaxMs after it was received.
+ */
+export class JobWaiting extends Error {
+  override name = 'JobWaiting';
+}
 
 /** JobLog is the slice of the app's logger the workers use. */
 export interface JobLog {
@@ -125,15 +146,17 @@ export function startJobWorkers(o: { store: Store; settings: JobSettings; run: (
         await o.run(job);
         await store.finishJob(job, now());
       } catch (error) {
-        const last = job.attempts >= settings.maxAttempts;
-        const retryAt = last ? null : now() + retryDelayMs(job.attempts, settings, error);
+        const waiting = error instanceof JobWaiting && now() - job.receivedMs < settings.waitMaxMs;
+        const last = !waiting && job.attempts >= settings.maxAttempts;
+        const retryAt = last ? null : now() + (waiting ? Math.round(settings.waitRetryMs * (1 + Math.random() * 0.2)) : retryDelayMs(job.attempts, settings, error));
         const message = messageOf(error);
         try {
-          await store.failJob(job, message, retryAt, now());
+          await store.failJob(job, message, retryAt, now(), waiting ? 'waiting' : 'failed');
         } catch (storeError) {
           log.warn({ delivery: job.id, err: storeError }, 'could not record a failed job; its lease will run out and it is tried again');
         }
         if (retryAt === null) log.error({ delivery: job.id, event: job.event, attempts: job.attempts, error: message }, 'job dead after its last attempt; redeliver it from GitHub to try again');
+        else if (waiting) log.info({ delivery: job.id, event: job.event, retryInMs: retryAt - now(), error: message }, 'job waits on another; trying again');
         else log.warn({ delivery: job.id, event: job.event, attempt: job.attempts, retryInMs: retryAt - now(), error: message }, 'job failed; retrying after a backoff');
       } finally {
         clearInterval(renew);

@@ -9,6 +9,7 @@ import { renderBenchFailure, REPORT_ARTIFACT, ReportShapeError, type FailedStep,
 import { RecomputeBudgetError } from './bench-recompute.ts';
 import { completeCheckRun, writeReportComment } from './bench-effects.ts';
 import { repoOf, type HandlerDeps, type Repo } from './handler-deps.ts';
+import { JobWaiting } from './job-workers.ts';
 import { ZipError } from './read-zip.ts';
 import { downloadArtifactZip } from './artifact-file.ts';
 import { RESULTS_FILES } from '../jobs/results-artifact.ts';
@@ -224,13 +225,15 @@ export async function handleWorkflowRunCompleted(deps: HandlerDeps, client: GitH
 
 /**
  * NotRecordedYet is thrown for the completion of a run the app dispatched
- * whose handler has not finished recording it: the job is retried (after
- * 10 s, doubling; JOB_DEFAULTS) until it has, instead of the completion
- * being dropped and the check run left in progress. It happens when the
- * replica that dispatched the run was killed before recording it (its job
- * is taken over when its lease runs out, 30 s) or a run ends at once.
+ * whose handler has not finished recording it: the job waits (JobWaiting:
+ * retried every 15 s without spending attempts, for up to an hour;
+ * JOB_DEFAULTS) until it has, instead of the completion being dropped and
+ * the check run left in progress. It happens when the replica that
+ * dispatched the run was killed before recording it (its job is taken over
+ * when its lease runs out, 30 s), when the /bench waits behind GitHub's
+ * write pacing, or when a run ends at once.
  */
-export class NotRecordedYet extends Error {
+export class NotRecordedYet extends JobWaiting {
   override name = 'NotRecordedYet';
 }
 

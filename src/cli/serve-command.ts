@@ -46,6 +46,9 @@ environment:
   BENCHBOT_JOB_MAX_ATTEMPTS attempts before a job is dead (default ${JOB_DEFAULTS.maxAttempts})
   BENCHBOT_JOB_RETRY_MS   wait before a failed job's second attempt, doubled per attempt (default ${JOB_DEFAULTS.retryBaseMs})
   BENCHBOT_JOB_GRACE_MS   on SIGTERM, how long running jobs may finish before they go back to the queue (default ${JOB_DEFAULTS.graceMs})
+  BENCHBOT_JOB_WAIT_MAX_MS  how long a job that waits on another (a run's completion before its /bench is recorded)
+                          is retried without spending attempts (default ${JOB_DEFAULTS.waitMaxMs})
+  BENCHBOT_JOB_WAIT_RETRY_MS  how often such a job looks again (default ${JOB_DEFAULTS.waitRetryMs})
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
 
 /** ServeSettings are `benchbot serve`'s inputs, read once from flags and environment. */
@@ -78,6 +81,8 @@ const JOB_VARIABLES: [string, keyof JobSettings, number][] = [
   ['BENCHBOT_JOB_MAX_ATTEMPTS', 'maxAttempts', 1],
   ['BENCHBOT_JOB_RETRY_MS', 'retryBaseMs', 0],
   ['BENCHBOT_JOB_GRACE_MS', 'graceMs', 0],
+  ['BENCHBOT_JOB_WAIT_MAX_MS', 'waitMaxMs', 0],
+  ['BENCHBOT_JOB_WAIT_RETRY_MS', 'waitRetryMs', 10],
 ];
 
 /** MAX_PG_POOL_SIZE bounds --pg-pool-size against a typo: PostgreSQL allows 100 connections by default, shared by every replica, so more needs a server configured for it. */

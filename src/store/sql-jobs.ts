@@ -92,15 +92,17 @@ export async function finishJob(db: SqlAccess, job: JobLease, nowMs: number): Pr
 
 /**
  * failJob records a failed attempt: the job is ready again at `retryAtMs`,
- * or dead when retryAtMs is null (attempts spent). False when the lease is
- * no longer this worker's.
+ * or dead when retryAtMs is null (attempts spent). A job that only waits on
+ * another (`attempt` 'waiting') gets its attempt back, as releaseJob does.
+ * False when the lease is no longer this worker's.
  */
-export async function failJob(db: SqlAccess, job: JobLease, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean> {
+export async function failJob(db: SqlAccess, job: JobLease, error: string, retryAtMs: number | null, nowMs: number, attempt: 'failed' | 'waiting' = 'failed'): Promise<boolean> {
   const message = error.length > LAST_ERROR_CHARS ? `${error.slice(0, LAST_ERROR_CHARS)}...` : error;
+  const attempts = attempt === 'waiting' ? 'attempts = attempts - 1, ' : '';
   return db.write(async (c) => (await c.run(
     retryAtMs === null
       ? `UPDATE app_jobs SET status = 'dead', lease = NULL, last_error = ?, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`
-      : `UPDATE app_jobs SET status = 'ready', lease = NULL, last_error = ?, finished_ms = NULL, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+      : `UPDATE app_jobs SET status = 'ready', ${attempts}lease = NULL, last_error = ?, finished_ms = NULL, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
     retryAtMs === null ? [message, nowMs, nowMs, job.id, job.lease] : [message, retryAtMs, job.id, job.lease],
   )) > 0);
 }

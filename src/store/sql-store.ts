@@ -251,8 +251,8 @@ export abstract class SqlStore implements Store {
     return finishJob(this.access, job, nowMs);
   }
 
-  failJob(job: JobLease, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean> {
-    return failJob(this.access, job, error, retryAtMs, nowMs);
+  failJob(job: JobLease, error: string, retryAtMs: number | null, nowMs: number, attempt: 'failed' | 'waiting' = 'failed'): Promise<boolean> {
+    return failJob(this.access, job, error, retryAtMs, nowMs, attempt);
   }
 
   releaseJob(job: JobLease, nowMs: number): Promise<boolean> {

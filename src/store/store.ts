@@ -400,8 +400,12 @@ export interface Store {
   /** renewJob, finishJob, failJob and releaseJob change a leased job; each is false when the lease is no longer the caller's. */
   renewJob(job: JobLease, leaseMs: number, nowMs: number): Promise<boolean>;
   finishJob(job: JobLease, nowMs: number): Promise<boolean>;
-  /** failJob makes the job ready again at retryAtMs, or dead when retryAtMs is null. */
-  failJob(job: JobLease, error: string, retryAtMs: number | null, nowMs: number): Promise<boolean>;
+  /**
+   * failJob makes the job ready again at retryAtMs, or dead when retryAtMs
+   * is null. `attempt: 'waiting'` gives the attempt back (the job waits on
+   * another, it did not fail), so waiting does not spend maxAttempts.
+   */
+  failJob(job: JobLease, error: string, retryAtMs: number | null, nowMs: number, attempt?: 'failed' | 'waiting'): Promise<boolean>;
   releaseJob(job: JobLease, nowMs: number): Promise<boolean>;
   getJob(id: string): Promise<JobRecord | undefined>;
   jobStats(nowMs: number): Promise<JobStats>;
