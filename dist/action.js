@@ -20072,10 +20072,11 @@ async function finishJob(db, job, nowMs) {
     [nowMs, nowMs, job.id, job.lease]
   ) > 0);
 }
-async function failJob(db, job, error2, retryAtMs, nowMs) {
+async function failJob(db, job, error2, retryAtMs, nowMs, attempt = "failed") {
   const message = error2.length > LAST_ERROR_CHARS ? `${error2.slice(0, LAST_ERROR_CHARS)}...` : error2;
+  const attempts = attempt === "waiting" ? "attempts = attempts - 1, " : "";
   return db.write(async (c) => await c.run(
-    retryAtMs === null ? `UPDATE app_jobs SET status = 'dead', lease = NULL, last_error = ?, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'` : `UPDATE app_jobs SET status = 'ready', lease = NULL, last_error = ?, finished_ms = NULL, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+    retryAtMs === null ? `UPDATE app_jobs SET status = 'dead', lease = NULL, last_error = ?, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'` : `UPDATE app_jobs SET status = 'ready', ${attempts}lease = NULL, last_error = ?, finished_ms = NULL, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
     retryAtMs === null ? [message, nowMs, nowMs, job.id, job.lease] : [message, retryAtMs, job.id, job.lease]
   ) > 0);
 }
@@ -20287,8 +20288,8 @@ var SqlStore = class {
   finishJob(job, nowMs) {
     return finishJob(this.access, job, nowMs);
   }
-  failJob(job, error2, retryAtMs, nowMs) {
-    return failJob(this.access, job, error2, retryAtMs, nowMs);
+  failJob(job, error2, retryAtMs, nowMs, attempt = "failed") {
+    return failJob(this.access, job, error2, retryAtMs, nowMs, attempt);
   }
   releaseJob(job, nowMs) {
     return releaseJob(this.access, job, nowMs);

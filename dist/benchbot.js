@@ -45545,10 +45545,11 @@ async function finishJob(db, job, nowMs) {
     [nowMs, nowMs, job.id, job.lease]
   ) > 0);
 }
-async function failJob(db, job, error, retryAtMs, nowMs) {
+async function failJob(db, job, error, retryAtMs, nowMs, attempt = "failed") {
   const message = error.length > LAST_ERROR_CHARS ? `${error.slice(0, LAST_ERROR_CHARS)}...` : error;
+  const attempts = attempt === "waiting" ? "attempts = attempts - 1, " : "";
   return db.write(async (c) => await c.run(
-    retryAtMs === null ? `UPDATE app_jobs SET status = 'dead', lease = NULL, last_error = ?, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'` : `UPDATE app_jobs SET status = 'ready', lease = NULL, last_error = ?, finished_ms = NULL, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
+    retryAtMs === null ? `UPDATE app_jobs SET status = 'dead', lease = NULL, last_error = ?, finished_ms = ?, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'` : `UPDATE app_jobs SET status = 'ready', ${attempts}lease = NULL, last_error = ?, finished_ms = NULL, due_ms = ? WHERE id = ? AND lease = ? AND status = 'leased'`,
     retryAtMs === null ? [message, nowMs, nowMs, job.id, job.lease] : [message, retryAtMs, job.id, job.lease]
   ) > 0);
 }
@@ -45760,8 +45761,8 @@ var SqlStore = class {
   finishJob(job, nowMs) {
     return finishJob(this.access, job, nowMs);
   }
-  failJob(job, error, retryAtMs, nowMs) {
-    return failJob(this.access, job, error, retryAtMs, nowMs);
+  failJob(job, error, retryAtMs, nowMs, attempt = "failed") {
+    return failJob(this.access, job, error, retryAtMs, nowMs, attempt);
   }
   releaseJob(job, nowMs) {
     return releaseJob(this.access, job, nowMs);
@@ -64536,6 +64537,146 @@ function withDefaults4(problem2) {
   return parsed;
 }
 
+// src/app/job-workers.ts
+import { randomUUID as randomUUID4 } from "node:crypto";
+import { hostname as hostname2 } from "node:os";
+var JOB_DEFAULTS = {
+  leaseMs: 3e4,
+  pollMs: 1e3,
+  concurrency: 16,
+  maxAttempts: 5,
+  retryBaseMs: 1e4,
+  retryMaxMs: 10 * 6e4,
+  retentionMs: 14 * 24 * 3600 * 1e3,
+  // systemd's stop timeout in docs/deploy/benchbot.service is 30 s.
+  graceMs: 25e3,
+  waitMaxMs: 60 * 6e4,
+  waitRetryMs: 15e3
+};
+var JobWaiting = class extends Error {
+  name = "JobWaiting";
+};
+var PRUNE_EVERY_MS = 60 * 60 * 1e3;
+function startJobWorkers(o) {
+  const { store, settings, log } = o;
+  const now = o.now ?? Date.now;
+  const owner = `${hostname2()}:${process.pid}:${randomUUID4().slice(0, 8)}`;
+  const active = /* @__PURE__ */ new Map();
+  let closing = false;
+  let pumping = false;
+  let again = false;
+  let lastPrune = 0;
+  const pump = async () => {
+    if (closing) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        while (!closing && active.size < settings.concurrency) {
+          const limit = settings.concurrency - active.size;
+          const { leased, dead } = await store.claimJobs({ owner, limit, leaseMs: settings.leaseMs, maxAttempts: settings.maxAttempts, nowMs: now() });
+          for (const id of dead) log.error({ delivery: id, attempts: settings.maxAttempts }, "job dead: its lease ran out on every attempt (the worker stopped or hung); redeliver it from GitHub to try again");
+          for (const job of leased) start(job);
+          if (leased.length < limit) break;
+        }
+      } while (again && !closing);
+      if (now() - lastPrune > PRUNE_EVERY_MS) {
+        lastPrune = now();
+        const pruned = await store.pruneJobs(settings.retentionMs, now());
+        if (pruned > 0) log.info({ pruned }, "pruned done jobs past retention");
+      }
+    } catch (error) {
+      log.warn({ err: error }, "could not look for jobs in the store; trying again at the next poll");
+    } finally {
+      pumping = false;
+    }
+  };
+  const start = (job) => {
+    const renew = setInterval(() => {
+      store.renewJob(job, settings.leaseMs, now()).then(
+        (held2) => held2 || log.warn({ delivery: job.id }, "job lease lost (it ran out and another replica took the job); finishing this attempt anyway, its effects are keyed"),
+        (error) => log.warn({ delivery: job.id, err: error }, "could not renew a job lease")
+      );
+    }, Math.max(10, Math.floor(settings.leaseMs / 3)));
+    const done = (async () => {
+      const started = now();
+      try {
+        await o.run(job);
+        await store.finishJob(job, now());
+      } catch (error) {
+        const waiting = error instanceof JobWaiting && now() - job.receivedMs < settings.waitMaxMs;
+        const last = !waiting && job.attempts >= settings.maxAttempts;
+        const retryAt = last ? null : now() + (waiting ? Math.round(settings.waitRetryMs * (1 + Math.random() * 0.2)) : retryDelayMs(job.attempts, settings, error));
+        const message = messageOf(error);
+        try {
+          await store.failJob(job, message, retryAt, now(), waiting ? "waiting" : "failed");
+        } catch (storeError) {
+          log.warn({ delivery: job.id, err: storeError }, "could not record a failed job; its lease will run out and it is tried again");
+        }
+        if (retryAt === null) log.error({ delivery: job.id, event: job.event, attempts: job.attempts, error: message }, "job dead after its last attempt; redeliver it from GitHub to try again");
+        else if (waiting) log.info({ delivery: job.id, event: job.event, retryInMs: retryAt - now(), error: message }, "job waits on another; trying again");
+        else log.warn({ delivery: job.id, event: job.event, attempt: job.attempts, retryInMs: retryAt - now(), error: message }, "job failed; retrying after a backoff");
+      } finally {
+        clearInterval(renew);
+        active.delete(job.id);
+        log.info({ delivery: job.id, event: job.event, ms: now() - started, waitedMs: started - job.receivedMs }, "job finished");
+        if (!closing) void pump();
+      }
+    })();
+    active.set(job.id, { job, done, renew });
+  };
+  const poll = setInterval(() => void pump(), settings.pollMs);
+  poll.unref();
+  void pump();
+  return {
+    owner,
+    wake: () => void pump(),
+    running: () => active.size,
+    async close(graceMs) {
+      closing = true;
+      clearInterval(poll);
+      const all = Promise.all([...active.values()].map((a) => a.done));
+      let timer;
+      await Promise.race([all, new Promise((resolve14) => timer = setTimeout(resolve14, graceMs))]);
+      clearTimeout(timer);
+      for (const { job, renew } of active.values()) {
+        clearInterval(renew);
+        await store.releaseJob(job, now()).catch(() => void 0);
+      }
+    }
+  };
+}
+function retryDelayMs(attempt, settings, error) {
+  const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
+  const asked = askedWaitMs(error);
+  return Math.max(asked ?? 0, Math.round(backoff * (1 + Math.random() * 0.2)));
+}
+function askedWaitMs(error, depth = 0) {
+  if (error === null || typeof error !== "object" || depth > 5) return void 0;
+  const e = error;
+  const headers = e.response?.headers;
+  if (headers) {
+    const after = retryAfterMs(headers);
+    if (after !== null && after > 0) return after;
+    const reset = Number(headers["x-ratelimit-reset"]);
+    if (String(headers["x-ratelimit-remaining"]) === "0" && Number.isFinite(reset)) return Math.max(0, reset * 1e3 - Date.now());
+  }
+  for (const inner of [e.cause, ...Array.isArray(e.errors) ? e.errors : []]) {
+    const found = askedWaitMs(inner, depth + 1);
+    if (found !== void 0) return found;
+  }
+  return void 0;
+}
+function messageOf(error) {
+  const inner = error?.errors;
+  if (Array.isArray(inner) && inner.length > 0) return inner.map(messageOf).join("; ");
+  return error instanceof Error ? error.message : String(error);
+}
+
 // src/app/artifact-file.ts
 var MAX_ARTIFACT_BYTES = 3 * MAX_ENTRY_BYTES;
 var ArtifactTooLargeError = class extends ZipError {
@@ -65009,7 +65150,7 @@ async function handleWorkflowRunCompleted(deps, client, payload) {
   deps.log.info({ owner: where.owner, repo: where.repo, pr: request2.pr, runId: run2.id, conclusion }, "reported /bench");
   return recomputed !== null ? "reported" : "failure-reported";
 }
-var NotRecordedYet = class extends Error {
+var NotRecordedYet = class extends JobWaiting {
   name = "NotRecordedYet";
 };
 async function dispatchNotRecorded(deps, where, run2) {
@@ -65143,139 +65284,6 @@ async function resolveBotLogin(app) {
   const slug2 = data?.slug;
   if (typeof slug2 !== "string" || slug2 === "") throw new Error("GET /app returned no slug; set BOT_LOGIN to the app's <slug>[bot] login");
   return `${slug2}[bot]`;
-}
-
-// src/app/job-workers.ts
-import { randomUUID as randomUUID4 } from "node:crypto";
-import { hostname as hostname2 } from "node:os";
-var JOB_DEFAULTS = {
-  leaseMs: 3e4,
-  pollMs: 1e3,
-  concurrency: 16,
-  maxAttempts: 5,
-  retryBaseMs: 1e4,
-  retryMaxMs: 10 * 6e4,
-  retentionMs: 14 * 24 * 3600 * 1e3,
-  // systemd's stop timeout in docs/deploy/benchbot.service is 30 s.
-  graceMs: 25e3
-};
-var PRUNE_EVERY_MS = 60 * 60 * 1e3;
-function startJobWorkers(o) {
-  const { store, settings, log } = o;
-  const now = o.now ?? Date.now;
-  const owner = `${hostname2()}:${process.pid}:${randomUUID4().slice(0, 8)}`;
-  const active = /* @__PURE__ */ new Map();
-  let closing = false;
-  let pumping = false;
-  let again = false;
-  let lastPrune = 0;
-  const pump = async () => {
-    if (closing) return;
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = true;
-    try {
-      do {
-        again = false;
-        while (!closing && active.size < settings.concurrency) {
-          const limit = settings.concurrency - active.size;
-          const { leased, dead } = await store.claimJobs({ owner, limit, leaseMs: settings.leaseMs, maxAttempts: settings.maxAttempts, nowMs: now() });
-          for (const id of dead) log.error({ delivery: id, attempts: settings.maxAttempts }, "job dead: its lease ran out on every attempt (the worker stopped or hung); redeliver it from GitHub to try again");
-          for (const job of leased) start(job);
-          if (leased.length < limit) break;
-        }
-      } while (again && !closing);
-      if (now() - lastPrune > PRUNE_EVERY_MS) {
-        lastPrune = now();
-        const pruned = await store.pruneJobs(settings.retentionMs, now());
-        if (pruned > 0) log.info({ pruned }, "pruned done jobs past retention");
-      }
-    } catch (error) {
-      log.warn({ err: error }, "could not look for jobs in the store; trying again at the next poll");
-    } finally {
-      pumping = false;
-    }
-  };
-  const start = (job) => {
-    const renew = setInterval(() => {
-      store.renewJob(job, settings.leaseMs, now()).then(
-        (held2) => held2 || log.warn({ delivery: job.id }, "job lease lost (it ran out and another replica took the job); finishing this attempt anyway, its effects are keyed"),
-        (error) => log.warn({ delivery: job.id, err: error }, "could not renew a job lease")
-      );
-    }, Math.max(10, Math.floor(settings.leaseMs / 3)));
-    const done = (async () => {
-      const started = now();
-      try {
-        await o.run(job);
-        await store.finishJob(job, now());
-      } catch (error) {
-        const last = job.attempts >= settings.maxAttempts;
-        const retryAt = last ? null : now() + retryDelayMs(job.attempts, settings, error);
-        const message = messageOf(error);
-        try {
-          await store.failJob(job, message, retryAt, now());
-        } catch (storeError) {
-          log.warn({ delivery: job.id, err: storeError }, "could not record a failed job; its lease will run out and it is tried again");
-        }
-        if (retryAt === null) log.error({ delivery: job.id, event: job.event, attempts: job.attempts, error: message }, "job dead after its last attempt; redeliver it from GitHub to try again");
-        else log.warn({ delivery: job.id, event: job.event, attempt: job.attempts, retryInMs: retryAt - now(), error: message }, "job failed; retrying after a backoff");
-      } finally {
-        clearInterval(renew);
-        active.delete(job.id);
-        log.info({ delivery: job.id, event: job.event, ms: now() - started, waitedMs: started - job.receivedMs }, "job finished");
-        if (!closing) void pump();
-      }
-    })();
-    active.set(job.id, { job, done, renew });
-  };
-  const poll = setInterval(() => void pump(), settings.pollMs);
-  poll.unref();
-  void pump();
-  return {
-    owner,
-    wake: () => void pump(),
-    running: () => active.size,
-    async close(graceMs) {
-      closing = true;
-      clearInterval(poll);
-      const all = Promise.all([...active.values()].map((a) => a.done));
-      let timer;
-      await Promise.race([all, new Promise((resolve14) => timer = setTimeout(resolve14, graceMs))]);
-      clearTimeout(timer);
-      for (const { job, renew } of active.values()) {
-        clearInterval(renew);
-        await store.releaseJob(job, now()).catch(() => void 0);
-      }
-    }
-  };
-}
-function retryDelayMs(attempt, settings, error) {
-  const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
-  const asked = askedWaitMs(error);
-  return Math.max(asked ?? 0, Math.round(backoff * (1 + Math.random() * 0.2)));
-}
-function askedWaitMs(error, depth = 0) {
-  if (error === null || typeof error !== "object" || depth > 5) return void 0;
-  const e = error;
-  const headers = e.response?.headers;
-  if (headers) {
-    const after = retryAfterMs(headers);
-    if (after !== null && after > 0) return after;
-    const reset = Number(headers["x-ratelimit-reset"]);
-    if (String(headers["x-ratelimit-remaining"]) === "0" && Number.isFinite(reset)) return Math.max(0, reset * 1e3 - Date.now());
-  }
-  for (const inner of [e.cause, ...Array.isArray(e.errors) ? e.errors : []]) {
-    const found = askedWaitMs(inner, depth + 1);
-    if (found !== void 0) return found;
-  }
-  return void 0;
-}
-function messageOf(error) {
-  const inner = error?.errors;
-  if (Array.isArray(inner) && inner.length > 0) return inner.map(messageOf).join("; ");
-  return error instanceof Error ? error.message : String(error);
 }
 
 // src/app/webhook-body.ts
@@ -66197,6 +66205,9 @@ environment:
   BENCHBOT_JOB_MAX_ATTEMPTS attempts before a job is dead (default ${JOB_DEFAULTS.maxAttempts})
   BENCHBOT_JOB_RETRY_MS   wait before a failed job's second attempt, doubled per attempt (default ${JOB_DEFAULTS.retryBaseMs})
   BENCHBOT_JOB_GRACE_MS   on SIGTERM, how long running jobs may finish before they go back to the queue (default ${JOB_DEFAULTS.graceMs})
+  BENCHBOT_JOB_WAIT_MAX_MS  how long a job that waits on another (a run's completion before its /bench is recorded)
+                          is retried without spending attempts (default ${JOB_DEFAULTS.waitMaxMs})
+  BENCHBOT_JOB_WAIT_RETRY_MS  how often such a job looks again (default ${JOB_DEFAULTS.waitRetryMs})
   LOG_LEVEL               trace, debug, info (default), warn, error or fatal`;
 var JOB_VARIABLES = [
   ["BENCHBOT_JOB_LEASE_MS", "leaseMs", 100],
@@ -66204,7 +66215,9 @@ var JOB_VARIABLES = [
   ["BENCHBOT_JOB_CONCURRENCY", "concurrency", 1],
   ["BENCHBOT_JOB_MAX_ATTEMPTS", "maxAttempts", 1],
   ["BENCHBOT_JOB_RETRY_MS", "retryBaseMs", 0],
-  ["BENCHBOT_JOB_GRACE_MS", "graceMs", 0]
+  ["BENCHBOT_JOB_GRACE_MS", "graceMs", 0],
+  ["BENCHBOT_JOB_WAIT_MAX_MS", "waitMaxMs", 0],
+  ["BENCHBOT_JOB_WAIT_RETRY_MS", "waitRetryMs", 10]
 ];
 var MAX_PG_POOL_SIZE = 1e3;
 var LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"];
