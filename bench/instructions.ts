@@ -39,7 +39,7 @@ import { judgeWork } from '../src/compare/work-verdict.ts';
 import { DEFAULT_WORK_THRESHOLD } from '../src/compare/compare-runs.ts';
 import { xoshiro128 } from '../src/stats/bootstrap.ts';
 import { perCallInstructions } from './callgrind-direct.ts';
-import { benchDemo, benchGoBtree, benchPython } from './instruction-real.ts';
+import { benchDemo, benchGoBtree, benchPython, countedSeconds } from './instruction-real.ts';
 import { addVariant, buildAt, buildEnv, cargoTargetSeed, git, HARNESSES, type Harness, initRepo, makeTempDir, SUITES, type SuiteSpec, type WorkFunction } from './instruction-suites.ts';
 import { findBenchstat, goBenchText, parseBenchstatCsv, thresholdCall, uTestCall, type Call } from './quality.ts';
 
@@ -390,6 +390,16 @@ export function benchHarness(harness: Harness, plan: Plan, work: string, benchst
     out(`Wall time alone on the same pair (\`run\` as shipped, ${aaWall.map((w) => `${roundsOf(w.outcome)} rounds per side in ${secs(w.outcome.ms)}`).join(' / ')}): ` +
       `benchbot ${bbWall.map((rows) => `${rows.filter((r) => changed(r.verdict)).length} false, ${rows.filter((r) => r.verdict === 'unchanged').length} unchanged, ${rows.filter((r) => r.verdict === 'inconclusive').length} undecided`).join(' / ')} of ${bbWall[0].length}; ` +
       `benchstat ${wallFalse((w) => w.peers.benchstat).join(' / ') || 'n/a'} false; compare.py U test ${wallFalse((w) => w.peers.comparePy).join(' / ')} false; one-run 5% rule ${wallFalse((w) => w.peers.oneRun).join(' / ')} false.`);
+    // Issue 23 asks for the slowdown factor per harness: one counted pass of the suite against one wall-time round.
+    const counting = countedSeconds(aaOutcomes[0].stderr);
+    const rounds = roundsOf(aaWall[0].outcome);
+    if (counting.length > 0 && rounds > 0) {
+      const perRepeat = counting.reduce((a, b) => a + b, 0) / counting.length / REPEATS;
+      const perRound = aaWall[0].outcome.ms / 1000 / (2 * rounds);
+      const factor = perRepeat / perRound;
+      out(`Cost: one counted repeat of the suite, one side, took ${perRepeat.toFixed(1)} s (counting ${counting.map((c) => `${c} s`).join(' + ')} for ${REPEATS} repeats per side); one wall-time round about ${perRound.toFixed(1)} s (the wall-time run's ${secs(aaWall[0].outcome.ms)} over its ${2 * rounds} rounds, builds included): counting is about ${factor.toFixed(0)}x slower per pass of the suite.`);
+      result.targets.push({ name: 'cost: slowdown factor of counting, per pass of the suite', met: null, detail: `about ${factor.toFixed(0)}x (${perRepeat.toFixed(1)} s counted against ${perRound.toFixed(1)} s per wall round)` });
+    }
   }
   out();
 
