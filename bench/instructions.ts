@@ -403,11 +403,15 @@ export function benchHarness(harness: Harness, plan: Plan, work: string, benchst
   }
   out();
 
-  // Injected +1%: end-to-end counted runs, wall-time runs in the same time, peers.
-  out(`Injected +1% of one benchmark's instructions (a loop of ${prepared.loopCost.toFixed(1)} instructions per iteration, calibrated per function under callgrind):`);
-  out();
-  out('| commit | function | loop | counted change | `run --instructions` | other rows changed | where (first function, share) | wall time alone: benchbot | benchstat | compare.py U | one-run 5% |');
-  out('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  // Injected +1%: end-to-end counted runs, wall-time runs in the same time, peers. A plan without injections
+  // (BENCHBOT_INSTR_PLAN, a part that adds layout runs to an earlier one) leaves this section and its targets out.
+  const injecting = plan.injectRuns + plan.whereRuns > 0;
+  if (injecting) {
+    out(`Injected +1% of one benchmark's instructions (a loop of ${prepared.loopCost.toFixed(1)} instructions per iteration, calibrated per function under callgrind):`);
+    out();
+    out('| commit | function | loop | counted change | `run --instructions` | other rows changed | where (first function, share) | wall time alone: benchbot | benchstat | compare.py U | one-run 5% |');
+    out('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  }
   let found = 0;
   let injectFalse = 0;
   let whereOk = 0;
@@ -488,14 +492,16 @@ export function benchHarness(harness: Harness, plan: Plan, work: string, benchst
       if (falseHit) drawnInjFalse += 1;
     }
   }
-  out();
   const injTotal = plan.injectRuns + extra;
-  out(`Found: ${found}/${plan.injectRuns} end-to-end runs${extra ? ` + ${drawnFound}/${extra} suites drawn from their repeats` : ''}; suites with another row called changed: ${injectFalse}${extra ? ` + ${drawnInjFalse}` : ''}. ` +
-    `Counted runs took ${secs(injectMs.reduce((a, b) => a + b, 0) / Math.max(1, injectMs.length))} each (build included on first use of a commit).`);
-  if (wallFound.n) out(`Wall time alone in about the same time per run found it in: benchbot ${wallFound.benchbot}/${wallFound.n}, benchstat ${benchstat ? `${wallFound.benchstat}/${wallFound.n}` : 'n/a'}, compare.py U test ${wallFound.comparePy}/${wallFound.n}, one-run 5% rule ${wallFound.oneRun}/${wallFound.n}.`);
-  out();
-  result.targets.push({ name: `injected +1% found in >= ${Math.ceil(injTotal * 39 / 40)}/${injTotal} with <= 3 repeats per side`, met: found + drawnFound >= Math.ceil(injTotal * 39 / 40) && injectFalse + drawnInjFalse === 0, detail: `${found + drawnFound}/${injTotal} (${plan.injectRuns} end to end), ${injectFalse + drawnInjFalse} with another row changed` });
-  result.targets.push({ name: `where names the injected function first with >= 80% in >= ${Math.ceil(whereN * 0.9)}/${whereN}`, met: whereN > 0 && whereOk >= Math.ceil(whereN * 0.9), detail: `${whereOk}/${whereN}` });
+  if (injecting) {
+    out();
+    out(`Found: ${found}/${plan.injectRuns} end-to-end runs${extra ? ` + ${drawnFound}/${extra} suites drawn from their repeats` : ''}; suites with another row called changed: ${injectFalse}${extra ? ` + ${drawnInjFalse}` : ''}. ` +
+      `Counted runs took ${secs(injectMs.reduce((a, b) => a + b, 0) / Math.max(1, injectMs.length))} each (build included on first use of a commit).`);
+    if (wallFound.n) out(`Wall time alone in about the same time per run found it in: benchbot ${wallFound.benchbot}/${wallFound.n}, benchstat ${benchstat ? `${wallFound.benchstat}/${wallFound.n}` : 'n/a'}, compare.py U test ${wallFound.comparePy}/${wallFound.n}, one-run 5% rule ${wallFound.oneRun}/${wallFound.n}.`);
+    out();
+    result.targets.push({ name: `injected +1% found in >= ${Math.ceil(injTotal * 39 / 40)}/${injTotal} with <= 3 repeats per side`, met: found + drawnFound >= Math.ceil(injTotal * 39 / 40) && injectFalse + drawnInjFalse === 0, detail: `${found + drawnFound}/${injTotal} (${plan.injectRuns} end to end), ${injectFalse + drawnInjFalse} with another row changed` });
+    result.targets.push({ name: `where names the injected function first with >= 80% in >= ${Math.ceil(whereN * 0.9)}/${whereN}`, met: whereN > 0 && whereOk >= Math.ceil(whereN * 0.9), detail: `${whereOk}/${whereN}` });
+  }
 
   // Layout: instructions unchanged; when wall time moved, the report says which kind of change it was.
   let layoutSame = 0;
