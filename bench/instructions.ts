@@ -677,6 +677,11 @@ if (import.meta.main) {
     // BENCHBOT_INSTR_PLAN (JSON, fields of Plan) shrinks one part's plan when the time left is short.
     const plan = { ...(values.quick ? QUICK_PLAN : FULL_PLAN), ...(process.env.BENCHBOT_INSTR_PLAN ? JSON.parse(process.env.BENCHBOT_INSTR_PLAN) as Partial<Plan> : {}) };
     const part = named[0] === 'real' ? benchReal(work, log) : named[0] === 'python' ? benchPython(work, log) : benchOneHarness(harnesses[0], plan, work, 'path' in found ? found.path : null, log);
+    if (plan.injectRuns === 0 && plan.whereRuns === 0 && plan.layoutRuns > 0 && part.lines[0]?.startsWith('### ')) {
+      // Layout runs added to an earlier part of the same harness: the merged report tells the two apart.
+      part.label += ' (layout runs)';
+      part.lines[0] += ' (layout runs, a part of their own)';
+    }
     writeFileSync(values.part, JSON.stringify(part));
     if (!process.env.BENCHBOT_KEEP_WORK) rmSync(work, { recursive: true, force: true });
   } else {
