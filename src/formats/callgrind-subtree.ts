@@ -23,18 +23,41 @@ import { MAX_PROFILE_EDGES, MAX_PROFILE_FUNCTIONS } from './callgrind-profile.ts
  * whatever the shadow stack says, so it does not depend on when the
  * scheduler ran; the runtime's own functions are left out of it (their work
  * — the scheduler, sysmon, the collector, timers — depends on wall time) and
- * counted only as the inclusive cost of a call the program made into them
- * (an allocation, a copy, a map lookup).
+ * counted only inside a call the program made into them (an allocation, a
+ * copy, a map lookup): as that call's inclusive cost, or, from a profile
+ * that names each function's callers (SubtreeSettings.byContext), as the
+ * self cost of the runtime's instructions whose callers lead back to the
+ * program, which a lost return cannot count twice.
  */
 
-/** SubtreeSettings say which function is the root, which functions are outside the program, and which calls are not the program's work. */
+/** SubtreeSettings say which function is the root, which functions are outside the program, and which calls, or parts of calls, are not the program's work. */
 export interface SubtreeSettings {
   /** isRoot picks the function whose work is counted (the benchmark function). */
   isRoot: (name: string) => boolean;
   /** isOutside says a function belongs to the runtime or harness: not followed, its cost counted per call from the program only. */
   isOutside: (name: string) => boolean;
-  /** isIgnoredCall says a call from the program into this function is not work (a stack switch, a return into the harness callgrind mistook for a call). */
-  isIgnoredCall: (name: string) => boolean;
+  /** isIgnoredCall says a call from the program's function `caller` into this function is not work (a stack switch, a return into the harness callgrind mistook for a call, a callback of the harness's). */
+  isIgnoredCall: (name: string, caller: string) => boolean;
+  /**
+   * byContext says the profile names every function with its callers,
+   * nearest first (`fn'caller1'caller2`, callgrind's `--separate-callers=N`),
+   * and the outside code's work is read from it: the self cost of each
+   * outside function in the contexts whose callers reach a counted function
+   * of the program through outside functions alone, none of them an
+   * ignored call. Every instruction is then counted once at most, where the
+   * program's calls' inclusive costs (without byContext) hold everything
+   * that ran while callgrind thought the call still open, the program's own
+   * work too when it lost a return. Work deeper below the program than the
+   * N callers callgrind names is not counted.
+   */
+  byContext?: boolean;
+  /**
+   * isUncounted says that an outside function, called through `callers`
+   * (nearest first), is not the program's work even inside a call the
+   * program made into the outside code: with byContext, neither it nor what
+   * it calls is counted.
+   */
+  isUncounted?: (name: string, callers: readonly string[]) => boolean;
 }
 
 /**
@@ -53,10 +76,15 @@ export interface Subtree {
   outside: string[];
   /** profile is a callgrind output file holding only what was counted: each program function's self cost and its calls out, each outside function's cost as called from the program. */
   profile: string;
+  /** uncounted is what {@link SubtreeSettings.isUncounted} left out of the program's calls into outside functions (byContext only). */
+  uncounted: CallgrindTotals;
 }
 
-// A recursion level suffix (`'2`) callgrind adds for --separate-recs.
-const RECURSION_LEVEL = /'\d+$/;
+/** contextOf splits a callgrind function name into the function and its callers (`fn'caller1'caller2`, --separate-callers), recursion levels (`'2`) dropped. */
+function contextOf(name: string): { base: string; callers: string[] } {
+  const [base, ...callers] = name.split("'").filter((part, i) => i === 0 || !/^\d+$/.test(part));
+  return { base, callers };
+}
 const COUNT = /^(?:\d+|0x[0-9a-fA-F]+)$/;
 
 interface Fn {
@@ -74,7 +102,7 @@ function add(into: number[], costs: readonly number[]): void {
  * callgrindSubtree reads a callgrind output file's text (`path` names it in
  * errors) and returns the root's work as {@link Subtree}; undefined when no
  * function `isRoot` picks is in the profile. Recursion levels (`name'2`)
- * are one function. Linear in the text plus the call graph.
+ * and contexts (`name'caller`, --separate-callers) are one function. Linear in the text plus the call graph.
  */
 export function callgrindSubtree(text: string, path: string, settings: SubtreeSettings): Subtree | undefined {
   const fail = (line: number, message: string): never => {
@@ -102,8 +130,11 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
     const known = names[space].get(m[1]);
     return known ?? fail(lineNo, `${space} id (${m[1]}) is used before a line defines it`);
   };
+  // byContext: the self cost of each function per context (`fn'caller1'caller2`).
+  const contexts = new Map<string, number[]>();
+  let context = '';
   const get = (name: string, object: string): Fn => {
-    const base = name.replace(RECURSION_LEVEL, '');
+    const base = contextOf(name).base;
     let found = fns.get(base);
     if (!found) {
       if (fns.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
@@ -127,7 +158,7 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
       if (fields.length > events!.length) fail(lineNo, `${fields.length} counts for ${events!.length} event(s)`);
       const costs = fields.map((c) => (COUNT.test(c) ? Number(c) : fail(lineNo, `"${c.slice(0, 40)}" is not a count`)));
       if (pendingCalls !== null) {
-        const base = (callee as string).replace(RECURSION_LEVEL, '');
+        const base = contextOf(callee as string).base;
         get(callee as string, calleeObject);
         if (++edges > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
         const edge = fn!.calls.get(base) ?? { count: 0, cost: [] };
@@ -135,7 +166,14 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
         add(edge.cost, costs);
         fn!.calls.set(base, edge);
         pendingCalls = null;
-      } else add(fn!.self, costs);
+      } else {
+        add(fn!.self, costs);
+        if (settings.byContext === true) {
+          const seen = contexts.get(context) ?? [];
+          add(seen, costs);
+          contexts.set(context, seen);
+        }
+      }
       continue;
     }
     if (pendingCalls !== null) fail(lineNo, 'a calls= line must be followed by the cost line of those calls');
@@ -146,7 +184,10 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
     else if (line.startsWith('positions:')) positions = line.slice('positions:'.length).trim().split(/\s+/).length;
     else if (spec === 'ob') ob = resolve('ob', value);
     else if (spec === 'cob') cob = resolve('ob', value);
-    else if (spec === 'fn') fn = get(resolve('fn', value), ob);
+    else if (spec === 'fn') {
+      context = resolve('fn', value);
+      fn = get(context, ob);
+    }
     else if (spec === 'cfn') {
       callee = resolve('fn', value);
       calleeObject = cob ?? ob;
@@ -168,9 +209,33 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
   while (queue.length > 0) {
     const name = queue.pop() as string;
     for (const c of fns.get(name)?.calls.keys() ?? []) {
-      if (counted.has(c) || settings.isOutside(c) || settings.isIgnoredCall(c)) continue;
+      if (counted.has(c) || settings.isOutside(c) || settings.isIgnoredCall(c, name)) continue;
       counted.add(c);
       queue.push(c);
+    }
+  }
+  // byContext: each outside context's self cost under the program, by the program's call that led to it (program function -> the first outside function).
+  const under = new Map<string, Map<string, number[]>>();
+  const uncounted: number[] = [];
+  if (settings.byContext === true) {
+    for (const [name, cost] of contexts) {
+      const { base, callers } = contextOf(name);
+      if (counted.has(base) || !settings.isOutside(base)) continue;
+      const k = callers.findIndex((c) => counted.has(c));
+      if (k < 0) continue;
+      // chain[j] was called by chain[j + 1], the last by the program's function callers[k].
+      const chain = [base, ...callers.slice(0, k)];
+      const callerOf = (j: number) => (j + 1 < chain.length ? chain[j + 1] : callers[k]);
+      if (!chain.every((c, j) => settings.isOutside(c) && !settings.isIgnoredCall(c, callerOf(j)))) continue;
+      if (settings.isUncounted !== undefined && chain.some((c, j) => settings.isUncounted!(c, callers.slice(j)))) {
+        add(uncounted, cost);
+        continue;
+      }
+      const byCallee = under.get(callers[k]) ?? new Map<string, number[]>();
+      const sum = byCallee.get(chain[chain.length - 1]) ?? [];
+      add(sum, cost);
+      byCallee.set(chain[chain.length - 1], sum);
+      under.set(callers[k], byCallee);
     }
   }
   const total: number[] = [];
@@ -182,14 +247,17 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
     add(total, f.self);
     add(own, f.self);
     lines.push(`ob=${f.object}`, `fn=${name}`, `0 ${padded(f.self, events.length)}`);
-    for (const [c, edge] of f.calls) {
+    const callees = new Set([...f.calls.keys(), ...(under.get(name)?.keys() ?? [])]);
+    for (const c of callees) {
       // Calls between the program's own functions are left out: their inclusive costs are what a stack switch confuses (a return callgrind took for a call holds everything until it is popped).
-      if (settings.isIgnoredCall(c) || counted.has(c) || !settings.isOutside(c)) continue;
-      lines.push(`cob=${fns.get(c)?.object ?? f.object}`, `cfn=${c}`, `calls=${edge.count} 0`, `0 ${padded(edge.cost, events.length)}`);
-      add(total, edge.cost);
+      if (settings.isIgnoredCall(c, name) || counted.has(c) || !settings.isOutside(c)) continue;
+      const count = f.calls.get(c)?.count ?? 0;
+      const cost = settings.byContext === true ? (under.get(name)?.get(c) ?? []) : (f.calls.get(c)?.cost ?? []);
+      lines.push(`cob=${fns.get(c)?.object ?? f.object}`, `cfn=${c}`, `calls=${count} 0`, `0 ${padded(cost, events.length)}`);
+      add(total, cost);
       const o = outside.get(c) ?? { object: fns.get(c)?.object ?? f.object, count: 0, cost: [] };
-      o.count += edge.count;
-      add(o.cost, edge.cost);
+      o.count += count;
+      add(o.cost, cost);
       outside.set(c, o);
     }
   }
@@ -215,7 +283,7 @@ export function callgrindSubtree(text: string, path: string, settings: SubtreeSe
     `totals: ${padded(total, events.length)}`,
     '',
   ].join('\n');
-  return { totals: byEvent(total), own: byEvent(own), functions: [...counted].sort(), outside: [...outside.keys()].sort(), profile };
+  return { totals: byEvent(total), own: byEvent(own), functions: [...counted].sort(), outside: [...outside.keys()].sort(), profile, uncounted: byEvent(uncounted) };
 }
 
 function padded(costs: readonly number[], n: number): string {

@@ -149,5 +149,5 @@ export function criterionPlan(bench: string, benchmark: string, schedule: Criter
     },
   };
   if (runsCargo(bench)) return asWritten;
-  return { ...asWritten, command: `${bench} ${shellQuote(filter)} --test`, withoutArguments: asWritten };
+  return { ...asWritten, command: `${bench} ${shellQuote(filter)} --test`, onFailure: asWritten };
 }

@@ -208,8 +208,10 @@ export interface Planned {
   fn: string;
   /** fallback is counted instead when no function `matches` ran (a Google Benchmark fixture's benchmark). */
   fallback?: Planned;
-  /** withoutArguments is counted instead when the command fails with the arguments appended to it. */
-  withoutArguments?: Planned;
+  /** onFailure is counted instead when the command fails: the command without the arguments appended to it (Google Benchmark, criterion), without the cgo link (Go). */
+  onFailure?: Planned;
+  /** valgrindOptions are more options for valgrind (Go's --separate-callers, GO_VALGRIND_OPTIONS). */
+  valgrindOptions?: readonly string[];
   /**
    * subtree, when set, counts the benchmark function's work from a profile
    * of the whole process (no toggles) by {@link callgrindSubtree}: its own
@@ -353,7 +355,7 @@ export async function countInstructions(settings: CountSettings, executor: Execu
       const ownSpread = v.own.length === v.instructions.length ? Math.max(...v.own) / Math.min(...v.own) - 1 : Infinity;
       // A Go benchmark whose own code repeats while its calls into the runtime do not: what varies is named (docs/instructions.md, "Go's runtime").
       const why = ownSpread <= COUNT_VARIATION_LIMIT / 10
-        ? `its own code repeats (${Math.round(Math.min(...v.own))} instructions per iteration) but its calls into the Go runtime do not: an allocation that needs a new span finishes on the thread's system stack, which callgrind's call tracking follows differently depending on the thread that runs the benchmark`
+        ? `its own code repeats (${Math.round(Math.min(...v.own))} instructions per iteration) but its calls into the Go runtime do not: the runtime did work there that its own timing decides (docs/instructions.md, "Go's runtime"; a test binary linked without cgo, where the cgo link failed, is one cause)`
         : 'the runtime does not repeat its work (a JIT, a time-based schedule)';
       outcome.reasons.push({ benchmark, kind: 'note', message: `${name('instructions')}: the count varies between repeats (${range}): ${why}; wall time as before` });
       continue;
@@ -393,14 +395,14 @@ type Counted =
  */
 async function countOne(settings: CountSettings, executor: Executor, dir: string, remote: string, plan: Planned, id: string): Promise<Counted> {
   const out = `${remote}/${id}`;
-  const valgrind = valgrindCommand(out, plan.toggles);
+  const valgrind = valgrindCommand(out, plan.toggles, plan.valgrindOptions);
   // Go's test binary is started by `go test` through the exec wrapper, which runs valgrind itself.
   const command = settings.format === 'go' ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
   const env = { ...settings.env, ...plan.env, ...(settings.format === 'go' || plan.valgrindEnv === true ? { BENCHBOT_VALGRIND: valgrind } : {}) };
   const result = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
   const durationMs = result.durationMs;
   if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1000)} s (${(settings.nameSetting ?? cliSetting)('round-timeout')})`, durationMs };
-  if (result.exitCode !== 0 && plan.withoutArguments !== undefined) return countOne(settings, executor, dir, remote, plan.withoutArguments, `${id}.e`);
+  if (result.exitCode !== 0 && plan.onFailure !== undefined) return countOne(settings, executor, dir, remote, plan.onFailure, `${id}.e`);
   if (result.exitCode !== 0) {
     const tail = (result.stderr || result.stdout).trimEnd().split('\n').filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(' | ');
     return { reason: `exit code ${result.exitCode ?? result.signal} under valgrind: ${tail}`, durationMs };
@@ -562,7 +564,7 @@ function googleBenchmarkPlan(settings: CountSettings, remote: string, benchmark:
     iterations: async (calls) => (await jsonIterations(executor, out, benchmark, join(settings.keepDir, `.b${index}.json`))) ?? calls * perCall,
     ...(fixture !== undefined && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture, appended) } : {}),
     // A command whose last word does not take the benchmark's flags (`./bench | tee out.json`) fails with them: the environment alone then.
-    ...(appended ? { withoutArguments: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn, false) } : {}),
+    ...(appended ? { onFailure: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn, false) } : {}),
   };
 }
 
@@ -612,7 +614,12 @@ async function writeGoExec(executor: Executor, dir: string, remote: string): Pro
  * growth and sysmon's preemption, which callgrind cannot follow) and
  * `testing.(*B).runN`, the harness function that calls the benchmark, which
  * callgrind records as called when the benchmark returns into it after a
- * stack switch. runN's calls of the benchmark are the runs: two for a b.N
+ * stack switch. Nor the testing package's calls through `sync.Once`: a
+ * benchmark that reaches `sync.(*Once).doSlow` (math/rand's global source
+ * on its first use) has that function counted whole, and testing runs its
+ * benchmark through a Once too, with output whose cost varies
+ * (google/btree's Insert: 12,744..30,115 instructions more in one count of
+ * four, 0.23% of it). runN's calls of the benchmark are the runs: two for a b.N
  * benchmark (b.N = 1, then N), one for b.Loop.
  * Measured here on BenchmarkSort (a recursive quicksort, 58,220 instructions
  * per iteration, 1000x): three repeats toggled on the function read
@@ -621,8 +628,66 @@ async function writeGoExec(executor: Executor, dir: string, remote: string): Pro
  */
 const GO_SUBTREE: Omit<SubtreeSettings, 'isRoot'> = {
   isOutside: (fn) => /^(?:runtime|testing)\.|^(?:internal\/runtime|runtime\/internal)\/|^0x/.test(fn) || !fn.includes('.'),
-  isIgnoredCall: (fn) => /^runtime\.(?:morestack|newstack|mcall|systemstack|gogo)/.test(fn) || fn === 'testing.(*B).runN',
+  isIgnoredCall: (fn, caller) => /^runtime\.(?:morestack|newstack|mcall|systemstack|gogo)/.test(fn) || fn === 'testing.(*B).runN' || (fn.startsWith('testing.') && caller.startsWith('sync.')),
+  byContext: true,
+  isUncounted: (fn, callers) => GO_HEAP_GROWTH.includes(fn) || (fn === GO_ALLOCATOR_ZEROING && /^runtime\.(?:mallocgc|memclrNoHeapPointersChunked)/.test(callers[0] ?? '')),
 };
+
+/**
+ * GO_HEAP_GROWTH are the allocator's slow paths, left out of a Go
+ * benchmark's calls into the runtime: an mcache taking a new span
+ * (`refill`), a large object's span (`allocLarge`), and the page allocator
+ * under both (`allocSpan`, named for the profiles where callgrind lost the
+ * call that led to it), with whatever they call. With them
+ * GO_ALLOCATOR_ZEROING, the allocator clearing memory a span had held
+ * before. What they cost depends on the state of the heap, which the
+ * runtime's own timing sets: how many threads sysmon started (each one's
+ * allocations), what the scavenger returned to the system, which spans the
+ * collector freed. Measured here on the bench suite's hash map, which
+ * allocates two slices (6 KB) per iteration, so every other allocation
+ * takes a span (GOGC=off): its calls into the page allocator read 689,280
+ * to 721,874 instructions in four counts (4.7%), the whole count
+ * 11,788,276..11,834,900 (0.40%); without these 10,752,136..10,752,275
+ * (0.0013%).
+ * The fast path of every allocation (size class, free slot, bookkeeping)
+ * is still counted, so an added allocation still shows.
+ */
+const GO_HEAP_GROWTH: readonly string[] = ['runtime.(*mcache).refill', 'runtime.(*mcache).allocLarge', 'runtime.(*mheap).allocSpan'];
+const GO_ALLOCATOR_ZEROING = 'runtime.memclrNoHeapPointers';
+
+/**
+ * GO_CALLER_DEPTH is how many callers callgrind names in the context of
+ * every function (`--separate-callers=N`), so that the runtime's work can be
+ * read by instruction address under the program's calls (GO_SUBTREE's
+ * byContext) instead of from callgrind's inclusive costs of those calls:
+ * the work of a call whose return callgrind lost after a stack switch is
+ * counted once, not again inside the call it thought still open (google/
+ * btree's Seek read 404,590..610,484 instructions per iteration in three
+ * counts, 51%, its own code the same in all three). The runtime's work
+ * deeper than this below the program's call is not counted; from a make to
+ * the page allocator is some 11 frames, a map's growth 4 more. Measured
+ * here: the bench suite's hash map 10,752,136..10,752,275 in four profiles
+ * (0.0013%; read from the inclusive costs 0.0085%); profiles 8 MB instead
+ * of 1 MB, the run some 20% longer.
+ */
+const GO_CALLER_DEPTH = 20;
+
+/**
+ * GO_CGO_LDFLAGS link the test binary with the C toolchain (with
+ * CGO_ENABLED=1), so that the runtime starts its threads as pthreads.
+ * Linked by Go alone, a thread's system stack is allocated in the Go heap,
+ * near a goroutine's stack or not, and callgrind, which pops every frame
+ * below a higher stack pointer, followed an allocation that switched
+ * stacks one way on one thread and the other way on another: the bench
+ * suite's hash map read 11,423..11,846 instructions per iteration in four
+ * counts (3.7%), in two groups (as the runtime had started 2 or 3
+ * threads); linked with cgo, 0.40% apart in one group (the rest was
+ * GO_HEAP_GROWTH's). `-s=false` keeps the symbol table `go test` strips.
+ */
+const GO_CGO_LDFLAGS = "'-ldflags=-s=false -linkmode=external'";
+
+/** GO_VALGRIND_OPTIONS name each function's callers (GO_CALLER_DEPTH). */
+const GO_VALGRIND_OPTIONS: readonly string[] = [`--separate-callers=${GO_CALLER_DEPTH}`];
 
 /**
  * goRuns is how many times the testing package ran a benchmark function
@@ -675,15 +740,16 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
   const sub = levels.length === 2;
   const ending = sub ? `\\.${escapeRegExp(parent)}\\.func\\d{1,2}$` : `\\.${escapeRegExp(parent)}$`;
   const matching = new RegExp(pkg === undefined ? ending : `^${escapeRegExp(pkg)}(?:_test)?${ending}`);
-  return {
+  const plan = (cgo: boolean): Planned => ({
     benchmark,
-    // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
-    command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
+    // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated (a quoted entry may hold spaces), hence no spaces in the path.
+    command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec ${cgo ? GO_CGO_LDFLAGS : '-ldflags=-s=false'}"; export GOFLAGS; ${settings.bench}`,
     env: {
       GODEBUG: 'asyncpreemptoff=1,randautoseed=0,randseednop=1,memprofilerate=0',
       GOMAXPROCS: '1',
       GOGC: 'off',
       GOMEMLIMIT: '1GiB',
+      ...(cgo ? { CGO_ENABLED: '1' } : {}),
       // Go matches -test.bench level by level, split at slashes.
       BENCHBOT_GO_BENCH: levels.map((l) => `^${escapeRegExp(l)}$`).join('/'),
       BENCHBOT_GO_BENCHTIME: `${iterations}x`,
@@ -691,10 +757,14 @@ function goPlan(settings: CountSettings, remote: string, benchmark: string, inde
     matches: (fn) => matching.test(fn),
     // No toggles: the whole process is profiled and the benchmark function's work read out of it (GO_SUBTREE says why).
     toggles: [],
+    valgrindOptions: GO_VALGRIND_OPTIONS,
     subtree: { ...GO_SUBTREE, isRoot: (fn) => matching.test(fn), runs: goRuns(iterations) },
     fn: sub ? `${parent}.funcN` : parent,
     iterations: async (calls) => (calls >= 1 ? iterations + calls - 1 : undefined),
-  };
+    // Where the cgo link fails (no C compiler, CGO_ENABLED=0 set by the command itself), Go's own linker, as before.
+    ...(cgo ? { onFailure: plan(false) } : {}),
+  });
+  return plan(true);
 }
 
 /** exactFilter is a Google Benchmark filter (a POSIX extended regular expression) that matches exactly one name. */
