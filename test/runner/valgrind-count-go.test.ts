@@ -187,7 +187,8 @@ test('a Go benchmark that allocates a span per iteration counts alike in every r
   assert.ok(spread <= ALLOCATING_EXACT, `repeats within ${ALLOCATING_EXACT * 100}%: ${values.join(', ')}`);
   // The allocations' fast path stays counted: the kept profile has make's call into the runtime.
   const kept = parseCallgrind(readFileSync(outcome.profiles[0].file, 'utf8'), outcome.profiles[0].file);
-  const names = kept.functions.map((f) => f.name);
-  assert.ok(names.includes('runtime.makeslice'), `make is counted: ${names.join(', ')}`);
-  assert.ok(!names.some((n) => /refill|allocSpan/.test(n)), `no span allocation: ${names.join(', ')}`);
+  const costs = kept.functions.map((f) => `${f.name} ${f.self[0]}`);
+  assert.ok(kept.functions.some((f) => f.name === 'runtime.makeslice' && f.self[0] > 0), `make is counted: ${costs.join(', ')}`);
+  // A call callgrind invented after a stack switch may name the page allocator as called by the benchmark; its cost stays out.
+  assert.ok(kept.functions.every((f) => !/refill|allocSpan/.test(f.name) || f.self[0] === 0), `no span allocation counted: ${costs.join(', ')}`);
 });
