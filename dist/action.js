@@ -16974,7 +16974,10 @@ function functionsOf(nodes, width) {
 }
 
 // src/formats/callgrind-subtree.ts
-var RECURSION_LEVEL2 = /'\d+$/;
+function contextOf(name) {
+  const [base, ...callers] = name.split("'").filter((part, i) => i === 0 || !/^\d+$/.test(part));
+  return { base, callers };
+}
 var COUNT3 = /^(?:\d+|0x[0-9a-fA-F]+)$/;
 function add3(into, costs) {
   for (let i = 0; i < costs.length; i++) into[i] = (into[i] ?? 0) + costs[i];
@@ -17005,8 +17008,10 @@ function callgrindSubtree(text2, path, settings) {
     const known = names2[space2].get(m[1]);
     return known ?? fail(lineNo, `${space2} id (${m[1]}) is used before a line defines it`);
   };
+  const contexts = /* @__PURE__ */ new Map();
+  let context = "";
   const get = (name, object2) => {
-    const base = name.replace(RECURSION_LEVEL2, "");
+    const base = contextOf(name).base;
     let found = fns.get(base);
     if (!found) {
       if (fns.size >= MAX_PROFILE_FUNCTIONS) fail(lineNo, `more than ${MAX_PROFILE_FUNCTIONS} functions: benchbot reads profiles of one benchmark, not of a whole system`);
@@ -17030,7 +17035,7 @@ function callgrindSubtree(text2, path, settings) {
       if (fields.length > events.length) fail(lineNo, `${fields.length} counts for ${events.length} event(s)`);
       const costs = fields.map((c) => COUNT3.test(c) ? Number(c) : fail(lineNo, `"${c.slice(0, 40)}" is not a count`));
       if (pendingCalls !== null) {
-        const base = callee.replace(RECURSION_LEVEL2, "");
+        const base = contextOf(callee).base;
         get(callee, calleeObject);
         if (++edges > MAX_PROFILE_EDGES) fail(lineNo, `more than ${MAX_PROFILE_EDGES} calls`);
         const edge = fn.calls.get(base) ?? { count: 0, cost: [] };
@@ -17038,7 +17043,14 @@ function callgrindSubtree(text2, path, settings) {
         add3(edge.cost, costs);
         fn.calls.set(base, edge);
         pendingCalls = null;
-      } else add3(fn.self, costs);
+      } else {
+        add3(fn.self, costs);
+        if (settings.byContext === true) {
+          const seen = contexts.get(context) ?? [];
+          add3(seen, costs);
+          contexts.set(context, seen);
+        }
+      }
       continue;
     }
     if (pendingCalls !== null) fail(lineNo, "a calls= line must be followed by the cost line of those calls");
@@ -17049,8 +17061,10 @@ function callgrindSubtree(text2, path, settings) {
     else if (line.startsWith("positions:")) positions = line.slice("positions:".length).trim().split(/\s+/).length;
     else if (spec === "ob") ob = resolve7("ob", value);
     else if (spec === "cob") cob = resolve7("ob", value);
-    else if (spec === "fn") fn = get(resolve7("fn", value), ob);
-    else if (spec === "cfn") {
+    else if (spec === "fn") {
+      context = resolve7("fn", value);
+      fn = get(context, ob);
+    } else if (spec === "cfn") {
       callee = resolve7("fn", value);
       calleeObject = cob ?? ob;
       cob = null;
@@ -17069,9 +17083,31 @@ function callgrindSubtree(text2, path, settings) {
   while (queue.length > 0) {
     const name = queue.pop();
     for (const c of fns.get(name)?.calls.keys() ?? []) {
-      if (counted.has(c) || settings.isOutside(c) || settings.isIgnoredCall(c)) continue;
+      if (counted.has(c) || settings.isOutside(c) || settings.isIgnoredCall(c, name)) continue;
       counted.add(c);
       queue.push(c);
+    }
+  }
+  const under = /* @__PURE__ */ new Map();
+  const uncounted = [];
+  if (settings.byContext === true) {
+    for (const [name, cost] of contexts) {
+      const { base, callers } = contextOf(name);
+      if (counted.has(base) || !settings.isOutside(base)) continue;
+      const k = callers.findIndex((c) => counted.has(c));
+      if (k < 0) continue;
+      const chain = [base, ...callers.slice(0, k)];
+      const callerOf = (j) => j + 1 < chain.length ? chain[j + 1] : callers[k];
+      if (!chain.every((c, j) => settings.isOutside(c) && !settings.isIgnoredCall(c, callerOf(j)))) continue;
+      if (settings.isUncounted !== void 0 && chain.some((c, j) => settings.isUncounted(c, callers.slice(j)))) {
+        add3(uncounted, cost);
+        continue;
+      }
+      const byCallee = under.get(callers[k]) ?? /* @__PURE__ */ new Map();
+      const sum = byCallee.get(chain[chain.length - 1]) ?? [];
+      add3(sum, cost);
+      byCallee.set(chain[chain.length - 1], sum);
+      under.set(callers[k], byCallee);
     }
   }
   const total = [];
@@ -17083,13 +17119,16 @@ function callgrindSubtree(text2, path, settings) {
     add3(total, f.self);
     add3(own, f.self);
     lines.push(`ob=${f.object}`, `fn=${name}`, `0 ${padded(f.self, events.length)}`);
-    for (const [c, edge] of f.calls) {
-      if (settings.isIgnoredCall(c) || counted.has(c) || !settings.isOutside(c)) continue;
-      lines.push(`cob=${fns.get(c)?.object ?? f.object}`, `cfn=${c}`, `calls=${edge.count} 0`, `0 ${padded(edge.cost, events.length)}`);
-      add3(total, edge.cost);
+    const callees = /* @__PURE__ */ new Set([...f.calls.keys(), ...under.get(name)?.keys() ?? []]);
+    for (const c of callees) {
+      if (settings.isIgnoredCall(c, name) || counted.has(c) || !settings.isOutside(c)) continue;
+      const count2 = f.calls.get(c)?.count ?? 0;
+      const cost = settings.byContext === true ? under.get(name)?.get(c) ?? [] : f.calls.get(c)?.cost ?? [];
+      lines.push(`cob=${fns.get(c)?.object ?? f.object}`, `cfn=${c}`, `calls=${count2} 0`, `0 ${padded(cost, events.length)}`);
+      add3(total, cost);
       const o = outside.get(c) ?? { object: fns.get(c)?.object ?? f.object, count: 0, cost: [] };
-      o.count += edge.count;
-      add3(o.cost, edge.cost);
+      o.count += count2;
+      add3(o.cost, cost);
       outside.set(c, o);
     }
   }
@@ -17114,7 +17153,7 @@ function callgrindSubtree(text2, path, settings) {
     `totals: ${padded(total, events.length)}`,
     ""
   ].join("\n");
-  return { totals: byEvent(total), own: byEvent(own), functions: [...counted].sort(), outside: [...outside.keys()].sort(), profile };
+  return { totals: byEvent(total), own: byEvent(own), functions: [...counted].sort(), outside: [...outside.keys()].sort(), profile, uncounted: byEvent(uncounted) };
 }
 function padded(costs, n) {
   return Array.from({ length: n }, (_, i) => costs[i] ?? 0).join(" ");
@@ -17232,7 +17271,7 @@ function criterionPlan(bench, benchmark, schedule) {
     }
   };
   if (runsCargo(bench)) return asWritten;
-  return { ...asWritten, command: `${bench} ${shellQuote(filter)} --test`, withoutArguments: asWritten };
+  return { ...asWritten, command: `${bench} ${shellQuote(filter)} --test`, onFailure: asWritten };
 }
 
 // src/runner/pytest-count-plugin.ts
@@ -17562,7 +17601,7 @@ async function countInstructions(settings, executor, dir, tag) {
     if (spread > COUNT_VARIATION_LIMIT) {
       const range = `${Math.round(Math.min(...v.instructions))}..${Math.round(Math.max(...v.instructions))} instructions per iteration, ${(spread * 100).toFixed(1)}% apart, more than ${COUNT_VARIATION_LIMIT * 100}%`;
       const ownSpread = v.own.length === v.instructions.length ? Math.max(...v.own) / Math.min(...v.own) - 1 : Infinity;
-      const why = ownSpread <= COUNT_VARIATION_LIMIT / 10 ? `its own code repeats (${Math.round(Math.min(...v.own))} instructions per iteration) but its calls into the Go runtime do not: an allocation that needs a new span finishes on the thread's system stack, which callgrind's call tracking follows differently depending on the thread that runs the benchmark` : "the runtime does not repeat its work (a JIT, a time-based schedule)";
+      const why = ownSpread <= COUNT_VARIATION_LIMIT / 10 ? `its own code repeats (${Math.round(Math.min(...v.own))} instructions per iteration) but its calls into the Go runtime do not: the runtime did work there that its own timing decides (docs/instructions.md, "Go's runtime"; a test binary linked without cgo, where the cgo link failed, is one cause)` : "the runtime does not repeat its work (a JIT, a time-based schedule)";
       outcome.reasons.push({ benchmark, kind: "note", message: `${name("instructions")}: the count varies between repeats (${range}): ${why}; wall time as before` });
       continue;
     }
@@ -17585,13 +17624,13 @@ async function inParallel(items, parallel, work) {
 }
 async function countOne(settings, executor, dir, remote, plan, id) {
   const out = `${remote}/${id}`;
-  const valgrind = valgrindCommand(out, plan.toggles);
+  const valgrind = valgrindCommand(out, plan.toggles, plan.valgrindOptions);
   const command = settings.format === "go" ? plan.command : `${valgrind} sh -c ${shellQuote(plan.command)}`;
   const env = { ...settings.env, ...plan.env, ...settings.format === "go" || plan.valgrindEnv === true ? { BENCHBOT_VALGRIND: valgrind } : {} };
   const result = await executor.run(pinnedCommand(command, settings.pin), { cwd: dir, timeoutMs: settings.timeoutMs, env });
   const durationMs = result.durationMs;
   if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(settings.timeoutMs / 1e3)} s (${(settings.nameSetting ?? cliSetting)("round-timeout")})`, durationMs };
-  if (result.exitCode !== 0 && plan.withoutArguments !== void 0) return countOne(settings, executor, dir, remote, plan.withoutArguments, `${id}.e`);
+  if (result.exitCode !== 0 && plan.onFailure !== void 0) return countOne(settings, executor, dir, remote, plan.onFailure, `${id}.e`);
   if (result.exitCode !== 0) {
     const tail = (result.stderr || result.stdout).trimEnd().split("\n").filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(" | ");
     return { reason: `exit code ${result.exitCode ?? result.signal} under valgrind: ${tail}`, durationMs };
@@ -17699,7 +17738,7 @@ function googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCal
     iterations: async (calls) => await jsonIterations(executor, out, benchmark, join5(settings.keepDir, `.b${index}.json`)) ?? calls * perCall,
     ...fixture !== void 0 && fn !== fixture ? { fallback: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fixture, appended) } : {},
     // A command whose last word does not take the benchmark's flags (`./bench | tee out.json`) fails with them: the environment alone then.
-    ...appended ? { withoutArguments: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn, false) } : {}
+    ...appended ? { onFailure: googleBenchmarkPlan(settings, remote, benchmark, index, minTime, perCall, executor, fn, false) } : {}
   };
 }
 async function jsonIterations(executor, remote, benchmark, local) {
@@ -17724,8 +17763,15 @@ async function writeGoExec(executor, dir, remote) {
 }
 var GO_SUBTREE = {
   isOutside: (fn) => /^(?:runtime|testing)\.|^(?:internal\/runtime|runtime\/internal)\/|^0x/.test(fn) || !fn.includes("."),
-  isIgnoredCall: (fn) => /^runtime\.(?:morestack|newstack|mcall|systemstack|gogo)/.test(fn) || fn === "testing.(*B).runN"
+  isIgnoredCall: (fn, caller) => /^runtime\.(?:morestack|newstack|mcall|systemstack|gogo)/.test(fn) || fn === "testing.(*B).runN" || fn.startsWith("testing.") && caller.startsWith("sync."),
+  byContext: true,
+  isUncounted: (fn, callers) => GO_HEAP_GROWTH.includes(fn) || fn === GO_ALLOCATOR_ZEROING && /^runtime\.(?:mallocgc|memclrNoHeapPointersChunked)/.test(callers[0] ?? "")
 };
+var GO_HEAP_GROWTH = ["runtime.(*mcache).refill", "runtime.(*mcache).allocLarge", "runtime.(*mheap).allocSpan"];
+var GO_ALLOCATOR_ZEROING = "runtime.memclrNoHeapPointers";
+var GO_CALLER_DEPTH = 20;
+var GO_CGO_LDFLAGS = "'-ldflags=-s=false -linkmode=external'";
+var GO_VALGRIND_OPTIONS = [`--separate-callers=${GO_CALLER_DEPTH}`];
 function goRuns(n) {
   return (outside) => outside.some((fn) => /^testing\.\(\*B\)\.(?:Loop|loopSlowPath)$/.test(fn)) || n === 1 ? 1 : 2;
 }
@@ -17741,15 +17787,16 @@ function goPlan(settings, remote, benchmark, index, iterations) {
   const sub = levels.length === 2;
   const ending = sub ? `\\.${escapeRegExp(parent)}\\.func\\d{1,2}$` : `\\.${escapeRegExp(parent)}$`;
   const matching = new RegExp(pkg === void 0 ? ending : `^${escapeRegExp(pkg)}(?:_test)?${ending}`);
-  return {
+  const plan = (cgo) => ({
     benchmark,
-    // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated, hence no spaces in the path.
-    command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec -ldflags=-s=false"; export GOFLAGS; ${settings.bench}`,
+    // The bench command's own GOFLAGS (from its environment there) stay; GOFLAGS is space-separated (a quoted entry may hold spaces), hence no spaces in the path.
+    command: `GOFLAGS="\${GOFLAGS:+$GOFLAGS }-exec=${remote}/go-exec ${cgo ? GO_CGO_LDFLAGS : "-ldflags=-s=false"}"; export GOFLAGS; ${settings.bench}`,
     env: {
       GODEBUG: "asyncpreemptoff=1,randautoseed=0,randseednop=1,memprofilerate=0",
       GOMAXPROCS: "1",
       GOGC: "off",
       GOMEMLIMIT: "1GiB",
+      ...cgo ? { CGO_ENABLED: "1" } : {},
       // Go matches -test.bench level by level, split at slashes.
       BENCHBOT_GO_BENCH: levels.map((l) => `^${escapeRegExp(l)}$`).join("/"),
       BENCHBOT_GO_BENCHTIME: `${iterations}x`
@@ -17757,10 +17804,14 @@ function goPlan(settings, remote, benchmark, index, iterations) {
     matches: (fn) => matching.test(fn),
     // No toggles: the whole process is profiled and the benchmark function's work read out of it (GO_SUBTREE says why).
     toggles: [],
+    valgrindOptions: GO_VALGRIND_OPTIONS,
     subtree: { ...GO_SUBTREE, isRoot: (fn) => matching.test(fn), runs: goRuns(iterations) },
     fn: sub ? `${parent}.funcN` : parent,
-    iterations: async (calls) => calls >= 1 ? iterations + calls - 1 : void 0
-  };
+    iterations: async (calls) => calls >= 1 ? iterations + calls - 1 : void 0,
+    // Where the cgo link fails (no C compiler, CGO_ENABLED=0 set by the command itself), Go's own linker, as before.
+    ...cgo ? { onFailure: plan(false) } : {}
+  });
+  return plan(true);
 }
 function exactFilter(name) {
   return `^${escapeRegExp(name)}$`;

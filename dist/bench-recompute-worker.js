@@ -20583,6 +20583,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 // src/runner/valgrind-count.ts
 var DEFAULT_COUNT_REPEATS = 3;
+var GO_CALLER_DEPTH = 20;
+var GO_VALGRIND_OPTIONS = [`--separate-callers=${GO_CALLER_DEPTH}`];
 
 // src/compare/adaptive-stop.ts
 var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
