@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countInstructions, type CountOutcome, type CountSettings } from '../../src/runner/valgrind-count.ts';
 import { LocalExecutor } from '../../src/runner/local-executor.ts';
 import { parseCallgrindTotals } from '../../src/formats/callgrind-totals.ts';
-import { PYTEST_NAMES, pytestMissing, writePytestProject } from '../support/pytest-project.ts';
+import { commitProject, PYTEST_NAMES, pytestMissing, writePytestProject } from '../support/pytest-project.ts';
 
 // pytest-benchmark counted with the real tools: a real pytest project run
 // by its own bench script under valgrind, benchbot's plugin loaded through
@@ -41,6 +41,8 @@ test('pytest-benchmark: counts repeat (within the 0.5% work threshold), and one 
   const head = join(work, 'head');
   writePytestProject(base);
   writePytestProject(head, { extra: true });
+  commitProject(base);
+  commitProject(head);
   const started = Date.now();
   const [before, after] = await Promise.all([count(base, 'base'), count(head, 'head', { parallel: 1 })]);
   t.diagnostic(`counted ${PYTEST_NAMES.length} benchmarks x 2 repeats x 2 sides in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -89,6 +91,51 @@ test('pytest-benchmark: a name pytest does not have, and a bench command that ru
   assert.equal(none.measurements.length, 0);
   assert.equal(none.reasons.length, 2, 'one line per batch, not per benchmark');
   assert.match(none.reasons[0].message, /did not load benchbot's plugin .*must run pytest/);
+});
+
+// A benchmark whose work depends on where its objects are: a set of plain
+// objects (hashed by id(), so the probes depend on their addresses), a dict
+// keyed by them, and lists of more than 512 bytes (glibc's malloc, not
+// pymalloc). Before the fix (valgrind under `setarch -R`, PYTHONMALLOC=malloc,
+// one BLAS thread: PYTHON_COUNT_ENV) such counts differed from process to process by up
+// to a few hundred instructions (the malloc state pytest's start left
+// behind differs with the timing of the subprocesses pytest-benchmark runs
+// and of the reads of their pipes).
+const OBJECTS_TESTS = `class Point:
+    def __init__(self, i):
+        self.i = i
+
+
+def work(points):
+    seen = set(points)
+    index = {p: p.i for p in points}
+    chunks = [list(range(p.i % 7 + 100)) for p in points[:50]]
+    return sum(index[p] for p in seen if p in index) + len(chunks)
+
+
+def test_objects(benchmark):
+    points = [Point(i) for i in range(300)]
+    assert benchmark(work, points) > 0
+`;
+
+test('pytest-benchmark: a benchmark over a set of plain objects counts the same to the instruction in 3 processes', { timeout: 180_000 }, async (t) => {
+  const missing = pytestMissing();
+  if (missing) {
+    t.skip(`${missing}: pytest-benchmark counting cannot be tested here`);
+    return;
+  }
+  const dir = join(work, 'objects');
+  writePytestProject(dir);
+  writeFileSync(join(dir, 'test_objects.py'), OBJECTS_TESTS);
+  writeFileSync(join(dir, 'bench.sh'), readFileSync(join(dir, 'bench.sh'), 'utf8').replace('test_bench.py', 'test_objects.py'));
+  commitProject(dir);
+  const name = 'test_objects.py::test_objects';
+  const outcome = await count(dir, 'objects', { names: [name], repeats: 3, parallel: 1 });
+  assert.deepEqual(outcome.reasons.filter((r) => !/ADDR_NO_RANDOMIZE/.test(r.message)), []);
+  const counts = values(outcome, name) ?? [];
+  t.diagnostic(`test_objects: ${counts.join(', ')} instructions per call`);
+  assert.equal(counts.length, 3);
+  assert.deepEqual(counts, [counts[0], counts[0], counts[0]], `the 3 repeats are equal: ${counts.join(', ')}`);
 });
 
 test('a JIT runtime\'s harness gets a reason line that says why its counts cannot repeat', async () => {

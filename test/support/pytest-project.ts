@@ -103,6 +103,19 @@ function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['-C', dir, '-c', 'user.name=benchbot test', '-c', 'user.email=test@benchbot.invalid', '-c', 'commit.gpgsign=false', ...args], { encoding: 'utf8' }).trim();
 }
 
+/**
+ * commitProject makes dir a git repository with one commit, as the
+ * checkouts benchbot counts in are: outside one, pytest-benchmark's start
+ * asks `hg` for the project's name, and the failed exec reports through a
+ * pipe in pieces that arrive as the timing gives, so the heap a benchmark
+ * starts from differs from process to process (docs/instructions.md).
+ */
+export function commitProject(dir: string): void {
+  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'project');
+}
+
 /** makePytestRepo is a git repository of the project: tag `base`, and tag `head` with the extra step in checksum. */
 export function makePytestRepo(): { dir: string; baseSha: string; headSha: string } {
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-counted-pytest-'));
