@@ -231,8 +231,6 @@ export interface Planned {
   valgrindEnv?: boolean;
   /** batch are the benchmarks one process counts, one callgrind dump each (pytest-benchmark); `benchmark` then only labels the batch. */
   batch?: readonly string[];
-  /** launch is a command valgrind is started through (pytest-benchmark: {@link NO_RANDOMIZE}), or undefined. */
-  launch?: string;
 }
 
 /**
@@ -300,11 +298,8 @@ export async function countInstructions(settings: CountSettings, executor: Execu
       await executor.run(`rm -rf ${shellQuote(remote)}`, { cwd: dir, timeoutMs: 30_000 });
       return outcome;
     }
-    const fixed = await executor.run(`${NO_RANDOMIZE} true`, { cwd: dir, timeoutMs: 30_000, env: settings.env });
-    const launch = fixed.exitCode === 0 ? NO_RANDOMIZE : undefined;
-    if (launch === undefined) outcome.reasons.push({ kind: 'note', message: `${name('instructions')}: \`${NO_RANDOMIZE}\` failed where the benchmarks run (${(fixed.stderr || fixed.stdout).trim().slice(0, 200) || `exit code ${fixed.exitCode}`}; a container's seccomp profile may refuse the personality ADDR_NO_RANDOMIZE, util-linux has setarch), so Python is counted with address randomization and its counts may differ between repeats by some hundred instructions (docs/instructions.md)` });
     // One pytest process per core counts its share of the benchmarks: Python and the collection start once per batch, not per benchmark.
-    for (const [i, batch] of contiguousBatches(names, settings.parallel ?? 1).entries()) plans.push({ ...(await pytestPlan(settings, executor, dir, remote, batch, i, iterations)), launch });
+    for (const [i, batch] of contiguousBatches(names, settings.parallel ?? 1).entries()) plans.push(await pytestPlan(settings, executor, dir, remote, batch, i, iterations));
   } else {
     plans.push({
       benchmark: 'command',
@@ -809,43 +804,16 @@ const PYTEST_VALGRIND_OPTIONS = ['--collect-atstart=no', '--instr-atstart=no'];
  * PYTHON_COUNT_ENV is the environment CPython is counted in.
  * PYTHONHASHSEED=0: CPython randomizes string hashing per process (and
  * with it the order of sets and the work of every dict lookup).
- * PYTHONMALLOC is left alone: with `malloc` (glibc's for every object, as
- * pytest-codspeed once ran) a benchmark's cost followed glibc's free lists,
- * which depend on all that ran before: one benchmark of the test project
- * read 6.6% more after a change to another function of its module, where
- * pymalloc's pools read the same to 0.5%.
+ * What is not set, though tried (docs/instructions.md, "Runtimes that
+ * cannot be counted reproducibly"): PYTHONMALLOC=malloc (glibc's malloc
+ * for every object, as pytest-codspeed once ran) made a benchmark's cost
+ * follow glibc's free lists, which depend on all that ran before: a
+ * benchmark of the test project read 6.6% more after a change to another
+ * function of its module, where pymalloc's pools read the same to 0.5%;
+ * valgrind under `setarch -R` and a stand-in for pytest-benchmark's failing
+ * `hg` probe left pint's A/A as it was (42/50 unchanged either way).
  */
 const PYTHON_COUNT_ENV: Readonly<Record<string, string>> = { PYTHONHASHSEED: '0' };
-
-/**
- * HG_STAND_IN: pytest-benchmark asks for the project's name when it starts
- * (its `--benchmark-autosave` tag): `git config --local remote.origin.url`,
- * and where the checkout has no origin, `hg path default`. Where no hg is
- * installed, that exec fails in the forked child, still under valgrind,
- * which writes the error through a pipe in pieces ("OSError:", "2", ":")
- * that the parent reads as the timing gives (strace of one count: two
- * reads, of 8 and 2 bytes; in another one read): a bytearray grown once
- * more or less, and what is allocated after it may sit elsewhere. So where
- * no hg is installed, the batch's PATH starts with a directory whose `hg`
- * is `false`: the exec succeeds, and fails the same way every time, and
- * pytest-benchmark falls back to the directory's name, as it does without
- * hg. The counts of pint's A/A before and after: docs/instructions.md.
- */
-
-/**
- * NO_RANDOMIZE starts valgrind with the personality ADDR_NO_RANDOMIZE
- * (util-linux's setarch; Debian's util-linux is essential): the kernel
- * places valgrind's stack and mappings the same way every time, and with
- * them the addresses valgrind gives the counted program, which CPython
- * hashes objects without `__hash__` by. The layout matters (pint's
- * test_convert_from_uc[True-key0] read 652,494 instructions for 10 calls
- * without it, 618,839 with it), though in 4 processes of 8 pint
- * benchmarks the repeats were no closer with it (largest spread 0.17%)
- * than without (0.13%): what else moves is named at HG_STAND_IN and in
- * docs/instructions.md. Where it is refused (some containers' seccomp
- * profiles), Python is counted without it and a note says so.
- */
-const NO_RANDOMIZE = 'setarch "$(uname -m)" -R';
 
 /** PYTEST_NAMES_CHUNK bounds one shell argument that writes the names file (Linux takes 128 KiB per argument). */
 const PYTEST_NAMES_CHUNK = 32_000;
@@ -861,10 +829,6 @@ async function writePytestPlugin(executor: Executor, dir: string, remote: string
   const source = `${at}/benchbot-counted.c`;
   const written = await executor.run(`mkdir -p ${shellQuote(at)} && printf '%s' ${shellQuote(PYTEST_COUNT_PLUGIN)} > ${shellQuote(plugin)} && printf '%s' ${shellQuote(PYTEST_COUNT_C)} > ${shellQuote(source)}`, { cwd: dir, timeoutMs: 30_000 });
   if (written.exitCode !== 0) throw new Error(`cannot write ${plugin}: ${written.stderr.trim()}`);
-  // HG_STAND_IN: where no hg is installed, one that fails at once, first on the batch's PATH.
-  const bin = `${at}/bin`;
-  const stood = await executor.run(`command -v hg >/dev/null 2>&1 || { mkdir -p ${shellQuote(bin)} && ln -sf "$(command -v false)" ${shellQuote(`${bin}/hg`)}; }`, { cwd: dir, timeoutMs: 30_000, env });
-  if (stood.exitCode !== 0) throw new Error(`cannot write ${bin}/hg: ${stood.stderr.trim()}`);
   const compiled = await executor.run(`"\${CC:-cc}" -O0 -shared -fPIC -o ${shellQuote(`${at}/libbenchbot-counted.so`)} ${shellQuote(source)}`, { cwd: dir, timeoutMs: 120_000, env });
   if (compiled.exitCode !== 0) {
     const said = (compiled.stderr || compiled.stdout).trim().split('\n').find((l) => /error/.test(l)) ?? `exit code ${compiled.exitCode}`;
@@ -900,7 +864,7 @@ async function pytestPlan(settings: CountSettings, executor: Executor, dir: stri
   return {
     benchmark: `pytest batch ${index}`,
     batch,
-    command: `PATH=${shellQuote(`${at}/bin`)}:"$PATH"; export PATH; PYTHONPATH=${shellQuote(at)}"\${PYTHONPATH:+:$PYTHONPATH}"; export PYTHONPATH; PYTEST_PLUGINS="\${PYTEST_PLUGINS:+$PYTEST_PLUGINS,}${PYTEST_COUNT_MODULE}"; export PYTEST_PLUGINS; ${settings.bench}`,
+    command: `PYTHONPATH=${shellQuote(at)}"\${PYTHONPATH:+:$PYTHONPATH}"; export PYTHONPATH; PYTEST_PLUGINS="\${PYTEST_PLUGINS:+$PYTEST_PLUGINS,}${PYTEST_COUNT_MODULE}"; export PYTEST_PLUGINS; ${settings.bench}`,
     env: {
       ...PYTHON_COUNT_ENV,
       BENCHBOT_PYTEST_LIB: `${at}/libbenchbot-counted.so`,
@@ -930,7 +894,7 @@ async function countBatch(settings: CountSettings, executor: Executor, dir: stri
   const valgrind = valgrindCommand(out, plan.toggles, PYTEST_VALGRIND_OPTIONS);
   // A batch runs its benchmarks one after the other: the per-benchmark bound, times their number.
   const timeoutMs = settings.timeoutMs * Math.max(1, batch.length);
-  const result = await executor.run(pinnedCommand(`${plan.launch === undefined ? '' : `${plan.launch} `}${valgrind} sh -c ${shellQuote(plan.command)}`, settings.pin), { cwd: dir, timeoutMs, env: { ...settings.env, ...plan.env, BENCHBOT_PYTEST_OUT: manifest } });
+  const result = await executor.run(pinnedCommand(`${valgrind} sh -c ${shellQuote(plan.command)}`, settings.pin), { cwd: dir, timeoutMs, env: { ...settings.env, ...plan.env, BENCHBOT_PYTEST_OUT: manifest } });
   const durationMs = result.durationMs;
   const tail = () => (result.stderr || result.stdout).trimEnd().split('\n').filter((l) => !/^==\d+==|^--\d+--/.test(l)).slice(-3).join(' | ').slice(0, 400);
   if (result.timedOut) return { reason: `timed out under valgrind after ${Math.round(timeoutMs / 1000)} s (${(settings.nameSetting ?? cliSetting)('round-timeout')} per benchmark)`, durationMs };

@@ -97,14 +97,13 @@ test('pytest-benchmark: a name pytest does not have, and a bench command that ru
 // A benchmark whose work depends on where its objects are: a set of plain
 // objects (hashed by id(), so the probes depend on their addresses), a dict
 // keyed by them, and lists of more than 512 bytes (glibc's malloc, not
-// pymalloc). Counted in a git checkout without an origin remote and, on
-// this machine, without hg: pytest-benchmark's hg probe is the case the
-// stand-in hg is for (valgrind-count.ts, HG_STAND_IN). Its counts are not
-// exact yet: 830,005 and 830,109 instructions per call in 3 processes
-// before, 830,001..831,234 after (something else at pytest's start still
-// moves the heap a little; docs/instructions.md), so the test holds them
-// to the work threshold and reports the spread (with the bytecode caches
-// written first: 830,139, 830,139, 830,255).
+// pymalloc). Its counts are not exact: where its objects land depends on
+// what pytest's start allocated, which differs with timing
+// (docs/instructions.md). Measured in 3 processes: 830,005, 830,109,
+// 830,109 instructions per call; under `setarch -R` with a stand-in hg
+// 830,001, 831,234, 831,234, and with the bytecode caches written first
+// 830,139, 830,139, 830,255. So the test holds them to the work threshold
+// and reports the spread.
 const OBJECTS_TESTS = `class Point:
     def __init__(self, i):
         self.i = i
