@@ -806,12 +806,13 @@ const PYTEST_VALGRIND_OPTIONS = ['--collect-atstart=no', '--instr-atstart=no'];
  * with it the order of sets and the work of every dict lookup).
  * What is not set, though tried (docs/instructions.md, "Runtimes that
  * cannot be counted reproducibly"): PYTHONMALLOC=malloc (glibc's malloc
- * for every object, as pytest-codspeed once ran) made a benchmark's cost
+ * for every object) made a benchmark's cost
  * follow glibc's free lists, which depend on all that ran before: a
  * benchmark of the test project read 6.6% more after a change to another
  * function of its module, where pymalloc's pools read the same to 0.5%;
  * valgrind under `setarch -R` and a stand-in for pytest-benchmark's failing
- * `hg` probe left pint's A/A as it was (42/50 unchanged either way).
+ * `hg` probe left pint's A/A as it was (42/50 unchanged with them; 42 and
+ * 37 in two runs without).
  */
 const PYTHON_COUNT_ENV: Readonly<Record<string, string>> = { PYTHONHASHSEED: '0' };
 
