@@ -43367,6 +43367,7 @@ function tagSafe(tag) {
 }
 var PYTEST_COUNTED = "benchbot_counted";
 var PYTEST_VALGRIND_OPTIONS = ["--collect-atstart=no", "--instr-atstart=no"];
+var PYTHON_COUNT_ENV = { PYTHONHASHSEED: "0" };
 var PYTEST_NAMES_CHUNK = 32e3;
 async function writePytestPlugin(executor, dir, remote, env) {
   const at = `${remote}/pytest`;
@@ -43400,7 +43401,7 @@ async function pytestPlan(settings, executor, dir, remote, batch, index, iterati
     batch,
     command: `PYTHONPATH=${shellQuote(at)}"\${PYTHONPATH:+:$PYTHONPATH}"; export PYTHONPATH; PYTEST_PLUGINS="\${PYTEST_PLUGINS:+$PYTEST_PLUGINS,}${PYTEST_COUNT_MODULE}"; export PYTEST_PLUGINS; ${settings.bench}`,
     env: {
-      PYTHONHASHSEED: "0",
+      ...PYTHON_COUNT_ENV,
       BENCHBOT_PYTEST_LIB: `${at}/libbenchbot-counted.so`,
       BENCHBOT_PYTEST_SELECT: names2,
       BENCHBOT_PYTEST_ITERATIONS: String(iterations)
