@@ -148,7 +148,7 @@ export function startJobWorkers(o: { store: Store; settings: JobSettings; run: (
       } catch (error) {
         const waiting = error instanceof JobWaiting && now() - job.receivedMs < settings.waitMaxMs;
         const last = !waiting && job.attempts >= settings.maxAttempts;
-        const retryAt = last ? null : now() + (waiting ? Math.round(settings.waitRetryMs * (1 + Math.random() * 0.2)) : retryDelayMs(job.attempts, settings, error));
+        const retryAt = last ? null : now() + (waiting ? jittered(settings.waitRetryMs) : retryDelayMs(job.attempts, settings, error));
         const message = messageOf(error);
         try {
           await store.failJob(job, message, retryAt, now(), waiting ? 'waiting' : 'failed');
@@ -196,7 +196,12 @@ export function startJobWorkers(o: { store: Store; settings: JobSettings; run: (
 function retryDelayMs(attempt: number, settings: Pick<JobSettings, 'retryBaseMs' | 'retryMaxMs'>, error: unknown): number {
   const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
   const asked = askedWaitMs(error);
-  return Math.max(asked ?? 0, Math.round(backoff * (1 + Math.random() * 0.2)));
+  return Math.max(asked ?? 0, jittered(backoff));
+}
+
+/** jittered adds up to 20% to a wait, so that jobs that failed together do not retry together. */
+function jittered(ms: number): number {
+  return Math.round(ms * (1 + Math.random() * 0.2));
 }
 
 /** askedWaitMs finds GitHub's `retry-after` (retryAfterMs) or `x-ratelimit-reset` (epoch seconds) on a failure or its causes. */

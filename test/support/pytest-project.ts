@@ -110,19 +110,17 @@ function git(dir: string, ...args: string[]): string {
  * pipe in pieces that arrive as the timing gives, so the heap a benchmark
  * starts from differs from process to process (docs/instructions.md).
  */
-export function commitProject(dir: string): void {
+export function commitProject(dir: string, message = 'project'): void {
   execFileSync('git', ['init', '-q', '-b', 'main', dir]);
   git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'project');
+  git(dir, 'commit', '-q', '-m', message);
 }
 
 /** makePytestRepo is a git repository of the project: tag `base`, and tag `head` with the extra step in checksum. */
 export function makePytestRepo(): { dir: string; baseSha: string; headSha: string } {
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-counted-pytest-'));
-  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
   writePytestProject(dir);
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'base');
+  commitProject(dir, 'base');
   git(dir, 'tag', 'base');
   writePytestProject(dir, { extra: true });
   git(dir, 'add', '-A');
