@@ -64662,7 +64662,7 @@ function startJobWorkers(o) {
       } catch (error) {
         const waiting = error instanceof JobWaiting && now() - job.receivedMs < settings.waitMaxMs;
         const last = !waiting && job.attempts >= settings.maxAttempts;
-        const retryAt = last ? null : now() + (waiting ? Math.round(settings.waitRetryMs * (1 + Math.random() * 0.2)) : retryDelayMs(job.attempts, settings, error));
+        const retryAt = last ? null : now() + (waiting ? jittered(settings.waitRetryMs) : retryDelayMs(job.attempts, settings, error));
         const message = messageOf(error);
         try {
           await store.failJob(job, message, retryAt, now(), waiting ? "waiting" : "failed");
@@ -64705,7 +64705,10 @@ function startJobWorkers(o) {
 function retryDelayMs(attempt, settings, error) {
   const backoff = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.max(0, attempt - 1));
   const asked = askedWaitMs(error);
-  return Math.max(asked ?? 0, Math.round(backoff * (1 + Math.random() * 0.2)));
+  return Math.max(asked ?? 0, jittered(backoff));
+}
+function jittered(ms) {
+  return Math.round(ms * (1 + Math.random() * 0.2));
 }
 function askedWaitMs(error, depth = 0) {
   if (error === null || typeof error !== "object" || depth > 5) return void 0;
