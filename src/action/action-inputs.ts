@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
-import { checkFormat, PR_CHECK_DEFAULTS, type Shard } from '../jobs/pr-check.ts';
+import { checkFormat, type Shard } from '../jobs/pr-check.ts';
 import { compileNameFilter, NameFilterError } from '../compare/name-filter.ts';
 import type { InstructionSettings } from '../runner/valgrind-count.ts';
 import { parseReportSettings, type ReportSettings } from '../jobs/report-settings.ts';
@@ -175,10 +175,10 @@ function instructionsInput(env: Env): { instructions?: InstructionSettings } {
   const value = text(env, 'instructions');
   if (value === undefined || value.toLowerCase() === 'false') return {};
   if (flag(env, 'counters')) throw new ActionInputError('instructions: not with counters; instructions counts each benchmark\'s work under valgrind on any machine, counters reads perf stat for the whole command where the machine has a PMU; set one of them to false');
-  const repeats = PR_CHECK_DEFAULTS.instructionRepeats;
-  if (value.toLowerCase() === 'true') return { instructions: { repeats } };
+  // Repeats follow the harness (valgrind-count.ts defaultCountRepeats).
+  if (value.toLowerCase() === 'true') return { instructions: {} };
   try {
-    return { instructions: { repeats, filter: compileNameFilter(value) } };
+    return { instructions: { filter: compileNameFilter(value) } };
   } catch (error) {
     if (!(error instanceof NameFilterError)) throw error;
     throw new ActionInputError(`instructions: "${value}" is neither true, false nor a benchmark-name pattern benchbot accepts (${error.message})`);

@@ -40,7 +40,7 @@ export const MEASURE_FLAGS_USAGE = `  --build CMD             build command, run
   --repo DIR              repository to benchmark (default .); its worktrees go to DIR/.benchbot/worktrees
                           (benchbot clean removes them)
   --counters              add perf stat instructions, cycles, branch-misses, cache-misses per round
-${instructionFlagsUsage(PR_CHECK_DEFAULTS.instructionRepeats)}
+${instructionFlagsUsage()}
   --round-timeout S       seconds before a round is killed (default ${PR_CHECK_DEFAULTS.roundTimeoutMs / 1000})
   --build-timeout S       seconds before a build is killed (default ${PR_CHECK_DEFAULTS.buildTimeoutMs / 1000})
   --max-failed-rounds N   failed rounds tolerated before giving up (default ${PR_CHECK_DEFAULTS.maxFailedRounds})
@@ -144,7 +144,7 @@ export function parseMeasureFlags(v: MeasureValues, cwd: string, env: NodeJS.Pro
   const pinCpu = parsePinSetting(v['pin-cpu'] ?? PR_CHECK_DEFAULTS.pinCpu);
   if (pinCpu === undefined) throw new UsageError(`--pin-cpu ${v['pin-cpu']}: use auto, off, or a CPU list such as 3 or 2-3`);
   const test = choose('--test', v.test ?? PR_CHECK_DEFAULTS.test, ['mann-whitney', 'yuen']);
-  const instructions = parseInstructionFlags(v, PR_CHECK_DEFAULTS.instructionRepeats);
+  const instructions = parseInstructionFlags(v);
   return {
     repo,
     bench: v.bench,

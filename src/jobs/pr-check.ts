@@ -8,7 +8,6 @@ import { holdMachine } from '../runner/hold-machine.ts';
 import { DEFAULT_LOAD_WAIT_MS } from '../runner/load-guard.ts';
 import { DEFAULT_LOCK_WAIT_MS } from '../runner/machine-lock.ts';
 import type { Progress } from '../runner/progress.ts';
-import { DEFAULT_COUNT_REPEATS } from '../runner/valgrind-count.ts';
 import { DEFAULT_POOL_BASE, runAb, type RunAbDeps, type RunAbResult, type RunAbSettings, type RunHistory } from '../runner/run-ab.ts';
 import type { MeasurePair } from './confirm-findings.ts';
 import { learnNoise, storedRounds } from '../store/noise-memory.ts';
@@ -57,7 +56,6 @@ export const PR_CHECK_DEFAULTS = {
   pinCpu: 'auto',
   poolBase: DEFAULT_POOL_BASE,
   test: DEFAULT_TEST,
-  instructionRepeats: DEFAULT_COUNT_REPEATS,
   // Where a regression lives is worth two valgrind runs per regressed benchmark (jobs/profile-benchmark.ts).
   profile: true,
 } as const;
