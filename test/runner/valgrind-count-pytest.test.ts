@@ -11,7 +11,7 @@ import { commitProject, PYTEST_NAMES, pytestMissing, writePytestProject } from '
 
 // pytest-benchmark counted with the real tools: a real pytest project run
 // by its own bench script under valgrind, benchbot's plugin loaded through
-// PYTEST_PLUGINS (nothing in the project changes). Two repeats per side; the
+// -p in PYTEST_ADDOPTS (nothing in the project changes). Two repeats per side; the
 // head has one more step in checksum's 100-step loop. CPython under
 // callgrind does not repeat to the instruction: the addresses its objects
 // get differ a little from process to process (not under valgrind's
