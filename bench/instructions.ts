@@ -99,6 +99,8 @@ export interface JsonRow {
   spread?: { base: number; head: number };
   disagreement?: string;
   warnings?: string[];
+  /** set_aside: the repeat of each side the rule set aside (compare/work-verdict.ts SET_ASIDE_FROM). */
+  set_aside?: { base?: number; head?: number };
 }
 
 /** JsonProfile is a differential profile in the JSON report (model/profile-diff.ts), as far as the bench reads it. */
@@ -116,6 +118,8 @@ export interface RunOutcome {
   samples: { base: Map<string, number[]>; head: Map<string, number[]> };
   ms: number;
   stderr: string;
+  /** workThreshold is the threshold the report judged counted work at (its `work_threshold`). */
+  workThreshold?: number;
 }
 
 /** Pair is the repository and the two refs a trial compares. */
@@ -139,8 +143,8 @@ export function runBenchbot(pair: Pair, extra: string[], work: string): RunOutco
   if (pair.spec.resultFile) args.push('--result-file', pair.spec.resultFile);
   const cli = benchbot(args, pair.env);
   if (cli.status !== 0 && cli.status !== 1) throw new Error(`benchbot run ${pair.base}..${pair.head} (${pair.spec.label}) exited ${cli.status}: ${cli.stderr.slice(-3000)}`);
-  const report = JSON.parse(cli.stdout) as { comparisons: JsonRow[]; warnings: string[]; profiles?: JsonProfile[] };
-  return { rows: report.comparisons, profiles: report.profiles ?? [], markdown: readFileSync(md, 'utf8'), warnings: report.warnings, samples: exportSamples(store, pair), ms: cli.ms, stderr: cli.stderr };
+  const report = JSON.parse(cli.stdout) as { comparisons: JsonRow[]; warnings: string[]; profiles?: JsonProfile[]; work_threshold?: number };
+  return { rows: report.comparisons, profiles: report.profiles ?? [], markdown: readFileSync(md, 'utf8'), warnings: report.warnings, samples: exportSamples(store, pair), ms: cli.ms, stderr: cli.stderr, workThreshold: report.work_threshold };
 }
 
 /** exportSamples reads every raw sample of the run's two sides back through `benchbot export`, keyed `benchmark\tmetric`. */
