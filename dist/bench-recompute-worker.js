@@ -20388,204 +20388,6 @@ var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
 // src/runner/machine-lock.ts
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 
-// src/runner/read-bounded-text.ts
-var CHUNK_BYTES = 1024 * 1024;
-
-// src/runner/criterion-count.ts
-var CRITERION_LOOPS = ["iter", "iter_custom", "iter_batched", "iter_batched_ref"];
-var LOOP_TOGGLES = CRITERION_LOOPS.flatMap((loop) => [
-  `criterion::bencher::Bencher<M>::${loop}`,
-  // criterion before 0.3.4 defined Bencher in its crate root.
-  `criterion::Bencher<M>::${loop}`,
-  `criterion::bencher::AsyncBencher<A,M>::${loop}`,
-  `<criterion::bencher::Bencher<*>>::${loop}::<*>`,
-  `<criterion::bencher::AsyncBencher<*>>::${loop}::<*>`
-]);
-var LOOP_NAME = new RegExp(`^(?:criterion::(?:bencher::)?(?:Async)?Bencher<[^>]*>::(?:${CRITERION_LOOPS.join("|")})(?:::h[0-9a-f]{16})?|<criterion::bencher::(?:Async)?Bencher<.*>>::(?:${CRITERION_LOOPS.join("|")})::<.*>)$`);
-
-// src/runner/pytest-count-plugin.ts
-var PYTEST_COUNT_PLUGIN = String.raw`"""benchbot: counts a pytest-benchmark suite under callgrind with a fixed schedule.
-
-Written by benchbot where the benchmarks run and loaded through PYTEST_PLUGINS
-while it counts instructions (docs/instructions.md); nothing in the project
-changes. Each selected benchmark: one warm-up call, then N calls inside the C
-function benchbot_counted, which callgrind counts and dumps a profile after.
-"""
-import ctypes
-import gc
-import json
-import os
-
-_ITERATIONS = int(os.environ.get("BENCHBOT_PYTEST_ITERATIONS", "1"))
-_OUT = os.environ.get("BENCHBOT_PYTEST_OUT")
-_selected = set()
-_dumps = 0
-_instrumenting = False
-_left = 0
-_lib = None
-_Work = ctypes.CFUNCTYPE(None)
-
-
-def _record(entry):
-    if _OUT is None:
-        return
-    entry["pid"] = os.getpid()
-    with open(_OUT, "a") as out:
-        out.write(json.dumps(entry) + "\n")
-
-
-def _run_in(c_function, work):
-    # An exception cannot cross the C frame: it is kept and raised again after it.
-    failure = []
-
-    def body():
-        try:
-            work()
-        except BaseException as error:  # noqa: B036 - re-raised below
-            failure.append(error)
-
-    c_function(_Work(body))
-    if failure:
-        raise failure[0]
-
-
-def _uncounted(work):
-    _run_in(_lib.benchbot_uncounted, work)
-
-
-def _counted(fixture, loop):
-    global _dumps, _left
-    gc.collect()
-    was_enabled = gc.isenabled()
-    if getattr(fixture, "_disable_gc", False):
-        gc.disable()
-    failed = True
-    try:
-        _run_in(_lib.benchbot_counted, loop)
-        failed = False
-    finally:
-        _dumps += 1
-        if was_enabled:
-            gc.enable()
-        _record({"name": _name_of(fixture), "dump": _dumps, "iterations": _ITERATIONS, "failed": failed})
-        _left -= 1
-        if _left == 0:
-            # The last benchmark of this process is counted: pytest's teardown and Python's exit run uninstrumented, some 10 times faster.
-            _lib.benchbot_instrument(0)
-
-
-def _name_of(fixture):
-    fullname = getattr(fixture, "fullname", None)
-    return fullname if fullname in _selected else fixture.name
-
-
-def _instrumented():
-    # Once, before the first warm-up call: from here on callgrind simulates (and so warms its caches); it counts only inside benchbot_counted.
-    global _instrumenting
-    if not _instrumenting:
-        _lib.benchbot_instrument(1)
-        _instrumenting = True
-
-
-def _raw(self, function_to_benchmark, *args, **kwargs):
-    _instrumented()
-    result = function_to_benchmark(*args, **kwargs)
-
-    def loop():
-        for _ in range(_ITERATIONS):
-            function_to_benchmark(*args, **kwargs)
-
-    _counted(self, loop)
-    return result
-
-
-def _raw_pedantic(self, target, args=(), kwargs=None, setup=None, teardown=None, rounds=1, warmup_rounds=0, iterations=1):
-    if kwargs is None:
-        kwargs = {}
-
-    def arguments():
-        made = setup() if setup is not None else None
-        return made if made else (args, kwargs)
-
-    _instrumented()
-    a, k = arguments()
-    result = target(*a, **k)
-    if teardown is not None:
-        teardown(*a, **k)
-
-    if setup is None and teardown is None:
-        def loop():
-            for _ in range(_ITERATIONS):
-                target(*args, **kwargs)
-    else:
-        def loop():
-            for _ in range(_ITERATIONS):
-                made = []
-                _uncounted(lambda: made.append(arguments()))
-                a, k = made[0]
-                target(*a, **k)
-                if teardown is not None:
-                    _uncounted(lambda: teardown(*a, **k))
-
-    _counted(self, loop)
-    return result
-
-
-def pytest_configure(config):
-    global _lib
-    select = os.environ.get("BENCHBOT_PYTEST_SELECT")
-    if select is None:
-        return
-    with open(select) as names:
-        _selected.update(line.rstrip("\n") for line in names if line.strip())
-    try:
-        from pytest_benchmark.fixture import BenchmarkFixture
-    except ImportError as error:
-        _record({"error": "pytest-benchmark cannot be imported by the Python that runs pytest: %s" % error})
-        return
-    if not hasattr(BenchmarkFixture, "_raw") or not hasattr(BenchmarkFixture, "_raw_pedantic"):
-        _record({"error": "this pytest-benchmark has no BenchmarkFixture._raw/_raw_pedantic (benchbot counts 3.1 and later)"})
-        return
-    _lib = ctypes.PyDLL(os.environ["BENCHBOT_PYTEST_LIB"])
-    for name in ("benchbot_counted", "benchbot_uncounted"):
-        getattr(_lib, name).argtypes = [_Work]
-        getattr(_lib, name).restype = None
-    _lib.benchbot_instrument.argtypes = [ctypes.c_int]
-    _lib.benchbot_instrument.restype = None
-    BenchmarkFixture._raw = _raw
-    BenchmarkFixture._raw_pedantic = _raw_pedantic
-
-
-def pytest_collection_modifyitems(config, items):
-    if not _selected:
-        return
-    global _left
-    keep = [item for item in items if item.nodeid in _selected or item.name in _selected]
-    _left = len(keep)
-    if len(keep) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
-        items[:] = keep
-
-
-def pytest_runtest_logreport(report):
-    if not _selected or report.passed or (report.when != "call" and not report.failed and not report.skipped):
-        return
-    name = report.nodeid if report.nodeid in _selected else report.nodeid.rsplit("::", 1)[-1]
-    text = report.longreprtext if hasattr(report, "longreprtext") else str(report.longrepr)
-    lines = [line for line in text.splitlines() if line.strip()]
-    _record({"name": name, "outcome": report.outcome, "when": report.when, "message": (lines[-1] if lines else "")[:300]})
-
-
-def pytest_sessionfinish(session, exitstatus):
-    if _selected:
-        _record({"done": True, "exitstatus": int(exitstatus)})
-`;
-
-// src/runner/valgrind-count.ts
-var DEFAULT_COUNT_REPEATS = 3;
-var GO_CALLER_DEPTH = 20;
-var GO_VALGRIND_OPTIONS = [`--separate-callers=${GO_CALLER_DEPTH}`];
-
 // src/compare/adaptive-stop.ts
 var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
 function applyLook(current, previous, ctx) {
@@ -20766,8 +20568,229 @@ function lookLevels(alpha, looks) {
   return { difference: groupSequentialLevels({ alpha, looks }), equivalence: groupSequentialLevels({ alpha, looks, sides: 1 }) };
 }
 
+// src/runner/read-bounded-text.ts
+var CHUNK_BYTES = 1024 * 1024;
+
 // src/runner/result-directory.ts
 var TAR_LIMIT = MAX_INPUT_BYTES - 1024;
+
+// src/runner/criterion-count.ts
+var CRITERION_LOOPS = ["iter", "iter_custom", "iter_batched", "iter_batched_ref"];
+var LOOP_TOGGLES = CRITERION_LOOPS.flatMap((loop) => [
+  `criterion::bencher::Bencher<M>::${loop}`,
+  // criterion before 0.3.4 defined Bencher in its crate root.
+  `criterion::Bencher<M>::${loop}`,
+  `criterion::bencher::AsyncBencher<A,M>::${loop}`,
+  `<criterion::bencher::Bencher<*>>::${loop}::<*>`,
+  `<criterion::bencher::AsyncBencher<*>>::${loop}::<*>`
+]);
+var LOOP_NAME = new RegExp(`^(?:criterion::(?:bencher::)?(?:Async)?Bencher<[^>]*>::(?:${CRITERION_LOOPS.join("|")})(?:::h[0-9a-f]{16})?|<criterion::bencher::(?:Async)?Bencher<.*>>::(?:${CRITERION_LOOPS.join("|")})::<.*>)$`);
+
+// src/runner/pytest-count-plugin.ts
+var PYTEST_COUNT_PLUGIN = String.raw`"""benchbot: counts a pytest-benchmark suite under callgrind with a fixed schedule.
+
+Written by benchbot where the benchmarks run and loaded by -p in PYTEST_ADDOPTS
+while it counts instructions (docs/instructions.md); nothing in the project
+changes. Each selected benchmark: one warm-up call, then N calls inside the C
+function benchbot_counted, which callgrind counts and dumps a profile after.
+"""
+import ctypes
+import gc
+import json
+import os
+
+_ITERATIONS = int(os.environ.get("BENCHBOT_PYTEST_ITERATIONS", "1"))
+_OUT = os.environ.get("BENCHBOT_PYTEST_OUT")
+_selected = set()
+_dumps = 0
+_instrumenting = False
+_left = 0
+_lib = None
+_Work = ctypes.CFUNCTYPE(None)
+
+
+def _fixed_commit_info(project_name=None):
+    return {"id": "benchbot", "time": None, "author_time": None, "dirty": False, "project": project_name or "benchbot", "branch": "benchbot"}
+
+
+def _same_tag_on_both_sides():
+    # pytest-benchmark asks git for the commit (id, dates, branch) and the clock
+    # while it adds its options, before any test: strings that differ between
+    # the sides and from second to second, allocated in the heap the counted
+    # calls run in, move CPython's layout and so its counts. This module is
+    # loaded by -p (PYTEST_ADDOPTS), before pytest-benchmark's own plugin, so
+    # its get_tag sees these. Counting runs save no JSON of their own.
+    if os.environ.get("BENCHBOT_PYTEST_SELECT") is None:
+        return
+    try:
+        import pytest_benchmark.utils as utils
+    except ImportError:
+        return  # pytest_configure records why
+    utils.get_commit_info = _fixed_commit_info
+    utils.get_current_time = lambda: "00000000_000000"
+
+
+_same_tag_on_both_sides()
+
+
+def _record(entry):
+    if _OUT is None:
+        return
+    entry["pid"] = os.getpid()
+    with open(_OUT, "a") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def _run_in(c_function, work):
+    # An exception cannot cross the C frame: it is kept and raised again after it.
+    failure = []
+
+    def body():
+        try:
+            work()
+        except BaseException as error:  # noqa: B036 - re-raised below
+            failure.append(error)
+
+    c_function(_Work(body))
+    if failure:
+        raise failure[0]
+
+
+def _uncounted(work):
+    _run_in(_lib.benchbot_uncounted, work)
+
+
+def _counted(fixture, loop):
+    global _dumps, _left
+    gc.collect()
+    was_enabled = gc.isenabled()
+    if getattr(fixture, "_disable_gc", False):
+        gc.disable()
+    failed = True
+    try:
+        _run_in(_lib.benchbot_counted, loop)
+        failed = False
+    finally:
+        _dumps += 1
+        if was_enabled:
+            gc.enable()
+        _record({"name": _name_of(fixture), "dump": _dumps, "iterations": _ITERATIONS, "failed": failed})
+        _left -= 1
+        if _left == 0:
+            # The last benchmark of this process is counted: pytest's teardown and Python's exit run uninstrumented, some 10 times faster.
+            _lib.benchbot_instrument(0)
+
+
+def _name_of(fixture):
+    fullname = getattr(fixture, "fullname", None)
+    return fullname if fullname in _selected else fixture.name
+
+
+def _instrumented():
+    # Once, before the first warm-up call: from here on callgrind simulates (and so warms its caches); it counts only inside benchbot_counted.
+    global _instrumenting
+    if not _instrumenting:
+        _lib.benchbot_instrument(1)
+        _instrumenting = True
+
+
+def _raw(self, function_to_benchmark, *args, **kwargs):
+    _instrumented()
+    result = function_to_benchmark(*args, **kwargs)
+
+    def loop():
+        for _ in range(_ITERATIONS):
+            function_to_benchmark(*args, **kwargs)
+
+    _counted(self, loop)
+    return result
+
+
+def _raw_pedantic(self, target, args=(), kwargs=None, setup=None, teardown=None, rounds=1, warmup_rounds=0, iterations=1):
+    if kwargs is None:
+        kwargs = {}
+
+    def arguments():
+        made = setup() if setup is not None else None
+        return made if made else (args, kwargs)
+
+    _instrumented()
+    a, k = arguments()
+    result = target(*a, **k)
+    if teardown is not None:
+        teardown(*a, **k)
+
+    if setup is None and teardown is None:
+        def loop():
+            for _ in range(_ITERATIONS):
+                target(*args, **kwargs)
+    else:
+        def loop():
+            for _ in range(_ITERATIONS):
+                made = []
+                _uncounted(lambda: made.append(arguments()))
+                a, k = made[0]
+                target(*a, **k)
+                if teardown is not None:
+                    _uncounted(lambda: teardown(*a, **k))
+
+    _counted(self, loop)
+    return result
+
+
+def pytest_configure(config):
+    global _lib
+    select = os.environ.get("BENCHBOT_PYTEST_SELECT")
+    if select is None:
+        return
+    with open(select) as names:
+        _selected.update(line.rstrip("\n") for line in names if line.strip())
+    try:
+        from pytest_benchmark.fixture import BenchmarkFixture
+    except ImportError as error:
+        _record({"error": "pytest-benchmark cannot be imported by the Python that runs pytest: %s" % error})
+        return
+    if not hasattr(BenchmarkFixture, "_raw") or not hasattr(BenchmarkFixture, "_raw_pedantic"):
+        _record({"error": "this pytest-benchmark has no BenchmarkFixture._raw/_raw_pedantic (benchbot counts 3.1 and later)"})
+        return
+    _lib = ctypes.PyDLL(os.environ["BENCHBOT_PYTEST_LIB"])
+    for name in ("benchbot_counted", "benchbot_uncounted"):
+        getattr(_lib, name).argtypes = [_Work]
+        getattr(_lib, name).restype = None
+    _lib.benchbot_instrument.argtypes = [ctypes.c_int]
+    _lib.benchbot_instrument.restype = None
+    BenchmarkFixture._raw = _raw
+    BenchmarkFixture._raw_pedantic = _raw_pedantic
+
+
+def pytest_collection_modifyitems(config, items):
+    if not _selected:
+        return
+    global _left
+    keep = [item for item in items if item.nodeid in _selected or item.name in _selected]
+    _left = len(keep)
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
+
+
+def pytest_runtest_logreport(report):
+    if not _selected or report.passed or (report.when != "call" and not report.failed and not report.skipped):
+        return
+    name = report.nodeid if report.nodeid in _selected else report.nodeid.rsplit("::", 1)[-1]
+    text = report.longreprtext if hasattr(report, "longreprtext") else str(report.longrepr)
+    lines = [line for line in text.splitlines() if line.strip()]
+    _record({"name": name, "outcome": report.outcome, "when": report.when, "message": (lines[-1] if lines else "")[:300]})
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _selected:
+        _record({"done": True, "exitstatus": int(exitstatus)})
+`;
+
+// src/runner/valgrind-count.ts
+var GO_CALLER_DEPTH = 20;
+var GO_VALGRIND_OPTIONS = [`--separate-callers=${GO_CALLER_DEPTH}`];
 
 // src/compare/round-schedule.ts
 function lookSchedule(minRuns, maxRuns, designLooks) {
@@ -20842,7 +20865,6 @@ var PR_CHECK_DEFAULTS = {
   pinCpu: "auto",
   poolBase: DEFAULT_POOL_BASE,
   test: DEFAULT_TEST,
-  instructionRepeats: DEFAULT_COUNT_REPEATS,
   // Where a regression lives is worth two valgrind runs per regressed benchmark (jobs/profile-benchmark.ts).
   profile: true
 };
