@@ -294,6 +294,12 @@ function workDraft(b: Measurement, h: Measurement | undefined, headErrors: Map<s
   comparison.ratio = judged.ratio;
   comparison.ratioCi = judged.range;
   comparison.spread = judged.spread;
+  if (judged.setAside !== undefined) {
+    comparison.setAside = judged.setAside;
+    // A side's median and range are those of the repeats judged, so they agree with the ratio and its range; n stays every repeat.
+    comparison.base = rangeSummary(b.values, judged.setAside.base);
+    comparison.head = rangeSummary(h.values, judged.setAside.head);
+  }
   comparison.decision = judged.verdict === 'inconclusive' ? 'undecided' : 'counted';
   if (judged.reason !== undefined) comparison.reason = judged.reason;
   if (judged.range !== null) {
@@ -304,11 +310,13 @@ function workDraft(b: Measurement, h: Measurement | undefined, headErrors: Map<s
   return { comparison, threshold, decided: judged.verdict };
 }
 
-// A work metric's side: its median and the range of its repeats, which is what a few exact counts can show.
-function rangeSummary(values: readonly number[]): SideSummary {
+// A work metric's side: its median and the range of its repeats, which is what a few exact counts can show;
+// with a repeat set aside (work-verdict.ts SET_ASIDE_FROM), those of the others, n counting every repeat.
+function rangeSummary(values: readonly number[], setAside?: number): SideSummary {
   if (values.length === 0) throw new RangeError('rangeSummary: no values');
-  const { n, min, max, median } = repeatRange(values);
-  return { n, median, ci: [min, max] };
+  const at = setAside === undefined ? -1 : values.indexOf(setAside);
+  const { min, max, median } = repeatRange(at < 0 ? values : values.filter((_, i) => i !== at));
+  return { n: values.length, median, ci: [min, max] };
 }
 
 function sideSummary(values: readonly number[], alpha: number): SideSummary {

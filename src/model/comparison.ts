@@ -124,6 +124,15 @@ export interface Comparison {
    * every pair of repeats, not confidence intervals.
    */
   spread?: { base: number; head: number };
+  /**
+   * setAside is, for a work metric, the repeat each side set aside before
+   * it was judged: the one farthest from its side's median, on a side of 5
+   * repeats or more (compare/work-verdict.ts SET_ASIDE_FROM). Present only
+   * when one was; `spread`, `ratio`, `ratioCi` and each side's median and
+   * range are then those of the repeats kept, and `n` still counts every
+   * repeat.
+   */
+  setAside?: { base?: number; head?: number };
   /** reason says in one line why a comparison is `inconclusive` when it is not for want of rounds: a work metric's repeats that disagree. */
   reason?: string;
 }

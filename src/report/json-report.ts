@@ -59,6 +59,7 @@ export interface JsonComparison {
   suggested_threshold?: number;
   pooled_base?: number;
   spread?: { base: number; head: number };
+  set_aside?: { base?: number; head?: number };
   reason?: string;
   /** disagreement is set on a benchmark's counted work when its time tells another story (report-layout.ts Disagreement). */
   disagreement?: Disagreement;
@@ -69,7 +70,7 @@ const OPTIONAL_FIELDS = [
   ['family', 'family'], ['decision', 'decision'], ['ciLevel', 'ci_level'], ['threshold', 'threshold'],
   ['equivalenceCi', 'equivalence_ci'], ['bound', 'bound'], ['boundSide', 'bound_side'], ['decidedAt', 'decided_at'], ['futileAt', 'futile_at'],
   ['detectable', 'detectable'], ['suggestedThreshold', 'suggested_threshold'], ['pooledBase', 'pooled_base'],
-  ['spread', 'spread'], ['reason', 'reason'],
+  ['spread', 'spread'], ['setAside', 'set_aside'], ['reason', 'reason'],
 ] as const;
 
 /** toJsonReport maps a comparison report to the documented JSON shape. */

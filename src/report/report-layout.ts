@@ -4,7 +4,7 @@ import { WARNING_KINDS, warningKind } from '../compare/hygiene.ts';
 import { PRIMARY_METRICS } from '../compare/metric-family.ts';
 import { normalizeTimeUnit } from '../model/units.ts';
 import { ESTIMATED_CYCLES_METRIC, isWorkMetric, WORK_METRICS } from '../model/work-metrics.ts';
-import { spreadPercent, WORK_AGREEMENT } from '../compare/work-verdict.ts';
+import { SET_ASIDE_FROM, spreadPercent, WORK_AGREEMENT } from '../compare/work-verdict.ts';
 import { changeWords, formatChange, formatQuantity, MAX_SHOWN_FACTOR, ratioParts } from './format-numbers.ts';
 import { byImportance, headline } from './report-order.ts';
 
@@ -378,15 +378,17 @@ export function actionHeadline(rows: readonly ReportRow[], thresholds: number | 
 
 /**
  * repeatsNote says how a side of counted work repeated, for the Base and
- * Head cells: `n=3, equal` or `n=3, spread 0.12%`; for any other metric
- * just `n=12`.
+ * Head cells: `n=3, equal` or `n=3, spread 0.12%`, with a repeat set aside
+ * `n=5, 1 set aside, spread 0.3%` (the spread of the others); for any
+ * other metric just `n=12`.
  */
 export function repeatsNote(c: Comparison, side: 'base' | 'head'): string {
   const s = c[side];
   if (s === null) return '';
   const spread = c.spread?.[side];
   if (!isWork(c) || spread === undefined) return `n=${s.n}`;
-  return `n=${s.n}, ${spread === 0 ? 'equal' : `spread ${spreadPercent(spread)}`}`;
+  const setAside = c.setAside?.[side] === undefined ? '' : ', 1 set aside';
+  return `n=${s.n}${setAside}, ${spread === 0 ? 'equal' : `spread ${spreadPercent(spread)}`}`;
 }
 
 /**
@@ -436,8 +438,10 @@ export function workThresholdOf(report: { workThreshold?: number; comparisons: r
  * workNote says how counted work was decided (compare/work-verdict.ts),
  * for the method note of a report that has work metrics.
  */
-function workNote(workThreshold: number): string {
-  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond ±${percent(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within ±${percent(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
+function workNote(workThreshold: number, setAside: boolean): string {
+  // Said only when a repeat was set aside, so a reader of an `n=5, 1 set aside` cell finds why.
+  const aside = setAside ? ` A side of ${SET_ASIDE_FROM} repeats or more first sets aside the one farthest from its median (one memory layout can move the count).` : '';
+  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond ±${percent(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within ±${percent(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.${aside}`;
 }
 
 /**
@@ -449,8 +453,9 @@ function workNote(workThreshold: number): string {
  */
 export function methodNote(report: ComparisonReport): string {
   const workThreshold = workThresholdOf(report);
+  const setAside = report.comparisons.some((c) => c.setAside !== undefined);
   // Counted work alone: no test ran, so nothing about alpha or FDR applies.
-  if (workThreshold !== undefined && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold);
+  if (workThreshold !== undefined && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold, setAside);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
   const parts = [`Threshold ${percent(report.threshold)}.`];
@@ -466,6 +471,6 @@ export function methodNote(report: ComparisonReport): string {
   const test = TEST_NAMES[report.test ?? 'mann-whitney'] ?? 'The configured two-sample test';
   parts.push(`${test}; unchanged when the ${percent(1 - 2 * look)} interval lies inside ±${percent(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
-  if (workThreshold !== undefined) parts.push(workNote(workThreshold));
+  if (workThreshold !== undefined) parts.push(workNote(workThreshold, setAside));
   return parts.join(' ');
 }
