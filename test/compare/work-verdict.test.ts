@@ -219,6 +219,20 @@ test('compareRuns decides work metrics by their repeats, in a family of their ow
   assert.equal(timeOnly.comparisons.find((c) => c.metric === 'instructions')?.verdict, 'regressed');
 });
 
+test('compareRuns carries the repeat set aside into the comparison: each side its median and range of the rest, n every repeat', () => {
+  const base = side([count('layout', 'instructions', [2_000_000, 2_000_400, 2_000_200, 1_999_900, 2_000_100])]);
+  const head = side([count('layout', 'instructions', [2_000_300, 2_000_000, 2_170_000, 2_000_200, 1_999_800])]);
+  const c = compareRuns(base, head).comparisons[0];
+  assert.equal(c.verdict, 'unchanged');
+  assert.deepEqual(c.setAside, { base: 2_000_400, head: 2_170_000 });
+  assert.deepEqual(c.head, { n: 5, median: 2_000_100, ci: [1_999_800, 2_000_300] }, 'the 8.5% repeat is out of the median and the range');
+  assert.deepEqual(c.base?.ci, [1_999_900, 2_000_200]);
+  assert.equal(c.ratio, 2_000_100 / 2_000_050);
+  // 3 repeats: nothing set aside, the field absent.
+  const three = compareRuns(side([count('x', 'instructions', [5, 5, 5])]), side([count('x', 'instructions', [5, 5, 5])])).comparisons[0];
+  assert.equal(three.setAside, undefined);
+});
+
 test('a report without work metrics has no work threshold', () => {
   const report = compareRuns(side([{ benchmark: 'a', metric: 'real_time', unit: 'ns', better: 'lower', values: [1, 2, 3] }]), side([{ benchmark: 'a', metric: 'real_time', unit: 'ns', better: 'lower', values: [1, 2, 3] }]));
   assert.equal(report.workThreshold, undefined);

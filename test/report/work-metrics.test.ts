@@ -204,6 +204,28 @@ test('every field of a report with counted work is documented in docs/report-jso
   for (const field of fields) assert.ok(doc.includes(`\`${field}\``) || doc.includes(`"${field}"`), `docs/report-json.md does not document ${field}`);
 });
 
+test('a repeat set aside (5 repeats a side): the cells say n=5, 1 set aside and the spread of the rest, the JSON set_aside, documented', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { compareRuns } = await import('../../src/compare/compare-runs.ts');
+  const { renderMarkdown } = await import('../../src/report/markdown-report.ts');
+  const { renderText } = await import('../../src/report/text-report.ts');
+  const { renderJson } = await import('../../src/report/json-report.ts');
+  const m = (values: number[]) => ({ benchmark: 'test_convert', metric: 'instructions', unit: 'count', better: 'lower' as const, values });
+  // Base repeats equal but one layout 8% up; head spread 0.3% with one layout 7% down.
+  const report = compareRuns(
+    { measurements: [m([1_000_000, 1_000_000, 1_080_000, 1_000_000, 1_000_000])], warnings: [], hints: {} },
+    { measurements: [m([1_000_000, 1_003_000, 1_001_000, 930_000, 1_002_000])], warnings: [], hints: {} },
+  );
+  const md = renderMarkdown(report);
+  assert.match(md, /\(n=5, 1 set aside, equal\) \| [^|]*\(n=5, 1 set aside, spread 0\.3%\)/);
+  assert.match(md, /sets aside the one farthest from its median/, 'the method note says why');
+  assert.match(renderText(report), /n=5, 1 set aside, equal\s+\S+ n=5, 1 set aside, spread 0\.3%/);
+  const json = JSON.parse(renderJson(report)).comparisons[0];
+  assert.deepEqual(json.set_aside, { base: 1_080_000, head: 930_000 });
+  assert.equal(json.verdict, 'unchanged');
+  assert.ok(readFileSync(join(ROOT, 'docs/report-json.md'), 'utf8').includes('`set_aside`'), 'docs/report-json.md documents set_aside');
+});
+
 test('hostile names and units around counted work stay inert: the reason, the note and the headline go through the one escaping path', async () => {
   const { compareRuns } = await import('../../src/compare/compare-runs.ts');
   const { renderMarkdown } = await import('../../src/report/markdown-report.ts');
