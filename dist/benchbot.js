@@ -32648,7 +32648,24 @@ function ppf(cdf, a) {
 // src/compare/work-verdict.ts
 var WORK_AGREEMENT = 0.25;
 var MIN_AGREEING_REPEATS = 3;
-function judgeWork(base, head, threshold) {
+var SET_ASIDE_FROM = 5;
+function setAsideFarthest(values, from = SET_ASIDE_FROM) {
+  if (values.length < from || !values.every((v) => v > 0 && Number.isFinite(v))) return { kept: [...values] };
+  const median2 = medianSorted(sortedCopy(values));
+  const distance = (v) => v >= median2 ? v / median2 : median2 / v;
+  let far = 0;
+  for (let i = 1; i < values.length; i++) {
+    const d = distance(values[i]);
+    const best = distance(values[far]);
+    if (d > best || d === best && values[i] > values[far]) far = i;
+  }
+  return { kept: values.filter((_, i) => i !== far), setAside: values[far] };
+}
+function judgeWork(allBase, allHead, threshold, setAsideFrom = SET_ASIDE_FROM) {
+  const keptBase = setAsideFarthest(allBase, setAsideFrom);
+  const keptHead = setAsideFarthest(allHead, setAsideFrom);
+  const base = keptBase.kept;
+  const head = keptHead.kept;
   const b = repeatRange(base);
   const h = repeatRange(head);
   const spread = { base: b.max / b.min - 1, head: h.max / h.min - 1 };
@@ -32657,7 +32674,8 @@ function judgeWork(base, head, threshold) {
   }
   const ratio = h.median / b.median;
   const range = [h.min / b.max, h.max / b.min];
-  const judged = { ratio, range, spread };
+  const setAside = setAsideOf(keptBase, keptHead);
+  const judged = { ratio, range, spread, ...setAside === void 0 ? {} : { setAside } };
   if (base.length < 2 || head.length < 2) {
     const side2 = base.length < 2 ? "base" : "head";
     return { ...judged, verdict: "inconclusive", reason: `one repeat on ${side2}: 2 or more per side show whether the count repeats` };
@@ -32682,6 +32700,10 @@ function countedChange(base, head, threshold) {
 function repeatRange(values) {
   const sorted = sortedCopy(values);
   return { n: sorted.length, min: sorted[0], max: sorted[sorted.length - 1], median: medianSorted(sorted) };
+}
+function setAsideOf(base, head) {
+  if (base.setAside === void 0 && head.setAside === void 0) return void 0;
+  return { ...base.setAside === void 0 ? {} : { base: base.setAside }, ...head.setAside === void 0 ? {} : { head: head.setAside } };
 }
 function agrees(s, change2) {
   const spread = Math.log(s.max / s.min);
@@ -32845,6 +32867,11 @@ function workDraft(b, h, headErrors, threshold) {
   comparison.ratio = judged.ratio;
   comparison.ratioCi = judged.range;
   comparison.spread = judged.spread;
+  if (judged.setAside !== void 0) {
+    comparison.setAside = judged.setAside;
+    comparison.base = rangeSummary(b.values, judged.setAside.base);
+    comparison.head = rangeSummary(h.values, judged.setAside.head);
+  }
   comparison.decision = judged.verdict === "inconclusive" ? "undecided" : "counted";
   if (judged.reason !== void 0) comparison.reason = judged.reason;
   if (judged.range !== null) {
@@ -32854,10 +32881,11 @@ function workDraft(b, h, headErrors, threshold) {
   }
   return { comparison, threshold, decided: judged.verdict };
 }
-function rangeSummary(values) {
+function rangeSummary(values, setAside) {
   if (values.length === 0) throw new RangeError("rangeSummary: no values");
-  const { n, min, max: max2, median: median2 } = repeatRange(values);
-  return { n, median: median2, ci: [min, max2] };
+  const at = setAside === void 0 ? -1 : values.indexOf(setAside);
+  const { min, max: max2, median: median2 } = repeatRange(at < 0 ? values : values.filter((_, i) => i !== at));
+  return { n: values.length, median: median2, ci: [min, max2] };
 }
 function sideSummary(values, alpha) {
   const ci2 = medianCi(values, alpha);
@@ -40347,7 +40375,8 @@ function repeatsNote(c, side2) {
   if (s === null) return "";
   const spread = c.spread?.[side2];
   if (!isWork(c) || spread === void 0) return `n=${s.n}`;
-  return `n=${s.n}, ${spread === 0 ? "equal" : `spread ${spreadPercent(spread)}`}`;
+  const setAside = c.setAside?.[side2] === void 0 ? "" : ", 1 set aside";
+  return `n=${s.n}${setAside}, ${spread === 0 ? "equal" : `spread ${spreadPercent(spread)}`}`;
 }
 function decidedByTime(row2) {
   return row2.time !== void 0 && row2.lead === row2.time && row2.lead !== row2.comparison && row2.verdict !== "regressed" && row2.verdict !== "error";
@@ -40371,12 +40400,14 @@ var geomeanChange = (ratio) => ratio > MAX_SHOWN_FACTOR || !Number.isFinite(rati
 function workThresholdOf(report) {
   return report.workThreshold ?? report.comparisons.find((c) => isWork(c) && c.threshold !== void 0)?.threshold;
 }
-function workNote(workThreshold) {
-  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent2(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent2(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.`;
+function workNote(workThreshold, setAside) {
+  const aside = setAside ? ` A side of ${SET_ASIDE_FROM} repeats or more first sets aside the one farthest from its median (one memory layout can move the count).` : "";
+  return `Counted work (instructions, estimated cycles under valgrind) is not tested: it is regressed or improved when the median of its repeats moved beyond \xB1${percent2(workThreshold)} and each side's repeats spread at most ${WORK_AGREEMENT * 100}% of that change, unchanged when every pair of repeats is within \xB1${percent2(workThreshold)}, undecided when the repeats disagree; a benchmark with counted work takes its verdict from it, its time beside it, a regressed time still failing the check.${aside}`;
 }
 function methodNote(report) {
   const workThreshold = workThresholdOf(report);
-  if (workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold);
+  const setAside = report.comparisons.some((c) => c.setAside !== void 0);
+  if (workThreshold !== void 0 && report.comparisons.every((c) => isWork(c))) return workNote(workThreshold, setAside);
   const overall = report.overallAlpha ?? report.alpha;
   const look = report.alpha;
   const parts = [`Threshold ${percent2(report.threshold)}.`];
@@ -40392,7 +40423,7 @@ function methodNote(report) {
   const test2 = TEST_NAMES[report.test ?? "mann-whitney"] ?? "The configured two-sample test";
   parts.push(`${test2}; unchanged when the ${percent2(1 - 2 * look)} interval lies inside \xB1${percent2(report.threshold)} (two one-sided tests).`);
   if (report.summary.geomeanRatio !== null) parts.push(`Geomean of the time changes ${geomeanChange(report.summary.geomeanRatio)}.`);
-  if (workThreshold !== void 0) parts.push(workNote(workThreshold));
+  if (workThreshold !== void 0) parts.push(workNote(workThreshold, setAside));
   return parts.join(" ");
 }
 
@@ -40411,6 +40442,7 @@ var OPTIONAL_FIELDS = [
   ["suggestedThreshold", "suggested_threshold"],
   ["pooledBase", "pooled_base"],
   ["spread", "spread"],
+  ["setAside", "set_aside"],
   ["reason", "reason"]
 ];
 function toJsonReport(report) {
