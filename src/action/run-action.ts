@@ -71,6 +71,8 @@ interface Side {
   measurements: Measurement[];
   warnings: ReadWarning[];
   hints: FingerprintHints;
+  /** harness measured the samples: the report job's default threshold of counted work follows it. */
+  harness?: string;
 }
 
 /** Outcome is what one measuring or reporting pass produced. */
@@ -270,6 +272,7 @@ function recompute(settings: ActionSettings, event: EventPayload, env: Env): Out
     trusted: trustedCommits(settings, event, env),
     threshold: settings.threshold,
     workThreshold: settings.workThreshold,
+    format: settings.format,
     alpha: settings.alpha,
     rules: settings.rules,
     filter: settings.filter,

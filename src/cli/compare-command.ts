@@ -1,8 +1,8 @@
-import { compareRuns, DEFAULT_WORK_THRESHOLD, type CompareSide } from '../compare/compare-runs.ts';
+import { compareRuns, type CompareSide } from '../compare/compare-runs.ts';
 import { DEFAULT_TEST, type ChangeTest } from '../compare/estimate-change.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
 import { compileNameFilter, NameFilterError, type NameFilter } from '../compare/name-filter.ts';
-import { parseThresholdFlags } from './threshold-flags.ts';
+import { parseThresholdFlags, workThresholdDefaults } from './threshold-flags.ts';
 import { renderReport, REPORT_RENDERERS, reportFormats, type ReportFormat, type ReportRenderer } from '../report/report-renderers.ts';
 import { readComparePySide, readSide } from '../jobs/read-sides.ts';
 import { replayLooks } from '../compare/replay-looks.ts';
@@ -28,7 +28,8 @@ options:
   --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --work-threshold X    threshold of counted work (instructions, estimated_cycles under valgrind), decided by its
-                        repeats, not tested (default ${DEFAULT_WORK_THRESHOLD * 100}%; docs/statistics.md, "Counted work")
+                        repeats, not tested (default ${workThresholdDefaults()}, by the harness of
+                        the files or --format; docs/statistics.md, "Counted work")
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
   --test T              mann-whitney (default) | yuen (20%-trimmed t), as benchbot run's --test
   --output O            ${OUTPUTS.join(' | ')} (default text)
@@ -46,7 +47,8 @@ export interface CompareSettings {
   head: string[];
   format?: string;
   threshold: number;
-  workThreshold: number;
+  /** workThreshold: --work-threshold, else the --run-report's; undefined follows the harness of the files (compare-runs.ts defaultWorkThreshold). */
+  workThreshold?: number;
   rules: ThresholdRule[];
   alpha: number;
   test: ChangeTest;
@@ -87,7 +89,7 @@ export function parseCompareArgs(args: string[]): CompareSettings {
     base: split(positionals[0]), head: split(positionals[1]), format: values.format,
     // The run's own settings win over the defaults, not over flags given here.
     threshold: runReport && values.threshold === undefined ? runReport.threshold : threshold, rules,
-    workThreshold: values['work-threshold'] === undefined ? runReport?.workThreshold ?? workThreshold : workThreshold,
+    workThreshold: workThreshold ?? runReport?.workThreshold,
     alpha: runReport && values.alpha === undefined ? runReport.alpha : alpha, output, filter, runReport,
     test: values.test !== undefined ? choose('--test', values.test, TESTS) : runReport?.test ?? DEFAULT_TEST,
   };

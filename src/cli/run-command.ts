@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { parseThresholdFlags } from './threshold-flags.ts';
+import { parseThresholdFlags, workThresholdDefaults } from './threshold-flags.ts';
 import { renderRunReport } from '../report/run-report.ts';
 import { reportFormats, type ReportFormat } from '../report/report-renderers.ts';
 import { parseExecutorSpec, type ExecutorSpec } from '../runner/executor.ts';
@@ -29,7 +29,8 @@ export const MEASURE_FLAGS_USAGE = `  --build CMD             build command, run
   --warmup N              discarded warm-up rounds per side (default ${PR_CHECK_DEFAULTS.warmup})
   --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
-  --work-threshold X      threshold of counted work (--instructions), decided by its repeats (default ${PR_CHECK_DEFAULTS.workThreshold * 100}%)
+  --work-threshold X      threshold of counted work (--instructions), decided by its repeats
+                          (default ${workThresholdDefaults()})
   --alpha A               overall error rate, split across looks (default 0.05)
   --store URL             history store: a SQLite path or postgres://… (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
                           a relative path is relative to the current directory, like every path you type

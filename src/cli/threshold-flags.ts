@@ -1,12 +1,16 @@
 import { readPercent, type ThresholdRule } from '../compare/thresholds.ts';
-import { DEFAULT_WORK_THRESHOLD } from '../compare/compare-runs.ts';
+import { DEFAULT_WORK_THRESHOLD, HARNESS_WORK_THRESHOLDS } from '../compare/compare-runs.ts';
 import { UsageError } from './usage-error.ts';
 
 /** ThresholdFlags are the verdict settings that `compare`, `run` and `scan` share. */
 export interface ThresholdFlags {
   threshold: number;
-  /** workThreshold is the threshold of counted work (instructions), `--work-threshold`. */
-  workThreshold: number;
+  /**
+   * workThreshold is the threshold of counted work (instructions),
+   * `--work-threshold`; undefined when not given, so that it follows the
+   * harness of the results judged (compare-runs.ts defaultWorkThreshold).
+   */
+  workThreshold?: number;
   rules: ThresholdRule[];
   alpha: number;
 }
@@ -30,7 +34,7 @@ export function percentFlag(flag: string, text: string, positive = false): numbe
  */
 export function parseThresholdFlags(values: { threshold?: string; 'threshold-for'?: string[]; 'work-threshold'?: string; alpha?: string }): ThresholdFlags {
   const threshold = values.threshold === undefined ? 0.02 : percentFlag('--threshold', values.threshold);
-  const workThreshold = values['work-threshold'] === undefined ? DEFAULT_WORK_THRESHOLD : percentFlag('--work-threshold', values['work-threshold'], true);
+  const workThreshold = values['work-threshold'] === undefined ? undefined : percentFlag('--work-threshold', values['work-threshold'], true);
   const rules = (values['threshold-for'] ?? []).map((rule) => {
     const eq = rule.lastIndexOf('=');
     if (eq <= 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
@@ -41,4 +45,10 @@ export function parseThresholdFlags(values: { threshold?: string; 'threshold-for
   const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
   if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${values.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
   return { threshold, workThreshold, rules, alpha };
+}
+
+/** workThresholdDefaults says the default of --work-threshold in a help text: `0.5%; 1% for pytest-benchmark`. */
+export function workThresholdDefaults(): string {
+  const pct = (x: number) => `${Number((x * 100).toPrecision(6))}%`;
+  return [pct(DEFAULT_WORK_THRESHOLD), ...Object.entries(HARNESS_WORK_THRESHOLDS).map(([harness, x]) => `${pct(x)} for ${harness}`)].join('; ');
 }

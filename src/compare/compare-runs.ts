@@ -13,12 +13,19 @@ import { medianCi } from '../stats/quantile-ci.ts';
 import { isWorkMetric } from '../model/work-metrics.ts';
 import { judgeWork, repeatRange } from './work-verdict.ts';
 
-/** CompareSide is everything read for one side (base or head) of a comparison. */
+/**
+ * CompareSide is everything read for one side (base or head) of a
+ * comparison. `harness` is what produced the measurements (a reader's
+ * format such as `pytest-benchmark`, or `command`) when it is known: the
+ * threshold of counted work follows it unless one is given
+ * ({@link defaultWorkThreshold}).
+ */
 export interface CompareSide {
   measurements: Measurement[];
   warnings: ReadWarning[];
   hints: FingerprintHints;
   fingerprint?: Fingerprint;
+  harness?: string;
 }
 
 /**
@@ -29,7 +36,8 @@ export interface CompareSide {
  * the level of the two one-sided tests (a 1 - 2 alpha CI) for `unchanged`.
  * An adaptive run passes the alpha of the current look. `test` picks the
  * two-sample test (default {@link DEFAULT_TEST}). `workThreshold` is theta
- * for counted work (default {@link DEFAULT_WORK_THRESHOLD}); `rules` do not
+ * for counted work (default: {@link defaultWorkThreshold} of the sides'
+ * harness); `rules` do not
  * apply to it, since they widen the threshold where a benchmark's time is
  * noisy and a count is not.
  */
@@ -64,11 +72,43 @@ export interface CompareOptions {
  * by noise: half of the +1% of work a change must be found at (issue 23),
  * so that +1% in a function that does most of a benchmark's work still
  * clears it, while a one-instruction change in a loop of a few hundred
- * does not fail a PR. iai-callgrind and CodSpeed default to 10%.
+ * does not fail a PR. iai-callgrind and CodSpeed default to 10%. It is the
+ * default of every harness but those in {@link HARNESS_WORK_THRESHOLDS}.
  */
 export const DEFAULT_WORK_THRESHOLD = 0.005;
 
-export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { threshold: 0.02, workThreshold: DEFAULT_WORK_THRESHOLD, alpha: 0.05, rules: [], test: DEFAULT_TEST };
+/**
+ * HARNESS_WORK_THRESHOLDS are the harnesses whose counted work is not
+ * exact enough for DEFAULT_WORK_THRESHOLD, with their own default.
+ * pytest-benchmark, 1%: CPython's count moves with the process's memory
+ * layout (allocation addresses, hash order), so benchbot counts it in 5
+ * processes per side, each in another layout, and sets aside each side's
+ * farthest repeat; in a simulation of that on the pint library's counts,
+ * 0.5% still called changes in A/A comparisons, while 1% called none and
+ * left at least 94% of benchmarks unchanged (the rest undecided). The
+ * compiled harnesses (Google Benchmark, Go, criterion, `command`) repeat
+ * their counts exactly or within about 0.15% (Go) and keep 0.5%.
+ */
+export const HARNESS_WORK_THRESHOLDS: Readonly<Record<string, number>> = { 'pytest-benchmark': 0.01 };
+
+/**
+ * defaultWorkThreshold is the threshold of counted work when none is
+ * given, for results of harness `format` (a reader's format, or
+ * `command`): its entry in HARNESS_WORK_THRESHOLDS, else
+ * DEFAULT_WORK_THRESHOLD (also when the harness is not known).
+ */
+export function defaultWorkThreshold(format: string | undefined): number {
+  // hasOwn: a harness name comes from the results, and `constructor` is no harness.
+  return format !== undefined && Object.hasOwn(HARNESS_WORK_THRESHOLDS, format) ? HARNESS_WORK_THRESHOLDS[format] : DEFAULT_WORK_THRESHOLD;
+}
+
+/** sidesHarness is the harness of a comparison's results: head's when known, else base's. */
+export function sidesHarness(base: Pick<CompareSide, 'harness'>, head: Pick<CompareSide, 'harness'>): string | undefined {
+  return head.harness ?? base.harness;
+}
+
+/** DEFAULT_COMPARE_OPTIONS: a 2% threshold at alpha 0.05 by the default test; counted work at its harness's default (defaultWorkThreshold). */
+export const DEFAULT_COMPARE_OPTIONS: CompareOptions = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
 
 /** ComparisonSummary counts verdicts; geomeanRatio is over time metrics only (see compareRuns). */
 export interface ComparisonSummary {
@@ -147,7 +187,7 @@ export function poolMeasurements(measurements: readonly Measurement[]): Measurem
  *   else: `inconclusive`, with `bound`, the band its CI still rules out;
  * - counted work (`instructions`, `estimated_cycles`) is not tested: a few
  *   repeats per side decide it by compare/work-verdict.ts at
- *   `workThreshold`, in a family of its own (`work`) that no FDR control
+ *   `workThreshold` (default: defaultWorkThreshold of the sides' harness), in a family of its own (`work`) that no FDR control
  *   runs over, and without the hygiene checks made for timed rounds;
  *
  * The suite geomean is taken over time metrics only: counters such as
@@ -173,7 +213,7 @@ export function compareRuns(base: CompareSide, head: CompareSide, options: Compa
   const test = options.test ?? DEFAULT_TEST;
 
   const drafts: Draft[] = [];
-  const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
+  const workThreshold = options.workThreshold ?? defaultWorkThreshold(sidesHarness(base, head));
   for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
   for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);

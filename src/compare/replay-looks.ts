@@ -17,7 +17,7 @@ import type { ChangeTest } from './estimate-change.ts';
  */
 export interface ReplaySettings {
   threshold: number;
-  /** workThreshold: the threshold of counted work (default compare-runs.ts DEFAULT_WORK_THRESHOLD). */
+  /** workThreshold: the threshold of counted work (default: compare-runs.ts defaultWorkThreshold of the sides' harness). */
   workThreshold?: number;
   alpha: number;
   rules: readonly ThresholdRule[];
@@ -32,16 +32,22 @@ export interface ReplaySettings {
 /**
  * collectSide pools the readers' outcomes of one side into a CompareSide,
  * keeping only benchmarks the filter matches (warnings without a benchmark
- * always). Loops, not push(...list): an input may hold a million series.
+ * always). Its harness is the one every outcome names (the harness a
+ * benchbot JSON file says produced it, else the format it was read in);
+ * none when they differ. Loops, not push(...list): an input may hold a
+ * million series.
  */
 export function collectSide(outcomes: Iterable<ReadOutcome>, filter: NameFilter | undefined): CompareSide {
   const side: CompareSide = { measurements: [], warnings: [], hints: {} };
   const keep = (m: { benchmark?: string }) => filter === undefined || m.benchmark === undefined || filter.test(m.benchmark);
+  const harnesses = new Set<string>();
   for (const outcome of outcomes) {
     for (const m of outcome.measurements) if (keep(m)) side.measurements.push(m);
     for (const w of outcome.warnings) if (keep(w)) side.warnings.push(w);
     Object.assign(side.hints, outcome.hints);
+    harnesses.add(outcome.harness ?? outcome.format);
   }
+  if (harnesses.size === 1) side.harness = [...harnesses][0];
   return side;
 }
 

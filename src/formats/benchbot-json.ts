@@ -19,7 +19,10 @@ export const BENCHBOT_JSON_VERSION = 1;
  * `version` and `$schema` are optional markers; an entry with `error` is
  * skipped with an `error` warning; entries with the same benchmark and
  * metric are merged (their units must agree). Optional `hints` is an object
- * of string, number or boolean facts about the machine.
+ * of string, number or boolean facts about the machine; optional `harness`
+ * names what produced the values (`pytest-benchmark`, `go`, ...; benchbot
+ * writes it into its results artifact), which the default threshold of
+ * counted work follows.
  */
 export const benchbotJsonReader: Reader = {
   format: 'benchbot',
@@ -37,6 +40,7 @@ export const benchbotJsonReader: Reader = {
       json.fail('version', `unsupported version ${describe(root.version)}; this benchbot reads version ${BENCHBOT_JSON_VERSION}`);
     }
     const hints = readHints(json, root.hints);
+    const harness = readHarness(json, root.harness);
     const entries = json.array(root.benchmarks, 'benchmarks');
     if (entries.length === 0) throw new FormatError(file.path, undefined, 'benchmarks: the list is empty');
 
@@ -79,7 +83,7 @@ export const benchbotJsonReader: Reader = {
       // A loop, not push(...values): spreading a long array overflows the call stack.
       for (const v of values) existing.values.push(v);
     });
-    return { measurements: order.map((k) => byKey.get(k) as Measurement), warnings, hints };
+    return { measurements: order.map((k) => byKey.get(k) as Measurement), warnings, hints, ...(harness !== undefined ? { harness } : {}) };
   },
 };
 
@@ -88,6 +92,15 @@ function readDirection(json: JsonReader, value: unknown, path: string): Directio
   if (text === undefined) return undefined;
   if (text !== 'lower' && text !== 'higher') json.fail(path, `expected "lower" or "higher", got ${describe(text)}`);
   return text;
+}
+
+/** HARNESS_NAME is what a harness's name may be: a format name (`google-benchmark`), or an importer's (`github-action-benchmark/go`). */
+export const HARNESS_NAME = /^[a-z0-9][\w./-]{0,99}$/i;
+
+function readHarness(json: JsonReader, value: unknown): string | undefined {
+  const harness = json.optionalString(value, 'harness');
+  if (harness !== undefined && !HARNESS_NAME.test(harness)) json.fail('harness', `${describe(harness)} is not a harness name such as "pytest-benchmark" (letters, digits, '-', '_', '.', '/', at most 100)`);
+  return harness;
 }
 
 function readHints(json: JsonReader, value: unknown): FingerprintHints {

@@ -11,6 +11,8 @@ export interface ReadResult {
   measurements: Measurement[];
   warnings: ReadWarning[];
   hints: FingerprintHints;
+  /** harness is the harness that produced the values when the file names one (benchbot JSON's `harness`); else the reader's format is. */
+  harness?: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ComparisonReport, CompareSide } from '../compare/compare-runs.ts';
+import { defaultWorkThreshold, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
 import type { NameFilter } from '../compare/name-filter.ts';
 import { replayLooks } from '../compare/replay-looks.ts';
 import type { ThresholdRule } from '../compare/thresholds.ts';
@@ -29,8 +29,14 @@ export interface MergeShardsSettings {
   /** trusted are the commits this run reports on, from what the workflow gave it, never from the artifact. */
   trusted: { head?: string; base?: string };
   threshold: number;
-  /** workThreshold: the threshold of counted work (default compare-runs.ts DEFAULT_WORK_THRESHOLD). */
+  /**
+   * workThreshold: the threshold of counted work; undefined: the default
+   * (compare-runs.ts defaultWorkThreshold) of `format`, else of the harness
+   * the samples name.
+   */
   workThreshold?: number;
+  /** format is the bench command's format as the workflow gave it (undefined: detected by the measuring job). */
+  format?: string;
   alpha: number;
   rules: ThresholdRule[];
   filter?: NameFilter;
@@ -83,7 +89,10 @@ export function mergeShards(settings: MergeShardsSettings): MergedShards {
   const head = readArtifactSide(parts.map((p) => join(p, RESULTS_FILES.head)), settings.filter);
   // The measuring job decided each benchmark at the look that settled it, at that look's alpha; the same replay on the
   // same rounds gives the same verdicts, with the schedule from this job's own settings, never from the artifact.
-  const look = { threshold: settings.threshold, ...(settings.workThreshold !== undefined ? { workThreshold: settings.workThreshold } : {}), alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === undefined };
+  // Counted work's default threshold follows the harness: the format the workflow gave, else the one the samples name
+  // (compareRuns reads it from them). Forged, that name moves the default between 0.5% and 1%, less than forged counts could.
+  const workThreshold = settings.workThreshold ?? (settings.format !== undefined ? defaultWorkThreshold(settings.format) : undefined);
+  const look = { threshold: settings.threshold, ...(workThreshold !== undefined ? { workThreshold } : {}), alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === undefined };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e): e is string => e !== undefined && e !== ''));
   const merged: MergedShards = {

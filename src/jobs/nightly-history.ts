@@ -5,6 +5,7 @@ import { MAX_FIRST_PARENT } from '../runner/first-parent-chain.ts';
 import { seriesKey, type Ack, type Night, type Series } from '../scan/series.ts';
 import { seriesFromPoints } from '../scan/series-from-points.ts';
 import { COMMIT_SHA, MAX_HISTORY_FILE_BYTES, parseResultsJson, ResultsError } from './results-artifact.ts';
+import { HARNESS_NAME } from '../formats/benchbot-json.ts';
 
 /**
  * nightly-history: a branch's nightly series and acks, read from the store
@@ -30,8 +31,9 @@ export interface NightlyHistory {
 
 /**
  * nightlyHistoryJson is the text of history.json: the series as the scan
- * read them from the store (keys left out: the reader recomputes them), the
- * acks, and the first-parent chain (runner/first-parent-chain.ts).
+ * read them from the store (keys left out: the reader recomputes them;
+ * the harness of the newest night where known), the acks, and the
+ * first-parent chain (runner/first-parent-chain.ts).
  */
 export function nightlyHistoryJson(branch: string, series: readonly Series[], acks: readonly Ack[], firstParent: readonly string[]): string {
   return `${historyHead(branch)}${series.map(seriesJson).join(',')}${historyTail(acks, firstParent)}`;
@@ -40,7 +42,7 @@ export function nightlyHistoryJson(branch: string, series: readonly Series[], ac
 // history.json in three pieces, so that a writer can stream the series: head, the series joined by commas, tail.
 const historyHead = (branch: string) => `{"version":1,"branch":${JSON.stringify(branch)},"series":[`;
 const historyTail = (acks: readonly Ack[], firstParent: readonly string[]) => `],"acks":${JSON.stringify(acks)},"first_parent":${JSON.stringify(firstParent)}}`;
-const seriesJson = (s: Series) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, nights: s.nights.map(nightJson) });
+const seriesJson = (s: Series) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, ...(s.harness !== undefined ? { harness: s.harness } : {}), nights: s.nights.map(nightJson) });
 
 /**
  * NightlyHistoryFile writes history.json a batch of series at a time, the
@@ -156,7 +158,9 @@ export function readNightlyHistory(path: string, branch: string): NightlyHistory
       }
       return night;
     });
-    const base = { benchmark: text(s.benchmark, `${at}.benchmark`), metric: text(s.metric, `${at}.metric`), unit: text(s.unit, `${at}.unit`, 64), better, machineKey, branch, nights };
+    // The harness only picks the default threshold of counted work; forged, it moves that between 0.5% and 1%, less than forged samples could.
+    const harness = s.harness === undefined ? undefined : typeof s.harness === 'string' && HARNESS_NAME.test(s.harness) ? s.harness : fail(`${at}.harness`, 'is not a harness name such as "pytest-benchmark"');
+    const base = { benchmark: text(s.benchmark, `${at}.benchmark`), metric: text(s.metric, `${at}.metric`), unit: text(s.unit, `${at}.unit`, 64), better, machineKey, branch, nights, ...(harness !== undefined ? { harness } : {}) };
     return { ...base, key: seriesKey(base) };
   });
   const acks: Ack[] = list(root.acks ?? [], 'acks').map((item, i) => {

@@ -27,7 +27,7 @@ export interface ScanTexts {
 export interface NightlyScanSettings {
   branch: string;
   threshold: number;
-  /** workThreshold is the threshold of series of counted work (default the scan's, SCAN_DEFAULTS.workThreshold). */
+  /** workThreshold is the threshold of series of counted work (default: each series' harness's, scan-options.ts workThresholdOf). */
   workThreshold?: number;
   /** minRuns and maxRuns are the round budget each A/B session is replayed on (the PR check's looks). */
   minRuns: number;

@@ -1,5 +1,4 @@
 import { DEFAULT_TEST } from '../compare/estimate-change.ts';
-import { DEFAULT_WORK_THRESHOLD } from '../compare/compare-runs.ts';
 import { formatNames } from '../formats/detect.ts';
 import { didYouMean } from '../model/closest-name.ts';
 import { createExecutor, type ExecutorSpec } from '../runner/executor.ts';
@@ -35,15 +34,15 @@ import { PROFILE_DEFAULTS, profileRegressions } from './profile-benchmark.ts';
  * the two SHAs (seed -1), one bench command per round summarized by its
  * median, pinned to the isolated CPUs if any, stored base rounds pooled;
  * with instruction counting, 3 counts per side (valgrind-count.ts),
- * judged at a 0.5% threshold of their own (compare-runs.ts
- * DEFAULT_WORK_THRESHOLD says why).
+ * judged at a threshold of their own that follows the harness (0.5%, 1%
+ * for pytest-benchmark: compare-runs.ts defaultWorkThreshold, which says
+ * why), so it is no entry here.
  */
 export const PR_CHECK_DEFAULTS = {
   minRuns: 10,
   maxRuns: 40,
   warmup: 1,
   threshold: 0.02,
-  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   roundTimeoutMs: 600_000,
   buildTimeoutMs: 3_600_000,

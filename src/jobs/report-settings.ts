@@ -17,8 +17,12 @@ import { SettingError, type NameSetting } from './setting-names.ts';
  * the per-benchmark thresholds and the name filter.
  */
 export interface ReportSettings extends ReplaySettings {
-  /** workThreshold is the threshold of counted work (default PR_CHECK_DEFAULTS.workThreshold). */
-  workThreshold: number;
+  /**
+   * workThreshold is the threshold of counted work; undefined when not
+   * given: the comparison takes the default of the harness whose results
+   * it judges (compare-runs.ts defaultWorkThreshold), known only there.
+   */
+  workThreshold?: number;
   /** rules are the per-benchmark thresholds, GLOB=PERCENT one a line. */
   rules: ThresholdRule[];
   /** filter keeps only the benchmarks whose names match (RE2 syntax); undefined keeps all. */
@@ -52,9 +56,9 @@ export function parseReportSettings(text: ReportSettingsText, name: NameSetting)
   const threshold = thresholdText === undefined ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
   if (typeof threshold !== 'number') throw new SettingError(`${name('threshold')}: "${thresholdText}" is ${threshold.problem}`);
   const workText = given('work-threshold');
-  const workThreshold = workText === undefined ? PR_CHECK_DEFAULTS.workThreshold : readPercent(workText);
-  if (typeof workThreshold !== 'number') throw new SettingError(`${name('work-threshold')}: "${workText}" is ${workThreshold.problem}`);
-  if (workThreshold <= 0) throw new SettingError(`${name('work-threshold')}: "${workText}" is not above 0; give a percentage such as 0.5%`);
+  const workThreshold = workText === undefined ? undefined : readPercent(workText);
+  if (typeof workThreshold === 'object') throw new SettingError(`${name('work-threshold')}: "${workText}" is ${workThreshold.problem}`);
+  if (workThreshold !== undefined && workThreshold <= 0) throw new SettingError(`${name('work-threshold')}: "${workText}" is not above 0; give a percentage such as 0.5%`);
   const rules = (given('threshold-for') ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
     const eq = line.lastIndexOf('=');
     if (eq <= 0) throw new SettingError(`${name('threshold-for')}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
@@ -76,5 +80,5 @@ export function parseReportSettings(text: ReportSettingsText, name: NameSetting)
   const alphaText = given('alpha');
   const alpha = alphaText === undefined ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name('alpha')}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, workThreshold, alpha, rules, minRuns, maxRuns, filter };
+  return { threshold, ...(workThreshold !== undefined ? { workThreshold } : {}), alpha, rules, minRuns, maxRuns, filter };
 }

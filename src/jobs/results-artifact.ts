@@ -12,8 +12,8 @@ import { PROFILES_MANIFEST, profileFileName, readArtifactProfiles } from '../for
  * a conclusion the report job would take on trust:
  *
  * - `base.json`, `head.json`: each side's samples in benchbot JSON
- *   (docs/benchbot-json.md), with failed benchmarks as `error` entries and
- *   the harness's machine facts as `hints`;
+ *   (docs/benchbot-json.md), with failed benchmarks as `error` entries,
+ *   the harness's machine facts as `hints` and its name as `harness`;
  * - `report.json`: the measuring job's own report, of which the report job
  *   reads only `head_sha` and `base_sha` (to check them against the SHAs it
  *   was given) and `environment` (shown as inert text);
@@ -50,8 +50,12 @@ export class ResultsError extends Error {
 /** COMMIT_SHA matches a full commit id (SHA-1, or SHA-256 repositories). */
 export const COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-/** samplesJson writes one side as benchbot JSON: values, failed benchmarks as `error` entries, and hints. */
-export function samplesJson(side: { measurements: readonly Measurement[]; warnings: readonly ReadWarning[]; hints: FingerprintHints }): string {
+/**
+ * samplesJson writes one side as benchbot JSON: values, failed benchmarks
+ * as `error` entries, hints, and the harness that measured them (which
+ * the report job's default threshold of counted work follows).
+ */
+export function samplesJson(side: { measurements: readonly Measurement[]; warnings: readonly ReadWarning[]; hints: FingerprintHints; harness?: string }): string {
   const benchmarks: Record<string, unknown>[] = side.measurements.map((m) => ({ benchmark: m.benchmark, metric: m.metric, unit: m.unit, better: m.better, values: m.values }));
   for (const w of side.warnings) {
     if (w.kind !== 'error' || w.benchmark === undefined) continue;
@@ -60,7 +64,7 @@ export function samplesJson(side: { measurements: readonly Measurement[]; warnin
     benchmarks.push({ benchmark: w.benchmark, error: w.message.startsWith(prefix) ? w.message.slice(prefix.length) : w.message });
   }
   const hints = Object.keys(side.hints).length > 0 ? { hints: side.hints } : {};
-  return JSON.stringify({ $schema: 'benchbot-json/1', version: 1, ...hints, benchmarks });
+  return JSON.stringify({ $schema: 'benchbot-json/1', version: 1, ...(side.harness !== undefined ? { harness: side.harness } : {}), ...hints, benchmarks });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { BisectLog } from '../bisect/bisect-log.ts';
+import { defaultWorkThreshold } from '../compare/compare-runs.ts';
 import { githubRepoUrl } from '../dashboard/read-history.ts';
 import { writeSite } from '../dashboard/write-site.ts';
 import { createGitHubClient, GitHubError, type GitHubClient } from '../github/github-client.ts';
@@ -176,7 +177,8 @@ async function bisectAll(settings: NightlySettings, confirmed: readonly ScanFind
           },
           benchmarks: [finding.benchmark],
           metric: finding.metric,
-          threshold: work ? (settings.workThreshold ?? PR_CHECK_DEFAULTS.workThreshold) : settings.threshold,
+          // Counted work at its own threshold: the one given, else the default of the harness (the format given, else the series' own).
+          threshold: work ? (settings.workThreshold ?? defaultWorkThreshold(settings.format ?? finding.harness)) : settings.threshold,
           maxSessions: BISECT_DEFAULTS.maxSessions,
           parallel: BISECT_DEFAULTS.parallel,
         },

@@ -6,7 +6,7 @@ import type { Fingerprint } from '../model/fingerprint.ts';
 import type { Measurement, ReadWarning, FingerprintHints } from '../model/measurement.ts';
 import type { Run } from '../model/run.ts';
 import type { Comparison } from '../model/comparison.ts';
-import { compareRuns, poolMeasurements, summarize, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
+import { compareRuns, defaultWorkThreshold, poolMeasurements, summarize, type ComparisonReport, type CompareSide } from '../compare/compare-runs.ts';
 import { applyLook, decidedForOthers } from '../compare/adaptive-stop.ts';
 import type { ChangeTest } from '../compare/estimate-change.ts';
 import { poolBase } from '../compare/pool-base.ts';
@@ -43,7 +43,7 @@ export interface RunAbSettings {
   maxRuns: number;
   warmup: number;
   threshold: number;
-  /** workThreshold: the threshold of counted work (default compare-runs.ts DEFAULT_WORK_THRESHOLD). */
+  /** workThreshold: the threshold of counted work (default: compare-runs.ts defaultWorkThreshold of the counted harness). */
   workThreshold?: number;
   alpha: number;
   rules: ThresholdRule[];
@@ -366,7 +366,9 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
         const all = toCompareSide(sides[side], fingerprint);
         return { ...all, measurements: all.measurements.filter((m) => isWorkMetric(m.metric)) };
       };
-      const counted = compareRuns(work('base'), work('head'), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      // Unless given, the threshold is the counted harness's (compare-runs.ts HARNESS_WORK_THRESHOLDS: CPython's counts move with the memory layout).
+      const workThreshold = settings.workThreshold ?? defaultWorkThreshold(countedHarness(settings, sides.base));
+      const counted = compareRuns(work('base'), work('head'), { threshold: settings.threshold, workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
         report = { ...report, comparisons, summary: summarize(comparisons), ...(counted.workThreshold !== undefined ? { workThreshold: counted.workThreshold } : {}) };
@@ -423,6 +425,11 @@ export async function runAb(settings: RunAbSettings, deps: RunAbDeps): Promise<R
   }
 }
 
+/** countedHarness is the harness a side's work is counted as: `command` for the whole command (its rounds read hyperfine's output), else the rounds'. */
+function countedHarness(settings: RunAbSettings, state: SideState): string {
+  return settings.format === 'command' ? 'command' : state.harness;
+}
+
 /**
  * countBothSides counts the benchmarks the wall-time rounds measured (as
  * named there, narrowed by the instruction filter) on both checkouts,
@@ -434,7 +441,7 @@ async function countBothSides(settings: RunAbSettings, counting: InstructionSett
   const keepDir = mkdtempSync(join(root, `${sides.base.sha.slice(0, 12)}-${sides.head.sha.slice(0, 12)}-`));
   const result: InstructionsResult = { keepDir, profiles: [], reasons: [], durationMs: 0 };
   // Without --instructions-iterations, slow benchmarks get fewer iterations, chosen once from both sides' rounds: the same schedule on both.
-  const harness = settings.format === 'command' ? 'command' : sides.base.harness;
+  const harness = countedHarness(settings, sides.base);
   const sampled = Object.keys(layoutPad(harness, 2)).length > 0;
   progress.group(`instructions: counting under valgrind, ${counting.repeats ?? defaultCountRepeats(harness)} repeat(s) per side${sampled ? ', each in another memory layout' : ''}`);
   const fullSchedule = DEFAULT_COUNT_ITERATIONS[harness];
@@ -444,7 +451,7 @@ async function countBothSides(settings: RunAbSettings, counting: InstructionSett
   for (const side of ['base', 'head'] as const) {
     const state = sides[side];
     const names = [...new Set(state.measurements.map((m) => m.benchmark))];
-    const format = settings.format === 'command' ? 'command' : state.harness;
+    const format = countedHarness(settings, state);
     const outcome = await countInstructions({
       bench: settings.bench, format, names, filter: counting.filter, repeats: counting.repeats, iterations: counting.iterations, schedule,
       // Pinned rounds run on the pinned CPUs; counting does not need them quiet, only one process per CPU.

@@ -15,7 +15,7 @@ import { isWorkMetric } from '../model/work-metrics.ts';
 import { historyTest, ref, type UsableNight } from './history-evidence.ts';
 import type { AbConfirmation, MachineChange, ScanFinding } from './scan-finding.ts';
 import type { ResolvedScanOptions } from './scan-options.ts';
-import type { Series } from './series.ts';
+import { seriesFields, type Series } from './series.ts';
 
 /** Candidate is a finding before the decision across series: its A/B confirmation (null: awaiting one) and that A/B's intervals. */
 export interface Candidate {
@@ -61,8 +61,7 @@ export function abAlert(series: Series, key: string, nights: readonly UsableNigh
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, k - 5));
   const trendNights = nights.slice(trendFrom);
   const finding: ScanFinding = {
-    series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
-    machineKey: series.machineKey, branch: series.branch, kind: 'ab-alert',
+    ...seriesFields(series, key), kind: 'ab-alert',
     direction: worse ? 'regression' : 'improvement',
     ratio: c.ratio, ratioCi: c.ratioCi, p: pOwn, q: null,
     lastGood: ref(nights[k - 1]), firstBad: ref(night), nightsSince: nights.length - k,

@@ -11,7 +11,7 @@ import { MAD_TO_SIGMA } from '../stats/robust-cv.ts';
 import { sessionShift } from '../stats/sessions.ts';
 import type { MachineChange, NightRef, ScanFinding } from './scan-finding.ts';
 import type { ResolvedScanOptions } from './scan-options.ts';
-import type { Ack, Night, Series } from './series.ts';
+import { seriesFields, type Ack, type Night, type Series } from './series.ts';
 
 /** UsableNight is a night with a positive median and its log, the value the history is scanned on. */
 export interface UsableNight extends Night {
@@ -100,8 +100,7 @@ export function oneNightWatch(series: Series, key: string, nights: readonly Usab
   const worse = series.better === 'lower' ? ratio > 1 : ratio < 1;
   const trend = nights.slice(Math.max(0, end - o.trendNights));
   return {
-    series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
-    machineKey: series.machineKey, branch: series.branch, kind: 'watch', direction: worse ? 'regression' : 'improvement',
+    ...seriesFields(series, key), kind: 'watch', direction: worse ? 'regression' : 'improvement',
     ratio, ratioCi: null, p: Math.min(1, 2 * normalSf(Math.abs(z))), q: null,
     lastGood: ref(nights[end - 2]), firstBad: ref(newest), nightsSince: 1,
     before: { nights: base.length, n: base.reduce((a, n) => a + n.values.length, 0), median: Math.exp(center) },

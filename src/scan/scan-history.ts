@@ -51,8 +51,8 @@ import { abAlert, locate, type Candidate } from './ab-evidence.ts';
 import { eDivisive, logMagnitude } from './e-divisive.ts';
 import { baselineStart, historyTest, machineChangesOf, nightIndex, oneNightWatch, ref, type UnmatchedAck, type UsableNight } from './history-evidence.ts';
 import type { AbConfirmation, MachineChange, ScanFinding } from './scan-finding.ts';
-import { forWork, resolveScanOptions, type ResolvedScanOptions, type ScanOptions } from './scan-options.ts';
-import { seriesKey, type Ack, type Series } from './series.ts';
+import { forWork, resolveScanOptions, workThresholdOf, type ResolvedScanOptions, type ScanOptions } from './scan-options.ts';
+import { seriesFields, seriesKey, type Ack, type Series } from './series.ts';
 import { timeFamilies, type TimeFamily } from './time-families.ts';
 
 /**
@@ -155,7 +155,7 @@ function decide(candidates: readonly Candidate[], watches: readonly ScanFinding[
       benchmark: c.finding.benchmark, metric: c.finding.metric, unit: c.finding.unit, better: c.finding.better,
       base: null, head: null, ratio: ab.ratio, ratioCi: c.abCi.ratioCi, equivalenceCi: c.abCi.equivalenceCi ?? undefined, p: ab.p, q: qs[i], verdict: 'inconclusive', warnings: [],
     } as Comparison;
-    const verdict = decideVerdict(comparison, isWorkMetric(c.finding.metric) ? o.workThreshold : o.threshold, o.alpha);
+    const verdict = decideVerdict(comparison, isWorkMetric(c.finding.metric) ? workThresholdOf(o, c.finding.harness) : o.threshold, o.alpha);
     const historyWorse = c.finding.direction === 'regression';
     const abWorse = c.finding.better === 'lower' ? ab.ratio > 1 : ab.ratio < 1;
     const agrees = abWorse === historyWorse;
@@ -172,7 +172,7 @@ function decide(candidates: readonly Candidate[], watches: readonly ScanFinding[
 
 function candidatesOf(series: Series, scanOptions: ResolvedScanOptions, warnings: Array<string | UnmatchedAck>): { candidates: Candidate[]; watches: ScanFinding[]; machineChanges: MachineChange[] } {
   // Counted work is judged at its own threshold (a step of 1% in an exact count is as real as 10% of wall time).
-  const o = isWorkMetric(series.metric) ? forWork(scanOptions) : scanOptions;
+  const o = isWorkMetric(series.metric) ? forWork(scanOptions, series.harness) : scanOptions;
   const key = series.key ?? seriesKey(series);
   const nights: UsableNight[] = [];
   let dropped = 0;
@@ -272,8 +272,7 @@ function candidate(
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, firstBad - 5));
   const trendNights = nights.slice(trendFrom);
   const finding: ScanFinding = {
-    series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
-    machineKey: series.machineKey, branch: series.branch, kind,
+    ...seriesFields(series, key), kind,
     direction: worse ? 'regression' : 'improvement',
     ratio, ratioCi: [Math.exp(test.lower), Math.exp(test.upper)], p: test.p, q: null,
     lastGood: ref(nights[firstBad - 1]), firstBad: ref(nights[firstBad]), nightsSince: nights.length - firstBad,

@@ -4,13 +4,14 @@
  */
 
 import type { Ack } from './series.ts';
-import { DEFAULT_WORK_THRESHOLD } from '../compare/compare-runs.ts';
+import { defaultWorkThreshold } from '../compare/compare-runs.ts';
 
 /**
  * ScanOptions (all optional):
  * - `threshold` theta, fraction (0.02): the PR rule's threshold and the default `minMagnitude`;
- * - `workThreshold` (0.005, the PR check's for counted work): the threshold and minimum magnitude of a series of
- *   counted work (`instructions`, `estimated_cycles`), whose exact counts show far smaller steps than wall time;
+ * - `workThreshold` (the PR check's for counted work: compare-runs.ts defaultWorkThreshold of each series' harness,
+ *   0.5%, 1% for pytest-benchmark): the threshold and minimum magnitude of a series of counted work (`instructions`,
+ *   `estimated_cycles`), whose counts show far smaller steps than wall time; given, it holds for every series;
  * - `alpha` (0.05): the FDR level across all series and 1 - the CI level;
  * - `windowLen` (30 nights), `maxPValue` (0.001), `minMagnitude` (= threshold): E-divisive;
  *   `windowLen` also caps the nights the night-to-night spread is estimated from;
@@ -49,10 +50,13 @@ export interface ScanOptions {
   acks?: readonly Ack[];
 }
 
-/** SCAN_DEFAULTS are the values of the ScanOptions left out (minMagnitude defaults to the threshold, acks to none). */
+/**
+ * SCAN_DEFAULTS are the values of the ScanOptions left out (minMagnitude
+ * defaults to the threshold, acks to none, workThreshold to each series'
+ * harness's: workThresholdOf).
+ */
 export const SCAN_DEFAULTS = {
   threshold: 0.02,
-  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   windowLen: 30,
   maxPValue: 0.001,
@@ -69,8 +73,8 @@ export const SCAN_DEFAULTS = {
   trendNights: 30,
 };
 
-/** ResolvedScanOptions is ScanOptions with every default filled in. */
-export type ResolvedScanOptions = typeof SCAN_DEFAULTS & { minMagnitude: number; acks: readonly Ack[] };
+/** ResolvedScanOptions is ScanOptions with every default filled in but workThreshold, which is per series (workThresholdOf). */
+export type ResolvedScanOptions = typeof SCAN_DEFAULTS & { minMagnitude: number; acks: readonly Ack[]; workThreshold?: number };
 
 /** resolveScanOptions fills in the defaults of the options left out (undefined counts as left out). */
 export function resolveScanOptions(options: ScanOptions): ResolvedScanOptions {
@@ -81,7 +85,13 @@ export function resolveScanOptions(options: ScanOptions): ResolvedScanOptions {
   return o;
 }
 
-/** forWork is the options a series of counted work is scanned with: `workThreshold` as its threshold and minimum magnitude. */
-export function forWork(o: ResolvedScanOptions): ResolvedScanOptions {
-  return { ...o, threshold: o.workThreshold, minMagnitude: o.workThreshold };
+/** workThresholdOf is the threshold of a series of counted work measured by `harness`: the one given, else that harness's default. */
+export function workThresholdOf(o: ResolvedScanOptions, harness: string | undefined): number {
+  return o.workThreshold ?? defaultWorkThreshold(harness);
+}
+
+/** forWork is the options a series of counted work is scanned with: its work threshold (workThresholdOf) as its threshold and minimum magnitude. */
+export function forWork(o: ResolvedScanOptions, harness: string | undefined): ResolvedScanOptions {
+  const threshold = workThresholdOf(o, harness);
+  return { ...o, threshold, minMagnitude: threshold };
 }

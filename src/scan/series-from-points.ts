@@ -8,7 +8,11 @@
 import type { SeriesPoint } from '../store/store.ts';
 import type { Series } from './series.ts';
 
-/** seriesFromPoints groups points (oldest first) into series on `branch`; a point without values uses its median as its one value. */
+/**
+ * seriesFromPoints groups points (oldest first) into series on `branch`; a
+ * point without values uses its median as its one value. A series' harness
+ * is its newest point's that has one.
+ */
 export function seriesFromPoints(points: readonly SeriesPoint[], branch: string): Series[] {
   const bySeries = new Map<string, Series & { nights: Series['nights'][number][] }>();
   for (const p of points) {
@@ -20,6 +24,8 @@ export function seriesFromPoints(points: readonly SeriesPoint[], branch: string)
     }
     const values = p.values ?? (p.median === null ? [] : [p.median]);
     s.nights.push({ sha: p.sha, time: p.time, values, ...(p.median === null ? {} : { median: p.median }) });
+    // The newest night's harness: a suite that moved to another harness is judged as it is measured now.
+    if (p.harness !== undefined) s.harness = p.harness;
   }
   return [...bySeries.values()];
 }

@@ -50,6 +50,8 @@ export interface Series {
   machineKey: string;
   branch: string;
   nights: readonly Night[];
+  /** harness measured the newest night (Run.harness), when known: counted work's default threshold follows it (compare-runs.ts defaultWorkThreshold). */
+  harness?: string;
 }
 
 /**
@@ -63,6 +65,14 @@ export interface Ack {
   sha: string;
   time?: string;
   reason?: string;
+}
+
+/** seriesFields are what a finding of `series` (named `key`) says of it: every field but its nights. */
+export function seriesFields(series: Series, key: string): Omit<Series, 'key' | 'nights'> & { series: string } {
+  return {
+    series: key, benchmark: series.benchmark, metric: series.metric, unit: series.unit, better: series.better,
+    machineKey: series.machineKey, branch: series.branch, ...(series.harness !== undefined ? { harness: series.harness } : {}),
+  };
 }
 
 /** seriesKey is the default id of a series, as acks name it: `branch:benchmark:metric:machineKey`. */

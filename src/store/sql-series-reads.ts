@@ -74,6 +74,7 @@ interface RunInfo {
   sha: string;
   role: RunRole;
   time: string;
+  harness: string;
   fingerprintId: number;
 }
 
@@ -123,7 +124,7 @@ export async function* seriesWindows(db: SqlAccess, query: WindowQuery): AsyncIt
           const [, mid, runId, unit, better, n, med, vals] = list[i];
           const run = runs.get(Number(runId)) as RunInfo;
           const p: SeriesPoint = {
-            runId: run.key, sha: run.sha, role: run.role, time: run.time, machineKey, benchmark, metric,
+            runId: run.key, sha: run.sha, role: run.role, time: run.time, harness: run.harness, machineKey, benchmark, metric,
             unit: String(unit), better: better === 'higher' ? 'higher' : 'lower', n: Number(n), median: med === null ? null : Number(med),
           };
           if (i < valuesNights) p.values = vals !== null ? unpackValues(vals as Uint8Array) : (old.get(Number(mid)) ?? []);
@@ -264,8 +265,8 @@ async function loadRuns(c: SqlConn, runIds: Iterable<number>, runs: Map<number, 
   const missing = wanted.filter((id) => !runs.has(id));
   for (let i = 0; i < missing.length; i += 500) {
     const ids = missing.slice(i, i + 500);
-    for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => '?').join(', ')})`, ids)) {
-      runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role as RunRole, time: String(r.time), fingerprintId: Number(r.fingerprint_id) });
+    for (const r of await c.all(`SELECT id, key, sha, role, time, harness, fingerprint_id FROM runs WHERE id IN (${ids.map(() => '?').join(', ')})`, ids)) {
+      runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role as RunRole, time: String(r.time), harness: String(r.harness), fingerprintId: Number(r.fingerprint_id) });
     }
   }
   if (!fingerprints) return;

@@ -263,6 +263,8 @@ export interface SeriesPoint {
   median: number | null;
   values?: number[];
   fingerprint?: Fingerprint;
+  /** harness is the run's (Run.harness), where the read has it (seriesWindows): the scan's default threshold of counted work follows it. */
+  harness?: string;
 }
 
 /** StateEntry is a value of the state table with its version (1 after the first write). */

@@ -38,7 +38,7 @@ test('firstBadNight: the night itself, else the first night at or after the culp
 });
 
 test('readNightlyHistory: keys and branch come from the report job, not the file; the raw samples round-trip', () => {
-  const s = series([100, 110]);
+  const s = { ...series([100, 110]), harness: 'pytest-benchmark' };
   s.nights = [s.nights[0], { ...s.nights[1], ab: { baseSha: sha(0), base: [99, 100, 101] }, machine: { kernel: '6.1.0' } }];
   const text = JSON.parse(nightlyHistoryJson('main', [s], [{ series: 'main:parse:time:0123456789ab', sha: sha(1), reason: 'expected' }], [sha(0), sha(1)]));
   text.series[0].key = 'main:somebody-else:time:0123456789ab';
@@ -47,6 +47,8 @@ test('readNightlyHistory: keys and branch come from the report job, not the file
   assert.equal(history.series[0].key, 'main:parse:time:0123456789ab');
   assert.equal(history.series[0].branch, 'main');
   assert.deepEqual(history.series[0].nights, s.nights);
+  assert.equal(history.series[0].harness, 'pytest-benchmark', 'the harness the scan\'s default work threshold follows');
+  assert.equal(readNightlyHistory(writeHistory(nightlyHistoryJson('main', [series([100])], [], [])), 'main').series[0].harness, undefined, 'a series of an older history names none');
   assert.deepEqual(history.acks, [{ series: 'main:parse:time:0123456789ab', sha: sha(1), reason: 'expected' }]);
   assert.deepEqual(history.firstParent, [sha(0), sha(1)]);
 });
@@ -60,6 +62,8 @@ test('readNightlyHistory: every malformed field is an error naming it', () => {
     [(h) => (h.series[0].nights[1].sha = 'HEAD~1'), /series\[0\]\.nights\[1\]\.sha is not a full commit SHA/],
     [(h) => (h.series[0].better = 'sideways'), /series\[0\]\.better is not "lower" or "higher"/],
     [(h) => (h.series[0].fingerprint = '../../x'), /series\[0\]\.fingerprint is not a hex machine key/],
+    [(h) => (h.series[0].harness = 'pytest benchmark; rm -rf'), /series\[0\]\.harness is not a harness name/],
+    [(h) => (h.series[0].harness = 7), /series\[0\]\.harness is not a harness name/],
     [(h) => (h.series[0].benchmark = 'x'.repeat(5000)), /series\[0\]\.benchmark is not a string of 1 to 1000 characters/],
     [(h) => (h.first_parent = ['main']), /first_parent\[0\] is not a full commit SHA/],
     [(h) => (h.series[0].nights[1].ab = { base_sha: sha(0), base: [1, Infinity] }), /series\[0\]\.nights\[1\]\.ab\.base are not all finite numbers/],

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judgeWork, MIN_AGREEING_REPEATS, SET_ASIDE_FROM, setAsideFarthest, WORK_AGREEMENT } from '../../src/compare/work-verdict.ts';
-import { compareRuns, DEFAULT_COMPARE_OPTIONS, DEFAULT_WORK_THRESHOLD, type CompareSide } from '../../src/compare/compare-runs.ts';
+import { compareRuns, DEFAULT_COMPARE_OPTIONS, DEFAULT_WORK_THRESHOLD, defaultWorkThreshold, HARNESS_WORK_THRESHOLDS, type CompareSide } from '../../src/compare/compare-runs.ts';
 import type { Measurement } from '../../src/model/measurement.ts';
 import { seededRandom } from '../support/random.ts';
 import { lognormalSamples } from '../support/samples.ts';
@@ -236,4 +236,30 @@ test('compareRuns carries the repeat set aside into the comparison: each side it
 test('a report without work metrics has no work threshold', () => {
   const report = compareRuns(side([{ benchmark: 'a', metric: 'real_time', unit: 'ns', better: 'lower', values: [1, 2, 3] }]), side([{ benchmark: 'a', metric: 'real_time', unit: 'ns', better: 'lower', values: [1, 2, 3] }]));
   assert.equal(report.workThreshold, undefined);
+});
+
+test('defaultWorkThreshold: 1% for pytest-benchmark (CPython\'s count moves with the memory layout), 0.5% for every other harness and an unknown one', () => {
+  assert.equal(defaultWorkThreshold('pytest-benchmark'), 0.01);
+  assert.equal(HARNESS_WORK_THRESHOLDS['pytest-benchmark'], defaultWorkThreshold('pytest-benchmark'), 'the table is the one place');
+  for (const compiled of ['google-benchmark', 'go', 'criterion', 'command', 'benchbot', undefined]) assert.equal(defaultWorkThreshold(compiled), DEFAULT_WORK_THRESHOLD, String(compiled));
+  // A harness name comes from the results: a name on Object's prototype is no harness.
+  for (const inherited of ['constructor', 'toString', '__proto__']) assert.equal(defaultWorkThreshold(inherited), DEFAULT_WORK_THRESHOLD, inherited);
+});
+
+test('compareRuns: without a work threshold, counted work is judged at its harness\'s default; one given wins', () => {
+  // +0.8%: beyond the 0.5% of compiled harnesses, within pytest-benchmark's 1%.
+  const base = [1_000_000, 1_000_000, 1_000_000];
+  const sides = (harness?: string) => [base, base.map((v) => v * 1.008)].map((values) => ({ ...side([count('test_x', 'instructions', values)]), ...(harness ? { harness } : {}) }));
+  const judge = (harness: string | undefined, options = DEFAULT_COMPARE_OPTIONS) => {
+    const [b, h] = sides(harness);
+    const report = compareRuns(b, h, options);
+    return [report.workThreshold, report.comparisons[0].verdict];
+  };
+  assert.deepEqual(judge('pytest-benchmark'), [0.01, 'unchanged']);
+  assert.deepEqual(judge('go'), [DEFAULT_WORK_THRESHOLD, 'regressed']);
+  assert.deepEqual(judge(undefined), [DEFAULT_WORK_THRESHOLD, 'regressed']);
+  assert.deepEqual(judge('pytest-benchmark', { ...DEFAULT_COMPARE_OPTIONS, workThreshold: 0.005 }), [0.005, 'regressed']);
+  // One side's harness unknown (its rounds failed): the other's decides.
+  const [b, h] = sides('pytest-benchmark');
+  assert.equal(compareRuns({ ...b, harness: undefined }, h).workThreshold, 0.01);
 });

@@ -60,3 +60,13 @@ test('benchbot refuses malformed input naming the file and the line or JSON path
   assertFormatError(ok('{"benchmark": "a", "unit": "ns", "values": [1]}, {"benchmark": "a", "unit": "ms", "values": [1]}'), /benchmarks\[1\]: "a" \/ time appears earlier/);
   assertFormatError('{"hints": {"cpu": [1]}, "benchmarks": [{"benchmark": "a", "unit": "ns", "values": [1]}]}', /hints\.cpu: expected a finite number/);
 });
+
+test('benchbot reads an optional harness (what the action\'s results artifact names, which the default work threshold follows) and refuses one that is no name', () => {
+  const entries = '"benchmarks": [{"benchmark": "a", "metric": "instructions", "unit": "count", "values": [1, 1]}]';
+  assert.equal(benchbotJsonReader.read({ path: 'r.json', text: `{"harness": "pytest-benchmark", ${entries}}` }).harness, 'pytest-benchmark');
+  assert.equal(benchbotJsonReader.read({ path: 'r.json', text: `{"harness": "github-action-benchmark/go", ${entries}}` }).harness, 'github-action-benchmark/go');
+  assert.equal(benchbotJsonReader.read({ path: 'r.json', text: `{${entries}}` }).harness, undefined);
+  assertFormatError(`{"harness": "pytest benchmark", ${entries}}`, /harness: the string "pytest benchmark" is not a harness name/);
+  assertFormatError(`{"harness": "${'x'.repeat(101)}", ${entries}}`, /harness: .* is not a harness name/);
+  assertFormatError(`{"harness": 1, ${entries}}`, /harness/);
+});

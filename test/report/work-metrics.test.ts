@@ -1,9 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertGolden } from '../support/golden.ts';
+import { parseCompareArgs } from '../../src/cli/compare-command.ts';
+import { parseRunArgs } from '../../src/cli/run-command.ts';
+import { DEFAULT_WORK_THRESHOLD, defaultWorkThreshold } from '../../src/compare/compare-runs.ts';
 
 /**
  * Counted work beside time, through `benchbot compare` as a user runs it,
@@ -195,8 +200,36 @@ test('--work-threshold sets the threshold of counted work alone, read as every t
   }
 });
 
+test('--work-threshold left out is undefined in run\'s and compare\'s settings: the default follows the harness of the results judged', () => {
+  const run = ['--base', 'a', '--head', 'b', '--bench', './bench'];
+  assert.equal(parseRunArgs(run, ROOT, {}).workThreshold, undefined);
+  assert.equal(parseRunArgs([...run, '--work-threshold', '0.5%'], ROOT, {}).workThreshold, 0.005);
+  assert.equal(parseCompareArgs(WORK_ONLY).workThreshold, undefined);
+  assert.equal(parseCompareArgs([...WORK_ONLY, '--work-threshold', '0.5%']).workThreshold, 0.005);
+});
+
+test('compare of pytest-benchmark counts: judged at 1% when no --work-threshold is given, and the JSON report says so; an explicit 0.5% wins', (t) => {
+  // The fixture's counts as the action's results artifact writes them for a pytest-benchmark suite (benchbot JSON naming its harness).
+  const dir = mkdtempSync(join(tmpdir(), 'benchbot-pytest-work-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const sides = (['base', 'head'] as const).map((side) => {
+    const path = join(dir, `${side}.json`);
+    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(join(ROOT, F, `work-${side}.json`), 'utf8')), harness: 'pytest-benchmark' }));
+    return path;
+  });
+  const hash = (json: { comparisons: JsonComparison[] }) => find(json.comparisons.filter((c) => c.benchmark === 'hash'), 'instructions');
+  const plain = JSON.parse(compare(WORK_ONLY, '--output', 'json').stdout);
+  assert.equal(plain.work_threshold, DEFAULT_WORK_THRESHOLD, 'no harness named: the compiled harnesses\' default');
+  assert.equal(hash(plain).verdict, 'regressed', 'hash\'s +1.00% (just under: 393,226 -> 397,156) is beyond 0.5%');
+  const pytest = JSON.parse(compare(sides, '--output', 'json').stdout);
+  assert.equal(pytest.work_threshold, defaultWorkThreshold('pytest-benchmark'));
+  assert.equal(hash(pytest).verdict, 'unchanged', 'and within 1%');
+  const explicit = JSON.parse(compare(sides, '--work-threshold', '0.5%', '--output', 'json').stdout);
+  assert.equal(explicit.work_threshold, 0.005);
+  assert.equal(hash(explicit).verdict, 'regressed');
+});
+
 test('every field of a report with counted work is documented in docs/report-json.md', async () => {
-  const { readFileSync } = await import('node:fs');
   const doc = readFileSync(join(ROOT, 'docs/report-json.md'), 'utf8');
   const json = JSON.parse(compare(BOTH, '--output', 'json').stdout);
   const fields = new Set<string>([...Object.keys(json), ...json.comparisons.flatMap((c: object) => Object.keys(c))]);

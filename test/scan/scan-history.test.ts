@@ -169,6 +169,10 @@ test('seriesFromPoints groups store points by benchmark, metric and machine key'
   assert.deepEqual(series[0].nights.map((n) => [n.sha, [...n.values]]), [['a', [1, 2, 3]], ['b', [4]]]);
   assert.equal(seriesKey(series[1]), 'main:BM_A:time:f2');
   assert.deepEqual([...series[2].nights[0].values], []);
+  assert.equal(series[0].harness, undefined, 'points without a harness (store.series) name none');
+  // The newest night's harness, which the scan's default work threshold follows: a suite that moved to another harness is judged as measured now.
+  const moved = seriesFromPoints([{ ...point('a', 'f1', 'instructions', 2), harness: 'go' }, { ...point('b', 'f1', 'instructions', 2), harness: 'pytest-benchmark' }], 'main');
+  assert.equal(moved[0].harness, 'pytest-benchmark');
 });
 
 test('a finding is filed only with its interleaved A/B: none awaits it, one that saw nothing refutes it', () => {

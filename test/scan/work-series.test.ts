@@ -57,6 +57,17 @@ test('a +0.8% step in exact counts is found at the work threshold (0.5%) while t
   assert.deepEqual(scanSeries(history({ stepAt: 12, factor: 1.003, repeats: 3 }), { threshold: 0.05 }).findings, [], 'under the work threshold');
 });
 
+test('a series pytest-benchmark measured is scanned at its 1% default: a +0.8% step is not found, but is at an explicit 0.5%, and a finding names the harness', () => {
+  const python = { ...history({ stepAt: 12, factor: 1.008, repeats: 3 }), harness: 'pytest-benchmark' };
+  assert.deepEqual(scanSeries(python, { threshold: 0.05 }).findings.filter((f) => f.kind !== 'watch'), [], 'within 1%');
+  const explicit = scanSeries(python, { threshold: 0.05, workThreshold: 0.005 }).findings.filter((f) => f.kind !== 'watch');
+  assert.deepEqual(explicit.map((f) => [f.firstBad.sha, f.harness]), [[sha(12), 'pytest-benchmark']]);
+  // +1.5% clears pytest-benchmark's default, and the A/B confirmation is judged at that default too.
+  const found = scanSeries({ ...history({ stepAt: 12, factor: 1.015, repeats: 3 }), harness: 'pytest-benchmark' }, { threshold: 0.05 }).findings.filter((f) => f.kind !== 'watch');
+  assert.deepEqual(found.map((f) => [f.firstBad.sha, f.harness]), [[sha(12), 'pytest-benchmark']]);
+  assert.deepEqual(scanSeries({ ...history({ stepAt: 12, factor: 1.008, repeats: 3 }), harness: 'go' }, { threshold: 0.05 }).findings.filter((f) => f.kind !== 'watch').map((f) => f.firstBad.sha), [sha(12)], 'a compiled harness keeps 0.5%');
+});
+
 test('nearly exact counts (3 repeats, +-0.05%) find and confirm a +1.5% step at a 1% threshold, among 50 quiet series', () => {
   for (const seed of [1, 2, 3, 4, 5]) {
     const quiet = Array.from({ length: 50 }, (_, i) => history({ repeats: 3, jitter: 0.0005, seed: 100 * seed + i, benchmark: `quiet${i}` }));

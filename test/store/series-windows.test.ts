@@ -68,6 +68,7 @@ function windowTests(name: string, url: () => string): void {
       assert.deepEqual(a.window.map((p) => p.values), [undefined, undefined, undefined, [110, 111, 112], [111, 112, 113]]);
       assert.deepEqual(a.window.map((p) => p.runId), [7, 8, 9, 10, 11].map((i) => `night-${i}`));
       assert.equal(a.window[4].fingerprint?.loadAverage, 0.11);
+      assert.deepEqual(new Set(a.window.map((p) => p.harness)), new Set(['google-benchmark']), 'each point has its run\'s harness (the scan\'s default work threshold follows it)');
       assert.deepEqual(b.window.at(-1)?.values, [211]);
     });
 
