@@ -9270,7 +9270,14 @@ function signed(fraction) {
 
 // src/compare/compare-runs.ts
 var DEFAULT_WORK_THRESHOLD = 5e-3;
-var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, workThreshold: DEFAULT_WORK_THRESHOLD, alpha: 0.05, rules: [], test: DEFAULT_TEST };
+var HARNESS_WORK_THRESHOLDS = { "pytest-benchmark": 0.01 };
+function defaultWorkThreshold(format) {
+  return format !== void 0 && Object.hasOwn(HARNESS_WORK_THRESHOLDS, format) ? HARNESS_WORK_THRESHOLDS[format] : DEFAULT_WORK_THRESHOLD;
+}
+function sidesHarness(base, head) {
+  return head.harness ?? base.harness;
+}
+var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
 var key = (m) => `${m.benchmark}\0${m.metric}`;
 function poolMeasurements(measurements) {
   const pooled = /* @__PURE__ */ new Map();
@@ -9304,7 +9311,7 @@ function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
   for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
   const test = options.test ?? DEFAULT_TEST;
   const drafts = [];
-  const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
+  const workThreshold = options.workThreshold ?? defaultWorkThreshold(sidesHarness(base, head));
   for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
   for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
@@ -14329,6 +14336,7 @@ var benchbotJsonReader = {
       json.fail("version", `unsupported version ${describe(root.version)}; this benchbot reads version ${BENCHBOT_JSON_VERSION}`);
     }
     const hints2 = readHints4(json, root.hints);
+    const harness = readHarness(json, root.harness);
     const entries = json.array(root.benchmarks, "benchmarks");
     if (entries.length === 0) throw new FormatError(file.path, void 0, "benchmarks: the list is empty");
     const order = [];
@@ -14369,7 +14377,7 @@ var benchbotJsonReader = {
       }
       for (const v of values) existing.values.push(v);
     });
-    return { measurements: order.map((k) => byKey.get(k)), warnings, hints: hints2 };
+    return { measurements: order.map((k) => byKey.get(k)), warnings, hints: hints2, ...harness !== void 0 ? { harness } : {} };
   }
 };
 function readDirection(json, value, path) {
@@ -14377,6 +14385,12 @@ function readDirection(json, value, path) {
   if (text2 === void 0) return void 0;
   if (text2 !== "lower" && text2 !== "higher") json.fail(path, `expected "lower" or "higher", got ${describe(text2)}`);
   return text2;
+}
+var HARNESS_NAME = /^[a-z0-9][\w./-]{0,99}$/i;
+function readHarness(json, value) {
+  const harness = json.optionalString(value, "harness");
+  if (harness !== void 0 && !HARNESS_NAME.test(harness)) json.fail("harness", `${describe(harness)} is not a harness name such as "pytest-benchmark" (letters, digits, '-', '_', '.', '/', at most 100)`);
+  return harness;
 }
 function readHints4(json, value) {
   if (value === void 0 || value === null) return {};
@@ -18655,7 +18669,8 @@ async function runAb(settings, deps) {
         const all = toCompareSide(sides2[side2], fingerprint2);
         return { ...all, measurements: all.measurements.filter((m) => isWorkMetric(m.metric)) };
       };
-      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      const workThreshold = settings.workThreshold ?? defaultWorkThreshold(countedHarness(settings, sides2.base));
+      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
         report = { ...report, comparisons, summary: summarize(comparisons), ...counted.workThreshold !== void 0 ? { workThreshold: counted.workThreshold } : {} };
@@ -18711,12 +18726,15 @@ async function runAb(settings, deps) {
     release();
   }
 }
+function countedHarness(settings, state) {
+  return settings.format === "command" ? "command" : state.harness;
+}
 async function countBothSides(settings, counting, sides2, pin, cores, executor, progress) {
   const root = join8(settings.stateDir, "callgrind");
   mkdirSync5(root, { recursive: true });
   const keepDir = mkdtempSync2(join8(root, `${sides2.base.sha.slice(0, 12)}-${sides2.head.sha.slice(0, 12)}-`));
   const result = { keepDir, profiles: [], reasons: [], durationMs: 0 };
-  const harness = settings.format === "command" ? "command" : sides2.base.harness;
+  const harness = countedHarness(settings, sides2.base);
   const sampled = Object.keys(layoutPad(harness, 2)).length > 0;
   progress.group(`instructions: counting under valgrind, ${counting.repeats ?? defaultCountRepeats(harness)} repeat(s) per side${sampled ? ", each in another memory layout" : ""}`);
   const fullSchedule = DEFAULT_COUNT_ITERATIONS[harness];
@@ -18726,7 +18744,7 @@ async function countBothSides(settings, counting, sides2, pin, cores, executor, 
   for (const side2 of ["base", "head"]) {
     const state = sides2[side2];
     const names2 = [...new Set(state.measurements.map((m) => m.benchmark))];
-    const format = settings.format === "command" ? "command" : state.harness;
+    const format = countedHarness(settings, state);
     const outcome = await countInstructions({
       bench: settings.bench,
       format,
@@ -19048,6 +19066,7 @@ async function* seriesWindows(db, query) {
             sha: run.sha,
             role: run.role,
             time: run.time,
+            harness: run.harness,
             machineKey: machineKey2,
             benchmark,
             metric,
@@ -19198,8 +19217,8 @@ async function loadRuns(c, runIds, runs, fingerprints) {
   const missing = wanted.filter((id) => !runs.has(id));
   for (let i = 0; i < missing.length; i += 500) {
     const ids = missing.slice(i, i + 500);
-    for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) {
-      runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role, time: String(r.time), fingerprintId: Number(r.fingerprint_id) });
+    for (const r of await c.all(`SELECT id, key, sha, role, time, harness, fingerprint_id FROM runs WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) {
+      runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role, time: String(r.time), harness: String(r.harness), fingerprintId: Number(r.fingerprint_id) });
     }
   }
   if (!fingerprints) return;
@@ -21024,6 +21043,18 @@ function firstParentChain(repoDir, head, stopAt) {
 }
 
 // src/scan/series.ts
+function seriesFields(series2, key2) {
+  return {
+    series: key2,
+    benchmark: series2.benchmark,
+    metric: series2.metric,
+    unit: series2.unit,
+    better: series2.better,
+    machineKey: series2.machineKey,
+    branch: series2.branch,
+    ...series2.harness !== void 0 ? { harness: series2.harness } : {}
+  };
+}
 function seriesKey2(s) {
   return `${s.branch}:${s.benchmark}:${s.metric}:${s.machineKey}`;
 }
@@ -21040,6 +21071,7 @@ function seriesFromPoints(points, branch) {
     }
     const values = p.values ?? (p.median === null ? [] : [p.median]);
     s.nights.push({ sha: p.sha, time: p.time, values, ...p.median === null ? {} : { median: p.median } });
+    if (p.harness !== void 0) s.harness = p.harness;
   }
   return [...bySeries.values()];
 }
@@ -21248,7 +21280,7 @@ function samplesJson(side2) {
     benchmarks.push({ benchmark: w.benchmark, error: w.message.startsWith(prefix) ? w.message.slice(prefix.length) : w.message });
   }
   const hints2 = Object.keys(side2.hints).length > 0 ? { hints: side2.hints } : {};
-  return JSON.stringify({ $schema: "benchbot-json/1", version: 1, ...hints2, benchmarks });
+  return JSON.stringify({ $schema: "benchbot-json/1", version: 1, ...side2.harness !== void 0 ? { harness: side2.harness } : {}, ...hints2, benchmarks });
 }
 function findResultsParts(dir) {
   if (!existsSync6(dir)) return [];
@@ -21334,7 +21366,7 @@ function readProfiles(part, benchmarks, shas) {
 var MAX_HISTORY_VALUES = 2e7;
 var historyHead = (branch) => `{"version":1,"branch":${JSON.stringify(branch)},"series":[`;
 var historyTail = (acks, firstParent) => `],"acks":${JSON.stringify(acks)},"first_parent":${JSON.stringify(firstParent)}}`;
-var seriesJson = (s) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, nights: s.nights.map(nightJson) });
+var seriesJson = (s) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, ...s.harness !== void 0 ? { harness: s.harness } : {}, nights: s.nights.map(nightJson) });
 var NightlyHistoryFile = class {
   path;
   partial;
@@ -21425,7 +21457,8 @@ function readNightlyHistory(path, branch) {
       }
       return night;
     });
-    const base = { benchmark: text2(s.benchmark, `${at}.benchmark`), metric: text2(s.metric, `${at}.metric`), unit: text2(s.unit, `${at}.unit`, 64), better, machineKey: machineKey2, branch, nights };
+    const harness = s.harness === void 0 ? void 0 : typeof s.harness === "string" && HARNESS_NAME.test(s.harness) ? s.harness : fail(`${at}.harness`, 'is not a harness name such as "pytest-benchmark"');
+    const base = { benchmark: text2(s.benchmark, `${at}.benchmark`), metric: text2(s.metric, `${at}.metric`), unit: text2(s.unit, `${at}.unit`, 64), better, machineKey: machineKey2, branch, nights, ...harness !== void 0 ? { harness } : {} };
     return { ...base, key: seriesKey2(base) };
   });
   const acks = list(root.acks ?? [], "acks").map((item, i) => {
@@ -21765,13 +21798,7 @@ function oneNightWatch(series2, key2, nights, boundaries, o, changes) {
   const worse = series2.better === "lower" ? ratio > 1 : ratio < 1;
   const trend = nights.slice(Math.max(0, end - o.trendNights));
   return {
-    series: key2,
-    benchmark: series2.benchmark,
-    metric: series2.metric,
-    unit: series2.unit,
-    better: series2.better,
-    machineKey: series2.machineKey,
-    branch: series2.branch,
+    ...seriesFields(series2, key2),
     kind: "watch",
     direction: worse ? "regression" : "improvement",
     ratio,
@@ -21810,13 +21837,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, k - 5));
   const trendNights = nights.slice(trendFrom);
   const finding = {
-    series: key2,
-    benchmark: series2.benchmark,
-    metric: series2.metric,
-    unit: series2.unit,
-    better: series2.better,
-    machineKey: series2.machineKey,
-    branch: series2.branch,
+    ...seriesFields(series2, key2),
     kind: "ab-alert",
     direction: worse ? "regression" : "improvement",
     ratio: c.ratio,
@@ -22043,7 +22064,6 @@ function firstBy(items, beats) {
 // src/scan/scan-options.ts
 var SCAN_DEFAULTS = {
   threshold: 0.02,
-  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   windowLen: 30,
   maxPValue: 1e-3,
@@ -22066,8 +22086,12 @@ function resolveScanOptions(options) {
   o.acks = options.acks ?? [];
   return o;
 }
-function forWork(o) {
-  return { ...o, threshold: o.workThreshold, minMagnitude: o.workThreshold };
+function workThresholdOf2(o, harness) {
+  return o.workThreshold ?? defaultWorkThreshold(harness);
+}
+function forWork(o, harness) {
+  const threshold = workThresholdOf2(o, harness);
+  return { ...o, threshold, minMagnitude: threshold };
 }
 
 // src/scan/time-families.ts
@@ -22175,7 +22199,7 @@ function decide(candidates, watches, machineChanges, warnings, o) {
       verdict: "inconclusive",
       warnings: []
     };
-    const verdict = decideVerdict(comparison, isWorkMetric(c.finding.metric) ? o.workThreshold : o.threshold, o.alpha);
+    const verdict = decideVerdict(comparison, isWorkMetric(c.finding.metric) ? workThresholdOf2(o, c.finding.harness) : o.threshold, o.alpha);
     const historyWorse = c.finding.direction === "regression";
     const abWorse = c.finding.better === "lower" ? ab.ratio > 1 : ab.ratio < 1;
     const agrees2 = abWorse === historyWorse;
@@ -22189,7 +22213,7 @@ function decide(candidates, watches, machineChanges, warnings, o) {
   return { findings, awaiting, refuted, machineChanges, timeFamilies: [], tested: tested.length, warnings };
 }
 function candidatesOf(series2, scanOptions, warnings) {
-  const o = isWorkMetric(series2.metric) ? forWork(scanOptions) : scanOptions;
+  const o = isWorkMetric(series2.metric) ? forWork(scanOptions, series2.harness) : scanOptions;
   const key2 = series2.key ?? seriesKey2(series2);
   const nights = [];
   let dropped = 0;
@@ -22267,13 +22291,7 @@ function candidate(series2, key2, nights, prev, at, next, kind, o, changes) {
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, firstBad - 5));
   const trendNights = nights.slice(trendFrom);
   const finding = {
-    series: key2,
-    benchmark: series2.benchmark,
-    metric: series2.metric,
-    unit: series2.unit,
-    better: series2.better,
-    machineKey: series2.machineKey,
-    branch: series2.branch,
+    ...seriesFields(series2, key2),
     kind,
     direction: worse ? "regression" : "improvement",
     ratio,
@@ -22977,7 +22995,6 @@ var PR_CHECK_DEFAULTS = {
   maxRuns: 40,
   warmup: 1,
   threshold: 0.02,
-  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   roundTimeoutMs: 6e5,
   buildTimeoutMs: 36e5,
@@ -23094,11 +23111,14 @@ import { join as join13 } from "node:path";
 function collectSide(outcomes, filter) {
   const side2 = { measurements: [], warnings: [], hints: {} };
   const keep = (m) => filter === void 0 || m.benchmark === void 0 || filter.test(m.benchmark);
+  const harnesses = /* @__PURE__ */ new Set();
   for (const outcome of outcomes) {
     for (const m of outcome.measurements) if (keep(m)) side2.measurements.push(m);
     for (const w of outcome.warnings) if (keep(w)) side2.warnings.push(w);
     Object.assign(side2.hints, outcome.hints);
+    harnesses.add(outcome.harness ?? outcome.format);
   }
+  if (harnesses.size === 1) side2.harness = [...harnesses][0];
   return side2;
 }
 function replayLooks(base, head, settings) {
@@ -23179,7 +23199,8 @@ function mergeShards(settings) {
   }
   const base = readArtifactSide(parts.map((p) => join13(p, RESULTS_FILES.base)), settings.filter);
   const head = readArtifactSide(parts.map((p) => join13(p, RESULTS_FILES.head)), settings.filter);
-  const look = { threshold: settings.threshold, ...settings.workThreshold !== void 0 ? { workThreshold: settings.workThreshold } : {}, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
+  const workThreshold = settings.workThreshold ?? (settings.format !== void 0 ? defaultWorkThreshold(settings.format) : void 0);
+  const look = { threshold: settings.threshold, ...workThreshold !== void 0 ? { workThreshold } : {}, alpha: settings.alpha, rules: settings.rules, minRuns: settings.minRuns, maxRuns: settings.maxRuns, futility: settings.nightly === void 0 };
   const report = replayLooks(base, head, look);
   const environments = new Set(metas.map((m) => m.environment).filter((e) => e !== void 0 && e !== ""));
   const merged = {
@@ -29934,9 +29955,9 @@ function parseReportSettings(text2, name) {
   const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
   if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
   const workText = given("work-threshold");
-  const workThreshold = workText === void 0 ? PR_CHECK_DEFAULTS.workThreshold : readPercent(workText);
-  if (typeof workThreshold !== "number") throw new SettingError(`${name("work-threshold")}: "${workText}" is ${workThreshold.problem}`);
-  if (workThreshold <= 0) throw new SettingError(`${name("work-threshold")}: "${workText}" is not above 0; give a percentage such as 0.5%`);
+  const workThreshold = workText === void 0 ? void 0 : readPercent(workText);
+  if (typeof workThreshold === "object") throw new SettingError(`${name("work-threshold")}: "${workText}" is ${workThreshold.problem}`);
+  if (workThreshold !== void 0 && workThreshold <= 0) throw new SettingError(`${name("work-threshold")}: "${workText}" is not above 0; give a percentage such as 0.5%`);
   const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
     const eq = line.lastIndexOf("=");
     if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
@@ -29957,7 +29978,7 @@ function parseReportSettings(text2, name) {
   const alphaText = given("alpha");
   const alpha = alphaText === void 0 ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name("alpha")}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, workThreshold, alpha, rules, minRuns, maxRuns, filter };
+  return { threshold, ...workThreshold !== void 0 ? { workThreshold } : {}, alpha, rules, minRuns, maxRuns, filter };
 }
 
 // src/github/github-login.ts
@@ -32727,6 +32748,7 @@ function recompute(settings, event, env) {
     trusted: trustedCommits(settings, event, env),
     threshold: settings.threshold,
     workThreshold: settings.workThreshold,
+    format: settings.format,
     alpha: settings.alpha,
     rules: settings.rules,
     filter: settings.filter,

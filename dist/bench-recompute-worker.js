@@ -15257,315 +15257,6 @@ function logAll2(values) {
   return out;
 }
 
-// src/compare/power.ts
-var FUTILITY_POWER = 0.1;
-function noiseSigma(values, trim = DEFAULT_TRIM) {
-  if (values.length < 3 || values.some((v) => !(v > 0 && v < Infinity))) return null;
-  const s = trimmedSummary(values.map(Math.log), trim);
-  return Number.isFinite(s.d) ? Math.sqrt(s.d * values.length) : null;
-}
-function finalDf(n, trim = DEFAULT_TRIM) {
-  const h = n - 2 * Math.floor(trim * n);
-  return Math.max(1, 2 * (h - 1));
-}
-function costLogInterval(ci, better) {
-  return better === "lower" ? [Math.log(ci[0]), Math.log(ci[1])] : [-Math.log(ci[1]), -Math.log(ci[0])];
-}
-function boundOf2(equivalenceCi, better) {
-  const [lo, hi] = costLogInterval(equivalenceCi, better);
-  const slower = Math.expm1(hi);
-  const faster = -Math.expm1(lo);
-  return slower >= faster ? { bound: Math.max(0, slower), side: "slower" } : { bound: Math.max(0, faster), side: "faster" };
-}
-function decisionChance(c, ctx) {
-  if (c.equivalenceCi === null || c.equivalenceCi === void 0 || c.ratio === null || !(c.ratio > 0)) return null;
-  const [lo, hi] = costLogInterval(c.equivalenceCi, c.better);
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
-  const n = ctx.roundsPerSide;
-  const big = ctx.maxRoundsPerSide;
-  if (!(big > n)) return 0;
-  const estimate2 = c.better === "lower" ? Math.log(c.ratio) : -Math.log(c.ratio);
-  const halfWidth = (hi - lo) / 2;
-  const seNow = halfWidth / studentTQuantile(1 - (ctx.equivalenceAlpha ?? ctx.alpha), finalDf(n));
-  if (!(seNow > 0)) return 1;
-  const seCap = seNow * Math.sqrt(n / big);
-  const spread = seCap * Math.sqrt((big - n) / big);
-  const df = finalDf(big);
-  const wCap = studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) * seCap;
-  const dCap = studentTQuantile(1 - ctx.lastAlpha / 2, df) * seCap;
-  const upper = Math.log1p(ctx.threshold);
-  const lower = Math.log1p(-ctx.threshold);
-  const cdf = (x) => normalCdf((x - estimate2) / spread);
-  const equivalent = lower + wCap < upper - wCap ? cdf(upper - wCap) - cdf(lower + wCap) : 0;
-  const regressed = 1 - cdf(Math.max(dCap, upper));
-  const improved = cdf(Math.min(-dCap, lower));
-  return Math.min(1, equivalent + regressed + improved);
-}
-function isFutile(c, ctx) {
-  const chance = decisionChance(c, ctx);
-  return chance !== null && chance < (ctx.futilityPower ?? FUTILITY_POWER);
-}
-
-// src/stats/geometric-mean.ts
-function geometricMean(ratios) {
-  if (ratios.length === 0) return null;
-  let sum = 0;
-  for (const r of ratios) {
-    if (!(r > 0 && r < Infinity)) return null;
-    sum += Math.log(r);
-  }
-  return Math.exp(sum / ratios.length);
-}
-
-// src/stats/quantile-ci.ts
-function quantileCi(values, options = {}) {
-  const q = options.q ?? 0.5;
-  const alpha = options.alpha ?? 0.05;
-  if (!(q > 0 && q < 1)) throw new RangeError(`quantileCi: q must be in (0, 1), got ${q}`);
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`quantileCi: alpha must be in (0, 1), got ${alpha}`);
-  const n = values.length;
-  if (n === 0) return null;
-  const sorted = sortedCopy(values);
-  if (Number.isNaN(sorted[n - 1])) throw new RangeError("quantileCi: values must not contain NaN");
-  const cdf = binomialCdf(n, q);
-  const lowerRank = Math.max(1, ppf(cdf, alpha / 2));
-  const upperRank = Math.min(n, ppf(cdf, 1 - alpha / 2) + 1);
-  return {
-    estimate: quantileSorted(sorted, q),
-    lower: sorted[lowerRank - 1],
-    upper: sorted[upperRank - 1],
-    lowerRank,
-    upperRank,
-    coverage: cdf[upperRank - 1] - cdf[lowerRank - 1]
-  };
-}
-function medianCi(values, alpha = 0.05) {
-  return quantileCi(values, { q: 0.5, alpha });
-}
-var cdfCache2 = /* @__PURE__ */ new Map();
-function binomialCdf(n, q) {
-  const key2 = `${n}/${q}`;
-  const cached = cdfCache2.get(key2);
-  if (cached) return cached;
-  if (cdfCache2.size > 1e3) cdfCache2.clear();
-  const cdf = new Float64Array(n + 1);
-  const logQ = Math.log(q);
-  const log1mQ = Math.log1p(-q);
-  let logChoose = 0;
-  let sum = 0;
-  for (let k = 0; k <= n; k++) {
-    if (k > 0) logChoose += Math.log((n - k + 1) / k);
-    sum += Math.exp(logChoose + k * logQ + (n - k) * log1mQ);
-    cdf[k] = Math.min(1, sum);
-  }
-  cdfCache2.set(key2, cdf);
-  return cdf;
-}
-function ppf(cdf, a) {
-  for (let k = 0; k < cdf.length; k++) if (cdf[k] >= a) return k;
-  return cdf.length - 1;
-}
-
-// src/compare/compare-runs.ts
-var DEFAULT_WORK_THRESHOLD = 5e-3;
-var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, workThreshold: DEFAULT_WORK_THRESHOLD, alpha: 0.05, rules: [], test: DEFAULT_TEST };
-var key = (m) => `${m.benchmark}\0${m.metric}`;
-function poolMeasurements(measurements) {
-  const pooled = /* @__PURE__ */ new Map();
-  for (const m of measurements) {
-    const existing = pooled.get(key(m));
-    const factor = existing ? conversionFactor(m.unit, existing.unit) : void 0;
-    if (existing && factor !== void 0) {
-      for (const v of m.values) existing.values.push(v * factor);
-    } else if (existing) {
-      pooled.set(`${key(m)}\0${m.unit}`, { ...m, values: [...m.values] });
-    } else {
-      pooled.set(key(m), { ...m, values: [...m.values] });
-    }
-  }
-  return [...pooled.values()];
-}
-function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
-  const baseByKey = new Map(poolMeasurements(base.measurements).map((m) => [key(m), m]));
-  const headByKey = new Map(poolMeasurements(head.measurements).map((m) => [key(m), m]));
-  const baseErrors = erroredBenchmarks(base.warnings);
-  const headErrors = erroredBenchmarks(head.warnings);
-  const noise = (m) => {
-    const b = baseByKey.get(key(m));
-    const h = headByKey.get(key(m));
-    const sb = b && noiseSigma(b.values);
-    const sh = h && noiseSigma(h.values);
-    return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
-  };
-  const timed = [...baseByKey.values(), ...headByKey.values()].filter((m) => !isWorkMetric(m.metric));
-  const primary = primaryMetrics(timed, noise);
-  for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
-  const test = options.test ?? DEFAULT_TEST;
-  const drafts = [];
-  const workThreshold = options.workThreshold ?? DEFAULT_WORK_THRESHOLD;
-  for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
-  for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
-  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
-  const families = { primary: 0, secondary: 0 };
-  for (const family of ["primary", "secondary"]) {
-    const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
-    const qs = benjaminiHochberg(tested.map((d) => d.comparison.p));
-    tested.forEach((d, i) => d.comparison.q = qs[i]);
-    families[family] = tested.length;
-  }
-  addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
-  const comparisons = drafts.map((d) => {
-    if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
-    return d.comparison.family === "work" ? d.comparison : annotateDecision(d.comparison);
-  });
-  return {
-    comparisons,
-    summary: summarize(comparisons),
-    warnings: suiteWarnings(base, head),
-    threshold: options.threshold,
-    ...comparisons.some((c) => c.family === "work") ? { workThreshold } : {},
-    alpha: options.alpha,
-    test,
-    families
-  };
-}
-function erroredBenchmarks(warnings) {
-  const errors = /* @__PURE__ */ new Map();
-  for (const w of warnings) if (w.kind === "error" && w.benchmark !== void 0) errors.set(w.benchmark, w.message);
-  return errors;
-}
-function emptyComparison(m) {
-  return {
-    benchmark: m.benchmark,
-    metric: m.metric,
-    unit: m.unit,
-    better: m.better,
-    base: null,
-    head: null,
-    ratio: null,
-    ratioCi: null,
-    p: null,
-    q: null,
-    verdict: "inconclusive",
-    warnings: []
-  };
-}
-function headOnly(h, baseErrors) {
-  const comparison = emptyComparison(h);
-  comparison.head = isWorkMetric(h.metric) ? rangeSummary(h.values) : sideSummary(h.values, 0.05);
-  const error = baseErrors.get(h.benchmark);
-  comparison.verdict = error === void 0 ? "new" : "error";
-  if (error !== void 0) comparison.warnings.push(`base failed: ${error}`);
-  return { comparison, threshold: 0, decided: comparison.verdict };
-}
-function withoutHead(comparison, headErrors, threshold) {
-  const error = headErrors.get(comparison.benchmark);
-  comparison.verdict = error === void 0 ? "removed" : "error";
-  if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
-  return { comparison, threshold, decided: comparison.verdict };
-}
-function draft(b, h, headErrors, options, test) {
-  const comparison = emptyComparison(b);
-  const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
-  comparison.threshold = threshold;
-  comparison.base = sideSummary(b.values, options.alpha);
-  if (h === void 0) return withoutHead(comparison, headErrors, threshold);
-  const factor = conversionFactor(h.unit, b.unit);
-  if (factor === void 0) {
-    comparison.head = sideSummary(h.values, options.alpha);
-    comparison.warnings.push(`units differ and do not convert: base in ${b.unit}, head in ${h.unit}`);
-    return { comparison, threshold, decided: "inconclusive" };
-  }
-  const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
-  comparison.head = sideSummary(headValues, options.alpha);
-  const change = estimateChange(b.values, headValues, options.alpha, test, options.equivalenceAlpha ?? options.alpha);
-  comparison.ratio = change.ratio;
-  comparison.ratioCi = change.ratioCi;
-  if (change.equivalenceCi !== null) comparison.equivalenceCi = change.equivalenceCi;
-  if (change.ratioCi !== null) comparison.ciLevel = 1 - options.alpha;
-  comparison.p = change.p;
-  comparison.warnings.push(...change.notes, ...hygieneWarnings(b, b.values, headValues));
-  if (isConstantPair(b.values, headValues)) {
-    comparison.verdict = "unchanged";
-    return { comparison, threshold, decided: "unchanged" };
-  }
-  return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
-}
-function workDraft(b, h, headErrors, threshold) {
-  const comparison = emptyComparison(b);
-  comparison.threshold = threshold;
-  comparison.base = rangeSummary(b.values);
-  if (h === void 0) return withoutHead(comparison, headErrors, threshold);
-  comparison.head = rangeSummary(h.values);
-  if (h.unit !== b.unit) {
-    comparison.warnings.push(`units differ: base in ${b.unit}, head in ${h.unit}`);
-    comparison.decision = "undecided";
-    comparison.reason = `units differ: base in ${b.unit}, head in ${h.unit}`;
-    return { comparison, threshold, decided: "inconclusive" };
-  }
-  const judged = judgeWork(b.values, h.values, threshold);
-  comparison.verdict = judged.verdict;
-  comparison.ratio = judged.ratio;
-  comparison.ratioCi = judged.range;
-  comparison.spread = judged.spread;
-  if (judged.setAside !== void 0) {
-    comparison.setAside = judged.setAside;
-    comparison.base = rangeSummary(b.values, judged.setAside.base);
-    comparison.head = rangeSummary(h.values, judged.setAside.head);
-  }
-  comparison.decision = judged.verdict === "inconclusive" ? "undecided" : "counted";
-  if (judged.reason !== void 0) comparison.reason = judged.reason;
-  if (judged.range !== null) {
-    const { bound, side: side2 } = boundOf2(judged.range, comparison.better);
-    comparison.bound = bound;
-    comparison.boundSide = side2;
-  }
-  return { comparison, threshold, decided: judged.verdict };
-}
-function rangeSummary(values, setAside) {
-  if (values.length === 0) throw new RangeError("rangeSummary: no values");
-  const at = setAside === void 0 ? -1 : values.indexOf(setAside);
-  const { min, max: max2, median: median2 } = repeatRange(at < 0 ? values : values.filter((_, i) => i !== at));
-  return { n: values.length, median: median2, ci: [min, max2] };
-}
-function sideSummary(values, alpha) {
-  const ci = medianCi(values, alpha);
-  if (ci === null) throw new RangeError("sideSummary: no values");
-  return { n: values.length, median: ci.estimate, ci: [ci.lower, ci.upper] };
-}
-function decideVerdict(c, threshold, alpha) {
-  if (c.ratio === null || c.ratioCi === null) return "inconclusive";
-  const ci = c.equivalenceCi ?? c.ratioCi;
-  const [lo, hi] = c.better === "lower" ? ci : [1 / ci[1], 1 / ci[0]];
-  if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
-  if (c.q === null || c.q >= alpha) return "inconclusive";
-  return beyond(c, threshold);
-}
-function annotateDecision(c) {
-  if (c.verdict === "regressed" || c.verdict === "improved") c.decision = "difference";
-  else if (c.verdict === "unchanged") c.decision = "equivalence";
-  else if (c.verdict === "inconclusive") c.decision = "undecided";
-  if (c.equivalenceCi) {
-    const { bound, side: side2 } = boundOf2(c.equivalenceCi, c.better);
-    c.bound = bound;
-    c.boundSide = side2;
-  }
-  return c;
-}
-function beyond(c, threshold) {
-  const cost = c.better === "lower" ? c.ratio : 1 / c.ratio;
-  if (cost > 1 + threshold) return "regressed";
-  if (cost < 1 - threshold) return "improved";
-  return "inconclusive";
-}
-function summarize(comparisons) {
-  const summary = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
-  for (const c of comparisons) summary[c.verdict] += 1;
-  const timeRatios = comparisons.filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split("/")[0]) !== void 0).map((c) => c.ratio);
-  summary.geomeanRatio = geometricMean(timeRatios);
-  return summary;
-}
-
 // src/model/closest-name.ts
 function closestName(typed, candidates) {
   const wanted = typed.toLowerCase();
@@ -15987,7 +15678,7 @@ function read(file) {
   const unpicked = [];
   for (const group of groups.values()) {
     if (group.failed > 0) warnings.push(failureWarning(group));
-    if (group.iterations === 0 && !summarize2(path, group, warnings, sanitized, budget)) unpicked.push(group);
+    if (group.iterations === 0 && !summarize(path, group, warnings, sanitized, budget)) unpicked.push(group);
     for (const m of group.metrics.values()) measurements.push(m);
   }
   if (measurements.length === 0 && unpicked.length > 0) readEveryAggregate(path, unpicked, measurements, warnings, sanitized, budget);
@@ -16144,7 +15835,7 @@ function failureWarning(group) {
     kind: group.failureKind
   };
 }
-function summarize2(path, group, warnings, sanitized, budget) {
+function summarize(path, group, warnings, sanitized, budget) {
   const kinds = group.aggregates.map((a) => a.kind);
   if (kinds.every((k) => k === "BigO" || k === "RMS")) return true;
   const pick = group.aggregates.find((a) => a.kind === "median") ?? group.aggregates.find((a) => a.kind === "mean");
@@ -19079,6 +18770,7 @@ var benchbotJsonReader = {
       json.fail("version", `unsupported version ${describe(root.version)}; this benchbot reads version ${BENCHBOT_JSON_VERSION}`);
     }
     const hints = readHints4(json, root.hints);
+    const harness = readHarness(json, root.harness);
     const entries = json.array(root.benchmarks, "benchmarks");
     if (entries.length === 0) throw new FormatError(file.path, void 0, "benchmarks: the list is empty");
     const order = [];
@@ -19119,7 +18811,7 @@ var benchbotJsonReader = {
       }
       for (const v of values) existing.values.push(v);
     });
-    return { measurements: order.map((k) => byKey.get(k)), warnings, hints };
+    return { measurements: order.map((k) => byKey.get(k)), warnings, hints, ...harness !== void 0 ? { harness } : {} };
   }
 };
 function readDirection(json, value, path) {
@@ -19127,6 +18819,12 @@ function readDirection(json, value, path) {
   if (text === void 0) return void 0;
   if (text !== "lower" && text !== "higher") json.fail(path, `expected "lower" or "higher", got ${describe(text)}`);
   return text;
+}
+var HARNESS_NAME = /^[a-z0-9][\w./-]{0,99}$/i;
+function readHarness(json, value) {
+  const harness = json.optionalString(value, "harness");
+  if (harness !== void 0 && !HARNESS_NAME.test(harness)) json.fail("harness", `${describe(harness)} is not a harness name such as "pytest-benchmark" (letters, digits, '-', '_', '.', '/', at most 100)`);
+  return harness;
 }
 function readHints4(json, value) {
   if (value === void 0 || value === null) return {};
@@ -20419,6 +20117,322 @@ var DECAY_1MIN = Math.exp(-KERNEL_UPDATE_MS / 6e4);
 // src/runner/machine-lock.ts
 var DEFAULT_LOCK_WAIT_MS = 60 * 6e4;
 
+// src/compare/power.ts
+var FUTILITY_POWER = 0.1;
+function noiseSigma(values, trim = DEFAULT_TRIM) {
+  if (values.length < 3 || values.some((v) => !(v > 0 && v < Infinity))) return null;
+  const s = trimmedSummary(values.map(Math.log), trim);
+  return Number.isFinite(s.d) ? Math.sqrt(s.d * values.length) : null;
+}
+function finalDf(n, trim = DEFAULT_TRIM) {
+  const h = n - 2 * Math.floor(trim * n);
+  return Math.max(1, 2 * (h - 1));
+}
+function costLogInterval(ci, better) {
+  return better === "lower" ? [Math.log(ci[0]), Math.log(ci[1])] : [-Math.log(ci[1]), -Math.log(ci[0])];
+}
+function boundOf2(equivalenceCi, better) {
+  const [lo, hi] = costLogInterval(equivalenceCi, better);
+  const slower = Math.expm1(hi);
+  const faster = -Math.expm1(lo);
+  return slower >= faster ? { bound: Math.max(0, slower), side: "slower" } : { bound: Math.max(0, faster), side: "faster" };
+}
+function decisionChance(c, ctx) {
+  if (c.equivalenceCi === null || c.equivalenceCi === void 0 || c.ratio === null || !(c.ratio > 0)) return null;
+  const [lo, hi] = costLogInterval(c.equivalenceCi, c.better);
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
+  const n = ctx.roundsPerSide;
+  const big = ctx.maxRoundsPerSide;
+  if (!(big > n)) return 0;
+  const estimate2 = c.better === "lower" ? Math.log(c.ratio) : -Math.log(c.ratio);
+  const halfWidth = (hi - lo) / 2;
+  const seNow = halfWidth / studentTQuantile(1 - (ctx.equivalenceAlpha ?? ctx.alpha), finalDf(n));
+  if (!(seNow > 0)) return 1;
+  const seCap = seNow * Math.sqrt(n / big);
+  const spread = seCap * Math.sqrt((big - n) / big);
+  const df = finalDf(big);
+  const wCap = studentTQuantile(1 - (ctx.lastEquivalenceAlpha ?? ctx.lastAlpha), df) * seCap;
+  const dCap = studentTQuantile(1 - ctx.lastAlpha / 2, df) * seCap;
+  const upper = Math.log1p(ctx.threshold);
+  const lower = Math.log1p(-ctx.threshold);
+  const cdf = (x) => normalCdf((x - estimate2) / spread);
+  const equivalent = lower + wCap < upper - wCap ? cdf(upper - wCap) - cdf(lower + wCap) : 0;
+  const regressed = 1 - cdf(Math.max(dCap, upper));
+  const improved = cdf(Math.min(-dCap, lower));
+  return Math.min(1, equivalent + regressed + improved);
+}
+function isFutile(c, ctx) {
+  const chance = decisionChance(c, ctx);
+  return chance !== null && chance < (ctx.futilityPower ?? FUTILITY_POWER);
+}
+
+// src/stats/geometric-mean.ts
+function geometricMean(ratios) {
+  if (ratios.length === 0) return null;
+  let sum = 0;
+  for (const r of ratios) {
+    if (!(r > 0 && r < Infinity)) return null;
+    sum += Math.log(r);
+  }
+  return Math.exp(sum / ratios.length);
+}
+
+// src/stats/quantile-ci.ts
+function quantileCi(values, options = {}) {
+  const q = options.q ?? 0.5;
+  const alpha = options.alpha ?? 0.05;
+  if (!(q > 0 && q < 1)) throw new RangeError(`quantileCi: q must be in (0, 1), got ${q}`);
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`quantileCi: alpha must be in (0, 1), got ${alpha}`);
+  const n = values.length;
+  if (n === 0) return null;
+  const sorted = sortedCopy(values);
+  if (Number.isNaN(sorted[n - 1])) throw new RangeError("quantileCi: values must not contain NaN");
+  const cdf = binomialCdf(n, q);
+  const lowerRank = Math.max(1, ppf(cdf, alpha / 2));
+  const upperRank = Math.min(n, ppf(cdf, 1 - alpha / 2) + 1);
+  return {
+    estimate: quantileSorted(sorted, q),
+    lower: sorted[lowerRank - 1],
+    upper: sorted[upperRank - 1],
+    lowerRank,
+    upperRank,
+    coverage: cdf[upperRank - 1] - cdf[lowerRank - 1]
+  };
+}
+function medianCi(values, alpha = 0.05) {
+  return quantileCi(values, { q: 0.5, alpha });
+}
+var cdfCache2 = /* @__PURE__ */ new Map();
+function binomialCdf(n, q) {
+  const key2 = `${n}/${q}`;
+  const cached = cdfCache2.get(key2);
+  if (cached) return cached;
+  if (cdfCache2.size > 1e3) cdfCache2.clear();
+  const cdf = new Float64Array(n + 1);
+  const logQ = Math.log(q);
+  const log1mQ = Math.log1p(-q);
+  let logChoose = 0;
+  let sum = 0;
+  for (let k = 0; k <= n; k++) {
+    if (k > 0) logChoose += Math.log((n - k + 1) / k);
+    sum += Math.exp(logChoose + k * logQ + (n - k) * log1mQ);
+    cdf[k] = Math.min(1, sum);
+  }
+  cdfCache2.set(key2, cdf);
+  return cdf;
+}
+function ppf(cdf, a) {
+  for (let k = 0; k < cdf.length; k++) if (cdf[k] >= a) return k;
+  return cdf.length - 1;
+}
+
+// src/compare/compare-runs.ts
+var DEFAULT_WORK_THRESHOLD = 5e-3;
+var HARNESS_WORK_THRESHOLDS = { "pytest-benchmark": 0.01 };
+function defaultWorkThreshold(format) {
+  return format !== void 0 && Object.hasOwn(HARNESS_WORK_THRESHOLDS, format) ? HARNESS_WORK_THRESHOLDS[format] : DEFAULT_WORK_THRESHOLD;
+}
+function sidesHarness(base, head) {
+  return head.harness ?? base.harness;
+}
+var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
+var key = (m) => `${m.benchmark}\0${m.metric}`;
+function poolMeasurements(measurements) {
+  const pooled = /* @__PURE__ */ new Map();
+  for (const m of measurements) {
+    const existing = pooled.get(key(m));
+    const factor = existing ? conversionFactor(m.unit, existing.unit) : void 0;
+    if (existing && factor !== void 0) {
+      for (const v of m.values) existing.values.push(v * factor);
+    } else if (existing) {
+      pooled.set(`${key(m)}\0${m.unit}`, { ...m, values: [...m.values] });
+    } else {
+      pooled.set(key(m), { ...m, values: [...m.values] });
+    }
+  }
+  return [...pooled.values()];
+}
+function compareRuns(base, head, options = DEFAULT_COMPARE_OPTIONS) {
+  const baseByKey = new Map(poolMeasurements(base.measurements).map((m) => [key(m), m]));
+  const headByKey = new Map(poolMeasurements(head.measurements).map((m) => [key(m), m]));
+  const baseErrors = erroredBenchmarks(base.warnings);
+  const headErrors = erroredBenchmarks(head.warnings);
+  const noise = (m) => {
+    const b = baseByKey.get(key(m));
+    const h = headByKey.get(key(m));
+    const sb = b && noiseSigma(b.values);
+    const sh = h && noiseSigma(h.values);
+    return typeof sb === "number" && typeof sh === "number" ? (sb + sh) / 2 : void 0;
+  };
+  const timed = [...baseByKey.values(), ...headByKey.values()].filter((m) => !isWorkMetric(m.metric));
+  const primary = primaryMetrics(timed, noise);
+  for (const [benchmark, metric] of options.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
+  const test = options.test ?? DEFAULT_TEST;
+  const drafts = [];
+  const workThreshold = options.workThreshold ?? defaultWorkThreshold(sidesHarness(base, head));
+  for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options, test));
+  for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
+  for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
+  const families = { primary: 0, secondary: 0 };
+  for (const family of ["primary", "secondary"]) {
+    const tested = drafts.filter((d) => d.comparison.p !== null && d.decided === void 0 && d.comparison.family === family);
+    const qs = benjaminiHochberg(tested.map((d) => d.comparison.p));
+    tested.forEach((d, i) => d.comparison.q = qs[i]);
+    families[family] = tested.length;
+  }
+  addSuiteHygieneWarnings(drafts.flatMap((d) => d.hygiene ? [d.hygiene] : []));
+  const comparisons = drafts.map((d) => {
+    if (d.decided === void 0) d.comparison.verdict = decideVerdict(d.comparison, d.threshold, options.alpha);
+    return d.comparison.family === "work" ? d.comparison : annotateDecision(d.comparison);
+  });
+  return {
+    comparisons,
+    summary: summarize2(comparisons),
+    warnings: suiteWarnings(base, head),
+    threshold: options.threshold,
+    ...comparisons.some((c) => c.family === "work") ? { workThreshold } : {},
+    alpha: options.alpha,
+    test,
+    families
+  };
+}
+function erroredBenchmarks(warnings) {
+  const errors = /* @__PURE__ */ new Map();
+  for (const w of warnings) if (w.kind === "error" && w.benchmark !== void 0) errors.set(w.benchmark, w.message);
+  return errors;
+}
+function emptyComparison(m) {
+  return {
+    benchmark: m.benchmark,
+    metric: m.metric,
+    unit: m.unit,
+    better: m.better,
+    base: null,
+    head: null,
+    ratio: null,
+    ratioCi: null,
+    p: null,
+    q: null,
+    verdict: "inconclusive",
+    warnings: []
+  };
+}
+function headOnly(h, baseErrors) {
+  const comparison = emptyComparison(h);
+  comparison.head = isWorkMetric(h.metric) ? rangeSummary(h.values) : sideSummary(h.values, 0.05);
+  const error = baseErrors.get(h.benchmark);
+  comparison.verdict = error === void 0 ? "new" : "error";
+  if (error !== void 0) comparison.warnings.push(`base failed: ${error}`);
+  return { comparison, threshold: 0, decided: comparison.verdict };
+}
+function withoutHead(comparison, headErrors, threshold) {
+  const error = headErrors.get(comparison.benchmark);
+  comparison.verdict = error === void 0 ? "removed" : "error";
+  if (error !== void 0) comparison.warnings.push(`head failed: ${error}`);
+  return { comparison, threshold, decided: comparison.verdict };
+}
+function draft(b, h, headErrors, options, test) {
+  const comparison = emptyComparison(b);
+  const threshold = thresholdFor(b.benchmark, options.threshold, options.rules);
+  comparison.threshold = threshold;
+  comparison.base = sideSummary(b.values, options.alpha);
+  if (h === void 0) return withoutHead(comparison, headErrors, threshold);
+  const factor = conversionFactor(h.unit, b.unit);
+  if (factor === void 0) {
+    comparison.head = sideSummary(h.values, options.alpha);
+    comparison.warnings.push(`units differ and do not convert: base in ${b.unit}, head in ${h.unit}`);
+    return { comparison, threshold, decided: "inconclusive" };
+  }
+  const headValues = factor === 1 ? h.values : h.values.map((v) => v * factor);
+  comparison.head = sideSummary(headValues, options.alpha);
+  const change = estimateChange(b.values, headValues, options.alpha, test, options.equivalenceAlpha ?? options.alpha);
+  comparison.ratio = change.ratio;
+  comparison.ratioCi = change.ratioCi;
+  if (change.equivalenceCi !== null) comparison.equivalenceCi = change.equivalenceCi;
+  if (change.ratioCi !== null) comparison.ciLevel = 1 - options.alpha;
+  comparison.p = change.p;
+  comparison.warnings.push(...change.notes, ...hygieneWarnings(b, b.values, headValues));
+  if (isConstantPair(b.values, headValues)) {
+    comparison.verdict = "unchanged";
+    return { comparison, threshold, decided: "unchanged" };
+  }
+  return { comparison, threshold, hygiene: { base: b.values, head: headValues, warnings: comparison.warnings } };
+}
+function workDraft(b, h, headErrors, threshold) {
+  const comparison = emptyComparison(b);
+  comparison.threshold = threshold;
+  comparison.base = rangeSummary(b.values);
+  if (h === void 0) return withoutHead(comparison, headErrors, threshold);
+  comparison.head = rangeSummary(h.values);
+  if (h.unit !== b.unit) {
+    comparison.warnings.push(`units differ: base in ${b.unit}, head in ${h.unit}`);
+    comparison.decision = "undecided";
+    comparison.reason = `units differ: base in ${b.unit}, head in ${h.unit}`;
+    return { comparison, threshold, decided: "inconclusive" };
+  }
+  const judged = judgeWork(b.values, h.values, threshold);
+  comparison.verdict = judged.verdict;
+  comparison.ratio = judged.ratio;
+  comparison.ratioCi = judged.range;
+  comparison.spread = judged.spread;
+  if (judged.setAside !== void 0) {
+    comparison.setAside = judged.setAside;
+    comparison.base = rangeSummary(b.values, judged.setAside.base);
+    comparison.head = rangeSummary(h.values, judged.setAside.head);
+  }
+  comparison.decision = judged.verdict === "inconclusive" ? "undecided" : "counted";
+  if (judged.reason !== void 0) comparison.reason = judged.reason;
+  if (judged.range !== null) {
+    const { bound, side: side2 } = boundOf2(judged.range, comparison.better);
+    comparison.bound = bound;
+    comparison.boundSide = side2;
+  }
+  return { comparison, threshold, decided: judged.verdict };
+}
+function rangeSummary(values, setAside) {
+  if (values.length === 0) throw new RangeError("rangeSummary: no values");
+  const at = setAside === void 0 ? -1 : values.indexOf(setAside);
+  const { min, max: max2, median: median2 } = repeatRange(at < 0 ? values : values.filter((_, i) => i !== at));
+  return { n: values.length, median: median2, ci: [min, max2] };
+}
+function sideSummary(values, alpha) {
+  const ci = medianCi(values, alpha);
+  if (ci === null) throw new RangeError("sideSummary: no values");
+  return { n: values.length, median: ci.estimate, ci: [ci.lower, ci.upper] };
+}
+function decideVerdict(c, threshold, alpha) {
+  if (c.ratio === null || c.ratioCi === null) return "inconclusive";
+  const ci = c.equivalenceCi ?? c.ratioCi;
+  const [lo, hi] = c.better === "lower" ? ci : [1 / ci[1], 1 / ci[0]];
+  if (lo > 1 - threshold && hi < 1 + threshold) return "unchanged";
+  if (c.q === null || c.q >= alpha) return "inconclusive";
+  return beyond(c, threshold);
+}
+function annotateDecision(c) {
+  if (c.verdict === "regressed" || c.verdict === "improved") c.decision = "difference";
+  else if (c.verdict === "unchanged") c.decision = "equivalence";
+  else if (c.verdict === "inconclusive") c.decision = "undecided";
+  if (c.equivalenceCi) {
+    const { bound, side: side2 } = boundOf2(c.equivalenceCi, c.better);
+    c.bound = bound;
+    c.boundSide = side2;
+  }
+  return c;
+}
+function beyond(c, threshold) {
+  const cost = c.better === "lower" ? c.ratio : 1 / c.ratio;
+  if (cost > 1 + threshold) return "regressed";
+  if (cost < 1 - threshold) return "improved";
+  return "inconclusive";
+}
+function summarize2(comparisons) {
+  const summary = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0, new: 0, removed: 0, error: 0, geomeanRatio: null };
+  for (const c of comparisons) summary[c.verdict] += 1;
+  const timeRatios = comparisons.filter((c) => c.ratio !== null && c.ratio > 0 && Number.isFinite(c.ratio) && normalizeTimeUnit(c.unit.split("/")[0]) !== void 0).map((c) => c.ratio);
+  summary.geomeanRatio = geometricMean(timeRatios);
+  return summary;
+}
+
 // src/compare/adaptive-stop.ts
 var keyOf = (c) => `${c.benchmark}\0${c.metric}`;
 function applyLook(current, previous, ctx) {
@@ -20451,7 +20465,7 @@ function applyLook(current, previous, ctx) {
     if (c.family !== "secondary") undecided.push(c);
     return c;
   });
-  const report = { ...current, comparisons, summary: summarize(comparisons) };
+  const report = { ...current, comparisons, summary: summarize2(comparisons) };
   return { report, settled, undecided, stop: undecided.length === 0 };
 }
 function rejudge(c, kept, roundsPerSide, key2, settled) {
@@ -20883,7 +20897,6 @@ var PR_CHECK_DEFAULTS = {
   maxRuns: 40,
   warmup: 1,
   threshold: 0.02,
-  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   roundTimeoutMs: 6e5,
   buildTimeoutMs: 36e5,
@@ -20923,9 +20936,9 @@ function parseReportSettings(text, name) {
   const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
   if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
   const workText = given("work-threshold");
-  const workThreshold = workText === void 0 ? PR_CHECK_DEFAULTS.workThreshold : readPercent(workText);
-  if (typeof workThreshold !== "number") throw new SettingError(`${name("work-threshold")}: "${workText}" is ${workThreshold.problem}`);
-  if (workThreshold <= 0) throw new SettingError(`${name("work-threshold")}: "${workText}" is not above 0; give a percentage such as 0.5%`);
+  const workThreshold = workText === void 0 ? void 0 : readPercent(workText);
+  if (typeof workThreshold === "object") throw new SettingError(`${name("work-threshold")}: "${workText}" is ${workThreshold.problem}`);
+  if (workThreshold !== void 0 && workThreshold <= 0) throw new SettingError(`${name("work-threshold")}: "${workText}" is not above 0; give a percentage such as 0.5%`);
   const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
     const eq = line.lastIndexOf("=");
     if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
@@ -20946,18 +20959,21 @@ function parseReportSettings(text, name) {
   const alphaText = given("alpha");
   const alpha = alphaText === void 0 ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name("alpha")}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, workThreshold, alpha, rules, minRuns, maxRuns, filter };
+  return { threshold, ...workThreshold !== void 0 ? { workThreshold } : {}, alpha, rules, minRuns, maxRuns, filter };
 }
 
 // src/compare/replay-looks.ts
 function collectSide(outcomes, filter) {
   const side2 = { measurements: [], warnings: [], hints: {} };
   const keep = (m) => filter === void 0 || m.benchmark === void 0 || filter.test(m.benchmark);
+  const harnesses = /* @__PURE__ */ new Set();
   for (const outcome of outcomes) {
     for (const m of outcome.measurements) if (keep(m)) side2.measurements.push(m);
     for (const w of outcome.warnings) if (keep(w)) side2.warnings.push(w);
     Object.assign(side2.hints, outcome.hints);
+    harnesses.add(outcome.harness ?? outcome.format);
   }
+  if (harnesses.size === 1) side2.harness = [...harnesses][0];
   return side2;
 }
 function replayLooks(base, head, settings) {

@@ -29977,6 +29977,7 @@ var benchbotJsonReader = {
       json.fail("version", `unsupported version ${describe(root.version)}; this benchbot reads version ${BENCHBOT_JSON_VERSION}`);
     }
     const hints2 = readHints4(json, root.hints);
+    const harness = readHarness(json, root.harness);
     const entries = json.array(root.benchmarks, "benchmarks");
     if (entries.length === 0) throw new FormatError(file.path, void 0, "benchmarks: the list is empty");
     const order = [];
@@ -30017,7 +30018,7 @@ var benchbotJsonReader = {
       }
       for (const v of values) existing.values.push(v);
     });
-    return { measurements: order.map((k) => byKey.get(k)), warnings, hints: hints2 };
+    return { measurements: order.map((k) => byKey.get(k)), warnings, hints: hints2, ...harness !== void 0 ? { harness } : {} };
   }
 };
 function readDirection(json, value, path2) {
@@ -30025,6 +30026,12 @@ function readDirection(json, value, path2) {
   if (text2 === void 0) return void 0;
   if (text2 !== "lower" && text2 !== "higher") json.fail(path2, `expected "lower" or "higher", got ${describe(text2)}`);
   return text2;
+}
+var HARNESS_NAME = /^[a-z0-9][\w./-]{0,99}$/i;
+function readHarness(json, value) {
+  const harness = json.optionalString(value, "harness");
+  if (harness !== void 0 && !HARNESS_NAME.test(harness)) json.fail("harness", `${describe(harness)} is not a harness name such as "pytest-benchmark" (letters, digits, '-', '_', '.', '/', at most 100)`);
+  return harness;
 }
 function readHints4(json, value) {
   if (value === void 0 || value === null) return {};
@@ -32727,7 +32734,14 @@ function signed(fraction) {
 
 // src/compare/compare-runs.ts
 var DEFAULT_WORK_THRESHOLD = 5e-3;
-var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, workThreshold: DEFAULT_WORK_THRESHOLD, alpha: 0.05, rules: [], test: DEFAULT_TEST };
+var HARNESS_WORK_THRESHOLDS = { "pytest-benchmark": 0.01 };
+function defaultWorkThreshold(format2) {
+  return format2 !== void 0 && Object.hasOwn(HARNESS_WORK_THRESHOLDS, format2) ? HARNESS_WORK_THRESHOLDS[format2] : DEFAULT_WORK_THRESHOLD;
+}
+function sidesHarness(base, head) {
+  return head.harness ?? base.harness;
+}
+var DEFAULT_COMPARE_OPTIONS = { threshold: 0.02, alpha: 0.05, rules: [], test: DEFAULT_TEST };
 var key = (m) => `${m.benchmark}\0${m.metric}`;
 function poolMeasurements(measurements) {
   const pooled = /* @__PURE__ */ new Map();
@@ -32761,7 +32775,7 @@ function compareRuns(base, head, options2 = DEFAULT_COMPARE_OPTIONS) {
   for (const [benchmark, metric] of options2.primary ?? []) if (primary.has(benchmark)) primary.set(benchmark, metric);
   const test2 = options2.test ?? DEFAULT_TEST;
   const drafts = [];
-  const workThreshold = options2.workThreshold ?? DEFAULT_WORK_THRESHOLD;
+  const workThreshold = options2.workThreshold ?? defaultWorkThreshold(sidesHarness(base, head));
   for (const [k, b] of baseByKey) drafts.push(isWorkMetric(b.metric) ? workDraft(b, headByKey.get(k), headErrors, workThreshold) : draft(b, headByKey.get(k), headErrors, options2, test2));
   for (const [k, h] of headByKey) if (!baseByKey.has(k)) drafts.push(headOnly(h, baseErrors));
   for (const d of drafts) d.comparison.family = familyOf(primary, d.comparison.benchmark, d.comparison.metric);
@@ -32977,11 +32991,14 @@ function rejudge(c, kept, roundsPerSide, key2, settled) {
 function collectSide(outcomes, filter) {
   const side2 = { measurements: [], warnings: [], hints: {} };
   const keep = (m) => filter === void 0 || m.benchmark === void 0 || filter.test(m.benchmark);
+  const harnesses = /* @__PURE__ */ new Set();
   for (const outcome of outcomes) {
     for (const m of outcome.measurements) if (keep(m)) side2.measurements.push(m);
     for (const w of outcome.warnings) if (keep(w)) side2.warnings.push(w);
     Object.assign(side2.hints, outcome.hints);
+    harnesses.add(outcome.harness ?? outcome.format);
   }
+  if (harnesses.size === 1) side2.harness = [...harnesses][0];
   return side2;
 }
 function replayLooks(base, head, settings) {
@@ -40062,7 +40079,7 @@ function percentFlag(flag2, text2, positive = false) {
 }
 function parseThresholdFlags(values) {
   const threshold = values.threshold === void 0 ? 0.02 : percentFlag("--threshold", values.threshold);
-  const workThreshold = values["work-threshold"] === void 0 ? DEFAULT_WORK_THRESHOLD : percentFlag("--work-threshold", values["work-threshold"], true);
+  const workThreshold = values["work-threshold"] === void 0 ? void 0 : percentFlag("--work-threshold", values["work-threshold"], true);
   const rules = (values["threshold-for"] ?? []).map((rule) => {
     const eq = rule.lastIndexOf("=");
     if (eq <= 0) throw new UsageError(`--threshold-for ${rule}: use GLOB=PERCENT, e.g. 'BM_Net*=10%'`);
@@ -40073,6 +40090,10 @@ function parseThresholdFlags(values) {
   const alpha = values.alpha === void 0 ? 0.05 : Number(values.alpha);
   if (!(alpha > 0 && alpha < 0.5)) throw new UsageError(`--alpha ${values.alpha}: give a number between 0 and 0.5, e.g. 0.05`);
   return { threshold, workThreshold, rules, alpha };
+}
+function workThresholdDefaults() {
+  const pct2 = (x) => `${Number((x * 100).toPrecision(6))}%`;
+  return [pct2(DEFAULT_WORK_THRESHOLD), ...Object.entries(HARNESS_WORK_THRESHOLDS).map(([harness, x]) => `${pct2(x)} for ${harness}`)].join("; ");
 }
 
 // src/report/format-numbers.ts
@@ -41109,7 +41130,8 @@ options:
   --threshold X         smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X   threshold for benchmarks matching glob G, e.g. 'BM_Net*=10%' (repeatable; last match wins)
   --work-threshold X    threshold of counted work (instructions, estimated_cycles under valgrind), decided by its
-                        repeats, not tested (default ${DEFAULT_WORK_THRESHOLD * 100}%; docs/statistics.md, "Counted work")
+                        repeats, not tested (default ${workThresholdDefaults()}, by the harness of
+                        the files or --format; docs/statistics.md, "Counted work")
   --alpha A             false discovery rate across the suite and 1 - CI level (default 0.05)
   --test T              mann-whitney (default) | yuen (20%-trimmed t), as benchbot run's --test
   --output O            ${OUTPUTS.join(" | ")} (default text)
@@ -41153,7 +41175,7 @@ function parseCompareArgs(args) {
     // The run's own settings win over the defaults, not over flags given here.
     threshold: runReport && values.threshold === void 0 ? runReport.threshold : threshold,
     rules,
-    workThreshold: values["work-threshold"] === void 0 ? runReport?.workThreshold ?? workThreshold : workThreshold,
+    workThreshold: workThreshold ?? runReport?.workThreshold,
     alpha: runReport && values.alpha === void 0 ? runReport.alpha : alpha,
     output,
     filter,
@@ -44012,7 +44034,8 @@ async function runAb(settings, deps) {
         const all = toCompareSide(sides2[side2], fingerprint2);
         return { ...all, measurements: all.measurements.filter((m) => isWorkMetric(m.metric)) };
       };
-      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold: settings.workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
+      const workThreshold = settings.workThreshold ?? defaultWorkThreshold(countedHarness(settings, sides2.base));
+      const counted = compareRuns(work("base"), work("head"), { threshold: settings.threshold, workThreshold, alpha: settings.alpha, rules: settings.rules, test: settings.test });
       if (counted.comparisons.length > 0) {
         const comparisons = [...report.comparisons, ...counted.comparisons];
         report = { ...report, comparisons, summary: summarize2(comparisons), ...counted.workThreshold !== void 0 ? { workThreshold: counted.workThreshold } : {} };
@@ -44068,12 +44091,15 @@ async function runAb(settings, deps) {
     release();
   }
 }
+function countedHarness(settings, state) {
+  return settings.format === "command" ? "command" : state.harness;
+}
 async function countBothSides(settings, counting, sides2, pin, cores, executor, progress) {
   const root = join9(settings.stateDir, "callgrind");
   mkdirSync5(root, { recursive: true });
   const keepDir = mkdtempSync2(join9(root, `${sides2.base.sha.slice(0, 12)}-${sides2.head.sha.slice(0, 12)}-`));
   const result2 = { keepDir, profiles: [], reasons: [], durationMs: 0 };
-  const harness = settings.format === "command" ? "command" : sides2.base.harness;
+  const harness = countedHarness(settings, sides2.base);
   const sampled = Object.keys(layoutPad(harness, 2)).length > 0;
   progress.group(`instructions: counting under valgrind, ${counting.repeats ?? defaultCountRepeats(harness)} repeat(s) per side${sampled ? ", each in another memory layout" : ""}`);
   const fullSchedule = DEFAULT_COUNT_ITERATIONS[harness];
@@ -44083,7 +44109,7 @@ async function countBothSides(settings, counting, sides2, pin, cores, executor, 
   for (const side2 of ["base", "head"]) {
     const state = sides2[side2];
     const names2 = [...new Set(state.measurements.map((m) => m.benchmark))];
-    const format2 = settings.format === "command" ? "command" : state.harness;
+    const format2 = countedHarness(settings, state);
     const outcome = await countInstructions({
       bench: settings.bench,
       format: format2,
@@ -44521,6 +44547,7 @@ async function* seriesWindows(db, query) {
             sha: run2.sha,
             role: run2.role,
             time: run2.time,
+            harness: run2.harness,
             machineKey: machineKey2,
             benchmark,
             metric,
@@ -44671,8 +44698,8 @@ async function loadRuns(c, runIds, runs, fingerprints) {
   const missing = wanted.filter((id) => !runs.has(id));
   for (let i = 0; i < missing.length; i += 500) {
     const ids = missing.slice(i, i + 500);
-    for (const r of await c.all(`SELECT id, key, sha, role, time, fingerprint_id FROM runs WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) {
-      runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role, time: String(r.time), fingerprintId: Number(r.fingerprint_id) });
+    for (const r of await c.all(`SELECT id, key, sha, role, time, harness, fingerprint_id FROM runs WHERE id IN (${ids.map(() => "?").join(", ")})`, ids)) {
+      runs.set(Number(r.id), { key: String(r.key), sha: String(r.sha), role: r.role, time: String(r.time), harness: String(r.harness), fingerprintId: Number(r.fingerprint_id) });
     }
   }
   if (!fingerprints) return;
@@ -46497,6 +46524,18 @@ function firstParentChain(repoDir, head, stopAt) {
 }
 
 // src/scan/series.ts
+function seriesFields(series2, key2) {
+  return {
+    series: key2,
+    benchmark: series2.benchmark,
+    metric: series2.metric,
+    unit: series2.unit,
+    better: series2.better,
+    machineKey: series2.machineKey,
+    branch: series2.branch,
+    ...series2.harness !== void 0 ? { harness: series2.harness } : {}
+  };
+}
 function seriesKey2(s) {
   return `${s.branch}:${s.benchmark}:${s.metric}:${s.machineKey}`;
 }
@@ -46513,6 +46552,7 @@ function seriesFromPoints(points, branch) {
     }
     const values = p.values ?? (p.median === null ? [] : [p.median]);
     s.nights.push({ sha: p.sha, time: p.time, values, ...p.median === null ? {} : { median: p.median } });
+    if (p.harness !== void 0) s.harness = p.harness;
   }
   return [...bySeries.values()];
 }
@@ -46744,7 +46784,7 @@ function readCapped(path2, maxBytes) {
 var MAX_HISTORY_VALUES = 2e7;
 var historyHead = (branch) => `{"version":1,"branch":${JSON.stringify(branch)},"series":[`;
 var historyTail = (acks, firstParent) => `],"acks":${JSON.stringify(acks)},"first_parent":${JSON.stringify(firstParent)}}`;
-var seriesJson = (s) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, nights: s.nights.map(nightJson) });
+var seriesJson = (s) => JSON.stringify({ benchmark: s.benchmark, metric: s.metric, unit: s.unit, better: s.better, fingerprint: s.machineKey, ...s.harness !== void 0 ? { harness: s.harness } : {}, nights: s.nights.map(nightJson) });
 var NightlyHistoryFile = class {
   path;
   partial;
@@ -46835,7 +46875,8 @@ function readNightlyHistory(path2, branch) {
       }
       return night;
     });
-    const base = { benchmark: text2(s.benchmark, `${at}.benchmark`), metric: text2(s.metric, `${at}.metric`), unit: text2(s.unit, `${at}.unit`, 64), better, machineKey: machineKey2, branch, nights };
+    const harness = s.harness === void 0 ? void 0 : typeof s.harness === "string" && HARNESS_NAME.test(s.harness) ? s.harness : fail(`${at}.harness`, 'is not a harness name such as "pytest-benchmark"');
+    const base = { benchmark: text2(s.benchmark, `${at}.benchmark`), metric: text2(s.metric, `${at}.metric`), unit: text2(s.unit, `${at}.unit`, 64), better, machineKey: machineKey2, branch, nights, ...harness !== void 0 ? { harness } : {} };
     return { ...base, key: seriesKey2(base) };
   });
   const acks = list2(root.acks ?? [], "acks").map((item, i) => {
@@ -47243,13 +47284,7 @@ function oneNightWatch(series2, key2, nights, boundaries, o, changes) {
   const worse = series2.better === "lower" ? ratio > 1 : ratio < 1;
   const trend = nights.slice(Math.max(0, end - o.trendNights));
   return {
-    series: key2,
-    benchmark: series2.benchmark,
-    metric: series2.metric,
-    unit: series2.unit,
-    better: series2.better,
-    machineKey: series2.machineKey,
-    branch: series2.branch,
+    ...seriesFields(series2, key2),
     kind: "watch",
     direction: worse ? "regression" : "improvement",
     ratio,
@@ -47288,13 +47323,7 @@ function abAlert(series2, key2, nights, boundaries, k, o, changes) {
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, k - 5));
   const trendNights = nights.slice(trendFrom);
   const finding = {
-    series: key2,
-    benchmark: series2.benchmark,
-    metric: series2.metric,
-    unit: series2.unit,
-    better: series2.better,
-    machineKey: series2.machineKey,
-    branch: series2.branch,
+    ...seriesFields(series2, key2),
     kind: "ab-alert",
     direction: worse ? "regression" : "improvement",
     ratio: c.ratio,
@@ -47521,7 +47550,6 @@ function firstBy(items, beats) {
 // src/scan/scan-options.ts
 var SCAN_DEFAULTS = {
   threshold: 0.02,
-  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   windowLen: 30,
   maxPValue: 1e-3,
@@ -47544,8 +47572,12 @@ function resolveScanOptions(options2) {
   o.acks = options2.acks ?? [];
   return o;
 }
-function forWork(o) {
-  return { ...o, threshold: o.workThreshold, minMagnitude: o.workThreshold };
+function workThresholdOf2(o, harness) {
+  return o.workThreshold ?? defaultWorkThreshold(harness);
+}
+function forWork(o, harness) {
+  const threshold = workThresholdOf2(o, harness);
+  return { ...o, threshold, minMagnitude: threshold };
 }
 
 // src/scan/time-families.ts
@@ -47648,7 +47680,7 @@ function decide(candidates, watches, machineChanges, warnings, o) {
       verdict: "inconclusive",
       warnings: []
     };
-    const verdict = decideVerdict(comparison, isWorkMetric(c.finding.metric) ? o.workThreshold : o.threshold, o.alpha);
+    const verdict = decideVerdict(comparison, isWorkMetric(c.finding.metric) ? workThresholdOf2(o, c.finding.harness) : o.threshold, o.alpha);
     const historyWorse = c.finding.direction === "regression";
     const abWorse = c.finding.better === "lower" ? ab.ratio > 1 : ab.ratio < 1;
     const agrees2 = abWorse === historyWorse;
@@ -47662,7 +47694,7 @@ function decide(candidates, watches, machineChanges, warnings, o) {
   return { findings, awaiting, refuted, machineChanges, timeFamilies: [], tested: tested.length, warnings };
 }
 function candidatesOf(series2, scanOptions, warnings) {
-  const o = isWorkMetric(series2.metric) ? forWork(scanOptions) : scanOptions;
+  const o = isWorkMetric(series2.metric) ? forWork(scanOptions, series2.harness) : scanOptions;
   const key2 = series2.key ?? seriesKey2(series2);
   const nights = [];
   let dropped = 0;
@@ -47740,13 +47772,7 @@ function candidate(series2, key2, nights, prev, at, next, kind, o, changes) {
   const trendFrom = Math.max(0, Math.min(nights.length - o.trendNights, firstBad - 5));
   const trendNights = nights.slice(trendFrom);
   const finding = {
-    series: key2,
-    benchmark: series2.benchmark,
-    metric: series2.metric,
-    unit: series2.unit,
-    better: series2.better,
-    machineKey: series2.machineKey,
-    branch: series2.branch,
+    ...seriesFields(series2, key2),
     kind,
     direction: worse ? "regression" : "improvement",
     ratio,
@@ -48633,7 +48659,6 @@ var PR_CHECK_DEFAULTS = {
   maxRuns: 40,
   warmup: 1,
   threshold: 0.02,
-  workThreshold: DEFAULT_WORK_THRESHOLD,
   alpha: 0.05,
   roundTimeoutMs: 6e5,
   buildTimeoutMs: 36e5,
@@ -48988,7 +49013,8 @@ var MEASURE_FLAGS_USAGE = `  --build CMD             build command, run once per
   --warmup N              discarded warm-up rounds per side (default ${PR_CHECK_DEFAULTS.warmup})
   --threshold X           smallest change that matters, a percentage: 2% or 2; 0.5%, never a bare 0.5 (default 2%)
   --threshold-for G=X     threshold for benchmarks matching glob G (repeatable)
-  --work-threshold X      threshold of counted work (--instructions), decided by its repeats (default ${PR_CHECK_DEFAULTS.workThreshold * 100}%)
+  --work-threshold X      threshold of counted work (--instructions), decided by its repeats
+                          (default ${workThresholdDefaults()})
   --alpha A               overall error rate, split across looks (default 0.05)
   --store URL             history store: a SQLite path or postgres://\u2026 (default .benchbot/benchbot.db; env BENCHBOT_DATABASE_URL);
                           a relative path is relative to the current directory, like every path you type
@@ -57284,9 +57310,9 @@ function parseReportSettings(text2, name) {
   const threshold = thresholdText === void 0 ? PR_CHECK_DEFAULTS.threshold : readPercent(thresholdText);
   if (typeof threshold !== "number") throw new SettingError(`${name("threshold")}: "${thresholdText}" is ${threshold.problem}`);
   const workText = given("work-threshold");
-  const workThreshold = workText === void 0 ? PR_CHECK_DEFAULTS.workThreshold : readPercent(workText);
-  if (typeof workThreshold !== "number") throw new SettingError(`${name("work-threshold")}: "${workText}" is ${workThreshold.problem}`);
-  if (workThreshold <= 0) throw new SettingError(`${name("work-threshold")}: "${workText}" is not above 0; give a percentage such as 0.5%`);
+  const workThreshold = workText === void 0 ? void 0 : readPercent(workText);
+  if (typeof workThreshold === "object") throw new SettingError(`${name("work-threshold")}: "${workText}" is ${workThreshold.problem}`);
+  if (workThreshold !== void 0 && workThreshold <= 0) throw new SettingError(`${name("work-threshold")}: "${workText}" is not above 0; give a percentage such as 0.5%`);
   const rules = (given("threshold-for") ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "").map((line) => {
     const eq = line.lastIndexOf("=");
     if (eq <= 0) throw new SettingError(`${name("threshold-for")}: "${line}" is not GLOB=PERCENT, e.g. BM_Net*=10%`);
@@ -57307,7 +57333,7 @@ function parseReportSettings(text2, name) {
   const alphaText = given("alpha");
   const alpha = alphaText === void 0 ? PR_CHECK_DEFAULTS.alpha : Number(alphaText);
   if (!(alpha > 0 && alpha < 0.5)) throw new SettingError(`${name("alpha")}: "${alphaText}" is not a number between 0 and 0.5, e.g. 0.05`);
-  return { threshold, workThreshold, alpha, rules, minRuns, maxRuns, filter };
+  return { threshold, ...workThreshold !== void 0 ? { workThreshold } : {}, alpha, rules, minRuns, maxRuns, filter };
 }
 
 // src/app/bench-report.ts
@@ -68299,7 +68325,8 @@ async function bisectAll(settings, confirmed, store, deps) {
           },
           benchmarks: [finding.benchmark],
           metric: finding.metric,
-          threshold: work ? settings.workThreshold ?? PR_CHECK_DEFAULTS.workThreshold : settings.threshold,
+          // Counted work at its own threshold: the one given, else the default of the harness (the format given, else the series' own).
+          threshold: work ? settings.workThreshold ?? defaultWorkThreshold(settings.format ?? finding.harness) : settings.threshold,
           maxSessions: BISECT_DEFAULTS.maxSessions,
           parallel: BISECT_DEFAULTS.parallel
         },
