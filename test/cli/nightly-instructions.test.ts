@@ -15,7 +15,7 @@ const WORK = 1_500_000;
 /** NIGHTS: three nights of history before the step night (with two, the first night's machine facts leave one night of baseline). */
 const NIGHTS = 4;
 /**
- * SLOW: four nightlies under valgrind with CPU hogs take 4-7 minutes on a loaded 2-core box (394 s measured), over the
+ * SLOW: four nightlies under valgrind with CPU hogs take 1.5-7 minutes on a 2-core box (76 s at load 2, 394 s loaded), over the
  * suite's two minutes a test, so this runs only when asked for; the parts it chains are covered by faster tests
  * (test/scan/work-series.test.ts, test/bisect-edges/bisect-instructions.test.ts).
  */
@@ -24,9 +24,11 @@ const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
 
 /** nightly runs `benchbot nightly` in the checkout as cron would, counting instructions, and parses its JSON report. */
 function nightly(repo: NightlyRepo, home: string): Promise<{ code: number; json: Record<string, any>; stderr: string }> {
-  // --format command: the C program is timed and counted as a whole; --max-load 1000: the hogs are the point.
+  // --format command: the C program is timed and counted as a whole; --max-load 1000: the hogs are the point. The default
+  // 3 counts per side, as shipped: a whole command's count moves by some 25 in 38M instructions from process to process, and
+  // 2 repeats that differ decide nothing (compare/work-verdict.ts MIN_AGREEING_REPEATS), so with 2 the step stayed undecided.
   const args = [BIN, 'nightly', '--bench', './bench.sh', '--build', './build.sh', '--format', 'command', '--instructions', '--bisect',
-    '--instructions-repeats', '2', '--no-profile', '--threshold', '5%', '--min-runs', '4', '--max-runs', '4', '--max-load', '1000', '--store', join(home, 'benchbot.db'), '--output', 'json'];
+    '--no-profile', '--threshold', '5%', '--min-runs', '4', '--max-runs', '4', '--max-load', '1000', '--store', join(home, 'benchbot.db'), '--output', 'json'];
   const env = { ...process.env, HOME: home, BENCHBOT_LOCK: join(home, 'lock'), GITHUB_ACTIONS: '' };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: repo.dir, env });
