@@ -171,10 +171,17 @@ const PINT_FILTER = '^test_01_|^test_10_registry\\.py::test_(getattr|parse_units
 
 /**
  * PY_AA is how many A/As of pint run (BENCHBOT_PY_AA overrides it), each in
- * a repository of its own: a new directory is a new memory layout for
- * CPython (docs/instructions.md), so one A/A alone would show one draw.
+ * a repository of its own whose path has another length: CPython's memory
+ * layout follows the length of its paths and environment, not their
+ * letters (two A/As in pint-bench-1 and pint-bench-2 read the same counts),
+ * so one A/A alone would show one draw of it (docs/instructions.md).
  */
-const PY_AA = 2;
+const PY_AA = 3;
+
+/** pyRepoName is the k-th A/A's repository: 11 characters longer for each k. */
+function pyRepoName(k: number): string {
+  return `pint-aa${k}-${'p'.repeat(11 * k)}`;
+}
 
 /** PyAa is one pint A/A as the bench reads it. */
 interface PyAa {
@@ -204,7 +211,7 @@ export function benchPython(work: string, log: (line: string) => void): RealPart
   const runs: PyAa[] = [];
   let names: string[] = [];
   for (let k = 1; k <= aas; k++) {
-    const repo = join(work, `pint-bench-${k}`);
+    const repo = join(work, pyRepoName(k));
     plainRepo(repo, {
       'bench.sh': '#!/usr/bin/env bash\n# pint\'s own benchmarks (pint.testsuite.benchmarks, installed), a fixed hash seed.\nset -euo pipefail\ncd "$(dirname "$0")"\n' +
         `export PYTHONHASHSEED=0\nexec ${python} -m pytest -q -p no:cacheprovider --benchmark-only --benchmark-max-time=0.01 --benchmark-min-rounds=3 --benchmark-json=bench.json --pyargs pint.testsuite.benchmarks "$@" >/dev/null\n`,
@@ -225,9 +232,9 @@ export function benchPython(work: string, log: (line: string) => void): RealPart
     const setAside = r.instr.filter((x) => x.set_aside !== undefined).length;
     const countedTotal = r.counted.reduce((a, b) => a + b, 0);
     const undecided = r.instr.filter((x) => x.verdict === 'inconclusive');
-    return `- A/A ${k} (\`pint-bench-${k}\`, ${secs(r.o.ms)}): ${r.unchanged.length}/${selected.length} \`unchanged\`, ${r.changed.length} called changed${r.changed.length > 0 ? ` (${r.changed.map((x) => `${x.benchmark} ${pct(x.ratio === null ? null : x.ratio - 1, 2)}`).join('; ')})` : ''}, ` +
+    return `- A/A ${k} (\`${pyRepoName(k)}\`, ${secs(r.o.ms)}): ${r.unchanged.length}/${selected.length} \`unchanged\`, ${r.changed.length} called changed${r.changed.length > 0 ? ` (${r.changed.map((x) => `${x.benchmark} ${pct(x.ratio === null ? null : x.ratio - 1, 2)}`).join('; ')})` : ''}, ` +
       `${undecided.length} undecided${undecided.length > 0 ? ` (${undecided.slice(0, 3).map((x) => `${x.benchmark}: ${x.reason ?? ''}`).join('; ')})` : ''}, ${selected.length - r.instr.length} not counted; ` +
-      `work threshold ${pct(r.o.workThreshold ?? null, 1)}; a repeat set aside in ${setAside}; spread between the kept repeats median ${pct(spreads[spreads.length >> 1] ?? null, 3)}, largest ${pct(spreads.at(-1) ?? null, 3)}; ` +
+      `work threshold ${r.o.workThreshold === undefined ? 'n/a' : `${(r.o.workThreshold * 100).toFixed(1)}%`}; one repeat per side set aside in ${setAside}; spread between the kept repeats median ${pct(spreads[spreads.length >> 1] ?? null, 3)}, largest ${pct(spreads.at(-1) ?? null, 3)}; ` +
       `counting ${r.counted.map((c) => `${c.toFixed(0)} s`).join(' + ')} (base + head), ${r.instr.length > 0 ? (countedTotal / (2 * Number(shown) * selected.length)).toFixed(2) : 'n/a'} s per benchmark and count.`;
   };
   // The runner's reasons for what it did not count are in the report's warnings or its progress lines.
@@ -252,7 +259,7 @@ export function benchPython(work: string, log: (line: string) => void): RealPart
     `\`run --instructions --format pytest-benchmark\` base..aa, ${runs.length} times in fresh repositories (${names.length} benchmarks, PYTHONHASHSEED=0, 3 wall rounds and ${shown} counts per side${repeats ? '' : ' (run\'s default: each in another memory layout)'}), ` +
       `counted ${selected.length === names.length ? 'all' : `the ${selected.length} matching \`${filter}\``}${iterations ? ` at ${iterations} iterations` : ' at the default 10 iterations'}:`,
     '',
-    ...runs.map(aaLine),
+    ...runs.map((r, i) => aaLine(r, i + 1)),
     ...(reasons.length > 0 ? ['', `Reasons printed: ${reasons.slice(0, 4).map((r) => `"${r.slice(0, 200)}"`).join('; ')}${reasons.length > 4 ? ` and ${reasons.length - 4} more` : ''}.`] : []),
     '',
     `Its 3 wall-time rounds per side in the first A/A: ${wallRows.filter((r) => r.verdict === 'unchanged').length} unchanged, ${wallRows.filter((r) => r.verdict === 'inconclusive').length} undecided of ${wallRows.length}.`,
