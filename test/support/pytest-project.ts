@@ -8,7 +8,7 @@ import { join } from 'node:path';
 // `benchmark(...)`, a parametrized one, one in a class, one through
 // `benchmark.pedantic` with a setup, and a plain test that is no benchmark.
 // `extra` adds one more step to the 100-step loop of `checksum` (about 1%
-// more work in test_checksum only), the change a count must see there and
+// more work in test_checksum only; `extraSteps` that many), the change a count must see there and
 // nowhere else.
 
 /** PYTEST_NAMES are the project's benchmarks as pytest-benchmark's JSON names them (fullname, the node id). */
@@ -20,12 +20,12 @@ export const PYTEST_NAMES = [
   'test_bench.py::test_parse_rows',
 ];
 
-const CALC = (extra: boolean) => `import json
+const CALC = (steps: number) => `import json
 
 
 def checksum(values):
     total = 0
-    for i in range(${extra ? 101 : 100}):
+    for i in range(${steps}):
         total = (total * 31 + values[i % len(values)] + i) % 1000003
     return total
 
@@ -79,9 +79,9 @@ export function realPython(): string {
 }
 
 /** writePytestProject writes the project into dir: calc.py, test_bench.py, bench.sh (pytest-benchmark JSON to stdout's file bench.json). */
-export function writePytestProject(dir: string, options: { extra?: boolean } = {}): void {
+export function writePytestProject(dir: string, options: { extra?: boolean; extraSteps?: number } = {}): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'calc.py'), CALC(options.extra === true));
+  writeFileSync(join(dir, 'calc.py'), CALC(100 + (options.extraSteps ?? (options.extra === true ? 1 : 0))));
   writeFileSync(join(dir, 'test_bench.py'), TESTS);
   writeFileSync(join(dir, 'bench.sh'), `#!/bin/sh\nset -e\ncd "$(dirname "$0")"\nexec ${realPython()} -m pytest -q -p no:cacheprovider --benchmark-only --benchmark-min-rounds=3 --benchmark-max-time=0.005 --benchmark-json=bench.json test_bench.py >/dev/null\n`);
   chmodSync(join(dir, 'bench.sh'), 0o755);
@@ -116,15 +116,15 @@ export function commitProject(dir: string, message = 'project'): void {
   git(dir, 'commit', '-q', '-m', message);
 }
 
-/** makePytestRepo is a git repository of the project: tag `base`, and tag `head` with the extra step in checksum. */
-export function makePytestRepo(): { dir: string; baseSha: string; headSha: string } {
+/** makePytestRepo is a git repository of the project: tag `base`, and tag `head` with `extraSteps` more steps in checksum (default 1, about +1%). */
+export function makePytestRepo(extraSteps = 1): { dir: string; baseSha: string; headSha: string } {
   const dir = mkdtempSync(join(tmpdir(), 'benchbot-counted-pytest-'));
   writePytestProject(dir);
   commitProject(dir, 'base');
   git(dir, 'tag', 'base');
-  writePytestProject(dir, { extra: true });
+  writePytestProject(dir, { extraSteps });
   git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'head: one more step in checksum');
+  git(dir, 'commit', '-q', '-m', `head: ${extraSteps} more step(s) in checksum`);
   git(dir, 'tag', 'head');
   return { dir, baseSha: git(dir, 'rev-parse', 'base'), headSha: git(dir, 'rev-parse', 'head') };
 }
