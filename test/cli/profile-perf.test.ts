@@ -171,13 +171,17 @@ if (sink === 0.5) console.log(sink);
 `;
 
 test('benchbot run samples a regressed JavaScript benchmark\'s whole command with perf record: where the CPU time moved', { skip: why, timeout: 120_000 }, (t) => {
-  const dir = repo((v) => ({ 'bench.js': TIMED(v === 'base' ? 2 : 8), 'bench.sh': `#!/bin/sh\nexec "${process.execPath}" bench.js\n`, '.gitignore': '.benchbot/\n' }));
+  // 8 times the work in `work` (throughput about 0.4-0.5 of the base here; with 4 times, 0.53-0.66, and one fresh-clone CI run
+  // under load settled it not regressed in 5 rounds).
+  const dir = repo((v) => ({ 'bench.js': TIMED(v === 'base' ? 2 : 16), 'bench.sh': `#!/bin/sh\nexec "${process.execPath}" bench.js\n`, '.gitignore': '.benchbot/\n' }));
   const started = Date.now();
   const run = benchbot(dir, 'run', '--base', 'base', '--head', 'head', '--bench', './bench.sh', '--format', 'benchmark-js', '--max-load', '1000', '--no-store',
     '--min-runs', '5', '--max-runs', '5', '--output', 'json', '--export-markdown', join(dir, 'comment.md'));
   t.diagnostic(`run with its profile in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  assert.equal(run.status, 1, run.stderr);
   const report = JSON.parse(run.stdout);
+  // What the rounds decided, printed before the exit code is checked: a fresh-clone CI at load ~20 once saw this run exit 0.
+  t.diagnostic(`verdicts: ${JSON.stringify(report.comparisons.map((c: { metric: string; verdict: string; ratio: number; ratio_ci: number[] }) => [c.metric, c.verdict, c.ratio, c.ratio_ci]))}`);
+  assert.equal(run.status, 1, run.stderr);
   assert.equal(report.comparisons.find((c: { benchmark: string }) => c.benchmark === 'step')?.verdict, 'regressed');
   assert.equal(report.profiles.length, 1, JSON.stringify(report.profile_notes));
   const profile = report.profiles[0];
