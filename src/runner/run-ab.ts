@@ -22,7 +22,7 @@ import { checkoutWorktree, dirtyFiles, openRepository, resolveCommit, RunnerErro
 import { measureRound } from './measure-round.ts';
 import { cliSetting, type NameSetting } from '../jobs/setting-names.ts';
 import type { Progress } from './progress.ts';
-import { countInstructions, countSchedule, DEFAULT_COUNT_ITERATIONS, defaultCountRepeats, layoutPad, type CountedProfile, type InstructionSettings } from './valgrind-count.ts';
+import { countInstructions, countSchedule, DEFAULT_COUNT_ITERATIONS, defaultCountRepeats, isLayoutSampled, type CountedProfile, type InstructionSettings } from './valgrind-count.ts';
 import { isWorkMetric } from '../model/work-metrics.ts';
 import { lookSchedule, roundSchedule, seedFromShas, type Side } from '../compare/round-schedule.ts';
 
@@ -442,8 +442,7 @@ async function countBothSides(settings: RunAbSettings, counting: InstructionSett
   const result: InstructionsResult = { keepDir, profiles: [], reasons: [], durationMs: 0 };
   // Without --instructions-iterations, slow benchmarks get fewer iterations, chosen once from both sides' rounds: the same schedule on both.
   const harness = countedHarness(settings, sides.base);
-  const sampled = Object.keys(layoutPad(harness, 2)).length > 0;
-  progress.group(`instructions: counting under valgrind, ${counting.repeats ?? defaultCountRepeats(harness)} repeat(s) per side${sampled ? ', each in another memory layout' : ''}`);
+  progress.group(`instructions: counting under valgrind, ${counting.repeats ?? defaultCountRepeats(harness)} repeat(s) per side${isLayoutSampled(harness) ? ', each in another memory layout' : ''}`);
   const fullSchedule = DEFAULT_COUNT_ITERATIONS[harness];
   const schedule = counting.iterations === undefined && fullSchedule !== undefined ? countSchedule([...sides.base.measurements, ...sides.head.measurements].filter((m) => counting.filter?.test(m.benchmark) ?? true), fullSchedule) : {};
   const cut = Object.entries(schedule);

@@ -117,9 +117,14 @@ export const LAYOUT_SAMPLED_REPEATS = 5;
 /** LAYOUT_SAMPLED_HARNESSES are the harnesses whose counts move with the memory layout, counted in {@link LAYOUT_SAMPLED_REPEATS} layouts. */
 const LAYOUT_SAMPLED_HARNESSES: readonly string[] = ['pytest-benchmark'];
 
+/** isLayoutSampled says whether a harness's repeats are each counted in another memory layout ({@link layoutPad}). */
+export function isLayoutSampled(format: string): boolean {
+  return LAYOUT_SAMPLED_HARNESSES.includes(format);
+}
+
 /** defaultCountRepeats is the number of counts per side when a job names none: {@link LAYOUT_SAMPLED_REPEATS} for CPython, else {@link DEFAULT_COUNT_REPEATS}. */
 export function defaultCountRepeats(format: string): number {
-  return LAYOUT_SAMPLED_HARNESSES.includes(format) ? LAYOUT_SAMPLED_REPEATS : DEFAULT_COUNT_REPEATS;
+  return isLayoutSampled(format) ? LAYOUT_SAMPLED_REPEATS : DEFAULT_COUNT_REPEATS;
 }
 
 /**
@@ -133,7 +138,7 @@ const LAYOUT_PAD_STEP = 97;
 
 /** layoutPad is the environment a layout-sampled repeat adds (repeat 1 none): the same repeat gets the same pad on both sides. */
 export function layoutPad(format: string, repeat: number): Record<string, string> {
-  if (!LAYOUT_SAMPLED_HARNESSES.includes(format) || repeat <= 1) return {};
+  if (!isLayoutSampled(format) || repeat <= 1) return {};
   return { BENCHBOT_LAYOUT_PAD: 'x'.repeat(LAYOUT_PAD_STEP * (repeat - 1)) };
 }
 
@@ -404,7 +409,7 @@ export async function countInstructions(settings: CountSettings, executor: Execu
   for (const [benchmark, v] of values) {
     if (failed.has(benchmark)) continue;
     const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
-    const limit = LAYOUT_SAMPLED_HARNESSES.includes(settings.format) ? LAYOUT_VARIATION_LIMIT : COUNT_VARIATION_LIMIT;
+    const limit = isLayoutSampled(settings.format) ? LAYOUT_VARIATION_LIMIT : COUNT_VARIATION_LIMIT;
     if (spread > limit) {
       const range = `${Math.round(Math.min(...v.instructions))}..${Math.round(Math.max(...v.instructions))} instructions per iteration, ${(spread * 100).toFixed(1)}% apart, more than ${limit * 100}%${limit !== COUNT_VARIATION_LIMIT ? ` across ${v.instructions.length} memory layouts` : ''}`;
       const ownSpread = v.own.length === v.instructions.length ? Math.max(...v.own) / Math.min(...v.own) - 1 : Infinity;
