@@ -43433,12 +43433,15 @@ function countSchedule(measured, iterations) {
 var DEFAULT_COUNT_REPEATS = 3;
 var LAYOUT_SAMPLED_REPEATS = 5;
 var LAYOUT_SAMPLED_HARNESSES = ["pytest-benchmark"];
+function isLayoutSampled(format2) {
+  return LAYOUT_SAMPLED_HARNESSES.includes(format2);
+}
 function defaultCountRepeats(format2) {
-  return LAYOUT_SAMPLED_HARNESSES.includes(format2) ? LAYOUT_SAMPLED_REPEATS : DEFAULT_COUNT_REPEATS;
+  return isLayoutSampled(format2) ? LAYOUT_SAMPLED_REPEATS : DEFAULT_COUNT_REPEATS;
 }
 var LAYOUT_PAD_STEP = 97;
 function layoutPad(format2, repeat) {
-  if (!LAYOUT_SAMPLED_HARNESSES.includes(format2) || repeat <= 1) return {};
+  if (!isLayoutSampled(format2) || repeat <= 1) return {};
   return { BENCHBOT_LAYOUT_PAD: "x".repeat(LAYOUT_PAD_STEP * (repeat - 1)) };
 }
 var LAYOUT_VARIATION_LIMIT = 0.2;
@@ -43552,7 +43555,7 @@ async function countInstructions(settings, executor, dir, tag) {
   for (const [benchmark, v] of values) {
     if (failed2.has(benchmark)) continue;
     const spread = Math.max(...v.instructions) / Math.min(...v.instructions) - 1;
-    const limit = LAYOUT_SAMPLED_HARNESSES.includes(settings.format) ? LAYOUT_VARIATION_LIMIT : COUNT_VARIATION_LIMIT;
+    const limit = isLayoutSampled(settings.format) ? LAYOUT_VARIATION_LIMIT : COUNT_VARIATION_LIMIT;
     if (spread > limit) {
       const range = `${Math.round(Math.min(...v.instructions))}..${Math.round(Math.max(...v.instructions))} instructions per iteration, ${(spread * 100).toFixed(1)}% apart, more than ${limit * 100}%${limit !== COUNT_VARIATION_LIMIT ? ` across ${v.instructions.length} memory layouts` : ""}`;
       const ownSpread = v.own.length === v.instructions.length ? Math.max(...v.own) / Math.min(...v.own) - 1 : Infinity;
@@ -44100,8 +44103,7 @@ async function countBothSides(settings, counting, sides2, pin, cores, executor, 
   const keepDir = mkdtempSync2(join9(root, `${sides2.base.sha.slice(0, 12)}-${sides2.head.sha.slice(0, 12)}-`));
   const result2 = { keepDir, profiles: [], reasons: [], durationMs: 0 };
   const harness = countedHarness(settings, sides2.base);
-  const sampled = Object.keys(layoutPad(harness, 2)).length > 0;
-  progress.group(`instructions: counting under valgrind, ${counting.repeats ?? defaultCountRepeats(harness)} repeat(s) per side${sampled ? ", each in another memory layout" : ""}`);
+  progress.group(`instructions: counting under valgrind, ${counting.repeats ?? defaultCountRepeats(harness)} repeat(s) per side${isLayoutSampled(harness) ? ", each in another memory layout" : ""}`);
   const fullSchedule = DEFAULT_COUNT_ITERATIONS[harness];
   const schedule = counting.iterations === void 0 && fullSchedule !== void 0 ? countSchedule([...sides2.base.measurements, ...sides2.head.measurements].filter((m) => counting.filter?.test(m.benchmark) ?? true), fullSchedule) : {};
   const cut = Object.entries(schedule);
